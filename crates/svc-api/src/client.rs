@@ -1,0 +1,474 @@
+//! The client and its builder.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use http::HeaderValue;
+use svc_auth::config::{
+    DEFAULT_API_BASE_URL, DEFAULT_APP_BASE_URL, DEFAULT_ENVIRONMENT, trim_base_url,
+};
+use svc_auth::{EnvConfig, Secret};
+use svc_model::{EnvironmentName, ProjectName};
+use svc_transport::Transport;
+
+use crate::error::{Error, Result};
+use crate::retry::RetryPolicy;
+use crate::sleep::{Sleep, TokioSleep};
+
+/// A client of the svc API. Cheap to clone (one `Arc`), `Send + Sync + 'static`, and immutable
+/// once built: share one per process, or build one per request when each request carries its
+/// own credentials.
+///
+/// Each operation group is a method returning a handle: [`pages`](Self::pages),
+/// [`projects`](Self::projects), ... (one Cargo feature each).
+///
+/// ```no_run
+/// # async fn run() -> Result<(), svc_api::Error> {
+/// let client = svc_api::Client::builder()
+///     .project("acme")
+///     .api_key("svc_key_...")
+///     .app_base_url("https://app.example.com/api")
+///     .build()?;
+/// for page in client.pages().list().await? {
+///     println!("{:?} {:?}", page.uid(), page.name());
+/// }
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Client {
+    pub(crate) inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) transport: Arc<dyn Transport>,
+    pub(crate) sleep: Arc<dyn Sleep>,
+    pub(crate) project: Option<String>,
+    pub(crate) environment: String,
+    pub(crate) api_base_url: String,
+    pub(crate) app_base_url: String,
+    pub(crate) draft: bool,
+    pub(crate) api_key: Option<Secret>,
+    pub(crate) resource_tokens: HashMap<String, Secret>,
+    pub(crate) retry: RetryPolicy,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) user_agent: HeaderValue,
+}
+
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let i = &self.inner;
+        f.debug_struct("Client")
+            .field("project", &i.project)
+            .field("environment", &i.environment)
+            .field("api_base_url", &i.api_base_url)
+            .field("app_base_url", &i.app_base_url)
+            .field("draft", &i.draft)
+            .field("api_key", &i.api_key)
+            .field(
+                "resources_with_tokens",
+                &i.resource_tokens.keys().collect::<Vec<_>>(),
+            )
+            .field("retry", &i.retry)
+            .field("timeout", &i.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    /// Starts a builder.
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::default()
+    }
+
+    /// The project, checked as a path segment. An operation that needs a project and has none
+    /// fails with [`Error::InvalidInput`] before sending anything.
+    pub fn project(&self) -> Result<ProjectName> {
+        match &self.inner.project {
+            Some(p) => Ok(ProjectName::new(p.as_str())?),
+            None => Err(Error::invalid(
+                "no project is set: call ClientBuilder::project, or set SVC_PROJECT in the env map",
+            )),
+        }
+    }
+
+    /// The environment (default `prod`), checked as a path segment.
+    pub fn environment(&self) -> Result<EnvironmentName> {
+        Ok(EnvironmentName::new(self.inner.environment.as_str())?)
+    }
+
+    /// Whether requests carry `draft=1`.
+    pub fn draft(&self) -> bool {
+        self.inner.draft
+    }
+
+    /// The data host base URL, without a trailing slash.
+    pub fn api_base_url(&self) -> &str {
+        &self.inner.api_base_url
+    }
+
+    /// The application host base URL, without a trailing slash.
+    pub fn app_base_url(&self) -> &str {
+        &self.inner.app_base_url
+    }
+
+    pub(crate) fn api_key(&self) -> Option<&Secret> {
+        self.inner.api_key.as_ref()
+    }
+
+    /// The credential of a data host call on `resource`: a token given for this call, else the
+    /// client's token for the resource (both raw), else the API key (`Bearer`).
+    #[allow(dead_code)] // used by the data host groups
+    pub(crate) fn data_credential(
+        &self,
+        resource: &str,
+        per_call: Option<&Secret>,
+    ) -> Result<svc_auth::Credential> {
+        if let Some(token) = per_call.or_else(|| self.inner.resource_tokens.get(resource)) {
+            return Ok(svc_auth::Credential::ResourceToken(token.clone()));
+        }
+        if let Some(key) = &self.inner.api_key {
+            return Ok(svc_auth::Credential::ApiKey(key.clone()));
+        }
+        Err(Error::invalid(format!(
+            "no credential for resource {resource:?}: give ClientBuilder::resource_token (or a token for this call), or an API key"
+        )))
+    }
+}
+
+/// Builds a [`Client`]. Explicit settings win over the env map, which wins over defaults.
+///
+/// ```
+/// use std::collections::HashMap;
+/// let env = HashMap::from([("SVC_PROJECT", "shop"), ("SVC_ENVIRONMENT", "staging")]);
+/// let client = svc_api::Client::builder()
+///     .env(&env)
+///     .environment("prod") // explicit wins over the map
+///     .build()
+///     .unwrap();
+/// assert_eq!(client.project().unwrap().as_str(), "shop");
+/// assert_eq!(client.environment().unwrap().as_str(), "prod");
+/// ```
+#[derive(Default)]
+#[must_use]
+pub struct ClientBuilder {
+    project: Option<String>,
+    environment: Option<String>,
+    api_base_url: Option<String>,
+    app_base_url: Option<String>,
+    draft: Option<bool>,
+    api_key: Option<Secret>,
+    resource_tokens: HashMap<String, Secret>,
+    env: EnvConfig,
+    retry: Option<RetryPolicy>,
+    timeout: Option<Duration>,
+    connect_timeout: Option<Duration>,
+    attempt_timeout: Option<Duration>,
+    root_certificates: Vec<Vec<u8>>,
+    transport: Option<Arc<dyn Transport>>,
+    sleep: Option<Arc<dyn Sleep>>,
+}
+
+impl fmt::Debug for ClientBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClientBuilder")
+            .field("project", &self.project)
+            .field("environment", &self.environment)
+            .field("api_base_url", &self.api_base_url)
+            .field("app_base_url", &self.app_base_url)
+            .field("draft", &self.draft)
+            .field("api_key", &self.api_key)
+            .field("env", &self.env)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ClientBuilder {
+    /// The project's unique name. Not checked here: operations that need it check it.
+    pub fn project(mut self, project: impl Into<String>) -> Self {
+        self.project = Some(project.into());
+        self
+    }
+
+    /// The environment; default `prod`.
+    pub fn environment(mut self, environment: impl Into<String>) -> Self {
+        self.environment = Some(environment.into());
+        self
+    }
+
+    /// The data host base URL (records, SQL, users, teams, resources, sessions). A trailing
+    /// slash is removed.
+    pub fn api_base_url(mut self, url: impl Into<String>) -> Self {
+        self.api_base_url = Some(url.into());
+        self
+    }
+
+    /// The application host base URL (projects, page settings, proxy), ending in `/api`. A
+    /// trailing slash is removed.
+    pub fn app_base_url(mut self, url: impl Into<String>) -> Self {
+        self.app_base_url = Some(url.into());
+        self
+    }
+
+    /// Work on drafts: every request carries `draft=1`.
+    pub fn draft(mut self, draft: bool) -> Self {
+        self.draft = Some(draft);
+        self
+    }
+
+    /// The API key, given without the `Bearer` prefix. Sent as `Authorization: Bearer <key>`;
+    /// it wins over a user session on every request it can serve.
+    pub fn api_key(mut self, key: impl Into<Secret>) -> Self {
+        self.api_key = Some(key.into());
+        self
+    }
+
+    /// The static token of a resource, given without prefix and sent raw in `Authorization`
+    /// for that resource's records, SQL and reload. For the built-in tools resource (users and
+    /// teams), name it `__svc_app__`. A token given for one call wins over this one.
+    pub fn resource_token(mut self, resource: impl Into<String>, token: impl Into<Secret>) -> Self {
+        self.resource_tokens.insert(resource.into(), token.into());
+        self
+    }
+
+    /// Reads project, environment, draft and both base URLs from an explicit env map (keys
+    /// `VITE_SVC_*` or `SVC_*`; see [`EnvConfig`]). Explicit settings still win.
+    pub fn env<K, V, S>(mut self, env: &HashMap<K, V, S>) -> Self
+    where
+        K: std::borrow::Borrow<str> + std::hash::Hash + Eq,
+        V: AsRef<str>,
+        S: std::hash::BuildHasher,
+    {
+        self.env = EnvConfig::from_map(env);
+        self
+    }
+
+    /// Uses settings already read into an [`EnvConfig`] (e.g. [`EnvConfig::from_process_env`]).
+    pub fn env_config(mut self, env: EnvConfig) -> Self {
+        self.env = env;
+        self
+    }
+
+    /// The retry policy; default [`RetryPolicy::default`]. [`RetryPolicy::none`] turns retries off.
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = Some(policy);
+        self
+    }
+
+    /// A limit on a whole call, all attempts and waits included. Default: none (each attempt is
+    /// still bounded by the transport's request timeout).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// The default transport's connect timeout (default 10 s). Ignored with a custom transport.
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = Some(timeout);
+        self
+    }
+
+    /// The default transport's limit on one attempt, from sending to the last byte of the answer
+    /// (default 30 s). Ignored with a custom transport.
+    pub fn attempt_timeout(mut self, timeout: Duration) -> Self {
+        self.attempt_timeout = Some(timeout);
+        self
+    }
+
+    /// Trusts one more root certificate (PEM), e.g. the emulator's self-signed certificate or a
+    /// private CA. Ignored with a custom transport.
+    pub fn add_root_certificate_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
+        self.root_certificates.push(pem.into());
+        self
+    }
+
+    /// Sends requests through your own [`Transport`] instead of the default one.
+    pub fn transport(mut self, transport: impl Transport) -> Self {
+        self.transport = Some(Arc::new(transport));
+        self
+    }
+
+    /// Sends requests through a shared [`Transport`].
+    pub fn shared_transport(mut self, transport: Arc<dyn Transport>) -> Self {
+        self.transport = Some(transport);
+        self
+    }
+
+    /// The timer used between retries and for [`timeout`](Self::timeout); default tokio's.
+    pub fn sleep(mut self, sleep: impl Sleep) -> Self {
+        self.sleep = Some(Arc::new(sleep));
+        self
+    }
+
+    /// Builds the client. Fails only on settings that can never work (a base URL that is not
+    /// `http(s)://`, a certificate that does not parse, no transport at all).
+    pub fn build(self) -> Result<Client> {
+        let api_base_url = base_url(
+            "api_base_url",
+            self.api_base_url.or(self.env.api_base_url.clone()),
+            DEFAULT_API_BASE_URL,
+        )?;
+        let app_base_url = base_url(
+            "app_base_url",
+            self.app_base_url.or(self.env.app_base_url.clone()),
+            DEFAULT_APP_BASE_URL,
+        )?;
+        let transport = match self.transport {
+            Some(t) => t,
+            None => default_transport(
+                self.connect_timeout,
+                self.attempt_timeout,
+                &self.root_certificates,
+            )?,
+        };
+        Ok(Client {
+            inner: Arc::new(Inner {
+                transport,
+                sleep: self.sleep.unwrap_or_else(|| Arc::new(TokioSleep)),
+                project: self.project.or(self.env.project),
+                environment: self
+                    .environment
+                    .or(self.env.environment)
+                    .unwrap_or_else(|| DEFAULT_ENVIRONMENT.to_owned()),
+                api_base_url,
+                app_base_url,
+                draft: self.draft.or(self.env.draft).unwrap_or(false),
+                api_key: self.api_key,
+                resource_tokens: self.resource_tokens,
+                retry: self.retry.unwrap_or_default(),
+                timeout: self.timeout,
+                user_agent: HeaderValue::from_static(concat!("svc-rs/", env!("CARGO_PKG_VERSION"))),
+            }),
+        })
+    }
+}
+
+fn base_url(name: &str, given: Option<String>, default: &str) -> Result<String> {
+    let url = given.unwrap_or_else(|| default.to_owned());
+    let trimmed = trim_base_url(url.trim()).to_owned();
+    let ok = (trimmed.starts_with("http://") || trimmed.starts_with("https://"))
+        && trimmed.parse::<http::Uri>().is_ok()
+        && !trimmed.contains(['?', '#']);
+    if ok {
+        Ok(trimmed)
+    } else {
+        Err(Error::invalid(format!(
+            "{name} {url:?} is not a base URL: expected http://host[:port][/path] or https://..., without query or fragment"
+        )))
+    }
+}
+
+#[cfg(feature = "default-transport")]
+fn default_transport(
+    connect_timeout: Option<Duration>,
+    attempt_timeout: Option<Duration>,
+    roots: &[Vec<u8>],
+) -> Result<Arc<dyn Transport>> {
+    let mut builder = svc_transport::HyperTransport::builder();
+    if let Some(t) = connect_timeout {
+        builder = builder.connect_timeout(t);
+    }
+    if let Some(t) = attempt_timeout {
+        builder = builder.request_timeout(t);
+    }
+    for pem in roots {
+        builder = builder
+            .add_root_certificate_pem(pem)
+            .map_err(|e| Error::invalid_because("a root certificate could not be read", e))?;
+    }
+    let transport = builder
+        .build()
+        .map_err(|e| Error::invalid_because("the default transport could not be built", e))?;
+    Ok(Arc::new(transport))
+}
+
+#[cfg(not(feature = "default-transport"))]
+fn default_transport(
+    _: Option<Duration>,
+    _: Option<Duration>,
+    _: &[Vec<u8>],
+) -> Result<Arc<dyn Transport>> {
+    Err(Error::invalid(
+        "no transport: give ClientBuilder::transport one, or enable the `default-transport` feature",
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync_static<T: Clone + Send + Sync + 'static>() {}
+
+    #[test]
+    fn client_is_clone_send_sync_static() {
+        assert_send_sync_static::<Client>();
+    }
+
+    fn never() -> impl Transport {
+        |_req: http::Request<bytes::Bytes>| async {
+            Err::<http::Response<bytes::Bytes>, _>(svc_transport::TransportError::message(
+                svc_transport::TransportErrorKind::Other,
+                "no calls expected",
+            ))
+        }
+    }
+
+    #[test]
+    fn precedence_explicit_env_default() {
+        let env = HashMap::from([
+            ("SVC_PROJECT", "from-env"),
+            ("VITE_SVC_API_BASE_URL", "http://env.local/"),
+            ("SVC_DRAFT", "1"),
+        ]);
+        let c = Client::builder()
+            .env(&env)
+            .transport(never())
+            .build()
+            .unwrap();
+        assert_eq!(c.project().unwrap().as_str(), "from-env");
+        assert_eq!(c.api_base_url(), "http://env.local");
+        assert_eq!(c.app_base_url(), DEFAULT_APP_BASE_URL);
+        assert_eq!(c.environment().unwrap().as_str(), "prod");
+        assert!(c.draft());
+
+        let c = Client::builder()
+            .env(&env)
+            .project("explicit")
+            .draft(false)
+            .transport(never())
+            .build()
+            .unwrap();
+        assert_eq!(c.project().unwrap().as_str(), "explicit");
+        assert!(!c.draft());
+    }
+
+    #[test]
+    fn missing_project_is_a_clear_error_at_use() {
+        let c = Client::builder().transport(never()).build().unwrap();
+        let err = c.project().unwrap_err();
+        assert!(err.to_string().contains("no project is set"), "{err}");
+    }
+
+    #[test]
+    fn bad_base_urls_are_refused() {
+        for bad in ["ftp://x", "localhost:8080", "http://h/?q=1", ""] {
+            let r = Client::builder()
+                .api_base_url(bad)
+                .transport(never())
+                .build();
+            assert!(r.is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn debug_never_shows_the_key() {
+        let c = Client::builder()
+            .api_key("svc_key_supersecret")
+            .transport(never())
+            .build()
+            .unwrap();
+        let dbg = format!("{c:?}");
+        assert!(!dbg.contains("supersecret"), "{dbg}");
+    }
+}

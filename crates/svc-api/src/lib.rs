@@ -1,0 +1,65 @@
+//! The Rust SDK for the svc REST API.
+//!
+//! A [`Client`] talks to both hosts of the service: the application host (projects, page
+//! settings, the HTTP proxy) and the data host (records, SQL, users, teams, resources,
+//! sessions). Each operation group is a method on the client returning a small handle, and
+//! each sits behind a Cargo feature of the same name, all on by default:
+//!
+//! | Feature | Handle | Operations |
+//! | --- | --- | --- |
+//! | `pages` | [`Client::pages`] | list, create, get, update, delete page settings, published or draft |
+//! | `projects` | [`Client::projects`] | get a project |
+//! | `records` | [`Client::records`] | list (one page, all, a stream across pages), retrieve, create, update, delete, aggregate, group |
+//!
+//! `default-transport` (on by default) brings the pooled hyper + rustls transport; without it,
+//! give the builder your own [`Transport`](svc_transport::Transport).
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), svc_api::Error> {
+//! let client = svc_api::Client::builder()
+//!     .project("acme")
+//!     .api_key("svc_key_...")
+//!     .app_base_url("https://app.example.com/api")
+//!     .build()?;
+//! let pages = client.pages().list().await?;
+//! println!("{} pages", pages.len());
+//! # Ok(()) }
+//! ```
+//!
+//! Errors are one type, [`Error`], which says whether the request was sent, carries the status
+//! and the raw body of error answers, and never prints credentials. Idempotent requests are
+//! retried on connection failures, `429`, `502`, `503` and `504` ([`RetryPolicy`]).
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+mod client;
+mod error;
+mod request;
+mod retry;
+mod sleep;
+mod url;
+
+#[cfg(feature = "pages")]
+mod pages;
+#[cfg(feature = "projects")]
+mod projects;
+#[cfg(feature = "records")]
+mod records;
+
+pub use client::{Client, ClientBuilder};
+pub use error::{ApiError, DecodeError, Error, InvalidInput, Result, Sent};
+pub use retry::RetryPolicy;
+pub use sleep::{Sleep, TokioSleep};
+
+#[cfg(feature = "pages")]
+pub use pages::Pages;
+#[cfg(feature = "projects")]
+pub use projects::Projects;
+#[cfg(feature = "records")]
+pub use records::{Record, RecordStream, Records};
+
+/// Re-exports of the crates this one stands on, so one dependency is enough.
+pub use svc_auth as auth;
+pub use svc_model as model;
+pub use svc_transport as transport;

@@ -1,0 +1,136 @@
+//! Page settings (feature `pages`): list, create, get, update and delete, on the published set
+//! or the draft set.
+
+use http::Method;
+use svc_auth::Credential;
+use svc_model::{EnvironmentName, PageSettings, PageUid, UpdatePageSettings};
+
+use crate::client::Client;
+use crate::error::{Error, Result};
+use crate::request::Call;
+use crate::url::Url;
+
+impl Client {
+    /// Page settings of the client's project and environment.
+    ///
+    /// ```no_run
+    /// # async fn run(client: svc_api::Client) -> Result<(), svc_api::Error> {
+    /// use svc_model::{PageSettings, UpdatePageSettings};
+    /// use serde_json::json;
+    ///
+    /// let drafts = client.pages().draft(true);
+    /// let page = drafts
+    ///     .create(&PageSettings::new().with("unique_name", "orders").with_params(&json!({"elements": []}))?)
+    ///     .await?;
+    /// let uid = page.uid().unwrap_or_default();
+    /// drafts.update(uid, &UpdatePageSettings::from_structure(&json!({"elements": ["table"]}))?).await?;
+    /// assert!(client.pages().get(uid).await.unwrap_err().is_not_found()); // not published
+    /// # Ok(()) }
+    /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "pages")))]
+    pub fn pages(&self) -> Pages<'_> {
+        Pages {
+            client: self,
+            draft: None,
+            environment: None,
+        }
+    }
+}
+
+/// Page settings operations; see [`Client::pages`].
+///
+/// Each environment holds a published set and a draft set of pages. With draft off (the
+/// default) reads see the published set, and writes change the published page and its draft
+/// copy. With draft on (`draft=1`) reads and writes touch the draft set only.
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct Pages<'c> {
+    client: &'c Client,
+    draft: Option<bool>,
+    environment: Option<String>,
+}
+
+impl Pages<'_> {
+    /// Works on the draft set (`true`) or the published set (`false`), whatever the client's
+    /// own draft setting.
+    pub fn draft(mut self, draft: bool) -> Self {
+        self.draft = Some(draft);
+        self
+    }
+
+    /// Works in another environment than the client's.
+    pub fn environment(mut self, environment: impl Into<String>) -> Self {
+        self.environment = Some(environment.into());
+        self
+    }
+
+    fn base(&self) -> Result<Url> {
+        let environment = match &self.environment {
+            Some(env) => EnvironmentName::new(env.as_str())?,
+            None => self.client.environment()?,
+        };
+        Ok(self
+            .client
+            .app_project_url()?
+            .encoded_segment(&environment.encoded())
+            .segment("view_settings"))
+    }
+
+    fn finish(&self, url: Url) -> String {
+        let url = url.slash();
+        if self.draft.unwrap_or(self.client.draft()) {
+            url.query("draft", "1").build()
+        } else {
+            url.build()
+        }
+    }
+
+    fn call(&self, method: Method, url: Url) -> Result<Call> {
+        let key = self.client.api_key().ok_or_else(|| {
+            Error::invalid("page settings need an API key: call ClientBuilder::api_key")
+        })?;
+        Ok(Call::new(method, self.finish(url)).credential(Some(Credential::ApiKey(key.clone()))))
+    }
+
+    fn item(&self, uid: &str) -> Result<Url> {
+        let uid = PageUid::new(uid)?;
+        Ok(self.base()?.encoded_segment(&uid.encoded()))
+    }
+
+    /// All pages of the set.
+    pub async fn list(&self) -> Result<Vec<PageSettings>> {
+        let call = self.call(Method::GET, self.base()?)?;
+        self.client.send_json(call).await
+    }
+
+    /// Creates a page. The server assigns `uid` when the page has none, and `date_add`.
+    pub async fn create(&self, page: &PageSettings) -> Result<PageSettings> {
+        let call = self.call(Method::POST, self.base()?)?.json(page)?;
+        self.client.send_json(call).await
+    }
+
+    /// One page by uid.
+    pub async fn get(&self, uid: impl AsRef<str>) -> Result<PageSettings> {
+        let call = self.call(Method::GET, self.item(uid.as_ref())?)?;
+        self.client.send_json(call).await
+    }
+
+    /// Replaces a page's `params`; returns the whole page. An update without `params` changes
+    /// nothing.
+    pub async fn update(
+        &self,
+        uid: impl AsRef<str>,
+        update: &UpdatePageSettings,
+    ) -> Result<PageSettings> {
+        let call = self
+            .call(Method::PATCH, self.item(uid.as_ref())?)?
+            .json(update)?;
+        self.client.send_json(call).await
+    }
+
+    /// Deletes a page.
+    pub async fn delete(&self, uid: impl AsRef<str>) -> Result<()> {
+        let call = self.call(Method::DELETE, self.item(uid.as_ref())?)?;
+        self.client.send(call).await.map(drop)
+    }
+}

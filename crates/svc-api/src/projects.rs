@@ -1,0 +1,60 @@
+//! Projects (feature `projects`).
+
+use http::Method;
+use svc_auth::Credential;
+use svc_model::{Project, ProjectName};
+
+use crate::client::Client;
+use crate::error::{Error, Result};
+use crate::request::Call;
+use crate::url::Url;
+
+impl Client {
+    /// Projects on the application host.
+    ///
+    /// ```no_run
+    /// # async fn run(client: svc_api::Client) -> Result<(), svc_api::Error> {
+    /// let project = client.projects().current().await?;
+    /// for env in project.environments() {
+    ///     println!("{}", env.unique_name);
+    /// }
+    /// # Ok(()) }
+    /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "projects")))]
+    pub fn projects(&self) -> Projects<'_> {
+        Projects { client: self }
+    }
+}
+
+/// Project operations; see [`Client::projects`].
+#[derive(Debug, Clone)]
+pub struct Projects<'c> {
+    client: &'c Client,
+}
+
+impl Projects<'_> {
+    /// The client's own project.
+    pub async fn current(&self) -> Result<Project> {
+        let name = self.client.project()?;
+        self.fetch(&name).await
+    }
+
+    /// A project by unique name.
+    pub async fn get(&self, name: impl AsRef<str>) -> Result<Project> {
+        let name = ProjectName::new(name.as_ref())?;
+        self.fetch(&name).await
+    }
+
+    async fn fetch(&self, name: &ProjectName) -> Result<Project> {
+        let key = self.client.api_key().ok_or_else(|| {
+            Error::invalid("projects need an API key: call ClientBuilder::api_key")
+        })?;
+        let url = Url::new(self.client.app_base_url())
+            .segment("projects")
+            .encoded_segment(&name.encoded())
+            .slash()
+            .build();
+        let call = Call::new(Method::GET, url).credential(Some(Credential::ApiKey(key.clone())));
+        self.client.send_json(call).await
+    }
+}

@@ -1,0 +1,305 @@
+//! Records of connected resources (feature `records`): list one page, list all, stream every
+//! record across pages, retrieve, create, update, delete, aggregate and group.
+
+mod stream;
+
+use std::marker::PhantomData;
+
+use http::Method;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use svc_auth::Secret;
+use svc_model::ident::IntoRecordPk;
+use svc_model::list::ArrayOrPage;
+use svc_model::records::{AggregateRequest, AggregateResult, GroupRequest, GroupRow, ListQuery};
+use svc_model::{ModelName, Page, ResourceName};
+
+use crate::client::Client;
+use crate::error::{Error, Result};
+use crate::request::Call;
+use crate::url::Url;
+
+pub use stream::RecordStream;
+
+/// A record as an open JSON object, the default record type.
+pub type Record = serde_json::Map<String, serde_json::Value>;
+
+impl Client {
+    /// Records of one model of one resource.
+    ///
+    /// Calls carry the resource's static token, raw (set it with
+    /// [`ClientBuilder::resource_token`](crate::ClientBuilder::resource_token) or per handle with
+    /// [`Records::token`]), else the API key. Records decode into any `T: DeserializeOwned`
+    /// (see [`Records::typed`]); the default is an open JSON object, [`Record`].
+    ///
+    /// ```no_run
+    /// # async fn run(client: svc_api::Client) -> Result<(), svc_api::Error> {
+    /// use svc_api::model::records::{ListQuery, Lookup};
+    ///
+    /// #[derive(serde::Deserialize)]
+    /// struct Order { id: i64, status: String, total: f64 }
+    ///
+    /// let orders = client.records("shop", "orders").typed::<Order>();
+    /// let page = orders
+    ///     .list(&ListQuery::new().eq("status", "paid").filter("total", Lookup::Gte, 100).order_by("-total"))
+    ///     .await?;
+    /// println!("{} paid orders over 100; the largest is {:?}", page.count, page.results.first().map(|o| o.id));
+    /// # Ok(()) }
+    /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "records")))]
+    pub fn records(&self, resource: impl Into<String>, model: impl Into<String>) -> Records<'_> {
+        Records {
+            client: self,
+            resource: resource.into(),
+            model: model.into(),
+            token: None,
+            prefetch: stream::DEFAULT_PREFETCH,
+            _record: PhantomData,
+        }
+    }
+}
+
+/// Record operations on one model; see [`Client::records`]. `T` is the record type.
+#[must_use]
+pub struct Records<'c, T = Record> {
+    client: &'c Client,
+    resource: String,
+    model: String,
+    token: Option<Secret>,
+    prefetch: usize,
+    _record: PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for Records<'_, T> {
+    fn clone(&self) -> Self {
+        Self {
+            client: self.client,
+            resource: self.resource.clone(),
+            model: self.model.clone(),
+            token: self.token.clone(),
+            prefetch: self.prefetch,
+            _record: PhantomData,
+        }
+    }
+}
+
+impl<T> std::fmt::Debug for Records<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Records")
+            .field("resource", &self.resource)
+            .field("model", &self.model)
+            .field("token", &self.token)
+            .field("record_type", &std::any::type_name::<T>())
+            .finish()
+    }
+}
+
+impl<'c, T> Records<'c, T> {
+    /// Uses this static token for these calls, instead of the client's.
+    pub fn token(mut self, token: impl Into<Secret>) -> Self {
+        self.token = Some(token.into());
+        self
+    }
+
+    /// Decodes records as `U` (any `serde::de::DeserializeOwned`), straight from the response
+    /// bytes.
+    pub fn typed<U>(self) -> Records<'c, U> {
+        Records {
+            client: self.client,
+            resource: self.resource,
+            model: self.model,
+            token: self.token,
+            prefetch: self.prefetch,
+            _record: PhantomData,
+        }
+    }
+
+    /// How many pages [`stream`](Self::stream) fetches ahead of the caller (default 3, at least 1).
+    pub fn prefetch(mut self, pages: usize) -> Self {
+        self.prefetch = pages.max(1);
+        self
+    }
+
+    /// `{data}/{resource}/models/{model}`.
+    fn model_url(&self) -> Result<Url> {
+        let resource = ResourceName::new(self.resource.as_str())?;
+        let model = ModelName::new(self.model.as_str())?;
+        Ok(self
+            .client
+            .data_url()?
+            .encoded_segment(&resource.encoded())
+            .segment("models")
+            .encoded_segment(&model.encoded()))
+    }
+
+    fn call(&self, method: Method, url: String) -> Result<Call> {
+        let credential = self
+            .client
+            .data_credential(&self.resource, self.token.as_ref())?;
+        Ok(Call::new(method, url).credential(Some(credential)))
+    }
+
+    fn with_query(url: Url, pairs: &[(String, String)]) -> String {
+        pairs
+            .iter()
+            .fold(url, |url, (k, v)| url.query(k, v))
+            .build()
+    }
+}
+
+fn check(query: &ListQuery) -> Result<()> {
+    query
+        .validate()
+        .map_err(|e| Error::invalid_because(e.to_string(), e))
+}
+
+impl<'c, T: DeserializeOwned> Records<'c, T> {
+    /// One page of records matching `query` (page 1 and 25 per page unless the query says
+    /// otherwise). A page size outside 1..=10000 or a page 0 is refused before sending.
+    pub async fn list(&self, query: &ListQuery) -> Result<Page<T>> {
+        check(query)?;
+        let url = Self::with_query(self.model_url()?, &query.to_pairs());
+        self.client.send_json(self.call(Method::GET, url)?).await
+    }
+
+    /// Every record matching `query` in one response (`_no_pagination`): at most 10000, so use
+    /// [`stream`](Self::stream) for larger sets. Page and page size of the query are ignored.
+    pub async fn all(&self, query: &ListQuery) -> Result<Vec<T>> {
+        check(query)?;
+        let mut pairs: Vec<(String, String)> = query
+            .to_pairs()
+            .into_iter()
+            .filter(|(k, _)| k != "page" && k != "_per_page")
+            .collect();
+        pairs.push(("_no_pagination".to_owned(), "1".to_owned()));
+        let url = Self::with_query(self.model_url()?, &pairs);
+        let all: ArrayOrPage<T> = self.client.send_json(self.call(Method::GET, url)?).await?;
+        Ok(all.0)
+    }
+
+    /// One record by primary key (`404` when there is none).
+    pub async fn retrieve(&self, pk: impl IntoRecordPk) -> Result<T> {
+        let pk = pk.into_record_pk()?;
+        let url = self.model_url()?.encoded_segment(&pk.encoded()).build();
+        self.client.send_json(self.call(Method::GET, url)?).await
+    }
+
+    /// Creates a record from any serializable value; returns the stored record. Never retried
+    /// once it may have been sent.
+    pub async fn create<B: Serialize + ?Sized>(&self, record: &B) -> Result<T> {
+        let url = self.model_url()?.build();
+        self.client
+            .send_json(self.call(Method::POST, url)?.json(record)?)
+            .await
+    }
+
+    /// Changes the given fields of a record (`PATCH`); returns the whole updated record.
+    pub async fn update<B: Serialize + ?Sized>(
+        &self,
+        pk: impl IntoRecordPk,
+        patch: &B,
+    ) -> Result<T> {
+        let pk = pk.into_record_pk()?;
+        let url = self.model_url()?.encoded_segment(&pk.encoded()).build();
+        self.client
+            .send_json(self.call(Method::PATCH, url)?.json(patch)?)
+            .await
+    }
+
+    /// Deletes a record.
+    pub async fn delete(&self, pk: impl IntoRecordPk) -> Result<()> {
+        let pk = pk.into_record_pk()?;
+        let url = self.model_url()?.encoded_segment(&pk.encoded()).build();
+        self.client
+            .send(self.call(Method::DELETE, url)?)
+            .await
+            .map(drop)
+    }
+
+    /// An aggregate (`count`, `sum`, `min`, `max`, `avg`) over the records matching the
+    /// filters and search of `filters` (its paging and ordering are ignored). `V` is the value
+    /// type: e.g. `u64` for count, `Option<f64>` for min and max (null over no records).
+    ///
+    /// ```no_run
+    /// # async fn run(client: svc_api::Client) -> Result<(), svc_api::Error> {
+    /// use svc_api::model::records::{AggregateFunc, AggregateRequest, ListQuery};
+    /// let revenue: f64 = client
+    ///     .records("shop", "orders")
+    ///     .aggregate(&AggregateRequest::new(AggregateFunc::Sum).column("total"), &ListQuery::new().eq("status", "paid"))
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn aggregate<V: DeserializeOwned>(
+        &self,
+        request: &AggregateRequest,
+        filters: &ListQuery,
+    ) -> Result<V> {
+        check(filters)?;
+        let url = Self::with_query(
+            self.model_url()?.segment("aggregate"),
+            &filters.filter_pairs(),
+        );
+        let call = self.call(Method::POST, url)?.json(request)?.idempotent();
+        let result: AggregateResult<V> = self.client.send_json(call).await?;
+        Ok(result.y_func)
+    }
+
+    /// Groups the records matching `filters` by a column (or a date unit of it) and computes an
+    /// aggregate per group; rows come ordered by group key. `K` is the key type, `V` the value
+    /// type (`serde_json::Value` for either when unsure).
+    pub async fn group<K: DeserializeOwned, V: DeserializeOwned>(
+        &self,
+        request: &GroupRequest,
+        filters: &ListQuery,
+    ) -> Result<Vec<GroupRow<K, V>>> {
+        check(filters)?;
+        let url = Self::with_query(self.model_url()?.segment("group"), &filters.filter_pairs());
+        let call = self.call(Method::POST, url)?.json(request)?.idempotent();
+        self.client.send_json(call).await
+    }
+}
+
+impl<T: DeserializeOwned + Send + 'static> Records<'_, T> {
+    /// Every record matching `query`, across all pages, as a [`Stream`](futures_core::Stream).
+    ///
+    /// The stream fetches up to [`prefetch`](Self::prefetch) pages ahead while the caller works
+    /// on the current one, stops at the last page (computed from the first page's `count`, and
+    /// at the first page without `next`), and ends with an error instead of looping if the
+    /// server answers the same page twice. Pages hold 1000 records unless the query sets
+    /// `per_page`; the query's `page` is where it starts. It owns a clone of the client, so it
+    /// is `'static` and can be moved into a task. Memory stays bounded by the pages in flight.
+    ///
+    /// ```no_run
+    /// # async fn run(client: svc_api::Client) -> Result<(), svc_api::Error> {
+    /// use futures_util::TryStreamExt;
+    /// use svc_api::model::records::ListQuery;
+    ///
+    /// let mut all = client.records("shop", "orders").stream(ListQuery::new().order_by("id"))?;
+    /// let mut n = 0;
+    /// while let Some(record) = all.try_next().await? {
+    ///     n += 1;
+    /// #   let _ = record;
+    /// }
+    /// println!("{n} orders");
+    /// # Ok(()) }
+    /// ```
+    pub fn stream(&self, query: ListQuery) -> Result<RecordStream<T>> {
+        check(&query)?;
+        let query = if query.page_size().is_none() {
+            query.per_page(stream::DEFAULT_STREAM_PAGE_SIZE)
+        } else {
+            query
+        };
+        let base = self.model_url()?;
+        let credential = self
+            .client
+            .data_credential(&self.resource, self.token.as_ref())?;
+        Ok(RecordStream::new(
+            self.client.clone(),
+            base,
+            credential,
+            query,
+            self.prefetch,
+        ))
+    }
+}

@@ -1,0 +1,204 @@
+//! Sending a call: credentials, retries, the overall timeout, status checks and decoding.
+//!
+//! Every operation group builds a [`Call`] and hands it to [`Client::send`] or
+//! [`Client::send_json`]; this is the one place where requests meet the transport.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures_util::future::{Either, select};
+use http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, RETRY_AFTER, USER_AGENT};
+use http::{HeaderValue, Method, Request, Response};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use svc_auth::Credential;
+use svc_model::ErrorBody;
+
+use crate::client::Client;
+use crate::error::{ApiError, Error, Result, is_retryable_status};
+use crate::retry::Jitter;
+
+/// One API call, before credentials and retries.
+#[derive(Debug)]
+pub(crate) struct Call {
+    pub(crate) method: Method,
+    /// Absolute URL, query included.
+    pub(crate) url: String,
+    pub(crate) credential: Option<Credential>,
+    pub(crate) body: Option<Bytes>,
+    /// Whether sending it twice does no harm (reads, deletes, read-only POSTs).
+    pub(crate) idempotent: bool,
+}
+
+impl Call {
+    /// A call with the idempotency of its method: `GET`, `PUT`, `DELETE` and `HEAD` are; `POST`
+    /// and `PATCH` are not (use [`idempotent`](Self::idempotent) for read-only POSTs).
+    pub(crate) fn new(method: Method, url: String) -> Self {
+        let idempotent = matches!(
+            method,
+            Method::GET | Method::HEAD | Method::PUT | Method::DELETE | Method::OPTIONS
+        );
+        Self {
+            method,
+            url,
+            credential: None,
+            body: None,
+            idempotent,
+        }
+    }
+
+    pub(crate) fn credential(mut self, credential: Option<Credential>) -> Self {
+        self.credential = credential;
+        self
+    }
+
+    /// Serializes `body` as JSON. Fails (nothing sent) when it cannot be serialized.
+    pub(crate) fn json<B: Serialize + ?Sized>(mut self, body: &B) -> Result<Self> {
+        let bytes = serde_json::to_vec(body)
+            .map_err(|e| Error::invalid_because("the request body could not be serialized", e))?;
+        self.body = Some(Bytes::from(bytes));
+        Ok(self)
+    }
+
+    /// Marks a read-only POST as safe to retry.
+    #[allow(dead_code)] // used by the records and SQL groups
+    pub(crate) fn idempotent(mut self) -> Self {
+        self.idempotent = true;
+        self
+    }
+
+    fn path(&self) -> String {
+        // For error messages: the URL without scheme, host and query.
+        let without_query = self.url.split(['?', '#']).next().unwrap_or("");
+        match without_query.split_once("://") {
+            Some((_, rest)) => rest.find('/').map_or("/", |i| &rest[i..]).to_owned(),
+            None => without_query.to_owned(),
+        }
+    }
+}
+
+impl Client {
+    /// Sends a call and returns the response when its status is a success.
+    pub(crate) async fn send(&self, call: Call) -> Result<Response<Bytes>> {
+        match self.inner.timeout {
+            None => self.send_with_retries(call).await,
+            Some(limit) => {
+                let work = std::pin::pin!(self.send_with_retries(call));
+                let timer = self.inner.sleep.sleep(limit);
+                match select(work, timer).await {
+                    Either::Left((result, _)) => result,
+                    Either::Right(((), _)) => Err(Error::Timeout(limit)),
+                }
+            }
+        }
+    }
+
+    /// Sends a call and decodes the success body as `T`, straight from the bytes.
+    pub(crate) async fn send_json<T: DeserializeOwned>(&self, call: Call) -> Result<T> {
+        let response = self.send(call).await?;
+        decode(response)
+    }
+
+    async fn send_with_retries(&self, call: Call) -> Result<Response<Bytes>> {
+        let authorization = call
+            .credential
+            .as_ref()
+            .map(Credential::header_value)
+            .transpose()
+            .map_err(|e| Error::invalid_because(e.to_string(), e))?;
+        let uri: http::Uri = call
+            .url
+            .parse()
+            .map_err(|e| Error::invalid_because(format!("{:?} is not a valid URL", call.url), e))?;
+        let mut jitter = Jitter::new();
+        let mut attempt = 1;
+        loop {
+            let request = self.build_request(&call, &uri, authorization.as_ref())?;
+            let (error, retry_after) = match self.inner.transport.send(request).await {
+                Ok(response) if response.status().is_success() => return Ok(response),
+                Ok(response) => {
+                    let error = api_error(&call, response);
+                    let retry = call.idempotent && is_retryable_status(error.status);
+                    let after = error.retry_after.map(Duration::from_secs);
+                    if !retry {
+                        return Err(Error::Api(Box::new(error)));
+                    }
+                    (Error::Api(Box::new(error)), after)
+                }
+                Err(e) => {
+                    // A connection that never opened sent nothing: safe to retry any call.
+                    let retry = e.is_connect() || (call.idempotent && e.is_retryable());
+                    if !retry {
+                        return Err(Error::Transport(e));
+                    }
+                    (Error::Transport(e), None)
+                }
+            };
+            match self.inner.retry.delay(attempt, retry_after, &mut jitter) {
+                Some(wait) => {
+                    self.inner.sleep.sleep(wait).await;
+                    attempt += 1;
+                }
+                None => return Err(error),
+            }
+        }
+    }
+
+    fn build_request(
+        &self,
+        call: &Call,
+        uri: &http::Uri,
+        authorization: Option<&HeaderValue>,
+    ) -> Result<Request<Bytes>> {
+        let mut builder = Request::builder()
+            .method(call.method.clone())
+            .uri(uri.clone())
+            .header(USER_AGENT, self.inner.user_agent.clone())
+            .header(ACCEPT, HeaderValue::from_static("application/json"));
+        if let Some(auth) = authorization {
+            builder = builder.header(AUTHORIZATION, auth.clone());
+        }
+        if call.body.is_some() {
+            builder = builder.header(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        }
+        builder
+            .body(call.body.clone().unwrap_or_default())
+            .map_err(|e| Error::invalid_because("the request could not be built", e))
+    }
+}
+
+fn api_error(call: &Call, response: Response<Bytes>) -> ApiError {
+    let retry_after = response
+        .headers()
+        .get(RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    let status = response.status();
+    ApiError {
+        status,
+        method: call.method.clone(),
+        path: call.path(),
+        body: ErrorBody::parse(response.into_body()),
+        retry_after,
+    }
+}
+
+/// Decodes a success body as `T` with no intermediate `serde_json::Value`.
+pub(crate) fn decode<T: DeserializeOwned>(response: Response<Bytes>) -> Result<T> {
+    let status = response.status();
+    let body = response.into_body();
+    serde_json::from_slice(&body).map_err(|e| Error::decode(status, body, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_for_messages_has_no_host_or_query() {
+        let c = Call::new(Method::GET, "https://h:1/api/projects/p/?draft=1".into());
+        assert_eq!(c.path(), "/api/projects/p/");
+        let c = Call::new(Method::GET, "http://h".into());
+        assert_eq!(c.path(), "/");
+    }
+}

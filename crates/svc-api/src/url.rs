@@ -1,0 +1,95 @@
+//! Building request URLs: every identifier is one percent-encoded path segment, every query
+//! value is encoded, so no user text can change the path or add parameters.
+
+use svc_model::ident::encode_segment;
+
+use crate::client::Client;
+use crate::error::Result;
+
+/// An absolute URL under construction.
+#[derive(Debug, Clone)]
+pub(crate) struct Url {
+    buf: String,
+    has_query: bool,
+}
+
+impl Url {
+    pub(crate) fn new(base: &str) -> Self {
+        Self {
+            buf: base.to_owned(),
+            has_query: false,
+        }
+    }
+
+    /// Appends `/` and an already encoded segment (from an identifier's `encoded()`).
+    pub(crate) fn encoded_segment(mut self, segment: &str) -> Self {
+        debug_assert!(!self.has_query);
+        self.buf.push('/');
+        self.buf.push_str(segment);
+        self
+    }
+
+    /// Appends `/` and a literal segment, encoding it.
+    pub(crate) fn segment(self, segment: &str) -> Self {
+        let encoded = encode_segment(segment);
+        self.encoded_segment(&encoded)
+    }
+
+    /// Ends the path with `/` (the application host's paths do).
+    pub(crate) fn slash(mut self) -> Self {
+        self.buf.push('/');
+        self
+    }
+
+    /// Adds `key=value` to the query, encoding both.
+    pub(crate) fn query(mut self, key: &str, value: &str) -> Self {
+        self.buf.push(if self.has_query { '&' } else { '?' });
+        self.has_query = true;
+        self.buf.push_str(&encode_segment(key));
+        self.buf.push('=');
+        self.buf.push_str(&encode_segment(value));
+        self
+    }
+
+    pub(crate) fn build(self) -> String {
+        self.buf
+    }
+}
+
+impl Client {
+    /// `{app_base_url}/projects/{project}`.
+    #[allow(dead_code)] // used by the pages, projects and proxy groups
+    pub(crate) fn app_project_url(&self) -> Result<Url> {
+        let project = self.project()?;
+        Ok(Url::new(self.app_base_url())
+            .segment("projects")
+            .encoded_segment(&project.encoded()))
+    }
+
+    /// `{api_base_url}/projects/{project}/{environment}`.
+    #[allow(dead_code)] // used by the data host groups
+    pub(crate) fn data_url(&self) -> Result<Url> {
+        let project = self.project()?;
+        let environment = self.environment()?;
+        Ok(Url::new(self.api_base_url())
+            .segment("projects")
+            .encoded_segment(&project.encoded())
+            .encoded_segment(&environment.encoded()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segments_and_query_are_encoded() {
+        let url = Url::new("http://h/api")
+            .segment("a/b")
+            .slash()
+            .query("f__in", "x,y&z=1")
+            .query("q", "é")
+            .build();
+        assert_eq!(url, "http://h/api/a%2Fb/?f__in=x%2Cy%26z%3D1&q=%C3%A9");
+    }
+}

@@ -1,0 +1,1 @@
+//! Records of connected resources: SQLite databases whose tables are models.

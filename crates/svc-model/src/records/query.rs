@@ -1,0 +1,499 @@
+//! The list query builder.
+
+use std::fmt;
+
+/// The largest page size the service accepts, and the most records `_no_pagination` returns.
+pub const MAX_PER_PAGE: u32 = 10_000;
+
+/// Query parameters that are not filters. A field with one of these names is always filtered
+/// with an explicit `__exact`, so it cannot be mistaken for them.
+const RESERVED: [&str; 5] = [
+    "page",
+    "_per_page",
+    "_no_pagination",
+    "_order_by",
+    "_search",
+];
+
+/// How a filter compares a field with a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Lookup {
+    /// Equal (`field=value` or `field__exact=value`).
+    Exact,
+    /// Greater than.
+    Gt,
+    /// Greater than or equal.
+    Gte,
+    /// Less than.
+    Lt,
+    /// Less than or equal.
+    Lte,
+    /// Contains the text, ignoring case.
+    IContains,
+    /// Starts with the text, ignoring case.
+    IStartsWith,
+    /// Ends with the text, ignoring case.
+    IEndsWith,
+    /// Equal to one of a comma-separated list.
+    In,
+    /// Is NULL (`true`) or is not (`false`).
+    IsNull,
+    /// Is empty: NULL or `""` (`true`), or neither (`false`).
+    IsEmpty,
+}
+
+impl Lookup {
+    /// Every lookup, in the order of the contract.
+    pub const ALL: [Lookup; 11] = [
+        Lookup::Exact,
+        Lookup::Gt,
+        Lookup::Gte,
+        Lookup::Lt,
+        Lookup::Lte,
+        Lookup::IContains,
+        Lookup::IStartsWith,
+        Lookup::IEndsWith,
+        Lookup::In,
+        Lookup::IsNull,
+        Lookup::IsEmpty,
+    ];
+
+    /// The name used in query parameters, e.g. `icontains`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Lookup::Exact => "exact",
+            Lookup::Gt => "gt",
+            Lookup::Gte => "gte",
+            Lookup::Lt => "lt",
+            Lookup::Lte => "lte",
+            Lookup::IContains => "icontains",
+            Lookup::IStartsWith => "istartswith",
+            Lookup::IEndsWith => "iendswith",
+            Lookup::In => "in",
+            Lookup::IsNull => "isnull",
+            Lookup::IsEmpty => "isempty",
+        }
+    }
+
+    /// The lookup with this name.
+    pub fn parse(name: &str) -> Option<Lookup> {
+        Lookup::ALL.into_iter().find(|l| l.as_str() == name)
+    }
+}
+
+impl fmt::Display for Lookup {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A value a filter compares with, written as the text the service parses.
+pub trait FilterValue {
+    /// The value as query text.
+    fn to_query_text(&self) -> String;
+}
+
+impl FilterValue for str {
+    fn to_query_text(&self) -> String {
+        self.to_owned()
+    }
+}
+impl FilterValue for String {
+    fn to_query_text(&self) -> String {
+        self.clone()
+    }
+}
+impl FilterValue for bool {
+    fn to_query_text(&self) -> String {
+        if *self { "true" } else { "false" }.to_owned()
+    }
+}
+impl<T: FilterValue + ?Sized> FilterValue for &T {
+    fn to_query_text(&self) -> String {
+        (**self).to_query_text()
+    }
+}
+macro_rules! display_value {
+    ($($t:ty),*) => {$(
+        impl FilterValue for $t {
+            fn to_query_text(&self) -> String {
+                self.to_string()
+            }
+        }
+    )*};
+}
+display_value!(
+    i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64, char
+);
+
+/// A list query was refused before anything was sent.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum QueryError {
+    /// `_per_page` outside `1..=10000`.
+    #[error("per_page must be between 1 and {MAX_PER_PAGE}, got {0}")]
+    PerPage(u32),
+    /// Page 0; pages count from 1.
+    #[error("page numbers start at 1, got 0")]
+    PageZero,
+    /// A field name that cannot be a filter or ordering key.
+    #[error("invalid field name {0:?}: it must be non-empty and must not contain `__` or `,`")]
+    Field(String),
+    /// A value of an `in` filter that holds a comma, which the list syntax cannot carry.
+    #[error(
+        "a value of the `in` filter on {field:?} contains a comma, which `in` lists cannot carry: {value:?}"
+    )]
+    CommaInList {
+        /// The filtered field.
+        field: String,
+        /// The refused value.
+        value: String,
+    },
+    /// An `in` filter with no values, which would match nothing by accident.
+    #[error("the `in` filter on {0:?} has no values")]
+    EmptyList(String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Filter {
+    field: String,
+    lookup: Lookup,
+    value: String,
+    /// The separate values of an `in` filter built with [`ListQuery::is_in`], kept so that
+    /// `validate` can refuse values the comma-separated syntax cannot carry.
+    list: Option<Vec<String>>,
+    exclude: bool,
+}
+
+/// A records list query: filters, exclusions, ordering, search, page and page size.
+///
+/// Values of any text reach the server unchanged (quotes, `&`, `=`, `%`, non-ASCII): the query
+/// string is percent-encoded by the client. Invalid queries are refused by
+/// [`validate`](Self::validate), which the client calls before sending.
+///
+/// ```
+/// use svc_model::records::{ListQuery, Lookup};
+///
+/// let q = ListQuery::new()
+///     .filter("status", Lookup::In, "paid,shipped")
+///     .filter("total", Lookup::Gte, 100.5)
+///     .exclude("note", Lookup::IsNull, true)
+///     .order_by("-ordered_on")
+///     .order_by("id")
+///     .search("smith")
+///     .per_page(50)
+///     .page(2);
+/// assert!(q.validate().is_ok());
+/// assert_eq!(
+///     q.to_pairs(),
+///     vec![
+///         ("status__in".to_string(), "paid,shipped".to_string()),
+///         ("total__gte".to_string(), "100.5".to_string()),
+///         ("exclude__note__isnull".to_string(), "true".to_string()),
+///         ("_order_by".to_string(), "-ordered_on,id".to_string()),
+///         ("_search".to_string(), "smith".to_string()),
+///         ("page".to_string(), "2".to_string()),
+///         ("_per_page".to_string(), "50".to_string()),
+///     ]
+/// );
+/// assert!(ListQuery::new().per_page(0).validate().is_err());
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+#[must_use]
+pub struct ListQuery {
+    filters: Vec<Filter>,
+    order_by: Vec<String>,
+    search: Option<String>,
+    page: Option<u32>,
+    per_page: Option<u32>,
+}
+
+impl ListQuery {
+    /// An empty query: first page, 25 records, newest primary key first.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Keeps records whose `field` matches `value` by `lookup`. Several filters all apply (AND).
+    pub fn filter(
+        mut self,
+        field: impl Into<String>,
+        lookup: Lookup,
+        value: impl FilterValue,
+    ) -> Self {
+        self.filters.push(Filter {
+            field: field.into(),
+            lookup,
+            value: value.to_query_text(),
+            list: None,
+            exclude: false,
+        });
+        self
+    }
+
+    /// Keeps records whose `field` equals `value`.
+    pub fn eq(self, field: impl Into<String>, value: impl FilterValue) -> Self {
+        self.filter(field, Lookup::Exact, value)
+    }
+
+    /// Keeps records whose `field` equals one of `values`.
+    pub fn is_in<V: FilterValue>(
+        self,
+        field: impl Into<String>,
+        values: impl IntoIterator<Item = V>,
+    ) -> Self {
+        let values: Vec<String> = values.into_iter().map(|v| v.to_query_text()).collect();
+        let mut q = self.filter(field, Lookup::In, values.join(","));
+        if let Some(last) = q.filters.last_mut() {
+            last.list = Some(values);
+        }
+        q
+    }
+
+    /// Drops records whose `field` matches `value` by `lookup` (`exclude__field__lookup`).
+    /// Records whose field is NULL are kept, as the service does.
+    pub fn exclude(
+        mut self,
+        field: impl Into<String>,
+        lookup: Lookup,
+        value: impl FilterValue,
+    ) -> Self {
+        self.filters.push(Filter {
+            field: field.into(),
+            lookup,
+            value: value.to_query_text(),
+            list: None,
+            exclude: true,
+        });
+        self
+    }
+
+    /// Orders by `field`, ascending; `-field` orders descending. Several calls give tie-breakers
+    /// in order; the primary key, descending, is always the last one.
+    pub fn order_by(mut self, field: impl Into<String>) -> Self {
+        self.order_by.push(field.into());
+        self
+    }
+
+    /// Orders by `field`, descending.
+    pub fn order_by_desc(self, field: impl AsRef<str>) -> Self {
+        let field = format!("-{}", field.as_ref());
+        self.order_by(field)
+    }
+
+    /// Keeps records with `text` in a text column (ignoring case) or equal to a numeric column.
+    pub fn search(mut self, text: impl Into<String>) -> Self {
+        self.search = Some(text.into());
+        self
+    }
+
+    /// The page to read, from 1.
+    pub fn page(mut self, page: u32) -> Self {
+        self.page = Some(page);
+        self
+    }
+
+    /// Records per page, 1 to 10000 (default 25).
+    pub fn per_page(mut self, per_page: u32) -> Self {
+        self.per_page = Some(per_page);
+        self
+    }
+
+    /// The page set with [`page`](Self::page), if any.
+    pub fn page_number(&self) -> Option<u32> {
+        self.page
+    }
+
+    /// The page size set with [`per_page`](Self::per_page), if any.
+    pub fn page_size(&self) -> Option<u32> {
+        self.per_page
+    }
+
+    /// Checks the query: page from 1, page size 1 to 10000, field names that can be keys,
+    /// `in` values without commas.
+    pub fn validate(&self) -> Result<(), QueryError> {
+        if let Some(n) = self.per_page
+            && !(1..=MAX_PER_PAGE).contains(&n)
+        {
+            return Err(QueryError::PerPage(n));
+        }
+        if self.page == Some(0) {
+            return Err(QueryError::PageZero);
+        }
+        for f in &self.filters {
+            check_field(&f.field)?;
+            if let Some(values) = &f.list {
+                if values.is_empty() {
+                    return Err(QueryError::EmptyList(f.field.clone()));
+                }
+                if let Some(value) = values.iter().find(|v| v.contains(',')) {
+                    return Err(QueryError::CommaInList {
+                        field: f.field.clone(),
+                        value: value.clone(),
+                    });
+                }
+            }
+        }
+        for o in &self.order_by {
+            check_field(o.strip_prefix('-').unwrap_or(o))?;
+        }
+        Ok(())
+    }
+
+    /// The query as decoded `(key, value)` pairs, in a stable order: filters as added,
+    /// `_order_by`, `_search`, `page`, `_per_page`.
+    pub fn to_pairs(&self) -> Vec<(String, String)> {
+        let mut pairs = Vec::with_capacity(self.filters.len() + 4);
+        for f in &self.filters {
+            let key = match (f.exclude, f.lookup) {
+                (false, Lookup::Exact)
+                    if !RESERVED.contains(&f.field.as_str()) && !f.field.starts_with("exclude") =>
+                {
+                    f.field.clone()
+                }
+                (false, lookup) => format!("{}__{}", f.field, lookup.as_str()),
+                (true, Lookup::Exact) => format!("exclude__{}", f.field),
+                (true, lookup) => format!("exclude__{}__{}", f.field, lookup.as_str()),
+            };
+            pairs.push((key, f.value.clone()));
+        }
+        if !self.order_by.is_empty() {
+            pairs.push(("_order_by".to_owned(), self.order_by.join(",")));
+        }
+        if let Some(s) = &self.search {
+            pairs.push(("_search".to_owned(), s.clone()));
+        }
+        if let Some(p) = self.page {
+            pairs.push(("page".to_owned(), p.to_string()));
+        }
+        if let Some(n) = self.per_page {
+            pairs.push(("_per_page".to_owned(), n.to_string()));
+        }
+        pairs
+    }
+
+    /// The filter and search pairs only: what aggregate and group apply.
+    pub fn filter_pairs(&self) -> Vec<(String, String)> {
+        let only_filters = ListQuery {
+            filters: self.filters.clone(),
+            search: self.search.clone(),
+            ..ListQuery::default()
+        };
+        only_filters.to_pairs()
+    }
+}
+
+fn check_field(field: &str) -> Result<(), QueryError> {
+    if field.is_empty() || field.contains("__") || field.contains(',') || field.starts_with('-') {
+        return Err(QueryError::Field(field.to_owned()));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn page_size_bounds() {
+        for ok in [1, 25, MAX_PER_PAGE] {
+            assert!(ListQuery::new().per_page(ok).validate().is_ok());
+        }
+        assert_eq!(
+            ListQuery::new().per_page(0).validate(),
+            Err(QueryError::PerPage(0))
+        );
+        assert_eq!(
+            ListQuery::new().per_page(MAX_PER_PAGE + 1).validate(),
+            Err(QueryError::PerPage(MAX_PER_PAGE + 1))
+        );
+        assert_eq!(
+            ListQuery::new().page(0).validate(),
+            Err(QueryError::PageZero)
+        );
+    }
+
+    #[test]
+    fn every_lookup_has_a_key() {
+        for lookup in Lookup::ALL {
+            let pairs = ListQuery::new().filter("f", lookup, "v").to_pairs();
+            let want = if lookup == Lookup::Exact {
+                "f".to_owned()
+            } else {
+                format!("f__{lookup}")
+            };
+            assert_eq!(pairs[0].0, want);
+            assert_eq!(Lookup::parse(lookup.as_str()), Some(lookup));
+            let pairs = ListQuery::new().exclude("f", lookup, "v").to_pairs();
+            let want = if lookup == Lookup::Exact {
+                "exclude__f".to_owned()
+            } else {
+                format!("exclude__f__{lookup}")
+            };
+            assert_eq!(pairs[0].0, want);
+        }
+    }
+
+    #[test]
+    fn reserved_field_names_use_explicit_exact() {
+        let pairs = ListQuery::new()
+            .eq("page", 3)
+            .eq("exclude_me", 1)
+            .to_pairs();
+        assert_eq!(pairs[0].0, "page__exact");
+        assert_eq!(pairs[1].0, "exclude_me__exact");
+    }
+
+    #[test]
+    fn values_are_kept_verbatim() {
+        let nasty = "O'Brien, \"Jr\" & co = 100% é ' OR 1=1 --";
+        let pairs = ListQuery::new()
+            .eq("name", nasty)
+            .filter("name", Lookup::IContains, nasty)
+            .to_pairs();
+        assert_eq!(pairs[0].1, nasty);
+        assert_eq!(pairs[1].1, nasty);
+    }
+
+    #[test]
+    fn in_lists() {
+        let q = ListQuery::new().is_in("id", [1, 2, 3]);
+        assert_eq!(q.to_pairs()[0], ("id__in".to_owned(), "1,2,3".to_owned()));
+        assert!(q.validate().is_ok());
+        let bad = ListQuery::new().is_in("city", ["Paris", "Rome, Italy"]);
+        assert!(matches!(
+            bad.validate(),
+            Err(QueryError::CommaInList { .. })
+        ));
+        let empty = ListQuery::new().is_in("id", Vec::<i64>::new());
+        assert_eq!(empty.validate(), Err(QueryError::EmptyList("id".into())));
+    }
+
+    #[test]
+    fn bad_field_names() {
+        for bad in ["", "a__b", "a,b"] {
+            assert!(ListQuery::new().eq(bad, 1).validate().is_err(), "{bad:?}");
+            assert!(ListQuery::new().order_by(bad).validate().is_err() || bad.is_empty());
+        }
+        assert!(ListQuery::new().order_by("-").validate().is_err());
+        assert!(ListQuery::new().order_by("--x").validate().is_err());
+    }
+
+    #[test]
+    fn filter_pairs_leave_out_paging_and_order() {
+        let q = ListQuery::new()
+            .eq("a", 1)
+            .order_by("a")
+            .page(2)
+            .per_page(5)
+            .search("x");
+        assert_eq!(
+            q.filter_pairs(),
+            vec![
+                ("a".to_owned(), "1".to_owned()),
+                ("_search".to_owned(), "x".to_owned())
+            ]
+        );
+    }
+}
