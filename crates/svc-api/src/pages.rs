@@ -14,8 +14,8 @@ impl Client {
     /// Page settings of the client's project and environment.
     ///
     /// ```no_run
-    /// # async fn run(client: svc_api::Client) -> Result<(), svc_api::Error> {
-    /// use svc_model::{PageSettings, UpdatePageSettings};
+    /// # async fn run(client: svc_api::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// use svc_api::model::{PageSettings, UpdatePageSettings};
     /// use serde_json::json;
     ///
     /// let drafts = client.pages().draft(true);

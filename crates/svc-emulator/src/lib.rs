@@ -1,1 +1,64 @@
-//! placeholder
+//! A local, stateful emulator of the svc REST API, for tests and offline development.
+//!
+//! Like Azurite for Azure Storage, it is a faithful stand-in, not a mock: it keeps state (in
+//! memory or in a SQLite file), listens on loopback, and answers the same paths, status codes and
+//! JSON shapes as the real service (see the crate README for its fidelity contract). One listener
+//! serves both hosts: the data host at the root (`api_base_url`) and the application host under
+//! `/api` (`app_base_url`).
+//!
+//! Start one in a test, talk to it over real HTTP, and drop it:
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use svc_emulator::{Emulator, EmulatorConfig, ProjectConfig, ProjectsConfig};
+//!
+//! let emulator = Emulator::start(
+//!     EmulatorConfig::default().projects(ProjectsConfig::new(vec![
+//!         ProjectConfig::new("shop").environments(["prod", "staging"]).api_key("svc_key_test"),
+//!     ])),
+//! )
+//! .await?;
+//! assert_eq!(emulator.project().as_str(), "shop");
+//! assert_eq!(emulator.environment().as_str(), "prod");
+//! assert_eq!(emulator.api_key(), "svc_key_test");
+//! // GET {app_base_url}/projects/shop/prod/view_settings/ with `Authorization: Bearer svc_key_test`
+//! // now answers `[]`.
+//! let url = format!("{}/projects/shop/prod/view_settings/", emulator.app_base_url());
+//! # let _ = url;
+//! emulator.shutdown().await;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Or run the binary, which prints one JSON line ([`StartupInfo`]) when ready:
+//!
+//! ```text
+//! $ svc-emulator --data ./emulator.sqlite
+//! {"api_base_url":"http://127.0.0.1:40123","app_base_url":"http://127.0.0.1:40123/api",...}
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod app;
+mod auth;
+pub mod cli;
+mod config;
+mod emulator;
+mod error;
+mod extract;
+mod handle;
+mod project_config;
+pub mod records;
+mod registry;
+mod routes;
+mod server;
+mod state;
+mod store;
+mod timestamp;
+mod tls;
+
+pub use config::EmulatorConfig;
+pub use emulator::{Emulator, EmulatorError};
+pub use handle::{EmulatorHandle, StartupInfo};
+pub use project_config::{ConfigError, ProjectConfig, ProjectsConfig, ResourceConfig};
