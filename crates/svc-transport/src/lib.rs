@@ -47,17 +47,25 @@
 //!
 //! - `hyper` (default): [`HyperTransport`], [`HyperTransportBuilder`] and [`BuildError`].
 //!   Sending with it needs a Tokio runtime.
+#![cfg_attr(feature = "hyper", doc = "")]
+#![cfg_attr(feature = "hyper", doc = "[`HyperTransport`]: crate::HyperTransport")]
 #![cfg_attr(
     feature = "hyper",
-    doc = "\n[`HyperTransport`]: crate::HyperTransport\n\
-           [`HyperTransportBuilder`]: crate::HyperTransportBuilder\n\
-           [`BuildError`]: crate::BuildError"
+    doc = "[`HyperTransportBuilder`]: crate::HyperTransportBuilder"
+)]
+#![cfg_attr(feature = "hyper", doc = "[`BuildError`]: crate::BuildError")]
+#![cfg_attr(not(feature = "hyper"), doc = "")]
+#![cfg_attr(
+    not(feature = "hyper"),
+    doc = "[`HyperTransport`]: https://docs.rs/svc-transport/latest/svc_transport/struct.HyperTransport.html"
 )]
 #![cfg_attr(
     not(feature = "hyper"),
-    doc = "\n[`HyperTransport`]: https://docs.rs/svc-transport/latest/svc_transport/struct.HyperTransport.html\n\
-           [`HyperTransportBuilder`]: https://docs.rs/svc-transport/latest/svc_transport/struct.HyperTransportBuilder.html\n\
-           [`BuildError`]: https://docs.rs/svc-transport/latest/svc_transport/struct.BuildError.html"
+    doc = "[`HyperTransportBuilder`]: https://docs.rs/svc-transport/latest/svc_transport/struct.HyperTransportBuilder.html"
+)]
+#![cfg_attr(
+    not(feature = "hyper"),
+    doc = "[`BuildError`]: https://docs.rs/svc-transport/latest/svc_transport/struct.BuildError.html"
 )]
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
@@ -75,3 +83,8 @@ pub use transport::{BoxFuture, Transport};
 #[cfg(feature = "hyper")]
 #[cfg_attr(docsrs, doc(cfg(feature = "hyper")))]
 pub use hyper_transport::{BuildError, HyperTransport, HyperTransportBuilder};
+
+/// Compiles the README's examples as doctests.
+#[cfg(all(doctest, feature = "hyper"))]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -1,0 +1,198 @@
+//! [`HyperTransport`]: the default transport, hyper-util's pooled client over rustls.
+
+mod builder;
+mod classify;
+#[cfg(test)]
+mod test_server;
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper_rustls::HttpsConnector;
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+
+use crate::{BoxFuture, Sent, Transport, TransportError, TransportErrorKind};
+
+pub use builder::{BuildError, HyperTransportBuilder};
+use classify::Target;
+
+/// The default transport: hyper-util's pooled HTTP/1.1 and HTTP/2 client over rustls.
+///
+/// - TLS by rustls with the *ring* provider (no process-wide provider needs installing),
+///   trusting the Mozilla roots of `webpki-roots` and any roots you add; HTTP/2 or HTTP/1.1 is
+///   chosen by ALPN. Plain `http://` URIs work too.
+/// - Keep-alive connections are pooled per host; `TCP_NODELAY` is set.
+/// - Timeouts: connect (default 10 s) and the whole request including its body (default 30 s).
+/// - The response body is read into memory, up to a limit (default 64 MiB).
+///
+/// Cloning is cheap and clones share the connection pool. `Debug` shows the settings only.
+///
+/// # Runtime
+///
+/// Sending needs a [Tokio](https://tokio.rs) runtime with I/O and time enabled (for example
+/// `#[tokio::main]`, or a runtime built with `enable_all()`); polled outside one, the future
+/// resolves to a [`TransportErrorKind::Other`] error that says so. Pooled connections belong to
+/// the runtime that opened them, so share one transport only among tasks of one runtime.
+///
+/// # Errors
+///
+/// See [`TransportErrorKind`] for what each kind means; the error's text names the host and
+/// port, says what happened and what to try, and never includes the request's path, query,
+/// headers or body.
+///
+/// # Example
+///
+/// ```no_run
+/// use bytes::Bytes;
+/// use svc_transport::{HyperTransport, Transport};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let transport = HyperTransport::new();
+/// let request = http::Request::get("https://api.example.com/v1/health").body(Bytes::new())?;
+/// match transport.send(request).await {
+///     Ok(response) => println!("{} ({} bytes)", response.status(), response.body().len()),
+///     Err(err) if err.is_retryable() => eprintln!("try again later: {err}"),
+///     Err(err) => return Err(err.into()),
+/// }
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct HyperTransport {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    client: Client<HttpsConnector<HttpConnector>, Full<Bytes>>,
+    config: Config,
+}
+
+/// The settings of a transport, as `Debug` shows them.
+#[derive(Debug, Clone)]
+struct Config {
+    connect_timeout: Duration,
+    request_timeout: Duration,
+    pool_idle_timeout: Duration,
+    pool_max_idle_per_host: usize,
+    max_response_bytes: usize,
+    built_in_roots: bool,
+    /// How many root certificates were added.
+    extra_roots: usize,
+}
+
+impl HyperTransport {
+    /// A transport with the default settings (see [`HyperTransportBuilder`]).
+    ///
+    /// # Panics
+    ///
+    /// Never in practice: the defaults add no certificate that could be invalid, and the
+    /// *ring* provider supports the default TLS versions.
+    pub fn new() -> Self {
+        Self::builder()
+            .build()
+            .expect("the default HyperTransport settings are valid")
+    }
+
+    /// A builder to change the timeouts, the pool, the size limit or the trusted roots.
+    pub fn builder() -> HyperTransportBuilder {
+        HyperTransportBuilder::new()
+    }
+}
+
+impl Default for HyperTransport {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl fmt::Debug for HyperTransport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HyperTransport")
+            .field("config", &self.inner.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Transport for HyperTransport {
+    fn send(
+        &self,
+        request: http::Request<Bytes>,
+    ) -> BoxFuture<'static, Result<http::Response<Bytes>, TransportError>> {
+        let inner = Arc::clone(&self.inner);
+        Box::pin(async move { inner.send(request).await })
+    }
+}
+
+impl Inner {
+    async fn send(
+        &self,
+        request: http::Request<Bytes>,
+    ) -> Result<http::Response<Bytes>, TransportError> {
+        let target = Target::of(request.uri())?;
+        if tokio::runtime::Handle::try_current().is_err() {
+            return Err(TransportError::message(
+                TransportErrorKind::Other,
+                "HyperTransport needs a Tokio runtime: send requests from within one \
+                 (for example #[tokio::main]), or use a transport of your own",
+            )
+            .with_sent(Sent::No));
+        }
+        let timeout = self.config.request_timeout;
+        match tokio::time::timeout(timeout, self.exchange(request, &target)).await {
+            Ok(result) => result,
+            Err(_elapsed) => Err(TransportError::message(
+                TransportErrorKind::Timeout,
+                format!(
+                    "no complete response from {target} within {timeout:?} (the request \
+                     timeout); the server may be slow or unreachable, and may have received \
+                     the request: retry only if it is idempotent, or raise the timeout"
+                ),
+            )),
+        }
+    }
+
+    /// Sends the request and reads the whole response, without the request timeout.
+    async fn exchange(
+        &self,
+        request: http::Request<Bytes>,
+        target: &Target,
+    ) -> Result<http::Response<Bytes>, TransportError> {
+        let is_head = request.method() == http::Method::HEAD;
+        let request = request.map(Full::new);
+        let response = self
+            .client
+            .request(request)
+            .await
+            .map_err(|e| classify::client_error(e, target, self.config.connect_timeout))?;
+
+        let (parts, body) = response.into_parts();
+        let max = self.config.max_response_bytes;
+        if !is_head && let Some(length) = content_length(&parts.headers).filter(|&n| n > max as u64)
+        {
+            return Err(classify::too_large(target, max, Some(length)));
+        }
+        let body = Limited::new(body, max)
+            .collect()
+            .await
+            .map_err(|e| classify::body_error(e, target, max))?
+            .to_bytes();
+        Ok(http::Response::from_parts(parts, body))
+    }
+}
+
+fn content_length(headers: &http::HeaderMap) -> Option<u64> {
+    headers
+        .get(http::header::CONTENT_LENGTH)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
