@@ -1,1 +1,80 @@
-//! e2e
+//! Shared helpers of the end-to-end tests: start an emulator on loopback and build clients
+//! for it. Every emulator binds `127.0.0.1:0` and stops when its handle is dropped.
+
+use svc_api::Client;
+use svc_emulator::{Emulator, EmulatorConfig, EmulatorHandle, ProjectConfig, ProjectsConfig};
+
+/// An emulator with its default demo project.
+pub async fn demo() -> EmulatorHandle {
+    Emulator::start(EmulatorConfig::default())
+        .await
+        .expect("the emulator starts")
+}
+
+/// An emulator with two projects, `alpha` (environments `prod`, `staging`) and `beta`, with
+/// fixed API keys `key_alpha` and `key_beta`.
+pub async fn two_projects(tls: bool) -> EmulatorHandle {
+    let config = ProjectsConfig::new(vec![
+        ProjectConfig::new("alpha")
+            .environments(["prod", "staging"])
+            .api_key("key_alpha"),
+        ProjectConfig::new("beta").environments(["prod"]).api_key("key_beta"),
+    ]);
+    Emulator::start(EmulatorConfig::default().projects(config).tls(tls))
+        .await
+        .expect("the emulator starts")
+}
+
+/// A client for the emulator's default project, with its API key and resource tokens, trusting
+/// its certificate when TLS is on.
+pub fn client(emulator: &EmulatorHandle) -> Client {
+    builder(emulator).build().expect("the client builds")
+}
+
+/// The builder behind [`client`], to adjust before building.
+pub fn builder(emulator: &EmulatorHandle) -> svc_api::ClientBuilder {
+    let mut b = Client::builder()
+        .project(emulator.project().as_str())
+        .environment(emulator.environment().as_str())
+        .api_base_url(emulator.api_base_url())
+        .app_base_url(emulator.app_base_url())
+        .api_key(emulator.api_key());
+    for (resource, token) in emulator.resource_tokens() {
+        b = b.resource_token(resource, token.as_str());
+    }
+    if let Some(pem) = emulator.tls_ca_pem() {
+        b = b.add_root_certificate_pem(pem.to_vec());
+    }
+    b
+}
+
+/// Sends a raw request through the default transport (for what the SDK would refuse to send)
+/// and returns status and body.
+pub async fn raw(
+    emulator: &EmulatorHandle,
+    method: &str,
+    url: &str,
+    authorization: Option<&str>,
+    body: &str,
+) -> (u16, serde_json::Value) {
+    use svc_transport::Transport;
+    let mut transport = svc_transport::HyperTransport::builder();
+    if let Some(pem) = emulator.tls_ca_pem() {
+        transport = transport.add_root_certificate_pem(pem).expect("pem");
+    }
+    let transport = transport.build().expect("transport");
+    let mut request = http::Request::builder()
+        .method(method)
+        .uri(url)
+        .header("content-type", "application/json");
+    if let Some(auth) = authorization {
+        request = request.header("authorization", auth);
+    }
+    let request = request
+        .body(bytes::Bytes::from(body.to_owned()))
+        .expect("request");
+    let response = transport.send(request).await.expect("an answer");
+    let status = response.status().as_u16();
+    let json = serde_json::from_slice(response.body()).unwrap_or(serde_json::Value::Null);
+    (status, json)
+}

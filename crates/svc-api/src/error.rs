@@ -206,7 +206,8 @@ impl fmt::Display for Error {
                 if let Some(code) = e.body.error_code() {
                     write!(f, " ({code})")?;
                 }
-                write!(f, ": {}", e.body.summary())?;
+                let summary = e.body.summary();
+                write!(f, ": {}", summary.trim_end_matches('.'))?;
                 let hint = hint(e.status);
                 if !hint.is_empty() {
                     write!(f, "; {hint}")?;

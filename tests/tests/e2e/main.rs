@@ -1,0 +1,4 @@
+//! End-to-end tests: the SDK against the emulator over real sockets on loopback.
+
+mod custom_transport;
+mod pages;
