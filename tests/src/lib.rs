@@ -18,7 +18,9 @@ pub async fn two_projects(tls: bool) -> EmulatorHandle {
         ProjectConfig::new("alpha")
             .environments(["prod", "staging"])
             .api_key("key_alpha"),
-        ProjectConfig::new("beta").environments(["prod"]).api_key("key_beta"),
+        ProjectConfig::new("beta")
+            .environments(["prod"])
+            .api_key("key_beta"),
     ]);
     Emulator::start(EmulatorConfig::default().projects(config).tls(tls))
         .await
@@ -77,4 +79,13 @@ pub async fn raw(
     let status = response.status().as_u16();
     let json = serde_json::from_slice(response.body()).unwrap_or(serde_json::Value::Null);
     (status, json)
+}
+
+/// The guides in `docs/`: their Rust examples compile as doctests of this crate.
+#[cfg(doctest)]
+pub mod guides {
+    #[doc = include_str!("../../docs/quickstart.md")]
+    pub struct Quickstart;
+    #[doc = include_str!("../../docs/custom-transport.md")]
+    pub struct CustomTransport;
 }

@@ -45,9 +45,10 @@ impl<T: Transport> Transport for Tagged<T> {
         mut request: http::Request<Bytes>,
     ) -> BoxFuture<'static, Result<http::Response<Bytes>, TransportError>> {
         self.sent.fetch_add(1, Ordering::Relaxed);
-        request
-            .headers_mut()
-            .insert(HeaderName::from_static("x-request-source"), self.source.clone());
+        request.headers_mut().insert(
+            HeaderName::from_static("x-request-source"),
+            self.source.clone(),
+        );
         self.inner.send(request)
     }
 }

@@ -59,6 +59,11 @@ pub use projects::Projects;
 #[cfg(feature = "records")]
 pub use records::{Record, RecordStream, Records};
 
+// Compile the README's examples as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 /// Re-exports of the crates this one stands on, so one dependency is enough.
 pub use svc_auth as auth;
 pub use svc_model as model;

@@ -123,12 +123,7 @@ mod tests {
 
     #[test]
     fn every_key_with_both_prefixes() {
-        let keys = [
-            "PROJECT",
-            "ENVIRONMENT",
-            "API_BASE_URL",
-            "APP_BASE_URL",
-        ];
+        let keys = ["PROJECT", "ENVIRONMENT", "API_BASE_URL", "APP_BASE_URL"];
         for key in keys {
             let plain = EnvConfig::from_map(&map(&[(&format!("SVC_{key}"), "plain")]));
             let both = EnvConfig::from_map(&map(&[

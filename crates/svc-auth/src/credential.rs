@@ -108,7 +108,9 @@ mod tests {
 
     #[test]
     fn refuses_header_injection() {
-        let err = Credential::api_key("k\r\nX-Evil: 1").header_value().unwrap_err();
+        let err = Credential::api_key("k\r\nX-Evil: 1")
+            .header_value()
+            .unwrap_err();
         assert_eq!(err.kind, "API key");
         assert!(!err.to_string().contains("Evil"));
     }

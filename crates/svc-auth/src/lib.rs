@@ -25,3 +25,8 @@ mod secret;
 pub use config::{EnvConfig, parse_draft};
 pub use credential::{Credential, InvalidCredential};
 pub use secret::Secret;
+
+// Compile the README's examples as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -30,8 +30,12 @@ impl Failure {
 
     pub fn hint(&self) -> Option<&'static str> {
         match self {
-            Failure::Api(e) if e.is_auth() => Some("pass --api-key (or SVC_API_KEY) / --token (or SVC_TOKEN) for this project"),
-            Failure::Api(Error::Transport(_)) => Some("is the server running, and are --api-base-url / --app-base-url right?"),
+            Failure::Api(e) if e.is_auth() => {
+                Some("pass --api-key (or SVC_API_KEY) / --token (or SVC_TOKEN) for this project")
+            }
+            Failure::Api(Error::Transport(_)) => {
+                Some("is the server running, and are --api-base-url / --app-base-url right?")
+            }
             _ => None,
         }
     }

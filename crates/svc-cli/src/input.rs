@@ -18,5 +18,6 @@ pub fn json(arg: &str) -> Result<serde_json::Value, Failure> {
     } else {
         (arg.to_owned(), "--data".to_owned())
     };
-    serde_json::from_str(&text).map_err(|e| Failure::Usage(format!("{from} is not valid JSON: {e}")))
+    serde_json::from_str(&text)
+        .map_err(|e| Failure::Usage(format!("{from} is not valid JSON: {e}")))
 }

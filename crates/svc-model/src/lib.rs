@@ -36,3 +36,8 @@ pub use ident::{
 pub use list::Page;
 pub use page_settings::{PageSettings, UpdatePageSettings};
 pub use project::{Project, ProjectEnvironment, ProjectResource};
+
+// Compile the README's examples as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -3,9 +3,9 @@
 #[path = "../../../crates/svc-api/examples/custom_transport.rs"]
 mod example;
 
+use svc_tests::{builder, two_projects};
 use svc_transport::HyperTransport;
 use svc_transport::replay::RecordingTransport;
-use svc_tests::{builder, two_projects};
 
 #[tokio::test]
 async fn a_user_transport_adds_a_header_and_counts_requests() {

@@ -37,7 +37,10 @@ async fn every_operation(tls: bool) {
     );
     assert_eq!(updated.get("custom"), Some(&json!({"kept": [1, 2]})));
     // No params: nothing changes.
-    let same = pages.update(&uid, &UpdatePageSettings::default()).await.unwrap();
+    let same = pages
+        .update(&uid, &UpdatePageSettings::default())
+        .await
+        .unwrap();
     assert_eq!(same.params_raw(), updated.params_raw());
 
     pages.delete(&uid).await.unwrap();
@@ -47,7 +50,11 @@ async fn every_operation(tls: bool) {
 
     let project = c.projects().current().await.unwrap();
     assert_eq!(project.unique_name(), Some("alpha"));
-    let envs: Vec<_> = project.environments().into_iter().map(|e| e.unique_name).collect();
+    let envs: Vec<_> = project
+        .environments()
+        .into_iter()
+        .map(|e| e.unique_name)
+        .collect();
     assert_eq!(envs, ["prod", "staging"]);
 }
 
@@ -84,26 +91,60 @@ async fn draft_rules() {
     let drafts = c.pages().draft(true);
 
     // A page created with draft=1 exists only in the draft set.
-    let sketch = drafts.create(&PageSettings::new().with("uid", "sketch")).await.unwrap();
+    let sketch = drafts
+        .create(&PageSettings::new().with("uid", "sketch"))
+        .await
+        .unwrap();
     assert_eq!(sketch.is_draft(), Some(true));
     assert!(published.get("sketch").await.unwrap_err().is_not_found());
     assert_eq!(drafts.list().await.unwrap().len(), 1);
     assert!(published.list().await.unwrap().is_empty());
 
     // A page created with draft=0 exists in both sets.
-    published.create(&PageSettings::new().with("uid", "home").with("params", "{\"v\":1}")).await.unwrap();
+    published
+        .create(
+            &PageSettings::new()
+                .with("uid", "home")
+                .with("params", "{\"v\":1}"),
+        )
+        .await
+        .unwrap();
     assert_eq!(drafts.get("home").await.unwrap().is_draft(), Some(true));
     assert_eq!(published.get("home").await.unwrap().is_draft(), Some(false));
 
     // A draft update leaves the published page alone.
-    drafts.update("home", &UpdatePageSettings::from_params_json("{\"v\":2}").unwrap()).await.unwrap();
-    assert_eq!(published.get("home").await.unwrap().params_raw(), Some("{\"v\":1}"));
-    assert_eq!(drafts.get("home").await.unwrap().params_raw(), Some("{\"v\":2}"));
+    drafts
+        .update(
+            "home",
+            &UpdatePageSettings::from_params_json("{\"v\":2}").unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        published.get("home").await.unwrap().params_raw(),
+        Some("{\"v\":1}")
+    );
+    assert_eq!(
+        drafts.get("home").await.unwrap().params_raw(),
+        Some("{\"v\":2}")
+    );
 
     // A published update changes the published page and its draft copy.
-    published.update("home", &UpdatePageSettings::from_params_json("{\"v\":3}").unwrap()).await.unwrap();
-    assert_eq!(published.get("home").await.unwrap().params_raw(), Some("{\"v\":3}"));
-    assert_eq!(drafts.get("home").await.unwrap().params_raw(), Some("{\"v\":3}"));
+    published
+        .update(
+            "home",
+            &UpdatePageSettings::from_params_json("{\"v\":3}").unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        published.get("home").await.unwrap().params_raw(),
+        Some("{\"v\":3}")
+    );
+    assert_eq!(
+        drafts.get("home").await.unwrap().params_raw(),
+        Some("{\"v\":3}")
+    );
 
     // A draft delete leaves the published page; a published delete removes both.
     drafts.delete("home").await.unwrap();
@@ -117,15 +158,36 @@ async fn draft_rules() {
     assert_eq!(draft_client.pages().list().await.unwrap().len(), 1);
 
     // Environments are separate.
-    assert!(c.pages().environment("staging").draft(true).list().await.unwrap().is_empty());
+    assert!(
+        c.pages()
+            .environment("staging")
+            .draft(true)
+            .list()
+            .await
+            .unwrap()
+            .is_empty()
+    );
 }
 
 #[tokio::test]
 async fn identifiers_reach_the_server_intact() {
     let emulator = two_projects(false).await;
     let c = client(&emulator);
-    for uid in ["a/b", "what?x=1", "frag#ment", "100%", "two words", "héllo wörld 日本", "a/../b", "..."] {
-        let created = c.pages().create(&PageSettings::new().with("uid", uid)).await.unwrap();
+    for uid in [
+        "a/b",
+        "what?x=1",
+        "frag#ment",
+        "100%",
+        "two words",
+        "héllo wörld 日本",
+        "a/../b",
+        "...",
+    ] {
+        let created = c
+            .pages()
+            .create(&PageSettings::new().with("uid", uid))
+            .await
+            .unwrap();
         assert_eq!(created.uid(), Some(uid));
         let got = c.pages().get(uid).await.unwrap();
         assert_eq!(got.uid(), Some(uid), "get {uid:?}");
@@ -140,19 +202,53 @@ async fn each_error_status() {
     let c = client(&emulator);
 
     // 400: params that are not JSON text, named in a field error.
-    let err = c.pages().create(&PageSettings::new().with("params", 3)).await.unwrap_err();
+    let err = c
+        .pages()
+        .create(&PageSettings::new().with("params", 3))
+        .await
+        .unwrap_err();
     assert_eq!(err.status().map(|s| s.as_u16()), Some(400));
-    assert!(err.body().unwrap().field_errors().contains_key("params"), "{err}");
-    c.pages().create(&PageSettings::new().with("uid", "dup")).await.unwrap();
-    let err = c.pages().create(&PageSettings::new().with("uid", "dup")).await.unwrap_err();
-    assert!(err.body().unwrap().field_errors().contains_key("uid"), "{err}");
+    assert!(
+        err.body().unwrap().field_errors().contains_key("params"),
+        "{err}"
+    );
+    c.pages()
+        .create(&PageSettings::new().with("uid", "dup"))
+        .await
+        .unwrap();
+    let err = c
+        .pages()
+        .create(&PageSettings::new().with("uid", "dup"))
+        .await
+        .unwrap_err();
+    assert!(
+        err.body().unwrap().field_errors().contains_key("uid"),
+        "{err}"
+    );
 
     // 400 for what the SDK never sends: extra update fields, a bad draft value.
-    let url = format!("{}/projects/alpha/prod/view_settings/dup/", emulator.app_base_url());
-    let (status, body) = raw(&emulator, "PATCH", &url, Some("Bearer key_alpha"), r#"{"params":"{}","name":"x"}"#).await;
+    let url = format!(
+        "{}/projects/alpha/prod/view_settings/dup/",
+        emulator.app_base_url()
+    );
+    let (status, body) = raw(
+        &emulator,
+        "PATCH",
+        &url,
+        Some("Bearer key_alpha"),
+        r#"{"params":"{}","name":"x"}"#,
+    )
+    .await;
     assert_eq!(status, 400);
     assert!(body.get("name").is_some(), "{body}");
-    let (status, body) = raw(&emulator, "GET", &format!("{url}?draft=yes"), Some("Bearer key_alpha"), "").await;
+    let (status, body) = raw(
+        &emulator,
+        "GET",
+        &format!("{url}?draft=yes"),
+        Some("Bearer key_alpha"),
+        "",
+    )
+    .await;
     assert_eq!(status, 400);
     assert!(body.get("draft").is_some(), "{body}");
 
@@ -175,7 +271,14 @@ async fn each_error_status() {
 
     // 404: a missing page, an unknown environment.
     assert!(c.pages().get("nope").await.unwrap_err().is_not_found());
-    assert!(c.pages().environment("qa").list().await.unwrap_err().is_not_found());
+    assert!(
+        c.pages()
+            .environment("qa")
+            .list()
+            .await
+            .unwrap_err()
+            .is_not_found()
+    );
 
     // 405: a method the path does not have.
     let (status, body) = raw(&emulator, "PUT", &url, Some("Bearer key_alpha"), "{}").await;
@@ -224,8 +327,13 @@ async fn a_response_that_is_not_json_is_a_decode_error() {
         .build()
         .unwrap();
     let err = c.pages().list().await.unwrap_err();
-    let Error::Decode(decode) = &err else { panic!("{err:?}") };
-    assert_eq!(decode.body.as_ref(), b"<html><body>Maintenance</body></html>");
+    let Error::Decode(decode) = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(
+        decode.body.as_ref(),
+        b"<html><body>Maintenance</body></html>"
+    );
     assert_eq!(err.sent(), Sent::Yes);
     server.await.unwrap();
 }

@@ -67,10 +67,25 @@ async fn tour_projects(client: &Client, n: &mut u32) -> Result<(), Failure> {
     step(n, "Projects: client.projects().current()");
     let project = client.projects().current().await?;
     show("name", project.name().unwrap_or("-"));
-    let envs: Vec<String> = project.environments().into_iter().map(|e| e.unique_name).collect();
+    let envs: Vec<String> = project
+        .environments()
+        .into_iter()
+        .map(|e| e.unique_name)
+        .collect();
     show("environments", envs.join(", "));
-    let resources: Vec<String> = project.resources().into_iter().map(|r| r.unique_name).collect();
-    show("resources", if resources.is_empty() { "-".to_owned() } else { resources.join(", ") });
+    let resources: Vec<String> = project
+        .resources()
+        .into_iter()
+        .map(|r| r.unique_name)
+        .collect();
+    show(
+        "resources",
+        if resources.is_empty() {
+            "-".to_owned()
+        } else {
+            resources.join(", ")
+        },
+    );
     Ok(())
 }
 
@@ -87,7 +102,10 @@ async fn tour_pages(client: &Client, n: &mut u32) -> Result<(), Failure> {
     show("uid (server-assigned)", &uid);
     show("date_add", created.date_add().unwrap_or("-"));
 
-    step(n, "Draft: change the page in the draft set only (.draft(true))");
+    step(
+        n,
+        "Draft: change the page in the draft set only (.draft(true))",
+    );
     let update = UpdatePageSettings::from_structure(&json!({"elements": [{"type": "chart"}]}))
         .map_err(invalid)?;
     let draft = client.pages().draft(true).update(&uid, &update).await?;
@@ -102,11 +120,17 @@ async fn tour_pages(client: &Client, n: &mut u32) -> Result<(), Failure> {
         .create(&PageSettings::new().with("unique_name", "sketch"))
         .await?;
     let sketch_uid = sketch.uid().unwrap_or_default().to_owned();
-    show("draft pages", client.pages().draft(true).list().await?.len());
+    show(
+        "draft pages",
+        client.pages().draft(true).list().await?.len(),
+    );
     show("published pages", client.pages().list().await?.len());
     match client.pages().get(&sketch_uid).await {
         Err(e) if e.is_not_found() => show("published get", "404 Not Found, as expected"),
-        other => show("published get", format!("{:?}", other.map(|p| p.uid().map(str::to_owned)))),
+        other => show(
+            "published get",
+            format!("{:?}", other.map(|p| p.uid().map(str::to_owned))),
+        ),
     }
 
     step(n, "Errors say what went wrong: a wrong API key");
@@ -129,7 +153,10 @@ async fn tour_pages(client: &Client, n: &mut u32) -> Result<(), Failure> {
 async fn tour_records(client: &Client, n: &mut u32) -> Result<(), Failure> {
     let orders = client.records("shop", "orders");
 
-    step(n, "Records: one page of paid orders over 100, largest first");
+    step(
+        n,
+        "Records: one page of paid orders over 100, largest first",
+    );
     let query = ListQuery::new()
         .eq("status", "paid")
         .filter("total", Lookup::Gt, 100)
@@ -138,7 +165,10 @@ async fn tour_records(client: &Client, n: &mut u32) -> Result<(), Failure> {
     let page = orders.list(&query).await?;
     show("matching", page.count);
     for order in &page.results {
-        show("order", json!({"id": order.get("id"), "total": order.get("total"), "status": order.get("status")}));
+        show(
+            "order",
+            json!({"id": order.get("id"), "total": order.get("total"), "status": order.get("status")}),
+        );
     }
     show("next page", page.next.as_deref().unwrap_or("-"));
 
@@ -151,7 +181,9 @@ async fn tour_records(client: &Client, n: &mut u32) -> Result<(), Failure> {
         city: Option<String>,
     }
     let customers = client.records("shop", "customers").typed::<Customer>();
-    let first = customers.list(&ListQuery::new().order_by("id").per_page(2)).await?;
+    let first = customers
+        .list(&ListQuery::new().order_by("id").per_page(2))
+        .await?;
     for c in &first.results {
         show("customer", format!("{c:?}"));
     }
@@ -167,7 +199,10 @@ async fn tour_records(client: &Client, n: &mut u32) -> Result<(), Failure> {
 
     step(n, "Group: orders per status, and per month");
     let per_status: Vec<GroupRow<String, u64>> = orders
-        .group(&GroupRequest::new("status", AggregateFunc::Count), &ListQuery::new())
+        .group(
+            &GroupRequest::new("status", AggregateFunc::Count),
+            &ListQuery::new(),
+        )
         .await?;
     for row in &per_status {
         show(&row.group, row.y_func);
@@ -180,10 +215,16 @@ async fn tour_records(client: &Client, n: &mut u32) -> Result<(), Failure> {
         )
         .await?;
     if let (Some(first), Some(last)) = (per_month.first(), per_month.last()) {
-        show("months", format!("{} ({} .. {})", per_month.len(), first.group, last.group));
+        show(
+            "months",
+            format!("{} ({} .. {})", per_month.len(), first.group, last.group),
+        );
     }
 
-    step(n, "Stream: every order across pages (fetched ahead while you work)");
+    step(
+        n,
+        "Stream: every order across pages (fetched ahead while you work)",
+    );
     let total: usize = orders
         .stream(ListQuery::new().per_page(1000))?
         .try_fold(0, |n, _| async move { Ok(n + 1) })
@@ -196,8 +237,13 @@ async fn tour_records(client: &Client, n: &mut u32) -> Result<(), Failure> {
         .await?;
     let id = created.get("id").cloned().unwrap_or_default();
     show("created", &id);
-    let updated = orders.update(id.to_string(), &json!({"status": "paid"})).await?;
-    show("updated status", updated.get("status").cloned().unwrap_or_default());
+    let updated = orders
+        .update(id.to_string(), &json!({"status": "paid"}))
+        .await?;
+    show(
+        "updated status",
+        updated.get("status").cloned().unwrap_or_default(),
+    );
     orders.delete(id.to_string()).await?;
     show("deleted", &id);
     Ok(())
@@ -205,16 +251,29 @@ async fn tour_records(client: &Client, n: &mut u32) -> Result<(), Failure> {
 
 fn next_steps(emulator: &EmulatorHandle, keep_running: bool) {
     println!("\nNext steps");
-    println!("   cargo run -p svc-cli -- emulator           # the emulator on its own; prints its URLs and keys");
-    println!("   cargo run -p svc-cli -- demo --keep-running # this tour, then keep the emulator up");
+    println!(
+        "   cargo run -p svc-cli -- emulator           # the emulator on its own; prints its URLs and keys"
+    );
+    println!(
+        "   cargo run -p svc-cli -- demo --keep-running # this tour, then keep the emulator up"
+    );
     if keep_running {
         let info = emulator.startup_info();
-        println!("   export SVC_PROJECT={} SVC_API_BASE_URL={} SVC_APP_BASE_URL={}", info.project, info.api_base_url, info.app_base_url);
-        println!("   export SVC_API_KEY=<the api_key printed by `svc emulator`, or this demo's: see below>");
+        println!(
+            "   export SVC_PROJECT={} SVC_API_BASE_URL={} SVC_APP_BASE_URL={}",
+            info.project, info.api_base_url, info.app_base_url
+        );
+        println!(
+            "   export SVC_API_KEY=<the api_key printed by `svc emulator`, or this demo's: see below>"
+        );
         println!("   api_key: {}", info.api_key);
         println!("   cargo run -p svc-cli -- pages list");
-        println!("   cargo run -p svc-cli -- records list shop orders -f status=paid --order-by=-total --per-page 5");
+        println!(
+            "   cargo run -p svc-cli -- records list shop orders -f status=paid --order-by=-total --per-page 5"
+        );
     } else {
-        println!("   svc pages list | svc records list shop orders -f status=paid   (with SVC_* set; see svc --help)");
+        println!(
+            "   svc pages list | svc records list shop orders -f status=paid   (with SVC_* set; see svc --help)"
+        );
     }
 }

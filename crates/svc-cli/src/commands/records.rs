@@ -69,9 +69,11 @@ pub async fn run(global: &Global, cmd: RecordsCommand) -> Result<(), Failure> {
 
 /// `field=value`, `field__lookup=value`, `exclude__field[__lookup]=value`.
 fn add_filter(query: ListQuery, text: &str) -> Result<ListQuery, Failure> {
-    let (key, value) = text
-        .split_once('=')
-        .ok_or_else(|| Failure::Usage(format!("filter {text:?} must look like field=value or field__lookup=value")))?;
+    let (key, value) = text.split_once('=').ok_or_else(|| {
+        Failure::Usage(format!(
+            "filter {text:?} must look like field=value or field__lookup=value"
+        ))
+    })?;
     let (exclude, key) = match key.strip_prefix("exclude__") {
         Some(rest) => (true, rest),
         None => (false, key),
@@ -80,7 +82,10 @@ fn add_filter(query: ListQuery, text: &str) -> Result<ListQuery, Failure> {
         Some((field, name)) => {
             let lookup = Lookup::parse(name).ok_or_else(|| {
                 let names: Vec<_> = Lookup::ALL.iter().map(|l| l.as_str()).collect();
-                Failure::Usage(format!("unknown lookup {name:?} in {text:?}; lookups: {}", names.join(", ")))
+                Failure::Usage(format!(
+                    "unknown lookup {name:?} in {text:?}; lookups: {}",
+                    names.join(", ")
+                ))
             })?;
             (field, lookup)
         }
