@@ -2,3 +2,4 @@
 
 mod custom_transport;
 mod pages;
+mod records;

@@ -1,0 +1,185 @@
+//! Page settings: `/projects/{project}/{environment}/view_settings/[{uid}/]` (API.md 3.2).
+//!
+//! Every handler checks, in order: the credentials and environment (401/403/404), the `draft`
+//! query (400), then the body (400), and only then touches the store. The draft rules themselves
+//! live in the store, inside one transaction per operation.
+
+use axum::Json;
+use axum::body::Body;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::de::IgnoredAny;
+use serde_json::Value;
+use svc_model::PageUid;
+
+use crate::auth;
+use crate::error::ApiError;
+use crate::extract::{json_object, query_values};
+use crate::state::AppState;
+use crate::store::{Created, EnvScope, PageSet, StoredPage};
+
+type EnvPath = Result<Path<(String, String)>, PathRejection>;
+type PagePath = Result<Path<(String, String, String)>, PathRejection>;
+
+/// `GET .../view_settings/`: every page of the set, by `date_add` then `uid`.
+pub(super) async fn list(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: EnvPath,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
+    let Path((project, environment)) = path?;
+    let scope = authorize(&state, &headers, &project, &environment)?;
+    let set = page_set(query.as_deref())?;
+    let pages = state.store().list_pages(scope, set).await?;
+    let pages: Vec<Value> = pages.into_iter().map(StoredPage::into_json).collect();
+    Ok(Json(pages).into_response())
+}
+
+/// `POST .../view_settings/`: `201` with the stored page.
+pub(super) async fn create(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: EnvPath,
+    RawQuery(query): RawQuery,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let Path((project, environment)) = path?;
+    let scope = authorize(&state, &headers, &project, &environment)?;
+    let set = page_set(query.as_deref())?;
+    let fields = json_object(body).await?;
+    let uid = match fields.get("uid") {
+        None => None,
+        Some(Value::String(uid)) if PageUid::new(uid.as_str()).is_ok() => Some(uid.clone()),
+        Some(_) => {
+            return Err(ApiError::invalid_field(
+                "uid",
+                "Must be a non-empty string other than `.` and `..`.",
+            ));
+        }
+    };
+    if let Some(params) = fields.get("params") {
+        check_params(params)?;
+    }
+    match state.store().create_page(scope, set, uid, fields).await? {
+        Created::Page(page) => Ok((StatusCode::CREATED, Json(page.into_json())).into_response()),
+        Created::UidTaken => Err(ApiError::invalid_field(
+            "uid",
+            "A page with this uid already exists.",
+        )),
+    }
+}
+
+/// `GET .../view_settings/{uid}/`.
+pub(super) async fn get(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: PagePath,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
+    let Path((project, environment, uid)) = path?;
+    let scope = authorize(&state, &headers, &project, &environment)?;
+    let set = page_set(query.as_deref())?;
+    let page = state.store().get_page(scope, set, uid).await?;
+    let page = page.ok_or_else(page_not_found)?;
+    Ok(Json(page.into_json()).into_response())
+}
+
+/// `PATCH .../view_settings/{uid}/`: only `params` may be sent; `200` with the whole page.
+pub(super) async fn update(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: PagePath,
+    RawQuery(query): RawQuery,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let Path((project, environment, uid)) = path?;
+    let scope = authorize(&state, &headers, &project, &environment)?;
+    let set = page_set(query.as_deref())?;
+    let mut fields = json_object(body).await?;
+    let params = fields.remove("params");
+    if !fields.is_empty() {
+        let names: Vec<&str> = fields.keys().map(String::as_str).collect();
+        let mut error = ApiError::invalid(format!(
+            "Only `params` can be updated; unknown fields: {}.",
+            names.join(", ")
+        ));
+        for name in names {
+            error = error.with_field(name, "This field cannot be updated.");
+        }
+        return Err(error);
+    }
+    let params = params.as_ref().map(check_params).transpose()?;
+    let page = state
+        .store()
+        .update_page_params(scope, set, uid, params)
+        .await?;
+    let page = page.ok_or_else(page_not_found)?;
+    Ok(Json(page.into_json()).into_response())
+}
+
+/// `DELETE .../view_settings/{uid}/`: `204` with an empty body.
+pub(super) async fn delete(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: PagePath,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
+    let Path((project, environment, uid)) = path?;
+    let scope = authorize(&state, &headers, &project, &environment)?;
+    let set = page_set(query.as_deref())?;
+    if state.store().delete_page(scope, set, uid).await? {
+        Ok(StatusCode::NO_CONTENT.into_response())
+    } else {
+        Err(page_not_found())
+    }
+}
+
+fn authorize(
+    state: &AppState,
+    headers: &HeaderMap,
+    project: &str,
+    environment: &str,
+) -> Result<EnvScope, ApiError> {
+    let (project, environment) =
+        auth::authorize_environment(state.registry(), headers, project, environment)?;
+    Ok(EnvScope {
+        project: project.name.as_str().to_owned(),
+        environment: environment.as_str().to_owned(),
+    })
+}
+
+/// Query `draft`: `0` (default) or `1`; any other value, the empty one included, is a `400`.
+/// When repeated, every value must be valid and the last one counts.
+fn page_set(query: Option<&str>) -> Result<PageSet, ApiError> {
+    let mut set = PageSet::Published;
+    for value in query_values(query, "draft") {
+        set = match value.as_str() {
+            "0" => PageSet::Published,
+            "1" => PageSet::Draft,
+            _ => return Err(ApiError::invalid_field("draft", "Must be `0` or `1`.")),
+        };
+    }
+    Ok(set)
+}
+
+/// `params` must be a string holding valid JSON.
+fn check_params(params: &Value) -> Result<String, ApiError> {
+    match params {
+        Value::String(text) if serde_json::from_str::<IgnoredAny>(text).is_ok() => Ok(text.clone()),
+        Value::String(_) => Err(ApiError::invalid_field(
+            "params",
+            "Must be a string holding valid JSON.",
+        )),
+        _ => Err(ApiError::invalid_field(
+            "params",
+            "Must be a string (of JSON text), not a JSON value.",
+        )),
+    }
+}
+
+fn page_not_found() -> ApiError {
+    ApiError::not_found("Page not found.")
+}

@@ -1,0 +1,105 @@
+//! How to start an emulator: where it listens, where it keeps its data, which projects it
+//! serves, and whether it speaks TLS.
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::{Path, PathBuf};
+
+use crate::project_config::ProjectsConfig;
+
+/// Options of [`Emulator::start`](crate::Emulator::start), builder style.
+///
+/// The defaults are what a test wants: a random loopback port, everything in memory, the demo
+/// project, plain HTTP.
+///
+/// ```
+/// use svc_emulator::EmulatorConfig;
+///
+/// let config = EmulatorConfig::default()
+///     .listen(([127, 0, 0, 1], 0).into())
+///     .data_path("/tmp/svc-emulator-example/meta.sqlite")
+///     .tls(true);
+/// assert!(config.tls_enabled());
+/// assert_eq!(config.listen_addr().port(), 0);
+/// ```
+#[derive(Debug, Clone)]
+pub struct EmulatorConfig {
+    listen: SocketAddr,
+    data_path: Option<PathBuf>,
+    projects: ProjectsSource,
+    tls: bool,
+}
+
+/// Where the projects come from. Setting one source replaces the other.
+#[derive(Debug, Clone)]
+pub(crate) enum ProjectsSource {
+    /// The projects persisted in the data path, else the demo project.
+    Default,
+    /// A JSON config file, read at start.
+    File(PathBuf),
+    /// A config given in code.
+    Inline(ProjectsConfig),
+}
+
+impl Default for EmulatorConfig {
+    fn default() -> Self {
+        Self {
+            listen: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
+            data_path: None,
+            projects: ProjectsSource::Default,
+            tls: false,
+        }
+    }
+}
+
+impl EmulatorConfig {
+    /// The address to listen on; default `127.0.0.1:0` (a free port on loopback).
+    pub fn listen(mut self, addr: SocketAddr) -> Self {
+        self.listen = addr;
+        self
+    }
+
+    /// The SQLite file that keeps projects, keys and page settings across restarts (created with
+    /// its parent directories if missing). Without it, everything lives in memory.
+    pub fn data_path(mut self, path: impl Into<PathBuf>) -> Self {
+        self.data_path = Some(path.into());
+        self
+    }
+
+    /// A JSON config file of projects (format in the crate README). Replaces
+    /// [`projects`](Self::projects).
+    pub fn config_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.projects = ProjectsSource::File(path.into());
+        self
+    }
+
+    /// The projects to serve, given in code. Replaces [`config_file`](Self::config_file).
+    pub fn projects(mut self, config: ProjectsConfig) -> Self {
+        self.projects = ProjectsSource::Inline(config);
+        self
+    }
+
+    /// Serve HTTPS with a certificate generated at start (default off).
+    pub fn tls(mut self, enabled: bool) -> Self {
+        self.tls = enabled;
+        self
+    }
+
+    /// The address to listen on.
+    pub fn listen_addr(&self) -> SocketAddr {
+        self.listen
+    }
+
+    /// The data path, if any.
+    pub fn data_location(&self) -> Option<&Path> {
+        self.data_path.as_deref()
+    }
+
+    /// Whether TLS is on.
+    pub fn tls_enabled(&self) -> bool {
+        self.tls
+    }
+
+    pub(crate) fn projects_source(&self) -> &ProjectsSource {
+        &self.projects
+    }
+}

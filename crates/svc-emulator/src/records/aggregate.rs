@@ -1,0 +1,368 @@
+//! Aggregate and group operations, and the parsing of their POST bodies and GET query forms.
+
+use rusqlite::params_from_iter;
+use serde_json::{Map, Value as Json};
+
+use crate::records::convert::value_to_json;
+use crate::records::error::RecordsError;
+use crate::records::filter::build_where;
+use crate::records::resource::Resource;
+use crate::records::schema::{Field, FieldKind, Model, prepare};
+
+/// An aggregate function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AggFunc {
+    /// Number of non-NULL values.
+    Count,
+    /// Sum; `0` over no rows.
+    Sum,
+    /// Smallest value; `null` over no rows.
+    Min,
+    /// Largest value; `null` over no rows.
+    Max,
+    /// Average; `0` over no rows.
+    Avg,
+}
+
+impl AggFunc {
+    /// Parses `count`, `sum`, `min`, `max`, `avg`, ignoring ASCII case.
+    pub fn parse(name: &str) -> Option<Self> {
+        Some(match name.to_ascii_lowercase().as_str() {
+            "count" => Self::Count,
+            "sum" => Self::Sum,
+            "min" => Self::Min,
+            "max" => Self::Max,
+            "avg" => Self::Avg,
+            _ => return None,
+        })
+    }
+
+    fn sql(self, col: &str) -> String {
+        match self {
+            Self::Count => format!("count({col})"),
+            Self::Sum => format!("coalesce(sum({col}), 0)"),
+            Self::Min => format!("min({col})"),
+            Self::Max => format!("max({col})"),
+            Self::Avg => format!("coalesce(avg({col}), 0)"),
+        }
+    }
+
+    /// The kind used to write the result: `min`/`max` keep the column's kind (booleans stay
+    /// booleans); the others are numbers.
+    fn result_kind(self, field: &Field) -> FieldKind {
+        match self {
+            Self::Min | Self::Max => field.kind,
+            _ => FieldKind::Real,
+        }
+    }
+}
+
+/// How group keys are made from the `x_column`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum XLookup {
+    /// The value itself.
+    Plain,
+    /// `date_day` on date and date-time fields, `plain` on others.
+    Auto,
+    /// The date truncated to a unit.
+    Date(DateUnit),
+}
+
+/// A unit of a `date_{unit}` group lookup.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DateUnit {
+    /// `YYYY-MM-DDTHH:MM:SS`.
+    Second,
+    /// `YYYY-MM-DDTHH:MM:00`.
+    Minute,
+    /// `YYYY-MM-DDTHH:00:00`.
+    Hour,
+    /// `YYYY-MM-DD`.
+    Day,
+    /// The Monday starting the ISO week, `YYYY-MM-DD`.
+    Week,
+    /// `YYYY-MM-01`.
+    Month,
+    /// The first day of the quarter, `YYYY-MM-01`.
+    Quarter,
+    /// `YYYY-01-01`.
+    Year,
+}
+
+impl XLookup {
+    /// Parses `plain`, `auto` or `date_{second|minute|hour|day|week|month|quarter|year}`.
+    pub fn parse(name: &str) -> Option<Self> {
+        Some(match name {
+            "plain" => Self::Plain,
+            "auto" => Self::Auto,
+            "date_second" => Self::Date(DateUnit::Second),
+            "date_minute" => Self::Date(DateUnit::Minute),
+            "date_hour" => Self::Date(DateUnit::Hour),
+            "date_day" => Self::Date(DateUnit::Day),
+            "date_week" => Self::Date(DateUnit::Week),
+            "date_month" => Self::Date(DateUnit::Month),
+            "date_quarter" => Self::Date(DateUnit::Quarter),
+            "date_year" => Self::Date(DateUnit::Year),
+            _ => return None,
+        })
+    }
+}
+
+impl DateUnit {
+    fn sql(self, col: &str) -> String {
+        match self {
+            Self::Second => format!("strftime('%Y-%m-%dT%H:%M:%S', {col})"),
+            Self::Minute => format!("strftime('%Y-%m-%dT%H:%M:00', {col})"),
+            Self::Hour => format!("strftime('%Y-%m-%dT%H:00:00', {col})"),
+            Self::Day => format!("date({col})"),
+            Self::Week => format!("date({col}, 'weekday 0', '-6 days')"),
+            Self::Month => format!("strftime('%Y-%m-01', {col})"),
+            Self::Quarter => format!(
+                "printf('%s-%02d-01', strftime('%Y', {col}), \
+                 ((CAST(strftime('%m', {col}) AS INTEGER) - 1) / 3) * 3 + 1)"
+            ),
+            Self::Year => format!("strftime('%Y-01-01', {col})"),
+        }
+    }
+}
+
+/// An aggregate request: `{"func", "column"?}` or `_y_func`, `_y_column`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AggregateRequest {
+    /// The function.
+    pub func: AggFunc,
+    /// The column; `None` for the primary key.
+    pub column: Option<String>,
+}
+
+/// A group request: `{"x_column", "x_lookup"?, "y_func", "y_column"?}` or `_x_column`,
+/// `_x_lookup`, `_y_func`, `_y_column`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroupRequest {
+    /// The column whose values (or truncated dates) make the groups.
+    pub x_column: String,
+    /// How group keys are made; `plain` by default.
+    pub x_lookup: XLookup,
+    /// The function applied in each group.
+    pub y_func: AggFunc,
+    /// Its column; `None` for the primary key.
+    pub y_column: Option<String>,
+}
+
+fn required(field: &str) -> RecordsError {
+    RecordsError::field(field, "This field is required.")
+}
+
+fn func_of(field: &str, raw: Option<&str>) -> Result<AggFunc, RecordsError> {
+    let raw = raw
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| required(field))?;
+    AggFunc::parse(raw).ok_or_else(|| {
+        RecordsError::field(
+            field,
+            format!("Unknown function {raw:?}: expected count, sum, min, max or avg."),
+        )
+    })
+}
+
+fn lookup_of(field: &str, raw: Option<&str>) -> Result<XLookup, RecordsError> {
+    match raw.filter(|s| !s.is_empty()) {
+        None => Ok(XLookup::Plain),
+        Some(raw) => XLookup::parse(raw).ok_or_else(|| {
+            RecordsError::field(
+                field,
+                format!(
+                    "Unknown lookup {raw:?}: expected plain, auto or date_{{second|minute|hour|day|week|month|quarter|year}}."
+                ),
+            )
+        }),
+    }
+}
+
+/// A string member of a JSON body: absent, `null` and `""` are `None`; other types are a `400`.
+fn json_str<'a>(obj: &'a Map<String, Json>, key: &str) -> Result<Option<&'a str>, RecordsError> {
+    match obj.get(key) {
+        None | Some(Json::Null) => Ok(None),
+        Some(Json::String(s)) if s.is_empty() => Ok(None),
+        Some(Json::String(s)) => Ok(Some(s)),
+        Some(_) => Err(RecordsError::field(key, "Not a valid string.")),
+    }
+}
+
+fn body_object(body: &Json) -> Result<&Map<String, Json>, RecordsError> {
+    body.as_object().ok_or_else(|| {
+        RecordsError::field("non_field_errors", "Invalid data. Expected a dictionary.")
+    })
+}
+
+fn query<'a>(params: &'a [(String, String)], key: &str) -> Option<&'a str> {
+    params
+        .iter()
+        .rev()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+        .filter(|v| !v.is_empty())
+}
+
+impl AggregateRequest {
+    /// Reads the POST body `{"func", "column"?}`.
+    pub fn from_json(body: &Json) -> Result<Self, RecordsError> {
+        let obj = body_object(body)?;
+        Ok(Self {
+            func: func_of("func", json_str(obj, "func")?)?,
+            column: json_str(obj, "column")?.map(str::to_owned),
+        })
+    }
+
+    /// Reads the GET form `_y_func`, `_y_column` from decoded query pairs.
+    pub fn from_query(params: &[(String, String)]) -> Result<Self, RecordsError> {
+        Ok(Self {
+            func: func_of("_y_func", query(params, "_y_func"))?,
+            column: query(params, "_y_column").map(str::to_owned),
+        })
+    }
+}
+
+impl GroupRequest {
+    /// Reads the POST body `{"x_column", "x_lookup"?, "y_func", "y_column"?}`.
+    pub fn from_json(body: &Json) -> Result<Self, RecordsError> {
+        let obj = body_object(body)?;
+        Ok(Self {
+            x_column: json_str(obj, "x_column")?
+                .ok_or_else(|| required("x_column"))?
+                .to_owned(),
+            x_lookup: lookup_of("x_lookup", json_str(obj, "x_lookup")?)?,
+            y_func: func_of("y_func", json_str(obj, "y_func")?)?,
+            y_column: json_str(obj, "y_column")?.map(str::to_owned),
+        })
+    }
+
+    /// Reads the GET form `_x_column`, `_x_lookup`, `_y_func`, `_y_column`.
+    pub fn from_query(params: &[(String, String)]) -> Result<Self, RecordsError> {
+        Ok(Self {
+            x_column: query(params, "_x_column")
+                .ok_or_else(|| required("_x_column"))?
+                .to_owned(),
+            x_lookup: lookup_of("_x_lookup", query(params, "_x_lookup"))?,
+            y_func: func_of("_y_func", query(params, "_y_func"))?,
+            y_column: query(params, "_y_column").map(str::to_owned),
+        })
+    }
+}
+
+fn field_of<'m>(
+    model: &'m Model,
+    param: &str,
+    name: Option<&str>,
+) -> Result<&'m Field, RecordsError> {
+    match name {
+        None => Ok(model.pk_field()),
+        Some(n) => model
+            .field(n)
+            .ok_or_else(|| RecordsError::field(param, format!("Unknown field {n:?}."))),
+    }
+}
+
+fn check_func(param: &str, func: AggFunc, field: &Field) -> Result<(), RecordsError> {
+    let numeric = matches!(
+        field.kind,
+        FieldKind::Integer | FieldKind::Real | FieldKind::Bool | FieldKind::Any
+    );
+    if matches!(func, AggFunc::Sum | AggFunc::Avg) && !numeric {
+        return Err(RecordsError::field(
+            param,
+            format!(
+                "Cannot compute sum or avg of non-numeric field {:?}.",
+                field.name
+            ),
+        ));
+    }
+    Ok(())
+}
+
+impl Resource {
+    /// Computes `{"y_func": value}` over the records of `model` matching the list filters in
+    /// `params` (`_search` included; pagination parameters are ignored).
+    pub fn aggregate(
+        &self,
+        model: &str,
+        req: &AggregateRequest,
+        params: &[(String, String)],
+    ) -> Result<Json, RecordsError> {
+        let model = self.model_or_404(model)?;
+        let field = field_of(&model, "column", req.column.as_deref())?;
+        check_func("column", req.func, field)?;
+        let filter = build_where(&model, params)?;
+        let sql = format!(
+            "SELECT {} FROM {}{}",
+            req.func.sql(&field.sql),
+            model.table_sql,
+            filter.sql
+        );
+        let kind = req.func.result_kind(field);
+        let value = self.with_reader(|conn| -> Result<Json, RecordsError> {
+            let mut stmt = prepare(conn, &sql)?;
+            let mut rows = stmt.query(params_from_iter(filter.params.iter()))?;
+            Ok(match rows.next()? {
+                Some(row) => value_to_json(kind, row.get_ref(0)?),
+                None => Json::Null,
+            })
+        })?;
+        let mut out = Map::new();
+        out.insert("y_func".to_owned(), value);
+        Ok(Json::Object(out))
+    }
+
+    /// Computes `[{"group": x, "y_func": value}, ...]` ordered by group key, over the records
+    /// of `model` matching the list filters in `params`.
+    pub fn group(
+        &self,
+        model: &str,
+        req: &GroupRequest,
+        params: &[(String, String)],
+    ) -> Result<Json, RecordsError> {
+        let model = self.model_or_404(model)?;
+        let x = field_of(&model, "x_column", Some(&req.x_column))?;
+        let y = field_of(&model, "y_column", req.y_column.as_deref())?;
+        check_func("y_column", req.y_func, y)?;
+        let is_date = matches!(x.kind, FieldKind::Date | FieldKind::DateTime);
+        let unit = match req.x_lookup {
+            XLookup::Plain => None,
+            XLookup::Auto => is_date.then_some(DateUnit::Day),
+            XLookup::Date(unit) if is_date => Some(unit),
+            XLookup::Date(_) => {
+                return Err(RecordsError::field(
+                    "x_lookup",
+                    format!(
+                        "A date lookup needs a date or date-time field; {:?} is not one.",
+                        x.name
+                    ),
+                ));
+            }
+        };
+        let (x_sql, x_kind) = match unit {
+            None => (x.sql.clone(), x.kind),
+            Some(u) => (u.sql(&x.sql), FieldKind::Text),
+        };
+        let filter = build_where(&model, params)?;
+        let sql = format!(
+            "SELECT {x_sql}, {} FROM {}{} GROUP BY 1 ORDER BY 1",
+            req.y_func.sql(&y.sql),
+            model.table_sql,
+            filter.sql
+        );
+        let y_kind = req.y_func.result_kind(y);
+        self.with_reader(|conn| -> Result<Json, RecordsError> {
+            let mut stmt = prepare(conn, &sql)?;
+            let mut rows = stmt.query(params_from_iter(filter.params.iter()))?;
+            let mut out = Vec::new();
+            while let Some(row) = rows.next()? {
+                let mut item = Map::new();
+                item.insert("group".to_owned(), value_to_json(x_kind, row.get_ref(0)?));
+                item.insert("y_func".to_owned(), value_to_json(y_kind, row.get_ref(1)?));
+                out.push(Json::Object(item));
+            }
+            Ok(Json::Array(out))
+        })
+    }
+}

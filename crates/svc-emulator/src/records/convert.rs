@@ -1,0 +1,350 @@
+//! Conversions between query text, JSON and SQLite values, and the JSON writer of records.
+
+use std::io::Write as _;
+
+use rusqlite::types::{Value, ValueRef};
+use serde_json::Value as Json;
+
+use crate::records::schema::{FieldKind, Model};
+
+/// Parses `true`/`false`/`1`/`0` (ASCII case-insensitive).
+pub(crate) fn parse_bool(raw: &str) -> Option<bool> {
+    if raw.eq_ignore_ascii_case("true") || raw == "1" {
+        Some(true)
+    } else if raw.eq_ignore_ascii_case("false") || raw == "0" {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+fn digits(s: &[u8]) -> Option<u32> {
+    if s.is_empty() || !s.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(s.iter().fold(0u32, |n, d| n * 10 + u32::from(d - b'0')))
+}
+
+/// Whether `s` is a valid `YYYY-MM-DD` date.
+pub(crate) fn is_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return false;
+    }
+    let (Some(y), Some(m), Some(d)) = (digits(&b[0..4]), digits(&b[5..7]), digits(&b[8..10]))
+    else {
+        return false;
+    };
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    (1..=days).contains(&d)
+}
+
+/// Whether `s` is an ISO 8601 date-time SQLite understands:
+/// `YYYY-MM-DD[( |T)HH:MM[:SS[.fff]]][Z|±HH:MM]`. A bare date passes only with `date_only`.
+pub(crate) fn is_datetime(s: &str, date_only: bool) -> bool {
+    if s.len() < 10 || !s.is_char_boundary(10) || !is_date(&s[..10]) {
+        return false;
+    }
+    let rest = &s.as_bytes()[10..];
+    if rest.is_empty() {
+        return date_only;
+    }
+    if !matches!(rest[0], b'T' | b't' | b' ') || rest.len() < 6 || rest[3] != b':' {
+        return false;
+    }
+    let (Some(h), Some(mi)) = (digits(&rest[1..3]), digits(&rest[4..6])) else {
+        return false;
+    };
+    if h > 23 || mi > 59 {
+        return false;
+    }
+    let mut r = &rest[6..];
+    if r.first() == Some(&b':') {
+        if r.len() < 3 {
+            return false;
+        }
+        match digits(&r[1..3]) {
+            Some(sec) if sec <= 59 => {}
+            _ => return false,
+        }
+        r = &r[3..];
+        if r.first() == Some(&b'.') {
+            let n = r[1..].iter().take_while(|c| c.is_ascii_digit()).count();
+            if n == 0 {
+                return false;
+            }
+            r = &r[1 + n..];
+        }
+    }
+    match r {
+        [] | [b'Z' | b'z'] => true,
+        [b'+' | b'-', h1, h2, b':', m1, m2] => {
+            matches!((digits(&[*h1, *h2]), digits(&[*m1, *m2])), (Some(h), Some(m)) if h <= 23 && m <= 59)
+        }
+        _ => false,
+    }
+}
+
+/// What a filter value of a kind must look like, for error messages.
+pub(crate) fn expectation(kind: FieldKind) -> &'static str {
+    match kind {
+        FieldKind::Integer => "a valid integer is required",
+        FieldKind::Real => "a valid number is required",
+        FieldKind::Bool => "expected true, false, 1 or 0",
+        FieldKind::Date => "expected a date as YYYY-MM-DD",
+        FieldKind::DateTime => {
+            "expected an ISO 8601 date-time, YYYY-MM-DD[THH:MM[:SS[.fff]]][Z|±HH:MM]"
+        }
+        FieldKind::Blob => "binary fields can only be filtered with isnull and isempty",
+        FieldKind::Text | FieldKind::Any => "expected text",
+    }
+}
+
+fn number(raw: &str) -> Option<Value> {
+    if let Ok(i) = raw.parse::<i64>() {
+        return Some(Value::Integer(i));
+    }
+    // Rust also parses `inf`, `NaN` and `infinity`: only plain decimal notation counts.
+    if !raw
+        .bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+' | b'e' | b'E'))
+    {
+        return None;
+    }
+    raw.parse::<f64>()
+        .ok()
+        .filter(|f| f.is_finite())
+        .map(Value::Real)
+}
+
+/// Parses a filter or primary key value given as text, by field kind.
+pub(crate) fn text_to_sql(kind: FieldKind, raw: &str) -> Option<Value> {
+    match kind {
+        FieldKind::Integer => raw.parse::<i64>().ok().map(Value::Integer),
+        FieldKind::Real => number(raw),
+        FieldKind::Bool => parse_bool(raw).map(|b| Value::Integer(i64::from(b))),
+        FieldKind::Date => is_date(raw).then(|| Value::Text(raw.to_owned())),
+        FieldKind::DateTime => is_datetime(raw, true).then(|| Value::Text(raw.to_owned())),
+        FieldKind::Blob => None,
+        FieldKind::Text => Some(Value::Text(raw.to_owned())),
+        FieldKind::Any => Some(number(raw).unwrap_or_else(|| Value::Text(raw.to_owned()))),
+    }
+}
+
+/// Converts a JSON value of a create or update body for a field of `kind`. Strict: numbers for
+/// numeric fields, strings for text, dates and date-times, `true`/`false`/`0`/`1` for booleans,
+/// base64 strings for binary fields. `Err` holds the field error message.
+pub(crate) fn json_to_sql(kind: FieldKind, v: &Json) -> Result<Value, &'static str> {
+    if v.is_null() {
+        return Ok(Value::Null);
+    }
+    match kind {
+        FieldKind::Integer => match v {
+            Json::Number(n) => {
+                if let Some(i) = n.as_i64() {
+                    Ok(Value::Integer(i))
+                } else {
+                    match n.as_f64() {
+                        Some(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => {
+                            Ok(Value::Integer(f as i64))
+                        }
+                        _ => Err("A valid integer is required."),
+                    }
+                }
+            }
+            _ => Err("A valid integer is required."),
+        },
+        FieldKind::Real => match v {
+            Json::Number(n) => match n.as_i64() {
+                Some(i) => Ok(Value::Integer(i)),
+                None => n
+                    .as_f64()
+                    .map(Value::Real)
+                    .ok_or("A valid number is required."),
+            },
+            _ => Err("A valid number is required."),
+        },
+        FieldKind::Bool => match v {
+            Json::Bool(b) => Ok(Value::Integer(i64::from(*b))),
+            Json::Number(n) if n.as_i64() == Some(0) || n.as_i64() == Some(1) => {
+                Ok(Value::Integer(n.as_i64().unwrap_or(0)))
+            }
+            _ => Err("Must be a valid boolean."),
+        },
+        FieldKind::Text => match v {
+            Json::String(s) => Ok(Value::Text(s.clone())),
+            _ => Err("Not a valid string."),
+        },
+        FieldKind::Date => match v {
+            Json::String(s) if is_date(s) => Ok(Value::Text(s.clone())),
+            _ => Err("Date has wrong format. Use one of these formats instead: YYYY-MM-DD."),
+        },
+        FieldKind::DateTime => match v {
+            Json::String(s) if is_datetime(s, true) => Ok(Value::Text(s.clone())),
+            _ => Err(
+                "Datetime has wrong format. Use one of these formats instead: \
+                 YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].",
+            ),
+        },
+        FieldKind::Blob => match v {
+            Json::String(s) => base64_decode(s)
+                .map(Value::Blob)
+                .ok_or("Invalid base64 data."),
+            _ => Err("Expected base64 text."),
+        },
+        FieldKind::Any => match v {
+            Json::String(s) => Ok(Value::Text(s.clone())),
+            Json::Bool(b) => Ok(Value::Integer(i64::from(*b))),
+            Json::Number(n) => Ok(n
+                .as_i64()
+                .map(Value::Integer)
+                .unwrap_or_else(|| Value::Real(n.as_f64().unwrap_or(0.0)))),
+            _ => Err("Expected a string, a number or a boolean."),
+        },
+    }
+}
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// Standard base64 with padding.
+pub(crate) fn base64_encode_into(buf: &mut Vec<u8>, data: &[u8]) {
+    for chunk in data.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        buf.push(B64[(n >> 18) as usize & 63]);
+        buf.push(B64[(n >> 12) as usize & 63]);
+        buf.push(if chunk.len() > 1 {
+            B64[(n >> 6) as usize & 63]
+        } else {
+            b'='
+        });
+        buf.push(if chunk.len() > 2 {
+            B64[n as usize & 63]
+        } else {
+            b'='
+        });
+    }
+}
+
+/// Decodes standard base64; padding is optional, whitespace is not allowed.
+pub(crate) fn base64_decode(s: &str) -> Option<Vec<u8>> {
+    let s = s.trim_end_matches('=');
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    let mut acc = 0u32;
+    let mut bits = 0;
+    for c in s.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    // A lone trailing character cannot encode a byte.
+    (bits < 6).then_some(out)
+}
+
+/// Writes `s` as a JSON string.
+pub(crate) fn write_json_str(buf: &mut Vec<u8>, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    buf.push(b'"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let esc: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0..=0x1f => {
+                buf.extend_from_slice(&bytes[start..i]);
+                buf.extend_from_slice(b"\\u00");
+                buf.push(HEX[usize::from(b >> 4)]);
+                buf.push(HEX[usize::from(b & 15)]);
+                start = i + 1;
+                continue;
+            }
+            _ => continue,
+        };
+        buf.extend_from_slice(&bytes[start..i]);
+        buf.extend_from_slice(esc);
+        start = i + 1;
+    }
+    buf.extend_from_slice(&bytes[start..]);
+    buf.push(b'"');
+}
+
+/// Writes one SQLite value as JSON: integers and reals as numbers, text as strings, blobs as
+/// base64 strings, NULL as null; numbers of boolean fields as `true`/`false`.
+pub(crate) fn write_value(buf: &mut Vec<u8>, kind: FieldKind, v: ValueRef<'_>) {
+    match v {
+        ValueRef::Null => buf.extend_from_slice(b"null"),
+        ValueRef::Integer(i) if kind == FieldKind::Bool => {
+            buf.extend_from_slice(if i != 0 { b"true" } else { b"false" });
+        }
+        ValueRef::Real(f) if kind == FieldKind::Bool => {
+            buf.extend_from_slice(if f != 0.0 { b"true" } else { b"false" });
+        }
+        ValueRef::Integer(i) => {
+            let _ = write!(buf, "{i}");
+        }
+        ValueRef::Real(f) => {
+            let _ = serde_json::to_writer(&mut *buf, &f);
+        }
+        ValueRef::Text(t) => match std::str::from_utf8(t) {
+            Ok(s) => write_json_str(buf, s),
+            Err(_) => write_json_str(buf, &String::from_utf8_lossy(t)),
+        },
+        ValueRef::Blob(b) => {
+            buf.push(b'"');
+            base64_encode_into(buf, b);
+            buf.push(b'"');
+        }
+    }
+}
+
+/// Writes the current row (selected with [`Model::select_list`]) as a JSON object.
+pub(crate) fn write_row(
+    buf: &mut Vec<u8>,
+    model: &Model,
+    row: &rusqlite::Row<'_>,
+) -> rusqlite::Result<()> {
+    buf.push(b'{');
+    for (i, f) in model.fields.iter().enumerate() {
+        if i > 0 {
+            buf.push(b',');
+        }
+        buf.extend_from_slice(f.json_key.as_bytes());
+        write_value(buf, f.kind, row.get_ref(i)?);
+    }
+    buf.push(b'}');
+    Ok(())
+}
+
+/// A value read back as JSON, for aggregate and group results.
+pub(crate) fn value_to_json(kind: FieldKind, v: ValueRef<'_>) -> Json {
+    let mut buf = Vec::new();
+    write_value(&mut buf, kind, v);
+    serde_json::from_slice(&buf).unwrap_or(Json::Null)
+}

@@ -1,0 +1,83 @@
+//! RFC 3339 timestamps for `date_add`, strictly increasing within one emulator.
+//!
+//! Pages are listed by `date_add`, then `uid`. Real clocks hand out equal milliseconds to pages
+//! created in a burst, which would order them by their random uids; a clock that never repeats a
+//! value keeps listings in creation order, which is what people expect from the real service.
+
+use std::sync::Mutex;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Hands out UTC timestamps with millisecond precision, each later than the one before.
+#[derive(Debug, Default)]
+pub(crate) struct MonotonicClock {
+    last_millis: Mutex<i64>,
+}
+
+impl MonotonicClock {
+    /// The current time, or one millisecond after the last value if the clock has not moved on.
+    pub(crate) fn next(&self) -> String {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+            .unwrap_or(0);
+        // A poisoned lock still holds a valid integer.
+        let mut last = self.last_millis.lock().unwrap_or_else(|e| e.into_inner());
+        let millis = now.max(last.saturating_add(1));
+        *last = millis;
+        format_millis(millis)
+    }
+}
+
+/// Formats milliseconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+pub(crate) fn format_millis(millis: i64) -> String {
+    let secs = millis.div_euclid(1000);
+    let ms = millis.rem_euclid(1000);
+    let days = secs.div_euclid(86_400);
+    let of_day = secs.rem_euclid(86_400);
+    let (year, month, day) = civil_from_days(days);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{ms:03}Z",
+        of_day / 3600,
+        of_day % 3600 / 60,
+        of_day % 60
+    )
+}
+
+/// Howard Hinnant's `civil_from_days`: the proleptic Gregorian date of a day count since
+/// 1970-01-01.
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_dates() {
+        assert_eq!(format_millis(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(format_millis(951_782_400_000), "2000-02-29T00:00:00.000Z");
+        assert_eq!(format_millis(1_709_251_199_999), "2024-02-29T23:59:59.999Z");
+        assert_eq!(format_millis(-1000), "1969-12-31T23:59:59.000Z");
+        assert_eq!(
+            format_millis(253_402_300_799_000),
+            "9999-12-31T23:59:59.000Z"
+        );
+    }
+
+    #[test]
+    fn never_repeats() {
+        let clock = MonotonicClock::default();
+        let stamps: Vec<String> = (0..200).map(|_| clock.next()).collect();
+        assert!(stamps.windows(2).all(|w| w[0] < w[1]));
+    }
+}

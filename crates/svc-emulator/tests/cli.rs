@@ -1,0 +1,105 @@
+//! The `svc-emulator` binary: one JSON line on stdout when ready, flags and environment
+//! variables, a clean exit on SIGTERM.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Child, Command, Stdio};
+
+use common::TempDir;
+use serde_json::Value;
+
+fn spawn(args: &[&str], envs: &[(&str, &str)]) -> Child {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_svc-emulator"));
+    cmd.args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for var in [
+        "SVC_EMULATOR_LISTEN",
+        "SVC_EMULATOR_DATA",
+        "SVC_EMULATOR_CONFIG",
+        "SVC_EMULATOR_TLS",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd.envs(envs.iter().copied());
+    cmd.spawn().unwrap()
+}
+
+/// Reads the startup line, sends SIGTERM, and returns the line and whatever else came on stdout.
+fn run_until_ready_then_stop(mut child: Child) -> (Value, String) {
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    let info: Value = serde_json::from_str(&line).unwrap_or_else(|e| {
+        let mut err = String::new();
+        let _ = child.stderr.take().unwrap().read_to_string(&mut err);
+        panic!("startup line {line:?} is not JSON ({e}); stderr: {err}")
+    });
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut rest = String::new();
+    stdout.read_to_string(&mut rest).unwrap();
+    let exit = child.wait().unwrap();
+    assert!(exit.success(), "exit status {exit}");
+    (info, rest)
+}
+
+#[test]
+fn prints_one_json_line_and_stops_on_sigterm() {
+    let dir = TempDir::new();
+    let data = dir.join("meta.sqlite");
+    let child = spawn(&["--data", data.to_str().unwrap()], &[]);
+    let (info, rest) = run_until_ready_then_stop(child);
+    assert!(rest.is_empty(), "nothing after the startup line: {rest:?}");
+    let api = info["api_base_url"].as_str().unwrap();
+    assert!(api.starts_with("http://127.0.0.1:"), "{info}");
+    assert_eq!(info["app_base_url"], format!("{api}/api"));
+    assert_eq!(info["project"], "demo");
+    assert_eq!(info["environment"], "prod");
+    assert!(info["api_key"].as_str().unwrap().starts_with("svc_key_"));
+    assert_eq!(info["resource_tokens"], serde_json::json!({}));
+    assert!(info.get("tls_ca_pem").is_none());
+    assert!(data.exists());
+
+    // Same data path, same key; TLS switched on through the environment.
+    let child = spawn(
+        &[],
+        &[
+            ("SVC_EMULATOR_DATA", data.to_str().unwrap()),
+            ("SVC_EMULATOR_TLS", "true"),
+        ],
+    );
+    let (again, _) = run_until_ready_then_stop(child);
+    assert_eq!(again["api_key"], info["api_key"]);
+    assert!(
+        again["api_base_url"]
+            .as_str()
+            .unwrap()
+            .starts_with("https://127.0.0.1:")
+    );
+    let pem = again["tls_ca_pem"].as_str().unwrap();
+    assert!(
+        std::fs::read_to_string(pem)
+            .unwrap()
+            .contains("BEGIN CERTIFICATE")
+    );
+}
+
+#[test]
+fn bad_config_fails_with_a_message_on_stderr() {
+    let dir = TempDir::new();
+    let config = dir.join("bad.json");
+    std::fs::write(&config, r#"{"projects": []}"#).unwrap();
+    let output = spawn(&["--config", config.to_str().unwrap()], &[])
+        .wait_with_output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("at least one project"), "{stderr}");
+}
