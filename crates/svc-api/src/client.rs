@@ -119,7 +119,6 @@ impl Client {
 
     /// The credential of a data host call on `resource`: a token given for this call, else the
     /// client's token for the resource (both raw), else the API key (`Bearer`).
-    #[allow(dead_code)] // used by the data host groups
     pub(crate) fn data_credential(
         &self,
         resource: &str,

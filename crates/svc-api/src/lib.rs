@@ -32,6 +32,9 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
+// With only some operation groups enabled, parts of the shared request machinery go unused;
+// the build with every group (what CI lints with -D warnings) still catches real dead code.
+#![cfg_attr(not(feature = "full"), allow(dead_code))]
 
 mod client;
 mod error;

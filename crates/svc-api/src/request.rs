@@ -61,7 +61,6 @@ impl Call {
     }
 
     /// Marks a read-only POST as safe to retry.
-    #[allow(dead_code)] // used by the records and SQL groups
     pub(crate) fn idempotent(mut self) -> Self {
         self.idempotent = true;
         self

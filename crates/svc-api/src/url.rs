@@ -58,7 +58,6 @@ impl Url {
 
 impl Client {
     /// `{app_base_url}/projects/{project}`.
-    #[allow(dead_code)] // used by the pages, projects and proxy groups
     pub(crate) fn app_project_url(&self) -> Result<Url> {
         let project = self.project()?;
         Ok(Url::new(self.app_base_url())
@@ -67,7 +66,6 @@ impl Client {
     }
 
     /// `{api_base_url}/projects/{project}/{environment}`.
-    #[allow(dead_code)] // used by the data host groups
     pub(crate) fn data_url(&self) -> Result<Url> {
         let project = self.project()?;
         let environment = self.environment()?;

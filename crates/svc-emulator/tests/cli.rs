@@ -62,7 +62,8 @@ fn prints_one_json_line_and_stops_on_sigterm() {
     assert_eq!(info["project"], "demo");
     assert_eq!(info["environment"], "prod");
     assert!(info["api_key"].as_str().unwrap().starts_with("svc_key_"));
-    assert_eq!(info["resource_tokens"], serde_json::json!({}));
+    let shop_token = info["resource_tokens"]["shop"].as_str().unwrap().to_owned();
+    assert!(shop_token.starts_with("svc_tok_"), "{info}");
     assert!(info.get("tls_ca_pem").is_none());
     assert!(data.exists());
 
@@ -76,6 +77,7 @@ fn prints_one_json_line_and_stops_on_sigterm() {
     );
     let (again, _) = run_until_ready_then_stop(child);
     assert_eq!(again["api_key"], info["api_key"]);
+    assert_eq!(again["resource_tokens"]["shop"], shop_token.as_str());
     assert!(
         again["api_base_url"]
             .as_str()

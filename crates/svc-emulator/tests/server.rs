@@ -71,7 +71,10 @@ async fn project_json() {
             json!([{"unique_name": "prod", "name": "prod"}, {"unique_name": "staging", "name": "staging"}])
         );
         assert_eq!(p["default_environment"], "prod");
-        assert_eq!(p["resources"], json!([]));
+        assert_eq!(
+            p["resources"],
+            json!([{"unique_name": "shop", "name": "shop", "type": "sqlite"}])
+        );
         assert_eq!(p["params"], json!({}));
     }
     send(&emu, Call::get("/api/projects/demo/"))
@@ -111,10 +114,8 @@ async fn several_projects_from_code() {
     assert_eq!(emu.project().as_str(), "alpha");
     assert_eq!(emu.environment().as_str(), "prod");
     assert_eq!(emu.api_key(), "key-alpha");
-    assert!(
-        emu.resource_tokens().is_empty(),
-        "records are not served yet"
-    );
+    assert_eq!(emu.resource_tokens().len(), 1);
+    assert_eq!(emu.resource_tokens()["shop"], "tok-shop");
 
     let alpha = send(&emu, Call::get("/api/projects/alpha/").bearer("key-alpha"))
         .await
@@ -372,9 +373,11 @@ async fn startup_info_and_debug_output() {
     assert_eq!(info["project"], "demo");
     assert_eq!(info["environment"], "prod");
     assert_eq!(info["api_key"], emu.api_key());
-    assert_eq!(info["resource_tokens"], json!({}));
+    let token = emu.resource_tokens()["shop"].clone();
+    assert_eq!(info["resource_tokens"], json!({"shop": token}));
     assert!(info.get("tls_ca_pem").is_none());
     let debug = format!("{emu:?}");
     assert!(!debug.contains(emu.api_key()), "{debug}");
+    assert!(!debug.contains(&token), "{debug}");
     emu.shutdown().await;
 }
