@@ -40,6 +40,11 @@ const CI: &[Step] = &[
         args: &["doc", "--no-deps", "--workspace", "--all-features"],
         env: &[("RUSTDOCFLAGS", "-D warnings")],
     },
+    Step {
+        what: "packaging",
+        args: &["package", "--workspace", "--allow-dirty", "--quiet"],
+        env: &[],
+    },
 ];
 
 /// Every operation group of svc-api must build alone, without the default transport.
@@ -113,11 +118,15 @@ fn main() -> ExitCode {
         _ => {
             eprintln!(
                 "usage: cargo xtask <task>\n\n\
-                 tasks:\n  ci        fmt, clippy, tests, docs, and each svc-api feature alone (what .ci/run runs)\n  \
+                 tasks:\n  ci        fmt, clippy, tests, docs, packaging, each svc-api feature alone (.ci/run)\n  \
                  features  build svc-api with each feature alone"
             );
             return ExitCode::from(2);
         }
     };
-    if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }
