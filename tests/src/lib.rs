@@ -88,4 +88,6 @@ pub mod guides {
     pub struct Quickstart;
     #[doc = include_str!("../../docs/custom-transport.md")]
     pub struct CustomTransport;
+    #[doc = include_str!("../../docs/pagination.md")]
+    pub struct Pagination;
 }

@@ -770,3 +770,50 @@ async fn concurrent_creates_lose_nothing() {
         .unwrap();
     assert_eq!(notes.count, 1000);
 }
+
+#[tokio::test]
+async fn an_existing_database_file_is_served_and_records_survive_a_restart() {
+    use svc_emulator::{Emulator, EmulatorConfig, ProjectConfig, ProjectsConfig, ResourceConfig};
+    let dir = std::env::temp_dir().join(format!("svc-e2e-{}-{}", std::process::id(), line!()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("inventory.sqlite");
+    let config = |seed: bool| {
+        let mut resource = ResourceConfig::new("inv", "tok_inv").database(&db);
+        if seed {
+            resource = resource.seed_sql(
+                "CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL, qty INTEGER DEFAULT 0);",
+            );
+        }
+        EmulatorConfig::default()
+            .data_path(dir.join("meta.sqlite"))
+            .projects(ProjectsConfig::new(vec![
+                ProjectConfig::new("files")
+                    .api_key("key_files")
+                    .resource(resource),
+            ]))
+    };
+
+    // First start: the file is created from the seed SQL.
+    let emulator = Emulator::start(config(true)).await.unwrap();
+    let c = client(&emulator);
+    let created = c
+        .records("inv", "items")
+        .create(&json!({"name": "bolt ø6", "qty": 40}))
+        .await
+        .unwrap();
+    assert_eq!(created["qty"], 40);
+    emulator.shutdown().await;
+
+    // Second start, no seed: the existing file is opened as it is.
+    let emulator = Emulator::start(config(false)).await.unwrap();
+    let c = client(&emulator);
+    let items = c
+        .records("inv", "items")
+        .all(&ListQuery::new())
+        .await
+        .unwrap();
+    assert_eq!(items.len(), 1);
+    assert_eq!(items[0]["name"], "bolt ø6");
+    emulator.shutdown().await;
+    std::fs::remove_dir_all(&dir).unwrap();
+}
