@@ -43,18 +43,22 @@ pub struct Global {
     /// A PEM root certificate to trust (e.g. the emulator's, printed as tls_ca_pem).
     #[arg(long, global = true, env = "SVC_CA_CERT")]
     pub ca_cert: Option<std::path::PathBuf>,
-    /// Output format.
-    #[arg(long, short, global = true, value_enum, default_value_t = Output::Json)]
-    pub output: Output,
+    /// Output format [default: table on a terminal, json otherwise].
+    #[arg(long, short, global = true, value_enum)]
+    pub output: Option<Output>,
 }
 
 /// How results are printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Output {
+    /// A readable table.
+    Table,
     /// Pretty JSON.
     Json,
     /// One JSON value per line.
     Ndjson,
+    /// Comma-separated values with a header row.
+    Csv,
 }
 
 #[derive(Debug, Subcommand)]
@@ -128,27 +132,62 @@ pub struct Target {
     pub model: String,
 }
 
+/// Filters and search, shared by list, export, aggregate and group.
+#[derive(Debug, Args)]
+pub struct Filters {
+    /// Filters, `field=value` or `field__lookup=value`; `exclude__field...` negates. Repeat for AND.
+    #[arg(long = "filter", short = 'f')]
+    pub filters: Vec<String>,
+    /// Search text.
+    #[arg(long)]
+    pub search: Option<String>,
+}
+
+/// Export file formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// One JSON object per line.
+    Ndjson,
+    /// Comma-separated values with a header row.
+    Csv,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum RecordsCommand {
     /// List one page of records.
     List {
         #[command(flatten)]
         target: Target,
-        /// Filters, `field=value` or `field__lookup=value`; `exclude__field...` negates.
-        #[arg(long = "filter", short = 'f')]
-        filters: Vec<String>,
+        #[command(flatten)]
+        filters: Filters,
         /// Ordering, e.g. `-total,id`.
         #[arg(long)]
         order_by: Option<String>,
-        /// Search text.
-        #[arg(long)]
-        search: Option<String>,
         /// Page number, from 1.
         #[arg(long)]
         page: Option<u32>,
         /// Records per page, 1 to 10000.
         #[arg(long)]
         per_page: Option<u32>,
+    },
+    /// Stream every matching record, across pages, to NDJSON or CSV.
+    Export {
+        #[command(flatten)]
+        target: Target,
+        #[command(flatten)]
+        filters: Filters,
+        /// Ordering, e.g. `id`.
+        #[arg(long)]
+        order_by: Option<String>,
+        /// File format.
+        #[arg(long, value_enum, default_value_t = ExportFormat::Ndjson)]
+        format: ExportFormat,
+        /// Write to this file instead of stdout.
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
+        /// Records per request, 1 to 10000.
+        #[arg(long, default_value_t = 1000)]
+        per_page: u32,
     },
     /// Show one record.
     Get {
@@ -161,6 +200,7 @@ pub enum RecordsCommand {
     Create {
         #[command(flatten)]
         target: Target,
+        /// The record: JSON, `@file.json`, or `-` for stdin.
         #[arg(long)]
         data: String,
     },
@@ -170,6 +210,7 @@ pub enum RecordsCommand {
         target: Target,
         /// Primary key.
         pk: String,
+        /// The changed fields: JSON, `@file.json`, or `-` for stdin.
         #[arg(long)]
         data: String,
     },
@@ -179,5 +220,37 @@ pub enum RecordsCommand {
         target: Target,
         /// Primary key.
         pk: String,
+    },
+    /// count, sum, min, max or avg over the matching records.
+    Aggregate {
+        #[command(flatten)]
+        target: Target,
+        #[command(flatten)]
+        filters: Filters,
+        /// count, sum, min, max, avg.
+        #[arg(long)]
+        func: String,
+        /// Column (default: the primary key).
+        #[arg(long)]
+        column: Option<String>,
+    },
+    /// An aggregate per group of a column (or of a date unit of it).
+    Group {
+        #[command(flatten)]
+        target: Target,
+        #[command(flatten)]
+        filters: Filters,
+        /// The column whose values form the groups.
+        #[arg(long)]
+        x_column: String,
+        /// plain, auto, or date_{second,minute,hour,day,week,month,quarter,year}.
+        #[arg(long)]
+        x_lookup: Option<String>,
+        /// count, sum, min, max, avg.
+        #[arg(long)]
+        func: String,
+        /// Aggregated column (default: the primary key).
+        #[arg(long)]
+        y_column: Option<String>,
     },
 }

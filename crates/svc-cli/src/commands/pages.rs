@@ -8,19 +8,20 @@ use crate::{connect, input, output};
 
 pub async fn run(global: &Global, cmd: PagesCommand) -> Result<(), Failure> {
     let client = connect::client(global)?;
+    let format = output::resolve(global.output);
     let pages = client.pages();
     match cmd {
-        PagesCommand::List => output::list(global.output, &pages.list().await?),
-        PagesCommand::Get { uid } => output::value(global.output, &pages.get(uid).await?),
+        PagesCommand::List => output::list(format, &pages.list().await?),
+        PagesCommand::Get { uid } => output::value(format, &pages.get(uid).await?),
         PagesCommand::Create { data } => {
             let page = PageSettings::try_from(input::json(&data)?)
                 .map_err(|_| Failure::Usage("--data must be a JSON object".into()))?;
-            output::value(global.output, &pages.create(&page).await?)
+            output::value(format, &pages.create(&page).await?)
         }
         PagesCommand::Update { uid, data } => {
             let update = UpdatePageSettings::from_structure(&input::json(&data)?)
                 .map_err(|e| Failure::Usage(e.to_string()))?;
-            output::value(global.output, &pages.update(uid, &update).await?)
+            output::value(format, &pages.update(uid, &update).await?)
         }
         PagesCommand::Delete { uid } => {
             pages.delete(&uid).await?;

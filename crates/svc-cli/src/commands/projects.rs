@@ -10,5 +10,5 @@ pub async fn run(global: &Global, cmd: ProjectsCommand) -> Result<(), Failure> {
         ProjectsCommand::Get { name: Some(name) } => client.projects().get(name).await?,
         ProjectsCommand::Get { name: None } => client.projects().current().await?,
     };
-    output::value(global.output, &project)
+    output::value(output::resolve(global.output), &project)
 }

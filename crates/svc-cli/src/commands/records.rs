@@ -1,70 +1,160 @@
-//! `svc records`.
+//! `svc records`: list, export, get, create, update, delete, aggregate, group.
 
-use svc_api::model::records::{ListQuery, Lookup};
+use std::io::{BufWriter, IsTerminal, Write};
+use std::time::{Duration, Instant};
 
-use crate::args::{Global, RecordsCommand, Target};
+use futures_util::TryStreamExt;
+use serde_json::Value;
+use svc_api::model::records::{
+    AggregateFunc, AggregateRequest, GroupLookup, GroupRequest, GroupRow, ListQuery, Lookup,
+};
+use svc_api::{Client, Records};
+
+use crate::args::{ExportFormat, Filters, Global, Output, RecordsCommand, Target};
 use crate::exit::Failure;
-use crate::{connect, input, output};
+use crate::output::{self, CsvWriter};
+use crate::{connect, input};
 
 pub async fn run(global: &Global, cmd: RecordsCommand) -> Result<(), Failure> {
     let client = connect::client(global)?;
-    let records = |t: &Target| {
-        let r = client.records(&t.resource, &t.model);
-        match &global.token {
-            Some(token) => r.token(token),
-            None => r,
-        }
-    };
+    let format = output::resolve(global.output);
     match cmd {
         RecordsCommand::List {
             target,
             filters,
             order_by,
-            search,
             page,
             per_page,
         } => {
-            let mut query = ListQuery::new();
-            for f in &filters {
-                query = add_filter(query, f)?;
-            }
-            if let Some(o) = order_by {
-                for field in o.split(',').filter(|f| !f.is_empty()) {
-                    query = query.order_by(field);
-                }
-            }
-            if let Some(s) = search {
-                query = query.search(s);
-            }
+            let mut query = ordered(query(&filters)?, order_by.as_deref());
             if let Some(p) = page {
                 query = query.page(p);
             }
             if let Some(n) = per_page {
                 query = query.per_page(n);
             }
-            let page = records(&target).list(&query).await?;
-            match global.output {
-                crate::args::Output::Json => output::value(global.output, &page),
-                crate::args::Output::Ndjson => output::list(global.output, &page.results),
+            let page = records(&client, global, &target).list(&query).await?;
+            match format {
+                Output::Json => output::value(format, &page),
+                _ => output::list(format, &page.results),
             }
         }
-        RecordsCommand::Get { target, pk } => {
-            output::value(global.output, &records(&target).retrieve(pk).await?)
+        RecordsCommand::Export {
+            target,
+            filters,
+            order_by,
+            format,
+            out,
+            per_page,
+        } => {
+            let query = ordered(query(&filters)?, order_by.as_deref()).per_page(per_page);
+            export(
+                records(&client, global, &target),
+                query,
+                format,
+                out.as_deref(),
+            )
+            .await
         }
+        RecordsCommand::Get { target, pk } => output::value(
+            format,
+            &records(&client, global, &target).retrieve(pk).await?,
+        ),
         RecordsCommand::Create { target, data } => {
             let body = input::json(&data)?;
-            output::value(global.output, &records(&target).create(&body).await?)
+            output::value(
+                format,
+                &records(&client, global, &target).create(&body).await?,
+            )
         }
         RecordsCommand::Update { target, pk, data } => {
             let body = input::json(&data)?;
-            output::value(global.output, &records(&target).update(pk, &body).await?)
+            output::value(
+                format,
+                &records(&client, global, &target).update(pk, &body).await?,
+            )
         }
         RecordsCommand::Delete { target, pk } => {
-            records(&target).delete(pk.as_str()).await?;
+            records(&client, global, &target)
+                .delete(pk.as_str())
+                .await?;
             eprintln!("deleted record {pk}");
             Ok(())
         }
+        RecordsCommand::Aggregate {
+            target,
+            filters,
+            func,
+            column,
+        } => {
+            let mut request = AggregateRequest::new(func_named(&func)?);
+            if let Some(c) = column {
+                request = request.column(c);
+            }
+            let value: Value = records(&client, global, &target)
+                .aggregate(&request, &query(&filters)?)
+                .await?;
+            output::value(format, &serde_json::json!({ "y_func": value }))
+        }
+        RecordsCommand::Group {
+            target,
+            filters,
+            x_column,
+            x_lookup,
+            func,
+            y_column,
+        } => {
+            let mut request = GroupRequest::new(x_column, func_named(&func)?);
+            if let Some(l) = x_lookup {
+                let lookup = GroupLookup::parse(&l).ok_or_else(|| {
+                    Failure::Usage(format!("unknown --x-lookup {l:?}: use plain, auto or date_{{second,minute,hour,day,week,month,quarter,year}}"))
+                })?;
+                request = request.x_lookup(lookup);
+            }
+            if let Some(c) = y_column {
+                request = request.y_column(c);
+            }
+            let rows: Vec<GroupRow> = records(&client, global, &target)
+                .group(&request, &query(&filters)?)
+                .await?;
+            output::list(format, &rows)
+        }
     }
+}
+
+fn records<'c>(client: &'c Client, global: &Global, target: &Target) -> Records<'c> {
+    let r = client.records(&target.resource, &target.model);
+    match &global.token {
+        Some(token) => r.token(token),
+        None => r,
+    }
+}
+
+fn func_named(name: &str) -> Result<AggregateFunc, Failure> {
+    AggregateFunc::parse(name).ok_or_else(|| {
+        Failure::Usage(format!(
+            "unknown --func {name:?}: use count, sum, min, max or avg"
+        ))
+    })
+}
+
+fn query(filters: &Filters) -> Result<ListQuery, Failure> {
+    let mut query = ListQuery::new();
+    for f in &filters.filters {
+        query = add_filter(query, f)?;
+    }
+    if let Some(s) = &filters.search {
+        query = query.search(s);
+    }
+    Ok(query)
+}
+
+fn ordered(query: ListQuery, order_by: Option<&str>) -> ListQuery {
+    order_by
+        .into_iter()
+        .flat_map(|o| o.split(','))
+        .filter(|f| !f.is_empty())
+        .fold(query, |q, field| q.order_by(field))
 }
 
 /// `field=value`, `field__lookup=value`, `exclude__field[__lookup]=value`.
@@ -96,4 +186,81 @@ fn add_filter(query: ListQuery, text: &str) -> Result<ListQuery, Failure> {
     } else {
         query.filter(field, lookup, value)
     })
+}
+
+/// Streams every record to NDJSON or CSV. Memory stays bounded by the pages in flight: each
+/// record is written as it arrives and dropped.
+async fn export(
+    records: Records<'_>,
+    query: ListQuery,
+    format: ExportFormat,
+    out: Option<&std::path::Path>,
+) -> Result<(), Failure> {
+    let sink: Box<dyn Write> = match out {
+        Some(path) => Box::new(
+            std::fs::File::create(path)
+                .map_err(|e| Failure::Usage(format!("cannot create {}: {e}", path.display())))?,
+        ),
+        None => Box::new(std::io::stdout().lock()),
+    };
+    let mut sink = BufWriter::new(sink);
+    let io = |e: std::io::Error| Failure::Other(format!("cannot write the export: {e}"));
+    let mut progress = Progress::new();
+    let mut stream = records.stream(query)?;
+    let mut csv: Option<CsvWriter> = None;
+    let mut written: u64 = 0;
+    while let Some(record) = stream.try_next().await? {
+        let value = Value::Object(record);
+        match format {
+            ExportFormat::Ndjson => {
+                serde_json::to_writer(&mut sink, &value)
+                    .map_err(|e| Failure::Other(e.to_string()))?;
+                sink.write_all(b"\n").map_err(io)?;
+            }
+            ExportFormat::Csv => {
+                let writer = match &csv {
+                    Some(w) => w,
+                    None => {
+                        let w = CsvWriter::new(output::columns(std::slice::from_ref(&value)));
+                        w.header(&mut sink)?;
+                        csv.insert(w)
+                    }
+                };
+                writer.row(&mut sink, &value)?;
+            }
+        }
+        written += 1;
+        progress.tick(written);
+    }
+    sink.flush().map_err(io)?;
+    progress.done(written);
+    Ok(())
+}
+
+/// A one-line progress counter on stderr, only when stderr is a terminal.
+struct Progress {
+    enabled: bool,
+    last: Instant,
+}
+
+impl Progress {
+    fn new() -> Self {
+        Self {
+            enabled: std::io::stderr().is_terminal(),
+            last: Instant::now(),
+        }
+    }
+
+    fn tick(&mut self, n: u64) {
+        if self.enabled && self.last.elapsed() >= Duration::from_millis(100) {
+            self.last = Instant::now();
+            eprint!("\r{n} records exported");
+        }
+    }
+
+    fn done(&self, n: u64) {
+        if self.enabled {
+            eprintln!("\r{n} records exported");
+        }
+    }
 }
