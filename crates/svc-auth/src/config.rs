@@ -166,6 +166,104 @@ mod tests {
         }
     }
 
+    /// CLIENT.md section 1, key by key: both prefixes, `VITE_` first, empty means unset.
+    #[test]
+    fn env_table() {
+        type Pick = fn(&EnvConfig) -> Option<String>;
+        let fields: [(&str, Pick); 5] = [
+            ("PROJECT", |c| c.project.clone()),
+            ("ENVIRONMENT", |c| c.environment.clone()),
+            ("API_BASE_URL", |c| c.api_base_url.clone()),
+            ("APP_BASE_URL", |c| c.app_base_url.clone()),
+            ("DRAFT", |c| c.draft.map(|d| d.to_string())),
+        ];
+        // (VITE_SVC_* value, SVC_* value, expected), with "-" for an absent key.
+        let cases = [
+            ("-", "-", None),
+            ("-", "", None),
+            ("", "-", None),
+            ("", "", None),
+            ("vite", "-", Some("vite")),
+            ("-", "plain", Some("plain")),
+            ("vite", "plain", Some("vite")),
+            ("", "plain", Some("plain")),
+            ("vite", "", Some("vite")),
+        ];
+        for (key, pick) in fields {
+            for (vite, plain, expected) in cases {
+                let mut env = HashMap::new();
+                if vite != "-" {
+                    env.insert(format!("VITE_SVC_{key}"), vite.to_string());
+                }
+                if plain != "-" {
+                    env.insert(format!("SVC_{key}"), plain.to_string());
+                }
+                let got = pick(&EnvConfig::from_map(&env));
+                // Draft values are parsed: "vite" and "plain" are not false words.
+                let expected = match (key, expected) {
+                    ("DRAFT", Some(_)) => Some("true".to_string()),
+                    (_, e) => e.map(str::to_string),
+                };
+                assert_eq!(got, expected, "{key}: VITE={vite:?} SVC={plain:?}");
+            }
+        }
+        // The VITE_ draft wins even when it says false.
+        let c = EnvConfig::from_map(&map(&[("VITE_SVC_DRAFT", "Off"), ("SVC_DRAFT", "1")]));
+        assert_eq!(c.draft, Some(false));
+        let c = EnvConfig::from_map(&map(&[("VITE_SVC_DRAFT", "1"), ("SVC_DRAFT", "off")]));
+        assert_eq!(c.draft, Some(true));
+        // Values other than draft are kept verbatim.
+        let c = EnvConfig::from_map(&map(&[("SVC_PROJECT", " shop ")]));
+        assert_eq!(c.project.as_deref(), Some(" shop "));
+    }
+
+    #[test]
+    fn no_key_for_credentials_and_unknown_keys_ignored() {
+        let env = map(&[
+            ("SVC_API_TOKEN", "t"),
+            ("VITE_SVC_API_TOKEN", "t"),
+            ("SVC_API_KEY", "k"),
+            ("SVC_TOKEN", "t"),
+            ("svc_project", "lowercase keys are not read"),
+            ("PROJECT", "p"),
+        ]);
+        assert_eq!(EnvConfig::from_map(&env), EnvConfig::default());
+    }
+
+    #[test]
+    fn draft_words_in_mixed_case_with_white_space() {
+        for word in [
+            "fAlSe",
+            "FaLsE",
+            "No",
+            "nO",
+            "OfF",
+            "oFF",
+            "NuLl",
+            "nULL",
+            "UnDeFiNeD",
+            "undeFINED",
+        ] {
+            for padded in [
+                word.to_string(),
+                format!(" {word}"),
+                format!("{word} "),
+                format!("\t {word} \r\n"),
+            ] {
+                assert_eq!(parse_draft(&padded), Some(false), "{padded:?}");
+                let env = map(&[("SVC_DRAFT", padded.as_str())]);
+                assert_eq!(EnvConfig::from_map(&env).draft, Some(false), "{padded:?}");
+            }
+        }
+        for truthy in [
+            "falsey", "0.0", "00", "-1", "n", "nil", "none", "f", "no!", "not", "of",
+        ] {
+            assert_eq!(parse_draft(truthy), Some(true), "{truthy:?}");
+        }
+        // Unicode white space is trimmed too, as JavaScript's `trim` does.
+        assert_eq!(parse_draft("\u{a0}0\u{2003}"), Some(false));
+    }
+
     fn capitalize(s: &str) -> String {
         let mut c = s.chars();
         c.next()

@@ -21,6 +21,7 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+pub mod account;
 pub mod error_body;
 pub mod ident;
 pub mod list;
@@ -28,7 +29,10 @@ mod object;
 pub mod page_settings;
 pub mod project;
 pub mod records;
+pub mod sql;
+pub mod users;
 
+pub use account::{AuthState, InvalidTimestamp, LoginRequest, LoginResponse, Timestamp, UserInfo};
 pub use error_body::{ErrorBody, ErrorResponse};
 pub use ident::{
     EnvironmentName, InvalidIdentifier, ModelName, PageUid, ProjectName, RecordPk, ResourceName,

@@ -1,0 +1,1387 @@
+//! Account (user session) wire types: tokens, users, and the bodies of the `auth/*` routes.
+//!
+//! Paths are relative to `{api_base_url}/projects/{project}/{environment}/`:
+//!
+//! | Route | Request | Response |
+//! | --- | --- | --- |
+//! | `POST auth/login` | [`LoginRequest`] | [`LoginResponse`] |
+//! | `POST auth/refresh` | [`RefreshRequest`] | [`AuthState`] |
+//! | `GET auth/user` | | [`UserInfo`] |
+//! | `POST auth/register` | [`RegisterRequest`] | [`RegisterResponse`] |
+//! | `POST auth/change_password` | [`ChangePasswordRequest`] | [`ChangePasswordResponse`] |
+//! | `POST auth/reset_password` | [`ResetPasswordRequest`] | [`ResetPasswordResponse`] |
+//! | `POST auth/reset_password_complete` | [`ResetPasswordCompleteRequest`] | [`ResetPasswordCompleteResponse`] |
+//! | `POST auth/change_email` | [`ChangeEmailRequest`] | [`ChangeEmailResponse`] |
+//! | `POST auth/change_email_complete` | [`ChangeEmailCompleteRequest`] | [`ChangeEmailCompleteResponse`] |
+//!
+//! Secrets (tokens, passwords, one-time codes) are plain `String`s here, because this crate has
+//! no secret type, but every type that holds one writes `***` in its `Debug` output instead.
+//!
+//! Decoding is lenient where the contract allows it: a missing or `null` optional field is `None`
+//! (or `false` for flags), unknown fields of [`UserInfo`] are kept, and nothing panics on odd
+//! input; a body of the wrong shape is a `serde_json` error.
+//!
+//! Expiry times are [`Timestamp`]s: RFC 3339 strings on the wire, parsed into a UTC instant.
+//!
+//! ```
+//! use svc_model::account::{AuthState, LoginResponse};
+//!
+//! let body = r#"{
+//!     "token": {"access_token": "a.b.c", "refresh_token": "r.s.t",
+//!               "access_token_expires": "2026-05-01T12:00:00+02:00",
+//!               "refresh_token_expires": null},
+//!     "user": {"uid": "7f3c", "username": "ann@example.com", "has_password": true,
+//!              "email": "ann@example.com", "first_name": "Ann", "last_name": null,
+//!              "language": "en"}
+//! }"#;
+//! let login: LoginResponse = serde_json::from_str(body)?;
+//! let expires = login.token.access_token_expires.unwrap();
+//! assert_eq!(expires.to_rfc3339(), "2026-05-01T10:00:00Z");
+//! assert_eq!(login.token.refresh_token_expires, None);
+//! assert_eq!(login.user.first_name.as_deref(), Some("Ann"));
+//! assert_eq!(login.user.other["language"], "en"); // unknown fields are kept
+//! assert!(!format!("{login:?}").contains("a.b.c")); // tokens never print
+//! # Ok::<(), serde_json::Error>(())
+//! ```
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+// ---------------------------------------------------------------------------------------------
+// Timestamp
+// ---------------------------------------------------------------------------------------------
+
+const SECONDS_PER_DAY: i64 = 86_400;
+const NANOS_PER_SECOND: u32 = 1_000_000_000;
+/// `0000-01-01T00:00:00Z` in Unix seconds.
+const MIN_UNIX_SECONDS: i64 = -62_167_219_200;
+/// `9999-12-31T23:59:59Z` in Unix seconds.
+const MAX_UNIX_SECONDS: i64 = 253_402_300_799;
+
+/// An instant in UTC with nanosecond precision, between years 0000 and 9999 (the range of RFC
+/// 3339). On the wire it is an RFC 3339 string.
+///
+/// - Parsing ([`parse_rfc3339`](Self::parse_rfc3339), [`FromStr`], `Deserialize`) accepts any
+///   RFC 3339 `date-time`: `T`, `t` or a space between date and time, any number of fractional
+///   digits (nanoseconds are kept, further digits are dropped), `Z`, `z` or a `±HH:MM` offset,
+///   and a leap second `:60` (read as the first second of the next minute).
+/// - Formatting ([`to_rfc3339`](Self::to_rfc3339), `Display`, `Serialize`) always writes UTC with
+///   `Z`, and fractional seconds only when there are some, in groups of 3, 6 or 9 digits.
+/// - `Deserialize` also accepts a JSON number of Unix seconds (a JWT `exp` value).
+///
+/// ```
+/// use svc_model::Timestamp;
+///
+/// let t: Timestamp = "2026-03-01T01:30:00.25+01:30".parse()?;
+/// assert_eq!(t.to_rfc3339(), "2026-03-01T00:00:00.250Z");
+/// assert_eq!(t.unix_seconds(), 1_772_323_200);
+/// assert_eq!(t.subsec_nanos(), 250_000_000);
+/// assert!("2026-02-29T00:00:00Z".parse::<Timestamp>().is_err()); // not a leap year
+/// # Ok::<(), svc_model::InvalidTimestamp>(())
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Timestamp {
+    secs: i64,
+    nanos: u32,
+}
+
+/// A string that is not an RFC 3339 date-time, or an instant outside years 0000 to 9999.
+///
+/// The message says what is wrong; it does not repeat the input.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid RFC 3339 timestamp: {reason} (expected e.g. 2026-05-01T12:00:00Z)")]
+pub struct InvalidTimestamp {
+    reason: &'static str,
+}
+
+impl InvalidTimestamp {
+    fn new(reason: &'static str) -> Self {
+        Self { reason }
+    }
+
+    /// What is wrong, e.g. `"month out of range"`.
+    pub fn reason(&self) -> &'static str {
+        self.reason
+    }
+}
+
+impl Timestamp {
+    /// The earliest instant: `0000-01-01T00:00:00Z`.
+    pub const MIN: Self = Self {
+        secs: MIN_UNIX_SECONDS,
+        nanos: 0,
+    };
+    /// The latest instant: `9999-12-31T23:59:59.999999999Z`.
+    pub const MAX: Self = Self {
+        secs: MAX_UNIX_SECONDS,
+        nanos: NANOS_PER_SECOND - 1,
+    };
+    /// The Unix epoch, `1970-01-01T00:00:00Z`.
+    pub const UNIX_EPOCH: Self = Self { secs: 0, nanos: 0 };
+
+    /// The instant `secs` seconds and `nanos` nanoseconds after the Unix epoch (`secs` may be
+    /// negative). `None` when `nanos` is one second or more, or the instant is outside years
+    /// 0000 to 9999.
+    pub fn from_unix(secs: i64, nanos: u32) -> Option<Self> {
+        if nanos >= NANOS_PER_SECOND || !(MIN_UNIX_SECONDS..=MAX_UNIX_SECONDS).contains(&secs) {
+            return None;
+        }
+        Some(Self { secs, nanos })
+    }
+
+    /// The instant `secs` whole seconds after the Unix epoch; `None` outside years 0000 to 9999.
+    pub fn from_unix_seconds(secs: i64) -> Option<Self> {
+        Self::from_unix(secs, 0)
+    }
+
+    /// The current time of the system clock.
+    pub fn now() -> Self {
+        Self::from_system_time(SystemTime::now())
+    }
+
+    /// Converts a [`SystemTime`], saturating at [`MIN`](Self::MIN) and [`MAX`](Self::MAX).
+    pub fn from_system_time(time: SystemTime) -> Self {
+        match time.duration_since(UNIX_EPOCH) {
+            Ok(after) => i64::try_from(after.as_secs())
+                .ok()
+                .and_then(|secs| Self::from_unix(secs, after.subsec_nanos()))
+                .unwrap_or(Self::MAX),
+            Err(before) => {
+                let before = before.duration();
+                // `before` earlier than the epoch: -(s + n) = -(s + 1) + (1e9 - n).
+                let (secs, nanos) = match before.subsec_nanos() {
+                    0 => (i64::try_from(before.as_secs()).ok().map(|s| -s), 0),
+                    n => (
+                        i64::try_from(before.as_secs())
+                            .ok()
+                            .and_then(|s| s.checked_add(1))
+                            .map(|s| -s),
+                        NANOS_PER_SECOND - n,
+                    ),
+                };
+                secs.and_then(|s| Self::from_unix(s, nanos))
+                    .unwrap_or(Self::MIN)
+            }
+        }
+    }
+
+    /// The same instant as a [`SystemTime`], or `None` when the platform's `SystemTime` cannot
+    /// hold it (on Windows it starts in 1601).
+    pub fn to_system_time(self) -> Option<SystemTime> {
+        if self.secs >= 0 {
+            UNIX_EPOCH.checked_add(Duration::new(self.secs.unsigned_abs(), self.nanos))
+        } else {
+            UNIX_EPOCH
+                .checked_sub(Duration::from_secs(self.secs.unsigned_abs()))?
+                .checked_add(Duration::from_nanos(u64::from(self.nanos)))
+        }
+    }
+
+    /// Whole seconds since the Unix epoch (negative before 1970); the fraction is
+    /// [`subsec_nanos`](Self::subsec_nanos), always added.
+    pub fn unix_seconds(self) -> i64 {
+        self.secs
+    }
+
+    /// Nanoseconds past [`unix_seconds`](Self::unix_seconds), below one second.
+    pub fn subsec_nanos(self) -> u32 {
+        self.nanos
+    }
+
+    /// `self + duration`, or `None` past [`MAX`](Self::MAX).
+    pub fn checked_add(self, duration: Duration) -> Option<Self> {
+        let secs = i64::try_from(duration.as_secs()).ok()?;
+        let mut secs = self.secs.checked_add(secs)?;
+        let mut nanos = self.nanos + duration.subsec_nanos();
+        if nanos >= NANOS_PER_SECOND {
+            nanos -= NANOS_PER_SECOND;
+            secs = secs.checked_add(1)?;
+        }
+        Self::from_unix(secs, nanos)
+    }
+
+    /// `self - duration`, or `None` before [`MIN`](Self::MIN).
+    pub fn checked_sub(self, duration: Duration) -> Option<Self> {
+        let secs = i64::try_from(duration.as_secs()).ok()?;
+        let secs = self.secs.checked_sub(secs)?;
+        let (secs, nanos) = match self.nanos.checked_sub(duration.subsec_nanos()) {
+            Some(nanos) => (secs, nanos),
+            None => (
+                secs.checked_sub(1)?,
+                self.nanos + NANOS_PER_SECOND - duration.subsec_nanos(),
+            ),
+        };
+        Self::from_unix(secs, nanos)
+    }
+
+    /// Parses an RFC 3339 `date-time` (see the type's documentation for what is accepted).
+    pub fn parse_rfc3339(text: &str) -> Result<Self, InvalidTimestamp> {
+        parse_rfc3339(text.as_bytes())
+    }
+
+    /// Formats as RFC 3339 in UTC, e.g. `2026-05-01T10:00:00Z` or `2026-05-01T10:00:00.250Z`.
+    pub fn to_rfc3339(self) -> String {
+        self.to_string()
+    }
+}
+
+impl fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let days = self.secs.div_euclid(SECONDS_PER_DAY);
+        let second_of_day = self.secs.rem_euclid(SECONDS_PER_DAY);
+        let (year, month, day) = civil_from_days(days);
+        write!(
+            f,
+            "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}",
+            second_of_day / 3600,
+            second_of_day / 60 % 60,
+            second_of_day % 60
+        )?;
+        match self.nanos {
+            0 => {}
+            n if n.is_multiple_of(1_000_000) => write!(f, ".{:03}", n / 1_000_000)?,
+            n if n.is_multiple_of(1_000) => write!(f, ".{:06}", n / 1_000)?,
+            n => write!(f, ".{n:09}")?,
+        }
+        f.write_str("Z")
+    }
+}
+
+impl fmt::Debug for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl FromStr for Timestamp {
+    type Err = InvalidTimestamp;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::parse_rfc3339(s)
+    }
+}
+
+impl From<SystemTime> for Timestamp {
+    /// Saturates at [`Timestamp::MIN`] and [`Timestamp::MAX`].
+    fn from(time: SystemTime) -> Self {
+        Self::from_system_time(time)
+    }
+}
+
+impl Serialize for Timestamp {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Timestamp {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct TimestampVisitor;
+
+        impl Visitor<'_> for TimestampVisitor {
+            type Value = Timestamp;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an RFC 3339 timestamp string or a number of Unix seconds")
+            }
+
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Timestamp, E> {
+                Timestamp::parse_rfc3339(v).map_err(E::custom)
+            }
+
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Timestamp, E> {
+                Timestamp::from_unix_seconds(v)
+                    .ok_or_else(|| E::custom("Unix seconds outside years 0000 to 9999"))
+            }
+
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Timestamp, E> {
+                i64::try_from(v)
+                    .ok()
+                    .and_then(Timestamp::from_unix_seconds)
+                    .ok_or_else(|| E::custom("Unix seconds outside years 0000 to 9999"))
+            }
+
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Timestamp, E> {
+                let out_of_range = || E::custom("Unix seconds outside years 0000 to 9999");
+                if !v.is_finite()
+                    || v < MIN_UNIX_SECONDS as f64
+                    || v >= (MAX_UNIX_SECONDS + 1) as f64
+                {
+                    return Err(out_of_range());
+                }
+                let secs = v.floor();
+                // Both casts are in range: checked just above.
+                let nanos =
+                    (((v - secs) * f64::from(NANOS_PER_SECOND)) as u32).min(NANOS_PER_SECOND - 1);
+                Timestamp::from_unix(secs as i64, nanos).ok_or_else(out_of_range)
+            }
+        }
+
+        deserializer.deserialize_any(TimestampVisitor)
+    }
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
+fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let year_of_era = year.rem_euclid(400);
+    let month_from_march = i64::from((month + 9) % 12);
+    let day_of_year = (153 * month_from_march + 2) / 5 + i64::from(day) - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146_097 + day_of_era - 719_468
+}
+
+/// The date of a day count since 1970-01-01 (Howard Hinnant's `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_from_march = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_from_march + 2) / 5 + 1;
+    let month = if month_from_march < 10 {
+        month_from_march + 3
+    } else {
+        month_from_march - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    // Both are small and positive by construction.
+    (year, month as u32, day as u32)
+}
+
+fn is_leap_year(year: i64) -> bool {
+    year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+}
+
+fn days_in_month(year: i64, month: u32) -> u32 {
+    match month {
+        2 if is_leap_year(year) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// Reads `len` ASCII digits at `at`.
+fn digits(bytes: &[u8], at: usize, len: usize) -> Result<u32, InvalidTimestamp> {
+    let slice = bytes
+        .get(at..at + len)
+        .ok_or(InvalidTimestamp::new("too short"))?;
+    slice.iter().try_fold(0u32, |acc, &b| {
+        if b.is_ascii_digit() {
+            Ok(acc * 10 + u32::from(b - b'0'))
+        } else {
+            Err(InvalidTimestamp::new("expected a digit"))
+        }
+    })
+}
+
+fn expect(
+    bytes: &[u8],
+    at: usize,
+    allowed: &[u8],
+    reason: &'static str,
+) -> Result<(), InvalidTimestamp> {
+    match bytes.get(at) {
+        Some(b) if allowed.contains(b) => Ok(()),
+        _ => Err(InvalidTimestamp::new(reason)),
+    }
+}
+
+fn parse_rfc3339(b: &[u8]) -> Result<Timestamp, InvalidTimestamp> {
+    let year = digits(b, 0, 4)?;
+    expect(b, 4, b"-", "expected '-' after the year")?;
+    let month = digits(b, 5, 2)?;
+    expect(b, 7, b"-", "expected '-' after the month")?;
+    let day = digits(b, 8, 2)?;
+    expect(b, 10, b"Tt ", "expected 'T' between date and time")?;
+    let hour = digits(b, 11, 2)?;
+    expect(b, 13, b":", "expected ':' after the hour")?;
+    let minute = digits(b, 14, 2)?;
+    expect(b, 16, b":", "expected ':' after the minutes")?;
+    let second = digits(b, 17, 2)?;
+
+    let mut at = 19;
+    let mut nanos = 0u32;
+    if b.get(at) == Some(&b'.') {
+        at += 1;
+        let start = at;
+        while b.get(at).is_some_and(u8::is_ascii_digit) {
+            if at - start < 9 {
+                nanos = nanos * 10 + u32::from(b[at] - b'0');
+            }
+            at += 1;
+        }
+        if at == start {
+            return Err(InvalidTimestamp::new("expected digits after '.'"));
+        }
+        for _ in (at - start)..9 {
+            nanos *= 10;
+        }
+    }
+
+    let offset_seconds: i64 = match b.get(at) {
+        Some(b'Z' | b'z') => {
+            at += 1;
+            0
+        }
+        Some(&sign @ (b'+' | b'-')) => {
+            let hours = digits(b, at + 1, 2)?;
+            expect(b, at + 3, b":", "expected ':' in the UTC offset")?;
+            let minutes = digits(b, at + 4, 2)?;
+            if hours > 23 || minutes > 59 {
+                return Err(InvalidTimestamp::new("UTC offset out of range"));
+            }
+            at += 6;
+            let magnitude = i64::from(hours * 3600 + minutes * 60);
+            if sign == b'-' { -magnitude } else { magnitude }
+        }
+        _ => {
+            return Err(InvalidTimestamp::new(
+                "expected 'Z' or a UTC offset like +02:00",
+            ));
+        }
+    };
+    if at != b.len() {
+        return Err(InvalidTimestamp::new("unexpected text after the timestamp"));
+    }
+
+    if !(1..=12).contains(&month) {
+        return Err(InvalidTimestamp::new("month out of range"));
+    }
+    if day < 1 || day > days_in_month(i64::from(year), month) {
+        return Err(InvalidTimestamp::new("day out of range for the month"));
+    }
+    if hour > 23 || minute > 59 || second > 60 {
+        return Err(InvalidTimestamp::new("time of day out of range"));
+    }
+
+    let secs = days_from_civil(i64::from(year), month, day) * SECONDS_PER_DAY
+        + i64::from(hour * 3600 + minute * 60 + second)
+        - offset_seconds;
+    Timestamp::from_unix(secs, nanos).ok_or(InvalidTimestamp::new(
+        "instant outside years 0000 to 9999 in UTC",
+    ))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------------
+
+/// Reads `null` as the default value (`false`, `""`, ...), like a missing field.
+fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
+}
+
+/// `Some("***")` or `None`, for `Debug` output of optional secrets.
+fn redact_opt(value: &Option<String>) -> Option<&'static str> {
+    value.as_ref().map(|_| "***")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tokens and users
+// ---------------------------------------------------------------------------------------------
+
+/// A user session's tokens: `{access_token, refresh_token, access_token_expires,
+/// refresh_token_expires}`, the expiries RFC 3339 or `null`.
+///
+/// The access token is sent as `Authorization: JWT <access_token>`; the refresh token buys a new
+/// `AuthState` from `POST auth/refresh`, and stops working once used (rotation). `Debug` writes
+/// `***` for both tokens.
+///
+/// ```
+/// use svc_model::{AuthState, Timestamp};
+///
+/// let state = AuthState::new("access.jwt", "refresh.jwt")
+///     .with_access_token_expires(Timestamp::from_unix_seconds(1_800_000_000).unwrap());
+/// let json = serde_json::to_string(&state)?;
+/// assert_eq!(json, r#"{"access_token":"access.jwt","refresh_token":"refresh.jwt","access_token_expires":"2027-01-15T08:00:00Z","refresh_token_expires":null}"#);
+/// assert_eq!(serde_json::from_str::<AuthState>(&json)?, state);
+/// assert_eq!(
+///     format!("{state:?}"),
+///     r#"AuthState { access_token: "***", refresh_token: "***", access_token_expires: Some(2027-01-15T08:00:00Z), refresh_token_expires: None }"#
+/// );
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuthState {
+    /// The access token (a JWT), sent as `JWT <access_token>`.
+    pub access_token: String,
+    /// The refresh token (a JWT), good for one `auth/refresh`.
+    pub refresh_token: String,
+    /// When the access token expires; `None` when the server did not say.
+    #[serde(default)]
+    pub access_token_expires: Option<Timestamp>,
+    /// When the refresh token expires; `None` when the server did not say.
+    #[serde(default)]
+    pub refresh_token_expires: Option<Timestamp>,
+}
+
+impl AuthState {
+    /// Tokens with no expiry times.
+    pub fn new(access_token: impl Into<String>, refresh_token: impl Into<String>) -> Self {
+        Self {
+            access_token: access_token.into(),
+            refresh_token: refresh_token.into(),
+            access_token_expires: None,
+            refresh_token_expires: None,
+        }
+    }
+
+    /// Sets when the access token expires.
+    pub fn with_access_token_expires(mut self, at: Timestamp) -> Self {
+        self.access_token_expires = Some(at);
+        self
+    }
+
+    /// Sets when the refresh token expires.
+    pub fn with_refresh_token_expires(mut self, at: Timestamp) -> Self {
+        self.refresh_token_expires = Some(at);
+        self
+    }
+
+    /// The earlier of the two expiry times, if any is known.
+    pub fn earliest_expiry(&self) -> Option<Timestamp> {
+        match (self.access_token_expires, self.refresh_token_expires) {
+            (Some(a), Some(r)) => Some(a.min(r)),
+            (a, r) => a.or(r),
+        }
+    }
+}
+
+impl fmt::Debug for AuthState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AuthState")
+            .field("access_token", &"***")
+            .field("refresh_token", &"***")
+            .field("access_token_expires", &self.access_token_expires)
+            .field("refresh_token_expires", &self.refresh_token_expires)
+            .finish()
+    }
+}
+
+/// The signed-in user: `{uid, username, has_password, email, first_name, last_name, ...}`.
+///
+/// Every field but `uid` may be missing or `null`; any other field is kept in
+/// [`other`](Self::other) and written back when serialized.
+///
+/// ```
+/// use svc_model::UserInfo;
+/// let user: UserInfo = serde_json::from_str(r#"{"uid": "u1", "has_password": null, "photo": "p.png"}"#)?;
+/// assert_eq!(user.uid, "u1");
+/// assert!(!user.has_password);
+/// assert_eq!(user.email, None);
+/// assert_eq!(user.other["photo"], "p.png");
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct UserInfo {
+    /// The user's unique id.
+    pub uid: String,
+    /// The user name (often the email address).
+    #[serde(default)]
+    pub username: Option<String>,
+    /// Whether the user has a password (a user created through a social login may not);
+    /// `false` when missing or `null`.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub has_password: bool,
+    /// The email address.
+    #[serde(default)]
+    pub email: Option<String>,
+    /// The first name.
+    #[serde(default)]
+    pub first_name: Option<String>,
+    /// The last name.
+    #[serde(default)]
+    pub last_name: Option<String>,
+    /// Every other field, as received.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+impl UserInfo {
+    /// A user with only a `uid`.
+    pub fn new(uid: impl Into<String>) -> Self {
+        Self {
+            uid: uid.into(),
+            ..Self::default()
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requests and responses
+// ---------------------------------------------------------------------------------------------
+
+/// `POST auth/login` body: `{email, password}`. `Debug` hides the password.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoginRequest {
+    /// The email address.
+    pub email: String,
+    /// The password.
+    pub password: String,
+}
+
+impl LoginRequest {
+    /// A login with email and password.
+    pub fn new(email: impl Into<String>, password: impl Into<String>) -> Self {
+        Self {
+            email: email.into(),
+            password: password.into(),
+        }
+    }
+}
+
+impl fmt::Debug for LoginRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LoginRequest")
+            .field("email", &self.email)
+            .field("password", &"***")
+            .finish()
+    }
+}
+
+/// `POST auth/login` answer: `{token, user}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoginResponse {
+    /// The new session's tokens.
+    pub token: AuthState,
+    /// The signed-in user.
+    pub user: UserInfo,
+}
+
+/// `POST auth/refresh` body: `{refresh_token}`; the answer is an [`AuthState`]. `Debug` hides
+/// the token.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefreshRequest {
+    /// The refresh token to trade (it stops working once used).
+    pub refresh_token: String,
+}
+
+impl RefreshRequest {
+    /// A refresh with this refresh token.
+    pub fn new(refresh_token: impl Into<String>) -> Self {
+        Self {
+            refresh_token: refresh_token.into(),
+        }
+    }
+}
+
+impl fmt::Debug for RefreshRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RefreshRequest")
+            .field("refresh_token", &"***")
+            .finish()
+    }
+}
+
+/// `POST auth/register` body: `{email, password, first_name?, last_name?, language?,
+/// timezone?}`; absent options are not written. `Debug` hides the password.
+///
+/// ```
+/// use svc_model::account::RegisterRequest;
+/// let req = RegisterRequest::new("ann@example.com", "hunter22").first_name("Ann");
+/// assert_eq!(
+///     serde_json::to_string(&req).unwrap(),
+///     r#"{"email":"ann@example.com","password":"hunter22","first_name":"Ann"}"#
+/// );
+/// assert!(!format!("{req:?}").contains("hunter22"));
+/// ```
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RegisterRequest {
+    /// The email address (required).
+    pub email: String,
+    /// The password (required).
+    pub password: String,
+    /// The first name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_name: Option<String>,
+    /// The last name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_name: Option<String>,
+    /// The preferred language, e.g. `en`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+    /// The time zone, e.g. `Europe/Paris`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timezone: Option<String>,
+}
+
+impl RegisterRequest {
+    /// A registration with the two required fields.
+    pub fn new(email: impl Into<String>, password: impl Into<String>) -> Self {
+        Self {
+            email: email.into(),
+            password: password.into(),
+            first_name: None,
+            last_name: None,
+            language: None,
+            timezone: None,
+        }
+    }
+
+    /// Sets the first name.
+    pub fn first_name(mut self, value: impl Into<String>) -> Self {
+        self.first_name = Some(value.into());
+        self
+    }
+
+    /// Sets the last name.
+    pub fn last_name(mut self, value: impl Into<String>) -> Self {
+        self.last_name = Some(value.into());
+        self
+    }
+
+    /// Sets the language.
+    pub fn language(mut self, value: impl Into<String>) -> Self {
+        self.language = Some(value.into());
+        self
+    }
+
+    /// Sets the time zone.
+    pub fn timezone(mut self, value: impl Into<String>) -> Self {
+        self.timezone = Some(value.into());
+        self
+    }
+}
+
+impl fmt::Debug for RegisterRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RegisterRequest")
+            .field("email", &self.email)
+            .field("password", &"***")
+            .field("first_name", &self.first_name)
+            .field("last_name", &self.last_name)
+            .field("language", &self.language)
+            .field("timezone", &self.timezone)
+            .finish()
+    }
+}
+
+/// `POST auth/register` answer: `{result: true, user}` or `{result: false, errors}`.
+/// Registering does not sign in.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RegisterResponse {
+    /// Whether the user was created; `false` when missing or `null`.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub result: bool,
+    /// The new user, when created.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<UserInfo>,
+    /// Why not, when not: usually field errors `{"email": ["..."]}`, kept as received.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<Value>,
+}
+
+/// `POST auth/change_password` body: `{new_password, current_password?}`. `Debug` hides both.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangePasswordRequest {
+    /// The new password.
+    pub new_password: String,
+    /// The current password, when the user has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current_password: Option<String>,
+}
+
+impl ChangePasswordRequest {
+    /// A password change; `current_password` is needed when the user has a password.
+    pub fn new(new_password: impl Into<String>, current_password: Option<String>) -> Self {
+        Self {
+            new_password: new_password.into(),
+            current_password,
+        }
+    }
+}
+
+impl fmt::Debug for ChangePasswordRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ChangePasswordRequest")
+            .field("new_password", &"***")
+            .field("current_password", &redact_opt(&self.current_password))
+            .finish()
+    }
+}
+
+/// `POST auth/change_password` answer: `{result, new_state}`; the new tokens replace the
+/// session's (the old ones may stop working).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ChangePasswordResponse {
+    /// Whether the password was changed; `false` when missing or `null`.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub result: bool,
+    /// The session's new tokens, when the server issued some.
+    #[serde(default)]
+    pub new_state: Option<AuthState>,
+}
+
+/// `POST auth/reset_password` body: `{email}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResetPasswordRequest {
+    /// Where to send the reset code.
+    pub email: String,
+}
+
+impl ResetPasswordRequest {
+    /// A reset for this email address.
+    pub fn new(email: impl Into<String>) -> Self {
+        Self {
+            email: email.into(),
+        }
+    }
+}
+
+/// `POST auth/reset_password` answer: `{result}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResetPasswordResponse {
+    /// Whether a reset was started; `false` when missing or `null`.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub result: bool,
+}
+
+/// `POST auth/reset_password_complete` body: `{code, new_password}`. `Debug` hides both (the
+/// code is as good as a password until it is used).
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResetPasswordCompleteRequest {
+    /// The reset code that was sent by email.
+    pub code: String,
+    /// The new password.
+    pub new_password: String,
+}
+
+impl ResetPasswordCompleteRequest {
+    /// Completes a reset.
+    pub fn new(code: impl Into<String>, new_password: impl Into<String>) -> Self {
+        Self {
+            code: code.into(),
+            new_password: new_password.into(),
+        }
+    }
+}
+
+impl fmt::Debug for ResetPasswordCompleteRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ResetPasswordCompleteRequest")
+            .field("code", &"***")
+            .field("new_password", &"***")
+            .finish()
+    }
+}
+
+/// `POST auth/reset_password_complete` answer: `{result, new_state}`; the new tokens sign the
+/// user in.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ResetPasswordCompleteResponse {
+    /// Whether the password was reset; `false` when missing or `null`.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub result: bool,
+    /// The new session's tokens, when the server issued some.
+    #[serde(default)]
+    pub new_state: Option<AuthState>,
+}
+
+/// `POST auth/change_email` body: `{new_email, current_password?}`. `Debug` hides the password.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangeEmailRequest {
+    /// The new email address; a confirmation code is sent there.
+    pub new_email: String,
+    /// The current password, when the user has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current_password: Option<String>,
+}
+
+impl ChangeEmailRequest {
+    /// An email change; `current_password` is needed when the user has a password.
+    pub fn new(new_email: impl Into<String>, current_password: Option<String>) -> Self {
+        Self {
+            new_email: new_email.into(),
+            current_password,
+        }
+    }
+}
+
+impl fmt::Debug for ChangeEmailRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ChangeEmailRequest")
+            .field("new_email", &self.new_email)
+            .field("current_password", &redact_opt(&self.current_password))
+            .finish()
+    }
+}
+
+/// `POST auth/change_email` answer: `{result, sent_confirmation_to}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangeEmailResponse {
+    /// Whether a confirmation was sent; `false` when missing or `null`.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub result: bool,
+    /// Where the confirmation code was sent.
+    #[serde(default)]
+    pub sent_confirmation_to: Option<String>,
+}
+
+/// `POST auth/change_email_complete` body: `{code}`. `Debug` hides the code.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangeEmailCompleteRequest {
+    /// The confirmation code that was sent to the new address.
+    pub code: String,
+}
+
+impl ChangeEmailCompleteRequest {
+    /// Completes an email change.
+    pub fn new(code: impl Into<String>) -> Self {
+        Self { code: code.into() }
+    }
+}
+
+impl fmt::Debug for ChangeEmailCompleteRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ChangeEmailCompleteRequest")
+            .field("code", &"***")
+            .finish()
+    }
+}
+
+/// `POST auth/change_email_complete` answer: `{result, old_email, new_email}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangeEmailCompleteResponse {
+    /// Whether the email address was changed; `false` when missing or `null`.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub result: bool,
+    /// The previous address.
+    #[serde(default)]
+    pub old_email: Option<String>,
+    /// The new address.
+    #[serde(default)]
+    pub new_email: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ts(s: &str) -> Timestamp {
+        s.parse().unwrap_or_else(|e| panic!("{s:?}: {e}"))
+    }
+
+    #[test]
+    fn rfc3339_known_instants() {
+        let cases: &[(&str, i64, u32)] = &[
+            ("1970-01-01T00:00:00Z", 0, 0),
+            ("1970-01-01T00:00:01.5Z", 1, 500_000_000),
+            ("1969-12-31T23:59:59Z", -1, 0),
+            ("1969-12-31T23:59:59.999999999Z", -1, 999_999_999),
+            ("2000-02-29T12:00:00Z", 951_825_600, 0),
+            ("2026-05-01T12:00:00+02:00", 1_777_629_600, 0),
+            ("2026-05-01T10:00:00z", 1_777_629_600, 0),
+            ("2026-05-01t10:00:00Z", 1_777_629_600, 0),
+            ("2026-05-01 10:00:00Z", 1_777_629_600, 0),
+            ("2026-05-01T05:30:00-04:30", 1_777_629_600, 0),
+            (
+                "2026-05-01T10:00:00.123456789123Z",
+                1_777_629_600,
+                123_456_789,
+            ),
+            ("2026-05-01T10:00:00.000001Z", 1_777_629_600, 1_000),
+            ("2026-12-31T23:59:60Z", 1_798_761_600, 0), // leap second: next minute
+            ("0000-01-01T00:00:00Z", MIN_UNIX_SECONDS, 0),
+            (
+                "9999-12-31T23:59:59.999999999Z",
+                MAX_UNIX_SECONDS,
+                999_999_999,
+            ),
+            ("2100-03-01T00:00:00Z", 4_107_542_400, 0),
+        ];
+        for &(text, secs, nanos) in cases {
+            let t = ts(text);
+            assert_eq!(
+                (t.unix_seconds(), t.subsec_nanos()),
+                (secs, nanos),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn rfc3339_formatting_round_trips() {
+        for (text, formatted) in [
+            ("1970-01-01T00:00:00Z", "1970-01-01T00:00:00Z"),
+            ("2026-05-01T12:00:00+02:00", "2026-05-01T10:00:00Z"),
+            ("2026-05-01T10:00:00.5Z", "2026-05-01T10:00:00.500Z"),
+            ("2026-05-01T10:00:00.0005Z", "2026-05-01T10:00:00.000500Z"),
+            (
+                "2026-05-01T10:00:00.000000005Z",
+                "2026-05-01T10:00:00.000000005Z",
+            ),
+            ("1969-12-31T23:59:59.25Z", "1969-12-31T23:59:59.250Z"),
+            ("0000-01-01T00:00:00Z", "0000-01-01T00:00:00Z"),
+            ("9999-12-31T23:59:59Z", "9999-12-31T23:59:59Z"),
+            ("2024-02-29T00:00:00-00:00", "2024-02-29T00:00:00Z"),
+        ] {
+            assert_eq!(ts(text).to_rfc3339(), formatted, "{text}");
+            assert_eq!(ts(formatted), ts(text));
+        }
+        // Every day over a few centuries formats and parses back to itself.
+        let mut secs = -2_208_988_800; // 1900-01-01
+        while secs < 4_102_444_800 {
+            // 2100-01-01
+            let t = Timestamp::from_unix_seconds(secs + 3_723).unwrap();
+            assert_eq!(ts(&t.to_rfc3339()), t);
+            secs += SECONDS_PER_DAY;
+        }
+    }
+
+    #[test]
+    fn rfc3339_rejects_bad_input_without_panicking() {
+        for bad in [
+            "",
+            "2026",
+            "2026-05-01",
+            "2026-05-01T10:00:00",
+            "2026-05-01T10:00Z",
+            "2026-13-01T00:00:00Z",
+            "2026-00-01T00:00:00Z",
+            "2026-04-31T00:00:00Z",
+            "2026-02-29T00:00:00Z",
+            "1900-02-29T00:00:00Z",
+            "2026-05-01T24:00:00Z",
+            "2026-05-01T10:60:00Z",
+            "2026-05-01T10:00:61Z",
+            "2026-05-01T10:00:00.Z",
+            "2026-05-01T10:00:00+2:00",
+            "2026-05-01T10:00:00+24:00",
+            "2026-05-01T10:00:00+02:60",
+            "2026-05-01T10:00:00+0200",
+            "2026-05-01T10:00:00Z ",
+            "2026-05-01X10:00:00Z",
+            "+2026-05-01T10:00:00Z",
+            "２０２６-05-01T10:00:00Z",
+            "2026-05-01T10:00:00\u{e9}",
+            "0000-01-01T00:00:00+00:01",
+            "9999-12-31T23:59:59-00:01",
+        ] {
+            assert!(Timestamp::parse_rfc3339(bad).is_err(), "{bad:?}");
+        }
+        let err = Timestamp::parse_rfc3339("2026-13-01T00:00:00Z").unwrap_err();
+        assert_eq!(err.reason(), "month out of range");
+        assert!(err.to_string().contains("month out of range"));
+    }
+
+    #[test]
+    fn system_time_conversions() {
+        let t = ts("2026-05-01T10:00:00.75Z");
+        assert_eq!(Timestamp::from(t.to_system_time().unwrap()), t);
+        let before = ts("1960-06-15T08:00:00.125Z");
+        assert_eq!(
+            Timestamp::from_system_time(before.to_system_time().unwrap()),
+            before
+        );
+        assert_eq!(
+            Timestamp::from_system_time(UNIX_EPOCH - Duration::from_nanos(1)),
+            ts("1969-12-31T23:59:59.999999999Z")
+        );
+        let far = UNIX_EPOCH + Duration::from_secs(400_000_000_000);
+        assert_eq!(Timestamp::from_system_time(far), Timestamp::MAX);
+        let now = Timestamp::now();
+        assert!(now > ts("2020-01-01T00:00:00Z"));
+    }
+
+    #[test]
+    fn arithmetic() {
+        let t = ts("2026-05-01T10:00:00.9Z");
+        assert_eq!(
+            t.checked_add(Duration::from_millis(200)).unwrap(),
+            ts("2026-05-01T10:00:01.1Z")
+        );
+        assert_eq!(
+            t.checked_sub(Duration::from_millis(950)).unwrap(),
+            ts("2026-05-01T09:59:59.95Z")
+        );
+        assert_eq!(
+            t.checked_sub(Duration::from_secs(30)).unwrap(),
+            ts("2026-05-01T09:59:30.9Z")
+        );
+        assert!(
+            Timestamp::MAX
+                .checked_add(Duration::from_nanos(1))
+                .is_none()
+        );
+        assert!(
+            Timestamp::MIN
+                .checked_sub(Duration::from_nanos(1))
+                .is_none()
+        );
+        assert!(t.checked_add(Duration::MAX).is_none());
+        assert!(Timestamp::from_unix(0, 1_000_000_000).is_none());
+        assert!(Timestamp::from_unix_seconds(MAX_UNIX_SECONDS + 1).is_none());
+    }
+
+    #[test]
+    fn timestamp_serde() {
+        let t: Timestamp = serde_json::from_value(json!("2026-05-01T12:00:00+02:00")).unwrap();
+        assert_eq!(
+            serde_json::to_value(t).unwrap(),
+            json!("2026-05-01T10:00:00Z")
+        );
+        let from_number: Timestamp = serde_json::from_value(json!(1_777_629_600)).unwrap();
+        assert_eq!(from_number, t);
+        let from_float: Timestamp = serde_json::from_value(json!(1_777_629_600.5)).unwrap();
+        assert_eq!(from_float.subsec_nanos(), 500_000_000);
+        for bad in [
+            json!("soon"),
+            json!(true),
+            json!([]),
+            json!({}),
+            json!(1e300),
+            json!(-1e300),
+            json!(u64::MAX),
+            json!(i64::MIN),
+        ] {
+            assert!(
+                serde_json::from_value::<Timestamp>(bad.clone()).is_err(),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn auth_state_decoding_is_lenient_and_never_panics() {
+        let full: AuthState = serde_json::from_value(json!({
+            "access_token": "a", "refresh_token": "r",
+            "access_token_expires": "2026-05-01T10:00:00Z",
+            "refresh_token_expires": "2026-05-08T10:00:00Z",
+        }))
+        .unwrap();
+        assert_eq!(full.earliest_expiry(), Some(ts("2026-05-01T10:00:00Z")));
+        let bare: AuthState =
+            serde_json::from_value(json!({"access_token": "a", "refresh_token": "r"})).unwrap();
+        assert_eq!(bare, AuthState::new("a", "r"));
+        assert_eq!(bare.earliest_expiry(), None);
+        let nulls: AuthState = serde_json::from_value(json!({
+            "access_token": "a", "refresh_token": "r",
+            "access_token_expires": null, "refresh_token_expires": null, "extra": 1,
+        }))
+        .unwrap();
+        assert_eq!(nulls, bare);
+        for bad in [
+            json!(null),
+            json!("a"),
+            json!({}),
+            json!({"access_token": "a"}),
+            json!({"access_token": null, "refresh_token": "r"}),
+            json!({"access_token": "a", "refresh_token": "r", "access_token_expires": "x"}),
+            json!({"access_token": "a", "refresh_token": "r", "refresh_token_expires": {}}),
+        ] {
+            assert!(
+                serde_json::from_value::<AuthState>(bad.clone()).is_err(),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn secrets_never_print() {
+        let state = AuthState::new("ACCESS-SECRET", "REFRESH-SECRET");
+        let mut change = ChangePasswordRequest::new("NEW-PW", Some("OLD-PW".into()));
+        let login = LoginResponse {
+            token: state.clone(),
+            user: UserInfo::new("u"),
+        };
+        let printed = [
+            format!("{state:?}"),
+            format!("{login:?}"),
+            format!("{:?}", LoginRequest::new("a@b.c", "PW-SECRET")),
+            format!("{:?}", RefreshRequest::new("REFRESH-SECRET")),
+            format!(
+                "{:?}",
+                RegisterRequest::new("a@b.c", "PW-SECRET").last_name("L")
+            ),
+            format!("{change:?}"),
+            format!(
+                "{:?}",
+                ChangePasswordResponse {
+                    result: true,
+                    new_state: Some(state.clone())
+                }
+            ),
+            format!(
+                "{:?}",
+                ResetPasswordCompleteRequest::new("CODE-SECRET", "NEW-PW")
+            ),
+            format!(
+                "{:?}",
+                ResetPasswordCompleteResponse {
+                    result: true,
+                    new_state: Some(state.clone())
+                }
+            ),
+            format!(
+                "{:?}",
+                ChangeEmailRequest::new("n@b.c", Some("OLD-PW".into()))
+            ),
+            format!("{:?}", ChangeEmailCompleteRequest::new("CODE-SECRET")),
+        ];
+        for text in &printed {
+            for secret in ["SECRET", "NEW-PW", "OLD-PW"] {
+                assert!(!text.contains(secret), "{text}");
+            }
+        }
+        assert!(printed[2].contains("a@b.c"));
+        change.current_password = None;
+        assert_eq!(
+            format!("{change:?}"),
+            r#"ChangePasswordRequest { new_password: "***", current_password: None }"#
+        );
+    }
+
+    #[test]
+    fn user_info_keeps_other_fields_and_tolerates_nulls() {
+        let raw = json!({
+            "uid": "u1", "username": null, "has_password": true, "email": "a@b.c",
+            "first_name": null, "photo": null, "properties": {"plan": "pro"}
+        });
+        let user: UserInfo = serde_json::from_value(raw).unwrap();
+        assert!(user.has_password);
+        assert_eq!(user.username, None);
+        assert_eq!(user.last_name, None);
+        assert_eq!(user.other.len(), 2);
+        assert_eq!(user.other["properties"]["plan"], "pro");
+        let back = serde_json::to_value(&user).unwrap();
+        assert_eq!(back["properties"], json!({"plan": "pro"}));
+        assert_eq!(back["uid"], "u1");
+        assert_eq!(serde_json::from_value::<UserInfo>(back).unwrap(), user);
+        for bad in [json!({}), json!({"uid": null}), json!([]), json!("u1")] {
+            assert!(
+                serde_json::from_value::<UserInfo>(bad.clone()).is_err(),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn requests_serialize_to_the_contract() {
+        let v = |x: &dyn erased::ToJson| x.to_json();
+        assert_eq!(
+            v(&LoginRequest::new("a@b.c", "pw")),
+            json!({"email": "a@b.c", "password": "pw"})
+        );
+        assert_eq!(v(&RefreshRequest::new("r")), json!({"refresh_token": "r"}));
+        assert_eq!(
+            v(&RegisterRequest::new("a@b.c", "pw")
+                .first_name("F")
+                .last_name("L")
+                .language("en")
+                .timezone("UTC")),
+            json!({"email": "a@b.c", "password": "pw", "first_name": "F", "last_name": "L",
+                   "language": "en", "timezone": "UTC"})
+        );
+        assert_eq!(
+            v(&ChangePasswordRequest::new("n", None)),
+            json!({"new_password": "n"})
+        );
+        assert_eq!(
+            v(&ChangePasswordRequest::new("n", Some("c".into()))),
+            json!({"new_password": "n", "current_password": "c"})
+        );
+        assert_eq!(
+            v(&ResetPasswordRequest::new("a@b.c")),
+            json!({"email": "a@b.c"})
+        );
+        assert_eq!(
+            v(&ResetPasswordCompleteRequest::new("123", "n")),
+            json!({"code": "123", "new_password": "n"})
+        );
+        assert_eq!(
+            v(&ChangeEmailRequest::new("n@b.c", None)),
+            json!({"new_email": "n@b.c"})
+        );
+        assert_eq!(
+            v(&ChangeEmailCompleteRequest::new("c")),
+            json!({"code": "c"})
+        );
+    }
+
+    /// Lets the test above put different request types in one table.
+    mod erased {
+        pub trait ToJson {
+            fn to_json(&self) -> serde_json::Value;
+        }
+        impl<T: serde::Serialize> ToJson for T {
+            fn to_json(&self) -> serde_json::Value {
+                serde_json::to_value(self).unwrap()
+            }
+        }
+    }
+
+    #[test]
+    fn responses_decode_missing_and_null_fields() {
+        let r: RegisterResponse = serde_json::from_value(json!({})).unwrap();
+        assert_eq!(r, RegisterResponse::default());
+        let r: RegisterResponse = serde_json::from_value(
+            json!({"result": false, "user": null, "errors": {"email": ["Taken."]}}),
+        )
+        .unwrap();
+        assert!(!r.result && r.user.is_none());
+        assert_eq!(r.errors.unwrap()["email"][0], "Taken.");
+        let r: RegisterResponse =
+            serde_json::from_value(json!({"result": true, "user": {"uid": "u"}})).unwrap();
+        assert_eq!(r.user.unwrap().uid, "u");
+
+        let c: ChangePasswordResponse =
+            serde_json::from_value(json!({"result": null, "new_state": null})).unwrap();
+        assert_eq!(c, ChangePasswordResponse::default());
+        let c: ChangePasswordResponse = serde_json::from_value(json!({
+            "result": true,
+            "new_state": {"access_token": "a", "refresh_token": "r"}
+        }))
+        .unwrap();
+        assert_eq!(c.new_state, Some(AuthState::new("a", "r")));
+
+        let r: ResetPasswordResponse = serde_json::from_value(json!({"result": true})).unwrap();
+        assert!(r.result);
+        let r: ResetPasswordCompleteResponse = serde_json::from_value(json!({})).unwrap();
+        assert_eq!(r, ResetPasswordCompleteResponse::default());
+        let e: ChangeEmailResponse =
+            serde_json::from_value(json!({"result": true, "sent_confirmation_to": "n@b.c"}))
+                .unwrap();
+        assert_eq!(e.sent_confirmation_to.as_deref(), Some("n@b.c"));
+        let e: ChangeEmailCompleteResponse = serde_json::from_value(
+            json!({"result": true, "old_email": "o@b.c", "new_email": null}),
+        )
+        .unwrap();
+        assert_eq!(e.old_email.as_deref(), Some("o@b.c"));
+        assert_eq!(e.new_email, None);
+
+        // Wrong shapes are errors, not panics.
+        assert!(serde_json::from_value::<LoginResponse>(json!({"token": null})).is_err());
+        assert!(serde_json::from_value::<ChangeEmailResponse>(json!({"result": "yes"})).is_err());
+        assert!(serde_json::from_value::<RegisterResponse>(json!("ok")).is_err());
+    }
+
+    #[test]
+    fn login_response_round_trips() {
+        let login = LoginResponse {
+            token: AuthState::new("a", "r")
+                .with_access_token_expires(ts("2026-05-01T10:00:00Z"))
+                .with_refresh_token_expires(ts("2026-05-08T10:00:00Z")),
+            user: UserInfo {
+                email: Some("a@b.c".into()),
+                ..UserInfo::new("u1")
+            },
+        };
+        let text = serde_json::to_string(&login).unwrap();
+        assert_eq!(serde_json::from_str::<LoginResponse>(&text).unwrap(), login);
+        assert!(text.contains(r#""access_token_expires":"2026-05-01T10:00:00Z""#));
+    }
+}
