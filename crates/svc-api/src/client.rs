@@ -231,6 +231,12 @@ impl ClientBuilder {
         self
     }
 
+    /// The static token of the built-in tools resource (`__svc_app__`), used by users and teams
+    /// (and its reload): the same as `resource_token("__svc_app__", token)`.
+    pub fn tools_token(self, token: impl Into<Secret>) -> Self {
+        self.resource_token(svc_model::users::TOOLS_RESOURCE, token)
+    }
+
     /// Reads project, environment, draft and both base URLs from an explicit env map (keys
     /// `VITE_SVC_*` or `SVC_*`; see [`EnvConfig`]). Explicit settings still win.
     pub fn env<K, V, S>(mut self, env: &HashMap<K, V, S>) -> Self

@@ -10,6 +10,10 @@
 //! | `pages` | [`Client::pages`] | list, create, get, update, delete page settings, published or draft |
 //! | `projects` | [`Client::projects`] | get a project |
 //! | `records` | [`Client::records`] | list (one page, all, a stream across pages), retrieve, create, update, delete, aggregate, group |
+//! | `sql` | [`Client::sql`] | one read-only query with named parameters; rows as your own types or JSON maps |
+//! | `users` | [`Client::users`] | list (one page, all, a stream), retrieve, create, change team, delete |
+//! | `teams` | [`Client::teams`] | list, retrieve, rename |
+//! | `resources` | [`Client::resources`] | reload a resource's structure, or the built-in tools resource's |
 //!
 //! `default-transport` (on by default) brings the pooled hyper + rustls transport; without it,
 //! give the builder your own [`Transport`](svc_transport::Transport).
@@ -47,8 +51,17 @@ mod url;
 mod pages;
 #[cfg(feature = "projects")]
 mod projects;
-#[cfg(feature = "records")]
+// Users and teams are records of the built-in tools resource: they reuse the records machinery.
+#[cfg(any(feature = "records", feature = "users", feature = "teams"))]
 mod records;
+#[cfg(feature = "resources")]
+mod resources;
+#[cfg(feature = "sql")]
+mod sql;
+#[cfg(feature = "teams")]
+mod teams;
+#[cfg(feature = "users")]
+mod users;
 
 pub use client::{Client, ClientBuilder};
 pub use error::{ApiError, DecodeError, Error, InvalidInput, Result, Sent};
@@ -59,8 +72,18 @@ pub use sleep::{Sleep, TokioSleep};
 pub use pages::Pages;
 #[cfg(feature = "projects")]
 pub use projects::Projects;
+#[cfg(any(feature = "records", feature = "users", feature = "teams"))]
+pub use records::RecordStream;
 #[cfg(feature = "records")]
-pub use records::{Record, RecordStream, Records};
+pub use records::{Record, Records};
+#[cfg(feature = "resources")]
+pub use resources::Resources;
+#[cfg(feature = "sql")]
+pub use sql::{Sql, SqlQuery};
+#[cfg(feature = "teams")]
+pub use teams::Teams;
+#[cfg(feature = "users")]
+pub use users::Users;
 
 // Compile the README's examples as doctests.
 #[cfg(doctest)]

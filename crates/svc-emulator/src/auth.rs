@@ -138,6 +138,7 @@ mod tests {
             ProjectConfig::new("a")
                 .environments(["prod", "dev"])
                 .api_key("key-a")
+                .tools_token("tools-a")
                 .resource(ResourceConfig::new("shop", "tok-shop"))
                 .resource(ResourceConfig::new("crm", "tok-crm")),
             ProjectConfig::new("b").api_key("key-b"),
@@ -221,6 +222,12 @@ mod tests {
         assert_eq!(check("Bearer key-a", "a", "ghost"), StatusCode::NOT_FOUND);
         assert_eq!(check("JWT tok-shop", "a", "shop"), StatusCode::UNAUTHORIZED);
         assert_eq!(check("nope", "a", "shop"), StatusCode::UNAUTHORIZED);
+        // The built-in tools token opens `__svc_app__` only; resource tokens never open it.
+        assert_eq!(check("tools-a", "a", "__svc_app__"), StatusCode::OK);
+        assert_eq!(check("Bearer key-a", "a", "__svc_app__"), StatusCode::OK);
+        assert_eq!(check("tools-a", "a", "shop"), StatusCode::FORBIDDEN);
+        assert_eq!(check("tok-shop", "a", "__svc_app__"), StatusCode::FORBIDDEN);
+        assert_eq!(check("tools-a", "b", "__svc_app__"), StatusCode::FORBIDDEN);
         let access = authorize_resource(&r, &headers("tok-crm"), "a", "prod", "crm").unwrap();
         assert_eq!(access.resource.name, "crm");
         assert_eq!(

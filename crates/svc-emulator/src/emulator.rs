@@ -111,9 +111,10 @@ impl Emulator {
             environment: environment.as_str().to_owned(),
             api_key: default_project.primary_api_key().to_owned(),
             tls_ca_pem: prepared.tls.as_ref().map(|(_, ca)| ca.path().to_owned()),
+            // Every token of the default project, the built-in tools token (`__svc_app__`)
+            // included, so a script can use any route from the startup line alone.
             resource_tokens: default_project
-                .resources
-                .iter()
+                .all_resources()
                 .map(|r| (r.name.clone(), r.token.clone()))
                 .collect(),
         };
@@ -146,7 +147,7 @@ fn prepare(config: &EmulatorConfig, local_addr: SocketAddr) -> Result<Prepared, 
         message: e.to_string(),
     };
     let store = Store::open(data_path).map_err(store_err)?;
-    let projects = match config.projects_source() {
+    let mut projects = match config.projects_source() {
         ProjectsSource::File(path) => ProjectsConfig::load(path)?,
         ProjectsSource::Inline(projects) => projects.clone(),
         ProjectsSource::Default => store
@@ -154,6 +155,15 @@ fn prepare(config: &EmulatorConfig, local_addr: SocketAddr) -> Result<Prepared, 
             .map_err(store_err)?
             .unwrap_or_else(ProjectsConfig::demo),
     };
+    for project in &mut projects.projects {
+        if project.tools_token.is_none() {
+            project.tools_token = Some(
+                store
+                    .generated_tools_token(&project.name)
+                    .map_err(store_err)?,
+            );
+        }
+    }
     let registry = Registry::new(&projects, |name| {
         store.generated_key(name).map_err(store_err)
     })?;

@@ -53,7 +53,8 @@ pub struct StartupInfo {
     /// Path of the PEM file of the CA to trust, when TLS is on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls_ca_pem: Option<PathBuf>,
-    /// Resource name -> static token, for the resources whose records are served.
+    /// Resource name -> static token of every resource of the default project, the built-in
+    /// tools resource `__svc_app__` (users and teams) included.
     #[serde(default)]
     pub resource_tokens: BTreeMap<String, String>,
 }
@@ -103,9 +104,20 @@ impl EmulatorHandle {
         &self.info.api_key
     }
 
-    /// Resource name -> static token of the default project's served resources.
+    /// Resource name -> static token of the default project's served resources, the built-in
+    /// tools resource `__svc_app__` included.
     pub fn resource_tokens(&self) -> &BTreeMap<String, String> {
         &self.info.resource_tokens
+    }
+
+    /// The default project's built-in tools token: the static token of `__svc_app__`, for
+    /// users, teams and that resource's reload.
+    pub fn tools_token(&self) -> &str {
+        self.info
+            .resource_tokens
+            .get(svc_model::users::TOOLS_RESOURCE)
+            .map(String::as_str)
+            .unwrap_or_default()
     }
 
     /// The PEM file of the CA that signed the server certificate, when TLS is on.

@@ -61,6 +61,7 @@ mod timestamp;
 mod tls;
 
 pub use config::EmulatorConfig;
+pub use data::tools::SEEDED_TEAMS;
 pub use emulator::{Emulator, EmulatorError};
 pub use handle::{EmulatorHandle, StartupInfo};
 pub use project_config::{ConfigError, ProjectConfig, ProjectsConfig, ResourceConfig};

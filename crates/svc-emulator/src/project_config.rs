@@ -10,6 +10,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use svc_model::users::TOOLS_RESOURCE;
 use svc_model::{EnvironmentName, ProjectName, ResourceName};
 
 /// Every project the emulator serves; the first one is the default project.
@@ -63,6 +64,11 @@ pub struct ProjectConfig {
     /// Connected resources (SQLite databases), served by the records engine.
     #[serde(default)]
     pub resources: Vec<ResourceConfig>,
+    /// The static token of the built-in tools resource `__svc_app__` (users and teams). When
+    /// absent, the emulator generates one and keeps it in the data path, so it stays the same
+    /// across restarts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools_token: Option<String>,
 }
 
 /// A connected resource: a SQLite database whose tables are models.
@@ -208,6 +214,7 @@ impl ProjectConfig {
             environments: default_environments(),
             api_keys: Vec::new(),
             resources: Vec::new(),
+            tools_token: None,
         }
     }
 
@@ -239,6 +246,12 @@ impl ProjectConfig {
         self
     }
 
+    /// Sets the static token of the built-in tools resource `__svc_app__`.
+    pub fn tools_token(mut self, token: impl Into<String>) -> Self {
+        self.tools_token = Some(token.into());
+        self
+    }
+
     fn validate<'a>(&'a self, secrets: &mut HashSet<&'a str>) -> Result<(), ConfigError> {
         let project = &self.name;
         if self.environments.is_empty() {
@@ -258,10 +271,22 @@ impl ProjectConfig {
         for key in &self.api_keys {
             check_secret(key, secrets, &format!("an API key of project {project:?}"))?;
         }
+        if let Some(token) = &self.tools_token {
+            check_secret(
+                token,
+                secrets,
+                &format!("the tools token of project {project:?}"),
+            )?;
+        }
         let mut resources = HashSet::new();
         for resource in &self.resources {
             let name = &resource.name;
             ResourceName::new(name.as_str()).map_err(|e| invalid(e.to_string()))?;
+            if name == TOOLS_RESOURCE {
+                return Err(invalid(format!(
+                    "project {project:?}: the resource name {TOOLS_RESOURCE:?} is reserved for the built-in tools resource (users and teams)"
+                )));
+            }
             if !resources.insert(name.as_str()) {
                 return Err(invalid(format!(
                     "project {project:?} lists resource {name:?} twice"
@@ -363,6 +388,10 @@ impl fmt::Debug for ProjectConfig {
                 &format_args!("[{} redacted]", self.api_keys.len()),
             )
             .field("resources", &self.resources)
+            .field(
+                "tools_token",
+                &self.tools_token.as_ref().map(|_| "<redacted>"),
+            )
             .finish()
     }
 }
@@ -413,6 +442,11 @@ mod tests {
                 .resource(ResourceConfig::new("r", "t1"))
                 .resource(ResourceConfig::new("r", "t2"))),
             one(ProjectConfig::new("p").resource(ResourceConfig::new("", "t"))),
+            one(ProjectConfig::new("p").resource(ResourceConfig::new("__svc_app__", "t"))),
+            one(ProjectConfig::new("p").tools_token("")),
+            one(ProjectConfig::new("p")
+                .tools_token("t")
+                .resource(ResourceConfig::new("r", "t"))),
             ProjectsConfig::new(vec![ProjectConfig::new("p"), ProjectConfig::new("p")]),
         ];
         for config in bad {
@@ -437,10 +471,11 @@ mod tests {
     fn debug_redacts_secrets() {
         let config = one(ProjectConfig::new("p")
             .api_key("key-123")
+            .tools_token("tools-789")
             .resource(ResourceConfig::new("r", "tok-456")));
         let text = format!("{config:?}");
         assert!(
-            !text.contains("key-123") && !text.contains("tok-456"),
+            !text.contains("key-123") && !text.contains("tok-456") && !text.contains("tools-789"),
             "{text}"
         );
     }

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
+use svc_model::users::TOOLS_RESOURCE;
 use svc_model::{EnvironmentName, InvalidIdentifier, ProjectName};
 
 use crate::project_config::{ConfigError, ProjectsConfig, ResourceConfig};
@@ -14,8 +15,17 @@ use crate::project_config::{ConfigError, ProjectsConfig, ResourceConfig};
 pub(crate) struct Registry {
     projects: Vec<ProjectEntry>,
     by_api_key: HashMap<String, usize>,
-    /// Resource token -> (project index, resource index).
-    by_token: HashMap<String, (usize, usize)>,
+    /// Resource token -> (project index, which resource).
+    by_token: HashMap<String, (usize, Slot)>,
+}
+
+/// Which resource of a project a token opens.
+#[derive(Debug, Clone, Copy)]
+enum Slot {
+    /// A connected resource, by index in the project's resources.
+    Resource(usize),
+    /// The built-in tools resource `__svc_app__`.
+    Tools,
 }
 
 /// One served project.
@@ -25,6 +35,9 @@ pub(crate) struct ProjectEntry {
     /// The environments, the default one first (never empty).
     pub(crate) environments: Vec<EnvironmentName>,
     pub(crate) resources: Vec<ResourceConfig>,
+    /// The built-in tools resource `__svc_app__` (users and teams) with the project's tools
+    /// token. Not listed in `resources`, which are the connected ones the project shows.
+    pub(crate) tools: ResourceConfig,
     /// The accepted API keys (never empty).
     api_keys: Vec<String>,
 }
@@ -51,8 +64,15 @@ impl Registry {
                 by_api_key.insert(key.clone(), index);
             }
             for (r, resource) in project.resources.iter().enumerate() {
-                by_token.insert(resource.token.clone(), (index, r));
+                by_token.insert(resource.token.clone(), (index, Slot::Resource(r)));
             }
+            // The emulator fills in a generated token before it gets here; a registry built
+            // straight from a config without one gets a random token.
+            let tools_token = project
+                .tools_token
+                .clone()
+                .unwrap_or_else(|| format!("svc_tools_{}", uuid::Uuid::new_v4().simple()));
+            by_token.insert(tools_token.clone(), (index, Slot::Tools));
             projects.push(ProjectEntry {
                 name: ProjectName::new(project.name.as_str()).map_err(invalid)?,
                 display_name: project
@@ -65,6 +85,7 @@ impl Registry {
                     .map(|e| EnvironmentName::new(e.as_str()).map_err(invalid))
                     .collect::<Result<_, _>>()?,
                 resources: project.resources.clone(),
+                tools: ResourceConfig::new(TOOLS_RESOURCE, tools_token),
                 api_keys,
             });
         }
@@ -99,9 +120,13 @@ impl Registry {
         &self,
         token: &str,
     ) -> Option<(&ProjectEntry, &ResourceConfig)> {
-        let &(p, r) = self.by_token.get(token)?;
+        let &(p, slot) = self.by_token.get(token)?;
         let project = self.projects.get(p)?;
-        Some((project, project.resources.get(r)?))
+        let resource = match slot {
+            Slot::Resource(r) => project.resources.get(r)?,
+            Slot::Tools => &project.tools,
+        };
+        Some((project, resource))
     }
 }
 
@@ -116,9 +141,17 @@ impl ProjectEntry {
         self.environments.iter().find(|e| e.as_str() == name)
     }
 
-    /// A resource by its API name.
+    /// A resource by its API name, the built-in tools resource `__svc_app__` included.
     pub(crate) fn resource(&self, name: &str) -> Option<&ResourceConfig> {
+        if name == TOOLS_RESOURCE {
+            return Some(&self.tools);
+        }
         self.resources.iter().find(|r| r.name == name)
+    }
+
+    /// Every resource with its token: the connected ones, then `__svc_app__`.
+    pub(crate) fn all_resources(&self) -> impl Iterator<Item = &ResourceConfig> {
+        self.resources.iter().chain(std::iter::once(&self.tools))
     }
 
     /// The first accepted API key, the one reported at start.

@@ -5,11 +5,18 @@
 //!   as it is: an existing database's tables become models);
 //! - no `database`, emulator data on disk: `<data file>.<project>.<resource>.sqlite`, seeded;
 //! - everything in memory: an in-memory database, seeded.
+//!
+//! Every project also has the built-in tools resource `__svc_app__` (users and teams): kept
+//! beside the data file as `<data file>.<project>.__svc_app__.sqlite`, or in memory, and seeded
+//! with its tables and teams the first time.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use svc_model::users::TOOLS_RESOURCE;
+
+use crate::data::tools;
 use crate::project_config::{ProjectsConfig, ResourceConfig};
 use crate::records::{RecordsError, Resource};
 
@@ -36,6 +43,23 @@ impl Resources {
                     .or_default()
                     .insert(resource.name.clone(), Arc::new(opened));
             }
+            let tools = match data_path {
+                Some(data) => Resource::seeded(
+                    Some(&beside(data, &project.name, TOOLS_RESOURCE)),
+                    tools::SEED_SQL,
+                ),
+                None => Resource::in_memory(tools::SEED_SQL),
+            }
+            .map_err(|e| {
+                format!(
+                    "the built-in tools resource of project {:?}: {e}",
+                    project.name
+                )
+            })?;
+            by_project
+                .entry(project.name.clone())
+                .or_default()
+                .insert(TOOLS_RESOURCE.to_owned(), Arc::new(tools));
         }
         Ok(Self { by_project })
     }

@@ -64,6 +64,11 @@ fn prints_one_json_line_and_stops_on_sigterm() {
     assert!(info["api_key"].as_str().unwrap().starts_with("svc_key_"));
     let shop_token = info["resource_tokens"]["shop"].as_str().unwrap().to_owned();
     assert!(shop_token.starts_with("svc_tok_"), "{info}");
+    let tools_token = info["resource_tokens"]["__svc_app__"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(tools_token.starts_with("svc_tools_"), "{info}");
     assert!(info.get("tls_ca_pem").is_none());
     assert!(data.exists());
 
@@ -78,6 +83,10 @@ fn prints_one_json_line_and_stops_on_sigterm() {
     let (again, _) = run_until_ready_then_stop(child);
     assert_eq!(again["api_key"], info["api_key"]);
     assert_eq!(again["resource_tokens"]["shop"], shop_token.as_str());
+    assert_eq!(
+        again["resource_tokens"]["__svc_app__"],
+        tools_token.as_str()
+    );
     assert!(
         again["api_base_url"]
             .as_str()

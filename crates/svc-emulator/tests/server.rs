@@ -114,8 +114,11 @@ async fn several_projects_from_code() {
     assert_eq!(emu.project().as_str(), "alpha");
     assert_eq!(emu.environment().as_str(), "prod");
     assert_eq!(emu.api_key(), "key-alpha");
-    assert_eq!(emu.resource_tokens().len(), 1);
+    // The connected resource and the built-in tools resource (users and teams).
+    assert_eq!(emu.resource_tokens().len(), 2);
     assert_eq!(emu.resource_tokens()["shop"], "tok-shop");
+    assert_eq!(emu.resource_tokens()["__svc_app__"], emu.tools_token());
+    assert!(emu.tools_token().starts_with("svc_tools_"));
 
     let alpha = send(&emu, Call::get("/api/projects/alpha/").bearer("key-alpha"))
         .await
@@ -374,10 +377,15 @@ async fn startup_info_and_debug_output() {
     assert_eq!(info["environment"], "prod");
     assert_eq!(info["api_key"], emu.api_key());
     let token = emu.resource_tokens()["shop"].clone();
-    assert_eq!(info["resource_tokens"], json!({"shop": token}));
+    let tools = emu.tools_token().to_owned();
+    assert_eq!(
+        info["resource_tokens"],
+        json!({"shop": token, "__svc_app__": tools})
+    );
     assert!(info.get("tls_ca_pem").is_none());
     let debug = format!("{emu:?}");
     assert!(!debug.contains(emu.api_key()), "{debug}");
     assert!(!debug.contains(&token), "{debug}");
+    assert!(!debug.contains(&tools), "{debug}");
     emu.shutdown().await;
 }

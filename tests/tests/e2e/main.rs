@@ -3,3 +3,6 @@
 mod custom_transport;
 mod pages;
 mod records;
+mod reload;
+mod sql;
+mod tools;

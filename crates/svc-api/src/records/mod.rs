@@ -46,16 +46,10 @@ impl Client {
     /// println!("{} paid orders over 100; the largest is {:?}", page.count, page.results.first().map(|o| o.id));
     /// # Ok(()) }
     /// ```
+    #[cfg(feature = "records")]
     #[cfg_attr(docsrs, doc(cfg(feature = "records")))]
     pub fn records(&self, resource: impl Into<String>, model: impl Into<String>) -> Records<'_> {
-        Records {
-            client: self,
-            resource: resource.into(),
-            model: model.into(),
-            token: None,
-            prefetch: stream::DEFAULT_PREFETCH,
-            _record: PhantomData,
-        }
+        Records::new(self, resource.into(), model.into())
     }
 }
 
@@ -95,6 +89,19 @@ impl<T> std::fmt::Debug for Records<'_, T> {
 }
 
 impl<'c, T> Records<'c, T> {
+    /// A handle on one model. Users and teams are built on it too (resource `__svc_app__`), so
+    /// that they share paging, streaming and credentials with records.
+    pub(crate) fn new(client: &'c Client, resource: String, model: String) -> Self {
+        Records {
+            client,
+            resource,
+            model,
+            token: None,
+            prefetch: stream::DEFAULT_PREFETCH,
+            _record: PhantomData,
+        }
+    }
+
     /// Uses this static token for these calls, instead of the client's.
     pub fn token(mut self, token: impl Into<Secret>) -> Self {
         self.token = Some(token.into());

@@ -10,6 +10,7 @@ use svc_api::model::records::{
     AggregateFunc, AggregateRequest, DateUnit, GroupLookup, GroupRequest, GroupRow, ListQuery,
     Lookup,
 };
+use svc_api::model::users::NewUser;
 use svc_api::model::{PageSettings, UpdatePageSettings};
 use svc_emulator::{Emulator, EmulatorConfig, EmulatorHandle};
 
@@ -53,7 +54,9 @@ pub async fn run(args: DemoArgs) -> Result<(), Failure> {
     tour_pages(&client, &mut n).await?;
     if emulator.resource_tokens().contains_key("shop") {
         tour_records(&client, &mut n).await?;
+        tour_sql(&client, &mut n).await?;
     }
+    tour_users(&client, &mut n).await?;
     next_steps(&emulator, args.keep_running);
     if args.keep_running {
         println!("\nThe emulator keeps running; press Ctrl-C to stop it.");
@@ -246,6 +249,84 @@ async fn tour_records(client: &Client, n: &mut u32) -> Result<(), Failure> {
     );
     orders.delete(id.to_string()).await?;
     show("deleted", &id);
+    Ok(())
+}
+
+async fn tour_sql(client: &Client, n: &mut u32) -> Result<(), Failure> {
+    step(
+        n,
+        "SQL: a read-only query with a bound parameter, rows as your own struct",
+    );
+    #[derive(Debug, serde::Deserialize)]
+    struct Spender {
+        name: String,
+        orders: u64,
+        spent: f64,
+    }
+    let query = "select c.name, count(*) as orders, round(sum(o.total), 2) as spent
+                 from orders o join customers c on c.id = o.customer_id
+                 where c.city = :city and o.status = 'paid'
+                 group by c.id order by spent desc limit 3";
+    println!("   client.sql(\"shop\").query(..).bind(\"city\", \"Paris\").rows::<Spender>()");
+    let top: Vec<Spender> = client
+        .sql("shop")
+        .query(query)
+        .bind("city", "Paris")
+        .rows()
+        .await?;
+    for s in &top {
+        show(
+            "top spender in Paris",
+            format!("{} ({} orders, {:.2})", s.name, s.orders, s.spent),
+        );
+    }
+
+    step(n, "SQL: anything that could write is refused by the engine");
+    match client
+        .sql("shop")
+        .query("select 1; delete from orders")
+        .send()
+        .await
+    {
+        Err(e) => show("error", e),
+        Ok(_) => show("error", "none (unexpected)"),
+    }
+    Ok(())
+}
+
+async fn tour_users(client: &Client, n: &mut u32) -> Result<(), Failure> {
+    step(n, "Teams: client.teams().all(..) (built-in tools resource)");
+    let teams = client.teams().all(&ListQuery::new()).await?;
+    for team in &teams {
+        show(&team.name, &team.uid);
+    }
+    let Some(editors) = teams.iter().find(|t| t.name == "Editors").or(teams.first()) else {
+        return Ok(());
+    };
+
+    step(
+        n,
+        "Users: add two users to a team, then list the users of that team",
+    );
+    for (email, first) in [("ana@example.com", "Ana"), ("bo@example.com", "Bo")] {
+        let user = client
+            .users()
+            .create(&NewUser::new(email, &editors.uid).first_name(first))
+            .await?;
+        show("created", format!("{} in {}", user.email, editors.name));
+    }
+    let members = client
+        .users()
+        .all(&ListQuery::new().eq("group", &editors.uid).order_by("email"))
+        .await?;
+    show(
+        &format!("users of {}", editors.name),
+        members
+            .iter()
+            .map(|u| u.email.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+    );
     Ok(())
 }
 

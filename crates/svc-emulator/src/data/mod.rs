@@ -2,12 +2,16 @@
 //! without a trailing slash and answered with or without one.
 
 mod records;
+mod reload;
+mod sql;
+pub(crate) mod tools;
 
 use std::sync::Arc;
 
 use axum::Router;
 use axum::http::HeaderMap;
-use axum::routing::get;
+use axum::routing::{get, post};
+use svc_model::users::{TEAMS_MODEL, TOOLS_RESOURCE, USERS_MODEL};
 
 use crate::auth;
 use crate::error::ApiError;
@@ -30,12 +34,45 @@ pub(crate) fn router() -> Router<AppState> {
         &format!("{models}/group"),
         get(records::group_get).post(records::group_post),
     );
-    route_with_optional_slash(
+    let router = route_with_optional_slash(
         router,
         &format!("{models}/{{pk}}"),
         get(records::retrieve)
             .patch(records::update)
             .delete(records::delete),
+    );
+    let resource = "/projects/{project}/{environment}/{resource}";
+    let router = route_with_optional_slash(
+        router,
+        &format!("{resource}/sql_get_query"),
+        post(sql::query),
+    );
+    let router =
+        route_with_optional_slash(router, &format!("{resource}/reload"), post(reload::reload));
+    // Users and teams: static routes for `__svc_app__`, which win over the records routes
+    // above. Teams have no create or delete, so POST and DELETE there are 405.
+    let tools_models = format!("/projects/{{project}}/{{environment}}/{TOOLS_RESOURCE}/models");
+    let router = route_with_optional_slash(
+        router,
+        &format!("{tools_models}/{USERS_MODEL}"),
+        get(tools::users_list).post(tools::user_create),
+    );
+    let router = route_with_optional_slash(
+        router,
+        &format!("{tools_models}/{USERS_MODEL}/{{pk}}"),
+        get(tools::user_retrieve)
+            .patch(tools::user_update)
+            .delete(tools::user_delete),
+    );
+    let router = route_with_optional_slash(
+        router,
+        &format!("{tools_models}/{TEAMS_MODEL}"),
+        get(tools::teams_list),
+    );
+    route_with_optional_slash(
+        router,
+        &format!("{tools_models}/{TEAMS_MODEL}/{{pk}}"),
+        get(tools::team_retrieve).patch(tools::team_update),
     )
 }
 

@@ -18,7 +18,8 @@ use crate::state::AppState;
 type ModelPath = Result<Path<(String, String, String, String)>, PathRejection>;
 type RecordPath = Result<Path<(String, String, String, String, String)>, PathRejection>;
 
-fn json_bytes(status: StatusCode, bytes: Vec<u8>) -> Response {
+/// A `Response` of JSON bytes written by the records engine.
+pub(super) fn json_bytes(status: StatusCode, bytes: Vec<u8>) -> Response {
     let mut response = (status, bytes).into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,

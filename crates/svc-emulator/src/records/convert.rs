@@ -1,7 +1,5 @@
 //! Conversions between query text, JSON and SQLite values, and the JSON writer of records.
 
-use std::io::Write as _;
-
 use rusqlite::types::{Value, ValueRef};
 use serde_json::Value as Json;
 
@@ -264,11 +262,48 @@ pub(crate) fn base64_decode(s: &str) -> Option<Vec<u8>> {
     (bits < 6).then_some(out)
 }
 
+/// Whether `bytes` hold a byte that a JSON string must escape: `"`, `\` or a control byte
+/// (below 0x20). Eight bytes at a time, with the usual word tests ("has a byte less than n",
+/// "has a zero byte" of the word XOR a repeated byte), which are exact for "is there any".
+fn needs_escape(bytes: &[u8]) -> bool {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    let has_byte = |word: u64, byte: u8| {
+        let x = word ^ (ONES * u64::from(byte));
+        x.wrapping_sub(ONES) & !x & HIGHS != 0
+    };
+    let mut words = bytes.chunks_exact(8);
+    for chunk in &mut words {
+        let mut eight = [0u8; 8];
+        eight.copy_from_slice(chunk);
+        let word = u64::from_ne_bytes(eight);
+        let control = word.wrapping_sub(ONES * 0x20) & !word & HIGHS != 0;
+        if control || has_byte(word, b'"') || has_byte(word, b'\\') {
+            return true;
+        }
+    }
+    words
+        .remainder()
+        .iter()
+        .any(|&b| b < 0x20 || b == b'"' || b == b'\\')
+}
+
 /// Writes `s` as a JSON string.
 pub(crate) fn write_json_str(buf: &mut Vec<u8>, s: &str) {
+    write_json_utf8(buf, s.as_bytes());
+}
+
+/// Writes UTF-8 `bytes` as a JSON string. Escapes are all ASCII, and no byte of a multi-byte
+/// UTF-8 sequence is ASCII, so the bytes can be scanned one by one.
+fn write_json_utf8(buf: &mut Vec<u8>, bytes: &[u8]) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     buf.push(b'"');
-    let bytes = s.as_bytes();
+    if !needs_escape(bytes) {
+        // The common case: copied as it is.
+        buf.extend_from_slice(bytes);
+        buf.push(b'"');
+        return;
+    }
     let mut start = 0;
     for (i, &b) in bytes.iter().enumerate() {
         let esc: &[u8] = match b {
@@ -295,6 +330,25 @@ pub(crate) fn write_json_str(buf: &mut Vec<u8>, s: &str) {
     buf.push(b'"');
 }
 
+/// Writes an integer in decimal, without going through `fmt`.
+fn write_i64(buf: &mut Vec<u8>, i: i64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = i.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if i < 0 {
+        buf.push(b'-');
+    }
+    buf.extend_from_slice(&digits[at..]);
+}
+
 /// Writes one SQLite value as JSON: integers and reals as numbers, text as strings, blobs as
 /// base64 strings, NULL as null; numbers of boolean fields as `true`/`false`.
 pub(crate) fn write_value(buf: &mut Vec<u8>, kind: FieldKind, v: ValueRef<'_>) {
@@ -306,12 +360,12 @@ pub(crate) fn write_value(buf: &mut Vec<u8>, kind: FieldKind, v: ValueRef<'_>) {
         ValueRef::Real(f) if kind == FieldKind::Bool => {
             buf.extend_from_slice(if f != 0.0 { b"true" } else { b"false" });
         }
-        ValueRef::Integer(i) => {
-            let _ = write!(buf, "{i}");
-        }
+        ValueRef::Integer(i) => write_i64(buf, i),
         ValueRef::Real(f) => {
             let _ = serde_json::to_writer(&mut *buf, &f);
         }
+        // ASCII is UTF-8: only other text needs the full check.
+        ValueRef::Text(t) if t.is_ascii() => write_json_utf8(buf, t),
         ValueRef::Text(t) => match std::str::from_utf8(t) {
             Ok(s) => write_json_str(buf, s),
             Err(_) => write_json_str(buf, &String::from_utf8_lossy(t)),
@@ -347,4 +401,75 @@ pub(crate) fn value_to_json(kind: FieldKind, v: ValueRef<'_>) -> Json {
     let mut buf = Vec::new();
     write_value(&mut buf, kind, v);
     serde_json::from_slice(&buf).unwrap_or(Json::Null)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json_str(s: &str) -> String {
+        let mut buf = Vec::new();
+        write_json_str(&mut buf, s);
+        String::from_utf8(buf).unwrap()
+    }
+
+    #[test]
+    fn escape_detection_matches_a_byte_by_byte_check() {
+        let slow = |b: &[u8]| b.iter().any(|&c| c < 0x20 || c == b'"' || c == b'\\');
+        // Every byte value at every position of words and remainders.
+        for len in [1, 7, 8, 9, 16, 17] {
+            for at in 0..len {
+                for byte in 0..=255u8 {
+                    let mut bytes = vec![b'a'; len];
+                    bytes[at] = byte;
+                    assert_eq!(needs_escape(&bytes), slow(&bytes), "{bytes:?}");
+                    bytes[0] = 0xc3;
+                    assert_eq!(needs_escape(&bytes), slow(&bytes), "{bytes:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn strings_are_json_strings() {
+        for s in [
+            "",
+            "plain ascii text",
+            "Kraków, São Paulo, 李",
+            "quote \" backslash \\ newline \n tab \t cr \r bell \u{7} end",
+            "Gift wrap: \"yes\", 100% please",
+            "\u{1f}\u{0}",
+        ] {
+            let written = json_str(s);
+            assert_eq!(written, serde_json::to_string(s).unwrap(), "{s:?}");
+            assert_eq!(serde_json::from_str::<String>(&written).unwrap(), s);
+        }
+    }
+
+    #[test]
+    fn values_are_json() {
+        let write = |kind, v| {
+            let mut buf = Vec::new();
+            write_value(&mut buf, kind, v);
+            String::from_utf8(buf).unwrap()
+        };
+        for i in [0, 7, -7, 10, 1_000_000, i64::MAX, i64::MIN] {
+            assert_eq!(
+                write(FieldKind::Integer, ValueRef::Integer(i)),
+                i.to_string()
+            );
+        }
+        assert_eq!(write(FieldKind::Bool, ValueRef::Integer(2)), "true");
+        assert_eq!(write(FieldKind::Real, ValueRef::Real(1.5)), "1.5");
+        assert_eq!(write(FieldKind::Text, ValueRef::Text(b"a\"b")), r#""a\"b""#);
+        assert_eq!(
+            write(FieldKind::Text, ValueRef::Text("é".as_bytes())),
+            "\"é\""
+        );
+        assert_eq!(
+            write(FieldKind::Text, ValueRef::Text(b"ok \xff")),
+            "\"ok \u{fffd}\""
+        );
+        assert_eq!(write(FieldKind::Any, ValueRef::Null), "null");
+    }
 }

@@ -59,6 +59,9 @@
 //!   database uses a single connection behind a mutex. `PRAGMA foreign_keys` is on.
 //! - **Seeding**: [`Resource::seeded`] with a path runs the seed only when the database has no
 //!   table yet.
+//! - **SQL** ([`Resource::sql`]): one statement that SQLite itself reports read-only, run on a
+//!   connection that cannot write. At most
+//!   [`MAX_SQL_ROWS`] rows; interrupted after [`SQL_TIME_LIMIT`].
 
 mod aggregate;
 mod convert;
@@ -68,6 +71,7 @@ mod registry;
 mod resource;
 mod schema;
 mod seed;
+mod sql;
 
 #[cfg(test)]
 mod tests;
@@ -79,3 +83,4 @@ pub use registry::{RegisteredResource, Registry};
 pub use resource::Resource;
 pub use schema::{Field, FieldKind, ForeignKey, Model, Schema};
 pub use seed::{DEMO_RESOURCE, DEMO_ROWS, demo_resource, demo_seed_sql};
+pub use sql::{MAX_SQL_ROWS, SQL_TIME_LIMIT};

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock, TryLockError};
 use std::time::Duration;
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use rusqlite::config::DbConfig;
 use rusqlite::types::Value;
 use rusqlite::{Connection, ErrorCode, OpenFlags, params_from_iter};
 use serde_json::Value as Json;
@@ -65,6 +66,12 @@ fn open_error(path: &Path, e: rusqlite::Error) -> RecordsError {
 fn configure(conn: &Connection) -> Result<(), RecordsError> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
     conn.execute_batch("PRAGMA foreign_keys = ON;")?;
+    // The query planner stability guarantee: a statement keeps the plan it was prepared with,
+    // whatever values are bound. Without it, SQLite marks a bound `LIMIT ?`/`OFFSET ?` as
+    // "re-prepare when this binding changes", and the statement cache clears every binding
+    // when a statement goes back to it, so every list re-parsed and re-planned its SELECT.
+    // Plans, hence results, do not depend on bound values anyway: only speed could.
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
     Ok(())
 }
 

@@ -72,6 +72,39 @@ impl Store {
     }
 }
 
+impl Store {
+    /// The generated built-in tools token of `project` (`svc_tools_` + 32 hex digits), made and
+    /// saved the first time it is asked for, so that it stays the same across restarts on the
+    /// same data path whatever the config source.
+    pub(crate) fn generated_tools_token(&self, project: &str) -> Result<String, StoreError> {
+        let key = format!("{TOOLS_TOKEN_PREFIX}{project}");
+        self.run_blocking(|conn, _| {
+            let tx = conn.transaction()?;
+            let existing: Option<String> = tx
+                .query_row("SELECT value FROM settings WHERE key = ?1", [&key], |row| {
+                    row.get(0)
+                })
+                .optional()?;
+            let token = match existing {
+                Some(token) => token,
+                None => {
+                    let token = format!("svc_tools_{}", uuid::Uuid::new_v4().simple());
+                    tx.execute(
+                        "INSERT INTO settings (key, value) VALUES (?1, ?2)",
+                        [key.as_str(), token.as_str()],
+                    )?;
+                    token
+                }
+            };
+            tx.commit()?;
+            Ok(token)
+        })
+    }
+}
+
+/// Settings key prefix of the generated tools tokens, followed by the project name.
+const TOOLS_TOKEN_PREFIX: &str = "tools_token:";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,6 +117,13 @@ mod tests {
         assert!(key.starts_with("svc_key_") && key.len() == 8 + 32, "{key}");
         assert_eq!(store.generated_key("demo").unwrap(), key);
         assert_ne!(store.generated_key("other").unwrap(), key);
+        let tools = store.generated_tools_token("demo").unwrap();
+        assert!(
+            tools.starts_with("svc_tools_") && tools.len() == 10 + 32,
+            "{tools}"
+        );
+        assert_eq!(store.generated_tools_token("demo").unwrap(), tools);
+        assert_ne!(store.generated_tools_token("other").unwrap(), tools);
         // The demo config holds a random resource token: what is saved must come back as is.
         let demo = ProjectsConfig::demo();
         store.save_projects(&demo).unwrap();

@@ -1,0 +1,306 @@
+//! Users and teams (API.md 4.3): the models `users` and `groups` of the built-in tools resource
+//! `__svc_app__`, one SQLite database per project.
+//!
+//! The handlers check what API.md says a client may send, then hand the rest to the records
+//! engine, which gives lists (paging, filters, ordering, `_no_pagination`), uniqueness and
+//! foreign key errors exactly as for records.
+//!
+//! Choices where the contract is silent:
+//! - Create takes `email`, `group`, `first_name`, `last_name`; other keys are ignored (as record
+//!   creates ignore unknown keys). The server sets `uid` (a UUID v4) and `date_add` (RFC 3339
+//!   UTC, strictly increasing within one emulator).
+//! - `email` must look like an address (one `@`, a dotted domain, no spaces, at most 254
+//!   characters) and is unique ignoring ASCII case.
+//! - Update (`PATCH`) may hold `group` (users) or `name` (teams) only; any other key is a `400`
+//!   naming it, and an empty object changes nothing. A team name must be a non-blank string.
+//! - Lists are ordered newest user first (`-date_add`) and teams by `name` unless `_order_by`
+//!   says otherwise.
+//! - Teams are seeded once per project: Admins, Editors and Viewers, with the fixed uids of
+//!   [`SEEDED_TEAMS`]. No users are seeded.
+
+use axum::body::Body;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Map, Value};
+use svc_model::users::{TEAMS_MODEL, TOOLS_RESOURCE, USERS_MODEL};
+
+use super::records::json_bytes;
+use super::{blocking, resource};
+use crate::error::ApiError;
+use crate::extract::{json_object, query_pairs};
+use crate::records::Resource;
+use crate::state::AppState;
+
+/// The teams every project's built-in tools resource starts with: (uid, name), in name order.
+pub const SEEDED_TEAMS: [(&str, &str); 3] = [
+    ("00000000-0000-4000-8000-000000000001", "Admins"),
+    ("00000000-0000-4000-8000-000000000002", "Editors"),
+    ("00000000-0000-4000-8000-000000000003", "Viewers"),
+];
+
+/// The schema and teams of a new built-in tools database.
+pub(crate) const SEED_SQL: &str = r#"
+CREATE TABLE groups (
+    uid TEXT PRIMARY KEY NOT NULL,
+    name TEXT NOT NULL
+);
+CREATE TABLE users (
+    uid TEXT PRIMARY KEY NOT NULL,
+    email TEXT NOT NULL UNIQUE COLLATE NOCASE,
+    "group" TEXT NOT NULL REFERENCES groups(uid),
+    date_add DATETIME NOT NULL,
+    first_name TEXT,
+    last_name TEXT
+);
+CREATE INDEX users_group ON users("group");
+INSERT INTO groups (uid, name) VALUES
+    ('00000000-0000-4000-8000-000000000001', 'Admins'),
+    ('00000000-0000-4000-8000-000000000002', 'Editors'),
+    ('00000000-0000-4000-8000-000000000003', 'Viewers');
+"#;
+
+type ListPath = Result<Path<(String, String)>, PathRejection>;
+type ItemPath = Result<Path<(String, String, String)>, PathRejection>;
+
+fn tools(
+    state: &AppState,
+    headers: &HeaderMap,
+    project: &str,
+    environment: &str,
+) -> Result<std::sync::Arc<Resource>, ApiError> {
+    resource(state, headers, project, environment, TOOLS_RESOURCE)
+}
+
+/// A list of `model`, ordered by `default_order` unless the query orders it.
+async fn list(
+    state: &AppState,
+    headers: &HeaderMap,
+    path: ListPath,
+    uri: &Uri,
+    model: &'static str,
+    default_order: &'static str,
+) -> Result<Response, ApiError> {
+    let Path((project, environment)) = path?;
+    let db = tools(state, headers, &project, &environment)?;
+    let mut pairs = query_pairs(uri.query());
+    if !pairs.iter().any(|(k, _)| k == "_order_by") {
+        pairs.push(("_order_by".to_owned(), default_order.to_owned()));
+    }
+    let base = format!(
+        "{}{}",
+        state.api_base_url(),
+        uri.path().trim_end_matches('/')
+    );
+    let bytes = blocking(move || Ok(db.list(model, &pairs, &base)?)).await?;
+    Ok(json_bytes(StatusCode::OK, bytes))
+}
+
+async fn retrieve(
+    state: &AppState,
+    headers: &HeaderMap,
+    path: ItemPath,
+    model: &'static str,
+) -> Result<Response, ApiError> {
+    let Path((project, environment, uid)) = path?;
+    let db = tools(state, headers, &project, &environment)?;
+    let bytes = blocking(move || Ok(db.retrieve(model, &uid)?)).await?;
+    Ok(json_bytes(StatusCode::OK, bytes))
+}
+
+/// A `400` naming every key of `body` other than `allowed`.
+fn only(body: &Map<String, Value>, allowed: &str) -> Result<(), ApiError> {
+    let mut others = body.keys().filter(|k| *k != allowed).peekable();
+    if others.peek().is_none() {
+        return Ok(());
+    }
+    let mut error = ApiError::invalid(format!("Only `{allowed}` can be changed."));
+    for key in others {
+        error = error.with_field(
+            key,
+            format!("This field cannot be changed: only `{allowed}` can."),
+        );
+    }
+    Err(error)
+}
+
+/// Whether `email` looks like an address: one `@`, a non-empty local part, a domain of
+/// non-empty dot-separated labels with at least one dot, no whitespace or control characters.
+fn valid_email(email: &str) -> bool {
+    let Some((local, domain)) = email.split_once('@') else {
+        return false;
+    };
+    email.chars().count() <= 254
+        && !local.is_empty()
+        && !domain.contains('@')
+        && domain.contains('.')
+        && domain.split('.').all(|label| !label.is_empty())
+        && !email.chars().any(|c| c.is_whitespace() || c.is_control())
+}
+
+/// `GET .../__svc_app__/models/users`.
+pub(super) async fn users_list(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: ListPath,
+    uri: Uri,
+) -> Result<Response, ApiError> {
+    list(&state, &headers, path, &uri, USERS_MODEL, "-date_add").await
+}
+
+/// `POST .../__svc_app__/models/users`: `201` with the user.
+pub(super) async fn user_create(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: ListPath,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let Path((project, environment)) = path?;
+    let db = tools(&state, &headers, &project, &environment)?;
+    let body = json_object(body).await?;
+    let mut user = Map::new();
+    for key in ["email", "group", "first_name", "last_name"] {
+        if let Some(value) = body.get(key) {
+            user.insert(key.to_owned(), value.clone());
+        }
+    }
+    if let Some(Value::String(email)) = user.get("email")
+        && !valid_email(email)
+    {
+        return Err(ApiError::invalid_field(
+            "email",
+            "Enter a valid email address.",
+        ));
+    }
+    let store = state.store().clone();
+    let bytes = blocking(move || {
+        let date_add = store.run_blocking(|_, clock| Ok(clock.next()))?;
+        user.insert(
+            "uid".to_owned(),
+            Value::String(uuid::Uuid::new_v4().to_string()),
+        );
+        user.insert("date_add".to_owned(), Value::String(date_add));
+        Ok(db.create(USERS_MODEL, &Value::Object(user))?)
+    })
+    .await?;
+    Ok(json_bytes(StatusCode::CREATED, bytes))
+}
+
+/// `GET .../__svc_app__/models/users/{uid}`.
+pub(super) async fn user_retrieve(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: ItemPath,
+) -> Result<Response, ApiError> {
+    retrieve(&state, &headers, path, USERS_MODEL).await
+}
+
+/// `PATCH .../__svc_app__/models/users/{uid}`: only `group`.
+pub(super) async fn user_update(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: ItemPath,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let Path((project, environment, uid)) = path?;
+    let db = tools(&state, &headers, &project, &environment)?;
+    let body = json_object(body).await?;
+    only(&body, "group")?;
+    let bytes = blocking(move || Ok(db.update(USERS_MODEL, &uid, &Value::Object(body))?)).await?;
+    Ok(json_bytes(StatusCode::OK, bytes))
+}
+
+/// `DELETE .../__svc_app__/models/users/{uid}`: `204`.
+pub(super) async fn user_delete(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: ItemPath,
+) -> Result<Response, ApiError> {
+    let Path((project, environment, uid)) = path?;
+    let db = tools(&state, &headers, &project, &environment)?;
+    blocking(move || Ok(db.delete(USERS_MODEL, &uid)?)).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+/// `GET .../__svc_app__/models/groups`.
+pub(super) async fn teams_list(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: ListPath,
+    uri: Uri,
+) -> Result<Response, ApiError> {
+    list(&state, &headers, path, &uri, TEAMS_MODEL, "name").await
+}
+
+/// `GET .../__svc_app__/models/groups/{uid}`.
+pub(super) async fn team_retrieve(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: ItemPath,
+) -> Result<Response, ApiError> {
+    retrieve(&state, &headers, path, TEAMS_MODEL).await
+}
+
+/// `PATCH .../__svc_app__/models/groups/{uid}`: only `name`, not blank.
+pub(super) async fn team_update(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: ItemPath,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let Path((project, environment, uid)) = path?;
+    let db = tools(&state, &headers, &project, &environment)?;
+    let body = json_object(body).await?;
+    only(&body, "name")?;
+    match body.get("name") {
+        None => {}
+        Some(Value::String(name)) if !name.trim().is_empty() => {}
+        Some(Value::String(_)) => {
+            return Err(ApiError::invalid_field(
+                "name",
+                "This field may not be blank.",
+            ));
+        }
+        Some(Value::Null) => {
+            return Err(ApiError::invalid_field(
+                "name",
+                "This field may not be null.",
+            ));
+        }
+        Some(_) => return Err(ApiError::invalid_field("name", "Not a valid string.")),
+    }
+    let bytes = blocking(move || Ok(db.update(TEAMS_MODEL, &uid, &Value::Object(body))?)).await?;
+    Ok(json_bytes(StatusCode::OK, bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn emails() {
+        for ok in [
+            "a@b.co",
+            "Zoë.O'Brien+x@exämple.org",
+            "x@sub.domain.example",
+        ] {
+            assert!(valid_email(ok), "{ok}");
+        }
+        for bad in [
+            "", "a", "@b.co", "a@", "a@b", "a@@b.co", "a@b..co", "a b@c.de", "a@b.co ", "a@.co",
+        ] {
+            assert!(!valid_email(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn seed_matches_the_seeded_teams() {
+        let db = Resource::in_memory(SEED_SQL).unwrap();
+        for (uid, name) in SEEDED_TEAMS {
+            let team: Value =
+                serde_json::from_slice(&db.retrieve(TEAMS_MODEL, uid).unwrap()).unwrap();
+            assert_eq!(team["name"], name);
+        }
+    }
+}
