@@ -51,6 +51,10 @@ pub(crate) struct Inner {
     pub(crate) draft: bool,
     pub(crate) api_key: Option<Secret>,
     pub(crate) resource_tokens: HashMap<String, Secret>,
+    /// The user session (tokens, refresh); its own token store or memory.
+    pub(crate) session: svc_auth::Session,
+    /// A service token loaded into the client, sent as `JWT`.
+    pub(crate) service_token: std::sync::RwLock<Option<Secret>>,
     pub(crate) retry: RetryPolicy,
     pub(crate) timeout: Option<Duration>,
     pub(crate) user_agent: HeaderValue,
@@ -116,24 +120,6 @@ impl Client {
     pub(crate) fn api_key(&self) -> Option<&Secret> {
         self.inner.api_key.as_ref()
     }
-
-    /// The credential of a data host call on `resource`: a token given for this call, else the
-    /// client's token for the resource (both raw), else the API key (`Bearer`).
-    pub(crate) fn data_credential(
-        &self,
-        resource: &str,
-        per_call: Option<&Secret>,
-    ) -> Result<svc_auth::Credential> {
-        if let Some(token) = per_call.or_else(|| self.inner.resource_tokens.get(resource)) {
-            return Ok(svc_auth::Credential::ResourceToken(token.clone()));
-        }
-        if let Some(key) = &self.inner.api_key {
-            return Ok(svc_auth::Credential::ApiKey(key.clone()));
-        }
-        Err(Error::invalid(format!(
-            "no credential for resource {resource:?}: give ClientBuilder::resource_token (or a token for this call), or an API key"
-        )))
-    }
 }
 
 /// Builds a [`Client`]. Explicit settings win over the env map, which wins over defaults.
@@ -159,6 +145,8 @@ pub struct ClientBuilder {
     draft: Option<bool>,
     api_key: Option<Secret>,
     resource_tokens: HashMap<String, Secret>,
+    token_store: Option<Arc<dyn svc_auth::TokenStore>>,
+    service_token: Option<Secret>,
     env: EnvConfig,
     retry: Option<RetryPolicy>,
     timeout: Option<Duration>,
@@ -237,6 +225,60 @@ impl ClientBuilder {
         self.resource_token(svc_model::users::TOOLS_RESOURCE, token)
     }
 
+    /// Keeps the user session in `store` under the key `svc_auth`: tokens saved there by an
+    /// earlier login are restored when the client is built, and clients sharing one store share
+    /// the entry (the equivalent of one browser origin). Without it, each client keeps its
+    /// session in memory, so one process can serve many users at once.
+    pub fn token_store(mut self, store: impl svc_auth::TokenStore + 'static) -> Self {
+        self.token_store = Some(Arc::new(store));
+        self
+    }
+
+    /// Like [`token_store`](Self::token_store), with a store shared as an `Arc`.
+    pub fn shared_token_store(mut self, store: Arc<dyn svc_auth::TokenStore>) -> Self {
+        self.token_store = Some(store);
+        self
+    }
+
+    /// A service token, sent as `Authorization: JWT <token>` where a session would be.
+    pub fn service_token(mut self, token: impl Into<Secret>) -> Self {
+        self.service_token = Some(token.into());
+        self
+    }
+
+    /// A builder for a request-scoped client, from the headers of an incoming service request:
+    /// `X-Svc-Project`, `X-Svc-Environment` and `X-Svc-Service-Token` are required (an error
+    /// names the missing one); `X-Svc-API-Base-Url` and `X-Svc-Draft` are optional.
+    ///
+    /// As in the JavaScript client, `X-Svc-Draft` is not parsed as a boolean: any non-empty
+    /// value, even `false`, turns draft on.
+    ///
+    /// ```
+    /// let mut headers = http::HeaderMap::new();
+    /// headers.insert("x-svc-project", "shop".parse().unwrap());
+    /// headers.insert("x-svc-environment", "prod".parse().unwrap());
+    /// headers.insert("x-svc-service-token", "a.b.c".parse().unwrap());
+    /// headers.insert("x-svc-draft", "false".parse().unwrap());
+    /// let client = svc_api::ClientBuilder::from_service_request(&headers).unwrap().build().unwrap();
+    /// assert_eq!(client.project().unwrap().as_str(), "shop");
+    /// assert!(client.draft()); // "false" is a present value
+    /// ```
+    pub fn from_service_request(headers: &http::HeaderMap) -> Result<Self> {
+        let request = svc_auth::ServiceRequest::from_headers(headers)
+            .map_err(|e| Error::invalid_because(e.to_string(), e))?;
+        let mut builder = Client::builder()
+            .project(request.project.clone())
+            .environment(request.environment.clone())
+            .service_token(request.service_token.clone());
+        if let Some(url) = &request.api_base_url {
+            builder = builder.api_base_url(url.clone());
+        }
+        if request.draft {
+            builder = builder.draft(true);
+        }
+        Ok(builder)
+    }
+
     /// Reads project, environment, draft and both base URLs from an explicit env map (keys
     /// `VITE_SVC_*` or `SVC_*`; see [`EnvConfig`]). Explicit settings still win.
     pub fn env<K, V, S>(mut self, env: &HashMap<K, V, S>) -> Self
@@ -309,6 +351,10 @@ impl ClientBuilder {
     /// Builds the client. Fails only on settings that can never work (a base URL that is not
     /// `http(s)://`, a certificate that does not parse, no transport at all).
     pub fn build(self) -> Result<Client> {
+        let session = match &self.token_store {
+            Some(store) => svc_auth::Session::restore(Arc::clone(store)).map_err(Error::Auth)?,
+            None => svc_auth::Session::new(),
+        };
         let api_base_url = base_url(
             "api_base_url",
             self.api_base_url.or(self.env.api_base_url.clone()),
@@ -341,6 +387,8 @@ impl ClientBuilder {
                 draft: self.draft.or(self.env.draft).unwrap_or(false),
                 api_key: self.api_key,
                 resource_tokens: self.resource_tokens,
+                session,
+                service_token: std::sync::RwLock::new(self.service_token),
                 retry: self.retry.unwrap_or_default(),
                 timeout: self.timeout,
                 user_agent: HeaderValue::from_static(concat!("svc-rs/", env!("CARGO_PKG_VERSION"))),

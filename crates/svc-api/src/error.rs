@@ -46,6 +46,10 @@ pub enum Error {
     /// The server answered with a success status, but the body is not what the operation
     /// returns.
     Decode(Box<DecodeError>),
+    /// The user session could not provide a credential: its refresh failed or was rejected
+    /// (then the session is cleared: sign in again), or its token store failed. The request
+    /// itself was not sent.
+    Auth(svc_auth::SessionError),
 }
 
 /// Input refused before anything was sent.
@@ -117,7 +121,7 @@ impl Error {
     /// Whether the request reached the server.
     pub fn sent(&self) -> Sent {
         match self {
-            Self::InvalidInput(_) => Sent::No,
+            Self::InvalidInput(_) | Self::Auth(_) => Sent::No,
             Self::Transport(e) => match e.was_sent() {
                 svc_transport::Sent::No => Sent::No,
                 _ => Sent::Maybe,
@@ -156,10 +160,11 @@ impl Error {
 
     /// `401` or `403`: the credentials are missing, unknown, or not for this project or resource.
     pub fn is_auth(&self) -> bool {
-        matches!(
-            self.status(),
-            Some(StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN)
-        )
+        matches!(self, Self::Auth(e) if e.is_auth())
+            || matches!(
+                self.status(),
+                Some(StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN)
+            )
     }
 
     /// Whether the same request could succeed if tried again: connection failures, timeouts,
@@ -214,6 +219,10 @@ impl fmt::Display for Error {
                 }
                 Ok(())
             }
+            Self::Auth(e) => write!(
+                f,
+                "the session has no usable credential, nothing was sent: {e}"
+            ),
             Self::Decode(e) => write!(
                 f,
                 "the server answered {} with a body this operation cannot read ({} bytes): {}",
@@ -234,6 +243,7 @@ impl std::error::Error for Error {
                 .map(|s| s as &(dyn std::error::Error + 'static)),
             Self::Transport(e) => Some(e),
             Self::Decode(e) => Some(&e.source),
+            Self::Auth(e) => Some(e),
             Self::Timeout(_) | Self::Api(_) => None,
         }
     }

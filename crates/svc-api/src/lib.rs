@@ -14,6 +14,7 @@
 //! | `users` | [`Client::users`] | list (one page, all, a stream), retrieve, create, change team, delete |
 //! | `teams` | [`Client::teams`] | list, retrieve, rename |
 //! | `resources` | [`Client::resources`] | reload a resource's structure, or the built-in tools resource's |
+//! | `account` | [`Client::account`] | login, authentication check, logout, register, password and email changes, headers |
 //!
 //! `default-transport` (on by default) brings the pooled hyper + rustls transport; without it,
 //! give the builder your own [`Transport`](svc_transport::Transport).
@@ -44,9 +45,12 @@ mod client;
 mod error;
 mod request;
 mod retry;
+mod session;
 mod sleep;
 mod url;
 
+#[cfg(feature = "account")]
+mod account;
 #[cfg(feature = "pages")]
 mod pages;
 #[cfg(feature = "projects")]
@@ -68,6 +72,8 @@ pub use error::{ApiError, DecodeError, Error, InvalidInput, Result, Sent};
 pub use retry::RetryPolicy;
 pub use sleep::{Sleep, TokioSleep};
 
+#[cfg(feature = "account")]
+pub use account::{Account, AuthStatus};
 #[cfg(feature = "pages")]
 pub use pages::Pages;
 #[cfg(feature = "projects")]

@@ -89,7 +89,7 @@ impl Pages<'_> {
         let key = self.client.api_key().ok_or_else(|| {
             Error::invalid("page settings need an API key: call ClientBuilder::api_key")
         })?;
-        Ok(Call::new(method, self.finish(url)).credential(Some(Credential::ApiKey(key.clone()))))
+        Ok(Call::new(method, self.finish(url)).credential(Credential::ApiKey(key.clone())))
     }
 
     fn item(&self, uid: &str) -> Result<Url> {

@@ -54,7 +54,7 @@ impl Projects<'_> {
             .encoded_segment(&name.encoded())
             .slash()
             .build();
-        let call = Call::new(Method::GET, url).credential(Some(Credential::ApiKey(key.clone())));
+        let call = Call::new(Method::GET, url).credential(Credential::ApiKey(key.clone()));
         self.client.send_json(call).await
     }
 }

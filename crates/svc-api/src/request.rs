@@ -11,12 +11,40 @@ use http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, RETRY_AFTER, USER_AGENT}
 use http::{HeaderValue, Method, Request, Response};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use svc_auth::Credential;
+use svc_auth::{Credential, Secret};
 use svc_model::ErrorBody;
 
 use crate::client::Client;
 use crate::error::{ApiError, Error, Result, is_retryable_status};
 use crate::retry::Jitter;
+
+/// Which credential a call carries; resolved when it is sent, so a session is refreshed only
+/// when it is the credential that will be used.
+#[derive(Debug, Clone)]
+pub(crate) enum CallAuth {
+    /// No credentials (login, register, refresh, ...).
+    None,
+    /// This credential (the API key on the application host).
+    Fixed(Credential),
+    /// A data host route: a token for this call, else the client's token for the resource,
+    /// else the API key, else the user session or service token (CLIENT.md section 2).
+    Data {
+        resource: Option<String>,
+        per_call: Option<Secret>,
+    },
+    /// The user session or service token only (account routes, the proxy).
+    Session,
+}
+
+impl CallAuth {
+    /// A data host call on `resource`, with an optional token for this call.
+    pub(crate) fn data(resource: &str, per_call: Option<&Secret>) -> Self {
+        Self::Data {
+            resource: Some(resource.to_owned()),
+            per_call: per_call.cloned(),
+        }
+    }
+}
 
 /// One API call, before credentials and retries.
 #[derive(Debug)]
@@ -24,7 +52,7 @@ pub(crate) struct Call {
     pub(crate) method: Method,
     /// Absolute URL, query included.
     pub(crate) url: String,
-    pub(crate) credential: Option<Credential>,
+    pub(crate) auth: CallAuth,
     pub(crate) body: Option<Bytes>,
     /// Whether sending it twice does no harm (reads, deletes, read-only POSTs).
     pub(crate) idempotent: bool,
@@ -41,14 +69,21 @@ impl Call {
         Self {
             method,
             url,
-            credential: None,
+            auth: CallAuth::None,
             body: None,
             idempotent,
         }
     }
 
-    pub(crate) fn credential(mut self, credential: Option<Credential>) -> Self {
-        self.credential = credential;
+    /// Sends exactly this credential.
+    pub(crate) fn credential(mut self, credential: Credential) -> Self {
+        self.auth = CallAuth::Fixed(credential);
+        self
+    }
+
+    /// Chooses the credential when the call is sent.
+    pub(crate) fn auth(mut self, auth: CallAuth) -> Self {
+        self.auth = auth;
         self
     }
 
@@ -80,9 +115,9 @@ impl Client {
     /// Sends a call and returns the response when its status is a success.
     pub(crate) async fn send(&self, call: Call) -> Result<Response<Bytes>> {
         match self.inner.timeout {
-            None => self.send_with_retries(call).await,
+            None => self.send_authorized(call).await,
             Some(limit) => {
-                let work = std::pin::pin!(self.send_with_retries(call));
+                let work = std::pin::pin!(self.send_authorized(call));
                 let timer = self.inner.sleep.sleep(limit);
                 match select(work, timer).await {
                     Either::Left((result, _)) => result,
@@ -98,13 +133,26 @@ impl Client {
         decode(response)
     }
 
-    async fn send_with_retries(&self, call: Call) -> Result<Response<Bytes>> {
-        let authorization = call
-            .credential
+    /// Resolves the call's credential (refreshing the session if that is what is sent), then
+    /// sends with retries.
+    async fn send_authorized(&self, call: Call) -> Result<Response<Bytes>> {
+        let authorization = self
+            .resolve(&call.auth)
+            .await?
             .as_ref()
             .map(Credential::header_value)
             .transpose()
             .map_err(|e| Error::invalid_because(e.to_string(), e))?;
+        self.send_with_retries(&call, authorization).await
+    }
+
+    /// The retry loop, with the `Authorization` value already chosen. The session's refresh
+    /// call comes straight here: it must not resolve credentials, which is what asked for it.
+    pub(crate) async fn send_with_retries(
+        &self,
+        call: &Call,
+        authorization: Option<HeaderValue>,
+    ) -> Result<Response<Bytes>> {
         let uri: http::Uri = call
             .url
             .parse()
@@ -112,11 +160,11 @@ impl Client {
         let mut jitter = Jitter::new();
         let mut attempt = 1;
         loop {
-            let request = self.build_request(&call, &uri, authorization.as_ref())?;
+            let request = self.build_request(call, &uri, authorization.as_ref())?;
             let (error, retry_after) = match self.inner.transport.send(request).await {
                 Ok(response) if response.status().is_success() => return Ok(response),
                 Ok(response) => {
-                    let error = api_error(&call, response);
+                    let error = api_error(call, response);
                     let retry = call.idempotent && is_retryable_status(error.status);
                     let after = error.retry_after.map(Duration::from_secs);
                     if !retry {

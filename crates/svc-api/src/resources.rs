@@ -8,7 +8,7 @@ use svc_model::users::TOOLS_RESOURCE;
 
 use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::request::Call;
+use crate::request::{Call, CallAuth};
 
 impl Client {
     /// Resource maintenance: reload a resource's structure after its database changed (new
@@ -64,11 +64,8 @@ impl Resources<'_> {
             .encoded_segment(&name.encoded())
             .segment("reload")
             .build();
-        let credential = self
-            .client
-            .data_credential(name.as_str(), self.token.as_ref())?;
         let call = Call::new(Method::POST, url)
-            .credential(Some(credential))
+            .auth(CallAuth::data(name.as_str(), self.token.as_ref()))
             .idempotent();
         let response = self.client.send(call).await?;
         let status = response.status();

@@ -9,7 +9,7 @@ use svc_model::sql::{SqlRequest, SqlResponse, SqlRows, is_param_name};
 
 use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::request::Call;
+use crate::request::{Call, CallAuth};
 
 impl Client {
     /// Read-only SQL queries on one resource.
@@ -178,12 +178,8 @@ impl SqlQuery<'_> {
             .encoded_segment(&resource.encoded())
             .segment("sql_get_query")
             .build();
-        let credential = self
-            .sql
-            .client
-            .data_credential(&self.sql.resource, self.sql.token.as_ref())?;
         Ok(Call::new(Method::POST, url)
-            .credential(Some(credential))
+            .auth(CallAuth::data(&self.sql.resource, self.sql.token.as_ref()))
             .json(&self.request)?
             .idempotent())
     }

@@ -487,3 +487,52 @@ async fn stream_ends_with_the_error_of_a_failed_page() {
 }
 
 use futures_util::StreamExt;
+
+#[tokio::test]
+async fn is_authenticated_makes_no_call_without_headers() {
+    let fail_on_any_call = |_req: http::Request<Bytes>| async {
+        Err::<http::Response<Bytes>, _>(TransportError::message(
+            TransportErrorKind::Other,
+            "no call expected",
+        ))
+    };
+    let c = Client::builder()
+        .project("p")
+        .transport(fail_on_any_call)
+        .build()
+        .unwrap();
+    let status = c.account().is_authenticated().await.unwrap();
+    assert!(!status.authenticated);
+    assert!(status.user.is_none());
+    assert!(c.account().get_headers().await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn a_session_goes_out_as_jwt_and_an_api_key_wins() {
+    let replay = ReplayTransport::new()
+        .push(200, r#"{"token": {"access_token": "acc.ess.tok", "refresh_token": "ref", "access_token_expires": null, "refresh_token_expires": null}, "user": {"uid": "u1"}}"#)
+        .push(200, "{}")
+        .push(200, "{}");
+    let c = Client::builder()
+        .project("p")
+        .api_base_url("http://data.test")
+        .transport(replay.clone())
+        .build()
+        .unwrap();
+    c.account().login("a@b.co", "pw").await.unwrap();
+    c.records("shop", "orders").retrieve(1).await.unwrap();
+    let keyed = Client::builder()
+        .project("p")
+        .api_key("k")
+        .api_base_url("http://data.test")
+        .transport(replay.clone())
+        .build()
+        .unwrap();
+    keyed.records("shop", "orders").retrieve(1).await.unwrap();
+    let sent = replay.requests();
+    assert_eq!(sent[0].uri, "http://data.test/projects/p/prod/auth/login");
+    assert_eq!(sent[0].header("authorization"), None);
+    assert!(!format!("{:?}", sent[0]).contains("\"pw\""));
+    assert_eq!(sent[1].header("authorization"), Some("JWT acc.ess.tok"));
+    assert_eq!(sent[2].header("authorization"), Some("Bearer k"));
+}

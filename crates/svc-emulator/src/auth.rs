@@ -96,10 +96,28 @@ pub(crate) fn authorize_resource<'r>(
     project: &str,
     environment: &str,
     resource: &str,
+    jwt_valid_for_project: impl FnOnce(&str) -> bool,
 ) -> Result<ResourceAccess<'r>, ApiError> {
     let token = match credential(headers) {
         Some(Credential::Bearer(t) | Credential::Raw(t)) => t,
-        Some(Credential::Jwt(_)) | None => return Err(ApiError::not_authenticated()),
+        // A user session or service token of this project serves every resource of it.
+        Some(Credential::Jwt(t)) => {
+            if !jwt_valid_for_project(t) {
+                return Err(ApiError::not_authenticated());
+            }
+            let owner = registry
+                .project(project)
+                .ok_or_else(ApiError::permission_denied)?;
+            environment_of(owner, environment)?;
+            let resource = owner
+                .resource(resource)
+                .ok_or_else(|| ApiError::not_found("Resource not found."))?;
+            return Ok(ResourceAccess {
+                project: owner,
+                resource,
+            });
+        }
+        None => return Err(ApiError::not_authenticated()),
     };
     if let Some(owner) = registry.project_for_api_key(token) {
         if owner.name.as_str() != project {
@@ -211,8 +229,15 @@ mod tests {
     #[test]
     fn data_host_rules() {
         let r = registry();
-        let check = |h: &str, p, res| status(authorize_resource(&r, &headers(h), p, "prod", res));
+        let check = |h: &str, p, res| {
+            status(authorize_resource(&r, &headers(h), p, "prod", res, |t| {
+                t == "good.jwt"
+            }))
+        };
         assert_eq!(check("tok-shop", "a", "shop"), StatusCode::OK);
+        assert_eq!(check("JWT good.jwt", "a", "shop"), StatusCode::OK);
+        assert_eq!(check("JWT good.jwt", "a", "ghost"), StatusCode::NOT_FOUND);
+        assert_eq!(check("JWT bad.jwt", "a", "shop"), StatusCode::UNAUTHORIZED);
         assert_eq!(check("Bearer tok-shop", "a", "shop"), StatusCode::OK);
         assert_eq!(check("Bearer key-a", "a", "crm"), StatusCode::OK);
         assert_eq!(check("key-a", "a", "crm"), StatusCode::OK);
@@ -228,7 +253,8 @@ mod tests {
         assert_eq!(check("tools-a", "a", "shop"), StatusCode::FORBIDDEN);
         assert_eq!(check("tok-shop", "a", "__svc_app__"), StatusCode::FORBIDDEN);
         assert_eq!(check("tools-a", "b", "__svc_app__"), StatusCode::FORBIDDEN);
-        let access = authorize_resource(&r, &headers("tok-crm"), "a", "prod", "crm").unwrap();
+        let access =
+            authorize_resource(&r, &headers("tok-crm"), "a", "prod", "crm", |_| false).unwrap();
         assert_eq!(access.resource.name, "crm");
         assert_eq!(
             status(authorize_resource(
@@ -236,7 +262,8 @@ mod tests {
                 &headers("tok-crm"),
                 "a",
                 "qa",
-                "crm"
+                "crm",
+                |_| false
             )),
             StatusCode::NOT_FOUND
         );

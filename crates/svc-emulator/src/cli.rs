@@ -47,12 +47,33 @@ pub struct EmulatorArgs {
         value_parser = clap::builder::BoolishValueParser::new(),
     )]
     pub tls: bool,
+
+    /// Lifetime of session access tokens, in seconds (a few seconds lets tests see refreshes).
+    #[arg(
+        long,
+        env = "SVC_EMULATOR_ACCESS_TOKEN_TTL",
+        value_name = "SECONDS",
+        default_value_t = 300
+    )]
+    pub access_token_ttl: u64,
+
+    /// Lifetime of session refresh tokens, in seconds.
+    #[arg(long, env = "SVC_EMULATOR_REFRESH_TOKEN_TTL", value_name = "SECONDS", default_value_t = 7 * 24 * 3600)]
+    pub refresh_token_ttl: u64,
 }
 
 impl EmulatorArgs {
     /// The [`EmulatorConfig`] these flags describe.
     pub fn to_config(&self) -> EmulatorConfig {
-        let mut config = EmulatorConfig::default().listen(self.listen).tls(self.tls);
+        let lifetimes = crate::TokenLifetimes {
+            access: std::time::Duration::from_secs(self.access_token_ttl.max(1)),
+            refresh: std::time::Duration::from_secs(self.refresh_token_ttl.max(1)),
+            ..crate::TokenLifetimes::default()
+        };
+        let mut config = EmulatorConfig::default()
+            .listen(self.listen)
+            .tls(self.tls)
+            .token_lifetimes(lifetimes);
         if let Some(data) = &self.data {
             config = config.data_path(data);
         }

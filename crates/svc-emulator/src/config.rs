@@ -27,6 +27,7 @@ pub struct EmulatorConfig {
     data_path: Option<PathBuf>,
     projects: ProjectsSource,
     tls: bool,
+    lifetimes: crate::account::TokenLifetimes,
 }
 
 /// Where the projects come from. Setting one source replaces the other.
@@ -47,6 +48,7 @@ impl Default for EmulatorConfig {
             data_path: None,
             projects: ProjectsSource::Default,
             tls: false,
+            lifetimes: crate::account::TokenLifetimes::default(),
         }
     }
 }
@@ -82,6 +84,18 @@ impl EmulatorConfig {
     pub fn tls(mut self, enabled: bool) -> Self {
         self.tls = enabled;
         self
+    }
+
+    /// Lifetimes of the session and service tokens the emulator issues (default: access 5 min,
+    /// refresh 7 days, service 1 day). Tests use a few seconds to see refreshes happen.
+    pub fn token_lifetimes(mut self, lifetimes: crate::account::TokenLifetimes) -> Self {
+        self.lifetimes = lifetimes;
+        self
+    }
+
+    /// The token lifetimes in force.
+    pub fn lifetimes(&self) -> crate::account::TokenLifetimes {
+        self.lifetimes
     }
 
     /// The address to listen on.

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use tokio::net::TcpListener;
 
+use crate::account::Accounts;
 use crate::config::{EmulatorConfig, ProjectsSource};
 use crate::handle::{EmulatorHandle, StartupInfo};
 use crate::project_config::{ConfigError, ProjectsConfig};
@@ -69,6 +70,7 @@ struct Prepared {
     registry: Registry,
     store: Store,
     resources: Resources,
+    accounts: Accounts,
     tls: Option<(tokio_rustls::TlsAcceptor, CaFile)>,
 }
 
@@ -124,6 +126,7 @@ impl Emulator {
             prepared.registry,
             prepared.store,
             prepared.resources,
+            prepared.accounts,
             api_base_url,
             app_base_url,
         );
@@ -181,10 +184,12 @@ fn prepare(config: &EmulatorConfig, local_addr: SocketAddr) -> Result<Prepared, 
     } else {
         None
     };
+    let accounts = Accounts::open(&store, config.lifetimes()).map_err(store_err)?;
     Ok(Prepared {
         registry,
         store,
         resources,
+        accounts,
         tls,
     })
 }

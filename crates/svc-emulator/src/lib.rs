@@ -40,6 +40,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod account;
 mod app;
 mod auth;
 pub mod cli;
@@ -60,6 +61,7 @@ mod store;
 mod timestamp;
 mod tls;
 
+pub use account::TokenLifetimes;
 pub use config::EmulatorConfig;
 pub use data::tools::SEEDED_TEAMS;
 pub use emulator::{Emulator, EmulatorError};

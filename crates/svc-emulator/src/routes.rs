@@ -11,7 +11,7 @@ use axum::routing::MethodRouter;
 
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::{app, data};
+use crate::{account, app, data};
 
 /// Builds the router of both hosts.
 pub(crate) fn router(state: AppState) -> Router {
@@ -20,6 +20,8 @@ pub(crate) fn router(state: AppState) -> Router {
         // The data host's routes sit at the root, before the fallbacks below so that their
         // wrong methods get the JSON 405 too.
         .merge(data::router())
+        .merge(account::router())
+        .merge(account::emulator_router())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state)

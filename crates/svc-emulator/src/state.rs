@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use crate::account::Accounts;
 use crate::registry::Registry;
 use crate::resources::Resources;
 use crate::store::Store;
@@ -15,6 +16,7 @@ struct Shared {
     registry: Registry,
     store: Store,
     resources: Resources,
+    accounts: Accounts,
     api_base_url: String,
     app_base_url: String,
 }
@@ -24,6 +26,7 @@ impl AppState {
         registry: Registry,
         store: Store,
         resources: Resources,
+        accounts: Accounts,
         api_base_url: String,
         app_base_url: String,
     ) -> Self {
@@ -31,9 +34,15 @@ impl AppState {
             registry,
             store,
             resources,
+            accounts,
             api_base_url,
             app_base_url,
         }))
+    }
+
+    /// User sessions: accounts, tokens, codes.
+    pub(crate) fn accounts(&self) -> &Accounts {
+        &self.0.accounts
     }
 
     /// The served projects and their credentials.

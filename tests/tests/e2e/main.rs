@@ -1,5 +1,6 @@
 //! End-to-end tests: the SDK against the emulator over real sockets on loopback.
 
+mod account;
 mod custom_transport;
 mod pages;
 mod records;

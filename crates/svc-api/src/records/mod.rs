@@ -16,7 +16,7 @@ use svc_model::{ModelName, Page, ResourceName};
 
 use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::request::Call;
+use crate::request::{Call, CallAuth};
 use crate::url::Url;
 
 pub use stream::RecordStream;
@@ -140,10 +140,7 @@ impl<'c, T> Records<'c, T> {
     }
 
     fn call(&self, method: Method, url: String) -> Result<Call> {
-        let credential = self
-            .client
-            .data_credential(&self.resource, self.token.as_ref())?;
-        Ok(Call::new(method, url).credential(Some(credential)))
+        Ok(Call::new(method, url).auth(CallAuth::data(&self.resource, self.token.as_ref())))
     }
 
     fn with_query(url: Url, pairs: &[(String, String)]) -> String {
@@ -298,13 +295,13 @@ impl<T: DeserializeOwned + Send + 'static> Records<'_, T> {
             query
         };
         let base = self.model_url()?;
-        let credential = self
-            .client
-            .data_credential(&self.resource, self.token.as_ref())?;
+        // Fail now, not at the first page, when no credential could serve the stream.
+        self.client
+            .check_data_credential(&self.resource, self.token.as_ref())?;
         Ok(RecordStream::new(
             self.client.clone(),
             base,
-            credential,
+            CallAuth::data(&self.resource, self.token.as_ref()),
             query,
             self.prefetch,
         ))

@@ -10,14 +10,13 @@ use futures_util::StreamExt;
 use futures_util::stream::FuturesOrdered;
 use http::Method;
 use serde::de::DeserializeOwned;
-use svc_auth::Credential;
 use svc_model::Page;
 use svc_model::records::ListQuery;
 use svc_transport::BoxFuture;
 
 use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::request::{Call, decode};
+use crate::request::{Call, CallAuth, decode};
 use crate::url::Url;
 
 /// Pages fetched ahead of the caller unless [`Records::prefetch`](super::Records::prefetch)
@@ -40,7 +39,7 @@ struct Fetched<T> {
 pub struct RecordStream<T> {
     client: Client,
     base: Url,
-    credential: Credential,
+    auth: CallAuth,
     query: ListQuery,
     prefetch: usize,
     in_flight: FuturesOrdered<BoxFuture<'static, Result<Fetched<T>>>>,
@@ -71,7 +70,7 @@ impl<T: DeserializeOwned + Send + 'static> RecordStream<T> {
     pub(super) fn new(
         client: Client,
         base: Url,
-        credential: Credential,
+        auth: CallAuth,
         query: ListQuery,
         prefetch: usize,
     ) -> Self {
@@ -79,7 +78,7 @@ impl<T: DeserializeOwned + Send + 'static> RecordStream<T> {
         let mut stream = Self {
             client,
             base,
-            credential,
+            auth,
             query,
             prefetch: prefetch.max(1),
             in_flight: FuturesOrdered::new(),
@@ -105,7 +104,7 @@ impl<T: DeserializeOwned + Send + 'static> RecordStream<T> {
             .iter()
             .fold(self.base.clone(), |url, (k, v)| url.query(k, v))
             .build();
-        let call = Call::new(Method::GET, url).credential(Some(self.credential.clone()));
+        let call = Call::new(Method::GET, url).auth(self.auth.clone());
         let client = self.client.clone();
         self.in_flight.push_back(Box::pin(async move {
             let response = client.send(call).await?;

@@ -84,8 +84,14 @@ fn resource(
     environment: &str,
     resource: &str,
 ) -> Result<Arc<Resource>, ApiError> {
-    let access =
-        auth::authorize_resource(state.registry(), headers, project, environment, resource)?;
+    let access = auth::authorize_resource(
+        state.registry(),
+        headers,
+        project,
+        environment,
+        resource,
+        |jwt| state.accounts().verify_access(project, jwt).is_some(),
+    )?;
     state
         .resources()
         .get(access.project.name.as_str(), &access.resource.name)

@@ -64,7 +64,7 @@
 //!   [`MAX_SQL_ROWS`] rows; interrupted after [`SQL_TIME_LIMIT`].
 
 mod aggregate;
-mod convert;
+pub(crate) mod convert;
 mod error;
 mod filter;
 mod registry;

@@ -1,0 +1,149 @@
+//! Which credential a call carries, and the user session behind `JWT` credentials: the session
+//! is refreshed (once, however many calls wait) when an expiry is less than 30 s away.
+
+use http::Method;
+use svc_auth::{
+    Credential, CredentialSources, RefreshError, Route, Secret, Session, select_credential,
+};
+use svc_model::account::{AuthState, RefreshRequest, Timestamp};
+
+use crate::client::Client;
+use crate::error::{Error, Result};
+use crate::request::{Call, CallAuth, decode};
+
+impl Client {
+    pub(crate) fn session(&self) -> &Session {
+        &self.inner.session
+    }
+
+    /// Whether a `JWT` credential is available: a service token or session tokens.
+    pub(crate) fn has_session_credential(&self) -> bool {
+        self.service_token().is_some() || self.inner.session.has_tokens()
+    }
+
+    fn service_token(&self) -> Option<Secret> {
+        self.inner
+            .service_token
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Loads a service token: from now on, calls that a session would serve carry
+    /// `Authorization: JWT <token>` (an API key or resource token still wins where it applies).
+    ///
+    /// ```
+    /// let client = svc_api::Client::builder().project("p").build().unwrap();
+    /// client.load_service_token("header.payload.signature");
+    /// ```
+    pub fn load_service_token(&self, token: impl Into<Secret>) {
+        *self
+            .inner
+            .service_token
+            .write()
+            .unwrap_or_else(|e| e.into_inner()) = Some(token.into());
+    }
+
+    pub(crate) fn clear_service_token(&self) {
+        *self
+            .inner
+            .service_token
+            .write()
+            .unwrap_or_else(|e| e.into_inner()) = None;
+    }
+
+    /// Fails (nothing sent) when no credential could serve a data host call on `resource`.
+    pub(crate) fn check_data_credential(
+        &self,
+        resource: &str,
+        per_call: Option<&Secret>,
+    ) -> Result<()> {
+        let sources = CredentialSources::new()
+            .per_call(per_call)
+            .resource_token(self.inner.resource_tokens.get(resource))
+            .api_key(self.inner.api_key.as_ref());
+        if select_credential(Route::Resource, &sources).is_some() || self.has_session_credential() {
+            Ok(())
+        } else {
+            Err(no_credential(Some(resource)))
+        }
+    }
+
+    /// The credential `auth` stands for, refreshing the session first if that is what will be
+    /// sent and a refresh is due.
+    pub(crate) async fn resolve(&self, auth: &CallAuth) -> Result<Option<Credential>> {
+        match auth {
+            CallAuth::None => Ok(None),
+            CallAuth::Fixed(credential) => Ok(Some(credential.clone())),
+            CallAuth::Data { resource, per_call } => {
+                let sources = CredentialSources::new()
+                    .per_call(per_call.as_ref())
+                    .resource_token(
+                        resource
+                            .as_deref()
+                            .and_then(|r| self.inner.resource_tokens.get(r)),
+                    )
+                    .api_key(self.inner.api_key.as_ref());
+                if let Some(credential) = select_credential(Route::Resource, &sources) {
+                    return Ok(Some(credential));
+                }
+                match self.session_credential().await? {
+                    Some(credential) => Ok(Some(credential)),
+                    None => Err(no_credential(resource.as_deref())),
+                }
+            }
+            CallAuth::Session => match self.session_credential().await? {
+                Some(credential) => Ok(Some(credential)),
+                None => Err(Error::invalid(
+                    "not signed in: call client.account().login(..), build the client with a token store that holds a session, or load a service token",
+                )),
+            },
+        }
+    }
+
+    /// The service token, else the session's access token (refreshed when due), as `JWT`.
+    async fn session_credential(&self) -> Result<Option<Credential>> {
+        if let Some(token) = self.service_token() {
+            return Ok(Some(Credential::Jwt(token)));
+        }
+        let state = self
+            .inner
+            .session
+            .valid_state(Timestamp::now(), |refresh_token| {
+                self.refresh(refresh_token)
+            })
+            .await
+            .map_err(Error::Auth)?;
+        Ok(state.map(|s| Credential::jwt(s.access_token)))
+    }
+
+    /// `POST auth/refresh`; a `401` answer means the refresh token is no good any more.
+    async fn refresh(&self, refresh_token: Secret) -> Result<AuthState, RefreshError> {
+        let url = self
+            .data_url()
+            .map_err(|e| RefreshError::failed(e.to_string()))?
+            .segment("auth")
+            .segment("refresh")
+            .build();
+        let call = Call::new(Method::POST, url)
+            .json(&RefreshRequest::new(refresh_token.expose()))
+            .map_err(|e| RefreshError::failed(e.to_string()))?;
+        let answer = async {
+            let response = self.send_with_retries(&call, None).await?;
+            decode::<AuthState>(response)
+        };
+        answer.await.map_err(|e| match e.status() {
+            Some(status) if status.is_client_error() => {
+                RefreshError::rejected(status.as_u16(), e.to_string())
+            }
+            _ => RefreshError::failed(e.to_string()),
+        })
+    }
+}
+
+fn no_credential(resource: Option<&str>) -> Error {
+    let what = resource.map_or("this call".to_owned(), |r| format!("resource {r:?}"));
+    Error::invalid(format!(
+        "no credential for {what}: give ClientBuilder::resource_token (or a token for this call), an API key, or sign in"
+    ))
+}

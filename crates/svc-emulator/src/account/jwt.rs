@@ -1,0 +1,183 @@
+//! JSON Web Tokens, HS256: what the emulator issues to user sessions and services.
+//!
+//! Tokens are real JWTs (`header.payload.signature`, base64url without padding) with `sub`,
+//! `iat`, `exp`, plus `project`, `typ` (`access`, `refresh`, `service`) and a unique `jti`. The
+//! signing key is 32 random bytes kept in the data path, so tokens survive a restart on it.
+
+use ring::hmac;
+use serde::{Deserialize, Serialize};
+
+use crate::records::convert::{base64_decode, base64_encode_into};
+
+/// What a token is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum TokenType {
+    /// A user session's access token.
+    Access,
+    /// A user session's refresh token (single use: rotation).
+    Refresh,
+    /// A service token, minted for server-to-server calls.
+    Service,
+}
+
+/// The claims the emulator signs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Claims {
+    /// The user's uid (or `service` for service tokens).
+    pub(crate) sub: String,
+    /// The project the token belongs to.
+    pub(crate) project: String,
+    /// What the token is for.
+    pub(crate) typ: TokenType,
+    /// Issued at, Unix seconds.
+    pub(crate) iat: i64,
+    /// Expires at, Unix seconds.
+    pub(crate) exp: i64,
+    /// A unique id (refresh tokens are tracked by it).
+    pub(crate) jti: String,
+}
+
+/// Why a token was refused. Never carries the token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum JwtError {
+    #[error("the token is malformed")]
+    Malformed,
+    #[error("the token's signature is not valid")]
+    Signature,
+    #[error("the token has expired")]
+    Expired,
+}
+
+/// Signs and verifies tokens with one HMAC-SHA256 key.
+pub(crate) struct Signer {
+    key: hmac::Key,
+}
+
+impl std::fmt::Debug for Signer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Signer(HS256, key hidden)")
+    }
+}
+
+const HEADER: &str = r#"{"alg":"HS256","typ":"JWT"}"#;
+
+impl Signer {
+    pub(crate) fn new(secret: &[u8]) -> Self {
+        Self {
+            key: hmac::Key::new(hmac::HMAC_SHA256, secret),
+        }
+    }
+
+    pub(crate) fn sign(&self, claims: &Claims) -> String {
+        // Claims are plain strings and integers: serializing them cannot fail.
+        let payload = serde_json::to_vec(claims).unwrap_or_default();
+        let mut token = b64url(HEADER.as_bytes());
+        token.push('.');
+        token.push_str(&b64url(&payload));
+        let tag = hmac::sign(&self.key, token.as_bytes());
+        token.push('.');
+        token.push_str(&b64url(tag.as_ref()));
+        token
+    }
+
+    /// Checks the header, the signature (in constant time) and the expiry at `now`.
+    pub(crate) fn verify(&self, token: &str, now: i64) -> Result<Claims, JwtError> {
+        let mut parts = token.split('.');
+        let (Some(header), Some(payload), Some(signature), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return Err(JwtError::Malformed);
+        };
+        let signature = b64url_decode(signature).ok_or(JwtError::Malformed)?;
+        let signed = &token[..header.len() + 1 + payload.len()];
+        hmac::verify(&self.key, signed.as_bytes(), &signature).map_err(|_| JwtError::Signature)?;
+        let header = b64url_decode(header).ok_or(JwtError::Malformed)?;
+        let header: serde_json::Value =
+            serde_json::from_slice(&header).map_err(|_| JwtError::Malformed)?;
+        if header.get("alg").and_then(|a| a.as_str()) != Some("HS256") {
+            return Err(JwtError::Malformed);
+        }
+        let payload = b64url_decode(payload).ok_or(JwtError::Malformed)?;
+        let claims: Claims = serde_json::from_slice(&payload).map_err(|_| JwtError::Malformed)?;
+        if claims.exp <= now {
+            return Err(JwtError::Expired);
+        }
+        Ok(claims)
+    }
+}
+
+fn b64url(data: &[u8]) -> String {
+    let mut buf = Vec::with_capacity(data.len().div_ceil(3) * 4);
+    base64_encode_into(&mut buf, data);
+    buf.into_iter()
+        .filter(|&b| b != b'=')
+        .map(|b| match b {
+            b'+' => '-',
+            b'/' => '_',
+            other => char::from(other),
+        })
+        .collect()
+}
+
+fn b64url_decode(text: &str) -> Option<Vec<u8>> {
+    if text.contains(['+', '/', '=']) {
+        return None;
+    }
+    let standard: String = text
+        .chars()
+        .map(|c| match c {
+            '-' => '+',
+            '_' => '/',
+            other => other,
+        })
+        .collect();
+    base64_decode(&standard)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn claims(exp: i64) -> Claims {
+        Claims {
+            sub: "u1".into(),
+            project: "demo".into(),
+            typ: TokenType::Access,
+            iat: 100,
+            exp,
+            jti: "j1".into(),
+        }
+    }
+
+    #[test]
+    fn round_trip_and_refusals() {
+        let signer = Signer::new(b"0123456789abcdef0123456789abcdef");
+        let token = signer.sign(&claims(200));
+        assert_eq!(token.split('.').count(), 3);
+        assert!(!token.contains('='));
+        assert_eq!(signer.verify(&token, 150).unwrap(), claims(200));
+        assert_eq!(signer.verify(&token, 200), Err(JwtError::Expired));
+        let other = Signer::new(b"another key, another signature..");
+        assert_eq!(other.verify(&token, 150), Err(JwtError::Signature));
+        // Tampered payload: the signature no longer matches.
+        let mut parts: Vec<String> = token.split('.').map(str::to_owned).collect();
+        parts[1] = b64url(br#"{"sub":"admin","project":"demo","typ":"access","iat":1,"exp":9999999999,"jti":"x"}"#);
+        assert_eq!(
+            signer.verify(&parts.join("."), 150),
+            Err(JwtError::Signature)
+        );
+        for bad in ["", "a.b", "a.b.c.d", "!!.??.**", "e30.e30."] {
+            assert!(signer.verify(bad, 150).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn none_algorithm_is_refused() {
+        let signer = Signer::new(b"k");
+        let header = b64url(br#"{"alg":"none","typ":"JWT"}"#);
+        let payload = b64url(&serde_json::to_vec(&claims(200)).unwrap());
+        let unsigned = format!("{header}.{payload}.");
+        assert!(signer.verify(&unsigned, 150).is_err());
+    }
+}

@@ -1,0 +1,324 @@
+//! Routes of the account methods: `/projects/{project}/{environment}/auth/...` on the data
+//! host, and the emulator-only `/_emulator/projects/{project}/{outbox,service_token,stats}`.
+
+use axum::body::Body;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, State};
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use super::{Claims, Refusal, Register, TokenType};
+use crate::auth::{self, Credential};
+use crate::error::ApiError;
+use crate::extract::json_object;
+use crate::routes::route_with_optional_slash;
+use crate::state::AppState;
+
+type EnvPath = Result<Path<(String, String)>, PathRejection>;
+type ProjectPath = Result<Path<String>, PathRejection>;
+
+pub(crate) fn router() -> Router<AppState> {
+    let base = "/projects/{project}/{environment}/auth";
+    let routes: [(&str, axum::routing::MethodRouter<AppState>); 9] = [
+        ("login", post(login)),
+        ("refresh", post(refresh)),
+        ("user", get(user)),
+        ("register", post(register)),
+        ("change_password", post(change_password)),
+        ("reset_password", post(reset_password)),
+        ("reset_password_complete", post(reset_password_complete)),
+        ("change_email", post(change_email)),
+        ("change_email_complete", post(change_email_complete)),
+    ];
+    routes
+        .into_iter()
+        .fold(Router::new(), |router, (name, method)| {
+            route_with_optional_slash(router, &format!("{base}/{name}"), method)
+        })
+}
+
+/// Emulator-only routes, authorized by the project's API key.
+pub(crate) fn emulator_router() -> Router<AppState> {
+    let router = Router::new();
+    let router =
+        route_with_optional_slash(router, "/_emulator/projects/{project}/outbox", get(outbox));
+    let router = route_with_optional_slash(
+        router,
+        "/_emulator/projects/{project}/service_token",
+        post(service_token),
+    );
+    route_with_optional_slash(router, "/_emulator/projects/{project}/stats", get(stats))
+}
+
+/// The path must name a served project and one of its environments (no credentials needed
+/// for the unauthenticated methods).
+fn project_of(state: &AppState, project: &str, environment: &str) -> Result<String, ApiError> {
+    let entry = state
+        .registry()
+        .project(project)
+        .ok_or_else(|| ApiError::not_found("Project not found."))?;
+    entry
+        .environment(environment)
+        .ok_or_else(|| ApiError::not_found("Environment not found."))?;
+    Ok(entry.name.as_str().to_owned())
+}
+
+/// The user behind `Authorization: JWT <access token>`.
+fn session(state: &AppState, headers: &HeaderMap, project: &str) -> Result<Claims, ApiError> {
+    let Some(Credential::Jwt(token)) = auth::credential(headers) else {
+        return Err(ApiError::not_authenticated());
+    };
+    state
+        .accounts()
+        .verify_access(project, token)
+        .filter(|c| c.typ == TokenType::Access)
+        .ok_or_else(ApiError::not_authenticated)
+}
+
+async fn body<T: DeserializeOwned>(body: Body) -> Result<T, ApiError> {
+    let map = json_object(body).await?;
+    serde_json::from_value(Value::Object(map))
+        .map_err(|e| ApiError::invalid(format!("Invalid request body: {e}.")))
+}
+
+fn answer(result: Result<Value, Refusal>) -> Response {
+    match result {
+        Ok(value) => Json(value).into_response(),
+        Err(Refusal(errors)) => Json(json!({ "result": false, "errors": errors })).into_response(),
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct Login {
+    email: String,
+    password: String,
+}
+
+async fn login(
+    State(state): State<AppState>,
+    path: EnvPath,
+    raw: Body,
+) -> Result<Response, ApiError> {
+    let Path((project, environment)) = path?;
+    let project = project_of(&state, &project, &environment)?;
+    let Login { email, password } = body(raw).await?;
+    match state.accounts().login(project, email, password).await? {
+        Some(value) => Ok(Json(value).into_response()),
+        None => Err(ApiError::new(
+            axum::http::StatusCode::UNAUTHORIZED,
+            svc_model::error_body::codes::NOT_AUTHENTICATED,
+            "Unable to log in with the provided credentials.",
+        )),
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct Refresh {
+    refresh_token: String,
+}
+
+async fn refresh(
+    State(state): State<AppState>,
+    path: EnvPath,
+    raw: Body,
+) -> Result<Response, ApiError> {
+    let Path((project, environment)) = path?;
+    let project = project_of(&state, &project, &environment)?;
+    let Refresh { refresh_token } = body(raw).await?;
+    match state.accounts().refresh(project, refresh_token).await? {
+        Some(value) => Ok(Json(value).into_response()),
+        None => Err(ApiError::new(
+            axum::http::StatusCode::UNAUTHORIZED,
+            "token_not_valid",
+            "The refresh token is not valid, has expired, or has already been used.",
+        )),
+    }
+}
+
+async fn user(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: EnvPath,
+) -> Result<Response, ApiError> {
+    let Path((project, environment)) = path?;
+    let project = project_of(&state, &project, &environment)?;
+    let claims = session(&state, &headers, &project)?;
+    match state.accounts().user(project, claims.sub).await? {
+        Some(info) => Ok(Json(info).into_response()),
+        None => Err(ApiError::not_authenticated()),
+    }
+}
+
+async fn register(
+    State(state): State<AppState>,
+    path: EnvPath,
+    raw: Body,
+) -> Result<Response, ApiError> {
+    let Path((project, environment)) = path?;
+    let project = project_of(&state, &project, &environment)?;
+    let request: Register = body(raw).await?;
+    let result = state.accounts().register(project, request).await?;
+    Ok(answer(
+        result.map(|user| json!({ "result": true, "user": user })),
+    ))
+}
+
+#[derive(serde::Deserialize)]
+struct ChangePassword {
+    new_password: String,
+    #[serde(default)]
+    current_password: Option<String>,
+}
+
+async fn change_password(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: EnvPath,
+    raw: Body,
+) -> Result<Response, ApiError> {
+    let Path((project, environment)) = path?;
+    let project = project_of(&state, &project, &environment)?;
+    let claims = session(&state, &headers, &project)?;
+    let ChangePassword {
+        new_password,
+        current_password,
+    } = body(raw).await?;
+    let result = state
+        .accounts()
+        .change_password(project, claims.sub, new_password, current_password)
+        .await?;
+    Ok(answer(result.map(
+        |state| json!({ "result": true, "new_state": state }),
+    )))
+}
+
+#[derive(serde::Deserialize)]
+struct ResetPassword {
+    email: String,
+}
+
+async fn reset_password(
+    State(state): State<AppState>,
+    path: EnvPath,
+    raw: Body,
+) -> Result<Response, ApiError> {
+    let Path((project, environment)) = path?;
+    let project = project_of(&state, &project, &environment)?;
+    let ResetPassword { email } = body(raw).await?;
+    state.accounts().reset_password(project, email).await?;
+    Ok(Json(json!({ "result": true })).into_response())
+}
+
+#[derive(serde::Deserialize)]
+struct ResetComplete {
+    code: String,
+    new_password: String,
+}
+
+async fn reset_password_complete(
+    State(state): State<AppState>,
+    path: EnvPath,
+    raw: Body,
+) -> Result<Response, ApiError> {
+    let Path((project, environment)) = path?;
+    let project = project_of(&state, &project, &environment)?;
+    let ResetComplete { code, new_password } = body(raw).await?;
+    let result = state
+        .accounts()
+        .reset_password_complete(project, code, new_password)
+        .await?;
+    Ok(answer(result.map(
+        |state| json!({ "result": true, "new_state": state }),
+    )))
+}
+
+#[derive(serde::Deserialize)]
+struct ChangeEmail {
+    new_email: String,
+    #[serde(default)]
+    current_password: Option<String>,
+}
+
+async fn change_email(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: EnvPath,
+    raw: Body,
+) -> Result<Response, ApiError> {
+    let Path((project, environment)) = path?;
+    let project = project_of(&state, &project, &environment)?;
+    let claims = session(&state, &headers, &project)?;
+    let ChangeEmail {
+        new_email,
+        current_password,
+    } = body(raw).await?;
+    let result = state
+        .accounts()
+        .change_email(project, claims.sub, new_email, current_password)
+        .await?;
+    Ok(answer(result.map(
+        |to| json!({ "result": true, "sent_confirmation_to": to }),
+    )))
+}
+
+#[derive(serde::Deserialize)]
+struct Code {
+    code: String,
+}
+
+async fn change_email_complete(
+    State(state): State<AppState>,
+    path: EnvPath,
+    raw: Body,
+) -> Result<Response, ApiError> {
+    let Path((project, environment)) = path?;
+    let project = project_of(&state, &project, &environment)?;
+    let Code { code } = body(raw).await?;
+    let result = state
+        .accounts()
+        .change_email_complete(project, code)
+        .await?;
+    Ok(answer(result.map(
+        |(old, new)| json!({ "result": true, "old_email": old, "new_email": new }),
+    )))
+}
+
+async fn outbox(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: ProjectPath,
+) -> Result<Response, ApiError> {
+    let Path(project) = path?;
+    let entry = auth::authorize_project(state.registry(), &headers, &project)?;
+    let messages = state
+        .accounts()
+        .outbox(entry.name.as_str().to_owned())
+        .await?;
+    Ok(Json(messages).into_response())
+}
+
+async fn service_token(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: ProjectPath,
+) -> Result<Response, ApiError> {
+    let Path(project) = path?;
+    let entry = auth::authorize_project(state.registry(), &headers, &project)?;
+    let (token, expires) = state.accounts().mint_service_token(entry.name.as_str());
+    Ok(Json(json!({ "token": token, "expires": expires })).into_response())
+}
+
+async fn stats(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: ProjectPath,
+) -> Result<Response, ApiError> {
+    let Path(project) = path?;
+    let entry = auth::authorize_project(state.registry(), &headers, &project)?;
+    let refresh_calls = state.accounts().refresh_calls(entry.name.as_str());
+    Ok(Json(json!({ "refresh_calls": refresh_calls })).into_response())
+}
