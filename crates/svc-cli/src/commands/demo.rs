@@ -28,7 +28,13 @@ fn show(label: &str, value: impl std::fmt::Display) {
 
 pub async fn run(args: DemoArgs) -> Result<(), Failure> {
     println!("svc demo: an embedded emulator of the svc API, and a tour of the Rust SDK.");
-    let emulator = Emulator::start(EmulatorConfig::default())
+    // Access tokens live 32 s here (5 min by default), so the tour can show a refresh: the SDK
+    // refreshes when an expiry is less than 30 s away.
+    let lifetimes = svc_emulator::TokenLifetimes {
+        access: DEMO_ACCESS_TTL,
+        ..svc_emulator::TokenLifetimes::default()
+    };
+    let emulator = Emulator::start(EmulatorConfig::default().token_lifetimes(lifetimes))
         .await
         .map_err(|e| Failure::Other(format!("the emulator did not start: {e}")))?;
     let mut n = 0;
@@ -57,6 +63,7 @@ pub async fn run(args: DemoArgs) -> Result<(), Failure> {
         tour_sql(&client, &mut n).await?;
     }
     tour_users(&client, &mut n).await?;
+    tour_sessions(&emulator, &mut n).await?;
     next_steps(&emulator, args.keep_running);
     if args.keep_running {
         println!("\nThe emulator keeps running; press Ctrl-C to stop it.");
@@ -64,6 +71,114 @@ pub async fn run(args: DemoArgs) -> Result<(), Failure> {
     }
     emulator.shutdown().await;
     Ok(())
+}
+
+const DEMO_ACCESS_TTL: std::time::Duration = std::time::Duration::from_secs(32);
+
+async fn tour_sessions(emulator: &EmulatorHandle, n: &mut u32) -> Result<(), Failure> {
+    use svc_api::model::account::RegisterRequest;
+
+    step(
+        n,
+        "Sessions: register, log in, and use the session for records (no static token)",
+    );
+    let user = Client::builder()
+        .project(emulator.project().as_str())
+        .api_base_url(emulator.api_base_url())
+        .build()?;
+    let registered = user
+        .account()
+        .register(
+            &RegisterRequest::new("ana@example.com", "correct horse battery").first_name("Ana"),
+        )
+        .await?;
+    show("registered", registered.result);
+    let signed = user
+        .account()
+        .login("ana@example.com", "correct horse battery")
+        .await?;
+    show("signed in as", signed.user.email.as_deref().unwrap_or("-"));
+    let expires = signed
+        .token
+        .access_token_expires
+        .map(|t| t.to_rfc3339())
+        .unwrap_or_default();
+    show("access token expires", &expires);
+    let page = user
+        .records("shop", "orders")
+        .list(&ListQuery::new().per_page(1))
+        .await?;
+    show("orders, via JWT", page.count);
+
+    step(
+        n,
+        "Sessions: a refresh, 30 s before expiry, once for every waiting request",
+    );
+    // 32 s tokens: after 2.5 s, less than 30 s are left, so the next request refreshes first.
+    tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
+    let calls = (0..20).map(|_| {
+        let user = user.clone();
+        async move { user.records("shop", "products").retrieve(1).await.map(drop) }
+    });
+    for result in futures_util::future::join_all(calls).await {
+        result?;
+    }
+    let headers = user.account().get_headers().await?.unwrap_or_default();
+    let now_sent = headers
+        .get(http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| {
+            v.split('.')
+                .next_back()
+                .unwrap_or_default()
+                .chars()
+                .take(12)
+                .collect::<String>()
+        })
+        .unwrap_or_default();
+    let before = signed
+        .token
+        .access_token
+        .split('.')
+        .next_back()
+        .unwrap_or_default()
+        .chars()
+        .take(12)
+        .collect::<String>();
+    show("refresh calls (server)", refresh_calls(emulator).await?);
+    show("token signature", format!("{before}… -> {now_sent}…"));
+    user.account().logout()?;
+    show(
+        "logged out",
+        !user.account().is_authenticated().await?.authenticated,
+    );
+    Ok(())
+}
+
+/// The refresh calls the emulator received for the demo project (its emulator-only stats route).
+async fn refresh_calls(emulator: &EmulatorHandle) -> Result<String, Failure> {
+    use svc_api::transport::{HyperTransport, Transport};
+    let url = format!(
+        "{}/_emulator/projects/{}/stats",
+        emulator.api_base_url(),
+        emulator.project()
+    );
+    let request = http::Request::get(url)
+        .header(
+            http::header::AUTHORIZATION,
+            format!("Bearer {}", emulator.api_key()),
+        )
+        .body(bytes::Bytes::new())
+        .map_err(|e| Failure::Other(e.to_string()))?;
+    let response = HyperTransport::new()
+        .send(request)
+        .await
+        .map_err(|e| Failure::Other(e.to_string()))?;
+    let stats: serde_json::Value = serde_json::from_slice(response.body()).unwrap_or_default();
+    Ok(format!(
+        "{} for 20 parallel requests",
+        stats["refresh_calls"]
+    ))
 }
 
 async fn tour_projects(client: &Client, n: &mut u32) -> Result<(), Failure> {
