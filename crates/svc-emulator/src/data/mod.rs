@@ -76,6 +76,54 @@ pub(crate) fn router() -> Router<AppState> {
     )
 }
 
+/// A request on one model (`.../{resource}/models/{model}`): the credentials are checked and
+/// the resource's database found before the handler runs.
+pub(crate) struct ModelAccess {
+    pub(crate) db: Arc<Resource>,
+    pub(crate) model: String,
+}
+
+impl axum::extract::FromRequestParts<AppState> for ModelAccess {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &AppState,
+    ) -> Result<Self, ApiError> {
+        let axum::extract::Path((project, environment, name, model)) =
+            axum::extract::Path::<(String, String, String, String)>::from_request_parts(
+                parts, state,
+            )
+            .await?;
+        let db = resource(state, &parts.headers, &project, &environment, &name)?;
+        Ok(Self { db, model })
+    }
+}
+
+/// A request on one record (`.../{resource}/models/{model}/{pk}`), checked like [`ModelAccess`].
+pub(crate) struct RecordAccess {
+    pub(crate) db: Arc<Resource>,
+    pub(crate) model: String,
+    pub(crate) pk: String,
+}
+
+impl axum::extract::FromRequestParts<AppState> for RecordAccess {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &AppState,
+    ) -> Result<Self, ApiError> {
+        let axum::extract::Path((project, environment, name, model, pk)) =
+            axum::extract::Path::<(String, String, String, String, String)>::from_request_parts(
+                parts, state,
+            )
+            .await?;
+        let db = resource(state, &parts.headers, &project, &environment, &name)?;
+        Ok(Self { db, model, pk })
+    }
+}
+
 /// Checks the credentials for `resource` (API.md 2) and finds its database.
 fn resource(
     state: &AppState,

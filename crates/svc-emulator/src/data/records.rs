@@ -3,20 +3,16 @@
 //! engine (`crate::records`), which answers with JSON bytes or a `RecordsError`.
 
 use axum::body::Body;
-use axum::extract::rejection::PathRejection;
-use axum::extract::{Path, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
+use axum::extract::State;
+use axum::http::{HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
-use super::{blocking, resource};
+use super::{ModelAccess, RecordAccess, blocking};
 use crate::error::ApiError;
 use crate::extract::{json_object, query_pairs};
 use crate::records::{AggregateRequest, GroupRequest};
 use crate::state::AppState;
-
-type ModelPath = Result<Path<(String, String, String, String)>, PathRejection>;
-type RecordPath = Result<Path<(String, String, String, String, String)>, PathRejection>;
 
 /// A `Response` of JSON bytes written by the records engine.
 pub(super) fn json_bytes(status: StatusCode, bytes: Vec<u8>) -> Response {
@@ -36,12 +32,9 @@ fn json_value(status: StatusCode, value: &Value) -> Result<Response, ApiError> {
 /// `GET`: one page (the envelope), or every record with `_no_pagination`.
 pub(super) async fn list(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    path: ModelPath,
+    ModelAccess { db, model }: ModelAccess,
     uri: Uri,
 ) -> Result<Response, ApiError> {
-    let Path((project, environment, name, model)) = path?;
-    let db = resource(&state, &headers, &project, &environment, &name)?;
     let pairs = query_pairs(uri.query());
     // Links keep the path as the client wrote it, minus a trailing slash.
     let base = format!(
@@ -55,13 +48,9 @@ pub(super) async fn list(
 
 /// `POST`: `201` with the stored record.
 pub(super) async fn create(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    path: ModelPath,
+    ModelAccess { db, model }: ModelAccess,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let Path((project, environment, name, model)) = path?;
-    let db = resource(&state, &headers, &project, &environment, &name)?;
     let fields = Value::Object(json_object(body).await?);
     let bytes = blocking(move || Ok(db.create(&model, &fields)?)).await?;
     Ok(json_bytes(StatusCode::CREATED, bytes))
@@ -69,25 +58,17 @@ pub(super) async fn create(
 
 /// `GET .../{pk}`.
 pub(super) async fn retrieve(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    path: RecordPath,
+    RecordAccess { db, model, pk }: RecordAccess,
 ) -> Result<Response, ApiError> {
-    let Path((project, environment, name, model, pk)) = path?;
-    let db = resource(&state, &headers, &project, &environment, &name)?;
     let bytes = blocking(move || Ok(db.retrieve(&model, &pk)?)).await?;
     Ok(json_bytes(StatusCode::OK, bytes))
 }
 
 /// `PATCH .../{pk}`: `200` with the whole updated record.
 pub(super) async fn update(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    path: RecordPath,
+    RecordAccess { db, model, pk }: RecordAccess,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let Path((project, environment, name, model, pk)) = path?;
-    let db = resource(&state, &headers, &project, &environment, &name)?;
     let fields = Value::Object(json_object(body).await?);
     let bytes = blocking(move || Ok(db.update(&model, &pk, &fields)?)).await?;
     Ok(json_bytes(StatusCode::OK, bytes))
@@ -95,26 +76,18 @@ pub(super) async fn update(
 
 /// `DELETE .../{pk}`: `204`, no body.
 pub(super) async fn delete(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    path: RecordPath,
+    RecordAccess { db, model, pk }: RecordAccess,
 ) -> Result<Response, ApiError> {
-    let Path((project, environment, name, model, pk)) = path?;
-    let db = resource(&state, &headers, &project, &environment, &name)?;
     blocking(move || Ok(db.delete(&model, &pk)?)).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 /// `POST .../aggregate` with `{"func", "column"?}`; list filters come from the query.
 pub(super) async fn aggregate_post(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    path: ModelPath,
+    ModelAccess { db, model }: ModelAccess,
     uri: Uri,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let Path((project, environment, name, model)) = path?;
-    let db = resource(&state, &headers, &project, &environment, &name)?;
     let request = AggregateRequest::from_json(&Value::Object(json_object(body).await?))?;
     let pairs = query_pairs(uri.query());
     let value = blocking(move || Ok(db.aggregate(&model, &request, &pairs)?)).await?;
@@ -123,13 +96,9 @@ pub(super) async fn aggregate_post(
 
 /// `GET .../aggregate?_y_func=&_y_column=&{filters}`: the engine's GET form.
 pub(super) async fn aggregate_get(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    path: ModelPath,
+    ModelAccess { db, model }: ModelAccess,
     uri: Uri,
 ) -> Result<Response, ApiError> {
-    let Path((project, environment, name, model)) = path?;
-    let db = resource(&state, &headers, &project, &environment, &name)?;
     let pairs = query_pairs(uri.query());
     let request = AggregateRequest::from_query(&pairs)?;
     let value = blocking(move || Ok(db.aggregate(&model, &request, &pairs)?)).await?;
@@ -138,14 +107,10 @@ pub(super) async fn aggregate_get(
 
 /// `POST .../group` with `{"x_column", "x_lookup"?, "y_func", "y_column"?}`.
 pub(super) async fn group_post(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    path: ModelPath,
+    ModelAccess { db, model }: ModelAccess,
     uri: Uri,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let Path((project, environment, name, model)) = path?;
-    let db = resource(&state, &headers, &project, &environment, &name)?;
     let request = GroupRequest::from_json(&Value::Object(json_object(body).await?))?;
     let pairs = query_pairs(uri.query());
     let value = blocking(move || Ok(db.group(&model, &request, &pairs)?)).await?;
@@ -154,13 +119,9 @@ pub(super) async fn group_post(
 
 /// `GET .../group?_x_column=&_x_lookup=&_y_func=&_y_column=&{filters}`.
 pub(super) async fn group_get(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    path: ModelPath,
+    ModelAccess { db, model }: ModelAccess,
     uri: Uri,
 ) -> Result<Response, ApiError> {
-    let Path((project, environment, name, model)) = path?;
-    let db = resource(&state, &headers, &project, &environment, &name)?;
     let pairs = query_pairs(uri.query());
     let request = GroupRequest::from_query(&pairs)?;
     let value = blocking(move || Ok(db.group(&model, &request, &pairs)?)).await?;
