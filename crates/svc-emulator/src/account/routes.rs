@@ -18,7 +18,6 @@ use crate::extract::json_object;
 use crate::routes::route_with_optional_slash;
 use crate::state::AppState;
 
-type EnvPath = Result<Path<(String, String)>, PathRejection>;
 type ProjectPath = Result<Path<String>, PathRejection>;
 
 pub(crate) fn router() -> Router<AppState> {
@@ -79,6 +78,42 @@ fn session(state: &AppState, headers: &HeaderMap, project: &str) -> Result<Claim
         .ok_or_else(ApiError::not_authenticated)
 }
 
+/// The project of an account route (`/projects/{project}/{environment}/auth/...`), checked to
+/// exist with that environment.
+struct AccountProject(String);
+
+impl axum::extract::FromRequestParts<AppState> for AccountProject {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &AppState,
+    ) -> Result<Self, ApiError> {
+        let Path((project, environment)) =
+            Path::<(String, String)>::from_request_parts(parts, state).await?;
+        project_of(state, &project, &environment).map(Self)
+    }
+}
+
+/// An account route called with a valid access token: the project and the user's claims.
+struct SignedIn {
+    project: String,
+    claims: Claims,
+}
+
+impl axum::extract::FromRequestParts<AppState> for SignedIn {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &AppState,
+    ) -> Result<Self, ApiError> {
+        let AccountProject(project) = AccountProject::from_request_parts(parts, state).await?;
+        let claims = session(state, &parts.headers, &project)?;
+        Ok(Self { project, claims })
+    }
+}
+
 async fn body<T: DeserializeOwned>(body: Body) -> Result<T, ApiError> {
     let map = json_object(body).await?;
     serde_json::from_value(Value::Object(map))
@@ -100,11 +135,9 @@ struct Login {
 
 async fn login(
     State(state): State<AppState>,
-    path: EnvPath,
+    AccountProject(project): AccountProject,
     raw: Body,
 ) -> Result<Response, ApiError> {
-    let Path((project, environment)) = path?;
-    let project = project_of(&state, &project, &environment)?;
     let Login { email, password } = body(raw).await?;
     match state.accounts().login(project, email, password).await? {
         Some(value) => Ok(Json(value).into_response()),
@@ -123,11 +156,9 @@ struct Refresh {
 
 async fn refresh(
     State(state): State<AppState>,
-    path: EnvPath,
+    AccountProject(project): AccountProject,
     raw: Body,
 ) -> Result<Response, ApiError> {
-    let Path((project, environment)) = path?;
-    let project = project_of(&state, &project, &environment)?;
     let Refresh { refresh_token } = body(raw).await?;
     match state.accounts().refresh(project, refresh_token).await? {
         Some(value) => Ok(Json(value).into_response()),
@@ -141,12 +172,8 @@ async fn refresh(
 
 async fn user(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    path: EnvPath,
+    SignedIn { project, claims }: SignedIn,
 ) -> Result<Response, ApiError> {
-    let Path((project, environment)) = path?;
-    let project = project_of(&state, &project, &environment)?;
-    let claims = session(&state, &headers, &project)?;
     match state.accounts().user(project, claims.sub).await? {
         Some(info) => Ok(Json(info).into_response()),
         None => Err(ApiError::not_authenticated()),
@@ -155,11 +182,9 @@ async fn user(
 
 async fn register(
     State(state): State<AppState>,
-    path: EnvPath,
+    AccountProject(project): AccountProject,
     raw: Body,
 ) -> Result<Response, ApiError> {
-    let Path((project, environment)) = path?;
-    let project = project_of(&state, &project, &environment)?;
     let request: Register = body(raw).await?;
     let result = state.accounts().register(project, request).await?;
     Ok(answer(
@@ -176,13 +201,9 @@ struct ChangePassword {
 
 async fn change_password(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    path: EnvPath,
+    SignedIn { project, claims }: SignedIn,
     raw: Body,
 ) -> Result<Response, ApiError> {
-    let Path((project, environment)) = path?;
-    let project = project_of(&state, &project, &environment)?;
-    let claims = session(&state, &headers, &project)?;
     let ChangePassword {
         new_password,
         current_password,
@@ -203,11 +224,9 @@ struct ResetPassword {
 
 async fn reset_password(
     State(state): State<AppState>,
-    path: EnvPath,
+    AccountProject(project): AccountProject,
     raw: Body,
 ) -> Result<Response, ApiError> {
-    let Path((project, environment)) = path?;
-    let project = project_of(&state, &project, &environment)?;
     let ResetPassword { email } = body(raw).await?;
     state.accounts().reset_password(project, email).await?;
     Ok(Json(json!({ "result": true })).into_response())
@@ -221,11 +240,9 @@ struct ResetComplete {
 
 async fn reset_password_complete(
     State(state): State<AppState>,
-    path: EnvPath,
+    AccountProject(project): AccountProject,
     raw: Body,
 ) -> Result<Response, ApiError> {
-    let Path((project, environment)) = path?;
-    let project = project_of(&state, &project, &environment)?;
     let ResetComplete { code, new_password } = body(raw).await?;
     let result = state
         .accounts()
@@ -245,13 +262,9 @@ struct ChangeEmail {
 
 async fn change_email(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    path: EnvPath,
+    SignedIn { project, claims }: SignedIn,
     raw: Body,
 ) -> Result<Response, ApiError> {
-    let Path((project, environment)) = path?;
-    let project = project_of(&state, &project, &environment)?;
-    let claims = session(&state, &headers, &project)?;
     let ChangeEmail {
         new_email,
         current_password,
@@ -272,11 +285,9 @@ struct Code {
 
 async fn change_email_complete(
     State(state): State<AppState>,
-    path: EnvPath,
+    AccountProject(project): AccountProject,
     raw: Body,
 ) -> Result<Response, ApiError> {
-    let Path((project, environment)) = path?;
-    let project = project_of(&state, &project, &environment)?;
     let Code { code } = body(raw).await?;
     let result = state
         .accounts()
