@@ -9,120 +9,43 @@ use crate::records::filter::build_where;
 use crate::records::resource::Resource;
 use crate::records::schema::{Field, FieldKind, Model, prepare};
 
-/// An aggregate function.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AggFunc {
-    /// Number of non-NULL values.
-    Count,
-    /// Sum; `0` over no rows.
-    Sum,
-    /// Smallest value; `null` over no rows.
-    Min,
-    /// Largest value; `null` over no rows.
-    Max,
-    /// Average; `0` over no rows.
-    Avg,
-}
+// The vocabulary shared with the SDK (svc-model), under the engine's short names.
+pub use svc_model::records::{AggregateFunc as AggFunc, DateUnit, GroupLookup as XLookup};
 
-impl AggFunc {
-    /// Parses `count`, `sum`, `min`, `max`, `avg`, ignoring ASCII case.
-    pub fn parse(name: &str) -> Option<Self> {
-        Some(match name.to_ascii_lowercase().as_str() {
-            "count" => Self::Count,
-            "sum" => Self::Sum,
-            "min" => Self::Min,
-            "max" => Self::Max,
-            "avg" => Self::Avg,
-            _ => return None,
-        })
-    }
-
-    fn sql(self, col: &str) -> String {
-        match self {
-            Self::Count => format!("count({col})"),
-            Self::Sum => format!("coalesce(sum({col}), 0)"),
-            Self::Min => format!("min({col})"),
-            Self::Max => format!("max({col})"),
-            Self::Avg => format!("coalesce(avg({col}), 0)"),
-        }
-    }
-
-    /// The kind used to write the result: `min`/`max` keep the column's kind (booleans stay
-    /// booleans); the others are numbers.
-    fn result_kind(self, field: &Field) -> FieldKind {
-        match self {
-            Self::Min | Self::Max => field.kind,
-            _ => FieldKind::Real,
-        }
+/// The SQL of an aggregate over `col`. Over no rows `sum` and `avg` give 0 (the contract), and
+/// `count` 0 by nature; `min` and `max` give NULL.
+fn agg_sql(func: AggFunc, col: &str) -> String {
+    match func {
+        AggFunc::Count => format!("count({col})"),
+        AggFunc::Sum => format!("coalesce(sum({col}), 0)"),
+        AggFunc::Min => format!("min({col})"),
+        AggFunc::Max => format!("max({col})"),
+        AggFunc::Avg => format!("coalesce(avg({col}), 0)"),
     }
 }
 
-/// How group keys are made from the `x_column`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum XLookup {
-    /// The value itself.
-    Plain,
-    /// `date_day` on date and date-time fields, `plain` on others.
-    Auto,
-    /// The date truncated to a unit.
-    Date(DateUnit),
-}
-
-/// A unit of a `date_{unit}` group lookup.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DateUnit {
-    /// `YYYY-MM-DDTHH:MM:SS`.
-    Second,
-    /// `YYYY-MM-DDTHH:MM:00`.
-    Minute,
-    /// `YYYY-MM-DDTHH:00:00`.
-    Hour,
-    /// `YYYY-MM-DD`.
-    Day,
-    /// The Monday starting the ISO week, `YYYY-MM-DD`.
-    Week,
-    /// `YYYY-MM-01`.
-    Month,
-    /// The first day of the quarter, `YYYY-MM-01`.
-    Quarter,
-    /// `YYYY-01-01`.
-    Year,
-}
-
-impl XLookup {
-    /// Parses `plain`, `auto` or `date_{second|minute|hour|day|week|month|quarter|year}`.
-    pub fn parse(name: &str) -> Option<Self> {
-        Some(match name {
-            "plain" => Self::Plain,
-            "auto" => Self::Auto,
-            "date_second" => Self::Date(DateUnit::Second),
-            "date_minute" => Self::Date(DateUnit::Minute),
-            "date_hour" => Self::Date(DateUnit::Hour),
-            "date_day" => Self::Date(DateUnit::Day),
-            "date_week" => Self::Date(DateUnit::Week),
-            "date_month" => Self::Date(DateUnit::Month),
-            "date_quarter" => Self::Date(DateUnit::Quarter),
-            "date_year" => Self::Date(DateUnit::Year),
-            _ => return None,
-        })
+/// The kind of an aggregate's result: `min` and `max` keep the field's kind.
+fn agg_result_kind(func: AggFunc, field: &Field) -> FieldKind {
+    match func {
+        AggFunc::Min | AggFunc::Max => field.kind,
+        _ => FieldKind::Real,
     }
 }
 
-impl DateUnit {
-    fn sql(self, col: &str) -> String {
-        match self {
-            Self::Second => format!("strftime('%Y-%m-%dT%H:%M:%S', {col})"),
-            Self::Minute => format!("strftime('%Y-%m-%dT%H:%M:00', {col})"),
-            Self::Hour => format!("strftime('%Y-%m-%dT%H:00:00', {col})"),
-            Self::Day => format!("date({col})"),
-            Self::Week => format!("date({col}, 'weekday 0', '-6 days')"),
-            Self::Month => format!("strftime('%Y-%m-01', {col})"),
-            Self::Quarter => format!(
-                "printf('%s-%02d-01', strftime('%Y', {col}), \
-                 ((CAST(strftime('%m', {col}) AS INTEGER) - 1) / 3) * 3 + 1)"
-            ),
-            Self::Year => format!("strftime('%Y-01-01', {col})"),
-        }
+/// The SQL truncating a date or date-time column to a unit, as ISO text (a week is its Monday).
+fn date_sql(unit: DateUnit, col: &str) -> String {
+    match unit {
+        DateUnit::Second => format!("strftime('%Y-%m-%dT%H:%M:%S', {col})"),
+        DateUnit::Minute => format!("strftime('%Y-%m-%dT%H:%M:00', {col})"),
+        DateUnit::Hour => format!("strftime('%Y-%m-%dT%H:00:00', {col})"),
+        DateUnit::Day => format!("date({col})"),
+        DateUnit::Week => format!("date({col}, 'weekday 0', '-6 days')"),
+        DateUnit::Month => format!("strftime('%Y-%m-01', {col})"),
+        DateUnit::Quarter => format!(
+            "printf('%s-%02d-01', strftime('%Y', {col}), \
+             ((CAST(strftime('%m', {col}) AS INTEGER) - 1) / 3) * 3 + 1)"
+        ),
+        DateUnit::Year => format!("strftime('%Y-01-01', {col})"),
     }
 }
 
@@ -295,11 +218,11 @@ impl Resource {
         let filter = build_where(&model, params)?;
         let sql = format!(
             "SELECT {} FROM {}{}",
-            req.func.sql(&field.sql),
+            agg_sql(req.func, &field.sql),
             model.table_sql,
             filter.sql
         );
-        let kind = req.func.result_kind(field);
+        let kind = agg_result_kind(req.func, field);
         let value = self.with_reader(|conn| -> Result<Json, RecordsError> {
             let mut stmt = prepare(conn, &sql)?;
             let mut rows = stmt.query(params_from_iter(filter.params.iter()))?;
@@ -342,16 +265,16 @@ impl Resource {
         };
         let (x_sql, x_kind) = match unit {
             None => (x.sql.clone(), x.kind),
-            Some(u) => (u.sql(&x.sql), FieldKind::Text),
+            Some(u) => (date_sql(u, &x.sql), FieldKind::Text),
         };
         let filter = build_where(&model, params)?;
         let sql = format!(
             "SELECT {x_sql}, {} FROM {}{} GROUP BY 1 ORDER BY 1",
-            req.y_func.sql(&y.sql),
+            agg_sql(req.y_func, &y.sql),
             model.table_sql,
             filter.sql
         );
-        let y_kind = req.y_func.result_kind(y);
+        let y_kind = agg_result_kind(req.y_func, y);
         self.with_reader(|conn| -> Result<Json, RecordsError> {
             let mut stmt = prepare(conn, &sql)?;
             let mut rows = stmt.query(params_from_iter(filter.params.iter()))?;

@@ -22,52 +22,8 @@ const RESERVED: [&str; 5] = [
     "_search",
 ];
 
-/// A filter lookup: the part after the last `__` of a filter parameter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Lookup {
-    /// Equal (case-sensitive for text).
-    Exact,
-    /// Greater than.
-    Gt,
-    /// Greater than or equal.
-    Gte,
-    /// Less than.
-    Lt,
-    /// Less than or equal.
-    Lte,
-    /// Case-insensitive substring.
-    IContains,
-    /// Case-insensitive prefix.
-    IStartsWith,
-    /// Case-insensitive suffix.
-    IEndsWith,
-    /// One of a comma-separated list.
-    In,
-    /// `true`: the value is NULL; `false`: it is not.
-    IsNull,
-    /// `true`: the value is NULL or empty; `false`: it is neither.
-    IsEmpty,
-}
-
-impl Lookup {
-    /// Parses a lookup name such as `gte`.
-    pub fn parse(name: &str) -> Option<Self> {
-        Some(match name {
-            "exact" => Self::Exact,
-            "gt" => Self::Gt,
-            "gte" => Self::Gte,
-            "lt" => Self::Lt,
-            "lte" => Self::Lte,
-            "icontains" => Self::IContains,
-            "istartswith" => Self::IStartsWith,
-            "iendswith" => Self::IEndsWith,
-            "in" => Self::In,
-            "isnull" => Self::IsNull,
-            "isempty" => Self::IsEmpty,
-            _ => return None,
-        })
-    }
-}
+/// The lookups of API.md 4.1: the SDK's own type (svc-model), so both sides name them alike.
+pub use svc_model::records::Lookup;
 
 /// A `WHERE` clause (empty, or starting with ` WHERE `) and its bound values.
 #[derive(Debug, Default)]
