@@ -124,4 +124,14 @@ pub mod guides {
     pub struct CustomTransport;
     #[doc = include_str!("../../docs/pagination.md")]
     pub struct Pagination;
+    #[doc = include_str!("../../docs/auth.md")]
+    pub struct Auth;
+    #[doc = include_str!("../../docs/sql.md")]
+    pub struct Sql;
+    #[doc = include_str!("../../docs/emulator.md")]
+    pub struct Emulator;
+    #[doc = include_str!("../../docs/compatibility.md")]
+    pub struct Compatibility;
+    #[doc = include_str!("../../docs/proxy.md")]
+    pub struct Proxy;
 }

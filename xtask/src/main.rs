@@ -1,7 +1,9 @@
-//! Maintenance jobs of the workspace: `cargo xtask ci`, `cargo xtask features`.
+//! Maintenance jobs of the workspace: `cargo xtask ci`, `cargo xtask features`,
+//! `cargo xtask bench`, `cargo xtask fuzz`.
 //!
 //! `.ci/run` calls `cargo xtask ci`, so CI and a developer's machine run the same steps.
 
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 /// One step: a description and the command line.
@@ -110,16 +112,215 @@ fn features() -> bool {
     true
 }
 
+/// The workspace root: the parent of this crate's directory.
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
+/// Builds the benchmarks in release mode and runs them all in one process; the table goes to
+/// the terminal and to `target/bench/report.md` (see docs/performance.md). `--quick` makes a
+/// shorter run; other arguments go to the bench binary (`--out PATH`, `--only client,...`).
+fn bench(args: &[String]) -> bool {
+    let root = workspace_root();
+    let mut bench_args: Vec<String> = Vec::new();
+    if !args.iter().any(|a| a == "--out") {
+        let out = root.join("target").join("bench").join("report.md");
+        bench_args.push("--out".to_owned());
+        bench_args.push(out.display().to_string());
+    }
+    bench_args.extend(args.iter().cloned());
+    let mut cargo_args = vec!["run", "--release", "-p", "svc-bench", "--"];
+    cargo_args.extend(bench_args.iter().map(String::as_str));
+    if let Err(e) = std::env::set_current_dir(&root) {
+        eprintln!("cannot enter the workspace root {}: {e}", root.display());
+        return false;
+    }
+    cargo(&cargo_args, &[])
+}
+
+/// The full load test (tests/tests/load.rs) in release mode: 64 clients x 2000 mixed operations
+/// (128 000 requests) against one emulator; prints the figures, peak RSS included. The default
+/// test run does 64 x 100.
+fn load() -> bool {
+    if let Err(e) = std::env::set_current_dir(workspace_root()) {
+        eprintln!("cannot enter the workspace root: {e}");
+        return false;
+    }
+    cargo(
+        &[
+            "test",
+            "--release",
+            "-p",
+            "svc-tests",
+            "--test",
+            "load",
+            "--",
+            "--nocapture",
+        ],
+        &[("SVC_LOAD_CLIENTS", "64"), ("SVC_LOAD_OPS", "2000")],
+    )
+}
+
+/// The cargo-fuzz targets in `fuzz/fuzz_targets/` (a project of its own, outside the workspace).
+const FUZZ_TARGETS: &[&str] = &[
+    "parse_page",
+    "parse_array_or_page",
+    "parse_error_body",
+    "parse_auth_state",
+    "parse_user_info",
+    "env_map",
+    "identifier_encoding",
+    "list_query",
+];
+
+/// Seconds per fuzz target when none are given.
+const FUZZ_DEFAULT_SECONDS: u64 = 60;
+
+/// Runs every fuzz target (or the ones named) for `SECONDS` each: `cargo xtask fuzz [SECONDS]
+/// [TARGET...]`. Uses `cargo +nightly fuzz` when a nightly toolchain is installed, else the
+/// current toolchain with `RUSTC_BOOTSTRAP=1`. Without sanitizer (the code under test forbids
+/// `unsafe`), with debug assertions (overflow checks). Each target's libFuzzer output goes to
+/// `target/fuzz/TARGET.log`; a failure stops the run, its input is in `fuzz/artifacts/TARGET/`.
+fn fuzz(args: &[String]) -> bool {
+    let mut seconds = FUZZ_DEFAULT_SECONDS;
+    let mut targets: Vec<&str> = Vec::new();
+    for arg in args {
+        if let Ok(n) = arg.parse::<u64>() {
+            seconds = n.max(1);
+        } else if let Some(t) = FUZZ_TARGETS.iter().find(|t| **t == arg.as_str()) {
+            targets.push(t);
+        } else {
+            eprintln!(
+                "fuzz: {arg:?} is neither a number of seconds nor a target ({})",
+                FUZZ_TARGETS.join(", ")
+            );
+            return false;
+        }
+    }
+    if targets.is_empty() {
+        targets = FUZZ_TARGETS.to_vec();
+    }
+    let root = workspace_root();
+    let has_cargo_fuzz = Command::new("cargo")
+        .args(["fuzz", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_cargo_fuzz {
+        eprintln!(
+            "fuzz: cargo-fuzz is not installed. Install it with\n\n    cargo install cargo-fuzz\n\n\
+             and, for the best results, a nightly toolchain:\n\n    rustup toolchain install nightly\n\n\
+             (without nightly, the current toolchain is used with RUSTC_BOOTSTRAP=1)"
+        );
+        return false;
+    }
+    let nightly = Command::new("rustup")
+        .args(["run", "nightly", "rustc", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let target_dir =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
+    let logs = target_dir.join("fuzz");
+    if let Err(e) = std::fs::create_dir_all(&logs) {
+        eprintln!("fuzz: cannot create {}: {e}", logs.display());
+        return false;
+    }
+    eprintln!(
+        "fuzz: {} target(s), {seconds} s each, {}",
+        targets.len(),
+        if nightly {
+            "nightly toolchain"
+        } else {
+            "no nightly toolchain: the current one with RUSTC_BOOTSTRAP=1"
+        }
+    );
+    let max_time = format!("-max_total_time={seconds}");
+    let mut results = Vec::new();
+    for target in targets {
+        let log_path = logs.join(format!("{target}.log"));
+        let (out, err) =
+            match std::fs::File::create(&log_path).and_then(|f| Ok((f.try_clone()?, f))) {
+                Ok(files) => files,
+                Err(e) => {
+                    eprintln!("fuzz: cannot create {}: {e}", log_path.display());
+                    return false;
+                }
+            };
+        let mut cmd = Command::new("cargo");
+        if nightly {
+            cmd.arg("+nightly");
+        } else {
+            cmd.env("RUSTC_BOOTSTRAP", "1");
+        }
+        cmd.args([
+            "fuzz",
+            "run",
+            "--fuzz-dir",
+            "fuzz",
+            "--sanitizer",
+            "none",
+            "--debug-assertions",
+            target,
+            "--",
+            &max_time,
+            "-print_final_stats=1",
+        ])
+        .current_dir(&root)
+        .stdout(out)
+        .stderr(err);
+        eprintln!(
+            "\n== cargo fuzz run {target} ({seconds} s, log {})",
+            log_path.display()
+        );
+        let ok = cmd.status().is_ok_and(|s| s.success());
+        let text = std::fs::read_to_string(&log_path).unwrap_or_default();
+        let executions = text
+            .lines()
+            .find_map(|l| l.strip_prefix("stat::number_of_executed_units:"))
+            .map_or_else(|| "?".to_owned(), |n| n.trim().to_owned());
+        if !ok {
+            let lines: Vec<&str> = text.lines().collect();
+            for line in &lines[lines.len().saturating_sub(40)..] {
+                eprintln!("{line}");
+            }
+            eprintln!(
+                "\nfuzz: {target} failed after {executions} executions. The failing input is in \
+                 fuzz/artifacts/{target}/ (replay: cargo fuzz run --fuzz-dir fuzz {target} FILE); \
+                 the whole log is {}",
+                log_path.display()
+            );
+            return false;
+        }
+        eprintln!("   {target}: {executions} executions, no failure");
+        results.push((target, executions));
+    }
+    eprintln!("\nfuzz: every target ran {seconds} s without a failure:");
+    for (target, executions) in results {
+        eprintln!("  {target:<22} {executions:>12} executions");
+    }
+    true
+}
+
 fn main() -> ExitCode {
-    let task = std::env::args().nth(1);
-    let ok = match task.as_deref() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let ok = match args.first().map(String::as_str) {
         Some("ci") => ci(),
         Some("features") => features(),
+        Some("bench") => bench(&args[1..]),
+        Some("fuzz") => fuzz(&args[1..]),
+        Some("load") => load(),
         _ => {
             eprintln!(
                 "usage: cargo xtask <task>\n\n\
                  tasks:\n  ci        fmt, clippy, tests, docs, packaging, each svc-api feature alone (.ci/run)\n  \
-                 features  build svc-api with each feature alone"
+                 features  build svc-api with each feature alone\n  \
+                 bench     run every benchmark in release mode, print the table and write \
+                 target/bench/report.md\n            \
+                 (--quick for a shorter run; see docs/performance.md)\n  \
+                 load      the load test at full size (64 clients x 2000 operations) in release mode\n  \
+                 fuzz      run every cargo-fuzz target for SECONDS each (default 60): \
+                 fuzz [SECONDS] [TARGET...]"
             );
             return ExitCode::from(2);
         }

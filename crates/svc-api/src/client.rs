@@ -152,9 +152,11 @@ pub struct ClientBuilder {
     timeout: Option<Duration>,
     connect_timeout: Option<Duration>,
     attempt_timeout: Option<Duration>,
+    pool_idle_timeout: Option<Duration>,
     root_certificates: Vec<Vec<u8>>,
     transport: Option<Arc<dyn Transport>>,
     sleep: Option<Arc<dyn Sleep>>,
+    allow_insecure_http: bool,
 }
 
 impl fmt::Debug for ClientBuilder {
@@ -167,6 +169,7 @@ impl fmt::Debug for ClientBuilder {
             .field("draft", &self.draft)
             .field("api_key", &self.api_key)
             .field("env", &self.env)
+            .field("allow_insecure_http", &self.allow_insecure_http)
             .finish_non_exhaustive()
     }
 }
@@ -323,6 +326,15 @@ impl ClientBuilder {
         self
     }
 
+    /// How long the default transport keeps an idle keep-alive connection for reuse (default
+    /// 20 s). Keep it below the server's own idle timeout: a request sent on a connection that
+    /// the server is closing at that moment fails, and a create or an update cannot be retried
+    /// (it may have reached the server). Ignored with a custom transport.
+    pub fn pool_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.pool_idle_timeout = Some(timeout);
+        self
+    }
+
     /// Trusts one more root certificate (PEM), e.g. the emulator's self-signed certificate or a
     /// private CA. Ignored with a custom transport.
     pub fn add_root_certificate_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
@@ -348,8 +360,34 @@ impl ClientBuilder {
         self
     }
 
-    /// Builds the client. Fails only on settings that can never work (a base URL that is not
-    /// `http(s)://`, a certificate that does not parse, no transport at all).
+    /// Allows a plain `http://` base URL to a host that is not loopback (default `false`).
+    ///
+    /// Every request carries a credential (API key, resource token, session or service token)
+    /// or a password, so by default [`build`](Self::build) refuses a base URL that would send
+    /// them across a network unencrypted. `http://` to loopback (`127.0.0.0/8`, `::1`,
+    /// `localhost`, `*.localhost`), e.g. the local emulator, is always allowed, and so are
+    /// `*.invalid` hosts, which never resolve (RFC 6761). Turn this on only for a network you
+    /// trust, e.g. a TLS-terminating sidecar reached over plain HTTP.
+    ///
+    /// ```
+    /// let refused = svc_api::Client::builder().api_base_url("http://10.0.0.5:8787").build();
+    /// assert!(refused.unwrap_err().to_string().contains("allow_insecure_http"));
+    /// let client = svc_api::Client::builder()
+    ///     .api_base_url("http://10.0.0.5:8787")
+    ///     .allow_insecure_http(true)
+    ///     .build()
+    ///     .unwrap();
+    /// # drop(client);
+    /// ```
+    pub fn allow_insecure_http(mut self, allow: bool) -> Self {
+        self.allow_insecure_http = allow;
+        self
+    }
+
+    /// Builds the client. Fails only on settings that can never work or are unsafe: a base URL
+    /// that is not `http(s)://`, plain `http://` to a host that is not loopback (unless
+    /// [`allow_insecure_http`](Self::allow_insecure_http)), a certificate that does not parse,
+    /// no transport at all.
     pub fn build(self) -> Result<Client> {
         let session = match &self.token_store {
             Some(store) => svc_auth::Session::restore(Arc::clone(store)).map_err(Error::Auth)?,
@@ -365,11 +403,18 @@ impl ClientBuilder {
             self.app_base_url.or(self.env.app_base_url.clone()),
             DEFAULT_APP_BASE_URL,
         )?;
+        if !self.allow_insecure_http {
+            refuse_insecure("api_base_url", &api_base_url)?;
+            refuse_insecure("app_base_url", &app_base_url)?;
+        }
         let transport = match self.transport {
             Some(t) => t,
             None => default_transport(
-                self.connect_timeout,
-                self.attempt_timeout,
+                TransportSettings {
+                    connect_timeout: self.connect_timeout,
+                    attempt_timeout: self.attempt_timeout,
+                    pool_idle_timeout: self.pool_idle_timeout,
+                },
                 &self.root_certificates,
             )?,
         };
@@ -412,18 +457,60 @@ fn base_url(name: &str, given: Option<String>, default: &str) -> Result<String> 
     }
 }
 
-#[cfg(feature = "default-transport")]
-fn default_transport(
+/// Fails when `url` is plain `http://` to a host that is not loopback (nor `*.invalid`).
+fn refuse_insecure(name: &str, url: &str) -> Result<()> {
+    let Some(rest) = url.strip_prefix("http://") else {
+        return Ok(());
+    };
+    let authority = rest.split('/').next().unwrap_or("");
+    let host = authority
+        .parse::<http::uri::Authority>()
+        .map(|a| a.host().to_owned())
+        .unwrap_or_default();
+    if is_local_host(&host) {
+        return Ok(());
+    }
+    Err(Error::invalid(format!(
+        "{name} {url:?} is plain http:// to a host that is not loopback: the API key, tokens and passwords would cross the network unencrypted; use https://, or opt in with ClientBuilder::allow_insecure_http(true) on a network you trust"
+    )))
+}
+
+/// Loopback addresses and names (`127.0.0.0/8`, `::1`, `localhost`, `*.localhost`), and
+/// `*.invalid` names, which never resolve.
+fn is_local_host(host: &str) -> bool {
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    if let Ok(ip) = bare.parse::<std::net::IpAddr>() {
+        return match ip {
+            std::net::IpAddr::V4(v4) => v4.is_loopback(),
+            std::net::IpAddr::V6(v6) => {
+                v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+            }
+        };
+    }
+    let is_or_under = |name: &str| host == name || host.ends_with(&format!(".{name}"));
+    !host.is_empty() && (is_or_under("localhost") || is_or_under("invalid"))
+}
+
+/// The default transport's settings given to the builder.
+#[cfg_attr(not(feature = "default-transport"), allow(dead_code))]
+struct TransportSettings {
     connect_timeout: Option<Duration>,
     attempt_timeout: Option<Duration>,
-    roots: &[Vec<u8>],
-) -> Result<Arc<dyn Transport>> {
+    pool_idle_timeout: Option<Duration>,
+}
+
+#[cfg(feature = "default-transport")]
+fn default_transport(settings: TransportSettings, roots: &[Vec<u8>]) -> Result<Arc<dyn Transport>> {
     let mut builder = svc_transport::HyperTransport::builder();
-    if let Some(t) = connect_timeout {
+    if let Some(t) = settings.connect_timeout {
         builder = builder.connect_timeout(t);
     }
-    if let Some(t) = attempt_timeout {
+    if let Some(t) = settings.attempt_timeout {
         builder = builder.request_timeout(t);
+    }
+    if let Some(t) = settings.pool_idle_timeout {
+        builder = builder.pool_idle_timeout(t);
     }
     for pem in roots {
         builder = builder
@@ -437,11 +524,7 @@ fn default_transport(
 }
 
 #[cfg(not(feature = "default-transport"))]
-fn default_transport(
-    _: Option<Duration>,
-    _: Option<Duration>,
-    _: &[Vec<u8>],
-) -> Result<Arc<dyn Transport>> {
+fn default_transport(_: TransportSettings, _: &[Vec<u8>]) -> Result<Arc<dyn Transport>> {
     Err(Error::invalid(
         "no transport: give ClientBuilder::transport one, or enable the `default-transport` feature",
     ))
@@ -476,6 +559,7 @@ mod tests {
         ]);
         let c = Client::builder()
             .env(&env)
+            .allow_insecure_http(true)
             .transport(never())
             .build()
             .unwrap();
@@ -489,6 +573,7 @@ mod tests {
             .env(&env)
             .project("explicit")
             .draft(false)
+            .allow_insecure_http(true)
             .transport(never())
             .build()
             .unwrap();
@@ -512,6 +597,72 @@ mod tests {
                 .build();
             assert!(r.is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn plain_http_is_refused_off_loopback_unless_allowed() {
+        for local in [
+            "http://127.0.0.1:8787",
+            "http://127.8.9.10/api",
+            "http://[::1]:80",
+            "http://[::ffff:127.0.0.1]:80",
+            "http://localhost:3000/api",
+            "http://LOCALHOST./",
+            "http://emu.localhost:8080",
+            "http://bench.invalid",
+            "https://10.0.0.5",
+            "https://api.example.com",
+        ] {
+            let built = Client::builder()
+                .api_base_url(local)
+                .app_base_url(local)
+                .api_key("svc_key_x")
+                .transport(never())
+                .build();
+            assert!(built.is_ok(), "{local}: {:?}", built.err());
+        }
+        for remote in [
+            "http://10.0.0.5:8787",
+            "http://api.example.com",
+            "http://localhost.example.com",
+            "http://[2001:db8::1]:80",
+            "http://0.0.0.0:8787",
+            "http://user@example.com",
+            "http://128.0.0.1",
+        ] {
+            for (api, app) in [(remote, "https://ok.test/api"), ("https://ok.test", remote)] {
+                let err = Client::builder()
+                    .api_base_url(api)
+                    .app_base_url(app)
+                    .transport(never())
+                    .build()
+                    .unwrap_err();
+                let text = err.to_string();
+                assert!(
+                    text.contains(remote)
+                        && text.contains("allow_insecure_http(true)")
+                        && text.contains("not loopback"),
+                    "{text}"
+                );
+                assert_eq!(err.sent(), crate::Sent::No);
+            }
+            let allowed = Client::builder()
+                .api_base_url(remote)
+                .app_base_url(remote)
+                .allow_insecure_http(true)
+                .transport(never())
+                .build();
+            assert!(allowed.is_ok(), "{remote}");
+        }
+        // The env map is checked the same way.
+        let env = HashMap::from([("SVC_API_BASE_URL", "http://10.1.2.3")]);
+        assert!(
+            Client::builder()
+                .env(&env)
+                .transport(never())
+                .build()
+                .is_err()
+        );
     }
 
     #[test]

@@ -82,15 +82,104 @@ pub struct ApiError {
 }
 
 /// A success response whose body could not be decoded.
-#[derive(Debug)]
+///
+/// A success body may hold secrets (the tokens of a login or a refresh), so `Debug` and
+/// `Display` show its length and where and why decoding failed, never its text: serde's own
+/// message quotes the offending value (``invalid type: string "eyJ..."``), so it is shown only
+/// in a form with the input's values left out. The body and serde's error are still here, in
+/// the fields, for code that wants them.
 pub struct DecodeError {
     /// The HTTP status.
     pub status: StatusCode,
     /// The body that failed to decode.
     pub body: Bytes,
-    /// What serde said.
+    /// What serde said. Its message may quote the body: do not log it.
     pub source: serde_json::Error,
 }
+
+impl DecodeError {
+    /// Why decoding failed, without any value taken from the body: serde's message when it is
+    /// made of the expected type's names only (syntax errors, missing or duplicate fields),
+    /// otherwise its `expected ...` part. Ends with the line and column.
+    pub fn reason(&self) -> String {
+        redacted_json_error(&self.source)
+    }
+}
+
+/// serde_json's message for `e` without the input's values.
+fn redacted_json_error(e: &serde_json::Error) -> String {
+    use serde_json::error::Category;
+    let full = e.to_string();
+    // serde_json appends " at line L column C"; the input comes before it.
+    let message = match full.rfind(" at line ") {
+        Some(at) if e.line() > 0 => &full[..at],
+        _ => full.as_str(),
+    };
+    let what = match e.classify() {
+        // Fixed texts: `expected value`, `trailing characters`, `EOF while parsing ...`.
+        Category::Syntax | Category::Eof | Category::Io => message.to_owned(),
+        // The names come from the type being decoded, not from the body.
+        Category::Data
+            if message.starts_with("missing field `")
+                || message.starts_with("duplicate field `") =>
+        {
+            message.to_owned()
+        }
+        // Not read from the body (no position) and not serde's wording about a value: a
+        // message the SDK wrote itself, e.g. `the server answered {"success": false}`.
+        Category::Data
+            if e.line() == 0
+                && ![
+                    "invalid type",
+                    "invalid value",
+                    "invalid length",
+                    "unknown ",
+                ]
+                .iter()
+                .any(|p| message.starts_with(p)) =>
+        {
+            message.to_owned()
+        }
+        // `invalid type: string "...", expected X`, `unknown variant `...`, expected one of
+        // ...`: the part before `, expected` comes from the body. The last `, expected` is
+        // serde's own (the body's text comes first).
+        Category::Data => match message.rfind(", expected ") {
+            Some(at) => format!("unexpected value{}", &message[at..]),
+            None => "a value is not of the expected type or format".to_owned(),
+        },
+    };
+    if e.line() > 0 {
+        format!("{what} at line {} column {}", e.line(), e.column())
+    } else {
+        what
+    }
+}
+
+impl fmt::Debug for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DecodeError")
+            .field("status", &self.status)
+            .field("body_len", &self.body.len())
+            .field("reason", &self.reason())
+            .finish_non_exhaustive()
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "a {} body of {} bytes could not be decoded: {}",
+            self.status,
+            self.body.len(),
+            self.reason()
+        )
+    }
+}
+
+/// The source of [`Error::Decode`] in an error chain: it shows the reason without the body's
+/// values; its own source is `None`, so chain printers never reach serde's message.
+impl std::error::Error for DecodeError {}
 
 impl Error {
     pub(crate) fn invalid(message: impl Into<String>) -> Self {
@@ -228,7 +317,7 @@ impl fmt::Display for Error {
                 "the server answered {} with a body this operation cannot read ({} bytes): {}",
                 e.status,
                 e.body.len(),
-                e.source
+                e.reason()
             ),
         }
     }
@@ -242,7 +331,7 @@ impl std::error::Error for Error {
                 .as_deref()
                 .map(|s| s as &(dyn std::error::Error + 'static)),
             Self::Transport(e) => Some(e),
-            Self::Decode(e) => Some(&e.source),
+            Self::Decode(e) => Some(e.as_ref()),
             Self::Auth(e) => Some(e),
             Self::Timeout(_) | Self::Api(_) => None,
         }
@@ -257,3 +346,80 @@ impl From<svc_model::InvalidIdentifier> for Error {
 
 /// The SDK's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode_error(body: &str) -> Error {
+        let source = serde_json::from_str::<svc_model::LoginResponse>(body).unwrap_err();
+        Error::decode(StatusCode::OK, Bytes::from(body.to_owned()), source)
+    }
+
+    /// Every text an error shows: `Display`, `Debug` (plain and pretty), and each source's.
+    fn texts(err: &Error) -> Vec<String> {
+        let mut texts = vec![err.to_string(), format!("{err:?}"), format!("{err:#?}")];
+        let mut source = std::error::Error::source(err);
+        while let Some(s) = source {
+            texts.push(s.to_string());
+            texts.push(format!("{s:?}"));
+            source = s.source();
+        }
+        texts
+    }
+
+    /// Regression: a login or refresh answer of an unexpected shape printed its tokens, in
+    /// `Debug` (the whole body) and in `Display` (serde's message quotes the value it refused).
+    #[test]
+    fn decode_errors_never_show_the_body() {
+        let secret = "eyJhbGciOiJIUzI1NiJ9.c2VjcmV0LXBheWxvYWQ.c2lnbmF0dXJl";
+        let bodies = [
+            format!(r#"{{"token": "{secret}", "user": {{"uid": "u"}}}}"#),
+            format!(
+                r#"{{"token": {{"access_token": "{secret}", "refresh_token": 7}}, "user": {{"uid": "u"}}}}"#
+            ),
+            format!(
+                r#"{{"token": {{"access_token": "a", "refresh_token": "r", "access_token_expires": "{secret}"}}, "user": {{"uid": "u"}}}}"#
+            ),
+            format!(r#"{{"token": {{"access_token": "{secret}"}}}}"#),
+            format!(r#"["{secret}"]"#),
+            format!(r#"{{"{secret}": 1}}"#),
+            secret.to_owned(),
+        ];
+        for body in bodies {
+            let err = decode_error(&body);
+            for text in texts(&err) {
+                assert!(!text.contains("c2VjcmV0"), "{body}: {text}");
+            }
+        }
+        // Kept: the expected type's names, and where decoding stopped.
+        let err = decode_error(r#"{"token": {"access_token": "a"}}"#);
+        assert!(
+            err.to_string()
+                .contains("missing field `refresh_token` at line 1 column 31"),
+            "{err}"
+        );
+        let err = decode_error(r#"{"token": "abc", "user": {}}"#);
+        assert!(
+            err.to_string()
+                .contains("unexpected value, expected struct AuthState at line 1 column 15"),
+            "{err}"
+        );
+        let own = serde::de::Error::custom("the server answered {\"success\": false}");
+        let err = Error::decode(StatusCode::OK, Bytes::from_static(b"{}"), own);
+        assert!(
+            err.to_string()
+                .ends_with(": the server answered {\"success\": false}")
+        );
+        let from_value =
+            serde_json::from_value::<u32>(serde_json::json!(format!("x{secret}"))).unwrap_err();
+        let err = Error::decode(StatusCode::OK, Bytes::new(), from_value);
+        assert!(!err.to_string().contains("c2VjcmV0"), "{err}");
+        let err = decode_error("{");
+        assert!(err.to_string().contains("EOF while parsing"), "{err}");
+        let Error::Decode(decode) = &err else {
+            panic!("{err:?}")
+        };
+        assert_eq!(decode.body.as_ref(), b"{", "the body stays available");
+    }
+}

@@ -14,6 +14,7 @@
 //! | `users` | [`Client::users`] | list (one page, all, a stream), retrieve, create, change team, delete |
 //! | `teams` | [`Client::teams`] | list, retrieve, rename |
 //! | `resources` | [`Client::resources`] | reload a resource's structure, or the built-in tools resource's |
+//! | `proxy` | [`Client::proxy`] | a request to another service through the HTTP proxy, with the session or service token; the upstream's status, headers and body |
 //! | `account` | [`Client::account`] | login, authentication check, logout, register, password and email changes, headers |
 //!
 //! `default-transport` (on by default) brings the pooled hyper + rustls transport; without it,
@@ -56,6 +57,8 @@ mod pages;
 #[cfg(feature = "projects")]
 mod projects;
 // Users and teams are records of the built-in tools resource: they reuse the records machinery.
+#[cfg(feature = "proxy")]
+mod proxy;
 #[cfg(any(feature = "records", feature = "users", feature = "teams"))]
 mod records;
 #[cfg(feature = "resources")]
@@ -78,6 +81,8 @@ pub use account::{Account, AuthStatus};
 pub use pages::Pages;
 #[cfg(feature = "projects")]
 pub use projects::Projects;
+#[cfg(feature = "proxy")]
+pub use proxy::{Proxy, ProxyRequestBuilder, ProxyResponse};
 #[cfg(any(feature = "records", feature = "users", feature = "teams"))]
 pub use records::RecordStream;
 #[cfg(feature = "records")]

@@ -3,7 +3,7 @@
 //! Every operation group builds a [`Call`] and hands it to [`Client::send`] or
 //! [`Client::send_json`]; this is the one place where requests meet the transport.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures_util::future::{Either, select};
@@ -46,8 +46,8 @@ impl CallAuth {
     }
 }
 
-/// One API call, before credentials and retries.
-#[derive(Debug)]
+/// One API call, before credentials and retries. `Debug` shows the method, the path and the
+/// body's length: the query may hold personal data and the body a password.
 pub(crate) struct Call {
     pub(crate) method: Method,
     /// Absolute URL, query included.
@@ -56,6 +56,18 @@ pub(crate) struct Call {
     pub(crate) body: Option<Bytes>,
     /// Whether sending it twice does no harm (reads, deletes, read-only POSTs).
     pub(crate) idempotent: bool,
+}
+
+impl std::fmt::Debug for Call {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Call")
+            .field("method", &self.method)
+            .field("path", &self.path())
+            .field("auth", &self.auth)
+            .field("body_len", &self.body.as_ref().map(Bytes::len))
+            .field("idempotent", &self.idempotent)
+            .finish()
+    }
 }
 
 impl Call {
@@ -121,7 +133,13 @@ impl Client {
                 let timer = self.inner.sleep.sleep(limit);
                 match select(work, timer).await {
                     Either::Left((result, _)) => result,
-                    Either::Right(((), _)) => Err(Error::Timeout(limit)),
+                    Either::Right(((), _)) => {
+                        tracing::debug!(
+                            timeout_ms = u64::try_from(limit.as_millis()).unwrap_or(u64::MAX),
+                            "svc-api: the overall timeout ran out"
+                        );
+                        Err(Error::Timeout(limit))
+                    }
                 }
             }
         }
@@ -159,9 +177,34 @@ impl Client {
             .map_err(|e| Error::invalid_because(format!("{:?} is not a valid URL", call.url), e))?;
         let mut jitter = Jitter::new();
         let mut attempt = 1;
+        // Events carry the method, the path (no query), the status, the attempt and the time:
+        // never a header or a body, which hold credentials and personal data.
+        let path = call.path();
         loop {
             let request = self.build_request(call, &uri, authorization.as_ref())?;
-            let (error, retry_after) = match self.inner.transport.send(request).await {
+            tracing::trace!(method = %call.method, path = %path, attempt, "svc-api: sending");
+            let started = Instant::now();
+            let answer = self.inner.transport.send(request).await;
+            let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            match &answer {
+                Ok(response) => tracing::debug!(
+                    method = %call.method,
+                    path = %path,
+                    status = response.status().as_u16(),
+                    attempt,
+                    elapsed_ms,
+                    "svc-api: answered"
+                ),
+                Err(e) => tracing::debug!(
+                    method = %call.method,
+                    path = %path,
+                    attempt,
+                    elapsed_ms,
+                    error = %e,
+                    "svc-api: no answer"
+                ),
+            }
+            let (error, retry_after) = match answer {
                 Ok(response) if response.status().is_success() => return Ok(response),
                 Ok(response) => {
                     let error = api_error(call, response);
@@ -173,8 +216,11 @@ impl Client {
                     (Error::Api(Box::new(error)), after)
                 }
                 Err(e) => {
-                    // A connection that never opened sent nothing: safe to retry any call.
-                    let retry = e.is_connect() || (call.idempotent && e.is_retryable());
+                    // A request that certainly was not sent (the connection never opened, or its
+                    // connect timed out) is safe to retry whatever it is; one that may have
+                    // reached the server only when it is idempotent.
+                    let not_sent = e.was_sent() == svc_transport::Sent::No;
+                    let retry = e.is_retryable() && (not_sent || call.idempotent);
                     if !retry {
                         return Err(Error::Transport(e));
                     }
@@ -183,6 +229,13 @@ impl Client {
             };
             match self.inner.retry.delay(attempt, retry_after, &mut jitter) {
                 Some(wait) => {
+                    tracing::debug!(
+                        method = %call.method,
+                        path = %path,
+                        attempt,
+                        wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+                        "svc-api: retrying"
+                    );
                     self.inner.sleep.sleep(wait).await;
                     attempt += 1;
                 }

@@ -28,6 +28,7 @@ fn client(replay: &ReplayTransport) -> Client {
         .resource_token("shop", "tok_shop")
         .tools_token("tok_tools")
         .api_base_url("http://data.test")
+        .allow_insecure_http(true)
         .transport(replay.clone())
         .sleep(NoWait::default())
         .build()

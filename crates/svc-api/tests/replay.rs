@@ -30,6 +30,7 @@ fn client(replay: &ReplayTransport, sleep: &NoWait) -> Client {
         .project("acme")
         .api_key("svc_key_secret")
         .api_base_url("http://data.test")
+        .allow_insecure_http(true)
         .app_base_url("http://app.test/api/")
         .transport(replay.clone())
         .sleep(sleep.clone())
@@ -91,6 +92,7 @@ async fn client_draft_is_the_default_and_can_be_overridden() {
         .project("p")
         .api_key("k")
         .app_base_url("http://app.test/api")
+        .allow_insecure_http(true)
         .draft(true)
         .transport(replay.clone())
         .build()
@@ -209,6 +211,34 @@ async fn a_connection_that_never_opened_is_retried_even_for_creates() {
         .unwrap();
     assert_eq!(rec["id"], 1);
     assert_eq!(replay.requests().len(), 2);
+}
+
+#[tokio::test]
+async fn a_connect_timeout_is_retried_even_for_creates_but_a_request_timeout_is_not() {
+    // A connect that timed out sent nothing (the transport says `Sent::No`): retrying a create
+    // is safe. A request timeout may have reached the server: a create is not retried.
+    let replay = ReplayTransport::new()
+        .push_error(
+            TransportError::message(TransportErrorKind::Timeout, "connect timed out")
+                .with_sent(svc_api::transport::Sent::No),
+        )
+        .push(201, r#"{"id": 1}"#)
+        .push_error(TransportError::message(
+            TransportErrorKind::Timeout,
+            "no answer in time",
+        ));
+    let c = client(&replay, &NoWait::default());
+    let records = c.records("shop", "orders");
+    let rec = records.create(&json!({"a": 1})).await.unwrap();
+    assert_eq!(rec["id"], 1);
+    assert_eq!(replay.requests().len(), 2);
+    let err = records.create(&json!({"a": 2})).await.unwrap_err();
+    assert_eq!(err.sent(), Sent::Maybe, "{err}");
+    assert_eq!(
+        replay.requests().len(),
+        3,
+        "the timed-out create is not retried"
+    );
 }
 
 #[tokio::test]
@@ -516,6 +546,7 @@ async fn a_session_goes_out_as_jwt_and_an_api_key_wins() {
     let c = Client::builder()
         .project("p")
         .api_base_url("http://data.test")
+        .allow_insecure_http(true)
         .transport(replay.clone())
         .build()
         .unwrap();
@@ -525,6 +556,7 @@ async fn a_session_goes_out_as_jwt_and_an_api_key_wins() {
         .project("p")
         .api_key("k")
         .api_base_url("http://data.test")
+        .allow_insecure_http(true)
         .transport(replay.clone())
         .build()
         .unwrap();

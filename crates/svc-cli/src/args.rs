@@ -2,15 +2,20 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-/// The svc REST API from a shell: page settings, projects, records; the local emulator; a demo.
+/// The svc REST API from a shell: page settings, projects, records, SQL, users and teams,
+/// resources, sessions; the local emulator; a demo.
 ///
-/// Connection settings come from flags, else from the environment (`SVC_PROJECT`,
-/// `SVC_ENVIRONMENT`, `SVC_API_BASE_URL`, `SVC_APP_BASE_URL`, `SVC_DRAFT`, `SVC_API_KEY`,
-/// `SVC_TOKEN`), else from defaults.
+/// Connection settings: a flag wins over the environment (`VITE_SVC_*` over `SVC_*` for the
+/// project, environment, draft and base URLs), which wins over the defaults. Credentials come
+/// from `--api-key`, `--token`, `--tools-token` (or `SVC_API_KEY`, `SVC_TOKEN`,
+/// `SVC_TOOLS_TOKEN`), or from the session saved by `svc login`.
+///
+/// Exit codes: 0 ok, 1 other failures, 2 usage errors (nothing was sent), 3 API errors (the
+/// server answered with an error), 4 network errors (no answer), 5 not signed in (`svc whoami`).
 #[derive(Debug, Parser)]
-#[command(name = "svc", version, about, long_about = None)]
+#[command(name = "svc", version, about, long_about)]
 pub struct Cli {
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = "Global options")]
     pub global: Global,
     #[command(subcommand)]
     pub command: Command,
@@ -19,30 +24,57 @@ pub struct Cli {
 /// Options every API command takes.
 #[derive(Debug, Args)]
 pub struct Global {
-    /// Project unique name.
-    #[arg(long, global = true, env = "SVC_PROJECT")]
+    /// Project unique name [env: VITE_SVC_PROJECT, SVC_PROJECT].
+    #[arg(long, global = true, value_name = "NAME")]
     pub project: Option<String>,
-    /// Environment (default `prod`).
-    #[arg(long, global = true, env = "SVC_ENVIRONMENT")]
+    /// Environment [env: VITE_SVC_ENVIRONMENT, SVC_ENVIRONMENT] [default: prod].
+    #[arg(long, global = true, value_name = "NAME")]
     pub environment: Option<String>,
-    /// Data host base URL.
-    #[arg(long, global = true, env = "SVC_API_BASE_URL")]
+    /// Data host base URL [env: VITE_SVC_API_BASE_URL, SVC_API_BASE_URL].
+    #[arg(long, global = true, value_name = "URL")]
     pub api_base_url: Option<String>,
-    /// Application host base URL (ends in /api).
-    #[arg(long, global = true, env = "SVC_APP_BASE_URL")]
+    /// Application host base URL, ending in /api [env: VITE_SVC_APP_BASE_URL, SVC_APP_BASE_URL].
+    #[arg(long, global = true, value_name = "URL")]
     pub app_base_url: Option<String>,
-    /// Work on drafts (`draft=1`). Env SVC_DRAFT: false, 0, no, off, null, undefined mean off.
+    /// Work on drafts (`draft=1`) [env: VITE_SVC_DRAFT, SVC_DRAFT: false, 0, no, off, null,
+    /// undefined mean off, anything else on].
     #[arg(long, global = true)]
     pub draft: bool,
-    /// API key (sent as `Bearer`).
-    #[arg(long, global = true, env = "SVC_API_KEY", hide_env_values = true)]
+    /// API key, sent as `Bearer`; wins over a session.
+    #[arg(
+        long,
+        global = true,
+        env = "SVC_API_KEY",
+        hide_env_values = true,
+        value_name = "KEY"
+    )]
     pub api_key: Option<String>,
-    /// A resource's static token (sent raw) for records commands.
-    #[arg(long, global = true, env = "SVC_TOKEN", hide_env_values = true)]
+    /// A resource's static token (sent raw) for records, sql and resources reload.
+    #[arg(
+        long,
+        global = true,
+        env = "SVC_TOKEN",
+        hide_env_values = true,
+        value_name = "TOKEN"
+    )]
     pub token: Option<String>,
+    /// The built-in tools token (resource `__svc_app__`) for users, teams and
+    /// `resources reload --tools`.
+    #[arg(
+        long,
+        global = true,
+        env = "SVC_TOOLS_TOKEN",
+        hide_env_values = true,
+        value_name = "TOKEN"
+    )]
+    pub tools_token: Option<String>,
     /// A PEM root certificate to trust (e.g. the emulator's, printed as tls_ca_pem).
-    #[arg(long, global = true, env = "SVC_CA_CERT")]
+    #[arg(long, global = true, env = "SVC_CA_CERT", value_name = "FILE")]
     pub ca_cert: Option<std::path::PathBuf>,
+    /// Allow plain http:// base URLs to hosts other than loopback (credentials then cross the
+    /// network unencrypted).
+    #[arg(long, global = true, env = "SVC_ALLOW_INSECURE_HTTP", value_parser = clap::builder::BoolishValueParser::new())]
+    pub allow_insecure_http: bool,
     /// Output format [default: table on a terminal, json otherwise].
     #[arg(long, short, global = true, value_enum)]
     pub output: Option<Output>,
@@ -67,6 +99,15 @@ pub enum Command {
     Demo(DemoArgs),
     /// Run the local emulator (prints one JSON line with its URLs and tokens when ready).
     Emulator(svc_emulator::cli::EmulatorArgs),
+    /// Sign in with email and password; the session is saved for later commands.
+    #[command(after_help = LOGIN_EXAMPLES)]
+    Login(LoginArgs),
+    /// Forget the saved session (tokens are not revoked on the server).
+    Logout,
+    /// Show the signed-in user (exit code 5 when not signed in).
+    Whoami,
+    /// Create an account (does not sign in; `svc login` next).
+    Register(RegisterArgs),
     /// Projects.
     #[command(subcommand)]
     Projects(ProjectsCommand),
@@ -76,6 +117,209 @@ pub enum Command {
     /// Records of a resource's model.
     #[command(subcommand)]
     Records(RecordsCommand),
+    /// A read-only SQL query on a resource.
+    #[command(after_help = SQL_EXAMPLES)]
+    Sql(SqlArgs),
+    /// The project's application users.
+    #[command(subcommand)]
+    Users(UsersCommand),
+    /// The project's teams.
+    #[command(subcommand)]
+    Teams(TeamsCommand),
+    /// Resource maintenance.
+    #[command(subcommand)]
+    Resources(ResourcesCommand),
+    /// Send a request to another service through the svc HTTP proxy (needs `svc login`).
+    #[command(after_help = PROXY_EXAMPLES)]
+    Proxy(ProxyArgs),
+}
+
+const SQL_EXAMPLES: &str = "Examples:
+  svc sql shop \"select count(*) as n from orders\"
+  svc sql shop \"select * from orders where status = :status and total >= :min\" -p status=paid -p min=100 -o csv
+  svc sql shop @report.sql -o ndjson
+
+Output: json is an array of row objects (keyed by column name), ndjson one row object per line,
+csv and table keep every column in order.";
+
+const LOGIN_EXAMPLES: &str = "Examples:
+  printf '%s\\n' \"$PASSWORD\" | svc login --email ana@example.com --password-stdin
+  SVC_PASSWORD=... svc login --email ana@example.com
+
+The session is saved in $SVC_CONFIG_DIR/svc/session.json (else $XDG_CONFIG_HOME/svc/...,
+else ~/.config/svc/...), readable by you only.";
+
+const PROXY_EXAMPLES: &str = "Examples:
+  svc proxy GET https://api.example.com/orders -q page=2 -H 'Accept: application/json'
+  svc proxy POST https://api.example.com/orders --json '{\"total\": 12.5}'
+
+The upstream's status goes to stderr and its body, unchanged, to stdout. The exit code is 3 when
+the upstream answered 4xx or 5xx.";
+
+#[derive(Debug, Args)]
+pub struct ProxyArgs {
+    /// HTTP method: GET, POST, PUT, PATCH, DELETE, ...
+    pub method: String,
+    /// The target URL (http:// or https://).
+    pub url: String,
+    /// A query parameter, `name=value`. Repeat for more.
+    #[arg(long = "query", short = 'q', value_name = "NAME=VALUE")]
+    pub query: Vec<String>,
+    /// A request header, `Name: value`. Repeat for more.
+    #[arg(long = "header", short = 'H', value_name = "NAME:VALUE")]
+    pub headers: Vec<String>,
+    /// A JSON body: JSON, `@file.json`, or `-` for stdin.
+    #[arg(long, conflicts_with = "raw", value_name = "DATA")]
+    pub json: Option<String>,
+    /// A text body sent as given: text, `@file`, or `-` for stdin (set its Content-Type with
+    /// --header).
+    #[arg(long, value_name = "TEXT")]
+    pub raw: Option<String>,
+    /// The name of a project secret the request uses. Repeat for more.
+    #[arg(long = "secret-token", value_name = "NAME")]
+    pub secret_tokens: Vec<String>,
+}
+
+/// Where the password comes from: `--password-stdin`, else `SVC_PASSWORD`.
+#[derive(Debug, Args)]
+pub struct Password {
+    /// Read the password from stdin (one line). Without it, SVC_PASSWORD is used.
+    #[arg(long)]
+    pub password_stdin: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct LoginArgs {
+    /// The account's email address.
+    #[arg(long, env = "SVC_EMAIL")]
+    pub email: String,
+    #[command(flatten)]
+    pub password: Password,
+}
+
+#[derive(Debug, Args)]
+pub struct RegisterArgs {
+    /// The email address.
+    #[arg(long, env = "SVC_EMAIL")]
+    pub email: String,
+    #[command(flatten)]
+    pub password: Password,
+    /// First name.
+    #[arg(long)]
+    pub first_name: Option<String>,
+    /// Last name.
+    #[arg(long)]
+    pub last_name: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct SqlArgs {
+    /// Resource name.
+    pub resource: String,
+    /// One read-only statement (SELECT or WITH ... SELECT); `@file.sql` reads a file, `-` stdin.
+    /// Write parameters as `:name`.
+    pub query: String,
+    /// A parameter, `name=value`; the value is JSON if it parses (7, true, null, "7", [1,2]),
+    /// else a string. Repeat for more.
+    #[arg(long = "param", short = 'p', value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+}
+
+/// Paging and ordering of a list.
+#[derive(Debug, Args)]
+pub struct Paging {
+    /// Ordering, e.g. `-date_add,email`.
+    #[arg(long)]
+    pub order_by: Option<String>,
+    /// Page number, from 1.
+    #[arg(long)]
+    pub page: Option<u32>,
+    /// Items per page, 1 to 10000.
+    #[arg(long)]
+    pub per_page: Option<u32>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum UsersCommand {
+    /// List one page of users.
+    List {
+        #[command(flatten)]
+        filters: Filters,
+        #[command(flatten)]
+        paging: Paging,
+    },
+    /// Show one user.
+    Get {
+        /// User uid.
+        uid: String,
+    },
+    /// Add a user to a team.
+    Create {
+        /// E-mail address.
+        #[arg(long)]
+        email: String,
+        /// The team: its uid or its name.
+        #[arg(long)]
+        team: String,
+        /// First name.
+        #[arg(long)]
+        first_name: Option<String>,
+        /// Last name.
+        #[arg(long)]
+        last_name: Option<String>,
+    },
+    /// Move a user to another team (the only change the service allows).
+    UpdateGroup {
+        /// User uid.
+        uid: String,
+        /// The new team: its uid or its name.
+        #[arg(long)]
+        team: String,
+    },
+    /// Delete a user.
+    Delete {
+        /// User uid.
+        uid: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TeamsCommand {
+    /// List one page of teams.
+    List {
+        #[command(flatten)]
+        filters: Filters,
+        #[command(flatten)]
+        paging: Paging,
+    },
+    /// Show one team.
+    Get {
+        /// Team uid.
+        uid: String,
+    },
+    /// Rename a team (the only change the service allows).
+    Rename {
+        /// Team uid.
+        uid: String,
+        /// The new name.
+        name: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ResourcesCommand {
+    /// Re-read a resource's structure after its database changed (new tables, new columns).
+    #[command(
+        override_usage = "svc resources reload <RESOURCE>\n       svc resources reload --tools"
+    )]
+    Reload {
+        /// Resource name.
+        #[arg(required_unless_present = "tools", conflicts_with = "tools")]
+        resource: Option<String>,
+        /// Reload the built-in tools resource (users and teams) instead.
+        #[arg(long)]
+        tools: bool,
+    },
 }
 
 #[derive(Debug, Args)]

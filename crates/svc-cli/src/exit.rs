@@ -1,10 +1,32 @@
-//! Failures and exit codes scripts can rely on: 0 ok, 2 usage errors (also clap's), 3 API
-//! errors (the server answered with an error), 4 network errors (no answer), 1 anything else.
+//! Failures and exit codes scripts can rely on:
+//!
+//! | Code | Meaning |
+//! | --- | --- |
+//! | 0 | success |
+//! | 1 | anything else: I/O, the saved session's file, the emulator |
+//! | 2 | usage: a bad flag or argument (clap's), bad input, a missing project or credential; nothing was sent |
+//! | 3 | API error: the server answered with an error (or refused, or sent what cannot be read) |
+//! | 4 | network error: no answer (connection refused, timeout, TLS) |
+//! | 5 | not signed in: `svc whoami` without a session the server accepts |
 
 use std::fmt;
 use std::process::ExitCode;
 
 use svc_api::Error;
+use svc_api::auth::{SessionError, TokenStoreError};
+
+/// Exit code: anything else.
+pub const OTHER: u8 = 1;
+/// Exit code: usage errors.
+pub const USAGE: u8 = 2;
+/// Exit code: the server answered with an error.
+pub const API: u8 = 3;
+/// Exit code: no answer.
+pub const NETWORK: u8 = 4;
+/// Exit code: not signed in.
+pub const NOT_SIGNED_IN: u8 = 5;
+
+const SESSION_FILE_HINT: &str = "`svc logout` removes the saved session (or delete the file); then sign in again with `svc login`";
 
 /// Why a command failed.
 #[derive(Debug)]
@@ -15,37 +37,123 @@ pub enum Failure {
     Api(Error),
     /// Anything else (I/O, the emulator).
     Other(String),
+    /// The server answered, but refused (e.g. a registration `{"result": false}`).
+    Refused(String),
+    /// `svc whoami` without a usable session.
+    NotSignedIn(String),
+    /// Stdout was closed (`svc ... | head`): stop quietly.
+    BrokenPipe,
+    /// A failure with a hint that says what to do.
+    Hinted(Box<Failure>, String),
 }
 
 impl Failure {
-    pub fn exit_code(&self) -> ExitCode {
-        ExitCode::from(match self {
-            Failure::Usage(_) => 2,
-            Failure::Api(Error::InvalidInput(_)) => 2,
-            Failure::Api(Error::Api(_) | Error::Decode(_)) => 3,
-            Failure::Api(_) => 4,
-            Failure::Other(_) => 1,
-        })
+    /// A usage error with a hint.
+    pub fn usage_hint(message: impl Into<String>, hint: impl Into<String>) -> Self {
+        Failure::Usage(message.into()).with_hint(hint)
     }
 
-    pub fn hint(&self) -> Option<&'static str> {
+    /// Adds (or replaces) the hint.
+    pub fn with_hint(self, hint: impl Into<String>) -> Self {
         match self {
-            Failure::Api(e) if e.is_auth() => {
-                Some("pass --api-key (or SVC_API_KEY) / --token (or SVC_TOKEN) for this project")
-            }
-            Failure::Api(Error::Transport(_)) => {
-                Some("is the server running, and are --api-base-url / --app-base-url right?")
-            }
-            _ => None,
+            Failure::Hinted(inner, _) => Failure::Hinted(inner, hint.into()),
+            other => Failure::Hinted(Box::new(other), hint.into()),
         }
+    }
+
+    /// Adds `hint` when the server did not accept the credentials (`401`), unless there is a hint
+    /// already.
+    pub fn on_auth(self, hint: &str) -> Self {
+        match &self {
+            Failure::Api(e) if e.status().is_some_and(|s| s.as_u16() == 401) => {
+                self.with_hint(hint)
+            }
+            _ => self,
+        }
+    }
+
+    /// A failure of the saved session's file.
+    pub fn session_store(e: TokenStoreError) -> Self {
+        Failure::Other(format!("the saved session cannot be used: {e}"))
+            .with_hint(SESSION_FILE_HINT)
+    }
+
+    fn inner(&self) -> &Failure {
+        match self {
+            Failure::Hinted(inner, _) => inner.inner(),
+            other => other,
+        }
+    }
+
+    pub fn code(&self) -> u8 {
+        match self.inner() {
+            Failure::Usage(_) => USAGE,
+            Failure::Api(e) => match e {
+                Error::InvalidInput(_) => USAGE,
+                Error::Api(_) | Error::Decode(_) => API,
+                Error::Transport(_) | Error::Timeout(_) => NETWORK,
+                // The server rejected the refresh token: an answer.
+                Error::Auth(SessionError::RefreshRejected(_)) => API,
+                // The refresh got no (usable) answer.
+                Error::Auth(SessionError::RefreshFailed(_)) => NETWORK,
+                _ => OTHER,
+            },
+            Failure::Refused(_) => API,
+            Failure::NotSignedIn(_) => NOT_SIGNED_IN,
+            Failure::Other(_) | Failure::BrokenPipe | Failure::Hinted(..) => OTHER,
+        }
+    }
+
+    pub fn exit_code(&self) -> ExitCode {
+        match self.inner() {
+            Failure::BrokenPipe => ExitCode::SUCCESS,
+            _ => ExitCode::from(self.code()),
+        }
+    }
+
+    /// Whether anything should be printed.
+    pub fn is_silent(&self) -> bool {
+        matches!(self.inner(), Failure::BrokenPipe)
+    }
+
+    pub fn hint(&self) -> Option<String> {
+        let hint = match self {
+            Failure::Hinted(_, hint) => return Some(hint.clone()),
+            Failure::Api(Error::Auth(SessionError::RefreshRejected(_))) => {
+                "the saved session has expired: sign in again with `svc login`"
+            }
+            Failure::Api(Error::Auth(SessionError::RefreshFailed(_))) => {
+                "the session could not be refreshed: is the server up, and is --api-base-url right? The session was kept; try again"
+            }
+            Failure::Api(Error::Auth(_)) => SESSION_FILE_HINT,
+            Failure::Api(Error::InvalidInput(e)) if e.message().contains("allow_insecure_http") => {
+                "use an https:// base URL, or pass --allow-insecure-http (SVC_ALLOW_INSECURE_HTTP=1) on a network you trust"
+            }
+            Failure::Api(e) if e.status().is_some_and(|s| s.as_u16() == 403) => {
+                "these credentials are not for this project, environment or resource: check --project and --environment (or VITE_SVC_* / SVC_* in the environment)"
+            }
+            Failure::Api(e) if e.is_auth() => {
+                "pass --api-key (SVC_API_KEY), --token (SVC_TOKEN) or --tools-token (SVC_TOOLS_TOKEN) for this project, or sign in with `svc login`"
+            }
+            Failure::Api(Error::Transport(_) | Error::Timeout(_)) => {
+                "is the server running, and are --api-base-url / --app-base-url right? (`svc emulator` prints both)"
+            }
+            _ => return None,
+        };
+        Some(hint.to_owned())
     }
 }
 
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Failure::Usage(m) | Failure::Other(m) => f.write_str(m),
+            Failure::Usage(m)
+            | Failure::Other(m)
+            | Failure::Refused(m)
+            | Failure::NotSignedIn(m) => f.write_str(m),
             Failure::Api(e) => write!(f, "{e}"),
+            Failure::BrokenPipe => f.write_str("stdout was closed"),
+            Failure::Hinted(inner, _) => write!(f, "{inner}"),
         }
     }
 }
@@ -53,5 +161,20 @@ impl fmt::Display for Failure {
 impl From<Error> for Failure {
     fn from(e: Error) -> Self {
         Failure::Api(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hints_and_codes_go_through_wrappers() {
+        let f = Failure::usage_hint("bad", "do this").with_hint("do that");
+        assert_eq!(f.code(), USAGE);
+        assert_eq!(f.hint().as_deref(), Some("do that"));
+        assert_eq!(f.to_string(), "bad");
+        assert_eq!(Failure::NotSignedIn("x".into()).code(), NOT_SIGNED_IN);
+        assert!(Failure::BrokenPipe.with_hint("h").is_silent());
     }
 }

@@ -10,6 +10,7 @@ mod output;
 use clap::Parser;
 
 use crate::args::{Cli, Command};
+use crate::connect::{APP_HINT, DATA_HINT, SESSION_HINT, TOOLS_HINT};
 use crate::exit::Failure;
 
 #[tokio::main]
@@ -19,9 +20,11 @@ async fn main() -> std::process::ExitCode {
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(failure) => {
-            eprintln!("error: {failure}");
-            if let Some(hint) = failure.hint() {
-                eprintln!("hint: {hint}");
+            if !failure.is_silent() {
+                eprintln!("error: {failure}");
+                if let Some(hint) = failure.hint() {
+                    eprintln!("hint: {hint}");
+                }
             }
             failure.exit_code()
         }
@@ -29,11 +32,37 @@ async fn main() -> std::process::ExitCode {
 }
 
 async fn run(cli: Cli) -> Result<(), Failure> {
+    let global = &cli.global;
     match cli.command {
         Command::Demo(args) => commands::demo::run(args).await,
         Command::Emulator(args) => commands::emulator::run(args).await,
-        Command::Projects(cmd) => commands::projects::run(&cli.global, cmd).await,
-        Command::Pages(cmd) => commands::pages::run(&cli.global, cmd).await,
-        Command::Records(cmd) => commands::records::run(&cli.global, cmd).await,
+        Command::Login(args) => commands::session::login(global, args).await,
+        Command::Logout => commands::session::logout().await,
+        Command::Whoami => commands::session::whoami(global).await,
+        Command::Register(args) => commands::session::register(global, args).await,
+        Command::Projects(cmd) => commands::projects::run(global, cmd)
+            .await
+            .map_err(|f| f.on_auth(APP_HINT)),
+        Command::Pages(cmd) => commands::pages::run(global, cmd)
+            .await
+            .map_err(|f| f.on_auth(APP_HINT)),
+        Command::Records(cmd) => commands::records::run(global, cmd)
+            .await
+            .map_err(|f| f.on_auth(DATA_HINT)),
+        Command::Sql(args) => commands::sql::run(global, args)
+            .await
+            .map_err(|f| f.on_auth(DATA_HINT)),
+        Command::Users(cmd) => commands::users::run(global, cmd)
+            .await
+            .map_err(|f| f.on_auth(TOOLS_HINT)),
+        Command::Teams(cmd) => commands::teams::run(global, cmd)
+            .await
+            .map_err(|f| f.on_auth(TOOLS_HINT)),
+        Command::Resources(cmd) => commands::resources::run(global, cmd)
+            .await
+            .map_err(|f| f.on_auth(DATA_HINT)),
+        Command::Proxy(args) => commands::proxy::run(global, args)
+            .await
+            .map_err(|f| f.on_auth(SESSION_HINT)),
     }
 }

@@ -20,8 +20,12 @@ pub fn resolve(asked: Option<Output>) -> Output {
     })
 }
 
-fn io(e: std::io::Error) -> Failure {
-    Failure::Other(format!("cannot write the output: {e}"))
+pub fn io(e: std::io::Error) -> Failure {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        Failure::BrokenPipe
+    } else {
+        Failure::Other(format!("cannot write the output: {e}"))
+    }
 }
 
 fn to_value<T: Serialize>(value: &T) -> Result<Value, Failure> {
@@ -63,6 +67,46 @@ pub fn list<T: Serialize>(format: Output, items: &[T]) -> Result<(), Failure> {
     }
 }
 
+/// Prints rows given by position under `columns` (SQL answers): tables and CSV keep every
+/// column, in order, even with no rows or two columns of one name; JSON is an array of objects
+/// keyed by column name (NDJSON one per line), where a later column of the same name wins.
+pub fn rows(format: Output, columns: &[String], data: &[Vec<Value>]) -> Result<(), Failure> {
+    let mut out = std::io::stdout().lock();
+    let object = |row: &Vec<Value>| -> Value {
+        Value::Object(columns.iter().cloned().zip(row.iter().cloned()).collect())
+    };
+    match format {
+        Output::Json => {
+            let all: Vec<Value> = data.iter().map(object).collect();
+            writeln!(out, "{}", pretty(&Value::Array(all))).map_err(io)
+        }
+        Output::Ndjson => data
+            .iter()
+            .try_for_each(|row| writeln!(out, "{}", object(row)).map_err(io)),
+        Output::Csv => {
+            let line = |cells: Vec<String>| -> String {
+                cells.iter().map(|c| quote(c)).collect::<Vec<_>>().join(",")
+            };
+            writeln!(out, "{}", line(columns.to_vec())).map_err(io)?;
+            for row in data {
+                writeln!(out, "{}", line(row.iter().map(cell).collect())).map_err(io)?;
+            }
+            Ok(())
+        }
+        Output::Table => {
+            let cells: Vec<Vec<String>> = data
+                .iter()
+                .map(|row| {
+                    (0..columns.len())
+                        .map(|i| cell(row.get(i).unwrap_or(&Value::Null)))
+                        .collect()
+                })
+                .collect();
+            write_grid(&mut out, columns, cells)
+        }
+    }
+}
+
 fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
 }
@@ -93,7 +137,6 @@ pub fn cell(value: &Value) -> String {
 }
 
 fn write_table(out: &mut impl Write, values: &[Value]) -> Result<(), Failure> {
-    const MAX: usize = 40;
     let columns = columns(values);
     if columns.is_empty() {
         for v in values {
@@ -104,7 +147,26 @@ fn write_table(out: &mut impl Write, values: &[Value]) -> Result<(), Failure> {
         }
         return Ok(());
     }
-    let clip = |s: String| -> String {
+    let rows: Vec<Vec<String>> = values
+        .iter()
+        .map(|v| {
+            columns
+                .iter()
+                .map(|c| cell(v.get(c).unwrap_or(&Value::Null)))
+                .collect()
+        })
+        .collect();
+    write_grid(out, &columns, rows)
+}
+
+/// An aligned table: a header line, one line per row (cells on one line, clipped), a count.
+fn write_grid(
+    out: &mut impl Write,
+    columns: &[String],
+    rows: Vec<Vec<String>>,
+) -> Result<(), Failure> {
+    const MAX: usize = 40;
+    let clip = |s: &str| -> String {
         let one_line = s.replace(['\n', '\r', '\t'], " ");
         if one_line.chars().count() > MAX {
             format!("{}…", one_line.chars().take(MAX - 1).collect::<String>())
@@ -112,21 +174,16 @@ fn write_table(out: &mut impl Write, values: &[Value]) -> Result<(), Failure> {
             one_line
         }
     };
-    let rows: Vec<Vec<String>> = values
+    let rows: Vec<Vec<String>> = rows
         .iter()
-        .map(|v| {
-            columns
-                .iter()
-                .map(|c| clip(cell(v.get(c).unwrap_or(&Value::Null))))
-                .collect()
-        })
+        .map(|r| r.iter().map(|c| clip(c)).collect())
         .collect();
     let widths: Vec<usize> = columns
         .iter()
         .enumerate()
         .map(|(i, c)| {
             rows.iter()
-                .map(|r| r[i].chars().count())
+                .map(|r| r.get(i).map_or(0, |c| c.chars().count()))
                 .chain([c.chars().count()])
                 .max()
                 .unwrap_or(0)
@@ -142,7 +199,7 @@ fn write_table(out: &mut impl Write, values: &[Value]) -> Result<(), Failure> {
             .trim_end()
             .to_owned()
     };
-    writeln!(out, "{}", line(&columns)).map_err(io)?;
+    writeln!(out, "{}", line(columns)).map_err(io)?;
     for row in &rows {
         writeln!(out, "{}", line(row)).map_err(io)?;
     }
@@ -151,6 +208,10 @@ fn write_table(out: &mut impl Write, values: &[Value]) -> Result<(), Failure> {
 
 fn write_csv(out: &mut impl Write, values: &[Value]) -> Result<(), Failure> {
     let columns = columns(values);
+    if columns.is_empty() && values.is_empty() {
+        // No items and so no known columns: no header either.
+        return Ok(());
+    }
     let csv = CsvWriter::new(columns);
     csv.header(out)?;
     for v in values {

@@ -496,3 +496,722 @@ async fn the_emulator_subcommand_prints_one_json_line() {
     );
     assert!(info["resource_tokens"]["shop"].is_string());
 }
+
+/// A directory under the system temp dir, removed when dropped.
+struct TempDir(std::path::PathBuf);
+
+impl TempDir {
+    fn new(label: &str) -> Self {
+        static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let path = std::env::temp_dir().join(format!(
+            "svc-cli-{label}-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).unwrap();
+        Self(path)
+    }
+
+    fn path(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The project and both hosts, without any credential.
+fn hosts(emulator: &EmulatorHandle) -> Vec<(&'static str, String)> {
+    vec![
+        ("SVC_PROJECT", emulator.project().to_string()),
+        ("SVC_API_BASE_URL", emulator.api_base_url().to_owned()),
+        ("SVC_APP_BASE_URL", emulator.app_base_url().to_owned()),
+    ]
+}
+
+/// Runs `svc` with `env` (owned pairs).
+async fn svc_env(env: &[(&str, String)], args: &[&str], stdin: Option<&str>) -> Output {
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    svc(&env, args, stdin).await
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Asserts the exit code, and that no user error ever shows a panic or a backtrace.
+fn code(out: &Output, expected: i32) -> String {
+    let err = stderr(out);
+    assert_eq!(
+        out.status.code(),
+        Some(expected),
+        "stdout: {}\nstderr: {err}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(
+        !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
+        "{err}"
+    );
+    err
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn login_whoami_logout_and_commands_with_only_a_session() {
+    let emulator = Emulator::start(EmulatorConfig::default()).await.unwrap();
+    let config = TempDir::new("session");
+    let mut env = hosts(&emulator);
+    env.push(("SVC_CONFIG_DIR", config.path().to_owned()));
+
+    // Not signed in: whoami says so with its own exit code; commands need a credential.
+    let err = code(&svc_env(&env, &["whoami"], None).await, 5);
+    assert!(
+        err.contains("not signed in") && err.contains("svc login"),
+        "{err}"
+    );
+    let err = code(
+        &svc_env(&env, &["records", "list", "shop", "orders"], None).await,
+        2,
+    );
+    assert!(
+        err.contains("no credential") && err.contains("svc login"),
+        "{err}"
+    );
+
+    // Register, then sign in: a wrong password is an API error (3) with a hint, no password at
+    // all a usage error (2).
+    let registered = json(
+        &svc_env(
+            &env,
+            &[
+                "register",
+                "--email",
+                "ana@example.com",
+                "--password-stdin",
+                "--first-name",
+                "Ana",
+            ],
+            Some("correct horse battery\n"),
+        )
+        .await,
+    );
+    assert_eq!(registered["email"], "ana@example.com");
+    let err = code(
+        &svc_env(
+            &env,
+            &["login", "--email", "ana@example.com", "--password-stdin"],
+            Some("wrong password\n"),
+        )
+        .await,
+        3,
+    );
+    assert!(err.contains("401") && err.contains("hint:"), "{err}");
+    assert!(!err.contains("wrong password"), "{err}");
+    let err = code(
+        &svc_env(&env, &["login", "--email", "ana@example.com"], None).await,
+        2,
+    );
+    assert!(
+        err.contains("--password-stdin") && err.contains("SVC_PASSWORD"),
+        "{err}"
+    );
+    let session_file = config.0.join("svc").join("session.json");
+    assert!(!session_file.exists());
+
+    let mut with_password = env.clone();
+    with_password.push(("SVC_PASSWORD", "correct horse battery".to_owned()));
+    let out = svc_env(
+        &with_password,
+        &["login", "--email", "ana@example.com"],
+        None,
+    )
+    .await;
+    assert_eq!(json(&out)["email"], "ana@example.com");
+    assert!(stderr(&out).contains("signed in as ana@example.com"));
+    assert!(session_file.exists());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&session_file)
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600, "{mode:o}");
+    }
+
+    let me = json(&svc_env(&env, &["whoami"], None).await);
+    assert_eq!(me["email"], "ana@example.com");
+    assert_eq!(me["first_name"], "Ana");
+    let table = ok(&svc_env(&env, &["whoami", "-o", "table"], None).await);
+    assert!(table.contains("ana@example.com"), "{table}");
+
+    // Later commands use the session: no API key, no token.
+    let page = json(
+        &svc_env(
+            &env,
+            &["records", "list", "shop", "orders", "--per-page", "2"],
+            None,
+        )
+        .await,
+    );
+    assert_eq!(page["results"].as_array().unwrap().len(), 2);
+    let rows = json(
+        &svc_env(
+            &env,
+            &["sql", "shop", "select count(*) as n from orders"],
+            None,
+        )
+        .await,
+    );
+    assert_eq!(rows[0]["n"], 12_000);
+    let teams = json(&svc_env(&env, &["teams", "list"], None).await);
+    assert_eq!(teams["count"], 3);
+    // ... but not pages: the application host takes an API key only.
+    let err = code(&svc_env(&env, &["pages", "list"], None).await, 2);
+    assert!(err.contains("--api-key"), "{err}");
+
+    // Logout removes the session; twice is fine.
+    let out = svc_env(&env, &["logout"], None).await;
+    ok(&out);
+    assert!(stderr(&out).contains("signed out"));
+    ok(&svc_env(&env, &["logout"], None).await);
+    code(&svc_env(&env, &["whoami"], None).await, 5);
+    code(
+        &svc_env(&env, &["records", "get", "shop", "orders", "1"], None).await,
+        2,
+    );
+
+    // A session file that is not ours any more: a clear error (1) naming the file, and
+    // logout clears it.
+    std::fs::write(&session_file, "{not json").unwrap();
+    let err = code(
+        &svc_env(&env, &["records", "get", "shop", "orders", "1"], None).await,
+        1,
+    );
+    assert!(
+        err.contains("session.json") && err.contains("svc logout"),
+        "{err}"
+    );
+    ok(&svc_env(&env, &["logout"], None).await);
+    assert!(!session_file.exists());
+    code(&svc_env(&env, &["whoami"], None).await, 5);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_needs_a_config_dir() {
+    let emulator = Emulator::start(EmulatorConfig::default()).await.unwrap();
+    // No SVC_CONFIG_DIR, XDG_CONFIG_HOME or HOME.
+    let mut env = hosts(&emulator);
+    env.push(("SVC_PASSWORD", "x".to_owned()));
+    let err = code(
+        &svc_env(&env, &["login", "--email", "a@example.com"], None).await,
+        2,
+    );
+    assert!(err.contains("SVC_CONFIG_DIR"), "{err}");
+    // XDG_CONFIG_HOME is used when SVC_CONFIG_DIR is not set.
+    let xdg = TempDir::new("xdg");
+    env.push(("XDG_CONFIG_HOME", xdg.path().to_owned()));
+    let err = code(&svc_env(&env, &["whoami"], None).await, 5);
+    assert!(
+        err.contains(&format!("{}/svc/session.json", xdg.path())),
+        "{err}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sql_with_params_in_every_format() {
+    let emulator = Emulator::start(EmulatorConfig::default()).await.unwrap();
+    let query =
+        "select id, status, total from orders where id <= :n and status <> :not order by id";
+    let args = |format: &'static str| -> Vec<&'static str> {
+        vec![
+            "sql", "shop", query, "--param", "n=5", "-p", "not=nope", "-o", format,
+        ]
+    };
+    let rows = json(&run(&emulator, &args("json")).await);
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 5);
+    assert_eq!(rows[0]["id"], 1);
+    assert_eq!(
+        rows[0].as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["id", "status", "total"]
+    );
+    let ndjson = ok(&run(&emulator, &args("ndjson")).await);
+    assert_eq!(ndjson.lines().count(), 5);
+    let first: Value = serde_json::from_str(ndjson.lines().next().unwrap()).unwrap();
+    assert_eq!(first, rows[0]);
+    let csv = ok(&run(&emulator, &args("csv")).await);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "id,status,total");
+    assert_eq!(lines.len(), 6);
+    assert!(lines[1].starts_with("1,"), "{csv}");
+    let table = ok(&run(&emulator, &args("table")).await);
+    assert!(
+        table.starts_with("id") && table.contains("(5 rows)"),
+        "{table}"
+    );
+
+    // A string parameter that looks like a number stays a string when quoted as JSON.
+    let rows = json(
+        &run(
+            &emulator,
+            &[
+                "sql",
+                "shop",
+                "select :v as v, typeof(:v) as t, :s as s",
+                "-p",
+                "v=\"007\"",
+                "-p",
+                "s=Paris",
+            ],
+        )
+        .await,
+    );
+    assert_eq!(rows[0]["v"], "007");
+    assert_eq!(rows[0]["t"], "text");
+    assert_eq!(rows[0]["s"], "Paris");
+
+    // The query from stdin; an empty result keeps its header in CSV.
+    let csv = ok(&run_with(
+        &emulator,
+        &["sql", "shop", "-", "-o", "csv"],
+        Some("select id from orders where id < 0"),
+    )
+    .await);
+    assert_eq!(csv, "id\n");
+
+    // With a resource token only.
+    let token = emulator.resource_tokens()["shop"].clone();
+    let mut env = hosts(&emulator);
+    env.push(("SVC_TOKEN", token));
+    let rows = json(&svc_env(&env, &["sql", "shop", "select 1 as one"], None).await);
+    assert_eq!(rows, serde_json::json!([{"one": 1}]));
+
+    // Errors: a malformed parameter (2, nothing sent), a statement that writes (3).
+    let err = code(
+        &run(&emulator, &["sql", "shop", "select :a", "-p", "a"]).await,
+        2,
+    );
+    assert!(err.contains("name=value"), "{err}");
+    let err = code(
+        &run(&emulator, &["sql", "shop", "delete from orders"]).await,
+        3,
+    );
+    assert!(err.contains("400"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn users_and_teams_with_the_tools_token() {
+    let emulator = Emulator::start(EmulatorConfig::default()).await.unwrap();
+    let mut env = hosts(&emulator);
+    env.push(("SVC_TOOLS_TOKEN", emulator.tools_token().to_owned()));
+    let tools = |args: &'static [&'static str]| svc_env(&env, args, None);
+
+    let teams = json(&tools(&["teams", "list", "--order-by", "name"]).await);
+    let names: Vec<&str> = teams["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Admins", "Editors", "Viewers"]);
+    let editors = teams["results"][1]["uid"].as_str().unwrap().to_owned();
+    let viewers = teams["results"][2]["uid"].as_str().unwrap().to_owned();
+    let csv = ok(&tools(&["teams", "list", "-o", "csv"]).await);
+    assert!(csv.starts_with("uid,name\n"), "{csv}");
+    let team = json(&svc_env(&env, &["teams", "get", &editors], None).await);
+    assert_eq!(team["name"], "Editors");
+    let renamed = json(&svc_env(&env, &["teams", "rename", &editors, "Writers"], None).await);
+    assert_eq!(renamed["name"], "Writers");
+
+    // A team by name or by uid.
+    let ana = json(
+        &tools(&[
+            "users",
+            "create",
+            "--email",
+            "ana@example.com",
+            "--team",
+            "Writers",
+            "--first-name",
+            "Ana",
+        ])
+        .await,
+    );
+    assert_eq!(ana["group"], editors.as_str());
+    let uid = ana["uid"].as_str().unwrap().to_owned();
+    let bo = json(
+        &svc_env(
+            &env,
+            &[
+                "users",
+                "create",
+                "--email",
+                "bo@example.com",
+                "--team",
+                &viewers,
+            ],
+            None,
+        )
+        .await,
+    );
+    assert_eq!(bo["group"], viewers.as_str());
+    let err = code(
+        &tools(&[
+            "users",
+            "create",
+            "--email",
+            "x@example.com",
+            "--team",
+            "Nope",
+        ])
+        .await,
+        2,
+    );
+    assert!(err.contains("Writers") && err.contains("Viewers"), "{err}");
+
+    let got = json(&svc_env(&env, &["users", "get", &uid], None).await);
+    assert_eq!(got["email"], "ana@example.com");
+    let filter = format!("group={editors}");
+    let members = json(&svc_env(&env, &["users", "list", "-f", &filter], None).await);
+    assert_eq!(members["count"], 1);
+    let ndjson = ok(&tools(&["users", "list", "--order-by", "email", "-o", "ndjson"]).await);
+    assert_eq!(ndjson.lines().count(), 2);
+    let table = ok(&tools(&["users", "list", "-o", "table"]).await);
+    assert!(
+        table.contains("bo@example.com") && table.contains("(2 rows)"),
+        "{table}"
+    );
+
+    let moved = json(
+        &svc_env(
+            &env,
+            &["users", "update-group", &uid, "--team", "Viewers"],
+            None,
+        )
+        .await,
+    );
+    assert_eq!(moved["group"], viewers.as_str());
+    ok(&svc_env(&env, &["users", "delete", &uid], None).await);
+    code(&svc_env(&env, &["users", "get", &uid], None).await, 3);
+
+    // Without a tools token, the API key serves too; without either, a usage error.
+    let out = run(&emulator, &["users", "list"]).await;
+    assert_eq!(json(&out)["count"], 1);
+    let err = code(
+        &svc_env(&hosts(&emulator), &["teams", "list"], None).await,
+        2,
+    );
+    assert!(err.contains("--tools-token"), "{err}");
+    // A wrong tools token: 3, with a hint naming the flags.
+    let mut wrong = hosts(&emulator);
+    wrong.push(("SVC_TOOLS_TOKEN", "svc_tools_wrong".to_owned()));
+    let err = code(&svc_env(&wrong, &["teams", "list"], None).await, 3);
+    assert!(
+        err.contains("hint:") && err.contains("--tools-token"),
+        "{err}"
+    );
+    assert!(!err.contains("svc_tools_wrong"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn resources_reload() {
+    let emulator = Emulator::start(EmulatorConfig::default()).await.unwrap();
+    let out = run(&emulator, &["resources", "reload", "shop"]).await;
+    ok(&out);
+    assert!(stderr(&out).contains("reloaded resource shop"));
+    let mut env = hosts(&emulator);
+    env.push(("SVC_TOOLS_TOKEN", emulator.tools_token().to_owned()));
+    ok(&svc_env(&env, &["resources", "reload", "--tools"], None).await);
+    let mut env = hosts(&emulator);
+    env.push(("SVC_TOKEN", emulator.resource_tokens()["shop"].clone()));
+    ok(&svc_env(&env, &["resources", "reload", "shop"], None).await);
+    code(&run(&emulator, &["resources", "reload", "nosuch"]).await, 3);
+    code(&run(&emulator, &["resources", "reload"]).await, 2);
+    code(
+        &run(&emulator, &["resources", "reload", "shop", "--tools"]).await,
+        2,
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn vite_keys_win_over_svc_keys_and_flags_win_over_both() {
+    let emulator = Emulator::start(EmulatorConfig::default()).await.unwrap();
+    let key = emulator.api_key().to_owned();
+    let dead = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        drop(listener);
+        format!("http://{addr}")
+    };
+    let env = vec![
+        ("SVC_PROJECT", "nope".to_owned()),
+        ("VITE_SVC_PROJECT", emulator.project().to_string()),
+        ("SVC_API_BASE_URL", dead.clone()),
+        ("VITE_SVC_API_BASE_URL", emulator.api_base_url().to_owned()),
+        ("SVC_APP_BASE_URL", format!("{dead}/api")),
+        ("VITE_SVC_APP_BASE_URL", emulator.app_base_url().to_owned()),
+        ("SVC_ENVIRONMENT", "staging".to_owned()),
+        ("VITE_SVC_ENVIRONMENT", "prod".to_owned()),
+        ("SVC_DRAFT", "1".to_owned()),
+        ("VITE_SVC_DRAFT", " Off ".to_owned()),
+        ("SVC_API_KEY", key.clone()),
+    ];
+    let project = json(&svc_env(&env, &["projects", "get"], None).await);
+    assert_eq!(project["unique_name"], "demo");
+    ok(&svc_env(&env, &["records", "get", "shop", "orders", "1"], None).await);
+    // VITE_SVC_DRAFT=off wins over SVC_DRAFT=1: a published page.
+    let page = json(
+        &svc_env(
+            &env,
+            &["pages", "create", "--data", r#"{"uid": "pub"}"#],
+            None,
+        )
+        .await,
+    );
+    assert_ne!(page["draft"], true);
+    // --draft wins over the environment.
+    let page = json(
+        &svc_env(
+            &env,
+            &[
+                "--draft",
+                "pages",
+                "create",
+                "--data",
+                r#"{"uid": "sketch"}"#,
+            ],
+            None,
+        )
+        .await,
+    );
+    assert_eq!(page["draft"], true);
+    // A flag wins over VITE_.
+    code(
+        &svc_env(&env, &["--project", "nope", "projects", "get"], None).await,
+        3,
+    );
+    code(
+        &svc_env(
+            &env,
+            &[
+                "--api-base-url",
+                &dead,
+                "records",
+                "get",
+                "shop",
+                "orders",
+                "1",
+            ],
+            None,
+        )
+        .await,
+        4,
+    );
+    // An empty VITE_ value is unset: SVC_ applies.
+    let mut env2 = hosts(&emulator);
+    env2.push(("VITE_SVC_PROJECT", String::new()));
+    env2.push(("SVC_API_KEY", key));
+    let project = json(&svc_env(&env2, &["projects", "get"], None).await);
+    assert_eq!(project["unique_name"], "demo");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn usage_errors_say_what_to_do() {
+    let emulator = Emulator::start(EmulatorConfig::default()).await.unwrap();
+    // Bad flags and missing arguments: clap's exit code 2.
+    for args in [
+        &["users", "list", "--no-such-flag"][..],
+        &["sql", "shop"],
+        &["teams", "rename", "uid-only"],
+        &["records", "list", "shop", "orders", "-o", "xml"],
+        &["nosuchcommand"],
+    ] {
+        let err = code(&run(&emulator, args).await, 2);
+        assert!(err.contains("error:"), "{args:?}: {err}");
+    }
+    // No project.
+    let err = code(
+        &svc(
+            &[("SVC_API_KEY", "k")],
+            &["records", "list", "shop", "orders"],
+            None,
+        )
+        .await,
+        2,
+    );
+    assert!(
+        err.contains("--project") && err.contains("SVC_PROJECT"),
+        "{err}"
+    );
+    // Help and version succeed.
+    let help = ok(&svc(&[], &["--help"], None).await);
+    assert!(
+        help.contains("Exit codes") && help.contains("whoami"),
+        "{help}"
+    );
+    ok(&svc(&[], &["--version"], None).await);
+    let help = ok(&svc(&[], &["sql", "--help"], None).await);
+    assert!(help.contains("--param"), "{help}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn proxy_needs_a_session() {
+    let emulator = Emulator::start(EmulatorConfig::default()).await.unwrap();
+    let config = TempDir::new("proxy");
+    let mut env = env(&emulator);
+    env.push(("SVC_CONFIG_DIR", config.path().to_owned()));
+    let err = code(
+        &svc_env(&env, &["proxy", "GET", "http://127.0.0.1:9/"], None).await,
+        2,
+    );
+    assert!(err.contains("svc login"), "{err}");
+    let err = code(
+        &svc_env(&env, &["proxy", "G E T", "http://127.0.0.1:9/"], None).await,
+        2,
+    );
+    assert!(err.contains("HTTP method"), "{err}");
+    let err = code(
+        &svc_env(
+            &env,
+            &["proxy", "GET", "http://127.0.0.1:9/", "-H", "no-colon"],
+            None,
+        )
+        .await,
+        2,
+    );
+    assert!(err.contains("Name: value"), "{err}");
+    code(
+        &svc_env(
+            &env,
+            &["proxy", "POST", "http://x/", "--json", "{}", "--raw", "x"],
+            None,
+        )
+        .await,
+        2,
+    );
+}
+
+/// A tiny upstream on loopback: answers `{"method", "target", "body"}` as JSON, or `404` for
+/// paths starting with `/missing`.
+fn upstream() -> std::net::SocketAddr {
+    use std::io::{BufRead, BufReader, Read};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut first = String::new();
+            if reader.read_line(&mut first).is_err() {
+                continue;
+            }
+            let mut length = 0usize;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some((name, value)) = line.split_once(':')
+                    && name.eq_ignore_ascii_case("content-length")
+                {
+                    length = value.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0; length];
+            let _ = reader.read_exact(&mut body);
+            let mut parts = first.split_whitespace();
+            let method = parts.next().unwrap_or_default().to_owned();
+            let target = parts.next().unwrap_or_default().to_owned();
+            let (status, answer) = if target.starts_with("/missing") {
+                ("404 Not Found", "{\"error\": \"no such thing\"}".to_owned())
+            } else {
+                let answer = serde_json::json!({
+                    "method": method,
+                    "target": target,
+                    "body": String::from_utf8_lossy(&body),
+                });
+                ("200 OK", answer.to_string())
+            };
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}",
+                answer.len()
+            );
+        }
+    });
+    addr
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn proxy_with_a_session() {
+    let emulator = Emulator::start(EmulatorConfig::default()).await.unwrap();
+    let config = TempDir::new("proxy-session");
+    let mut env = hosts(&emulator);
+    env.push(("SVC_CONFIG_DIR", config.path().to_owned()));
+    ok(&svc_env(
+        &env,
+        &["register", "--email", "bo@example.com", "--password-stdin"],
+        Some("a long enough password"),
+    )
+    .await);
+    ok(&svc_env(
+        &env,
+        &["login", "--email", "bo@example.com", "--password-stdin"],
+        Some("a long enough password"),
+    )
+    .await);
+    let addr = upstream();
+
+    let url = format!("http://{addr}/orders");
+    let out = svc_env(
+        &env,
+        &[
+            "proxy",
+            "post",
+            &url,
+            "-q",
+            "dry_run=1",
+            "-H",
+            "X-Request-Id: 42",
+            "--json",
+            r#"{"total": 12.5}"#,
+        ],
+        None,
+    )
+    .await;
+    let echoed = json(&out);
+    assert!(
+        stderr(&out).contains("upstream answered 200"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(echoed["method"], "POST");
+    assert_eq!(echoed["target"], "/orders?dry_run=1");
+    let body: Value = serde_json::from_str(echoed["body"].as_str().unwrap()).unwrap();
+    assert_eq!(body, serde_json::json!({"total": 12.5}));
+
+    // The upstream's error: its body on stdout, exit code 3.
+    let out = svc_env(
+        &env,
+        &["proxy", "GET", &format!("http://{addr}/missing")],
+        None,
+    )
+    .await;
+    let err = code(&out, 3);
+    assert!(err.contains("404"), "{err}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "{\"error\": \"no such thing\"}"
+    );
+
+    // A target off the allow-list: the proxy's own refusal, with a hint.
+    let err = code(
+        &svc_env(&env, &["proxy", "GET", "http://192.0.2.1/"], None).await,
+        3,
+    );
+    assert!(err.contains("allow-list"), "{err}");
+}

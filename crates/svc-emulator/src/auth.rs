@@ -96,14 +96,18 @@ pub(crate) fn authorize_resource<'r>(
     project: &str,
     environment: &str,
     resource: &str,
-    jwt_valid_for_project: impl FnOnce(&str) -> bool,
+    jwt_project: impl FnOnce(&str) -> Option<String>,
 ) -> Result<ResourceAccess<'r>, ApiError> {
     let token = match credential(headers) {
         Some(Credential::Bearer(t) | Credential::Raw(t)) => t,
         // A user session or service token of this project serves every resource of it.
         Some(Credential::Jwt(t)) => {
-            if !jwt_valid_for_project(t) {
+            // Invalid, expired or tampered: 401. Valid, but another project's: 403.
+            let Some(owner_project) = jwt_project(t) else {
                 return Err(ApiError::not_authenticated());
+            };
+            if owner_project != project {
+                return Err(ApiError::permission_denied());
             }
             let owner = registry
                 .project(project)
@@ -230,14 +234,24 @@ mod tests {
     fn data_host_rules() {
         let r = registry();
         let check = |h: &str, p, res| {
-            status(authorize_resource(&r, &headers(h), p, "prod", res, |t| {
-                t == "good.jwt"
-            }))
+            status(authorize_resource(
+                &r,
+                &headers(h),
+                p,
+                "prod",
+                res,
+                |t| match t {
+                    "good.jwt" => Some("a".to_owned()),
+                    "other.jwt" => Some("b".to_owned()),
+                    _ => None,
+                },
+            ))
         };
         assert_eq!(check("tok-shop", "a", "shop"), StatusCode::OK);
         assert_eq!(check("JWT good.jwt", "a", "shop"), StatusCode::OK);
         assert_eq!(check("JWT good.jwt", "a", "ghost"), StatusCode::NOT_FOUND);
         assert_eq!(check("JWT bad.jwt", "a", "shop"), StatusCode::UNAUTHORIZED);
+        assert_eq!(check("JWT other.jwt", "a", "shop"), StatusCode::FORBIDDEN);
         assert_eq!(check("Bearer tok-shop", "a", "shop"), StatusCode::OK);
         assert_eq!(check("Bearer key-a", "a", "crm"), StatusCode::OK);
         assert_eq!(check("key-a", "a", "crm"), StatusCode::OK);
@@ -254,7 +268,7 @@ mod tests {
         assert_eq!(check("tok-shop", "a", "__svc_app__"), StatusCode::FORBIDDEN);
         assert_eq!(check("tools-a", "b", "__svc_app__"), StatusCode::FORBIDDEN);
         let access =
-            authorize_resource(&r, &headers("tok-crm"), "a", "prod", "crm", |_| false).unwrap();
+            authorize_resource(&r, &headers("tok-crm"), "a", "prod", "crm", |_| None).unwrap();
         assert_eq!(access.resource.name, "crm");
         assert_eq!(
             status(authorize_resource(
@@ -263,7 +277,7 @@ mod tests {
                 "a",
                 "qa",
                 "crm",
-                |_| false
+                |_| None
             )),
             StatusCode::NOT_FOUND
         );

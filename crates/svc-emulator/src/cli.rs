@@ -23,6 +23,9 @@ use std::path::PathBuf;
 
 use crate::{Emulator, EmulatorConfig, EmulatorError};
 
+pub use crate::app::proxy::{ProxyArgs, ProxySecret};
+pub use crate::faults::FaultArgs;
+
 /// The emulator's flags; each can also be set by an environment variable.
 #[derive(Debug, Clone, clap::Args)]
 pub struct EmulatorArgs {
@@ -60,6 +63,14 @@ pub struct EmulatorArgs {
     /// Lifetime of session refresh tokens, in seconds.
     #[arg(long, env = "SVC_EMULATOR_REFRESH_TOKEN_TTL", value_name = "SECONDS", default_value_t = 7 * 24 * 3600)]
     pub refresh_token_ttl: u64,
+
+    /// Fault mode: latency, `503`s, dropped connections (`--fault-*`).
+    #[command(flatten)]
+    pub faults: FaultArgs,
+
+    /// The HTTP proxy: allow-list, timeout, secrets (`--proxy-*`).
+    #[command(flatten)]
+    pub proxy: ProxyArgs,
 }
 
 impl EmulatorArgs {
@@ -80,6 +91,10 @@ impl EmulatorArgs {
         if let Some(file) = &self.config {
             config = config.config_file(file);
         }
+        if let Some(faults) = self.faults.to_faults() {
+            config = config.faults(faults);
+        }
+        config = config.proxy(self.proxy.to_proxy_config());
         config
     }
 }

@@ -28,6 +28,8 @@ pub struct EmulatorConfig {
     projects: ProjectsSource,
     tls: bool,
     lifetimes: crate::account::TokenLifetimes,
+    faults: Option<crate::faults::Faults>,
+    proxy: crate::ProxyConfig,
 }
 
 /// Where the projects come from. Setting one source replaces the other.
@@ -49,6 +51,8 @@ impl Default for EmulatorConfig {
             projects: ProjectsSource::Default,
             tls: false,
             lifetimes: crate::account::TokenLifetimes::default(),
+            faults: None,
+            proxy: crate::ProxyConfig::default(),
         }
     }
 }
@@ -91,6 +95,41 @@ impl EmulatorConfig {
     pub fn token_lifetimes(mut self, lifetimes: crate::account::TokenLifetimes) -> Self {
         self.lifetimes = lifetimes;
         self
+    }
+
+    /// Fault mode: inject latency, `503`s and dropped connections (see [`Faults`](crate::Faults)).
+    /// Off by default; a `Faults` with nothing set turns it off.
+    pub fn faults(mut self, faults: crate::faults::Faults) -> Self {
+        self.faults = faults.is_active().then_some(faults);
+        self
+    }
+
+    /// The faults in force, if fault mode is on.
+    pub fn fault_settings(&self) -> Option<&crate::faults::Faults> {
+        self.faults.as_ref()
+    }
+
+    /// The HTTP proxy's settings: allow-list (default: loopback only), timeout (default 30 s),
+    /// secrets, pinned names, extra TLS roots. See [`ProxyConfig`](crate::ProxyConfig).
+    pub fn proxy(mut self, proxy: crate::ProxyConfig) -> Self {
+        self.proxy = proxy;
+        self
+    }
+
+    /// Replaces the HTTP proxy's allow-list (see [`ProxyConfig::allow`](crate::ProxyConfig::allow)):
+    /// IP addresses, CIDR ranges, host names, `loopback` or `*`.
+    pub fn proxy_allow<I, S>(mut self, entries: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.proxy = self.proxy.allow(entries);
+        self
+    }
+
+    /// The HTTP proxy's settings in force.
+    pub fn proxy_settings(&self) -> &crate::ProxyConfig {
+        &self.proxy
     }
 
     /// The token lifetimes in force.

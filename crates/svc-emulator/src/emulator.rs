@@ -86,6 +86,9 @@ impl Emulator {
             .await
             .map_err(|source| EmulatorError::Bind { addr, source })?;
         let local_addr = listener.local_addr()?;
+        let proxy = crate::app::proxy::Forwarder::new(config.proxy_settings())
+            .map_err(ConfigError::Invalid)?;
+        let faults = config.fault_settings().cloned();
         let prepared = tokio::task::spawn_blocking(move || prepare(&config, local_addr))
             .await
             .map_err(|e| EmulatorError::Io(std::io::Error::other(e.to_string())))??;
@@ -129,8 +132,9 @@ impl Emulator {
             prepared.accounts,
             api_base_url,
             app_base_url,
+            proxy,
         );
-        let server = ServerTask::spawn(listener, routes::router(state), acceptor);
+        let server = ServerTask::spawn(listener, routes::router(state), acceptor, faults);
         Ok(EmulatorHandle::new(
             local_addr,
             info,

@@ -135,6 +135,11 @@ impl EmulatorHandle {
         self.local_addr
     }
 
+    /// In fault mode, how many requests met each fault so far; `None` without faults.
+    pub fn fault_counts(&self) -> Option<crate::FaultCounts> {
+        self.server.fault_counts()
+    }
+
     /// Everything above as the startup JSON line's struct.
     pub fn startup_info(&self) -> &StartupInfo {
         &self.info

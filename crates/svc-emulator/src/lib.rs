@@ -49,6 +49,7 @@ mod data;
 mod emulator;
 mod error;
 mod extract;
+mod faults;
 mod handle;
 mod project_config;
 pub mod records;
@@ -62,8 +63,10 @@ mod timestamp;
 mod tls;
 
 pub use account::TokenLifetimes;
+pub use app::proxy::ProxyConfig;
 pub use config::EmulatorConfig;
 pub use data::tools::SEEDED_TEAMS;
 pub use emulator::{Emulator, EmulatorError};
+pub use faults::{FaultCounts, Faults};
 pub use handle::{EmulatorHandle, StartupInfo};
 pub use project_config::{ConfigError, ProjectConfig, ProjectsConfig, ResourceConfig};

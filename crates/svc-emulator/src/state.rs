@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use crate::account::Accounts;
+use crate::app::proxy::Forwarder;
 use crate::registry::Registry;
 use crate::resources::Resources;
 use crate::store::Store;
@@ -19,6 +20,7 @@ struct Shared {
     accounts: Accounts,
     api_base_url: String,
     app_base_url: String,
+    proxy: Forwarder,
 }
 
 impl AppState {
@@ -29,6 +31,7 @@ impl AppState {
         accounts: Accounts,
         api_base_url: String,
         app_base_url: String,
+        proxy: Forwarder,
     ) -> Self {
         Self(Arc::new(Shared {
             registry,
@@ -37,7 +40,13 @@ impl AppState {
             accounts,
             api_base_url,
             app_base_url,
+            proxy,
         }))
+    }
+
+    /// The HTTP proxy's allow-list, timeout, secrets and TLS roots.
+    pub(crate) fn proxy(&self) -> &Forwarder {
+        &self.0.proxy
     }
 
     /// User sessions: accounts, tokens, codes.

@@ -823,6 +823,10 @@ pub struct ChangePasswordResponse {
     /// The session's new tokens, when the server issued some.
     #[serde(default)]
     pub new_state: Option<AuthState>,
+    /// Why the server refused, when `result` is false: field errors such as
+    /// `{"current_password": ["..."]}` (kept as sent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<Value>,
 }
 
 /// `POST auth/reset_password` body: `{email}`.
@@ -847,6 +851,10 @@ pub struct ResetPasswordResponse {
     /// Whether a reset was started; `false` when missing or `null`.
     #[serde(default, deserialize_with = "null_as_default")]
     pub result: bool,
+    /// Why the server refused, when `result` is false: field errors such as
+    /// `{"current_password": ["..."]}` (kept as sent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<Value>,
 }
 
 /// `POST auth/reset_password_complete` body: `{code, new_password}`. `Debug` hides both (the
@@ -888,6 +896,10 @@ pub struct ResetPasswordCompleteResponse {
     /// The new session's tokens, when the server issued some.
     #[serde(default)]
     pub new_state: Option<AuthState>,
+    /// Why the server refused, when `result` is false: field errors such as
+    /// `{"current_password": ["..."]}` (kept as sent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<Value>,
 }
 
 /// `POST auth/change_email` body: `{new_email, current_password?}`. `Debug` hides the password.
@@ -928,6 +940,10 @@ pub struct ChangeEmailResponse {
     /// Where the confirmation code was sent.
     #[serde(default)]
     pub sent_confirmation_to: Option<String>,
+    /// Why the server refused, when `result` is false: field errors such as
+    /// `{"current_password": ["..."]}` (kept as sent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<Value>,
 }
 
 /// `POST auth/change_email_complete` body: `{code}`. `Debug` hides the code.
@@ -964,6 +980,10 @@ pub struct ChangeEmailCompleteResponse {
     /// The new address.
     #[serde(default)]
     pub new_email: Option<String>,
+    /// Why the server refused, when `result` is false: field errors such as
+    /// `{"current_password": ["..."]}` (kept as sent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<Value>,
 }
 
 #[cfg(test)]
@@ -1212,7 +1232,8 @@ mod tests {
                 "{:?}",
                 ChangePasswordResponse {
                     result: true,
-                    new_state: Some(state.clone())
+                    new_state: Some(state.clone()),
+                    errors: None,
                 }
             ),
             format!(
@@ -1223,7 +1244,8 @@ mod tests {
                 "{:?}",
                 ResetPasswordCompleteResponse {
                     result: true,
-                    new_state: Some(state.clone())
+                    new_state: Some(state.clone()),
+                    errors: None,
                 }
             ),
             format!(

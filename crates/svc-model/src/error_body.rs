@@ -171,6 +171,10 @@ pub mod codes {
     pub const INTERNAL: &str = "internal";
     /// The upstream of the HTTP proxy could not be reached (`502`).
     pub const BAD_GATEWAY: &str = "bad_gateway";
+    /// The upstream of the HTTP proxy did not answer in time (`504`).
+    pub const GATEWAY_TIMEOUT: &str = "gateway_timeout";
+    /// The HTTP proxy's target is not on the allow-list (`403`).
+    pub const TARGET_NOT_ALLOWED: &str = "target_not_allowed";
     /// The server is unavailable for now (`503`).
     pub const UNAVAILABLE: &str = "unavailable";
 }

@@ -28,6 +28,7 @@ pub mod list;
 mod object;
 pub mod page_settings;
 pub mod project;
+pub mod proxy;
 pub mod records;
 pub mod sql;
 pub mod users;

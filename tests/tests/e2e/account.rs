@@ -126,6 +126,10 @@ async fn every_account_method() {
         .await
         .unwrap();
     assert!(!refused.result);
+    assert!(
+        refused.errors.unwrap().get("current_password").is_some(),
+        "the reason is kept"
+    );
     let before = signed.token.refresh_token.clone();
     let changed = c
         .account()
@@ -194,6 +198,7 @@ async fn every_account_method() {
         .await
         .unwrap();
     assert!(!used.result, "a used code is refused");
+    assert!(used.errors.unwrap().get("code").is_some());
     anonymous(&emulator)
         .build()
         .unwrap()
@@ -558,6 +563,11 @@ async fn service_requests() {
     plain.load_service_token(token.as_str());
     plain.records("shop", "orders").retrieve(1).await.unwrap();
 
+    // The authentication check answers for a service token with the service principal.
+    let status = plain.account().is_authenticated().await.unwrap();
+    assert!(status.authenticated);
+    assert_eq!(status.user.unwrap().uid, "service");
+
     // A tampered token is refused.
     let tampered = anonymous(&emulator)
         .service_token(format!("{token}x"))
@@ -569,4 +579,48 @@ async fn service_requests() {
         .await
         .unwrap_err();
     assert_eq!(err.status().map(|s| s.as_u16()), Some(401));
+}
+
+#[tokio::test]
+async fn a_session_of_another_project_is_forbidden() {
+    use svc_emulator::{ProjectConfig, ProjectsConfig, ResourceConfig};
+    let config = ProjectsConfig::new(vec![
+        ProjectConfig::new("alpha").api_key("key_alpha").resource(
+            ResourceConfig::new("shop", "tok_alpha_shop")
+                .seed_sql("CREATE TABLE t (id INTEGER PRIMARY KEY);"),
+        ),
+        ProjectConfig::new("beta").api_key("key_beta"),
+    ]);
+    let emulator = Emulator::start(EmulatorConfig::default().projects(config))
+        .await
+        .unwrap();
+    let beta = Client::builder()
+        .project("beta")
+        .api_base_url(emulator.api_base_url())
+        .build()
+        .unwrap();
+    assert!(
+        beta.account()
+            .register(&RegisterRequest::new("b@example.com", "correct horse"))
+            .await
+            .unwrap()
+            .result
+    );
+    let signed = beta
+        .account()
+        .login("b@example.com", "correct horse")
+        .await
+        .unwrap();
+    let alpha = Client::builder()
+        .project("alpha")
+        .api_base_url(emulator.api_base_url())
+        .service_token(signed.token.access_token.as_str())
+        .build()
+        .unwrap();
+    let err = alpha
+        .records("shop", "t")
+        .list(&ListQuery::new())
+        .await
+        .unwrap_err();
+    assert_eq!(err.status().map(|s| s.as_u16()), Some(403), "{err}");
 }

@@ -1,9 +1,15 @@
 //! End-to-end tests: the SDK against the emulator over real sockets on loopback.
 
 mod account;
+mod auth_walk;
 mod custom_transport;
+mod faults;
 mod pages;
+mod properties;
+mod proxy;
 mod records;
 mod reload;
+mod secrets;
+mod security;
 mod sql;
 mod tools;

@@ -447,29 +447,49 @@ async fn tour_users(client: &Client, n: &mut u32) -> Result<(), Failure> {
 
 fn next_steps(emulator: &EmulatorHandle, keep_running: bool) {
     println!("\nNext steps");
+    if !keep_running {
+        println!(
+            "   svc demo --keep-running    # this tour, then keep the emulator up and print the commands to try"
+        );
+        println!(
+            "   svc emulator               # the emulator on its own; prints its URLs and keys as one JSON line"
+        );
+        println!(
+            "   (with a checkout, `cargo run -p svc-cli --` in place of `svc`; see docs/cli.md)"
+        );
+        return;
+    }
+    let info = emulator.startup_info();
     println!(
-        "   cargo run -p svc-cli -- emulator           # the emulator on its own; prints its URLs and keys"
+        "   In another shell (`cargo run -p svc-cli --` in place of `svc` if it is not installed):"
     );
-    println!(
-        "   cargo run -p svc-cli -- demo --keep-running # this tour, then keep the emulator up"
-    );
-    if keep_running {
-        let info = emulator.startup_info();
+    println!("   export SVC_PROJECT={}", info.project);
+    println!("   export SVC_API_BASE_URL={}", info.api_base_url);
+    println!("   export SVC_APP_BASE_URL={}", info.app_base_url);
+    println!("   export SVC_API_KEY={}", info.api_key);
+    if let Some(tools) = info
+        .resource_tokens
+        .get(svc_api::model::users::TOOLS_RESOURCE)
+    {
+        println!("   export SVC_TOOLS_TOKEN={tools}");
+    }
+    if let Some(ca) = &info.tls_ca_pem {
+        println!("   export SVC_CA_CERT={}", ca.display());
+    }
+    println!("   svc projects get -o table");
+    println!("   svc pages list");
+    if info.resource_tokens.contains_key("shop") {
+        println!("   svc records list shop orders -f status=paid -o table");
+        println!("   svc records aggregate shop orders --func sum --column total -f status=paid");
+        println!("   svc sql shop \"select count(*) from orders\"");
         println!(
-            "   export SVC_PROJECT={} SVC_API_BASE_URL={} SVC_APP_BASE_URL={}",
-            info.project, info.api_base_url, info.app_base_url
-        );
-        println!(
-            "   export SVC_API_KEY=<the api_key printed by `svc emulator`, or this demo's: see below>"
-        );
-        println!("   api_key: {}", info.api_key);
-        println!("   cargo run -p svc-cli -- pages list");
-        println!(
-            "   cargo run -p svc-cli -- records list shop orders -f status=paid --order-by=-total --per-page 5"
-        );
-    } else {
-        println!(
-            "   svc pages list | svc records list shop orders -f status=paid   (with SVC_* set; see svc --help)"
+            "   svc sql shop \"select * from orders where total >= :min limit 5\" -p min=900 -o csv"
         );
     }
+    println!("   svc teams list -o table");
+    println!("   svc users list");
+    println!(
+        "   printf 'correct horse battery\\n' | svc login --email ana@example.com --password-stdin"
+    );
+    println!("   svc whoami -o table");
 }

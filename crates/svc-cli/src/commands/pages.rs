@@ -3,11 +3,17 @@
 use svc_api::model::{PageSettings, UpdatePageSettings};
 
 use crate::args::{Global, PagesCommand};
+use crate::connect::{self, Access};
 use crate::exit::Failure;
-use crate::{connect, input, output};
+use crate::{input, output};
 
 pub async fn run(global: &Global, cmd: PagesCommand) -> Result<(), Failure> {
-    let client = connect::client(global)?;
+    let client = connect::client(
+        global,
+        Access::App {
+            needs_project: true,
+        },
+    )?;
     let format = output::resolve(global.output);
     let pages = client.pages();
     match cmd {

@@ -10,13 +10,24 @@ use svc_api::model::records::{
 };
 use svc_api::{Client, Records};
 
-use crate::args::{ExportFormat, Filters, Global, Output, RecordsCommand, Target};
+use crate::args::{ExportFormat, Filters, Global, Output, Paging, RecordsCommand, Target};
+use crate::connect::{self, Access};
 use crate::exit::Failure;
+use crate::input;
 use crate::output::{self, CsvWriter};
-use crate::{connect, input};
 
 pub async fn run(global: &Global, cmd: RecordsCommand) -> Result<(), Failure> {
-    let client = connect::client(global)?;
+    let resource = match &cmd {
+        RecordsCommand::List { target, .. }
+        | RecordsCommand::Export { target, .. }
+        | RecordsCommand::Get { target, .. }
+        | RecordsCommand::Create { target, .. }
+        | RecordsCommand::Update { target, .. }
+        | RecordsCommand::Delete { target, .. }
+        | RecordsCommand::Aggregate { target, .. }
+        | RecordsCommand::Group { target, .. } => target.resource.clone(),
+    };
+    let client = connect::client(global, Access::Resource(&resource))?;
     let format = output::resolve(global.output);
     match cmd {
         RecordsCommand::List {
@@ -124,7 +135,7 @@ pub async fn run(global: &Global, cmd: RecordsCommand) -> Result<(), Failure> {
 
 fn records<'c>(client: &'c Client, global: &Global, target: &Target) -> Records<'c> {
     let r = client.records(&target.resource, &target.model);
-    match &global.token {
+    match connect::token(global) {
         Some(token) => r.token(token),
         None => r,
     }
@@ -138,7 +149,7 @@ fn func_named(name: &str) -> Result<AggregateFunc, Failure> {
     })
 }
 
-fn query(filters: &Filters) -> Result<ListQuery, Failure> {
+pub fn query(filters: &Filters) -> Result<ListQuery, Failure> {
     let mut query = ListQuery::new();
     for f in &filters.filters {
         query = add_filter(query, f)?;
@@ -149,12 +160,24 @@ fn query(filters: &Filters) -> Result<ListQuery, Failure> {
     Ok(query)
 }
 
-fn ordered(query: ListQuery, order_by: Option<&str>) -> ListQuery {
+pub fn ordered(query: ListQuery, order_by: Option<&str>) -> ListQuery {
     order_by
         .into_iter()
         .flat_map(|o| o.split(','))
         .filter(|f| !f.is_empty())
         .fold(query, |q, field| q.order_by(field))
+}
+
+/// Filters, search, ordering, page and page size, for the lists of users and teams.
+pub fn list_query(filters: &Filters, paging: &Paging) -> Result<ListQuery, Failure> {
+    let mut query = ordered(query(filters)?, paging.order_by.as_deref());
+    if let Some(p) = paging.page {
+        query = query.page(p);
+    }
+    if let Some(n) = paging.per_page {
+        query = query.per_page(n);
+    }
+    Ok(query)
 }
 
 /// `field=value`, `field__lookup=value`, `exclude__field[__lookup]=value`.
@@ -204,7 +227,7 @@ async fn export(
         None => Box::new(std::io::stdout().lock()),
     };
     let mut sink = BufWriter::new(sink);
-    let io = |e: std::io::Error| Failure::Other(format!("cannot write the export: {e}"));
+    let io = output::io;
     let mut progress = Progress::new();
     let mut stream = records.stream(query)?;
     let mut csv: Option<CsvWriter> = None;
@@ -213,8 +236,10 @@ async fn export(
         let value = Value::Object(record);
         match format {
             ExportFormat::Ndjson => {
-                serde_json::to_writer(&mut sink, &value)
-                    .map_err(|e| Failure::Other(e.to_string()))?;
+                serde_json::to_writer(&mut sink, &value).map_err(|e| match e.io_error_kind() {
+                    Some(kind) => io(kind.into()),
+                    None => Failure::Other(e.to_string()),
+                })?;
                 sink.write_all(b"\n").map_err(io)?;
             }
             ExportFormat::Csv => {

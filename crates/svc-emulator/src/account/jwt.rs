@@ -120,6 +120,9 @@ fn b64url(data: &[u8]) -> String {
         .collect()
 }
 
+/// Decodes base64url without padding, in its canonical form only: the unused low bits of the
+/// last character must be zero. Otherwise several texts decode to the same bytes, and a token
+/// changed in its last character would still verify.
 fn b64url_decode(text: &str) -> Option<Vec<u8>> {
     if text.contains(['+', '/', '=']) {
         return None;
@@ -132,7 +135,7 @@ fn b64url_decode(text: &str) -> Option<Vec<u8>> {
             other => other,
         })
         .collect();
-    base64_decode(&standard)
+    base64_decode(&standard).filter(|bytes| b64url(bytes) == text)
 }
 
 #[cfg(test)]
@@ -170,6 +173,33 @@ mod tests {
         for bad in ["", "a.b", "a.b.c.d", "!!.??.**", "e30.e30."] {
             assert!(signer.verify(bad, 150).is_err(), "{bad}");
         }
+    }
+
+    /// Regression: the signature's last character carries two bits that base64 does not use;
+    /// changing them gave another token with the same signature bytes, and it verified.
+    #[test]
+    fn a_token_verifies_in_its_own_spelling_only() {
+        let signer = Signer::new(b"0123456789abcdef0123456789abcdef");
+        let token = signer.sign(&claims(200));
+        assert!(signer.verify(&token, 150).is_ok());
+        const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        for part in 0..3 {
+            let parts: Vec<&str> = token.split('.').collect();
+            let last = parts[part].chars().last().unwrap();
+            let value = B64.iter().position(|&b| char::from(b) == last).unwrap();
+            for low_bits in 1..4 {
+                let mut changed: Vec<String> = parts.iter().map(|p| (*p).to_owned()).collect();
+                changed[part].pop();
+                changed[part].push(char::from(B64[value ^ low_bits]));
+                let changed = changed.join(".");
+                assert!(
+                    signer.verify(&changed, 150).is_err(),
+                    "part {part}, bits {low_bits}: {changed}"
+                );
+            }
+        }
+        assert_eq!(b64url_decode("AQ"), Some(vec![1]));
+        assert_eq!(b64url_decode("AR"), None);
     }
 
     #[test]

@@ -115,6 +115,12 @@ impl Accounts {
         })
     }
 
+    /// The claims of a valid access or service token of any project, if `token` is one.
+    pub(crate) fn verify_any(&self, token: &str) -> Option<Claims> {
+        let claims = self.signer.verify(token, now()).ok()?;
+        matches!(claims.typ, TokenType::Access | TokenType::Service).then_some(claims)
+    }
+
     /// The claims of a valid access or service token of `project`, if `token` is one.
     pub(crate) fn verify_access(&self, project: &str, token: &str) -> Option<Claims> {
         let claims = self.signer.verify(token, now()).ok()?;

@@ -68,14 +68,30 @@ fn project_of(state: &AppState, project: &str, environment: &str) -> Result<Stri
 
 /// The user behind `Authorization: JWT <access token>`.
 fn session(state: &AppState, headers: &HeaderMap, project: &str) -> Result<Claims, ApiError> {
+    jwt_claims(state, headers, project, &[TokenType::Access])
+}
+
+/// The claims of the request's `JWT`, a token of one of `types`: `401` without one, or when it is
+/// invalid, expired or of another type; `403` when it is a valid token of another project (API.md
+/// section 3: valid credentials for another project).
+fn jwt_claims(
+    state: &AppState,
+    headers: &HeaderMap,
+    project: &str,
+    types: &[TokenType],
+) -> Result<Claims, ApiError> {
     let Some(Credential::Jwt(token)) = auth::credential(headers) else {
         return Err(ApiError::not_authenticated());
     };
-    state
+    let claims = state
         .accounts()
-        .verify_access(project, token)
-        .filter(|c| c.typ == TokenType::Access)
-        .ok_or_else(ApiError::not_authenticated)
+        .verify_any(token)
+        .filter(|c| types.contains(&c.typ))
+        .ok_or_else(ApiError::not_authenticated)?;
+    if claims.project != project {
+        return Err(ApiError::permission_denied());
+    }
+    Ok(claims)
 }
 
 /// The project of an account route (`/projects/{project}/{environment}/auth/...`), checked to
@@ -172,8 +188,27 @@ async fn refresh(
 
 async fn user(
     State(state): State<AppState>,
-    SignedIn { project, claims }: SignedIn,
+    headers: HeaderMap,
+    AccountProject(project): AccountProject,
 ) -> Result<Response, ApiError> {
+    let claims = jwt_claims(
+        &state,
+        &headers,
+        &project,
+        &[TokenType::Access, TokenType::Service],
+    )?;
+    if claims.typ == TokenType::Service {
+        // A service token stands for the service, not a user: answer with that principal.
+        return Ok(Json(json!({
+            "uid": "service",
+            "username": "service",
+            "has_password": false,
+            "email": null,
+            "first_name": null,
+            "last_name": null,
+        }))
+        .into_response());
+    }
     match state.accounts().user(project, claims.sub).await? {
         Some(info) => Ok(Json(info).into_response()),
         None => Err(ApiError::not_authenticated()),

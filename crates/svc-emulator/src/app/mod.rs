@@ -1,10 +1,12 @@
-//! The application host: projects and page settings, served under the `/api` prefix.
+//! The application host: projects, page settings and the HTTP proxy, served under the `/api`
+//! prefix.
 
 mod pages;
 mod projects;
+pub(crate) mod proxy;
 
 use axum::Router;
-use axum::routing::get;
+use axum::routing::{get, post};
 
 use crate::routes::route_with_optional_slash;
 use crate::state::AppState;
@@ -18,9 +20,10 @@ pub(crate) fn router() -> Router<AppState> {
         "/projects/{project}/{environment}/view_settings/",
         get(pages::list).post(pages::create),
     );
-    route_with_optional_slash(
+    let router = route_with_optional_slash(
         router,
         "/projects/{project}/{environment}/view_settings/{uid}/",
         get(pages::get).patch(pages::update).delete(pages::delete),
-    )
+    );
+    route_with_optional_slash(router, "/proxy_request/", post(proxy::proxy_request))
 }

@@ -138,7 +138,12 @@ fn resource(
         project,
         environment,
         resource,
-        |jwt| state.accounts().verify_access(project, jwt).is_some(),
+        |jwt| {
+            state
+                .accounts()
+                .verify_any(jwt)
+                .map(|claims| claims.project)
+        },
     )?;
     state
         .resources()

@@ -384,6 +384,10 @@ impl Resource {
                 if let Some(row) = rows.next()? {
                     write_row(&mut buf, &model, row)?;
                 }
+                // Run the statement to its end: in autocommit mode that is when SQLite commits,
+                // and a commit that fails (a deferred foreign key, an I/O error) must fail the
+                // create, not be lost in the statement's reset after a `201`.
+                finish(&mut rows)?;
                 Ok(buf)
             };
             run().map_err(|e| self.write_error(conn, &model, e, &values, false))
@@ -433,14 +437,17 @@ impl Resource {
                 let mut stmt = prepare(conn, &sql)?;
                 let binds = values.iter().map(|(_, v)| v).chain(std::iter::once(&pk));
                 let mut rows = stmt.query(params_from_iter(binds))?;
-                match rows.next()? {
+                let buf = match rows.next()? {
                     Some(row) => {
                         let mut buf = Vec::with_capacity(256);
                         write_row(&mut buf, &model, row)?;
-                        Ok(Some(buf))
+                        Some(buf)
                     }
-                    None => Ok(None),
-                }
+                    None => None,
+                };
+                // As in `create`: the commit happens (and can fail) at the end of the statement.
+                finish(&mut rows)?;
+                Ok(buf)
             };
             match run() {
                 Ok(Some(buf)) => Ok(buf),
@@ -583,6 +590,13 @@ impl Resource {
     }
 }
 
+/// Steps a statement to its end, so that an autocommit's error (raised when the statement
+/// completes) is returned instead of being dropped by the statement's reset.
+fn finish(rows: &mut rusqlite::Rows<'_>) -> rusqlite::Result<()> {
+    while rows.next()?.is_some() {}
+    Ok(())
+}
+
 fn non_field(message: String) -> RecordsError {
     RecordsError::field("non_field_errors", message)
 }
@@ -697,4 +711,62 @@ fn write_link(buf: &mut Vec<u8>, base: &str, params: &[(String, String)], page: 
         url.extend(utf8_percent_encode(&v, QUERY));
     }
     crate::records::convert::write_json_str(buf, &url);
+}
+
+#[cfg(test)]
+mod commit_tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A foreign key checked at commit: the `RETURNING` row is produced, then the commit fails.
+    const DEFERRED: &str = "
+        CREATE TABLE parent (id INTEGER PRIMARY KEY);
+        CREATE TABLE child (
+            id INTEGER PRIMARY KEY,
+            parent_id INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED
+        );
+        INSERT INTO parent (id) VALUES (1);
+        INSERT INTO child (id, parent_id) VALUES (1, 1);
+    ";
+
+    fn count(db: &Resource) -> i64 {
+        db.with_reader(|c| c.query_row("SELECT count(*) FROM child", [], |r| r.get(0)))
+            .unwrap()
+    }
+
+    #[test]
+    fn a_write_whose_commit_fails_is_an_error_not_a_lost_success() {
+        for file in [false, true] {
+            let dir = std::env::temp_dir().join(format!(
+                "svc-emulator-commit-{}-{}",
+                std::process::id(),
+                uuid::Uuid::new_v4().simple()
+            ));
+            std::fs::create_dir_all(&dir).unwrap();
+            let path = dir.join("deferred.sqlite");
+            let db = Resource::seeded(file.then_some(path.as_path()), DEFERRED).unwrap();
+
+            let err = db
+                .create("child", &json!({"parent_id": 9}))
+                .expect_err("the commit fails on the deferred foreign key");
+            assert_eq!(err.status(), 400, "{err:?}");
+            assert_eq!(count(&db), 1, "nothing was stored");
+
+            let err = db
+                .update("child", "1", &json!({"parent_id": 9}))
+                .expect_err("the commit fails on the deferred foreign key");
+            assert_eq!(err.status(), 400, "{err:?}");
+            let kept: Json = serde_json::from_slice(&db.retrieve("child", "1").unwrap()).unwrap();
+            assert_eq!(kept["parent_id"], 1, "the update was rolled back");
+
+            // A good write still works, and the writer is usable after the failures.
+            let ok: Json =
+                serde_json::from_slice(&db.create("child", &json!({"parent_id": 1})).unwrap())
+                    .unwrap();
+            assert_eq!(ok["parent_id"], 1);
+            assert_eq!(count(&db), 2);
+            drop(db);
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
 }

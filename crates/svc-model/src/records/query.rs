@@ -153,6 +153,20 @@ pub enum QueryError {
     /// An `in` filter with no values, which would match nothing by accident.
     #[error("the `in` filter on {0:?} has no values")]
     EmptyList(String),
+    /// A filter whose key would read as an exclusion: `exclude__gt` is `exclude` on field `gt`
+    /// to the service, not `gt` on field `exclude`. Fields named `exclude` and `exclude_` can be
+    /// matched exactly or excluded, but not filtered with another lookup.
+    #[error(
+        "a `{lookup}` filter on field {field:?} would be sent as {key:?}, which the service reads as an exclusion; fields named `exclude` or `exclude_` can only be matched exactly or excluded"
+    )]
+    ReadsAsExclude {
+        /// The filtered field.
+        field: String,
+        /// The lookup.
+        lookup: Lookup,
+        /// The key it would be sent as.
+        key: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -164,6 +178,22 @@ struct Filter {
     /// `validate` can refuse values the comma-separated syntax cannot carry.
     list: Option<Vec<String>>,
     exclude: bool,
+}
+
+impl Filter {
+    /// The query key. The service reads a key that is a field of the model as an exact match
+    /// first, so the bare field name is the exact key of every field but the paging parameters
+    /// (`page__exact`). An `exclude__` prefix negates.
+    fn key(&self) -> String {
+        match (self.exclude, self.lookup) {
+            (false, Lookup::Exact) if !RESERVED.contains(&self.field.as_str()) => {
+                self.field.clone()
+            }
+            (false, lookup) => format!("{}__{}", self.field, lookup.as_str()),
+            (true, Lookup::Exact) => format!("exclude__{}", self.field),
+            (true, lookup) => format!("exclude__{}__{}", self.field, lookup.as_str()),
+        }
+    }
 }
 
 /// A records list query: filters, exclusions, ordering, search, page and page size.
@@ -323,6 +353,14 @@ impl ListQuery {
         }
         for f in &self.filters {
             check_field(&f.field)?;
+            let key = f.key();
+            if !f.exclude && key.starts_with("exclude__") {
+                return Err(QueryError::ReadsAsExclude {
+                    field: f.field.clone(),
+                    lookup: f.lookup,
+                    key,
+                });
+            }
             if let Some(values) = &f.list {
                 if values.is_empty() {
                     return Err(QueryError::EmptyList(f.field.clone()));
@@ -346,17 +384,7 @@ impl ListQuery {
     pub fn to_pairs(&self) -> Vec<(String, String)> {
         let mut pairs = Vec::with_capacity(self.filters.len() + 4);
         for f in &self.filters {
-            let key = match (f.exclude, f.lookup) {
-                (false, Lookup::Exact)
-                    if !RESERVED.contains(&f.field.as_str()) && !f.field.starts_with("exclude") =>
-                {
-                    f.field.clone()
-                }
-                (false, lookup) => format!("{}__{}", f.field, lookup.as_str()),
-                (true, Lookup::Exact) => format!("exclude__{}", f.field),
-                (true, lookup) => format!("exclude__{}__{}", f.field, lookup.as_str()),
-            };
-            pairs.push((key, f.value.clone()));
+            pairs.push((f.key(), f.value.clone()));
         }
         if !self.order_by.is_empty() {
             pairs.push(("_order_by".to_owned(), self.order_by.join(",")));
@@ -439,10 +467,46 @@ mod tests {
     fn reserved_field_names_use_explicit_exact() {
         let pairs = ListQuery::new()
             .eq("page", 3)
+            .eq("_search", 1)
             .eq("exclude_me", 1)
             .to_pairs();
         assert_eq!(pairs[0].0, "page__exact");
-        assert_eq!(pairs[1].0, "exclude_me__exact");
+        assert_eq!(pairs[1].0, "_search__exact");
+        // Not a paging parameter, and the service reads a field name as an exact match first.
+        assert_eq!(pairs[2].0, "exclude_me");
+    }
+
+    /// Found by the `list_query` fuzz target: a field named `exclude` or `exclude_` was sent as
+    /// `exclude__exact` / `exclude___lt`, which the service reads as an exclusion on another
+    /// field (`exact`, `_lt`).
+    #[test]
+    fn fields_named_exclude_never_read_as_an_exclusion() {
+        for field in ["exclude", "exclude_"] {
+            let q = ListQuery::new().eq(field, 1).exclude(field, Lookup::Gt, 2);
+            assert!(q.validate().is_ok());
+            let pairs = q.to_pairs();
+            assert_eq!(pairs[0].0, field);
+            assert_eq!(pairs[1].0, format!("exclude__{field}__gt"));
+            for lookup in Lookup::ALL.into_iter().filter(|l| *l != Lookup::Exact) {
+                let err = ListQuery::new()
+                    .filter(field, lookup, "x")
+                    .validate()
+                    .unwrap_err();
+                assert!(
+                    matches!(&err, QueryError::ReadsAsExclude { field: f, .. } if f == field),
+                    "{err}"
+                );
+            }
+        }
+        // Any other field with a prefix like it is fine.
+        for field in ["exclude_me", "excluded", "_exclude"] {
+            assert!(
+                ListQuery::new()
+                    .filter(field, Lookup::Lt, 1)
+                    .validate()
+                    .is_ok()
+            );
+        }
     }
 
     #[test]

@@ -1,0 +1,367 @@
+//! What the benchmarks share: run settings, runtimes, a load generator, in-process servers that
+//! answer fixed bytes, the emulator with generated records, and the record type.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http::header::CONTENT_TYPE;
+use http::{HeaderValue, Response};
+use http_body_util::Full;
+use serde::{Deserialize, Serialize};
+use svc_emulator::{
+    Emulator, EmulatorConfig, EmulatorHandle, ProjectConfig, ProjectsConfig, ResourceConfig,
+};
+use tokio::net::TcpListener;
+use tokio::runtime::Runtime;
+
+/// How long and how often to measure.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    /// Measured runs per figure; the figure is their median. One warm-up run comes first.
+    pub runs: usize,
+    /// How long one throughput run lasts.
+    pub load_time: Duration,
+    /// Runs of the short, single-shot measurements (decoding).
+    pub decode_runs: usize,
+}
+
+impl Settings {
+    pub fn full() -> Self {
+        Self {
+            runs: 5,
+            load_time: Duration::from_millis(800),
+            decode_runs: 15,
+        }
+    }
+
+    pub fn quick() -> Self {
+        Self {
+            runs: 3,
+            load_time: Duration::from_millis(250),
+            decode_runs: 5,
+        }
+    }
+}
+
+/// The runtime the clients run on: one thread (the bench's main thread), so a client's cost is
+/// not spread over threads that also serve.
+pub fn client_runtime() -> Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a current-thread runtime")
+}
+
+/// A runtime for a server, with its own worker threads.
+pub fn server_runtime(name: &str, workers: usize) -> Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers)
+        .thread_name(name)
+        .enable_all()
+        .build()
+        .expect("a multi-thread runtime")
+}
+
+/// What a load run did.
+#[derive(Debug, Clone, Copy)]
+pub struct Done {
+    /// Requests completed.
+    pub requests: u64,
+    /// From the start to the last completion.
+    pub elapsed: Duration,
+}
+
+impl Done {
+    /// Requests per second.
+    pub fn per_second(&self) -> f64 {
+        self.requests as f64 / self.elapsed.as_secs_f64()
+    }
+}
+
+/// Runs `request` with `concurrency` in flight for `duration`. Each request must succeed: a
+/// failing benchmark is a broken benchmark.
+pub fn load<F, Fut>(rt: &Runtime, concurrency: usize, duration: Duration, request: F) -> Done
+where
+    F: Fn() -> Fut + Clone + Send + 'static,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    rt.block_on(async move {
+        let start = Instant::now();
+        let deadline = start + duration;
+        let mut workers = tokio::task::JoinSet::new();
+        for _ in 0..concurrency {
+            let request = request.clone();
+            workers.spawn(async move {
+                let mut done = 0u64;
+                while Instant::now() < deadline {
+                    request().await;
+                    done += 1;
+                }
+                done
+            });
+        }
+        let mut requests = 0u64;
+        while let Some(done) = workers.join_next().await {
+            requests += done.expect("a load worker panicked");
+        }
+        Done {
+            requests,
+            elapsed: start.elapsed(),
+        }
+    })
+}
+
+/// An in-process HTTP/1.1 server (hyper, one worker thread) that answers every request with the
+/// same JSON bytes, from memory.
+pub struct FixedServer {
+    rt: Option<Runtime>,
+    addr: SocketAddr,
+}
+
+impl std::fmt::Debug for FixedServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FixedServer")
+            .field("addr", &self.addr)
+            .finish()
+    }
+}
+
+impl FixedServer {
+    pub fn start(body: Bytes) -> Self {
+        use hyper::server::conn::http1;
+        use hyper_util::rt::TokioIo;
+
+        let rt = server_runtime("fixed-server", 1);
+        let listener = rt
+            .block_on(TcpListener::bind("127.0.0.1:0"))
+            .expect("bind a loopback port");
+        let addr = listener.local_addr().expect("a local address");
+        rt.spawn(async move {
+            loop {
+                let Ok((stream, _)) = listener.accept().await else {
+                    continue;
+                };
+                let _ = stream.set_nodelay(true);
+                let body = body.clone();
+                tokio::spawn(async move {
+                    let service = hyper::service::service_fn(move |_request| {
+                        let body = body.clone();
+                        async move { Ok::<_, Infallible>(json_response(body)) }
+                    });
+                    let _ = http1::Builder::new()
+                        .serve_connection(TokioIo::new(stream), service)
+                        .await;
+                });
+            }
+        });
+        Self { rt: Some(rt), addr }
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+}
+
+impl Drop for FixedServer {
+    fn drop(&mut self) {
+        if let Some(rt) = self.rt.take() {
+            rt.shutdown_background();
+        }
+    }
+}
+
+fn json_response(body: Bytes) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(body));
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+/// One generated record: 12 fields of the usual kinds (integers, text, nullable text and
+/// integers, a boolean, a real, a date and a date-time), as the emulator answers them and as a
+/// user would declare them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Item {
+    pub id: i64,
+    pub name: String,
+    pub email: String,
+    pub city: Option<String>,
+    pub vip: bool,
+    pub score: Option<i64>,
+    pub total: f64,
+    pub quantity: i64,
+    pub status: String,
+    pub ordered_on: String,
+    pub created_at: String,
+    pub note: Option<String>,
+}
+
+const CITIES: [&str; 6] = ["Paris", "Berlin", "Kraków", "São Paulo", "Zürich", "Tokyo"];
+const STATUSES: [&str; 6] = [
+    "new",
+    "paid",
+    "shipped",
+    "delivered",
+    "cancelled",
+    "refunded",
+];
+
+/// `n` records of the shape [`seed_sql`] makes, built in Rust (for the decoding benchmark, which
+/// needs no server).
+pub fn items(n: usize) -> Vec<Item> {
+    (1..=n as i64)
+        .map(|n| Item {
+            id: n,
+            name: format!("Customer {n}"),
+            email: format!("customer{n}@example.com"),
+            city: (n % 10 != 0).then(|| CITIES[(n % 6) as usize].to_owned()),
+            vip: n % 7 == 0,
+            score: (n % 9 != 0).then_some((n * 37) % 101),
+            total: (((n * 48271) % 100_000) as f64 / 100.0 + 1.0),
+            quantity: 1 + (n * 13) % 9,
+            status: STATUSES[((n * 40507) % 6) as usize].to_owned(),
+            ordered_on: format!("2024-{:02}-{:02}", 1 + n % 12, 1 + n % 28),
+            created_at: format!(
+                "2024-{:02}-{:02}T{:02}:{:02}:{:02}",
+                1 + n % 12,
+                1 + n % 28,
+                n % 24,
+                n % 60,
+                (n * 7) % 60
+            ),
+            note: match n % 4 {
+                0 => None,
+                1 => Some(String::new()),
+                _ => Some(format!("Note #{n}")),
+            },
+        })
+        .collect()
+}
+
+/// SQL that creates table `items` with `n` rows of the 12 fields of [`Item`], with a recursive
+/// CTE (the style of the emulator's demo seed).
+pub fn seed_sql(n: usize) -> String {
+    format!(
+        r#"
+CREATE TABLE items (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    email TEXT NOT NULL,
+    city TEXT,
+    vip BOOLEAN NOT NULL,
+    score INTEGER,
+    total REAL NOT NULL,
+    quantity INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    ordered_on DATE NOT NULL,
+    created_at DATETIME NOT NULL,
+    note TEXT
+);
+BEGIN;
+WITH RECURSIVE seq(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM seq WHERE n < {n})
+INSERT INTO items (id, name, email, city, vip, score, total, quantity, status, ordered_on, created_at, note)
+SELECT n,
+    'Customer ' || n,
+    'customer' || n || '@example.com',
+    CASE WHEN n % 10 = 0 THEN NULL
+         ELSE json_extract('["Paris","Berlin","Kraków","São Paulo","Zürich","Tokyo"]', '$[' || (n % 6) || ']') END,
+    n % 7 = 0,
+    CASE WHEN n % 9 = 0 THEN NULL ELSE (n * 37) % 101 END,
+    round(((n * 48271) % 100000) / 100.0 + 1, 2),
+    1 + (n * 13) % 9,
+    json_extract('["new","paid","shipped","delivered","cancelled","refunded"]', '$[' || ((n * 40507) % 6) || ']'),
+    date('2024-01-01', '+' || (n % 730) || ' days'),
+    strftime('%Y-%m-%dT%H:%M:%S', '2024-01-01 00:00:00', '+' || (n * 631) || ' seconds'),
+    CASE n % 4 WHEN 0 THEN NULL WHEN 1 THEN '' ELSE 'Note #' || n END
+FROM seq;
+COMMIT;
+"#
+    )
+}
+
+/// The project every benchmark talks to.
+pub const PROJECT: &str = "bench";
+/// Its API key.
+pub const API_KEY: &str = "svc_key_bench_0123456789";
+
+/// An emulator on its own runtime (two worker threads, as on a two-core machine), serving
+/// project [`PROJECT`] with one in-memory resource per `(name, rows)`, each holding model
+/// `items` with that many generated rows.
+pub struct BenchEmulator {
+    rt: Option<Runtime>,
+    handle: Option<EmulatorHandle>,
+}
+
+impl std::fmt::Debug for BenchEmulator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BenchEmulator")
+            .field("api_base_url", &self.handle().api_base_url())
+            .finish()
+    }
+}
+
+impl BenchEmulator {
+    pub fn start(resources: &[(&str, usize)]) -> Self {
+        let mut project = ProjectConfig::new(PROJECT).api_key(API_KEY);
+        for (name, rows) in resources {
+            project = project.resource(
+                ResourceConfig::new(*name, format!("tok_{name}_0123456789"))
+                    .seed_sql(seed_sql(*rows)),
+            );
+        }
+        let config = EmulatorConfig::default().projects(ProjectsConfig::new(vec![project]));
+        let rt = server_runtime("emulator", 2);
+        let handle = rt
+            .block_on(Emulator::start(config))
+            .expect("the emulator starts");
+        Self {
+            rt: Some(rt),
+            handle: Some(handle),
+        }
+    }
+
+    pub fn handle(&self) -> &EmulatorHandle {
+        self.handle.as_ref().expect("running")
+    }
+
+    /// The static token of a resource.
+    pub fn token(&self, resource: &str) -> String {
+        self.handle().resource_tokens()[resource].clone()
+    }
+
+    /// A client of this emulator over `transport`, with every resource's token.
+    pub fn client(&self, transport: impl svc_api::transport::Transport) -> svc_api::Client {
+        let handle = self.handle();
+        let mut builder = svc_api::Client::builder()
+            .project(PROJECT)
+            .api_key(API_KEY)
+            .api_base_url(handle.api_base_url())
+            .app_base_url(handle.app_base_url())
+            .transport(transport);
+        for (name, token) in handle.resource_tokens() {
+            builder = builder.resource_token(name, token.as_str());
+        }
+        builder.build().expect("a client")
+    }
+
+    /// `{api_base_url}/projects/bench/prod/{resource}/models/items`.
+    pub fn items_url(&self, resource: &str) -> String {
+        format!(
+            "{}/projects/{PROJECT}/prod/{resource}/models/items",
+            self.handle().api_base_url()
+        )
+    }
+}
+
+impl Drop for BenchEmulator {
+    fn drop(&mut self) {
+        if let (Some(rt), Some(handle)) = (self.rt.take(), self.handle.take()) {
+            rt.block_on(handle.shutdown());
+            rt.shutdown_background();
+        }
+    }
+}

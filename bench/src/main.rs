@@ -1,0 +1,172 @@
+//! The svc-rs benchmarks, side by side in one run: `cargo xtask bench` (see
+//! docs/performance.md).
+//!
+//! 1. Client overhead: the SDK beside a bare hyper-util client and reqwest.
+//! 2. Decoding: the SDK beside `serde_json::from_slice`.
+//! 3. Export: `stream()` beside a sequential loop over pages, and its memory.
+//! 4. Emulator: a list page beside a bare axum handler, and records per second.
+//!
+//! Each figure is a ratio to a baseline measured in the same run, on the same machine: the
+//! median of several runs after a warm-up. The table is printed and written as Markdown.
+//!
+//! ```text
+//! svc-bench [--quick] [--out target/bench/report.md] [--only client,decoding,export,emulator]
+//!           [--load-ms N]   # how long each throughput run lasts
+//! svc-bench [--load-ms N] --profile client-{sdk|bare|reqwest}-{N}|emulator-page   # for a profiler
+//! ```
+// The counting allocator (src/alloc.rs) is the one `unsafe` item, allowed there alone.
+#![deny(unsafe_code)]
+
+mod alloc;
+mod client_overhead;
+mod decoding;
+mod emulator;
+mod export;
+mod harness;
+mod report;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use harness::Settings;
+
+#[global_allocator]
+static ALLOCATOR: alloc::Counting = alloc::Counting;
+
+const BENCHMARKS: [&str; 4] = ["client", "decoding", "export", "emulator"];
+
+#[derive(Debug)]
+struct Args {
+    quick: bool,
+    out: PathBuf,
+    only: Vec<String>,
+    profile: Option<String>,
+    load_ms: Option<u64>,
+}
+
+fn usage() -> String {
+    "usage: svc-bench [--quick] [--out PATH] [--only client,decoding,export,emulator] [--load-ms N]\n       \
+     svc-bench [--load-ms N] --profile client-{sdk|bare|reqwest}-{N}|emulator-page"
+        .to_owned()
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args {
+        quick: false,
+        out: PathBuf::from("target/bench/report.md"),
+        only: BENCHMARKS.map(str::to_owned).to_vec(),
+        profile: None,
+        load_ms: None,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--quick" => args.quick = true,
+            "--out" => args.out = it.next().ok_or_else(usage)?.into(),
+            "--only" => {
+                let list = it.next().ok_or_else(usage)?;
+                args.only = list.split(',').map(str::to_owned).collect();
+                if let Some(bad) = args.only.iter().find(|b| !BENCHMARKS.contains(&b.as_str())) {
+                    return Err(format!("unknown benchmark {bad:?}\n{}", usage()));
+                }
+            }
+            "--profile" => args.profile = Some(it.next().ok_or_else(usage)?),
+            "--load-ms" => {
+                let ms = it.next().ok_or_else(usage)?;
+                args.load_ms = Some(ms.parse().map_err(|_| usage())?);
+            }
+            "-h" | "--help" => return Err(usage()),
+            other => return Err(format!("unknown argument {other:?}\n{}", usage())),
+        }
+    }
+    Ok(args)
+}
+
+/// The machine and the settings, for the report.
+fn setup(settings: &Settings, quick: bool) -> String {
+    let cores = std::thread::available_parallelism().map_or(0, usize::from);
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, name)| name.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown CPU".to_owned());
+    format!(
+        "Machine: {cores} cores ({cpu}), {} {}. Run: {}, median of {} runs after a warm-up \
+         ({} ms per throughput run, {} runs of each decode).",
+        std::env::consts::OS,
+        std::env::consts::ARCH,
+        if quick { "--quick" } else { "full" },
+        settings.runs,
+        settings.load_time.as_millis(),
+        settings.decode_runs,
+    )
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args() {
+        Ok(args) => args,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut settings = if args.quick {
+        Settings::quick()
+    } else {
+        Settings::full()
+    };
+    if let Some(ms) = args.load_ms {
+        settings.load_time = std::time::Duration::from_millis(ms);
+    }
+    if let Some(what) = args.profile.as_deref() {
+        let done = match what.split('-').collect::<Vec<_>>().as_slice() {
+            ["client", who, n] => match n.parse() {
+                Ok(n) => client_overhead::profile(&settings, who, n),
+                Err(_) => Err(format!("not a number of requests in flight: {n:?}")),
+            },
+            ["emulator", "page"] => {
+                emulator::profile_page(&settings);
+                Ok(())
+            }
+            _ => Err(format!("unknown profile {what:?}")),
+        };
+        if let Err(message) = done {
+            eprintln!("{message}\n{}", usage());
+            return ExitCode::from(2);
+        }
+        return ExitCode::SUCCESS;
+    }
+
+    let setup = setup(&settings, args.quick);
+    eprintln!("{setup}\n");
+    let mut rows = Vec::new();
+    let wanted = |name: &str| args.only.iter().any(|o| o == name);
+    if wanted("client") {
+        rows.extend(client_overhead::run(&settings));
+    }
+    if wanted("decoding") {
+        rows.extend(decoding::run(&settings));
+    }
+    if wanted("export") {
+        rows.extend(export::run(&settings));
+    }
+    if wanted("emulator") {
+        rows.extend(emulator::run(&settings));
+    }
+
+    println!("\n{}", report::text_table(&rows));
+    let missed = rows.iter().filter(|r| r.met() == Some(false)).count();
+    if missed > 0 {
+        println!("{missed} target(s) missed.");
+    }
+    if let Err(e) = report::write_markdown(&args.out, &rows, &setup) {
+        eprintln!("could not write {}: {e}", args.out.display());
+        return ExitCode::FAILURE;
+    }
+    println!("Report written to {}", args.out.display());
+    ExitCode::SUCCESS
+}
