@@ -76,20 +76,17 @@ impl Pages<'_> {
             .segment("view_settings"))
     }
 
-    fn finish(&self, url: Url) -> String {
-        let url = url.slash();
-        if self.draft.unwrap_or(self.client.draft()) {
-            url.query("draft", "1").build()
-        } else {
-            url.build()
-        }
-    }
-
     fn call(&self, method: Method, url: Url) -> Result<Call> {
         let key = self.client.api_key().ok_or_else(|| {
             Error::invalid("page settings need an API key: call ClientBuilder::api_key")
         })?;
-        Ok(Call::new(method, self.finish(url)).credential(Credential::ApiKey(key.clone())))
+        let call =
+            Call::new(method, url.slash().build()).credential(Credential::ApiKey(key.clone()));
+        // This handle's draft switch, else the client's (added by the request pipeline).
+        Ok(match self.draft {
+            Some(draft) => call.draft(draft),
+            None => call,
+        })
     }
 
     fn item(&self, uid: &str) -> Result<Url> {

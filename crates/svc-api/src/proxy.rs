@@ -7,25 +7,20 @@
 //! itself, marked by the service with [`PROXY_ERROR_HEADER`], are an [`Error::Api`].
 
 use std::fmt;
-use std::time::Duration;
 
 use bytes::Bytes;
-use futures_util::future::{Either, select};
-use http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, RETRY_AFTER, USER_AGENT};
-use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, Response, StatusCode};
+use http::header::CONTENT_TYPE;
+use http::{HeaderMap, HeaderName, Method, Response, StatusCode};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
-use svc_auth::Credential;
-use svc_model::ErrorBody;
 use svc_model::proxy::{
     BodyType, NameValue, PROXY_ERROR_HEADER, ProxyRequest, UPSTREAM_HEADER_PREFIX,
 };
 
 use crate::client::Client;
-use crate::error::{ApiError, Error, Result, is_retryable_status};
-use crate::request::CallAuth;
-use crate::retry::Jitter;
+use crate::error::{Error, Result};
+use crate::request::{Call, CallAuth};
 use crate::url::Url;
 
 impl Client {
@@ -268,32 +263,30 @@ impl ProxyRequestBuilder<'_> {
                 request.environment = Some(self.client.inner.environment.clone());
             }
         }
-        let body = serde_json::to_vec(&request)
-            .map_err(|e| Error::invalid_because("the proxy request could not be serialized", e))?;
-        let exchange = Exchange {
-            url: Url::new(self.client.app_base_url())
-                .segment("proxy_request")
-                .slash()
-                .build(),
-            body: Bytes::from(body),
-            idempotent: matches!(
-                self.method,
-                Method::GET | Method::HEAD | Method::PUT | Method::DELETE | Method::OPTIONS
-            ),
-        };
-        let client = self.client;
-        match client.inner.timeout {
-            None => client.proxy_exchange(&exchange).await,
-            Some(limit) => {
-                let work = std::pin::pin!(client.proxy_exchange(&exchange));
-                let timer = client.inner.sleep.sleep(limit);
-                match select(work, timer).await {
-                    Either::Left((result, _)) => result,
-                    Either::Right(((), _)) => Err(Error::Timeout(limit)),
-                }
-            }
-        }
+        let idempotent = matches!(
+            self.method,
+            Method::GET | Method::HEAD | Method::PUT | Method::DELETE | Method::OPTIONS
+        );
+        let url = Url::new(self.client.app_base_url())
+            .segment("proxy_request")
+            .slash()
+            .build();
+        // Not retried as a POST would be: the proxied method decides. Every upstream status is
+        // the answer; only the proxy's own failures (marked) are errors.
+        let call = Call::new(Method::POST, url)
+            .auth(CallAuth::Session)
+            .json(&request)?
+            .answers(is_upstream_answer);
+        let call = if idempotent { call.idempotent() } else { call };
+        let response = self.client.send(call).await?;
+        Ok(ProxyResponse::from_proxy(response))
     }
+}
+
+/// An answer of the upstream, as opposed to an error of the proxy itself (marked with
+/// [`PROXY_ERROR_HEADER`]).
+fn is_upstream_answer(response: &Response<Bytes>) -> bool {
+    !response.headers().contains_key(PROXY_ERROR_HEADER)
 }
 
 fn pairs<I, K, V>(fields: I) -> Value
@@ -313,92 +306,6 @@ where
             })
             .collect(),
     )
-}
-
-/// The POST to the proxy, ready to send.
-struct Exchange {
-    url: String,
-    body: Bytes,
-    /// Whether the proxied method is idempotent, so the exchange may be retried.
-    idempotent: bool,
-}
-
-impl Client {
-    /// Sends the exchange with retries. Not [`Client::send`]: an upstream's error status is an
-    /// answer here, not an error, and only the proxy's own failures may be retried.
-    async fn proxy_exchange(&self, exchange: &Exchange) -> Result<ProxyResponse> {
-        let authorization = self
-            .resolve(&CallAuth::Session)
-            .await?
-            .as_ref()
-            .map(Credential::header_value)
-            .transpose()
-            .map_err(|e| Error::invalid_because(e.to_string(), e))?;
-        let uri: http::Uri = exchange.url.parse().map_err(|e| {
-            Error::invalid_because(format!("{:?} is not a valid URL", exchange.url), e)
-        })?;
-        let path = uri.path().to_owned();
-        let mut jitter = Jitter::new();
-        let mut attempt = 1;
-        loop {
-            let mut builder = Request::builder()
-                .method(Method::POST)
-                .uri(uri.clone())
-                .header(USER_AGENT, self.inner.user_agent.clone())
-                .header(ACCEPT, HeaderValue::from_static("*/*"))
-                .header(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-            if let Some(auth) = &authorization {
-                builder = builder.header(AUTHORIZATION, auth.clone());
-            }
-            let request = builder
-                .body(exchange.body.clone())
-                .map_err(|e| Error::invalid_because("the request could not be built", e))?;
-            let (error, retry_after) = match self.inner.transport.send(request).await {
-                Ok(response) if !response.headers().contains_key(PROXY_ERROR_HEADER) => {
-                    return Ok(ProxyResponse::from_proxy(response));
-                }
-                Ok(response) => {
-                    let error = proxy_error(&path, response);
-                    let retry = exchange.idempotent && is_retryable_status(error.status);
-                    let after = error.retry_after.map(Duration::from_secs);
-                    if !retry {
-                        return Err(Error::Api(Box::new(error)));
-                    }
-                    (Error::Api(Box::new(error)), after)
-                }
-                Err(e) => {
-                    let retry = e.is_connect() || (exchange.idempotent && e.is_retryable());
-                    if !retry {
-                        return Err(Error::Transport(e));
-                    }
-                    (Error::Transport(e), None)
-                }
-            };
-            match self.inner.retry.delay(attempt, retry_after, &mut jitter) {
-                Some(wait) => {
-                    self.inner.sleep.sleep(wait).await;
-                    attempt += 1;
-                }
-                None => return Err(error),
-            }
-        }
-    }
-}
-
-fn proxy_error(path: &str, response: Response<Bytes>) -> ApiError {
-    let retry_after = response
-        .headers()
-        .get(RETRY_AFTER)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok());
-    let status = response.status();
-    ApiError {
-        status,
-        method: Method::POST,
-        path: path.to_owned(),
-        body: ErrorBody::parse(response.into_body()),
-        retry_after,
-    }
 }
 
 /// The upstream's answer to a proxied request: its status (success or not), its headers and

@@ -56,6 +56,16 @@ pub(crate) struct Call {
     pub(crate) body: Option<Bytes>,
     /// Whether sending it twice does no harm (reads, deletes, read-only POSTs).
     pub(crate) idempotent: bool,
+    /// `Some`: this call's own draft choice (page settings); `None`: the client's.
+    pub(crate) draft: Option<bool>,
+    /// Which responses are the call's answer; the others are errors. Default: `2xx`.
+    pub(crate) is_answer: fn(&Response<Bytes>) -> bool,
+    /// The `Accept` header.
+    pub(crate) accept: HeaderValue,
+}
+
+fn is_success(response: &Response<Bytes>) -> bool {
+    response.status().is_success()
 }
 
 impl std::fmt::Debug for Call {
@@ -84,7 +94,24 @@ impl Call {
             auth: CallAuth::None,
             body: None,
             idempotent,
+            draft: None,
+            is_answer: is_success,
+            accept: HeaderValue::from_static("application/json"),
         }
+    }
+
+    /// Sets this call's draft switch, whatever the client's.
+    pub(crate) fn draft(mut self, draft: bool) -> Self {
+        self.draft = Some(draft);
+        self
+    }
+
+    /// Treats the responses `is_answer` accepts as the answer (e.g. every upstream status of a
+    /// proxied request), and accepts any media type.
+    pub(crate) fn answers(mut self, is_answer: fn(&Response<Bytes>) -> bool) -> Self {
+        self.is_answer = is_answer;
+        self.accept = HeaderValue::from_static("*/*");
+        self
     }
 
     /// Sends exactly this credential.
@@ -171,8 +198,8 @@ impl Client {
         call: &Call,
         authorization: Option<HeaderValue>,
     ) -> Result<Response<Bytes>> {
-        let uri: http::Uri = call
-            .url
+        let uri: http::Uri = self
+            .with_draft(call)
             .parse()
             .map_err(|e| Error::invalid_because(format!("{:?} is not a valid URL", call.url), e))?;
         let mut jitter = Jitter::new();
@@ -205,7 +232,7 @@ impl Client {
                 ),
             }
             let (error, retry_after) = match answer {
-                Ok(response) if response.status().is_success() => return Ok(response),
+                Ok(response) if (call.is_answer)(&response) => return Ok(response),
                 Ok(response) => {
                     let error = api_error(call, response);
                     let retry = call.idempotent && is_retryable_status(error.status);
@@ -244,6 +271,17 @@ impl Client {
         }
     }
 
+    /// The call's URL with `draft=1` added when draft is on (the call's choice, else the
+    /// client's), as the JavaScript client adds it to every request.
+    fn with_draft<'a>(&self, call: &'a Call) -> std::borrow::Cow<'a, str> {
+        let on = call.draft.unwrap_or(self.inner.draft);
+        if !on || call.url.contains("?draft=") || call.url.contains("&draft=") {
+            return std::borrow::Cow::Borrowed(&call.url);
+        }
+        let separator = if call.url.contains('?') { '&' } else { '?' };
+        std::borrow::Cow::Owned(format!("{}{separator}draft=1", call.url))
+    }
+
     fn build_request(
         &self,
         call: &Call,
@@ -254,7 +292,7 @@ impl Client {
             .method(call.method.clone())
             .uri(uri.clone())
             .header(USER_AGENT, self.inner.user_agent.clone())
-            .header(ACCEPT, HeaderValue::from_static("application/json"));
+            .header(ACCEPT, call.accept.clone());
         if let Some(auth) = authorization {
             builder = builder.header(AUTHORIZATION, auth.clone());
         }

@@ -106,15 +106,47 @@ impl Client {
         if let Some(token) = self.service_token() {
             return Ok(Some(Credential::Jwt(token)));
         }
-        let state = self
-            .inner
-            .session
-            .valid_state(Timestamp::now(), |refresh_token| {
-                self.refresh(refresh_token)
-            })
-            .await
-            .map_err(Error::Auth)?;
+        let now = Timestamp::now();
+        let state = if self.inner.session.refresh_due(now) {
+            self.refreshed_state(now).await
+        } else {
+            self.session_state(now).await
+        }?;
         Ok(state.map(|s| Credential::jwt(s.access_token)))
+    }
+
+    /// The session's tokens at `now`, refreshed first when due (single-flight).
+    async fn session_state(&self, now: Timestamp) -> Result<Option<AuthState>> {
+        self.inner
+            .session
+            .valid_state(now, |refresh_token| self.refresh(refresh_token))
+            .await
+            .map_err(Error::Auth)
+    }
+
+    /// A due refresh, run in a task of its own when there is a tokio runtime: it must finish
+    /// even if the call that needed it is dropped or times out, or the rotated tokens would be
+    /// lost and the session left with a refresh token the server has already retired.
+    #[cfg(feature = "default-transport")]
+    async fn refreshed_state(&self, now: Timestamp) -> Result<Option<AuthState>> {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return self.session_state(now).await;
+        };
+        let client = self.clone();
+        runtime
+            .spawn(async move { client.session_state(now).await })
+            .await
+            .unwrap_or_else(|e| {
+                Err(Error::Auth(svc_auth::SessionError::RefreshFailed(
+                    RefreshError::failed(format!("the refresh task stopped: {e}")),
+                )))
+            })
+    }
+
+    /// Without the default transport there may be no tokio runtime: refresh in the caller.
+    #[cfg(not(feature = "default-transport"))]
+    async fn refreshed_state(&self, now: Timestamp) -> Result<Option<AuthState>> {
+        self.session_state(now).await
     }
 
     /// `POST auth/refresh`; a `401` answer means the refresh token is no good any more.

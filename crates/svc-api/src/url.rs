@@ -30,9 +30,11 @@ impl Url {
     }
 
     /// Appends `/` and a literal segment, encoding it.
-    pub(crate) fn segment(self, segment: &str) -> Self {
-        let encoded = encode_segment(segment);
-        self.encoded_segment(&encoded)
+    pub(crate) fn segment(mut self, segment: &str) -> Self {
+        debug_assert!(!self.has_query);
+        self.buf.push('/');
+        push_encoded(&mut self.buf, segment);
+        self
     }
 
     /// Ends the path with `/` (the application host's paths do).
@@ -45,14 +47,28 @@ impl Url {
     pub(crate) fn query(mut self, key: &str, value: &str) -> Self {
         self.buf.push(if self.has_query { '&' } else { '?' });
         self.has_query = true;
-        self.buf.push_str(&encode_segment(key));
+        push_encoded(&mut self.buf, key);
         self.buf.push('=');
-        self.buf.push_str(&encode_segment(value));
+        push_encoded(&mut self.buf, value);
         self
     }
 
     pub(crate) fn build(self) -> String {
         self.buf
+    }
+}
+
+/// Appends `text` percent-encoded as [`encode_segment`] does. Text made only of RFC 3986
+/// unreserved characters (which `encode_segment` leaves as they are), as most names, keys and
+/// values are, is appended as it is, without building an encoded copy first.
+fn push_encoded(buf: &mut String, text: &str) {
+    let unreserved = text
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~'));
+    if unreserved {
+        buf.push_str(text);
+    } else {
+        buf.push_str(&encode_segment(text));
     }
 }
 
@@ -89,5 +105,28 @@ mod tests {
             .query("q", "é")
             .build();
         assert_eq!(url, "http://h/api/a%2Fb/?f__in=x%2Cy%26z%3D1&q=%C3%A9");
+    }
+
+    #[test]
+    fn the_unreserved_shortcut_encodes_as_encode_segment_does() {
+        let samples = [
+            "",
+            "projects",
+            "view_settings",
+            "A-z_0.9~",
+            "_per_page",
+            "-total,id",
+            "a b",
+            "100%",
+            "é",
+            "a/b",
+            "..",
+        ];
+        let all_ascii: String = (0u8..128).map(char::from).collect();
+        for text in samples.iter().copied().chain([all_ascii.as_str()]) {
+            let mut buf = String::new();
+            push_encoded(&mut buf, text);
+            assert_eq!(buf, encode_segment(text), "{text:?}");
+        }
     }
 }

@@ -568,3 +568,37 @@ async fn a_session_goes_out_as_jwt_and_an_api_key_wins() {
     assert_eq!(sent[1].header("authorization"), Some("JWT acc.ess.tok"));
     assert_eq!(sent[2].header("authorization"), Some("Bearer k"));
 }
+
+#[tokio::test]
+async fn draft_goes_on_every_request_as_in_the_js_client() {
+    let replay = ReplayTransport::new()
+        .push(200, "{}")
+        .push(200, "{}")
+        .push(200, "[]");
+    let c = Client::builder()
+        .project("p")
+        .api_key("k")
+        .api_base_url("http://data.test")
+        .allow_insecure_http(true)
+        .draft(true)
+        .transport(replay.clone())
+        .build()
+        .unwrap();
+    c.records("shop", "orders").retrieve(1).await.unwrap();
+    c.records("shop", "orders")
+        .list(&ListQuery::new().per_page(2))
+        .await
+        .unwrap_err();
+    c.pages().draft(false).list().await.unwrap();
+    let sent = replay.requests();
+    assert_eq!(
+        sent[0].uri,
+        "http://data.test/projects/p/prod/shop/models/orders/1?draft=1"
+    );
+    assert_eq!(sent[1].uri.query(), Some("_per_page=2&draft=1"));
+    assert_eq!(
+        sent[2].uri.query(),
+        None,
+        "a handle's own draft(false) wins"
+    );
+}

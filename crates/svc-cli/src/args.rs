@@ -219,7 +219,7 @@ pub struct SqlArgs {
     /// One read-only statement (SELECT or WITH ... SELECT); `@file.sql` reads a file, `-` stdin.
     /// Write parameters as `:name`.
     pub query: String,
-    /// A parameter, `name=value`; the value is JSON if it parses (7, true, null, "7", [1,2]),
+    /// A parameter, `name=value`; the value is JSON if it parses (7, true, null, "7", `[1,2]`),
     /// else a string. Repeat for more.
     #[arg(long = "param", short = 'p', value_name = "NAME=VALUE")]
     pub params: Vec<String>,

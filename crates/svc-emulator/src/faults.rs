@@ -48,7 +48,7 @@ use bytes::Bytes;
 use hyper::body::{Frame, Incoming, SizeHint};
 use svc_model::error_body::codes;
 
-/// The faults an emulator injects; see the [module docs](self). Off by default: a `Faults` with
+/// The faults an emulator injects; see the crate README's fault mode section. Off by default: a `Faults` with
 /// nothing set changes nothing.
 ///
 /// The shares are probabilities per request, each in `0..=1`; together they are drawn from one

@@ -624,3 +624,51 @@ async fn a_session_of_another_project_is_forbidden() {
         .unwrap_err();
     assert_eq!(err.status().map(|s| s.as_u16()), Some(403), "{err}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_caller_dropped_mid_refresh_does_not_lose_the_session() {
+    use svc_transport::Transport;
+    let emulator = Emulator::start(EmulatorConfig::default()).await.unwrap();
+    let state = tokens(&emulator, "impatient@example.com", Duration::from_secs(20)).await;
+    let store = Arc::new(store_with(&state));
+    // The server rotates the tokens at once, but its answer to the refresh reaches the client
+    // 300 ms later; the first caller gives up after 50 ms, in between.
+    let inner = HyperTransport::new();
+    let late_refresh_answers = move |request: http::Request<bytes::Bytes>| {
+        let inner = inner.clone();
+        async move {
+            let is_refresh = request.uri().path().ends_with("/auth/refresh");
+            let answer = inner.send(request).await;
+            if is_refresh {
+                tokio::time::sleep(Duration::from_millis(300)).await;
+            }
+            answer
+        }
+    };
+    let c = anonymous(&emulator)
+        .shared_token_store(store.clone())
+        .transport(late_refresh_answers)
+        .build()
+        .unwrap();
+    let gave_up = tokio::time::timeout(
+        Duration::from_millis(50),
+        c.records("shop", "products").retrieve(1),
+    )
+    .await;
+    assert!(
+        gave_up.is_err(),
+        "the first call timed out while the refresh answer was on its way"
+    );
+    // The refresh went on without it: later calls use the rotated tokens. (Had it been dropped
+    // with its caller, the next refresh would present the retired token, get 401, and clear
+    // the session.)
+    for _ in 0..3 {
+        c.records("shop", "products").retrieve(1).await.unwrap();
+    }
+    assert_eq!(refresh_calls(&emulator).await, 1);
+    let saved: AuthState = serde_json::from_str(&store.get("svc_auth").unwrap().unwrap()).unwrap();
+    assert_ne!(
+        saved.refresh_token, state.refresh_token,
+        "the rotated tokens were saved"
+    );
+}

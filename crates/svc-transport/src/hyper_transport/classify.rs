@@ -25,6 +25,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use http::Uri;
+use http::uri::Authority;
 use http_body_util::LengthLimitError;
 
 use crate::{Sent, TransportError, TransportErrorKind};
@@ -33,7 +34,10 @@ type BoxError = Box<dyn StdError + Send + Sync + 'static>;
 
 /// Where a request goes, as error messages show it: `host:port`.
 pub(super) struct Target {
-    host_port: String,
+    /// The URI's authority (a cheap clone, nothing formatted until a message needs it); only
+    /// its host is ever shown, never the user info it may hold.
+    authority: Authority,
+    port: u16,
 }
 
 impl Target {
@@ -53,20 +57,21 @@ impl Target {
                 ));
             }
         };
-        let host = uri
-            .host()
-            .filter(|h| !h.is_empty())
+        let authority = uri
+            .authority()
+            .filter(|a| !a.host().is_empty())
             .ok_or_else(|| invalid("the request URI has no host"))?;
-        let port = uri.port_u16().unwrap_or(default_port);
+        let port = authority.port_u16().unwrap_or(default_port);
         Ok(Self {
-            host_port: format!("{host}:{port}"),
+            authority: authority.clone(),
+            port,
         })
     }
 }
 
 impl fmt::Display for Target {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.host_port)
+        write!(f, "{}:{}", self.authority.host(), self.port)
     }
 }
 
