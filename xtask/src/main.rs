@@ -42,11 +42,6 @@ const CI: &[Step] = &[
         args: &["doc", "--no-deps", "--workspace", "--all-features"],
         env: &[("RUSTDOCFLAGS", "-D warnings")],
     },
-    Step {
-        what: "packaging",
-        args: &["package", "--workspace", "--allow-dirty", "--quiet"],
-        env: &[],
-    },
 ];
 
 /// Every operation group of svc-api must build alone, without the default transport.
@@ -86,7 +81,66 @@ fn ci() -> bool {
             return false;
         }
     }
-    features()
+    package() && features()
+}
+
+/// The crates this workspace publishes (their packaged copies are verified against each other).
+const PUBLISHED: &[&str] = &[
+    "svc-model",
+    "svc-transport",
+    "svc-auth",
+    "svc-api",
+    "svc-emulator",
+    "svc-cli",
+];
+
+/// `cargo package --workspace`, verifying that every published crate builds from its tarball.
+///
+/// Cargo verifies a crate against the packaged copies of its sibling crates, which it unpacks
+/// into `$CARGO_HOME/registry/src` and compiles as registry crates. Both are keyed by name and
+/// version only (registry crates never change), so a copy left by an earlier run of the same
+/// version would be reused, stale. Remove them first, and verify in a target dir of its own.
+fn package() -> bool {
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cargo")));
+    if let Some(src) = cargo_home.map(|h| h.join("registry").join("src"))
+        && let Ok(registries) = std::fs::read_dir(&src)
+    {
+        for registry in registries.flatten() {
+            let Ok(entries) = std::fs::read_dir(registry.path()) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let ours = PUBLISHED.iter().any(|c| {
+                    name.strip_prefix(c)
+                        .is_some_and(|v| v.starts_with("-0.") || v.starts_with("-1."))
+                });
+                if ours {
+                    let _ = std::fs::remove_dir_all(entry.path());
+                }
+            }
+        }
+    }
+    let target = std::path::Path::new("target").join("package-verify");
+    let _ = std::fs::remove_dir_all(&target);
+    let target = target.to_string_lossy().into_owned();
+    let ok = cargo(
+        &[
+            "package",
+            "--workspace",
+            "--allow-dirty",
+            "--quiet",
+            "--target-dir",
+            &target,
+        ],
+        &[],
+    );
+    if !ok {
+        eprintln!("\nci: the packaging step failed");
+    }
+    ok
 }
 
 fn features() -> bool {
@@ -307,6 +361,7 @@ fn main() -> ExitCode {
     let ok = match args.first().map(String::as_str) {
         Some("ci") => ci(),
         Some("features") => features(),
+        Some("package") => package(),
         Some("bench") => bench(&args[1..]),
         Some("fuzz") => fuzz(&args[1..]),
         Some("load") => load(),
