@@ -31,16 +31,16 @@ pub struct Settings {
 impl Settings {
     pub fn full() -> Self {
         Self {
-            runs: 5,
-            load_time: Duration::from_millis(800),
+            runs: 9,
+            load_time: Duration::from_millis(500),
             decode_runs: 15,
         }
     }
 
     pub fn quick() -> Self {
         Self {
-            runs: 3,
-            load_time: Duration::from_millis(250),
+            runs: 5,
+            load_time: Duration::from_millis(200),
             decode_runs: 5,
         }
     }

@@ -140,12 +140,22 @@ impl Call {
         self
     }
 
-    fn path(&self) -> String {
-        // For error messages: the URL without scheme, host and query.
-        let without_query = self.url.split(['?', '#']).next().unwrap_or("");
-        match without_query.split_once("://") {
-            Some((_, rest)) => rest.find('/').map_or("/", |i| &rest[i..]).to_owned(),
-            None => without_query.to_owned(),
+    fn path(&self) -> &str {
+        // For error messages and events: the URL without scheme, host and query. Borrowed, so
+        // that a request whose events nobody records pays no allocation for them.
+        let url = self.url.as_str();
+        let end = url.bytes().position(|b| b == b'?' || b == b'#');
+        let without_query = &url[..end.unwrap_or(url.len())];
+        let scheme_end = without_query
+            .as_bytes()
+            .windows(3)
+            .position(|w| w == b"://");
+        match scheme_end {
+            Some(i) => {
+                let rest = &without_query[i + 3..];
+                rest.find('/').map_or("/", |i| &rest[i..])
+            }
+            None => without_query,
         }
     }
 }
@@ -315,7 +325,7 @@ fn api_error(call: &Call, response: Response<Bytes>) -> ApiError {
     ApiError {
         status,
         method: call.method.clone(),
-        path: call.path(),
+        path: call.path().to_owned(),
         body: ErrorBody::parse(response.into_body()),
         retry_after,
     }
@@ -338,5 +348,13 @@ mod tests {
         assert_eq!(c.path(), "/api/projects/p/");
         let c = Call::new(Method::GET, "http://h".into());
         assert_eq!(c.path(), "/");
+        for (url, path) in [
+            ("http://h?q=1", "/"),
+            ("https://h/a/b#x", "/a/b"),
+            ("https://h/a?next=http://x/y", "/a"),
+            ("relative/path?x=1", "relative/path"),
+        ] {
+            assert_eq!(Call::new(Method::GET, url.into()).path(), path, "{url}");
+        }
     }
 }

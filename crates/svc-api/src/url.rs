@@ -15,8 +15,11 @@ pub(crate) struct Url {
 
 impl Url {
     pub(crate) fn new(base: &str) -> Self {
+        // Room for the path and a short query, so that building it seldom reallocates.
+        let mut buf = String::with_capacity(base.len() + 128);
+        buf.push_str(base);
         Self {
-            buf: base.to_owned(),
+            buf,
             has_query: false,
         }
     }
@@ -78,7 +81,7 @@ impl Client {
         let project = self.project()?;
         Ok(Url::new(self.app_base_url())
             .segment("projects")
-            .encoded_segment(&project.encoded()))
+            .segment(project.as_str()))
     }
 
     /// `{api_base_url}/projects/{project}/{environment}`.
@@ -87,8 +90,8 @@ impl Client {
         let environment = self.environment()?;
         Ok(Url::new(self.api_base_url())
             .segment("projects")
-            .encoded_segment(&project.encoded())
-            .encoded_segment(&environment.encoded()))
+            .segment(project.as_str())
+            .segment(environment.as_str()))
     }
 }
 
