@@ -36,7 +36,12 @@
 //!   access or the refresh token expires in less than [`REFRESH_THRESHOLD`] (30 s). Refresh
 //!   tokens rotate, so the refresh is single-flight: one call however many requests wait; they
 //!   all use its result. A refresh that fails keeps the session and fails every waiting request
-//!   with an auth error; one rejected with `401` clears the session.
+//!   with an auth error (and callers within [`FAILED_REFRESH_HOLD`] of it); one rejected with
+//!   `401` clears the session.
+//! - **Many clients, many processes.** Sessions that share a store refresh under its refresh lock
+//!   ([`TokenStore::lock_for_refresh`]; a lock file beside a [`FileTokenStore`]) and read the
+//!   entry again first, so that eight `svc` commands started together in the last seconds of a
+//!   token make one refresh call between them, and the other seven use its tokens.
 //! - **Precedence.** An API key always wins over a session; see [`select_credential`].
 //!
 //! ```
@@ -94,8 +99,13 @@ pub use credential::{Credential, InvalidCredential};
 pub use resolve::{CredentialSources, Route, select_credential};
 pub use secret::Secret;
 pub use service::{ServiceRequest, ServiceRequestError};
-pub use session::{REFRESH_THRESHOLD, RefreshError, Session, SessionError, needs_refresh};
-pub use store::{FileTokenStore, MemoryTokenStore, SVC_AUTH_KEY, TokenStore, TokenStoreError};
+pub use session::{
+    FAILED_REFRESH_HOLD, REFRESH_THRESHOLD, RefreshError, Session, SessionError, needs_refresh,
+};
+pub use store::{
+    FileTokenStore, LockFuture, MemoryTokenStore, SVC_AUTH_KEY, StoreLock, TokenStore,
+    TokenStoreError,
+};
 
 // Compile the README's examples as doctests.
 #[cfg(doctest)]

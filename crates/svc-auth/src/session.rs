@@ -18,6 +18,15 @@ use crate::{Credential, Secret};
 /// A refresh is due when either expiry (access or refresh token) is less than this far away.
 pub const REFRESH_THRESHOLD: Duration = Duration::from_secs(30);
 
+/// How long a failed refresh stays the answer for callers that arrive after it ended.
+///
+/// A caller whose `now` (the time it passes to [`Session::valid_state`]) is at most this long
+/// after the `now` of the refresh that failed gets that refresh's error without another refresh
+/// call; a later caller tries again. So a burst of requests that read the clock together shares
+/// one failed refresh, however the scheduler orders them, and a server that cannot refresh is not
+/// asked again by every request of the burst in turn.
+pub const FAILED_REFRESH_HOLD: Duration = Duration::from_secs(1);
+
 /// Whether `state` must be refreshed at `now`: its access token or its refresh token expires in
 /// less than [`REFRESH_THRESHOLD`] (or has expired). A token without an expiry time never makes a
 /// refresh due.
@@ -208,9 +217,59 @@ struct Shared {
     state: Option<AuthState>,
     /// Bumped by every change: set, clear, and the end of every refresh (success or failure).
     generation: u64,
-    /// The error of the last refresh, with the generation it produced. Waiters that saw the
-    /// generation before it get this error instead of refreshing again.
-    last_failure: Option<(u64, SessionError)>,
+    /// The error of the last refresh. Waiters that saw the generation before it, and callers
+    /// within [`FAILED_REFRESH_HOLD`] of it, get this error instead of refreshing again.
+    last_failure: Option<Failure>,
+}
+
+/// A refresh that failed.
+struct Failure {
+    /// The generation the failure produced; any later change makes it stale.
+    generation: u64,
+    /// The `now` of the caller that ran the refresh.
+    at: Timestamp,
+    error: SessionError,
+}
+
+impl Shared {
+    /// The failure that a caller at `now` shares: the last refresh failed, nothing changed since,
+    /// and `now` is within [`FAILED_REFRESH_HOLD`] of that refresh.
+    fn held_failure(&self, now: Timestamp) -> Option<SessionError> {
+        let failure = self.last_failure.as_ref()?;
+        let until = failure
+            .at
+            .checked_add(FAILED_REFRESH_HOLD)
+            .unwrap_or(Timestamp::MAX);
+        (failure.generation == self.generation && now <= until).then(|| failure.error.clone())
+    }
+
+    /// The outcome for a caller that saw generation `seen`, if something happened since: the
+    /// error of a refresh that failed, else the current tokens.
+    fn outcome_since(&self, seen: u64) -> Option<Result<Option<AuthState>, SessionError>> {
+        if self.generation == seen {
+            return None;
+        }
+        if let Some(failure) = &self.last_failure
+            && failure.generation == self.generation
+        {
+            return Some(Err(failure.error.clone()));
+        }
+        Some(Ok(self.state.clone()))
+    }
+}
+
+/// How a refresh ended, before it is published to the session.
+enum RefreshEnd {
+    /// Another client sharing the store had already rotated the tokens: use its tokens (they are
+    /// saved already).
+    Adopted(AuthState),
+    /// The refresh call returned new tokens: save and use them.
+    Refreshed(AuthState),
+    /// The server rejected the refresh token (`401`): the session is cleared.
+    Rejected(SessionError),
+    /// No refresh (the call failed, or the store's lock could not be taken): the session is
+    /// kept.
+    Failed(SessionError),
 }
 
 /// A user session: the [`AuthState`] of one client, in memory, optionally saved in a
@@ -226,7 +285,8 @@ struct Shared {
 ///   them first when an expiry is less than [`REFRESH_THRESHOLD`] away. **Single flight:**
 ///   however many callers find a refresh due at once, exactly one refresh call runs; the others
 ///   wait for it and use its result. Refresh tokens rotate (the server accepts each one once), so
-///   parallel refreshes would invalidate each other.
+///   parallel refreshes would invalidate each other. Sessions of other clients and processes
+///   that share the token store are included: see [`TokenStore::lock_for_refresh`].
 ///
 /// The session is `Send + Sync`; share it with an `Arc` (a client holds one). It never prints a
 /// token: `Debug` shows only whether there are tokens and when they expire.
@@ -408,12 +468,23 @@ impl Session {
     ///
     /// - The first caller that finds a refresh due runs it; callers that arrive meanwhile wait,
     ///   then use its outcome without calling their own closure.
+    /// - With a token store, the refresh runs under the store's refresh lock
+    ///   ([`TokenStore::lock_for_refresh`]). Once it has the lock, the session reads the saved
+    ///   entry again: if another client or process sharing the store has rotated the tokens
+    ///   meanwhile, the session takes those tokens and makes no call (or, if they are due too,
+    ///   refreshes with them).
     /// - Success: the rotated tokens replace the old ones in memory and in the store (a used
     ///   refresh token is never kept), and every waiter gets them.
-    /// - [`RefreshError`] with status `401`: the session is cleared (memory and store), and every
-    ///   waiter gets [`SessionError::RefreshRejected`].
+    /// - [`RefreshError`] with status `401`: the session is cleared in memory, and the store
+    ///   entry is removed if it still holds the rejected tokens (an entry with other tokens, from
+    ///   a new login elsewhere, is kept and taken over instead). Every waiter gets
+    ///   [`SessionError::RefreshRejected`].
     /// - Any other [`RefreshError`]: the session stays as it was, and every waiter gets
-    ///   [`SessionError::RefreshFailed`]. The next call tries again.
+    ///   [`SessionError::RefreshFailed`].
+    /// - **After a failure** (either kind), a caller whose `now` is at most
+    ///   [`FAILED_REFRESH_HOLD`] after the failed refresh's `now` gets the same error without a
+    ///   call; a later caller tries again. Which callers share a failure depends only on the
+    ///   times they pass, not on how they are scheduled.
     /// - If [`set`](Self::set) or [`clear`](Self::clear) runs while a refresh is in flight, they
     ///   win and the refresh result is dropped.
     ///
@@ -435,6 +506,9 @@ impl Session {
         let now = now.into();
         let seen = {
             let shared = self.lock();
+            if let Some(error) = shared.held_failure(now) {
+                return Err(error);
+            }
             match &shared.state {
                 None => return Ok(None),
                 Some(state) if !needs_refresh(state, now) => return Ok(Some(state.clone())),
@@ -443,55 +517,106 @@ impl Session {
         };
 
         let _gate = self.refresh_gate.lock().await;
+        if let Some(outcome) = self.lock().outcome_since(seen) {
+            // Someone else refreshed (or set or cleared the session) while this caller waited.
+            return outcome;
+        }
 
-        let refresh_token = {
-            let shared = self.lock();
-            if shared.generation != seen {
-                // Someone else refreshed (or set or cleared the session) while this caller
-                // waited: use that outcome.
-                if let Some((generation, error)) = &shared.last_failure
-                    && *generation == shared.generation
-                {
-                    return Err(error.clone());
+        // Other clients and processes that share the store: one refresh at a time among them.
+        let _store_lock = match &self.store {
+            Some(store) => match store.lock_for_refresh().await {
+                Ok(held) => Some(held),
+                Err(e) => {
+                    return self.finish(seen, now, RefreshEnd::Failed(SessionError::Store(e)));
                 }
-                return Ok(shared.state.clone());
+            },
+            None => None,
+        };
+        let mut current = {
+            let shared = self.lock();
+            if let Some(outcome) = shared.outcome_since(seen) {
+                return outcome;
             }
             match &shared.state {
-                Some(state) => Secret::new(&state.refresh_token),
+                Some(state) => state.clone(),
                 None => return Ok(None),
             }
         };
 
-        let outcome = refresh(refresh_token).await;
+        // Did another client or process rotate the tokens while this one was not looking? An
+        // entry that cannot be read is no answer: refresh with this session's own tokens.
+        if let Some(saved) = self.saved_state()
+            && saved.refresh_token != current.refresh_token
+        {
+            if !needs_refresh(&saved, now) {
+                return self.finish(seen, now, RefreshEnd::Adopted(saved));
+            }
+            current = saved;
+        }
 
+        let end = match refresh(Secret::new(&current.refresh_token)).await {
+            Ok(state) => RefreshEnd::Refreshed(state),
+            Err(error) if error.is_unauthorized() => match self.saved_state() {
+                // A new login elsewhere (or a store without a lock) left other tokens: keep them.
+                Some(saved) if saved.refresh_token != current.refresh_token => {
+                    RefreshEnd::Adopted(saved)
+                }
+                saved => {
+                    if saved.is_some() {
+                        // Best effort: the rejection is the error to report, and the saved
+                        // tokens are dead anyway.
+                        let _ = self.unsave();
+                    }
+                    RefreshEnd::Rejected(SessionError::RefreshRejected(error))
+                }
+            },
+            Err(error) => RefreshEnd::Failed(SessionError::RefreshFailed(error)),
+        };
+        self.finish(seen, now, end)
+    }
+
+    /// The tokens saved in the store, if there is a store and its entry can be read.
+    fn saved_state(&self) -> Option<AuthState> {
+        let text = self.store.as_ref()?.get(SVC_AUTH_KEY).ok()??;
+        serde_json::from_str(&text).ok()
+    }
+
+    /// Publishes how the refresh that started at generation `seen` and time `now` ended.
+    fn finish(
+        &self,
+        seen: u64,
+        now: Timestamp,
+        end: RefreshEnd,
+    ) -> Result<Option<AuthState>, SessionError> {
         let mut shared = self.lock();
         if shared.generation != seen {
             // `set` or `clear` ran during the refresh: they win.
             return Ok(shared.state.clone());
         }
         shared.generation += 1;
-        match outcome {
-            Ok(state) => {
-                shared.last_failure = None;
+        shared.last_failure = None;
+        let error = match end {
+            RefreshEnd::Adopted(state) => {
+                shared.state = Some(state.clone());
+                return Ok(Some(state));
+            }
+            RefreshEnd::Refreshed(state) => {
                 let saved = self.save(&state);
                 shared.state = Some(state.clone());
-                saved.map(|()| Some(state))
+                return saved.map(|()| Some(state));
             }
-            Err(error) if error.is_unauthorized() => {
-                let error = SessionError::RefreshRejected(error);
+            RefreshEnd::Rejected(error) => {
                 shared.state = None;
-                shared.last_failure = Some((shared.generation, error.clone()));
-                // Best effort: the rejection is the error to report, and the saved tokens are
-                // dead anyway.
-                let _ = self.unsave();
-                Err(error)
+                error
             }
-            Err(error) => {
-                let error = SessionError::RefreshFailed(error);
-                shared.last_failure = Some((shared.generation, error.clone()));
-                Err(error)
-            }
-        }
+            RefreshEnd::Failed(error) => error,
+        };
+        shared.last_failure = Some(Failure {
+            generation: shared.generation,
+            at: now,
+            error: error.clone(),
+        });
+        Err(error)
     }
 }
 

@@ -11,14 +11,27 @@
 //!
 //! Clients that share a store share its `svc_auth` entry, like browser tabs of one origin. A
 //! client that is not given a store keeps its session in memory only.
+//!
+//! # Refreshing from many clients and processes
+//!
+//! Refresh tokens rotate: the server accepts each one once. Sessions that share a store
+//! coordinate their refreshes through [`TokenStore::lock_for_refresh`]: a session takes the
+//! store's refresh lock, reads the entry again, and uses tokens that another client already
+//! rotated instead of refreshing itself. Both stores provided here implement the lock (across
+//! clones for the memory store, across processes for the file store, through a lock file beside
+//! it).
 
+use std::any::Any;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::fs;
+use std::future::Future;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
 
 /// The key under which sessions are saved, shared by every client of a store.
 pub const SVC_AUTH_KEY: &str = "svc_auth";
@@ -51,6 +64,56 @@ pub trait TokenStore: Send + Sync {
 
     /// Removes the value under `key`; removing a missing key succeeds.
     fn remove(&self, key: &str) -> Result<(), TokenStoreError>;
+
+    /// Takes the store's refresh lock, waiting while another holder has it.
+    ///
+    /// A [`Session`](crate::Session) holds it for the whole of a refresh: it reads the entry
+    /// again once it has the lock, refreshes only when nobody else has rotated the tokens
+    /// meanwhile, and saves the new tokens before it lets go. Every client that shares the store
+    /// (another client in this process, another process on the same file) then refreshes at most
+    /// once per rotation, instead of each presenting the same refresh token and all but one being
+    /// refused.
+    ///
+    /// The lock is released when the returned [`StoreLock`] is dropped. The default
+    /// implementation is no lock at all ([`StoreLock::unlocked`]): a custom store shared by
+    /// several clients should implement it.
+    fn lock_for_refresh(&self) -> LockFuture<'_> {
+        Box::pin(std::future::ready(Ok(StoreLock::unlocked())))
+    }
+}
+
+/// The future returned by [`TokenStore::lock_for_refresh`].
+pub type LockFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<StoreLock, TokenStoreError>> + Send + 'a>>;
+
+/// A held refresh lock of a [`TokenStore`]; dropping it releases the lock.
+///
+/// A custom store wraps whatever keeps its lock held (a guard, an open file, a lease) with
+/// [`StoreLock::new`].
+pub struct StoreLock {
+    _held: Option<Box<dyn Any + Send>>,
+}
+
+impl StoreLock {
+    /// A lock held for as long as `held` lives: it is dropped when the `StoreLock` is.
+    pub fn new(held: impl Any + Send) -> Self {
+        Self {
+            _held: Some(Box::new(held)),
+        }
+    }
+
+    /// No lock: for stores that are never shared.
+    pub fn unlocked() -> Self {
+        Self { _held: None }
+    }
+}
+
+impl fmt::Debug for StoreLock {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StoreLock")
+            .field("held", &self._held.is_some())
+            .finish()
+    }
 }
 
 impl<T: TokenStore + ?Sized> TokenStore for Arc<T> {
@@ -64,6 +127,10 @@ impl<T: TokenStore + ?Sized> TokenStore for Arc<T> {
 
     fn remove(&self, key: &str) -> Result<(), TokenStoreError> {
         (**self).remove(key)
+    }
+
+    fn lock_for_refresh(&self) -> LockFuture<'_> {
+        (**self).lock_for_refresh()
     }
 }
 
@@ -98,6 +165,23 @@ pub enum TokenStoreError {
         /// Where, 1-based.
         column: usize,
     },
+    /// The refresh lock of a [`FileTokenStore`] was held by another client or process for
+    /// longer than [`FileTokenStore::LOCK_WAIT_LIMIT`]. Nothing was refreshed; the session is
+    /// kept.
+    #[error(
+        "token store file {}: another client or process has held the refresh lock ({}) for more than {} s; if no other `svc` command or client is running, a stuck process holds it",
+        path.display(),
+        lock_path.display(),
+        waited.as_secs()
+    )]
+    LockTimeout {
+        /// The store's file.
+        path: PathBuf,
+        /// The lock file beside it.
+        lock_path: PathBuf,
+        /// How long this caller waited.
+        waited: Duration,
+    },
     /// A custom store failed.
     #[error("token store: {0}")]
     Other(Arc<dyn std::error::Error + Send + Sync>),
@@ -126,10 +210,14 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 /// A token store in memory. Clones share the same map, so give clones to the clients that should
 /// share sessions.
 ///
+/// Clones also share one refresh lock ([`TokenStore::lock_for_refresh`]): separate clients on
+/// clones of one store refresh a shared session once per rotation.
+///
 /// `Debug` lists the keys, not the values.
 #[derive(Clone, Default)]
 pub struct MemoryTokenStore {
     map: Arc<Mutex<HashMap<String, String>>>,
+    refresh: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl MemoryTokenStore {
@@ -152,6 +240,11 @@ impl TokenStore for MemoryTokenStore {
     fn remove(&self, key: &str) -> Result<(), TokenStoreError> {
         lock(&self.map).remove(key);
         Ok(())
+    }
+
+    fn lock_for_refresh(&self) -> LockFuture<'_> {
+        let refresh = Arc::clone(&self.refresh);
+        Box::pin(async move { Ok(StoreLock::new(refresh.lock_owned().await)) })
     }
 }
 
@@ -198,6 +291,14 @@ static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 /// Writes within one process are serialized. Across processes, two writes at the same moment
 /// can lose one of the two (the last rename wins), but never corrupt the file.
 ///
+/// **Refreshes across processes.** [`lock_for_refresh`](TokenStore::lock_for_refresh) takes an
+/// advisory lock (`flock` on Unix, `LockFileEx` on Windows) on a lock file beside the store,
+/// `<file name>.lock`, created with mode `0600` and left in place (removing a lock file while
+/// others wait on it would let two holders in). Sessions in any number of processes that share
+/// the file therefore refresh once per rotation. The lock is released when its holder drops it or
+/// exits, even on a crash. A caller waits at most [`LOCK_WAIT_LIMIT`](Self::LOCK_WAIT_LIMIT) for
+/// it, then fails with [`TokenStoreError::LockTimeout`].
+///
 /// ```
 /// use svc_auth::{FileTokenStore, TokenStore};
 ///
@@ -215,6 +316,11 @@ pub struct FileTokenStore {
 }
 
 impl FileTokenStore {
+    /// How long [`lock_for_refresh`](TokenStore::lock_for_refresh) waits for another holder of
+    /// the refresh lock: long enough for a refresh call and its retries, short enough that a
+    /// stuck process shows up as an error rather than a hang.
+    pub const LOCK_WAIT_LIMIT: Duration = Duration::from_secs(60);
+
     /// A store in the file at `path`. Nothing is read or written until the first call.
     pub fn new(path: impl Into<PathBuf>) -> Self {
         Self { path: path.into() }
@@ -223,6 +329,69 @@ impl FileTokenStore {
     /// The store's file.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The lock file of refreshes: `<file name>.lock` beside the store's file.
+    pub fn lock_path(&self) -> PathBuf {
+        let mut name = self
+            .path
+            .file_name()
+            .map(|n| n.to_os_string())
+            .unwrap_or_else(|| "tokens".into());
+        name.push(".lock");
+        self.path.with_file_name(name)
+    }
+
+    fn dir(&self) -> PathBuf {
+        match self.path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
+            _ => PathBuf::from("."),
+        }
+    }
+
+    /// Opens (creating it if needed, mode `0600`) the lock file.
+    fn open_lock_file(&self) -> Result<fs::File, TokenStoreError> {
+        let dir = self.dir();
+        create_dir_all(&dir).map_err(|e| TokenStoreError::io(&dir, "create the directory", e))?;
+        let lock_path = self.lock_path();
+        let mut options = fs::OpenOptions::new();
+        // Write access: Windows' LockFileEx needs a handle that can write for an exclusive lock.
+        options.read(true).write(true).create(true).truncate(false);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        options
+            .open(&lock_path)
+            .map_err(|e| TokenStoreError::io(&lock_path, "open the lock file", e))
+    }
+
+    /// Waits for the lock on `file`, on the calling thread, for at most `limit`.
+    fn wait_for_lock(&self, file: &fs::File, limit: Duration) -> Result<(), TokenStoreError> {
+        let started = Instant::now();
+        // Polling rather than a blocking `lock()`: a blocking wait could not give up, and a
+        // process stopped while holding the lock (Ctrl-Z) would hang every other one.
+        let mut pause = Duration::from_millis(1);
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Ok(()),
+                Err(fs::TryLockError::WouldBlock) => {}
+                Err(fs::TryLockError::Error(e)) => {
+                    return Err(TokenStoreError::io(&self.lock_path(), "lock", e));
+                }
+            }
+            let waited = started.elapsed();
+            if waited >= limit {
+                return Err(TokenStoreError::LockTimeout {
+                    path: self.path.clone(),
+                    lock_path: self.lock_path(),
+                    waited,
+                });
+            }
+            std::thread::sleep(pause.min(limit - waited));
+            pause = (pause * 2).min(Duration::from_millis(25));
+        }
     }
 
     fn read_map(&self) -> Result<BTreeMap<String, String>, TokenStoreError> {
@@ -249,10 +418,7 @@ impl FileTokenStore {
         })?;
         text.push(b'\n');
 
-        let dir = match self.path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
-            _ => PathBuf::from("."),
-        };
+        let dir = self.dir();
         create_dir_all(&dir).map_err(|e| TokenStoreError::io(&dir, "create the directory", e))?;
 
         let file_name = self
@@ -338,6 +504,44 @@ impl TokenStore for FileTokenStore {
             self.write_map(&map)?;
         }
         Ok(())
+    }
+
+    fn lock_for_refresh(&self) -> LockFuture<'_> {
+        Box::pin(async move {
+            let file = self.open_lock_file()?;
+            // Usually free: take it without leaving the caller's thread.
+            match file.try_lock() {
+                Ok(()) => return Ok(StoreLock::new(file)),
+                Err(fs::TryLockError::WouldBlock) => {}
+                Err(fs::TryLockError::Error(e)) => {
+                    return Err(TokenStoreError::io(&self.lock_path(), "lock", e));
+                }
+            }
+            // Held elsewhere: wait on a thread of its own, so that no async runtime thread
+            // blocks (svc-auth needs no runtime). If this future is dropped meanwhile, the
+            // thread still finishes, and the lock it may take is released with the file.
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            let store = self.clone();
+            std::thread::Builder::new()
+                .name("svc-auth-store-lock".to_owned())
+                .spawn(move || {
+                    let result = store
+                        .wait_for_lock(&file, Self::LOCK_WAIT_LIMIT)
+                        .map(|()| file);
+                    let _ = tx.send(result);
+                })
+                .map_err(|e| {
+                    TokenStoreError::io(&self.lock_path(), "start a thread to wait for", e)
+                })?;
+            match rx.await {
+                Ok(result) => result.map(StoreLock::new),
+                Err(_) => Err(TokenStoreError::io(
+                    &self.lock_path(),
+                    "wait for",
+                    io::Error::other("the waiting thread stopped"),
+                )),
+            }
+        })
     }
 }
 
@@ -510,5 +714,49 @@ pub(crate) mod tests {
             "{err:?}"
         );
         assert!(err.to_string().contains(&*dir.0.to_string_lossy()));
+    }
+
+    #[test]
+    fn a_lock_held_elsewhere_times_out_with_a_clear_error() {
+        let dir = TempDir::new("lock-timeout");
+        let store = FileTokenStore::new(dir.0.join("session.json"));
+        // Another holder: a separate open of the lock file, as another process would have.
+        let other = store.open_lock_file().unwrap();
+        other.try_lock().unwrap();
+        let mine = store.open_lock_file().unwrap();
+        let err = store
+            .wait_for_lock(&mine, Duration::from_millis(20))
+            .unwrap_err();
+        assert!(
+            matches!(err, TokenStoreError::LockTimeout { .. }),
+            "{err:?}"
+        );
+        let message = err.to_string();
+        assert!(
+            message.contains("session.json.lock") && message.contains("refresh lock"),
+            "{message}"
+        );
+        // Released by its holder: taken at once.
+        other.unlock().unwrap();
+        store.wait_for_lock(&mine, Duration::ZERO).unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_dropped_wait_for_the_lock_leaves_it_free() {
+        let dir = TempDir::new("lock-drop");
+        let store = FileTokenStore::new(dir.0.join("session.json"));
+        let held = store.lock_for_refresh().await.unwrap();
+        {
+            // A caller that starts waiting (its thread is spawned on the first poll) and gives
+            // up while the lock is held elsewhere.
+            let mut waiting = store.lock_for_refresh();
+            let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+            assert!(waiting.as_mut().poll(&mut cx).is_pending());
+            drop(waiting);
+        }
+        drop(held);
+        // Whatever the abandoned waiter did, the lock can be taken again.
+        let again = store.lock_for_refresh().await.unwrap();
+        drop(again);
     }
 }

@@ -11,8 +11,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use svc_auth::{
-    FileTokenStore, MemoryTokenStore, REFRESH_THRESHOLD, RefreshError, SVC_AUTH_KEY, Secret,
-    Session, SessionError, TokenStore, TokenStoreError,
+    FAILED_REFRESH_HOLD, FileTokenStore, MemoryTokenStore, REFRESH_THRESHOLD, RefreshError,
+    SVC_AUTH_KEY, Secret, Session, SessionError, TokenStore, TokenStoreError,
 };
 use svc_model::{AuthState, Timestamp};
 use tokio::sync::Barrier;
@@ -219,25 +219,32 @@ async fn a_401_clears_the_session_and_the_store_and_fails_every_waiter() {
     assert!(session.access_header().is_none());
     assert_eq!(store.get(SVC_AUTH_KEY).unwrap(), None);
 
-    // Afterwards there is simply no session, and nothing to refresh.
+    // Once the failure's hold is over there is simply no session, and nothing to refresh.
+    let later = after(now, FAILED_REFRESH_HOLD.as_secs() + 1);
     let after_clear = session
-        .valid_state(now, |_| async { panic!("no refresh without a session") })
+        .valid_state(later, |_| async { panic!("no refresh without a session") })
         .await;
     assert!(after_clear.unwrap().is_none());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 8)]
 async fn a_failed_refresh_keeps_the_session_and_fails_every_waiter() {
-    let now = t0();
-    let initial = state(1, now, 20);
+    let start = t0();
+    let initial = state(1, start, 20);
     let (session, store) = session_with(initial.clone());
     let calls = Arc::new(AtomicUsize::new(0));
-    for failure in [
+    let hold = FAILED_REFRESH_HOLD.as_secs() + 1;
+    for (round, failure) in [
         RefreshError::failed("connection refused")
             .with_source(std::io::Error::other("connection refused")),
         RefreshError::rejected(503, "service unavailable"),
         RefreshError::rejected(403, "forbidden"),
-    ] {
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        // Each round starts after the previous failure's hold, so it refreshes again.
+        let now = after(start, round as u64 * hold);
         let before = calls.load(Ordering::SeqCst);
         let results = stampede(&session, 200, now, &calls, Err(failure.clone())).await;
         assert_eq!(calls.load(Ordering::SeqCst), before + 1, "{failure}");
@@ -251,15 +258,93 @@ async fn a_failed_refresh_keeps_the_session_and_fails_every_waiter() {
         assert_eq!(saved(&*store), Some(initial.clone()));
     }
 
-    // The next call tries again, and can succeed.
-    let fresh = state(2, now, 3600);
-    let results = stampede(&session, 50, now, &calls, Ok(fresh.clone())).await;
+    // After the hold, the next call tries again, and can succeed.
+    let later = after(start, 3 * hold);
+    let fresh = state(2, later, 3600);
+    let results = stampede(&session, 50, later, &calls, Ok(fresh.clone())).await;
     assert_eq!(calls.load(Ordering::SeqCst), 4);
     assert!(
         results
             .into_iter()
             .all(|r| r.unwrap() == Some(fresh.clone()))
     );
+}
+
+/// Callers that arrive after a refresh failed, with a clock read no later than
+/// `FAILED_REFRESH_HOLD` after it, get its error without a call; later ones try again. Nothing
+/// here depends on scheduling: the callers run one after another.
+#[tokio::test]
+async fn callers_just_after_a_failed_refresh_share_it_and_later_ones_retry() {
+    let now = t0();
+    let initial = state(1, now, 20);
+    let (session, _store) = session_with(initial.clone());
+    let failing = |calls: &Arc<AtomicUsize>| {
+        let calls = Arc::clone(calls);
+        move |_: Secret| async move {
+            calls.fetch_add(1, Ordering::SeqCst);
+            Err::<AuthState, _>(RefreshError::failed("connection refused"))
+        }
+    };
+    let calls = Arc::new(AtomicUsize::new(0));
+    let err = session.valid_state(now, failing(&calls)).await.unwrap_err();
+    assert!(matches!(err, SessionError::RefreshFailed(_)), "{err:?}");
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+
+    // A caller whose clock was read before the failure ended (an earlier `now`), at the same
+    // moment, or up to the hold after it: the same error, no call.
+    let hold_end = now.checked_add(FAILED_REFRESH_HOLD).unwrap();
+    for at in [
+        now.checked_sub(Duration::from_secs(5)).unwrap(),
+        now,
+        after(now, 0)
+            .checked_add(Duration::from_millis(999))
+            .unwrap(),
+        hold_end,
+    ] {
+        let err = session.valid_state(at, failing(&calls)).await.unwrap_err();
+        assert!(matches!(err, SessionError::RefreshFailed(_)), "{err:?}");
+        assert_eq!(calls.load(Ordering::SeqCst), 1, "no call at {at}");
+    }
+    assert_eq!(session.state(), Some(initial.clone()));
+
+    // Just after the hold: a new refresh, which may succeed.
+    let next = hold_end.checked_add(Duration::from_nanos(1)).unwrap();
+    let fresh = state(2, next, 3600);
+    let f = fresh.clone();
+    let got = session
+        .valid_state(next, move |_| async move { Ok(f) })
+        .await
+        .unwrap();
+    assert_eq!(got, Some(fresh));
+
+    // `set` (a new login) ends the hold at once.
+    let (session, _store) = session_with(state(3, now, 20));
+    session.valid_state(now, failing(&calls)).await.unwrap_err();
+    assert_eq!(calls.load(Ordering::SeqCst), 2);
+    session.set(state(4, now, 20)).unwrap();
+    let err = session.valid_state(now, failing(&calls)).await.unwrap_err();
+    assert!(matches!(err, SessionError::RefreshFailed(_)));
+    assert_eq!(calls.load(Ordering::SeqCst), 3, "a new session refreshes");
+
+    // A 401 is held the same way: callers just after it learn why the session is gone.
+    let (session, _store) = session_with(state(5, now, 20));
+    let rejected = session
+        .valid_state(now, |_| async {
+            Err::<AuthState, _>(RefreshError::rejected(401, "expired"))
+        })
+        .await
+        .unwrap_err();
+    assert!(rejected.session_cleared());
+    let again = session
+        .valid_state(hold_end, |_| async { panic!("no session, no refresh") })
+        .await
+        .unwrap_err();
+    assert!(again.session_cleared(), "{again:?}");
+    let later = session
+        .valid_state(next, |_| async { panic!("no session, no refresh") })
+        .await
+        .unwrap();
+    assert_eq!(later, None);
 }
 
 /// A fake `auth/refresh` endpoint with rotation: each refresh token works once.
@@ -278,6 +363,17 @@ struct RotatingInner {
 
 impl RotatingServer {
     fn refresh(&self, token: &str, now: Timestamp) -> Result<AuthState, RefreshError> {
+        // The new tokens are themselves close to expiry, so later callers refresh again.
+        self.refresh_for(token, now, 20)
+    }
+
+    /// Rotates, issuing an access token that expires `access_in` seconds after `now`.
+    fn refresh_for(
+        &self,
+        token: &str,
+        now: Timestamp,
+        access_in: u64,
+    ) -> Result<AuthState, RefreshError> {
         let mut inner = self.inner.lock().unwrap();
         if inner.used.contains(token) || token != inner.current {
             self.violation.store(true, Ordering::SeqCst);
@@ -285,8 +381,7 @@ impl RotatingServer {
         }
         inner.used.insert(token.to_owned());
         inner.issued += 1;
-        // The new tokens are themselves close to expiry, so later callers refresh again.
-        let next = state(100 + inner.issued, now, 20);
+        let next = state(100 + inner.issued, now, access_in);
         inner.current = next.refresh_token.clone();
         Ok(next)
     }
@@ -536,8 +631,12 @@ async fn two_sessions_sharing_a_file_store() {
             .is_none()
     );
 
-    // Atomic writes leave no temporary files behind.
-    assert_eq!(dir.entries(), vec!["tokens.json".to_owned()]);
+    // Atomic writes leave no temporary files behind; B's refresh left the lock file, which
+    // stays (removing it could let two processes hold the lock at once).
+    assert_eq!(
+        dir.entries(),
+        vec!["tokens.json".to_owned(), "tokens.json.lock".to_owned()]
+    );
 
     #[cfg(unix)]
     {
@@ -580,5 +679,216 @@ fn a_corrupt_file_or_entry_is_an_error_without_secrets() {
         let printed = format!("{err} {err:?}");
         assert!(!printed.contains("SECRET"), "{printed}");
         assert!(printed.contains("svc_auth"), "{printed}");
+    }
+}
+
+// --- Separate sessions sharing one store: one refresh per rotation ---------------------------
+
+/// `n` separate sessions (separate clients, not clones), each restored from its own handle on
+/// the same store, all find the refresh due at once and call a rotating server: one refresh
+/// between them, every caller gets the rotated tokens, no refresh token is presented twice.
+async fn separate_sessions_refresh_once(stores: Vec<Arc<dyn TokenStore>>) {
+    let now = t0();
+    let initial = state(1, now, 20);
+    stores[0]
+        .set(SVC_AUTH_KEY, &serde_json::to_string(&initial).unwrap())
+        .unwrap();
+    let server = Arc::new(RotatingServer::default());
+    server.inner.lock().unwrap().current = initial.refresh_token.clone();
+    let sessions: Vec<Arc<Session>> = stores
+        .iter()
+        .map(|store| Arc::new(Session::restore(Arc::clone(store)).unwrap()))
+        .collect();
+    let n = sessions.len() * 25;
+    let barrier = Arc::new(Barrier::new(n));
+    let tasks: Vec<_> = (0..n)
+        .map(|i| {
+            let session = Arc::clone(&sessions[i % sessions.len()]);
+            let (server, barrier) = (Arc::clone(&server), Arc::clone(&barrier));
+            tokio::spawn(async move {
+                barrier.wait().await;
+                session
+                    .valid_state(now, move |token: Secret| async move {
+                        server.refresh_for(token.expose(), now, 3600)
+                    })
+                    .await
+            })
+        })
+        .collect();
+    let mut got = HashSet::new();
+    for task in tasks {
+        let state = task.await.unwrap().unwrap().expect("signed in");
+        got.insert(state.refresh_token);
+    }
+    assert!(
+        !server.violation.load(Ordering::SeqCst),
+        "a refresh token was reused"
+    );
+    let inner = server.inner.lock().unwrap();
+    assert_eq!(
+        inner.issued, 1,
+        "one refresh for every session of the store"
+    );
+    assert_eq!(got, HashSet::from([inner.current.clone()]));
+    for session in &sessions {
+        assert_eq!(session.state().unwrap().refresh_token, inner.current);
+    }
+    assert_eq!(saved(&*stores[0]).unwrap().refresh_token, inner.current);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 8)]
+async fn separate_sessions_on_clones_of_a_memory_store_refresh_once() {
+    let store = MemoryTokenStore::new();
+    let stores: Vec<Arc<dyn TokenStore>> = (0..8)
+        .map(|_| Arc::new(store.clone()) as Arc<dyn TokenStore>)
+        .collect();
+    separate_sessions_refresh_once(stores).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 8)]
+async fn separate_sessions_on_one_file_refresh_once() {
+    let dir = TempDir::new("separate");
+    let path = dir.0.join("session.json");
+    // Separate handles, as separate processes would have: only the file and its lock are shared.
+    let stores: Vec<Arc<dyn TokenStore>> = (0..8)
+        .map(|_| Arc::new(FileTokenStore::new(&path)) as Arc<dyn TokenStore>)
+        .collect();
+    separate_sessions_refresh_once(stores).await;
+    assert_eq!(
+        dir.entries(),
+        vec!["session.json".to_owned(), "session.json.lock".to_owned()]
+    );
+}
+
+/// A session whose tokens another client already rotated uses the saved tokens without a call,
+/// even long after (its own tokens are still the old ones in memory).
+#[tokio::test]
+async fn tokens_rotated_elsewhere_are_taken_without_a_call() {
+    let now = t0();
+    let store: Arc<dyn TokenStore> = Arc::new(MemoryTokenStore::new());
+    let a = Session::restore(Arc::clone(&store)).unwrap();
+    a.set(state(1, now, 20)).unwrap();
+    let b = Session::restore(Arc::clone(&store)).unwrap();
+    a.valid_state(now, |_| async move { Ok(state(2, now, 3600)) })
+        .await
+        .unwrap();
+    let got = b
+        .valid_state(now, |_| async { panic!("b must not refresh") })
+        .await
+        .unwrap();
+    assert_eq!(got.unwrap().refresh_token, "refresh-2");
+    assert_eq!(b.state().unwrap().refresh_token, "refresh-2");
+
+    // Saved tokens that are due themselves are refreshed with the saved refresh token, not
+    // with the session's own.
+    let c = Session::restore(Arc::clone(&store)).unwrap();
+    c.set(state(5, now, 20)).unwrap();
+    store
+        .set(
+            SVC_AUTH_KEY,
+            &serde_json::to_string(&state(3, now, 10)).unwrap(),
+        )
+        .unwrap();
+    let got = c
+        .valid_state(now, |token: Secret| async move {
+            assert_eq!(token.expose(), "refresh-3");
+            Ok(state(4, now, 3600))
+        })
+        .await
+        .unwrap();
+    assert_eq!(got.unwrap().refresh_token, "refresh-4");
+    assert_eq!(saved(&*store).unwrap().refresh_token, "refresh-4");
+}
+
+/// After a `401`, the store entry is removed only while it still holds the rejected tokens; an
+/// entry with other tokens (a login elsewhere meanwhile) is kept, and the session takes it.
+#[tokio::test]
+async fn a_401_clears_the_entry_only_if_it_holds_the_rejected_tokens() {
+    let now = t0();
+    let later = after(now, FAILED_REFRESH_HOLD.as_secs() + 1);
+
+    // The entry still holds the rejected tokens: removed, with other keys left alone.
+    let store: Arc<dyn TokenStore> = Arc::new(MemoryTokenStore::new());
+    store.set("other", "kept").unwrap();
+    let session = Session::restore(Arc::clone(&store)).unwrap();
+    session.set(state(1, now, 20)).unwrap();
+    let err = session
+        .valid_state(now, |_| async {
+            Err::<AuthState, _>(RefreshError::rejected(401, "refresh token expired"))
+        })
+        .await
+        .unwrap_err();
+    assert!(err.session_cleared());
+    assert_eq!(saved(&*store), None);
+    assert_eq!(store.get("other").unwrap().as_deref(), Some("kept"));
+
+    // Someone signs in elsewhere while the refresh is rejected: their tokens stay saved, and
+    // this session uses them instead of ending.
+    let session = Session::restore(Arc::clone(&store)).unwrap();
+    session.set(state(2, now, 20)).unwrap();
+    let elsewhere = state(3, now, 3600);
+    let (s, e) = (Arc::clone(&store), elsewhere.clone());
+    let got = session
+        .valid_state(later, move |_| async move {
+            s.set(SVC_AUTH_KEY, &serde_json::to_string(&e).unwrap())
+                .unwrap();
+            Err(RefreshError::rejected(401, "refresh token already used"))
+        })
+        .await
+        .unwrap();
+    assert_eq!(got, Some(elsewhere.clone()));
+    assert_eq!(saved(&*store), Some(elsewhere.clone()));
+    assert_eq!(session.state(), Some(elsewhere));
+
+    // The entry is gone already (a logout elsewhere): nothing to remove, the session ends.
+    let session = Session::restore(Arc::clone(&store)).unwrap();
+    session.set(state(4, now, 20)).unwrap();
+    store.remove(SVC_AUTH_KEY).unwrap();
+    let err = session
+        .valid_state(later, |_| async {
+            Err::<AuthState, _>(RefreshError::rejected(401, "expired"))
+        })
+        .await
+        .unwrap_err();
+    assert!(err.session_cleared());
+    assert_eq!(saved(&*store), None);
+    assert!(!session.has_tokens());
+}
+
+/// The refresh lock excludes holders across separate handles of one file (as it does across
+/// processes): at most one holder at any time, and every caller gets it in the end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_file_refresh_lock_has_one_holder_at_a_time() {
+    let dir = TempDir::new("lock");
+    let path = dir.0.join("session.json");
+    let holders = Arc::new(AtomicUsize::new(0));
+    let most = Arc::new(AtomicUsize::new(0));
+    let tasks: Vec<_> = (0..16)
+        .map(|_| {
+            let store = FileTokenStore::new(&path);
+            let (holders, most) = (Arc::clone(&holders), Arc::clone(&most));
+            tokio::spawn(async move {
+                for _ in 0..5 {
+                    let lock = store.lock_for_refresh().await.unwrap();
+                    let now_held = holders.fetch_add(1, Ordering::SeqCst) + 1;
+                    most.fetch_max(now_held, Ordering::SeqCst);
+                    tokio::task::yield_now().await;
+                    holders.fetch_sub(1, Ordering::SeqCst);
+                    drop(lock);
+                }
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap();
+    }
+    assert_eq!(most.load(Ordering::SeqCst), 1);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let lock_path = FileTokenStore::new(&path).lock_path();
+        assert_eq!(lock_path, dir.0.join("session.json.lock"));
+        let mode = fs::metadata(&lock_path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "{mode:o}");
     }
 }

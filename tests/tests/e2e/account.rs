@@ -397,6 +397,72 @@ async fn an_expired_refresh_token_fails_cleanly_and_clears_the_session() {
     assert!(!c.account().is_authenticated().await.unwrap().authenticated);
 }
 
+/// Separate clients (built one by one, not clones) that share a token store, all in the
+/// refresh window at once: one refresh between them, every call succeeds, and the session
+/// survives in the store. With a file store this is what separate processes do.
+async fn separate_clients_share_one_refresh(
+    emulator: &EmulatorHandle,
+    email: &str,
+    stores: Vec<Arc<dyn TokenStore>>,
+) {
+    let state = tokens(emulator, email, Duration::from_secs(20)).await;
+    stores[0]
+        .set("svc_auth", &serde_json::to_string(&state).unwrap())
+        .unwrap();
+    let before = refresh_calls(emulator).await;
+    let clients: Vec<Client> = stores
+        .iter()
+        .map(|store| {
+            anonymous(emulator)
+                .shared_token_store(Arc::clone(store))
+                .build()
+                .unwrap()
+        })
+        .collect();
+    let calls = clients.iter().flat_map(|c| {
+        (1..=5).map(move |id| {
+            let c = c.clone();
+            async move { c.records("shop", "products").retrieve(id).await.map(drop) }
+        })
+    });
+    for result in join_all(calls).await {
+        result.unwrap();
+    }
+    assert_eq!(
+        refresh_calls(emulator).await,
+        before + 1,
+        "one refresh for {} clients",
+        clients.len()
+    );
+    let saved: AuthState =
+        serde_json::from_str(&stores[0].get("svc_auth").unwrap().unwrap()).unwrap();
+    assert_ne!(saved.refresh_token, state.refresh_token);
+    for c in &clients {
+        assert!(c.account().is_authenticated().await.unwrap().authenticated);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn separate_clients_on_one_file_refresh_once() {
+    let emulator = Emulator::start(EmulatorConfig::default()).await.unwrap();
+    let dir = TempDir::new("separate-file");
+    let path = dir.join("session.json");
+    let stores = (0..8)
+        .map(|_| Arc::new(FileTokenStore::new(&path)) as Arc<dyn TokenStore>)
+        .collect();
+    separate_clients_share_one_refresh(&emulator, "files@example.com", stores).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn separate_clients_on_one_memory_store_refresh_once() {
+    let emulator = Emulator::start(EmulatorConfig::default()).await.unwrap();
+    let store = MemoryTokenStore::new();
+    let stores = (0..8)
+        .map(|_| Arc::new(store.clone()) as Arc<dyn TokenStore>)
+        .collect();
+    separate_clients_share_one_refresh(&emulator, "memory@example.com", stores).await;
+}
+
 #[tokio::test]
 async fn clients_sharing_a_file_store() {
     let emulator = Emulator::start(EmulatorConfig::default()).await.unwrap();
