@@ -817,3 +817,38 @@ async fn an_existing_database_file_is_served_and_records_survive_a_restart() {
     emulator.shutdown().await;
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A client with drafts on sends `draft=1` on every request. On the data host that is the draft
+/// switch, never a filter: a model with a `draft` column lists every row, and `eq("draft", ..)`
+/// (sent as `draft__exact`) filters the column.
+#[tokio::test]
+async fn drafts_on_never_filter_a_model_with_a_draft_column() {
+    use svc_emulator::{Emulator, EmulatorConfig, ProjectConfig, ProjectsConfig, ResourceConfig};
+    let config = ProjectsConfig::new(vec![ProjectConfig::new("p").api_key("key_p").resource(
+        ResourceConfig::new("blog", "tok_blog").seed_sql(
+            "CREATE TABLE posts (id INTEGER PRIMARY KEY, title TEXT, draft BOOLEAN NOT NULL);
+             INSERT INTO posts VALUES (1, 'a', 1), (2, 'b', 0), (3, 'c', 0);",
+        ),
+    )]);
+    let emulator = Emulator::start(EmulatorConfig::default().projects(config))
+        .await
+        .unwrap();
+    for draft in [false, true] {
+        let c = svc_api::Client::builder()
+            .project("p")
+            .api_base_url(emulator.api_base_url())
+            .resource_token("blog", "tok_blog")
+            .draft(draft)
+            .build()
+            .unwrap();
+        let posts = c.records("blog", "posts");
+        let all = posts.list(&ListQuery::new()).await.unwrap();
+        assert_eq!(all.count, 3, "drafts {draft}: every post");
+        let drafts = posts
+            .list(&ListQuery::new().eq("draft", true))
+            .await
+            .unwrap();
+        assert_eq!(drafts.count, 1, "drafts {draft}: the draft column filtered");
+        assert_eq!(drafts.results[0]["id"], 1);
+    }
+}

@@ -13,14 +13,8 @@ pub const DEFAULT_PER_PAGE: u64 = 25;
 /// Largest page size, and the cap of an unpaginated list.
 pub const MAX_PER_PAGE: u64 = 10_000;
 
-/// Query parameters that are not filters.
-const RESERVED: [&str; 5] = [
-    "page",
-    "_per_page",
-    "_no_pagination",
-    "_order_by",
-    "_search",
-];
+/// Query parameters that are never filters, `draft` included: svc-model owns the list.
+use svc_model::records::RESERVED_PARAMS;
 
 /// The lookups of API.md 4.1: the SDK's own type (svc-model), so both sides name them alike.
 pub use svc_model::records::Lookup;
@@ -218,17 +212,15 @@ fn search(model: &Model, text: &str, params: &mut Vec<Value>) -> Option<String> 
     })
 }
 
-/// Whether a query parameter is a filter: never `page`, `_per_page`, `_no_pagination`,
-/// `_order_by`, `_search`; other `_`-prefixed parameters and `draft` only when the model has a
-/// field of that name.
+/// Whether a query parameter is a filter: never one of [`RESERVED_PARAMS`] (`page`,
+/// `_per_page`, `_no_pagination`, `_order_by`, `_search`, `draft`), even when the model has a
+/// field of that name (it is filtered as `draft__exact`); other `_`-prefixed parameters only
+/// when the model has a field of that name.
 fn is_filter(model: &Model, key: &str) -> bool {
-    if RESERVED.contains(&key) {
+    if RESERVED_PARAMS.contains(&key) {
         return false;
     }
-    if model.field(key).is_some() {
-        return true;
-    }
-    !(key.starts_with('_') || key == "draft")
+    model.field(key).is_some() || !key.starts_with('_')
 }
 
 /// Builds the `WHERE` clause of the filters and `_search` of `params`.

@@ -443,6 +443,32 @@ fn reserved_and_underscore_params_are_not_filters() {
     );
 }
 
+/// `draft` is the client's draft switch (the SDK sends `draft=1` on every request when drafts are
+/// on), never a filter, even on a model with a `draft` column; `draft__exact` filters that column.
+#[test]
+fn draft_is_never_a_filter_even_on_a_model_with_a_draft_column() {
+    let r = Resource::in_memory(
+        "CREATE TABLE posts (id INTEGER PRIMARY KEY, title TEXT, draft BOOLEAN NOT NULL);
+         INSERT INTO posts VALUES (1, 'a', 1), (2, 'b', 0), (3, 'c', 0);",
+    )
+    .unwrap();
+    for value in ["1", "0", "true", "x"] {
+        assert_eq!(
+            ids_of(&r, "posts", &[("draft", value)]),
+            [1, 2, 3],
+            "draft={value}"
+        );
+    }
+    assert_eq!(ids_of(&r, "posts", &[("draft__exact", "1")]), [1]);
+    assert_eq!(ids_of(&r, "posts", &[("draft__exact", "false")]), [2, 3]);
+    assert_eq!(ids_of(&r, "posts", &[("exclude__draft", "1")]), [2, 3]);
+    assert_eq!(
+        ids_of(&r, "posts", &[("draft", "1"), ("title", "b")]),
+        [2],
+        "other filters still apply"
+    );
+}
+
 #[test]
 fn injection_looking_values_match_nothing() {
     let r = res();

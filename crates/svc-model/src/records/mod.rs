@@ -9,4 +9,4 @@ mod query;
 pub use aggregate::{
     AggregateFunc, AggregateRequest, AggregateResult, DateUnit, GroupLookup, GroupRequest, GroupRow,
 };
-pub use query::{FilterValue, ListQuery, Lookup, MAX_PER_PAGE, QueryError};
+pub use query::{FilterValue, ListQuery, Lookup, MAX_PER_PAGE, QueryError, RESERVED_PARAMS};

@@ -5,14 +5,21 @@ use std::fmt;
 /// The largest page size the service accepts, and the most records `_no_pagination` returns.
 pub const MAX_PER_PAGE: u32 = 10_000;
 
-/// Query parameters that are not filters. A field with one of these names is always filtered
-/// with an explicit `__exact`, so it cannot be mistaken for them.
-const RESERVED: [&str; 5] = [
+/// Query parameters of a records list that are never filters, whatever fields the model has:
+/// paging, ordering, search, and `draft`, the client's draft switch (which the SDK sends on every
+/// request when drafts are on, see [`ClientBuilder::draft`]).
+///
+/// A field with one of these names is filtered with an explicit `__exact`
+/// (`draft__exact=1`), so it cannot be mistaken for them. The emulator reads the same list.
+///
+/// [`ClientBuilder::draft`]: https://docs.rs/svc-api/latest/svc_api/struct.ClientBuilder.html#method.draft
+pub const RESERVED_PARAMS: [&str; 6] = [
     "page",
     "_per_page",
     "_no_pagination",
     "_order_by",
     "_search",
+    "draft",
 ];
 
 /// How a filter compares a field with a value.
@@ -186,7 +193,7 @@ impl Filter {
     /// (`page__exact`). An `exclude__` prefix negates.
     fn key(&self) -> String {
         match (self.exclude, self.lookup) {
-            (false, Lookup::Exact) if !RESERVED.contains(&self.field.as_str()) => {
+            (false, Lookup::Exact) if !RESERVED_PARAMS.contains(&self.field.as_str()) => {
                 self.field.clone()
             }
             (false, lookup) => format!("{}__{}", self.field, lookup.as_str()),
@@ -469,11 +476,14 @@ mod tests {
             .eq("page", 3)
             .eq("_search", 1)
             .eq("exclude_me", 1)
+            .eq("draft", true)
             .to_pairs();
         assert_eq!(pairs[0].0, "page__exact");
         assert_eq!(pairs[1].0, "_search__exact");
         // Not a paging parameter, and the service reads a field name as an exact match first.
         assert_eq!(pairs[2].0, "exclude_me");
+        // `draft` is the client's draft switch, never a filter.
+        assert_eq!(pairs[3], ("draft__exact".to_owned(), "true".to_owned()));
     }
 
     /// Found by the `list_query` fuzz target: a field named `exclude` or `exclude_` was sent as
