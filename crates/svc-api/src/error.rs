@@ -50,6 +50,11 @@ pub enum Error {
     /// (then the session is cleared: sign in again), or its token store failed. The request
     /// itself was not sent.
     Auth(svc_auth::SessionError),
+    /// The server's answers, each well-formed, cannot be followed, so the operation stopped:
+    /// a [`RecordStream`](crate::RecordStream) answered with the same page twice in a row
+    /// would otherwise loop forever. Requests were sent ([`sent`](Self::sent) is
+    /// [`Sent::Yes`]); the message says what was seen.
+    Protocol(String),
 }
 
 /// Input refused before anything was sent.
@@ -77,7 +82,11 @@ pub struct ApiError {
     pub path: String,
     /// The body, raw and parsed.
     pub body: ErrorBody,
-    /// The `Retry-After` the server asked for, in seconds, if any.
+    /// The `Retry-After` the server asked for, in seconds, if any. Both forms of the header
+    /// are read: delay-seconds (`120`; a number too large for a `u64` is `u64::MAX`) and an
+    /// HTTP-date (`Fri, 01 May 2026 10:00:00 GMT`, or an obsolete form), which becomes the
+    /// time from the system clock's now to that date, rounded up to a whole second, and `0`
+    /// when the date is past. `None` when the header is absent or is neither form.
     pub retry_after: Option<u64>,
 }
 
@@ -216,7 +225,7 @@ impl Error {
                 _ => Sent::Maybe,
             },
             Self::Timeout(_) => Sent::Maybe,
-            Self::Api(_) | Self::Decode(_) => Sent::Yes,
+            Self::Api(_) | Self::Decode(_) | Self::Protocol(_) => Sent::Yes,
         }
     }
 
@@ -319,6 +328,9 @@ impl fmt::Display for Error {
                 e.body.len(),
                 e.reason()
             ),
+            Self::Protocol(message) => {
+                write!(f, "the server's answers cannot be followed: {message}")
+            }
         }
     }
 }
@@ -333,7 +345,7 @@ impl std::error::Error for Error {
             Self::Transport(e) => Some(e),
             Self::Decode(e) => Some(e.as_ref()),
             Self::Auth(e) => Some(e),
-            Self::Timeout(_) | Self::Api(_) => None,
+            Self::Timeout(_) | Self::Api(_) | Self::Protocol(_) => None,
         }
     }
 }

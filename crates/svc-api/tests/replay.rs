@@ -497,6 +497,10 @@ async fn stream_stops_on_a_server_that_repeats_itself() {
     assert_eq!(results.len(), 3, "two records, then the error");
     let err = results[2].as_ref().unwrap_err();
     assert!(err.to_string().contains("same body"), "{err}");
+    // Requests went out: the error must not say that nothing was sent.
+    assert!(matches!(err, svc_api::Error::Protocol(_)), "{err:?}");
+    assert_eq!(err.sent(), svc_api::Sent::Yes);
+    assert!(!err.to_string().contains("nothing was sent"), "{err}");
     assert!(replay.requests().len() <= 3);
 }
 

@@ -426,7 +426,9 @@ pub enum RecordsCommand {
         /// File format.
         #[arg(long, value_enum, default_value_t = ExportFormat::Ndjson)]
         format: ExportFormat,
-        /// Write to this file instead of stdout.
+        /// Write to this file instead of stdout. The export goes to a temporary file beside it,
+        /// renamed over it only when complete: an interrupted or failed export leaves it
+        /// untouched.
         #[arg(long)]
         out: Option<std::path::PathBuf>,
         /// Records per request, 1 to 10000.

@@ -15,6 +15,8 @@ use std::process::ExitCode;
 use svc_api::Error;
 use svc_api::auth::{SessionError, TokenStoreError};
 
+use crate::signals::Signal;
+
 /// Exit code: anything else.
 pub const OTHER: u8 = 1;
 /// Exit code: usage errors.
@@ -25,6 +27,10 @@ pub const API: u8 = 3;
 pub const NETWORK: u8 = 4;
 /// Exit code: not signed in.
 pub const NOT_SIGNED_IN: u8 = 5;
+/// Exit code: interrupted by SIGINT (Ctrl-C), 128 + 2 as shells report it.
+pub const INTERRUPTED: u8 = 130;
+/// Exit code: stopped by SIGTERM, 128 + 15 as shells report it.
+pub const TERMINATED: u8 = 143;
 
 const SESSION_FILE_HINT: &str = "`svc logout` removes the saved session (or delete the file); then sign in again with `svc login`";
 
@@ -45,6 +51,17 @@ pub enum Failure {
     BrokenPipe,
     /// A failure with a hint that says what to do.
     Hinted(Box<Failure>, String),
+    /// A signal (Ctrl-C, SIGTERM) stopped the command.
+    Interrupted(Signal),
+    /// A command that was part-way through stopped because of `cause` (an error or
+    /// [`Interrupted`](Failure::Interrupted)). `message` says what it had done (it replaces the
+    /// cause's own text, which it should include); `note` what became of its output. The exit
+    /// code and the hint are the cause's.
+    Stopped {
+        cause: Box<Failure>,
+        message: String,
+        note: String,
+    },
 }
 
 impl Failure {
@@ -64,6 +81,18 @@ impl Failure {
     /// Adds `hint` when the server did not accept the credentials (`401`), unless there is a hint
     /// already.
     pub fn on_auth(self, hint: &str) -> Self {
+        if let Failure::Stopped {
+            cause,
+            message,
+            note,
+        } = self
+        {
+            return Failure::Stopped {
+                cause: Box::new(cause.on_auth(hint)),
+                message,
+                note,
+            };
+        }
         match &self {
             Failure::Api(e) if e.status().is_some_and(|s| s.as_u16() == 401) => {
                 self.with_hint(hint)
@@ -90,7 +119,7 @@ impl Failure {
             Failure::Usage(_) => USAGE,
             Failure::Api(e) => match e {
                 Error::InvalidInput(_) => USAGE,
-                Error::Api(_) | Error::Decode(_) => API,
+                Error::Api(_) | Error::Decode(_) | Error::Protocol(_) => API,
                 Error::Transport(_) | Error::Timeout(_) => NETWORK,
                 // The server rejected the refresh token: an answer.
                 Error::Auth(SessionError::RefreshRejected(_)) => API,
@@ -100,6 +129,13 @@ impl Failure {
             },
             Failure::Refused(_) => API,
             Failure::NotSignedIn(_) => NOT_SIGNED_IN,
+            Failure::Interrupted(signal) => signal.exit_code(),
+            // A closed stdout is quiet success on its own, but not once it cut short a command
+            // that must say so.
+            Failure::Stopped { cause, .. } => match cause.inner() {
+                Failure::BrokenPipe => OTHER,
+                _ => cause.code(),
+            },
             Failure::Other(_) | Failure::BrokenPipe | Failure::Hinted(..) => OTHER,
         }
     }
@@ -116,9 +152,19 @@ impl Failure {
         matches!(self.inner(), Failure::BrokenPipe)
     }
 
+    /// A line that says what became of the command's output, after the error line.
+    pub fn note(&self) -> Option<&str> {
+        match self {
+            Failure::Hinted(inner, _) => inner.note(),
+            Failure::Stopped { note, .. } => Some(note),
+            _ => None,
+        }
+    }
+
     pub fn hint(&self) -> Option<String> {
         let hint = match self {
             Failure::Hinted(_, hint) => return Some(hint.clone()),
+            Failure::Stopped { cause, .. } => return cause.hint(),
             Failure::Api(Error::Auth(SessionError::RefreshRejected(_))) => {
                 "the saved session has expired: sign in again with `svc login`"
             }
@@ -154,6 +200,8 @@ impl fmt::Display for Failure {
             Failure::Api(e) => write!(f, "{e}"),
             Failure::BrokenPipe => f.write_str("stdout was closed"),
             Failure::Hinted(inner, _) => write!(f, "{inner}"),
+            Failure::Interrupted(signal) => write!(f, "interrupted by {signal}"),
+            Failure::Stopped { message, .. } => f.write_str(message),
         }
     }
 }
@@ -176,5 +224,33 @@ mod tests {
         assert_eq!(f.to_string(), "bad");
         assert_eq!(Failure::NotSignedIn("x".into()).code(), NOT_SIGNED_IN);
         assert!(Failure::BrokenPipe.with_hint("h").is_silent());
+    }
+
+    #[test]
+    fn a_stopped_command_keeps_its_cause_code_and_hint() {
+        let stopped = |cause: Failure| Failure::Stopped {
+            cause: Box::new(cause),
+            message: "export failed: 3 records written before this error".into(),
+            note: "out.ndjson was not changed".into(),
+        };
+        let f = stopped(Failure::Interrupted(Signal::Interrupt)).with_hint("run it again");
+        assert_eq!(f.code(), INTERRUPTED);
+        assert_eq!(f.note(), Some("out.ndjson was not changed"));
+        assert_eq!(f.hint().as_deref(), Some("run it again"));
+        assert_eq!(
+            stopped(Failure::Interrupted(Signal::Terminate)).code(),
+            TERMINATED
+        );
+        assert_eq!(stopped(Failure::Other("disk full".into())).code(), OTHER);
+        let piped = stopped(Failure::BrokenPipe);
+        assert!(!piped.is_silent());
+        assert_eq!(piped.code(), OTHER);
+        let usage = stopped(Failure::usage_hint("bad", "do this"));
+        assert_eq!(usage.code(), USAGE);
+        assert_eq!(usage.hint().as_deref(), Some("do this"));
+        assert_eq!(
+            usage.to_string(),
+            "export failed: 3 records written before this error"
+        );
     }
 }

@@ -4,8 +4,10 @@ mod args;
 mod commands;
 mod connect;
 mod exit;
+mod export;
 mod input;
 mod output;
+mod signals;
 
 use clap::Parser;
 
@@ -22,6 +24,9 @@ async fn main() -> std::process::ExitCode {
         Err(failure) => {
             if !failure.is_silent() {
                 eprintln!("error: {failure}");
+                if let Some(note) = failure.note() {
+                    eprintln!("note: {note}");
+                }
                 if let Some(hint) = failure.hint() {
                     eprintln!("hint: {hint}");
                 }

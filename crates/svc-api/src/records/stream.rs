@@ -140,7 +140,7 @@ impl<T: DeserializeOwned + Send + 'static> RecordStream<T> {
     /// Takes a fetched page in: checks it, learns the last page, queues its records.
     fn accept(&mut self, fetched: Fetched<T>) -> Result<()> {
         if self.last_digest == Some(fetched.digest) {
-            return Err(Error::invalid(format!(
+            return Err(Error::Protocol(format!(
                 "the server answered page {} with the same body as the page before it; stopping instead of looping",
                 fetched.number
             )));

@@ -1,20 +1,16 @@
 //! `svc records`: list, export, get, create, update, delete, aggregate, group.
 
-use std::io::{BufWriter, IsTerminal, Write};
-use std::time::{Duration, Instant};
-
-use futures_util::TryStreamExt;
 use serde_json::Value;
 use svc_api::model::records::{
     AggregateFunc, AggregateRequest, GroupLookup, GroupRequest, GroupRow, ListQuery, Lookup,
 };
 use svc_api::{Client, Records};
 
-use crate::args::{ExportFormat, Filters, Global, Output, Paging, RecordsCommand, Target};
+use crate::args::{Filters, Global, Output, Paging, RecordsCommand, Target};
 use crate::connect::{self, Access};
 use crate::exit::Failure;
 use crate::input;
-use crate::output::{self, CsvWriter};
+use crate::output;
 
 pub async fn run(global: &Global, cmd: RecordsCommand) -> Result<(), Failure> {
     let resource = match &cmd {
@@ -59,7 +55,7 @@ pub async fn run(global: &Global, cmd: RecordsCommand) -> Result<(), Failure> {
             per_page,
         } => {
             let query = ordered(query(&filters)?, order_by.as_deref()).per_page(per_page);
-            export(
+            crate::export::run(
                 records(&client, global, &target),
                 query,
                 format,
@@ -209,83 +205,4 @@ fn add_filter(query: ListQuery, text: &str) -> Result<ListQuery, Failure> {
     } else {
         query.filter(field, lookup, value)
     })
-}
-
-/// Streams every record to NDJSON or CSV. Memory stays bounded by the pages in flight: each
-/// record is written as it arrives and dropped.
-async fn export(
-    records: Records<'_>,
-    query: ListQuery,
-    format: ExportFormat,
-    out: Option<&std::path::Path>,
-) -> Result<(), Failure> {
-    let sink: Box<dyn Write> = match out {
-        Some(path) => Box::new(
-            std::fs::File::create(path)
-                .map_err(|e| Failure::Usage(format!("cannot create {}: {e}", path.display())))?,
-        ),
-        None => Box::new(std::io::stdout().lock()),
-    };
-    let mut sink = BufWriter::new(sink);
-    let io = output::io;
-    let mut progress = Progress::new();
-    let mut stream = records.stream(query)?;
-    let mut csv: Option<CsvWriter> = None;
-    let mut written: u64 = 0;
-    while let Some(record) = stream.try_next().await? {
-        let value = Value::Object(record);
-        match format {
-            ExportFormat::Ndjson => {
-                serde_json::to_writer(&mut sink, &value).map_err(|e| match e.io_error_kind() {
-                    Some(kind) => io(kind.into()),
-                    None => Failure::Other(e.to_string()),
-                })?;
-                sink.write_all(b"\n").map_err(io)?;
-            }
-            ExportFormat::Csv => {
-                let writer = match &csv {
-                    Some(w) => w,
-                    None => {
-                        let w = CsvWriter::new(output::columns(std::slice::from_ref(&value)));
-                        w.header(&mut sink)?;
-                        csv.insert(w)
-                    }
-                };
-                writer.row(&mut sink, &value)?;
-            }
-        }
-        written += 1;
-        progress.tick(written);
-    }
-    sink.flush().map_err(io)?;
-    progress.done(written);
-    Ok(())
-}
-
-/// A one-line progress counter on stderr, only when stderr is a terminal.
-struct Progress {
-    enabled: bool,
-    last: Instant,
-}
-
-impl Progress {
-    fn new() -> Self {
-        Self {
-            enabled: std::io::stderr().is_terminal(),
-            last: Instant::now(),
-        }
-    }
-
-    fn tick(&mut self, n: u64) {
-        if self.enabled && self.last.elapsed() >= Duration::from_millis(100) {
-            self.last = Instant::now();
-            eprint!("\r{n} records exported");
-        }
-    }
-
-    fn done(&self, n: u64) {
-        if self.enabled {
-            eprintln!("\r{n} records exported");
-        }
-    }
 }
