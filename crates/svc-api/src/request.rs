@@ -12,7 +12,7 @@ use http::{HeaderValue, Method, Request, Response};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use svc_auth::{Credential, Secret};
-use svc_model::ErrorBody;
+use svc_model::{ErrorBody, Timestamp};
 
 use crate::client::Client;
 use crate::error::{ApiError, Error, Result, is_retryable_status};
@@ -319,8 +319,7 @@ fn api_error(call: &Call, response: Response<Bytes>) -> ApiError {
     let retry_after = response
         .headers()
         .get(RETRY_AFTER)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok());
+        .and_then(|v| retry_after_seconds(v, Timestamp::now()));
     let status = response.status();
     ApiError {
         status,
@@ -329,6 +328,30 @@ fn api_error(call: &Call, response: Response<Bytes>) -> ApiError {
         body: ErrorBody::parse(response.into_body()),
         retry_after,
     }
+}
+
+/// The wait a `Retry-After` value asks for, in whole seconds (RFC 9110 section 10.2.3), or
+/// `None` when it is neither form:
+/// - delay-seconds (`120`): that number; one too large for a `u64` is `u64::MAX`, longer than
+///   any retry policy waits;
+/// - an HTTP-date (`Fri, 01 May 2026 10:00:00 GMT`, or an obsolete form): the time from `now`
+///   to that date, rounded up to a whole second so that the retry never comes before it, and
+///   `0` when the date is not in the future.
+fn retry_after_seconds(value: &HeaderValue, now: Timestamp) -> Option<u64> {
+    let text = value.to_str().ok()?.trim_matches([' ', '\t']);
+    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        // Only digits: a number, or one past u64::MAX.
+        return Some(text.parse().unwrap_or(u64::MAX));
+    }
+    let date = Timestamp::parse_http_date_at(text, now).ok()?;
+    let nanos =
+        |t: Timestamp| i128::from(t.unix_seconds()) * 1_000_000_000 + i128::from(t.subsec_nanos());
+    let wait = nanos(date) - nanos(now);
+    if wait <= 0 {
+        return Some(0);
+    }
+    // Positive, and below 10^4 years in seconds: fits a u64.
+    u64::try_from((wait + 999_999_999) / 1_000_000_000).ok()
 }
 
 /// Decodes a success body as `T` with no intermediate `serde_json::Value`.
@@ -341,6 +364,99 @@ pub(crate) fn decode<T: DeserializeOwned>(response: Response<Bytes>) -> Result<T
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn header(text: &str) -> HeaderValue {
+        HeaderValue::from_str(text).unwrap()
+    }
+
+    fn at(rfc3339: &str) -> Timestamp {
+        Timestamp::parse_rfc3339(rfc3339).unwrap()
+    }
+
+    #[test]
+    fn retry_after_reads_delay_seconds() {
+        let now = at("2026-05-01T10:00:00Z");
+        for (text, seconds) in [
+            ("0", 0),
+            ("7", 7),
+            ("  120\t", 120),
+            ("007", 7),
+            ("18446744073709551615", u64::MAX),
+            // Too large for a u64: the longest wait, not an overflow nor an ignored header.
+            ("18446744073709551616", u64::MAX),
+            ("99999999999999999999999999999999999999999999", u64::MAX),
+        ] {
+            assert_eq!(
+                retry_after_seconds(&header(text), now),
+                Some(seconds),
+                "{text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn retry_after_reads_http_dates() {
+        let now = at("2026-05-01T10:00:00Z");
+        for (text, seconds) in [
+            ("Fri, 01 May 2026 10:00:03 GMT", 3),
+            ("Friday, 01-May-26 10:01:00 GMT", 60),
+            ("Fri May  1 11:00:00 2026", 3600),
+            (" Fri, 01 May 2026 10:00:03 GMT ", 3),
+            // Now, or in the past: retry at once.
+            ("Fri, 01 May 2026 10:00:00 GMT", 0),
+            ("Fri, 01 May 2026 09:59:59 GMT", 0),
+            ("Sun, 06 Nov 1994 08:49:37 GMT", 0),
+            ("Sat, 01 Jan 0000 00:00:00 GMT", 0),
+            // The far future fits a u64.
+            (
+                "Fri, 31 Dec 9999 23:59:59 GMT",
+                253_402_300_799 - 1_777_629_600,
+            ),
+        ] {
+            assert_eq!(
+                retry_after_seconds(&header(text), now),
+                Some(seconds),
+                "{text:?}"
+            );
+        }
+        // A fractional wait is rounded up: the retry never comes before the date.
+        let just_after = at("2026-05-01T10:00:00.001Z");
+        let three = header("Fri, 01 May 2026 10:00:03 GMT");
+        assert_eq!(retry_after_seconds(&three, just_after), Some(3));
+        let just_before = at("2026-05-01T10:00:02.999Z");
+        assert_eq!(retry_after_seconds(&three, just_before), Some(1));
+        let at_the_date = at("2026-05-01T10:00:03.000000001Z");
+        assert_eq!(retry_after_seconds(&three, at_the_date), Some(0));
+        // The extreme clocks do not overflow.
+        assert_eq!(retry_after_seconds(&three, Timestamp::MAX), Some(0));
+        assert_eq!(
+            retry_after_seconds(&header("Fri, 31 Dec 9999 23:59:59 GMT"), Timestamp::MIN),
+            Some(253_402_300_799 + 62_167_219_200)
+        );
+    }
+
+    #[test]
+    fn retry_after_ignores_anything_else() {
+        let now = at("2026-05-01T10:00:00Z");
+        for text in [
+            "",
+            "   ",
+            "-1",
+            "+5",
+            "1.5",
+            "5s",
+            "1 2",
+            "soon",
+            "2026-05-01T10:00:03Z",
+            "Fri, 01 May 2026 10:00:03 UTC",
+            "Fri, 30 Feb 2026 10:00:03 GMT",
+            "Fri, 01 May 2026 24:00:00 GMT",
+        ] {
+            assert_eq!(retry_after_seconds(&header(text), now), None, "{text:?}");
+        }
+        let not_text = HeaderValue::from_bytes(b"Fri, 01 May 2026 10:00:03 GMT\xff").unwrap();
+        assert_eq!(retry_after_seconds(&not_text, now), None);
+    }
 
     #[test]
     fn path_for_messages_has_no_host_or_query() {

@@ -9,8 +9,11 @@ use std::time::Duration;
 /// - timeouts, lost connections and `429`, `502`, `503`, `504` answers are retried only for
 ///   idempotent requests: `GET`, `PUT`, `DELETE` and read-only `POST`s (aggregate, group, SQL),
 ///   never for a create or an update;
-/// - a `Retry-After` header (seconds) sets the wait, up to [`max_retry_after`](Self::max_retry_after);
-///   longer asks are not waited for and the error is returned;
+/// - a `Retry-After` header sets the wait, up to [`max_retry_after`](Self::max_retry_after);
+///   longer asks are not waited for and the error is returned. Both of its forms count:
+///   delay-seconds (`Retry-After: 120`) and an HTTP-date (`Retry-After: Fri, 01 May 2026
+///   10:00:00 GMT`), whose wait is the time until that date by the system clock, rounded up to
+///   a whole second (none when the date is past);
 /// - otherwise the wait grows exponentially from [`initial_backoff`](Self::initial_backoff) up to
 ///   [`max_backoff`](Self::max_backoff), with full jitter.
 ///
@@ -172,5 +175,15 @@ mod tests {
             Some(Duration::from_secs(7))
         );
         assert_eq!(p.delay(1, Some(Duration::from_secs(11)), &mut j), None);
+        // The largest ask (a huge delay-seconds value) ends the retries without overflowing.
+        assert_eq!(
+            p.delay(1, Some(Duration::from_secs(u64::MAX)), &mut j),
+            None
+        );
+        // A date in the past asks for no wait at all.
+        assert_eq!(
+            p.delay(1, Some(Duration::ZERO), &mut j),
+            Some(Duration::ZERO)
+        );
     }
 }

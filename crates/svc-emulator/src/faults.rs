@@ -8,7 +8,7 @@
 //! | fault | what the client sees | was the request applied? |
 //! | --- | --- | --- |
 //! | latency | the answer, later | yes |
-//! | unavailable | `503` `{"error","error_code":"unavailable"}` with `Retry-After` | no |
+//! | unavailable | `503` `{"error","error_code":"unavailable"}` with `Retry-After` (seconds, or an HTTP-date with [`retry_after_as_http_date`](Faults::retry_after_as_http_date)) | no |
 //! | drop before | the connection closes, no answer | no |
 //! | drop midway | the status line, headers and part of the body, then the connection closes | **yes** |
 //! | idle close | a kept-alive connection idle for that long is closed by the server | — |
@@ -46,6 +46,7 @@ use axum::body::Body;
 use axum::http::{HeaderValue, Method, Request, Response, StatusCode, header};
 use bytes::Bytes;
 use hyper::body::{Frame, Incoming, SizeHint};
+use svc_model::Timestamp;
 use svc_model::error_body::codes;
 
 /// The faults an emulator injects; see the crate README's fault mode section. Off by default: a `Faults` with
@@ -59,6 +60,7 @@ pub struct Faults {
     latency: Duration,
     unavailable_share: f64,
     retry_after: u64,
+    retry_after_date: bool,
     drop_before_share: f64,
     drop_midway_share: f64,
     idle_close: Option<Duration>,
@@ -84,6 +86,22 @@ impl Faults {
     pub fn unavailable(mut self, share: f64, retry_after_secs: u64) -> Self {
         self.unavailable_share = clamp_share(share);
         self.retry_after = retry_after_secs;
+        self
+    }
+
+    /// Writes the `Retry-After` of [`unavailable`](Self::unavailable) answers as an HTTP-date
+    /// (`Retry-After: Fri, 01 May 2026 10:00:03 GMT`) instead of a number of seconds: the
+    /// emulator's clock plus `retry_after_secs`, rounded up to the next whole second, so a
+    /// client that honours it waits at least that long. RFC 9110 allows both forms.
+    ///
+    /// ```
+    /// use svc_emulator::Faults;
+    ///
+    /// let faults = Faults::new().unavailable(1.0, 3).retry_after_as_http_date(true);
+    /// # let _ = faults;
+    /// ```
+    pub fn retry_after_as_http_date(mut self, on: bool) -> Self {
+        self.retry_after_date = on;
         self
     }
 
@@ -151,6 +169,23 @@ impl Faults {
     /// The idle time after which keep-alive connections are closed, if set.
     pub(crate) fn idle_close_after(&self) -> Option<Duration> {
         self.idle_close
+    }
+
+    /// The `Retry-After` of a `503` sent at `now`: seconds, or the date that many seconds on.
+    fn retry_after_value(&self, now: Timestamp) -> HeaderValue {
+        if !self.retry_after_date {
+            return HeaderValue::from(self.retry_after);
+        }
+        let date = now
+            .checked_add(Duration::from_secs(self.retry_after))
+            // Rounded up: the client never retries before the seconds asked for.
+            .and_then(|t| match t.subsec_nanos() {
+                0 => Some(t),
+                _ => Timestamp::from_unix_seconds(t.unix_seconds().checked_add(1)?),
+            })
+            .unwrap_or(Timestamp::MAX);
+        // An IMF-fixdate is plain ASCII.
+        HeaderValue::from_str(&date.to_http_date()).unwrap_or(HeaderValue::from_static("0"))
     }
 
     fn selects(&self, method: &Method, path: &str) -> bool {
@@ -295,7 +330,7 @@ impl FaultState {
             Fate::Serve => Ok(run(router, request).await),
             Fate::Unavailable => {
                 self.unavailable.fetch_add(1, Ordering::Relaxed);
-                Ok(unavailable(self.faults.retry_after))
+                Ok(unavailable(self.faults.retry_after_value(Timestamp::now())))
             }
             Fate::DropBefore => {
                 self.dropped_before.fetch_add(1, Ordering::Relaxed);
@@ -320,7 +355,7 @@ pub(crate) async fn run(mut router: Router, request: Request<Incoming>) -> Respo
 }
 
 /// The `503` answer: the emulator's usual JSON error body.
-fn unavailable(retry_after: u64) -> Response<Body> {
+fn unavailable(retry_after: HeaderValue) -> Response<Body> {
     let body = svc_model::ErrorResponse::new(
         codes::UNAVAILABLE,
         "The service is unavailable (emulator fault mode); try again later.",
@@ -333,7 +368,7 @@ fn unavailable(retry_after: u64) -> Response<Body> {
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
     );
-    headers.insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
+    headers.insert(header::RETRY_AFTER, retry_after);
     response
 }
 
@@ -476,6 +511,10 @@ pub struct FaultArgs {
     )]
     pub fault_retry_after: u64,
 
+    /// Send that `Retry-After` as an HTTP-date (now plus the seconds) instead of seconds.
+    #[arg(long, env = "SVC_EMULATOR_FAULT_RETRY_AFTER_DATE")]
+    pub fault_retry_after_date: bool,
+
     /// Share of requests (0 to 1) whose connection is closed before they run, unanswered.
     #[arg(long, env = "SVC_EMULATOR_FAULT_DROP_SHARE", value_name = "SHARE", value_parser = parse_share)]
     pub fault_drop_share: Option<f64>,
@@ -510,7 +549,9 @@ impl FaultArgs {
             faults = faults.latency(Duration::from_millis(ms));
         }
         if let Some(share) = self.fault_503_share {
-            faults = faults.unavailable(share, self.fault_retry_after);
+            faults = faults
+                .unavailable(share, self.fault_retry_after)
+                .retry_after_as_http_date(self.fault_retry_after_date);
         }
         if let Some(share) = self.fault_drop_share {
             faults = faults.drop_before(share);
@@ -596,6 +637,60 @@ mod tests {
         assert!(!f.selects(&Method::POST, "/projects/p/e/r/models/m"));
         assert!(!f.selects(&Method::GET, "/api/projects/p/"));
         assert!(Faults::new().selects(&Method::PATCH, "/"));
+    }
+
+    #[test]
+    fn retry_after_is_seconds_or_an_http_date_at_least_that_far() {
+        let now = Timestamp::parse_rfc3339("2026-05-01T10:00:00.25Z").unwrap();
+        let seconds = Faults::new().unavailable(1.0, 3);
+        assert_eq!(seconds.retry_after_value(now), "3");
+        let dated = seconds.clone().retry_after_as_http_date(true);
+        // 10:00:03.25, rounded up.
+        assert_eq!(
+            dated.retry_after_value(now),
+            "Fri, 01 May 2026 10:00:04 GMT"
+        );
+        let whole = Timestamp::parse_rfc3339("2026-05-01T10:00:00Z").unwrap();
+        assert_eq!(
+            dated.retry_after_value(whole),
+            "Fri, 01 May 2026 10:00:03 GMT"
+        );
+        // Past the last representable instant: the last whole second, not a panic.
+        let forever = Faults::new()
+            .unavailable(1.0, u64::MAX)
+            .retry_after_as_http_date(true);
+        assert_eq!(
+            forever.retry_after_value(now),
+            "Fri, 31 Dec 9999 23:59:59 GMT"
+        );
+        let response = unavailable(dated.retry_after_value(now));
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+        let sent = response.headers()[header::RETRY_AFTER].to_str().unwrap();
+        let date = Timestamp::parse_http_date(sent).unwrap();
+        assert_eq!(date.unix_seconds() - now.unix_seconds(), 4);
+    }
+
+    #[test]
+    fn the_retry_after_date_flag() {
+        use clap::Parser;
+        #[derive(Debug, clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            faults: FaultArgs,
+        }
+        let cli = Cli::try_parse_from([
+            "emulator",
+            "--fault-503-share",
+            "1",
+            "--fault-retry-after",
+            "5",
+            "--fault-retry-after-date",
+        ])
+        .unwrap();
+        let f = cli.faults.to_faults().unwrap();
+        assert_eq!((f.retry_after, f.retry_after_date), (5, true));
+        let cli = Cli::try_parse_from(["emulator", "--fault-503-share", "1"]).unwrap();
+        assert!(!cli.faults.to_faults().unwrap().retry_after_date);
     }
 
     #[test]

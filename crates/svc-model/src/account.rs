@@ -73,6 +73,9 @@ const MAX_UNIX_SECONDS: i64 = 253_402_300_799;
 /// - Formatting ([`to_rfc3339`](Self::to_rfc3339), `Display`, `Serialize`) always writes UTC with
 ///   `Z`, and fractional seconds only when there are some, in groups of 3, 6 or 9 digits.
 /// - `Deserialize` also accepts a JSON number of Unix seconds (a JWT `exp` value).
+/// - HTTP headers such as `Retry-After` carry an HTTP-date instead:
+///   [`parse_http_date`](Self::parse_http_date) reads the three forms of RFC 9110 and
+///   [`to_http_date`](Self::to_http_date) writes the preferred one.
 ///
 /// ```
 /// use svc_model::Timestamp;
@@ -90,18 +93,54 @@ pub struct Timestamp {
     nanos: u32,
 }
 
-/// A string that is not an RFC 3339 date-time, or an instant outside years 0000 to 9999.
+/// A string that is not an RFC 3339 date-time (or, from
+/// [`Timestamp::parse_http_date`], not an HTTP-date), or an instant outside years 0000 to 9999.
 ///
-/// The message says what is wrong; it does not repeat the input.
+/// The message says what is wrong and which syntax was expected; it does not repeat the input.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid RFC 3339 timestamp: {reason} (expected e.g. 2026-05-01T12:00:00Z)")]
+#[error("invalid {}: {reason} (expected e.g. {})", .syntax.name(), .syntax.example())]
 pub struct InvalidTimestamp {
     reason: &'static str,
+    syntax: Syntax,
+}
+
+/// The text form a timestamp was parsed from, for error messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Syntax {
+    Rfc3339,
+    HttpDate,
+}
+
+impl Syntax {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Rfc3339 => "RFC 3339 timestamp",
+            Self::HttpDate => "HTTP date",
+        }
+    }
+
+    fn example(self) -> &'static str {
+        match self {
+            Self::Rfc3339 => "2026-05-01T12:00:00Z",
+            Self::HttpDate => "Fri, 01 May 2026 12:00:00 GMT",
+        }
+    }
 }
 
 impl InvalidTimestamp {
     fn new(reason: &'static str) -> Self {
-        Self { reason }
+        Self {
+            reason,
+            syntax: Syntax::Rfc3339,
+        }
+    }
+
+    /// The same error, about an HTTP-date.
+    fn in_http_date(self) -> Self {
+        Self {
+            syntax: Syntax::HttpDate,
+            ..self
+        }
     }
 
     /// What is wrong, e.g. `"month out of range"`.
@@ -227,6 +266,98 @@ impl Timestamp {
     /// Formats as RFC 3339 in UTC, e.g. `2026-05-01T10:00:00Z` or `2026-05-01T10:00:00.250Z`.
     pub fn to_rfc3339(self) -> String {
         self.to_string()
+    }
+
+    /// Parses an HTTP-date (RFC 9110 section 5.6.7), the form of `Retry-After`, `Date`,
+    /// `Expires` and `Last-Modified`, in any of its three forms:
+    ///
+    /// | Form | Example |
+    /// | --- | --- |
+    /// | IMF-fixdate (the preferred one) | `Sun, 06 Nov 1994 08:49:37 GMT` |
+    /// | RFC 850 (obsolete) | `Sunday, 06-Nov-94 08:49:37 GMT` |
+    /// | asctime (obsolete) | `Sun Nov  6 08:49:37 1994` (or `Nov 06`) |
+    ///
+    /// What is accepted, beyond the grammar's letter:
+    /// - Spaces and tabs around the date are ignored; inside it, the separators must be exactly
+    ///   those of its form (one space, except the padding of an asctime day).
+    /// - Weekday names, month names and `GMT` are matched ignoring ASCII case. The weekday must
+    ///   be a valid name of the form's kind (`Sun` in IMF-fixdate and asctime, `Sunday` in
+    ///   RFC 850), but it is **not** checked against the date: the date fields decide the
+    ///   instant, as in most HTTP implementations, and a sender's wrong weekday does not make
+    ///   its date unreadable.
+    /// - Fields are range-checked: a day that its month does not have (`30 Feb`, `29 Feb` of a
+    ///   common year, `00`), hour `24`, minute `60` or second `61` is an error. Second `60` (a
+    ///   leap second, which RFC 9110 allows) is read as the first second of the next minute.
+    /// - An RFC 850 two-digit year is the year with those last two digits that is at most 50
+    ///   years after the current year (judged by calendar year), as RFC 9110 requires: in 2026,
+    ///   `76` is 2076 and `77` is 1977. The current time comes from the system clock; see
+    ///   [`parse_http_date_at`](Self::parse_http_date_at) to give it.
+    /// - The date is in years 0000 to 9999 like every `Timestamp`; there is no time zone but
+    ///   `GMT` and no fraction of a second.
+    ///
+    /// Any other input, including text around the date, is an error; none panics.
+    ///
+    /// ```
+    /// use svc_model::Timestamp;
+    ///
+    /// let imf = Timestamp::parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT")?;
+    /// assert_eq!(imf.to_rfc3339(), "1994-11-06T08:49:37Z");
+    /// assert_eq!(Timestamp::parse_http_date(" Sun Nov  6 08:49:37 1994\t")?, imf);
+    /// assert_eq!(imf.to_http_date(), "Sun, 06 Nov 1994 08:49:37 GMT");
+    ///
+    /// // The weekday is not checked against the date (6 Nov 1994 was a Sunday).
+    /// assert_eq!(Timestamp::parse_http_date("Mon, 06 Nov 1994 08:49:37 GMT")?, imf);
+    /// let err = Timestamp::parse_http_date("Sun, 30 Feb 1994 08:49:37 GMT").unwrap_err();
+    /// assert_eq!(err.reason(), "day out of range for the month");
+    /// assert!(Timestamp::parse_http_date("2026-05-01T12:00:00Z").is_err());
+    /// # Ok::<(), svc_model::InvalidTimestamp>(())
+    /// ```
+    pub fn parse_http_date(text: &str) -> Result<Self, InvalidTimestamp> {
+        Self::parse_http_date_at(text, Self::now())
+    }
+
+    /// [`parse_http_date`](Self::parse_http_date) with `now` as the current time, which only
+    /// decides the century of an RFC 850 two-digit year. For repeatable results and tests.
+    ///
+    /// ```
+    /// use svc_model::Timestamp;
+    ///
+    /// let in_2026 = Timestamp::parse_rfc3339("2026-05-01T00:00:00Z")?;
+    /// let date = Timestamp::parse_http_date_at("Sunday, 06-Nov-94 08:49:37 GMT", in_2026)?;
+    /// assert_eq!(date.to_rfc3339(), "1994-11-06T08:49:37Z");
+    /// let date = Timestamp::parse_http_date_at("Monday, 02-Jan-30 00:00:00 GMT", in_2026)?;
+    /// assert_eq!(date.to_rfc3339(), "2030-01-02T00:00:00Z");
+    /// # Ok::<(), svc_model::InvalidTimestamp>(())
+    /// ```
+    pub fn parse_http_date_at(text: &str, now: Self) -> Result<Self, InvalidTimestamp> {
+        let text = text.trim_matches([' ', '\t']);
+        parse_http_date(text.as_bytes(), now).map_err(InvalidTimestamp::in_http_date)
+    }
+
+    /// Formats as an HTTP-date in its preferred form, IMF-fixdate (RFC 9110 section 5.6.7),
+    /// e.g. `Sun, 06 Nov 1994 08:49:37 GMT`. The fraction of a second is dropped (the text is
+    /// the whole second at or before the instant).
+    ///
+    /// ```
+    /// use svc_model::Timestamp;
+    ///
+    /// let t = Timestamp::parse_rfc3339("2026-05-01T10:00:00.75Z")?;
+    /// assert_eq!(t.to_http_date(), "Fri, 01 May 2026 10:00:00 GMT");
+    /// # Ok::<(), svc_model::InvalidTimestamp>(())
+    /// ```
+    pub fn to_http_date(self) -> String {
+        let days = self.secs.div_euclid(SECONDS_PER_DAY);
+        let second_of_day = self.secs.rem_euclid(SECONDS_PER_DAY);
+        let (year, month, day) = civil_from_days(days);
+        // 1970-01-01 was a Thursday; `WEEKDAYS` starts on Sunday.
+        let weekday = WEEKDAYS[(days + 4).rem_euclid(7) as usize];
+        let month = MONTHS[month as usize - 1];
+        format!(
+            "{weekday}, {day:02} {month} {year:04} {:02}:{:02}:{:02} GMT",
+            second_of_day / 3600,
+            second_of_day / 60 % 60,
+            second_of_day % 60
+        )
     }
 }
 
@@ -469,6 +600,169 @@ fn parse_rfc3339(b: &[u8]) -> Result<Timestamp, InvalidTimestamp> {
     Timestamp::from_unix(secs, nanos).ok_or(InvalidTimestamp::new(
         "instant outside years 0000 to 9999 in UTC",
     ))
+}
+
+/// Weekday names, Sunday first: the short ones of IMF-fixdate and asctime.
+const WEEKDAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+/// Weekday names, Sunday first: the long ones of RFC 850 dates.
+const WEEKDAYS_LONG: [&str; 7] = [
+    "Sunday",
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+];
+const MONTHS: [&str; 12] = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+];
+
+/// Whether `name` is one of `names`, ignoring ASCII case.
+fn is_one_of(name: &[u8], names: &[&str]) -> bool {
+    names
+        .iter()
+        .any(|n| n.as_bytes().eq_ignore_ascii_case(name))
+}
+
+/// The month (1 to 12) whose three-letter name is at `at`.
+fn month_at(b: &[u8], at: usize) -> Result<u32, InvalidTimestamp> {
+    let name = b
+        .get(at..at + 3)
+        .ok_or(InvalidTimestamp::new("too short"))?;
+    MONTHS
+        .iter()
+        .position(|m| m.as_bytes().eq_ignore_ascii_case(name))
+        // At most 12.
+        .map(|i| i as u32 + 1)
+        .ok_or(InvalidTimestamp::new("expected a month name like 'Nov'"))
+}
+
+/// `HH:MM:SS` at `at`, not yet range-checked.
+fn time_of_day_at(b: &[u8], at: usize) -> Result<(u32, u32, u32), InvalidTimestamp> {
+    let hour = digits(b, at, 2)?;
+    expect(b, at + 2, b":", "expected ':' after the hour")?;
+    let minute = digits(b, at + 3, 2)?;
+    expect(b, at + 5, b":", "expected ':' after the minutes")?;
+    let second = digits(b, at + 6, 2)?;
+    Ok((hour, minute, second))
+}
+
+fn gmt_at(b: &[u8], at: usize) -> Result<(), InvalidTimestamp> {
+    match b.get(at..at + 3) {
+        Some(zone) if zone.eq_ignore_ascii_case(b"GMT") => Ok(()),
+        _ => Err(InvalidTimestamp::new("expected 'GMT'")),
+    }
+}
+
+/// Parses the three forms of HTTP-date (see [`Timestamp::parse_http_date`]) from `b`, already
+/// trimmed. `now` decides the century of an RFC 850 year.
+fn parse_http_date(b: &[u8], now: Timestamp) -> Result<Timestamp, InvalidTimestamp> {
+    // Every form starts with a weekday name, then ',' (IMF-fixdate, RFC 850) or ' ' (asctime).
+    let name_end = b
+        .iter()
+        .position(|c| !c.is_ascii_alphabetic())
+        .unwrap_or(b.len());
+    let weekday = &b[..name_end];
+    let short_weekday = || {
+        if is_one_of(weekday, &WEEKDAYS) {
+            Ok(())
+        } else {
+            Err(InvalidTimestamp::new("expected a weekday name like 'Sun'"))
+        }
+    };
+    let (year, month, day, (hour, minute, second), end) = match b.get(name_end) {
+        Some(b',') => {
+            expect(b, name_end + 1, b" ", "expected ' ' after the weekday")?;
+            let at = name_end + 2;
+            match b.get(at + 2) {
+                // IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`.
+                Some(b' ') => {
+                    short_weekday()?;
+                    let day = digits(b, at, 2)?;
+                    let month = month_at(b, at + 3)?;
+                    expect(b, at + 6, b" ", "expected ' ' after the month")?;
+                    let year = i64::from(digits(b, at + 7, 4)?);
+                    expect(b, at + 11, b" ", "expected ' ' after the year")?;
+                    let time = time_of_day_at(b, at + 12)?;
+                    expect(b, at + 20, b" ", "expected ' ' before 'GMT'")?;
+                    gmt_at(b, at + 21)?;
+                    (year, month, day, time, at + 24)
+                }
+                // RFC 850: `Sunday, 06-Nov-94 08:49:37 GMT`.
+                Some(b'-') => {
+                    if !is_one_of(weekday, &WEEKDAYS_LONG) {
+                        return Err(InvalidTimestamp::new(
+                            "expected a weekday name like 'Sunday'",
+                        ));
+                    }
+                    let day = digits(b, at, 2)?;
+                    let month = month_at(b, at + 3)?;
+                    expect(b, at + 6, b"-", "expected '-' after the month")?;
+                    let year = two_digit_year(digits(b, at + 7, 2)?, now);
+                    expect(b, at + 9, b" ", "expected ' ' after the year")?;
+                    let time = time_of_day_at(b, at + 10)?;
+                    expect(b, at + 18, b" ", "expected ' ' before 'GMT'")?;
+                    gmt_at(b, at + 19)?;
+                    (year, month, day, time, at + 22)
+                }
+                _ => {
+                    return Err(InvalidTimestamp::new(
+                        "expected a date like '06 Nov 1994' or '06-Nov-94'",
+                    ));
+                }
+            }
+        }
+        // asctime: `Sun Nov  6 08:49:37 1994`, the day padded with a space or a zero.
+        Some(b' ') => {
+            short_weekday()?;
+            let at = name_end + 1;
+            let month = month_at(b, at)?;
+            expect(b, at + 3, b" ", "expected ' ' after the month")?;
+            let day = if b.get(at + 4) == Some(&b' ') {
+                digits(b, at + 5, 1)?
+            } else {
+                digits(b, at + 4, 2)?
+            };
+            expect(b, at + 6, b" ", "expected ' ' after the day")?;
+            let time = time_of_day_at(b, at + 7)?;
+            expect(b, at + 15, b" ", "expected ' ' before the year")?;
+            let year = i64::from(digits(b, at + 16, 4)?);
+            (year, month, day, time, at + 20)
+        }
+        _ => {
+            return Err(InvalidTimestamp::new(
+                "expected a weekday name followed by ',' or ' '",
+            ));
+        }
+    };
+    if end != b.len() {
+        return Err(InvalidTimestamp::new("unexpected text after the date"));
+    }
+    if day < 1 || day > days_in_month(year, month) {
+        return Err(InvalidTimestamp::new("day out of range for the month"));
+    }
+    if hour > 23 || minute > 59 || second > 60 {
+        return Err(InvalidTimestamp::new("time of day out of range"));
+    }
+    let secs = days_from_civil(year, month, day) * SECONDS_PER_DAY
+        + i64::from(hour * 3600 + minute * 60 + second);
+    Timestamp::from_unix_seconds(secs)
+        .ok_or(InvalidTimestamp::new("instant outside years 0000 to 9999"))
+}
+
+/// The year ending in `two_digits` that is at most 50 years after `now`'s year and less than
+/// 50 years before it (RFC 9110 section 5.6.7, judged by calendar year).
+fn two_digit_year(two_digits: u32, now: Timestamp) -> i64 {
+    let (this_year, _, _) = civil_from_days(now.secs.div_euclid(SECONDS_PER_DAY));
+    let year = this_year - this_year.rem_euclid(100) + i64::from(two_digits);
+    if year > this_year + 50 {
+        year - 100
+    } else if year <= this_year - 50 {
+        year + 100
+    } else {
+        year
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1115,6 +1409,436 @@ mod tests {
         assert_eq!(Timestamp::from_system_time(far), Timestamp::MAX);
         let now = Timestamp::now();
         assert!(now > ts("2020-01-01T00:00:00Z"));
+    }
+
+    /// A fixed "now" for HTTP-date tests, so that RFC 850 years do not drift with the clock.
+    fn in_2026() -> Timestamp {
+        ts("2026-05-01T12:00:00Z")
+    }
+
+    fn http(text: &str) -> Timestamp {
+        Timestamp::parse_http_date_at(text, in_2026()).unwrap_or_else(|e| panic!("{text:?}: {e}"))
+    }
+
+    #[test]
+    fn http_date_reads_all_three_forms() {
+        let expected = ts("1994-11-06T08:49:37Z");
+        for text in [
+            "Sun, 06 Nov 1994 08:49:37 GMT",  // IMF-fixdate
+            "Sunday, 06-Nov-94 08:49:37 GMT", // RFC 850
+            "Sun Nov  6 08:49:37 1994",       // asctime
+            "Sun Nov 06 08:49:37 1994",       // asctime, day padded with a zero
+            "sun, 06 nov 1994 08:49:37 gmt",  // names ignore ASCII case
+            "SUNDAY, 06-NOV-94 08:49:37 GMT",
+            "sUN nOV  6 08:49:37 1994",
+        ] {
+            assert_eq!(http(text), expected, "{text}");
+        }
+        for (text, rfc3339) in [
+            ("Fri, 01 May 2026 10:00:00 GMT", "2026-05-01T10:00:00Z"),
+            ("Thu, 01 Jan 1970 00:00:00 GMT", "1970-01-01T00:00:00Z"),
+            ("Wed, 31 Dec 1969 23:59:59 GMT", "1969-12-31T23:59:59Z"),
+            ("Thu, 29 Feb 2024 23:59:59 GMT", "2024-02-29T23:59:59Z"),
+            ("Tue, 29 Feb 2000 12:00:00 GMT", "2000-02-29T12:00:00Z"),
+            ("Sat, 01 Jan 0000 00:00:00 GMT", "0000-01-01T00:00:00Z"),
+            ("Fri, 31 Dec 9999 23:59:59 GMT", "9999-12-31T23:59:59Z"),
+            // A leap second is the first second of the next minute.
+            ("Wed, 31 Dec 2025 23:59:60 GMT", "2026-01-01T00:00:00Z"),
+            ("Wednesday, 31-Dec-25 23:59:60 GMT", "2026-01-01T00:00:00Z"),
+            ("Wed Dec 31 23:59:60 2025", "2026-01-01T00:00:00Z"),
+            ("Friday, 01-May-26 10:00:00 GMT", "2026-05-01T10:00:00Z"),
+            ("Fri May  1 10:00:00 2026", "2026-05-01T10:00:00Z"),
+            ("Sat Dec 31 23:59:59 2033", "2033-12-31T23:59:59Z"),
+        ] {
+            assert_eq!(http(text), ts(rfc3339), "{text}");
+        }
+        // Without `_at`, the system clock decides only RFC 850 centuries.
+        assert_eq!(
+            Timestamp::parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT"),
+            Ok(expected)
+        );
+    }
+
+    #[test]
+    fn http_date_two_digit_years_are_at_most_50_years_ahead() {
+        let year_of = |two_digits: &str, now: &str| {
+            let text = format!("Monday, 01-Mar-{two_digits} 00:00:00 GMT");
+            let t = Timestamp::parse_http_date_at(&text, ts(now)).unwrap();
+            civil_from_days(t.unix_seconds().div_euclid(SECONDS_PER_DAY)).0
+        };
+        let now = "2026-05-01T12:00:00Z";
+        assert_eq!(year_of("26", now), 2026);
+        assert_eq!(year_of("00", now), 2000);
+        assert_eq!(year_of("76", now), 2076); // 50 years ahead: kept
+        assert_eq!(year_of("77", now), 1977); // 51 years ahead: the past century
+        assert_eq!(year_of("94", now), 1994);
+        assert_eq!(year_of("99", now), 1999);
+        let now = "2080-01-01T00:00:00Z";
+        assert_eq!(year_of("30", now), 2130);
+        assert_eq!(year_of("31", now), 2031);
+        assert_eq!(year_of("80", now), 2080);
+        let now = "1999-12-31T23:59:59Z";
+        assert_eq!(year_of("49", now), 2049);
+        assert_eq!(year_of("50", now), 1950);
+        // At the ends of the range, a year past 9999 or before 0000 is an error, not a panic.
+        let late = Timestamp::parse_http_date_at("Monday, 01-Mar-00 00:00:00 GMT", Timestamp::MAX);
+        assert_eq!(
+            late.unwrap_err().reason(),
+            "instant outside years 0000 to 9999"
+        );
+        let early = Timestamp::parse_http_date_at("Monday, 01-Mar-99 00:00:00 GMT", Timestamp::MIN);
+        assert!(early.is_err());
+        assert_eq!(year_of("99", "9999-01-01T00:00:00Z"), 9999);
+    }
+
+    #[test]
+    fn http_date_formatting_round_trips() {
+        assert_eq!(
+            ts("1994-11-06T08:49:37.999Z").to_http_date(),
+            "Sun, 06 Nov 1994 08:49:37 GMT"
+        );
+        assert_eq!(
+            Timestamp::UNIX_EPOCH.to_http_date(),
+            "Thu, 01 Jan 1970 00:00:00 GMT"
+        );
+        assert_eq!(
+            ts("1969-12-31T23:59:59.5Z").to_http_date(),
+            "Wed, 31 Dec 1969 23:59:59 GMT"
+        );
+        assert_eq!(
+            Timestamp::MIN.to_http_date(),
+            "Sat, 01 Jan 0000 00:00:00 GMT"
+        );
+        assert_eq!(
+            Timestamp::MAX.to_http_date(),
+            "Fri, 31 Dec 9999 23:59:59 GMT"
+        );
+        // Every day over a few centuries, in all three forms; consecutive days cycle through
+        // the weekdays.
+        let mut secs = -2_208_988_800; // 1900-01-01, a Monday
+        let mut weekday = 1;
+        while secs < 4_102_444_800 {
+            // 2100-01-01
+            let t = Timestamp::from_unix_seconds(secs + 45_296).unwrap(); // 12:34:56
+            let imf = t.to_http_date();
+            assert_eq!(http(&imf), t, "{imf}");
+            assert!(imf.starts_with(WEEKDAYS[weekday]), "{imf}");
+            // Sun, 06 Nov 1994 08:49:37 GMT -> the fields of the other forms.
+            let (day, month, year, time) = (&imf[5..7], &imf[8..11], &imf[12..16], &imf[17..25]);
+            let rfc850 = format!(
+                "{}, {day}-{month}-{} {time} GMT",
+                WEEKDAYS_LONG[weekday],
+                &year[2..]
+            );
+            let now = Timestamp::from_unix_seconds(secs).unwrap();
+            assert_eq!(
+                Timestamp::parse_http_date_at(&rfc850, now),
+                Ok(t),
+                "{rfc850}"
+            );
+            let asctime_day = day
+                .strip_prefix('0')
+                .map_or(day.to_owned(), |d| format!(" {d}"));
+            let asctime = format!("{} {month} {asctime_day} {time} {year}", WEEKDAYS[weekday]);
+            assert_eq!(http(&asctime), t, "{asctime}");
+            secs += SECONDS_PER_DAY;
+            weekday = (weekday + 1) % 7;
+        }
+    }
+
+    #[test]
+    fn http_date_does_not_check_the_weekday_but_checks_its_name() {
+        let expected = ts("1994-11-06T08:49:37Z");
+        // A valid name of the wrong day: the date decides.
+        assert_eq!(http("Mon, 06 Nov 1994 08:49:37 GMT"), expected);
+        assert_eq!(http("Friday, 06-Nov-94 08:49:37 GMT"), expected);
+        assert_eq!(http("Sat Nov  6 08:49:37 1994"), expected);
+        // A name that is no weekday, or of the other form's kind, is an error.
+        for (bad, reason) in [
+            (
+                "Sux, 06 Nov 1994 08:49:37 GMT",
+                "expected a weekday name like 'Sun'",
+            ),
+            (
+                "Sunday, 06 Nov 1994 08:49:37 GMT",
+                "expected a weekday name like 'Sun'",
+            ),
+            (
+                "Su, 06 Nov 1994 08:49:37 GMT",
+                "expected a weekday name like 'Sun'",
+            ),
+            (
+                "Sun, 06-Nov-94 08:49:37 GMT",
+                "expected a weekday name like 'Sunday'",
+            ),
+            (
+                "Sundae, 06-Nov-94 08:49:37 GMT",
+                "expected a weekday name like 'Sunday'",
+            ),
+            (
+                "Sunday Nov  6 08:49:37 1994",
+                "expected a weekday name like 'Sun'",
+            ),
+            (
+                "Xyz Nov  6 08:49:37 1994",
+                "expected a weekday name like 'Sun'",
+            ),
+            (
+                ", 06 Nov 1994 08:49:37 GMT",
+                "expected a weekday name like 'Sun'",
+            ),
+            (
+                "06 Nov 1994 08:49:37 GMT",
+                "expected a weekday name followed by ',' or ' '",
+            ),
+            (
+                "Sun; 06 Nov 1994 08:49:37 GMT",
+                "expected a weekday name followed by ',' or ' '",
+            ),
+            (
+                "Sun, 06 Noe 1994 08:49:37 GMT",
+                "expected a month name like 'Nov'",
+            ),
+            (
+                "Sun, 06 November 1994 08:49:37 GMT",
+                "expected ' ' after the month",
+            ),
+            (
+                "Sunday, 06-Xxx-94 08:49:37 GMT",
+                "expected a month name like 'Nov'",
+            ),
+            (
+                "Sun Nox  6 08:49:37 1994",
+                "expected a month name like 'Nov'",
+            ),
+        ] {
+            let err = Timestamp::parse_http_date_at(bad, in_2026()).unwrap_err();
+            assert_eq!(err.reason(), reason, "{bad}");
+        }
+    }
+
+    #[test]
+    fn http_date_range_checks_every_field() {
+        for (bad, reason) in [
+            ("Sun, 06 Nov 1994 24:00:00 GMT", "time of day out of range"),
+            ("Sun, 06 Nov 1994 23:60:00 GMT", "time of day out of range"),
+            ("Sun, 06 Nov 1994 23:59:61 GMT", "time of day out of range"),
+            ("Sun, 06 Nov 1994 99:99:99 GMT", "time of day out of range"),
+            (
+                "Wed, 30 Feb 2000 00:00:00 GMT",
+                "day out of range for the month",
+            ),
+            (
+                "Sun, 29 Feb 2026 00:00:00 GMT",
+                "day out of range for the month",
+            ),
+            (
+                "Sun, 29 Feb 1900 00:00:00 GMT",
+                "day out of range for the month",
+            ),
+            (
+                "Sun, 31 Apr 2026 00:00:00 GMT",
+                "day out of range for the month",
+            ),
+            (
+                "Sun, 00 Nov 1994 08:49:37 GMT",
+                "day out of range for the month",
+            ),
+            (
+                "Sun, 32 Jan 1994 08:49:37 GMT",
+                "day out of range for the month",
+            ),
+            (
+                "Sunday, 30-Feb-94 08:49:37 GMT",
+                "day out of range for the month",
+            ),
+            ("Sunday, 06-Nov-94 24:49:37 GMT", "time of day out of range"),
+            ("Sun Feb 30 08:49:37 1994", "day out of range for the month"),
+            ("Sun Nov  0 08:49:37 1994", "day out of range for the month"),
+            ("Sun Nov  6 08:49:61 1994", "time of day out of range"),
+            (
+                "Fri, 31 Dec 9999 23:59:60 GMT",
+                "instant outside years 0000 to 9999",
+            ),
+        ] {
+            let err = Timestamp::parse_http_date_at(bad, in_2026()).unwrap_err();
+            assert_eq!(err.reason(), reason, "{bad}");
+        }
+    }
+
+    #[test]
+    fn http_date_rejects_malformed_input() {
+        for bad in [
+            "",
+            " ",
+            "\t\t",
+            "0",
+            "120",
+            "-1",
+            "garbage",
+            "Sun",
+            "Sun,",
+            "Sun, ",
+            "Sun, 06 Nov 1994",
+            "Sun, 06 Nov 1994 08:49:37",
+            "Sun, 06 Nov 1994 08:49:37 UTC",
+            "Sun, 06 Nov 1994 08:49:37 GMT+1",
+            "Sun, 06 Nov 1994 08:49:37 GMTx",
+            "Sun, 06 Nov 1994 08:49:37 +0000",
+            "Sun, 06 Nov 1994 08:49:37.5 GMT",
+            "Sun, 6 Nov 1994 08:49:37 GMT",
+            "Sun, 06 Nov 94 08:49:37 GMT",
+            "Sun, 06 Nov 19940 08:49:37 GMT",
+            "Sun, 06 Nov 1994 8:49:37 GMT",
+            "Sun, 06 Nov 1994 08:49 GMT",
+            "Sun,  06 Nov 1994 08:49:37 GMT",
+            "Sun,06 Nov 1994 08:49:37 GMT",
+            "Sun, 06  Nov 1994 08:49:37 GMT",
+            "Sun, 06 Nov 1994 08:49:37  GMT",
+            "Sun, 06 Nov 1994 08-49-37 GMT",
+            "Sun, 06 Nov -994 08:49:37 GMT",
+            "Sun, +6 Nov 1994 08:49:37 GMT",
+            "Sun, 06 Nov 1994 08:49:37 GMT x",
+            "Sun, 06 Nov 1994 08:49:37 GMT,",
+            "Sun, ０6 Nov 1994 08:49:37 GMT",
+            "Sun, 06 Nov 1994 08:49:37 GMT\u{e9}",
+            "Sun, 06 Nov 1994 08:49:37 GMT\n",
+            "\nSun, 06 Nov 1994 08:49:37 GMT",
+            "\u{a0}Sun, 06 Nov 1994 08:49:37 GMT",
+            "Sunday, 06-Nov-1994 08:49:37 GMT",
+            "Sunday, 6-Nov-94 08:49:37 GMT",
+            "Sunday, 06-Nov-94 08:49:37",
+            "Sunday, 06 Nov-94 08:49:37 GMT",
+            "Sun Nov 6 08:49:37 1994",
+            "Sun Nov   6 08:49:37 1994",
+            "Sun Nov  6 08:49:37 94",
+            "Sun Nov  6 08:49:37 1994 GMT",
+            "Sun  Nov  6 08:49:37 1994",
+            "Sun Nov  6 08:49:37",
+            "1994-11-06T08:49:37Z",
+        ] {
+            let result = Timestamp::parse_http_date_at(bad, in_2026());
+            assert!(result.is_err(), "{bad:?}: {result:?}");
+        }
+        // The message names the syntax and never repeats the input.
+        let err = Timestamp::parse_http_date("Sun, 06 Nov 1994 08:49:37 UTC").unwrap_err();
+        assert_eq!(err.reason(), "expected 'GMT'");
+        let message = err.to_string();
+        assert!(
+            message.starts_with("invalid HTTP date: expected 'GMT'"),
+            "{message}"
+        );
+        assert!(!message.contains("UTC"), "{message}");
+        assert!(
+            Timestamp::parse_rfc3339("x")
+                .unwrap_err()
+                .to_string()
+                .starts_with("invalid RFC 3339 timestamp:")
+        );
+    }
+
+    #[test]
+    fn http_date_ignores_spaces_and_tabs_around_it() {
+        let expected = ts("1994-11-06T08:49:37Z");
+        for text in [
+            " Sun, 06 Nov 1994 08:49:37 GMT",
+            "Sun, 06 Nov 1994 08:49:37 GMT ",
+            " \t Sunday, 06-Nov-94 08:49:37 GMT\t \t",
+            "\tSun Nov  6 08:49:37 1994  ",
+        ] {
+            assert_eq!(http(text), expected, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn http_date_survives_very_long_input() {
+        let valid = "Sun, 06 Nov 1994 08:49:37 GMT";
+        for long in [
+            format!("{valid}{}", "x".repeat(1 << 20)),
+            format!("{valid}{}", " ".repeat(1 << 20)),
+            format!("{}{valid}{}", " ".repeat(1 << 20), "\t".repeat(1 << 20)),
+            "S".repeat(1 << 20),
+            "9".repeat(1 << 20),
+            ",".repeat(1 << 20),
+            format!("Sun,{}", " ".repeat(1 << 20)),
+            format!("Sun, 06 Nov {} 08:49:37 GMT", "1".repeat(1 << 20)),
+        ] {
+            let result = Timestamp::parse_http_date_at(&long, in_2026());
+            if long.trim_matches([' ', '\t']) == valid {
+                assert_eq!(result, Ok(ts("1994-11-06T08:49:37Z")));
+            } else {
+                assert!(result.is_err(), "{} bytes", long.len());
+            }
+        }
+    }
+
+    /// Property-style: random byte strings, and every single-byte edit of valid dates, never
+    /// panic; whatever parses formats back to itself.
+    #[test]
+    fn http_date_never_panics_on_arbitrary_input() {
+        let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        const ALPHABET: &[u8] = b"SunMoTeWdhFriaJbpyJlgOcNvDG TM,-:0123456789 \t\xc3\xa9\xff\0";
+        let nows = [
+            in_2026(),
+            Timestamp::MIN,
+            Timestamp::MAX,
+            Timestamp::UNIX_EPOCH,
+        ];
+        let check = |bytes: &[u8], now: Timestamp| {
+            let text = String::from_utf8_lossy(bytes);
+            if let Ok(t) = Timestamp::parse_http_date_at(&text, now) {
+                // Whole seconds, and the canonical form reads back the same.
+                assert_eq!(t.subsec_nanos(), 0, "{text:?}");
+                assert_eq!(Timestamp::parse_http_date_at(&t.to_http_date(), now), Ok(t));
+            }
+        };
+        for i in 0..50_000 {
+            let len = (next() % 40) as usize;
+            let bytes: Vec<u8> = (0..len)
+                .map(|_| {
+                    let r = next();
+                    if r % 8 == 0 {
+                        (r >> 8) as u8
+                    } else {
+                        ALPHABET[(r >> 8) as usize % ALPHABET.len()]
+                    }
+                })
+                .collect();
+            check(&bytes, nows[i % nows.len()]);
+        }
+        for valid in [
+            "Sun, 06 Nov 1994 08:49:37 GMT",
+            "Sunday, 06-Nov-94 08:49:37 GMT",
+            "Sun Nov  6 08:49:37 1994",
+            "Fri, 31 Dec 9999 23:59:59 GMT",
+            "Sat, 01 Jan 0000 00:00:00 GMT",
+        ] {
+            let valid = valid.as_bytes();
+            for at in 0..=valid.len() {
+                for &b in b" \t,-:09AZaz\xff" {
+                    for edit in 0..3 {
+                        let mut bytes = valid.to_vec();
+                        match edit {
+                            0 if at < bytes.len() => bytes[at] = b,
+                            1 => bytes.insert(at, b),
+                            2 if at < bytes.len() => {
+                                bytes.remove(at);
+                            }
+                            _ => continue,
+                        }
+                        for now in nows {
+                            check(&bytes, now);
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]
