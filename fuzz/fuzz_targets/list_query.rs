@@ -1,21 +1,18 @@
 //! The records list query builder: `validate` never panics, and a query it accepts turns into
-//! `(key, value)` pairs that the emulator's parser (svc-emulator `records/filter.rs`, mirrored
-//! below) reads back as exactly the filters, ordering, search and paging that were built.
+//! `(key, value)` pairs that svc-model's filter-key decoder (`records::wire::parse_filter_key`,
+//! the one the emulator uses) reads back as exactly the filters that were built, with the
+//! ordering, search and paging after them.
 #![no_main]
 
 use std::collections::BTreeSet;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use svc_model::records::{ListQuery, Lookup};
-
-const RESERVED: [&str; 5] = [
-    "page",
-    "_per_page",
-    "_no_pagination",
-    "_order_by",
-    "_search",
-];
+use svc_model::records::wire::{ORDER_BY_PARAM, PAGE_PARAM, PER_PAGE_PARAM, SEARCH_PARAM};
+use svc_model::records::{
+    FilterKey, ListQuery, Lookup, MAX_PER_PAGE, RESERVED_PARAMS, is_filter_param,
+    parse_filter_key,
+};
 
 /// Field names that stress the key syntax, and anything else.
 const POOL: [&str; 14] = [
@@ -78,25 +75,6 @@ struct Parsed {
     field: String,
     lookup: Lookup,
     value: String,
-}
-
-/// The emulator's `parse_key`, against a model whose fields are `schema`.
-fn parse_key(schema: &BTreeSet<String>, key: &str) -> Option<(bool, String, Lookup)> {
-    if schema.contains(key) {
-        return Some((false, key.to_owned(), Lookup::Exact));
-    }
-    let (negated, rest) = match key.strip_prefix("exclude__") {
-        Some(rest) => (true, rest),
-        None => (false, key),
-    };
-    if schema.contains(rest) {
-        return Some((negated, rest.to_owned(), Lookup::Exact));
-    }
-    let (name, lookup) = rest.rsplit_once("__")?;
-    schema
-        .contains(name)
-        .then(|| Lookup::parse(lookup).map(|l| (negated, name.to_owned(), l)))
-        .flatten()
 }
 
 fuzz_target!(|ops: Vec<Op>| {
@@ -172,19 +150,30 @@ fuzz_target!(|ops: Vec<Op>| {
     assert_eq!(q.page_number(), page);
     assert_eq!(q.page_size(), per_page);
 
+    // A model whose fields are the filtered ones.
     let schema: BTreeSet<String> = filters.iter().map(|(f, _)| f.field.clone()).collect();
+    let has_field = |name: &str| schema.contains(name);
     let mut rest = pairs.iter();
     for (want, list) in &filters {
         let (key, value) = rest.next().expect("a pair per filter");
         assert!(
-            !RESERVED.contains(&key.as_str()),
-            "filter key {key:?} is a paging parameter"
+            !RESERVED_PARAMS.contains(&key.as_str()),
+            "filter key {key:?} is a reserved parameter"
         );
-        let (exclude, field, lookup) = parse_key(&schema, key)
-            .unwrap_or_else(|| panic!("the server cannot read the key {key:?} of {want:?}"));
+        assert!(
+            is_filter_param(key, has_field),
+            "the server does not read {key:?} of {want:?} as a filter"
+        );
+        let FilterKey {
+            field,
+            lookup,
+            exclude,
+        } = parse_filter_key(key, has_field).unwrap_or_else(|e| {
+            panic!("the server cannot read the key {key:?} of {want:?}: {e}")
+        });
         let got = Parsed {
             exclude,
-            field,
+            field: field.to_owned(),
             lookup,
             value: value.clone(),
         };
@@ -197,7 +186,7 @@ fuzz_target!(|ops: Vec<Op>| {
     }
     let mut expect_tail = Vec::new();
     if !order.is_empty() {
-        expect_tail.push(("_order_by".to_owned(), order.join(",")));
+        expect_tail.push((ORDER_BY_PARAM.to_owned(), order.join(",")));
         for item in order.join(",").split(',') {
             let field = item.strip_prefix('-').unwrap_or(item);
             assert!(
@@ -208,15 +197,15 @@ fuzz_target!(|ops: Vec<Op>| {
         assert_eq!(order.join(",").split(',').count(), order.len());
     }
     if let Some(s) = search {
-        expect_tail.push(("_search".to_owned(), s));
+        expect_tail.push((SEARCH_PARAM.to_owned(), s));
     }
     if let Some(p) = page {
         assert!(p >= 1);
-        expect_tail.push(("page".to_owned(), p.to_string()));
+        expect_tail.push((PAGE_PARAM.to_owned(), p.to_string()));
     }
     if let Some(n) = per_page {
-        assert!((1..=10_000).contains(&n));
-        expect_tail.push(("_per_page".to_owned(), n.to_string()));
+        assert!((1..=MAX_PER_PAGE).contains(&n));
+        expect_tail.push((PER_PAGE_PARAM.to_owned(), n.to_string()));
     }
     assert_eq!(rest.cloned().collect::<Vec<_>>(), expect_tail);
 });

@@ -5,7 +5,6 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use http::HeaderValue;
 use svc_auth::config::{
     DEFAULT_API_BASE_URL, DEFAULT_APP_BASE_URL, DEFAULT_ENVIRONMENT, trim_base_url,
 };
@@ -42,8 +41,19 @@ pub struct Client {
 }
 
 pub(crate) struct Inner {
-    pub(crate) transport: Arc<dyn Transport>,
-    pub(crate) sleep: Arc<dyn Sleep>,
+    /// What sends the calls; not kept without an operation group, as nothing is ever sent.
+    #[cfg(any(
+        feature = "pages",
+        feature = "projects",
+        feature = "records",
+        feature = "sql",
+        feature = "users",
+        feature = "teams",
+        feature = "resources",
+        feature = "proxy",
+        feature = "account"
+    ))]
+    pub(crate) sender: Sender,
     pub(crate) project: Option<String>,
     pub(crate) environment: String,
     pub(crate) api_base_url: String,
@@ -51,13 +61,44 @@ pub(crate) struct Inner {
     pub(crate) draft: bool,
     pub(crate) api_key: Option<Secret>,
     pub(crate) resource_tokens: HashMap<String, Secret>,
-    /// The user session (tokens, refresh); its own token store or memory.
+    /// The user session (tokens, refresh); its own token store or memory. Kept only with the
+    /// operation groups whose calls may carry it.
+    #[cfg(any(
+        feature = "records",
+        feature = "sql",
+        feature = "users",
+        feature = "teams",
+        feature = "resources",
+        feature = "proxy",
+        feature = "account"
+    ))]
     pub(crate) session: svc_auth::Session,
     /// A service token loaded into the client, sent as `JWT`.
     pub(crate) service_token: std::sync::RwLock<Option<Secret>>,
     pub(crate) retry: RetryPolicy,
     pub(crate) timeout: Option<Duration>,
-    pub(crate) user_agent: HeaderValue,
+}
+
+/// What sends a call: the transport, the timer, the client's own attempt timeout and the
+/// `User-Agent`.
+#[cfg(any(
+    feature = "pages",
+    feature = "projects",
+    feature = "records",
+    feature = "sql",
+    feature = "users",
+    feature = "teams",
+    feature = "resources",
+    feature = "proxy",
+    feature = "account"
+))]
+pub(crate) struct Sender {
+    pub(crate) transport: Arc<dyn Transport>,
+    pub(crate) sleep: Arc<dyn Sleep>,
+    /// The limit on one attempt that the client enforces itself: set only with a custom
+    /// transport (the default transport enforces [`ClientBuilder::attempt_timeout`] itself).
+    pub(crate) attempt_timeout: Option<Duration>,
+    pub(crate) user_agent: http::HeaderValue,
 }
 
 impl fmt::Debug for Client {
@@ -117,6 +158,22 @@ impl Client {
         &self.inner.app_base_url
     }
 
+    /// Loads a service token: from now on, calls that a session would serve carry
+    /// `Authorization: JWT <token>` (an API key or resource token still wins where it applies).
+    ///
+    /// ```
+    /// let client = svc_api::Client::builder().project("p").build().unwrap();
+    /// client.load_service_token("header.payload.signature");
+    /// ```
+    pub fn load_service_token(&self, token: impl Into<Secret>) {
+        *self
+            .inner
+            .service_token
+            .write()
+            .unwrap_or_else(|e| e.into_inner()) = Some(token.into());
+    }
+
+    #[cfg(any(feature = "pages", feature = "projects"))]
     pub(crate) fn api_key(&self) -> Option<&Secret> {
         self.inner.api_key.as_ref()
     }
@@ -313,14 +370,26 @@ impl ClientBuilder {
         self
     }
 
-    /// The default transport's connect timeout (default 10 s). Ignored with a custom transport.
+    /// The default transport's connect timeout (default 10 s).
+    ///
+    /// Only for the default transport: with a custom one ([`transport`](Self::transport),
+    /// [`shared_transport`](Self::shared_transport)), [`build`](Self::build) fails with
+    /// [`Error::InvalidInput`] naming this setting. Set it on your transport instead (e.g.
+    /// `HyperTransport::builder().connect_timeout(..)`).
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
         self.connect_timeout = Some(timeout);
         self
     }
 
-    /// The default transport's limit on one attempt, from sending to the last byte of the answer
-    /// (default 30 s). Ignored with a custom transport.
+    /// A limit on one attempt, from sending to the last byte of the answer (default 30 s with
+    /// the default transport, none with a custom one). An attempt that runs out fails with a
+    /// [`Timeout`](svc_transport::TransportErrorKind::Timeout) transport error that may have
+    /// reached the server, so it is retried only for idempotent requests.
+    ///
+    /// The default transport enforces it (its `request_timeout`). With a custom transport
+    /// ([`transport`](Self::transport), [`shared_transport`](Self::shared_transport)) the
+    /// client enforces it around each call of [`Transport::send`], with its
+    /// [`sleep`](Self::sleep) timer; any timeout of your transport's own still applies.
     pub fn attempt_timeout(mut self, timeout: Duration) -> Self {
         self.attempt_timeout = Some(timeout);
         self
@@ -329,26 +398,64 @@ impl ClientBuilder {
     /// How long the default transport keeps an idle keep-alive connection for reuse (default
     /// 20 s). Keep it below the server's own idle timeout: a request sent on a connection that
     /// the server is closing at that moment fails, and a create or an update cannot be retried
-    /// (it may have reached the server). Ignored with a custom transport.
+    /// (it may have reached the server).
+    ///
+    /// Only for the default transport: with a custom one ([`transport`](Self::transport),
+    /// [`shared_transport`](Self::shared_transport)), [`build`](Self::build) fails with
+    /// [`Error::InvalidInput`] naming this setting. Set it on your transport instead (e.g.
+    /// `HyperTransport::builder().pool_idle_timeout(..)`).
     pub fn pool_idle_timeout(mut self, timeout: Duration) -> Self {
         self.pool_idle_timeout = Some(timeout);
         self
     }
 
     /// Trusts one more root certificate (PEM), e.g. the emulator's self-signed certificate or a
-    /// private CA. Ignored with a custom transport.
+    /// private CA.
+    ///
+    /// Only for the default transport: with a custom one ([`transport`](Self::transport),
+    /// [`shared_transport`](Self::shared_transport)), [`build`](Self::build) fails with
+    /// [`Error::InvalidInput`] naming this setting. Trust the certificate in your transport
+    /// instead (e.g. `HyperTransport::builder().add_root_certificate_pem(..)`).
     pub fn add_root_certificate_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
         self.root_certificates.push(pem.into());
         self
     }
 
     /// Sends requests through your own [`Transport`] instead of the default one.
+    ///
+    /// The settings of the default transport ([`connect_timeout`](Self::connect_timeout),
+    /// [`pool_idle_timeout`](Self::pool_idle_timeout),
+    /// [`add_root_certificate_pem`](Self::add_root_certificate_pem)) cannot reach your
+    /// transport: [`build`](Self::build) refuses them, so that none is silently ignored.
+    /// Configure your transport with them instead. [`attempt_timeout`](Self::attempt_timeout)
+    /// still applies: the client enforces it around each attempt.
+    ///
+    /// ```
+    /// use bytes::Bytes;
+    /// use std::time::Duration;
+    /// use svc_api::transport::TransportError;
+    ///
+    /// let offline = |_request: http::Request<Bytes>| async {
+    ///     Ok::<_, TransportError>(http::Response::new(Bytes::from_static(b"[]")))
+    /// };
+    /// let refused = svc_api::Client::builder()
+    ///     .connect_timeout(Duration::from_secs(2))
+    ///     .transport(offline)
+    ///     .build();
+    /// assert!(refused.unwrap_err().to_string().contains("connect_timeout"));
+    /// let honoured = svc_api::Client::builder()
+    ///     .attempt_timeout(Duration::from_secs(2))
+    ///     .transport(offline)
+    ///     .build();
+    /// assert!(honoured.is_ok());
+    /// ```
     pub fn transport(mut self, transport: impl Transport) -> Self {
         self.transport = Some(Arc::new(transport));
         self
     }
 
-    /// Sends requests through a shared [`Transport`].
+    /// Sends requests through a shared [`Transport`]. The default transport's settings are
+    /// refused or honoured as with [`transport`](Self::transport).
     pub fn shared_transport(mut self, transport: Arc<dyn Transport>) -> Self {
         self.transport = Some(transport);
         self
@@ -387,7 +494,8 @@ impl ClientBuilder {
     /// Builds the client. Fails only on settings that can never work or are unsafe: a base URL
     /// that is not `http(s)://`, plain `http://` to a host that is not loopback (unless
     /// [`allow_insecure_http`](Self::allow_insecure_http)), a certificate that does not parse,
-    /// no transport at all.
+    /// a setting of the default transport given with a custom transport (see
+    /// [`transport`](Self::transport)), no transport at all.
     pub fn build(self) -> Result<Client> {
         let session = match &self.token_store {
             Some(store) => svc_auth::Session::restore(Arc::clone(store)).map_err(Error::Auth)?,
@@ -407,21 +515,84 @@ impl ClientBuilder {
             refuse_insecure("api_base_url", &api_base_url)?;
             refuse_insecure("app_base_url", &app_base_url)?;
         }
-        let transport = match self.transport {
-            Some(t) => t,
-            None => default_transport(
-                TransportSettings {
-                    connect_timeout: self.connect_timeout,
-                    attempt_timeout: self.attempt_timeout,
-                    pool_idle_timeout: self.pool_idle_timeout,
-                },
-                &self.root_certificates,
-            )?,
+        let (transport, attempt_timeout) = match self.transport {
+            Some(t) => {
+                refuse_default_transport_settings(DefaultTransportSettings {
+                    connect_timeout: self.connect_timeout.is_some(),
+                    pool_idle_timeout: self.pool_idle_timeout.is_some(),
+                    root_certificates: !self.root_certificates.is_empty(),
+                })?;
+                // The client bounds each attempt itself: a custom transport has no setting
+                // it could pass this to.
+                (t, self.attempt_timeout)
+            }
+            #[cfg(feature = "default-transport")]
+            None => {
+                let transport = default_transport(
+                    TransportSettings {
+                        connect_timeout: self.connect_timeout,
+                        attempt_timeout: self.attempt_timeout,
+                        pool_idle_timeout: self.pool_idle_timeout,
+                    },
+                    &self.root_certificates,
+                )?;
+                (transport, None)
+            }
+            #[cfg(not(feature = "default-transport"))]
+            None => {
+                return Err(Error::invalid(
+                    "no transport: give ClientBuilder::transport one, or enable the `default-transport` feature",
+                ));
+            }
         };
+        let sleep = self.sleep.unwrap_or_else(|| Arc::new(TokioSleep));
+        // Without an operation group nothing is ever sent: the transport, the timer and the
+        // session were still made (so that `build` fails the same way in every build), and are
+        // dropped here.
+        #[cfg(not(any(
+            feature = "pages",
+            feature = "projects",
+            feature = "records",
+            feature = "sql",
+            feature = "users",
+            feature = "teams",
+            feature = "resources",
+            feature = "proxy",
+            feature = "account"
+        )))]
+        let _ = (transport, sleep, attempt_timeout);
+        #[cfg(not(any(
+            feature = "records",
+            feature = "sql",
+            feature = "users",
+            feature = "teams",
+            feature = "resources",
+            feature = "proxy",
+            feature = "account"
+        )))]
+        let _ = session;
         Ok(Client {
             inner: Arc::new(Inner {
-                transport,
-                sleep: self.sleep.unwrap_or_else(|| Arc::new(TokioSleep)),
+                #[cfg(any(
+                    feature = "pages",
+                    feature = "projects",
+                    feature = "records",
+                    feature = "sql",
+                    feature = "users",
+                    feature = "teams",
+                    feature = "resources",
+                    feature = "proxy",
+                    feature = "account"
+                ))]
+                sender: Sender {
+                    transport,
+                    sleep,
+                    attempt_timeout,
+                    user_agent: http::HeaderValue::from_static(concat!(
+                        "svc-rs/",
+                        env!("CARGO_PKG_VERSION")
+                    )),
+                },
                 project: self.project.or(self.env.project),
                 environment: self
                     .environment
@@ -432,11 +603,19 @@ impl ClientBuilder {
                 draft: self.draft.or(self.env.draft).unwrap_or(false),
                 api_key: self.api_key,
                 resource_tokens: self.resource_tokens,
+                #[cfg(any(
+                    feature = "records",
+                    feature = "sql",
+                    feature = "users",
+                    feature = "teams",
+                    feature = "resources",
+                    feature = "proxy",
+                    feature = "account"
+                ))]
                 session,
                 service_token: std::sync::RwLock::new(self.service_token),
                 retry: self.retry.unwrap_or_default(),
                 timeout: self.timeout,
-                user_agent: HeaderValue::from_static(concat!("svc-rs/", env!("CARGO_PKG_VERSION"))),
             }),
         })
     }
@@ -492,8 +671,42 @@ fn is_local_host(host: &str) -> bool {
     !host.is_empty() && (is_or_under("localhost") || is_or_under("invalid"))
 }
 
+/// Which settings that only the default transport can take were given to the builder.
+struct DefaultTransportSettings {
+    connect_timeout: bool,
+    pool_idle_timeout: bool,
+    root_certificates: bool,
+}
+
+/// Fails when a custom transport comes with settings that only the default transport takes:
+/// they would be ignored without a word. The message names each one and where it belongs.
+fn refuse_default_transport_settings(given: DefaultTransportSettings) -> Result<()> {
+    let refused: Vec<String> = [
+        (given.connect_timeout, "connect_timeout"),
+        (given.pool_idle_timeout, "pool_idle_timeout"),
+        (given.root_certificates, "add_root_certificate_pem"),
+    ]
+    .into_iter()
+    .filter(|(set, _)| *set)
+    .map(|(_, setting)| {
+        // `HyperTransport::builder()` has a method of the same name.
+        format!(
+            "ClientBuilder::{setting} configures only the default transport, and a custom transport \
+             was given (ClientBuilder::transport or shared_transport), so it would be ignored: \
+             configure your transport with it instead (e.g. HyperTransport::builder().{setting}(..)) \
+             and remove it from the ClientBuilder"
+        )
+    })
+    .collect();
+    if refused.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::invalid(refused.join("; ")))
+    }
+}
+
 /// The default transport's settings given to the builder.
-#[cfg_attr(not(feature = "default-transport"), allow(dead_code))]
+#[cfg(feature = "default-transport")]
 struct TransportSettings {
     connect_timeout: Option<Duration>,
     attempt_timeout: Option<Duration>,
@@ -521,13 +734,6 @@ fn default_transport(settings: TransportSettings, roots: &[Vec<u8>]) -> Result<A
         .build()
         .map_err(|e| Error::invalid_because("the default transport could not be built", e))?;
     Ok(Arc::new(transport))
-}
-
-#[cfg(not(feature = "default-transport"))]
-fn default_transport(_: TransportSettings, _: &[Vec<u8>]) -> Result<Arc<dyn Transport>> {
-    Err(Error::invalid(
-        "no transport: give ClientBuilder::transport one, or enable the `default-transport` feature",
-    ))
 }
 
 #[cfg(test)]

@@ -9,10 +9,10 @@ use bytes::Bytes;
 use futures_util::future::{Either, select};
 use http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, RETRY_AFTER, USER_AGENT};
 use http::{HeaderValue, Method, Request, Response};
-use serde::Serialize;
 use serde::de::DeserializeOwned;
-use svc_auth::{Credential, Secret};
+use svc_auth::Credential;
 use svc_model::{ErrorBody, Timestamp};
+use svc_transport::{TransportError, TransportErrorKind};
 
 use crate::client::Client;
 use crate::error::{ApiError, Error, Result, is_retryable_status};
@@ -25,20 +25,37 @@ pub(crate) enum CallAuth {
     /// No credentials (login, register, refresh, ...).
     None,
     /// This credential (the API key on the application host).
+    #[cfg(any(feature = "pages", feature = "projects"))]
     Fixed(Credential),
-    /// A data host route: a token for this call, else the client's token for the resource,
-    /// else the API key, else the user session or service token (CLIENT.md section 2).
+    /// A data host route: a token for this call, else the client's token for the resource, else the
+    /// API key, else the user session or service token (docs/client-behaviour.md section 2).
+    #[cfg(any(
+        feature = "records",
+        feature = "sql",
+        feature = "users",
+        feature = "teams",
+        feature = "resources",
+        feature = "account"
+    ))]
     Data {
         resource: Option<String>,
-        per_call: Option<Secret>,
+        per_call: Option<svc_auth::Secret>,
     },
     /// The user session or service token only (account routes, the proxy).
+    #[cfg(any(feature = "proxy", feature = "account"))]
     Session,
 }
 
+#[cfg(any(
+    feature = "records",
+    feature = "sql",
+    feature = "users",
+    feature = "teams",
+    feature = "resources"
+))]
 impl CallAuth {
     /// A data host call on `resource`, with an optional token for this call.
-    pub(crate) fn data(resource: &str, per_call: Option<&Secret>) -> Self {
+    pub(crate) fn data(resource: &str, per_call: Option<&svc_auth::Secret>) -> Self {
         Self::Data {
             resource: Some(resource.to_owned()),
             per_call: per_call.cloned(),
@@ -101,6 +118,7 @@ impl Call {
     }
 
     /// Sets this call's draft switch, whatever the client's.
+    #[cfg(feature = "pages")]
     pub(crate) fn draft(mut self, draft: bool) -> Self {
         self.draft = Some(draft);
         self
@@ -108,6 +126,7 @@ impl Call {
 
     /// Treats the responses `is_answer` accepts as the answer (e.g. every upstream status of a
     /// proxied request), and accepts any media type.
+    #[cfg(feature = "proxy")]
     pub(crate) fn answers(mut self, is_answer: fn(&Response<Bytes>) -> bool) -> Self {
         self.is_answer = is_answer;
         self.accept = HeaderValue::from_static("*/*");
@@ -115,19 +134,39 @@ impl Call {
     }
 
     /// Sends exactly this credential.
+    #[cfg(any(feature = "pages", feature = "projects"))]
     pub(crate) fn credential(mut self, credential: Credential) -> Self {
         self.auth = CallAuth::Fixed(credential);
         self
     }
 
     /// Chooses the credential when the call is sent.
+    #[cfg(any(
+        feature = "records",
+        feature = "sql",
+        feature = "users",
+        feature = "teams",
+        feature = "resources",
+        feature = "proxy",
+        feature = "account"
+    ))]
     pub(crate) fn auth(mut self, auth: CallAuth) -> Self {
         self.auth = auth;
         self
     }
 
     /// Serializes `body` as JSON. Fails (nothing sent) when it cannot be serialized.
-    pub(crate) fn json<B: Serialize + ?Sized>(mut self, body: &B) -> Result<Self> {
+    #[cfg(any(
+        feature = "pages",
+        feature = "records",
+        feature = "sql",
+        feature = "users",
+        feature = "teams",
+        feature = "resources",
+        feature = "proxy",
+        feature = "account"
+    ))]
+    pub(crate) fn json<B: serde::Serialize + ?Sized>(mut self, body: &B) -> Result<Self> {
         let bytes = serde_json::to_vec(body)
             .map_err(|e| Error::invalid_because("the request body could not be serialized", e))?;
         self.body = Some(Bytes::from(bytes));
@@ -135,6 +174,12 @@ impl Call {
     }
 
     /// Marks a read-only POST as safe to retry.
+    #[cfg(any(
+        feature = "records",
+        feature = "sql",
+        feature = "resources",
+        feature = "proxy"
+    ))]
     pub(crate) fn idempotent(mut self) -> Self {
         self.idempotent = true;
         self
@@ -167,7 +212,7 @@ impl Client {
             None => self.send_authorized(call).await,
             Some(limit) => {
                 let work = std::pin::pin!(self.send_authorized(call));
-                let timer = self.inner.sleep.sleep(limit);
+                let timer = self.inner.sender.sleep.sleep(limit);
                 match select(work, timer).await {
                     Either::Left((result, _)) => result,
                     Either::Right(((), _)) => {
@@ -183,6 +228,15 @@ impl Client {
     }
 
     /// Sends a call and decodes the success body as `T`, straight from the bytes.
+    #[cfg(any(
+        feature = "pages",
+        feature = "projects",
+        feature = "records",
+        feature = "sql",
+        feature = "users",
+        feature = "teams",
+        feature = "account"
+    ))]
     pub(crate) async fn send_json<T: DeserializeOwned>(&self, call: Call) -> Result<T> {
         let response = self.send(call).await?;
         decode(response)
@@ -199,6 +253,30 @@ impl Client {
             .transpose()
             .map_err(|e| Error::invalid_because(e.to_string(), e))?;
         self.send_with_retries(&call, authorization).await
+    }
+
+    /// The credential `auth` stands for, refreshing the session first if that is what will be
+    /// sent and a refresh is due.
+    pub(crate) async fn resolve(&self, auth: &CallAuth) -> Result<Option<Credential>> {
+        match auth {
+            CallAuth::None => Ok(None),
+            #[cfg(any(feature = "pages", feature = "projects"))]
+            CallAuth::Fixed(credential) => Ok(Some(credential.clone())),
+            #[cfg(any(
+                feature = "records",
+                feature = "sql",
+                feature = "users",
+                feature = "teams",
+                feature = "resources",
+                feature = "account"
+            ))]
+            CallAuth::Data { resource, per_call } => self
+                .data_credential(resource.as_deref(), per_call.as_ref())
+                .await
+                .map(Some),
+            #[cfg(any(feature = "proxy", feature = "account"))]
+            CallAuth::Session => self.signed_in_credential().await.map(Some),
+        }
     }
 
     /// The retry loop, with the `Authorization` value already chosen. The session's refresh
@@ -221,7 +299,7 @@ impl Client {
             let request = self.build_request(call, &uri, authorization.as_ref())?;
             tracing::trace!(method = %call.method, path = %path, attempt, "svc-api: sending");
             let started = Instant::now();
-            let answer = self.inner.transport.send(request).await;
+            let answer = self.attempt(request).await;
             let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
             match &answer {
                 Ok(response) => tracing::debug!(
@@ -273,11 +351,36 @@ impl Client {
                         wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
                         "svc-api: retrying"
                     );
-                    self.inner.sleep.sleep(wait).await;
+                    self.inner.sender.sleep.sleep(wait).await;
                     attempt += 1;
                 }
                 None => return Err(error),
             }
+        }
+    }
+
+    /// One attempt through the transport. With a custom transport and
+    /// [`attempt_timeout`](crate::ClientBuilder::attempt_timeout), the client bounds it itself;
+    /// the default transport bounds its attempts on its own.
+    async fn attempt(
+        &self,
+        request: Request<Bytes>,
+    ) -> std::result::Result<Response<Bytes>, TransportError> {
+        let exchange = self.inner.sender.transport.send(request);
+        let Some(limit) = self.inner.sender.attempt_timeout else {
+            return exchange.await;
+        };
+        // The exchange is polled first: an answer that is ready wins over a timer that is too.
+        match select(exchange, self.inner.sender.sleep.sleep(limit)).await {
+            Either::Left((answer, _)) => answer,
+            Either::Right(((), _)) => Err(TransportError::message(
+                TransportErrorKind::Timeout,
+                format!(
+                    "no complete response within {limit:?} (the attempt timeout); the server \
+                     may be slow or unreachable, and may have received the request: retry only \
+                     if it is idempotent, or raise the timeout"
+                ),
+            )),
         }
     }
 
@@ -301,7 +404,7 @@ impl Client {
         let mut builder = Request::builder()
             .method(call.method.clone())
             .uri(uri.clone())
-            .header(USER_AGENT, self.inner.user_agent.clone())
+            .header(USER_AGENT, self.inner.sender.user_agent.clone())
             .header(ACCEPT, call.accept.clone());
         if let Some(auth) = authorization {
             builder = builder.header(AUTHORIZATION, auth.clone());

@@ -85,6 +85,17 @@ impl RetryPolicy {
 
     /// The wait before attempt `attempt + 1` (`attempt` counts from 1), or `None` when the
     /// policy allows no more attempts or the server asks for a longer wait than allowed.
+    #[cfg(any(
+        feature = "pages",
+        feature = "projects",
+        feature = "records",
+        feature = "sql",
+        feature = "users",
+        feature = "teams",
+        feature = "resources",
+        feature = "proxy",
+        feature = "account"
+    ))]
     pub(crate) fn delay(
         &self,
         attempt: u32,
@@ -106,9 +117,31 @@ impl RetryPolicy {
 }
 
 /// A small xorshift generator for backoff jitter: no need for a cryptographic RNG dependency.
+#[cfg(any(
+    feature = "pages",
+    feature = "projects",
+    feature = "records",
+    feature = "sql",
+    feature = "users",
+    feature = "teams",
+    feature = "resources",
+    feature = "proxy",
+    feature = "account"
+))]
 #[derive(Debug)]
 pub(crate) struct Jitter(u64);
 
+#[cfg(any(
+    feature = "pages",
+    feature = "projects",
+    feature = "records",
+    feature = "sql",
+    feature = "users",
+    feature = "teams",
+    feature = "resources",
+    feature = "proxy",
+    feature = "account"
+))]
 impl Jitter {
     pub(crate) fn new() -> Self {
         use std::hash::{BuildHasher, Hasher};
@@ -134,7 +167,20 @@ impl Jitter {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(
+    test,
+    any(
+        feature = "pages",
+        feature = "projects",
+        feature = "records",
+        feature = "sql",
+        feature = "users",
+        feature = "teams",
+        feature = "resources",
+        feature = "proxy",
+        feature = "account"
+    )
+))]
 mod tests {
     use super::*;
 

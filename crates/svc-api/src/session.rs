@@ -2,21 +2,21 @@
 //! is refreshed (once, however many calls wait) when an expiry is less than 30 s away.
 
 use http::Method;
-use svc_auth::{
-    Credential, CredentialSources, RefreshError, Route, Secret, Session, select_credential,
-};
+use svc_auth::{Credential, RefreshError, Secret};
 use svc_model::account::{AuthState, RefreshRequest, Timestamp};
 
 use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::request::{Call, CallAuth, decode};
+use crate::request::{Call, decode};
 
 impl Client {
-    pub(crate) fn session(&self) -> &Session {
+    #[cfg(feature = "account")]
+    pub(crate) fn session(&self) -> &svc_auth::Session {
         &self.inner.session
     }
 
     /// Whether a `JWT` credential is available: a service token or session tokens.
+    #[cfg(any(feature = "records", feature = "users", feature = "account"))]
     pub(crate) fn has_session_credential(&self) -> bool {
         self.service_token().is_some() || self.inner.session.has_tokens()
     }
@@ -29,21 +29,7 @@ impl Client {
             .clone()
     }
 
-    /// Loads a service token: from now on, calls that a session would serve carry
-    /// `Authorization: JWT <token>` (an API key or resource token still wins where it applies).
-    ///
-    /// ```
-    /// let client = svc_api::Client::builder().project("p").build().unwrap();
-    /// client.load_service_token("header.payload.signature");
-    /// ```
-    pub fn load_service_token(&self, token: impl Into<Secret>) {
-        *self
-            .inner
-            .service_token
-            .write()
-            .unwrap_or_else(|e| e.into_inner()) = Some(token.into());
-    }
-
+    #[cfg(feature = "account")]
     pub(crate) fn clear_service_token(&self) {
         *self
             .inner
@@ -53,11 +39,13 @@ impl Client {
     }
 
     /// Fails (nothing sent) when no credential could serve a data host call on `resource`.
+    #[cfg(any(feature = "records", feature = "users"))]
     pub(crate) fn check_data_credential(
         &self,
         resource: &str,
         per_call: Option<&Secret>,
     ) -> Result<()> {
+        use svc_auth::{CredentialSources, Route, select_credential};
         let sources = CredentialSources::new()
             .per_call(per_call)
             .resource_token(self.inner.resource_tokens.get(resource))
@@ -69,35 +57,45 @@ impl Client {
         }
     }
 
-    /// The credential `auth` stands for, refreshing the session first if that is what will be
-    /// sent and a refresh is due.
-    pub(crate) async fn resolve(&self, auth: &CallAuth) -> Result<Option<Credential>> {
-        match auth {
-            CallAuth::None => Ok(None),
-            CallAuth::Fixed(credential) => Ok(Some(credential.clone())),
-            CallAuth::Data { resource, per_call } => {
-                let sources = CredentialSources::new()
-                    .per_call(per_call.as_ref())
-                    .resource_token(
-                        resource
-                            .as_deref()
-                            .and_then(|r| self.inner.resource_tokens.get(r)),
-                    )
-                    .api_key(self.inner.api_key.as_ref());
-                if let Some(credential) = select_credential(Route::Resource, &sources) {
-                    return Ok(Some(credential));
-                }
-                match self.session_credential().await? {
-                    Some(credential) => Ok(Some(credential)),
-                    None => Err(no_credential(resource.as_deref())),
-                }
-            }
-            CallAuth::Session => match self.session_credential().await? {
-                Some(credential) => Ok(Some(credential)),
-                None => Err(Error::invalid(
-                    "not signed in: call client.account().login(..), build the client with a token store that holds a session, or load a service token",
-                )),
-            },
+    /// The credential of a data host call: a token for this call, else the client's token for
+    /// `resource`, else the API key, else the service token or the session (refreshed first when
+    /// due). `resource` is `None` for the project's own routes.
+    #[cfg(any(
+        feature = "records",
+        feature = "sql",
+        feature = "users",
+        feature = "teams",
+        feature = "resources",
+        feature = "account"
+    ))]
+    pub(crate) async fn data_credential(
+        &self,
+        resource: Option<&str>,
+        per_call: Option<&Secret>,
+    ) -> Result<Credential> {
+        use svc_auth::{CredentialSources, Route, select_credential};
+        let sources = CredentialSources::new()
+            .per_call(per_call)
+            .resource_token(resource.and_then(|r| self.inner.resource_tokens.get(r)))
+            .api_key(self.inner.api_key.as_ref());
+        if let Some(credential) = select_credential(Route::Resource, &sources) {
+            return Ok(credential);
+        }
+        match self.session_credential().await? {
+            Some(credential) => Ok(credential),
+            None => Err(no_credential(resource)),
+        }
+    }
+
+    /// The service token, else the session's access token (refreshed first when due), for the
+    /// calls only a signed-in user or a service can make.
+    #[cfg(any(feature = "proxy", feature = "account"))]
+    pub(crate) async fn signed_in_credential(&self) -> Result<Credential> {
+        match self.session_credential().await? {
+            Some(credential) => Ok(credential),
+            None => Err(Error::invalid(
+                "not signed in: call client.account().login(..), build the client with a token store that holds a session, or load a service token",
+            )),
         }
     }
 
@@ -173,6 +171,14 @@ impl Client {
     }
 }
 
+#[cfg(any(
+    feature = "records",
+    feature = "sql",
+    feature = "users",
+    feature = "teams",
+    feature = "resources",
+    feature = "account"
+))]
 fn no_credential(resource: Option<&str>) -> Error {
     let what = resource.map_or("this call".to_owned(), |r| format!("resource {r:?}"));
     Error::invalid(format!(

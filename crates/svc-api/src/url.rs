@@ -1,7 +1,7 @@
 //! Building request URLs: every identifier is one percent-encoded path segment, every query
 //! value is encoded, so no user text can change the path or add parameters.
 
-use svc_model::ident::encode_segment;
+use svc_model::records::wire::encode_component;
 
 use crate::client::Client;
 use crate::error::Result;
@@ -61,18 +61,12 @@ impl Url {
     }
 }
 
-/// Appends `text` percent-encoded as [`encode_segment`] does. Text made only of RFC 3986
-/// unreserved characters (which `encode_segment` leaves as they are), as most names, keys and
-/// values are, is appended as it is, without building an encoded copy first.
+/// Appends `text` percent-encoded as `encode_segment` does (svc-model's [`encode_component`]:
+/// everything but RFC 3986's unreserved characters). Text made only of unreserved characters,
+/// as most names, keys and values are, is appended as it is, without building an encoded copy
+/// first.
 fn push_encoded(buf: &mut String, text: &str) {
-    let unreserved = text
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~'));
-    if unreserved {
-        buf.push_str(text);
-    } else {
-        buf.push_str(&encode_segment(text));
-    }
+    buf.push_str(&encode_component(text));
 }
 
 impl Client {
@@ -98,6 +92,7 @@ impl Client {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use svc_model::ident::encode_segment;
 
     #[test]
     fn segments_and_query_are_encoded() {

@@ -166,7 +166,8 @@ mod tests {
         }
     }
 
-    /// CLIENT.md section 1, key by key: both prefixes, `VITE_` first, empty means unset.
+    /// docs/client-behaviour.md section 1 (environment keys), key by key: both prefixes, `VITE_`
+    /// first, empty means unset.
     #[test]
     fn env_table() {
         type Pick = fn(&EnvConfig) -> Option<String>;

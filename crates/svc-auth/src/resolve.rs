@@ -9,12 +9,6 @@ pub enum Route {
     /// A data host route of one resource: records, SQL and reload of a resource; users, teams
     /// and reload of the built-in tools resource (`__svc_app__`).
     Resource,
-    /// Any other data host route of the project: account routes (`auth/*`).
-    DataHost,
-    /// The application host's projects and page settings: the API key only.
-    Application,
-    /// The HTTP proxy (`POST /proxy_request/`): JWT authentication only.
-    Proxy,
 }
 
 /// The credentials a client holds for one request, given to [`select_credential`].
@@ -73,13 +67,10 @@ impl<'a> CredentialSources<'a> {
 /// | Route | 1 | 2 | 3 | 4 |
 /// | --- | --- | --- | --- | --- |
 /// | [`Resource`](Route::Resource) | token for this call (raw) | the client's token for the resource (raw) | API key (`Bearer`) | session (`JWT`) |
-/// | [`DataHost`](Route::DataHost) | API key (`Bearer`) | session (`JWT`) | | |
-/// | [`Application`](Route::Application) | API key (`Bearer`) | | | |
-/// | [`Proxy`](Route::Proxy) | session (`JWT`) | | | |
 ///
-/// An API key always wins over a user session (on every route that accepts both), as in the
-/// JavaScript client; logging out does not remove it. Resource tokens serve only their own
-/// resource's routes, and a token given for one call wins over the client's own.
+/// An API key always wins over a user session, as in the JavaScript client; logging out does
+/// not remove it. Resource tokens serve only their own resource's routes, and a token given for
+/// one call wins over the client's own.
 ///
 /// ```
 /// use svc_auth::{Credential, CredentialSources, Route, Secret, select_credential};
@@ -87,8 +78,9 @@ impl<'a> CredentialSources<'a> {
 /// let key = Secret::new("svc_key_1");
 /// let session = Secret::new("access.jwt");
 /// let sources = CredentialSources::new().api_key(Some(&key)).session(Some(&session));
-/// assert_eq!(select_credential(Route::DataHost, &sources), Some(Credential::api_key("svc_key_1")));
-/// assert_eq!(select_credential(Route::Proxy, &sources), Some(Credential::jwt("access.jwt")));
+/// assert_eq!(select_credential(Route::Resource, &sources), Some(Credential::api_key("svc_key_1")));
+/// let only_session = CredentialSources::new().session(Some(&session));
+/// assert_eq!(select_credential(Route::Resource, &only_session), Some(Credential::jwt("access.jwt")));
 /// ```
 pub fn select_credential(route: Route, sources: &CredentialSources<'_>) -> Option<Credential> {
     let raw = |t: &Secret| Credential::ResourceToken(t.clone());
@@ -101,9 +93,6 @@ pub fn select_credential(route: Route, sources: &CredentialSources<'_>) -> Optio
             .map(raw)
             .or_else(bearer)
             .or_else(jwt),
-        Route::DataHost => bearer().or_else(jwt),
-        Route::Application => bearer(),
-        Route::Proxy => jwt(),
     }
 }
 
@@ -137,13 +126,6 @@ mod tests {
             (Resource,    (false, false, true,  true ), bearer.clone()),
             (Resource,    (false, false, false, true ), jwt.clone()),
             (Resource,    (false, false, false, false), None),
-            (DataHost,    (true,  true,  true,  true ), bearer.clone()),
-            (DataHost,    (true,  true,  false, true ), jwt.clone()),
-            (DataHost,    (true,  true,  false, false), None),
-            (Application, (true,  true,  true,  true ), bearer.clone()),
-            (Application, (true,  true,  false, true ), None),
-            (Proxy,       (true,  true,  true,  true ), jwt.clone()),
-            (Proxy,       (true,  true,  true,  false), None),
         ];
         for (route, (p, r, k, j), expected) in cases {
             assert_eq!(

@@ -1,9 +1,10 @@
 //! Building a client from the global options, the environment and the saved session.
 //!
-//! Precedence: a flag wins over the environment, which wins over the defaults. The environment
-//! is read as CLIENT.md says (`VITE_SVC_*` over `SVC_*`, empty means unset, draft words) through
-//! [`EnvConfig::from_process_env`]. Credentials have no `VITE_` keys (they must never end up in
-//! a front-end bundle): `SVC_API_KEY`, `SVC_TOKEN` and `SVC_TOOLS_TOKEN`, read by clap.
+//! Precedence: a flag wins over the environment, which wins over the defaults. The environment is
+//! read as docs/client-behaviour.md section 1 says (`VITE_SVC_*` over `SVC_*`, empty means unset,
+//! draft words) through [`EnvConfig::from_process_env`]. Credentials have no `VITE_` keys (they
+//! must never end up in a front-end bundle): `SVC_API_KEY`, `SVC_TOKEN` and `SVC_TOOLS_TOKEN`, read
+//! by clap.
 //!
 //! The session of `svc login` lives in a [`FileTokenStore`] at `<config dir>/svc/session.json`,
 //! where the config dir is `$SVC_CONFIG_DIR`, else `$XDG_CONFIG_HOME`, else `$HOME/.config`

@@ -1,4 +1,4 @@
-//! Credentials: reading the `Authorization` header and the checks of API.md section 2.
+//! Credentials: reading the `Authorization` header and the checks of docs/contract.md section 3.
 //!
 //! Order of the checks, the same on every route: no credentials or unknown ones -> `401`;
 //! credentials of another project or resource -> `403` (also when the named project does not

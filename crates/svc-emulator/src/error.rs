@@ -1,7 +1,7 @@
 //! Errors answered over HTTP: a status code and an [`ErrorResponse`] JSON object.
 //!
 //! Every route of both hosts fails through [`ApiError`], so every error body has the same shape:
-//! `error`, `error_code`, and field errors when a field is at fault (API.md section 6).
+//! `error`, `error_code`, and field errors when a field is at fault (docs/contract.md section 7).
 
 use axum::Json;
 use axum::http::{HeaderValue, StatusCode, header};

@@ -10,24 +10,18 @@
 use std::borrow::Borrow;
 use std::fmt;
 
-use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-/// Characters left as they are in a path segment: RFC 3986's unreserved set.
-/// Everything else, `/` and `%` included, is percent-encoded.
-const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'.')
-    .remove(b'_')
-    .remove(b'~');
+use crate::records::wire::encode_component;
 
-/// Percent-encodes `raw` so that it stays one path segment.
+/// Percent-encodes `raw` so that it stays one path segment: everything but RFC 3986's
+/// unreserved characters is encoded, `/` and `%` included ([`encode_component`]).
 ///
 /// ```
 /// assert_eq!(svc_model::ident::encode_segment("a/b c?"), "a%2Fb%20c%3F");
 /// ```
 pub fn encode_segment(raw: &str) -> String {
-    utf8_percent_encode(raw, SEGMENT).to_string()
+    encode_component(raw).into_owned()
 }
 
 /// An identifier was refused before anything was sent.

@@ -31,9 +31,10 @@ pub mod project;
 pub mod proxy;
 pub mod records;
 pub mod sql;
+mod timestamp;
 pub mod users;
 
-pub use account::{AuthState, InvalidTimestamp, LoginRequest, LoginResponse, Timestamp, UserInfo};
+pub use account::{AuthState, LoginRequest, LoginResponse, UserInfo};
 pub use error_body::{ErrorBody, ErrorResponse};
 pub use ident::{
     EnvironmentName, InvalidIdentifier, ModelName, PageUid, ProjectName, RecordPk, ResourceName,
@@ -41,6 +42,7 @@ pub use ident::{
 pub use list::Page;
 pub use page_settings::{PageSettings, UpdatePageSettings};
 pub use project::{Project, ProjectEnvironment, ProjectResource};
+pub use timestamp::{InvalidTimestamp, Timestamp};
 
 // Compile the README's examples as doctests.
 #[cfg(doctest)]

@@ -1,4 +1,4 @@
-//! The HTTP proxy (API.md 3.3): the body of `POST {app_base_url}/proxy_request/`, and the
+//! The HTTP proxy (docs/contract.md 4.3): the body of `POST {app_base_url}/proxy_request/`, and the
 //! header names of the proxy's answer.
 //!
 //! The service sends the described request to the target URL and answers with the upstream's

@@ -1,5 +1,5 @@
-//! Read-only SQL queries (API.md 4.2): the request, the response, and rows decoded by column
-//! name.
+//! Read-only SQL queries (docs/contract.md 5.2): the request, the response, and rows decoded by
+//! column name.
 //!
 //! The service answers a query with the column names once and each row as an array of values in
 //! column order: `{"columns": ["id", "name"], "data": [[1, "Anna"]], "row_count": 1}`.

@@ -1,5 +1,5 @@
-//! Application users and teams (API.md 4.3): the models `users` and `groups` of the built-in
-//! tools resource [`TOOLS_RESOURCE`].
+//! Application users and teams (docs/contract.md 5.3): the models `users` and `groups` of the
+//! built-in tools resource [`TOOLS_RESOURCE`].
 //!
 //! ```
 //! use svc_model::users::{NewUser, User};
@@ -104,20 +104,6 @@ impl NewUser {
         self.last_name = Some(name.into());
         self
     }
-}
-
-/// The body of a user update: only the team can change.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct UpdateUser {
-    /// The uid of the new team.
-    pub group: String,
-}
-
-/// The body of a team update: only the name can change.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct UpdateTeam {
-    /// The new name.
-    pub name: String,
 }
 
 #[cfg(test)]

@@ -11,7 +11,10 @@ use serde::de::DeserializeOwned;
 use svc_auth::Secret;
 use svc_model::ident::IntoRecordPk;
 use svc_model::list::ArrayOrPage;
-use svc_model::records::{AggregateRequest, AggregateResult, GroupRequest, GroupRow, ListQuery};
+use svc_model::records::ListQuery;
+use svc_model::records::wire::{NO_PAGINATION_PARAM, PAGE_PARAM, PER_PAGE_PARAM};
+#[cfg(feature = "records")]
+use svc_model::records::{AggregateRequest, AggregateResult, GroupRequest, GroupRow};
 use svc_model::{ModelName, Page, ResourceName};
 
 use crate::client::Client;
@@ -110,6 +113,7 @@ impl<'c, T> Records<'c, T> {
 
     /// Decodes records as `U` (any `serde::de::DeserializeOwned`), straight from the response
     /// bytes.
+    #[cfg(feature = "records")]
     pub fn typed<U>(self) -> Records<'c, U> {
         Records {
             client: self.client,
@@ -122,6 +126,7 @@ impl<'c, T> Records<'c, T> {
     }
 
     /// How many pages [`stream`](Self::stream) fetches ahead of the caller (default 3, at least 1).
+    #[cfg(any(feature = "records", feature = "users"))]
     pub fn prefetch(mut self, pages: usize) -> Self {
         self.prefetch = pages.max(1);
         self
@@ -173,9 +178,9 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
         let mut pairs: Vec<(String, String)> = query
             .to_pairs()
             .into_iter()
-            .filter(|(k, _)| k != "page" && k != "_per_page")
+            .filter(|(k, _)| k != PAGE_PARAM && k != PER_PAGE_PARAM)
             .collect();
-        pairs.push(("_no_pagination".to_owned(), "1".to_owned()));
+        pairs.push((NO_PAGINATION_PARAM.to_owned(), "1".to_owned()));
         let url = Self::with_query(self.model_url()?, &pairs);
         let all: ArrayOrPage<T> = self.client.send_json(self.call(Method::GET, url)?).await?;
         Ok(all.0)
@@ -190,6 +195,7 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
 
     /// Creates a record from any serializable value; returns the stored record. Never retried
     /// once it may have been sent.
+    #[cfg(any(feature = "records", feature = "users"))]
     pub async fn create<B: Serialize + ?Sized>(&self, record: &B) -> Result<T> {
         let url = self.model_url()?.build();
         self.client
@@ -211,6 +217,7 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
     }
 
     /// Deletes a record.
+    #[cfg(any(feature = "records", feature = "users"))]
     pub async fn delete(&self, pk: impl IntoRecordPk) -> Result<()> {
         let pk = pk.into_record_pk()?;
         let url = self.model_url()?.encoded_segment(&pk.encoded()).build();
@@ -233,6 +240,7 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
     ///     .await?;
     /// # Ok(()) }
     /// ```
+    #[cfg(feature = "records")]
     pub async fn aggregate<V: DeserializeOwned>(
         &self,
         request: &AggregateRequest,
@@ -251,6 +259,7 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
     /// Groups the records matching `filters` by a column (or a date unit of it) and computes an
     /// aggregate per group; rows come ordered by group key. `K` is the key type, `V` the value
     /// type (`serde_json::Value` for either when unsure).
+    #[cfg(feature = "records")]
     pub async fn group<K: DeserializeOwned, V: DeserializeOwned>(
         &self,
         request: &GroupRequest,
@@ -263,6 +272,7 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
     }
 }
 
+#[cfg(any(feature = "records", feature = "users"))]
 impl<T: DeserializeOwned + Send + 'static> Records<'_, T> {
     /// Every record matching `query`, across all pages, as a [`Stream`](futures_core::Stream).
     ///

@@ -67,6 +67,7 @@ impl<T> std::fmt::Debug for RecordStream<T> {
 impl<T> Unpin for RecordStream<T> {}
 
 impl<T: DeserializeOwned + Send + 'static> RecordStream<T> {
+    #[cfg(any(feature = "records", feature = "users"))]
     pub(super) fn new(
         client: Client,
         base: Url,

@@ -1,8 +1,10 @@
 //! `svc records`: list, export, get, create, update, delete, aggregate, group.
 
 use serde_json::Value;
+use svc_api::model::records::wire::LOOKUP_SEPARATOR;
 use svc_api::model::records::{
-    AggregateFunc, AggregateRequest, GroupLookup, GroupRequest, GroupRow, ListQuery, Lookup,
+    AggregateFunc, AggregateRequest, FilterKeyError, GroupLookup, GroupRequest, GroupRow,
+    ListQuery, Lookup, parse_filter_key,
 };
 use svc_api::{Client, Records};
 
@@ -176,33 +178,70 @@ pub fn list_query(filters: &Filters, paging: &Paging) -> Result<ListQuery, Failu
     Ok(query)
 }
 
-/// `field=value`, `field__lookup=value`, `exclude__field[__lookup]=value`.
+/// `field=value`, `field__lookup=value`, `exclude__field[__lookup]=value`, read by svc-model's
+/// filter-key decoder. The CLI does not know the model's fields, so every name without `__` (the
+/// names `ListQuery` can send) counts as one: the last `__` starts the lookup.
 fn add_filter(query: ListQuery, text: &str) -> Result<ListQuery, Failure> {
     let (key, value) = text.split_once('=').ok_or_else(|| {
         Failure::Usage(format!(
             "filter {text:?} must look like field=value or field__lookup=value"
         ))
     })?;
-    let (exclude, key) = match key.strip_prefix("exclude__") {
-        Some(rest) => (true, rest),
-        None => (false, key),
-    };
-    let (field, lookup) = match key.rsplit_once("__") {
-        Some((field, name)) => {
-            let lookup = Lookup::parse(name).ok_or_else(|| {
+    let key = parse_filter_key(key, |name| !name.contains(LOOKUP_SEPARATOR)).map_err(|e| {
+        Failure::Usage(match e {
+            FilterKeyError::UnknownLookup { lookup, .. } => {
                 let names: Vec<_> = Lookup::ALL.iter().map(|l| l.as_str()).collect();
-                Failure::Usage(format!(
-                    "unknown lookup {name:?} in {text:?}; lookups: {}",
+                format!(
+                    "unknown lookup {lookup:?} in {text:?}; lookups: {}",
                     names.join(", ")
-                ))
-            })?;
-            (field, lookup)
-        }
-        None => (key, Lookup::Exact),
-    };
-    Ok(if exclude {
-        query.exclude(field, lookup, value)
+                )
+            }
+            other => format!("invalid filter {text:?}: {other}; field names cannot contain `__`"),
+        })
+    })?;
+    Ok(if key.exclude {
+        query.exclude(key.field, key.lookup, value)
     } else {
-        query.filter(field, lookup, value)
+        query.filter(key.field, key.lookup, value)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(text: &str) -> Result<String, String> {
+        match add_filter(ListQuery::new(), text) {
+            Ok(q) => Ok(q.to_pairs().remove(0).0),
+            Err(Failure::Usage(m)) => Err(m),
+            Err(other) => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn filters_are_read_with_the_wire_grammar() {
+        for (text, want) in [
+            ("status=paid", "status"),
+            ("total__gte=3", "total__gte"),
+            ("exclude__status=x", "exclude__status"),
+            ("exclude__total__lt=3", "exclude__total__lt"),
+            ("exclude=1", "exclude"),
+            ("exclude_=1", "exclude_"),
+            ("exclude__gt=1", "exclude__gt"),
+            ("exclude__exclude__gt=1", "exclude__exclude__gt"),
+            ("page=2", "page__exact"),
+            ("draft__exact=1", "draft__exact"),
+            ("a_=1", "a_"),
+            ("a___gt=1", "a___gt"),
+            ("name=a=b", "name"),
+        ] {
+            assert_eq!(key(text).as_deref(), Ok(want), "{text}");
+        }
+        let e = key("total__regex=1").unwrap_err();
+        assert!(e.contains("unknown lookup \"regex\""), "{e}");
+        let e = key("exclude__total__regex=1").unwrap_err();
+        assert!(e.contains("unknown lookup \"regex\""), "{e}");
+        assert!(key("a__b__gt=1").is_err());
+        assert!(key("status").is_err());
+    }
 }

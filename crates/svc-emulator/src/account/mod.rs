@@ -1,6 +1,6 @@
-//! User sessions (API.md 4.5): accounts with password hashes, signed JWTs with refresh-token
-//! rotation, the account methods, and two emulator-only routes: the outbox where reset and
-//! email-confirmation codes are delivered, and minting a service token.
+//! User sessions (docs/contract.md 5.5): accounts with password hashes, signed JWTs with
+//! refresh-token rotation, the account methods, and two emulator-only routes: the outbox where
+//! reset and email-confirmation codes are delivered, and minting a service token.
 //!
 //! Outcomes: malformed bodies are `400`; missing or invalid `JWT` credentials and bad login
 //! credentials are `401`; a business refusal (wrong current password, used or unknown code,

@@ -72,8 +72,8 @@ fn session(state: &AppState, headers: &HeaderMap, project: &str) -> Result<Claim
 }
 
 /// The claims of the request's `JWT`, a token of one of `types`: `401` without one, or when it is
-/// invalid, expired or of another type; `403` when it is a valid token of another project (API.md
-/// section 3: valid credentials for another project).
+/// invalid, expired or of another type; `403` when it is a valid token of another project
+/// (docs/contract.md section 3: valid credentials for another project).
 fn jwt_claims(
     state: &AppState,
     headers: &HeaderMap,

@@ -60,7 +60,7 @@ pub(crate) struct Account {
 }
 
 impl Account {
-    /// The `UserInfo` object of API.md 4.5.
+    /// The `UserInfo` object of docs/contract.md 5.5.
     pub(crate) fn info(&self) -> Value {
         json!({
             "uid": self.uid,

@@ -1,4 +1,5 @@
-//! Page settings: `/projects/{project}/{environment}/view_settings/[{uid}/]` (API.md 3.2).
+//! Page settings (docs/contract.md 4.2):
+//! `/projects/{project}/{environment}/view_settings/[{uid}/]`.
 //!
 //! Every handler checks, in order: the credentials and environment (401/403/404), the `draft`
 //! query (400), then the body (400), and only then touches the store. The draft rules themselves

@@ -1,4 +1,4 @@
-//! `GET /projects/{project}/`: the project as the API key's owner sees it (API.md 3.1).
+//! `GET /projects/{project}/`: the project as the API key's owner sees it (docs/contract.md 4.1).
 
 use axum::Json;
 use axum::extract::rejection::PathRejection;

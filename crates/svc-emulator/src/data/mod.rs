@@ -1,5 +1,5 @@
-//! The data host: routes at the root of the listener (API.md section 4). Paths are written
-//! without a trailing slash and answered with or without one.
+//! The data host: routes at the root of the listener (docs/contract.md section 5). Paths are
+//! written without a trailing slash and answered with or without one.
 
 mod records;
 mod reload;
@@ -124,7 +124,7 @@ impl axum::extract::FromRequestParts<AppState> for RecordAccess {
     }
 }
 
-/// Checks the credentials for `resource` (API.md 2) and finds its database.
+/// Checks the credentials for `resource` (docs/contract.md 3) and finds its database.
 fn resource(
     state: &AppState,
     headers: &HeaderMap,

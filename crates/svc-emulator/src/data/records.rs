@@ -1,6 +1,6 @@
 //! Records: `/projects/{project}/{environment}/{resource}/models/{model}[/{pk}|/aggregate|/group]`
-//! (API.md 4.1). Handlers check credentials, decode the request, and hand it to the records
-//! engine (`crate::records`), which answers with JSON bytes or a `RecordsError`.
+//! (docs/contract.md 5.1). Handlers check credentials, decode the request, and hand it to the
+//! records engine (`crate::records`), which answers with JSON bytes or a `RecordsError`.
 
 use axum::body::Body;
 use axum::extract::State;
@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::{ModelAccess, RecordAccess, blocking};
 use crate::error::ApiError;
 use crate::extract::{json_object, query_pairs};
-use crate::records::{AggregateRequest, GroupRequest};
+use crate::records::{AggregateRequest, GroupRequest, RequestForm};
 use crate::state::AppState;
 
 /// A `Response` of JSON bytes written by the records engine.

@@ -1,4 +1,4 @@
-//! `POST /projects/{project}/{environment}/{resource}/reload` (API.md 4.4): re-reads the
+//! `POST /projects/{project}/{environment}/{resource}/reload` (docs/contract.md 5.4): re-reads the
 //! resource's schema, so tables and columns added to its database since become models and
 //! fields. Data is not touched. Works for `__svc_app__` with the built-in tools token too.
 

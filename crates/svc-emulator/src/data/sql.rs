@@ -1,4 +1,4 @@
-//! `POST /projects/{project}/{environment}/{resource}/sql_get_query` (API.md 4.2): one
+//! `POST /projects/{project}/{environment}/{resource}/sql_get_query` (docs/contract.md 5.2): one
 //! read-only query, run by the records engine ([`Resource::sql`](crate::records::Resource::sql)).
 //!
 //! The body is `{"query", "v"?, "params_obj"?}`: `query` a non-blank string, `v` absent,

@@ -1,7 +1,7 @@
-//! Users and teams (API.md 4.3): the models `users` and `groups` of the built-in tools resource
-//! `__svc_app__`, one SQLite database per project.
+//! Users and teams (docs/contract.md 5.3): the models `users` and `groups` of the built-in tools
+//! resource `__svc_app__`, one SQLite database per project.
 //!
-//! The handlers check what API.md says a client may send, then hand the rest to the records
+//! The handlers check what docs/contract.md 5.3 says a client may send, then hand the rest to the records
 //! engine, which gives lists (paging, filters, ordering, `_no_pagination`), uniqueness and
 //! foreign key errors exactly as for records.
 //!
@@ -24,6 +24,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value};
+use svc_model::records::wire::ORDER_BY_PARAM;
 use svc_model::users::{TEAMS_MODEL, TOOLS_RESOURCE, USERS_MODEL};
 
 use super::records::json_bytes;
@@ -85,8 +86,8 @@ async fn list(
     let Path((project, environment)) = path?;
     let db = tools(state, headers, &project, &environment)?;
     let mut pairs = query_pairs(uri.query());
-    if !pairs.iter().any(|(k, _)| k == "_order_by") {
-        pairs.push(("_order_by".to_owned(), default_order.to_owned()));
+    if !pairs.iter().any(|(k, _)| k == ORDER_BY_PARAM) {
+        pairs.push((ORDER_BY_PARAM.to_owned(), default_order.to_owned()));
     }
     let base = format!(
         "{}{}",

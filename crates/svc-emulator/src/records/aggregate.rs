@@ -9,25 +9,28 @@ use crate::records::filter::build_where;
 use crate::records::resource::Resource;
 use crate::records::schema::{Field, FieldKind, Model, prepare};
 
-// The vocabulary shared with the SDK (svc-model), under the engine's short names.
-pub use svc_model::records::{AggregateFunc as AggFunc, DateUnit, GroupLookup as XLookup};
+// The requests and their vocabulary are svc-model's, the SDK's own types: the emulator reads
+// the same wire data into them, with its own field errors ([`RequestForm`]).
+pub use svc_model::records::{
+    AggregateFunc, AggregateRequest, DateUnit, GroupLookup, GroupRequest,
+};
 
 /// The SQL of an aggregate over `col`. Over no rows `sum` and `avg` give 0 (the contract), and
 /// `count` 0 by nature; `min` and `max` give NULL.
-fn agg_sql(func: AggFunc, col: &str) -> String {
+fn agg_sql(func: AggregateFunc, col: &str) -> String {
     match func {
-        AggFunc::Count => format!("count({col})"),
-        AggFunc::Sum => format!("coalesce(sum({col}), 0)"),
-        AggFunc::Min => format!("min({col})"),
-        AggFunc::Max => format!("max({col})"),
-        AggFunc::Avg => format!("coalesce(avg({col}), 0)"),
+        AggregateFunc::Count => format!("count({col})"),
+        AggregateFunc::Sum => format!("coalesce(sum({col}), 0)"),
+        AggregateFunc::Min => format!("min({col})"),
+        AggregateFunc::Max => format!("max({col})"),
+        AggregateFunc::Avg => format!("coalesce(avg({col}), 0)"),
     }
 }
 
 /// The kind of an aggregate's result: `min` and `max` keep the field's kind.
-fn agg_result_kind(func: AggFunc, field: &Field) -> FieldKind {
+fn agg_result_kind(func: AggregateFunc, field: &Field) -> FieldKind {
     match func {
-        AggFunc::Min | AggFunc::Max => field.kind,
+        AggregateFunc::Min | AggregateFunc::Max => field.kind,
         _ => FieldKind::Real,
     }
 }
@@ -49,38 +52,27 @@ fn date_sql(unit: DateUnit, col: &str) -> String {
     }
 }
 
-/// An aggregate request: `{"func", "column"?}` or `_y_func`, `_y_column`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AggregateRequest {
-    /// The function.
-    pub func: AggFunc,
-    /// The column; `None` for the primary key.
-    pub column: Option<String>,
-}
+/// Reading an aggregate or group request (svc-model's [`AggregateRequest`] and
+/// [`GroupRequest`]) from a POST body or from the query parameters of the engine's GET form, as
+/// the service does: a missing, `null` or empty member is absent, anything else that is not a
+/// string is a `400`, and every error names the member or parameter.
+pub trait RequestForm: Sized {
+    /// Reads the POST body.
+    fn from_json(body: &Json) -> Result<Self, RecordsError>;
 
-/// A group request: `{"x_column", "x_lookup"?, "y_func", "y_column"?}` or `_x_column`,
-/// `_x_lookup`, `_y_func`, `_y_column`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GroupRequest {
-    /// The column whose values (or truncated dates) make the groups.
-    pub x_column: String,
-    /// How group keys are made; `plain` by default.
-    pub x_lookup: XLookup,
-    /// The function applied in each group.
-    pub y_func: AggFunc,
-    /// Its column; `None` for the primary key.
-    pub y_column: Option<String>,
+    /// Reads the GET form from decoded query pairs.
+    fn from_query(params: &[(String, String)]) -> Result<Self, RecordsError>;
 }
 
 fn required(field: &str) -> RecordsError {
     RecordsError::field(field, "This field is required.")
 }
 
-fn func_of(field: &str, raw: Option<&str>) -> Result<AggFunc, RecordsError> {
+fn func_of(field: &str, raw: Option<&str>) -> Result<AggregateFunc, RecordsError> {
     let raw = raw
         .filter(|s| !s.is_empty())
         .ok_or_else(|| required(field))?;
-    AggFunc::parse(raw).ok_or_else(|| {
+    AggregateFunc::parse(raw).ok_or_else(|| {
         RecordsError::field(
             field,
             format!("Unknown function {raw:?}: expected count, sum, min, max or avg."),
@@ -88,10 +80,11 @@ fn func_of(field: &str, raw: Option<&str>) -> Result<AggFunc, RecordsError> {
     })
 }
 
-fn lookup_of(field: &str, raw: Option<&str>) -> Result<XLookup, RecordsError> {
+/// The group lookup, `None` when absent (`plain`, see [`Resource::group`]).
+fn lookup_of(field: &str, raw: Option<&str>) -> Result<Option<GroupLookup>, RecordsError> {
     match raw.filter(|s| !s.is_empty()) {
-        None => Ok(XLookup::Plain),
-        Some(raw) => XLookup::parse(raw).ok_or_else(|| {
+        None => Ok(None),
+        Some(raw) => GroupLookup::parse(raw).map(Some).ok_or_else(|| {
             RecordsError::field(
                 field,
                 format!(
@@ -127,9 +120,9 @@ fn query<'a>(params: &'a [(String, String)], key: &str) -> Option<&'a str> {
         .filter(|v| !v.is_empty())
 }
 
-impl AggregateRequest {
+impl RequestForm for AggregateRequest {
     /// Reads the POST body `{"func", "column"?}`.
-    pub fn from_json(body: &Json) -> Result<Self, RecordsError> {
+    fn from_json(body: &Json) -> Result<Self, RecordsError> {
         let obj = body_object(body)?;
         Ok(Self {
             func: func_of("func", json_str(obj, "func")?)?,
@@ -138,7 +131,7 @@ impl AggregateRequest {
     }
 
     /// Reads the GET form `_y_func`, `_y_column` from decoded query pairs.
-    pub fn from_query(params: &[(String, String)]) -> Result<Self, RecordsError> {
+    fn from_query(params: &[(String, String)]) -> Result<Self, RecordsError> {
         Ok(Self {
             func: func_of("_y_func", query(params, "_y_func"))?,
             column: query(params, "_y_column").map(str::to_owned),
@@ -146,9 +139,9 @@ impl AggregateRequest {
     }
 }
 
-impl GroupRequest {
+impl RequestForm for GroupRequest {
     /// Reads the POST body `{"x_column", "x_lookup"?, "y_func", "y_column"?}`.
-    pub fn from_json(body: &Json) -> Result<Self, RecordsError> {
+    fn from_json(body: &Json) -> Result<Self, RecordsError> {
         let obj = body_object(body)?;
         Ok(Self {
             x_column: json_str(obj, "x_column")?
@@ -161,7 +154,7 @@ impl GroupRequest {
     }
 
     /// Reads the GET form `_x_column`, `_x_lookup`, `_y_func`, `_y_column`.
-    pub fn from_query(params: &[(String, String)]) -> Result<Self, RecordsError> {
+    fn from_query(params: &[(String, String)]) -> Result<Self, RecordsError> {
         Ok(Self {
             x_column: query(params, "_x_column")
                 .ok_or_else(|| required("_x_column"))?
@@ -186,12 +179,12 @@ fn field_of<'m>(
     }
 }
 
-fn check_func(param: &str, func: AggFunc, field: &Field) -> Result<(), RecordsError> {
+fn check_func(param: &str, func: AggregateFunc, field: &Field) -> Result<(), RecordsError> {
     let numeric = matches!(
         field.kind,
         FieldKind::Integer | FieldKind::Real | FieldKind::Bool | FieldKind::Any
     );
-    if matches!(func, AggFunc::Sum | AggFunc::Avg) && !numeric {
+    if matches!(func, AggregateFunc::Sum | AggregateFunc::Avg) && !numeric {
         return Err(RecordsError::field(
             param,
             format!(
@@ -249,11 +242,12 @@ impl Resource {
         let y = field_of(&model, "y_column", req.y_column.as_deref())?;
         check_func("y_column", req.y_func, y)?;
         let is_date = matches!(x.kind, FieldKind::Date | FieldKind::DateTime);
-        let unit = match req.x_lookup {
-            XLookup::Plain => None,
-            XLookup::Auto => is_date.then_some(DateUnit::Day),
-            XLookup::Date(unit) if is_date => Some(unit),
-            XLookup::Date(_) => {
+        // An absent `x_lookup` is `plain` (the contract).
+        let unit = match req.x_lookup.unwrap_or_default() {
+            GroupLookup::Plain => None,
+            GroupLookup::Auto => is_date.then_some(DateUnit::Day),
+            GroupLookup::Date(unit) if is_date => Some(unit),
+            GroupLookup::Date(_) => {
                 return Err(RecordsError::field(
                     "x_lookup",
                     format!(

@@ -8,16 +8,13 @@ use crate::records::convert::{expectation, parse_bool, text_to_sql};
 use crate::records::error::RecordsError;
 use crate::records::schema::{Field, FieldKind, Model};
 
-/// Default page size.
-pub const DEFAULT_PER_PAGE: u64 = 25;
-/// Largest page size, and the cap of an unpaginated list.
-pub const MAX_PER_PAGE: u64 = 10_000;
-
-/// Query parameters that are never filters, `draft` included: svc-model owns the list.
-use svc_model::records::RESERVED_PARAMS;
-
-/// The lookups of API.md 4.1: the SDK's own type (svc-model), so both sides name them alike.
-pub use svc_model::records::Lookup;
+// The records wire grammar (reserved parameters, page sizes, filter keys, lookups) is
+// svc-model's, so the SDK and the emulator read it alike.
+pub use svc_model::records::wire::{DEFAULT_PER_PAGE, Lookup, MAX_PER_PAGE};
+use svc_model::records::wire::{
+    FilterKeyError, NO_PAGINATION_PARAM, ORDER_BY_PARAM, PAGE_PARAM, PER_PAGE_PARAM, SEARCH_PARAM,
+    is_filter_param, parse_filter_key,
+};
 
 /// A `WHERE` clause (empty, or starting with ` WHERE `) and its bound values.
 #[derive(Debug, Default)]
@@ -52,39 +49,28 @@ fn like_escape(raw: &str) -> String {
     s
 }
 
-/// Splits a filter parameter into (negated, field, lookup), checking both against the model.
+/// Splits a filter parameter into (negated, field, lookup), checking both against the model
+/// (svc-model's [`parse_filter_key`]).
 fn parse_key<'m>(model: &'m Model, key: &str) -> Result<(bool, &'m Field, Lookup), RecordsError> {
-    let (negated, rest) = match model.field(key) {
-        Some(f) => return Ok((false, f, Lookup::Exact)),
-        None => match key.strip_prefix("exclude__") {
-            Some(rest) => (true, rest),
-            None => (false, key),
-        },
-    };
-    if let Some(f) = model.field(rest) {
-        return Ok((negated, f, Lookup::Exact));
-    }
-    if let Some((name, lookup)) = rest.rsplit_once("__") {
-        if let Some(f) = model.field(name) {
-            return match Lookup::parse(lookup) {
-                Some(l) => Ok((negated, f, l)),
-                None => Err(bad_param(
-                    key,
-                    format!("Unknown lookup {lookup:?} in filter {key:?}."),
-                )),
-            };
-        }
-        if Lookup::parse(lookup).is_some() {
-            return Err(bad_param(
-                key,
-                format!("Unknown field {name:?} in filter {key:?}."),
-            ));
-        }
-    }
-    Err(bad_param(
-        key,
-        format!("Unknown field {rest:?} in filter {key:?}."),
-    ))
+    let parsed = parse_filter_key(key, |name| model.field(name).is_some()).map_err(|e| {
+        let message = match e {
+            FilterKeyError::UnknownLookup { lookup, .. } => {
+                format!("Unknown lookup {lookup:?} in filter {key:?}.")
+            }
+            FilterKeyError::UnknownField { field, .. } => {
+                format!("Unknown field {field:?} in filter {key:?}.")
+            }
+            other => format!("Invalid filter {key:?}: {other}."),
+        };
+        bad_param(key, message)
+    })?;
+    let field = model.field(parsed.field).ok_or_else(|| {
+        bad_param(
+            key,
+            format!("Unknown field {:?} in filter {key:?}.", parsed.field),
+        )
+    })?;
+    Ok((parsed.exclude, field, parsed.lookup))
 }
 
 /// Builds one condition. Returns SQL that may evaluate to NULL; negation is applied by the caller.
@@ -212,15 +198,12 @@ fn search(model: &Model, text: &str, params: &mut Vec<Value>) -> Option<String> 
     })
 }
 
-/// Whether a query parameter is a filter: never one of [`RESERVED_PARAMS`] (`page`,
-/// `_per_page`, `_no_pagination`, `_order_by`, `_search`, `draft`), even when the model has a
-/// field of that name (it is filtered as `draft__exact`); other `_`-prefixed parameters only
-/// when the model has a field of that name.
+/// Whether a query parameter is a filter (svc-model's [`is_filter_param`]): never one of the
+/// reserved parameters (`page`, `_per_page`, `_no_pagination`, `_order_by`, `_search`,
+/// `draft`), even when the model has a field of that name (it is filtered as `draft__exact`);
+/// other `_`-prefixed parameters only when the model has a field of that name.
 fn is_filter(model: &Model, key: &str) -> bool {
-    if RESERVED_PARAMS.contains(&key) {
-        return false;
-    }
-    model.field(key).is_some() || !key.starts_with('_')
+    is_filter_param(key, |name| model.field(name).is_some())
 }
 
 /// Builds the `WHERE` clause of the filters and `_search` of `params`.
@@ -231,7 +214,7 @@ pub(crate) fn build_where(
     let mut conds = Vec::new();
     let mut values = Vec::new();
     for (key, raw) in params {
-        if key == "_search" {
+        if key == SEARCH_PARAM {
             if let Some(c) = search(model, raw, &mut values) {
                 conds.push(c);
             }
@@ -273,26 +256,26 @@ pub(crate) fn build_paging(
     model: &Model,
     params: &[(String, String)],
 ) -> Result<Paging, RecordsError> {
-    let page = match last_value(params, "page") {
+    let page = match last_value(params, PAGE_PARAM) {
         None => Some(1),
         Some("last") => None,
         Some(raw) => match raw.parse::<u64>() {
             Ok(p) if p >= 1 => Some(p),
             _ => {
                 return Err(bad_param(
-                    "page",
+                    PAGE_PARAM,
                     format!("Invalid page {raw:?}: expected an integer >= 1 or \"last\"."),
                 ));
             }
         },
     };
-    let per_page = match last_value(params, "_per_page") {
-        None => DEFAULT_PER_PAGE,
+    let per_page = match last_value(params, PER_PAGE_PARAM) {
+        None => u64::from(DEFAULT_PER_PAGE),
         Some(raw) => match raw.parse::<u64>() {
-            Ok(n) if (1..=MAX_PER_PAGE).contains(&n) => n,
+            Ok(n) if (1..=u64::from(MAX_PER_PAGE)).contains(&n) => n,
             _ => {
                 return Err(bad_param(
-                    "_per_page",
+                    PER_PAGE_PARAM,
                     format!(
                         "Invalid _per_page {raw:?}: expected an integer from 1 to {MAX_PER_PAGE}."
                     ),
@@ -300,16 +283,16 @@ pub(crate) fn build_paging(
             }
         },
     };
-    let no_pagination = match last_value(params, "_no_pagination") {
+    let no_pagination = match last_value(params, NO_PAGINATION_PARAM) {
         None | Some("") => false,
         Some(raw) => parse_bool(raw).ok_or_else(|| {
             bad_param(
-                "_no_pagination",
+                NO_PAGINATION_PARAM,
                 format!("Invalid _no_pagination {raw:?}: expected true, false, 1 or 0."),
             )
         })?,
     };
-    let order_sql = order_by(model, last_value(params, "_order_by").unwrap_or(""))?;
+    let order_sql = order_by(model, last_value(params, ORDER_BY_PARAM).unwrap_or(""))?;
     Ok(Paging {
         page,
         per_page,
@@ -330,7 +313,10 @@ pub(crate) fn order_by(model: &Model, raw: &str) -> Result<String, RecordsError>
             None => (false, part.strip_prefix('+').unwrap_or(part)),
         };
         let f = model.field(name).ok_or_else(|| {
-            bad_param("_order_by", format!("Unknown field {name:?} in _order_by."))
+            bad_param(
+                ORDER_BY_PARAM,
+                format!("Unknown field {name:?} in _order_by."),
+            )
         })?;
         if f.name == pk.name {
             if has_pk {

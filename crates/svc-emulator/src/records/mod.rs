@@ -2,7 +2,7 @@
 //!
 //! A [`Resource`] is one SQLite database (an existing file, or one created from seed SQL in
 //! memory or at a path). Its tables are models, their columns fields, and the primary key
-//! addresses records. The operations of API.md section 4.1 are plain methods returning JSON
+//! addresses records. The operations of docs/contract.md section 5.1 are plain methods returning JSON
 //! (bytes for records and lists, [`serde_json::Value`] for aggregate and group) or a
 //! [`RecordsError`] that carries its HTTP status and error body. A [`Registry`] holds the
 //! resources by name with their static tokens; [`demo_resource`] builds the demo `shop`.
@@ -27,9 +27,12 @@
 //!   `iendswith` and `_search` use `LIKE` with escaped `%`/`_`: case folding is **ASCII
 //!   only** (SQLite without ICU; a Unicode-aware fold needs rusqlite's `functions` feature).
 //!   Binary fields only accept `isnull` and `isempty`.
-//! - **Ignored parameters**: `page`, `_per_page`, `_no_pagination`, `_order_by`, `_search` are
-//!   not filters; any other parameter starting with `_` is ignored, and so is `draft` unless the
-//!   model has a `draft` field. Every other parameter must name a field (`400` otherwise).
+//! - **Ignored parameters**: `page`, `_per_page`, `_no_pagination`, `_order_by`, `_search` and
+//!   `draft` are never filters, whatever fields the model has (svc-model's
+//!   [`RESERVED_PARAMS`](svc_model::records::RESERVED_PARAMS)); any other parameter starting
+//!   with `_` is ignored unless the model has a field of that name. Every other parameter must
+//!   name a field (`400` otherwise). The key grammar is svc-model's
+//!   ([`svc_model::records::wire`]).
 //! - **Pagination**: `page` >= 1 or `last`; a page past the last one is a `404`
 //!   `"Invalid page."` (page 1 of an empty list is an empty page). The `next`/`previous`
 //!   links repeat the query in order, with `page` moved to the end and left out for page 1.
@@ -76,7 +79,9 @@ mod sql;
 #[cfg(test)]
 mod tests;
 
-pub use aggregate::{AggFunc, AggregateRequest, DateUnit, GroupRequest, XLookup};
+pub use aggregate::{
+    AggregateFunc, AggregateRequest, DateUnit, GroupLookup, GroupRequest, RequestForm,
+};
 pub use error::RecordsError;
 pub use filter::{DEFAULT_PER_PAGE, Lookup, MAX_PER_PAGE};
 pub use registry::{RegisteredResource, Registry};

@@ -9,11 +9,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, TryLockError};
 use std::time::Duration;
 
-use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use rusqlite::config::DbConfig;
 use rusqlite::types::Value;
 use rusqlite::{Connection, ErrorCode, OpenFlags, params_from_iter};
 use serde_json::Value as Json;
+use svc_model::records::wire::{PAGE_PARAM, encode_component};
 
 use crate::records::convert::{json_to_sql, text_to_sql, write_row};
 use crate::records::error::RecordsError;
@@ -24,13 +24,6 @@ use crate::records::schema::{Field, Model, Schema, load_schema, prepare, quote_i
 const READERS: usize = 4;
 /// How long a connection waits for a lock held by another one.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// Query string encoding of `next`/`previous` links: everything but RFC 3986 unreserved.
-const QUERY: &AsciiSet = &NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'.')
-    .remove(b'_')
-    .remove(b'~');
 
 /// One connected resource: an SQLite database whose tables are models.
 ///
@@ -279,7 +272,7 @@ impl Resource {
                     &model,
                     &select,
                     &filter.params,
-                    MAX_PER_PAGE,
+                    u64::from(MAX_PER_PAGE),
                     0,
                     &mut buf,
                 )?;
@@ -700,15 +693,16 @@ fn write_link(buf: &mut Vec<u8>, base: &str, params: &[(String, String)], page: 
     let mut sep = if base.contains('?') { '&' } else { '?' };
     let pairs = params
         .iter()
-        .filter(|(k, _)| k != "page")
+        .filter(|(k, _)| k != PAGE_PARAM)
         .map(|(k, v)| (k.as_str(), std::borrow::Cow::Borrowed(v.as_str())));
-    let page = (page > 1).then(|| ("page", std::borrow::Cow::Owned(page.to_string())));
+    let page = (page > 1).then(|| (PAGE_PARAM, std::borrow::Cow::Owned(page.to_string())));
     for (k, v) in pairs.chain(page) {
         url.push(sep);
         sep = '&';
-        url.extend(utf8_percent_encode(k, QUERY));
+        // Keys and values percent-encoded as the SDK encodes them (svc-model's wire module).
+        url.push_str(&encode_component(k));
         url.push('=');
-        url.extend(utf8_percent_encode(&v, QUERY));
+        url.push_str(&encode_component(&v));
     }
     crate::records::convert::write_json_str(buf, &url);
 }

@@ -1,4 +1,4 @@
-//! Read-only SQL on a resource (API.md 4.2): one statement, proven read-only by SQLite itself
+//! Read-only SQL on a resource (docs/contract.md 5.2): one statement, proven read-only by SQLite itself
 //! (see [`Resource::sql`]).
 
 use std::sync::atomic::{AtomicBool, Ordering};

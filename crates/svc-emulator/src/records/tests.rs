@@ -469,6 +469,22 @@ fn draft_is_never_a_filter_even_on_a_model_with_a_draft_column() {
     );
 }
 
+/// A field whose name starts with `_` is filtered with a lookup too (`_secret__gt`,
+/// `_search__exact`), as the contract says of reserved names; other `_` parameters are ignored.
+#[test]
+fn lookups_on_fields_that_start_with_an_underscore_filter() {
+    let r = Resource::in_memory(
+        "CREATE TABLE notes (id INTEGER PRIMARY KEY, _secret INTEGER, _search TEXT);
+         INSERT INTO notes VALUES (1, 1, 'a'), (2, 5, 'b'), (3, 9, 'c');",
+    )
+    .unwrap();
+    assert_eq!(ids_of(&r, "notes", &[("_secret", "5")]), [2]);
+    assert_eq!(ids_of(&r, "notes", &[("_secret__gt", "1")]), [2, 3]);
+    assert_eq!(ids_of(&r, "notes", &[("exclude___secret", "5")]), [1, 3]);
+    assert_eq!(ids_of(&r, "notes", &[("_search__exact", "c")]), [3]);
+    assert_eq!(ids_of(&r, "notes", &[("_nope__gt", "1")]), [1, 2, 3]);
+}
+
 #[test]
 fn injection_looking_values_match_nothing() {
     let r = res();
@@ -1063,7 +1079,7 @@ fn aggregate_and_group_query_forms() {
     assert_eq!(
         req,
         AggregateRequest {
-            func: AggFunc::Sum,
+            func: AggregateFunc::Sum,
             column: Some("qty".into())
         }
     );
@@ -1082,7 +1098,7 @@ fn aggregate_and_group_query_forms() {
         ("qty__gte", "5"),
     ]);
     let req = GroupRequest::from_query(&params).unwrap();
-    assert_eq!(req.x_lookup, XLookup::Plain);
+    assert_eq!(req.x_lookup.unwrap_or_default(), GroupLookup::Plain);
     assert_eq!(
         r.group("items", &req, &params).unwrap(),
         json!([{"group": false, "y_func": 1}, {"group": true, "y_func": 3}])
@@ -1094,7 +1110,7 @@ fn aggregate_and_group_query_forms() {
         ("_y_column", "qty"),
     ]))
     .unwrap();
-    assert_eq!(req.x_lookup, XLookup::Date(DateUnit::Month));
+    assert_eq!(req.x_lookup, Some(GroupLookup::Date(DateUnit::Month)));
     assert_eq!(req.y_column.as_deref(), Some("qty"));
     bad(GroupRequest::from_query(&q(&[("_y_func", "count")])));
     bad(GroupRequest::from_query(&q(&[
@@ -1453,7 +1469,7 @@ fn concurrent_reads_and_writes_on_a_file() {
                     r.aggregate(
                         "t",
                         &AggregateRequest {
-                            func: AggFunc::Count,
+                            func: AggregateFunc::Count,
                             column: None,
                         },
                         &[],

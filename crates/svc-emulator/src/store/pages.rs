@@ -1,4 +1,4 @@
-//! Page settings rows and the draft rules (API.md 3.2).
+//! Page settings rows and the draft rules (docs/contract.md 4.2).
 //!
 //! Each environment holds two sets of pages, published and draft. A write to the draft set
 //! touches only the draft set. A write to the published set also writes the same page into the

@@ -1,99 +1,7 @@
 //! The list query builder.
 
-use std::fmt;
-
-/// The largest page size the service accepts, and the most records `_no_pagination` returns.
-pub const MAX_PER_PAGE: u32 = 10_000;
-
-/// Query parameters of a records list that are never filters, whatever fields the model has:
-/// paging, ordering, search, and `draft`, the client's draft switch (which the SDK sends on every
-/// request when drafts are on, see [`ClientBuilder::draft`]).
-///
-/// A field with one of these names is filtered with an explicit `__exact`
-/// (`draft__exact=1`), so it cannot be mistaken for them. The emulator reads the same list.
-///
-/// [`ClientBuilder::draft`]: https://docs.rs/svc-api/latest/svc_api/struct.ClientBuilder.html#method.draft
-pub const RESERVED_PARAMS: [&str; 6] = [
-    "page",
-    "_per_page",
-    "_no_pagination",
-    "_order_by",
-    "_search",
-    "draft",
-];
-
-/// How a filter compares a field with a value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Lookup {
-    /// Equal (`field=value` or `field__exact=value`).
-    Exact,
-    /// Greater than.
-    Gt,
-    /// Greater than or equal.
-    Gte,
-    /// Less than.
-    Lt,
-    /// Less than or equal.
-    Lte,
-    /// Contains the text, ignoring case.
-    IContains,
-    /// Starts with the text, ignoring case.
-    IStartsWith,
-    /// Ends with the text, ignoring case.
-    IEndsWith,
-    /// Equal to one of a comma-separated list.
-    In,
-    /// Is NULL (`true`) or is not (`false`).
-    IsNull,
-    /// Is empty: NULL or `""` (`true`), or neither (`false`).
-    IsEmpty,
-}
-
-impl Lookup {
-    /// Every lookup, in the order of the contract.
-    pub const ALL: [Lookup; 11] = [
-        Lookup::Exact,
-        Lookup::Gt,
-        Lookup::Gte,
-        Lookup::Lt,
-        Lookup::Lte,
-        Lookup::IContains,
-        Lookup::IStartsWith,
-        Lookup::IEndsWith,
-        Lookup::In,
-        Lookup::IsNull,
-        Lookup::IsEmpty,
-    ];
-
-    /// The name used in query parameters, e.g. `icontains`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Lookup::Exact => "exact",
-            Lookup::Gt => "gt",
-            Lookup::Gte => "gte",
-            Lookup::Lt => "lt",
-            Lookup::Lte => "lte",
-            Lookup::IContains => "icontains",
-            Lookup::IStartsWith => "istartswith",
-            Lookup::IEndsWith => "iendswith",
-            Lookup::In => "in",
-            Lookup::IsNull => "isnull",
-            Lookup::IsEmpty => "isempty",
-        }
-    }
-
-    /// The lookup with this name.
-    pub fn parse(name: &str) -> Option<Lookup> {
-        Lookup::ALL.into_iter().find(|l| l.as_str() == name)
-    }
-}
-
-impl fmt::Display for Lookup {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+use super::wire::{FilterKey, LOOKUP_SEPARATOR, Lookup, MAX_PER_PAGE};
+use super::wire::{ORDER_BY_PARAM, PAGE_PARAM, PER_PAGE_PARAM, SEARCH_PARAM};
 
 /// A value a filter compares with, written as the text the service parses.
 pub trait FilterValue {
@@ -188,18 +96,13 @@ struct Filter {
 }
 
 impl Filter {
-    /// The query key. The service reads a key that is a field of the model as an exact match
-    /// first, so the bare field name is the exact key of every field but the paging parameters
-    /// (`page__exact`). An `exclude__` prefix negates.
+    fn filter_key(&self) -> FilterKey<'_> {
+        FilterKey::new(&self.field, self.lookup, self.exclude)
+    }
+
+    /// The query key, written by [`FilterKey::encode`].
     fn key(&self) -> String {
-        match (self.exclude, self.lookup) {
-            (false, Lookup::Exact) if !RESERVED_PARAMS.contains(&self.field.as_str()) => {
-                self.field.clone()
-            }
-            (false, lookup) => format!("{}__{}", self.field, lookup.as_str()),
-            (true, Lookup::Exact) => format!("exclude__{}", self.field),
-            (true, lookup) => format!("exclude__{}__{}", self.field, lookup.as_str()),
-        }
+        self.filter_key().encode()
     }
 }
 
@@ -360,12 +263,11 @@ impl ListQuery {
         }
         for f in &self.filters {
             check_field(&f.field)?;
-            let key = f.key();
-            if !f.exclude && key.starts_with("exclude__") {
+            if f.filter_key().reads_as_exclude() {
                 return Err(QueryError::ReadsAsExclude {
                     field: f.field.clone(),
                     lookup: f.lookup,
-                    key,
+                    key: f.key(),
                 });
             }
             if let Some(values) = &f.list {
@@ -394,16 +296,16 @@ impl ListQuery {
             pairs.push((f.key(), f.value.clone()));
         }
         if !self.order_by.is_empty() {
-            pairs.push(("_order_by".to_owned(), self.order_by.join(",")));
+            pairs.push((ORDER_BY_PARAM.to_owned(), self.order_by.join(",")));
         }
         if let Some(s) = &self.search {
-            pairs.push(("_search".to_owned(), s.clone()));
+            pairs.push((SEARCH_PARAM.to_owned(), s.clone()));
         }
         if let Some(p) = self.page {
-            pairs.push(("page".to_owned(), p.to_string()));
+            pairs.push((PAGE_PARAM.to_owned(), p.to_string()));
         }
         if let Some(n) = self.per_page {
-            pairs.push(("_per_page".to_owned(), n.to_string()));
+            pairs.push((PER_PAGE_PARAM.to_owned(), n.to_string()));
         }
         pairs
     }
@@ -420,7 +322,11 @@ impl ListQuery {
 }
 
 fn check_field(field: &str) -> Result<(), QueryError> {
-    if field.is_empty() || field.contains("__") || field.contains(',') || field.starts_with('-') {
+    if field.is_empty()
+        || field.contains(LOOKUP_SEPARATOR)
+        || field.contains(',')
+        || field.starts_with('-')
+    {
         return Err(QueryError::Field(field.to_owned()));
     }
     Ok(())

@@ -3,15 +3,9 @@
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::{Map, Value};
 use svc_model::proxy::BodyType;
+use svc_model::records::wire::encode_component;
 
 use crate::error::ApiError;
-
-/// Everything but the unreserved characters of RFC 3986 (`A-Z a-z 0-9 - . _ ~`).
-const COMPONENT: &AsciiSet = &NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'.')
-    .remove(b'_')
-    .remove(b'~');
 
 /// The `application/x-www-form-urlencoded` set (WHATWG URL): everything but `* - . _`
 /// alphanumerics; a space becomes `+` afterwards.
@@ -22,9 +16,10 @@ const FORM: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'_')
     .remove(b' ');
 
-/// A query component: percent-encoded, `%20` for a space.
+/// A query component: everything but RFC 3986's unreserved characters percent-encoded, `%20`
+/// for a space (svc-model's [`encode_component`]).
 pub(crate) fn component(text: &str) -> String {
-    utf8_percent_encode(text, COMPONENT).to_string()
+    encode_component(text).into_owned()
 }
 
 fn form_component(text: &str) -> String {

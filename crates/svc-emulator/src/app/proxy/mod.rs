@@ -1,4 +1,4 @@
-//! The HTTP proxy: `POST /proxy_request/` (API.md 3.3).
+//! The HTTP proxy: `POST /proxy_request/` (docs/contract.md 4.3).
 //!
 //! Checks, in order: a valid `JWT` (a user session's access token or a service token) -> `401`;
 //! the body (`400`); a `project` other than the token's -> `403`, an unknown `environment` or
