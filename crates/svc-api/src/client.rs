@@ -42,17 +42,7 @@ pub struct Client {
 
 pub(crate) struct Inner {
     /// What sends the calls; not kept without an operation group, as nothing is ever sent.
-    #[cfg(any(
-        feature = "pages",
-        feature = "projects",
-        feature = "records",
-        feature = "sql",
-        feature = "users",
-        feature = "teams",
-        feature = "resources",
-        feature = "proxy",
-        feature = "account"
-    ))]
+    #[cfg(feature = "_sends")]
     pub(crate) sender: Sender,
     pub(crate) project: Option<String>,
     pub(crate) environment: String,
@@ -63,15 +53,7 @@ pub(crate) struct Inner {
     pub(crate) resource_tokens: HashMap<String, Secret>,
     /// The user session (tokens, refresh); its own token store or memory. Kept only with the
     /// operation groups whose calls may carry it.
-    #[cfg(any(
-        feature = "records",
-        feature = "sql",
-        feature = "users",
-        feature = "teams",
-        feature = "resources",
-        feature = "proxy",
-        feature = "account"
-    ))]
+    #[cfg(feature = "_session")]
     pub(crate) session: svc_auth::Session,
     /// A service token loaded into the client, sent as `JWT`.
     pub(crate) service_token: std::sync::RwLock<Option<Secret>>,
@@ -81,17 +63,7 @@ pub(crate) struct Inner {
 
 /// What sends a call: the transport, the timer, the client's own attempt timeout and the
 /// `User-Agent`.
-#[cfg(any(
-    feature = "pages",
-    feature = "projects",
-    feature = "records",
-    feature = "sql",
-    feature = "users",
-    feature = "teams",
-    feature = "resources",
-    feature = "proxy",
-    feature = "account"
-))]
+#[cfg(feature = "_sends")]
 pub(crate) struct Sender {
     pub(crate) transport: Arc<dyn Transport>,
     pub(crate) sleep: Arc<dyn Sleep>,
@@ -549,41 +521,13 @@ impl ClientBuilder {
         // Without an operation group nothing is ever sent: the transport, the timer and the
         // session were still made (so that `build` fails the same way in every build), and are
         // dropped here.
-        #[cfg(not(any(
-            feature = "pages",
-            feature = "projects",
-            feature = "records",
-            feature = "sql",
-            feature = "users",
-            feature = "teams",
-            feature = "resources",
-            feature = "proxy",
-            feature = "account"
-        )))]
+        #[cfg(not(feature = "_sends"))]
         let _ = (transport, sleep, attempt_timeout);
-        #[cfg(not(any(
-            feature = "records",
-            feature = "sql",
-            feature = "users",
-            feature = "teams",
-            feature = "resources",
-            feature = "proxy",
-            feature = "account"
-        )))]
+        #[cfg(not(feature = "_session"))]
         let _ = session;
         Ok(Client {
             inner: Arc::new(Inner {
-                #[cfg(any(
-                    feature = "pages",
-                    feature = "projects",
-                    feature = "records",
-                    feature = "sql",
-                    feature = "users",
-                    feature = "teams",
-                    feature = "resources",
-                    feature = "proxy",
-                    feature = "account"
-                ))]
+                #[cfg(feature = "_sends")]
                 sender: Sender {
                     transport,
                     sleep,
@@ -603,15 +547,7 @@ impl ClientBuilder {
                 draft: self.draft.or(self.env.draft).unwrap_or(false),
                 api_key: self.api_key,
                 resource_tokens: self.resource_tokens,
-                #[cfg(any(
-                    feature = "records",
-                    feature = "sql",
-                    feature = "users",
-                    feature = "teams",
-                    feature = "resources",
-                    feature = "proxy",
-                    feature = "account"
-                ))]
+                #[cfg(feature = "_session")]
                 session,
                 service_token: std::sync::RwLock::new(self.service_token),
                 retry: self.retry.unwrap_or_default(),

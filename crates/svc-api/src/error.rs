@@ -208,17 +208,7 @@ impl Error {
         })
     }
 
-    #[cfg(any(
-        feature = "pages",
-        feature = "projects",
-        feature = "records",
-        feature = "sql",
-        feature = "users",
-        feature = "teams",
-        feature = "resources",
-        feature = "proxy",
-        feature = "account"
-    ))]
+    #[cfg(feature = "_sends")]
     pub(crate) fn decode(status: StatusCode, body: Bytes, source: serde_json::Error) -> Self {
         Self::Decode(Box::new(DecodeError {
             status,

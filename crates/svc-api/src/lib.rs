@@ -42,29 +42,11 @@
 mod client;
 mod error;
 // The request machinery: only operation groups send anything.
-#[cfg(any(
-    feature = "pages",
-    feature = "projects",
-    feature = "records",
-    feature = "sql",
-    feature = "users",
-    feature = "teams",
-    feature = "resources",
-    feature = "proxy",
-    feature = "account"
-))]
+#[cfg(feature = "_sends")]
 mod request;
 mod retry;
 // Credentials that depend on the session: only groups whose calls may carry one.
-#[cfg(any(
-    feature = "records",
-    feature = "sql",
-    feature = "users",
-    feature = "teams",
-    feature = "resources",
-    feature = "proxy",
-    feature = "account"
-))]
+#[cfg(feature = "_session")]
 mod session;
 mod sleep;
 // Building URLs. Its items are used by different groups (`Url::encoded_segment`: all but
@@ -72,17 +54,7 @@ mod sleep;
 // `users`, `teams`; `Client::app_project_url`: `pages`) and are not gated one by one yet, so
 // builds without `full` allow their dead code here, in this module only. The build with every
 // group, which CI lints with `-D warnings`, still reports any.
-#[cfg(any(
-    feature = "pages",
-    feature = "projects",
-    feature = "records",
-    feature = "sql",
-    feature = "users",
-    feature = "teams",
-    feature = "resources",
-    feature = "proxy",
-    feature = "account"
-))]
+#[cfg(feature = "_sends")]
 #[cfg_attr(not(feature = "full"), allow(dead_code))]
 mod url;
 

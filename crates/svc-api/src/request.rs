@@ -141,15 +141,7 @@ impl Call {
     }
 
     /// Chooses the credential when the call is sent.
-    #[cfg(any(
-        feature = "records",
-        feature = "sql",
-        feature = "users",
-        feature = "teams",
-        feature = "resources",
-        feature = "proxy",
-        feature = "account"
-    ))]
+    #[cfg(feature = "_session")]
     pub(crate) fn auth(mut self, auth: CallAuth) -> Self {
         self.auth = auth;
         self

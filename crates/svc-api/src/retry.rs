@@ -85,17 +85,7 @@ impl RetryPolicy {
 
     /// The wait before attempt `attempt + 1` (`attempt` counts from 1), or `None` when the
     /// policy allows no more attempts or the server asks for a longer wait than allowed.
-    #[cfg(any(
-        feature = "pages",
-        feature = "projects",
-        feature = "records",
-        feature = "sql",
-        feature = "users",
-        feature = "teams",
-        feature = "resources",
-        feature = "proxy",
-        feature = "account"
-    ))]
+    #[cfg(feature = "_sends")]
     pub(crate) fn delay(
         &self,
         attempt: u32,
@@ -117,31 +107,11 @@ impl RetryPolicy {
 }
 
 /// A small xorshift generator for backoff jitter: no need for a cryptographic RNG dependency.
-#[cfg(any(
-    feature = "pages",
-    feature = "projects",
-    feature = "records",
-    feature = "sql",
-    feature = "users",
-    feature = "teams",
-    feature = "resources",
-    feature = "proxy",
-    feature = "account"
-))]
+#[cfg(feature = "_sends")]
 #[derive(Debug)]
 pub(crate) struct Jitter(u64);
 
-#[cfg(any(
-    feature = "pages",
-    feature = "projects",
-    feature = "records",
-    feature = "sql",
-    feature = "users",
-    feature = "teams",
-    feature = "resources",
-    feature = "proxy",
-    feature = "account"
-))]
+#[cfg(feature = "_sends")]
 impl Jitter {
     pub(crate) fn new() -> Self {
         use std::hash::{BuildHasher, Hasher};
@@ -167,20 +137,7 @@ impl Jitter {
     }
 }
 
-#[cfg(all(
-    test,
-    any(
-        feature = "pages",
-        feature = "projects",
-        feature = "records",
-        feature = "sql",
-        feature = "users",
-        feature = "teams",
-        feature = "resources",
-        feature = "proxy",
-        feature = "account"
-    )
-))]
+#[cfg(all(test, feature = "_sends"))]
 mod tests {
     use super::*;
 
