@@ -1,10 +1,12 @@
 //! Maintenance jobs of the workspace: `cargo xtask ci`, `cargo xtask features`,
-//! `cargo xtask bench`, `cargo xtask fuzz`.
+//! `cargo xtask bench`, `cargo xtask fuzz`, `cargo xtask stress`.
 //!
 //! `.ci/run` calls `cargo xtask ci`, so CI and a developer's machine run the same steps.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
+
+mod stress;
 
 /// One step: a description and the command line.
 struct Step {
@@ -365,6 +367,7 @@ fn main() -> ExitCode {
         Some("bench") => bench(&args[1..]),
         Some("fuzz") => fuzz(&args[1..]),
         Some("load") => load(),
+        Some("stress") => stress::stress(&args[1..]),
         _ => {
             eprintln!(
                 "usage: cargo xtask <task>\n\n\
@@ -375,7 +378,11 @@ fn main() -> ExitCode {
                  (--quick for a shorter run; see docs/performance.md)\n  \
                  load      the load test at full size (64 clients x 2000 operations) in release mode\n  \
                  fuzz      run every cargo-fuzz target for SECONDS each (default 60): \
-                 fuzz [SECONDS] [TARGET...]"
+                 fuzz [SECONDS] [TARGET...]\n  \
+                 stress    the tests N times beside CPU hogs, every failed test in a table and \
+                 target/stress/report.md:\n            \
+                 stress [--runs N (5)] [--hogs H (one per CPU)] [--timeout-mins M (30)] \
+                 [-- TEST BINARY ARGS]"
             );
             return ExitCode::from(2);
         }
