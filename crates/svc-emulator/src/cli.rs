@@ -23,8 +23,8 @@ use std::path::PathBuf;
 
 use crate::{Emulator, EmulatorConfig, EmulatorError};
 
-pub use crate::app::proxy::{ProxyArgs, ProxySecret};
-pub use crate::faults::FaultArgs;
+pub use crate::proxy::{ProxyArgs, ProxySecret};
+pub use crate::runtime::faults::FaultArgs;
 
 /// The emulator's flags; each can also be set by an environment variable.
 #[derive(Debug, Clone, clap::Args)]
