@@ -61,6 +61,7 @@ mod resources;
 mod sql;
 mod tools;
 
+#[cfg(feature = "cli")]
 pub mod cli;
 
 pub use account::TokenLifetimes;

@@ -24,7 +24,7 @@ use bytes::Bytes;
 use serde_json::{Map, Value};
 use svc_model::proxy::{BodyType, PROXY_ERROR_HEADER, UPSTREAM_HEADER_PREFIX};
 
-pub use config::{ProxyArgs, ProxyConfig, ProxySecret};
+pub use config::ProxyConfig;
 pub(crate) use upstream::Forwarder;
 
 use crate::http::AppState;

@@ -23,8 +23,11 @@ use std::path::PathBuf;
 
 use crate::{Emulator, EmulatorConfig, EmulatorError};
 
-pub use crate::proxy::{ProxyArgs, ProxySecret};
-pub use crate::runtime::faults::FaultArgs;
+mod faults;
+mod proxy;
+
+pub use faults::FaultArgs;
+pub use proxy::{ProxyArgs, ProxySecret};
 
 /// The emulator's flags; each can also be set by an environment variable.
 #[derive(Debug, Clone, clap::Args)]
