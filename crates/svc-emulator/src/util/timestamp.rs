@@ -7,6 +7,8 @@
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use svc_model::Timestamp;
+
 /// Hands out UTC timestamps with millisecond precision, each later than the one before.
 #[derive(Debug, Default)]
 pub(crate) struct MonotonicClock {
@@ -28,34 +30,20 @@ impl MonotonicClock {
     }
 }
 
-/// Formats milliseconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+/// Formats milliseconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SS.mmmZ`: the date and time
+/// of [`svc_model::Timestamp`] (which leaves out a zero fraction), always with three digits of
+/// milliseconds. Outside `Timestamp`'s years 0000 to 9999 it is clamped to them.
 pub(crate) fn format_millis(millis: i64) -> String {
     let secs = millis.div_euclid(1000);
     let ms = millis.rem_euclid(1000);
-    let days = secs.div_euclid(86_400);
-    let of_day = secs.rem_euclid(86_400);
-    let (year, month, day) = civil_from_days(days);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{ms:03}Z",
-        of_day / 3600,
-        of_day % 3600 / 60,
-        of_day % 60
-    )
-}
-
-/// Howard Hinnant's `civil_from_days`: the proleptic Gregorian date of a day count since
-/// 1970-01-01.
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
+    let (stamp, ms) = match Timestamp::from_unix(secs, 0) {
+        Some(stamp) => (stamp, ms),
+        None if secs < 0 => (Timestamp::MIN, 0),
+        None => (Timestamp::MAX, 999),
+    };
+    let text = stamp.to_rfc3339();
+    // `YYYY-MM-DDTHH:MM:SS`, then the fraction (if any) and `Z`.
+    format!("{}.{ms:03}Z", &text[..19])
 }
 
 #[cfg(test)]
