@@ -40,33 +40,35 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-mod account;
-mod app;
-mod auth;
-pub mod cli;
+// Layers, lowest first. `util`, `config`, `engine` and `storage` import neither axum nor
+// `http`; `http` is the router, app state, errors, extractors and credential checks; the slices
+// (one per operation group, named like svc-api's modules) never import each other; `runtime`
+// starts the server. Only `cli` imports clap.
 mod config;
-mod data;
-mod emulator;
-mod error;
-mod extract;
-mod faults;
-mod handle;
-mod project_config;
-pub mod records;
-mod registry;
+pub mod engine;
+mod http;
+mod runtime;
+mod storage;
+mod util;
+
+// Slices: one per operation group.
+mod account;
+mod pages;
+mod projects;
+mod proxy;
+mod records;
 mod resources;
-mod routes;
-mod server;
-mod state;
-mod store;
-mod timestamp;
-mod tls;
+mod sql;
+mod tools;
+
+#[cfg(feature = "cli")]
+pub mod cli;
 
 pub use account::TokenLifetimes;
-pub use app::proxy::ProxyConfig;
 pub use config::EmulatorConfig;
-pub use data::tools::SEEDED_TEAMS;
-pub use emulator::{Emulator, EmulatorError};
-pub use faults::{FaultCounts, Faults};
-pub use handle::{EmulatorHandle, StartupInfo};
-pub use project_config::{ConfigError, ProjectConfig, ProjectsConfig, ResourceConfig};
+pub use config::projects::{ConfigError, ProjectConfig, ProjectsConfig, ResourceConfig};
+pub use proxy::ProxyConfig;
+pub use runtime::faults::{FaultCounts, Faults};
+pub use runtime::handle::{EmulatorHandle, StartupInfo};
+pub use runtime::{Emulator, EmulatorError};
+pub use storage::resources::SEEDED_TEAMS;

@@ -7,7 +7,7 @@
 use ring::hmac;
 use serde::{Deserialize, Serialize};
 
-use crate::records::convert::{base64_decode, base64_encode_into};
+use crate::util::base64::{base64_decode, base64_encode_into};
 
 /// What a token is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -9,7 +9,6 @@
 mod jwt;
 mod password;
 mod routes;
-mod store;
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -21,10 +20,10 @@ use serde_json::{Value, json};
 pub(crate) use jwt::{Claims, TokenType};
 pub(crate) use routes::{emulator_router, router};
 
-use crate::store::{Store, StoreError};
-use crate::timestamp::format_millis;
+use crate::storage::accounts::{self as store, Account};
+use crate::storage::{Store, StoreError};
+use crate::util::timestamp::format_millis;
 use jwt::Signer;
-use store::Account;
 
 /// Token lifetimes of the emulator's sessions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

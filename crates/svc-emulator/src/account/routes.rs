@@ -12,11 +12,11 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::{Claims, Refusal, Register, TokenType};
-use crate::auth::{self, Credential};
-use crate::error::ApiError;
-use crate::extract::json_object;
-use crate::routes::route_with_optional_slash;
-use crate::state::AppState;
+use crate::http::AppState;
+use crate::http::HttpError;
+use crate::http::auth::{self, Credential};
+use crate::http::extract::json_object;
+use crate::http::route_with_optional_slash;
 
 type ProjectPath = Result<Path<String>, PathRejection>;
 
@@ -55,19 +55,19 @@ pub(crate) fn emulator_router() -> Router<AppState> {
 
 /// The path must name a served project and one of its environments (no credentials needed
 /// for the unauthenticated methods).
-fn project_of(state: &AppState, project: &str, environment: &str) -> Result<String, ApiError> {
+fn project_of(state: &AppState, project: &str, environment: &str) -> Result<String, HttpError> {
     let entry = state
         .registry()
         .project(project)
-        .ok_or_else(|| ApiError::not_found("Project not found."))?;
+        .ok_or_else(|| HttpError::not_found("Project not found."))?;
     entry
         .environment(environment)
-        .ok_or_else(|| ApiError::not_found("Environment not found."))?;
+        .ok_or_else(|| HttpError::not_found("Environment not found."))?;
     Ok(entry.name.as_str().to_owned())
 }
 
 /// The user behind `Authorization: JWT <access token>`.
-fn session(state: &AppState, headers: &HeaderMap, project: &str) -> Result<Claims, ApiError> {
+fn session(state: &AppState, headers: &HeaderMap, project: &str) -> Result<Claims, HttpError> {
     jwt_claims(state, headers, project, &[TokenType::Access])
 }
 
@@ -79,17 +79,17 @@ fn jwt_claims(
     headers: &HeaderMap,
     project: &str,
     types: &[TokenType],
-) -> Result<Claims, ApiError> {
+) -> Result<Claims, HttpError> {
     let Some(Credential::Jwt(token)) = auth::credential(headers) else {
-        return Err(ApiError::not_authenticated());
+        return Err(HttpError::not_authenticated());
     };
     let claims = state
         .accounts()
         .verify_any(token)
         .filter(|c| types.contains(&c.typ))
-        .ok_or_else(ApiError::not_authenticated)?;
+        .ok_or_else(HttpError::not_authenticated)?;
     if claims.project != project {
-        return Err(ApiError::permission_denied());
+        return Err(HttpError::permission_denied());
     }
     Ok(claims)
 }
@@ -99,12 +99,12 @@ fn jwt_claims(
 struct AccountProject(String);
 
 impl axum::extract::FromRequestParts<AppState> for AccountProject {
-    type Rejection = ApiError;
+    type Rejection = HttpError;
 
     async fn from_request_parts(
         parts: &mut axum::http::request::Parts,
         state: &AppState,
-    ) -> Result<Self, ApiError> {
+    ) -> Result<Self, HttpError> {
         let Path((project, environment)) =
             Path::<(String, String)>::from_request_parts(parts, state).await?;
         project_of(state, &project, &environment).map(Self)
@@ -118,22 +118,22 @@ struct SignedIn {
 }
 
 impl axum::extract::FromRequestParts<AppState> for SignedIn {
-    type Rejection = ApiError;
+    type Rejection = HttpError;
 
     async fn from_request_parts(
         parts: &mut axum::http::request::Parts,
         state: &AppState,
-    ) -> Result<Self, ApiError> {
+    ) -> Result<Self, HttpError> {
         let AccountProject(project) = AccountProject::from_request_parts(parts, state).await?;
         let claims = session(state, &parts.headers, &project)?;
         Ok(Self { project, claims })
     }
 }
 
-async fn body<T: DeserializeOwned>(body: Body) -> Result<T, ApiError> {
+async fn body<T: DeserializeOwned>(body: Body) -> Result<T, HttpError> {
     let map = json_object(body).await?;
     serde_json::from_value(Value::Object(map))
-        .map_err(|e| ApiError::invalid(format!("Invalid request body: {e}.")))
+        .map_err(|e| HttpError::invalid(format!("Invalid request body: {e}.")))
 }
 
 fn answer(result: Result<Value, Refusal>) -> Response {
@@ -153,11 +153,11 @@ async fn login(
     State(state): State<AppState>,
     AccountProject(project): AccountProject,
     raw: Body,
-) -> Result<Response, ApiError> {
+) -> Result<Response, HttpError> {
     let Login { email, password } = body(raw).await?;
     match state.accounts().login(project, email, password).await? {
         Some(value) => Ok(Json(value).into_response()),
-        None => Err(ApiError::new(
+        None => Err(HttpError::new(
             axum::http::StatusCode::UNAUTHORIZED,
             svc_model::error_body::codes::NOT_AUTHENTICATED,
             "Unable to log in with the provided credentials.",
@@ -174,11 +174,11 @@ async fn refresh(
     State(state): State<AppState>,
     AccountProject(project): AccountProject,
     raw: Body,
-) -> Result<Response, ApiError> {
+) -> Result<Response, HttpError> {
     let Refresh { refresh_token } = body(raw).await?;
     match state.accounts().refresh(project, refresh_token).await? {
         Some(value) => Ok(Json(value).into_response()),
-        None => Err(ApiError::new(
+        None => Err(HttpError::new(
             axum::http::StatusCode::UNAUTHORIZED,
             "token_not_valid",
             "The refresh token is not valid, has expired, or has already been used.",
@@ -190,7 +190,7 @@ async fn user(
     State(state): State<AppState>,
     headers: HeaderMap,
     AccountProject(project): AccountProject,
-) -> Result<Response, ApiError> {
+) -> Result<Response, HttpError> {
     let claims = jwt_claims(
         &state,
         &headers,
@@ -211,7 +211,7 @@ async fn user(
     }
     match state.accounts().user(project, claims.sub).await? {
         Some(info) => Ok(Json(info).into_response()),
-        None => Err(ApiError::not_authenticated()),
+        None => Err(HttpError::not_authenticated()),
     }
 }
 
@@ -219,7 +219,7 @@ async fn register(
     State(state): State<AppState>,
     AccountProject(project): AccountProject,
     raw: Body,
-) -> Result<Response, ApiError> {
+) -> Result<Response, HttpError> {
     let request: Register = body(raw).await?;
     let result = state.accounts().register(project, request).await?;
     Ok(answer(
@@ -238,7 +238,7 @@ async fn change_password(
     State(state): State<AppState>,
     SignedIn { project, claims }: SignedIn,
     raw: Body,
-) -> Result<Response, ApiError> {
+) -> Result<Response, HttpError> {
     let ChangePassword {
         new_password,
         current_password,
@@ -261,7 +261,7 @@ async fn reset_password(
     State(state): State<AppState>,
     AccountProject(project): AccountProject,
     raw: Body,
-) -> Result<Response, ApiError> {
+) -> Result<Response, HttpError> {
     let ResetPassword { email } = body(raw).await?;
     state.accounts().reset_password(project, email).await?;
     Ok(Json(json!({ "result": true })).into_response())
@@ -277,7 +277,7 @@ async fn reset_password_complete(
     State(state): State<AppState>,
     AccountProject(project): AccountProject,
     raw: Body,
-) -> Result<Response, ApiError> {
+) -> Result<Response, HttpError> {
     let ResetComplete { code, new_password } = body(raw).await?;
     let result = state
         .accounts()
@@ -299,7 +299,7 @@ async fn change_email(
     State(state): State<AppState>,
     SignedIn { project, claims }: SignedIn,
     raw: Body,
-) -> Result<Response, ApiError> {
+) -> Result<Response, HttpError> {
     let ChangeEmail {
         new_email,
         current_password,
@@ -322,7 +322,7 @@ async fn change_email_complete(
     State(state): State<AppState>,
     AccountProject(project): AccountProject,
     raw: Body,
-) -> Result<Response, ApiError> {
+) -> Result<Response, HttpError> {
     let Code { code } = body(raw).await?;
     let result = state
         .accounts()
@@ -337,7 +337,7 @@ async fn outbox(
     State(state): State<AppState>,
     headers: HeaderMap,
     path: ProjectPath,
-) -> Result<Response, ApiError> {
+) -> Result<Response, HttpError> {
     let Path(project) = path?;
     let entry = auth::authorize_project(state.registry(), &headers, &project)?;
     let messages = state
@@ -351,7 +351,7 @@ async fn service_token(
     State(state): State<AppState>,
     headers: HeaderMap,
     path: ProjectPath,
-) -> Result<Response, ApiError> {
+) -> Result<Response, HttpError> {
     let Path(project) = path?;
     let entry = auth::authorize_project(state.registry(), &headers, &project)?;
     let (token, expires) = state.accounts().mint_service_token(entry.name.as_str());
@@ -362,7 +362,7 @@ async fn stats(
     State(state): State<AppState>,
     headers: HeaderMap,
     path: ProjectPath,
-) -> Result<Response, ApiError> {
+) -> Result<Response, HttpError> {
     let Path(project) = path?;
     let entry = auth::authorize_project(state.registry(), &headers, &project)?;
     let refresh_calls = state.accounts().refresh_calls(entry.name.as_str());

@@ -1,91 +1,132 @@
-//! Records of connected resources: SQLite databases whose tables are models.
-//!
-//! A [`Resource`] is one SQLite database (an existing file, or one created from seed SQL in
-//! memory or at a path). Its tables are models, their columns fields, and the primary key
-//! addresses records. The operations of docs/contract.md section 5.1 are plain methods returning JSON
-//! (bytes for records and lists, [`serde_json::Value`] for aggregate and group) or a
-//! [`RecordsError`] that carries its HTTP status and error body. A [`Registry`] holds the
-//! resources by name with their static tokens; [`demo_resource`] builds the demo `shop`.
-//!
-//! # Choices where the contract is silent
-//!
-//! - **Models**: tables of the `main` schema; `sqlite_*` tables, views and virtual tables are
-//!   not models. A table without a single-column primary key uses its `rowid` as key, shown
-//!   as a read-only integer field `rowid` (or `_rowid_`/`oid` when a column already has that
-//!   name) first in every record. `WITHOUT ROWID` tables with a composite key are skipped.
-//! - **Field kinds** ([`FieldKind`]): from the declared type, see there.
-//! - **Record JSON**: integers and reals as numbers, text as strings, booleans as
-//!   `true`/`false`, dates and date-times as the stored text, BLOBs as standard base64, NULL as
-//!   `null`; keys in table order.
-//! - **Filters**: several filters (even on the same field) are AND-ed. Values are parsed by
-//!   the field's kind (`true/false/1/0` for booleans, `YYYY-MM-DD` for dates, ISO 8601 for
-//!   date-times, where a bare date is accepted); a malformed value is a `400` naming the
-//!   parameter. Dates compare as dates (`date(col)`), date-times as instants
-//!   (`julianday(col)`), so `T` or space separators and offsets compare correctly. An empty
-//!   value is the empty string for text fields and a `400` for other kinds. `in` splits on
-//!   every comma. `isempty=true` is NULL or zero length. `icontains`, `istartswith`,
-//!   `iendswith` and `_search` use `LIKE` with escaped `%`/`_`: case folding is **ASCII
-//!   only** (SQLite without ICU; a Unicode-aware fold needs rusqlite's `functions` feature).
-//!   Binary fields only accept `isnull` and `isempty`.
-//! - **Ignored parameters**: `page`, `_per_page`, `_no_pagination`, `_order_by`, `_search` and
-//!   `draft` are never filters, whatever fields the model has (svc-model's
-//!   [`RESERVED_PARAMS`](svc_model::records::RESERVED_PARAMS)); any other parameter starting
-//!   with `_` is ignored unless the model has a field of that name. Every other parameter must
-//!   name a field (`400` otherwise). The key grammar is svc-model's
-//!   ([`svc_model::records::wire`]).
-//! - **Pagination**: `page` >= 1 or `last`; a page past the last one is a `404`
-//!   `"Invalid page."` (page 1 of an empty list is an empty page). The `next`/`previous`
-//!   links repeat the query in order, with `page` moved to the end and left out for page 1.
-//!   `_no_pagination` takes `1/0/true/false`; `_per_page` is checked even then.
-//! - **Ordering**: `_order_by` fields, then the primary key descending. NULLs sort first in
-//!   ascending order (SQLite's rule).
-//! - **Search**: text, date, date-time and untyped fields by substring; integer and real fields
-//!   by equality when the text is a number; booleans and BLOBs are not searched.
-//! - **Writes**: strict JSON types: numbers for integer and real fields (an integer field
-//!   takes `3.0` but not `"3"`), strings for text, date (`YYYY-MM-DD`) and date-time fields,
-//!   `true/false/0/1` for booleans, base64 strings for BLOBs; nested objects and arrays are
-//!   refused. Date-times are stored as given. Create accepts an explicit value for an
-//!   auto-assigned primary key. Update ignores the primary key, the implicit rowid and
-//!   generated columns. Errors are field errors (`{"email": ["customers with this email
-//!   already exists."]}`), foreign key errors are reported on the referencing field
-//!   (`Invalid pk "9" - object does not exist.`), and a delete blocked by a foreign key is a
-//!   `400` in `non_field_errors`.
-//! - **Keys**: a primary key that cannot be of the key's kind (text for an integer key) is a
-//!   `404`.
-//! - **Aggregate and group**: `sum` and `avg` need a numeric (or boolean, or untyped) field;
-//!   `min`/`max` of a boolean field give booleans. `x_lookup=auto` is `date_day` on date and
-//!   date-time fields and `plain` otherwise. Date lookups give ISO text: `YYYY-MM-DD` for day
-//!   and coarser (week = its Monday, quarter = its first day), `YYYY-MM-DDTHH:MM:SS` for hour
-//!   and finer; date-times with an offset are converted to UTC first. NULL groups come first.
-//! - **Concurrency**: a database file runs in WAL mode with one writer and four read-only
-//!   reader connections (a list reads its count and page in one snapshot); an in-memory
-//!   database uses a single connection behind a mutex. `PRAGMA foreign_keys` is on.
-//! - **Seeding**: [`Resource::seeded`] with a path runs the seed only when the database has no
-//!   table yet.
-//! - **SQL** ([`Resource::sql`]): one statement that SQLite itself reports read-only, run on a
-//!   connection that cannot write. At most
-//!   [`MAX_SQL_ROWS`] rows; interrupted after [`SQL_TIME_LIMIT`].
+//! Records: `/projects/{project}/{environment}/{resource}/models/{model}[/{pk}|/aggregate|/group]`
+//! (docs/contract.md 5.1). Handlers check credentials, decode the request, and hand it to the
+//! records engine (`crate::engine`), which answers with JSON bytes or a `RecordsError`.
 
-mod aggregate;
-pub(crate) mod convert;
-mod error;
-mod filter;
-mod registry;
-mod resource;
-mod schema;
-mod seed;
-mod sql;
+use axum::Router;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use serde_json::Value;
 
-#[cfg(test)]
-mod tests;
-
-pub use aggregate::{
-    AggregateFunc, AggregateRequest, DateUnit, GroupLookup, GroupRequest, RequestForm,
+use crate::engine::{AggregateRequest, GroupRequest, RequestForm};
+use crate::http::AppState;
+use crate::http::HttpError;
+use crate::http::extract::{
+    ModelAccess, RecordAccess, blocking, json_bytes, json_object, json_value, query_pairs,
 };
-pub use error::RecordsError;
-pub use filter::{DEFAULT_PER_PAGE, Lookup, MAX_PER_PAGE};
-pub use registry::{RegisteredResource, Registry};
-pub use resource::Resource;
-pub use schema::{Field, FieldKind, ForeignKey, Model, Schema};
-pub use seed::{DEMO_RESOURCE, DEMO_ROWS, demo_resource, demo_seed_sql};
-pub use sql::{MAX_SQL_ROWS, SQL_TIME_LIMIT};
+use crate::http::route_with_optional_slash;
+
+/// The records routes, on the data host.
+pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
+    let models = "/projects/{project}/{environment}/{resource}/models/{model}";
+    let router = route_with_optional_slash(router, models, get(list).post(create));
+    let router = route_with_optional_slash(
+        router,
+        &format!("{models}/aggregate"),
+        get(aggregate_get).post(aggregate_post),
+    );
+    let router = route_with_optional_slash(
+        router,
+        &format!("{models}/group"),
+        get(group_get).post(group_post),
+    );
+    route_with_optional_slash(
+        router,
+        &format!("{models}/{{pk}}"),
+        get(retrieve).patch(update).delete(delete),
+    )
+}
+
+/// `GET`: one page (the envelope), or every record with `_no_pagination`.
+async fn list(
+    State(state): State<AppState>,
+    ModelAccess { db, model }: ModelAccess,
+    uri: Uri,
+) -> Result<Response, HttpError> {
+    let pairs = query_pairs(uri.query());
+    // Links keep the path as the client wrote it, minus a trailing slash.
+    let base = format!(
+        "{}{}",
+        state.api_base_url(),
+        uri.path().trim_end_matches('/')
+    );
+    let bytes = blocking(move || Ok(db.list(&model, &pairs, &base)?)).await?;
+    Ok(json_bytes(StatusCode::OK, bytes))
+}
+
+/// `POST`: `201` with the stored record.
+async fn create(ModelAccess { db, model }: ModelAccess, body: Body) -> Result<Response, HttpError> {
+    let fields = Value::Object(json_object(body).await?);
+    let bytes = blocking(move || Ok(db.create(&model, &fields)?)).await?;
+    Ok(json_bytes(StatusCode::CREATED, bytes))
+}
+
+/// `GET .../{pk}`.
+async fn retrieve(RecordAccess { db, model, pk }: RecordAccess) -> Result<Response, HttpError> {
+    let bytes = blocking(move || Ok(db.retrieve(&model, &pk)?)).await?;
+    Ok(json_bytes(StatusCode::OK, bytes))
+}
+
+/// `PATCH .../{pk}`: `200` with the whole updated record.
+async fn update(
+    RecordAccess { db, model, pk }: RecordAccess,
+    body: Body,
+) -> Result<Response, HttpError> {
+    let fields = Value::Object(json_object(body).await?);
+    let bytes = blocking(move || Ok(db.update(&model, &pk, &fields)?)).await?;
+    Ok(json_bytes(StatusCode::OK, bytes))
+}
+
+/// `DELETE .../{pk}`: `204`, no body.
+async fn delete(RecordAccess { db, model, pk }: RecordAccess) -> Result<Response, HttpError> {
+    blocking(move || Ok(db.delete(&model, &pk)?)).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+/// `POST .../aggregate` with `{"func", "column"?}`; list filters come from the query.
+async fn aggregate_post(
+    ModelAccess { db, model }: ModelAccess,
+    uri: Uri,
+    body: Body,
+) -> Result<Response, HttpError> {
+    let request = AggregateRequest::from_json(&Value::Object(json_object(body).await?))?;
+    let pairs = query_pairs(uri.query());
+    let value = blocking(move || Ok(db.aggregate(&model, &request, &pairs)?)).await?;
+    json_value(StatusCode::OK, &value)
+}
+
+/// `GET .../aggregate?_y_func=&_y_column=&{filters}`: the engine's GET form.
+async fn aggregate_get(
+    ModelAccess { db, model }: ModelAccess,
+    uri: Uri,
+) -> Result<Response, HttpError> {
+    let pairs = query_pairs(uri.query());
+    let request = AggregateRequest::from_query(&pairs)?;
+    let value = blocking(move || Ok(db.aggregate(&model, &request, &pairs)?)).await?;
+    json_value(StatusCode::OK, &value)
+}
+
+/// `POST .../group` with `{"x_column", "x_lookup"?, "y_func", "y_column"?}`.
+async fn group_post(
+    ModelAccess { db, model }: ModelAccess,
+    uri: Uri,
+    body: Body,
+) -> Result<Response, HttpError> {
+    let request = GroupRequest::from_json(&Value::Object(json_object(body).await?))?;
+    let pairs = query_pairs(uri.query());
+    let value = blocking(move || Ok(db.group(&model, &request, &pairs)?)).await?;
+    json_value(StatusCode::OK, &value)
+}
+
+/// `GET .../group?_x_column=&_x_lookup=&_y_func=&_y_column=&{filters}`.
+async fn group_get(
+    ModelAccess { db, model }: ModelAccess,
+    uri: Uri,
+) -> Result<Response, HttpError> {
+    let pairs = query_pairs(uri.query());
+    let request = GroupRequest::from_query(&pairs)?;
+    let value = blocking(move || Ok(db.group(&model, &request, &pairs)?)).await?;
+    json_value(StatusCode::OK, &value)
+}

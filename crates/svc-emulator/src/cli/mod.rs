@@ -1,0 +1,164 @@
+//! Command-line flags and the run loop of the `svc-emulator` binary, reused by the `svc` CLI's
+//! `emulator` command.
+//!
+//! ```
+//! use clap::Parser;
+//! use svc_emulator::cli::EmulatorArgs;
+//!
+//! #[derive(Parser)]
+//! struct Cli {
+//!     #[command(flatten)]
+//!     emulator: EmulatorArgs,
+//! }
+//!
+//! let cli = Cli::parse_from(["svc-emulator", "--listen", "127.0.0.1:8787", "--tls"]);
+//! let config = cli.emulator.to_config();
+//! assert_eq!(config.listen_addr().port(), 8787);
+//! assert!(config.tls_enabled());
+//! ```
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use crate::{Emulator, EmulatorConfig, EmulatorError};
+
+mod faults;
+mod proxy;
+
+pub use faults::FaultArgs;
+pub use proxy::{ProxyArgs, ProxySecret};
+
+/// The emulator's flags; each can also be set by an environment variable.
+#[derive(Debug, Clone, clap::Args)]
+pub struct EmulatorArgs {
+    /// Address to listen on, as IP:PORT; port 0 picks a free port.
+    #[arg(long, env = "SVC_EMULATOR_LISTEN", default_value = "127.0.0.1:0")]
+    pub listen: SocketAddr,
+
+    /// SQLite file that keeps projects, keys and pages across restarts; in memory when absent.
+    #[arg(long, env = "SVC_EMULATOR_DATA", value_name = "FILE")]
+    pub data: Option<PathBuf>,
+
+    /// JSON file of projects, API keys and resources (see the README); a demo project when
+    /// absent.
+    #[arg(long, env = "SVC_EMULATOR_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// Serve HTTPS with a certificate generated at start; the CA's PEM path is in the startup
+    /// line.
+    #[arg(
+        long,
+        env = "SVC_EMULATOR_TLS",
+        value_parser = clap::builder::BoolishValueParser::new(),
+    )]
+    pub tls: bool,
+
+    /// Lifetime of session access tokens, in seconds (a few seconds lets tests see refreshes).
+    #[arg(
+        long,
+        env = "SVC_EMULATOR_ACCESS_TOKEN_TTL",
+        value_name = "SECONDS",
+        default_value_t = 300
+    )]
+    pub access_token_ttl: u64,
+
+    /// Lifetime of session refresh tokens, in seconds.
+    #[arg(long, env = "SVC_EMULATOR_REFRESH_TOKEN_TTL", value_name = "SECONDS", default_value_t = 7 * 24 * 3600)]
+    pub refresh_token_ttl: u64,
+
+    /// Fault mode: latency, `503`s, dropped connections (`--fault-*`).
+    #[command(flatten)]
+    pub faults: FaultArgs,
+
+    /// The HTTP proxy: allow-list, timeout, secrets (`--proxy-*`).
+    #[command(flatten)]
+    pub proxy: ProxyArgs,
+}
+
+impl EmulatorArgs {
+    /// The [`EmulatorConfig`] these flags describe.
+    pub fn to_config(&self) -> EmulatorConfig {
+        let lifetimes = crate::TokenLifetimes {
+            access: std::time::Duration::from_secs(self.access_token_ttl.max(1)),
+            refresh: std::time::Duration::from_secs(self.refresh_token_ttl.max(1)),
+            ..crate::TokenLifetimes::default()
+        };
+        let mut config = EmulatorConfig::default()
+            .listen(self.listen)
+            .tls(self.tls)
+            .token_lifetimes(lifetimes);
+        if let Some(data) = &self.data {
+            config = config.data_path(data);
+        }
+        if let Some(file) = &self.config {
+            config = config.config_file(file);
+        }
+        if let Some(faults) = self.faults.to_faults() {
+            config = config.faults(faults);
+        }
+        config = config.proxy(self.proxy.to_proxy_config());
+        config
+    }
+}
+
+/// Starts the emulator, prints exactly one JSON line ([`StartupInfo`](crate::StartupInfo)) on
+/// stdout once it accepts connections, then serves until Ctrl-C or SIGTERM and shuts down
+/// cleanly. Nothing else is written to stdout.
+pub async fn run(args: EmulatorArgs) -> Result<(), EmulatorError> {
+    let emulator = Emulator::start(args.to_config()).await?;
+    // Listen for the signals before announcing readiness: a supervisor may stop us as soon as
+    // it has read the line.
+    let stop = stop_signal();
+    let line = serde_json::to_string(emulator.startup_info())
+        .map_err(|e| EmulatorError::Io(std::io::Error::other(e)))?;
+    let printed = {
+        let mut stdout = std::io::stdout().lock();
+        writeln!(stdout, "{line}").and_then(|()| stdout.flush())
+    };
+    if let Err(e) = printed {
+        emulator.shutdown().await;
+        return Err(e.into());
+    }
+    stop.await;
+    emulator.shutdown().await;
+    Ok(())
+}
+
+/// Installs the handlers now and returns a future that resolves on SIGINT (Ctrl-C) or SIGTERM.
+#[cfg(unix)]
+fn stop_signal() -> impl std::future::Future<Output = ()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let interrupt = signal(SignalKind::interrupt());
+    let terminate = signal(SignalKind::terminate());
+    async move {
+        // A handler that could not be installed never fires; the default action still applies.
+        let interrupt = async {
+            match interrupt {
+                Ok(mut s) => s.recv().await,
+                Err(_) => std::future::pending().await,
+            }
+        };
+        let terminate = async {
+            match terminate {
+                Ok(mut s) => s.recv().await,
+                Err(_) => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            _ = interrupt => {}
+            _ = terminate => {}
+        }
+    }
+}
+
+/// Returns a future that resolves on Ctrl-C.
+#[cfg(not(unix))]
+fn stop_signal() -> impl std::future::Future<Output = ()> {
+    let ctrl_c = tokio::signal::ctrl_c();
+    async move {
+        if ctrl_c.await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
+}

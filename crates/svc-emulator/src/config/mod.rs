@@ -1,0 +1,161 @@
+//! How to start an emulator: where it listens, where it keeps its data, which projects it
+//! serves, and whether it speaks TLS.
+
+pub(crate) mod projects;
+pub(crate) mod registry;
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::{Path, PathBuf};
+
+use crate::config::projects::ProjectsConfig;
+
+/// Options of [`Emulator::start`](crate::Emulator::start), builder style.
+///
+/// The defaults are what a test wants: a random loopback port, everything in memory, the demo
+/// project, plain HTTP.
+///
+/// ```
+/// use svc_emulator::EmulatorConfig;
+///
+/// let config = EmulatorConfig::default()
+///     .listen(([127, 0, 0, 1], 0).into())
+///     .data_path("/tmp/svc-emulator-example/meta.sqlite")
+///     .tls(true);
+/// assert!(config.tls_enabled());
+/// assert_eq!(config.listen_addr().port(), 0);
+/// ```
+#[derive(Debug, Clone)]
+pub struct EmulatorConfig {
+    listen: SocketAddr,
+    data_path: Option<PathBuf>,
+    projects: ProjectsSource,
+    tls: bool,
+    lifetimes: crate::account::TokenLifetimes,
+    faults: Option<crate::runtime::faults::Faults>,
+    proxy: crate::ProxyConfig,
+}
+
+/// Where the projects come from. Setting one source replaces the other.
+#[derive(Debug, Clone)]
+pub(crate) enum ProjectsSource {
+    /// The projects persisted in the data path, else the demo project.
+    Default,
+    /// A JSON config file, read at start.
+    File(PathBuf),
+    /// A config given in code.
+    Inline(ProjectsConfig),
+}
+
+impl Default for EmulatorConfig {
+    fn default() -> Self {
+        Self {
+            listen: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
+            data_path: None,
+            projects: ProjectsSource::Default,
+            tls: false,
+            lifetimes: crate::account::TokenLifetimes::default(),
+            faults: None,
+            proxy: crate::ProxyConfig::default(),
+        }
+    }
+}
+
+impl EmulatorConfig {
+    /// The address to listen on; default `127.0.0.1:0` (a free port on loopback).
+    pub fn listen(mut self, addr: SocketAddr) -> Self {
+        self.listen = addr;
+        self
+    }
+
+    /// The SQLite file that keeps projects, keys and page settings across restarts (created with
+    /// its parent directories if missing). Without it, everything lives in memory.
+    pub fn data_path(mut self, path: impl Into<PathBuf>) -> Self {
+        self.data_path = Some(path.into());
+        self
+    }
+
+    /// A JSON config file of projects (format in the crate README). Replaces
+    /// [`projects`](Self::projects).
+    pub fn config_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.projects = ProjectsSource::File(path.into());
+        self
+    }
+
+    /// The projects to serve, given in code. Replaces [`config_file`](Self::config_file).
+    pub fn projects(mut self, config: ProjectsConfig) -> Self {
+        self.projects = ProjectsSource::Inline(config);
+        self
+    }
+
+    /// Serve HTTPS with a certificate generated at start (default off).
+    pub fn tls(mut self, enabled: bool) -> Self {
+        self.tls = enabled;
+        self
+    }
+
+    /// Lifetimes of the session and service tokens the emulator issues (default: access 5 min,
+    /// refresh 7 days, service 1 day). Tests use a few seconds to see refreshes happen.
+    pub fn token_lifetimes(mut self, lifetimes: crate::account::TokenLifetimes) -> Self {
+        self.lifetimes = lifetimes;
+        self
+    }
+
+    /// Fault mode: inject latency, `503`s and dropped connections (see [`Faults`](crate::Faults)).
+    /// Off by default; a `Faults` with nothing set turns it off.
+    pub fn faults(mut self, faults: crate::runtime::faults::Faults) -> Self {
+        self.faults = faults.is_active().then_some(faults);
+        self
+    }
+
+    /// The faults in force, if fault mode is on.
+    pub fn fault_settings(&self) -> Option<&crate::runtime::faults::Faults> {
+        self.faults.as_ref()
+    }
+
+    /// The HTTP proxy's settings: allow-list (default: loopback only), timeout (default 30 s),
+    /// secrets, pinned names, extra TLS roots. See [`ProxyConfig`](crate::ProxyConfig).
+    pub fn proxy(mut self, proxy: crate::ProxyConfig) -> Self {
+        self.proxy = proxy;
+        self
+    }
+
+    /// Replaces the HTTP proxy's allow-list (see [`ProxyConfig::allow`](crate::ProxyConfig::allow)):
+    /// IP addresses, CIDR ranges, host names, `loopback` or `*`.
+    pub fn proxy_allow<I, S>(mut self, entries: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.proxy = self.proxy.allow(entries);
+        self
+    }
+
+    /// The HTTP proxy's settings in force.
+    pub fn proxy_settings(&self) -> &crate::ProxyConfig {
+        &self.proxy
+    }
+
+    /// The token lifetimes in force.
+    pub fn lifetimes(&self) -> crate::account::TokenLifetimes {
+        self.lifetimes
+    }
+
+    /// The address to listen on.
+    pub fn listen_addr(&self) -> SocketAddr {
+        self.listen
+    }
+
+    /// The data path, if any.
+    pub fn data_location(&self) -> Option<&Path> {
+        self.data_path.as_deref()
+    }
+
+    /// Whether TLS is on.
+    pub fn tls_enabled(&self) -> bool {
+        self.tls
+    }
+
+    pub(crate) fn projects_source(&self) -> &ProjectsSource {
+        &self.projects
+    }
+}

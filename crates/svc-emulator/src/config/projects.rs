@@ -1,0 +1,511 @@
+//! The projects the emulator serves: the JSON config file format, its parsing and validation.
+//!
+//! The file is documented in the crate README. Everything is checked at start, so a running
+//! emulator never meets a project, key or resource it cannot serve: identifiers must be usable as
+//! one path segment, keys and tokens must fit in an `Authorization` header, and no key or token may
+//! mean two things.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use svc_model::users::TOOLS_RESOURCE;
+use svc_model::{EnvironmentName, ProjectName, ResourceName};
+
+/// Every project the emulator serves; the first one is the default project.
+///
+/// Parse it from the config file's JSON with [`from_json`](Self::from_json) or
+/// [`load`](Self::load), or build it in code:
+///
+/// ```
+/// use svc_emulator::{ProjectConfig, ProjectsConfig, ResourceConfig};
+///
+/// let config = ProjectsConfig::new(vec![
+///     ProjectConfig::new("shop")
+///         .environments(["prod", "staging"])
+///         .api_key("svc_key_0123456789abcdef")
+///         .resource(ResourceConfig::new("orders", "tok_orders_1")),
+/// ]);
+/// config.validate()?;
+///
+/// let same = ProjectsConfig::from_json(r#"{"projects": [{
+///     "name": "shop",
+///     "environments": ["prod", "staging"],
+///     "api_keys": ["svc_key_0123456789abcdef"],
+///     "resources": [{"name": "orders", "token": "tok_orders_1"}]
+/// }]}"#)?;
+/// assert_eq!(config, same);
+/// # Ok::<(), svc_emulator::ConfigError>(())
+/// ```
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectsConfig {
+    /// The projects, the default one first.
+    pub projects: Vec<ProjectConfig>,
+}
+
+/// One project: its name, environments, API keys and resources.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectConfig {
+    /// The unique name used in paths.
+    pub name: String,
+    /// The human-readable name (`name` in the project JSON); defaults to the unique name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display_name: Option<String>,
+    /// The environments, the default one first. Defaults to `["prod"]`.
+    #[serde(default = "default_environments")]
+    pub environments: Vec<String>,
+    /// The API keys accepted for this project. When empty, the emulator generates one and keeps it
+    /// in the data path, so it stays the same across restarts.
+    #[serde(default)]
+    pub api_keys: Vec<String>,
+    /// Connected resources (SQLite databases), served by the records engine.
+    #[serde(default)]
+    pub resources: Vec<ResourceConfig>,
+    /// The static token of the built-in tools resource `__svc_app__` (users and teams). When
+    /// absent, the emulator generates one and keeps it in the data path, so it stays the same
+    /// across restarts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools_token: Option<String>,
+}
+
+/// A connected resource: a SQLite database whose tables are models.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResourceConfig {
+    /// The API name used in paths.
+    pub name: String,
+    /// The human-readable name; defaults to the API name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display_name: Option<String>,
+    /// The resource's static API token (sent as the raw `Authorization` value).
+    pub token: String,
+    /// The SQLite database file. Relative paths in a config file are relative to that file's
+    /// directory. When absent the database is kept with the emulator's data (or in memory).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub database: Option<PathBuf>,
+    /// SQL run once when the database is created, e.g. `CREATE TABLE` and `INSERT` statements.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed_sql: Option<String>,
+}
+
+fn default_environments() -> Vec<String> {
+    vec!["prod".to_owned()]
+}
+
+/// The config could not be read, parsed or accepted. Messages never contain keys or tokens.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The config file could not be read.
+    #[error("cannot read config file {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The config is not JSON of the expected shape.
+    #[error("invalid config{}: {message}", path.as_ref().map(|p| format!(" file {}", p.display())).unwrap_or_default())]
+    Parse {
+        /// The file, when the config came from one.
+        path: Option<PathBuf>,
+        /// What is wrong, with quoted values blanked out (they may be secrets).
+        message: String,
+    },
+    /// The config parsed but breaks a rule (a duplicate name, an empty key, ...).
+    #[error("invalid config: {0}")]
+    Invalid(String),
+}
+
+impl ProjectsConfig {
+    /// A config of the given projects, the default one first.
+    pub fn new(projects: Vec<ProjectConfig>) -> Self {
+        Self { projects }
+    }
+
+    /// The config used when none is given: a project `demo` ("Demo") with environments `prod` and
+    /// `staging` and no fixed API key (so one is generated and kept in the data path).
+    pub fn demo() -> Self {
+        Self::new(vec![
+            ProjectConfig::new("demo")
+                .display_name("Demo")
+                .environments(["prod", "staging"])
+                .resource(
+                    ResourceConfig::new(
+                        crate::engine::DEMO_RESOURCE,
+                        format!("svc_tok_{}", uuid::Uuid::new_v4().simple()),
+                    )
+                    .seed_sql(crate::engine::demo_seed_sql()),
+                ),
+        ])
+    }
+
+    /// Parses and validates the config file format.
+    pub fn from_json(text: &str) -> Result<Self, ConfigError> {
+        Self::parse(text, None)
+    }
+
+    /// Reads, parses and validates a config file. Relative `database` paths are made relative to
+    /// the file's directory.
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        let mut config = Self::parse(&text, Some(path))?;
+        let base = path.parent().unwrap_or_else(|| Path::new(""));
+        for resource in config.projects.iter_mut().flat_map(|p| &mut p.resources) {
+            if let Some(db) = &mut resource.database
+                && db.is_relative()
+            {
+                *db = base.join(&*db);
+            }
+        }
+        Ok(config)
+    }
+
+    fn parse(text: &str, path: Option<&Path>) -> Result<Self, ConfigError> {
+        let config: Self = serde_json::from_str(text).map_err(|e| ConfigError::Parse {
+            path: path.map(Path::to_owned),
+            message: blank_quoted(&e.to_string()),
+        })?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Checks every rule: at least one project; project, environment and resource names usable as
+    /// one path segment and unique in their scope; at least one environment per project; keys and
+    /// tokens non-empty, printable ASCII without spaces, and each used only once in the whole
+    /// config (so a credential always names one project or resource).
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.projects.is_empty() {
+            return Err(invalid("at least one project is required"));
+        }
+        let mut project_names = HashSet::new();
+        let mut secrets = HashSet::new();
+        for project in &self.projects {
+            ProjectName::new(project.name.as_str()).map_err(|e| invalid(e.to_string()))?;
+            if !project_names.insert(project.name.as_str()) {
+                return Err(invalid(format!(
+                    "project {:?} is listed twice",
+                    project.name
+                )));
+            }
+            project.validate(&mut secrets)?;
+        }
+        Ok(())
+    }
+
+    /// The default project: the first one.
+    pub fn default_project(&self) -> Option<&ProjectConfig> {
+        self.projects.first()
+    }
+}
+
+impl ProjectConfig {
+    /// A project with the given unique name, environment `prod`, no fixed key and no resources.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            display_name: None,
+            environments: default_environments(),
+            api_keys: Vec::new(),
+            resources: Vec::new(),
+            tools_token: None,
+        }
+    }
+
+    /// Sets the human-readable name.
+    pub fn display_name(mut self, name: impl Into<String>) -> Self {
+        self.display_name = Some(name.into());
+        self
+    }
+
+    /// Replaces the environments, the default one first.
+    pub fn environments<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.environments = names.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Adds an accepted API key.
+    pub fn api_key(mut self, key: impl Into<String>) -> Self {
+        self.api_keys.push(key.into());
+        self
+    }
+
+    /// Adds a resource.
+    pub fn resource(mut self, resource: ResourceConfig) -> Self {
+        self.resources.push(resource);
+        self
+    }
+
+    /// Sets the static token of the built-in tools resource `__svc_app__`.
+    pub fn tools_token(mut self, token: impl Into<String>) -> Self {
+        self.tools_token = Some(token.into());
+        self
+    }
+
+    fn validate<'a>(&'a self, secrets: &mut HashSet<&'a str>) -> Result<(), ConfigError> {
+        let project = &self.name;
+        if self.environments.is_empty() {
+            return Err(invalid(format!(
+                "project {project:?} needs at least one environment"
+            )));
+        }
+        let mut envs = HashSet::new();
+        for env in &self.environments {
+            EnvironmentName::new(env.as_str()).map_err(|e| invalid(e.to_string()))?;
+            if !envs.insert(env.as_str()) {
+                return Err(invalid(format!(
+                    "project {project:?} lists environment {env:?} twice"
+                )));
+            }
+        }
+        for key in &self.api_keys {
+            check_secret(key, secrets, &format!("an API key of project {project:?}"))?;
+        }
+        if let Some(token) = &self.tools_token {
+            check_secret(
+                token,
+                secrets,
+                &format!("the tools token of project {project:?}"),
+            )?;
+        }
+        let mut resources = HashSet::new();
+        for resource in &self.resources {
+            let name = &resource.name;
+            ResourceName::new(name.as_str()).map_err(|e| invalid(e.to_string()))?;
+            if name == TOOLS_RESOURCE {
+                return Err(invalid(format!(
+                    "project {project:?}: the resource name {TOOLS_RESOURCE:?} is reserved for the built-in tools resource (users and teams)"
+                )));
+            }
+            if !resources.insert(name.as_str()) {
+                return Err(invalid(format!(
+                    "project {project:?} lists resource {name:?} twice"
+                )));
+            }
+            check_secret(
+                &resource.token,
+                secrets,
+                &format!("the token of resource {name:?} in project {project:?}"),
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl ResourceConfig {
+    /// A resource with an API name and its static token, stored with the emulator's data.
+    pub fn new(name: impl Into<String>, token: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            display_name: None,
+            token: token.into(),
+            database: None,
+            seed_sql: None,
+        }
+    }
+
+    /// Sets the SQLite database file.
+    pub fn database(mut self, path: impl Into<PathBuf>) -> Self {
+        self.database = Some(path.into());
+        self
+    }
+
+    /// Sets the SQL run when the database is created.
+    pub fn seed_sql(mut self, sql: impl Into<String>) -> Self {
+        self.seed_sql = Some(sql.into());
+        self
+    }
+}
+
+fn invalid(message: impl Into<String>) -> ConfigError {
+    ConfigError::Invalid(message.into())
+}
+
+/// A key or token must be sendable in a header as one word, and mean one thing only.
+fn check_secret<'a>(
+    secret: &'a str,
+    seen: &mut HashSet<&'a str>,
+    what: &str,
+) -> Result<(), ConfigError> {
+    if secret.is_empty() || !secret.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(invalid(format!(
+            "{what} must be non-empty printable ASCII without spaces"
+        )));
+    }
+    if !seen.insert(secret) {
+        return Err(invalid(format!(
+            "{what} is already used by another key or token"
+        )));
+    }
+    Ok(())
+}
+
+/// Blanks out the contents of double-quoted strings in a parser message: serde quotes the values
+/// it rejects, and a misplaced key or token must not end up on a terminal or in a CI log.
+fn blank_quoted(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut inside = false;
+    for c in message.chars() {
+        if c == '"' {
+            if inside {
+                out.push('…');
+            }
+            inside = !inside;
+            out.push(c);
+        } else if !inside {
+            out.push(c);
+        }
+    }
+    out
+}
+
+impl fmt::Debug for ProjectsConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ProjectsConfig")
+            .field("projects", &self.projects)
+            .finish()
+    }
+}
+
+impl fmt::Debug for ProjectConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ProjectConfig")
+            .field("name", &self.name)
+            .field("display_name", &self.display_name)
+            .field("environments", &self.environments)
+            .field(
+                "api_keys",
+                &format_args!("[{} redacted]", self.api_keys.len()),
+            )
+            .field("resources", &self.resources)
+            .field(
+                "tools_token",
+                &self.tools_token.as_ref().map(|_| "<redacted>"),
+            )
+            .finish()
+    }
+}
+
+impl fmt::Debug for ResourceConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ResourceConfig")
+            .field("name", &self.name)
+            .field("display_name", &self.display_name)
+            .field("token", &"<redacted>")
+            .field("database", &self.database)
+            .field("seed_sql", &self.seed_sql.as_ref().map(String::len))
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(project: ProjectConfig) -> ProjectsConfig {
+        ProjectsConfig::new(vec![project])
+    }
+
+    #[test]
+    fn demo_is_valid_and_defaults_apply() {
+        ProjectsConfig::demo().validate().unwrap();
+        let parsed = ProjectsConfig::from_json(r#"{"projects":[{"name":"p"}]}"#).unwrap();
+        assert_eq!(parsed.projects[0].environments, vec!["prod"]);
+        assert!(parsed.projects[0].api_keys.is_empty());
+    }
+
+    #[test]
+    fn rules_are_enforced() {
+        let bad = [
+            ProjectsConfig::new(vec![]),
+            one(ProjectConfig::new("")),
+            one(ProjectConfig::new("..")),
+            one(ProjectConfig::new("p").environments(Vec::<String>::new())),
+            one(ProjectConfig::new("p").environments(["prod", "prod"])),
+            one(ProjectConfig::new("p").api_key("")),
+            one(ProjectConfig::new("p").api_key("has space")),
+            one(ProjectConfig::new("p").api_key("k").api_key("k")),
+            one(ProjectConfig::new("p")
+                .api_key("k")
+                .resource(ResourceConfig::new("r", "k"))),
+            one(ProjectConfig::new("p")
+                .resource(ResourceConfig::new("r", "t1"))
+                .resource(ResourceConfig::new("r", "t2"))),
+            one(ProjectConfig::new("p").resource(ResourceConfig::new("", "t"))),
+            one(ProjectConfig::new("p").resource(ResourceConfig::new("__svc_app__", "t"))),
+            one(ProjectConfig::new("p").tools_token("")),
+            one(ProjectConfig::new("p")
+                .tools_token("t")
+                .resource(ResourceConfig::new("r", "t"))),
+            ProjectsConfig::new(vec![ProjectConfig::new("p"), ProjectConfig::new("p")]),
+        ];
+        for config in bad {
+            assert!(
+                matches!(config.validate(), Err(ConfigError::Invalid(_))),
+                "{config:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn parse_errors_hide_values_and_unknown_fields_are_refused() {
+        let err = ProjectsConfig::from_json(r#"{"projects":[{"name":"p","api_keys":"sekrit"}]}"#)
+            .unwrap_err();
+        assert!(!err.to_string().contains("sekrit"), "{err}");
+        let err =
+            ProjectsConfig::from_json(r#"{"projects":[{"name":"p","apikeys":[]}]}"#).unwrap_err();
+        assert!(err.to_string().contains("apikeys"), "{err}");
+    }
+
+    #[test]
+    fn debug_redacts_secrets() {
+        let config = one(ProjectConfig::new("p")
+            .api_key("key-123")
+            .tools_token("tools-789")
+            .resource(ResourceConfig::new("r", "tok-456")));
+        let text = format!("{config:?}");
+        assert!(
+            !text.contains("key-123") && !text.contains("tok-456") && !text.contains("tools-789"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn load_rebases_relative_databases() {
+        let dir = std::env::temp_dir().join(format!("svc-emu-cfg-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("config.json");
+        std::fs::write(
+            &file,
+            r#"{"projects":[{"name":"p","resources":[
+                {"name":"a","token":"t1","database":"a.sqlite"},
+                {"name":"b","token":"t2","database":"/abs/b.sqlite"}]}]}"#,
+        )
+        .unwrap();
+        let config = ProjectsConfig::load(&file).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let resources = &config.projects[0].resources;
+        assert_eq!(
+            resources[0].database.as_deref(),
+            Some(&*dir.join("a.sqlite"))
+        );
+        assert_eq!(
+            resources[1].database.as_deref(),
+            Some(Path::new("/abs/b.sqlite"))
+        );
+        assert!(matches!(
+            ProjectsConfig::load(&dir.join("missing.json")),
+            Err(ConfigError::Read { .. })
+        ));
+    }
+}

@@ -1,0 +1,432 @@
+//! Read-only SQL on a resource (docs/contract.md 5.2): one statement, proven read-only by SQLite itself
+//! (see [`Resource::sql`]).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
+use rusqlite::limits::Limit;
+use rusqlite::types::Value;
+use rusqlite::{Connection, ErrorCode, Statement};
+use serde_json::{Map, Value as Json};
+
+use crate::engine::convert::{write_json_str, write_value};
+use crate::engine::error::RecordsError;
+use crate::engine::resource::Resource;
+use crate::engine::schema::FieldKind;
+
+/// The most rows a query returns; reading stops there.
+pub const MAX_SQL_ROWS: usize = 10_000;
+
+/// How long a query may run before it is interrupted.
+pub const SQL_TIME_LIMIT: Duration = Duration::from_secs(10);
+
+/// Virtual machine steps between two looks at the clock.
+const PROGRESS_STEPS: i32 = 10_000;
+
+const ONLY_READS: &str = "Only a single read-only statement (SELECT, or WITH ... SELECT) can run";
+
+impl Resource {
+    /// Runs one read-only query with named parameters (`:name`, `@name` or `$name`, valued by
+    /// `params` under `name`) and returns `{"columns", "data", "row_count"}` as JSON bytes.
+    ///
+    /// Values are bound as given: `null`, numbers, strings, booleans as `1`/`0`, and arrays and
+    /// objects as their JSON text. Parameters the query does not use are ignored. Result
+    /// values are written like record fields without a declared type: numbers, strings, `null`,
+    /// BLOBs as base64.
+    ///
+    /// No keyword list is involved: the text is handed to SQLite, and the query runs only when
+    /// all of these hold, each reported by the engine:
+    ///
+    /// 1. **One statement.** `Connection::prepare` fails when anything but whitespace and
+    ///    comments follows the first statement.
+    /// 2. **Nothing but reading.** While the statement is prepared, an authorizer allows only
+    ///    `SELECT`, reading columns, calling functions (except `load_extension`) and recursive
+    ///    CTEs. Writes, DDL, `PRAGMA` (the table-valued `pragma_*` functions, which SQLite
+    ///    offers only for pragmas without side effects, stay readable),
+    ///    `ATTACH`/`DETACH`, transactions and savepoints, `ANALYZE` and `REINDEX` are denied,
+    ///    wherever they hide (behind comments, in CTEs).
+    /// 3. **Read-only and returning rows.** `sqlite3_stmt_readonly` must be true (it is false
+    ///    for `VACUUM`, `VACUUM INTO` and journal mode changes), the statement must return
+    ///    columns, and it must not be an `EXPLAIN`.
+    /// 4. **A connection that cannot write.** It runs on a reader opened read-only (database
+    ///    files) or on the one connection with `PRAGMA query_only` on (in memory), with no room
+    ///    for attached databases; extension loading is off (SQLite's default).
+    ///
+    /// At most [`MAX_SQL_ROWS`] rows are returned (`row_count` is the number returned); a query
+    /// running longer than [`SQL_TIME_LIMIT`] is interrupted. Every refusal and engine error is
+    /// a `400` with a `query` field error, or `params_obj` for a parameter without a value.
+    pub fn sql(&self, query: &str, params: &Map<String, Json>) -> Result<Vec<u8>, RecordsError> {
+        self.sql_with_limit(query, params, SQL_TIME_LIMIT)
+    }
+
+    pub(crate) fn sql_with_limit(
+        &self,
+        query: &str,
+        params: &Map<String, Json>,
+        limit: Duration,
+    ) -> Result<Vec<u8>, RecordsError> {
+        if query.trim().is_empty() {
+            return Err(query_error("The query is empty."));
+        }
+        self.with_read_only(|conn| {
+            let guard = ReadOnlyGuard::install(conn, limit)?;
+            run(&guard, query, params, limit)
+        })
+    }
+}
+
+fn query_error(message: impl Into<String>) -> RecordsError {
+    RecordsError::field("query", message)
+}
+
+fn refused(reason: &str) -> RecordsError {
+    query_error(format!("{ONLY_READS}: {reason}."))
+}
+
+/// The connection with the authorizer, the time limit and the attached-database limit in
+/// place; all three are removed when it is dropped, so the records engine's own statements on
+/// the same connection are never affected.
+struct ReadOnlyGuard<'c> {
+    conn: &'c mut Connection,
+    attached: Option<i32>,
+    denied: Arc<Mutex<Option<String>>>,
+    /// Set once the query's own statement is prepared and checked: what the authorizer sees
+    /// after that is prepared by the engine itself (the table-valued `pragma_*` functions run
+    /// their pragma inside), never text from the request.
+    running: Arc<AtomicBool>,
+}
+
+impl<'c> ReadOnlyGuard<'c> {
+    fn install(conn: &'c mut Connection, limit: Duration) -> Result<Self, RecordsError> {
+        let denied = Arc::new(Mutex::new(None));
+        let record = denied.clone();
+        // Built first, so that whatever is installed below is removed again if a later step
+        // fails.
+        let mut guard = Self {
+            conn,
+            attached: None,
+            denied,
+            running: Arc::new(AtomicBool::new(false)),
+        };
+        let running = guard.running.clone();
+        guard.conn.authorizer(Some(move |ctx: AuthContext<'_>| {
+            match allowed(&ctx.action, running.load(Ordering::Relaxed)) {
+                Ok(()) => Authorization::Allow,
+                Err(what) => {
+                    // Keep the first denial, but prefer what the user wrote ("it creates a
+                    // schema object") to the bookkeeping SQLite does for it ("it inserts into
+                    // sqlite_master"), which the authorizer often sees first.
+                    let mut first = record.lock().unwrap_or_else(|e| e.into_inner());
+                    let bookkeeping = |w: &str| w.contains("\"sqlite_");
+                    match first.as_deref() {
+                        Some(seen) if !bookkeeping(seen) || bookkeeping(&what) => {}
+                        _ => *first = Some(what),
+                    }
+                    Authorization::Deny
+                }
+            }
+        }))?;
+        guard.attached = Some(guard.conn.set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0)?);
+        let deadline = Instant::now() + limit;
+        guard
+            .conn
+            .progress_handler(PROGRESS_STEPS, Some(move || Instant::now() > deadline))?;
+        Ok(guard)
+    }
+
+    fn denied(&self) -> Option<String> {
+        self.denied
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+}
+
+impl std::ops::Deref for ReadOnlyGuard<'_> {
+    type Target = Connection;
+    fn deref(&self) -> &Connection {
+        self.conn
+    }
+}
+
+impl Drop for ReadOnlyGuard<'_> {
+    fn drop(&mut self) {
+        let _ = self
+            .conn
+            .authorizer(None::<fn(AuthContext<'_>) -> Authorization>);
+        let _ = self.conn.progress_handler(0, None::<fn() -> bool>);
+        if let Some(n) = self.attached {
+            let _ = self.conn.set_limit(Limit::SQLITE_LIMIT_ATTACHED, n);
+        }
+    }
+}
+
+/// The authorizer's rule: reading is allowed, everything else is named and denied. While the
+/// query runs (`running`), the engine's own statements may also read pragmas: SQLite offers
+/// table-valued pragma functions only for pragmas that return results and have no side effects.
+fn allowed(action: &AuthAction<'_>, running: bool) -> Result<(), String> {
+    Err(match *action {
+        AuthAction::Select | AuthAction::Read { .. } | AuthAction::Recursive => return Ok(()),
+        AuthAction::Pragma { .. } if running => return Ok(()),
+        AuthAction::Function { function_name } => {
+            if function_name.eq_ignore_ascii_case("load_extension") {
+                "it loads an extension".to_owned()
+            } else {
+                return Ok(());
+            }
+        }
+        AuthAction::Insert { table_name } => format!("it inserts into {table_name:?}"),
+        AuthAction::Update { table_name, .. } => format!("it updates {table_name:?}"),
+        AuthAction::Delete { table_name } => format!("it deletes from {table_name:?}"),
+        AuthAction::Pragma { pragma_name, .. } => format!(
+            "it runs PRAGMA {pragma_name} (pragmas that only read can be queried as tables: SELECT * FROM pragma_{pragma_name}(...))"
+        ),
+        AuthAction::Attach { .. } => "it attaches a database".to_owned(),
+        AuthAction::Detach { .. } => "it detaches a database".to_owned(),
+        AuthAction::Transaction { .. } => "it controls a transaction".to_owned(),
+        AuthAction::Savepoint { .. } => "it uses a savepoint".to_owned(),
+        AuthAction::AlterTable { .. } => "it alters a table".to_owned(),
+        AuthAction::Reindex { .. } => "it rebuilds an index".to_owned(),
+        AuthAction::Analyze { .. } => "it analyzes tables".to_owned(),
+        AuthAction::CreateIndex { .. }
+        | AuthAction::CreateTable { .. }
+        | AuthAction::CreateTempIndex { .. }
+        | AuthAction::CreateTempTable { .. }
+        | AuthAction::CreateTempTrigger { .. }
+        | AuthAction::CreateTempView { .. }
+        | AuthAction::CreateTrigger { .. }
+        | AuthAction::CreateView { .. }
+        | AuthAction::CreateVtable { .. } => "it creates a schema object".to_owned(),
+        AuthAction::DropIndex { .. }
+        | AuthAction::DropTable { .. }
+        | AuthAction::DropTempIndex { .. }
+        | AuthAction::DropTempTable { .. }
+        | AuthAction::DropTempTrigger { .. }
+        | AuthAction::DropTempView { .. }
+        | AuthAction::DropTrigger { .. }
+        | AuthAction::DropView { .. }
+        | AuthAction::DropVtable { .. } => "it drops a schema object".to_owned(),
+        _ => "it does something other than reading".to_owned(),
+    })
+}
+
+fn run(
+    conn: &ReadOnlyGuard<'_>,
+    query: &str,
+    params: &Map<String, Json>,
+    limit: Duration,
+) -> Result<Vec<u8>, RecordsError> {
+    let mut stmt = match conn.prepare(query) {
+        Ok(stmt) => stmt,
+        Err(rusqlite::Error::MultipleStatement) => {
+            return Err(refused("the query holds more than one statement"));
+        }
+        Err(e) => {
+            return Err(match conn.denied() {
+                Some(what) => refused(&what),
+                None => query_error(format!("The database refused the query: {e}.")),
+            });
+        }
+    };
+    if stmt.expanded_sql().is_none() && stmt.column_count() == 0 {
+        return Err(query_error("The query holds no statement, only comments."));
+    }
+    if let Some(what) = conn.denied() {
+        return Err(refused(&what));
+    }
+    if !stmt.readonly() {
+        return Err(refused("it would change the database"));
+    }
+    if stmt.is_explain() != 0 {
+        return Err(refused("EXPLAIN is not run"));
+    }
+    if stmt.column_count() == 0 {
+        return Err(refused("it returns no rows"));
+    }
+    bind(&mut stmt, params)?;
+    conn.running.store(true, Ordering::Relaxed);
+    let columns: Vec<String> = stmt.column_names().map(str::to_owned).collect();
+    write_result(&mut stmt, &columns).map_err(|e| match e {
+        rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::OperationInterrupted => {
+            query_error(format!(
+                "The query ran longer than {} s and was stopped.",
+                limit.as_secs_f64()
+            ))
+        }
+        e => query_error(format!("The query failed: {e}.")),
+    })
+}
+
+fn bind(stmt: &mut Statement<'_>, params: &Map<String, Json>) -> Result<(), RecordsError> {
+    for index in 1..=stmt.parameter_count() {
+        let name = stmt.parameter_name(index).map(str::to_owned);
+        let key = match name.as_deref() {
+            Some(n) if n.starts_with([':', '@', '$']) => &n[1..],
+            Some(n) => {
+                return Err(query_error(format!(
+                    "The parameter {n} has no name: write parameters as :name and give their values in params_obj."
+                )));
+            }
+            None => {
+                return Err(query_error(
+                    "Positional parameters (?) cannot be given values: write parameters as :name and give their values in params_obj.",
+                ));
+            }
+        };
+        let value = params.get(key).ok_or_else(|| {
+            RecordsError::field(
+                "params_obj",
+                format!("No value for the parameter :{key} of the query."),
+            )
+        })?;
+        stmt.raw_bind_parameter(index, json_param(value))?;
+    }
+    Ok(())
+}
+
+fn json_param(value: &Json) -> Value {
+    match value {
+        Json::Null => Value::Null,
+        Json::Bool(b) => Value::Integer(i64::from(*b)),
+        Json::Number(n) => match n.as_i64() {
+            Some(i) => Value::Integer(i),
+            None => Value::Real(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        Json::String(s) => Value::Text(s.clone()),
+        other => Value::Text(other.to_string()),
+    }
+}
+
+fn write_result(stmt: &mut Statement<'_>, columns: &[String]) -> rusqlite::Result<Vec<u8>> {
+    let mut buf = Vec::with_capacity(1024);
+    buf.extend_from_slice(b"{\"columns\":[");
+    for (i, c) in columns.iter().enumerate() {
+        if i > 0 {
+            buf.push(b',');
+        }
+        write_json_str(&mut buf, c);
+    }
+    buf.extend_from_slice(b"],\"data\":[");
+    let mut rows = stmt.raw_query();
+    let mut count = 0usize;
+    while count < MAX_SQL_ROWS {
+        let Some(row) = rows.next()? else { break };
+        if count > 0 {
+            buf.push(b',');
+        }
+        buf.push(b'[');
+        for i in 0..columns.len() {
+            if i > 0 {
+                buf.push(b',');
+            }
+            write_value(&mut buf, FieldKind::Any, row.get_ref(i)?);
+        }
+        buf.push(b']');
+        count += 1;
+    }
+    buf.extend_from_slice(format!("],\"row_count\":{count}}}").as_bytes());
+    Ok(buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn db() -> Resource {
+        Resource::in_memory(
+            "CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, data BLOB);
+             INSERT INTO t VALUES (1, 'a', x'00ff'), (2, 'b', NULL);",
+        )
+        .unwrap()
+    }
+
+    fn params(v: Json) -> Map<String, Json> {
+        v.as_object().cloned().unwrap_or_default()
+    }
+
+    fn ok(db: &Resource, q: &str, p: Json) -> Json {
+        serde_json::from_slice(&db.sql(q, &params(p)).unwrap()).unwrap()
+    }
+
+    fn refused_field(db: &Resource, q: &str) -> (String, String) {
+        let err = db.sql(q, &Map::new()).unwrap_err();
+        let RecordsError::Invalid { fields, .. } = &err else {
+            panic!("{q}: {err:?}")
+        };
+        let (field, messages) = fields.iter().next().unwrap();
+        (field.clone(), messages[0].clone())
+    }
+
+    #[test]
+    fn values_and_parameters() {
+        let db = db();
+        let out = ok(
+            &db,
+            "select id, name, data, 1.5 as r, :flag as f, :obj as o from t where id >= :min order by id",
+            json!({"min": 1, "flag": true, "obj": {"k": [1]}, "unused": 0}),
+        );
+        assert_eq!(out["columns"], json!(["id", "name", "data", "r", "f", "o"]));
+        assert_eq!(
+            out["data"][0],
+            json!([1, "a", "AP8=", 1.5, 1, "{\"k\":[1]}"])
+        );
+        assert_eq!(out["data"][1][2], Json::Null);
+        assert_eq!(out["row_count"], 2);
+        let out = ok(&db, "select @a || $b as s", json!({"a": "x", "b": "y"}));
+        assert_eq!(out["data"], json!([["xy"]]));
+    }
+
+    #[test]
+    fn refusals_name_the_field() {
+        let db = db();
+        for q in [
+            "delete from t",
+            "select 1; delete from t",
+            "pragma query_only = 0",
+            "pragma table_info(t)",
+            "attach ':memory:' as x",
+            "begin",
+            "explain select 1",
+            "-- nothing",
+            "select * from nope",
+            "select load_extension('x')",
+        ] {
+            let (field, message) = refused_field(&db, q);
+            assert_eq!(field, "query", "{q}: {message}");
+        }
+        let (field, message) = refused_field(&db, "select :missing");
+        assert_eq!(field, "params_obj");
+        assert!(message.contains(":missing"), "{message}");
+        assert_eq!(refused_field(&db, "select ?").0, "query");
+        // The engine's own statements still work afterwards: nothing stayed installed.
+        db.create("t", &json!({"name": "c"})).unwrap();
+        assert_eq!(
+            ok(&db, "select count(*) from t", json!({}))["data"],
+            json!([[3]])
+        );
+    }
+
+    #[test]
+    fn rows_are_capped_and_long_queries_stop() {
+        let db = db();
+        let out = ok(
+            &db,
+            "with recursive c(x) as (select 1 union all select x + 1 from c) select x from c",
+            json!({}),
+        );
+        assert_eq!(out["row_count"], MAX_SQL_ROWS);
+        assert_eq!(out["data"].as_array().unwrap().len(), MAX_SQL_ROWS);
+        let err = db
+            .sql_with_limit(
+                "with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c",
+                &Map::new(),
+                Duration::from_millis(50),
+            )
+            .unwrap_err();
+        assert!(err.to_string().contains("stopped"), "{err}");
+    }
+}

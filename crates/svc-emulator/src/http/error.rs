@@ -1,0 +1,145 @@
+//! Errors answered over HTTP: a status code and an [`ErrorResponse`] JSON object.
+//!
+//! Every route of both hosts fails through [`HttpError`], so every error body has the same shape:
+//! `error`, `error_code`, and field errors when a field is at fault (docs/contract.md section 7).
+
+use axum::Json;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use svc_model::ErrorResponse;
+use svc_model::error_body::codes;
+
+use crate::storage::StoreError;
+
+/// An error response of the emulator.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct HttpError {
+    status: StatusCode,
+    body: ErrorResponse,
+}
+
+/// Keys that [`ErrorResponse`] writes itself or that clients read as non-field errors; a field
+/// error under one of these names would clash with them, so it becomes a non-field error.
+const RESERVED_KEYS: [&str; 4] = ["error", "error_code", "non_field_errors", "detail"];
+
+impl HttpError {
+    /// An error with any status, code and message.
+    pub(crate) fn new(status: StatusCode, code: &str, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            body: ErrorResponse::new(code, message),
+        }
+    }
+
+    /// `401`: no credentials, or unknown ones.
+    pub(crate) fn not_authenticated() -> Self {
+        Self::new(
+            StatusCode::UNAUTHORIZED,
+            codes::NOT_AUTHENTICATED,
+            "Authentication credentials were not provided or are not valid.",
+        )
+    }
+
+    /// `403`: valid credentials, but not for this project or resource.
+    pub(crate) fn permission_denied() -> Self {
+        Self::new(
+            StatusCode::FORBIDDEN,
+            codes::PERMISSION_DENIED,
+            "You do not have permission to perform this action.",
+        )
+    }
+
+    /// `404` with a message saying what was not found.
+    pub(crate) fn not_found(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::NOT_FOUND, codes::NOT_FOUND, message)
+    }
+
+    /// `400` without a field at fault.
+    pub(crate) fn invalid(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, codes::INVALID, message)
+    }
+
+    /// `400` naming the field at fault.
+    pub(crate) fn invalid_field(field: &str, message: impl Into<String>) -> Self {
+        let message = message.into();
+        Self::invalid(format!("{field}: {message}")).with_field(field, message)
+    }
+
+    /// `405`.
+    pub(crate) fn method_not_allowed() -> Self {
+        Self::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            codes::METHOD_NOT_ALLOWED,
+            "Method not allowed.",
+        )
+    }
+
+    /// `500`: the emulator itself failed.
+    pub(crate) fn internal(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::INTERNAL_SERVER_ERROR, codes::INTERNAL, message)
+    }
+
+    /// Adds a field error; a field named like one of the envelope's own keys is recorded as a
+    /// non-field error instead, so that the JSON object never has a key twice.
+    pub(crate) fn with_field(mut self, field: &str, message: impl Into<String>) -> Self {
+        let message = message.into();
+        self.body = if RESERVED_KEYS.contains(&field) {
+            self.body
+                .field("non_field_errors", format!("{field}: {message}"))
+        } else {
+            self.body.field(field, message)
+        };
+        self
+    }
+
+    /// The status code.
+    #[cfg_attr(not(test), allow(dead_code, reason = "only read by tests so far"))]
+    pub(crate) fn status(&self) -> StatusCode {
+        self.status
+    }
+}
+
+impl IntoResponse for HttpError {
+    fn into_response(self) -> Response {
+        let mut response = (self.status, Json(self.body)).into_response();
+        if self.status == StatusCode::UNAUTHORIZED {
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"api\""),
+            );
+        }
+        response
+    }
+}
+
+impl From<crate::engine::RecordsError> for HttpError {
+    fn from(error: crate::engine::RecordsError) -> Self {
+        Self {
+            status: StatusCode::from_u16(error.status())
+                .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+            body: error.body(),
+        }
+    }
+}
+
+impl From<StoreError> for HttpError {
+    fn from(error: StoreError) -> Self {
+        Self::internal(error.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reserved_field_names_become_non_field_errors() {
+        let e = HttpError::invalid("bad")
+            .with_field("error", "x")
+            .with_field("name", "y");
+        let json = serde_json::to_value(&e.body).unwrap();
+        assert_eq!(json["error"], "bad");
+        assert_eq!(json["non_field_errors"][0], "error: x");
+        assert_eq!(json["name"][0], "y");
+    }
+}

@@ -1,0 +1,74 @@
+//! The whole router: both hosts on one listener, and the JSON answers for unknown paths (`404`)
+//! and wrong methods (`405`).
+//!
+//! The application host lives under `/api` (its base URL is `{api_base_url}/api`); the data host's
+//! routes sit at the root; each operation group's slice (`crate::pages`, `crate::records`, ...)
+//! adds its own routes. Matching works on the raw, still percent-encoded path, one segment per
+//! parameter, and axum decodes each parameter afterwards: a `%2F` inside an identifier never
+//! splits it.
+
+use axum::Router;
+use axum::routing::MethodRouter;
+
+pub(crate) mod auth;
+pub(crate) mod error;
+pub(crate) mod extract;
+pub(crate) mod state;
+
+pub(crate) use error::HttpError;
+pub(crate) use state::AppState;
+
+use crate::{account, pages, projects, proxy, records, resources, sql, tools};
+
+/// Builds the router of both hosts.
+pub(crate) fn router(state: AppState) -> Router {
+    Router::new()
+        .nest("/api", app_router())
+        // The data host's routes sit at the root, before the fallbacks below so that their
+        // wrong methods get the JSON 405 too.
+        .merge(data_router())
+        .merge(account::router())
+        .merge(account::emulator_router())
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .with_state(state)
+}
+
+/// The application host's routes, relative to its base (`/api`): projects, page settings and
+/// the HTTP proxy.
+fn app_router() -> Router<AppState> {
+    let router = projects::routes(Router::new());
+    let router = pages::routes(router);
+    proxy::routes(router)
+}
+
+/// The data host's routes, at the root of the listener (docs/contract.md section 5). Paths are
+/// written without a trailing slash and answered with or without one. The static routes of
+/// users and teams (`__svc_app__`) win over the records routes.
+fn data_router() -> Router<AppState> {
+    let router = records::routes(Router::new());
+    let router = sql::routes(router);
+    let router = resources::routes(router);
+    tools::routes(router)
+}
+
+/// Routes `path` (written with a trailing slash) both with and without the trailing slash: the
+/// application host's paths end in `/`, but clients differ and nothing is gained by a 404.
+pub(crate) fn route_with_optional_slash(
+    router: Router<AppState>,
+    path: &str,
+    method_router: MethodRouter<AppState>,
+) -> Router<AppState> {
+    let bare = path.trim_end_matches('/');
+    router
+        .route(&format!("{bare}/"), method_router.clone())
+        .route(bare, method_router)
+}
+
+async fn not_found() -> HttpError {
+    HttpError::not_found("Not found.")
+}
+
+async fn method_not_allowed() -> HttpError {
+    HttpError::method_not_allowed()
+}

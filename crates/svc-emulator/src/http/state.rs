@@ -1,0 +1,81 @@
+//! The state every route handler shares: the projects, the meta store and the public URLs.
+
+use std::sync::Arc;
+
+use crate::account::Accounts;
+use crate::config::registry::Registry;
+use crate::proxy::Forwarder;
+use crate::storage::Store;
+use crate::storage::resources::Resources;
+
+/// Shared state of the router; cheap to clone.
+#[derive(Debug, Clone)]
+pub(crate) struct AppState(Arc<Shared>);
+
+#[derive(Debug)]
+struct Shared {
+    registry: Registry,
+    store: Store,
+    resources: Resources,
+    accounts: Accounts,
+    api_base_url: String,
+    app_base_url: String,
+    proxy: Forwarder,
+}
+
+impl AppState {
+    pub(crate) fn new(
+        registry: Registry,
+        store: Store,
+        resources: Resources,
+        accounts: Accounts,
+        api_base_url: String,
+        app_base_url: String,
+        proxy: Forwarder,
+    ) -> Self {
+        Self(Arc::new(Shared {
+            registry,
+            store,
+            resources,
+            accounts,
+            api_base_url,
+            app_base_url,
+            proxy,
+        }))
+    }
+
+    /// The HTTP proxy's allow-list, timeout, secrets and TLS roots.
+    pub(crate) fn proxy(&self) -> &Forwarder {
+        &self.0.proxy
+    }
+
+    /// User sessions: accounts, tokens, codes.
+    pub(crate) fn accounts(&self) -> &Accounts {
+        &self.0.accounts
+    }
+
+    /// The served projects and their credentials.
+    pub(crate) fn registry(&self) -> &Registry {
+        &self.0.registry
+    }
+
+    /// The meta store (page settings).
+    pub(crate) fn store(&self) -> &Store {
+        &self.0.store
+    }
+
+    /// The connected resources' databases.
+    pub(crate) fn resources(&self) -> &Resources {
+        &self.0.resources
+    }
+
+    /// The data host's base URL, e.g. `http://127.0.0.1:PORT` (for absolute `next` links).
+    pub(crate) fn api_base_url(&self) -> &str {
+        &self.0.api_base_url
+    }
+
+    /// The application host's base URL, ending in `/api`.
+    pub(crate) fn app_base_url(&self) -> &str {
+        &self.0.app_base_url
+    }
+}

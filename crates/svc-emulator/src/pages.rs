@@ -1,0 +1,203 @@
+//! Page settings (docs/contract.md 4.2):
+//! `/projects/{project}/{environment}/view_settings/[{uid}/]`.
+//!
+//! Every handler checks, in order: the credentials and environment (401/403/404), the `draft`
+//! query (400), then the body (400), and only then touches the store. The draft rules themselves
+//! live in the store, inside one transaction per operation.
+
+use axum::Json;
+use axum::body::Body;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::de::IgnoredAny;
+use serde_json::Value;
+use svc_model::PageUid;
+
+use crate::http::AppState;
+use crate::http::HttpError;
+use crate::http::auth;
+use crate::http::extract::{json_object, query_values};
+use crate::http::route_with_optional_slash;
+use crate::storage::{Created, EnvScope, PageSet, StoredPage};
+use axum::Router;
+use axum::routing::get;
+
+/// The page settings routes, on the application host (relative to `/api`).
+pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
+    let router = route_with_optional_slash(
+        router,
+        "/projects/{project}/{environment}/view_settings/",
+        get(list).post(create),
+    );
+    route_with_optional_slash(
+        router,
+        "/projects/{project}/{environment}/view_settings/{uid}/",
+        get(get_one).patch(update).delete(delete),
+    )
+}
+
+type EnvPath = Result<Path<(String, String)>, PathRejection>;
+type PagePath = Result<Path<(String, String, String)>, PathRejection>;
+
+/// `GET .../view_settings/`: every page of the set, by `date_add` then `uid`.
+async fn list(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: EnvPath,
+    RawQuery(query): RawQuery,
+) -> Result<Response, HttpError> {
+    let Path((project, environment)) = path?;
+    let scope = authorize(&state, &headers, &project, &environment)?;
+    let set = page_set(query.as_deref())?;
+    let pages = state.store().list_pages(scope, set).await?;
+    let pages: Vec<Value> = pages.into_iter().map(StoredPage::into_json).collect();
+    Ok(Json(pages).into_response())
+}
+
+/// `POST .../view_settings/`: `201` with the stored page.
+async fn create(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: EnvPath,
+    RawQuery(query): RawQuery,
+    body: Body,
+) -> Result<Response, HttpError> {
+    let Path((project, environment)) = path?;
+    let scope = authorize(&state, &headers, &project, &environment)?;
+    let set = page_set(query.as_deref())?;
+    let fields = json_object(body).await?;
+    let uid = match fields.get("uid") {
+        None => None,
+        Some(Value::String(uid)) if PageUid::new(uid.as_str()).is_ok() => Some(uid.clone()),
+        Some(_) => {
+            return Err(HttpError::invalid_field(
+                "uid",
+                "Must be a non-empty string other than `.` and `..`.",
+            ));
+        }
+    };
+    if let Some(params) = fields.get("params") {
+        check_params(params)?;
+    }
+    match state.store().create_page(scope, set, uid, fields).await? {
+        Created::Page(page) => Ok((StatusCode::CREATED, Json(page.into_json())).into_response()),
+        Created::UidTaken => Err(HttpError::invalid_field(
+            "uid",
+            "A page with this uid already exists.",
+        )),
+    }
+}
+
+/// `GET .../view_settings/{uid}/`.
+async fn get_one(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: PagePath,
+    RawQuery(query): RawQuery,
+) -> Result<Response, HttpError> {
+    let Path((project, environment, uid)) = path?;
+    let scope = authorize(&state, &headers, &project, &environment)?;
+    let set = page_set(query.as_deref())?;
+    let page = state.store().get_page(scope, set, uid).await?;
+    let page = page.ok_or_else(page_not_found)?;
+    Ok(Json(page.into_json()).into_response())
+}
+
+/// `PATCH .../view_settings/{uid}/`: only `params` may be sent; `200` with the whole page.
+async fn update(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: PagePath,
+    RawQuery(query): RawQuery,
+    body: Body,
+) -> Result<Response, HttpError> {
+    let Path((project, environment, uid)) = path?;
+    let scope = authorize(&state, &headers, &project, &environment)?;
+    let set = page_set(query.as_deref())?;
+    let mut fields = json_object(body).await?;
+    let params = fields.remove("params");
+    if !fields.is_empty() {
+        let names: Vec<&str> = fields.keys().map(String::as_str).collect();
+        let mut error = HttpError::invalid(format!(
+            "Only `params` can be updated; unknown fields: {}.",
+            names.join(", ")
+        ));
+        for name in names {
+            error = error.with_field(name, "This field cannot be updated.");
+        }
+        return Err(error);
+    }
+    let params = params.as_ref().map(check_params).transpose()?;
+    let page = state
+        .store()
+        .update_page_params(scope, set, uid, params)
+        .await?;
+    let page = page.ok_or_else(page_not_found)?;
+    Ok(Json(page.into_json()).into_response())
+}
+
+/// `DELETE .../view_settings/{uid}/`: `204` with an empty body.
+async fn delete(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: PagePath,
+    RawQuery(query): RawQuery,
+) -> Result<Response, HttpError> {
+    let Path((project, environment, uid)) = path?;
+    let scope = authorize(&state, &headers, &project, &environment)?;
+    let set = page_set(query.as_deref())?;
+    if state.store().delete_page(scope, set, uid).await? {
+        Ok(StatusCode::NO_CONTENT.into_response())
+    } else {
+        Err(page_not_found())
+    }
+}
+
+fn authorize(
+    state: &AppState,
+    headers: &HeaderMap,
+    project: &str,
+    environment: &str,
+) -> Result<EnvScope, HttpError> {
+    let (project, environment) =
+        auth::authorize_environment(state.registry(), headers, project, environment)?;
+    Ok(EnvScope {
+        project: project.name.as_str().to_owned(),
+        environment: environment.as_str().to_owned(),
+    })
+}
+
+/// Query `draft`: `0` (default) or `1`; any other value, the empty one included, is a `400`.
+/// When repeated, every value must be valid and the last one counts.
+fn page_set(query: Option<&str>) -> Result<PageSet, HttpError> {
+    let mut set = PageSet::Published;
+    for value in query_values(query, "draft") {
+        set = match value.as_str() {
+            "0" => PageSet::Published,
+            "1" => PageSet::Draft,
+            _ => return Err(HttpError::invalid_field("draft", "Must be `0` or `1`.")),
+        };
+    }
+    Ok(set)
+}
+
+/// `params` must be a string holding valid JSON.
+fn check_params(params: &Value) -> Result<String, HttpError> {
+    match params {
+        Value::String(text) if serde_json::from_str::<IgnoredAny>(text).is_ok() => Ok(text.clone()),
+        Value::String(_) => Err(HttpError::invalid_field(
+            "params",
+            "Must be a string holding valid JSON.",
+        )),
+        _ => Err(HttpError::invalid_field(
+            "params",
+            "Must be a string (of JSON text), not a JSON value.",
+        )),
+    }
+}
+
+fn page_not_found() -> HttpError {
+    HttpError::not_found("Page not found.")
+}

@@ -1,0 +1,65 @@
+//! `GET /projects/{project}/`: the project as the API key's owner sees it (docs/contract.md 4.1).
+
+use axum::Json;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, State};
+use axum::http::HeaderMap;
+use serde_json::{Value, json};
+use svc_model::Project;
+
+use crate::config::registry::ProjectEntry;
+use crate::http::AppState;
+use crate::http::HttpError;
+use crate::http::auth;
+use crate::http::route_with_optional_slash;
+use axum::Router;
+use axum::routing::get;
+
+/// The project route, on the application host (relative to `/api`).
+pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
+    route_with_optional_slash(router, "/projects/{project}/", get(get_one))
+}
+
+/// Answers the project of the path, if the API key belongs to it.
+async fn get_one(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: Result<Path<String>, PathRejection>,
+) -> Result<Json<Project>, HttpError> {
+    let Path(project) = path?;
+    let entry = auth::authorize_project(state.registry(), &headers, &project)?;
+    Ok(Json(project_json(entry, state.app_base_url())))
+}
+
+fn project_json(entry: &ProjectEntry, app_base_url: &str) -> Project {
+    let environments: Vec<Value> = entry
+        .environments
+        .iter()
+        .map(|env| json!({"unique_name": env, "name": env}))
+        .collect();
+    let resources: Vec<Value> = entry
+        .resources
+        .iter()
+        .map(|r| {
+            json!({
+                "unique_name": r.name,
+                "name": r.display_name.as_deref().unwrap_or(&r.name),
+                "type": "sqlite",
+            })
+        })
+        .collect();
+    Project::default()
+        .with("unique_name", entry.name.as_str())
+        .with("name", entry.display_name.as_str())
+        .with(
+            "url",
+            format!("{app_base_url}/projects/{}/", entry.name.encoded()),
+        )
+        .with("environments", environments)
+        .with(
+            "default_environment",
+            entry.default_environment().map(|e| e.as_str()),
+        )
+        .with("resources", resources)
+        .with("params", json!({}))
+}

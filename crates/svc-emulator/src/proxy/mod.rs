@@ -1,0 +1,522 @@
+//! The HTTP proxy: `POST /proxy_request/` (docs/contract.md 4.3).
+//!
+//! Checks, in order: a valid `JWT` (a user session's access token or a service token) -> `401`;
+//! the body (`400`); a `project` other than the token's -> `403`, an unknown `environment` or
+//! `resource` of it -> `404`; unknown `secret_tokens` -> `400`; the target on the allow-list ->
+//! `403`, before any connection. Then the request is sent, and the answer is the upstream's
+//! status, `Content-Type` and body, unchanged, with its other end-to-end headers prefixed with
+//! `x-svc-upstream-`. An unreachable upstream is a `502`, a slow one a `504`.
+//!
+//! Every error of the proxy itself carries `x-svc-proxy-error: 1`, so that clients can tell it
+//! from an upstream answer with the same status. Nothing here logs bodies, headers or tokens.
+
+mod allow;
+mod config;
+mod encode;
+mod upstream;
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE, HOST};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use serde_json::{Map, Value};
+use svc_model::proxy::{BodyType, PROXY_ERROR_HEADER, UPSTREAM_HEADER_PREFIX};
+
+pub use config::ProxyConfig;
+pub(crate) use upstream::Forwarder;
+
+use crate::http::AppState;
+use crate::http::HttpError;
+use crate::http::auth::{self, Credential};
+use crate::http::extract::json_object;
+use crate::http::route_with_optional_slash;
+use axum::Router;
+use axum::routing::post;
+use encode::{component, encode_body, scalar_text};
+use upstream::{Answer, Outgoing};
+
+/// The proxy route, on the application host (relative to `/api`).
+pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
+    route_with_optional_slash(router, "/proxy_request/", post(proxy_request))
+}
+
+/// `POST /proxy_request/`.
+async fn proxy_request(State(state): State<AppState>, headers: HeaderMap, body: Body) -> Response {
+    match handle(&state, &headers, body).await {
+        Ok(answer) => upstream_response(answer),
+        Err(error) => {
+            let mut response = error.into_response();
+            response
+                .headers_mut()
+                .insert(PROXY_ERROR_HEADER, HeaderValue::from_static("1"));
+            response
+        }
+    }
+}
+
+async fn handle(state: &AppState, headers: &HeaderMap, body: Body) -> Result<Answer, HttpError> {
+    let project = authenticate(state, headers)?;
+    let fields = json_object(body).await?;
+    let request = ParsedRequest::parse(&fields)?;
+    authorize(state, &project, &request)?;
+    let forwarder = state.proxy();
+    let request = request.with_secrets(&forwarder.secrets)?;
+    let outgoing = request.outgoing()?;
+    forwarder.forward(outgoing).await
+}
+
+/// The project of the `JWT` credential: a valid access or service token, else `401`.
+fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<String, HttpError> {
+    let Some(Credential::Jwt(token)) = auth::credential(headers) else {
+        return Err(HttpError::not_authenticated());
+    };
+    // The claim only says which project's check to run; the check verifies the signature.
+    let project = claimed_project(token).ok_or_else(HttpError::not_authenticated)?;
+    state
+        .accounts()
+        .verify_access(&project, token)
+        .ok_or_else(HttpError::not_authenticated)?;
+    Ok(project)
+}
+
+fn claimed_project(token: &str) -> Option<String> {
+    let payload = token.split('.').nth(1)?;
+    let standard: String = payload
+        .chars()
+        .map(|c| match c {
+            '-' => '+',
+            '_' => '/',
+            other => other,
+        })
+        .collect();
+    let bytes = crate::util::base64::base64_decode(&standard)?;
+    let claims: Value = serde_json::from_slice(&bytes).ok()?;
+    claims.get("project")?.as_str().map(str::to_owned)
+}
+
+/// `project` must be the token's; `environment` and `resource` must exist in it.
+fn authorize(state: &AppState, project: &str, request: &ParsedRequest) -> Result<(), HttpError> {
+    if request.project.as_deref().is_some_and(|p| p != project) {
+        return Err(HttpError::permission_denied());
+    }
+    let entry = state
+        .registry()
+        .project(project)
+        .ok_or_else(HttpError::not_authenticated)?;
+    if let Some(environment) = &request.environment
+        && entry.environment(environment).is_none()
+    {
+        return Err(HttpError::not_found("Environment not found."));
+    }
+    if let Some(resource) = &request.resource
+        && entry.resource(resource).is_none()
+    {
+        return Err(HttpError::not_found("Resource not found."));
+    }
+    Ok(())
+}
+
+/// Request headers the proxy sets itself or that belong to one connection: never forwarded
+/// from `headers` (and never passed back from the upstream).
+const HOP_BY_HOP: [&str; 9] = [
+    "host",
+    "content-length",
+    "transfer-encoding",
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "te",
+    "trailer",
+    "upgrade",
+];
+
+/// The request body, checked.
+#[derive(Debug)]
+struct ParsedRequest {
+    method: Method,
+    url: String,
+    query: Vec<(String, String)>,
+    headers: Vec<(String, String)>,
+    body_type: BodyType,
+    body: Option<Value>,
+    project: Option<String>,
+    environment: Option<String>,
+    resource: Option<String>,
+    secret_tokens: Vec<String>,
+}
+
+impl ParsedRequest {
+    fn parse(fields: &Map<String, Value>) -> Result<Self, HttpError> {
+        let method = match fields.get("method") {
+            None | Some(Value::Null) => Method::GET,
+            Some(Value::String(m)) => {
+                let upper = m.trim().to_ascii_uppercase();
+                match Method::from_bytes(upper.as_bytes()) {
+                    Ok(Method::CONNECT) => {
+                        return Err(HttpError::invalid_field(
+                            "method",
+                            "CONNECT is not supported.",
+                        ));
+                    }
+                    Ok(method) if !upper.is_empty() => method,
+                    _ => {
+                        return Err(HttpError::invalid_field(
+                            "method",
+                            "Must be an HTTP method such as GET or POST.",
+                        ));
+                    }
+                }
+            }
+            Some(_) => return Err(HttpError::invalid_field("method", "Must be a string.")),
+        };
+        let url = match fields.get("url") {
+            Some(Value::String(url)) if !url.trim().is_empty() => url.trim().to_owned(),
+            Some(Value::String(_)) | None | Some(Value::Null) => {
+                return Err(HttpError::invalid_field("url", "This field is required."));
+            }
+            Some(_) => return Err(HttpError::invalid_field("url", "Must be a string.")),
+        };
+        let body_type = match fields.get("body_type") {
+            None | Some(Value::Null) => BodyType::Json,
+            Some(Value::String(name)) => serde_json::from_value(Value::String(name.clone()))
+                .map_err(|_| {
+                    HttpError::invalid_field(
+                        "body_type",
+                        "Must be one of JSON, GraphQL, FormUrlEncoded, FormData, Raw.",
+                    )
+                })?,
+            Some(_) => {
+                return Err(HttpError::invalid_field(
+                    "body_type",
+                    "Must be one of JSON, GraphQL, FormUrlEncoded, FormData, Raw.",
+                ));
+            }
+        };
+        let secret_tokens = match fields.get("secret_tokens") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(names)) => names
+                .iter()
+                .map(|n| n.as_str().map(str::to_owned))
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| {
+                    HttpError::invalid_field("secret_tokens", "Must be an array of names.")
+                })?,
+            Some(_) => {
+                return Err(HttpError::invalid_field(
+                    "secret_tokens",
+                    "Must be an array of names.",
+                ));
+            }
+        };
+        Ok(Self {
+            method,
+            url,
+            query: pairs(fields, "query_params")?,
+            headers: pairs(fields, "headers")?,
+            body_type,
+            body: fields.get("body").filter(|b| !b.is_null()).cloned(),
+            project: optional_text(fields, "project")?,
+            environment: optional_text(fields, "environment")?,
+            resource: optional_text(fields, "resource")?,
+            secret_tokens,
+        })
+    }
+
+    /// Replaces `{{secret:NAME}}` with the secret's value, for the names in `secret_tokens`,
+    /// in the URL, the query values, the header values and every string of the body.
+    fn with_secrets(
+        mut self,
+        secrets: &std::collections::BTreeMap<String, String>,
+    ) -> Result<Self, HttpError> {
+        let mut replacements = Vec::new();
+        for name in &self.secret_tokens {
+            let value = secrets.get(name).ok_or_else(|| {
+                HttpError::invalid_field("secret_tokens", format!("Unknown secret token {name:?}."))
+            })?;
+            replacements.push((format!("{{{{secret:{name}}}}}"), value.as_str()));
+        }
+        if replacements.is_empty() {
+            return Ok(self);
+        }
+        let substitute = |text: &mut String| {
+            for (placeholder, value) in &replacements {
+                if text.contains(placeholder.as_str()) {
+                    *text = text.replace(placeholder.as_str(), value);
+                }
+            }
+        };
+        substitute(&mut self.url);
+        for (_, value) in self.query.iter_mut().chain(self.headers.iter_mut()) {
+            substitute(value);
+        }
+        if let Some(body) = &mut self.body {
+            visit_strings(body, &substitute);
+        }
+        Ok(self)
+    }
+
+    /// The request as it goes to the upstream.
+    fn outgoing(self) -> Result<Outgoing, HttpError> {
+        let mut url = self.url;
+        if !self.query.is_empty() {
+            if let Some(fragment) = url.find('#') {
+                url.truncate(fragment);
+            }
+            let mut separator = if url.contains('?') {
+                if url.ends_with(['?', '&']) { "" } else { "&" }
+            } else {
+                "?"
+            };
+            for (name, value) in &self.query {
+                url.push_str(separator);
+                url.push_str(&component(name));
+                url.push('=');
+                url.push_str(&component(value));
+                separator = "&";
+            }
+        }
+        let mut headers = HeaderMap::new();
+        for (name, value) in &self.headers {
+            let header = HeaderName::from_bytes(name.trim().as_bytes()).map_err(|_| {
+                HttpError::invalid_field("headers", format!("{name:?} is not a valid header name."))
+            })?;
+            let value = HeaderValue::from_str(value).map_err(|_| {
+                HttpError::invalid_field(
+                    "headers",
+                    format!("The value of {name:?} is not a valid header value."),
+                )
+            })?;
+            if HOP_BY_HOP.contains(&header.as_str()) {
+                continue;
+            }
+            headers.append(header, value);
+        }
+        let body = match &self.body {
+            None => Bytes::new(),
+            Some(body) => {
+                let encoded = encode_body(self.body_type, body)?;
+                if let Some(content_type) = encoded.content_type
+                    && (encoded.overrides_header || !headers.contains_key(CONTENT_TYPE))
+                {
+                    let value = HeaderValue::from_str(&content_type)
+                        .map_err(|_| HttpError::internal("bad content type"))?;
+                    headers.insert(CONTENT_TYPE, value);
+                }
+                Bytes::from(encoded.bytes)
+            }
+        };
+        Ok(Outgoing {
+            method: self.method,
+            url,
+            headers,
+            body,
+        })
+    }
+}
+
+/// `[{"name", "value"}, ...]` under `key` (absent or `null`: none); values may be strings,
+/// numbers or booleans.
+fn pairs(fields: &Map<String, Value>, key: &str) -> Result<Vec<(String, String)>, HttpError> {
+    let error = || HttpError::invalid_field(key, "Must be an array of {\"name\", \"value\"}.");
+    match fields.get(key) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| {
+                let name = item.get("name").and_then(Value::as_str).ok_or_else(error)?;
+                let value = match item.get("value") {
+                    None => String::new(),
+                    Some(v) => scalar_text(v).ok_or_else(error)?,
+                };
+                Ok((name.to_owned(), value))
+            })
+            .collect(),
+        Some(_) => Err(error()),
+    }
+}
+
+fn optional_text(fields: &Map<String, Value>, key: &str) -> Result<Option<String>, HttpError> {
+    match fields.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(HttpError::invalid_field(key, "Must be a string.")),
+    }
+}
+
+fn visit_strings(value: &mut Value, f: &impl Fn(&mut String)) {
+    match value {
+        Value::String(s) => f(s),
+        Value::Array(items) => items.iter_mut().for_each(|v| visit_strings(v, f)),
+        Value::Object(map) => map.values_mut().for_each(|v| visit_strings(v, f)),
+        _ => {}
+    }
+}
+
+/// The upstream's status, `Content-Type` and body, unchanged; its other end-to-end headers
+/// prefixed.
+fn upstream_response(answer: Answer) -> Response {
+    let mut response = Response::new(Body::from(answer.body));
+    *response.status_mut() = answer.status;
+    let headers = response.headers_mut();
+    for (name, value) in &answer.headers {
+        if name == CONTENT_TYPE {
+            headers.append(CONTENT_TYPE, value.clone());
+        } else if name == CONTENT_LENGTH || name == HOST || HOP_BY_HOP.contains(&name.as_str()) {
+            continue;
+        } else if let Ok(prefixed) =
+            HeaderName::from_bytes(format!("{UPSTREAM_HEADER_PREFIX}{name}").as_bytes())
+        {
+            headers.append(prefixed, value.clone());
+        }
+    }
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn parse(body: Value) -> Result<ParsedRequest, HttpError> {
+        ParsedRequest::parse(body.as_object().unwrap())
+    }
+
+    #[tokio::test]
+    async fn defaults_and_field_errors() {
+        let r = parse(json!({"url": " http://localhost/ "})).unwrap();
+        assert_eq!(r.method, Method::GET);
+        assert_eq!(r.url, "http://localhost/");
+        assert_eq!(r.body_type, BodyType::Json);
+        assert!(r.body.is_none());
+        assert_eq!(
+            parse(json!({"url": "x", "method": "patch"}))
+                .unwrap()
+                .method,
+            Method::PATCH
+        );
+        for (bad, field) in [
+            (json!({}), "url"),
+            (json!({"url": ""}), "url"),
+            (json!({"url": 1}), "url"),
+            (json!({"url": "x", "method": "GE T"}), "method"),
+            (json!({"url": "x", "method": "CONNECT"}), "method"),
+            (json!({"url": "x", "method": 1}), "method"),
+            (json!({"url": "x", "body_type": "json"}), "body_type"),
+            (json!({"url": "x", "headers": {"a": "b"}}), "headers"),
+            (
+                json!({"url": "x", "query_params": [{"value": "b"}]}),
+                "query_params",
+            ),
+            (
+                json!({"url": "x", "query_params": [{"name": "a", "value": [1]}]}),
+                "query_params",
+            ),
+            (json!({"url": "x", "secret_tokens": "A"}), "secret_tokens"),
+            (json!({"url": "x", "project": 1}), "project"),
+        ] {
+            let e = parse(bad.clone()).unwrap_err();
+            assert_eq!(e.status().as_u16(), 400, "{bad}");
+            let body = axum::body::to_bytes(e.into_response().into_body(), usize::MAX)
+                .await
+                .unwrap();
+            let body: Value = serde_json::from_slice(&body).unwrap();
+            assert!(body.get(field).is_some(), "{bad}: {body}");
+        }
+    }
+
+    #[test]
+    fn query_is_appended_and_headers_filtered() {
+        let r = parse(json!({
+            "url": "http://h/p?x=1#frag",
+            "query_params": [{"name": "a b", "value": "c&d"}, {"name": "n", "value": 5}],
+            "headers": [
+                {"name": "X-One", "value": "1"},
+                {"name": "Host", "value": "evil"},
+                {"name": "Connection", "value": "close"},
+                {"name": "Content-Type", "value": "application/vnd.x+json"},
+            ],
+            "body": {"a": 1},
+        }))
+        .unwrap();
+        let out = r.outgoing().unwrap();
+        assert_eq!(out.url, "http://h/p?x=1&a%20b=c%26d&n=5");
+        assert_eq!(out.headers["x-one"], "1");
+        assert!(out.headers.get("host").is_none() && out.headers.get("connection").is_none());
+        assert_eq!(out.headers["content-type"], "application/vnd.x+json");
+        assert_eq!(&out.body[..], br#"{"a":1}"#);
+
+        let bad = parse(json!({"url": "http://h/", "headers": [{"name": "a b", "value": "x"}]}));
+        assert_eq!(bad.unwrap().outgoing().unwrap_err().status().as_u16(), 400);
+        let bad = parse(json!({"url": "http://h/", "headers": [{"name": "a", "value": "x\ny"}]}));
+        assert_eq!(bad.unwrap().outgoing().unwrap_err().status().as_u16(), 400);
+    }
+
+    #[test]
+    fn secrets_are_substituted_only_when_named() {
+        let secrets = std::collections::BTreeMap::from([("KEY".to_owned(), "s3cr3t".to_owned())]);
+        let body = json!({
+            "url": "http://h/{{secret:KEY}}",
+            "headers": [{"name": "Authorization", "value": "Bearer {{secret:KEY}}"}],
+            "query_params": [{"name": "k", "value": "{{secret:KEY}}"}],
+            "body": {"nested": ["{{secret:KEY}}", "{{secret:OTHER}}"]},
+            "secret_tokens": ["KEY"],
+        });
+        let r = parse(body).unwrap().with_secrets(&secrets).unwrap();
+        assert_eq!(r.url, "http://h/s3cr3t");
+        assert_eq!(r.headers[0].1, "Bearer s3cr3t");
+        assert_eq!(r.query[0].1, "s3cr3t");
+        assert_eq!(
+            r.body.unwrap(),
+            json!({"nested": ["s3cr3t", "{{secret:OTHER}}"]})
+        );
+
+        let unnamed = parse(json!({"url": "http://h/{{secret:KEY}}"}))
+            .unwrap()
+            .with_secrets(&secrets)
+            .unwrap();
+        assert_eq!(unnamed.url, "http://h/{{secret:KEY}}");
+        let unknown = parse(json!({"url": "http://h/", "secret_tokens": ["NOPE"]}))
+            .unwrap()
+            .with_secrets(&secrets)
+            .unwrap_err();
+        assert_eq!(unknown.status().as_u16(), 400);
+    }
+
+    #[test]
+    fn upstream_headers_are_prefixed() {
+        let mut headers = HeaderMap::new();
+        headers.insert("content-type", HeaderValue::from_static("text/csv"));
+        headers.insert("content-length", HeaderValue::from_static("3"));
+        headers.insert("transfer-encoding", HeaderValue::from_static("chunked"));
+        headers.insert("x-svc-proxy-error", HeaderValue::from_static("1"));
+        headers.append("set-cookie", HeaderValue::from_static("a=1"));
+        headers.append("set-cookie", HeaderValue::from_static("b=2"));
+        let response = upstream_response(Answer {
+            status: axum::http::StatusCode::IM_A_TEAPOT,
+            headers,
+            body: Bytes::from_static(b"a,b"),
+        });
+        assert_eq!(response.status().as_u16(), 418);
+        let h = response.headers();
+        assert_eq!(h["content-type"], "text/csv");
+        assert!(
+            h.get("x-svc-proxy-error").is_none(),
+            "an upstream's marker is not ours"
+        );
+        assert_eq!(h["x-svc-upstream-x-svc-proxy-error"], "1");
+        assert_eq!(h.get_all("x-svc-upstream-set-cookie").iter().count(), 2);
+        assert!(h.get("x-svc-upstream-transfer-encoding").is_none());
+        assert!(h.get("x-svc-upstream-content-length").is_none());
+    }
+
+    #[test]
+    fn claimed_project_reads_the_payload() {
+        // {"project":"demo"} in base64url.
+        let token = format!("e30.{}.sig", "eyJwcm9qZWN0IjoiZGVtbyJ9");
+        assert_eq!(claimed_project(&token).as_deref(), Some("demo"));
+        assert_eq!(claimed_project("nope"), None);
+        assert_eq!(claimed_project("a.!!!.c"), None);
+    }
+}

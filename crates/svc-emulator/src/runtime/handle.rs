@@ -1,0 +1,186 @@
+//! A running emulator: its URLs and credentials, and how to stop it.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use svc_model::{EnvironmentName, ProjectName};
+
+use crate::runtime::server::ServerTask;
+use crate::runtime::tls::CaFile;
+
+/// A running emulator. Dropping it stops the server (the listener closes, open connections finish
+/// their request and close); [`shutdown`](Self::shutdown) also waits for that.
+pub struct EmulatorHandle {
+    local_addr: SocketAddr,
+    info: StartupInfo,
+    project: ProjectName,
+    environment: EnvironmentName,
+    ca_file: Option<CaFile>,
+    server: ServerTask,
+}
+
+/// What a started emulator reports: the one JSON line the binary prints on stdout when ready.
+///
+/// It carries credentials (that is its purpose), so its `Debug` output redacts them; serialize it
+/// only to hand it to a client.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let emulator = svc_emulator::Emulator::start(Default::default()).await?;
+/// let line = serde_json::to_string(emulator.startup_info())?;
+/// let back: svc_emulator::StartupInfo = serde_json::from_str(&line)?;
+/// assert_eq!(back.api_key, emulator.api_key());
+/// assert!(!format!("{back:?}").contains(emulator.api_key()));
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StartupInfo {
+    /// The data host's base URL, e.g. `http://127.0.0.1:PORT`.
+    pub api_base_url: String,
+    /// The application host's base URL: `{api_base_url}/api`.
+    pub app_base_url: String,
+    /// The default project.
+    pub project: String,
+    /// The default project's default environment.
+    pub environment: String,
+    /// An API key of the default project.
+    pub api_key: String,
+    /// Path of the PEM file of the CA to trust, when TLS is on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls_ca_pem: Option<PathBuf>,
+    /// Resource name -> static token of every resource of the default project, the built-in
+    /// tools resource `__svc_app__` (users and teams) included.
+    #[serde(default)]
+    pub resource_tokens: BTreeMap<String, String>,
+}
+
+impl EmulatorHandle {
+    pub(crate) fn new(
+        local_addr: SocketAddr,
+        info: StartupInfo,
+        project: ProjectName,
+        environment: EnvironmentName,
+        ca_file: Option<CaFile>,
+        server: ServerTask,
+    ) -> Self {
+        Self {
+            local_addr,
+            info,
+            project,
+            environment,
+            ca_file,
+            server,
+        }
+    }
+
+    /// The data host's base URL (records, SQL, users, teams), e.g. `http://127.0.0.1:PORT`, or
+    /// `https://` with TLS. No trailing slash.
+    pub fn api_base_url(&self) -> &str {
+        &self.info.api_base_url
+    }
+
+    /// The application host's base URL (projects, pages): the same listener under `/api`.
+    pub fn app_base_url(&self) -> &str {
+        &self.info.app_base_url
+    }
+
+    /// The default project (the first one configured; `demo` without a config).
+    pub fn project(&self) -> &ProjectName {
+        &self.project
+    }
+
+    /// The default project's first environment (`prod` for the demo project).
+    pub fn environment(&self) -> &EnvironmentName {
+        &self.environment
+    }
+
+    /// An API key of the default project, for `Authorization: Bearer <key>`.
+    pub fn api_key(&self) -> &str {
+        &self.info.api_key
+    }
+
+    /// Resource name -> static token of the default project's served resources, the built-in
+    /// tools resource `__svc_app__` included.
+    pub fn resource_tokens(&self) -> &BTreeMap<String, String> {
+        &self.info.resource_tokens
+    }
+
+    /// The default project's built-in tools token: the static token of `__svc_app__`, for
+    /// users, teams and that resource's reload.
+    pub fn tools_token(&self) -> &str {
+        self.info
+            .resource_tokens
+            .get(svc_model::users::TOOLS_RESOURCE)
+            .map(String::as_str)
+            .unwrap_or_default()
+    }
+
+    /// The PEM file of the CA that signed the server certificate, when TLS is on.
+    pub fn tls_ca_pem_path(&self) -> Option<&Path> {
+        self.ca_file.as_ref().map(CaFile::path)
+    }
+
+    /// The PEM text of that CA, when TLS is on: add it to a client's trust roots.
+    pub fn tls_ca_pem(&self) -> Option<&[u8]> {
+        self.ca_file.as_ref().map(CaFile::pem)
+    }
+
+    /// The address the server listens on.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// In fault mode, how many requests met each fault so far; `None` without faults.
+    pub fn fault_counts(&self) -> Option<crate::FaultCounts> {
+        self.server.fault_counts()
+    }
+
+    /// Everything above as the startup JSON line's struct.
+    pub fn startup_info(&self) -> &StartupInfo {
+        &self.info
+    }
+
+    /// Stops the server and waits until the listener and every connection are closed, so that
+    /// another emulator can open the same data path. A temporary CA file is removed.
+    pub async fn shutdown(self) {
+        let Self {
+            server, ca_file, ..
+        } = self;
+        server.stop().await;
+        drop(ca_file);
+    }
+}
+
+impl fmt::Debug for EmulatorHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EmulatorHandle")
+            .field("local_addr", &self.local_addr)
+            .field("info", &self.info)
+            .field("ca_file", &self.ca_file)
+            .finish_non_exhaustive()
+    }
+}
+
+impl fmt::Debug for StartupInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let tokens: BTreeMap<&str, &str> = self
+            .resource_tokens
+            .keys()
+            .map(|name| (name.as_str(), "<redacted>"))
+            .collect();
+        f.debug_struct("StartupInfo")
+            .field("api_base_url", &self.api_base_url)
+            .field("app_base_url", &self.app_base_url)
+            .field("project", &self.project)
+            .field("environment", &self.environment)
+            .field("api_key", &"<redacted>")
+            .field("tls_ca_pem", &self.tls_ca_pem)
+            .field("resource_tokens", &tokens)
+            .finish()
+    }
+}

@@ -1,0 +1,250 @@
+//! Starting an emulator: bind, open the store, settle the projects and keys, set up TLS, serve.
+
+pub(crate) mod faults;
+pub(crate) mod handle;
+pub(crate) mod server;
+pub(crate) mod tls;
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::path::PathBuf;
+
+use tokio::net::TcpListener;
+
+use crate::account::Accounts;
+use crate::config::projects::{ConfigError, ProjectsConfig};
+use crate::config::registry::Registry;
+use crate::config::{EmulatorConfig, ProjectsSource};
+use crate::http;
+use crate::http::AppState;
+use crate::runtime::handle::{EmulatorHandle, StartupInfo};
+use crate::storage::resources::Resources;
+use crate::storage::{Store, StoreError};
+use server::ServerTask;
+use tls::{CaFile, TlsError};
+
+/// The emulator; [`start`](Self::start) runs one.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use svc_emulator::{Emulator, EmulatorConfig};
+///
+/// let emulator = Emulator::start(EmulatorConfig::default()).await?;
+/// assert_eq!(emulator.app_base_url(), format!("{}/api", emulator.api_base_url()));
+/// assert_eq!(emulator.project().as_str(), "demo");
+/// emulator.shutdown().await;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Emulator;
+
+/// The emulator could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EmulatorError {
+    /// The listen address could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The projects config was refused.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The data store could not be opened or written.
+    #[error("data store {}: {message}", path.as_ref().map_or("(in memory)".to_owned(), |p| p.display().to_string()))]
+    Store {
+        /// The data path, when there is one.
+        path: Option<PathBuf>,
+        /// What failed.
+        message: String,
+    },
+    /// TLS could not be set up.
+    #[error("TLS: {0}")]
+    Tls(String),
+    /// Any other I/O failure (e.g. writing the startup line).
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// What the blocking part of the start-up produces.
+struct Prepared {
+    registry: Registry,
+    store: Store,
+    resources: Resources,
+    accounts: Accounts,
+    tls: Option<(tokio_rustls::TlsAcceptor, CaFile)>,
+}
+
+impl Emulator {
+    /// Starts an emulator and returns once it accepts connections.
+    ///
+    /// Projects come from, in order: the config given in `config` (file or code); else the
+    /// projects saved in the data path by the last start; else the demo project. The config in
+    /// force is saved in the data path.
+    pub async fn start(config: EmulatorConfig) -> Result<EmulatorHandle, EmulatorError> {
+        let addr = config.listen_addr();
+        let listener = TcpListener::bind(addr)
+            .await
+            .map_err(|source| EmulatorError::Bind { addr, source })?;
+        let local_addr = listener.local_addr()?;
+        let proxy =
+            crate::proxy::Forwarder::new(config.proxy_settings()).map_err(ConfigError::Invalid)?;
+        let faults = config.fault_settings().cloned();
+        let prepared = tokio::task::spawn_blocking(move || prepare(&config, local_addr))
+            .await
+            .map_err(|e| EmulatorError::Io(std::io::Error::other(e.to_string())))??;
+
+        let scheme = if prepared.tls.is_some() {
+            "https"
+        } else {
+            "http"
+        };
+        let api_base_url = format!("{scheme}://{}", reachable(local_addr));
+        let app_base_url = format!("{api_base_url}/api");
+        let default_project = prepared
+            .registry
+            .default_project()
+            .ok_or_else(|| ConfigError::Invalid("at least one project is required".into()))?;
+        let project = default_project.name.clone();
+        let environment = default_project
+            .default_environment()
+            .cloned()
+            .ok_or_else(|| ConfigError::Invalid("a project has no environment".into()))?;
+        let info = StartupInfo {
+            api_base_url: api_base_url.clone(),
+            app_base_url: app_base_url.clone(),
+            project: project.as_str().to_owned(),
+            environment: environment.as_str().to_owned(),
+            api_key: default_project.primary_api_key().to_owned(),
+            tls_ca_pem: prepared.tls.as_ref().map(|(_, ca)| ca.path().to_owned()),
+            // Every token of the default project, the built-in tools token (`__svc_app__`)
+            // included, so a script can use any route from the startup line alone.
+            resource_tokens: default_project
+                .all_resources()
+                .map(|r| (r.name.clone(), r.token.clone()))
+                .collect(),
+        };
+
+        let (acceptor, ca_file) = prepared.tls.unzip();
+        let state = AppState::new(
+            prepared.registry,
+            prepared.store,
+            prepared.resources,
+            prepared.accounts,
+            api_base_url,
+            app_base_url,
+            proxy,
+        );
+        let server = ServerTask::spawn(listener, http::router(state), acceptor, faults);
+        Ok(EmulatorHandle::new(
+            local_addr,
+            info,
+            project,
+            environment,
+            ca_file,
+            server,
+        ))
+    }
+}
+
+/// The blocking part of the start: store, projects, keys, TLS material.
+fn prepare(config: &EmulatorConfig, local_addr: SocketAddr) -> Result<Prepared, EmulatorError> {
+    let data_path = config.data_location();
+    let store_err = |e: StoreError| EmulatorError::Store {
+        path: data_path.map(ToOwned::to_owned),
+        message: e.to_string(),
+    };
+    let store = Store::open(data_path).map_err(store_err)?;
+    let mut projects = match config.projects_source() {
+        ProjectsSource::File(path) => ProjectsConfig::load(path)?,
+        ProjectsSource::Inline(projects) => projects.clone(),
+        ProjectsSource::Default => store
+            .saved_projects()
+            .map_err(store_err)?
+            .unwrap_or_else(ProjectsConfig::demo),
+    };
+    for project in &mut projects.projects {
+        if project.tools_token.is_none() {
+            project.tools_token = Some(
+                store
+                    .generated_tools_token(&project.name)
+                    .map_err(store_err)?,
+            );
+        }
+    }
+    let registry = Registry::new(&projects, |name| {
+        store.generated_key(name).map_err(store_err)
+    })?;
+    store.save_projects(&projects).map_err(store_err)?;
+    let resources =
+        Resources::open(&projects, data_path).map_err(|message| EmulatorError::Store {
+            path: data_path.map(ToOwned::to_owned),
+            message,
+        })?;
+
+    let tls = if config.tls_enabled() {
+        let generated = tls::generate(local_addr.ip()).map_err(tls_err)?;
+        let ca = CaFile::write(generated.ca_pem, data_path).map_err(tls_err)?;
+        Some((generated.acceptor, ca))
+    } else {
+        None
+    };
+    let accounts = Accounts::open(&store, config.lifetimes()).map_err(store_err)?;
+    Ok(Prepared {
+        registry,
+        store,
+        resources,
+        accounts,
+        tls,
+    })
+}
+
+fn tls_err(e: TlsError) -> EmulatorError {
+    EmulatorError::Tls(e.to_string())
+}
+
+/// The address clients use: a wildcard listen address is reached on loopback.
+fn reachable(addr: SocketAddr) -> SocketAddr {
+    let ip = match addr.ip() {
+        IpAddr::V4(ip) if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        IpAddr::V6(ip) if ip.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),
+        ip => ip,
+    };
+    SocketAddr::new(ip, addr.port())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wildcard_addresses_are_reached_on_loopback() {
+        let v4: SocketAddr = "0.0.0.0:80".parse().unwrap();
+        assert_eq!(reachable(v4).to_string(), "127.0.0.1:80");
+        let v6: SocketAddr = "[::]:80".parse().unwrap();
+        assert_eq!(reachable(v6).to_string(), "[::1]:80");
+        let specific: SocketAddr = "127.0.0.2:81".parse().unwrap();
+        assert_eq!(reachable(specific), specific);
+    }
+
+    #[test]
+    fn handle_is_send_and_sync() {
+        fn check<T: Send + Sync + 'static>() {}
+        check::<EmulatorHandle>();
+        check::<EmulatorError>();
+    }
+
+    #[tokio::test]
+    async fn a_busy_address_is_a_bind_error() {
+        let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = taken.local_addr().unwrap();
+        let err = Emulator::start(EmulatorConfig::default().listen(addr))
+            .await
+            .unwrap_err();
+        assert!(matches!(err, EmulatorError::Bind { .. }), "{err}");
+    }
+}

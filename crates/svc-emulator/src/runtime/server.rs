@@ -1,0 +1,194 @@
+//! The listener: a manual accept loop that serves each connection with hyper-util's automatic
+//! HTTP/1.1 + HTTP/2 builder, over plain TCP or TLS, and stops when told or when its handle is
+//! dropped.
+//!
+//! Stopping: the accept loop closes the listener at once; each open connection finishes the
+//! request it is serving and closes (graceful shutdown); connections still busy after
+//! [`GRACE`] are cut.
+//!
+//! In fault mode ([`crate::Faults`]) every request goes through the fault layer first
+//! (`crate::runtime::faults`), and idle HTTP/1.1 connections can be closed early.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+use tokio::task::{JoinHandle, JoinSet};
+use tokio_rustls::TlsAcceptor;
+
+use crate::runtime::faults::{self, FaultCounts, FaultState, Faults};
+
+/// How long open connections may take to finish after a stop.
+const GRACE: Duration = Duration::from_secs(5);
+
+/// A running server. Dropping it tells the server to stop; [`stop`](Self::stop) also waits.
+#[derive(Debug)]
+pub(crate) struct ServerTask {
+    stop: watch::Sender<bool>,
+    task: Option<JoinHandle<()>>,
+    faults: Option<Arc<FaultState>>,
+}
+
+impl ServerTask {
+    /// Starts serving `router` on `listener`, with TLS when an acceptor is given, and with
+    /// faults injected when `faults` is given.
+    pub(crate) fn spawn(
+        listener: TcpListener,
+        router: Router,
+        tls: Option<TlsAcceptor>,
+        faults: Option<Faults>,
+    ) -> Self {
+        let (stop, stopped) = watch::channel(false);
+        let faults = faults.map(|f| Arc::new(FaultState::new(f)));
+        let task = tokio::spawn(accept_loop(listener, router, tls, faults.clone(), stopped));
+        Self {
+            stop,
+            task: Some(task),
+            faults,
+        }
+    }
+
+    /// How many requests met each fault, in fault mode.
+    pub(crate) fn fault_counts(&self) -> Option<FaultCounts> {
+        self.faults.as_deref().map(FaultState::counts)
+    }
+
+    /// Stops the server and waits until the listener and every connection are closed.
+    pub(crate) async fn stop(mut self) {
+        self.stop.send_replace(true);
+        if let Some(task) = self.task.take() {
+            // A panic in the loop has nothing left to clean up.
+            let _ = task.await;
+        }
+    }
+}
+
+impl Drop for ServerTask {
+    fn drop(&mut self) {
+        self.stop.send_replace(true);
+    }
+}
+
+/// Resolves once a stop was asked for (or the handle is gone).
+async fn stop_requested(stop: &mut watch::Receiver<bool>) {
+    // An error means the sender was dropped, which also means stop.
+    let _ = stop.wait_for(|&stop| stop).await;
+}
+
+async fn accept_loop(
+    listener: TcpListener,
+    router: Router,
+    tls: Option<TlsAcceptor>,
+    faults: Option<Arc<FaultState>>,
+    mut stop: watch::Receiver<bool>,
+) {
+    let mut connections = JoinSet::new();
+    loop {
+        tokio::select! {
+            biased;
+            () = stop_requested(&mut stop) => break,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _peer)) => {
+                    connections.spawn(serve(
+                        stream,
+                        router.clone(),
+                        tls.clone(),
+                        faults.clone(),
+                        stop.clone(),
+                    ));
+                }
+                // Out of file descriptors and the like: wait a little instead of spinning.
+                Err(e) if !is_per_connection(&e) => tokio::time::sleep(Duration::from_millis(50)).await,
+                Err(_) => {}
+            },
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+        }
+    }
+    drop(listener);
+    let drain = async { while connections.join_next().await.is_some() {} };
+    if tokio::time::timeout(GRACE, drain).await.is_err() {
+        connections.shutdown().await;
+    }
+}
+
+/// Accept errors that concern one connection only, not the listener.
+fn is_per_connection(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind::*;
+    matches!(
+        e.kind(),
+        ConnectionAborted | ConnectionReset | ConnectionRefused | Interrupted | WouldBlock
+    )
+}
+
+async fn serve(
+    stream: TcpStream,
+    router: Router,
+    tls: Option<TlsAcceptor>,
+    faults: Option<Arc<FaultState>>,
+    mut stop: watch::Receiver<bool>,
+) {
+    // Small JSON exchanges: do not let Nagle hold them back.
+    let _ = stream.set_nodelay(true);
+    match tls {
+        None => drive(stream, router, faults, stop).await,
+        Some(acceptor) => {
+            let stream = tokio::select! {
+                handshake = acceptor.accept(stream) => match handshake {
+                    Ok(stream) => stream,
+                    Err(_) => return,
+                },
+                () = stop_requested(&mut stop) => return,
+            };
+            drive(stream, router, faults, stop).await;
+        }
+    }
+}
+
+async fn drive<I>(
+    io: I,
+    router: Router,
+    faults: Option<Arc<FaultState>>,
+    mut stop: watch::Receiver<bool>,
+) where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    if let Some(faults) = &faults {
+        faults.connection_opened();
+    }
+    if let Some(idle) = faults
+        .as_deref()
+        .and_then(|f| f.faults().idle_close_after())
+    {
+        // hyper's header read timeout starts when a kept-alive connection waits for its next
+        // request: an idle connection is closed after `idle`.
+        builder
+            .http1()
+            .timer(TokioTimer::new())
+            .header_read_timeout(idle);
+    }
+    let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
+        let router = router.clone();
+        let faults = faults.clone();
+        async move {
+            match faults {
+                None => Ok(faults::run(router, request).await),
+                Some(faults) => faults.serve(router, request).await,
+            }
+        }
+    });
+    let connection = builder.serve_connection(TokioIo::new(io), service);
+    let mut connection = std::pin::pin!(connection);
+    tokio::select! {
+        _ = connection.as_mut() => return,
+        () = stop_requested(&mut stop) => connection.as_mut().graceful_shutdown(),
+    }
+    // Errors here are the client's (a reset, a malformed request): nothing to report.
+    let _ = connection.await;
+}

@@ -1,0 +1,68 @@
+//! `POST /projects/{project}/{environment}/{resource}/sql_get_query` (docs/contract.md 5.2): one
+//! read-only query, run by the records engine ([`Resource::sql`](crate::engine::Resource::sql)).
+//!
+//! The body is `{"query", "v"?, "params_obj"?}`: `query` a non-blank string, `v` absent,
+//! `null` or `2` (the only format there is), `params_obj` absent, `null` or an object. Other
+//! keys are ignored.
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::StatusCode;
+use axum::response::Response;
+use axum::routing::post;
+use serde_json::{Map, Value};
+
+use crate::http::AppState;
+use crate::http::HttpError;
+use crate::http::extract::{ResourceAccess, blocking, json_bytes, json_object};
+use crate::http::route_with_optional_slash;
+
+/// The SQL route, on the data host.
+pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
+    route_with_optional_slash(
+        router,
+        "/projects/{project}/{environment}/{resource}/sql_get_query",
+        post(query),
+    )
+}
+
+/// Runs the query: `200` with `{"columns", "data", "row_count"}`, or `400` naming `query`,
+/// `v` or `params_obj`.
+async fn query(ResourceAccess { db }: ResourceAccess, body: Body) -> Result<Response, HttpError> {
+    let mut body = json_object(body).await?;
+    let query = match body.remove("query") {
+        Some(Value::String(q)) if !q.trim().is_empty() => q,
+        Some(Value::String(_)) => {
+            return Err(HttpError::invalid_field(
+                "query",
+                "This field may not be blank.",
+            ));
+        }
+        None | Some(Value::Null) => {
+            return Err(HttpError::invalid_field("query", "This field is required."));
+        }
+        Some(_) => return Err(HttpError::invalid_field("query", "Not a valid string.")),
+    };
+    match body.get("v") {
+        None | Some(Value::Null) => {}
+        Some(v) if v.as_u64() == Some(2) => {}
+        Some(_) => {
+            return Err(HttpError::invalid_field(
+                "v",
+                "Only version 2 (columns once, rows as arrays) is supported.",
+            ));
+        }
+    }
+    let params = match body.remove("params_obj") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(params)) => params,
+        Some(_) => {
+            return Err(HttpError::invalid_field(
+                "params_obj",
+                "Expected an object of parameter values by name.",
+            ));
+        }
+    };
+    let bytes = blocking(move || Ok(db.sql(&query, &params)?)).await?;
+    Ok(json_bytes(StatusCode::OK, bytes))
+}

@@ -1,0 +1,146 @@
+//! Opening the connected resources of every project: one SQLite database each.
+//!
+//! Where a resource's database lives:
+//! - `database` given: that file (seeded with `seed_sql` when it has no tables yet, else opened
+//!   as it is: an existing database's tables become models);
+//! - no `database`, emulator data on disk: `<data file>.<project>.<resource>.sqlite`, seeded;
+//! - everything in memory: an in-memory database, seeded.
+//!
+//! Every project also has the built-in tools resource `__svc_app__` (users and teams): kept
+//! beside the data file as `<data file>.<project>.__svc_app__.sqlite`, or in memory, and seeded
+//! with its tables and teams the first time.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use svc_model::users::TOOLS_RESOURCE;
+
+use crate::config::projects::{ProjectsConfig, ResourceConfig};
+use crate::engine::{RecordsError, Resource};
+
+/// The teams every project's built-in tools resource starts with: (uid, name), in name order.
+pub const SEEDED_TEAMS: [(&str, &str); 3] = [
+    ("00000000-0000-4000-8000-000000000001", "Admins"),
+    ("00000000-0000-4000-8000-000000000002", "Editors"),
+    ("00000000-0000-4000-8000-000000000003", "Viewers"),
+];
+
+/// The schema and teams of a new built-in tools database.
+pub(crate) const TOOLS_SEED_SQL: &str = r#"
+CREATE TABLE groups (
+    uid TEXT PRIMARY KEY NOT NULL,
+    name TEXT NOT NULL
+);
+CREATE TABLE users (
+    uid TEXT PRIMARY KEY NOT NULL,
+    email TEXT NOT NULL UNIQUE COLLATE NOCASE,
+    "group" TEXT NOT NULL REFERENCES groups(uid),
+    date_add DATETIME NOT NULL,
+    first_name TEXT,
+    last_name TEXT
+);
+CREATE INDEX users_group ON users("group");
+INSERT INTO groups (uid, name) VALUES
+    ('00000000-0000-4000-8000-000000000001', 'Admins'),
+    ('00000000-0000-4000-8000-000000000002', 'Editors'),
+    ('00000000-0000-4000-8000-000000000003', 'Viewers');
+"#;
+
+/// Every served resource, by project and resource name. Built once at start.
+#[derive(Debug, Default)]
+pub(crate) struct Resources {
+    by_project: HashMap<String, HashMap<String, Arc<Resource>>>,
+}
+
+impl Resources {
+    /// Opens (or creates and seeds) the database of every resource in `config`.
+    pub(crate) fn open(config: &ProjectsConfig, data_path: Option<&Path>) -> Result<Self, String> {
+        let mut by_project: HashMap<String, HashMap<String, Arc<Resource>>> = HashMap::new();
+        for project in &config.projects {
+            for resource in &project.resources {
+                let opened = open_one(&project.name, resource, data_path).map_err(|e| {
+                    format!(
+                        "resource {:?} of project {:?}: {e}",
+                        resource.name, project.name
+                    )
+                })?;
+                by_project
+                    .entry(project.name.clone())
+                    .or_default()
+                    .insert(resource.name.clone(), Arc::new(opened));
+            }
+            let tools = match data_path {
+                Some(data) => Resource::seeded(
+                    Some(&beside(data, &project.name, TOOLS_RESOURCE)),
+                    TOOLS_SEED_SQL,
+                ),
+                None => Resource::in_memory(TOOLS_SEED_SQL),
+            }
+            .map_err(|e| {
+                format!(
+                    "the built-in tools resource of project {:?}: {e}",
+                    project.name
+                )
+            })?;
+            by_project
+                .entry(project.name.clone())
+                .or_default()
+                .insert(TOOLS_RESOURCE.to_owned(), Arc::new(tools));
+        }
+        Ok(Self { by_project })
+    }
+
+    /// The resource `name` of `project`.
+    pub(crate) fn get(&self, project: &str, name: &str) -> Option<Arc<Resource>> {
+        self.by_project.get(project)?.get(name).cloned()
+    }
+}
+
+fn open_one(
+    project: &str,
+    resource: &ResourceConfig,
+    data_path: Option<&Path>,
+) -> Result<Resource, RecordsError> {
+    let seed = resource.seed_sql.as_deref();
+    match (&resource.database, data_path) {
+        (Some(path), _) => match seed {
+            Some(sql) => Resource::seeded(Some(path), sql),
+            None => Resource::open(path),
+        },
+        (None, Some(data)) => Resource::seeded(
+            Some(&beside(data, project, &resource.name)),
+            seed.unwrap_or(""),
+        ),
+        (None, None) => Resource::in_memory(seed.unwrap_or("")),
+    }
+}
+
+/// `<data file>.<project>.<resource>.sqlite`, with the names reduced to file-safe characters.
+fn beside(data: &Path, project: &str, resource: &str) -> PathBuf {
+    let safe = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    let mut name = data.as_os_str().to_owned();
+    name.push(format!(".{}.{}.sqlite", safe(project), safe(resource)));
+    PathBuf::from(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_beside_the_data_file_are_file_safe() {
+        let p = beside(Path::new("/tmp/emu.sqlite"), "my proj", "shop/../x");
+        assert_eq!(p, PathBuf::from("/tmp/emu.sqlite.my_proj.shop____x.sqlite"));
+    }
+}
