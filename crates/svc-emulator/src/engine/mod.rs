@@ -2,10 +2,11 @@
 //!
 //! A [`Resource`] is one SQLite database (an existing file, or one created from seed SQL in
 //! memory or at a path). Its tables are models, their columns fields, and the primary key
-//! addresses records. The operations of docs/contract.md section 5.1 are plain methods returning JSON
-//! (bytes for records and lists, [`serde_json::Value`] for aggregate and group) or a
-//! [`RecordsError`] that carries its HTTP status and error body. A [`Registry`] holds the
-//! resources by name with their static tokens; [`demo_resource`] builds the demo `shop`.
+//! addresses records. The operations of docs/contract.md section 5.1 are plain methods returning
+//! JSON (bytes for records and lists, [`serde_json::Value`] for aggregate and group) or a
+//! [`RecordsError`] that carries its HTTP status and error body (still: typed errors, with the
+//! statuses chosen in the `records` slice, are the goal of docs/architecture.md).
+//! [`demo_resource`] builds the demo `shop`.
 //!
 //! # Choices where the contract is silent
 //!

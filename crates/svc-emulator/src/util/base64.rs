@@ -1,5 +1,5 @@
 //! Standard base64 (RFC 4648, with padding): BLOB fields of records, JWT segments (URL-safe
-//! variants are built on it there) and password salts.
+//! variants are built on it there), password salts, and the proxy's bodies given in base64.
 
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
