@@ -135,3 +135,25 @@ pub mod guides {
     #[doc = include_str!("../../docs/proxy.md")]
     pub struct Proxy;
 }
+
+/// A timer (`ClientBuilder::sleep`) that does not wait, and records what it was asked to wait:
+/// retries and `Retry-After` are checked by the waits asked for, never by the clock.
+#[derive(Debug, Clone, Default)]
+pub struct Recorded(std::sync::Arc<std::sync::Mutex<Vec<std::time::Duration>>>);
+
+impl Recorded {
+    /// Every wait asked for so far, in order.
+    pub fn waits(&self) -> Vec<std::time::Duration> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+impl svc_api::Sleep for Recorded {
+    fn sleep(&self, duration: std::time::Duration) -> svc_api::transport::BoxFuture<'static, ()> {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(duration);
+        Box::pin(async {})
+    }
+}

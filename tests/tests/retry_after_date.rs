@@ -7,35 +7,16 @@
 //! depends on how fast this machine is; the windows are wide because an HTTP-date has whole
 //! seconds and the emulator and the client read the clock at different moments.
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use svc_api::transport::BoxFuture;
-use svc_api::{RetryPolicy, Sleep};
+use svc_api::RetryPolicy;
 use svc_emulator::{Emulator, EmulatorConfig, EmulatorHandle, Faults};
-use svc_tests::builder;
+use svc_tests::{Recorded, builder};
 
 async fn faulty(faults: Faults) -> EmulatorHandle {
     Emulator::start(EmulatorConfig::default().faults(faults))
         .await
         .expect("the emulator starts")
-}
-
-/// A timer that does not wait, and records what it was asked to wait.
-#[derive(Debug, Clone, Default)]
-struct Recorded(Arc<Mutex<Vec<Duration>>>);
-
-impl Recorded {
-    fn waits(&self) -> Vec<Duration> {
-        self.0.lock().unwrap().clone()
-    }
-}
-
-impl Sleep for Recorded {
-    fn sleep(&self, duration: Duration) -> BoxFuture<'static, ()> {
-        self.0.lock().unwrap().push(duration);
-        Box::pin(async {})
-    }
 }
 
 /// How far ahead the emulator dates its `Retry-After`.

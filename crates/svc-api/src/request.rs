@@ -29,14 +29,7 @@ pub(crate) enum CallAuth {
     Fixed(Credential),
     /// A data host route: a token for this call, else the client's token for the resource, else the
     /// API key, else the user session or service token (docs/client-behaviour.md section 2).
-    #[cfg(any(
-        feature = "records",
-        feature = "sql",
-        feature = "users",
-        feature = "teams",
-        feature = "resources",
-        feature = "account"
-    ))]
+    #[cfg(feature = "_data")]
     Data {
         resource: Option<String>,
         per_call: Option<svc_auth::Secret>,
@@ -200,23 +193,18 @@ impl Call {
 impl Client {
     /// Sends a call and returns the response when its status is a success.
     pub(crate) async fn send(&self, call: Call) -> Result<Response<Bytes>> {
-        match self.inner.timeout {
-            None => self.send_authorized(call).await,
-            Some(limit) => {
-                let work = std::pin::pin!(self.send_authorized(call));
-                let timer = self.inner.sender.sleep.sleep(limit);
-                match select(work, timer).await {
-                    Either::Left((result, _)) => result,
-                    Either::Right(((), _)) => {
-                        tracing::debug!(
-                            timeout_ms = u64::try_from(limit.as_millis()).unwrap_or(u64::MAX),
-                            "svc-api: the overall timeout ran out"
-                        );
-                        Err(Error::Timeout(limit))
-                    }
-                }
-            }
-        }
+        let Some(limit) = self.inner.timeout else {
+            return self.send_authorized(call).await;
+        };
+        self.within(limit, self.send_authorized(call))
+            .await
+            .unwrap_or_else(|| {
+                tracing::debug!(
+                    timeout_ms = u64::try_from(limit.as_millis()).unwrap_or(u64::MAX),
+                    "svc-api: the overall timeout ran out"
+                );
+                Err(Error::Timeout(limit))
+            })
     }
 
     /// Sends a call and decodes the success body as `T`, straight from the bytes.
@@ -254,14 +242,7 @@ impl Client {
             CallAuth::None => Ok(None),
             #[cfg(any(feature = "pages", feature = "projects"))]
             CallAuth::Fixed(credential) => Ok(Some(credential.clone())),
-            #[cfg(any(
-                feature = "records",
-                feature = "sql",
-                feature = "users",
-                feature = "teams",
-                feature = "resources",
-                feature = "account"
-            ))]
+            #[cfg(feature = "_data")]
             CallAuth::Data { resource, per_call } => self
                 .data_credential(resource.as_deref(), per_call.as_ref())
                 .await
@@ -362,17 +343,24 @@ impl Client {
         let Some(limit) = self.inner.sender.attempt_timeout else {
             return exchange.await;
         };
-        // The exchange is polled first: an answer that is ready wins over a timer that is too.
-        match select(exchange, self.inner.sender.sleep.sleep(limit)).await {
-            Either::Left((answer, _)) => answer,
-            Either::Right(((), _)) => Err(TransportError::message(
+        self.within(limit, exchange).await.unwrap_or_else(|| {
+            Err(TransportError::message(
                 TransportErrorKind::Timeout,
                 format!(
                     "no complete response within {limit:?} (the attempt timeout); the server \
                      may be slow or unreachable, and may have received the request: retry only \
                      if it is idempotent, or raise the timeout"
                 ),
-            )),
+            ))
+        })
+    }
+
+    /// `work`'s output, or `None` when the client's timer reaches `limit` first. `work` is polled
+    /// first, so an answer that is ready wins over a timer that is too.
+    async fn within<T>(&self, limit: Duration, work: impl Future<Output = T>) -> Option<T> {
+        match select(std::pin::pin!(work), self.inner.sender.sleep.sleep(limit)).await {
+            Either::Left((output, _)) => Some(output),
+            Either::Right(((), _)) => None,
         }
     }
 

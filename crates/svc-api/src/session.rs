@@ -60,14 +60,7 @@ impl Client {
     /// The credential of a data host call: a token for this call, else the client's token for
     /// `resource`, else the API key, else the service token or the session (refreshed first when
     /// due). `resource` is `None` for the project's own routes.
-    #[cfg(any(
-        feature = "records",
-        feature = "sql",
-        feature = "users",
-        feature = "teams",
-        feature = "resources",
-        feature = "account"
-    ))]
+    #[cfg(feature = "_data")]
     pub(crate) async fn data_credential(
         &self,
         resource: Option<&str>,
@@ -171,14 +164,7 @@ impl Client {
     }
 }
 
-#[cfg(any(
-    feature = "records",
-    feature = "sql",
-    feature = "users",
-    feature = "teams",
-    feature = "resources",
-    feature = "account"
-))]
+#[cfg(feature = "_data")]
 fn no_credential(resource: Option<&str>) -> Error {
     let what = resource.map_or("this call".to_owned(), |r| format!("resource {r:?}"));
     Error::invalid(format!(

@@ -5,16 +5,15 @@
 //! Faults are seeded, and every count below comes from the emulator's own fault counters, so
 //! "sent once" is checked at the wire, not inferred.
 
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures_util::TryStreamExt;
 use serde_json::json;
 use svc_api::model::records::{AggregateFunc, AggregateRequest, ListQuery, Lookup};
-use svc_api::transport::{BoxFuture, TransportErrorKind};
-use svc_api::{Client, Error, RetryPolicy, Sent, Sleep};
+use svc_api::transport::TransportErrorKind;
+use svc_api::{Client, Error, RetryPolicy, Sent};
 use svc_emulator::{Emulator, EmulatorConfig, EmulatorHandle, Faults};
-use svc_tests::builder;
+use svc_tests::{Recorded, builder};
 
 async fn faulty(faults: Faults) -> EmulatorHandle {
     Emulator::start(EmulatorConfig::default().faults(faults))
@@ -28,23 +27,6 @@ fn patient() -> RetryPolicy {
         .max_attempts(10)
         .initial_backoff(Duration::from_millis(1))
         .max_backoff(Duration::from_millis(20))
-}
-
-/// A timer that does not wait, and records what it was asked to wait.
-#[derive(Debug, Clone, Default)]
-struct Recorded(Arc<Mutex<Vec<Duration>>>);
-
-impl Recorded {
-    fn waits(&self) -> Vec<Duration> {
-        self.0.lock().unwrap().clone()
-    }
-}
-
-impl Sleep for Recorded {
-    fn sleep(&self, duration: Duration) -> BoxFuture<'static, ()> {
-        self.0.lock().unwrap().push(duration);
-        Box::pin(async {})
-    }
 }
 
 fn sku(n: i64) -> String {
