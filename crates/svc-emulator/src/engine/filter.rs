@@ -1,20 +1,17 @@
-//! List query parameters: filters, search, ordering and pagination, turned into SQL with bound
-//! parameters. No user text is ever spliced into SQL: field names are checked against the
+//! A list's selection (filters and search) and order, turned into SQL with bound parameters. No user text is ever spliced into SQL: field names are checked against the
 //! schema and written from it, values are always bound.
 
 use rusqlite::types::Value;
 
 use crate::engine::convert::{expectation, parse_bool, text_to_sql};
-use crate::engine::error::RecordsError;
+use crate::engine::error::EngineError;
+use crate::engine::list::Selection;
 use crate::engine::schema::{Field, FieldKind, Model};
 
 // The records wire grammar (reserved parameters, page sizes, filter keys, lookups) is
 // svc-model's, so the SDK and the emulator read it alike.
 pub use svc_model::records::wire::{DEFAULT_PER_PAGE, Lookup, MAX_PER_PAGE};
-use svc_model::records::wire::{
-    FilterKeyError, NO_PAGINATION_PARAM, ORDER_BY_PARAM, PAGE_PARAM, PER_PAGE_PARAM, SEARCH_PARAM,
-    is_filter_param, parse_filter_key,
-};
+use svc_model::records::wire::{FilterKeyError, ORDER_BY_PARAM, is_filter_param, parse_filter_key};
 
 /// A `WHERE` clause (empty, or starting with ` WHERE `) and its bound values.
 #[derive(Debug, Default)]
@@ -23,18 +20,8 @@ pub(crate) struct Where {
     pub params: Vec<Value>,
 }
 
-/// Pagination and ordering of a list.
-#[derive(Debug)]
-pub(crate) struct Paging {
-    /// `None` means the last page (`page=last`).
-    pub page: Option<u64>,
-    pub per_page: u64,
-    pub no_pagination: bool,
-    pub order_sql: String,
-}
-
-fn bad_param(param: &str, message: String) -> RecordsError {
-    RecordsError::field(param, message)
+fn bad_param(param: &str, message: String) -> EngineError {
+    EngineError::field(param, message)
 }
 
 /// Escapes `%`, `_` and `\` for a `LIKE ... ESCAPE '\'` pattern.
@@ -51,7 +38,7 @@ fn like_escape(raw: &str) -> String {
 
 /// Splits a filter parameter into (negated, field, lookup), checking both against the model
 /// (svc-model's [`parse_filter_key`]).
-fn parse_key<'m>(model: &'m Model, key: &str) -> Result<(bool, &'m Field, Lookup), RecordsError> {
+fn parse_key<'m>(model: &'m Model, key: &str) -> Result<(bool, &'m Field, Lookup), EngineError> {
     let parsed = parse_filter_key(key, |name| model.field(name).is_some()).map_err(|e| {
         let message = match e {
             FilterKeyError::UnknownLookup { lookup, .. } => {
@@ -80,7 +67,7 @@ fn condition(
     lookup: Lookup,
     raw: &str,
     params: &mut Vec<Value>,
-) -> Result<String, RecordsError> {
+) -> Result<String, EngineError> {
     let col = &field.sql;
     let flag = |raw: &str| {
         parse_bool(raw).ok_or_else(|| {
@@ -206,20 +193,11 @@ fn is_filter(model: &Model, key: &str) -> bool {
     is_filter_param(key, |name| model.field(name).is_some())
 }
 
-/// Builds the `WHERE` clause of the filters and `_search` of `params`.
-pub(crate) fn build_where(
-    model: &Model,
-    params: &[(String, String)],
-) -> Result<Where, RecordsError> {
+/// Builds the `WHERE` clause of a selection: its filters, then its searches, AND-ed.
+pub(crate) fn build_where(model: &Model, selection: &Selection) -> Result<Where, EngineError> {
     let mut conds = Vec::new();
     let mut values = Vec::new();
-    for (key, raw) in params {
-        if key == SEARCH_PARAM {
-            if let Some(c) = search(model, raw, &mut values) {
-                conds.push(c);
-            }
-            continue;
-        }
+    for (key, raw) in &selection.filters {
         if !is_filter(model, key) {
             continue;
         }
@@ -232,6 +210,11 @@ pub(crate) fn build_where(
             c
         });
     }
+    for text in &selection.search {
+        if let Some(c) = search(model, text, &mut values) {
+            conds.push(c);
+        }
+    }
     let sql = if conds.is_empty() {
         String::new()
     } else {
@@ -243,67 +226,10 @@ pub(crate) fn build_where(
     })
 }
 
-fn last_value<'a>(params: &'a [(String, String)], key: &str) -> Option<&'a str> {
-    params
-        .iter()
-        .rev()
-        .find(|(k, _)| k == key)
-        .map(|(_, v)| v.as_str())
-}
-
-/// Reads `page`, `_per_page`, `_no_pagination` and `_order_by`.
-pub(crate) fn build_paging(
-    model: &Model,
-    params: &[(String, String)],
-) -> Result<Paging, RecordsError> {
-    let page = match last_value(params, PAGE_PARAM) {
-        None => Some(1),
-        Some("last") => None,
-        Some(raw) => match raw.parse::<u64>() {
-            Ok(p) if p >= 1 => Some(p),
-            _ => {
-                return Err(bad_param(
-                    PAGE_PARAM,
-                    format!("Invalid page {raw:?}: expected an integer >= 1 or \"last\"."),
-                ));
-            }
-        },
-    };
-    let per_page = match last_value(params, PER_PAGE_PARAM) {
-        None => u64::from(DEFAULT_PER_PAGE),
-        Some(raw) => match raw.parse::<u64>() {
-            Ok(n) if (1..=u64::from(MAX_PER_PAGE)).contains(&n) => n,
-            _ => {
-                return Err(bad_param(
-                    PER_PAGE_PARAM,
-                    format!(
-                        "Invalid _per_page {raw:?}: expected an integer from 1 to {MAX_PER_PAGE}."
-                    ),
-                ));
-            }
-        },
-    };
-    let no_pagination = match last_value(params, NO_PAGINATION_PARAM) {
-        None | Some("") => false,
-        Some(raw) => parse_bool(raw).ok_or_else(|| {
-            bad_param(
-                NO_PAGINATION_PARAM,
-                format!("Invalid _no_pagination {raw:?}: expected true, false, 1 or 0."),
-            )
-        })?,
-    };
-    let order_sql = order_by(model, last_value(params, ORDER_BY_PARAM).unwrap_or(""))?;
-    Ok(Paging {
-        page,
-        per_page,
-        no_pagination,
-        order_sql,
-    })
-}
-
-/// ` ORDER BY ...` from `_order_by=a,-b`, with the primary key descending as the last
-/// tie-breaker.
-pub(crate) fn order_by(model: &Model, raw: &str) -> Result<String, RecordsError> {
+/// ` ORDER BY ...` from `_order_by=a,-b` (`None`: the default order), with the primary key
+/// descending as the last tie-breaker.
+pub(crate) fn order_by(model: &Model, raw: Option<&str>) -> Result<String, EngineError> {
+    let raw = raw.unwrap_or("");
     let pk = model.pk_field();
     let mut terms = Vec::new();
     let mut has_pk = false;

@@ -4,7 +4,7 @@
 //! memory or at a path). Its tables are models, their columns fields, and the primary key
 //! addresses records. The operations of docs/contract.md section 5.1 are plain methods returning
 //! JSON (bytes for records and lists, [`serde_json::Value`] for aggregate and group) or a
-//! [`RecordsError`] that carries its HTTP status and error body (still: typed errors, with the
+//! [`EngineError`] that carries its HTTP status and error body (still: typed errors, with the
 //! statuses chosen in the `records` slice, are the goal of docs/architecture.md).
 //! [`demo_resource`] builds the demo `shop`.
 //!
@@ -34,10 +34,11 @@
 //!   with `_` is ignored unless the model has a field of that name. Every other parameter must
 //!   name a field (`400` otherwise). The key grammar is svc-model's
 //!   ([`svc_model::records::wire`]).
-//! - **Pagination**: `page` >= 1 or `last`; a page past the last one is a `404`
-//!   `"Invalid page."` (page 1 of an empty list is an empty page). The `next`/`previous`
-//!   links repeat the query in order, with `page` moved to the end and left out for page 1.
-//!   `_no_pagination` takes `1/0/true/false`; `_per_page` is checked even then.
+//! - **Pagination**: `page` >= 1 or `last`; a page past the last one is
+//!   [`EngineError::PageNotFound`], a `404` `"Invalid page."` (page 1 of an empty list is an
+//!   empty page). The `next`/`previous` links (written by the http layer) repeat the query in
+//!   order, with `page` moved to the end and left out for page 1. `_no_pagination` takes
+//!   `1/0/true/false`; `_per_page` is checked even then.
 //! - **Ordering**: `_order_by` fields, then the primary key descending. NULLs sort first in
 //!   ascending order (SQLite's rule).
 //! - **Search**: text, date, date-time and untyped fields by substring; integer and real fields
@@ -71,6 +72,7 @@ mod aggregate;
 pub(crate) mod convert;
 mod error;
 mod filter;
+mod list;
 mod resource;
 mod schema;
 mod seed;
@@ -79,11 +81,10 @@ mod sql;
 #[cfg(test)]
 mod tests;
 
-pub use aggregate::{
-    AggregateFunc, AggregateRequest, DateUnit, GroupLookup, GroupRequest, RequestForm,
-};
-pub use error::RecordsError;
+pub use aggregate::{AggregateFunc, AggregateRequest, DateUnit, GroupLookup, GroupRequest};
+pub use error::EngineError;
 pub use filter::{DEFAULT_PER_PAGE, Lookup, MAX_PER_PAGE};
+pub use list::{ListSpec, Listing, PageNumber, RecordsJson, Selection};
 
 pub use resource::Resource;
 pub use schema::{Field, FieldKind, ForeignKey, Model, Schema};

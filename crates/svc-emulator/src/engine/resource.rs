@@ -1,9 +1,9 @@
 //! One connected resource: an SQLite database, its connections and its schema, with the list,
-//! retrieve, create, update and delete operations.
+//! retrieve, create, update and delete operations. Records come back as JSON bytes, written
+//! straight from the rows.
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, TryLockError};
@@ -13,11 +13,11 @@ use rusqlite::config::DbConfig;
 use rusqlite::types::Value;
 use rusqlite::{Connection, ErrorCode, OpenFlags, params_from_iter};
 use serde_json::Value as Json;
-use svc_model::records::wire::{PAGE_PARAM, encode_component};
 
 use crate::engine::convert::{json_to_sql, text_to_sql, write_row};
-use crate::engine::error::RecordsError;
-use crate::engine::filter::{MAX_PER_PAGE, build_paging, build_where};
+use crate::engine::error::EngineError;
+use crate::engine::filter::{MAX_PER_PAGE, build_where, order_by};
+use crate::engine::list::{ListSpec, Listing, PageNumber, RecordsJson};
 use crate::engine::schema::{Field, Model, Schema, load_schema, prepare, quote_ident};
 
 /// Reader connections opened next to the writer for a database file in WAL mode.
@@ -52,11 +52,11 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn open_error(path: &Path, e: rusqlite::Error) -> RecordsError {
-    RecordsError::Internal(format!("cannot open database {}: {e}", path.display()))
+fn open_error(path: &Path, e: rusqlite::Error) -> EngineError {
+    EngineError::Internal(format!("cannot open database {}: {e}", path.display()))
 }
 
-fn configure(conn: &Connection) -> Result<(), RecordsError> {
+fn configure(conn: &Connection) -> Result<(), EngineError> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
     conn.execute_batch("PRAGMA foreign_keys = ON;")?;
     // The query planner stability guarantee: a statement keeps the plan it was prepared with,
@@ -71,7 +71,7 @@ fn configure(conn: &Connection) -> Result<(), RecordsError> {
 impl Resource {
     /// Opens an existing database file; its tables become models. The file must exist. The
     /// database is switched to WAL mode (a persistent setting of the file).
-    pub fn open(path: impl AsRef<Path>) -> Result<Self, RecordsError> {
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, EngineError> {
         let path = path.as_ref();
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(path, flags).map_err(|e| open_error(path, e))?;
@@ -81,7 +81,7 @@ impl Resource {
     /// Creates a database from seed SQL: in memory when `path` is `None`, else at `path`
     /// (created if missing). The seed runs only when the database has no table yet, so a file
     /// seeded once keeps its data when opened again this way.
-    pub fn seeded(path: Option<&Path>, seed_sql: &str) -> Result<Self, RecordsError> {
+    pub fn seeded(path: Option<&Path>, seed_sql: &str) -> Result<Self, EngineError> {
         match path {
             None => {
                 let conn = Connection::open_in_memory()?;
@@ -117,19 +117,19 @@ impl Resource {
     }
 
     /// An in-memory database created from seed SQL.
-    pub fn in_memory(seed_sql: &str) -> Result<Self, RecordsError> {
+    pub fn in_memory(seed_sql: &str) -> Result<Self, EngineError> {
         Self::seeded(None, seed_sql)
     }
 
-    fn from_file_connection(path: &Path, conn: Connection) -> Result<Self, RecordsError> {
+    fn from_file_connection(path: &Path, conn: Connection) -> Result<Self, EngineError> {
         configure(&conn)?;
         let mode: String = conn
             .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
             .map_err(|e| open_error(path, e))?;
         conn.execute_batch("PRAGMA synchronous = NORMAL;")?;
         let schema = load_schema(&conn).map_err(|e| match e {
-            RecordsError::Internal(m) => {
-                RecordsError::Internal(format!("cannot read database {}: {m}", path.display()))
+            EngineError::Internal(m) => {
+                EngineError::Internal(format!("cannot read database {}: {m}", path.display()))
             }
             other => other,
         })?;
@@ -162,7 +162,7 @@ impl Resource {
 
     /// Re-reads the schema: tables and columns added since become models and fields, dropped
     /// ones disappear. Data is not touched.
-    pub fn reload(&self) -> Result<(), RecordsError> {
+    pub fn reload(&self) -> Result<(), EngineError> {
         let schema = {
             let conn = lock(&self.writer);
             load_schema(&conn)?
@@ -189,9 +189,9 @@ impl Resource {
         self.schema().models.get(name).cloned()
     }
 
-    pub(crate) fn model_or_404(&self, name: &str) -> Result<Arc<Model>, RecordsError> {
+    pub(crate) fn model_or_404(&self, name: &str) -> Result<Arc<Model>, EngineError> {
         self.model(name)
-            .ok_or_else(|| RecordsError::model_not_found(name))
+            .ok_or_else(|| EngineError::ModelNotFound(name.to_owned()))
     }
 
     /// Runs `f` on a reader connection: one of the read-only readers of a database file, or the
@@ -236,22 +236,14 @@ impl Resource {
         f(&mut lock(&self.writer))
     }
 
-    /// Lists records of `model` as JSON bytes.
-    ///
-    /// `params` are the decoded query pairs (filters, `_search`, `_order_by`, `page`,
-    /// `_per_page`, `_no_pagination`). `base_url` is the absolute URL of the list without query,
-    /// used for the `next` and `previous` links. The answer is the envelope
-    /// `{"count","next","previous","results"}`, or with `_no_pagination` a bare JSON array of at
-    /// most 10000 records.
-    pub fn list(
-        &self,
-        model: &str,
-        params: &[(String, String)],
-        base_url: &str,
-    ) -> Result<Vec<u8>, RecordsError> {
+    /// Lists the records of `model` that `spec` selects, in its order: one page with the count
+    /// of all matching records, or with `no_pagination` every matching record (at most
+    /// [`MAX_PER_PAGE`]). A page past the last one is [`EngineError::PageNotFound`]; page 1 of an
+    /// empty list is an empty page.
+    pub fn list(&self, model: &str, spec: &ListSpec) -> Result<Listing, EngineError> {
         let model = self.model_or_404(model)?;
-        let filter = build_where(&model, params)?;
-        let paging = build_paging(&model, params)?;
+        let filter = build_where(&model, &spec.selection)?;
+        let order_sql = order_by(&model, spec.order_by.as_deref())?;
         let snapshot = !self.readers.is_empty();
         self.with_reader(|conn| {
             // One read snapshot for the count and the page (dropped, i.e. rolled back, at the end).
@@ -262,21 +254,19 @@ impl Resource {
             };
             let conn: &Connection = conn;
             let select = format!(
-                "SELECT {} FROM {}{}{} LIMIT ? OFFSET ?",
-                model.select_list, model.table_sql, filter.sql, paging.order_sql
+                "SELECT {} FROM {}{}{order_sql} LIMIT ? OFFSET ?",
+                model.select_list, model.table_sql, filter.sql
             );
-            let mut buf = Vec::with_capacity(4096);
-            if paging.no_pagination {
-                write_records(
+            if spec.no_pagination {
+                let records = write_records(
                     conn,
                     &model,
                     &select,
                     &filter.params,
                     u64::from(MAX_PER_PAGE),
                     0,
-                    &mut buf,
                 )?;
-                return Ok(buf);
+                return Ok(Listing::All(records));
             }
             let count: u64 = {
                 let sql = format!("SELECT count(*) FROM {}{}", model.table_sql, filter.sql);
@@ -285,42 +275,29 @@ impl Resource {
                     stmt.query_row(params_from_iter(filter.params.iter()), |r| r.get(0))?;
                 n.max(0) as u64
             };
-            let last = count.div_ceil(paging.per_page).max(1);
-            let page = paging.page.unwrap_or(last);
-            if page > last {
-                return Err(RecordsError::NotFound("Invalid page.".to_owned()));
+            let per_page = spec.per_page.max(1);
+            let last = count.div_ceil(per_page).max(1);
+            let number = match spec.page {
+                PageNumber::Number(n) => n,
+                PageNumber::Last => last,
+            };
+            if number > last || number == 0 {
+                return Err(EngineError::PageNotFound);
             }
-            let _ = write!(buf, "{{\"count\":{count},\"next\":");
-            if page < last {
-                write_link(&mut buf, base_url, params, page + 1);
-            } else {
-                buf.extend_from_slice(b"null");
-            }
-            buf.extend_from_slice(b",\"previous\":");
-            if page > 1 {
-                write_link(&mut buf, base_url, params, page - 1);
-            } else {
-                buf.extend_from_slice(b"null");
-            }
-            buf.extend_from_slice(b",\"results\":");
-            let offset = (page - 1).saturating_mul(paging.per_page);
-            write_records(
-                conn,
-                &model,
-                &select,
-                &filter.params,
-                paging.per_page,
-                offset,
-                &mut buf,
-            )?;
-            buf.push(b'}');
-            Ok(buf)
+            let offset = (number - 1).saturating_mul(per_page);
+            let records = write_records(conn, &model, &select, &filter.params, per_page, offset)?;
+            Ok(Listing::Page {
+                count,
+                number,
+                last,
+                records,
+            })
         })
     }
 
     /// The record of `model` whose primary key is `pk` (text, parsed by the key's kind), as JSON
     /// bytes. `404` when there is none, including a key that cannot be of the key's kind.
-    pub fn retrieve(&self, model: &str, pk: &str) -> Result<Vec<u8>, RecordsError> {
+    pub fn retrieve(&self, model: &str, pk: &str) -> Result<Vec<u8>, EngineError> {
         let model = self.model_or_404(model)?;
         let pk = pk_value(&model, pk)?;
         self.with_reader(|conn| fetch_one(conn, &model, &pk))
@@ -331,7 +308,7 @@ impl Resource {
     /// Unknown keys, the implicit rowid and generated columns are ignored. Values must have the
     /// field's JSON type. A missing required field, a NULL in a NOT NULL field, a unique or
     /// foreign key violation are `400` field errors.
-    pub fn create(&self, model: &str, body: &Json) -> Result<Vec<u8>, RecordsError> {
+    pub fn create(&self, model: &str, body: &Json) -> Result<Vec<u8>, EngineError> {
         let model = self.model_or_404(model)?;
         let obj = as_object(body)?;
         let mut errors = BTreeMap::new();
@@ -391,7 +368,7 @@ impl Resource {
     /// bytes. Unknown keys, the primary key, the implicit rowid and generated columns are
     /// ignored; an object with nothing to change returns the record as it is. `404` when the
     /// record does not exist.
-    pub fn update(&self, model: &str, pk: &str, body: &Json) -> Result<Vec<u8>, RecordsError> {
+    pub fn update(&self, model: &str, pk: &str, body: &Json) -> Result<Vec<u8>, EngineError> {
         let model = self.model_or_404(model)?;
         let pk = pk_value(&model, pk)?;
         let obj = as_object(body)?;
@@ -444,7 +421,7 @@ impl Resource {
             };
             match run() {
                 Ok(Some(buf)) => Ok(buf),
-                Ok(None) => Err(RecordsError::record_not_found()),
+                Ok(None) => Err(EngineError::RecordNotFound),
                 Err(e) => Err(self.write_error(conn, &model, e, &values, false)),
             }
         })
@@ -452,7 +429,7 @@ impl Resource {
 
     /// Deletes a record (`204`). `404` when it does not exist; `400` when other records still
     /// reference it through a foreign key.
-    pub fn delete(&self, model: &str, pk: &str) -> Result<(), RecordsError> {
+    pub fn delete(&self, model: &str, pk: &str) -> Result<(), EngineError> {
         let model = self.model_or_404(model)?;
         let pk = pk_value(&model, pk)?;
         let sql = format!(
@@ -463,7 +440,7 @@ impl Resource {
         self.with_writer(|conn| {
             let run = || -> rusqlite::Result<usize> { prepare(conn, &sql)?.execute([&pk]) };
             match run() {
-                Ok(0) => Err(RecordsError::record_not_found()),
+                Ok(0) => Err(EngineError::RecordNotFound),
                 Ok(_) => Ok(()),
                 Err(e) => Err(self.write_error(conn, &model, e, &[], true)),
             }
@@ -478,7 +455,7 @@ impl Resource {
         e: rusqlite::Error,
         values: &[(&Field, Value)],
         deleting: bool,
-    ) -> RecordsError {
+    ) -> EngineError {
         let rusqlite::Error::SqliteFailure(err, msg) = &e else {
             return e.into();
         };
@@ -506,7 +483,7 @@ impl Resource {
             | rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY => {
                 let cols = columns();
                 match cols.as_slice() {
-                    [one] => RecordsError::field(
+                    [one] => EngineError::field(
                         one.clone(),
                         format!("{} with this {one} already exists.", model.name),
                     ),
@@ -517,7 +494,7 @@ impl Resource {
                 }
             }
             rusqlite::ffi::SQLITE_CONSTRAINT_NOTNULL => match columns().as_slice() {
-                [one] => RecordsError::field(one.clone(), "This field may not be null."),
+                [one] => EngineError::field(one.clone(), "This field may not be null."),
                 _ => non_field(msg),
             },
             rusqlite::ffi::SQLITE_CONSTRAINT_FOREIGNKEY if deleting => non_field(
@@ -563,7 +540,7 @@ impl Resource {
                 if errors.is_empty() {
                     non_field("FOREIGN KEY constraint failed.".to_owned())
                 } else {
-                    RecordsError::fields(summary(&errors), errors)
+                    EngineError::fields(summary(&errors), errors)
                 }
             }
             rusqlite::ffi::SQLITE_CONSTRAINT_DATATYPE => {
@@ -573,7 +550,7 @@ impl Resource {
                     .map(|(_, c)| c.strip_prefix(&format!("{}.", model.name)).unwrap_or(c))
                     .unwrap_or("");
                 if model.field(col).is_some() {
-                    RecordsError::field(col.to_owned(), format!("Invalid value: {msg}."))
+                    EngineError::field(col.to_owned(), format!("Invalid value: {msg}."))
                 } else {
                     non_field(msg)
                 }
@@ -590,8 +567,8 @@ fn finish(rows: &mut rusqlite::Rows<'_>) -> rusqlite::Result<()> {
     Ok(())
 }
 
-fn non_field(message: String) -> RecordsError {
-    RecordsError::field("non_field_errors", message)
+fn non_field(message: String) -> EngineError {
+    EngineError::field("non_field_errors", message)
 }
 
 fn add(errors: &mut BTreeMap<String, Vec<String>>, field: &str, message: &str) {
@@ -609,15 +586,15 @@ fn summary(errors: &BTreeMap<String, Vec<String>>) -> String {
     format!("Invalid data: {}", parts.join("; "))
 }
 
-fn check(errors: BTreeMap<String, Vec<String>>) -> Result<(), RecordsError> {
+fn check(errors: BTreeMap<String, Vec<String>>) -> Result<(), EngineError> {
     if errors.is_empty() {
         Ok(())
     } else {
-        Err(RecordsError::fields(summary(&errors), errors))
+        Err(EngineError::fields(summary(&errors), errors))
     }
 }
 
-fn as_object(body: &Json) -> Result<&serde_json::Map<String, Json>, RecordsError> {
+fn as_object(body: &Json) -> Result<&serde_json::Map<String, Json>, EngineError> {
     body.as_object().ok_or_else(|| {
         let got = match body {
             Json::Null => "null",
@@ -634,11 +611,11 @@ fn as_object(body: &Json) -> Result<&serde_json::Map<String, Json>, RecordsError
 }
 
 /// The primary key given as text, parsed by the key's kind; `404` when it cannot be one.
-fn pk_value(model: &Model, raw: &str) -> Result<Value, RecordsError> {
-    text_to_sql(model.pk_field().kind, raw).ok_or_else(RecordsError::record_not_found)
+fn pk_value(model: &Model, raw: &str) -> Result<Value, EngineError> {
+    text_to_sql(model.pk_field().kind, raw).ok_or(EngineError::RecordNotFound)
 }
 
-fn fetch_one(conn: &Connection, model: &Model, pk: &Value) -> Result<Vec<u8>, RecordsError> {
+fn fetch_one(conn: &Connection, model: &Model, pk: &Value) -> Result<Vec<u8>, EngineError> {
     let sql = format!(
         "SELECT {} FROM {} WHERE {} = ?",
         model.select_list,
@@ -653,11 +630,11 @@ fn fetch_one(conn: &Connection, model: &Model, pk: &Value) -> Result<Vec<u8>, Re
             write_row(&mut buf, model, row)?;
             Ok(buf)
         }
-        None => Err(RecordsError::record_not_found()),
+        None => Err(EngineError::RecordNotFound),
     }
 }
 
-/// Writes `[record, ...]` of `select` (which ends with `LIMIT ? OFFSET ?`).
+/// The records of `select` (which ends with `LIMIT ? OFFSET ?`) as a JSON array.
 fn write_records(
     conn: &Connection,
     model: &Model,
@@ -665,13 +642,13 @@ fn write_records(
     params: &[Value],
     limit: u64,
     offset: u64,
-    buf: &mut Vec<u8>,
-) -> Result<(), RecordsError> {
+) -> Result<RecordsJson, EngineError> {
     let mut stmt = prepare(conn, select)?;
     let limit = Value::Integer(i64::try_from(limit).unwrap_or(i64::MAX));
     let offset = Value::Integer(i64::try_from(offset).unwrap_or(i64::MAX));
     let binds = params.iter().chain([&limit, &offset]);
     let mut rows = stmt.query(params_from_iter(binds))?;
+    let mut buf = Vec::with_capacity(4096);
     buf.push(b'[');
     let mut first = true;
     while let Some(row) = rows.next()? {
@@ -679,37 +656,16 @@ fn write_records(
             buf.push(b',');
         }
         first = false;
-        write_row(buf, model, row)?;
+        write_row(&mut buf, model, row)?;
     }
     buf.push(b']');
-    Ok(())
-}
-
-/// Writes the JSON string of the list URL with the same query and page `page` (no `page`
-/// parameter for page 1).
-fn write_link(buf: &mut Vec<u8>, base: &str, params: &[(String, String)], page: u64) {
-    let mut url = String::with_capacity(base.len() + 64);
-    url.push_str(base);
-    let mut sep = if base.contains('?') { '&' } else { '?' };
-    let pairs = params
-        .iter()
-        .filter(|(k, _)| k != PAGE_PARAM)
-        .map(|(k, v)| (k.as_str(), std::borrow::Cow::Borrowed(v.as_str())));
-    let page = (page > 1).then(|| (PAGE_PARAM, std::borrow::Cow::Owned(page.to_string())));
-    for (k, v) in pairs.chain(page) {
-        url.push(sep);
-        sep = '&';
-        // Keys and values percent-encoded as the SDK encodes them (svc-model's wire module).
-        url.push_str(&encode_component(k));
-        url.push('=');
-        url.push_str(&encode_component(&v));
-    }
-    crate::engine::convert::write_json_str(buf, &url);
+    Ok(RecordsJson(buf))
 }
 
 #[cfg(test)]
 mod commit_tests {
     use super::*;
+    use crate::http::error::EngineReply;
     use serde_json::json;
 
     /// A foreign key checked at commit: the `RETURNING` row is produced, then the commit fails.

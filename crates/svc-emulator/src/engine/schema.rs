@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use rusqlite::Connection;
 
-use crate::engine::error::RecordsError;
+use crate::engine::error::EngineError;
 
 /// What kind of value a field holds, from its declared SQL type.
 ///
@@ -203,7 +203,7 @@ struct Column {
 }
 
 /// Reads the whole schema of the `main` database.
-pub(crate) fn load_schema(conn: &Connection) -> Result<Schema, RecordsError> {
+pub(crate) fn load_schema(conn: &Connection) -> Result<Schema, EngineError> {
     let mut tables: Vec<(String, bool)> = Vec::new();
     {
         let mut stmt = conn.prepare(
@@ -234,7 +234,7 @@ fn load_model(
     conn: &Connection,
     table: &str,
     without_rowid: bool,
-) -> Result<Option<Model>, RecordsError> {
+) -> Result<Option<Model>, EngineError> {
     let mut columns = Vec::new();
     {
         let mut stmt = conn.prepare(

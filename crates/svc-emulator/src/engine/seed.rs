@@ -1,6 +1,6 @@
 //! The demo resource `shop`: products, customers and orders, generated deterministically.
 
-use crate::engine::error::RecordsError;
+use crate::engine::error::EngineError;
 use crate::engine::resource::Resource;
 
 /// The API name of the demo resource.
@@ -104,6 +104,6 @@ pub fn demo_seed_sql() -> &'static str {
 }
 
 /// The demo resource, in memory.
-pub fn demo_resource() -> Result<Resource, RecordsError> {
+pub fn demo_resource() -> Result<Resource, EngineError> {
     Resource::in_memory(SEED)
 }

@@ -12,7 +12,7 @@ use rusqlite::{Connection, ErrorCode, Statement};
 use serde_json::{Map, Value as Json};
 
 use crate::engine::convert::{write_json_str, write_value};
-use crate::engine::error::RecordsError;
+use crate::engine::error::EngineError;
 use crate::engine::resource::Resource;
 use crate::engine::schema::FieldKind;
 
@@ -57,7 +57,7 @@ impl Resource {
     /// At most [`MAX_SQL_ROWS`] rows are returned (`row_count` is the number returned); a query
     /// running longer than [`SQL_TIME_LIMIT`] is interrupted. Every refusal and engine error is
     /// a `400` with a `query` field error, or `params_obj` for a parameter without a value.
-    pub fn sql(&self, query: &str, params: &Map<String, Json>) -> Result<Vec<u8>, RecordsError> {
+    pub fn sql(&self, query: &str, params: &Map<String, Json>) -> Result<Vec<u8>, EngineError> {
         self.sql_with_limit(query, params, SQL_TIME_LIMIT)
     }
 
@@ -66,7 +66,7 @@ impl Resource {
         query: &str,
         params: &Map<String, Json>,
         limit: Duration,
-    ) -> Result<Vec<u8>, RecordsError> {
+    ) -> Result<Vec<u8>, EngineError> {
         if query.trim().is_empty() {
             return Err(query_error("The query is empty."));
         }
@@ -77,11 +77,11 @@ impl Resource {
     }
 }
 
-fn query_error(message: impl Into<String>) -> RecordsError {
-    RecordsError::field("query", message)
+fn query_error(message: impl Into<String>) -> EngineError {
+    EngineError::field("query", message)
 }
 
-fn refused(reason: &str) -> RecordsError {
+fn refused(reason: &str) -> EngineError {
     query_error(format!("{ONLY_READS}: {reason}."))
 }
 
@@ -99,7 +99,7 @@ struct ReadOnlyGuard<'c> {
 }
 
 impl<'c> ReadOnlyGuard<'c> {
-    fn install(conn: &'c mut Connection, limit: Duration) -> Result<Self, RecordsError> {
+    fn install(conn: &'c mut Connection, limit: Duration) -> Result<Self, EngineError> {
         let denied = Arc::new(Mutex::new(None));
         let record = denied.clone();
         // Built first, so that whatever is installed below is removed again if a later step
@@ -217,7 +217,7 @@ fn run(
     query: &str,
     params: &Map<String, Json>,
     limit: Duration,
-) -> Result<Vec<u8>, RecordsError> {
+) -> Result<Vec<u8>, EngineError> {
     let mut stmt = match conn.prepare(query) {
         Ok(stmt) => stmt,
         Err(rusqlite::Error::MultipleStatement) => {
@@ -259,7 +259,7 @@ fn run(
     })
 }
 
-fn bind(stmt: &mut Statement<'_>, params: &Map<String, Json>) -> Result<(), RecordsError> {
+fn bind(stmt: &mut Statement<'_>, params: &Map<String, Json>) -> Result<(), EngineError> {
     for index in 1..=stmt.parameter_count() {
         let name = stmt.parameter_name(index).map(str::to_owned);
         let key = match name.as_deref() {
@@ -276,7 +276,7 @@ fn bind(stmt: &mut Statement<'_>, params: &Map<String, Json>) -> Result<(), Reco
             }
         };
         let value = params.get(key).ok_or_else(|| {
-            RecordsError::field(
+            EngineError::field(
                 "params_obj",
                 format!("No value for the parameter :{key} of the query."),
             )
@@ -354,7 +354,7 @@ mod tests {
 
     fn refused_field(db: &Resource, q: &str) -> (String, String) {
         let err = db.sql(q, &Map::new()).unwrap_err();
-        let RecordsError::Invalid { fields, .. } = &err else {
+        let EngineError::Invalid { fields, .. } = &err else {
             panic!("{q}: {err:?}")
         };
         let (field, messages) = fields.iter().next().unwrap();

@@ -9,6 +9,11 @@ use serde_json::{Value as Json, json};
 
 use crate::engine::convert::{is_date, is_datetime};
 use crate::engine::*;
+// The wire side, as the slices use it: lists read from query pairs and written with their links,
+// aggregate and group forms, and the status and body of each error.
+use crate::http::error::EngineReply;
+use crate::http::list::{list_body, list_spec, selection};
+use crate::records::forms::RequestForm;
 use crate::util::base64::base64_decode;
 
 const FIXTURE: &str = r#"
@@ -72,8 +77,24 @@ fn parse(bytes: &[u8]) -> Json {
 
 const BASE: &str = "http://h/projects/p/prod/r/models/items";
 
-fn list(r: &Resource, model: &str, pairs: &[(&str, &str)]) -> Result<Json, RecordsError> {
-    r.list(model, &q(pairs), BASE).map(|b| parse(&b))
+/// Decoded query pairs as a selection (filters and `_search`).
+fn sel(pairs: &[(&str, &str)]) -> Selection {
+    selection(&q(pairs))
+}
+
+/// A list as the records slice answers it: the envelope with its links (based on [`BASE`]), or
+/// the bare array of `_no_pagination`.
+fn list_json(
+    r: &Resource,
+    model: &str,
+    pairs: &[(String, String)],
+) -> Result<Vec<u8>, EngineError> {
+    let spec = list_spec(pairs)?;
+    Ok(list_body(r.list(model, &spec)?, BASE, pairs))
+}
+
+fn list(r: &Resource, model: &str, pairs: &[(&str, &str)]) -> Result<Json, EngineError> {
+    list_json(r, model, &q(pairs)).map(|b| parse(&b))
 }
 
 /// Ids of the matching items, sorted ascending.
@@ -102,21 +123,21 @@ fn ordered(r: &Resource, pairs: &[(&str, &str)]) -> Vec<i64> {
         .collect()
 }
 
-fn bad(r: Result<impl std::fmt::Debug, RecordsError>) -> RecordsError {
+fn bad(r: Result<impl std::fmt::Debug, EngineError>) -> EngineError {
     let e = r.unwrap_err();
     assert_eq!(e.status(), 400, "{e:?}");
     assert_eq!(e.body().error_code, "invalid");
     e
 }
 
-fn missing(r: Result<impl std::fmt::Debug, RecordsError>) -> RecordsError {
+fn missing(r: Result<impl std::fmt::Debug, EngineError>) -> EngineError {
     let e = r.unwrap_err();
     assert_eq!(e.status(), 404, "{e:?}");
     assert_eq!(e.body().error_code, "not_found");
     e
 }
 
-fn field_msgs(e: &RecordsError, field: &str) -> Vec<String> {
+fn field_msgs(e: &EngineError, field: &str) -> Vec<String> {
     e.body()
         .fields
         .get(field)
@@ -221,10 +242,10 @@ fn schema_introspection() {
 #[test]
 fn unknown_model_is_404() {
     let r = res();
-    missing(r.list("nope", &[], BASE));
-    missing(r.list("item_names", &[], BASE));
-    missing(r.list("sqlite_sequence", &[], BASE));
-    missing(r.list("pairs", &[], BASE));
+    missing(list_json(&r, "nope", &[]));
+    missing(list_json(&r, "item_names", &[]));
+    missing(list_json(&r, "sqlite_sequence", &[]));
+    missing(list_json(&r, "pairs", &[]));
     missing(r.retrieve("nope", "1"));
     missing(r.create("nope", &json!({})));
     missing(r.update("nope", "1", &json!({})));
@@ -321,7 +342,7 @@ fn in_filters() {
         [1, 4]
     );
     assert_eq!(ids(&r, &[("active__in", "true")]), [1, 4, 6]);
-    let e = bad(r.list("items", &q(&[("qty__in", "5,x")]), BASE));
+    let e = bad(list_json(&r, "items", &q(&[("qty__in", "5,x")])));
     assert!(e.to_string().contains("\"x\""), "{e}");
 }
 
@@ -335,8 +356,8 @@ fn null_and_empty_filters() {
     assert_eq!(ids(&r, &[("data__isempty", "true")]), [2, 3, 4, 5, 6]);
     assert_eq!(ids(&r, &[("data__isnull", "false")]), [1, 4]);
     assert_eq!(ids(&r, &[("misc__isempty", "1")]), [3, 4, 5, 6]);
-    bad(r.list("items", &q(&[("qty__isnull", "maybe")]), BASE));
-    bad(r.list("items", &q(&[("code__isempty", "")]), BASE));
+    bad(list_json(&r, "items", &q(&[("qty__isnull", "maybe")])));
+    bad(list_json(&r, "items", &q(&[("code__isempty", "")])));
 }
 
 #[test]
@@ -396,7 +417,7 @@ fn malformed_filter_values_are_400_naming_field_and_value() {
         ("exclude__qty__gt", "many"),
     ];
     for (key, value) in cases {
-        let e = bad(r.list("items", &q(&[(key, value)]), BASE));
+        let e = bad(list_json(&r, "items", &q(&[(key, value)])));
         let msg = e.to_string();
         assert!(msg.contains(&format!("{value:?}")), "{key}={value}: {msg}");
         assert!(e.body().fields.contains_key(key), "{key}: {e:?}");
@@ -418,13 +439,13 @@ fn unknown_fields_and_lookups_are_400() {
         ("exclude__qty__regex", "regex"),
         ("Name", "Name"),
     ] {
-        let e = bad(r.list("items", &q(&[(key, "1")]), BASE));
+        let e = bad(list_json(&r, "items", &q(&[(key, "1")])));
         assert!(e.to_string().contains(&format!("{named:?}")), "{key}: {e}");
         assert!(e.body().fields.contains_key(key));
     }
     // The same rules apply to aggregate and group filters.
     let req = AggregateRequest::from_json(&json!({"func": "count"})).unwrap();
-    bad(r.aggregate("items", &req, &q(&[("foo", "1")])));
+    bad(r.aggregate("items", &req, &sel(&[("foo", "1")])));
 }
 
 #[test]
@@ -503,12 +524,12 @@ fn injection_looking_values_match_nothing() {
         missing(r.retrieve("items", v));
         missing(r.retrieve("codes", v));
     }
-    bad(r.list(
+    bad(list_json(
+        &r,
         "items",
         &q(&[("_order_by", "name; DROP TABLE items")]),
-        BASE,
     ));
-    bad(r.list("items", &q(&[("name\" OR 1=1 --", "x")]), BASE));
+    bad(list_json(&r, "items", &q(&[("name\" OR 1=1 --", "x")])));
     assert_eq!(ids(&r, &[]).len(), 6);
 }
 
@@ -549,7 +570,7 @@ fn ordering_with_pk_tie_breaker() {
     );
     assert_eq!(ordered(&r, &[("_order_by", "-id,qty")]), [6, 5, 4, 3, 2, 1]);
     assert_eq!(ordered(&r, &[("_order_by", "price")]), [3, 5, 2, 1, 4, 6]);
-    let e = bad(r.list("items", &q(&[("_order_by", "name,-nope")]), BASE));
+    let e = bad(list_json(&r, "items", &q(&[("_order_by", "name,-nope")])));
     assert!(e.to_string().contains("\"nope\""));
     assert!(e.body().fields.contains_key("_order_by"));
     // The implicit rowid orders too.
@@ -626,14 +647,18 @@ fn pagination_envelope_and_links() {
     );
 
     // Past the end: 404, like DRF. Page 1 of nothing: an empty page.
-    let e = missing(r.list("orders", &q(&[("page", "481")]), BASE));
+    let e = missing(list_json(&r, "orders", &q(&[("page", "481")])));
     assert_eq!(e.to_string(), "Invalid page.");
     let v = list(&r, "orders", &[("status", "nope")]).unwrap();
     assert_eq!(
         v,
         json!({"count": 0, "next": null, "previous": null, "results": []})
     );
-    missing(r.list("orders", &q(&[("status", "nope"), ("page", "2")]), BASE));
+    missing(list_json(
+        &r,
+        "orders",
+        &q(&[("status", "nope"), ("page", "2")]),
+    ));
     let v = list(&r, "orders", &[("status", "nope"), ("page", "last")]).unwrap();
     assert_eq!(v["count"], 0);
 
@@ -648,7 +673,7 @@ fn pagination_envelope_and_links() {
         ("_per_page", "ten"),
         ("_no_pagination", "maybe"),
     ] {
-        let e = bad(r.list("orders", &q(&[(k, v)]), BASE));
+        let e = bad(list_json(&r, "orders", &q(&[(k, v)])));
         assert!(e.body().fields.contains_key(k), "{k}={v}");
     }
     // The last value of a repeated parameter counts.
@@ -963,9 +988,9 @@ fn delete_records() {
 // ---------------------------------------------------------------------------------------------
 // Aggregate and group
 
-fn agg(r: &Resource, body: Json, params: &[(&str, &str)]) -> Result<Json, RecordsError> {
+fn agg(r: &Resource, body: Json, params: &[(&str, &str)]) -> Result<Json, EngineError> {
     let req = AggregateRequest::from_json(&body)?;
-    r.aggregate("items", &req, &q(params))
+    r.aggregate("items", &req, &sel(params))
 }
 
 #[test]
@@ -1069,7 +1094,7 @@ fn aggregates() {
     bad(agg(&r, json!({"func": "avg", "column": "day"}), &[]));
     bad(agg(&r, json!({"func": "count"}), &[("qty", "x")]));
     let req = AggregateRequest::from_json(&json!({"func": "count"})).unwrap();
-    missing(r.aggregate("nope", &req, &[]));
+    missing(r.aggregate("nope", &req, &Selection::default()));
 }
 
 #[test]
@@ -1085,7 +1110,7 @@ fn aggregate_and_group_query_forms() {
         }
     );
     assert_eq!(
-        r.aggregate("items", &req, &params).unwrap(),
+        r.aggregate("items", &req, &selection(&params)).unwrap(),
         json!({"y_func": 37})
     );
     let req = AggregateRequest::from_query(&q(&[("_y_func", "count"), ("_y_column", "")])).unwrap();
@@ -1101,7 +1126,7 @@ fn aggregate_and_group_query_forms() {
     let req = GroupRequest::from_query(&params).unwrap();
     assert_eq!(req.x_lookup.unwrap_or_default(), GroupLookup::Plain);
     assert_eq!(
-        r.group("items", &req, &params).unwrap(),
+        r.group("items", &req, &selection(&params)).unwrap(),
         json!([{"group": false, "y_func": 1}, {"group": true, "y_func": 3}])
     );
     let req = GroupRequest::from_query(&q(&[
@@ -1126,9 +1151,9 @@ fn aggregate_and_group_query_forms() {
     ));
 }
 
-fn grp(r: &Resource, body: Json, params: &[(&str, &str)]) -> Result<Json, RecordsError> {
+fn grp(r: &Resource, body: Json, params: &[(&str, &str)]) -> Result<Json, EngineError> {
     let req = GroupRequest::from_json(&body)?;
-    r.group("items", &req, &q(params))
+    r.group("items", &req, &sel(params))
 }
 
 #[test]
@@ -1341,8 +1366,8 @@ fn open_existing_database_file_and_reload() {
         )
         .unwrap();
     }
-    missing(r.list("later", &[], BASE));
-    bad(r.list("notes", &q(&[("tag", "x")]), BASE));
+    missing(list_json(&r, "later", &[]));
+    bad(list_json(&r, "notes", &q(&[("tag", "x")])));
     r.reload().unwrap();
     assert_eq!(r.model_names(), ["later", "notes"]);
     assert_eq!(list(&r, "later", &[]).unwrap()["results"][0]["v"], "x");
@@ -1428,7 +1453,7 @@ fn reload_in_memory_through_writer() {
     let r = res();
     r.with_writer(|c| c.execute_batch("CREATE TABLE fresh (id INTEGER PRIMARY KEY);"))
         .unwrap();
-    missing(r.list("fresh", &[], BASE));
+    missing(list_json(&r, "fresh", &[]));
     r.reload().unwrap();
     assert_eq!(list(&r, "fresh", &[]).unwrap()["count"], 0);
 }
@@ -1464,7 +1489,7 @@ fn concurrent_reads_and_writes_on_a_file() {
                 if w % 2 == 0 {
                     r.create("t", &json!({"n": i})).unwrap();
                 } else {
-                    let v = parse(&r.list("t", &q(&[("n__gte", "0")]), BASE).unwrap());
+                    let v = parse(&list_json(&r, "t", &q(&[("n__gte", "0")])).unwrap());
                     assert!(v["count"].as_u64().unwrap() <= 100);
                     r.aggregate(
                         "t",
@@ -1472,7 +1497,7 @@ fn concurrent_reads_and_writes_on_a_file() {
                             func: AggregateFunc::Count,
                             column: None,
                         },
-                        &[],
+                        &Selection::default(),
                     )
                     .unwrap();
                 }
@@ -1530,7 +1555,7 @@ fn demo_seed_is_fast_deterministic_and_consistent() {
         .group(
             "orders",
             &GroupRequest::from_json(&json!({"x_column": "status", "y_func": "count"})).unwrap(),
-            &[],
+            &Selection::default(),
         )
         .unwrap();
     assert_eq!(statuses.as_array().unwrap().len(), 6);
@@ -1541,7 +1566,7 @@ fn demo_seed_is_fast_deterministic_and_consistent() {
                 &json!({"x_column": "ordered_on", "x_lookup": "date_year", "y_func": "count"}),
             )
             .unwrap(),
-            &[],
+            &Selection::default(),
         )
         .unwrap();
     let total: u64 = years
@@ -1558,27 +1583,6 @@ fn demo_seed_is_fast_deterministic_and_consistent() {
     assert!(c["created_at"].as_str().unwrap().contains('T'));
     let o = parse(&r.retrieve("orders", "1").unwrap());
     assert!(o["total"].is_f64());
-}
-
-#[test]
-fn errors_map_to_status_and_body() {
-    let e = RecordsError::NotFound("Not found.".into());
-    assert_eq!(
-        (e.status(), e.body().error_code.as_str()),
-        (404, "not_found")
-    );
-    let e = RecordsError::field("email", "Taken.");
-    let body = serde_json::to_value(e.body()).unwrap();
-    assert_eq!(
-        body,
-        json!({"error": "Taken.", "error_code": "invalid", "email": ["Taken."]})
-    );
-    let e = RecordsError::Internal("boom".into());
-    assert_eq!(
-        (e.status(), e.body().error_code.as_str()),
-        (500, "internal")
-    );
-    assert_eq!(RecordsError::invalid("x").status(), 400);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ use axum::response::{IntoResponse, Response};
 use svc_model::ErrorResponse;
 use svc_model::error_body::codes;
 
+use crate::engine::EngineError;
 use crate::storage::StoreError;
 
 /// An error response of the emulator.
@@ -112,8 +113,42 @@ impl IntoResponse for HttpError {
     }
 }
 
-impl From<crate::engine::RecordsError> for HttpError {
-    fn from(error: crate::engine::RecordsError) -> Self {
+/// The status and error body of each [`EngineError`]: the one place where engine failures
+/// become HTTP answers.
+pub(crate) trait EngineReply {
+    /// `404` for a missing model, record or page, `400` for an invalid request, `500` for a
+    /// database failure.
+    fn status(&self) -> u16;
+    /// `error`, `error_code`, and the field errors of an invalid request.
+    fn body(&self) -> ErrorResponse;
+}
+
+impl EngineReply for EngineError {
+    fn status(&self) -> u16 {
+        match self {
+            EngineError::ModelNotFound(_)
+            | EngineError::RecordNotFound
+            | EngineError::PageNotFound => 404,
+            EngineError::Invalid { .. } => 400,
+            EngineError::Internal(_) => 500,
+        }
+    }
+
+    fn body(&self) -> ErrorResponse {
+        match self {
+            EngineError::Invalid { message, fields } => {
+                let mut e = ErrorResponse::new(codes::INVALID, message.clone());
+                e.fields = fields.clone();
+                e
+            }
+            EngineError::Internal(m) => ErrorResponse::new(codes::INTERNAL, m.clone()),
+            not_found => ErrorResponse::new(codes::NOT_FOUND, not_found.to_string()),
+        }
+    }
+}
+
+impl From<EngineError> for HttpError {
+    fn from(error: EngineError) -> Self {
         Self {
             status: StatusCode::from_u16(error.status())
                 .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
@@ -131,6 +166,28 @@ impl From<StoreError> for HttpError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn errors_map_to_status_and_body() {
+        let e = EngineError::RecordNotFound;
+        assert_eq!(
+            (e.status(), e.body().error_code.as_str()),
+            (404, "not_found")
+        );
+        let e = EngineError::field("email", "Taken.");
+        let body = serde_json::to_value(e.body()).unwrap();
+        assert_eq!(
+            body,
+            json!({"error": "Taken.", "error_code": "invalid", "email": ["Taken."]})
+        );
+        let e = EngineError::Internal("boom".into());
+        assert_eq!(
+            (e.status(), e.body().error_code.as_str()),
+            (500, "internal")
+        );
+        assert_eq!(EngineError::invalid("x").status(), 400);
+    }
 
     #[test]
     fn reserved_field_names_become_non_field_errors() {

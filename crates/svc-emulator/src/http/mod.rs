@@ -13,6 +13,7 @@ use axum::routing::MethodRouter;
 pub(crate) mod auth;
 pub(crate) mod error;
 pub(crate) mod extract;
+pub(crate) mod list;
 pub(crate) mod state;
 
 pub(crate) use error::HttpError;

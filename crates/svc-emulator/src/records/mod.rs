@@ -1,6 +1,10 @@
 //! Records: `/projects/{project}/{environment}/{resource}/models/{model}[/{pk}|/aggregate|/group]`
-//! (docs/contract.md 5.1). Handlers check credentials, decode the request, and hand it to the
-//! records engine (`crate::engine`), which answers with JSON bytes or a `RecordsError`.
+//! (docs/contract.md 5.1). The extractors check credentials; handlers read the request into the
+//! engine's typed requests (lists through `crate::http::list`, aggregate and group through
+//! [`forms`]), and hand them to the records engine (`crate::engine`), whose `EngineError`s
+//! become HTTP answers in the http layer.
+
+pub(crate) mod forms;
 
 use axum::Router;
 use axum::body::Body;
@@ -10,13 +14,15 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::Value;
 
-use crate::engine::{AggregateRequest, GroupRequest, RequestForm};
+use crate::engine::{AggregateRequest, EngineError, GroupRequest};
 use crate::http::AppState;
 use crate::http::HttpError;
 use crate::http::extract::{
     ModelAccess, RecordAccess, blocking, json_bytes, json_object, json_value, query_pairs,
 };
+use crate::http::list::{list_body, list_spec, list_url, selection};
 use crate::http::route_with_optional_slash;
+use forms::RequestForm;
 
 /// The records routes, on the data host.
 pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
@@ -45,15 +51,15 @@ async fn list(
     ModelAccess { db, model }: ModelAccess,
     uri: Uri,
 ) -> Result<Response, HttpError> {
+    // An unknown model is a 404 whatever the query says.
+    if db.model(&model).is_none() {
+        return Err(EngineError::ModelNotFound(model).into());
+    }
     let pairs = query_pairs(uri.query());
-    // Links keep the path as the client wrote it, minus a trailing slash.
-    let base = format!(
-        "{}{}",
-        state.api_base_url(),
-        uri.path().trim_end_matches('/')
-    );
-    let bytes = blocking(move || Ok(db.list(&model, &pairs, &base)?)).await?;
-    Ok(json_bytes(StatusCode::OK, bytes))
+    let spec = list_spec(&pairs)?;
+    let url = list_url(&state, &uri);
+    let listing = blocking(move || Ok(db.list(&model, &spec)?)).await?;
+    Ok(json_bytes(StatusCode::OK, list_body(listing, &url, &pairs)))
 }
 
 /// `POST`: `201` with the stored record.
@@ -92,8 +98,8 @@ async fn aggregate_post(
     body: Body,
 ) -> Result<Response, HttpError> {
     let request = AggregateRequest::from_json(&Value::Object(json_object(body).await?))?;
-    let pairs = query_pairs(uri.query());
-    let value = blocking(move || Ok(db.aggregate(&model, &request, &pairs)?)).await?;
+    let selection = selection(&query_pairs(uri.query()));
+    let value = blocking(move || Ok(db.aggregate(&model, &request, &selection)?)).await?;
     json_value(StatusCode::OK, &value)
 }
 
@@ -104,7 +110,8 @@ async fn aggregate_get(
 ) -> Result<Response, HttpError> {
     let pairs = query_pairs(uri.query());
     let request = AggregateRequest::from_query(&pairs)?;
-    let value = blocking(move || Ok(db.aggregate(&model, &request, &pairs)?)).await?;
+    let selection = selection(&pairs);
+    let value = blocking(move || Ok(db.aggregate(&model, &request, &selection)?)).await?;
     json_value(StatusCode::OK, &value)
 }
 
@@ -115,8 +122,8 @@ async fn group_post(
     body: Body,
 ) -> Result<Response, HttpError> {
     let request = GroupRequest::from_json(&Value::Object(json_object(body).await?))?;
-    let pairs = query_pairs(uri.query());
-    let value = blocking(move || Ok(db.group(&model, &request, &pairs)?)).await?;
+    let selection = selection(&query_pairs(uri.query()));
+    let value = blocking(move || Ok(db.group(&model, &request, &selection)?)).await?;
     json_value(StatusCode::OK, &value)
 }
 
@@ -127,6 +134,7 @@ async fn group_get(
 ) -> Result<Response, HttpError> {
     let pairs = query_pairs(uri.query());
     let request = GroupRequest::from_query(&pairs)?;
-    let value = blocking(move || Ok(db.group(&model, &request, &pairs)?)).await?;
+    let selection = selection(&pairs);
+    let value = blocking(move || Ok(db.group(&model, &request, &selection)?)).await?;
     json_value(StatusCode::OK, &value)
 }

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use svc_model::users::TOOLS_RESOURCE;
 
 use crate::config::projects::{ProjectsConfig, ResourceConfig};
-use crate::engine::{RecordsError, Resource};
+use crate::engine::{EngineError, Resource};
 
 /// The teams every project's built-in tools resource starts with: (uid, name), in name order.
 pub const SEEDED_TEAMS: [(&str, &str); 3] = [
@@ -101,7 +101,7 @@ fn open_one(
     project: &str,
     resource: &ResourceConfig,
     data_path: Option<&Path>,
-) -> Result<Resource, RecordsError> {
+) -> Result<Resource, EngineError> {
     let seed = resource.seed_sql.as_deref();
     match (&resource.database, data_path) {
         (Some(path), _) => match seed {

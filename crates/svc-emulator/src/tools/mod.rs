@@ -36,6 +36,7 @@ use crate::http::HttpError;
 use crate::http::extract::{
     ToolsAccess, ToolsRecordAccess, blocking, json_bytes, json_object, query_pairs,
 };
+use crate::http::list::{list_body, list_spec, list_url};
 use crate::http::route_with_optional_slash;
 
 /// Users and teams: static routes for `__svc_app__`, which win over the records routes. Teams
@@ -76,13 +77,10 @@ async fn list(
     if !pairs.iter().any(|(k, _)| k == ORDER_BY_PARAM) {
         pairs.push((ORDER_BY_PARAM.to_owned(), default_order.to_owned()));
     }
-    let base = format!(
-        "{}{}",
-        state.api_base_url(),
-        uri.path().trim_end_matches('/')
-    );
-    let bytes = blocking(move || Ok(db.list(model, &pairs, &base)?)).await?;
-    Ok(json_bytes(StatusCode::OK, bytes))
+    let spec = list_spec(&pairs)?;
+    let url = list_url(state, uri);
+    let listing = blocking(move || Ok(db.list(model, &spec)?)).await?;
+    Ok(json_bytes(StatusCode::OK, list_body(listing, &url, &pairs)))
 }
 
 async fn retrieve(

@@ -1,0 +1,62 @@
+//! The typed list specification the engine takes, and the listing it gives back.
+//!
+//! The http layer reads these from the query string (`crate::http::list`); the engine never sees
+//! a URL or a query string.
+
+/// Which records: the filters and searches of a list, an aggregate or a group.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Selection {
+    /// Filter candidates, `(key, value)` in the order given: every parameter that is not one of
+    /// svc-model's reserved list parameters. The engine decides which are filters: a key
+    /// starting with `_` is one only when the model has a field of that name.
+    pub filters: Vec<(String, String)>,
+    /// `_search` texts, in the order given; each must match (an empty text matches all).
+    pub search: Vec<String>,
+}
+
+/// Which page of a list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageNumber {
+    /// Page `n`, from 1.
+    Number(u64),
+    /// The last page (`page=last`).
+    Last,
+}
+
+/// Everything that shapes a list: the selection, the order and the paging.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListSpec {
+    /// Which records.
+    pub selection: Selection,
+    /// `_order_by` as given (`a,-b`), `None` for the default order (primary key descending).
+    pub order_by: Option<String>,
+    /// The page.
+    pub page: PageNumber,
+    /// Records per page, from 1 to [`MAX_PER_PAGE`](super::MAX_PER_PAGE).
+    pub per_page: u64,
+    /// Every matching record (at most [`MAX_PER_PAGE`](super::MAX_PER_PAGE)) instead of a page.
+    pub no_pagination: bool,
+}
+
+/// The records of a list, encoded once as a JSON array (`[{...},{...}]`): records go from the
+/// database to the wire without an intermediate tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordsJson(pub Vec<u8>);
+
+/// What a list found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Listing {
+    /// One page of a paged list.
+    Page {
+        /// Records matching the selection, on all pages.
+        count: u64,
+        /// The page's number, from 1.
+        number: u64,
+        /// The last page's number (1 for an empty list).
+        last: u64,
+        /// The page's records.
+        records: RecordsJson,
+    },
+    /// Every matching record (`no_pagination`).
+    All(RecordsJson),
+}
