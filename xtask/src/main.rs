@@ -1,12 +1,16 @@
-//! Maintenance jobs of the workspace: `cargo xtask ci`, `cargo xtask features`,
-//! `cargo xtask bench`, `cargo xtask fuzz`, `cargo xtask stress`.
+//! Maintenance jobs of the workspace: `cargo xtask ci`, `cargo xtask structure`,
+//! `cargo xtask features`, `cargo xtask package`, `cargo xtask bench`, `cargo xtask load`,
+//! `cargo xtask fuzz`, `cargo xtask stress`.
 //!
-//! `.ci/run` calls `cargo xtask ci`, so CI and a developer's machine run the same steps.
+//! `.ci/run` calls `cargo xtask ci`, so CI and a developer's machine run the same steps: the
+//! structural rules (`structure.rs`: the emulator's layering, no reference to a missing file),
+//! fmt, clippy, tests, docs, packaging, each svc-api feature alone.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 mod stress;
+mod structure;
 
 /// One step: a description and the command line.
 struct Step {
@@ -77,6 +81,11 @@ fn cargo(args: &[&str], env: &[(&str, &str)]) -> bool {
 }
 
 fn ci() -> bool {
+    // The structural rules first: they read the sources and take well under a second.
+    if !structure() {
+        eprintln!("\nci: the structure step failed");
+        return false;
+    }
     for step in CI {
         if !cargo(step.args, step.env) {
             eprintln!("\nci: the {} step failed", step.what);
@@ -166,6 +175,12 @@ fn features() -> bool {
     }
     eprintln!("\nci: every feature of svc-api builds alone");
     true
+}
+
+/// The emulator's layering and the repository's references to its own files (`structure.rs`).
+fn structure() -> bool {
+    eprintln!("\n== structure");
+    structure::structure(&workspace_root())
 }
 
 /// The workspace root: the parent of this crate's directory.
@@ -362,6 +377,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let ok = match args.first().map(String::as_str) {
         Some("ci") => ci(),
+        Some("structure") => structure(),
         Some("features") => features(),
         Some("package") => package(),
         Some("bench") => bench(&args[1..]),
@@ -371,8 +387,12 @@ fn main() -> ExitCode {
         _ => {
             eprintln!(
                 "usage: cargo xtask <task>\n\n\
-                 tasks:\n  ci        fmt, clippy, tests, docs, packaging, each svc-api feature alone (.ci/run)\n  \
+                 tasks:\n  ci        structure, fmt, clippy, tests, docs, packaging, each svc-api feature \
+                 alone (.ci/run)\n  \
+                 structure the emulator's layering and no reference to a missing file \
+                 (xtask/src/structure.rs)\n  \
                  features  build svc-api with each feature alone\n  \
+                 package   cargo package --workspace, each crate verified from its tarball\n  \
                  bench     run every benchmark in release mode, print the table and write \
                  target/bench/report.md\n            \
                  (--quick for a shorter run; see docs/performance.md)\n  \

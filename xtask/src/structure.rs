@@ -1,0 +1,946 @@
+//! `cargo xtask structure`: two structural rules, checked by reading the sources (std only, no
+//! build), so they run first in `cargo xtask ci`.
+//!
+//! - Rule A, the emulator's layering (`crates/svc-emulator/src/`): the modules that know nothing
+//!   of HTTP (`engine/`, `storage/`, `config/`, `util/`) use neither axum nor `crate::http`; a
+//!   slice (one per operation group of svc-api) never uses another slice; only `cli/` and
+//!   `main.rs` use clap. References are `crate::X` paths (in `use` trees too, grouped or over
+//!   several lines), `super::X` paths that climb to the crate root, and `axum`/`clap` paths,
+//!   in code only: comments and strings do not count. Test code is left out: `#[cfg(test)] mod`
+//!   blocks, files named `tests.rs` and anything under a `tests/` directory.
+//! - Rule B, references: no file of the repository (`.md`, `.rs`, `.toml`, `.sh`, `.yml`,
+//!   `.ci/run`) names a repository path that does not exist: Markdown links, and path-like words
+//!   in docs, in comments and in string literals. Moving a file cannot leave a stale mention
+//!   behind. The few true exceptions are in [`ALLOWED`].
+//!
+//! Each violation prints as `path:line: what is wrong`.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::process::Command;
+
+/// Runs both rules from the workspace root; prints every violation and returns whether none.
+pub fn structure(root: &Path) -> bool {
+    let files = match repo_files(root) {
+        Ok(files) => files,
+        Err(e) => {
+            eprintln!("structure: cannot list the repository's files: {e}");
+            return false;
+        }
+    };
+    let mut violations = layering(root, &files);
+    let layering_count = violations.len();
+    violations.extend(references(root, &files));
+    for v in &violations {
+        eprintln!("{v}");
+    }
+    let references_count = violations.len() - layering_count;
+    if violations.is_empty() {
+        eprintln!(
+            "structure: the emulator's layers hold and every path named in the repository exists"
+        );
+        true
+    } else {
+        eprintln!(
+            "\nstructure: {layering_count} layering violation(s) in the emulator, \
+             {references_count} reference(s) to missing paths"
+        );
+        false
+    }
+}
+
+/// The repository's files: tracked ones and new ones not ignored (`git ls-files -co
+/// --exclude-standard`), so that a file just created counts before it is added; without the ones
+/// deleted from the work tree.
+fn repo_files(root: &Path) -> Result<Vec<String>, String> {
+    let output = Command::new("git")
+        .args(["ls-files", "--cached", "--others", "--exclude-standard"])
+        .current_dir(root)
+        .output()
+        .map_err(|e| format!("git: {e}"))?;
+    if !output.status.success() {
+        return Err(String::from_utf8_lossy(&output.stderr).trim().to_owned());
+    }
+    let mut files: Vec<String> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter(|f| root.join(f).is_file())
+        .map(str::to_owned)
+        .collect();
+    files.sort();
+    files.dedup();
+    Ok(files)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading Rust sources
+
+/// The code of a Rust source with its comments (`//`, `///`, `//!`, `/* */`) and the contents of
+/// its string and char literals blanked out, newlines kept: what remains is code, on the same
+/// lines as in the file, so that a comment or a string that mentions `axum` is no reference.
+fn rust_code(src: &str) -> String {
+    let chars: Vec<char> = src.chars().collect();
+    let mut out = String::with_capacity(src.len());
+    // Blanks one char: a space, or the newline itself.
+    let blank = |out: &mut String, c: char| out.push(if c == '\n' { '\n' } else { ' ' });
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        let after_ident = i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_');
+        if c == '/' && next == Some('/') {
+            while i < chars.len() && chars[i] != '\n' {
+                blank(&mut out, chars[i]);
+                i += 1;
+            }
+        } else if c == '/' && next == Some('*') {
+            // Block comments nest.
+            let mut depth = 0;
+            while i < chars.len() {
+                if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
+                    depth += 1;
+                    out.push_str("  ");
+                    i += 2;
+                } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
+                    depth -= 1;
+                    out.push_str("  ");
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    blank(&mut out, chars[i]);
+                    i += 1;
+                }
+            }
+        } else if let Some((hashes, start)) = raw_string_start(&chars, i).filter(|_| !after_ident) {
+            // r"...", r#"..."#, br#"..."#: no escapes; ends at `"` and as many `#`.
+            out.extend(&chars[i..start]);
+            i = start;
+            while i < chars.len() {
+                let closes =
+                    chars[i] == '"' && (1..=hashes).all(|k| chars.get(i + k) == Some(&'#'));
+                if closes {
+                    out.push('"');
+                    out.extend(std::iter::repeat_n('#', hashes));
+                    i += 1 + hashes;
+                    break;
+                }
+                blank(&mut out, chars[i]);
+                i += 1;
+            }
+        } else if c == '"' {
+            out.push('"');
+            i += 1;
+            while i < chars.len() && chars[i] != '"' {
+                let len = if chars[i] == '\\' { 2 } else { 1 };
+                for &c in chars.iter().skip(i).take(len) {
+                    blank(&mut out, c);
+                }
+                i += len;
+            }
+            out.push('"');
+            i += 1;
+        } else if c == '\'' && (next == Some('\\') || chars.get(i + 2) == Some(&'\'')) {
+            // A char literal ('x', '\n', '\u{7f}'); a lifetime ('a) has no closing quote.
+            out.push('\'');
+            i += 1;
+            if chars.get(i) == Some(&'\\') {
+                // The backslash and the char it escapes (which may be a quote).
+                out.push_str("  ");
+                i += 2;
+            }
+            while i < chars.len() && chars[i] != '\'' {
+                blank(&mut out, chars[i]);
+                i += 1;
+            }
+            out.push('\'');
+            i += 1;
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// At `r"`, `r#"`, `br"`, ...: the number of `#` and the index of the opening `"`.
+fn raw_string_start(chars: &[char], i: usize) -> Option<(usize, usize)> {
+    let mut j = i;
+    if chars.get(j) == Some(&'b') {
+        j += 1;
+    }
+    if chars.get(j) != Some(&'r') {
+        return None;
+    }
+    j += 1;
+    let hashes = chars[j..].iter().take_while(|&&c| c == '#').count();
+    (chars.get(j + hashes) == Some(&'"')).then_some((hashes, j + hashes))
+}
+
+/// Which lines of `code` (as returned by [`rust_code`]) are test code: a `#[cfg(test)]` line
+/// followed (after other attributes) by a `mod` item, through the end of that module's braces,
+/// or through its `;` for a module in a file of its own (the file itself is left out when it is
+/// `tests.rs` or under `tests/`, see [`is_test_file`]).
+fn test_lines(code: &str) -> Vec<bool> {
+    let lines: Vec<&str> = code.lines().collect();
+    let mut test = vec![false; lines.len()];
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i].trim() != "#[cfg(test)]" {
+            i += 1;
+            continue;
+        }
+        let mut j = i + 1;
+        while j < lines.len() && (lines[j].trim().is_empty() || lines[j].trim().starts_with("#[")) {
+            j += 1;
+        }
+        let item = lines.get(j).map_or("", |l| l.trim());
+        let item = item.strip_prefix("pub").map_or(item, |rest| {
+            rest.trim_start_matches(|c: char| c != ' ').trim_start()
+        });
+        if !item.starts_with("mod ") {
+            i += 1;
+            continue;
+        }
+        // From the `mod` line on: its `;`, or the `}` that closes its first `{`.
+        let mut depth = 0usize;
+        let mut end = lines.len() - 1;
+        'module: for (k, line) in lines.iter().enumerate().skip(j) {
+            for c in line.chars() {
+                match c {
+                    ';' if depth == 0 => {
+                        end = k;
+                        break 'module;
+                    }
+                    '{' => depth += 1,
+                    '}' => {
+                        depth = depth.saturating_sub(1);
+                        if depth == 0 {
+                            end = k;
+                            break 'module;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        test[i..=end].iter_mut().for_each(|t| *t = true);
+        i = end + 1;
+    }
+    test
+}
+
+/// Test files: `tests.rs`, or anything under a `tests/` directory.
+fn is_test_file(path: &str) -> bool {
+    path.rsplit('/').next() == Some("tests.rs") || path.split('/').any(|c| c == "tests")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rule A: the emulator's layering
+
+/// The emulator's sources.
+const EMULATOR_SRC: &str = "crates/svc-emulator/src/";
+
+/// Top-level modules of the emulator that are layers: shared code any slice may use.
+const LAYERS: &[&str] = &[
+    "http", "engine", "storage", "runtime", "config", "util", "cli",
+];
+
+/// Top-level modules that are slices, one per operation group of svc-api and named like its
+/// modules. `tools` is being split into `users` and `teams`: all three are listed, and a slice
+/// that does not exist is simply never met.
+const SLICES: &[&str] = &[
+    "pages",
+    "projects",
+    "proxy",
+    "records",
+    "sql",
+    "resources",
+    "account",
+    "tools",
+    "users",
+    "teams",
+];
+
+/// The layers that know nothing of HTTP: no axum, no `crate::http`.
+const NO_HTTP: &[&str] = &["engine", "storage", "config", "util"];
+
+/// What a line of code refers to.
+#[derive(Debug, PartialEq, Eq)]
+enum Reference {
+    /// A top-level module of the crate: `crate::X`, or `super::X` climbing to the crate root.
+    Module(String),
+    Axum,
+    Clap,
+}
+
+/// One token of Rust code: an identifier (or number), `::`, or one punctuation char.
+#[derive(Debug, PartialEq, Eq)]
+enum Token {
+    Ident(String),
+    PathSep,
+    Punct(char),
+}
+
+/// The tokens of `code` (from [`rust_code`]), each with its line number (1-based).
+fn tokens(code: &str) -> Vec<(Token, usize)> {
+    let mut out = Vec::new();
+    for (n, line) in code.lines().enumerate() {
+        let chars: Vec<char> = line.chars().collect();
+        let mut i = 0;
+        while i < chars.len() {
+            let c = chars[i];
+            if c.is_alphanumeric() || c == '_' {
+                let start = i;
+                while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
+                    i += 1;
+                }
+                out.push((Token::Ident(chars[start..i].iter().collect()), n + 1));
+                continue;
+            }
+            if c == ':' && chars.get(i + 1) == Some(&':') {
+                out.push((Token::PathSep, n + 1));
+                i += 2;
+                continue;
+            }
+            if !c.is_whitespace() {
+                out.push((Token::Punct(c), n + 1));
+            }
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The references of one emulator source, with their lines, test code left out. `depth` is how
+/// deep the file's module sits below the crate root (`pages.rs`, `records/mod.rs`: 1;
+/// `http/extract.rs`: 2), to tell which `super::` paths reach the root; a module declared inline
+/// inside a file is not counted.
+fn module_references(src: &str, depth: usize) -> Vec<(usize, Reference)> {
+    let code = rust_code(src);
+    let test = test_lines(&code);
+    let tokens = tokens(&code);
+    let ident = |i: usize| match tokens.get(i) {
+        Some((Token::Ident(s), _)) => Some(s.as_str()),
+        _ => None,
+    };
+    let is = |i: usize, t: &Token| tokens.get(i).is_some_and(|(x, _)| x == t);
+    let mut out = Vec::new();
+    for (i, (token, line)) in tokens.iter().enumerate() {
+        let Token::Ident(name) = token else { continue };
+        // A path starts here unless it continues one (`a::name`) or is a field (`a.name`).
+        let starts_path = i == 0 || !(is(i - 1, &Token::PathSep) || is(i - 1, &Token::Punct('.')));
+        if !starts_path {
+            continue;
+        }
+        match name.as_str() {
+            "crate" if is(i + 1, &Token::PathSep) => {
+                out.extend(
+                    crate_children(&tokens, i + 2)
+                        .into_iter()
+                        .map(|(m, l)| (l, m)),
+                );
+            }
+            "super" => {
+                // `super::super::X`: X is a top-level module when the supers reach the root.
+                let mut j = i;
+                let mut supers = 0;
+                while ident(j) == Some("super") && is(j + 1, &Token::PathSep) {
+                    supers += 1;
+                    j += 2;
+                }
+                if supers > 0
+                    && supers == depth
+                    && let Some(child) = ident(j)
+                {
+                    out.push((tokens[j].1, Reference::Module(child.to_owned())));
+                }
+            }
+            "axum" | "clap" => {
+                let used = is(i + 1, &Token::PathSep)
+                    || (i > 0 && matches!(ident(i - 1), Some("use" | "crate")));
+                if used {
+                    let r = if name == "axum" {
+                        Reference::Axum
+                    } else {
+                        Reference::Clap
+                    };
+                    out.push((*line, r));
+                }
+            }
+            _ => {}
+        }
+    }
+    out.retain(|(line, _)| !test.get(line - 1).copied().unwrap_or(false));
+    out
+}
+
+/// After `crate::` at token `i`: the top-level modules named, with their lines. One for a path
+/// (`crate::http::extract`), one per item of a group (`crate::{http, pages::Page}`); `self`,
+/// `*` and the crate-root items (`crate::Emulator`) come out too and are ignored by the rules.
+fn crate_children(tokens: &[(Token, usize)], i: usize) -> Vec<(Reference, usize)> {
+    match tokens.get(i) {
+        Some((Token::Ident(name), line)) => vec![(Reference::Module(name.clone()), *line)],
+        Some((Token::Punct('{'), _)) => {
+            let mut out = Vec::new();
+            let mut depth = 0;
+            let mut item_start = true;
+            for (token, line) in &tokens[i..] {
+                match token {
+                    Token::Punct('{') => {
+                        depth += 1;
+                        item_start = depth == 1;
+                    }
+                    Token::Punct('}') => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    Token::Punct(',') if depth == 1 => item_start = true,
+                    Token::Ident(name) if depth == 1 && item_start => {
+                        out.push((Reference::Module(name.clone()), *line));
+                        item_start = false;
+                    }
+                    _ => item_start = false,
+                }
+            }
+            out
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The violations of one emulator source, `path` relative to `crates/svc-emulator/src/`.
+fn layering_violations(path: &str, src: &str) -> Vec<(usize, String)> {
+    let mut parts: Vec<&str> = path.split('/').collect();
+    let file = parts.pop().unwrap_or_default();
+    if file != "mod.rs" {
+        parts.push(file.trim_end_matches(".rs"));
+    }
+    if matches!(path, "lib.rs" | "main.rs") {
+        // The crate root: declares the modules, re-exports, starts the binary.
+        return Vec::new();
+    }
+    let top = parts.first().copied().unwrap_or("");
+    let mut out = Vec::new();
+    if !LAYERS.contains(&top) && !SLICES.contains(&top) {
+        out.push((
+            1,
+            format!(
+                "`{top}` is neither a layer nor a slice of the emulator \
+                 (add it to LAYERS or SLICES in xtask/src/structure.rs)"
+            ),
+        ));
+    }
+    for (line, reference) in module_references(src, parts.len()) {
+        let rule = match &reference {
+            Reference::Axum if NO_HTTP.contains(&top) => Some(format!(
+                "`{top}/` uses axum (engine, storage, config and util know nothing of HTTP)"
+            )),
+            Reference::Module(m) if m == "http" && NO_HTTP.contains(&top) => Some(format!(
+                "`{top}/` uses crate::http (engine, storage, config and util know nothing of HTTP)"
+            )),
+            Reference::Module(m)
+                if m != top && SLICES.contains(&top) && SLICES.contains(&m.as_str()) =>
+            {
+                Some(format!(
+                    "slice `{top}` uses slice `{m}` (slices never use each other: move the \
+                     shared piece to a layer)"
+                ))
+            }
+            Reference::Clap if top != "cli" => {
+                Some(format!("`{path}` uses clap (only cli/ and main.rs do)"))
+            }
+            _ => None,
+        };
+        out.extend(rule.map(|r| (line, r)));
+    }
+    out
+}
+
+/// Rule A over every non-test source of the emulator.
+fn layering(root: &Path, files: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for file in files {
+        let Some(path) = file.strip_prefix(EMULATOR_SRC) else {
+            continue;
+        };
+        if !path.ends_with(".rs") || is_test_file(path) {
+            continue;
+        }
+        let Ok(src) = std::fs::read_to_string(root.join(file)) else {
+            continue;
+        };
+        for (line, rule) in layering_violations(path, &src) {
+            out.push(format!("{file}:{line}: {rule}"));
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rule B: every path named exists
+
+/// The files read for references.
+fn is_scanned(path: &str) -> bool {
+    EXTENSIONS.iter().any(|ext| path.ends_with(ext)) || path == ".ci/run"
+}
+
+/// The repository's top-level directories: a word starting with one of these is a path.
+const TOP_DIRS: &[&str] = &[
+    "crates/", "docs/", "tests/", "xtask/", "fuzz/", "bench/", ".ci/", ".cargo/",
+];
+
+/// A word ending with one of these is a file name.
+const EXTENSIONS: &[&str] = &[".md", ".rs", ".toml", ".sh", ".yml"];
+
+/// The specification's files (`.md`), which live outside this repository, in `../shared/spec/`:
+/// a line naming one must say so.
+const SPEC_FILES: &[&str] = &["API", "CLIENT", "ARCHITECTURE", "ENGINE", "seed"];
+
+/// The true exceptions: paths that exist only once something has run, and names that are not
+/// paths. An entry ending with `/` allows everything under it.
+const ALLOWED: &[&str] = &[
+    // Cargo's output: target/bench/report.md, target/stress/, target/package-verify/, ...
+    "target/",
+    // The reports `cargo xtask bench` and `stress` write under target/.
+    "report.md",
+    // cargo-fuzz's working directories (ignored by fuzz/.gitignore).
+    "fuzz/artifacts/",
+    "fuzz/corpus/",
+    "fuzz/coverage/",
+    "fuzz/target/",
+    // The documentation site, not a file.
+    "docs.rs",
+];
+
+/// A path named by a line: a Markdown link's target (relative to the file's directory) or a
+/// word that looks like a path.
+#[derive(Debug, PartialEq, Eq)]
+enum Named {
+    Link(String),
+    Word(String),
+}
+
+/// The paths a line names. Markdown links `[x](target)` to anything but a URL, an anchor or a
+/// Rust item; then words made of path characters that start with a top-level directory or `../`,
+/// end with a file extension, or are a directory in backticks. Trailing dots, `:line` and
+/// `#anchor` are cut; words with a placeholder (see [`is_placeholder`]) are skipped.
+fn named_paths(line: &str) -> Vec<Named> {
+    let mut out = Vec::new();
+    let mut rest = line.to_owned();
+    // Links first, blanked out of the line so that their targets are not read again as words.
+    let mut from = 0;
+    while let Some(at) = rest[from..].find("](").map(|at| from + at + 2) {
+        let len = rest[at..]
+            .find(|c: char| c == ')' || c.is_whitespace())
+            .unwrap_or(rest.len() - at);
+        let target = rest[at..at + len].trim_matches(|c| c == '<' || c == '>');
+        let target = target.split('#').next().unwrap_or_default();
+        let external = target.contains(':'); // https:, mailto:, and Rust paths (`crate::X`)
+        let is_path = target.contains('/') || EXTENSIONS.iter().any(|e| target.ends_with(e));
+        if !target.is_empty() && !external && is_path && !is_placeholder(target) {
+            out.push(Named::Link(target.to_owned()));
+        }
+        rest.replace_range(at..at + len, &" ".repeat(len));
+        from = at + len;
+    }
+    let path_char = |c: char| c.is_alphanumeric() || "_./-*{}<>$~".contains(c);
+    // The words: the runs of path characters, as byte ranges of `rest`.
+    let mut spans = Vec::new();
+    let mut start = None;
+    for (i, c) in rest.char_indices().chain([(rest.len(), ' ')]) {
+        match (path_char(c), start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                spans.push(s..i);
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    for span in spans {
+        let word = &rest[span.clone()];
+        if is_placeholder(word) {
+            continue;
+        }
+        let backticked = rest[..span.start].ends_with('`') && rest[span.end..].starts_with('`');
+        let word = word.trim_end_matches(['.', '-']);
+        if word.starts_with('/') {
+            continue; // an absolute path, or a URL (`https://...` leaves `//...`)
+        }
+        let file_name = word.rsplit('/').next().unwrap_or_default();
+        let has_extension = EXTENSIONS.iter().any(|e| {
+            // `pages.rs`, but not a host name with more dots (`package.metadata.docs.rs`).
+            file_name
+                .strip_suffix(e)
+                .is_some_and(|stem| !stem.is_empty() && !stem.trim_start_matches('.').contains('.'))
+        });
+        let is_path = TOP_DIRS.iter().any(|d| word.starts_with(d))
+            || word.starts_with("../")
+            || has_extension
+            // A directory in backticks: `records/`, `src/engine/`.
+            || (backticked && word.ends_with('/') && word.len() > 1);
+        if is_path {
+            out.push(Named::Word(word.to_owned()));
+        }
+    }
+    out
+}
+
+/// A path with a placeholder in it: a glob, a format argument, `...`, a segment in capitals
+/// (`fuzz/artifacts/TARGET/`) or a file named with one letter (`src/x.rs:1:2`).
+fn is_placeholder(path: &str) -> bool {
+    path.contains(['*', '{', '}', '<', '>', '$', '~'])
+        || path.contains("...")
+        || path.split('/').any(|segment| {
+            let stem = segment.split('.').next().unwrap_or_default();
+            (segment.len() > 1 && segment.chars().all(|c| c.is_ascii_uppercase() || c == '_'))
+                || (stem.len() == 1 && segment.len() > 1)
+        })
+}
+
+/// `a/b/../c` as `a/c`; `None` when it climbs out of the repository.
+fn normalize(path: &str) -> Option<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            part => parts.push(part),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+/// The repository's paths, to look up the paths named.
+#[derive(Debug)]
+struct Tree {
+    /// The files and every directory above them, from the root.
+    paths: HashSet<String>,
+    /// Every path's tails at a `/` (`crates/svc-emulator/src/http/mod.rs` gives
+    /// `svc-emulator/src/http/mod.rs`, ..., `http/mod.rs` and `mod.rs`).
+    tails: HashSet<String>,
+}
+
+impl Tree {
+    fn new(files: &[String]) -> Tree {
+        let mut paths = HashSet::new();
+        for file in files {
+            let mut path = file.as_str();
+            paths.insert(path.to_owned());
+            while let Some((dir, _)) = path.rsplit_once('/') {
+                paths.insert(dir.to_owned());
+                path = dir;
+            }
+        }
+        let tails = paths
+            .iter()
+            .flat_map(|p| p.match_indices('/').map(|(i, _)| p[i + 1..].to_owned()))
+            .collect();
+        Tree { paths, tails }
+    }
+
+    /// Whether `dir/path` exists.
+    fn has(&self, dir: &str, path: &str) -> bool {
+        normalize(&format!("{dir}/{path}")).is_some_and(|p| self.paths.contains(&p))
+    }
+
+    /// Whether a path named in a file of directory `dir` exists. A link is relative to the file;
+    /// so is a word starting with `../`; any other word may be relative to the root or to any
+    /// directory: docs and comments say `http/auth.rs` in a text about the emulator, cargo says
+    /// `tests/load.rs` of the package svc-tests. A move still shows: no directory holds the old
+    /// path any more.
+    fn resolves(&self, dir: &str, named: &Named) -> bool {
+        match named {
+            Named::Link(path) => self.has(dir, path),
+            Named::Word(path) if path.starts_with("../") => self.has(dir, path),
+            Named::Word(path) => {
+                let path = path.trim_start_matches("./").trim_end_matches('/');
+                self.paths.contains(path) || self.tails.contains(path)
+            }
+        }
+    }
+}
+
+/// The comments and the string literals of a line of Rust (`code` is the same line from
+/// [`rust_code`]): Rust code itself names no file (`x.rs` there is a field).
+fn comments_and_strings(line: &str, code: &str) -> String {
+    line.chars()
+        .zip(code.chars().chain(std::iter::repeat(' ')))
+        .map(|(l, c)| if l == c { ' ' } else { l })
+        .collect()
+}
+
+/// Rule B over every scanned file; in Rust sources, only comments and strings are read, and
+/// test code (with its fixtures) is left out.
+fn references(root: &Path, files: &[String]) -> Vec<String> {
+    let tree = Tree::new(files);
+    let mut out = Vec::new();
+    for file in files.iter().filter(|f| is_scanned(f)) {
+        let Ok(text) = std::fs::read_to_string(root.join(file)) else {
+            continue;
+        };
+        let rust = file.ends_with(".rs");
+        if rust && file.rsplit('/').next() == Some("tests.rs") {
+            continue;
+        }
+        let code = if rust {
+            rust_code(&text)
+        } else {
+            String::new()
+        };
+        let code_lines: Vec<&str> = code.lines().collect();
+        let test = test_lines(&code);
+        let dir = file.rsplit_once('/').map_or("", |(dir, _)| dir);
+        for (n, line) in text.lines().enumerate() {
+            if test.get(n).copied().unwrap_or(false) {
+                continue;
+            }
+            let line = if rust {
+                comments_and_strings(line, code_lines.get(n).copied().unwrap_or(""))
+            } else {
+                line.to_owned()
+            };
+            for named in named_paths(&line) {
+                let (Named::Link(path) | Named::Word(path)) = &named;
+                let spec = path.contains("shared/spec/")
+                    || (SPEC_FILES
+                        .iter()
+                        .any(|s| path.ends_with(&format!("{s}.md")))
+                        && line.contains("shared/spec"));
+                let allowed = ALLOWED
+                    .iter()
+                    .any(|a| path == a || (a.ends_with('/') && path.starts_with(a)));
+                if !spec && !allowed && !tree.resolves(dir, &named) {
+                    let what = match named {
+                        Named::Link(_) => "links to",
+                        Named::Word(_) => "names",
+                    };
+                    out.push(format!(
+                        "{file}:{}: {what} `{path}`, which is not in the repository",
+                        n + 1
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn modules(src: &str, depth: usize) -> Vec<(usize, Reference)> {
+        module_references(src, depth)
+    }
+
+    fn module(name: &str) -> Reference {
+        Reference::Module(name.to_owned())
+    }
+
+    #[test]
+    fn a_grouped_use_names_each_module() {
+        let src = "use std::fmt;\nuse crate::{http, engine::Engine, self};\n";
+        assert_eq!(
+            modules(src, 1),
+            [
+                (2, module("http")),
+                (2, module("engine")),
+                (2, module("self"))
+            ]
+        );
+    }
+
+    #[test]
+    fn a_use_over_several_lines_gives_each_module_its_line() {
+        let src = "use crate::{\n    http::extract::{blocking, json_bytes},\n    pages,\n};\n";
+        assert_eq!(modules(src, 1), [(2, module("http")), (3, module("pages"))]);
+    }
+
+    #[test]
+    fn paths_in_code_and_super_to_the_root_count() {
+        let src = "fn f() {\n    crate::records::list();\n    super::pages::x();\n}";
+        assert_eq!(
+            modules(src, 1),
+            [(2, module("records")), (3, module("pages"))]
+        );
+        // Two levels down, one `super` stays inside the parent module; two reach the root.
+        assert_eq!(modules(src, 2), [(2, module("records"))]);
+        assert_eq!(modules("use super::super::sql;", 2), [(1, module("sql"))]);
+    }
+
+    #[test]
+    fn escaped_quotes_do_not_open_a_literal() {
+        let src = "let q = '\\'';\nlet s = \"a \\\" crate::pages\";\nuse crate::sql;\n";
+        assert_eq!(modules(src, 1), [(3, module("sql"))]);
+    }
+
+    #[test]
+    fn comments_and_strings_are_no_references() {
+        let src = "//! Knows nothing of axum or crate::http.\n\
+                   /// Unlike `axum::Router`, /* nested /* crate::http */ */\n\
+                   const S: &str = \"axum::Json crate::pages\";\n\
+                   const R: &str = r#\"clap::Parser \"quoted\" crate::pages\"#;\n\
+                   fn f<'a>(c: char) -> bool { c == '\"' || c == '{' }\n\
+                   use axum::Router;\n";
+        assert_eq!(modules(src, 1), [(6, Reference::Axum)]);
+    }
+
+    #[test]
+    fn axum_and_clap_paths_count_fields_do_not() {
+        let src = "use clap::Parser;\n#[derive(clap::Args)]\nstruct A;\nfn f(x: X) { x.axum; }\n";
+        assert_eq!(
+            modules(src, 1),
+            [(1, Reference::Clap), (2, Reference::Clap)]
+        );
+    }
+
+    #[test]
+    fn test_modules_are_left_out() {
+        let src = "use crate::http;\n#[cfg(test)]\nmod tests {\n    use crate::pages;\n    \
+                   fn f() { if true { } }\n}\nuse crate::sql;\n#[cfg(test)]\nmod more;\n";
+        assert_eq!(modules(src, 1), [(1, module("http")), (7, module("sql"))]);
+    }
+
+    #[test]
+    fn a_slice_importing_a_slice_is_a_violation() {
+        let src = "use crate::{http, records, resources::Thing};\nuse crate::Emulator;\n";
+        let violations = layering_violations("resources.rs", src);
+        assert_eq!(violations.len(), 1, "{violations:?}");
+        assert_eq!(violations[0].0, 1);
+        assert!(
+            violations[0]
+                .1
+                .contains("slice `resources` uses slice `records`")
+        );
+        // A slice in a folder; a layer may use slices.
+        assert_eq!(
+            layering_violations("records/mod.rs", "use crate::pages;").len(),
+            1
+        );
+        assert!(layering_violations("http/mod.rs", "use crate::{pages, records};").is_empty());
+    }
+
+    #[test]
+    fn http_free_layers_and_clap() {
+        let v = layering_violations("engine/sql.rs", "use crate::http::X;\nuse axum::Json;\n");
+        assert_eq!(v.len(), 2, "{v:?}");
+        let v = layering_violations(
+            "storage/mod.rs",
+            "// built for axum\nuse http::StatusCode;\n",
+        );
+        assert!(v.is_empty(), "{v:?}");
+        assert_eq!(
+            layering_violations("runtime/mod.rs", "use clap::Parser;").len(),
+            1
+        );
+        assert!(layering_violations("cli/mod.rs", "use clap::Parser;").is_empty());
+        assert!(layering_violations("main.rs", "use clap::Parser;").is_empty());
+        assert_eq!(layering_violations("widgets.rs", "").len(), 1);
+    }
+
+    fn words(line: &str) -> Vec<String> {
+        named_paths(line)
+            .into_iter()
+            .map(|n| match n {
+                Named::Link(p) => format!("link {p}"),
+                Named::Word(p) => p,
+            })
+            .collect::<Vec<_>>()
+    }
+
+    #[test]
+    fn markdown_links() {
+        assert_eq!(
+            words("See [the contract](../docs/contract.md#errors) and [x](https://a.b/c.md)."),
+            ["link ../docs/contract.md"]
+        );
+        assert_eq!(
+            words("[up](#top), [mail](mailto:a@b.c), [T](crate::Thing)"),
+            [] as [&str; 0]
+        );
+        assert_eq!(
+            words("[`svc-api`](crates/svc-api) |"),
+            ["link crates/svc-api"]
+        );
+    }
+
+    #[test]
+    fn words_that_are_paths() {
+        assert_eq!(
+            words("/// see `crates/svc-emulator/src/http/mod.rs:42`, docs/sql.md."),
+            ["crates/svc-emulator/src/http/mod.rs", "docs/sql.md"]
+        );
+        assert_eq!(
+            words("(`pages.rs`, `records/`, ...) README.md"),
+            ["pages.rs", "records/", "README.md"]
+        );
+        assert_eq!(
+            words("run .ci/run; cat ../README.md"),
+            [".ci/run", "../README.md"]
+        );
+        assert_eq!(
+            words("// engine/resource.rs holds it"),
+            ["engine/resource.rs"]
+        );
+        assert_eq!(words("é `…` → `src/engine/` …"), ["src/engine/"]);
+    }
+
+    #[test]
+    fn words_that_are_not_paths() {
+        let none: [&str; 0] = [];
+        assert_eq!(
+            words("application/json and/or x.y, https://docs.rs/crate/x.rs"),
+            none
+        );
+        assert_eq!(
+            words("crates/svc-api/src/{pages,projects}.rs fuzz/artifacts/TARGET/"),
+            none
+        );
+        assert_eq!(
+            words("tests/*.rs $DIR/x.md <dir>/y.md package.metadata.docs.rs"),
+            none
+        );
+        assert_eq!(words("/w/crates/svc-auth/src/lib.rs"), none);
+        // A directory outside backticks is too often something else (`"svc-rs/"`, a URL).
+        assert_eq!(words("concat!(\"svc-rs/\", v) ./ 127.0.0.1/"), none);
+    }
+
+    #[test]
+    fn resolving() {
+        let files = [
+            "README.md",
+            "docs/contract.md",
+            "crates/a/src/lib.rs",
+            "crates/a/src/http/mod.rs",
+            "tests/tests/load.rs",
+        ]
+        .map(str::to_owned);
+        let tree = Tree::new(&files);
+        let word = |p: &str| Named::Word(p.to_owned());
+        let link = |p: &str| Named::Link(p.to_owned());
+        assert!(tree.resolves("docs", &link("../README.md")));
+        assert!(tree.resolves("", &link("crates/a")));
+        assert!(!tree.resolves("docs", &link("README.md")));
+        assert!(tree.resolves("crates/a/src/http", &word("docs/contract.md")));
+        assert!(tree.resolves("docs", &word("http/mod.rs")));
+        assert!(tree.resolves("docs", &word("crates/a/src/")));
+        assert!(tree.resolves("xtask/src", &word("tests/load.rs")));
+        assert!(tree.resolves("xtask/src", &word("lib.rs")));
+        assert!(!tree.resolves("crates/a/src", &word("engine/mod.rs")));
+        assert!(!tree.resolves("", &word("docs/gone.md")));
+        assert!(!tree.resolves("", &word("../../outside.md")));
+    }
+
+    #[test]
+    fn only_comments_and_strings_of_rust_name_paths() {
+        let line = r#"    self.sh.run("docs/ab.md"); // see bc.md"#;
+        let text = comments_and_strings(line, &rust_code(line));
+        assert_eq!(words(&text), ["docs/ab.md", "bc.md"]);
+    }
+}
