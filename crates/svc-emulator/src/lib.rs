@@ -59,7 +59,8 @@ mod proxy;
 mod records;
 mod resources;
 mod sql;
-mod tools;
+mod teams;
+mod users;
 
 #[cfg(feature = "cli")]
 pub mod cli;
@@ -71,4 +72,4 @@ pub use proxy::ProxyConfig;
 pub use runtime::faults::{FaultCounts, Faults};
 pub use runtime::handle::{EmulatorHandle, StartupInfo};
 pub use runtime::{Emulator, EmulatorError};
-pub use storage::resources::SEEDED_TEAMS;
+pub use storage::tools::SEEDED_TEAMS;

@@ -1,15 +1,15 @@
 //! Page settings (docs/contract.md 4.2):
 //! `/projects/{project}/{environment}/view_settings/[{uid}/]`.
 //!
-//! Every handler checks, in order: the credentials and environment (401/403/404), the `draft`
-//! query (400), then the body (400), and only then touches the store. The draft rules themselves
+//! Every handler checks, in order: the credentials and environment (401/403/404, through the
+//! extractors [`EnvironmentAccess`] and [`PageAccess`]), the `draft` query (400), then the body
+//! (400), and only then touches the store. The draft rules themselves
 //! live in the store, inside one transaction per operation.
 
 use axum::Json;
 use axum::body::Body;
-use axum::extract::rejection::PathRejection;
-use axum::extract::{Path, RawQuery, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::extract::{RawQuery, State};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::de::IgnoredAny;
 use serde_json::Value;
@@ -17,10 +17,10 @@ use svc_model::PageUid;
 
 use crate::http::AppState;
 use crate::http::HttpError;
-use crate::http::auth;
+use crate::http::app::{EnvironmentAccess, PageAccess};
 use crate::http::extract::{json_object, query_values};
 use crate::http::route_with_optional_slash;
-use crate::storage::{Created, EnvScope, PageSet, StoredPage};
+use crate::storage::{Created, PageSet, StoredPage};
 use axum::Router;
 use axum::routing::get;
 
@@ -38,18 +38,12 @@ pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
     )
 }
 
-type EnvPath = Result<Path<(String, String)>, PathRejection>;
-type PagePath = Result<Path<(String, String, String)>, PathRejection>;
-
 /// `GET .../view_settings/`: every page of the set, by `date_add` then `uid`.
 async fn list(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    path: EnvPath,
+    EnvironmentAccess { scope }: EnvironmentAccess,
     RawQuery(query): RawQuery,
 ) -> Result<Response, HttpError> {
-    let Path((project, environment)) = path?;
-    let scope = authorize(&state, &headers, &project, &environment)?;
     let set = page_set(query.as_deref())?;
     let pages = state.store().list_pages(scope, set).await?;
     let pages: Vec<Value> = pages.into_iter().map(StoredPage::into_json).collect();
@@ -59,13 +53,10 @@ async fn list(
 /// `POST .../view_settings/`: `201` with the stored page.
 async fn create(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    path: EnvPath,
+    EnvironmentAccess { scope }: EnvironmentAccess,
     RawQuery(query): RawQuery,
     body: Body,
 ) -> Result<Response, HttpError> {
-    let Path((project, environment)) = path?;
-    let scope = authorize(&state, &headers, &project, &environment)?;
     let set = page_set(query.as_deref())?;
     let fields = json_object(body).await?;
     let uid = match fields.get("uid") {
@@ -93,12 +84,9 @@ async fn create(
 /// `GET .../view_settings/{uid}/`.
 async fn get_one(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    path: PagePath,
+    PageAccess { scope, uid }: PageAccess,
     RawQuery(query): RawQuery,
 ) -> Result<Response, HttpError> {
-    let Path((project, environment, uid)) = path?;
-    let scope = authorize(&state, &headers, &project, &environment)?;
     let set = page_set(query.as_deref())?;
     let page = state.store().get_page(scope, set, uid).await?;
     let page = page.ok_or_else(page_not_found)?;
@@ -108,13 +96,10 @@ async fn get_one(
 /// `PATCH .../view_settings/{uid}/`: only `params` may be sent; `200` with the whole page.
 async fn update(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    path: PagePath,
+    PageAccess { scope, uid }: PageAccess,
     RawQuery(query): RawQuery,
     body: Body,
 ) -> Result<Response, HttpError> {
-    let Path((project, environment, uid)) = path?;
-    let scope = authorize(&state, &headers, &project, &environment)?;
     let set = page_set(query.as_deref())?;
     let mut fields = json_object(body).await?;
     let params = fields.remove("params");
@@ -141,32 +126,15 @@ async fn update(
 /// `DELETE .../view_settings/{uid}/`: `204` with an empty body.
 async fn delete(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    path: PagePath,
+    PageAccess { scope, uid }: PageAccess,
     RawQuery(query): RawQuery,
 ) -> Result<Response, HttpError> {
-    let Path((project, environment, uid)) = path?;
-    let scope = authorize(&state, &headers, &project, &environment)?;
     let set = page_set(query.as_deref())?;
     if state.store().delete_page(scope, set, uid).await? {
         Ok(StatusCode::NO_CONTENT.into_response())
     } else {
         Err(page_not_found())
     }
-}
-
-fn authorize(
-    state: &AppState,
-    headers: &HeaderMap,
-    project: &str,
-    environment: &str,
-) -> Result<EnvScope, HttpError> {
-    let (project, environment) =
-        auth::authorize_environment(state.registry(), headers, project, environment)?;
-    Ok(EnvScope {
-        project: project.name.as_str().to_owned(),
-        environment: environment.as_str().to_owned(),
-    })
 }
 
 /// Query `draft`: `0` (default) or `1`; any other value, the empty one included, is a `400`.

@@ -1,16 +1,13 @@
 //! `GET /projects/{project}/`: the project as the API key's owner sees it (docs/contract.md 4.1).
 
 use axum::Json;
-use axum::extract::rejection::PathRejection;
-use axum::extract::{Path, State};
-use axum::http::HeaderMap;
+use axum::extract::State;
 use serde_json::{Value, json};
 use svc_model::Project;
 
 use crate::config::registry::ProjectEntry;
 use crate::http::AppState;
-use crate::http::HttpError;
-use crate::http::auth;
+use crate::http::app::ProjectAccess;
 use crate::http::route_with_optional_slash;
 use axum::Router;
 use axum::routing::get;
@@ -23,12 +20,9 @@ pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
 /// Answers the project of the path, if the API key belongs to it.
 async fn get_one(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    path: Result<Path<String>, PathRejection>,
-) -> Result<Json<Project>, HttpError> {
-    let Path(project) = path?;
-    let entry = auth::authorize_project(state.registry(), &headers, &project)?;
-    Ok(Json(project_json(entry, state.app_base_url())))
+    ProjectAccess { project }: ProjectAccess,
+) -> Json<Project> {
+    Json(project_json(&project, state.app_base_url()))
 }
 
 fn project_json(entry: &ProjectEntry, app_base_url: &str) -> Project {

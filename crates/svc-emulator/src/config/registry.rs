@@ -29,6 +29,7 @@ enum Slot {
 }
 
 /// One served project.
+#[derive(Clone)]
 pub(crate) struct ProjectEntry {
     pub(crate) name: ProjectName,
     pub(crate) display_name: String,

@@ -13,7 +13,6 @@ use std::sync::Arc;
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use svc_model::users::TOOLS_RESOURCE;
 
 use crate::engine::Resource;
 use crate::http::AppState;
@@ -211,60 +210,6 @@ impl axum::extract::FromRequestParts<AppState> for ResourceAccess {
                 .await?;
         let db = resource(state, &parts.headers, &project, &environment, &name)?;
         Ok(Self { db })
-    }
-}
-
-/// A request on a model of the built-in tools resource (`.../__svc_app__/models/users`,
-/// `.../groups`): its database, checked like [`ModelAccess`].
-pub(crate) struct ToolsAccess {
-    pub(crate) db: Arc<Resource>,
-}
-
-impl axum::extract::FromRequestParts<AppState> for ToolsAccess {
-    type Rejection = HttpError;
-
-    async fn from_request_parts(
-        parts: &mut axum::http::request::Parts,
-        state: &AppState,
-    ) -> Result<Self, HttpError> {
-        let axum::extract::Path((project, environment)) =
-            axum::extract::Path::<(String, String)>::from_request_parts(parts, state).await?;
-        let db = resource(
-            state,
-            &parts.headers,
-            &project,
-            &environment,
-            TOOLS_RESOURCE,
-        )?;
-        Ok(Self { db })
-    }
-}
-
-/// A request on one user or team (`.../__svc_app__/models/{model}/{pk}`), checked like
-/// [`ModelAccess`].
-pub(crate) struct ToolsRecordAccess {
-    pub(crate) db: Arc<Resource>,
-    pub(crate) pk: String,
-}
-
-impl axum::extract::FromRequestParts<AppState> for ToolsRecordAccess {
-    type Rejection = HttpError;
-
-    async fn from_request_parts(
-        parts: &mut axum::http::request::Parts,
-        state: &AppState,
-    ) -> Result<Self, HttpError> {
-        let axum::extract::Path((project, environment, pk)) =
-            axum::extract::Path::<(String, String, String)>::from_request_parts(parts, state)
-                .await?;
-        let db = resource(
-            state,
-            &parts.headers,
-            &project,
-            &environment,
-            TOOLS_RESOURCE,
-        )?;
-        Ok(Self { db, pk })
     }
 }
 

@@ -10,16 +10,18 @@
 use axum::Router;
 use axum::routing::MethodRouter;
 
+pub(crate) mod app;
 pub(crate) mod auth;
 pub(crate) mod error;
 pub(crate) mod extract;
 pub(crate) mod list;
 pub(crate) mod state;
+pub(crate) mod tools;
 
 pub(crate) use error::HttpError;
 pub(crate) use state::AppState;
 
-use crate::{account, pages, projects, proxy, records, resources, sql, tools};
+use crate::{account, pages, projects, proxy, records, resources, sql, teams, users};
 
 /// Builds the router of both hosts.
 pub(crate) fn router(state: AppState) -> Router {
@@ -50,7 +52,8 @@ fn data_router() -> Router<AppState> {
     let router = records::routes(Router::new());
     let router = sql::routes(router);
     let router = resources::routes(router);
-    tools::routes(router)
+    let router = users::routes(router);
+    teams::routes(router)
 }
 
 /// Routes `path` (written with a trailing slash) both with and without the trailing slash: the

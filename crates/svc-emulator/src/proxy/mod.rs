@@ -29,7 +29,7 @@ pub(crate) use upstream::Forwarder;
 
 use crate::http::AppState;
 use crate::http::HttpError;
-use crate::http::auth::{self, Credential};
+use crate::http::app::ProxyCaller;
 use crate::http::extract::json_object;
 use crate::http::route_with_optional_slash;
 use axum::Router;
@@ -42,9 +42,18 @@ pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
     route_with_optional_slash(router, "/proxy_request/", post(proxy_request))
 }
 
-/// `POST /proxy_request/`.
-async fn proxy_request(State(state): State<AppState>, headers: HeaderMap, body: Body) -> Response {
-    match handle(&state, &headers, body).await {
+/// `POST /proxy_request/`. A caller without a valid `JWT` is refused like every other error of
+/// the proxy itself, with the marker header.
+async fn proxy_request(
+    State(state): State<AppState>,
+    caller: Result<ProxyCaller, HttpError>,
+    body: Body,
+) -> Response {
+    let answer = match caller {
+        Ok(ProxyCaller { project }) => handle(&state, &project, body).await,
+        Err(error) => Err(error),
+    };
+    match answer {
         Ok(answer) => upstream_response(answer),
         Err(error) => {
             let mut response = error.into_response();
@@ -56,44 +65,15 @@ async fn proxy_request(State(state): State<AppState>, headers: HeaderMap, body: 
     }
 }
 
-async fn handle(state: &AppState, headers: &HeaderMap, body: Body) -> Result<Answer, HttpError> {
-    let project = authenticate(state, headers)?;
+/// The checks after the caller's: the body, then what it names.
+async fn handle(state: &AppState, project: &str, body: Body) -> Result<Answer, HttpError> {
     let fields = json_object(body).await?;
     let request = ParsedRequest::parse(&fields)?;
-    authorize(state, &project, &request)?;
+    authorize(state, project, &request)?;
     let forwarder = state.proxy();
     let request = request.with_secrets(&forwarder.secrets)?;
     let outgoing = request.outgoing()?;
     forwarder.forward(outgoing).await
-}
-
-/// The project of the `JWT` credential: a valid access or service token, else `401`.
-fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<String, HttpError> {
-    let Some(Credential::Jwt(token)) = auth::credential(headers) else {
-        return Err(HttpError::not_authenticated());
-    };
-    // The claim only says which project's check to run; the check verifies the signature.
-    let project = claimed_project(token).ok_or_else(HttpError::not_authenticated)?;
-    state
-        .accounts()
-        .verify_access(&project, token)
-        .ok_or_else(HttpError::not_authenticated)?;
-    Ok(project)
-}
-
-fn claimed_project(token: &str) -> Option<String> {
-    let payload = token.split('.').nth(1)?;
-    let standard: String = payload
-        .chars()
-        .map(|c| match c {
-            '-' => '+',
-            '_' => '/',
-            other => other,
-        })
-        .collect();
-    let bytes = crate::util::base64::base64_decode(&standard)?;
-    let claims: Value = serde_json::from_slice(&bytes).ok()?;
-    claims.get("project")?.as_str().map(str::to_owned)
 }
 
 /// `project` must be the token's; `environment` and `resource` must exist in it.
@@ -509,14 +489,5 @@ mod tests {
         assert_eq!(h.get_all("x-svc-upstream-set-cookie").iter().count(), 2);
         assert!(h.get("x-svc-upstream-transfer-encoding").is_none());
         assert!(h.get("x-svc-upstream-content-length").is_none());
-    }
-
-    #[test]
-    fn claimed_project_reads_the_payload() {
-        // {"project":"demo"} in base64url.
-        let token = format!("e30.{}.sig", "eyJwcm9qZWN0IjoiZGVtbyJ9");
-        assert_eq!(claimed_project(&token).as_deref(), Some("demo"));
-        assert_eq!(claimed_project("nope"), None);
-        assert_eq!(claimed_project("a.!!!.c"), None);
     }
 }

@@ -9,6 +9,7 @@ pub(crate) mod accounts;
 mod pages;
 pub(crate) mod resources;
 mod settings;
+pub(crate) mod tools;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};

@@ -6,9 +6,8 @@
 //! - no `database`, emulator data on disk: `<data file>.<project>.<resource>.sqlite`, seeded;
 //! - everything in memory: an in-memory database, seeded.
 //!
-//! Every project also has the built-in tools resource `__svc_app__` (users and teams): kept
-//! beside the data file as `<data file>.<project>.__svc_app__.sqlite`, or in memory, and seeded
-//! with its tables and teams the first time.
+//! Every project also has the built-in tools resource `__svc_app__` (users and teams), opened by
+//! [`tools::open`].
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -18,34 +17,7 @@ use svc_model::users::TOOLS_RESOURCE;
 
 use crate::config::projects::{ProjectsConfig, ResourceConfig};
 use crate::engine::{EngineError, Resource};
-
-/// The teams every project's built-in tools resource starts with: (uid, name), in name order.
-pub const SEEDED_TEAMS: [(&str, &str); 3] = [
-    ("00000000-0000-4000-8000-000000000001", "Admins"),
-    ("00000000-0000-4000-8000-000000000002", "Editors"),
-    ("00000000-0000-4000-8000-000000000003", "Viewers"),
-];
-
-/// The schema and teams of a new built-in tools database.
-pub(crate) const TOOLS_SEED_SQL: &str = r#"
-CREATE TABLE groups (
-    uid TEXT PRIMARY KEY NOT NULL,
-    name TEXT NOT NULL
-);
-CREATE TABLE users (
-    uid TEXT PRIMARY KEY NOT NULL,
-    email TEXT NOT NULL UNIQUE COLLATE NOCASE,
-    "group" TEXT NOT NULL REFERENCES groups(uid),
-    date_add DATETIME NOT NULL,
-    first_name TEXT,
-    last_name TEXT
-);
-CREATE INDEX users_group ON users("group");
-INSERT INTO groups (uid, name) VALUES
-    ('00000000-0000-4000-8000-000000000001', 'Admins'),
-    ('00000000-0000-4000-8000-000000000002', 'Editors'),
-    ('00000000-0000-4000-8000-000000000003', 'Viewers');
-"#;
+use crate::storage::tools;
 
 /// Every served resource, by project and resource name. Built once at start.
 #[derive(Debug, Default)]
@@ -70,14 +42,7 @@ impl Resources {
                     .or_default()
                     .insert(resource.name.clone(), Arc::new(opened));
             }
-            let tools = match data_path {
-                Some(data) => Resource::seeded(
-                    Some(&beside(data, &project.name, TOOLS_RESOURCE)),
-                    TOOLS_SEED_SQL,
-                ),
-                None => Resource::in_memory(TOOLS_SEED_SQL),
-            }
-            .map_err(|e| {
+            let tools = tools::open(&project.name, data_path).map_err(|e| {
                 format!(
                     "the built-in tools resource of project {:?}: {e}",
                     project.name
@@ -117,7 +82,7 @@ fn open_one(
 }
 
 /// `<data file>.<project>.<resource>.sqlite`, with the names reduced to file-safe characters.
-fn beside(data: &Path, project: &str, resource: &str) -> PathBuf {
+pub(super) fn beside(data: &Path, project: &str, resource: &str) -> PathBuf {
     let safe = |s: &str| -> String {
         s.chars()
             .map(|c| {

@@ -1,0 +1,66 @@
+//! The built-in tools resource `__svc_app__` (users and teams) of every project: its schema, its
+//! seeded teams, and where its database lives (beside the data file as
+//! `<data file>.<project>.__svc_app__.sqlite`, or in memory), seeded the first time.
+
+use std::path::Path;
+
+use svc_model::users::TOOLS_RESOURCE;
+
+use crate::engine::{EngineError, Resource};
+use crate::storage::resources::beside;
+
+/// The teams every project's built-in tools resource starts with: (uid, name), in name order.
+pub const SEEDED_TEAMS: [(&str, &str); 3] = [
+    ("00000000-0000-4000-8000-000000000001", "Admins"),
+    ("00000000-0000-4000-8000-000000000002", "Editors"),
+    ("00000000-0000-4000-8000-000000000003", "Viewers"),
+];
+
+/// The schema and teams of a new built-in tools database.
+pub(crate) const TOOLS_SEED_SQL: &str = r#"
+CREATE TABLE groups (
+    uid TEXT PRIMARY KEY NOT NULL,
+    name TEXT NOT NULL
+);
+CREATE TABLE users (
+    uid TEXT PRIMARY KEY NOT NULL,
+    email TEXT NOT NULL UNIQUE COLLATE NOCASE,
+    "group" TEXT NOT NULL REFERENCES groups(uid),
+    date_add DATETIME NOT NULL,
+    first_name TEXT,
+    last_name TEXT
+);
+CREATE INDEX users_group ON users("group");
+INSERT INTO groups (uid, name) VALUES
+    ('00000000-0000-4000-8000-000000000001', 'Admins'),
+    ('00000000-0000-4000-8000-000000000002', 'Editors'),
+    ('00000000-0000-4000-8000-000000000003', 'Viewers');
+"#;
+
+/// Opens (or creates and seeds) the tools database of `project`: beside the data file, or in
+/// memory when there is none.
+pub(crate) fn open(project: &str, data_path: Option<&Path>) -> Result<Resource, EngineError> {
+    match data_path {
+        Some(data) => {
+            Resource::seeded(Some(&beside(data, project, TOOLS_RESOURCE)), TOOLS_SEED_SQL)
+        }
+        None => Resource::in_memory(TOOLS_SEED_SQL),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+    use svc_model::users::TEAMS_MODEL;
+
+    #[test]
+    fn seed_matches_the_seeded_teams() {
+        let db = Resource::in_memory(TOOLS_SEED_SQL).unwrap();
+        for (uid, name) in SEEDED_TEAMS {
+            let team: Value =
+                serde_json::from_slice(&db.retrieve(TEAMS_MODEL, uid).unwrap()).unwrap();
+            assert_eq!(team["name"], name);
+        }
+    }
+}
