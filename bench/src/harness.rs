@@ -11,9 +11,7 @@ use http::header::CONTENT_TYPE;
 use http::{HeaderValue, Response};
 use http_body_util::Full;
 use serde::{Deserialize, Serialize};
-use svc_emulator::{
-    Emulator, EmulatorConfig, EmulatorHandle, ProjectConfig, ProjectsConfig, ResourceConfig,
-};
+use svc_emulator::{Emulator, EmulatorConfig, ProjectConfig, ProjectsConfig, ResourceConfig};
 use tokio::net::TcpListener;
 use tokio::runtime::Runtime;
 
@@ -293,7 +291,7 @@ pub const API_KEY: &str = "svc_key_bench_0123456789";
 /// `items` with that many generated rows.
 pub struct BenchEmulator {
     rt: Option<Runtime>,
-    handle: Option<EmulatorHandle>,
+    handle: Option<Emulator>,
 }
 
 impl std::fmt::Debug for BenchEmulator {
@@ -324,7 +322,7 @@ impl BenchEmulator {
         }
     }
 
-    pub fn handle(&self) -> &EmulatorHandle {
+    pub fn handle(&self) -> &Emulator {
         self.handle.as_ref().expect("running")
     }
 

@@ -1,11 +1,11 @@
 //! Shared helpers of the end-to-end tests: start an emulator on loopback and build clients
-//! for it. Every emulator binds `127.0.0.1:0` and stops when its handle is dropped.
+//! for it. Every emulator binds `127.0.0.1:0` and stops when dropped.
 
 use svc_api::Client;
-use svc_emulator::{Emulator, EmulatorConfig, EmulatorHandle, ProjectConfig, ProjectsConfig};
+use svc_emulator::{Emulator, EmulatorConfig, ProjectConfig, ProjectsConfig};
 
 /// An emulator with its default demo project.
-pub async fn demo() -> EmulatorHandle {
+pub async fn demo() -> Emulator {
     Emulator::start(EmulatorConfig::default())
         .await
         .expect("the emulator starts")
@@ -13,7 +13,7 @@ pub async fn demo() -> EmulatorHandle {
 
 /// An emulator with two projects, `alpha` (environments `prod`, `staging`) and `beta`, with
 /// fixed API keys `key_alpha` and `key_beta`.
-pub async fn two_projects(tls: bool) -> EmulatorHandle {
+pub async fn two_projects(tls: bool) -> Emulator {
     let config = ProjectsConfig::new(vec![
         ProjectConfig::new("alpha")
             .environments(["prod", "staging"])
@@ -29,12 +29,12 @@ pub async fn two_projects(tls: bool) -> EmulatorHandle {
 
 /// A client for the emulator's default project, with its API key and resource tokens, trusting
 /// its certificate when TLS is on.
-pub fn client(emulator: &EmulatorHandle) -> Client {
+pub fn client(emulator: &Emulator) -> Client {
     builder(emulator).build().expect("the client builds")
 }
 
 /// The builder behind [`client`], to adjust before building.
-pub fn builder(emulator: &EmulatorHandle) -> svc_api::ClientBuilder {
+pub fn builder(emulator: &Emulator) -> svc_api::ClientBuilder {
     let mut b = Client::builder()
         .project(emulator.project().as_str())
         .environment(emulator.environment().as_str())
@@ -53,7 +53,7 @@ pub fn builder(emulator: &EmulatorHandle) -> svc_api::ClientBuilder {
 /// Sends a raw request through the default transport (for what the SDK would refuse to send)
 /// and returns status and body.
 pub async fn raw(
-    emulator: &EmulatorHandle,
+    emulator: &Emulator,
     method: &str,
     url: &str,
     authorization: Option<&str>,

@@ -10,10 +10,10 @@
 use std::time::Duration;
 
 use svc_api::RetryPolicy;
-use svc_emulator::{Emulator, EmulatorConfig, EmulatorHandle, Faults};
+use svc_emulator::{Emulator, EmulatorConfig, Faults};
 use svc_tests::{Recorded, builder};
 
-async fn faulty(faults: Faults) -> EmulatorHandle {
+async fn faulty(faults: Faults) -> Emulator {
     Emulator::start(EmulatorConfig::default().faults(faults))
         .await
         .expect("the emulator starts")

@@ -2,7 +2,7 @@
 
 use serde_json::json;
 use svc_auth::Secret;
-use svc_model::Page;
+use svc_model::ListPage;
 use svc_model::RecordPk;
 use svc_model::records::ListQuery;
 use svc_model::users::{TEAMS_MODEL, TOOLS_RESOURCE, Team};
@@ -53,7 +53,7 @@ impl Teams<'_> {
     }
 
     /// One page of teams matching `query`.
-    pub async fn list(&self, query: &ListQuery) -> Result<Page<Team>> {
+    pub async fn list(&self, query: &ListQuery) -> Result<ListPage<Team>> {
         self.records.list(query).await
     }
 

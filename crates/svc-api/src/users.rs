@@ -2,7 +2,7 @@
 
 use serde_json::json;
 use svc_auth::Secret;
-use svc_model::Page;
+use svc_model::ListPage;
 use svc_model::RecordPk;
 use svc_model::records::ListQuery;
 use svc_model::users::{NewUser, TOOLS_RESOURCE, USERS_MODEL, User};
@@ -67,7 +67,7 @@ impl Users<'_> {
 
     /// One page of users matching `query` (filters such as `eq("group", team_uid)`, ordering,
     /// page and page size, as for records).
-    pub async fn list(&self, query: &ListQuery) -> Result<Page<User>> {
+    pub async fn list(&self, query: &ListQuery) -> Result<ListPage<User>> {
         self.records.list(query).await
     }
 

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
-use svc_emulator::{Emulator, EmulatorConfig, EmulatorHandle};
+use svc_emulator::{Emulator, EmulatorConfig};
 
 /// Runs `svc` with only the environment given (nothing inherited but PATH).
 async fn svc(env: &[(&str, &str)], args: &[&str], stdin: Option<&str>) -> Output {
@@ -43,7 +43,7 @@ async fn svc(env: &[(&str, &str)], args: &[&str], stdin: Option<&str>) -> Output
     .unwrap()
 }
 
-fn env(emulator: &EmulatorHandle) -> Vec<(&'static str, String)> {
+fn env(emulator: &Emulator) -> Vec<(&'static str, String)> {
     vec![
         ("SVC_PROJECT", emulator.project().to_string()),
         ("SVC_API_BASE_URL", emulator.api_base_url().to_owned()),
@@ -52,11 +52,11 @@ fn env(emulator: &EmulatorHandle) -> Vec<(&'static str, String)> {
     ]
 }
 
-async fn run(emulator: &EmulatorHandle, args: &[&str]) -> Output {
+async fn run(emulator: &Emulator, args: &[&str]) -> Output {
     run_with(emulator, args, None).await
 }
 
-async fn run_with(emulator: &EmulatorHandle, args: &[&str], stdin: Option<&str>) -> Output {
+async fn run_with(emulator: &Emulator, args: &[&str], stdin: Option<&str>) -> Output {
     let env = env(emulator);
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     svc(&env, args, stdin).await
@@ -525,7 +525,7 @@ impl Drop for TempDir {
 }
 
 /// The project and both hosts, without any credential.
-fn hosts(emulator: &EmulatorHandle) -> Vec<(&'static str, String)> {
+fn hosts(emulator: &Emulator) -> Vec<(&'static str, String)> {
     vec![
         ("SVC_PROJECT", emulator.project().to_string()),
         ("SVC_API_BASE_URL", emulator.api_base_url().to_owned()),

@@ -12,7 +12,7 @@ use serde_json::Value;
 use svc_api::auth::{FileTokenStore, SVC_AUTH_KEY, TokenStore};
 use svc_api::model::account::{AuthState, Timestamp};
 use svc_api::transport::{HyperTransport, Transport};
-use svc_emulator::{Emulator, EmulatorConfig, EmulatorHandle};
+use svc_emulator::{Emulator, EmulatorConfig};
 
 /// A directory under the system temp dir, removed when dropped.
 struct TempDir(std::path::PathBuf);
@@ -50,7 +50,7 @@ impl Drop for Children {
 
 /// `svc` with the project, both hosts and the config directory; no API key, no token: the
 /// session is the only credential.
-fn svc(emulator: &EmulatorHandle, config: &TempDir, args: &[&str]) -> Command {
+fn svc(emulator: &Emulator, config: &TempDir, args: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_svc"));
     cmd.env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
@@ -72,7 +72,7 @@ async fn run(mut cmd: Command) -> std::process::Output {
 }
 
 /// Refresh calls the emulator received for its project (an emulator-only route).
-async fn refresh_calls(emulator: &EmulatorHandle) -> u64 {
+async fn refresh_calls(emulator: &Emulator) -> u64 {
     let url = format!(
         "{}/_emulator/projects/{}/stats",
         emulator.api_base_url(),

@@ -13,18 +13,18 @@ use http::{Method, Request, StatusCode};
 use http_body_util::{BodyExt, Full};
 use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
-use svc_emulator::{Emulator, EmulatorConfig, EmulatorHandle, Faults};
+use svc_emulator::{Emulator, EmulatorConfig, Faults};
 use tokio::net::TcpStream;
 
 const PRODUCTS: &str = "/projects/demo/prod/shop/models/products";
 
-async fn faulty(faults: Faults) -> EmulatorHandle {
+async fn faulty(faults: Faults) -> Emulator {
     Emulator::start(EmulatorConfig::default().faults(faults))
         .await
         .unwrap()
 }
 
-fn token(emulator: &EmulatorHandle) -> String {
+fn token(emulator: &Emulator) -> String {
     emulator.resource_tokens()["shop"].clone()
 }
 
@@ -95,7 +95,7 @@ fn product(sku: &str) -> Value {
 }
 
 /// How many products have this SKU (a GET, which the faults of these tests leave alone).
-async fn products_with_sku(emulator: &EmulatorHandle, sku: &str) -> u64 {
+async fn products_with_sku(emulator: &Emulator, sku: &str) -> u64 {
     let path = format!("{PRODUCTS}?sku={sku}");
     let out = exchange(
         emulator.local_addr(),

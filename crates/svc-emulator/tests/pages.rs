@@ -5,9 +5,9 @@ mod common;
 use common::{Call, Reply, demo, send};
 use http::Method;
 use serde_json::{Value, json};
-use svc_emulator::EmulatorHandle;
+use svc_emulator::Emulator;
 
-fn base(emu: &EmulatorHandle) -> String {
+fn base(emu: &Emulator) -> String {
     format!(
         "/api/projects/{}/{}/view_settings/",
         emu.project(),
@@ -15,11 +15,11 @@ fn base(emu: &EmulatorHandle) -> String {
     )
 }
 
-fn item(emu: &EmulatorHandle, encoded_uid: &str) -> String {
+fn item(emu: &Emulator, encoded_uid: &str) -> String {
     format!("{}{encoded_uid}/", base(emu))
 }
 
-async fn call(emu: &EmulatorHandle, method: Method, path: String, body: Option<Value>) -> Reply {
+async fn call(emu: &Emulator, method: Method, path: String, body: Option<Value>) -> Reply {
     let mut c = Call::new(method, path).bearer(emu.api_key());
     if let Some(body) = body {
         c = c.json(&body);
@@ -27,7 +27,7 @@ async fn call(emu: &EmulatorHandle, method: Method, path: String, body: Option<V
     send(emu, c).await
 }
 
-async fn create(emu: &EmulatorHandle, draft: &str, body: Value) -> Value {
+async fn create(emu: &Emulator, draft: &str, body: Value) -> Value {
     let r = call(
         emu,
         Method::POST,
@@ -39,7 +39,7 @@ async fn create(emu: &EmulatorHandle, draft: &str, body: Value) -> Value {
     r.json()
 }
 
-async fn get(emu: &EmulatorHandle, uid: &str, draft: &str) -> Reply {
+async fn get(emu: &Emulator, uid: &str, draft: &str) -> Reply {
     call(
         emu,
         Method::GET,
@@ -49,7 +49,7 @@ async fn get(emu: &EmulatorHandle, uid: &str, draft: &str) -> Reply {
     .await
 }
 
-async fn list_uids(emu: &EmulatorHandle, draft: &str) -> Vec<String> {
+async fn list_uids(emu: &Emulator, draft: &str) -> Vec<String> {
     let r = call(
         emu,
         Method::GET,

@@ -330,7 +330,7 @@ async fn shutdown_closes_listener_and_idle_connections() {
 }
 
 #[tokio::test]
-async fn dropping_the_handle_stops_the_server() {
+async fn dropping_the_emulator_stops_the_server() {
     let emu = demo().await;
     let mut idle = TcpStream::connect(emu.local_addr()).await.unwrap();
     // Make sure the connection was accepted and is being served.

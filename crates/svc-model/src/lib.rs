@@ -3,7 +3,7 @@
 //! `svc-model` is the vocabulary shared by the SDK ([`svc-api`](https://docs.rs/svc-api)) and the
 //! local emulator ([`svc-emulator`](https://docs.rs/svc-emulator)): identifiers that always
 //! encode into one path segment, the open JSON objects of the application host
-//! ([`PageSettings`], [`Project`]), the data host's list envelope ([`Page`]), and error bodies
+//! ([`PageSettings`], [`Project`]), the data host's list envelope ([`ListPage`]), and error bodies
 //! of any shape ([`ErrorBody`]). It compiles without an async runtime or an HTTP stack, so a
 //! project that only needs the types takes only this crate.
 //!
@@ -39,7 +39,7 @@ pub use error_body::{ErrorBody, ErrorResponse};
 pub use ident::{
     EnvironmentName, InvalidIdentifier, ModelName, PageUid, ProjectName, RecordPk, ResourceName,
 };
-pub use list::Page;
+pub use list::ListPage;
 pub use page_settings::{PageSettings, UpdatePageSettings};
 pub use project::{Project, ProjectEnvironment, ProjectResource};
 pub use timestamp::{InvalidTimestamp, Timestamp};

@@ -11,8 +11,8 @@ use serde::{Deserialize, Deserializer, Serialize};
 /// `next` and `previous` are absolute URLs of the neighbouring pages, or `None` at either end.
 ///
 /// ```
-/// use svc_model::Page;
-/// let page: Page<serde_json::Value> = serde_json::from_str(
+/// use svc_model::ListPage;
+/// let page: ListPage<serde_json::Value> = serde_json::from_str(
 ///     r#"{"count": 3, "next": "http://h/p?page=2", "previous": null, "results": [1, 2]}"#,
 /// ).unwrap();
 /// assert_eq!(page.count, 3);
@@ -20,7 +20,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(bound(deserialize = "T: Deserialize<'de>"))]
-pub struct Page<T> {
+pub struct ListPage<T> {
     /// Total number of items matching the query, on all pages.
     pub count: u64,
     /// Absolute URL of the next page, if there is one.
@@ -33,15 +33,15 @@ pub struct Page<T> {
     pub results: Vec<T>,
 }
 
-impl<T> Page<T> {
+impl<T> ListPage<T> {
     /// Whether the server says there is a page after this one.
     pub fn has_next(&self) -> bool {
         self.next.is_some()
     }
 
     /// Maps every item, keeping the envelope.
-    pub fn map<U>(self, f: impl FnMut(T) -> U) -> Page<U> {
-        Page {
+    pub fn map<U>(self, f: impl FnMut(T) -> U) -> ListPage<U> {
+        ListPage {
             count: self.count,
             next: self.next,
             previous: self.previous,
@@ -50,7 +50,7 @@ impl<T> Page<T> {
     }
 }
 
-impl<T> IntoIterator for Page<T> {
+impl<T> IntoIterator for ListPage<T> {
     type Item = T;
     type IntoIter = std::vec::IntoIter<T>;
     fn into_iter(self) -> Self::IntoIter {
@@ -113,7 +113,7 @@ mod tests {
 
     #[test]
     fn page_tolerates_missing_links() {
-        let p: Page<i32> = serde_json::from_str(r#"{"count":0,"results":[]}"#).unwrap();
+        let p: ListPage<i32> = serde_json::from_str(r#"{"count":0,"results":[]}"#).unwrap();
         assert!(!p.has_next());
         assert!(p.previous.is_none());
     }

@@ -10,20 +10,20 @@ use svc_api::auth::{FileTokenStore, MemoryTokenStore, TokenStore};
 use svc_api::model::account::{AuthState, RegisterRequest, Timestamp};
 use svc_api::model::records::ListQuery;
 use svc_api::{Client, ClientBuilder, Error};
-use svc_emulator::{Emulator, EmulatorConfig, EmulatorHandle, TokenLifetimes};
+use svc_emulator::{Emulator, EmulatorConfig, TokenLifetimes};
 use svc_tests::{TempDir, raw};
 use svc_transport::HyperTransport;
 use svc_transport::replay::RecordingTransport;
 
 /// A client with URLs and project only: no API key, no resource tokens.
-fn anonymous(emulator: &EmulatorHandle) -> ClientBuilder {
+fn anonymous(emulator: &Emulator) -> ClientBuilder {
     Client::builder()
         .project(emulator.project().as_str())
         .api_base_url(emulator.api_base_url())
         .app_base_url(emulator.app_base_url())
 }
 
-async fn registered(emulator: &EmulatorHandle, email: &str) -> Client {
+async fn registered(emulator: &Emulator, email: &str) -> Client {
     let c = anonymous(emulator).build().unwrap();
     let r = c
         .account()
@@ -34,7 +34,7 @@ async fn registered(emulator: &EmulatorHandle, email: &str) -> Client {
     c
 }
 
-async fn outbox(emulator: &EmulatorHandle) -> Vec<Value> {
+async fn outbox(emulator: &Emulator) -> Vec<Value> {
     let url = format!("{}/_emulator/projects/demo/outbox", emulator.api_base_url());
     let (status, body) = raw(
         emulator,
@@ -48,7 +48,7 @@ async fn outbox(emulator: &EmulatorHandle) -> Vec<Value> {
     body.as_array().unwrap().clone()
 }
 
-async fn refresh_calls(emulator: &EmulatorHandle) -> u64 {
+async fn refresh_calls(emulator: &Emulator) -> u64 {
     let url = format!("{}/_emulator/projects/demo/stats", emulator.api_base_url());
     let (_, body) = raw(
         emulator,
@@ -264,7 +264,7 @@ async fn every_account_method() {
 
 /// Logs in and returns the tokens, with the access expiry moved to `access_in` from now (the
 /// token itself stays valid on the server: only the client's view of it changes).
-async fn tokens(emulator: &EmulatorHandle, email: &str, access_in: Duration) -> AuthState {
+async fn tokens(emulator: &Emulator, email: &str, access_in: Duration) -> AuthState {
     let c = registered(emulator, email).await;
     let signed = c.account().login(email, "correct horse").await.unwrap();
     signed
@@ -401,7 +401,7 @@ async fn an_expired_refresh_token_fails_cleanly_and_clears_the_session() {
 /// refresh window at once: one refresh between them, every call succeeds, and the session
 /// survives in the store. With a file store this is what separate processes do.
 async fn separate_clients_share_one_refresh(
-    emulator: &EmulatorHandle,
+    emulator: &Emulator,
     email: &str,
     stores: Vec<Arc<dyn TokenStore>>,
 ) {

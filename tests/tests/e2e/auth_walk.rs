@@ -15,8 +15,8 @@ use svc_api::model::account::RegisterRequest;
 use svc_api::model::records::ListQuery;
 use svc_api::model::users::{NewUser, TEAMS_MODEL, TOOLS_RESOURCE, USERS_MODEL};
 use svc_emulator::{
-    Emulator, EmulatorConfig, EmulatorHandle, ProjectConfig, ProjectsConfig, ResourceConfig,
-    SEEDED_TEAMS, TokenLifetimes,
+    Emulator, EmulatorConfig, ProjectConfig, ProjectsConfig, ResourceConfig, SEEDED_TEAMS,
+    TokenLifetimes,
 };
 use svc_transport::{HyperTransport, Transport};
 
@@ -210,7 +210,7 @@ fn config() -> ProjectsConfig {
     ])
 }
 
-fn client(emulator: &EmulatorHandle, project: &str) -> svc_api::ClientBuilder {
+fn client(emulator: &Emulator, project: &str) -> svc_api::ClientBuilder {
     Client::builder()
         .project(project)
         .api_base_url(emulator.api_base_url())
@@ -218,13 +218,13 @@ fn client(emulator: &EmulatorHandle, project: &str) -> svc_api::ClientBuilder {
 }
 
 /// A fresh session of `email` in `project`: (access token, refresh token).
-async fn login(emulator: &EmulatorHandle, project: &str, email: &str) -> (String, String) {
+async fn login(emulator: &Emulator, project: &str, email: &str) -> (String, String) {
     let c = client(emulator, project).build().unwrap();
     let signed = c.account().login(email, PASSWORD).await.unwrap();
     (signed.token.access_token, signed.token.refresh_token)
 }
 
-async fn service_token(raw: &Raw, emulator: &EmulatorHandle, project: &str, key: &str) -> String {
+async fn service_token(raw: &Raw, emulator: &Emulator, project: &str, key: &str) -> String {
     let url = format!(
         "{}/_emulator/projects/{project}/service_token",
         emulator.api_base_url()
@@ -304,7 +304,7 @@ fn unsigned(token: &str) -> String {
 }
 
 /// Everything a refused request could have changed, read with valid credentials.
-async fn snapshot(emulator: &EmulatorHandle, raw: &Raw) -> Value {
+async fn snapshot(emulator: &Emulator, raw: &Raw) -> Value {
     let alpha = client(emulator, "alpha")
         .api_key("key_alpha_0123456789")
         .build()

@@ -12,10 +12,10 @@ use serde_json::json;
 use svc_api::model::records::{AggregateFunc, AggregateRequest, ListQuery, Lookup};
 use svc_api::transport::TransportErrorKind;
 use svc_api::{Client, Error, RetryPolicy, Sent};
-use svc_emulator::{Emulator, EmulatorConfig, EmulatorHandle, Faults};
+use svc_emulator::{Emulator, EmulatorConfig, Faults};
 use svc_tests::{Recorded, builder};
 
-async fn faulty(faults: Faults) -> EmulatorHandle {
+async fn faulty(faults: Faults) -> Emulator {
     Emulator::start(EmulatorConfig::default().faults(faults))
         .await
         .expect("the emulator starts")

@@ -14,9 +14,7 @@ use serde_json::{Value, json};
 use svc_api::model::PageSettings;
 use svc_api::model::records::{ListQuery, Lookup, QueryError};
 use svc_api::{Client, Error, Sent};
-use svc_emulator::{
-    Emulator, EmulatorConfig, EmulatorHandle, ProjectConfig, ProjectsConfig, ResourceConfig,
-};
+use svc_emulator::{Emulator, EmulatorConfig, ProjectConfig, ProjectsConfig, ResourceConfig};
 
 /// How many generated strings each property checks, on top of the fixed edge cases.
 const GENERATED: usize = 400;
@@ -221,7 +219,7 @@ fn strings(seed: u64) -> Vec<String> {
     out
 }
 
-async fn emulator() -> EmulatorHandle {
+async fn emulator() -> Emulator {
     let config = ProjectsConfig::new(vec![
         ProjectConfig::new("props").api_key("key_props").resource(
             ResourceConfig::new("store", "tok_store").seed_sql(
@@ -236,7 +234,7 @@ async fn emulator() -> EmulatorHandle {
         .unwrap()
 }
 
-fn client(emulator: &EmulatorHandle) -> Client {
+fn client(emulator: &Emulator) -> Client {
     Client::builder()
         .project("props")
         .api_base_url(emulator.api_base_url())

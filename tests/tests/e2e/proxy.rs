@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 use svc_api::model::account::RegisterRequest;
 use svc_api::model::proxy::PROXY_ERROR_HEADER;
 use svc_api::{Client, ClientBuilder, Error, RetryPolicy};
-use svc_emulator::{Emulator, EmulatorConfig, EmulatorHandle, ProxyConfig};
+use svc_emulator::{Emulator, EmulatorConfig, ProxyConfig};
 use svc_transport::Transport;
 use tokio::net::TcpListener;
 use tokio::task::JoinSet;
@@ -180,14 +180,14 @@ async fn answer(request: Request<Incoming>) -> Result<Response<Full<Bytes>>, Inf
 // ---------------------------------------------------------------------------------------------
 // Emulator and clients.
 
-async fn emulator_with(proxy: ProxyConfig) -> EmulatorHandle {
+async fn emulator_with(proxy: ProxyConfig) -> Emulator {
     Emulator::start(EmulatorConfig::default().proxy(proxy))
         .await
         .expect("the emulator starts")
 }
 
 /// A service token of the demo project, minted through the emulator-only route.
-async fn service_token(emulator: &EmulatorHandle) -> String {
+async fn service_token(emulator: &Emulator) -> String {
     let url = format!(
         "{}/_emulator/projects/demo/service_token",
         emulator.api_base_url()
@@ -204,7 +204,7 @@ async fn service_token(emulator: &EmulatorHandle) -> String {
 }
 
 /// A client of the demo project with no API key: the proxy takes `JWT` only.
-fn anonymous(emulator: &EmulatorHandle) -> ClientBuilder {
+fn anonymous(emulator: &Emulator) -> ClientBuilder {
     Client::builder()
         .project(emulator.project().as_str())
         .api_base_url(emulator.api_base_url())
@@ -212,7 +212,7 @@ fn anonymous(emulator: &EmulatorHandle) -> ClientBuilder {
         .retry(RetryPolicy::none())
 }
 
-async fn service_client(emulator: &EmulatorHandle) -> Client {
+async fn service_client(emulator: &Emulator) -> Client {
     let token = service_token(emulator).await;
     anonymous(emulator).service_token(token).build().unwrap()
 }
@@ -239,7 +239,7 @@ async fn post(
     (parts.status.as_u16(), parts.headers, body)
 }
 
-fn proxy_url(emulator: &EmulatorHandle) -> String {
+fn proxy_url(emulator: &Emulator) -> String {
     format!("{}/proxy_request/", emulator.app_base_url())
 }
 

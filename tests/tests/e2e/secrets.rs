@@ -17,7 +17,7 @@ use svc_api::model::account::{AuthState, RegisterRequest, Timestamp};
 use svc_api::model::records::ListQuery;
 use svc_api::model::{PageSettings, UpdatePageSettings};
 use svc_api::{Client, ClientBuilder, Error};
-use svc_emulator::{Emulator, EmulatorConfig, EmulatorHandle, TokenLifetimes};
+use svc_emulator::{Emulator, EmulatorConfig, TokenLifetimes};
 use svc_tests::raw;
 use svc_transport::TransportError;
 use tracing::field::{Field, Visit};
@@ -143,7 +143,7 @@ impl Ledger {
     }
 }
 
-fn anonymous(emulator: &EmulatorHandle) -> ClientBuilder {
+fn anonymous(emulator: &Emulator) -> ClientBuilder {
     let mut b = Client::builder()
         .project(emulator.project().as_str())
         .api_base_url(emulator.api_base_url())
@@ -163,7 +163,7 @@ fn tampered(token: &str) -> String {
     format!("{signed}.{}", chars.into_iter().collect::<String>())
 }
 
-async fn outbox_code(emulator: &EmulatorHandle, kind: &str) -> String {
+async fn outbox_code(emulator: &Emulator, kind: &str) -> String {
     let url = format!(
         "{}/_emulator/projects/{}/outbox",
         emulator.api_base_url(),

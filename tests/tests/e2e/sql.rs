@@ -12,9 +12,7 @@ use serde_json::{Value, json};
 use svc_api::model::records::{AggregateFunc, AggregateRequest, ListQuery, Lookup};
 use svc_api::model::sql::SqlRows;
 use svc_api::{Client, Error, Sent};
-use svc_emulator::{
-    Emulator, EmulatorConfig, EmulatorHandle, ProjectConfig, ProjectsConfig, ResourceConfig,
-};
+use svc_emulator::{Emulator, EmulatorConfig, ProjectConfig, ProjectsConfig, ResourceConfig};
 use svc_tests::{TempDir, client, demo, raw};
 
 /// Everything a write could change: counts and sums of every table, their text columns in
@@ -141,7 +139,7 @@ fn hostile(dir: &TempDir) -> Vec<String> {
 }
 
 /// Runs the hostile corpus against the `shop` resource of `emulator`.
-async fn assert_every_hostile_statement_is_refused(emulator: &EmulatorHandle, dir: &TempDir) {
+async fn assert_every_hostile_statement_is_refused(emulator: &Emulator, dir: &TempDir) {
     let c = client(emulator);
     let before = checksum(&c).await;
     let corpus = hostile(dir);
@@ -192,7 +190,7 @@ async fn hostile_statements_are_refused_in_memory() {
 }
 
 /// The demo project with `shop` kept in a database file (read-only reader connections).
-async fn demo_on_file(dir: &TempDir) -> EmulatorHandle {
+async fn demo_on_file(dir: &TempDir) -> Emulator {
     let config = ProjectsConfig::new(vec![
         ProjectConfig::new("demo").api_key("key_demo").resource(
             ResourceConfig::new("shop", "tok_shop")

@@ -20,7 +20,7 @@ fn field_error(e: &Error, field: &str) -> bool {
 }
 
 /// A client that has only the tools token (no API key, no resource token).
-fn tools_only(emulator: &svc_emulator::EmulatorHandle) -> Client {
+fn tools_only(emulator: &svc_emulator::Emulator) -> Client {
     Client::builder()
         .project(emulator.project().as_str())
         .api_base_url(emulator.api_base_url())

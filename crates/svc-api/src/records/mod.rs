@@ -15,7 +15,7 @@ use svc_model::records::ListQuery;
 use svc_model::records::wire::{NO_PAGINATION_PARAM, PAGE_PARAM, PER_PAGE_PARAM};
 #[cfg(feature = "records")]
 use svc_model::records::{AggregateRequest, AggregateResult, GroupRequest, GroupRow};
-use svc_model::{ModelName, Page, ResourceName};
+use svc_model::{ListPage, ModelName, ResourceName};
 
 use crate::client::Client;
 use crate::error::{Error, Result};
@@ -165,7 +165,7 @@ fn check(query: &ListQuery) -> Result<()> {
 impl<'c, T: DeserializeOwned> Records<'c, T> {
     /// One page of records matching `query` (page 1 and 25 per page unless the query says
     /// otherwise). A page size outside 1..=10000 or a page 0 is refused before sending.
-    pub async fn list(&self, query: &ListQuery) -> Result<Page<T>> {
+    pub async fn list(&self, query: &ListQuery) -> Result<ListPage<T>> {
         check(query)?;
         let url = Self::with_query(self.model_url()?, &query.to_pairs());
         self.client.send_json(self.call(Method::GET, url)?).await

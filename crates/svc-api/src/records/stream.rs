@@ -10,7 +10,7 @@ use futures_util::StreamExt;
 use futures_util::stream::FuturesOrdered;
 use http::Method;
 use serde::de::DeserializeOwned;
-use svc_model::Page;
+use svc_model::ListPage;
 use svc_model::records::ListQuery;
 use svc_transport::BoxFuture;
 
@@ -27,7 +27,7 @@ pub(super) const DEFAULT_STREAM_PAGE_SIZE: u32 = 1000;
 
 struct Fetched<T> {
     number: u32,
-    page: Page<T>,
+    page: ListPage<T>,
     /// A digest of the response body, to notice a server that answers the same page again.
     digest: u64,
 }
@@ -112,7 +112,7 @@ impl<T: DeserializeOwned + Send + 'static> RecordStream<T> {
             let mut hasher = std::collections::hash_map::DefaultHasher::new();
             response.body().hash(&mut hasher);
             let digest = hasher.finish();
-            let page = decode::<Page<T>>(response)?;
+            let page = decode::<ListPage<T>>(response)?;
             Ok(Fetched {
                 number,
                 page,

@@ -12,7 +12,7 @@ use svc_api::model::records::{
 };
 use svc_api::model::users::NewUser;
 use svc_api::model::{PageSettings, UpdatePageSettings};
-use svc_emulator::{Emulator, EmulatorConfig, EmulatorHandle};
+use svc_emulator::{Emulator, EmulatorConfig};
 
 use crate::args::DemoArgs;
 use crate::exit::Failure;
@@ -75,7 +75,7 @@ pub async fn run(args: DemoArgs) -> Result<(), Failure> {
 
 const DEMO_ACCESS_TTL: std::time::Duration = std::time::Duration::from_secs(32);
 
-async fn tour_sessions(emulator: &EmulatorHandle, n: &mut u32) -> Result<(), Failure> {
+async fn tour_sessions(emulator: &Emulator, n: &mut u32) -> Result<(), Failure> {
     use svc_api::model::account::RegisterRequest;
 
     step(
@@ -156,7 +156,7 @@ async fn tour_sessions(emulator: &EmulatorHandle, n: &mut u32) -> Result<(), Fai
 }
 
 /// The refresh calls the emulator received for the demo project (its emulator-only stats route).
-async fn refresh_calls(emulator: &EmulatorHandle) -> Result<String, Failure> {
+async fn refresh_calls(emulator: &Emulator) -> Result<String, Failure> {
     use svc_api::transport::{HyperTransport, Transport};
     let url = format!(
         "{}/_emulator/projects/{}/stats",
@@ -445,7 +445,7 @@ async fn tour_users(client: &Client, n: &mut u32) -> Result<(), Failure> {
     Ok(())
 }
 
-fn next_steps(emulator: &EmulatorHandle, keep_running: bool) {
+fn next_steps(emulator: &Emulator, keep_running: bool) {
     println!("\nNext steps");
     if !keep_running {
         println!(

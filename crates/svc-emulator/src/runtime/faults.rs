@@ -206,7 +206,7 @@ fn clamp_share(share: f64) -> f64 {
 }
 
 /// How many requests met each fault since the emulator started; from
-/// [`EmulatorHandle::fault_counts`](crate::EmulatorHandle::fault_counts).
+/// [`Emulator::fault_counts`](crate::Emulator::fault_counts).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct FaultCounts {

@@ -11,9 +11,23 @@ use svc_model::{EnvironmentName, ProjectName};
 use crate::runtime::server::ServerTask;
 use crate::runtime::tls::CaFile;
 
-/// A running emulator. Dropping it stops the server (the listener closes, open connections finish
-/// their request and close); [`shutdown`](Self::shutdown) also waits for that.
-pub struct EmulatorHandle {
+/// A running emulator; [`start`](Self::start) runs one. Dropping it stops the server (the
+/// listener closes, open connections finish their request and close);
+/// [`shutdown`](Self::shutdown) also waits for that.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use svc_emulator::{Emulator, EmulatorConfig};
+///
+/// let emulator = Emulator::start(EmulatorConfig::default()).await?;
+/// assert_eq!(emulator.app_base_url(), format!("{}/api", emulator.api_base_url()));
+/// assert_eq!(emulator.project().as_str(), "demo");
+/// emulator.shutdown().await;
+/// # Ok(())
+/// # }
+/// ```
+pub struct Emulator {
     local_addr: SocketAddr,
     info: StartupInfo,
     project: ProjectName,
@@ -59,7 +73,7 @@ pub struct StartupInfo {
     pub resource_tokens: BTreeMap<String, String>,
 }
 
-impl EmulatorHandle {
+impl Emulator {
     pub(crate) fn new(
         local_addr: SocketAddr,
         info: StartupInfo,
@@ -156,9 +170,9 @@ impl EmulatorHandle {
     }
 }
 
-impl fmt::Debug for EmulatorHandle {
+impl fmt::Debug for Emulator {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("EmulatorHandle")
+        f.debug_struct("Emulator")
             .field("local_addr", &self.local_addr)
             .field("info", &self.info)
             .field("ca_file", &self.ca_file)

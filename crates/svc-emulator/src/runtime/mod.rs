@@ -16,28 +16,11 @@ use crate::config::registry::Registry;
 use crate::config::{EmulatorConfig, ProjectsSource};
 use crate::http;
 use crate::http::AppState;
-use crate::runtime::handle::{EmulatorHandle, StartupInfo};
+use crate::runtime::handle::{Emulator, StartupInfo};
 use crate::storage::resources::Resources;
 use crate::storage::{Store, StoreError};
 use server::ServerTask;
 use tls::{CaFile, TlsError};
-
-/// The emulator; [`start`](Self::start) runs one.
-///
-/// ```
-/// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// use svc_emulator::{Emulator, EmulatorConfig};
-///
-/// let emulator = Emulator::start(EmulatorConfig::default()).await?;
-/// assert_eq!(emulator.app_base_url(), format!("{}/api", emulator.api_base_url()));
-/// assert_eq!(emulator.project().as_str(), "demo");
-/// emulator.shutdown().await;
-/// # Ok(())
-/// # }
-/// ```
-#[derive(Debug, Clone, Copy)]
-pub struct Emulator;
 
 /// The emulator could not start.
 #[derive(Debug, thiserror::Error)]
@@ -85,7 +68,7 @@ impl Emulator {
     /// Projects come from, in order: the config given in `config` (file or code); else the
     /// projects saved in the data path by the last start; else the demo project. The config in
     /// force is saved in the data path.
-    pub async fn start(config: EmulatorConfig) -> Result<EmulatorHandle, EmulatorError> {
+    pub async fn start(config: EmulatorConfig) -> Result<Emulator, EmulatorError> {
         let addr = config.listen_addr();
         let listener = TcpListener::bind(addr)
             .await
@@ -140,7 +123,7 @@ impl Emulator {
             proxy,
         );
         let server = ServerTask::spawn(listener, http::router(state), acceptor, faults);
-        Ok(EmulatorHandle::new(
+        Ok(Emulator::new(
             local_addr,
             info,
             project,
@@ -232,9 +215,9 @@ mod tests {
     }
 
     #[test]
-    fn handle_is_send_and_sync() {
+    fn emulator_is_send_and_sync() {
         fn check<T: Send + Sync + 'static>() {}
-        check::<EmulatorHandle>();
+        check::<Emulator>();
         check::<EmulatorError>();
     }
 

@@ -13,7 +13,7 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName};
 use serde_json::Value;
-use svc_emulator::{Emulator, EmulatorConfig, EmulatorHandle};
+use svc_emulator::{Emulator, EmulatorConfig};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
 
@@ -130,7 +130,7 @@ impl Call {
 }
 
 /// Sends `call` to a plain-HTTP emulator over HTTP/1.1.
-pub async fn send(emulator: &EmulatorHandle, call: Call) -> Reply {
+pub async fn send(emulator: &Emulator, call: Call) -> Reply {
     let stream = TcpStream::connect(emulator.local_addr()).await.unwrap();
     send_h1(stream, &call).await
 }
@@ -176,7 +176,7 @@ async fn read(response: http::Response<hyper::body::Incoming>) -> Reply {
 
 /// A TLS connection to the emulator that trusts only its CA, offering `alpn`.
 pub async fn tls_connect(
-    emulator: &EmulatorHandle,
+    emulator: &Emulator,
     server_name: &str,
     alpn: &[&[u8]],
 ) -> tokio_rustls::client::TlsStream<TcpStream> {
@@ -198,7 +198,7 @@ pub async fn tls_connect(
 }
 
 /// An emulator with the demo project, in memory.
-pub async fn demo() -> EmulatorHandle {
+pub async fn demo() -> Emulator {
     Emulator::start(EmulatorConfig::default()).await.unwrap()
 }
 
