@@ -389,3 +389,42 @@ async fn startup_info_and_debug_output() {
     assert!(!debug.contains(&tools), "{debug}");
     emu.shutdown().await;
 }
+
+/// Paging text that is not an integer: a `400` naming the parameter by default
+/// ([decision: stricter]), read as the data engine reads it (page 1, 25 per page) with
+/// `lenient`.
+#[tokio::test]
+async fn lenient_mode_reads_paging_text_like_the_engine() {
+    let orders = "/projects/demo/prod/shop/models/orders";
+    let strict = demo().await;
+    for query in ["page=abc", "_per_page=ten", "page=last"] {
+        let reply = send(
+            &strict,
+            Call::get(format!("{orders}?{query}")).bearer(strict.api_key()),
+        )
+        .await;
+        let body = reply.assert_error(400, "invalid");
+        let param = query.split('=').next().unwrap_or_default();
+        assert!(body.get(param).is_some(), "{query}: {body}");
+    }
+    strict.shutdown().await;
+
+    let lenient = Emulator::start(EmulatorConfig::default().lenient(true))
+        .await
+        .unwrap();
+    let first = send(&lenient, Call::get(orders).bearer(lenient.api_key()))
+        .await
+        .json();
+    for query in ["page=abc", "_per_page=ten&page=x", "page=last"] {
+        let reply = send(
+            &lenient,
+            Call::get(format!("{orders}?{query}")).bearer(lenient.api_key()),
+        )
+        .await;
+        assert_eq!(reply.status, 200, "{query}");
+        let body = reply.json();
+        assert_eq!(body["results"], first["results"], "{query}");
+        assert_eq!(body["count"], first["count"], "{query}");
+    }
+    lenient.shutdown().await;
+}

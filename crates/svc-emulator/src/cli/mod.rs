@@ -54,6 +54,16 @@ pub struct EmulatorArgs {
     )]
     pub tls: bool,
 
+    /// Answer records requests exactly like the platform's data engine, dropping every stricter
+    /// refusal: unknown fields and lookups are ignored, malformed page numbers read as page 1,
+    /// truthy text is `true` (docs/contract.md, the `[decision: stricter]` rules).
+    #[arg(
+        long,
+        env = "SVC_EMULATOR_LENIENT",
+        value_parser = clap::builder::BoolishValueParser::new(),
+    )]
+    pub lenient: bool,
+
     /// Lifetime of session access tokens, in seconds (a few seconds lets tests see refreshes).
     #[arg(
         long,
@@ -87,6 +97,7 @@ impl EmulatorArgs {
         let mut config = EmulatorConfig::default()
             .listen(self.listen)
             .tls(self.tls)
+            .lenient(self.lenient)
             .token_lifetimes(lifetimes);
         if let Some(data) = &self.data {
             config = config.data_path(data);

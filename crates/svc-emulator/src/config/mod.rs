@@ -30,6 +30,7 @@ pub struct EmulatorConfig {
     data_path: Option<PathBuf>,
     projects: ProjectsSource,
     tls: bool,
+    lenient: bool,
     lifetimes: crate::account::TokenLifetimes,
     faults: Option<crate::runtime::faults::Faults>,
     proxy: crate::ProxyConfig,
@@ -53,6 +54,7 @@ impl Default for EmulatorConfig {
             data_path: None,
             projects: ProjectsSource::Default,
             tls: false,
+            lenient: false,
             lifetimes: crate::account::TokenLifetimes::default(),
             faults: None,
             proxy: crate::ProxyConfig::default(),
@@ -91,6 +93,22 @@ impl EmulatorConfig {
     pub fn tls(mut self, enabled: bool) -> Self {
         self.tls = enabled;
         self
+    }
+
+    /// Lenient mode (default off): records requests are answered exactly like the platform's data
+    /// engine, with none of the emulator's stricter refusals. By default the emulator refuses
+    /// with a `400` what the engine silently misreads (an unknown field or lookup in a filter, a
+    /// page number that is not a number, a boolean that is neither true nor false, ...); each
+    /// such rule is a `[decision: stricter]` of docs/contract.md. Lenient mode reads them as the
+    /// engine does.
+    pub fn lenient(mut self, enabled: bool) -> Self {
+        self.lenient = enabled;
+        self
+    }
+
+    /// Whether lenient mode is on.
+    pub fn lenient_enabled(&self) -> bool {
+        self.lenient
     }
 
     /// Lifetimes of the session and service tokens the emulator issues (default: access 5 min,

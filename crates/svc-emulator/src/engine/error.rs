@@ -13,9 +13,6 @@ pub enum EngineError {
     /// No record has that primary key (including a key that cannot be of the key's kind).
     #[error("Not found.")]
     RecordNotFound,
-    /// The page asked for lies past the last page of the list.
-    #[error("Invalid page.")]
-    PageNotFound,
     /// The request is malformed or breaks a rule of the database, with messages per input (a
     /// query parameter or body key, named as on the wire) when one is at fault.
     #[error("{message}")]

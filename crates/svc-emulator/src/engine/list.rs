@@ -14,15 +14,6 @@ pub struct Selection {
     pub search: Vec<String>,
 }
 
-/// Which page of a list.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PageNumber {
-    /// Page `n`, from 1.
-    Number(u64),
-    /// The last page (`page=last`).
-    Last,
-}
-
 /// Everything that shapes a list: the selection, the order and the paging.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListSpec {
@@ -30,8 +21,8 @@ pub struct ListSpec {
     pub selection: Selection,
     /// `_order_by` as given (`a,-b`), `None` for the default order (primary key descending).
     pub order_by: Option<String>,
-    /// The page.
-    pub page: PageNumber,
+    /// The page, from 1. A page past the end lists no records.
+    pub page: u64,
     /// Records per page, from 1 to [`MAX_PER_PAGE`](super::MAX_PER_PAGE).
     pub per_page: u64,
     /// Every matching record (at most [`MAX_PER_PAGE`](super::MAX_PER_PAGE)) instead of a page.
@@ -52,8 +43,10 @@ pub enum Listing {
         count: u64,
         /// The page's number, from 1.
         number: u64,
-        /// The last page's number (1 for an empty list).
-        last: u64,
+        /// Records per page.
+        per_page: u64,
+        /// Records on this page.
+        len: u64,
         /// The page's records.
         records: RecordsJson,
     },

@@ -84,7 +84,7 @@ mod tests;
 pub use aggregate::{AggregateFunc, AggregateRequest, DateUnit, GroupLookup, GroupRequest};
 pub use error::EngineError;
 pub use filter::{DEFAULT_PER_PAGE, Lookup, MAX_PER_PAGE};
-pub use list::{ListSpec, Listing, PageNumber, RecordsJson, Selection};
+pub use list::{ListSpec, Listing, RecordsJson, Selection};
 
 pub use resource::Resource;
 pub use schema::{Field, FieldKind, ForeignKey, Model, Schema};

@@ -17,7 +17,7 @@ use serde_json::Value as Json;
 use crate::engine::convert::{json_to_sql, text_to_sql, write_row};
 use crate::engine::error::EngineError;
 use crate::engine::filter::{MAX_PER_PAGE, build_where, order_by};
-use crate::engine::list::{ListSpec, Listing, PageNumber, RecordsJson};
+use crate::engine::list::{ListSpec, Listing, RecordsJson};
 use crate::engine::schema::{Field, Model, Schema, load_schema, prepare, quote_ident};
 
 /// Reader connections opened next to the writer for a database file in WAL mode.
@@ -238,8 +238,7 @@ impl Resource {
 
     /// Lists the records of `model` that `spec` selects, in its order: one page with the count
     /// of all matching records, or with `no_pagination` every matching record (at most
-    /// [`MAX_PER_PAGE`]). A page past the last one is [`EngineError::PageNotFound`]; page 1 of an
-    /// empty list is an empty page.
+    /// [`MAX_PER_PAGE`]). A page past the last one lists no records, with the count of all.
     pub fn list(&self, model: &str, spec: &ListSpec) -> Result<Listing, EngineError> {
         let model = self.model_or_404(model)?;
         let filter = build_where(&model, &spec.selection)?;
@@ -258,7 +257,7 @@ impl Resource {
                 model.select_list, model.table_sql, filter.sql
             );
             if spec.no_pagination {
-                let records = write_records(
+                let (records, _) = write_records(
                     conn,
                     &model,
                     &select,
@@ -276,20 +275,15 @@ impl Resource {
                 n.max(0) as u64
             };
             let per_page = spec.per_page.max(1);
-            let last = count.div_ceil(per_page).max(1);
-            let number = match spec.page {
-                PageNumber::Number(n) => n,
-                PageNumber::Last => last,
-            };
-            if number > last || number == 0 {
-                return Err(EngineError::PageNotFound);
-            }
+            let number = spec.page.max(1);
             let offset = (number - 1).saturating_mul(per_page);
-            let records = write_records(conn, &model, &select, &filter.params, per_page, offset)?;
+            let (records, len) =
+                write_records(conn, &model, &select, &filter.params, per_page, offset)?;
             Ok(Listing::Page {
                 count,
                 number,
-                last,
+                per_page,
+                len,
                 records,
             })
         })
@@ -634,7 +628,7 @@ fn fetch_one(conn: &Connection, model: &Model, pk: &Value) -> Result<Vec<u8>, En
     }
 }
 
-/// The records of `select` (which ends with `LIMIT ? OFFSET ?`) as a JSON array.
+/// The records of `select` (which ends with `LIMIT ? OFFSET ?`) as a JSON array, and how many.
 fn write_records(
     conn: &Connection,
     model: &Model,
@@ -642,7 +636,7 @@ fn write_records(
     params: &[Value],
     limit: u64,
     offset: u64,
-) -> Result<RecordsJson, EngineError> {
+) -> Result<(RecordsJson, u64), EngineError> {
     let mut stmt = prepare(conn, select)?;
     let limit = Value::Integer(i64::try_from(limit).unwrap_or(i64::MAX));
     let offset = Value::Integer(i64::try_from(offset).unwrap_or(i64::MAX));
@@ -650,16 +644,16 @@ fn write_records(
     let mut rows = stmt.query(params_from_iter(binds))?;
     let mut buf = Vec::with_capacity(4096);
     buf.push(b'[');
-    let mut first = true;
+    let mut len: u64 = 0;
     while let Some(row) = rows.next()? {
-        if !first {
+        if len > 0 {
             buf.push(b',');
         }
-        first = false;
+        len += 1;
         write_row(&mut buf, model, row)?;
     }
     buf.push(b']');
-    Ok(RecordsJson(buf))
+    Ok((RecordsJson(buf), len))
 }
 
 #[cfg(test)]

@@ -89,7 +89,7 @@ fn list_json(
     model: &str,
     pairs: &[(String, String)],
 ) -> Result<Vec<u8>, EngineError> {
-    let spec = list_spec(pairs)?;
+    let spec = list_spec(pairs, false)?;
     Ok(list_body(r.list(model, &spec)?, BASE, pairs))
 }
 
@@ -624,16 +624,15 @@ fn pagination_envelope_and_links() {
         format!("{BASE}?city__in=Krak%C3%B3w%2CS%C3%A3o%20Paulo%26x%3D1&page=2")
     );
 
-    // Last page.
+    // Last page. It is full, so `next` links to the page after it, as the engine's does
+    // ("count may be inaccurate"), and that page lists nothing.
     let v = list(&r, "orders", &[("page", "480")]).unwrap();
-    assert_eq!(v["next"], Json::Null);
+    assert_eq!(v["next"], format!("{BASE}?page=481"));
     assert_eq!(v["previous"], format!("{BASE}?page=479"));
     assert_eq!(v["results"].as_array().unwrap().len(), 25);
     assert_eq!(v["results"][24]["id"], 1);
-    let last = list(&r, "orders", &[("page", "last")]).unwrap();
-    assert_eq!(last, v);
 
-    // One page holds everything.
+    // One page holds everything, and is not full: no next page.
     let v = list(
         &r,
         "orders",
@@ -646,35 +645,58 @@ fn pagination_envelope_and_links() {
         v["count"].as_u64().unwrap()
     );
 
-    // Past the end: 404, like DRF. Page 1 of nothing: an empty page.
-    let e = missing(list_json(&r, "orders", &q(&[("page", "481")])));
-    assert_eq!(e.to_string(), "Invalid page.");
+    // Past the end: 200 with the real count, no records, no next page, and the page before it
+    // as `previous` (the engine's answer). Page 1 of nothing: an empty page.
+    let v = list(&r, "orders", &[("page", "481")]).unwrap();
+    assert_eq!(v["count"], 12000);
+    assert_eq!(v["results"], json!([]));
+    assert_eq!(v["next"], Json::Null);
+    assert_eq!(v["previous"], format!("{BASE}?page=480"));
     let v = list(&r, "orders", &[("status", "nope")]).unwrap();
     assert_eq!(
         v,
         json!({"count": 0, "next": null, "previous": null, "results": []})
     );
-    missing(list_json(
-        &r,
-        "orders",
-        &q(&[("status", "nope"), ("page", "2")]),
-    ));
-    let v = list(&r, "orders", &[("status", "nope"), ("page", "last")]).unwrap();
-    assert_eq!(v["count"], 0);
+    let v = list(&r, "orders", &[("status", "nope"), ("page", "2")]).unwrap();
+    assert_eq!(
+        v,
+        json!({"count": 0, "next": null, "previous": format!("{BASE}?status=nope"), "results": []})
+    );
 
-    // Bounds.
+    // Out of range numbers are clamped as the engine clamps them: a page below 1 is page 1,
+    // `_per_page` goes into 1..=10000.
+    let first = list(&r, "orders", &[]).unwrap();
+    for page in ["0", "-1", " 1 ", "+1"] {
+        let v = list(&r, "orders", &[("page", page)]).unwrap();
+        assert_eq!(v["results"], first["results"], "page={page}");
+        assert_eq!(v["previous"], Json::Null, "page={page}");
+    }
+    let v = list(&r, "orders", &[("_per_page", "0")]).unwrap();
+    assert_eq!(v["results"].as_array().unwrap().len(), 1);
+    let v = list(&r, "orders", &[("_per_page", "20000")]).unwrap();
+    assert_eq!(v["results"].as_array().unwrap().len(), 10000);
+    // [decision: stricter] Text that is not an integer is a 400 naming the parameter (the
+    // engine reads it as the default), `last` included.
     for (k, v) in [
-        ("page", "0"),
-        ("page", "-1"),
         ("page", "x"),
-        ("page", ""),
-        ("_per_page", "0"),
-        ("_per_page", "10001"),
+        ("page", "last"),
+        ("page", "1.5"),
         ("_per_page", "ten"),
-        ("_no_pagination", "maybe"),
     ] {
         let e = bad(list_json(&r, "orders", &q(&[(k, v)])));
         assert!(e.body().fields.contains_key(k), "{k}={v}");
+    }
+    // An empty `page` or `_per_page` is a 400 too; lenient mode reads all of these like the
+    // engine: page 1, 25 per page.
+    bad(list_json(&r, "orders", &q(&[("page", "")])));
+    for (k, v) in [
+        ("page", "x"),
+        ("page", ""),
+        ("page", "last"),
+        ("_per_page", "ten"),
+    ] {
+        let spec = crate::http::list::list_spec(&q(&[(k, v)]), true).unwrap();
+        assert_eq!((spec.page, spec.per_page), (1, 25), "{k}={v}");
     }
     // The last value of a repeated parameter counts.
     let v = list(&r, "orders", &[("_per_page", "3"), ("_per_page", "2")]).unwrap();
@@ -708,8 +730,17 @@ fn no_pagination_is_a_bare_capped_array() {
     )
     .unwrap();
     assert_eq!(v.as_array().unwrap().len(), 142);
-    // `_no_pagination=0` paginates.
-    let v = list(&r, "customers", &[("_no_pagination", "0")]).unwrap();
+    // Any non-empty `_no_pagination` turns paging off, `0` and `false` included (the engine's
+    // rule); an empty one does not.
+    for off in ["0", "false", "maybe"] {
+        let v = list(&r, "customers", &[("_no_pagination", off)]).unwrap();
+        assert_eq!(
+            v.as_array().map(Vec::len),
+            Some(1000),
+            "_no_pagination={off}"
+        );
+    }
+    let v = list(&r, "customers", &[("_no_pagination", "")]).unwrap();
     assert_eq!(v["count"], 1000);
 }
 

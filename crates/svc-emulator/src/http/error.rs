@@ -116,7 +116,7 @@ impl IntoResponse for HttpError {
 /// The status and error body of each [`EngineError`]: the one place where engine failures
 /// become HTTP answers.
 pub(crate) trait EngineReply {
-    /// `404` for a missing model, record or page, `400` for an invalid request, `500` for a
+    /// `404` for a missing model or record, `400` for an invalid request, `500` for a
     /// database failure.
     fn status(&self) -> u16;
     /// `error`, `error_code`, and the field errors of an invalid request.
@@ -126,9 +126,7 @@ pub(crate) trait EngineReply {
 impl EngineReply for EngineError {
     fn status(&self) -> u16 {
         match self {
-            EngineError::ModelNotFound(_)
-            | EngineError::RecordNotFound
-            | EngineError::PageNotFound => 404,
+            EngineError::ModelNotFound(_) | EngineError::RecordNotFound => 404,
             EngineError::Invalid { .. } => 400,
             EngineError::Internal(_) => 500,
         }

@@ -11,8 +11,8 @@ use svc_model::records::wire::{
     PER_PAGE_PARAM, RESERVED_PARAMS, SEARCH_PARAM, encode_component,
 };
 
-use crate::engine::convert::{parse_bool, write_json_str};
-use crate::engine::{EngineError, ListSpec, Listing, PageNumber, Selection};
+use crate::engine::convert::write_json_str;
+use crate::engine::{EngineError, ListSpec, Listing, Selection};
 use crate::http::AppState;
 
 /// The selection of decoded query pairs: `_search` values, and every parameter that is not
@@ -29,63 +29,97 @@ pub(crate) fn selection(pairs: &[(String, String)]) -> Selection {
     selection
 }
 
-/// The last value of `key`: paging parameters given twice take the last one.
+/// The last value of `key`, stripped of surrounding whitespace: the engine reads a repeated
+/// paging parameter's last value.
 fn last_value<'a>(pairs: &'a [(String, String)], key: &str) -> Option<&'a str> {
     pairs
         .iter()
         .rev()
         .find(|(k, _)| k == key)
-        .map(|(_, v)| v.as_str())
+        .map(|(_, v)| v.trim())
 }
 
-/// Reads a list's query: the selection, `_order_by`, `page` (>= 1 or `last`), `_per_page` (1 to
-/// [`MAX_PER_PAGE`]) and `_no_pagination` (`1/0/true/false`, empty for false). A malformed
-/// paging parameter is an invalid request naming it; `_per_page` is checked even with
-/// `_no_pagination`.
-pub(crate) fn list_spec(pairs: &[(String, String)]) -> Result<ListSpec, EngineError> {
-    let page = match last_value(pairs, PAGE_PARAM) {
-        None => PageNumber::Number(1),
-        Some("last") => PageNumber::Last,
-        Some(raw) => match raw.parse::<u64>() {
-            Ok(p) if p >= 1 => PageNumber::Number(p),
-            _ => {
-                return Err(EngineError::field(
-                    PAGE_PARAM,
-                    format!("Invalid page {raw:?}: expected an integer >= 1 or \"last\"."),
-                ));
+/// An integer as Python's `int()` reads text: an optional sign, then digits, with single `_`
+/// between digits. Values beyond `i64` saturate.
+pub(crate) fn python_int(text: &str) -> Option<i64> {
+    let text = text.trim();
+    let (negative, digits) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let bytes = digits.as_bytes();
+    if bytes.is_empty() || bytes[0] == b'_' || bytes[bytes.len() - 1] == b'_' {
+        return None;
+    }
+    let mut value: i64 = 0;
+    let mut previous_underscore = false;
+    for &b in bytes {
+        match b {
+            b'_' if previous_underscore => return None,
+            b'_' => previous_underscore = true,
+            b'0'..=b'9' => {
+                previous_underscore = false;
+                let digit = i64::from(b - b'0');
+                value = value.saturating_mul(10).saturating_add(digit);
             }
+            _ => return None,
+        }
+    }
+    Some(if negative { -value } else { value })
+}
+
+/// A paging number: Python's `int()` of the text, else `fallback` in lenient mode and a `400`
+/// naming the parameter otherwise ([decision: stricter]: the engine reads any text that is not
+/// an integer as the default).
+fn paging_number(
+    pairs: &[(String, String)],
+    param: &str,
+    fallback: i64,
+    lenient: bool,
+) -> Result<i64, EngineError> {
+    match last_value(pairs, param) {
+        None => Ok(fallback),
+        Some(raw) => match python_int(raw) {
+            Some(n) => Ok(n),
+            None if lenient => Ok(fallback),
+            None => Err(EngineError::field(
+                param,
+                format!("Invalid {param} {raw:?}: expected an integer."),
+            )),
         },
-    };
-    let per_page = match last_value(pairs, PER_PAGE_PARAM) {
-        None => u64::from(DEFAULT_PER_PAGE),
-        Some(raw) => match raw.parse::<u64>() {
-            Ok(n) if (1..=u64::from(MAX_PER_PAGE)).contains(&n) => n,
-            _ => {
-                return Err(EngineError::field(
-                    PER_PAGE_PARAM,
-                    format!(
-                        "Invalid _per_page {raw:?}: expected an integer from 1 to {MAX_PER_PAGE}."
-                    ),
-                ));
-            }
-        },
-    };
-    let no_pagination = match last_value(pairs, NO_PAGINATION_PARAM) {
-        None | Some("") => false,
-        Some(raw) => parse_bool(raw).ok_or_else(|| {
-            EngineError::field(
-                NO_PAGINATION_PARAM,
-                format!("Invalid _no_pagination {raw:?}: expected true, false, 1 or 0."),
-            )
-        })?,
-    };
+    }
+}
+
+/// Reads a list's query as the data engine does: the selection, `_order_by`, `page` (from 1;
+/// smaller numbers read as 1), `_per_page` (default 25, clamped to 1..=[`MAX_PER_PAGE`]) and
+/// `_no_pagination` (any non-empty value turns paging off, `0` and `false` included). A
+/// repeated paging parameter counts with its last value. A `page` or `_per_page` that is not an
+/// integer is a `400` naming it, unless `lenient`.
+pub(crate) fn list_spec(
+    pairs: &[(String, String)],
+    lenient: bool,
+) -> Result<ListSpec, EngineError> {
+    let page = paging_number(pairs, PAGE_PARAM, 1, lenient)?.max(1);
+    let per_page = paging_number(pairs, PER_PAGE_PARAM, i64::from(DEFAULT_PER_PAGE), lenient)?
+        .clamp(1, i64::from(MAX_PER_PAGE));
+    let no_pagination = last_value(pairs, NO_PAGINATION_PARAM).is_some_and(|v| !v.is_empty());
     Ok(ListSpec {
         selection: selection(pairs),
-        order_by: last_value(pairs, ORDER_BY_PARAM).map(str::to_owned),
-        page,
-        per_page,
+        order_by: last_value_raw(pairs, ORDER_BY_PARAM),
+        page: page.unsigned_abs(),
+        per_page: per_page.unsigned_abs(),
         no_pagination,
     })
+}
+
+/// `_order_by` as given: every value, so that the engine can tell a repeated one.
+fn last_value_raw(pairs: &[(String, String)], key: &str) -> Option<String> {
+    pairs
+        .iter()
+        .rev()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.clone())
 }
 
 /// The absolute URL of a list without its query, for the `next` and `previous` links: the path
@@ -99,20 +133,25 @@ pub(crate) fn list_url(state: &AppState, uri: &Uri) -> String {
 }
 
 /// The JSON answer of a list: the envelope of a page, or the bare array of `no_pagination`.
-/// The links repeat `pairs` in order, with `page` moved to the end and left out for page 1.
+/// The links repeat `pairs` in order, with `page` moved to the end and left out for page 1; a
+/// page past the end links back to the page before it.
 pub(crate) fn list_body(listing: Listing, list_url: &str, pairs: &[(String, String)]) -> Vec<u8> {
-    let (count, number, last, records) = match listing {
+    let (count, number, per_page, len, records) = match listing {
         Listing::All(records) => return records.0,
         Listing::Page {
             count,
             number,
-            last,
+            per_page,
+            len,
             records,
-        } => (count, number, last, records),
+        } => (count, number, per_page, len, records),
     };
     let mut buf = Vec::with_capacity(records.0.len() + 256);
     let _ = write!(buf, "{{\"count\":{count},\"next\":");
-    if number < last {
+    // As the engine: a next page when this one is not the last, and also after a full last page
+    // (the engine's "count may be inaccurate"), which then lists nothing.
+    let pages = count.div_ceil(per_page.max(1));
+    if number < pages || len == per_page {
         write_link(&mut buf, list_url, pairs, number + 1);
     } else {
         buf.extend_from_slice(b"null");

@@ -21,6 +21,18 @@ struct Shared {
     api_base_url: String,
     app_base_url: String,
     proxy: Forwarder,
+    lenient: bool,
+}
+
+/// How the emulator is reached and how strictly it reads records requests.
+#[derive(Debug)]
+pub(crate) struct Served {
+    /// The data host's base URL.
+    pub(crate) api_base_url: String,
+    /// The application host's base URL, ending in `/api`.
+    pub(crate) app_base_url: String,
+    /// Lenient mode ([`EmulatorConfig::lenient`](crate::EmulatorConfig::lenient)).
+    pub(crate) lenient: bool,
 }
 
 impl AppState {
@@ -29,10 +41,14 @@ impl AppState {
         store: Store,
         resources: Resources,
         accounts: Accounts,
-        api_base_url: String,
-        app_base_url: String,
         proxy: Forwarder,
+        served: Served,
     ) -> Self {
+        let Served {
+            api_base_url,
+            app_base_url,
+            lenient,
+        } = served;
         Self(Arc::new(Shared {
             registry,
             store,
@@ -41,6 +57,7 @@ impl AppState {
             api_base_url,
             app_base_url,
             proxy,
+            lenient,
         }))
     }
 
@@ -72,6 +89,12 @@ impl AppState {
     /// The data host's base URL, e.g. `http://127.0.0.1:PORT` (for absolute `next` links).
     pub(crate) fn api_base_url(&self) -> &str {
         &self.0.api_base_url
+    }
+
+    /// Lenient mode: records requests read like the data engine reads them, with no stricter
+    /// refusals ([`EmulatorConfig::lenient`](crate::EmulatorConfig::lenient)).
+    pub(crate) fn lenient(&self) -> bool {
+        self.0.lenient
     }
 
     /// The application host's base URL, ending in `/api`.

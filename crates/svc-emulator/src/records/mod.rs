@@ -56,7 +56,7 @@ async fn list(
         return Err(EngineError::ModelNotFound(model).into());
     }
     let pairs = query_pairs(uri.query());
-    let spec = list_spec(&pairs)?;
+    let spec = list_spec(&pairs, state.lenient())?;
     let url = list_url(&state, &uri);
     let listing = blocking(move || Ok(db.list(&model, &spec)?)).await?;
     Ok(json_bytes(StatusCode::OK, list_body(listing, &url, &pairs)))

@@ -77,6 +77,7 @@ impl Emulator {
         let proxy =
             crate::proxy::Forwarder::new(config.proxy_settings()).map_err(ConfigError::Invalid)?;
         let faults = config.fault_settings().cloned();
+        let lenient = config.lenient_enabled();
         let prepared = tokio::task::spawn_blocking(move || prepare(&config, local_addr))
             .await
             .map_err(|e| EmulatorError::Io(std::io::Error::other(e.to_string())))??;
@@ -118,9 +119,12 @@ impl Emulator {
             prepared.store,
             prepared.resources,
             prepared.accounts,
-            api_base_url,
-            app_base_url,
             proxy,
+            crate::http::state::Served {
+                api_base_url,
+                app_base_url,
+                lenient,
+            },
         );
         let server = ServerTask::spawn(listener, http::router(state), acceptor, faults);
         Ok(Emulator::new(
