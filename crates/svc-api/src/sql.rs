@@ -25,7 +25,11 @@ impl Client {
     /// ```no_run
     /// # async fn run(client: svc_api::Client) -> Result<(), svc_api::Error> {
     /// #[derive(serde::Deserialize)]
-    /// struct Top { name: String, spent: f64 }
+    /// struct Top {
+    ///     name: String,
+    ///     #[serde(with = "svc_api::model::number::f64_or_string")] // a number or a numeric string
+    ///     spent: f64,
+    /// }
     ///
     /// let top: Vec<Top> = client
     ///     .sql("shop")

@@ -3,8 +3,9 @@
 //! `svc-model` is the vocabulary shared by the SDK ([`svc-api`](https://docs.rs/svc-api)) and the
 //! local emulator ([`svc-emulator`](https://docs.rs/svc-emulator)): identifiers that always
 //! encode into one path segment, the open JSON objects of the application host
-//! ([`PageSettings`], [`Project`]), the data host's list envelope ([`ListPage`]), and error bodies
-//! of any shape ([`ErrorBody`]). It compiles without an async runtime or an HTTP stack, so a
+//! ([`PageSettings`], [`Project`]), the data host's list envelope ([`ListPage`]), numbers that
+//! the service sends as strings ([`Decimal`], [`number`]), and error bodies of any shape
+//! ([`ErrorBody`]). It compiles without an async runtime or an HTTP stack, so a
 //! project that only needs the types takes only this crate.
 //!
 //! ```
@@ -25,6 +26,7 @@ pub mod account;
 pub mod error_body;
 pub mod ident;
 pub mod list;
+pub mod number;
 mod object;
 pub mod page_settings;
 pub mod project;
@@ -40,6 +42,7 @@ pub use ident::{
     EnvironmentName, InvalidIdentifier, ModelName, PageUid, ProjectName, RecordPk, ResourceName,
 };
 pub use list::ListPage;
+pub use number::{Decimal, InvalidNumber};
 pub use page_settings::{PageSettings, UpdatePageSettings};
 pub use project::{Project, ProjectEnvironment, ProjectResource};
 pub use timestamp::{InvalidTimestamp, Timestamp};

@@ -40,7 +40,13 @@ impl Client {
     /// use svc_api::model::records::{ListQuery, Lookup};
     ///
     /// #[derive(serde::Deserialize)]
-    /// struct Order { id: i64, status: String, total: f64 }
+    /// struct Order {
+    ///     id: i64,
+    ///     status: String,
+    ///     // REAL values come as numeric strings ("83.89"); see `svc_model::number`.
+    ///     #[serde(with = "svc_api::model::number::f64_or_string")]
+    ///     total: f64,
+    /// }
     ///
     /// let orders = client.records("shop", "orders").typed::<Order>();
     /// let page = orders
@@ -229,12 +235,15 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
 
     /// An aggregate (`count`, `sum`, `min`, `max`, `avg`) over the records matching the
     /// filters and search of `filters` (its paging and ordering are ignored). `V` is the value
-    /// type: e.g. `u64` for count, `Option<f64>` for min and max (null over no records).
+    /// type: e.g. `u64` for `count`; [`Decimal`](svc_model::number::Decimal) for `avg`, and for
+    /// `sum`, `min` and `max` of a `REAL` or `NUMERIC` column, which the service sends as
+    /// numeric strings; an `Option` for `min` and `max` (null over no records).
     ///
     /// ```no_run
     /// # async fn run(client: svc_api::Client) -> Result<(), svc_api::Error> {
+    /// use svc_api::model::number::Decimal;
     /// use svc_api::model::records::{AggregateFunc, AggregateRequest, ListQuery};
-    /// let revenue: f64 = client
+    /// let revenue: Decimal = client
     ///     .records("shop", "orders")
     ///     .aggregate(&AggregateRequest::new(AggregateFunc::Sum).column("total"), &ListQuery::new().eq("status", "paid"))
     ///     .await?;
@@ -258,7 +267,7 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
 
     /// Groups the records matching `filters` by a column (or a date unit of it) and computes an
     /// aggregate per group; rows come ordered by group key. `K` is the key type, `V` the value
-    /// type (`serde_json::Value` for either when unsure).
+    /// type, as for [`aggregate`](Self::aggregate) (`serde_json::Value` for either when unsure).
     #[cfg(feature = "records")]
     pub async fn group<K: DeserializeOwned, V: DeserializeOwned>(
         &self,

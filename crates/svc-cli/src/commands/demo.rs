@@ -6,6 +6,7 @@
 use futures_util::TryStreamExt;
 use serde_json::json;
 use svc_api::Client;
+use svc_api::model::number::Decimal;
 use svc_api::model::records::{
     AggregateFunc, AggregateRequest, DateUnit, GroupLookup, GroupRequest, GroupRow, ListQuery,
     Lookup,
@@ -307,13 +308,15 @@ async fn tour_records(client: &Client, n: &mut u32) -> Result<(), Failure> {
     }
 
     step(n, "Aggregate: revenue of paid orders");
-    let revenue: Option<f64> = orders
+    // A sum of a REAL column comes as a numeric string ("123456.78"): Decimal reads it (and a
+    // JSON number), keeping the text.
+    let revenue: Option<Decimal> = orders
         .aggregate(
             &AggregateRequest::new(AggregateFunc::Sum).column("total"),
             &ListQuery::new().eq("status", "paid"),
         )
         .await?;
-    show("sum(total)", format!("{:.2}", revenue.unwrap_or(0.0)));
+    show("sum(total)", format!("{:.2}", revenue.unwrap_or_default()));
 
     step(n, "Group: orders per status, and per month");
     let per_status: Vec<GroupRow<String, u64>> = orders
@@ -376,6 +379,8 @@ async fn tour_sql(client: &Client, n: &mut u32) -> Result<(), Failure> {
     struct Spender {
         name: String,
         orders: u64,
+        // REAL values may come as numeric strings ("1234.5"): the helper reads both forms.
+        #[serde(with = "svc_api::model::number::f64_or_string")]
         spent: f64,
     }
     let query = "select c.name, count(*) as orders, round(sum(o.total), 2) as spent
