@@ -1,14 +1,19 @@
 //! Maintenance jobs of the workspace: `cargo xtask ci`, `cargo xtask structure`,
 //! `cargo xtask features`, `cargo xtask package`, `cargo xtask bench`, `cargo xtask load`,
-//! `cargo xtask fuzz`, `cargo xtask stress`.
+//! `cargo xtask fuzz`, `cargo xtask stress`, `cargo xtask fidelity`.
 //!
 //! `.ci/run` calls `cargo xtask ci`, so CI and a developer's machine run the same steps: the
 //! structural rules (`structure.rs`: the emulator's layering, no reference to a missing file),
 //! fmt, clippy, tests, docs, packaging, each svc-api feature alone.
+//!
+//! `cargo xtask fidelity` (`fidelity/`) runs the platform's open-source data engine and the
+//! emulator side by side over copies of the same databases, sends both the same randomized
+//! requests, and prints their agreement with every difference classified.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+mod fidelity;
 mod stress;
 mod structure;
 
@@ -384,6 +389,7 @@ fn main() -> ExitCode {
         Some("fuzz") => fuzz(&args[1..]),
         Some("load") => load(),
         Some("stress") => stress::stress(&args[1..]),
+        Some("fidelity") => fidelity::fidelity(&args[1..], &workspace_root()),
         _ => {
             eprintln!(
                 "usage: cargo xtask <task>\n\n\
@@ -402,7 +408,11 @@ fn main() -> ExitCode {
                  stress    the tests N times beside CPU hogs, every failed test in a table and \
                  target/stress/report.md:\n            \
                  stress [--runs N (5)] [--hogs H (one per CPU)] [--timeout-mins M (30)] \
-                 [-- TEST BINARY ARGS]"
+                 [-- TEST BINARY ARGS]\n  \
+                 fidelity  the data engine (jet-bridge) and the emulator on the same requests, \
+                 their agreement by class:\n            \
+                 fidelity [--requests N (1000)] [--seed S (1)] [--lenient] [--json FILE] \
+                 [--min-agreement PCT]"
             );
             return ExitCode::from(2);
         }

@@ -1,0 +1,145 @@
+//! Our emulator: built with cargo (`-p svc-emulator --features cli --bin svc-emulator`), run with
+//! a config file of one project whose one resource is the emulator's copy of the database, and
+//! known by its one JSON startup line.
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::Server;
+
+/// The resource's name in the config.
+const RESOURCE: &str = "db";
+/// Its static token, sent raw in `Authorization` (the hosted service's form).
+const TOKEN: &str = "tok_fidelity_db_0123456789";
+
+/// Builds the binary and returns its path (from cargo's JSON messages).
+pub fn build(root: &Path) -> Result<PathBuf, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    eprintln!("fidelity: building the emulator (cargo build -p svc-emulator --features cli)");
+    let output = Command::new(cargo)
+        .args([
+            "build",
+            "--quiet",
+            "-p",
+            "svc-emulator",
+            "--features",
+            "cli",
+            "--bin",
+            "svc-emulator",
+            "--message-format=json-render-diagnostics",
+        ])
+        .current_dir(root)
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("running cargo: {e}"))?;
+    if !output.status.success() {
+        return Err("the emulator did not build".to_owned());
+    }
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|m| m["target"]["name"] == "svc-emulator")
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+        .ok_or_else(|| "cargo named no svc-emulator executable".to_owned())
+}
+
+/// A running emulator: where it listens, the path prefix of the resource and its credential.
+#[derive(Debug)]
+pub struct Emulator {
+    pub server: Server,
+    pub addr: SocketAddr,
+    /// `/projects/{project}/{environment}/{resource}`.
+    pub prefix: String,
+    pub authorization: String,
+}
+
+/// Starts `binary` over `database` (config and log in `dir`), `--lenient` when asked.
+pub fn start(
+    binary: &Path,
+    dir: &Path,
+    database: &Path,
+    lenient: bool,
+) -> Result<Emulator, String> {
+    let config = json!({"projects": [{
+        "name": "fidelity",
+        "environments": ["prod"],
+        "resources": [{"name": RESOURCE, "token": TOKEN, "database": database}],
+    }]});
+    let config_path = dir.join("emulator.json");
+    std::fs::write(&config_path, config.to_string())
+        .map_err(|e| format!("writing {}: {e}", config_path.display()))?;
+    let log_path = dir.join("emulator.log");
+    let log = std::fs::File::create(&log_path)
+        .map_err(|e| format!("creating {}: {e}", log_path.display()))?;
+    let mut cmd = Command::new(binary);
+    cmd.arg("--listen")
+        .arg("127.0.0.1:0")
+        .arg("--config")
+        .arg(&config_path);
+    if lenient {
+        cmd.arg("--lenient");
+    }
+    let mut child = cmd
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(log)
+        .spawn()
+        .map_err(|e| format!("starting {}: {e}", binary.display()))?;
+    let stdout = child.stdout.take().ok_or("no stdout")?;
+    let mut server = Server::new("emulator", child, log_path);
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let read = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(read.map(|_| line));
+    });
+    let line = match rx.recv_timeout(Duration::from_secs(60)) {
+        Ok(Ok(line)) if !line.trim().is_empty() => line,
+        _ => {
+            std::thread::sleep(Duration::from_millis(300));
+            let status = server
+                .exited()
+                .map_or_else(|| "still running".to_owned(), |s| s.to_string());
+            let log = server.log_tail();
+            if lenient && log.contains("--lenient") {
+                return Err(format!(
+                    "the emulator refused the flag --lenient (it has no such flag yet?):\n{log}"
+                ));
+            }
+            return Err(format!(
+                "the emulator printed no startup line ({status}):\n{log}"
+            ));
+        }
+    };
+    let info: Value = serde_json::from_str(line.trim())
+        .map_err(|e| format!("the emulator's startup line is not JSON ({e}): {line}"))?;
+    let base = info["api_base_url"].as_str().unwrap_or_default();
+    let rest = base
+        .strip_prefix("http://")
+        .ok_or_else(|| format!("unexpected api_base_url {base:?}"))?;
+    let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let addr: SocketAddr = host
+        .parse()
+        .map_err(|e| format!("api_base_url {base:?}: {e}"))?;
+    let project = info["project"].as_str().unwrap_or("fidelity");
+    let environment = info["environment"].as_str().unwrap_or("prod");
+    let token = info["resource_tokens"][RESOURCE].as_str().unwrap_or(TOKEN);
+    let path = if path.is_empty() {
+        String::new()
+    } else {
+        format!("/{}", path.trim_end_matches('/'))
+    };
+    Ok(Emulator {
+        server,
+        addr,
+        prefix: format!("{path}/projects/{project}/{environment}/{RESOURCE}"),
+        authorization: token.to_owned(),
+    })
+}

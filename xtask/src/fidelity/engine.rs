@@ -1,0 +1,127 @@
+//! The platform's open-source data engine (PyPI `jet-bridge`): its venv, its launcher and its
+//! process.
+//!
+//! The venv lives in `target/fidelity/venv` and is reused once installed. Tornado 5.1 (pinned by
+//! the engine) imports ABCs from `collections`, gone since Python 3.10: the launcher
+//! `target/fidelity/launch.py` puts them back, then calls the engine's `main()`.
+
+use std::net::{SocketAddr, TcpListener};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::Server;
+use super::http;
+
+pub const VERSION: &str = "1.12.13";
+
+const LAUNCHER: &str = "\
+# Written by `cargo xtask fidelity`: Tornado 5.1 needs the ABCs on `collections` (Python >= 3.10).
+import collections, collections.abc
+for name in ('MutableMapping', 'Mapping', 'Sequence', 'Iterable', 'Callable', 'MutableSet',
+             'MutableSequence'):
+    setattr(collections, name, getattr(collections.abc, name))
+from jet_bridge.__main__ import main
+main()
+";
+
+/// Makes the venv when it is not there yet and writes the launcher; returns (python, launcher).
+pub fn install(cache: &Path) -> Result<(PathBuf, PathBuf), String> {
+    let venv = cache.join("venv");
+    let python = venv.join("bin").join("python");
+    let marker = venv.join(format!("jet-bridge-{VERSION}.installed"));
+    if !marker.exists() {
+        eprintln!(
+            "fidelity: installing jet-bridge=={VERSION} into {}",
+            venv.display()
+        );
+        let _ = std::fs::remove_dir_all(&venv);
+        run(Command::new("python3").arg("-m").arg("venv").arg(&venv))?;
+        run(Command::new(&python).args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            &format!("jet-bridge=={VERSION}"),
+        ]))?;
+        std::fs::write(&marker, "").map_err(|e| format!("writing {}: {e}", marker.display()))?;
+    }
+    let launcher = cache.join("launch.py");
+    std::fs::write(&launcher, LAUNCHER)
+        .map_err(|e| format!("writing {}: {e}", launcher.display()))?;
+    Ok((python, launcher))
+}
+
+fn run(cmd: &mut Command) -> Result<(), String> {
+    let status = cmd.status().map_err(|e| format!("running {cmd:?}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{cmd:?} failed: {status}"))
+    }
+}
+
+/// A free loopback port (there is a small window before the engine binds it).
+fn free_port() -> Result<u16, String> {
+    let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| format!("binding: {e}"))?;
+    listener
+        .local_addr()
+        .map(|a| a.port())
+        .map_err(|e| e.to_string())
+}
+
+/// Starts the engine over `database` in the working directory `dir` (it writes its store file
+/// there) and waits until `GET /api/` answers 200.
+pub fn start(
+    python: &Path,
+    launcher: &Path,
+    dir: &Path,
+    database: &Path,
+    key: &str,
+) -> Result<(Server, SocketAddr), String> {
+    let port = free_port()?;
+    let log_path = dir.join("engine.log");
+    let log = std::fs::File::create(&log_path)
+        .map_err(|e| format!("creating {}: {e}", log_path.display()))?;
+    let err = log.try_clone().map_err(|e| e.to_string())?;
+    let child = Command::new(python)
+        .arg(launcher)
+        .args([
+            "--address=127.0.0.1".to_owned(),
+            format!("--port={port}"),
+            "--database_engine=sqlite".to_owned(),
+            format!("--database_name={}", database.display()),
+            "--database_extra=check_same_thread=false".to_owned(),
+            format!("--bearer_auth_key={key}"),
+            "--auto_open_register=false".to_owned(),
+            "--api_base_url=http://127.0.0.1:9/api".to_owned(),
+            "--web_base_url=http://127.0.0.1:9".to_owned(),
+        ])
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(log)
+        .stderr(err)
+        .spawn()
+        .map_err(|e| format!("starting the engine: {e}"))?;
+    let mut server = Server::new("engine", child, log_path);
+    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        if let Some(status) = server.exited() {
+            return Err(format!(
+                "the engine exited ({status}) before answering:\n{}",
+                server.log_tail()
+            ));
+        }
+        if http::send(addr, "GET", "/api/", None, None).is_ok_and(|r| r.status == 200) {
+            return Ok((server, addr));
+        }
+        if Instant::now() > deadline {
+            return Err(format!(
+                "the engine did not answer GET /api/ in 90 s:\n{}",
+                server.log_tail()
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}

@@ -1,0 +1,510 @@
+//! `cargo xtask fidelity`: a differential harness between the platform's open-source data
+//! engine (PyPI `jet-bridge==1.12.13`) and our emulator.
+//!
+//! It installs the engine in a venv (`target/fidelity/venv`, reused), generates SQLite databases
+//! from the seed (`dataset.rs`: Unicode text, NULLs and empty strings, `%` and `_`, integers,
+//! reals, numerics, booleans, dates, datetimes, a foreign key, a text primary key), gives each
+//! server its own copy, starts both on loopback (the engine on a free port with a bearer key,
+//! the emulator with a config file naming its copy), sends both the same randomized requests
+//! in the same order (`requests.rs`: lists with every filter, paging and ordering parameter,
+//! aggregates, groups, retrieves, creates, PATCH/PUT updates, deletes) and prints the agreement
+//! with every difference classified (`compare.rs`). When a write leaves the databases apart
+//! (one side wrote, the other refused), the tables are copied from the engine's database into
+//! the emulator's, so that one difference does not spoil every later read. Both servers are
+//! stopped at the end, also on error. The run's files (databases, config, both servers' logs)
+//! stay in `target/fidelity/run/`.
+//!
+//! It is a measuring tool, not a gate: it exits 0 whatever the agreement, unless the harness
+//! itself failed, or `--min-agreement PCT` is given and the agreement is below it.
+//!
+//! ```text
+//! cargo xtask fidelity [--requests N (1000)] [--seed S (1)] [--lenient] [--json FILE]
+//!                      [--min-agreement PCT] [--emulator-bin PATH]
+//! ```
+//!
+//! `--lenient` starts the emulator with `--lenient`; `--emulator-bin` uses that binary instead
+//! of building one. Needs `python3` (3.9 or later, with `venv`) and, the first time, PyPI.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ExitStatus};
+
+use serde_json::{Value, json};
+
+mod compare;
+mod dataset;
+mod emulator;
+mod engine;
+mod http;
+mod requests;
+
+use compare::Difference;
+use http::Response;
+use requests::Request;
+
+const USAGE: &str = "usage: cargo xtask fidelity [--requests N (1000)] [--seed S (1)] [--lenient] \
+                     [--json FILE] [--min-agreement PCT] [--emulator-bin PATH]";
+
+/// The engine's bearer key (loopback only).
+const ENGINE_KEY: &str = "fidelity-key";
+
+/// Examples printed per class.
+const EXAMPLES: usize = 2;
+
+/// The options of `cargo xtask fidelity`.
+#[derive(Debug, Clone, PartialEq)]
+struct Options {
+    requests: usize,
+    seed: u64,
+    lenient: bool,
+    json: Option<PathBuf>,
+    min_agreement: Option<f64>,
+    emulator_bin: Option<PathBuf>,
+}
+
+/// The options, or `None` for `--help`.
+fn parse_options(args: &[String]) -> Result<Option<Options>, String> {
+    let mut options = Options {
+        requests: 1000,
+        seed: 1,
+        lenient: false,
+        json: None,
+        min_agreement: None,
+        emulator_bin: None,
+    };
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        let mut value = |name: &str| {
+            args.next()
+                .cloned()
+                .ok_or_else(|| format!("{name} needs a value\n{USAGE}"))
+        };
+        let number = |name: &str, v: String| -> Result<u64, String> {
+            v.parse()
+                .map_err(|_| format!("{name}: {v:?} is not a number\n{USAGE}"))
+        };
+        match arg.as_str() {
+            "--requests" => options.requests = number(arg, value(arg)?)? as usize,
+            "--seed" => options.seed = number(arg, value(arg)?)?,
+            "--lenient" => options.lenient = true,
+            "--json" => options.json = Some(PathBuf::from(value(arg)?)),
+            "--emulator-bin" => options.emulator_bin = Some(PathBuf::from(value(arg)?)),
+            "--min-agreement" => {
+                let v = value(arg)?;
+                let pct = v
+                    .parse::<f64>()
+                    .map_err(|_| format!("--min-agreement: {v:?} is not a percentage\n{USAGE}"))?;
+                options.min_agreement = Some(pct);
+            }
+            "-h" | "--help" => return Ok(None),
+            other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
+        }
+    }
+    Ok(Some(options))
+}
+
+/// A server process, killed when dropped (also when the harness fails half-way).
+#[derive(Debug)]
+pub struct Server {
+    name: &'static str,
+    child: Child,
+    log: PathBuf,
+}
+
+impl Server {
+    fn new(name: &'static str, child: Child, log: PathBuf) -> Server {
+        Server { name, child, log }
+    }
+
+    /// The exit status, when the process has exited.
+    fn exited(&mut self) -> Option<ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+
+    /// The last lines of its log.
+    fn log_tail(&self) -> String {
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        let tail = lines[lines.len().saturating_sub(30)..].join("\n");
+        format!("--- {} ({}) ---\n{tail}", self.name, self.log.display())
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One request's outcome.
+#[derive(Debug)]
+struct Outcome {
+    request: Request,
+    emulator_target: String,
+    engine: Result<Response, String>,
+    emulator: Result<Response, String>,
+    differences: Vec<Difference>,
+    /// Whether the tables were copied from the engine's database after this request.
+    resynced: bool,
+}
+
+/// Whether a write left the two databases apart: one side wrote and the other refused, or both
+/// created but under different keys. The harness then copies the tables from the engine's
+/// database into the emulator's, so that later reads compare like with like (the difference of
+/// the write itself is still counted).
+fn needs_resync(
+    request: &Request,
+    engine: &Result<Response, String>,
+    emulator: &Result<Response, String>,
+) -> bool {
+    use requests::Op;
+    if matches!(
+        request.op,
+        Op::List | Op::Aggregate | Op::Group | Op::Retrieve
+    ) {
+        return false;
+    }
+    let ok =
+        |r: &Result<Response, String>| r.as_ref().is_ok_and(|r| (200..300).contains(&r.status));
+    if ok(engine) != ok(emulator) {
+        return true;
+    }
+    let key = |r: &Result<Response, String>| {
+        r.as_ref()
+            .ok()
+            .and_then(|r| serde_json::from_slice::<Value>(&r.body).ok())
+            .map(|body| body[request.table.pk()].clone())
+    };
+    request.op == Op::Create && ok(engine) && key(engine) != key(emulator)
+}
+
+/// Runs the harness; false when it failed or the agreement is below `--min-agreement`.
+pub(crate) fn fidelity(args: &[String], root: &Path) -> bool {
+    let options = match parse_options(args) {
+        Ok(Some(options)) => options,
+        Ok(None) => {
+            eprintln!("{USAGE}");
+            return true;
+        }
+        Err(e) => {
+            eprintln!("fidelity: {e}");
+            return false;
+        }
+    };
+    match run(&options, root) {
+        Ok(agreement) => match options.min_agreement {
+            Some(min) if agreement < min => {
+                eprintln!("fidelity: agreement {agreement:.1}% is below --min-agreement {min}%");
+                false
+            }
+            _ => true,
+        },
+        Err(e) => {
+            eprintln!("fidelity: {e}");
+            false
+        }
+    }
+}
+
+/// Sets everything up, sends the requests, prints the report; returns the agreement in %.
+fn run(options: &Options, root: &Path) -> Result<f64, String> {
+    let cache = root.join("target").join("fidelity");
+    let dir = cache.join("run");
+    let _ = std::fs::remove_dir_all(&dir);
+    let engine_dir = dir.join("engine");
+    std::fs::create_dir_all(&engine_dir)
+        .map_err(|e| format!("creating {}: {e}", engine_dir.display()))?;
+
+    let (python, launcher) = engine::install(&cache)?;
+    let dataset = dir.join("dataset.sqlite3");
+    dataset::write(&dir, options.seed, &dataset)?;
+    let engine_db = dir.join("engine.sqlite3");
+    let emulator_db = dir.join("emulator.sqlite3");
+    for copy in [&engine_db, &emulator_db] {
+        std::fs::copy(&dataset, copy).map_err(|e| format!("copying the database: {e}"))?;
+    }
+    let binary = match &options.emulator_bin {
+        Some(path) => path.clone(),
+        None => emulator::build(root)?,
+    };
+
+    let (mut engine_server, engine_addr) =
+        engine::start(&python, &launcher, &engine_dir, &engine_db, ENGINE_KEY)?;
+    let mut emu = emulator::start(&binary, &dir, &emulator_db, options.lenient)?;
+    eprintln!(
+        "fidelity: engine on {engine_addr}, emulator on {}{}; {} requests (seed {})",
+        emu.addr,
+        if options.lenient { " (--lenient)" } else { "" },
+        options.requests,
+        options.seed
+    );
+
+    let engine_auth = format!("Bearer {ENGINE_KEY}");
+    let mut outcomes = Vec::with_capacity(options.requests);
+    for (i, request) in requests::generate(options.seed, options.requests)
+        .into_iter()
+        .enumerate()
+    {
+        let body = request.body.as_ref().map(Value::to_string);
+        let body = body.as_deref().map(str::as_bytes);
+        let method = request.op.method();
+        let engine = http::send(
+            engine_addr,
+            method,
+            &request.engine_target(),
+            Some(&engine_auth),
+            body,
+        );
+        let emulator_target = request.emulator_target(&emu.prefix);
+        let emulator = http::send(
+            emu.addr,
+            method,
+            &emulator_target,
+            Some(&emu.authorization),
+            body,
+        );
+        for server in [&mut engine_server, &mut emu.server] {
+            if let Some(status) = server.exited() {
+                return Err(format!(
+                    "the {} exited ({status}) at request {i}:\n{}",
+                    server.name,
+                    server.log_tail()
+                ));
+            }
+        }
+        let differences = match (&engine, &emulator) {
+            (Ok(e), Ok(m)) => compare::compare(&request, e, m),
+            (e, m) => {
+                let side = if e.is_err() { "engine" } else { "emulator" };
+                let error = e.as_ref().err().or(m.as_ref().err()).cloned();
+                vec![Difference {
+                    class: format!("{}: transport error ({side})", request.op.name()),
+                    detail: error.unwrap_or_default(),
+                }]
+            }
+        };
+        let resynced = needs_resync(&request, &engine, &emulator);
+        if resynced {
+            dataset::copy_tables(&dir, &engine_db, &emulator_db)?;
+        }
+        if (i + 1) % 250 == 0 {
+            eprintln!("fidelity: {} requests sent", i + 1);
+        }
+        outcomes.push(Outcome {
+            request,
+            emulator_target,
+            engine,
+            emulator,
+            differences,
+            resynced,
+        });
+    }
+    drop(emu);
+    drop(engine_server);
+
+    let report = Report::new(&outcomes);
+    print!("{}", report.render(&outcomes, options));
+    if let Some(path) = &options.json {
+        let json = report.json(&outcomes, options);
+        let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
+        std::fs::write(path, text).map_err(|e| format!("writing {}: {e}", path.display()))?;
+        eprintln!("fidelity: full report in {}", path.display());
+    }
+    Ok(report.agreement())
+}
+
+/// The counts: agreement overall and per kind, and the requests of each class.
+#[derive(Debug)]
+struct Report {
+    agreed: usize,
+    total: usize,
+    /// Writes after which the tables were copied from the engine's database to the emulator's.
+    resyncs: usize,
+    /// Per kind of request: (agreed, total).
+    kinds: BTreeMap<&'static str, (usize, usize)>,
+    /// Per class: the indices of the requests that show it.
+    classes: BTreeMap<String, Vec<usize>>,
+}
+
+impl Report {
+    fn new(outcomes: &[Outcome]) -> Report {
+        let mut report = Report {
+            agreed: 0,
+            total: outcomes.len(),
+            resyncs: outcomes.iter().filter(|o| o.resynced).count(),
+            kinds: BTreeMap::new(),
+            classes: BTreeMap::new(),
+        };
+        for (i, outcome) in outcomes.iter().enumerate() {
+            let agreed = outcome.differences.is_empty();
+            let kind = report.kinds.entry(outcome.request.op.name()).or_default();
+            kind.1 += 1;
+            if agreed {
+                kind.0 += 1;
+                report.agreed += 1;
+            }
+            for d in &outcome.differences {
+                report.classes.entry(d.class.clone()).or_default().push(i);
+            }
+        }
+        report
+    }
+
+    fn agreement(&self) -> f64 {
+        if self.total == 0 {
+            100.0
+        } else {
+            self.agreed as f64 * 100.0 / self.total as f64
+        }
+    }
+
+    /// The classes, most frequent first.
+    fn sorted_classes(&self) -> Vec<(&String, &Vec<usize>)> {
+        let mut classes: Vec<_> = self.classes.iter().collect();
+        classes.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(b.0)));
+        classes
+    }
+
+    fn render(&self, outcomes: &[Outcome], options: &Options) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "\nfidelity: jet-bridge {} vs svc-emulator{}, seed {}",
+            engine::VERSION,
+            if options.lenient { " --lenient" } else { "" },
+            options.seed
+        );
+        let _ = writeln!(
+            out,
+            "requests: {}, agreed: {} ({:.1}%)",
+            self.total,
+            self.agreed,
+            self.agreement()
+        );
+        let kinds: Vec<String> = self
+            .kinds
+            .iter()
+            .map(|(kind, (agreed, total))| format!("{kind} {agreed}/{total}"))
+            .collect();
+        let _ = writeln!(out, "by kind: {}", kinds.join(", "));
+        let _ = writeln!(
+            out,
+            "resyncs: {} (writes answered differently, after which the tables were copied \
+             from the engine's database to the emulator's)",
+            self.resyncs
+        );
+        if self.classes.is_empty() {
+            let _ = writeln!(out, "no difference");
+            return out;
+        }
+        let _ = writeln!(
+            out,
+            "\ndifferences by class ({} classes; a request may show several):",
+            self.classes.len()
+        );
+        for (class, indices) in self.sorted_classes() {
+            let _ = writeln!(out, "\n{:>5}  {class}", indices.len());
+            for &i in indices.iter().take(EXAMPLES) {
+                let o = &outcomes[i];
+                let detail = o
+                    .differences
+                    .iter()
+                    .find(|d| d.class == *class)
+                    .map_or("", |d| d.detail.as_str());
+                let body = o
+                    .request
+                    .body
+                    .as_ref()
+                    .map(|b| format!(" {}", compare::truncate(&b.to_string(), 120)))
+                    .unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "       #{i} {} {}{body}\n         engine {}, emulator {}: {}",
+                    o.request.op.method(),
+                    o.request.engine_target(),
+                    status(&o.engine),
+                    status(&o.emulator),
+                    compare::truncate(detail, 300)
+                );
+            }
+        }
+        out
+    }
+
+    fn json(&self, outcomes: &[Outcome], options: &Options) -> Value {
+        let answer = |r: &Result<Response, String>| match r {
+            Ok(r) => json!({
+                "status": r.status,
+                "content_type": r.content_type,
+                "body": serde_json::from_slice::<Value>(&r.body).unwrap_or_else(|_| json!(r.text())),
+            }),
+            Err(e) => json!({"error": e}),
+        };
+        json!({
+            "engine": format!("jet-bridge {}", engine::VERSION),
+            "seed": options.seed,
+            "lenient": options.lenient,
+            "requests": self.total,
+            "agreed": self.agreed,
+            "agreement_percent": self.agreement(),
+            "resyncs": self.resyncs,
+            "by_kind": self.kinds.iter().map(|(k, (a, t))| (k.to_string(), json!({"agreed": a, "total": t}))).collect::<serde_json::Map<_, _>>(),
+            "classes": self.sorted_classes().iter().map(|(class, indices)| json!({
+                "class": class, "count": indices.len(), "requests": indices,
+            })).collect::<Vec<_>>(),
+            "results": outcomes.iter().enumerate().map(|(i, o)| json!({
+                "index": i,
+                "kind": o.request.op.name(),
+                "method": o.request.op.method(),
+                "engine_target": o.request.engine_target(),
+                "emulator_target": o.emulator_target,
+                "body": o.request.body,
+                "engine": answer(&o.engine),
+                "emulator": answer(&o.emulator),
+                "resynced": o.resynced,
+                "differences": o.differences.iter().map(|d| json!({"class": d.class, "detail": d.detail})).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+        })
+    }
+}
+
+fn status(r: &Result<Response, String>) -> String {
+    r.as_ref()
+        .map_or_else(|_| "error".to_owned(), |r| r.status.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn options_parse() {
+        let o = parse_options(&args(&[])).unwrap().unwrap();
+        assert_eq!((o.requests, o.seed, o.lenient), (1000, 1, false));
+        let o = parse_options(&args(&[
+            "--requests",
+            "50",
+            "--seed",
+            "9",
+            "--lenient",
+            "--json",
+            "r.json",
+            "--min-agreement",
+            "90.5",
+        ]))
+        .unwrap()
+        .unwrap();
+        assert_eq!((o.requests, o.seed, o.lenient), (50, 9, true));
+        assert_eq!(o.json, Some(PathBuf::from("r.json")));
+        assert_eq!(o.min_agreement, Some(90.5));
+        assert!(parse_options(&args(&["--help"])).unwrap().is_none());
+        assert!(parse_options(&args(&["--requests"])).is_err());
+        assert!(parse_options(&args(&["--nope"])).is_err());
+    }
+}
