@@ -34,11 +34,11 @@
 //!   with `_` is ignored unless the model has a field of that name. Every other parameter must
 //!   name a field (`400` otherwise). The key grammar is svc-model's
 //!   ([`svc_model::records::wire`]).
-//! - **Pagination**: `page` >= 1 or `last`; a page past the last one is
-//!   [`EngineError::PageNotFound`], a `404` `"Invalid page."` (page 1 of an empty list is an
-//!   empty page). The `next`/`previous` links (written by the http layer) repeat the query in
-//!   order, with `page` moved to the end and left out for page 1. `_no_pagination` takes
-//!   `1/0/true/false`; `_per_page` is checked even then.
+//! - **Pagination** (read by the http layer, as the data engine reads it): `page` from 1 (below
+//!   1 reads as 1); a page past the last one lists no records, with the count of all. The
+//!   `next`/`previous` links (written by the http layer) repeat the query in order, with `page`
+//!   moved to the end and left out for page 1; a full last page also links to a next page.
+//!   Any non-empty `_no_pagination` turns paging off; `_per_page` is clamped to 1..=10000.
 //! - **Ordering**: `_order_by` fields, then the primary key descending. NULLs sort first in
 //!   ascending order (SQLite's rule).
 //! - **Search**: text, date, date-time and untyped fields by substring; integer and real fields
