@@ -7,7 +7,7 @@
 use ring::hmac;
 use serde::{Deserialize, Serialize};
 
-use crate::util::base64::{base64_decode, base64_encode_into};
+use crate::util::base64::{base64_encode_into, base64url_decode};
 
 /// What a token is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -127,15 +127,7 @@ fn b64url_decode(text: &str) -> Option<Vec<u8>> {
     if text.contains(['+', '/', '=']) {
         return None;
     }
-    let standard: String = text
-        .chars()
-        .map(|c| match c {
-            '-' => '+',
-            '_' => '/',
-            other => other,
-        })
-        .collect();
-    base64_decode(&standard).filter(|bytes| b64url(bytes) == text)
+    base64url_decode(text).filter(|bytes| b64url(bytes) == text)
 }
 
 #[cfg(test)]

@@ -29,14 +29,13 @@ pub(crate) fn selection(pairs: &[(String, String)]) -> Selection {
     selection
 }
 
-/// The last value of `key`, stripped of surrounding whitespace: the engine reads a repeated
-/// paging parameter's last value.
+/// The last value of `key`: the engine reads a repeated list parameter's last value.
 fn last_value<'a>(pairs: &'a [(String, String)], key: &str) -> Option<&'a str> {
     pairs
         .iter()
         .rev()
         .find(|(k, _)| k == key)
-        .map(|(_, v)| v.trim())
+        .map(|(_, v)| v.as_str())
 }
 
 /// An integer as Python's `int()` reads text: an optional sign, then digits, with single `_`
@@ -103,23 +102,15 @@ pub(crate) fn list_spec(
     let page = paging_number(pairs, PAGE_PARAM, 1, lenient)?.max(1);
     let per_page = paging_number(pairs, PER_PAGE_PARAM, i64::from(DEFAULT_PER_PAGE), lenient)?
         .clamp(1, i64::from(MAX_PER_PAGE));
-    let no_pagination = last_value(pairs, NO_PAGINATION_PARAM).is_some_and(|v| !v.is_empty());
+    let no_pagination =
+        last_value(pairs, NO_PAGINATION_PARAM).is_some_and(|v| !v.trim().is_empty());
     Ok(ListSpec {
         selection: selection(pairs),
-        order_by: last_value_raw(pairs, ORDER_BY_PARAM),
+        order_by: last_value(pairs, ORDER_BY_PARAM).map(str::to_owned),
         page: page.unsigned_abs(),
         per_page: per_page.unsigned_abs(),
         no_pagination,
     })
-}
-
-/// `_order_by` as given: every value, so that the engine can tell a repeated one.
-fn last_value_raw(pairs: &[(String, String)], key: &str) -> Option<String> {
-    pairs
-        .iter()
-        .rev()
-        .find(|(k, _)| k == key)
-        .map(|(_, v)| v.clone())
 }
 
 /// The absolute URL of a list without its query, for the `next` and `previous` links: the path

@@ -27,6 +27,20 @@ pub(crate) fn base64_encode_into(buf: &mut Vec<u8>, data: &[u8]) {
     }
 }
 
+/// Decodes base64url (RFC 4648 section 5: `-` and `_` in place of `+` and `/`), padding optional,
+/// by mapping it onto the standard alphabet. Callers that need the canonical form check it.
+pub(crate) fn base64url_decode(text: &str) -> Option<Vec<u8>> {
+    let standard: String = text
+        .chars()
+        .map(|c| match c {
+            '-' => '+',
+            '_' => '/',
+            other => other,
+        })
+        .collect();
+    base64_decode(&standard)
+}
+
 /// Decodes standard base64; padding is optional, whitespace is not allowed.
 pub(crate) fn base64_decode(s: &str) -> Option<Vec<u8>> {
     let s = s.trim_end_matches('=');
