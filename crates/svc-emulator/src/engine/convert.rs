@@ -338,7 +338,7 @@ pub(crate) fn write_row(
             buf.push(b',');
         }
         buf.extend_from_slice(f.json_key.as_bytes());
-        write_value(buf, f.kind, row.get_ref(i)?);
+        crate::engine::types::write_field(buf, f.ty, row.get_ref(i)?);
     }
     buf.push(b'}');
     Ok(())

@@ -77,6 +77,7 @@ mod resource;
 mod schema;
 mod seed;
 mod sql;
+pub mod types;
 
 #[cfg(test)]
 mod tests;

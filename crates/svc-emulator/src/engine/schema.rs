@@ -10,6 +10,7 @@ use std::sync::Arc;
 use rusqlite::Connection;
 
 use crate::engine::error::EngineError;
+use crate::engine::types::ColumnType;
 
 /// What kind of value a field holds, from its declared SQL type.
 ///
@@ -83,6 +84,8 @@ pub struct Field {
     pub declared_type: String,
     /// The kind derived from the declared type.
     pub kind: FieldKind,
+    /// How the data engine types the column (its filters, search and value forms).
+    pub ty: ColumnType,
     /// Declared `NOT NULL`.
     pub not_null: bool,
     /// Has a `DEFAULT`.
@@ -280,6 +283,7 @@ fn load_model(
             name: alias.to_owned(),
             declared_type: "INTEGER".to_owned(),
             kind: FieldKind::Integer,
+            ty: ColumnType::from_declared("INTEGER"),
             not_null: true,
             has_default: false,
             primary_key: true,
@@ -297,6 +301,7 @@ fn load_model(
             is_pk && !without_rowid && c.declared.trim().eq_ignore_ascii_case("INTEGER");
         fields.push(Field {
             kind: FieldKind::from_declared(&c.declared),
+            ty: ColumnType::from_declared(&c.declared),
             sql: quote_ident(&c.name),
             json_key: json_key(&c.name),
             declared_type: c.declared,

@@ -70,7 +70,7 @@ SELECT n,
     n % 7 = 0,
     CASE WHEN n % 9 = 0 THEN NULL ELSE (n * 37) % 101 END,
     CASE WHEN n % 5 = 0 THEN NULL ELSE date('1950-01-01', '+' || ((n * 7919) % 18250) || ' days') END,
-    strftime('%Y-%m-%dT%H:%M:%S', '2024-01-01 00:00:00', '+' || (n * 63072 + (n * 7919) % 60000) || ' seconds'),
+    strftime('%Y-%m-%d %H:%M:%S', '2024-01-01 00:00:00', '+' || (n * 63072 + (n * 7919) % 60000) || ' seconds'),
     CASE n % 4 WHEN 0 THEN NULL WHEN 1 THEN '' ELSE 'Note #' || n END
 FROM seq;
 
@@ -78,7 +78,7 @@ WITH RECURSIVE seq(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM seq WHERE n < 120
 INSERT INTO orders (id, customer_id, product_id, status, total, quantity, ordered_on, shipped_at, note)
 SELECT n, customer_id, product_id, status, total, quantity, ordered_on,
     CASE WHEN status IN ('shipped', 'delivered')
-         THEN strftime('%Y-%m-%dT%H:%M:%S', ordered_on, '+' || (20 + n % 100) || ' hours') END,
+         THEN strftime('%Y-%m-%d %H:%M:%S', ordered_on, '+' || (20 + n % 100) || ' hours') END,
     note
 FROM (
     SELECT n,

@@ -1,0 +1,842 @@
+//! How the data engine types a column, and how it writes the values it reads.
+//!
+//! The platform's data engine (PyPI `jet-bridge`) reflects a SQLite table with SQLAlchemy 1.4 and
+//! then picks, from the reflected type, a serializer field (how a record's value is written), a
+//! filter family (which lookups exist and how their values are read) and whether `_search`
+//! looks at the column. The emulator answers like the engine, so it reproduces those three
+//! steps exactly:
+//!
+//! 1. **Reflection** ([`Reflected`]): SQLite's declared type, upper-cased, is split into a
+//!    name (`[\w ]+`) and arguments; a known name (`INTEGER`, `REAL`, `DATE`, ...) gives its
+//!    type, otherwise SQLite's affinity rules do (`INT` -> integer, `CHAR`/`CLOB`/`TEXT` ->
+//!    text, `BLOB` or nothing -> untyped, `REAL`/`FLOA`/`DOUB` -> real, anything else ->
+//!    `NUMERIC`).
+//! 2. **Reading** ([`PyValue`]): SQLAlchemy's result processors turn the stored value into a
+//!    Python value: `NUMERIC`/`DECIMAL` into a `Decimal` with the column's scale (10 when it has
+//!    none), `DATE` and `DATETIME` text into dates and date-times, booleans by truthiness.
+//! 3. **Writing** ([`Serializer`]): the engine matches `str(type)` against its own table. Only
+//!    `INTEGER`/`SMALLINT`/`BIGINT`, `BOOLEAN`, `FLOAT` and a bare `DECIMAL` are written as
+//!    JSON numbers and booleans; `DATETIME` and `TIMESTAMP` as ISO 8601 (`T`, microseconds
+//!    only when not zero); **everything else as text**: `str()` of the Python value. So a
+//!    `REAL` column answers `"57.0"` and a `NUMERIC` one `"88378.0000000000"`.
+//!
+//! Group rows skip step 3: they go straight to the engine's JSON encoder
+//! ([`write_encoded`]), which writes `Decimal` as a float and dates in ISO form.
+
+use rusqlite::types::ValueRef;
+
+use crate::engine::convert::write_json_str;
+use crate::util::base64::base64_encode_into;
+
+/// A column's type as SQLAlchemy 1.4's SQLite dialect reflects it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Reflected {
+    /// `INTEGER`, `INT`, `BIGINT`, `SMALLINT`, or any name containing `INT`.
+    Integer,
+    /// `FLOAT` and `DOUBLE` (SQLAlchemy's `FLOAT`), `REAL`, and names containing `REAL`,
+    /// `FLOA` or `DOUB`. Read as Python floats.
+    Float,
+    /// `NUMERIC`, `DECIMAL` and any name no other rule takes (`UUID`, `MONEY`, ...): read as a
+    /// `Decimal` rounded to `scale` places.
+    Numeric {
+        /// The declared scale (`NUMERIC(10, 2)`), 10 when none is declared.
+        scale: u8,
+    },
+    /// `BOOL` and `BOOLEAN`.
+    Boolean,
+    /// `DATE`: stored as `YYYY-MM-DD` text.
+    Date,
+    /// `DATETIME` and `TIMESTAMP`: stored as `YYYY-MM-DD HH:MM:SS[.ffffff]` text.
+    DateTime,
+    /// `TIME`.
+    Time,
+    /// `VARCHAR`, `CHAR`, `NCHAR`, `NVARCHAR`, `TEXT` and names containing `CHAR`, `CLOB` or
+    /// `TEXT`.
+    String,
+    /// `JSON`.
+    Json,
+    /// `BLOB`.
+    Blob,
+    /// No declared type, or a name containing `BLOB` other than `BLOB` itself.
+    Untyped,
+}
+
+/// How the engine's serializer writes a column's values in records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Serializer {
+    /// Integer, float and boolean fields: the Python value as the JSON encoder writes it.
+    Value,
+    /// Date-time fields: `isoformat()`.
+    DateTime,
+    /// Every other column: `str()` of the Python value, as a JSON string.
+    Text,
+}
+
+/// The engine's filter family of a column: which lookups it has and how values are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FilterFamily {
+    /// Integer and numeric columns: `exact gt gte lt lte icontains in isnull isempty`, values
+    /// read as Python floats.
+    Number,
+    /// `DATE` columns: the date-time lookups, values compared as `YYYY-MM-DD` text.
+    Date,
+    /// `DATETIME`/`TIMESTAMP` columns: the date-time lookups, values bound in the stored form.
+    DateTime,
+    /// Booleans: `exact in isnull isempty`.
+    Boolean,
+    /// Everything else: `exact icontains in istartswith iendswith isnull isempty`, as text.
+    Text,
+}
+
+/// How `_search` looks at a column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Search {
+    /// Integer and numeric columns: their text equals the search text.
+    Equal,
+    /// Text columns: their text contains the search text (`LIKE`, ASCII case folding).
+    Contains,
+    /// Not searched (dates, booleans, untyped and binary columns).
+    Skip,
+}
+
+/// Everything the engine derives from a column's declared type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ColumnType {
+    /// The reflected type.
+    pub reflected: Reflected,
+    /// How records write its values.
+    pub serializer: Serializer,
+    /// Its filter family.
+    pub filter: FilterFamily,
+    /// How `_search` treats it.
+    pub search: Search,
+}
+
+impl ColumnType {
+    /// The engine's view of a column declared as `declared` (SQLite's declared type text).
+    pub fn from_declared(declared: &str) -> ColumnType {
+        let upper = declared.to_ascii_uppercase();
+        let (name, args) = split_declared(&upper);
+        let numbers: Vec<u32> = args
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|s| !s.is_empty())
+            .filter_map(|s| s.parse().ok())
+            .collect();
+        let reflected = match name {
+            "BIGINT" | "INT" | "INTEGER" | "SMALLINT" => Reflected::Integer,
+            "BLOB" => Reflected::Blob,
+            "BOOL" | "BOOLEAN" => Reflected::Boolean,
+            "CHAR" | "NCHAR" | "NVARCHAR" | "TEXT" | "VARCHAR" => Reflected::String,
+            "DATE" | "DATE_CHAR" => Reflected::Date,
+            "DATETIME" | "DATETIME_CHAR" | "TIMESTAMP" => Reflected::DateTime,
+            "DOUBLE" | "FLOAT" | "REAL" => Reflected::Float,
+            "DECIMAL" | "NUMERIC" => Reflected::Numeric {
+                scale: numbers.get(1).map_or(10, |&s| s.min(255) as u8),
+            },
+            "JSON" => Reflected::Json,
+            "TIME" | "TIME_CHAR" => Reflected::Time,
+            n if n.contains("INT") => Reflected::Integer,
+            n if n.contains("CHAR") || n.contains("CLOB") || n.contains("TEXT") => {
+                Reflected::String
+            }
+            n if n.contains("BLOB") || n.is_empty() => Reflected::Untyped,
+            n if n.contains("REAL") || n.contains("FLOA") || n.contains("DOUB") => Reflected::Float,
+            // Arguments of an unknown name go to NUMERIC(precision, scale) too.
+            _ => Reflected::Numeric {
+                scale: numbers.get(1).map_or(10, |&s| s.min(255) as u8),
+            },
+        };
+        // The engine matches `str(type)`: the SQLAlchemy type's name, with its arguments.
+        let text_name = type_text(name, reflected, &numbers);
+        let serializer = match text_name.as_str() {
+            "INTEGER" | "SMALLINT" | "BIGINT" | "BOOLEAN" | "FLOAT" | "DECIMAL" => {
+                Serializer::Value
+            }
+            t if t.starts_with("TIMESTAMP") || t.starts_with("DATETIME") => Serializer::DateTime,
+            _ => Serializer::Text,
+        };
+        let (filter, search) = match reflected {
+            Reflected::Integer | Reflected::Numeric { .. } | Reflected::Float => {
+                (FilterFamily::Number, Search::Equal)
+            }
+            Reflected::Boolean => (FilterFamily::Boolean, Search::Skip),
+            Reflected::Date => (FilterFamily::Date, Search::Skip),
+            Reflected::DateTime => (FilterFamily::DateTime, Search::Skip),
+            Reflected::String | Reflected::Json => (FilterFamily::Text, Search::Contains),
+            Reflected::Time | Reflected::Blob | Reflected::Untyped => {
+                (FilterFamily::Text, Search::Skip)
+            }
+        };
+        ColumnType {
+            reflected,
+            serializer,
+            filter,
+            search,
+        }
+    }
+
+    /// Whether the column is a SQLAlchemy `String` (`isempty` also matches `''` there).
+    pub fn is_string(self) -> bool {
+        self.reflected == Reflected::String
+    }
+
+    /// Whether values are read back as Python floats (`REAL`, `FLOAT`, ...).
+    pub fn is_float(self) -> bool {
+        self.reflected == Reflected::Float
+    }
+}
+
+/// SQLAlchemy's `re.match(r"([\w ]+)(\(.*?\))?", type_)`: the name, then the first
+/// parenthesised part (empty when there is none).
+fn split_declared(upper: &str) -> (&str, &str) {
+    let end = upper
+        .char_indices()
+        .find(|&(_, c)| !(c.is_alphanumeric() || c == '_' || c == ' '))
+        .map_or(upper.len(), |(i, _)| i);
+    let name = &upper[..end];
+    let rest = &upper[end..];
+    let args = if rest.starts_with('(') {
+        rest.find(')').map_or("", |close| &rest[..=close])
+    } else {
+        ""
+    };
+    (name, args)
+}
+
+/// `str(type).upper()` of the reflected SQLAlchemy type, as far as the engine's table looks.
+fn type_text(name: &str, reflected: Reflected, numbers: &[u32]) -> String {
+    let args = |n: usize| -> String {
+        let shown: Vec<String> = numbers.iter().take(n).map(u32::to_string).collect();
+        if shown.is_empty() {
+            String::new()
+        } else {
+            format!("({})", shown.join(", "))
+        }
+    };
+    match reflected {
+        Reflected::Integer => match name {
+            "BIGINT" => "BIGINT".to_owned(),
+            "SMALLINT" => "SMALLINT".to_owned(),
+            _ => "INTEGER".to_owned(),
+        },
+        Reflected::Boolean => "BOOLEAN".to_owned(),
+        Reflected::Float => match name {
+            "FLOAT" | "DOUBLE" => format!("FLOAT{}", args(1)),
+            _ => format!("REAL{}", args(1)),
+        },
+        Reflected::Numeric { .. } => match name {
+            "DECIMAL" => format!("DECIMAL{}", args(2)),
+            _ => format!("NUMERIC{}", args(2)),
+        },
+        Reflected::DateTime if name == "TIMESTAMP" => "TIMESTAMP".to_owned(),
+        Reflected::DateTime => "DATETIME".to_owned(),
+        Reflected::Date => "DATE".to_owned(),
+        Reflected::Time => "TIME".to_owned(),
+        Reflected::String => name.to_owned(),
+        Reflected::Json => "JSON".to_owned(),
+        Reflected::Blob => "BLOB".to_owned(),
+        Reflected::Untyped => "NULLTYPE".to_owned(),
+    }
+}
+
+/// A stored value as the engine holds it after SQLAlchemy's result processing.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PyValue<'a> {
+    /// `None`.
+    None,
+    /// `bool`.
+    Bool(bool),
+    /// `int`.
+    Int(i64),
+    /// `float`.
+    Float(f64),
+    /// `Decimal`, as its `str()` text, and the float the JSON encoder would write.
+    Decimal(String, f64),
+    /// `str`.
+    Str(&'a [u8]),
+    /// `bytes`.
+    Bytes(&'a [u8]),
+    /// `datetime.date`.
+    Date(Date),
+    /// `datetime.datetime` (naive).
+    DateTime(Date, Time),
+    /// `datetime.time`.
+    Time(Time),
+    /// A value the engine cannot read (it answers 500): written as it is stored.
+    Unreadable(ValueRef<'a>),
+}
+
+/// A calendar date.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Date {
+    /// Year.
+    pub year: u32,
+    /// Month, 1..=12.
+    pub month: u32,
+    /// Day, 1..=31.
+    pub day: u32,
+}
+
+/// A time of day with microseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Time {
+    /// Hour.
+    pub hour: u32,
+    /// Minute.
+    pub minute: u32,
+    /// Second.
+    pub second: u32,
+    /// Microsecond.
+    pub micro: u32,
+}
+
+impl Date {
+    fn valid(self) -> bool {
+        let leap = (self.year % 4 == 0 && self.year % 100 != 0) || self.year % 400 == 0;
+        let days = match self.month {
+            1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+            4 | 6 | 9 | 11 => 30,
+            2 if leap => 29,
+            2 => 28,
+            _ => return false,
+        };
+        (1..=9999).contains(&self.year) && (1..=days).contains(&self.day)
+    }
+
+    /// `isoformat()`: `YYYY-MM-DD`.
+    pub fn iso(self) -> String {
+        format!("{:04}-{:02}-{:02}", self.year, self.month, self.day)
+    }
+}
+
+impl Time {
+    fn valid(self) -> bool {
+        self.hour < 24 && self.minute < 60 && self.second < 60 && self.micro < 1_000_000
+    }
+
+    /// `isoformat()`: `HH:MM:SS`, then `.ffffff` when the microseconds are not zero.
+    pub fn iso(self) -> String {
+        let mut s = format!("{:02}:{:02}:{:02}", self.hour, self.minute, self.second);
+        if self.micro != 0 {
+            s.push_str(&format!(".{:06}", self.micro));
+        }
+        s
+    }
+}
+
+/// Reads leading digits like C's `%Nu`: at most `max` of them, at least one.
+fn scan_digits(s: &[u8], at: &mut usize, max: usize) -> Option<u32> {
+    let start = *at;
+    while *at < s.len() && *at - start < max && s[*at].is_ascii_digit() {
+        *at += 1;
+    }
+    if *at == start {
+        return None;
+    }
+    std::str::from_utf8(&s[start..*at]).ok()?.parse().ok()
+}
+
+fn expect(s: &[u8], at: &mut usize, c: u8) -> Option<()> {
+    (s.get(*at) == Some(&c)).then(|| *at += 1)
+}
+
+/// SQLAlchemy's date parser: `(\d+)-(\d+)-(\d+)` at the start of the text.
+pub fn parse_date(text: &[u8]) -> Option<Date> {
+    let mut at = 0;
+    let year = scan_digits(text, &mut at, usize::MAX)?;
+    expect(text, &mut at, b'-')?;
+    let month = scan_digits(text, &mut at, usize::MAX)?;
+    expect(text, &mut at, b'-')?;
+    let day = scan_digits(text, &mut at, usize::MAX)?;
+    let d = Date { year, month, day };
+    d.valid().then_some(d)
+}
+
+/// SQLAlchemy's C date-time parser: `sscanf("%4u-%2u-%2u %2u:%2u:%2u.%6u")` with at least the
+/// seconds matched; microseconds are the digits as a number (`.25` is 25 µs).
+pub fn parse_datetime(text: &[u8]) -> Option<(Date, Time)> {
+    let mut at = 0;
+    let year = scan_digits(text, &mut at, 4)?;
+    expect(text, &mut at, b'-')?;
+    let month = scan_digits(text, &mut at, 2)?;
+    expect(text, &mut at, b'-')?;
+    let day = scan_digits(text, &mut at, 2)?;
+    // A blank in a scanf format matches any run of white space, including none.
+    while text.get(at).is_some_and(u8::is_ascii_whitespace) {
+        at += 1;
+    }
+    let hour = scan_digits(text, &mut at, 2)?;
+    expect(text, &mut at, b':')?;
+    let minute = scan_digits(text, &mut at, 2)?;
+    expect(text, &mut at, b':')?;
+    let second = scan_digits(text, &mut at, 2)?;
+    let micro = if expect(text, &mut at, b'.').is_some() {
+        scan_digits(text, &mut at, 6).unwrap_or(0)
+    } else {
+        0
+    };
+    let d = Date { year, month, day };
+    let t = Time {
+        hour,
+        minute,
+        second,
+        micro,
+    };
+    (d.valid() && t.valid()).then_some((d, t))
+}
+
+/// SQLAlchemy's time parser: `(\d+):(\d+):(\d+)(?:\.(\d{6}))?` at the start of the text.
+pub fn parse_time(text: &[u8]) -> Option<Time> {
+    let mut at = 0;
+    let hour = scan_digits(text, &mut at, usize::MAX)?;
+    expect(text, &mut at, b':')?;
+    let minute = scan_digits(text, &mut at, usize::MAX)?;
+    expect(text, &mut at, b':')?;
+    let second = scan_digits(text, &mut at, usize::MAX)?;
+    let mut micro = 0;
+    if text.get(at) == Some(&b'.')
+        && text.len() >= at + 7
+        && text[at + 1..at + 7].iter().all(u8::is_ascii_digit)
+    {
+        micro = std::str::from_utf8(&text[at + 1..at + 7])
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+    }
+    let t = Time {
+        hour,
+        minute,
+        second,
+        micro,
+    };
+    t.valid().then_some(t)
+}
+
+/// The Python value SQLAlchemy gives for a stored value of a column of type `ty`.
+pub fn read(ty: ColumnType, v: ValueRef<'_>) -> PyValue<'_> {
+    if let ValueRef::Null = v {
+        return PyValue::None;
+    }
+    match ty.reflected {
+        Reflected::Boolean => match v {
+            ValueRef::Integer(i) => PyValue::Bool(i != 0),
+            ValueRef::Real(f) => PyValue::Bool(f != 0.0),
+            ValueRef::Text(t) | ValueRef::Blob(t) => PyValue::Bool(!t.is_empty()),
+            ValueRef::Null => PyValue::None,
+        },
+        Reflected::Numeric { scale } => match v {
+            ValueRef::Integer(i) => decimal(i as f64, scale),
+            ValueRef::Real(f) => decimal(f, scale),
+            other => PyValue::Unreadable(other),
+        },
+        Reflected::Date => match v {
+            ValueRef::Text(t) => parse_date(t).map_or(PyValue::Unreadable(v), PyValue::Date),
+            other => PyValue::Unreadable(other),
+        },
+        Reflected::DateTime => match v {
+            ValueRef::Text(t) => {
+                parse_datetime(t).map_or(PyValue::Unreadable(v), |(d, t)| PyValue::DateTime(d, t))
+            }
+            other => PyValue::Unreadable(other),
+        },
+        Reflected::Time => match v {
+            ValueRef::Text(t) => parse_time(t).map_or(PyValue::Unreadable(v), PyValue::Time),
+            other => PyValue::Unreadable(other),
+        },
+        Reflected::Blob => match v {
+            ValueRef::Blob(b) => PyValue::Bytes(b),
+            other => PyValue::Unreadable(other),
+        },
+        Reflected::Integer
+        | Reflected::Float
+        | Reflected::String
+        | Reflected::Json
+        | Reflected::Untyped => plain(v),
+    }
+}
+
+/// A stored value as Python's `sqlite3` module gives it.
+pub fn plain(v: ValueRef<'_>) -> PyValue<'_> {
+    match v {
+        ValueRef::Null => PyValue::None,
+        ValueRef::Integer(i) => PyValue::Int(i),
+        ValueRef::Real(f) => PyValue::Float(f),
+        ValueRef::Text(t) => PyValue::Str(t),
+        ValueRef::Blob(b) => PyValue::Bytes(b),
+    }
+}
+
+/// `Decimal("%.{scale}f" % value)`.
+fn decimal(value: f64, scale: u8) -> PyValue<'static> {
+    let fixed = format!("{value:.prec$}", prec = usize::from(scale));
+    let text = decimal_str(&fixed);
+    let float = text.parse::<f64>().unwrap_or(value);
+    PyValue::Decimal(text, float)
+}
+
+/// `str(Decimal(fixed))` for fixed-point text such as `-12.3400` (Python's
+/// to-scientific-string: plain when the exponent is at most 0 and the adjusted exponent at
+/// least -6, else `d.dddE-n`).
+pub fn decimal_str(fixed: &str) -> String {
+    if !fixed
+        .bytes()
+        .all(|b| b.is_ascii_digit() || b == b'.' || b == b'-')
+    {
+        // inf or nan: Decimal's own words.
+        return match fixed.trim_start_matches('-') {
+            "inf" => format!("{}Infinity", if fixed.starts_with('-') { "-" } else { "" }),
+            _ => "NaN".to_owned(),
+        };
+    }
+    let (negative, unsigned) = match fixed.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, fixed),
+    };
+    let (int_part, frac_part) = unsigned.split_once('.').unwrap_or((unsigned, ""));
+    let exponent = -(frac_part.len() as i64);
+    let all: String = format!("{int_part}{frac_part}");
+    let trimmed = all.trim_start_matches('0');
+    let coefficient = if trimmed.is_empty() { "0" } else { trimmed };
+    let adjusted = exponent + coefficient.len() as i64 - 1;
+    let mut out = String::new();
+    if negative {
+        out.push('-');
+    }
+    if exponent <= 0 && adjusted >= -6 {
+        if exponent == 0 {
+            out.push_str(coefficient);
+        } else {
+            let places = (-exponent) as usize;
+            if coefficient.len() > places {
+                let (a, b) = coefficient.split_at(coefficient.len() - places);
+                out.push_str(a);
+                out.push('.');
+                out.push_str(b);
+            } else {
+                out.push_str("0.");
+                out.push_str(&"0".repeat(places - coefficient.len()));
+                out.push_str(coefficient);
+            }
+        }
+    } else {
+        out.push_str(&coefficient[..1]);
+        if coefficient.len() > 1 {
+            out.push('.');
+            out.push_str(&coefficient[1..]);
+        }
+        out.push('E');
+        out.push(if adjusted < 0 { '-' } else { '+' });
+        out.push_str(&adjusted.unsigned_abs().to_string());
+    }
+    out
+}
+
+/// Python's `repr(float)`: the shortest text that reads back as the same float, in fixed
+/// notation for exponents -4 to 15 (`57.0`, `0.0001`) and scientific otherwise (`1e+16`,
+/// `1.5e-05`).
+pub fn py_float_repr(f: f64) -> String {
+    if f.is_nan() {
+        return "nan".to_owned();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { "inf" } else { "-inf" }.to_owned();
+    }
+    // `{:e}` is the shortest round-trip form: `-1.2345e-7`, `5.7e1`, `0e0`.
+    let sci = format!("{f:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let (negative, mantissa) = match mantissa.strip_prefix('-') {
+        Some(m) => (true, m),
+        None => (false, mantissa),
+    };
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let mut out = String::new();
+    if negative {
+        out.push('-');
+    }
+    if (-4..16).contains(&exp) {
+        if exp < 0 {
+            out.push_str("0.");
+            out.push_str(&"0".repeat((-exp - 1) as usize));
+            out.push_str(&digits);
+        } else {
+            let int_len = exp as usize + 1;
+            if digits.len() > int_len {
+                out.push_str(&digits[..int_len]);
+                out.push('.');
+                out.push_str(&digits[int_len..]);
+            } else {
+                out.push_str(&digits);
+                out.push_str(&"0".repeat(int_len - digits.len()));
+                out.push_str(".0");
+            }
+        }
+    } else {
+        out.push_str(&digits[..1]);
+        if digits.len() > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        out.push('e');
+        out.push(if exp < 0 { '-' } else { '+' });
+        out.push_str(&format!("{:02}", exp.unsigned_abs()));
+    }
+    out
+}
+
+/// Python's `repr(bytes)`: `b'...'` with `\x..` escapes (double quotes when the bytes hold a
+/// `'` and no `"`).
+pub fn py_bytes_repr(b: &[u8]) -> String {
+    let quote = if b.contains(&b'\'') && !b.contains(&b'"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut s = String::with_capacity(b.len() + 3);
+    s.push('b');
+    s.push(quote);
+    for &c in b {
+        match c {
+            b'\\' => s.push_str("\\\\"),
+            b'\t' => s.push_str("\\t"),
+            b'\n' => s.push_str("\\n"),
+            b'\r' => s.push_str("\\r"),
+            c if c as char == quote => {
+                s.push('\\');
+                s.push(quote);
+            }
+            0x20..=0x7e => s.push(c as char),
+            c => s.push_str(&format!("\\x{c:02x}")),
+        }
+    }
+    s.push(quote);
+    s
+}
+
+/// `str()` of a Python value, as the engine's text fields write it.
+pub fn py_str(v: &PyValue<'_>) -> Option<String> {
+    Some(match v {
+        PyValue::None => return None,
+        PyValue::Bool(b) => if *b { "True" } else { "False" }.to_owned(),
+        PyValue::Int(i) => i.to_string(),
+        PyValue::Float(f) => py_float_repr(*f),
+        PyValue::Decimal(text, _) => text.clone(),
+        PyValue::Str(t) => String::from_utf8_lossy(t).into_owned(),
+        PyValue::Bytes(b) => py_bytes_repr(b),
+        PyValue::Date(d) => d.iso(),
+        PyValue::DateTime(d, t) => format!("{} {}", d.iso(), t.iso()),
+        PyValue::Time(t) => t.iso(),
+        PyValue::Unreadable(v) => match plain(*v) {
+            PyValue::Unreadable(_) => return None,
+            other => return py_str(&other),
+        },
+    })
+}
+
+/// Writes a Python value as the engine's JSON encoder does: floats in Python's form (`NaN`
+/// and infinities as `null`), `Decimal` as a float, dates and date-times with `isoformat()`,
+/// bytes as UTF-8 text.
+pub fn write_encoded(buf: &mut Vec<u8>, v: &PyValue<'_>) {
+    match v {
+        PyValue::None => buf.extend_from_slice(b"null"),
+        PyValue::Bool(b) => buf.extend_from_slice(if *b { b"true" } else { b"false" }),
+        PyValue::Int(i) => buf.extend_from_slice(i.to_string().as_bytes()),
+        PyValue::Float(f) | PyValue::Decimal(_, f) => write_float(buf, *f),
+        PyValue::Str(t) | PyValue::Bytes(t) => {
+            write_json_str(buf, &String::from_utf8_lossy(t));
+        }
+        PyValue::Date(d) => write_json_str(buf, &d.iso()),
+        PyValue::DateTime(d, t) => write_json_str(buf, &format!("{}T{}", d.iso(), t.iso())),
+        PyValue::Time(t) => write_json_str(buf, &t.iso()),
+        PyValue::Unreadable(v) => write_unreadable(buf, *v),
+    }
+}
+
+/// A float as Python's JSON encoder writes it; the engine's encoder turns NaN and the
+/// infinities into `null`.
+pub fn write_float(buf: &mut Vec<u8>, f: f64) {
+    if f.is_finite() {
+        buf.extend_from_slice(py_float_repr(f).as_bytes());
+    } else {
+        buf.extend_from_slice(b"null");
+    }
+}
+
+/// A value the engine could not read (it answers 500 on such a row): written as stored, so
+/// the emulator still shows the data (binary as base64).
+fn write_unreadable(buf: &mut Vec<u8>, v: ValueRef<'_>) {
+    match v {
+        ValueRef::Blob(b) => {
+            buf.push(b'"');
+            base64_encode_into(buf, b);
+            buf.push(b'"');
+        }
+        other => write_encoded(buf, &plain(other)),
+    }
+}
+
+/// Writes a stored value of a column the way the engine's serializer writes it in a record.
+pub fn write_field(buf: &mut Vec<u8>, ty: ColumnType, v: ValueRef<'_>) {
+    let value = read(ty, v);
+    match (&value, ty.serializer) {
+        (PyValue::None, _) => buf.extend_from_slice(b"null"),
+        (PyValue::Unreadable(v), _) => write_unreadable(buf, *v),
+        (_, Serializer::Value) => write_encoded(buf, &value),
+        (PyValue::DateTime(d, t), Serializer::DateTime) => {
+            write_json_str(buf, &format!("{}T{}", d.iso(), t.iso()));
+        }
+        (_, Serializer::DateTime) => write_encoded(buf, &value),
+        (_, Serializer::Text) => match py_str(&value) {
+            Some(s) => write_json_str(buf, &s),
+            None => buf.extend_from_slice(b"null"),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ty(decl: &str) -> ColumnType {
+        ColumnType::from_declared(decl)
+    }
+
+    #[test]
+    fn declared_types_reflect_as_sqlalchemy_does() {
+        use Reflected::*;
+        let cases = [
+            ("INTEGER", Integer),
+            ("int", Integer),
+            ("UNSIGNED BIG INT", Integer),
+            ("TINYINT(1)", Integer),
+            ("REAL", Float),
+            ("DOUBLE PRECISION", Float),
+            ("FLOAT(53)", Float),
+            ("NUMERIC", Numeric { scale: 10 }),
+            ("DECIMAL(10, 2)", Numeric { scale: 2 }),
+            ("NUMERIC(8)", Numeric { scale: 10 }),
+            ("UUID", Numeric { scale: 10 }),
+            ("BOOLEAN", Boolean),
+            ("DATE", Date),
+            ("DATETIME", DateTime),
+            ("TIMESTAMP", DateTime),
+            ("DATETIME2", Numeric { scale: 10 }),
+            ("VARCHAR(80)", String),
+            ("NATIVE CHARACTER(70)", String),
+            ("CLOB", String),
+            ("BLOB", Blob),
+            ("", Untyped),
+            ("MYBLOB", Untyped),
+            ("JSON", Json),
+            ("TIME", Time),
+        ];
+        for (decl, want) in cases {
+            assert_eq!(ty(decl).reflected, want, "{decl:?}");
+        }
+    }
+
+    #[test]
+    fn the_engine_writes_most_types_as_text() {
+        for (decl, want) in [
+            ("INTEGER", Serializer::Value),
+            ("BIGINT", Serializer::Value),
+            ("BOOLEAN", Serializer::Value),
+            ("FLOAT", Serializer::Value),
+            ("DOUBLE", Serializer::Value),
+            ("DECIMAL", Serializer::Value),
+            ("DATETIME", Serializer::DateTime),
+            ("TIMESTAMP", Serializer::DateTime),
+            ("REAL", Serializer::Text),
+            ("FLOAT(53)", Serializer::Text),
+            ("NUMERIC", Serializer::Text),
+            ("DECIMAL(10, 2)", Serializer::Text),
+            ("DATE", Serializer::Text),
+            ("TEXT", Serializer::Text),
+            ("", Serializer::Text),
+        ] {
+            assert_eq!(ty(decl).serializer, want, "{decl:?}");
+        }
+    }
+
+    fn field(decl: &str, v: ValueRef<'_>) -> String {
+        let mut buf = Vec::new();
+        write_field(&mut buf, ty(decl), v);
+        String::from_utf8(buf).unwrap()
+    }
+
+    #[test]
+    fn record_values_are_written_like_the_engine() {
+        assert_eq!(field("REAL", ValueRef::Real(57.0)), r#""57.0""#);
+        assert_eq!(field("REAL", ValueRef::Real(0.1)), r#""0.1""#);
+        assert_eq!(field("FLOAT", ValueRef::Real(57.0)), "57.0");
+        assert_eq!(
+            field("NUMERIC", ValueRef::Integer(88378)),
+            r#""88378.0000000000""#
+        );
+        assert_eq!(field("NUMERIC", ValueRef::Integer(0)), r#""0E-10""#);
+        assert_eq!(field("DECIMAL(10, 2)", ValueRef::Real(4.5)), r#""4.50""#);
+        assert_eq!(field("DECIMAL", ValueRef::Real(4.5)), "4.5");
+        assert_eq!(
+            field("DATE", ValueRef::Text(b"2024-03-05")),
+            r#""2024-03-05""#
+        );
+        assert_eq!(
+            field("DATETIME", ValueRef::Text(b"2024-03-05 10:11:12")),
+            r#""2024-03-05T10:11:12""#
+        );
+        assert_eq!(
+            field("DATETIME", ValueRef::Text(b"2024-03-05 10:11:12.250")),
+            r#""2024-03-05T10:11:12.000250""#
+        );
+        assert_eq!(field("BOOLEAN", ValueRef::Integer(2)), "true");
+        assert_eq!(field("", ValueRef::Integer(5)), r#""5""#);
+        assert_eq!(field("", ValueRef::Blob(b"a'\x00")), r#""b\"a'\\x00\"""#);
+        assert_eq!(field("INTEGER", ValueRef::Integer(-7)), "-7");
+        assert_eq!(field("TEXT", ValueRef::Null), "null");
+    }
+
+    #[test]
+    fn floats_print_as_python_prints_them() {
+        for (f, want) in [
+            (57.0, "57.0"),
+            (0.1, "0.1"),
+            (-0.0, "-0.0"),
+            (1e16, "1e+16"),
+            (1.5e-5, "1.5e-05"),
+            (0.0001, "0.0001"),
+            (123456789012345.6, "123456789012345.6"),
+            (1234567890123456.7, "1234567890123456.8"),
+            (1e22, "1e+22"),
+            (2.5e-300, "2.5e-300"),
+            (1521.9399999999998, "1521.9399999999998"),
+        ] {
+            assert_eq!(py_float_repr(f), want, "{f:?}");
+        }
+    }
+
+    #[test]
+    fn decimals_print_as_python_prints_them() {
+        for (fixed, want) in [
+            ("0.0000000000", "0E-10"),
+            ("-0.0000000000", "-0E-10"),
+            ("4.1250000000", "4.1250000000"),
+            ("0.0000001234", "1.234E-7"),
+            ("0.0000012340", "0.0000012340"),
+            ("12", "12"),
+            ("0.50", "0.50"),
+        ] {
+            assert_eq!(decimal_str(fixed), want, "{fixed}");
+        }
+    }
+
+    #[test]
+    fn stored_date_times_parse_like_sqlalchemy() {
+        assert!(parse_datetime(b"2024-03-05T10:11:12").is_none());
+        assert!(parse_datetime(b"2024-03-05").is_none());
+        assert!(parse_datetime(b"2024-03-05 10:11").is_none());
+        let (_, t) = parse_datetime(b"2024-03-05 10:11:12.5").unwrap();
+        assert_eq!(t.micro, 5);
+        assert!(parse_date(b"2024-02-30").is_none());
+        assert_eq!(parse_date(b"2024-3-5x").unwrap().iso(), "2024-03-05");
+    }
+}
