@@ -394,37 +394,46 @@ async fn startup_info_and_debug_output() {
 /// ([decision: stricter]), read as the data engine reads it (page 1, 25 per page) with
 /// `lenient`.
 #[tokio::test]
-async fn lenient_mode_reads_paging_text_like_the_engine() {
+async fn strict_mode_refuses_what_the_engine_ignores_and_lenient_mode_follows_it() {
     let orders = "/projects/demo/prod/shop/models/orders";
     let strict = demo().await;
-    for query in ["page=abc", "_per_page=ten", "page=last"] {
-        let reply = send(
-            &strict,
-            Call::get(format!("{orders}?{query}")).bearer(strict.api_key()),
-        )
-        .await;
-        let body = reply.assert_error(400, "invalid");
-        let param = query.split('=').next().unwrap_or_default();
-        assert!(body.get(param).is_some(), "{query}: {body}");
-    }
-    strict.shutdown().await;
-
     let lenient = Emulator::start(EmulatorConfig::default().lenient(true))
         .await
         .unwrap();
-    let first = send(&lenient, Call::get(orders).bearer(lenient.api_key()))
+    let get = |emulator: &Emulator, query: &str| {
+        Call::get(format!("{orders}?{query}")).bearer(emulator.api_key())
+    };
+    let first = send(&strict, Call::get(orders).bearer(strict.api_key()))
         .await
         .json();
-    for query in ["page=abc", "_per_page=ten&page=x", "page=last"] {
-        let reply = send(
-            &lenient,
-            Call::get(format!("{orders}?{query}")).bearer(lenient.api_key()),
-        )
-        .await;
-        assert_eq!(reply.status, 200, "{query}");
-        let body = reply.json();
-        assert_eq!(body["results"], first["results"], "{query}");
-        assert_eq!(body["count"], first["count"], "{query}");
+    // Paging text that is not an integer reads as the default in both modes, as in the engine.
+    for emulator in [&strict, &lenient] {
+        for query in ["page=abc", "_per_page=ten&page=x", "page=last"] {
+            let reply = send(emulator, get(emulator, query)).await;
+            assert_eq!(reply.status, 200, "{query}");
+            let body = reply.json();
+            assert_eq!(body["results"], first["results"], "{query}");
+            assert_eq!(body["count"], first["count"], "{query}");
+        }
     }
+    // A filter the engine silently ignores: strict 400 naming it, lenient ignores it too.
+    for query in ["nosuch=1", "status__gt=a", "quantity__istartswith=1"] {
+        let key = query.split('=').next().unwrap_or_default();
+        let body = send(&strict, get(&strict, query))
+            .await
+            .assert_error(400, "invalid");
+        assert!(body.get(key).is_some(), "{query}: {body}");
+        let reply = send(&lenient, get(&lenient, query)).await;
+        assert_eq!(reply.status, 200, "{query}");
+        assert_eq!(reply.json()["count"], first["count"], "{query}");
+    }
+    // Where the engine fails (an unknown `_order_by` field): strict 400, lenient 500.
+    send(&strict, get(&strict, "_order_by=nosuch"))
+        .await
+        .assert_error(400, "invalid");
+    send(&lenient, get(&lenient, "_order_by=nosuch"))
+        .await
+        .assert_error(500, "engine_failure");
+    strict.shutdown().await;
     lenient.shutdown().await;
 }

@@ -169,6 +169,9 @@ pub mod codes {
     pub const METHOD_NOT_ALLOWED: &str = "method_not_allowed";
     /// The server failed (`500`).
     pub const INTERNAL: &str = "internal";
+    /// The emulator in lenient mode fails (`500`) where the platform's data engine fails on the
+    /// same request (an unknown `_order_by` field, say); strict mode answers `400` there.
+    pub const ENGINE_FAILURE: &str = "engine_failure";
     /// The upstream of the HTTP proxy could not be reached (`502`).
     pub const BAD_GATEWAY: &str = "bad_gateway";
     /// The upstream of the HTTP proxy did not answer in time (`504`).

@@ -319,6 +319,11 @@ async fn any_string_is_a_primary_key_and_a_filter_value() {
             .list(&ListQuery::new().eq("label", label))
             .await
             .unwrap();
+        if label.is_empty() {
+            // As in the data engine, an empty value is no filter at all.
+            assert_eq!(page.count, count, "{label:?}");
+            continue;
+        }
         assert_eq!(page.count, 1, "{label:?}");
         assert_eq!(page.results[0]["key"], json!(format!("special-{i}")));
     }
@@ -431,23 +436,20 @@ async fn awkward_field_names_filter_the_right_field() {
             .await
             .unwrap();
         assert_eq!(ids(got).len(), 2, "exclude {field} = {value}");
-        // Values are a letter and the row's id: `exclude field > value` keeps ids up to it.
-        let up_to: i64 = value[1..].parse().unwrap();
+        // Values are a letter and the row's id: `exclude field iendswith id` keeps the others.
+        let id: i64 = value[1..].parse().unwrap();
         let got = awkward
-            .all(&ListQuery::new().exclude(field, Lookup::Gt, value))
+            .all(&ListQuery::new().exclude(field, Lookup::IEndsWith, &value[1..]))
             .await
             .unwrap();
-        assert_eq!(
-            ids(got),
-            (1..=up_to).collect::<Vec<_>>(),
-            "exclude {field} > {value}"
-        );
+        let others: Vec<i64> = (1..=3).filter(|&i| i != id).collect();
+        assert_eq!(ids(got), others, "exclude {field} iendswith {id}");
     }
     let got = awkward
-        .all(&ListQuery::new().filter("gt", Lookup::Gt, "g1"))
+        .all(&ListQuery::new().filter("gt", Lookup::IStartsWith, "G"))
         .await
         .unwrap();
-    assert_eq!(ids(got), vec![2, 3]);
+    assert_eq!(ids(got), vec![1, 2, 3]);
     // `exclude__gt` would be an exclusion on `gt`: refused before sending.
     for field in ["exclude", "exclude_"] {
         let err = awkward

@@ -4,7 +4,9 @@
 //! - statuses first. Both 2xx and equal: the bodies are compared. Both non-2xx: equal when the
 //!   statuses are (the engine's 403/404/500 pages are HTML, the emulator's JSON; 4xx bodies
 //!   are not compared). An engine 5xx against an emulator 4xx is "stricter refusal (engine
-//!   5xx)"; any emulator 5xx is "emulator 5xx".
+//!   5xx)". An emulator 500 agrees with an engine 5xx only when it is the emulator's
+//!   deliberate lenient-mode failure (`error_code` `engine_failure`); any other emulator 5xx is
+//!   "emulator 5xx".
 //! - bodies: the engine's extra envelope keys (`num_pages`, `per_page`, `has_more`,
 //!   `data_query_time`, `count_query_time`) are dropped; `next`/`previous` compare as null-ness
 //!   and the multiset of decoded query pairs (scheme, host, path and order ignored); key order
@@ -47,7 +49,10 @@ pub fn compare(request: &Request, engine: &Response, emulator: &Response) -> Vec
     let (e, m) = (engine.status, emulator.status);
     let ok = |s: u16| (200..300).contains(&s);
     let bodies = || format!("{} vs {}", short(&engine.text()), short(&emulator.text()));
-    if m >= 500 {
+    let engine_failure = m == 500 && emulator.text().contains("\"engine_failure\"");
+    if e >= 500 && engine_failure {
+        // Agreement: lenient mode fails where the engine fails.
+    } else if m >= 500 {
         out.add(format!("emulator {m}"), format!("engine {e}: {}", bodies()));
     } else if ok(e) && ok(m) && e == m {
         out.bodies(request, engine, emulator);

@@ -18,10 +18,14 @@
 //! itself failed, or `--min-agreement PCT` is given and the agreement is below it.
 //!
 //! ```text
-//! cargo xtask fidelity [--requests N (1000)] [--seed S (1)] [--lenient] [--json FILE]
-//!                      [--min-agreement PCT] [--emulator-bin PATH]
+//! cargo xtask fidelity [--requests N (1000)] [--seed S (1)] [--mistakes PER_MILLE (3)]
+//!                      [--lenient] [--json FILE] [--min-agreement PCT] [--emulator-bin PATH]
 //! ```
 //!
+//! `--mistakes` sets how many read requests per thousand carry one caller mistake (an unknown
+//! field or lookup, a malformed date, an unknown `_order_by` field, ...): strict mode refuses
+//! those with a 400 `[decision: stricter]`, so they are the differences a strict run may show;
+//! `--lenient --mistakes 100` checks that lenient mode answers them like the engine.
 //! `--lenient` starts the emulator with `--lenient`; `--emulator-bin` uses that binary instead
 //! of building one. Needs `python3` (3.9 or later, with `venv`) and, the first time, PyPI.
 
@@ -43,8 +47,9 @@ use compare::Difference;
 use http::Response;
 use requests::Request;
 
-const USAGE: &str = "usage: cargo xtask fidelity [--requests N (1000)] [--seed S (1)] [--lenient] \
-                     [--json FILE] [--min-agreement PCT] [--emulator-bin PATH]";
+const USAGE: &str = "usage: cargo xtask fidelity [--requests N (1000)] [--seed S (1)] \
+                     [--mistakes PER_MILLE (3)] [--lenient] [--json FILE] [--min-agreement PCT] \
+                     [--emulator-bin PATH]";
 
 /// The engine's bearer key (loopback only).
 const ENGINE_KEY: &str = "fidelity-key";
@@ -57,6 +62,7 @@ const EXAMPLES: usize = 2;
 struct Options {
     requests: usize,
     seed: u64,
+    mistakes: u64,
     lenient: bool,
     json: Option<PathBuf>,
     min_agreement: Option<f64>,
@@ -68,6 +74,7 @@ fn parse_options(args: &[String]) -> Result<Option<Options>, String> {
     let mut options = Options {
         requests: 1000,
         seed: 1,
+        mistakes: requests::DEFAULT_MISTAKES_PER_MILLE,
         lenient: false,
         json: None,
         min_agreement: None,
@@ -87,6 +94,7 @@ fn parse_options(args: &[String]) -> Result<Option<Options>, String> {
         match arg.as_str() {
             "--requests" => options.requests = number(arg, value(arg)?)? as usize,
             "--seed" => options.seed = number(arg, value(arg)?)?,
+            "--mistakes" => options.mistakes = number(arg, value(arg)?)?,
             "--lenient" => options.lenient = true,
             "--json" => options.json = Some(PathBuf::from(value(arg)?)),
             "--emulator-bin" => options.emulator_bin = Some(PathBuf::from(value(arg)?)),
@@ -234,16 +242,18 @@ fn run(options: &Options, root: &Path) -> Result<f64, String> {
         engine::start(&python, &launcher, &engine_dir, &engine_db, ENGINE_KEY)?;
     let mut emu = emulator::start(&binary, &dir, &emulator_db, options.lenient)?;
     eprintln!(
-        "fidelity: engine on {engine_addr}, emulator on {}{}; {} requests (seed {})",
+        "fidelity: engine on {engine_addr}, emulator on {}{}; {} requests (seed {}, {} mistakes \
+         per mille)",
         emu.addr,
         if options.lenient { " (--lenient)" } else { "" },
         options.requests,
-        options.seed
+        options.seed,
+        options.mistakes
     );
 
     let engine_auth = format!("Bearer {ENGINE_KEY}");
     let mut outcomes = Vec::with_capacity(options.requests);
-    for (i, request) in requests::generate(options.seed, options.requests)
+    for (i, request) in requests::generate(options.seed, options.requests, options.mistakes)
         .into_iter()
         .enumerate()
     {
@@ -371,10 +381,11 @@ impl Report {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "\nfidelity: jet-bridge {} vs svc-emulator{}, seed {}",
+            "\nfidelity: jet-bridge {} vs svc-emulator{}, seed {}, {} mistakes per mille",
             engine::VERSION,
             if options.lenient { " --lenient" } else { "" },
-            options.seed
+            options.seed,
+            options.mistakes
         );
         let _ = writeln!(
             out,
@@ -445,6 +456,7 @@ impl Report {
         json!({
             "engine": format!("jet-bridge {}", engine::VERSION),
             "seed": options.seed,
+            "mistakes_per_mille": options.mistakes,
             "lenient": options.lenient,
             "requests": self.total,
             "agreed": self.agreed,

@@ -154,20 +154,6 @@ pub fn encode(s: &str) -> String {
     out
 }
 
-const ALL_LOOKUPS: &[&str] = &[
-    "exact",
-    "gt",
-    "gte",
-    "lt",
-    "lte",
-    "icontains",
-    "istartswith",
-    "iendswith",
-    "in",
-    "isnull",
-    "isempty",
-];
-
 /// The lookups the engine declares for a column kind.
 fn lookups(kind: Kind) -> &'static [&'static str] {
     match kind {
@@ -242,11 +228,78 @@ impl Keys {
     }
 }
 
-/// `n` requests for `seed`.
-pub fn generate(seed: u64, n: usize) -> Vec<Request> {
+/// The share of read requests, in per mille, that carry one caller mistake by default: a
+/// filter on a field the model lacks, a lookup the field's type lacks, an unknown `_order_by`
+/// field, a malformed or partial date, a boolean word outside the engine's sets, or `sum` of a
+/// text column. The engine ignores, misreads or fails on these; strict mode refuses them with a
+/// 400 `[decision: stricter]`, lenient mode answers like the engine.
+pub const DEFAULT_MISTAKES_PER_MILLE: u64 = 3;
+
+/// `n` requests for `seed`, with `mistakes` per mille of the read requests carrying one
+/// caller mistake ([`DEFAULT_MISTAKES_PER_MILLE`]).
+pub fn generate(seed: u64, n: usize, mistakes: u64) -> Vec<Request> {
     let mut rng = Rng::new(seed);
     let mut keys = Keys::new();
-    (0..n).map(|_| one(&mut rng, &mut keys)).collect()
+    (0..n)
+        .map(|_| {
+            let mut request = one(&mut rng, &mut keys);
+            if rng.below(1000) < mistakes {
+                add_mistake(&mut rng, &mut request);
+            }
+            request
+        })
+        .collect()
+}
+
+/// Adds one caller mistake to a list, aggregate or group request (writes are left alone).
+fn add_mistake(rng: &mut Rng, request: &mut Request) {
+    let table = request.table;
+    let of = |kind: fn(Kind) -> bool| -> Vec<&'static Column> {
+        table.columns.iter().filter(|c| kind(c.kind)).collect()
+    };
+    let numbers = of(|k| k.is_number());
+    let texts = of(|k| k == Kind::Text);
+    let dates = of(|k| k.is_date());
+    let booleans = of(|k| k == Kind::Boolean);
+    let mut mistakes: Vec<(String, String)> = vec![
+        ("nosuch".to_owned(), "1".to_owned()),
+        ("nosuch__in".to_owned(), "1,2".to_owned()),
+    ];
+    if let Some(c) = numbers.first() {
+        mistakes.push((format!("{}__istartswith", c.name), "1".to_owned()));
+    }
+    if let Some(c) = booleans.first() {
+        mistakes.push((format!("{}__gt", c.name), "0".to_owned()));
+        mistakes.push((c.name.to_owned(), "maybe".to_owned()));
+    }
+    if let Some(c) = texts.first() {
+        mistakes.push((format!("{}__lt", c.name), "m".to_owned()));
+    }
+    for c in &dates {
+        mistakes.push((c.name.to_owned(), "notadate".to_owned()));
+        mistakes.push((format!("{}__gte", c.name), "2024-03".to_owned()));
+    }
+    match request.op {
+        Op::List => {
+            mistakes.push(("_order_by".to_owned(), "nosuch".to_owned()));
+            mistakes.push(("_order_by".to_owned(), "-".to_owned()));
+        }
+        Op::Aggregate | Op::Group => {
+            if let Some(c) = dates.first() {
+                request
+                    .query
+                    .retain(|(k, _)| k != "_y_func" && k != "_y_column");
+                request.query.push(("_y_func".to_owned(), "sum".to_owned()));
+                request
+                    .query
+                    .push(("_y_column".to_owned(), c.name.to_owned()));
+                return;
+            }
+        }
+        _ => return,
+    }
+    let mistake = rng.pick(&mistakes).clone();
+    request.query.push(mistake);
 }
 
 fn one(rng: &mut Rng, keys: &mut Keys) -> Request {
@@ -375,11 +428,11 @@ fn filter_value(rng: &mut Rng, table: &Table, column: &Column, lookup: &str) -> 
                 .to_string(),
             Kind::Date | Kind::DateTime if rng.chance(10) => rng
                 .pick(&[
-                    "notadate",
-                    "2024-03",
                     "2024-03-15T10:00:00",
                     "2024-03-15 10:00",
                     "2024-03-15",
+                    "2024-03-15T10:00:00.5Z",
+                    " 2024-03-15 ",
                 ])
                 .to_string(),
             _ if column.kind == Kind::Text && rng.chance(20) => {
@@ -395,17 +448,11 @@ fn filter_value(rng: &mut Rng, table: &Table, column: &Column, lookup: &str) -> 
     }
 }
 
-/// One filter parameter: `col`, `col__lookup`, maybe `exclude__`; rarely an unknown column.
+/// One filter parameter: `col`, `col__lookup` with a lookup of the column's type, maybe
+/// `exclude__` (mistakes come from [`add_mistake`]).
 fn filter(rng: &mut Rng, table: &Table) -> (String, String) {
-    if rng.chance(2) {
-        return ("nosuch".to_owned(), "1".to_owned());
-    }
     let column = rng.pick(table.columns);
-    let lookup = if rng.chance(8) {
-        rng.pick(ALL_LOOKUPS)
-    } else {
-        rng.pick(lookups(column.kind))
-    };
+    let lookup = rng.pick(lookups(column.kind));
     let value = filter_value(rng, table, column, lookup);
     let mut key = if *lookup == "exact" && rng.chance(50) {
         column.name.to_owned()
@@ -457,7 +504,8 @@ fn list_query(rng: &mut Rng, table: &Table) -> Vec<(String, String)> {
     }
     if rng.chance(35) {
         let value = if rng.chance(3) {
-            "nosuch".to_owned()
+            // One character: the engine then lists nothing.
+            rng.pick(&["a", "-", ""]).to_string()
         } else {
             let n = rng.range(1, 2);
             let parts: Vec<String> = (0..n)
@@ -521,10 +569,14 @@ fn y_params(rng: &mut Rng, table: &Table) -> Vec<(String, String)> {
         30..85 if !numbers.is_empty() => {
             q.push(("_y_column".to_owned(), rng.pick(&numbers).name.to_owned()));
         }
-        _ => q.push((
-            "_y_column".to_owned(),
-            rng.pick(table.columns).name.to_owned(),
-        )),
+        _ => {
+            // Any column but a date: `sum`/`avg` of a date fails in the engine (a mistake, see
+            // `add_mistake`).
+            let column = rng.pick(table.columns);
+            if !column.kind.is_date() {
+                q.push(("_y_column".to_owned(), column.name.to_owned()));
+            }
+        }
     }
     q
 }
@@ -637,6 +689,20 @@ fn update_body(rng: &mut Rng, table: &Table) -> Value {
 mod tests {
     use super::*;
 
+    const ALL_LOOKUPS: &[&str] = &[
+        "exact",
+        "gt",
+        "gte",
+        "lt",
+        "lte",
+        "icontains",
+        "istartswith",
+        "iendswith",
+        "in",
+        "isnull",
+        "isempty",
+    ];
+
     #[test]
     fn the_rng_is_deterministic_and_in_range() {
         let mut a = Rng::new(42);
@@ -653,11 +719,11 @@ mod tests {
 
     #[test]
     fn the_same_seed_gives_the_same_requests() {
-        let a = generate(1, 500);
-        assert_eq!(a, generate(1, 500));
-        assert_ne!(a, generate(2, 500));
+        let a = generate(1, 500, DEFAULT_MISTAKES_PER_MILLE);
+        assert_eq!(a, generate(1, 500, DEFAULT_MISTAKES_PER_MILLE));
+        assert_ne!(a, generate(2, 500, DEFAULT_MISTAKES_PER_MILLE));
         let targets: Vec<String> = a.iter().map(Request::engine_target).collect();
-        let again: Vec<String> = generate(1, 500)
+        let again: Vec<String> = generate(1, 500, DEFAULT_MISTAKES_PER_MILLE)
             .iter()
             .map(Request::engine_target)
             .collect();
@@ -666,7 +732,7 @@ mod tests {
 
     #[test]
     fn the_mix_has_every_kind_of_request() {
-        let requests = generate(1, 1000);
+        let requests = generate(1, 1000, 100);
         for op in [
             Op::List,
             Op::Aggregate,

@@ -91,21 +91,6 @@ pub(crate) fn is_datetime(s: &str, date_only: bool) -> bool {
     }
 }
 
-/// What a filter value of a kind must look like, for error messages.
-pub(crate) fn expectation(kind: FieldKind) -> &'static str {
-    match kind {
-        FieldKind::Integer => "a valid integer is required",
-        FieldKind::Real => "a valid number is required",
-        FieldKind::Bool => "expected true, false, 1 or 0",
-        FieldKind::Date => "expected a date as YYYY-MM-DD",
-        FieldKind::DateTime => {
-            "expected an ISO 8601 date-time, YYYY-MM-DD[THH:MM[:SS[.fff]]][Z|±HH:MM]"
-        }
-        FieldKind::Blob => "binary fields can only be filtered with isnull and isempty",
-        FieldKind::Text | FieldKind::Any => "expected text",
-    }
-}
-
 fn number(raw: &str) -> Option<Value> {
     if let Ok(i) = raw.parse::<i64>() {
         return Some(Value::Integer(i));

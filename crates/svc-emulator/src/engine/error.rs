@@ -22,6 +22,10 @@ pub enum EngineError {
         /// Messages per input; `non_field_errors` for errors not tied to one input.
         fields: BTreeMap<String, Vec<String>>,
     },
+    /// The data engine fails (HTTP 500) on this request, and the emulator was asked to answer
+    /// like it (lenient mode); in strict mode the same request is an [`Invalid`](Self::Invalid).
+    #[error("{0}")]
+    EngineFails(String),
     /// The database failed in a way the request did not cause.
     #[error("{0}")]
     Internal(String),
@@ -42,6 +46,17 @@ impl EngineError {
         let mut fields = BTreeMap::new();
         fields.insert(field.into(), vec![message.clone()]);
         Self::Invalid { message, fields }
+    }
+
+    /// A request the data engine fails on (500): in strict mode an invalid request naming
+    /// `field` (`[decision: stricter]`), in lenient mode [`EngineFails`](Self::EngineFails), as
+    /// the engine answers.
+    pub fn engine_fails(lenient: bool, field: &str, message: impl Into<String>) -> Self {
+        if lenient {
+            Self::EngineFails(message.into())
+        } else {
+            Self::field(field, message)
+        }
     }
 
     /// An invalid request naming several inputs, with a summary message.

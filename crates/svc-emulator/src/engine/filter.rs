@@ -1,17 +1,39 @@
-//! A list's selection (filters and search) and order, turned into SQL with bound parameters. No user text is ever spliced into SQL: field names are checked against the
-//! schema and written from it, values are always bound.
+//! A list's selection (filters and search) and order, turned into SQL with bound parameters,
+//! as the data engine builds them.
+//!
+//! No user text is ever spliced into SQL: field names are checked against the schema and
+//! written from it, values are always bound. The SQL itself is the engine's (SQLAlchemy's)
+//! for the same request, so SQLite compares, matches and orders exactly as it does there:
+//! `lower(col) LIKE lower(?)` for the `i...` lookups (`%` and `_` stay wildcards, case folding is
+//! ASCII only), `CAST(col AS VARCHAR) = ?` for a number column in `_search`, `NOT (...)` for
+//! `exclude__` (so rows where the column is NULL drop out), and values bound with the Python
+//! types the engine binds (floats for number filters, `YYYY-MM-DD HH:MM:SS.ffffff` text for
+//! date-times).
+//!
+//! How the engine reads a request (jet-bridge's `FilterClass.filter_queryset`):
+//!
+//! - Every field has the lookups of its family ([`FilterFamily`]), each also as
+//!   `exclude__{field}__{lookup}`. `{field}__exact` wins over the bare `{field}`.
+//! - A key given once is one value, a repeated key a list. A single empty value means no
+//!   filter. A lookup other than `in` takes a list's first value; `in` takes a list as it is and
+//!   splits a single value on commas.
+//! - A key naming no field, or a lookup the field's family lacks, is silently ignored by the
+//!   engine. The emulator refuses it with a `400` naming the filter `[decision: stricter]`,
+//!   unless the selection is lenient.
 
 use rusqlite::types::Value;
 
-use crate::engine::convert::{expectation, parse_bool, text_to_sql};
 use crate::engine::error::EngineError;
 use crate::engine::list::Selection;
-use crate::engine::schema::{Field, FieldKind, Model};
+use crate::engine::schema::{Field, Model};
+use crate::engine::types::{ColumnType, FilterFamily, Reflected, Search, py_float_repr};
 
 // The records wire grammar (reserved parameters, page sizes, filter keys, lookups) is
 // svc-model's, so the SDK and the emulator read it alike.
 pub use svc_model::records::wire::{DEFAULT_PER_PAGE, Lookup, MAX_PER_PAGE};
-use svc_model::records::wire::{FilterKeyError, ORDER_BY_PARAM, is_filter_param, parse_filter_key};
+use svc_model::records::wire::{
+    EXCLUDE_PREFIX, FilterKeyError, ORDER_BY_PARAM, SEARCH_PARAM, is_filter_param, parse_filter_key,
+};
 
 /// A `WHERE` clause (empty, or starting with ` WHERE `) and its bound values.
 #[derive(Debug, Default)]
@@ -20,199 +42,618 @@ pub(crate) struct Where {
     pub params: Vec<Value>,
 }
 
-fn bad_param(param: &str, message: String) -> EngineError {
-    EngineError::field(param, message)
-}
-
-/// Escapes `%`, `_` and `\` for a `LIKE ... ESCAPE '\'` pattern.
-fn like_escape(raw: &str) -> String {
-    let mut s = String::with_capacity(raw.len() + 2);
-    for c in raw.chars() {
-        if matches!(c, '%' | '_' | '\\') {
-            s.push('\\');
-        }
-        s.push(c);
+impl Where {
+    /// Makes the clause match no row (the engine's answer to a one-character `_order_by`).
+    pub(crate) fn match_nothing(&mut self) {
+        self.sql = " WHERE 0".to_owned();
+        self.params.clear();
     }
-    s
 }
 
-/// Splits a filter parameter into (negated, field, lookup), checking both against the model
-/// (svc-model's [`parse_filter_key`]).
-fn parse_key<'m>(model: &'m Model, key: &str) -> Result<(bool, &'m Field, Lookup), EngineError> {
-    let parsed = parse_filter_key(key, |name| model.field(name).is_some()).map_err(|e| {
-        let message = match e {
-            FilterKeyError::UnknownLookup { lookup, .. } => {
-                format!("Unknown lookup {lookup:?} in filter {key:?}.")
-            }
-            FilterKeyError::UnknownField { field, .. } => {
-                format!("Unknown field {field:?} in filter {key:?}.")
-            }
-            other => format!("Invalid filter {key:?}: {other}."),
+/// The lookups of a filter family, in the engine's order.
+pub(crate) fn family_lookups(family: FilterFamily) -> &'static [Lookup] {
+    use Lookup::*;
+    match family {
+        FilterFamily::Number | FilterFamily::Date | FilterFamily::DateTime => {
+            &[Exact, Gt, Gte, Lt, Lte, IContains, In, IsNull, IsEmpty]
+        }
+        FilterFamily::Text => &[
+            Exact,
+            IContains,
+            In,
+            IStartsWith,
+            IEndsWith,
+            IsNull,
+            IsEmpty,
+        ],
+        FilterFamily::Boolean => &[Exact, In, IsNull, IsEmpty],
+    }
+}
+
+fn family_name(family: FilterFamily) -> &'static str {
+    match family {
+        FilterFamily::Number => "number",
+        FilterFamily::Date => "date",
+        FilterFamily::DateTime => "date-time",
+        FilterFamily::Boolean => "boolean",
+        FilterFamily::Text => "text",
+    }
+}
+
+/// A filter's value as the engine's `get_argument_safe` reads it.
+#[derive(Debug, Clone, Copy)]
+enum Arg<'a> {
+    /// The key was given once.
+    One(&'a str),
+    /// The key was repeated: every value, in order.
+    Many(&'a [&'a str]),
+}
+
+impl<'a> Arg<'a> {
+    /// `safe_not_array`: a list's first value.
+    fn first(self) -> &'a str {
+        match self {
+            Arg::One(v) => v,
+            Arg::Many(vs) => vs.first().copied().unwrap_or(""),
+        }
+    }
+
+    /// `safe_array`: a list as it is, a single value split on commas.
+    fn items(self) -> Vec<&'a str> {
+        match self {
+            Arg::One(v) => v.split(',').collect(),
+            Arg::Many(vs) => vs.to_vec(),
+        }
+    }
+}
+
+fn invalid(key: &str, message: String) -> EngineError {
+    EngineError::field(key, message)
+}
+
+/// A number as the engine's `FloatField` reads it: trimmed, `true`/`false` in any case as 1
+/// and 0, else Python's `float()` (decimal notation, `_` between digits, `inf`, `nan`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum PyNumber {
+    /// `true`/`false` read as 1/0 (Python ints).
+    Int(i64),
+    /// A Python float.
+    Float(f64),
+}
+
+impl PyNumber {
+    fn sql(self) -> Value {
+        match self {
+            PyNumber::Int(i) => Value::Integer(i),
+            PyNumber::Float(f) => Value::Real(f),
+        }
+    }
+
+    /// `'{}'.format(value)`.
+    fn text(self) -> String {
+        match self {
+            PyNumber::Int(i) => i.to_string(),
+            PyNumber::Float(f) => py_float_repr(f),
+        }
+    }
+}
+
+/// The engine's `FloatField.to_internal_value`.
+pub(crate) fn py_number(raw: &str) -> Option<PyNumber> {
+    let text = raw.trim();
+    if text.eq_ignore_ascii_case("true") {
+        return Some(PyNumber::Int(1));
+    }
+    if text.eq_ignore_ascii_case("false") {
+        return Some(PyNumber::Int(0));
+    }
+    py_float(text).map(PyNumber::Float)
+}
+
+/// Python's `float()` of stripped text: `[+-]` then `inf`, `infinity` or `nan` in any case, or
+/// digits with an optional point and exponent, where a single `_` may sit between two digits.
+fn py_float(text: &str) -> Option<f64> {
+    let unsigned = text.trim_start_matches(['+', '-']);
+    if text.len() - unsigned.len() > 1 {
+        return None;
+    }
+    let negative = text.starts_with('-');
+    let word = unsigned.to_ascii_lowercase();
+    if matches!(word.as_str(), "inf" | "infinity" | "nan") {
+        let f = if word == "nan" {
+            f64::NAN
+        } else {
+            f64::INFINITY
         };
-        bad_param(key, message)
-    })?;
-    let field = model.field(parsed.field).ok_or_else(|| {
-        bad_param(
-            key,
-            format!("Unknown field {:?} in filter {key:?}.", parsed.field),
-        )
-    })?;
-    Ok((parsed.exclude, field, parsed.lookup))
+        return Some(if negative { -f } else { f });
+    }
+    let bytes = unsigned.as_bytes();
+    let mut cleaned = String::with_capacity(text.len());
+    if negative {
+        cleaned.push('-');
+    }
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-' => cleaned.push(b as char),
+            b'_' => {
+                let digit_before = i > 0 && bytes[i - 1].is_ascii_digit();
+                let digit_after = bytes.get(i + 1).is_some_and(u8::is_ascii_digit);
+                if !(digit_before && digit_after) {
+                    return None;
+                }
+            }
+            _ => return None,
+        }
+    }
+    // Rust's parser takes the same decimal grammar once `_` is gone (`1.`, `.5`, `1e5`), and
+    // nothing else reaches it: words were handled above.
+    if !cleaned.bytes().any(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    cleaned.parse::<f64>().ok()
 }
 
-/// Builds one condition. Returns SQL that may evaluate to NULL; negation is applied by the caller.
-fn condition(
-    key: &str,
-    field: &Field,
-    lookup: Lookup,
-    raw: &str,
-    params: &mut Vec<Value>,
-) -> Result<String, EngineError> {
-    let col = &field.sql;
-    let flag = |raw: &str| {
-        parse_bool(raw).ok_or_else(|| {
-            bad_param(
-                key,
-                format!("Invalid value {raw:?} for filter {key:?}: expected true or false."),
-            )
-        })
-    };
-    match lookup {
-        Lookup::IsNull => {
-            return Ok(if flag(raw)? {
-                format!("{col} IS NULL")
-            } else {
-                format!("{col} IS NOT NULL")
-            });
+/// The engine's `BooleanField`: its word sets, else Python's truthiness of the text.
+/// `Err` carries the truthiness when the text is in neither set (the engine's silent reading).
+pub(crate) fn py_bool(raw: &str) -> Result<bool, bool> {
+    const TRUE: [&str; 13] = [
+        "t", "T", "y", "Y", "yes", "YES", "true", "True", "TRUE", "on", "On", "ON", "1",
+    ];
+    const FALSE: [&str; 13] = [
+        "f", "F", "n", "N", "no", "NO", "false", "False", "FALSE", "off", "Off", "OFF", "0",
+    ];
+    if TRUE.contains(&raw) {
+        Ok(true)
+    } else if FALSE.contains(&raw) {
+        Ok(false)
+    } else {
+        Err(!raw.is_empty())
+    }
+}
+
+/// A date and time read from a filter value (the ISO forms of the engine's `dateparser`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FilterDateTime {
+    /// `YYYY-MM-DD`.
+    pub date: String,
+    /// `HH:MM:SS`.
+    pub time: String,
+    /// Microseconds.
+    pub micro: u32,
+    /// The offset as Python prints an aware date-time (`+00:00`), when the text had one.
+    pub offset: Option<String>,
+}
+
+impl FilterDateTime {
+    /// How SQLAlchemy binds it to a `DATETIME` column (offset dropped).
+    pub(crate) fn stored(&self) -> String {
+        format!("{} {}.{:06}", self.date, self.time, self.micro)
+    }
+
+    /// `str(datetime)`.
+    fn python_str(&self) -> String {
+        let mut s = format!("{} {}", self.date, self.time);
+        if self.micro != 0 {
+            s.push_str(&format!(".{:06}", self.micro));
         }
-        Lookup::IsEmpty => {
-            return Ok(if flag(raw)? {
-                format!("({col} IS NULL OR length({col}) = 0)")
-            } else {
-                format!("({col} IS NOT NULL AND length({col}) <> 0)")
-            });
+        if let Some(offset) = &self.offset {
+            s.push_str(offset);
         }
-        _ => {}
+        s
     }
-    if field.kind == FieldKind::Blob {
-        return Err(bad_param(
-            key,
-            format!(
-                "Invalid value {raw:?} for filter {key:?}: {}.",
-                expectation(FieldKind::Blob)
-            ),
-        ));
-    }
-    let like = |pattern: String, params: &mut Vec<Value>| {
-        params.push(Value::Text(pattern));
-        format!("{col} LIKE ? ESCAPE '\\'")
+}
+
+/// Reads `YYYY-MM-DD` optionally followed by `T` or a space, `HH:MM`, `:SS`, `.fraction` and
+/// `Z` or `±HH[:]MM`: the forms whose reading by the engine's `dateparser` is certain.
+pub(crate) fn parse_filter_datetime(raw: &str) -> Option<FilterDateTime> {
+    let text = raw.trim();
+    let b = text.as_bytes();
+    let num = |s: &[u8]| -> Option<u32> {
+        (!s.is_empty() && s.iter().all(u8::is_ascii_digit))
+            .then(|| std::str::from_utf8(s).ok()?.parse().ok())
+            .flatten()
     };
-    match lookup {
-        Lookup::IContains => return Ok(like(format!("%{}%", like_escape(raw)), params)),
-        Lookup::IStartsWith => return Ok(like(format!("{}%", like_escape(raw)), params)),
-        Lookup::IEndsWith => return Ok(like(format!("%{}", like_escape(raw)), params)),
-        _ => {}
+    // `YYYY-M-D`, month and day with one or two digits.
+    fn digits(b: &[u8], at: &mut usize, min: usize, max: usize) -> Option<u32> {
+        let start = *at;
+        while *at < b.len() && *at - start < max && b[*at].is_ascii_digit() {
+            *at += 1;
+        }
+        if *at - start < min {
+            return None;
+        }
+        std::str::from_utf8(&b[start..*at]).ok()?.parse().ok()
     }
-    let parse = |v: &str| {
-        text_to_sql(field.kind, v).ok_or_else(|| {
-            bad_param(
-                key,
+    let mut at = 0;
+    let y = digits(b, &mut at, 4, 4)?;
+    (b.get(at) == Some(&b'-')).then_some(())?;
+    at += 1;
+    let mo = digits(b, &mut at, 1, 2)?;
+    (b.get(at) == Some(&b'-')).then_some(())?;
+    at += 1;
+    let d = digits(b, &mut at, 1, 2)?;
+    if b.get(at).is_some_and(u8::is_ascii_digit) {
+        return None;
+    }
+    let date = crate::engine::types::parse_date(format!("{y:04}-{mo:02}-{d:02}").as_bytes())?;
+    if (date.year, date.month, date.day) != (y, mo, d) {
+        return None;
+    }
+    let mut parsed = FilterDateTime {
+        date: date.iso(),
+        time: "00:00:00".to_owned(),
+        micro: 0,
+        offset: None,
+    };
+    let mut rest = &b[at..];
+    if rest.is_empty() {
+        return Some(parsed);
+    }
+    if !matches!(rest[0], b'T' | b't' | b' ') || rest.len() < 6 || rest[3] != b':' {
+        return None;
+    }
+    let (h, mi) = (num(&rest[1..3])?, num(&rest[4..6])?);
+    let mut s = 0;
+    rest = &rest[6..];
+    if rest.first() == Some(&b':') {
+        s = num(rest.get(1..3)?)?;
+        rest = &rest[3..];
+        if rest.first() == Some(&b'.') {
+            let n = rest[1..].iter().take_while(|c| c.is_ascii_digit()).count();
+            if n == 0 {
+                return None;
+            }
+            let digits = std::str::from_utf8(&rest[1..1 + n.min(6)]).ok()?;
+            parsed.micro = format!("{digits:0<6}").parse().ok()?;
+            rest = &rest[1 + n..];
+        }
+    }
+    if h > 23 || mi > 59 || s > 59 {
+        return None;
+    }
+    parsed.time = format!("{h:02}:{mi:02}:{s:02}");
+    parsed.offset = match rest {
+        [] => None,
+        [b'Z' | b'z'] => Some("+00:00".to_owned()),
+        [sign @ (b'+' | b'-'), h1, h2, m @ ..] => {
+            let m = match m {
+                [b':', m1, m2] | [m1, m2] => [*m1, *m2],
+                _ => return None,
+            };
+            let (oh, om) = (num(&[*h1, *h2])?, num(&m)?);
+            if oh > 23 || om > 59 {
+                return None;
+            }
+            Some(format!("{}{oh:02}:{om:02}", *sign as char))
+        }
+        _ => return None,
+    };
+    Some(parsed)
+}
+
+/// The engine's `dateparser` reads `YYYY-MM` as that month on today's day of the month (the
+/// last day when the month is shorter). Only lenient mode follows it: the answer changes
+/// with the date `[decision: stricter]`.
+fn month_of_this_day(raw: &str) -> Option<FilterDateTime> {
+    let b = raw.trim().as_bytes();
+    if b.len() != 7 || b[4] != b'-' || !b[..4].iter().chain(&b[5..]).all(u8::is_ascii_digit) {
+        return None;
+    }
+    let year: u32 = std::str::from_utf8(&b[..4]).ok()?.parse().ok()?;
+    let month: u32 = std::str::from_utf8(&b[5..]).ok()?.parse().ok()?;
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_secs();
+    let (_, _, today) = civil_from_days((secs / 86_400) as i64);
+    let day = (1..=today).rev().find(|&d| {
+        crate::engine::types::parse_date(format!("{year:04}-{month:02}-{d:02}").as_bytes())
+            .is_some()
+    })?;
+    parse_filter_datetime(&format!("{year:04}-{month:02}-{day:02}"))
+}
+
+/// The proleptic Gregorian date of a day count from 1970-01-01 (Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// Everything needed to build one filter's condition.
+struct FilterCtx<'a> {
+    key: &'a str,
+    field: &'a Field,
+    lenient: bool,
+}
+
+impl FilterCtx<'_> {
+    fn number(&self, raw: &str) -> Result<PyNumber, EngineError> {
+        py_number(raw).ok_or_else(|| {
+            invalid(
+                self.key,
                 format!(
-                    "Invalid value {v:?} for filter {key:?} on field {:?}: {}.",
-                    field.name,
-                    expectation(field.kind)
+                    "Invalid value {raw:?} for filter {:?}: not a valid float (number fields take \
+                     numbers such as 3, -2.5 or 1e3).",
+                    self.key
                 ),
             )
         })
-    };
-    // Dates compare as dates, date-times as instants, whatever their text form.
-    let (lhs, rhs) = match field.kind {
-        FieldKind::Date => (format!("date({col})"), "?"),
-        FieldKind::DateTime => (format!("julianday({col})"), "julianday(?)"),
-        _ => (col.clone(), "?"),
-    };
+    }
+
+    fn boolean(&self, raw: &str) -> Result<bool, EngineError> {
+        match py_bool(raw) {
+            Ok(b) => Ok(b),
+            Err(truthy) if self.lenient => Ok(truthy),
+            Err(_) => Err(invalid(
+                self.key,
+                format!(
+                    "Invalid value {raw:?} for filter {:?}: expected a boolean word (true/false, \
+                     1/0, yes/no, on/off, t/f, y/n); the data engine would read any other text \
+                     as true.",
+                    self.key
+                ),
+            )),
+        }
+    }
+
+    fn datetime(&self, raw: &str) -> Result<FilterDateTime, EngineError> {
+        if self.lenient
+            && let Some(month) = month_of_this_day(raw)
+        {
+            return Ok(month);
+        }
+        parse_filter_datetime(raw).ok_or_else(|| {
+            let message = format!(
+                "Invalid value {raw:?} for filter {:?}: expected a date YYYY-MM-DD or a date-time \
+                 YYYY-MM-DD[THH:MM[:SS[.ffffff]]][Z|±HH:MM].",
+                self.key
+            );
+            match self.field.ty.filter {
+                // The engine's date filter calls `.strftime` on dateparser's `None`: a 500.
+                FilterFamily::Date => EngineError::engine_fails(self.lenient, self.key, message),
+                _ => invalid(self.key, message),
+            }
+        })
+    }
+
+    /// A value bound for `exact`, `gt`, `gte`, `lt`, `lte` and each `in` item.
+    fn compared(&self, raw: &str, in_list: bool) -> Result<Value, EngineError> {
+        Ok(match self.field.ty.filter {
+            FilterFamily::Number => self.number(raw)?.sql(),
+            FilterFamily::Boolean => Value::Integer(i64::from(self.boolean(raw)?)),
+            // `in` on a date column compares the raw texts; the other lookups the date.
+            FilterFamily::Date if in_list => Value::Text(raw.to_owned()),
+            FilterFamily::Date => Value::Text(self.datetime(raw)?.date),
+            FilterFamily::DateTime => Value::Text(self.datetime(raw)?.stored()),
+            FilterFamily::Text => Value::Text(raw.to_owned()),
+        })
+    }
+
+    /// The `%...%` text of `icontains`: `'%{}%'.format(value)` after the engine's field.
+    fn contained(&self, raw: &str) -> Result<String, EngineError> {
+        Ok(match self.field.ty.filter {
+            FilterFamily::Number => self.number(raw)?.text(),
+            FilterFamily::DateTime => self.datetime(raw)?.python_str(),
+            FilterFamily::Boolean | FilterFamily::Date | FilterFamily::Text => raw.to_owned(),
+        })
+    }
+}
+
+/// `col.ilike(pattern)` as SQLAlchemy writes it for SQLite; untyped columns are cast first.
+fn ilike(ty: ColumnType, col: &str, pattern: String, params: &mut Vec<Value>) -> String {
+    params.push(Value::Text(pattern));
+    if ty.reflected == Reflected::Untyped {
+        format!("lower(CAST({col} AS VARCHAR)) LIKE lower(?)")
+    } else {
+        format!("lower({col}) LIKE lower(?)")
+    }
+}
+
+/// One filter's SQL condition (before `exclude__` negation).
+fn condition(
+    ctx: &FilterCtx<'_>,
+    lookup: Lookup,
+    arg: Arg<'_>,
+    params: &mut Vec<Value>,
+) -> Result<String, EngineError> {
+    let col = &ctx.field.sql;
+    let ty = ctx.field.ty;
+    if ty.reflected == Reflected::Blob && !matches!(lookup, Lookup::IsNull | Lookup::IsEmpty) {
+        // SQLAlchemy's binary type cannot bind text: the engine fails (500).
+        return Err(EngineError::engine_fails(
+            ctx.lenient,
+            ctx.key,
+            format!(
+                "Binary field {:?} can only be filtered with isnull and isempty (the data engine \
+                 fails on {:?}).",
+                ctx.field.name, ctx.key
+            ),
+        ));
+    }
     let op = match lookup {
+        Lookup::IsNull => {
+            let null = ctx.boolean(arg.first())?;
+            return Ok(format!("{col} IS {}NULL", if null { "" } else { "NOT " }));
+        }
+        Lookup::IsEmpty => {
+            let empty = ctx.boolean(arg.first())?;
+            return Ok(match (ty.is_string(), empty) {
+                (true, true) => format!("({col} IS NULL OR {col} = '')"),
+                (true, false) => format!("({col} IS NOT NULL AND {col} != '')"),
+                (false, true) => format!("{col} IS NULL"),
+                (false, false) => format!("{col} IS NOT NULL"),
+            });
+        }
+        Lookup::IContains => {
+            let text = ctx.contained(arg.first())?;
+            return Ok(ilike(ty, col, format!("%{text}%"), params));
+        }
+        Lookup::IStartsWith => return Ok(ilike(ty, col, format!("{}%", arg.first()), params)),
+        Lookup::IEndsWith => return Ok(ilike(ty, col, format!("%{}", arg.first()), params)),
+        Lookup::In => {
+            let mut sql = format!("{col} IN (");
+            for (i, item) in arg.items().into_iter().enumerate() {
+                params.push(ctx.compared(item, true)?);
+                sql.push_str(if i == 0 { "?" } else { ", ?" });
+            }
+            sql.push(')');
+            return Ok(sql);
+        }
         Lookup::Exact => "=",
         Lookup::Gt => ">",
         Lookup::Gte => ">=",
         Lookup::Lt => "<",
         Lookup::Lte => "<=",
-        Lookup::In => {
-            let mut sql = format!("{lhs} IN (");
-            for (i, part) in raw.split(',').enumerate() {
-                params.push(parse(part)?);
-                if i > 0 {
-                    sql.push_str(", ");
-                }
-                sql.push_str(rhs);
-            }
-            sql.push(')');
-            return Ok(sql);
+        _ => {
+            return Err(invalid(
+                ctx.key,
+                format!("Unsupported lookup in filter {:?}.", ctx.key),
+            ));
         }
-        _ => unreachable!("handled above"),
     };
-    params.push(parse(raw)?);
-    Ok(format!("{lhs} {op} {rhs}"))
+    params.push(ctx.compared(arg.first(), false)?);
+    Ok(format!("{col} {op} ?"))
 }
 
-/// The `_search` condition: case-insensitive substring of text-like fields, equality of numeric
-/// fields when the text is a number; OR-ed. `None` when the search text is empty.
+/// The values given for `key`, in order.
+fn values_of<'a>(filters: &'a [(String, String)], key: &str) -> Vec<&'a str> {
+    filters
+        .iter()
+        .filter(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+        .collect()
+}
+
+/// Why a filter key the engine would ignore is refused (strict mode).
+fn ignored_filter(model: &Model, key: &str) -> EngineError {
+    let message = match parse_filter_key(key, |name| model.field(name).is_some()) {
+        Ok(parsed) => {
+            let family = model
+                .field(parsed.field)
+                .map_or(FilterFamily::Text, |f| f.ty.filter);
+            let names: Vec<&str> = family_lookups(family).iter().map(|l| l.as_str()).collect();
+            format!(
+                "Lookup {:?} is not available for the {} field {:?} (the data engine would \
+                 ignore filter {key:?}); use one of: {}.",
+                parsed.lookup.as_str(),
+                family_name(family),
+                parsed.field,
+                names.join(", ")
+            )
+        }
+        Err(FilterKeyError::UnknownLookup { lookup, .. }) => {
+            format!("Unknown lookup {lookup:?} in filter {key:?}.")
+        }
+        Err(FilterKeyError::UnknownField { field, .. }) => format!(
+            "Unknown field {field:?} in filter {key:?} (the data engine would ignore it); \
+             model {:?} has: {}.",
+            model.name,
+            model
+                .fields
+                .iter()
+                .map(|f| f.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Err(other) => format!("Invalid filter {key:?}: {other}."),
+    };
+    invalid(key, message)
+}
+
+/// The `_search` condition: number columns whose text equals the search text, text columns
+/// whose text contains it; OR-ed, in field order. `None` when nothing is searched.
 fn search(model: &Model, text: &str, params: &mut Vec<Value>) -> Option<String> {
-    if text.is_empty() {
-        return None;
-    }
-    let pattern = format!("%{}%", like_escape(text));
     let mut parts = Vec::new();
     for f in &model.fields {
-        match f.kind {
-            FieldKind::Text | FieldKind::Date | FieldKind::DateTime | FieldKind::Any => {
-                params.push(Value::Text(pattern.clone()));
-                parts.push(format!("{} LIKE ? ESCAPE '\\'", f.sql));
+        match f.ty.search {
+            Search::Equal => {
+                params.push(Value::Text(text.to_owned()));
+                parts.push(format!("CAST({} AS VARCHAR) = ?", f.sql));
             }
-            k if k.is_numeric() => {
-                if let Some(v) = text_to_sql(k, text) {
-                    params.push(v);
-                    parts.push(format!("{} = ?", f.sql));
-                }
+            Search::Contains => {
+                params.push(Value::Text(format!("%{text}%")));
+                parts.push(format!("lower(CAST({} AS VARCHAR)) LIKE lower(?)", f.sql));
             }
-            _ => {}
+            Search::Skip => {}
         }
     }
-    Some(if parts.is_empty() {
-        "0".to_owned()
-    } else {
-        format!("({})", parts.join(" OR "))
-    })
+    (!parts.is_empty()).then(|| format!("({})", parts.join(" OR ")))
 }
 
-/// Whether a query parameter is a filter (svc-model's [`is_filter_param`]): never one of the
-/// reserved parameters (`page`, `_per_page`, `_no_pagination`, `_order_by`, `_search`,
-/// `draft`), even when the model has a field of that name (it is filtered as `draft__exact`);
-/// other `_`-prefixed parameters only when the model has a field of that name.
-fn is_filter(model: &Model, key: &str) -> bool {
-    is_filter_param(key, |name| model.field(name).is_some())
-}
-
-/// Builds the `WHERE` clause of a selection: its filters, then its searches, AND-ed.
+/// Builds the `WHERE` clause of a selection as the engine does: for every field in order,
+/// every lookup of its family, plain then `exclude__`; then the search. All AND-ed.
 pub(crate) fn build_where(model: &Model, selection: &Selection) -> Result<Where, EngineError> {
+    let filters = &selection.filters;
     let mut conds = Vec::new();
-    let mut values = Vec::new();
-    for (key, raw) in &selection.filters {
-        if !is_filter(model, key) {
-            continue;
+    let mut params = Vec::new();
+    let mut used = vec![false; filters.len()];
+    let mut mark = |key: &str| {
+        for (i, (k, _)) in filters.iter().enumerate() {
+            if k == key {
+                used[i] = true;
+            }
         }
-        let (negated, field, lookup) = parse_key(model, key)?;
-        let c = condition(key, field, lookup, raw, &mut values)?;
-        conds.push(if negated {
-            // A NULL comparison counts as false before negation: NULL rows stay.
-            format!("NOT coalesce({c}, 0)")
-        } else {
-            c
-        });
+    };
+    for field in &model.fields {
+        for &lookup in family_lookups(field.ty.filter) {
+            for exclude in [false, true] {
+                let prefix = if exclude { EXCLUDE_PREFIX } else { "" };
+                let mut key = format!("{prefix}{}__{}", field.name, lookup.as_str());
+                let mut values = values_of(filters, &key);
+                mark(&key);
+                if lookup == Lookup::Exact {
+                    let bare = format!("{prefix}{}", field.name);
+                    if values.is_empty() {
+                        values = values_of(filters, &bare);
+                        key = bare.clone();
+                    }
+                    mark(&bare);
+                }
+                let arg = match values.as_slice() {
+                    [] | [""] => continue,
+                    [one] => Arg::One(one),
+                    many => Arg::Many(many),
+                };
+                let ctx = FilterCtx {
+                    key: &key,
+                    field,
+                    lenient: selection.lenient,
+                };
+                let c = condition(&ctx, lookup, arg, &mut params)?;
+                conds.push(if exclude { format!("NOT ({c})") } else { c });
+            }
+        }
     }
-    for text in &selection.search {
-        if let Some(c) = search(model, text, &mut values) {
-            conds.push(c);
+    if !selection.lenient {
+        let unused = filters
+            .iter()
+            .zip(&used)
+            .find(|((key, _), used)| {
+                !**used && is_filter_param(key, |name| model.field(name).is_some())
+            })
+            .map(|((key, _), _)| key);
+        if let Some(key) = unused {
+            return Err(ignored_filter(model, key));
+        }
+    }
+    match selection.search.as_slice() {
+        [] => {}
+        [text] if text.is_empty() => {}
+        [text] => conds.extend(search(model, text, &mut params)),
+        _ => {
+            return Err(EngineError::engine_fails(
+                selection.lenient,
+                SEARCH_PARAM,
+                "Give _search once: the data engine fails (500) on a repeated _search.".to_owned(),
+            ));
         }
     }
     let sql = if conds.is_empty() {
@@ -220,40 +661,129 @@ pub(crate) fn build_where(model: &Model, selection: &Selection) -> Result<Where,
     } else {
         format!(" WHERE {}", conds.join(" AND "))
     };
-    Ok(Where {
-        sql,
-        params: values,
-    })
+    Ok(Where { sql, params })
 }
 
-/// ` ORDER BY ...` from `_order_by=a,-b` (`None`: the default order), with the primary key
-/// descending as the last tie-breaker.
-pub(crate) fn order_by(model: &Model, raw: Option<&str>) -> Result<String, EngineError> {
-    let raw = raw.unwrap_or("");
+/// Whether `_order_by` makes the engine list nothing: a value shorter than two characters.
+pub(crate) fn order_selects_nothing(raw: &[String]) -> bool {
+    matches!(raw, [one] if !one.is_empty() && one.chars().count() < 2)
+}
+
+/// ` ORDER BY ...` from `_order_by=a,-b` as the engine reads it: the value split on commas,
+/// each part a field name with an optional `-`, then the primary key descending unless it is
+/// already there. An unknown name, an empty part or a repeated `_order_by` make the engine fail
+/// (500): the emulator answers 400 `[decision: stricter]`.
+pub(crate) fn order_by(
+    model: &Model,
+    raw: &[String],
+    lenient: bool,
+) -> Result<String, EngineError> {
     let pk = model.pk_field();
     let mut terms = Vec::new();
     let mut has_pk = false;
-    for part in raw.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let (desc, name) = match part.strip_prefix('-') {
-            Some(n) => (true, n),
-            None => (false, part.strip_prefix('+').unwrap_or(part)),
-        };
-        let f = model.field(name).ok_or_else(|| {
-            bad_param(
+    let value = match raw {
+        [] => "",
+        [one] => one.as_str(),
+        _ => {
+            return Err(EngineError::engine_fails(
+                lenient,
                 ORDER_BY_PARAM,
-                format!("Unknown field {name:?} in _order_by."),
-            )
-        })?;
-        if f.name == pk.name {
-            if has_pk {
-                continue;
-            }
-            has_pk = true;
+                "Give _order_by once, as a comma-separated list (a,-b): the data engine fails \
+                 (500) on a repeated _order_by."
+                    .to_owned(),
+            ));
         }
-        terms.push(format!("{}{}", f.sql, if desc { " DESC" } else { " ASC" }));
+    };
+    if !value.is_empty() && value.chars().count() >= 2 {
+        for part in value.split(',') {
+            let (desc, name) = match part.strip_prefix('-') {
+                Some(n) => (true, n),
+                None => (false, part),
+            };
+            let f = model.field(name).ok_or_else(|| {
+                EngineError::engine_fails(
+                    lenient,
+                    ORDER_BY_PARAM,
+                    format!(
+                        "Unknown field {name:?} in _order_by {value:?} (the data engine fails \
+                         with a 500); use field names, comma-separated, with - for descending."
+                    ),
+                )
+            })?;
+            has_pk |= f.name == pk.name;
+            terms.push(format!("{}{}", f.sql, if desc { " DESC" } else { "" }));
+        }
     }
     if !has_pk {
         terms.push(format!("{} DESC", pk.sql));
     }
     Ok(format!(" ORDER BY {}", terms.join(", ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_as_python_floats() {
+        assert_eq!(py_number(" 3 "), Some(PyNumber::Float(3.0)));
+        assert_eq!(py_number("TRUE"), Some(PyNumber::Int(1)));
+        assert_eq!(py_number("false"), Some(PyNumber::Int(0)));
+        assert_eq!(py_number("1e2"), Some(PyNumber::Float(100.0)));
+        assert_eq!(py_number("-0"), Some(PyNumber::Float(-0.0)));
+        assert_eq!(py_number("1_000.5"), Some(PyNumber::Float(1000.5)));
+        assert_eq!(py_number(".5"), Some(PyNumber::Float(0.5)));
+        assert_eq!(py_number("5."), Some(PyNumber::Float(5.0)));
+        assert_eq!(
+            py_number("-Infinity"),
+            Some(PyNumber::Float(f64::NEG_INFINITY))
+        );
+        for bad in [
+            "abc", "", "1__0", "_1", "1_", "--1", "1,5", "0x10", "e5", ".",
+        ] {
+            assert_eq!(py_number(bad), None, "{bad:?}");
+        }
+        assert_eq!(PyNumber::Float(57.0).text(), "57.0");
+        assert_eq!(PyNumber::Int(1).text(), "1");
+    }
+
+    #[test]
+    fn booleans_read_as_the_engine_reads_them() {
+        assert_eq!(py_bool("yes"), Ok(true));
+        assert_eq!(py_bool("OFF"), Ok(false));
+        assert_eq!(py_bool("0"), Ok(false));
+        // Outside the word sets: Python's truthiness, which strict mode refuses.
+        assert_eq!(py_bool("No"), Err(true));
+        assert_eq!(py_bool(""), Err(false));
+    }
+
+    #[test]
+    fn days_map_to_civil_dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(19_783), (2024, 3, 1));
+        assert_eq!(civil_from_days(-1), (1969, 12, 31));
+        let d = month_of_this_day("2024-02").unwrap();
+        assert!(d.date.starts_with("2024-02-"));
+        assert!(month_of_this_day("2024-13").is_none());
+    }
+
+    #[test]
+    fn filter_date_times_read_the_iso_forms() {
+        let d = parse_filter_datetime("2024-03-15").unwrap();
+        assert_eq!(d.stored(), "2024-03-15 00:00:00.000000");
+        let d = parse_filter_datetime("2024-03-15T10:00:00.25Z").unwrap();
+        assert_eq!(d.stored(), "2024-03-15 10:00:00.250000");
+        assert_eq!(d.python_str(), "2024-03-15 10:00:00.250000+00:00");
+        let d = parse_filter_datetime("2024-03-15 10:00").unwrap();
+        assert_eq!(d.python_str(), "2024-03-15 10:00:00");
+        for bad in [
+            "notadate",
+            "2024-03",
+            "2024-02-30",
+            "2024-03-15T25:00",
+            "2024-03-15x",
+        ] {
+            assert!(parse_filter_datetime(bad).is_none(), "{bad:?}");
+        }
+    }
 }

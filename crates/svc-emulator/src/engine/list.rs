@@ -10,8 +10,13 @@ pub struct Selection {
     /// svc-model's reserved list parameters. The engine decides which are filters: a key
     /// starting with `_` is one only when the model has a field of that name.
     pub filters: Vec<(String, String)>,
-    /// `_search` texts, in the order given; each must match (an empty text matches all).
+    /// `_search` texts, in the order given (the engine reads one; an empty text matches all).
     pub search: Vec<String>,
+    /// Read the selection as the engine does even where it silently ignores or misreads a
+    /// caller's mistake (an unknown field or lookup, a boolean word outside its sets), and fail
+    /// where it fails; otherwise such requests are refused with a `400`
+    /// (`EmulatorConfig::lenient`).
+    pub lenient: bool,
 }
 
 /// Everything that shapes a list: the selection, the order and the paging.
@@ -19,8 +24,9 @@ pub struct Selection {
 pub struct ListSpec {
     /// Which records.
     pub selection: Selection,
-    /// `_order_by` as given (`a,-b`), `None` for the default order (primary key descending).
-    pub order_by: Option<String>,
+    /// Every `_order_by` value as given (`a,-b`), none for the default order (primary key
+    /// descending). The engine fails on more than one.
+    pub order_by: Vec<String>,
     /// The page, from 1. A page past the end lists no records.
     pub page: u64,
     /// Records per page, from 1 to [`MAX_PER_PAGE`](super::MAX_PER_PAGE).

@@ -16,7 +16,7 @@ use serde_json::Value as Json;
 
 use crate::engine::convert::{json_to_sql, text_to_sql, write_row};
 use crate::engine::error::EngineError;
-use crate::engine::filter::{MAX_PER_PAGE, build_where, order_by};
+use crate::engine::filter::{MAX_PER_PAGE, build_where, order_by, order_selects_nothing};
 use crate::engine::list::{ListSpec, Listing, RecordsJson};
 use crate::engine::schema::{Field, Model, Schema, load_schema, prepare, quote_ident};
 
@@ -241,8 +241,11 @@ impl Resource {
     /// [`MAX_PER_PAGE`]). A page past the last one lists no records, with the count of all.
     pub fn list(&self, model: &str, spec: &ListSpec) -> Result<Listing, EngineError> {
         let model = self.model_or_404(model)?;
-        let filter = build_where(&model, &spec.selection)?;
-        let order_sql = order_by(&model, spec.order_by.as_deref())?;
+        let mut filter = build_where(&model, &spec.selection)?;
+        let order_sql = order_by(&model, &spec.order_by, spec.selection.lenient)?;
+        if order_selects_nothing(&spec.order_by) {
+            filter.match_nothing();
+        }
         let snapshot = !self.readers.is_empty();
         self.with_reader(|conn| {
             // One read snapshot for the count and the page (dropped, i.e. rolled back, at the end).

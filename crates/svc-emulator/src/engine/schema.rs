@@ -67,11 +67,6 @@ impl FieldKind {
             Self::Text
         }
     }
-
-    /// Whether values of this kind are numbers (for `_search` equality).
-    pub(crate) fn is_numeric(self) -> bool {
-        matches!(self, Self::Integer | Self::Real)
-    }
 }
 
 /// One field of a model: a column, or the table's `rowid` when it has no single-column primary

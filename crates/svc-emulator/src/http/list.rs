@@ -12,13 +12,16 @@ use svc_model::records::wire::{
 };
 
 use crate::engine::convert::write_json_str;
-use crate::engine::{EngineError, ListSpec, Listing, Selection};
+use crate::engine::{ListSpec, Listing, Selection};
 use crate::http::AppState;
 
 /// The selection of decoded query pairs: `_search` values, and every parameter that is not
 /// reserved as a filter candidate, both in the order given.
-pub(crate) fn selection(pairs: &[(String, String)]) -> Selection {
-    let mut selection = Selection::default();
+pub(crate) fn selection(pairs: &[(String, String)], lenient: bool) -> Selection {
+    let mut selection = Selection {
+        lenient,
+        ..Selection::default()
+    };
     for (key, value) in pairs {
         if key == SEARCH_PARAM {
             selection.search.push(value.clone());
@@ -68,49 +71,36 @@ pub(crate) fn python_int(text: &str) -> Option<i64> {
     Some(if negative { -value } else { value })
 }
 
-/// A paging number: Python's `int()` of the text, else `fallback` in lenient mode and a `400`
-/// naming the parameter otherwise ([decision: stricter]: the engine reads any text that is not
-/// an integer as the default).
-fn paging_number(
-    pairs: &[(String, String)],
-    param: &str,
-    fallback: i64,
-    lenient: bool,
-) -> Result<i64, EngineError> {
-    match last_value(pairs, param) {
-        None => Ok(fallback),
-        Some(raw) => match python_int(raw) {
-            Some(n) => Ok(n),
-            None if lenient => Ok(fallback),
-            None => Err(EngineError::field(
-                param,
-                format!("Invalid {param} {raw:?}: expected an integer."),
-            )),
-        },
-    }
+/// A paging number as the engine reads it: Python's `int()` of the last value, and the
+/// default for anything else (`page=last`, `_per_page=`).
+fn paging_number(pairs: &[(String, String)], param: &str, fallback: i64) -> i64 {
+    last_value(pairs, param)
+        .and_then(python_int)
+        .unwrap_or(fallback)
 }
 
 /// Reads a list's query as the data engine does: the selection, `_order_by`, `page` (from 1;
 /// smaller numbers read as 1), `_per_page` (default 25, clamped to 1..=[`MAX_PER_PAGE`]) and
 /// `_no_pagination` (any non-empty value turns paging off, `0` and `false` included). A
-/// repeated paging parameter counts with its last value. A `page` or `_per_page` that is not an
-/// integer is a `400` naming it, unless `lenient`.
-pub(crate) fn list_spec(
-    pairs: &[(String, String)],
-    lenient: bool,
-) -> Result<ListSpec, EngineError> {
-    let page = paging_number(pairs, PAGE_PARAM, 1, lenient)?.max(1);
-    let per_page = paging_number(pairs, PER_PAGE_PARAM, i64::from(DEFAULT_PER_PAGE), lenient)?
+/// repeated paging parameter counts with its last value; one that is not an integer reads as
+/// the default, as in the engine.
+pub(crate) fn list_spec(pairs: &[(String, String)], lenient: bool) -> ListSpec {
+    let page = paging_number(pairs, PAGE_PARAM, 1).max(1);
+    let per_page = paging_number(pairs, PER_PAGE_PARAM, i64::from(DEFAULT_PER_PAGE))
         .clamp(1, i64::from(MAX_PER_PAGE));
     let no_pagination =
         last_value(pairs, NO_PAGINATION_PARAM).is_some_and(|v| !v.trim().is_empty());
-    Ok(ListSpec {
-        selection: selection(pairs),
-        order_by: last_value(pairs, ORDER_BY_PARAM).map(str::to_owned),
+    ListSpec {
+        selection: selection(pairs, lenient),
+        order_by: pairs
+            .iter()
+            .filter(|(k, _)| k == ORDER_BY_PARAM)
+            .map(|(_, v)| v.clone())
+            .collect(),
         page: page.unsigned_abs(),
         per_page: per_page.unsigned_abs(),
         no_pagination,
-    })
+    }
 }
 
 /// The absolute URL of a list without its query, for the `next` and `previous` links: the path

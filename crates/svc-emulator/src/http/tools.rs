@@ -75,7 +75,7 @@ pub(crate) async fn list(
     if !pairs.iter().any(|(k, _)| k == ORDER_BY_PARAM) {
         pairs.push((ORDER_BY_PARAM.to_owned(), default_order.to_owned()));
     }
-    let spec = list_spec(&pairs, state.lenient())?;
+    let spec = list_spec(&pairs, state.lenient());
     let url = list_url(state, uri);
     let listing = blocking(move || Ok(db.list(model, &spec)?)).await?;
     Ok(json_bytes(StatusCode::OK, list_body(listing, &url, &pairs)))

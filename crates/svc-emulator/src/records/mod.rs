@@ -56,7 +56,7 @@ async fn list(
         return Err(EngineError::ModelNotFound(model).into());
     }
     let pairs = query_pairs(uri.query());
-    let spec = list_spec(&pairs, state.lenient())?;
+    let spec = list_spec(&pairs, state.lenient());
     let url = list_url(&state, &uri);
     let listing = blocking(move || Ok(db.list(&model, &spec)?)).await?;
     Ok(json_bytes(StatusCode::OK, list_body(listing, &url, &pairs)))
@@ -93,48 +93,52 @@ async fn delete(RecordAccess { db, model, pk }: RecordAccess) -> Result<Response
 
 /// `POST .../aggregate` with `{"func", "column"?}`; list filters come from the query.
 async fn aggregate_post(
+    State(state): State<AppState>,
     ModelAccess { db, model }: ModelAccess,
     uri: Uri,
     body: Body,
 ) -> Result<Response, HttpError> {
     let request = AggregateRequest::from_json(&Value::Object(json_object(body).await?))?;
-    let selection = selection(&query_pairs(uri.query()));
+    let selection = selection(&query_pairs(uri.query()), state.lenient());
     let value = blocking(move || Ok(db.aggregate(&model, &request, &selection)?)).await?;
     json_value(StatusCode::OK, &value)
 }
 
 /// `GET .../aggregate?_y_func=&_y_column=&{filters}`: the engine's GET form.
 async fn aggregate_get(
+    State(state): State<AppState>,
     ModelAccess { db, model }: ModelAccess,
     uri: Uri,
 ) -> Result<Response, HttpError> {
     let pairs = query_pairs(uri.query());
     let request = AggregateRequest::from_query(&pairs)?;
-    let selection = selection(&pairs);
+    let selection = selection(&pairs, state.lenient());
     let value = blocking(move || Ok(db.aggregate(&model, &request, &selection)?)).await?;
     json_value(StatusCode::OK, &value)
 }
 
 /// `POST .../group` with `{"x_column", "x_lookup"?, "y_func", "y_column"?}`.
 async fn group_post(
+    State(state): State<AppState>,
     ModelAccess { db, model }: ModelAccess,
     uri: Uri,
     body: Body,
 ) -> Result<Response, HttpError> {
     let request = GroupRequest::from_json(&Value::Object(json_object(body).await?))?;
-    let selection = selection(&query_pairs(uri.query()));
+    let selection = selection(&query_pairs(uri.query()), state.lenient());
     let value = blocking(move || Ok(db.group(&model, &request, &selection)?)).await?;
     json_value(StatusCode::OK, &value)
 }
 
 /// `GET .../group?_x_column=&_x_lookup=&_y_func=&_y_column=&{filters}`.
 async fn group_get(
+    State(state): State<AppState>,
     ModelAccess { db, model }: ModelAccess,
     uri: Uri,
 ) -> Result<Response, HttpError> {
     let pairs = query_pairs(uri.query());
     let request = GroupRequest::from_query(&pairs)?;
-    let selection = selection(&pairs);
+    let selection = selection(&pairs, state.lenient());
     let value = blocking(move || Ok(db.group(&model, &request, &selection)?)).await?;
     json_value(StatusCode::OK, &value)
 }
