@@ -391,7 +391,8 @@ impl FilterCtx<'_> {
     fn boolean(&self, raw: &str) -> Result<bool, EngineError> {
         match py_bool(raw) {
             Ok(b) => Ok(b),
-            Err(truthy) if self.lenient => Ok(truthy),
+            // Empty text is false to Python too: only other text is a misreading.
+            Err(truthy) if self.lenient || !truthy => Ok(truthy),
             Err(_) => Err(invalid(
                 self.key,
                 format!(

@@ -396,6 +396,37 @@ fn null_and_empty_filters() {
     assert_eq!(ids(&r, &[("code__isempty", "")]), [1, 2, 3, 4, 5, 6]);
 }
 
+/// Values the running data engine gave for the same requests over the same rows.
+#[test]
+fn repeated_keys_and_lookup_values_read_as_the_engine_reads_them() {
+    let r = res();
+    // A repeated key is a list: its first value counts, `in` takes the list as it is.
+    assert_eq!(ids(&r, &[("name", "Apple"), ("name", "banana")]), [1]);
+    assert_eq!(ids(&r, &[("qty__in", "5"), ("qty__in", "20")]), [2, 4]);
+    assert_eq!(ids(&r, &[("code__in", "D,4"), ("code__in", "A1")]), [1, 5]);
+    bad(list_json(
+        &r,
+        "items",
+        &q(&[("qty__in", "5,20"), ("qty__in", "10")]),
+    ));
+    // An empty first value of a boolean lookup is false, as Python reads it.
+    assert_eq!(
+        ids(&r, &[("qty__isnull", ""), ("qty__isnull", "true")]),
+        [1, 2, 4, 5, 6]
+    );
+    // `__exact` wins over the bare field.
+    assert_eq!(ids(&r, &[("qty", "5"), ("qty__exact", "10")]), [1]);
+    // Number patterns are the float's text; date-time patterns Python's str(datetime).
+    assert_eq!(ids(&r, &[("price__icontains", "2.5")]), [5]);
+    assert_eq!(ids(&r, &[("qty__icontains", "1")]), [] as [i64; 0]);
+    assert_eq!(ids(&r, &[("at__icontains", "2025-01-01T10:00")]), [1]);
+    assert_eq!(ids(&r, &[("misc__icontains", "5")]), [2]);
+    // Search: numbers by their text, text by substring; untyped columns are not searched.
+    assert_eq!(ids(&r, &[("_search", "1.5")]), [1]);
+    assert_eq!(ids(&r, &[("_search", "5")]), [2, 5]);
+    assert_eq!(ids(&r, &[("_search", "x")]), [] as [i64; 0]);
+}
+
 #[test]
 fn exclude_keeps_nulls() {
     let r = res();
