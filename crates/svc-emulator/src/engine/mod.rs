@@ -3,9 +3,8 @@
 //! A [`Resource`] is one SQLite database (an existing file, or one created from seed SQL in
 //! memory or at a path). Its tables are models, their columns fields, and the primary key
 //! addresses records. The operations of docs/contract.md section 5.1 are plain methods returning
-//! JSON (bytes for records and lists, [`serde_json::Value`] for aggregate and group) or a
-//! [`EngineError`] that carries its HTTP status and error body (still: typed errors, with the
-//! statuses chosen in the `records` slice, are the goal of docs/architecture.md).
+//! JSON (bytes for records and lists, [`serde_json::Value`] for aggregate and group) or an
+//! [`EngineError`], whose HTTP status and body the http layer chooses.
 //! [`demo_resource`] builds the demo `shop`.
 //!
 //! # Choices where the contract is silent
@@ -14,35 +13,35 @@
 //!   not models. A table without a single-column primary key uses its `rowid` as key, shown
 //!   as a read-only integer field `rowid` (or `_rowid_`/`oid` when a column already has that
 //!   name) first in every record. `WITHOUT ROWID` tables with a composite key are skipped.
-//! - **Field kinds** ([`FieldKind`]): from the declared type, see there.
-//! - **Record JSON**: integers and reals as numbers, text as strings, booleans as
-//!   `true`/`false`, dates and date-times as the stored text, BLOBs as standard base64, NULL as
-//!   `null`; keys in table order.
-//! - **Filters**: several filters (even on the same field) are AND-ed. Values are parsed by
-//!   the field's kind (`true/false/1/0` for booleans, `YYYY-MM-DD` for dates, ISO 8601 for
-//!   date-times, where a bare date is accepted); a malformed value is a `400` naming the
-//!   parameter. Dates compare as dates (`date(col)`), date-times as instants
-//!   (`julianday(col)`), so `T` or space separators and offsets compare correctly. An empty
-//!   value is the empty string for text fields and a `400` for other kinds. `in` splits on
-//!   every comma. `isempty=true` is NULL or zero length. `icontains`, `istartswith`,
-//!   `iendswith` and `_search` use `LIKE` with escaped `%`/`_`: case folding is **ASCII
-//!   only** (SQLite without ICU; a Unicode-aware fold needs rusqlite's `functions` feature).
-//!   Binary fields only accept `isnull` and `isempty`.
+//! - **Field kinds** ([`FieldKind`]): from the declared type, see there; they check writes.
+//! - **The engine's view of a column** ([`types`]): how the platform's data engine (jet-bridge
+//!   over SQLAlchemy 1.4) reflects the declared type, reads stored values and writes them in
+//!   records. Records are written exactly as the engine writes them: `REAL`, `NUMERIC`,
+//!   `DECIMAL(p, s)`, `DATE`, untyped and `BLOB` columns as text (`"57.0"`,
+//!   `"88378.0000000000"`), `DATETIME` in ISO form with `T`, integers, `FLOAT` and booleans as
+//!   JSON numbers and booleans (docs/contract.md 5.1 has the table).
+//! - **Filters, search and order** (`filter`): built as the engine builds them, SQL and bound
+//!   values alike: per-type lookup families, the first value of a repeated key (`in`: the
+//!   list), an empty value is no filter, `NOT (...)` for `exclude__`, `LIKE` wildcards, Python's
+//!   readings of numbers, booleans and dates. What the engine silently ignores (an unknown field
+//!   or lookup) is a `400` unless the selection is lenient; where the engine fails (500), strict
+//!   mode answers `400` and lenient mode [`EngineError::EngineFails`].
 //! - **Ignored parameters**: `page`, `_per_page`, `_no_pagination`, `_order_by`, `_search` and
 //!   `draft` are never filters, whatever fields the model has (svc-model's
 //!   [`RESERVED_PARAMS`](svc_model::records::RESERVED_PARAMS)); any other parameter starting
-//!   with `_` is ignored unless the model has a field of that name. Every other parameter must
-//!   name a field (`400` otherwise). The key grammar is svc-model's
-//!   ([`svc_model::records::wire`]).
+//!   with `_` is ignored unless the model has a field of that name. The key grammar is
+//!   svc-model's ([`svc_model::records::wire`]).
 //! - **Pagination** (read by the http layer, as the data engine reads it): `page` from 1 (below
-//!   1 reads as 1); a page past the last one lists no records, with the count of all. The
-//!   `next`/`previous` links (written by the http layer) repeat the query in order, with `page`
-//!   moved to the end and left out for page 1; a full last page also links to a next page.
-//!   Any non-empty `_no_pagination` turns paging off; `_per_page` is clamped to 1..=10000.
-//! - **Ordering**: `_order_by` fields, then the primary key descending. NULLs sort first in
-//!   ascending order (SQLite's rule).
-//! - **Search**: text, date, date-time and untyped fields by substring; integer and real fields
-//!   by equality when the text is a number; booleans and BLOBs are not searched.
+//!   1, and text that is not an integer, read as 1); a page past the last one lists no records,
+//!   with the count of all. The `next`/`previous` links (written by the http layer) repeat the
+//!   query in order, with `page` moved to the end and left out for page 1; a full last page also
+//!   links to a next page. Any non-empty `_no_pagination` turns paging off; `_per_page` is
+//!   clamped to 1..=10000 (text reads as 25).
+//! - **Ordering**: `_order_by` fields (names as given, `-` for descending), then the primary key
+//!   descending unless named; a one-character value lists nothing. NULLs sort first ascending
+//!   (SQLite's rule).
+//! - **Search**: number columns by the equality of their text, text columns by substring;
+//!   dates, booleans, untyped and binary columns are not searched.
 //! - **Writes**: strict JSON types: numbers for integer and real fields (an integer field
 //!   takes `3.0` but not `"3"`), strings for text, date (`YYYY-MM-DD`) and date-time fields,
 //!   `true/false/0/1` for booleans, base64 strings for BLOBs; nested objects and arrays are
