@@ -1,90 +1,819 @@
-//! Aggregate and group operations.
+//! Aggregate and group operations, answered as the platform's data engine answers its
+//! `aggregate` and `group` actions (PyPI `jet-bridge` 1.12.13: SQLAlchemy 1.4 over SQLite
+//! 3.40.1).
+//!
+//! # The engine's rules
+//!
+//! - **Function** (`_y_func`, required): stripped and lower-cased, then one of `count`, `sum`,
+//!   `min`, `max`, `avg`. Any other name selects nothing: a group answers `[]`, an aggregate
+//!   answers the engine's query object through the y column's serializer field (`{}` for
+//!   number and boolean fields, the text of an empty `SELECT` for text fields).
+//! - **Column** (`_y_column`, stripped): the primary key when absent.
+//! - **SQL**: `SELECT f(y) FROM t WHERE ...` for an aggregate; for a group
+//!   `SELECT x1 AS "group", x2 AS group_2, ..., f(y) AS y_func FROM t WHERE ...
+//!   GROUP BY "group", group_2 ORDER BY "group", group_2 LIMIT n` (the emulator runs the same
+//!   statement, so SQLite groups, orders and feeds rows the same way; a table column named
+//!   `group` wins over the alias in `GROUP BY`, as there).
+//! - **Arithmetic**: `sum` and `avg` are SQLite 3.40's: integers add exactly (an overflow is an
+//!   error), any other value adds as a float, one by one in the order SQLite feeds the rows,
+//!   and `avg` is that float sum over the count. Newer SQLite (the emulator's) compensates
+//!   rounding errors, so the emulator registers its own two functions
+//!   ([`SUM_FN`], [`AVG_FN`]) with the old arithmetic.
+//! - **Values**: `count` is an integer; `sum`, `min` and `max` are read through the column's
+//!   type (SQLAlchemy's result processing, [`read`]: NUMERIC as `Decimal`, DATE as a date,
+//!   BOOLEAN as a boolean); `avg` is the raw float. Over no rows `count`, `sum` and `avg` are
+//!   `0` (the integer), `min` and `max` null.
+//! - **Aggregate answer** `{"y_func": v}`: `v` written by the y column's serializer field
+//!   (`count`: an integer field): numbers, booleans and bare `DECIMAL` as themselves, date-time
+//!   fields with `isoformat()`, every other field as `str()` text (so a `REAL` sum is
+//!   `"1521.9399999999998"`).
+//! - **Group answer**: rows `{"group": k1, "group_2": k2, ..., "y_func": v}` (just `y_func`
+//!   without `_x_column`), written by the engine's JSON encoder (`Decimal` as a float, dates in
+//!   ISO form), at most `_per_page` rows (1..=100000, 10000 when absent or not an integer).
+//! - **Lookups** (`_x_lookup`, by position): split on `_` into a type and a parameter. `date`
+//!   (on a column that is not DATE/DATETIME/TIMESTAMP: a `400`) with parameter `year`,
+//!   `month`, `day` (also when absent or empty), `hour`, `minute`, `second` or `microseconds`
+//!   is `strftime` with the engine's MySQL-style formats, whose `%i` makes SQLite answer NULL
+//!   for minutes and finer; `auto` on a date column is `date_day`. Anything else (`plain`,
+//!   `date_week`, `date_quarter`, unknown names) groups by the column itself, read through its
+//!   type. `strftime` keys are raw text (`"2024-03-05 10:00:00"` for an hour).
+//! - **`_order_by`** (a filter of every action): one character makes the selection empty;
+//!   names must be fields. Only the `SELECT` text of an unknown function shows the order.
+//!
+//! # Stricter than the engine
+//!
+//! Where the engine fails with a `500`, the emulator answers a `400` naming the problem: an
+//! unknown `_x_column` or `_y_column` for `count` and groups, a value the engine cannot read
+//! or write (a `sum` of a date column, `sum`/`avg` of a date-time column, a stored value its
+//! type cannot parse), an integer `sum` overflow, and a repeated or malformed `_order_by`.
 
-use rusqlite::params_from_iter;
+use rusqlite::functions::{Aggregate, Context, FunctionFlags};
+use rusqlite::types::{Value, ValueRef};
+use rusqlite::{Connection, params_from_iter};
 use serde_json::{Map, Value as Json};
 
-use crate::engine::convert::value_to_json;
 use crate::engine::error::EngineError;
-use crate::engine::filter::build_where;
+use crate::engine::filter::{Where, build_where};
 use crate::engine::list::Selection;
 use crate::engine::resource::Resource;
-use crate::engine::schema::{Field, FieldKind, Model, prepare};
+use crate::engine::schema::{Field, Model, prepare};
+use crate::engine::types::{PyValue, Reflected, Serializer, plain, py_str, read};
 
-// The requests and their vocabulary are svc-model's, the SDK's own types; the records slice
-// reads them from the wire (`crate::records::forms`).
-pub use svc_model::records::{
-    AggregateFunc, AggregateRequest, DateUnit, GroupLookup, GroupRequest,
-};
+// The SDK's vocabulary (svc-model): the POST forms read it, and the engine's requests are built
+// from it.
+pub use svc_model::records::{AggregateFunc, DateUnit, GroupLookup};
 
-/// The SQL of an aggregate over `col`. Over no rows `sum` and `avg` give 0 (the contract), and
-/// `count` 0 by nature; `min` and `max` give NULL.
+/// The name of the emulator's `sum` with SQLite 3.40's arithmetic.
+pub const SUM_FN: &str = "svc_sqlite340_sum";
+
+/// The name of the emulator's `avg` with SQLite 3.40's arithmetic.
+pub const AVG_FN: &str = "svc_sqlite340_avg";
+
+/// The error text of an integer `sum` overflow (SQLite's own words).
+const OVERFLOW: &str = "integer overflow";
+
+/// The function named `name` (the engine compares the lower-cased `_y_func` exactly).
+fn known(name: &str) -> Option<AggregateFunc> {
+    AggregateFunc::ALL.into_iter().find(|f| f.as_str() == name)
+}
+
+/// An aggregate request as the engine reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AggregateRequest {
+    /// The function's name, lower-cased: `count`, `sum`, `min`, `max`, `avg`, or any other
+    /// name, which selects nothing.
+    pub func: String,
+    /// The column; the primary key when `None`.
+    pub column: Option<String>,
+    /// Every `_order_by` value given (see the module documentation).
+    pub order_by: Vec<String>,
+}
+
+impl AggregateRequest {
+    /// An aggregate over the primary key.
+    pub fn new(func: AggregateFunc) -> Self {
+        Self {
+            func: func.as_str().to_owned(),
+            column: None,
+            order_by: Vec::new(),
+        }
+    }
+
+    /// Aggregates `column` instead of the primary key.
+    pub fn column(mut self, column: impl Into<String>) -> Self {
+        self.column = Some(column.into());
+        self
+    }
+}
+
+impl From<svc_model::records::AggregateRequest> for AggregateRequest {
+    fn from(r: svc_model::records::AggregateRequest) -> Self {
+        Self {
+            func: r.func.as_str().to_owned(),
+            column: r.column,
+            order_by: Vec::new(),
+        }
+    }
+}
+
+/// A group request as the engine reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroupRequest {
+    /// The grouping columns, in order (`_x_column`, repeatable; none gives one row).
+    pub x_columns: Vec<String>,
+    /// The lookup of each grouping column, by position (`_x_lookup`, repeatable, as given).
+    pub x_lookups: Vec<String>,
+    /// The function's name, lower-cased (as [`AggregateRequest::func`]).
+    pub y_func: String,
+    /// The aggregated column; the primary key when `None`.
+    pub y_column: Option<String>,
+    /// The most rows answered.
+    pub limit: u64,
+    /// Every `_order_by` value given (see the module documentation).
+    pub order_by: Vec<String>,
+}
+
+impl GroupRequest {
+    /// Rows answered when `_per_page` is absent or not an integer (the engine's default).
+    pub const DEFAULT_LIMIT: u64 = 10_000;
+
+    /// The most rows answered, whatever `_per_page` says.
+    pub const MAX_LIMIT: u64 = 100_000;
+
+    /// Groups by `x_column` and computes `y_func` over the primary key in each group.
+    pub fn new(x_column: impl Into<String>, y_func: AggregateFunc) -> Self {
+        Self {
+            x_columns: vec![x_column.into()],
+            x_lookups: Vec::new(),
+            y_func: y_func.as_str().to_owned(),
+            y_column: None,
+            limit: Self::DEFAULT_LIMIT,
+            order_by: Vec::new(),
+        }
+    }
+}
+
+impl From<svc_model::records::GroupRequest> for GroupRequest {
+    fn from(r: svc_model::records::GroupRequest) -> Self {
+        Self {
+            x_columns: vec![r.x_column],
+            x_lookups: r.x_lookup.map(|l| l.as_str()).into_iter().collect(),
+            y_func: r.y_func.as_str().to_owned(),
+            y_column: r.y_column,
+            limit: Self::DEFAULT_LIMIT,
+            order_by: Vec::new(),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// SQLite 3.40's sum and avg
+
+/// A stored value as SQLite 3.40's `sum` sees it (`sqlite3_value_numeric_type`, then the
+/// integer or the float of the value).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Numeric {
+    Null,
+    Int(i64),
+    Real(f64),
+}
+
+/// SQLite's white space (`sqlite3Isspace`): space, `\t`, `\n`, `\v`, `\f`, `\r`.
+fn is_sqlite_space(b: u8) -> bool {
+    b == b' ' || (0x09..=0x0d).contains(&b)
+}
+
+fn numeric(v: ValueRef<'_>) -> Numeric {
+    match v {
+        ValueRef::Null => Numeric::Null,
+        ValueRef::Integer(i) => Numeric::Int(i),
+        ValueRef::Real(f) => Numeric::Real(f),
+        ValueRef::Text(t) => text_numeric(t),
+        // A BLOB keeps its type, and `sum` takes its float: the text prefix of its bytes.
+        ValueRef::Blob(b) => Numeric::Real(atof_prefix(b)),
+    }
+}
+
+/// Text: an integer when it is all digits (a sign and surrounding white space allowed) and
+/// fits 64 bits; otherwise the float of its longest numeric prefix (0.0 for none), which is
+/// also the value of a well-formed real.
+fn text_numeric(t: &[u8]) -> Numeric {
+    let start = t
+        .iter()
+        .position(|&b| !is_sqlite_space(b))
+        .unwrap_or(t.len());
+    let end = t
+        .iter()
+        .rposition(|&b| !is_sqlite_space(b))
+        .map_or(start, |i| i + 1);
+    let trimmed = &t[start..end.max(start)];
+    let digits = match trimmed.first() {
+        Some(b'-' | b'+') => &trimmed[1..],
+        _ => trimmed,
+    };
+    if !digits.is_empty() && digits.iter().all(u8::is_ascii_digit) {
+        let parsed = std::str::from_utf8(trimmed)
+            .ok()
+            .and_then(|s| s.parse::<i64>().ok());
+        if let Some(i) = parsed {
+            return Numeric::Int(i);
+        }
+    }
+    Numeric::Real(atof_prefix(t))
+}
+
+/// SQLite 3.40's `sqlite3AtoF` value: white space, a sign, digits, a fraction and an exponent
+/// as far as they go. At most about 18 significant digits count (later ones only scale), as
+/// there; the conversion itself is correctly rounded (3.40 scales in `long double`, which can
+/// differ in the last bit for a few inputs of more than 15 digits).
+fn atof_prefix(z: &[u8]) -> f64 {
+    // 3.40 stops accumulating the significand at (LARGEST_INT64 - 9) / 10.
+    const LIMIT: i64 = (i64::MAX - 9) / 10;
+    let at = |i: usize| z.get(i).copied().unwrap_or(0);
+    let mut i = 0;
+    while i < z.len() && is_sqlite_space(z[i]) {
+        i += 1;
+    }
+    let negative = match at(i) {
+        b'-' => {
+            i += 1;
+            true
+        }
+        b'+' => {
+            i += 1;
+            false
+        }
+        _ => false,
+    };
+    let mut s: i64 = 0;
+    let mut d: i64 = 0;
+    while at(i).is_ascii_digit() {
+        s = s * 10 + i64::from(at(i) - b'0');
+        i += 1;
+        if s >= LIMIT {
+            while at(i).is_ascii_digit() {
+                i += 1;
+                d += 1;
+            }
+        }
+    }
+    if at(i) == b'.' {
+        i += 1;
+        while at(i).is_ascii_digit() {
+            if s < LIMIT {
+                s = s * 10 + i64::from(at(i) - b'0');
+                d -= 1;
+            }
+            i += 1;
+        }
+    }
+    let mut e: i64 = 0;
+    if matches!(at(i), b'e' | b'E') {
+        i += 1;
+        let esign = match at(i) {
+            b'-' => {
+                i += 1;
+                -1
+            }
+            b'+' => {
+                i += 1;
+                1
+            }
+            _ => 1,
+        };
+        while at(i).is_ascii_digit() {
+            e = if e < 10_000 {
+                e * 10 + i64::from(at(i) - b'0')
+            } else {
+                10_000
+            };
+            i += 1;
+        }
+        e *= esign;
+    }
+    let value = if s == 0 {
+        0.0
+    } else {
+        format!("{s}e{}", e + d).parse::<f64>().unwrap_or(0.0)
+    };
+    if negative { -value } else { value }
+}
+
+/// SQLite 3.40's `SumCtx`: the float sum, the exact integer sum while every value is an
+/// integer, the count, and whether the integer sum overflowed.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+struct SumCtx {
+    r_sum: f64,
+    i_sum: i64,
+    cnt: i64,
+    overflow: bool,
+    approx: bool,
+}
+
+impl SumCtx {
+    /// `sumStep`: naive addition in the order the rows come.
+    fn step(&mut self, v: ValueRef<'_>) {
+        match numeric(v) {
+            Numeric::Null => {}
+            Numeric::Int(i) => {
+                self.cnt += 1;
+                self.r_sum += i as f64;
+                if !(self.approx || self.overflow) {
+                    match self.i_sum.checked_add(i) {
+                        Some(sum) => self.i_sum = sum,
+                        None => {
+                            self.approx = true;
+                            self.overflow = true;
+                        }
+                    }
+                }
+            }
+            Numeric::Real(f) => {
+                self.cnt += 1;
+                self.r_sum += f;
+                self.approx = true;
+            }
+        }
+    }
+
+    /// `sumFinalize`: NULL over no values, the integer sum, or the float one.
+    fn sum(&self) -> Result<Value, &'static str> {
+        if self.cnt == 0 {
+            Ok(Value::Null)
+        } else if self.overflow {
+            Err(OVERFLOW)
+        } else if self.approx {
+            Ok(Value::Real(self.r_sum))
+        } else {
+            Ok(Value::Integer(self.i_sum))
+        }
+    }
+
+    /// `avgFinalize`: NULL over no values, else the float sum over the count.
+    fn avg(&self) -> Value {
+        if self.cnt == 0 {
+            Value::Null
+        } else {
+            Value::Real(self.r_sum / self.cnt as f64)
+        }
+    }
+}
+
+/// The emulator's `sum` or `avg` with SQLite 3.40's arithmetic.
+#[derive(Debug, Clone, Copy)]
+enum Sum340 {
+    Sum,
+    Avg,
+}
+
+impl Aggregate<SumCtx, Value> for Sum340 {
+    fn init(&self, _: &mut Context<'_>) -> rusqlite::Result<SumCtx> {
+        Ok(SumCtx::default())
+    }
+
+    fn step(&self, ctx: &mut Context<'_>, acc: &mut SumCtx) -> rusqlite::Result<()> {
+        // Registered with one argument; a missing one would be NULL.
+        if !ctx.is_empty() {
+            acc.step(ctx.get_raw(0));
+        }
+        Ok(())
+    }
+
+    fn finalize(&self, _: &mut Context<'_>, acc: Option<SumCtx>) -> rusqlite::Result<Value> {
+        let acc = acc.unwrap_or_default();
+        match self {
+            Sum340::Sum => acc
+                .sum()
+                .map_err(|e| rusqlite::Error::UserFunctionError(e.into())),
+            Sum340::Avg => Ok(acc.avg()),
+        }
+    }
+}
+
+/// Registers [`SUM_FN`] and [`AVG_FN`] on `conn` unless it has them. Connections are opened
+/// elsewhere, so this runs before each aggregate; probing is cheap, and registering again
+/// would expire every cached statement of the connection.
+pub(crate) fn register_functions(conn: &Connection) -> rusqlite::Result<()> {
+    let probe = format!("SELECT {SUM_FN}(NULL), {AVG_FN}(NULL)");
+    if prepare(conn, &probe).is_ok() {
+        return Ok(());
+    }
+    let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
+    conn.create_aggregate_function(SUM_FN, 1, flags, Sum340::Sum)?;
+    conn.create_aggregate_function(AVG_FN, 1, flags, Sum340::Avg)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared steps
+
+/// The SQL of `func` over `col`.
 fn agg_sql(func: AggregateFunc, col: &str) -> String {
     match func {
         AggregateFunc::Count => format!("count({col})"),
-        AggregateFunc::Sum => format!("coalesce(sum({col}), 0)"),
+        AggregateFunc::Sum => format!("{SUM_FN}({col})"),
+        AggregateFunc::Avg => format!("{AVG_FN}({col})"),
         AggregateFunc::Min => format!("min({col})"),
         AggregateFunc::Max => format!("max({col})"),
-        AggregateFunc::Avg => format!("coalesce(avg({col}), 0)"),
     }
 }
 
-/// The kind of an aggregate's result: `min` and `max` keep the field's kind.
-fn agg_result_kind(func: AggregateFunc, field: &Field) -> FieldKind {
-    match func {
-        AggregateFunc::Min | AggregateFunc::Max => field.kind,
-        _ => FieldKind::Real,
-    }
+/// What `_order_by` does to the selection.
+enum OrderBy<'m> {
+    /// Absent or empty.
+    None,
+    /// One character: the engine filters with `false`.
+    Nothing,
+    /// Fields, descending when `true`.
+    By(Vec<(&'m Field, bool)>),
 }
 
-/// The SQL truncating a date or date-time column to a unit, as ISO text (a week is its Monday).
-fn date_sql(unit: DateUnit, col: &str) -> String {
-    match unit {
-        DateUnit::Second => format!("strftime('%Y-%m-%dT%H:%M:%S', {col})"),
-        DateUnit::Minute => format!("strftime('%Y-%m-%dT%H:%M:00', {col})"),
-        DateUnit::Hour => format!("strftime('%Y-%m-%dT%H:00:00', {col})"),
-        DateUnit::Day => format!("date({col})"),
-        DateUnit::Week => format!("date({col}, 'weekday 0', '-6 days')"),
-        DateUnit::Month => format!("strftime('%Y-%m-01', {col})"),
-        DateUnit::Quarter => format!(
-            "printf('%s-%02d-01', strftime('%Y', {col}), \
-             ((CAST(strftime('%m', {col}) AS INTEGER) - 1) / 3) * 3 + 1)"
-        ),
-        DateUnit::Year => format!("strftime('%Y-01-01', {col})"),
+fn order_by<'m>(model: &'m Model, values: &[String]) -> Result<OrderBy<'m>, EngineError> {
+    let value = match values {
+        [] => return Ok(OrderBy::None),
+        [v] => v,
+        _ => {
+            return Err(EngineError::field(
+                "_order_by",
+                "Give _order_by at most once (the data engine fails on a repeated one).",
+            ));
+        }
+    };
+    if value.is_empty() {
+        return Ok(OrderBy::None);
     }
+    if value.chars().count() < 2 {
+        return Ok(OrderBy::Nothing);
+    }
+    let mut fields = Vec::new();
+    for part in value.split(',') {
+        let (desc, name) = match part.strip_prefix('-') {
+            Some(name) => (true, name),
+            None => (false, part),
+        };
+        let field = model.field(name).ok_or_else(|| {
+            EngineError::field(
+                "_order_by",
+                format!("Unknown field {name:?} in _order_by {value:?}."),
+            )
+        })?;
+        fields.push((field, desc));
+    }
+    Ok(OrderBy::By(fields))
 }
 
-fn field_of<'m>(
+/// The selection's `WHERE` and its `_order_by`: the filters (whose errors come first, as the
+/// engine runs column filters before `_order_by`), or nothing at all when `_order_by` empties
+/// the selection (SQLAlchemy folds `filters AND false` into `0 = 1`).
+fn selection_where<'m>(
     model: &'m Model,
-    param: &str,
-    name: Option<&str>,
-) -> Result<&'m Field, EngineError> {
+    selection: &Selection,
+    order_values: &[String],
+) -> Result<(Where, OrderBy<'m>), EngineError> {
+    let filter = build_where(model, selection)?;
+    let order = order_by(model, order_values)?;
+    let filter = match order {
+        OrderBy::Nothing => Where {
+            sql: " WHERE 0 = 1".to_owned(),
+            params: Vec::new(),
+        },
+        _ => filter,
+    };
+    Ok((filter, order))
+}
+
+/// A field by the name the engine looks up with `getattr` (an unknown one fails there).
+fn column<'m>(model: &'m Model, param: &str, name: Option<&str>) -> Result<&'m Field, EngineError> {
     match name {
         None => Ok(model.pk_field()),
-        Some(n) => model
-            .field(n)
-            .ok_or_else(|| EngineError::field(param, format!("Unknown field {n:?}."))),
+        Some(n) => model.field(n).ok_or_else(|| {
+            EngineError::field(
+                param,
+                format!("Table {:?} does not have column {n:?}.", model.name),
+            )
+        }),
     }
 }
 
-fn check_func(param: &str, func: AggregateFunc, field: &Field) -> Result<(), EngineError> {
-    let numeric = matches!(
-        field.kind,
-        FieldKind::Integer | FieldKind::Real | FieldKind::Bool | FieldKind::Any
-    );
-    if matches!(func, AggregateFunc::Sum | AggregateFunc::Avg) && !numeric {
+/// The value of `func` as the engine holds it: `count` and `avg` raw, the others read through
+/// the column's type; NULL is 0 for `count`, `sum` and `avg`.
+fn result_value<'a>(func: AggregateFunc, field: &Field, raw: ValueRef<'a>) -> PyValue<'a> {
+    let value = match func {
+        AggregateFunc::Count | AggregateFunc::Avg => plain(raw),
+        AggregateFunc::Sum | AggregateFunc::Min | AggregateFunc::Max => read(field.ty, raw),
+    };
+    match (func, value) {
+        (AggregateFunc::Count | AggregateFunc::Sum | AggregateFunc::Avg, PyValue::None) => {
+            PyValue::Int(0)
+        }
+        (_, v) => v,
+    }
+}
+
+/// A Python value as the engine's JSON encoder writes it (`None` for a value it cannot hold).
+fn encoded(v: &PyValue<'_>) -> Option<Json> {
+    Some(match v {
+        PyValue::None => Json::Null,
+        PyValue::Bool(b) => Json::Bool(*b),
+        PyValue::Int(i) => Json::from(*i),
+        // NaN and the infinities are null (serde_json's rule and the encoder's).
+        PyValue::Float(f) | PyValue::Decimal(_, f) => Json::from(*f),
+        PyValue::Str(t) | PyValue::Bytes(t) => {
+            Json::String(String::from_utf8_lossy(t).into_owned())
+        }
+        PyValue::Date(d) => Json::String(d.iso()),
+        PyValue::DateTime(d, t) => Json::String(format!("{}T{}", d.iso(), t.iso())),
+        PyValue::Time(t) => Json::String(t.iso()),
+        PyValue::Unreadable(_) => return None,
+    })
+}
+
+/// A value through a serializer field (`None` where the engine fails).
+fn serialized(serializer: Serializer, v: &PyValue<'_>) -> Option<Json> {
+    match (serializer, v) {
+        (_, PyValue::Unreadable(_)) => None,
+        (_, PyValue::None) => Some(Json::Null),
+        (Serializer::Value, v) => encoded(v),
+        (Serializer::DateTime, PyValue::DateTime(d, t)) => {
+            Some(Json::String(format!("{}T{}", d.iso(), t.iso())))
+        }
+        // `isoformat()` of a number or a text.
+        (Serializer::DateTime, _) => None,
+        (Serializer::Text, v) => py_str(v).map(Json::String),
+    }
+}
+
+fn cannot_write(func: AggregateFunc, field: &Field) -> EngineError {
+    EngineError::invalid(format!(
+        "Cannot compute {func} of field {:?}: the data engine fails on its value.",
+        field.name
+    ))
+}
+
+/// A failed statement: the overflow of an integer `sum` is the request's fault.
+fn query_error(e: rusqlite::Error, func: AggregateFunc, field: &Field) -> EngineError {
+    if e.to_string().contains(OVERFLOW) {
+        EngineError::invalid(format!(
+            "Cannot compute {func} of field {:?}: integer overflow.",
+            field.name
+        ))
+    } else {
+        e.into()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// SQLAlchemy's text of the engine's query object (an unknown aggregate function)
+
+/// SQLite's reserved words as SQLAlchemy 1.4's SQLite dialect lists them.
+const RESERVED: &[&str] = &[
+    "add",
+    "after",
+    "all",
+    "alter",
+    "analyze",
+    "and",
+    "as",
+    "asc",
+    "attach",
+    "autoincrement",
+    "before",
+    "begin",
+    "between",
+    "by",
+    "cascade",
+    "case",
+    "cast",
+    "check",
+    "collate",
+    "column",
+    "commit",
+    "conflict",
+    "constraint",
+    "create",
+    "cross",
+    "current_date",
+    "current_time",
+    "current_timestamp",
+    "database",
+    "default",
+    "deferrable",
+    "deferred",
+    "delete",
+    "desc",
+    "detach",
+    "distinct",
+    "drop",
+    "each",
+    "else",
+    "end",
+    "escape",
+    "except",
+    "exclusive",
+    "exists",
+    "explain",
+    "false",
+    "fail",
+    "for",
+    "foreign",
+    "from",
+    "full",
+    "glob",
+    "group",
+    "having",
+    "if",
+    "ignore",
+    "immediate",
+    "in",
+    "index",
+    "indexed",
+    "initially",
+    "inner",
+    "insert",
+    "instead",
+    "intersect",
+    "into",
+    "is",
+    "isnull",
+    "join",
+    "key",
+    "left",
+    "like",
+    "limit",
+    "match",
+    "natural",
+    "not",
+    "notnull",
+    "null",
+    "of",
+    "offset",
+    "on",
+    "or",
+    "order",
+    "outer",
+    "plan",
+    "pragma",
+    "primary",
+    "query",
+    "raise",
+    "references",
+    "reindex",
+    "rename",
+    "replace",
+    "restrict",
+    "right",
+    "rollback",
+    "row",
+    "select",
+    "set",
+    "table",
+    "temp",
+    "temporary",
+    "then",
+    "to",
+    "transaction",
+    "trigger",
+    "true",
+    "union",
+    "unique",
+    "update",
+    "using",
+    "vacuum",
+    "values",
+    "view",
+    "virtual",
+    "when",
+    "where",
+];
+
+/// An identifier as SQLAlchemy writes it: quoted when it is reserved, starts with a digit or
+/// `$`, has a character other than ASCII letters, digits, `_` and `$`, or has upper case.
+fn sa_ident(name: &str) -> String {
+    let lower = name.to_lowercase();
+    let quote = RESERVED.contains(&lower.as_str())
+        || name.starts_with(|c: char| c.is_ascii_digit() || c == '$')
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+        || lower != name;
+    if quote {
+        format!("\"{}\"", name.replace('"', "\"\""))
+    } else {
+        name.to_owned()
+    }
+}
+
+/// `str()` of the engine's `query(Model).filter(false)`: every column labelled
+/// `{table}_{column}` (with `_1`, `_2`, ... when a column already has that name), and the
+/// `_order_by` order.
+fn select_text(model: &Model, order: &OrderBy<'_>) -> String {
+    let table = sa_ident(&model.name);
+    let columns: Vec<&Field> = model.fields.iter().filter(|f| !f.implicit_rowid).collect();
+    let taken = |label: &str| columns.iter().any(|f| f.name == label);
+    let list: Vec<String> = columns
+        .iter()
+        .map(|f| {
+            let base = format!("{}_{}", model.name, f.name);
+            let mut label = base.clone();
+            let mut counter = 1;
+            while taken(&label) {
+                label = format!("{base}_{counter}");
+                counter += 1;
+            }
+            format!("{table}.{} AS {}", sa_ident(&f.name), sa_ident(&label))
+        })
+        .collect();
+    let mut text = format!("SELECT {} \nFROM {table} \nWHERE 0 = 1", list.join(", "));
+    if let OrderBy::By(fields) = order {
+        let terms: Vec<String> = fields
+            .iter()
+            .map(|(f, desc)| {
+                let dir = if *desc { " DESC" } else { "" };
+                format!("{table}.{}{dir}", sa_ident(&f.name))
+            })
+            .collect();
+        text.push_str(" ORDER BY ");
+        text.push_str(&terms.join(", "));
+    }
+    text
+}
+
+// ---------------------------------------------------------------------------------------------
+// Group keys
+
+/// The `strftime` format of a date lookup parameter on SQLite (the engine's MySQL-style
+/// table, `%i` included), `None` when the engine has none (the column itself).
+fn strftime_format(param: &str) -> Option<&'static str> {
+    Some(match param {
+        "microseconds" => "%Y-%m-%d %H:%i:%s.%f",
+        "second" => "%Y-%m-%d %H:%i:%s",
+        "minute" => "%Y-%m-%d %H:%i:00",
+        "hour" => "%Y-%m-%d %H:00:00",
+        "day" => "%Y-%m-%d",
+        "month" => "%Y-%m-01",
+        "year" => "%Y-01-01",
+        _ => return None,
+    })
+}
+
+fn is_date_column(field: &Field) -> bool {
+    matches!(field.ty.reflected, Reflected::Date | Reflected::DateTime)
+}
+
+/// One group key: a `strftime` of the column (raw text), or the column itself (read through
+/// its type).
+enum GroupKey<'m> {
+    Strftime(&'static str, &'m Field),
+    Column(&'m Field),
+}
+
+/// The engine's `get_sql_group_func_lookup` on SQLite for the lookup `raw` of `field`.
+fn group_key<'m>(field: &'m Field, raw: Option<&str>) -> Result<GroupKey<'m>, EngineError> {
+    let mut parts = raw.filter(|r| !r.is_empty()).map(|r| r.split('_'));
+    let mut kind = parts.as_mut().and_then(Iterator::next);
+    let mut param = parts.as_mut().and_then(Iterator::next);
+    if kind == Some("date") && !is_date_column(field) {
+        // The engine's own words, not tied to one input.
         return Err(EngineError::field(
-            param,
+            "non_field_errors",
             format!(
-                "Cannot compute sum or avg of non-numeric field {:?}.",
+                "Can't apply date functions to non-date field: {}",
                 field.name
             ),
         ));
     }
-    Ok(())
+    if kind == Some("auto") && is_date_column(field) {
+        kind = Some("date");
+        param = Some("day");
+    }
+    if kind == Some("date") {
+        let unit = param.filter(|p| !p.is_empty()).unwrap_or("day");
+        if let Some(format) = strftime_format(unit) {
+            return Ok(GroupKey::Strftime(format, field));
+        }
+    }
+    Ok(GroupKey::Column(field))
 }
 
+/// The name of the `i`th key: `group`, `group_2`, `group_3`, ...
+fn group_name(i: usize) -> String {
+    if i == 0 {
+        "group".to_owned()
+    } else {
+        format!("group_{}", i + 1)
+    }
+}
+
+/// The name as SQLAlchemy writes the label (`"group"` is reserved).
+fn group_label(i: usize) -> String {
+    sa_ident(&group_name(i))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The operations
+
 impl Resource {
-    /// Computes `{"y_func": value}` over the records of `model` in `selection`.
+    /// Computes `{"y_func": value}` over the records of `model` in `selection`, as the engine
+    /// does (see the module documentation).
     pub fn aggregate(
         &self,
         model: &str,
@@ -92,31 +821,57 @@ impl Resource {
         selection: &Selection,
     ) -> Result<Json, EngineError> {
         let model = self.model_or_404(model)?;
-        let field = field_of(&model, "column", req.column.as_deref())?;
-        check_func("column", req.func, field)?;
-        let filter = build_where(&model, selection)?;
+        let (filter, order) = selection_where(&model, selection, &req.order_by)?;
+        let field = column(&model, "_y_column", req.column.as_deref())?;
+        let func = match known(&req.func) {
+            Some(f) => f,
+            None => {
+                // The engine hands its query object to the y field's serializer.
+                let value = match field.ty.serializer {
+                    Serializer::Value => Json::Object(Map::new()),
+                    Serializer::Text => Json::String(select_text(&model, &order)),
+                    Serializer::DateTime => {
+                        return Err(EngineError::field(
+                            "_y_func",
+                            format!(
+                                "Unknown function on the date-time field {:?} (the data engine fails).",
+                                field.name
+                            ),
+                        ));
+                    }
+                };
+                return Ok(y_func_object(value));
+            }
+        };
         let sql = format!(
             "SELECT {} FROM {}{}",
-            agg_sql(req.func, &field.sql),
+            agg_sql(func, &field.sql),
             model.table_sql,
             filter.sql
         );
-        let kind = agg_result_kind(req.func, field);
+        let serializer = match func {
+            AggregateFunc::Count => Serializer::Value,
+            _ => field.ty.serializer,
+        };
         let value = self.with_reader(|conn| -> Result<Json, EngineError> {
+            register_functions(conn)?;
             let mut stmt = prepare(conn, &sql)?;
-            let mut rows = stmt.query(params_from_iter(filter.params.iter()))?;
-            Ok(match rows.next()? {
-                Some(row) => value_to_json(kind, row.get_ref(0)?),
-                None => Json::Null,
-            })
+            let mut rows = stmt
+                .query(params_from_iter(filter.params.iter()))
+                .map_err(|e| query_error(e, func, field))?;
+            let row = rows.next().map_err(|e| query_error(e, func, field))?;
+            let raw = match row {
+                Some(row) => row.get_ref(0)?,
+                None => ValueRef::Null,
+            };
+            let v = result_value(func, field, raw);
+            serialized(serializer, &v).ok_or_else(|| cannot_write(func, field))
         })?;
-        let mut out = Map::new();
-        out.insert("y_func".to_owned(), value);
-        Ok(Json::Object(out))
+        Ok(y_func_object(value))
     }
 
-    /// Computes `[{"group": x, "y_func": value}, ...]` ordered by group key, over the records
-    /// of `model` in `selection`.
+    /// Computes `[{"group": x, ..., "y_func": value}, ...]` over the records of `model` in
+    /// `selection`, as the engine does (see the module documentation).
     pub fn group(
         &self,
         model: &str,
@@ -124,48 +879,87 @@ impl Resource {
         selection: &Selection,
     ) -> Result<Json, EngineError> {
         let model = self.model_or_404(model)?;
-        let x = field_of(&model, "x_column", Some(&req.x_column))?;
-        let y = field_of(&model, "y_column", req.y_column.as_deref())?;
-        check_func("y_column", req.y_func, y)?;
-        let is_date = matches!(x.kind, FieldKind::Date | FieldKind::DateTime);
-        // An absent `x_lookup` is `plain` (the contract).
-        let unit = match req.x_lookup.unwrap_or_default() {
-            GroupLookup::Plain => None,
-            GroupLookup::Auto => is_date.then_some(DateUnit::Day),
-            GroupLookup::Date(unit) if is_date => Some(unit),
-            GroupLookup::Date(_) => {
-                return Err(EngineError::field(
-                    "x_lookup",
-                    format!(
-                        "A date lookup needs a date or date-time field; {:?} is not one.",
-                        x.name
-                    ),
-                ));
-            }
+        let (filter, _) = selection_where(&model, selection, &req.order_by)?;
+        let xs = req
+            .x_columns
+            .iter()
+            .map(|x| column(&model, "_x_column", Some(x)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let y = column(&model, "_y_column", req.y_column.as_deref())?;
+        let func = match known(&req.y_func) {
+            Some(f) => f,
+            // The engine filters the records with `false`.
+            None => return Ok(Json::Array(Vec::new())),
         };
-        let (x_sql, x_kind) = match unit {
-            None => (x.sql.clone(), x.kind),
-            Some(u) => (date_sql(u, &x.sql), FieldKind::Text),
+        let keys = xs
+            .iter()
+            .enumerate()
+            .map(|(i, x)| group_key(x, req.x_lookups.get(i).map(String::as_str)))
+            .collect::<Result<Vec<_>, _>>()?;
+
+        let mut select = Vec::new();
+        let mut params: Vec<Value> = Vec::new();
+        for (i, key) in keys.iter().enumerate() {
+            let expr = match key {
+                GroupKey::Strftime(format, field) => {
+                    params.push(Value::Text((*format).to_owned()));
+                    format!("strftime(?, {})", field.sql)
+                }
+                GroupKey::Column(field) => field.sql.clone(),
+            };
+            select.push(format!("{expr} AS {}", group_label(i)));
+        }
+        select.push(format!("{} AS y_func", agg_sql(func, &y.sql)));
+        params.extend(filter.params.iter().cloned());
+        let labels: Vec<String> = (0..keys.len()).map(group_label).collect();
+        let grouping = if labels.is_empty() {
+            String::new()
+        } else {
+            let labels = labels.join(", ");
+            format!(" GROUP BY {labels} ORDER BY {labels}")
         };
-        let filter = build_where(&model, selection)?;
+        let limit = req.limit.clamp(1, GroupRequest::MAX_LIMIT);
         let sql = format!(
-            "SELECT {x_sql}, {} FROM {}{} GROUP BY 1 ORDER BY 1",
-            agg_sql(req.y_func, &y.sql),
+            "SELECT {} FROM {}{}{grouping} LIMIT {limit}",
+            select.join(", "),
             model.table_sql,
             filter.sql
         );
-        let y_kind = agg_result_kind(req.y_func, y);
         self.with_reader(|conn| -> Result<Json, EngineError> {
+            register_functions(conn)?;
             let mut stmt = prepare(conn, &sql)?;
-            let mut rows = stmt.query(params_from_iter(filter.params.iter()))?;
+            let mut rows = stmt
+                .query(params_from_iter(params.iter()))
+                .map_err(|e| query_error(e, func, y))?;
             let mut out = Vec::new();
-            while let Some(row) = rows.next()? {
+            while let Some(row) = rows.next().map_err(|e| query_error(e, func, y))? {
                 let mut item = Map::new();
-                item.insert("group".to_owned(), value_to_json(x_kind, row.get_ref(0)?));
-                item.insert("y_func".to_owned(), value_to_json(y_kind, row.get_ref(1)?));
+                for (i, key) in keys.iter().enumerate() {
+                    let raw = row.get_ref(i)?;
+                    let (value, field) = match key {
+                        GroupKey::Strftime(_, field) => (plain(raw), field),
+                        GroupKey::Column(field) => (read(field.ty, raw), field),
+                    };
+                    let json = encoded(&value).ok_or_else(|| {
+                        EngineError::invalid(format!(
+                            "Cannot group by field {:?}: the data engine fails on a stored value.",
+                            field.name
+                        ))
+                    })?;
+                    item.insert(group_name(i), json);
+                }
+                let v = result_value(func, y, row.get_ref(keys.len())?);
+                let json = encoded(&v).ok_or_else(|| cannot_write(func, y))?;
+                item.insert("y_func".to_owned(), json);
                 out.push(Json::Object(item));
             }
             Ok(Json::Array(out))
         })
     }
+}
+
+fn y_func_object(value: Json) -> Json {
+    let mut out = Map::new();
+    out.insert("y_func".to_owned(), value);
+    Json::Object(out)
 }

@@ -329,13 +329,6 @@ pub(crate) fn write_row(
     Ok(())
 }
 
-/// A value read back as JSON, for aggregate and group results.
-pub(crate) fn value_to_json(kind: FieldKind, v: ValueRef<'_>) -> Json {
-    let mut buf = Vec::new();
-    write_value(&mut buf, kind, v);
-    serde_json::from_slice(&buf).unwrap_or(Json::Null)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,11 +3,17 @@
 use serde_json::{Map, Value as Json};
 
 use crate::engine::{AggregateFunc, AggregateRequest, EngineError, GroupLookup, GroupRequest};
+use crate::http::list::python_int;
 
-/// Reading an aggregate or group request (svc-model's [`AggregateRequest`] and
-/// [`GroupRequest`]) from a POST body or from the query parameters of the engine's GET form, as
-/// the service does: a missing, `null` or empty member is absent, anything else that is not a
-/// string is a `400`, and every error names the member or parameter.
+/// Reading an aggregate or group request (the engine's [`AggregateRequest`] and
+/// [`GroupRequest`]) from a POST body or from the query parameters of the engine's GET form.
+///
+/// The POST bodies are the SDK's (svc-model's requests): a missing, `null` or empty member is
+/// absent, anything else that is not a string is a `400`, functions and lookups must be known,
+/// and every error names the member. The GET form is read as the data engine reads it: `_y_func`
+/// (required) and `_y_column` by their last value, stripped; `_x_column` and `_x_lookup` by
+/// every value, as given; `_per_page` as Python's `int()` clamped to 1..=100000, 10000 when
+/// absent or not an integer; every `_order_by`.
 pub(crate) trait RequestForm: Sized {
     /// Reads the POST body.
     fn from_json(body: &Json) -> Result<Self, EngineError>;
@@ -63,13 +69,46 @@ fn body_object(body: &Json) -> Result<&Map<String, Json>, EngineError> {
     })
 }
 
-fn query<'a>(params: &'a [(String, String)], key: &str) -> Option<&'a str> {
+/// The last value of `key`, stripped as Python's `str.strip()` does (the engine's
+/// `get_argument`); an empty value is a value.
+fn last<'a>(params: &'a [(String, String)], key: &str) -> Option<&'a str> {
     params
         .iter()
         .rev()
         .find(|(k, _)| k == key)
-        .map(|(_, v)| v.as_str())
-        .filter(|v| !v.is_empty())
+        .map(|(_, v)| py_strip(v))
+}
+
+/// Every value of `key`, as given (the engine's `get_arguments`).
+fn all(params: &[(String, String)], key: &str) -> Vec<String> {
+    params
+        .iter()
+        .filter(|(k, _)| k == key)
+        .map(|(_, v)| v.clone())
+        .collect()
+}
+
+/// Python's `str.strip()`: Unicode white space and the separators U+001C..U+001F.
+fn py_strip(s: &str) -> &str {
+    s.trim_matches(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
+}
+
+/// `_y_func`, lower-cased: required (the engine's `MissingArgumentError`, a `400`); an unknown
+/// name is the engine's business.
+fn y_func(params: &[(String, String)]) -> Result<String, EngineError> {
+    last(params, "_y_func")
+        .map(str::to_lowercase)
+        .ok_or_else(|| EngineError::field("_y_func", "Missing argument _y_func"))
+}
+
+/// `_per_page` of a group: `int()` of the value, clamped to 1..=100000; the default when absent
+/// or not an integer.
+fn group_limit(params: &[(String, String)]) -> u64 {
+    last(params, "_per_page")
+        .and_then(python_int)
+        .map_or(GroupRequest::DEFAULT_LIMIT, |n| {
+            n.clamp(1, GroupRequest::MAX_LIMIT as i64).unsigned_abs()
+        })
 }
 
 impl RequestForm for AggregateRequest {
@@ -77,16 +116,18 @@ impl RequestForm for AggregateRequest {
     fn from_json(body: &Json) -> Result<Self, EngineError> {
         let obj = body_object(body)?;
         Ok(Self {
-            func: func_of("func", json_str(obj, "func")?)?,
+            func: func_of("func", json_str(obj, "func")?)?.as_str().to_owned(),
             column: json_str(obj, "column")?.map(str::to_owned),
+            order_by: Vec::new(),
         })
     }
 
-    /// Reads the GET form `_y_func`, `_y_column` from decoded query pairs.
+    /// Reads the GET form `_y_func`, `_y_column`, `_order_by` from decoded query pairs.
     fn from_query(params: &[(String, String)]) -> Result<Self, EngineError> {
         Ok(Self {
-            func: func_of("_y_func", query(params, "_y_func"))?,
-            column: query(params, "_y_column").map(str::to_owned),
+            func: y_func(params)?,
+            column: last(params, "_y_column").map(str::to_owned),
+            order_by: all(params, "_order_by"),
         })
     }
 }
@@ -95,25 +136,32 @@ impl RequestForm for GroupRequest {
     /// Reads the POST body `{"x_column", "x_lookup"?, "y_func", "y_column"?}`.
     fn from_json(body: &Json) -> Result<Self, EngineError> {
         let obj = body_object(body)?;
+        let x_column = json_str(obj, "x_column")?
+            .ok_or_else(|| required("x_column"))?
+            .to_owned();
+        let lookup = lookup_of("x_lookup", json_str(obj, "x_lookup")?)?;
         Ok(Self {
-            x_column: json_str(obj, "x_column")?
-                .ok_or_else(|| required("x_column"))?
+            x_columns: vec![x_column],
+            x_lookups: lookup.map(|l| l.as_str()).into_iter().collect(),
+            y_func: func_of("y_func", json_str(obj, "y_func")?)?
+                .as_str()
                 .to_owned(),
-            x_lookup: lookup_of("x_lookup", json_str(obj, "x_lookup")?)?,
-            y_func: func_of("y_func", json_str(obj, "y_func")?)?,
             y_column: json_str(obj, "y_column")?.map(str::to_owned),
+            limit: Self::DEFAULT_LIMIT,
+            order_by: Vec::new(),
         })
     }
 
-    /// Reads the GET form `_x_column`, `_x_lookup`, `_y_func`, `_y_column`.
+    /// Reads the GET form `_x_column`, `_x_lookup`, `_y_func`, `_y_column`, `_per_page`,
+    /// `_order_by`.
     fn from_query(params: &[(String, String)]) -> Result<Self, EngineError> {
         Ok(Self {
-            x_column: query(params, "_x_column")
-                .ok_or_else(|| required("_x_column"))?
-                .to_owned(),
-            x_lookup: lookup_of("_x_lookup", query(params, "_x_lookup"))?,
-            y_func: func_of("_y_func", query(params, "_y_func"))?,
-            y_column: query(params, "_y_column").map(str::to_owned),
+            x_columns: all(params, "_x_column"),
+            x_lookups: all(params, "_x_lookup"),
+            y_func: y_func(params)?,
+            y_column: last(params, "_y_column").map(str::to_owned),
+            limit: group_limit(params),
+            order_by: all(params, "_order_by"),
         })
     }
 }
