@@ -42,7 +42,8 @@
 //!
 //! # Stricter than the engine
 //!
-//! Where the engine fails with a `500`, the emulator answers a `400` naming the problem: an
+//! Where the engine fails with a `500`, the emulator answers a `400` naming the problem (in
+//! lenient mode a `500` like the engine, [`EngineError::EngineFails`]): an
 //! unknown `_x_column` or `_y_column` for `count` and groups, a value the engine cannot read
 //! or write (a `sum` of a date column, `sum`/`avg` of a date-time column, a stored value its
 //! type cannot parse), an integer `sum` overflow, and a repeated or malformed `_order_by`.
@@ -432,7 +433,7 @@ fn order_by<'m>(model: &'m Model, values: &[String]) -> Result<OrderBy<'m>, Engi
         [] => return Ok(OrderBy::None),
         [v] => v,
         _ => {
-            return Err(EngineError::field(
+            return Err(fails(
                 "_order_by",
                 "Give _order_by at most once (the data engine fails on a repeated one).",
             ));
@@ -451,7 +452,7 @@ fn order_by<'m>(model: &'m Model, values: &[String]) -> Result<OrderBy<'m>, Engi
             None => (false, part),
         };
         let field = model.field(name).ok_or_else(|| {
-            EngineError::field(
+            fails(
                 "_order_by",
                 format!("Unknown field {name:?} in _order_by {value:?}."),
             )
@@ -486,7 +487,7 @@ fn column<'m>(model: &'m Model, param: &str, name: Option<&str>) -> Result<&'m F
     match name {
         None => Ok(model.pk_field()),
         Some(n) => model.field(n).ok_or_else(|| {
-            EngineError::field(
+            fails(
                 param,
                 format!("Table {:?} does not have column {n:?}.", model.name),
             )
@@ -543,19 +544,34 @@ fn serialized(serializer: Serializer, v: &PyValue<'_>) -> Option<Json> {
 }
 
 fn cannot_write(func: AggregateFunc, field: &Field) -> EngineError {
-    EngineError::invalid(format!(
-        "Cannot compute {func} of field {:?}: the data engine fails on its value.",
-        field.name
-    ))
+    fails(
+        "_y_column",
+        format!(
+            "Cannot compute {func} of field {:?}: the data engine fails on its value.",
+            field.name
+        ),
+    )
+}
+
+/// A request the data engine fails on (500): strict mode turns it into a `400` naming `param`
+/// at the public entry points, lenient mode answers `500` as the engine does.
+fn fails(param: &str, message: impl Into<String>) -> EngineError {
+    EngineError::EngineFails {
+        param: param.to_owned(),
+        message: message.into(),
+    }
 }
 
 /// A failed statement: the overflow of an integer `sum` is the request's fault.
 fn query_error(e: rusqlite::Error, func: AggregateFunc, field: &Field) -> EngineError {
     if e.to_string().contains(OVERFLOW) {
-        EngineError::invalid(format!(
-            "Cannot compute {func} of field {:?}: integer overflow.",
-            field.name
-        ))
+        fails(
+            "_y_column",
+            format!(
+                "Cannot compute {func} of field {:?}: integer overflow.",
+                field.name
+            ),
+        )
     } else {
         e.into()
     }
@@ -820,9 +836,22 @@ impl Resource {
         req: &AggregateRequest,
         selection: &Selection,
     ) -> Result<Json, EngineError> {
+        self.aggregate_as_engine(model, req, selection)
+            .map_err(|e| if selection.lenient { e } else { e.strict() })
+    }
+
+    fn aggregate_as_engine(
+        &self,
+        model: &str,
+        req: &AggregateRequest,
+        selection: &Selection,
+    ) -> Result<Json, EngineError> {
         let model = self.model_or_404(model)?;
         let (filter, order) = selection_where(&model, selection, &req.order_by)?;
-        let field = column(&model, "_y_column", req.column.as_deref())?;
+        // The engine's aggregate view looks the column up among its serializer's fields first
+        // (a 400) unless the function is `count`, which goes straight to `getattr` (a 500).
+        let field = column(&model, "_y_column", req.column.as_deref())
+            .map_err(|e| if req.func == "count" { e } else { e.strict() })?;
         let func = match known(&req.func) {
             Some(f) => f,
             None => {
@@ -831,7 +860,7 @@ impl Resource {
                     Serializer::Value => Json::Object(Map::new()),
                     Serializer::Text => Json::String(select_text(&model, &order)),
                     Serializer::DateTime => {
-                        return Err(EngineError::field(
+                        return Err(fails(
                             "_y_func",
                             format!(
                                 "Unknown function on the date-time field {:?} (the data engine fails).",
@@ -873,6 +902,16 @@ impl Resource {
     /// Computes `[{"group": x, ..., "y_func": value}, ...]` over the records of `model` in
     /// `selection`, as the engine does (see the module documentation).
     pub fn group(
+        &self,
+        model: &str,
+        req: &GroupRequest,
+        selection: &Selection,
+    ) -> Result<Json, EngineError> {
+        self.group_as_engine(model, req, selection)
+            .map_err(|e| if selection.lenient { e } else { e.strict() })
+    }
+
+    fn group_as_engine(
         &self,
         model: &str,
         req: &GroupRequest,
@@ -941,10 +980,14 @@ impl Resource {
                         GroupKey::Column(field) => (read(field.ty, raw), field),
                     };
                     let json = encoded(&value).ok_or_else(|| {
-                        EngineError::invalid(format!(
-                            "Cannot group by field {:?}: the data engine fails on a stored value.",
-                            field.name
-                        ))
+                        fails(
+                            "_x_column",
+                            format!(
+                                "Cannot group by field {:?}: the data engine fails on a stored \
+                                 value.",
+                                field.name
+                            ),
+                        )
                     })?;
                     item.insert(group_name(i), json);
                 }

@@ -24,8 +24,13 @@ pub enum EngineError {
     },
     /// The data engine fails (HTTP 500) on this request, and the emulator was asked to answer
     /// like it (lenient mode); in strict mode the same request is an [`Invalid`](Self::Invalid).
-    #[error("{0}")]
-    EngineFails(String),
+    #[error("{message}")]
+    EngineFails {
+        /// The input at fault (named in strict mode's field error).
+        param: String,
+        /// What fails, and why.
+        message: String,
+    },
     /// The database failed in a way the request did not cause.
     #[error("{0}")]
     Internal(String),
@@ -52,10 +57,19 @@ impl EngineError {
     /// `field` (`[decision: stricter]`), in lenient mode [`EngineFails`](Self::EngineFails), as
     /// the engine answers.
     pub fn engine_fails(lenient: bool, field: &str, message: impl Into<String>) -> Self {
-        if lenient {
-            Self::EngineFails(message.into())
-        } else {
-            Self::field(field, message)
+        let failure = Self::EngineFails {
+            param: field.to_owned(),
+            message: message.into(),
+        };
+        if lenient { failure } else { failure.strict() }
+    }
+
+    /// In strict mode an [`EngineFails`](Self::EngineFails) is an invalid request naming its
+    /// input (`[decision: stricter]`); every other error stays as it is.
+    pub fn strict(self) -> Self {
+        match self {
+            Self::EngineFails { param, message } => Self::field(param, message),
+            other => other,
         }
     }
 

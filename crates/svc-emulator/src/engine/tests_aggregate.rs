@@ -8,6 +8,7 @@
 use serde_json::Value as Json;
 
 use crate::engine::*;
+use crate::http::error::EngineReply;
 use crate::http::extract::query_pairs;
 use crate::http::list::selection;
 use crate::records::forms::RequestForm;
@@ -50,11 +51,11 @@ use Engine::*;
 
 /// Answers `model/aggregate?query` or `model/group?query` as the http layer does: the GET form,
 /// then the selection of the same query.
-fn get(r: &Resource, target: &str) -> Result<Json, EngineError> {
+fn get(r: &Resource, target: &str, lenient: bool) -> Result<Json, EngineError> {
     let (path, query) = target.split_once('?').unwrap_or((target, ""));
     let (model, action) = path.split_once('/').unwrap();
     let pairs = query_pairs(Some(query));
-    let sel = selection(&pairs);
+    let sel = selection(&pairs, lenient);
     match action {
         "aggregate" => r.aggregate(model, &AggregateRequest::from_query(&pairs)?, &sel),
         "group" => r.group(model, &GroupRequest::from_query(&pairs)?, &sel),
@@ -65,14 +66,27 @@ fn get(r: &Resource, target: &str) -> Result<Json, EngineError> {
 fn check(cases: &[(&str, Engine)]) {
     let r = Resource::in_memory(FIXTURE).unwrap();
     for (target, engine) in cases {
-        match (get(&r, target), engine) {
+        match (get(&r, target, false), engine) {
             (Ok(got), Answer(body)) => {
                 let want: Json = serde_json::from_str(body).unwrap();
                 // `Json` equality tells 1 from 1.0, and "1" from 1.
                 assert_eq!(got, want, "{target}");
+                assert_eq!(get(&r, target, true).ok(), Some(want), "lenient {target}");
             }
             (Err(e @ EngineError::Invalid { .. }), Refused(status)) => {
                 assert!(matches!(status, 400 | 500), "{target}: {e}");
+                // Lenient mode fails where the engine fails, and refuses where it refuses.
+                let lenient = get(&r, target, true).unwrap_err();
+                let want = if *status == 500 {
+                    "engine_failure"
+                } else {
+                    "invalid"
+                };
+                assert_eq!(
+                    lenient.body().error_code,
+                    want,
+                    "lenient {target}: {lenient}"
+                );
             }
             (got, Answer(body)) => panic!("{target}: the engine answers {body}, we {got:?}"),
             (got, Refused(status)) => panic!("{target}: the engine refuses ({status}), we {got:?}"),

@@ -128,7 +128,7 @@ impl EngineReply for EngineError {
         match self {
             EngineError::ModelNotFound(_) | EngineError::RecordNotFound => 404,
             EngineError::Invalid { .. } => 400,
-            EngineError::Internal(_) | EngineError::EngineFails(_) => 500,
+            EngineError::Internal(_) | EngineError::EngineFails { .. } => 500,
         }
     }
 
@@ -140,7 +140,7 @@ impl EngineReply for EngineError {
                 e
             }
             EngineError::Internal(m) => ErrorResponse::new(codes::INTERNAL, m.clone()),
-            EngineError::EngineFails(m) => ErrorResponse::new(
+            EngineError::EngineFails { message: m, .. } => ErrorResponse::new(
                 codes::ENGINE_FAILURE,
                 format!("{m} (lenient mode answers 500, as the data engine does)"),
             ),
