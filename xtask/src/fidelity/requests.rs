@@ -474,8 +474,12 @@ fn filters(rng: &mut Rng, table: &Table, max: u64, query: &mut Vec<(String, Stri
         let (key, _) = query[rng.below(query.len() as u64) as usize].clone();
         let name = key.trim_start_matches("exclude__").split("__").next();
         if let Some(column) = table.columns.iter().find(|c| Some(c.name) == name) {
-            let value = sample(rng, table, column);
-            query.push((key, value));
+            // A repeated `in` takes its values as they are: a boolean `1,0` would be one
+            // misread word (a mistake, see `add_mistake`).
+            if !(column.kind == Kind::Boolean && key.ends_with("__in")) {
+                let value = sample(rng, table, column);
+                query.push((key, value));
+            }
         }
     }
     if rng.chance(6) {
