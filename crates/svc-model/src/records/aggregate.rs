@@ -99,17 +99,29 @@ pub struct AggregateResult<T = serde_json::Value> {
     pub y_func: T,
 }
 
-/// A unit of time for date grouping.
+/// A unit of time for date grouping (`x_lookup` `date_{unit}`).
+///
+/// What a group key looks like depends on the resource's database. On a SQLite resource the
+/// service's data engine answers (docs/contract.md 5.1): `Year`, `Month`, `Day` and `Hour` give
+/// the text of SQLite's `strftime` (`"2024-03-01"`, `"2024-03-05 10:00:00"`); `Minute` and
+/// `Second` give `null` keys; `Week` and `Quarter` group by the value itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[allow(missing_docs)]
 pub enum DateUnit {
+    /// `date_second`.
     Second,
+    /// `date_minute`.
     Minute,
+    /// `date_hour`.
     Hour,
+    /// `date_day`.
     Day,
+    /// `date_week`.
     Week,
+    /// `date_month`.
     Month,
+    /// `date_quarter`.
     Quarter,
+    /// `date_year`.
     Year,
 }
 
