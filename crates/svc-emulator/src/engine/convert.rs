@@ -274,7 +274,11 @@ pub(crate) fn write_row(
 
 /// Writes a stored value of a field as the engine's serializer writes it in a record (a
 /// `JSON` column as the JSON value its text holds).
-pub(crate) fn write_field_value(buf: &mut Vec<u8>, f: &crate::engine::schema::Field, v: ValueRef<'_>) {
+pub(crate) fn write_field_value(
+    buf: &mut Vec<u8>,
+    f: &crate::engine::schema::Field,
+    v: ValueRef<'_>,
+) {
     if f.ty.reflected == Reflected::Json {
         write_json_column(buf, v);
     } else {
@@ -367,9 +371,11 @@ impl From<&Json> for PyJson {
             }
             Json::String(s) => PyJson::Str(s.clone()),
             Json::Array(a) => PyJson::List(a.iter().map(PyJson::from).collect()),
-            Json::Object(o) => {
-                PyJson::Dict(o.iter().map(|(k, v)| (k.clone(), PyJson::from(v))).collect())
-            }
+            Json::Object(o) => PyJson::Dict(
+                o.iter()
+                    .map(|(k, v)| (k.clone(), PyJson::from(v)))
+                    .collect(),
+            ),
         }
     }
 }
@@ -658,10 +664,10 @@ pub(crate) fn py_strip(s: &str) -> &str {
 const DECIMAL_ZEROS: [u32; 66] = [
     0x30, 0x660, 0x6f0, 0x7c0, 0x966, 0x9e6, 0xa66, 0xae6, 0xb66, 0xbe6, 0xc66, 0xce6, 0xd66,
     0xde6, 0xe50, 0xed0, 0xf20, 0x1040, 0x1090, 0x17e0, 0x1810, 0x1946, 0x19d0, 0x1a80, 0x1a90,
-    0x1b50, 0x1bb0, 0x1c40, 0x1c50, 0xa620, 0xa8d0, 0xa900, 0xa9d0, 0xa9f0, 0xaa50, 0xabf0,
-    0xff10, 0x104a0, 0x10d30, 0x11066, 0x110f0, 0x11136, 0x111d0, 0x112f0, 0x11450, 0x114d0,
-    0x11650, 0x116c0, 0x11730, 0x118e0, 0x11950, 0x11c50, 0x11d50, 0x11da0, 0x16a60, 0x16ac0,
-    0x16b50, 0x1d7ce, 0x1d7d8, 0x1d7e2, 0x1d7ec, 0x1d7f6, 0x1e140, 0x1e2f0, 0x1e950, 0x1fbf0,
+    0x1b50, 0x1bb0, 0x1c40, 0x1c50, 0xa620, 0xa8d0, 0xa900, 0xa9d0, 0xa9f0, 0xaa50, 0xabf0, 0xff10,
+    0x104a0, 0x10d30, 0x11066, 0x110f0, 0x11136, 0x111d0, 0x112f0, 0x11450, 0x114d0, 0x11650,
+    0x116c0, 0x11730, 0x118e0, 0x11950, 0x11c50, 0x11d50, 0x11da0, 0x16a60, 0x16ac0, 0x16b50,
+    0x1d7ce, 0x1d7d8, 0x1d7e2, 0x1d7ec, 0x1d7f6, 0x1e140, 0x1e2f0, 0x1e950, 0x1fbf0,
 ];
 
 /// The value of a Unicode decimal digit.
@@ -699,7 +705,8 @@ fn without_underscores(text: &str) -> Option<String> {
     for (i, &c) in b.iter().enumerate() {
         if c == b'_' {
             let before = i.checked_sub(1).and_then(|j| b.get(j));
-            if !before.is_some_and(u8::is_ascii_digit) || !b.get(i + 1).is_some_and(u8::is_ascii_digit)
+            if !before.is_some_and(u8::is_ascii_digit)
+                || !b.get(i + 1).is_some_and(u8::is_ascii_digit)
             {
                 return None;
             }
@@ -965,12 +972,10 @@ fn write_py_json(buf: &mut Vec<u8>, v: &PyJson) {
 /// fails on it) is written as the stored text.
 pub(crate) fn write_json_column(buf: &mut Vec<u8>, v: ValueRef<'_>) {
     match v {
-        ValueRef::Text(t) => {
-            match std::str::from_utf8(t).ok().map(parse_py_json) {
-                Some(Ok(parsed)) => write_py_json(buf, &parsed),
-                _ => write_json_str(buf, &String::from_utf8_lossy(t)),
-            }
-        }
+        ValueRef::Text(t) => match std::str::from_utf8(t).ok().map(parse_py_json) {
+            Some(Ok(parsed)) => write_py_json(buf, &parsed),
+            _ => write_json_str(buf, &String::from_utf8_lossy(t)),
+        },
         other => write_value(buf, FieldKind::Any, other),
     }
 }
@@ -980,14 +985,14 @@ pub(crate) fn write_json_column(buf: &mut Vec<u8>, v: ValueRef<'_>) {
 /// (Tornado's quirk), values as UTF-8. `None` when a value is not UTF-8 (the engine fails).
 pub(crate) fn parse_form(body: &[u8]) -> Option<PyJson> {
     let mut items: Vec<(String, Vec<String>)> = Vec::new();
-    for pair in body.split(|&b| b == b'&' || b == b';') {
+    // Python 3.11's parse_qs: `&` only separates, a pair without `=` is a blank value.
+    for pair in body.split(|&b| b == b'&') {
         if pair.is_empty() {
             continue;
         }
         let (k, v) = match pair.iter().position(|&b| b == b'=') {
             Some(i) => (&pair[..i], &pair[i + 1..]),
-            // Python's parse_qs keeps a blank value only when the pair has an `=`.
-            None => continue,
+            None => (pair, &pair[pair.len()..]),
         };
         let key: String = form_decode(k).iter().map(|&b| char::from(b)).collect();
         let value = String::from_utf8(form_decode(v)).ok()?;
@@ -1166,7 +1171,9 @@ pub(crate) fn to_internal(field: InputField, v: &PyJson) -> Result<Internal, Str
                 .ok_or_else(|| "date has wrong format".to_owned()),
         },
         InputField::Json => match v {
-            PyJson::Str(s) => Ok(Internal::Json(parse_py_json(s).unwrap_or_else(|_| v.clone()))),
+            PyJson::Str(s) => Ok(Internal::Json(
+                parse_py_json(s).unwrap_or_else(|_| v.clone()),
+            )),
             other => Ok(Internal::Json(other.clone())),
         },
         InputField::Char => match v {
@@ -1247,9 +1254,7 @@ pub(crate) fn parse_input_datetime(text: &str) -> Option<InputDateTime> {
         }
         std::str::from_utf8(&b[start..*at]).ok()?.parse().ok()
     };
-    let lit = |at: &mut usize, c: u8| -> Option<()> {
-        (b.get(*at) == Some(&c)).then(|| *at += 1)
-    };
+    let lit = |at: &mut usize, c: u8| -> Option<()> { (b.get(*at) == Some(&c)).then(|| *at += 1) };
     let year = num(&mut at, 4, 4)?;
     lit(&mut at, b'-')?;
     let month = num(&mut at, 1, 2)?;
@@ -1333,7 +1338,8 @@ pub(crate) fn parse_input_datetime(text: &str) -> Option<InputDateTime> {
 }
 
 fn valid_date(d: Date) -> bool {
-    let leap = (d.year % 4 == 0 && d.year % 100 != 0) || d.year % 400 == 0;
+    let leap =
+        (d.year.is_multiple_of(4) && !d.year.is_multiple_of(100)) || d.year.is_multiple_of(400);
     let days = match d.month {
         1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
         4 | 6 | 9 | 11 => 30,
@@ -1348,7 +1354,12 @@ fn valid_date(d: Date) -> bool {
 pub(crate) fn stored_datetime(dt: &InputDateTime) -> String {
     format!(
         "{:04}-{:02}-{:02} {:02}:{:02}:{:02}.{:06}",
-        dt.date.year, dt.date.month, dt.date.day, dt.time.hour, dt.time.minute, dt.time.second,
+        dt.date.year,
+        dt.date.month,
+        dt.date.day,
+        dt.time.hour,
+        dt.time.minute,
+        dt.time.second,
         dt.time.micro
     )
 }
@@ -1396,9 +1407,11 @@ pub(crate) fn bind(reflected: Reflected, v: &Internal) -> Result<Value, String> 
         }
         Reflected::DateTime => match v {
             Internal::DateTime(dt) => Ok(Value::Text(stored_datetime(dt))),
-            _ => Err("SQLite DateTime type only accepts Python datetime and datetime.date \
+            _ => Err(
+                "SQLite DateTime type only accepts Python datetime and datetime.date \
                       objects as input."
-                .to_owned()),
+                    .to_owned(),
+            ),
         },
         Reflected::Boolean => match v {
             Internal::Bool(b) => Ok(Value::Integer(i64::from(*b))),

@@ -346,16 +346,15 @@ impl Resource {
         let given = body_values(&model, body, false)?;
         let mut values = validate(&given)?;
         let pk_field = model.pk_field();
-        if let Some(at) = values.iter().position(|(f, _)| f.primary_key) {
-            if !values[at].1.truthy() {
-                values.remove(at);
-            }
+        if let Some(at) = values.iter().position(|(f, _)| f.primary_key)
+            && !values[at].1.truthy()
+        {
+            values.remove(at);
         }
         let pk_given = values.iter().any(|(f, _)| f.primary_key);
-        if !pk_given && !assigns_key(&model) {
-            // The engine inserts, then fails: `400 Query failed` (no identity) for text and
-            // other keys, `500` after committing a row with a NULL key for INT, BIGINT, REAL
-            // and NUMERIC keys that are not SQLite's rowid ([decision: stricter]).
+        if !pk_given && !autoincrement_key(&model) {
+            // SQLAlchemy has no way to learn the new record's key: the engine inserts, then
+            // answers `400 Query failed` (a NULL identity) and rolls back.
             return Err(EngineError::field(
                 pk_field.name.clone(),
                 format!(
@@ -390,12 +389,26 @@ impl Resource {
             prepare(&tx, &sql)
                 .and_then(|mut s| s.execute(params_from_iter(cols.iter().map(|(_, v)| v))))
                 .map_err(|e| db_error(&model, e))?;
-            // The record as the engine reads it back after the commit, by its identity.
+            // The record as the engine reads it back after the commit, by its identity: the
+            // key given, else SQLite's last rowid (SQLAlchemy's `lastrowid`, which is the key
+            // only for an INTEGER PRIMARY KEY: for another integer or numeric key it names
+            // whichever record has that key, or none).
             let identity = match cols.iter().find(|(f, _)| f.primary_key) {
                 Some((_, v)) => v.clone(),
                 None => Value::Integer(tx.last_insert_rowid()),
             };
-            let row = reload(&tx, &model, &identity)?;
+            let Some(row) = get_object(&tx, &model, &by_key(), &identity)? else {
+                // The engine commits the row with a NULL key, then fails (500) reading it
+                // back ([decision: stricter]: nothing is stored).
+                return Err(EngineError::field(
+                    pk_field.name.clone(),
+                    format!(
+                        "A value is required for the primary key {:?}: the database does not \
+                         assign it. Send one in the body.",
+                        pk_field.name
+                    ),
+                ));
+            };
             tx.commit().map_err(|e| db_error(&model, e))?;
             Ok(write_loaded(&model, &row))
         })
@@ -536,16 +549,18 @@ fn db_error(model: &Model, e: rusqlite::Error) -> EngineError {
     let msg = msg.clone().unwrap_or_else(|| err.to_string());
     if let Some(at) = msg.to_ascii_lowercase().find("unique constraint failed: ") {
         let list = &msg[at + "unique constraint failed: ".len()..];
-        if let Some((_, column)) = list.rsplit_once('.') {
-            if model.field(column).is_some() {
-                return EngineError::Invalid {
-                    message: format!("{msg}: a record with the same {column} already exists."),
-                    fields: BTreeMap::from([(
-                        column.to_owned(),
-                        vec!["record with the same value already exists".to_owned()],
-                    )]),
-                };
-            }
+        if let Some((_, column)) = list.rsplit_once('.')
+            && model.field(column).is_some()
+        {
+            return EngineError::Invalid {
+                message: format!(
+                    "{msg}: a record with the same {column} already exists; send another value."
+                ),
+                fields: BTreeMap::from([(
+                    column.to_owned(),
+                    vec!["record with the same value already exists".to_owned()],
+                )]),
+            };
         }
     }
     non_field(msg)
@@ -558,17 +573,67 @@ const LIST_ATTRS: [&str; 11] = [
     "sort",
 ];
 const STR_ATTRS: [&str; 47] = [
-    "capitalize", "casefold", "center", "count", "encode", "endswith", "expandtabs", "find",
-    "format", "format_map", "index", "isalnum", "isalpha", "isascii", "isdecimal", "isdigit",
-    "isidentifier", "islower", "isnumeric", "isprintable", "isspace", "istitle", "isupper",
-    "join", "ljust", "lower", "lstrip", "maketrans", "partition", "removeprefix",
-    "removesuffix", "replace", "rfind", "rindex", "rjust", "rpartition", "rsplit", "rstrip",
-    "split", "splitlines", "startswith", "strip", "swapcase", "title", "translate", "upper",
+    "capitalize",
+    "casefold",
+    "center",
+    "count",
+    "encode",
+    "endswith",
+    "expandtabs",
+    "find",
+    "format",
+    "format_map",
+    "index",
+    "isalnum",
+    "isalpha",
+    "isascii",
+    "isdecimal",
+    "isdigit",
+    "isidentifier",
+    "islower",
+    "isnumeric",
+    "isprintable",
+    "isspace",
+    "istitle",
+    "isupper",
+    "join",
+    "ljust",
+    "lower",
+    "lstrip",
+    "maketrans",
+    "partition",
+    "removeprefix",
+    "removesuffix",
+    "replace",
+    "rfind",
+    "rindex",
+    "rjust",
+    "rpartition",
+    "rsplit",
+    "rstrip",
+    "split",
+    "splitlines",
+    "startswith",
+    "strip",
+    "swapcase",
+    "title",
+    "translate",
+    "upper",
     "zfill",
 ];
 const NUMBER_ATTRS: [&str; 12] = [
-    "as_integer_ratio", "bit_count", "bit_length", "conjugate", "denominator", "from_bytes",
-    "imag", "numerator", "real", "to_bytes", "fromhex", "hex",
+    "as_integer_ratio",
+    "bit_count",
+    "bit_length",
+    "conjugate",
+    "denominator",
+    "from_bytes",
+    "imag",
+    "numerator",
+    "real",
+    "to_bytes",
+    "fromhex",
+    "hex",
 ];
 
 /// The body values of the model's columns, in column order: a dict's keys that name columns
@@ -635,33 +700,53 @@ fn validate<'m>(given: &[(&'m Field, &PyJson)]) -> Result<Vec<(&'m Field, Intern
     }
 }
 
-/// Whether SQLite assigns the primary key of a create that gives none, so that the engine can
-/// read the record back: the implicit rowid, or an `INTEGER PRIMARY KEY` (SQLite's rowid)
-/// that SQLAlchemy takes for an autoincrement column (no foreign key, no default).
-fn assigns_key(model: &Model) -> bool {
+/// Whether SQLAlchemy takes the primary key for an autoincrement column, whose value after an
+/// INSERT is the cursor's `lastrowid`: a single integer or numeric key (`INTEGER`, `INT`,
+/// `BIGINT`, `REAL`, `NUMERIC`...) without a foreign key or a default. The implicit rowid of
+/// the emulator's tables without a key is one too.
+fn autoincrement_key(model: &Model) -> bool {
     let pk = model.pk_field();
     pk.implicit_rowid
-        || (pk.auto
-            && !pk.has_default
+        || (matches!(
+            pk.ty.reflected,
+            Reflected::Integer | Reflected::Float | Reflected::Numeric { .. }
+        ) && !pk.has_default
             && !model.foreign_keys.iter().any(|fk| fk.column == pk.name))
 }
 
 /// The key text of a record URL as the engine reads it: through the key column's serializer
-/// field (`IntegerField` for an integer key: `abc` is `400 not a valid integer`), then the
-/// column type's bind processor.
+/// field (`IntegerField` for an integer key: `abc` is `400 not a valid integer`), then bound
+/// as SQLAlchemy binds a value compared with the column: by the value's own type (so text
+/// compared with a `REAL` or `DATE` key is text, which SQLite's affinity may convert).
 fn lookup_value(model: &Model, raw: &str) -> Result<Value, EngineError> {
     let pk = model.pk_field();
-    let internal = to_internal(InputField::of(pk.ty), &PyJson::Str(raw.to_owned()))
-        .map_err(non_field)?;
-    let reflected = pk.ty.reflected;
-    // The engine fails (500) when the bind processor refuses the key (any key of a DATE
-    // column, text for a REAL one, an integer beyond 64 bits) ([decision: stricter]).
-    bind(reflected, &internal).map_err(|m| {
-        non_field(format!(
-            "{raw:?} cannot be a key of {}: {m}",
-            model.name
-        ))
-    })
+    let internal =
+        to_internal(InputField::of(pk.ty), &PyJson::Str(raw.to_owned())).map_err(non_field)?;
+    let by_type = match &internal {
+        Internal::DateTime(_) => Reflected::DateTime,
+        Internal::Bool(_) => Reflected::Boolean,
+        Internal::Json(PyJson::List(_) | PyJson::Dict(_)) => {
+            // The engine fails binding it (500) ([decision: stricter]).
+            return Err(non_field(format!(
+                "{raw:?} cannot be a key of {}: a JSON key is looked up by a number or a \
+                 string, not an array or an object",
+                model.name
+            )));
+        }
+        _ => Reflected::Untyped,
+    };
+    let internal = match internal {
+        Internal::Json(PyJson::Int(i)) => Internal::Int(i),
+        Internal::Json(PyJson::Float(f)) => Internal::Float(f),
+        Internal::Json(PyJson::Bool(b)) => Internal::Bool(b),
+        Internal::Json(PyJson::Str(s)) => Internal::Str(s),
+        Internal::Json(PyJson::None) => Internal::None,
+        other => other,
+    };
+    // An integer beyond 64 bits: Python's sqlite3 overflows (the engine answers 500)
+    // ([decision: stricter]).
+    bind(by_type, &internal)
+        .map_err(|m| non_field(format!("{raw:?} cannot be a key of {}: {m}", model.name)))
 }
 
 /// The index of a field in its model.
@@ -704,13 +789,17 @@ fn get_object(
     }
 }
 
-/// The record read back by its identity after a write, as the engine refreshes it.
-fn reload(conn: &Connection, model: &Model, identity: &Value) -> Result<Vec<Value>, EngineError> {
-    let by_key = Where {
+/// No list filter: a record by its key alone.
+fn by_key() -> Where {
+    Where {
         sql: String::new(),
         params: Vec::new(),
-    };
-    get_object(conn, model, &by_key, identity)?.ok_or_else(|| {
+    }
+}
+
+/// The record read back by its identity after a write, as the engine refreshes it.
+fn reload(conn: &Connection, model: &Model, identity: &Value) -> Result<Vec<Value>, EngineError> {
+    get_object(conn, model, &by_key(), identity)?.ok_or_else(|| {
         // The engine fails (500) when the written record cannot be read back by its key.
         EngineError::Internal(format!(
             "the record of {} was written but cannot be read back by its key",
@@ -739,7 +828,8 @@ struct Reference {
     child: String,
     from: Vec<String>,
     to: Vec<String>,
-    on_delete: String,
+    /// `ON DELETE` as SQLAlchemy reads it (only from table-level `FOREIGN KEY` clauses).
+    on_delete: Option<String>,
     /// Every referring column is nullable (SQLAlchemy's test for "delete-orphan" cascade).
     nullable: bool,
     /// A referring column is part of the child's primary key.
@@ -750,7 +840,7 @@ struct Reference {
 fn references_to(conn: &Connection, parent: &str) -> Result<Vec<Reference>, EngineError> {
     let mut stmt = prepare(
         conn,
-        "SELECT m.name, f.id, f.\"from\", f.\"to\", f.on_delete, \
+        "SELECT m.name, coalesce(m.sql, ''), f.id, f.\"from\", f.\"to\", \
                 coalesce(c.\"notnull\", 0), coalesce(c.pk, 0) \
          FROM sqlite_schema AS m \
          JOIN pragma_foreign_key_list(m.name) AS f \
@@ -759,37 +849,273 @@ fn references_to(conn: &Connection, parent: &str) -> Result<Vec<Reference>, Engi
          ORDER BY m.name, f.id, f.seq",
     )?;
     let mut rows = stmt.query([parent])?;
-    let mut refs: Vec<(String, i64, Reference)> = Vec::new();
+    let mut refs: Vec<(i64, String, Reference)> = Vec::new();
     while let Some(row) = rows.next()? {
         let child: String = row.get(0)?;
-        let id: i64 = row.get(1)?;
-        let from: String = row.get(2)?;
-        let to: Option<String> = row.get(3)?;
-        let on_delete: String = row.get(4)?;
+        let sql: String = row.get(1)?;
+        let id: i64 = row.get(2)?;
+        let from: String = row.get(3)?;
+        let to: Option<String> = row.get(4)?;
         let not_null = row.get::<_, i64>(5)? != 0;
         let in_key = row.get::<_, i64>(6)? != 0;
         match refs.last_mut() {
-            Some((c, i, r)) if *c == child && *i == id => {
+            Some((i, _, r)) if r.child == child && *i == id => {
                 r.from.push(from);
                 r.to.extend(to);
                 r.nullable &= !not_null;
                 r.in_child_key |= in_key;
             }
             _ => refs.push((
-                child.clone(),
                 id,
+                sql,
                 Reference {
                     child,
                     from: vec![from],
                     to: to.into_iter().collect(),
-                    on_delete: on_delete.to_ascii_uppercase(),
+                    on_delete: None,
                     nullable: !not_null,
                     in_child_key: in_key,
                 },
             )),
         }
     }
-    Ok(refs.into_iter().map(|(_, _, r)| r).collect())
+    drop(rows);
+    drop(stmt);
+    let parent_key = key_columns(conn, parent)?;
+    let mut out = Vec::with_capacity(refs.len());
+    for (_, sql, mut r) in refs {
+        if r.to.is_empty() {
+            r.to = parent_key.clone();
+        }
+        // The action counts only where the parsed clause has the same signature as SQLite's
+        // own list of the key.
+        r.on_delete = parsed_foreign_keys(&sql)
+            .into_iter()
+            .find(|p| p.from == r.from && p.table == parent && p.to == r.to)
+            .and_then(|p| p.on_delete);
+        out.push(r);
+    }
+    Ok(out)
+}
+
+/// A table-level foreign key clause as SQLAlchemy 1.4's SQLite dialect reads it from the
+/// table's SQL, to find its `ON DELETE` action.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ParsedForeignKey {
+    from: Vec<String>,
+    table: String,
+    to: Vec<String>,
+    on_delete: Option<String>,
+}
+
+fn is_word(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// `[a-z0-9_]` with `re.I`.
+fn is_name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// The position after `word` (ASCII case-insensitive) at `at`.
+fn literal(s: &[char], at: usize, word: &str) -> Option<usize> {
+    let mut p = at;
+    for w in word.chars() {
+        if !s.get(p).is_some_and(|c| c.eq_ignore_ascii_case(&w)) {
+            return None;
+        }
+        p += 1;
+    }
+    Some(p)
+}
+
+fn skip_spaces(s: &[char], mut at: usize) -> usize {
+    while s.get(at) == Some(&' ') {
+        at += 1;
+    }
+    at
+}
+
+fn some_spaces(s: &[char], at: usize) -> Option<usize> {
+    let end = skip_spaces(s, at);
+    (end > at).then_some(end)
+}
+
+/// `_find_cols_in_sig`: the names in `"..."` or `[a-z0-9_]+` runs of a column list.
+fn columns_in(sig: &[char]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < sig.len() {
+        if sig[at] == '"'
+            && let Some(close) = (at + 2..sig.len()).find(|&i| sig[i] == '"')
+            && !sig[at + 1..close].contains(&'\n')
+        {
+            out.push(sig[at + 1..close].iter().collect());
+            at = close + 1;
+            continue;
+        }
+        if is_name_char(sig[at]) {
+            let start = at;
+            while at < sig.len() && is_name_char(sig[at]) {
+                at += 1;
+            }
+            out.push(sig[start..at].iter().collect());
+            continue;
+        }
+        at += 1;
+    }
+    out
+}
+
+/// After `REFERENCES <table> *(`: `(.+?)\)`, then the `ON DELETE`/`ON UPDATE` clauses.
+fn fk_rest(s: &[char], at: usize) -> Option<(usize, Vec<String>, Option<String>)> {
+    if s.get(at).is_none_or(|&c| c == '\n') {
+        return None;
+    }
+    let close = (at + 1..s.len()).find(|&i| s[i] == ')' || s[i] == '\n')?;
+    if s[close] == '\n' {
+        return None;
+    }
+    let to = columns_in(&s[at..close]);
+    let mut p = skip_spaces(s, close + 1);
+    let mut on_delete = None;
+    while let Some(q) = literal(s, p, "ON ") {
+        let (q, deleting) = match (literal(s, q, "DELETE "), literal(s, q, "UPDATE ")) {
+            (Some(q), _) => (q, true),
+            (None, Some(q)) => (q, false),
+            (None, None) => break,
+        };
+        let Some((q, action)) = [
+            "SET NULL",
+            "SET DEFAULT",
+            "CASCADE",
+            "RESTRICT",
+            "NO ACTION",
+        ]
+        .iter()
+        .find_map(|a| literal(s, q, a).map(|end| (end, a.to_owned()))) else {
+            break;
+        };
+        // SQLAlchemy keeps the last action other than NO ACTION.
+        if deleting && action != "NO ACTION" {
+            on_delete = Some(action.to_owned());
+        }
+        p = skip_spaces(s, q);
+    }
+    Some((p, to, on_delete))
+}
+
+/// SQLAlchemy's `FK_PATTERN` at `start`: `[CONSTRAINT name ]FOREIGN KEY (cols) REFERENCES
+/// table (cols) [ON DELETE ...]`, case-insensitive, on one line.
+fn fk_at(s: &[char], start: usize) -> Option<(usize, ParsedForeignKey)> {
+    let mut starts = Vec::new();
+    if let Some(p) = literal(s, start, "CONSTRAINT ") {
+        let mut q = p;
+        while s.get(q).is_some_and(|&c| is_word(c)) {
+            q += 1;
+        }
+        if q > p
+            && let Some(r) = some_spaces(s, q)
+        {
+            starts.push(r);
+        }
+    }
+    starts.push(start);
+    for p in starts {
+        let Some(p) = literal(s, p, "FOREIGN KEY") else {
+            continue;
+        };
+        let p = skip_spaces(s, p);
+        if s.get(p) != Some(&'(') {
+            continue;
+        }
+        let open = p + 1;
+        let spaced = skip_spaces(s, open);
+        // ` *(.+?) *\)`: the greedy spaces first, then the shortest column list.
+        for from_start in (open..=spaced).rev() {
+            for from_end in from_start + 1..=s.len() {
+                if s[from_end - 1] == '\n' {
+                    break;
+                }
+                let q = skip_spaces(s, from_end);
+                if s.get(q) != Some(&')') {
+                    continue;
+                }
+                let Some(q) = some_spaces(s, q + 1)
+                    .and_then(|q| literal(s, q, "REFERENCES"))
+                    .and_then(|q| some_spaces(s, q))
+                else {
+                    continue;
+                };
+                let from = columns_in(&s[from_start..from_end]);
+                // `"(.+?)"` first, then `[a-z0-9_]+`.
+                if s.get(q) == Some(&'"') {
+                    for close in q + 2..s.len() {
+                        if s[close] == '\n' {
+                            break;
+                        }
+                        if s[close] != '"' {
+                            continue;
+                        }
+                        let r = skip_spaces(s, close + 1);
+                        if s.get(r) == Some(&'(')
+                            && let Some((end, to, on_delete)) = fk_rest(s, r + 1)
+                        {
+                            let table = s[q + 1..close].iter().collect();
+                            return Some((
+                                end,
+                                ParsedForeignKey {
+                                    from,
+                                    table,
+                                    to,
+                                    on_delete,
+                                },
+                            ));
+                        }
+                    }
+                }
+                let mut r = q;
+                while s.get(r).is_some_and(|&c| is_name_char(c)) {
+                    r += 1;
+                }
+                if r > q {
+                    let t = skip_spaces(s, r);
+                    if s.get(t) == Some(&'(')
+                        && let Some((end, to, on_delete)) = fk_rest(s, t + 1)
+                    {
+                        let table = s[q..r].iter().collect();
+                        return Some((
+                            end,
+                            ParsedForeignKey {
+                                from,
+                                table,
+                                to,
+                                on_delete,
+                            },
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Every foreign key clause SQLAlchemy's pattern finds in a table's SQL (`re.finditer`).
+fn parsed_foreign_keys(sql: &str) -> Vec<ParsedForeignKey> {
+    let s: Vec<char> = sql.chars().collect();
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < s.len() {
+        match fk_at(&s, at) {
+            Some((end, fk)) => {
+                out.push(fk);
+                at = end.max(at + 1);
+            }
+            None => at += 1,
+        }
+    }
+    out
 }
 
 /// The primary key columns of `table`, in key order.
@@ -855,24 +1181,23 @@ fn orm_delete(
     let table_sql = quote_ident(table);
     let at_row = equal_all(key_cols);
     for r in references_to(conn, table)? {
-        let cascade = r.on_delete == "CASCADE";
-        let set_null = r.on_delete == "SET NULL";
+        let cascade = r.on_delete.as_deref() == Some("CASCADE");
+        let set_null = r.on_delete.as_deref() == Some("SET NULL");
         // With ON DELETE, automap sets passive_deletes and leaves the rows to the database,
         // which does nothing with foreign keys off.
         if (r.nullable && set_null) || (!r.nullable && cascade) {
             continue;
         }
-        let to = if r.to.is_empty() {
-            key_columns(conn, table)?
-        } else {
-            r.to.clone()
-        };
-        if to.len() != r.from.len() {
+        let to = &r.to;
+        if to.is_empty() || to.len() != r.from.len() {
             continue;
         }
         let to_sql: Vec<String> = to.iter().map(|c| quote_ident(c)).collect();
         let referred: Vec<Value> = {
-            let sql = format!("SELECT {} FROM {table_sql} WHERE {at_row}", to_sql.join(", "));
+            let sql = format!(
+                "SELECT {} FROM {table_sql} WHERE {at_row}",
+                to_sql.join(", ")
+            );
             let mut stmt = prepare(conn, &sql).map_err(|e| db_error(model, e))?;
             let mut rows = stmt.query(params_from_iter(key.iter()))?;
             match rows.next()? {
@@ -882,7 +1207,7 @@ fn orm_delete(
                 None => continue,
             }
         };
-        if referred.iter().any(|v| *v == Value::Null) {
+        if referred.contains(&Value::Null) {
             continue;
         }
         let child_sql = quote_ident(&r.child);

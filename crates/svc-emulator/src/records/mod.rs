@@ -157,8 +157,7 @@ async fn update(
 ) -> Result<Response, HttpError> {
     let fields = engine_body(&headers, body).await?;
     let selection = selection(&query_pairs(uri.query()));
-    let bytes =
-        blocking(move || Ok(db.update_body(&model, &pk, &fields, &selection)?)).await?;
+    let bytes = blocking(move || Ok(db.update_body(&model, &pk, &fields, &selection)?)).await?;
     Ok(json_bytes(StatusCode::OK, bytes))
 }
 
