@@ -5,7 +5,7 @@ use serde_json::Value as Json;
 
 use crate::engine::schema::{FieldKind, Model};
 use crate::engine::types::{ColumnType, Date, PyValue, Reflected, Serializer, Time};
-use crate::util::base64::base64_encode_into;
+use crate::util::base64::{base64_decode, base64_encode_into};
 
 /// Parses `true`/`false`/`1`/`0` (ASCII case-insensitive).
 pub(crate) fn parse_bool(raw: &str) -> Option<bool> {
@@ -135,6 +135,80 @@ pub(crate) fn text_to_sql(kind: FieldKind, raw: &str) -> Option<Value> {
         FieldKind::Blob => None,
         FieldKind::Text => Some(Value::Text(raw.to_owned())),
         FieldKind::Any => Some(number(raw).unwrap_or_else(|| Value::Text(raw.to_owned()))),
+    }
+}
+
+/// Converts a JSON value of a strict create or update body (the built-in tools resource, not
+/// records) for a field of `kind`. Strict: numbers for
+/// numeric fields, strings for text, dates and date-times, `true`/`false`/`0`/`1` for booleans,
+/// base64 strings for binary fields. `Err` holds the field error message.
+pub(crate) fn json_to_sql(kind: FieldKind, v: &Json) -> Result<Value, &'static str> {
+    if v.is_null() {
+        return Ok(Value::Null);
+    }
+    match kind {
+        FieldKind::Integer => match v {
+            Json::Number(n) => {
+                if let Some(i) = n.as_i64() {
+                    Ok(Value::Integer(i))
+                } else {
+                    match n.as_f64() {
+                        Some(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => {
+                            Ok(Value::Integer(f as i64))
+                        }
+                        _ => Err("A valid integer is required."),
+                    }
+                }
+            }
+            _ => Err("A valid integer is required."),
+        },
+        FieldKind::Real => match v {
+            Json::Number(n) => match n.as_i64() {
+                Some(i) => Ok(Value::Integer(i)),
+                None => n
+                    .as_f64()
+                    .map(Value::Real)
+                    .ok_or("A valid number is required."),
+            },
+            _ => Err("A valid number is required."),
+        },
+        FieldKind::Bool => match v {
+            Json::Bool(b) => Ok(Value::Integer(i64::from(*b))),
+            Json::Number(n) if n.as_i64() == Some(0) || n.as_i64() == Some(1) => {
+                Ok(Value::Integer(n.as_i64().unwrap_or(0)))
+            }
+            _ => Err("Must be a valid boolean."),
+        },
+        FieldKind::Text => match v {
+            Json::String(s) => Ok(Value::Text(s.clone())),
+            _ => Err("Not a valid string."),
+        },
+        FieldKind::Date => match v {
+            Json::String(s) if is_date(s) => Ok(Value::Text(s.clone())),
+            _ => Err("Date has wrong format. Use one of these formats instead: YYYY-MM-DD."),
+        },
+        FieldKind::DateTime => match v {
+            Json::String(s) if is_datetime(s, true) => Ok(Value::Text(s.clone())),
+            _ => Err(
+                "Datetime has wrong format. Use one of these formats instead: \
+                 YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].",
+            ),
+        },
+        FieldKind::Blob => match v {
+            Json::String(s) => base64_decode(s)
+                .map(Value::Blob)
+                .ok_or("Invalid base64 data."),
+            _ => Err("Expected base64 text."),
+        },
+        FieldKind::Any => match v {
+            Json::String(s) => Ok(Value::Text(s.clone())),
+            Json::Bool(b) => Ok(Value::Integer(i64::from(*b))),
+            Json::Number(n) => Ok(n
+                .as_i64()
+                .map(Value::Integer)
+                .unwrap_or_else(|| Value::Real(n.as_f64().unwrap_or(0.0)))),
+            _ => Err("Expected a string, a number or a boolean."),
+        },
     }
 }
 

@@ -122,6 +122,12 @@ fn get(r: &Resource, model: &str, pk: &str) -> Result<Json, EngineError> {
     r.retrieve(model, pk).map(|b| parse(&b))
 }
 
+/// A records delete (the engine's); `null` when it succeeds.
+fn del(r: &Resource, model: &str, pk: &str) -> Result<Json, EngineError> {
+    r.delete_selected(model, pk, &Selection::default())
+        .map(|()| Json::Null)
+}
+
 /// The status of a failed call.
 fn status(r: Result<Json, EngineError>) -> u16 {
     match r {
@@ -924,8 +930,8 @@ fn record_keys_are_read_by_the_key_field() {
     assert_eq!(status(get(&r, "people", "9999")), 404);
     // Beyond 64 bits: the engine fails (500), a 400 here ([decision: stricter]).
     assert_eq!(status(get(&r, "people", "99999999999999999999")), 400);
-    assert_eq!(status(r.delete("people", "abc").map(|()| Json::Null)), 400);
-    assert_eq!(status(r.delete("people", "9999").map(|()| Json::Null)), 404);
+    assert_eq!(status(del(&r, "people", "abc")), 400);
+    assert_eq!(status(del(&r, "people", "9999")), 404);
     // Text keys are exact text.
     assert_eq!(get(&r, "codes", "C-001").unwrap()["label"], "l");
     assert_eq!(status(get(&r, "codes", "c-001")), 404);
@@ -1025,7 +1031,7 @@ fn rows(r: &Resource, table: &str) -> Vec<Vec<Json>> {
 #[test]
 fn delete_follows_the_orm_relationships() {
     let r = Resource::in_memory(REFERENCES).unwrap();
-    r.delete("parent", "1").unwrap();
+    del(&r, "parent", "1").unwrap();
     let n = Json::Null;
     assert_eq!(
         rows(&r, "parent"),
@@ -1058,17 +1064,17 @@ fn delete_follows_the_orm_relationships() {
     assert_eq!(rows(&r, "c_nocols"), [[json!(1), n.clone()]]);
     // A reference through the child's primary key: SQLAlchemy refuses to blank it (500 on
     // the engine; a 400 here, [decision: stricter]), and nothing is deleted.
-    assert_eq!(status(r.delete("parent", "3").map(|()| Json::Null)), 400);
+    assert_eq!(status(del(&r, "parent", "3")), 400);
     assert_eq!(rows(&r, "parent").len(), 3);
     // Composite keys.
-    r.delete("comp", "1").unwrap();
+    del(&r, "comp", "1").unwrap();
     assert!(rows(&r, "c_comp").is_empty());
     // Self references.
-    r.delete("selfref", "1").unwrap();
+    del(&r, "selfref", "1").unwrap();
     assert_eq!(rows(&r, "selfref"), [[json!(2), n, json!("child")]]);
     // Deleting a referenced row is no error: foreign keys are off.
     let d = db();
-    d.delete("people", "1").unwrap();
+    del(&d, "people", "1").unwrap();
     assert_eq!(get(&d, "orders", "1").unwrap()["person_id"], Json::Null);
 }
 
@@ -1309,4 +1315,25 @@ async fn put_and_body_content_types_over_http() {
     .await;
     assert_eq!(s, 404);
     emu.shutdown().await;
+}
+
+/// The built-in tools resource keeps its strict writes, foreign keys enforced; records writes
+/// on the same connection right after do not enforce them.
+#[test]
+fn strict_writes_enforce_foreign_keys_and_records_writes_do_not() {
+    let r = db();
+    let strict = r.create(
+        "orders",
+        &json!({"person_id": 999, "status": "new", "quantity": 1, "paid": true}),
+    );
+    assert_eq!(status(strict.map(|b| parse(&b))), 400);
+    let v = post(
+        &r,
+        "orders",
+        r#"{"person_id": 999, "status": "new", "quantity": 1, "paid": true}"#,
+    )
+    .unwrap();
+    assert_eq!(v["person_id"], 999);
+    assert_eq!(status(r.delete("people", "1").map(|()| Json::Null)), 400);
+    del(&r, "people", "1").unwrap();
 }
