@@ -80,8 +80,6 @@ pub mod types;
 
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_aggregate;
 
 pub use aggregate::{AggregateFunc, AggregateRequest, DateUnit, GroupLookup, GroupRequest};
 pub use error::EngineError;

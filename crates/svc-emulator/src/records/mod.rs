@@ -6,19 +6,25 @@
 
 pub(crate) mod forms;
 
+use std::future::poll_fn;
+use std::pin::Pin;
+
 use axum::Router;
-use axum::body::Body;
+use axum::body::{Body, HttpBody};
 use axum::extract::State;
-use axum::http::{StatusCode, Uri};
+use axum::http::{HeaderMap, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::Value;
+use svc_model::error_body::codes;
 
+use crate::engine::convert::{PyJson, parse_form, parse_py_json};
 use crate::engine::{AggregateRequest, EngineError, GroupRequest};
 use crate::http::AppState;
 use crate::http::HttpError;
 use crate::http::extract::{
-    ModelAccess, RecordAccess, blocking, json_bytes, json_object, json_value, query_pairs,
+    MAX_BODY_BYTES, ModelAccess, RecordAccess, blocking, json_bytes, json_object, json_value,
+    query_pairs,
 };
 use crate::http::list::{list_body, list_spec, list_url, selection};
 use crate::http::route_with_optional_slash;
@@ -41,8 +47,66 @@ pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
     route_with_optional_slash(
         router,
         &format!("{models}/{{pk}}"),
-        get(retrieve).patch(update).delete(delete),
+        get(retrieve).patch(update).put(update).delete(delete),
     )
+}
+
+/// Reads a create or update body as the data engine reads it: JSON (Python's `json.loads`,
+/// so `NaN` and big integers too) when the content type starts with `application/json`, an
+/// empty JSON body being `{}`; a form when it is `application/x-www-form-urlencoded`; with any
+/// other content type the engine sees no fields at all, and neither does the emulator.
+async fn engine_body(headers: &HeaderMap, body: Body) -> Result<PyJson, HttpError> {
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let bytes = read_body(body).await?;
+    if content_type.starts_with("application/json") {
+        if bytes.is_empty() {
+            return Ok(PyJson::Dict(Vec::new()));
+        }
+        let text = std::str::from_utf8(&bytes).map_err(|_| {
+            HttpError::invalid("The request body is not UTF-8 text; send JSON in UTF-8.")
+        })?;
+        return parse_py_json(text).map_err(|e| {
+            HttpError::invalid_field(
+                "non_field_errors",
+                format!("Incorrect JSON body: {e}. Send a JSON object of field values."),
+            )
+        });
+    }
+    if content_type.starts_with("application/x-www-form-urlencoded") {
+        return parse_form(&bytes).ok_or_else(|| {
+            HttpError::invalid("A form value is not UTF-8 text; send the form in UTF-8.")
+        });
+    }
+    if content_type.starts_with("multipart/form-data") {
+        // The engine reads multipart fields too ([decision: stricter]: not read here).
+        return Err(HttpError::invalid(
+            "Multipart bodies are not supported by the emulator; send the fields as JSON \
+             (Content-Type: application/json).",
+        ));
+    }
+    Ok(PyJson::Dict(Vec::new()))
+}
+
+/// The whole body, `413` past [`MAX_BODY_BYTES`].
+async fn read_body(mut body: Body) -> Result<Vec<u8>, HttpError> {
+    let mut bytes = Vec::new();
+    while let Some(frame) = poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
+        let frame = frame.map_err(|_| HttpError::invalid("The request body could not be read."))?;
+        if let Ok(data) = frame.into_data() {
+            if bytes.len().saturating_add(data.len()) > MAX_BODY_BYTES {
+                return Err(HttpError::new(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    codes::INVALID,
+                    format!("The request body is larger than {MAX_BODY_BYTES} bytes."),
+                ));
+            }
+            bytes.extend_from_slice(&data);
+        }
+    }
+    Ok(bytes)
 }
 
 /// `GET`: one page (the envelope), or every record with `_no_pagination`.
@@ -63,31 +127,50 @@ async fn list(
 }
 
 /// `POST`: `201` with the stored record.
-async fn create(ModelAccess { db, model }: ModelAccess, body: Body) -> Result<Response, HttpError> {
-    let fields = Value::Object(json_object(body).await?);
-    let bytes = blocking(move || Ok(db.create(&model, &fields)?)).await?;
+async fn create(
+    ModelAccess { db, model }: ModelAccess,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, HttpError> {
+    let fields = engine_body(&headers, body).await?;
+    let bytes = blocking(move || Ok(db.create_body(&model, &fields)?)).await?;
     Ok(json_bytes(StatusCode::CREATED, bytes))
 }
 
-/// `GET .../{pk}`.
-async fn retrieve(RecordAccess { db, model, pk }: RecordAccess) -> Result<Response, HttpError> {
-    let bytes = blocking(move || Ok(db.retrieve(&model, &pk)?)).await?;
+/// `GET .../{pk}`; the list filters of the query apply, as on the engine.
+async fn retrieve(
+    State(state): State<AppState>,
+    RecordAccess { db, model, pk }: RecordAccess,
+    uri: Uri,
+) -> Result<Response, HttpError> {
+    let selection = selection(&query_pairs(uri.query()), state.lenient());
+    let bytes = blocking(move || Ok(db.retrieve_selected(&model, &pk, &selection)?)).await?;
     Ok(json_bytes(StatusCode::OK, bytes))
 }
 
-/// `PATCH .../{pk}`: `200` with the whole updated record.
+/// `PATCH` and `PUT .../{pk}` (the engine's `PUT` is partial too): `200` with the whole
+/// updated record.
 async fn update(
+    State(state): State<AppState>,
     RecordAccess { db, model, pk }: RecordAccess,
+    uri: Uri,
+    headers: HeaderMap,
     body: Body,
 ) -> Result<Response, HttpError> {
-    let fields = Value::Object(json_object(body).await?);
-    let bytes = blocking(move || Ok(db.update(&model, &pk, &fields)?)).await?;
+    let fields = engine_body(&headers, body).await?;
+    let selection = selection(&query_pairs(uri.query()), state.lenient());
+    let bytes = blocking(move || Ok(db.update_body(&model, &pk, &fields, &selection)?)).await?;
     Ok(json_bytes(StatusCode::OK, bytes))
 }
 
 /// `DELETE .../{pk}`: `204`, no body.
-async fn delete(RecordAccess { db, model, pk }: RecordAccess) -> Result<Response, HttpError> {
-    blocking(move || Ok(db.delete(&model, &pk)?)).await?;
+async fn delete(
+    State(state): State<AppState>,
+    RecordAccess { db, model, pk }: RecordAccess,
+    uri: Uri,
+) -> Result<Response, HttpError> {
+    let selection = selection(&query_pairs(uri.query()), state.lenient());
+    blocking(move || Ok(db.delete_selected(&model, &pk, &selection)?)).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
