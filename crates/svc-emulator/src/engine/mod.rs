@@ -42,25 +42,25 @@
 //!   (SQLite's rule).
 //! - **Search**: number columns by the equality of their text, text columns by substring;
 //!   dates, booleans, untyped and binary columns are not searched.
-//! - **Writes**: strict JSON types: numbers for integer and real fields (an integer field
-//!   takes `3.0` but not `"3"`), strings for text, date (`YYYY-MM-DD`) and date-time fields,
-//!   `true/false/0/1` for booleans, base64 strings for BLOBs; nested objects and arrays are
-//!   refused. Date-times are stored as given. Create accepts an explicit value for an
-//!   auto-assigned primary key. Update ignores the primary key, the implicit rowid and
-//!   generated columns. Errors are field errors (`{"email": ["customers with this email
-//!   already exists."]}`), foreign key errors are reported on the referencing field
-//!   (`Invalid pk "9" - object does not exist.`), and a delete blocked by a foreign key is a
-//!   `400` in `non_field_errors`.
-//! - **Keys**: a primary key that cannot be of the key's kind (text for an integer key) is a
-//!   `404`.
-//! - **Aggregate and group**: `sum` and `avg` need a numeric (or boolean, or untyped) field;
-//!   `min`/`max` of a boolean field give booleans. `x_lookup=auto` is `date_day` on date and
-//!   date-time fields and `plain` otherwise. Date lookups give ISO text: `YYYY-MM-DD` for day
-//!   and coarser (week = its Monday, quarter = its first day), `YYYY-MM-DDTHH:MM:SS` for hour
-//!   and finer; date-times with an offset are converted to UTC first. NULL groups come first.
+//! - **Record writes** (`Resource::create_body`, `update_body`, `retrieve_selected`,
+//!   `delete_selected`, which the records slice calls): as the engine makes them.
+//!   Values go through the engine's serializer field of the column (Python's `int()`,
+//!   `float()`, boolean words, `str()`), then SQLAlchemy's bind processors: date-times are
+//!   stored as `YYYY-MM-DD HH:MM:SS.ffffff`, a non-null `DATE` or `BLOB` value is the engine's
+//!   `400`. No column is required (a missing NOT NULL column is SQLite's `400`); `PUT` is
+//!   partial like `PATCH`; an update writes the primary key too (the record moves). A key in
+//!   the URL is read by its column's field (`abc` on an integer key is a `400`), and the list
+//!   filters of the query apply to the one record. Foreign keys are not enforced; a delete sets
+//!   nullable references to NULL and deletes rows that refer through NOT NULL columns, as the
+//!   engine's ORM does.
+//! - **Strict writes** ([`Resource::create`], [`Resource::update`], [`Resource::delete`]): the
+//!   built-in tools resource (users, teams) keeps strict JSON types and enforced foreign keys;
+//!   its errors are field errors.
+//! - **Aggregate and group**: as the engine answers them (the `aggregate` module says how).
 //! - **Concurrency**: a database file runs in WAL mode with one writer and four read-only
 //!   reader connections (a list reads its count and page in one snapshot); an in-memory
-//!   database uses a single connection behind a mutex. `PRAGMA foreign_keys` is on.
+//!   database uses a single connection behind a mutex. `PRAGMA foreign_keys` is off, as in the
+//!   engine (the strict writes turn it on while they run).
 //! - **Seeding**: [`Resource::seeded`] with a path runs the seed only when the database has no
 //!   table yet.
 //! - **SQL** ([`Resource::sql`]): one statement that SQLite itself reports read-only, run on a

@@ -517,7 +517,7 @@ impl Resource {
 /// Strict writes, for the built-in tools resource (users and teams, docs/contract.md 5.3),
 /// whose contract is the emulator's own: strict JSON types, required NOT NULL fields, and
 /// foreign keys enforced (a user's team must exist). Records use the data engine's writes
-/// ([`Resource::create_body`], [`Resource::update_body`], [`Resource::delete_selected`]).
+/// (`Resource::create_body`, `update_body`, `delete_selected`).
 impl Resource {
     /// Creates a record from a JSON object and returns the stored record as JSON bytes (`201`),
     /// strictly (see above).
