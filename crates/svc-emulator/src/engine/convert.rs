@@ -1313,7 +1313,7 @@ pub(crate) fn parse_input_datetime(text: &str) -> Option<InputDateTime> {
     lit(&mut at, b'-')?;
     let day = num(&mut at, 1, 2)?;
     let date = Date { year, month, day };
-    if !valid_date(date) {
+    if !date.valid() {
         return None;
     }
     let mut time = Time {
@@ -1387,19 +1387,6 @@ pub(crate) fn parse_input_datetime(text: &str) -> Option<InputDateTime> {
         // A date alone is midnight.
     }
     Some(InputDateTime { date, time, aware })
-}
-
-fn valid_date(d: Date) -> bool {
-    let leap =
-        (d.year.is_multiple_of(4) && !d.year.is_multiple_of(100)) || d.year.is_multiple_of(400);
-    let days = match d.month {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if leap => 29,
-        2 => 28,
-        _ => return false,
-    };
-    (1..=9999).contains(&d.year) && (1..=days).contains(&d.day)
 }
 
 /// SQLAlchemy's SQLite `DATETIME` storage format: always six digits of microseconds.

@@ -291,7 +291,8 @@ pub struct Time {
 }
 
 impl Date {
-    fn valid(self) -> bool {
+    /// Whether the date exists (years 1 to 9999, as Python's `date`).
+    pub(crate) fn valid(self) -> bool {
         let leap = (self.year.is_multiple_of(4) && !self.year.is_multiple_of(100))
             || self.year.is_multiple_of(400);
         let days = match self.month {

@@ -45,7 +45,8 @@ pub(crate) async fn json_object(body: Body) -> Result<Map<String, Value>, HttpEr
     }
 }
 
-async fn read_body(mut body: Body) -> Result<Vec<u8>, HttpError> {
+/// The whole body, `413` past [`MAX_BODY_BYTES`].
+pub(crate) async fn read_body(mut body: Body) -> Result<Vec<u8>, HttpError> {
     let mut bytes = Vec::new();
     while let Some(frame) = poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
         let frame = frame.map_err(|_| HttpError::invalid("The request body could not be read."))?;

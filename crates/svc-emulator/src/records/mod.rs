@@ -6,25 +6,21 @@
 
 pub(crate) mod forms;
 
-use std::future::poll_fn;
-use std::pin::Pin;
-
 use axum::Router;
-use axum::body::{Body, HttpBody};
+use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::Value;
-use svc_model::error_body::codes;
 
 use crate::engine::convert::{PyJson, parse_form, parse_py_json};
 use crate::engine::{AggregateRequest, EngineError, GroupRequest};
 use crate::http::AppState;
 use crate::http::HttpError;
 use crate::http::extract::{
-    MAX_BODY_BYTES, ModelAccess, RecordAccess, blocking, json_bytes, json_object, json_value,
-    query_pairs,
+    ModelAccess, RecordAccess, blocking, json_bytes, json_object, json_value, query_pairs,
+    read_body,
 };
 use crate::http::list::{list_body, list_spec, list_url, selection};
 use crate::http::route_with_optional_slash;
@@ -88,25 +84,6 @@ async fn engine_body(headers: &HeaderMap, body: Body) -> Result<PyJson, HttpErro
         ));
     }
     Ok(PyJson::Dict(Vec::new()))
-}
-
-/// The whole body, `413` past [`MAX_BODY_BYTES`].
-async fn read_body(mut body: Body) -> Result<Vec<u8>, HttpError> {
-    let mut bytes = Vec::new();
-    while let Some(frame) = poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
-        let frame = frame.map_err(|_| HttpError::invalid("The request body could not be read."))?;
-        if let Ok(data) = frame.into_data() {
-            if bytes.len().saturating_add(data.len()) > MAX_BODY_BYTES {
-                return Err(HttpError::new(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    codes::INVALID,
-                    format!("The request body is larger than {MAX_BODY_BYTES} bytes."),
-                ));
-            }
-            bytes.extend_from_slice(&data);
-        }
-    }
-    Ok(bytes)
 }
 
 /// `GET`: one page (the envelope), or every record with `_no_pagination`.
