@@ -1116,8 +1116,26 @@ pub(crate) struct InputDateTime {
     pub date: Date,
     /// The time of day.
     pub time: Time,
-    /// Whether the text named a time zone (SQLAlchemy drops it when storing).
-    pub aware: bool,
+    /// The time zone the text named: sign, hours and minutes (`Z` is `+00:00`); SQLAlchemy
+    /// drops it when storing.
+    pub offset: Option<(char, u32, u32)>,
+}
+
+impl InputDateTime {
+    /// Whether the text named a time zone.
+    pub(crate) fn aware(&self) -> bool {
+        self.offset.is_some()
+    }
+
+    /// Python's `str(datetime)`: `YYYY-MM-DD HH:MM:SS`, `.ffffff` when the microseconds are
+    /// not zero, then the offset of an aware date-time.
+    pub(crate) fn python_str(&self) -> String {
+        let mut s = format!("{} {}", self.date.iso(), self.time.iso());
+        if let Some((sign, hours, minutes)) = self.offset {
+            s.push_str(&format!("{sign}{hours:02}:{minutes:02}"));
+        }
+        s
+    }
 }
 
 /// The Python value a serializer field makes of a body value, which the engine sets on the
@@ -1155,11 +1173,24 @@ impl Internal {
     }
 }
 
+/// The engine's `FloatField` of text (body values and number filters alike): stripped,
+/// `true`/`false` in any case as the ints 1 and 0, else Python's `float()`.
+pub(crate) fn float_field(text: &str) -> Option<Internal> {
+    let text = py_strip(text);
+    if text.eq_ignore_ascii_case("true") {
+        Some(Internal::Int("1".to_owned()))
+    } else if text.eq_ignore_ascii_case("false") {
+        Some(Internal::Int("0".to_owned()))
+    } else {
+        py_float(text).map(Internal::Float)
+    }
+}
+
 /// `BooleanField.TRUE_VALUES` and `FALSE_VALUES` (strings; the numbers are compared apart).
-const TRUE_WORDS: [&str; 13] = [
+pub(crate) const TRUE_WORDS: [&str; 13] = [
     "t", "T", "y", "Y", "yes", "YES", "true", "True", "TRUE", "on", "On", "ON", "1",
 ];
-const FALSE_WORDS: [&str; 13] = [
+pub(crate) const FALSE_WORDS: [&str; 13] = [
     "f", "F", "n", "N", "no", "NO", "false", "False", "FALSE", "off", "Off", "OFF", "0",
 ];
 
@@ -1190,19 +1221,7 @@ pub(crate) fn to_internal(field: InputField, v: &PyJson) -> Result<Internal, Str
         },
         InputField::Float => match v {
             PyJson::None => Ok(Internal::None),
-            other => {
-                let text = py_text(other);
-                let text = py_strip(&text);
-                if text.eq_ignore_ascii_case("true") {
-                    Ok(Internal::Int("1".to_owned()))
-                } else if text.eq_ignore_ascii_case("false") {
-                    Ok(Internal::Int("0".to_owned()))
-                } else {
-                    py_float(text)
-                        .map(Internal::Float)
-                        .ok_or_else(|| "not a valid float".to_owned())
-                }
-            }
+            other => float_field(&py_text(other)).ok_or_else(|| "not a valid float".to_owned()),
         },
         InputField::Boolean => match v {
             PyJson::Str(s) if TRUE_WORDS.contains(&s.as_str()) => Ok(Internal::Bool(true)),
@@ -1287,7 +1306,8 @@ const KNOWN_OFFSETS: [(u8, u32, u32); 42] = [
 /// `YYYY-M[M]-D[D]`, optionally followed by `T`, `t` or spaces and `H[H]:M[M]`,
 /// `[:S[S]]`, `[.fraction]` (any number of digits, cut to microseconds), then optionally
 /// (only after a time) spaces and `Z`, `z`, `UTC`, `GMT`, `+HH:MM` or `+HHMM` (an offset
-/// dateparser knows). The time zone is kept only as "aware": SQLAlchemy drops it.
+/// dateparser knows). The time zone is kept as Python prints it; SQLAlchemy drops it when
+/// storing. Filters and writes both read date-times here (the engine's one `DateTimeField`).
 ///
 /// dateparser reads much more (other orders, month names, relative dates such as
 /// "yesterday", a date followed by an offset read as a time, an impossible month swapped
@@ -1322,7 +1342,7 @@ pub(crate) fn parse_input_datetime(text: &str) -> Option<InputDateTime> {
         second: 0,
         micro: 0,
     };
-    let mut aware = false;
+    let mut offset = None;
     if at < b.len() {
         match b[at] {
             b'T' | b't' => at += 1,
@@ -1361,9 +1381,8 @@ pub(crate) fn parse_input_datetime(text: &str) -> Option<InputDateTime> {
             return None;
         }
         if !zone.is_empty() {
-            aware = true;
             let known = match zone {
-                "Z" | "z" | "UTC" | "GMT" => true,
+                "Z" | "z" | "UTC" | "GMT" => Some((b'+', 0, 0)),
                 _ => {
                     let z = zone.as_bytes();
                     let (sign, rest) = (z[0], &zone[1..]);
@@ -1372,21 +1391,24 @@ pub(crate) fn parse_input_datetime(text: &str) -> Option<InputDateTime> {
                         && (rest.len() == 4 || (rest.len() == 5 && rest.as_bytes()[2] == b':'))
                         && digits.len() == 4
                         && digits.bytes().all(|c| c.is_ascii_digit());
-                    shape_ok && {
+                    if shape_ok {
                         let h = digits[..2].parse().unwrap_or(99);
                         let m = digits[2..].parse().unwrap_or(99);
-                        KNOWN_OFFSETS.contains(&(sign, h, m))
+                        KNOWN_OFFSETS
+                            .contains(&(sign, h, m))
+                            .then_some((sign, h, m))
+                    } else {
+                        None
                     }
                 }
             };
-            if !known {
-                return None;
-            }
+            let (sign, h, m) = known?;
+            offset = Some((char::from(sign), h, m));
         }
     } else {
         // A date alone is midnight.
     }
-    Some(InputDateTime { date, time, aware })
+    Some(InputDateTime { date, time, offset })
 }
 
 /// SQLAlchemy's SQLite `DATETIME` storage format: always six digits of microseconds.
@@ -1516,7 +1538,7 @@ pub(crate) fn py_equal(new: &Internal, old: &PyValue<'_>, reflected: Reflected) 
         }
         Internal::Str(s) => matches!(old, PyValue::Str(t) if *t == s.as_bytes()),
         Internal::DateTime(dt) => {
-            !dt.aware && matches!(old, PyValue::DateTime(d, t) if *d == dt.date && *t == dt.time)
+            !dt.aware() && matches!(old, PyValue::DateTime(d, t) if *d == dt.date && *t == dt.time)
         }
         Internal::Json(j) => match (reflected, old) {
             (Reflected::Json, PyValue::Str(t)) => std::str::from_utf8(t)

@@ -23,6 +23,10 @@
 
 use rusqlite::types::Value;
 
+use crate::engine::convert::{
+    FALSE_WORDS, InputDateTime, Internal, TRUE_WORDS, float_field, parse_input_datetime, py_strip,
+    stored_datetime,
+};
 use crate::engine::error::EngineError;
 use crate::engine::list::Selection;
 use crate::engine::schema::{Field, Model};
@@ -138,203 +142,31 @@ impl PyNumber {
     }
 }
 
-/// The engine's `FloatField.to_internal_value`.
+/// The engine's `FloatField.to_internal_value` (shared with writes, [`float_field`]).
 pub(crate) fn py_number(raw: &str) -> Option<PyNumber> {
-    let text = raw.trim();
-    if text.eq_ignore_ascii_case("true") {
-        return Some(PyNumber::Int(1));
+    match float_field(raw)? {
+        Internal::Int(i) => i.parse().ok().map(PyNumber::Int),
+        Internal::Float(f) => Some(PyNumber::Float(f)),
+        _ => None,
     }
-    if text.eq_ignore_ascii_case("false") {
-        return Some(PyNumber::Int(0));
-    }
-    py_float(text).map(PyNumber::Float)
-}
-
-/// Python's `float()` of stripped text: `[+-]` then `inf`, `infinity` or `nan` in any case, or
-/// digits with an optional point and exponent, where a single `_` may sit between two digits.
-fn py_float(text: &str) -> Option<f64> {
-    let unsigned = text.trim_start_matches(['+', '-']);
-    if text.len() - unsigned.len() > 1 {
-        return None;
-    }
-    let negative = text.starts_with('-');
-    let word = unsigned.to_ascii_lowercase();
-    if matches!(word.as_str(), "inf" | "infinity" | "nan") {
-        let f = if word == "nan" {
-            f64::NAN
-        } else {
-            f64::INFINITY
-        };
-        return Some(if negative { -f } else { f });
-    }
-    let bytes = unsigned.as_bytes();
-    let mut cleaned = String::with_capacity(text.len());
-    if negative {
-        cleaned.push('-');
-    }
-    for (i, &b) in bytes.iter().enumerate() {
-        match b {
-            b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-' => cleaned.push(b as char),
-            b'_' => {
-                let digit_before = i > 0 && bytes[i - 1].is_ascii_digit();
-                let digit_after = bytes.get(i + 1).is_some_and(u8::is_ascii_digit);
-                if !(digit_before && digit_after) {
-                    return None;
-                }
-            }
-            _ => return None,
-        }
-    }
-    // Rust's parser takes the same decimal grammar once `_` is gone (`1.`, `.5`, `1e5`), and
-    // nothing else reaches it: words were handled above.
-    if !cleaned.bytes().any(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    cleaned.parse::<f64>().ok()
 }
 
 /// The engine's `BooleanField`: its word sets, else Python's truthiness of the text.
 /// `Err` carries the truthiness when the text is in neither set (the engine's silent reading).
 pub(crate) fn py_bool(raw: &str) -> Result<bool, bool> {
-    const TRUE: [&str; 13] = [
-        "t", "T", "y", "Y", "yes", "YES", "true", "True", "TRUE", "on", "On", "ON", "1",
-    ];
-    const FALSE: [&str; 13] = [
-        "f", "F", "n", "N", "no", "NO", "false", "False", "FALSE", "off", "Off", "OFF", "0",
-    ];
-    if TRUE.contains(&raw) {
+    if TRUE_WORDS.contains(&raw) {
         Ok(true)
-    } else if FALSE.contains(&raw) {
+    } else if FALSE_WORDS.contains(&raw) {
         Ok(false)
     } else {
         Err(!raw.is_empty())
     }
 }
 
-/// A date and time read from a filter value (the ISO forms of the engine's `dateparser`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct FilterDateTime {
-    /// `YYYY-MM-DD`.
-    pub date: String,
-    /// `HH:MM:SS`.
-    pub time: String,
-    /// Microseconds.
-    pub micro: u32,
-    /// The offset as Python prints an aware date-time (`+00:00`), when the text had one.
-    pub offset: Option<String>,
-}
-
-impl FilterDateTime {
-    /// How SQLAlchemy binds it to a `DATETIME` column (offset dropped).
-    pub(crate) fn stored(&self) -> String {
-        format!("{} {}.{:06}", self.date, self.time, self.micro)
-    }
-
-    /// `str(datetime)`.
-    fn python_str(&self) -> String {
-        let mut s = format!("{} {}", self.date, self.time);
-        if self.micro != 0 {
-            s.push_str(&format!(".{:06}", self.micro));
-        }
-        if let Some(offset) = &self.offset {
-            s.push_str(offset);
-        }
-        s
-    }
-}
-
-/// Reads `YYYY-MM-DD` optionally followed by `T` or a space, `HH:MM`, `:SS`, `.fraction` and
-/// `Z` or `±HH[:]MM`: the forms whose reading by the engine's `dateparser` is certain.
-pub(crate) fn parse_filter_datetime(raw: &str) -> Option<FilterDateTime> {
-    let text = raw.trim();
-    let b = text.as_bytes();
-    let num = |s: &[u8]| -> Option<u32> {
-        (!s.is_empty() && s.iter().all(u8::is_ascii_digit))
-            .then(|| std::str::from_utf8(s).ok()?.parse().ok())
-            .flatten()
-    };
-    // `YYYY-M-D`, month and day with one or two digits.
-    fn digits(b: &[u8], at: &mut usize, min: usize, max: usize) -> Option<u32> {
-        let start = *at;
-        while *at < b.len() && *at - start < max && b[*at].is_ascii_digit() {
-            *at += 1;
-        }
-        if *at - start < min {
-            return None;
-        }
-        std::str::from_utf8(&b[start..*at]).ok()?.parse().ok()
-    }
-    let mut at = 0;
-    let y = digits(b, &mut at, 4, 4)?;
-    (b.get(at) == Some(&b'-')).then_some(())?;
-    at += 1;
-    let mo = digits(b, &mut at, 1, 2)?;
-    (b.get(at) == Some(&b'-')).then_some(())?;
-    at += 1;
-    let d = digits(b, &mut at, 1, 2)?;
-    if b.get(at).is_some_and(u8::is_ascii_digit) {
-        return None;
-    }
-    let date = crate::engine::types::parse_date(format!("{y:04}-{mo:02}-{d:02}").as_bytes())?;
-    if (date.year, date.month, date.day) != (y, mo, d) {
-        return None;
-    }
-    let mut parsed = FilterDateTime {
-        date: date.iso(),
-        time: "00:00:00".to_owned(),
-        micro: 0,
-        offset: None,
-    };
-    let mut rest = &b[at..];
-    if rest.is_empty() {
-        return Some(parsed);
-    }
-    if !matches!(rest[0], b'T' | b't' | b' ') || rest.len() < 6 || rest[3] != b':' {
-        return None;
-    }
-    let (h, mi) = (num(&rest[1..3])?, num(&rest[4..6])?);
-    let mut s = 0;
-    rest = &rest[6..];
-    if rest.first() == Some(&b':') {
-        s = num(rest.get(1..3)?)?;
-        rest = &rest[3..];
-        if rest.first() == Some(&b'.') {
-            let n = rest[1..].iter().take_while(|c| c.is_ascii_digit()).count();
-            if n == 0 {
-                return None;
-            }
-            let digits = std::str::from_utf8(&rest[1..1 + n.min(6)]).ok()?;
-            parsed.micro = format!("{digits:0<6}").parse().ok()?;
-            rest = &rest[1 + n..];
-        }
-    }
-    if h > 23 || mi > 59 || s > 59 {
-        return None;
-    }
-    parsed.time = format!("{h:02}:{mi:02}:{s:02}");
-    parsed.offset = match rest {
-        [] => None,
-        [b'Z' | b'z'] => Some("+00:00".to_owned()),
-        [sign @ (b'+' | b'-'), h1, h2, m @ ..] => {
-            let m = match m {
-                [b':', m1, m2] | [m1, m2] => [*m1, *m2],
-                _ => return None,
-            };
-            let (oh, om) = (num(&[*h1, *h2])?, num(&m)?);
-            if oh > 23 || om > 59 {
-                return None;
-            }
-            Some(format!("{}{oh:02}:{om:02}", *sign as char))
-        }
-        _ => return None,
-    };
-    Some(parsed)
-}
-
 /// The engine's `dateparser` reads `YYYY-MM` as that month on today's day of the month (the
 /// last day when the month is shorter). Only lenient mode follows it: the answer changes
 /// with the date `[decision: stricter]`.
-fn month_of_this_day(raw: &str) -> Option<FilterDateTime> {
+fn month_of_this_day(raw: &str) -> Option<InputDateTime> {
     let b = raw.trim().as_bytes();
     if b.len() != 7 || b[4] != b'-' || !b[..4].iter().chain(&b[5..]).all(u8::is_ascii_digit) {
         return None;
@@ -350,7 +182,7 @@ fn month_of_this_day(raw: &str) -> Option<FilterDateTime> {
         crate::engine::types::parse_date(format!("{year:04}-{month:02}-{d:02}").as_bytes())
             .is_some()
     })?;
-    parse_filter_datetime(&format!("{year:04}-{month:02}-{day:02}"))
+    parse_input_datetime(&format!("{year:04}-{month:02}-{day:02}"))
 }
 
 /// The proleptic Gregorian date of a day count from 1970-01-01 (Howard Hinnant's algorithm).
@@ -405,13 +237,13 @@ impl FilterCtx<'_> {
         }
     }
 
-    fn datetime(&self, raw: &str) -> Result<FilterDateTime, EngineError> {
+    fn datetime(&self, raw: &str) -> Result<InputDateTime, EngineError> {
         if self.lenient
             && let Some(month) = month_of_this_day(raw)
         {
             return Ok(month);
         }
-        parse_filter_datetime(raw).ok_or_else(|| {
+        parse_input_datetime(py_strip(raw)).ok_or_else(|| {
             let message = format!(
                 "Invalid value {raw:?} for filter {:?}: expected a date YYYY-MM-DD or a date-time \
                  YYYY-MM-DD[THH:MM[:SS[.ffffff]]][Z|±HH:MM].",
@@ -432,8 +264,8 @@ impl FilterCtx<'_> {
             FilterFamily::Boolean => Value::Integer(i64::from(self.boolean(raw)?)),
             // `in` on a date column compares the raw texts; the other lookups the date.
             FilterFamily::Date if in_list => Value::Text(raw.to_owned()),
-            FilterFamily::Date => Value::Text(self.datetime(raw)?.date),
-            FilterFamily::DateTime => Value::Text(self.datetime(raw)?.stored()),
+            FilterFamily::Date => Value::Text(self.datetime(raw)?.date.iso()),
+            FilterFamily::DateTime => Value::Text(stored_datetime(&self.datetime(raw)?)),
             FilterFamily::Text => Value::Text(raw.to_owned()),
         })
     }
@@ -764,18 +596,18 @@ mod tests {
         assert_eq!(civil_from_days(19_783), (2024, 3, 1));
         assert_eq!(civil_from_days(-1), (1969, 12, 31));
         let d = month_of_this_day("2024-02").unwrap();
-        assert!(d.date.starts_with("2024-02-"));
+        assert!(d.date.iso().starts_with("2024-02-"));
         assert!(month_of_this_day("2024-13").is_none());
     }
 
     #[test]
     fn filter_date_times_read_the_iso_forms() {
-        let d = parse_filter_datetime("2024-03-15").unwrap();
-        assert_eq!(d.stored(), "2024-03-15 00:00:00.000000");
-        let d = parse_filter_datetime("2024-03-15T10:00:00.25Z").unwrap();
-        assert_eq!(d.stored(), "2024-03-15 10:00:00.250000");
+        let d = parse_input_datetime("2024-03-15").unwrap();
+        assert_eq!(stored_datetime(&d), "2024-03-15 00:00:00.000000");
+        let d = parse_input_datetime("2024-03-15T10:00:00.25Z").unwrap();
+        assert_eq!(stored_datetime(&d), "2024-03-15 10:00:00.250000");
         assert_eq!(d.python_str(), "2024-03-15 10:00:00.250000+00:00");
-        let d = parse_filter_datetime("2024-03-15 10:00").unwrap();
+        let d = parse_input_datetime("2024-03-15 10:00").unwrap();
         assert_eq!(d.python_str(), "2024-03-15 10:00:00");
         for bad in [
             "notadate",
@@ -784,7 +616,7 @@ mod tests {
             "2024-03-15T25:00",
             "2024-03-15x",
         ] {
-            assert!(parse_filter_datetime(bad).is_none(), "{bad:?}");
+            assert!(parse_input_datetime(bad).is_none(), "{bad:?}");
         }
     }
 }

@@ -533,7 +533,7 @@ fn date_time_texts_follow_dateparser() {
                 d.time.minute,
                 d.time.second,
                 d.time.micro,
-                d.aware
+                d.aware()
             )
         })
     };
