@@ -882,7 +882,7 @@ impl Resource {
             AggregateFunc::Count => Serializer::Value,
             _ => field.ty.serializer,
         };
-        let value = self.with_reader(|conn| -> Result<Json, EngineError> {
+        let value = self.with_read(|conn| -> Result<Json, EngineError> {
             register_functions(conn)?;
             let mut stmt = prepare(conn, &sql)?;
             let mut rows = stmt
@@ -964,7 +964,7 @@ impl Resource {
             model.table_sql,
             filter.sql
         );
-        self.with_reader(|conn| -> Result<Json, EngineError> {
+        self.with_read(|conn| -> Result<Json, EngineError> {
             register_functions(conn)?;
             let mut stmt = prepare(conn, &sql)?;
             let mut rows = stmt

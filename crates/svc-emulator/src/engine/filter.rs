@@ -502,18 +502,23 @@ pub(crate) fn order_selects_nothing(raw: &[String]) -> bool {
     matches!(raw, [one] if !one.is_empty() && one.chars().count() < 2)
 }
 
-/// ` ORDER BY ...` from `_order_by=a,-b` as the engine reads it: the value split on commas,
-/// each part a field name with an optional `-`, then the primary key descending unless it is
-/// already there. An unknown name, an empty part or a repeated `_order_by` make the engine fail
-/// (500): the emulator answers 400 `[decision: stricter]`.
-pub(crate) fn order_by(
-    model: &Model,
-    raw: &[String],
-    lenient: bool,
-) -> Result<String, EngineError> {
-    let pk = model.pk_field();
+/// The order of a list: its ` ORDER BY ...` clause and the fields it sorts by.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Order {
+    /// ` ORDER BY ...`, with a leading space.
+    pub sql: String,
+    /// `(index in Model::fields, descending)` of every term, in order. The primary key is
+    /// always among them.
+    pub terms: Vec<(usize, bool)>,
+}
+
+/// The order of `_order_by=a,-b` as the engine reads it: the value split on commas, each part a
+/// field name with an optional `-`, then the primary key descending unless it is already there.
+/// An unknown name, an empty part or a repeated `_order_by` make the engine fail (500): the
+/// emulator answers 400 `[decision: stricter]`.
+pub(crate) fn order_by(model: &Model, raw: &[String], lenient: bool) -> Result<Order, EngineError> {
+    let mut sql_terms = Vec::new();
     let mut terms = Vec::new();
-    let mut has_pk = false;
     let value = match raw {
         [] => "",
         [one] => one.as_str(),
@@ -533,7 +538,7 @@ pub(crate) fn order_by(
                 Some(n) => (true, n),
                 None => (false, part),
             };
-            let f = model.field(name).ok_or_else(|| {
+            let index = model.field_index(name).ok_or_else(|| {
                 EngineError::engine_fails(
                     lenient,
                     ORDER_BY_PARAM,
@@ -543,14 +548,19 @@ pub(crate) fn order_by(
                     ),
                 )
             })?;
-            has_pk |= f.name == pk.name;
-            terms.push(format!("{}{}", f.sql, if desc { " DESC" } else { "" }));
+            let f = &model.fields[index];
+            sql_terms.push(format!("{}{}", f.sql, if desc { " DESC" } else { "" }));
+            terms.push((index, desc));
         }
     }
-    if !has_pk {
-        terms.push(format!("{} DESC", pk.sql));
+    if !terms.iter().any(|&(i, _)| i == model.pk) {
+        sql_terms.push(format!("{} DESC", model.pk_field().sql));
+        terms.push((model.pk, true));
     }
-    Ok(format!(" ORDER BY {}", terms.join(", ")))
+    Ok(Order {
+        sql: format!(" ORDER BY {}", sql_terms.join(", ")),
+        terms,
+    })
 }
 
 #[cfg(test)]

@@ -58,8 +58,12 @@
 //!   its errors are field errors.
 //! - **Aggregate and group**: as the engine answers them (the `aggregate` module says how).
 //! - **Concurrency**: a database file runs in WAL mode with one writer and four read-only
-//!   reader connections (a list reads its count and page in one snapshot); an in-memory
-//!   database uses a single connection behind a mutex. `PRAGMA foreign_keys` is off, as in the
+//!   reader connections, which map the file into memory (a list reads its count and page in
+//!   one snapshot); an in-memory database uses a single connection behind a mutex.
+//! - **Paging cost** (`memo`): counts, and the sort key at the end of each page, are
+//!   remembered until the database changes (the emulator's writes, or another connection's,
+//!   seen through `PRAGMA data_version`), so a walk through the pages seeks past the previous
+//!   page instead of stepping over every row before it. The answers are `OFFSET`'s. `PRAGMA foreign_keys` is off, as in the
 //!   engine (the strict writes turn it on while they run).
 //! - **Seeding**: [`Resource::seeded`] with a path runs the seed only when the database has no
 //!   table yet.
@@ -72,6 +76,7 @@ pub(crate) mod convert;
 mod error;
 mod filter;
 mod list;
+mod memo;
 mod resource;
 mod schema;
 mod seed;

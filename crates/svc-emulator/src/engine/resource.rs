@@ -19,8 +19,11 @@ use crate::engine::convert::{
     write_field_value, write_row,
 };
 use crate::engine::error::EngineError;
-use crate::engine::filter::{MAX_PER_PAGE, Where, build_where, order_by, order_selects_nothing};
+use crate::engine::filter::{
+    MAX_PER_PAGE, Order, Where, build_where, order_by, order_selects_nothing,
+};
 use crate::engine::list::{ListSpec, Listing, RecordsJson, Selection};
+use crate::engine::memo::{self, ListMemo, Ticket};
 use crate::engine::schema::{Field, Model, Schema, load_schema, prepare, quote_ident};
 use crate::engine::types::{Reflected, read};
 
@@ -28,6 +31,27 @@ use crate::engine::types::{Reflected, read};
 const READERS: usize = 4;
 /// How long a connection waits for a lock held by another one.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+/// Bytes of a database file a reader maps into memory instead of reading it page by page
+/// through its own cache: counts and deep pages of a large table walk the file through the
+/// operating system's shared page cache, not 4 KiB `pread`s into a 2 MB cache per reader.
+const READER_MMAP_BYTES: i64 = 1 << 30;
+/// Prepared statements each connection keeps (lists, counts, seeks, writes).
+const STATEMENT_CACHE: usize = 64;
+
+/// A connection, and the `PRAGMA data_version` it saw at its last list (see [`ListMemo`]).
+struct Conn {
+    conn: Connection,
+    seen_version: Option<i64>,
+}
+
+impl Conn {
+    fn new(conn: Connection) -> Mutex<Self> {
+        Mutex::new(Conn {
+            conn,
+            seen_version: None,
+        })
+    }
+}
 
 /// One connected resource: an SQLite database whose tables are models.
 ///
@@ -36,10 +60,11 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// where WAL cannot be enabled) uses a single connection. `PRAGMA foreign_keys` is off, as on the data engine.
 pub struct Resource {
     path: Option<PathBuf>,
-    writer: Mutex<Connection>,
-    readers: Vec<Mutex<Connection>>,
+    writer: Mutex<Conn>,
+    readers: Vec<Mutex<Conn>>,
     next_reader: AtomicUsize,
     schema: RwLock<Arc<Schema>>,
+    memo: ListMemo,
 }
 
 impl fmt::Debug for Resource {
@@ -72,6 +97,7 @@ fn configure(conn: &Connection) -> Result<(), EngineError> {
     // when a statement goes back to it, so every list re-parsed and re-planned its SELECT.
     // Plans, hence results, do not depend on bound values anyway: only speed could.
     conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
+    conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
     Ok(())
 }
 
@@ -97,10 +123,11 @@ impl Resource {
                 let schema = load_schema(&conn)?;
                 Ok(Self {
                     path: None,
-                    writer: Mutex::new(conn),
+                    writer: Conn::new(conn),
                     readers: Vec::new(),
                     next_reader: AtomicUsize::new(0),
                     schema: RwLock::new(Arc::new(schema)),
+                    memo: ListMemo::default(),
                 })
             }
             Some(path) => {
@@ -147,7 +174,14 @@ impl Resource {
                 match Connection::open_with_flags(path, flags) {
                     Ok(r) => {
                         configure(&r)?;
-                        readers.push(Mutex::new(r));
+                        // A mapping is only a speed-up: SQLite reads through the cache when
+                        // it cannot map.
+                        let _: rusqlite::Result<i64> = r.query_row(
+                            &format!("PRAGMA mmap_size = {READER_MMAP_BYTES}"),
+                            [],
+                            |row| row.get(0),
+                        );
+                        readers.push(Conn::new(r));
                     }
                     Err(_) => break,
                 }
@@ -155,10 +189,11 @@ impl Resource {
         }
         Ok(Self {
             path: Some(path.to_owned()),
-            writer: Mutex::new(conn),
+            writer: Conn::new(conn),
             readers,
             next_reader: AtomicUsize::new(0),
             schema: RwLock::new(Arc::new(schema)),
+            memo: ListMemo::default(),
         })
     }
 
@@ -171,8 +206,8 @@ impl Resource {
     /// ones disappear. Data is not touched.
     pub fn reload(&self) -> Result<(), EngineError> {
         let schema = {
-            let conn = lock(&self.writer);
-            load_schema(&conn)?
+            let w = lock(&self.writer);
+            load_schema(&w.conn)?
         };
         *self.schema.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(schema);
         Ok(())
@@ -205,6 +240,16 @@ impl Resource {
     /// single (writable) connection of an in-memory database. See
     /// [`with_read_only`](Self::with_read_only) for a guarantee.
     pub fn with_reader<R>(&self, f: impl FnOnce(&mut Connection) -> R) -> R {
+        let out = self.read(|c| f(&mut c.conn));
+        if self.readers.is_empty() {
+            // The single connection can write: what `f` did may have changed the data.
+            self.memo.bump();
+        }
+        out
+    }
+
+    /// Runs `f` on a reader (see [`with_reader`](Self::with_reader)), for reads only.
+    fn read<R>(&self, f: impl FnOnce(&mut Conn) -> R) -> R {
         if self.readers.is_empty() {
             return f(&mut lock(&self.writer));
         }
@@ -220,17 +265,23 @@ impl Resource {
         f(&mut lock(&self.readers[start]))
     }
 
+    /// Runs `f` on a reader connection for reads only: aggregates and groups.
+    pub(crate) fn with_read<R>(&self, f: impl FnOnce(&mut Connection) -> R) -> R {
+        self.read(|c| f(&mut c.conn))
+    }
+
     /// Runs `f` on a connection that cannot change the database: a reader opened read-only for
     /// database files; for an in-memory database its single connection with
     /// `PRAGMA query_only` set for the duration of `f`. For the SQL endpoint (which should also
     /// check `Statement::readonly`).
     pub fn with_read_only<R>(&self, f: impl FnOnce(&mut Connection) -> R) -> R {
         if !self.readers.is_empty() {
-            return self.with_reader(f);
+            return self.with_read(f);
         }
-        let mut conn = lock(&self.writer);
+        let mut w = lock(&self.writer);
+        let conn = &mut w.conn;
         let on = conn.execute_batch("PRAGMA query_only = 1;");
-        let out = f(&mut conn);
+        let out = f(conn);
         if on.is_ok() {
             let _ = conn.execute_batch("PRAGMA query_only = 0;");
         }
@@ -240,55 +291,68 @@ impl Resource {
     /// Runs `f` on the writer connection. Callers that change the schema must
     /// [`reload`](Self::reload) afterwards.
     pub fn with_writer<R>(&self, f: impl FnOnce(&mut Connection) -> R) -> R {
-        f(&mut lock(&self.writer))
+        let mut w = lock(&self.writer);
+        let out = f(&mut w.conn);
+        // Before the lock goes: a list on the single connection of an in-memory database
+        // (which takes the same lock) sees the new generation.
+        self.memo.bump();
+        out
     }
 
     /// Lists the records of `model` that `spec` selects, in its order: one page with the count
     /// of all matching records, or with `no_pagination` every matching record (at most
     /// [`MAX_PER_PAGE`]). A page past the last one lists no records, with the count of all.
+    ///
+    /// Paging costs what the page costs, not what the table holds: the count of a selection
+    /// and the sort key at the end of each page are remembered for as long as the database
+    /// does not change (see `engine::memo`), so a walk through the pages in order seeks past
+    /// the previous page instead of stepping over every row before it. The answers are those
+    /// of `LIMIT ? OFFSET ?` on the same snapshot.
     pub fn list(&self, model: &str, spec: &ListSpec) -> Result<Listing, EngineError> {
         let model = self.model_or_404(model)?;
         let mut filter = build_where(&model, &spec.selection)?;
-        let order_sql = order_by(&model, &spec.order_by, spec.selection.lenient)?;
+        let order = order_by(&model, &spec.order_by, spec.selection.lenient)?;
         if order_selects_nothing(&spec.order_by) {
             filter.match_nothing();
         }
         let snapshot = !self.readers.is_empty();
-        self.with_reader(|conn| {
+        self.read(|reader| {
+            // Read before the snapshot begins: see `engine::memo` on validity.
+            let generation = self.memo.generation();
+            let conn: &Connection = &reader.conn;
             // One read snapshot for the count and the page (dropped, i.e. rolled back, at the end).
             let _snapshot = if snapshot {
                 Some(conn.unchecked_transaction()?)
             } else {
                 None
             };
-            let conn: &Connection = conn;
-            let select = format!(
-                "SELECT {} FROM {}{}{order_sql} LIMIT ? OFFSET ?",
-                model.select_list, model.table_sql, filter.sql
-            );
             if spec.no_pagination {
-                let (records, _) = write_records(
-                    conn,
-                    &model,
-                    &select,
-                    &filter.params,
-                    u64::from(MAX_PER_PAGE),
-                    0,
-                )?;
+                let select = format!(
+                    "SELECT {} FROM {}{}{} LIMIT ? OFFSET ?",
+                    model.select_list, model.table_sql, filter.sql, order.sql
+                );
+                let page = Page {
+                    select: &select,
+                    params: &filter.params,
+                    limit: u64::from(MAX_PER_PAGE),
+                    offset: 0,
+                    anchor_columns: &[],
+                };
+                let (records, _, _) = write_records(conn, &model, page)?;
                 return Ok(Listing::All(records));
             }
-            let count: u64 = {
-                let sql = format!("SELECT count(*) FROM {}{}", model.table_sql, filter.sql);
-                let mut stmt = prepare(conn, &sql)?;
-                let n: i64 =
-                    stmt.query_row(params_from_iter(filter.params.iter()), |r| r.get(0))?;
-                n.max(0) as u64
-            };
+            // The first statement of the snapshot: it begins the read and says whether any
+            // other connection committed since this one last looked.
+            let version: i64 = prepare(conn, "PRAGMA data_version")?.query_row([], |r| r.get(0))?;
+            let ticket = self
+                .memo
+                .ticket(generation, &mut reader.seen_version, version);
+            let count = self.count(conn, &model, &filter, ticket)?;
             let per_page = spec.per_page.max(1);
             let number = spec.page.max(1);
             let offset = (number - 1).saturating_mul(per_page);
             let (records, len) =
-                write_records(conn, &model, &select, &filter.params, per_page, offset)?;
+                self.page(conn, &model, &filter, &order, per_page, offset, ticket)?;
             Ok(Listing::Page {
                 count,
                 number,
@@ -297,6 +361,99 @@ impl Resource {
                 records,
             })
         })
+    }
+
+    /// The number of records `filter` selects: remembered, or counted and remembered.
+    fn count(
+        &self,
+        conn: &Connection,
+        model: &Model,
+        filter: &Where,
+        ticket: Ticket,
+    ) -> Result<u64, EngineError> {
+        let sql = format!("SELECT count(*) FROM {}{}", model.table_sql, filter.sql);
+        let key = memo::key(&sql, &filter.params);
+        if let Some(n) = self.memo.count(ticket, &key) {
+            return Ok(n);
+        }
+        let n: i64 =
+            prepare(conn, &sql)?.query_row(params_from_iter(filter.params.iter()), |r| r.get(0))?;
+        let n = n.max(0) as u64;
+        self.memo.keep_count(ticket, key, n);
+        Ok(n)
+    }
+
+    /// The page of `per_page` records from `offset`: from the nearest remembered anchor at or
+    /// before `offset` when there is one, else from the first record; the end of the page is
+    /// remembered as an anchor.
+    #[allow(clippy::too_many_arguments)]
+    fn page(
+        &self,
+        conn: &Connection,
+        model: &Model,
+        filter: &Where,
+        order: &Order,
+        per_page: u64,
+        offset: u64,
+        ticket: Ticket,
+    ) -> Result<(RecordsJson, u64), EngineError> {
+        let terms = seek_terms(model, order);
+        let walk = format!("{}{}{}", model.table_sql, filter.sql, order.sql);
+        let walk_key = memo::key(&walk, &filter.params);
+        let anchor = match terms {
+            Some(_) if offset > 0 => self.memo.anchor(ticket, &walk_key, offset),
+            _ => None,
+        };
+        let anchor_columns: Vec<usize> =
+            terms.map_or_else(Vec::new, |t| t.iter().map(|&(i, _)| i).collect());
+        let (select, params, skip) = match (&anchor, terms) {
+            (Some((at, sort_key)), Some(terms)) => {
+                let columns: Vec<(&str, bool)> = terms
+                    .iter()
+                    .map(|&(i, desc)| (model.fields[i].sql.as_str(), desc))
+                    .collect();
+                let mut params = filter.params.clone();
+                let seek = memo::seek_condition(&columns, sort_key, &mut params);
+                let select = match filter.sql.strip_prefix(" WHERE ") {
+                    Some(cond) => format!(
+                        "SELECT {} FROM {} WHERE ({cond}) AND ({seek}){} LIMIT ? OFFSET ?",
+                        model.select_list, model.table_sql, order.sql
+                    ),
+                    None => format!(
+                        "SELECT {} FROM {} WHERE {seek}{} LIMIT ? OFFSET ?",
+                        model.select_list, model.table_sql, order.sql
+                    ),
+                };
+                (select, std::borrow::Cow::Owned(params), offset - at)
+            }
+            _ => (
+                format!(
+                    "SELECT {} FROM {}{}{} LIMIT ? OFFSET ?",
+                    model.select_list, model.table_sql, filter.sql, order.sql
+                ),
+                std::borrow::Cow::Borrowed(&filter.params),
+                offset,
+            ),
+        };
+        let page = Page {
+            select: &select,
+            params: &params,
+            limit: per_page,
+            offset: skip,
+            anchor_columns: &anchor_columns,
+        };
+        let (records, len, last_key) = write_records(conn, model, page)?;
+        if let Some(sort_key) = last_key {
+            self.memo
+                .keep_anchor(ticket, &walk_key, offset + len, sort_key);
+        }
+        Ok((records, len))
+    }
+
+    /// How many counts the list memo answered and how many pages began at an anchor.
+    #[cfg(test)]
+    pub(crate) fn memo_hits(&self) -> (u64, u64) {
+        self.memo.hits()
     }
 
     /// The record of `model` whose primary key is `pk`, as JSON bytes (see
@@ -321,7 +478,7 @@ impl Resource {
         let model = self.model_or_404(model)?;
         let filter = build_where(&model, selection)?;
         let pk = lookup_value(&model, pk)?;
-        self.with_reader(|conn| {
+        self.with_read(|conn| {
             let row = get_object(conn, &model, &filter, &pk)?.ok_or(EngineError::RecordNotFound)?;
             Ok(write_loaded(&model, &row))
         })
@@ -1599,32 +1756,57 @@ fn orm_delete(
     Ok(())
 }
 
-/// The records of `select` (which ends with `LIMIT ? OFFSET ?`) as a JSON array, and how many.
+/// The terms of `order` a seek compares, up to and with the primary key (which makes the order
+/// total: nothing after it can matter), or `None` when the key may be NULL (a non-integer
+/// primary key without `NOT NULL`, which SQLite lets repeat as NULL) and only `OFFSET` pages.
+fn seek_terms<'o>(model: &Model, order: &'o Order) -> Option<&'o [(usize, bool)]> {
+    let pk = model.pk_field();
+    if !(pk.auto || pk.implicit_rowid || pk.not_null) {
+        return None;
+    }
+    let end = order.terms.iter().position(|&(i, _)| i == model.pk)?;
+    Some(&order.terms[..=end])
+}
+
+/// One page's statement: `select` ends with `LIMIT ? OFFSET ?`, bound after `params`.
+struct Page<'a> {
+    select: &'a str,
+    params: &'a [Value],
+    limit: u64,
+    offset: u64,
+    /// Columns of the sort key to read from the last row (none: no anchor).
+    anchor_columns: &'a [usize],
+}
+
+/// The records of a page as a JSON array, how many, and the sort key of the last one (when
+/// `anchor_columns` are given and the page has a record).
 fn write_records(
     conn: &Connection,
     model: &Model,
-    select: &str,
-    params: &[Value],
-    limit: u64,
-    offset: u64,
-) -> Result<(RecordsJson, u64), EngineError> {
-    let mut stmt = prepare(conn, select)?;
-    let limit = Value::Integer(i64::try_from(limit).unwrap_or(i64::MAX));
-    let offset = Value::Integer(i64::try_from(offset).unwrap_or(i64::MAX));
-    let binds = params.iter().chain([&limit, &offset]);
+    page: Page<'_>,
+) -> Result<(RecordsJson, u64, Option<Vec<Value>>), EngineError> {
+    let mut stmt = prepare(conn, page.select)?;
+    let limit = Value::Integer(i64::try_from(page.limit).unwrap_or(i64::MAX));
+    let offset = Value::Integer(i64::try_from(page.offset).unwrap_or(i64::MAX));
+    let binds = page.params.iter().chain([&limit, &offset]);
     let mut rows = stmt.query(params_from_iter(binds))?;
     let mut buf = Vec::with_capacity(4096);
     buf.push(b'[');
     let mut len: u64 = 0;
+    let mut last_key = None;
     while let Some(row) = rows.next()? {
         if len > 0 {
             buf.push(b',');
         }
         len += 1;
         write_row(&mut buf, model, row)?;
+        if len == page.limit && !page.anchor_columns.is_empty() {
+            // Only a full page's last row: a short page ends the walk.
+            last_key = memo::sort_key_of(row, page.anchor_columns)?;
+        }
     }
     buf.push(b']');
-    Ok((RecordsJson(buf), len))
+    Ok((RecordsJson(buf), len, last_key))
 }
 
 #[cfg(test)]

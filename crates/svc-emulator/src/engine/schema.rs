@@ -148,6 +148,11 @@ impl Model {
         self.index.get(name).map(|&i| &self.fields[i])
     }
 
+    /// The index in [`fields`](Self::fields) of the field named `name`.
+    pub(crate) fn field_index(&self, name: &str) -> Option<usize> {
+        self.index.get(name).copied()
+    }
+
     /// The primary key field.
     pub fn pk_field(&self) -> &Field {
         &self.fields[self.pk]
@@ -161,9 +166,8 @@ pub struct Schema {
     pub models: BTreeMap<String, Arc<Model>>,
 }
 
-/// Prepares `sql` on `conn`. The workspace builds rusqlite without its `cache` feature, so this
-/// is a plain `prepare`; with `cache` enabled it becomes `conn.prepare_cached(sql)` (returning
-/// `rusqlite::CachedStatement<'c>`), with no other change.
+/// Prepares `sql` on `conn` through the connection's statement cache (rusqlite's `cache`
+/// feature): the statements of lists, counts and writes are parsed and planned once.
 pub(crate) fn prepare<'c>(
     conn: &'c Connection,
     sql: &str,

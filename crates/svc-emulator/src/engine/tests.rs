@@ -2,6 +2,7 @@
 
 // The engine's aggregate and group answers, and its writes, each with their own fixture.
 mod aggregate;
+mod paging;
 mod writes;
 
 use std::path::PathBuf;
