@@ -83,13 +83,13 @@ impl Drop for BareAxum {
 
 /// The load generator: a bare hyper-util client, so the figures are about the servers.
 #[derive(Clone)]
-struct LoadClient {
+pub struct LoadClient {
     client: HyperClient<HttpConnector, Full<Bytes>>,
     authorization: HeaderValue,
 }
 
 impl LoadClient {
-    fn new(token: &str) -> Self {
+    pub fn new(token: &str) -> Self {
         let mut connector = HttpConnector::new();
         connector.set_nodelay(true);
         Self {
@@ -98,10 +98,16 @@ impl LoadClient {
         }
     }
 
-    async fn get(&self, uri: Uri) -> Bytes {
-        let request = Request::get(uri)
+    pub async fn get(&self, uri: Uri) -> Bytes {
+        self.send(Request::get(uri), Bytes::new()).await
+    }
+
+    /// Sends a request with this client's credentials; the answer must be a success.
+    pub async fn send(&self, request: http::request::Builder, body: Bytes) -> Bytes {
+        let request = request
             .header(AUTHORIZATION, self.authorization.clone())
-            .body(Full::new(Bytes::new()))
+            .header(CONTENT_TYPE, "application/json")
+            .body(Full::new(body))
             .expect("a valid request");
         let response = self.client.request(request).await.expect("a response");
         assert!(response.status().is_success(), "{}", response.status());

@@ -303,6 +303,7 @@ impl std::fmt::Debug for BenchEmulator {
 }
 
 impl BenchEmulator {
+    /// The emulator with in-memory resources of `rows` generated items each.
     pub fn start(resources: &[(&str, usize)]) -> Self {
         let mut project = ProjectConfig::new(PROJECT).api_key(API_KEY);
         for (name, rows) in resources {
@@ -311,6 +312,29 @@ impl BenchEmulator {
                     .seed_sql(seed_sql(*rows)),
             );
         }
+        Self::with_project(project)
+    }
+
+    /// The emulator with file-backed resources: `(name, rows, file)`, each file seeded with
+    /// `rows` generated items and an index on `status` when it has no table yet (a file made
+    /// by an earlier run is used as it is).
+    pub fn start_files(resources: &[(&str, usize, &std::path::Path)]) -> Self {
+        let mut project = ProjectConfig::new(PROJECT).api_key(API_KEY);
+        for (name, rows, file) in resources {
+            let seed = format!(
+                "{}\nCREATE INDEX items_status ON items (status);",
+                seed_sql(*rows)
+            );
+            project = project.resource(
+                ResourceConfig::new(*name, format!("tok_{name}_0123456789"))
+                    .database(*file)
+                    .seed_sql(seed),
+            );
+        }
+        Self::with_project(project)
+    }
+
+    fn with_project(project: ProjectConfig) -> Self {
         let config = EmulatorConfig::default().projects(ProjectsConfig::new(vec![project]));
         let rt = server_runtime("emulator", 2);
         let handle = rt

@@ -5,12 +5,14 @@
 //! 2. Decoding: the SDK beside `serde_json::from_slice`.
 //! 3. Export: `stream()` beside a sequential loop over pages, and its memory.
 //! 4. Emulator: a list page beside a bare axum handler, and records per second.
+//! 5. Emulator at scale: file-backed tables of 10k, 100k and 1M rows; first pages, walks,
+//!    exports, deep pages.
 //!
 //! Each figure is a ratio to a baseline measured in the same run, on the same machine: the
 //! median of several runs after a warm-up. The table is printed and written as Markdown.
 //!
 //! ```text
-//! svc-bench [--quick] [--out target/bench/report.md] [--only client,decoding,export,emulator]
+//! svc-bench [--quick] [--out target/bench/report.md] [--only client,decoding,export,emulator,scale]
 //!           [--load-ms N]   # how long each throughput run lasts
 //! svc-bench [--load-ms N] --profile client-{sdk|bare|reqwest}-{N}|emulator-page   # for a profiler
 //! ```
@@ -24,6 +26,7 @@ mod emulator;
 mod export;
 mod harness;
 mod report;
+mod scale;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -33,7 +36,7 @@ use harness::Settings;
 #[global_allocator]
 static ALLOCATOR: alloc::Counting = alloc::Counting;
 
-const BENCHMARKS: [&str; 4] = ["client", "decoding", "export", "emulator"];
+const BENCHMARKS: [&str; 5] = ["client", "decoding", "export", "emulator", "scale"];
 
 #[derive(Debug)]
 struct Args {
@@ -45,7 +48,7 @@ struct Args {
 }
 
 fn usage() -> String {
-    "usage: svc-bench [--quick] [--out PATH] [--only client,decoding,export,emulator] [--load-ms N]\n       \
+    "usage: svc-bench [--quick] [--out PATH] [--only client,decoding,export,emulator,scale] [--load-ms N]\n       \
      svc-bench [--load-ms N] --profile client-{sdk|bare|reqwest}-{N}|emulator-page"
         .to_owned()
 }
@@ -156,6 +159,9 @@ fn main() -> ExitCode {
     }
     if wanted("emulator") {
         rows.extend(emulator::run(&settings));
+    }
+    if wanted("scale") {
+        rows.extend(scale::run(&settings));
     }
 
     println!("\n{}", report::text_table(&rows));

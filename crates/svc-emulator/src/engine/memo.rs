@@ -42,7 +42,7 @@ use rusqlite::types::{Value, ValueRef};
 const MAX_COUNTS: usize = 256;
 /// Selections and orders whose anchors are kept; past this the memo starts afresh.
 const MAX_WALKS: usize = 64;
-/// Anchors kept per walk; past this the oldest (lowest offset) goes.
+/// Anchors kept per walk; past this the one least recently kept or used goes.
 const MAX_ANCHORS: usize = 32;
 
 /// Counts and anchors of one resource's lists, valid for one database state.
@@ -60,8 +60,17 @@ struct State {
     /// The generation the entries belong to.
     generation: u64,
     counts: HashMap<Vec<u8>, u64>,
-    /// Walk key → (offset of the row after the anchor → the anchor's sort key).
-    walks: HashMap<Vec<u8>, BTreeMap<u64, Vec<Value>>>,
+    /// Walk key → (offset of the row after the anchor → the anchor).
+    walks: HashMap<Vec<u8>, BTreeMap<u64, Anchor>>,
+    /// Ticks on every anchor kept or used: the recency of each.
+    clock: u64,
+}
+
+#[derive(Debug)]
+struct Anchor {
+    sort_key: Vec<Value>,
+    /// When it was last kept or used (`State::clock`).
+    used: u64,
 }
 
 /// The generation a list read before its snapshot began, and whether the memo may serve it.
@@ -161,9 +170,11 @@ impl ListMemo {
         offset: u64,
     ) -> Option<(u64, Vec<Value>)> {
         self.with_state(ticket, |s| {
-            let walk = s.walks.get(key)?;
-            let (&at, sort_key) = walk.range(..=offset).next_back()?;
-            Some((at, sort_key.clone()))
+            s.clock += 1;
+            let walk = s.walks.get_mut(key)?;
+            let (&at, anchor) = walk.range_mut(..=offset).next_back()?;
+            anchor.used = s.clock;
+            Some((at, anchor.sort_key.clone()))
         })
         .flatten()
         .inspect(|_| {
@@ -186,12 +197,18 @@ impl ListMemo {
                 }
                 s.walks.insert(key.to_vec(), BTreeMap::new());
             }
+            s.clock += 1;
+            let used = s.clock;
             let Some(walk) = s.walks.get_mut(key) else {
                 return;
             };
-            walk.insert(offset, sort_key);
-            while walk.len() > MAX_ANCHORS {
-                walk.pop_first();
+            walk.insert(offset, Anchor { sort_key, used });
+            if walk.len() > MAX_ANCHORS {
+                // Walks go forwards: what a walk left behind is what it will not ask again.
+                let oldest = walk.iter().min_by_key(|(_, a)| a.used).map(|(&at, _)| at);
+                if let Some(at) = oldest {
+                    walk.remove(&at);
+                }
             }
         });
     }

@@ -288,3 +288,64 @@ fn concurrent_writes_never_leak_a_stale_count_or_anchor() {
     let (count, _) = page_of(&r, "t", &spec("", &[], 1, 5));
     assert_eq!(count, 170);
 }
+
+/// A walk in order starts every page after the first at the anchor the page before it left,
+/// and counts once: what keeps an export's cost linear in its size.
+#[test]
+fn a_walk_in_order_seeks_from_the_page_before_and_counts_once() {
+    let path = temp_path("long-walk.sqlite");
+    let r = Resource::seeded(
+        Some(&path),
+        "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT);
+         WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 3000)
+         INSERT INTO t SELECT n, 'v' || n FROM s;",
+    )
+    .unwrap();
+    // Every reader connection has looked once: a connection's first list keeps nothing.
+    for _ in 0..8 {
+        page_of(&r, "t", &spec("", &[], 1, 100));
+    }
+    let (counts_before, anchors_before) = r.memo_hits();
+    for page in 1..=30 {
+        let (count, records) = page_of(&r, "t", &spec("", &[], page, 100));
+        assert_eq!(count, 3000);
+        assert_eq!(records[0]["id"], 3000 - (page as i64 - 1) * 100);
+    }
+    let (counts, anchors) = r.memo_hits();
+    assert_eq!(counts - counts_before, 30, "every count came from the memo");
+    assert_eq!(
+        anchors - anchors_before,
+        29,
+        "pages 2 to 30 began at an anchor"
+    );
+}
+
+/// A second walk of the same list, longer than the anchors kept per walk, seeks like the
+/// first: what the first walk left at its end does not crowd out what the second one keeps.
+#[test]
+fn a_second_long_walk_seeks_like_the_first() {
+    let path = temp_path("two-walks.sqlite");
+    let r = Resource::seeded(
+        Some(&path),
+        "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT);
+         WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 1000)
+         INSERT INTO t SELECT n, 'v' || n FROM s;",
+    )
+    .unwrap();
+    for _ in 0..8 {
+        page_of(&r, "t", &spec("", &[], 1, 10));
+    }
+    for walk in 0..2 {
+        let (_, anchors_before) = r.memo_hits();
+        for page in 1..=100 {
+            let (_, records) = page_of(&r, "t", &spec("", &[], page, 10));
+            assert_eq!(records[0]["id"], 1000 - (page as i64 - 1) * 10);
+        }
+        let (_, anchors) = r.memo_hits();
+        assert_eq!(
+            anchors - anchors_before,
+            99,
+            "walk {walk}: pages 2 to 100 from anchors"
+        );
+    }
+}
