@@ -289,22 +289,30 @@ fn concurrent_writes_never_leak_a_stale_count_or_anchor() {
     assert_eq!(count, 170);
 }
 
+/// A file-backed table `t` of ids 1 to `rows`, whose reader connections have each listed once
+/// (a connection's first list keeps nothing: it has not seen the database before).
+fn numbered(rows: u32) -> Resource {
+    let path = temp_path("numbered.sqlite");
+    let r = Resource::seeded(
+        Some(&path),
+        &format!(
+            "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT);
+             WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < {rows})
+             INSERT INTO t SELECT n, 'v' || n FROM s;"
+        ),
+    )
+    .unwrap();
+    for _ in 0..8 {
+        page_of(&r, "t", &spec("", &[], 1, 10));
+    }
+    r
+}
+
 /// A walk in order starts every page after the first at the anchor the page before it left,
 /// and counts once: what keeps an export's cost linear in its size.
 #[test]
 fn a_walk_in_order_seeks_from_the_page_before_and_counts_once() {
-    let path = temp_path("long-walk.sqlite");
-    let r = Resource::seeded(
-        Some(&path),
-        "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT);
-         WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 3000)
-         INSERT INTO t SELECT n, 'v' || n FROM s;",
-    )
-    .unwrap();
-    // Every reader connection has looked once: a connection's first list keeps nothing.
-    for _ in 0..8 {
-        page_of(&r, "t", &spec("", &[], 1, 100));
-    }
+    let r = numbered(3000);
     let (counts_before, anchors_before) = r.memo_hits();
     for page in 1..=30 {
         let (count, records) = page_of(&r, "t", &spec("", &[], page, 100));
@@ -324,17 +332,7 @@ fn a_walk_in_order_seeks_from_the_page_before_and_counts_once() {
 /// first: what the first walk left at its end does not crowd out what the second one keeps.
 #[test]
 fn a_second_long_walk_seeks_like_the_first() {
-    let path = temp_path("two-walks.sqlite");
-    let r = Resource::seeded(
-        Some(&path),
-        "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT);
-         WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 1000)
-         INSERT INTO t SELECT n, 'v' || n FROM s;",
-    )
-    .unwrap();
-    for _ in 0..8 {
-        page_of(&r, "t", &spec("", &[], 1, 10));
-    }
+    let r = numbered(1000);
     for walk in 0..2 {
         let (_, anchors_before) = r.memo_hits();
         for page in 1..=100 {
