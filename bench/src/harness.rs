@@ -91,29 +91,8 @@ where
     F: Fn() -> Fut + Clone + Send + 'static,
     Fut: Future<Output = ()> + Send + 'static,
 {
-    rt.block_on(async move {
-        let start = Instant::now();
-        let deadline = start + duration;
-        let mut workers = tokio::task::JoinSet::new();
-        for _ in 0..concurrency {
-            let request = request.clone();
-            workers.spawn(async move {
-                let mut done = 0u64;
-                while Instant::now() < deadline {
-                    request().await;
-                    done += 1;
-                }
-                done
-            });
-        }
-        let mut requests = 0u64;
-        while let Some(done) = workers.join_next().await {
-            requests += done.expect("a load worker panicked");
-        }
-        Done {
-            requests,
-            elapsed: start.elapsed(),
-        }
+    workers(rt, concurrency, request, move |start| {
+        start.elapsed() < duration
     })
 }
 
@@ -127,16 +106,28 @@ where
     use std::sync::Arc;
     use std::sync::atomic::{AtomicU64, Ordering};
 
+    let started = Arc::new(AtomicU64::new(0));
+    workers(rt, concurrency, request, move |_| {
+        started.fetch_add(1, Ordering::Relaxed) < total
+    })
+}
+
+/// `concurrency` workers, each making one request after another while `more(start)` says so.
+fn workers<F, Fut, M>(rt: &Runtime, concurrency: usize, request: F, more: M) -> Done
+where
+    F: Fn() -> Fut + Clone + Send + 'static,
+    Fut: Future<Output = ()> + Send + 'static,
+    M: Fn(Instant) -> bool + Clone + Send + 'static,
+{
     rt.block_on(async move {
         let start = Instant::now();
-        let started = Arc::new(AtomicU64::new(0));
         let mut workers = tokio::task::JoinSet::new();
         for _ in 0..concurrency {
             let request = request.clone();
-            let started = Arc::clone(&started);
+            let more = more.clone();
             workers.spawn(async move {
                 let mut done = 0u64;
-                while started.fetch_add(1, Ordering::Relaxed) < total {
+                while more(start) {
                     request().await;
                     done += 1;
                 }
