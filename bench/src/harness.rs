@@ -24,6 +24,9 @@ pub struct Settings {
     pub load_time: Duration,
     /// Runs of the short, single-shot measurements (decoding).
     pub decode_runs: usize,
+    /// Profile mode: how many requests a profile loop makes (`--requests N`), instead of
+    /// running for `load_time`.
+    pub profile_requests: Option<u64>,
 }
 
 impl Settings {
@@ -32,6 +35,7 @@ impl Settings {
             runs: 9,
             load_time: Duration::from_millis(500),
             decode_runs: 15,
+            profile_requests: None,
         }
     }
 
@@ -40,6 +44,7 @@ impl Settings {
             runs: 5,
             load_time: Duration::from_millis(200),
             decode_runs: 5,
+            profile_requests: None,
         }
     }
 }
@@ -86,15 +91,43 @@ where
     F: Fn() -> Fut + Clone + Send + 'static,
     Fut: Future<Output = ()> + Send + 'static,
 {
+    workers(rt, concurrency, request, move |start| {
+        start.elapsed() < duration
+    })
+}
+
+/// Runs `request` exactly `total` times with `concurrency` in flight: for profiles, whose
+/// instruction counts must not depend on how fast the machine happens to be.
+pub fn load_count<F, Fut>(rt: &Runtime, concurrency: usize, total: u64, request: F) -> Done
+where
+    F: Fn() -> Fut + Clone + Send + 'static,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    let started = Arc::new(AtomicU64::new(0));
+    workers(rt, concurrency, request, move |_| {
+        started.fetch_add(1, Ordering::Relaxed) < total
+    })
+}
+
+/// `concurrency` workers, each making one request after another while `more(start)` says so.
+fn workers<F, Fut, M>(rt: &Runtime, concurrency: usize, request: F, more: M) -> Done
+where
+    F: Fn() -> Fut + Clone + Send + 'static,
+    Fut: Future<Output = ()> + Send + 'static,
+    M: Fn(Instant) -> bool + Clone + Send + 'static,
+{
     rt.block_on(async move {
         let start = Instant::now();
-        let deadline = start + duration;
         let mut workers = tokio::task::JoinSet::new();
         for _ in 0..concurrency {
             let request = request.clone();
+            let more = more.clone();
             workers.spawn(async move {
                 let mut done = 0u64;
-                while Instant::now() < deadline {
+                while more(start) {
                     request().await;
                     done += 1;
                 }
@@ -110,6 +143,54 @@ where
             elapsed: start.elapsed(),
         }
     })
+}
+
+/// Marks the start of a profile's measured window, for callgrind: `svc-bench` zeroes its
+/// counters on entering [`profile_window_start`] (`--zero-before`) and writes them out on
+/// entering [`profile_window_end`] (`--dump-before`), so start-up, warm-up and shut-down are
+/// not counted. Each passes its own value through `black_box`, so that the compiler can
+/// neither drop them nor fold them into one.
+#[inline(never)]
+pub fn profile_window_start() {
+    std::hint::black_box(1u64);
+}
+
+/// Marks the end of a profile's measured window (see [`profile_window_start`]).
+#[inline(never)]
+pub fn profile_window_end() {
+    std::hint::black_box(2u64);
+}
+
+/// One profile loop: `requests` requests (after a warm-up of a tenth as many, at least 20)
+/// between the window marks when a count is given, else requests for `settings.load_time`.
+/// Prints what it did, in the form the instruction counter reads: `N requests`.
+pub fn profile_loop<F, Fut>(
+    rt: &Runtime,
+    settings: &Settings,
+    what: &str,
+    concurrency: usize,
+    request: F,
+) -> Done
+where
+    F: Fn() -> Fut + Clone + Send + 'static,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    let done = match settings.profile_requests {
+        Some(total) => {
+            load_count(rt, concurrency, (total / 10).max(20), request.clone());
+            profile_window_start();
+            let done = load_count(rt, concurrency, total, request);
+            profile_window_end();
+            done
+        }
+        None => load(rt, concurrency, settings.load_time, request),
+    };
+    eprintln!(
+        "{what}, {concurrency} in flight: {} requests, {:.0} req/s",
+        done.requests,
+        done.per_second()
+    );
+    done
 }
 
 /// An in-process HTTP/1.1 server (hyper, one worker thread) that answers every request with the

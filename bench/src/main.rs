@@ -7,15 +7,21 @@
 //! 4. Emulator: a list page beside a bare axum handler, and records per second.
 //! 5. Emulator at scale: file-backed tables of 10k, 100k and 1M rows; first pages, walks,
 //!    exports, deep pages.
+//! 6. Instructions per request (callgrind, when valgrind is installed): the SDK beside the
+//!    baselines by a count that does not move with the load of the machine.
 //!
 //! Each figure is a ratio to a baseline measured in the same run, on the same machine: the
 //! median of several runs after a warm-up. The table is printed and written as Markdown.
 //!
 //! ```text
-//! svc-bench [--quick] [--out target/bench/report.md] [--only client,decoding,export,emulator,scale]
+//! svc-bench [--quick] [--out target/bench/report.md] [--only client,decoding,export,emulator,scale,instructions]
 //!           [--load-ms N]   # how long each throughput run lasts
-//! svc-bench [--load-ms N] --profile client-{sdk|bare|reqwest}-{N}|emulator-page   # for a profiler
+//! svc-bench [--load-ms N | --requests N] --profile PROFILE   # one loop, for a profiler
 //! ```
+//!
+//! Profiles: `client-[list-|retrieve-]{sdk|bare|reqwest}-{N}` and `emulator-page`. With
+//! `--requests N` a profile makes exactly N requests (after a warm-up) between two marks that
+//! callgrind zeroes and dumps its counters at: see instructions.rs.
 // The counting allocator (src/alloc.rs) is the one `unsafe` item, allowed there alone.
 #![deny(unsafe_code)]
 
@@ -25,6 +31,7 @@ mod decoding;
 mod emulator;
 mod export;
 mod harness;
+mod instructions;
 mod report;
 mod scale;
 
@@ -36,7 +43,14 @@ use harness::Settings;
 #[global_allocator]
 static ALLOCATOR: alloc::Counting = alloc::Counting;
 
-const BENCHMARKS: [&str; 5] = ["client", "decoding", "export", "emulator", "scale"];
+const BENCHMARKS: [&str; 6] = [
+    "client",
+    "decoding",
+    "export",
+    "emulator",
+    "scale",
+    "instructions",
+];
 
 #[derive(Debug)]
 struct Args {
@@ -45,11 +59,12 @@ struct Args {
     only: Vec<String>,
     profile: Option<String>,
     load_ms: Option<u64>,
+    requests: Option<u64>,
 }
 
 fn usage() -> String {
-    "usage: svc-bench [--quick] [--out PATH] [--only client,decoding,export,emulator,scale] [--load-ms N]\n       \
-     svc-bench [--load-ms N] --profile client-{sdk|bare|reqwest}-{N}|emulator-page"
+    "usage: svc-bench [--quick] [--out PATH] [--only client,decoding,export,emulator,scale,instructions] [--load-ms N]\n       \
+     svc-bench [--load-ms N | --requests N] --profile client-[list-|retrieve-]{sdk|bare|reqwest}-{N}|emulator-page"
         .to_owned()
 }
 
@@ -60,6 +75,7 @@ fn parse_args() -> Result<Args, String> {
         only: BENCHMARKS.map(str::to_owned).to_vec(),
         profile: None,
         load_ms: None,
+        requests: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -77,6 +93,10 @@ fn parse_args() -> Result<Args, String> {
             "--load-ms" => {
                 let ms = it.next().ok_or_else(usage)?;
                 args.load_ms = Some(ms.parse().map_err(|_| usage())?);
+            }
+            "--requests" => {
+                let n = it.next().ok_or_else(usage)?;
+                args.requests = Some(n.parse().map_err(|_| usage())?);
             }
             "-h" | "--help" => return Err(usage()),
             other => return Err(format!("unknown argument {other:?}\n{}", usage())),
@@ -125,12 +145,10 @@ fn main() -> ExitCode {
     if let Some(ms) = args.load_ms {
         settings.load_time = std::time::Duration::from_millis(ms);
     }
+    settings.profile_requests = args.requests;
     if let Some(what) = args.profile.as_deref() {
         let done = match what.split('-').collect::<Vec<_>>().as_slice() {
-            ["client", who, n] => match n.parse() {
-                Ok(n) => client_overhead::profile(&settings, who, n),
-                Err(_) => Err(format!("not a number of requests in flight: {n:?}")),
-            },
+            ["client", spec @ ..] => client_overhead::profile(&settings, spec),
             ["emulator", "page"] => {
                 emulator::profile_page(&settings);
                 Ok(())
@@ -162,6 +180,9 @@ fn main() -> ExitCode {
     }
     if wanted("scale") {
         rows.extend(scale::run(&settings));
+    }
+    if wanted("instructions") {
+        rows.extend(instructions::run(if args.quick { 200 } else { 1000 }));
     }
 
     println!("\n{}", report::text_table(&rows));

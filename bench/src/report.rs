@@ -59,7 +59,11 @@ impl Row {
             self.benchmark.clone(),
             self.figure.clone(),
             self.baseline.clone(),
-            format!("{:.2}x", self.ratio),
+            if self.ratio.is_nan() {
+                "-".to_owned()
+            } else {
+                format!("{:.2}x", self.ratio)
+            },
             self.target.text(),
             match self.met() {
                 Some(true) => "yes".to_owned(),

@@ -198,6 +198,9 @@ fn workspace_root() -> PathBuf {
 /// Builds the benchmarks in release mode and runs them all in one process; the table goes to
 /// the terminal and to `target/bench/report.md` (see docs/performance.md). `--quick` makes a
 /// shorter run; other arguments go to the bench binary (`--out PATH`, `--only client,...`).
+/// When valgrind is installed, the table ends with instructions per request from callgrind
+/// beside the requests per second (benchmark `instructions`, bench/src/instructions.rs); when
+/// it is not, those rows say so.
 fn bench(args: &[String]) -> bool {
     let root = workspace_root();
     let mut bench_args: Vec<String> = Vec::new();
@@ -401,7 +404,8 @@ fn main() -> ExitCode {
                  package   cargo package --workspace, each crate verified from its tarball\n  \
                  bench     run every benchmark in release mode, print the table and write \
                  target/bench/report.md\n            \
-                 (--quick for a shorter run; see docs/performance.md)\n  \
+                 (--quick for a shorter run; instructions per request when valgrind is \
+                 installed;\n            see docs/performance.md)\n  \
                  load      the load test at full size (64 clients x 2000 operations) in release mode\n  \
                  fuzz      run every cargo-fuzz target for SECONDS each (default 60): \
                  fuzz [SECONDS] [TARGET...]\n  \

@@ -71,6 +71,8 @@ pub(crate) struct Sender {
     /// transport (the default transport enforces [`ClientBuilder::attempt_timeout`] itself).
     pub(crate) attempt_timeout: Option<Duration>,
     pub(crate) user_agent: http::HeaderValue,
+    /// URL prefixes, parsed hosts and header values made once from the settings.
+    pub(crate) prepared: crate::prepared::Prepared,
 }
 
 impl fmt::Debug for Client {
@@ -525,6 +527,20 @@ impl ClientBuilder {
         let _ = (transport, sleep, attempt_timeout);
         #[cfg(not(feature = "_session"))]
         let _ = session;
+        let project = self.project.or(self.env.project);
+        let environment = self
+            .environment
+            .or(self.env.environment)
+            .unwrap_or_else(|| DEFAULT_ENVIRONMENT.to_owned());
+        #[cfg(feature = "_sends")]
+        let prepared = crate::prepared::Prepared::new(&crate::prepared::Settings {
+            api_base_url: &api_base_url,
+            app_base_url: &app_base_url,
+            project: project.as_deref(),
+            environment: &environment,
+            api_key: self.api_key.as_ref(),
+            resource_tokens: &self.resource_tokens,
+        });
         Ok(Client {
             inner: Arc::new(Inner {
                 #[cfg(feature = "_sends")]
@@ -536,12 +552,10 @@ impl ClientBuilder {
                         "svc-rs/",
                         env!("CARGO_PKG_VERSION")
                     )),
+                    prepared,
                 },
-                project: self.project.or(self.env.project),
-                environment: self
-                    .environment
-                    .or(self.env.environment)
-                    .unwrap_or_else(|| DEFAULT_ENVIRONMENT.to_owned()),
+                project,
+                environment,
                 api_base_url,
                 app_base_url,
                 draft: self.draft.or(self.env.draft).unwrap_or(false),

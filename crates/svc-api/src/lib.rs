@@ -43,6 +43,8 @@ mod client;
 mod error;
 // The request machinery: only operation groups send anything.
 #[cfg(feature = "_sends")]
+mod prepared;
+#[cfg(feature = "_sends")]
 mod request;
 mod retry;
 // Credentials that depend on the session: only groups whose calls may carry one.

@@ -65,14 +65,17 @@ impl Pages<'_> {
     }
 
     fn base(&self) -> Result<Url> {
-        let environment = match &self.environment {
-            Some(env) => EnvironmentName::new(env.as_str())?,
-            None => self.client.environment()?,
-        };
+        // Checked as `EnvironmentName` checks it, and encoded as its `encoded()` does, without
+        // copying it.
+        let environment = self
+            .environment
+            .as_deref()
+            .unwrap_or(&self.client.inner.environment);
+        EnvironmentName::check(environment)?;
         Ok(self
             .client
             .app_project_url()?
-            .encoded_segment(&environment.encoded())
+            .segment(environment)
             .segment("view_settings"))
     }
 
@@ -90,8 +93,8 @@ impl Pages<'_> {
     }
 
     fn item(&self, uid: &str) -> Result<Url> {
-        let uid = PageUid::new(uid)?;
-        Ok(self.base()?.encoded_segment(&uid.encoded()))
+        PageUid::check(uid)?;
+        Ok(self.base()?.segment(uid))
     }
 
     /// All pages of the set.

@@ -225,13 +225,18 @@ impl Client {
     /// Resolves the call's credential (refreshing the session if that is what is sent), then
     /// sends with retries.
     async fn send_authorized(&self, call: Call) -> Result<Response<Bytes>> {
-        let authorization = self
-            .resolve(&call.auth)
-            .await?
-            .as_ref()
-            .map(Credential::header_value)
-            .transpose()
-            .map_err(|e| Error::invalid_because(e.to_string(), e))?;
+        let authorization = match self.resolve(&call.auth).await? {
+            // The client's own API key or resource token: its value was made once.
+            Some(credential) => match self.inner.sender.prepared.authorization(&credential) {
+                Some(value) => Some(value),
+                None => Some(
+                    credential
+                        .header_value()
+                        .map_err(|e| Error::invalid_because(e.to_string(), e))?,
+                ),
+            },
+            None => None,
+        };
         self.send_with_retries(&call, authorization).await
     }
 
@@ -259,25 +264,33 @@ impl Client {
         call: &Call,
         authorization: Option<HeaderValue>,
     ) -> Result<Response<Bytes>> {
-        let uri: http::Uri = self
-            .with_draft(call)
-            .parse()
-            .map_err(|e| Error::invalid_because(format!("{:?} is not a valid URL", call.url), e))?;
-        let mut jitter = Jitter::new();
+        let url = self.with_draft(call);
+        // Only the path and query are parsed when the URL is on one of the client's hosts.
+        let uri = match self.inner.sender.prepared.uri(&url) {
+            Some(uri) => uri,
+            None => url.parse::<http::Uri>().map_err(|e| {
+                Error::invalid_because(format!("{:?} is not a valid URL", call.url), e)
+            })?,
+        };
+        // Seeded only when a retry needs a backoff: most calls succeed at once.
+        let mut jitter: Option<Jitter> = None;
         let mut attempt = 1;
         // Events carry the method, the path (no query), the status, the attempt and the time:
-        // never a header or a body, which hold credentials and personal data.
-        let path = call.path();
+        // never a header or a body, which hold credentials and personal data. Their fields are
+        // worked out only when an event is recorded, and the clock is read only when the
+        // events that show the time would be.
         loop {
-            let request = self.build_request(call, &uri, authorization.as_ref())?;
-            tracing::trace!(method = %call.method, path = %path, attempt, "svc-api: sending");
-            let started = Instant::now();
+            let request = self.build_request(call, &uri, authorization.as_ref());
+            tracing::trace!(method = %call.method, path = %call.path(), attempt, "svc-api: sending");
+            let started = tracing::enabled!(tracing::Level::DEBUG).then(Instant::now);
             let answer = self.attempt(request).await;
-            let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            let elapsed_ms = started.map_or(0, |started| {
+                u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+            });
             match &answer {
                 Ok(response) => tracing::debug!(
                     method = %call.method,
-                    path = %path,
+                    path = %call.path(),
                     status = response.status().as_u16(),
                     attempt,
                     elapsed_ms,
@@ -285,7 +298,7 @@ impl Client {
                 ),
                 Err(e) => tracing::debug!(
                     method = %call.method,
-                    path = %path,
+                    path = %call.path(),
                     attempt,
                     elapsed_ms,
                     error = %e,
@@ -315,11 +328,12 @@ impl Client {
                     (Error::Transport(e), None)
                 }
             };
-            match self.inner.retry.delay(attempt, retry_after, &mut jitter) {
+            let jitter = jitter.get_or_insert_with(Jitter::new);
+            match self.inner.retry.delay(attempt, retry_after, jitter) {
                 Some(wait) => {
                     tracing::debug!(
                         method = %call.method,
-                        path = %path,
+                        path = %call.path(),
                         attempt,
                         wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
                         "svc-api: retrying"
@@ -380,21 +394,23 @@ impl Client {
         call: &Call,
         uri: &http::Uri,
         authorization: Option<&HeaderValue>,
-    ) -> Result<Request<Bytes>> {
-        let mut builder = Request::builder()
-            .method(call.method.clone())
-            .uri(uri.clone())
-            .header(USER_AGENT, self.inner.sender.user_agent.clone())
-            .header(ACCEPT, call.accept.clone());
+    ) -> Request<Bytes> {
+        // Built in place rather than through `Request::builder()`, whose every step moves the
+        // whole request: the method, URI and header values are already checked, so nothing
+        // here can fail.
+        let mut request = Request::new(call.body.clone().unwrap_or_default());
+        *request.method_mut() = call.method.clone();
+        *request.uri_mut() = uri.clone();
+        let headers = request.headers_mut();
+        headers.insert(USER_AGENT, self.inner.sender.user_agent.clone());
+        headers.insert(ACCEPT, call.accept.clone());
         if let Some(auth) = authorization {
-            builder = builder.header(AUTHORIZATION, auth.clone());
+            headers.insert(AUTHORIZATION, auth.clone());
         }
         if call.body.is_some() {
-            builder = builder.header(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         }
-        builder
-            .body(call.body.clone().unwrap_or_default())
-            .map_err(|e| Error::invalid_because("the request could not be built", e))
+        request
     }
 }
 

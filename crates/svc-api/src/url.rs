@@ -66,12 +66,20 @@ impl Url {
 /// as most names, keys and values are, is appended as it is, without building an encoded copy
 /// first.
 fn push_encoded(buf: &mut String, text: &str) {
-    buf.push_str(&encode_component(text));
+    let unreserved = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~');
+    if text.as_bytes().iter().all(unreserved) {
+        buf.push_str(text);
+    } else {
+        buf.push_str(&encode_component(text));
+    }
 }
 
 impl Client {
     /// `{app_base_url}/projects/{project}`.
     pub(crate) fn app_project_url(&self) -> Result<Url> {
+        if let Some(prefix) = self.inner.sender.prepared.app_prefix() {
+            return Ok(Url::new(prefix));
+        }
         let project = self.project()?;
         Ok(Url::new(self.app_base_url())
             .segment("projects")
@@ -80,6 +88,9 @@ impl Client {
 
     /// `{api_base_url}/projects/{project}/{environment}`.
     pub(crate) fn data_url(&self) -> Result<Url> {
+        if let Some(prefix) = self.inner.sender.prepared.data_prefix() {
+            return Ok(Url::new(prefix));
+        }
         let project = self.project()?;
         let environment = self.environment()?;
         Ok(Url::new(self.api_base_url())

@@ -63,6 +63,12 @@ macro_rules! identifier {
                 Ok(Self(value))
             }
 
+            /// Checks `value` as [`new`](Self::new) does, without copying it: for callers that
+            /// only need to know it would be accepted.
+            pub fn check(value: &str) -> Result<(), InvalidIdentifier> {
+                check($kind, value)
+            }
+
             /// The identifier as given.
             pub fn as_str(&self) -> &str {
                 &self.0

@@ -140,14 +140,16 @@ impl<'c, T> Records<'c, T> {
 
     /// `{data}/{resource}/models/{model}`.
     fn model_url(&self) -> Result<Url> {
-        let resource = ResourceName::new(self.resource.as_str())?;
-        let model = ModelName::new(self.model.as_str())?;
+        // Checked as `ResourceName` and `ModelName` check them, and encoded as their
+        // `encoded()` does, without copying either name.
+        ResourceName::check(&self.resource)?;
+        ModelName::check(&self.model)?;
         Ok(self
             .client
             .data_url()?
-            .encoded_segment(&resource.encoded())
+            .segment(&self.resource)
             .segment("models")
-            .encoded_segment(&model.encoded()))
+            .segment(&self.model))
     }
 
     fn call(&self, method: Method, url: String) -> Result<Call> {
@@ -195,7 +197,7 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
     /// One record by primary key (`404` when there is none).
     pub async fn retrieve(&self, pk: impl IntoRecordPk) -> Result<T> {
         let pk = pk.into_record_pk()?;
-        let url = self.model_url()?.encoded_segment(&pk.encoded()).build();
+        let url = self.model_url()?.segment(pk.as_str()).build();
         self.client.send_json(self.call(Method::GET, url)?).await
     }
 
@@ -216,7 +218,7 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
         patch: &B,
     ) -> Result<T> {
         let pk = pk.into_record_pk()?;
-        let url = self.model_url()?.encoded_segment(&pk.encoded()).build();
+        let url = self.model_url()?.segment(pk.as_str()).build();
         self.client
             .send_json(self.call(Method::PATCH, url)?.json(patch)?)
             .await
@@ -226,7 +228,7 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
     #[cfg(any(feature = "records", feature = "users"))]
     pub async fn delete(&self, pk: impl IntoRecordPk) -> Result<()> {
         let pk = pk.into_record_pk()?;
-        let url = self.model_url()?.encoded_segment(&pk.encoded()).build();
+        let url = self.model_url()?.segment(pk.as_str()).build();
         self.client
             .send(self.call(Method::DELETE, url)?)
             .await

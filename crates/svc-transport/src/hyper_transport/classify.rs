@@ -34,10 +34,12 @@ type BoxError = Box<dyn StdError + Send + Sync + 'static>;
 
 /// Where a request goes, as error messages show it: `host:port`.
 pub(super) struct Target {
-    /// The URI's authority (a cheap clone, nothing formatted until a message needs it); only
-    /// its host is ever shown, never the user info it may hold.
+    /// The URI's authority (a cheap clone; its host and port are read, and formatted, only
+    /// when a message needs them); only its host is ever shown, never the user info it may
+    /// hold.
     authority: Authority,
-    port: u16,
+    /// The scheme's port, shown when the authority names none.
+    default_port: u16,
 }
 
 impl Target {
@@ -59,19 +61,29 @@ impl Target {
         };
         let authority = uri
             .authority()
-            .filter(|a| !a.host().is_empty())
+            .filter(|a| has_host(a.as_str()))
             .ok_or_else(|| invalid("the request URI has no host"))?;
-        let port = authority.port_u16().unwrap_or(default_port);
         Ok(Self {
             authority: authority.clone(),
-            port,
+            default_port,
         })
     }
 }
 
+/// Whether a parsed authority's host is not empty, as `!authority.host().is_empty()` but
+/// without splitting it: the host follows the last `@` (if any) and ends at the `:` of the port
+/// (an IPv6 host starts with `[`, never with `:`).
+fn has_host(authority: &str) -> bool {
+    let after_user_info = authority
+        .rfind('@')
+        .map_or(authority, |at| &authority[at + 1..]);
+    !after_user_info.is_empty() && !after_user_info.starts_with(':')
+}
+
 impl fmt::Display for Target {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}", self.authority.host(), self.port)
+        let port = self.authority.port_u16().unwrap_or(self.default_port);
+        write!(f, "{}:{port}", self.authority.host())
     }
 }
 
@@ -377,6 +389,39 @@ mod tests {
             let err = Target::of(&uri.parse().unwrap()).err().unwrap();
             assert_eq!(err.kind(), TransportErrorKind::InvalidRequest, "{uri}");
             assert_eq!(err.was_sent(), Sent::No);
+        }
+    }
+
+    #[test]
+    fn has_host_agrees_with_the_parsed_host() {
+        for text in [
+            "api.test",
+            "api.test:8443",
+            "user:pw@api.test",
+            "user@:80",
+            "u@@h",
+            ":80",
+            "[::1]",
+            "[::1]:80",
+            "a@[::1]:1",
+            "@h",
+            "h:",
+            "x",
+        ] {
+            let Ok(authority) = text.parse::<Authority>() else {
+                continue;
+            };
+            assert_eq!(
+                has_host(authority.as_str()),
+                !authority.host().is_empty(),
+                "{text:?}"
+            );
+        }
+        for uri in ["http://:80/x", "http://user@:80/x"] {
+            if let Ok(uri) = uri.parse::<Uri>() {
+                let err = Target::of(&uri).err().unwrap();
+                assert_eq!(err.kind(), TransportErrorKind::InvalidRequest, "{uri}");
+            }
         }
     }
 

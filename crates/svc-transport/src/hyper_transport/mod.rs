@@ -14,8 +14,8 @@ use std::time::Duration;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper_rustls::HttpsConnector;
-use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::client::legacy::{Client, ResponseFuture};
 
 use crate::{BoxFuture, Sent, Transport, TransportError, TransportErrorKind};
 
@@ -125,17 +125,29 @@ impl Transport for HyperTransport {
         &self,
         request: http::Request<Bytes>,
     ) -> BoxFuture<'static, Result<http::Response<Bytes>, TransportError>> {
+        // The request goes to hyper-util here, so that the boxed future holds hyper-util's
+        // (itself boxed) response future rather than the request: a box of a few hundred
+        // bytes, not of two copies of the request. Nothing is sent before it is polled.
+        let is_head = request.method() == http::Method::HEAD;
+        let sending = Target::of(request.uri())
+            .map(|target| (target, self.inner.client.request(request.map(Full::new))));
         let inner = Arc::clone(&self.inner);
-        Box::pin(async move { inner.send(request).await })
+        Box::pin(async move {
+            let (target, response) = sending?;
+            inner.send(response, &target, is_head).await
+        })
     }
 }
 
 impl Inner {
+    /// Waits for `response` (hyper-util's future for the request to `target`) and its whole
+    /// body, within the request timeout.
     async fn send(
         &self,
-        request: http::Request<Bytes>,
+        response: ResponseFuture,
+        target: &Target,
+        is_head: bool,
     ) -> Result<http::Response<Bytes>, TransportError> {
-        let target = Target::of(request.uri())?;
         if tokio::runtime::Handle::try_current().is_err() {
             return Err(TransportError::message(
                 TransportErrorKind::Other,
@@ -145,7 +157,7 @@ impl Inner {
             .with_sent(Sent::No));
         }
         let timeout = self.config.request_timeout;
-        match tokio::time::timeout(timeout, self.exchange(request, &target)).await {
+        match tokio::time::timeout(timeout, self.exchange(response, target, is_head)).await {
             Ok(result) => result,
             Err(_elapsed) => Err(TransportError::message(
                 TransportErrorKind::Timeout,
@@ -158,17 +170,14 @@ impl Inner {
         }
     }
 
-    /// Sends the request and reads the whole response, without the request timeout.
+    /// Waits for the response and reads it whole, without the request timeout.
     async fn exchange(
         &self,
-        request: http::Request<Bytes>,
+        response: ResponseFuture,
         target: &Target,
+        is_head: bool,
     ) -> Result<http::Response<Bytes>, TransportError> {
-        let is_head = request.method() == http::Method::HEAD;
-        let request = request.map(Full::new);
-        let response = self
-            .client
-            .request(request)
+        let response = response
             .await
             .map_err(|e| classify::client_error(e, target, self.config.connect_timeout))?;
 

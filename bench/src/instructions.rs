@@ -1,0 +1,202 @@
+//! Instructions per request, from callgrind: figures that do not move with the machine's load.
+//!
+//! Each profile of [`COUNTED`] runs in a child process, this binary under
+//! `valgrind --tool=callgrind --separate-threads=yes`, for a fixed number of requests
+//! (`--profile NAME --requests N`). The profile loop marks its measured window with two
+//! functions (`harness::profile_window_start` and `profile_window_end`): callgrind zeroes the
+//! counters on entering the first (`--zero-before`) and writes them out on entering the second
+//! (`--dump-before`), so start-up, warm-up and shut-down are not counted. The figure is the
+//! total `Ir` of the window's dump of the main thread (the client's thread: the servers run on
+//! threads of their own) divided by the requests the profile says it made.
+//!
+//! Add a profile by adding a [`Counted`] line: its name (any `--profile` whose loop goes through
+//! `harness::profile_loop`), the baseline's, and the target. Without valgrind the rows say so.
+
+use std::collections::HashMap;
+use std::process::Command;
+
+use crate::report::{Row, Target};
+
+/// One comparison: instructions per request of `profile` against `baseline`'s.
+#[derive(Debug, Clone, Copy)]
+pub struct Counted {
+    /// What the row says is compared.
+    pub what: &'static str,
+    /// The profile measured.
+    pub profile: &'static str,
+    /// The profile it is compared with.
+    pub baseline: &'static str,
+    /// What `profile / baseline` must be.
+    pub target: Target,
+}
+
+/// The comparisons of the report.
+pub const COUNTED: &[Counted] = &[
+    Counted {
+        what: "1. client, one-record retrieve, instructions per request: SDK vs bare hyper-util",
+        profile: "client-retrieve-sdk-1",
+        baseline: "client-retrieve-bare-1",
+        target: Target::AtMost(1.10),
+    },
+    Counted {
+        what: "1. client, one-record retrieve, instructions per request: SDK vs reqwest",
+        profile: "client-retrieve-sdk-1",
+        baseline: "client-retrieve-reqwest-1",
+        target: Target::AtMost(0.77),
+    },
+    Counted {
+        what: "1. client, page list, instructions per request: SDK vs bare hyper-util",
+        profile: "client-list-sdk-1",
+        baseline: "client-list-bare-1",
+        target: Target::AtMost(1.05),
+    },
+    Counted {
+        what: "1. client, page list, instructions per request: SDK vs reqwest",
+        profile: "client-list-sdk-1",
+        baseline: "client-list-reqwest-1",
+        target: Target::None,
+    },
+];
+
+/// The profile's label in the table: `client-retrieve-sdk-1` is `sdk`.
+fn label(profile: &str) -> &str {
+    profile.split('-').rev().nth(1).unwrap_or(profile)
+}
+
+/// The rows of [`COUNTED`], each profile measured once with `requests` requests.
+pub fn run(requests: u64) -> Vec<Row> {
+    let valgrind = Command::new("valgrind").arg("--version").output();
+    if !valgrind.is_ok_and(|o| o.status.success()) {
+        eprintln!("instructions: valgrind is not installed; no instruction counts");
+        return COUNTED
+            .iter()
+            .map(|c| not_measured(c, "valgrind is not installed"))
+            .collect();
+    }
+    eprintln!("instructions per request (callgrind, {requests} requests per profile)");
+    let mut measured: HashMap<&str, Result<f64, String>> = HashMap::new();
+    COUNTED
+        .iter()
+        .map(|c| {
+            for name in [c.profile, c.baseline] {
+                measured.entry(name).or_insert_with(|| {
+                    let figure = per_request(name, requests);
+                    match &figure {
+                        Ok(n) => eprintln!("   {name}: {}", thousands(*n)),
+                        Err(e) => eprintln!("   {name}: not measured: {e}"),
+                    }
+                    figure
+                });
+            }
+            match (&measured[c.profile], &measured[c.baseline]) {
+                (Ok(figure), Ok(baseline)) => Row {
+                    benchmark: c.what.to_owned(),
+                    figure: format!("{} {}", label(c.profile), thousands(*figure)),
+                    baseline: format!("{} {}", label(c.baseline), thousands(*baseline)),
+                    ratio: figure / baseline,
+                    target: c.target,
+                },
+                (Err(e), _) | (_, Err(e)) => not_measured(c, e),
+            }
+        })
+        .collect()
+}
+
+fn not_measured(c: &Counted, why: &str) -> Row {
+    Row {
+        benchmark: c.what.to_owned(),
+        figure: format!("not measured: {why}"),
+        baseline: "-".to_owned(),
+        ratio: f64::NAN,
+        target: Target::None,
+    }
+}
+
+/// `228.5k`.
+fn thousands(n: f64) -> String {
+    format!("{:.1}k", n / 1000.0)
+}
+
+/// Runs `profile` under callgrind for `requests` requests; its main thread's instructions per
+/// request in the measured window.
+fn per_request(profile: &str, requests: u64) -> Result<f64, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find svc-bench: {e}"))?;
+    let dir = std::env::temp_dir().join(format!("svc-bench-callgrind-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let out = dir.join(format!("{profile}.out"));
+    let result = Command::new("valgrind")
+        .arg("--tool=callgrind")
+        .arg("--separate-threads=yes")
+        .arg(format!("--callgrind-out-file={}", out.display()))
+        .arg("--zero-before=*profile_window_start*")
+        .arg("--dump-before=*profile_window_end*")
+        .arg(&exe)
+        .args(["--requests", &requests.to_string(), "--profile", profile])
+        .output()
+        .map_err(|e| format!("cannot run valgrind: {e}"))
+        .and_then(|output| {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            if !output.status.success() {
+                return Err(format!("the profile failed: {}", last_line(&stderr)));
+            }
+            let made = requests_made(&stderr)
+                .ok_or_else(|| "the profile did not say how many requests it made".to_owned())?;
+            // Part 1 of thread 1: the dump made on entering `profile_window_end`.
+            let window = dir.join(format!("{profile}.out.1-01"));
+            let text = std::fs::read_to_string(&window)
+                .map_err(|e| format!("no dump of the window ({}): {e}", window.display()))?;
+            let total =
+                total_ir(&text).ok_or_else(|| format!("no totals line in {}", window.display()))?;
+            Ok(total as f64 / made as f64)
+        });
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+fn last_line(text: &str) -> &str {
+    text.lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+}
+
+/// The count in the profile's `..., N requests, ...` line.
+fn requests_made(stderr: &str) -> Option<u64> {
+    stderr.lines().find_map(|line| {
+        let before = line.split(" requests").next()?;
+        if before.len() == line.len() {
+            return None;
+        }
+        before.rsplit(' ').next()?.parse().ok()
+    })
+}
+
+/// The `Ir` total of a callgrind output: its `totals:` line, else its `summary:` line (the
+/// first event is `Ir`, the only one collected by default).
+fn total_ir(text: &str) -> Option<u64> {
+    let field = |prefix: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(prefix))
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+    };
+    field("totals:").or_else(|| field("summary:"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_profile_line_and_the_totals() {
+        let stderr = "Retrieve: Sdk alone, 1 in flight: 500 requests, 46374 req/s\n";
+        assert_eq!(requests_made(stderr), Some(500));
+        assert_eq!(requests_made("nothing here\n"), None);
+        let out = "events: Ir\nsummary: 27232100\ntotals: 27232152\n";
+        assert_eq!(total_ir(out), Some(27_232_152));
+        assert_eq!(total_ir("events: Ir\nsummary: 12\n"), Some(12));
+        assert_eq!(total_ir("events: Ir\n"), None);
+        assert_eq!(label("client-retrieve-sdk-1"), "sdk");
+        assert_eq!(label("client-list-bare-32"), "bare");
+    }
+}
