@@ -5,9 +5,11 @@
 //! (`--profile NAME --requests N`). The profile loop marks its measured window with two
 //! functions (`harness::profile_window_start` and `profile_window_end`): callgrind zeroes the
 //! counters on entering the first (`--zero-before`) and writes them out on entering the second
-//! (`--dump-before`), so start-up, warm-up and shut-down are not counted. The figure is the
-//! total `Ir` of the window's dump of the main thread (the client's thread: the servers run on
-//! threads of their own) divided by the requests the profile says it made.
+//! (`--dump-before`), so start-up, warm-up and shut-down are not counted. A client's figure is
+//! the total `Ir` of the window's dump of the main thread (the client's thread: the servers run
+//! on threads of their own) divided by the requests the profile says it made. A server's figure
+//! ([`Threads::Server`]) is every thread's window total (a second run, threads merged) less the
+//! main thread's: callgrind dumps only the marking thread when it keeps threads apart.
 //!
 //! Add a profile by adding a [`Counted`] line: its name (any `--profile` whose loop goes through
 //! `harness::profile_loop`), the baseline's, and the target. Without valgrind the rows say so.
@@ -16,6 +18,16 @@ use std::collections::HashMap;
 use std::process::Command;
 
 use crate::report::{Row, Target};
+
+/// Whose instructions a figure counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Threads {
+    /// The main thread's: the client's (servers run on threads of their own).
+    Client,
+    /// Every thread's but the main one: the in-process server's (its runtime's workers and
+    /// its blocking pool, where SQLite runs).
+    Server,
+}
 
 /// One comparison: instructions per request of `profile` against `baseline`'s.
 #[derive(Debug, Clone, Copy)]
@@ -28,6 +40,8 @@ pub struct Counted {
     pub baseline: &'static str,
     /// What `profile / baseline` must be.
     pub target: Target,
+    /// Whose instructions are counted.
+    pub threads: Threads,
 }
 
 /// The comparisons of the report.
@@ -37,24 +51,44 @@ pub const COUNTED: &[Counted] = &[
         profile: "client-retrieve-sdk-1",
         baseline: "client-retrieve-bare-1",
         target: Target::AtMost(1.10),
+        threads: Threads::Client,
     },
     Counted {
         what: "1. client, one-record retrieve, instructions per request: SDK vs reqwest",
         profile: "client-retrieve-sdk-1",
         baseline: "client-retrieve-reqwest-1",
         target: Target::AtMost(0.77),
+        threads: Threads::Client,
     },
     Counted {
         what: "1. client, page list, instructions per request: SDK vs bare hyper-util",
         profile: "client-list-sdk-1",
         baseline: "client-list-bare-1",
         target: Target::AtMost(1.05),
+        threads: Threads::Client,
     },
     Counted {
         what: "1. client, page list, instructions per request: SDK vs reqwest",
         profile: "client-list-sdk-1",
         baseline: "client-list-reqwest-1",
         target: Target::None,
+        threads: Threads::Client,
+    },
+    // The emulator's threads, on the file-backed tables of section 5 (made by `--only scale`).
+    Counted {
+        what: "5. emulator, page 1 of 25, unfiltered, instructions per request: 1M rows vs 10k",
+        profile: "emulator-first25-1m",
+        baseline: "emulator-first25-10k",
+        target: Target::AtMost(2.0),
+        threads: Threads::Server,
+    },
+    Counted {
+        what: "5. emulator, walk of 1000-record pages at 1M rows, instructions per request: \
+               the walk's pages vs page 1",
+        profile: "emulator-walk1000-1m",
+        baseline: "emulator-first1000-1m",
+        target: Target::AtMost(2.0),
+        threads: Threads::Server,
     },
 ];
 
@@ -80,7 +114,7 @@ pub fn run(requests: u64) -> Vec<Row> {
         .map(|c| {
             for name in [c.profile, c.baseline] {
                 measured.entry(name).or_insert_with(|| {
-                    let figure = per_request(name, requests);
+                    let figure = per_request(name, requests, c.threads);
                     match &figure {
                         Ok(n) => eprintln!("   {name}: {}", thousands(*n)),
                         Err(e) => eprintln!("   {name}: not measured: {e}"),
@@ -117,16 +151,36 @@ fn thousands(n: f64) -> String {
     format!("{:.1}k", n / 1000.0)
 }
 
-/// Runs `profile` under callgrind for `requests` requests; its main thread's instructions per
-/// request in the measured window.
-fn per_request(profile: &str, requests: u64) -> Result<f64, String> {
+/// Runs `profile` under callgrind for `requests` requests; the instructions per request of
+/// `threads` in the measured window. Callgrind dumps only the marking thread's counters when it
+/// keeps threads apart, and every thread's together when it does not: the server's figure is
+/// the second less the first, from two runs.
+fn per_request(profile: &str, requests: u64, threads: Threads) -> Result<f64, String> {
+    let (client, made) = window_total(profile, requests, true)?;
+    let total = match threads {
+        Threads::Client => client,
+        Threads::Server => {
+            let (all, _) = window_total(profile, requests, false)?;
+            all.checked_sub(client)
+                .ok_or_else(|| "the client thread counted more than every thread".to_owned())?
+        }
+    };
+    Ok(total as f64 / made as f64)
+}
+
+/// The `Ir` total of `profile`'s measured window, of the main thread alone (`separate`) or of
+/// every thread, and how many requests the profile says it made.
+fn window_total(profile: &str, requests: u64, separate: bool) -> Result<(u64, u64), String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find svc-bench: {e}"))?;
     let dir = std::env::temp_dir().join(format!("svc-bench-callgrind-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let out = dir.join(format!("{profile}.out"));
     let result = Command::new("valgrind")
         .arg("--tool=callgrind")
-        .arg("--separate-threads=yes")
+        .arg(format!(
+            "--separate-threads={}",
+            if separate { "yes" } else { "no" }
+        ))
         .arg(format!("--callgrind-out-file={}", out.display()))
         .arg("--zero-before=*profile_window_start*")
         .arg("--dump-before=*profile_window_end*")
@@ -141,13 +195,18 @@ fn per_request(profile: &str, requests: u64) -> Result<f64, String> {
             }
             let made = requests_made(&stderr)
                 .ok_or_else(|| "the profile did not say how many requests it made".to_owned())?;
-            // Part 1 of thread 1: the dump made on entering `profile_window_end`.
-            let window = dir.join(format!("{profile}.out.1-01"));
+            // The dump made on entering `profile_window_end`: part 1 (`.1`), of thread 1
+            // (`-01`) when threads are apart.
+            let window = dir.join(if separate {
+                format!("{profile}.out.1-01")
+            } else {
+                format!("{profile}.out.1")
+            });
             let text = std::fs::read_to_string(&window)
                 .map_err(|e| format!("no dump of the window ({}): {e}", window.display()))?;
             let total =
                 total_ir(&text).ok_or_else(|| format!("no totals line in {}", window.display()))?;
-            Ok(total as f64 / made as f64)
+            Ok((total, made))
         });
     let _ = std::fs::remove_dir_all(&dir);
     result

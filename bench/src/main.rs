@@ -19,7 +19,8 @@
 //! svc-bench [--load-ms N | --requests N] --profile PROFILE   # one loop, for a profiler
 //! ```
 //!
-//! Profiles: `client-[list-|retrieve-]{sdk|bare|reqwest}-{N}` and `emulator-page`. With
+//! Profiles: `client-[list-|retrieve-]{sdk|bare|reqwest}-{N}`, `emulator-page` and
+//! `emulator-{first25|first1000|walk1000}-{10k|1m}` (scale.rs). With
 //! `--requests N` a profile makes exactly N requests (after a warm-up) between two marks that
 //! callgrind zeroes and dumps its counters at: see instructions.rs.
 // The counting allocator (src/alloc.rs) is the one `unsafe` item, allowed there alone.
@@ -153,6 +154,7 @@ fn main() -> ExitCode {
                 emulator::profile_page(&settings);
                 Ok(())
             }
+            ["emulator", kind, size] => scale::profile(&settings, kind, size),
             _ => Err(format!("unknown profile {what:?}")),
         };
         if let Err(message) = done {

@@ -13,6 +13,8 @@
 //! reused by later runs.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -20,7 +22,7 @@ use http::{Method, Request, Uri};
 use tokio::runtime::Runtime;
 
 use crate::emulator::LoadClient;
-use crate::harness::{BenchEmulator, Settings, client_runtime};
+use crate::harness::{BenchEmulator, Settings, client_runtime, profile_loop};
 use crate::report::{Row, Target, median, seconds};
 
 const SMALL: (&str, usize) = ("rows10k", 10_000);
@@ -163,6 +165,59 @@ impl Scale {
             })
             .collect()
     }
+}
+
+/// One loop over a table of this benchmark, for a profiler (section 6 counts the emulator's
+/// instructions with these): `first25` asks for page 1 of 25 records again and again,
+/// `first1000` page 1 of 1000, `walk1000` every page of 1000 in order (from page 1 again at
+/// the end). `size` is `10k` or `1m`. The table's file must exist (`--only scale` makes it):
+/// seeding a million rows under a profiler would take minutes.
+pub fn profile(settings: &Settings, kind: &str, size: &str) -> Result<(), String> {
+    let (name, rows) = match size {
+        "10k" => SMALL,
+        "1m" => LARGE,
+        _ => return Err(format!("unknown table size {size:?}: 10k or 1m")),
+    };
+    let per_page: u64 = match kind {
+        "first25" => 25,
+        "first1000" | "walk1000" => WALK_PAGE,
+        _ => return Err(format!("unknown emulator profile {kind:?}")),
+    };
+    let path = file(&data_dir(), rows);
+    if !path.exists() {
+        return Err(format!(
+            "{} is missing: run `svc-bench --only scale` once to make it",
+            path.display()
+        ));
+    }
+    let emulator = BenchEmulator::start_files(&[(name, rows, &path)]);
+    let client = LoadClient::new(&emulator.token(name));
+    let base = emulator.items_url(name);
+    let pages = (rows as u64).div_ceil(per_page);
+    let walk = kind == "walk1000";
+    let next = Arc::new(AtomicU64::new(0));
+    let rt = client_runtime();
+    profile_loop(
+        &rt,
+        settings,
+        &format!("emulator {kind} at {size} rows"),
+        1,
+        move || {
+            let page = if walk {
+                next.fetch_add(1, Ordering::Relaxed) % pages + 1
+            } else {
+                1
+            };
+            let uri: Uri = format!("{base}?_per_page={per_page}&page={page}")
+                .parse()
+                .expect("a valid URI");
+            let client = client.clone();
+            async move {
+                std::hint::black_box(client.get(uri).await);
+            }
+        },
+    );
+    Ok(())
 }
 
 pub fn run(settings: &Settings) -> Vec<Row> {
