@@ -423,6 +423,16 @@ fn search(model: &Model, text: &str, params: &mut Vec<Value>) -> Option<String> 
 
 /// Builds the `WHERE` clause of a selection as the engine does: for every field in order,
 /// every lookup of its family, plain then `exclude__`; then the search. All AND-ed.
+/// Whether filter key `key` may name field `name`: `name`, `name__...`, `exclude__name` or
+/// `exclude__name__...` (a superset of the keys `build_where` looks up for the field).
+fn names_field(key: &str, name: &str) -> bool {
+    let direct = |k: &str| {
+        k.strip_prefix(name)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with("__"))
+    };
+    direct(key) || key.strip_prefix(EXCLUDE_PREFIX).is_some_and(direct)
+}
+
 pub(crate) fn build_where(model: &Model, selection: &Selection) -> Result<Where, EngineError> {
     let filters = &selection.filters;
     let mut conds = Vec::new();
@@ -436,6 +446,11 @@ pub(crate) fn build_where(model: &Model, selection: &Selection) -> Result<Where,
         }
     };
     for field in &model.fields {
+        // A field no filter key can name has no values to look up: skipping it changes
+        // nothing but the cost (every key of every lookup would be formatted and searched).
+        if !filters.iter().any(|(k, _)| names_field(k, &field.name)) {
+            continue;
+        }
         for &lookup in family_lookups(field.ty.filter) {
             for exclude in [false, true] {
                 let prefix = if exclude { EXCLUDE_PREFIX } else { "" };
@@ -588,6 +603,28 @@ mod tests {
         }
         assert_eq!(PyNumber::Float(57.0).text(), "57.0");
         assert_eq!(PyNumber::Int(1).text(), "1");
+    }
+
+    #[test]
+    fn a_filter_key_names_its_field_and_the_fields_it_could_be() {
+        for (key, name, yes) in [
+            ("total", "total", true),
+            ("total__gte", "total", true),
+            ("exclude__total", "total", true),
+            ("exclude__total__in", "total", true),
+            ("totals", "total", false),
+            ("total_gte", "total", false),
+            ("exclude__totals", "total", false),
+            ("name__exact", "total", false),
+            // Names with `__` in them, and a field whose name starts with `exclude__`.
+            ("a__b__exact", "a__b", true),
+            ("a__b__exact", "a", true),
+            ("exclude__x", "exclude__x", true),
+            ("exclude__x__isnull", "exclude__x", true),
+            ("exclude__exclude__x", "exclude__x", true),
+        ] {
+            assert_eq!(names_field(key, name), yes, "{key:?} names {name:?}");
+        }
     }
 
     #[test]
