@@ -198,6 +198,7 @@ fn workspace_root() -> PathBuf {
 /// Builds the benchmarks in release mode and runs them all in one process; the table goes to
 /// the terminal and to `target/bench/report.md` (see docs/performance.md). `--quick` makes a
 /// shorter run; other arguments go to the bench binary (`--out PATH`, `--only client,...`).
+/// The `svc` binary is built first, in the same profile: the export benchmark runs it.
 fn bench(args: &[String]) -> bool {
     let root = workspace_root();
     let mut bench_args: Vec<String> = Vec::new();
@@ -213,7 +214,10 @@ fn bench(args: &[String]) -> bool {
         eprintln!("cannot enter the workspace root {}: {e}", root.display());
         return false;
     }
-    cargo(&cargo_args, &[])
+    cargo(
+        &["build", "--release", "-p", "svc-cli", "--bin", "svc"],
+        &[],
+    ) && cargo(&cargo_args, &[])
 }
 
 /// The full load test (tests/tests/load.rs) in release mode: 64 clients x 2000 mixed operations
