@@ -284,7 +284,7 @@ impl Formatter {
                 .fields
                 .iter()
                 .zip(&self.keys)
-                .all(|(f, k)| &src[f.key.0..f.key.1] == &k[..]);
+                .all(|(f, k)| src[f.key.0..f.key.1] == k[..]);
         if same {
             return Ok(());
         }
