@@ -243,33 +243,17 @@ impl Formatter {
         }
         i += 1;
         out.push(b'{');
-        i = skip_ws(src, i);
-        if src.get(i) == Some(&b'}') {
-            i += 1;
-        } else {
-            loop {
-                let key = key(src, &mut i, out)?;
-                let start = out.len();
-                value(src, &mut i, out, 1)?;
-                self.fields.push(Field {
-                    key,
-                    value: (start, out.len()),
-                });
-                i = skip_ws(src, i);
-                match src.get(i) {
-                    Some(b',') => {
-                        out.push(b',');
-                        i += 1;
-                    }
-                    Some(b'}') => {
-                        i += 1;
-                        break;
-                    }
-                    _ => return Err(Slow),
-                }
-            }
-        }
-        out.push(b'}');
+        let fields = &mut self.fields;
+        members(src, &mut i, out, b'}', |i, out| {
+            let key = key(src, i, out)?;
+            let start = out.len();
+            value(src, i, out, 1)?;
+            fields.push(Field {
+                key,
+                value: (start, out.len()),
+            });
+            Ok(())
+        })?;
         if skip_ws(src, i) != src.len() {
             return Err(Slow);
         }
@@ -378,62 +362,23 @@ fn value(src: &[u8], i: &mut usize, out: &mut Vec<u8>, depth: usize) -> Result<(
     *i = start;
     match src.get(start) {
         Some(b'"') => string(src, i, out),
-        Some(b'{') => {
-            if depth >= MAX_DEPTH {
-                return Err(Slow);
-            }
+        Some(b'{') if depth < MAX_DEPTH => {
             *i += 1;
             out.push(b'{');
             let mut keys = Vec::new();
-            if src.get(skip_ws(src, *i)) == Some(&b'}') {
-                *i = skip_ws(src, *i) + 1;
-            } else {
-                loop {
-                    keys.push(key(src, i, out)?);
-                    value(src, i, out, depth + 1)?;
-                    *i = skip_ws(src, *i);
-                    match src.get(*i) {
-                        Some(b',') => out.push(b','),
-                        Some(b'}') => {
-                            *i += 1;
-                            break;
-                        }
-                        _ => return Err(Slow),
-                    }
-                    *i += 1;
-                }
-            }
+            members(src, i, out, b'}', |i, out| {
+                keys.push(key(src, i, out)?);
+                value(src, i, out, depth + 1)
+            })?;
             if repeats(src, &keys) {
                 return Err(Slow);
             }
-            out.push(b'}');
             Ok(())
         }
-        Some(b'[') => {
-            if depth >= MAX_DEPTH {
-                return Err(Slow);
-            }
+        Some(b'[') if depth < MAX_DEPTH => {
             *i += 1;
             out.push(b'[');
-            if src.get(skip_ws(src, *i)) == Some(&b']') {
-                *i = skip_ws(src, *i) + 1;
-            } else {
-                loop {
-                    value(src, i, out, depth + 1)?;
-                    *i = skip_ws(src, *i);
-                    match src.get(*i) {
-                        Some(b',') => out.push(b','),
-                        Some(b']') => {
-                            *i += 1;
-                            break;
-                        }
-                        _ => return Err(Slow),
-                    }
-                    *i += 1;
-                }
-            }
-            out.push(b']');
-            Ok(())
+            members(src, i, out, b']', |i, out| value(src, i, out, depth + 1))
         }
         Some(b't') => literal(src, i, out, b"true"),
         Some(b'f') => literal(src, i, out, b"false"),
@@ -441,6 +386,33 @@ fn value(src: &[u8], i: &mut usize, out: &mut Vec<u8>, depth: usize) -> Result<(
         Some(b'-' | b'0'..=b'9') => number(src, i, out),
         _ => Err(Slow),
     }
+}
+
+/// The members of an object or the elements of an array, from after its opening bracket to
+/// its closing one (`close`, copied too); `member` reads and copies one.
+fn members(
+    src: &[u8],
+    i: &mut usize,
+    out: &mut Vec<u8>,
+    close: u8,
+    mut member: impl FnMut(&mut usize, &mut Vec<u8>) -> Result<(), Slow>,
+) -> Result<(), Slow> {
+    *i = skip_ws(src, *i);
+    if src.get(*i) != Some(&close) {
+        loop {
+            member(i, out)?;
+            *i = skip_ws(src, *i);
+            match src.get(*i) {
+                Some(b',') => out.push(b','),
+                Some(&c) if c == close => break,
+                _ => return Err(Slow),
+            }
+            *i += 1;
+        }
+    }
+    *i += 1;
+    out.push(close);
+    Ok(())
 }
 
 fn literal(src: &[u8], i: &mut usize, out: &mut Vec<u8>, word: &[u8]) -> Result<(), Slow> {

@@ -3,8 +3,9 @@
 //! repeated key) from a scripted server on loopback, and malformed pages, which must stop the
 //! export with a clear error and leave no file behind.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpListener};
+mod common;
+
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -153,49 +154,25 @@ async fn tricky_values_are_exported_byte_for_byte() {
 }
 
 /// A server on loopback that answers every request for `/…/models/{model}?page=N…` with
-/// `pages(model, N)` (status 200, JSON), one connection per request.
-fn scripted(pages: fn(&str, u32) -> String) -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut first = String::new();
-            if reader.read_line(&mut first).is_err() {
-                continue;
-            }
-            let mut length = 0usize;
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                if let Some((name, value)) = line.split_once(':')
-                    && name.eq_ignore_ascii_case("content-length")
-                {
-                    length = value.trim().parse().unwrap_or(0);
-                }
-            }
-            let mut body = vec![0; length];
-            let _ = reader.read_exact(&mut body);
-            let target = first.split_whitespace().nth(1).unwrap_or_default();
-            let (path, query) = target.split_once('?').unwrap_or((target, ""));
-            let model = path.rsplit('/').next().unwrap_or_default();
-            let page = query
-                .split('&')
-                .find_map(|kv| kv.strip_prefix("page="))
-                .and_then(|n| n.parse().ok())
-                .unwrap_or(1);
-            let answer = pages(model, page);
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}",
-                answer.len()
-            );
+/// `pages(model, N)` (status 200, JSON).
+fn scripted() -> SocketAddr {
+    common::serve(|request| {
+        // An export only reads.
+        if request.method != "GET" || !request.body.is_empty() {
+            return ("405 Method Not Allowed", "{}".to_owned());
         }
-    });
-    addr
+        let (path, query) = request
+            .target
+            .split_once('?')
+            .unwrap_or((request.target.as_str(), ""));
+        let model = path.rsplit('/').next().unwrap_or_default();
+        let page = query
+            .split('&')
+            .find_map(|kv| kv.strip_prefix("page="))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(1);
+        ("200 OK", answers(model, page))
+    })
 }
 
 /// Two records per page, two pages, unless the model says otherwise.
@@ -249,7 +226,7 @@ fn export(addr: SocketAddr, model: &str, extra: &[&str]) -> Output {
 
 #[test]
 fn other_forms_are_written_as_decoding_and_formatting_wrote_them() {
-    let addr = scripted(answers);
+    let addr = scripted();
     assert_eq!(
         stdout(&export(addr, "forms", &[])),
         concat!(
@@ -273,7 +250,7 @@ fn other_forms_are_written_as_decoding_and_formatting_wrote_them() {
 /// that says what was wrong and how many records were written, and no file at PATH.
 #[test]
 fn a_malformed_page_is_a_clear_error_and_leaves_no_file() {
-    let addr = scripted(answers);
+    let addr = scripted();
     for (model, reason) in [
         ("not_array", "expected a sequence"),
         ("truncated", "EOF"),
