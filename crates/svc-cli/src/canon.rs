@@ -170,10 +170,10 @@ impl Formatter {
                 return false;
             }
             let key_start = i + 1;
-            let mut j = key_start;
-            while j < n && src[j] != b'"' && src[j] != b'\\' {
-                j += 1;
-            }
+            let Some(at) = src.get(key_start..).and_then(find_quote_or_backslash) else {
+                return false;
+            };
+            let j = key_start + at;
             if src.get(j) != Some(&b'"') || src.get(j + 1) != Some(&b':') {
                 return false;
             }
@@ -185,14 +185,16 @@ impl Formatter {
                 Some(b'"') => {
                     i += 1;
                     loop {
-                        match src.get(i) {
-                            Some(b'"') => break,
-                            Some(b'\\') => match src.get(i + 1) {
-                                Some(b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
-                                _ => return false,
-                            },
-                            Some(_) => i += 1,
-                            None => return false,
+                        let Some(at) = find_quote_or_backslash(&src[i..]) else {
+                            return false;
+                        };
+                        i += at;
+                        if src[i] == b'"' {
+                            break;
+                        }
+                        match src.get(i + 1) {
+                            Some(b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
+                            _ => return false,
                         }
                     }
                     i += 1;
@@ -490,15 +492,17 @@ fn string(src: &[u8], i: &mut usize, out: &mut Vec<u8>) -> Result<(), Slow> {
 fn find_quote_or_backslash(s: &[u8]) -> Option<usize> {
     const ONES: u64 = u64::MAX / 255;
     const HIGH: u64 = ONES * 0x80;
-    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    const QUOTES: u64 = ONES * b'"' as u64;
+    const BACKSLASHES: u64 = ONES * b'\\' as u64;
     let mut at = 0;
-    let mut chunks = s.chunks_exact(8);
-    for chunk in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let x = u64::from_le_bytes(word);
-        if has_zero(x ^ (ONES * u64::from(b'"'))) | has_zero(x ^ (ONES * u64::from(b'\\'))) != 0 {
-            break;
+    while let Some(&chunk) = s.get(at..).and_then(|rest| rest.first_chunk::<8>()) {
+        let x = u64::from_le_bytes(chunk);
+        let (q, b) = (x ^ QUOTES, x ^ BACKSLASHES);
+        // A byte of `q` or `b` is zero where `x` has a quote or a backslash; the lowest flag
+        // is exact (borrows only reach the bytes above a zero byte).
+        let found = (q.wrapping_sub(ONES) & !q | b.wrapping_sub(ONES) & !b) & HIGH;
+        if found != 0 {
+            return Some(at + (found.trailing_zeros() / 8) as usize);
         }
         at += 8;
     }
@@ -625,6 +629,11 @@ mod tests {
             "abcdefghijklmnop\\x",
             "abcdefghijklmnopq",
             "é\"",
+            "abc\\defg\"hij",
+            "abcdefg\"\\",
+            "abcdefgh\\\"",
+            "aaaaaaaaaaaaaaa\"",
+            "aaaaaaa\"aaaaaaa\\",
         ] {
             assert_eq!(
                 find_quote_or_backslash(s.as_bytes()),
