@@ -271,6 +271,8 @@ pub struct Item {
     pub city: Option<String>,
     pub vip: bool,
     pub score: Option<i64>,
+    /// The emulator sends REAL values as numeric strings ("83.89"), as the platform does.
+    #[serde(with = "svc_api::model::number::f64_or_string")]
     pub total: f64,
     pub quantity: i64,
     pub status: String,

@@ -201,6 +201,7 @@ fn workspace_root() -> PathBuf {
 /// When valgrind is installed, the table ends with instructions per request from callgrind
 /// beside the requests per second (benchmark `instructions`, bench/src/instructions.rs); when
 /// it is not, those rows say so.
+/// The `svc` binary is built first, in the same profile: the export benchmark runs it.
 fn bench(args: &[String]) -> bool {
     let root = workspace_root();
     let mut bench_args: Vec<String> = Vec::new();
@@ -216,7 +217,10 @@ fn bench(args: &[String]) -> bool {
         eprintln!("cannot enter the workspace root {}: {e}", root.display());
         return false;
     }
-    cargo(&cargo_args, &[])
+    cargo(
+        &["build", "--release", "-p", "svc-cli", "--bin", "svc"],
+        &[],
+    ) && cargo(&cargo_args, &[])
 }
 
 /// The full load test (tests/tests/load.rs) in release mode: 64 clients x 2000 mixed operations

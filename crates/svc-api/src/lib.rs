@@ -96,7 +96,7 @@ pub use proxy::{Proxy, ProxyRequestBuilder, ProxyResponse};
 #[cfg(any(feature = "records", feature = "users", feature = "teams"))]
 pub use records::RecordStream;
 #[cfg(feature = "records")]
-pub use records::{Record, Records};
+pub use records::{RawRecord, Record, Records};
 #[cfg(feature = "resources")]
 pub use resources::Resources;
 #[cfg(feature = "sql")]

@@ -13,6 +13,11 @@
 //!
 //! Memory stays bounded: records are formatted into a buffer of about [`CHUNK`] bytes that is
 //! written out whenever it fills.
+//!
+//! Records are not decoded into maps: the SDK hands each on as its JSON text
+//! ([`Records::raw`]), which goes out as it stands wherever it is already compact JSON, and CSV
+//! cells are cut from it (see [`crate::canon`]). The bytes written are those that decoding each
+//! record and formatting it again would give.
 
 use std::ffi::OsString;
 use std::fs::{self, File, OpenOptions};
@@ -21,13 +26,13 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use futures_util::{FutureExt, Stream, TryStreamExt};
-use serde_json::Value;
 use svc_api::model::records::ListQuery;
-use svc_api::{Record, Records};
+use svc_api::{RawRecord, Records};
 
 use crate::args::ExportFormat;
+use crate::canon::Formatter;
 use crate::exit::Failure;
-use crate::output::{self, CsvWriter};
+use crate::output;
 use crate::signals::{self, Signal};
 
 /// Bytes of formatted records held before they are written out.
@@ -44,7 +49,7 @@ pub async fn run(
 ) -> Result<(), Failure> {
     // Watch for the signals before anything exists that would need cleaning up.
     let mut stop = signals::interrupted();
-    let mut stream = records.stream(query)?;
+    let mut stream = records.raw().stream(query)?;
     let mut sink = Sink::open(out)?;
     let mut progress = Progress::new();
     let mut copy = Copy::new(format);
@@ -87,7 +92,7 @@ pub async fn run(
 /// Formats records into a buffer and writes it out a chunk at a time.
 struct Copy {
     format: ExportFormat,
-    csv: Option<CsvWriter>,
+    formatter: Formatter,
     buf: Vec<u8>,
     /// Records formatted so far.
     written: u64,
@@ -99,7 +104,7 @@ impl Copy {
     fn new(format: ExportFormat) -> Self {
         Self {
             format,
-            csv: None,
+            formatter: Formatter::default(),
             buf: Vec::with_capacity(CHUNK + CHUNK / 4),
             written: 0,
             delivered: 0,
@@ -113,10 +118,10 @@ impl Copy {
         progress: &mut Progress,
     ) -> Result<(), Failure>
     where
-        S: Stream<Item = svc_api::Result<Record>> + Unpin,
+        S: Stream<Item = svc_api::Result<RawRecord>> + Unpin,
     {
         while let Some(record) = stream.try_next().await? {
-            self.push(Value::Object(record))?;
+            self.push(record.get())?;
             progress.tick(self.written);
             if self.buf.len() >= CHUNK {
                 self.drain(sink)?;
@@ -125,24 +130,11 @@ impl Copy {
         self.drain(sink)
     }
 
-    fn push(&mut self, value: Value) -> Result<(), Failure> {
+    /// Formats one record, given as its JSON text.
+    fn push(&mut self, record: &str) -> Result<(), Failure> {
         match self.format {
-            ExportFormat::Ndjson => {
-                serde_json::to_writer(&mut self.buf, &value)
-                    .map_err(|e| Failure::Other(format!("cannot format a record: {e}")))?;
-                self.buf.push(b'\n');
-            }
-            ExportFormat::Csv => {
-                let writer = match &self.csv {
-                    Some(w) => w,
-                    None => {
-                        let w = CsvWriter::new(output::columns(std::slice::from_ref(&value)));
-                        w.header(&mut self.buf)?;
-                        self.csv.insert(w)
-                    }
-                };
-                writer.row(&mut self.buf, &value)?;
-            }
+            ExportFormat::Ndjson => self.formatter.ndjson(record, &mut self.buf)?,
+            ExportFormat::Csv => self.formatter.csv(record, &mut self.buf)?,
         }
         self.written += 1;
         Ok(())
@@ -641,12 +633,11 @@ mod tests {
     #[test]
     fn csv_and_ndjson_are_buffered_whole_records() {
         let mut copy = Copy::new(ExportFormat::Csv);
-        copy.push(serde_json::json!({"id": 1, "note": "a,b"}))
-            .unwrap();
-        copy.push(serde_json::json!({"id": 2})).unwrap();
+        copy.push(r#"{"id": 1, "note": "a,b"}"#).unwrap();
+        copy.push(r#"{"id": 2}"#).unwrap();
         assert_eq!(copy.buf, b"id,note\n1,\"a,b\"\n2,\n");
         let mut copy = Copy::new(ExportFormat::Ndjson);
-        copy.push(serde_json::json!({"id": 1})).unwrap();
+        copy.push(r#"{"id": 1}"#).unwrap();
         assert_eq!(copy.buf, b"{\"id\":1}\n");
         assert_eq!((copy.written, copy.delivered), (1, 0));
     }

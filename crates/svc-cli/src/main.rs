@@ -1,6 +1,7 @@
 //! `svc`: the svc REST API from a shell, the local emulator, and a guided demo.
 
 mod args;
+mod canon;
 mod commands;
 mod connect;
 mod exit;

@@ -231,6 +231,11 @@ impl CsvWriter {
         Self { columns }
     }
 
+    /// The columns, in order.
+    pub fn columns(&self) -> &[String] {
+        &self.columns
+    }
+
     pub fn header(&self, out: &mut impl Write) -> Result<(), Failure> {
         let fields: Vec<String> = self.columns.iter().map(|c| quote(c)).collect();
         writeln!(out, "{}", fields.join(",")).map_err(io)
@@ -247,11 +252,32 @@ impl CsvWriter {
 }
 
 fn quote(field: &str) -> String {
-    if field.contains([',', '"', '\n', '\r']) || field.starts_with(' ') || field.ends_with(' ') {
-        format!("\"{}\"", field.replace('"', "\"\""))
-    } else {
-        field.to_owned()
+    let mut out = Vec::with_capacity(field.len());
+    quote_into(field.as_bytes(), &mut out);
+    // Quoting adds ASCII quotes only: UTF-8 stays UTF-8.
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Appends `field` to `out` as one CSV field: in quotes, with quotes doubled, when it holds a
+/// comma, a quote or a line break, or starts or ends with a space.
+pub fn quote_into(field: &[u8], out: &mut Vec<u8>) {
+    let needed = field
+        .iter()
+        .any(|b| matches!(b, b',' | b'"' | b'\n' | b'\r'))
+        || field.first() == Some(&b' ')
+        || field.last() == Some(&b' ');
+    if !needed {
+        out.extend_from_slice(field);
+        return;
     }
+    out.push(b'"');
+    for part in field.split_inclusive(|&b| b == b'"') {
+        out.extend_from_slice(part);
+        if part.last() == Some(&b'"') {
+            out.push(b'"');
+        }
+    }
+    out.push(b'"');
 }
 
 #[cfg(test)]

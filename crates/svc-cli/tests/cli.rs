@@ -1,6 +1,8 @@
 //! The `svc` binary against the emulator: every subcommand at least once, each output format,
 //! the exit codes, a missing token, a bad flag.
 
+mod common;
+
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
@@ -1100,52 +1102,18 @@ async fn proxy_needs_a_session() {
 /// A tiny upstream on loopback: answers `{"method", "target", "body"}` as JSON, or `404` for
 /// paths starting with `/missing`.
 fn upstream() -> std::net::SocketAddr {
-    use std::io::{BufRead, BufReader, Read};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut first = String::new();
-            if reader.read_line(&mut first).is_err() {
-                continue;
-            }
-            let mut length = 0usize;
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                if let Some((name, value)) = line.split_once(':')
-                    && name.eq_ignore_ascii_case("content-length")
-                {
-                    length = value.trim().parse().unwrap_or(0);
-                }
-            }
-            let mut body = vec![0; length];
-            let _ = reader.read_exact(&mut body);
-            let mut parts = first.split_whitespace();
-            let method = parts.next().unwrap_or_default().to_owned();
-            let target = parts.next().unwrap_or_default().to_owned();
-            let (status, answer) = if target.starts_with("/missing") {
-                ("404 Not Found", "{\"error\": \"no such thing\"}".to_owned())
-            } else {
-                let answer = serde_json::json!({
-                    "method": method,
-                    "target": target,
-                    "body": String::from_utf8_lossy(&body),
-                });
-                ("200 OK", answer.to_string())
-            };
-            let _ = write!(
-                stream,
-                "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}",
-                answer.len()
-            );
+    common::serve(|request| {
+        if request.target.starts_with("/missing") {
+            ("404 Not Found", "{\"error\": \"no such thing\"}".to_owned())
+        } else {
+            let answer = serde_json::json!({
+                "method": request.method,
+                "target": request.target,
+                "body": String::from_utf8_lossy(&request.body),
+            });
+            ("200 OK", answer.to_string())
         }
-    });
-    addr
+    })
 }
 
 #[tokio::test(flavor = "multi_thread")]

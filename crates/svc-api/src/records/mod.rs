@@ -27,6 +27,11 @@ pub use stream::RecordStream;
 /// A record as an open JSON object, the default record type.
 pub type Record = serde_json::Map<String, serde_json::Value>;
 
+/// A record as the server sent it: its JSON text, checked to be valid JSON but not decoded
+/// (see [`Records::raw`]). [`RawValue::get`](serde_json::value::RawValue::get) gives the text.
+#[cfg(feature = "records")]
+pub type RawRecord = Box<serde_json::value::RawValue>;
+
 impl Client {
     /// Records of one model of one resource.
     ///
@@ -129,6 +134,34 @@ impl<'c, T> Records<'c, T> {
             prefetch: self.prefetch,
             _record: PhantomData,
         }
+    }
+
+    /// Records as the server sent them, undecoded: each is its JSON text, a [`RawRecord`].
+    ///
+    /// For passing records on (an export, a queue, a cache) where decoding each into a map and
+    /// formatting it again would be wasted work. The text is checked to be valid JSON and
+    /// valid UTF-8; any value is accepted (not only objects), keys are not checked for
+    /// repeats, and whitespace, escapes and number forms are kept as sent. Decode a record
+    /// later with `serde_json::from_str(raw.get())`.
+    ///
+    /// ```no_run
+    /// # async fn run(client: svc_api::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// use futures_util::TryStreamExt;
+    /// use std::io::Write;
+    /// use svc_api::model::records::ListQuery;
+    ///
+    /// // Every order as NDJSON, one record per line, bytes as the server sent them.
+    /// let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    /// let mut all = client.records("shop", "orders").raw().stream(ListQuery::new())?;
+    /// while let Some(record) = all.try_next().await? {
+    ///     writeln!(out, "{}", record.get())?;
+    /// }
+    /// out.flush()?;
+    /// # Ok(()) }
+    /// ```
+    #[cfg(feature = "records")]
+    pub fn raw(self) -> Records<'c, RawRecord> {
+        self.typed()
     }
 
     /// How many pages [`stream`](Self::stream) fetches ahead of the caller (default 3, at least 1).

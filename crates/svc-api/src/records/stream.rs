@@ -1,10 +1,10 @@
 //! The record stream: every record across pages, with pages fetched ahead of the caller.
 
 use std::collections::VecDeque;
-use std::hash::{Hash, Hasher};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+use bytes::Bytes;
 use futures_core::Stream;
 use futures_util::StreamExt;
 use futures_util::stream::FuturesOrdered;
@@ -28,8 +28,9 @@ pub(super) const DEFAULT_STREAM_PAGE_SIZE: u32 = 1000;
 struct Fetched<T> {
     number: u32,
     page: ListPage<T>,
-    /// A digest of the response body, to notice a server that answers the same page again.
-    digest: u64,
+    /// The response body, to notice a server that answers the same page again (a shared
+    /// handle: nothing is copied).
+    body: Bytes,
 }
 
 /// Every record of a query, across pages; made by [`Records::stream`](super::Records::stream).
@@ -48,7 +49,9 @@ pub struct RecordStream<T> {
     next_to_request: u32,
     /// Known once the first page has told the total count.
     last_page: Option<u32>,
-    last_digest: Option<u64>,
+    /// The body of the page read last, kept until the next one is read: comparing bodies
+    /// costs nothing unless their lengths match, where hashing each cost every byte.
+    last_body: Option<Bytes>,
     done: bool,
 }
 
@@ -87,7 +90,7 @@ impl<T: DeserializeOwned + Send + 'static> RecordStream<T> {
             items: Vec::new().into_iter(),
             next_to_request: first,
             last_page: None,
-            last_digest: None,
+            last_body: None,
             done: false,
         };
         stream.request_next();
@@ -109,15 +112,9 @@ impl<T: DeserializeOwned + Send + 'static> RecordStream<T> {
         let client = self.client.clone();
         self.in_flight.push_back(Box::pin(async move {
             let response = client.send(call).await?;
-            let mut hasher = std::collections::hash_map::DefaultHasher::new();
-            response.body().hash(&mut hasher);
-            let digest = hasher.finish();
+            let body = response.body().clone();
             let page = decode::<ListPage<T>>(response)?;
-            Ok(Fetched {
-                number,
-                page,
-                digest,
-            })
+            Ok(Fetched { number, page, body })
         }));
     }
 
@@ -136,17 +133,18 @@ impl<T: DeserializeOwned + Send + 'static> RecordStream<T> {
         self.done = true;
         self.in_flight = FuturesOrdered::new();
         self.ready.clear();
+        self.last_body = None;
     }
 
     /// Takes a fetched page in: checks it, learns the last page, queues its records.
     fn accept(&mut self, fetched: Fetched<T>) -> Result<()> {
-        if self.last_digest == Some(fetched.digest) {
+        if self.last_body.as_ref() == Some(&fetched.body) {
             return Err(Error::Protocol(format!(
                 "the server answered page {} with the same body as the page before it; stopping instead of looping",
                 fetched.number
             )));
         }
-        self.last_digest = Some(fetched.digest);
+        self.last_body = Some(fetched.body);
         if self.last_page.is_none() {
             let per_page = u64::from(
                 self.query
