@@ -24,8 +24,15 @@ use crate::retry::Jitter;
 pub(crate) enum CallAuth {
     /// No credentials (login, register, refresh, ...).
     None,
-    /// This credential (the API key on the application host).
-    #[cfg(any(feature = "pages", feature = "projects"))]
+    /// This credential (the API key on the application host; on the data host, a credential
+    /// that does not depend on the session, chosen when the call is made).
+    #[cfg(any(
+        feature = "pages",
+        feature = "projects",
+        feature = "records",
+        feature = "users",
+        feature = "teams"
+    ))]
     Fixed(Credential),
     /// A data host route: a token for this call, else the client's token for the resource, else the
     /// API key, else the user session or service token (docs/client-behaviour.md section 2).
@@ -245,7 +252,13 @@ impl Client {
     pub(crate) async fn resolve(&self, auth: &CallAuth) -> Result<Option<Credential>> {
         match auth {
             CallAuth::None => Ok(None),
-            #[cfg(any(feature = "pages", feature = "projects"))]
+            #[cfg(any(
+                feature = "pages",
+                feature = "projects",
+                feature = "records",
+                feature = "users",
+                feature = "teams"
+            ))]
             CallAuth::Fixed(credential) => Ok(Some(credential.clone())),
             #[cfg(feature = "_data")]
             CallAuth::Data { resource, per_call } => self
@@ -265,13 +278,9 @@ impl Client {
         authorization: Option<HeaderValue>,
     ) -> Result<Response<Bytes>> {
         let url = self.with_draft(call);
-        // Only the path and query are parsed when the URL is on one of the client's hosts.
-        let uri = match self.inner.sender.prepared.uri(&url) {
-            Some(uri) => uri,
-            None => url.parse::<http::Uri>().map_err(|e| {
-                Error::invalid_because(format!("{:?} is not a valid URL", call.url), e)
-            })?,
-        };
+        // Made before the first attempt (an invalid URL fails here, nothing sent) and moved into
+        // its request; a retry makes it again rather than every attempt cloning it.
+        let mut uri = Some(self.uri(call, &url)?);
         // Seeded only when a retry needs a backoff: most calls succeed at once.
         let mut jitter: Option<Jitter> = None;
         let mut attempt = 1;
@@ -280,7 +289,11 @@ impl Client {
         // worked out only when an event is recorded, and the clock is read only when the
         // events that show the time would be.
         loop {
-            let request = self.build_request(call, &uri, authorization.as_ref());
+            let uri = match uri.take() {
+                Some(uri) => uri,
+                None => self.uri(call, &url)?,
+            };
+            let request = self.build_request(call, uri, authorization.as_ref());
             tracing::trace!(method = %call.method, path = %call.path(), attempt, "svc-api: sending");
             let started = tracing::enabled!(tracing::Level::DEBUG).then(Instant::now);
             let answer = self.attempt(request).await;
@@ -346,6 +359,17 @@ impl Client {
         }
     }
 
+    /// The call's URL (`url`, the draft switch applied) as a URI. Only the path and query are
+    /// parsed when the URL is on one of the client's hosts.
+    fn uri(&self, call: &Call, url: &str) -> Result<http::Uri> {
+        match self.inner.sender.prepared.uri(url) {
+            Some(uri) => Ok(uri),
+            None => url.parse::<http::Uri>().map_err(|e| {
+                Error::invalid_because(format!("{:?} is not a valid URL", call.url), e)
+            }),
+        }
+    }
+
     /// One attempt through the transport. With a custom transport and
     /// [`attempt_timeout`](crate::ClientBuilder::attempt_timeout), the client bounds it itself;
     /// the default transport bounds its attempts on its own.
@@ -392,7 +416,7 @@ impl Client {
     fn build_request(
         &self,
         call: &Call,
-        uri: &http::Uri,
+        uri: http::Uri,
         authorization: Option<&HeaderValue>,
     ) -> Request<Bytes> {
         // Built in place rather than through `Request::builder()`, whose every step moves the
@@ -400,7 +424,7 @@ impl Client {
         // here can fail.
         let mut request = Request::new(call.body.clone().unwrap_or_default());
         *request.method_mut() = call.method.clone();
-        *request.uri_mut() = uri.clone();
+        *request.uri_mut() = uri;
         let headers = request.headers_mut();
         headers.insert(USER_AGENT, self.inner.sender.user_agent.clone());
         headers.insert(ACCEPT, call.accept.clone());

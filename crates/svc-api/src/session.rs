@@ -57,6 +57,29 @@ impl Client {
         }
     }
 
+    /// How a data host call on `resource` is authorized: when the credential is a token for this
+    /// call, the client's token for `resource` or the API key (none of which changes once the
+    /// client is built), that credential, chosen now, so that the call needs no copy of the
+    /// resource's name; else the session's or the service token, chosen when the call is sent
+    /// ([`CallAuth::data`]), as [`data_credential`](Self::data_credential) would.
+    #[cfg(any(feature = "records", feature = "users", feature = "teams"))]
+    pub(crate) fn data_auth(
+        &self,
+        resource: &str,
+        per_call: Option<&Secret>,
+    ) -> crate::request::CallAuth {
+        use crate::request::CallAuth;
+        use svc_auth::{CredentialSources, Route, select_credential};
+        let sources = CredentialSources::new()
+            .per_call(per_call)
+            .resource_token(self.inner.resource_tokens.get(resource))
+            .api_key(self.inner.api_key.as_ref());
+        match select_credential(Route::Resource, &sources) {
+            Some(credential) => CallAuth::Fixed(credential),
+            None => CallAuth::data(resource, per_call),
+        }
+    }
+
     /// The credential of a data host call: a token for this call, else the client's token for
     /// `resource`, else the API key, else the service token or the session (refreshed first when
     /// due). `resource` is `None` for the project's own routes.

@@ -290,40 +290,121 @@ mod tests {
 pub trait IntoRecordPk {
     /// Converts into a checked primary key.
     fn into_record_pk(self) -> Result<RecordPk, InvalidIdentifier>;
+
+    /// Calls `f` with the key's text, checked as [`into_record_pk`](Self::into_record_pk)
+    /// checks it, without making a [`RecordPk`] when none is needed: text is checked where it
+    /// is, an integer is written out on the stack.
+    ///
+    /// ```
+    /// use svc_model::ident::IntoRecordPk;
+    /// assert_eq!(42.with_pk_str(str::len).unwrap(), 2);
+    /// assert_eq!((-7_i64).with_pk_str(|pk| pk.to_owned()).unwrap(), "-7");
+    /// assert!("..".with_pk_str(|_| ()).is_err());
+    /// ```
+    fn with_pk_str<R>(self, f: impl FnOnce(&str) -> R) -> Result<R, InvalidIdentifier>
+    where
+        Self: Sized,
+    {
+        Ok(f(self.into_record_pk()?.as_str()))
+    }
 }
 
 impl IntoRecordPk for RecordPk {
     fn into_record_pk(self) -> Result<RecordPk, InvalidIdentifier> {
         Ok(self)
     }
+    fn with_pk_str<R>(self, f: impl FnOnce(&str) -> R) -> Result<R, InvalidIdentifier> {
+        Ok(f(self.as_str()))
+    }
 }
 impl IntoRecordPk for &RecordPk {
     fn into_record_pk(self) -> Result<RecordPk, InvalidIdentifier> {
         Ok(self.clone())
+    }
+    fn with_pk_str<R>(self, f: impl FnOnce(&str) -> R) -> Result<R, InvalidIdentifier> {
+        Ok(f(self.as_str()))
     }
 }
 impl IntoRecordPk for &str {
     fn into_record_pk(self) -> Result<RecordPk, InvalidIdentifier> {
         RecordPk::new(self)
     }
+    fn with_pk_str<R>(self, f: impl FnOnce(&str) -> R) -> Result<R, InvalidIdentifier> {
+        RecordPk::check(self)?;
+        Ok(f(self))
+    }
 }
 impl IntoRecordPk for String {
     fn into_record_pk(self) -> Result<RecordPk, InvalidIdentifier> {
         RecordPk::new(self)
+    }
+    fn with_pk_str<R>(self, f: impl FnOnce(&str) -> R) -> Result<R, InvalidIdentifier> {
+        self.as_str().with_pk_str(f)
     }
 }
 impl IntoRecordPk for &String {
     fn into_record_pk(self) -> Result<RecordPk, InvalidIdentifier> {
         RecordPk::new(self.as_str())
     }
+    fn with_pk_str<R>(self, f: impl FnOnce(&str) -> R) -> Result<R, InvalidIdentifier> {
+        self.as_str().with_pk_str(f)
+    }
 }
+
 macro_rules! int_pk {
     ($($t:ty),*) => {$(
         impl IntoRecordPk for $t {
             fn into_record_pk(self) -> Result<RecordPk, InvalidIdentifier> {
                 Ok(RecordPk(self.to_string()))
             }
+            fn with_pk_str<R>(self, f: impl FnOnce(&str) -> R) -> Result<R, InvalidIdentifier> {
+                Ok(f(itoa::Buffer::new().format(self)))
+            }
         }
     )*};
 }
 int_pk!(i32, i64, u32, u64, usize);
+
+#[cfg(test)]
+mod pk_tests {
+    use super::*;
+
+    #[test]
+    fn with_pk_str_gives_the_text_of_into_record_pk() {
+        fn same(pk: impl IntoRecordPk + Clone + std::fmt::Debug) {
+            let text = pk.clone().with_pk_str(str::to_owned).unwrap();
+            assert_eq!(
+                text,
+                pk.clone().into_record_pk().unwrap().as_str(),
+                "{pk:?}"
+            );
+        }
+        for n in [0_i64, 1, -1, 9, 10, 42, -42, 1234, i64::MAX, i64::MIN] {
+            same(n);
+        }
+        for n in [0_i32, 7, -7, i32::MAX, i32::MIN] {
+            same(n);
+        }
+        for n in [0_u64, 10, 99, 100, u64::MAX] {
+            same(n);
+        }
+        for n in [0_u32, u32::MAX] {
+            same(n);
+        }
+        for n in [0_usize, 5, usize::MAX] {
+            same(n);
+        }
+        for text in ["a", "a/b", "42", " "] {
+            let owned = text.to_owned();
+            same(text);
+            same(&owned);
+            same(owned);
+            same(RecordPk::new(text).unwrap());
+        }
+        for bad in ["", ".", ".."] {
+            let want = bad.into_record_pk().unwrap_err();
+            assert_eq!(bad.with_pk_str(|_| ()).unwrap_err(), want);
+            assert_eq!(bad.to_owned().with_pk_str(|_| ()).unwrap_err(), want);
+        }
+    }
+}

@@ -19,7 +19,7 @@ use svc_model::{ListPage, ModelName, ResourceName};
 
 use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::request::{Call, CallAuth};
+use crate::request::Call;
 use crate::url::Url;
 
 pub use stream::RecordStream;
@@ -185,8 +185,14 @@ impl<'c, T> Records<'c, T> {
             .segment(&self.model))
     }
 
+    /// `{data}/{resource}/models/{model}/{pk}`. The key is checked first; an integer key is
+    /// written into the URL without being made into a `RecordPk`.
+    fn record_url(&self, pk: impl IntoRecordPk) -> Result<String> {
+        pk.with_pk_str(|pk| Ok(self.model_url()?.segment(pk).build()))?
+    }
+
     fn call(&self, method: Method, url: String) -> Result<Call> {
-        Ok(Call::new(method, url).auth(CallAuth::data(&self.resource, self.token.as_ref())))
+        Ok(Call::new(method, url).auth(self.client.data_auth(&self.resource, self.token.as_ref())))
     }
 
     fn with_query(url: Url, pairs: &[(String, String)]) -> String {
@@ -229,8 +235,7 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
 
     /// One record by primary key (`404` when there is none).
     pub async fn retrieve(&self, pk: impl IntoRecordPk) -> Result<T> {
-        let pk = pk.into_record_pk()?;
-        let url = self.model_url()?.segment(pk.as_str()).build();
+        let url = self.record_url(pk)?;
         self.client.send_json(self.call(Method::GET, url)?).await
     }
 
@@ -250,8 +255,7 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
         pk: impl IntoRecordPk,
         patch: &B,
     ) -> Result<T> {
-        let pk = pk.into_record_pk()?;
-        let url = self.model_url()?.segment(pk.as_str()).build();
+        let url = self.record_url(pk)?;
         self.client
             .send_json(self.call(Method::PATCH, url)?.json(patch)?)
             .await
@@ -260,8 +264,7 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
     /// Deletes a record.
     #[cfg(any(feature = "records", feature = "users"))]
     pub async fn delete(&self, pk: impl IntoRecordPk) -> Result<()> {
-        let pk = pk.into_record_pk()?;
-        let url = self.model_url()?.segment(pk.as_str()).build();
+        let url = self.record_url(pk)?;
         self.client
             .send(self.call(Method::DELETE, url)?)
             .await
@@ -355,7 +358,7 @@ impl<T: DeserializeOwned + Send + 'static> Records<'_, T> {
         Ok(RecordStream::new(
             self.client.clone(),
             base,
-            CallAuth::data(&self.resource, self.token.as_ref()),
+            crate::request::CallAuth::data(&self.resource, self.token.as_ref()),
             query,
             self.prefetch,
         ))

@@ -25,7 +25,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use http::Uri;
-use http::uri::Authority;
+use http::uri::{Authority, Scheme};
 use http_body_util::LengthLimitError;
 
 use crate::{Sent, TransportError, TransportErrorKind};
@@ -45,7 +45,11 @@ pub(super) struct Target {
 impl Target {
     /// Checks that `uri` is an absolute `http` or `https` URI with a host.
     pub(super) fn of(uri: &Uri) -> Result<Self, TransportError> {
+        // The parsed scheme compares without its text when it is one of the two (the usual
+        // case); `scheme_str` then says the same of any other spelling.
         let default_port = match uri.scheme_str() {
+            _ if uri.scheme() == Some(&Scheme::HTTPS) => 443,
+            _ if uri.scheme() == Some(&Scheme::HTTP) => 80,
             Some(s) if s.eq_ignore_ascii_case("http") => 80,
             Some(s) if s.eq_ignore_ascii_case("https") => 443,
             Some(other) => {
@@ -381,6 +385,11 @@ mod tests {
         assert_eq!(t.to_string(), "127.0.0.1:8080");
         let t = Target::of(&"http://[::1]/".parse().unwrap()).unwrap();
         assert_eq!(t.to_string(), "[::1]:80");
+        // Any spelling of the scheme is the scheme.
+        let t = Target::of(&"HTTPS://api.test/".parse().unwrap()).unwrap();
+        assert_eq!(t.to_string(), "api.test:443");
+        let t = Target::of(&"hTtP://api.test/".parse().unwrap()).unwrap();
+        assert_eq!(t.to_string(), "api.test:80");
     }
 
     #[test]

@@ -197,11 +197,16 @@ impl Inner {
 }
 
 fn content_length(headers: &http::HeaderMap) -> Option<u64> {
-    headers
-        .get(http::header::CONTENT_LENGTH)?
-        .to_str()
-        .ok()?
-        .trim()
-        .parse()
-        .ok()
+    let value = headers.get(http::header::CONTENT_LENGTH)?;
+    // The usual value, up to 19 digits and nothing else, read without the checks below (it
+    // cannot overflow a u64); anything else is read as text.
+    let bytes = value.as_bytes();
+    if (1..=19).contains(&bytes.len()) && bytes.iter().all(u8::is_ascii_digit) {
+        return Some(
+            bytes
+                .iter()
+                .fold(0, |n, &digit| n * 10 + u64::from(digit - b'0')),
+        );
+    }
+    value.to_str().ok()?.trim().parse().ok()
 }
