@@ -325,7 +325,10 @@ fn run_case(settings: &Settings, case: Case) -> Vec<Row> {
                 "1. client overhead: page settings list, {} byte JSON array",
                 body.len()
             );
-            ("page list", [Target::AtLeast(0.90), Target::AtLeast(1.30)])
+            // Against reqwest, reported: issue 15 judges the client against reqwest by
+            // instructions on the small answer, where the HTTP layer is not diluted by a 2 KiB
+            // decode that costs all three the same.
+            ("page list", [Target::AtLeast(0.90), Target::None])
         }
         Case::Retrieve => {
             eprintln!(
