@@ -266,7 +266,7 @@ fn write_json_utf8(buf: &mut Vec<u8>, bytes: &[u8]) {
 }
 
 /// Writes an integer in decimal, without going through `fmt`.
-fn write_i64(buf: &mut Vec<u8>, i: i64) {
+pub(crate) fn write_i64(buf: &mut Vec<u8>, i: i64) {
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     let mut n = i.unsigned_abs();

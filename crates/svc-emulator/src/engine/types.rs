@@ -25,7 +25,7 @@
 
 use rusqlite::types::ValueRef;
 
-use crate::engine::convert::write_json_str;
+use crate::engine::convert::{write_i64, write_json_str};
 use crate::util::base64::base64_encode_into;
 
 /// A column's type as SQLAlchemy 1.4's SQLite dialect reflects it.
@@ -307,7 +307,18 @@ impl Date {
 
     /// `isoformat()`: `YYYY-MM-DD`.
     pub fn iso(self) -> String {
-        format!("{:04}-{:02}-{:02}", self.year, self.month, self.day)
+        let mut buf = Vec::with_capacity(10);
+        self.write_iso(&mut buf);
+        String::from_utf8(buf).unwrap_or_default()
+    }
+
+    /// Writes [`iso`](Self::iso) into `buf`, without `fmt` (records write one per row).
+    pub(crate) fn write_iso(self, buf: &mut Vec<u8>) {
+        write_padded(buf, self.year, 4);
+        buf.push(b'-');
+        write_padded(buf, self.month, 2);
+        buf.push(b'-');
+        write_padded(buf, self.day, 2);
     }
 }
 
@@ -318,12 +329,57 @@ impl Time {
 
     /// `isoformat()`: `HH:MM:SS`, then `.ffffff` when the microseconds are not zero.
     pub fn iso(self) -> String {
-        let mut s = format!("{:02}:{:02}:{:02}", self.hour, self.minute, self.second);
-        if self.micro != 0 {
-            s.push_str(&format!(".{:06}", self.micro));
-        }
-        s
+        let mut buf = Vec::with_capacity(15);
+        self.write_iso(&mut buf);
+        String::from_utf8(buf).unwrap_or_default()
     }
+
+    /// Writes [`iso`](Self::iso) into `buf`, without `fmt`.
+    pub(crate) fn write_iso(self, buf: &mut Vec<u8>) {
+        write_padded(buf, self.hour, 2);
+        buf.push(b':');
+        write_padded(buf, self.minute, 2);
+        buf.push(b':');
+        write_padded(buf, self.second, 2);
+        if self.micro != 0 {
+            buf.push(b'.');
+            write_padded(buf, self.micro, 6);
+        }
+    }
+}
+
+/// Writes `n` in decimal with zeros in front up to `width` digits, as `{:0width$}` does (a
+/// wider number is written whole).
+fn write_padded(buf: &mut Vec<u8>, n: u32, width: usize) {
+    let mut digits = [0u8; 10];
+    let mut at = digits.len();
+    let mut rest = n;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    let len = digits.len() - at;
+    buf.extend(std::iter::repeat_n(b'0', width.saturating_sub(len)));
+    buf.extend_from_slice(&digits[at..]);
+}
+
+/// Writes `date` (and `time`, after a `T`) as a JSON string.
+fn write_iso_json(buf: &mut Vec<u8>, date: Option<Date>, time: Option<Time>) {
+    buf.push(b'"');
+    if let Some(d) = date {
+        d.write_iso(buf);
+    }
+    if let Some(t) = time {
+        if date.is_some() {
+            buf.push(b'T');
+        }
+        t.write_iso(buf);
+    }
+    buf.push(b'"');
 }
 
 /// Reads leading digits like C's `%Nu`: at most `max` of them, at least one.
@@ -642,14 +698,14 @@ pub fn write_encoded(buf: &mut Vec<u8>, v: &PyValue<'_>) {
     match v {
         PyValue::None => buf.extend_from_slice(b"null"),
         PyValue::Bool(b) => buf.extend_from_slice(if *b { b"true" } else { b"false" }),
-        PyValue::Int(i) => buf.extend_from_slice(i.to_string().as_bytes()),
+        PyValue::Int(i) => write_i64(buf, *i),
         PyValue::Float(f) | PyValue::Decimal(_, f) => write_float(buf, *f),
         PyValue::Str(t) | PyValue::Bytes(t) => {
             write_json_str(buf, &String::from_utf8_lossy(t));
         }
-        PyValue::Date(d) => write_json_str(buf, &d.iso()),
-        PyValue::DateTime(d, t) => write_json_str(buf, &format!("{}T{}", d.iso(), t.iso())),
-        PyValue::Time(t) => write_json_str(buf, &t.iso()),
+        PyValue::Date(d) => write_iso_json(buf, Some(*d), None),
+        PyValue::DateTime(d, t) => write_iso_json(buf, Some(*d), Some(*t)),
+        PyValue::Time(t) => write_iso_json(buf, None, Some(*t)),
         PyValue::Unreadable(v) => write_unreadable(buf, *v),
     }
 }
@@ -685,9 +741,18 @@ pub fn write_field(buf: &mut Vec<u8>, ty: ColumnType, v: ValueRef<'_>) {
         (PyValue::Unreadable(v), _) => write_unreadable(buf, *v),
         (_, Serializer::Value) => write_encoded(buf, &value),
         (PyValue::DateTime(d, t), Serializer::DateTime) => {
-            write_json_str(buf, &format!("{}T{}", d.iso(), t.iso()));
+            write_iso_json(buf, Some(*d), Some(*t));
         }
         (_, Serializer::DateTime) => write_encoded(buf, &value),
+        // What `py_str` would make, written without the `String` (digits, `-` and `:` need
+        // no escaping; valid UTF-8 text is borrowed, not copied).
+        (PyValue::Str(t), Serializer::Text) => write_json_str(buf, &String::from_utf8_lossy(t)),
+        (PyValue::Int(i), Serializer::Text) => {
+            buf.push(b'"');
+            write_i64(buf, *i);
+            buf.push(b'"');
+        }
+        (PyValue::Date(d), Serializer::Text) => write_iso_json(buf, Some(*d), None),
         (_, Serializer::Text) => match py_str(&value) {
             Some(s) => write_json_str(buf, &s),
             None => buf.extend_from_slice(b"null"),
@@ -757,6 +822,38 @@ mod tests {
             ("", Serializer::Text),
         ] {
             assert_eq!(ty(decl).serializer, want, "{decl:?}");
+        }
+    }
+
+    #[test]
+    fn iso_forms_are_what_fmt_writes() {
+        for (year, month, day) in [
+            (1, 1, 1),
+            (999, 12, 31),
+            (2024, 2, 29),
+            (9999, 9, 9),
+            (12345, 1, 2),
+        ] {
+            let d = Date { year, month, day };
+            assert_eq!(d.iso(), format!("{year:04}-{month:02}-{day:02}"));
+        }
+        for (hour, minute, second, micro) in [
+            (0, 0, 0, 0),
+            (9, 5, 7, 1),
+            (23, 59, 59, 999_999),
+            (12, 0, 0, 250_000),
+        ] {
+            let t = Time {
+                hour,
+                minute,
+                second,
+                micro,
+            };
+            let mut want = format!("{hour:02}:{minute:02}:{second:02}");
+            if micro != 0 {
+                want.push_str(&format!(".{micro:06}"));
+            }
+            assert_eq!(t.iso(), want);
         }
     }
 
