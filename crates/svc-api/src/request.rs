@@ -26,13 +26,7 @@ pub(crate) enum CallAuth {
     None,
     /// This credential (the API key on the application host; on the data host, a credential
     /// that does not depend on the session, chosen when the call is made).
-    #[cfg(any(
-        feature = "pages",
-        feature = "projects",
-        feature = "records",
-        feature = "users",
-        feature = "teams"
-    ))]
+    #[cfg(feature = "_fixed")]
     Fixed(Credential),
     /// A data host route: a token for this call, else the client's token for the resource, else the
     /// API key, else the user session or service token (docs/client-behaviour.md section 2).
@@ -252,13 +246,7 @@ impl Client {
     pub(crate) async fn resolve(&self, auth: &CallAuth) -> Result<Option<Credential>> {
         match auth {
             CallAuth::None => Ok(None),
-            #[cfg(any(
-                feature = "pages",
-                feature = "projects",
-                feature = "records",
-                feature = "users",
-                feature = "teams"
-            ))]
+            #[cfg(feature = "_fixed")]
             CallAuth::Fixed(credential) => Ok(Some(credential.clone())),
             #[cfg(feature = "_data")]
             CallAuth::Data { resource, per_call } => self

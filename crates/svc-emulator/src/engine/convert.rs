@@ -267,20 +267,28 @@ fn write_json_utf8(buf: &mut Vec<u8>, bytes: &[u8]) {
 
 /// Writes an integer in decimal, without going through `fmt`.
 pub(crate) fn write_i64(buf: &mut Vec<u8>, i: i64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut n = i.unsigned_abs();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
     if i < 0 {
         buf.push(b'-');
     }
+    write_digits(buf, i.unsigned_abs(), 1);
+}
+
+/// Writes `n` in decimal with zeros in front up to `width` digits, as `{:0width$}` does (a
+/// wider number is written whole), without going through `fmt`.
+pub(crate) fn write_digits(buf: &mut Vec<u8>, n: u64, width: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = n;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    let len = digits.len() - at;
+    buf.extend(std::iter::repeat_n(b'0', width.saturating_sub(len)));
     buf.extend_from_slice(&digits[at..]);
 }
 

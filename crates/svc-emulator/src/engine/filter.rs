@@ -52,6 +52,14 @@ impl Where {
         self.sql = " WHERE 0".to_owned();
         self.params.clear();
     }
+
+    /// The clause with `cond` added: ANDed to the filters, or alone when there are none.
+    pub(crate) fn and(&self, cond: &str) -> String {
+        match self.sql.strip_prefix(" WHERE ") {
+            Some(filters) => format!(" WHERE ({filters}) AND ({cond})"),
+            None => format!(" WHERE {cond}"),
+        }
+    }
 }
 
 /// The lookups of a filter family, in the engine's order.

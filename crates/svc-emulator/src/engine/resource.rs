@@ -327,10 +327,7 @@ impl Resource {
                 None
             };
             if spec.no_pagination {
-                let select = format!(
-                    "SELECT {} FROM {}{}{} LIMIT ? OFFSET ?",
-                    model.select_list, model.table_sql, filter.sql, order.sql
-                );
+                let select = page_select(&model, &filter.sql, &order);
                 let page = Page {
                     select: &select,
                     params: &filter.params,
@@ -414,23 +411,11 @@ impl Resource {
                     .collect();
                 let mut params = filter.params.clone();
                 let seek = memo::seek_condition(&columns, sort_key, &mut params);
-                let select = match filter.sql.strip_prefix(" WHERE ") {
-                    Some(cond) => format!(
-                        "SELECT {} FROM {} WHERE ({cond}) AND ({seek}){} LIMIT ? OFFSET ?",
-                        model.select_list, model.table_sql, order.sql
-                    ),
-                    None => format!(
-                        "SELECT {} FROM {} WHERE {seek}{} LIMIT ? OFFSET ?",
-                        model.select_list, model.table_sql, order.sql
-                    ),
-                };
+                let select = page_select(model, &filter.and(&seek), order);
                 (select, std::borrow::Cow::Owned(params), offset - at)
             }
             _ => (
-                format!(
-                    "SELECT {} FROM {}{}{} LIMIT ? OFFSET ?",
-                    model.select_list, model.table_sql, filter.sql, order.sql
-                ),
+                page_select(model, &filter.sql, order),
                 std::borrow::Cow::Borrowed(&filter.params),
                 offset,
             ),
@@ -1766,6 +1751,15 @@ fn seek_terms<'o>(model: &Model, order: &'o Order) -> Option<&'o [(usize, bool)]
     }
     let end = order.terms.iter().position(|&(i, _)| i == model.pk)?;
     Some(&order.terms[..=end])
+}
+
+/// A page's statement: the model's fields where `where_sql` (a ` WHERE ...` clause, or empty)
+/// holds, in `order`, ending with `LIMIT ? OFFSET ?`.
+fn page_select(model: &Model, where_sql: &str, order: &Order) -> String {
+    format!(
+        "SELECT {} FROM {}{where_sql}{} LIMIT ? OFFSET ?",
+        model.select_list, model.table_sql, order.sql
+    )
 }
 
 /// One page's statement: `select` ends with `LIMIT ? OFFSET ?`, bound after `params`.

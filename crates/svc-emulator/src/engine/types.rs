@@ -25,7 +25,7 @@
 
 use rusqlite::types::ValueRef;
 
-use crate::engine::convert::{write_i64, write_json_str};
+use crate::engine::convert::{write_digits, write_i64, write_json_str};
 use crate::util::base64::base64_encode_into;
 
 /// A column's type as SQLAlchemy 1.4's SQLite dialect reflects it.
@@ -348,23 +348,9 @@ impl Time {
     }
 }
 
-/// Writes `n` in decimal with zeros in front up to `width` digits, as `{:0width$}` does (a
-/// wider number is written whole).
+/// [`write_digits`] of a date or time part.
 fn write_padded(buf: &mut Vec<u8>, n: u32, width: usize) {
-    let mut digits = [0u8; 10];
-    let mut at = digits.len();
-    let mut rest = n;
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    let len = digits.len() - at;
-    buf.extend(std::iter::repeat_n(b'0', width.saturating_sub(len)));
-    buf.extend_from_slice(&digits[at..]);
+    write_digits(buf, u64::from(n), width);
 }
 
 /// Writes `date` (and `time`, after a `T`) as a JSON string.
