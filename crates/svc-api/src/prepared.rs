@@ -37,6 +37,8 @@ struct Origin {
     text: String,
     scheme: Scheme,
     authority: Authority,
+    /// The `Host` header of a plain `http` origin (see [`host_header`]).
+    host: Option<HeaderValue>,
 }
 
 impl Origin {
@@ -44,14 +46,34 @@ impl Origin {
         let uri: Uri = base.parse().ok()?;
         let (scheme, authority) = (uri.scheme()?.clone(), uri.authority()?.clone());
         let text = format!("{scheme}://{authority}");
+        let host = (scheme == Scheme::HTTP)
+            .then(|| host_header(&authority, 80))
+            .flatten();
         // Only when the base URL spells them exactly so (e.g. not `HTTP://`): the URL's text
         // is then this prefix followed by the path.
         base.starts_with(&text).then_some(Self {
             text,
             scheme,
             authority,
+            host,
         })
     }
+}
+
+/// The `Host` header of requests to `authority`: its host, and its port unless it is the
+/// scheme's `default_port`, as hyper-util writes it when a request has none.
+///
+/// Sent on plain `http` requests only, which are HTTP/1.1: hyper-util would otherwise format
+/// the same value for every request (about a thousand instructions: a fifth of the SDK's own
+/// work on a small answer). Over `https` the connection may be HTTP/2, where the authority
+/// travels as `:authority` and no `Host` is added, so none is set there.
+fn host_header(authority: &Authority, default_port: u16) -> Option<HeaderValue> {
+    let host = authority.host();
+    let value = match authority.port_u16() {
+        Some(port) if port != default_port => format!("{host}:{port}"),
+        _ => host.to_owned(),
+    };
+    HeaderValue::from_str(&value).ok()
 }
 
 /// The settings [`Prepared::new`] reads.
@@ -112,7 +134,9 @@ impl Prepared {
     /// `url` as a URI, from the parsed scheme and authority of the base URL it starts with:
     /// only its path and query are parsed. `None` when it is on neither host or its path does
     /// not parse (the caller then parses the whole URL, and reports the error).
-    pub(crate) fn uri(&self, url: &str) -> Option<Uri> {
+    ///
+    /// With it, the origin's `Host` header when one is made for it (plain `http`).
+    pub(crate) fn uri(&self, url: &str) -> Option<(Uri, Option<HeaderValue>)> {
         let origin = self.origins.iter().find(|o| url.starts_with(&o.text))?;
         let rest = &url[origin.text.len()..];
         if !rest.starts_with('/') {
@@ -122,7 +146,7 @@ impl Prepared {
         parts.scheme = Some(origin.scheme.clone());
         parts.authority = Some(origin.authority.clone());
         parts.path_and_query = Some(PathAndQuery::try_from(rest).ok()?);
-        Uri::from_parts(parts).ok()
+        Some((Uri::from_parts(parts).ok()?, origin.host.clone()))
     }
 
     /// The header value of `credential`, when it is the client's API key or one of its resource
@@ -197,7 +221,7 @@ mod tests {
             "http://127.0.0.1:9/api/projects/p/view_settings/",
             "http://127.0.0.1:9/",
         ] {
-            let fast = p.uri(url).expect("a URL on a known host");
+            let (fast, _) = p.uri(url).expect("a URL on a known host");
             assert_eq!(fast, url.parse::<Uri>().unwrap(), "{url}");
             assert_eq!(fast.to_string(), url);
         }
@@ -208,8 +232,34 @@ mod tests {
             "http://127.0.0.1:90/api",
             "http://127.0.0.1:9/a b",
         ] {
-            assert_eq!(p.uri(url), None, "{url}");
+            assert!(p.uri(url).is_none(), "{url}");
         }
+    }
+
+    #[test]
+    fn host_headers_as_hyper_util_writes_them_for_plain_http_only() {
+        let host = |base: &str| {
+            let p = Prepared::new(&Settings {
+                api_base_url: base,
+                app_base_url: "https://app.example.test",
+                project: Some("p"),
+                environment: "prod",
+                api_key: None,
+                resource_tokens: &HashMap::new(),
+            });
+            let url = format!("{base}/x");
+            let (_, host) = p.uri(&url).expect("a URL on a known host");
+            host.map(|h| h.to_str().unwrap().to_owned())
+        };
+        assert_eq!(host("http://127.0.0.1:9").as_deref(), Some("127.0.0.1:9"));
+        assert_eq!(host("http://h.test:80").as_deref(), Some("h.test"));
+        assert_eq!(host("http://h.test").as_deref(), Some("h.test"));
+        assert_eq!(
+            host("http://u:pw@h.test:8080").as_deref(),
+            Some("h.test:8080")
+        );
+        assert_eq!(host("http://[::1]:8080").as_deref(), Some("[::1]:8080"));
+        assert_eq!(host("https://h.test:8443"), None);
     }
 
     #[test]

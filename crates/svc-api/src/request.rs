@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures_util::future::{Either, select};
-use http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, RETRY_AFTER, USER_AGENT};
+use http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HOST, RETRY_AFTER, USER_AGENT};
 use http::{HeaderValue, Method, Request, Response};
 use serde::de::DeserializeOwned;
 use svc_auth::Credential;
@@ -277,11 +277,11 @@ impl Client {
         // worked out only when an event is recorded, and the clock is read only when the
         // events that show the time would be.
         loop {
-            let uri = match uri.take() {
+            let (uri, host) = match uri.take() {
                 Some(uri) => uri,
                 None => self.uri(call, &url)?,
             };
-            let request = self.build_request(call, uri, authorization.as_ref());
+            let request = self.build_request(call, uri, host, authorization.as_ref());
             tracing::trace!(method = %call.method, path = %call.path(), attempt, "svc-api: sending");
             let started = tracing::enabled!(tracing::Level::DEBUG).then(Instant::now);
             let answer = self.attempt(request).await;
@@ -348,13 +348,17 @@ impl Client {
     }
 
     /// The call's URL (`url`, the draft switch applied) as a URI. Only the path and query are
-    /// parsed when the URL is on one of the client's hosts.
-    fn uri(&self, call: &Call, url: &str) -> Result<http::Uri> {
+    /// parsed when the URL is on one of the client's hosts; then the `Host` header may be
+    /// ready-made too.
+    fn uri(&self, call: &Call, url: &str) -> Result<(http::Uri, Option<HeaderValue>)> {
         match self.inner.sender.prepared.uri(url) {
-            Some(uri) => Ok(uri),
-            None => url.parse::<http::Uri>().map_err(|e| {
-                Error::invalid_because(format!("{:?} is not a valid URL", call.url), e)
-            }),
+            Some(prepared) => Ok(prepared),
+            None => url
+                .parse::<http::Uri>()
+                .map(|uri| (uri, None))
+                .map_err(|e| {
+                    Error::invalid_because(format!("{:?} is not a valid URL", call.url), e)
+                }),
         }
     }
 
@@ -405,6 +409,7 @@ impl Client {
         &self,
         call: &Call,
         uri: http::Uri,
+        host: Option<HeaderValue>,
         authorization: Option<&HeaderValue>,
     ) -> Request<Bytes> {
         // Built in place rather than through `Request::builder()`, whose every step moves the
@@ -414,6 +419,9 @@ impl Client {
         *request.method_mut() = call.method.clone();
         *request.uri_mut() = uri;
         let headers = request.headers_mut();
+        if let Some(host) = host {
+            headers.insert(HOST, host);
+        }
         headers.insert(USER_AGENT, self.inner.sender.user_agent.clone());
         headers.insert(ACCEPT, call.accept.clone());
         if let Some(auth) = authorization {

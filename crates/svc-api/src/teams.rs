@@ -32,7 +32,7 @@ impl Client {
     #[cfg_attr(docsrs, doc(cfg(feature = "teams")))]
     pub fn teams(&self) -> Teams<'_> {
         Teams {
-            records: Records::new(self, TOOLS_RESOURCE.to_owned(), TEAMS_MODEL.to_owned()),
+            records: Records::new(self, TOOLS_RESOURCE, TEAMS_MODEL),
         }
     }
 }

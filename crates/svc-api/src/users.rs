@@ -34,7 +34,7 @@ impl Client {
     #[cfg_attr(docsrs, doc(cfg(feature = "users")))]
     pub fn users(&self) -> Users<'_> {
         Users {
-            records: Records::new(self, TOOLS_RESOURCE.to_owned(), USERS_MODEL.to_owned()),
+            records: Records::new(self, TOOLS_RESOURCE, USERS_MODEL),
         }
     }
 }

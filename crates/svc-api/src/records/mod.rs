@@ -1,6 +1,7 @@
 //! Records of connected resources (feature `records`): list one page, list all, stream every
 //! record across pages, retrieve, create, update, delete, aggregate and group.
 
+mod name;
 mod stream;
 
 use std::marker::PhantomData;
@@ -21,6 +22,7 @@ use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::request::Call;
 use crate::url::Url;
+use name::Name;
 
 pub use stream::RecordStream;
 
@@ -62,8 +64,8 @@ impl Client {
     /// ```
     #[cfg(feature = "records")]
     #[cfg_attr(docsrs, doc(cfg(feature = "records")))]
-    pub fn records(&self, resource: impl Into<String>, model: impl Into<String>) -> Records<'_> {
-        Records::new(self, resource.into(), model.into())
+    pub fn records(&self, resource: impl AsRef<str>, model: impl AsRef<str>) -> Records<'_> {
+        Records::new(self, resource.as_ref(), model.as_ref())
     }
 }
 
@@ -71,8 +73,8 @@ impl Client {
 #[must_use]
 pub struct Records<'c, T = Record> {
     client: &'c Client,
-    resource: String,
-    model: String,
+    resource: Name,
+    model: Name,
     token: Option<Secret>,
     prefetch: usize,
     _record: PhantomData<fn() -> T>,
@@ -105,11 +107,11 @@ impl<T> std::fmt::Debug for Records<'_, T> {
 impl<'c, T> Records<'c, T> {
     /// A handle on one model. Users and teams are built on it too (resource `__svc_app__`), so
     /// that they share paging, streaming and credentials with records.
-    pub(crate) fn new(client: &'c Client, resource: String, model: String) -> Self {
+    pub(crate) fn new(client: &'c Client, resource: &str, model: &str) -> Self {
         Records {
             client,
-            resource,
-            model,
+            resource: Name::new(resource),
+            model: Name::new(model),
             token: None,
             prefetch: stream::DEFAULT_PREFETCH,
             _record: PhantomData,
@@ -175,14 +177,15 @@ impl<'c, T> Records<'c, T> {
     fn model_url(&self) -> Result<Url> {
         // Checked as `ResourceName` and `ModelName` check them, and encoded as their
         // `encoded()` does, without copying either name.
-        ResourceName::check(&self.resource)?;
-        ModelName::check(&self.model)?;
+        let (resource, model) = (self.resource.as_str(), self.model.as_str());
+        ResourceName::check(resource)?;
+        ModelName::check(model)?;
         Ok(self
             .client
             .data_url()?
-            .segment(&self.resource)
-            .segment("models")
-            .segment(&self.model))
+            .segment(resource)
+            .encoded_segment("models")
+            .segment(model))
     }
 
     /// `{data}/{resource}/models/{model}/{pk}`. The key is checked first; an integer key is
@@ -192,7 +195,10 @@ impl<'c, T> Records<'c, T> {
     }
 
     fn call(&self, method: Method, url: String) -> Result<Call> {
-        Ok(Call::new(method, url).auth(self.client.data_auth(&self.resource, self.token.as_ref())))
+        Ok(Call::new(method, url).auth(
+            self.client
+                .data_auth(self.resource.as_str(), self.token.as_ref()),
+        ))
     }
 
     fn with_query(url: Url, pairs: &[(String, String)]) -> String {
@@ -354,11 +360,11 @@ impl<T: DeserializeOwned + Send + 'static> Records<'_, T> {
         let base = self.model_url()?;
         // Fail now, not at the first page, when no credential could serve the stream.
         self.client
-            .check_data_credential(&self.resource, self.token.as_ref())?;
+            .check_data_credential(self.resource.as_str(), self.token.as_ref())?;
         Ok(RecordStream::new(
             self.client.clone(),
             base,
-            crate::request::CallAuth::data(&self.resource, self.token.as_ref()),
+            crate::request::CallAuth::data(self.resource.as_str(), self.token.as_ref()),
             query,
             self.prefetch,
         ))

@@ -208,6 +208,7 @@ impl HyperTransportBuilder {
             inner: Arc::new(Inner {
                 client,
                 config: self.config,
+                deadlines: Default::default(),
             }),
         })
     }

@@ -2,6 +2,7 @@
 
 mod builder;
 mod classify;
+mod deadline;
 #[cfg(test)]
 mod test_server;
 #[cfg(test)]
@@ -13,6 +14,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Body as _;
 use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::{Client, ResponseFuture};
@@ -21,6 +23,7 @@ use crate::{BoxFuture, Sent, Transport, TransportError, TransportErrorKind};
 
 pub use builder::{BuildError, HyperTransportBuilder};
 use classify::Target;
+use deadline::Deadlines;
 
 /// The default transport: hyper-util's pooled HTTP/1.1 and HTTP/2 client over rustls.
 ///
@@ -72,6 +75,8 @@ pub struct HyperTransport {
 struct Inner {
     client: Client<HttpsConnector<HttpConnector>, Full<Bytes>>,
     config: Config,
+    /// The request timeout's one timer (see `deadline`).
+    deadlines: Deadlines,
 }
 
 /// The settings of a transport, as `Debug` shows them.
@@ -128,13 +133,12 @@ impl Transport for HyperTransport {
         // The request goes to hyper-util here, so that the boxed future holds hyper-util's
         // (itself boxed) response future rather than the request: a box of a few hundred
         // bytes, not of two copies of the request. Nothing is sent before it is polled.
-        let is_head = request.method() == http::Method::HEAD;
         let sending = Target::of(request.uri())
             .map(|target| (target, self.inner.client.request(request.map(Full::new))));
         let inner = Arc::clone(&self.inner);
         Box::pin(async move {
             let (target, response) = sending?;
-            inner.send(response, &target, is_head).await
+            inner.send(response, &target).await
         })
     }
 }
@@ -146,7 +150,6 @@ impl Inner {
         &self,
         response: ResponseFuture,
         target: &Target,
-        is_head: bool,
     ) -> Result<http::Response<Bytes>, TransportError> {
         if tokio::runtime::Handle::try_current().is_err() {
             return Err(TransportError::message(
@@ -157,7 +160,8 @@ impl Inner {
             .with_sent(Sent::No));
         }
         let timeout = self.config.request_timeout;
-        match tokio::time::timeout(timeout, self.exchange(response, target, is_head)).await {
+        let exchange = std::pin::pin!(self.exchange(response, target));
+        match self.deadlines.within(timeout, exchange).await {
             Ok(result) => result,
             Err(_elapsed) => Err(TransportError::message(
                 TransportErrorKind::Timeout,
@@ -175,7 +179,6 @@ impl Inner {
         &self,
         response: ResponseFuture,
         target: &Target,
-        is_head: bool,
     ) -> Result<http::Response<Bytes>, TransportError> {
         let response = response
             .await
@@ -183,9 +186,11 @@ impl Inner {
 
         let (parts, body) = response.into_parts();
         let max = self.config.max_response_bytes;
-        if !is_head && let Some(length) = content_length(&parts.headers).filter(|&n| n > max as u64)
-        {
-            return Err(classify::too_large(target, max, Some(length)));
+        // hyper knows the length a `Content-Length` announces (the body's exact size hint; none
+        // for a chunked body, and 0 for the answer to a HEAD): refused before reading any of it.
+        let announced = body.size_hint().lower();
+        if announced > max as u64 {
+            return Err(classify::too_large(target, max, Some(announced)));
         }
         let body = Limited::new(body, max)
             .collect()
@@ -194,19 +199,4 @@ impl Inner {
             .to_bytes();
         Ok(http::Response::from_parts(parts, body))
     }
-}
-
-fn content_length(headers: &http::HeaderMap) -> Option<u64> {
-    let value = headers.get(http::header::CONTENT_LENGTH)?;
-    // The usual value, up to 19 digits and nothing else, read without the checks below (it
-    // cannot overflow a u64); anything else is read as text.
-    let bytes = value.as_bytes();
-    if (1..=19).contains(&bytes.len()) && bytes.iter().all(u8::is_ascii_digit) {
-        return Some(
-            bytes
-                .iter()
-                .fold(0, |n, &digit| n * 10 + u64::from(digit - b'0')),
-        );
-    }
-    value.to_str().ok()?.trim().parse().ok()
 }

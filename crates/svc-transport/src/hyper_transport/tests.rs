@@ -556,31 +556,3 @@ mod tls {
         assert!(!debug.contains("BEGIN"), "{debug}");
     }
 }
-
-#[test]
-fn content_length_reads_as_the_text_parse_does() {
-    let text_parse = |v: &http::HeaderValue| v.to_str().ok()?.trim().parse::<u64>().ok();
-    for value in [
-        &b"0"[..],
-        b"294",
-        b"007",
-        b"1234567890123456789",
-        b"18446744073709551615",
-        b"18446744073709551616",
-        b"99999999999999999999",
-        b" 12 ",
-        b"\t12",
-        b"+5",
-        b"-5",
-        b"1 2",
-        b"",
-        b"12a",
-        b"\xff12",
-    ] {
-        let value = http::HeaderValue::from_bytes(value).unwrap();
-        let mut headers = http::HeaderMap::new();
-        headers.insert(http::header::CONTENT_LENGTH, value.clone());
-        assert_eq!(content_length(&headers), text_parse(&value), "{value:?}");
-    }
-    assert_eq!(content_length(&http::HeaderMap::new()), None);
-}
