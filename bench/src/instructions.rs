@@ -212,10 +212,11 @@ fn window_total(profile: &str, requests: u64, separate: bool) -> Result<(u64, u6
     result
 }
 
+/// The profile's own last words: the last line that is not valgrind's (`==PID== ...`).
 fn last_line(text: &str) -> &str {
     text.lines()
         .rev()
-        .find(|l| !l.trim().is_empty())
+        .find(|l| !l.trim().is_empty() && !l.starts_with("=="))
         .unwrap_or("")
 }
 
