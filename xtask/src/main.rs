@@ -13,7 +13,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+mod abuse;
 mod fidelity;
+mod http;
 mod stress;
 mod structure;
 
@@ -397,6 +399,7 @@ fn main() -> ExitCode {
         Some("load") => load(),
         Some("stress") => stress::stress(&args[1..]),
         Some("fidelity") => fidelity::fidelity(&args[1..], &workspace_root()),
+        Some("abuse") => abuse::abuse(&workspace_root()),
         _ => {
             eprintln!(
                 "usage: cargo xtask <task>\n\n\
@@ -417,6 +420,9 @@ fn main() -> ExitCode {
                  target/stress/report.md:\n            \
                  stress [--runs N (5)] [--hogs H (one per CPU)] [--timeout-mins M (30)] \
                  [-- TEST BINARY ARGS]\n  \
+                 abuse     the hostile cases of the hardening issue against a release emulator, \
+                 with figures\n            \
+                 (memory peak, stall of other routes, time to the SQL deadline; Linux)\n  \
                  fidelity  the data engine (jet-bridge) and the emulator on the same requests, \
                  their agreement by class:\n            \
                  fidelity [--requests N (1000)] [--seed S (1)] [--lenient] [--json FILE] \

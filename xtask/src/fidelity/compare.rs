@@ -21,7 +21,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use super::http::Response;
+use crate::http::Response;
 use super::requests::{Op, Request};
 
 /// The engine's keys beyond the shared envelope `count, next, previous, results`.

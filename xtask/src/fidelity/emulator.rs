@@ -18,14 +18,18 @@ const RESOURCE: &str = "db";
 /// Its static token, sent raw in `Authorization` (the hosted service's form).
 const TOKEN: &str = "tok_fidelity_db_0123456789";
 
-/// Builds the binary and returns its path (from cargo's JSON messages).
-pub fn build(root: &Path) -> Result<PathBuf, String> {
+/// Builds the binary (in release mode when `release`) and returns its path (from cargo's JSON
+/// messages).
+pub fn build(root: &Path, release: bool) -> Result<PathBuf, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    eprintln!("fidelity: building the emulator (cargo build -p svc-emulator --features cli)");
+    let profile = if release { "release" } else { "dev" };
+    eprintln!("building the emulator (cargo build --profile {profile} -p svc-emulator --features cli)");
     let output = Command::new(cargo)
         .args([
             "build",
             "--quiet",
+            "--profile",
+            profile,
             "-p",
             "svc-emulator",
             "--features",

@@ -38,9 +38,9 @@ use serde_json::{Value, json};
 
 mod compare;
 mod dataset;
-mod emulator;
+pub(crate) mod emulator;
 mod engine;
-mod http;
+use crate::http;
 mod requests;
 
 use compare::Difference;
@@ -235,7 +235,7 @@ fn run(options: &Options, root: &Path) -> Result<f64, String> {
     }
     let binary = match &options.emulator_bin {
         Some(path) => path.clone(),
-        None => emulator::build(root)?,
+        None => emulator::build(root, false)?,
     };
 
     let (mut engine_server, engine_addr) =
