@@ -12,6 +12,10 @@
 //!   `.ci/run`) names a repository path that does not exist: Markdown links, and path-like words
 //!   in docs, in comments and in string literals. Moving a file cannot leave a stale mention
 //!   behind. The few true exceptions are in [`ALLOWED`].
+//! - Rule C, publishing: every crate under `crates/` ships the root's `LICENSE-MIT` and
+//!   `LICENSE-APACHE` (byte for byte: the crates declare `MIT OR Apache-2.0`), and its README
+//!   links nothing outside the crate by a relative path, which would break on crates.io; every
+//!   `cargo install` in the docs says `--locked` (else the lock file is ignored).
 //!
 //! Each violation prints as `path:line: what is wrong`.
 
@@ -31,10 +35,12 @@ pub fn structure(root: &Path) -> bool {
     let mut violations = layering(root, &files);
     let layering_count = violations.len();
     violations.extend(references(root, &files));
+    violations.extend(publishing(root, &files));
     for v in &violations {
         eprintln!("{v}");
     }
     let references_count = violations.len() - layering_count;
+    // (Rule C's violations are few and say what they are; they count with the references.)
     if violations.is_empty() {
         eprintln!(
             "structure: the emulator's layers hold and every path named in the repository exists"
@@ -47,6 +53,54 @@ pub fn structure(root: &Path) -> bool {
         );
         false
     }
+}
+
+/// Rule C: licence files and README links of the published crates.
+fn publishing(root: &Path, files: &[String]) -> Vec<String> {
+    let mut violations = Vec::new();
+    let crates: HashSet<&str> = files
+        .iter()
+        .filter_map(|f| f.strip_prefix("crates/")?.split_once("/Cargo.toml").map(|(c, _)| c))
+        .filter(|c| !c.contains('/'))
+        .collect();
+    let mut crates: Vec<&str> = crates.into_iter().collect();
+    crates.sort_unstable();
+    for name in crates {
+        for licence in ["LICENSE-MIT", "LICENSE-APACHE"] {
+            let ours = std::fs::read(root.join(licence)).unwrap_or_default();
+            let path = format!("crates/{name}/{licence}");
+            match std::fs::read(root.join(&path)) {
+                Ok(theirs) if !ours.is_empty() && theirs == ours => {}
+                Ok(_) => violations.push(format!("{path}:1: differs from the root's {licence}")),
+                Err(_) => violations.push(format!(
+                    "crates/{name}/Cargo.toml:1: the crate ships no {licence} (copy the root's)"
+                )),
+            }
+        }
+        let readme = format!("crates/{name}/README.md");
+        let text = std::fs::read_to_string(root.join(&readme)).unwrap_or_default();
+        for (number, line) in text.lines().enumerate() {
+            if line.contains("](../") || line.contains("](/") {
+                violations.push(format!(
+                    "{readme}:{}: a relative link out of the crate breaks on crates.io; link \
+                     the repository's page instead",
+                    number + 1
+                ));
+            }
+        }
+    }
+    for file in files.iter().filter(|f| f.ends_with(".md")) {
+        let text = std::fs::read_to_string(root.join(file)).unwrap_or_default();
+        for (number, line) in text.lines().enumerate() {
+            if line.contains("cargo install ") && !line.contains("--locked") {
+                violations.push(format!(
+                    "{file}:{}: `cargo install` without `--locked` ignores Cargo.lock",
+                    number + 1
+                ));
+            }
+        }
+    }
+    violations
 }
 
 /// The repository's files: tracked ones and new ones not ignored (`git ls-files -co
