@@ -118,6 +118,8 @@ impl Drop for TempDir {
 /// The guides in `docs/`: their Rust examples compile as doctests of this crate.
 #[cfg(doctest)]
 pub mod guides {
+    #[doc = include_str!("../../README.md")]
+    pub struct Readme;
     #[doc = include_str!("../../docs/quickstart.md")]
     pub struct Quickstart;
     #[doc = include_str!("../../docs/custom-transport.md")]

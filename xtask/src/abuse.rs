@@ -149,6 +149,9 @@ fn start(root: &Path, dir: &Path) -> Result<Emulator, String> {
     })
 }
 
+/// One abuse case: runs against the emulator, returns its row.
+type Case = fn(&Emulator) -> Row;
+
 /// One row of the report.
 struct Row {
     case: &'static str,
@@ -170,7 +173,11 @@ fn with_probe<T>(emulator: &Emulator, work: impl FnOnce() -> T) -> (T, Duration)
                 let started = Instant::now();
                 let ok = probe_at(addr, &api_key) == Ok(200);
                 let waited = started.elapsed();
-                longest = longest.max(if ok { waited } else { waited.max(STALL_LIMIT * 2) });
+                longest = longest.max(if ok {
+                    waited
+                } else {
+                    waited.max(STALL_LIMIT * 2)
+                });
                 std::thread::sleep(Duration::from_millis(50));
             }
             longest
@@ -212,10 +219,7 @@ fn at_once<T: Send + 'static>(n: usize, job: impl Fn() -> T + Send + Sync + 'sta
             std::thread::spawn(move || job())
         })
         .collect();
-    threads
-        .into_iter()
-        .filter_map(|t| t.join().ok())
-        .collect()
+    threads.into_iter().filter_map(|t| t.join().ok()).collect()
 }
 
 fn sql_deadline(emulator: &Emulator) -> Row {
@@ -225,7 +229,7 @@ fn sql_deadline(emulator: &Emulator) -> Row {
     let took = started.elapsed();
     Row {
         case: "SQL: five 1 GB blobs in one select",
-        figures: format!("{} after {}", statuses(&[status.clone()]), secs(took)),
+        figures: format!("{} after {}", statuses(std::slice::from_ref(&status)), secs(took)),
         held: matches!(status, Ok(400..=499)) && took < Duration::from_secs(15),
     }
 }
@@ -236,7 +240,7 @@ fn sql_long(emulator: &Emulator) -> Row {
     let took = started.elapsed();
     Row {
         case: "SQL: a query that never ends (time to the deadline)",
-        figures: format!("{} after {}", statuses(&[status.clone()]), secs(took)),
+        figures: format!("{} after {}", statuses(std::slice::from_ref(&status)), secs(took)),
         held: matches!(status, Ok(400..=499)) && took < Duration::from_secs(15),
     }
 }
@@ -331,7 +335,9 @@ fn big_bodies(emulator: &Emulator) -> Row {
             statuses(&results),
             secs(stall)
         ),
-        held: results.iter().all(|r| matches!(r, Ok(400..=499)) || r.is_err())
+        held: results
+            .iter()
+            .all(|r| matches!(r, Ok(400..=499)) || r.is_err())
             && peak.saturating_sub(before) < 100
             && stall < STALL_LIMIT,
     }
@@ -367,7 +373,7 @@ fn idle_connections(emulator: &Emulator) -> Row {
             "connected {}, refused {refused}, closed at once by the server {closed}; \
              a new request: {} after {}",
             IDLE_CONNECTIONS - refused,
-            statuses(&[answer.clone()]),
+            statuses(std::slice::from_ref(&answer)),
             secs(waited)
         ),
         held: answer == Ok(200) && waited < STALL_LIMIT * 2,
@@ -411,7 +417,12 @@ fn data_files(emulator: &Emulator) -> Row {
         .map(|entries| {
             entries
                 .filter_map(Result::ok)
-                .map(|e| (e.file_name().to_string_lossy().into_owned(), mode(&e.path())))
+                .map(|e| {
+                    (
+                        e.file_name().to_string_lossy().into_owned(),
+                        mode(&e.path()),
+                    )
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -424,7 +435,9 @@ fn data_files(emulator: &Emulator) -> Row {
     Row {
         case: "Data files (keys, tokens, password hashes)",
         figures: format!("directory {dir_mode:o}; {listed}"),
-        held: dir_mode & 0o077 == 0 && !files.is_empty() && files.iter().all(|(_, m)| m & 0o077 == 0),
+        held: dir_mode & 0o077 == 0
+            && !files.is_empty()
+            && files.iter().all(|(_, m)| m & 0o077 == 0),
     }
 }
 
@@ -448,7 +461,7 @@ pub fn abuse(root: &Path) -> bool {
         emulator.addr,
         emulator.pid()
     );
-    let cases: [(&str, fn(&Emulator) -> Row); 8] = [
+    let cases: [(&str, Case); 8] = [
         ("data files", data_files),
         ("SQL deadline", sql_deadline),
         ("SQL long", sql_long),
@@ -462,7 +475,11 @@ pub fn abuse(root: &Path) -> bool {
     for (name, case) in cases {
         eprintln!("abuse: {name} ...");
         let row = case(&emulator);
-        eprintln!("   {} {}", if row.held { "held:" } else { "DID NOT HOLD:" }, row.figures);
+        eprintln!(
+            "   {} {}",
+            if row.held { "held:" } else { "DID NOT HOLD:" },
+            row.figures
+        );
         rows.push(row);
     }
     drop(emulator);

@@ -15,7 +15,9 @@
 //! - Rule C, publishing: every crate under `crates/` ships the root's `LICENSE-MIT` and
 //!   `LICENSE-APACHE` (byte for byte: the crates declare `MIT OR Apache-2.0`), and its README
 //!   links nothing outside the crate by a relative path, which would break on crates.io; every
-//!   `cargo install` in the docs says `--locked` (else the lock file is ignored).
+//!   `cargo install` in the docs says `--locked` (else the lock file is ignored); the Rust
+//!   examples of the guides and READMEs name no crate a user of svc-api would have to add
+//!   besides tokio and serde ([`NOT_IN_EXAMPLES`]: they come through svc-api's re-exports).
 //!
 //! Each violation prints as `path:line: what is wrong`.
 
@@ -55,12 +57,61 @@ pub fn structure(root: &Path) -> bool {
     }
 }
 
+/// Crates that the docs' examples reach through svc-api (`svc_api::http`, `svc_api::model`,
+/// `svc_api::prelude`'s stream traits, ...), never by their own name: a user who copies an
+/// example has svc-api, tokio and serde, not these.
+const NOT_IN_EXAMPLES: &[&str] = &[
+    "bytes",
+    "futures",
+    "futures_core",
+    "futures_util",
+    "http",
+    "serde_json",
+    "svc_auth",
+    "svc_model",
+    "svc_transport",
+];
+
+/// The crates an example names by their own path (`name::...`), with the line of each.
+fn example_crates(markdown: &str) -> Vec<(usize, String)> {
+    let mut found = Vec::new();
+    let (mut in_block, mut in_rust) = (false, false);
+    for (number, line) in markdown.lines().enumerate() {
+        let trimmed = line.trim_start();
+        if let Some(fence) = trimmed.strip_prefix("```") {
+            in_rust = !in_block && (fence.is_empty() || fence.starts_with("rust"));
+            in_block = !in_block;
+            continue;
+        }
+        if !in_rust || trimmed.starts_with("//") {
+            continue;
+        }
+        let bytes = line.as_bytes();
+        for (i, _) in line.match_indices("::") {
+            let start = line[..i]
+                .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .map_or(0, |p| p + 1);
+            let before = start.checked_sub(1).map(|p| bytes[p]);
+            // `a::b::c` counts once, for `a`; `x.y::<T>` and `<T>::f` are not crate paths.
+            if matches!(before, Some(b':' | b'.' | b'>')) || start == i {
+                continue;
+            }
+            found.push((number + 1, line[start..i].to_owned()));
+        }
+    }
+    found
+}
+
 /// Rule C: licence files and README links of the published crates.
 fn publishing(root: &Path, files: &[String]) -> Vec<String> {
     let mut violations = Vec::new();
     let crates: HashSet<&str> = files
         .iter()
-        .filter_map(|f| f.strip_prefix("crates/")?.split_once("/Cargo.toml").map(|(c, _)| c))
+        .filter_map(|f| {
+            f.strip_prefix("crates/")?
+                .split_once("/Cargo.toml")
+                .map(|(c, _)| c)
+        })
         .filter(|c| !c.contains('/'))
         .collect();
     let mut crates: Vec<&str> = crates.into_iter().collect();
@@ -91,6 +142,20 @@ fn publishing(root: &Path, files: &[String]) -> Vec<String> {
     }
     for file in files.iter().filter(|f| f.ends_with(".md")) {
         let text = std::fs::read_to_string(root.join(file)).unwrap_or_default();
+        // The guides and svc-api's README speak to users of svc-api (the other crates' READMEs
+        // to users of those crates, who have their dependencies).
+        let guide =
+            file.starts_with("docs/") || file == "README.md" || file == "crates/svc-api/README.md";
+        if guide {
+            for (number, name) in example_crates(&text) {
+                if NOT_IN_EXAMPLES.contains(&name.as_str()) {
+                    violations.push(format!(
+                        "{file}:{number}: the example names `{name}`, which a user of svc-api \
+                         does not have: use its re-export (svc_api::...) or svc_api::prelude"
+                    ));
+                }
+            }
+        }
         for (number, line) in text.lines().enumerate() {
             if line.contains("cargo install ") && !line.contains("--locked") {
                 violations.push(format!(

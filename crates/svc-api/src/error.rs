@@ -283,16 +283,52 @@ pub(crate) fn is_retryable_status(status: StatusCode) -> bool {
     matches!(status.as_u16(), 429 | 502 | 503 | 504)
 }
 
-fn hint(status: StatusCode) -> &'static str {
+/// What to try, from the status and what the body says (empty when nothing useful can be
+/// added to the server's own message).
+fn hint(status: StatusCode, body: &ErrorBody, summary: &str) -> &'static str {
+    let lower = summary.to_ascii_lowercase();
     match status.as_u16() {
-        400 => "check the fields named above",
+        400 if !body.field_errors().is_empty() => "check the fields named above",
+        400 => "",
         401 => "check the API key or token: it is missing, unknown or expired",
         403 => "the credentials are valid, but not for this project, environment or resource",
+        // The records list's answer to a page past the last one.
+        404 if lower.contains("invalid page") => {
+            "ask for a page within the count (the list's `count` over its page size)"
+        }
         404 => "check the project, environment and identifiers in the path",
         405 => "this operation is not available on this path",
         429 => "too many requests: slow down (the client retries idempotent requests)",
+        _ if lower.contains("try again") => "",
         500..=599 => "the server failed; try again later",
         _ => "",
+    }
+}
+
+impl fmt::Display for ApiError {
+    /// `GET /path answered 404 Not Found (code): the server's message; what to try`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {} answered {}", self.method, self.path, self.status)?;
+        if let Some(code) = self.body.error_code() {
+            write!(f, " ({code})")?;
+        }
+        let summary = self.body.summary();
+        write!(f, ": {}", summary.trim_end_matches('.'))?;
+        let hint = hint(self.status, &self.body, &summary);
+        if !hint.is_empty() {
+            write!(f, "; {hint}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ApiError {}
+
+impl ApiError {
+    /// The HTTP status (also the field [`status`](Self::status)): the same call as
+    /// [`Error::status`], so code that moves from one to the other need not change.
+    pub fn status(&self) -> StatusCode {
+        self.status
     }
 }
 
@@ -305,19 +341,7 @@ impl fmt::Display for Error {
                 f,
                 "no answer within the overall timeout of {d:?} (all attempts); the request may have reached the server"
             ),
-            Self::Api(e) => {
-                write!(f, "{} {} answered {}", e.method, e.path, e.status)?;
-                if let Some(code) = e.body.error_code() {
-                    write!(f, " ({code})")?;
-                }
-                let summary = e.body.summary();
-                write!(f, ": {}", summary.trim_end_matches('.'))?;
-                let hint = hint(e.status);
-                if !hint.is_empty() {
-                    write!(f, "; {hint}")?;
-                }
-                Ok(())
-            }
+            Self::Api(e) => fmt::Display::fmt(e, f),
             Self::Auth(e) => write!(
                 f,
                 "the session has no usable credential, nothing was sent: {e}"
@@ -367,6 +391,48 @@ mod tests {
     fn decode_error(body: &str) -> Error {
         let source = serde_json::from_str::<svc_model::LoginResponse>(body).unwrap_err();
         Error::decode(StatusCode::OK, Bytes::from(body.to_owned()), source)
+    }
+
+    fn api_error(status: u16, body: &str) -> ApiError {
+        ApiError {
+            status: StatusCode::from_u16(status).unwrap(),
+            method: Method::GET,
+            path: "/projects/p/prod/shop/models/orders/".to_owned(),
+            body: ErrorBody::parse(Bytes::from(body.to_owned())),
+            retry_after: None,
+        }
+    }
+
+    #[test]
+    fn hints_follow_what_the_answer_says() {
+        // A 400 names the fields to check only when the body names fields.
+        let fields = api_error(400, r#"{"status": ["Not a valid choice."]}"#);
+        assert!(
+            fields
+                .to_string()
+                .ends_with("; check the fields named above"),
+            "{fields}"
+        );
+        let plain = api_error(400, r#"{"detail": "Malformed JSON: EOF."}"#).to_string();
+        assert!(!plain.contains("fields named above"), "{plain}");
+        // A page past the last one is about the page, not the path.
+        let page = api_error(404, r#"{"detail": "Invalid page."}"#).to_string();
+        assert!(page.contains("ask for a page within the count"), "{page}");
+        assert!(!page.contains("identifiers in the path"), "{page}");
+        let missing = api_error(404, r#"{"detail": "Not found."}"#).to_string();
+        assert!(missing.contains("identifiers in the path"), "{missing}");
+        // "try again" is said once, whoever says it.
+        let busy = api_error(
+            503,
+            r#"{"detail": "The resource is busy; try again later."}"#,
+        );
+        assert_eq!(busy.to_string().matches("try again").count(), 1, "{busy}");
+        let failed = api_error(500, r#"{"detail": "Internal error."}"#).to_string();
+        assert_eq!(failed.matches("try again").count(), 1, "{failed}");
+        // The error shows the same text, and the status reads the same way on both.
+        let err = Error::Api(Box::new(api_error(404, r#"{"detail": "Invalid page."}"#)));
+        assert_eq!(err.to_string(), page);
+        assert_eq!(err.api().map(ApiError::status), err.status());
     }
 
     /// Every text an error shows: `Display`, `Debug` (plain and pretty), and each source's.

@@ -115,3 +115,39 @@ struct ReadmeDoctests;
 pub use svc_auth as auth;
 pub use svc_model as model;
 pub use svc_transport as transport;
+
+// The vocabulary of this crate's signatures, re-exported so that code using them needs no
+// dependency of its own (and cannot pick a version that does not match).
+/// Body bytes ([`bytes::Bytes`]), as custom transports and raw answers carry them.
+pub use bytes;
+/// HTTP types ([`http::Method`], [`http::HeaderMap`], [`http::StatusCode`], ...), as the proxy,
+/// custom transports and errors use them.
+pub use http;
+/// JSON values ([`serde_json::Value`], the [`serde_json::json!`] macro): records are JSON
+/// objects ([`Record`]).
+pub use serde_json;
+
+/// What most programs use, in one import: `use svc_api::prelude::*;`.
+///
+/// The client and its errors, the records query builder, and the stream traits that give
+/// [`RecordStream`] its `next`, `try_next` and `try_collect`.
+///
+/// ```no_run
+/// use svc_api::prelude::*;
+///
+/// # async fn run(client: Client) -> Result<()> {
+/// let mut orders = client.records("shop", "orders").stream(ListQuery::new().order_by("id"))?;
+/// while let Some(order) = orders.try_next().await? {
+///     println!("{}", order["id"]);
+/// }
+/// # Ok(()) }
+/// ```
+pub mod prelude {
+    #[cfg(any(feature = "records", feature = "users", feature = "teams"))]
+    pub use crate::RecordStream;
+    pub use crate::{Client, ClientBuilder, Error, Result};
+    #[cfg(feature = "records")]
+    pub use crate::{Record, Records};
+    pub use futures_util::{StreamExt as _, TryStreamExt as _};
+    pub use svc_model::records::{ListQuery, Lookup};
+}

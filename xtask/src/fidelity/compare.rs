@@ -21,8 +21,8 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use crate::http::Response;
 use super::requests::{Op, Request};
+use crate::http::Response;
 
 /// The engine's keys beyond the shared envelope `count, next, previous, results`.
 const ENGINE_EXTRA_KEYS: &[&str] = &[

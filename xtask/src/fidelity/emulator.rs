@@ -23,7 +23,9 @@ const TOKEN: &str = "tok_fidelity_db_0123456789";
 pub fn build(root: &Path, release: bool) -> Result<PathBuf, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let profile = if release { "release" } else { "dev" };
-    eprintln!("building the emulator (cargo build --profile {profile} -p svc-emulator --features cli)");
+    eprintln!(
+        "building the emulator (cargo build --profile {profile} -p svc-emulator --features cli)"
+    );
     let output = Command::new(cargo)
         .args([
             "build",
