@@ -196,7 +196,7 @@ impl Clients {
                         let record = client
                             .records(RESOURCE, MODEL)
                             .typed::<Item>()
-                            .retrieve(PK)
+                            .get(PK)
                             .await
                             .expect("SDK retrieve");
                         black_box(record);

@@ -229,7 +229,11 @@ fn sql_deadline(emulator: &Emulator) -> Row {
     let took = started.elapsed();
     Row {
         case: "SQL: five 1 GB blobs in one select",
-        figures: format!("{} after {}", statuses(std::slice::from_ref(&status)), secs(took)),
+        figures: format!(
+            "{} after {}",
+            statuses(std::slice::from_ref(&status)),
+            secs(took)
+        ),
         held: matches!(status, Ok(400..=499)) && took < Duration::from_secs(15),
     }
 }
@@ -240,7 +244,11 @@ fn sql_long(emulator: &Emulator) -> Row {
     let took = started.elapsed();
     Row {
         case: "SQL: a query that never ends (time to the deadline)",
-        figures: format!("{} after {}", statuses(std::slice::from_ref(&status)), secs(took)),
+        figures: format!(
+            "{} after {}",
+            statuses(std::slice::from_ref(&status)),
+            secs(took)
+        ),
         held: matches!(status, Ok(400..=499)) && took < Duration::from_secs(15),
     }
 }

@@ -9,13 +9,16 @@
 //! | --- | --- | --- |
 //! | `pages` | [`Client::pages`] | list, create, get, update, delete page settings, published or draft |
 //! | `projects` | [`Client::projects`] | get a project |
-//! | `records` | [`Client::records`] | list (one page, all, a stream across pages), retrieve, create, update, delete, aggregate, group |
+//! | `records` | [`Client::records`] | list (one page, all, a stream across pages), get, create, update, delete, aggregate, group |
 //! | `sql` | [`Client::sql`] | one read-only query with named parameters; rows as your own types or JSON maps |
-//! | `users` | [`Client::users`] | list (one page, all, a stream), retrieve, create, change team, delete |
-//! | `teams` | [`Client::teams`] | list, retrieve, rename |
+//! | `users` | [`Client::users`] | list (one page, all, a stream), get, create, change team, delete |
+//! | `teams` | [`Client::teams`] | list, get, rename |
 //! | `resources` | [`Client::resources`] | reload a resource's structure, or the built-in tools resource's |
 //! | `proxy` | [`Client::proxy`] | a request to another service through the HTTP proxy, with the session or service token; the upstream's status, headers and body |
 //! | `account` | [`Client::account`] | login, authentication check, logout, register, password and email changes, headers |
+//!
+//! Reading one item is `get` everywhere (`retrieve`, the service documentation's word for
+//! records, users and teams, is kept as an alias).
 //!
 //! `default-transport` (on by default) brings the pooled hyper + rustls transport; without it,
 //! give the builder your own [`Transport`](svc_transport::Transport).

@@ -39,6 +39,17 @@ impl Client {
 
 /// Page settings operations; see [`Client::pages`].
 ///
+/// ```no_run
+/// # async fn run(client: svc_api::Client) -> Result<(), svc_api::Error> {
+/// // The published pages, then one page's draft copy.
+/// for page in client.pages().list().await? {
+///     println!("{:?} {:?}", page.uid(), page.name());
+/// }
+/// let draft = client.pages().draft(true).get("orders").await?;
+/// println!("draft: {:?}", draft.is_draft());
+/// # Ok(()) }
+/// ```
+///
 /// Each environment holds a published set and a draft set of pages. With draft off (the
 /// default) reads see the published set, and writes change the published page and its draft
 /// copy. With draft on (`draft=1`) reads and writes touch the draft set only.

@@ -27,6 +27,13 @@ impl Client {
 }
 
 /// Project operations; see [`Client::projects`].
+///
+/// ```no_run
+/// # async fn run(client: svc_api::Client) -> Result<(), svc_api::Error> {
+/// let project = client.projects().current().await?;
+/// println!("{project:?}");
+/// # Ok(()) }
+/// ```
 #[derive(Debug, Clone)]
 pub struct Projects<'c> {
     client: &'c Client,

@@ -56,6 +56,20 @@ impl Client {
 }
 
 /// The HTTP proxy; see [`Client::proxy`].
+///
+/// ```no_run
+/// # async fn run(client: svc_api::Client) -> Result<(), svc_api::Error> {
+/// let answer = client
+///     .proxy()
+///     .get("https://api.example.com/v1/items")
+///     .query("limit", "10")
+///     .header("X-Api-Key", "{{secret:items_key}}")
+///     .secret_token("items_key")
+///     .send()
+///     .await?;
+/// println!("{} ({} bytes)", answer.status, answer.body.len());
+/// # Ok(()) }
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct Proxy<'c> {
     client: &'c Client,

@@ -34,6 +34,13 @@ impl Client {
 }
 
 /// Resource operations; see [`Client::resources`].
+///
+/// ```no_run
+/// # async fn run(client: svc_api::Client) -> Result<(), svc_api::Error> {
+/// // After a migration added tables or columns: re-read the structure.
+/// client.resources().reload("shop").await?;
+/// # Ok(()) }
+/// ```
 #[derive(Debug, Clone)]
 #[must_use]
 pub struct Resources<'c> {

@@ -57,6 +57,25 @@ impl Client {
 }
 
 /// SQL on one resource; see [`Client::sql`].
+///
+/// ```no_run
+/// # async fn run(client: svc_api::Client) -> Result<(), svc_api::Error> {
+/// #[derive(serde::Deserialize)]
+/// struct Row {
+///     status: String,
+///     orders: i64,
+/// }
+/// let rows: Vec<Row> = client
+///     .sql("shop")
+///     .query("select status, count(*) as orders from orders where total > :min group by status")
+///     .bind("min", 100)
+///     .rows()
+///     .await?;
+/// for row in rows {
+///     println!("{}: {}", row.status, row.orders);
+/// }
+/// # Ok(()) }
+/// ```
 #[derive(Debug, Clone)]
 #[must_use]
 pub struct Sql<'c> {

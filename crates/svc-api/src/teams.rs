@@ -38,6 +38,18 @@ impl Client {
 }
 
 /// Team operations; see [`Client::teams`].
+///
+/// ```no_run
+/// # async fn run(client: svc_api::Client) -> Result<(), svc_api::Error> {
+/// use svc_api::model::records::ListQuery;
+///
+/// for team in client.teams().all(&ListQuery::new()).await? {
+///     println!("{} {}", team.uid, team.name);
+/// }
+/// let renamed = client.teams().rename("00000000-0000-4000-8000-000000000002", "Writers").await?;
+/// println!("now {}", renamed.name);
+/// # Ok(()) }
+/// ```
 #[derive(Debug, Clone)]
 #[must_use]
 pub struct Teams<'c> {
@@ -63,8 +75,13 @@ impl Teams<'_> {
     }
 
     /// One team by uid (`404` when there is none).
+    pub async fn get(&self, uid: impl AsRef<str>) -> Result<Team> {
+        self.records.get(RecordPk::new(uid.as_ref())?).await
+    }
+
+    /// The same as [`get`](Self::get), under the name the service's documentation uses.
     pub async fn retrieve(&self, uid: impl AsRef<str>) -> Result<Team> {
-        self.records.retrieve(RecordPk::new(uid.as_ref())?).await
+        self.get(uid).await
     }
 
     /// Renames a team, the only change the service allows; returns the team. A blank name is

@@ -40,6 +40,19 @@ impl Client {
 }
 
 /// User operations; see [`Client::users`].
+///
+/// ```no_run
+/// # async fn run(client: svc_api::Client) -> Result<(), svc_api::Error> {
+/// use svc_api::model::records::ListQuery;
+///
+/// let page = client.users().list(&ListQuery::new()).await?;
+/// println!("{} users", page.count);
+/// if let Some(first) = page.results.first() {
+///     let user = client.users().get(&first.uid).await?;
+///     println!("{} is in team {}", user.email, user.group);
+/// }
+/// # Ok(()) }
+/// ```
 #[derive(Debug, Clone)]
 #[must_use]
 pub struct Users<'c> {
@@ -83,8 +96,13 @@ impl Users<'_> {
     }
 
     /// One user by uid (`404` when there is none).
+    pub async fn get(&self, uid: impl AsRef<str>) -> Result<User> {
+        self.records.get(uid_of(uid.as_ref())?).await
+    }
+
+    /// The same as [`get`](Self::get), under the name the service's documentation uses.
     pub async fn retrieve(&self, uid: impl AsRef<str>) -> Result<User> {
-        self.records.retrieve(uid_of(uid.as_ref())?).await
+        self.get(uid).await
     }
 
     /// Adds a user to a team. `email` and `group` must not be empty (checked before sending);

@@ -50,6 +50,17 @@ pub struct AuthStatus {
 }
 
 /// Account methods; see [`Client::account`].
+///
+/// ```no_run
+/// # async fn run(client: svc_api::Client) -> Result<(), svc_api::Error> {
+/// let signed_in = client.account().login("ada@example.com", "correct horse").await?;
+/// println!("signed in as {:?}", signed_in.user.email);
+/// // Later calls carry the session, refreshed 30 seconds before it expires.
+/// let status = client.account().is_authenticated().await?;
+/// assert!(status.authenticated);
+/// client.account().logout()?;
+/// # Ok(()) }
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct Account<'c> {
     client: &'c Client,

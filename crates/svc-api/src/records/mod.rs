@@ -240,9 +240,14 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
     }
 
     /// One record by primary key (`404` when there is none).
-    pub async fn retrieve(&self, pk: impl IntoRecordPk) -> Result<T> {
+    pub async fn get(&self, pk: impl IntoRecordPk) -> Result<T> {
         let url = self.record_url(pk)?;
         self.client.send_json(self.call(Method::GET, url)?).await
+    }
+
+    /// The same as [`get`](Self::get), under the name the service's documentation uses.
+    pub async fn retrieve(&self, pk: impl IntoRecordPk) -> Result<T> {
+        self.get(pk).await
     }
 
     /// Creates a record from any serializable value; returns the stored record. Never retried
