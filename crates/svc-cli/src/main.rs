@@ -24,12 +24,14 @@ async fn main() -> std::process::ExitCode {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(failure) => {
             if !failure.is_silent() {
-                eprintln!("error: {failure}");
+                // Error texts quote the server's messages: shown escaped, never acted on by
+                // the terminal.
+                eprintln!("error: {}", output::for_terminal(&failure.to_string()));
                 if let Some(note) = failure.note() {
-                    eprintln!("note: {note}");
+                    eprintln!("note: {}", output::for_terminal(note));
                 }
                 if let Some(hint) = failure.hint() {
-                    eprintln!("hint: {hint}");
+                    eprintln!("hint: {}", output::for_terminal(&hint));
                 }
             }
             failure.exit_code()

@@ -1,6 +1,8 @@
 //! Printing results: a readable table on a terminal; JSON, NDJSON or CSV for scripts.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
+use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
 
 use serde::Serialize;
@@ -42,13 +44,14 @@ pub fn value<T: Serialize>(format: Output, value: &T) -> Result<(), Failure> {
         Output::Csv => write_csv(&mut out, std::slice::from_ref(&value)),
         Output::Table => match &value {
             Value::Object(map) => {
-                let width = map.keys().map(|k| k.chars().count()).max().unwrap_or(0);
-                for (k, v) in map {
-                    writeln!(out, "{k:<width$}  {}", cell(v)).map_err(io)?;
+                let keys: Vec<Cow<'_, str>> = map.keys().map(|k| for_terminal(k)).collect();
+                let width = keys.iter().map(|k| k.chars().count()).max().unwrap_or(0);
+                for (k, v) in keys.iter().zip(map.values()) {
+                    writeln!(out, "{k:<width$}  {}", for_terminal(&cell(v))).map_err(io)?;
                 }
                 Ok(())
             }
-            other => writeln!(out, "{}", cell(other)).map_err(io),
+            other => writeln!(out, "{}", for_terminal(&cell(other))).map_err(io),
         },
     }
 }
@@ -127,6 +130,27 @@ pub fn columns(values: &[Value]) -> Vec<String> {
     columns
 }
 
+/// `text` as it may be shown on a terminal: every control character (ESC, BEL, CR, DEL, the C1
+/// controls; line feeds and tabs excepted) is written as a Rust escape such as `\u{1b}`, so that
+/// text from a server can neither move the cursor, recolour or clear the screen, set the
+/// window title nor ring the bell. For tables and messages; JSON, NDJSON and CSV stay exact.
+pub fn for_terminal(text: &str) -> Cow<'_, str> {
+    let acts = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.chars().any(acts) {
+        return Cow::Borrowed(text);
+    }
+    let mut shown = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if acts(c) {
+            // Writing to a String cannot fail.
+            let _ = write!(shown, "\\u{{{:x}}}", u32::from(c));
+        } else {
+            shown.push(c);
+        }
+    }
+    Cow::Owned(shown)
+}
+
 /// A value as table or CSV text: strings bare, null empty, the rest as JSON.
 pub fn cell(value: &Value) -> String {
     match value {
@@ -140,7 +164,7 @@ fn write_table(out: &mut impl Write, values: &[Value]) -> Result<(), Failure> {
     let columns = columns(values);
     if columns.is_empty() {
         for v in values {
-            writeln!(out, "{}", cell(v)).map_err(io)?;
+            writeln!(out, "{}", for_terminal(&cell(v))).map_err(io)?;
         }
         if values.is_empty() {
             writeln!(out, "(none)").map_err(io)?;
@@ -168,6 +192,7 @@ fn write_grid(
     const MAX: usize = 40;
     let clip = |s: &str| -> String {
         let one_line = s.replace(['\n', '\r', '\t'], " ");
+        let one_line = for_terminal(&one_line).into_owned();
         if one_line.chars().count() > MAX {
             format!("{}…", one_line.chars().take(MAX - 1).collect::<String>())
         } else {
@@ -177,6 +202,10 @@ fn write_grid(
     let rows: Vec<Vec<String>> = rows
         .iter()
         .map(|r| r.iter().map(|c| clip(c)).collect())
+        .collect();
+    let columns: Vec<String> = columns
+        .iter()
+        .map(|c| for_terminal(c).into_owned())
         .collect();
     let widths: Vec<usize> = columns
         .iter()
@@ -199,7 +228,7 @@ fn write_grid(
             .trim_end()
             .to_owned()
     };
-    writeln!(out, "{}", line(columns)).map_err(io)?;
+    writeln!(out, "{}", line(&columns)).map_err(io)?;
     for row in &rows {
         writeln!(out, "{}", line(row)).map_err(io)?;
     }
@@ -304,6 +333,30 @@ mod tests {
             String::from_utf8(out).unwrap(),
             "id,note,tags,extra\n1,,\"[1,2]\",\n2,,,x\n"
         );
+    }
+
+    #[test]
+    fn control_characters_are_shown_escaped_on_a_terminal() {
+        assert!(matches!(for_terminal("plain, é 日本"), Cow::Borrowed(_)));
+        assert_eq!(
+            for_terminal("two\nlines\tand a tab"),
+            "two\nlines\tand a tab"
+        );
+        assert_eq!(
+            for_terminal("\u{1b}[2J\u{1b}]0;title\u{7}\r\u{7f}\u{9b}x"),
+            "\\u{1b}[2J\\u{1b}]0;title\\u{7}\\u{d}\\u{7f}\\u{9b}x"
+        );
+
+        let mut out = Vec::new();
+        write_table(&mut out, &[json!({"name\u{1b}[31m": "bell\u{7}", "id": 1})]).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(!text.contains(['\u{1b}', '\u{7}']), "{text:?}");
+        assert!(text.contains("name\\u{1b}[31m"), "{text}");
+        assert!(text.contains("bell\\u{7}"), "{text}");
+        // CSV stays exact: it is data for a program.
+        let mut out = Vec::new();
+        write_csv(&mut out, &[json!({"a": "x\u{1b}y"})]).unwrap();
+        assert_eq!(out, b"a\nx\x1by\n");
     }
 
     #[test]

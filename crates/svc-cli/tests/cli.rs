@@ -1185,3 +1185,49 @@ async fn proxy_with_a_session() {
     );
     assert!(err.contains("allow-list"), "{err}");
 }
+
+/// A server whose page settings carry terminal control sequences (clear screen, set the window
+/// title, bell), and whose error messages do too.
+fn hostile_server() -> std::net::SocketAddr {
+    common::serve(|request| {
+        if request.target.contains("/view_settings/missing") {
+            (
+                "400 Bad Request",
+                r#"{"error": "no \u001b[2Jsuch\u0007 page", "error_code": "invalid"}"#.to_owned(),
+            )
+        } else {
+            (
+                "200 OK",
+                r#"[{"uid": "p\u001b]0;pwned\u0007", "name": "\u001b[31mred\u001b[0m"}]"#
+                    .to_owned(),
+            )
+        }
+    })
+}
+
+/// Regression: control characters from server data reached the terminal as they were, in
+/// tables and error messages. They are shown escaped there; JSON stays exact.
+#[tokio::test(flavor = "multi_thread")]
+async fn control_characters_from_the_server_are_escaped_in_tables_and_errors() {
+    let addr = hostile_server();
+    let app = format!("http://{addr}/api");
+    let env = [
+        ("SVC_PROJECT", "demo"),
+        ("SVC_APP_BASE_URL", app.as_str()),
+        ("SVC_API_KEY", "svc_key_test"),
+    ];
+    let table = ok(&svc(&env, &["pages", "list", "-o", "table"], None).await);
+    assert!(!table.contains(['\u{1b}', '\u{7}']), "{table:?}");
+    assert!(table.contains(r"p\u{1b}]0;pwned\u{7}"), "{table}");
+    assert!(table.contains(r"\u{1b}[31mred\u{1b}[0m"), "{table}");
+
+    let exact = json(&svc(&env, &["pages", "list", "-o", "json"], None).await);
+    assert_eq!(exact[0]["uid"], "p\u{1b}]0;pwned\u{7}");
+    assert_eq!(exact[0]["name"], "\u{1b}[31mred\u{1b}[0m");
+
+    let out = svc(&env, &["pages", "get", "missing"], None).await;
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(!stderr.contains(['\u{1b}', '\u{7}']), "{stderr:?}");
+    assert!(stderr.contains(r"no \u{1b}[2Jsuch\u{7} page"), "{stderr}");
+}

@@ -24,6 +24,12 @@ use crate::storage::{Created, PageSet, StoredPage};
 use axum::Router;
 use axum::routing::get;
 
+/// The longest page uid a create accepts, in bytes of UTF-8. Real uids are UUIDs (36 bytes);
+/// a much longer one could be stored but, percent-encoded in the path, would make every later
+/// request for it too long for the server (`414`): it could never be read or deleted and would
+/// stay in every list. 1024 bytes are at most 3 KiB in a path.
+pub(crate) const MAX_UID_BYTES: usize = 1024;
+
 /// The page settings routes, on the application host (relative to `/api`).
 pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
     let router = route_with_optional_slash(
@@ -61,6 +67,15 @@ async fn create(
     let fields = json_object(body).await?;
     let uid = match fields.get("uid") {
         None => None,
+        Some(Value::String(uid)) if uid.len() > MAX_UID_BYTES => {
+            return Err(HttpError::invalid_field(
+                "uid",
+                format!(
+                    "Must be at most {MAX_UID_BYTES} bytes long (in UTF-8); page uids are \
+                     usually UUIDs (36 characters)."
+                ),
+            ));
+        }
         Some(Value::String(uid)) if PageUid::new(uid.as_str()).is_ok() => Some(uid.clone()),
         Some(_) => {
             return Err(HttpError::invalid_field(

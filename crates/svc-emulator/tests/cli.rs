@@ -114,3 +114,29 @@ fn bad_config_fails_with_a_message_on_stderr() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("at least one project"), "{stderr}");
 }
+
+/// A data directory that other users can write in is used as it is, with a warning on stderr
+/// (stdout keeps only the startup line); the data files themselves are private.
+#[cfg(unix)]
+#[test]
+fn a_data_directory_others_can_write_is_a_warning_on_stderr() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let dir = TempDir::new();
+    std::fs::write(dir.join("notes.txt"), b"someone else's").unwrap();
+    std::fs::set_permissions(&dir.0, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let data = dir.join("meta.sqlite");
+    let mut child = spawn(&["--data", data.to_str().unwrap()], &[]);
+    let stderr = child.stderr.take().unwrap();
+    let (_, rest) = run_until_ready_then_stop(child);
+    assert!(rest.is_empty(), "{rest:?}");
+    let mut err = String::new();
+    BufReader::new(stderr).read_to_string(&mut err).unwrap();
+    assert!(
+        err.contains("svc-emulator: warning: the data directory")
+            && err.contains("can be written by other users"),
+        "{err}"
+    );
+    let mode = std::fs::metadata(&data).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "{mode:o}");
+}

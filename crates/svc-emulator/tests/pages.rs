@@ -371,6 +371,38 @@ async fn update_validation() {
     emu.shutdown().await;
 }
 
+/// Regression: a uid of 100 000 characters could be created but never fetched or deleted (its
+/// path was too long for the server: `414`), and it stayed in every list. A create caps the uid
+/// at 1024 bytes of UTF-8 with a `400` naming the field; a uid at the cap works end to end.
+#[tokio::test]
+async fn uids_longer_than_1024_bytes_are_refused_at_create() {
+    let emu = demo().await;
+    for too_long in ["x".repeat(1025), "é".repeat(513), "x".repeat(100_000)] {
+        let r = call(
+            &emu,
+            Method::POST,
+            base(&emu),
+            Some(json!({"uid": too_long})),
+        )
+        .await;
+        let e = r.assert_error(400, "invalid");
+        let message = e["uid"][0].as_str().unwrap_or_default();
+        assert!(message.contains("1024 bytes"), "{e}");
+    }
+    assert!(list_uids(&emu, "0").await.is_empty(), "nothing was stored");
+
+    for longest in ["x".repeat(1024), "é".repeat(512)] {
+        let created = create(&emu, "0", json!({"uid": longest})).await;
+        assert_eq!(created["uid"], longest.as_str());
+        let encoded = svc_model::ident::encode_segment(&longest);
+        assert_eq!(get(&emu, &encoded, "0").await.status, 200);
+        let deleted = call(&emu, Method::DELETE, item(&emu, &encoded), None).await;
+        assert_eq!(deleted.status, 204);
+    }
+    assert!(list_uids(&emu, "0").await.is_empty());
+    emu.shutdown().await;
+}
+
 #[tokio::test]
 async fn awkward_uids_round_trip() {
     let emu = demo().await;

@@ -437,3 +437,40 @@ async fn strict_mode_refuses_what_the_engine_ignores_and_lenient_mode_follows_it
     strict.shutdown().await;
     lenient.shutdown().await;
 }
+
+/// A primary key in the path is read as the engine reads it: its IntegerField does
+/// `int(str(value).strip())`, so `+1`, ` 1` and `01` name record 1 on the engine too (a `200`,
+/// and a `204` for a delete), while `1.0` is its `400` "not a valid integer". Pinned because
+/// treating `+1` as a missing record would refuse what the engine answers with 2xx.
+#[tokio::test]
+async fn record_keys_in_the_path_are_read_as_the_engine_reads_them() {
+    let orders = "/projects/demo/prod/shop/models/orders";
+    let emulator = demo().await;
+    let get = |key: &str| Call::get(format!("{orders}/{key}")).bearer(emulator.api_key());
+    let first = send(&emulator, get("1")).await.json();
+    assert_eq!(first["id"], 1);
+    // `+` is a plus sign in a path (not a space); `%20` is a space; `%2B` a plus.
+    for key in ["+1", "%2B1", "%201", "01", "%201%20", "0001"] {
+        let reply = send(&emulator, get(key)).await;
+        assert_eq!(reply.status, 200, "{key}");
+        assert_eq!(reply.json(), first, "{key}");
+    }
+    for key in ["1.0", "1e0", "0x1", "1%2B", "+-1", "%2B%201"] {
+        let body = send(&emulator, get(key)).await.assert_error(400, "invalid");
+        assert_eq!(
+            body["non_field_errors"],
+            json!(["not a valid integer"]),
+            "{key}"
+        );
+    }
+    let deleted = send(
+        &emulator,
+        Call::new(Method::DELETE, format!("{orders}/+1")).bearer(emulator.api_key()),
+    )
+    .await;
+    assert_eq!(deleted.status, 204);
+    send(&emulator, get("1"))
+        .await
+        .assert_error(404, "not_found");
+    emulator.shutdown().await;
+}

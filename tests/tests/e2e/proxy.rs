@@ -914,6 +914,119 @@ async fn redirects_are_followed_only_on_the_allow_list() {
     assert_eq!(answer.headers["location"], "ftp://127.0.0.1/file");
 }
 
+/// Regression: a redirect to another origin dropped `Authorization` and `Cookie` but carried
+/// on the custom headers a secret had been substituted into.
+#[tokio::test]
+async fn a_redirect_to_another_origin_carries_no_substituted_secret() {
+    let upstream = Upstream::start().await;
+    let emulator = emulator_with(ProxyConfig::new().secret("PARTNER_KEY", "pk_s3cr3t")).await;
+    let client = service_client(&emulator).await;
+    let proxy = client.proxy();
+    let other_origin = format!("http://localhost:{}/echo/moved", upstream.addr.port());
+    let with_secret_header = |path: &str| {
+        proxy
+            .get(upstream.url(path))
+            .secret_token("PARTNER_KEY")
+            .header("X-Api-Key", "{{secret:PARTNER_KEY}}")
+            .header("X-Plain", "kept")
+    };
+
+    // On the same origin the header follows the redirect, secret and all.
+    let e = echo(
+        &with_secret_header("/redirect/302?to=/echo/same")
+            .send()
+            .await
+            .unwrap(),
+    );
+    assert_eq!(e["path"], "/echo/same");
+    assert_eq!(e["headers"]["x-api-key"], json!(["pk_s3cr3t"]));
+    // To another origin it does not; a header without a secret still does.
+    let e = echo(
+        &with_secret_header(&format!("/redirect/302?to={other_origin}"))
+            .send()
+            .await
+            .unwrap(),
+    );
+    assert_eq!(e["path"], "/echo/moved");
+    assert!(e["headers"].get("x-api-key").is_none(), "{e}");
+    assert_eq!(e["headers"]["x-plain"], json!(["kept"]));
+    assert!(!e.to_string().contains("pk_s3cr3t"), "{e}");
+
+    // A `307` keeps the body: one with a secret in it is not sent to another origin, and the
+    // redirect is the answer.
+    let before = upstream.connections();
+    let answer = proxy
+        .post(upstream.url(&format!("/redirect/307?to={other_origin}")))
+        .secret_token("PARTNER_KEY")
+        .json(&json!({"key": "{{secret:PARTNER_KEY}}"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status, 307);
+    assert_eq!(answer.headers["location"], other_origin.as_str());
+    assert_eq!(
+        upstream.connections(),
+        before + 1,
+        "the other origin is not contacted"
+    );
+    // A body without a secret follows the `307` as before.
+    let e = echo(
+        &proxy
+            .post(upstream.url(&format!("/redirect/307?to={other_origin}")))
+            .json(&json!({"a": 1}))
+            .send()
+            .await
+            .unwrap(),
+    );
+    assert_eq!(
+        (e["path"].as_str(), e["body"].as_str()),
+        (Some("/echo/moved"), Some(r#"{"a":1}"#))
+    );
+}
+
+/// Regression: an upstream's `101 Switching Protocols` was passed on to the caller, whose
+/// connection then waited for a protocol that never came.
+#[tokio::test]
+async fn an_upstream_that_switches_protocols_is_502() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let upstream = tokio::spawn(async move {
+        let (mut stream, _) = listener.accept().await.unwrap();
+        let mut seen = Vec::new();
+        let mut buf = [0u8; 1024];
+        while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => seen.extend_from_slice(&buf[..n]),
+            }
+        }
+        let _ = stream
+            .write_all(
+                b"HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n",
+            )
+            .await;
+        // Stay open, as an upgraded connection would, until the proxy lets go.
+        let _ = stream.read(&mut buf).await;
+    });
+    let emulator = emulator_with(ProxyConfig::new()).await;
+    let client = service_client(&emulator).await;
+    let (status, code, message) = proxy_error(
+        client
+            .proxy()
+            .get(format!("http://{addr}/socket"))
+            .send()
+            .await,
+    );
+    assert_eq!((status, code.as_str()), (502, "bad_gateway"), "{message}");
+    assert!(
+        message.contains("101") && message.contains("upgrade"),
+        "{message}"
+    );
+    upstream.abort();
+}
+
 #[tokio::test]
 async fn an_unreachable_upstream_is_502() {
     // A port that was just free: nothing listens on it.

@@ -36,7 +36,11 @@ pub async fn login(global: &Global, args: LoginArgs) -> Result<(), Failure> {
         .as_deref()
         .or(signed.user.username.as_deref())
         .unwrap_or(signed.user.uid.as_str());
-    eprintln!("signed in as {who}; session saved in {}", path.display());
+    eprintln!(
+        "signed in as {}; session saved in {}",
+        output::for_terminal(who),
+        path.display()
+    );
     output::value(output::resolve(global.output), &signed.user)
 }
 

@@ -1,8 +1,9 @@
 //! JSON Web Tokens, HS256: what the emulator issues to user sessions and services.
 //!
 //! Tokens are real JWTs (`header.payload.signature`, base64url without padding) with `sub`,
-//! `iat`, `exp`, plus `project`, `typ` (`access`, `refresh`, `service`) and a unique `jti`. The
-//! signing key is 32 random bytes kept in the data path, so tokens survive a restart on it.
+//! `iat`, `exp`, plus `project`, `typ` (`access`, `refresh`, `service`), a unique `jti` and the
+//! user's token generation `gen`. The signing key is 32 random bytes kept in the data path, so
+//! tokens survive a restart on it.
 
 use ring::hmac;
 use serde::{Deserialize, Serialize};
@@ -36,6 +37,11 @@ pub(crate) struct Claims {
     pub(crate) exp: i64,
     /// A unique id (refresh tokens are tracked by it).
     pub(crate) jti: String,
+    /// The user's token generation when the token was issued (`gen`; 0 when absent, as in
+    /// tokens of earlier versions): a password change raises it, and a session token of an
+    /// earlier generation is refused.
+    #[serde(rename = "gen", default)]
+    pub(crate) generation: i64,
 }
 
 /// Why a token was refused. Never carries the token.
@@ -142,6 +148,7 @@ mod tests {
             iat: 100,
             exp,
             jti: "j1".into(),
+            generation: 0,
         }
     }
 
@@ -192,6 +199,29 @@ mod tests {
         }
         assert_eq!(b64url_decode("AQ"), Some(vec![1]));
         assert_eq!(b64url_decode("AR"), None);
+    }
+
+    /// Tokens signed before token generations existed have no `gen`: generation 0.
+    #[test]
+    fn a_token_without_a_generation_is_of_generation_0() {
+        let signer = Signer::new(b"0123456789abcdef0123456789abcdef");
+        let header = b64url(HEADER.as_bytes());
+        let payload = b64url(
+            br#"{"sub":"u1","project":"demo","typ":"access","iat":100,"exp":200,"jti":"j1"}"#,
+        );
+        let signed = format!("{header}.{payload}");
+        let tag = hmac::sign(&signer.key, signed.as_bytes());
+        let token = format!("{signed}.{}", b64url(tag.as_ref()));
+        assert_eq!(signer.verify(&token, 150).unwrap(), claims(200));
+        let mut raised = claims(200);
+        raised.generation = 3;
+        let token = signer.sign(&raised);
+        assert!(token.split('.').nth(1).is_some_and(|p| {
+            String::from_utf8(base64url_decode(p).unwrap())
+                .unwrap()
+                .contains(r#""gen":3"#)
+        }));
+        assert_eq!(signer.verify(&token, 150).unwrap().generation, 3);
     }
 
     #[test]

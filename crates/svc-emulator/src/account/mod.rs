@@ -10,7 +10,8 @@ mod jwt;
 mod password;
 mod routes;
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use ring::rand::{SecureRandom, SystemRandom};
@@ -55,7 +56,31 @@ pub(crate) struct Accounts {
     /// Refresh calls received per project (emulator-only stats, for tests of single-flight
     /// refresh in clients).
     refresh_calls: Arc<std::sync::Mutex<std::collections::HashMap<String, u64>>>,
+    /// The token generation of every user whose generation is not 0, by project and uid: a
+    /// copy of the store's, so that checking a token needs no database query.
+    generations: Arc<RwLock<Generations>>,
 }
+
+/// Who a token is for: the project, the user's uid (`service` for a service token) and the
+/// user's token generation.
+struct Holder<'a> {
+    project: &'a str,
+    uid: &'a str,
+    generation: i64,
+}
+
+impl<'a> Holder<'a> {
+    fn of(project: &'a str, account: &'a Account) -> Self {
+        Self {
+            project,
+            uid: &account.uid,
+            generation: account.token_generation,
+        }
+    }
+}
+
+/// Token generations by project, then user uid.
+type Generations = HashMap<String, HashMap<String, i64>>;
 
 /// A refusal: `Err(Refusal)` becomes `{"result": false, "errors": {field: [message]}}`.
 #[derive(Debug)]
@@ -83,8 +108,15 @@ fn random_id() -> String {
 impl Accounts {
     /// Creates the account tables and loads (or creates) the signing key in the meta store.
     pub(crate) fn open(store: &Store, lifetimes: TokenLifetimes) -> Result<Self, StoreError> {
-        let secret = store.run_blocking(|conn, _| {
-            conn.execute_batch(store::SCHEMA)?;
+        let (secret, generations) = store.run_blocking(|conn, _| {
+            store::migrate(conn)?;
+            let mut generations = Generations::new();
+            for (project, uid, generation) in store::token_generations(conn)? {
+                generations
+                    .entry(project)
+                    .or_default()
+                    .insert(uid, generation);
+            }
             let saved: Option<String> = conn
                 .query_row(
                     "SELECT value FROM settings WHERE key = 'jwt_secret'",
@@ -93,8 +125,9 @@ impl Accounts {
                 )
                 .optional()?;
             if let Some(hex) = saved {
-                return decode_hex(&hex)
-                    .ok_or_else(|| StoreError::Corrupt("the JWT signing key".into()));
+                let key = decode_hex(&hex)
+                    .ok_or_else(|| StoreError::Corrupt("the JWT signing key".into()))?;
+                return Ok((key, generations));
             }
             let mut key = vec![0u8; 32];
             SystemRandom::new()
@@ -104,66 +137,89 @@ impl Accounts {
                 "INSERT INTO settings (key, value) VALUES ('jwt_secret', ?1)",
                 params![encode_hex(&key)],
             )?;
-            Ok(key)
+            Ok((key, generations))
         })?;
         Ok(Self {
             store: store.clone(),
             signer: Arc::new(Signer::new(&secret)),
             lifetimes,
             refresh_calls: Arc::default(),
+            generations: Arc::new(RwLock::new(generations)),
         })
     }
 
-    /// The claims of a valid access or service token of any project, if `token` is one.
+    /// The claims of a valid access or service token of any project, if `token` is one. An
+    /// access token issued before its user's last password change is not valid.
     pub(crate) fn verify_any(&self, token: &str) -> Option<Claims> {
         let claims = self.signer.verify(token, now()).ok()?;
-        matches!(claims.typ, TokenType::Access | TokenType::Service).then_some(claims)
+        let valid = match claims.typ {
+            TokenType::Access => self.is_current(&claims),
+            TokenType::Service => true,
+            TokenType::Refresh => false,
+        };
+        valid.then_some(claims)
     }
 
     /// The claims of a valid access or service token of `project`, if `token` is one.
     pub(crate) fn verify_access(&self, project: &str, token: &str) -> Option<Claims> {
-        let claims = self.signer.verify(token, now()).ok()?;
-        (claims.project == project && matches!(claims.typ, TokenType::Access | TokenType::Service))
-            .then_some(claims)
+        self.verify_any(token)
+            .filter(|claims| claims.project == project)
+    }
+
+    /// Whether a user's token is of the user's current token generation.
+    fn is_current(&self, claims: &Claims) -> bool {
+        let generations = self.generations.read().unwrap_or_else(|e| e.into_inner());
+        let current = generations
+            .get(&claims.project)
+            .and_then(|users| users.get(&claims.sub))
+            .copied()
+            .unwrap_or(0);
+        claims.generation == current
+    }
+
+    /// Records a user's new token generation, once it is committed to the store.
+    fn set_generation(&self, project: &str, uid: &str, generation: i64) {
+        self.generations
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(project.to_owned())
+            .or_default()
+            .insert(uid.to_owned(), generation);
     }
 
     fn token(
         &self,
-        project: &str,
-        sub: &str,
+        holder: &Holder<'_>,
         typ: TokenType,
         ttl: Duration,
         now: i64,
     ) -> (String, Claims) {
         let claims = Claims {
-            sub: sub.to_owned(),
-            project: project.to_owned(),
+            sub: holder.uid.to_owned(),
+            project: holder.project.to_owned(),
             typ,
             iat: now,
             exp: now.saturating_add(secs(ttl)),
             jti: random_id(),
+            generation: holder.generation,
         };
         (self.signer.sign(&claims), claims)
     }
 
     /// Issues an access + refresh pair and remembers the refresh token; returns the AuthState.
-    fn issue(
-        &self,
-        conn: &rusqlite::Connection,
-        project: &str,
-        uid: &str,
-    ) -> Result<Value, StoreError> {
+    fn issue(&self, conn: &rusqlite::Connection, holder: &Holder<'_>) -> Result<Value, StoreError> {
         let now = now();
         let (access, access_claims) =
-            self.token(project, uid, TokenType::Access, self.lifetimes.access, now);
-        let (refresh, refresh_claims) = self.token(
-            project,
-            uid,
-            TokenType::Refresh,
-            self.lifetimes.refresh,
-            now,
-        );
-        store::remember_refresh(conn, project, uid, &refresh_claims.jti, refresh_claims.exp)?;
+            self.token(holder, TokenType::Access, self.lifetimes.access, now);
+        let (refresh, refresh_claims) =
+            self.token(holder, TokenType::Refresh, self.lifetimes.refresh, now);
+        store::remember_refresh(
+            conn,
+            holder.project,
+            holder.uid,
+            &refresh_claims.jti,
+            refresh_claims.exp,
+        )?;
         Ok(json!({
             "access_token": access,
             "refresh_token": refresh,
@@ -172,15 +228,41 @@ impl Accounts {
         }))
     }
 
+    /// Sets a user's password hash inside `tx` and ends every earlier session of the user: the
+    /// refresh tokens are revoked and the token generation raised, so that earlier access
+    /// tokens are refused too once the caller has committed `tx` and passed the generation to
+    /// [`set_generation`](Self::set_generation). Returns the AuthState of a new session and
+    /// the new generation.
+    fn new_password(
+        &self,
+        tx: &rusqlite::Transaction<'_>,
+        project: &str,
+        uid: &str,
+        hash: &str,
+    ) -> Result<(Value, i64), StoreError> {
+        store::set_password(tx, project, uid, hash)?;
+        store::revoke_refresh_tokens(tx, project, uid)?;
+        let generation = store::next_token_generation(tx, project, uid)?;
+        let state = self.issue(
+            tx,
+            &Holder {
+                project,
+                uid,
+                generation,
+            },
+        )?;
+        Ok((state, generation))
+    }
+
     /// A service token for `project` and its expiry.
     pub(crate) fn mint_service_token(&self, project: &str) -> (String, String) {
-        let (token, claims) = self.token(
+        let service = Holder {
             project,
-            "service",
-            TokenType::Service,
-            self.lifetimes.service,
-            now(),
-        );
+            uid: "service",
+            generation: 0,
+        };
+        let (token, claims) =
+            self.token(&service, TokenType::Service, self.lifetimes.service, now());
         (token, format_millis(claims.exp * 1000))
     }
 
@@ -221,6 +303,7 @@ impl Accounts {
                     language: body.language,
                     timezone: body.timezone,
                     date_add: clock.next(),
+                    token_generation: 0,
                 };
                 store::insert(conn, &project, &account)?;
                 Ok(Ok(account.info()))
@@ -251,7 +334,7 @@ impl Accounts {
                 if !ok {
                     return Ok(None);
                 }
-                let token = this.issue(conn, &project, &account.uid)?;
+                let token = this.issue(conn, &Holder::of(&project, &account))?;
                 Ok(Some(json!({ "token": token, "user": account.info() })))
             })
             .await
@@ -279,12 +362,17 @@ impl Accounts {
         self.store
             .run(move |conn, _| {
                 let tx = conn.transaction()?;
-                if !store::use_refresh(&tx, &project, &claims.jti)?
-                    || store::by_uid(&tx, &project, &claims.sub)?.is_none()
-                {
+                if !store::use_refresh(&tx, &project, &claims.jti)? {
                     return Ok(None);
                 }
-                let state = this.issue(&tx, &project, &claims.sub)?;
+                // Revoked refresh tokens are marked used too; the generation is checked as
+                // well, so that no token from before a password change can start a session.
+                let Some(account) = store::by_uid(&tx, &project, &claims.sub)?
+                    .filter(|a| a.token_generation == claims.generation)
+                else {
+                    return Ok(None);
+                };
+                let state = this.issue(&tx, &Holder::of(&project, &account))?;
                 tx.commit()?;
                 Ok(Some(state))
             })
@@ -335,10 +423,9 @@ impl Accounts {
                     }
                 }
                 let tx = conn.transaction()?;
-                store::set_password(&tx, &project, &uid, &hash)?;
-                store::revoke_refresh_tokens(&tx, &project, &uid)?;
-                let state = this.issue(&tx, &project, &uid)?;
+                let (state, generation) = this.new_password(&tx, &project, &uid, &hash)?;
                 tx.commit()?;
+                this.set_generation(&project, &uid, generation);
                 Ok(Ok(state))
             })
             .await
@@ -403,10 +490,9 @@ impl Accounts {
                         "The code is not valid or has been used.",
                     )));
                 };
-                store::set_password(&tx, &project, &uid, &hash)?;
-                store::revoke_refresh_tokens(&tx, &project, &uid)?;
-                let state = this.issue(&tx, &project, &uid)?;
+                let (state, generation) = this.new_password(&tx, &project, &uid, &hash)?;
                 tx.commit()?;
+                this.set_generation(&project, &uid, generation);
                 Ok(Ok(state))
             })
             .await

@@ -115,9 +115,13 @@ impl EmulatorArgs {
 
 /// Starts the emulator, prints exactly one JSON line ([`StartupInfo`](crate::StartupInfo)) on
 /// stdout once it accepts connections, then serves until Ctrl-C or SIGTERM and shuts down
-/// cleanly. Nothing else is written to stdout.
+/// cleanly. Nothing else is written to stdout; [`Emulator::warnings`] go to stderr.
 pub async fn run(args: EmulatorArgs) -> Result<(), EmulatorError> {
     let emulator = Emulator::start(args.to_config()).await?;
+    // Stderr: stdout carries the startup line only.
+    for warning in emulator.warnings() {
+        eprintln!("svc-emulator: warning: {warning}");
+    }
     // Listen for the signals before announcing readiness: a supervisor may stop us as soon as
     // it has read the line.
     let stop = stop_signal();

@@ -5,7 +5,9 @@
 //! `resource` of it -> `404`; unknown `secret_tokens` -> `400`; the target on the allow-list ->
 //! `403`, before any connection. Then the request is sent, and the answer is the upstream's
 //! status, `Content-Type` and body, unchanged, with its other end-to-end headers prefixed with
-//! `x-svc-upstream-`. An unreachable upstream is a `502`, a slow one a `504`.
+//! `x-svc-upstream-`. An unreachable upstream is a `502`, and so is one that switches protocols
+//! (`101`: the proxy does not do upgrades); a slow one is a `504`. A redirect to another origin
+//! carries neither credentials nor any header or body a secret was substituted into.
 //!
 //! Every error of the proxy itself carries `x-svc-proxy-error: 1`, so that clients can tell it
 //! from an upstream answer with the same status. Nothing here logs bodies, headers or tokens.
@@ -125,6 +127,10 @@ struct ParsedRequest {
     environment: Option<String>,
     resource: Option<String>,
     secret_tokens: Vec<String>,
+    /// The names of the headers a secret was substituted into.
+    secret_headers: Vec<String>,
+    /// Whether a secret was substituted into the body.
+    secret_in_body: bool,
 }
 
 impl ParsedRequest {
@@ -201,6 +207,8 @@ impl ParsedRequest {
             environment: optional_text(fields, "environment")?,
             resource: optional_text(fields, "resource")?,
             secret_tokens,
+            secret_headers: Vec::new(),
+            secret_in_body: false,
         })
     }
 
@@ -220,19 +228,28 @@ impl ParsedRequest {
         if replacements.is_empty() {
             return Ok(self);
         }
+        // Whether the text held a placeholder.
         let substitute = |text: &mut String| {
+            let mut substituted = false;
             for (placeholder, value) in &replacements {
                 if text.contains(placeholder.as_str()) {
                     *text = text.replace(placeholder.as_str(), value);
+                    substituted = true;
                 }
             }
+            substituted
         };
         substitute(&mut self.url);
-        for (_, value) in self.query.iter_mut().chain(self.headers.iter_mut()) {
+        for (_, value) in &mut self.query {
             substitute(value);
         }
+        for (name, value) in &mut self.headers {
+            if substitute(value) {
+                self.secret_headers.push(name.clone());
+            }
+        }
         if let Some(body) = &mut self.body {
-            visit_strings(body, &substitute);
+            self.secret_in_body = visit_strings(body, &substitute);
         }
         Ok(self)
     }
@@ -258,10 +275,14 @@ impl ParsedRequest {
             }
         }
         let mut headers = HeaderMap::new();
+        let mut secret_headers = Vec::new();
         for (name, value) in &self.headers {
             let header = HeaderName::from_bytes(name.trim().as_bytes()).map_err(|_| {
                 HttpError::invalid_field("headers", format!("{name:?} is not a valid header name."))
             })?;
+            if self.secret_headers.contains(name) && !secret_headers.contains(&header) {
+                secret_headers.push(header.clone());
+            }
             let value = HeaderValue::from_str(value).map_err(|_| {
                 HttpError::invalid_field(
                     "headers",
@@ -292,6 +313,8 @@ impl ParsedRequest {
             url,
             headers,
             body,
+            secret_headers,
+            secret_in_body: self.secret_in_body,
         })
     }
 }
@@ -325,12 +348,17 @@ fn optional_text(fields: &Map<String, Value>, key: &str) -> Result<Option<String
     }
 }
 
-fn visit_strings(value: &mut Value, f: &impl Fn(&mut String)) {
+/// Calls `f` on every string of `value`; whether any call returned `true`.
+fn visit_strings(value: &mut Value, f: &impl Fn(&mut String) -> bool) -> bool {
     match value {
         Value::String(s) => f(s),
-        Value::Array(items) => items.iter_mut().for_each(|v| visit_strings(v, f)),
-        Value::Object(map) => map.values_mut().for_each(|v| visit_strings(v, f)),
-        _ => {}
+        Value::Array(items) => items
+            .iter_mut()
+            .fold(false, |any, v| visit_strings(v, f) | any),
+        Value::Object(map) => map
+            .values_mut()
+            .fold(false, |any, v| visit_strings(v, f) | any),
+        _ => false,
     }
 }
 
@@ -444,6 +472,8 @@ mod tests {
             "secret_tokens": ["KEY"],
         });
         let r = parse(body).unwrap().with_secrets(&secrets).unwrap();
+        assert_eq!(r.secret_headers, ["Authorization"]);
+        assert!(r.secret_in_body);
         assert_eq!(r.url, "http://h/s3cr3t");
         assert_eq!(r.headers[0].1, "Bearer s3cr3t");
         assert_eq!(r.query[0].1, "s3cr3t");
@@ -457,6 +487,7 @@ mod tests {
             .with_secrets(&secrets)
             .unwrap();
         assert_eq!(unnamed.url, "http://h/{{secret:KEY}}");
+        assert!(unnamed.secret_headers.is_empty() && !unnamed.secret_in_body);
         let unknown = parse(json!({"url": "http://h/", "secret_tokens": ["NOPE"]}))
             .unwrap()
             .with_secrets(&secrets)

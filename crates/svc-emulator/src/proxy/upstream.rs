@@ -11,7 +11,7 @@ use std::time::Duration;
 use axum::http::header::{
     AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, COOKIE, HOST, LOCATION, PROXY_AUTHORIZATION,
 };
-use axum::http::{HeaderMap, HeaderValue, Method, Request, StatusCode, Uri};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, Request, StatusCode, Uri};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper_util::rt::TokioIo;
@@ -59,6 +59,10 @@ pub(crate) struct Outgoing {
     pub(crate) url: String,
     pub(crate) headers: HeaderMap,
     pub(crate) body: Bytes,
+    /// The headers that carry a substituted secret: never sent to another origin.
+    pub(crate) secret_headers: Vec<HeaderName>,
+    /// Whether the body carries a substituted secret: never sent to another origin.
+    pub(crate) secret_in_body: bool,
 }
 
 /// The upstream's answer.
@@ -234,14 +238,26 @@ impl Forwarder {
             // and `302` turn a POST into one; `307` and `308` keep method and body.
             let to_get = (status == 303 && out.method != Method::HEAD)
                 || (matches!(status, 301 | 302) && out.method == Method::POST);
+            let cross_origin = !target.same_origin(&next);
+            // A `307` or `308` to another origin would carry the body there as it is: one
+            // holding a secret stops here, and the redirect is the upstream's answer.
+            if cross_origin && !to_get && out.secret_in_body && !out.body.is_empty() {
+                return Ok(answer);
+            }
             if to_get {
                 out.method = Method::GET;
                 out.body = Bytes::new();
+                out.secret_in_body = false;
                 out.headers.remove(CONTENT_TYPE);
                 out.headers.remove(CONTENT_LENGTH);
             }
-            if !target.same_origin(&next) {
-                for name in [AUTHORIZATION, COOKIE, PROXY_AUTHORIZATION] {
+            if cross_origin {
+                // Credentials, and every header a secret went into, are for the origin the
+                // caller named.
+                for name in [AUTHORIZATION, COOKIE, PROXY_AUTHORIZATION]
+                    .into_iter()
+                    .chain(std::mem::take(&mut out.secret_headers))
+                {
                     out.headers.remove(name);
                 }
             }
@@ -348,6 +364,14 @@ impl Forwarder {
                 .await
                 .map_err(|e| bad_gateway(format!("{host} did not answer: {e}.")))?;
             let (parts, body) = response.into_parts();
+            if parts.status == StatusCode::SWITCHING_PROTOCOLS {
+                // Passed on, it would leave the caller's connection waiting for a protocol
+                // that never comes.
+                return Err(bad_gateway(format!(
+                    "{host} switched protocols (101 Switching Protocols); the proxy does not \
+                     support upgrades such as WebSocket."
+                )));
+            }
             let declared = parts
                 .headers
                 .get(CONTENT_LENGTH)

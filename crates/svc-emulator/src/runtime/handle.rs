@@ -34,6 +34,7 @@ pub struct Emulator {
     environment: EnvironmentName,
     ca_file: Option<CaFile>,
     server: ServerTask,
+    warnings: Vec<String>,
 }
 
 /// What a started emulator reports: the one JSON line the binary prints on stdout when ready.
@@ -81,6 +82,7 @@ impl Emulator {
         environment: EnvironmentName,
         ca_file: Option<CaFile>,
         server: ServerTask,
+        warnings: Vec<String>,
     ) -> Self {
         Self {
             local_addr,
@@ -89,6 +91,7 @@ impl Emulator {
             environment,
             ca_file,
             server,
+            warnings,
         }
     }
 
@@ -152,6 +155,13 @@ impl Emulator {
     /// In fault mode, how many requests met each fault so far; `None` without faults.
     pub fn fault_counts(&self) -> Option<crate::FaultCounts> {
         self.server.fault_counts()
+    }
+
+    /// What the start found worth telling the person who runs the emulator, e.g. that other
+    /// users can write in the data directory. The `svc-emulator` binary prints each on stderr;
+    /// empty when all is well.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// Everything above as the startup JSON line's struct.

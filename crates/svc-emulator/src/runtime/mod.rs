@@ -60,6 +60,7 @@ struct Prepared {
     resources: Resources,
     accounts: Accounts,
     tls: Option<(tokio_rustls::TlsAcceptor, CaFile)>,
+    warnings: Vec<String>,
 }
 
 impl Emulator {
@@ -134,6 +135,7 @@ impl Emulator {
             environment,
             ca_file,
             server,
+            prepared.warnings,
         ))
     }
 }
@@ -145,6 +147,15 @@ fn prepare(config: &EmulatorConfig, local_addr: SocketAddr) -> Result<Prepared, 
         path: data_path.map(ToOwned::to_owned),
         message: e.to_string(),
     };
+    let mut warnings = Vec::new();
+    if let Some(data) = data_path {
+        let dir_warning =
+            crate::storage::private::prepare_data_dir(data).map_err(|e| EmulatorError::Store {
+                path: Some(data.to_owned()),
+                message: format!("cannot create its directory: {e}"),
+            })?;
+        warnings.extend(dir_warning);
+    }
     let store = Store::open(data_path).map_err(store_err)?;
     let mut projects = match config.projects_source() {
         ProjectsSource::File(path) => ProjectsConfig::load(path)?,
@@ -187,6 +198,7 @@ fn prepare(config: &EmulatorConfig, local_addr: SocketAddr) -> Result<Prepared, 
         resources,
         accounts,
         tls,
+        warnings,
     })
 }
 

@@ -17,6 +17,7 @@ CREATE TABLE IF NOT EXISTS account_users (
     language TEXT,
     timezone TEXT,
     date_add TEXT NOT NULL,
+    token_generation INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (project, uid),
     UNIQUE (project, email)
 ) WITHOUT ROWID;
@@ -46,6 +47,24 @@ CREATE TABLE IF NOT EXISTS account_outbox (
 );
 ";
 
+/// Brings the account tables of a store written by an earlier version up to date: the
+/// `token_generation` column came later (every existing account starts at 0, the generation of
+/// tokens without one).
+pub(crate) fn migrate(conn: &Connection) -> Result<(), StoreError> {
+    conn.execute_batch(SCHEMA)?;
+    let has_generation: bool = conn.query_row(
+        "SELECT count(*) > 0 FROM pragma_table_info('account_users') WHERE name = 'token_generation'",
+        [],
+        |row| row.get(0),
+    )?;
+    if !has_generation {
+        conn.execute_batch(
+            "ALTER TABLE account_users ADD COLUMN token_generation INTEGER NOT NULL DEFAULT 0",
+        )?;
+    }
+    Ok(())
+}
+
 /// A stored account.
 #[derive(Debug, Clone)]
 pub(crate) struct Account {
@@ -57,6 +76,9 @@ pub(crate) struct Account {
     pub(crate) language: Option<String>,
     pub(crate) timezone: Option<String>,
     pub(crate) date_add: String,
+    /// Raised by every password change or reset: tokens signed with an earlier generation are
+    /// no longer accepted.
+    pub(crate) token_generation: i64,
 }
 
 impl Account {
@@ -76,8 +98,8 @@ impl Account {
     }
 }
 
-const COLUMNS: &str =
-    "uid, email, password_hash, first_name, last_name, language, timezone, date_add";
+const COLUMNS: &str = "uid, email, password_hash, first_name, last_name, language, timezone, \
+                       date_add, token_generation";
 
 fn row_to_account(row: &rusqlite::Row<'_>) -> rusqlite::Result<Account> {
     Ok(Account {
@@ -89,6 +111,7 @@ fn row_to_account(row: &rusqlite::Row<'_>) -> rusqlite::Result<Account> {
         language: row.get(5)?,
         timezone: row.get(6)?,
         date_add: row.get(7)?,
+        token_generation: row.get(8)?,
     })
 }
 
@@ -134,6 +157,31 @@ pub(crate) fn set_password(
         params![project, uid, hash],
     )?;
     Ok(())
+}
+
+/// Raises the user's token generation, ending every token issued before; the new generation.
+pub(crate) fn next_token_generation(
+    conn: &Connection,
+    project: &str,
+    uid: &str,
+) -> Result<i64, StoreError> {
+    Ok(conn.query_row(
+        "UPDATE account_users SET token_generation = token_generation + 1
+         WHERE project = ?1 AND uid = ?2 RETURNING token_generation",
+        params![project, uid],
+        |row| row.get(0),
+    )?)
+}
+
+/// Every account whose token generation is not 0: (project, uid, generation).
+pub(crate) fn token_generations(
+    conn: &Connection,
+) -> Result<Vec<(String, String, i64)>, StoreError> {
+    let mut stmt = conn.prepare(
+        "SELECT project, uid, token_generation FROM account_users WHERE token_generation != 0",
+    )?;
+    let rows = stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?;
+    Ok(rows.collect::<Result<_, _>>()?)
 }
 
 pub(crate) fn set_email(
@@ -250,4 +298,43 @@ pub(crate) fn outbox(conn: &Connection, project: &str) -> Result<Vec<Value>, Sto
         }))
     })?;
     Ok(rows.collect::<Result<_, _>>()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A store written before token generations existed gains the column; its accounts start
+    /// at generation 0, the generation of the tokens they were given.
+    #[test]
+    fn an_earlier_store_gains_token_generations() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE account_users (
+                project TEXT NOT NULL, uid TEXT NOT NULL, email TEXT NOT NULL COLLATE NOCASE,
+                password_hash TEXT, first_name TEXT, last_name TEXT, language TEXT,
+                timezone TEXT, date_add TEXT NOT NULL,
+                PRIMARY KEY (project, uid), UNIQUE (project, email)
+            ) WITHOUT ROWID;
+            INSERT INTO account_users (project, uid, email, date_add)
+                VALUES ('demo', 'u1', 'a@b.co', '2024-01-01T00:00:00.000Z');",
+        )
+        .unwrap();
+        migrate(&conn).unwrap();
+        migrate(&conn).unwrap();
+        assert_eq!(
+            by_uid(&conn, "demo", "u1")
+                .unwrap()
+                .unwrap()
+                .token_generation,
+            0
+        );
+        assert!(token_generations(&conn).unwrap().is_empty());
+        assert_eq!(next_token_generation(&conn, "demo", "u1").unwrap(), 1);
+        assert_eq!(next_token_generation(&conn, "demo", "u1").unwrap(), 2);
+        assert_eq!(
+            token_generations(&conn).unwrap(),
+            [("demo".to_owned(), "u1".to_owned(), 2)]
+        );
+    }
 }

@@ -7,6 +7,7 @@
 
 pub(crate) mod accounts;
 mod pages;
+pub(crate) mod private;
 pub(crate) mod resources;
 mod settings;
 pub(crate) mod tools;
@@ -60,6 +61,9 @@ pub(crate) enum StoreError {
     /// Stored data does not have the shape this version writes.
     #[error("stored data is not readable: {0}")]
     Corrupt(String),
+    /// A data file could not be created or made private.
+    #[error("{0}")]
+    File(String),
     /// The blocking task running the operation failed.
     #[error("database task failed: {0}")]
     Task(String),
@@ -71,11 +75,8 @@ impl Store {
         let conn = match path {
             None => Connection::open_in_memory()?,
             Some(path) => {
-                if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                    std::fs::create_dir_all(dir).map_err(|e| {
-                        StoreError::Corrupt(format!("cannot create {}: {e}", dir.display()))
-                    })?;
-                }
+                // The directory was made ready by `private::prepare_data_dir` at start.
+                private::private_database(path).map_err(|e| StoreError::File(e.to_string()))?;
                 let conn = Connection::open(path)?;
                 // WAL lets readers (another emulator, a person with the sqlite3 shell) look in
                 // while we write; NORMAL sync is safe with WAL and much faster.

@@ -3,7 +3,9 @@
 //! Where a resource's database lives:
 //! - `database` given: that file (seeded with `seed_sql` when it has no tables yet, else opened
 //!   as it is: an existing database's tables become models);
-//! - no `database`, emulator data on disk: `<data file>.<project>.<resource>.sqlite`, seeded;
+//! - no `database`, emulator data on disk: `<data file>.<project>.<resource>.sqlite`, seeded,
+//!   readable by its owner only like the data file (see [`private`]); a `database` file the
+//!   emulator creates is created so too, an existing one is left as it is;
 //! - everything in memory: an in-memory database, seeded.
 //!
 //! Every project also has the built-in tools resource `__svc_app__` (users and teams), opened by
@@ -17,7 +19,7 @@ use svc_model::users::TOOLS_RESOURCE;
 
 use crate::config::projects::{ProjectsConfig, ResourceConfig};
 use crate::engine::{EngineError, Resource};
-use crate::storage::tools;
+use crate::storage::{private, tools};
 
 /// Every served resource, by project and resource name. Built once at start.
 #[derive(Debug, Default)]
@@ -70,15 +72,25 @@ fn open_one(
     let seed = resource.seed_sql.as_deref();
     match (&resource.database, data_path) {
         (Some(path), _) => match seed {
-            Some(sql) => Resource::seeded(Some(path), sql),
+            Some(sql) => {
+                private::create_database_if_missing(path).map_err(|e| {
+                    EngineError::Internal(format!("cannot create {}: {e}", path.display()))
+                })?;
+                Resource::seeded(Some(path), sql)
+            }
             None => Resource::open(path),
         },
-        (None, Some(data)) => Resource::seeded(
-            Some(&beside(data, project, &resource.name)),
-            seed.unwrap_or(""),
-        ),
+        (None, Some(data)) => {
+            seeded_beside(&beside(data, project, &resource.name), seed.unwrap_or(""))
+        }
         (None, None) => Resource::in_memory(seed.unwrap_or("")),
     }
+}
+
+/// A database of the data path, beside its data file: private like the data file.
+pub(super) fn seeded_beside(path: &Path, seed_sql: &str) -> Result<Resource, EngineError> {
+    private::private_database(path).map_err(|e| EngineError::Internal(e.to_string()))?;
+    Resource::seeded(Some(path), seed_sql)
 }
 
 /// `<data file>.<project>.<resource>.sqlite`, with the names reduced to file-safe characters.

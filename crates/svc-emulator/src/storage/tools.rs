@@ -7,7 +7,7 @@ use std::path::Path;
 use svc_model::users::TOOLS_RESOURCE;
 
 use crate::engine::{EngineError, Resource};
-use crate::storage::resources::beside;
+use crate::storage::resources::{beside, seeded_beside};
 
 /// The teams every project's built-in tools resource starts with: (uid, name), in name order.
 pub const SEEDED_TEAMS: [(&str, &str); 3] = [
@@ -41,9 +41,7 @@ INSERT INTO groups (uid, name) VALUES
 /// memory when there is none.
 pub(crate) fn open(project: &str, data_path: Option<&Path>) -> Result<Resource, EngineError> {
     match data_path {
-        Some(data) => {
-            Resource::seeded(Some(&beside(data, project, TOOLS_RESOURCE)), TOOLS_SEED_SQL)
-        }
+        Some(data) => seeded_beside(&beside(data, project, TOOLS_RESOURCE), TOOLS_SEED_SQL),
         None => Resource::in_memory(TOOLS_SEED_SQL),
     }
 }
