@@ -185,6 +185,9 @@ pub struct ClientBuilder {
     attempt_timeout: Option<Duration>,
     pool_idle_timeout: Option<Duration>,
     root_certificates: Vec<Vec<u8>>,
+    proxy: Option<String>,
+    no_proxy: Option<String>,
+    native_roots: bool,
     transport: Option<Arc<dyn Transport>>,
     sleep: Option<Arc<dyn Sleep>>,
     allow_insecure_http: bool,
@@ -395,6 +398,38 @@ impl ClientBuilder {
         self
     }
 
+    /// Sends every request through the HTTP proxy at `url` (`http://[user:password@]host:port`),
+    /// in place of the environment's `HTTPS_PROXY`, `HTTP_PROXY` and `ALL_PROXY`, which the
+    /// default transport otherwise reads (with `NO_PROXY`) as curl does. Loopback addresses are
+    /// never proxied. See `HyperTransportBuilder::proxy`.
+    ///
+    /// Only for the default transport, as [`add_root_certificate_pem`](Self::add_root_certificate_pem).
+    pub fn proxy(mut self, url: impl Into<String>) -> Self {
+        self.proxy = Some(url.into());
+        self
+    }
+
+    /// Hosts reached without the proxy, in place of the environment's `NO_PROXY`
+    /// (comma-separated domains, IP addresses or networks, `*` for all).
+    ///
+    /// Only for the default transport, as [`add_root_certificate_pem`](Self::add_root_certificate_pem).
+    pub fn no_proxy(mut self, hosts: impl Into<String>) -> Self {
+        self.no_proxy = Some(hosts.into());
+        self
+    }
+
+    /// Trusts the platform's root certificates too (the system store), beside the built-in
+    /// Mozilla roots: for networks whose TLS is inspected with a company CA installed on the
+    /// machine. Feature `native-roots`.
+    ///
+    /// Only for the default transport, as [`add_root_certificate_pem`](Self::add_root_certificate_pem).
+    #[cfg(feature = "native-roots")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "native-roots")))]
+    pub fn tls_native_roots(mut self, enabled: bool) -> Self {
+        self.native_roots = enabled;
+        self
+    }
+
     /// Sends requests through your own [`Transport`] instead of the default one.
     ///
     /// The settings of the default transport ([`connect_timeout`](Self::connect_timeout),
@@ -495,6 +530,9 @@ impl ClientBuilder {
                     connect_timeout: self.connect_timeout.is_some(),
                     pool_idle_timeout: self.pool_idle_timeout.is_some(),
                     root_certificates: !self.root_certificates.is_empty(),
+                    proxy: self.proxy.is_some(),
+                    no_proxy: self.no_proxy.is_some(),
+                    native_roots: self.native_roots,
                 })?;
                 // The client bounds each attempt itself: a custom transport has no setting
                 // it could pass this to.
@@ -507,6 +545,9 @@ impl ClientBuilder {
                         connect_timeout: self.connect_timeout,
                         attempt_timeout: self.attempt_timeout,
                         pool_idle_timeout: self.pool_idle_timeout,
+                        proxy: self.proxy,
+                        no_proxy: self.no_proxy,
+                        native_roots: self.native_roots,
                     },
                     &self.root_certificates,
                 )?;
@@ -626,6 +667,9 @@ struct DefaultTransportSettings {
     connect_timeout: bool,
     pool_idle_timeout: bool,
     root_certificates: bool,
+    proxy: bool,
+    no_proxy: bool,
+    native_roots: bool,
 }
 
 /// Fails when a custom transport comes with settings that only the default transport takes:
@@ -635,6 +679,9 @@ fn refuse_default_transport_settings(given: DefaultTransportSettings) -> Result<
         (given.connect_timeout, "connect_timeout"),
         (given.pool_idle_timeout, "pool_idle_timeout"),
         (given.root_certificates, "add_root_certificate_pem"),
+        (given.proxy, "proxy"),
+        (given.no_proxy, "no_proxy"),
+        (given.native_roots, "tls_native_roots"),
     ]
     .into_iter()
     .filter(|(set, _)| *set)
@@ -661,6 +708,9 @@ struct TransportSettings {
     connect_timeout: Option<Duration>,
     attempt_timeout: Option<Duration>,
     pool_idle_timeout: Option<Duration>,
+    proxy: Option<String>,
+    no_proxy: Option<String>,
+    native_roots: bool,
 }
 
 #[cfg(feature = "default-transport")]
@@ -675,14 +725,26 @@ fn default_transport(settings: TransportSettings, roots: &[Vec<u8>]) -> Result<A
     if let Some(t) = settings.pool_idle_timeout {
         builder = builder.pool_idle_timeout(t);
     }
+    if let Some(url) = settings.proxy {
+        builder = builder.proxy(url);
+    }
+    if let Some(hosts) = settings.no_proxy {
+        builder = builder.no_proxy(hosts);
+    }
+    #[cfg(feature = "native-roots")]
+    {
+        builder = builder.tls_native_roots(settings.native_roots);
+    }
+    #[cfg(not(feature = "native-roots"))]
+    let _ = settings.native_roots;
     for pem in roots {
         builder = builder
             .add_root_certificate_pem(pem)
             .map_err(|e| Error::invalid_because("a root certificate could not be read", e))?;
     }
-    let transport = builder
-        .build()
-        .map_err(|e| Error::invalid_because("the default transport could not be built", e))?;
+    let transport = builder.build().map_err(|e| {
+        Error::invalid_because(format!("the default transport could not be built: {e}"), e)
+    })?;
     Ok(Arc::new(transport))
 }
 
@@ -704,6 +766,34 @@ mod tests {
                 "no calls expected",
             ))
         }
+    }
+
+    #[test]
+    fn proxy_settings_go_to_the_default_transport_only() {
+        let refused = Client::builder()
+            .proxy("http://proxy.example:3128")
+            .no_proxy("internal.example")
+            .transport(never())
+            .build()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            refused.contains("ClientBuilder::proxy") && refused.contains("ClientBuilder::no_proxy"),
+            "{refused}"
+        );
+        let invalid = Client::builder()
+            .proxy("socks5://proxy.example:1080")
+            .build()
+            .unwrap_err()
+            .to_string();
+        assert!(invalid.contains("proxy URL"), "{invalid}");
+        assert!(
+            Client::builder()
+                .proxy("http://proxy.example:3128")
+                .no_proxy("*")
+                .build()
+                .is_ok()
+        );
     }
 
     #[test]

@@ -14,6 +14,7 @@ use rustls::RootCertStore;
 use rustls::pki_types::CertificateDer;
 use rustls::pki_types::pem::PemObject;
 
+use super::proxy::{Proxies, ProxyConnector, ProxySettings};
 use super::{Config, HyperTransport, Inner};
 
 /// Configures and builds a [`HyperTransport`]; from [`HyperTransport::builder`].
@@ -48,7 +49,9 @@ impl Default for HyperTransportBuilder {
                 pool_max_idle_per_host: usize::MAX,
                 max_response_bytes: 64 * 1024 * 1024,
                 built_in_roots: true,
+                native_roots: false,
                 extra_roots: 0,
+                proxy: ProxySettings::default(),
             },
             extra_roots: Vec::new(),
         }
@@ -119,6 +122,48 @@ impl HyperTransportBuilder {
         self
     }
 
+    /// Whether to trust the platform's root certificates too (default `false`): the system
+    /// store (on Linux the files of `SSL_CERT_FILE`/`SSL_CERT_DIR` or the distribution's
+    /// bundle, on macOS the keychain, on Windows the certificate store). Needed behind a proxy
+    /// that inspects TLS with a company CA installed on the machine.
+    ///
+    /// [`build`](Self::build) fails when none of them can be loaded.
+    #[cfg(feature = "native-roots")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "native-roots")))]
+    pub fn tls_native_roots(mut self, enabled: bool) -> Self {
+        self.config.native_roots = enabled;
+        self
+    }
+
+    /// Sends every request through the HTTP proxy at `url` (`http://[user:password@]host:port`),
+    /// in place of the environment's `HTTPS_PROXY`, `HTTP_PROXY` and `ALL_PROXY`.
+    ///
+    /// By default the transport reads those variables (and `NO_PROXY`, or their lower-case
+    /// forms) when it is built, as curl does. `https` requests go through a `CONNECT` tunnel
+    /// (TLS runs end to end); `http` requests are asked of the proxy, with
+    /// `Proxy-Authorization` when the URL holds credentials. Loopback addresses (`127.0.0.0/8`,
+    /// `::1`) are never proxied. [`build`](Self::build) fails on a URL that is not
+    /// `http://` or `https://` with a host.
+    pub fn proxy(mut self, url: impl Into<String>) -> Self {
+        self.config.proxy.url = Some(url.into());
+        self
+    }
+
+    /// Hosts reached without the proxy, in place of the environment's `NO_PROXY`:
+    /// comma-separated domains (each with its subdomains), IP addresses and networks
+    /// (`10.0.0.0/8`), or `*` for every host.
+    pub fn no_proxy(mut self, hosts: impl Into<String>) -> Self {
+        self.config.proxy.no_proxy = Some(hosts.into());
+        self
+    }
+
+    /// Whether to read the proxy variables of the environment (default `true`); with `false`
+    /// only [`proxy`](Self::proxy) sends requests through a proxy.
+    pub fn proxy_from_environment(mut self, enabled: bool) -> Self {
+        self.config.proxy.ignore_environment = !enabled;
+        self
+    }
+
     /// Trusts the certificates in `pem` (one or more `-----BEGIN CERTIFICATE-----` sections),
     /// for example a private CA or the self-signed certificate of a local server.
     ///
@@ -168,6 +213,22 @@ impl HyperTransportBuilder {
         if self.config.built_in_roots {
             roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
         }
+        #[cfg(feature = "native-roots")]
+        if self.config.native_roots {
+            let found = rustls_native_certs::load_native_certs();
+            let (added, _unusable) = roots.add_parsable_certificates(found.certs);
+            if added == 0 {
+                let why = found
+                    .errors
+                    .first()
+                    .map_or_else(|| "none was found".to_owned(), ToString::to_string);
+                return Err(BuildError::new(format!(
+                    "no root certificate of the platform could be loaded ({why}); set \
+                     SSL_CERT_FILE or SSL_CERT_DIR, or add the roots with \
+                     add_root_certificate_pem"
+                )));
+            }
+        }
         for (index, cert) in self.extra_roots.into_iter().enumerate() {
             let number = index + 1;
             roots.add(cert).map_err(|e| {
@@ -191,11 +252,22 @@ impl HyperTransportBuilder {
         http.enforce_http(false);
         http.set_nodelay(true);
         http.set_connect_timeout(Some(self.config.connect_timeout));
+        if let Some(url) = &self.config.proxy.url {
+            let valid = url.parse::<http::Uri>().is_ok_and(|uri| {
+                matches!(uri.scheme_str(), Some("http" | "https")) && uri.host().is_some()
+            });
+            if !valid {
+                return Err(BuildError::new(
+                    "the proxy URL must be http://[user:password@]host:port (or https://)",
+                ));
+            }
+        }
+        let proxies = Proxies::new(&self.config.proxy, |name| std::env::var(name).ok());
         let https = hyper_rustls::HttpsConnectorBuilder::new()
             .with_tls_config(tls)
             .https_or_http()
             .enable_all_versions()
-            .wrap_connector(http);
+            .wrap_connector(ProxyConnector::new(http, proxies.clone()));
 
         let client = Client::builder(TokioExecutor::new())
             .pool_idle_timeout(self.config.pool_idle_timeout)
@@ -209,6 +281,7 @@ impl HyperTransportBuilder {
                 client,
                 config: self.config,
                 deadlines: Default::default(),
+                proxies,
             }),
         })
     }

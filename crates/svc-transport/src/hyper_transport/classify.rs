@@ -191,6 +191,24 @@ fn connect_failure(
         );
     }
 
+    if let Some(failure) = find::<super::proxy::ProxyFailure>(chain) {
+        let detail = detail(chain);
+        return (
+            if io_kind(chain) == Some(io::ErrorKind::TimedOut) {
+                Timeout
+            } else {
+                Connect
+            },
+            Sent::No,
+            format!(
+                "could not connect to {target} through the proxy {}: {detail}; check the proxy \
+                 settings (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY, NO_PROXY, or the transport \
+                 builder's proxy)",
+                failure.proxy
+            ),
+        );
+    }
+
     let io_kind = io_kind(chain);
     if io_kind == Some(io::ErrorKind::TimedOut) {
         return (

@@ -3,6 +3,7 @@
 mod builder;
 mod classify;
 mod deadline;
+mod proxy;
 #[cfg(test)]
 mod test_server;
 #[cfg(test)]
@@ -16,7 +17,6 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Body as _;
 use hyper_rustls::HttpsConnector;
-use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::{Client, ResponseFuture};
 
 use crate::{BoxFuture, Sent, Transport, TransportError, TransportErrorKind};
@@ -31,6 +31,8 @@ use deadline::Deadlines;
 ///   trusting the Mozilla roots of `webpki-roots` and any roots you add; HTTP/2 or HTTP/1.1 is
 ///   chosen by ALPN. Plain `http://` URIs work too.
 /// - Keep-alive connections are pooled per host; `TCP_NODELAY` is set.
+/// - HTTP proxies from `HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY` and `NO_PROXY`, as curl reads
+///   them, or set on the builder ([`HyperTransportBuilder::proxy`]); loopback is never proxied.
 /// - Timeouts: connect (default 10 s) and the whole request including its body (default 30 s).
 /// - The response body is read into memory, up to a limit (default 64 MiB).
 ///
@@ -73,10 +75,12 @@ pub struct HyperTransport {
 }
 
 struct Inner {
-    client: Client<HttpsConnector<HttpConnector>, Full<Bytes>>,
+    client: Client<HttpsConnector<proxy::ProxyConnector>, Full<Bytes>>,
     config: Config,
     /// The request timeout's one timer (see `deadline`).
     deadlines: Deadlines,
+    /// Which requests go through a proxy (see `proxy`).
+    proxies: proxy::Proxies,
 }
 
 /// The settings of a transport, as `Debug` shows them.
@@ -88,8 +92,13 @@ struct Config {
     pool_max_idle_per_host: usize,
     max_response_bytes: usize,
     built_in_roots: bool,
+    /// Whether the platform's roots are trusted too (feature `native-roots`).
+    #[cfg_attr(not(feature = "native-roots"), allow(dead_code))]
+    native_roots: bool,
     /// How many root certificates were added.
     extra_roots: usize,
+    /// Where proxies come from (`Debug` shows a proxy's host and port only).
+    proxy: proxy::ProxySettings,
 }
 
 impl HyperTransport {
@@ -128,8 +137,13 @@ impl fmt::Debug for HyperTransport {
 impl Transport for HyperTransport {
     fn send(
         &self,
-        request: http::Request<Bytes>,
+        mut request: http::Request<Bytes>,
     ) -> BoxFuture<'static, Result<http::Response<Bytes>, TransportError>> {
+        if let Some(auth) = self.inner.proxies.authorization(request.uri()) {
+            request
+                .headers_mut()
+                .insert(http::header::PROXY_AUTHORIZATION, auth);
+        }
         // The request goes to hyper-util here, so that the boxed future holds hyper-util's
         // (itself boxed) response future rather than the request: a box of a few hundred
         // bytes, not of two copies of the request. Nothing is sent before it is polled.

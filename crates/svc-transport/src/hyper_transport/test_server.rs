@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 use tokio::task::{JoinHandle, JoinSet};
 
 /// The longest a test server runs.
@@ -286,5 +286,105 @@ async fn fill<S: AsyncRead + Unpin>(stream: &mut S, buffer: &mut Vec<u8>) -> boo
             buffer.extend_from_slice(&chunk[..n]);
             true
         }
+    }
+}
+
+/// A loopback HTTP proxy: `CONNECT host:port` is tunnelled to the address `routes` gives for
+/// it; any other request is answered by the proxy itself with `{request line}|{Proxy-Authorization}`.
+/// Every request line it sees is kept, in order.
+pub(super) struct TestProxy {
+    addr: SocketAddr,
+    seen: Arc<std::sync::Mutex<Vec<String>>>,
+    task: JoinHandle<()>,
+}
+
+impl TestProxy {
+    pub async fn start(routes: Vec<(String, SocketAddr)>) -> Self {
+        use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind loopback");
+        let addr = listener.local_addr().expect("local addr");
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = Arc::clone(&seen);
+        let routes = Arc::new(routes);
+        let task = tokio::spawn(async move {
+            let accept_loop = async {
+                while let Ok((tcp, _)) = listener.accept().await {
+                    let (log, routes) = (Arc::clone(&log), Arc::clone(&routes));
+                    tokio::spawn(async move {
+                        let mut reader = BufReader::new(tcp);
+                        let mut line = String::new();
+                        let mut auth = String::new();
+                        if reader.read_line(&mut line).await.is_err() {
+                            return;
+                        }
+                        let line = line.trim_end().to_owned();
+                        loop {
+                            let mut header = String::new();
+                            match reader.read_line(&mut header).await {
+                                Ok(0) | Err(_) => return,
+                                Ok(_) if header.trim().is_empty() => break,
+                                Ok(_) => {
+                                    if let Some((name, value)) = header.split_once(':')
+                                        && name.eq_ignore_ascii_case("proxy-authorization")
+                                    {
+                                        value.trim().clone_into(&mut auth);
+                                    }
+                                }
+                            }
+                        }
+                        log.lock().unwrap().push(line.clone());
+                        let mut tcp = reader.into_inner();
+                        if let Some(target) = line
+                            .strip_prefix("CONNECT ")
+                            .and_then(|rest| rest.split(' ').next())
+                        {
+                            let Some((_, upstream)) = routes.iter().find(|(t, _)| t == target)
+                            else {
+                                let _ = tcp.write_all(b"HTTP/1.1 502 Bad Gateway\r\n\r\n").await;
+                                return;
+                            };
+                            let Ok(mut upstream) = TcpStream::connect(upstream).await else {
+                                return;
+                            };
+                            let _ = tcp
+                                .write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                                .await;
+                            let _ = tokio::io::copy_bidirectional(&mut tcp, &mut upstream).await;
+                        } else {
+                            let body = format!("{line}|{auth}");
+                            let answer = format!(
+                                "HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                                body.len()
+                            );
+                            let _ = tcp.write_all(answer.as_bytes()).await;
+                        }
+                    });
+                }
+            };
+            let _ = tokio::time::timeout(LIFETIME, accept_loop).await;
+        });
+        Self { addr, seen, task }
+    }
+
+    /// `http://[credentials@]127.0.0.1:PORT`.
+    pub fn url(&self, credentials: Option<&str>) -> String {
+        match credentials {
+            Some(c) => format!("http://{c}@{}", self.addr),
+            None => format!("http://{}", self.addr),
+        }
+    }
+
+    /// The request lines seen so far.
+    pub fn seen(&self) -> Vec<String> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+impl Drop for TestProxy {
+    fn drop(&mut self) {
+        self.task.abort();
     }
 }

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 
-use super::test_server::{Reply, TestServer};
+use super::test_server::{Reply, TestProxy, TestServer};
 use super::*;
 use crate::TransportErrorKind;
 
@@ -370,6 +370,123 @@ fn without_a_runtime_the_future_fails_cleanly() {
     }
 }
 
+/// A transport that sends everything through `proxy` and ignores the environment's proxies.
+fn via_proxy(proxy: &str) -> HyperTransportBuilder {
+    HyperTransport::builder()
+        .proxy_from_environment(false)
+        .proxy(proxy)
+}
+
+#[tokio::test]
+async fn plain_http_asks_the_proxy_in_absolute_form_with_its_credentials() {
+    let proxy = TestProxy::start(Vec::new()).await;
+    let transport = via_proxy(&proxy.url(Some("ada:s3cret"))).build().unwrap();
+
+    let response = transport
+        .send(get("http://svc.test/v1/items?x=1"))
+        .await
+        .unwrap();
+
+    // base64("ada:s3cret")
+    assert_eq!(
+        response.body(),
+        "GET http://svc.test/v1/items?x=1 HTTP/1.1|Basic YWRhOnMzY3JldA=="
+    );
+    assert_eq!(proxy.seen(), ["GET http://svc.test/v1/items?x=1 HTTP/1.1"]);
+}
+
+#[tokio::test]
+async fn loopback_and_no_proxy_hosts_are_reached_directly() {
+    let server = TestServer::start(|req| Reply::ok(format!("direct {}", req.target))).await;
+    let proxy = TestProxy::start(Vec::new()).await;
+    let port = server.addr().port();
+
+    // A loopback address is never proxied.
+    let transport = via_proxy(&proxy.url(None)).build().unwrap();
+    let direct = transport
+        .send(get(&format!("http://127.0.0.1:{port}/a")))
+        .await
+        .unwrap();
+    assert_eq!(direct.body(), "direct /a");
+    assert!(proxy.seen().is_empty(), "{:?}", proxy.seen());
+
+    // A loopback *name* goes by the list: proxied unless listed.
+    let proxied = transport
+        .send(get(&format!("http://localhost:{port}/b")))
+        .await
+        .unwrap();
+    assert_eq!(
+        proxied.body(),
+        format!("GET http://localhost:{port}/b HTTP/1.1|").as_str()
+    );
+    let listed = via_proxy(&proxy.url(None))
+        .no_proxy("example.org, localhost")
+        .build()
+        .unwrap();
+    let direct = listed
+        .send(get(&format!("http://localhost:{port}/c")))
+        .await
+        .unwrap();
+    assert_eq!(direct.body(), "direct /c");
+    assert_eq!(proxy.seen().len(), 1, "{:?}", proxy.seen());
+}
+
+#[tokio::test]
+async fn an_unreachable_proxy_is_a_connect_error_that_names_it() {
+    // A port nothing listens on: bound, then closed.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = closed.local_addr().unwrap();
+    drop(closed);
+    let transport = via_proxy(&format!("http://ada:s3cret@{addr}"))
+        .build()
+        .unwrap();
+
+    let err = transport
+        .send(get("https://svc.test/v1/items"))
+        .await
+        .unwrap_err();
+
+    assert!(err.is_connect(), "{err:?}");
+    assert_eq!(err.was_sent(), Sent::No);
+    let text = err.to_string();
+    assert!(
+        text.contains(&format!("through the proxy {addr}")),
+        "{text}"
+    );
+    assert!(text.contains("HTTPS_PROXY"), "{text}");
+    assert_no_secret(&err, "s3cret");
+}
+
+#[test]
+fn a_proxy_url_that_is_not_http_is_refused_at_build() {
+    for url in ["socks5://127.0.0.1:1080", "127.0.0.1:3128", "http://"] {
+        let err = via_proxy(url).build().unwrap_err();
+        assert!(err.to_string().contains("proxy URL"), "{url}: {err}");
+    }
+    // Debug shows where the proxy is, never its password.
+    let builder = via_proxy("http://ada:s3cret@proxy.example:3128");
+    let debug = format!("{builder:?}");
+    assert!(
+        debug.contains("proxy.example:3128") && !debug.contains("s3cret"),
+        "{debug}"
+    );
+}
+
+/// The platform's roots load on a machine that has them (CI's Debian has `ca-certificates`).
+#[cfg(all(feature = "native-roots", target_os = "linux"))]
+#[test]
+fn native_roots_load_from_the_platform() {
+    let built = HyperTransport::builder()
+        .tls_built_in_roots(false)
+        .tls_native_roots(true)
+        .build();
+    assert!(
+        built.is_ok(),
+        "no platform root certificate loaded ({:?}); install ca-certificates",
+        built.err()
+    );
+}
+
 mod tls {
     use std::sync::Arc;
 
@@ -430,6 +547,32 @@ mod tls {
         assert_eq!(response.status(), 200);
         assert_eq!(response.version(), http::Version::HTTP_11);
         assert_eq!(response.body(), "secure GET /v1/ping?x=1");
+    }
+
+    #[tokio::test]
+    async fn https_goes_through_a_connect_tunnel() {
+        let cert = self_signed();
+        let server = TestServer::start_tls(acceptor(&cert, &[b"http/1.1"]), |req| {
+            Reply::ok(format!("secure {} {}", req.method, req.target))
+        })
+        .await;
+        let target = format!("localhost:{}", server.addr().port());
+        let proxy = TestProxy::start(vec![(target.clone(), server.addr())]).await;
+        let transport = via_proxy(&proxy.url(Some("ada:s3cret")))
+            .tls_built_in_roots(false)
+            .add_root_certificate_pem(cert.pem.as_bytes())
+            .unwrap()
+            .build()
+            .unwrap();
+
+        let response = transport
+            .send(get(&format!("https://{target}/v1/ping")))
+            .await
+            .unwrap();
+
+        // The TLS session ran end to end with the server, inside the tunnel.
+        assert_eq!(response.body(), "secure GET /v1/ping");
+        assert_eq!(proxy.seen(), [format!("CONNECT {target} HTTP/1.1")]);
     }
 
     #[tokio::test]
