@@ -38,6 +38,19 @@
 //! Errors are one type, [`Error`], which says whether the request was sent, carries the status
 //! and the raw body of error answers, and never prints credentials. Idempotent requests are
 //! retried on connection failures, `429`, `502`, `503` and `504` ([`RetryPolicy`]).
+//!
+//! # Guides
+//!
+//! [Quickstart](https://github.com/svc-rs/svc-rs/blob/main/docs/quickstart.md) ·
+//! [Pagination](https://github.com/svc-rs/svc-rs/blob/main/docs/pagination.md) ·
+//! [Authentication](https://github.com/svc-rs/svc-rs/blob/main/docs/auth.md) ·
+//! [SQL](https://github.com/svc-rs/svc-rs/blob/main/docs/sql.md) ·
+//! [Proxy](https://github.com/svc-rs/svc-rs/blob/main/docs/proxy.md) ·
+//! [Custom transports, proxies and certificates](https://github.com/svc-rs/svc-rs/blob/main/docs/custom-transport.md) ·
+//! [The emulator](https://github.com/svc-rs/svc-rs/blob/main/docs/emulator.md) ·
+//! [Client behaviour](https://github.com/svc-rs/svc-rs/blob/main/docs/client-behaviour.md) ·
+//! [Wire contract](https://github.com/svc-rs/svc-rs/blob/main/docs/contract.md) ·
+//! [Changelog](https://github.com/svc-rs/svc-rs/blob/main/CHANGELOG.md)
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
