@@ -67,6 +67,7 @@ pub mod cli;
 
 pub use account::TokenLifetimes;
 pub use config::EmulatorConfig;
+pub use config::limits::Limits;
 pub use config::projects::{ConfigError, ProjectConfig, ProjectsConfig, ResourceConfig};
 pub use proxy::ProxyConfig;
 pub use runtime::EmulatorError;

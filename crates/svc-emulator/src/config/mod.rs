@@ -1,6 +1,7 @@
 //! How to start an emulator: where it listens, where it keeps its data, which projects it
 //! serves, and whether it speaks TLS.
 
+pub(crate) mod limits;
 pub(crate) mod projects;
 pub(crate) mod registry;
 
@@ -34,6 +35,7 @@ pub struct EmulatorConfig {
     lifetimes: crate::account::TokenLifetimes,
     faults: Option<crate::runtime::faults::Faults>,
     proxy: crate::ProxyConfig,
+    limits: limits::Limits,
 }
 
 /// Where the projects come from. Setting one source replaces the other.
@@ -58,6 +60,7 @@ impl Default for EmulatorConfig {
             lifetimes: crate::account::TokenLifetimes::default(),
             faults: None,
             proxy: crate::ProxyConfig::default(),
+            limits: limits::Limits::default(),
         }
     }
 }
@@ -151,6 +154,18 @@ impl EmulatorConfig {
     /// The HTTP proxy's settings in force.
     pub fn proxy_settings(&self) -> &crate::ProxyConfig {
         &self.proxy
+    }
+
+    /// The server's connection limits: timeouts for silent and idle connections, and the
+    /// connection cap (see [`Limits`](crate::Limits)).
+    pub fn limits(mut self, limits: limits::Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The connection limits in force.
+    pub fn limit_settings(&self) -> limits::Limits {
+        self.limits
     }
 
     /// The token lifetimes in force.

@@ -78,6 +78,7 @@ impl Emulator {
         let proxy =
             crate::proxy::Forwarder::new(config.proxy_settings()).map_err(ConfigError::Invalid)?;
         let faults = config.fault_settings().cloned();
+        let limits = config.limit_settings();
         let lenient = config.lenient_enabled();
         let prepared = tokio::task::spawn_blocking(move || prepare(&config, local_addr))
             .await
@@ -127,7 +128,7 @@ impl Emulator {
                 lenient,
             },
         );
-        let server = ServerTask::spawn(listener, http::router(state), acceptor, faults);
+        let server = ServerTask::spawn(listener, http::router(state), acceptor, faults, limits);
         Ok(Emulator::new(
             local_addr,
             info,

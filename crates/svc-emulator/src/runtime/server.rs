@@ -8,8 +8,17 @@
 //!
 //! In fault mode ([`crate::Faults`]) every request goes through the fault layer first
 //! (`crate::runtime::faults`), and idle HTTP/1.1 connections can be closed early.
+//!
+//! Limits ([`Limits`]): a connection that sends nothing (or does not finish its TLS handshake)
+//! within the first-byte timeout is closed; one that takes longer than the idle timeout to send
+//! a request's headers, or waits that long between requests, is closed by hyper; at the
+//! connection cap the oldest connection that has not spoken yet makes room for a new one, or the
+//! new one is closed at once, so the connections being served keep their answers and the
+//! process keeps file descriptors for its databases.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use axum::Router;
@@ -19,9 +28,10 @@ use hyper_util::server::conn::auto;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
-use tokio::task::{JoinHandle, JoinSet};
+use tokio::task::{AbortHandle, JoinHandle, JoinSet};
 use tokio_rustls::TlsAcceptor;
 
+use crate::config::limits::Limits;
 use crate::runtime::faults::{self, FaultCounts, FaultState, Faults};
 
 /// How long open connections may take to finish after a stop.
@@ -43,10 +53,20 @@ impl ServerTask {
         router: Router,
         tls: Option<TlsAcceptor>,
         faults: Option<Faults>,
+        limits: Limits,
     ) -> Self {
         let (stop, stopped) = watch::channel(false);
         let faults = faults.map(|f| Arc::new(FaultState::new(f)));
-        let task = tokio::spawn(accept_loop(listener, router, tls, faults.clone(), stopped));
+        let task = tokio::spawn(accept_loop(
+            listener,
+            Serving {
+                router,
+                tls,
+                faults: faults.clone(),
+                limits,
+            },
+            stopped,
+        ));
         Self {
             stop,
             task: Some(task),
@@ -81,27 +101,59 @@ async fn stop_requested(stop: &mut watch::Receiver<bool>) {
     let _ = stop.wait_for(|&stop| stop).await;
 }
 
-async fn accept_loop(
-    listener: TcpListener,
+/// What every connection is served with.
+#[derive(Clone)]
+struct Serving {
     router: Router,
     tls: Option<TlsAcceptor>,
     faults: Option<Arc<FaultState>>,
-    mut stop: watch::Receiver<bool>,
-) {
+    limits: Limits,
+}
+
+/// A connection that has not sent its first byte yet: the first to close at the cap.
+struct Silent {
+    task: AbortHandle,
+    /// Set by the connection once it has spoken (or finished its TLS handshake).
+    spoke: Arc<AtomicBool>,
+}
+
+impl Silent {
+    fn still_silent(&self) -> bool {
+        !self.spoke.load(Ordering::Relaxed) && !self.task.is_finished()
+    }
+}
+
+async fn accept_loop(listener: TcpListener, serving: Serving, mut stop: watch::Receiver<bool>) {
+    let cap = serving.limits.connections();
     let mut connections = JoinSet::new();
+    // Oldest first; entries of connections that have spoken are dropped as they are met.
+    let mut silent: VecDeque<Silent> = VecDeque::new();
     loop {
         tokio::select! {
             biased;
             () = stop_requested(&mut stop) => break,
             accepted = listener.accept() => match accepted {
                 Ok((stream, _peer)) => {
-                    connections.spawn(serve(
+                    if connections.len() >= cap {
+                        // Make room by closing the oldest connection that has said nothing;
+                        // without one, this connection is the one closed (dropped here).
+                        silent.retain(Silent::still_silent);
+                        let Some(oldest) = silent.pop_front() else {
+                            continue;
+                        };
+                        oldest.task.abort();
+                    }
+                    let spoke = Arc::new(AtomicBool::new(false));
+                    let task = connections.spawn(serve(
                         stream,
-                        router.clone(),
-                        tls.clone(),
-                        faults.clone(),
+                        serving.clone(),
+                        Arc::clone(&spoke),
                         stop.clone(),
                     ));
+                    if silent.len() >= cap {
+                        silent.retain(Silent::still_silent);
+                    }
+                    silent.push_back(Silent { task, spoke });
                 }
                 // Out of file descriptors and the like: wait a little instead of spinning.
                 Err(e) if !is_per_connection(&e) => tokio::time::sleep(Duration::from_millis(50)).await,
@@ -128,51 +180,68 @@ fn is_per_connection(e: &std::io::Error) -> bool {
 
 async fn serve(
     stream: TcpStream,
-    router: Router,
-    tls: Option<TlsAcceptor>,
-    faults: Option<Arc<FaultState>>,
+    serving: Serving,
+    spoke: Arc<AtomicBool>,
     mut stop: watch::Receiver<bool>,
 ) {
     // Small JSON exchanges: do not let Nagle hold them back.
     let _ = stream.set_nodelay(true);
-    match tls {
-        None => drive(stream, router, faults, stop).await,
-        Some(acceptor) => {
-            let stream = tokio::select! {
-                handshake = acceptor.accept(stream) => match handshake {
-                    Ok(stream) => stream,
-                    Err(_) => return,
+    let first_byte = serving.limits.first_byte();
+    match serving.tls.clone() {
+        None => {
+            // Wait for the first byte without taking it (hyper reads it), within the limit.
+            let mut byte = [0u8; 1];
+            tokio::select! {
+                peeked = tokio::time::timeout(first_byte, stream.peek(&mut byte)) => match peeked {
+                    Ok(Ok(n)) if n > 0 => {}
+                    _ => return,
                 },
                 () = stop_requested(&mut stop) => return,
+            }
+            spoke.store(true, Ordering::Relaxed);
+            drive(stream, serving, stop).await;
+        }
+        Some(acceptor) => {
+            let stream = tokio::select! {
+                handshake = tokio::time::timeout(first_byte, acceptor.accept(stream)) => {
+                    match handshake {
+                        Ok(Ok(stream)) => stream,
+                        _ => return,
+                    }
+                }
+                () = stop_requested(&mut stop) => return,
             };
-            drive(stream, router, faults, stop).await;
+            spoke.store(true, Ordering::Relaxed);
+            drive(stream, serving, stop).await;
         }
     }
 }
 
-async fn drive<I>(
-    io: I,
-    router: Router,
-    faults: Option<Arc<FaultState>>,
-    mut stop: watch::Receiver<bool>,
-) where
+async fn drive<I>(io: I, serving: Serving, mut stop: watch::Receiver<bool>)
+where
     I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
+    let Serving {
+        router,
+        faults,
+        limits,
+        ..
+    } = serving;
     let mut builder = auto::Builder::new(TokioExecutor::new());
     if let Some(faults) = &faults {
         faults.connection_opened();
     }
-    if let Some(idle) = faults
+    // hyper's header read timeout runs while a request's headers are awaited, so also while a
+    // kept-alive connection waits for its next request: an idle connection is closed after it.
+    // Fault mode may close idle connections sooner.
+    let idle = faults
         .as_deref()
         .and_then(|f| f.faults().idle_close_after())
-    {
-        // hyper's header read timeout starts when a kept-alive connection waits for its next
-        // request: an idle connection is closed after `idle`.
-        builder
-            .http1()
-            .timer(TokioTimer::new())
-            .header_read_timeout(idle);
-    }
+        .map_or(limits.idle(), |fault| fault.min(limits.idle()));
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(idle);
     let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
         let router = router.clone();
         let faults = faults.clone();

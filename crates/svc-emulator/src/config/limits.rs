@@ -1,0 +1,132 @@
+//! [`Limits`]: what the emulator allows one client before it refuses or closes, so that a
+//! misbehaving or hostile client cannot stall everyone else (crate README, "Under abuse").
+
+use std::time::Duration;
+
+/// Connection limits of the server. The defaults suit tests and development; lower them to see
+/// the behaviour in a test.
+///
+/// ```
+/// use std::time::Duration;
+/// use svc_emulator::{EmulatorConfig, Limits};
+///
+/// let config = EmulatorConfig::default().limits(
+///     Limits::default()
+///         .first_byte_timeout(Duration::from_secs(2))
+///         .max_connections(64),
+/// );
+/// # drop(config);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    first_byte_timeout: Duration,
+    idle_timeout: Duration,
+    max_connections: Option<usize>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            first_byte_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            max_connections: None,
+        }
+    }
+}
+
+impl Limits {
+    /// How long a new connection may stay silent (default 10 s): one that sends nothing, or
+    /// does not finish its TLS handshake, in that time is closed.
+    pub fn first_byte_timeout(mut self, timeout: Duration) -> Self {
+        self.first_byte_timeout = timeout;
+        self
+    }
+
+    /// How long a connection may take to send a request's headers, counted from when it starts
+    /// waiting for them: a kept-alive HTTP/1.1 connection idle that long between requests, or a
+    /// request whose headers never end, is closed (default 60 s, above the 20 s for which the
+    /// SDK keeps idle connections, so that its pooled connections are never closed under it).
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_timeout = timeout;
+        self
+    }
+
+    /// The most connections served at once (default: the process's open-files limit less an
+    /// eighth, at least 64 files, for the databases; 1024 when the limit cannot be read). At the
+    /// cap, the oldest connection that has not sent a byte yet is closed to make room; when
+    /// there is none, the new connection is closed at once. Either way the connections being
+    /// served keep their answers.
+    pub fn max_connections(mut self, max: usize) -> Self {
+        self.max_connections = Some(max.max(1));
+        self
+    }
+
+    /// The first-byte timeout in force.
+    pub fn first_byte(&self) -> Duration {
+        self.first_byte_timeout
+    }
+
+    /// The idle timeout in force.
+    pub fn idle(&self) -> Duration {
+        self.idle_timeout
+    }
+
+    /// The connection cap in force.
+    pub fn connections(&self) -> usize {
+        self.max_connections
+            .unwrap_or_else(|| connections_for(open_files_limit()))
+    }
+}
+
+/// The connection cap for an open-files limit: an eighth (at least 64 files) is left for the
+/// databases, the listener and the rest.
+fn connections_for(open_files: Option<u64>) -> usize {
+    let Some(limit) = open_files else {
+        return 1024;
+    };
+    let headroom = (limit / 8).max(64);
+    usize::try_from(limit.saturating_sub(headroom).max(16)).unwrap_or(usize::MAX)
+}
+
+/// The soft open-files limit of this process, read from `/proc/self/limits` (Linux): the
+/// `Max open files` line's first number. `None` elsewhere, or when it says `unlimited`.
+fn open_files_limit() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/self/limits").ok()?;
+    parse_open_files(&text)
+}
+
+fn parse_open_files(text: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.starts_with("Max open files"))?;
+    line["Max open files".len()..]
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cap_leaves_room_below_the_open_files_limit() {
+        let limits = "Limit                     Soft Limit           Hard Limit           Units     \n\
+                      Max cpu time              unlimited            unlimited            seconds   \n\
+                      Max open files            1024                 524288               files     \n";
+        assert_eq!(parse_open_files(limits), Some(1024));
+        assert_eq!(connections_for(Some(1024)), 896);
+        assert_eq!(connections_for(Some(256)), 192);
+        assert_eq!(connections_for(Some(40)), 16);
+        assert_eq!(connections_for(Some(1 << 20)), (1 << 20) - (1 << 17));
+        assert_eq!(connections_for(None), 1024);
+        assert_eq!(
+            parse_open_files("Max open files            unlimited            unlimited   files"),
+            None
+        );
+        // This process's own limit is read on Linux.
+        if cfg!(target_os = "linux") {
+            assert!(open_files_limit().is_some());
+        }
+        assert_eq!(Limits::default().max_connections(0).connections(), 1);
+    }
+}

@@ -1,0 +1,136 @@
+//! The server's connection limits (crate README, "Under abuse"): silent, unfinished and idle
+//! connections are closed, and at the connection cap the server keeps answering.
+//!
+//! Limits are set far below their defaults so that each case ends in a fraction of a second;
+//! the bounds the tests wait within are wide (a busy CI machine), and a protection that does not
+//! work fails them by running into the bound.
+
+use std::time::Duration;
+
+use svc_emulator::{Emulator, EmulatorConfig, Limits};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// Far longer than any limit set here.
+const BOUND: Duration = Duration::from_secs(20);
+
+async fn emulator(limits: Limits) -> Emulator {
+    Emulator::start(EmulatorConfig::default().limits(limits))
+        .await
+        .expect("the emulator starts")
+}
+
+/// Reads until the server closes the connection; what it sent meanwhile. Fails past [`BOUND`].
+async fn read_until_closed(stream: &mut TcpStream) -> Vec<u8> {
+    let mut received = Vec::new();
+    let read = tokio::time::timeout(BOUND, async {
+        let mut buf = [0u8; 4096];
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => received.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await;
+    assert!(
+        read.is_ok(),
+        "the server kept the connection open past {BOUND:?}"
+    );
+    received
+}
+
+fn request(path: &str) -> String {
+    format!("GET {path} HTTP/1.1\r\nHost: emulator\r\n\r\n")
+}
+
+/// Sends one keep-alive request and reads its answer's status line.
+async fn ask(stream: &mut TcpStream, path: &str) -> String {
+    stream.write_all(request(path).as_bytes()).await.unwrap();
+    let mut buf = vec![0u8; 4096];
+    let n = tokio::time::timeout(BOUND, stream.read(&mut buf))
+        .await
+        .expect("an answer within the bound")
+        .unwrap();
+    String::from_utf8_lossy(&buf[..n])
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn a_connection_that_says_nothing_is_closed() {
+    let emulator = emulator(Limits::default().first_byte_timeout(Duration::from_millis(200))).await;
+    let mut silent = TcpStream::connect(emulator.local_addr()).await.unwrap();
+    let received = read_until_closed(&mut silent).await;
+    assert!(received.is_empty(), "{received:?}");
+}
+
+#[tokio::test]
+async fn headers_that_never_end_and_idle_connections_are_closed() {
+    let emulator = emulator(Limits::default().idle_timeout(Duration::from_millis(300))).await;
+
+    let mut unfinished = TcpStream::connect(emulator.local_addr()).await.unwrap();
+    unfinished
+        .write_all(b"GET /api/ HTTP/1.1\r\nHost: emulator\r\nX-Slow: 1\r\n")
+        .await
+        .unwrap();
+    let received = read_until_closed(&mut unfinished).await;
+    // hyper may say `408 Request Timeout` before closing; it never answers the request.
+    assert!(
+        received.is_empty() || received.starts_with(b"HTTP/1.1 408"),
+        "{}",
+        String::from_utf8_lossy(&received)
+    );
+
+    // A kept-alive connection is answered, then closed once idle.
+    let mut kept = TcpStream::connect(emulator.local_addr()).await.unwrap();
+    assert!(ask(&mut kept, "/nowhere").await.starts_with("HTTP/1.1 404"));
+    read_until_closed(&mut kept).await;
+}
+
+#[tokio::test]
+async fn at_the_cap_silent_connections_make_room_and_busy_ones_are_kept() {
+    let emulator = emulator(Limits::default().max_connections(3)).await;
+    let addr = emulator.local_addr();
+
+    // Three silent connections fill the cap; a fourth that asks something is still answered,
+    // and the oldest silent one is closed to make room.
+    let mut silent = Vec::new();
+    for _ in 0..3 {
+        silent.push(TcpStream::connect(addr).await.unwrap());
+    }
+    let mut asking = TcpStream::connect(addr).await.unwrap();
+    assert!(
+        ask(&mut asking, "/nowhere")
+            .await
+            .starts_with("HTTP/1.1 404")
+    );
+    let received = read_until_closed(&mut silent[0]).await;
+    assert!(received.is_empty());
+
+    // With every slot taken by a connection that has spoken, a new one is closed at once,
+    // and the ones being served keep their answers.
+    let mut busy = vec![asking];
+    for _ in 0..2 {
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        assert!(
+            ask(&mut stream, "/nowhere")
+                .await
+                .starts_with("HTTP/1.1 404")
+        );
+        busy.push(stream);
+    }
+    let mut refused = TcpStream::connect(addr).await.unwrap();
+    let _ = refused.write_all(request("/nowhere").as_bytes()).await;
+    let received = read_until_closed(&mut refused).await;
+    assert!(
+        received.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&received)
+    );
+    for stream in &mut busy {
+        assert!(ask(stream, "/nowhere").await.starts_with("HTTP/1.1 404"));
+    }
+}
