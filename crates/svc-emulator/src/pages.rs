@@ -18,7 +18,7 @@ use svc_model::PageUid;
 use crate::http::AppState;
 use crate::http::HttpError;
 use crate::http::app::{EnvironmentAccess, PageAccess};
-use crate::http::extract::{json_object, query_values};
+use crate::http::extract::{BodyLimit, json_object, query_values};
 use crate::http::route_with_optional_slash;
 use crate::storage::{Created, PageSet, StoredPage};
 use axum::Router;
@@ -64,7 +64,7 @@ async fn create(
     body: Body,
 ) -> Result<Response, HttpError> {
     let set = page_set(query.as_deref())?;
-    let fields = json_object(body).await?;
+    let fields = json_object(body, BodyLimit::PAGES).await?;
     let uid = match fields.get("uid") {
         None => None,
         Some(Value::String(uid)) if uid.len() > MAX_UID_BYTES => {
@@ -116,7 +116,7 @@ async fn update(
     body: Body,
 ) -> Result<Response, HttpError> {
     let set = page_set(query.as_deref())?;
-    let mut fields = json_object(body).await?;
+    let mut fields = json_object(body, BodyLimit::PAGES).await?;
     let params = fields.remove("params");
     if !fields.is_empty() {
         let names: Vec<&str> = fields.keys().map(String::as_str).collect();

@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 
 use crate::http::AppState;
 use crate::http::HttpError;
-use crate::http::extract::{ResourceAccess, blocking, json_bytes, json_object};
+use crate::http::extract::{BodyLimit, ResourceAccess, blocking, json_bytes, json_object};
 use crate::http::route_with_optional_slash;
 
 /// The SQL route, on the data host.
@@ -29,7 +29,7 @@ pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
 /// Runs the query: `200` with `{"columns", "data", "row_count"}`, or `400` naming `query`,
 /// `v` or `params_obj`.
 async fn query(ResourceAccess { db }: ResourceAccess, body: Body) -> Result<Response, HttpError> {
-    let mut body = json_object(body).await?;
+    let mut body = json_object(body, BodyLimit::DATA).await?;
     let query = match body.remove("query") {
         Some(Value::String(q)) if !q.trim().is_empty() => q,
         Some(Value::String(_)) => {

@@ -23,7 +23,7 @@ use svc_model::users::{TEAMS_MODEL, TOOLS_RESOURCE};
 
 use crate::http::AppState;
 use crate::http::HttpError;
-use crate::http::extract::{blocking, json_bytes, json_object};
+use crate::http::extract::{BodyLimit, blocking, json_bytes, json_object};
 use crate::http::route_with_optional_slash;
 use crate::http::tools::{self, ToolsAccess, ToolsRecordAccess};
 
@@ -61,7 +61,7 @@ async fn update(
     ToolsRecordAccess { db, pk: uid }: ToolsRecordAccess,
     body: Body,
 ) -> Result<Response, HttpError> {
-    let body = json_object(body).await?;
+    let body = json_object(body, BodyLimit::DATA).await?;
     tools::only(&body, "name")?;
     match body.get("name") {
         None => {}

@@ -27,7 +27,7 @@ use svc_model::users::{TOOLS_RESOURCE, USERS_MODEL};
 
 use crate::http::AppState;
 use crate::http::HttpError;
-use crate::http::extract::{blocking, json_bytes, json_object};
+use crate::http::extract::{BodyLimit, blocking, json_bytes, json_object};
 use crate::http::route_with_optional_slash;
 use crate::http::tools::{self, ToolsAccess, ToolsRecordAccess};
 
@@ -75,7 +75,7 @@ async fn create(
     ToolsAccess { db }: ToolsAccess,
     body: Body,
 ) -> Result<Response, HttpError> {
-    let body = json_object(body).await?;
+    let body = json_object(body, BodyLimit::DATA).await?;
     let mut user = Map::new();
     for key in ["email", "group", "first_name", "last_name"] {
         if let Some(value) = body.get(key) {
@@ -116,7 +116,7 @@ async fn update(
     ToolsRecordAccess { db, pk: uid }: ToolsRecordAccess,
     body: Body,
 ) -> Result<Response, HttpError> {
-    let body = json_object(body).await?;
+    let body = json_object(body, BodyLimit::DATA).await?;
     tools::only(&body, "group")?;
     let bytes = blocking(move || Ok(db.update(USERS_MODEL, &uid, &Value::Object(body))?)).await?;
     Ok(json_bytes(StatusCode::OK, bytes))

@@ -134,3 +134,70 @@ async fn at_the_cap_silent_connections_make_room_and_busy_ones_are_kept() {
         assert!(ask(stream, "/nowhere").await.starts_with("HTTP/1.1 404"));
     }
 }
+
+/// The status line of the answer to `head` followed by `body`, on a new connection.
+async fn answer_to(emulator: &Emulator, head: &str, body: &[u8]) -> String {
+    let mut stream = TcpStream::connect(emulator.local_addr()).await.unwrap();
+    stream.write_all(head.as_bytes()).await.unwrap();
+    // The server may answer and close before the whole body is written: not an error here.
+    let _ = stream.write_all(body).await;
+    let received = read_until_closed_or_answered(&mut stream).await;
+    String::from_utf8_lossy(&received)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// Reads until a whole status line arrived or the connection closed, within [`BOUND`].
+async fn read_until_closed_or_answered(stream: &mut TcpStream) -> Vec<u8> {
+    let mut received = Vec::new();
+    let _ = tokio::time::timeout(BOUND, async {
+        let mut buf = [0u8; 4096];
+        while !received.windows(2).any(|w| w == b"\r\n") {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => received.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await;
+    received
+}
+
+#[tokio::test]
+async fn account_routes_refuse_large_bodies_without_reading_them() {
+    let emulator = emulator(Limits::default()).await;
+    // 32 MiB announced, a few bytes sent: refused at once.
+    let head = "POST /projects/demo/prod/auth/login HTTP/1.1\r\nHost: emulator\r\n\
+                Content-Type: application/json\r\nContent-Length: 33554432\r\n\r\n";
+    let status = answer_to(&emulator, head, b"[0,0,0,0").await;
+    assert!(status.starts_with("HTTP/1.1 413"), "{status}");
+
+    // Unannounced (chunked): refused once 64 KiB are passed.
+    let head = "POST /projects/demo/prod/auth/login HTTP/1.1\r\nHost: emulator\r\n\
+                Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
+    let mut body = Vec::new();
+    for _ in 0..80 {
+        body.extend_from_slice(b"400\r\n");
+        body.extend_from_slice(&[b' '; 1024]);
+        body.extend_from_slice(b"\r\n");
+    }
+    body.extend_from_slice(b"0\r\n\r\n");
+    let status = answer_to(&emulator, head, &body).await;
+    assert!(status.starts_with("HTTP/1.1 413"), "{status}");
+
+    // A page structure may be much larger than an account body.
+    let key = emulator.api_key().to_owned();
+    let params =
+        serde_json::to_string(&serde_json::json!({"elements": "x".repeat(1 << 20)})).unwrap();
+    let page = serde_json::to_vec(&serde_json::json!({"params": params})).unwrap();
+    let head = format!(
+        "POST /api/projects/demo/prod/view_settings/ HTTP/1.1\r\nHost: emulator\r\n\
+         Authorization: Bearer {key}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\n\r\n",
+        page.len()
+    );
+    let status = answer_to(&emulator, &head, &page).await;
+    assert!(status.starts_with("HTTP/1.1 201"), "{status}");
+}

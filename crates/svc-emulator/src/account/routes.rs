@@ -15,7 +15,7 @@ use super::{Claims, Refusal, Register, TokenType};
 use crate::http::AppState;
 use crate::http::HttpError;
 use crate::http::auth::{self, Credential};
-use crate::http::extract::json_object;
+use crate::http::extract::{BodyLimit, json_object};
 use crate::http::route_with_optional_slash;
 
 type ProjectPath = Result<Path<String>, PathRejection>;
@@ -131,7 +131,7 @@ impl axum::extract::FromRequestParts<AppState> for SignedIn {
 }
 
 async fn body<T: DeserializeOwned>(body: Body) -> Result<T, HttpError> {
-    let map = json_object(body).await?;
+    let map = json_object(body, BodyLimit::ACCOUNT).await?;
     serde_json::from_value(Value::Object(map))
         .map_err(|e| HttpError::invalid(format!("Invalid request body: {e}.")))
 }

@@ -22,41 +22,126 @@ use svc_model::error_body::codes;
 
 use crate::http::HttpError;
 
-/// The largest request body read, in bytes. Page structures can be large; this is far above any
-/// real one and still bounds memory.
-pub(crate) const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
+/// How large a body a route reads (crate README, "Under abuse"). Past it the answer is `413`,
+/// at once when `Content-Length` says so, else as soon as the limit is passed while reading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct BodyLimit(usize);
 
-/// Reads the whole body and parses it as a JSON object: `400` when it is not JSON or not an
-/// object, `413` when it is larger than [`MAX_BODY_BYTES`].
-pub(crate) async fn json_object(body: Body) -> Result<Map<String, Value>, HttpError> {
-    let bytes = read_body(body).await?;
-    match serde_json::from_slice::<Value>(&bytes) {
+impl BodyLimit {
+    /// Account routes (login, register, passwords, ...): a few fields, open to anyone.
+    pub(crate) const ACCOUNT: Self = Self(64 * 1024);
+    /// Records, SQL, users, teams and proxied requests.
+    pub(crate) const DATA: Self = Self(8 * 1024 * 1024);
+    /// Page settings: page structures can be large.
+    pub(crate) const PAGES: Self = Self(32 * 1024 * 1024);
+
+    /// The limit in bytes.
+    pub(crate) fn bytes(self) -> usize {
+        self.0
+    }
+}
+
+/// The most JSON values (numbers, strings, arrays, objects, ...) a body may hold. Parsed into
+/// `serde_json::Value`, each costs tens of bytes: a body of many tiny values (`[0,0,0,...]`)
+/// would take 30 to 40 times its size in memory. Real bodies hold few values (page structures
+/// travel as one string).
+pub(crate) const MAX_JSON_VALUES: usize = 250_000;
+
+/// Bodies larger than this are parsed on the blocking pool, not on the async workers.
+const PARSE_ON_THREAD: usize = 256 * 1024;
+
+/// Reads the whole body (at most `limit`) and parses it as a JSON object: `400` when it is not
+/// JSON, not an object or holds more than [`MAX_JSON_VALUES`] values, `413` past the limit.
+pub(crate) async fn json_object(
+    body: Body,
+    limit: BodyLimit,
+) -> Result<Map<String, Value>, HttpError> {
+    let bytes = read_body(body, limit).await?;
+    if bytes.len() > PARSE_ON_THREAD {
+        return blocking(move || parse_object(&bytes)).await;
+    }
+    parse_object(&bytes)
+}
+
+fn parse_object(bytes: &[u8]) -> Result<Map<String, Value>, HttpError> {
+    match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
+        None => {
+            return Err(HttpError::invalid(
+                "The request body is empty; a JSON object is required.",
+            ));
+        }
+        // Anything but an object is refused without parsing it.
+        Some(b) if *b != b'{' => {
+            return Err(HttpError::invalid(
+                "The request body must be a JSON object.",
+            ));
+        }
+        Some(_) => {}
+    }
+    if json_values_over(bytes, MAX_JSON_VALUES) {
+        return Err(HttpError::invalid(format!(
+            "The request body holds more than {MAX_JSON_VALUES} JSON values; send fewer (a \
+             page structure goes in `params` as one string)."
+        )));
+    }
+    match serde_json::from_slice::<Value>(bytes) {
         Ok(Value::Object(map)) => Ok(map),
         Ok(_) => Err(HttpError::invalid(
             "The request body must be a JSON object.",
         )),
-        Err(e) if bytes.iter().all(u8::is_ascii_whitespace) => {
-            drop(e);
-            Err(HttpError::invalid(
-                "The request body is empty; a JSON object is required.",
-            ))
-        }
         Err(e) => Err(HttpError::invalid(format!("Malformed JSON: {e}."))),
     }
 }
 
-/// The whole body, `413` past [`MAX_BODY_BYTES`].
-pub(crate) async fn read_body(mut body: Body) -> Result<Vec<u8>, HttpError> {
+/// Whether JSON text `bytes` holds more than `max` values, counted without parsing: every value
+/// but the first follows a `,` or opens an array or object (`[`, `{`), outside strings. An
+/// upper bound for malformed text, which the parser refuses anyway.
+pub(crate) fn json_values_over(bytes: &[u8], max: usize) -> bool {
+    let (mut count, mut in_string, mut escaped) = (1usize, false, false);
+    for &b in bytes {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+        } else {
+            match b {
+                b'"' => in_string = true,
+                b',' | b'[' | b'{' => {
+                    count += 1;
+                    if count > max {
+                        return true;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    false
+}
+
+/// The whole body, `413` past `limit`.
+pub(crate) async fn read_body(mut body: Body, limit: BodyLimit) -> Result<Vec<u8>, HttpError> {
+    let max = limit.bytes();
+    let too_large = || {
+        HttpError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            codes::INVALID,
+            format!("The request body is larger than {max} bytes, the limit of this route."),
+        )
+    };
+    // An announced length over the limit is refused before anything is read.
+    if body.size_hint().lower() > max as u64 {
+        return Err(too_large());
+    }
     let mut bytes = Vec::new();
     while let Some(frame) = poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
         let frame = frame.map_err(|_| HttpError::invalid("The request body could not be read."))?;
         if let Ok(data) = frame.into_data() {
-            if bytes.len().saturating_add(data.len()) > MAX_BODY_BYTES {
-                return Err(HttpError::new(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    codes::INVALID,
-                    format!("The request body is larger than {MAX_BODY_BYTES} bytes."),
-                ));
+            if bytes.len().saturating_add(data.len()) > max {
+                return Err(too_large());
             }
             bytes.extend_from_slice(&data);
         }
@@ -236,15 +321,48 @@ mod tests {
 
     #[tokio::test]
     async fn bodies() {
-        let ok = json_object(Body::from(r#"{"a": 1}"#)).await.unwrap();
+        let ok = json_object(Body::from(r#"{"a": 1}"#), BodyLimit::DATA)
+            .await
+            .unwrap();
         assert_eq!(ok["a"], 1);
         for bad in ["", "  ", "[1]", "null", "{", "\"x\"", "\u{feff}{}"] {
-            let err = json_object(Body::from(bad)).await.unwrap_err();
+            let err = json_object(Body::from(bad), BodyLimit::DATA)
+                .await
+                .unwrap_err();
             assert_eq!(err.status(), StatusCode::BAD_REQUEST, "{bad:?}");
         }
-        let huge = vec![b' '; MAX_BODY_BYTES + 1];
-        let err = json_object(Body::from(huge)).await.unwrap_err();
-        assert_eq!(err.status(), StatusCode::PAYLOAD_TOO_LARGE);
+        // Each route's limit, whether or not the length was announced.
+        for limit in [BodyLimit::ACCOUNT, BodyLimit::DATA] {
+            let huge = vec![b' '; limit.bytes() + 1];
+            let err = json_object(Body::from(huge), limit).await.unwrap_err();
+            assert_eq!(err.status(), StatusCode::PAYLOAD_TOO_LARGE);
+        }
+        let at_limit = format!(
+            "{{\"a\": \"{}\"}}",
+            "x".repeat(BodyLimit::ACCOUNT.bytes() - 9)
+        );
+        assert_eq!(at_limit.len(), BodyLimit::ACCOUNT.bytes());
+        assert!(
+            json_object(Body::from(at_limit), BodyLimit::ACCOUNT)
+                .await
+                .is_ok()
+        );
+    }
+
+    #[tokio::test]
+    async fn many_tiny_values_are_refused_before_parsing() {
+        let values = |n: usize| format!("{{\"a\": [{}0]}}", "0,".repeat(n - 3));
+        // An object, an array and n - 2 numbers: exactly n values.
+        let ok = json_object(Body::from(values(MAX_JSON_VALUES)), BodyLimit::DATA).await;
+        assert!(ok.is_ok());
+        let err = json_object(Body::from(values(MAX_JSON_VALUES + 1)), BodyLimit::DATA)
+            .await
+            .unwrap_err();
+        assert_eq!(err.status(), StatusCode::BAD_REQUEST);
+        assert!(format!("{err:?}").contains("JSON values"), "{err:?}");
+        // Commas and brackets inside strings are text, not values.
+        let text = format!("{{\"a\": \"{}\\\"[{{\"}}", ",[{".repeat(MAX_JSON_VALUES));
+        assert!(!json_values_over(text.as_bytes(), 3));
     }
 
     #[test]

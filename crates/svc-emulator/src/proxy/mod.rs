@@ -32,7 +32,7 @@ pub(crate) use upstream::Forwarder;
 use crate::http::AppState;
 use crate::http::HttpError;
 use crate::http::app::ProxyCaller;
-use crate::http::extract::json_object;
+use crate::http::extract::{BodyLimit, json_object};
 use crate::http::route_with_optional_slash;
 use axum::Router;
 use axum::routing::post;
@@ -69,7 +69,7 @@ async fn proxy_request(
 
 /// The checks after the caller's: the body, then what it names.
 async fn handle(state: &AppState, project: &str, body: Body) -> Result<Answer, HttpError> {
-    let fields = json_object(body).await?;
+    let fields = json_object(body, BodyLimit::DATA).await?;
     let request = ParsedRequest::parse(&fields)?;
     authorize(state, project, &request)?;
     let forwarder = state.proxy();

@@ -19,8 +19,8 @@ use crate::engine::{AggregateRequest, EngineError, GroupRequest};
 use crate::http::AppState;
 use crate::http::HttpError;
 use crate::http::extract::{
-    ModelAccess, RecordAccess, blocking, json_bytes, json_object, json_value, query_pairs,
-    read_body,
+    BodyLimit, MAX_JSON_VALUES, ModelAccess, RecordAccess, blocking, json_bytes, json_object,
+    json_value, json_values_over, query_pairs, read_body,
 };
 use crate::http::list::{list_body, list_spec, list_url, selection};
 use crate::http::route_with_optional_slash;
@@ -56,10 +56,18 @@ async fn engine_body(headers: &HeaderMap, body: Body) -> Result<PyJson, HttpErro
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
-    let bytes = read_body(body).await?;
+    let bytes = read_body(body, BodyLimit::DATA).await?;
     if content_type.starts_with("application/json") {
         if bytes.is_empty() {
             return Ok(PyJson::Dict(Vec::new()));
+        }
+        // [decision: stricter] A body of more values than any record has is refused before it
+        // is parsed (each parsed value costs tens of bytes).
+        if json_values_over(&bytes, MAX_JSON_VALUES) {
+            return Err(HttpError::invalid(format!(
+                "The request body holds more than {MAX_JSON_VALUES} JSON values; a record is \
+                 one object of field values."
+            )));
         }
         let text = std::str::from_utf8(&bytes).map_err(|_| {
             HttpError::invalid("The request body is not UTF-8 text; send JSON in UTF-8.")
@@ -158,7 +166,8 @@ async fn aggregate_post(
     uri: Uri,
     body: Body,
 ) -> Result<Response, HttpError> {
-    let request = AggregateRequest::from_json(&Value::Object(json_object(body).await?))?;
+    let request =
+        AggregateRequest::from_json(&Value::Object(json_object(body, BodyLimit::DATA).await?))?;
     let selection = selection(&query_pairs(uri.query()), state.lenient());
     let value = blocking(move || Ok(db.aggregate(&model, &request, &selection)?)).await?;
     json_value(StatusCode::OK, &value)
@@ -184,7 +193,8 @@ async fn group_post(
     uri: Uri,
     body: Body,
 ) -> Result<Response, HttpError> {
-    let request = GroupRequest::from_json(&Value::Object(json_object(body).await?))?;
+    let request =
+        GroupRequest::from_json(&Value::Object(json_object(body, BodyLimit::DATA).await?))?;
     let selection = selection(&query_pairs(uri.query()), state.lenient());
     let value = blocking(move || Ok(db.group(&model, &request, &selection)?)).await?;
     json_value(StatusCode::OK, &value)
