@@ -5,13 +5,17 @@
 //! `null` or `2` (the only format there is), `params_obj` absent, `null` or an object. Other
 //! keys are ignored.
 
+use std::sync::Arc;
+
 use axum::Router;
 use axum::body::Body;
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::post;
 use serde_json::{Map, Value};
 
+use crate::engine::{SqlCancel, SqlLimits};
 use crate::http::AppState;
 use crate::http::HttpError;
 use crate::http::extract::{BodyLimit, ResourceAccess, blocking, json_bytes, json_object};
@@ -28,7 +32,11 @@ pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
 
 /// Runs the query: `200` with `{"columns", "data", "row_count"}`, or `400` naming `query`,
 /// `v` or `params_obj`.
-async fn query(ResourceAccess { db }: ResourceAccess, body: Body) -> Result<Response, HttpError> {
+async fn query(
+    State(state): State<AppState>,
+    ResourceAccess { db }: ResourceAccess,
+    body: Body,
+) -> Result<Response, HttpError> {
     let mut body = json_object(body, BodyLimit::DATA).await?;
     let query = match body.remove("query") {
         Some(Value::String(q)) if !q.trim().is_empty() => q,
@@ -63,6 +71,23 @@ async fn query(ResourceAccess { db }: ResourceAccess, body: Body) -> Result<Resp
             ));
         }
     };
-    let bytes = blocking(move || Ok(db.sql(&query, &params)?)).await?;
+    let limits = SqlLimits {
+        time: state.limits().sql_time(),
+        answer_bytes: state.limits().sql_answer(),
+    };
+    // When the client goes away, this future is dropped before the query ends: the guard
+    // interrupts it, so the resource's connection and the blocking thread are freed at once.
+    let cancel = Arc::new(SqlCancel::default());
+    let _on_drop = CancelOnDrop(Arc::clone(&cancel));
+    let bytes = blocking(move || Ok(db.sql_with(&query, &params, limits, &cancel)?)).await?;
     Ok(json_bytes(StatusCode::OK, bytes))
+}
+
+/// Cancels the query when dropped: harmless once it has ended.
+struct CancelOnDrop(Arc<SqlCancel>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
 }

@@ -201,3 +201,92 @@ async fn account_routes_refuse_large_bodies_without_reading_them() {
     let status = answer_to(&emulator, &head, &page).await;
     assert!(status.starts_with("HTTP/1.1 201"), "{status}");
 }
+
+/// `POST .../shop/sql_get_query` with `query`, as raw HTTP/1.1 on `stream`.
+async fn send_sql(emulator: &Emulator, stream: &mut TcpStream, query: &str) {
+    let body = serde_json::to_vec(&serde_json::json!({ "query": query })).unwrap();
+    let token = &emulator.resource_tokens()["shop"];
+    let head = format!(
+        "POST /projects/demo/prod/shop/sql_get_query HTTP/1.1\r\nHost: emulator\r\n\
+         Authorization: {token}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(&body).await.unwrap();
+}
+
+/// The whole answer to `query` (status line, headers and body) as text.
+async fn sql(emulator: &Emulator, query: &str) -> String {
+    let mut stream = TcpStream::connect(emulator.local_addr()).await.unwrap();
+    send_sql(emulator, &mut stream, query).await;
+    let mut received = Vec::new();
+    let _ = tokio::time::timeout(BOUND, async {
+        let mut buf = [0u8; 65536];
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => {
+                    received.extend_from_slice(&buf[..n]);
+                    let text = String::from_utf8_lossy(&received);
+                    // One answer, whole: its body ends with the JSON object.
+                    if let Some((_, body)) = text.split_once("\r\n\r\n")
+                        && body.trim_end().ends_with('}')
+                    {
+                        return;
+                    }
+                }
+            }
+        }
+    })
+    .await;
+    String::from_utf8_lossy(&received).into_owned()
+}
+
+const NEVER_ENDS: &str =
+    "with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c";
+
+#[tokio::test]
+async fn sql_stops_at_its_deadline_and_at_its_answer_cap() {
+    let emulator = emulator(
+        Limits::default()
+            .sql_timeout(Duration::from_millis(200))
+            .sql_answer_bytes(64 * 1024),
+    )
+    .await;
+    let answer = sql(&emulator, NEVER_ENDS).await;
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert!(answer.contains("ran longer than 0.2 s"), "{answer}");
+
+    let answer = sql(
+        &emulator,
+        "with recursive c(x) as (select 1 union all select x + 1 from c limit 5000) \
+         select x, hex(zeroblob(100)) from c",
+    )
+    .await;
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert!(
+        answer.contains("larger than 0 MiB") || answer.contains("larger than"),
+        "{answer}"
+    );
+
+    let answer = sql(&emulator, "select length(randomblob(999999999))").await;
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert!(sql(&emulator, "select 1").await.starts_with("HTTP/1.1 200"));
+}
+
+#[tokio::test]
+async fn a_query_whose_client_went_away_frees_the_resource() {
+    // In memory the resource has one connection: a query left running would hold it for the
+    // whole (long) limit, and the next query would wait as long.
+    let emulator = emulator(Limits::default().sql_timeout(Duration::from_secs(600))).await;
+    let mut gone = TcpStream::connect(emulator.local_addr()).await.unwrap();
+    send_sql(&emulator, &mut gone, NEVER_ENDS).await;
+    // Whether the query has started or not when the client leaves, it must not hold on (the
+    // pause only makes it likely that the running query is the one interrupted).
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    drop(gone);
+    let answer = sql(&emulator, "select 1 as one").await;
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains(r#""data":[[1]]"#), "{answer}");
+}

@@ -22,6 +22,8 @@ pub struct Limits {
     first_byte_timeout: Duration,
     idle_timeout: Duration,
     max_connections: Option<usize>,
+    sql_timeout: Duration,
+    sql_answer_bytes: usize,
 }
 
 impl Default for Limits {
@@ -30,6 +32,8 @@ impl Default for Limits {
             first_byte_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(60),
             max_connections: None,
+            sql_timeout: crate::engine::SQL_TIME_LIMIT,
+            sql_answer_bytes: crate::engine::MAX_SQL_ANSWER_BYTES,
         }
     }
 }
@@ -59,6 +63,30 @@ impl Limits {
     pub fn max_connections(mut self, max: usize) -> Self {
         self.max_connections = Some(max.max(1));
         self
+    }
+
+    /// How long one read-only SQL query may run, writing its answer included (default 10 s):
+    /// it is interrupted at the deadline and answers `400`.
+    pub fn sql_timeout(mut self, timeout: Duration) -> Self {
+        self.sql_timeout = timeout;
+        self
+    }
+
+    /// The largest SQL answer, in bytes of JSON (default 32 MiB; at least 1 KiB): a larger one
+    /// is a `400` that says so, and no single value may be larger than half of it.
+    pub fn sql_answer_bytes(mut self, bytes: usize) -> Self {
+        self.sql_answer_bytes = bytes.max(1024);
+        self
+    }
+
+    /// The SQL timeout in force.
+    pub fn sql_time(&self) -> Duration {
+        self.sql_timeout
+    }
+
+    /// The SQL answer cap in force.
+    pub fn sql_answer(&self) -> usize {
+        self.sql_answer_bytes
     }
 
     /// The first-byte timeout in force.

@@ -94,4 +94,5 @@ pub use list::{ListSpec, Listing, RecordsJson, Selection};
 pub use resource::Resource;
 pub use schema::{Field, FieldKind, ForeignKey, Model, Schema};
 pub use seed::{DEMO_RESOURCE, DEMO_ROWS, demo_resource, demo_seed_sql};
-pub use sql::{MAX_SQL_ROWS, SQL_TIME_LIMIT};
+pub use sql::{MAX_SQL_ANSWER_BYTES, MAX_SQL_ROWS, SQL_TIME_LIMIT};
+pub(crate) use sql::{SqlCancel, SqlLimits};

@@ -22,6 +22,77 @@ pub const MAX_SQL_ROWS: usize = 10_000;
 /// How long a query may run before it is interrupted.
 pub const SQL_TIME_LIMIT: Duration = Duration::from_secs(10);
 
+/// The largest answer, in bytes of JSON: far above [`MAX_SQL_ROWS`] rows of any real width.
+pub const MAX_SQL_ANSWER_BYTES: usize = 32 * 1024 * 1024;
+
+/// What one query may take: time (from outside the statement: an interrupt at the deadline,
+/// the encoding of the answer included) and the size of its answer. Any single value is limited
+/// to half the answer (SQLite's `SQLITE_LIMIT_LENGTH` while the query runs), so that a query
+/// like `randomblob(999999999)` fails inside SQLite before it allocates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SqlLimits {
+    pub(crate) time: Duration,
+    pub(crate) answer_bytes: usize,
+}
+
+impl Default for SqlLimits {
+    fn default() -> Self {
+        Self {
+            time: SQL_TIME_LIMIT,
+            answer_bytes: MAX_SQL_ANSWER_BYTES,
+        }
+    }
+}
+
+/// Stops a query from another thread: the HTTP handler cancels when its client goes away
+/// (its future is dropped), which interrupts the statement if it runs, or keeps it from
+/// starting.
+///
+/// An interrupt reaches only a statement that is stepping; one that lands while the query is
+/// being prepared is lost, so the flag is also read by the progress handler and before the first
+/// step.
+#[derive(Default)]
+pub(crate) struct SqlCancel {
+    cancelled: Arc<AtomicBool>,
+    state: Mutex<CancelState>,
+}
+
+#[derive(Default)]
+struct CancelState {
+    running: Option<rusqlite::InterruptHandle>,
+}
+
+impl SqlCancel {
+    /// Stops the query: interrupts it if it runs; a query not started yet will not start.
+    pub(crate) fn cancel(&self) {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        self.cancelled.store(true, Ordering::Relaxed);
+        if let Some(handle) = &state.running {
+            handle.interrupt();
+        }
+    }
+
+    /// Registers the running query's connection; `false` when the query was cancelled already.
+    fn attach(&self, handle: rusqlite::InterruptHandle) -> bool {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if self.cancelled() {
+            return false;
+        }
+        state.running = Some(handle);
+        true
+    }
+
+    /// Forgets the connection once its statement is done: an interrupt now could only reach a
+    /// later statement of the engine on the same connection.
+    fn detach(&self) {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).running = None;
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Relaxed)
+    }
+}
+
 /// Virtual machine steps between two looks at the clock.
 const PROGRESS_STEPS: i32 = 10_000;
 
@@ -58,21 +129,55 @@ impl Resource {
     /// running longer than [`SQL_TIME_LIMIT`] is interrupted. Every refusal and engine error is
     /// a `400` with a `query` field error, or `params_obj` for a parameter without a value.
     pub fn sql(&self, query: &str, params: &Map<String, Json>) -> Result<Vec<u8>, EngineError> {
-        self.sql_with_limit(query, params, SQL_TIME_LIMIT)
+        self.sql_with(query, params, SqlLimits::default(), &SqlCancel::default())
     }
 
+    #[cfg(test)]
     pub(crate) fn sql_with_limit(
         &self,
         query: &str,
         params: &Map<String, Json>,
         limit: Duration,
     ) -> Result<Vec<u8>, EngineError> {
+        let limits = SqlLimits {
+            time: limit,
+            ..SqlLimits::default()
+        };
+        self.sql_with(query, params, limits, &SqlCancel::default())
+    }
+
+    /// [`sql`](Self::sql) within `limits`, stopped early by `cancel`.
+    pub(crate) fn sql_with(
+        &self,
+        query: &str,
+        params: &Map<String, Json>,
+        limits: SqlLimits,
+        cancel: &SqlCancel,
+    ) -> Result<Vec<u8>, EngineError> {
         if query.trim().is_empty() {
             return Err(query_error("The query is empty."));
         }
         self.with_read_only(|conn| {
-            let guard = ReadOnlyGuard::install(conn, limit)?;
-            run(&guard, query, params, limit)
+            if !cancel.attach(conn.get_interrupt_handle()) {
+                return Err(query_error(
+                    "The query was cancelled: its client went away.",
+                ));
+            }
+            let result = Watchdog::start(conn.get_interrupt_handle(), limits.time, |watchdog| {
+                let guard = ReadOnlyGuard::install(conn, limits, Arc::clone(&cancel.cancelled))?;
+                let result = run(&guard, query, params, limits, watchdog, cancel);
+                // The statement is finished (dropped in `run`); then the guard's settings go.
+                drop(guard);
+                result
+            });
+            cancel.detach();
+            result.map_err(|e| {
+                if cancel.cancelled() {
+                    query_error("The query was cancelled: its client went away.")
+                } else {
+                    e
+                }
+            })
         })
     }
 }
@@ -85,12 +190,57 @@ fn refused(reason: &str) -> EngineError {
     query_error(format!("{ONLY_READS}: {reason}."))
 }
 
+/// Interrupts a connection's statement at a deadline, from a thread of its own: a statement
+/// that never reaches the progress handler (one huge function call) is stopped too.
+struct Watchdog {
+    fired: Arc<AtomicBool>,
+    deadline: Instant,
+}
+
+impl Watchdog {
+    /// Runs `work` with a watchdog that interrupts `handle`'s connection at `limit`. The thread
+    /// is gone when this returns, so no interrupt can reach a later statement.
+    fn start<T>(
+        handle: rusqlite::InterruptHandle,
+        limit: Duration,
+        work: impl FnOnce(&Watchdog) -> T,
+    ) -> T {
+        let watchdog = Watchdog {
+            fired: Arc::new(AtomicBool::new(false)),
+            deadline: Instant::now() + limit,
+        };
+        let (done, wait) = std::sync::mpsc::channel::<()>();
+        let fired = Arc::clone(&watchdog.fired);
+        let thread = std::thread::Builder::new()
+            .name("sql-deadline".to_owned())
+            .spawn(move || {
+                if wait.recv_timeout(limit) == Err(std::sync::mpsc::RecvTimeoutError::Timeout) {
+                    fired.store(true, Ordering::Relaxed);
+                    handle.interrupt();
+                }
+            });
+        let out = work(&watchdog);
+        drop(done);
+        if let Ok(thread) = thread {
+            let _ = thread.join();
+        }
+        out
+    }
+
+    /// Whether the deadline has passed (checked while the answer is written).
+    fn passed(&self) -> bool {
+        self.fired.load(Ordering::Relaxed) || Instant::now() > self.deadline
+    }
+}
+
 /// The connection with the authorizer, the time limit and the attached-database limit in
 /// place; all three are removed when it is dropped, so the records engine's own statements on
 /// the same connection are never affected.
 struct ReadOnlyGuard<'c> {
     conn: &'c mut Connection,
     attached: Option<i32>,
+    /// SQLite's length limit before the query's own.
+    length: Option<i32>,
     denied: Arc<Mutex<Option<String>>>,
     /// Set once the query's own statement is prepared and checked: what the authorizer sees
     /// after that is prepared by the engine itself (the table-valued `pragma_*` functions run
@@ -99,7 +249,12 @@ struct ReadOnlyGuard<'c> {
 }
 
 impl<'c> ReadOnlyGuard<'c> {
-    fn install(conn: &'c mut Connection, limit: Duration) -> Result<Self, EngineError> {
+    fn install(
+        conn: &'c mut Connection,
+        limits: SqlLimits,
+        cancelled: Arc<AtomicBool>,
+    ) -> Result<Self, EngineError> {
+        let limit = limits.time;
         let denied = Arc::new(Mutex::new(None));
         let record = denied.clone();
         // Built first, so that whatever is installed below is removed again if a later step
@@ -107,6 +262,7 @@ impl<'c> ReadOnlyGuard<'c> {
         let mut guard = Self {
             conn,
             attached: None,
+            length: None,
             denied,
             running: Arc::new(AtomicBool::new(false)),
         };
@@ -129,10 +285,17 @@ impl<'c> ReadOnlyGuard<'c> {
             }
         }))?;
         guard.attached = Some(guard.conn.set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0)?);
+        let value_bytes = i32::try_from(limits.answer_bytes / 2).unwrap_or(i32::MAX);
+        guard.length = Some(
+            guard
+                .conn
+                .set_limit(Limit::SQLITE_LIMIT_LENGTH, value_bytes)?,
+        );
         let deadline = Instant::now() + limit;
-        guard
-            .conn
-            .progress_handler(PROGRESS_STEPS, Some(move || Instant::now() > deadline))?;
+        guard.conn.progress_handler(
+            PROGRESS_STEPS,
+            Some(move || Instant::now() > deadline || cancelled.load(Ordering::Relaxed)),
+        )?;
         Ok(guard)
     }
 
@@ -159,6 +322,9 @@ impl Drop for ReadOnlyGuard<'_> {
         let _ = self.conn.progress_handler(0, None::<fn() -> bool>);
         if let Some(n) = self.attached {
             let _ = self.conn.set_limit(Limit::SQLITE_LIMIT_ATTACHED, n);
+        }
+        if let Some(n) = self.length {
+            let _ = self.conn.set_limit(Limit::SQLITE_LIMIT_LENGTH, n);
         }
     }
 }
@@ -216,7 +382,9 @@ fn run(
     conn: &ReadOnlyGuard<'_>,
     query: &str,
     params: &Map<String, Json>,
-    limit: Duration,
+    limits: SqlLimits,
+    watchdog: &Watchdog,
+    cancel: &SqlCancel,
 ) -> Result<Vec<u8>, EngineError> {
     let mut stmt = match conn.prepare(query) {
         Ok(stmt) => stmt,
@@ -246,17 +414,54 @@ fn run(
         return Err(refused("it returns no rows"));
     }
     bind(&mut stmt, params)?;
+    // A cancel that came while the query was prepared found no statement to interrupt.
+    if cancel.cancelled() {
+        return Err(query_error(
+            "The query was cancelled: its client went away.",
+        ));
+    }
     conn.running.store(true, Ordering::Relaxed);
     let columns: Vec<String> = stmt.column_names().map(str::to_owned).collect();
-    write_result(&mut stmt, &columns).map_err(|e| match e {
-        rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::OperationInterrupted => {
+    let too_long = || {
+        query_error(format!(
+            "The query ran longer than {} s and was stopped.",
+            limits.time.as_secs_f64()
+        ))
+    };
+    write_result(&mut stmt, &columns, limits.answer_bytes, watchdog).map_err(|e| match e {
+        Stop::Deadline => too_long(),
+        Stop::TooLarge => query_error(format!(
+            "The answer is larger than {} MiB and was not sent; ask for fewer rows (LIMIT) or \
+             fewer or shorter columns.",
+            limits.answer_bytes / (1024 * 1024)
+        )),
+        Stop::Sqlite(rusqlite::Error::SqliteFailure(f, _))
+            if f.code == ErrorCode::OperationInterrupted =>
+        {
+            too_long()
+        }
+        Stop::Sqlite(rusqlite::Error::SqliteFailure(f, _)) if f.code == ErrorCode::TooBig => {
             query_error(format!(
-                "The query ran longer than {} s and was stopped.",
-                limit.as_secs_f64()
+                "A value of the answer is larger than {} MiB; ask for a shorter one (substr, \
+                 length).",
+                limits.answer_bytes / 2 / (1024 * 1024)
             ))
         }
-        e => query_error(format!("The query failed: {e}.")),
+        Stop::Sqlite(e) => query_error(format!("The query failed: {e}.")),
     })
+}
+
+/// Why writing the answer stopped.
+enum Stop {
+    Deadline,
+    TooLarge,
+    Sqlite(rusqlite::Error),
+}
+
+impl From<rusqlite::Error> for Stop {
+    fn from(e: rusqlite::Error) -> Self {
+        Self::Sqlite(e)
+    }
 }
 
 fn bind(stmt: &mut Statement<'_>, params: &Map<String, Json>) -> Result<(), EngineError> {
@@ -299,7 +504,12 @@ fn json_param(value: &Json) -> Value {
     }
 }
 
-fn write_result(stmt: &mut Statement<'_>, columns: &[String]) -> rusqlite::Result<Vec<u8>> {
+fn write_result(
+    stmt: &mut Statement<'_>,
+    columns: &[String],
+    max_bytes: usize,
+    watchdog: &Watchdog,
+) -> Result<Vec<u8>, Stop> {
     let mut buf = Vec::with_capacity(1024);
     buf.extend_from_slice(b"{\"columns\":[");
     for (i, c) in columns.iter().enumerate() {
@@ -325,6 +535,13 @@ fn write_result(stmt: &mut Statement<'_>, columns: &[String]) -> rusqlite::Resul
         }
         buf.push(b']');
         count += 1;
+        // Never more than the cap and one row in memory; the deadline covers the writing too.
+        if buf.len() > max_bytes {
+            return Err(Stop::TooLarge);
+        }
+        if watchdog.passed() {
+            return Err(Stop::Deadline);
+        }
     }
     buf.extend_from_slice(format!("],\"row_count\":{count}}}").as_bytes());
     Ok(buf)
@@ -428,5 +645,103 @@ mod tests {
             )
             .unwrap_err();
         assert!(err.to_string().contains("stopped"), "{err}");
+    }
+
+    fn limited(time: Duration, answer_bytes: usize) -> SqlLimits {
+        SqlLimits { time, answer_bytes }
+    }
+
+    #[test]
+    fn a_statement_without_loops_is_stopped_at_the_deadline() {
+        let db = db();
+        // Five long single function calls: the progress handler, which counts virtual machine
+        // steps, is hardly reached; the watchdog's interrupt stops the statement between calls.
+        let call = "length(replace(hex(zeroblob(4000000)), '0', 'ab'))";
+        let query = format!("select {}", [call; 5].join(", "));
+        let err = db
+            .sql_with(
+                &query,
+                &Map::new(),
+                limited(Duration::from_millis(1), MAX_SQL_ANSWER_BYTES),
+                &SqlCancel::default(),
+            )
+            .unwrap_err();
+        assert!(err.to_string().contains("ran longer than"), "{err}");
+        // Nothing is left behind: the next statements of the connection run.
+        assert_eq!(ok(&db, "select 1", json!({}))["data"], json!([[1]]));
+        db.create("t", &json!({"name": "c"})).unwrap();
+    }
+
+    #[test]
+    fn answers_and_values_over_the_caps_are_refused() {
+        let db = db();
+        let rows = "with recursive c(x) as (select 1 union all select x + 1 from c limit 5000) \
+                    select x, hex(zeroblob(1000)) from c";
+        let err = db
+            .sql_with(
+                rows,
+                &Map::new(),
+                limited(SQL_TIME_LIMIT, 1 << 20),
+                &SqlCancel::default(),
+            )
+            .unwrap_err();
+        assert!(err.to_string().contains("larger than 1 MiB"), "{err}");
+        // A value over half the cap fails inside SQLite, before it is made.
+        let err = db
+            .sql_with(
+                "select length(randomblob(999999999))",
+                &Map::new(),
+                limited(SQL_TIME_LIMIT, 1 << 20),
+                &SqlCancel::default(),
+            )
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("A value of the answer is larger"),
+            "{err}"
+        );
+        // Under the caps, the same shapes are answered.
+        let out: Json = serde_json::from_slice(
+            &db.sql_with(
+                "select length(randomblob(1000)), hex(zeroblob(10))",
+                &Map::new(),
+                limited(SQL_TIME_LIMIT, 1 << 20),
+                &SqlCancel::default(),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(out["data"], json!([[1000, "00000000000000000000"]]));
+    }
+
+    #[test]
+    fn a_cancelled_query_stops_or_never_starts() {
+        let db = Arc::new(db());
+        let cancel = Arc::new(SqlCancel::default());
+        let running = {
+            let (db, cancel) = (Arc::clone(&db), Arc::clone(&cancel));
+            std::thread::spawn(move || {
+                db.sql_with(
+                    "with recursive c(x) as (select 1 union all select x + 1 from c) \
+                     select count(*) from c",
+                    &Map::new(),
+                    limited(Duration::from_secs(600), MAX_SQL_ANSWER_BYTES),
+                    &cancel,
+                )
+            })
+        };
+        // Cancel once the query runs (a gate, not a guess at its timing).
+        while cancel.state.lock().unwrap().running.is_none() {
+            assert!(!running.is_finished(), "{:?}", running.join());
+            std::thread::yield_now();
+        }
+        cancel.cancel();
+        let err = running.join().unwrap().unwrap_err();
+        assert!(err.to_string().contains("cancelled"), "{err}");
+        // Cancelled before it starts: it never runs.
+        let err = db
+            .sql_with("select 1", &Map::new(), SqlLimits::default(), &cancel)
+            .unwrap_err();
+        assert!(err.to_string().contains("cancelled"), "{err}");
+        assert_eq!(ok(&db, "select 2", json!({}))["data"], json!([[2]]));
     }
 }

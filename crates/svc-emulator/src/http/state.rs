@@ -22,6 +22,7 @@ struct Shared {
     app_base_url: String,
     proxy: Forwarder,
     lenient: bool,
+    limits: crate::config::limits::Limits,
 }
 
 /// How the emulator is reached and how strictly it reads records requests.
@@ -33,6 +34,8 @@ pub(crate) struct Served {
     pub(crate) app_base_url: String,
     /// Lenient mode ([`EmulatorConfig::lenient`](crate::EmulatorConfig::lenient)).
     pub(crate) lenient: bool,
+    /// What one client may take ([`Limits`](crate::Limits)).
+    pub(crate) limits: crate::config::limits::Limits,
 }
 
 impl AppState {
@@ -48,6 +51,7 @@ impl AppState {
             api_base_url,
             app_base_url,
             lenient,
+            limits,
         } = served;
         Self(Arc::new(Shared {
             registry,
@@ -58,7 +62,13 @@ impl AppState {
             app_base_url,
             proxy,
             lenient,
+            limits,
         }))
+    }
+
+    /// What one client may take.
+    pub(crate) fn limits(&self) -> &crate::config::limits::Limits {
+        &self.0.limits
     }
 
     /// The HTTP proxy's allow-list, timeout, secrets and TLS roots.

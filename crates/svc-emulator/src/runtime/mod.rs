@@ -126,6 +126,7 @@ impl Emulator {
                 api_base_url,
                 app_base_url,
                 lenient,
+                limits,
             },
         );
         let server = ServerTask::spawn(listener, http::router(state), acceptor, faults, limits);
