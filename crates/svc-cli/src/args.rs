@@ -5,15 +5,21 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// The svc REST API from a shell: page settings, projects, records, SQL, users and teams,
 /// resources, sessions; the local emulator; a demo.
 ///
-/// Connection settings: a flag wins over the environment (`VITE_SVC_*` over `SVC_*` for the
-/// project, environment, draft and base URLs), which wins over the defaults. Credentials come
-/// from `--api-key`, `--token`, `--tools-token` (or `SVC_API_KEY`, `SVC_TOKEN`,
-/// `SVC_TOOLS_TOKEN`), or from the session saved by `svc login`.
+/// Settings: a flag wins over the environment (`VITE_SVC_*` over `SVC_*` for the project,
+/// environment, draft and base URLs), which wins over the profile chosen with `--profile NAME`
+/// (`SVC_PROFILE`, else the config file's `default_profile`), which wins over the defaults. The
+/// config file is `$SVC_CONFIG`, else `<config dir>/svc/config.json` (`$SVC_CONFIG_DIR`,
+/// `$XDG_CONFIG_HOME` or `~/.config`). There is no default service: give the base URLs, the
+/// project and a credential once, in a profile or the environment. `svc config` shows every
+/// setting in use and where it comes from.
+///
+/// Credentials come from `--api-key`, `--token`, `--tools-token` (or `SVC_API_KEY`, `SVC_TOKEN`,
+/// `SVC_TOOLS_TOKEN`, or the profile), or from the session saved by `svc login`.
 ///
 /// Exit codes: 0 ok, 1 other failures, 2 usage errors (nothing was sent), 3 API errors (the
 /// server answered with an error), 4 network errors (no answer), 5 not signed in (`svc whoami`).
 #[derive(Debug, Parser)]
-#[command(name = "svc", version, about, long_about)]
+#[command(name = "svc", version, about, long_about, after_help = MAIN_EXAMPLES)]
 pub struct Cli {
     #[command(flatten, next_help_heading = "Global options")]
     pub global: Global,
@@ -24,6 +30,9 @@ pub struct Cli {
 /// Options every API command takes.
 #[derive(Debug, Args)]
 pub struct Global {
+    /// The profile of the config file to use [env: SVC_PROFILE] (see `svc config --help`).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub profile: Option<String>,
     /// Project unique name [env: VITE_SVC_PROJECT, SVC_PROJECT].
     #[arg(long, global = true, value_name = "NAME")]
     pub project: Option<String>,
@@ -40,40 +49,24 @@ pub struct Global {
     /// undefined mean off, anything else on].
     #[arg(long, global = true)]
     pub draft: bool,
-    /// API key, sent as `Bearer`; wins over a session.
-    #[arg(
-        long,
-        global = true,
-        env = "SVC_API_KEY",
-        hide_env_values = true,
-        value_name = "KEY"
-    )]
+    /// API key, sent as `Bearer`; wins over a session [env: SVC_API_KEY].
+    #[arg(long, global = true, value_name = "KEY")]
     pub api_key: Option<String>,
-    /// A resource's static token (sent raw) for records, sql and resources reload.
-    #[arg(
-        long,
-        global = true,
-        env = "SVC_TOKEN",
-        hide_env_values = true,
-        value_name = "TOKEN"
-    )]
+    /// A resource's static token (sent raw) for records, sql and resources reload
+    /// [env: SVC_TOKEN].
+    #[arg(long, global = true, value_name = "TOKEN")]
     pub token: Option<String>,
     /// The built-in tools token (resource `__svc_app__`) for users, teams and
-    /// `resources reload --tools`.
-    #[arg(
-        long,
-        global = true,
-        env = "SVC_TOOLS_TOKEN",
-        hide_env_values = true,
-        value_name = "TOKEN"
-    )]
+    /// `resources reload --tools` [env: SVC_TOOLS_TOKEN].
+    #[arg(long, global = true, value_name = "TOKEN")]
     pub tools_token: Option<String>,
-    /// A PEM root certificate to trust (e.g. the emulator's, printed as tls_ca_pem).
-    #[arg(long, global = true, env = "SVC_CA_CERT", value_name = "FILE")]
+    /// A PEM root certificate to trust, e.g. the emulator's with --tls (the file it prints as
+    /// tls_ca_pem) [env: SVC_CA_CERT].
+    #[arg(long, global = true, value_name = "FILE")]
     pub ca_cert: Option<std::path::PathBuf>,
     /// Allow plain http:// base URLs to hosts other than loopback (credentials then cross the
-    /// network unencrypted).
-    #[arg(long, global = true, env = "SVC_ALLOW_INSECURE_HTTP", value_parser = clap::builder::BoolishValueParser::new())]
+    /// network unencrypted) [env: SVC_ALLOW_INSECURE_HTTP: 1, true, yes, on / 0, false, no, off].
+    #[arg(long, global = true)]
     pub allow_insecure_http: bool,
     /// Output format [default: table on a terminal, json otherwise].
     #[arg(long, short, global = true, value_enum)]
@@ -112,7 +105,7 @@ pub enum Command {
     #[command(subcommand)]
     Projects(ProjectsCommand),
     /// Page settings.
-    #[command(subcommand)]
+    #[command(subcommand, after_help = PAGES_EXAMPLES)]
     Pages(PagesCommand),
     /// Records of a resource's model.
     #[command(subcommand)]
@@ -132,7 +125,66 @@ pub enum Command {
     /// Send a request to another service through the svc HTTP proxy (needs `svc login`).
     #[command(after_help = PROXY_EXAMPLES)]
     Proxy(ProxyArgs),
+    /// Show the settings in use and where each comes from (flag, environment, profile,
+    /// default); secrets are never shown.
+    #[command(after_help = CONFIG_HELP)]
+    Config,
 }
+
+const MAIN_EXAMPLES: &str = "Examples:
+  svc emulator > emulator.json &      # a local service; prints its URLs, project and keys
+  svc --profile local records list shop orders -f status=paid --order-by -total --per-page 10
+  svc sql shop \"select status, count(*) as n from orders group by status\" -o table
+  svc config                          # which settings are in use, and where each comes from
+
+`svc COMMAND --help` shows a command's own options and examples; the global options above apply
+to every command.";
+
+const CONFIG_HELP: &str =
+    "The config file is $SVC_CONFIG, else <config dir>/svc/config.json, where the config dir is
+$SVC_CONFIG_DIR, else $XDG_CONFIG_HOME, else ~/.config. It holds named profiles:
+
+  {
+    \"default_profile\": \"local\",
+    \"profiles\": {
+      \"local\": {
+        \"api_base_url\": \"http://127.0.0.1:8787\",
+        \"app_base_url\": \"http://127.0.0.1:8787/api\",
+        \"project\": \"demo\",
+        \"api_key\": \"svc_key_...\",
+        \"resource_tokens\": {\"shop\": \"svc_tok_...\"}
+      }
+    }
+  }
+
+(That one is for `svc emulator --listen 127.0.0.1:8787 --data emu.sqlite`, whose keys and tokens
+are kept in emu.sqlite across restarts.)
+
+Keys of a profile: api_base_url, app_base_url, project, environment, draft (true/false), api_key,
+token, tools_token, resource_tokens (resource name to token), ca_cert (a path, relative to the
+file's directory), allow_insecure_http (true/false). Keep the file private (chmod 600): svc warns
+when other users can read a file that holds secrets.
+
+Precedence: flag > environment key > profile > default. The profile is --profile NAME, else
+SVC_PROFILE, else the file's default_profile.";
+
+const RECORDS_LIST_EXAMPLES: &str = "Examples:
+  svc records list shop orders -f status=paid -f total__gte=100 --order-by -total --per-page 10
+  svc records list shop customers --search smith -f exclude__city=Paris -o table
+  svc records list shop orders --page 2 --per-page 50 | jq -r '.results[].id'";
+
+const RECORDS_EXPORT_EXAMPLES: &str = "Examples:
+  svc records export shop orders --format csv --out orders.csv
+  svc records export shop orders -f status=paid | jq -c 'select(.total > 900) | {id, total}'";
+
+const PAGES_EXAMPLES: &str = "Examples:
+  svc pages list -o table
+  svc pages create --data '{\"unique_name\": \"orders\", \"name\": \"Orders\", \"params\": {\"elements\": []}}'
+  svc pages update UID --data @structure.json
+  svc pages get UID | jq '.params | fromjson'
+
+`params`, the page structure, is JSON text in a string on the wire: tables show it parsed, JSON
+output keeps the string exactly as stored.";
 
 const SQL_EXAMPLES: &str = "Examples:
   svc sql shop \"select count(*) as n from orders\"
@@ -225,11 +277,23 @@ pub struct SqlArgs {
     pub params: Vec<String>,
 }
 
+/// An `--order-by` value. It may start with `-` (descending), so clap takes the next argument
+/// whatever it looks like; an option name there (`--order-by --page 2`) is the value forgotten.
+fn order_by(value: &str) -> Result<String, String> {
+    if value.starts_with("--") {
+        return Err(
+            "give the fields to order by, e.g. --order-by -total or --order-by id,-date_add"
+                .to_owned(),
+        );
+    }
+    Ok(value.to_owned())
+}
+
 /// Paging and ordering of a list.
 #[derive(Debug, Args)]
 pub struct Paging {
-    /// Ordering, e.g. `-date_add,email`.
-    #[arg(long)]
+    /// Ordering, e.g. `-date_add,email` (a leading `-` sorts descending).
+    #[arg(long, allow_hyphen_values = true, value_parser = order_by)]
     pub order_by: Option<String>,
     /// Page number, from 1.
     #[arg(long)]
@@ -349,6 +413,9 @@ pub enum PagesCommand {
     },
     /// Create a page from JSON (`--data '{...}'`, `--data @file.json`, `--data -` for stdin).
     Create {
+        /// The page's fields (a JSON object). `params`, the page structure, may be given as JSON
+        /// (an object or array; sent as the JSON text the API stores) or as that text in a
+        /// string.
         #[arg(long)]
         data: String,
     },
@@ -356,7 +423,8 @@ pub enum PagesCommand {
     Update {
         /// Page uid.
         uid: String,
-        /// The page structure (JSON), stored as the `params` string.
+        /// The page structure (JSON), stored as the `params` string; a JSON string is taken as
+        /// that text itself (so `jq .params` output can be given back).
         #[arg(long)]
         data: String,
     },
@@ -399,13 +467,14 @@ pub enum ExportFormat {
 #[derive(Debug, Subcommand)]
 pub enum RecordsCommand {
     /// List one page of records.
+    #[command(after_help = RECORDS_LIST_EXAMPLES)]
     List {
         #[command(flatten)]
         target: Target,
         #[command(flatten)]
         filters: Filters,
-        /// Ordering, e.g. `-total,id`.
-        #[arg(long)]
+        /// Ordering, e.g. `-total,id` (a leading `-` sorts descending).
+        #[arg(long, allow_hyphen_values = true, value_parser = order_by)]
         order_by: Option<String>,
         /// Page number, from 1.
         #[arg(long)]
@@ -415,13 +484,14 @@ pub enum RecordsCommand {
         per_page: Option<u32>,
     },
     /// Stream every matching record, across pages, to NDJSON or CSV.
+    #[command(after_help = RECORDS_EXPORT_EXAMPLES)]
     Export {
         #[command(flatten)]
         target: Target,
         #[command(flatten)]
         filters: Filters,
-        /// Ordering, e.g. `id`.
-        #[arg(long)]
+        /// Ordering, e.g. `id` or `-total` (a leading `-` sorts descending).
+        #[arg(long, allow_hyphen_values = true, value_parser = order_by)]
         order_by: Option<String>,
         /// File format.
         #[arg(long, value_enum, default_value_t = ExportFormat::Ndjson)]

@@ -1,10 +1,10 @@
-//! Building a client from the global options, the environment and the saved session.
+//! Building a client from the global options, the environment, the profile and the saved session.
 //!
-//! Precedence: a flag wins over the environment, which wins over the defaults. The environment is
-//! read as docs/client-behaviour.md section 1 says (`VITE_SVC_*` over `SVC_*`, empty means unset,
-//! draft words) through [`EnvConfig::from_process_env`]. Credentials have no `VITE_` keys (they
-//! must never end up in a front-end bundle): `SVC_API_KEY`, `SVC_TOKEN` and `SVC_TOOLS_TOKEN`, read
-//! by clap.
+//! Precedence: a flag wins over the environment, which wins over the profile of the config file,
+//! which wins over the defaults (see [`crate::settings`]). The environment is read as
+//! docs/client-behaviour.md section 1 says (`VITE_SVC_*` over `SVC_*`, empty means unset, draft
+//! words). Credentials have no `VITE_` keys (they must never end up in a front-end bundle):
+//! `SVC_API_KEY`, `SVC_TOKEN` and `SVC_TOOLS_TOKEN`.
 //!
 //! The session of `svc login` lives in a [`FileTokenStore`] at `<config dir>/svc/session.json`,
 //! where the config dir is `$SVC_CONFIG_DIR`, else `$XDG_CONFIG_HOME`, else `$HOME/.config`
@@ -14,10 +14,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use svc_api::Client;
-use svc_api::auth::{EnvConfig, FileTokenStore, SVC_AUTH_KEY, TokenStore};
+use svc_api::auth::{FileTokenStore, SVC_AUTH_KEY, TokenStore};
+use svc_api::model::users::TOOLS_RESOURCE;
 
 use crate::args::Global;
-use crate::exit::Failure;
+use crate::exit::{self, Failure};
+use crate::output;
+use crate::settings::{self, Settings};
 
 /// The credentials a command needs; checked before anything is sent, so that a missing one is a
 /// usage error that names the flags.
@@ -61,36 +64,29 @@ pub fn require_session_path() -> Result<PathBuf, Failure> {
     })
 }
 
-/// A flag's value, with an empty value counted as unset (as for the env keys).
-fn given(value: &Option<String>) -> Option<&str> {
-    value.as_deref().filter(|v| !v.is_empty())
-}
-
-pub const APP_HINT: &str = "pages and projects take an API key: pass --api-key KEY or set SVC_API_KEY (`svc emulator` prints one as api_key); a session from `svc login` does not serve the application host";
-pub const DATA_HINT: &str = "pass the resource's token with --token (SVC_TOKEN) or an API key with --api-key (SVC_API_KEY), or sign in with `svc login`";
-pub const TOOLS_HINT: &str = "pass the tools token with --tools-token (SVC_TOOLS_TOKEN; `svc emulator` prints it as resource_tokens.__svc_app__) or an API key with --api-key (SVC_API_KEY), or sign in with `svc login`";
+pub const APP_HINT: &str = "pages and projects take an API key: pass --api-key KEY, set SVC_API_KEY or put api_key in your profile (`svc emulator` prints one as api_key); a session from `svc login` does not serve the application host";
+pub const DATA_HINT: &str = "pass the resource's token with --token (SVC_TOKEN, or resource_tokens in your profile) or an API key with --api-key (SVC_API_KEY), or sign in with `svc login`";
+pub const TOOLS_HINT: &str = "pass the tools token with --tools-token (SVC_TOOLS_TOKEN, or tools_token in your profile; `svc emulator` prints it as resource_tokens.__svc_app__) or an API key with --api-key (SVC_API_KEY), or sign in with `svc login`";
 pub const SESSION_HINT: &str = "the proxy takes the session of `svc login`: sign in (again) with `svc login --email EMAIL --password-stdin`";
-const PROJECT_HINT: &str =
-    "pass --project NAME or set SVC_PROJECT (`svc emulator` prints the project as project)";
+const INSECURE_HINT: &str = "use an https:// base URL, or pass --allow-insecure-http (SVC_ALLOW_INSECURE_HTTP=1, or allow_insecure_http in your profile) on a network you trust";
+
+/// The settings of this command: flags, the process environment, the profile. Warnings about
+/// the config file go to stderr.
+pub fn settings(global: &Global) -> Result<Settings, Failure> {
+    let settings = Settings::resolve(global, &settings::process_env, config_dir())?;
+    for warning in &settings.warnings {
+        eprintln!("warning: {}", output::for_terminal(warning));
+    }
+    Ok(settings)
+}
 
 /// A client for a command that needs `access`, with the saved session (when there is a config
 /// directory) in a file token store.
 pub fn client(global: &Global, access: Access<'_>) -> Result<Client, Failure> {
-    let env = EnvConfig::from_process_env();
-    let needs_project = !matches!(
-        access,
-        Access::App {
-            needs_project: false
-        }
-    );
-    if needs_project && given(&global.project).is_none() && env.project.is_none() {
-        return Err(Failure::usage_hint(
-            "no project: this command works on a project, and none was given",
-            PROJECT_HINT,
-        ));
-    }
+    let settings = settings(global)?;
+    check_setup(&settings, access)?;
 
-    let api_key = given(&global.api_key);
+    let api_key = settings.api_key.as_ref().map(|k| k.value.as_str());
     let store = match access {
         Access::App { .. } => None,
         _ => session_path().map(|path| Arc::new(FileTokenStore::new(path))),
@@ -104,6 +100,15 @@ pub fn client(global: &Global, access: Access<'_>) -> Result<Client, Failure> {
             None => Ok(false),
         }
     };
+    // Users and teams take the tools token, or the profile's token for that resource (a
+    // profile's `token`, like SVC_TOKEN, is for records, SQL and reload only).
+    let tools_token = settings.tools_token.as_ref().or_else(|| {
+        settings
+            .resource_tokens
+            .iter()
+            .find(|(resource, _)| resource == TOOLS_RESOURCE)
+            .map(|(_, token)| token)
+    });
     match access {
         Access::App { .. } if api_key.is_none() => {
             return Err(Failure::usage_hint(
@@ -112,7 +117,10 @@ pub fn client(global: &Global, access: Access<'_>) -> Result<Client, Failure> {
             ));
         }
         Access::Resource(resource)
-            if given(&global.token).is_none() && api_key.is_none() && !signed_in()? =>
+            if settings.token.is_none()
+                && settings.profile_token_for(resource).is_none()
+                && api_key.is_none()
+                && !signed_in()? =>
         {
             return Err(Failure::usage_hint(
                 format!(
@@ -121,9 +129,7 @@ pub fn client(global: &Global, access: Access<'_>) -> Result<Client, Failure> {
                 DATA_HINT,
             ));
         }
-        Access::Tools
-            if given(&global.tools_token).is_none() && api_key.is_none() && !signed_in()? =>
-        {
+        Access::Tools if tools_token.is_none() && api_key.is_none() && !signed_in()? => {
             return Err(Failure::usage_hint(
                 "no credential for users and teams: no tools token, no API key and no session, so nothing was sent",
                 TOOLS_HINT,
@@ -138,43 +144,182 @@ pub fn client(global: &Global, access: Access<'_>) -> Result<Client, Failure> {
         _ => {}
     }
 
+    // Every setting is resolved here, so the SDK's own env map and defaults are not used.
     let mut builder = Client::builder()
-        .env_config(env)
-        .allow_insecure_http(global.allow_insecure_http);
-    if global.draft {
-        builder = builder.draft(true);
+        .environment(settings.environment.value.as_str())
+        .draft(settings.draft.value)
+        .allow_insecure_http(settings.allow_insecure_http.value);
+    if let Some(p) = &settings.project {
+        builder = builder.project(p.value.as_str());
     }
-    if let Some(p) = given(&global.project) {
-        builder = builder.project(p);
+    if let Some(u) = &settings.api_base_url {
+        builder = builder.api_base_url(u.value.as_str());
     }
-    if let Some(e) = given(&global.environment) {
-        builder = builder.environment(e);
-    }
-    if let Some(u) = given(&global.api_base_url) {
-        builder = builder.api_base_url(u);
-    }
-    if let Some(u) = given(&global.app_base_url) {
-        builder = builder.app_base_url(u);
+    if let Some(u) = &settings.app_base_url {
+        builder = builder.app_base_url(u.value.as_str());
     }
     if let Some(k) = api_key {
         builder = builder.api_key(k);
     }
-    if let Some(t) = given(&global.tools_token) {
-        builder = builder.tools_token(t);
+    for (resource, token) in &settings.resource_tokens {
+        builder = builder.resource_token(resource.as_str(), token.value.as_str());
+    }
+    if let Access::Resource(resource) = access
+        && let Some(token) = settings.profile_token_for(resource)
+    {
+        builder = builder.resource_token(resource, token.value.as_str());
+    }
+    if let Some(t) = tools_token {
+        builder = builder.tools_token(t.value.as_str());
     }
     if let Some(store) = store {
         builder = builder.shared_token_store(store);
     }
-    if let Some(path) = &global.ca_cert {
-        let pem = std::fs::read(path).map_err(|e| {
-            Failure::Usage(format!("cannot read --ca-cert {}: {e}", path.display()))
+    if let Some(ca) = &settings.ca_cert {
+        let pem = std::fs::read(&ca.value).map_err(|e| {
+            Failure::usage_hint(
+                format!(
+                    "cannot read the CA certificate {} (from {}): {e}",
+                    ca.value.display(),
+                    ca.source
+                ),
+                "--ca-cert FILE (SVC_CA_CERT, ca_cert in a profile) takes a PEM file, such as the one `svc emulator --tls` prints as tls_ca_pem",
+            )
         })?;
         builder = builder.add_root_certificate_pem(pem);
     }
-    Ok(builder.build()?)
+    builder.build().map_err(|e| build_failure(e, &settings))
 }
 
-/// The `--token` flag, for the per-call token of records, SQL and reload.
-pub fn token(global: &Global) -> Option<&str> {
-    given(&global.token)
+/// The token given by `--token` or `SVC_TOKEN`, sent with each call of records, SQL and reload
+/// (a profile's tokens are the client's, see [`client`]).
+pub fn token(global: &Global) -> Option<String> {
+    let from_env = || settings::process_env("SVC_TOKEN").filter(|t| !t.is_empty());
+    match global.token.as_deref().filter(|t| !t.is_empty()) {
+        Some(token) => Some(token.to_owned()),
+        None => from_env(),
+    }
+}
+
+/// Stops before anything is sent when the command lacks the project or a base URL, and says
+/// every way to give them. The base URLs have no usable default: the service is wherever the
+/// user says.
+fn check_setup(settings: &Settings, access: Access<'_>) -> Result<(), Failure> {
+    let needs_project = !matches!(
+        access,
+        Access::App {
+            needs_project: false
+        }
+    );
+    let (needs_data_host, needs_app_host) = match access {
+        Access::App { .. } => (false, true),
+        Access::Resource(_) | Access::Tools | Access::Account => (true, false),
+        // The proxy is on the application host; a session refresh goes to the data host.
+        Access::Session => (true, true),
+    };
+    struct Missing {
+        what: &'static str,
+        flag: &'static str,
+        env: &'static str,
+        key: &'static str,
+    }
+    let mut missing = Vec::new();
+    if needs_project && settings.project.is_none() {
+        missing.push(Missing {
+            what: "no project",
+            flag: "--project NAME",
+            env: "SVC_PROJECT",
+            key: "project",
+        });
+    }
+    if needs_data_host && settings.api_base_url.is_none() {
+        missing.push(Missing {
+            what: "no URL for the data host",
+            flag: "--api-base-url URL",
+            env: "SVC_API_BASE_URL",
+            key: "api_base_url",
+        });
+    }
+    if needs_app_host && settings.app_base_url.is_none() {
+        missing.push(Missing {
+            what: "no URL for the application host",
+            flag: "--app-base-url URL",
+            env: "SVC_APP_BASE_URL",
+            key: "app_base_url",
+        });
+    }
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let list = |part: fn(&Missing) -> &'static str, separator: &str| -> String {
+        missing.iter().map(part).collect::<Vec<_>>().join(separator)
+    };
+    let message = format!(
+        "not configured: {} (none from a flag, the environment or a profile), so nothing was sent",
+        list(|m| m.what, " and ")
+    );
+    let file = settings.config_file.as_ref().map_or_else(
+        || "a config file named by SVC_CONFIG".to_owned(),
+        |l| l.path.display().to_string(),
+    );
+    let profile = match &settings.profile {
+        Some(p) => format!("to the profile {:?} in {file}", p.value),
+        None => format!("to a profile in {file} (chosen with --profile NAME, or default_profile)"),
+    };
+    let emulator = if needs_data_host || needs_app_host {
+        "; `svc emulator` starts a local service and prints these values"
+    } else {
+        ""
+    };
+    let hint = format!(
+        "pass {}, or set {}, or add {} {profile}; `svc config` shows every setting and where it comes from{emulator}",
+        list(|m| m.flag, " "),
+        list(|m| m.env, " and "),
+        list(|m| m.key, " and "),
+    );
+    Err(Failure::usage_hint(message, hint))
+}
+
+/// A client that cannot be built, said with the CLI's names: which setting, from where, and the
+/// flag that changes it (the SDK's own text names its builder methods).
+fn build_failure(e: svc_api::Error, settings: &Settings) -> Failure {
+    let svc_api::Error::InvalidInput(invalid) = &e else {
+        return e.into();
+    };
+    let message = invalid.message();
+    let urls = [
+        ("api_base_url ", &settings.api_base_url),
+        ("app_base_url ", &settings.app_base_url),
+    ];
+    for (name, setting) in urls {
+        if let (Some(rest), Some(setting)) = (message.strip_prefix(name), setting) {
+            let text = exit::without_sdk_advice(rest);
+            let name = name.trim_end();
+            return if message.contains("allow_insecure_http") {
+                Failure::usage_hint(
+                    format!("{name} {text} (from {})", setting.source),
+                    INSECURE_HINT,
+                )
+            } else {
+                Failure::usage_hint(
+                    format!("{name} {text} (from {})", setting.source),
+                    "give a URL such as https://api.example.com (`svc config` shows every setting and where it comes from)",
+                )
+            };
+        }
+    }
+    if let Some(ca) = &settings.ca_cert
+        && (message.contains("certificate") || message.contains("PEM"))
+    {
+        return Failure::usage_hint(
+            format!(
+                "cannot use the CA certificate {} (from {}): {}",
+                ca.value.display(),
+                ca.source,
+                exit::without_sdk_advice(message)
+            ),
+            "--ca-cert FILE takes a PEM file holding the root certificate (-----BEGIN CERTIFICATE-----), such as the one `svc emulator --tls` prints as tls_ca_pem",
+        );
+    }
+    e.into()
 }

@@ -173,16 +173,19 @@ impl Failure {
             }
             Failure::Api(Error::Auth(_)) => SESSION_FILE_HINT,
             Failure::Api(Error::InvalidInput(e)) if e.message().contains("allow_insecure_http") => {
-                "use an https:// base URL, or pass --allow-insecure-http (SVC_ALLOW_INSECURE_HTTP=1) on a network you trust"
+                "use an https:// base URL, or pass --allow-insecure-http (SVC_ALLOW_INSECURE_HTTP=1, or allow_insecure_http in your profile) on a network you trust"
             }
             Failure::Api(e) if e.status().is_some_and(|s| s.as_u16() == 403) => {
-                "these credentials are not for this project, environment or resource: check --project and --environment (or VITE_SVC_* / SVC_* in the environment)"
+                "these credentials are not for this project, environment or resource: check --project and --environment (`svc config` shows the settings in use and where each comes from)"
             }
             Failure::Api(e) if e.is_auth() => {
                 "pass --api-key (SVC_API_KEY), --token (SVC_TOKEN) or --tools-token (SVC_TOOLS_TOKEN) for this project, or sign in with `svc login`"
             }
+            Failure::Api(e) if untrusted_certificate(e).is_some() => {
+                return untrusted_certificate(e).map(certificate_hint);
+            }
             Failure::Api(Error::Transport(_) | Error::Timeout(_)) => {
-                "is the server running, and are --api-base-url / --app-base-url right? (`svc emulator` prints both)"
+                "is the server running, and are the base URLs right? (`svc config` shows them and where each comes from; `svc emulator` prints a local one's)"
             }
             _ => return None,
         };
@@ -197,13 +200,75 @@ impl fmt::Display for Failure {
             | Failure::Other(m)
             | Failure::Refused(m)
             | Failure::NotSignedIn(m) => f.write_str(m),
-            Failure::Api(e) => write!(f, "{e}"),
+            Failure::Api(e) => match untrusted_certificate(e) {
+                // The SDK's text ends with advice in its own terms (a builder method): the
+                // hint says what to type instead.
+                Some(tls) => {
+                    let text = e.to_string();
+                    let cause = tls.to_string();
+                    match text.find(&cause) {
+                        Some(at) => f.write_str(&text[..at + cause.len()]),
+                        None => f.write_str(&text),
+                    }
+                }
+                None => write!(f, "{e}"),
+            },
             Failure::BrokenPipe => f.write_str("stdout was closed"),
             Failure::Hinted(inner, _) => write!(f, "{inner}"),
             Failure::Interrupted(signal) => write!(f, "interrupted by {signal}"),
             Failure::Stopped { message, .. } => f.write_str(message),
         }
     }
+}
+
+/// The TLS error of a handshake that failed on the server's certificate, found in `e`'s sources
+/// (descending into `io::Error`s with `get_ref`, because `io::Error::source` skips the error it
+/// wraps).
+fn untrusted_certificate(e: &Error) -> Option<&rustls::Error> {
+    let mut next: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(e);
+    // A bound, in case a source chain ever loops.
+    for _ in 0..32 {
+        let error = next?;
+        if let Some(tls @ rustls::Error::InvalidCertificate(_)) =
+            error.downcast_ref::<rustls::Error>()
+        {
+            return Some(tls);
+        }
+        next = match error.downcast_ref::<std::io::Error>() {
+            Some(io) => io
+                .get_ref()
+                .map(|inner| inner as &(dyn std::error::Error + 'static)),
+            None => error.source(),
+        };
+    }
+    None
+}
+
+/// What to type when the server's certificate was refused.
+fn certificate_hint(tls: &rustls::Error) -> String {
+    use rustls::CertificateError::{NotValidForName, NotValidForNameContext};
+    const CA_CERT: &str = "pass --ca-cert FILE (or set SVC_CA_CERT=FILE, or ca_cert in your profile) with the PEM root certificate that signed it; for `svc emulator --tls` that is the file it prints as tls_ca_pem";
+    match tls {
+        rustls::Error::InvalidCertificate(NotValidForName | NotValidForNameContext { .. }) => {
+            "the certificate is for another host name: check the host in --api-base-url / --app-base-url (`svc config` shows them); a certificate for `localhost` does not serve 127.0.0.1, and --ca-cert does not change this".to_owned()
+        }
+        _ => format!("the server's certificate is not trusted: if it is self-signed or from a private CA, {CA_CERT}; otherwise check the host in the base URL"),
+    }
+}
+
+/// `text` without the clauses (separated by `; `) that advise calls of the SDK's API, which a
+/// user of the command cannot make: the command's hint says what to do instead.
+pub fn without_sdk_advice(text: &str) -> String {
+    const SDK_WORDS: [&str; 3] = ["ClientBuilder::", "add_root_certificate_pem", "client."];
+    let kept: Vec<&str> = text
+        .split("; ")
+        .filter(|clause| !SDK_WORDS.iter().any(|word| clause.contains(word)))
+        .collect();
+    if kept.is_empty() {
+        // Better the SDK's words than no message.
+        return text.to_owned();
+    }
+    kept.join("; ")
 }
 
 impl From<Error> for Failure {
@@ -224,6 +289,17 @@ mod tests {
         assert_eq!(f.to_string(), "bad");
         assert_eq!(Failure::NotSignedIn("x".into()).code(), NOT_SIGNED_IN);
         assert!(Failure::BrokenPipe.with_hint("h").is_silent());
+    }
+
+    #[test]
+    fn advice_in_sdk_terms_is_left_out() {
+        assert_eq!(
+            without_sdk_advice(
+                "\"http://10.0.0.5\" is plain http://; use https://, or opt in with ClientBuilder::allow_insecure_http(true) on a network you trust"
+            ),
+            "\"http://10.0.0.5\" is plain http://"
+        );
+        assert_eq!(without_sdk_advice("a; b"), "a; b");
     }
 
     #[test]

@@ -6,11 +6,14 @@ mod commands;
 mod connect;
 mod exit;
 mod export;
+mod help;
 mod input;
 mod output;
+mod profile;
+mod settings;
 mod signals;
 
-use clap::Parser;
+use clap::FromArgMatches;
 
 use crate::args::{Cli, Command};
 use crate::connect::{APP_HINT, DATA_HINT, SESSION_HINT, TOOLS_HINT};
@@ -18,7 +21,7 @@ use crate::exit::Failure;
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::from_arg_matches(&help::command().get_matches()).unwrap_or_else(|e| e.exit());
     let result = run(cli).await;
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
@@ -72,5 +75,6 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         Command::Proxy(args) => commands::proxy::run(global, args)
             .await
             .map_err(|f| f.on_auth(SESSION_HINT)),
+        Command::Config => commands::config::run(global),
     }
 }

@@ -1,5 +1,6 @@
 //! One module per command group.
 
+pub mod config;
 pub mod demo;
 pub mod emulator;
 pub mod pages;

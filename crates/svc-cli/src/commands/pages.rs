@@ -1,8 +1,14 @@
 //! `svc pages`.
+//!
+//! `params`, the page structure, is JSON text in a string on the wire. `create` takes it as JSON
+//! (sent as that text) or as the text itself; tables show it parsed. JSON, NDJSON and CSV keep
+//! the string exactly as the server stores it: its type never depends on its content, and what
+//! `pages get` prints can be given back to `pages create`.
 
+use serde_json::Value;
 use svc_api::model::{PageSettings, UpdatePageSettings};
 
-use crate::args::{Global, PagesCommand};
+use crate::args::{Global, Output, PagesCommand};
 use crate::connect::{self, Access};
 use crate::exit::Failure;
 use crate::{input, output};
@@ -17,22 +23,149 @@ pub async fn run(global: &Global, cmd: PagesCommand) -> Result<(), Failure> {
     let format = output::resolve(global.output);
     let pages = client.pages();
     match cmd {
-        PagesCommand::List => output::list(format, &pages.list().await?),
-        PagesCommand::Get { uid } => output::value(format, &pages.get(uid).await?),
+        PagesCommand::List => {
+            let shown: Vec<Value> = pages
+                .list()
+                .await?
+                .into_iter()
+                .map(|page| shown(format, page))
+                .collect();
+            output::list(format, &shown)
+        }
+        PagesCommand::Get { uid } => output::value(format, &shown(format, pages.get(uid).await?)),
         PagesCommand::Create { data } => {
-            let page = PageSettings::try_from(input::json(&data)?)
-                .map_err(|_| Failure::Usage("--data must be a JSON object".into()))?;
-            output::value(format, &pages.create(&page).await?)
+            let page = page_to_create(input::json(&data)?)?;
+            output::value(format, &shown(format, pages.create(&page).await?))
         }
         PagesCommand::Update { uid, data } => {
-            let update = UpdatePageSettings::from_structure(&input::json(&data)?)
-                .map_err(|e| Failure::Usage(e.to_string()))?;
-            output::value(format, &pages.update(uid, &update).await?)
+            let update = update_from(input::json(&data)?)?;
+            output::value(format, &shown(format, pages.update(uid, &update).await?))
         }
         PagesCommand::Delete { uid } => {
             pages.delete(&uid).await?;
             eprintln!("deleted page {uid}");
             Ok(())
         }
+    }
+}
+
+/// The page to create from `--data`: `params` given as JSON becomes the JSON text the API
+/// stores; given as a string, it is sent as it is.
+fn page_to_create(mut data: Value) -> Result<PageSettings, Failure> {
+    let Value::Object(fields) = &mut data else {
+        return Err(Failure::usage_hint(
+            "--data must be a JSON object: the page's fields",
+            r#"e.g. --data '{"unique_name": "orders", "name": "Orders", "params": {"elements": []}}'"#,
+        ));
+    };
+    if let Some(params) = fields.get_mut("params") {
+        match params {
+            Value::Object(_) | Value::Array(_) => {
+                *params = Value::String(params.to_string());
+            }
+            Value::String(text) => {
+                if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
+                    return Err(Failure::usage_hint(
+                        format!("params is a string, but not JSON text: {e}"),
+                        r#"give params as JSON ("params": {"elements": []}) or as JSON text in a string ("params": "{\"elements\": []}")"#,
+                    ));
+                }
+            }
+            other => {
+                return Err(Failure::usage_hint(
+                    format!("params must be the page structure, not {}", kind(other)),
+                    r#"give params as a JSON object, e.g. "params": {"elements": []}, or leave it out"#,
+                ));
+            }
+        }
+    }
+    PageSettings::try_from(data).map_err(|_| Failure::Usage("--data must be a JSON object".into()))
+}
+
+/// The update from `--data`: the structure, or (a JSON string) the structure's JSON text, as
+/// `jq .params` prints it.
+fn update_from(data: Value) -> Result<UpdatePageSettings, Failure> {
+    match data {
+        Value::String(text) => UpdatePageSettings::from_params_json(text).map_err(|e| {
+            Failure::usage_hint(
+                format!("--data is a JSON string, but its text is not JSON: {e}"),
+                r#"give the page structure as JSON, e.g. --data '{"elements": []}'"#,
+            )
+        }),
+        structure => UpdatePageSettings::from_structure(&structure)
+            .map_err(|e| Failure::Usage(e.to_string())),
+    }
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A page as printed: in a table, `params` parsed when it is JSON text.
+fn shown(format: Output, page: PageSettings) -> Value {
+    let mut value = Value::Object(page.into_map());
+    if format == Output::Table
+        && let Some(params) = value.get_mut("params")
+        && let Value::String(text) = params
+        && let Ok(parsed) = serde_json::from_str::<Value>(text)
+    {
+        *params = parsed;
+    }
+    value
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn params_given_as_json_are_sent_as_json_text() {
+        let page =
+            page_to_create(json!({"uid": "a", "params": {"elements": [1, {"b": null}]}})).unwrap();
+        assert_eq!(page.params_raw(), Some(r#"{"elements":[1,{"b":null}]}"#));
+        let page = page_to_create(json!({"params": [1, 2]})).unwrap();
+        assert_eq!(page.params_raw(), Some("[1,2]"));
+        let text = "{\n  \"elements\": []\n}";
+        let page = page_to_create(json!({"params": text})).unwrap();
+        assert_eq!(page.params_raw(), Some(text));
+        assert!(page_to_create(json!({"params": "{not json"})).is_err());
+        assert!(page_to_create(json!({"params": 3})).is_err());
+        assert!(page_to_create(json!([1])).is_err());
+        assert!(page_to_create(json!({"name": "no params"})).is_ok());
+    }
+
+    #[test]
+    fn an_update_takes_the_structure_or_its_text() {
+        let from_text = update_from(json!("{\"elements\": []}")).unwrap();
+        assert_eq!(from_text.params.as_deref(), Some("{\"elements\": []}"));
+        let from_json = update_from(json!({"elements": []})).unwrap();
+        assert_eq!(from_json.params.as_deref(), Some(r#"{"elements":[]}"#));
+        assert!(update_from(json!("not json")).is_err());
+    }
+
+    #[test]
+    fn tables_show_params_parsed_and_json_keeps_the_text() {
+        let page: PageSettings =
+            serde_json::from_value(json!({"uid": "a", "params": "{\"elements\": [ ]}"})).unwrap();
+        assert_eq!(
+            shown(Output::Table, page.clone())["params"],
+            json!({"elements": []})
+        );
+        for format in [Output::Json, Output::Ndjson, Output::Csv] {
+            assert_eq!(
+                shown(format, page.clone())["params"],
+                json!("{\"elements\": [ ]}")
+            );
+        }
+        let odd: PageSettings = serde_json::from_value(json!({"params": "not json"})).unwrap();
+        assert_eq!(shown(Output::Table, odd)["params"], json!("not json"));
     }
 }
