@@ -290,3 +290,66 @@ async fn a_query_whose_client_went_away_frees_the_resource() {
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     assert!(answer.contains(r#""data":[[1]]"#), "{answer}");
 }
+
+#[tokio::test]
+async fn a_saturated_resource_answers_503_at_once_and_other_routes_keep_answering() {
+    let emulator = emulator(
+        Limits::default()
+            .sql_timeout(Duration::from_secs(600))
+            .resource_jobs(1)
+            .resource_queue(0),
+    )
+    .await;
+    // A query that holds the resource's one turn until its client goes away.
+    let mut holder = TcpStream::connect(emulator.local_addr()).await.unwrap();
+    send_sql(&emulator, &mut holder, NEVER_ENDS).await;
+
+    // Once it runs, every other query on the resource is a 503 with Retry-After, at once.
+    let busy = tokio::time::timeout(BOUND, async {
+        loop {
+            let answer = sql(&emulator, "select 1").await;
+            if answer.starts_with("HTTP/1.1 503") {
+                return answer;
+            }
+            assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        }
+    })
+    .await
+    .expect("the resource gets busy");
+    assert!(
+        busy.to_ascii_lowercase().contains("retry-after: 1"),
+        "{busy}"
+    );
+    assert!(busy.contains("busy"), "{busy}");
+
+    // Other routes: the page settings list and the built-in tools resource.
+    let key = emulator.api_key().to_owned();
+    let mut pages = TcpStream::connect(emulator.local_addr()).await.unwrap();
+    let head = format!(
+        "GET /api/projects/demo/prod/view_settings/ HTTP/1.1\r\nHost: emulator\r\n\
+         Authorization: Bearer {key}\r\n\r\n"
+    );
+    pages.write_all(head.as_bytes()).await.unwrap();
+    let answer = read_until_closed_or_answered(&mut pages).await;
+    assert!(
+        answer.starts_with(b"HTTP/1.1 200"),
+        "{}",
+        String::from_utf8_lossy(&answer)
+    );
+
+    // The holder leaves: the resource answers again.
+    drop(holder);
+    let freed = tokio::time::timeout(BOUND, async {
+        loop {
+            if sql(&emulator, "select 1").await.starts_with("HTTP/1.1 200") {
+                return;
+            }
+            tokio::task::yield_now().await;
+        }
+    })
+    .await;
+    assert!(
+        freed.is_ok(),
+        "the resource stayed busy after its query's client left"
+    );
+}

@@ -24,6 +24,9 @@ pub struct Limits {
     max_connections: Option<usize>,
     sql_timeout: Duration,
     sql_answer_bytes: usize,
+    resource_jobs: usize,
+    resource_queue: usize,
+    resource_wait: Duration,
 }
 
 impl Default for Limits {
@@ -34,6 +37,9 @@ impl Default for Limits {
             max_connections: None,
             sql_timeout: crate::engine::SQL_TIME_LIMIT,
             sql_answer_bytes: crate::engine::MAX_SQL_ANSWER_BYTES,
+            resource_jobs: 16,
+            resource_queue: 256,
+            resource_wait: Duration::from_secs(2),
         }
     }
 }
@@ -77,6 +83,43 @@ impl Limits {
     pub fn sql_answer_bytes(mut self, bytes: usize) -> Self {
         self.sql_answer_bytes = bytes.max(1024);
         self
+    }
+
+    /// How many database jobs (record calls, SQL, reloads) one resource runs at once (default
+    /// 16; at least 1). Every route shares one pool of blocking threads: this keeps a slow or
+    /// flooded resource from taking them all.
+    pub fn resource_jobs(mut self, jobs: usize) -> Self {
+        self.resource_jobs = jobs.max(1);
+        self
+    }
+
+    /// How many requests may wait for one of a resource's turns (default 256); past that a
+    /// request is answered `503` with `Retry-After: 1` at once.
+    pub fn resource_queue(mut self, requests: usize) -> Self {
+        self.resource_queue = requests;
+        self
+    }
+
+    /// How long a request waits for a resource's turn before it is answered `503` with
+    /// `Retry-After: 1` (default 2 s).
+    pub fn resource_wait(mut self, wait: Duration) -> Self {
+        self.resource_wait = wait;
+        self
+    }
+
+    /// The jobs per resource in force.
+    pub fn resource_jobs_limit(&self) -> usize {
+        self.resource_jobs
+    }
+
+    /// The waiting requests per resource in force.
+    pub fn resource_queue_limit(&self) -> usize {
+        self.resource_queue
+    }
+
+    /// The longest wait for a resource's turn in force.
+    pub fn resource_wait_limit(&self) -> Duration {
+        self.resource_wait
     }
 
     /// The SQL timeout in force.

@@ -17,6 +17,8 @@ use crate::storage::StoreError;
 pub(crate) struct HttpError {
     status: StatusCode,
     body: ErrorResponse,
+    /// `Retry-After`, in seconds (a busy resource's `503`).
+    retry_after: Option<u64>,
 }
 
 /// Keys that [`ErrorResponse`] writes itself or that clients read as non-field errors; a field
@@ -29,7 +31,14 @@ impl HttpError {
         Self {
             status,
             body: ErrorResponse::new(code, message),
+            retry_after: None,
         }
+    }
+
+    /// Asks the client to wait `seconds` before trying again (`Retry-After`).
+    pub(crate) fn retry_after(mut self, seconds: u64) -> Self {
+        self.retry_after = Some(seconds);
+        self
     }
 
     /// `401`: no credentials, or unknown ones.
@@ -103,6 +112,11 @@ impl HttpError {
 impl IntoResponse for HttpError {
     fn into_response(self) -> Response {
         let mut response = (self.status, Json(self.body)).into_response();
+        if let Some(seconds) = self.retry_after {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
         if self.status == StatusCode::UNAUTHORIZED {
             response.headers_mut().insert(
                 header::WWW_AUTHENTICATE,
@@ -155,6 +169,7 @@ impl From<EngineError> for HttpError {
             status: StatusCode::from_u16(error.status())
                 .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
             body: error.body(),
+            retry_after: None,
         }
     }
 }

@@ -16,6 +16,7 @@ use axum::response::{IntoResponse, Response};
 
 use crate::engine::Resource;
 use crate::http::AppState;
+use crate::http::admission::Admitted;
 use percent_encoding::percent_decode_str;
 use serde_json::{Map, Value};
 use svc_model::error_body::codes;
@@ -197,7 +198,7 @@ impl From<PathRejection> for HttpError {
 /// A request on one model (`.../{resource}/models/{model}`): the credentials are checked and
 /// the resource's database found before the handler runs.
 pub(crate) struct ModelAccess {
-    pub(crate) db: Arc<Resource>,
+    pub(crate) db: Admitted,
     pub(crate) model: String,
 }
 
@@ -214,13 +215,14 @@ impl axum::extract::FromRequestParts<AppState> for ModelAccess {
             )
             .await?;
         let db = resource(state, &parts.headers, &project, &environment, &name)?;
+        let db = state.admit(db).await?;
         Ok(Self { db, model })
     }
 }
 
 /// A request on one record (`.../{resource}/models/{model}/{pk}`), checked like [`ModelAccess`].
 pub(crate) struct RecordAccess {
-    pub(crate) db: Arc<Resource>,
+    pub(crate) db: Admitted,
     pub(crate) model: String,
     pub(crate) pk: String,
 }
@@ -238,6 +240,7 @@ impl axum::extract::FromRequestParts<AppState> for RecordAccess {
             )
             .await?;
         let db = resource(state, &parts.headers, &project, &environment, &name)?;
+        let db = state.admit(db).await?;
         Ok(Self { db, model, pk })
     }
 }
@@ -281,7 +284,7 @@ pub(crate) async fn blocking<T: Send + 'static>(
 /// A request on one resource (`.../{resource}/sql_get_query`, `.../{resource}/reload`), checked
 /// like [`ModelAccess`].
 pub(crate) struct ResourceAccess {
-    pub(crate) db: Arc<Resource>,
+    pub(crate) db: Admitted,
 }
 
 impl axum::extract::FromRequestParts<AppState> for ResourceAccess {
@@ -295,6 +298,7 @@ impl axum::extract::FromRequestParts<AppState> for ResourceAccess {
             axum::extract::Path::<(String, String, String)>::from_request_parts(parts, state)
                 .await?;
         let db = resource(state, &parts.headers, &project, &environment, &name)?;
+        let db = state.admit(db).await?;
         Ok(Self { db })
     }
 }

@@ -10,6 +10,7 @@
 use axum::Router;
 use axum::routing::MethodRouter;
 
+pub(crate) mod admission;
 pub(crate) mod app;
 pub(crate) mod auth;
 pub(crate) mod error;

@@ -23,6 +23,7 @@ struct Shared {
     proxy: Forwarder,
     lenient: bool,
     limits: crate::config::limits::Limits,
+    gates: crate::http::admission::Gates,
 }
 
 /// How the emulator is reached and how strictly it reads records requests.
@@ -63,7 +64,16 @@ impl AppState {
             proxy,
             lenient,
             limits,
+            gates: crate::http::admission::Gates::default(),
         }))
+    }
+
+    /// Waits for `db`'s turn, or refuses with `503` when the resource is busy.
+    pub(crate) async fn admit(
+        &self,
+        db: std::sync::Arc<crate::engine::Resource>,
+    ) -> Result<crate::http::admission::Admitted, crate::http::HttpError> {
+        self.0.gates.admit(db, &self.0.limits).await
     }
 
     /// What one client may take.

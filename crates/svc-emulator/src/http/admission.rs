@@ -1,0 +1,162 @@
+//! Per-resource admission: one slow or flooded resource cannot take every blocking thread.
+//!
+//! Every database call runs on tokio's blocking pool, which all routes share (page settings,
+//! accounts, every resource). Without a bound per resource, a slow query on one resource with
+//! hundreds of requests queued behind it filled the pool, and unrelated routes waited seconds.
+//! So each resource admits a few jobs at a time ([`Limits::resource_jobs`](crate::Limits::resource_jobs)), lets a bounded
+//! number wait a bounded time for a turn, and answers the rest `503` with `Retry-After` at once.
+//!
+//! The permit travels with the database handle ([`Admitted`]) into the blocking job, so it is
+//! held while the job runs, even when the client has gone away and its handler was dropped.
+
+use std::collections::HashMap;
+use std::ops::Deref;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use axum::http::StatusCode;
+use svc_model::error_body::codes;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use crate::config::limits::Limits;
+use crate::engine::Resource;
+use crate::http::HttpError;
+
+/// The `Retry-After` of a busy resource's `503`, in seconds.
+const RETRY_AFTER_SECONDS: u64 = 1;
+
+/// The gates of the resources, made on first use.
+#[derive(Default, Debug)]
+pub(crate) struct Gates {
+    by_resource: Mutex<HashMap<usize, Arc<Gate>>>,
+}
+
+/// One resource's gate.
+#[derive(Debug)]
+struct Gate {
+    jobs: Arc<Semaphore>,
+    waiting: AtomicUsize,
+}
+
+/// A resource's database, with its turn: the permit is released when the last clone of this
+/// handle is dropped (by the blocking job it was moved into).
+#[derive(Clone)]
+pub(crate) struct Admitted {
+    db: Arc<Resource>,
+    _turn: Arc<OwnedSemaphorePermit>,
+}
+
+impl Deref for Admitted {
+    type Target = Resource;
+    fn deref(&self) -> &Resource {
+        &self.db
+    }
+}
+
+impl Gates {
+    /// Waits for `db`'s turn within `limits`, or refuses with `503` when the resource is busy.
+    pub(crate) async fn admit(
+        &self,
+        db: Arc<Resource>,
+        limits: &Limits,
+    ) -> Result<Admitted, HttpError> {
+        let gate = {
+            let mut gates = self.by_resource.lock().unwrap_or_else(|e| e.into_inner());
+            // Keyed by the resource's address: the `Arc` is kept by the registry while the
+            // resource is served, and a reloaded resource is a new one with a gate of its own.
+            Arc::clone(gates.entry(Arc::as_ptr(&db) as usize).or_insert_with(|| {
+                Arc::new(Gate {
+                    jobs: Arc::new(Semaphore::new(limits.resource_jobs_limit())),
+                    waiting: AtomicUsize::new(0),
+                })
+            }))
+        };
+        if let Ok(turn) = Arc::clone(&gate.jobs).try_acquire_owned() {
+            return Ok(Admitted {
+                db,
+                _turn: Arc::new(turn),
+            });
+        }
+        if gate.waiting.fetch_add(1, Ordering::Relaxed) >= limits.resource_queue_limit() {
+            gate.waiting.fetch_sub(1, Ordering::Relaxed);
+            return Err(busy());
+        }
+        let turn = tokio::time::timeout(
+            limits.resource_wait_limit(),
+            Arc::clone(&gate.jobs).acquire_owned(),
+        )
+        .await;
+        gate.waiting.fetch_sub(1, Ordering::Relaxed);
+        match turn {
+            Ok(Ok(turn)) => Ok(Admitted {
+                db,
+                _turn: Arc::new(turn),
+            }),
+            _ => Err(busy()),
+        }
+    }
+}
+
+fn busy() -> HttpError {
+    HttpError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        codes::UNAVAILABLE,
+        "The resource is busy with other requests; try again in a moment.",
+    )
+    .retry_after(RETRY_AFTER_SECONDS)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    fn resource() -> Arc<Resource> {
+        Arc::new(Resource::in_memory("CREATE TABLE t (id INTEGER PRIMARY KEY);").unwrap())
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_busy_resource_queues_a_few_then_refuses_at_once() {
+        let limits = Limits::default()
+            .resource_jobs(2)
+            .resource_queue(1)
+            .resource_wait(Duration::from_secs(3));
+        let gates = Gates::default();
+        let (db, other) = (resource(), resource());
+        let first = gates.admit(Arc::clone(&db), &limits).await.unwrap();
+        let second = gates.admit(Arc::clone(&db), &limits).await.unwrap();
+        // Both turns taken: one request may wait...
+        let waiting = {
+            let gates = &gates;
+            let db = Arc::clone(&db);
+            async move { gates.admit(db, &limits).await }
+        };
+        let mut waiting = Box::pin(waiting);
+        assert!(futures_poll(&mut waiting).is_pending());
+        // ...and the next is refused at once, with a Retry-After.
+        let refused = gates.admit(Arc::clone(&db), &limits).await.err().unwrap();
+        assert_eq!(refused.status(), StatusCode::SERVICE_UNAVAILABLE);
+        // Another resource is not affected.
+        assert!(gates.admit(other, &limits).await.is_ok());
+        // A turn given back goes to the one waiting.
+        drop(first);
+        assert!(waiting.await.is_ok());
+        // A wait longer than the limit is a 503 too.
+        let clone = second.clone();
+        drop(second);
+        let _third = gates.admit(Arc::clone(&db), &limits).await.unwrap();
+        let late = gates.admit(Arc::clone(&db), &limits).await.err().unwrap();
+        assert_eq!(late.status(), StatusCode::SERVICE_UNAVAILABLE);
+        drop(clone);
+    }
+
+    fn futures_poll<F: std::future::Future>(
+        future: &mut std::pin::Pin<Box<F>>,
+    ) -> std::task::Poll<F::Output> {
+        let waker = std::task::Waker::noop();
+        future
+            .as_mut()
+            .poll(&mut std::task::Context::from_waker(waker))
+    }
+}
