@@ -31,6 +31,8 @@ const STALL_LIMIT: Duration = Duration::from_secs(1);
 /// A query without end: only the SQL deadline stops it.
 const NEVER_ENDS: &str =
     "with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c";
+/// A `503` for a busy resource later than this (its wait for a turn is 2 s) came too late.
+const BUSY_LIMIT: Duration = Duration::from_secs(5);
 /// Peak memory above this means an answer or a body was held whole.
 const MEMORY_LIMIT_MIB: u64 = 512;
 
@@ -307,7 +309,7 @@ fn saturation(emulator: &Emulator) -> Row {
         ),
         held: stall < STALL_LIMIT
             && queued.iter().any(|(s, _)| *s == Ok(503))
-            && slowest_503.is_some_and(|d| d < STALL_LIMIT),
+            && slowest_503.is_some_and(|d| d < BUSY_LIMIT),
     }
 }
 
