@@ -278,8 +278,9 @@ async fn sql_stops_at_its_deadline_and_at_its_answer_cap() {
 #[tokio::test]
 async fn a_query_whose_client_went_away_frees_the_resource() {
     // In memory the resource has one connection: a query left running would hold it for the
-    // whole (long) limit, and the next query would wait as long.
-    let emulator = emulator(Limits::default().sql_timeout(Duration::from_secs(600))).await;
+    // whole limit (60 s, three times the bound, so that a broken protection fails the test
+    // rather than hanging it), and the next query would wait as long.
+    let emulator = emulator(Limits::default().sql_timeout(Duration::from_secs(60))).await;
     let mut gone = TcpStream::connect(emulator.local_addr()).await.unwrap();
     send_sql(&emulator, &mut gone, NEVER_ENDS).await;
     // Whether the query has started or not when the client leaves, it must not hold on (the
@@ -295,7 +296,7 @@ async fn a_query_whose_client_went_away_frees_the_resource() {
 async fn a_saturated_resource_answers_503_at_once_and_other_routes_keep_answering() {
     let emulator = emulator(
         Limits::default()
-            .sql_timeout(Duration::from_secs(600))
+            .sql_timeout(Duration::from_secs(60))
             .resource_jobs(1)
             .resource_queue(0),
     )

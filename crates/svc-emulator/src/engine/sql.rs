@@ -724,7 +724,7 @@ mod tests {
                     "with recursive c(x) as (select 1 union all select x + 1 from c) \
                      select count(*) from c",
                     &Map::new(),
-                    limited(Duration::from_secs(600), MAX_SQL_ANSWER_BYTES),
+                    limited(Duration::from_secs(60), MAX_SQL_ANSWER_BYTES),
                     &cancel,
                 )
             })
