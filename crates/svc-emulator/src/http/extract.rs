@@ -48,6 +48,10 @@ impl BodyLimit {
 /// travel as one string).
 pub(crate) const MAX_JSON_VALUES: usize = 250_000;
 
+/// How long a body may go without sending a byte: a client that sends its headers and part of
+/// its body, then nothing, is answered `408` and its connection freed.
+pub(crate) const BODY_STALL: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// Bodies larger than this are parsed on the blocking pool, not on the async workers.
 const PARSE_ON_THREAD: usize = 256 * 1024;
 
@@ -138,7 +142,22 @@ pub(crate) async fn read_body(mut body: Body, limit: BodyLimit) -> Result<Vec<u8
         return Err(too_large());
     }
     let mut bytes = Vec::new();
-    while let Some(frame) = poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
+    loop {
+        let next =
+            tokio::time::timeout(BODY_STALL, poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)));
+        let Some(frame) = next.await.map_err(|_| {
+            HttpError::new(
+                StatusCode::REQUEST_TIMEOUT,
+                codes::INVALID,
+                format!(
+                    "The request body stalled: nothing arrived for {} s.",
+                    BODY_STALL.as_secs()
+                ),
+            )
+        })?
+        else {
+            break;
+        };
         let frame = frame.map_err(|_| HttpError::invalid("The request body could not be read."))?;
         if let Ok(data) = frame.into_data() {
             if bytes.len().saturating_add(data.len()) > max {
@@ -351,6 +370,31 @@ mod tests {
                 .await
                 .is_ok()
         );
+    }
+
+    /// A body that never sends anything.
+    struct Silent;
+
+    impl HttpBody for Silent {
+        type Data = bytes::Bytes;
+        type Error = std::io::Error;
+        fn poll_frame(
+            self: Pin<&mut Self>,
+            _cx: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<Option<Result<hyper::body::Frame<bytes::Bytes>, std::io::Error>>>
+        {
+            std::task::Poll::Pending
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_stalled_body_is_a_408() {
+        let started = tokio::time::Instant::now();
+        let err = read_body(Body::new(Silent), BodyLimit::DATA)
+            .await
+            .unwrap_err();
+        assert_eq!(err.status(), StatusCode::REQUEST_TIMEOUT);
+        assert_eq!(started.elapsed(), BODY_STALL);
     }
 
     #[tokio::test]
