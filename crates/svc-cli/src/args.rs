@@ -129,6 +129,13 @@ pub enum Command {
     /// default); secrets are never shown.
     #[command(after_help = CONFIG_HELP)]
     Config,
+    /// Print a shell completion script: `svc completions bash > ~/.local/share/bash-completion/completions/svc`.
+    Completions {
+        /// The shell: bash, zsh, fish, powershell or elvish.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff): `svc man > ~/.local/share/man/man1/svc.1`.
+    Man,
 }
 
 const MAIN_EXAMPLES: &str = "Examples:

@@ -76,5 +76,29 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             .await
             .map_err(|f| f.on_auth(SESSION_HINT)),
         Command::Config => commands::config::run(global),
+        Command::Completions { shell } => {
+            // Every option of every command, global ones included: what a shell completes.
+            // Made in memory, then written: a closed pipe is an exit, not a panic.
+            let mut command = <Cli as clap::CommandFactory>::command();
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut command, "svc", &mut script);
+            print_bytes(&script)
+        }
+        Command::Man => {
+            let mut roff = Vec::new();
+            clap_mangen::Man::new(help::command())
+                .render(&mut roff)
+                .map_err(|e| Failure::Other(format!("cannot make the man page: {e}")))?;
+            print_bytes(&roff)
+        }
     }
+}
+
+/// Writes `bytes` to stdout (a closed pipe ends the command quietly).
+fn print_bytes(bytes: &[u8]) -> Result<(), Failure> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(bytes)
+        .and_then(|()| out.flush())
+        .map_err(output::io)
 }
