@@ -45,9 +45,9 @@ pub fn value<T: Serialize>(format: Output, value: &T) -> Result<(), Failure> {
         Output::Table => match &value {
             Value::Object(map) => {
                 let keys: Vec<Cow<'_, str>> = map.keys().map(|k| for_terminal(k)).collect();
-                let width = keys.iter().map(|k| k.chars().count()).max().unwrap_or(0);
+                let width = keys.iter().map(|k| text_width(k)).max().unwrap_or(0);
                 for (k, v) in keys.iter().zip(map.values()) {
-                    writeln!(out, "{k:<width$}  {}", for_terminal(&cell(v))).map_err(io)?;
+                    writeln!(out, "{}  {}", pad(k, width), for_terminal(&cell(v))).map_err(io)?;
                 }
                 Ok(())
             }
@@ -193,8 +193,20 @@ fn write_grid(
     let clip = |s: &str| -> String {
         let one_line = s.replace(['\n', '\r', '\t'], " ");
         let one_line = for_terminal(&one_line).into_owned();
-        if one_line.chars().count() > MAX {
-            format!("{}…", one_line.chars().take(MAX - 1).collect::<String>())
+        if text_width(&one_line) > MAX {
+            // Clipped by the columns it takes on screen (CJK and emoji take two), not chars.
+            let mut clipped = String::new();
+            let mut used = 0;
+            for c in one_line.chars() {
+                let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+                if used + w > MAX - 1 {
+                    break;
+                }
+                used += w;
+                clipped.push(c);
+            }
+            clipped.push('…');
+            clipped
         } else {
             one_line
         }
@@ -212,8 +224,8 @@ fn write_grid(
         .enumerate()
         .map(|(i, c)| {
             rows.iter()
-                .map(|r| r.get(i).map_or(0, |c| c.chars().count()))
-                .chain([c.chars().count()])
+                .map(|r| r.get(i).map_or(0, |c| text_width(c)))
+                .chain([text_width(c)])
                 .max()
                 .unwrap_or(0)
         })
@@ -222,7 +234,7 @@ fn write_grid(
         cells
             .iter()
             .zip(&widths)
-            .map(|(c, w)| format!("{c:<w$}", w = *w))
+            .map(|(c, w)| pad(c, *w))
             .collect::<Vec<_>>()
             .join("  ")
             .trim_end()
@@ -232,7 +244,49 @@ fn write_grid(
     for row in &rows {
         writeln!(out, "{}", line(row)).map_err(io)?;
     }
-    writeln!(out, "({} rows)", rows.len()).map_err(io)
+    match rows.len() {
+        1 => writeln!(out, "(1 row)").map_err(io),
+        n => writeln!(out, "({n} rows)").map_err(io),
+    }
+}
+
+/// The columns `text` takes on a terminal: two for wide characters (CJK, most emoji).
+fn text_width(text: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(text)
+}
+
+/// `text` followed by spaces up to `width` columns on screen.
+fn pad(text: &str, width: usize) -> String {
+    let mut padded = text.to_owned();
+    padded.extend(std::iter::repeat_n(
+        ' ',
+        width.saturating_sub(text_width(text)),
+    ));
+    padded
+}
+
+/// After a table of one page of a list: how many there are in all, and how to get the next page
+/// (`page` and `per_page` are the page asked for; the list's own defaults when not given).
+pub fn page_footer(
+    format: Output,
+    what: &str,
+    page: Option<u32>,
+    per_page: Option<u32>,
+    shown: usize,
+    count: u64,
+) -> Result<(), Failure> {
+    if format != Output::Table {
+        return Ok(());
+    }
+    let page = u64::from(page.unwrap_or(1));
+    let per_page = u64::from(per_page.unwrap_or(25)).max(1);
+    let pages = count.div_ceil(per_page).max(1);
+    let mut line = format!("{shown} of {count} {what}, page {page} of {pages}");
+    // By the count: the engine also links a next page after a full last page, which is empty.
+    if page < pages {
+        line.push_str(&format!("; next: --page {}", page + 1));
+    }
+    writeln!(std::io::stdout().lock(), "{line}").map_err(io)
 }
 
 fn write_csv(out: &mut impl Write, values: &[Value]) -> Result<(), Failure> {
@@ -333,6 +387,34 @@ mod tests {
             String::from_utf8(out).unwrap(),
             "id,note,tags,extra\n1,,\"[1,2]\",\n2,,,x\n"
         );
+    }
+
+    #[test]
+    fn wide_text_keeps_the_columns_aligned_and_is_clipped_by_width() {
+        let mut out = Vec::new();
+        let rows = vec![
+            vec!["東京".to_owned(), "a".to_owned()],
+            vec!["Paris".to_owned(), "b".to_owned()],
+            vec!["日".repeat(30), "c".to_owned()],
+        ];
+        write_grid(&mut out, &["city".to_owned(), "x".to_owned()], rows).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        // The second column starts at the same screen column on every line.
+        let starts: Vec<usize> = lines[..4]
+            .iter()
+            .map(|l| text_width(&l[..l.rfind(' ').unwrap() + 1]))
+            .collect();
+        assert!(starts.iter().all(|s| *s == starts[0]), "{text}");
+        // 30 wide characters take 60 columns: clipped to at most 40 with the ellipsis.
+        let clipped = text_width(lines[3].split("  ").next().unwrap());
+        assert!((39..=40).contains(&clipped), "{text}");
+        assert!(lines[3].contains('…'));
+        assert_eq!(lines[4], "(3 rows)");
+
+        let mut one = Vec::new();
+        write_grid(&mut one, &["id".to_owned()], vec![vec!["1".to_owned()]]).unwrap();
+        assert!(String::from_utf8(one).unwrap().ends_with("(1 row)\n"));
     }
 
     #[test]

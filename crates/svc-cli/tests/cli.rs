@@ -126,7 +126,7 @@ async fn projects_and_pages() {
     assert_eq!(ndjson.lines().count(), 2);
     let table = ok(&run(&emulator, &["pages", "list", "-o", "table"]).await);
     assert!(
-        table.contains("home") && table.contains("(1 rows)"),
+        table.contains("home") && table.contains("(1 row)"),
         "{table}"
     );
     ok(&run(&emulator, &["pages", "delete", "home"]).await);

@@ -388,3 +388,79 @@ async fn the_examples_in_the_help_run() {
     assert!(work.join("orders.csv").exists());
     std::fs::remove_dir_all(&work).unwrap();
 }
+
+#[tokio::test]
+async fn a_table_of_one_page_says_how_many_in_all_and_how_to_get_the_next() {
+    let emulator = Emulator::start(EmulatorConfig::default()).await.unwrap();
+    let env = env(&emulator);
+    let count = json_out(
+        &svc(
+            &env,
+            &["records", "list", "shop", "orders", "--per-page", "1"],
+        )
+        .await,
+    )["count"]
+        .as_u64()
+        .unwrap();
+    let pages = count.div_ceil(5);
+    let table = ok(&svc(
+        &env,
+        &[
+            "records",
+            "list",
+            "shop",
+            "orders",
+            "--per-page",
+            "5",
+            "--page",
+            "2",
+            "-o",
+            "table",
+        ],
+    )
+    .await);
+    assert!(table.contains("(5 rows)"), "{table}");
+    assert!(
+        table.ends_with(&format!(
+            "5 of {count} records, page 2 of {pages}; next: --page 3\n"
+        )),
+        "{table}"
+    );
+    // The last page has no next; JSON and CSV stay as they were (no footer).
+    let last = ok(&svc(
+        &env,
+        &[
+            "records",
+            "list",
+            "shop",
+            "orders",
+            "--per-page",
+            "5",
+            "--page",
+            &pages.to_string(),
+            "-o",
+            "table",
+        ],
+    )
+    .await);
+    assert!(
+        last.trim_end()
+            .ends_with(&format!("page {pages} of {pages}")),
+        "{last}"
+    );
+    let csv = ok(&svc(
+        &env,
+        &[
+            "records",
+            "list",
+            "shop",
+            "orders",
+            "--per-page",
+            "5",
+            "-o",
+            "csv",
+        ],
+    )
+    .await);
+    assert!(!csv.contains("records, page"), "{csv}");
+}

@@ -45,7 +45,17 @@ pub async fn run(global: &Global, cmd: RecordsCommand) -> Result<(), Failure> {
             let page = records(&client, global, &target).list(&query).await?;
             match format {
                 Output::Json => output::value(format, &page),
-                _ => output::list(format, &page.results),
+                _ => {
+                    output::list(format, &page.results)?;
+                    output::page_footer(
+                        format,
+                        "records",
+                        query.page_number(),
+                        query.page_size(),
+                        page.results.len(),
+                        page.count,
+                    )
+                }
             }
         }
         RecordsCommand::Export {

@@ -12,10 +12,21 @@ pub async fn run(global: &Global, cmd: TeamsCommand) -> Result<(), Failure> {
     let teams = client.teams();
     match cmd {
         TeamsCommand::List { filters, paging } => {
-            let page = teams.list(&list_query(&filters, &paging)?).await?;
+            let query = list_query(&filters, &paging)?;
+            let page = teams.list(&query).await?;
             match format {
                 Output::Json => output::value(format, &page),
-                _ => output::list(format, &page.results),
+                _ => {
+                    output::list(format, &page.results)?;
+                    output::page_footer(
+                        format,
+                        "teams",
+                        query.page_number(),
+                        query.page_size(),
+                        page.results.len(),
+                        page.count,
+                    )
+                }
             }
         }
         TeamsCommand::Get { uid } => output::value(format, &teams.retrieve(uid).await?),

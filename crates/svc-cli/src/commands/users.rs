@@ -16,10 +16,21 @@ pub async fn run(global: &Global, cmd: UsersCommand) -> Result<(), Failure> {
     let users = client.users();
     match cmd {
         UsersCommand::List { filters, paging } => {
-            let page = users.list(&list_query(&filters, &paging)?).await?;
+            let query = list_query(&filters, &paging)?;
+            let page = users.list(&query).await?;
             match format {
                 Output::Json => output::value(format, &page),
-                _ => output::list(format, &page.results),
+                _ => {
+                    output::list(format, &page.results)?;
+                    output::page_footer(
+                        format,
+                        "users",
+                        query.page_number(),
+                        query.page_size(),
+                        page.results.len(),
+                        page.count,
+                    )
+                }
             }
         }
         UsersCommand::Get { uid } => output::value(format, &users.retrieve(uid).await?),
