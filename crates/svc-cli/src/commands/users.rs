@@ -4,8 +4,8 @@ use svc_api::Client;
 use svc_api::model::records::ListQuery;
 use svc_api::model::users::NewUser;
 
-use crate::args::{Global, Output, UsersCommand};
-use crate::commands::records::list_query;
+use crate::args::{Global, UsersCommand};
+use crate::commands::records::{list_query, page_at};
 use crate::connect::{self, Access};
 use crate::exit::Failure;
 use crate::output;
@@ -17,10 +17,7 @@ pub async fn run(global: &Global, cmd: UsersCommand) -> Result<(), Failure> {
     match cmd {
         UsersCommand::List { filters, paging } => {
             let page = users.list(&list_query(&filters, &paging)?).await?;
-            match format {
-                Output::Json => output::value(format, &page),
-                _ => output::list(format, &page.results),
-            }
+            output::page(format, &page, page_at(&paging, ("user", "users")))
         }
         UsersCommand::Get { uid } => output::value(format, &users.retrieve(uid).await?),
         UsersCommand::Create {
