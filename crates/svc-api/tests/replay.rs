@@ -480,6 +480,26 @@ async fn stream_reads_every_page_in_order_and_stops_at_the_last() {
 }
 
 #[tokio::test]
+async fn stream_total_is_the_first_pages_count() {
+    let replay = ReplayTransport::new()
+        .push(200, page_body(5, 1, 3, 0..3, false))
+        .push(200, page_body(5, 2, 3, 3..5, true));
+    let c = client(&replay, &NoWait::default());
+    let mut stream = c
+        .records("shop", "orders")
+        .stream(ListQuery::new().per_page(3))
+        .unwrap();
+    assert_eq!(stream.total(), None, "nothing read yet");
+    let mut seen = 0;
+    while let Some(record) = stream.try_next().await.unwrap() {
+        // Known from the first record on, and it stays.
+        assert_eq!(stream.total(), Some(5), "at record {record:?}");
+        seen += 1;
+    }
+    assert_eq!((seen, stream.total()), (5, Some(5)));
+}
+
+#[tokio::test]
 async fn stream_stops_on_a_server_that_repeats_itself() {
     let same = page_body(1_000_000, 1, 2, 0..2, false);
     let replay = ReplayTransport::new();

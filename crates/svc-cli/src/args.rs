@@ -71,6 +71,10 @@ pub struct Global {
     /// Output format [default: table on a terminal, json otherwise].
     #[arg(long, short, global = true, value_enum)]
     pub output: Option<Output>,
+    /// Show each request on stderr: -v its answer (method, path, status, attempt, time) and
+    /// retries, -vv also each attempt as it goes out. Never headers, bodies or credentials.
+    #[arg(long, short, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
 }
 
 /// How results are printed.
@@ -202,6 +206,7 @@ Output: json is an array of row objects (keyed by column name), ndjson one row o
 csv and table keep every column in order.";
 
 const LOGIN_EXAMPLES: &str = "Examples:
+  svc login --email ana@example.com     # on a terminal: asks for the password, not shown
   printf '%s\\n' \"$PASSWORD\" | svc login --email ana@example.com --password-stdin
   SVC_PASSWORD=... svc login --email ana@example.com
 
@@ -239,10 +244,11 @@ pub struct ProxyArgs {
     pub secret_tokens: Vec<String>,
 }
 
-/// Where the password comes from: `--password-stdin`, else `SVC_PASSWORD`.
+/// Where the password comes from: `--password-stdin`, else `SVC_PASSWORD`, else a prompt.
 #[derive(Debug, Args)]
 pub struct Password {
-    /// Read the password from stdin (one line). Without it, SVC_PASSWORD is used.
+    /// Read the password from stdin (one line; typed without echo when stdin is a terminal).
+    /// Without it, SVC_PASSWORD is used, else the password is asked for on a terminal.
     #[arg(long)]
     pub password_stdin: bool,
 }

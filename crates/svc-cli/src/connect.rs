@@ -85,12 +85,16 @@ pub fn settings(global: &Global) -> Result<Settings, Failure> {
 pub fn client(global: &Global, access: Access<'_>) -> Result<Client, Failure> {
     let settings = settings(global)?;
     check_setup(&settings, access)?;
+    remember_secrets(&settings);
 
     let api_key = settings.api_key.as_ref().map(|k| k.value.as_str());
     let store = match access {
         Access::App { .. } => None,
         _ => session_path().map(|path| Arc::new(FileTokenStore::new(path))),
     };
+    if let Some(Ok(Some(stored))) = store.as_ref().map(|s| s.get(SVC_AUTH_KEY)) {
+        crate::verbose::session_secrets(&stored);
+    }
     let signed_in = || -> Result<bool, Failure> {
         match &store {
             Some(store) => Ok(store
@@ -189,6 +193,17 @@ pub fn client(global: &Global, access: Access<'_>) -> Result<Client, Failure> {
         builder = builder.add_root_certificate_pem(pem);
     }
     builder.build().map_err(|e| build_failure(e, &settings))
+}
+
+/// Keeps every credential of `settings` out of the `-v` output.
+fn remember_secrets(settings: &Settings) {
+    let secrets = [&settings.api_key, &settings.token, &settings.tools_token]
+        .into_iter()
+        .flatten()
+        .chain(settings.resource_tokens.iter().map(|(_, token)| token));
+    for secret in secrets {
+        crate::verbose::secret(&secret.value);
+    }
 }
 
 /// The token given by `--token` or `SVC_TOKEN`, sent with each call of records, SQL and reload

@@ -9,7 +9,9 @@
 //! - Whatever stops an export early, the command says how many records were written before it
 //!   stopped and what became of them, and exits with the code of the cause (130 for SIGINT, 143
 //!   for SIGTERM). A closed stdout (`svc records export | head`) still stops quietly.
-//! - The terminal progress counter is finished before any last message.
+//! - Progress goes to stderr (see [`crate::progress`]): a line with the total, rate and ETA
+//!   redrawn while stderr is a terminal, one summary line otherwise; the line is cleared before
+//!   any last message.
 //!
 //! Memory stays bounded: records are formatted into a buffer of about [`CHUNK`] bytes that is
 //! written out whenever it fills.
@@ -23,16 +25,16 @@ use std::ffi::OsString;
 use std::fs::{self, File, OpenOptions};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
-use futures_util::{FutureExt, Stream, TryStreamExt};
+use futures_util::{FutureExt, TryStreamExt};
 use svc_api::model::records::ListQuery;
-use svc_api::{RawRecord, Records};
+use svc_api::{RawRecord, RecordStream, Records};
 
 use crate::args::ExportFormat;
 use crate::canon::Formatter;
 use crate::exit::Failure;
 use crate::output;
+use crate::progress;
 use crate::signals::{self, Signal};
 
 /// Bytes of formatted records held before they are written out.
@@ -51,7 +53,9 @@ pub async fn run(
     let mut stop = signals::interrupted();
     let mut stream = records.raw().stream(query)?;
     let mut sink = Sink::open(out)?;
-    let mut progress = Progress::new();
+    let mut progress = progress::Export::new(
+        out.map(|p| output::for_terminal(&p.display().to_string()).into_owned()),
+    );
     let mut copy = Copy::new(format);
 
     let result = tokio::select! {
@@ -70,7 +74,7 @@ pub async fn run(
             match (&mut stop).now_or_never() {
                 Some(signal) => Err(Failure::Interrupted(signal)),
                 None => {
-                    progress.clear();
+                    progress.abandon();
                     return Err(Failure::BrokenPipe);
                 }
             }
@@ -83,7 +87,7 @@ pub async fn run(
             Ok(())
         }
         Err(cause) => {
-            progress.clear();
+            progress.abandon();
             Err(sink.abandon(&mut copy, cause))
         }
     }
@@ -111,18 +115,15 @@ impl Copy {
         }
     }
 
-    async fn all<S>(
+    async fn all(
         &mut self,
-        stream: &mut S,
+        stream: &mut RecordStream<RawRecord>,
         sink: &mut Sink,
-        progress: &mut Progress,
-    ) -> Result<(), Failure>
-    where
-        S: Stream<Item = svc_api::Result<RawRecord>> + Unpin,
-    {
+        progress: &mut progress::Export,
+    ) -> Result<(), Failure> {
         while let Some(record) = stream.try_next().await? {
             self.push(record.get())?;
-            progress.tick(self.written);
+            progress.tick(self.written, stream.total());
             if self.buf.len() >= CHUNK {
                 self.drain(sink)?;
             }
@@ -222,6 +223,11 @@ impl Sink {
     fn write_all(&mut self, bytes: &[u8]) -> Result<(), Failure> {
         match self {
             Sink::Stdout => {
+                // Stdout may be the terminal that shows the progress line: records start on a
+                // clean line, the next tick draws the progress again below them.
+                if std::io::stdout().is_terminal() {
+                    progress::clear();
+                }
                 let mut out = std::io::stdout().lock();
                 out.write_all(bytes)
                     .and_then(|()| out.flush())
@@ -459,52 +465,6 @@ impl Drop for PartFile {
         if !self.settled {
             self.file = None;
             let _ = fs::remove_file(&self.temp);
-        }
-    }
-}
-
-/// A one-line progress counter on stderr, only when stderr is a terminal. It is always finished
-/// (a last line, or cleared) before the command's last message.
-struct Progress {
-    enabled: bool,
-    last: Instant,
-    /// Characters of the counter on the terminal's current line.
-    shown: usize,
-}
-
-impl Progress {
-    fn new() -> Self {
-        Self {
-            enabled: std::io::stderr().is_terminal(),
-            last: Instant::now(),
-            shown: 0,
-        }
-    }
-
-    fn tick(&mut self, n: u64) {
-        if self.enabled && self.last.elapsed() >= Duration::from_millis(100) {
-            self.last = Instant::now();
-            let line = format!("{n} records exported");
-            let _ = write!(std::io::stderr(), "\r{line}");
-            self.shown = line.len();
-        }
-    }
-
-    /// The last count, on a line of its own.
-    fn done(&mut self, n: u64) {
-        if self.enabled {
-            let _ = writeln!(std::io::stderr(), "\r{n} records exported");
-            self.shown = 0;
-        }
-    }
-
-    /// Blanks the counter's line (and a `^C` the terminal may have echoed after it), leaving
-    /// the cursor at its start.
-    fn clear(&mut self) {
-        if self.enabled && self.shown > 0 {
-            let blank = " ".repeat(self.shown + 4);
-            let _ = write!(std::io::stderr(), "\r{blank}\r");
-            self.shown = 0;
         }
     }
 }

@@ -6,7 +6,7 @@ use clap::CommandFactory;
 use crate::args::Cli;
 
 /// What subcommands say instead of repeating the global options.
-const SEE_MAIN_HELP: &str = "Global options (--profile, --project, the base URLs, credentials, -o/--output, ...): see `svc --help`.";
+const SEE_MAIN_HELP: &str = "Global options (--profile, --project, the base URLs, credentials, -o/--output, -v/--verbose, ...): see `svc --help`.";
 
 /// Subcommands that take none of the global options, so that the note would only mislead.
 const WITHOUT_GLOBALS: &[&str] = &["emulator", "demo", "help", "logout"];

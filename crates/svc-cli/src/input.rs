@@ -1,9 +1,11 @@
-//! Reading input given on the command line: inline, `@file`, or `-` for stdin; passwords.
+//! Reading input given on the command line: inline, `@file`, or `-` for stdin; passwords, also
+//! typed at a prompt.
 
 use std::io::{BufRead, IsTerminal, Read};
 
 use crate::args::Password;
 use crate::exit::Failure;
+use crate::signals::{self, Interrupted, Signal};
 
 /// Text given inline, as `@file`, or as `-` (stdin), with where it came from.
 fn text(arg: &str, inline_name: &str) -> Result<(String, String), Failure> {
@@ -47,36 +49,84 @@ pub fn query(arg: &str) -> Result<String, Failure> {
     Ok(text(arg, "the query")?.0)
 }
 
-/// The password: one line of stdin with `--password-stdin`, else `SVC_PASSWORD`.
-pub fn password(how: &Password) -> Result<String, Failure> {
-    let password = if how.password_stdin {
-        let stdin = std::io::stdin();
-        if stdin.is_terminal() {
-            eprint!("password (shown as you type): ");
-        }
+/// A password, and the Ctrl-C watcher when it was typed at a prompt.
+pub struct Given {
+    pub password: String,
+    /// Installed for the prompt: from then on Ctrl-C no longer stops the process by itself, so
+    /// the rest of the command must watch this (see [`signals::unless_stopped`]).
+    pub stop: Option<Interrupted>,
+}
+
+/// The password: with `--password-stdin`, one line of stdin; else `SVC_PASSWORD`; else, when
+/// stdin is a terminal, typed at `prompt`. Typed on a terminal (with `--password-stdin` too), it
+/// is not shown; `confirm` asks for it twice (a new password).
+pub fn password(how: &Password, prompt: &str, confirm: bool) -> Result<Given, Failure> {
+    let on_terminal = std::io::stdin().is_terminal();
+    let given = if how.password_stdin && !on_terminal {
         let mut line = String::new();
-        stdin
+        std::io::stdin()
             .lock()
             .read_line(&mut line)
             .map_err(|e| Failure::Usage(format!("cannot read the password from stdin: {e}")))?;
         let line = line.strip_suffix('\n').unwrap_or(&line);
-        line.strip_suffix('\r').unwrap_or(line).to_owned()
-    } else {
-        match std::env::var("SVC_PASSWORD") {
-            Ok(p) => p,
-            Err(_) => {
-                return Err(Failure::usage_hint(
-                    "no password given",
-                    "pipe it in with --password-stdin (e.g. `pass show svc | svc login --email E --password-stdin`), or set SVC_PASSWORD",
-                ));
-            }
+        Given {
+            password: line.strip_suffix('\r').unwrap_or(line).to_owned(),
+            stop: None,
         }
+    } else if let (false, Ok(password)) = (how.password_stdin, std::env::var("SVC_PASSWORD")) {
+        Given {
+            password,
+            stop: None,
+        }
+    } else if on_terminal {
+        typed(prompt, confirm)?
+    } else {
+        return Err(Failure::usage_hint(
+            "no password given",
+            "pipe it in with --password-stdin (e.g. `pass show svc | svc login --email E --password-stdin`), set SVC_PASSWORD, or run the command on a terminal to be asked for it",
+        ));
     };
-    if password.is_empty() {
+    crate::verbose::secret(&given.password);
+    if given.password.is_empty() {
         return Err(Failure::usage_hint(
             "the password is empty",
-            "with --password-stdin, the first line of stdin is the password; otherwise set SVC_PASSWORD",
+            "type it at the prompt; with --password-stdin, the first line of stdin is the password; otherwise set SVC_PASSWORD",
         ));
     }
-    Ok(password)
+    Ok(given)
+}
+
+/// Reads the password from the terminal without showing it.
+fn typed(prompt: &str, confirm: bool) -> Result<Given, Failure> {
+    // The terminal is put in raw mode, where Ctrl-C is a key: the reader then raises SIGINT
+    // itself. With a handler installed, that ends the read (and the terminal gets its echo
+    // back) instead of killing the process with echo still off.
+    let stop = signals::interrupt();
+    let password = hidden(prompt)?;
+    if confirm && !password.is_empty() && hidden("the same password again: ")? != password {
+        return Err(Failure::usage_hint(
+            "the two passwords typed differ",
+            "run the command again and type the same password twice",
+        ));
+    }
+    Ok(Given {
+        password,
+        stop: Some(stop),
+    })
+}
+
+fn hidden(prompt: &str) -> Result<String, Failure> {
+    // The prompt goes where the command's other messages go; the answer is read from stdin
+    // itself (a terminal, checked by the caller), not from whatever /dev/tty is.
+    let config = rpassword::ConfigBuilder::new().output_writer(std::io::stderr());
+    #[cfg(unix)]
+    let config = config.input_file_path("/dev/stdin");
+    rpassword::prompt_password_with_config(prompt, config.build()).map_err(|e| match e.kind() {
+        std::io::ErrorKind::Interrupted => Failure::Interrupted(Signal::Interrupt),
+        std::io::ErrorKind::UnexpectedEof => Failure::usage_hint(
+            "no password typed (the input ended)",
+            "type the password and press Enter",
+        ),
+        _ => Failure::Usage(format!("cannot read the password from the terminal: {e}")),
+    })
 }

@@ -10,8 +10,10 @@ mod help;
 mod input;
 mod output;
 mod profile;
+mod progress;
 mod settings;
 mod signals;
+mod verbose;
 
 use clap::FromArgMatches;
 
@@ -22,6 +24,7 @@ use crate::exit::Failure;
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     let cli = Cli::from_arg_matches(&help::command().get_matches()).unwrap_or_else(|e| e.exit());
+    verbose::init(cli.global.verbose);
     let result = run(cli).await;
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

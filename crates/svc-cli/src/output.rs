@@ -7,6 +7,8 @@ use std::io::{IsTerminal, Write};
 
 use serde::Serialize;
 use serde_json::Value;
+use svc_api::model::ListPage;
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::args::Output;
 use crate::exit::Failure;
@@ -45,9 +47,10 @@ pub fn value<T: Serialize>(format: Output, value: &T) -> Result<(), Failure> {
         Output::Table => match &value {
             Value::Object(map) => {
                 let keys: Vec<Cow<'_, str>> = map.keys().map(|k| for_terminal(k)).collect();
-                let width = keys.iter().map(|k| text_width(k)).max().unwrap_or(0);
+                let width = keys.iter().map(|k| k.width()).max().unwrap_or(0);
                 for (k, v) in keys.iter().zip(map.values()) {
-                    writeln!(out, "{}  {}", pad(k, width), for_terminal(&cell(v))).map_err(io)?;
+                    writeln!(out, "{}  {}", padded(k, width), for_terminal(&cell(v)))
+                        .map_err(io)?;
                 }
                 Ok(())
             }
@@ -68,6 +71,109 @@ pub fn list<T: Serialize>(format: Output, items: &[T]) -> Result<(), Failure> {
         Output::Csv => write_csv(&mut out, &values),
         Output::Table => write_table(&mut out, &values),
     }
+}
+
+/// Where a page of a list stands among all the pages, for the line under its table.
+#[derive(Debug, Clone, Copy)]
+pub struct PageAt {
+    /// What the list holds, singular and plural: `("record", "records")`.
+    pub noun: (&'static str, &'static str),
+    /// The page asked for (1 when none was).
+    pub page: u32,
+    /// The page size asked for, if one was (else the server's).
+    pub per_page: Option<u32>,
+}
+
+/// Prints one page of a list: JSON keeps the whole envelope (`count`, `next`, `previous`,
+/// `results`), NDJSON and CSV the items; a table ends with where the page stands and how to
+/// get the next one: `25 of 1234 records, page 1 of 50; next: --page 2`.
+pub fn page<T: Serialize>(format: Output, page: &ListPage<T>, at: PageAt) -> Result<(), Failure> {
+    if format != Output::Table {
+        return match format {
+            Output::Json => value(format, page),
+            _ => list(format, &page.results),
+        };
+    }
+    let values: Vec<Value> = page
+        .results
+        .iter()
+        .map(to_value)
+        .collect::<Result<_, _>>()?;
+    let mut out = std::io::stdout().lock();
+    write_items(&mut out, &values)?;
+    writeln!(
+        out,
+        "{}",
+        page_line(values.len(), page.count, page.has_next(), at)
+    )
+    .map_err(io)
+}
+
+/// `25 of 1234 records, page 1 of 50; next: --page 2`.
+///
+/// The pages are counted from `count` and the page size, not from `next`: the data engine links
+/// a `next` page from every full page, the last one included (docs/contract.md).
+fn page_line(shown: usize, count: u64, has_next: bool, at: PageAt) -> String {
+    let (one, many) = at.noun;
+    let noun = if count == 1 { one } else { many };
+    // The page size: the one asked for, else a full page's (a page followed by another is full).
+    let size = at
+        .per_page
+        .map(u64::from)
+        .or_else(|| has_next.then_some(shown as u64))
+        .filter(|&n| n > 0);
+    // Without a size this is the last page: no `next`, so not a full one.
+    let pages = size.map_or(u64::from(at.page), |size| count.div_ceil(size));
+    let page = u64::from(at.page);
+    if shown == 0 && count > 0 {
+        // An empty page of a list that has items: asked past the end.
+        let last = size.map(|_| format!(", {pages}")).unwrap_or_default();
+        return format!("0 of {count} {noun}: page {page} is past the last page{last}");
+    }
+    if pages <= 1 && page == 1 {
+        return format!("{shown} of {count} {noun}");
+    }
+    let mut line = format!("{shown} of {count} {noun}, page {page} of {pages}");
+    if page < pages {
+        line.push_str(&format!("; next: --page {}", page + 1));
+    }
+    line
+}
+
+/// `1 row`, `2 rows`.
+fn rows_noun(n: usize) -> String {
+    if n == 1 {
+        "1 row".to_owned()
+    } else {
+        format!("{n} rows")
+    }
+}
+
+/// `text` and spaces after it to fill `width` terminal columns.
+fn padded(text: &str, width: usize) -> String {
+    let mut padded = text.to_owned();
+    padded.extend(std::iter::repeat_n(' ', width.saturating_sub(text.width())));
+    padded
+}
+
+/// `text` cut to at most `max` terminal columns, with `…` where it was cut. Wide characters (CJK,
+/// most emoji) take two columns, combining marks none.
+fn clipped(text: &str, max: usize) -> Cow<'_, str> {
+    if text.width() <= max {
+        return Cow::Borrowed(text);
+    }
+    let mut kept = String::new();
+    let mut width = 0;
+    for c in text.chars() {
+        let w = c.width().unwrap_or(0);
+        if width + w > max - 1 {
+            break;
+        }
+        width += w;
+        kept.push(c);
+    }
+    kept.push('…');
+    Cow::Owned(kept)
 }
 
 /// Prints rows given by position under `columns` (SQL answers): tables and CSV keep every
@@ -105,7 +211,8 @@ pub fn rows(format: Output, columns: &[String], data: &[Vec<Value>]) -> Result<(
                         .collect()
                 })
                 .collect();
-            write_grid(&mut out, columns, cells)
+            write_grid(&mut out, columns, cells)?;
+            writeln!(out, "({})", rows_noun(data.len())).map_err(io)
         }
     }
 }
@@ -160,16 +267,26 @@ pub fn cell(value: &Value) -> String {
     }
 }
 
+/// A table of `values` and its count, `(2 rows)`; `(none)` for no values.
 fn write_table(out: &mut impl Write, values: &[Value]) -> Result<(), Failure> {
+    if values.is_empty() {
+        return writeln!(out, "(none)").map_err(io);
+    }
+    if write_items(out, values)? {
+        writeln!(out, "({})", rows_noun(values.len())).map_err(io)?;
+    }
+    Ok(())
+}
+
+/// A table of `values` (objects), or one value a line when they are not objects (then false:
+/// no count is needed under them).
+fn write_items(out: &mut impl Write, values: &[Value]) -> Result<bool, Failure> {
     let columns = columns(values);
     if columns.is_empty() {
         for v in values {
             writeln!(out, "{}", for_terminal(&cell(v))).map_err(io)?;
         }
-        if values.is_empty() {
-            writeln!(out, "(none)").map_err(io)?;
-        }
-        return Ok(());
+        return Ok(false);
     }
     let rows: Vec<Vec<String>> = values
         .iter()
@@ -180,10 +297,13 @@ fn write_table(out: &mut impl Write, values: &[Value]) -> Result<(), Failure> {
                 .collect()
         })
         .collect();
-    write_grid(out, &columns, rows)
+    write_grid(out, &columns, rows)?;
+    Ok(true)
 }
 
-/// An aligned table: a header line, one line per row (cells on one line, clipped), a count.
+/// An aligned table: a header line and one line per row (cells on one line, clipped to 40
+/// terminal columns). Columns line up on a terminal: widths are counted in columns, so CJK text
+/// and emoji, two columns a character, do not push the next column out.
 fn write_grid(
     out: &mut impl Write,
     columns: &[String],
@@ -192,24 +312,8 @@ fn write_grid(
     const MAX: usize = 40;
     let clip = |s: &str| -> String {
         let one_line = s.replace(['\n', '\r', '\t'], " ");
-        let one_line = for_terminal(&one_line).into_owned();
-        if text_width(&one_line) > MAX {
-            // Clipped by the columns it takes on screen (CJK and emoji take two), not chars.
-            let mut clipped = String::new();
-            let mut used = 0;
-            for c in one_line.chars() {
-                let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-                if used + w > MAX - 1 {
-                    break;
-                }
-                used += w;
-                clipped.push(c);
-            }
-            clipped.push('…');
-            clipped
-        } else {
-            one_line
-        }
+        let one_line = for_terminal(&one_line);
+        clipped(&one_line, MAX).into_owned()
     };
     let rows: Vec<Vec<String>> = rows
         .iter()
@@ -224,8 +328,8 @@ fn write_grid(
         .enumerate()
         .map(|(i, c)| {
             rows.iter()
-                .map(|r| r.get(i).map_or(0, |c| text_width(c)))
-                .chain([text_width(c)])
+                .map(|r| r.get(i).map_or(0, |c| c.width()))
+                .chain([c.width()])
                 .max()
                 .unwrap_or(0)
         })
@@ -234,7 +338,7 @@ fn write_grid(
         cells
             .iter()
             .zip(&widths)
-            .map(|(c, w)| pad(c, *w))
+            .map(|(c, w)| padded(c, *w))
             .collect::<Vec<_>>()
             .join("  ")
             .trim_end()
@@ -244,49 +348,7 @@ fn write_grid(
     for row in &rows {
         writeln!(out, "{}", line(row)).map_err(io)?;
     }
-    match rows.len() {
-        1 => writeln!(out, "(1 row)").map_err(io),
-        n => writeln!(out, "({n} rows)").map_err(io),
-    }
-}
-
-/// The columns `text` takes on a terminal: two for wide characters (CJK, most emoji).
-fn text_width(text: &str) -> usize {
-    unicode_width::UnicodeWidthStr::width(text)
-}
-
-/// `text` followed by spaces up to `width` columns on screen.
-fn pad(text: &str, width: usize) -> String {
-    let mut padded = text.to_owned();
-    padded.extend(std::iter::repeat_n(
-        ' ',
-        width.saturating_sub(text_width(text)),
-    ));
-    padded
-}
-
-/// After a table of one page of a list: how many there are in all, and how to get the next page
-/// (`page` and `per_page` are the page asked for; the list's own defaults when not given).
-pub fn page_footer(
-    format: Output,
-    what: &str,
-    page: Option<u32>,
-    per_page: Option<u32>,
-    shown: usize,
-    count: u64,
-) -> Result<(), Failure> {
-    if format != Output::Table {
-        return Ok(());
-    }
-    let page = u64::from(page.unwrap_or(1));
-    let per_page = u64::from(per_page.unwrap_or(25)).max(1);
-    let pages = count.div_ceil(per_page).max(1);
-    let mut line = format!("{shown} of {count} {what}, page {page} of {pages}");
-    // By the count: the engine also links a next page after a full last page, which is empty.
-    if page < pages {
-        line.push_str(&format!("; next: --page {}", page + 1));
-    }
-    writeln!(std::io::stdout().lock(), "{line}").map_err(io)
+    Ok(())
 }
 
 fn write_csv(out: &mut impl Write, values: &[Value]) -> Result<(), Failure> {
@@ -390,34 +452,6 @@ mod tests {
     }
 
     #[test]
-    fn wide_text_keeps_the_columns_aligned_and_is_clipped_by_width() {
-        let mut out = Vec::new();
-        let rows = vec![
-            vec!["東京".to_owned(), "a".to_owned()],
-            vec!["Paris".to_owned(), "b".to_owned()],
-            vec!["日".repeat(30), "c".to_owned()],
-        ];
-        write_grid(&mut out, &["city".to_owned(), "x".to_owned()], rows).unwrap();
-        let text = String::from_utf8(out).unwrap();
-        let lines: Vec<&str> = text.lines().collect();
-        // The second column starts at the same screen column on every line.
-        let starts: Vec<usize> = lines[..4]
-            .iter()
-            .map(|l| text_width(&l[..l.rfind(' ').unwrap() + 1]))
-            .collect();
-        assert!(starts.iter().all(|s| *s == starts[0]), "{text}");
-        // 30 wide characters take 60 columns: clipped to at most 40 with the ellipsis.
-        let clipped = text_width(lines[3].split("  ").next().unwrap());
-        assert!((39..=40).contains(&clipped), "{text}");
-        assert!(lines[3].contains('…'));
-        assert_eq!(lines[4], "(3 rows)");
-
-        let mut one = Vec::new();
-        write_grid(&mut one, &["id".to_owned()], vec![vec!["1".to_owned()]]).unwrap();
-        assert!(String::from_utf8(one).unwrap().ends_with("(1 row)\n"));
-    }
-
-    #[test]
     fn control_characters_are_shown_escaped_on_a_terminal() {
         assert!(matches!(for_terminal("plain, é 日本"), Cow::Borrowed(_)));
         assert_eq!(
@@ -458,5 +492,119 @@ mod tests {
         assert!(lines[1].ends_with('…'));
         assert_eq!(lines[2], "22  b c");
         assert_eq!(lines[3], "(2 rows)");
+    }
+
+    fn table(values: &[Value]) -> String {
+        let mut out = Vec::new();
+        write_table(&mut out, values).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    /// The terminal column where the last `needle` starts in `line`.
+    fn column_of(line: &str, needle: &str) -> usize {
+        line[..line.rfind(needle).unwrap()].width()
+    }
+
+    #[test]
+    fn wide_text_keeps_columns_aligned() {
+        let text = table(&[
+            json!({"name": "日本語テキスト", "n": 1}),
+            json!({"name": "abc", "n": 2}),
+            json!({"name": "😀 emoji", "n": 3}),
+            json!({"name": "e\u{301}galite\u{301}", "n": 4}),
+            json!({"name": "한국어", "n": 5}),
+        ]);
+        let lines: Vec<&str> = text.lines().collect();
+        // Every value of the second column starts in the column of its header.
+        let at = column_of(lines[0], "n");
+        assert_eq!(at, "日本語テキスト".width() + 2, "{text}");
+        for (line, n) in lines[1..6].iter().zip(["1", "2", "3", "4", "5"]) {
+            assert_eq!(column_of(line, n), at, "{line:?} in\n{text}");
+        }
+        assert_eq!(lines[6], "(5 rows)");
+    }
+
+    #[test]
+    fn long_wide_text_is_clipped_to_forty_columns() {
+        let long = "長".repeat(30);
+        assert_eq!(clipped(&long, 40), format!("{}…", "長".repeat(19)));
+        assert_eq!(clipped(&long, 40).width(), 39);
+        // A wide character that would cross the limit is left out whole.
+        let mixed = format!("a{}", "長".repeat(30));
+        assert_eq!(clipped(&mixed, 40), format!("a{}…", "長".repeat(19)));
+        assert_eq!(clipped(&mixed, 40).width(), 40);
+        assert_eq!(clipped("short", 40), "short");
+        let exact = "x".repeat(40);
+        assert_eq!(clipped(&exact, 40), exact);
+        let text = table(&[json!({"name": long, "n": 1}), json!({"name": "a", "n": 2})]);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(column_of(lines[1], "1"), column_of(lines[2], "2"), "{text}");
+        assert!(lines[1].contains('…'));
+    }
+
+    #[test]
+    fn one_row_is_a_row() {
+        assert!(table(&[json!({"id": 1})]).ends_with("\n(1 row)\n"));
+        assert!(table(&[json!({"id": 1}), json!({"id": 2})]).ends_with("\n(2 rows)\n"));
+        assert_eq!(table(&[]), "(none)\n");
+    }
+
+    #[test]
+    fn a_page_says_where_it_stands_and_how_to_get_the_next() {
+        let records = |page, per_page| PageAt {
+            noun: ("record", "records"),
+            page,
+            per_page,
+        };
+        assert_eq!(
+            page_line(25, 1234, true, records(1, None)),
+            "25 of 1234 records, page 1 of 50; next: --page 2"
+        );
+        assert_eq!(
+            page_line(10, 1234, true, records(3, Some(10))),
+            "10 of 1234 records, page 3 of 124; next: --page 4"
+        );
+        // The last page: the engine links a `next` from a full last page; the count says no.
+        assert_eq!(
+            page_line(4, 1234, true, records(124, Some(10))),
+            "4 of 1234 records, page 124 of 124"
+        );
+        assert_eq!(
+            page_line(3, 12, true, records(4, Some(3))),
+            "3 of 12 records, page 4 of 4"
+        );
+        assert_eq!(
+            page_line(9, 1234, false, records(50, None)),
+            "9 of 1234 records, page 50 of 50"
+        );
+        // Everything on one page, full or not.
+        assert_eq!(
+            page_line(25, 25, true, records(1, None)),
+            "25 of 25 records"
+        );
+        assert_eq!(page_line(3, 3, false, records(1, None)), "3 of 3 records");
+        assert_eq!(
+            page_line(1, 1, false, records(1, Some(10))),
+            "1 of 1 record"
+        );
+        assert_eq!(page_line(0, 0, false, records(1, None)), "0 of 0 records");
+        // Past the end.
+        assert_eq!(
+            page_line(0, 1234, false, records(200, Some(10))),
+            "0 of 1234 records: page 200 is past the last page, 124"
+        );
+        assert_eq!(
+            page_line(0, 1234, false, records(200, None)),
+            "0 of 1234 records: page 200 is past the last page"
+        );
+        let teams = PageAt {
+            noun: ("team", "teams"),
+            page: 1,
+            per_page: Some(2),
+        };
+        assert_eq!(
+            page_line(2, 3, true, teams),
+            "2 of 3 teams, page 1 of 2; next: --page 2"
+        );
     }
 }

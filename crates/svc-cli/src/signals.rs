@@ -1,5 +1,5 @@
 //! Ctrl-C (SIGINT) and, on Unix, SIGTERM, for commands that stop cleanly when interrupted
-//! (`svc records export`).
+//! (`svc records export`, and a password prompt, which must give the terminal its echo back).
 
 use std::fmt;
 use std::future::Future;
@@ -90,4 +90,41 @@ pub fn interrupted() -> Interrupted {
 #[cfg(not(any(unix, windows)))]
 pub fn interrupted() -> Interrupted {
     Box::pin(std::future::pending())
+}
+
+/// Like [`interrupted`], for Ctrl-C only: SIGTERM keeps its default action.
+#[cfg(unix)]
+pub fn interrupt() -> Interrupted {
+    use tokio::signal::unix::{SignalKind, signal};
+    let interrupt = signal(SignalKind::interrupt());
+    Box::pin(async move {
+        match interrupt {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+        Signal::Interrupt
+    })
+}
+
+/// Like [`interrupted`], for Ctrl-C only.
+#[cfg(not(unix))]
+pub fn interrupt() -> Interrupted {
+    interrupted()
+}
+
+/// Runs `work` unless `stop` (when there is one) resolves first: then the command stops with
+/// that signal's exit code.
+pub async fn unless_stopped<T>(
+    stop: Option<&mut Interrupted>,
+    work: impl Future<Output = Result<T, crate::exit::Failure>>,
+) -> Result<T, crate::exit::Failure> {
+    match stop {
+        None => work.await,
+        Some(stop) => tokio::select! {
+            signal = stop => Err(crate::exit::Failure::Interrupted(signal)),
+            result = work => result,
+        },
+    }
 }

@@ -126,7 +126,7 @@ async fn projects_and_pages() {
     assert_eq!(ndjson.lines().count(), 2);
     let table = ok(&run(&emulator, &["pages", "list", "-o", "table"]).await);
     assert!(
-        table.contains("home") && table.contains("(1 row)"),
+        table.contains("home") && table.ends_with("\n(1 row)\n"),
         "{table}"
     );
     ok(&run(&emulator, &["pages", "delete", "home"]).await);
@@ -219,7 +219,38 @@ async fn records_in_every_format() {
         ],
     )
     .await);
-    assert!(table.contains("(2 rows)"), "{table}");
+    // A page of a longer list says where it stands and how to get the next one.
+    let customers = json(&run(&emulator, &["records", "list", "shop", "customers"]).await)["count"]
+        .as_u64()
+        .unwrap();
+    assert!(
+        table.ends_with(&format!(
+            "\n2 of {customers} records, page 1 of {}; next: --page 2\n",
+            customers.div_ceil(2)
+        )),
+        "{table}"
+    );
+    let last = customers.div_ceil(2).to_string();
+    let table = ok(&run(
+        &emulator,
+        &[
+            "records",
+            "list",
+            "shop",
+            "customers",
+            "--per-page",
+            "2",
+            "--page",
+            &last,
+            "-o",
+            "table",
+        ],
+    )
+    .await);
+    assert!(
+        table.ends_with(&format!(" of {customers} records, page {last} of {last}\n")),
+        "the last page has no next: {table}"
+    );
 
     let record = json(&run(&emulator, &["records", "get", "shop", "orders", "7"]).await);
     assert_eq!(record["id"], 7);
@@ -355,10 +386,6 @@ async fn export_streams_every_record() {
     )
     .await;
     assert!(ok(&out).is_empty(), "the export went to the file");
-    assert!(
-        out.stderr.is_empty(),
-        "no progress bar when stderr is not a terminal"
-    );
     let csv = std::fs::read_to_string(&file).unwrap();
     let agg = json(
         &run(
@@ -376,9 +403,16 @@ async fn export_streams_every_record() {
         )
         .await,
     );
-    assert_eq!(
-        csv.lines().count() as u64,
-        1 + agg["y_func"].as_u64().unwrap()
+    let vip = agg["y_func"].as_u64().unwrap();
+    assert_eq!(csv.lines().count() as u64, 1 + vip);
+    // Off a terminal, no progress line: one summary line.
+    let summary = stderr(&out);
+    let expected = format!("{vip} records exported to {} in ", file.display());
+    assert!(
+        summary.starts_with(&expected)
+            && summary.ends_with(" records/s)\n")
+            && summary.lines().count() == 1,
+        "{summary:?}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -886,7 +920,7 @@ async fn users_and_teams_with_the_tools_token() {
     assert_eq!(ndjson.lines().count(), 2);
     let table = ok(&tools(&["users", "list", "-o", "table"]).await);
     assert!(
-        table.contains("bo@example.com") && table.contains("(2 rows)"),
+        table.contains("bo@example.com") && table.ends_with("\n2 of 2 users\n"),
         "{table}"
     );
 

@@ -1,7 +1,7 @@
 //! `svc completions SHELL` and `svc man`: generated from the command's own definition, so every
 //! command is in them; a closed pipe ends them quietly.
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 
 fn svc(args: &[&str]) -> std::process::Output {
@@ -76,4 +76,56 @@ fn a_closed_pipe_is_not_a_panic() {
         .unwrap();
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(status.success(), "{status:?} {stderr}");
+}
+
+/// The bash script, loaded into bash, completes as a person pressing Tab would see it.
+#[cfg(unix)]
+#[test]
+fn bash_completes_commands_subcommands_and_values() {
+    let script = String::from_utf8(svc(&["completions", "bash"]).stdout).unwrap();
+    let complete = |line: &str| -> Vec<String> {
+        // COMP_WORDS as bash splits the line; the last word is the one being completed.
+        let words: Vec<&str> = line.split(' ').collect();
+        let program = format!(
+            "{script}\nCOMP_WORDS=({words})\nCOMP_CWORD={cword}\nCOMP_LINE='{line}'\nCOMP_POINT=${{#COMP_LINE}}\n_svc svc '{current}' '{previous}'\nprintf '%s\\n' \"${{COMPREPLY[@]}}\"\n",
+            words = words
+                .iter()
+                .map(|w| format!("'{w}'"))
+                .collect::<Vec<_>>()
+                .join(" "),
+            cword = words.len() - 1,
+            current = words[words.len() - 1],
+            previous = words[words.len() - 2],
+        );
+        // On stdin: the script is longer than one argument may be.
+        let mut bash = Command::new("bash")
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .args(["--norc", "--noprofile", "-s"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("bash runs the completion script (install bash)");
+        bash.stdin
+            .take()
+            .unwrap()
+            .write_all(program.as_bytes())
+            .unwrap();
+        let out = bash.wait_with_output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_eq!(complete("svc rec"), ["records"]);
+    assert_eq!(complete("svc records ex"), ["export"]);
+    let formats = complete("svc records export --format ");
+    assert!(
+        formats.contains(&"csv".to_owned()) && formats.contains(&"ndjson".to_owned()),
+        "{formats:?}"
+    );
+    assert_eq!(complete("svc completions fi"), ["fish"]);
 }

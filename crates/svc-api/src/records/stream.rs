@@ -49,6 +49,8 @@ pub struct RecordStream<T> {
     next_to_request: u32,
     /// Known once the first page has told the total count.
     last_page: Option<u32>,
+    /// The total count the first page told.
+    count: Option<u64>,
     /// The body of the page read last, kept until the next one is read: comparing bodies
     /// costs nothing unless their lengths match, where hashing each cost every byte.
     last_body: Option<Bytes>,
@@ -60,6 +62,7 @@ impl<T> std::fmt::Debug for RecordStream<T> {
         f.debug_struct("RecordStream")
             .field("next_to_request", &self.next_to_request)
             .field("last_page", &self.last_page)
+            .field("count", &self.count)
             .field("in_flight", &self.in_flight.len())
             .field("done", &self.done)
             .finish_non_exhaustive()
@@ -68,6 +71,17 @@ impl<T> std::fmt::Debug for RecordStream<T> {
 
 // Nothing in the stream is self-referential: futures are boxed.
 impl<T> Unpin for RecordStream<T> {}
+
+impl<T> RecordStream<T> {
+    /// How many records match the query, on all pages, as the first page read said
+    /// (its `count`); `None` until that page has arrived, which is by the time the first
+    /// record is handed out. For progress shown to a person: the records the stream yields
+    /// may differ when the data changes during the stream, and a query that starts past page 1
+    /// yields only the records from its page on.
+    pub fn total(&self) -> Option<u64> {
+        self.count
+    }
+}
 
 impl<T: DeserializeOwned + Send + 'static> RecordStream<T> {
     #[cfg(any(feature = "records", feature = "users"))]
@@ -90,6 +104,7 @@ impl<T: DeserializeOwned + Send + 'static> RecordStream<T> {
             items: Vec::new().into_iter(),
             next_to_request: first,
             last_page: None,
+            count: None,
             last_body: None,
             done: false,
         };
@@ -155,6 +170,7 @@ impl<T: DeserializeOwned + Send + 'static> RecordStream<T> {
             let pages = fetched.page.count.div_ceil(per_page);
             let last = u32::try_from(pages).unwrap_or(u32::MAX).max(fetched.number);
             self.last_page = Some(last);
+            self.count = Some(fetched.page.count);
         }
         let is_last = fetched.page.next.is_none() || fetched.page.results.is_empty();
         self.items = fetched.page.results.into_iter();

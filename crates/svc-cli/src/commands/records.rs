@@ -8,7 +8,7 @@ use svc_api::model::records::{
 };
 use svc_api::{Client, Records};
 
-use crate::args::{Filters, Global, Output, Paging, RecordsCommand, Target};
+use crate::args::{Filters, Global, Paging, RecordsCommand, Target};
 use crate::connect::{self, Access};
 use crate::exit::Failure;
 use crate::input;
@@ -32,31 +32,23 @@ pub async fn run(global: &Global, cmd: RecordsCommand) -> Result<(), Failure> {
             target,
             filters,
             order_by,
-            page,
+            page: page_number,
             per_page,
         } => {
             let mut query = ordered(query(&filters)?, order_by.as_deref());
-            if let Some(p) = page {
+            if let Some(p) = page_number {
                 query = query.page(p);
             }
             if let Some(n) = per_page {
                 query = query.per_page(n);
             }
             let page = records(&client, global, &target).list(&query).await?;
-            match format {
-                Output::Json => output::value(format, &page),
-                _ => {
-                    output::list(format, &page.results)?;
-                    output::page_footer(
-                        format,
-                        "records",
-                        query.page_number(),
-                        query.page_size(),
-                        page.results.len(),
-                        page.count,
-                    )
-                }
-            }
+            let at = output::PageAt {
+                noun: ("record", "records"),
+                page: page_number.unwrap_or(1),
+                per_page,
+            };
+            output::page(format, &page, at)
         }
         RecordsCommand::Export {
             target,
@@ -186,6 +178,15 @@ pub fn list_query(filters: &Filters, paging: &Paging) -> Result<ListQuery, Failu
         query = query.per_page(n);
     }
     Ok(query)
+}
+
+/// Where the page `paging` asks for stands, for the line under a table of `noun`s.
+pub fn page_at(paging: &Paging, noun: (&'static str, &'static str)) -> output::PageAt {
+    output::PageAt {
+        noun,
+        page: paging.page.unwrap_or(1),
+        per_page: paging.per_page,
+    }
 }
 
 /// `field=value`, `field__lookup=value`, `exclude__field[__lookup]=value`, read by svc-model's

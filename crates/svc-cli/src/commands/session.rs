@@ -8,17 +8,20 @@ use svc_api::model::account::RegisterRequest;
 use crate::args::{Global, LoginArgs, RegisterArgs};
 use crate::connect::{self, Access};
 use crate::exit::Failure;
-use crate::{input, output};
+use crate::{input, output, signals};
 
 pub async fn login(global: &Global, args: LoginArgs) -> Result<(), Failure> {
     let path = connect::require_session_path()?;
-    let password = input::password(&args.password)?;
     let client = connect::client(global, Access::Account)?;
-    let signed = client
-        .account()
-        .login(args.email.as_str(), password)
-        .await
-        .map_err(|e| match e.body() {
+    let input::Given { password, mut stop } = input::password(
+        &args.password,
+        &format!("password for {}: ", output::for_terminal(&args.email)),
+        false,
+    )?;
+    let account = client.account();
+    let login = account.login(args.email.as_str(), password);
+    let signed = signals::unless_stopped(stop.as_mut(), async {
+        login.await.map_err(|e| match e.body() {
             Some(body) if e.status().is_some_and(|s| s.as_u16() == 401) => Failure::Refused(
                 format!(
                     "sign-in refused (401): {}",
@@ -29,7 +32,9 @@ pub async fn login(global: &Global, args: LoginArgs) -> Result<(), Failure> {
                 "check the email and the password (--password-stdin or SVC_PASSWORD), and that the account exists in this project and environment (`svc register` creates one)",
             ),
             _ => Failure::from(e),
-        })?;
+        })
+    })
+    .await?;
     let who = signed
         .user
         .email
@@ -108,8 +113,12 @@ pub async fn whoami(global: &Global) -> Result<(), Failure> {
 }
 
 pub async fn register(global: &Global, args: RegisterArgs) -> Result<(), Failure> {
-    let password = input::password(&args.password)?;
     let client = connect::client(global, Access::Account)?;
+    let input::Given { password, mut stop } = input::password(
+        &args.password,
+        &format!("new password for {}: ", output::for_terminal(&args.email)),
+        true,
+    )?;
     let mut request = RegisterRequest::new(args.email.as_str(), password);
     if let Some(name) = args.first_name {
         request = request.first_name(name);
@@ -117,7 +126,10 @@ pub async fn register(global: &Global, args: RegisterArgs) -> Result<(), Failure
     if let Some(name) = args.last_name {
         request = request.last_name(name);
     }
-    let answer = client.account().register(&request).await?;
+    let answer = signals::unless_stopped(stop.as_mut(), async {
+        Ok(client.account().register(&request).await?)
+    })
+    .await?;
     if !answer.result {
         let why = answer
             .errors

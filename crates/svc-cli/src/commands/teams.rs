@@ -1,7 +1,7 @@
 //! `svc teams`: list, get, rename.
 
-use crate::args::{Global, Output, TeamsCommand};
-use crate::commands::records::list_query;
+use crate::args::{Global, TeamsCommand};
+use crate::commands::records::{list_query, page_at};
 use crate::connect::{self, Access};
 use crate::exit::Failure;
 use crate::output;
@@ -12,22 +12,8 @@ pub async fn run(global: &Global, cmd: TeamsCommand) -> Result<(), Failure> {
     let teams = client.teams();
     match cmd {
         TeamsCommand::List { filters, paging } => {
-            let query = list_query(&filters, &paging)?;
-            let page = teams.list(&query).await?;
-            match format {
-                Output::Json => output::value(format, &page),
-                _ => {
-                    output::list(format, &page.results)?;
-                    output::page_footer(
-                        format,
-                        "teams",
-                        query.page_number(),
-                        query.page_size(),
-                        page.results.len(),
-                        page.count,
-                    )
-                }
-            }
+            let page = teams.list(&list_query(&filters, &paging)?).await?;
+            output::page(format, &page, page_at(&paging, ("team", "teams")))
         }
         TeamsCommand::Get { uid } => output::value(format, &teams.retrieve(uid).await?),
         TeamsCommand::Rename { uid, name } => {

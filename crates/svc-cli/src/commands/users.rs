@@ -4,8 +4,8 @@ use svc_api::Client;
 use svc_api::model::records::ListQuery;
 use svc_api::model::users::NewUser;
 
-use crate::args::{Global, Output, UsersCommand};
-use crate::commands::records::list_query;
+use crate::args::{Global, UsersCommand};
+use crate::commands::records::{list_query, page_at};
 use crate::connect::{self, Access};
 use crate::exit::Failure;
 use crate::output;
@@ -16,22 +16,8 @@ pub async fn run(global: &Global, cmd: UsersCommand) -> Result<(), Failure> {
     let users = client.users();
     match cmd {
         UsersCommand::List { filters, paging } => {
-            let query = list_query(&filters, &paging)?;
-            let page = users.list(&query).await?;
-            match format {
-                Output::Json => output::value(format, &page),
-                _ => {
-                    output::list(format, &page.results)?;
-                    output::page_footer(
-                        format,
-                        "users",
-                        query.page_number(),
-                        query.page_size(),
-                        page.results.len(),
-                        page.count,
-                    )
-                }
-            }
+            let page = users.list(&list_query(&filters, &paging)?).await?;
+            output::page(format, &page, page_at(&paging, ("user", "users")))
         }
         UsersCommand::Get { uid } => output::value(format, &users.retrieve(uid).await?),
         UsersCommand::Create {
