@@ -419,7 +419,6 @@ async fn a_table_of_one_page_says_how_many_in_all_and_how_to_get_the_next() {
         ],
     )
     .await);
-    assert!(table.contains("(5 rows)"), "{table}");
     assert!(
         table.ends_with(&format!(
             "5 of {count} records, page 2 of {pages}; next: --page 3\n"
