@@ -152,7 +152,10 @@ pub fn client(global: &Global, access: Access<'_>) -> Result<Client, Failure> {
     let mut builder = Client::builder()
         .environment(settings.environment.value.as_str())
         .draft(settings.draft.value)
-        .allow_insecure_http(settings.allow_insecure_http.value);
+        .allow_insecure_http(settings.allow_insecure_http.value)
+        // The machine's own root certificates too, as curl trusts them: behind a proxy that
+        // inspects TLS with a company CA installed on the machine, svc connects like a browser.
+        .tls_native_roots(true);
     if let Some(p) = &settings.project {
         builder = builder.project(p.value.as_str());
     }
