@@ -50,6 +50,9 @@ mod http;
 mod runtime;
 mod storage;
 mod util;
+// Resources on PostgreSQL databases (feature `postgres`).
+#[cfg(feature = "postgres")]
+pub mod postgres;
 
 // Slices: one per operation group.
 mod account;

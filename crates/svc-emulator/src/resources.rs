@@ -7,7 +7,7 @@ use axum::{Json, Router};
 use serde_json::{Value, json};
 
 use crate::http::AppState;
-use crate::http::extract::{ResourceAccess, blocking};
+use crate::http::extract::ResourceAccess;
 use crate::http::{HttpError, route_with_optional_slash};
 
 /// The reload route, on the data host.
@@ -21,6 +21,6 @@ pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
 
 /// `200` `{"success": true}` once the new schema is in force.
 async fn reload(ResourceAccess { db }: ResourceAccess) -> Result<Json<Value>, HttpError> {
-    blocking(move || Ok(db.reload()?)).await?;
+    db.reload().await?;
     Ok(Json(json!({"success": true})))
 }

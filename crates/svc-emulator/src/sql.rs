@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 use crate::engine::{SqlCancel, SqlLimits};
 use crate::http::AppState;
 use crate::http::HttpError;
-use crate::http::extract::{BodyLimit, ResourceAccess, blocking, json_bytes, json_object};
+use crate::http::extract::{BodyLimit, ResourceAccess, json_bytes, json_object};
 use crate::http::route_with_optional_slash;
 
 /// The SQL route, on the data host.
@@ -79,7 +79,7 @@ async fn query(
     // interrupts it, so the resource's connection and the blocking thread are freed at once.
     let cancel = Arc::new(SqlCancel::default());
     let _on_drop = CancelOnDrop(Arc::clone(&cancel));
-    let bytes = blocking(move || Ok(db.sql_with(&query, &params, limits, &cancel)?)).await?;
+    let bytes = db.sql(query, params, limits, cancel).await?;
     Ok(json_bytes(StatusCode::OK, bytes))
 }
 

@@ -61,7 +61,7 @@ pub struct ProjectConfig {
     /// in the data path, so it stays the same across restarts.
     #[serde(default)]
     pub api_keys: Vec<String>,
-    /// Connected resources (SQLite databases), served by the records engine.
+    /// Connected resources (SQLite or PostgreSQL databases), served by the records engine.
     #[serde(default)]
     pub resources: Vec<ResourceConfig>,
     /// The static token of the built-in tools resource `__svc_app__` (users and teams). When
@@ -71,7 +71,7 @@ pub struct ProjectConfig {
     pub tools_token: Option<String>,
 }
 
-/// A connected resource: a SQLite database whose tables are models.
+/// A connected resource: a SQLite or PostgreSQL database whose tables are models.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ResourceConfig {
@@ -82,13 +82,31 @@ pub struct ResourceConfig {
     pub display_name: Option<String>,
     /// The resource's static API token (sent as the raw `Authorization` value).
     pub token: String,
-    /// The SQLite database file. Relative paths in a config file are relative to that file's
-    /// directory. When absent the database is kept with the emulator's data (or in memory).
+    /// The database: a SQLite file, or a PostgreSQL URL
+    /// (`postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`, also `postgresql://`). Relative
+    /// file paths in a config file are relative to that file's directory. When absent (and no
+    /// [`database_env`](Self::database_env)), a SQLite database kept with the emulator's data
+    /// (or in memory).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub database: Option<PathBuf>,
-    /// SQL run once when the database is created, e.g. `CREATE TABLE` and `INSERT` statements.
+    /// The name of an environment variable that holds the database (a PostgreSQL URL or a
+    /// SQLite file), read when the emulator starts: a URL with a password then stays out of
+    /// the config file. Not together with [`database`](Self::database).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub database_env: Option<String>,
+    /// SQL run once when the database is created (SQLite), or when the PostgreSQL database's
+    /// schema has no table yet: e.g. `CREATE TABLE` and `INSERT` statements.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed_sql: Option<String>,
+}
+
+/// Where a resource's database is, once the config and the environment are read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Location {
+    /// A SQLite file, or the emulator's own place for it (`None`).
+    Sqlite(Option<PathBuf>),
+    /// A PostgreSQL connection URL.
+    Postgres(String),
 }
 
 fn default_environments() -> Vec<String> {
@@ -160,6 +178,7 @@ impl ProjectsConfig {
         for resource in config.projects.iter_mut().flat_map(|p| &mut p.resources) {
             if let Some(db) = &mut resource.database
                 && db.is_relative()
+                && !is_url(db)
             {
                 *db = base.join(&*db);
             }
@@ -292,6 +311,11 @@ impl ProjectConfig {
                     "project {project:?} lists resource {name:?} twice"
                 )));
             }
+            if resource.database.is_some() && resource.database_env.is_some() {
+                return Err(invalid(format!(
+                    "resource {name:?} in project {project:?}: give `database` or `database_env`, not both"
+                )));
+            }
             check_secret(
                 &resource.token,
                 secrets,
@@ -310,20 +334,91 @@ impl ResourceConfig {
             display_name: None,
             token: token.into(),
             database: None,
+            database_env: None,
             seed_sql: None,
         }
     }
 
-    /// Sets the SQLite database file.
+    /// Sets the database: a SQLite file, or a PostgreSQL URL (`postgres://...`).
+    ///
+    /// ```
+    /// use svc_emulator::ResourceConfig;
+    ///
+    /// let shop = ResourceConfig::new("shop", "shop-token")
+    ///     .database("postgres://app@127.0.0.1:5432/shop_test");
+    /// let files = ResourceConfig::new("files", "files-token").database("files.sqlite");
+    /// # let _ = (shop, files);
+    /// ```
     pub fn database(mut self, path: impl Into<PathBuf>) -> Self {
         self.database = Some(path.into());
         self
+    }
+
+    /// Takes the database (a PostgreSQL URL or a SQLite file) from the environment variable
+    /// `name` when the emulator starts.
+    pub fn database_env(mut self, name: impl Into<String>) -> Self {
+        self.database_env = Some(name.into());
+        self
+    }
+
+    /// Where the database is: from [`database`](Self::database), or from the environment
+    /// variable [`database_env`](Self::database_env) names.
+    pub(crate) fn location(&self) -> Result<Location, String> {
+        let from_env;
+        let given = match (&self.database, &self.database_env) {
+            (Some(_), Some(_)) => {
+                return Err("give `database` or `database_env`, not both".to_owned());
+            }
+            (Some(db), None) => Some(db.as_os_str()),
+            (None, Some(name)) => {
+                from_env = std::env::var_os(name).filter(|v| !v.is_empty()).ok_or_else(|| {
+                    format!(
+                        "`database_env` names the environment variable {name:?}, which is not \
+                         set: set it to a postgres:// URL or a SQLite file"
+                    )
+                })?;
+                Some(from_env.as_os_str())
+            }
+            (None, None) => None,
+        };
+        Ok(match given {
+            Some(text) => match text.to_str() {
+                Some(url) if is_postgres(url) => Location::Postgres(url.to_owned()),
+                _ => Location::Sqlite(Some(PathBuf::from(text))),
+            },
+            None => Location::Sqlite(None),
+        })
     }
 
     /// Sets the SQL run when the database is created.
     pub fn seed_sql(mut self, sql: impl Into<String>) -> Self {
         self.seed_sql = Some(sql.into());
         self
+    }
+}
+
+/// Whether `location` is a PostgreSQL URL rather than a file.
+fn is_postgres(location: &str) -> bool {
+    location.starts_with("postgres://") || location.starts_with("postgresql://")
+}
+
+fn is_url(path: &Path) -> bool {
+    path.to_str().is_some_and(is_postgres)
+}
+
+/// A database location for messages and logs: a URL's password is replaced by `***`.
+pub(crate) fn shown_location(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    let Some((scheme, rest)) = text.split_once("://") else {
+        return text.into_owned();
+    };
+    let (authority, tail) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    match authority.rsplit_once('@') {
+        Some((userinfo, host)) => {
+            let user = userinfo.split_once(':').map_or(userinfo.to_owned(), |(u, _)| format!("{u}:***"));
+            format!("{scheme}://{user}@{host}{tail}")
+        }
+        None => text.into_owned(),
     }
 }
 
@@ -402,7 +497,8 @@ impl fmt::Debug for ResourceConfig {
             .field("name", &self.name)
             .field("display_name", &self.display_name)
             .field("token", &"<redacted>")
-            .field("database", &self.database)
+            .field("database", &self.database.as_deref().map(shown_location))
+            .field("database_env", &self.database_env)
             .field("seed_sql", &self.seed_sql.as_ref().map(String::len))
             .finish()
     }

@@ -78,7 +78,7 @@ pub(crate) fn family_lookups(family: FilterFamily) -> &'static [Lookup] {
             IsNull,
             IsEmpty,
         ],
-        FilterFamily::Boolean => &[Exact, In, IsNull, IsEmpty],
+        FilterFamily::Boolean | FilterFamily::Json => &[Exact, In, IsNull, IsEmpty],
     }
 }
 
@@ -89,12 +89,13 @@ fn family_name(family: FilterFamily) -> &'static str {
         FilterFamily::DateTime => "date-time",
         FilterFamily::Boolean => "boolean",
         FilterFamily::Text => "text",
+        FilterFamily::Json => "JSON",
     }
 }
 
 /// A filter's value as the engine's `get_argument_safe` reads it.
 #[derive(Debug, Clone, Copy)]
-enum Arg<'a> {
+pub(crate) enum Arg<'a> {
     /// The key was given once.
     One(&'a str),
     /// The key was repeated: every value, in order.
@@ -103,7 +104,7 @@ enum Arg<'a> {
 
 impl<'a> Arg<'a> {
     /// `safe_not_array`: a list's first value.
-    fn first(self) -> &'a str {
+    pub(crate) fn first(self) -> &'a str {
         match self {
             Arg::One(v) => v,
             Arg::Many(vs) => vs.first().copied().unwrap_or(""),
@@ -111,7 +112,7 @@ impl<'a> Arg<'a> {
     }
 
     /// `safe_array`: a list as it is, a single value split on commas.
-    fn items(self) -> Vec<&'a str> {
+    pub(crate) fn items(self) -> Vec<&'a str> {
         match self {
             Arg::One(v) => v.split(',').collect(),
             Arg::Many(vs) => vs.to_vec(),
@@ -274,7 +275,7 @@ impl FilterCtx<'_> {
             FilterFamily::Date if in_list => Value::Text(raw.to_owned()),
             FilterFamily::Date => Value::Text(self.datetime(raw)?.date.iso()),
             FilterFamily::DateTime => Value::Text(stored_datetime(&self.datetime(raw)?)),
-            FilterFamily::Text => Value::Text(raw.to_owned()),
+            FilterFamily::Text | FilterFamily::Json => Value::Text(raw.to_owned()),
         })
     }
 
@@ -283,7 +284,9 @@ impl FilterCtx<'_> {
         Ok(match self.field.ty.filter {
             FilterFamily::Number => self.number(raw)?.text(),
             FilterFamily::DateTime => self.datetime(raw)?.python_str(),
-            FilterFamily::Boolean | FilterFamily::Date | FilterFamily::Text => raw.to_owned(),
+            FilterFamily::Boolean | FilterFamily::Date | FilterFamily::Text | FilterFamily::Json => {
+                raw.to_owned()
+            }
         })
     }
 }
@@ -374,12 +377,11 @@ fn values_of<'a>(filters: &'a [(String, String)], key: &str) -> Vec<&'a str> {
 }
 
 /// Why a filter key the engine would ignore is refused (strict mode).
-fn ignored_filter(model: &Model, key: &str) -> EngineError {
-    let message = match parse_filter_key(key, |name| model.field(name).is_some()) {
+fn ignored_filter(model: &str, fields: &[FilterField<'_>], key: &str) -> EngineError {
+    let field = |name: &str| fields.iter().find(|f| f.name == name);
+    let message = match parse_filter_key(key, |name| field(name).is_some()) {
         Ok(parsed) => {
-            let family = model
-                .field(parsed.field)
-                .map_or(FilterFamily::Text, |f| f.ty.filter);
+            let family = field(parsed.field).map_or(FilterFamily::Text, |f| f.family);
             let names: Vec<&str> = family_lookups(family).iter().map(|l| l.as_str()).collect();
             format!(
                 "Lookup {:?} is not available for the {} field {:?} (the data engine would \
@@ -396,11 +398,10 @@ fn ignored_filter(model: &Model, key: &str) -> EngineError {
         Err(FilterKeyError::UnknownField { field, .. }) => format!(
             "Unknown field {field:?} in filter {key:?} (the data engine would ignore it); \
              model {:?} has: {}.",
-            model.name,
-            model
-                .fields
+            model,
+            fields
                 .iter()
-                .map(|f| f.name.as_str())
+                .map(|f| f.name)
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
@@ -429,10 +430,8 @@ fn search(model: &Model, text: &str, params: &mut Vec<Value>) -> Option<String> 
     (!parts.is_empty()).then(|| format!("({})", parts.join(" OR ")))
 }
 
-/// Builds the `WHERE` clause of a selection as the engine does: for every field in order,
-/// every lookup of its family, plain then `exclude__`; then the search. All AND-ed.
 /// Whether filter key `key` may name field `name`: `name`, `name__...`, `exclude__name` or
-/// `exclude__name__...` (a superset of the keys `build_where` looks up for the field).
+/// `exclude__name__...` (a superset of the keys [`walk_filters`] looks up for the field).
 fn names_field(key: &str, name: &str) -> bool {
     let direct = |k: &str| {
         k.strip_prefix(name)
@@ -441,10 +440,26 @@ fn names_field(key: &str, name: &str) -> bool {
     direct(key) || key.strip_prefix(EXCLUDE_PREFIX).is_some_and(direct)
 }
 
-pub(crate) fn build_where(model: &Model, selection: &Selection) -> Result<Where, EngineError> {
+/// A field as the filter grammar sees it: its name and its filter family.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FilterField<'a> {
+    pub name: &'a str,
+    pub family: FilterFamily,
+}
+
+/// Reads a selection's filters as the engine does, whatever the database: for every field in
+/// order, every lookup of its family, plain then `exclude__`, each given to `condition` with
+/// the field's index, the key it was read from and its value; an `exclude__` condition comes
+/// back wrapped in `NOT (...)`. In strict mode a filter the engine would ignore is refused.
+/// The SQL of each condition is the caller's (SQLite's or PostgreSQL's).
+pub(crate) fn walk_filters(
+    model: &str,
+    fields: &[FilterField<'_>],
+    selection: &Selection,
+    mut condition: impl FnMut(usize, &str, Lookup, Arg<'_>) -> Result<String, EngineError>,
+) -> Result<Vec<String>, EngineError> {
     let filters = &selection.filters;
     let mut conds = Vec::new();
-    let mut params = Vec::new();
     let mut used = vec![false; filters.len()];
     let mut mark = |key: &str| {
         for (i, (k, _)) in filters.iter().enumerate() {
@@ -453,13 +468,13 @@ pub(crate) fn build_where(model: &Model, selection: &Selection) -> Result<Where,
             }
         }
     };
-    for field in &model.fields {
+    for (index, field) in fields.iter().enumerate() {
         // A field no filter key can name has no values to look up: skipping it changes
         // nothing but the cost (every key of every lookup would be formatted and searched).
-        if !filters.iter().any(|(k, _)| names_field(k, &field.name)) {
+        if !filters.iter().any(|(k, _)| names_field(k, field.name)) {
             continue;
         }
-        for &lookup in family_lookups(field.ty.filter) {
+        for &lookup in family_lookups(field.family) {
             for exclude in [false, true] {
                 let prefix = if exclude { EXCLUDE_PREFIX } else { "" };
                 let mut key = format!("{prefix}{}__{}", field.name, lookup.as_str());
@@ -478,39 +493,62 @@ pub(crate) fn build_where(model: &Model, selection: &Selection) -> Result<Where,
                     [one] => Arg::One(one),
                     many => Arg::Many(many),
                 };
-                let ctx = FilterCtx {
-                    key: &key,
-                    field,
-                    lenient: selection.lenient,
-                };
-                let c = condition(&ctx, lookup, arg, &mut params)?;
+                let c = condition(index, &key, lookup, arg)?;
                 conds.push(if exclude { format!("NOT ({c})") } else { c });
             }
         }
     }
     if !selection.lenient {
+        let has = |name: &str| fields.iter().any(|f| f.name == name);
         let unused = filters
             .iter()
             .zip(&used)
-            .find(|((key, _), used)| {
-                !**used && is_filter_param(key, |name| model.field(name).is_some())
-            })
+            .find(|((key, _), used)| !**used && is_filter_param(key, has))
             .map(|((key, _), _)| key);
         if let Some(key) = unused {
-            return Err(ignored_filter(model, key));
+            return Err(ignored_filter(model, fields, key));
         }
     }
+    Ok(conds)
+}
+
+/// The one `_search` text of a selection: `None` when there is none or it is empty; a repeated
+/// `_search` is where the engine fails.
+pub(crate) fn search_text(selection: &Selection) -> Result<Option<&str>, EngineError> {
     match selection.search.as_slice() {
-        [] => {}
-        [text] if text.is_empty() => {}
-        [text] => conds.extend(search(model, text, &mut params)),
-        _ => {
-            return Err(EngineError::engine_fails(
-                selection.lenient,
-                SEARCH_PARAM,
-                "Give _search once: the data engine fails (500) on a repeated _search.".to_owned(),
-            ));
-        }
+        [] => Ok(None),
+        [text] if text.is_empty() => Ok(None),
+        [text] => Ok(Some(text)),
+        _ => Err(EngineError::engine_fails(
+            selection.lenient,
+            SEARCH_PARAM,
+            "Give _search once: the data engine fails (500) on a repeated _search.".to_owned(),
+        )),
+    }
+}
+
+/// Builds the `WHERE` clause of a selection as the engine does: the filters
+/// ([`walk_filters`]), then the search. All AND-ed.
+pub(crate) fn build_where(model: &Model, selection: &Selection) -> Result<Where, EngineError> {
+    let fields: Vec<FilterField<'_>> = model
+        .fields
+        .iter()
+        .map(|f| FilterField {
+            name: &f.name,
+            family: f.ty.filter,
+        })
+        .collect();
+    let mut params = Vec::new();
+    let mut conds = walk_filters(&model.name, &fields, selection, |index, key, lookup, arg| {
+        let ctx = FilterCtx {
+            key,
+            field: &model.fields[index],
+            lenient: selection.lenient,
+        };
+        condition(&ctx, lookup, arg, &mut params)
+    })?;
+    if let Some(text) = search_text(selection)? {
+        conds.extend(search(model, text, &mut params));
     }
     let sql = if conds.is_empty() {
         String::new()

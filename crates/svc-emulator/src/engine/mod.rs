@@ -74,11 +74,11 @@
 mod aggregate;
 pub(crate) mod convert;
 mod error;
-mod filter;
+pub(crate) mod filter;
 mod list;
 mod memo;
-mod resource;
-mod schema;
+pub(crate) mod resource;
+pub(crate) mod schema;
 mod seed;
 mod sql;
 pub mod types;

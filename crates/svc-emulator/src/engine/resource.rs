@@ -998,11 +998,11 @@ fn fetch_one(conn: &Connection, model: &Model, pk: &Value) -> Result<Vec<u8>, En
     }
 }
 
-fn non_field(message: String) -> EngineError {
+pub(crate) fn non_field(message: String) -> EngineError {
     EngineError::field("non_field_errors", message)
 }
 
-fn summary(errors: &BTreeMap<String, Vec<String>>) -> String {
+pub(crate) fn summary(errors: &BTreeMap<String, Vec<String>>) -> String {
     let parts: Vec<String> = errors
         .iter()
         .map(|(f, m)| format!("{f}: {}", m.join(" ")))
@@ -1126,17 +1126,24 @@ fn body_values<'m>(
             .filter_map(|f| body.get(&f.name).map(|v| (f, v)))
             .collect());
     }
+    let names: Vec<&str> = columns.map(|f| f.name.as_str()).collect();
+    not_a_dict(body, &names, updating)?;
+    Ok(Vec::new())
+}
+
+/// A body that is not a JSON object, for a model with columns `names`: fine for a create (no
+/// column is set), unless a column is named like an attribute of the value; refused for an
+/// update (see [`body_values`]).
+pub(crate) fn not_a_dict(body: &PyJson, names: &[&str], updating: bool) -> Result<(), EngineError> {
     let attrs: &[&str] = match body {
         PyJson::List(_) => &LIST_ATTRS,
         PyJson::Str(_) => &STR_ATTRS,
         PyJson::Int(_) | PyJson::Float(_) | PyJson::Bool(_) => &NUMBER_ATTRS,
         _ => &[],
     };
-    let clash = model
-        .fields
+    let clash = names
         .iter()
-        .filter(|f| !f.implicit_rowid)
-        .any(|f| attrs.contains(&f.name.as_str()) || f.name.starts_with("__"));
+        .any(|name| attrs.contains(name) || name.starts_with("__"));
     if updating || clash {
         let got = match body {
             PyJson::None => "null",
@@ -1150,7 +1157,7 @@ fn body_values<'m>(
             "Invalid data. Expected a JSON object of field values, but got {got}."
         )));
     }
-    Ok(Vec::new())
+    Ok(())
 }
 
 /// Each given value through its column's serializer field; the field errors, all at once, as

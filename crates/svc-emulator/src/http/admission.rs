@@ -19,8 +19,8 @@ use svc_model::error_body::codes;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::config::limits::Limits;
-use crate::engine::Resource;
 use crate::http::HttpError;
+use crate::storage::resources::Database;
 
 /// The `Retry-After` of a busy resource's `503`, in seconds.
 const RETRY_AFTER_SECONDS: u64 = 1;
@@ -42,13 +42,13 @@ struct Gate {
 /// handle is dropped (by the blocking job it was moved into).
 #[derive(Clone)]
 pub(crate) struct Admitted {
-    db: Arc<Resource>,
+    db: Database,
     _turn: Arc<OwnedSemaphorePermit>,
 }
 
 impl Deref for Admitted {
-    type Target = Resource;
-    fn deref(&self) -> &Resource {
+    type Target = Database;
+    fn deref(&self) -> &Database {
         &self.db
     }
 }
@@ -57,14 +57,14 @@ impl Gates {
     /// Waits for `db`'s turn within `limits`, or refuses with `503` when the resource is busy.
     pub(crate) async fn admit(
         &self,
-        db: Arc<Resource>,
+        db: Database,
         limits: &Limits,
     ) -> Result<Admitted, HttpError> {
         let gate = {
             let mut gates = self.by_resource.lock().unwrap_or_else(|e| e.into_inner());
             // Keyed by the resource's address: the `Arc` is kept by the registry while the
             // resource is served, and a reloaded resource is a new one with a gate of its own.
-            Arc::clone(gates.entry(Arc::as_ptr(&db) as usize).or_insert_with(|| {
+            Arc::clone(gates.entry(db.key()).or_insert_with(|| {
                 Arc::new(Gate {
                     jobs: Arc::new(Semaphore::new(limits.resource_jobs_limit())),
                     waiting: AtomicUsize::new(0),
@@ -112,8 +112,10 @@ mod tests {
 
     use super::*;
 
-    fn resource() -> Arc<Resource> {
-        Arc::new(Resource::in_memory("CREATE TABLE t (id INTEGER PRIMARY KEY);").unwrap())
+    fn resource() -> Database {
+        Database::Sqlite(Arc::new(
+            crate::engine::Resource::in_memory("CREATE TABLE t (id INTEGER PRIMARY KEY);").unwrap(),
+        ))
     }
 
     #[tokio::test(start_paused = true)]
@@ -124,18 +126,18 @@ mod tests {
             .resource_wait(Duration::from_secs(3));
         let gates = Gates::default();
         let (db, other) = (resource(), resource());
-        let first = gates.admit(Arc::clone(&db), &limits).await.unwrap();
-        let second = gates.admit(Arc::clone(&db), &limits).await.unwrap();
+        let first = gates.admit(db.clone(), &limits).await.unwrap();
+        let second = gates.admit(db.clone(), &limits).await.unwrap();
         // Both turns taken: one request may wait...
         let waiting = {
             let gates = &gates;
-            let db = Arc::clone(&db);
+            let db = db.clone();
             async move { gates.admit(db, &limits).await }
         };
         let mut waiting = Box::pin(waiting);
         assert!(futures_poll(&mut waiting).is_pending());
         // ...and the next is refused at once, with a Retry-After.
-        let refused = gates.admit(Arc::clone(&db), &limits).await.err().unwrap();
+        let refused = gates.admit(db.clone(), &limits).await.err().unwrap();
         assert_eq!(refused.status(), StatusCode::SERVICE_UNAVAILABLE);
         // Another resource is not affected.
         assert!(gates.admit(other, &limits).await.is_ok());
@@ -145,8 +147,8 @@ mod tests {
         // A wait longer than the limit is a 503 too.
         let clone = second.clone();
         drop(second);
-        let _third = gates.admit(Arc::clone(&db), &limits).await.unwrap();
-        let late = gates.admit(Arc::clone(&db), &limits).await.err().unwrap();
+        let _third = gates.admit(db.clone(), &limits).await.unwrap();
+        let late = gates.admit(db.clone(), &limits).await.err().unwrap();
         assert_eq!(late.status(), StatusCode::SERVICE_UNAVAILABLE);
         drop(clone);
     }

@@ -9,12 +9,11 @@ use std::pin::Pin;
 
 use axum::body::{Body, HttpBody};
 use axum::extract::rejection::PathRejection;
-use std::sync::Arc;
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use crate::engine::Resource;
+use crate::storage::resources::Database;
 use crate::http::AppState;
 use crate::http::admission::Admitted;
 use percent_encoding::percent_decode_str;
@@ -271,7 +270,7 @@ pub(crate) fn resource(
     project: &str,
     environment: &str,
     resource: &str,
-) -> Result<Arc<Resource>, HttpError> {
+) -> Result<Database, HttpError> {
     let access = crate::http::auth::authorize_resource(
         state.registry(),
         headers,

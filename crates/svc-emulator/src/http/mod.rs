@@ -13,6 +13,7 @@ use axum::routing::MethodRouter;
 pub(crate) mod admission;
 pub(crate) mod app;
 pub(crate) mod auth;
+pub(crate) mod backend;
 pub(crate) mod error;
 pub(crate) mod extract;
 pub(crate) mod list;

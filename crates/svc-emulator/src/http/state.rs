@@ -71,7 +71,7 @@ impl AppState {
     /// Waits for `db`'s turn, or refuses with `503` when the resource is busy.
     pub(crate) async fn admit(
         &self,
-        db: std::sync::Arc<crate::engine::Resource>,
+        db: crate::storage::resources::Database,
     ) -> Result<crate::http::admission::Admitted, crate::http::HttpError> {
         self.0.gates.admit(db, &self.0.limits).await
     }

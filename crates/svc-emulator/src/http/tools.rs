@@ -28,13 +28,13 @@ impl FromRequestParts<AppState> for ToolsAccess {
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, HttpError> {
         let Path((project, environment)) =
             Path::<(String, String)>::from_request_parts(parts, state).await?;
-        let db = resource(
+        let db = tools_database(resource(
             state,
             &parts.headers,
             &project,
             &environment,
             TOOLS_RESOURCE,
-        )?;
+        )?)?;
         Ok(Self { db })
     }
 }
@@ -52,15 +52,22 @@ impl FromRequestParts<AppState> for ToolsRecordAccess {
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, HttpError> {
         let Path((project, environment, pk)) =
             Path::<(String, String, String)>::from_request_parts(parts, state).await?;
-        let db = resource(
+        let db = tools_database(resource(
             state,
             &parts.headers,
             &project,
             &environment,
             TOOLS_RESOURCE,
-        )?;
+        )?)?;
         Ok(Self { db, pk })
     }
+}
+
+/// The built-in tools resource's database, which is always SQLite.
+fn tools_database(db: crate::storage::resources::Database) -> Result<Arc<Resource>, HttpError> {
+    db.sqlite()
+        .cloned()
+        .ok_or_else(|| HttpError::internal("the built-in tools resource is not a SQLite database"))
 }
 
 /// A list of `model`, ordered by `default_order` unless the query orders it.

@@ -9,7 +9,7 @@ pub(crate) mod forms;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode, Uri, header};
+use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::Value;
@@ -19,7 +19,7 @@ use crate::engine::{AggregateRequest, EngineError, GroupRequest};
 use crate::http::AppState;
 use crate::http::HttpError;
 use crate::http::extract::{
-    BodyLimit, MAX_JSON_VALUES, ModelAccess, RecordAccess, blocking, json_bytes, json_object,
+    BodyLimit, MAX_JSON_VALUES, ModelAccess, RecordAccess, json_bytes, json_object,
     json_value, json_values_over, query_pairs, read_body,
 };
 use crate::http::list::{list_body, list_spec, list_url, selection};
@@ -101,13 +101,13 @@ async fn list(
     uri: Uri,
 ) -> Result<Response, HttpError> {
     // An unknown model is a 404 whatever the query says.
-    if db.model(&model).is_none() {
+    if !db.has_model(&model) {
         return Err(EngineError::ModelNotFound(model).into());
     }
     let pairs = query_pairs(uri.query());
     let spec = list_spec(&pairs, state.lenient());
     let url = list_url(&state, &uri);
-    let listing = blocking(move || Ok(db.list(&model, &spec)?)).await?;
+    let listing = db.list(model, spec).await?;
     Ok(json_bytes(StatusCode::OK, list_body(listing, &url, &pairs)))
 }
 
@@ -118,7 +118,7 @@ async fn create(
     body: Body,
 ) -> Result<Response, HttpError> {
     let fields = engine_body(&headers, body).await?;
-    let bytes = blocking(move || Ok(db.create_body(&model, &fields)?)).await?;
+    let bytes = db.create(model, fields).await?;
     Ok(json_bytes(StatusCode::CREATED, bytes))
 }
 
@@ -129,22 +129,24 @@ async fn retrieve(
     uri: Uri,
 ) -> Result<Response, HttpError> {
     let selection = selection(&query_pairs(uri.query()), state.lenient());
-    let bytes = blocking(move || Ok(db.retrieve_selected(&model, &pk, &selection)?)).await?;
+    let bytes = db.retrieve(model, pk, selection).await?;
     Ok(json_bytes(StatusCode::OK, bytes))
 }
 
-/// `PATCH` and `PUT .../{pk}` (the engine's `PUT` is partial too): `200` with the whole
-/// updated record.
+/// `PATCH` and `PUT .../{pk}`: `200` with the whole updated record. On SQLite the engine's
+/// `PUT` is partial too; on PostgreSQL it needs the required columns.
 async fn update(
     State(state): State<AppState>,
     RecordAccess { db, model, pk }: RecordAccess,
+    method: Method,
     uri: Uri,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, HttpError> {
     let fields = engine_body(&headers, body).await?;
     let selection = selection(&query_pairs(uri.query()), state.lenient());
-    let bytes = blocking(move || Ok(db.update_body(&model, &pk, &fields, &selection)?)).await?;
+    let partial = method != Method::PUT;
+    let bytes = db.update(model, pk, fields, selection, partial).await?;
     Ok(json_bytes(StatusCode::OK, bytes))
 }
 
@@ -155,7 +157,7 @@ async fn delete(
     uri: Uri,
 ) -> Result<Response, HttpError> {
     let selection = selection(&query_pairs(uri.query()), state.lenient());
-    blocking(move || Ok(db.delete_selected(&model, &pk, &selection)?)).await?;
+    db.delete(model, pk, selection).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
@@ -169,7 +171,7 @@ async fn aggregate_post(
     let request =
         AggregateRequest::from_json(&Value::Object(json_object(body, BodyLimit::DATA).await?))?;
     let selection = selection(&query_pairs(uri.query()), state.lenient());
-    let value = blocking(move || Ok(db.aggregate(&model, &request, &selection)?)).await?;
+    let value = db.aggregate(model, request, selection).await?;
     json_value(StatusCode::OK, &value)
 }
 
@@ -182,7 +184,7 @@ async fn aggregate_get(
     let pairs = query_pairs(uri.query());
     let request = AggregateRequest::from_query(&pairs)?;
     let selection = selection(&pairs, state.lenient());
-    let value = blocking(move || Ok(db.aggregate(&model, &request, &selection)?)).await?;
+    let value = db.aggregate(model, request, selection).await?;
     json_value(StatusCode::OK, &value)
 }
 
@@ -196,7 +198,7 @@ async fn group_post(
     let request =
         GroupRequest::from_json(&Value::Object(json_object(body, BodyLimit::DATA).await?))?;
     let selection = selection(&query_pairs(uri.query()), state.lenient());
-    let value = blocking(move || Ok(db.group(&model, &request, &selection)?)).await?;
+    let value = db.group(model, request, selection).await?;
     json_value(StatusCode::OK, &value)
 }
 
@@ -209,6 +211,6 @@ async fn group_get(
     let pairs = query_pairs(uri.query());
     let request = GroupRequest::from_query(&pairs)?;
     let selection = selection(&pairs, state.lenient());
-    let value = blocking(move || Ok(db.group(&model, &request, &selection)?)).await?;
+    let value = db.group(model, request, selection).await?;
     json_value(StatusCode::OK, &value)
 }

@@ -180,8 +180,11 @@ fn prepare(config: &EmulatorConfig, local_addr: SocketAddr) -> Result<Prepared, 
         store.generated_key(name).map_err(store_err)
     })?;
     store.save_projects(&projects).map_err(store_err)?;
-    let resources =
-        Resources::open(&projects, data_path).map_err(|message| EmulatorError::Store {
+    // PostgreSQL resources connect asynchronously; this runs on a blocking thread of the
+    // runtime, which may wait for them.
+    let resources = tokio::runtime::Handle::current()
+        .block_on(Resources::open(&projects, data_path))
+        .map_err(|message| EmulatorError::Store {
             path: data_path.map(ToOwned::to_owned),
             message,
         })?;

@@ -1,0 +1,468 @@
+//! Aggregate and group on a PostgreSQL resource, as the engine answers them there.
+//!
+//! The requests are read as on SQLite ([`crate::engine::AggregateRequest`],
+//! [`crate::engine::GroupRequest`]); the SQL is PostgreSQL's own `count`, `sum`, `min`,
+//! `max` and `avg` (so `sum` of a `bigint` is a `numeric`, `avg` of integers a `numeric`), and
+//! a group's date lookups are `date_trunc` with the engine's units (`date_second` truncates
+//! to the minute, as the engine's table says; `week` and `quarter` work). Each value is read
+//! with its PostgreSQL type ([`Value`]) and written as the engine writes it: an aggregate by
+//! the y column's serializer field, group rows by the engine's JSON encoder (a `Decimal` as a
+//! float, an aware date-time in UTC ending in `Z`).
+
+use serde_json::{Map, Value as Json};
+
+use crate::engine::types::py_float_repr;
+use crate::engine::{AggregateFunc, AggregateRequest, EngineError, GroupRequest, Selection};
+use crate::postgres::PgResource;
+use crate::postgres::filter::{PgWhere, build_where};
+use crate::postgres::schema::{PgField, PgModel};
+use crate::postgres::types::{Offset, PgKind, iso_timestamp, numeric_str, parse_float};
+
+/// A result value with the Python type psycopg2 gives it.
+#[derive(Debug, Clone, PartialEq)]
+enum Value {
+    None,
+    Int(String),
+    Decimal(String),
+    Float(f64),
+    Bool(bool),
+    Date(String),
+    /// A date-time; `aware` when PostgreSQL's type has a time zone.
+    DateTime {
+        text: String,
+        aware: bool,
+    },
+    Json(String),
+    Str(String),
+}
+
+impl Value {
+    /// The value of PostgreSQL text `text` of type `ty` (`pg_typeof`).
+    fn read(ty: &str, text: Option<String>) -> Value {
+        let Some(text) = text else {
+            return Value::None;
+        };
+        match ty {
+            "smallint" | "integer" | "bigint" => Value::Int(text),
+            "numeric" => Value::Decimal(text),
+            "real" | "double precision" => Value::Float(parse_float(&text)),
+            "boolean" => Value::Bool(matches!(text.as_str(), "t" | "true")),
+            "date" => Value::Date(text),
+            "timestamp without time zone" => Value::DateTime { text, aware: false },
+            "timestamp with time zone" => Value::DateTime { text, aware: true },
+            "json" | "jsonb" => Value::Json(text),
+            _ => Value::Str(text),
+        }
+    }
+
+    /// As the engine's JSON encoder writes it.
+    fn encoded(&self) -> Json {
+        match self {
+            Value::None => Json::Null,
+            Value::Int(i) => serde_json::from_str(i).unwrap_or(Json::Null),
+            Value::Decimal(d) => float_json(parse_float(d)),
+            Value::Float(f) => float_json(*f),
+            Value::Bool(b) => Json::Bool(*b),
+            Value::Date(d) => Json::String(d.clone()),
+            Value::DateTime { text, aware } => {
+                let iso = iso_timestamp(text, None);
+                let iso = match (aware, iso.strip_suffix("+00:00")) {
+                    (true, Some(utc)) => format!("{utc}Z"),
+                    _ => iso,
+                };
+                Json::String(iso)
+            }
+            Value::Json(j) => serde_json::from_str(j).unwrap_or(Json::Null),
+            Value::Str(s) => Json::String(s.clone()),
+        }
+    }
+
+    /// `str()` of the value.
+    fn text(&self) -> Option<String> {
+        Some(match self {
+            Value::None => return None,
+            Value::Int(i) => i.clone(),
+            Value::Decimal(d) => numeric_str(d),
+            Value::Float(f) => py_float_repr(*f),
+            Value::Bool(b) => if *b { "True" } else { "False" }.to_owned(),
+            Value::Date(d) | Value::Json(d) | Value::Str(d) => d.clone(),
+            // `str(datetime)` has a space where `isoformat()` has a `T`.
+            Value::DateTime { text, .. } => iso_timestamp(text, None).replacen('T', " ", 1),
+        })
+    }
+}
+
+/// A float as the encoder writes it (NaN and infinities are `null`), in Python's form.
+fn float_json(f: f64) -> Json {
+    if f.is_finite() {
+        serde_json::from_str(&py_float_repr(f)).unwrap_or(Json::Null)
+    } else {
+        Json::Null
+    }
+}
+
+/// The aggregate's value written by the y column's serializer field (an integer field for
+/// `count`).
+fn serialized(func: AggregateFunc, field: &PgField, v: &Value, tz: Offset) -> Json {
+    if *v == Value::None {
+        return Json::Null;
+    }
+    if func == AggregateFunc::Count {
+        return v.encoded();
+    }
+    match field.kind {
+        PgKind::Integer | PgKind::Double | PgKind::Boolean | PgKind::Json | PgKind::Array => {
+            v.encoded()
+        }
+        PgKind::Timestamp | PgKind::TimestampTz => match v {
+            Value::DateTime { text, aware } => Json::String(iso_timestamp(
+                text,
+                if *aware { None } else { Some(tz) },
+            )),
+            other => other.encoded(),
+        },
+        _ => v.text().map_or(Json::Null, Json::String),
+    }
+}
+
+/// The function named `name` (the engine compares the lower-cased `_y_func` exactly).
+fn known(name: &str) -> Option<AggregateFunc> {
+    AggregateFunc::ALL.into_iter().find(|f| f.as_str() == name)
+}
+
+fn fails(param: &str, message: impl Into<String>) -> EngineError {
+    EngineError::EngineFails {
+        param: param.to_owned(),
+        message: message.into(),
+    }
+}
+
+/// A column by name; the key when `None`; an unknown one fails as in the engine.
+fn column<'m>(
+    model: &'m PgModel,
+    param: &str,
+    name: Option<&str>,
+) -> Result<&'m PgField, EngineError> {
+    match name {
+        None => Ok(model.pk_field()),
+        Some(n) => model.field(n).ok_or_else(|| {
+            fails(
+                param,
+                format!("Table {:?} does not have column {n:?}.", model.name),
+            )
+        }),
+    }
+}
+
+/// The selection's `WHERE`: `_order_by` of one character empties it; other names must be
+/// fields (the engine fails on an unknown one).
+fn selection_where(
+    model: &PgModel,
+    selection: &Selection,
+    order_values: &[String],
+) -> Result<PgWhere, EngineError> {
+    let filter = build_where(model, selection)?;
+    let value = match order_values {
+        [] => return Ok(filter),
+        [v] => v,
+        _ => {
+            return Err(fails(
+                "_order_by",
+                "Give _order_by at most once (the data engine fails on a repeated one).",
+            ));
+        }
+    };
+    if value.is_empty() {
+        return Ok(filter);
+    }
+    if value.chars().count() < 2 {
+        return Ok(PgWhere {
+            sql: " WHERE false".to_owned(),
+            ..PgWhere::default()
+        });
+    }
+    for part in value.split(',') {
+        let name = part.strip_prefix('-').unwrap_or(part);
+        if model.field(name).is_none() {
+            return Err(fails(
+                "_order_by",
+                format!("Unknown field {name:?} in _order_by {value:?}."),
+            ));
+        }
+    }
+    Ok(filter)
+}
+
+/// `date_trunc`'s unit for the engine's `date_<unit>` lookups.
+fn trunc_unit(param: &str) -> Option<&'static str> {
+    Some(match param {
+        "microsecond" => "microseconds",
+        "millisecond" => "milliseconds",
+        "second" | "minute" => "minute",
+        "hour" => "hour",
+        "day" => "day",
+        "week" => "week",
+        "month" => "month",
+        "quarter" => "quarter",
+        "year" => "year",
+        _ => return None,
+    })
+}
+
+fn is_date_column(field: &PgField) -> bool {
+    matches!(
+        field.kind,
+        PgKind::Date | PgKind::Timestamp | PgKind::TimestampTz
+    )
+}
+
+/// The SQL of a group key: `date_trunc('unit', col)` or the column.
+fn group_key(field: &PgField, raw: Option<&str>) -> Result<String, EngineError> {
+    let mut parts = raw.filter(|r| !r.is_empty()).map(|r| r.split('_'));
+    let mut kind = parts.as_mut().and_then(Iterator::next);
+    let mut param = parts.as_mut().and_then(Iterator::next);
+    if kind == Some("date") && !is_date_column(field) {
+        return Err(EngineError::field(
+            "non_field_errors",
+            format!(
+                "Can't apply date functions to non-date field: {}",
+                field.name
+            ),
+        ));
+    }
+    if kind == Some("auto") && is_date_column(field) {
+        kind = Some("date");
+        param = Some("day");
+    }
+    if kind == Some("date")
+        && let Some(unit) = trunc_unit(param.filter(|p| !p.is_empty()).unwrap_or("day"))
+    {
+        return Ok(format!("date_trunc('{unit}', {})", field.sql));
+    }
+    Ok(field.sql.clone())
+}
+
+fn group_label(i: usize) -> String {
+    match i {
+        // `group` is a reserved word: SQLAlchemy quotes the label.
+        0 => "\"group\"".to_owned(),
+        n => format!("group_{}", n + 1),
+    }
+}
+
+fn group_name(i: usize) -> String {
+    match i {
+        0 => "group".to_owned(),
+        n => format!("group_{}", n + 1),
+    }
+}
+
+impl PgResource {
+    /// `{"y_func": value}` over the records `selection` selects.
+    pub async fn aggregate(
+        &self,
+        model: &str,
+        req: &AggregateRequest,
+        selection: &Selection,
+    ) -> Result<Json, EngineError> {
+        self.aggregate_as_engine(model, req, selection)
+            .await
+            .map_err(|e| if selection.lenient { e } else { e.strict() })
+    }
+
+    async fn aggregate_as_engine(
+        &self,
+        model: &str,
+        req: &AggregateRequest,
+        selection: &Selection,
+    ) -> Result<Json, EngineError> {
+        let model = self.model_or_404(model)?;
+        let filter = selection_where(&model, selection, &req.order_by)?;
+        let field = column(&model, "_y_column", req.column.as_deref())
+            .map_err(|e| if req.func == "count" { e } else { e.strict() })?;
+        let Some(func) = known(&req.func) else {
+            return match field.kind {
+                PgKind::Integer | PgKind::Double | PgKind::Boolean | PgKind::Json => {
+                    Ok(y_func(Json::Object(Map::new())))
+                }
+                _ => Err(fails(
+                    "_y_func",
+                    format!(
+                        "Unknown function {:?}: use count, sum, min, max or avg (the data engine \
+                         answers the text of its query).",
+                        req.func
+                    ),
+                )),
+            };
+        };
+        let agg = format!("{}({})", func.as_str(), field.sql);
+        let sql = format!(
+            "SELECT ({agg})::text, pg_typeof({agg})::text FROM {}{}",
+            model.table_sql, filter.sql
+        );
+        let client = self.client().await?;
+        let tz = self.timezone(&client).await?;
+        let rows = client
+            .query(&sql, &filter.params.refs())
+            .await
+            .map_err(|e| self.read_failure(e))?;
+        let value = match rows.first() {
+            Some(row) => Value::read(&row.get::<_, String>(1), row.get(0)),
+            None => Value::None,
+        };
+        let value = match (func, value) {
+            (AggregateFunc::Count | AggregateFunc::Sum | AggregateFunc::Avg, Value::None) => {
+                Value::Int("0".to_owned())
+            }
+            (_, v) => v,
+        };
+        Ok(y_func(serialized(func, field, &value, tz)))
+    }
+
+    /// Group rows `{"group": key, "group_2": ..., "y_func": value}`, sorted by the keys.
+    pub async fn group(
+        &self,
+        model: &str,
+        req: &GroupRequest,
+        selection: &Selection,
+    ) -> Result<Json, EngineError> {
+        self.group_as_engine(model, req, selection)
+            .await
+            .map_err(|e| if selection.lenient { e } else { e.strict() })
+    }
+
+    async fn group_as_engine(
+        &self,
+        model: &str,
+        req: &GroupRequest,
+        selection: &Selection,
+    ) -> Result<Json, EngineError> {
+        let model = self.model_or_404(model)?;
+        let filter = selection_where(&model, selection, &req.order_by)?;
+        let xs = req
+            .x_columns
+            .iter()
+            .map(|x| column(&model, "_x_column", Some(x)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let y = column(&model, "_y_column", req.y_column.as_deref())?;
+        let Some(func) = known(&req.y_func) else {
+            return Ok(Json::Array(Vec::new()));
+        };
+        let keys = xs
+            .iter()
+            .enumerate()
+            .map(|(i, x)| group_key(x, req.x_lookups.get(i).map(String::as_str)))
+            .collect::<Result<Vec<_>, _>>()?;
+        // The engine's statement, with each value also read as text with its type.
+        let mut inner = Vec::new();
+        for (i, key) in keys.iter().enumerate() {
+            inner.push(format!("{key} AS {}", group_label(i)));
+        }
+        inner.push(format!("{}({}) AS y_func", func.as_str(), y.sql));
+        let labels: Vec<String> = (0..keys.len()).map(group_label).collect();
+        let grouping = if labels.is_empty() {
+            String::new()
+        } else {
+            let labels = labels.join(", ");
+            format!(" GROUP BY {labels} ORDER BY {labels}")
+        };
+        let limit = req.limit.clamp(1, GroupRequest::MAX_LIMIT);
+        let mut outer = Vec::new();
+        for label in labels.iter().map(String::as_str).chain(["y_func"]) {
+            outer.push(format!("q.{label}::text, pg_typeof(q.{label})::text"));
+        }
+        let sql = format!(
+            "SELECT {} FROM (SELECT {} FROM {}{}{grouping} LIMIT {limit}) AS q",
+            outer.join(", "),
+            inner.join(", "),
+            model.table_sql,
+            filter.sql
+        );
+        let client = self.client().await?;
+        let rows = client
+            .query(&sql, &filter.params.refs())
+            .await
+            .map_err(|e| self.read_failure(e))?;
+        let mut out = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let mut object = Map::new();
+            for i in 0..keys.len() {
+                let v = Value::read(&row.get::<_, String>(2 * i + 1), row.get(2 * i));
+                object.insert(group_name(i), v.encoded());
+            }
+            let at = 2 * keys.len();
+            let v = match Value::read(&row.get::<_, String>(at + 1), row.get(at)) {
+                Value::None
+                    if matches!(
+                        func,
+                        AggregateFunc::Count | AggregateFunc::Sum | AggregateFunc::Avg
+                    ) =>
+                {
+                    Value::Int("0".to_owned())
+                }
+                v => v,
+            };
+            object.insert("y_func".to_owned(), v.encoded());
+            out.push(Json::Object(object));
+        }
+        Ok(Json::Array(out))
+    }
+
+    /// A database error of a read: the engine re-raises it (`500`).
+    pub(crate) fn read_failure(&self, e: tokio_postgres::Error) -> EngineError {
+        if e.as_db_error().is_some() {
+            fails(
+                "non_field_errors",
+                format!(
+                    "PostgreSQL refused the query the data engine would run (it answers 500): {}",
+                    crate::postgres::message(&e).trim_end()
+                ),
+            )
+        } else {
+            self.unexpected(e)
+        }
+    }
+}
+
+fn y_func(value: Json) -> Json {
+    let mut object = Map::new();
+    object.insert("y_func".to_owned(), value);
+    Json::Object(object)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_encoded_as_the_engine_encodes_them() {
+        let v = Value::read("numeric", Some("151.48".to_owned()));
+        assert_eq!(v.encoded(), serde_json::json!(151.48));
+        assert_eq!(v.text().as_deref(), Some("151.48"));
+        let v = Value::read("bigint", Some("12".to_owned()));
+        assert_eq!(v.encoded(), serde_json::json!(12));
+        let v = Value::read(
+            "timestamp with time zone",
+            Some("2024-01-01 00:00:00+00".to_owned()),
+        );
+        assert_eq!(v.encoded(), serde_json::json!("2024-01-01T00:00:00Z"));
+        let v = Value::read(
+            "timestamp without time zone",
+            Some("2024-01-01 10:00:00".to_owned()),
+        );
+        assert_eq!(v.encoded(), serde_json::json!("2024-01-01T10:00:00"));
+        assert_eq!(v.text().as_deref(), Some("2024-01-01 10:00:00"));
+        assert_eq!(
+            Value::read("double precision", Some("NaN".to_owned())).encoded(),
+            Json::Null
+        );
+        assert_eq!(Value::Decimal("2.50".to_owned()).text().as_deref(), Some("2.50"));
+    }
+
+    #[test]
+    fn date_units_follow_the_engine() {
+        assert_eq!(trunc_unit("second"), Some("minute"));
+        assert_eq!(trunc_unit("quarter"), Some("quarter"));
+        assert_eq!(trunc_unit("microseconds"), None);
+    }
+}

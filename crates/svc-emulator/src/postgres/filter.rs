@@ -1,0 +1,445 @@
+//! A list's selection and order as the engine builds them on PostgreSQL.
+//!
+//! The engine's SQLAlchemy writes the same expressions as on SQLite, in PostgreSQL's dialect,
+//! and psycopg2 sends each value as a literal typed by its Python type: a float as a numeric
+//! literal (`34.0`), a bool as `true`, a naive date-time as `'...'::timestamp` and an aware one
+//! as `'...'::timestamptz`, a string as an untyped literal, which takes the type of the column
+//! it is compared with. Here every value is bound as text and cast to that same type, so
+//! PostgreSQL compares, matches (`ILIKE`, with its Unicode case folding) and fails exactly as
+//! it does for the engine.
+
+use crate::engine::EngineError;
+use crate::engine::Lookup;
+use crate::engine::Selection;
+use crate::engine::convert::{
+    InputDateTime, PyJson, parse_input_datetime, parse_py_json, py_float, py_json_dumps, py_strip,
+    py_text, stored_datetime,
+};
+use crate::engine::filter::{Arg, PyNumber, py_bool, py_number, search_text, walk_filters};
+use crate::engine::types::{FilterFamily, Search, py_float_repr};
+use crate::postgres::schema::{PgField, PgModel};
+use crate::postgres::types::PgKind;
+
+/// Bound values, all text: each is written into the SQL as `$n::text`, cast further there.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Params(pub Vec<Option<String>>);
+
+impl Params {
+    /// Binds `value` and returns `CAST($n::text AS ty)`.
+    pub(crate) fn cast(&mut self, value: Option<String>, ty: &str) -> String {
+        self.0.push(value);
+        format!("CAST(${}::text AS {ty})", self.0.len())
+    }
+
+    /// Binds `value` as text: `$n::text`.
+    pub(crate) fn text(&mut self, value: String) -> String {
+        self.0.push(Some(value));
+        format!("${}::text", self.0.len())
+    }
+
+    /// The values as tokio-postgres parameters.
+    pub(crate) fn refs(&self) -> Vec<&(dyn tokio_postgres::types::ToSql + Sync)> {
+        self.0
+            .iter()
+            .map(|v| v as &(dyn tokio_postgres::types::ToSql + Sync))
+            .collect()
+    }
+}
+
+/// A Python value as psycopg2 writes it into SQL, with the type PostgreSQL gives the literal.
+#[derive(Debug, Clone)]
+pub(crate) enum Literal {
+    /// A float: a numeric literal (`34.0`); NaN and infinities `'NaN'::float`.
+    Float(f64),
+    /// An int: an integer literal.
+    Int(String),
+    /// `true` / `false`.
+    Bool(bool),
+    /// A date-time: `::timestamp` when naive, `::timestamptz` when aware.
+    DateTime(InputDateTime),
+    /// A string: untyped, so it takes `cast` (the column's type).
+    Str(String),
+}
+
+impl Literal {
+    /// Binds the literal as the column `field` would receive it.
+    pub(crate) fn bind(&self, params: &mut Params, field: &PgField) -> String {
+        match self {
+            Literal::Float(f) if f.is_finite() => params.cast(Some(py_float_repr(*f)), "numeric"),
+            Literal::Float(f) => {
+                let text = if f.is_nan() {
+                    "NaN"
+                } else if *f > 0.0 {
+                    "Infinity"
+                } else {
+                    "-Infinity"
+                };
+                params.cast(Some(text.to_owned()), "double precision")
+            }
+            Literal::Int(i) => params.cast(Some(i.clone()), "numeric"),
+            Literal::Bool(b) => params.cast(Some(b.to_string()), "boolean"),
+            Literal::DateTime(dt) => {
+                let (text, ty) = datetime_literal(dt);
+                params.cast(Some(text), ty)
+            }
+            Literal::Str(s) => params.cast(Some(s.clone()), &field.cast),
+        }
+    }
+}
+
+/// psycopg2's literal of a Python date-time: ISO text, `timestamptz` when it has an offset.
+pub(crate) fn datetime_literal(dt: &InputDateTime) -> (String, &'static str) {
+    let stored = stored_datetime(dt);
+    match dt.offset {
+        Some((sign, h, m)) => (
+            format!("{stored}{sign}{h:02}:{m:02}"),
+            "timestamp with time zone",
+        ),
+        None => (stored, "timestamp without time zone"),
+    }
+}
+
+fn invalid(key: &str, message: String) -> EngineError {
+    EngineError::field(key, message)
+}
+
+/// Everything needed to build one filter's condition.
+struct Ctx<'a> {
+    key: &'a str,
+    field: &'a PgField,
+    lenient: bool,
+}
+
+impl Ctx<'_> {
+    fn number(&self, raw: &str) -> Result<Literal, EngineError> {
+        match py_number(raw) {
+            Some(PyNumber::Int(i)) => Ok(Literal::Int(i.to_string())),
+            Some(PyNumber::Float(f)) => Ok(Literal::Float(f)),
+            None => Err(invalid(
+                self.key,
+                format!(
+                    "Invalid value {raw:?} for filter {:?}: not a valid float (number fields take \
+                     numbers such as 3, -2.5 or 1e3).",
+                    self.key
+                ),
+            )),
+        }
+    }
+
+    fn boolean(&self, raw: &str) -> Result<bool, EngineError> {
+        match py_bool(raw) {
+            Ok(b) => Ok(b),
+            Err(truthy) if self.lenient || !truthy => Ok(truthy),
+            Err(_) => Err(invalid(
+                self.key,
+                format!(
+                    "Invalid value {raw:?} for filter {:?}: expected a boolean word (true/false, \
+                     1/0, yes/no, on/off, t/f, y/n); the data engine would read any other text \
+                     as true.",
+                    self.key
+                ),
+            )),
+        }
+    }
+
+    fn datetime(&self, raw: &str) -> Result<InputDateTime, EngineError> {
+        parse_input_datetime(py_strip(raw)).ok_or_else(|| {
+            let message = format!(
+                "Invalid value {raw:?} for filter {:?}: expected a date YYYY-MM-DD or a date-time \
+                 YYYY-MM-DD[THH:MM[:SS[.ffffff]]][Z|±HH:MM].",
+                self.key
+            );
+            match self.field.kind.family() {
+                // The engine's date filter calls `.strftime` on dateparser's `None`: a 500.
+                FilterFamily::Date => EngineError::engine_fails(self.lenient, self.key, message),
+                _ => invalid(self.key, message),
+            }
+        })
+    }
+
+    /// A value of `exact`, `gt`, `gte`, `lt`, `lte` and each `in` item, as the engine's
+    /// filter field reads it.
+    fn compared(&self, raw: &str, in_list: bool) -> Result<Literal, EngineError> {
+        Ok(match self.field.kind.family() {
+            FilterFamily::Number => self.number(raw)?,
+            FilterFamily::Boolean => Literal::Bool(self.boolean(raw)?),
+            // `safe_date` keeps the date of a date column's value (midnight); `in` items are
+            // read whole.
+            FilterFamily::Date if !in_list => {
+                let mut dt = self.datetime(raw)?;
+                dt.offset = None;
+                dt.time = crate::engine::types::Time {
+                    hour: 0,
+                    minute: 0,
+                    second: 0,
+                    micro: 0,
+                };
+                Literal::DateTime(dt)
+            }
+            FilterFamily::Date | FilterFamily::DateTime => Literal::DateTime(self.datetime(raw)?),
+            FilterFamily::Text | FilterFamily::Json => Literal::Str(raw.to_owned()),
+        })
+    }
+
+    /// The text inside `%...%` of `icontains`: `'%{}%'.format(value)` of the field's value.
+    fn contained(&self, raw: &str) -> Result<String, EngineError> {
+        Ok(match self.field.kind.family() {
+            FilterFamily::Number => match self.number(raw)? {
+                Literal::Float(f) => py_float_repr(f),
+                Literal::Int(i) => i,
+                _ => raw.to_owned(),
+            },
+            FilterFamily::Date | FilterFamily::DateTime => self.datetime(raw)?.python_str(),
+            FilterFamily::Boolean | FilterFamily::Text | FilterFamily::Json => raw.to_owned(),
+        })
+    }
+}
+
+/// `col ILIKE pattern`; enums are cast to text first, as the engine does.
+fn ilike(field: &PgField, pattern: String, params: &mut Params) -> String {
+    let value = params.text(pattern);
+    if field.kind == PgKind::Enum {
+        format!("CAST({} AS VARCHAR) ILIKE {value}", field.sql)
+    } else {
+        format!("{} ILIKE {value}", field.sql)
+    }
+}
+
+/// The engine's JSON `exact` and `in` on PostgreSQL (its `JSONField` reads the value with
+/// `json.loads` when it can): containment of a JSON text, `col @> '...'`. For `exact` the
+/// text is `json.dumps(str(value))`, a JSON string, so only string values ever match; for an
+/// `in` item it is `json.dumps(item)`. A value Python reads as a float adds containment of
+/// that number, which PostgreSQL refuses for a JSON number or a boolean (`jsonb @> integer`:
+/// the engine fails, `500`). Arrays: `col @> ARRAY[value]`.
+fn json_contains(
+    ctx: &Ctx<'_>,
+    raw: &str,
+    in_list: bool,
+    params: &mut Params,
+) -> Result<String, EngineError> {
+    let field = ctx.field;
+    if field.kind == PgKind::Array {
+        let item = params.text(raw.to_owned());
+        return Ok(format!("{} @> ARRAY[{item}]", field.sql));
+    }
+    let value = parse_py_json(raw).unwrap_or_else(|_| PyJson::Str(raw.to_owned()));
+    let col = format!("CAST({} AS JSONB)", field.sql);
+    let text = if in_list {
+        py_json_dumps(&value)
+    } else {
+        py_json_dumps(&PyJson::Str(py_text(&value)))
+    };
+    let mut parts = vec![format!("{col} @> {}", params.cast(Some(text), "jsonb"))];
+    match &value {
+        PyJson::Int(_) | PyJson::Float(_) | PyJson::Bool(_) => {
+            return Err(EngineError::engine_fails(
+                ctx.lenient,
+                ctx.key,
+                format!(
+                    "Filter {:?} compares a JSON field with a number or a boolean, which the \
+                     data engine cannot do on PostgreSQL (jsonb @> integer: it fails with a 500); \
+                     JSON filters match strings.",
+                    ctx.key
+                ),
+            ));
+        }
+        PyJson::Str(s) if py_float(py_strip(s)).is_some() => {
+            parts.push(format!("{col} @> {}", params.cast(Some(s.clone()), "jsonb")));
+        }
+        _ => {}
+    }
+    Ok(if parts.len() == 1 {
+        parts.remove(0)
+    } else {
+        format!("({})", parts.join(" OR "))
+    })
+}
+
+/// One filter's SQL condition (before `exclude__` negation).
+fn condition(
+    ctx: &Ctx<'_>,
+    lookup: Lookup,
+    arg: Arg<'_>,
+    params: &mut Params,
+) -> Result<String, EngineError> {
+    let field = ctx.field;
+    let col = &field.sql;
+    match lookup {
+        Lookup::IsNull => {
+            let null = ctx.boolean(arg.first())?;
+            Ok(format!("{col} IS {}NULL", if null { "" } else { "NOT " }))
+        }
+        Lookup::IsEmpty => {
+            let empty = ctx.boolean(arg.first())?;
+            Ok(match (field.kind.is_string(), empty) {
+                (true, true) => format!("({col} IS NULL OR {col} = '')"),
+                (true, false) => format!("({col} IS NOT NULL AND {col} != '')"),
+                (false, true) => format!("{col} IS NULL"),
+                (false, false) => format!("{col} IS NOT NULL"),
+            })
+        }
+        Lookup::IContains => {
+            let text = ctx.contained(arg.first())?;
+            Ok(ilike(field, format!("%{text}%"), params))
+        }
+        Lookup::IStartsWith => Ok(ilike(field, format!("{}%", arg.first()), params)),
+        Lookup::IEndsWith => Ok(ilike(field, format!("%{}", arg.first()), params)),
+        Lookup::In if field.kind.family() == FilterFamily::Json => {
+            let items = arg.items();
+            if field.kind == PgKind::Array {
+                // `column.overlap(values)`: a text array.
+                let list: Vec<String> = items.iter().map(|v| params.text((*v).to_owned())).collect();
+                return Ok(format!("{col} && ARRAY[{}]", list.join(", ")));
+            }
+            let parts = items
+                .iter()
+                .map(|item| json_contains(ctx, item, true, params))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(if parts.is_empty() {
+                "false".to_owned()
+            } else {
+                format!("({})", parts.join(" OR "))
+            })
+        }
+        Lookup::In => {
+            let mut list = Vec::new();
+            for item in arg.items() {
+                list.push(ctx.compared(item, true)?.bind(params, field));
+            }
+            Ok(if list.is_empty() {
+                "false".to_owned()
+            } else {
+                format!("{col} IN ({})", list.join(", "))
+            })
+        }
+        Lookup::Exact if field.kind.family() == FilterFamily::Json => {
+            json_contains(ctx, arg.first(), false, params)
+        }
+        Lookup::Exact | Lookup::Gt | Lookup::Gte | Lookup::Lt | Lookup::Lte => {
+            let op = match lookup {
+                Lookup::Exact => "=",
+                Lookup::Gt => ">",
+                Lookup::Gte => ">=",
+                Lookup::Lt => "<",
+                _ => "<=",
+            };
+            let value = ctx.compared(arg.first(), false)?.bind(params, field);
+            Ok(format!("{col} {op} {value}"))
+        }
+        _ => Err(invalid(
+            ctx.key,
+            format!("Unsupported lookup in filter {:?}.", ctx.key),
+        )),
+    }
+}
+
+/// The `_search` condition: number columns whose text equals the search text, text and JSON
+/// columns whose text contains it (`ILIKE`); OR-ed in column order.
+fn search(model: &PgModel, text: &str, params: &mut Params) -> Option<String> {
+    let mut parts = Vec::new();
+    for f in &model.fields {
+        match f.kind.search() {
+            Search::Equal => {
+                let value = params.text(text.to_owned());
+                parts.push(format!("CAST({} AS VARCHAR) = {value}", f.sql));
+            }
+            Search::Contains => {
+                let value = params.text(format!("%{text}%"));
+                parts.push(format!("CAST({} AS VARCHAR) ILIKE {value}", f.sql));
+            }
+            Search::Skip => {}
+        }
+    }
+    (!parts.is_empty()).then(|| format!("({})", parts.join(" OR ")))
+}
+
+/// A `WHERE` clause (empty, or starting with ` WHERE `) and its values.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct PgWhere {
+    pub sql: String,
+    pub params: Params,
+}
+
+impl PgWhere {
+    /// The clause with `cond` added.
+    pub(crate) fn and(&self, cond: &str) -> String {
+        match self.sql.strip_prefix(" WHERE ") {
+            Some(filters) => format!(" WHERE ({filters}) AND ({cond})"),
+            None => format!(" WHERE {cond}"),
+        }
+    }
+}
+
+/// The `WHERE` clause of a selection, as the engine builds it on PostgreSQL.
+pub(crate) fn build_where(model: &PgModel, selection: &Selection) -> Result<PgWhere, EngineError> {
+    let fields = model.filter_fields();
+    let mut params = Params::default();
+    let mut conds = walk_filters(&model.name, &fields, selection, |index, key, lookup, arg| {
+        let ctx = Ctx {
+            key,
+            field: &model.fields[index],
+            lenient: selection.lenient,
+        };
+        condition(&ctx, lookup, arg, &mut params)
+    })?;
+    if let Some(text) = search_text(selection)? {
+        conds.extend(search(model, text, &mut params));
+    }
+    let sql = if conds.is_empty() {
+        String::new()
+    } else {
+        format!(" WHERE {}", conds.join(" AND "))
+    };
+    Ok(PgWhere { sql, params })
+}
+
+/// The ` ORDER BY ...` of `_order_by`, as on SQLite: the named fields, then the key descending
+/// unless named. PostgreSQL sorts NULLs last ascending and first descending, as it does for
+/// the engine.
+pub(crate) fn order_by(
+    model: &PgModel,
+    raw: &[String],
+    lenient: bool,
+) -> Result<String, EngineError> {
+    use svc_model::records::wire::ORDER_BY_PARAM;
+    let value = match raw {
+        [] => "",
+        [one] => one.as_str(),
+        _ => {
+            return Err(EngineError::engine_fails(
+                lenient,
+                ORDER_BY_PARAM,
+                "Give _order_by once, as a comma-separated list (a,-b): the data engine fails \
+                 (500) on a repeated _order_by."
+                    .to_owned(),
+            ));
+        }
+    };
+    let mut terms = Vec::new();
+    let mut has_pk = false;
+    if !value.is_empty() && value.chars().count() >= 2 {
+        for part in value.split(',') {
+            let (desc, name) = match part.strip_prefix('-') {
+                Some(n) => (true, n),
+                None => (false, part),
+            };
+            let index = model.field_index(name).ok_or_else(|| {
+                EngineError::engine_fails(
+                    lenient,
+                    ORDER_BY_PARAM,
+                    format!(
+                        "Unknown field {name:?} in _order_by {value:?} (the data engine fails \
+                         with a 500); use field names, comma-separated, with - for descending."
+                    ),
+                )
+            })?;
+            has_pk |= index == model.pk;
+            let f = &model.fields[index];
+            terms.push(format!("{}{}", f.sql, if desc { " DESC" } else { "" }));
+        }
+    }
+    if !has_pk {
+        terms.push(format!("{} DESC", model.pk_field().sql));
+    }
+    Ok(format!(" ORDER BY {}", terms.join(", ")))
+}

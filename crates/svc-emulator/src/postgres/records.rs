@@ -1,0 +1,559 @@
+//! Records of a PostgreSQL resource: list, retrieve, create, update, delete, as the engine
+//! answers them on PostgreSQL (see [`super`]).
+
+use std::collections::BTreeMap;
+
+use tokio_postgres::Row;
+use tokio_postgres::error::SqlState;
+
+use crate::engine::EngineError;
+use crate::engine::convert::{Internal, PyJson, py_json_dumps, py_text, to_internal};
+use crate::engine::filter::order_selects_nothing;
+use crate::engine::resource::{non_field, not_a_dict, summary};
+use crate::engine::{ListSpec, Listing, MAX_PER_PAGE, RecordsJson, Selection};
+use crate::postgres::filter::{Params, PgWhere, build_where, datetime_literal, order_by};
+use crate::postgres::schema::{PgField, PgModel};
+use crate::postgres::types::{Offset, PgKind, write_value};
+use crate::postgres::{PgResource, message};
+
+/// The unfiltered count at which the engine shows the catalog's estimate instead.
+const ESTIMATE_FROM: i64 = 10_000;
+
+impl PgResource {
+    /// One page of records of `model`, or all of them (`no_pagination`), as the engine lists
+    /// them.
+    pub async fn list(&self, model: &str, spec: &ListSpec) -> Result<Listing, EngineError> {
+        let model = self.model_or_404(model)?;
+        let lenient = spec.selection.lenient;
+        let mut filter = build_where(&model, &spec.selection)?;
+        let order = order_by(&model, &spec.order_by, spec.selection.lenient)?;
+        if order_selects_nothing(&spec.order_by) {
+            filter.sql = " WHERE false".to_owned();
+            filter.params = Params::default();
+        }
+        let client = self.client().await?;
+        let tz = self.timezone(&client).await?;
+        let select = format!(
+            "SELECT {} FROM {}{}{order}",
+            model.select_list, model.table_sql, filter.sql
+        );
+        if spec.no_pagination {
+            let sql = format!("{select} LIMIT {MAX_PER_PAGE}");
+            let rows = self.read(&client, &sql, &filter.params, lenient).await?;
+            return Ok(Listing::All(records_json(&model, &rows, tz)));
+        }
+        let per_page = spec.per_page.max(1);
+        let number = spec.page.max(1);
+        let offset = (number - 1).saturating_mul(per_page);
+        let sql = format!("{select} LIMIT {per_page} OFFSET {offset}");
+        let rows = self.read(&client, &sql, &filter.params, lenient).await?;
+        let len = rows.len() as u64;
+        let count = if number == 1 && len < per_page {
+            len
+        } else {
+            self.count(&client, &model, &filter, lenient).await?
+        };
+        Ok(Listing::Page {
+            count,
+            number,
+            per_page,
+            len,
+            records: records_json(&model, &rows, tz),
+        })
+    }
+
+    /// The engine's count: the catalog estimate of an unfiltered table when it is at least
+    /// 10 000 (`SELECT reltuples FROM pg_class WHERE relname = ...`, the first such table of
+    /// any schema), else `COUNT(*)`.
+    async fn count(
+        &self,
+        client: &tokio_postgres::Client,
+        model: &PgModel,
+        filter: &PgWhere,
+        lenient: bool,
+    ) -> Result<u64, EngineError> {
+        if filter.sql.is_empty() {
+            let estimate = client
+                .query_opt(
+                    "SELECT trunc(reltuples)::int8 FROM pg_class WHERE relname = $1::text LIMIT 1",
+                    &[&model.name],
+                )
+                .await
+                .map_err(|e| self.unexpected(e))?
+                .map(|r| r.get::<_, i64>(0));
+            if let Some(estimate) = estimate
+                && estimate >= ESTIMATE_FROM
+            {
+                return Ok(estimate as u64);
+            }
+        }
+        let sql = format!("SELECT count(*) FROM {}{}", model.table_sql, filter.sql);
+        let rows = self.read(client, &sql, &filter.params, lenient).await?;
+        Ok(rows.first().map_or(0, |r| r.get::<_, i64>(0)) as u64)
+    }
+
+    /// Runs a read. A database error (a value PostgreSQL cannot compare, an operator the
+    /// column's type lacks) is where the engine fails (`500`): strict mode answers `400` with
+    /// PostgreSQL's message.
+    pub(crate) async fn read(
+        &self,
+        client: &tokio_postgres::Client,
+        sql: &str,
+        params: &Params,
+        lenient: bool,
+    ) -> Result<Vec<Row>, EngineError> {
+        client
+            .query(sql, &params.refs())
+            .await
+            .map_err(|e| self.read_failure(e))
+            .map_err(|e| if lenient { e } else { e.strict() })
+    }
+
+    /// The record of `model` whose key is `pk` and that `selection` selects, as JSON bytes.
+    pub async fn retrieve_selected(
+        &self,
+        model: &str,
+        pk: &str,
+        selection: &Selection,
+    ) -> Result<Vec<u8>, EngineError> {
+        let model = self.model_or_404(model)?;
+        let mut filter = build_where(&model, selection)?;
+        let key = key_condition(&model, pk, &mut filter.params)?;
+        let client = self.client().await?;
+        let tz = self.timezone(&client).await?;
+        let sql = format!(
+            "SELECT {} FROM {}{} LIMIT 1",
+            model.select_list,
+            model.table_sql,
+            filter.and(&key)
+        );
+        let rows = self
+            .read(&client, &sql, &filter.params, selection.lenient)
+            .await?;
+        let row = rows.first().ok_or(EngineError::RecordNotFound)?;
+        Ok(record_json(&model, row, tz))
+    }
+
+    /// Creates a record from a body as the engine does, and returns it as stored (`201`).
+    pub(crate) async fn create_body(
+        &self,
+        model: &str,
+        body: &PyJson,
+    ) -> Result<Vec<u8>, EngineError> {
+        let model = self.model_or_404(model)?;
+        let given = body_values(&model, body, false)?;
+        let mut values = validate(&model, &given, true)?;
+        let pk = model.pk_field();
+        // An autoincrement key sent as 0, "" or null counts as not sent.
+        if pk.autoincrement
+            && let Some(at) = values.iter().position(|(f, _)| f.primary_key)
+            && !values[at].1.truthy()
+        {
+            values.remove(at);
+        }
+        let pk_given = values.iter().any(|(f, _)| f.primary_key);
+        let mut params = Params::default();
+        let mut names = Vec::new();
+        let mut binds = Vec::new();
+        for (f, v) in &values {
+            // SQLAlchemy leaves a None out of the INSERT (but for JSON, where it is `null`).
+            if *v == Internal::None && f.kind != PgKind::Json {
+                continue;
+            }
+            names.push(f.sql.as_str());
+            binds.push(bind_value(f, v, &mut params));
+        }
+        let insert = if names.is_empty() {
+            format!("INSERT INTO {} DEFAULT VALUES", model.table_sql)
+        } else {
+            format!(
+                "INSERT INTO {} ({}) VALUES ({})",
+                model.table_sql,
+                names.join(", "),
+                binds.join(", ")
+            )
+        };
+        let sql = format!("{insert} RETURNING {}", model.select_list);
+        let mut client = self.client().await?;
+        let tz = self.timezone(&client).await?;
+        let tx = client
+            .transaction()
+            .await
+            .map_err(|e| self.unexpected(e))?;
+        if pk.autoincrement && pk_given {
+            // A key given for a serial column: the engine sets the sequence to the largest key
+            // *before* its ORM flushes the INSERT (its `setval` runs first), so the sequence
+            // does not account for the new key.
+            let resync = format!(
+                "SELECT pg_catalog.setval(pg_catalog.pg_get_serial_sequence($1::text, $2::text), \
+                 max({})) FROM {}",
+                pk.sql, model.table_sql
+            );
+            tx.query(&resync, &[&model.table_sql, &pk.name])
+                .await
+                .map_err(|e| self.write_error(&model, e))?;
+        }
+        let row = tx
+            .query_one(&sql, &params.refs())
+            .await
+            .map_err(|e| self.write_error(&model, e))?;
+        tx.commit().await.map_err(|e| self.write_error(&model, e))?;
+        Ok(record_json(&model, &row, tz))
+    }
+
+    /// Updates the record `pk` (which `selection` must select) from a body, and returns it
+    /// as stored. The key may change. A `PUT` (`partial` false) needs every column a create
+    /// needs, as the engine's non-partial serializer does on PostgreSQL; fields not sent are
+    /// left as they are either way.
+    pub(crate) async fn update_body(
+        &self,
+        model: &str,
+        pk: &str,
+        body: &PyJson,
+        selection: &Selection,
+        partial: bool,
+    ) -> Result<Vec<u8>, EngineError> {
+        let model = self.model_or_404(model)?;
+        let mut filter = build_where(&model, selection)?;
+        let key = key_condition(&model, pk, &mut filter.params)?;
+        let mut client = self.client().await?;
+        let tz = self.timezone(&client).await?;
+        let tx = client
+            .transaction()
+            .await
+            .map_err(|e| self.unexpected(e))?;
+        // The record first (404 before the body is looked at), locked for the update.
+        let find = format!(
+            "SELECT {}::text FROM {}{} LIMIT 1 FOR UPDATE",
+            model.pk_field().sql,
+            model.table_sql,
+            filter.and(&key)
+        );
+        let found = tx
+            .query(&find, &filter.params.refs())
+            .await
+            .map_err(|e| self.read_failure(e))
+            .map_err(|e| if selection.lenient { e } else { e.strict() })?;
+        let Some(found) = found.first() else {
+            return Err(EngineError::RecordNotFound);
+        };
+        let old_key: Option<String> = found.get(0);
+        let given = body_values(&model, body, true)?;
+        let values = validate(&model, &given, !partial)?;
+        let mut params = Params::default();
+        let mut sets = Vec::new();
+        for (f, v) in &values {
+            sets.push(format!("{} = {}", f.sql, bind_value(f, v, &mut params)));
+        }
+        let pk_field = model.pk_field();
+        let at_key = params.cast(old_key.clone(), &pk_field.cast);
+        let sql = if sets.is_empty() {
+            format!(
+                "SELECT {} FROM {} WHERE {} = {at_key}",
+                model.select_list, model.table_sql, pk_field.sql
+            )
+        } else {
+            format!(
+                "UPDATE {} SET {} WHERE {} = {at_key} RETURNING {}",
+                model.table_sql,
+                sets.join(", "),
+                pk_field.sql,
+                model.select_list
+            )
+        };
+        let rows = tx
+            .query(&sql, &params.refs())
+            .await
+            .map_err(|e| self.write_error(&model, e))?;
+        let row = rows.first().ok_or(EngineError::RecordNotFound)?;
+        let bytes = record_json(&model, row, tz);
+        tx.commit().await.map_err(|e| self.write_error(&model, e))?;
+        Ok(bytes)
+    }
+
+    /// Deletes the record `pk` (which `selection` must select), as the engine's ORM does:
+    /// references to it from other tables are set to NULL first (a NOT NULL reference makes
+    /// the delete a `400`).
+    pub async fn delete_selected(
+        &self,
+        model: &str,
+        pk: &str,
+        selection: &Selection,
+    ) -> Result<(), EngineError> {
+        let model = self.model_or_404(model)?;
+        let mut filter = build_where(&model, selection)?;
+        let key = key_condition(&model, pk, &mut filter.params)?;
+        let mut client = self.client().await?;
+        let tx = client
+            .transaction()
+            .await
+            .map_err(|e| self.unexpected(e))?;
+        let find = format!(
+            "SELECT ctid::text FROM {}{} LIMIT 1 FOR UPDATE",
+            model.table_sql,
+            filter.and(&key)
+        );
+        let found = tx
+            .query(&find, &filter.params.refs())
+            .await
+            .map_err(|e| self.read_failure(e))
+            .map_err(|e| if selection.lenient { e } else { e.strict() })?;
+        let Some(found) = found.first() else {
+            return Err(EngineError::RecordNotFound);
+        };
+        let ctid: String = found.get(0);
+        for reference in references(&tx, &model).await.map_err(|e| self.unexpected(e))? {
+            let sql = format!(
+                "UPDATE {child} SET {col} = NULL WHERE {col} IN \
+                 (SELECT {parent_col} FROM {parent} WHERE ctid = $1::text::tid)",
+                child = reference.child_table,
+                col = reference.child_column,
+                parent_col = reference.parent_column,
+                parent = model.table_sql,
+            );
+            tx.execute(&sql, &[&ctid])
+                .await
+                .map_err(|e| self.write_error(&model, e))?;
+        }
+        let sql = format!("DELETE FROM {} WHERE ctid = $1::text::tid", model.table_sql);
+        tx.execute(&sql, &[&ctid])
+            .await
+            .map_err(|e| self.write_error(&model, e))?;
+        tx.commit().await.map_err(|e| self.write_error(&model, e))?;
+        Ok(())
+    }
+
+    /// A database error of a write: a `400` with PostgreSQL's message; a unique violation
+    /// names its column, as the engine's pattern (`Key (col)=(...) already exists`) does.
+    fn write_error(&self, model: &PgModel, e: tokio_postgres::Error) -> EngineError {
+        let Some(db) = e.as_db_error() else {
+            return self.unexpected(e);
+        };
+        if *db.code() == SqlState::UNIQUE_VIOLATION
+            && let Some(column) = db
+                .detail()
+                .and_then(|d| d.strip_prefix("Key ("))
+                .and_then(|d| d.split_once(")=("))
+                .map(|(column, _)| column)
+            && model.field(column).is_some()
+        {
+            return EngineError::Invalid {
+                message: format!(
+                    "{}: a record with the same {column} already exists; send another value.",
+                    db.message()
+                ),
+                fields: BTreeMap::from([(
+                    column.to_owned(),
+                    vec!["record with the same value already exists".to_owned()],
+                )]),
+            };
+        }
+        non_field(message(&e))
+    }
+}
+
+/// A foreign key of another table (or this one) that refers to a model's table.
+struct Reference {
+    child_table: String,
+    child_column: String,
+    parent_column: String,
+}
+
+/// The single-column foreign keys that refer to `model`'s table.
+async fn references(
+    tx: &deadpool_postgres::Transaction<'_>,
+    model: &PgModel,
+) -> Result<Vec<Reference>, tokio_postgres::Error> {
+    let rows = tx
+        .query(
+            "SELECT quote_ident(cn.nspname) || '.' || quote_ident(c.relname), \
+                    quote_ident(ca.attname), quote_ident(pa.attname) \
+             FROM pg_constraint k \
+             JOIN pg_class c ON c.oid = k.conrelid \
+             JOIN pg_namespace cn ON cn.oid = c.relnamespace \
+             JOIN pg_attribute ca ON ca.attrelid = k.conrelid AND ca.attnum = k.conkey[1] \
+             JOIN pg_attribute pa ON pa.attrelid = k.confrelid AND pa.attnum = k.confkey[1] \
+             WHERE k.contype = 'f' AND k.confrelid = $1::text::regclass \
+               AND array_length(k.conkey, 1) = 1",
+            &[&model.table_sql],
+        )
+        .await?;
+    Ok(rows
+        .iter()
+        .map(|r| Reference {
+            child_table: r.get(0),
+            child_column: r.get(1),
+            parent_column: r.get(2),
+        })
+        .collect())
+}
+
+/// `key = value` for the key text of a record URL, read by the key column's serializer
+/// field (`abc` for an integer key is `400 not a valid integer`).
+fn key_condition(model: &PgModel, raw: &str, params: &mut Params) -> Result<String, EngineError> {
+    let pk = model.pk_field();
+    let internal =
+        to_internal(pk.kind.input(), &PyJson::Str(raw.to_owned())).map_err(non_field)?;
+    Ok(format!("{} = {}", pk.sql, bind_value(pk, &internal, params)))
+}
+
+/// A value the serializer made, bound as psycopg2 sends it and cast to the column's type, as
+/// PostgreSQL assigns a literal to a column.
+fn bind_value(field: &PgField, v: &Internal, params: &mut Params) -> String {
+    let text = match v {
+        Internal::None => None,
+        Internal::Bool(b) => Some(b.to_string()),
+        Internal::Int(i) => Some(i.clone()),
+        Internal::Float(f) if f.is_nan() => Some("NaN".to_owned()),
+        Internal::Float(f) if f.is_infinite() => {
+            Some(if *f > 0.0 { "Infinity" } else { "-Infinity" }.to_owned())
+        }
+        Internal::Float(f) => Some(crate::engine::types::py_float_repr(*f)),
+        Internal::Str(s) => Some(s.clone()),
+        Internal::DateTime(dt) => {
+            let (text, ty) = datetime_literal(dt);
+            let value = params.cast(Some(text), ty);
+            return format!("CAST({value} AS {})", field.cast);
+        }
+        Internal::Json(j) if field.kind == PgKind::Array => Some(array_text(j)),
+        Internal::Json(j) => Some(py_json_dumps(j)),
+    };
+    params.cast(text, &field.cast)
+}
+
+/// psycopg2's array literal of a Python list, as PostgreSQL's array text (`{1,"a b",NULL}`);
+/// any other value as its text (which PostgreSQL then refuses as an array).
+fn array_text(v: &PyJson) -> String {
+    match v {
+        PyJson::List(items) => {
+            let parts: Vec<String> = items
+                .iter()
+                .map(|item| match item {
+                    PyJson::None => "NULL".to_owned(),
+                    PyJson::List(_) => array_text(item),
+                    other => {
+                        let text = match other {
+                            PyJson::Bool(b) => b.to_string(),
+                            _ => py_text(other),
+                        };
+                        format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
+                    }
+                })
+                .collect();
+            format!("{{{}}}", parts.join(","))
+        }
+        other => py_text(other),
+    }
+}
+
+/// The body values of the model's columns (a dict's keys that name columns, generated ones
+/// left out as SQLAlchemy leaves them out).
+fn body_values<'m>(
+    model: &'m PgModel,
+    body: &'m PyJson,
+    updating: bool,
+) -> Result<Vec<(&'m PgField, &'m PyJson)>, EngineError> {
+    if let PyJson::Dict(_) = body {
+        return Ok(model
+            .fields
+            .iter()
+            .filter(|f| !f.generated)
+            .filter_map(|f| body.get(&f.name).map(|v| (f, v)))
+            .collect());
+    }
+    // With required columns, a body that is not an object is their `400`, as in the engine.
+    if !model.fields.iter().any(required) {
+        let names: Vec<&str> = model.fields.iter().map(|f| f.name.as_str()).collect();
+        not_a_dict(body, &names, updating)?;
+    }
+    Ok(Vec::new())
+}
+
+/// Whether the engine's serializer requires the column: on PostgreSQL SQLAlchemy reflects a
+/// `NOT NULL` column without a default (nor identity, nor generation) as required.
+fn required(f: &PgField) -> bool {
+    f.not_null && !f.has_default && !f.generated
+}
+
+/// Each given value through its column's serializer field, and (`complete`) every required
+/// column given; every field error at once.
+fn validate<'m>(
+    model: &'m PgModel,
+    given: &[(&'m PgField, &PyJson)],
+    complete: bool,
+) -> Result<Vec<(&'m PgField, Internal)>, EngineError> {
+    let mut errors: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    if complete {
+        for f in model.fields.iter().filter(|f| required(f)) {
+            if !given.iter().any(|(g, _)| g.name == f.name) {
+                errors
+                    .entry(f.name.clone())
+                    .or_default()
+                    .push("this field is required".to_owned());
+            }
+        }
+    }
+    let mut values = Vec::with_capacity(given.len());
+    for (f, v) in given {
+        match to_internal(f.kind.input(), v) {
+            Ok(internal) => values.push((*f, internal)),
+            Err(m) => errors.entry(f.name.clone()).or_default().push(m),
+        }
+    }
+    if errors.is_empty() {
+        Ok(values)
+    } else {
+        Err(EngineError::fields(summary(&errors), errors))
+    }
+}
+
+/// One record, `{"col": value, ...}` in column order.
+fn record_json(model: &PgModel, row: &Row, tz: Offset) -> Vec<u8> {
+    let mut buf = Vec::with_capacity(64 * model.fields.len());
+    write_record(&mut buf, model, row, tz);
+    buf
+}
+
+fn write_record(buf: &mut Vec<u8>, model: &PgModel, row: &Row, tz: Offset) {
+    buf.push(b'{');
+    for (i, f) in model.fields.iter().enumerate() {
+        if i > 0 {
+            buf.push(b',');
+        }
+        crate::engine::convert::write_json_str(buf, &f.name);
+        buf.push(b':');
+        let text: Option<&str> = row.get(i);
+        write_value(buf, f.kind, text, tz);
+    }
+    buf.push(b'}');
+}
+
+/// Rows as a JSON array of records.
+fn records_json(model: &PgModel, rows: &[Row], tz: Offset) -> RecordsJson {
+    let mut buf = Vec::with_capacity(2 + rows.len() * 64 * model.fields.len());
+    buf.push(b'[');
+    for (i, row) in rows.iter().enumerate() {
+        if i > 0 {
+            buf.push(b',');
+        }
+        write_record(&mut buf, model, row, tz);
+    }
+    buf.push(b']');
+    RecordsJson(buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_become_array_literals() {
+        let list = PyJson::List(vec![
+            PyJson::Int("1".to_owned()),
+            PyJson::Str("a \"b\"".to_owned()),
+            PyJson::None,
+        ]);
+        assert_eq!(array_text(&list), r#"{"1","a \"b\"",NULL}"#);
+        assert_eq!(array_text(&PyJson::Str("x".to_owned())), "x");
+    }
+}

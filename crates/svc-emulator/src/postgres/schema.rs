@@ -1,0 +1,207 @@
+//! Reflection of a PostgreSQL database: the tables of its current schema (usually `public`,
+//! as the engine's SQLAlchemy reflects them) become models, their columns fields.
+//!
+//! Everything is read from the catalog with bound parameters; identifiers found this way are
+//! the only ones ever written into SQL, always through [`quote_ident`].
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use tokio_postgres::Client;
+
+use crate::engine::EngineError;
+use crate::engine::filter::FilterField;
+use crate::engine::schema::quote_ident;
+use crate::postgres::types::PgKind;
+
+/// One column of a table.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct PgField {
+    /// The column name, the record's JSON key.
+    pub name: String,
+    /// What the engine makes of its type.
+    pub kind: PgKind,
+    /// The type a value is cast to when the engine would bind it as a text literal (an
+    /// unknown-typed literal takes the column's type): the base type, schema-qualified.
+    pub cast: String,
+    /// `NOT NULL`.
+    pub not_null: bool,
+    /// The database fills it in (a default, `serial`, identity).
+    pub has_default: bool,
+    /// The key of the model.
+    pub primary_key: bool,
+    /// `serial` or identity: SQLAlchemy's autoincrement column.
+    pub autoincrement: bool,
+    /// A generated column (read-only).
+    pub generated: bool,
+    /// The quoted name.
+    pub sql: String,
+}
+
+/// A table.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct PgModel {
+    /// The table name.
+    pub name: String,
+    /// The columns, in table order.
+    pub fields: Vec<PgField>,
+    /// Index of the key column: the first column of the primary key, or the first column when
+    /// there is none (the engine promotes it).
+    pub pk: usize,
+    /// `"schema"."table"`.
+    pub table_sql: String,
+    /// Every column read as text, in order.
+    pub select_list: String,
+    index: BTreeMap<String, usize>,
+}
+
+impl PgModel {
+    /// The column named `name`.
+    pub(crate) fn field(&self, name: &str) -> Option<&PgField> {
+        self.index.get(name).map(|&i| &self.fields[i])
+    }
+
+    /// The index of the column named `name`.
+    pub(crate) fn field_index(&self, name: &str) -> Option<usize> {
+        self.index.get(name).copied()
+    }
+
+    /// The key column.
+    pub(crate) fn pk_field(&self) -> &PgField {
+        &self.fields[self.pk]
+    }
+
+    /// The columns as the filter grammar sees them.
+    pub(crate) fn filter_fields(&self) -> Vec<FilterField<'_>> {
+        self.fields
+            .iter()
+            .map(|f| FilterField {
+                name: &f.name,
+                family: f.kind.family(),
+            })
+            .collect()
+    }
+}
+
+/// Every model of a database, by table name.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct PgSchema {
+    pub models: BTreeMap<String, Arc<PgModel>>,
+}
+
+/// The columns of every ordinary and partitioned table of the current schema, in order.
+const COLUMNS: &str = "\
+SELECT c.relname, a.attname, t.typname, t.typcategory, \
+       quote_ident(bn.nspname) || '.' || quote_ident(bt.typname), \
+       a.attnotnull, a.atthasdef OR a.attidentity <> '', \
+       a.attidentity <> '' OR coalesce(pg_get_expr(d.adbin, d.adrelid), '') LIKE 'nextval(%', \
+       a.attgenerated <> '', n.nspname \
+FROM pg_class c \
+JOIN pg_namespace n ON n.oid = c.relnamespace \
+JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped \
+JOIN pg_type t ON t.oid = a.atttypid \
+JOIN pg_type bt ON bt.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END \
+JOIN pg_namespace bn ON bn.oid = bt.typnamespace \
+LEFT JOIN pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum \
+WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') \
+ORDER BY c.relname, a.attnum";
+
+/// The first column of each primary key of the current schema.
+const PRIMARY_KEYS: &str = "\
+SELECT c.relname, a.attname \
+FROM pg_constraint k \
+JOIN pg_class c ON c.oid = k.conrelid \
+JOIN pg_namespace n ON n.oid = c.relnamespace \
+JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.conkey[1] \
+WHERE k.contype = 'p' AND n.nspname = current_schema()";
+
+/// Reads the schema.
+pub(crate) async fn load_schema(client: &Client) -> Result<PgSchema, EngineError> {
+    let rows = client.query(COLUMNS, &[]).await.map_err(internal)?;
+    let keys: BTreeMap<String, String> = client
+        .query(PRIMARY_KEYS, &[])
+        .await
+        .map_err(internal)?
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    let mut tables: BTreeMap<String, (String, Vec<PgField>)> = BTreeMap::new();
+    for row in &rows {
+        let table: String = row.get(0);
+        let name: String = row.get(1);
+        let type_name: String = row.get(2);
+        let category: i8 = row.get(3);
+        let base: String = row.get(4);
+        let kind = PgKind::of(&type_name, &(category as u8 as char).to_string());
+        let namespace: String = row.get(9);
+        let primary_key = keys.get(&table) == Some(&name);
+        let entry = tables
+            .entry(table)
+            .or_insert_with(|| (namespace, Vec::new()));
+        entry.1.push(PgField {
+            sql: quote_ident(&name),
+            name,
+            kind,
+            cast: if kind == PgKind::Array {
+                // An array's text literal takes the column's own array type.
+                format!("{}[]", base.trim_end_matches("[]"))
+            } else {
+                base
+            },
+            not_null: row.get(5),
+            has_default: row.get(6),
+            primary_key,
+            autoincrement: row.get::<_, bool>(7),
+            generated: row.get(8),
+        });
+    }
+    let mut schema = PgSchema::default();
+    for (name, (namespace, mut fields)) in tables {
+        if fields.is_empty() {
+            continue;
+        }
+        let pk = match fields.iter().position(|f| f.primary_key) {
+            Some(i) => i,
+            None => {
+                // The engine promotes the first column to a key.
+                fields[0].primary_key = true;
+                0
+            }
+        };
+        if fields[pk].kind == PgKind::Array {
+            // Arrays cannot key a record URL the engine reads.
+            fields[pk].autoincrement = false;
+        }
+        // `serial` is autoincrement only on an integer key.
+        for (i, f) in fields.iter_mut().enumerate() {
+            f.autoincrement &= i == pk && f.kind == PgKind::Integer;
+        }
+        let select_list = fields
+            .iter()
+            .map(|f| f.kind.select(&f.sql))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let index = fields
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.name.clone(), i))
+            .collect();
+        let table_sql = format!("{}.{}", quote_ident(&namespace), quote_ident(&name));
+        schema.models.insert(
+            name.clone(),
+            Arc::new(PgModel {
+                name,
+                fields,
+                pk,
+                table_sql,
+                select_list,
+                index,
+            }),
+        );
+    }
+    Ok(schema)
+}
+
+fn internal(e: tokio_postgres::Error) -> EngineError {
+    EngineError::Internal(format!("reading the database's schema: {e}"))
+}

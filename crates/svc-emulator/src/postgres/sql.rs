@@ -1,0 +1,430 @@
+//! Read-only SQL on a PostgreSQL resource (docs/contract.md 5.2), proved read-only by
+//! PostgreSQL itself, never by a word list:
+//!
+//! 1. `:name` parameters are replaced by literals (strings always as `E'...'` with every `\`
+//!    and `'` escaped, so no value can end its literal whatever the session's settings);
+//!    `::` casts, strings, quoted names, dollar quotes and comments are left alone.
+//! 2. The connection rolls back anything left over, then begins a `READ ONLY` transaction
+//!    with `SET LOCAL statement_timeout`.
+//! 3. The text is *prepared* first: PostgreSQL refuses several statements in one prepared
+//!    statement, and a statement that returns no rows (`COMMIT`, `SET`, `COPY`, `CALL`, ...)
+//!    is refused here. Only then does it run, in that transaction, where PostgreSQL refuses
+//!    every write (`INSERT`, `UPDATE`, `DELETE`, DDL, `nextval`, `SELECT ... FOR UPDATE`,
+//!    data-modifying `WITH`).
+//! 4. The transaction is rolled back. SQL connections have a pool of their own whose
+//!    connections are cleaned before reuse (`RESET ALL`, advisory locks released, ...).
+//! 5. At the deadline, or when the caller goes away (the future is dropped), PostgreSQL is
+//!    asked to cancel the statement.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use futures_util::TryStreamExt;
+use serde_json::{Map, Value as Json};
+use tokio_postgres::{CancelToken, NoTls, SimpleQueryMessage};
+
+use crate::engine::EngineError;
+use crate::engine::MAX_SQL_ROWS;
+use crate::engine::convert::write_json_str;
+use crate::postgres::types::{iso_time, iso_timestamp, numeric_str, parse_float, write_float};
+use crate::postgres::{PgResource, message};
+
+fn query_error(message: impl Into<String>) -> EngineError {
+    EngineError::field("query", message)
+}
+
+/// Cancels the running statement when dropped before [`disarm`](Self::disarm): the caller
+/// went away, or the deadline passed.
+struct CancelOnDrop(Option<CancelToken>);
+
+impl CancelOnDrop {
+    fn disarm(&mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(token) = self.0.take()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(async move {
+                let _ = token.cancel_query(NoTls).await;
+            });
+        }
+    }
+}
+
+impl PgResource {
+    /// Runs one read-only query with `params` (`:name` values) within `time` and
+    /// `answer_bytes`; the answer is `{"columns", "data", "row_count"}` as JSON bytes.
+    pub async fn sql(
+        &self,
+        query: &str,
+        params: &Map<String, Json>,
+        time: Duration,
+        answer_bytes: usize,
+    ) -> Result<Vec<u8>, EngineError> {
+        let text = bind_names(query, params)?;
+        let client = self.sql_client().await?;
+        let millis = time.as_millis().max(1);
+        client
+            .batch_execute(&format!(
+                "ROLLBACK; BEGIN TRANSACTION READ ONLY; SET LOCAL statement_timeout = {millis}"
+            ))
+            .await
+            .map_err(|e| self.unexpected(e))?;
+        let mut guard = CancelOnDrop(Some(client.cancel_token()));
+        let run = async {
+            let statement = client
+                .prepare(&text)
+                .await
+                .map_err(|e| query_failed(self, e))?;
+            if statement.columns().is_empty() {
+                return Err(query_error(
+                    "Only queries that return rows can be run: SELECT, VALUES, TABLE or \
+                     WITH ... SELECT (this statement returns none).",
+                ));
+            }
+            let types: Vec<String> = statement
+                .columns()
+                .iter()
+                .map(|c| c.type_().name().to_owned())
+                .collect();
+            let names: Vec<String> = statement
+                .columns()
+                .iter()
+                .map(|c| c.name().to_owned())
+                .collect();
+            let stream = client
+                .simple_query_raw(&text)
+                .await
+                .map_err(|e| query_failed(self, e))?;
+            futures_util::pin_mut!(stream);
+            let mut data = Vec::with_capacity(1024);
+            let mut rows = 0usize;
+            data.push(b'[');
+            while let Some(message) = stream.try_next().await.map_err(|e| query_failed(self, e))? {
+                let SimpleQueryMessage::Row(row) = message else {
+                    continue;
+                };
+                if rows == MAX_SQL_ROWS {
+                    break;
+                }
+                if rows > 0 {
+                    data.push(b',');
+                }
+                data.push(b'[');
+                for (i, ty) in types.iter().enumerate() {
+                    if i > 0 {
+                        data.push(b',');
+                    }
+                    write_cell(&mut data, ty, row.get(i));
+                }
+                data.push(b']');
+                rows += 1;
+                if data.len() > answer_bytes {
+                    return Err(query_error(format!(
+                        "The answer is larger than {} MiB of JSON: select fewer rows or \
+                         columns (LIMIT), or smaller values.",
+                        answer_bytes / (1024 * 1024)
+                    )));
+                }
+            }
+            data.push(b']');
+            Ok((names, data, rows))
+        };
+        let outcome = tokio::time::timeout(time, run).await;
+        let (names, data, rows) = match outcome {
+            Ok(Ok(answer)) => answer,
+            // The guard cancels what still runs.
+            Ok(Err(e)) => return Err(e),
+            Err(_) => {
+                return Err(query_error(format!(
+                    "The query was stopped after {} s; make it select less.",
+                    time.as_secs()
+                )));
+            }
+        };
+        // Every row that will be sent has been read: what runs on (rows past the limit) is
+        // cancelled by the guard, otherwise nothing is running.
+        if rows < MAX_SQL_ROWS {
+            guard.disarm();
+        }
+        let _ = client.batch_execute("ROLLBACK").await;
+        let mut out = Vec::with_capacity(data.len() + 64);
+        out.extend_from_slice(b"{\"columns\":[");
+        for (i, name) in names.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            write_json_str(&mut out, name);
+        }
+        out.extend_from_slice(b"],\"data\":");
+        out.extend_from_slice(&data);
+        let _ = write!(
+            Utf8(&mut out),
+            ",\"row_count\":{rows}}}"
+        );
+        Ok(out)
+    }
+}
+
+/// `write!` into a byte buffer.
+struct Utf8<'a>(&'a mut Vec<u8>);
+
+impl std::fmt::Write for Utf8<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.0.extend_from_slice(s.as_bytes());
+        Ok(())
+    }
+}
+
+/// A query error from PostgreSQL (syntax, unknown table, a write refused in the read-only
+/// transaction, the statement timeout): `400` naming `query`.
+fn query_failed(resource: &PgResource, e: tokio_postgres::Error) -> EngineError {
+    match e.as_db_error() {
+        Some(db) if db.code() == &tokio_postgres::error::SqlState::READ_ONLY_SQL_TRANSACTION => {
+            query_error(format!(
+                "Queries are read-only: {} (PostgreSQL refused it in a read-only transaction).",
+                db.message()
+            ))
+        }
+        Some(db) if db.code() == &tokio_postgres::error::SqlState::QUERY_CANCELED => query_error(
+            "The query was stopped at its time limit; make it select less.".to_owned(),
+        ),
+        Some(_) => query_error(message(&e).trim_end().to_owned()),
+        None => resource.unexpected(e),
+    }
+}
+
+/// One value of PostgreSQL text of type `ty` as JSON: numbers as numbers, booleans, JSON as
+/// JSON, dates and times in ISO form, everything else as its text.
+fn write_cell(buf: &mut Vec<u8>, ty: &str, text: Option<&str>) {
+    let Some(text) = text else {
+        buf.extend_from_slice(b"null");
+        return;
+    };
+    match ty {
+        "int2" | "int4" | "int8" | "oid" => buf.extend_from_slice(text.as_bytes()),
+        "float4" | "float8" => write_float(buf, parse_float(text)),
+        "numeric" => match text {
+            "NaN" | "Infinity" | "-Infinity" => buf.extend_from_slice(b"null"),
+            _ => buf.extend_from_slice(numeric_str(text).to_ascii_lowercase().as_bytes()),
+        },
+        "bool" => buf.extend_from_slice(if text == "t" { b"true" } else { b"false" }),
+        "json" | "jsonb" => match serde_json::from_str::<Json>(text) {
+            Ok(v) => {
+                let _ = serde_json::to_writer(&mut *buf, &v);
+            }
+            Err(_) => write_json_str(buf, text),
+        },
+        "timestamp" | "timestamptz" => write_json_str(buf, &iso_timestamp(text, None)),
+        "time" => write_json_str(buf, &iso_time(text)),
+        _ => write_json_str(buf, text),
+    }
+}
+
+/// Replaces each `:name` outside strings, quoted names, dollar quotes and comments by the
+/// literal of `params[name]`; `$1`-style parameters are refused (there is nothing to bind
+/// them to).
+fn bind_names(query: &str, params: &Map<String, Json>) -> Result<String, EngineError> {
+    let b = query.as_bytes();
+    let mut out = String::with_capacity(query.len() + 16);
+    let mut i = 0;
+    let mut copied = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\'' => i = skip_quoted(b, i, b'\'', b[..i].last().is_some_and(|c| *c == b'E' || *c == b'e')),
+            b'"' => i = skip_quoted(b, i, b'"', false),
+            b'-' if b.get(i + 1) == Some(&b'-') => {
+                i = b[i..].iter().position(|&c| c == b'\n').map_or(b.len(), |p| i + p + 1);
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => i = skip_block_comment(b, i),
+            b'$' => {
+                if b.get(i + 1).is_some_and(u8::is_ascii_digit) {
+                    return Err(query_error(
+                        "Positional parameters ($1) are not supported: name them (:name) and \
+                         give their values in params_obj.",
+                    ));
+                }
+                i = skip_dollar_quote(b, i);
+            }
+            b':' if b.get(i + 1) == Some(&b':') => i += 2,
+            b':' if b.get(i + 1).is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_') => {
+                let start = i + 1;
+                let mut end = start;
+                while end < b.len() && (b[end].is_ascii_alphanumeric() || b[end] == b'_') {
+                    end += 1;
+                }
+                let name = &query[start..end];
+                let value = params.get(name).ok_or_else(|| {
+                    EngineError::field(
+                        "params_obj",
+                        format!("No value for the parameter :{name}: add it to params_obj."),
+                    )
+                })?;
+                out.push_str(&query[copied..i]);
+                out.push_str(&literal(value));
+                copied = end;
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    out.push_str(&query[copied..]);
+    Ok(out)
+}
+
+/// The end of a quoted string or name starting at `at` (a doubled quote stays inside;
+/// backslash escapes in `E'...'`).
+fn skip_quoted(b: &[u8], at: usize, quote: u8, backslashes: bool) -> usize {
+    let mut i = at + 1;
+    while i < b.len() {
+        if backslashes && b[i] == b'\\' {
+            i += 2;
+            continue;
+        }
+        if b[i] == quote {
+            if b.get(i + 1) == Some(&quote) {
+                i += 2;
+                continue;
+            }
+            return i + 1;
+        }
+        i += 1;
+    }
+    b.len()
+}
+
+/// The end of a (nested) block comment starting at `at`.
+fn skip_block_comment(b: &[u8], at: usize) -> usize {
+    let mut depth = 0;
+    let mut i = at;
+    while i + 1 < b.len() {
+        if b[i] == b'/' && b[i + 1] == b'*' {
+            depth += 1;
+            i += 2;
+        } else if b[i] == b'*' && b[i + 1] == b'/' {
+            depth -= 1;
+            i += 2;
+            if depth == 0 {
+                return i;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    b.len()
+}
+
+/// The end of a dollar-quoted string `$tag$...$tag$` starting at `at`, or `at + 1` when the
+/// `$` starts none.
+fn skip_dollar_quote(b: &[u8], at: usize) -> usize {
+    let mut end = at + 1;
+    while end < b.len() && (b[end].is_ascii_alphanumeric() || b[end] == b'_') {
+        end += 1;
+    }
+    if b.get(end) != Some(&b'$') {
+        return at + 1;
+    }
+    let tag = &b[at..=end];
+    let body = end + 1;
+    b[body..]
+        .windows(tag.len())
+        .position(|w| w == tag)
+        .map_or(b.len(), |p| body + p + tag.len())
+}
+
+/// A JSON value as an SQL literal: `NULL`, `true`/`false`, a number (in parentheses, so a
+/// minus never makes a comment), or a string as `E'...'` (arrays and objects as their JSON
+/// text).
+fn literal(v: &Json) -> String {
+    match v {
+        Json::Null => "NULL".to_owned(),
+        Json::Bool(b) => b.to_string(),
+        Json::Number(n) => format!("({n})"),
+        Json::String(s) => escaped(s),
+        other => escaped(&other.to_string()),
+    }
+}
+
+fn escaped(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 3);
+    out.push_str("E'");
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("''"),
+            // PostgreSQL text cannot hold NUL: the server refuses the escape.
+            '\0' => out.push_str("\\x00"),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn bound(query: &str, params: Json) -> Result<String, EngineError> {
+        bind_names(query, params.as_object().unwrap())
+    }
+
+    #[test]
+    fn names_become_literals_outside_quotes_and_comments() {
+        let q = bound(
+            "select :a, ':b', \":c\", x::int, $$ :d $$, $t$ :e $t$ -- :f\n /* :g /* :h */ */ :i",
+            json!({"a": "it's", "i": -1}),
+        )
+        .unwrap();
+        assert_eq!(
+            q,
+            "select E'it''s', ':b', \":c\", x::int, $$ :d $$, $t$ :e $t$ -- :f\n /* :g /* :h */ */ (-1)"
+        );
+        assert_eq!(
+            bound("select E'\\' :x'", json!({})).unwrap(),
+            "select E'\\' :x'",
+            "an escaped quote does not end an E string"
+        );
+        assert_eq!(
+            bound("select :v", json!({"v": "a\\'; drop table t; --"})).unwrap(),
+            "select E'a\\\\''; drop table t; --'"
+        );
+        assert_eq!(
+            bound("select :v", json!({"v": [1, "x"]})).unwrap(),
+            "select E'[1,\"x\"]'"
+        );
+    }
+
+    #[test]
+    fn missing_and_positional_parameters_are_refused() {
+        let e = bound("select :nope", json!({})).unwrap_err();
+        assert!(e.to_string().contains(":nope"), "{e}");
+        let e = bound("select $1", json!({})).unwrap_err();
+        assert!(e.to_string().contains("Positional"), "{e}");
+    }
+
+    #[test]
+    fn cells_are_typed() {
+        let cell = |ty: &str, text: Option<&str>| {
+            let mut buf = Vec::new();
+            write_cell(&mut buf, ty, text);
+            String::from_utf8(buf).unwrap()
+        };
+        assert_eq!(cell("int8", Some("12")), "12");
+        assert_eq!(cell("numeric", Some("20.50")), "20.50");
+        assert_eq!(cell("numeric", Some("0.0000001")), "1e-7");
+        assert_eq!(cell("float8", Some("1e+20")), "1e+20");
+        assert_eq!(cell("bool", Some("f")), "false");
+        assert_eq!(cell("jsonb", Some("{\"a\": 1}")), "{\"a\":1}");
+        assert_eq!(
+            cell("timestamptz", Some("2024-01-05 10:00:00+00")),
+            "\"2024-01-05T10:00:00+00:00\""
+        );
+        assert_eq!(cell("text", None), "null");
+    }
+}
