@@ -2,7 +2,7 @@
 //! build), so they run first in `cargo xtask ci`.
 //!
 //! - Rule A, the emulator's layering (`crates/svc-emulator/src/`): the modules that know nothing
-//!   of HTTP (`engine/`, `storage/`, `config/`, `util/`) use neither axum nor `crate::http`; a
+//!   of HTTP (`engine/`, `postgres/`, `storage/`, `config/`, `util/`) use neither axum nor `crate::http`; a
 //!   slice (one per operation group of svc-api) never uses another slice; only `cli/` and
 //!   `main.rs` use clap. References are `crate::X` paths (in `use` trees too, grouped or over
 //!   several lines), `super::X` paths that climb to the crate root, and `axum`/`clap` paths,
@@ -362,7 +362,7 @@ const EMULATOR_SRC: &str = "crates/svc-emulator/src/";
 
 /// Top-level modules of the emulator that are layers: shared code any slice may use.
 const LAYERS: &[&str] = &[
-    "http", "engine", "storage", "runtime", "config", "util", "cli",
+    "http", "engine", "postgres", "storage", "runtime", "config", "util", "cli",
 ];
 
 /// Top-level modules that are slices, one per operation group of svc-api and named like its
@@ -382,7 +382,7 @@ const SLICES: &[&str] = &[
 ];
 
 /// The layers that know nothing of HTTP: no axum, no `crate::http`.
-const NO_HTTP: &[&str] = &["engine", "storage", "config", "util"];
+const NO_HTTP: &[&str] = &["engine", "postgres", "storage", "config", "util"];
 
 /// What a line of code refers to.
 #[derive(Debug, PartialEq, Eq)]

@@ -722,29 +722,53 @@ fn sa_ident(name: &str) -> String {
 /// `{table}_{column}` (with `_1`, `_2`, ... when a column already has that name), and the
 /// `_order_by` order.
 fn select_text(model: &Model, order: &OrderBy<'_>) -> String {
-    let table = sa_ident(&model.name);
-    let columns: Vec<&Field> = model.fields.iter().filter(|f| !f.implicit_rowid).collect();
-    let taken = |label: &str| columns.iter().any(|f| f.name == label);
+    let columns: Vec<&str> = model
+        .fields
+        .iter()
+        .filter(|f| !f.implicit_rowid)
+        .map(|f| f.name.as_str())
+        .collect();
+    let order: Option<Vec<(&str, bool)>> = match order {
+        OrderBy::By(fields) => Some(fields.iter().map(|(f, d)| (f.name.as_str(), *d)).collect()),
+        _ => None,
+    };
+    query_text(&model.name, &columns, order.as_deref(), "0 = 1")
+}
+
+/// The text of the engine's empty query over a table (`str(query)` of SQLAlchemy): every
+/// column labelled `{table}_{column}`, the condition SQLAlchemy folds an always-false filter
+/// into (`0 = 1` on SQLite, `false` on PostgreSQL), and the `_order_by` fields.
+pub(crate) fn query_text(
+    table: &str,
+    columns: &[&str],
+    order: Option<&[(&str, bool)]>,
+    never: &str,
+) -> String {
+    let quoted_table = sa_ident(table);
+    let taken = |label: &str| columns.contains(&label);
     let list: Vec<String> = columns
         .iter()
-        .map(|f| {
-            let base = format!("{}_{}", model.name, f.name);
+        .map(|name| {
+            let base = format!("{table}_{name}");
             let mut label = base.clone();
             let mut counter = 1;
             while taken(&label) {
                 label = format!("{base}_{counter}");
                 counter += 1;
             }
-            format!("{table}.{} AS {}", sa_ident(&f.name), sa_ident(&label))
+            format!("{quoted_table}.{} AS {}", sa_ident(name), sa_ident(&label))
         })
         .collect();
-    let mut text = format!("SELECT {} \nFROM {table} \nWHERE 0 = 1", list.join(", "));
-    if let OrderBy::By(fields) = order {
+    let mut text = format!(
+        "SELECT {} \nFROM {quoted_table} \nWHERE {never}",
+        list.join(", ")
+    );
+    if let Some(fields) = order {
         let terms: Vec<String> = fields
             .iter()
-            .map(|(f, desc)| {
+            .map(|(name, desc)| {
                 let dir = if *desc { " DESC" } else { "" };
-                format!("{table}.{}{dir}", sa_ident(&f.name))
+                format!("{quoted_table}.{}{dir}", sa_ident(name))
             })
             .collect();
         text.push_str(" ORDER BY ");

@@ -78,7 +78,8 @@ pub(crate) fn family_lookups(family: FilterFamily) -> &'static [Lookup] {
             IsNull,
             IsEmpty,
         ],
-        FilterFamily::Boolean | FilterFamily::Json => &[Exact, In, IsNull, IsEmpty],
+        FilterFamily::Boolean => &[Exact, In, IsNull, IsEmpty],
+        FilterFamily::Json => &[Exact, In, JsonIContains, IsNull, IsEmpty],
     }
 }
 
@@ -175,7 +176,7 @@ pub(crate) fn py_bool(raw: &str) -> Result<bool, bool> {
 /// The engine's `dateparser` reads `YYYY-MM` as that month on today's day of the month (the
 /// last day when the month is shorter). Only lenient mode follows it: the answer changes
 /// with the date `[decision: stricter]`.
-fn month_of_this_day(raw: &str) -> Option<InputDateTime> {
+pub(crate) fn month_of_this_day(raw: &str) -> Option<InputDateTime> {
     let b = raw.trim().as_bytes();
     if b.len() != 7 || b[4] != b'-' || !b[..4].iter().chain(&b[5..]).all(u8::is_ascii_digit) {
         return None;

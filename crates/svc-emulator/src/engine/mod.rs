@@ -71,7 +71,7 @@
 //!   connection that cannot write. At most
 //!   [`MAX_SQL_ROWS`] rows; interrupted after [`SQL_TIME_LIMIT`].
 
-mod aggregate;
+pub(crate) mod aggregate;
 pub(crate) mod convert;
 mod error;
 pub(crate) mod filter;

@@ -86,8 +86,8 @@ pub enum FilterFamily {
     Boolean,
     /// Everything else: `exact icontains in istartswith iendswith isnull isempty`, as text.
     Text,
-    /// JSON and array columns of a PostgreSQL resource: `exact in isnull isempty`, matched by
-    /// containment (the engine's `json_icontains` is not in the records grammar).
+    /// JSON and array columns of a PostgreSQL resource: `exact in json_icontains isnull
+    /// isempty`, `exact` and `in` matched by containment.
     Json,
 }
 

@@ -11,6 +11,7 @@
 
 use serde_json::{Map, Value as Json};
 
+use crate::engine::aggregate::query_text;
 use crate::engine::types::py_float_repr;
 use crate::engine::{AggregateFunc, AggregateRequest, EngineError, GroupRequest, Selection};
 use crate::postgres::PgResource;
@@ -154,16 +155,16 @@ fn column<'m>(
     }
 }
 
-/// The selection's `WHERE`: `_order_by` of one character empties it; other names must be
-/// fields (the engine fails on an unknown one).
-fn selection_where(
-    model: &PgModel,
+/// The selection's `WHERE` and its `_order_by` fields (name, descending): one character
+/// empties the selection; other names must be fields (the engine fails on an unknown one).
+fn selection_where<'m>(
+    model: &'m PgModel,
     selection: &Selection,
-    order_values: &[String],
-) -> Result<PgWhere, EngineError> {
+    order_values: &'m [String],
+) -> Result<(PgWhere, Option<Vec<(&'m str, bool)>>), EngineError> {
     let filter = build_where(model, selection)?;
     let value = match order_values {
-        [] => return Ok(filter),
+        [] => return Ok((filter, None)),
         [v] => v,
         _ => {
             return Err(fails(
@@ -173,24 +174,30 @@ fn selection_where(
         }
     };
     if value.is_empty() {
-        return Ok(filter);
+        return Ok((filter, None));
     }
     if value.chars().count() < 2 {
-        return Ok(PgWhere {
+        let nothing = PgWhere {
             sql: " WHERE false".to_owned(),
             ..PgWhere::default()
-        });
+        };
+        return Ok((nothing, None));
     }
+    let mut order = Vec::new();
     for part in value.split(',') {
-        let name = part.strip_prefix('-').unwrap_or(part);
+        let (desc, name) = match part.strip_prefix('-') {
+            Some(name) => (true, name),
+            None => (false, part),
+        };
         if model.field(name).is_none() {
             return Err(fails(
                 "_order_by",
                 format!("Unknown field {name:?} in _order_by {value:?}."),
             ));
         }
+        order.push((name, desc));
     }
-    Ok(filter)
+    Ok((filter, Some(order)))
 }
 
 /// `date_trunc`'s unit for the engine's `date_<unit>` lookups.
@@ -277,22 +284,27 @@ impl PgResource {
         selection: &Selection,
     ) -> Result<Json, EngineError> {
         let model = self.model_or_404(model)?;
-        let filter = selection_where(&model, selection, &req.order_by)?;
+        let (filter, order) = selection_where(&model, selection, &req.order_by)?;
         let field = column(&model, "_y_column", req.column.as_deref())
             .map_err(|e| if req.func == "count" { e } else { e.strict() })?;
         let Some(func) = known(&req.func) else {
+            // The engine writes its (empty) query object with the column's serializer field.
             return match field.kind {
                 PgKind::Integer | PgKind::Double | PgKind::Boolean | PgKind::Json => {
                     Ok(y_func(Json::Object(Map::new())))
                 }
-                _ => Err(fails(
+                PgKind::Timestamp | PgKind::TimestampTz => Err(fails(
                     "_y_func",
                     format!(
-                        "Unknown function {:?}: use count, sum, min, max or avg (the data engine \
-                         answers the text of its query).",
-                        req.func
+                        "Unknown function on the date-time field {:?} (the data engine fails).",
+                        field.name
                     ),
                 )),
+                _ => {
+                    let columns: Vec<&str> = model.fields.iter().map(|f| f.name.as_str()).collect();
+                    let text = query_text(&model.name, &columns, order.as_deref(), "false");
+                    Ok(y_func(Json::String(text)))
+                }
             };
         };
         let agg = format!("{}({})", func.as_str(), field.sql);
@@ -338,7 +350,7 @@ impl PgResource {
         selection: &Selection,
     ) -> Result<Json, EngineError> {
         let model = self.model_or_404(model)?;
-        let filter = selection_where(&model, selection, &req.order_by)?;
+        let (filter, _) = selection_where(&model, selection, &req.order_by)?;
         let xs = req
             .x_columns
             .iter()

@@ -15,7 +15,9 @@ use crate::engine::convert::{
     InputDateTime, PyJson, parse_input_datetime, parse_py_json, py_float, py_json_dumps, py_strip,
     py_text, stored_datetime,
 };
-use crate::engine::filter::{Arg, PyNumber, py_bool, py_number, search_text, walk_filters};
+use crate::engine::filter::{
+    Arg, PyNumber, month_of_this_day, py_bool, py_number, search_text, walk_filters,
+};
 use crate::engine::types::{FilterFamily, Search, py_float_repr};
 use crate::postgres::schema::{PgField, PgModel};
 use crate::postgres::types::PgKind;
@@ -143,6 +145,12 @@ impl Ctx<'_> {
     }
 
     fn datetime(&self, raw: &str) -> Result<InputDateTime, EngineError> {
+        // `YYYY-MM` is that month on today's day: lenient mode only, as on SQLite.
+        if self.lenient
+            && let Some(month) = month_of_this_day(raw)
+        {
+            return Ok(month);
+        }
         parse_input_datetime(py_strip(raw)).ok_or_else(|| {
             let message = format!(
                 "Invalid value {raw:?} for filter {:?}: expected a date YYYY-MM-DD or a date-time \
@@ -283,6 +291,11 @@ fn condition(
             Ok(ilike(field, format!("%{text}%"), params))
         }
         Lookup::IStartsWith => Ok(ilike(field, format!("{}%", arg.first()), params)),
+        // The text of the JSON value (`CAST(col AS VARCHAR) ILIKE`).
+        Lookup::JsonIContains => {
+            let value = params.text(format!("%{}%", arg.first()));
+            Ok(format!("CAST({col} AS VARCHAR) ILIKE {value}"))
+        }
         Lookup::IEndsWith => Ok(ilike(field, format!("%{}", arg.first()), params)),
         Lookup::In if field.kind.family() == FilterFamily::Json => {
             let items = arg.items();
@@ -435,11 +448,14 @@ pub(crate) fn order_by(
             })?;
             has_pk |= index == model.pk;
             let f = &model.fields[index];
-            terms.push(format!("{}{}", f.sql, if desc { " DESC" } else { "" }));
+            // Qualified: the select list reads each column as text under its own name, and a
+            // bare name in ORDER BY would sort by that text.
+            let dir = if desc { " DESC" } else { "" };
+            terms.push(format!("{}.{}{dir}", model.table_sql, f.sql));
         }
     }
     if !has_pk {
-        terms.push(format!("{} DESC", model.pk_field().sql));
+        terms.push(format!("{}.{} DESC", model.table_sql, model.pk_field().sql));
     }
     Ok(format!(" ORDER BY {}", terms.join(", ")))
 }

@@ -96,11 +96,13 @@ pub enum Lookup {
     IsNull,
     /// Is empty: NULL or `""` (`true`), or neither (`false`).
     IsEmpty,
+    /// The JSON value's text contains the text, ignoring case (JSON fields only).
+    JsonIContains,
 }
 
 impl Lookup {
     /// Every lookup, in the order of the contract.
-    pub const ALL: [Lookup; 11] = [
+    pub const ALL: [Lookup; 12] = [
         Lookup::Exact,
         Lookup::Gt,
         Lookup::Gte,
@@ -112,6 +114,7 @@ impl Lookup {
         Lookup::In,
         Lookup::IsNull,
         Lookup::IsEmpty,
+        Lookup::JsonIContains,
     ];
 
     /// The name used in query parameters, e.g. `icontains`.
@@ -128,6 +131,7 @@ impl Lookup {
             Lookup::In => "in",
             Lookup::IsNull => "isnull",
             Lookup::IsEmpty => "isempty",
+            Lookup::JsonIContains => "json_icontains",
         }
     }
 
