@@ -1,10 +1,11 @@
 //! Maintenance jobs of the workspace: `cargo xtask ci`, `cargo xtask structure`,
-//! `cargo xtask features`, `cargo xtask package`, `cargo xtask bench`, `cargo xtask load`,
-//! `cargo xtask fuzz`, `cargo xtask stress`, `cargo xtask fidelity`.
+//! `cargo xtask features`, `cargo xtask package`, `cargo xtask postgres`, `cargo xtask bench`,
+//! `cargo xtask load`, `cargo xtask fuzz`, `cargo xtask stress`, `cargo xtask fidelity`.
 //!
 //! `.ci/run` calls `cargo xtask ci`, so CI and a developer's machine run the same steps: the
 //! structural rules (`structure.rs`: the emulator's layering, no reference to a missing file),
-//! fmt, clippy, tests, docs, packaging, each svc-api feature alone.
+//! fmt, clippy, tests, docs, the tests that need PostgreSQL, packaging, each svc-api feature
+//! alone.
 //!
 //! `cargo xtask fidelity` (`fidelity/`) runs the platform's open-source data engine and the
 //! emulator side by side over copies of the same databases, sends both the same randomized
@@ -99,7 +100,34 @@ fn ci() -> bool {
             return false;
         }
     }
-    package() && features()
+    postgres() && package() && features()
+}
+
+/// The test targets that need PostgreSQL's programs (they start throwaway servers with the
+/// pg-cluster crate), each a `cargo test` selection. Their tests are `#[ignore]`d, so that
+/// the README's `cargo test --workspace --all-features` needs no PostgreSQL; [`postgres`] runs
+/// exactly these with `-- --ignored`. A new test target that uses pg-cluster goes here, e.g.
+/// `&["-p", "svc-emulator", "--test", "postgres"]`.
+const POSTGRES_TESTS: &[&[&str]] = &[&["-p", "pg-cluster"]];
+
+/// `cargo test SELECTION --all-features -- --ignored` for each of [`POSTGRES_TESTS`]. A
+/// missing PostgreSQL is a failure, not a skip: the tests fail with the crate's message (what
+/// to install, or `PG_BIN`). `.ci/run` installs PostgreSQL first when there is none.
+fn postgres() -> bool {
+    for selection in POSTGRES_TESTS {
+        let mut args = vec!["test"];
+        args.extend_from_slice(selection);
+        args.extend(["--all-features", "--", "--ignored"]);
+        if !cargo(&args, &[]) {
+            eprintln!(
+                "\nci: the PostgreSQL tests failed (cargo {}); they need PostgreSQL's programs \
+                 (initdb, postgres, psql): see crates/pg-cluster/README.md",
+                args.join(" ")
+            );
+            return false;
+        }
+    }
+    true
 }
 
 /// The crates this workspace publishes (their packaged copies are verified against each other).
@@ -394,6 +422,7 @@ fn main() -> ExitCode {
         Some("structure") => structure(),
         Some("features") => features(),
         Some("package") => package(),
+        Some("postgres") => postgres(),
         Some("bench") => bench(&args[1..]),
         Some("fuzz") => fuzz(&args[1..]),
         Some("load") => load(),
@@ -403,12 +432,14 @@ fn main() -> ExitCode {
         _ => {
             eprintln!(
                 "usage: cargo xtask <task>\n\n\
-                 tasks:\n  ci        structure, fmt, clippy, tests, docs, packaging, each svc-api feature \
-                 alone (.ci/run)\n  \
+                 tasks:\n  ci        structure, fmt, clippy, tests, docs, PostgreSQL tests, packaging, \
+                 each svc-api feature alone (.ci/run)\n  \
                  structure the emulator's layering and no reference to a missing file \
                  (xtask/src/structure.rs)\n  \
                  features  build svc-api with each feature alone\n  \
                  package   cargo package --workspace, each crate verified from its tarball\n  \
+                 postgres  the tests that need PostgreSQL's programs (ignored by cargo test), \
+                 with --ignored\n  \
                  bench     run every benchmark in release mode, print the table and write \
                  target/bench/report.md\n            \
                  (--quick for a shorter run; instructions per request when valgrind is \
