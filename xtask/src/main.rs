@@ -106,9 +106,11 @@ fn ci() -> bool {
 /// The test targets that need PostgreSQL's programs (they start throwaway servers with the
 /// pg-cluster crate), each a `cargo test` selection. Their tests are `#[ignore]`d, so that
 /// the README's `cargo test --workspace --all-features` needs no PostgreSQL; [`postgres`] runs
-/// exactly these with `-- --ignored`. A new test target that uses pg-cluster goes here, e.g.
-/// `&["-p", "svc-emulator", "--test", "postgres"]`.
-const POSTGRES_TESTS: &[&[&str]] = &[&["-p", "pg-cluster"]];
+/// exactly these with `-- --ignored`. A new test target that uses pg-cluster goes here.
+const POSTGRES_TESTS: &[&[&str]] = &[
+    &["-p", "pg-cluster"],
+    &["-p", "svc-emulator", "--test", "postgres"],
+];
 
 /// `cargo test SELECTION --all-features -- --ignored` for each of [`POSTGRES_TESTS`]. A
 /// missing PostgreSQL is a failure, not a skip: the tests fail with the crate's message (what

@@ -177,10 +177,7 @@ async fn lists_filter_search_and_order_as_postgresql_does() {
     // JSON exact is containment of the value as a JSON string.
     assert_eq!(ids(&list("meta=text").await), [2]);
     assert_eq!(ids(&list("meta=%7B%22a%22:1%7D").await), Vec::<i64>::new());
-    assert_eq!(
-        ids(&list("meta__in=%7B%22a%22:1%7D,%5B1%5D").await),
-        [4, 1]
-    );
+    assert_eq!(ids(&list("meta__in=%7B%22a%22:1%7D,%5B1%5D").await), [4, 1]);
     // Where the engine fails (500), strict mode refuses with a 400 that says why.
     let r = get(&emu, "models/people?age__icontains=3").await;
     let body = r.assert_error(400, "invalid");
@@ -261,7 +258,13 @@ async fn writes_go_through_postgresql() {
         "{body}"
     );
     // Field errors from the serializer; unique and foreign key violations from the database.
-    let r = call(&emu, Method::POST, "models/people", json!({"name": "B", "age": "x"})).await;
+    let r = call(
+        &emu,
+        Method::POST,
+        "models/people",
+        json!({"name": "B", "age": "x"}),
+    )
+    .await;
     assert_eq!(r.json()["age"][0], "not a valid integer");
     let r = call(
         &emu,
@@ -293,7 +296,10 @@ async fn writes_go_through_postgresql() {
     let r = call(&emu, Method::PUT, "models/people/2", json!({"age": 39})).await;
     assert_eq!(r.json()["name"][0], "this field is required");
     let r = ok(&call(&emu, Method::PATCH, "models/people/2", json!({"age": 39})).await);
-    assert_eq!((r["age"].clone(), r["name"].clone()), (json!(39), json!("ZOË")));
+    assert_eq!(
+        (r["age"].clone(), r["name"].clone()),
+        (json!(39), json!("ZOË"))
+    );
     // A text key can change: the record moves.
     let r = ok(&call(
         &emu,
@@ -370,7 +376,11 @@ async fn aggregates_and_groups_use_postgresqls_functions() {
                {"group": true, "y_func": 1234.5},
                {"group": null, "y_func": 0}])
     );
-    let r = get(&emu, "models/people/group?_x_column=age&_x_lookup=date_day&_y_func=count").await;
+    let r = get(
+        &emu,
+        "models/people/group?_x_column=age&_x_lookup=date_day&_y_func=count",
+    )
+    .await;
     assert_eq!(r.status, 400);
 }
 
@@ -399,9 +409,15 @@ async fn sql_is_read_only_because_postgresql_says_so() {
                "params_obj": {"age": 20}}),
     )
     .await);
-    assert_eq!(r["columns"], json!(["id", "name", "balance", "seen_at", "meta"]));
+    assert_eq!(
+        r["columns"],
+        json!(["id", "name", "balance", "seen_at", "meta"])
+    );
     assert_eq!(r["row_count"], 2);
-    assert_eq!(r["data"][0], json!([1, "Zoë Müller", 1234.50, "2024-03-15T10:20:30+00:00", {"a": 1, "b": [1, 2]}]));
+    assert_eq!(
+        r["data"][0],
+        json!([1, "Zoë Müller", 1234.50, "2024-03-15T10:20:30+00:00", {"a": 1, "b": [1, 2]}])
+    );
     // A value cannot leave its literal.
     let r = ok(&sql(
         &emu,
@@ -428,13 +444,21 @@ async fn sql_is_read_only_because_postgresql_says_so() {
     let count = ok(&sql(&emu, json!({"query": "select count(*) from people"})).await);
     assert_eq!(count["data"][0][0], 4);
     // The time limit stops a statement, and cannot be turned off from inside the query.
-    let r = sql(&emu, json!({"query": "select set_config('statement_timeout', '0', false), pg_sleep(30)"})).await;
+    let r = sql(
+        &emu,
+        json!({"query": "select set_config('statement_timeout', '0', false), pg_sleep(30)"}),
+    )
+    .await;
     assert_eq!(r.status, 400, "{:?}", r.body);
     let r = sql(&emu, json!({"query": "select pg_sleep(30)"})).await;
     assert_eq!(r.status, 400);
     assert!(r.json()["query"][0].as_str().unwrap().contains("stopped"));
     // At most 10000 rows.
-    let r = ok(&sql(&emu, json!({"query": "select g from generate_series(1, 20000) g"})).await);
+    let r = ok(&sql(
+        &emu,
+        json!({"query": "select g from generate_series(1, 20000) g"}),
+    )
+    .await);
     assert_eq!(r["row_count"], 10000);
     // Parameters: missing and positional ones are refused.
     let r = sql(&emu, json!({"query": "select :nope"})).await;
@@ -453,7 +477,11 @@ async fn reload_sees_tables_made_behind_the_emulators_back() {
     cluster
         .psql(db, "CREATE TABLE later (id serial PRIMARY KEY, x text); INSERT INTO later (x) VALUES ('y');")
         .unwrap();
-    let r = send(&emu, Call::new(Method::POST, format!("{BASE}/reload")).auth(TOKEN)).await;
+    let r = send(
+        &emu,
+        Call::new(Method::POST, format!("{BASE}/reload")).auth(TOKEN),
+    )
+    .await;
     assert_eq!(ok(&r), json!({"success": true}));
     assert_eq!(ids(&ok(&get(&emu, "models/later").await)), [1]);
 }
@@ -466,11 +494,13 @@ async fn seed_sql_runs_on_an_empty_database_only() {
     cluster.create_database(&name).unwrap();
     let seed = "CREATE TABLE t (id serial PRIMARY KEY, v text); INSERT INTO t (v) VALUES ('one');";
     let start = || {
-        let projects = ProjectsConfig::new(vec![ProjectConfig::new("demo").api_key(KEY).resource(
-            ResourceConfig::new("shop", TOKEN)
-                .database(cluster.url(&name))
-                .seed_sql(seed),
-        )]);
+        let projects = ProjectsConfig::new(vec![
+            ProjectConfig::new("demo").api_key(KEY).resource(
+                ResourceConfig::new("shop", TOKEN)
+                    .database(cluster.url(&name))
+                    .seed_sql(seed),
+            ),
+        ]);
         Emulator::start(EmulatorConfig::default().projects(projects))
     };
     let emu = start().await.unwrap();
@@ -489,7 +519,10 @@ fn the_command_takes_the_url_from_the_environment_variable_database_env_names() 
     let name = format!("fromenv_{}", std::process::id());
     cluster.create_database(&name).unwrap();
     cluster
-        .psql(&name, "CREATE TABLE t (id serial PRIMARY KEY); INSERT INTO t DEFAULT VALUES;")
+        .psql(
+            &name,
+            "CREATE TABLE t (id serial PRIMARY KEY); INSERT INTO t DEFAULT VALUES;",
+        )
         .unwrap();
     let dir = common::TempDir::new();
     let config = dir.join("emulator.json");
@@ -544,6 +577,9 @@ async fn an_unreachable_database_fails_the_start_without_showing_its_password() 
         .err()
         .expect("no server listens on port 1");
     let text = e.to_string();
-    assert!(text.contains("postgres://app:***@127.0.0.1:1/shop"), "{text}");
+    assert!(
+        text.contains("postgres://app:***@127.0.0.1:1/shop"),
+        "{text}"
+    );
     assert!(!text.contains("s3cret"), "{text}");
 }

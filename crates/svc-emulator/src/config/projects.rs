@@ -365,22 +365,23 @@ impl ResourceConfig {
     /// variable [`database_env`](Self::database_env) names.
     pub(crate) fn location(&self) -> Result<Location, String> {
         let from_env;
-        let given = match (&self.database, &self.database_env) {
-            (Some(_), Some(_)) => {
-                return Err("give `database` or `database_env`, not both".to_owned());
-            }
-            (Some(db), None) => Some(db.as_os_str()),
-            (None, Some(name)) => {
-                from_env = std::env::var_os(name).filter(|v| !v.is_empty()).ok_or_else(|| {
+        let given =
+            match (&self.database, &self.database_env) {
+                (Some(_), Some(_)) => {
+                    return Err("give `database` or `database_env`, not both".to_owned());
+                }
+                (Some(db), None) => Some(db.as_os_str()),
+                (None, Some(name)) => {
+                    from_env = std::env::var_os(name).filter(|v| !v.is_empty()).ok_or_else(|| {
                     format!(
                         "`database_env` names the environment variable {name:?}, which is not \
                          set: set it to a postgres:// URL or a SQLite file"
                     )
                 })?;
-                Some(from_env.as_os_str())
-            }
-            (None, None) => None,
-        };
+                    Some(from_env.as_os_str())
+                }
+                (None, None) => None,
+            };
         Ok(match given {
             Some(text) => match text.to_str() {
                 Some(url) if is_postgres(url) => Location::Postgres(url.to_owned()),
@@ -415,7 +416,9 @@ pub(crate) fn shown_location(path: &Path) -> String {
     let (authority, tail) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
     match authority.rsplit_once('@') {
         Some((userinfo, host)) => {
-            let user = userinfo.split_once(':').map_or(userinfo.to_owned(), |(u, _)| format!("{u}:***"));
+            let user = userinfo
+                .split_once(':')
+                .map_or(userinfo.to_owned(), |(u, _)| format!("{u}:***"));
             format!("{scheme}://{user}@{host}{tail}")
         }
         None => text.into_owned(),

@@ -285,9 +285,10 @@ impl FilterCtx<'_> {
         Ok(match self.field.ty.filter {
             FilterFamily::Number => self.number(raw)?.text(),
             FilterFamily::DateTime => self.datetime(raw)?.python_str(),
-            FilterFamily::Boolean | FilterFamily::Date | FilterFamily::Text | FilterFamily::Json => {
-                raw.to_owned()
-            }
+            FilterFamily::Boolean
+            | FilterFamily::Date
+            | FilterFamily::Text
+            | FilterFamily::Json => raw.to_owned(),
         })
     }
 }
@@ -400,11 +401,7 @@ fn ignored_filter(model: &str, fields: &[FilterField<'_>], key: &str) -> EngineE
             "Unknown field {field:?} in filter {key:?} (the data engine would ignore it); \
              model {:?} has: {}.",
             model,
-            fields
-                .iter()
-                .map(|f| f.name)
-                .collect::<Vec<_>>()
-                .join(", ")
+            fields.iter().map(|f| f.name).collect::<Vec<_>>().join(", ")
         ),
         Err(other) => format!("Invalid filter {key:?}: {other}."),
     };
@@ -540,14 +537,19 @@ pub(crate) fn build_where(model: &Model, selection: &Selection) -> Result<Where,
         })
         .collect();
     let mut params = Vec::new();
-    let mut conds = walk_filters(&model.name, &fields, selection, |index, key, lookup, arg| {
-        let ctx = FilterCtx {
-            key,
-            field: &model.fields[index],
-            lenient: selection.lenient,
-        };
-        condition(&ctx, lookup, arg, &mut params)
-    })?;
+    let mut conds = walk_filters(
+        &model.name,
+        &fields,
+        selection,
+        |index, key, lookup, arg| {
+            let ctx = FilterCtx {
+                key,
+                field: &model.fields[index],
+                lenient: selection.lenient,
+            };
+            condition(&ctx, lookup, arg, &mut params)
+        },
+    )?;
     if let Some(text) = search_text(selection)? {
         conds.extend(search(model, text, &mut params));
     }

@@ -55,11 +55,7 @@ impl Deref for Admitted {
 
 impl Gates {
     /// Waits for `db`'s turn within `limits`, or refuses with `503` when the resource is busy.
-    pub(crate) async fn admit(
-        &self,
-        db: Database,
-        limits: &Limits,
-    ) -> Result<Admitted, HttpError> {
+    pub(crate) async fn admit(&self, db: Database, limits: &Limits) -> Result<Admitted, HttpError> {
         let gate = {
             let mut gates = self.by_resource.lock().unwrap_or_else(|e| e.into_inner());
             // Keyed by the resource's address: the `Arc` is kept by the registry while the

@@ -8,8 +8,8 @@ use serde_json::{Map, Value};
 
 use crate::engine::convert::PyJson;
 use crate::engine::{
-    AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Resource, Selection,
-    SqlCancel, SqlLimits,
+    AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Resource, Selection, SqlCancel,
+    SqlLimits,
 };
 use crate::http::HttpError;
 use crate::http::admission::Admitted;

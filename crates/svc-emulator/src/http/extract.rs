@@ -13,9 +13,9 @@ use axum::extract::rejection::PathRejection;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use crate::storage::resources::Database;
 use crate::http::AppState;
 use crate::http::admission::Admitted;
+use crate::storage::resources::Database;
 use percent_encoding::percent_decode_str;
 use serde_json::{Map, Value};
 use svc_model::error_body::codes;

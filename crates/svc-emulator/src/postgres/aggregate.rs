@@ -116,10 +116,9 @@ fn serialized(func: AggregateFunc, field: &PgField, v: &Value, tz: Offset) -> Js
             v.encoded()
         }
         PgKind::Timestamp | PgKind::TimestampTz => match v {
-            Value::DateTime { text, aware } => Json::String(iso_timestamp(
-                text,
-                if *aware { None } else { Some(tz) },
-            )),
+            Value::DateTime { text, aware } => {
+                Json::String(iso_timestamp(text, if *aware { None } else { Some(tz) }))
+            }
             other => other.encoded(),
         },
         _ => v.text().map_or(Json::Null, Json::String),
@@ -468,7 +467,10 @@ mod tests {
             Value::read("double precision", Some("NaN".to_owned())).encoded(),
             Json::Null
         );
-        assert_eq!(Value::Decimal("2.50".to_owned()).text().as_deref(), Some("2.50"));
+        assert_eq!(
+            Value::Decimal("2.50".to_owned()).text().as_deref(),
+            Some("2.50")
+        );
     }
 
     #[test]

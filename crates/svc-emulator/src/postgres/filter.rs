@@ -252,7 +252,10 @@ fn json_contains(
             ));
         }
         PyJson::Str(s) if py_float(py_strip(s)).is_some() => {
-            parts.push(format!("{col} @> {}", params.cast(Some(s.clone()), "jsonb")));
+            parts.push(format!(
+                "{col} @> {}",
+                params.cast(Some(s.clone()), "jsonb")
+            ));
         }
         _ => {}
     }
@@ -301,7 +304,8 @@ fn condition(
             let items = arg.items();
             if field.kind == PgKind::Array {
                 // `column.overlap(values)`: a text array.
-                let list: Vec<String> = items.iter().map(|v| params.text((*v).to_owned())).collect();
+                let list: Vec<String> =
+                    items.iter().map(|v| params.text((*v).to_owned())).collect();
                 return Ok(format!("{col} && ARRAY[{}]", list.join(", ")));
             }
             let parts = items
@@ -387,14 +391,19 @@ impl PgWhere {
 pub(crate) fn build_where(model: &PgModel, selection: &Selection) -> Result<PgWhere, EngineError> {
     let fields = model.filter_fields();
     let mut params = Params::default();
-    let mut conds = walk_filters(&model.name, &fields, selection, |index, key, lookup, arg| {
-        let ctx = Ctx {
-            key,
-            field: &model.fields[index],
-            lenient: selection.lenient,
-        };
-        condition(&ctx, lookup, arg, &mut params)
-    })?;
+    let mut conds = walk_filters(
+        &model.name,
+        &fields,
+        selection,
+        |index, key, lookup, arg| {
+            let ctx = Ctx {
+                key,
+                field: &model.fields[index],
+                lenient: selection.lenient,
+            };
+            condition(&ctx, lookup, arg, &mut params)
+        },
+    )?;
     if let Some(text) = search_text(selection)? {
         conds.extend(search(model, text, &mut params));
     }

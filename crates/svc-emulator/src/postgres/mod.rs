@@ -170,11 +170,7 @@ impl PgResource {
 
     /// A database error that the request did not cause.
     pub(crate) fn unexpected(&self, e: tokio_postgres::Error) -> EngineError {
-        EngineError::Internal(format!(
-            "PostgreSQL database {}: {}",
-            self.url,
-            message(&e)
-        ))
+        EngineError::Internal(format!("PostgreSQL database {}: {}", self.url, message(&e)))
     }
 
     /// Reads the schema again: tables and columns added since become models and fields.

@@ -176,10 +176,7 @@ impl PgResource {
         let sql = format!("{insert} RETURNING {}", model.select_list);
         let mut client = self.client().await?;
         let tz = self.timezone(&client).await?;
-        let tx = client
-            .transaction()
-            .await
-            .map_err(|e| self.unexpected(e))?;
+        let tx = client.transaction().await.map_err(|e| self.unexpected(e))?;
         if pk.autoincrement && pk_given {
             // A key given for a serial column: the engine sets the sequence to the largest key
             // *before* its ORM flushes the INSERT (its `setval` runs first), so the sequence
@@ -218,10 +215,7 @@ impl PgResource {
         let key = key_condition(&model, pk, &mut filter.params)?;
         let mut client = self.client().await?;
         let tz = self.timezone(&client).await?;
-        let tx = client
-            .transaction()
-            .await
-            .map_err(|e| self.unexpected(e))?;
+        let tx = client.transaction().await.map_err(|e| self.unexpected(e))?;
         // The record first (404 before the body is looked at), locked for the update.
         let find = format!(
             "SELECT {}::text FROM {}{} LIMIT 1 FOR UPDATE",
@@ -284,10 +278,7 @@ impl PgResource {
         let mut filter = build_where(&model, selection)?;
         let key = key_condition(&model, pk, &mut filter.params)?;
         let mut client = self.client().await?;
-        let tx = client
-            .transaction()
-            .await
-            .map_err(|e| self.unexpected(e))?;
+        let tx = client.transaction().await.map_err(|e| self.unexpected(e))?;
         let find = format!(
             "SELECT ctid::text FROM {}{} LIMIT 1 FOR UPDATE",
             model.table_sql,
@@ -302,7 +293,10 @@ impl PgResource {
             return Err(EngineError::RecordNotFound);
         };
         let ctid: String = found.get(0);
-        for reference in references(&tx, &model).await.map_err(|e| self.unexpected(e))? {
+        for reference in references(&tx, &model)
+            .await
+            .map_err(|e| self.unexpected(e))?
+        {
             let sql = format!(
                 "UPDATE {child} SET {col} = NULL WHERE {col} IN \
                  (SELECT {parent_col} FROM {parent} WHERE ctid = $1::text::tid)",
@@ -392,9 +386,12 @@ async fn references(
 /// field (`abc` for an integer key is `400 not a valid integer`).
 fn key_condition(model: &PgModel, raw: &str, params: &mut Params) -> Result<String, EngineError> {
     let pk = model.pk_field();
-    let internal =
-        to_internal(pk.kind.input(), &PyJson::Str(raw.to_owned())).map_err(non_field)?;
-    Ok(format!("{} = {}", pk.sql, bind_value(pk, &internal, params)))
+    let internal = to_internal(pk.kind.input(), &PyJson::Str(raw.to_owned())).map_err(non_field)?;
+    Ok(format!(
+        "{} = {}",
+        pk.sql,
+        bind_value(pk, &internal, params)
+    ))
 }
 
 /// A value the serializer made, bound as psycopg2 sends it and cast to the column's type, as

@@ -11,8 +11,9 @@
 //!    is refused here. Only then does it run, in that transaction, where PostgreSQL refuses
 //!    every write (`INSERT`, `UPDATE`, `DELETE`, DDL, `nextval`, `SELECT ... FOR UPDATE`,
 //!    data-modifying `WITH`).
-//! 4. The transaction is rolled back. SQL connections have a pool of their own whose
-//!    connections are cleaned before reuse (`RESET ALL`, advisory locks released, ...).
+//! 4. The transaction is rolled back and the session discarded (`DISCARD ALL`: settings,
+//!    advisory locks, prepared statements, temporary tables). SQL connections have a pool of
+//!    their own, whose connections are also cleaned before reuse.
 //! 5. At the deadline, or when the caller goes away (the future is dropped), PostgreSQL is
 //!    asked to cancel the statement.
 
@@ -135,9 +136,23 @@ impl PgResource {
             Ok((names, data, rows))
         };
         let outcome = tokio::time::timeout(time, run).await;
+        // Whether the statement may still be running: stopped at the deadline, or left behind
+        // at the row cap or the answer cap. Then PostgreSQL is asked to cancel it before the
+        // connection is cleaned (which would otherwise wait for it).
+        let still_running = match &outcome {
+            Err(_) => true,
+            Ok(Ok((_, _, rows))) => *rows >= MAX_SQL_ROWS,
+            Ok(Err(e)) => e.to_string().contains("The answer is larger than"),
+        };
+        if still_running && let Some(token) = guard.0.take() {
+            let _ = token.cancel_query(NoTls).await;
+        }
+        guard.disarm();
+        // The connection goes back as it was found: no transaction, no settings, no advisory
+        // locks, no prepared statements, no temporary tables.
+        let _ = client.batch_execute("ROLLBACK; DISCARD ALL").await;
         let (names, data, rows) = match outcome {
             Ok(Ok(answer)) => answer,
-            // The guard cancels what still runs.
             Ok(Err(e)) => return Err(e),
             Err(_) => {
                 return Err(query_error(format!(
@@ -146,12 +161,6 @@ impl PgResource {
                 )));
             }
         };
-        // Every row that will be sent has been read: what runs on (rows past the limit) is
-        // cancelled by the guard, otherwise nothing is running.
-        if rows < MAX_SQL_ROWS {
-            guard.disarm();
-        }
-        let _ = client.batch_execute("ROLLBACK").await;
         let mut out = Vec::with_capacity(data.len() + 64);
         out.extend_from_slice(b"{\"columns\":[");
         for (i, name) in names.iter().enumerate() {
@@ -162,10 +171,7 @@ impl PgResource {
         }
         out.extend_from_slice(b"],\"data\":");
         out.extend_from_slice(&data);
-        let _ = write!(
-            Utf8(&mut out),
-            ",\"row_count\":{rows}}}"
-        );
+        let _ = write!(Utf8(&mut out), ",\"row_count\":{rows}}}");
         Ok(out)
     }
 }
@@ -190,9 +196,9 @@ fn query_failed(resource: &PgResource, e: tokio_postgres::Error) -> EngineError 
                 db.message()
             ))
         }
-        Some(db) if db.code() == &tokio_postgres::error::SqlState::QUERY_CANCELED => query_error(
-            "The query was stopped at its time limit; make it select less.".to_owned(),
-        ),
+        Some(db) if db.code() == &tokio_postgres::error::SqlState::QUERY_CANCELED => {
+            query_error("The query was stopped at its time limit; make it select less.".to_owned())
+        }
         Some(_) => query_error(message(&e).trim_end().to_owned()),
         None => resource.unexpected(e),
     }
@@ -235,10 +241,20 @@ fn bind_names(query: &str, params: &Map<String, Json>) -> Result<String, EngineE
     let mut copied = 0;
     while i < b.len() {
         match b[i] {
-            b'\'' => i = skip_quoted(b, i, b'\'', b[..i].last().is_some_and(|c| *c == b'E' || *c == b'e')),
+            b'\'' => {
+                i = skip_quoted(
+                    b,
+                    i,
+                    b'\'',
+                    b[..i].last().is_some_and(|c| *c == b'E' || *c == b'e'),
+                )
+            }
             b'"' => i = skip_quoted(b, i, b'"', false),
             b'-' if b.get(i + 1) == Some(&b'-') => {
-                i = b[i..].iter().position(|&c| c == b'\n').map_or(b.len(), |p| i + p + 1);
+                i = b[i..]
+                    .iter()
+                    .position(|&c| c == b'\n')
+                    .map_or(b.len(), |p| i + p + 1);
             }
             b'/' if b.get(i + 1) == Some(&b'*') => i = skip_block_comment(b, i),
             b'$' => {
@@ -251,7 +267,10 @@ fn bind_names(query: &str, params: &Map<String, Json>) -> Result<String, EngineE
                 i = skip_dollar_quote(b, i);
             }
             b':' if b.get(i + 1) == Some(&b':') => i += 2,
-            b':' if b.get(i + 1).is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_') => {
+            b':' if b
+                .get(i + 1)
+                .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_') =>
+            {
                 let start = i + 1;
                 let mut end = start;
                 while end < b.len() && (b[end].is_ascii_alphanumeric() || b[end] == b'_') {

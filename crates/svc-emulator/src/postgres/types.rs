@@ -225,7 +225,11 @@ pub(crate) fn iso_timestamp(text: &str, tz: Option<Offset>) -> String {
 pub(crate) fn iso_time(time: &str) -> String {
     match time.split_once('.') {
         Some((whole, fraction)) => {
-            let digits: String = fraction.chars().chain(std::iter::repeat('0')).take(6).collect();
+            let digits: String = fraction
+                .chars()
+                .chain(std::iter::repeat('0'))
+                .take(6)
+                .collect();
             if digits == "000000" {
                 whole.to_owned()
             } else {
@@ -297,7 +301,10 @@ mod tests {
             written(PgKind::Json, Some("{\"a\": [1, 2.5]}")),
             "{\"a\":[1,2.5]}"
         );
-        assert_eq!(written(PgKind::String, Some("Zoë \"q\"")), "\"Zoë \\\"q\\\"\"");
+        assert_eq!(
+            written(PgKind::String, Some("Zoë \"q\"")),
+            "\"Zoë \\\"q\\\"\""
+        );
     }
 
     #[test]

@@ -19,8 +19,8 @@ use crate::engine::{AggregateRequest, EngineError, GroupRequest};
 use crate::http::AppState;
 use crate::http::HttpError;
 use crate::http::extract::{
-    BodyLimit, MAX_JSON_VALUES, ModelAccess, RecordAccess, json_bytes, json_object,
-    json_value, json_values_over, query_pairs, read_body,
+    BodyLimit, MAX_JSON_VALUES, ModelAccess, RecordAccess, json_bytes, json_object, json_value,
+    json_values_over, query_pairs, read_body,
 };
 use crate::http::list::{list_body, list_spec, list_url, selection};
 use crate::http::route_with_optional_slash;

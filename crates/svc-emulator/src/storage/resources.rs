@@ -138,10 +138,12 @@ async fn open_postgres(url: &str, seed_sql: Option<&str>) -> Result<Database, St
 #[cfg(not(feature = "postgres"))]
 async fn open_postgres(url: &str, _seed_sql: Option<&str>) -> Result<Database, String> {
     let _ = url;
-    Err("its database is a PostgreSQL URL, but this emulator was built without PostgreSQL \
+    Err(
+        "its database is a PostgreSQL URL, but this emulator was built without PostgreSQL \
          support: enable svc-emulator's `postgres` feature (the `svc` command and the \
          svc-emulator binary have it)"
-        .to_owned())
+            .to_owned(),
+    )
 }
 
 fn open_one(
