@@ -5,7 +5,10 @@
 //! `target/fidelity/run/dataset.pg.sql`) with `psql`, and get `timezone = UTC` as a database
 //! setting, so both servers' sessions read `timestamptz` values in the same zone whatever the
 //! cluster's default. Every connection goes through the cluster's URL
-//! (`postgres://USER@127.0.0.1:PORT/DB`), which `psql` and `pg_dump` take as they are.
+//! (`postgres://USER@127.0.0.1:PORT/DB`), which `psql` and `pg_dump` take as they are. Both
+//! programs are taken where `pg-cluster` takes the server's, so they are of its version:
+//! `PG_BIN`, else the directory of the `initdb` on `PATH` (links followed), else the newest
+//! `/usr/lib/postgresql/VERSION/bin`, else `PATH`.
 //!
 //! The copy after a write that left the databases apart: in one transaction on the emulator's
 //! database, `TRUNCATE ... RESTART IDENTITY CASCADE` and then `pg_dump --data-only` of the
@@ -13,8 +16,9 @@
 //! emulator keeps its connections open meanwhile (a pool), so the database cannot be recreated;
 //! `lock_timeout` turns a connection left inside a transaction into an error, not a hang.
 
+use std::ffi::OsString;
 use std::io::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use pg_cluster::Cluster;
@@ -71,6 +75,58 @@ pub fn parse_url(url: &str) -> Result<UrlParts, String> {
     })
 }
 
+/// Where Debian's packages put each major version (`/usr/lib/postgresql/15/bin`).
+const DEBIAN_ROOT: &str = "/usr/lib/postgresql";
+
+/// The path of PostgreSQL's program `name` (`psql`, `pg_dump`), looked up as the module says.
+fn program(name: &str) -> PathBuf {
+    program_in(
+        name,
+        std::env::var_os("PG_BIN"),
+        std::env::var_os("PATH"),
+        Path::new(DEBIAN_ROOT),
+    )
+}
+
+/// [`program`] with its inputs given.
+fn program_in(
+    name: &str,
+    pg_bin: Option<OsString>,
+    path: Option<OsString>,
+    debian_root: &Path,
+) -> PathBuf {
+    if let Some(dir) = pg_bin.filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir).join(name);
+    }
+    let initdb = path.as_ref().and_then(|path| {
+        std::env::split_paths(path)
+            .map(|dir| dir.join("initdb"))
+            .find(|candidate| candidate.is_file())
+    });
+    let bin_dir = initdb
+        .map(|initdb| std::fs::canonicalize(&initdb).unwrap_or(initdb))
+        .and_then(|initdb| initdb.parent().map(Path::to_path_buf))
+        .or_else(|| newest_versioned(debian_root));
+    match bin_dir.map(|dir| dir.join(name)) {
+        Some(found) if found.is_file() => found,
+        _ => PathBuf::from(name),
+    }
+}
+
+/// `ROOT/VERSION/bin` of the highest numeric VERSION.
+fn newest_versioned(root: &Path) -> Option<PathBuf> {
+    std::fs::read_dir(root)
+        .ok()?
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let version: u32 = entry.file_name().to_str()?.parse().ok()?;
+            Some((version, entry.path().join("bin")))
+        })
+        .filter(|(_, bin)| bin.is_dir())
+        .max_by_key(|(version, _)| *version)
+        .map(|(_, bin)| bin)
+}
+
 impl Databases {
     /// Starts the cluster and writes both databases for `seed` (the script is kept in `dir`).
     pub fn create(dir: &Path, seed: u64) -> Result<Databases, String> {
@@ -110,7 +166,7 @@ impl Databases {
 
     /// Copies every table (rows and sequences) from the engine's database into the emulator's.
     pub fn copy_tables(&self) -> Result<(), String> {
-        let mut dump = Command::new("pg_dump");
+        let mut dump = Command::new(program("pg_dump"));
         dump.args(["--data-only", "--no-owner", "--no-privileges"]);
         for table in TABLES {
             dump.arg(format!("--table=public.{}", table.name));
@@ -138,7 +194,7 @@ impl Databases {
 
 /// `psql` on `url` with `args` (then `file`, when given), stopping at the first error.
 fn psql(url: &str, args: &[&str], file: Option<&Path>) -> Result<(), String> {
-    let mut cmd = Command::new("psql");
+    let mut cmd = Command::new(program("psql"));
     cmd.args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", url])
         .args(args);
     if let Some(file) = file {
@@ -160,7 +216,7 @@ fn psql(url: &str, args: &[&str], file: Option<&Path>) -> Result<(), String> {
 
 /// `psql` on `url` reading `script` from stdin, in one transaction.
 fn psql_stdin(url: &str, script: &[u8]) -> Result<(), String> {
-    let mut child = Command::new("psql")
+    let mut child = Command::new(program("psql"))
         .args([
             "-X",
             "-q",
@@ -223,6 +279,56 @@ mod tests {
         ] {
             assert!(parse_url(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn programs_are_found_where_the_cluster_finds_its_own() {
+        let scratch = std::env::temp_dir().join(format!("fidelity-pgbin-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&scratch);
+        let (v9, v15, v16) = (
+            scratch.join("lib/9/bin"),
+            scratch.join("lib/15/bin"),
+            scratch.join("lib/16/bin"),
+        );
+        let on_path = scratch.join("path");
+        for dir in [&v9, &v15, &v16, &on_path] {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        for file in [
+            v9.join("pg_dump"),
+            v15.join("pg_dump"),
+            v15.join("initdb"),
+            on_path.join("unrelated"),
+        ] {
+            std::fs::write(file, "").unwrap();
+        }
+        let lib = scratch.join("lib");
+        let path = |dirs: &[&PathBuf]| Some(std::env::join_paths(dirs).unwrap());
+        // PG_BIN wins, as given.
+        assert_eq!(
+            program_in("pg_dump", Some("/opt/pg/bin".into()), None, &lib),
+            PathBuf::from("/opt/pg/bin/pg_dump")
+        );
+        // The initdb on PATH names the directory.
+        assert_eq!(
+            program_in("pg_dump", None, path(&[&on_path, &v15]), &lib),
+            std::fs::canonicalize(&v15).unwrap().join("pg_dump")
+        );
+        // Else the highest version: 16 has no pg_dump, so the bare name (PATH) is left.
+        assert_eq!(
+            program_in("pg_dump", None, path(&[&on_path]), &lib),
+            PathBuf::from("pg_dump")
+        );
+        std::fs::write(v16.join("pg_dump"), "").unwrap();
+        assert_eq!(
+            program_in("pg_dump", Some("".into()), None, &lib),
+            v16.join("pg_dump")
+        );
+        assert_eq!(
+            program_in("psql", None, None, &scratch.join("none")),
+            PathBuf::from("psql")
+        );
+        let _ = std::fs::remove_dir_all(&scratch);
     }
 
     #[test]
