@@ -8,7 +8,9 @@
 //! careful requests what the engine fails on there but not on SQLite: `icontains` on a number or
 //! date column (PostgreSQL has no `ILIKE` for them), `sum`/`avg` of a non-number and `min`/`max`
 //! of a boolean or JSON column (no such functions), and a JSON filter value that reads as a
-//! number. Those are caller mistakes on PostgreSQL (see [`add_mistake`]).
+//! number. Those are caller mistakes on PostgreSQL (see [`add_mistake`]). A date `in` key with a
+//! comma list is given once there ([`keep_date_lists_whole`]), and half the PUTs carry every NOT
+//! NULL column ([`complete_put`]), which the engine requires on PostgreSQL.
 
 use serde_json::{Value, json};
 
