@@ -8,8 +8,9 @@
 //! alone.
 //!
 //! `cargo xtask fidelity` (`fidelity/`) runs the platform's open-source data engine and the
-//! emulator side by side over copies of the same databases, sends both the same randomized
-//! requests, and prints their agreement with every difference classified.
+//! emulator side by side over copies of the same databases (SQLite files, or PostgreSQL
+//! databases with `--postgres`), sends both the same randomized requests, and prints their
+//! agreement with every difference classified.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -458,8 +459,9 @@ fn main() -> ExitCode {
                  (memory peak, stall of other routes, time to the SQL deadline; Linux)\n  \
                  fidelity  the data engine (jet-bridge) and the emulator on the same requests, \
                  their agreement by class:\n            \
-                 fidelity [--requests N (1000)] [--seed S (1)] [--lenient] [--json FILE] \
-                 [--min-agreement PCT]"
+                 fidelity [--requests N (1000)] [--seed S (1)] [--mistakes PER_MILLE (3)] \
+                 [--lenient] [--postgres]\n            \
+                 [--json FILE] [--min-agreement PCT] [--emulator-bin PATH]"
             );
             return ExitCode::from(2);
         }

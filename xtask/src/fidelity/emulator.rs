@@ -1,6 +1,6 @@
 //! Our emulator: built with cargo (`-p svc-emulator --features cli --bin svc-emulator`), run with
-//! a config file of one project whose one resource is the emulator's copy of the database, and
-//! known by its one JSON startup line.
+//! a config file of one project whose one resource is the emulator's copy of the database (an
+//! SQLite path, or a `postgres://USER@HOST:PORT/DB` URL), and known by its one JSON startup line.
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
@@ -65,13 +65,9 @@ pub struct Emulator {
     pub authorization: String,
 }
 
-/// Starts `binary` over `database` (config and log in `dir`), `--lenient` when asked.
-pub fn start(
-    binary: &Path,
-    dir: &Path,
-    database: &Path,
-    lenient: bool,
-) -> Result<Emulator, String> {
+/// Starts `binary` over `database` (an SQLite path or a PostgreSQL URL; config and log in `dir`),
+/// `--lenient` when asked.
+pub fn start(binary: &Path, dir: &Path, database: &str, lenient: bool) -> Result<Emulator, String> {
     let config = json!({"projects": [{
         "name": "fidelity",
         "environments": ["prod"],
@@ -117,6 +113,12 @@ pub fn start(
             if lenient && log.contains("--lenient") {
                 return Err(format!(
                     "the emulator refused the flag --lenient (it has no such flag yet?):\n{log}"
+                ));
+            }
+            if database.starts_with("postgres") {
+                return Err(format!(
+                    "the emulator did not start over the PostgreSQL resource {database} ({status}; \
+                     does it read PostgreSQL yet?):\n{log}"
                 ));
             }
             return Err(format!(

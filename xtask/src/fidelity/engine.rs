@@ -4,6 +4,10 @@
 //! The venv lives in `target/fidelity/venv` and is reused once installed. Tornado 5.1 (pinned by
 //! the engine) imports ABCs from `collections`, gone since Python 3.10: the launcher
 //! `target/fidelity/launch.py` puts them back, then calls the engine's `main()`.
+//!
+//! PostgreSQL (`--postgres`) needs a driver the engine does not depend on: `psycopg2-binary` is
+//! installed into the same venv the first time a run asks for it, with its own marker file, so a
+//! venv made before is upgraded rather than rebuilt.
 
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
@@ -15,6 +19,10 @@ use super::http;
 
 pub const VERSION: &str = "1.12.13";
 
+/// The PostgreSQL driver SQLAlchemy 1.4 loads for `postgresql://` URLs (binary wheels: no
+/// compiler or libpq headers needed).
+const PSYCOPG2: &str = "psycopg2-binary>=2.9,<3";
+
 const LAUNCHER: &str = "\
 # Written by `cargo xtask fidelity`: Tornado 5.1 needs the ABCs on `collections` (Python >= 3.10).
 import collections, collections.abc
@@ -25,8 +33,9 @@ from jet_bridge.__main__ import main
 main()
 ";
 
-/// Makes the venv when it is not there yet and writes the launcher; returns (python, launcher).
-pub fn install(cache: &Path) -> Result<(PathBuf, PathBuf), String> {
+/// Makes the venv when it is not there yet (with the PostgreSQL driver when `postgres`) and
+/// writes the launcher; returns (python, launcher).
+pub fn install(cache: &Path, postgres: bool) -> Result<(PathBuf, PathBuf), String> {
     let venv = cache.join("venv");
     let python = venv.join("bin").join("python");
     let marker = venv.join(format!("jet-bridge-{VERSION}.installed"));
@@ -45,6 +54,13 @@ pub fn install(cache: &Path) -> Result<(PathBuf, PathBuf), String> {
             &format!("jet-bridge=={VERSION}"),
         ]))?;
         std::fs::write(&marker, "").map_err(|e| format!("writing {}: {e}", marker.display()))?;
+    }
+    let driver_marker = venv.join("psycopg2-binary.installed");
+    if postgres && !driver_marker.exists() {
+        eprintln!("fidelity: installing {PSYCOPG2} into {}", venv.display());
+        run(Command::new(&python).args(["-m", "pip", "install", "--quiet", PSYCOPG2]))?;
+        std::fs::write(&driver_marker, PSYCOPG2)
+            .map_err(|e| format!("writing {}: {e}", driver_marker.display()))?;
     }
     let launcher = cache.join("launch.py");
     std::fs::write(&launcher, LAUNCHER)
@@ -70,13 +86,36 @@ fn free_port() -> Result<u16, String> {
         .map_err(|e| e.to_string())
 }
 
-/// Starts the engine over `database` in the working directory `dir` (it writes its store file
-/// there) and waits until `GET /api/` answers 200.
+/// The engine's options for an SQLite database file.
+pub fn sqlite_args(database: &Path) -> Vec<String> {
+    vec![
+        "--database_engine=sqlite".to_owned(),
+        format!("--database_name={}", database.display()),
+        "--database_extra=check_same_thread=false".to_owned(),
+    ]
+}
+
+/// The engine's options for a PostgreSQL database: it builds
+/// `postgresql://USER[:PASSWORD]@HOST:PORT/NAME` from them (`sql_build_engine_url`), leaving out
+/// an empty password.
+pub fn postgres_args(host: &str, port: u16, user: &str, name: &str) -> Vec<String> {
+    vec![
+        "--database_engine=postgresql".to_owned(),
+        format!("--database_host={host}"),
+        format!("--database_port={port}"),
+        format!("--database_user={user}"),
+        format!("--database_name={name}"),
+    ]
+}
+
+/// Starts the engine over the database named by `database_args` ([`sqlite_args`],
+/// [`postgres_args`]) in the working directory `dir` (it writes its store file there) and waits
+/// until `GET /api/` answers 200.
 pub fn start(
     python: &Path,
     launcher: &Path,
     dir: &Path,
-    database: &Path,
+    database_args: &[String],
     key: &str,
 ) -> Result<(Server, SocketAddr), String> {
     let port = free_port()?;
@@ -86,12 +125,9 @@ pub fn start(
     let err = log.try_clone().map_err(|e| e.to_string())?;
     let child = Command::new(python)
         .arg(launcher)
+        .args(["--address=127.0.0.1".to_owned(), format!("--port={port}")])
+        .args(database_args)
         .args([
-            "--address=127.0.0.1".to_owned(),
-            format!("--port={port}"),
-            "--database_engine=sqlite".to_owned(),
-            format!("--database_name={}", database.display()),
-            "--database_extra=check_same_thread=false".to_owned(),
             format!("--bearer_auth_key={key}"),
             "--auto_open_register=false".to_owned(),
             "--api_base_url=http://127.0.0.1:9/api".to_owned(),

@@ -14,12 +14,23 @@
 //! stopped at the end, also on error. The run's files (databases, config, both servers' logs)
 //! stay in `target/fidelity/run/`.
 //!
+//! `--postgres` runs the same differential over PostgreSQL (`postgres.rs`): a throwaway cluster
+//! (crate `pg-cluster`) with two databases made by the same script (the same tables and rows, in
+//! PostgreSQL's own types, plus a `jsonb` column), the engine started with its PostgreSQL options
+//! and the PostgreSQL driver (`psycopg2-binary`, added to the venv once), the emulator with the
+//! database's `postgres://` URL as its resource's `database`. The resync after a diverging write
+//! copies the engine's rows and sequences over the emulator's (`pg_dump --data-only`). The
+//! generator then also filters and writes the JSON column, and counts among the caller mistakes
+//! what the engine fails on with PostgreSQL only (`icontains` on numbers and dates, a JSON filter
+//! value that reads as a number). Needs `psql` and `pg_dump` on `PATH`.
+//!
 //! It is a measuring tool, not a gate: it exits 0 whatever the agreement, unless the harness
 //! itself failed, or `--min-agreement PCT` is given and the agreement is below it.
 //!
 //! ```text
 //! cargo xtask fidelity [--requests N (1000)] [--seed S (1)] [--mistakes PER_MILLE (3)]
-//!                      [--lenient] [--json FILE] [--min-agreement PCT] [--emulator-bin PATH]
+//!                      [--lenient] [--postgres] [--json FILE] [--min-agreement PCT]
+//!                      [--emulator-bin PATH]
 //! ```
 //!
 //! `--mistakes` sets how many read requests per thousand carry one caller mistake (an unknown
@@ -41,15 +52,17 @@ mod dataset;
 pub(crate) mod emulator;
 mod engine;
 use crate::http;
+mod postgres;
 mod requests;
 
 use compare::Difference;
+use dataset::Backend;
 use http::Response;
 use requests::Request;
 
 const USAGE: &str = "usage: cargo xtask fidelity [--requests N (1000)] [--seed S (1)] \
-                     [--mistakes PER_MILLE (3)] [--lenient] [--json FILE] [--min-agreement PCT] \
-                     [--emulator-bin PATH]";
+                     [--mistakes PER_MILLE (3)] [--lenient] [--postgres] [--json FILE] \
+                     [--min-agreement PCT] [--emulator-bin PATH]";
 
 /// The engine's bearer key (loopback only).
 const ENGINE_KEY: &str = "fidelity-key";
@@ -64,9 +77,21 @@ struct Options {
     seed: u64,
     mistakes: u64,
     lenient: bool,
+    /// Both servers read PostgreSQL databases instead of SQLite files.
+    postgres: bool,
     json: Option<PathBuf>,
     min_agreement: Option<f64>,
     emulator_bin: Option<PathBuf>,
+}
+
+impl Options {
+    fn backend(&self) -> Backend {
+        if self.postgres {
+            Backend::Postgres
+        } else {
+            Backend::Sqlite
+        }
+    }
 }
 
 /// The options, or `None` for `--help`.
@@ -76,6 +101,7 @@ fn parse_options(args: &[String]) -> Result<Option<Options>, String> {
         seed: 1,
         mistakes: requests::DEFAULT_MISTAKES_PER_MILLE,
         lenient: false,
+        postgres: false,
         json: None,
         min_agreement: None,
         emulator_bin: None,
@@ -96,6 +122,7 @@ fn parse_options(args: &[String]) -> Result<Option<Options>, String> {
             "--seed" => options.seed = number(arg, value(arg)?)?,
             "--mistakes" => options.mistakes = number(arg, value(arg)?)?,
             "--lenient" => options.lenient = true,
+            "--postgres" => options.postgres = true,
             "--json" => options.json = Some(PathBuf::from(value(arg)?)),
             "--emulator-bin" => options.emulator_bin = Some(PathBuf::from(value(arg)?)),
             "--min-agreement" => {
@@ -188,6 +215,74 @@ fn needs_resync(
     request.op == Op::Create && ok(engine) && key(engine) != key(emulator)
 }
 
+/// The databases of a run: two SQLite files, or two PostgreSQL databases of one cluster.
+#[derive(Debug)]
+enum Store {
+    Sqlite {
+        engine_db: PathBuf,
+        emulator_db: PathBuf,
+    },
+    Postgres(postgres::Databases),
+}
+
+impl Store {
+    /// Writes the databases for `seed` into `dir` (SQLite) or a new cluster (PostgreSQL).
+    fn create(backend: Backend, dir: &Path, seed: u64) -> Result<Store, String> {
+        match backend {
+            Backend::Sqlite => {
+                let dataset = dir.join("dataset.sqlite3");
+                dataset::write(dir, seed, &dataset)?;
+                let engine_db = dir.join("engine.sqlite3");
+                let emulator_db = dir.join("emulator.sqlite3");
+                for copy in [&engine_db, &emulator_db] {
+                    std::fs::copy(&dataset, copy)
+                        .map_err(|e| format!("copying the database: {e}"))?;
+                }
+                Ok(Store::Sqlite {
+                    engine_db,
+                    emulator_db,
+                })
+            }
+            Backend::Postgres => postgres::Databases::create(dir, seed).map(Store::Postgres),
+        }
+    }
+
+    /// The engine's database options.
+    fn engine_args(&self) -> Result<Vec<String>, String> {
+        match self {
+            Store::Sqlite { engine_db, .. } => Ok(engine::sqlite_args(engine_db)),
+            Store::Postgres(databases) => databases.engine_args(),
+        }
+    }
+
+    /// The emulator resource's `database`: a path or a URL.
+    fn emulator_database(&self) -> String {
+        match self {
+            Store::Sqlite { emulator_db, .. } => emulator_db.display().to_string(),
+            Store::Postgres(databases) => databases.emulator_url(),
+        }
+    }
+
+    /// Copies the engine's tables over the emulator's (scripts kept in `dir`).
+    fn copy_tables(&self, dir: &Path) -> Result<(), String> {
+        match self {
+            Store::Sqlite {
+                engine_db,
+                emulator_db,
+            } => dataset::copy_tables(dir, engine_db, emulator_db),
+            Store::Postgres(databases) => databases.copy_tables(),
+        }
+    }
+}
+
+/// The database both servers read, as the report names it.
+fn database_name(options: &Options) -> &'static str {
+    match options.backend() {
+        Backend::Sqlite => "SQLite",
+        Backend::Postgres => "PostgreSQL",
+    }
+}
+
 /// Runs the harness; false when it failed or the agreement is below `--min-agreement`.
 pub(crate) fn fidelity(args: &[String], root: &Path) -> bool {
     let options = match parse_options(args) {
@@ -225,27 +320,29 @@ fn run(options: &Options, root: &Path) -> Result<f64, String> {
     std::fs::create_dir_all(&engine_dir)
         .map_err(|e| format!("creating {}: {e}", engine_dir.display()))?;
 
-    let (python, launcher) = engine::install(&cache)?;
-    let dataset = dir.join("dataset.sqlite3");
-    dataset::write(&dir, options.seed, &dataset)?;
-    let engine_db = dir.join("engine.sqlite3");
-    let emulator_db = dir.join("emulator.sqlite3");
-    for copy in [&engine_db, &emulator_db] {
-        std::fs::copy(&dataset, copy).map_err(|e| format!("copying the database: {e}"))?;
-    }
+    let backend = options.backend();
+    let (python, launcher) = engine::install(&cache, backend == Backend::Postgres)?;
     let binary = match &options.emulator_bin {
         Some(path) => path.clone(),
         None => emulator::build(root, false)?,
     };
+    // Declared before the servers, so dropped after them (the cluster stops last).
+    let store = Store::create(backend, &dir, options.seed)?;
 
-    let (mut engine_server, engine_addr) =
-        engine::start(&python, &launcher, &engine_dir, &engine_db, ENGINE_KEY)?;
-    let mut emu = emulator::start(&binary, &dir, &emulator_db, options.lenient)?;
+    let (mut engine_server, engine_addr) = engine::start(
+        &python,
+        &launcher,
+        &engine_dir,
+        &store.engine_args()?,
+        ENGINE_KEY,
+    )?;
+    let mut emu = emulator::start(&binary, &dir, &store.emulator_database(), options.lenient)?;
     eprintln!(
-        "fidelity: engine on {engine_addr}, emulator on {}{}; {} requests (seed {}, {} mistakes \
-         per mille)",
+        "fidelity: engine on {engine_addr}, emulator on {}{}, over {}; {} requests (seed {}, \
+         {} mistakes per mille)",
         emu.addr,
         if options.lenient { " (--lenient)" } else { "" },
+        database_name(options),
         options.requests,
         options.seed,
         options.mistakes
@@ -253,10 +350,8 @@ fn run(options: &Options, root: &Path) -> Result<f64, String> {
 
     let engine_auth = format!("Bearer {ENGINE_KEY}");
     let mut outcomes = Vec::with_capacity(options.requests);
-    for (i, request) in requests::generate(options.seed, options.requests, options.mistakes)
-        .into_iter()
-        .enumerate()
-    {
+    let requests = requests::generate(options.seed, options.requests, options.mistakes, backend);
+    for (i, request) in requests.into_iter().enumerate() {
         let body = request.body.as_ref().map(Value::to_string);
         let body = body.as_deref().map(str::as_bytes);
         let method = request.op.method();
@@ -297,7 +392,7 @@ fn run(options: &Options, root: &Path) -> Result<f64, String> {
         };
         let resynced = needs_resync(&request, &engine, &emulator);
         if resynced {
-            dataset::copy_tables(&dir, &engine_db, &emulator_db)?;
+            store.copy_tables(&dir)?;
         }
         if (i + 1) % 250 == 0 {
             eprintln!("fidelity: {} requests sent", i + 1);
@@ -313,6 +408,7 @@ fn run(options: &Options, root: &Path) -> Result<f64, String> {
     }
     drop(emu);
     drop(engine_server);
+    drop(store);
 
     let report = Report::new(&outcomes);
     print!("{}", report.render(&outcomes, options));
@@ -381,9 +477,10 @@ impl Report {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "\nfidelity: jet-bridge {} vs svc-emulator{}, seed {}, {} mistakes per mille",
+            "\nfidelity: jet-bridge {} vs svc-emulator{}, over {}, seed {}, {} mistakes per mille",
             engine::VERSION,
             if options.lenient { " --lenient" } else { "" },
+            database_name(options),
             options.seed,
             options.mistakes
         );
@@ -458,6 +555,7 @@ impl Report {
             "seed": options.seed,
             "mistakes_per_mille": options.mistakes,
             "lenient": options.lenient,
+            "database": database_name(options),
             "requests": self.total,
             "agreed": self.agreed,
             "agreement_percent": self.agreement(),
@@ -499,6 +597,11 @@ mod tests {
     fn options_parse() {
         let o = parse_options(&args(&[])).unwrap().unwrap();
         assert_eq!((o.requests, o.seed, o.lenient), (1000, 1, false));
+        assert_eq!(o.backend(), Backend::Sqlite);
+        let o = parse_options(&args(&["--postgres", "--seed", "4"]))
+            .unwrap()
+            .unwrap();
+        assert_eq!((o.seed, o.backend()), (4, Backend::Postgres));
         let o = parse_options(&args(&[
             "--requests",
             "50",

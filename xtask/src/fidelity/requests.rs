@@ -3,10 +3,18 @@
 //! All of them are made up front, without looking at any answer: the generator keeps its own
 //! idea of which primary keys exist (the initial rows, plus the rowid SQLite gives a create,
 //! minus deletes), so both servers get the same requests in the same order.
+//!
+//! On PostgreSQL (`--postgres`) the generator also uses the JSON column, and it leaves out of the
+//! careful requests what the engine fails on there but not on SQLite: `icontains` on a number or
+//! date column (PostgreSQL has no `ILIKE` for them), `sum`/`avg` of a non-number and `min`/`max`
+//! of a boolean or JSON column (no such functions), and a JSON filter value that reads as a
+//! number. Those are caller mistakes on PostgreSQL (see [`add_mistake`]). A date `in` key with a
+//! comma list is given once there ([`keep_date_lists_whole`]), and half the PUTs carry every NOT
+//! NULL column ([`complete_put`]), which the engine requires on PostgreSQL.
 
 use serde_json::{Value, json};
 
-use super::dataset::{self, Column, Kind, TABLES, Table, Val};
+use super::dataset::{self, Backend, Column, JSON_WORDS, Kind, TABLES, Table, Val};
 
 /// xorshift64*: small, fast, and the same on every platform.
 #[derive(Debug, Clone)]
@@ -154,9 +162,14 @@ pub fn encode(s: &str) -> String {
     out
 }
 
-/// The lookups the engine declares for a column kind.
-fn lookups(kind: Kind) -> &'static [&'static str] {
+/// The lookups the engine declares for a column kind and answers without failing on `backend`.
+fn lookups(kind: Kind, backend: Backend) -> &'static [&'static str] {
     match kind {
+        Kind::Json => &["exact", "in", "json_icontains", "isnull", "isempty"],
+        // `icontains` on a number or date column: `operator does not exist: integer ~~* unknown`.
+        _ if backend == Backend::Postgres && kind != Kind::Text && kind != Kind::Boolean => {
+            &["exact", "gt", "gte", "lt", "lte", "in", "isnull", "isempty"]
+        }
         Kind::Text => &[
             "exact",
             "icontains",
@@ -235,16 +248,16 @@ impl Keys {
 /// 400 `[decision: stricter]`, lenient mode answers like the engine.
 pub const DEFAULT_MISTAKES_PER_MILLE: u64 = 3;
 
-/// `n` requests for `seed`, with `mistakes` per mille of the read requests carrying one
-/// caller mistake ([`DEFAULT_MISTAKES_PER_MILLE`]).
-pub fn generate(seed: u64, n: usize, mistakes: u64) -> Vec<Request> {
+/// `n` requests for `seed` over `backend`'s tables, with `mistakes` per mille of the read
+/// requests carrying one caller mistake ([`DEFAULT_MISTAKES_PER_MILLE`]).
+pub fn generate(seed: u64, n: usize, mistakes: u64, backend: Backend) -> Vec<Request> {
     let mut rng = Rng::new(seed);
     let mut keys = Keys::new();
     (0..n)
         .map(|_| {
-            let mut request = one(&mut rng, &mut keys);
+            let mut request = one(&mut rng, &mut keys, backend);
             if rng.below(1000) < mistakes {
-                add_mistake(&mut rng, &mut request);
+                add_mistake(&mut rng, &mut request, backend);
             }
             request
         })
@@ -252,10 +265,14 @@ pub fn generate(seed: u64, n: usize, mistakes: u64) -> Vec<Request> {
 }
 
 /// Adds one caller mistake to a list, aggregate or group request (writes are left alone).
-fn add_mistake(rng: &mut Rng, request: &mut Request) {
+fn add_mistake(rng: &mut Rng, request: &mut Request, backend: Backend) {
     let table = request.table;
     let of = |kind: fn(Kind) -> bool| -> Vec<&'static Column> {
-        table.columns.iter().filter(|c| kind(c.kind)).collect()
+        table
+            .columns_in(backend)
+            .into_iter()
+            .filter(|c| kind(c.kind))
+            .collect()
     };
     let numbers = of(|k| k.is_number());
     let texts = of(|k| k == Kind::Text);
@@ -278,6 +295,18 @@ fn add_mistake(rng: &mut Rng, request: &mut Request) {
     for c in &dates {
         mistakes.push((c.name.to_owned(), "notadate".to_owned()));
         mistakes.push((format!("{}__gte", c.name), "2024-03".to_owned()));
+    }
+    if backend == Backend::Postgres {
+        // The engine answers 500 to these on PostgreSQL only.
+        if let Some(c) = numbers.first() {
+            mistakes.push((format!("{}__icontains", c.name), "1".to_owned()));
+        }
+        if let Some(c) = dates.first() {
+            mistakes.push((format!("{}__icontains", c.name), "2024".to_owned()));
+        }
+        if let Some(c) = of(|k| k == Kind::Json).first() {
+            mistakes.push((c.name.to_owned(), "1".to_owned()));
+        }
     }
     match request.op {
         Op::List => {
@@ -302,7 +331,7 @@ fn add_mistake(rng: &mut Rng, request: &mut Request) {
     request.query.push(mistake);
 }
 
-fn one(rng: &mut Rng, keys: &mut Keys) -> Request {
+fn one(rng: &mut Rng, keys: &mut Keys, backend: Backend) -> Request {
     let t = match rng.below(100) {
         0..45 => 0,
         45..80 => 1,
@@ -328,17 +357,22 @@ fn one(rng: &mut Rng, keys: &mut Keys) -> Request {
         body: None,
     };
     match op {
-        Op::List => req.query = list_query(rng, table),
+        Op::List => req.query = list_query(rng, table, backend),
         Op::Aggregate => {
-            req.query = y_params(rng, table);
-            filters(rng, table, 2, &mut req.query);
+            req.query = y_params(rng, table, backend);
+            filters(rng, table, 2, backend, &mut req.query);
         }
-        Op::Group => req.query = group_query(rng, table),
+        Op::Group => req.query = group_query(rng, table, backend),
         Op::Retrieve => req.pk = Some(some_pk(rng, keys, t)),
-        Op::Create => req.body = Some(create_body(rng, keys, t)),
+        Op::Create => req.body = Some(create_body(rng, keys, t, backend)),
         Op::Patch | Op::Put => {
-            req.pk = Some(some_pk(rng, keys, t));
-            req.body = Some(update_body(rng, table));
+            let pk = some_pk(rng, keys, t);
+            let mut body = update_body(rng, table, backend);
+            if op == Op::Put && backend == Backend::Postgres && rng.chance(50) {
+                complete_put(rng, table, &pk, &mut body);
+            }
+            req.pk = Some(pk);
+            req.body = Some(body);
         }
         Op::Delete => {
             let pk = some_pk(rng, keys, t);
@@ -363,8 +397,12 @@ fn some_pk(rng: &mut Rng, keys: &Keys, t: usize) -> String {
     }
 }
 
-/// A value the column holds (never NULL), as text.
+/// A value the column holds (never NULL), as text; for a JSON column, one of [`JSON_WORDS`]
+/// (whole documents would bring numbers and commas into filters).
 fn sample(rng: &mut Rng, table: &Table, column: &Column) -> String {
+    if column.kind == Kind::Json {
+        return (*rng.pick(JSON_WORDS)).to_owned();
+    }
     if column.name == table.pk() {
         let i = rng.range(1, table.rows as i64) as usize;
         return if table.text_pk {
@@ -409,7 +447,9 @@ fn filter_value(rng: &mut Rng, table: &Table, column: &Column, lookup: &str) -> 
             let items: Vec<String> = (0..n).map(|_| sample(rng, table, column)).collect();
             items.join(",")
         }
-        "icontains" | "istartswith" | "iendswith" if column.kind == Kind::Text => {
+        "icontains" | "istartswith" | "iendswith" | "json_icontains"
+            if matches!(column.kind, Kind::Text | Kind::Json) =>
+        {
             if rng.chance(12) {
                 rng.pick(&["%", "_", "50%", "_s", "%_"]).to_string()
             } else {
@@ -450,9 +490,9 @@ fn filter_value(rng: &mut Rng, table: &Table, column: &Column, lookup: &str) -> 
 
 /// One filter parameter: `col`, `col__lookup` with a lookup of the column's type, maybe
 /// `exclude__` (mistakes come from [`add_mistake`]).
-fn filter(rng: &mut Rng, table: &Table) -> (String, String) {
-    let column = rng.pick(table.columns);
-    let lookup = rng.pick(lookups(column.kind));
+fn filter(rng: &mut Rng, table: &Table, backend: Backend) -> (String, String) {
+    let column = *rng.pick(&table.columns_in(backend));
+    let lookup = rng.pick(lookups(column.kind, backend));
     let value = filter_value(rng, table, column, lookup);
     let mut key = if *lookup == "exact" && rng.chance(50) {
         column.name.to_owned()
@@ -466,40 +506,80 @@ fn filter(rng: &mut Rng, table: &Table) -> (String, String) {
 }
 
 /// Up to `max` filters, with the same key twice and `x__in` twice now and then.
-fn filters(rng: &mut Rng, table: &Table, max: u64, query: &mut Vec<(String, String)>) {
+fn filters(
+    rng: &mut Rng,
+    table: &Table,
+    max: u64,
+    backend: Backend,
+    query: &mut Vec<(String, String)>,
+) {
+    let columns = table.columns_in(backend);
     for _ in 0..rng.below(max + 1) {
-        query.push(filter(rng, table));
+        query.push(filter(rng, table, backend));
     }
     if !query.is_empty() && rng.chance(8) {
         let (key, _) = query[rng.below(query.len() as u64) as usize].clone();
         let name = key.trim_start_matches("exclude__").split("__").next();
-        if let Some(column) = table.columns.iter().find(|c| Some(c.name) == name) {
+        if let Some(column) = columns.iter().find(|c| Some(c.name) == name) {
             // A repeated `in` takes its values as they are: a boolean `1,0` would be one
-            // misread word (a mistake, see `add_mistake`).
-            if !(column.kind == Kind::Boolean && key.ends_with("__in")) {
+            // misread word (a mistake, see `add_mistake`), and PostgreSQL fails on a date
+            // `'2024-01-02,2024-03-04'` (the engine answers 500).
+            let whole = column.kind == Kind::Boolean
+                || (column.kind == Kind::Date && backend == Backend::Postgres);
+            if !(whole && key.ends_with("__in")) {
                 let value = sample(rng, table, column);
                 query.push((key, value));
             }
         }
     }
     if rng.chance(6) {
-        let column = rng.pick(table.columns);
+        let column = rng.pick(&columns);
         for _ in 0..2 {
             let value = sample(rng, table, column);
             query.push((format!("{}__in", column.name), value));
         }
     }
+    if backend == Backend::Postgres {
+        keep_date_lists_whole(&columns, query);
+    }
 }
 
-fn list_query(rng: &mut Rng, table: &Table) -> Vec<(String, String)> {
+/// Drops the repeats of a date `in` key that has a comma list: a repeated `in` takes each value
+/// whole, and PostgreSQL fails on the date `'2024-01-02,2024-03-04'` (the engine answers 500;
+/// SQLite just matches nothing).
+fn keep_date_lists_whole(columns: &[&Column], query: &mut Vec<(String, String)>) {
+    let is_date_in = |key: &str| {
+        let name = key.trim_start_matches("exclude__").split("__").next();
+        key.ends_with("__in")
+            && columns
+                .iter()
+                .any(|c| Some(c.name) == name && c.kind == Kind::Date)
+    };
+    let listed: Vec<String> = query
+        .iter()
+        .filter(|(k, v)| is_date_in(k) && v.contains(','))
+        .map(|(k, _)| k.clone())
+        .collect();
+    let mut seen: Vec<String> = Vec::new();
+    query.retain(|(k, _)| {
+        if !listed.contains(k) || seen.contains(k) {
+            return !listed.contains(k);
+        }
+        seen.push(k.clone());
+        true
+    });
+}
+
+fn list_query(rng: &mut Rng, table: &Table, backend: Backend) -> Vec<(String, String)> {
+    let columns = table.columns_in(backend);
     let mut q = Vec::new();
-    filters(rng, table, 3, &mut q);
+    filters(rng, table, 3, backend, &mut q);
     if rng.chance(15) {
         let value = match rng.below(4) {
             0 => rng.range(1, 100).to_string(),
             1 => String::new(),
             _ => {
-                let column = rng.pick(table.columns);
+                let column = rng.pick(&columns);
                 let text = sample(rng, table, column);
                 piece(rng, &text, "icontains")
             }
@@ -514,7 +594,7 @@ fn list_query(rng: &mut Rng, table: &Table) -> Vec<(String, String)> {
             let n = rng.range(1, 2);
             let parts: Vec<String> = (0..n)
                 .map(|_| {
-                    let c = rng.pick(table.columns).name;
+                    let c = rng.pick(&columns).name;
                     if rng.chance(50) {
                         format!("-{c}")
                     } else {
@@ -554,8 +634,18 @@ fn list_query(rng: &mut Rng, table: &Table) -> Vec<(String, String)> {
     q
 }
 
+/// Whether PostgreSQL has `func` (any case) for a column of `kind`: `sum`/`avg` only of numbers,
+/// `min`/`max` not of booleans or JSON. Unknown functions never reach the database.
+fn pg_has(func: &str, kind: Kind) -> bool {
+    match func.to_ascii_lowercase().as_str() {
+        "sum" | "avg" => kind.is_number(),
+        "min" | "max" => !matches!(kind, Kind::Boolean | Kind::Json),
+        _ => true,
+    }
+}
+
 /// `_y_func` (sometimes in capitals, unknown or missing) and `_y_column` (sometimes absent).
-fn y_params(rng: &mut Rng, table: &Table) -> Vec<(String, String)> {
+fn y_params(rng: &mut Rng, table: &Table, backend: Backend) -> Vec<(String, String)> {
     let mut q = Vec::new();
     match rng.below(100) {
         0..3 => {}
@@ -564,10 +654,12 @@ fn y_params(rng: &mut Rng, table: &Table) -> Vec<(String, String)> {
         _ => q.push(("_y_func".to_owned(), rng.pick(Y_FUNCS).to_string())),
     }
     let numbers: Vec<&Column> = table
-        .fields()
-        .iter()
+        .fields_in(backend)
+        .into_iter()
         .filter(|c| c.kind.is_number())
         .collect();
+    let func = q.first().map(|(_, f)| f.clone()).unwrap_or_default();
+    let postgres = backend == Backend::Postgres;
     match rng.below(100) {
         0..30 => {}
         30..85 if !numbers.is_empty() => {
@@ -575,39 +667,51 @@ fn y_params(rng: &mut Rng, table: &Table) -> Vec<(String, String)> {
         }
         _ => {
             // Any column but a date: `sum`/`avg` of a date fails in the engine (a mistake, see
-            // `add_mistake`).
-            let column = rng.pick(table.columns);
-            if !column.kind.is_date() {
+            // `add_mistake`). On PostgreSQL, only a column the function exists for.
+            let column = *rng.pick(&table.columns_in(backend));
+            if !column.kind.is_date() && (!postgres || pg_has(&func, column.kind)) {
                 q.push(("_y_column".to_owned(), column.name.to_owned()));
             }
         }
     }
+    // Without `_y_column` the engine takes the primary key: PostgreSQL has no `sum` of text.
+    let pk_kind = table.columns[0].kind;
+    let defaulted = !q.iter().any(|(k, _)| k == "_y_column");
+    if postgres
+        && defaulted
+        && !pg_has(&func, pk_kind)
+        && let Some(column) = numbers.first()
+    {
+        q.push(("_y_column".to_owned(), column.name.to_owned()));
+    }
     q
 }
 
-fn group_query(rng: &mut Rng, table: &Table) -> Vec<(String, String)> {
+fn group_query(rng: &mut Rng, table: &Table, backend: Backend) -> Vec<(String, String)> {
+    let columns = table.columns_in(backend);
+    let fields = table.fields_in(backend);
     let mut q = Vec::new();
     let lookup = if rng.chance(20) {
         None
     } else {
         Some(*rng.pick(X_LOOKUPS))
     };
-    let dates: Vec<&Column> = table.columns.iter().filter(|c| c.kind.is_date()).collect();
+    let dates: Vec<&Column> = columns.into_iter().filter(|c| c.kind.is_date()).collect();
     let column = match lookup {
         Some(l) if l.starts_with("date_") && rng.chance(85) => rng.pick(&dates),
-        _ => rng.pick(table.fields()),
+        _ => rng.pick(&fields),
     };
     q.push(("_x_column".to_owned(), column.name.to_owned()));
     if let Some(l) = lookup {
         q.push(("_x_lookup".to_owned(), l.to_owned()));
     }
     if rng.chance(10) {
-        let second = rng.pick(table.fields());
+        let second = rng.pick(&fields);
         q.push(("_x_column".to_owned(), second.name.to_owned()));
         q.push(("_x_lookup".to_owned(), "plain".to_owned()));
     }
-    q.extend(y_params(rng, table));
-    filters(rng, table, 2, &mut q);
+    q.extend(y_params(rng, table, backend));
+    filters(rng, table, 2, backend, &mut q);
     q
 }
 
@@ -625,6 +729,14 @@ fn json_value(rng: &mut Rng, column: &Column) -> Value {
         }
         (Kind::Integer, Val::Int(n)) if rng.chance(15) => json!(n.to_string()),
         (Kind::DateTime, Val::Text(s)) if rng.chance(20) => json!(s.replacen(' ', "T", 1)),
+        // A JSON column takes the document, or now and then its text (which the engine parses).
+        (Kind::Json, Val::Text(s)) => {
+            if rng.chance(15) {
+                json!(s)
+            } else {
+                serde_json::from_str(&s).unwrap_or(Value::String(s))
+            }
+        }
         (_, Val::Int(n)) => json!(n),
         (_, Val::Real(x)) => json!(x),
         (_, Val::Text(s)) => json!(s),
@@ -632,12 +744,12 @@ fn json_value(rng: &mut Rng, column: &Column) -> Value {
 }
 
 /// A create body: most fields; the NOT NULL ones nearly always; sometimes a key that exists.
-fn create_body(rng: &mut Rng, keys: &mut Keys, t: usize) -> Value {
+fn create_body(rng: &mut Rng, keys: &mut Keys, t: usize, backend: Backend) -> Value {
     let table = &TABLES[t];
     let mut body = serde_json::Map::new();
     let mut complete = true;
-    for column in table.fields() {
-        let required = column.decl.contains("NOT NULL");
+    for column in table.fields_in(backend) {
+        let required = column.required();
         let keep = if required {
             rng.chance(92)
         } else {
@@ -674,11 +786,30 @@ fn create_body(rng: &mut Rng, keys: &mut Keys, t: usize) -> Value {
     Value::Object(body)
 }
 
+/// Makes a PUT body one PostgreSQL's engine takes: it requires every NOT NULL column there,
+/// the primary key of a text-keyed table included (sent as the key of the path, unchanged).
+fn complete_put(rng: &mut Rng, table: &Table, pk: &str, body: &mut Value) {
+    let Value::Object(map) = body else { return };
+    for column in table.fields_in(Backend::Postgres) {
+        if column.required() && map.get(column.name).is_none_or(Value::is_null) {
+            let mut value = json_value(rng, column);
+            while value.is_null() {
+                value = json_value(rng, column);
+            }
+            map.insert(column.name.to_owned(), value);
+        }
+    }
+    if table.text_pk {
+        map.insert(table.pk().to_owned(), json!(pk));
+    }
+}
+
 /// A partial body of 1 to 3 fields (a NOT NULL one set to null now and then).
-fn update_body(rng: &mut Rng, table: &Table) -> Value {
+fn update_body(rng: &mut Rng, table: &Table, backend: Backend) -> Value {
+    let fields = table.fields_in(backend);
     let mut body = serde_json::Map::new();
     for _ in 0..rng.range(1, 3) {
-        let column = rng.pick(table.fields());
+        let column = rng.pick(&fields);
         let value = if rng.chance(5) {
             Value::Null
         } else {
@@ -723,11 +854,17 @@ mod tests {
 
     #[test]
     fn the_same_seed_gives_the_same_requests() {
-        let a = generate(1, 500, DEFAULT_MISTAKES_PER_MILLE);
-        assert_eq!(a, generate(1, 500, DEFAULT_MISTAKES_PER_MILLE));
-        assert_ne!(a, generate(2, 500, DEFAULT_MISTAKES_PER_MILLE));
+        let a = generate(1, 500, DEFAULT_MISTAKES_PER_MILLE, Backend::Sqlite);
+        assert_eq!(
+            a,
+            generate(1, 500, DEFAULT_MISTAKES_PER_MILLE, Backend::Sqlite)
+        );
+        assert_ne!(
+            a,
+            generate(2, 500, DEFAULT_MISTAKES_PER_MILLE, Backend::Sqlite)
+        );
         let targets: Vec<String> = a.iter().map(Request::engine_target).collect();
-        let again: Vec<String> = generate(1, 500, DEFAULT_MISTAKES_PER_MILLE)
+        let again: Vec<String> = generate(1, 500, DEFAULT_MISTAKES_PER_MILLE, Backend::Sqlite)
             .iter()
             .map(Request::engine_target)
             .collect();
@@ -736,7 +873,7 @@ mod tests {
 
     #[test]
     fn the_mix_has_every_kind_of_request() {
-        let requests = generate(1, 1000, 100);
+        let requests = generate(1, 1000, 100, Backend::Sqlite);
         for op in [
             Op::List,
             Op::Aggregate,
@@ -771,6 +908,167 @@ mod tests {
             assert!(keys.contains(&key), "{key}");
         }
         assert!(keys.iter().any(|k| k.starts_with("exclude__")));
+    }
+
+    /// FNV-1a of the generated requests (method, engine target, body).
+    fn digest(requests: &[Request]) -> u64 {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for r in requests {
+            let line = format!(
+                "{} {} {:?}",
+                r.op.method(),
+                r.engine_target(),
+                r.body.as_ref().map(Value::to_string)
+            );
+            for b in line.bytes() {
+                h ^= u64::from(b);
+                h = h.wrapping_mul(0x100_0000_01b3);
+            }
+        }
+        h
+    }
+
+    #[test]
+    fn the_sqlite_requests_are_those_of_before_the_postgres_mode() {
+        // Pins seed 1's SQLite stream as it was before `--postgres` existed, so that runs before
+        // and after compare like with like. A deliberate change to the generator updates it.
+        assert_eq!(
+            digest(&generate(1, 2000, 100, Backend::Sqlite)),
+            0x400c_9d9c_fab9_1964
+        );
+    }
+
+    #[test]
+    fn postgres_requests_use_the_json_column_and_avoid_what_fails_there() {
+        for seed in 1..=6 {
+            let requests = generate(seed, 3000, 0, Backend::Postgres);
+            assert_eq!(requests, generate(seed, 3000, 0, Backend::Postgres));
+            let mut meta_filters = 0;
+            for r in &requests {
+                let columns = r.table.columns_in(Backend::Postgres);
+                let kind_of = |name: &str| columns.iter().find(|c| c.name == name).map(|c| c.kind);
+                for (key, value) in &r.query {
+                    let key = key.trim_start_matches("exclude__");
+                    let (name, lookup) = key.split_once("__").unwrap_or((key, "exact"));
+                    match kind_of(name) {
+                        Some(Kind::Json) => {
+                            meta_filters += 1;
+                            assert!(
+                                ["exact", "in", "json_icontains", "isnull", "isempty"]
+                                    .contains(&lookup),
+                                "{key}"
+                            );
+                            if lookup == "exact" || lookup == "in" {
+                                for item in value.split(',').filter(|i| !i.is_empty()) {
+                                    let parsed = serde_json::from_str::<Value>(item);
+                                    assert!(
+                                        !matches!(
+                                            parsed,
+                                            Ok(Value::Number(_) | Value::Bool(_) | Value::Null)
+                                        ),
+                                        "{key}={value}"
+                                    );
+                                }
+                            }
+                        }
+                        Some(kind) if kind != Kind::Text => {
+                            assert_ne!(lookup, "icontains", "{key} on {}", r.table.name);
+                        }
+                        _ => {}
+                    }
+                }
+                let func = r.query.iter().find(|(k, _)| k == "_y_func");
+                if let Some((_, func)) = func {
+                    let column = r
+                        .query
+                        .iter()
+                        .find(|(k, _)| k == "_y_column")
+                        .map_or(r.table.pk(), |(_, c)| c.as_str());
+                    let kind = kind_of(column).unwrap_or(Kind::Text);
+                    assert!(pg_has(func, kind), "{func} of {column}");
+                }
+            }
+            assert!(meta_filters > 20, "{meta_filters}");
+            // No date `in` with a comma list given twice (PostgreSQL cannot read the whole list as
+            // a date).
+            for r in &requests {
+                for (key, value) in &r.query {
+                    let name = key.trim_start_matches("exclude__").split("__").next();
+                    let date = r
+                        .table
+                        .columns
+                        .iter()
+                        .any(|c| Some(c.name) == name && c.kind == Kind::Date);
+                    let repeated = r.query.iter().filter(|(k, _)| k == key).count() > 1;
+                    assert!(
+                        !(date && key.ends_with("__in") && repeated && value.contains(',')),
+                        "{}",
+                        r.engine_target()
+                    );
+                }
+            }
+            let bodies_with_meta = requests
+                .iter()
+                .filter_map(|r| r.body.as_ref())
+                .filter(|b| b.get("meta").is_some())
+                .count();
+            assert!(bodies_with_meta > 10, "{bodies_with_meta}");
+            // Half the PUTs carry every NOT NULL column (and a text key), which PostgreSQL's engine
+            // requires.
+            let complete = requests
+                .iter()
+                .filter(|r| r.op == Op::Put)
+                .filter(|r| {
+                    let body = r.body.as_ref().and_then(Value::as_object);
+                    r.table.columns_in(Backend::Postgres).iter().all(|c| {
+                        !(c.required() || (r.table.text_pk && c.name == r.table.pk()))
+                            || body
+                                .and_then(|b| b.get(c.name))
+                                .is_some_and(|v| !v.is_null())
+                    })
+                })
+                .count();
+            let puts = requests.iter().filter(|r| r.op == Op::Put).count();
+            assert!(
+                complete * 4 > puts && complete < puts,
+                "{complete} of {puts}"
+            );
+        }
+        // Mistakes on PostgreSQL include the lookups it fails on.
+        let with_mistakes = generate(3, 3000, 1000, Backend::Postgres);
+        assert!(with_mistakes.iter().any(|r| {
+            r.query
+                .iter()
+                .any(|(k, _)| k == "age__icontains" || k == "born__icontains" || k == "meta")
+        }));
+    }
+
+    #[test]
+    fn a_date_in_with_a_list_is_given_once() {
+        let columns = TABLES[0].columns_in(Backend::Postgres);
+        let pairs = |list: &[(&str, &str)]| -> Vec<(String, String)> {
+            list.iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect()
+        };
+        let mut query = pairs(&[
+            ("born__in", "2000-01-02"),
+            ("age__in", "1,2"),
+            ("born__in", "2001-01-01,2002-02-02"),
+            ("age__in", "3"),
+            ("exclude__born__in", "2003-03-03"),
+            ("born__in", "2004-04-04"),
+        ]);
+        keep_date_lists_whole(&columns, &mut query);
+        assert_eq!(
+            query,
+            pairs(&[
+                ("born__in", "2000-01-02"),
+                ("age__in", "1,2"),
+                ("age__in", "3"),
+                ("exclude__born__in", "2003-03-03"),
+            ])
+        );
     }
 
     #[test]
