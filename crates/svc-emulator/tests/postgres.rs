@@ -574,12 +574,67 @@ async fn an_unreachable_database_fails_the_start_without_showing_its_password() 
     )]);
     let e = Emulator::start(EmulatorConfig::default().projects(projects))
         .await
-        .err()
-        .expect("no server listens on port 1");
+        .expect_err("no server listens on port 1");
     let text = e.to_string();
     assert!(
         text.contains("postgres://app:***@127.0.0.1:1/shop"),
         "{text}"
     );
     assert!(!text.contains("s3cret"), "{text}");
+}
+
+/// The rows of `pg_stat_activity` running `pg_sleep` in database `db`.
+fn sleeping(db: &str) -> usize {
+    let cluster = pg_cluster::Cluster::shared().unwrap();
+    let out = cluster
+        .psql(
+            db,
+            "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(100)%' \
+             AND state = 'active' AND pid <> pg_backend_pid()",
+        )
+        .unwrap();
+    out.trim().parse().unwrap()
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL: run with --ignored (cargo xtask ci does)"]
+async fn a_query_whose_client_went_away_is_cancelled_in_postgresql() {
+    use tokio::io::AsyncWriteExt;
+    // A limit far beyond the test's bounds: only the cancellation can end the statement in time.
+    let (emu, url) = emulator_with(
+        "",
+        false,
+        Limits::default().sql_timeout(Duration::from_secs(300)),
+    )
+    .await;
+    let db = url.rsplit('/').next().unwrap().to_owned();
+    let body = json!({"query": "select pg_sleep(100)"}).to_string();
+    let mut gone = tokio::net::TcpStream::connect(emu.local_addr())
+        .await
+        .unwrap();
+    let head = format!(
+        "POST {BASE}/sql_get_query HTTP/1.1\r\nHost: emulator\r\nAuthorization: {TOKEN}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    gone.write_all(head.as_bytes()).await.unwrap();
+    let wait = |want: usize| {
+        let db = db.clone();
+        async move {
+            // Wide bounds for a busy machine; the statement itself would run 100 s.
+            for _ in 0..600 {
+                if sleeping(&db) == want {
+                    return true;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            false
+        }
+    };
+    assert!(wait(1).await, "the query started");
+    drop(gone);
+    assert!(wait(0).await, "PostgreSQL was asked to cancel the query");
+    // The resource still answers.
+    let r = ok(&sql(&emu, json!({"query": "select 1 as one"})).await);
+    assert_eq!(r["data"], json!([[1]]));
 }

@@ -154,13 +154,16 @@ fn column<'m>(
     }
 }
 
+/// `_order_by` fields: name, descending.
+type OrderTerms<'m> = Vec<(&'m str, bool)>;
+
 /// The selection's `WHERE` and its `_order_by` fields (name, descending): one character
 /// empties the selection; other names must be fields (the engine fails on an unknown one).
 fn selection_where<'m>(
     model: &'m PgModel,
     selection: &Selection,
     order_values: &'m [String],
-) -> Result<(PgWhere, Option<Vec<(&'m str, bool)>>), EngineError> {
+) -> Result<(PgWhere, Option<OrderTerms<'m>>), EngineError> {
     let filter = build_where(model, selection)?;
     let value = match order_values {
         [] => return Ok((filter, None)),
