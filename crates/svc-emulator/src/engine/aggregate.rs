@@ -808,30 +808,35 @@ enum GroupKey<'m> {
 
 /// The engine's `get_sql_group_func_lookup` on SQLite for the lookup `raw` of `field`.
 fn group_key<'m>(field: &'m Field, raw: Option<&str>) -> Result<GroupKey<'m>, EngineError> {
+    Ok(
+        match date_unit(&field.name, is_date_column(field), raw)?.and_then(strftime_format) {
+            Some(format) => GroupKey::Strftime(format, field),
+            None => GroupKey::Column(field),
+        },
+    )
+}
+
+/// A group lookup (`_x_lookup`) as the engine reads it, whatever the database: split on `_`
+/// into a kind and a parameter; `date` (on a column that is not a date: a `400`) with its unit
+/// (`day` when absent or empty), `auto` on a date column as `date_day`; `None` (the column
+/// itself) for anything else. The database says which units it knows.
+pub(crate) fn date_unit<'r>(
+    column: &str,
+    is_date: bool,
+    raw: Option<&'r str>,
+) -> Result<Option<&'r str>, EngineError> {
     let mut parts = raw.filter(|r| !r.is_empty()).map(|r| r.split('_'));
-    let mut kind = parts.as_mut().and_then(Iterator::next);
-    let mut param = parts.as_mut().and_then(Iterator::next);
-    if kind == Some("date") && !is_date_column(field) {
-        // The engine's own words, not tied to one input.
-        return Err(EngineError::field(
+    let kind = parts.as_mut().and_then(Iterator::next);
+    let param = parts.as_mut().and_then(Iterator::next);
+    match kind {
+        Some("date") if !is_date => Err(EngineError::field(
             "non_field_errors",
-            format!(
-                "Can't apply date functions to non-date field: {}",
-                field.name
-            ),
-        ));
+            format!("Can't apply date functions to non-date field: {column}"),
+        )),
+        Some("date") => Ok(Some(param.filter(|p| !p.is_empty()).unwrap_or("day"))),
+        Some("auto") if is_date => Ok(Some("day")),
+        _ => Ok(None),
     }
-    if kind == Some("auto") && is_date_column(field) {
-        kind = Some("date");
-        param = Some("day");
-    }
-    if kind == Some("date") {
-        let unit = param.filter(|p| !p.is_empty()).unwrap_or("day");
-        if let Some(format) = strftime_format(unit) {
-            return Ok(GroupKey::Strftime(format, field));
-        }
-    }
-    Ok(GroupKey::Column(field))
 }
 
 /// The name of the `i`th key: `group`, `group_2`, `group_3`, ...

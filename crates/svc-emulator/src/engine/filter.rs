@@ -216,8 +216,18 @@ struct FilterCtx<'a> {
     lenient: bool,
 }
 
-impl FilterCtx<'_> {
-    fn number(&self, raw: &str) -> Result<PyNumber, EngineError> {
+/// How the engine's filter fields read a filter's value, whatever the database: the
+/// reading, or the `400` (or, where the engine fails, the `500` of lenient mode) naming the
+/// filter's key.
+pub(crate) struct ValueReader<'a> {
+    pub key: &'a str,
+    pub family: FilterFamily,
+    pub lenient: bool,
+}
+
+impl ValueReader<'_> {
+    /// A number (`FloatField`).
+    pub(crate) fn number(&self, raw: &str) -> Result<PyNumber, EngineError> {
         py_number(raw).ok_or_else(|| {
             invalid(
                 self.key,
@@ -230,7 +240,8 @@ impl FilterCtx<'_> {
         })
     }
 
-    fn boolean(&self, raw: &str) -> Result<bool, EngineError> {
+    /// A boolean (`BooleanField`); text outside its word sets is refused in strict mode.
+    pub(crate) fn boolean(&self, raw: &str) -> Result<bool, EngineError> {
         match py_bool(raw) {
             Ok(b) => Ok(b),
             // Empty text is false to Python too: only other text is a misreading.
@@ -247,7 +258,8 @@ impl FilterCtx<'_> {
         }
     }
 
-    fn datetime(&self, raw: &str) -> Result<InputDateTime, EngineError> {
+    /// A date-time (`DateTimeField`, dateparser's common forms).
+    pub(crate) fn datetime(&self, raw: &str) -> Result<InputDateTime, EngineError> {
         if self.lenient
             && let Some(month) = month_of_this_day(raw)
         {
@@ -259,12 +271,34 @@ impl FilterCtx<'_> {
                  YYYY-MM-DD[THH:MM[:SS[.ffffff]]][Z|±HH:MM].",
                 self.key
             );
-            match self.field.ty.filter {
+            match self.family {
                 // The engine's date filter calls `.strftime` on dateparser's `None`: a 500.
                 FilterFamily::Date => EngineError::engine_fails(self.lenient, self.key, message),
                 _ => invalid(self.key, message),
             }
         })
+    }
+}
+
+impl FilterCtx<'_> {
+    fn reader(&self) -> ValueReader<'_> {
+        ValueReader {
+            key: self.key,
+            family: self.field.ty.filter,
+            lenient: self.lenient,
+        }
+    }
+
+    fn number(&self, raw: &str) -> Result<PyNumber, EngineError> {
+        self.reader().number(raw)
+    }
+
+    fn boolean(&self, raw: &str) -> Result<bool, EngineError> {
+        self.reader().boolean(raw)
+    }
+
+    fn datetime(&self, raw: &str) -> Result<InputDateTime, EngineError> {
+        self.reader().datetime(raw)
     }
 
     /// A value bound for `exact`, `gt`, `gte`, `lt`, `lte` and each `in` item.
@@ -525,6 +559,15 @@ pub(crate) fn search_text(selection: &Selection) -> Result<Option<&str>, EngineE
     }
 }
 
+/// ` WHERE a AND b ...` of conditions, or nothing.
+pub(crate) fn where_clause(conds: &[String]) -> String {
+    if conds.is_empty() {
+        String::new()
+    } else {
+        format!(" WHERE {}", conds.join(" AND "))
+    }
+}
+
 /// Builds the `WHERE` clause of a selection as the engine does: the filters
 /// ([`walk_filters`]), then the search. All AND-ed.
 pub(crate) fn build_where(model: &Model, selection: &Selection) -> Result<Where, EngineError> {
@@ -553,12 +596,10 @@ pub(crate) fn build_where(model: &Model, selection: &Selection) -> Result<Where,
     if let Some(text) = search_text(selection)? {
         conds.extend(search(model, text, &mut params));
     }
-    let sql = if conds.is_empty() {
-        String::new()
-    } else {
-        format!(" WHERE {}", conds.join(" AND "))
-    };
-    Ok(Where { sql, params })
+    Ok(Where {
+        sql: where_clause(&conds),
+        params,
+    })
 }
 
 /// Whether `_order_by` makes the engine list nothing: a value shorter than two characters.
@@ -581,7 +622,26 @@ pub(crate) struct Order {
 /// An unknown name, an empty part or a repeated `_order_by` make the engine fail (500): the
 /// emulator answers 400 `[decision: stricter]`.
 pub(crate) fn order_by(model: &Model, raw: &[String], lenient: bool) -> Result<Order, EngineError> {
-    let mut sql_terms = Vec::new();
+    let terms = order_terms(raw, lenient, model.pk, |name| model.field_index(name))?;
+    let sql_terms: Vec<String> = terms
+        .iter()
+        .map(|&(i, desc)| format!("{}{}", model.fields[i].sql, if desc { " DESC" } else { "" }))
+        .collect();
+    Ok(Order {
+        sql: format!(" ORDER BY {}", sql_terms.join(", ")),
+        terms,
+    })
+}
+
+/// The terms of `_order_by` as the engine reads them, whatever the database: `(field index,
+/// descending)` of each named field, then the key (`pk`) descending unless named. `index_of`
+/// finds a field by name.
+pub(crate) fn order_terms(
+    raw: &[String],
+    lenient: bool,
+    pk: usize,
+    index_of: impl Fn(&str) -> Option<usize>,
+) -> Result<Vec<(usize, bool)>, EngineError> {
     let mut terms = Vec::new();
     let value = match raw {
         [] => "",
@@ -602,7 +662,7 @@ pub(crate) fn order_by(model: &Model, raw: &[String], lenient: bool) -> Result<O
                 Some(n) => (true, n),
                 None => (false, part),
             };
-            let index = model.field_index(name).ok_or_else(|| {
+            let index = index_of(name).ok_or_else(|| {
                 EngineError::engine_fails(
                     lenient,
                     ORDER_BY_PARAM,
@@ -612,19 +672,13 @@ pub(crate) fn order_by(model: &Model, raw: &[String], lenient: bool) -> Result<O
                     ),
                 )
             })?;
-            let f = &model.fields[index];
-            sql_terms.push(format!("{}{}", f.sql, if desc { " DESC" } else { "" }));
             terms.push((index, desc));
         }
     }
-    if !terms.iter().any(|&(i, _)| i == model.pk) {
-        sql_terms.push(format!("{} DESC", model.pk_field().sql));
-        terms.push((model.pk, true));
+    if !terms.iter().any(|&(i, _)| i == pk) {
+        terms.push((pk, true));
     }
-    Ok(Order {
-        sql: format!(" ORDER BY {}", sql_terms.join(", ")),
-        terms,
-    })
+    Ok(terms)
 }
 
 #[cfg(test)]

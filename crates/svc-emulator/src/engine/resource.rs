@@ -1163,12 +1163,23 @@ pub(crate) fn not_a_dict(body: &PyJson, names: &[&str], updating: bool) -> Resul
 /// Each given value through its column's serializer field; the field errors, all at once, as
 /// a `400`.
 fn validate<'m>(given: &[(&'m Field, &PyJson)]) -> Result<Vec<(&'m Field, Internal)>, EngineError> {
-    let mut errors: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    read_values(given, |f| (&f.name, InputField::of(f.ty)), BTreeMap::new())
+}
+
+/// Each given value through its column's serializer field (`field` says the column's name
+/// and field), whatever the database; these errors and `errors` (found before, such as
+/// missing columns), all at once, as a `400`.
+pub(crate) fn read_values<'m, F>(
+    given: &[(&'m F, &PyJson)],
+    field: impl Fn(&F) -> (&str, InputField),
+    mut errors: BTreeMap<String, Vec<String>>,
+) -> Result<Vec<(&'m F, Internal)>, EngineError> {
     let mut values = Vec::with_capacity(given.len());
     for (f, v) in given {
-        match to_internal(InputField::of(f.ty), v) {
+        let (name, input) = field(f);
+        match to_internal(input, v) {
             Ok(internal) => values.push((*f, internal)),
-            Err(m) => errors.entry(f.name.clone()).or_default().push(m),
+            Err(m) => errors.entry(name.to_owned()).or_default().push(m),
         }
     }
     if errors.is_empty() {

@@ -11,7 +11,7 @@
 
 use serde_json::{Map, Value as Json};
 
-use crate::engine::aggregate::query_text;
+use crate::engine::aggregate::{date_unit, query_text};
 use crate::engine::types::py_float_repr;
 use crate::engine::{AggregateFunc, AggregateRequest, EngineError, GroupRequest, Selection};
 use crate::postgres::PgResource;
@@ -227,28 +227,12 @@ fn is_date_column(field: &PgField) -> bool {
 
 /// The SQL of a group key: `date_trunc('unit', col)` or the column.
 fn group_key(field: &PgField, raw: Option<&str>) -> Result<String, EngineError> {
-    let mut parts = raw.filter(|r| !r.is_empty()).map(|r| r.split('_'));
-    let mut kind = parts.as_mut().and_then(Iterator::next);
-    let mut param = parts.as_mut().and_then(Iterator::next);
-    if kind == Some("date") && !is_date_column(field) {
-        return Err(EngineError::field(
-            "non_field_errors",
-            format!(
-                "Can't apply date functions to non-date field: {}",
-                field.name
-            ),
-        ));
-    }
-    if kind == Some("auto") && is_date_column(field) {
-        kind = Some("date");
-        param = Some("day");
-    }
-    if kind == Some("date")
-        && let Some(unit) = trunc_unit(param.filter(|p| !p.is_empty()).unwrap_or("day"))
-    {
-        return Ok(format!("date_trunc('{unit}', {})", field.sql));
-    }
-    Ok(field.sql.clone())
+    Ok(
+        match date_unit(&field.name, is_date_column(field), raw)?.and_then(trunc_unit) {
+            Some(unit) => format!("date_trunc('{unit}', {})", field.sql),
+            None => field.sql.clone(),
+        },
+    )
 }
 
 fn group_label(i: usize) -> String {

@@ -12,11 +12,11 @@ use crate::engine::EngineError;
 use crate::engine::Lookup;
 use crate::engine::Selection;
 use crate::engine::convert::{
-    InputDateTime, PyJson, parse_input_datetime, parse_py_json, py_float, py_json_dumps, py_strip,
-    py_text, stored_datetime,
+    InputDateTime, PyJson, parse_py_json, py_float, py_json_dumps, py_strip, py_text,
+    stored_datetime,
 };
 use crate::engine::filter::{
-    Arg, PyNumber, month_of_this_day, py_bool, py_number, search_text, walk_filters,
+    Arg, PyNumber, ValueReader, order_terms, search_text, walk_filters, where_clause,
 };
 use crate::engine::types::{FilterFamily, Search, py_float_repr};
 use crate::postgres::schema::{PgField, PgModel};
@@ -113,56 +113,27 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    fn number(&self, raw: &str) -> Result<Literal, EngineError> {
-        match py_number(raw) {
-            Some(PyNumber::Int(i)) => Ok(Literal::Int(i.to_string())),
-            Some(PyNumber::Float(f)) => Ok(Literal::Float(f)),
-            None => Err(invalid(
-                self.key,
-                format!(
-                    "Invalid value {raw:?} for filter {:?}: not a valid float (number fields take \
-                     numbers such as 3, -2.5 or 1e3).",
-                    self.key
-                ),
-            )),
+    fn reader(&self) -> ValueReader<'_> {
+        ValueReader {
+            key: self.key,
+            family: self.field.kind.family(),
+            lenient: self.lenient,
         }
+    }
+
+    fn number(&self, raw: &str) -> Result<Literal, EngineError> {
+        Ok(match self.reader().number(raw)? {
+            PyNumber::Int(i) => Literal::Int(i.to_string()),
+            PyNumber::Float(f) => Literal::Float(f),
+        })
     }
 
     fn boolean(&self, raw: &str) -> Result<bool, EngineError> {
-        match py_bool(raw) {
-            Ok(b) => Ok(b),
-            Err(truthy) if self.lenient || !truthy => Ok(truthy),
-            Err(_) => Err(invalid(
-                self.key,
-                format!(
-                    "Invalid value {raw:?} for filter {:?}: expected a boolean word (true/false, \
-                     1/0, yes/no, on/off, t/f, y/n); the data engine would read any other text \
-                     as true.",
-                    self.key
-                ),
-            )),
-        }
+        self.reader().boolean(raw)
     }
 
     fn datetime(&self, raw: &str) -> Result<InputDateTime, EngineError> {
-        // `YYYY-MM` is that month on today's day: lenient mode only, as on SQLite.
-        if self.lenient
-            && let Some(month) = month_of_this_day(raw)
-        {
-            return Ok(month);
-        }
-        parse_input_datetime(py_strip(raw)).ok_or_else(|| {
-            let message = format!(
-                "Invalid value {raw:?} for filter {:?}: expected a date YYYY-MM-DD or a date-time \
-                 YYYY-MM-DD[THH:MM[:SS[.ffffff]]][Z|±HH:MM].",
-                self.key
-            );
-            match self.field.kind.family() {
-                // The engine's date filter calls `.strftime` on dateparser's `None`: a 500.
-                FilterFamily::Date => EngineError::engine_fails(self.lenient, self.key, message),
-                _ => invalid(self.key, message),
-            }
-        })
+        self.reader().datetime(raw)
     }
 
     /// A value of `exact`, `gt`, `gte`, `lt`, `lte` and each `in` item, as the engine's
@@ -407,12 +378,10 @@ pub(crate) fn build_where(model: &PgModel, selection: &Selection) -> Result<PgWh
     if let Some(text) = search_text(selection)? {
         conds.extend(search(model, text, &mut params));
     }
-    let sql = if conds.is_empty() {
-        String::new()
-    } else {
-        format!(" WHERE {}", conds.join(" AND "))
-    };
-    Ok(PgWhere { sql, params })
+    Ok(PgWhere {
+        sql: where_clause(&conds),
+        params,
+    })
 }
 
 /// The ` ORDER BY ...` of `_order_by`, as on SQLite: the named fields, then the key descending
@@ -423,48 +392,15 @@ pub(crate) fn order_by(
     raw: &[String],
     lenient: bool,
 ) -> Result<String, EngineError> {
-    use svc_model::records::wire::ORDER_BY_PARAM;
-    let value = match raw {
-        [] => "",
-        [one] => one.as_str(),
-        _ => {
-            return Err(EngineError::engine_fails(
-                lenient,
-                ORDER_BY_PARAM,
-                "Give _order_by once, as a comma-separated list (a,-b): the data engine fails \
-                 (500) on a repeated _order_by."
-                    .to_owned(),
-            ));
-        }
-    };
-    let mut terms = Vec::new();
-    let mut has_pk = false;
-    if !value.is_empty() && value.chars().count() >= 2 {
-        for part in value.split(',') {
-            let (desc, name) = match part.strip_prefix('-') {
-                Some(n) => (true, n),
-                None => (false, part),
-            };
-            let index = model.field_index(name).ok_or_else(|| {
-                EngineError::engine_fails(
-                    lenient,
-                    ORDER_BY_PARAM,
-                    format!(
-                        "Unknown field {name:?} in _order_by {value:?} (the data engine fails \
-                         with a 500); use field names, comma-separated, with - for descending."
-                    ),
-                )
-            })?;
-            has_pk |= index == model.pk;
-            let f = &model.fields[index];
-            // Qualified: the select list reads each column as text under its own name, and a
-            // bare name in ORDER BY would sort by that text.
+    let terms = order_terms(raw, lenient, model.pk, |name| model.field_index(name))?;
+    // Qualified: the select list reads each column as text under its own name, and a bare
+    // name in ORDER BY would sort by that text.
+    let terms: Vec<String> = terms
+        .iter()
+        .map(|&(i, desc)| {
             let dir = if desc { " DESC" } else { "" };
-            terms.push(format!("{}.{}{dir}", model.table_sql, f.sql));
-        }
-    }
-    if !has_pk {
-        terms.push(format!("{}.{} DESC", model.table_sql, model.pk_field().sql));
-    }
+            format!("{}.{}{dir}", model.table_sql, model.fields[i].sql)
+        })
+        .collect();
     Ok(format!(" ORDER BY {}", terms.join(", ")))
 }

@@ -9,7 +9,7 @@ use tokio_postgres::error::SqlState;
 use crate::engine::EngineError;
 use crate::engine::convert::{Internal, PyJson, py_json_dumps, py_text, to_internal};
 use crate::engine::filter::order_selects_nothing;
-use crate::engine::resource::{non_field, not_a_dict, summary};
+use crate::engine::resource::{non_field, not_a_dict, read_values};
 use crate::engine::{ListSpec, Listing, MAX_PER_PAGE, RecordsJson, Selection};
 use crate::postgres::filter::{Params, PgWhere, build_where, datetime_literal, order_by};
 use crate::postgres::schema::{PgField, PgModel};
@@ -479,29 +479,18 @@ fn validate<'m>(
     given: &[(&'m PgField, &PyJson)],
     complete: bool,
 ) -> Result<Vec<(&'m PgField, Internal)>, EngineError> {
-    let mut errors: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut missing: BTreeMap<String, Vec<String>> = BTreeMap::new();
     if complete {
         for f in model.fields.iter().filter(|f| required(f)) {
             if !given.iter().any(|(g, _)| g.name == f.name) {
-                errors
+                missing
                     .entry(f.name.clone())
                     .or_default()
                     .push("this field is required".to_owned());
             }
         }
     }
-    let mut values = Vec::with_capacity(given.len());
-    for (f, v) in given {
-        match to_internal(f.kind.input(), v) {
-            Ok(internal) => values.push((*f, internal)),
-            Err(m) => errors.entry(f.name.clone()).or_default().push(m),
-        }
-    }
-    if errors.is_empty() {
-        Ok(values)
-    } else {
-        Err(EngineError::fields(summary(&errors), errors))
-    }
+    read_values(given, |f| (&f.name, f.kind.input()), missing)
 }
 
 /// One record, `{"col": value, ...}` in column order.
