@@ -910,6 +910,27 @@ mod tests {
         assert!(keys.iter().any(|k| k.starts_with("exclude__")));
     }
 
+    /// A JSON text with every object's keys sorted: the same whether or not serde_json keeps
+    /// insertion order (its `preserve_order` feature, which `--all-features` builds may turn on).
+    fn canonical(v: &Value) -> String {
+        match v {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                let items: Vec<String> = keys
+                    .iter()
+                    .map(|k| format!("{}:{}", Value::from(k.as_str()), canonical(&map[*k])))
+                    .collect();
+                format!("{{{}}}", items.join(","))
+            }
+            Value::Array(items) => {
+                let items: Vec<String> = items.iter().map(canonical).collect();
+                format!("[{}]", items.join(","))
+            }
+            other => other.to_string(),
+        }
+    }
+
     /// FNV-1a of the generated requests (method, engine target, body).
     fn digest(requests: &[Request]) -> u64 {
         let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -918,7 +939,7 @@ mod tests {
                 "{} {} {:?}",
                 r.op.method(),
                 r.engine_target(),
-                r.body.as_ref().map(Value::to_string)
+                r.body.as_ref().map(canonical)
             );
             for b in line.bytes() {
                 h ^= u64::from(b);
