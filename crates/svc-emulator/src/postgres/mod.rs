@@ -7,17 +7,17 @@
 //! reload. The operations are those of the SQLite engine ([`crate::engine::Resource`]), with
 //! PostgreSQL's semantics where the engine has them:
 //!
-//! - **Values** ([`types`]): `numeric` written as text (`"20.50"`), date-times in ISO form with
+//! - **Values** (`types`): `numeric` written as text (`"20.50"`), date-times in ISO form with
 //!   the offset of the database's time zone, JSON as JSON, arrays as JSON arrays.
-//! - **Filters** ([`filter`]): `ILIKE` with PostgreSQL's Unicode case folding, JSON `exact`
+//! - **Filters** (`filter`): `ILIKE` with PostgreSQL's Unicode case folding, JSON `exact`
 //!   as containment, values typed as psycopg2 types them; `NULL`s last in ascending order.
 //! - **Counts**: an unfiltered list of a table whose catalog estimate (`pg_class.reltuples`)
 //!   is at least 10 000 shows the estimate, as the engine does; other counts are exact.
-//! - **Group** ([`aggregate`]): `date_trunc` buckets, `week` and `quarter` included.
-//! - **SQL** ([`sql`]): proved read-only by PostgreSQL itself: one statement, prepared first,
+//! - **Group** (`aggregate`): `date_trunc` buckets, `week` and `quarter` included.
+//! - **SQL** (`sql`): proved read-only by PostgreSQL itself: one statement, prepared first,
 //!   run in a `READ ONLY` transaction with a `statement_timeout`, and cancelled from outside at
 //!   the deadline or when the client goes away.
-//! - **Writes** ([`records`]): values read by the engine's serializer fields, then cast to the
+//! - **Writes** (`records`): values read by the engine's serializer fields, then cast to the
 //!   column's type by PostgreSQL; database errors are `400`s with PostgreSQL's message.
 //!
 //! The connection URL may carry a password: it is never logged or shown ([`redacted`]).
