@@ -179,6 +179,10 @@ fn package() -> bool {
         &[
             "package",
             "--workspace",
+            // xtask is never published, and it depends on pg-cluster (unpublished, so without
+            // a version), which packaging refuses in a normal dependency.
+            "--exclude",
+            "xtask",
             "--allow-dirty",
             "--quiet",
             "--target-dir",
