@@ -1,6 +1,7 @@
 //! Maintenance jobs of the workspace: `cargo xtask ci`, `cargo xtask structure`,
 //! `cargo xtask features`, `cargo xtask package`, `cargo xtask postgres`, `cargo xtask bench`,
-//! `cargo xtask load`, `cargo xtask fuzz`, `cargo xtask stress`, `cargo xtask fidelity`.
+//! `cargo xtask load`, `cargo xtask fuzz`, `cargo xtask stress`, `cargo xtask fidelity`,
+//! `cargo xtask contract`.
 //!
 //! `.ci/run` calls `cargo xtask ci`, so CI and a developer's machine run the same steps: the
 //! structural rules (`structure.rs`: the emulator's layering, no reference to a missing file),
@@ -16,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 mod abuse;
+mod contract;
 mod fidelity;
 mod http;
 mod stress;
@@ -436,6 +438,7 @@ fn main() -> ExitCode {
         Some("stress") => stress::stress(&args[1..]),
         Some("fidelity") => fidelity::fidelity(&args[1..], &workspace_root()),
         Some("abuse") => abuse::abuse(&workspace_root()),
+        Some("contract") => contract::contract(&args[1..], &workspace_root()),
         _ => {
             eprintln!(
                 "usage: cargo xtask <task>\n\n\
@@ -458,6 +461,9 @@ fn main() -> ExitCode {
                  target/stress/report.md:\n            \
                  stress [--runs N (5)] [--hogs H (one per CPU)] [--timeout-mins M (30)] \
                  [-- TEST BINARY ARGS]\n  \
+                 contract  schemathesis (PyPI) against the emulator from its OpenAPI description, \
+                 every phase and check:\n            \
+                 contract [--max-examples N (10)] [--phases LIST] [--emulator-bin PATH]\n  \
                  abuse     the hostile cases of the hardening issue against a release emulator, \
                  with figures\n            \
                  (memory peak, stall of other routes, time to the SQL deadline; Linux)\n  \

@@ -66,9 +66,25 @@ pub(crate) fn route_with_optional_slash(
     method_router: MethodRouter<AppState>,
 ) -> Router<AppState> {
     let bare = path.trim_end_matches('/');
+    ROUTES
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(bare.to_owned());
     router
         .route(&format!("{bare}/"), method_router.clone())
         .route(bare, method_router)
+}
+
+/// Every path template a router was built with (without its trailing slash; app host paths
+/// without their `/api` prefix): what the OpenAPI description must list. Filled as routers are
+/// built (always with the same paths), read by the test that compares the two.
+static ROUTES: std::sync::Mutex<std::collections::BTreeSet<String>> =
+    std::sync::Mutex::new(std::collections::BTreeSet::new());
+
+/// The path templates recorded in [`ROUTES`].
+#[cfg(test)]
+pub(crate) fn route_templates() -> std::collections::BTreeSet<String> {
+    ROUTES.lock().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
 async fn not_found() -> HttpError {

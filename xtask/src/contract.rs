@@ -1,0 +1,258 @@
+//! `cargo xtask contract`: an outside contract tester, schemathesis (PyPI), against the emulator,
+//! from the emulator's own OpenAPI description (`GET /_emulator/openapi.json`).
+//!
+//! It installs schemathesis into a venv (`target/contract/venv`, reused), starts the emulator
+//! (the demo project, in memory, on loopback), mints a service token (a `JWT` session) with the
+//! project's API key, and runs every phase (examples, coverage, fuzzing, stateful) with every
+//! check, each security scheme of the description given its credential: the API key as
+//! `Bearer`, the resource's raw static token, the session as `JWT <token>`. Path parameters are
+//! pinned to the demo project, environment and resource, so that requests reach the handlers
+//! instead of stopping at `404`.
+//!
+//! It fails when schemathesis finds a failure (a `5xx`, a status code or a body the description
+//! does not list, a crash) or cannot run. The run's files (config, report, the emulator's log)
+//! stay in `target/contract/run/`.
+//!
+//! ```text
+//! cargo xtask contract [--max-examples N (10)] [--phases LIST] [--emulator-bin PATH]
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::fidelity::emulator;
+use crate::http;
+
+/// The schemathesis release the runs use (pinned: its checks change between releases).
+pub const SCHEMATHESIS: &str = "4.32.5";
+
+const USAGE: &str = "usage: cargo xtask contract [--max-examples N (10)] [--phases LIST \
+                     (examples,coverage,fuzzing,stateful)] [--emulator-bin PATH]";
+
+/// The options of `cargo xtask contract`.
+#[derive(Debug, Clone, PartialEq)]
+struct Options {
+    max_examples: u32,
+    phases: String,
+    emulator_bin: Option<PathBuf>,
+}
+
+fn parse_options(args: &[String]) -> Result<Option<Options>, String> {
+    let mut options = Options {
+        max_examples: 10,
+        phases: "examples,coverage,fuzzing,stateful".to_owned(),
+        emulator_bin: None,
+    };
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        let mut value = |name: &str| {
+            args.next()
+                .cloned()
+                .ok_or_else(|| format!("{name} needs a value\n{USAGE}"))
+        };
+        match arg.as_str() {
+            "--max-examples" => {
+                let v = value(arg)?;
+                options.max_examples = v
+                    .parse()
+                    .map_err(|_| format!("--max-examples: {v:?} is not a number\n{USAGE}"))?;
+            }
+            "--phases" => options.phases = value(arg)?,
+            "--emulator-bin" => options.emulator_bin = Some(PathBuf::from(value(arg)?)),
+            "-h" | "--help" => return Ok(None),
+            other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
+        }
+    }
+    Ok(Some(options))
+}
+
+/// Runs the contract test; false when it failed or could not run.
+pub fn contract(args: &[String], root: &Path) -> bool {
+    let options = match parse_options(args) {
+        Ok(Some(options)) => options,
+        Ok(None) => {
+            eprintln!("{USAGE}");
+            return true;
+        }
+        Err(e) => {
+            eprintln!("contract: {e}");
+            return false;
+        }
+    };
+    match run(&options, root) {
+        Ok(ok) => ok,
+        Err(e) => {
+            eprintln!("contract: {e}");
+            false
+        }
+    }
+}
+
+fn run(options: &Options, root: &Path) -> Result<bool, String> {
+    let cache = root.join("target").join("contract");
+    let run_dir = cache.join("run");
+    let _ = std::fs::remove_dir_all(&run_dir);
+    std::fs::create_dir_all(&run_dir)
+        .map_err(|e| format!("creating {}: {e}", run_dir.display()))?;
+    let st = install(&cache)?;
+    let binary = match &options.emulator_bin {
+        Some(bin) => bin.clone(),
+        None => emulator::build(root, false)?,
+    };
+    let (server, info) = emulator::launch(&binary, &run_dir, &[])?;
+    let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+    let base = text(&info["api_base_url"]);
+    let project = text(&info["project"]);
+    let environment = text(&info["environment"]);
+    let api_key = text(&info["api_key"]);
+    let resource_token = text(&info["resource_tokens"]["shop"]);
+    let addr = base
+        .strip_prefix("http://")
+        .and_then(|a| a.parse().ok())
+        .ok_or_else(|| format!("unexpected api_base_url {base:?}"))?;
+    let minted = http::send(
+        addr,
+        "POST",
+        &format!("/_emulator/projects/{project}/service_token"),
+        Some(&format!("Bearer {api_key}")),
+        None,
+    )?;
+    let session: Value = serde_json::from_slice(&minted.body)
+        .map_err(|e| format!("service token answer ({}): {e}", minted.status))?;
+    let jwt = text(&session["token"]);
+    if jwt.is_empty() {
+        return Err(format!("no service token: {}", minted.text()));
+    }
+    let config = run_dir.join("schemathesis.toml");
+    std::fs::write(
+        &config,
+        config_text(&project, &environment, &api_key, &resource_token, &jwt),
+    )
+    .map_err(|e| format!("writing {}: {e}", config.display()))?;
+    let report = run_dir.join("junit.xml");
+    eprintln!(
+        "contract: schemathesis {SCHEMATHESIS} against the emulator at {base} ({} examples per \
+         operation, phases {})",
+        options.max_examples, options.phases
+    );
+    let status = Command::new(&st)
+        .arg("--config-file")
+        .arg(&config)
+        .arg("run")
+        .arg(format!("{base}/_emulator/openapi.json"))
+        .args(["--url", &base])
+        .args(["--checks", "all"])
+        .args(["--phases", &options.phases])
+        .args(["--max-examples", &options.max_examples.to_string()])
+        .args(["--workers", "2"])
+        .args(["--seed", "1"])
+        .args(["--report", "junit", "--report-junit-path"])
+        .arg(&report)
+        .current_dir(&run_dir)
+        .status()
+        .map_err(|e| format!("running {}: {e}", st.display()))?;
+    drop(server);
+    if status.success() {
+        eprintln!("contract: no failure (report {})", report.display());
+        Ok(true)
+    } else {
+        eprintln!(
+            "contract: schemathesis found failures ({status}); report {}, emulator log {}",
+            report.display(),
+            run_dir.join("emulator.log").display()
+        );
+        Ok(false)
+    }
+}
+
+/// schemathesis' config: a credential per security scheme of the description, and the path
+/// parameters pinned to the served project.
+fn config_text(
+    project: &str,
+    environment: &str,
+    api_key: &str,
+    resource_token: &str,
+    jwt: &str,
+) -> String {
+    let quoted = |s: &str| Value::from(s).to_string();
+    format!(
+        "# Written by `cargo xtask contract`.\n\
+         [auth.openapi.ApiKey]\nbearer = {}\n\n\
+         [auth.openapi.ResourceToken]\napi_key = {}\n\n\
+         [auth.openapi.UserJwt]\napi_key = {}\n\n\
+         [parameters]\n\"path.project\" = {}\n\"path.environment\" = {}\n\"path.resource\" = {}\n",
+        quoted(api_key),
+        quoted(resource_token),
+        quoted(&format!("JWT {jwt}")),
+        quoted(project),
+        quoted(environment),
+        quoted("shop"),
+    )
+}
+
+/// Makes the venv when it is not there yet; returns the `st` program.
+fn install(cache: &Path) -> Result<PathBuf, String> {
+    let venv = cache.join("venv");
+    let st = venv.join("bin").join("st");
+    let marker = venv.join(format!("schemathesis-{SCHEMATHESIS}.installed"));
+    if !marker.exists() {
+        eprintln!(
+            "contract: installing schemathesis=={SCHEMATHESIS} into {}",
+            venv.display()
+        );
+        let _ = std::fs::remove_dir_all(&venv);
+        let ok = |cmd: &mut Command| -> Result<(), String> {
+            let status = cmd.status().map_err(|e| format!("running {cmd:?}: {e}"))?;
+            if status.success() {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{cmd:?} failed ({status}): schemathesis needs python3 (3.9 or later, with \
+                     venv) and, the first time, PyPI"
+                ))
+            }
+        };
+        ok(Command::new("python3").arg("-m").arg("venv").arg(&venv))?;
+        ok(Command::new(venv.join("bin").join("python")).args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            &format!("schemathesis=={SCHEMATHESIS}"),
+        ]))?;
+        std::fs::write(&marker, "").map_err(|e| format!("writing {}: {e}", marker.display()))?;
+    }
+    Ok(st)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_parse() {
+        let o = parse_options(&[]).unwrap().unwrap();
+        assert_eq!(o.max_examples, 10);
+        assert!(o.phases.contains("stateful"));
+        let o = parse_options(&["--max-examples".into(), "3".into()])
+            .unwrap()
+            .unwrap();
+        assert_eq!(o.max_examples, 3);
+        assert!(parse_options(&["--max-examples".into(), "x".into()]).is_err());
+        assert!(parse_options(&["--nope".into()]).is_err());
+        assert_eq!(parse_options(&["--help".into()]).unwrap(), None);
+    }
+
+    #[test]
+    fn the_config_gives_each_scheme_its_credential() {
+        let text = config_text("demo", "prod", "k\"1", "tok", "a.b.c");
+        assert!(
+            text.contains("[auth.openapi.ApiKey]\nbearer = \"k\\\"1\""),
+            "{text}"
+        );
+        assert!(text.contains("api_key = \"JWT a.b.c\""), "{text}");
+        assert!(text.contains("\"path.project\" = \"demo\""), "{text}");
+    }
+}
