@@ -96,7 +96,8 @@ pub enum FilterFamily {
 pub enum Search {
     /// Integer and numeric columns: their text equals the search text.
     Equal,
-    /// Text columns: their text contains the search text (`LIKE`, ASCII case folding).
+    /// Text columns: their text contains the search text (SQLite: `LIKE`, ASCII case folding;
+    /// PostgreSQL: `ILIKE` on text, enum and JSON columns, folding as the database's locale does).
     Contains,
     /// Not searched (dates, booleans, untyped and binary columns).
     Skip,
