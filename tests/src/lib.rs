@@ -136,6 +136,8 @@ pub mod guides {
     pub struct Compatibility;
     #[doc = include_str!("../../docs/proxy.md")]
     pub struct Proxy;
+    #[doc = include_str!("../../docs/postgres.md")]
+    pub struct Postgres;
 }
 
 /// A timer (`ClientBuilder::sleep`) that does not wait, and records what it was asked to wait:

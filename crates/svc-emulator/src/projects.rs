@@ -1,5 +1,6 @@
 //! `GET /projects/{project}/`: the project as the API key's owner sees it (docs/contract.md 4.1).
 
+use crate::config::projects::Location;
 use axum::Json;
 use axum::extract::State;
 use serde_json::{Value, json};
@@ -38,7 +39,11 @@ fn project_json(entry: &ProjectEntry, app_base_url: &str) -> Project {
             json!({
                 "unique_name": r.name,
                 "name": r.display_name.as_deref().unwrap_or(&r.name),
-                "type": "sqlite",
+                "type": if matches!(r.location(), Ok(Location::Postgres(_))) {
+                    "postgresql"
+                } else {
+                    "sqlite"
+                },
             })
         })
         .collect();

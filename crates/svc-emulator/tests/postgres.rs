@@ -138,6 +138,9 @@ async fn records_are_written_with_the_engines_types() {
     assert_eq!(get(&emu, "models/people/999").await.status, 404);
     assert_eq!(get(&emu, "models/people/abc").await.status, 400);
     assert_eq!(get(&emu, "models/nope").await.status, 404);
+    // The project says what kind of database the resource is.
+    let project = send(&emu, Call::get("/api/projects/demo/").bearer(KEY)).await;
+    assert_eq!(ok(&project)["resources"][0]["type"], "postgresql");
 }
 
 #[tokio::test]
@@ -323,6 +326,49 @@ async fn writes_go_through_postgresql() {
         Value::Null
     );
     assert_eq!(get(&emu, "models/people/1").await.status, 404);
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL: run with --ignored (cargo xtask ci does)"]
+async fn arrays_and_json_are_written_and_read_back() {
+    let (emu, _) = emulator_with(
+        "CREATE TABLE docs (id serial PRIMARY KEY, tags text[], nums integer[], body jsonb);",
+        false,
+        Limits::default(),
+    )
+    .await;
+    let made = call(
+        &emu,
+        Method::POST,
+        "models/docs",
+        json!({"tags": ["a", "b \"c\""], "nums": [1, 2], "body": {"k": [1, null]}}),
+    )
+    .await;
+    assert_eq!(made.status, 201, "{:?}", made.body);
+    assert_eq!(
+        made.json(),
+        json!({"id": 1, "tags": ["a", "b \"c\""], "nums": [1, 2], "body": {"k": [1, null]}})
+    );
+    let r = ok(&call(&emu, Method::PATCH, "models/docs/1", json!({"nums": [3]})).await);
+    assert_eq!(r["nums"], json!([3]));
+    // A JSON body given as text is parsed, as the engine's JSONField does.
+    let r = ok(&call(
+        &emu,
+        Method::PATCH,
+        "models/docs/1",
+        json!({"body": "{\"s\": 1}"}),
+    )
+    .await);
+    assert_eq!(r["body"], json!({"s": 1}));
+    assert_eq!(ids(&ok(&get(&emu, "models/docs?tags=a").await)), [1]);
+    assert_eq!(
+        ok(&get(&emu, "models/docs?_search=S").await)["count"],
+        1,
+        "JSON is searched by its text"
+    );
+    // What is not an array is PostgreSQL's 400.
+    let r = call(&emu, Method::PATCH, "models/docs/1", json!({"nums": "x"})).await;
+    assert_eq!(r.status, 400);
 }
 
 #[tokio::test]

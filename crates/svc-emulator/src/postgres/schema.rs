@@ -142,12 +142,8 @@ pub(crate) async fn load_schema(client: &Client) -> Result<PgSchema, EngineError
             sql: quote_ident(&name),
             name,
             kind,
-            cast: if kind == PgKind::Array {
-                // An array's text literal takes the column's own array type.
-                format!("{}[]", base.trim_end_matches("[]"))
-            } else {
-                base
-            },
+            // An array's base type is the array type itself (`pg_catalog._text`).
+            cast: base,
             not_null: row.get(5),
             has_default: row.get(6),
             primary_key,
