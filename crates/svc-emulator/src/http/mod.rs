@@ -94,3 +94,27 @@ async fn not_found() -> HttpError {
 async fn method_not_allowed() -> HttpError {
     HttpError::method_not_allowed()
 }
+
+#[cfg(test)]
+mod tests {
+    #[tokio::test]
+    async fn every_route_is_recorded_once_the_router_is_built() {
+        let emulator = crate::Emulator::start(crate::EmulatorConfig::default())
+            .await
+            .unwrap();
+        let routes = super::route_templates();
+        for path in [
+            "/projects/{project}/{environment}/{resource}/models/{model}/{pk}",
+            "/projects/{project}/{environment}/{resource}/sql_get_query",
+            "/projects/{project}/{environment}/auth/login",
+            "/_emulator/projects/{project}/service_token",
+        ] {
+            assert!(routes.contains(path), "{path} in {routes:?}");
+        }
+        assert!(
+            routes.iter().all(|r| !r.ends_with('/')),
+            "recorded without the trailing slash"
+        );
+        drop(emulator);
+    }
+}
