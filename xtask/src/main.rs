@@ -5,8 +5,8 @@
 //!
 //! `.ci/run` calls `cargo xtask ci`, so CI and a developer's machine run the same steps: the
 //! structural rules (`structure.rs`: the emulator's layering, no reference to a missing file),
-//! fmt, clippy, tests, docs, the tests that need PostgreSQL, packaging, each svc-api feature
-//! alone.
+//! fmt, clippy, tests, docs, the tests that need PostgreSQL, the contract test of the emulator's
+//! OpenAPI description (schemathesis), packaging, each svc-api feature alone.
 //!
 //! `cargo xtask fidelity` (`fidelity/`) runs the platform's open-source data engine and the
 //! emulator side by side over copies of the same databases (SQLite files, or PostgreSQL
@@ -103,7 +103,7 @@ fn ci() -> bool {
             return false;
         }
     }
-    postgres() && package() && features()
+    postgres() && contract::contract(&[], &workspace_root()) && package() && features()
 }
 
 /// The test targets that need PostgreSQL's programs (they start throwaway servers with the
@@ -442,7 +442,7 @@ fn main() -> ExitCode {
         _ => {
             eprintln!(
                 "usage: cargo xtask <task>\n\n\
-                 tasks:\n  ci        structure, fmt, clippy, tests, docs, PostgreSQL tests, packaging, \
+                 tasks:\n  ci        structure, fmt, clippy, tests, docs, PostgreSQL tests, contract, packaging, \
                  each svc-api feature alone (.ci/run)\n  \
                  structure the emulator's layering and no reference to a missing file \
                  (xtask/src/structure.rs)\n  \
@@ -463,7 +463,7 @@ fn main() -> ExitCode {
                  [-- TEST BINARY ARGS]\n  \
                  contract  schemathesis (PyPI) against the emulator from its OpenAPI description, \
                  every phase and check:\n            \
-                 contract [--max-examples N (10)] [--phases LIST] [--emulator-bin PATH]\n  \
+                 contract [--max-examples N (25)] [--phases LIST] [--emulator-bin PATH]\n  \
                  abuse     the hostile cases of the hardening issue against a release emulator, \
                  with figures\n            \
                  (memory peak, stall of other routes, time to the SQL deadline; Linux)\n  \

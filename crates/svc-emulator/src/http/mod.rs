@@ -17,6 +17,7 @@ pub(crate) mod backend;
 pub(crate) mod error;
 pub(crate) mod extract;
 pub(crate) mod list;
+pub(crate) mod openapi;
 pub(crate) mod state;
 pub(crate) mod tools;
 
@@ -34,6 +35,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(data_router())
         .merge(account::router())
         .merge(account::emulator_router())
+        .merge(openapi::routes(Router::new()))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state)

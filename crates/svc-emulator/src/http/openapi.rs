@@ -1,0 +1,136 @@
+//! `GET /_emulator/openapi.json`: the OpenAPI 3.1 description of both hosts, the file
+//! `crates/svc-emulator/openapi.json` of the repository, served as it is (no credential).
+//!
+//! The description cannot drift from the router: the test below compares its paths with the
+//! path templates the router was built with, and asks the running emulator each path with every
+//! method, expecting `405` exactly for the methods the description does not list.
+//! `cargo xtask contract` checks the rest (parameters, bodies, status codes) with schemathesis.
+
+use axum::Router;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+
+use crate::http::{AppState, route_with_optional_slash};
+
+/// The description, as kept in the repository.
+pub(crate) const OPENAPI_JSON: &str = include_str!("../../openapi.json");
+
+/// The route, on the data host.
+pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
+    route_with_optional_slash(router, "/_emulator/openapi.json", get(openapi))
+}
+
+async fn openapi() -> Response {
+    let mut response = (StatusCode::OK, OPENAPI_JSON).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, BTreeSet};
+
+    use serde_json::Value;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    use super::OPENAPI_JSON;
+
+    const METHODS: [&str; 5] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+
+    /// The description's operations: path (the app host's without `/api`) -> methods.
+    fn described() -> BTreeMap<String, BTreeSet<String>> {
+        let doc: Value = serde_json::from_str(OPENAPI_JSON).expect("openapi.json is JSON");
+        assert_eq!(doc["openapi"], "3.1.0");
+        assert_eq!(doc["info"]["version"], "2026-09-15");
+        doc["paths"]
+            .as_object()
+            .expect("paths")
+            .iter()
+            .map(|(path, item)| {
+                let path = path.strip_prefix("/api").unwrap_or(path).to_owned();
+                let methods = item
+                    .as_object()
+                    .expect("a path item")
+                    .keys()
+                    .filter(|k| METHODS.contains(&k.to_ascii_uppercase().as_str()))
+                    .map(|k| k.to_ascii_uppercase())
+                    .collect();
+                (path, methods)
+            })
+            .collect()
+    }
+
+    /// The status of `method path` on the emulator at `addr`, without credentials.
+    async fn status(addr: std::net::SocketAddr, method: &str, path: &str) -> u16 {
+        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let head = format!(
+            "{method} {path} HTTP/1.1\r\nHost: emulator\r\nContent-Length: 0\r\n\
+             Connection: close\r\n\r\n"
+        );
+        stream.write_all(head.as_bytes()).await.unwrap();
+        let mut answer = Vec::new();
+        stream.read_to_end(&mut answer).await.unwrap();
+        let text = String::from_utf8_lossy(&answer);
+        text.split(' ')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0)
+    }
+
+    #[tokio::test]
+    async fn the_description_lists_exactly_the_routes_and_methods_served() {
+        let emulator = crate::Emulator::start(crate::EmulatorConfig::default())
+            .await
+            .unwrap();
+        let described = described();
+        let served = crate::http::route_templates();
+        let described_paths: BTreeSet<String> = described.keys().cloned().collect();
+        assert_eq!(
+            described_paths, served,
+            "openapi.json's paths and the router's routes differ"
+        );
+        for (path, methods) in &described {
+            // Each parameter gets a value that names something served, so that nothing but the
+            // method can decide between 405 and another answer.
+            let concrete = path
+                .replace("{project}", "demo")
+                .replace("{environment}", "prod")
+                .replace("{resource}", "shop")
+                .replace("{model}", "orders")
+                .replace("{pk}", "1")
+                .replace("{uid}", "x");
+            let mut answered = false;
+            for method in METHODS {
+                for prefix in ["", "/api"] {
+                    let full = format!("{prefix}{concrete}");
+                    let got = status(emulator.local_addr(), method, &full).await;
+                    if got == 404 {
+                        continue; // the other host's prefix
+                    }
+                    answered = true;
+                    assert_eq!(
+                        got == 405,
+                        !methods.contains(method),
+                        "{method} {full}: {got}; described methods {methods:?}"
+                    );
+                }
+            }
+            assert!(answered, "{path} is served under neither host's prefix");
+        }
+    }
+
+    #[tokio::test]
+    async fn the_description_is_served_without_credentials() {
+        let emulator = crate::Emulator::start(crate::EmulatorConfig::default())
+            .await
+            .unwrap();
+        assert_eq!(
+            status(emulator.local_addr(), "GET", "/_emulator/openapi.json").await,
+            200
+        );
+    }
+}
