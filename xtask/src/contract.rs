@@ -8,7 +8,7 @@
 //! of the description given its credential: the API key as
 //! `Bearer`, the resource's and the tools resource's raw static tokens, the session as
 //! `JWT <token>`. Path parameters are pinned to the demo project, environment, resource and its
-//! `orders` model, so that requests reach the handlers instead of stopping at `404`.
+//! `customers` model, so that requests reach the handlers instead of stopping at `404`.
 //!
 //! It fails when schemathesis finds a failure (a `5xx`, a status code or a body the description
 //! does not list, a crash) or cannot run. The run's files (config, report, the emulator's log)
@@ -169,6 +169,9 @@ fn run(options: &Options, root: &Path) -> Result<bool, String> {
         // check is not thread-safe (a "recursion depth mismatch" crashes a worker at random).
         .args(["--workers", "1"])
         .args(["--seed", "1"])
+        // A busy CI machine: a generous timeout, and a connection that breaks is tried again
+        // (an answer that never comes is still a failure, after the timeout).
+        .args(["--request-timeout", "30", "--request-retries", "2"])
         .args(["--report", "junit", "--report-junit-path"])
         .arg(&report)
         .current_dir(&run_dir)
@@ -211,7 +214,9 @@ fn config_text(project: &str, environment: &str, c: &Credentials<'_>) -> String 
          # A page lives in two sets, draft and published: deleted from one, it is still in the\n\
          # other, which the use-after-free check cannot know. Every request uses the published\n\
          # set (whose writes reach the draft set too); the emulator's own tests cover drafts.\n\
-         \"query.draft\" = \"0\"\n",
+         \"query.draft\" = \"0\"\n\n\
+         # Long enough sequences to reach reads, updates and deletes of what a create made.\n\
+         [phases.stateful]\nmax-steps = 40\n",
         quoted(c.api_key),
         quoted(c.resource_token),
         quoted(c.tools_token),
@@ -219,7 +224,7 @@ fn config_text(project: &str, environment: &str, c: &Credentials<'_>) -> String 
         quoted(project),
         quoted(environment),
         quoted("shop"),
-        quoted("orders"),
+        quoted("customers"),
     )
 }
 
