@@ -150,7 +150,20 @@ impl EngineReply for EngineError {
         match self {
             EngineError::Invalid { message, fields } => {
                 let mut e = ErrorResponse::new(codes::INVALID, message.clone());
-                e.fields = fields.clone();
+                for (field, messages) in fields {
+                    // A field named like a key of the body itself (a filter `error=1`, a column
+                    // `error_code`) goes under `non_field_errors`, as `with_field` does: the
+                    // body never repeats a key.
+                    if field != "non_field_errors" && RESERVED_KEYS.contains(&field.as_str()) {
+                        let list = e.fields.entry("non_field_errors".to_owned()).or_default();
+                        list.extend(messages.iter().map(|m| format!("{field}: {m}")));
+                    } else {
+                        e.fields
+                            .entry(field.clone())
+                            .or_default()
+                            .extend(messages.iter().cloned());
+                    }
+                }
                 e
             }
             EngineError::Internal(m) => ErrorResponse::new(codes::INTERNAL, m.clone()),
@@ -215,5 +228,31 @@ mod tests {
         assert_eq!(json["error"], "bad");
         assert_eq!(json["non_field_errors"][0], "error: x");
         assert_eq!(json["name"][0], "y");
+    }
+}
+
+#[cfg(test)]
+mod engine_reply_tests {
+    use std::collections::BTreeMap;
+
+    use super::EngineReply;
+    use crate::engine::EngineError;
+
+    #[test]
+    fn a_field_named_like_a_body_key_never_repeats_the_key() {
+        let mut fields = BTreeMap::new();
+        fields.insert("error".to_owned(), vec!["Unknown field".to_owned()]);
+        fields.insert("non_field_errors".to_owned(), vec!["other".to_owned()]);
+        fields.insert("age".to_owned(), vec!["not a valid integer".to_owned()]);
+        let body = EngineError::fields("Invalid", fields).body();
+        let json = serde_json::to_string(&body).unwrap();
+        assert_eq!(json.matches("\"error\":").count(), 1, "{json}");
+        let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(value["error"], "Invalid");
+        assert_eq!(
+            value["non_field_errors"],
+            serde_json::json!(["error: Unknown field", "other"])
+        );
+        assert_eq!(value["age"][0], "not a valid integer");
     }
 }
