@@ -123,6 +123,66 @@ mod tests {
         }
     }
 
+    /// The query parameters the description gives the operation `id`.
+    fn query_params(id: &str) -> BTreeSet<String> {
+        let doc: Value = serde_json::from_str(OPENAPI_JSON).unwrap();
+        let op = doc["paths"]
+            .as_object()
+            .unwrap()
+            .values()
+            .flat_map(|item| item.as_object().unwrap().values())
+            .find(|op| op["operationId"] == id)
+            .unwrap_or_else(|| panic!("no operation {id}"));
+        op["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["in"] == "query")
+            .map(|p| p["name"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn list_and_page_parameters_are_the_codes_own() {
+        use svc_model::records::wire::{DRAFT_PARAM, RESERVED_PARAMS};
+        // Lists read every reserved parameter but `draft` (svc-model's list, which the
+        // emulator's list reader uses); page settings read `draft`.
+        let list: BTreeSet<String> = RESERVED_PARAMS
+            .iter()
+            .filter(|p| **p != DRAFT_PARAM)
+            .map(|p| (*p).to_owned())
+            .collect();
+        for id in ["listRecords", "listUsers", "listTeams"] {
+            assert_eq!(query_params(id), list, "{id}");
+        }
+        for id in [
+            "listPages",
+            "createPage",
+            "getPage",
+            "updatePage",
+            "deletePage",
+        ] {
+            assert_eq!(
+                query_params(id),
+                BTreeSet::from([DRAFT_PARAM.to_owned()]),
+                "{id}"
+            );
+        }
+        // The GET forms of aggregate and group name what `records::forms` reads.
+        let aggregate = BTreeSet::from(["_y_func".to_owned(), "_y_column".to_owned()]);
+        assert_eq!(query_params("aggregateRecordsGet"), aggregate);
+        let group: BTreeSet<String> = [
+            "_x_column",
+            "_x_lookup",
+            "_y_func",
+            "_y_column",
+            "_per_page",
+        ]
+        .map(str::to_owned)
+        .into();
+        assert_eq!(query_params("groupRecordsGet"), group);
+    }
+
     #[tokio::test]
     async fn the_description_is_served_without_credentials() {
         let emulator = crate::Emulator::start(crate::EmulatorConfig::default())

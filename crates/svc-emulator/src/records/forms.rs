@@ -5,6 +5,15 @@ use serde_json::{Map, Value as Json};
 use crate::engine::{AggregateFunc, AggregateRequest, EngineError, GroupLookup, GroupRequest};
 use crate::http::list::python_int;
 
+/// The GET forms' parameters (the engine's names).
+pub(crate) const Y_FUNC: &str = "_y_func";
+/// The aggregated column.
+pub(crate) const Y_COLUMN: &str = "_y_column";
+/// A grouping column (repeatable).
+pub(crate) const X_COLUMN: &str = "_x_column";
+/// A grouping column's lookup (repeatable, by position).
+pub(crate) const X_LOOKUP: &str = "_x_lookup";
+
 /// Reading an aggregate or group request (the engine's [`AggregateRequest`] and
 /// [`GroupRequest`]) from a POST body or from the query parameters of the engine's GET form.
 ///
@@ -96,15 +105,15 @@ fn py_strip(s: &str) -> &str {
 /// `_y_func`, lower-cased: required (the engine's `MissingArgumentError`, a `400`); an unknown
 /// name is the engine's business.
 fn y_func(params: &[(String, String)]) -> Result<String, EngineError> {
-    last(params, "_y_func")
+    last(params, Y_FUNC)
         .map(str::to_lowercase)
-        .ok_or_else(|| EngineError::field("_y_func", "Missing argument _y_func"))
+        .ok_or_else(|| EngineError::field(Y_FUNC, "Missing argument _y_func"))
 }
 
 /// `_per_page` of a group: `int()` of the value, clamped to 1..=100000; the default when absent
 /// or not an integer.
 fn group_limit(params: &[(String, String)]) -> u64 {
-    last(params, "_per_page")
+    last(params, svc_model::records::wire::PER_PAGE_PARAM)
         .and_then(python_int)
         .map_or(GroupRequest::DEFAULT_LIMIT, |n| {
             n.clamp(1, GroupRequest::MAX_LIMIT as i64).unsigned_abs()
@@ -126,7 +135,7 @@ impl RequestForm for AggregateRequest {
     fn from_query(params: &[(String, String)]) -> Result<Self, EngineError> {
         Ok(Self {
             func: y_func(params)?,
-            column: last(params, "_y_column").map(str::to_owned),
+            column: last(params, Y_COLUMN).map(str::to_owned),
             order_by: all(params, "_order_by"),
         })
     }
@@ -156,10 +165,10 @@ impl RequestForm for GroupRequest {
     /// `_order_by`.
     fn from_query(params: &[(String, String)]) -> Result<Self, EngineError> {
         Ok(Self {
-            x_columns: all(params, "_x_column"),
-            x_lookups: all(params, "_x_lookup"),
+            x_columns: all(params, X_COLUMN),
+            x_lookups: all(params, X_LOOKUP),
             y_func: y_func(params)?,
-            y_column: last(params, "_y_column").map(str::to_owned),
+            y_column: last(params, Y_COLUMN).map(str::to_owned),
             limit: group_limit(params),
             order_by: all(params, "_order_by"),
         })
