@@ -74,7 +74,7 @@ pub const AVG_FN: &str = "svc_sqlite340_avg";
 const OVERFLOW: &str = "integer overflow";
 
 /// The function named `name` (the engine compares the lower-cased `_y_func` exactly).
-fn known(name: &str) -> Option<AggregateFunc> {
+pub(crate) fn known(name: &str) -> Option<AggregateFunc> {
     AggregateFunc::ALL.into_iter().find(|f| f.as_str() == name)
 }
 
@@ -555,7 +555,7 @@ fn cannot_write(func: AggregateFunc, field: &Field) -> EngineError {
 
 /// A request the data engine fails on (500): strict mode turns it into a `400` naming `param`
 /// at the public entry points, lenient mode answers `500` as the engine does.
-fn fails(param: &str, message: impl Into<String>) -> EngineError {
+pub(crate) fn fails(param: &str, message: impl Into<String>) -> EngineError {
     EngineError::EngineFails {
         param: param.to_owned(),
         message: message.into(),

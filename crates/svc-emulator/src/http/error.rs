@@ -229,22 +229,14 @@ mod tests {
         assert_eq!(json["non_field_errors"][0], "error: x");
         assert_eq!(json["name"][0], "y");
     }
-}
-
-#[cfg(test)]
-mod engine_reply_tests {
-    use std::collections::BTreeMap;
-
-    use super::EngineReply;
-    use crate::engine::EngineError;
 
     #[test]
     fn a_field_named_like_a_body_key_never_repeats_the_key() {
-        let mut fields = BTreeMap::new();
+        let mut fields = std::collections::BTreeMap::new();
         fields.insert("error".to_owned(), vec!["Unknown field".to_owned()]);
         fields.insert("non_field_errors".to_owned(), vec!["other".to_owned()]);
         fields.insert("age".to_owned(), vec!["not a valid integer".to_owned()]);
-        let body = EngineError::fields("Invalid", fields).body();
+        let body = crate::engine::EngineError::fields("Invalid", fields).body();
         let json = serde_json::to_string(&body).unwrap();
         assert_eq!(json.matches("\"error\":").count(), 1, "{json}");
         let value: serde_json::Value = serde_json::from_str(&json).unwrap();

@@ -11,7 +11,7 @@
 
 use serde_json::{Map, Value as Json};
 
-use crate::engine::aggregate::{date_unit, query_text};
+use crate::engine::aggregate::{date_unit, fails, known, query_text};
 use crate::engine::types::py_float_repr;
 use crate::engine::{AggregateFunc, AggregateRequest, EngineError, GroupRequest, Selection};
 use crate::postgres::PgResource;
@@ -122,18 +122,6 @@ fn serialized(func: AggregateFunc, field: &PgField, v: &Value, tz: Offset) -> Js
             other => other.encoded(),
         },
         _ => v.text().map_or(Json::Null, Json::String),
-    }
-}
-
-/// The function named `name` (the engine compares the lower-cased `_y_func` exactly).
-fn known(name: &str) -> Option<AggregateFunc> {
-    AggregateFunc::ALL.into_iter().find(|f| f.as_str() == name)
-}
-
-fn fails(param: &str, message: impl Into<String>) -> EngineError {
-    EngineError::EngineFails {
-        param: param.to_owned(),
-        message: message.into(),
     }
 }
 

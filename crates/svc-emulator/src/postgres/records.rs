@@ -217,21 +217,10 @@ impl PgResource {
         let tz = self.timezone(&client).await?;
         let tx = client.transaction().await.map_err(|e| self.unexpected(e))?;
         // The record first (404 before the body is looked at), locked for the update.
-        let find = format!(
-            "SELECT {}::text FROM {}{} LIMIT 1 FOR UPDATE",
-            model.pk_field().sql,
-            model.table_sql,
-            filter.and(&key)
-        );
-        let found = tx
-            .query(&find, &filter.params.refs())
-            .await
-            .map_err(|e| self.read_failure(e))
-            .map_err(|e| if selection.lenient { e } else { e.strict() })?;
-        let Some(found) = found.first() else {
-            return Err(EngineError::RecordNotFound);
-        };
-        let old_key: Option<String> = found.get(0);
+        let key_text = format!("{}::text", model.pk_field().sql);
+        let old_key = self
+            .lock_selected(&tx, &model, &filter, &key, &key_text, selection.lenient)
+            .await?;
         let given = body_values(&model, body, true)?;
         let values = validate(&model, &given, !partial)?;
         let mut params = Params::default();
@@ -279,20 +268,10 @@ impl PgResource {
         let key = key_condition(&model, pk, &mut filter.params)?;
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(|e| self.unexpected(e))?;
-        let find = format!(
-            "SELECT ctid::text FROM {}{} LIMIT 1 FOR UPDATE",
-            model.table_sql,
-            filter.and(&key)
-        );
-        let found = tx
-            .query(&find, &filter.params.refs())
-            .await
-            .map_err(|e| self.read_failure(e))
-            .map_err(|e| if selection.lenient { e } else { e.strict() })?;
-        let Some(found) = found.first() else {
-            return Err(EngineError::RecordNotFound);
-        };
-        let ctid: String = found.get(0);
+        let ctid = self
+            .lock_selected(&tx, &model, &filter, &key, "ctid::text", selection.lenient)
+            .await?
+            .unwrap_or_default();
         for reference in references(&tx, &model)
             .await
             .map_err(|e| self.unexpected(e))?
@@ -315,6 +294,32 @@ impl PgResource {
             .map_err(|e| self.write_error(&model, e))?;
         tx.commit().await.map_err(|e| self.write_error(&model, e))?;
         Ok(())
+    }
+
+    /// `what` (an expression read as text) of the record that `filter` and `key` select,
+    /// locked until the transaction ends; `404` when there is none. A database error is a read's
+    /// (the engine fails there: strict mode answers `400`).
+    async fn lock_selected(
+        &self,
+        tx: &deadpool_postgres::Transaction<'_>,
+        model: &PgModel,
+        filter: &PgWhere,
+        key: &str,
+        what: &str,
+        lenient: bool,
+    ) -> Result<Option<String>, EngineError> {
+        let sql = format!(
+            "SELECT {what} FROM {}{} LIMIT 1 FOR UPDATE",
+            model.table_sql,
+            filter.and(key)
+        );
+        let rows = tx
+            .query(&sql, &filter.params.refs())
+            .await
+            .map_err(|e| self.read_failure(e))
+            .map_err(|e| if lenient { e } else { e.strict() })?;
+        let row = rows.first().ok_or(EngineError::RecordNotFound)?;
+        Ok(row.get(0))
     }
 
     /// A database error of a write: a `400` with PostgreSQL's message; a unique violation

@@ -132,7 +132,7 @@ pub(crate) async fn load_schema(client: &Client) -> Result<PgSchema, EngineError
         let type_name: String = row.get(2);
         let category: i8 = row.get(3);
         let base: String = row.get(4);
-        let kind = PgKind::of(&type_name, &(category as u8 as char).to_string());
+        let kind = PgKind::of(&type_name, category as u8 as char);
         let namespace: String = row.get(9);
         let primary_key = keys.get(&table) == Some(&name);
         let entry = tables

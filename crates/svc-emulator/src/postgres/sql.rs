@@ -17,7 +17,6 @@
 //! 5. At the deadline, or when the caller goes away (the future is dropped), PostgreSQL is
 //!    asked to cancel the statement.
 
-use std::fmt::Write as _;
 use std::time::Duration;
 
 use futures_util::TryStreamExt;
@@ -26,8 +25,10 @@ use tokio_postgres::{CancelToken, NoTls, SimpleQueryMessage};
 
 use crate::engine::EngineError;
 use crate::engine::MAX_SQL_ROWS;
+use crate::engine::convert::write_i64;
 use crate::engine::convert::write_json_str;
-use crate::postgres::types::{iso_time, iso_timestamp, numeric_str, parse_float, write_float};
+use crate::engine::types::write_float;
+use crate::postgres::types::{iso_time, iso_timestamp, numeric_str, parse_float};
 use crate::postgres::{PgResource, message};
 
 fn query_error(message: impl Into<String>) -> EngineError {
@@ -76,6 +77,8 @@ impl PgResource {
             .await
             .map_err(|e| self.unexpected(e))?;
         let mut guard = CancelOnDrop(Some(client.cancel_token()));
+        // Set when reading stops before the statement's end (the row cap, the answer cap).
+        let left_running = std::sync::atomic::AtomicBool::new(false);
         let run = async {
             let statement = client
                 .prepare(&text)
@@ -110,6 +113,7 @@ impl PgResource {
                     continue;
                 };
                 if rows == MAX_SQL_ROWS {
+                    left_running.store(true, std::sync::atomic::Ordering::Relaxed);
                     break;
                 }
                 if rows > 0 {
@@ -125,6 +129,7 @@ impl PgResource {
                 data.push(b']');
                 rows += 1;
                 if data.len() > answer_bytes {
+                    left_running.store(true, std::sync::atomic::Ordering::Relaxed);
                     return Err(query_error(format!(
                         "The answer is larger than {} MiB of JSON: select fewer rows or \
                          columns (LIMIT), or smaller values.",
@@ -139,11 +144,8 @@ impl PgResource {
         // Whether the statement may still be running: stopped at the deadline, or left behind
         // at the row cap or the answer cap. Then PostgreSQL is asked to cancel it before the
         // connection is cleaned (which would otherwise wait for it).
-        let still_running = match &outcome {
-            Err(_) => true,
-            Ok(Ok((_, _, rows))) => *rows >= MAX_SQL_ROWS,
-            Ok(Err(e)) => e.to_string().contains("The answer is larger than"),
-        };
+        let still_running =
+            outcome.is_err() || left_running.load(std::sync::atomic::Ordering::Relaxed);
         if still_running && let Some(token) = guard.0.take() {
             let _ = token.cancel_query(NoTls).await;
         }
@@ -171,18 +173,10 @@ impl PgResource {
         }
         out.extend_from_slice(b"],\"data\":");
         out.extend_from_slice(&data);
-        let _ = write!(Utf8(&mut out), ",\"row_count\":{rows}}}");
+        out.extend_from_slice(b",\"row_count\":");
+        write_i64(&mut out, i64::try_from(rows).unwrap_or(i64::MAX));
+        out.push(b'}');
         Ok(out)
-    }
-}
-
-/// `write!` into a byte buffer.
-struct Utf8<'a>(&'a mut Vec<u8>);
-
-impl std::fmt::Write for Utf8<'_> {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        self.0.extend_from_slice(s.as_bytes());
-        Ok(())
     }
 }
 

@@ -23,7 +23,7 @@
 //! forms here.
 
 use crate::engine::convert::{InputField, write_json_str};
-use crate::engine::types::{FilterFamily, Search, decimal_str, py_float_repr};
+use crate::engine::types::{FilterFamily, Search, decimal_str, py_float_repr, write_float};
 
 /// What the engine makes of a PostgreSQL column type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -59,11 +59,11 @@ pub(crate) enum PgKind {
 impl PgKind {
     /// The kind of a column from `pg_type`: its name, its category (`typcategory`) and
     /// whether it is an array.
-    pub(crate) fn of(type_name: &str, category: &str) -> PgKind {
-        if category == "A" {
+    pub(crate) fn of(type_name: &str, category: char) -> PgKind {
+        if category == 'A' {
             return PgKind::Array;
         }
-        if category == "E" {
+        if category == 'E' {
             return PgKind::Enum;
         }
         match type_name {
@@ -155,15 +155,6 @@ pub(crate) fn write_value(buf: &mut Vec<u8>, kind: PgKind, text: Option<&str>, t
         PgKind::TimestampTz => write_json_str(buf, &iso_timestamp(text, None)),
         PgKind::Json | PgKind::Array => write_json_text(buf, text),
         PgKind::Date | PgKind::String | PgKind::Enum | PgKind::Other => write_json_str(buf, text),
-    }
-}
-
-/// A float as the engine's JSON encoder writes it: Python's form, NaN and infinities as `null`.
-pub(crate) fn write_float(buf: &mut Vec<u8>, f: f64) {
-    if f.is_finite() {
-        buf.extend_from_slice(py_float_repr(f).as_bytes());
-    } else {
-        buf.extend_from_slice(b"null");
     }
 }
 
@@ -323,10 +314,10 @@ mod tests {
 
     #[test]
     fn kinds_follow_the_type_names() {
-        assert_eq!(PgKind::of("int8", "N"), PgKind::Integer);
-        assert_eq!(PgKind::of("_int4", "A"), PgKind::Array);
-        assert_eq!(PgKind::of("mood", "E"), PgKind::Enum);
-        assert_eq!(PgKind::of("uuid", "U"), PgKind::Other);
+        assert_eq!(PgKind::of("int8", 'N'), PgKind::Integer);
+        assert_eq!(PgKind::of("_int4", 'A'), PgKind::Array);
+        assert_eq!(PgKind::of("mood", 'E'), PgKind::Enum);
+        assert_eq!(PgKind::of("uuid", 'U'), PgKind::Other);
         assert_eq!(PgKind::Numeric.family(), FilterFamily::Number);
         assert_eq!(PgKind::Json.search(), Search::Contains);
     }
