@@ -44,15 +44,18 @@
 // `http`; `http` is the router, app state, errors, extractors and credential checks; the slices
 // (one per operation group, named like svc-api's modules) never import each other; `runtime`
 // starts the server. Only `cli` imports clap.
+mod backend;
 mod config;
 pub mod engine;
 mod http;
 mod runtime;
 mod storage;
 mod util;
-// Resources on PostgreSQL databases (feature `postgres`).
+// The backends: one folder per database that serves resources, each implementing
+// `backend::Backend`; only `backend::registry` names them.
 #[cfg(feature = "postgres")]
 pub mod postgres;
+mod sqlite;
 
 // Slices: one per operation group.
 mod account;

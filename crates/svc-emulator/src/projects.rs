@@ -1,11 +1,11 @@
 //! `GET /projects/{project}/`: the project as the API key's owner sees it (docs/contract.md 4.1).
 
-use crate::config::projects::Location;
 use axum::Json;
 use axum::extract::State;
 use serde_json::{Value, json};
 use svc_model::Project;
 
+use crate::backend::registry::kind_name;
 use crate::config::registry::ProjectEntry;
 use crate::http::AppState;
 use crate::http::app::ProjectAccess;
@@ -39,11 +39,7 @@ fn project_json(entry: &ProjectEntry, app_base_url: &str) -> Project {
             json!({
                 "unique_name": r.name,
                 "name": r.display_name.as_deref().unwrap_or(&r.name),
-                "type": if matches!(r.location(), Ok(Location::Postgres(_))) {
-                    "postgresql"
-                } else {
-                    "sqlite"
-                },
+                "type": r.location().map_or("sqlite", |l| kind_name(&l)),
             })
         })
         .collect();

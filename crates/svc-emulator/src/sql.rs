@@ -1,11 +1,9 @@
 //! `POST /projects/{project}/{environment}/{resource}/sql_get_query` (docs/contract.md 5.2): one
-//! read-only query, run by the records engine ([`Resource::sql`](crate::engine::Resource::sql)).
+//! read-only query, run by the resource's backend ([`Backend::sql`](crate::backend::Backend::sql)).
 //!
 //! The body is `{"query", "v"?, "params_obj"?}`: `query` a non-blank string, `v` absent,
 //! `null` or `2` (the only format there is), `params_obj` absent, `null` or an object. Other
 //! keys are ignored.
-
-use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Body;
@@ -15,7 +13,7 @@ use axum::response::Response;
 use axum::routing::post;
 use serde_json::{Map, Value};
 
-use crate::engine::{SqlCancel, SqlLimits};
+use crate::engine::SqlLimits;
 use crate::http::AppState;
 use crate::http::HttpError;
 use crate::http::extract::{BodyLimit, ResourceAccess, json_bytes, json_object};
@@ -75,19 +73,8 @@ async fn query(
         time: state.limits().sql_time(),
         answer_bytes: state.limits().sql_answer(),
     };
-    // When the client goes away, this future is dropped before the query ends: the guard
-    // interrupts it, so the resource's connection and the blocking thread are freed at once.
-    let cancel = Arc::new(SqlCancel::default());
-    let _on_drop = CancelOnDrop(Arc::clone(&cancel));
-    let bytes = db.sql(query, params, limits, cancel).await?;
+    // When the client goes away, this future is dropped before the query ends, and the
+    // backend cancels it: the resource's connection is freed at once.
+    let bytes = db.sql(query, params, limits).await?;
     Ok(json_bytes(StatusCode::OK, bytes))
-}
-
-/// Cancels the query when dropped: harmless once it has ended.
-struct CancelOnDrop(Arc<SqlCancel>);
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        self.0.cancel();
-    }
 }

@@ -80,6 +80,7 @@ async fn update(
         }
         Some(_) => return Err(HttpError::invalid_field("name", "Not a valid string.")),
     }
-    let bytes = blocking(move || Ok(db.update(TEAMS_MODEL, &uid, &Value::Object(body))?)).await?;
+    let bytes =
+        blocking(move || Ok(db.update_strict(TEAMS_MODEL, &uid, &Value::Object(body))?)).await?;
     Ok(json_bytes(StatusCode::OK, bytes))
 }

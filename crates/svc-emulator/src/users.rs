@@ -98,7 +98,7 @@ async fn create(
             Value::String(uuid::Uuid::new_v4().to_string()),
         );
         user.insert("date_add".to_owned(), Value::String(date_add));
-        Ok(db.create(USERS_MODEL, &Value::Object(user))?)
+        Ok(db.create_strict(USERS_MODEL, &Value::Object(user))?)
     })
     .await?;
     Ok(json_bytes(StatusCode::CREATED, bytes))
@@ -118,7 +118,8 @@ async fn update(
 ) -> Result<Response, HttpError> {
     let body = json_object(body, BodyLimit::DATA).await?;
     tools::only(&body, "group")?;
-    let bytes = blocking(move || Ok(db.update(USERS_MODEL, &uid, &Value::Object(body))?)).await?;
+    let bytes =
+        blocking(move || Ok(db.update_strict(USERS_MODEL, &uid, &Value::Object(body))?)).await?;
     Ok(json_bytes(StatusCode::OK, bytes))
 }
 
@@ -126,7 +127,7 @@ async fn update(
 async fn delete(
     ToolsRecordAccess { db, pk: uid }: ToolsRecordAccess,
 ) -> Result<Response, HttpError> {
-    blocking(move || Ok(db.delete(USERS_MODEL, &uid)?)).await?;
+    blocking(move || Ok(db.delete_strict(USERS_MODEL, &uid)?)).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 

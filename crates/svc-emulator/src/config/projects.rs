@@ -100,13 +100,15 @@ pub struct ResourceConfig {
     pub seed_sql: Option<String>,
 }
 
-/// Where a resource's database is, once the config and the environment are read.
+/// Where a resource's database is, once the config and the environment are read. Which
+/// database serves it is the backend registry's choice (`crate::backend::registry`): a URL by
+/// its scheme, a file (or none) by the default backend.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Location {
-    /// A SQLite file, or the emulator's own place for it (`None`).
-    Sqlite(Option<PathBuf>),
-    /// A PostgreSQL connection URL.
-    Postgres(String),
+    /// A database file, or the emulator's own place for one (`None`).
+    File(Option<PathBuf>),
+    /// A connection URL (`scheme://...`).
+    Url(String),
 }
 
 fn default_environments() -> Vec<String> {
@@ -384,10 +386,10 @@ impl ResourceConfig {
             };
         Ok(match given {
             Some(text) => match text.to_str() {
-                Some(url) if is_postgres(url) => Location::Postgres(url.to_owned()),
-                _ => Location::Sqlite(Some(PathBuf::from(text))),
+                Some(url) if is_url_text(url) => Location::Url(url.to_owned()),
+                _ => Location::File(Some(PathBuf::from(text))),
             },
-            None => Location::Sqlite(None),
+            None => Location::File(None),
         })
     }
 
@@ -398,13 +400,19 @@ impl ResourceConfig {
     }
 }
 
-/// Whether `location` is a PostgreSQL URL rather than a file.
-fn is_postgres(location: &str) -> bool {
-    location.starts_with("postgres://") || location.starts_with("postgresql://")
+/// Whether `location` is a connection URL (`scheme://...`, the scheme made of letters, digits,
+/// `+`, `-` and `.`, starting with a letter, as RFC 3986 has it) rather than a file.
+fn is_url_text(location: &str) -> bool {
+    location.split_once("://").is_some_and(|(scheme, _)| {
+        scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    })
 }
 
 fn is_url(path: &Path) -> bool {
-    path.to_str().is_some_and(is_postgres)
+    path.to_str().is_some_and(is_url_text)
 }
 
 /// A database location for messages and logs: a URL's password is replaced by `***`.

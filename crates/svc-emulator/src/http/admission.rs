@@ -18,9 +18,9 @@ use axum::http::StatusCode;
 use svc_model::error_body::codes;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use crate::backend::Backend;
 use crate::config::limits::Limits;
 use crate::http::HttpError;
-use crate::storage::resources::Database;
 
 /// The `Retry-After` of a busy resource's `503`, in seconds.
 const RETRY_AFTER_SECONDS: u64 = 1;
@@ -42,30 +42,38 @@ struct Gate {
 /// handle is dropped (by the blocking job it was moved into).
 #[derive(Clone)]
 pub(crate) struct Admitted {
-    db: Database,
+    db: Arc<dyn Backend>,
     _turn: Arc<OwnedSemaphorePermit>,
 }
 
 impl Deref for Admitted {
-    type Target = Database;
-    fn deref(&self) -> &Database {
+    type Target = Arc<dyn Backend>;
+    fn deref(&self) -> &Arc<dyn Backend> {
         &self.db
     }
 }
 
 impl Gates {
     /// Waits for `db`'s turn within `limits`, or refuses with `503` when the resource is busy.
-    pub(crate) async fn admit(&self, db: Database, limits: &Limits) -> Result<Admitted, HttpError> {
+    pub(crate) async fn admit(
+        &self,
+        db: Arc<dyn Backend>,
+        limits: &Limits,
+    ) -> Result<Admitted, HttpError> {
         let gate = {
             let mut gates = self.by_resource.lock().unwrap_or_else(|e| e.into_inner());
             // Keyed by the resource's address: the `Arc` is kept by the registry while the
             // resource is served, and a reloaded resource is a new one with a gate of its own.
-            Arc::clone(gates.entry(db.key()).or_insert_with(|| {
-                Arc::new(Gate {
-                    jobs: Arc::new(Semaphore::new(limits.resource_jobs_limit())),
-                    waiting: AtomicUsize::new(0),
-                })
-            }))
+            Arc::clone(
+                gates
+                    .entry(Arc::as_ptr(&db).cast::<()>() as usize)
+                    .or_insert_with(|| {
+                        Arc::new(Gate {
+                            jobs: Arc::new(Semaphore::new(limits.resource_jobs_limit())),
+                            waiting: AtomicUsize::new(0),
+                        })
+                    }),
+            )
         };
         if let Ok(turn) = Arc::clone(&gate.jobs).try_acquire_owned() {
             return Ok(Admitted {
@@ -108,10 +116,10 @@ mod tests {
 
     use super::*;
 
-    fn resource() -> Database {
-        Database::Sqlite(Arc::new(
+    fn resource() -> Arc<dyn Backend> {
+        Arc::new(
             crate::engine::Resource::in_memory("CREATE TABLE t (id INTEGER PRIMARY KEY);").unwrap(),
-        ))
+        )
     }
 
     #[tokio::test(start_paused = true)]

@@ -6,6 +6,7 @@
 
 use std::future::poll_fn;
 use std::pin::Pin;
+use std::sync::Arc;
 
 use axum::body::{Body, HttpBody};
 use axum::extract::rejection::PathRejection;
@@ -13,9 +14,9 @@ use axum::extract::rejection::PathRejection;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
+use crate::backend::Backend;
 use crate::http::AppState;
 use crate::http::admission::Admitted;
-use crate::storage::resources::Database;
 use percent_encoding::percent_decode_str;
 use serde_json::{Map, Value};
 use svc_model::error_body::codes;
@@ -270,8 +271,23 @@ pub(crate) fn resource(
     project: &str,
     environment: &str,
     resource: &str,
-) -> Result<Database, HttpError> {
-    let access = crate::http::auth::authorize_resource(
+) -> Result<Arc<dyn Backend>, HttpError> {
+    let access = authorize(state, headers, project, environment, resource)?;
+    state
+        .resources()
+        .get(access.project.name.as_str(), &access.resource.name)
+        .ok_or_else(|| HttpError::not_found("Resource not found."))
+}
+
+/// Checks the credentials for `resource` (docs/contract.md 3).
+pub(crate) fn authorize<'s>(
+    state: &'s AppState,
+    headers: &HeaderMap,
+    project: &str,
+    environment: &str,
+    resource: &str,
+) -> Result<crate::http::auth::ResourceAccess<'s>, HttpError> {
+    crate::http::auth::authorize_resource(
         state.registry(),
         headers,
         project,
@@ -283,11 +299,7 @@ pub(crate) fn resource(
                 .verify_any(jwt)
                 .map(|claims| claims.project)
         },
-    )?;
-    state
-        .resources()
-        .get(access.project.name.as_str(), &access.resource.name)
-        .ok_or_else(|| HttpError::not_found("Resource not found."))
+    )
 }
 
 /// Runs blocking database work off the async threads.

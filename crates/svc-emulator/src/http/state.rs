@@ -3,10 +3,11 @@
 use std::sync::Arc;
 
 use crate::account::Accounts;
+use crate::backend::Backend;
+use crate::backend::resources::Resources;
 use crate::config::registry::Registry;
 use crate::proxy::Forwarder;
 use crate::storage::Store;
-use crate::storage::resources::Resources;
 
 /// Shared state of the router; cheap to clone.
 #[derive(Debug, Clone)]
@@ -71,7 +72,7 @@ impl AppState {
     /// Waits for `db`'s turn, or refuses with `503` when the resource is busy.
     pub(crate) async fn admit(
         &self,
-        db: crate::storage::resources::Database,
+        db: Arc<dyn Backend>,
     ) -> Result<crate::http::admission::Admitted, crate::http::HttpError> {
         self.0.gates.admit(db, &self.0.limits).await
     }

@@ -11,15 +11,15 @@ use serde_json::{Map, Value};
 use svc_model::records::wire::ORDER_BY_PARAM;
 use svc_model::users::TOOLS_RESOURCE;
 
-use crate::engine::Resource;
-use crate::http::extract::{blocking, json_bytes, query_pairs, resource};
+use crate::backend::ToolsBackend;
+use crate::http::extract::{authorize, blocking, json_bytes, query_pairs};
 use crate::http::list::{list_body, list_spec, list_url};
 use crate::http::{AppState, HttpError};
 
 /// A request on a model of the built-in tools resource (`.../__svc_app__/models/users`,
 /// `.../groups`): its database, checked like [`ModelAccess`](crate::http::extract::ModelAccess).
 pub(crate) struct ToolsAccess {
-    pub(crate) db: Arc<Resource>,
+    pub(crate) db: Arc<dyn ToolsBackend>,
 }
 
 impl FromRequestParts<AppState> for ToolsAccess {
@@ -28,13 +28,7 @@ impl FromRequestParts<AppState> for ToolsAccess {
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, HttpError> {
         let Path((project, environment)) =
             Path::<(String, String)>::from_request_parts(parts, state).await?;
-        let db = tools_database(resource(
-            state,
-            &parts.headers,
-            &project,
-            &environment,
-            TOOLS_RESOURCE,
-        )?)?;
+        let db = tools_database(state, &parts.headers, &project, &environment)?;
         Ok(Self { db })
     }
 }
@@ -42,7 +36,7 @@ impl FromRequestParts<AppState> for ToolsAccess {
 /// A request on one user or team (`.../__svc_app__/models/{model}/{pk}`), checked like
 /// [`ToolsAccess`].
 pub(crate) struct ToolsRecordAccess {
-    pub(crate) db: Arc<Resource>,
+    pub(crate) db: Arc<dyn ToolsBackend>,
     pub(crate) pk: String,
 }
 
@@ -52,28 +46,29 @@ impl FromRequestParts<AppState> for ToolsRecordAccess {
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, HttpError> {
         let Path((project, environment, pk)) =
             Path::<(String, String, String)>::from_request_parts(parts, state).await?;
-        let db = tools_database(resource(
-            state,
-            &parts.headers,
-            &project,
-            &environment,
-            TOOLS_RESOURCE,
-        )?)?;
+        let db = tools_database(state, &parts.headers, &project, &environment)?;
         Ok(Self { db, pk })
     }
 }
 
-/// The built-in tools resource's database, which is always SQLite.
-fn tools_database(db: crate::storage::resources::Database) -> Result<Arc<Resource>, HttpError> {
-    db.sqlite()
-        .cloned()
-        .ok_or_else(|| HttpError::internal("the built-in tools resource is not a SQLite database"))
+/// The built-in tools resource's database, once the credentials are checked.
+fn tools_database(
+    state: &AppState,
+    headers: &axum::http::HeaderMap,
+    project: &str,
+    environment: &str,
+) -> Result<Arc<dyn ToolsBackend>, HttpError> {
+    let access = authorize(state, headers, project, environment, TOOLS_RESOURCE)?;
+    state
+        .resources()
+        .tools(access.project.name.as_str())
+        .ok_or_else(|| HttpError::not_found("Resource not found."))
 }
 
 /// A list of `model`, ordered by `default_order` unless the query orders it.
 pub(crate) async fn list(
     state: &AppState,
-    db: Arc<Resource>,
+    db: Arc<dyn ToolsBackend>,
     uri: &Uri,
     model: &'static str,
     default_order: &'static str,
@@ -84,17 +79,17 @@ pub(crate) async fn list(
     }
     let spec = list_spec(&pairs, state.lenient());
     let url = list_url(state, uri);
-    let listing = blocking(move || Ok(db.list(model, &spec)?)).await?;
+    let listing = blocking(move || Ok(db.list_now(model, &spec)?)).await?;
     Ok(json_bytes(StatusCode::OK, list_body(listing, &url, &pairs)))
 }
 
 /// One record of `model`.
 pub(crate) async fn retrieve(
-    db: Arc<Resource>,
+    db: Arc<dyn ToolsBackend>,
     uid: String,
     model: &'static str,
 ) -> Result<Response, HttpError> {
-    let bytes = blocking(move || Ok(db.retrieve(model, &uid)?)).await?;
+    let bytes = blocking(move || Ok(db.retrieve_now(model, &uid)?)).await?;
     Ok(json_bytes(StatusCode::OK, bytes))
 }
 

@@ -23,6 +23,7 @@
 //! The connection URL may carry a password: it is never logged or shown ([`redacted`]).
 
 pub(crate) mod aggregate;
+mod backend;
 pub(crate) mod filter;
 pub(crate) mod records;
 pub(crate) mod schema;

@@ -11,13 +11,13 @@ use std::path::PathBuf;
 use tokio::net::TcpListener;
 
 use crate::account::Accounts;
+use crate::backend::resources::Resources;
 use crate::config::projects::{ConfigError, ProjectsConfig};
 use crate::config::registry::Registry;
 use crate::config::{EmulatorConfig, ProjectsSource};
 use crate::http;
 use crate::http::AppState;
 use crate::runtime::handle::{Emulator, StartupInfo};
-use crate::storage::resources::Resources;
 use crate::storage::{Store, StoreError};
 use server::ServerTask;
 use tls::{CaFile, TlsError};

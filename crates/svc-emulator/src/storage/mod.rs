@@ -8,7 +8,6 @@
 pub(crate) mod accounts;
 mod pages;
 pub(crate) mod private;
-pub(crate) mod resources;
 mod settings;
 pub(crate) mod tools;
 

@@ -1,13 +1,5 @@
-//! The built-in tools resource `__svc_app__` (users and teams) of every project: its schema, its
-//! seeded teams, and where its database lives (beside the data file as
-//! `<data file>.<project>.__svc_app__.sqlite`, or in memory), seeded the first time.
-
-use std::path::Path;
-
-use svc_model::users::TOOLS_RESOURCE;
-
-use crate::engine::{EngineError, Resource};
-use crate::storage::resources::{beside, seeded_beside};
+//! The built-in tools resource `__svc_app__` (users and teams) of every project: its schema and
+//! its seeded teams. The backend registry opens its database (`crate::backend::registry`).
 
 /// The teams every project's built-in tools resource starts with: (uid, name), in name order.
 pub const SEEDED_TEAMS: [(&str, &str); 3] = [
@@ -37,18 +29,10 @@ INSERT INTO groups (uid, name) VALUES
     ('00000000-0000-4000-8000-000000000003', 'Viewers');
 "#;
 
-/// Opens (or creates and seeds) the tools database of `project`: beside the data file, or in
-/// memory when there is none.
-pub(crate) fn open(project: &str, data_path: Option<&Path>) -> Result<Resource, EngineError> {
-    match data_path {
-        Some(data) => seeded_beside(&beside(data, project, TOOLS_RESOURCE), TOOLS_SEED_SQL),
-        None => Resource::in_memory(TOOLS_SEED_SQL),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::Resource;
     use serde_json::Value;
     use svc_model::users::TEAMS_MODEL;
 

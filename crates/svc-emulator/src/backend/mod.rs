@@ -1,0 +1,138 @@
+//! The backend interface: what every database that serves resources implements.
+//!
+//! A connected resource is one database (a SQLite file, a PostgreSQL database, ...). The HTTP
+//! layer and the route slices hold it as an `Arc<dyn Backend>` and never learn which database
+//! it is: the engine's rules (the query grammar, the Python readings of values, the serializer
+//! forms, aggregate planning, errors) live in [`crate::engine`], and each database is a folder
+//! of its own that implements [`Backend`] with its dialect (`sqlite/`, `postgres/`). The
+//! [`registry`] is the one place that names them: it opens each resource's database at start.
+//!
+//! Every operation is a future that owns what it needs (`'static`), so that a backend may run
+//! the work where it fits: the SQLite backend moves it to the blocking pool, the PostgreSQL one
+//! awaits its connection pool. The caller's [`Hold`] (its admission turn) is kept until the work
+//! has ended, even when the caller stops waiting; dropping the future stops the work where the
+//! database allows (a read-only query is cancelled).
+
+pub(crate) mod registry;
+pub(crate) mod resources;
+
+use std::any::Any;
+use std::fmt::Debug;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use crate::engine::convert::PyJson;
+use crate::engine::{
+    AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Selection, SqlLimits,
+};
+
+/// The future of a backend operation.
+pub(crate) type Work<T> = Pin<Box<dyn Future<Output = Result<T, EngineError>> + Send + 'static>>;
+
+/// Something the caller needs kept until the work has ended (its admission turn): a backend
+/// drops it only when the database is done, not when the caller stops waiting.
+pub(crate) type Hold = Box<dyn Any + Send>;
+
+/// One resource's database, as the records, SQL and reload routes use it.
+///
+/// Each operation answers as the platform's data engine answers over that database
+/// (docs/contract.md 5.1 and 5.2); errors are [`EngineError`]s, whose status the HTTP layer
+/// chooses.
+pub(crate) trait Backend: Send + Sync + Debug + 'static {
+    /// Whether the resource has a model of that name (as last read: start or reload).
+    fn has_model(&self, name: &str) -> bool;
+
+    /// A page of `model`'s records, or all of them.
+    fn list(self: Arc<Self>, model: String, spec: ListSpec, hold: Hold) -> Work<Listing>;
+
+    /// The record with key `pk`, which `selection` must select (else a `404`).
+    fn retrieve(
+        self: Arc<Self>,
+        model: String,
+        pk: String,
+        selection: Selection,
+        hold: Hold,
+    ) -> Work<Vec<u8>>;
+
+    /// Creates a record from a body; the created record.
+    fn create(self: Arc<Self>, model: String, body: PyJson, hold: Hold) -> Work<Vec<u8>>;
+
+    /// Updates the record with key `pk` (which `selection` must select) from a body: `partial`
+    /// for `PATCH`, not for `PUT`. The updated record.
+    fn update(self: Arc<Self>, change: Update, hold: Hold) -> Work<Vec<u8>>;
+
+    /// Deletes the record with key `pk`, which `selection` must select.
+    fn delete(
+        self: Arc<Self>,
+        model: String,
+        pk: String,
+        selection: Selection,
+        hold: Hold,
+    ) -> Work<()>;
+
+    /// `{"y_func": ...}` over the selected records.
+    fn aggregate(
+        self: Arc<Self>,
+        model: String,
+        request: AggregateRequest,
+        selection: Selection,
+        hold: Hold,
+    ) -> Work<Value>;
+
+    /// The selected records' groups: `[{"group": ..., "y_func": ...}, ...]`.
+    fn group(
+        self: Arc<Self>,
+        model: String,
+        request: GroupRequest,
+        selection: Selection,
+        hold: Hold,
+    ) -> Work<Value>;
+
+    /// Re-reads the schema: models and fields as they are now.
+    fn reload(self: Arc<Self>, hold: Hold) -> Work<()>;
+
+    /// One read-only query with named parameters: `{"columns", "data", "row_count"}` as JSON.
+    /// Dropping the future cancels the query.
+    fn sql(
+        self: Arc<Self>,
+        query: String,
+        params: Map<String, Value>,
+        limits: SqlLimits,
+        hold: Hold,
+    ) -> Work<Vec<u8>>;
+}
+
+/// An update of one record (`PUT` or `PATCH`).
+#[derive(Debug, Clone)]
+pub(crate) struct Update {
+    /// The model.
+    pub(crate) model: String,
+    /// The record's key, as the URL gives it.
+    pub(crate) pk: String,
+    /// The body's values.
+    pub(crate) body: PyJson,
+    /// The list filters of the query, which must select the record.
+    pub(crate) selection: Selection,
+    /// `PATCH` (only the given fields) rather than `PUT`.
+    pub(crate) partial: bool,
+}
+
+/// The built-in tools resource (`__svc_app__`: users and teams), which the emulator keeps in a
+/// database of its own. Besides the records operations it has strict writes: JSON types as
+/// given, foreign keys enforced, errors by field. These run on the caller's thread (the users
+/// and teams routes call them from the blocking pool).
+pub(crate) trait ToolsBackend: Backend {
+    /// A page of `model`'s records (no admission turn: the tools resource is the emulator's own).
+    fn list_now(&self, model: &str, spec: &ListSpec) -> Result<Listing, EngineError>;
+    /// One record by key.
+    fn retrieve_now(&self, model: &str, pk: &str) -> Result<Vec<u8>, EngineError>;
+    /// Creates a record, strictly.
+    fn create_strict(&self, model: &str, body: &Value) -> Result<Vec<u8>, EngineError>;
+    /// Updates a record, strictly.
+    fn update_strict(&self, model: &str, pk: &str, body: &Value) -> Result<Vec<u8>, EngineError>;
+    /// Deletes a record, strictly.
+    fn delete_strict(&self, model: &str, pk: &str) -> Result<(), EngineError>;
+}

@@ -1,0 +1,119 @@
+//! The registry of backends: which database serves a resource, chosen from its location at
+//! start. This is the one place above the backends that names them; a new database is a folder
+//! of its own plus a line here.
+//!
+//! - a file, or no `database` at all: SQLite (`crate::sqlite`), the default;
+//! - `postgres://` and `postgresql://` URLs: PostgreSQL (`crate::postgres`, feature `postgres`).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::backend::{Backend, ToolsBackend};
+use crate::config::projects::{Location, ResourceConfig, shown_location};
+
+/// The databases that serve URLs: the schemes each takes, and the `type` a project shows for
+/// its resources. Files are SQLite's ([`FILE_KIND`]).
+const URL_KINDS: &[(&[&str], &str)] = &[(&["postgres", "postgresql"], "postgresql")];
+
+/// The `type` of a resource whose database is a file.
+const FILE_KIND: &str = "sqlite";
+
+/// The `type` a project shows for a resource at `location` (`"sqlite"`, `"postgresql"`).
+pub(crate) fn kind_name(location: &Location) -> &'static str {
+    match location {
+        Location::File(_) => FILE_KIND,
+        Location::Url(url) => url_kind(url).unwrap_or(FILE_KIND),
+    }
+}
+
+fn url_kind(url: &str) -> Option<&'static str> {
+    let scheme = url.split_once("://").map_or("", |(scheme, _)| scheme);
+    URL_KINDS
+        .iter()
+        .find(|(schemes, _)| schemes.iter().any(|s| s.eq_ignore_ascii_case(scheme)))
+        .map(|(_, kind)| *kind)
+}
+
+/// Opens (or creates and seeds) the database of `resource` of `project`.
+pub(crate) async fn open(
+    project: &str,
+    resource: &ResourceConfig,
+    data_path: Option<&Path>,
+) -> Result<Arc<dyn Backend>, String> {
+    let seed_sql = resource.seed_sql.as_deref();
+    match resource.location()? {
+        Location::File(path) => {
+            let opened = crate::sqlite::open_file(
+                project,
+                &resource.name,
+                seed_sql,
+                path.as_deref(),
+                data_path,
+            )
+            .await?;
+            Ok(opened)
+        }
+        Location::Url(url) => match url_kind(&url) {
+            Some("postgresql") => open_postgres(&url, seed_sql).await,
+            _ => Err(format!(
+                "no database of the emulator serves {}: its `database` must be a SQLite file \
+                 or a postgres:// URL",
+                shown_location(Path::new(&url))
+            )),
+        },
+    }
+}
+
+/// Opens (or creates and seeds) the built-in tools database of `project`: beside the data file,
+/// or in memory when there is none.
+pub(crate) async fn open_tools(
+    project: &str,
+    data_path: Option<&Path>,
+) -> Result<Arc<dyn ToolsBackend>, String> {
+    crate::sqlite::open_tools(project, data_path).await
+}
+
+#[cfg(feature = "postgres")]
+async fn open_postgres(url: &str, seed_sql: Option<&str>) -> Result<Arc<dyn Backend>, String> {
+    let opened = crate::postgres::PgResource::open(url, seed_sql)
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(Arc::new(opened))
+}
+
+#[cfg(not(feature = "postgres"))]
+async fn open_postgres(_url: &str, _seed_sql: Option<&str>) -> Result<Arc<dyn Backend>, String> {
+    Err(
+        "its database is a PostgreSQL URL, but this emulator was built without PostgreSQL \
+         support: enable svc-emulator's `postgres` feature (the `svc` command and the \
+         svc-emulator binary have it)"
+            .to_owned(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_by_location() {
+        assert_eq!(kind_name(&Location::File(None)), "sqlite");
+        assert_eq!(
+            kind_name(&Location::Url("postgres://u@h/db".to_owned())),
+            "postgresql"
+        );
+        assert_eq!(
+            kind_name(&Location::Url("PostgreSQL://u@h/db".to_owned())),
+            "postgresql"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_unknown_scheme_is_refused_with_its_password_hidden() {
+        let resource = ResourceConfig::new("shop", "t").database("mongodb://u:Secret4pw@h/db");
+        let err = open("p", &resource, None).await.unwrap_err();
+        assert!(err.contains("no database of the emulator serves"), "{err}");
+        assert!(err.contains("mongodb://u:***@h/db"), "{err}");
+        assert!(!err.contains("Secret4pw"), "{err}");
+    }
+}

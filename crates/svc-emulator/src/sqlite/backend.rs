@@ -1,0 +1,162 @@
+//! [`Resource`] as a [`Backend`]: SQLite is synchronous, so every operation runs on tokio's
+//! blocking pool, with the caller's [`Hold`] moved into the job (the turn is held while the job
+//! runs, even when the client has gone away).
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use crate::backend::{Backend, Hold, ToolsBackend, Update, Work};
+use crate::engine::convert::PyJson;
+use crate::engine::{
+    AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Resource, Selection, SqlCancel,
+    SqlLimits,
+};
+
+/// Runs `work` on the blocking pool, keeping `hold` until it has ended.
+fn on_pool<T: Send + 'static>(
+    db: Arc<Resource>,
+    hold: Hold,
+    work: impl FnOnce(&Resource) -> Result<T, EngineError> + Send + 'static,
+) -> Work<T> {
+    Box::pin(async move {
+        tokio::task::spawn_blocking(move || {
+            let _hold = hold;
+            work(&db)
+        })
+        .await
+        .map_err(|e| EngineError::Internal(format!("database task failed: {e}")))?
+    })
+}
+
+/// Cancels a query when dropped (the future that waits for it was dropped: the client went
+/// away); harmless once the query has ended.
+struct CancelOnDrop(Arc<SqlCancel>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
+impl Backend for Resource {
+    fn has_model(&self, name: &str) -> bool {
+        self.model(name).is_some()
+    }
+
+    fn list(self: Arc<Self>, model: String, spec: ListSpec, hold: Hold) -> Work<Listing> {
+        on_pool(self, hold, move |db| db.list(&model, &spec))
+    }
+
+    fn retrieve(
+        self: Arc<Self>,
+        model: String,
+        pk: String,
+        selection: Selection,
+        hold: Hold,
+    ) -> Work<Vec<u8>> {
+        on_pool(self, hold, move |db| {
+            db.retrieve_selected(&model, &pk, &selection)
+        })
+    }
+
+    fn create(self: Arc<Self>, model: String, body: PyJson, hold: Hold) -> Work<Vec<u8>> {
+        on_pool(self, hold, move |db| db.create_body(&model, &body))
+    }
+
+    fn update(self: Arc<Self>, change: Update, hold: Hold) -> Work<Vec<u8>> {
+        let Update {
+            model,
+            pk,
+            body,
+            selection,
+            partial,
+        } = change;
+        // `PUT` is partial like `PATCH` on SQLite, as the engine has it (its serializer requires
+        // no column there): both update the same way.
+        let _ = partial;
+        on_pool(self, hold, move |db| {
+            db.update_body(&model, &pk, &body, &selection)
+        })
+    }
+
+    fn delete(
+        self: Arc<Self>,
+        model: String,
+        pk: String,
+        selection: Selection,
+        hold: Hold,
+    ) -> Work<()> {
+        on_pool(self, hold, move |db| {
+            db.delete_selected(&model, &pk, &selection)
+        })
+    }
+
+    fn aggregate(
+        self: Arc<Self>,
+        model: String,
+        request: AggregateRequest,
+        selection: Selection,
+        hold: Hold,
+    ) -> Work<Value> {
+        on_pool(self, hold, move |db| {
+            db.aggregate(&model, &request, &selection)
+        })
+    }
+
+    fn group(
+        self: Arc<Self>,
+        model: String,
+        request: GroupRequest,
+        selection: Selection,
+        hold: Hold,
+    ) -> Work<Value> {
+        on_pool(self, hold, move |db| db.group(&model, &request, &selection))
+    }
+
+    fn reload(self: Arc<Self>, hold: Hold) -> Work<()> {
+        on_pool(self, hold, |db| db.reload())
+    }
+
+    fn sql(
+        self: Arc<Self>,
+        query: String,
+        params: Map<String, Value>,
+        limits: SqlLimits,
+        hold: Hold,
+    ) -> Work<Vec<u8>> {
+        let cancel = Arc::new(SqlCancel::default());
+        let on_drop = CancelOnDrop(Arc::clone(&cancel));
+        let run = on_pool(self, hold, move |db| {
+            db.sql_with(&query, &params, limits, &cancel)
+        });
+        Box::pin(async move {
+            // Dropped with this future: a client that leaves interrupts its query at once, so
+            // the connection and the blocking thread are freed.
+            let _on_drop = on_drop;
+            run.await
+        })
+    }
+}
+
+impl ToolsBackend for Resource {
+    fn list_now(&self, model: &str, spec: &ListSpec) -> Result<Listing, EngineError> {
+        self.list(model, spec)
+    }
+
+    fn retrieve_now(&self, model: &str, pk: &str) -> Result<Vec<u8>, EngineError> {
+        self.retrieve(model, pk)
+    }
+
+    fn create_strict(&self, model: &str, body: &Value) -> Result<Vec<u8>, EngineError> {
+        self.create(model, body)
+    }
+
+    fn update_strict(&self, model: &str, pk: &str, body: &Value) -> Result<Vec<u8>, EngineError> {
+        self.update(model, pk, body)
+    }
+
+    fn delete_strict(&self, model: &str, pk: &str) -> Result<(), EngineError> {
+        self.delete(model, pk)
+    }
+}
