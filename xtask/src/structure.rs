@@ -362,8 +362,54 @@ const EMULATOR_SRC: &str = "crates/svc-emulator/src/";
 
 /// Top-level modules of the emulator that are layers: shared code any slice may use.
 const LAYERS: &[&str] = &[
-    "http", "engine", "postgres", "storage", "runtime", "config", "util", "cli",
+    "http", "sessions", "backend", "engine", "sqlite", "postgres", "storage", "runtime", "config",
+    "util", "cli",
 ];
+
+/// The emulator's layers, lowest first: a module uses modules of its own rank or below, never
+/// above ([`rank`]). The slices ([`SLICES`]) sit between `http` and `runtime`.
+const RANKS: &[(&str, u8)] = &[
+    ("util", 0),
+    // The engine's rules know no settings; the settings borrow its limits and demo seed.
+    ("engine", 1),
+    ("config", 2),
+    ("storage", 3),
+    // The backend interface (`backend/mod.rs`): the trait every database implements.
+    ("backend", 4),
+    ("sqlite", 5),
+    ("postgres", 5),
+    ("mysql", 5),
+    // The user sessions service, which the HTTP layer checks `JWT` credentials with.
+    ("sessions", 6),
+    ("http", 7),
+    ("runtime", 9),
+    ("cli", 10),
+];
+
+/// The rank of the slices: above the HTTP layer they use, below the runtime that starts them.
+const SLICE_RANK: u8 = 8;
+
+/// The files of `backend/` that sit above the backends: the registry that opens them and the
+/// resources it makes, the one place above the interface that names a concrete database.
+const REGISTRY_FILES: &[&str] = &["backend/registry.rs", "backend/resources.rs"];
+
+/// The rank of [`REGISTRY_FILES`].
+const REGISTRY_RANK: u8 = 6;
+
+/// The backends, one folder per database. Nothing names one but itself and the registry; the
+/// Cargo feature that builds one is named only there and in `lib.rs` (which declares it).
+const BACKENDS: &[&str] = &["sqlite", "postgres", "mysql"];
+
+/// The rank of a top-level module, or of the file `path` when it is one of the registry's.
+fn rank(top: &str, path: Option<&str>) -> Option<u8> {
+    if path.is_some_and(|p| REGISTRY_FILES.contains(&p)) {
+        return Some(REGISTRY_RANK);
+    }
+    if SLICES.contains(&top) {
+        return Some(SLICE_RANK);
+    }
+    RANKS.iter().find(|(name, _)| *name == top).map(|(_, r)| *r)
+}
 
 /// Top-level modules that are slices, one per operation group of svc-api and named like its
 /// modules. `tools` is being split into `users` and `teams`: all three are listed, and a slice
@@ -382,7 +428,9 @@ const SLICES: &[&str] = &[
 ];
 
 /// The layers that know nothing of HTTP: no axum, no `crate::http`.
-const NO_HTTP: &[&str] = &["engine", "postgres", "storage", "config", "util"];
+const NO_HTTP: &[&str] = &[
+    "backend", "sessions", "engine", "sqlite", "postgres", "mysql", "storage", "config", "util",
+];
 
 /// What a line of code refers to.
 #[derive(Debug, PartialEq, Eq)]
@@ -571,9 +619,56 @@ fn layering_violations(path: &str, src: &str) -> Vec<(usize, String)> {
             Reference::Clap if top != "cli" => {
                 Some(format!("`{path}` uses clap (only cli/ and main.rs do)"))
             }
+            Reference::Module(m)
+                if BACKENDS.contains(&m.as_str())
+                    && m != top
+                    && !REGISTRY_FILES.contains(&path) =>
+            {
+                Some(format!(
+                    "`{path}` names the {m} backend: only the backend itself and the registry \
+                     (backend/registry.rs) name a concrete database; use the `Backend` trait"
+                ))
+            }
+            Reference::Module(m) => match (rank(top, Some(path)), rank(m, None)) {
+                (Some(from), Some(to)) if to > from => Some(format!(
+                    "`{path}` uses `{m}`, a layer above it (the emulator's layers import \
+                         only downward: util, engine, config, storage, backend, the backends, \
+                         the registry and sessions, http, the slices, runtime, cli)"
+                )),
+                _ => None,
+            },
             _ => None,
         };
         out.extend(rule.map(|r| (line, r)));
+    }
+    out.extend(backend_features(path, src));
+    out
+}
+
+/// The lines of `src` that gate code on a backend's Cargo feature (`feature = "postgres"`),
+/// unless `path` is the crate root, the registry or that backend's own folder: a backend is
+/// switched on where it is registered, nowhere above it.
+fn backend_features(path: &str, src: &str) -> Vec<(usize, String)> {
+    let top = path.split('/').next().unwrap_or_default();
+    let mut out = Vec::new();
+    for (number, line) in src.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or_default();
+        for backend in BACKENDS {
+            let gated = code.contains(&format!("feature = \"{backend}\""));
+            if gated
+                && top.trim_end_matches(".rs") != *backend
+                && !REGISTRY_FILES.contains(&path)
+                && path != "lib.rs"
+            {
+                out.push((
+                    number + 1,
+                    format!(
+                        "`{path}` is gated on the `{backend}` feature: only lib.rs, the registry \
+                         (backend/registry.rs) and the backend's own folder name it"
+                    ),
+                ));
+            }
+        }
     }
     out
 }
@@ -944,7 +1039,70 @@ mod tests {
             layering_violations("records/mod.rs", "use crate::pages;").len(),
             1
         );
-        assert!(layering_violations("http/mod.rs", "use crate::{pages, records};").is_empty());
+        assert!(
+            layering_violations("runtime/router.rs", "use crate::{pages, records};").is_empty()
+        );
+    }
+
+    #[test]
+    fn layers_import_only_downward() {
+        // Settings and the meta store borrow nothing from above.
+        let v = layering_violations("config/mod.rs", "x: crate::account::TokenLifetimes,");
+        assert_eq!(v.len(), 1, "{v:?}");
+        assert!(v[0].1.contains("a layer above it"), "{v:?}");
+        assert_eq!(
+            layering_violations("storage/mod.rs", "use crate::sessions::X;").len(),
+            1
+        );
+        // The HTTP layer assembles no slices: the runtime does.
+        assert_eq!(
+            layering_violations("http/state.rs", "use crate::proxy::Forwarder;").len(),
+            1
+        );
+        // Downward is fine: a backend uses the interface, the engine and storage.
+        let src =
+            "use crate::backend::Backend;\nuse crate::engine::X;\nuse crate::storage::private;";
+        assert!(layering_violations("sqlite/open.rs", src).is_empty());
+        assert!(
+            layering_violations("config/limits.rs", "crate::engine::SQL_TIME_LIMIT").is_empty()
+        );
+    }
+
+    #[test]
+    fn only_the_registry_names_a_concrete_database() {
+        for path in [
+            "http/backend.rs",
+            "records/mod.rs",
+            "engine/filter.rs",
+            "runtime/mod.rs",
+        ] {
+            let v = layering_violations(path, "use crate::postgres::PgResource;");
+            assert_eq!(v.len(), 1, "{path}: {v:?}");
+            assert!(v[0].1.contains("names the postgres backend"), "{v:?}");
+        }
+        // A backend never names another one.
+        assert_eq!(
+            layering_violations("sqlite/mod.rs", "use crate::postgres::X;").len(),
+            1
+        );
+        // The registry and the backend itself may.
+        assert!(
+            layering_violations("backend/registry.rs", "crate::postgres::PgResource::open")
+                .is_empty()
+        );
+        assert!(
+            layering_violations("postgres/records.rs", "use crate::postgres::types;").is_empty()
+        );
+        // The feature that builds a backend is named where it is registered, nowhere above.
+        let gated = "#[cfg(feature = \"postgres\")]\nfn f() {}\n";
+        let v = layering_violations("http/extract.rs", gated);
+        assert_eq!(v.len(), 1, "{v:?}");
+        assert_eq!(v[0].0, 1);
+        for allowed in ["lib.rs", "backend/registry.rs", "postgres/mod.rs"] {
+            assert!(layering_violations(allowed, gated).is_empty(), "{allowed}");
+        }
+        // A comment that mentions it is not code.
+        assert!(layering_violations("http/extract.rs", "// feature = \"postgres\"").is_empty());
     }
 
     #[test]

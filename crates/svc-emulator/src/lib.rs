@@ -49,6 +49,7 @@ mod config;
 pub mod engine;
 mod http;
 mod runtime;
+mod sessions;
 mod storage;
 mod util;
 // The backends: one folder per database that serves resources, each implementing
@@ -71,11 +72,11 @@ mod users;
 #[cfg(feature = "cli")]
 pub mod cli;
 
-pub use account::TokenLifetimes;
 pub use config::EmulatorConfig;
+pub use config::lifetimes::TokenLifetimes;
 pub use config::limits::Limits;
 pub use config::projects::{ConfigError, ProjectConfig, ProjectsConfig, ResourceConfig};
-pub use proxy::ProxyConfig;
+pub use config::proxy::ProxyConfig;
 pub use runtime::EmulatorError;
 pub use runtime::faults::{FaultCounts, Faults};
 pub use runtime::handle::{Emulator, StartupInfo};

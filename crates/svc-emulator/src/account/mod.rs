@@ -1,667 +1,370 @@
-//! User sessions (docs/contract.md 5.5): accounts with password hashes, signed JWTs with
-//! refresh-token rotation, the account methods, and two emulator-only routes: the outbox where
-//! reset and email-confirmation codes are delivered, and minting a service token.
-//!
-//! Outcomes: malformed bodies are `400`; missing or invalid `JWT` credentials and bad login
-//! credentials are `401`; a business refusal (wrong current password, used or unknown code,
-//! taken email) is `200` with `{"result": false, "errors": {...}}`, like register.
+//! Routes of the account methods: `/projects/{project}/{environment}/auth/...` on the data
+//! host, and the emulator-only `/_emulator/projects/{project}/{outbox,service_token,stats}`.
 
-mod jwt;
-mod password;
-mod routes;
-
-use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
-
-use ring::rand::{SecureRandom, SystemRandom};
-use rusqlite::{OptionalExtension, params};
+use axum::body::Body;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, State};
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-pub(crate) use jwt::{Claims, TokenType};
-pub(crate) use routes::{emulator_router, router};
+use crate::http::AppState;
+use crate::http::HttpError;
+use crate::http::auth::{self, Credential};
+use crate::http::extract::{BodyLimit, json_object};
+use crate::http::route_with_optional_slash;
+use crate::sessions::{Claims, Refusal, Register, TokenType};
 
-use crate::storage::accounts::{self as store, Account};
-use crate::storage::{Store, StoreError};
-use crate::util::timestamp::format_millis;
-use jwt::Signer;
+type ProjectPath = Result<Path<String>, PathRejection>;
 
-/// Token lifetimes of the emulator's sessions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TokenLifetimes {
-    /// Access tokens (default 5 minutes).
-    pub access: Duration,
-    /// Refresh tokens (default 7 days).
-    pub refresh: Duration,
-    /// Service tokens minted through the emulator route (default 1 day).
-    pub service: Duration,
-}
-
-impl Default for TokenLifetimes {
-    fn default() -> Self {
-        Self {
-            access: Duration::from_secs(300),
-            refresh: Duration::from_secs(7 * 24 * 3600),
-            service: Duration::from_secs(24 * 3600),
-        }
-    }
-}
-
-/// The account service shared by the routes.
-#[derive(Debug, Clone)]
-pub(crate) struct Accounts {
-    store: Store,
-    signer: Arc<Signer>,
-    lifetimes: TokenLifetimes,
-    /// Refresh calls received per project (emulator-only stats, for tests of single-flight
-    /// refresh in clients).
-    refresh_calls: Arc<std::sync::Mutex<std::collections::HashMap<String, u64>>>,
-    /// The token generation of every user whose generation is not 0, by project and uid: a
-    /// copy of the store's, so that checking a token needs no database query.
-    generations: Arc<RwLock<Generations>>,
-}
-
-/// Who a token is for: the project, the user's uid (`service` for a service token) and the
-/// user's token generation.
-struct Holder<'a> {
-    project: &'a str,
-    uid: &'a str,
-    generation: i64,
-}
-
-impl<'a> Holder<'a> {
-    fn of(project: &'a str, account: &'a Account) -> Self {
-        Self {
-            project,
-            uid: &account.uid,
-            generation: account.token_generation,
-        }
-    }
-}
-
-/// Token generations by project, then user uid.
-type Generations = HashMap<String, HashMap<String, i64>>;
-
-/// A refusal: `Err(Refusal)` becomes `{"result": false, "errors": {field: [message]}}`.
-#[derive(Debug)]
-pub(crate) struct Refusal(pub(crate) Value);
-
-fn refusal(field: &str, message: &str) -> Refusal {
-    Refusal(json!({ field: [message] }))
-}
-
-pub(crate) fn now() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0)
-}
-
-fn secs(d: Duration) -> i64 {
-    i64::try_from(d.as_secs()).unwrap_or(i64::MAX / 4)
-}
-
-fn random_id() -> String {
-    uuid::Uuid::new_v4().simple().to_string()
-}
-
-impl Accounts {
-    /// Creates the account tables and loads (or creates) the signing key in the meta store.
-    pub(crate) fn open(store: &Store, lifetimes: TokenLifetimes) -> Result<Self, StoreError> {
-        let (secret, generations) = store.run_blocking(|conn, _| {
-            store::migrate(conn)?;
-            let mut generations = Generations::new();
-            for (project, uid, generation) in store::token_generations(conn)? {
-                generations
-                    .entry(project)
-                    .or_default()
-                    .insert(uid, generation);
-            }
-            let saved: Option<String> = conn
-                .query_row(
-                    "SELECT value FROM settings WHERE key = 'jwt_secret'",
-                    [],
-                    |r| r.get(0),
-                )
-                .optional()?;
-            if let Some(hex) = saved {
-                let key = decode_hex(&hex)
-                    .ok_or_else(|| StoreError::Corrupt("the JWT signing key".into()))?;
-                return Ok((key, generations));
-            }
-            let mut key = vec![0u8; 32];
-            SystemRandom::new()
-                .fill(&mut key)
-                .map_err(|_| StoreError::Corrupt("no system randomness for the JWT key".into()))?;
-            conn.execute(
-                "INSERT INTO settings (key, value) VALUES ('jwt_secret', ?1)",
-                params![encode_hex(&key)],
-            )?;
-            Ok((key, generations))
-        })?;
-        Ok(Self {
-            store: store.clone(),
-            signer: Arc::new(Signer::new(&secret)),
-            lifetimes,
-            refresh_calls: Arc::default(),
-            generations: Arc::new(RwLock::new(generations)),
+pub(crate) fn router() -> Router<AppState> {
+    let base = "/projects/{project}/{environment}/auth";
+    let routes: [(&str, axum::routing::MethodRouter<AppState>); 9] = [
+        ("login", post(login)),
+        ("refresh", post(refresh)),
+        ("user", get(user)),
+        ("register", post(register)),
+        ("change_password", post(change_password)),
+        ("reset_password", post(reset_password)),
+        ("reset_password_complete", post(reset_password_complete)),
+        ("change_email", post(change_email)),
+        ("change_email_complete", post(change_email_complete)),
+    ];
+    routes
+        .into_iter()
+        .fold(Router::new(), |router, (name, method)| {
+            route_with_optional_slash(router, &format!("{base}/{name}"), method)
         })
-    }
+}
 
-    /// The claims of a valid access or service token of any project, if `token` is one. An
-    /// access token issued before its user's last password change is not valid.
-    pub(crate) fn verify_any(&self, token: &str) -> Option<Claims> {
-        let claims = self.signer.verify(token, now()).ok()?;
-        let valid = match claims.typ {
-            TokenType::Access => self.is_current(&claims),
-            TokenType::Service => true,
-            TokenType::Refresh => false,
-        };
-        valid.then_some(claims)
-    }
+/// Emulator-only routes, authorized by the project's API key.
+pub(crate) fn emulator_router() -> Router<AppState> {
+    let router = Router::new();
+    let router =
+        route_with_optional_slash(router, "/_emulator/projects/{project}/outbox", get(outbox));
+    let router = route_with_optional_slash(
+        router,
+        "/_emulator/projects/{project}/service_token",
+        post(service_token),
+    );
+    route_with_optional_slash(router, "/_emulator/projects/{project}/stats", get(stats))
+}
 
-    /// The claims of a valid access or service token of `project`, if `token` is one.
-    pub(crate) fn verify_access(&self, project: &str, token: &str) -> Option<Claims> {
-        self.verify_any(token)
-            .filter(|claims| claims.project == project)
-    }
+/// The path must name a served project and one of its environments (no credentials needed
+/// for the unauthenticated methods).
+fn project_of(state: &AppState, project: &str, environment: &str) -> Result<String, HttpError> {
+    let entry = state
+        .registry()
+        .project(project)
+        .ok_or_else(|| HttpError::not_found("Project not found."))?;
+    entry
+        .environment(environment)
+        .ok_or_else(|| HttpError::not_found("Environment not found."))?;
+    Ok(entry.name.as_str().to_owned())
+}
 
-    /// Whether a user's token is of the user's current token generation.
-    fn is_current(&self, claims: &Claims) -> bool {
-        let generations = self.generations.read().unwrap_or_else(|e| e.into_inner());
-        let current = generations
-            .get(&claims.project)
-            .and_then(|users| users.get(&claims.sub))
-            .copied()
-            .unwrap_or(0);
-        claims.generation == current
-    }
+/// The user behind `Authorization: JWT <access token>`.
+fn session(state: &AppState, headers: &HeaderMap, project: &str) -> Result<Claims, HttpError> {
+    jwt_claims(state, headers, project, &[TokenType::Access])
+}
 
-    /// Records a user's new token generation, once it is committed to the store.
-    fn set_generation(&self, project: &str, uid: &str, generation: i64) {
-        self.generations
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .entry(project.to_owned())
-            .or_default()
-            .insert(uid.to_owned(), generation);
+/// The claims of the request's `JWT`, a token of one of `types`: `401` without one, or when it is
+/// invalid, expired or of another type; `403` when it is a valid token of another project
+/// (docs/contract.md section 3: valid credentials for another project).
+fn jwt_claims(
+    state: &AppState,
+    headers: &HeaderMap,
+    project: &str,
+    types: &[TokenType],
+) -> Result<Claims, HttpError> {
+    let Some(Credential::Jwt(token)) = auth::credential(headers) else {
+        return Err(HttpError::not_authenticated());
+    };
+    let claims = state
+        .accounts()
+        .verify_any(token)
+        .filter(|c| types.contains(&c.typ))
+        .ok_or_else(HttpError::not_authenticated)?;
+    if claims.project != project {
+        return Err(HttpError::permission_denied());
     }
+    Ok(claims)
+}
 
-    fn token(
-        &self,
-        holder: &Holder<'_>,
-        typ: TokenType,
-        ttl: Duration,
-        now: i64,
-    ) -> (String, Claims) {
-        let claims = Claims {
-            sub: holder.uid.to_owned(),
-            project: holder.project.to_owned(),
-            typ,
-            iat: now,
-            exp: now.saturating_add(secs(ttl)),
-            jti: random_id(),
-            generation: holder.generation,
-        };
-        (self.signer.sign(&claims), claims)
-    }
+/// The project of an account route (`/projects/{project}/{environment}/auth/...`), checked to
+/// exist with that environment.
+struct AccountProject(String);
 
-    /// Issues an access + refresh pair and remembers the refresh token; returns the AuthState.
-    fn issue(&self, conn: &rusqlite::Connection, holder: &Holder<'_>) -> Result<Value, StoreError> {
-        let now = now();
-        let (access, access_claims) =
-            self.token(holder, TokenType::Access, self.lifetimes.access, now);
-        let (refresh, refresh_claims) =
-            self.token(holder, TokenType::Refresh, self.lifetimes.refresh, now);
-        store::remember_refresh(
-            conn,
-            holder.project,
-            holder.uid,
-            &refresh_claims.jti,
-            refresh_claims.exp,
-        )?;
-        Ok(json!({
-            "access_token": access,
-            "refresh_token": refresh,
-            "access_token_expires": format_millis(access_claims.exp * 1000),
-            "refresh_token_expires": format_millis(refresh_claims.exp * 1000),
-        }))
-    }
+impl axum::extract::FromRequestParts<AppState> for AccountProject {
+    type Rejection = HttpError;
 
-    /// Sets a user's password hash inside `tx` and ends every earlier session of the user: the
-    /// refresh tokens are revoked and the token generation raised, so that earlier access
-    /// tokens are refused too once the caller has committed `tx` and passed the generation to
-    /// [`set_generation`](Self::set_generation). Returns the AuthState of a new session and
-    /// the new generation.
-    fn new_password(
-        &self,
-        tx: &rusqlite::Transaction<'_>,
-        project: &str,
-        uid: &str,
-        hash: &str,
-    ) -> Result<(Value, i64), StoreError> {
-        store::set_password(tx, project, uid, hash)?;
-        store::revoke_refresh_tokens(tx, project, uid)?;
-        let generation = store::next_token_generation(tx, project, uid)?;
-        let state = self.issue(
-            tx,
-            &Holder {
-                project,
-                uid,
-                generation,
-            },
-        )?;
-        Ok((state, generation))
-    }
-
-    /// A service token for `project` and its expiry.
-    pub(crate) fn mint_service_token(&self, project: &str) -> (String, String) {
-        let service = Holder {
-            project,
-            uid: "service",
-            generation: 0,
-        };
-        let (token, claims) =
-            self.token(&service, TokenType::Service, self.lifetimes.service, now());
-        (token, format_millis(claims.exp * 1000))
-    }
-
-    pub(crate) async fn register(
-        &self,
-        project: String,
-        body: Register,
-    ) -> Result<Result<Value, Refusal>, StoreError> {
-        let mut errors = serde_json::Map::new();
-        if !looks_like_email(&body.email) {
-            errors.insert("email".into(), json!(["Enter a valid email address."]));
-        }
-        if body.password.chars().count() < 8 {
-            errors.insert(
-                "password".into(),
-                json!(["This password is too short. It must contain at least 8 characters."]),
-            );
-        }
-        if !errors.is_empty() {
-            return Ok(Err(Refusal(Value::Object(errors))));
-        }
-        let hash = password::hash(&body.password)
-            .map_err(|_| StoreError::Corrupt("no system randomness".into()))?;
-        self.store
-            .run(move |conn, clock| {
-                if store::by_email(conn, &project, &body.email)?.is_some() {
-                    return Ok(Err(refusal(
-                        "email",
-                        "A user with this email already exists.",
-                    )));
-                }
-                let account = Account {
-                    uid: uuid::Uuid::new_v4().to_string(),
-                    email: body.email,
-                    password_hash: Some(hash),
-                    first_name: body.first_name,
-                    last_name: body.last_name,
-                    language: body.language,
-                    timezone: body.timezone,
-                    date_add: clock.next(),
-                    token_generation: 0,
-                };
-                store::insert(conn, &project, &account)?;
-                Ok(Ok(account.info()))
-            })
-            .await
-    }
-
-    /// `Ok(None)`: bad credentials.
-    pub(crate) async fn login(
-        &self,
-        project: String,
-        email: String,
-        password: String,
-    ) -> Result<Option<Value>, StoreError> {
-        let this = self.clone();
-        self.store
-            .run(move |conn, _| {
-                let Some(account) = store::by_email(conn, &project, &email)? else {
-                    // Spend the same time as a real check, so timing does not tell which
-                    // emails exist.
-                    let _ = password::verify(&password, DUMMY_HASH);
-                    return Ok(None);
-                };
-                let ok = account
-                    .password_hash
-                    .as_deref()
-                    .is_some_and(|h| password::verify(&password, h));
-                if !ok {
-                    return Ok(None);
-                }
-                let token = this.issue(conn, &Holder::of(&project, &account))?;
-                Ok(Some(json!({ "token": token, "user": account.info() })))
-            })
-            .await
-    }
-
-    /// `Ok(None)`: the refresh token is invalid, expired, of another project, or already used.
-    pub(crate) async fn refresh(
-        &self,
-        project: String,
-        refresh_token: String,
-    ) -> Result<Option<Value>, StoreError> {
-        *self
-            .refresh_calls
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .entry(project.clone())
-            .or_default() += 1;
-        let Ok(claims) = self.signer.verify(&refresh_token, now()) else {
-            return Ok(None);
-        };
-        if claims.typ != TokenType::Refresh || claims.project != project {
-            return Ok(None);
-        }
-        let this = self.clone();
-        self.store
-            .run(move |conn, _| {
-                let tx = conn.transaction()?;
-                if !store::use_refresh(&tx, &project, &claims.jti)? {
-                    return Ok(None);
-                }
-                // Revoked refresh tokens are marked used too; the generation is checked as
-                // well, so that no token from before a password change can start a session.
-                let Some(account) = store::by_uid(&tx, &project, &claims.sub)?
-                    .filter(|a| a.token_generation == claims.generation)
-                else {
-                    return Ok(None);
-                };
-                let state = this.issue(&tx, &Holder::of(&project, &account))?;
-                tx.commit()?;
-                Ok(Some(state))
-            })
-            .await
-    }
-
-    pub(crate) async fn user(
-        &self,
-        project: String,
-        uid: String,
-    ) -> Result<Option<Value>, StoreError> {
-        self.store
-            .run(move |conn, _| Ok(store::by_uid(conn, &project, &uid)?.map(|a| a.info())))
-            .await
-    }
-
-    pub(crate) async fn change_password(
-        &self,
-        project: String,
-        uid: String,
-        new_password: String,
-        current_password: Option<String>,
-    ) -> Result<Result<Value, Refusal>, StoreError> {
-        if new_password.chars().count() < 8 {
-            return Ok(Err(refusal(
-                "new_password",
-                "This password is too short. It must contain at least 8 characters.",
-            )));
-        }
-        let hash = password::hash(&new_password)
-            .map_err(|_| StoreError::Corrupt("no system randomness".into()))?;
-        let this = self.clone();
-        self.store
-            .run(move |conn, _| {
-                let Some(account) = store::by_uid(conn, &project, &uid)? else {
-                    return Ok(Err(refusal(
-                        "non_field_errors",
-                        "The user no longer exists.",
-                    )));
-                };
-                if let Some(stored) = &account.password_hash {
-                    let given = current_password.unwrap_or_default();
-                    if !password::verify(&given, stored) {
-                        return Ok(Err(refusal(
-                            "current_password",
-                            "The current password is not correct.",
-                        )));
-                    }
-                }
-                let tx = conn.transaction()?;
-                let (state, generation) = this.new_password(&tx, &project, &uid, &hash)?;
-                tx.commit()?;
-                this.set_generation(&project, &uid, generation);
-                Ok(Ok(state))
-            })
-            .await
-    }
-
-    /// Always succeeds, so the answer does not tell which emails exist; a code reaches the
-    /// outbox only for a known account.
-    pub(crate) async fn reset_password(
-        &self,
-        project: String,
-        email: String,
-    ) -> Result<(), StoreError> {
-        let ttl = secs(self.lifetimes.refresh);
-        self.store
-            .run(move |conn, clock| {
-                if let Some(account) = store::by_email(conn, &project, &email)? {
-                    let code = random_id();
-                    let expires = now().saturating_add(ttl.min(24 * 3600));
-                    let date_add = clock.next();
-                    store::issue_code(
-                        conn,
-                        &project,
-                        &store::NewCode {
-                            user_uid: &account.uid,
-                            kind: "reset_password",
-                            new_email: None,
-                            to: &account.email,
-                            code: &code,
-                            expires,
-                            date_add: &date_add,
-                        },
-                    )?;
-                }
-                Ok(())
-            })
-            .await
-    }
-
-    pub(crate) async fn reset_password_complete(
-        &self,
-        project: String,
-        code: String,
-        new_password: String,
-    ) -> Result<Result<Value, Refusal>, StoreError> {
-        if new_password.chars().count() < 8 {
-            return Ok(Err(refusal(
-                "new_password",
-                "This password is too short. It must contain at least 8 characters.",
-            )));
-        }
-        let hash = password::hash(&new_password)
-            .map_err(|_| StoreError::Corrupt("no system randomness".into()))?;
-        let this = self.clone();
-        self.store
-            .run(move |conn, _| {
-                let tx = conn.transaction()?;
-                let Some((uid, _)) =
-                    store::use_code(&tx, &project, "reset_password", &code, now())?
-                else {
-                    return Ok(Err(refusal(
-                        "code",
-                        "The code is not valid or has been used.",
-                    )));
-                };
-                let (state, generation) = this.new_password(&tx, &project, &uid, &hash)?;
-                tx.commit()?;
-                this.set_generation(&project, &uid, generation);
-                Ok(Ok(state))
-            })
-            .await
-    }
-
-    pub(crate) async fn change_email(
-        &self,
-        project: String,
-        uid: String,
-        new_email: String,
-        current_password: Option<String>,
-    ) -> Result<Result<String, Refusal>, StoreError> {
-        if !looks_like_email(&new_email) {
-            return Ok(Err(refusal("new_email", "Enter a valid email address.")));
-        }
-        self.store
-            .run(move |conn, clock| {
-                let Some(account) = store::by_uid(conn, &project, &uid)? else {
-                    return Ok(Err(refusal(
-                        "non_field_errors",
-                        "The user no longer exists.",
-                    )));
-                };
-                if let Some(stored) = &account.password_hash
-                    && !password::verify(&current_password.unwrap_or_default(), stored)
-                {
-                    return Ok(Err(refusal(
-                        "current_password",
-                        "The current password is not correct.",
-                    )));
-                }
-                if store::by_email(conn, &project, &new_email)?.is_some() {
-                    return Ok(Err(refusal(
-                        "new_email",
-                        "A user with this email already exists.",
-                    )));
-                }
-                let code = random_id();
-                let expires = now().saturating_add(24 * 3600);
-                let date_add = clock.next();
-                store::issue_code(
-                    conn,
-                    &project,
-                    &store::NewCode {
-                        user_uid: &uid,
-                        kind: "change_email",
-                        new_email: Some(&new_email),
-                        to: &new_email,
-                        code: &code,
-                        expires,
-                        date_add: &date_add,
-                    },
-                )?;
-                Ok(Ok(new_email))
-            })
-            .await
-    }
-
-    pub(crate) async fn change_email_complete(
-        &self,
-        project: String,
-        code: String,
-    ) -> Result<Result<(String, String), Refusal>, StoreError> {
-        self.store
-            .run(move |conn, _| {
-                let tx = conn.transaction()?;
-                let Some((uid, Some(new_email))) =
-                    store::use_code(&tx, &project, "change_email", &code, now())?
-                else {
-                    return Ok(Err(refusal(
-                        "code",
-                        "The code is not valid or has been used.",
-                    )));
-                };
-                let Some(account) = store::by_uid(&tx, &project, &uid)? else {
-                    return Ok(Err(refusal(
-                        "code",
-                        "The code is not valid or has been used.",
-                    )));
-                };
-                if store::by_email(&tx, &project, &new_email)?.is_some() {
-                    return Ok(Err(refusal(
-                        "new_email",
-                        "A user with this email already exists.",
-                    )));
-                }
-                store::set_email(&tx, &project, &uid, &new_email)?;
-                tx.commit()?;
-                Ok(Ok((account.email, new_email)))
-            })
-            .await
-    }
-
-    /// How many refresh calls `project` received.
-    pub(crate) fn refresh_calls(&self, project: &str) -> u64 {
-        self.refresh_calls
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(project)
-            .copied()
-            .unwrap_or(0)
-    }
-
-    pub(crate) async fn outbox(&self, project: String) -> Result<Vec<Value>, StoreError> {
-        self.store
-            .run(move |conn, _| store::outbox(conn, &project))
-            .await
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &AppState,
+    ) -> Result<Self, HttpError> {
+        let Path((project, environment)) =
+            Path::<(String, String)>::from_request_parts(parts, state).await?;
+        project_of(state, &project, &environment).map(Self)
     }
 }
 
-/// The body of `auth/register`.
-#[derive(Debug, serde::Deserialize)]
-pub(crate) struct Register {
+/// An account route called with a valid access token: the project and the user's claims.
+struct SignedIn {
+    project: String,
+    claims: Claims,
+}
+
+impl axum::extract::FromRequestParts<AppState> for SignedIn {
+    type Rejection = HttpError;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &AppState,
+    ) -> Result<Self, HttpError> {
+        let AccountProject(project) = AccountProject::from_request_parts(parts, state).await?;
+        let claims = session(state, &parts.headers, &project)?;
+        Ok(Self { project, claims })
+    }
+}
+
+async fn body<T: DeserializeOwned>(body: Body) -> Result<T, HttpError> {
+    let map = json_object(body, BodyLimit::ACCOUNT).await?;
+    serde_json::from_value(Value::Object(map))
+        .map_err(|e| HttpError::invalid(format!("Invalid request body: {e}.")))
+}
+
+fn answer(result: Result<Value, Refusal>) -> Response {
+    match result {
+        Ok(value) => Json(value).into_response(),
+        Err(Refusal(errors)) => Json(json!({ "result": false, "errors": errors })).into_response(),
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct Login {
     email: String,
     password: String,
-    #[serde(default)]
-    first_name: Option<String>,
-    #[serde(default)]
-    last_name: Option<String>,
-    #[serde(default)]
-    language: Option<String>,
-    #[serde(default)]
-    timezone: Option<String>,
 }
 
-/// A well-formed hash of nothing, verified when an email is unknown (same cost either way).
-const DUMMY_HASH: &str =
-    "pbkdf2_sha256$100000$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
-
-fn looks_like_email(email: &str) -> bool {
-    let Some((local, domain)) = email.split_once('@') else {
-        return false;
-    };
-    !local.is_empty()
-        && domain.contains('.')
-        && !domain.starts_with('.')
-        && !domain.ends_with('.')
-        && !email.contains(char::is_whitespace)
-}
-
-fn encode_hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn decode_hex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) {
-        return None;
+async fn login(
+    State(state): State<AppState>,
+    AccountProject(project): AccountProject,
+    raw: Body,
+) -> Result<Response, HttpError> {
+    let Login { email, password } = body(raw).await?;
+    match state.accounts().login(project, email, password).await? {
+        Some(value) => Ok(Json(value).into_response()),
+        None => Err(HttpError::new(
+            axum::http::StatusCode::UNAUTHORIZED,
+            svc_model::error_body::codes::NOT_AUTHENTICATED,
+            "Unable to log in with the provided credentials.",
+        )),
     }
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
-        .collect()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+#[derive(serde::Deserialize)]
+struct Refresh {
+    refresh_token: String,
+}
 
-    #[test]
-    fn emails_and_hex() {
-        assert!(looks_like_email("a@b.co"));
-        for bad in ["", "a", "@b.co", "a@b", "a b@c.de", "a@.com", "a@com."] {
-            assert!(!looks_like_email(bad), "{bad}");
-        }
-        assert_eq!(
-            decode_hex(&encode_hex(&[0, 1, 254, 255])),
-            Some(vec![0, 1, 254, 255])
-        );
-        assert_eq!(decode_hex("abc"), None);
-        assert_eq!(decode_hex("zz"), None);
+async fn refresh(
+    State(state): State<AppState>,
+    AccountProject(project): AccountProject,
+    raw: Body,
+) -> Result<Response, HttpError> {
+    let Refresh { refresh_token } = body(raw).await?;
+    match state.accounts().refresh(project, refresh_token).await? {
+        Some(value) => Ok(Json(value).into_response()),
+        None => Err(HttpError::new(
+            axum::http::StatusCode::UNAUTHORIZED,
+            "token_not_valid",
+            "The refresh token is not valid, has expired, or has already been used.",
+        )),
     }
+}
+
+async fn user(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    AccountProject(project): AccountProject,
+) -> Result<Response, HttpError> {
+    let claims = jwt_claims(
+        &state,
+        &headers,
+        &project,
+        &[TokenType::Access, TokenType::Service],
+    )?;
+    if claims.typ == TokenType::Service {
+        // A service token stands for the service, not a user: answer with that principal.
+        return Ok(Json(json!({
+            "uid": "service",
+            "username": "service",
+            "has_password": false,
+            "email": null,
+            "first_name": null,
+            "last_name": null,
+        }))
+        .into_response());
+    }
+    match state.accounts().user(project, claims.sub).await? {
+        Some(info) => Ok(Json(info).into_response()),
+        None => Err(HttpError::not_authenticated()),
+    }
+}
+
+async fn register(
+    State(state): State<AppState>,
+    AccountProject(project): AccountProject,
+    raw: Body,
+) -> Result<Response, HttpError> {
+    let request: Register = body(raw).await?;
+    let result = state.accounts().register(project, request).await?;
+    Ok(answer(
+        result.map(|user| json!({ "result": true, "user": user })),
+    ))
+}
+
+#[derive(serde::Deserialize)]
+struct ChangePassword {
+    new_password: String,
+    #[serde(default)]
+    current_password: Option<String>,
+}
+
+async fn change_password(
+    State(state): State<AppState>,
+    SignedIn { project, claims }: SignedIn,
+    raw: Body,
+) -> Result<Response, HttpError> {
+    let ChangePassword {
+        new_password,
+        current_password,
+    } = body(raw).await?;
+    let result = state
+        .accounts()
+        .change_password(project, claims.sub, new_password, current_password)
+        .await?;
+    Ok(answer(result.map(
+        |state| json!({ "result": true, "new_state": state }),
+    )))
+}
+
+#[derive(serde::Deserialize)]
+struct ResetPassword {
+    email: String,
+}
+
+async fn reset_password(
+    State(state): State<AppState>,
+    AccountProject(project): AccountProject,
+    raw: Body,
+) -> Result<Response, HttpError> {
+    let ResetPassword { email } = body(raw).await?;
+    state.accounts().reset_password(project, email).await?;
+    Ok(Json(json!({ "result": true })).into_response())
+}
+
+#[derive(serde::Deserialize)]
+struct ResetComplete {
+    code: String,
+    new_password: String,
+}
+
+async fn reset_password_complete(
+    State(state): State<AppState>,
+    AccountProject(project): AccountProject,
+    raw: Body,
+) -> Result<Response, HttpError> {
+    let ResetComplete { code, new_password } = body(raw).await?;
+    let result = state
+        .accounts()
+        .reset_password_complete(project, code, new_password)
+        .await?;
+    Ok(answer(result.map(
+        |state| json!({ "result": true, "new_state": state }),
+    )))
+}
+
+#[derive(serde::Deserialize)]
+struct ChangeEmail {
+    new_email: String,
+    #[serde(default)]
+    current_password: Option<String>,
+}
+
+async fn change_email(
+    State(state): State<AppState>,
+    SignedIn { project, claims }: SignedIn,
+    raw: Body,
+) -> Result<Response, HttpError> {
+    let ChangeEmail {
+        new_email,
+        current_password,
+    } = body(raw).await?;
+    let result = state
+        .accounts()
+        .change_email(project, claims.sub, new_email, current_password)
+        .await?;
+    Ok(answer(result.map(
+        |to| json!({ "result": true, "sent_confirmation_to": to }),
+    )))
+}
+
+#[derive(serde::Deserialize)]
+struct Code {
+    code: String,
+}
+
+async fn change_email_complete(
+    State(state): State<AppState>,
+    AccountProject(project): AccountProject,
+    raw: Body,
+) -> Result<Response, HttpError> {
+    let Code { code } = body(raw).await?;
+    let result = state
+        .accounts()
+        .change_email_complete(project, code)
+        .await?;
+    Ok(answer(result.map(
+        |(old, new)| json!({ "result": true, "old_email": old, "new_email": new }),
+    )))
+}
+
+async fn outbox(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: ProjectPath,
+) -> Result<Response, HttpError> {
+    let Path(project) = path?;
+    let entry = auth::authorize_project(state.registry(), &headers, &project)?;
+    let messages = state
+        .accounts()
+        .outbox(entry.name.as_str().to_owned())
+        .await?;
+    Ok(Json(messages).into_response())
+}
+
+async fn service_token(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: ProjectPath,
+) -> Result<Response, HttpError> {
+    let Path(project) = path?;
+    let entry = auth::authorize_project(state.registry(), &headers, &project)?;
+    let (token, expires) = state.accounts().mint_service_token(entry.name.as_str());
+    Ok(Json(json!({ "token": token, "expires": expires })).into_response())
+}
+
+async fn stats(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: ProjectPath,
+) -> Result<Response, HttpError> {
+    let Path(project) = path?;
+    let entry = auth::authorize_project(state.registry(), &headers, &project)?;
+    let refresh_calls = state.accounts().refresh_calls(entry.name.as_str());
+    Ok(Json(json!({ "refresh_calls": refresh_calls })).into_response())
 }

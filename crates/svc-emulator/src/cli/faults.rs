@@ -102,7 +102,6 @@ fn parse_share(text: &str) -> Result<f64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use axum::http::Method;
 
     #[test]
     fn the_retry_after_date_flag() {
@@ -144,7 +143,7 @@ mod tests {
         let f = args.to_faults().unwrap();
         assert_eq!(f.latency, Duration::from_millis(5));
         assert_eq!((f.unavailable_share, f.retry_after), (0.5, 2));
-        assert_eq!(f.methods, Some(vec![Method::GET]));
+        assert_eq!(f.methods, Some(vec!["GET".to_owned()]));
         assert!(parse_share("1.5").is_err());
         assert!(parse_share("x").is_err());
         assert_eq!(parse_share(" 0.3 "), Ok(0.3));

@@ -1,8 +1,11 @@
 //! How to start an emulator: where it listens, where it keeps its data, which projects it
 //! serves, and whether it speaks TLS.
 
+pub(crate) mod faults;
+pub(crate) mod lifetimes;
 pub(crate) mod limits;
 pub(crate) mod projects;
+pub(crate) mod proxy;
 pub(crate) mod registry;
 
 use std::net::{Ipv4Addr, SocketAddr};
@@ -32,9 +35,9 @@ pub struct EmulatorConfig {
     projects: ProjectsSource,
     tls: bool,
     lenient: bool,
-    lifetimes: crate::account::TokenLifetimes,
-    faults: Option<crate::runtime::faults::Faults>,
-    proxy: crate::ProxyConfig,
+    lifetimes: lifetimes::TokenLifetimes,
+    faults: Option<faults::Faults>,
+    proxy: proxy::ProxyConfig,
     limits: limits::Limits,
 }
 
@@ -57,9 +60,9 @@ impl Default for EmulatorConfig {
             projects: ProjectsSource::Default,
             tls: false,
             lenient: false,
-            lifetimes: crate::account::TokenLifetimes::default(),
+            lifetimes: lifetimes::TokenLifetimes::default(),
             faults: None,
-            proxy: crate::ProxyConfig::default(),
+            proxy: proxy::ProxyConfig::default(),
             limits: limits::Limits::default(),
         }
     }
@@ -116,26 +119,26 @@ impl EmulatorConfig {
 
     /// Lifetimes of the session and service tokens the emulator issues (default: access 5 min,
     /// refresh 7 days, service 1 day). Tests use a few seconds to see refreshes happen.
-    pub fn token_lifetimes(mut self, lifetimes: crate::account::TokenLifetimes) -> Self {
+    pub fn token_lifetimes(mut self, lifetimes: lifetimes::TokenLifetimes) -> Self {
         self.lifetimes = lifetimes;
         self
     }
 
     /// Fault mode: inject latency, `503`s and dropped connections (see [`Faults`](crate::Faults)).
     /// Off by default; a `Faults` with nothing set turns it off.
-    pub fn faults(mut self, faults: crate::runtime::faults::Faults) -> Self {
+    pub fn faults(mut self, faults: faults::Faults) -> Self {
         self.faults = faults.is_active().then_some(faults);
         self
     }
 
     /// The faults in force, if fault mode is on.
-    pub fn fault_settings(&self) -> Option<&crate::runtime::faults::Faults> {
+    pub fn fault_settings(&self) -> Option<&faults::Faults> {
         self.faults.as_ref()
     }
 
     /// The HTTP proxy's settings: allow-list (default: loopback only), timeout (default 30 s),
     /// secrets, pinned names, extra TLS roots. See [`ProxyConfig`](crate::ProxyConfig).
-    pub fn proxy(mut self, proxy: crate::ProxyConfig) -> Self {
+    pub fn proxy(mut self, proxy: proxy::ProxyConfig) -> Self {
         self.proxy = proxy;
         self
     }
@@ -152,7 +155,7 @@ impl EmulatorConfig {
     }
 
     /// The HTTP proxy's settings in force.
-    pub fn proxy_settings(&self) -> &crate::ProxyConfig {
+    pub fn proxy_settings(&self) -> &proxy::ProxyConfig {
         &self.proxy
     }
 
@@ -169,7 +172,7 @@ impl EmulatorConfig {
     }
 
     /// The token lifetimes in force.
-    pub fn lifetimes(&self) -> crate::account::TokenLifetimes {
+    pub fn lifetimes(&self) -> lifetimes::TokenLifetimes {
         self.lifetimes
     }
 

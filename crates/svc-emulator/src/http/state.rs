@@ -2,11 +2,10 @@
 
 use std::sync::Arc;
 
-use crate::account::Accounts;
 use crate::backend::Backend;
 use crate::backend::resources::Resources;
 use crate::config::registry::Registry;
-use crate::proxy::Forwarder;
+use crate::sessions::Accounts;
 use crate::storage::Store;
 
 /// Shared state of the router; cheap to clone.
@@ -21,7 +20,6 @@ struct Shared {
     accounts: Accounts,
     api_base_url: String,
     app_base_url: String,
-    proxy: Forwarder,
     lenient: bool,
     limits: crate::config::limits::Limits,
     gates: crate::http::admission::Gates,
@@ -46,7 +44,6 @@ impl AppState {
         store: Store,
         resources: Resources,
         accounts: Accounts,
-        proxy: Forwarder,
         served: Served,
     ) -> Self {
         let Served {
@@ -62,7 +59,6 @@ impl AppState {
             accounts,
             api_base_url,
             app_base_url,
-            proxy,
             lenient,
             limits,
             gates: crate::http::admission::Gates::default(),
@@ -80,11 +76,6 @@ impl AppState {
     /// What one client may take.
     pub(crate) fn limits(&self) -> &crate::config::limits::Limits {
         &self.0.limits
-    }
-
-    /// The HTTP proxy's allow-list, timeout, secrets and TLS roots.
-    pub(crate) fn proxy(&self) -> &Forwarder {
-        &self.0.proxy
     }
 
     /// User sessions: accounts, tokens, codes.

@@ -1,6 +1,6 @@
 //! The proxy's allow-list: which targets it may connect to (see [`ProxyConfig`]).
 //!
-//! [`ProxyConfig`]: super::ProxyConfig
+//! [`ProxyConfig`]: crate::ProxyConfig
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 

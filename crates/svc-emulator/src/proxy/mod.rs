@@ -13,9 +13,10 @@
 //! from an upstream answer with the same status. Nothing here logs bodies, headers or tokens.
 
 mod allow;
-mod config;
 mod encode;
 mod upstream;
+
+use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::State;
@@ -26,7 +27,6 @@ use bytes::Bytes;
 use serde_json::{Map, Value};
 use svc_model::proxy::{BodyType, PROXY_ERROR_HEADER, UPSTREAM_HEADER_PREFIX};
 
-pub use config::ProxyConfig;
 pub(crate) use upstream::Forwarder;
 
 use crate::http::AppState;
@@ -39,9 +39,14 @@ use axum::routing::post;
 use encode::{component, encode_body, scalar_text};
 use upstream::{Answer, Outgoing};
 
-/// The proxy route, on the application host (relative to `/api`).
-pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
-    route_with_optional_slash(router, "/proxy_request/", post(proxy_request))
+/// The proxy route, on the application host (relative to `/api`), forwarding with `forwarder`
+/// (built at start from [`ProxyConfig`](crate::ProxyConfig)).
+pub(crate) fn routes(router: Router<AppState>, forwarder: Forwarder) -> Router<AppState> {
+    let forwarder = Arc::new(forwarder);
+    let handler = move |state: State<AppState>, caller: Result<ProxyCaller, HttpError>, body| {
+        proxy_request(state, caller, body, Arc::clone(&forwarder))
+    };
+    route_with_optional_slash(router, "/proxy_request/", post(handler))
 }
 
 /// `POST /proxy_request/`. A caller without a valid `JWT` is refused like every other error of
@@ -50,9 +55,10 @@ async fn proxy_request(
     State(state): State<AppState>,
     caller: Result<ProxyCaller, HttpError>,
     body: Body,
+    forwarder: Arc<Forwarder>,
 ) -> Response {
     let answer = match caller {
-        Ok(ProxyCaller { project }) => handle(&state, &project, body).await,
+        Ok(ProxyCaller { project }) => handle(&state, &forwarder, &project, body).await,
         Err(error) => Err(error),
     };
     match answer {
@@ -68,11 +74,15 @@ async fn proxy_request(
 }
 
 /// The checks after the caller's: the body, then what it names.
-async fn handle(state: &AppState, project: &str, body: Body) -> Result<Answer, HttpError> {
+async fn handle(
+    state: &AppState,
+    forwarder: &Forwarder,
+    project: &str,
+    body: Body,
+) -> Result<Answer, HttpError> {
     let fields = json_object(body, BodyLimit::DATA).await?;
     let request = ParsedRequest::parse(&fields)?;
     authorize(state, project, &request)?;
-    let forwarder = state.proxy();
     let request = request.with_secrets(&forwarder.secrets)?;
     let outgoing = request.outgoing()?;
     forwarder.forward(outgoing).await

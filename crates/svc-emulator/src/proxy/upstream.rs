@@ -22,7 +22,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
 
 use super::allow::AllowList;
-use super::config::ProxyConfig;
+use crate::config::proxy::ProxyConfig;
 use crate::http::HttpError;
 
 /// The largest upstream answer passed on, in bytes; a larger one is a `502`.

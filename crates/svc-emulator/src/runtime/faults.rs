@@ -49,160 +49,35 @@ use hyper::body::{Frame, Incoming, SizeHint};
 use svc_model::Timestamp;
 use svc_model::error_body::codes;
 
-/// The faults an emulator injects; see the crate README's fault mode section. Off by default: a `Faults` with
-/// nothing set changes nothing.
-///
-/// The shares are probabilities per request, each in `0..=1`; together they are drawn from one
-/// number, so `unavailable(0.2, 1).drop_before(0.1)` answers 20% of requests `503` and drops
-/// another 10% (their sum is capped at 1).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Faults {
-    pub(crate) latency: Duration,
-    pub(crate) unavailable_share: f64,
-    pub(crate) retry_after: u64,
-    pub(crate) retry_after_date: bool,
-    pub(crate) drop_before_share: f64,
-    pub(crate) drop_midway_share: f64,
-    pub(crate) idle_close: Option<Duration>,
-    pub(crate) seed: Option<u64>,
-    pub(crate) methods: Option<Vec<Method>>,
-    pub(crate) path_contains: Option<String>,
+pub use crate::config::faults::Faults;
+
+/// The `Retry-After` of a `503` sent at `now`: seconds, or the date that many seconds on.
+fn retry_after_value(faults: &Faults, now: Timestamp) -> HeaderValue {
+    if !faults.retry_after_date {
+        return HeaderValue::from(faults.retry_after);
+    }
+    let date = now
+        .checked_add(Duration::from_secs(faults.retry_after))
+        // Rounded up: the client never retries before the seconds asked for.
+        .and_then(|t| match t.subsec_nanos() {
+            0 => Some(t),
+            _ => Timestamp::from_unix_seconds(t.unix_seconds().checked_add(1)?),
+        })
+        .unwrap_or(Timestamp::MAX);
+    // An IMF-fixdate is plain ASCII.
+    HeaderValue::from_str(&date.to_http_date()).unwrap_or(HeaderValue::from_static("0"))
 }
 
-impl Faults {
-    /// No faults; add some with the other methods.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Waits this long before handling each (selected) request.
-    pub fn latency(mut self, latency: Duration) -> Self {
-        self.latency = latency;
-        self
-    }
-
-    /// Answers this share of requests `503 Service Unavailable` with `Retry-After:
-    /// retry_after_secs`, without running them.
-    pub fn unavailable(mut self, share: f64, retry_after_secs: u64) -> Self {
-        self.unavailable_share = clamp_share(share);
-        self.retry_after = retry_after_secs;
-        self
-    }
-
-    /// Writes the `Retry-After` of [`unavailable`](Self::unavailable) answers as an HTTP-date
-    /// (`Retry-After: Fri, 01 May 2026 10:00:03 GMT`) instead of a number of seconds: the
-    /// emulator's clock plus `retry_after_secs`, rounded up to the next whole second, so a
-    /// client that honours it waits at least that long. RFC 9110 allows both forms.
-    ///
-    /// ```
-    /// use svc_emulator::Faults;
-    ///
-    /// let faults = Faults::new().unavailable(1.0, 3).retry_after_as_http_date(true);
-    /// # let _ = faults;
-    /// ```
-    pub fn retry_after_as_http_date(mut self, on: bool) -> Self {
-        self.retry_after_date = on;
-        self
-    }
-
-    /// Closes the connection of this share of requests without answering and without running
-    /// them.
-    pub fn drop_before(mut self, share: f64) -> Self {
-        self.drop_before_share = clamp_share(share);
-        self
-    }
-
-    /// Runs this share of requests, then sends the status line, the headers and part of the
-    /// body of the answer, and closes the connection. A request whose answer has no body gets
-    /// no answer at all (it was still applied).
-    pub fn drop_midway(mut self, share: f64) -> Self {
-        self.drop_midway_share = clamp_share(share);
-        self
-    }
-
-    /// Closes HTTP/1.1 keep-alive connections that wait longer than this for their next
-    /// request, as servers and load balancers do; a client's pooled connection goes stale.
-    pub fn idle_close(mut self, idle: Duration) -> Self {
-        self.idle_close = Some(idle);
-        self
-    }
-
-    /// Seeds the generator that picks the faulty requests, for repeatable runs. Without a seed,
-    /// each start picks a different sequence.
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = Some(seed);
-        self
-    }
-
-    /// Injects faults (latency included) only into requests with one of these methods
-    /// (e.g. `["GET"]`); other requests pass untouched.
-    pub fn only_methods<M, I>(mut self, methods: I) -> Self
-    where
-        I: IntoIterator<Item = M>,
-        M: AsRef<str>,
-    {
-        self.methods = Some(
-            methods
-                .into_iter()
-                .filter_map(|m| Method::from_bytes(m.as_ref().to_ascii_uppercase().as_bytes()).ok())
-                .collect(),
-        );
-        self
-    }
-
-    /// Injects faults (latency included) only into requests whose path contains `fragment`
-    /// (e.g. `"/models/"`); other requests pass untouched.
-    pub fn only_paths_containing(mut self, fragment: impl Into<String>) -> Self {
-        self.path_contains = Some(fragment.into());
-        self
-    }
-
-    /// Whether any fault is set.
-    pub fn is_active(&self) -> bool {
-        !self.latency.is_zero()
-            || self.unavailable_share > 0.0
-            || self.drop_before_share > 0.0
-            || self.drop_midway_share > 0.0
-            || self.idle_close.is_some()
-    }
-
-    /// The idle time after which keep-alive connections are closed, if set.
-    pub(crate) fn idle_close_after(&self) -> Option<Duration> {
-        self.idle_close
-    }
-
-    /// The `Retry-After` of a `503` sent at `now`: seconds, or the date that many seconds on.
-    fn retry_after_value(&self, now: Timestamp) -> HeaderValue {
-        if !self.retry_after_date {
-            return HeaderValue::from(self.retry_after);
-        }
-        let date = now
-            .checked_add(Duration::from_secs(self.retry_after))
-            // Rounded up: the client never retries before the seconds asked for.
-            .and_then(|t| match t.subsec_nanos() {
-                0 => Some(t),
-                _ => Timestamp::from_unix_seconds(t.unix_seconds().checked_add(1)?),
-            })
-            .unwrap_or(Timestamp::MAX);
-        // An IMF-fixdate is plain ASCII.
-        HeaderValue::from_str(&date.to_http_date()).unwrap_or(HeaderValue::from_static("0"))
-    }
-
-    fn selects(&self, method: &Method, path: &str) -> bool {
-        self.methods.as_ref().is_none_or(|m| m.contains(method))
-            && self
-                .path_contains
-                .as_deref()
-                .is_none_or(|f| path.contains(f))
-    }
-}
-
-fn clamp_share(share: f64) -> f64 {
-    if share.is_nan() {
-        0.0
-    } else {
-        share.clamp(0.0, 1.0)
-    }
+/// Whether the faults apply to a request of `method` on `path`.
+fn selects(faults: &Faults, method: &Method, path: &str) -> bool {
+    faults
+        .methods
+        .as_ref()
+        .is_none_or(|m| m.iter().any(|m| m == method.as_str()))
+        && faults
+            .path_contains
+            .as_deref()
+            .is_none_or(|f| path.contains(f))
 }
 
 /// How many requests met each fault since the emulator started; from
@@ -319,7 +194,7 @@ impl FaultState {
         request: Request<Incoming>,
     ) -> Result<Response<Body>, Dropped> {
         self.requests.fetch_add(1, Ordering::Relaxed);
-        if !self.faults.selects(request.method(), request.uri().path()) {
+        if !selects(&self.faults, request.method(), request.uri().path()) {
             return Ok(run(router, request).await);
         }
         self.selected.fetch_add(1, Ordering::Relaxed);
@@ -330,7 +205,10 @@ impl FaultState {
             Fate::Serve => Ok(run(router, request).await),
             Fate::Unavailable => {
                 self.unavailable.fetch_add(1, Ordering::Relaxed);
-                Ok(unavailable(self.faults.retry_after_value(Timestamp::now())))
+                Ok(unavailable(retry_after_value(
+                    &self.faults,
+                    Timestamp::now(),
+                )))
             }
             Fate::DropBefore => {
                 self.dropped_before.fetch_add(1, Ordering::Relaxed);
@@ -537,27 +415,27 @@ mod tests {
         let f = Faults::new()
             .only_methods(["get", "DELETE"])
             .only_paths_containing("/models/");
-        assert!(f.selects(&Method::GET, "/projects/p/e/r/models/m"));
-        assert!(f.selects(&Method::DELETE, "/projects/p/e/r/models/m/1"));
-        assert!(!f.selects(&Method::POST, "/projects/p/e/r/models/m"));
-        assert!(!f.selects(&Method::GET, "/api/projects/p/"));
-        assert!(Faults::new().selects(&Method::PATCH, "/"));
+        assert!(selects(&f, &Method::GET, "/projects/p/e/r/models/m"));
+        assert!(selects(&f, &Method::DELETE, "/projects/p/e/r/models/m/1"));
+        assert!(!selects(&f, &Method::POST, "/projects/p/e/r/models/m"));
+        assert!(!selects(&f, &Method::GET, "/api/projects/p/"));
+        assert!(selects(&Faults::new(), &Method::PATCH, "/"));
     }
 
     #[test]
     fn retry_after_is_seconds_or_an_http_date_at_least_that_far() {
         let now = Timestamp::parse_rfc3339("2026-05-01T10:00:00.25Z").unwrap();
         let seconds = Faults::new().unavailable(1.0, 3);
-        assert_eq!(seconds.retry_after_value(now), "3");
+        assert_eq!(retry_after_value(&seconds, now), "3");
         let dated = seconds.clone().retry_after_as_http_date(true);
         // 10:00:03.25, rounded up.
         assert_eq!(
-            dated.retry_after_value(now),
+            retry_after_value(&dated, now),
             "Fri, 01 May 2026 10:00:04 GMT"
         );
         let whole = Timestamp::parse_rfc3339("2026-05-01T10:00:00Z").unwrap();
         assert_eq!(
-            dated.retry_after_value(whole),
+            retry_after_value(&dated, whole),
             "Fri, 01 May 2026 10:00:03 GMT"
         );
         // Past the last representable instant: the last whole second, not a panic.
@@ -565,10 +443,10 @@ mod tests {
             .unavailable(1.0, u64::MAX)
             .retry_after_as_http_date(true);
         assert_eq!(
-            forever.retry_after_value(now),
+            retry_after_value(&forever, now),
             "Fri, 31 Dec 9999 23:59:59 GMT"
         );
-        let response = unavailable(dated.retry_after_value(now));
+        let response = unavailable(retry_after_value(&dated, now));
         assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
         let sent = response.headers()[header::RETRY_AFTER].to_str().unwrap();
         let date = Timestamp::parse_http_date(sent).unwrap();

@@ -2,6 +2,7 @@
 
 pub(crate) mod faults;
 pub(crate) mod handle;
+mod router;
 pub(crate) mod server;
 pub(crate) mod tls;
 
@@ -10,14 +11,13 @@ use std::path::PathBuf;
 
 use tokio::net::TcpListener;
 
-use crate::account::Accounts;
 use crate::backend::resources::Resources;
 use crate::config::projects::{ConfigError, ProjectsConfig};
 use crate::config::registry::Registry;
 use crate::config::{EmulatorConfig, ProjectsSource};
-use crate::http;
 use crate::http::AppState;
 use crate::runtime::handle::{Emulator, StartupInfo};
+use crate::sessions::Accounts;
 use crate::storage::{Store, StoreError};
 use server::ServerTask;
 use tls::{CaFile, TlsError};
@@ -121,7 +121,6 @@ impl Emulator {
             prepared.store,
             prepared.resources,
             prepared.accounts,
-            proxy,
             crate::http::state::Served {
                 api_base_url,
                 app_base_url,
@@ -129,7 +128,13 @@ impl Emulator {
                 limits,
             },
         );
-        let server = ServerTask::spawn(listener, http::router(state), acceptor, faults, limits);
+        let server = ServerTask::spawn(
+            listener,
+            router::router(state, proxy),
+            acceptor,
+            faults,
+            limits,
+        );
         Ok(Emulator::new(
             local_addr,
             info,

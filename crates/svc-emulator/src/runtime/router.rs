@@ -1,0 +1,54 @@
+//! The whole router: both hosts on one listener, and the JSON answers for unknown paths (`404`)
+//! and wrong methods (`405`).
+//!
+//! The application host lives under `/api` (its base URL is `{api_base_url}/api`); the data host's
+//! routes sit at the root; each operation group's slice (`crate::pages`, `crate::records`, ...)
+//! adds its own routes.
+
+use axum::Router;
+
+use crate::http::{AppState, HttpError, openapi};
+use crate::proxy::Forwarder;
+use crate::{account, pages, projects, proxy, records, resources, sql, teams, users};
+
+/// Builds the router of both hosts.
+pub(crate) fn router(state: AppState, proxy: Forwarder) -> Router {
+    Router::new()
+        .nest("/api", app_router(proxy))
+        // The data host's routes sit at the root, before the fallbacks below so that their
+        // wrong methods get the JSON 405 too.
+        .merge(data_router())
+        .merge(account::router())
+        .merge(account::emulator_router())
+        .merge(openapi::routes(Router::new()))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .with_state(state)
+}
+
+/// The application host's routes, relative to its base (`/api`): projects, page settings and
+/// the HTTP proxy.
+fn app_router(forwarder: Forwarder) -> Router<AppState> {
+    let router = projects::routes(Router::new());
+    let router = pages::routes(router);
+    proxy::routes(router, forwarder)
+}
+
+/// The data host's routes, at the root of the listener (docs/contract.md section 5). Paths are
+/// written without a trailing slash and answered with or without one. The static routes of
+/// users and teams (`__svc_app__`) win over the records routes.
+fn data_router() -> Router<AppState> {
+    let router = records::routes(Router::new());
+    let router = sql::routes(router);
+    let router = resources::routes(router);
+    let router = users::routes(router);
+    teams::routes(router)
+}
+
+async fn not_found() -> HttpError {
+    HttpError::not_found("Not found.")
+}
+
+async fn method_not_allowed() -> HttpError {
+    HttpError::method_not_allowed()
+}
