@@ -113,6 +113,8 @@ fn ci() -> bool {
 const POSTGRES_TESTS: &[&[&str]] = &[
     &["-p", "pg-cluster"],
     &["-p", "svc-emulator", "--test", "postgres"],
+    // The conformance suite's PostgreSQL half (its SQLite half runs in `cargo test`).
+    &["-p", "svc-emulator", "--test", "conformance"],
 ];
 
 /// `cargo test SELECTION --all-features -- --ignored` for each of [`POSTGRES_TESTS`]. A
