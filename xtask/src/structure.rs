@@ -391,7 +391,7 @@ const SLICE_RANK: u8 = 8;
 
 /// The files of `backend/` that sit above the backends: the registry that opens them and the
 /// resources it makes, the one place above the interface that names a concrete database.
-const REGISTRY_FILES: &[&str] = &["backend/registry.rs", "backend/resources.rs"];
+const REGISTRY_FILES: &[&str] = &["backend/registry.rs", "backend/catalog.rs"];
 
 /// The rank of [`REGISTRY_FILES`].
 const REGISTRY_RANK: u8 = 6;

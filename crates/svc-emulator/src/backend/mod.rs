@@ -13,8 +13,8 @@
 //! has ended, even when the caller stops waiting; dropping the future stops the work where the
 //! database allows (a read-only query is cancelled).
 
+pub(crate) mod catalog;
 pub(crate) mod registry;
-pub(crate) mod resources;
 
 use std::any::Any;
 use std::fmt::Debug;

@@ -77,10 +77,10 @@ mod error;
 pub(crate) mod filter;
 mod list;
 mod memo;
+mod query_limits;
 pub(crate) mod resource;
 pub(crate) mod schema;
 mod seed;
-mod sql;
 pub mod types;
 
 #[cfg(test)]
@@ -91,8 +91,8 @@ pub use error::EngineError;
 pub use filter::{DEFAULT_PER_PAGE, Lookup, MAX_PER_PAGE};
 pub use list::{ListSpec, Listing, RecordsJson, Selection};
 
+pub(crate) use query_limits::SqlLimits;
+pub use query_limits::{MAX_SQL_ANSWER_BYTES, MAX_SQL_ROWS, SQL_TIME_LIMIT};
 pub use resource::Resource;
 pub use schema::{Field, FieldKind, ForeignKey, Model, Schema};
 pub use seed::{DEMO_RESOURCE, DEMO_ROWS, demo_resource, demo_seed_sql};
-pub use sql::{MAX_SQL_ANSWER_BYTES, MAX_SQL_ROWS, SQL_TIME_LIMIT};
-pub(crate) use sql::{SqlCancel, SqlLimits};

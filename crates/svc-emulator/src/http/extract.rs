@@ -274,7 +274,7 @@ pub(crate) fn resource(
 ) -> Result<Arc<dyn Backend>, HttpError> {
     let access = authorize(state, headers, project, environment, resource)?;
     state
-        .resources()
+        .catalog()
         .get(access.project.name.as_str(), &access.resource.name)
         .ok_or_else(|| HttpError::not_found("Resource not found."))
 }

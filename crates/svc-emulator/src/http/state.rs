@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use crate::backend::Backend;
-use crate::backend::resources::Resources;
+use crate::backend::catalog::Catalog;
 use crate::config::registry::Registry;
 use crate::sessions::Accounts;
 use crate::storage::Store;
@@ -16,7 +16,7 @@ pub(crate) struct AppState(Arc<Shared>);
 struct Shared {
     registry: Registry,
     store: Store,
-    resources: Resources,
+    catalog: Catalog,
     accounts: Accounts,
     api_base_url: String,
     app_base_url: String,
@@ -42,7 +42,7 @@ impl AppState {
     pub(crate) fn new(
         registry: Registry,
         store: Store,
-        resources: Resources,
+        catalog: Catalog,
         accounts: Accounts,
         served: Served,
     ) -> Self {
@@ -55,7 +55,7 @@ impl AppState {
         Self(Arc::new(Shared {
             registry,
             store,
-            resources,
+            catalog,
             accounts,
             api_base_url,
             app_base_url,
@@ -94,8 +94,8 @@ impl AppState {
     }
 
     /// The connected resources' databases.
-    pub(crate) fn resources(&self) -> &Resources {
-        &self.0.resources
+    pub(crate) fn catalog(&self) -> &Catalog {
+        &self.0.catalog
     }
 
     /// The data host's base URL, e.g. `http://127.0.0.1:PORT` (for absolute `next` links).

@@ -60,7 +60,7 @@ fn tools_database(
 ) -> Result<Arc<dyn ToolsBackend>, HttpError> {
     let access = authorize(state, headers, project, environment, TOOLS_RESOURCE)?;
     state
-        .resources()
+        .catalog()
         .tools(access.project.name.as_str())
         .ok_or_else(|| HttpError::not_found("Resource not found."))
 }

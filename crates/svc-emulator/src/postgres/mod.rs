@@ -25,9 +25,9 @@
 pub(crate) mod aggregate;
 mod backend;
 pub(crate) mod filter;
+pub(crate) mod read_only_sql;
 pub(crate) mod records;
 pub(crate) mod schema;
-pub(crate) mod sql;
 pub(crate) mod types;
 
 use std::str::FromStr;

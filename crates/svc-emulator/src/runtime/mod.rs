@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use tokio::net::TcpListener;
 
-use crate::backend::resources::Resources;
+use crate::backend::catalog::Catalog;
 use crate::config::projects::{ConfigError, ProjectsConfig};
 use crate::config::registry::Registry;
 use crate::config::{EmulatorConfig, ProjectsSource};
@@ -57,7 +57,7 @@ pub enum EmulatorError {
 struct Prepared {
     registry: Registry,
     store: Store,
-    resources: Resources,
+    catalog: Catalog,
     accounts: Accounts,
     tls: Option<(tokio_rustls::TlsAcceptor, CaFile)>,
     warnings: Vec<String>,
@@ -119,7 +119,7 @@ impl Emulator {
         let state = AppState::new(
             prepared.registry,
             prepared.store,
-            prepared.resources,
+            prepared.catalog,
             prepared.accounts,
             crate::http::state::Served {
                 api_base_url,
@@ -185,10 +185,10 @@ fn prepare(config: &EmulatorConfig, local_addr: SocketAddr) -> Result<Prepared, 
         store.generated_key(name).map_err(store_err)
     })?;
     store.save_projects(&projects).map_err(store_err)?;
-    // PostgreSQL resources connect asynchronously; this runs on a blocking thread of the
+    // Backends may connect asynchronously (a database server); this runs on a blocking thread of the
     // runtime, which may wait for them.
-    let resources = tokio::runtime::Handle::current()
-        .block_on(Resources::open(&projects, data_path))
+    let catalog = tokio::runtime::Handle::current()
+        .block_on(Catalog::open(&projects, data_path))
         .map_err(|message| EmulatorError::Store {
             path: data_path.map(ToOwned::to_owned),
             message,
@@ -205,7 +205,7 @@ fn prepare(config: &EmulatorConfig, local_addr: SocketAddr) -> Result<Prepared, 
     Ok(Prepared {
         registry,
         store,
-        resources,
+        catalog,
         accounts,
         tls,
         warnings,

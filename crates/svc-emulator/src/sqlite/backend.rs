@@ -9,9 +9,9 @@ use serde_json::{Map, Value};
 use crate::backend::{Backend, Hold, ToolsBackend, Update, Work};
 use crate::engine::convert::PyJson;
 use crate::engine::{
-    AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Resource, Selection, SqlCancel,
-    SqlLimits,
+    AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Resource, Selection, SqlLimits,
 };
+use crate::sqlite::read_only_sql::SqlCancel;
 
 /// Runs `work` on the blocking pool, keeping `hold` until it has ended.
 fn on_pool<T: Send + 'static>(

@@ -8,5 +8,6 @@
 
 mod backend;
 mod open;
+mod read_only_sql;
 
 pub(crate) use open::{open_file, open_tools};

@@ -11,38 +11,11 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, ErrorCode, Statement};
 use serde_json::{Map, Value as Json};
 
+use crate::engine::EngineError;
 use crate::engine::convert::{write_json_str, write_value};
-use crate::engine::error::EngineError;
 use crate::engine::resource::Resource;
 use crate::engine::schema::FieldKind;
-
-/// The most rows a query returns; reading stops there.
-pub const MAX_SQL_ROWS: usize = 10_000;
-
-/// How long a query may run before it is interrupted.
-pub const SQL_TIME_LIMIT: Duration = Duration::from_secs(10);
-
-/// The largest answer, in bytes of JSON: far above [`MAX_SQL_ROWS`] rows of any real width.
-pub const MAX_SQL_ANSWER_BYTES: usize = 32 * 1024 * 1024;
-
-/// What one query may take: time (from outside the statement: an interrupt at the deadline,
-/// the encoding of the answer included) and the size of its answer. Any single value is limited
-/// to half the answer (SQLite's `SQLITE_LIMIT_LENGTH` while the query runs), so that a query
-/// like `randomblob(999999999)` fails inside SQLite before it allocates.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct SqlLimits {
-    pub(crate) time: Duration,
-    pub(crate) answer_bytes: usize,
-}
-
-impl Default for SqlLimits {
-    fn default() -> Self {
-        Self {
-            time: SQL_TIME_LIMIT,
-            answer_bytes: MAX_SQL_ANSWER_BYTES,
-        }
-    }
-}
+use crate::engine::{MAX_SQL_ROWS, SqlLimits};
 
 /// Stops a query from another thread: the HTTP handler cancels when its client goes away
 /// (its future is dropped), which interrupts the statement if it runs, or keeps it from
@@ -126,7 +99,7 @@ impl Resource {
     ///    for attached databases; extension loading is off (SQLite's default).
     ///
     /// At most [`MAX_SQL_ROWS`] rows are returned (`row_count` is the number returned); a query
-    /// running longer than [`SQL_TIME_LIMIT`] is interrupted. Every refusal and engine error is
+    /// running longer than [`SQL_TIME_LIMIT`](crate::engine::SQL_TIME_LIMIT) is interrupted. Every refusal and engine error is
     /// a `400` with a `query` field error, or `params_obj` for a parameter without a value.
     pub fn sql(&self, query: &str, params: &Map<String, Json>) -> Result<Vec<u8>, EngineError> {
         self.sql_with(query, params, SqlLimits::default(), &SqlCancel::default())
@@ -552,6 +525,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::engine::{MAX_SQL_ANSWER_BYTES, SQL_TIME_LIMIT};
 
     fn db() -> Resource {
         Resource::in_memory(

@@ -1,4 +1,4 @@
-//! The connected resources of every project, each opened by the [`registry`](super::registry)
+//! The catalog of served resources: the connected resources of every project, each opened by the [`registry`](super::registry)
 //! at start and held as a [`Backend`] trait object.
 //!
 //! Every project also has the built-in tools resource `__svc_app__` (users and teams), which is
@@ -17,12 +17,12 @@ use crate::config::projects::ProjectsConfig;
 
 /// Every served resource, by project and resource name. Built once at start.
 #[derive(Debug, Default)]
-pub(crate) struct Resources {
+pub(crate) struct Catalog {
     by_project: HashMap<String, HashMap<String, Arc<dyn Backend>>>,
     tools: HashMap<String, Arc<dyn ToolsBackend>>,
 }
 
-impl Resources {
+impl Catalog {
     /// Opens (or creates and seeds) the database of every resource in `config`, and every
     /// project's tools resource.
     pub(crate) async fn open(
