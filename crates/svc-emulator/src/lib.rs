@@ -74,7 +74,7 @@ pub mod cli;
 
 pub use config::EmulatorConfig;
 pub use config::lifetimes::TokenLifetimes;
-pub use config::limits::Limits;
+pub use config::limits::{IDLE_TIMEOUT, Limits};
 pub use config::projects::{ConfigError, ProjectConfig, ProjectsConfig, ResourceConfig};
 pub use config::proxy::ProxyConfig;
 pub use runtime::EmulatorError;

@@ -90,6 +90,33 @@ async fn headers_that_never_end_and_idle_connections_are_closed() {
     read_until_closed(&mut kept).await;
 }
 
+/// With the default limits, headers that never end are given 30 s (hyper's own default), not
+/// a minute: on paused time, the connection is closed exactly at the default.
+#[tokio::test(start_paused = true)]
+async fn by_default_unfinished_headers_are_closed_after_30_seconds() {
+    assert_eq!(svc_emulator::IDLE_TIMEOUT, Duration::from_secs(30));
+    let emulator = emulator(Limits::default()).await;
+    let mut unfinished = TcpStream::connect(emulator.local_addr()).await.unwrap();
+    unfinished
+        .write_all(b"GET /api/ HTTP/1.1\r\nHost: emulator\r\n")
+        .await
+        .unwrap();
+    let started = tokio::time::Instant::now();
+    let mut buf = [0u8; 1024];
+    loop {
+        match tokio::time::timeout(Duration::from_secs(120), unfinished.read(&mut buf)).await {
+            Ok(Ok(0) | Err(_)) => break,
+            Ok(Ok(_)) => continue, // a `408` before the close
+            Err(_) => panic!("the connection was kept past 120 s"),
+        }
+    }
+    let kept = started.elapsed();
+    assert!(
+        kept >= Duration::from_secs(29) && kept <= Duration::from_secs(31),
+        "closed after {kept:?}"
+    );
+}
+
 #[tokio::test]
 async fn at_the_cap_silent_connections_make_room_and_busy_ones_are_kept() {
     let emulator = emulator(Limits::default().max_connections(3)).await;

@@ -3,6 +3,9 @@
 
 use std::time::Duration;
 
+/// The default [`Limits::idle_timeout`]: 30 s, hyper's default for a request's headers.
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// Connection limits of the server. The defaults suit tests and development; lower them to see
 /// the behaviour in a test.
 ///
@@ -33,7 +36,7 @@ impl Default for Limits {
     fn default() -> Self {
         Self {
             first_byte_timeout: Duration::from_secs(10),
-            idle_timeout: Duration::from_secs(60),
+            idle_timeout: IDLE_TIMEOUT,
             max_connections: None,
             sql_timeout: crate::engine::SQL_TIME_LIMIT,
             sql_answer_bytes: crate::engine::MAX_SQL_ANSWER_BYTES,
@@ -54,8 +57,9 @@ impl Limits {
 
     /// How long a connection may take to send a request's headers, counted from when it starts
     /// waiting for them: a kept-alive HTTP/1.1 connection idle that long between requests, or a
-    /// request whose headers never end, is closed (default 60 s, above the 20 s for which the
-    /// SDK keeps idle connections, so that its pooled connections are never closed under it).
+    /// request whose headers never end, is closed (default [`IDLE_TIMEOUT`], 30 s: hyper's own
+    /// default for headers, and above the 20 s for which the SDK keeps idle connections, so that
+    /// its pooled connections are never closed under it).
     pub fn idle_timeout(mut self, timeout: Duration) -> Self {
         self.idle_timeout = timeout;
         self
