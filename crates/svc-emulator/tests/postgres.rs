@@ -629,6 +629,34 @@ async fn an_unreachable_database_fails_the_start_without_showing_its_password() 
         "{text}"
     );
     assert!(!text.contains("s3cret"), "{text}");
+
+    // Nor a password given as a query parameter, in any spelling a driver reads.
+    for (url, shown) in [
+        (
+            "postgres://u@127.0.0.1:1/nosuchdb?password=Secret4pw",
+            "postgres://u@127.0.0.1:1/nosuchdb?password=***",
+        ),
+        (
+            "postgresql://127.0.0.1:1/db?sslmode=disable&pass%77ord=Secret4pw#x",
+            "postgresql://127.0.0.1:1/db?sslmode=disable&pass%77ord=***#x",
+        ),
+        (
+            "postgres://u:Secret4pw@127.0.0.1:1?sslpassword=Secret4pw",
+            "postgres://u:***@127.0.0.1:1?sslpassword=***",
+        ),
+    ] {
+        let projects = ProjectsConfig::new(vec![
+            ProjectConfig::new("demo")
+                .api_key(KEY)
+                .resource(ResourceConfig::new("shop", TOKEN).database(url)),
+        ]);
+        let e = Emulator::start(EmulatorConfig::default().projects(projects))
+            .await
+            .expect_err("no server listens on port 1");
+        let text = format!("{e} {e:?}");
+        assert!(text.contains(shown), "{text}");
+        assert!(!text.contains("Secret4pw"), "{text}");
+    }
 }
 
 /// The rows of `pg_stat_activity` running `pg_sleep` in database `db`.
