@@ -248,6 +248,32 @@ async fn svc_config_shows_where_each_setting_comes_from_and_never_a_secret() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn svc_config_never_shows_a_base_urls_password() {
+    let home = TempDir::new("home-url");
+    let env = vec![
+        ("HOME", home.0.to_str().unwrap().to_owned()),
+        (
+            "SVC_API_BASE_URL",
+            "https://gw:Secret4pw@data.example.com/v1".to_owned(),
+        ),
+        (
+            "SVC_APP_BASE_URL",
+            "https://gw:Secret4pw@app.example.com/api".to_owned(),
+        ),
+    ];
+    for format in ["json", "table", "csv", "ndjson"] {
+        let out = svc(&env, &["config", "-o", format]).await;
+        code(&out, 0);
+        let all = format!("{}{}", stdout(&out), stderr(&out));
+        assert!(!all.contains("Secret4pw"), "{format}: {all}");
+        assert!(
+            all.contains("https://gw:***@data.example.com/v1"),
+            "{format}: {all}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn without_configuration_the_cli_says_how_to_point_it_at_the_service() {
     let home = TempDir::new("home");
     let env = vec![("HOME", home.0.to_str().unwrap().to_owned())];

@@ -96,9 +96,13 @@ fn rows(s: &Settings) -> Vec<Row> {
         Some(s.environment.value.clone()),
         Some(s.environment.source.to_string()),
     );
-    let (v, src) = shown(&s.api_base_url);
+    let url = |setting: &Option<Setting<String>>| match setting {
+        Some(s) => (Some(without_password(&s.value)), Some(s.source.to_string())),
+        None => (None, None),
+    };
+    let (v, src) = url(&s.api_base_url);
     push("api_base_url", v, src);
-    let (v, src) = shown(&s.app_base_url);
+    let (v, src) = url(&s.app_base_url);
     push("app_base_url", v, src);
     push(
         "draft",
@@ -145,6 +149,23 @@ fn session() -> Option<String> {
 
 /// A secret as it may be shown: its kind prefix (such as `svc_key_`) and its last four
 /// characters when it is long enough for that to give nothing useful away, else nothing.
+/// `url` with the password of its `user:password@` part shown as `***`: a base URL may carry
+/// credentials for a proxy or a gateway in front of the service.
+fn without_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(end);
+    match authority.rsplit_once('@') {
+        Some((userinfo, host)) => match userinfo.split_once(':') {
+            Some((user, _)) => format!("{scheme}://{user}:***@{host}{tail}"),
+            None => url.to_owned(),
+        },
+        None => url.to_owned(),
+    }
+}
+
 fn hidden(secret: &str) -> String {
     const SHOWN_TAIL: usize = 4;
     // With at least this many other characters, the tail tells keys apart and leaves enough
@@ -198,6 +219,21 @@ fn table(rows: &[Row]) -> Result<(), Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_base_urls_password_is_not_shown() {
+        assert_eq!(
+            without_password("https://gw:Secret4pw@example.com/data?x=1"),
+            "https://gw:***@example.com/data?x=1"
+        );
+        assert_eq!(
+            without_password("https://a:b@c@example.com"),
+            "https://a:***@example.com"
+        );
+        for unchanged in ["https://gw@example.com/data", "http://127.0.0.1:8080", "x"] {
+            assert_eq!(without_password(unchanged), unchanged);
+        }
+    }
 
     #[test]
     fn secrets_show_their_kind_and_tail_only() {
