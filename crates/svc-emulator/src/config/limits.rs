@@ -104,8 +104,10 @@ impl Limits {
         self
     }
 
-    /// How long a request waits for a resource's turn before it is answered `503` with
-    /// `Retry-After: 1` (default 2 s).
+    /// How long the resource may go without finishing any request while a request waits for
+    /// its turn (default 2 s): past that the waiting request is answered `503` with
+    /// `Retry-After: 1` and a message saying the resource is not moving. A resource that keeps
+    /// finishing requests keeps its whole queue, however long the queue takes.
     pub fn resource_wait(mut self, wait: Duration) -> Self {
         self.resource_wait = wait;
         self
@@ -121,7 +123,7 @@ impl Limits {
         self.resource_queue
     }
 
-    /// The longest wait for a resource's turn in force.
+    /// The longest time without progress a waiting request accepts, in force.
     pub fn resource_wait_limit(&self) -> Duration {
         self.resource_wait
     }
