@@ -229,6 +229,80 @@ async fn account_routes_refuse_large_bodies_without_reading_them() {
     assert!(status.starts_with("HTTP/1.1 201"), "{status}");
 }
 
+/// A client that sends its whole body before it reads (as most HTTP clients do) reads the
+/// `413` of a body over the limit, announced or not, and its connection stays usable: the
+/// refused body is read and discarded while the answer goes out.
+#[tokio::test]
+async fn a_refused_body_is_read_so_that_the_client_reads_the_413() {
+    let emulator = emulator(Limits::default()).await;
+    let token = emulator.resource_tokens()["shop"].clone();
+    // 12 MiB: over the 8 MiB of the records routes.
+    let body = vec![b' '; 12 << 20];
+    for framing in [
+        format!("Content-Length: {}", body.len()),
+        "Transfer-Encoding: chunked".to_owned(),
+    ] {
+        let mut stream = TcpStream::connect(emulator.local_addr()).await.unwrap();
+        let head = format!(
+            "POST /projects/demo/prod/shop/models/orders HTTP/1.1\r\nHost: emulator\r\n\
+             Authorization: {token}\r\nContent-Type: application/json\r\n{framing}\r\n\r\n"
+        );
+        let mut sent = head.into_bytes();
+        if framing.starts_with("Transfer") {
+            sent.extend_from_slice(format!("{:x}\r\n", body.len()).as_bytes());
+            sent.extend_from_slice(&body);
+            sent.extend_from_slice(b"\r\n0\r\n\r\n");
+        } else {
+            sent.extend_from_slice(&body);
+        }
+        let write = tokio::time::timeout(BOUND, stream.write_all(&sent)).await;
+        assert!(
+            matches!(write, Ok(Ok(()))),
+            "{framing}: the whole body is taken, not cut off: {write:?}"
+        );
+        let answer = read_one_answer(&mut stream).await;
+        assert!(answer.starts_with("HTTP/1.1 413"), "{framing}: {answer}");
+        // The same connection answers the next request.
+        assert!(
+            ask(&mut stream, "/nowhere")
+                .await
+                .starts_with("HTTP/1.1 404"),
+            "{framing}"
+        );
+    }
+}
+
+/// One whole answer (head and a `content-length` body) from a kept-alive `stream`.
+async fn read_one_answer(stream: &mut TcpStream) -> String {
+    let mut received = Vec::new();
+    let read = tokio::time::timeout(BOUND, async {
+        let mut buf = [0u8; 4096];
+        loop {
+            let text = String::from_utf8_lossy(&received);
+            if let Some(end) = text.find("\r\n\r\n") {
+                let length = text[..end]
+                    .lines()
+                    .find_map(|l| {
+                        l.to_ascii_lowercase()
+                            .strip_prefix("content-length:")
+                            .map(|n| n.trim().parse::<usize>().unwrap())
+                    })
+                    .unwrap_or(0);
+                if received.len() >= end + 4 + length {
+                    return;
+                }
+            }
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => received.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await;
+    assert!(read.is_ok(), "no whole answer within {BOUND:?}");
+    String::from_utf8_lossy(&received).into_owned()
+}
+
 /// `POST .../shop/sql_get_query` with `query`, as raw HTTP/1.1 on `stream`.
 async fn send_sql(emulator: &Emulator, stream: &mut TcpStream, query: &str) {
     let body = serde_json::to_vec(&serde_json::json!({ "query": query })).unwrap();

@@ -127,10 +127,21 @@ pub(crate) fn json_values_over(bytes: &[u8], max: usize) -> bool {
     false
 }
 
-/// The whole body, `413` past `limit`.
+/// The most of a refused body (`413`) that is still read and discarded, so that a client that
+/// sends its whole body before it reads the answer can read it: without this the connection is
+/// closed under the client, which sees a broken pipe instead of the `413`.
+pub(crate) const DRAIN_BYTES: u64 = 64 * 1024 * 1024;
+
+/// How long a refused body is read and discarded at most.
+pub(crate) const DRAIN_TIME: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// The whole body, `413` past `limit`. The `413` is answered at once; the rest of the body is
+/// read and discarded meanwhile (at most [`DRAIN_BYTES`] in [`DRAIN_TIME`]), so that the
+/// connection stays usable and the client reads the answer.
 pub(crate) async fn read_body(mut body: Body, limit: BodyLimit) -> Result<Vec<u8>, HttpError> {
     let max = limit.bytes();
-    let too_large = || {
+    let too_large = |body: Body| {
+        discard(body);
         HttpError::new(
             StatusCode::PAYLOAD_TOO_LARGE,
             codes::INVALID,
@@ -139,7 +150,7 @@ pub(crate) async fn read_body(mut body: Body, limit: BodyLimit) -> Result<Vec<u8
     };
     // An announced length over the limit is refused before anything is read.
     if body.size_hint().lower() > max as u64 {
-        return Err(too_large());
+        return Err(too_large(body));
     }
     let mut bytes = Vec::new();
     loop {
@@ -161,12 +172,35 @@ pub(crate) async fn read_body(mut body: Body, limit: BodyLimit) -> Result<Vec<u8
         let frame = frame.map_err(|_| HttpError::invalid("The request body could not be read."))?;
         if let Ok(data) = frame.into_data() {
             if bytes.len().saturating_add(data.len()) > max {
-                return Err(too_large());
+                return Err(too_large(body));
             }
             bytes.extend_from_slice(&data);
         }
     }
     Ok(bytes)
+}
+
+/// Reads `body` to its end and throws it away, in a task of its own (the answer goes out
+/// meanwhile), up to [`DRAIN_BYTES`] and [`DRAIN_TIME`]; past either, or when the announced
+/// length is larger than that, the body is dropped and the connection closes.
+fn discard(mut body: Body) {
+    if body.size_hint().lower() > DRAIN_BYTES {
+        return;
+    }
+    tokio::spawn(async move {
+        let mut read = 0u64;
+        let drain = async {
+            while let Some(Ok(frame)) = poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
+                if let Ok(data) = frame.into_data() {
+                    read += data.len() as u64;
+                    if read > DRAIN_BYTES {
+                        return;
+                    }
+                }
+            }
+        };
+        let _ = tokio::time::timeout(DRAIN_TIME, drain).await;
+    });
 }
 
 /// Every value of query parameter `name`, decoded (`+` is a space, then percent-decoding).
