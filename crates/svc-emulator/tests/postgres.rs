@@ -440,6 +440,56 @@ async fn sql(emu: &Emulator, body: Value) -> Reply {
     .await
 }
 
+/// What a query leaves in its session is gone when the next one starts: an advisory lock taken
+/// through `sql_get_query` is free for everyone else at once (it stayed until the pool handed
+/// the connection out again, because `ROLLBACK; DISCARD ALL` went as one failing batch).
+#[tokio::test]
+#[ignore = "needs PostgreSQL: run with --ignored (cargo xtask ci does)"]
+async fn a_query_leaves_no_session_state_behind() {
+    let (emu, url) = emulator_with("", false, Limits::default()).await;
+    let db = url.rsplit('/').next().unwrap().to_owned();
+    let cluster = pg_cluster::Cluster::shared().unwrap();
+    // The last query's connection is the one left idle in the pool (the pool cleans a
+    // connection when it hands it out again), so the lock is taken last.
+    for query in [
+        "select set_config('work_mem', '1MB', false), pg_advisory_xact_lock(770013)",
+        "select pg_advisory_lock_shared(770012)",
+        "select pg_advisory_lock(770011), pg_advisory_lock(770014)",
+    ] {
+        let reply = sql(&emu, json!({"query": query})).await;
+        assert_eq!(
+            reply.status,
+            200,
+            "{query}: {}",
+            String::from_utf8_lossy(&reply.body)
+        );
+    }
+    let held = cluster
+        .psql(
+            &db,
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'",
+        )
+        .unwrap();
+    assert_eq!(held.trim(), "0", "advisory locks left behind");
+    let free = cluster
+        .psql(&db, "SELECT pg_try_advisory_lock(770011)")
+        .unwrap();
+    assert_eq!(free.trim(), "t");
+    // Every pooled connection's settings are the session's own again.
+    for _ in 0..20 {
+        let reply = sql(
+            &emu,
+            json!({"query": "select current_setting('work_mem') as w"}),
+        )
+        .await;
+        assert_ne!(
+            ok(&reply)["data"],
+            json!([["1MB"]]),
+            "a setting left behind"
+        );
+    }
+}
+
 #[tokio::test]
 #[ignore = "needs PostgreSQL: run with --ignored (cargo xtask ci does)"]
 async fn sql_is_read_only_because_postgresql_says_so() {

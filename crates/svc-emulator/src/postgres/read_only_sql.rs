@@ -11,9 +11,10 @@
 //!    is refused here. Only then does it run, in that transaction, where PostgreSQL refuses
 //!    every write (`INSERT`, `UPDATE`, `DELETE`, DDL, `nextval`, `SELECT ... FOR UPDATE`,
 //!    data-modifying `WITH`).
-//! 4. The transaction is rolled back and the session discarded (`DISCARD ALL`: settings,
-//!    advisory locks, prepared statements, temporary tables). SQL connections have a pool of
-//!    their own, whose connections are also cleaned before reuse.
+//! 4. The transaction is rolled back and the session discarded (`DISCARD ALL`, sent on its
+//!    own: settings, the role, advisory locks, `LISTEN`, prepared statements, cursors,
+//!    temporary tables); a connection that cannot be discarded is closed. SQL connections have
+//!    a pool of their own, whose connections are also cleaned before reuse.
 //! 5. At the deadline, or when the caller goes away (the future is dropped), PostgreSQL is
 //!    asked to cancel the statement.
 
@@ -151,8 +152,14 @@ impl PgResource {
         }
         guard.disarm();
         // The connection goes back as it was found: no transaction, no settings, no advisory
-        // locks, no prepared statements, no temporary tables.
-        let _ = client.batch_execute("ROLLBACK; DISCARD ALL").await;
+        // locks, no prepared statements, no temporary tables. Two messages: a batch of both is
+        // one implicit transaction, inside which PostgreSQL refuses `DISCARD ALL`.
+        let _ = client.batch_execute("ROLLBACK").await;
+        if client.batch_execute("DISCARD ALL").await.is_err() {
+            // A session that cannot be cleaned must not serve another query: out of the pool,
+            // and closed.
+            drop(deadpool_postgres::Object::take(client));
+        }
         let (names, data, rows) = match outcome {
             Ok(Ok(answer)) => answer,
             Ok(Err(e)) => return Err(e),
