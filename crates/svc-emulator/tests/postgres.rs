@@ -490,6 +490,141 @@ async fn a_query_leaves_no_session_state_behind() {
     }
 }
 
+/// A parameter's value reaches PostgreSQL bound, never as SQL text: statements that a scanner
+/// of quotes reads differently from PostgreSQL's lexer (a word ending in `e` before a quote,
+/// a non-ASCII dollar-quote tag, backslashes with `standard_conforming_strings` off) may
+/// fail, but the value never runs (each of these returned the role's name before).
+#[tokio::test]
+#[ignore = "needs PostgreSQL: run with --ignored (cargo xtask ci does)"]
+async fn a_parameter_value_never_runs_as_sql() {
+    let (emu, url) = emulator_with("", false, Limits::default()).await;
+    let role = ok(&sql(&emu, json!({"query": "select current_user as u"})).await)["data"][0][0]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let probe = |query: &'static str, p: &'static str| {
+        let (emu, role) = (&emu, &role);
+        async move {
+            let reply = sql(emu, json!({"query": query, "params_obj": {"p": p}})).await;
+            let body = String::from_utf8_lossy(&reply.body).into_owned();
+            assert!(
+                reply.status == 200 || reply.status == 400,
+                "{query}: {} {body}",
+                reply.status
+            );
+            let data = if reply.status == 200 {
+                reply.json()["data"].to_string()
+            } else {
+                String::new()
+            };
+            assert!(
+                !data.contains(role.as_str()),
+                "{query}: ran the value: {body}"
+            );
+            (reply.status, data)
+        }
+    };
+    for query in [
+        "select name'\\', ' :p ' as b",
+        "select else'\\', ' :p ' as b",
+        "select $é$ :p $é$",
+    ] {
+        for p in [
+            " || current_user || ",
+            "' || current_user || '",
+            "$é$ || current_user || $é$",
+        ] {
+            probe(query, p).await;
+        }
+    }
+    // A plain parameter is still its value, as text.
+    let (_, data) = probe("select :p as v", "x' || current_user || 'y").await;
+    assert_eq!(data, json!([["x' || current_user || 'y"]]).to_string());
+    // With standard_conforming_strings off, a backslash escapes a quote in any string.
+    let db = url.rsplit('/').next().unwrap();
+    pg_cluster::Cluster::shared()
+        .unwrap()
+        .psql(
+            db,
+            &format!("ALTER DATABASE {db} SET standard_conforming_strings = off"),
+        )
+        .unwrap();
+    let (emu, _) = {
+        // A new emulator: its connections start with the database's new setting.
+        let projects = ProjectsConfig::new(vec![
+            ProjectConfig::new("demo")
+                .api_key(KEY)
+                .resource(ResourceConfig::new("shop", TOKEN).database(url.clone())),
+        ]);
+        (
+            Emulator::start(EmulatorConfig::default().projects(projects))
+                .await
+                .unwrap(),
+            (),
+        )
+    };
+    let reply = sql(
+        &emu,
+        json!({"query": "select 'it\\'s :p' as v", "params_obj": {"p": "' || current_user || '"}}),
+    )
+    .await;
+    let body = String::from_utf8_lossy(&reply.body).into_owned();
+    assert!(reply.status == 200 || reply.status == 400, "{body}");
+    assert!(!body.contains(&role), "ran the value: {body}");
+}
+
+/// A row larger than the answer cap fails in PostgreSQL, before the emulator reads it: four
+/// at once leave the emulator's peak memory where it was (each was buffered whole before, 400 MB
+/// in all).
+#[tokio::test]
+#[ignore = "needs PostgreSQL: run with --ignored (cargo xtask ci does)"]
+async fn a_huge_row_never_reaches_the_emulators_memory() {
+    // Time is not what this test is about: a limit no busy machine reaches.
+    let (emu, _) = emulator_with(
+        "",
+        false,
+        Limits::default().sql_timeout(Duration::from_secs(300)),
+    )
+    .await;
+    let before = peak_rss_kib();
+    let big = || {
+        sql(
+            &emu,
+            json!({"query": "select repeat('y', 200000000) as big"}),
+        )
+    };
+    let (a, b, c, d) = tokio::join!(big(), big(), big(), big());
+    for reply in [a, b, c, d] {
+        assert_eq!(
+            reply.status,
+            400,
+            "{}",
+            String::from_utf8_lossy(&reply.body)
+        );
+        let message = reply.json()["query"][0].as_str().unwrap().to_owned();
+        assert!(message.contains("larger than"), "{message}");
+    }
+    let grown_mib = (peak_rss_kib() - before) / 1024;
+    assert!(grown_mib < 150, "the peak memory grew by {grown_mib} MiB");
+    // Rows under the cap still come back.
+    let r = ok(&sql(
+        &emu,
+        json!({"query": "select length(repeat('y', 1000000)) as n"}),
+    )
+    .await);
+    assert_eq!(r["data"], json!([[1000000]]));
+}
+
+/// This process's peak resident memory (`VmHWM`), in KiB.
+fn peak_rss_kib() -> i64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
 #[tokio::test]
 #[ignore = "needs PostgreSQL: run with --ignored (cargo xtask ci does)"]
 async fn sql_is_read_only_because_postgresql_says_so() {
@@ -709,13 +844,14 @@ async fn an_unreachable_database_fails_the_start_without_showing_its_password() 
     }
 }
 
-/// The rows of `pg_stat_activity` running `pg_sleep` in database `db`.
+/// The rows of `pg_stat_activity` in database `db` that are sleeping in `pg_sleep` (the
+/// statement shown is the cursor's `FETCH`, which runs the query).
 fn sleeping(db: &str) -> usize {
     let cluster = pg_cluster::Cluster::shared().unwrap();
     let out = cluster
         .psql(
             db,
-            "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(100)%' \
+            "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep' \
              AND state = 'active' AND pid <> pg_backend_pid()",
         )
         .unwrap();

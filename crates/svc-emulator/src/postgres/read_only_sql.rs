@@ -1,16 +1,21 @@
 //! Read-only SQL on a PostgreSQL resource (docs/contract.md 5.2), proved read-only by
 //! PostgreSQL itself, never by a word list:
 //!
-//! 1. `:name` parameters are replaced by literals (strings always as `E'...'` with every `\`
-//!    and `'` escaped, so no value can end its literal whatever the session's settings);
-//!    `::` casts, strings, quoted names, dollar quotes and comments are left alone.
+//! 1. Each `:name` outside strings, quoted names, dollar quotes and comments becomes a
+//!    parameter (`$1`, `$2`, ... one per occurrence, so that each is typed by its own context,
+//!    as the engine's literals are): values are **bound**, never written into the statement's
+//!    text, so no value can run as SQL whatever the statement or the session's settings. A
+//!    string is bound as text of unknown type (PostgreSQL types it as it would the engine's
+//!    untyped literal), a number as `integer`, `bigint` or `numeric` (the types PostgreSQL
+//!    gives the engine's number literals), a boolean as `boolean`.
 //! 2. The connection rolls back anything left over, then begins a `READ ONLY` transaction
 //!    with `SET LOCAL statement_timeout`.
-//! 3. The text is *prepared* first: PostgreSQL refuses several statements in one prepared
-//!    statement, and a statement that returns no rows (`COMMIT`, `SET`, `COPY`, `CALL`, ...)
-//!    is refused here. Only then does it run, in that transaction, where PostgreSQL refuses
-//!    every write (`INSERT`, `UPDATE`, `DELETE`, DDL, `nextval`, `SELECT ... FOR UPDATE`,
-//!    data-modifying `WITH`).
+//! 3. The query runs as the engine runs it, inside a sub-select (`SELECT * FROM (<query>) AS
+//!    ...`), so a statement that is not a query (`DELETE`, `SET`, `COMMIT`, several
+//!    statements) fails there, and every write inside a query (`nextval`, `SELECT ... FOR
+//!    UPDATE`, data-modifying `WITH`) is refused by the read-only transaction. Its rows are read
+//!    through a cursor, and PostgreSQL checks each row's size before it sends it: a row larger
+//!    than the answer cap fails in the database and never reaches the emulator's memory.
 //! 4. The transaction is rolled back and the session discarded (`DISCARD ALL`, sent on its
 //!    own: settings, the role, advisory locks, `LISTEN`, prepared statements, cursors,
 //!    temporary tables); a connection that cannot be discarded is closed. SQL connections have
@@ -20,8 +25,10 @@
 
 use std::time::Duration;
 
+use bytes::BytesMut;
 use futures_util::TryStreamExt;
 use serde_json::{Map, Value as Json};
+use tokio_postgres::types::{Format, IsNull, ToSql, Type};
 use tokio_postgres::{CancelToken, NoTls, SimpleQueryMessage};
 
 use crate::engine::EngineError;
@@ -34,6 +41,23 @@ use crate::postgres::{PgResource, message};
 
 fn query_error(message: impl Into<String>) -> EngineError {
     EngineError::field("query", message)
+}
+
+/// The name the query's sub-select goes by in the statement that runs it.
+const ROW: &str = "__svc_q";
+
+/// The cursor the rows are read through (closed with the transaction).
+const CURSOR: &str = "__svc_rows";
+
+/// The text of the cast that fails for a row over the answer cap: its error names it.
+const TOO_LARGE: &str = "svc: a row of the answer is too large, bytes: ";
+
+fn answer_too_large(answer_bytes: usize) -> EngineError {
+    query_error(format!(
+        "The answer is larger than {} MiB of JSON: select fewer rows or columns (LIMIT), or \
+         smaller values.",
+        answer_bytes / (1024 * 1024)
+    ))
 }
 
 /// Cancels the running statement when dropped before [`disarm`](Self::disarm): the caller
@@ -68,7 +92,7 @@ impl PgResource {
         time: Duration,
         answer_bytes: usize,
     ) -> Result<Vec<u8>, EngineError> {
-        let text = bind_names(query, params)?;
+        let bound = bind_names(query, params)?;
         let client = self.sql_client().await?;
         let millis = time.as_millis().max(1);
         client
@@ -78,31 +102,44 @@ impl PgResource {
             .await
             .map_err(|e| self.unexpected(e))?;
         let mut guard = CancelOnDrop(Some(client.cancel_token()));
-        // Set when reading stops before the statement's end (the row cap, the answer cap).
+        // Set when reading stops before the statement's end (the answer cap).
         let left_running = std::sync::atomic::AtomicBool::new(false);
         let run = async {
+            // As the engine runs it: a sub-select, here with one more column that fails in
+            // PostgreSQL when a row is larger than the answer cap (its text is the measure).
+            // The failing cast takes the row's size, so the planner cannot fold it.
+            let select = format!(
+                "SELECT {ROW}.*, CASE WHEN octet_length({ROW}::text) > {answer_bytes} \
+                 THEN ('{TOO_LARGE}' || octet_length({ROW}::text))::int END \
+                 FROM ({}) AS {ROW}",
+                bound.text
+            );
+            let types = bound.types();
             let statement = client
-                .prepare(&text)
+                .prepare_typed(&select, &types)
                 .await
                 .map_err(|e| query_failed(self, e))?;
-            if statement.columns().is_empty() {
-                return Err(query_error(
-                    "Only queries that return rows can be run: SELECT, VALUES, TABLE or \
-                     WITH ... SELECT (this statement returns none).",
-                ));
-            }
-            let types: Vec<String> = statement
-                .columns()
+            // The user's columns: all but the size check.
+            let columns = &statement.columns()[..statement.columns().len().saturating_sub(1)];
+            let types: Vec<String> = columns
                 .iter()
                 .map(|c| c.type_().name().to_owned())
                 .collect();
-            let names: Vec<String> = statement
-                .columns()
-                .iter()
-                .map(|c| c.name().to_owned())
-                .collect();
+            let names: Vec<String> = columns.iter().map(|c| c.name().to_owned()).collect();
+            let declare = client
+                .prepare_typed(
+                    &format!("DECLARE {CURSOR} NO SCROLL CURSOR FOR {select}"),
+                    &bound.types(),
+                )
+                .await
+                .map_err(|e| query_failed(self, e))?;
+            client
+                .execute_raw(&declare, bound.values())
+                .await
+                .map_err(|e| query_failed(self, e))?;
+            // Rows come back as PostgreSQL's text, one at a time.
             let stream = client
-                .simple_query_raw(&text)
+                .simple_query_raw(&format!("FETCH FORWARD {MAX_SQL_ROWS} FROM {CURSOR}"))
                 .await
                 .map_err(|e| query_failed(self, e))?;
             futures_util::pin_mut!(stream);
@@ -113,10 +150,6 @@ impl PgResource {
                 let SimpleQueryMessage::Row(row) = message else {
                     continue;
                 };
-                if rows == MAX_SQL_ROWS {
-                    left_running.store(true, std::sync::atomic::Ordering::Relaxed);
-                    break;
-                }
                 if rows > 0 {
                     data.push(b',');
                 }
@@ -131,11 +164,7 @@ impl PgResource {
                 rows += 1;
                 if data.len() > answer_bytes {
                     left_running.store(true, std::sync::atomic::Ordering::Relaxed);
-                    return Err(query_error(format!(
-                        "The answer is larger than {} MiB of JSON: select fewer rows or \
-                         columns (LIMIT), or smaller values.",
-                        answer_bytes / (1024 * 1024)
-                    )));
+                    return Err(answer_too_large(answer_bytes));
                 }
             }
             data.push(b']');
@@ -197,6 +226,12 @@ fn query_failed(resource: &PgResource, e: tokio_postgres::Error) -> EngineError 
                 db.message()
             ))
         }
+        // The size check of a row over the answer cap (the cap is in the message's text).
+        Some(db) if db.message().contains(TOO_LARGE) => query_error(
+            "The answer is larger than the SQL answer limit: a row alone is larger; select \
+             fewer columns or smaller values."
+                .to_owned(),
+        ),
         Some(db) if db.code() == &tokio_postgres::error::SqlState::QUERY_CANCELED => {
             query_error("The query was stopped at its time limit; make it select less.".to_owned())
         }
@@ -232,12 +267,96 @@ fn write_cell(buf: &mut Vec<u8>, ty: &str, text: Option<&str>) {
     }
 }
 
-/// Replaces each `:name` outside strings, quoted names, dollar quotes and comments by the
-/// literal of `params[name]`; `$1`-style parameters are refused (there is nothing to bind
-/// them to).
-fn bind_names(query: &str, params: &Map<String, Json>) -> Result<String, EngineError> {
+/// A statement with its parameters: the text with `$1`, `$2`, ... and a value for each.
+#[derive(Debug, PartialEq)]
+struct Bound {
+    text: String,
+    params: Vec<Param>,
+}
+
+/// One bound value: its type as the engine's literal would have it, and its text.
+#[derive(Debug, PartialEq)]
+struct Param {
+    ty: Type,
+    text: Option<String>,
+}
+
+impl Bound {
+    fn types(&self) -> Vec<Type> {
+        self.params.iter().map(|p| p.ty.clone()).collect()
+    }
+
+    fn values(&self) -> Vec<TextValue<'_>> {
+        self.params
+            .iter()
+            .map(|p| TextValue(p.text.as_deref()))
+            .collect()
+    }
+}
+
+impl Param {
+    /// The engine's driver writes a value as a literal: a string as an untyped literal, a
+    /// number as a number literal (`integer` when it fits, then `bigint`, else `numeric`), a
+    /// boolean as `true`/`false`; arrays and objects are given as their JSON text (a string).
+    fn of(value: &Json) -> Self {
+        let (ty, text) = match value {
+            Json::Null => (Type::UNKNOWN, None),
+            Json::Bool(b) => (Type::BOOL, Some(b.to_string())),
+            Json::Number(n) => {
+                let ty = match n.as_i64() {
+                    Some(i) if i32::try_from(i).is_ok() => Type::INT4,
+                    Some(_) => Type::INT8,
+                    None => Type::NUMERIC,
+                };
+                (ty, Some(n.to_string()))
+            }
+            Json::String(s) => (Type::UNKNOWN, Some(s.clone())),
+            other => (Type::UNKNOWN, Some(other.to_string())),
+        };
+        Self { ty, text }
+    }
+}
+
+/// A parameter value sent in PostgreSQL's text format, which the server reads as it reads a
+/// literal of the parameter's type; `None` is `NULL`.
+#[derive(Debug)]
+struct TextValue<'a>(Option<&'a str>);
+
+impl ToSql for TextValue<'_> {
+    fn to_sql(
+        &self,
+        _ty: &Type,
+        out: &mut BytesMut,
+    ) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
+        match self.0 {
+            Some(text) => {
+                out.extend_from_slice(text.as_bytes());
+                Ok(IsNull::No)
+            }
+            None => Ok(IsNull::Yes),
+        }
+    }
+
+    fn accepts(_ty: &Type) -> bool {
+        true
+    }
+
+    fn encode_format(&self, _ty: &Type) -> Format {
+        Format::Text
+    }
+
+    tokio_postgres::types::to_sql_checked!();
+}
+
+/// Replaces each `:name` outside strings, quoted names, dollar quotes and comments by a
+/// parameter bound to `params[name]`; `$1`-style parameters are refused (there is nothing to
+/// bind them to). A scanner that misjudged where a string ends could only put a `$n` inside
+/// a string (text, not a parameter) or leave a `:name` as it is: the statement then fails in
+/// PostgreSQL, and no value is ever part of its text.
+fn bind_names(query: &str, params: &Map<String, Json>) -> Result<Bound, EngineError> {
     let b = query.as_bytes();
     let mut out = String::with_capacity(query.len() + 16);
+    let mut bound = Vec::new();
     let mut i = 0;
     let mut copied = 0;
     while i < b.len() {
@@ -284,8 +403,10 @@ fn bind_names(query: &str, params: &Map<String, Json>) -> Result<String, EngineE
                         format!("No value for the parameter :{name}: add it to params_obj."),
                     )
                 })?;
+                bound.push(Param::of(value));
                 out.push_str(&query[copied..i]);
-                out.push_str(&literal(value));
+                out.push('$');
+                out.push_str(&bound.len().to_string());
                 copied = end;
                 i = end;
             }
@@ -293,7 +414,10 @@ fn bind_names(query: &str, params: &Map<String, Json>) -> Result<String, EngineE
         }
     }
     out.push_str(&query[copied..]);
-    Ok(out)
+    Ok(Bound {
+        text: out,
+        params: bound,
+    })
 }
 
 /// The end of a quoted string or name starting at `at` (a doubled quote stays inside;
@@ -356,68 +480,84 @@ fn skip_dollar_quote(b: &[u8], at: usize) -> usize {
         .map_or(b.len(), |p| body + p + tag.len())
 }
 
-/// A JSON value as an SQL literal: `NULL`, `true`/`false`, a number (in parentheses, so a
-/// minus never makes a comment), or a string as `E'...'` (arrays and objects as their JSON
-/// text).
-fn literal(v: &Json) -> String {
-    match v {
-        Json::Null => "NULL".to_owned(),
-        Json::Bool(b) => b.to_string(),
-        Json::Number(n) => format!("({n})"),
-        Json::String(s) => escaped(s),
-        other => escaped(&other.to_string()),
-    }
-}
-
-fn escaped(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 3);
-    out.push_str("E'");
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\'' => out.push_str("''"),
-            // PostgreSQL text cannot hold NUL: the server refuses the escape.
-            '\0' => out.push_str("\\x00"),
-            c => out.push(c),
-        }
-    }
-    out.push('\'');
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
 
-    fn bound(query: &str, params: Json) -> Result<String, EngineError> {
+    fn bound(query: &str, params: Json) -> Result<Bound, EngineError> {
         bind_names(query, params.as_object().unwrap())
     }
 
+    fn param(ty: Type, text: Option<&str>) -> Param {
+        Param {
+            ty,
+            text: text.map(str::to_owned),
+        }
+    }
+
     #[test]
-    fn names_become_literals_outside_quotes_and_comments() {
+    fn names_become_parameters_outside_quotes_and_comments() {
         let q = bound(
-            "select :a, ':b', \":c\", x::int, $$ :d $$, $t$ :e $t$ -- :f\n /* :g /* :h */ */ :i",
+            "select :a, ':b', \":c\", x::int, $$ :d $$, $t$ :e $t$ -- :f\n /* :g /* :h */ */ :i, :a",
             json!({"a": "it's", "i": -1}),
         )
         .unwrap();
         assert_eq!(
-            q,
-            "select E'it''s', ':b', \":c\", x::int, $$ :d $$, $t$ :e $t$ -- :f\n /* :g /* :h */ */ (-1)"
+            q.text,
+            "select $1, ':b', \":c\", x::int, $$ :d $$, $t$ :e $t$ -- :f\n /* :g /* :h */ */ $2, $3"
+        );
+        // One parameter per occurrence, each typed as the engine's literal would be.
+        assert_eq!(
+            q.params,
+            [
+                param(Type::UNKNOWN, Some("it's")),
+                param(Type::INT4, Some("-1")),
+                param(Type::UNKNOWN, Some("it's")),
+            ]
         );
         assert_eq!(
-            bound("select E'\\' :x'", json!({})).unwrap(),
+            bound("select E'\\' :x'", json!({})).unwrap().text,
             "select E'\\' :x'",
             "an escaped quote does not end an E string"
         );
+        let q = bound(
+            "select :n, :big, :huge, :f, :t, :z, :v",
+            json!({"n": 7, "big": 3_000_000_000_i64, "huge": 18_446_744_073_709_551_615_u64,
+                   "f": 1.5, "t": true, "z": null, "v": [1, "x"]}),
+        )
+        .unwrap();
         assert_eq!(
-            bound("select :v", json!({"v": "a\\'; drop table t; --"})).unwrap(),
-            "select E'a\\\\''; drop table t; --'"
+            q.params,
+            [
+                param(Type::INT4, Some("7")),
+                param(Type::INT8, Some("3000000000")),
+                param(Type::NUMERIC, Some("18446744073709551615")),
+                param(Type::NUMERIC, Some("1.5")),
+                param(Type::BOOL, Some("true")),
+                param(Type::UNKNOWN, None),
+                param(Type::UNKNOWN, Some("[1,\"x\"]")),
+            ]
         );
-        assert_eq!(
-            bound("select :v", json!({"v": [1, "x"]})).unwrap(),
-            "select E'[1,\"x\"]'"
-        );
+    }
+
+    /// Statements that the scanner reads wrong (a word ending in `e` before a quote, a
+    /// non-ASCII dollar-quote tag): whatever it makes of them, the value stays out of the text.
+    #[test]
+    fn a_value_never_enters_the_statement_text() {
+        let hostile = "\" || current_user || \"$é$ || current_user || $é$'; drop table t; --";
+        for query in [
+            "select name'\\', ' :p ' as b",
+            "select else'\\', ' :p ' as b",
+            "select $é$ :p $é$",
+            "select 'it\\'s :p'",
+            "select :p",
+        ] {
+            if let Ok(q) = bound(query, json!({ "p": hostile })) {
+                assert!(!q.text.contains("current_user"), "{query}: {}", q.text);
+                assert!(q.params.iter().all(|p| p.text.as_deref() == Some(hostile)));
+            }
+        }
     }
 
     #[test]
