@@ -448,6 +448,16 @@ mod tests {
         );
     }
 
+    /// `sum` of a `bigint` column is a `numeric`, which the engine writes as a float: the
+    /// running engine answered `9007199254740991.0` for the one value 9007199254740991.
+    #[test]
+    fn big_sums_keep_every_digit() {
+        let v = Value::read("numeric", Some("9007199254740991".to_owned())).encoded();
+        assert_eq!(v.to_string(), "9007199254740991.0");
+        let v = Value::read("numeric", Some("9007199254740993".to_owned())).encoded();
+        assert_eq!(v.to_string(), "9007199254740992.0");
+    }
+
     #[test]
     fn date_units_follow_the_engine() {
         assert_eq!(trunc_unit("second"), Some("minute"));
