@@ -161,7 +161,8 @@ impl PgKind {
     pub(crate) fn input(self) -> InputField {
         match self {
             PgKind::Integer => InputField::Integer,
-            PgKind::Double => InputField::Float,
+            // `MONEY` is a `FloatField` in the engine's type table.
+            PgKind::Double | PgKind::Money => InputField::Float,
             PgKind::Boolean => InputField::Boolean,
             PgKind::Timestamp | PgKind::TimestampTz => InputField::DateTime,
             PgKind::Json | PgKind::Array | PgKind::NumericArray => InputField::Json,
