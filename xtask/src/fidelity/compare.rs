@@ -297,34 +297,6 @@ pub fn link_query(link: Option<&Value>) -> Option<Result<String, Value>> {
     }
 }
 
-/// Percent-decodes a query component (`+` is a space).
-pub fn decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
-                (Some(high), Some(low)) => {
-                    out.push(high * 16 + low);
-                    i += 2;
-                }
-                _ => out.push(b'%'),
-            },
-            b => out.push(b),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-fn hex(b: u8) -> Option<u8> {
-    char::from(b)
-        .to_digit(16)
-        .and_then(|d| u8::try_from(d).ok())
-}
-
 fn present(e: &Map<String, Value>, m: &Map<String, Value>, key: &str) -> String {
     format!("{key}: {} vs {}", show(e.get(key)), show(m.get(key)))
 }
@@ -527,7 +499,6 @@ mod tests {
 
     #[test]
     fn decoding_and_links() {
-        assert_eq!(decode("a%20b+c%C3%A9%2"), "a b cé%2");
         assert_eq!(link_query(Some(&Value::Null)), None);
         assert_eq!(link_query(None), None);
         assert_eq!(

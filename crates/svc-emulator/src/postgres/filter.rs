@@ -261,20 +261,53 @@ fn json_contains(
     })
 }
 
-/// psycopg2's `ARRAY[...]` of a Python list: the items written into the SQL as psycopg2
-/// writes them (an `int` as `1`, a `float` as `1.5`, a `str` quoted, a `list` as a nested
-/// `ARRAY`, `None` as `NULL`), so that PostgreSQL types and casts them as it does for the
-/// engine (`ARRAY[1]::integer[]` matches, `ARRAY['a']::integer[]` fails). An empty list is
-/// `'{}'`. A `dict` cannot be written (the engine fails).
+/// psycopg2's literal of a Python list (its `list_quote`), so that PostgreSQL types and casts
+/// the items as it does for the engine (`ARRAY[1]::integer[]` matches, `ARRAY['a']::integer[]`
+/// fails): `ARRAY[...]` of the items as psycopg2 writes them; an empty list is `'{}'`, and an
+/// empty list inside another is `ARRAY[]`; a list of nothing but NULLs (or of such lists) is
+/// the text `'{NULL,...}'`, which the `ARRAY` constructor could not type. A `dict` cannot be
+/// written (the engine fails).
 fn array_literal(ctx: &Ctx<'_>, items: &[PyJson]) -> Result<String, EngineError> {
     if items.is_empty() {
         return Ok("'{}'".to_owned());
     }
-    let parts = items
+    let mut all_nulls = true;
+    let mut quoted = Vec::with_capacity(items.len());
+    for item in items {
+        let q = match item {
+            PyJson::None => "NULL".to_owned(),
+            PyJson::List(inner) => {
+                let q = array_literal(ctx, inner)?;
+                if q.starts_with('A') {
+                    all_nulls = false;
+                    q
+                } else if q == "'{}'" {
+                    all_nulls = false;
+                    "ARRAY[]".to_owned()
+                } else {
+                    q
+                }
+            }
+            other => {
+                all_nulls = false;
+                py_literal(ctx, other)?
+            }
+        };
+        quoted.push(q);
+    }
+    if !all_nulls {
+        return Ok(format!("ARRAY[{}]", quoted.join(",")));
+    }
+    // Only `NULL`s and `'{...}'` texts: one text, the inner quotes dropped.
+    let inner: Vec<&str> = quoted
         .iter()
-        .map(|item| py_literal(ctx, item))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(format!("ARRAY[{}]", parts.join(", ")))
+        .map(|q| {
+            q.strip_prefix('\'')
+                .and_then(|q| q.strip_suffix('\''))
+                .unwrap_or(q)
+        })
+        .collect();
+    Ok(format!("'{{{}}}'", inner.join(",")))
 }
 
 /// One Python value as psycopg2 writes it into SQL.
@@ -497,4 +530,55 @@ pub(crate) fn order_by(
         })
         .collect();
     Ok(format!(" ORDER BY {}", terms.join(", ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn literal(items: &[PyJson]) -> String {
+        let field = PgField {
+            name: "arr".to_owned(),
+            kind: PgKind::Array,
+            cast: "integer[]".to_owned(),
+            not_null: false,
+            has_default: false,
+            primary_key: false,
+            autoincrement: false,
+            generated: false,
+            sql: "\"arr\"".to_owned(),
+        };
+        let ctx = Ctx {
+            key: "arr",
+            field: &field,
+            lenient: false,
+        };
+        array_literal(&ctx, items).unwrap()
+    }
+
+    /// The literals psycopg2 2.9 wrote for the same lists (`cursor.mogrify`).
+    #[test]
+    fn lists_are_written_as_psycopg2_writes_them() {
+        let int = |i: &str| PyJson::Int(i.to_owned());
+        assert_eq!(literal(&[int("1")]), "ARRAY[(1)]");
+        assert_eq!(literal(&[PyJson::List(vec![])]), "ARRAY[ARRAY[]]");
+        assert_eq!(
+            literal(&[PyJson::List(vec![
+                PyJson::List(vec![int("1")]),
+                PyJson::List(vec![])
+            ])]),
+            "ARRAY[ARRAY[ARRAY[(1)],ARRAY[]]]"
+        );
+        assert_eq!(literal(&[PyJson::None]), "'{NULL}'");
+        assert_eq!(literal(&[PyJson::List(vec![PyJson::None])]), "'{{NULL}}'");
+        assert_eq!(
+            literal(&[PyJson::List(vec![]), int("1")]),
+            "ARRAY[ARRAY[],(1)]"
+        );
+        assert_eq!(
+            literal(&[PyJson::Str("it's \\".to_owned())]),
+            "ARRAY[E'it''s \\\\']"
+        );
+        assert_eq!(literal(&[]), "'{}'");
+    }
 }
