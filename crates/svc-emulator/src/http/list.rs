@@ -240,6 +240,24 @@ mod tests {
             link(&[("_per_page", "1"), ("x", ""), ("y", "1")], 3),
             "http://h/m?_per_page=1&page=3&x=&y=1"
         );
+        // Every `page` is replaced; a repeated `_per_page` keeps both values; text the query
+        // decoded (`%ZZ` as it is, a bad UTF-8 byte as U+FFFD) is encoded again.
+        assert_eq!(
+            link(
+                &[
+                    ("_per_page", "2"),
+                    ("page", "2"),
+                    ("page", "3"),
+                    ("_per_page", "1")
+                ],
+                4
+            ),
+            "http://h/m?_per_page=2&_per_page=1&page=4"
+        );
+        assert_eq!(
+            link(&[("_X Y", "1"), ("_x", "%ZZ"), ("_y", "\u{fffd};a=b")], 1),
+            "http://h/m?_X+Y=1&_x=%25ZZ&_y=%EF%BF%BD%3Ba%3Db"
+        );
     }
 
     /// `int()` of the paging values, as the running engine read them.
