@@ -52,6 +52,7 @@ mod dataset;
 pub(crate) mod emulator;
 mod engine;
 use crate::http;
+mod pg_shapes;
 mod postgres;
 mod requests;
 

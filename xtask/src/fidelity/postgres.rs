@@ -1,10 +1,10 @@
 //! `--postgres`: the two databases both servers read, in one throwaway PostgreSQL cluster
 //! (crate `pg-cluster`), and the copy from the engine's into the emulator's.
 //!
-//! Both databases are filled by the same script (`dataset::pg_sql`, kept as
-//! `target/fidelity/run/dataset.pg.sql`) with `psql`, and get `timezone = UTC` as a database
-//! setting, so both servers' sessions read `timestamptz` values in the same zone whatever the
-//! cluster's default. Every connection goes through the cluster's URL
+//! Both databases are filled by the same script (`dataset::pg_sql` and `pg_shapes::sql`, kept
+//! as `target/fidelity/run/dataset.pg.sql`) with `psql`, and get the seed's time zone
+//! (`pg_shapes::zone`: `UTC` or `America/New_York`) as a database setting, so both servers'
+//! sessions read date-times in the same zone whatever the cluster's default. Every connection goes through the cluster's URL
 //! (`postgres://USER@127.0.0.1:PORT/DB`), which `psql` and `pg_dump` take as they are. Both
 //! programs are taken where `pg-cluster` takes the server's, so they are of its version:
 //! `PG_BIN`, else the directory of the `initdb` on `PATH` (links followed), else the newest
@@ -25,15 +25,12 @@ use pg_cluster::Cluster;
 
 use super::dataset::{self, TABLES};
 use super::engine;
+use super::pg_shapes;
 
 /// The engine's database (the reference copy).
 const ENGINE_DB: &str = "fidelity_engine";
 /// The emulator's database.
 const EMULATOR_DB: &str = "fidelity_emulator";
-
-/// Sets the database's own time zone (the name is only known inside the database).
-const SET_UTC: &str = "DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET timezone TO %L', \
-                       current_database(), 'UTC'); END $$;";
 
 /// The cluster (stopped when dropped, after the servers) and its two databases.
 #[derive(Debug)]
@@ -134,7 +131,7 @@ impl Databases {
         let cluster = Cluster::start().map_err(|e| format!("starting PostgreSQL: {e}"))?;
         let databases = Databases { cluster };
         let script = dir.join("dataset.pg.sql");
-        std::fs::write(&script, dataset::pg_sql(seed))
+        std::fs::write(&script, dataset::pg_sql(seed) + &pg_shapes::sql(seed))
             .map_err(|e| format!("writing {}: {e}", script.display()))?;
         for db in [ENGINE_DB, EMULATOR_DB] {
             databases
@@ -142,7 +139,7 @@ impl Databases {
                 .create_database(db)
                 .map_err(|e| format!("creating database {db}: {e}"))?;
             let url = databases.cluster.url(db);
-            psql(&url, &["-c", SET_UTC], None)?;
+            psql(&url, &["-c", &pg_shapes::set_zone_sql(seed)], None)?;
             psql(&url, &["-f"], Some(&script))?;
         }
         Ok(databases)
@@ -168,8 +165,13 @@ impl Databases {
     pub fn copy_tables(&self) -> Result<(), String> {
         let mut dump = Command::new(program("pg_dump"));
         dump.args(["--data-only", "--no-owner", "--no-privileges"]);
-        for table in TABLES {
-            dump.arg(format!("--table=public.{}", table.name));
+        let names: Vec<&str> = TABLES
+            .iter()
+            .map(|t| t.name)
+            .chain(pg_shapes::TABLE_NAMES.iter().copied())
+            .collect();
+        for name in &names {
+            dump.arg(format!("--table=public.{name}"));
         }
         let output = dump
             .arg(format!("--dbname={}", self.cluster.url(ENGINE_DB)))
@@ -181,7 +183,6 @@ impl Databases {
                 String::from_utf8_lossy(&output.stderr)
             ));
         }
-        let names: Vec<&str> = TABLES.iter().map(|t| t.name).collect();
         let mut script = format!(
             "SET lock_timeout = '60s';\nTRUNCATE {} RESTART IDENTITY CASCADE;\n",
             names.join(", ")

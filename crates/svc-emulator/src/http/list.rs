@@ -8,10 +8,10 @@ use std::io::Write as _;
 use axum::http::Uri;
 use svc_model::records::wire::{
     DEFAULT_PER_PAGE, MAX_PER_PAGE, NO_PAGINATION_PARAM, ORDER_BY_PARAM, PAGE_PARAM,
-    PER_PAGE_PARAM, RESERVED_PARAMS, SEARCH_PARAM, encode_component,
+    PER_PAGE_PARAM, RESERVED_PARAMS, SEARCH_PARAM,
 };
 
-use crate::engine::convert::write_json_str;
+use crate::engine::convert::{py_int, write_json_str};
 use crate::engine::{ListSpec, Listing, Selection};
 use crate::http::AppState;
 
@@ -41,34 +41,16 @@ fn last_value<'a>(pairs: &'a [(String, String)], key: &str) -> Option<&'a str> {
         .map(|(_, v)| v.as_str())
 }
 
-/// An integer as Python's `int()` reads text: an optional sign, then digits, with single `_`
+/// An integer as Python's `int()` reads text: white space around (Python's, Unicode's
+/// included), an optional sign, then decimal digits of any script (`٣`, `３`) with single `_`
 /// between digits. Values beyond `i64` saturate.
 pub(crate) fn python_int(text: &str) -> Option<i64> {
-    let text = text.trim();
-    let (negative, digits) = match text.as_bytes().first() {
-        Some(b'-') => (true, &text[1..]),
-        Some(b'+') => (false, &text[1..]),
-        _ => (false, text),
-    };
-    let bytes = digits.as_bytes();
-    if bytes.is_empty() || bytes[0] == b'_' || bytes[bytes.len() - 1] == b'_' {
-        return None;
-    }
-    let mut value: i64 = 0;
-    let mut previous_underscore = false;
-    for &b in bytes {
-        match b {
-            b'_' if previous_underscore => return None,
-            b'_' => previous_underscore = true,
-            b'0'..=b'9' => {
-                previous_underscore = false;
-                let digit = i64::from(b - b'0');
-                value = value.saturating_mul(10).saturating_add(digit);
-            }
-            _ => return None,
-        }
-    }
-    Some(if negative { -value } else { value })
+    let canonical = py_int(text)?;
+    Some(canonical.parse().unwrap_or(if canonical.starts_with('-') {
+        i64::MIN
+    } else {
+        i64::MAX
+    }))
 }
 
 /// A paging number as the engine reads it: Python's `int()` of the last value, and the
@@ -150,23 +132,160 @@ pub(crate) fn list_body(listing: Listing, list_url: &str, pairs: &[(String, Stri
 }
 
 /// Writes the JSON string of the list URL with the same query and page `page` (no `page`
-/// parameter for page 1).
+/// parameter for page 1), as the engine's `replace_query_param` and `remove_query_param`
+/// write it: the pairs sorted by key (a stable sort, so a repeated key keeps its values in
+/// order) and encoded by Python's `urlencode` (`quote_plus`: a space is `+`).
 fn write_link(buf: &mut Vec<u8>, base: &str, pairs: &[(String, String)], page: u64) {
+    let mut query: Vec<(&str, Cow<'_, str>)> = pairs
+        .iter()
+        .filter(|(k, _)| k != PAGE_PARAM)
+        .map(|(k, v)| (k.as_str(), Cow::Borrowed(v.as_str())))
+        .collect();
+    if page > 1 {
+        query.push((PAGE_PARAM, Cow::Owned(page.to_string())));
+    }
+    // Python compares strings by code point, which is the order of their UTF-8 bytes.
+    query.sort_by(|a, b| a.0.cmp(b.0));
     let mut url = String::with_capacity(base.len() + 64);
     url.push_str(base);
     let mut sep = if base.contains('?') { '&' } else { '?' };
-    let kept = pairs
-        .iter()
-        .filter(|(k, _)| k != PAGE_PARAM)
-        .map(|(k, v)| (k.as_str(), Cow::Borrowed(v.as_str())));
-    let page = (page > 1).then(|| (PAGE_PARAM, Cow::Owned(page.to_string())));
-    for (k, v) in kept.chain(page) {
+    for (k, v) in &query {
         url.push(sep);
         sep = '&';
-        // Keys and values percent-encoded as the SDK encodes them (svc-model's wire module).
-        url.push_str(&encode_component(k));
+        quote_plus(&mut url, k);
         url.push('=');
-        url.push_str(&encode_component(&v));
+        quote_plus(&mut url, v);
     }
     write_json_str(buf, &url);
+}
+
+/// Python's `urllib.parse.quote_plus` with no safe characters: letters, digits and `_.-~`
+/// as they are, a space as `+`, every other byte of the UTF-8 text as `%XX`.
+fn quote_plus(out: &mut String, text: &str) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    for &b in text.as_bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_' | b'.' | b'-' | b'~' => {
+                out.push(char::from(b));
+            }
+            b' ' => out.push('+'),
+            _ => {
+                out.push('%');
+                out.push(char::from(HEX[usize::from(b >> 4)]));
+                out.push(char::from(HEX[usize::from(b & 15)]));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    fn link(list: &[(&str, &str)], page: u64) -> String {
+        let mut buf = Vec::new();
+        write_link(&mut buf, "http://h/m", &pairs(list), page);
+        serde_json::from_slice(&buf).unwrap()
+    }
+
+    /// Links as the running engine (jet-bridge 1.12.13, Python 3.11) wrote them.
+    #[test]
+    fn links_sort_their_keys_and_encode_as_python() {
+        assert_eq!(
+            link(
+                &[
+                    ("_per_page", "1"),
+                    ("zeta", "1"),
+                    ("b__isnull", "0"),
+                    ("alpha", "x y"),
+                    ("alpha", "a"),
+                    ("page", "2"),
+                ],
+                3
+            ),
+            "http://h/m?_per_page=1&alpha=x+y&alpha=a&b__isnull=0&page=3&zeta=1"
+        );
+        assert_eq!(
+            link(
+                &[
+                    ("_per_page", "1"),
+                    ("q", "€ +&=/?#~-._*!()':@$,;"),
+                    ("page", "2")
+                ],
+                1
+            ),
+            "http://h/m?_per_page=1&q=%E2%82%AC+%2B%26%3D%2F%3F%23~-._%2A%21%28%29%27%3A%40%24%2C%3B"
+        );
+        assert_eq!(
+            link(
+                &[
+                    ("_per_page", "1"),
+                    ("Z", "1"),
+                    ("a", "2"),
+                    ("_a", "3"),
+                    ("A", "4"),
+                    ("é", "5")
+                ],
+                3
+            ),
+            "http://h/m?A=4&Z=1&_a=3&_per_page=1&a=2&page=3&%C3%A9=5"
+        );
+        assert_eq!(
+            link(&[("_per_page", "1"), ("x", ""), ("y", "1")], 3),
+            "http://h/m?_per_page=1&page=3&x=&y=1"
+        );
+        // Every `page` is replaced; a repeated `_per_page` keeps both values; text the query
+        // decoded (`%ZZ` as it is, a bad UTF-8 byte as U+FFFD) is encoded again.
+        assert_eq!(
+            link(
+                &[
+                    ("_per_page", "2"),
+                    ("page", "2"),
+                    ("page", "3"),
+                    ("_per_page", "1")
+                ],
+                4
+            ),
+            "http://h/m?_per_page=2&_per_page=1&page=4"
+        );
+        assert_eq!(
+            link(&[("_X Y", "1"), ("_x", "%ZZ"), ("_y", "\u{fffd};a=b")], 1),
+            "http://h/m?_X+Y=1&_x=%25ZZ&_y=%EF%BF%BD%3Ba%3Db"
+        );
+    }
+
+    /// `int()` of the paging values, as the running engine read them.
+    #[test]
+    fn paging_numbers_are_read_by_python_int() {
+        for (text, per_page) in [
+            ("٣", 3),
+            ("３", 3),
+            (" 1 ", 1),
+            ("+1", 1),
+            ("1_0", 10),
+            ("\u{2007}2", 2),
+            ("\t2\n", 2),
+            ("\u{a0}2", 2),
+            ("\u{3000}2", 2),
+            ("𝟐2", 22),
+            ("᠐᠑2", 12),
+            ("-1", 1),
+            ("1__0", 25),
+            ("_1", 25),
+            ("0x2", 25),
+            ("2\0", 25),
+            ("²", 25),
+            ("①", 25),
+        ] {
+            let spec = list_spec(&pairs(&[("_per_page", text)]), false);
+            assert_eq!(spec.per_page, per_page, "_per_page={text:?}");
+        }
+        assert_eq!(list_spec(&pairs(&[("page", "٢")]), false).page, 2);
+    }
 }

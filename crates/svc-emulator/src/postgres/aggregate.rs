@@ -17,7 +17,10 @@ use crate::engine::{AggregateFunc, AggregateRequest, EngineError, GroupRequest, 
 use crate::postgres::PgResource;
 use crate::postgres::filter::{PgWhere, build_where};
 use crate::postgres::schema::{PgField, PgModel};
-use crate::postgres::types::{Offset, PgKind, iso_timestamp, numeric_str, parse_float};
+use crate::postgres::types::{
+    Offset, PgKind, float_items, interval_seconds, interval_str, iso_time, iso_timestamp,
+    iso_timetz, numeric_str, parse_float,
+};
 
 /// A result value with the Python type psycopg2 gives it.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,6 +37,18 @@ enum Value {
         aware: bool,
     },
     Json(String),
+    /// An array, from `to_json`; `floats` when its items are `Decimal`s or floats.
+    Array {
+        text: String,
+        floats: bool,
+    },
+    /// A `timedelta`, from PostgreSQL's `interval` text.
+    Interval(String),
+    /// A `time`, naive or (`aware`) with its offset.
+    Time {
+        text: String,
+        aware: bool,
+    },
     Str(String),
 }
 
@@ -52,6 +67,15 @@ impl Value {
             "timestamp without time zone" => Value::DateTime { text, aware: false },
             "timestamp with time zone" => Value::DateTime { text, aware: true },
             "json" | "jsonb" => Value::Json(text),
+            "interval" => Value::Interval(text),
+            "time without time zone" => Value::Time { text, aware: false },
+            "time with time zone" => Value::Time { text, aware: true },
+            array if array.ends_with("[]") => Value::Array {
+                floats: array.starts_with("numeric")
+                    || array.starts_with("real")
+                    || array.starts_with("double precision"),
+                text,
+            },
             _ => Value::Str(text),
         }
     }
@@ -74,6 +98,12 @@ impl Value {
                 Json::String(iso)
             }
             Value::Json(j) => serde_json::from_str(j).unwrap_or(Json::Null),
+            Value::Array { text, floats: true } => float_items(text),
+            Value::Array { text, .. } => serde_json::from_str(text).unwrap_or(Json::Null),
+            // `str(timedelta.total_seconds())`.
+            Value::Interval(i) => Json::String(interval_seconds(i)),
+            // An aware time makes the encoder fail: the group refuses it before it runs.
+            Value::Time { text, .. } => Json::String(iso_time(text)),
             Value::Str(s) => Json::String(s.clone()),
         }
     }
@@ -87,9 +117,39 @@ impl Value {
             Value::Float(f) => py_float_repr(*f),
             Value::Bool(b) => if *b { "True" } else { "False" }.to_owned(),
             Value::Date(d) | Value::Json(d) | Value::Str(d) => d.clone(),
+            Value::Array { text, floats } => {
+                let json = if *floats {
+                    float_items(text)
+                } else {
+                    serde_json::from_str(text).unwrap_or(Json::Null)
+                };
+                py_list_text(&json)
+            }
+            Value::Interval(i) => interval_str(i),
+            Value::Time { text, aware: false } => iso_time(text),
+            Value::Time { text, aware: true } => iso_timetz(text),
             // `str(datetime)` has a space where `isoformat()` has a `T`.
             Value::DateTime { text, .. } => iso_timestamp(text, None).replacen('T', " ", 1),
         })
+    }
+}
+
+/// `str()` of a Python list of JSON values (`[1, 'a', None]`), for a text-written aggregate.
+fn py_list_text(v: &Json) -> String {
+    match v {
+        Json::Array(items) => {
+            let parts: Vec<String> = items.iter().map(py_list_text).collect();
+            format!("[{}]", parts.join(", "))
+        }
+        Json::String(s) => crate::engine::convert::py_repr_str(s),
+        Json::Null => "None".to_owned(),
+        Json::Bool(b) => if *b { "True" } else { "False" }.to_owned(),
+        Json::Number(n) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) if !n.is_f64() => i.to_string(),
+            (_, Some(f)) => py_float_repr(f),
+            _ => n.to_string(),
+        },
+        Json::Object(_) => v.to_string(),
     }
 }
 
@@ -112,9 +172,12 @@ fn serialized(func: AggregateFunc, field: &PgField, v: &Value, tz: Offset) -> Js
         return v.encoded();
     }
     match field.kind {
-        PgKind::Integer | PgKind::Double | PgKind::Boolean | PgKind::Json | PgKind::Array => {
-            v.encoded()
-        }
+        PgKind::Integer
+        | PgKind::Double
+        | PgKind::Boolean
+        | PgKind::Json
+        | PgKind::Array
+        | PgKind::NumericArray => v.encoded(),
         PgKind::Timestamp | PgKind::TimestampTz => match v {
             Value::DateTime { text, aware } => {
                 Json::String(iso_timestamp(text, if *aware { None } else { Some(tz) }))
@@ -140,6 +203,34 @@ fn column<'m>(
             )
         }),
     }
+}
+
+/// Group values the engine's JSON encoder cannot write (it fails, `500`): `bytea` keys (the
+/// driver's `memoryview`) and aware times (`JSON can't represent timezone-aware times`).
+fn unencodable(xs: &[&PgField], y: &PgField, func: AggregateFunc) -> Result<(), EngineError> {
+    let y_kept = matches!(func, AggregateFunc::Min | AggregateFunc::Max).then_some(y);
+    for (param, field) in xs
+        .iter()
+        .map(|x| ("_x_column", *x))
+        .chain(y_kept.map(|y| ("_y_column", y)))
+    {
+        if matches!(field.kind, PgKind::Bytea | PgKind::TimeTz) {
+            return Err(fails(
+                param,
+                format!(
+                    "Cannot group by or show the {} field {:?}: the data engine's JSON encoder \
+                     fails on its values (500).",
+                    if field.kind == PgKind::Bytea {
+                        "bytea"
+                    } else {
+                        "time with time zone"
+                    },
+                    field.name
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// `_order_by` fields: name, descending.
@@ -282,8 +373,14 @@ impl PgResource {
             };
         };
         let agg = format!("{}({})", func.as_str(), field.sql);
+        // `min` and `max` keep the column's type, read as its kind reads it (`char(n)` with
+        // its padding, arrays as JSON); other results are numbers or intervals.
+        let text = match func {
+            AggregateFunc::Min | AggregateFunc::Max => field.kind.text_of(&agg),
+            _ => format!("({agg})::text"),
+        };
         let sql = format!(
-            "SELECT ({agg})::text, pg_typeof({agg})::text FROM {}{}",
+            "SELECT {text}, pg_typeof({agg})::text FROM {}{}",
             model.table_sql, filter.sql
         );
         let client = self.client().await?;
@@ -334,6 +431,7 @@ impl PgResource {
         let Some(func) = known(&req.y_func) else {
             return Ok(Json::Array(Vec::new()));
         };
+        unencodable(&xs, y, func)?;
         let keys = xs
             .iter()
             .enumerate()
@@ -354,9 +452,20 @@ impl PgResource {
         };
         let limit = req.limit.clamp(1, GroupRequest::MAX_LIMIT);
         let mut outer = Vec::new();
-        for label in labels.iter().map(String::as_str).chain(["y_func"]) {
-            outer.push(format!("q.{label}::text, pg_typeof(q.{label})::text"));
+        for (i, label) in labels.iter().enumerate() {
+            // A date bucket is a date-time, read as text; a plain key as its column's kind.
+            let text = if keys[i] == xs[i].sql {
+                xs[i].kind.text_of(&format!("q.{label}"))
+            } else {
+                format!("q.{label}::text")
+            };
+            outer.push(format!("{text}, pg_typeof(q.{label})::text"));
         }
+        let y_text = match func {
+            AggregateFunc::Min | AggregateFunc::Max => y.kind.text_of("q.y_func"),
+            _ => "q.y_func::text".to_owned(),
+        };
+        outer.push(format!("{y_text}, pg_typeof(q.y_func)::text"));
         let sql = format!(
             "SELECT {} FROM (SELECT {} FROM {}{}{grouping} LIMIT {limit}) AS q",
             outer.join(", "),
@@ -446,6 +555,16 @@ mod tests {
             Value::Decimal("2.50".to_owned()).text().as_deref(),
             Some("2.50")
         );
+    }
+
+    /// `sum` of a `bigint` column is a `numeric`, which the engine writes as a float: the
+    /// running engine answered `9007199254740991.0` for the one value 9007199254740991.
+    #[test]
+    fn big_sums_keep_every_digit() {
+        let v = Value::read("numeric", Some("9007199254740991".to_owned())).encoded();
+        assert_eq!(v.to_string(), "9007199254740991.0");
+        let v = Value::read("numeric", Some("9007199254740993".to_owned())).encoded();
+        assert_eq!(v.to_string(), "9007199254740992.0");
     }
 
     #[test]

@@ -139,6 +139,9 @@ impl Ctx<'_> {
     /// A value of `exact`, `gt`, `gte`, `lt`, `lte` and each `in` item, as the engine's
     /// filter field reads it.
     fn compared(&self, raw: &str, in_list: bool) -> Result<Literal, EngineError> {
+        if self.field.kind == PgKind::Money {
+            return self.money(raw);
+        }
         Ok(match self.field.kind.family() {
             FilterFamily::Number => self.number(raw)?,
             FilterFamily::Boolean => Literal::Bool(self.boolean(raw)?),
@@ -160,8 +163,27 @@ impl Ctx<'_> {
         })
     }
 
+    /// A `money` column's value: its serializer field is a `FloatField` (`MONEY` in the
+    /// engine's type table), so the value is a float, which PostgreSQL then cannot compare
+    /// with `money` (the engine fails).
+    fn money(&self, raw: &str) -> Result<Literal, EngineError> {
+        let reader = ValueReader {
+            family: FilterFamily::Number,
+            ..self.reader()
+        };
+        Ok(Literal::Float(match reader.number(raw)? {
+            PyNumber::Float(f) => f,
+            PyNumber::Int(i) => i as f64,
+        }))
+    }
+
     /// The text inside `%...%` of `icontains`: `'%{}%'.format(value)` of the field's value.
     fn contained(&self, raw: &str) -> Result<String, EngineError> {
+        if self.field.kind == PgKind::Money
+            && let Literal::Float(f) = self.money(raw)?
+        {
+            return Ok(py_float_repr(f));
+        }
         Ok(match self.field.kind.family() {
             FilterFamily::Number => match self.number(raw)? {
                 Literal::Float(f) => py_float_repr(f),
@@ -197,9 +219,11 @@ fn json_contains(
     params: &mut Params,
 ) -> Result<String, EngineError> {
     let field = ctx.field;
-    if field.kind == PgKind::Array {
-        let item = params.text(raw.to_owned());
-        return Ok(format!("{} @> ARRAY[{item}]", field.sql));
+    if field.kind.is_array() {
+        // `column.contains([value])`, the value read by the `JSONField`.
+        let item = parse_py_json(raw).unwrap_or_else(|_| PyJson::Str(raw.to_owned()));
+        let array = array_literal(ctx, std::slice::from_ref(&item))?;
+        return Ok(format!("{} @> {array}::{}", field.sql, field.cast));
     }
     let value = parse_py_json(raw).unwrap_or_else(|_| PyJson::Str(raw.to_owned()));
     let col = format!("CAST({} AS JSONB)", field.sql);
@@ -237,6 +261,93 @@ fn json_contains(
     })
 }
 
+/// psycopg2's literal of a Python list (its `list_quote`), so that PostgreSQL types and casts
+/// the items as it does for the engine (`ARRAY[1]::integer[]` matches, `ARRAY['a']::integer[]`
+/// fails): `ARRAY[...]` of the items as psycopg2 writes them; an empty list is `'{}'`, and an
+/// empty list inside another is `ARRAY[]`; a list of nothing but NULLs (or of such lists) is
+/// the text `'{NULL,...}'`, which the `ARRAY` constructor could not type. A `dict` cannot be
+/// written (the engine fails).
+fn array_literal(ctx: &Ctx<'_>, items: &[PyJson]) -> Result<String, EngineError> {
+    if items.is_empty() {
+        return Ok("'{}'".to_owned());
+    }
+    let mut all_nulls = true;
+    let mut quoted = Vec::with_capacity(items.len());
+    for item in items {
+        let q = match item {
+            PyJson::None => "NULL".to_owned(),
+            PyJson::List(inner) => {
+                let q = array_literal(ctx, inner)?;
+                if q.starts_with('A') {
+                    all_nulls = false;
+                    q
+                } else if q == "'{}'" {
+                    all_nulls = false;
+                    "ARRAY[]".to_owned()
+                } else {
+                    q
+                }
+            }
+            other => {
+                all_nulls = false;
+                py_literal(ctx, other)?
+            }
+        };
+        quoted.push(q);
+    }
+    if !all_nulls {
+        return Ok(format!("ARRAY[{}]", quoted.join(",")));
+    }
+    // Only `NULL`s and `'{...}'` texts: one text, the inner quotes dropped.
+    let inner: Vec<&str> = quoted
+        .iter()
+        .map(|q| {
+            q.strip_prefix('\'')
+                .and_then(|q| q.strip_suffix('\''))
+                .unwrap_or(q)
+        })
+        .collect();
+    Ok(format!("'{{{}}}'", inner.join(",")))
+}
+
+/// One Python value as psycopg2 writes it into SQL.
+fn py_literal(ctx: &Ctx<'_>, value: &PyJson) -> Result<String, EngineError> {
+    let fails = |why: &str| {
+        EngineError::engine_fails(
+            ctx.lenient,
+            ctx.key,
+            format!(
+                "Filter {:?}: {why}, which the data engine cannot send to PostgreSQL (it fails \
+                 with a 500).",
+                ctx.key
+            ),
+        )
+    };
+    Ok(match value {
+        PyJson::None => "NULL".to_owned(),
+        PyJson::Bool(b) => b.to_string(),
+        // Parenthesised so that a sign never joins the text before it.
+        PyJson::Int(i) => format!("({i})"),
+        PyJson::Float(f) if f.is_nan() => "'NaN'::float".to_owned(),
+        PyJson::Float(f) if f.is_infinite() => if *f > 0.0 {
+            "'Infinity'::float"
+        } else {
+            "'-Infinity'::float"
+        }
+        .to_owned(),
+        PyJson::Float(f) => format!("({})", py_float_repr(*f)),
+        PyJson::Str(s) => {
+            if s.contains('\0') {
+                return Err(fails("a NUL character in a value"));
+            }
+            // `E'...'` reads the same whatever `standard_conforming_strings` says.
+            format!("E'{}'", s.replace('\\', "\\\\").replace('\'', "''"))
+        }
+        PyJson::List(items) => array_literal(ctx, items)?,
+        PyJson::Dict(_) => return Err(fails("a JSON object as an array item")),
+    })
+}
+
 /// One filter's SQL condition (before `exclude__` negation).
 fn condition(
     ctx: &Ctx<'_>,
@@ -246,6 +357,19 @@ fn condition(
 ) -> Result<String, EngineError> {
     let field = ctx.field;
     let col = &field.sql;
+    if field.kind == PgKind::Bytea && !matches!(lookup, Lookup::IsNull | Lookup::IsEmpty) {
+        // SQLAlchemy's `LargeBinary` hands psycopg2 the text, which cannot be bytes
+        // (`can't escape str to binary`), and `bytea` has no `ILIKE`.
+        return Err(EngineError::engine_fails(
+            ctx.lenient,
+            ctx.key,
+            format!(
+                "Filter {:?} compares a bytea field with a value, which the data engine cannot \
+                 do on PostgreSQL (it fails with a 500); only isnull and isempty work.",
+                ctx.key
+            ),
+        ));
+    }
     match lookup {
         Lookup::IsNull => {
             let null = ctx.boolean(arg.first())?;
@@ -273,11 +397,14 @@ fn condition(
         Lookup::IEndsWith => Ok(ilike(field, format!("%{}", arg.first()), params)),
         Lookup::In if field.kind.family() == FilterFamily::Json => {
             let items = arg.items();
-            if field.kind == PgKind::Array {
-                // `column.overlap(values)`: a text array.
-                let list: Vec<String> =
-                    items.iter().map(|v| params.text((*v).to_owned())).collect();
-                return Ok(format!("{col} && ARRAY[{}]", list.join(", ")));
+            if field.kind.is_array() {
+                // `column.overlap(values)`, each value read by the `JSONField`.
+                let values: Vec<PyJson> = items
+                    .iter()
+                    .map(|v| parse_py_json(v).unwrap_or_else(|_| PyJson::Str((*v).to_owned())))
+                    .collect();
+                let array = array_literal(ctx, &values)?;
+                return Ok(format!("{col} && {array}::{}", field.cast));
             }
             let parts = items
                 .iter()
@@ -403,4 +530,55 @@ pub(crate) fn order_by(
         })
         .collect();
     Ok(format!(" ORDER BY {}", terms.join(", ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn literal(items: &[PyJson]) -> String {
+        let field = PgField {
+            name: "arr".to_owned(),
+            kind: PgKind::Array,
+            cast: "integer[]".to_owned(),
+            not_null: false,
+            has_default: false,
+            primary_key: false,
+            autoincrement: false,
+            generated: false,
+            sql: "\"arr\"".to_owned(),
+        };
+        let ctx = Ctx {
+            key: "arr",
+            field: &field,
+            lenient: false,
+        };
+        array_literal(&ctx, items).unwrap()
+    }
+
+    /// The literals psycopg2 2.9 wrote for the same lists (`cursor.mogrify`).
+    #[test]
+    fn lists_are_written_as_psycopg2_writes_them() {
+        let int = |i: &str| PyJson::Int(i.to_owned());
+        assert_eq!(literal(&[int("1")]), "ARRAY[(1)]");
+        assert_eq!(literal(&[PyJson::List(vec![])]), "ARRAY[ARRAY[]]");
+        assert_eq!(
+            literal(&[PyJson::List(vec![
+                PyJson::List(vec![int("1")]),
+                PyJson::List(vec![])
+            ])]),
+            "ARRAY[ARRAY[ARRAY[(1)],ARRAY[]]]"
+        );
+        assert_eq!(literal(&[PyJson::None]), "'{NULL}'");
+        assert_eq!(literal(&[PyJson::List(vec![PyJson::None])]), "'{{NULL}}'");
+        assert_eq!(
+            literal(&[PyJson::List(vec![]), int("1")]),
+            "ARRAY[ARRAY[],(1)]"
+        );
+        assert_eq!(
+            literal(&[PyJson::Str("it's \\".to_owned())]),
+            "ARRAY[E'it''s \\\\']"
+        );
+        assert_eq!(literal(&[]), "'{}'");
+    }
 }

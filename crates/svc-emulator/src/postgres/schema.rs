@@ -95,13 +95,15 @@ SELECT c.relname, a.attname, t.typname, t.typcategory, \
        quote_ident(bn.nspname) || '.' || quote_ident(bt.typname), \
        a.attnotnull, a.atthasdef OR a.attidentity <> '', \
        a.attidentity <> '' OR coalesce(pg_get_expr(d.adbin, d.adrelid), '') LIKE 'nextval(%', \
-       a.attgenerated <> '', n.nspname \
+       a.attgenerated <> '', n.nspname, coalesce(et.typname, ''), \
+       format_type(a.atttypid, a.atttypmod) \
 FROM pg_class c \
 JOIN pg_namespace n ON n.oid = c.relnamespace \
 JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped \
 JOIN pg_type t ON t.oid = a.atttypid \
 JOIN pg_type bt ON bt.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END \
 JOIN pg_namespace bn ON bn.oid = bt.typnamespace \
+LEFT JOIN pg_type et ON et.oid = bt.typelem AND bt.typcategory = 'A' \
 LEFT JOIN pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum \
 WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') \
 ORDER BY c.relname, a.attnum";
@@ -132,7 +134,8 @@ pub(crate) async fn load_schema(client: &Client) -> Result<PgSchema, EngineError
         let type_name: String = row.get(2);
         let category: i8 = row.get(3);
         let base: String = row.get(4);
-        let kind = PgKind::of(&type_name, category as u8 as char);
+        let element: String = row.get(10);
+        let kind = PgKind::of(&type_name, category as u8 as char, &element);
         let namespace: String = row.get(9);
         let primary_key = keys.get(&table) == Some(&name);
         let entry = tables
@@ -142,8 +145,9 @@ pub(crate) async fn load_schema(client: &Client) -> Result<PgSchema, EngineError
             sql: quote_ident(&name),
             name,
             kind,
-            // An array's base type is the array type itself (`pg_catalog._text`).
-            cast: base,
+            // An array is cast as SQLAlchemy casts an array value: to the column's declared
+            // type with its modifiers (`integer[]`, `numeric(10,2)[]`).
+            cast: if kind.is_array() { row.get(11) } else { base },
             not_null: row.get(5),
             has_default: row.get(6),
             primary_key,
@@ -164,7 +168,7 @@ pub(crate) async fn load_schema(client: &Client) -> Result<PgSchema, EngineError
                 0
             }
         };
-        if fields[pk].kind == PgKind::Array {
+        if fields[pk].kind.is_array() {
             // Arrays cannot key a record URL the engine reads.
             fields[pk].autoincrement = false;
         }

@@ -13,17 +13,27 @@
 //! | `boolean` | `true` / `false` | boolean | no |
 //! | `date` | text `"2024-01-05"` | date | no |
 //! | `timestamp`, `timestamptz` | ISO 8601 with the offset of the database's time zone, `"2024-01-05T10:00:00+00:00"` | date-time | no |
-//! | `text`, `varchar`, `char`, enums | text | text | contains (`ILIKE`) |
+//! | `text`, `varchar`, enums | text | text | contains (`ILIKE`) |
+//! | `char(n)` | text with its padding (`"ab  "`) | text | contains (`ILIKE`) |
+//! | `citext` (unknown to SQLAlchemy: `NullType`) | text | text, `isempty` is `isnull` | no |
 //! | `json`, `jsonb` | JSON | JSON | contains (the text) |
-//! | arrays | JSON array | JSON | no |
-//! | anything else (`uuid`, `time`, `interval`, ...) | PostgreSQL's text | text | no |
+//! | arrays | JSON array (`numeric`, `real`, `double precision` items as floats: `2.0`) | JSON | no |
+//! | `bytea` | Python's `repr(bytes)`: `"b'\\x01'"` | text, every value lookup fails | no |
+//! | `interval` | Python's `str(timedelta)`: `"1 day, 2:00:00"` (a month is 30 days, a year 365) | text | no |
+//! | `time`, `timetz` | Python's `isoformat()`: `"12:34:56.500000"`, `"12:34:56+02:00"` | text | no |
+//! | `inet`, `cidr` | PostgreSQL's output (`"192.168.0.1"`, no `/32`) | text | no |
+//! | `money` | PostgreSQL's output (`"$12.34"`); filter values read as floats | text | no |
+//! | anything else (`uuid`, ...) | PostgreSQL's text | text | no |
 //!
-//! Values are read from PostgreSQL as text (`col::text`, arrays as `to_json(col)`), with the
-//! session's `DateStyle` set to ISO and shortest-exact floats, and turned into the engine's
-//! forms here.
+//! Values are read from PostgreSQL as text ([`PgKind::text_of`]: `col::text`, or the type's
+//! output function where the cast differs from it, arrays as `to_json(col)`, `bytea` as hex),
+//! with the session's `DateStyle` set to ISO and shortest-exact floats, and turned into the
+//! engine's forms here.
 
 use crate::engine::convert::{InputField, write_json_str};
-use crate::engine::types::{FilterFamily, Search, decimal_str, py_float_repr, write_float};
+use crate::engine::types::{
+    FilterFamily, Search, decimal_str, py_bytes_repr, py_float_repr, write_float,
+};
 
 /// What the engine makes of a PostgreSQL column type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -44,24 +54,47 @@ pub(crate) enum PgKind {
     Timestamp,
     /// `timestamp with time zone`.
     TimestampTz,
-    /// `text`, `varchar`, `char`, `name`, `citext`.
+    /// `text`, `varchar`, `name`.
     String,
+    /// `char(n)` (`bpchar`): a SQLAlchemy `CHAR`, shown with its padding.
+    Char,
+    /// `citext`: SQLAlchemy does not know it (`NullType`), so `_search` skips it and
+    /// `isempty` is `isnull`.
+    Citext,
+    /// `bytea`: bytes, whose filters and groups make the engine fail.
+    Bytea,
+    /// `interval`: a Python `timedelta`.
+    Interval,
+    /// `time without time zone`: a Python `time`.
+    Time,
+    /// `time with time zone`: an aware Python `time`.
+    TimeTz,
+    /// `inet`, `cidr`: PostgreSQL's output form.
+    Inet,
+    /// `money`: PostgreSQL's output form; the engine reads filter values as floats.
+    Money,
     /// An enum type: a SQLAlchemy `String` written as text, cast to text in `ILIKE`.
     Enum,
     /// `json`, `jsonb`.
     Json,
-    /// An array of any element type.
+    /// An array of any element type but those of [`PgKind::NumericArray`].
     Array,
+    /// An array of `numeric`, `real` or `double precision`: psycopg2 makes its items Python
+    /// `Decimal`s or floats, which the engine writes as floats.
+    NumericArray,
     /// Any other type: PostgreSQL's text form.
     Other,
 }
 
 impl PgKind {
-    /// The kind of a column from `pg_type`: its name, its category (`typcategory`) and
-    /// whether it is an array.
-    pub(crate) fn of(type_name: &str, category: char) -> PgKind {
+    /// The kind of a column from `pg_type`: its name, its category (`typcategory`) and, for
+    /// an array, the name of its element type.
+    pub(crate) fn of(type_name: &str, category: char, element: &str) -> PgKind {
         if category == 'A' {
-            return PgKind::Array;
+            return match element {
+                "numeric" | "float4" | "float8" => PgKind::NumericArray,
+                _ => PgKind::Array,
+            };
         }
         if category == 'E' {
             return PgKind::Enum;
@@ -75,7 +108,15 @@ impl PgKind {
             "date" => PgKind::Date,
             "timestamp" => PgKind::Timestamp,
             "timestamptz" => PgKind::TimestampTz,
-            "text" | "varchar" | "bpchar" | "name" | "citext" => PgKind::String,
+            "text" | "varchar" | "name" => PgKind::String,
+            "bpchar" => PgKind::Char,
+            "citext" => PgKind::Citext,
+            "bytea" => PgKind::Bytea,
+            "interval" => PgKind::Interval,
+            "time" => PgKind::Time,
+            "timetz" => PgKind::TimeTz,
+            "inet" | "cidr" => PgKind::Inet,
+            "money" => PgKind::Money,
             "json" | "jsonb" => PgKind::Json,
             _ => PgKind::Other,
         }
@@ -90,8 +131,19 @@ impl PgKind {
             PgKind::Boolean => FilterFamily::Boolean,
             PgKind::Date => FilterFamily::Date,
             PgKind::Timestamp | PgKind::TimestampTz => FilterFamily::DateTime,
-            PgKind::Json | PgKind::Array => FilterFamily::Json,
-            PgKind::String | PgKind::Enum | PgKind::Other => FilterFamily::Text,
+            PgKind::Json | PgKind::Array | PgKind::NumericArray => FilterFamily::Json,
+            // Types SQLAlchemy has no filter class for take the text lookups.
+            PgKind::String
+            | PgKind::Char
+            | PgKind::Citext
+            | PgKind::Bytea
+            | PgKind::Interval
+            | PgKind::Time
+            | PgKind::TimeTz
+            | PgKind::Inet
+            | PgKind::Money
+            | PgKind::Enum
+            | PgKind::Other => FilterFamily::Text,
         }
     }
 
@@ -99,7 +151,8 @@ impl PgKind {
     pub(crate) fn search(self) -> Search {
         match self {
             PgKind::Integer | PgKind::Real | PgKind::Double | PgKind::Numeric => Search::Equal,
-            PgKind::String | PgKind::Enum | PgKind::Json => Search::Contains,
+            PgKind::String | PgKind::Char | PgKind::Enum | PgKind::Json => Search::Contains,
+            // `citext` is a `NullType` to SQLAlchemy, which `_search` skips.
             _ => Search::Skip,
         }
     }
@@ -108,24 +161,43 @@ impl PgKind {
     pub(crate) fn input(self) -> InputField {
         match self {
             PgKind::Integer => InputField::Integer,
-            PgKind::Double => InputField::Float,
+            // `MONEY` is a `FloatField` in the engine's type table.
+            PgKind::Double | PgKind::Money => InputField::Float,
             PgKind::Boolean => InputField::Boolean,
             PgKind::Timestamp | PgKind::TimestampTz => InputField::DateTime,
-            PgKind::Json | PgKind::Array => InputField::Json,
+            PgKind::Json | PgKind::Array | PgKind::NumericArray => InputField::Json,
             _ => InputField::Char,
         }
     }
 
+    /// Whether the column is an array.
+    pub(crate) fn is_array(self) -> bool {
+        matches!(self, PgKind::Array | PgKind::NumericArray)
+    }
+
     /// Whether SQLAlchemy types the column as a `String` (`isempty` also matches `''`).
     pub(crate) fn is_string(self) -> bool {
-        matches!(self, PgKind::String | PgKind::Enum)
+        matches!(self, PgKind::String | PgKind::Char | PgKind::Enum)
     }
 
     /// The select expression that reads the column `col` (quoted) as text.
     pub(crate) fn select(self, col: &str) -> String {
+        self.text_of(col)
+    }
+
+    /// An expression of this kind's type read as the text [`write_value`] takes: arrays as
+    /// JSON; `bytea` as hex (whatever the server's `bytea_output`); `char(n)`, `inet` and
+    /// `cidr` through their output function, which psycopg2 reads (a cast to text drops the
+    /// padding of `char(n)` and adds `/32` to an `inet` host); everything else cast to text.
+    pub(crate) fn text_of(self, expr: &str) -> String {
         match self {
-            PgKind::Array => format!("to_json({col})::text"),
-            _ => format!("{col}::text"),
+            PgKind::Array | PgKind::NumericArray => format!("to_json({expr})::text"),
+            PgKind::Bytea => format!("encode({expr}, 'hex')"),
+            // `concat` writes each argument with its type's output function.
+            PgKind::Char | PgKind::Inet => {
+                format!("CASE WHEN ({expr}) IS NULL THEN NULL ELSE concat({expr}) END")
+            }
+            _ => format!("({expr})::text"),
         }
     }
 }
@@ -154,7 +226,168 @@ pub(crate) fn write_value(buf: &mut Vec<u8>, kind: PgKind, text: Option<&str>, t
         PgKind::Timestamp => write_json_str(buf, &iso_timestamp(text, Some(tz))),
         PgKind::TimestampTz => write_json_str(buf, &iso_timestamp(text, None)),
         PgKind::Json | PgKind::Array => write_json_text(buf, text),
-        PgKind::Date | PgKind::String | PgKind::Enum | PgKind::Other => write_json_str(buf, text),
+        PgKind::NumericArray => write_json_str_or_value(buf, &float_items(text)),
+        PgKind::Bytea => write_json_str(buf, &bytea_repr(text)),
+        PgKind::Interval => write_json_str(buf, &interval_str(text)),
+        PgKind::Time => write_json_str(buf, &iso_time(text)),
+        PgKind::TimeTz => write_json_str(buf, &iso_timetz(text)),
+        PgKind::Date
+        | PgKind::String
+        | PgKind::Char
+        | PgKind::Citext
+        | PgKind::Inet
+        | PgKind::Money
+        | PgKind::Enum
+        | PgKind::Other => write_json_str(buf, text),
+    }
+}
+
+fn write_json_str_or_value(buf: &mut Vec<u8>, v: &serde_json::Value) {
+    let _ = serde_json::to_writer(&mut *buf, v);
+}
+
+/// A JSON array from PostgreSQL's `to_json` with every number a float, as the engine's encoder
+/// writes the `Decimal`s and floats psycopg2 makes of `numeric[]` and `float8[]` items
+/// (`[1.5, 2.0]`; NaN and infinities, which `to_json` writes as strings, are `null`).
+pub(crate) fn float_items(text: &str) -> serde_json::Value {
+    fn floats(v: serde_json::Value) -> serde_json::Value {
+        match v {
+            serde_json::Value::Number(n) => match n.as_f64() {
+                Some(f) => float_value(f),
+                None => serde_json::Value::Number(n),
+            },
+            serde_json::Value::String(s)
+                if matches!(s.as_str(), "NaN" | "Infinity" | "-Infinity") =>
+            {
+                serde_json::Value::Null
+            }
+            serde_json::Value::Array(items) => {
+                serde_json::Value::Array(items.into_iter().map(floats).collect())
+            }
+            other => other,
+        }
+    }
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(v) => floats(v),
+        Err(_) => serde_json::Value::String(text.to_owned()),
+    }
+}
+
+/// A finite float as a JSON number in Python's form (`2.0`, not `2`).
+pub(crate) fn float_value(f: f64) -> serde_json::Value {
+    if f.is_finite() {
+        serde_json::from_str(&py_float_repr(f)).unwrap_or(serde_json::Value::Null)
+    } else {
+        serde_json::Value::Null
+    }
+}
+
+/// Python's `repr()` of the bytes of PostgreSQL's hex text (`encode(col, 'hex')`).
+pub(crate) fn bytea_repr(hex: &str) -> String {
+    let hex = hex.strip_prefix("\\x").unwrap_or(hex).as_bytes();
+    let bytes: Vec<u8> = hex
+        .chunks(2)
+        .filter_map(|pair| {
+            let text = std::str::from_utf8(pair).ok()?;
+            u8::from_str_radix(text, 16).ok()
+        })
+        .collect();
+    py_bytes_repr(&bytes)
+}
+
+/// The microseconds of an `interval` in PostgreSQL's `postgres` style (`1 year 2 mons
+/// -3 days -04:05:06.5`), counted as psycopg2 counts them: a year is 365 days, a month 30.
+pub(crate) fn interval_micros(text: &str) -> Option<i128> {
+    const DAY: i128 = 86_400_000_000;
+    let mut micros: i128 = 0;
+    let mut words = text.split_whitespace();
+    while let Some(word) = words.next() {
+        if word.contains(':') {
+            let (negative, time) = match word.strip_prefix('-') {
+                Some(t) => (true, t),
+                None => (false, word.strip_prefix('+').unwrap_or(word)),
+            };
+            let mut parts = time.split(':');
+            let hours: i128 = parts.next()?.parse().ok()?;
+            let minutes: i128 = parts.next()?.parse().ok()?;
+            let (seconds, fraction) = match parts.next() {
+                Some(sec) => sec.split_once('.').unwrap_or((sec, "")),
+                None => ("0", ""),
+            };
+            let seconds: i128 = seconds.parse().ok()?;
+            let fraction: String = fraction
+                .chars()
+                .chain(std::iter::repeat('0'))
+                .take(6)
+                .collect();
+            let fraction: i128 = fraction.parse().ok()?;
+            let value = ((hours * 60 + minutes) * 60 + seconds) * 1_000_000 + fraction;
+            micros += if negative { -value } else { value };
+        } else {
+            let n: i128 = word.parse().ok()?;
+            let unit = words.next()?;
+            let days = match unit.trim_end_matches('s') {
+                "year" => 365,
+                "mon" => 30,
+                "day" => 1,
+                _ => return None,
+            };
+            micros += n * days * DAY;
+        }
+    }
+    Some(micros)
+}
+
+/// Python's `str(timedelta)` of an `interval` (`"-1 day, 23:59:59"`, `"0:00:01.500000"`);
+/// PostgreSQL's text when it is not an interval it reads.
+pub(crate) fn interval_str(text: &str) -> String {
+    let Some(micros) = interval_micros(text) else {
+        return text.to_owned();
+    };
+    let day = 86_400_000_000i128;
+    let days = micros.div_euclid(day);
+    // Beyond a `timedelta` (999999999 days) psycopg2 fails and so does the engine on every
+    // read of the row (500); the emulator shows PostgreSQL's text, as it shows other values
+    // the engine cannot read.
+    if days.abs() > 999_999_999 {
+        return text.to_owned();
+    }
+    let rest = micros.rem_euclid(day);
+    let (seconds, micro) = (rest / 1_000_000, rest % 1_000_000);
+    let mut out = String::new();
+    if days != 0 {
+        let plural = if days.abs() == 1 { "" } else { "s" };
+        out.push_str(&format!("{days} day{plural}, "));
+    }
+    out.push_str(&format!(
+        "{}:{:02}:{:02}",
+        seconds / 3600,
+        seconds / 60 % 60,
+        seconds % 60
+    ));
+    if micro != 0 {
+        out.push_str(&format!(".{micro:06}"));
+    }
+    out
+}
+
+/// The engine's JSON encoder's `str(timedelta.total_seconds())` of an `interval`.
+pub(crate) fn interval_seconds(text: &str) -> String {
+    match interval_micros(text) {
+        // Python divides the two integers exactly rounded, as one float division of the
+        // exactly represented microseconds does.
+        Some(micros) => py_float_repr(micros as f64 / 1e6),
+        None => text.to_owned(),
+    }
+}
+
+/// Python's `isoformat()` of a `timetz` (`01:02:03+05:30`, `12:00:00+00:00`).
+pub(crate) fn iso_timetz(text: &str) -> String {
+    let sign_at = text.find(['+', '-']).unwrap_or(text.len());
+    let (time, offset) = text.split_at(sign_at);
+    match parse_offset(offset) {
+        Some(seconds) => format!("{}{}", iso_time(time), offset_text(seconds)),
+        None => iso_time(time),
     }
 }
 
@@ -298,6 +531,64 @@ mod tests {
         );
     }
 
+    /// Values as the running engine (jet-bridge 1.12.13, psycopg2 2.9, PostgreSQL 15) wrote
+    /// them in records.
+    #[test]
+    fn other_types_are_written_from_the_python_objects_psycopg2_makes() {
+        assert_eq!(written(PgKind::Bytea, Some("0102")), r#""b'\\x01\\x02'""#);
+        assert_eq!(written(PgKind::Bytea, Some("27")), r#""b\"'\"""#);
+        assert_eq!(written(PgKind::Bytea, Some("")), r#""b''""#);
+        assert_eq!(
+            written(PgKind::Bytea, Some("5c0a0d097f80ff41")),
+            r#""b'\\\\\\n\\r\\t\\x7f\\x80\\xffA'""#
+        );
+        for (pg, python) in [
+            ("1 day 02:00:00", "1 day, 2:00:00"),
+            ("3 mons 4 days", "94 days, 0:00:00"),
+            (
+                "1 year 2 mons -3 days -04:05:06.5",
+                "421 days, 19:54:53.500000",
+            ),
+            ("-1 days +02:00:00", "-1 day, 2:00:00"),
+            ("-00:00:01", "-1 day, 23:59:59"),
+            ("100 years", "36500 days, 0:00:00"),
+            ("00:00:01.5", "0:00:01.500000"),
+            ("-1 years", "-365 days, 0:00:00"),
+        ] {
+            assert_eq!(interval_str(pg), python, "{pg}");
+        }
+        assert_eq!(interval_str("100000000 years"), "100000000 years");
+        assert_eq!(interval_seconds("1 day 02:00:00"), "93600.0");
+        assert_eq!(
+            interval_seconds("1 year 2 mons -3 days -04:05:06.5"),
+            "36446093.5"
+        );
+        assert_eq!(interval_seconds("-1 years"), "-31536000.0");
+        assert_eq!(
+            written(PgKind::Time, Some("12:34:56.5")),
+            r#""12:34:56.500000""#
+        );
+        assert_eq!(written(PgKind::Time, Some("00:00:00")), r#""00:00:00""#);
+        assert_eq!(
+            written(PgKind::TimeTz, Some("12:34:56+02")),
+            r#""12:34:56+02:00""#
+        );
+        assert_eq!(
+            written(PgKind::TimeTz, Some("01:02:03-00:00:10")),
+            r#""01:02:03-00:00:10""#
+        );
+        assert_eq!(
+            written(PgKind::TimeTz, Some("23:00:00-05")),
+            r#""23:00:00-05:00""#
+        );
+        assert_eq!(written(PgKind::NumericArray, Some("[1.5,2]")), "[1.5,2.0]");
+        assert_eq!(
+            written(PgKind::Array, Some("[[1,2],[3,4]]")),
+            "[[1,2],[3,4]]"
+        );
+        assert_eq!(written(PgKind::Char, Some("ab  ")), r#""ab  ""#);
+    }
+
     #[test]
     fn offsets_read_and_print_like_python() {
         assert_eq!(parse_offset("+05:30"), Some(19_800));
@@ -314,10 +605,14 @@ mod tests {
 
     #[test]
     fn kinds_follow_the_type_names() {
-        assert_eq!(PgKind::of("int8", 'N'), PgKind::Integer);
-        assert_eq!(PgKind::of("_int4", 'A'), PgKind::Array);
-        assert_eq!(PgKind::of("mood", 'E'), PgKind::Enum);
-        assert_eq!(PgKind::of("uuid", 'U'), PgKind::Other);
+        assert_eq!(PgKind::of("int8", 'N', ""), PgKind::Integer);
+        assert_eq!(PgKind::of("_int4", 'A', "int4"), PgKind::Array);
+        assert_eq!(PgKind::of("_numeric", 'A', "numeric"), PgKind::NumericArray);
+        assert_eq!(PgKind::of("mood", 'E', ""), PgKind::Enum);
+        assert_eq!(PgKind::of("uuid", 'U', ""), PgKind::Other);
+        assert_eq!(PgKind::of("citext", 'S', ""), PgKind::Citext);
+        assert_eq!(PgKind::Citext.search(), Search::Skip);
+        assert!(!PgKind::Citext.is_string());
         assert_eq!(PgKind::Numeric.family(), FilterFamily::Number);
         assert_eq!(PgKind::Json.search(), Search::Contains);
     }
