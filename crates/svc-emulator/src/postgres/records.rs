@@ -181,7 +181,16 @@ impl PgResource {
         if pk.autoincrement && pk_given {
             // A key given for a serial column: the engine sets the sequence to the largest key
             // *before* its ORM flushes the INSERT (its `setval` runs first), so the sequence
-            // does not account for the new key.
+            // does not account for the new key. The largest key must count every key handed
+            // out: the table is locked against other writers first (inserts in flight finish,
+            // new ones wait for this one), so no keyless create of another caller gets a key
+            // that a sequence moved back below uncommitted rows hands out again.
+            tx.batch_execute(&format!(
+                "LOCK TABLE {} IN SHARE ROW EXCLUSIVE MODE",
+                model.table_sql
+            ))
+            .await
+            .map_err(|e| self.write_error(&model, e))?;
             let resync = format!(
                 "SELECT pg_catalog.setval(pg_catalog.pg_get_serial_sequence($1::text, $2::text), \
                  max({})) FROM {}",
