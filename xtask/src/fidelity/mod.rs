@@ -153,6 +153,11 @@ impl Server {
         Server { name, child, log }
     }
 
+    /// The process id (for its memory figures in `/proc`).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// The exit status, when the process has exited.
     fn exited(&mut self) -> Option<ExitStatus> {
         self.child.try_wait().ok().flatten()
