@@ -44,6 +44,8 @@ pub(crate) fn open(project: &str, data_path: Option<&Path>) -> Result<Resource, 
         Some(data) => seeded_beside(&beside(data, project, TOOLS_RESOURCE), TOOLS_SEED_SQL),
         None => Resource::in_memory(TOOLS_SEED_SQL),
     }
+    // Its date-times are RFC 3339 text, which the data engine's reading would refuse.
+    .map(Resource::showing_stored_values)
 }
 
 #[cfg(test)]
