@@ -3,6 +3,7 @@
 // The engine's aggregate and group answers, and its writes, each with their own fixture.
 mod aggregate;
 mod paging;
+mod shapes;
 mod writes;
 
 use std::path::PathBuf;
