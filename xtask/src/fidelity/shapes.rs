@@ -244,7 +244,7 @@ fn table_shape(
 impl Shapes {
     /// The shape tables of `seed`.
     pub fn new(seed: u64) -> Shapes {
-        let mut r = Rng::new(seed ^ 0x05A9_E5);
+        let mut r = Rng::new(seed ^ 0x0005_A9E5);
         let mut shapes = Vec::new();
         let pick = |r: &mut Rng, names: &[&'static str]| *r.pick(names);
 
@@ -586,7 +586,7 @@ impl Shapes {
     pub fn generate(&self, seed: u64, n: usize, mistakes: u64) -> Vec<Request> {
         let extra = n / 5;
         let mut out = requests::generate(seed, n - extra, mistakes, Backend::Sqlite);
-        let mut r = Rng::new(seed ^ 0x5EA9_E5);
+        let mut r = Rng::new(seed ^ 0x005E_A9E5);
         for _ in 0..extra {
             let shape = &self.shapes[r.below(self.shapes.len() as u64) as usize];
             let mut request = self.one(&mut r, shape);
