@@ -384,10 +384,10 @@ impl Resource {
                 spec.selection.lenient,
             )?;
             // The engine's paginator counts a short first page by its records, else runs a
-            // COUNT. The two agree unless the ORM showed fewer records than rows (a promoted
-            // key that repeats), where the engine's count is the records on page 1 and the
+            // COUNT. The two agree unless the ORM showed fewer records than rows (rows that
+            // share an identity), where the engine's count is the records on page 1 and the
             // rows on any other.
-            let count = if model.promoted_key && number == 1 && len < per_page {
+            let count = if !model.identity_unique() && number == 1 && len < per_page {
                 len
             } else {
                 self.count(conn, &model, &filter, ticket)?
@@ -1969,17 +1969,36 @@ fn write_records(
     buf.push(b'[');
     let mut len: u64 = 0;
     let mut last_key = None;
-    // The engine's ORM yields one record per identity: rows that repeat a promoted key show
-    // the first row read (SQLAlchemy's identity map), the others are dropped.
+    // The engine's ORM yields one record per identity: rows that share one (a promoted key
+    // that repeats, a composite key with NULLs) show the first row read (SQLAlchemy's identity
+    // map), the others are dropped; rows whose key is all NULL have no identity, are one
+    // `None` to the ORM, and the engine's serializer writes it as `{}`.
+    let dedupe = !model.identity_unique();
     let mut seen: HashSet<Vec<u8>> = HashSet::new();
     while let Some(row) = rows.next()? {
-        if model.promoted_key && !seen.insert(identity_key(model, row.get_ref(model.pk)?)) {
-            continue;
+        let mut no_identity = false;
+        if dedupe {
+            let mut key = Vec::new();
+            no_identity = true;
+            for &i in &model.identity {
+                let v = row.get_ref(i)?;
+                no_identity &= v == ValueRef::Null;
+                let part = identity_key(&model.fields[i], v);
+                key.extend_from_slice(&(part.len() as u64).to_le_bytes());
+                key.extend_from_slice(&part);
+            }
+            if !seen.insert(key) {
+                continue;
+            }
         }
         if len > 0 {
             buf.push(b',');
         }
         len += 1;
+        if no_identity {
+            buf.extend_from_slice(b"{}");
+            continue;
+        }
         if let (Some(i), Some(lenient)) = (write_row(&mut buf, model, row)?, page.fails_unreadable)
         {
             return Err(unreadable(model, i, lenient));
@@ -1993,10 +2012,10 @@ fn write_records(
     Ok((RecordsJson(buf), len, last_key))
 }
 
-/// The identity of a record whose key is `v`, as Python compares the key's value: numbers by
-/// value whatever their storage class (`1 == 1.0 == True`), text and bytes by content (never
-/// equal to each other), dates and decimals by their value's text.
-fn identity_key(model: &Model, v: ValueRef<'_>) -> Vec<u8> {
+/// One part of a record's identity, the value `v` of key column `field`, as Python compares
+/// it: numbers by value whatever their storage class (`1 == 1.0 == True`), text and bytes by
+/// content (never equal to each other), dates and decimals by their value's text.
+fn identity_key(field: &Field, v: ValueRef<'_>) -> Vec<u8> {
     let number = |f: f64| -> Vec<u8> {
         if f.fract() == 0.0 && f.abs() < 9.2e18 {
             let mut k = vec![b'i'];
@@ -2008,7 +2027,7 @@ fn identity_key(model: &Model, v: ValueRef<'_>) -> Vec<u8> {
             k
         }
     };
-    match read(model.pk_field().ty, v) {
+    match read(field.ty, v) {
         PyValue::None => vec![b'n'],
         PyValue::Bool(b) => number(if b { 1.0 } else { 0.0 }),
         PyValue::Int(i) => {

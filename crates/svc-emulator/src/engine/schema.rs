@@ -173,6 +173,15 @@ impl Model {
     pub fn key_may_repeat(&self) -> bool {
         self.promoted_key || self.identity.len() > 1
     }
+
+    /// Whether every row has its own identity for the engine's ORM: a single declared key
+    /// that cannot be NULL. Otherwise rows may share an identity (a promoted key that repeats,
+    /// a composite key with NULLs, which SQLite's uniqueness lets repeat) or have none (a key
+    /// that is NULL), and a list shows one record per identity.
+    pub fn identity_unique(&self) -> bool {
+        let pk = self.pk_field();
+        !self.key_may_repeat() && (pk.auto || pk.not_null)
+    }
 }
 
 /// Every model of a resource, by table name.

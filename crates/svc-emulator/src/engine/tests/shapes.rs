@@ -37,6 +37,10 @@ CREATE TABLE bad (id INTEGER PRIMARY KEY, n INTEGER, d DATE);
 INSERT INTO bad VALUES (1, 5, '2024-01-02'), (2, 'abc', '2024-01-03'), (3, 7, 'notadate');
 CREATE TABLE bl (id INTEGER PRIMARY KEY, b BLOB);
 INSERT INTO bl VALUES (1, x'01'), (2, x'0203'), (3, NULL), (4, x'ff');
+CREATE TABLE tp (code TEXT PRIMARY KEY, v INTEGER);
+INSERT INTO tp VALUES (NULL,1),(NULL,2),('a',3),('b',1);
+CREATE TABLE cn (a INTEGER, b TEXT, v INTEGER, PRIMARY KEY (a, b));
+INSERT INTO cn VALUES (NULL,'x',1),(NULL,'x',2),(1,NULL,3),(1,NULL,4),(2,'y',5);
 CREATE TABLE bl2 (id INTEGER PRIMARY KEY, b BLOB);
 INSERT INTO bl2 VALUES (1, x'41'), (2, x'4243');
 "#;
@@ -632,5 +636,40 @@ fn values_the_engine_cannot_read_fail_as_it_fails() {
         )
         .0,
         4
+    );
+}
+
+#[test]
+fn rows_that_share_an_identity_or_have_none_are_one_record() {
+    let r = res();
+    // A text key SQLite lets be NULL: the rows without a key are one `None` to the ORM, which
+    // the engine's serializer writes as `{}`.
+    assert_eq!(
+        list(&r, "tp", &[]),
+        (3, json!([{"code": "b", "v": 1}, {"code": "a", "v": 3}, {}]))
+    );
+    assert_eq!(
+        list(&r, "tp", &[("_per_page", "2"), ("page", "2")]),
+        (4, json!([{}]))
+    );
+    // A composite key with NULLs: SQLite's uniqueness lets `(1, NULL)` and `(NULL, 'x')`
+    // repeat, the ORM's identity map does not.
+    assert_eq!(
+        list(&r, "cn", &[]),
+        (
+            3,
+            json!([{"a": 2, "b": "y", "v": 5}, {"a": 1, "b": null, "v": 4}, {"a": null, "b": "x", "v": 2}])
+        )
+    );
+    assert_eq!(
+        list(&r, "cn", &[("_per_page", "2"), ("page", "2")]),
+        (
+            5,
+            json!([{"a": 1, "b": null, "v": 3}, {"a": null, "b": "x", "v": 2}])
+        )
+    );
+    assert_eq!(
+        get(&r, "cn", "1").unwrap(),
+        json!({"a": 1, "b": null, "v": 3})
     );
 }
