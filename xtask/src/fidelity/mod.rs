@@ -125,7 +125,14 @@ fn parse_options(args: &[String]) -> Result<Option<Options>, String> {
             "--lenient" => options.lenient = true,
             "--postgres" => options.postgres = true,
             "--json" => options.json = Some(PathBuf::from(value(arg)?)),
-            "--emulator-bin" => options.emulator_bin = Some(PathBuf::from(value(arg)?)),
+            // Absolute: the emulator runs in the run's directory, where a relative path (the
+            // documented `target/debug/svc-emulator`) names nothing.
+            "--emulator-bin" => {
+                let path = PathBuf::from(value(arg)?);
+                let path = std::path::absolute(&path)
+                    .map_err(|e| format!("--emulator-bin {}: {e}", path.display()))?;
+                options.emulator_bin = Some(path);
+            }
             "--min-agreement" => {
                 let v = value(arg)?;
                 let pct = v
