@@ -37,6 +37,8 @@ enum Form {
     NoKey,
     /// A view over the composite table (its first column repeats).
     View,
+    /// A text `PRIMARY KEY` without `NOT NULL`, NULL in some rows (SQLite allows it).
+    NullableKey,
     /// `WITHOUT ROWID` with a composite text and integer key.
     WithoutRowid,
     /// A column declared `JSON`.
@@ -384,6 +386,44 @@ impl Shapes {
             "",
             &rows,
             text_first,
+        ));
+
+        // A text key that SQLite lets be NULL: the rows without one are a single `{}` record
+        // to the engine.
+        let nk_name = pick(&mut r, &["tags", "Tag Codes", "étiquettes"]);
+        let n = r.range(6, 10) as usize;
+        let nulls = r.range(1, 3) as usize;
+        let rows: Vec<Vec<Val>> = (1..=n)
+            .map(|i| {
+                let key = if i <= nulls {
+                    Val::Null
+                } else {
+                    Val::Text(dataset::code_pk(i))
+                };
+                vec![key, make_small(&mut r)]
+            })
+            .collect();
+        shapes.push(table_shape(
+            Form::NullableKey,
+            nk_name,
+            vec![
+                column(
+                    pick(&mut r, &["code", "Code"]),
+                    "VARCHAR(16) PRIMARY KEY",
+                    Kind::Text,
+                    make_code,
+                ),
+                column(
+                    pick(&mut r, &["weight", "Weight"]),
+                    "INTEGER",
+                    Kind::Integer,
+                    make_small,
+                ),
+            ],
+            "",
+            "",
+            &rows,
+            true,
         ));
 
         // WITHOUT ROWID, keyed on (text, integer).
