@@ -244,7 +244,12 @@ pub(crate) fn load_schema(conn: &Connection) -> Result<Schema, EngineError> {
         })?;
         for row in rows {
             let (name, view) = row?;
-            if name.to_ascii_lowercase().starts_with("sqlite_") {
+            // SQLAlchemy lists `sqlite_master`'s tables, which include SQLite's own
+            // `sqlite_sequence` and `sqlite_stat1` (the engine serves them), not the schema
+            // table itself.
+            if name.eq_ignore_ascii_case("sqlite_schema")
+                || name.eq_ignore_ascii_case("sqlite_master")
+            {
                 continue;
             }
             tables.push((name, view));

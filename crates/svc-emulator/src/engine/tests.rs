@@ -233,6 +233,7 @@ fn schema_introspection() {
             "pairs",
             "parents",
             "seqs",
+            "sqlite_sequence",
             "tags"
         ]
     );
@@ -292,8 +293,10 @@ fn schema_introspection() {
 fn unknown_model_is_404() {
     let r = res();
     missing(list_json(&r, "nope", &[]));
-    missing(list_json(&r, "sqlite_sequence", &[]));
-    // Views and WITHOUT ROWID tables with a composite key are models, as on the engine.
+    missing(list_json(&r, "sqlite_schema", &[]));
+    // Views, WITHOUT ROWID tables with a composite key and SQLite's own tables are models, as
+    // on the engine.
+    list_json(&r, "sqlite_sequence", &[]).unwrap();
     list_json(&r, "item_names", &[]).unwrap();
     list_json(&r, "pairs", &[]).unwrap();
     missing(r.retrieve("nope", "1"));
