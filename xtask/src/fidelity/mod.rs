@@ -55,6 +55,7 @@ use crate::http;
 mod pg_shapes;
 mod postgres;
 mod requests;
+mod shapes;
 
 use compare::Difference;
 use dataset::Backend;
@@ -125,7 +126,14 @@ fn parse_options(args: &[String]) -> Result<Option<Options>, String> {
             "--lenient" => options.lenient = true,
             "--postgres" => options.postgres = true,
             "--json" => options.json = Some(PathBuf::from(value(arg)?)),
-            "--emulator-bin" => options.emulator_bin = Some(PathBuf::from(value(arg)?)),
+            // Absolute: the emulator runs in the run's directory, where a relative path (the
+            // documented `target/debug/svc-emulator`) names nothing.
+            "--emulator-bin" => {
+                let path = PathBuf::from(value(arg)?);
+                let path = std::path::absolute(&path)
+                    .map_err(|e| format!("--emulator-bin {}: {e}", path.display()))?;
+                options.emulator_bin = Some(path);
+            }
             "--min-agreement" => {
                 let v = value(arg)?;
                 let pct = v
@@ -227,6 +235,8 @@ enum Store {
     Sqlite {
         engine_db: PathBuf,
         emulator_db: PathBuf,
+        /// The extra tables in the shapes of real SQLite files (`shapes.rs`).
+        shapes: shapes::Shapes,
     },
     Postgres(postgres::Databases),
 }
@@ -238,6 +248,8 @@ impl Store {
             Backend::Sqlite => {
                 let dataset = dir.join("dataset.sqlite3");
                 dataset::write(dir, seed, &dataset)?;
+                let shapes = shapes::Shapes::new(seed);
+                shapes.write(dir, &dataset)?;
                 let engine_db = dir.join("engine.sqlite3");
                 let emulator_db = dir.join("emulator.sqlite3");
                 for copy in [&engine_db, &emulator_db] {
@@ -247,6 +259,7 @@ impl Store {
                 Ok(Store::Sqlite {
                     engine_db,
                     emulator_db,
+                    shapes,
                 })
             }
             Backend::Postgres => postgres::Databases::create(dir, seed).map(Store::Postgres),
@@ -275,7 +288,11 @@ impl Store {
             Store::Sqlite {
                 engine_db,
                 emulator_db,
-            } => dataset::copy_tables(dir, engine_db, emulator_db),
+                shapes,
+            } => {
+                dataset::copy_tables(dir, engine_db, emulator_db)?;
+                shapes.copy_tables(dir, engine_db, emulator_db)
+            }
             Store::Postgres(databases) => databases.copy_tables(),
         }
     }
@@ -356,7 +373,14 @@ fn run(options: &Options, root: &Path) -> Result<f64, String> {
 
     let engine_auth = format!("Bearer {ENGINE_KEY}");
     let mut outcomes = Vec::with_capacity(options.requests);
-    let requests = requests::generate(options.seed, options.requests, options.mistakes, backend);
+    let requests = match &store {
+        Store::Sqlite { shapes, .. } => {
+            shapes.generate(options.seed, options.requests, options.mistakes)
+        }
+        Store::Postgres(_) => {
+            requests::generate(options.seed, options.requests, options.mistakes, backend)
+        }
+    };
     for (i, request) in requests.into_iter().enumerate() {
         let body = request.body.as_ref().map(Value::to_string);
         let body = body.as_deref().map(str::as_bytes);

@@ -53,6 +53,7 @@ use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, params_from_iter};
 use serde_json::{Map, Value as Json};
 
+use crate::engine::convert::{json_column_value, py_json_to_json};
 use crate::engine::error::EngineError;
 use crate::engine::filter::{Where, build_where};
 use crate::engine::list::Selection;
@@ -510,6 +511,24 @@ fn result_value<'a>(func: AggregateFunc, field: &Field, raw: ValueRef<'a>) -> Py
     }
 }
 
+/// The value of `func` over a JSON column as the engine writes it: `sum`, `min` and `max` keep
+/// the column's type, so SQLAlchemy's JSON type reads them (`json.loads` of text, numbers as
+/// they are) and the JSON field writes the value; `count` and `avg` are numbers. `None` where
+/// the engine fails (stored text that is not JSON). Not a JSON column: `None` too, see
+/// [`encoded`].
+fn json_result(func: AggregateFunc, field: &Field, raw: ValueRef<'_>) -> Option<Option<Json>> {
+    if field.ty.reflected != Reflected::Json
+        || !matches!(
+            func,
+            AggregateFunc::Sum | AggregateFunc::Min | AggregateFunc::Max
+        )
+        || raw == ValueRef::Null
+    {
+        return None;
+    }
+    Some(json_column_value(raw).map(|v| py_json_to_json(&v)))
+}
+
 /// A Python value as the engine's JSON encoder writes it (`None` for a value it cannot hold).
 fn encoded(v: &PyValue<'_>) -> Option<Json> {
     Some(match v {
@@ -518,9 +537,9 @@ fn encoded(v: &PyValue<'_>) -> Option<Json> {
         PyValue::Int(i) => Json::from(*i),
         // NaN and the infinities are null (serde_json's rule and the encoder's).
         PyValue::Float(f) | PyValue::Decimal(_, f) => Json::from(*f),
-        PyValue::Str(t) | PyValue::Bytes(t) => {
-            Json::String(String::from_utf8_lossy(t).into_owned())
-        }
+        PyValue::Str(t) => Json::String(String::from_utf8_lossy(t).into_owned()),
+        // The encoder decodes bytes as UTF-8, and fails (500) on other bytes.
+        PyValue::Bytes(t) => Json::String(String::from_utf8(t.to_vec()).ok()?),
         PyValue::Date(d) => Json::String(d.iso()),
         PyValue::DateTime(d, t) => Json::String(format!("{}T{}", d.iso(), t.iso())),
         PyValue::Time(t) => Json::String(t.iso()),
@@ -722,12 +741,7 @@ fn sa_ident(name: &str) -> String {
 /// `{table}_{column}` (with `_1`, `_2`, ... when a column already has that name), and the
 /// `_order_by` order.
 fn select_text(model: &Model, order: &OrderBy<'_>) -> String {
-    let columns: Vec<&str> = model
-        .fields
-        .iter()
-        .filter(|f| !f.implicit_rowid)
-        .map(|f| f.name.as_str())
-        .collect();
+    let columns: Vec<&str> = model.fields.iter().map(|f| f.name.as_str()).collect();
     let order: Option<Vec<(&str, bool)>> = match order {
         OrderBy::By(fields) => Some(fields.iter().map(|(f, d)| (f.name.as_str(), *d)).collect()),
         _ => None,
@@ -922,7 +936,14 @@ impl Resource {
                 Some(row) => row.get_ref(0)?,
                 None => ValueRef::Null,
             };
+            if let Some(json) = json_result(func, field, raw) {
+                return json.ok_or_else(|| cannot_write(func, field));
+            }
             let v = result_value(func, field, raw);
+            if field.ty.reflected == Reflected::Json && func == AggregateFunc::Avg {
+                // A JSON field writes the number as it is.
+                return encoded(&v).ok_or_else(|| cannot_write(func, field));
+            }
             serialized(serializer, &v).ok_or_else(|| cannot_write(func, field))
         })?;
         Ok(y_func_object(value))
@@ -1008,7 +1029,15 @@ impl Resource {
                         GroupKey::Strftime(_, field) => (plain(raw), field),
                         GroupKey::Column(field) => (read(field.ty, raw), field),
                     };
-                    let json = encoded(&value).ok_or_else(|| {
+                    let json = match key {
+                        // The key keeps the column's type: a JSON column's keys are read
+                        // as JSON.
+                        GroupKey::Column(f) if f.ty.reflected == Reflected::Json => {
+                            json_column_value(raw).map(|v| py_json_to_json(&v))
+                        }
+                        _ => encoded(&value),
+                    };
+                    let json = json.ok_or_else(|| {
                         fails(
                             "_x_column",
                             format!(
@@ -1020,8 +1049,12 @@ impl Resource {
                     })?;
                     item.insert(group_name(i), json);
                 }
-                let v = result_value(func, y, row.get_ref(keys.len())?);
-                let json = encoded(&v).ok_or_else(|| cannot_write(func, y))?;
+                let raw = row.get_ref(keys.len())?;
+                let json = match json_result(func, y, raw) {
+                    Some(json) => json,
+                    None => encoded(&result_value(func, y, raw)),
+                }
+                .ok_or_else(|| cannot_write(func, y))?;
                 item.insert("y_func".to_owned(), json);
                 out.push(Json::Object(item));
             }

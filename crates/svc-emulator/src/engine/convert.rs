@@ -321,35 +321,40 @@ pub(crate) fn write_value(buf: &mut Vec<u8>, kind: FieldKind, v: ValueRef<'_>) {
     }
 }
 
-/// Writes the current row (selected with [`Model::select_list`]) as a JSON object.
+/// Writes the current row (selected with [`Model::select_list`]) as a JSON object; the index
+/// of the first field whose stored value the engine cannot read (it fails on the record), if
+/// any.
 pub(crate) fn write_row(
     buf: &mut Vec<u8>,
     model: &Model,
     row: &rusqlite::Row<'_>,
-) -> rusqlite::Result<()> {
+) -> rusqlite::Result<Option<usize>> {
+    let mut unreadable = None;
     buf.push(b'{');
     for (i, f) in model.fields.iter().enumerate() {
         if i > 0 {
             buf.push(b',');
         }
         buf.extend_from_slice(f.json_key.as_bytes());
-        write_field_value(buf, f, row.get_ref(i)?);
+        if !write_field_value(buf, f, row.get_ref(i)?) && unreadable.is_none() {
+            unreadable = Some(i);
+        }
     }
     buf.push(b'}');
-    Ok(())
+    Ok(unreadable)
 }
 
 /// Writes a stored value of a field as the engine's serializer writes it in a record (a
-/// `JSON` column as the JSON value its text holds).
+/// `JSON` column as the JSON value its text holds); `false` when the engine cannot read it.
 pub(crate) fn write_field_value(
     buf: &mut Vec<u8>,
     f: &crate::engine::schema::Field,
     v: ValueRef<'_>,
-) {
+) -> bool {
     if f.ty.reflected == Reflected::Json {
-        write_json_column(buf, v);
+        write_json_column(buf, v)
     } else {
-        crate::engine::types::write_field(buf, f.ty, v);
+        crate::engine::types::write_field(buf, f.ty, v)
     }
 }
 
@@ -1027,16 +1032,62 @@ fn write_py_json(buf: &mut Vec<u8>, v: &PyJson) {
     }
 }
 
-/// Writes the stored value of a `JSON` column as the engine answers it: SQLAlchemy reads the
-/// text with `json.loads`, and the encoder writes the value. Text that is not JSON (the engine
-/// fails on it) is written as the stored text.
-pub(crate) fn write_json_column(buf: &mut Vec<u8>, v: ValueRef<'_>) {
+/// Writes the stored value of a `JSON` column as the engine answers it: SQLAlchemy's SQLite
+/// JSON type reads text (and bytes) with `json.loads` and passes numbers through, and the
+/// encoder writes the value. Text that is not JSON (the engine fails on it: `false`) is
+/// written as the stored text.
+pub(crate) fn write_json_column(buf: &mut Vec<u8>, v: ValueRef<'_>) -> bool {
+    match json_column_value(v) {
+        Some(parsed) => {
+            write_py_json(buf, &parsed);
+            true
+        }
+        None => {
+            match v {
+                ValueRef::Text(t) | ValueRef::Blob(t) => {
+                    write_json_str(buf, &String::from_utf8_lossy(t));
+                }
+                other => write_value(buf, FieldKind::Any, other),
+            }
+            false
+        }
+    }
+}
+
+/// The Python value SQLAlchemy's SQLite JSON type reads from a stored value: NULL is `None`,
+/// integers and reals pass through, text and bytes go through `json.loads`; `None` when that
+/// fails (the engine answers 500).
+pub(crate) fn json_column_value(v: ValueRef<'_>) -> Option<PyJson> {
     match v {
-        ValueRef::Text(t) => match std::str::from_utf8(t).ok().map(parse_py_json) {
-            Some(Ok(parsed)) => write_py_json(buf, &parsed),
-            _ => write_json_str(buf, &String::from_utf8_lossy(t)),
-        },
-        other => write_value(buf, FieldKind::Any, other),
+        ValueRef::Null => Some(PyJson::None),
+        ValueRef::Integer(i) => Some(PyJson::Int(i.to_string())),
+        ValueRef::Real(f) => Some(PyJson::Float(f)),
+        ValueRef::Text(t) | ValueRef::Blob(t) => std::str::from_utf8(t)
+            .ok()
+            .and_then(|text| parse_py_json(text).ok()),
+    }
+}
+
+/// A Python JSON value as the engine's encoder writes it, as a `serde_json` value: NaN and
+/// the infinities are `null`, an integer beyond 64 bits a float.
+pub(crate) fn py_json_to_json(v: &PyJson) -> Json {
+    match v {
+        PyJson::None => Json::Null,
+        PyJson::Bool(b) => Json::Bool(*b),
+        PyJson::Int(text) => text
+            .parse::<i64>()
+            .map(Json::from)
+            .or_else(|_| text.parse::<u64>().map(Json::from))
+            .unwrap_or_else(|_| text.parse::<f64>().map_or(Json::Null, Json::from)),
+        PyJson::Float(f) => Json::from(*f),
+        PyJson::Str(s) => Json::String(s.clone()),
+        PyJson::List(items) => Json::Array(items.iter().map(py_json_to_json).collect()),
+        PyJson::Dict(items) => Json::Object(
+            items
+                .iter()
+                .map(|(k, v)| (k.clone(), py_json_to_json(v)))
+                .collect(),
+        ),
     }
 }
 

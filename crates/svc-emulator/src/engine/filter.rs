@@ -358,6 +358,25 @@ fn condition(
             ),
         ));
     }
+    if ty.filter == FilterFamily::Json
+        && matches!(lookup, Lookup::Exact | Lookup::In | Lookup::JsonIContains)
+    {
+        // On SQLite the engine's `safe_equals`, `safe_in` and `json_icontains` of a JSON
+        // column are all `col.cast(Unicode).ilike('%value%')` (OR-ed for `in`): the stored
+        // text contains the value, ASCII case folded, `%` and `_` wildcards.
+        let items = match lookup {
+            Lookup::In => arg.items(),
+            _ => vec![arg.first()],
+        };
+        let parts: Vec<String> = items
+            .into_iter()
+            .map(|item| {
+                params.push(Value::Text(format!("%{item}%")));
+                format!("lower(CAST({col} AS VARCHAR)) LIKE lower(?)")
+            })
+            .collect();
+        return Ok(format!("({})", parts.join(" OR ")));
+    }
     let op = match lookup {
         Lookup::IsNull => {
             let null = ctx.boolean(arg.first())?;
@@ -595,6 +614,11 @@ pub(crate) fn build_where(model: &Model, selection: &Selection) -> Result<Where,
     )?;
     if let Some(text) = search_text(selection)? {
         conds.extend(search(model, text, &mut params));
+    }
+    if model.promoted_key {
+        // The engine's queryset of a table without a key: `filter(key.isnot(None))`, for
+        // every operation (lists, counts, aggregates, groups, retrieves and writes).
+        conds.insert(0, format!("{} IS NOT NULL", model.pk_field().sql));
     }
     Ok(Where {
         sql: where_clause(&conds),

@@ -25,7 +25,7 @@ use crate::engine::filter::{
 use crate::engine::list::{ListSpec, Listing, RecordsJson, Selection};
 use crate::engine::memo::{self, ListMemo, Ticket};
 use crate::engine::schema::{Field, Model, Schema, load_schema, prepare, quote_ident};
-use crate::engine::types::{Reflected, read};
+use crate::engine::types::{PyValue, Reflected, read};
 
 /// Reader connections opened next to the writer for a database file in WAL mode.
 const READERS: usize = 4;
@@ -65,6 +65,10 @@ pub struct Resource {
     next_reader: AtomicUsize,
     schema: RwLock<Arc<Schema>>,
     memo: ListMemo,
+    /// Write values the data engine cannot read as they are stored, instead of failing where
+    /// the engine fails: the built-in tools resource, whose contract is the emulator's own
+    /// (it stores RFC 3339 date-times).
+    shows_stored_values: bool,
 }
 
 impl fmt::Debug for Resource {
@@ -128,6 +132,7 @@ impl Resource {
                     next_reader: AtomicUsize::new(0),
                     schema: RwLock::new(Arc::new(schema)),
                     memo: ListMemo::default(),
+                    shows_stored_values: false,
                 })
             }
             Some(path) => {
@@ -194,7 +199,16 @@ impl Resource {
             next_reader: AtomicUsize::new(0),
             schema: RwLock::new(Arc::new(schema)),
             memo: ListMemo::default(),
+            shows_stored_values: false,
         })
+    }
+
+    /// This resource writes every stored value, as stored where the data engine could not read
+    /// it, instead of failing on the record as the engine does (for the built-in tools
+    /// resource, whose contract is the emulator's own).
+    pub(crate) fn showing_stored_values(mut self) -> Self {
+        self.shows_stored_values = true;
+        self
     }
 
     /// The database file, `None` in memory.
@@ -312,6 +326,17 @@ impl Resource {
         let model = self.model_or_404(model)?;
         let mut filter = build_where(&model, &spec.selection)?;
         let order = order_by(&model, &spec.order_by, spec.selection.lenient)?;
+        let offset = u128::from(spec.page.max(1) - 1) * u128::from(spec.per_page.max(1));
+        if !spec.no_pagination && offset > i64::MAX as u128 {
+            // Python's sqlite3 cannot bind the engine's OFFSET: it fails (500).
+            return Err(EngineError::engine_fails(
+                spec.selection.lenient,
+                "page",
+                "This page is beyond the data engine's reach: its offset, (page - 1) times \
+                 _per_page, passes 2^63 - 1, and the engine fails (500). Ask for a smaller page."
+                    .to_owned(),
+            ));
+        }
         if order_selects_nothing(&spec.order_by) {
             filter.match_nothing();
         }
@@ -334,6 +359,7 @@ impl Resource {
                     limit: u64::from(MAX_PER_PAGE),
                     offset: 0,
                     anchor_columns: &[],
+                    fails_unreadable: (!self.shows_stored_values).then_some(spec.selection.lenient),
                 };
                 let (records, _, _) = write_records(conn, &model, page)?;
                 return Ok(Listing::All(records));
@@ -344,12 +370,28 @@ impl Resource {
             let ticket = self
                 .memo
                 .ticket(generation, &mut reader.seen_version, version);
-            let count = self.count(conn, &model, &filter, ticket)?;
             let per_page = spec.per_page.max(1);
             let number = spec.page.max(1);
             let offset = (number - 1).saturating_mul(per_page);
-            let (records, len) =
-                self.page(conn, &model, &filter, &order, per_page, offset, ticket)?;
+            let (records, len) = self.page(
+                conn,
+                &model,
+                &filter,
+                &order,
+                per_page,
+                offset,
+                ticket,
+                spec.selection.lenient,
+            )?;
+            // The engine's paginator counts a short first page by its records, else runs a
+            // COUNT. The two agree unless the ORM showed fewer records than rows (rows that
+            // share an identity), where the engine's count is the records on page 1 and the
+            // rows on any other.
+            let count = if !model.identity_unique() && number == 1 && len < per_page {
+                len
+            } else {
+                self.count(conn, &model, &filter, ticket)?
+            };
             Ok(Listing::Page {
                 count,
                 number,
@@ -393,6 +435,7 @@ impl Resource {
         per_page: u64,
         offset: u64,
         ticket: Ticket,
+        lenient: bool,
     ) -> Result<(RecordsJson, u64), EngineError> {
         let terms = seek_terms(model, order);
         let walk = format!("{}{}{}", model.table_sql, filter.sql, order.sql);
@@ -426,6 +469,7 @@ impl Resource {
             limit: per_page,
             offset: skip,
             anchor_columns: &anchor_columns,
+            fails_unreadable: (!self.shows_stored_values).then_some(lenient),
         };
         let (records, len, last_key) = write_records(conn, model, page)?;
         if let Some(sort_key) = last_key {
@@ -465,6 +509,7 @@ impl Resource {
         let pk = lookup_value(&model, pk)?;
         self.with_read(|conn| {
             let row = get_object(conn, &model, &filter, &pk)?.ok_or(EngineError::RecordNotFound)?;
+            self.readable(&model, &row, selection.lenient)?;
             Ok(write_loaded(&model, &row))
         })
     }
@@ -491,7 +536,11 @@ impl Resource {
         {
             values.remove(at);
         }
-        let pk_given = values.iter().any(|(f, _)| f.primary_key);
+        // The new record's identity (the mapper's key columns) comes from the body; a
+        // composite key may leave some of them NULL, not all.
+        let pk_given = values
+            .iter()
+            .any(|(f, v)| model.identity.contains(&model_index(&model, f)) && *v != Internal::None);
         if !pk_given && !autoincrement_key(&model) {
             // SQLAlchemy has no way to learn the new record's key: the engine inserts, then
             // answers `400 Query failed` (a NULL identity) and rolls back.
@@ -533,11 +582,22 @@ impl Resource {
             // key given, else SQLite's last rowid (SQLAlchemy's `lastrowid`, which is the key
             // only for an INTEGER PRIMARY KEY: for another integer or numeric key it names
             // whichever record has that key, or none).
-            let identity = match cols.iter().find(|(f, _)| f.primary_key) {
-                Some((_, v)) => v.clone(),
-                None => Value::Integer(tx.last_insert_rowid()),
-            };
-            let Some(row) = get_object(&tx, &model, &by_key(), &identity)? else {
+            let identity: Vec<Value> = model
+                .identity
+                .iter()
+                .map(|&i| {
+                    let given = cols
+                        .iter()
+                        .find(|(f, _)| std::ptr::eq(*f, &model.fields[i]))
+                        .map(|(_, v)| v.clone());
+                    match given {
+                        Some(v) => v,
+                        None if autoincrement_key(&model) => Value::Integer(tx.last_insert_rowid()),
+                        None => Value::Null,
+                    }
+                })
+                .collect();
+            let Some(row) = get_by_identity(&tx, &model, &identity)? else {
                 // The engine commits the row with a NULL key, then fails (500) reading it
                 // back ([decision: stricter]: nothing is stored).
                 return Err(EngineError::field(
@@ -575,6 +635,8 @@ impl Resource {
         self.with_writer(|conn| {
             let tx = conn.transaction()?;
             let old = get_object(&tx, &model, &filter, &pk)?.ok_or(EngineError::RecordNotFound)?;
+            // The engine loads the record first, and fails on a value it cannot read.
+            self.readable(&model, &old, selection.lenient)?;
             let given = body_values(&model, body, true)?;
             let values = validate(&given)?;
             let mut sets: Vec<(&Field, Value)> = Vec::new();
@@ -586,24 +648,42 @@ impl Resource {
                 }
                 sets.push((f, bind(f.ty.reflected, v).map_err(non_field)?));
             }
-            let old_pk = old[model.pk].clone();
-            let identity = sets
+            let old_identity: Vec<Value> = model.identity.iter().map(|&i| old[i].clone()).collect();
+            // The identity the ORM refreshes the record by: the old one, with the key columns
+            // the update sets.
+            let identity: Vec<Value> = model
+                .identity
                 .iter()
-                .find(|(f, _)| f.primary_key)
-                .map_or_else(|| old_pk.clone(), |(_, v)| v.clone());
+                .zip(&old_identity)
+                .map(|(&i, old_value)| {
+                    sets.iter()
+                        .find(|(f, _)| std::ptr::eq(*f, &model.fields[i]))
+                        .map_or_else(|| old_value.clone(), |(_, v)| v.clone())
+                })
+                .collect();
             if !sets.is_empty() {
+                // SQLAlchemy names the row by its whole identity: a NULL in it is a flush
+                // error, and a statement that reaches another number of rows than one (a
+                // promoted key that repeats) a stale-data error; the engine rolls back and
+                // answers `400 Query failed` to both.
+                if old_identity.contains(&Value::Null) {
+                    return Err(query_failed());
+                }
                 let assignments: Vec<String> =
                     sets.iter().map(|(f, _)| format!("{} = ?", f.sql)).collect();
                 let sql = format!(
-                    "UPDATE {} SET {} WHERE {} = ?",
+                    "UPDATE {} SET {} WHERE {}",
                     model.table_sql,
                     assignments.join(", "),
-                    model.pk_field().sql
+                    at_identity(&model)
                 );
-                let binds = sets.iter().map(|(_, v)| v).chain(std::iter::once(&old_pk));
-                prepare(&tx, &sql)
+                let binds = sets.iter().map(|(_, v)| v).chain(old_identity.iter());
+                let changed = prepare(&tx, &sql)
                     .and_then(|mut s| s.execute(params_from_iter(binds)))
                     .map_err(|e| db_error(&model, e))?;
+                if changed != 1 {
+                    return Err(query_failed());
+                }
             }
             let row = reload(&tx, &model, &identity)?;
             tx.commit().map_err(|e| db_error(&model, e))?;
@@ -630,24 +710,19 @@ impl Resource {
         self.with_writer(|conn| {
             let tx = conn.transaction()?;
             let old = get_object(&tx, &model, &filter, &pk)?.ok_or(EngineError::RecordNotFound)?;
-            // The row by the identity its children's cascade would name it with.
-            let key_cols = row_identity(&tx, &model.name)?;
-            let key: Vec<Value> = {
-                let sql = format!(
-                    "SELECT {} FROM {} WHERE {} = ?",
-                    key_cols.join(", "),
-                    model.table_sql,
-                    model.pk_field().sql
-                );
-                let mut stmt = prepare(&tx, &sql)?;
-                let mut rows = stmt.query([&old[model.pk]])?;
-                match rows.next()? {
-                    Some(row) => (0..key_cols.len())
-                        .map(|i| row.get::<_, Value>(i))
-                        .collect::<rusqlite::Result<Vec<Value>>>()?,
-                    None => return Err(EngineError::RecordNotFound),
-                }
-            };
+            self.readable(&model, &old, selection.lenient)?;
+            // The ORM deletes by the mapper's identity: every row that shares a promoted key
+            // goes (SQLAlchemy only warns that it matched more than one); a NULL in a
+            // composite key is a flush error, `400 Query failed`.
+            let key_cols: Vec<String> = model
+                .identity
+                .iter()
+                .map(|&i| model.fields[i].sql.clone())
+                .collect();
+            let key: Vec<Value> = model.identity.iter().map(|&i| old[i].clone()).collect();
+            if key.contains(&Value::Null) {
+                return Err(query_failed());
+            }
             let mut seen = HashSet::new();
             orm_delete(&tx, &model, &model.name, &key_cols, &key, &mut seen)?;
             tx.commit().map_err(|e| db_error(&model, e))?;
@@ -664,7 +739,7 @@ impl Resource {
     /// Creates a record from a JSON object and returns the stored record as JSON bytes (`201`),
     /// strictly (see above).
     ///
-    /// Unknown keys, the implicit rowid and generated columns are ignored. Values must have the
+    /// Unknown keys and generated columns are ignored. Values must have the
     /// field's JSON type. A missing required field, a NULL in a NOT NULL field, a unique or
     /// foreign key violation are `400` field errors.
     pub fn create(&self, model: &str, body: &Json) -> Result<Vec<u8>, EngineError> {
@@ -726,7 +801,7 @@ impl Resource {
     }
 
     /// Updates the fields given in a partial JSON object and returns the whole record as JSON
-    /// bytes. Unknown keys, the primary key, the implicit rowid and generated columns are
+    /// bytes. Unknown keys, the primary key and generated columns are
     /// ignored; an object with nothing to change returns the record as it is. `404` when the
     /// record does not exist.
     pub fn update(&self, model: &str, pk: &str, body: &Json) -> Result<Vec<u8>, EngineError> {
@@ -1107,8 +1182,7 @@ const NUMBER_ATTRS: [&str; 12] = [
     "hex",
 ];
 
-/// The body values of the model's columns, in column order: a dict's keys that name columns
-/// (the implicit rowid is not one).
+/// The body values of the model's columns, in column order: a dict's keys that name columns.
 ///
 /// A body that is not a dict: the engine reads each column as an attribute of the value, so a
 /// create gets no column at all (and stores the defaults, as the engine does), unless a column
@@ -1120,7 +1194,7 @@ fn body_values<'m>(
     body: &'m PyJson,
     updating: bool,
 ) -> Result<Vec<(&'m Field, &'m PyJson)>, EngineError> {
-    let columns = model.fields.iter().filter(|f| !f.implicit_rowid);
+    let columns = model.fields.iter();
     if let PyJson::Dict(_) = body {
         return Ok(columns
             .filter_map(|f| body.get(&f.name).map(|v| (f, v)))
@@ -1191,16 +1265,18 @@ pub(crate) fn read_values<'m, F>(
 
 /// Whether SQLAlchemy takes the primary key for an autoincrement column, whose value after an
 /// INSERT is the cursor's `lastrowid`: a single integer or numeric key (`INTEGER`, `INT`,
-/// `BIGINT`, `REAL`, `NUMERIC`...) without a foreign key or a default. The implicit rowid of
-/// the emulator's tables without a key is one too.
+/// `BIGINT`, `REAL`, `NUMERIC`...) without a foreign key or a default, the promoted first
+/// column of a table without a key included. A composite key never is (SQLAlchemy has no
+/// autoincrement column for it).
 fn autoincrement_key(model: &Model) -> bool {
     let pk = model.pk_field();
-    pk.implicit_rowid
-        || (matches!(
+    model.identity.len() == 1
+        && matches!(
             pk.ty.reflected,
             Reflected::Integer | Reflected::Float | Reflected::Numeric { .. }
-        ) && !pk.has_default
-            && !model.foreign_keys.iter().any(|fk| fk.column == pk.name))
+        )
+        && !pk.has_default
+        && !model.foreign_keys.iter().any(|fk| fk.column == pk.name)
 }
 
 /// The key text of a record URL as the engine reads it: through the key column's serializer
@@ -1278,23 +1354,105 @@ fn get_object(
     }
 }
 
-/// No list filter: a record by its key alone.
-fn by_key() -> Where {
-    Where {
-        sql: String::new(),
-        params: Vec::new(),
+/// `"c1" = ? AND "c2" = ?` over the model's identity columns.
+fn at_identity(model: &Model) -> String {
+    let cols: Vec<String> = model
+        .identity
+        .iter()
+        .map(|&i| model.fields[i].sql.clone())
+        .collect();
+    equal_all(&cols)
+}
+
+/// The error the engine answers when its ORM's flush fails without a database message (a
+/// NULL identity, a stale row count).
+fn query_failed() -> EngineError {
+    non_field("Query failed".to_owned())
+}
+
+/// The first record whose identity columns hold `identity`, as SQLAlchemy loads an instance
+/// by its identity (a NULL part compared with `IS NULL`), as its stored values.
+fn get_by_identity(
+    conn: &Connection,
+    model: &Model,
+    identity: &[Value],
+) -> Result<Option<Vec<Value>>, EngineError> {
+    let mut conds = Vec::with_capacity(identity.len());
+    let mut binds = Vec::with_capacity(identity.len());
+    for (&i, v) in model.identity.iter().zip(identity) {
+        if *v == Value::Null {
+            conds.push(format!("{} IS NULL", model.fields[i].sql));
+        } else {
+            conds.push(format!("{} = ?", model.fields[i].sql));
+            binds.push(v);
+        }
+    }
+    let sql = format!(
+        "SELECT {} FROM {} WHERE {} LIMIT 1",
+        model.select_list,
+        model.table_sql,
+        conds.join(" AND ")
+    );
+    let mut stmt = prepare(conn, &sql)?;
+    let mut rows = stmt.query(params_from_iter(binds))?;
+    match rows.next()? {
+        Some(row) => Ok(Some(
+            (0..model.fields.len())
+                .map(|i| row.get::<_, Value>(i))
+                .collect::<rusqlite::Result<Vec<Value>>>()?,
+        )),
+        None => Ok(None),
     }
 }
 
 /// The record read back by its identity after a write, as the engine refreshes it.
-fn reload(conn: &Connection, model: &Model, identity: &Value) -> Result<Vec<Value>, EngineError> {
-    get_object(conn, model, &by_key(), identity)?.ok_or_else(|| {
+fn reload(conn: &Connection, model: &Model, identity: &[Value]) -> Result<Vec<Value>, EngineError> {
+    get_by_identity(conn, model, identity)?.ok_or_else(|| {
         // The engine fails (500) when the written record cannot be read back by its key.
         EngineError::Internal(format!(
             "the record of {} was written but cannot be read back by its key",
             model.name
         ))
     })
+}
+
+/// A record with a value the engine cannot read: it fails (500) on every read of the record
+/// ([decision: stricter]: strict mode refuses with a `400` naming the field).
+fn unreadable(model: &Model, at: usize, lenient: bool) -> EngineError {
+    let f = &model.fields[at];
+    EngineError::engine_fails(
+        lenient,
+        &f.name,
+        format!(
+            "A record of {} holds a value in field {:?} that does not fit its declared type \
+             {:?}: the data engine fails (500) on every read of that record. Correct the \
+             stored value, or filter the record out.",
+            model.name, f.name, f.declared_type
+        ),
+    )
+}
+
+impl Resource {
+    /// `Ok` when the engine can read every value of a loaded record (or this resource shows
+    /// stored values), else [`unreadable`].
+    fn readable(&self, model: &Model, row: &[Value], lenient: bool) -> Result<(), EngineError> {
+        if self.shows_stored_values {
+            return Ok(());
+        }
+        check_readable(model, row, lenient)
+    }
+}
+
+/// `Ok` when the engine can read every value of a loaded record, else [`unreadable`].
+fn check_readable(model: &Model, row: &[Value], lenient: bool) -> Result<(), EngineError> {
+    let mut scratch = Vec::new();
+    for (i, (f, v)) in model.fields.iter().zip(row).enumerate() {
+        scratch.clear();
+        if !write_field_value(&mut scratch, f, ValueRef::from(v)) {
+            return Err(unreadable(model, i, lenient));
+        }
+    }
+    Ok(())
 }
 
 /// A loaded record as JSON bytes.
@@ -1306,6 +1464,7 @@ fn write_loaded(model: &Model, row: &[Value]) -> Vec<u8> {
             buf.push(b',');
         }
         buf.extend_from_slice(f.json_key.as_bytes());
+        // Values the engine cannot read were refused before (see `readable`).
         write_field_value(&mut buf, f, ValueRef::from(v));
     }
     buf.push(b'}');
@@ -1761,10 +1920,11 @@ fn orm_delete(
 
 /// The terms of `order` a seek compares, up to and with the primary key (which makes the order
 /// total: nothing after it can matter), or `None` when the key may be NULL (a non-integer
-/// primary key without `NOT NULL`, which SQLite lets repeat as NULL) and only `OFFSET` pages.
+/// primary key without `NOT NULL`, which SQLite lets repeat as NULL) or may repeat (a promoted
+/// or composite key), and only `OFFSET` pages.
 fn seek_terms<'o>(model: &Model, order: &'o Order) -> Option<&'o [(usize, bool)]> {
     let pk = model.pk_field();
-    if !(pk.auto || pk.implicit_rowid || pk.not_null) {
+    if !(pk.auto || pk.not_null) || model.key_may_repeat() {
         return None;
     }
     let end = order.terms.iter().position(|&(i, _)| i == model.pk)?;
@@ -1788,6 +1948,9 @@ struct Page<'a> {
     offset: u64,
     /// Columns of the sort key to read from the last row (none: no anchor).
     anchor_columns: &'a [usize],
+    /// How a record the engine cannot read fails: `Some(lenient)` as the engine does (lenient
+    /// mode: 500), `None` not at all (see `Resource::showing_stored_values`).
+    fails_unreadable: Option<bool>,
 }
 
 /// The records of a page as a JSON array, how many, and the sort key of the last one (when
@@ -1806,12 +1969,40 @@ fn write_records(
     buf.push(b'[');
     let mut len: u64 = 0;
     let mut last_key = None;
+    // The engine's ORM yields one record per identity: rows that share one (a promoted key
+    // that repeats, a composite key with NULLs) show the first row read (SQLAlchemy's identity
+    // map), the others are dropped; rows whose key is all NULL have no identity, are one
+    // `None` to the ORM, and the engine's serializer writes it as `{}`.
+    let dedupe = !model.identity_unique();
+    let mut seen: HashSet<Vec<u8>> = HashSet::new();
     while let Some(row) = rows.next()? {
+        let mut no_identity = false;
+        if dedupe {
+            let mut key = Vec::new();
+            no_identity = true;
+            for &i in &model.identity {
+                let v = row.get_ref(i)?;
+                no_identity &= v == ValueRef::Null;
+                let part = identity_key(&model.fields[i], v);
+                key.extend_from_slice(&(part.len() as u64).to_le_bytes());
+                key.extend_from_slice(&part);
+            }
+            if !seen.insert(key) {
+                continue;
+            }
+        }
         if len > 0 {
             buf.push(b',');
         }
         len += 1;
-        write_row(&mut buf, model, row)?;
+        if no_identity {
+            buf.extend_from_slice(b"{}");
+            continue;
+        }
+        if let (Some(i), Some(lenient)) = (write_row(&mut buf, model, row)?, page.fails_unreadable)
+        {
+            return Err(unreadable(model, i, lenient));
+        }
         if len == page.limit && !page.anchor_columns.is_empty() {
             // Only a full page's last row: a short page ends the walk.
             last_key = memo::sort_key_of(row, page.anchor_columns)?;
@@ -1819,6 +2010,43 @@ fn write_records(
     }
     buf.push(b']');
     Ok((RecordsJson(buf), len, last_key))
+}
+
+/// One part of a record's identity, the value `v` of key column `field`, as Python compares
+/// it: numbers by value whatever their storage class (`1 == 1.0 == True`), text and bytes by
+/// content (never equal to each other), dates and decimals by their value's text.
+fn identity_key(field: &Field, v: ValueRef<'_>) -> Vec<u8> {
+    let number = |f: f64| -> Vec<u8> {
+        if f.fract() == 0.0 && f.abs() < 9.2e18 {
+            let mut k = vec![b'i'];
+            k.extend_from_slice(&(f as i64).to_le_bytes());
+            k
+        } else {
+            let mut k = vec![b'f'];
+            k.extend_from_slice(&f.to_bits().to_le_bytes());
+            k
+        }
+    };
+    match read(field.ty, v) {
+        PyValue::None => vec![b'n'],
+        PyValue::Bool(b) => number(if b { 1.0 } else { 0.0 }),
+        PyValue::Int(i) => {
+            let mut k = vec![b'i'];
+            k.extend_from_slice(&i.to_le_bytes());
+            k
+        }
+        PyValue::Float(f) | PyValue::Decimal(_, f) => number(f),
+        PyValue::Str(t) => [b"s", t].concat(),
+        PyValue::Bytes(b) => [b"b", b].concat(),
+        PyValue::Date(d) => [b"d", d.iso().as_bytes()].concat(),
+        PyValue::DateTime(d, t) => [b"t", d.iso().as_bytes(), t.iso().as_bytes()].concat(),
+        PyValue::Time(t) => [b"h", t.iso().as_bytes()].concat(),
+        PyValue::Unreadable(raw) => {
+            let mut k = vec![b'u'];
+            k.extend_from_slice(format!("{raw:?}").as_bytes());
+            k
+        }
+    }
 }
 
 #[cfg(test)]

@@ -69,8 +69,7 @@ impl FieldKind {
     }
 }
 
-/// One field of a model: a column, or the table's `rowid` when it has no single-column primary
-/// key.
+/// One field of a model: a column of its table or view.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Field {
     /// The column name, which is the record's JSON key.
@@ -87,15 +86,11 @@ pub struct Field {
     pub has_default: bool,
     /// This field is the record's primary key.
     pub primary_key: bool,
-    /// The database assigns this field when a create omits it (an `INTEGER PRIMARY KEY` or the
-    /// implicit `rowid`).
+    /// The database assigns this field when a create omits it (an `INTEGER PRIMARY KEY`).
     pub auto: bool,
-    /// The field is not a real column but the table's implicit `rowid` (tables without a
-    /// single-column primary key). Read-only.
-    pub implicit_rowid: bool,
     /// A generated column: read-only.
     pub generated: bool,
-    /// SQL expression of the field: the quoted column name, or a bare rowid alias.
+    /// SQL expression of the field: the quoted column name.
     pub(crate) sql: String,
     /// The pre-escaped JSON key followed by `:`.
     pub(crate) json_key: String,
@@ -104,7 +99,7 @@ pub struct Field {
 impl Field {
     /// Whether create and update may set this field.
     pub fn writable(&self) -> bool {
-        !self.implicit_rowid && !self.generated
+        !self.generated
     }
 
     /// Whether a create must give a value for this field.
@@ -124,15 +119,29 @@ pub struct ForeignKey {
     pub parent_column: Option<String>,
 }
 
-/// A model: one table of the resource.
+/// A model: one table or view of the resource, mapped as the data engine's SQLAlchemy automap
+/// maps it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Model {
     /// The table name.
     pub name: String,
-    /// The fields, in table order; the implicit rowid, when used, comes first.
+    /// The fields, in table order.
     pub fields: Vec<Field>,
-    /// Index in [`fields`](Self::fields) of the primary key.
+    /// Index in [`fields`](Self::fields) of the primary key: the engine's lookup field, the
+    /// first column of its mapper's primary key. Records are retrieved, updated and deleted
+    /// by it, and lists end with it descending.
     pub pk: usize,
+    /// Indexes in [`fields`](Self::fields) of the mapper's whole primary key, in key order
+    /// (`pk` first): what the engine's ORM tells records apart by (its identity map), and
+    /// what its `UPDATE`s and `DELETE`s name a row by. A composite key has several columns.
+    pub identity: Vec<usize>,
+    /// The table declares no primary key (every view is such a table): the engine promotes
+    /// its first column to the key. Rows where that column is NULL are invisible to every
+    /// operation, and rows that share a value are one record to the ORM (a list shows the
+    /// first one read; a write reaches all of them).
+    pub promoted_key: bool,
+    /// A view: read like a table; SQLite refuses writes to it.
+    pub view: bool,
     /// Single-column foreign keys.
     pub foreign_keys: Vec<ForeignKey>,
     /// `"table"`, quoted.
@@ -156,6 +165,22 @@ impl Model {
     /// The primary key field.
     pub fn pk_field(&self) -> &Field {
         &self.fields[self.pk]
+    }
+
+    /// Whether two rows may share a value of [`pk`](Self::pk): a promoted key repeats, and so
+    /// does the first column of a composite key. Only a key that does not repeat can end a
+    /// total order or name a single row.
+    pub fn key_may_repeat(&self) -> bool {
+        self.promoted_key || self.identity.len() > 1
+    }
+
+    /// Whether every row has its own identity for the engine's ORM: a single declared key
+    /// that cannot be NULL. Otherwise rows may share an identity (a promoted key that repeats,
+    /// a composite key with NULLs, which SQLite's uniqueness lets repeat) or have none (a key
+    /// that is NULL), and a list shows one record per identity.
+    pub fn identity_unique(&self) -> bool {
+        let pk = self.pk_field();
+        !self.key_may_repeat() && (pk.auto || pk.not_null)
     }
 }
 
@@ -206,37 +231,40 @@ struct Column {
 
 /// Reads the whole schema of the `main` database.
 pub(crate) fn load_schema(conn: &Connection) -> Result<Schema, EngineError> {
+    // Views too: the engine reflects them like tables (SQLAlchemy's inspector lists them), and
+    // serves them as models keyed on their first column.
     let mut tables: Vec<(String, bool)> = Vec::new();
     {
         let mut stmt = conn.prepare(
-            "SELECT name, wr FROM pragma_table_list WHERE schema = 'main' AND type = 'table' \
-             ORDER BY name",
+            "SELECT name, type = 'view' FROM pragma_table_list \
+             WHERE schema = 'main' AND type IN ('table', 'view') ORDER BY name",
         )?;
         let rows = stmt.query_map([], |r| {
             Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? != 0))
         })?;
         for row in rows {
-            let (name, without_rowid) = row?;
-            if name.to_ascii_lowercase().starts_with("sqlite_") {
+            let (name, view) = row?;
+            // SQLAlchemy lists `sqlite_master`'s tables, which include SQLite's own
+            // `sqlite_sequence` and `sqlite_stat1` (the engine serves them), not the schema
+            // table itself.
+            if name.eq_ignore_ascii_case("sqlite_schema")
+                || name.eq_ignore_ascii_case("sqlite_master")
+            {
                 continue;
             }
-            tables.push((name, without_rowid));
+            tables.push((name, view));
         }
     }
     let mut schema = Schema::default();
-    for (name, without_rowid) in tables {
-        if let Some(model) = load_model(conn, &name, without_rowid)? {
+    for (name, view) in tables {
+        if let Some(model) = load_model(conn, &name, view)? {
             schema.models.insert(name, Arc::new(model));
         }
     }
     Ok(schema)
 }
 
-fn load_model(
-    conn: &Connection,
-    table: &str,
-    without_rowid: bool,
-) -> Result<Option<Model>, EngineError> {
+fn load_model(conn: &Connection, table: &str, view: bool) -> Result<Option<Model>, EngineError> {
     let mut columns = Vec::new();
     {
         let mut stmt = conn.prepare(
@@ -262,42 +290,33 @@ fn load_model(
             columns.push(c);
         }
     }
-    let pk_count = columns.iter().filter(|c| c.pk > 0).count();
-    let mut fields = Vec::with_capacity(columns.len() + 1);
-    let pk = if pk_count == 1 {
-        columns.iter().position(|c| c.pk > 0).unwrap_or(0)
-    } else {
-        if without_rowid {
-            // A WITHOUT ROWID table with a composite primary key: no single key to address
-            // records by. Not a model.
-            return Ok(None);
-        }
-        let Some(alias) = ["rowid", "_rowid_", "oid"]
-            .into_iter()
-            .find(|a| !columns.iter().any(|c| c.name.eq_ignore_ascii_case(a)))
-        else {
-            return Ok(None);
-        };
-        fields.push(Field {
-            name: alias.to_owned(),
-            declared_type: "INTEGER".to_owned(),
-            kind: FieldKind::Integer,
-            ty: ColumnType::from_declared("INTEGER"),
-            not_null: true,
-            has_default: false,
-            primary_key: true,
-            auto: true,
-            implicit_rowid: true,
-            generated: false,
-            sql: alias.to_owned(),
-            json_key: json_key(alias),
-        });
-        0
-    };
-    for c in columns {
-        let is_pk = pk_count == 1 && c.pk > 0;
-        let rowid_alias =
-            is_pk && !without_rowid && c.declared.trim().eq_ignore_ascii_case("INTEGER");
+    if columns.is_empty() {
+        return Ok(None);
+    }
+    // The mapper's primary key: the declared key's columns in key order (SQLAlchemy's SQLite
+    // dialect sorts them by `pk`), else the first column, promoted (jet-bridge's reflection
+    // marks it `primary_key` when the table has none; views never have one).
+    let mut identity: Vec<usize> = (0..columns.len()).filter(|&i| columns[i].pk > 0).collect();
+    identity.sort_by_key(|&i| columns[i].pk);
+    let promoted_key = identity.is_empty();
+    if promoted_key {
+        identity.push(0);
+    }
+    let pk = identity[0];
+    let single_key = identity.len() == 1 && !promoted_key;
+    let without_rowid = !view
+        && conn
+            .prepare("SELECT coalesce(max(wr), 0) FROM pragma_table_list WHERE schema = 'main' AND name = ?1")?
+            .query_row([table], |r| r.get::<_, i64>(0))?
+            != 0;
+    let mut fields = Vec::with_capacity(columns.len());
+    for (i, c) in columns.into_iter().enumerate() {
+        let is_pk = i == pk;
+        // Only a single declared INTEGER key of a rowid table is SQLite's rowid alias.
+        let rowid_alias = is_pk
+            && single_key
+            && !without_rowid
+            && c.declared.trim().eq_ignore_ascii_case("INTEGER");
         fields.push(Field {
             kind: FieldKind::from_declared(&c.declared),
             ty: ColumnType::from_declared(&c.declared),
@@ -308,7 +327,6 @@ fn load_model(
             has_default: c.default,
             primary_key: is_pk,
             auto: rowid_alias,
-            implicit_rowid: false,
             generated: c.hidden == 2 || c.hidden == 3,
             name: c.name,
         });
@@ -362,6 +380,9 @@ fn load_model(
         select_list,
         fields,
         pk,
+        identity,
+        promoted_key,
+        view,
         foreign_keys,
         index,
     }))

@@ -86,8 +86,9 @@ pub enum FilterFamily {
     Boolean,
     /// Everything else: `exact icontains in istartswith iendswith isnull isempty`, as text.
     Text,
-    /// JSON and array columns of a PostgreSQL resource: `exact in json_icontains isnull
-    /// isempty`, `exact` and `in` matched by containment.
+    /// JSON columns (and arrays on PostgreSQL): `exact in json_icontains isnull isempty`.
+    /// PostgreSQL matches `exact` and `in` by containment; SQLite matches all three as a
+    /// case-insensitive substring of the stored text.
     Json,
 }
 
@@ -166,7 +167,9 @@ impl ColumnType {
             Reflected::Boolean => (FilterFamily::Boolean, Search::Skip),
             Reflected::Date => (FilterFamily::Date, Search::Skip),
             Reflected::DateTime => (FilterFamily::DateTime, Search::Skip),
-            Reflected::String | Reflected::Json => (FilterFamily::Text, Search::Contains),
+            Reflected::String => (FilterFamily::Text, Search::Contains),
+            // SQLAlchemy's `JSON`: the engine's JSON lookups, which on SQLite match the text.
+            Reflected::Json => (FilterFamily::Json, Search::Contains),
             Reflected::Time | Reflected::Blob | Reflected::Untyped => {
                 (FilterFamily::Text, Search::Skip)
             }
@@ -723,12 +726,17 @@ fn write_unreadable(buf: &mut Vec<u8>, v: ValueRef<'_>) {
     }
 }
 
-/// Writes a stored value of a column the way the engine's serializer writes it in a record.
-pub fn write_field(buf: &mut Vec<u8>, ty: ColumnType, v: ValueRef<'_>) {
+/// Writes a stored value of a column the way the engine's serializer writes it in a record;
+/// `false` when the engine cannot read the value (it fails on the record), which is then
+/// written as stored.
+pub fn write_field(buf: &mut Vec<u8>, ty: ColumnType, v: ValueRef<'_>) -> bool {
     let value = read(ty, v);
     match (&value, ty.serializer) {
         (PyValue::None, _) => buf.extend_from_slice(b"null"),
-        (PyValue::Unreadable(v), _) => write_unreadable(buf, *v),
+        (PyValue::Unreadable(v), _) => {
+            write_unreadable(buf, *v);
+            return false;
+        }
         (_, Serializer::Value) => write_encoded(buf, &value),
         (PyValue::DateTime(d, t), Serializer::DateTime) => {
             write_iso_json(buf, Some(*d), Some(*t));
@@ -748,6 +756,7 @@ pub fn write_field(buf: &mut Vec<u8>, ty: ColumnType, v: ValueRef<'_>) {
             None => buf.extend_from_slice(b"null"),
         },
     }
+    true
 }
 
 #[cfg(test)]

@@ -45,11 +45,16 @@ fn last_value<'a>(pairs: &'a [(String, String)], key: &str) -> Option<&'a str> {
 /// included), an optional sign, then decimal digits of any script (`٣`, `３`) with single `_`
 /// between digits. Values beyond `i64` saturate.
 pub(crate) fn python_int(text: &str) -> Option<i64> {
+    python_int_wide(text).map(|v| v.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64)
+}
+
+/// [`python_int`] over 128 bits (saturating there): a page number may pass `i64::MAX`.
+fn python_int_wide(text: &str) -> Option<i128> {
     let canonical = py_int(text)?;
     Some(canonical.parse().unwrap_or(if canonical.starts_with('-') {
-        i64::MIN
+        i128::MIN
     } else {
-        i64::MAX
+        i128::MAX
     }))
 }
 
@@ -67,7 +72,12 @@ fn paging_number(pairs: &[(String, String)], param: &str, fallback: i64) -> i64 
 /// repeated paging parameter counts with its last value; one that is not an integer reads as
 /// the default, as in the engine.
 pub(crate) fn list_spec(pairs: &[(String, String)], lenient: bool) -> ListSpec {
-    let page = paging_number(pairs, PAGE_PARAM, 1).max(1);
+    // The page keeps its size up to `u64::MAX` (beyond, the engine fails anyway: its offset
+    // passes SQLite's 64 bits), so that the links of a page past `i64::MAX` name it exactly.
+    let page = last_value(pairs, PAGE_PARAM)
+        .and_then(python_int_wide)
+        .unwrap_or(1)
+        .clamp(1, i128::from(u64::MAX)) as u64;
     let per_page = paging_number(pairs, PER_PAGE_PARAM, i64::from(DEFAULT_PER_PAGE))
         .clamp(1, i64::from(MAX_PER_PAGE));
     let no_pagination =
@@ -79,7 +89,7 @@ pub(crate) fn list_spec(pairs: &[(String, String)], lenient: bool) -> ListSpec {
             .filter(|(k, _)| k == ORDER_BY_PARAM)
             .map(|(_, v)| v.clone())
             .collect(),
-        page: page.unsigned_abs(),
+        page,
         per_page: per_page.unsigned_abs(),
         no_pagination,
     }

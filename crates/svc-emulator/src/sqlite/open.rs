@@ -54,9 +54,13 @@ pub(crate) async fn open_tools(
 ) -> Result<Arc<dyn ToolsBackend>, String> {
     let project = project.to_owned();
     let data_path = data_path.map(Path::to_owned);
-    let opened = tokio::task::spawn_blocking(move || match data_path {
-        Some(data) => seeded_beside(&beside(&data, &project, TOOLS_RESOURCE), TOOLS_SEED_SQL),
-        None => Resource::in_memory(TOOLS_SEED_SQL),
+    let opened = tokio::task::spawn_blocking(move || {
+        match data_path {
+            Some(data) => seeded_beside(&beside(&data, &project, TOOLS_RESOURCE), TOOLS_SEED_SQL),
+            None => Resource::in_memory(TOOLS_SEED_SQL),
+        }
+        // Its date-times are RFC 3339 text, which the data engine's reading would refuse.
+        .map(Resource::showing_stored_values)
     })
     .await
     .map_err(|e| e.to_string())?
