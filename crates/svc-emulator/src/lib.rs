@@ -56,7 +56,7 @@ mod util;
 // `backend::Backend`; only `backend::registry` names them.
 #[cfg(feature = "postgres")]
 pub mod postgres;
-mod sqlite;
+pub mod sqlite;
 
 // Slices: one per operation group.
 mod account;

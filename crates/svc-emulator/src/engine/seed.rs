@@ -1,8 +1,5 @@
 //! The demo resource `shop`: products, customers and orders, generated deterministically.
 
-use crate::engine::error::EngineError;
-use crate::engine::resource::Resource;
-
 /// The API name of the demo resource.
 pub const DEMO_RESOURCE: &str = "shop";
 
@@ -101,9 +98,4 @@ COMMIT;
 /// Deterministic; runs in a few milliseconds.
 pub fn demo_seed_sql() -> &'static str {
     SEED
-}
-
-/// The demo resource, in memory.
-pub fn demo_resource() -> Result<Resource, EngineError> {
-    Resource::in_memory(SEED)
 }

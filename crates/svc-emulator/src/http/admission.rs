@@ -170,7 +170,7 @@ mod tests {
 
     fn resource() -> Arc<dyn Backend> {
         Arc::new(
-            crate::engine::Resource::in_memory("CREATE TABLE t (id INTEGER PRIMARY KEY);").unwrap(),
+            crate::sqlite::Resource::in_memory("CREATE TABLE t (id INTEGER PRIMARY KEY);").unwrap(),
         )
     }
 

@@ -4,7 +4,7 @@
 //!
 //! A [`PgResource`] is a pool of connections to one database. Its tables (those of the
 //! connection's current schema, usually `public`) are models, read once at start and again on
-//! reload. The operations are those of the SQLite engine ([`crate::engine::Resource`]), with
+//! reload. The operations are those of the SQLite backend (`crate::sqlite`), with
 //! PostgreSQL's semantics where the engine has them:
 //!
 //! - **Values** (`types`): `numeric` written as text (`"20.50"`), date-times in ISO form with

@@ -9,8 +9,9 @@ use serde_json::{Map, Value};
 use crate::backend::{Backend, Hold, ToolsBackend, Update, Work};
 use crate::engine::convert::PyJson;
 use crate::engine::{
-    AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Resource, Selection, SqlLimits,
+    AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Selection, SqlLimits,
 };
+use crate::sqlite::Resource;
 use crate::sqlite::read_only_sql::SqlCancel;
 
 /// Runs `work` on the blocking pool, keeping `hold` until it has ended.

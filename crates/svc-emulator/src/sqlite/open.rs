@@ -16,7 +16,8 @@ use std::sync::Arc;
 use svc_model::users::TOOLS_RESOURCE;
 
 use crate::backend::{Backend, ToolsBackend};
-use crate::engine::{EngineError, Resource};
+use crate::engine::EngineError;
+use crate::sqlite::Resource;
 use crate::storage::private;
 use crate::storage::tools::TOOLS_SEED_SQL;
 

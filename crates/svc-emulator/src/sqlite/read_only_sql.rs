@@ -13,9 +13,9 @@ use serde_json::{Map, Value as Json};
 
 use crate::engine::EngineError;
 use crate::engine::convert::{write_json_str, write_value};
-use crate::engine::resource::Resource;
 use crate::engine::schema::FieldKind;
 use crate::engine::{MAX_SQL_ROWS, SqlLimits};
+use crate::sqlite::resource::Resource;
 
 /// Stops a query from another thread: the HTTP handler cancels when its client goes away
 /// (its future is dropped), which interrupts the statement if it runs, or keeps it from

@@ -32,7 +32,7 @@ INSERT INTO groups (uid, name) VALUES
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::Resource;
+    use crate::sqlite::Resource;
     use serde_json::Value;
     use svc_model::users::TEAMS_MODEL;
 

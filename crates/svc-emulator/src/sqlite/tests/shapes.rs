@@ -10,10 +10,11 @@
 use serde_json::{Value as Json, json};
 
 use crate::engine::convert::{PyJson, parse_py_json};
-use crate::engine::{AggregateRequest, EngineError, GroupRequest, Listing, Resource, Selection};
+use crate::engine::{AggregateRequest, EngineError, GroupRequest, Listing, Selection};
 use crate::http::error::EngineReply;
 use crate::http::list::{list_spec, selection};
 use crate::records::forms::RequestForm;
+use crate::sqlite::Resource;
 
 const FIXTURE: &str = r#"
 CREATE TABLE comp (a INTEGER, b TEXT, v INTEGER, PRIMARY KEY (a, b));

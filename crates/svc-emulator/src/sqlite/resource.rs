@@ -14,6 +14,7 @@ use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, ErrorCode, OpenFlags, params_from_iter};
 use serde_json::Value as Json;
 
+use crate::engine::body::{non_field, not_a_dict, read_values, summary};
 use crate::engine::convert::{
     InputField, Internal, PyJson, bind, json_to_sql, py_equal, text_to_sql, to_internal,
     write_field_value, write_row,
@@ -23,9 +24,9 @@ use crate::engine::filter::{
     MAX_PER_PAGE, Order, Where, build_where, order_by, order_selects_nothing,
 };
 use crate::engine::list::{ListSpec, Listing, RecordsJson, Selection};
-use crate::engine::memo::{self, ListMemo, Ticket};
 use crate::engine::schema::{Field, Model, Schema, load_schema, prepare, quote_ident};
 use crate::engine::types::{PyValue, Reflected, read};
+use crate::sqlite::memo::{self, ListMemo, Ticket};
 
 /// Reader connections opened next to the writer for a database file in WAL mode.
 const READERS: usize = 4;
@@ -1073,18 +1074,6 @@ fn fetch_one(conn: &Connection, model: &Model, pk: &Value) -> Result<Vec<u8>, En
     }
 }
 
-pub(crate) fn non_field(message: String) -> EngineError {
-    EngineError::field("non_field_errors", message)
-}
-
-pub(crate) fn summary(errors: &BTreeMap<String, Vec<String>>) -> String {
-    let parts: Vec<String> = errors
-        .iter()
-        .map(|(f, m)| format!("{f}: {}", m.join(" ")))
-        .collect();
-    format!("Invalid data: {}", parts.join("; "))
-}
-
 /// A database error of a write, as the engine answers it: every SQLAlchemy error is a `400`
 /// with SQLite's message; a unique violation names its column (the engine's pattern takes
 /// the text after the last `.`).
@@ -1112,76 +1101,6 @@ fn db_error(model: &Model, e: rusqlite::Error) -> EngineError {
     non_field(msg)
 }
 
-/// Python attribute names of the JSON types other than dict (`dir()` without dunders): a
-/// serializer reading a non-dict body takes `getattr(body, column)`.
-const LIST_ATTRS: [&str; 11] = [
-    "append", "clear", "copy", "count", "extend", "index", "insert", "pop", "remove", "reverse",
-    "sort",
-];
-const STR_ATTRS: [&str; 47] = [
-    "capitalize",
-    "casefold",
-    "center",
-    "count",
-    "encode",
-    "endswith",
-    "expandtabs",
-    "find",
-    "format",
-    "format_map",
-    "index",
-    "isalnum",
-    "isalpha",
-    "isascii",
-    "isdecimal",
-    "isdigit",
-    "isidentifier",
-    "islower",
-    "isnumeric",
-    "isprintable",
-    "isspace",
-    "istitle",
-    "isupper",
-    "join",
-    "ljust",
-    "lower",
-    "lstrip",
-    "maketrans",
-    "partition",
-    "removeprefix",
-    "removesuffix",
-    "replace",
-    "rfind",
-    "rindex",
-    "rjust",
-    "rpartition",
-    "rsplit",
-    "rstrip",
-    "split",
-    "splitlines",
-    "startswith",
-    "strip",
-    "swapcase",
-    "title",
-    "translate",
-    "upper",
-    "zfill",
-];
-const NUMBER_ATTRS: [&str; 12] = [
-    "as_integer_ratio",
-    "bit_count",
-    "bit_length",
-    "conjugate",
-    "denominator",
-    "from_bytes",
-    "imag",
-    "numerator",
-    "real",
-    "to_bytes",
-    "fromhex",
-    "hex",
-];
-
 /// The body values of the model's columns, in column order: a dict's keys that name columns.
 ///
 /// A body that is not a dict: the engine reads each column as an attribute of the value, so a
@@ -1205,62 +1124,10 @@ fn body_values<'m>(
     Ok(Vec::new())
 }
 
-/// A body that is not a JSON object, for a model with columns `names`: fine for a create (no
-/// column is set), unless a column is named like an attribute of the value; refused for an
-/// update (see [`body_values`]).
-pub(crate) fn not_a_dict(body: &PyJson, names: &[&str], updating: bool) -> Result<(), EngineError> {
-    let attrs: &[&str] = match body {
-        PyJson::List(_) => &LIST_ATTRS,
-        PyJson::Str(_) => &STR_ATTRS,
-        PyJson::Int(_) | PyJson::Float(_) | PyJson::Bool(_) => &NUMBER_ATTRS,
-        _ => &[],
-    };
-    let clash = names
-        .iter()
-        .any(|name| attrs.contains(name) || name.starts_with("__"));
-    if updating || clash {
-        let got = match body {
-            PyJson::None => "null",
-            PyJson::Bool(_) => "a boolean",
-            PyJson::Int(_) | PyJson::Float(_) => "a number",
-            PyJson::Str(_) => "a string",
-            PyJson::List(_) => "an array",
-            PyJson::Dict(_) => "an object",
-        };
-        return Err(non_field(format!(
-            "Invalid data. Expected a JSON object of field values, but got {got}."
-        )));
-    }
-    Ok(())
-}
-
 /// Each given value through its column's serializer field; the field errors, all at once, as
 /// a `400`.
 fn validate<'m>(given: &[(&'m Field, &PyJson)]) -> Result<Vec<(&'m Field, Internal)>, EngineError> {
     read_values(given, |f| (&f.name, InputField::of(f.ty)), BTreeMap::new())
-}
-
-/// Each given value through its column's serializer field (`field` says the column's name
-/// and field), whatever the database; these errors and `errors` (found before, such as
-/// missing columns), all at once, as a `400`.
-pub(crate) fn read_values<'m, F>(
-    given: &[(&'m F, &PyJson)],
-    field: impl Fn(&F) -> (&str, InputField),
-    mut errors: BTreeMap<String, Vec<String>>,
-) -> Result<Vec<(&'m F, Internal)>, EngineError> {
-    let mut values = Vec::with_capacity(given.len());
-    for (f, v) in given {
-        let (name, input) = field(f);
-        match to_internal(input, v) {
-            Ok(internal) => values.push((*f, internal)),
-            Err(m) => errors.entry(name.to_owned()).or_default().push(m),
-        }
-    }
-    if errors.is_empty() {
-        Ok(values)
-    } else {
-        Err(EngineError::fields(summary(&errors), errors))
-    }
 }
 
 /// Whether SQLAlchemy takes the primary key for an autoincrement column, whose value after an
@@ -2047,6 +1914,11 @@ fn identity_key(field: &Field, v: ValueRef<'_>) -> Vec<u8> {
             k
         }
     }
+}
+
+/// The demo resource `shop` ([`DEMO_RESOURCE`](crate::engine::DEMO_RESOURCE)), in memory.
+pub fn demo_resource() -> Result<Resource, EngineError> {
+    Resource::in_memory(crate::engine::demo_seed_sql())
 }
 
 #[cfg(test)]

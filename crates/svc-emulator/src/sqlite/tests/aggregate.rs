@@ -12,6 +12,7 @@ use crate::http::error::EngineReply;
 use crate::http::extract::query_pairs;
 use crate::http::list::selection;
 use crate::records::forms::RequestForm;
+use crate::sqlite::Resource;
 
 const FIXTURE: &str = r#"
 CREATE TABLE t (id INTEGER PRIMARY KEY, i INTEGER, r REAL, n NUMERIC, d DECIMAL(10, 2), dd DECIMAL,

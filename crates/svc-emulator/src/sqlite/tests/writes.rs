@@ -8,8 +8,9 @@ use crate::engine::convert::{
     PyJson, parse_form, parse_input_datetime, parse_py_json, py_float, py_int, py_json_dumps,
     py_repr, py_text,
 };
-use crate::engine::{EngineError, Resource, Selection};
+use crate::engine::{EngineError, Selection};
 use crate::http::error::EngineReply;
+use crate::sqlite::Resource;
 
 /// The engine's test schema: one table per column family, foreign keys of every shape.
 const FIXTURE: &str = r#"

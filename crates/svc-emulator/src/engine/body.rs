@@ -1,0 +1,144 @@
+//! The engine's reading of a write's body, the same on every database: a body that is not a
+//! JSON object, and each value through its column's serializer field, with every field error at
+//! once.
+
+use std::collections::BTreeMap;
+
+use crate::engine::convert::{InputField, Internal, PyJson, to_internal};
+use crate::engine::error::EngineError;
+
+/// An error of the whole body (`non_field_errors`).
+pub(crate) fn non_field(message: String) -> EngineError {
+    EngineError::field("non_field_errors", message)
+}
+
+/// The message of a `400` that lists its field errors.
+pub(crate) fn summary(errors: &BTreeMap<String, Vec<String>>) -> String {
+    let parts: Vec<String> = errors
+        .iter()
+        .map(|(f, m)| format!("{f}: {}", m.join(" ")))
+        .collect();
+    format!("Invalid data: {}", parts.join("; "))
+}
+
+/// Python attribute names of the JSON types other than dict (`dir()` without dunders): a
+/// serializer reading a non-dict body takes `getattr(body, column)`.
+const LIST_ATTRS: [&str; 11] = [
+    "append", "clear", "copy", "count", "extend", "index", "insert", "pop", "remove", "reverse",
+    "sort",
+];
+const STR_ATTRS: [&str; 47] = [
+    "capitalize",
+    "casefold",
+    "center",
+    "count",
+    "encode",
+    "endswith",
+    "expandtabs",
+    "find",
+    "format",
+    "format_map",
+    "index",
+    "isalnum",
+    "isalpha",
+    "isascii",
+    "isdecimal",
+    "isdigit",
+    "isidentifier",
+    "islower",
+    "isnumeric",
+    "isprintable",
+    "isspace",
+    "istitle",
+    "isupper",
+    "join",
+    "ljust",
+    "lower",
+    "lstrip",
+    "maketrans",
+    "partition",
+    "removeprefix",
+    "removesuffix",
+    "replace",
+    "rfind",
+    "rindex",
+    "rjust",
+    "rpartition",
+    "rsplit",
+    "rstrip",
+    "split",
+    "splitlines",
+    "startswith",
+    "strip",
+    "swapcase",
+    "title",
+    "translate",
+    "upper",
+    "zfill",
+];
+const NUMBER_ATTRS: [&str; 12] = [
+    "as_integer_ratio",
+    "bit_count",
+    "bit_length",
+    "conjugate",
+    "denominator",
+    "from_bytes",
+    "imag",
+    "numerator",
+    "real",
+    "to_bytes",
+    "fromhex",
+    "hex",
+];
+
+/// A body that is not a JSON object, for a model with columns `names`: fine for a create (no
+/// column is set), unless a column is named like an attribute of the value; refused for an
+/// update (its body is refused: the engine reads each column as an attribute of the value).
+pub(crate) fn not_a_dict(body: &PyJson, names: &[&str], updating: bool) -> Result<(), EngineError> {
+    let attrs: &[&str] = match body {
+        PyJson::List(_) => &LIST_ATTRS,
+        PyJson::Str(_) => &STR_ATTRS,
+        PyJson::Int(_) | PyJson::Float(_) | PyJson::Bool(_) => &NUMBER_ATTRS,
+        _ => &[],
+    };
+    let clash = names
+        .iter()
+        .any(|name| attrs.contains(name) || name.starts_with("__"));
+    if updating || clash {
+        let got = match body {
+            PyJson::None => "null",
+            PyJson::Bool(_) => "a boolean",
+            PyJson::Int(_) | PyJson::Float(_) => "a number",
+            PyJson::Str(_) => "a string",
+            PyJson::List(_) => "an array",
+            PyJson::Dict(_) => "an object",
+        };
+        return Err(non_field(format!(
+            "Invalid data. Expected a JSON object of field values, but got {got}."
+        )));
+    }
+    Ok(())
+}
+
+/// Each given value through its column's serializer field (`field` says the column's name
+/// and field), whatever the database; these errors and `errors` (found before, such as
+/// missing columns), all at once, as a `400`.
+pub(crate) fn read_values<'m, F>(
+    given: &[(&'m F, &PyJson)],
+    field: impl Fn(&F) -> (&str, InputField),
+    mut errors: BTreeMap<String, Vec<String>>,
+) -> Result<Vec<(&'m F, Internal)>, EngineError> {
+    let mut values = Vec::with_capacity(given.len());
+    for (f, v) in given {
+        let (name, input) = field(f);
+        match to_internal(input, v) {
+            Ok(internal) => values.push((*f, internal)),
+            Err(m) => errors.entry(name.to_owned()).or_default().push(m),
+        }
+    }
+    if errors.is_empty() {
+        Ok(values)
+    } else {
+        Err(EngineError::fields(summary(&errors), errors))
+    }
+}

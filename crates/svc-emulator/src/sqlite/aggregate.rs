@@ -1,0 +1,752 @@
+//! Aggregate and group operations, answered as the platform's data engine answers its
+//! `aggregate` and `group` actions (PyPI `jet-bridge` 1.12.13: SQLAlchemy 1.4 over SQLite
+//! 3.40.1).
+//!
+//! # The engine's rules
+//!
+//! - **Function** (`_y_func`, required): stripped and lower-cased, then one of `count`, `sum`,
+//!   `min`, `max`, `avg`. Any other name selects nothing: a group answers `[]`, an aggregate
+//!   answers the engine's query object through the y column's serializer field (`{}` for
+//!   number and boolean fields, the text of an empty `SELECT` for text fields).
+//! - **Column** (`_y_column`, stripped): the primary key when absent.
+//! - **SQL**: `SELECT f(y) FROM t WHERE ...` for an aggregate; for a group
+//!   `SELECT x1 AS "group", x2 AS group_2, ..., f(y) AS y_func FROM t WHERE ...
+//!   GROUP BY "group", group_2 ORDER BY "group", group_2 LIMIT n` (the emulator runs the same
+//!   statement, so SQLite groups, orders and feeds rows the same way; a table column named
+//!   `group` wins over the alias in `GROUP BY`, as there).
+//! - **Arithmetic**: `sum` and `avg` are SQLite 3.40's: integers add exactly (an overflow is an
+//!   error), any other value adds as a float, one by one in the order SQLite feeds the rows,
+//!   and `avg` is that float sum over the count. Newer SQLite (the emulator's) compensates
+//!   rounding errors, so the emulator registers its own two functions
+//!   ([`SUM_FN`], [`AVG_FN`]) with the old arithmetic.
+//! - **Values**: `count` is an integer; `sum`, `min` and `max` are read through the column's
+//!   type (SQLAlchemy's result processing, [`read`]: NUMERIC as `Decimal`, DATE as a date,
+//!   BOOLEAN as a boolean); `avg` is the raw float. Over no rows `count`, `sum` and `avg` are
+//!   `0` (the integer), `min` and `max` null.
+//! - **Aggregate answer** `{"y_func": v}`: `v` written by the y column's serializer field
+//!   (`count`: an integer field): numbers, booleans and bare `DECIMAL` as themselves, date-time
+//!   fields with `isoformat()`, every other field as `str()` text (so a `REAL` sum is
+//!   `"1521.9399999999998"`).
+//! - **Group answer**: rows `{"group": k1, "group_2": k2, ..., "y_func": v}` (just `y_func`
+//!   without `_x_column`), written by the engine's JSON encoder (`Decimal` as a float, dates in
+//!   ISO form), at most `_per_page` rows (1..=100000, 10000 when absent or not an integer).
+//! - **Lookups** (`_x_lookup`, by position): split on `_` into a type and a parameter. `date`
+//!   (on a column that is not DATE/DATETIME/TIMESTAMP: a `400`) with parameter `year`,
+//!   `month`, `day` (also when absent or empty), `hour`, `minute`, `second` or `microseconds`
+//!   is `strftime` with the engine's MySQL-style formats, whose `%i` makes SQLite answer NULL
+//!   for minutes and finer; `auto` on a date column is `date_day`. Anything else (`plain`,
+//!   `date_week`, `date_quarter`, unknown names) groups by the column itself, read through its
+//!   type. `strftime` keys are raw text (`"2024-03-05 10:00:00"` for an hour).
+//! - **`_order_by`** (a filter of every action): one character makes the selection empty;
+//!   names must be fields. Only the `SELECT` text of an unknown function shows the order.
+//!
+//! # Stricter than the engine
+//!
+//! Where the engine fails with a `500`, the emulator answers a `400` naming the problem (in
+//! lenient mode a `500` like the engine, [`EngineError::EngineFails`]): an
+//! unknown `_x_column` or `_y_column` for `count` and groups, a value the engine cannot read
+//! or write (a `sum` of a date column, `sum`/`avg` of a date-time column, a stored value its
+//! type cannot parse), an integer `sum` overflow, and a repeated or malformed `_order_by`.
+
+use rusqlite::functions::{Aggregate, Context, FunctionFlags};
+use rusqlite::types::{Value, ValueRef};
+use rusqlite::{Connection, params_from_iter};
+use serde_json::{Map, Value as Json};
+
+use crate::engine::aggregate::{
+    AggregateFunc, AggregateRequest, GroupRequest, date_unit, fails, group_name, known, query_text,
+    sa_ident,
+};
+use crate::engine::convert::{json_column_value, py_json_to_json};
+use crate::engine::error::EngineError;
+use crate::engine::filter::{Where, build_where};
+use crate::engine::list::Selection;
+use crate::engine::schema::{Field, Model, prepare};
+use crate::engine::types::{PyValue, Reflected, Serializer, plain, py_str, read};
+use crate::sqlite::resource::Resource;
+
+/// The name of the emulator's `sum` with SQLite 3.40's arithmetic.
+pub const SUM_FN: &str = "svc_sqlite340_sum";
+
+/// The name of the emulator's `avg` with SQLite 3.40's arithmetic.
+pub const AVG_FN: &str = "svc_sqlite340_avg";
+
+/// The error text of an integer `sum` overflow (SQLite's own words).
+const OVERFLOW: &str = "integer overflow";
+
+// ---------------------------------------------------------------------------------------------
+// SQLite 3.40's sum and avg
+
+/// A stored value as SQLite 3.40's `sum` sees it (`sqlite3_value_numeric_type`, then the
+/// integer or the float of the value).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Numeric {
+    Null,
+    Int(i64),
+    Real(f64),
+}
+
+/// SQLite's white space (`sqlite3Isspace`): space, `\t`, `\n`, `\v`, `\f`, `\r`.
+fn is_sqlite_space(b: u8) -> bool {
+    b == b' ' || (0x09..=0x0d).contains(&b)
+}
+
+fn numeric(v: ValueRef<'_>) -> Numeric {
+    match v {
+        ValueRef::Null => Numeric::Null,
+        ValueRef::Integer(i) => Numeric::Int(i),
+        ValueRef::Real(f) => Numeric::Real(f),
+        ValueRef::Text(t) => text_numeric(t),
+        // A BLOB keeps its type, and `sum` takes its float: the text prefix of its bytes.
+        ValueRef::Blob(b) => Numeric::Real(atof_prefix(b)),
+    }
+}
+
+/// Text: an integer when it is all digits (a sign and surrounding white space allowed) and
+/// fits 64 bits; otherwise the float of its longest numeric prefix (0.0 for none), which is
+/// also the value of a well-formed real.
+fn text_numeric(t: &[u8]) -> Numeric {
+    let start = t
+        .iter()
+        .position(|&b| !is_sqlite_space(b))
+        .unwrap_or(t.len());
+    let end = t
+        .iter()
+        .rposition(|&b| !is_sqlite_space(b))
+        .map_or(start, |i| i + 1);
+    let trimmed = &t[start..end.max(start)];
+    let digits = match trimmed.first() {
+        Some(b'-' | b'+') => &trimmed[1..],
+        _ => trimmed,
+    };
+    if !digits.is_empty() && digits.iter().all(u8::is_ascii_digit) {
+        let parsed = std::str::from_utf8(trimmed)
+            .ok()
+            .and_then(|s| s.parse::<i64>().ok());
+        if let Some(i) = parsed {
+            return Numeric::Int(i);
+        }
+    }
+    Numeric::Real(atof_prefix(t))
+}
+
+/// SQLite 3.40's `sqlite3AtoF` value: white space, a sign, digits, a fraction and an exponent
+/// as far as they go. At most about 18 significant digits count (later ones only scale), as
+/// there; the conversion itself is correctly rounded (3.40 scales in `long double`, which can
+/// differ in the last bit for a few inputs of more than 15 digits).
+fn atof_prefix(z: &[u8]) -> f64 {
+    // 3.40 stops accumulating the significand at (LARGEST_INT64 - 9) / 10.
+    const LIMIT: i64 = (i64::MAX - 9) / 10;
+    let at = |i: usize| z.get(i).copied().unwrap_or(0);
+    let mut i = 0;
+    while i < z.len() && is_sqlite_space(z[i]) {
+        i += 1;
+    }
+    let negative = match at(i) {
+        b'-' => {
+            i += 1;
+            true
+        }
+        b'+' => {
+            i += 1;
+            false
+        }
+        _ => false,
+    };
+    let mut s: i64 = 0;
+    let mut d: i64 = 0;
+    while at(i).is_ascii_digit() {
+        s = s * 10 + i64::from(at(i) - b'0');
+        i += 1;
+        if s >= LIMIT {
+            while at(i).is_ascii_digit() {
+                i += 1;
+                d += 1;
+            }
+        }
+    }
+    if at(i) == b'.' {
+        i += 1;
+        while at(i).is_ascii_digit() {
+            if s < LIMIT {
+                s = s * 10 + i64::from(at(i) - b'0');
+                d -= 1;
+            }
+            i += 1;
+        }
+    }
+    let mut e: i64 = 0;
+    if matches!(at(i), b'e' | b'E') {
+        i += 1;
+        let esign = match at(i) {
+            b'-' => {
+                i += 1;
+                -1
+            }
+            b'+' => {
+                i += 1;
+                1
+            }
+            _ => 1,
+        };
+        while at(i).is_ascii_digit() {
+            e = if e < 10_000 {
+                e * 10 + i64::from(at(i) - b'0')
+            } else {
+                10_000
+            };
+            i += 1;
+        }
+        e *= esign;
+    }
+    let value = if s == 0 {
+        0.0
+    } else {
+        format!("{s}e{}", e + d).parse::<f64>().unwrap_or(0.0)
+    };
+    if negative { -value } else { value }
+}
+
+/// SQLite 3.40's `SumCtx`: the float sum, the exact integer sum while every value is an
+/// integer, the count, and whether the integer sum overflowed.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+struct SumCtx {
+    r_sum: f64,
+    i_sum: i64,
+    cnt: i64,
+    overflow: bool,
+    approx: bool,
+}
+
+impl SumCtx {
+    /// `sumStep`: naive addition in the order the rows come.
+    fn step(&mut self, v: ValueRef<'_>) {
+        match numeric(v) {
+            Numeric::Null => {}
+            Numeric::Int(i) => {
+                self.cnt += 1;
+                self.r_sum += i as f64;
+                if !(self.approx || self.overflow) {
+                    match self.i_sum.checked_add(i) {
+                        Some(sum) => self.i_sum = sum,
+                        None => {
+                            self.approx = true;
+                            self.overflow = true;
+                        }
+                    }
+                }
+            }
+            Numeric::Real(f) => {
+                self.cnt += 1;
+                self.r_sum += f;
+                self.approx = true;
+            }
+        }
+    }
+
+    /// `sumFinalize`: NULL over no values, the integer sum, or the float one.
+    fn sum(&self) -> Result<Value, &'static str> {
+        if self.cnt == 0 {
+            Ok(Value::Null)
+        } else if self.overflow {
+            Err(OVERFLOW)
+        } else if self.approx {
+            Ok(Value::Real(self.r_sum))
+        } else {
+            Ok(Value::Integer(self.i_sum))
+        }
+    }
+
+    /// `avgFinalize`: NULL over no values, else the float sum over the count.
+    fn avg(&self) -> Value {
+        if self.cnt == 0 {
+            Value::Null
+        } else {
+            Value::Real(self.r_sum / self.cnt as f64)
+        }
+    }
+}
+
+/// The emulator's `sum` or `avg` with SQLite 3.40's arithmetic.
+#[derive(Debug, Clone, Copy)]
+enum Sum340 {
+    Sum,
+    Avg,
+}
+
+impl Aggregate<SumCtx, Value> for Sum340 {
+    fn init(&self, _: &mut Context<'_>) -> rusqlite::Result<SumCtx> {
+        Ok(SumCtx::default())
+    }
+
+    fn step(&self, ctx: &mut Context<'_>, acc: &mut SumCtx) -> rusqlite::Result<()> {
+        // Registered with one argument; a missing one would be NULL.
+        if !ctx.is_empty() {
+            acc.step(ctx.get_raw(0));
+        }
+        Ok(())
+    }
+
+    fn finalize(&self, _: &mut Context<'_>, acc: Option<SumCtx>) -> rusqlite::Result<Value> {
+        let acc = acc.unwrap_or_default();
+        match self {
+            Sum340::Sum => acc
+                .sum()
+                .map_err(|e| rusqlite::Error::UserFunctionError(e.into())),
+            Sum340::Avg => Ok(acc.avg()),
+        }
+    }
+}
+
+/// Registers [`SUM_FN`] and [`AVG_FN`] on `conn` unless it has them. Connections are opened
+/// elsewhere, so this runs before each aggregate; probing is cheap, and registering again
+/// would expire every cached statement of the connection.
+pub(crate) fn register_functions(conn: &Connection) -> rusqlite::Result<()> {
+    let probe = format!("SELECT {SUM_FN}(NULL), {AVG_FN}(NULL)");
+    if prepare(conn, &probe).is_ok() {
+        return Ok(());
+    }
+    let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
+    conn.create_aggregate_function(SUM_FN, 1, flags, Sum340::Sum)?;
+    conn.create_aggregate_function(AVG_FN, 1, flags, Sum340::Avg)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared steps
+
+/// The SQL of `func` over `col`.
+fn agg_sql(func: AggregateFunc, col: &str) -> String {
+    match func {
+        AggregateFunc::Count => format!("count({col})"),
+        AggregateFunc::Sum => format!("{SUM_FN}({col})"),
+        AggregateFunc::Avg => format!("{AVG_FN}({col})"),
+        AggregateFunc::Min => format!("min({col})"),
+        AggregateFunc::Max => format!("max({col})"),
+    }
+}
+
+/// What `_order_by` does to the selection.
+enum OrderBy<'m> {
+    /// Absent or empty.
+    None,
+    /// One character: the engine filters with `false`.
+    Nothing,
+    /// Fields, descending when `true`.
+    By(Vec<(&'m Field, bool)>),
+}
+
+fn order_by<'m>(model: &'m Model, values: &[String]) -> Result<OrderBy<'m>, EngineError> {
+    let value = match values {
+        [] => return Ok(OrderBy::None),
+        [v] => v,
+        _ => {
+            return Err(fails(
+                "_order_by",
+                "Give _order_by at most once (the data engine fails on a repeated one).",
+            ));
+        }
+    };
+    if value.is_empty() {
+        return Ok(OrderBy::None);
+    }
+    if value.chars().count() < 2 {
+        return Ok(OrderBy::Nothing);
+    }
+    let mut fields = Vec::new();
+    for part in value.split(',') {
+        let (desc, name) = match part.strip_prefix('-') {
+            Some(name) => (true, name),
+            None => (false, part),
+        };
+        let field = model.field(name).ok_or_else(|| {
+            fails(
+                "_order_by",
+                format!("Unknown field {name:?} in _order_by {value:?}."),
+            )
+        })?;
+        fields.push((field, desc));
+    }
+    Ok(OrderBy::By(fields))
+}
+
+/// The selection's `WHERE` and its `_order_by`: the filters (whose errors come first, as the
+/// engine runs column filters before `_order_by`), or nothing at all when `_order_by` empties
+/// the selection (SQLAlchemy folds `filters AND false` into `0 = 1`).
+fn selection_where<'m>(
+    model: &'m Model,
+    selection: &Selection,
+    order_values: &[String],
+) -> Result<(Where, OrderBy<'m>), EngineError> {
+    let filter = build_where(model, selection)?;
+    let order = order_by(model, order_values)?;
+    let filter = match order {
+        OrderBy::Nothing => Where {
+            sql: " WHERE 0 = 1".to_owned(),
+            params: Vec::new(),
+        },
+        _ => filter,
+    };
+    Ok((filter, order))
+}
+
+/// A field by the name the engine looks up with `getattr` (an unknown one fails there).
+fn column<'m>(model: &'m Model, param: &str, name: Option<&str>) -> Result<&'m Field, EngineError> {
+    match name {
+        None => Ok(model.pk_field()),
+        Some(n) => model.field(n).ok_or_else(|| {
+            fails(
+                param,
+                format!("Table {:?} does not have column {n:?}.", model.name),
+            )
+        }),
+    }
+}
+
+/// The value of `func` as the engine holds it: `count` and `avg` raw, the others read through
+/// the column's type; NULL is 0 for `count`, `sum` and `avg`.
+fn result_value<'a>(func: AggregateFunc, field: &Field, raw: ValueRef<'a>) -> PyValue<'a> {
+    let value = match func {
+        AggregateFunc::Count | AggregateFunc::Avg => plain(raw),
+        AggregateFunc::Sum | AggregateFunc::Min | AggregateFunc::Max => read(field.ty, raw),
+    };
+    match (func, value) {
+        (AggregateFunc::Count | AggregateFunc::Sum | AggregateFunc::Avg, PyValue::None) => {
+            PyValue::Int(0)
+        }
+        (_, v) => v,
+    }
+}
+
+/// The value of `func` over a JSON column as the engine writes it: `sum`, `min` and `max` keep
+/// the column's type, so SQLAlchemy's JSON type reads them (`json.loads` of text, numbers as
+/// they are) and the JSON field writes the value; `count` and `avg` are numbers. `None` where
+/// the engine fails (stored text that is not JSON). Not a JSON column: `None` too, see
+/// [`encoded`].
+fn json_result(func: AggregateFunc, field: &Field, raw: ValueRef<'_>) -> Option<Option<Json>> {
+    if field.ty.reflected != Reflected::Json
+        || !matches!(
+            func,
+            AggregateFunc::Sum | AggregateFunc::Min | AggregateFunc::Max
+        )
+        || raw == ValueRef::Null
+    {
+        return None;
+    }
+    Some(json_column_value(raw).map(|v| py_json_to_json(&v)))
+}
+
+/// A Python value as the engine's JSON encoder writes it (`None` for a value it cannot hold).
+fn encoded(v: &PyValue<'_>) -> Option<Json> {
+    Some(match v {
+        PyValue::None => Json::Null,
+        PyValue::Bool(b) => Json::Bool(*b),
+        PyValue::Int(i) => Json::from(*i),
+        // NaN and the infinities are null (serde_json's rule and the encoder's).
+        PyValue::Float(f) | PyValue::Decimal(_, f) => Json::from(*f),
+        PyValue::Str(t) => Json::String(String::from_utf8_lossy(t).into_owned()),
+        // The encoder decodes bytes as UTF-8, and fails (500) on other bytes.
+        PyValue::Bytes(t) => Json::String(String::from_utf8(t.to_vec()).ok()?),
+        PyValue::Date(d) => Json::String(d.iso()),
+        PyValue::DateTime(d, t) => Json::String(format!("{}T{}", d.iso(), t.iso())),
+        PyValue::Time(t) => Json::String(t.iso()),
+        PyValue::Unreadable(_) => return None,
+    })
+}
+
+/// A value through a serializer field (`None` where the engine fails).
+fn serialized(serializer: Serializer, v: &PyValue<'_>) -> Option<Json> {
+    match (serializer, v) {
+        (_, PyValue::Unreadable(_)) => None,
+        (_, PyValue::None) => Some(Json::Null),
+        (Serializer::Value, v) => encoded(v),
+        (Serializer::DateTime, PyValue::DateTime(d, t)) => {
+            Some(Json::String(format!("{}T{}", d.iso(), t.iso())))
+        }
+        // `isoformat()` of a number or a text.
+        (Serializer::DateTime, _) => None,
+        (Serializer::Text, v) => py_str(v).map(Json::String),
+    }
+}
+
+fn cannot_write(func: AggregateFunc, field: &Field) -> EngineError {
+    fails(
+        "_y_column",
+        format!(
+            "Cannot compute {func} of field {:?}: the data engine fails on its value.",
+            field.name
+        ),
+    )
+}
+
+/// A failed statement: the overflow of an integer `sum` is the request's fault.
+fn query_error(e: rusqlite::Error, func: AggregateFunc, field: &Field) -> EngineError {
+    if e.to_string().contains(OVERFLOW) {
+        fails(
+            "_y_column",
+            format!(
+                "Cannot compute {func} of field {:?}: integer overflow.",
+                field.name
+            ),
+        )
+    } else {
+        e.into()
+    }
+}
+
+/// `str()` of the engine's `query(Model).filter(false)`: every column labelled
+/// `{table}_{column}` (with `_1`, `_2`, ... when a column already has that name), and the
+/// `_order_by` order.
+fn select_text(model: &Model, order: &OrderBy<'_>) -> String {
+    let columns: Vec<&str> = model.fields.iter().map(|f| f.name.as_str()).collect();
+    let order: Option<Vec<(&str, bool)>> = match order {
+        OrderBy::By(fields) => Some(fields.iter().map(|(f, d)| (f.name.as_str(), *d)).collect()),
+        _ => None,
+    };
+    query_text(&model.name, &columns, order.as_deref(), "0 = 1")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Group keys
+
+/// The `strftime` format of a date lookup parameter on SQLite (the engine's MySQL-style
+/// table, `%i` included), `None` when the engine has none (the column itself).
+fn strftime_format(param: &str) -> Option<&'static str> {
+    Some(match param {
+        "microseconds" => "%Y-%m-%d %H:%i:%s.%f",
+        "second" => "%Y-%m-%d %H:%i:%s",
+        "minute" => "%Y-%m-%d %H:%i:00",
+        "hour" => "%Y-%m-%d %H:00:00",
+        "day" => "%Y-%m-%d",
+        "month" => "%Y-%m-01",
+        "year" => "%Y-01-01",
+        _ => return None,
+    })
+}
+
+fn is_date_column(field: &Field) -> bool {
+    matches!(field.ty.reflected, Reflected::Date | Reflected::DateTime)
+}
+
+/// One group key: a `strftime` of the column (raw text), or the column itself (read through
+/// its type).
+enum GroupKey<'m> {
+    Strftime(&'static str, &'m Field),
+    Column(&'m Field),
+}
+
+/// The engine's `get_sql_group_func_lookup` on SQLite for the lookup `raw` of `field`.
+fn group_key<'m>(field: &'m Field, raw: Option<&str>) -> Result<GroupKey<'m>, EngineError> {
+    Ok(
+        match date_unit(&field.name, is_date_column(field), raw)?.and_then(strftime_format) {
+            Some(format) => GroupKey::Strftime(format, field),
+            None => GroupKey::Column(field),
+        },
+    )
+}
+
+/// The name as SQLAlchemy writes the label (`"group"` is reserved).
+fn group_label(i: usize) -> String {
+    sa_ident(&group_name(i))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The operations
+
+impl Resource {
+    /// Computes `{"y_func": value}` over the records of `model` in `selection`, as the engine
+    /// does (see the module documentation).
+    pub fn aggregate(
+        &self,
+        model: &str,
+        req: &AggregateRequest,
+        selection: &Selection,
+    ) -> Result<Json, EngineError> {
+        self.aggregate_as_engine(model, req, selection)
+            .map_err(|e| if selection.lenient { e } else { e.strict() })
+    }
+
+    fn aggregate_as_engine(
+        &self,
+        model: &str,
+        req: &AggregateRequest,
+        selection: &Selection,
+    ) -> Result<Json, EngineError> {
+        let model = self.model_or_404(model)?;
+        let (filter, order) = selection_where(&model, selection, &req.order_by)?;
+        // The engine's aggregate view looks the column up among its serializer's fields first
+        // (a 400) unless the function is `count`, which goes straight to `getattr` (a 500).
+        let field = column(&model, "_y_column", req.column.as_deref())
+            .map_err(|e| if req.func == "count" { e } else { e.strict() })?;
+        let func = match known(&req.func) {
+            Some(f) => f,
+            None => {
+                // The engine hands its query object to the y field's serializer.
+                let value = match field.ty.serializer {
+                    Serializer::Value => Json::Object(Map::new()),
+                    Serializer::Text => Json::String(select_text(&model, &order)),
+                    Serializer::DateTime => {
+                        return Err(fails(
+                            "_y_func",
+                            format!(
+                                "Unknown function on the date-time field {:?} (the data engine fails).",
+                                field.name
+                            ),
+                        ));
+                    }
+                };
+                return Ok(y_func_object(value));
+            }
+        };
+        let sql = format!(
+            "SELECT {} FROM {}{}",
+            agg_sql(func, &field.sql),
+            model.table_sql,
+            filter.sql
+        );
+        let serializer = match func {
+            AggregateFunc::Count => Serializer::Value,
+            _ => field.ty.serializer,
+        };
+        let value = self.with_read(|conn| -> Result<Json, EngineError> {
+            register_functions(conn)?;
+            let mut stmt = prepare(conn, &sql)?;
+            let mut rows = stmt
+                .query(params_from_iter(filter.params.iter()))
+                .map_err(|e| query_error(e, func, field))?;
+            let row = rows.next().map_err(|e| query_error(e, func, field))?;
+            let raw = match row {
+                Some(row) => row.get_ref(0)?,
+                None => ValueRef::Null,
+            };
+            if let Some(json) = json_result(func, field, raw) {
+                return json.ok_or_else(|| cannot_write(func, field));
+            }
+            let v = result_value(func, field, raw);
+            if field.ty.reflected == Reflected::Json && func == AggregateFunc::Avg {
+                // A JSON field writes the number as it is.
+                return encoded(&v).ok_or_else(|| cannot_write(func, field));
+            }
+            serialized(serializer, &v).ok_or_else(|| cannot_write(func, field))
+        })?;
+        Ok(y_func_object(value))
+    }
+
+    /// Computes `[{"group": x, ..., "y_func": value}, ...]` over the records of `model` in
+    /// `selection`, as the engine does (see the module documentation).
+    pub fn group(
+        &self,
+        model: &str,
+        req: &GroupRequest,
+        selection: &Selection,
+    ) -> Result<Json, EngineError> {
+        self.group_as_engine(model, req, selection)
+            .map_err(|e| if selection.lenient { e } else { e.strict() })
+    }
+
+    fn group_as_engine(
+        &self,
+        model: &str,
+        req: &GroupRequest,
+        selection: &Selection,
+    ) -> Result<Json, EngineError> {
+        let model = self.model_or_404(model)?;
+        let (filter, _) = selection_where(&model, selection, &req.order_by)?;
+        let xs = req
+            .x_columns
+            .iter()
+            .map(|x| column(&model, "_x_column", Some(x)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let y = column(&model, "_y_column", req.y_column.as_deref())?;
+        let func = match known(&req.y_func) {
+            Some(f) => f,
+            // The engine filters the records with `false`.
+            None => return Ok(Json::Array(Vec::new())),
+        };
+        let keys = xs
+            .iter()
+            .enumerate()
+            .map(|(i, x)| group_key(x, req.x_lookups.get(i).map(String::as_str)))
+            .collect::<Result<Vec<_>, _>>()?;
+
+        let mut select = Vec::new();
+        let mut params: Vec<Value> = Vec::new();
+        for (i, key) in keys.iter().enumerate() {
+            let expr = match key {
+                GroupKey::Strftime(format, field) => {
+                    params.push(Value::Text((*format).to_owned()));
+                    format!("strftime(?, {})", field.sql)
+                }
+                GroupKey::Column(field) => field.sql.clone(),
+            };
+            select.push(format!("{expr} AS {}", group_label(i)));
+        }
+        select.push(format!("{} AS y_func", agg_sql(func, &y.sql)));
+        params.extend(filter.params.iter().cloned());
+        let labels: Vec<String> = (0..keys.len()).map(group_label).collect();
+        let grouping = if labels.is_empty() {
+            String::new()
+        } else {
+            let labels = labels.join(", ");
+            format!(" GROUP BY {labels} ORDER BY {labels}")
+        };
+        let limit = req.limit.clamp(1, GroupRequest::MAX_LIMIT);
+        let sql = format!(
+            "SELECT {} FROM {}{}{grouping} LIMIT {limit}",
+            select.join(", "),
+            model.table_sql,
+            filter.sql
+        );
+        self.with_read(|conn| -> Result<Json, EngineError> {
+            register_functions(conn)?;
+            let mut stmt = prepare(conn, &sql)?;
+            let mut rows = stmt
+                .query(params_from_iter(params.iter()))
+                .map_err(|e| query_error(e, func, y))?;
+            let mut out = Vec::new();
+            while let Some(row) = rows.next().map_err(|e| query_error(e, func, y))? {
+                let mut item = Map::new();
+                for (i, key) in keys.iter().enumerate() {
+                    let raw = row.get_ref(i)?;
+                    let (value, field) = match key {
+                        GroupKey::Strftime(_, field) => (plain(raw), field),
+                        GroupKey::Column(field) => (read(field.ty, raw), field),
+                    };
+                    let json = match key {
+                        // The key keeps the column's type: a JSON column's keys are read
+                        // as JSON.
+                        GroupKey::Column(f) if f.ty.reflected == Reflected::Json => {
+                            json_column_value(raw).map(|v| py_json_to_json(&v))
+                        }
+                        _ => encoded(&value),
+                    };
+                    let json = json.ok_or_else(|| {
+                        fails(
+                            "_x_column",
+                            format!(
+                                "Cannot group by field {:?}: the data engine fails on a stored \
+                                 value.",
+                                field.name
+                            ),
+                        )
+                    })?;
+                    item.insert(group_name(i), json);
+                }
+                let raw = row.get_ref(keys.len())?;
+                let json = match json_result(func, y, raw) {
+                    Some(json) => json,
+                    None => encoded(&result_value(func, y, raw)),
+                }
+                .ok_or_else(|| cannot_write(func, y))?;
+                item.insert("y_func".to_owned(), json);
+                out.push(Json::Object(item));
+            }
+            Ok(Json::Array(out))
+        })
+    }
+}
+
+fn y_func_object(value: Json) -> Json {
+    let mut out = Map::new();
+    out.insert("y_func".to_owned(), value);
+    Json::Object(out)
+}
