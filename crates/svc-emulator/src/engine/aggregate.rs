@@ -327,3 +327,8 @@ pub(crate) fn group_name(i: usize) -> String {
         format!("group_{}", i + 1)
     }
 }
+
+/// The name as SQLAlchemy writes the label (`"group"` is reserved).
+pub(crate) fn group_label(i: usize) -> String {
+    sa_ident(&group_name(i))
+}

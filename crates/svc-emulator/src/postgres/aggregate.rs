@@ -11,7 +11,7 @@
 
 use serde_json::{Map, Value as Json};
 
-use crate::engine::aggregate::{date_unit, fails, known, query_text};
+use crate::engine::aggregate::{date_unit, fails, group_label, group_name, known, query_text};
 use crate::engine::types::py_float_repr;
 use crate::engine::{AggregateFunc, AggregateRequest, EngineError, GroupRequest, Selection};
 use crate::postgres::PgResource;
@@ -312,21 +312,6 @@ fn group_key(field: &PgField, raw: Option<&str>) -> Result<String, EngineError> 
             None => field.sql.clone(),
         },
     )
-}
-
-fn group_label(i: usize) -> String {
-    match i {
-        // `group` is a reserved word: SQLAlchemy quotes the label.
-        0 => "\"group\"".to_owned(),
-        n => format!("group_{}", n + 1),
-    }
-}
-
-fn group_name(i: usize) -> String {
-    match i {
-        0 => "group".to_owned(),
-        n => format!("group_{}", n + 1),
-    }
 }
 
 impl PgResource {

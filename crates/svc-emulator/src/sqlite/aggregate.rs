@@ -54,8 +54,8 @@ use rusqlite::{Connection, params_from_iter};
 use serde_json::{Map, Value as Json};
 
 use crate::engine::aggregate::{
-    AggregateFunc, AggregateRequest, GroupRequest, date_unit, fails, group_name, known, query_text,
-    sa_ident,
+    AggregateFunc, AggregateRequest, GroupRequest, date_unit, fails, group_label, group_name,
+    known, query_text,
 };
 use crate::engine::convert::{json_column_value, py_json_to_json};
 use crate::engine::error::EngineError;
@@ -542,11 +542,6 @@ fn group_key<'m>(field: &'m Field, raw: Option<&str>) -> Result<GroupKey<'m>, En
             None => GroupKey::Column(field),
         },
     )
-}
-
-/// The name as SQLAlchemy writes the label (`"group"` is reserved).
-fn group_label(i: usize) -> String {
-    sa_ident(&group_name(i))
 }
 
 // ---------------------------------------------------------------------------------------------
