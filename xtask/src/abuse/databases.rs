@@ -17,6 +17,8 @@ use crate::http;
 const TOKEN: &str = "abuse-token";
 /// The token of resource `pgoff` (each resource has its own).
 const TOKEN_OFF: &str = "abuse-token-off";
+/// The token of resource `big`.
+const TOKEN_BIG: &str = "abuse-token-big";
 const DATABASE: &str = "abuse";
 /// Rows of the SQLite resource that the moving queue lists, whole, 50 times at once.
 const BIG_ROWS: usize = 10_000;
@@ -60,7 +62,7 @@ impl Databases {
                     "{}?options=-c%20standard_conforming_strings%3Doff",
                     cluster.url(DATABASE)
                 )},
-                {"name": "big", "token": TOKEN, "seed_sql": big_seed},
+                {"name": "big", "token": TOKEN_BIG, "seed_sql": big_seed},
             ],
         }]});
         let config_path = dir.join("databases.json");
@@ -90,11 +92,17 @@ impl Databases {
         body: Option<Value>,
     ) -> Result<http::Response, String> {
         let body = body.map(|b| b.to_string());
+        // Each resource has a token of its own.
+        let token = match path.split('/').next() {
+            Some("pgoff") => TOKEN_OFF,
+            Some("big") => TOKEN_BIG,
+            _ => TOKEN,
+        };
         http::send(
             self.addr,
             method,
             &format!("/projects/abuse/prod/{path}"),
-            Some(TOKEN),
+            Some(token),
             body.as_deref().map(str::as_bytes),
         )
     }
@@ -254,7 +262,7 @@ pub fn moving_queue(db: &Databases) -> Row {
             addr,
             "GET",
             "/projects/abuse/prod/big/models/rows?_no_pagination=1",
-            Some(TOKEN),
+            Some(TOKEN_BIG),
             None,
         )
         .map(|r| r.status)
