@@ -147,6 +147,12 @@ conformance!(
     groups_sorted_by_key,
     sql_answers_columns_and_rows,
     reload_reads_the_schema_again,
+    links_keep_the_query_sorted_and_encoded_as_python_does,
+    paging_numbers_are_read_as_pythons_int,
+    repeated_keys_take_the_first_value_and_in_takes_them_all,
+    mistakes_are_refused_with_what_to_fix,
+    a_missing_record_is_404_for_every_verb,
+    counts_follow_the_filters,
 );
 
 async fn a_list_is_newest_key_first_in_the_envelope(t: &Target) {
@@ -315,4 +321,108 @@ async fn reload_reads_the_schema_again(t: &Target) {
     let reply = t.call(Method::POST, "reload", None).await;
     assert!(reply.status.is_success(), "{}", reply.status);
     assert_eq!(t.ids("").await, [5, 4, 3, 2, 1]);
+}
+
+async fn links_keep_the_query_sorted_and_encoded_as_python_does(t: &Target) {
+    // Keys sorted, a space as `+`, `page` last in its sorted place and absent from page 1.
+    let page = t
+        .ok("models/people?page=2&name__icontains=e&_per_page=1&city__isnull=false")
+        .await;
+    let next = page["next"].as_str().unwrap_or_else(|| panic!("{page}"));
+    assert!(
+        next.ends_with("/models/people?_per_page=1&city__isnull=false&name__icontains=e&page=3"),
+        "{next}"
+    );
+    let previous = page["previous"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{page}"));
+    assert!(
+        previous.ends_with("/models/people?_per_page=1&city__isnull=false&name__icontains=e"),
+        "{previous}"
+    );
+    let spaced = t.ok("models/people?_per_page=1&_search=a%20b").await;
+    assert_eq!(spaced["count"], 0);
+    let page = t.ok("models/people?_per_page=1&city=Rome%20x").await;
+    assert_eq!(page["next"], Value::Null);
+    let page = t.ok("models/people?_per_page=2&name__icontains=%20").await;
+    assert_eq!(page["count"], 0);
+    let page = t.ok("models/people?_per_page=2&exclude__name=a%20b").await;
+    let next = page["next"].as_str().unwrap_or_else(|| panic!("{page}"));
+    assert!(
+        next.ends_with("?_per_page=2&exclude__name=a+b&page=2"),
+        "{next}"
+    );
+}
+
+async fn paging_numbers_are_read_as_pythons_int(t: &Target) {
+    // Digits of any script, white space around, underscores between digits.
+    assert_eq!(t.ids("_per_page=%D9%A2").await, [5, 4], "Arabic-Indic two");
+    assert_eq!(
+        t.ids("_per_page=%EF%BC%93").await,
+        [5, 4, 3],
+        "fullwidth three"
+    );
+    assert_eq!(t.ids("_per_page=2&page=%20%2B2%20").await, [3, 2]);
+    assert_eq!(t.ids("_per_page=1_0").await, [5, 4, 3, 2, 1]);
+    // Anything else reads as the default.
+    assert_eq!(t.ids("_per_page=two").await, [5, 4, 3, 2, 1]);
+    assert_eq!(t.ids("_per_page=2&page=last").await, [5, 4]);
+    // Out of range: clamped.
+    assert_eq!(t.ids("_per_page=2&page=-3").await, [5, 4]);
+    assert_eq!(t.ids("_per_page=20000").await, [5, 4, 3, 2, 1]);
+}
+
+async fn repeated_keys_take_the_first_value_and_in_takes_them_all(t: &Target) {
+    assert_eq!(t.ids("age=30&age=45").await, [5, 1]);
+    // A repeated `in` key gives one item each, taken whole (no comma list).
+    assert_eq!(t.ids("age__in=18&age__in=45").await, [4, 3]);
+    assert_eq!(
+        t.get("models/people?age__in=18&age__in=45,30").await.status,
+        400
+    );
+    // The last `_per_page` and `page` count.
+    assert_eq!(t.ids("_per_page=5&_per_page=1").await, [5]);
+}
+
+async fn mistakes_are_refused_with_what_to_fix(t: &Target) {
+    for (query, names) in [
+        ("nosuch=1", "nosuch"),
+        ("age__nolookup=1", "nolookup"),
+        ("age__gt=abc", "age__gt"),
+        ("_order_by=nosuch", "nosuch"),
+    ] {
+        let reply = t.get(&format!("models/people?{query}")).await;
+        assert_eq!(reply.status, 400, "{query}");
+        let body = String::from_utf8_lossy(&reply.body).into_owned();
+        assert!(body.contains(names), "{query}: {body}");
+    }
+}
+
+async fn a_missing_record_is_404_for_every_verb(t: &Target) {
+    assert_eq!(t.get("models/people/99").await.status, 404);
+    let patch = t
+        .call(
+            Method::PATCH,
+            "models/people/99",
+            Some(json!({"city": "x"})),
+        )
+        .await;
+    assert_eq!(patch.status, 404);
+    assert_eq!(
+        t.call(Method::DELETE, "models/people/99", None)
+            .await
+            .status,
+        404
+    );
+    assert_eq!(t.ok("models/people").await["count"], 5);
+}
+
+async fn counts_follow_the_filters(t: &Target) {
+    let page = t.ok("models/people?_per_page=1&age__gte=30").await;
+    assert_eq!(page["count"], 3);
+    assert_eq!(page["results"].as_array().map(Vec::len), Some(1));
+    let all = t.ok("models/people?_no_pagination=1&age__gte=30").await;
+    assert_eq!(all.as_array().map(Vec::len), Some(3), "a bare array: {all}");
+    let none = t.ok("models/people?_no_pagination=1&age__gt=99").await;
+    assert_eq!(none, json!([]));
 }
