@@ -7,9 +7,6 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use rusqlite::Connection;
-
-use crate::engine::error::EngineError;
 use crate::engine::types::ColumnType;
 
 /// What kind of value a field holds, from its declared SQL type.
@@ -148,7 +145,8 @@ pub struct Model {
     pub(crate) table_sql: String,
     /// The select list of every field, comma separated.
     pub(crate) select_list: String,
-    index: BTreeMap<String, usize>,
+    /// Each field's position, by name.
+    pub(crate) index: BTreeMap<String, usize>,
 }
 
 impl Model {
@@ -191,15 +189,6 @@ pub struct Schema {
     pub models: BTreeMap<String, Arc<Model>>,
 }
 
-/// Prepares `sql` on `conn` through the connection's statement cache (rusqlite's `cache`
-/// feature): the statements of lists, counts and writes are parsed and planned once.
-pub(crate) fn prepare<'c>(
-    conn: &'c Connection,
-    sql: &str,
-) -> rusqlite::Result<rusqlite::CachedStatement<'c>> {
-    conn.prepare_cached(sql)
-}
-
 /// Quotes an identifier that comes from the schema: `"` + name with `"` doubled + `"`.
 pub(crate) fn quote_ident(name: &str) -> String {
     let mut s = String::with_capacity(name.len() + 2);
@@ -214,176 +203,9 @@ pub(crate) fn quote_ident(name: &str) -> String {
     s
 }
 
-fn json_key(name: &str) -> String {
+/// A field's JSON key as written in a record: the name as a JSON string, then `:`.
+pub(crate) fn json_key(name: &str) -> String {
     let mut k = serde_json::to_string(name).unwrap_or_else(|_| "\"\"".to_owned());
     k.push(':');
     k
-}
-
-struct Column {
-    name: String,
-    declared: String,
-    not_null: bool,
-    default: bool,
-    pk: i64,
-    hidden: i64,
-}
-
-/// Reads the whole schema of the `main` database.
-pub(crate) fn load_schema(conn: &Connection) -> Result<Schema, EngineError> {
-    // Views too: the engine reflects them like tables (SQLAlchemy's inspector lists them), and
-    // serves them as models keyed on their first column.
-    let mut tables: Vec<(String, bool)> = Vec::new();
-    {
-        let mut stmt = conn.prepare(
-            "SELECT name, type = 'view' FROM pragma_table_list \
-             WHERE schema = 'main' AND type IN ('table', 'view') ORDER BY name",
-        )?;
-        let rows = stmt.query_map([], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? != 0))
-        })?;
-        for row in rows {
-            let (name, view) = row?;
-            // SQLAlchemy lists `sqlite_master`'s tables, which include SQLite's own
-            // `sqlite_sequence` and `sqlite_stat1` (the engine serves them), not the schema
-            // table itself.
-            if name.eq_ignore_ascii_case("sqlite_schema")
-                || name.eq_ignore_ascii_case("sqlite_master")
-            {
-                continue;
-            }
-            tables.push((name, view));
-        }
-    }
-    let mut schema = Schema::default();
-    for (name, view) in tables {
-        if let Some(model) = load_model(conn, &name, view)? {
-            schema.models.insert(name, Arc::new(model));
-        }
-    }
-    Ok(schema)
-}
-
-fn load_model(conn: &Connection, table: &str, view: bool) -> Result<Option<Model>, EngineError> {
-    let mut columns = Vec::new();
-    {
-        let mut stmt = conn.prepare(
-            "SELECT name, type, \"notnull\", dflt_value IS NOT NULL, pk, hidden \
-             FROM pragma_table_xinfo(?1) ORDER BY cid",
-        )?;
-        let rows = stmt.query_map([table], |r| {
-            Ok(Column {
-                name: r.get(0)?,
-                declared: r.get::<_, Option<String>>(1)?.unwrap_or_default(),
-                not_null: r.get::<_, i64>(2)? != 0,
-                default: r.get::<_, i64>(3)? != 0,
-                pk: r.get(4)?,
-                hidden: r.get(5)?,
-            })
-        })?;
-        for c in rows {
-            let c = c?;
-            // hidden = 1: hidden column of a virtual table; 2, 3: generated columns.
-            if c.hidden == 1 {
-                continue;
-            }
-            columns.push(c);
-        }
-    }
-    if columns.is_empty() {
-        return Ok(None);
-    }
-    // The mapper's primary key: the declared key's columns in key order (SQLAlchemy's SQLite
-    // dialect sorts them by `pk`), else the first column, promoted (jet-bridge's reflection
-    // marks it `primary_key` when the table has none; views never have one).
-    let mut identity: Vec<usize> = (0..columns.len()).filter(|&i| columns[i].pk > 0).collect();
-    identity.sort_by_key(|&i| columns[i].pk);
-    let promoted_key = identity.is_empty();
-    if promoted_key {
-        identity.push(0);
-    }
-    let pk = identity[0];
-    let single_key = identity.len() == 1 && !promoted_key;
-    let without_rowid = !view
-        && conn
-            .prepare("SELECT coalesce(max(wr), 0) FROM pragma_table_list WHERE schema = 'main' AND name = ?1")?
-            .query_row([table], |r| r.get::<_, i64>(0))?
-            != 0;
-    let mut fields = Vec::with_capacity(columns.len());
-    for (i, c) in columns.into_iter().enumerate() {
-        let is_pk = i == pk;
-        // Only a single declared INTEGER key of a rowid table is SQLite's rowid alias.
-        let rowid_alias = is_pk
-            && single_key
-            && !without_rowid
-            && c.declared.trim().eq_ignore_ascii_case("INTEGER");
-        fields.push(Field {
-            kind: FieldKind::from_declared(&c.declared),
-            ty: ColumnType::from_declared(&c.declared),
-            sql: quote_ident(&c.name),
-            json_key: json_key(&c.name),
-            declared_type: c.declared,
-            not_null: c.not_null || rowid_alias,
-            has_default: c.default,
-            primary_key: is_pk,
-            auto: rowid_alias,
-            generated: c.hidden == 2 || c.hidden == 3,
-            name: c.name,
-        });
-    }
-
-    let mut foreign_keys = Vec::new();
-    {
-        let mut stmt = conn.prepare(
-            "SELECT id, \"from\", \"table\", \"to\" FROM pragma_foreign_key_list(?1) ORDER BY id, seq",
-        )?;
-        let rows = stmt.query_map([table], |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, Option<String>>(3)?,
-            ))
-        })?;
-        let mut all: Vec<(i64, ForeignKey)> = Vec::new();
-        for row in rows {
-            let (id, column, parent_table, parent_column) = row?;
-            all.push((
-                id,
-                ForeignKey {
-                    column,
-                    parent_table,
-                    parent_column,
-                },
-            ));
-        }
-        for (id, fk) in &all {
-            if all.iter().filter(|(other, _)| other == id).count() == 1 {
-                foreign_keys.push(fk.clone());
-            }
-        }
-    }
-
-    let select_list = fields
-        .iter()
-        .map(|f| f.sql.as_str())
-        .collect::<Vec<_>>()
-        .join(", ");
-    let index = fields
-        .iter()
-        .enumerate()
-        .map(|(i, f)| (f.name.clone(), i))
-        .collect();
-    Ok(Some(Model {
-        name: table.to_owned(),
-        table_sql: quote_ident(table),
-        select_list,
-        fields,
-        pk,
-        identity,
-        promoted_key,
-        view,
-        foreign_keys,
-        index,
-    }))
 }

@@ -61,9 +61,10 @@ use crate::engine::convert::{json_column_value, py_json_to_json};
 use crate::engine::error::EngineError;
 use crate::engine::filter::{Where, build_where};
 use crate::engine::list::Selection;
-use crate::engine::schema::{Field, Model, prepare};
+use crate::engine::schema::{Field, Model};
 use crate::engine::types::{PyValue, Reflected, Serializer, plain, py_str, read};
 use crate::sqlite::resource::Resource;
+use crate::sqlite::schema::prepare;
 
 /// The name of the emulator's `sum` with SQLite 3.40's arithmetic.
 pub const SUM_FN: &str = "svc_sqlite340_sum";

@@ -80,6 +80,7 @@ mod memo;
 mod open;
 mod read_only_sql;
 pub(crate) mod resource;
+pub(crate) mod schema;
 
 #[cfg(test)]
 mod tests;

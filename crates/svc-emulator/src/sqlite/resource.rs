@@ -24,9 +24,10 @@ use crate::engine::filter::{
     MAX_PER_PAGE, Order, Where, build_where, order_by, order_selects_nothing,
 };
 use crate::engine::list::{ListSpec, Listing, RecordsJson, Selection};
-use crate::engine::schema::{Field, Model, Schema, load_schema, prepare, quote_ident};
+use crate::engine::schema::{Field, Model, Schema, quote_ident};
 use crate::engine::types::{PyValue, Reflected, read};
 use crate::sqlite::memo::{self, ListMemo, Ticket};
+use crate::sqlite::schema::{load_schema, prepare};
 
 /// Reader connections opened next to the writer for a database file in WAL mode.
 const READERS: usize = 4;
