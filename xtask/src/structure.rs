@@ -427,6 +427,19 @@ const SLICES: &[&str] = &[
     "teams",
 ];
 
+/// The database driver crates, each with the folders that may name it: its backend's own, and
+/// for SQLite the emulator's own state (pages, accounts, settings), which it keeps in SQLite.
+/// The engine's rules are the same for every database, so `engine/` names none of them.
+const DRIVERS: &[(&str, &[&str])] = &[
+    ("rusqlite", &["sqlite", "storage", "sessions"]),
+    ("libsqlite3_sys", &["sqlite"]),
+    ("tokio_postgres", &["postgres"]),
+    ("deadpool_postgres", &["postgres"]),
+    ("postgres_types", &["postgres"]),
+    ("mysql_async", &["mysql"]),
+    ("mysql_common", &["mysql"]),
+];
+
 /// The layers that know nothing of HTTP: no axum, no `crate::http`.
 const NO_HTTP: &[&str] = &[
     "backend", "sessions", "engine", "sqlite", "postgres", "mysql", "storage", "config", "util",
@@ -439,6 +452,8 @@ enum Reference {
     Module(String),
     Axum,
     Clap,
+    /// A database driver crate (`rusqlite`, `tokio_postgres`, ...).
+    Driver(String),
 }
 
 /// One token of Rust code: an identifier (or number), `::`, or one punctuation char.
@@ -521,6 +536,13 @@ fn module_references(src: &str, depth: usize) -> Vec<(usize, Reference)> {
                     && let Some(child) = ident(j)
                 {
                     out.push((tokens[j].1, Reference::Module(child.to_owned())));
+                }
+            }
+            driver if DRIVERS.iter().any(|(d, _)| *d == driver) => {
+                let used = is(i + 1, &Token::PathSep)
+                    || (i > 0 && matches!(ident(i - 1), Some("use" | "crate")));
+                if used {
+                    out.push((*line, Reference::Driver(name.clone())));
                 }
             }
             "axum" | "clap" => {
@@ -614,6 +636,16 @@ fn layering_violations(path: &str, src: &str) -> Vec<(usize, String)> {
                 Some(format!(
                     "slice `{top}` uses slice `{m}` (slices never use each other: move the \
                      shared piece to a layer)"
+                ))
+            }
+            Reference::Driver(d)
+                if !DRIVERS
+                    .iter()
+                    .any(|(name, folders)| name == d && folders.contains(&top)) =>
+            {
+                Some(format!(
+                    "`{path}` uses the database driver `{d}`: a driver is named only in its \
+                     backend's folder (the engine's rules are the same for every database)"
                 ))
             }
             Reference::Clap if top != "cli" => {
@@ -1042,6 +1074,27 @@ mod tests {
         assert!(
             layering_violations("runtime/router.rs", "use crate::{pages, records};").is_empty()
         );
+    }
+
+    #[test]
+    fn a_database_driver_is_named_only_in_its_backend() {
+        let src = "use rusqlite::types::ValueRef;\nfn f(e: tokio_postgres::Error) {}\n";
+        let violations = layering_violations("engine/types.rs", src);
+        assert_eq!(violations.len(), 2, "{violations:?}");
+        assert!(violations[0].1.contains("database driver `rusqlite`"));
+        assert_eq!(violations[1].0, 2);
+        assert!(layering_violations("sqlite/values.rs", "use rusqlite::Row;").is_empty());
+        assert!(layering_violations("storage/pages.rs", "use rusqlite::Row;").is_empty());
+        assert_eq!(
+            layering_violations("postgres/mod.rs", "use rusqlite::Row;").len(),
+            1
+        );
+        assert_eq!(
+            layering_violations("http/list.rs", "use mysql_async::Pool;").len(),
+            1
+        );
+        // A field or method of that name is no use of the crate.
+        assert!(layering_violations("engine/list.rs", "fn f(x: X) { x.rusqlite; }").is_empty());
     }
 
     #[test]

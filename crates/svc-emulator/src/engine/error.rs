@@ -81,9 +81,3 @@ impl EngineError {
         }
     }
 }
-
-impl From<rusqlite::Error> for EngineError {
-    fn from(e: rusqlite::Error) -> Self {
-        Self::Internal(format!("database error: {e}"))
-    }
-}

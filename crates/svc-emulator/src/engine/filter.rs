@@ -1,14 +1,8 @@
-//! A list's selection (filters and search) and order, turned into SQL with bound parameters,
-//! as the data engine builds them.
-//!
-//! No user text is ever spliced into SQL: field names are checked against the schema and
-//! written from it, values are always bound. The SQL itself is the engine's (SQLAlchemy's)
-//! for the same request, so SQLite compares, matches and orders exactly as it does there:
-//! `lower(col) LIKE lower(?)` for the `i...` lookups (`%` and `_` stay wildcards, case folding is
-//! ASCII only), `CAST(col AS VARCHAR) = ?` for a number column in `_search`, `NOT (...)` for
-//! `exclude__` (so rows where the column is NULL drop out), and values bound with the Python
-//! types the engine binds (floats for number filters, `YYYY-MM-DD HH:MM:SS.ffffff` text for
-//! date-times).
+//! A list's selection (filters and search) and order as the data engine reads them, whatever
+//! the database: which keys are filters, which lookups each field has, how each value is read
+//! (Python's readings), the `_search` text and the `_order_by` terms. Each backend writes the
+//! conditions in its own SQL (`sqlite/filter.rs`, `postgres/filter.rs`) from what
+//! [`walk_filters`] hands it; values are always bound, never spliced.
 //!
 //! How the engine reads a request (jet-bridge's `FilterClass.filter_queryset`):
 //!
@@ -21,16 +15,12 @@
 //!   engine. The emulator refuses it with a `400` naming the filter `[decision: stricter]`,
 //!   unless the selection is lenient.
 
-use rusqlite::types::Value;
-
 use crate::engine::convert::{
     FALSE_WORDS, InputDateTime, Internal, TRUE_WORDS, float_field, parse_input_datetime, py_strip,
-    stored_datetime,
 };
 use crate::engine::error::EngineError;
 use crate::engine::list::Selection;
-use crate::engine::schema::{Field, Model};
-use crate::engine::types::{ColumnType, FilterFamily, Reflected, Search, py_float_repr};
+use crate::engine::types::{FilterFamily, py_float_repr};
 
 // The records wire grammar (reserved parameters, page sizes, filter keys, lookups) is
 // svc-model's, so the SDK and the emulator read it alike.
@@ -38,29 +28,6 @@ pub use svc_model::records::wire::{DEFAULT_PER_PAGE, Lookup, MAX_PER_PAGE};
 use svc_model::records::wire::{
     EXCLUDE_PREFIX, FilterKeyError, ORDER_BY_PARAM, SEARCH_PARAM, is_filter_param, parse_filter_key,
 };
-
-/// A `WHERE` clause (empty, or starting with ` WHERE `) and its bound values.
-#[derive(Debug, Default)]
-pub(crate) struct Where {
-    pub sql: String,
-    pub params: Vec<Value>,
-}
-
-impl Where {
-    /// Makes the clause match no row (the engine's answer to a one-character `_order_by`).
-    pub(crate) fn match_nothing(&mut self) {
-        self.sql = " WHERE 0".to_owned();
-        self.params.clear();
-    }
-
-    /// The clause with `cond` added: ANDed to the filters, or alone when there are none.
-    pub(crate) fn and(&self, cond: &str) -> String {
-        match self.sql.strip_prefix(" WHERE ") {
-            Some(filters) => format!(" WHERE ({filters}) AND ({cond})"),
-            None => format!(" WHERE {cond}"),
-        }
-    }
-}
 
 /// The lookups of a filter family, in the engine's order.
 pub(crate) fn family_lookups(family: FilterFamily) -> &'static [Lookup] {
@@ -136,15 +103,8 @@ pub(crate) enum PyNumber {
 }
 
 impl PyNumber {
-    fn sql(self) -> Value {
-        match self {
-            PyNumber::Int(i) => Value::Integer(i),
-            PyNumber::Float(f) => Value::Real(f),
-        }
-    }
-
     /// `'{}'.format(value)`.
-    fn text(self) -> String {
+    pub(crate) fn text(self) -> String {
         match self {
             PyNumber::Int(i) => i.to_string(),
             PyNumber::Float(f) => py_float_repr(f),
@@ -207,13 +167,6 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
     let year = yoe + era * 400 + i64::from(month <= 2);
     (year, month, day)
-}
-
-/// Everything needed to build one filter's condition.
-struct FilterCtx<'a> {
-    key: &'a str,
-    field: &'a Field,
-    lenient: bool,
 }
 
 /// How the engine's filter fields read a filter's value, whatever the database: the
@@ -280,148 +233,6 @@ impl ValueReader<'_> {
     }
 }
 
-impl FilterCtx<'_> {
-    fn reader(&self) -> ValueReader<'_> {
-        ValueReader {
-            key: self.key,
-            family: self.field.ty.filter,
-            lenient: self.lenient,
-        }
-    }
-
-    fn number(&self, raw: &str) -> Result<PyNumber, EngineError> {
-        self.reader().number(raw)
-    }
-
-    fn boolean(&self, raw: &str) -> Result<bool, EngineError> {
-        self.reader().boolean(raw)
-    }
-
-    fn datetime(&self, raw: &str) -> Result<InputDateTime, EngineError> {
-        self.reader().datetime(raw)
-    }
-
-    /// A value bound for `exact`, `gt`, `gte`, `lt`, `lte` and each `in` item.
-    fn compared(&self, raw: &str, in_list: bool) -> Result<Value, EngineError> {
-        Ok(match self.field.ty.filter {
-            FilterFamily::Number => self.number(raw)?.sql(),
-            FilterFamily::Boolean => Value::Integer(i64::from(self.boolean(raw)?)),
-            // `in` on a date column compares the raw texts; the other lookups the date.
-            FilterFamily::Date if in_list => Value::Text(raw.to_owned()),
-            FilterFamily::Date => Value::Text(self.datetime(raw)?.date.iso()),
-            FilterFamily::DateTime => Value::Text(stored_datetime(&self.datetime(raw)?)),
-            FilterFamily::Text | FilterFamily::Json => Value::Text(raw.to_owned()),
-        })
-    }
-
-    /// The `%...%` text of `icontains`: `'%{}%'.format(value)` after the engine's field.
-    fn contained(&self, raw: &str) -> Result<String, EngineError> {
-        Ok(match self.field.ty.filter {
-            FilterFamily::Number => self.number(raw)?.text(),
-            FilterFamily::DateTime => self.datetime(raw)?.python_str(),
-            FilterFamily::Boolean
-            | FilterFamily::Date
-            | FilterFamily::Text
-            | FilterFamily::Json => raw.to_owned(),
-        })
-    }
-}
-
-/// `col.ilike(pattern)` as SQLAlchemy writes it for SQLite; untyped columns are cast first.
-fn ilike(ty: ColumnType, col: &str, pattern: String, params: &mut Vec<Value>) -> String {
-    params.push(Value::Text(pattern));
-    if ty.reflected == Reflected::Untyped {
-        format!("lower(CAST({col} AS VARCHAR)) LIKE lower(?)")
-    } else {
-        format!("lower({col}) LIKE lower(?)")
-    }
-}
-
-/// One filter's SQL condition (before `exclude__` negation).
-fn condition(
-    ctx: &FilterCtx<'_>,
-    lookup: Lookup,
-    arg: Arg<'_>,
-    params: &mut Vec<Value>,
-) -> Result<String, EngineError> {
-    let col = &ctx.field.sql;
-    let ty = ctx.field.ty;
-    if ty.reflected == Reflected::Blob && !matches!(lookup, Lookup::IsNull | Lookup::IsEmpty) {
-        // SQLAlchemy's binary type cannot bind text: the engine fails (500).
-        return Err(EngineError::engine_fails(
-            ctx.lenient,
-            ctx.key,
-            format!(
-                "Binary field {:?} can only be filtered with isnull and isempty (the data engine \
-                 fails on {:?}).",
-                ctx.field.name, ctx.key
-            ),
-        ));
-    }
-    if ty.filter == FilterFamily::Json
-        && matches!(lookup, Lookup::Exact | Lookup::In | Lookup::JsonIContains)
-    {
-        // On SQLite the engine's `safe_equals`, `safe_in` and `json_icontains` of a JSON
-        // column are all `col.cast(Unicode).ilike('%value%')` (OR-ed for `in`): the stored
-        // text contains the value, ASCII case folded, `%` and `_` wildcards.
-        let items = match lookup {
-            Lookup::In => arg.items(),
-            _ => vec![arg.first()],
-        };
-        let parts: Vec<String> = items
-            .into_iter()
-            .map(|item| {
-                params.push(Value::Text(format!("%{item}%")));
-                format!("lower(CAST({col} AS VARCHAR)) LIKE lower(?)")
-            })
-            .collect();
-        return Ok(format!("({})", parts.join(" OR ")));
-    }
-    let op = match lookup {
-        Lookup::IsNull => {
-            let null = ctx.boolean(arg.first())?;
-            return Ok(format!("{col} IS {}NULL", if null { "" } else { "NOT " }));
-        }
-        Lookup::IsEmpty => {
-            let empty = ctx.boolean(arg.first())?;
-            return Ok(match (ty.is_string(), empty) {
-                (true, true) => format!("({col} IS NULL OR {col} = '')"),
-                (true, false) => format!("({col} IS NOT NULL AND {col} != '')"),
-                (false, true) => format!("{col} IS NULL"),
-                (false, false) => format!("{col} IS NOT NULL"),
-            });
-        }
-        Lookup::IContains => {
-            let text = ctx.contained(arg.first())?;
-            return Ok(ilike(ty, col, format!("%{text}%"), params));
-        }
-        Lookup::IStartsWith => return Ok(ilike(ty, col, format!("{}%", arg.first()), params)),
-        Lookup::IEndsWith => return Ok(ilike(ty, col, format!("%{}", arg.first()), params)),
-        Lookup::In => {
-            let mut sql = format!("{col} IN (");
-            for (i, item) in arg.items().into_iter().enumerate() {
-                params.push(ctx.compared(item, true)?);
-                sql.push_str(if i == 0 { "?" } else { ", ?" });
-            }
-            sql.push(')');
-            return Ok(sql);
-        }
-        Lookup::Exact => "=",
-        Lookup::Gt => ">",
-        Lookup::Gte => ">=",
-        Lookup::Lt => "<",
-        Lookup::Lte => "<=",
-        _ => {
-            return Err(invalid(
-                ctx.key,
-                format!("Unsupported lookup in filter {:?}.", ctx.key),
-            ));
-        }
-    };
-    params.push(ctx.compared(arg.first(), false)?);
-    Ok(format!("{col} {op} ?"))
-}
-
 /// The values given for `key`, in order.
 fn values_of<'a>(filters: &'a [(String, String)], key: &str) -> Vec<&'a str> {
     filters
@@ -459,26 +270,6 @@ fn ignored_filter(model: &str, fields: &[FilterField<'_>], key: &str) -> EngineE
         Err(other) => format!("Invalid filter {key:?}: {other}."),
     };
     invalid(key, message)
-}
-
-/// The `_search` condition: number columns whose text equals the search text, text columns
-/// whose text contains it; OR-ed, in field order. `None` when nothing is searched.
-fn search(model: &Model, text: &str, params: &mut Vec<Value>) -> Option<String> {
-    let mut parts = Vec::new();
-    for f in &model.fields {
-        match f.ty.search {
-            Search::Equal => {
-                params.push(Value::Text(text.to_owned()));
-                parts.push(format!("CAST({} AS VARCHAR) = ?", f.sql));
-            }
-            Search::Contains => {
-                params.push(Value::Text(format!("%{text}%")));
-                parts.push(format!("lower(CAST({} AS VARCHAR)) LIKE lower(?)", f.sql));
-            }
-            Search::Skip => {}
-        }
-    }
-    (!parts.is_empty()).then(|| format!("({})", parts.join(" OR ")))
 }
 
 /// Whether filter key `key` may name field `name`: `name`, `name__...`, `exclude__name` or
@@ -587,74 +378,9 @@ pub(crate) fn where_clause(conds: &[String]) -> String {
     }
 }
 
-/// Builds the `WHERE` clause of a selection as the engine does: the filters
-/// ([`walk_filters`]), then the search. All AND-ed.
-pub(crate) fn build_where(model: &Model, selection: &Selection) -> Result<Where, EngineError> {
-    let fields: Vec<FilterField<'_>> = model
-        .fields
-        .iter()
-        .map(|f| FilterField {
-            name: &f.name,
-            family: f.ty.filter,
-        })
-        .collect();
-    let mut params = Vec::new();
-    let mut conds = walk_filters(
-        &model.name,
-        &fields,
-        selection,
-        |index, key, lookup, arg| {
-            let ctx = FilterCtx {
-                key,
-                field: &model.fields[index],
-                lenient: selection.lenient,
-            };
-            condition(&ctx, lookup, arg, &mut params)
-        },
-    )?;
-    if let Some(text) = search_text(selection)? {
-        conds.extend(search(model, text, &mut params));
-    }
-    if model.promoted_key {
-        // The engine's queryset of a table without a key: `filter(key.isnot(None))`, for
-        // every operation (lists, counts, aggregates, groups, retrieves and writes).
-        conds.insert(0, format!("{} IS NOT NULL", model.pk_field().sql));
-    }
-    Ok(Where {
-        sql: where_clause(&conds),
-        params,
-    })
-}
-
 /// Whether `_order_by` makes the engine list nothing: a value shorter than two characters.
 pub(crate) fn order_selects_nothing(raw: &[String]) -> bool {
     matches!(raw, [one] if !one.is_empty() && one.chars().count() < 2)
-}
-
-/// The order of a list: its ` ORDER BY ...` clause and the fields it sorts by.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Order {
-    /// ` ORDER BY ...`, with a leading space.
-    pub sql: String,
-    /// `(index in Model::fields, descending)` of every term, in order. The primary key is
-    /// always among them.
-    pub terms: Vec<(usize, bool)>,
-}
-
-/// The order of `_order_by=a,-b` as the engine reads it: the value split on commas, each part a
-/// field name with an optional `-`, then the primary key descending unless it is already there.
-/// An unknown name, an empty part or a repeated `_order_by` make the engine fail (500): the
-/// emulator answers 400 `[decision: stricter]`.
-pub(crate) fn order_by(model: &Model, raw: &[String], lenient: bool) -> Result<Order, EngineError> {
-    let terms = order_terms(raw, lenient, model.pk, |name| model.field_index(name))?;
-    let sql_terms: Vec<String> = terms
-        .iter()
-        .map(|&(i, desc)| format!("{}{}", model.fields[i].sql, if desc { " DESC" } else { "" }))
-        .collect();
-    Ok(Order {
-        sql: format!(" ORDER BY {}", sql_terms.join(", ")),
-        terms,
-    })
 }
 
 /// The terms of `_order_by` as the engine reads them, whatever the database: `(field index,
@@ -708,6 +434,7 @@ pub(crate) fn order_terms(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::convert::stored_datetime;
 
     #[test]
     fn numbers_read_as_python_floats() {

@@ -59,10 +59,10 @@ use crate::engine::aggregate::{
 };
 use crate::engine::convert::{json_column_value, py_json_to_json};
 use crate::engine::error::EngineError;
-use crate::engine::filter::{Where, build_where};
 use crate::engine::list::Selection;
 use crate::engine::schema::{Field, Model};
 use crate::engine::types::{PyValue, Reflected, Serializer, plain, py_str, read};
+use crate::sqlite::filter::{Where, build_where};
 use crate::sqlite::resource::Resource;
 use crate::sqlite::schema::prepare;
 
@@ -407,8 +407,8 @@ fn column<'m>(model: &'m Model, param: &str, name: Option<&str>) -> Result<&'m F
 /// the column's type; NULL is 0 for `count`, `sum` and `avg`.
 fn result_value<'a>(func: AggregateFunc, field: &Field, raw: ValueRef<'a>) -> PyValue<'a> {
     let value = match func {
-        AggregateFunc::Count | AggregateFunc::Avg => plain(raw),
-        AggregateFunc::Sum | AggregateFunc::Min | AggregateFunc::Max => read(field.ty, raw),
+        AggregateFunc::Count | AggregateFunc::Avg => plain(raw.into()),
+        AggregateFunc::Sum | AggregateFunc::Min | AggregateFunc::Max => read(field.ty, raw.into()),
     };
     match (func, value) {
         (AggregateFunc::Count | AggregateFunc::Sum | AggregateFunc::Avg, PyValue::None) => {
@@ -433,7 +433,7 @@ fn json_result(func: AggregateFunc, field: &Field, raw: ValueRef<'_>) -> Option<
     {
         return None;
     }
-    Some(json_column_value(raw).map(|v| py_json_to_json(&v)))
+    Some(json_column_value(raw.into()).map(|v| py_json_to_json(&v)))
 }
 
 /// A Python value as the engine's JSON encoder writes it (`None` for a value it cannot hold).
@@ -704,14 +704,14 @@ impl Resource {
                 for (i, key) in keys.iter().enumerate() {
                     let raw = row.get_ref(i)?;
                     let (value, field) = match key {
-                        GroupKey::Strftime(_, field) => (plain(raw), field),
-                        GroupKey::Column(field) => (read(field.ty, raw), field),
+                        GroupKey::Strftime(_, field) => (plain(raw.into()), field),
+                        GroupKey::Column(field) => (read(field.ty, raw.into()), field),
                     };
                     let json = match key {
                         // The key keeps the column's type: a JSON column's keys are read
                         // as JSON.
                         GroupKey::Column(f) if f.ty.reflected == Reflected::Json => {
-                            json_column_value(raw).map(|v| py_json_to_json(&v))
+                            json_column_value(raw.into()).map(|v| py_json_to_json(&v))
                         }
                         _ => encoded(&value),
                     };

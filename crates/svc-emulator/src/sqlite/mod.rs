@@ -76,11 +76,14 @@
 
 pub(crate) mod aggregate;
 mod backend;
+pub(crate) mod filter;
 mod memo;
 mod open;
 mod read_only_sql;
 pub(crate) mod resource;
 pub(crate) mod schema;
+mod types;
+pub(crate) mod values;
 
 #[cfg(test)]
 mod tests;

@@ -504,7 +504,7 @@ fn write_result(
             if i > 0 {
                 buf.push(b',');
             }
-            write_value(&mut buf, FieldKind::Any, row.get_ref(i)?);
+            write_value(&mut buf, FieldKind::Any, row.get_ref(i)?.into());
         }
         buf.push(b']');
         count += 1;

@@ -16,18 +16,17 @@ use serde_json::Value as Json;
 
 use crate::engine::body::{non_field, not_a_dict, read_values, summary};
 use crate::engine::convert::{
-    InputField, Internal, PyJson, bind, json_to_sql, py_equal, text_to_sql, to_internal,
-    write_field_value, write_row,
+    InputField, Internal, PyJson, py_equal, to_internal, write_field_value,
 };
 use crate::engine::error::EngineError;
-use crate::engine::filter::{
-    MAX_PER_PAGE, Order, Where, build_where, order_by, order_selects_nothing,
-};
+use crate::engine::filter::{MAX_PER_PAGE, order_selects_nothing};
 use crate::engine::list::{ListSpec, Listing, RecordsJson, Selection};
 use crate::engine::schema::{Field, Model, Schema, quote_ident};
-use crate::engine::types::{PyValue, Reflected, read};
+use crate::engine::types::{PyValue, Reflected, Stored, read};
+use crate::sqlite::filter::{Order, Where, build_where, order_by};
 use crate::sqlite::memo::{self, ListMemo, Ticket};
 use crate::sqlite::schema::{load_schema, prepare};
+use crate::sqlite::values::{bind, json_to_sql, text_to_sql, write_row};
 
 /// Reader connections opened next to the writer for a database file in WAL mode.
 const READERS: usize = 4;
@@ -644,7 +643,7 @@ impl Resource {
             let mut sets: Vec<(&Field, Value)> = Vec::new();
             for (f, v) in &values {
                 let i = model_index(&model, f);
-                let loaded = read(f.ty, ValueRef::from(&old[i]));
+                let loaded = read(f.ty, Stored::from(&old[i]));
                 if py_equal(v, &loaded, f.ty.reflected) {
                     continue;
                 }
@@ -1316,7 +1315,7 @@ fn check_readable(model: &Model, row: &[Value], lenient: bool) -> Result<(), Eng
     let mut scratch = Vec::new();
     for (i, (f, v)) in model.fields.iter().zip(row).enumerate() {
         scratch.clear();
-        if !write_field_value(&mut scratch, f, ValueRef::from(v)) {
+        if !write_field_value(&mut scratch, f, Stored::from(v)) {
             return Err(unreadable(model, i, lenient));
         }
     }
@@ -1333,7 +1332,7 @@ fn write_loaded(model: &Model, row: &[Value]) -> Vec<u8> {
         }
         buf.extend_from_slice(f.json_key.as_bytes());
         // Values the engine cannot read were refused before (see `readable`).
-        write_field_value(&mut buf, f, ValueRef::from(v));
+        write_field_value(&mut buf, f, Stored::from(v));
     }
     buf.push(b'}');
     buf
@@ -1895,7 +1894,7 @@ fn identity_key(field: &Field, v: ValueRef<'_>) -> Vec<u8> {
             k
         }
     };
-    match read(field.ty, v) {
+    match read(field.ty, v.into()) {
         PyValue::None => vec![b'n'],
         PyValue::Bool(b) => number(if b { 1.0 } else { 0.0 }),
         PyValue::Int(i) => {

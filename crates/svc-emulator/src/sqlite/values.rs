@@ -1,0 +1,250 @@
+//! SQLite's side of values: what SQLite is given for a value (SQLAlchemy's SQLite bind
+//! processors, then Python's `sqlite3` adaptation), the driver's values handed to the engine's
+//! readings as [`Stored`], rows written as records, and driver errors as engine errors.
+
+use rusqlite::types::{Value, ValueRef};
+use serde_json::Value as Json;
+
+use crate::engine::convert::{
+    Internal, PyJson, is_date, is_datetime, parse_bool, py_float, py_json_dumps, py_repr_str,
+    stored_datetime, write_field_value,
+};
+use crate::engine::error::EngineError;
+use crate::engine::schema::{FieldKind, Model};
+use crate::engine::types::{Reflected, Stored};
+use crate::util::base64::base64_decode;
+
+impl<'a> From<ValueRef<'a>> for Stored<'a> {
+    fn from(v: ValueRef<'a>) -> Self {
+        match v {
+            ValueRef::Null => Stored::Null,
+            ValueRef::Integer(i) => Stored::Integer(i),
+            ValueRef::Real(f) => Stored::Real(f),
+            ValueRef::Text(t) => Stored::Text(t),
+            ValueRef::Blob(b) => Stored::Blob(b),
+        }
+    }
+}
+
+impl<'a> From<&'a Value> for Stored<'a> {
+    fn from(v: &'a Value) -> Self {
+        ValueRef::from(v).into()
+    }
+}
+
+impl From<rusqlite::Error> for EngineError {
+    fn from(e: rusqlite::Error) -> Self {
+        Self::Internal(format!("database error: {e}"))
+    }
+}
+
+fn number(raw: &str) -> Option<Value> {
+    if let Ok(i) = raw.parse::<i64>() {
+        return Some(Value::Integer(i));
+    }
+    // Rust also parses `inf`, `NaN` and `infinity`: only plain decimal notation counts.
+    if !raw
+        .bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+' | b'e' | b'E'))
+    {
+        return None;
+    }
+    raw.parse::<f64>()
+        .ok()
+        .filter(|f| f.is_finite())
+        .map(Value::Real)
+}
+
+/// Parses a filter or primary key value given as text, by field kind.
+pub(crate) fn text_to_sql(kind: FieldKind, raw: &str) -> Option<Value> {
+    match kind {
+        FieldKind::Integer => raw.parse::<i64>().ok().map(Value::Integer),
+        FieldKind::Real => number(raw),
+        FieldKind::Bool => parse_bool(raw).map(|b| Value::Integer(i64::from(b))),
+        FieldKind::Date => is_date(raw).then(|| Value::Text(raw.to_owned())),
+        FieldKind::DateTime => is_datetime(raw, true).then(|| Value::Text(raw.to_owned())),
+        FieldKind::Blob => None,
+        FieldKind::Text => Some(Value::Text(raw.to_owned())),
+        FieldKind::Any => Some(number(raw).unwrap_or_else(|| Value::Text(raw.to_owned()))),
+    }
+}
+
+/// Converts a JSON value of a strict create or update body (the built-in tools resource, not
+/// records) for a field of `kind`. Strict: numbers for
+/// numeric fields, strings for text, dates and date-times, `true`/`false`/`0`/`1` for booleans,
+/// base64 strings for binary fields. `Err` holds the field error message.
+pub(crate) fn json_to_sql(kind: FieldKind, v: &Json) -> Result<Value, &'static str> {
+    if v.is_null() {
+        return Ok(Value::Null);
+    }
+    match kind {
+        FieldKind::Integer => match v {
+            Json::Number(n) => {
+                if let Some(i) = n.as_i64() {
+                    Ok(Value::Integer(i))
+                } else {
+                    match n.as_f64() {
+                        Some(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => {
+                            Ok(Value::Integer(f as i64))
+                        }
+                        _ => Err("A valid integer is required."),
+                    }
+                }
+            }
+            _ => Err("A valid integer is required."),
+        },
+        FieldKind::Real => match v {
+            Json::Number(n) => match n.as_i64() {
+                Some(i) => Ok(Value::Integer(i)),
+                None => n
+                    .as_f64()
+                    .map(Value::Real)
+                    .ok_or("A valid number is required."),
+            },
+            _ => Err("A valid number is required."),
+        },
+        FieldKind::Bool => match v {
+            Json::Bool(b) => Ok(Value::Integer(i64::from(*b))),
+            Json::Number(n) if n.as_i64() == Some(0) || n.as_i64() == Some(1) => {
+                Ok(Value::Integer(n.as_i64().unwrap_or(0)))
+            }
+            _ => Err("Must be a valid boolean."),
+        },
+        FieldKind::Text => match v {
+            Json::String(s) => Ok(Value::Text(s.clone())),
+            _ => Err("Not a valid string."),
+        },
+        FieldKind::Date => match v {
+            Json::String(s) if is_date(s) => Ok(Value::Text(s.clone())),
+            _ => Err("Date has wrong format. Use one of these formats instead: YYYY-MM-DD."),
+        },
+        FieldKind::DateTime => match v {
+            Json::String(s) if is_datetime(s, true) => Ok(Value::Text(s.clone())),
+            _ => Err(
+                "Datetime has wrong format. Use one of these formats instead: \
+                 YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].",
+            ),
+        },
+        FieldKind::Blob => match v {
+            Json::String(s) => base64_decode(s)
+                .map(Value::Blob)
+                .ok_or("Invalid base64 data."),
+            _ => Err("Expected base64 text."),
+        },
+        FieldKind::Any => match v {
+            Json::String(s) => Ok(Value::Text(s.clone())),
+            Json::Bool(b) => Ok(Value::Integer(i64::from(*b))),
+            Json::Number(n) => Ok(n
+                .as_i64()
+                .map(Value::Integer)
+                .unwrap_or_else(|| Value::Real(n.as_f64().unwrap_or(0.0)))),
+            _ => Err("Expected a string, a number or a boolean."),
+        },
+    }
+}
+
+/// Writes the current row (selected with [`Model::select_list`]) as a JSON object; the index
+/// of the first field whose stored value the engine cannot read (it fails on the record), if
+/// any.
+pub(crate) fn write_row(
+    buf: &mut Vec<u8>,
+    model: &Model,
+    row: &rusqlite::Row<'_>,
+) -> rusqlite::Result<Option<usize>> {
+    let mut unreadable = None;
+    buf.push(b'{');
+    for (i, f) in model.fields.iter().enumerate() {
+        if i > 0 {
+            buf.push(b',');
+        }
+        buf.extend_from_slice(f.json_key.as_bytes());
+        if !write_field_value(buf, f, row.get_ref(i)?.into()) && unreadable.is_none() {
+            unreadable = Some(i);
+        }
+    }
+    buf.push(b'}');
+    Ok(unreadable)
+}
+
+/// What SQLite is given for a Python value written to a column of type `reflected`:
+/// SQLAlchemy's bind processor of the type, then Python's `sqlite3` adaptation. `Err` holds
+/// the message the engine answers (`400`), or says why the emulator refuses a value the engine
+/// fails on (`500` there).
+pub(crate) fn bind(reflected: Reflected, v: &Internal) -> Result<Value, String> {
+    let out_of_range = |i: &str| {
+        format!(
+            "{i} is out of SQLite's integer range (-9223372036854775808 to \
+             9223372036854775807); send a smaller number"
+        )
+    };
+    if let Internal::None = v {
+        // SQLAlchemy's JSON type stores None as JSON `null`.
+        return Ok(if reflected == Reflected::Json {
+            Value::Text("null".to_owned())
+        } else {
+            Value::Null
+        });
+    }
+    match reflected {
+        // Numeric and Float: `float(value)`.
+        Reflected::Float | Reflected::Numeric { .. } => match v {
+            Internal::Bool(b) => Ok(Value::Real(if *b { 1.0 } else { 0.0 })),
+            Internal::Int(i) => match i.parse::<f64>() {
+                Ok(f) if f.is_finite() => Ok(Value::Real(f)),
+                _ => Err("int too large to convert to float".to_owned()),
+            },
+            Internal::Float(f) => Ok(Value::Real(*f)),
+            Internal::Str(s) => py_float(s)
+                .map(Value::Real)
+                .ok_or_else(|| format!("could not convert string to float: {}", py_repr_str(s))),
+            Internal::DateTime(_) | Internal::Json(_) | Internal::None => {
+                Err("float() argument must be a string or a real number".to_owned())
+            }
+        },
+        Reflected::Date => {
+            Err("SQLite Date type only accepts Python date objects as input.".to_owned())
+        }
+        Reflected::Time => {
+            Err("SQLite Time type only accepts Python time objects as input.".to_owned())
+        }
+        Reflected::DateTime => match v {
+            Internal::DateTime(dt) => Ok(Value::Text(stored_datetime(dt))),
+            _ => Err(
+                "SQLite DateTime type only accepts Python datetime and datetime.date \
+                      objects as input."
+                    .to_owned(),
+            ),
+        },
+        Reflected::Boolean => match v {
+            Internal::Bool(b) => Ok(Value::Integer(i64::from(*b))),
+            _ => Err("Not a boolean value".to_owned()),
+        },
+        Reflected::Json => match v {
+            Internal::Json(j) => Ok(Value::Text(py_json_dumps(j))),
+            Internal::Str(s) => Ok(Value::Text(py_json_dumps(&PyJson::Str(s.clone())))),
+            _ => Err("not a valid JSON value".to_owned()),
+        },
+        Reflected::Blob => {
+            let name = match v {
+                Internal::Bool(_) => "bool",
+                Internal::Int(_) => "int",
+                Internal::Float(_) => "float",
+                Internal::DateTime(_) => "datetime.datetime",
+                Internal::Json(_) => "dict",
+                Internal::Str(_) | Internal::None => "str",
+            };
+            Err(format!(
+                "memoryview: a bytes-like object is required, not '{name}'"
+            ))
+        }
+        Reflected::Integer | Reflected::String | Reflected::Untyped => match v {
+            Internal::Bool(b) => Ok(Value::Integer(i64::from(*b))),
+            Internal::Int(i) => i.parse().map(Value::Integer).map_err(|_| out_of_range(i)),
+            Internal::Float(f) => Ok(Value::Real(*f)),
+            Internal::Str(s) => Ok(Value::Text(s.clone())),
+            Internal::DateTime(dt) => Ok(Value::Text(stored_datetime(dt))),
+            Internal::Json(j) => Ok(Value::Text(py_json_dumps(j))),
+            Internal::None => Ok(Value::Null),
+        },
+    }
+}
