@@ -26,6 +26,19 @@ const ROWS: &str = "INSERT INTO people (name, city, age) VALUES
   ('Alice', 'Paris', 30), ('bob', 'Berlin', NULL), ('Carol', 'paris', 45),
   ('Dave', NULL, 18), ('Eve', 'Rome', 30);";
 
+/// The shapes real databases have, beside `people` (the same rows on every backend; each
+/// backend's DDL makes the tables): a table without a key (`tags`, two rows sharing the first
+/// column and one where it is NULL), a composite key (`pairs`), a view (`adults`) and the types
+/// the engine writes in their own forms (`events`).
+const SHAPE_ROWS: &str =
+    "INSERT INTO tags (label, n) VALUES ('a', 1), ('a', 2), (NULL, 3), ('b', 4), ('c', 5);
+INSERT INTO pairs (a, b, v) VALUES (3, 'x', 10), (1, 'y', 20), (2, 'z', 30), (5, 'q', 50);
+CREATE VIEW adults AS SELECT id, name, age FROM people WHERE age >= 30;
+INSERT INTO events (day, at, amount, ok) VALUES
+  ('2024-03-05', '2024-03-05 10:11:12', 4.5, TRUE),
+  ('2024-02-29', '2024-02-29 23:59:59.250000', 10, FALSE),
+  (NULL, NULL, NULL, NULL);";
+
 /// An emulator serving the rows from one backend, as resource `shop`.
 struct Target {
     emulator: Emulator,
@@ -83,7 +96,11 @@ fn success(reply: &Reply) -> Value {
 /// A SQLite file database (the default backend).
 async fn sqlite() -> Target {
     let seed = format!(
-        "CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT NOT NULL, city TEXT, age INTEGER);\n{ROWS}"
+        "CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT NOT NULL, city TEXT, age INTEGER);\n{ROWS}
+CREATE TABLE tags (label TEXT, n INTEGER);
+CREATE TABLE pairs (a INTEGER, b TEXT, v INTEGER, PRIMARY KEY (a, b));
+CREATE TABLE events (id INTEGER PRIMARY KEY, day DATE, at DATETIME, amount NUMERIC(10, 2), ok BOOLEAN);
+{SHAPE_ROWS}"
     );
     Target::serving(ResourceConfig::new("shop", TOKEN).seed_sql(seed)).await
 }
@@ -104,7 +121,11 @@ async fn postgres() -> Target {
         .psql(
             &name,
             &format!(
-                "CREATE TABLE people (id serial PRIMARY KEY, name text NOT NULL, city text, age integer);\n{ROWS}"
+                "CREATE TABLE people (id serial PRIMARY KEY, name text NOT NULL, city text, age integer);\n{ROWS}
+CREATE TABLE tags (label text, n integer);
+CREATE TABLE pairs (a integer, b text, v integer, PRIMARY KEY (a, b));
+CREATE TABLE events (id serial PRIMARY KEY, day date, at timestamp, amount numeric(10, 2), ok boolean);
+{SHAPE_ROWS}"
             ),
         )
         .unwrap_or_else(|e| panic!("{e}"));
@@ -153,6 +174,12 @@ conformance!(
     mistakes_are_refused_with_what_to_fix,
     a_missing_record_is_404_for_every_verb,
     counts_follow_the_filters,
+    a_table_without_a_key_is_keyed_on_its_first_column,
+    a_composite_key_is_keyed_on_its_first_column,
+    a_view_is_a_model,
+    values_are_written_in_the_engines_forms,
+    sql_parameters_are_values_never_sql,
+    write_bodies_are_read_as_the_engines_fields_read_them,
 );
 
 async fn a_list_is_newest_key_first_in_the_envelope(t: &Target) {
@@ -425,4 +452,197 @@ async fn counts_follow_the_filters(t: &Target) {
     assert_eq!(all.as_array().map(Vec::len), Some(3), "a bare array: {all}");
     let none = t.ok("models/people?_no_pagination=1&age__gt=99").await;
     assert_eq!(none, json!([]));
+}
+
+/// The keys (`field`) of a list answer, in order.
+fn column(page: &Value, field: &str) -> Vec<Value> {
+    let rows = page.get("results").unwrap_or(page);
+    rows.as_array()
+        .unwrap_or_else(|| panic!("not a list: {page}"))
+        .iter()
+        .map(|r| r[field].clone())
+        .collect()
+}
+
+async fn a_table_without_a_key_is_keyed_on_its_first_column(t: &Target) {
+    // The engine's ORM keys `tags` on `label`: the NULL label is no record, and the two rows
+    // of `a` are one record (the first read). A page that is not full counts what it shows.
+    let page = t.ok("models/tags").await;
+    assert_eq!(page["count"], 3);
+    assert_eq!(column(&page, "label"), [json!("c"), json!("b"), json!("a")]);
+    // A full page counts the rows with a key (four).
+    let page = t.ok("models/tags?_per_page=2").await;
+    assert_eq!(page["count"], 4);
+    assert_eq!(column(&page, "label"), [json!("c"), json!("b")]);
+    assert_eq!(t.ok("models/tags/b").await, json!({"label": "b", "n": 4}));
+    assert_eq!(t.get("models/tags/zz").await.status, 404);
+    // Aggregates count rows (the NULL key left out).
+    let count = t.ok("models/tags/aggregate?_y_func=count").await;
+    assert_eq!(count["y_func"], 4);
+    let sum = t.ok("models/tags/aggregate?_y_func=sum&_y_column=n").await;
+    assert_eq!(sum["y_func"], 12);
+    // An update of `b` changes its one row; `a` is two rows, which the ORM refuses to update.
+    let patched = t
+        .call(Method::PATCH, "models/tags/b", Some(json!({"n": 40})))
+        .await;
+    assert_eq!(success(&patched), json!({"label": "b", "n": 40}));
+    let refused = t
+        .call(Method::PATCH, "models/tags/a", Some(json!({"n": 9})))
+        .await;
+    assert_eq!(
+        refused.status,
+        400,
+        "{}",
+        String::from_utf8_lossy(&refused.body)
+    );
+    // A delete of `a` takes both its rows.
+    let deleted = t.call(Method::DELETE, "models/tags/a", None).await;
+    assert_eq!(deleted.status, 204);
+    let rest = t.ok("models/tags?_no_pagination=1").await;
+    assert_eq!(column(&rest, "label"), [json!("c"), json!("b")]);
+    let count = t.ok("models/tags/aggregate?_y_func=count").await;
+    assert_eq!(count["y_func"], 2);
+}
+
+async fn a_composite_key_is_keyed_on_its_first_column(t: &Target) {
+    let page = t.ok("models/pairs").await;
+    assert_eq!(page["count"], 4);
+    assert_eq!(
+        page["results"],
+        json!([{"a": 5, "b": "q", "v": 50}, {"a": 3, "b": "x", "v": 10},
+               {"a": 2, "b": "z", "v": 30}, {"a": 1, "b": "y", "v": 20}])
+    );
+    // `pairs/2` is the row whose first key column is 2.
+    assert_eq!(
+        t.ok("models/pairs/2").await,
+        json!({"a": 2, "b": "z", "v": 30})
+    );
+    // The default aggregate column is the key `a`: 3 + 1 + 2 + 5.
+    let sum = t.ok("models/pairs/aggregate?_y_func=sum").await;
+    assert_eq!(sum["y_func"], 11);
+    let patched = t
+        .call(Method::PATCH, "models/pairs/3", Some(json!({"v": 11})))
+        .await;
+    assert_eq!(success(&patched), json!({"a": 3, "b": "x", "v": 11}));
+    assert_eq!(t.ok("models/pairs/3").await["v"], 11);
+    assert_eq!(t.ok("models/pairs/1").await["v"], 20);
+}
+
+async fn a_view_is_a_model(t: &Target) {
+    // Keyed on its first column, newest first, filtered and counted like a table.
+    let page = t.ok("models/adults").await;
+    assert_eq!(page["count"], 3);
+    assert_eq!(column(&page, "id"), [json!(5), json!(3), json!(1)]);
+    assert_eq!(
+        t.ok("models/adults/3").await,
+        json!({"id": 3, "name": "Carol", "age": 45})
+    );
+    assert_eq!(t.get("models/adults/2").await.status, 404);
+    let page = t.ok("models/adults?age=30&_order_by=name").await;
+    assert_eq!(column(&page, "name"), [json!("Alice"), json!("Eve")]);
+    let max = t
+        .ok("models/adults/aggregate?_y_func=max&_y_column=age")
+        .await;
+    assert_eq!(max["y_func"], 45);
+}
+
+async fn values_are_written_in_the_engines_forms(t: &Target) {
+    // A date as text, a date-time in ISO form (microseconds only when not zero; PostgreSQL's
+    // with the offset of the database's time zone, as the engine writes it there), a decimal
+    // as text with its scale, a boolean as a boolean.
+    let mut page = t.ok("models/events?_order_by=id").await;
+    let mut at = Vec::new();
+    for record in page["results"].as_array_mut().into_iter().flatten() {
+        at.push(record["at"].take());
+    }
+    assert_eq!(
+        page["results"],
+        json!([
+            {"id": 1, "day": "2024-03-05", "at": null, "amount": "4.50", "ok": true},
+            {"id": 2, "day": "2024-02-29", "at": null, "amount": "10.00", "ok": false},
+            {"id": 3, "day": null, "at": null, "amount": null, "ok": null},
+        ])
+    );
+    let at: Vec<&str> = at.iter().map(|v| v.as_str().unwrap_or("null")).collect();
+    assert!(
+        at[0] == "2024-03-05T10:11:12" || at[0] == "2024-03-05T10:11:12+00:00",
+        "{at:?}"
+    );
+    assert!(at[1].starts_with("2024-02-29T23:59:59.250000"), "{at:?}");
+    assert_eq!(at[2], "null");
+    // Filters read each value by the column's family.
+    let ids = |page: Value| column(&page, "id");
+    assert_eq!(
+        ids(t.ok("models/events?day__gte=2024-03-01").await),
+        [json!(1)]
+    );
+    assert_eq!(
+        ids(t.ok("models/events?at__lt=2024-03-01T00:00:00").await),
+        [json!(2)]
+    );
+    assert_eq!(ids(t.ok("models/events?amount__gt=5").await), [json!(2)]);
+    assert_eq!(ids(t.ok("models/events?ok=true").await), [json!(1)]);
+    assert_eq!(ids(t.ok("models/events?ok__isnull=true").await), [json!(3)]);
+    // The sum of a decimal column is a decimal, written as text with the column's scale.
+    let sum = t
+        .ok("models/events/aggregate?_y_func=sum&_y_column=amount")
+        .await;
+    assert_eq!(sum["y_func"], json!("14.50"));
+}
+
+async fn sql_parameters_are_values_never_sql(t: &Target) {
+    let body = json!({
+        "query": "select count(*) as n from people where name = :name",
+        "params_obj": {"name": "x' or '1'='1"},
+    });
+    let answer = success(&t.call(Method::POST, "sql_get_query", Some(body)).await);
+    assert_eq!(answer["data"], json!([[0]]));
+    let body = json!({
+        "query": "select name from people where name = :name",
+        "params_obj": {"name": "Eve"},
+    });
+    let answer = success(&t.call(Method::POST, "sql_get_query", Some(body)).await);
+    assert_eq!(answer["data"], json!([["Eve"]]));
+    // A parameter the query does not give is refused, naming it.
+    let body = json!({"query": "select name from people where name = :who", "params_obj": {}});
+    let refused = t.call(Method::POST, "sql_get_query", Some(body)).await;
+    assert_eq!(
+        refused.status,
+        400,
+        "{}",
+        String::from_utf8_lossy(&refused.body)
+    );
+}
+
+async fn write_bodies_are_read_as_the_engines_fields_read_them(t: &Target) {
+    // `IntegerField` reads text as Python's `int()` does; `CharField` makes text of a number.
+    let created = t
+        .call(
+            Method::POST,
+            "models/people",
+            Some(json!({"name": 12, "age": " 42 "})),
+        )
+        .await;
+    assert_eq!(
+        created.status,
+        201,
+        "{}",
+        String::from_utf8_lossy(&created.body)
+    );
+    assert_eq!(
+        created.json(),
+        json!({"id": 6, "name": "12", "city": null, "age": 42})
+    );
+    // Text that is no integer is the field's error; nothing is written.
+    let refused = t
+        .call(
+            Method::POST,
+            "models/people",
+            Some(json!({"name": "Gus", "age": "4x"})),
+        )
+        .await;
+    assert_eq!(refused.status, 400);
+    let body = String::from_utf8_lossy(&refused.body).into_owned();
+    assert!(body.contains("age"), "{body}");
+    assert_eq!(t.ok("models/people").await["count"], 6);
 }

@@ -19,7 +19,14 @@
 //!   `bytea` value in a filter, grouping by `bytea` or `timetz`, a `money` filter, an integer
 //!   array compared with text): strict mode refuses them (`400`), lenient mode answers `500`.
 //!
-//! Only reads and refused writes touch `shapes`, so it never needs the resync.
+//! - **Keys** ([`KEY_SHAPES`]): a table without a declared key whose first column repeats and is
+//!   NULL now and then (`pg_nokey`), a composite key (`pg_comp`), a view over it (its first
+//!   column repeats) and a materialized view: the engine reflects all four (views too) and keys
+//!   each on its first key column, or promotes the first column where none is declared, whose
+//!   NULL rows it leaves out and whose repeated values its ORM shows once. Lists (paged,
+//!   ordered, filtered), retrieves, aggregates and groups read them.
+//!
+//! Only reads and refused writes touch these tables, so they never need the resync.
 
 use serde_json::json;
 
@@ -46,8 +53,156 @@ pub fn set_zone_sql(seed: u64) -> String {
     )
 }
 
-/// The tables this module adds, for the resync's `TRUNCATE` and `pg_dump`.
+/// The tables this module adds, for the resync's `TRUNCATE` and `pg_dump` (the key shapes
+/// are only read, so a resync leaves them alone).
 pub const TABLE_NAMES: &[&str] = &["shapes"];
+
+/// Rows of `pg_nokey` and `pg_comp`.
+const KEY_ROWS: usize = 30;
+
+/// `pg_nokey`: no declared key; `k` repeats and is NULL in about one row in eight.
+pub static NOKEY: Table = Table {
+    name: "pg_nokey",
+    rows: KEY_ROWS,
+    text_pk: false,
+    columns: &[
+        col("k", "integer", |_| Val::Null),
+        col("name", "text", |_| Val::Null),
+        col("n", "integer", |_| Val::Null),
+    ],
+};
+
+/// `pg_comp`: `PRIMARY KEY (a, b)`, `a` repeating.
+pub static COMP: Table = Table {
+    name: "pg_comp",
+    rows: KEY_ROWS,
+    text_pk: false,
+    columns: &[
+        col("a", "integer", |_| Val::Null),
+        col("b", "text", |_| Val::Null),
+        col("v", "integer", |_| Val::Null),
+    ],
+};
+
+/// `pg_comp_view`: the rows of `pg_comp` with `v > 15` (a view: no key, `a` promoted).
+pub static COMP_VIEW: Table = Table {
+    name: "pg_comp_view",
+    rows: KEY_ROWS,
+    text_pk: false,
+    columns: COMP.columns,
+};
+
+/// `pg_comp_mat`: a materialized view of `pg_comp`'s `a` and `v`.
+pub static COMP_MAT: Table = Table {
+    name: "pg_comp_mat",
+    rows: KEY_ROWS,
+    text_pk: false,
+    columns: &[
+        col("a", "integer", |_| Val::Null),
+        col("v", "integer", |_| Val::Null),
+    ],
+};
+
+/// The relations of the key shapes, as requests name them.
+pub static KEY_SHAPES: [&Table; 4] = [&NOKEY, &COMP, &COMP_VIEW, &COMP_MAT];
+
+/// The rows of `pg_nokey` (`k`, `name`, `n`) and of `pg_comp` (`a`, `b`, `v`) for `seed`.
+#[allow(clippy::type_complexity)]
+fn key_rows(seed: u64) -> (Vec<(Option<u64>, String, u64)>, Vec<(u64, String, u64)>) {
+    let mut r = Rng::new(seed ^ 0x0000_7E75);
+    let words = ["ash", "birch", "cedar", "elm", "fir", "oak", "pine", "yew"];
+    let nokey = (0..KEY_ROWS)
+        .map(|i| {
+            let k = (!r.chance(12)).then(|| r.below(9));
+            (k, format!("{}{i}", r.pick(&words)), r.below(50))
+        })
+        .collect();
+    let mut comp = Vec::new();
+    for i in 0..KEY_ROWS {
+        // `b` is unique per row, so `(a, b)` never repeats.
+        comp.push((r.below(10), format!("{}{i}", r.pick(&words)), r.below(40)));
+    }
+    (nokey, comp)
+}
+
+/// The script that makes the key shapes.
+fn key_sql(seed: u64) -> String {
+    let (nokey, comp) = key_rows(seed);
+    let mut out = String::from(
+        "CREATE TABLE pg_nokey (k integer, name text, n integer);\n\
+         CREATE TABLE pg_comp (a integer, b text, v integer, PRIMARY KEY (a, b));\n",
+    );
+    for (k, name, n) in nokey {
+        let k = k.map_or("NULL".to_owned(), |k| k.to_string());
+        out.push_str(&format!(
+            "INSERT INTO pg_nokey VALUES ({k}, '{name}', {n});\n"
+        ));
+    }
+    for (a, b, v) in comp {
+        out.push_str(&format!("INSERT INTO pg_comp VALUES ({a}, '{b}', {v});\n"));
+    }
+    out.push_str(
+        "CREATE VIEW pg_comp_view AS SELECT a, b, v FROM pg_comp WHERE v > 15;\n\
+         CREATE MATERIALIZED VIEW pg_comp_mat AS SELECT a, v FROM pg_comp;\n",
+    );
+    out
+}
+
+/// A read of one key shape: a list (paged, ordered, filtered), a retrieve, an aggregate or a
+/// group.
+fn key_request(r: &mut Rng) -> Request {
+    let table: &'static Table = KEY_SHAPES[r.below(4) as usize];
+    let key = table.columns[0].name;
+    let last = table.columns[table.columns.len() - 1].name;
+    let mut query: Vec<(String, String)> = Vec::new();
+    let mut pk = None;
+    let op = match r.below(100) {
+        0..55 => {
+            query.push(("_per_page".to_owned(), r.range(2, 12).to_string()));
+            if r.chance(60) {
+                query.push(("page".to_owned(), r.range(1, 5).to_string()));
+            }
+            if r.chance(40) {
+                let dir = if r.chance(50) { "-" } else { "" };
+                query.push(("_order_by".to_owned(), format!("{dir}{last}")));
+            }
+            if r.chance(40) {
+                query.push((format!("{last}__gte"), r.below(40).to_string()));
+            }
+            if r.chance(10) {
+                query.push(("_no_pagination".to_owned(), "1".to_owned()));
+            }
+            Op::List
+        }
+        55..75 => {
+            pk = Some(r.below(11).to_string());
+            if r.chance(30) {
+                query.push((format!("{last}__lt"), r.below(40).to_string()));
+            }
+            Op::Retrieve
+        }
+        75..88 => {
+            let (func, column) = *r.pick(&[("count", key), ("sum", last), ("max", key)]);
+            query.push(("_y_func".to_owned(), func.to_owned()));
+            query.push(("_y_column".to_owned(), column.to_owned()));
+            Op::Aggregate
+        }
+        _ => {
+            query.push(("_x_column".to_owned(), key.to_owned()));
+            let (func, column) = *r.pick(&[("count", key), ("sum", last)]);
+            query.push(("_y_func".to_owned(), func.to_owned()));
+            query.push(("_y_column".to_owned(), column.to_owned()));
+            Op::Group
+        }
+    };
+    Request {
+        op,
+        table,
+        pk,
+        query,
+        body: None,
+    }
+}
 
 const fn col(name: &'static str, pg: &'static str, make: fn(&mut Rng) -> Val) -> Column {
     Column {
@@ -320,6 +475,7 @@ pub fn sql(seed: u64) -> String {
             values.join(", ")
         ));
     }
+    out.push_str(&key_sql(seed));
     out.push_str("COMMIT;\n");
     out
 }
@@ -501,6 +657,9 @@ pub fn request(r: &mut Rng, seed: u64, mistakes: u64) -> Request {
     if r.below(1000) < mistakes {
         return mistake(r);
     }
+    if r.chance(25) {
+        return key_request(r);
+    }
     let data = rows(seed);
     let data = data.as_slice();
     let mut query: Vec<(String, String)> = Vec::new();
@@ -661,10 +820,17 @@ mod tests {
                 let name = name.split("__").next().unwrap_or(name);
                 let known = name.starts_with('_')
                     || name == "page"
-                    || SHAPES.columns.iter().any(|c| c.name == name);
+                    || request.table.columns.iter().any(|c| c.name == name);
                 assert!(known, "{key}");
             }
         }
         assert!(requests.iter().any(|r| r.table.name == "people"));
+        for shape in KEY_SHAPES {
+            assert!(
+                requests.iter().any(|r| r.table.name == shape.name),
+                "{}",
+                shape.name
+            );
+        }
     }
 }

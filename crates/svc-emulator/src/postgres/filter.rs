@@ -505,6 +505,11 @@ pub(crate) fn build_where(model: &PgModel, selection: &Selection) -> Result<PgWh
     if let Some(text) = search_text(selection)? {
         conds.extend(search(model, text, &mut params));
     }
+    if model.promoted_key {
+        // The engine's queryset of a model whose key it promoted: `filter(pk.isnot(None))`,
+        // for every operation (lists, counts, aggregates, groups, retrieves and writes).
+        conds.insert(0, format!("{} IS NOT NULL", model.pk_field().sql));
+    }
     Ok(PgWhere {
         sql: where_clause(&conds),
         params,

@@ -40,6 +40,7 @@ impl PgResource {
         if spec.no_pagination {
             let sql = format!("{select} LIMIT {MAX_PER_PAGE}");
             let rows = self.read(&client, &sql, &filter.params, lenient).await?;
+            let rows = one_row_per_identity(&model, rows);
             return Ok(Listing::All(records_json(&model, &rows, tz)));
         }
         let per_page = spec.per_page.max(1);
@@ -47,7 +48,10 @@ impl PgResource {
         let offset = (number - 1).saturating_mul(per_page);
         let sql = format!("{select} LIMIT {per_page} OFFSET {offset}");
         let rows = self.read(&client, &sql, &filter.params, lenient).await?;
+        let rows = one_row_per_identity(&model, rows);
         let len = rows.len() as u64;
+        // The engine's paginator counts a short first page by its records, else runs a
+        // COUNT: they differ only where rows share a promoted key (one record, several rows).
         let count = if number == 1 && len < per_page {
             len
         } else {
@@ -259,6 +263,12 @@ impl PgResource {
             .query(&sql, &params.refs())
             .await
             .map_err(|e| self.write_error(&model, e))?;
+        if !sets.is_empty() && rows.len() > 1 {
+            // Rows that share a promoted key: the ORM's flush expected to update one row and
+            // matched several, which the engine answers `400 Query failed` (nothing written:
+            // the transaction rolls back when dropped).
+            return Err(non_field("Query failed".to_owned()));
+        }
         let row = rows.first().ok_or(EngineError::RecordNotFound)?;
         let bytes = record_json(&model, row, tz);
         tx.commit().await.map_err(|e| self.write_error(&model, e))?;
@@ -299,7 +309,16 @@ impl PgResource {
                 .await
                 .map_err(|e| self.write_error(&model, e))?;
         }
-        let sql = format!("DELETE FROM {} WHERE ctid = $1::text::tid", model.table_sql);
+        let sql = if model.promoted_key {
+            // The ORM deletes by identity: every row that shares the promoted key goes.
+            format!(
+                "DELETE FROM {t} WHERE {k} IN (SELECT {k} FROM {t} WHERE ctid = $1::text::tid)",
+                t = model.table_sql,
+                k = model.pk_field().sql,
+            )
+        } else {
+            format!("DELETE FROM {} WHERE ctid = $1::text::tid", model.table_sql)
+        };
         tx.execute(&sql, &[&ctid])
             .await
             .map_err(|e| self.write_error(&model, e))?;
@@ -567,6 +586,18 @@ fn write_record(buf: &mut Vec<u8>, model: &PgModel, row: &Row, tz: Offset) {
         write_value(buf, f.kind, text, tz);
     }
     buf.push(b'}');
+}
+
+/// The rows the engine's ORM makes records of: where the key was promoted (it may repeat), the
+/// first row of each key value; rows of a declared key are each a record.
+fn one_row_per_identity(model: &PgModel, rows: Vec<Row>) -> Vec<Row> {
+    if !model.promoted_key {
+        return rows;
+    }
+    let mut seen = std::collections::HashSet::new();
+    rows.into_iter()
+        .filter(|row| seen.insert(row.get::<_, Option<String>>(model.pk)))
+        .collect()
 }
 
 /// Rows as a JSON array of records.

@@ -1,5 +1,6 @@
-//! Reflection of a PostgreSQL database: the tables of its current schema (usually `public`,
-//! as the engine's SQLAlchemy reflects them) become models, their columns fields.
+//! Reflection of a PostgreSQL database: the tables, views, materialized views and foreign
+//! tables of its current schema (usually `public`; the engine's SQLAlchemy reflects them all:
+//! jet-bridge asks for views and foreign tables too) become models, their columns fields.
 //!
 //! Everything is read from the catalog with bound parameters; identifiers found this way are
 //! the only ones ever written into SQL, always through [`quote_ident`].
@@ -48,6 +49,10 @@ pub(crate) struct PgModel {
     /// Index of the key column: the first column of the primary key, or the first column when
     /// there is none (the engine promotes it).
     pub pk: usize,
+    /// No key was declared (a view, a table without a primary key): the engine promoted the
+    /// first column. Its queries then select only rows where it is not NULL, and rows that
+    /// share its value are one record (the first the ORM reads).
+    pub promoted_key: bool,
     /// `"schema"."table"`.
     pub table_sql: String,
     /// Every column read as text, in order.
@@ -89,7 +94,8 @@ pub(crate) struct PgSchema {
     pub models: BTreeMap<String, Arc<PgModel>>,
 }
 
-/// The columns of every ordinary and partitioned table of the current schema, in order.
+/// The columns of every table (ordinary, partitioned, foreign), view and materialized view of
+/// the current schema, in order.
 const COLUMNS: &str = "\
 SELECT c.relname, a.attname, t.typname, t.typcategory, \
        quote_ident(bn.nspname) || '.' || quote_ident(bt.typname), \
@@ -105,7 +111,7 @@ JOIN pg_type bt ON bt.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.
 JOIN pg_namespace bn ON bn.oid = bt.typnamespace \
 LEFT JOIN pg_type et ON et.oid = bt.typelem AND bt.typcategory = 'A' \
 LEFT JOIN pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum \
-WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') \
+WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'f', 'v', 'm') \
 ORDER BY c.relname, a.attnum";
 
 /// The first column of each primary key of the current schema.
@@ -160,7 +166,8 @@ pub(crate) async fn load_schema(client: &Client) -> Result<PgSchema, EngineError
         if fields.is_empty() {
             continue;
         }
-        let pk = match fields.iter().position(|f| f.primary_key) {
+        let declared = fields.iter().position(|f| f.primary_key);
+        let pk = match declared {
             Some(i) => i,
             None => {
                 // The engine promotes the first column to a key.
@@ -193,6 +200,7 @@ pub(crate) async fn load_schema(client: &Client) -> Result<PgSchema, EngineError
                 name,
                 fields,
                 pk,
+                promoted_key: declared.is_none(),
                 table_sql,
                 select_list,
                 index,
