@@ -369,6 +369,33 @@ pub(crate) fn search_text(selection: &Selection) -> Result<Option<&str>, EngineE
     }
 }
 
+/// The conditions of a selection's `WHERE`, as the engine builds its queryset on every
+/// database: the filters ([`walk_filters`], each written by `condition`), then the `_search`
+/// condition (written by `search`, `None` when no column is searched), and first of all
+/// `key IS NOT NULL` when the engine promoted the key (`promoted_key`, the key column's SQL: its
+/// queryset of such a model is `filter(pk.isnot(None))`, for every operation). `params` is the
+/// backend's list of bound values, which both writers add to. AND them with [`where_clause`].
+pub(crate) fn selection_conditions<P>(
+    model: &str,
+    fields: &[FilterField<'_>],
+    selection: &Selection,
+    promoted_key: Option<&str>,
+    params: &mut P,
+    mut condition: impl FnMut(&mut P, usize, &str, Lookup, Arg<'_>) -> Result<String, EngineError>,
+    search: impl FnOnce(&mut P, &str) -> Option<String>,
+) -> Result<Vec<String>, EngineError> {
+    let mut conds = walk_filters(model, fields, selection, |index, key, lookup, arg| {
+        condition(params, index, key, lookup, arg)
+    })?;
+    if let Some(text) = search_text(selection)? {
+        conds.extend(search(params, text));
+    }
+    if let Some(key) = promoted_key {
+        conds.insert(0, format!("{key} IS NOT NULL"));
+    }
+    Ok(conds)
+}
+
 /// ` WHERE a AND b ...` of conditions, or nothing.
 pub(crate) fn where_clause(conds: &[String]) -> String {
     if conds.is_empty() {

@@ -16,7 +16,7 @@ use crate::engine::convert::{
     stored_datetime,
 };
 use crate::engine::filter::{
-    Arg, PyNumber, ValueReader, order_terms, search_text, walk_filters, where_clause,
+    Arg, PyNumber, ValueReader, order_terms, selection_conditions, where_clause,
 };
 use crate::engine::types::{FilterFamily, Search, py_float_repr};
 use crate::postgres::schema::{PgField, PgModel};
@@ -489,27 +489,22 @@ impl PgWhere {
 pub(crate) fn build_where(model: &PgModel, selection: &Selection) -> Result<PgWhere, EngineError> {
     let fields = model.filter_fields();
     let mut params = Params::default();
-    let mut conds = walk_filters(
+    let conds = selection_conditions(
         &model.name,
         &fields,
         selection,
-        |index, key, lookup, arg| {
+        model.promoted_key.then(|| model.pk_field().sql.as_str()),
+        &mut params,
+        |params, index, key, lookup, arg| {
             let ctx = Ctx {
                 key,
                 field: &model.fields[index],
                 lenient: selection.lenient,
             };
-            condition(&ctx, lookup, arg, &mut params)
+            condition(&ctx, lookup, arg, params)
         },
+        |params, text| search(model, text, params),
     )?;
-    if let Some(text) = search_text(selection)? {
-        conds.extend(search(model, text, &mut params));
-    }
-    if model.promoted_key {
-        // The engine's queryset of a model whose key it promoted: `filter(pk.isnot(None))`,
-        // for every operation (lists, counts, aggregates, groups, retrieves and writes).
-        conds.insert(0, format!("{} IS NOT NULL", model.pk_field().sql));
-    }
     Ok(PgWhere {
         sql: where_clause(&conds),
         params,

@@ -17,7 +17,7 @@ use crate::engine::Lookup;
 use crate::engine::convert::{InputDateTime, stored_datetime};
 use crate::engine::error::EngineError;
 use crate::engine::filter::{
-    Arg, FilterField, PyNumber, ValueReader, order_terms, search_text, walk_filters, where_clause,
+    Arg, FilterField, PyNumber, ValueReader, order_terms, selection_conditions, where_clause,
 };
 use crate::engine::list::Selection;
 use crate::engine::schema::{Field, Model};
@@ -224,7 +224,7 @@ fn search(model: &Model, text: &str, params: &mut Vec<Value>) -> Option<String> 
 }
 
 /// Builds the `WHERE` clause of a selection as the engine does: the filters
-/// ([`walk_filters`]), then the search. All AND-ed.
+/// ([`selection_conditions`]), then the search. All AND-ed.
 pub(crate) fn build_where(model: &Model, selection: &Selection) -> Result<Where, EngineError> {
     let fields: Vec<FilterField<'_>> = model
         .fields
@@ -235,27 +235,22 @@ pub(crate) fn build_where(model: &Model, selection: &Selection) -> Result<Where,
         })
         .collect();
     let mut params = Vec::new();
-    let mut conds = walk_filters(
+    let conds = selection_conditions(
         &model.name,
         &fields,
         selection,
-        |index, key, lookup, arg| {
+        model.promoted_key.then(|| model.pk_field().sql.as_str()),
+        &mut params,
+        |params, index, key, lookup, arg| {
             let ctx = FilterCtx {
                 key,
                 field: &model.fields[index],
                 lenient: selection.lenient,
             };
-            condition(&ctx, lookup, arg, &mut params)
+            condition(&ctx, lookup, arg, params)
         },
+        |params, text| search(model, text, params),
     )?;
-    if let Some(text) = search_text(selection)? {
-        conds.extend(search(model, text, &mut params));
-    }
-    if model.promoted_key {
-        // The engine's queryset of a table without a key: `filter(key.isnot(None))`, for
-        // every operation (lists, counts, aggregates, groups, retrieves and writes).
-        conds.insert(0, format!("{} IS NOT NULL", model.pk_field().sql));
-    }
     Ok(Where {
         sql: where_clause(&conds),
         params,
