@@ -1,0 +1,345 @@
+//! A list's selection and order as the engine builds them on MySQL.
+//!
+//! The engine's SQLAlchemy writes the same expressions as on SQLite in MySQL's dialect
+//! (`ilike` is `lower(col) LIKE lower(...)`, a cast to text is `CAST(col AS CHAR)`), and
+//! PyMySQL writes each value into the statement as a literal: a float as its `repr()`
+//! (`34.0`, which MySQL reads as an exact decimal), a bool as `1`/`0`, a date-time as
+//! `'YYYY-MM-DD HH:MM:SS[.ffffff]'` (without its offset), a string as a quoted string, which
+//! MySQL compares with the column's collation. Here text values are **bound** (`?`) and
+//! compare the same way (a parameter is coercible like a literal); numbers and booleans, which
+//! the filter fields have already read into Python numbers, are written as the same literals
+//! PyMySQL writes, from the number (never from the request's text).
+
+use mysql_async::Value;
+
+use crate::engine::EngineError;
+use crate::engine::Lookup;
+use crate::engine::Selection;
+use crate::engine::convert::InputDateTime;
+use crate::engine::filter::{
+    Arg, PyNumber, ValueReader, order_terms, search_text, walk_filters, where_clause,
+};
+use crate::engine::types::{FilterFamily, Search, py_float_repr};
+use crate::mysql::schema::{MyField, MyModel};
+
+/// Bound values, in order of their `?`.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Params(pub Vec<Value>);
+
+impl Params {
+    /// Binds `value` and returns `?`.
+    pub(crate) fn bind(&mut self, value: Value) -> &'static str {
+        self.0.push(value);
+        "?"
+    }
+
+    /// Binds text and returns `?`.
+    pub(crate) fn text(&mut self, value: String) -> &'static str {
+        self.bind(Value::Bytes(value.into_bytes()))
+    }
+
+    /// The values as the driver's parameters.
+    pub(crate) fn values(&self) -> mysql_async::Params {
+        if self.0.is_empty() {
+            mysql_async::Params::Empty
+        } else {
+            mysql_async::Params::Positional(self.0.clone())
+        }
+    }
+}
+
+/// PyMySQL's literal of a date-time: its `str()` without the offset.
+pub(crate) fn datetime_literal(dt: &InputDateTime) -> String {
+    let mut s = format!("{} {}", dt.date.iso(), dt.time.iso());
+    if let Some(stripped) = s.strip_suffix(".000000") {
+        s = stripped.to_owned();
+    }
+    s
+}
+
+/// A float as PyMySQL writes it: `repr()`; NaN and infinities make it fail.
+pub(crate) fn float_literal(f: f64) -> Option<String> {
+    f.is_finite().then(|| py_float_repr(f))
+}
+
+fn invalid(key: &str, message: String) -> EngineError {
+    EngineError::field(key, message)
+}
+
+/// Everything needed to build one filter's condition.
+struct Ctx<'a> {
+    key: &'a str,
+    field: &'a MyField,
+    lenient: bool,
+}
+
+impl Ctx<'_> {
+    fn reader(&self) -> ValueReader<'_> {
+        ValueReader {
+            key: self.key,
+            family: self.field.kind.family(),
+            lenient: self.lenient,
+        }
+    }
+
+    fn number(&self, raw: &str) -> Result<String, EngineError> {
+        match self.reader().number(raw)? {
+            PyNumber::Int(i) => Ok(i.to_string()),
+            PyNumber::Float(f) => float_literal(f).ok_or_else(|| {
+                EngineError::engine_fails(
+                    self.lenient,
+                    self.key,
+                    format!(
+                        "Filter {:?}: {raw:?} is not a finite number, which the data engine \
+                         cannot send to MySQL (it fails with a 500).",
+                        self.key
+                    ),
+                )
+            }),
+        }
+    }
+
+    /// The SQL of a value of `exact`, `gt`, `gte`, `lt`, `lte` and each `in` item, as the
+    /// engine's filter field reads it: a literal for numbers, a bound value for the rest.
+    fn compared(
+        &self,
+        raw: &str,
+        in_list: bool,
+        params: &mut Params,
+    ) -> Result<String, EngineError> {
+        Ok(match self.field.kind.family() {
+            FilterFamily::Number => self.number(raw)?,
+            FilterFamily::Boolean => if self.reader().boolean(raw)? {
+                "1"
+            } else {
+                "0"
+            }
+            .to_owned(),
+            // `safe_date` keeps the date of a date column's value; `in` items are read whole.
+            FilterFamily::Date if !in_list => {
+                let dt = self.reader().datetime(raw)?;
+                params.text(dt.date.iso()).to_owned()
+            }
+            FilterFamily::Date | FilterFamily::DateTime => {
+                let dt = self.reader().datetime(raw)?;
+                params.text(datetime_literal(&dt)).to_owned()
+            }
+            FilterFamily::Text | FilterFamily::Json => params.text(raw.to_owned()).to_owned(),
+        })
+    }
+
+    /// The text inside `%...%` of `icontains`: `'%{}%'.format(value)` of the field's value.
+    fn contained(&self, raw: &str) -> Result<String, EngineError> {
+        Ok(match self.field.kind.family() {
+            FilterFamily::Number => self.number(raw)?,
+            FilterFamily::Date | FilterFamily::DateTime => {
+                self.reader().datetime(raw)?.python_str()
+            }
+            FilterFamily::Boolean | FilterFamily::Text | FilterFamily::Json => raw.to_owned(),
+        })
+    }
+}
+
+/// `col.ilike(pattern)` as SQLAlchemy writes it on MySQL.
+fn ilike(col: &str, pattern: String, params: &mut Params) -> String {
+    let value = params.text(pattern);
+    format!("lower({col}) LIKE lower({value})")
+}
+
+/// `col.cast(Unicode).ilike(pattern)`.
+fn text_ilike(col: &str, pattern: String, params: &mut Params) -> String {
+    let value = params.text(pattern);
+    format!("lower(CAST({col} AS CHAR)) LIKE lower({value})")
+}
+
+/// One filter's SQL condition (before `exclude__` negation).
+fn condition(
+    ctx: &Ctx<'_>,
+    lookup: Lookup,
+    arg: Arg<'_>,
+    params: &mut Params,
+) -> Result<String, EngineError> {
+    let field = ctx.field;
+    let col = &field.qualified;
+    if field.kind.is_bytes() && !matches!(lookup, Lookup::IsNull | Lookup::IsEmpty) {
+        // SQLAlchemy's binary types hand PyMySQL `bytes(value)` of the text, which fails.
+        return Err(EngineError::engine_fails(
+            ctx.lenient,
+            ctx.key,
+            format!(
+                "Filter {:?} compares a binary field with a value, which the data engine cannot \
+                 do on MySQL (it fails with a 500); only isnull and isempty work.",
+                ctx.key
+            ),
+        ));
+    }
+    match lookup {
+        Lookup::IsNull => {
+            let null = ctx.reader().boolean(arg.first())?;
+            Ok(format!("{col} IS {}NULL", if null { "" } else { "NOT " }))
+        }
+        Lookup::IsEmpty => {
+            let empty = ctx.reader().boolean(arg.first())?;
+            Ok(match (field.kind.is_string(), empty) {
+                (true, true) => format!("({col} IS NULL OR {col} = '')"),
+                (true, false) => format!("({col} IS NOT NULL AND {col} != '')"),
+                (false, true) => format!("{col} IS NULL"),
+                (false, false) => format!("{col} IS NOT NULL"),
+            })
+        }
+        Lookup::IContains => {
+            let text = ctx.contained(arg.first())?;
+            Ok(ilike(col, format!("%{text}%"), params))
+        }
+        Lookup::IStartsWith => Ok(ilike(col, format!("{}%", arg.first()), params)),
+        Lookup::IEndsWith => Ok(ilike(col, format!("%{}", arg.first()), params)),
+        Lookup::JsonIContains => Ok(text_ilike(col, format!("%{}%", arg.first()), params)),
+        // JSON columns: `exact` and each `in` item match the text, as on SQLite.
+        Lookup::Exact if field.kind.family() == FilterFamily::Json => {
+            Ok(text_ilike(col, format!("%{}%", arg.first()), params))
+        }
+        Lookup::In if field.kind.family() == FilterFamily::Json => {
+            let parts: Vec<String> = arg
+                .items()
+                .into_iter()
+                .map(|item| text_ilike(col, format!("%{item}%"), params))
+                .collect();
+            Ok(if parts.is_empty() {
+                "0 = 1".to_owned()
+            } else {
+                format!("({})", parts.join(" OR "))
+            })
+        }
+        Lookup::In => {
+            let mut list = Vec::new();
+            for item in arg.items() {
+                list.push(ctx.compared(item, true, params)?);
+            }
+            Ok(if list.is_empty() {
+                "0 = 1".to_owned()
+            } else {
+                format!("{col} IN ({})", list.join(", "))
+            })
+        }
+        Lookup::Exact | Lookup::Gt | Lookup::Gte | Lookup::Lt | Lookup::Lte => {
+            let op = match lookup {
+                Lookup::Exact => "=",
+                Lookup::Gt => ">",
+                Lookup::Gte => ">=",
+                Lookup::Lt => "<",
+                _ => "<=",
+            };
+            let value = ctx.compared(arg.first(), false, params)?;
+            Ok(format!("{col} {op} {value}"))
+        }
+        _ => Err(invalid(
+            ctx.key,
+            format!("Unsupported lookup in filter {:?}.", ctx.key),
+        )),
+    }
+}
+
+/// The `_search` condition: number columns whose text equals the search text, text, enum,
+/// set and JSON columns whose text contains it; OR-ed in column order.
+fn search(model: &MyModel, text: &str, params: &mut Params) -> Option<String> {
+    let mut parts = Vec::new();
+    for f in &model.fields {
+        match f.kind.search() {
+            Search::Equal => {
+                let value = params.text(text.to_owned());
+                parts.push(format!("CAST({} AS CHAR) = {value}", f.qualified));
+            }
+            Search::Contains => {
+                parts.push(text_ilike(&f.qualified, format!("%{text}%"), params));
+            }
+            Search::Skip => {}
+        }
+    }
+    (!parts.is_empty()).then(|| format!("({})", parts.join(" OR ")))
+}
+
+/// A `WHERE` clause (empty, or starting with ` WHERE `) and its values.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct MyWhere {
+    pub sql: String,
+    pub params: Params,
+}
+
+impl MyWhere {
+    /// The clause with `cond` added.
+    pub(crate) fn and(&self, cond: &str) -> String {
+        match self.sql.strip_prefix(" WHERE ") {
+            Some(filters) => format!(" WHERE ({filters}) AND ({cond})"),
+            None => format!(" WHERE {cond}"),
+        }
+    }
+
+    /// A clause that selects nothing.
+    pub(crate) fn nothing() -> Self {
+        MyWhere {
+            sql: " WHERE 0 = 1".to_owned(),
+            params: Params::default(),
+        }
+    }
+}
+
+/// The `WHERE` clause of a selection, as the engine builds it on MySQL.
+pub(crate) fn build_where(model: &MyModel, selection: &Selection) -> Result<MyWhere, EngineError> {
+    let fields = model.filter_fields();
+    let mut params = Params::default();
+    let mut conds = walk_filters(
+        &model.name,
+        &fields,
+        selection,
+        |index, key, lookup, arg| {
+            let ctx = Ctx {
+                key,
+                field: &model.fields[index],
+                lenient: selection.lenient,
+            };
+            condition(&ctx, lookup, arg, &mut params)
+        },
+    )?;
+    if let Some(text) = search_text(selection)? {
+        conds.extend(search(model, text, &mut params));
+    }
+    Ok(MyWhere {
+        sql: where_clause(&conds),
+        params,
+    })
+}
+
+/// The ` ORDER BY ...` of `_order_by`: the named fields, then the key descending unless named.
+/// MySQL sorts NULLs first ascending and last descending, as it does for the engine.
+pub(crate) fn order_by(
+    model: &MyModel,
+    raw: &[String],
+    lenient: bool,
+) -> Result<String, EngineError> {
+    let terms = order_terms(raw, lenient, model.pk, |name| model.field_index(name))?;
+    let terms: Vec<String> = terms
+        .iter()
+        .map(|&(i, desc)| {
+            let dir = if desc { " DESC" } else { "" };
+            format!("{}{dir}", model.fields[i].qualified)
+        })
+        .collect();
+    Ok(format!(" ORDER BY {}", terms.join(", ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::convert::parse_input_datetime;
+
+    #[test]
+    fn values_are_written_as_pymysql_writes_them() {
+        let dt = parse_input_datetime("2024-01-05T10:00:00+02:00").unwrap();
+        assert_eq!(datetime_literal(&dt), "2024-01-05 10:00:00");
+        let dt = parse_input_datetime("2024-01-05 10:00:00.5").unwrap();
+        assert_eq!(datetime_literal(&dt), "2024-01-05 10:00:00.500000");
+        assert_eq!(float_literal(34.0).as_deref(), Some("34.0"));
+        assert_eq!(float_literal(1e20).as_deref(), Some("1e+20"));
+        assert_eq!(float_literal(f64::NAN), None);
+    }
+}
