@@ -5,7 +5,8 @@
 //!
 //! The SQLite half runs in `cargo test`; the PostgreSQL half needs a server (a throwaway
 //! cluster from crate `pg-cluster`), so it is `#[ignore]`d there and run by `cargo xtask
-//! postgres`, a step of `.ci/run`, which fails when no server can be had. A new backend adds
+//! postgres`, a step of `.ci/run`, which fails when no server can be had. The MySQL half
+//! likewise needs MariaDB (crate `maria-server`) and is run by `cargo xtask mysql`. A new backend adds
 //! its `Target` maker and one line in [`conformance!`].
 
 mod common;
@@ -29,6 +30,8 @@ const ROWS: &str = "INSERT INTO people (name, city, age) VALUES
 /// An emulator serving the rows from one backend, as resource `shop`.
 struct Target {
     emulator: Emulator,
+    /// A database of its own on a shared server, dropped with the target.
+    _database: Option<maria_server::Database<'static>>,
 }
 
 impl Target {
@@ -37,7 +40,10 @@ impl Target {
         let emulator = Emulator::start(EmulatorConfig::default().projects(projects))
             .await
             .unwrap_or_else(|e| panic!("{e}"));
-        Self { emulator }
+        Self {
+            emulator,
+            _database: None,
+        }
     }
 
     async fn call(&self, method: Method, path: &str, body: Option<Value>) -> Reply {
@@ -111,7 +117,25 @@ async fn postgres() -> Target {
     Target::serving(ResourceConfig::new("shop", TOKEN).database(cluster.url(&name))).await
 }
 
-/// One test per rule and backend: `sqlite::RULE` and `postgres::RULE`.
+/// A database of its own on the shared MariaDB server (crate `maria-server`), dropped with the
+/// target. `city` has a binary collation: with MySQL's default `_ci` ones `exact` folds case,
+/// for the engine too (tests/mysql.rs), and the rules here compare case-sensitively.
+async fn mysql() -> Target {
+    let server = maria_server::Server::shared().unwrap_or_else(|e| panic!("{e}"));
+    let database = server.database("conf").unwrap_or_else(|e| panic!("{e}"));
+    database
+        .sql(&format!(
+            "CREATE TABLE people (id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(50) NOT NULL, \
+             city VARCHAR(50) COLLATE utf8mb4_bin, age INT);\n{ROWS}"
+        ))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut target =
+        Target::serving(ResourceConfig::new("shop", TOKEN).database(database.url())).await;
+    target._database = Some(database);
+    target
+}
+
+/// One test per rule and backend: `sqlite::RULE`, `postgres::RULE` and `mysql::RULE`.
 macro_rules! conformance {
     ($($rule:ident),* $(,)?) => {
         mod sqlite {
@@ -128,6 +152,15 @@ macro_rules! conformance {
                 #[ignore = "needs PostgreSQL: run with --ignored (cargo xtask ci does)"]
                 async fn $rule() {
                     super::$rule(&super::postgres().await).await;
+                }
+            )*
+        }
+        mod mysql {
+            $(
+                #[tokio::test]
+                #[ignore = "needs MariaDB: run with --ignored (cargo xtask ci does)"]
+                async fn $rule() {
+                    super::$rule(&super::mysql().await).await;
                 }
             )*
         }

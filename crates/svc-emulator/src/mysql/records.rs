@@ -11,7 +11,7 @@ use crate::engine::body::{non_field, not_a_dict, read_values};
 use crate::engine::convert::{Internal, PyJson, py_json_dumps, to_internal};
 use crate::engine::filter::order_selects_nothing;
 use crate::engine::{ListSpec, Listing, MAX_PER_PAGE, RecordsJson, Selection};
-use crate::mysql::filter::{MyWhere, Params, build_where, datetime_literal, order_by};
+use crate::mysql::filter::{MyWhere, Params, build_where, order_by, stored_literal, unhex};
 use crate::mysql::schema::{MyField, MyModel, quote_ident};
 use crate::mysql::types::{MyKind, Offset, write_value};
 use crate::mysql::{MyResource, message, server_code};
@@ -149,6 +149,8 @@ impl MyResource {
         let given = body_values(&model, body, false)?;
         let mut values = read_values(&given, |f| (&f.name, f.kind.input()), BTreeMap::new())?;
         not_writable(&values)?;
+        let mut conn = self.conn().await?;
+        let tz = self.timezone(&mut conn).await?;
         let pk = model.pk_field();
         // An autoincrement key sent as 0, "" or null counts as not sent.
         if pk.autoincrement
@@ -168,7 +170,7 @@ impl MyResource {
             match value {
                 Some(v) if *v != Internal::None => {
                     names.push(f.sql.as_str());
-                    binds.push(bind_value(f, v, &mut params));
+                    binds.push(bind_value(f, v, tz, &mut params));
                 }
                 // SQLAlchemy's ORM sends NULL for a column that has no default (nor key, nor
                 // generation) and is not set, or set to None; a default is left to the server.
@@ -185,13 +187,11 @@ impl MyResource {
             names.join(", "),
             binds.join(", ")
         );
-        let mut conn = self.conn().await?;
-        let tz = self.timezone(&mut conn).await?;
         conn.exec_drop(&sql, params.values())
             .await
             .map_err(|e| self.write_error(&model, e))?;
         let key = match values.iter().find(|(f, _)| f.primary_key) {
-            Some((f, v)) => bind_param(f, v),
+            Some((f, v)) => bind_param(f, v, tz),
             None => match conn.last_insert_id() {
                 Some(id) if pk.autoincrement => Value::UInt(id),
                 _ => Value::NULL,
@@ -241,9 +241,9 @@ impl MyResource {
             let mut params = Params::default();
             let mut sets = Vec::new();
             for (f, v) in &values {
-                sets.push(format!("{} = {}", f.sql, bind_value(f, v, &mut params)));
+                sets.push(format!("{} = {}", f.sql, bind_value(f, v, tz, &mut params)));
                 if f.primary_key {
-                    new_key = bind_param(f, v);
+                    new_key = bind_param(f, v, tz);
                 }
             }
             params.0.push(old_key);
@@ -384,13 +384,18 @@ fn key_condition(model: &MyModel, raw: &str, params: &mut Params) -> Result<Stri
     Ok(format!(
         "{} = {}",
         pk.qualified,
-        bind_value(pk, &internal, params)
+        bind_value(pk, &internal, 0, params)
     ))
 }
 
-/// A value the serializer made, as PyMySQL sends it.
-fn bind_param(field: &MyField, v: &Internal) -> Value {
+/// A value the serializer made, as PyMySQL sends it (`tz`: the engine's default time zone, to
+/// which an aware date-time is moved).
+fn bind_param(field: &MyField, v: &Internal, tz: Offset) -> Value {
     match v {
+        // The engine's `BinaryField` reads hex (checked by [`not_writable`]).
+        Internal::Str(s) if field.kind == MyKind::Binary => {
+            Value::Bytes(unhex(s).unwrap_or_default())
+        }
         Internal::None => Value::NULL,
         Internal::Bool(b) => Value::Int(i64::from(*b)),
         Internal::Int(i) => match (i.parse::<i64>(), i.parse::<u64>()) {
@@ -400,30 +405,33 @@ fn bind_param(field: &MyField, v: &Internal) -> Value {
         },
         Internal::Float(f) => Value::Double(*f),
         Internal::Str(s) => Value::Bytes(s.clone().into_bytes()),
-        Internal::DateTime(dt) => Value::Bytes(datetime_literal(dt).into_bytes()),
-        Internal::Json(j) if field.kind == MyKind::Json => {
-            Value::Bytes(py_json_dumps(j).into_bytes())
-        }
+        Internal::DateTime(dt) => Value::Bytes(stored_literal(dt, tz).into_bytes()),
         Internal::Json(j) => Value::Bytes(py_json_dumps(j).into_bytes()),
     }
 }
 
 /// Binds a value the serializer made and returns its placeholder.
-fn bind_value(field: &MyField, v: &Internal, params: &mut Params) -> String {
-    params.bind(bind_param(field, v)).to_owned()
+fn bind_value(field: &MyField, v: &Internal, tz: Offset, params: &mut Params) -> String {
+    params.bind(bind_param(field, v, tz)).to_owned()
 }
 
-/// Values the engine cannot write: text for a binary column (SQLAlchemy's binary types cannot
-/// bind a `str`: the engine fails, `500`), NaN and infinities (PyMySQL refuses them).
-/// `[decision: stricter]`: a `400` naming the field.
+/// Values the engine cannot write. Text for a blob: SQLAlchemy's `LargeBinary` cannot bind a
+/// `str` (the engine's `400`, Python's message). For `BINARY`/`VARBINARY` the engine's
+/// `BinaryField` reads hex; other text, and NaN or infinities (PyMySQL refuses them), make it
+/// fail (`500`): `[decision: stricter]`, a `400` naming the field.
 fn not_writable(values: &[(&MyField, Internal)]) -> Result<(), EngineError> {
     for (f, v) in values {
-        if f.kind.is_bytes() && *v != Internal::None {
+        if f.kind == MyKind::Blob && *v != Internal::None {
+            return Err(non_field("string argument without an encoding".to_owned()));
+        }
+        if f.kind == MyKind::Binary
+            && let Internal::Str(s) = v
+            && unhex(s).is_none()
+        {
             return Err(EngineError::field(
                 &f.name,
                 format!(
-                    "The data engine cannot write field {:?} (binary) through the API: it fails \
-                     (500) on any value but null.",
+                    "Field {:?} takes bytes as hex (0a1b); the data engine fails (500) on {s:?}.",
                     f.name
                 ),
             ));

@@ -25,8 +25,8 @@
 //! | anything else | the server's text | text | no |
 //!
 //! PyMySQL reads MySQL's text: a `FLOAT` as MySQL prints it (six significant digits), a
-//! `DOUBLE` with fifteen; values here come through the binary protocol and are rounded the
-//! same way ([`float_text`], [`double_text`]).
+//! `DOUBLE` in its shortest exact form; values here come through the binary protocol and are
+//! rounded the same way ([`float_text`], [`double_text`]).
 
 use mysql_async::Value;
 
@@ -182,12 +182,10 @@ pub(crate) fn float_text(f: f32) -> f64 {
     format!("{f:.5e}").parse().unwrap_or(f64::from(f))
 }
 
-/// The float PyMySQL reads from MySQL's text of a `DOUBLE`: fifteen significant digits.
+/// The float PyMySQL reads from MySQL's text of a `DOUBLE`: the shortest text that reads
+/// back as the same double (`0.30000000000000004`), so the double itself.
 pub(crate) fn double_text(f: f64) -> f64 {
-    if !f.is_finite() {
-        return f;
-    }
-    format!("{f:.14e}").parse().unwrap_or(f)
+    f
 }
 
 /// `str(Decimal("%.10f" % value))`: SQLAlchemy's MySQL `DOUBLE` value.
