@@ -30,6 +30,8 @@ CREATE TABLE codes (code VARCHAR(16) PRIMARY KEY, label TEXT, `rank` INT);
 CREATE TABLE kinds (id INT AUTO_INCREMENT PRIMARY KEY, mi MEDIUMINT, big BIGINT UNSIGNED, f FLOAT,
   tm TIME, yr YEAR, e ENUM('a','b','c'), s SET('x','y'), b BIT(8), bin VARBINARY(8), bl BLOB,
   ts TIMESTAMP NULL);
+CREATE TABLE counts (id INT AUTO_INCREMENT PRIMARY KEY, n INT NOT NULL, label VARCHAR(5) NOT NULL);
+INSERT INTO counts (n, label) VALUES (1, 'a');
 CREATE TABLE defaults (id INT AUTO_INCREMENT PRIMARY KEY, x INT DEFAULT 7, y VARCHAR(5) NOT NULL DEFAULT 'q',
   email VARCHAR(20) UNIQUE, z INT);
 INSERT INTO people (name, email, age, score, balance, active, born, created_at, meta) VALUES
@@ -243,6 +245,28 @@ async fn writes_go_through_mysql() {
         r.assert_error(400, "invalid")["non_field_errors"][0],
         "Duplicate entry '1' for key 'PRIMARY'"
     );
+    // Only NOT NULL integer columns without a default are required (SQLAlchemy's MySQL
+    // reflection marks every other column `autoincrement="auto"`): by create and PUT.
+    for (method, path, body) in [
+        (Method::POST, "models/counts", json!({})),
+        (Method::POST, "models/counts", json!([1])),
+        (Method::PUT, "models/counts/1", json!({"label": "x"})),
+    ] {
+        let r = s.call(method, path, body).await;
+        assert_eq!(
+            r.assert_error(400, "invalid")["n"][0],
+            "this field is required"
+        );
+    }
+    let r = s.call(Method::POST, "models/counts", json!({"n": 2})).await;
+    assert_eq!(
+        r.assert_error(400, "invalid")["non_field_errors"][0],
+        "Column 'label' cannot be null"
+    );
+    let patched = ok(&s
+        .call(Method::PATCH, "models/counts/1", json!({"label": "x"}))
+        .await);
+    assert_eq!(patched, json!({"id": 1, "n": 1, "label": "x"}));
     // Serializer fields: TINYINT is an IntegerField, DECIMAL text rounded by MySQL.
     let r = s
         .call(

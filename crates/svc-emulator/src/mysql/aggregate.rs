@@ -298,7 +298,7 @@ impl MyResource {
                 )),
                 _ => {
                     let columns: Vec<&str> = model.fields.iter().map(|f| f.name.as_str()).collect();
-                    let text = query_text(&model.name, &columns, order.as_deref(), "false");
+                    let text = query_text(&model.name, &columns, order.as_deref(), "false = 1");
                     Ok(y_func(Json::String(text)))
                 }
             };

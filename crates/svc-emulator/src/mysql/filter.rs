@@ -193,14 +193,16 @@ impl Ctx<'_> {
         })
     }
 
-    /// The text inside `%...%` of `icontains`: `'%{}%'.format(value)` of the field's value.
+    /// The text inside `%...%` of `icontains`: `'%{}%'.format(value)` of the field's value
+    /// (a date column's is the text as given, as on SQLite).
     fn contained(&self, raw: &str) -> Result<String, EngineError> {
         Ok(match self.field.kind.family() {
             FilterFamily::Number => self.number(raw)?,
-            FilterFamily::Date | FilterFamily::DateTime => {
-                self.reader().datetime(raw)?.python_str()
-            }
-            FilterFamily::Boolean | FilterFamily::Text | FilterFamily::Json => raw.to_owned(),
+            FilterFamily::DateTime => self.reader().datetime(raw)?.python_str(),
+            FilterFamily::Boolean
+            | FilterFamily::Date
+            | FilterFamily::Text
+            | FilterFamily::Json => raw.to_owned(),
         })
     }
 }

@@ -147,7 +147,7 @@ impl MyResource {
     ) -> Result<Vec<u8>, EngineError> {
         let model = self.model_or_404(model)?;
         let given = body_values(&model, body, false)?;
-        let mut values = read_values(&given, |f| (&f.name, f.kind.input()), BTreeMap::new())?;
+        let mut values = validate(&model, &given, true)?;
         not_writable(&values)?;
         let mut conn = self.conn().await?;
         let tz = self.timezone(&mut conn).await?;
@@ -210,14 +210,15 @@ impl MyResource {
     }
 
     /// Updates the record `pk` (which `selection` must select) from a body, and returns it as
-    /// stored. The key may change. No column is required on MySQL, so `PUT` is `PATCH`.
+    /// stored. The key may change. A `PUT` (`partial` false) needs every column a create needs
+    /// ([`required`]); fields not sent are left as they are either way.
     pub(crate) async fn update_body(
         &self,
         model: &str,
         pk: &str,
         body: &PyJson,
         selection: &Selection,
-        _partial: bool,
+        partial: bool,
     ) -> Result<Vec<u8>, EngineError> {
         let model = self.model_or_404(model)?;
         let mut filter = build_where(&model, selection)?;
@@ -233,7 +234,7 @@ impl MyResource {
             .lock_selected(&mut tx, &model, &filter, &key, selection.lenient)
             .await?;
         let given = body_values(&model, body, true)?;
-        let values = read_values(&given, |f| (&f.name, f.kind.input()), BTreeMap::new())?;
+        let values = validate(&model, &given, !partial)?;
         not_writable(&values)?;
         let pk_field = model.pk_field();
         let mut new_key = old_key.clone();
@@ -466,9 +467,45 @@ fn body_values<'m>(
             .filter_map(|f| body.get(&f.name).map(|v| (f, v)))
             .collect());
     }
-    let names: Vec<&str> = model.fields.iter().map(|f| f.name.as_str()).collect();
-    not_a_dict(body, &names, updating)?;
+    // With required columns, a body that is not an object is their `400`, as in the engine.
+    if !model.fields.iter().any(required) {
+        let names: Vec<&str> = model.fields.iter().map(|f| f.name.as_str()).collect();
+        not_a_dict(body, &names, updating)?;
+    }
     Ok(Vec::new())
+}
+
+/// Whether the engine's serializer requires the column: SQLAlchemy's MySQL reflection marks
+/// only integer columns as not autoincrement, and the serializer requires a column that is not
+/// autoincrement, has no default and is `NOT NULL`; every other column's `autoincrement` is
+/// SQLAlchemy's truthy `"auto"`. So: `NOT NULL` integer columns without a default.
+fn required(f: &MyField) -> bool {
+    f.not_null
+        && !f.has_default
+        && !f.autoincrement
+        && !f.generated
+        && matches!(f.kind, MyKind::Integer | MyKind::MediumInt)
+}
+
+/// Each given value through its column's serializer field, and (`complete`) every required
+/// column given; every field error at once.
+fn validate<'m>(
+    model: &'m MyModel,
+    given: &[(&'m MyField, &PyJson)],
+    complete: bool,
+) -> Result<Vec<(&'m MyField, Internal)>, EngineError> {
+    let mut missing: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    if complete {
+        for f in model.fields.iter().filter(|f| required(f)) {
+            if !given.iter().any(|(g, _)| g.name == f.name) {
+                missing
+                    .entry(f.name.clone())
+                    .or_default()
+                    .push("this field is required".to_owned());
+            }
+        }
+    }
+    read_values(given, |f| (&f.name, f.kind.input()), missing)
 }
 
 /// One record, `{"col": value, ...}` in column order.

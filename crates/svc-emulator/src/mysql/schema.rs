@@ -30,6 +30,8 @@ pub(crate) struct MyField {
     pub members: Vec<String>,
     /// The database fills it in when it is not given (a default, `AUTO_INCREMENT`).
     pub has_default: bool,
+    /// `NOT NULL`.
+    pub not_null: bool,
     /// The key of the model.
     pub primary_key: bool,
     /// `AUTO_INCREMENT`.
@@ -96,7 +98,8 @@ pub(crate) struct MySchema {
 /// The columns of every base table of the current database, in order.
 const COLUMNS: &str = "\
 SELECT c.TABLE_NAME, c.COLUMN_NAME, c.DATA_TYPE, c.COLUMN_TYPE, \
-       c.COLUMN_DEFAULT IS NOT NULL AND c.COLUMN_DEFAULT <> 'NULL', c.EXTRA \
+       c.COLUMN_DEFAULT IS NOT NULL AND c.COLUMN_DEFAULT <> 'NULL', c.EXTRA, \
+       c.IS_NULLABLE = 'NO' \
 FROM information_schema.COLUMNS c \
 JOIN information_schema.TABLES t ON t.TABLE_SCHEMA = c.TABLE_SCHEMA AND t.TABLE_NAME = c.TABLE_NAME \
 WHERE c.TABLE_SCHEMA = DATABASE() AND t.TABLE_TYPE = 'BASE TABLE' \
@@ -107,7 +110,7 @@ const PRIMARY_KEYS: &str = "\
 SELECT TABLE_NAME, COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE \
 WHERE TABLE_SCHEMA = DATABASE() AND CONSTRAINT_NAME = 'PRIMARY' AND ORDINAL_POSITION = 1";
 
-type ColumnRow = (String, String, String, String, i64, String);
+type ColumnRow = (String, String, String, String, i64, String, i64);
 
 /// Reads the schema.
 pub(crate) async fn load_schema(conn: &mut Conn) -> Result<MySchema, EngineError> {
@@ -119,7 +122,7 @@ pub(crate) async fn load_schema(conn: &mut Conn) -> Result<MySchema, EngineError
         .into_iter()
         .collect();
     let mut tables: BTreeMap<String, Vec<MyField>> = BTreeMap::new();
-    for (table, name, data_type, column_type, has_default, extra) in rows {
+    for (table, name, data_type, column_type, has_default, extra, not_null) in rows {
         let kind = MyKind::of(&data_type, &column_type);
         let extra = extra.to_ascii_lowercase();
         let primary_key = keys.get(&table) == Some(&name);
@@ -138,6 +141,7 @@ pub(crate) async fn load_schema(conn: &mut Conn) -> Result<MySchema, EngineError
             kind,
             members,
             has_default: has_default != 0 || autoincrement || generated,
+            not_null: not_null != 0,
             primary_key,
             autoincrement,
             generated,
