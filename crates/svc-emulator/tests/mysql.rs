@@ -537,3 +537,69 @@ async fn an_unreachable_database_fails_the_start_without_showing_its_password() 
     assert!(e.contains("mariadb://app:***@127.0.0.1:1/shop"), "{e}");
     assert!(!e.contains("Secret4pw"), "{e}");
 }
+
+/// The statements of database `db` running `SLEEP` (from the server's process list).
+fn sleeping(db: &maria_server::Database<'_>) -> usize {
+    let out = db
+        .sql(&format!(
+            "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE DB = '{}' \
+             AND COMMAND = 'Execute' AND INFO LIKE '%sleep(100)%' AND ID <> CONNECTION_ID()",
+            db.name()
+        ))
+        .unwrap();
+    out.trim().parse().unwrap()
+}
+
+#[tokio::test]
+#[ignore = "needs MariaDB: run with --ignored (cargo xtask ci does)"]
+async fn a_query_whose_client_went_away_is_killed_in_mysql() {
+    use std::time::Duration;
+    use tokio::io::AsyncWriteExt;
+    let server = maria_server::Server::shared().unwrap_or_else(|e| panic!("{e}"));
+    let db = server.database("svc_t").unwrap_or_else(|e| panic!("{e}"));
+    db.sql("CREATE TABLE t (x INT)").unwrap();
+    let projects = ProjectsConfig::new(vec![
+        ProjectConfig::new("demo").resource(ResourceConfig::new("shop", TOKEN).database(db.url())),
+    ]);
+    // A limit far beyond the test's bounds: only the kill can end the statement in time.
+    let limits = svc_emulator::Limits::default().sql_timeout(Duration::from_secs(300));
+    let emulator = Emulator::start(EmulatorConfig::default().projects(projects).limits(limits))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let body = json!({"query": "select sleep(100) s"}).to_string();
+    let mut gone = tokio::net::TcpStream::connect(emulator.local_addr())
+        .await
+        .unwrap();
+    let head = format!(
+        "POST {BASE}/sql_get_query HTTP/1.1\r\nHost: emulator\r\nAuthorization: {TOKEN}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    gone.write_all(head.as_bytes()).await.unwrap();
+    let wait = |want: usize| {
+        let db = &db;
+        async move {
+            // Wide bounds for a busy machine; the statement itself would run 100 s.
+            for _ in 0..600 {
+                if sleeping(db) == want {
+                    return true;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            false
+        }
+    };
+    assert!(wait(1).await, "the query started");
+    drop(gone);
+    assert!(wait(0).await, "MySQL was told to kill the query");
+    // The resource still answers.
+    let r = send(
+        &emulator,
+        Call::new(Method::POST, format!("{BASE}/sql_get_query"))
+            .auth(TOKEN)
+            .json(&json!({"query": "select 1 as one"})),
+    )
+    .await;
+    assert_eq!(ok(&r)["data"], json!([[1]]));
+    drop(db);
+}
