@@ -180,12 +180,15 @@ impl Ctx<'_> {
                 "0"
             }
             .to_owned(),
-            // `safe_date` keeps the date of a date column's value; `in` items are read whole.
-            FilterFamily::Date if !in_list => {
+            // `in` items of a date column are sent as given (as on SQLite): MySQL reads the
+            // date at the text's start (`2001-12-31,x` is 2001-12-31), never fails.
+            FilterFamily::Date if in_list => params.text(raw.to_owned()).to_owned(),
+            // `safe_date` keeps the date of a date column's value.
+            FilterFamily::Date => {
                 let dt = self.reader().datetime(raw)?;
                 params.text(dt.date.iso()).to_owned()
             }
-            FilterFamily::Date | FilterFamily::DateTime => {
+            FilterFamily::DateTime => {
                 let dt = self.reader().datetime(raw)?;
                 params.text(datetime_literal(&dt)).to_owned()
             }
