@@ -1,11 +1,12 @@
 //! Maintenance jobs of the workspace: `cargo xtask ci`, `cargo xtask structure`,
-//! `cargo xtask features`, `cargo xtask package`, `cargo xtask postgres`, `cargo xtask bench`,
+//! `cargo xtask features`, `cargo xtask package`, `cargo xtask postgres`, `cargo xtask mysql`,
+//! `cargo xtask bench`,
 //! `cargo xtask load`, `cargo xtask fuzz`, `cargo xtask stress`, `cargo xtask fidelity`,
 //! `cargo xtask contract`.
 //!
 //! `.ci/run` calls `cargo xtask ci`, so CI and a developer's machine run the same steps: the
 //! structural rules (`structure.rs`: the emulator's layering, no reference to a missing file),
-//! fmt, clippy, tests, docs, the tests that need PostgreSQL, the contract test of the emulator's
+//! fmt, clippy, tests, docs, the tests that need PostgreSQL and MariaDB, the contract test of the emulator's
 //! OpenAPI description (schemathesis), packaging, each svc-api feature alone.
 //!
 //! `cargo xtask fidelity` (`fidelity/`) runs the platform's open-source data engine and the
@@ -103,32 +104,73 @@ fn ci() -> bool {
             return false;
         }
     }
-    postgres() && contract::contract(&[], &workspace_root()) && package() && features()
+    postgres() && mysql() && contract::contract(&[], &workspace_root()) && package() && features()
 }
 
 /// The test targets that need PostgreSQL's programs (they start throwaway servers with the
 /// pg-cluster crate), each a `cargo test` selection. Their tests are `#[ignore]`d, so that
 /// the README's `cargo test --workspace --all-features` needs no PostgreSQL; [`postgres`] runs
 /// exactly these with `-- --ignored`. A new test target that uses pg-cluster goes here.
-const POSTGRES_TESTS: &[&[&str]] = &[
-    &["-p", "pg-cluster"],
-    &["-p", "svc-emulator", "--test", "postgres"],
+/// Each is a selection and the names of the tests to run in it (all when empty).
+const POSTGRES_TESTS: &[(&[&str], &str)] = &[
+    (&["-p", "pg-cluster"], ""),
+    (&["-p", "svc-emulator", "--test", "postgres"], ""),
     // The conformance suite's PostgreSQL half (its SQLite half runs in `cargo test`).
-    &["-p", "svc-emulator", "--test", "conformance"],
+    (
+        &["-p", "svc-emulator", "--test", "conformance"],
+        "postgres::",
+    ),
 ];
 
 /// `cargo test SELECTION --all-features -- --ignored` for each of [`POSTGRES_TESTS`]. A
 /// missing PostgreSQL is a failure, not a skip: the tests fail with the crate's message (what
 /// to install, or `PG_BIN`). `.ci/run` installs PostgreSQL first when there is none.
 fn postgres() -> bool {
-    for selection in POSTGRES_TESTS {
+    for (selection, names) in POSTGRES_TESTS {
         let mut args = vec!["test"];
         args.extend_from_slice(selection);
         args.extend(["--all-features", "--", "--ignored"]);
+        if !names.is_empty() {
+            args.push(names);
+        }
         if !cargo(&args, &[]) {
             eprintln!(
                 "\nci: the PostgreSQL tests failed (cargo {}); they need PostgreSQL's programs \
                  (initdb, postgres, psql): see crates/pg-cluster/README.md",
+                args.join(" ")
+            );
+            return false;
+        }
+    }
+    true
+}
+
+/// The test targets that need a MariaDB (or MySQL) server (the maria-server crate: the
+/// machine's own on 127.0.0.1:3306, `SVC_TEST_MYSQL_URL`, or a throwaway one it starts), each
+/// a selection and the names of the tests to run in it. Their tests are `#[ignore]`d like the
+/// PostgreSQL ones; [`mysql`] runs exactly these with `-- --ignored`.
+const MYSQL_TESTS: &[(&[&str], &str)] = &[
+    (&["-p", "maria-server"], ""),
+    (&["-p", "svc-emulator", "--test", "mysql"], ""),
+    // The conformance suite's MySQL half.
+    (&["-p", "svc-emulator", "--test", "conformance"], "mysql::"),
+];
+
+/// `cargo test SELECTION --all-features -- --ignored` for each of [`MYSQL_TESTS`]. No server
+/// is a failure, not a skip: the tests fail with maria-server's message (what to install).
+fn mysql() -> bool {
+    for (selection, names) in MYSQL_TESTS {
+        let mut args = vec!["test"];
+        args.extend_from_slice(selection);
+        args.extend(["--all-features", "--", "--ignored"]);
+        if !names.is_empty() {
+            args.push(names);
+        }
+        if !cargo(&args, &[]) {
+            eprintln!(
+                "\nci: the MySQL tests failed (cargo {}); they need a MariaDB server on \
+                 127.0.0.1:3306 (root, no password), SVC_TEST_MYSQL_URL, or MariaDB's programs \
+                 (mariadb-install-db, mariadbd, mariadb): see crates/maria-server/README.md",
                 args.join(" ")
             );
             return false;
@@ -434,6 +476,7 @@ fn main() -> ExitCode {
         Some("features") => features(),
         Some("package") => package(),
         Some("postgres") => postgres(),
+        Some("mysql") => mysql(),
         Some("bench") => bench(&args[1..]),
         Some("fuzz") => fuzz(&args[1..]),
         Some("load") => load(),
@@ -444,13 +487,15 @@ fn main() -> ExitCode {
         _ => {
             eprintln!(
                 "usage: cargo xtask <task>\n\n\
-                 tasks:\n  ci        structure, fmt, clippy, tests, docs, PostgreSQL tests, contract, packaging, \
+                 tasks:\n  ci        structure, fmt, clippy, tests, docs, PostgreSQL and MariaDB tests, contract, packaging, \
                  each svc-api feature alone (.ci/run)\n  \
                  structure the emulator's layering and no reference to a missing file \
                  (xtask/src/structure.rs)\n  \
                  features  build svc-api with each feature alone\n  \
                  package   cargo package --workspace, each crate verified from its tarball\n  \
                  postgres  the tests that need PostgreSQL's programs (ignored by cargo test), \
+                 with --ignored\n  \
+                 mysql     the tests that need a MariaDB server (ignored by cargo test), \
                  with --ignored\n  \
                  bench     run every benchmark in release mode, print the table and write \
                  target/bench/report.md\n            \

@@ -362,8 +362,8 @@ const EMULATOR_SRC: &str = "crates/svc-emulator/src/";
 
 /// Top-level modules of the emulator that are layers: shared code any slice may use.
 const LAYERS: &[&str] = &[
-    "http", "sessions", "backend", "engine", "sqlite", "postgres", "storage", "runtime", "config",
-    "util", "cli",
+    "http", "sessions", "backend", "engine", "sqlite", "postgres", "mysql", "storage", "runtime",
+    "config", "util", "cli",
 ];
 
 /// The emulator's layers, lowest first: a module uses modules of its own rank or below, never

@@ -54,6 +54,8 @@ mod storage;
 mod util;
 // The backends: one folder per database that serves resources, each implementing
 // `backend::Backend`; only `backend::registry` names them.
+#[cfg(feature = "mysql")]
+pub mod mysql;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod sqlite;

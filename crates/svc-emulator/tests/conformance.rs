@@ -5,7 +5,8 @@
 //!
 //! The SQLite half runs in `cargo test`; the PostgreSQL half needs a server (a throwaway
 //! cluster from crate `pg-cluster`), so it is `#[ignore]`d there and run by `cargo xtask
-//! postgres`, a step of `.ci/run`, which fails when no server can be had. A new backend adds
+//! postgres`, a step of `.ci/run`, which fails when no server can be had. The MySQL half
+//! likewise needs MariaDB (crate `maria-server`) and is run by `cargo xtask mysql`. A new backend adds
 //! its `Target` maker and one line in [`conformance!`].
 
 mod common;
@@ -42,6 +43,8 @@ INSERT INTO events (day, at, amount, ok) VALUES
 /// An emulator serving the rows from one backend, as resource `shop`.
 struct Target {
     emulator: Emulator,
+    /// A database of its own on a shared server, dropped with the target.
+    _database: Option<maria_server::Database<'static>>,
 }
 
 impl Target {
@@ -50,7 +53,10 @@ impl Target {
         let emulator = Emulator::start(EmulatorConfig::default().projects(projects))
             .await
             .unwrap_or_else(|e| panic!("{e}"));
-        Self { emulator }
+        Self {
+            emulator,
+            _database: None,
+        }
     }
 
     async fn call(&self, method: Method, path: &str, body: Option<Value>) -> Reply {
@@ -132,7 +138,29 @@ CREATE TABLE events (id serial PRIMARY KEY, day date, at timestamp, amount numer
     Target::serving(ResourceConfig::new("shop", TOKEN).database(cluster.url(&name))).await
 }
 
-/// One test per rule and backend: `sqlite::RULE` and `postgres::RULE`.
+/// A database of its own on the shared MariaDB server (crate `maria-server`), dropped with the
+/// target. `city` has a binary collation: with MySQL's default `_ci` ones `exact` folds case,
+/// for the engine too (tests/mysql.rs), and the rules here compare case-sensitively.
+async fn mysql() -> Target {
+    let server = maria_server::Server::shared().unwrap_or_else(|e| panic!("{e}"));
+    let database = server.database("conf").unwrap_or_else(|e| panic!("{e}"));
+    database
+        .sql(&format!(
+            "CREATE TABLE people (id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(50) NOT NULL, \
+             city VARCHAR(50) COLLATE utf8mb4_bin, age INT);\n{ROWS}\n\
+             CREATE TABLE tags (label VARCHAR(20), n INT);\n\
+             CREATE TABLE pairs (a INT, b VARCHAR(20), v INT, PRIMARY KEY (a, b));\n\
+             CREATE TABLE events (id INT AUTO_INCREMENT PRIMARY KEY, day DATE, at DATETIME(6), \
+             amount DECIMAL(10, 2), ok BOOLEAN);\n{SHAPE_ROWS}"
+        ))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut target =
+        Target::serving(ResourceConfig::new("shop", TOKEN).database(database.url())).await;
+    target._database = Some(database);
+    target
+}
+
+/// One test per rule and backend: `sqlite::RULE`, `postgres::RULE` and `mysql::RULE`.
 macro_rules! conformance {
     ($($rule:ident),* $(,)?) => {
         mod sqlite {
@@ -149,6 +177,15 @@ macro_rules! conformance {
                 #[ignore = "needs PostgreSQL: run with --ignored (cargo xtask ci does)"]
                 async fn $rule() {
                     super::$rule(&super::postgres().await).await;
+                }
+            )*
+        }
+        mod mysql {
+            $(
+                #[tokio::test]
+                #[ignore = "needs MariaDB: run with --ignored (cargo xtask ci does)"]
+                async fn $rule() {
+                    super::$rule(&super::mysql().await).await;
                 }
             )*
         }
@@ -549,19 +586,26 @@ async fn a_view_is_a_model(t: &Target) {
 async fn values_are_written_in_the_engines_forms(t: &Target) {
     // A date as text, a date-time in ISO form (microseconds only when not zero; PostgreSQL's
     // with the offset of the database's time zone, as the engine writes it there), a decimal
-    // as text with its scale, a boolean as a boolean.
+    // as text with its scale, a boolean as a boolean (MySQL's `BOOLEAN` is `TINYINT(1)`, which
+    // the engine writes as the number it is).
     let mut page = t.ok("models/events?_order_by=id").await;
     let mut at = Vec::new();
+    let mut ok = Vec::new();
     for record in page["results"].as_array_mut().into_iter().flatten() {
         at.push(record["at"].take());
+        ok.push(record["ok"].take());
     }
     assert_eq!(
         page["results"],
         json!([
-            {"id": 1, "day": "2024-03-05", "at": null, "amount": "4.50", "ok": true},
-            {"id": 2, "day": "2024-02-29", "at": null, "amount": "10.00", "ok": false},
+            {"id": 1, "day": "2024-03-05", "at": null, "amount": "4.50", "ok": null},
+            {"id": 2, "day": "2024-02-29", "at": null, "amount": "10.00", "ok": null},
             {"id": 3, "day": null, "at": null, "amount": null, "ok": null},
         ])
+    );
+    assert!(
+        ok == [json!(true), json!(false), Value::Null] || ok == [json!(1), json!(0), Value::Null],
+        "{ok:?}"
     );
     let at: Vec<&str> = at.iter().map(|v| v.as_str().unwrap_or("null")).collect();
     assert!(

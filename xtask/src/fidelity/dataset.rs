@@ -29,6 +29,8 @@ use super::requests::Rng;
 pub enum Backend {
     Sqlite,
     Postgres,
+    /// MySQL or MariaDB: the SQLite columns, in MySQL's types ([`Column::mysql`]).
+    Mysql,
 }
 
 /// What a column holds; picks the lookups and the values the generator uses.
@@ -108,15 +110,54 @@ impl Column {
         backend == Backend::Postgres || !self.decl.is_empty()
     }
 
+    /// The MySQL declaration, made from the PostgreSQL one: the same types in MySQL's words
+    /// (`serial` and identity are `AUTO_INCREMENT`, `boolean` is `TINYINT(1)`, `timestamp`
+    /// is `DATETIME(6)`, `timestamptz` a `TIMESTAMP(6)`, `real` a `FLOAT`).
+    pub fn mysql(&self) -> String {
+        let pg = self.pg;
+        if pg.starts_with("serial") || pg.contains("IDENTITY") {
+            return "INT AUTO_INCREMENT PRIMARY KEY".to_owned();
+        }
+        let (ty, rest) = pg.split_once(' ').unwrap_or((pg, ""));
+        let (ty, rest) = match (ty, rest) {
+            ("double", r) => ("DOUBLE", r.trim_start_matches("precision").trim_start()),
+            (t, r) => (t, r),
+        };
+        let ty = match ty {
+            "text" => "TEXT".to_owned(),
+            "integer" => "INT".to_owned(),
+            "boolean" => "TINYINT(1)".to_owned(),
+            "date" => "DATE".to_owned(),
+            "timestamp" => "DATETIME(6)".to_owned(),
+            "timestamptz" => "TIMESTAMP(6) NULL".to_owned(),
+            "real" => "FLOAT".to_owned(),
+            other if other.starts_with("numeric") => other.replace("numeric", "DECIMAL"),
+            other => other.to_ascii_uppercase(),
+        };
+        let ty = if ty.starts_with("DECIMAL(") && !ty.ends_with(')') {
+            // `numeric(10, 2)` was split at its space.
+            let (scale, after) = rest.split_once(')').unwrap_or((rest, ""));
+            return format!("{ty} {scale}){after}");
+        } else {
+            ty
+        };
+        if rest.is_empty() {
+            ty
+        } else {
+            format!("{ty} {rest}")
+        }
+    }
+
     /// NOT NULL (the same in both declarations).
     pub fn required(&self) -> bool {
         self.decl.contains("NOT NULL") || self.pg.contains("NOT NULL")
     }
 
-    fn declaration(&self, backend: Backend) -> &'static str {
+    fn declaration(&self, backend: Backend) -> String {
         match backend {
-            Backend::Sqlite => self.decl,
-            Backend::Postgres => self.pg,
+            Backend::Sqlite => self.decl.to_owned(),
+            Backend::Postgres => self.pg.to_owned(),
+            Backend::Mysql => self.mysql(),
         }
     }
 }
@@ -535,6 +576,11 @@ pub fn sql(seed: u64) -> String {
 /// sequence moved past the rows' keys.
 pub fn pg_sql(seed: u64) -> String {
     script(seed, Backend::Postgres)
+}
+
+/// The dataset as MySQL statements (the SQLite tables and rows, in MySQL's types).
+pub fn mysql_sql(seed: u64) -> String {
+    script(seed, Backend::Mysql)
 }
 
 fn script(seed: u64, backend: Backend) -> String {

@@ -33,9 +33,13 @@ from jet_bridge.__main__ import main
 main()
 ";
 
-/// Makes the venv when it is not there yet (with the PostgreSQL driver when `postgres`) and
-/// writes the launcher; returns (python, launcher).
-pub fn install(cache: &Path, postgres: bool) -> Result<(PathBuf, PathBuf), String> {
+/// The MySQL driver the engine is run with over MariaDB (`mysql+pymysql`: pure Python, no
+/// client headers needed; the plain `mysql` engine name wants `mysqlclient`).
+const PYMYSQL: &str = "pymysql>=1,<2";
+
+/// Makes the venv when it is not there yet (with the PostgreSQL driver when `postgres`, the
+/// MySQL one when `mysql`) and writes the launcher; returns (python, launcher).
+pub fn install(cache: &Path, postgres: bool, mysql: bool) -> Result<(PathBuf, PathBuf), String> {
     let venv = cache.join("venv");
     let python = venv.join("bin").join("python");
     let marker = venv.join(format!("jet-bridge-{VERSION}.installed"));
@@ -61,6 +65,13 @@ pub fn install(cache: &Path, postgres: bool) -> Result<(PathBuf, PathBuf), Strin
         run(Command::new(&python).args(["-m", "pip", "install", "--quiet", PSYCOPG2]))?;
         std::fs::write(&driver_marker, PSYCOPG2)
             .map_err(|e| format!("writing {}: {e}", driver_marker.display()))?;
+    }
+    let mysql_marker = venv.join("pymysql.installed");
+    if mysql && !mysql_marker.exists() {
+        eprintln!("fidelity: installing {PYMYSQL} into {}", venv.display());
+        run(Command::new(&python).args(["-m", "pip", "install", "--quiet", PYMYSQL]))?;
+        std::fs::write(&mysql_marker, PYMYSQL)
+            .map_err(|e| format!("writing {}: {e}", mysql_marker.display()))?;
     }
     let launcher = cache.join("launch.py");
     std::fs::write(&launcher, LAUNCHER)
@@ -105,6 +116,18 @@ pub fn postgres_args(host: &str, port: u16, user: &str, name: &str) -> Vec<Strin
         format!("--database_port={port}"),
         format!("--database_user={user}"),
         format!("--database_name={name}"),
+    ]
+}
+
+/// The engine's options for a MySQL or MariaDB database, through PyMySQL, in utf8mb4.
+pub fn mysql_args(host: &str, port: u16, user: &str, name: &str) -> Vec<String> {
+    vec![
+        "--database_engine=mysql+pymysql".to_owned(),
+        format!("--database_host={host}"),
+        format!("--database_port={port}"),
+        format!("--database_user={user}"),
+        format!("--database_name={name}"),
+        "--database_extra=charset=utf8mb4".to_owned(),
     ]
 }
 

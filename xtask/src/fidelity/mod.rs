@@ -24,12 +24,17 @@
 //! what the engine fails on with PostgreSQL only (`icontains` on numbers and dates, a JSON filter
 //! value that reads as a number). Needs `psql` and `pg_dump` on `PATH`.
 //!
+//! `--mysql` runs it over MariaDB (`mysql.rs`): two databases of one server (crate
+//! `maria-server`) made by the same script (the SQLite tables and rows in MySQL's types), the
+//! engine with PyMySQL (`mysql+pymysql`, added to the venv once), the emulator with the
+//! database's `mysql://` URL. The generator is the SQLite run's, without its shape tables.
+//!
 //! It is a measuring tool, not a gate: it exits 0 whatever the agreement, unless the harness
 //! itself failed, or `--min-agreement PCT` is given and the agreement is below it.
 //!
 //! ```text
 //! cargo xtask fidelity [--requests N (1000)] [--seed S (1)] [--mistakes PER_MILLE (3)]
-//!                      [--lenient] [--postgres] [--json FILE] [--min-agreement PCT]
+//!                      [--lenient] [--postgres] [--mysql] [--json FILE] [--min-agreement PCT]
 //!                      [--emulator-bin PATH]
 //! ```
 //!
@@ -52,6 +57,7 @@ mod dataset;
 pub(crate) mod emulator;
 mod engine;
 use crate::http;
+mod mysql;
 mod pg_shapes;
 mod postgres;
 mod requests;
@@ -63,7 +69,7 @@ use http::Response;
 use requests::Request;
 
 const USAGE: &str = "usage: cargo xtask fidelity [--requests N (1000)] [--seed S (1)] \
-                     [--mistakes PER_MILLE (3)] [--lenient] [--postgres] [--json FILE] \
+                     [--mistakes PER_MILLE (3)] [--lenient] [--postgres] [--mysql] [--json FILE] \
                      [--min-agreement PCT] [--emulator-bin PATH]";
 
 /// The engine's bearer key (loopback only).
@@ -81,6 +87,8 @@ struct Options {
     lenient: bool,
     /// Both servers read PostgreSQL databases instead of SQLite files.
     postgres: bool,
+    /// Both servers read MariaDB (MySQL) databases instead of SQLite files.
+    mysql: bool,
     json: Option<PathBuf>,
     min_agreement: Option<f64>,
     emulator_bin: Option<PathBuf>,
@@ -90,6 +98,8 @@ impl Options {
     fn backend(&self) -> Backend {
         if self.postgres {
             Backend::Postgres
+        } else if self.mysql {
+            Backend::Mysql
         } else {
             Backend::Sqlite
         }
@@ -104,6 +114,7 @@ fn parse_options(args: &[String]) -> Result<Option<Options>, String> {
         mistakes: requests::DEFAULT_MISTAKES_PER_MILLE,
         lenient: false,
         postgres: false,
+        mysql: false,
         json: None,
         min_agreement: None,
         emulator_bin: None,
@@ -125,6 +136,7 @@ fn parse_options(args: &[String]) -> Result<Option<Options>, String> {
             "--mistakes" => options.mistakes = number(arg, value(arg)?)?,
             "--lenient" => options.lenient = true,
             "--postgres" => options.postgres = true,
+            "--mysql" => options.mysql = true,
             "--json" => options.json = Some(PathBuf::from(value(arg)?)),
             // Absolute: the emulator runs in the run's directory, where a relative path (the
             // documented `target/debug/svc-emulator`) names nothing.
@@ -239,6 +251,7 @@ enum Store {
         shapes: shapes::Shapes,
     },
     Postgres(postgres::Databases),
+    Mysql(mysql::Databases),
 }
 
 impl Store {
@@ -263,6 +276,7 @@ impl Store {
                 })
             }
             Backend::Postgres => postgres::Databases::create(dir, seed).map(Store::Postgres),
+            Backend::Mysql => mysql::Databases::create(dir, seed).map(Store::Mysql),
         }
     }
 
@@ -271,6 +285,7 @@ impl Store {
         match self {
             Store::Sqlite { engine_db, .. } => Ok(engine::sqlite_args(engine_db)),
             Store::Postgres(databases) => databases.engine_args(),
+            Store::Mysql(databases) => databases.engine_args(),
         }
     }
 
@@ -279,6 +294,7 @@ impl Store {
         match self {
             Store::Sqlite { emulator_db, .. } => emulator_db.display().to_string(),
             Store::Postgres(databases) => databases.emulator_url(),
+            Store::Mysql(databases) => databases.emulator_url(),
         }
     }
 
@@ -294,6 +310,7 @@ impl Store {
                 shapes.copy_tables(dir, engine_db, emulator_db)
             }
             Store::Postgres(databases) => databases.copy_tables(),
+            Store::Mysql(databases) => databases.copy_tables(),
         }
     }
 }
@@ -303,6 +320,7 @@ fn database_name(options: &Options) -> &'static str {
     match options.backend() {
         Backend::Sqlite => "SQLite",
         Backend::Postgres => "PostgreSQL",
+        Backend::Mysql => "MariaDB",
     }
 }
 
@@ -344,7 +362,11 @@ fn run(options: &Options, root: &Path) -> Result<f64, String> {
         .map_err(|e| format!("creating {}: {e}", engine_dir.display()))?;
 
     let backend = options.backend();
-    let (python, launcher) = engine::install(&cache, backend == Backend::Postgres)?;
+    let (python, launcher) = engine::install(
+        &cache,
+        backend == Backend::Postgres,
+        backend == Backend::Mysql,
+    )?;
     let binary = match &options.emulator_bin {
         Some(path) => path.clone(),
         None => emulator::build(root, false)?,
@@ -377,7 +399,7 @@ fn run(options: &Options, root: &Path) -> Result<f64, String> {
         Store::Sqlite { shapes, .. } => {
             shapes.generate(options.seed, options.requests, options.mistakes)
         }
-        Store::Postgres(_) => {
+        Store::Postgres(_) | Store::Mysql(_) => {
             requests::generate(options.seed, options.requests, options.mistakes, backend)
         }
     };

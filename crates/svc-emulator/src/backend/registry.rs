@@ -3,7 +3,8 @@
 //! of its own plus a line here.
 //!
 //! - a file, or no `database` at all: SQLite (`crate::sqlite`), the default;
-//! - `postgres://` and `postgresql://` URLs: PostgreSQL (`crate::postgres`, feature `postgres`).
+//! - `postgres://` and `postgresql://` URLs: PostgreSQL (`crate::postgres`, feature `postgres`);
+//! - `mysql://` and `mariadb://` URLs: MySQL and MariaDB (`crate::mysql`, feature `mysql`).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -13,12 +14,16 @@ use crate::config::projects::{Location, ResourceConfig, shown_location};
 
 /// The databases that serve URLs: the schemes each takes, and the `type` a project shows for
 /// its resources. Files are SQLite's ([`FILE_KIND`]).
-const URL_KINDS: &[(&[&str], &str)] = &[(&["postgres", "postgresql"], "postgresql")];
+const URL_KINDS: &[(&[&str], &str)] = &[
+    (&["postgres", "postgresql"], "postgresql"),
+    (&["mysql", "mariadb"], "mysql"),
+];
 
 /// The `type` of a resource whose database is a file.
 const FILE_KIND: &str = "sqlite";
 
-/// The `type` a project shows for a resource at `location` (`"sqlite"`, `"postgresql"`).
+/// The `type` a project shows for a resource at `location` (`"sqlite"`, `"postgresql"`,
+/// `"mysql"`).
 pub(crate) fn kind_name(location: &Location) -> &'static str {
     match location {
         Location::File(_) => FILE_KIND,
@@ -55,9 +60,10 @@ pub(crate) async fn open(
         }
         Location::Url(url) => match url_kind(&url) {
             Some("postgresql") => open_postgres(&url, seed_sql).await,
+            Some("mysql") => open_mysql(&url, seed_sql).await,
             _ => Err(format!(
-                "no database of the emulator serves {}: its `database` must be a SQLite file \
-                 or a postgres:// URL",
+                "no database of the emulator serves {}: its `database` must be a SQLite file, \
+                 a postgres:// URL or a mysql:// (mariadb://) URL",
                 shown_location(Path::new(&url))
             )),
         },
@@ -91,6 +97,24 @@ async fn open_postgres(_url: &str, _seed_sql: Option<&str>) -> Result<Arc<dyn Ba
     )
 }
 
+#[cfg(feature = "mysql")]
+async fn open_mysql(url: &str, seed_sql: Option<&str>) -> Result<Arc<dyn Backend>, String> {
+    let opened = crate::mysql::MyResource::open(url, seed_sql)
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(Arc::new(opened))
+}
+
+#[cfg(not(feature = "mysql"))]
+async fn open_mysql(_url: &str, _seed_sql: Option<&str>) -> Result<Arc<dyn Backend>, String> {
+    Err(
+        "its database is a MySQL URL, but this emulator was built without MySQL support: \
+         enable svc-emulator's `mysql` feature (the `svc` command and the svc-emulator binary \
+         have it)"
+            .to_owned(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,6 +129,26 @@ mod tests {
         assert_eq!(
             kind_name(&Location::Url("PostgreSQL://u@h/db".to_owned())),
             "postgresql"
+        );
+        assert_eq!(
+            kind_name(&Location::Url("mariadb://u@h/db".to_owned())),
+            "mysql"
+        );
+        assert_eq!(
+            kind_name(&Location::Url("mysql://u@h/db".to_owned())),
+            "mysql"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_mysql_url_that_cannot_be_reached_hides_its_password() {
+        let resource =
+            ResourceConfig::new("shop", "t").database("mysql://u:Secret4pw@127.0.0.1:1/db");
+        let err = open("p", &resource, None).await.unwrap_err();
+        assert!(!err.contains("Secret4pw"), "{err}");
+        assert!(
+            err.contains("mysql://u:***@127.0.0.1:1/db") || err.contains("MySQL"),
+            "{err}"
         );
     }
 

@@ -41,8 +41,8 @@ pub struct EmulatorArgs {
     pub data: Option<PathBuf>,
 
     /// JSON file of projects, API keys and resources (see the README); a demo project when
-    /// absent. A resource's `database` may be a SQLite file or a postgres:// URL (or
-    /// `database_env`: the name of a variable holding it).
+    /// absent. A resource's `database` may be a SQLite file, a postgres:// URL or a mysql://
+    /// (mariadb://) URL (or `database_env`: the name of a variable holding it).
     #[arg(long, env = "SVC_EMULATOR_CONFIG", value_name = "FILE")]
     pub config: Option<PathBuf>,
 

@@ -377,7 +377,7 @@ impl ResourceConfig {
                     from_env = std::env::var_os(name).filter(|v| !v.is_empty()).ok_or_else(|| {
                     format!(
                         "`database_env` names the environment variable {name:?}, which is not \
-                         set: set it to a postgres:// URL or a SQLite file"
+                         set: set it to a postgres:// or mysql:// URL or a SQLite file"
                     )
                 })?;
                     Some(from_env.as_os_str())

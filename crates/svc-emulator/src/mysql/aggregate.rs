@@ -1,0 +1,482 @@
+//! Aggregate and group on a MySQL resource, as the engine answers them there.
+//!
+//! The requests are read as on the other databases ([`crate::engine::AggregateRequest`],
+//! [`crate::engine::GroupRequest`]); the SQL is MySQL's own `count`, `sum`, `min`, `max` and
+//! `avg` (so `sum` of an `INT` is a `DECIMAL`), and a group's date lookups are the engine's
+//! `DATE_FORMAT` buckets (`second`, `minute`, `hour`, `day`, `month`, `year`, `microseconds`;
+//! anything else groups by the column itself). Each value is read with the Python type PyMySQL
+//! gives it, through SQLAlchemy's result processing of the column's type for `sum`, `min` and
+//! `max` (a `DOUBLE` becomes a `Decimal` of ten places; `avg` has no type), and written as the
+//! engine writes it: an aggregate by the y column's serializer field, group rows by the
+//! engine's JSON encoder (a `Decimal` as a float, date-times naive).
+
+use mysql_async::consts::ColumnType;
+use mysql_async::prelude::Queryable;
+use mysql_async::{Row, Value};
+use serde_json::{Map, Value as Json};
+
+use crate::engine::aggregate::{date_unit, fails, group_label, group_name, known, query_text};
+use crate::engine::types::{decimal_str, py_float_repr};
+use crate::engine::{AggregateFunc, AggregateRequest, EngineError, GroupRequest, Selection};
+use crate::mysql::MyResource;
+use crate::mysql::filter::{MyWhere, build_where};
+use crate::mysql::schema::{MyField, MyModel};
+use crate::mysql::types::{
+    MyKind, Offset, date_text, datetime_text, double_decimal, iso_datetime, time_text, value_float,
+    value_text,
+};
+
+/// A result value with the Python type PyMySQL (and SQLAlchemy) gives it.
+#[derive(Debug, Clone, PartialEq)]
+enum PyV {
+    None,
+    Int(String),
+    Decimal(String),
+    Float(f64),
+    Date(String),
+    /// `YYYY-MM-DD HH:MM:SS[.ffffff]`.
+    DateTime(String),
+    Time(String),
+    Str(String),
+}
+
+impl PyV {
+    /// The value of a result cell, by the type MySQL gives the result column.
+    fn read(ty: ColumnType, v: &Value) -> PyV {
+        if *v == Value::NULL {
+            return PyV::None;
+        }
+        match ty {
+            ColumnType::MYSQL_TYPE_NEWDECIMAL | ColumnType::MYSQL_TYPE_DECIMAL => {
+                PyV::Decimal(value_text(v).unwrap_or_default())
+            }
+            ColumnType::MYSQL_TYPE_TINY
+            | ColumnType::MYSQL_TYPE_SHORT
+            | ColumnType::MYSQL_TYPE_LONG
+            | ColumnType::MYSQL_TYPE_LONGLONG
+            | ColumnType::MYSQL_TYPE_INT24
+            | ColumnType::MYSQL_TYPE_YEAR => PyV::Int(value_text(v).unwrap_or_default()),
+            ColumnType::MYSQL_TYPE_FLOAT | ColumnType::MYSQL_TYPE_DOUBLE => {
+                PyV::Float(value_float(v).unwrap_or(f64::NAN))
+            }
+            ColumnType::MYSQL_TYPE_DATE | ColumnType::MYSQL_TYPE_NEWDATE => {
+                PyV::Date(date_text(v).unwrap_or_default())
+            }
+            ColumnType::MYSQL_TYPE_DATETIME
+            | ColumnType::MYSQL_TYPE_DATETIME2
+            | ColumnType::MYSQL_TYPE_TIMESTAMP
+            | ColumnType::MYSQL_TYPE_TIMESTAMP2 => {
+                PyV::DateTime(datetime_text(v).unwrap_or_default())
+            }
+            ColumnType::MYSQL_TYPE_TIME | ColumnType::MYSQL_TYPE_TIME2 => {
+                PyV::Time(time_text(v).unwrap_or_default())
+            }
+            _ => PyV::Str(value_text(v).unwrap_or_default()),
+        }
+    }
+
+    /// SQLAlchemy's result processing of a value typed as the column `kind` (`sum`, `min`,
+    /// `max` and plain group keys): a `DOUBLE` is a `Decimal` of ten places.
+    fn typed(self, kind: MyKind) -> PyV {
+        match (kind, self) {
+            (MyKind::Double, PyV::Float(f)) => PyV::Decimal(double_decimal(f)),
+            (MyKind::Double, PyV::Decimal(d)) => match d.parse::<f64>() {
+                Ok(f) => PyV::Decimal(double_decimal(f)),
+                Err(_) => PyV::Decimal(d),
+            },
+            (_, v) => v,
+        }
+    }
+
+    /// As the engine's JSON encoder writes it.
+    fn encoded(&self) -> Json {
+        match self {
+            PyV::None => Json::Null,
+            PyV::Int(i) => serde_json::from_str(i).unwrap_or(Json::Null),
+            PyV::Decimal(d) => float_json(d.parse().unwrap_or(f64::NAN)),
+            PyV::Float(f) => float_json(*f),
+            PyV::Date(d) | PyV::Time(d) | PyV::Str(d) => Json::String(d.clone()),
+            PyV::DateTime(t) => Json::String(t.replacen(' ', "T", 1)),
+        }
+    }
+
+    /// `str()` of the value.
+    fn text(&self) -> Option<String> {
+        Some(match self {
+            PyV::None => return None,
+            PyV::Int(i) => i.clone(),
+            PyV::Decimal(d) => decimal_str(d),
+            PyV::Float(f) => py_float_repr(*f),
+            PyV::Date(d) | PyV::Time(d) | PyV::Str(d) | PyV::DateTime(d) => d.clone(),
+        })
+    }
+}
+
+/// A float as the encoder writes it (NaN and infinities are `null`), in Python's form.
+fn float_json(f: f64) -> Json {
+    if f.is_finite() {
+        serde_json::from_str(&py_float_repr(f)).unwrap_or(Json::Null)
+    } else {
+        Json::Null
+    }
+}
+
+/// The aggregate's value written by the y column's serializer field (an integer field for
+/// `count`).
+fn serialized(func: AggregateFunc, field: &MyField, v: &PyV, tz: Offset) -> Json {
+    if *v == PyV::None {
+        return Json::Null;
+    }
+    if func == AggregateFunc::Count || field.kind.writes_value() {
+        return v.encoded();
+    }
+    match (field.kind, v) {
+        (MyKind::DateTime, PyV::DateTime(text)) => Json::String(
+            iso_datetime(&Value::Bytes(text.clone().into_bytes()), Some(tz)).unwrap_or_default(),
+        ),
+        _ => v.text().map_or(Json::Null, Json::String),
+    }
+}
+
+/// A column by name; the key when `None`; an unknown one fails as in the engine.
+fn column<'m>(
+    model: &'m MyModel,
+    param: &str,
+    name: Option<&str>,
+) -> Result<&'m MyField, EngineError> {
+    match name {
+        None => Ok(model.pk_field()),
+        Some(n) => model.field(n).ok_or_else(|| {
+            fails(
+                param,
+                format!("Table {:?} does not have column {n:?}.", model.name),
+            )
+        }),
+    }
+}
+
+/// `_order_by` fields: name, descending.
+type OrderTerms<'m> = Vec<(&'m str, bool)>;
+
+/// The selection's `WHERE` and its `_order_by` fields (name, descending): one character
+/// empties the selection; other names must be fields (the engine fails on an unknown one).
+fn selection_where<'m>(
+    model: &'m MyModel,
+    selection: &Selection,
+    order_values: &'m [String],
+) -> Result<(MyWhere, Option<OrderTerms<'m>>), EngineError> {
+    let filter = build_where(model, selection)?;
+    let value = match order_values {
+        [] => return Ok((filter, None)),
+        [v] => v,
+        _ => {
+            return Err(fails(
+                "_order_by",
+                "Give _order_by at most once (the data engine fails on a repeated one).",
+            ));
+        }
+    };
+    if value.is_empty() {
+        return Ok((filter, None));
+    }
+    if value.chars().count() < 2 {
+        return Ok((MyWhere::nothing(), None));
+    }
+    let mut order = Vec::new();
+    for part in value.split(',') {
+        let (desc, name) = match part.strip_prefix('-') {
+            Some(name) => (true, name),
+            None => (false, part),
+        };
+        if model.field(name).is_none() {
+            return Err(fails(
+                "_order_by",
+                format!("Unknown field {name:?} in _order_by {value:?}."),
+            ));
+        }
+        order.push((name, desc));
+    }
+    Ok((filter, Some(order)))
+}
+
+/// The engine's `DATE_FORMAT` format of a date lookup parameter on MySQL, `None` when it has
+/// none (the column itself).
+fn date_format(param: &str) -> Option<&'static str> {
+    Some(match param {
+        "microseconds" => "%Y-%m-%d %H:%i:%s.%f",
+        "second" => "%Y-%m-%d %H:%i:%s",
+        "minute" => "%Y-%m-%d %H:%i:00",
+        "hour" => "%Y-%m-%d %H:00:00",
+        "day" => "%Y-%m-%d",
+        "month" => "%Y-%m-01",
+        "year" => "%Y-01-01",
+        _ => return None,
+    })
+}
+
+fn is_date_column(field: &MyField) -> bool {
+    matches!(field.kind, MyKind::Date | MyKind::DateTime)
+}
+
+/// The SQL of a group key: `DATE_FORMAT(col, '...')` (a string) or the column; and whether
+/// it is the column.
+fn group_key(field: &MyField, raw: Option<&str>) -> Result<(String, bool), EngineError> {
+    Ok(
+        match date_unit(&field.name, is_date_column(field), raw)?.and_then(date_format) {
+            Some(format) => (
+                format!("DATE_FORMAT({}, '{format}')", field.qualified),
+                false,
+            ),
+            None => (field.qualified.clone(), true),
+        },
+    )
+}
+
+/// Group values the engine's JSON encoder cannot write (it fails, `500`): sets, bytes.
+fn unencodable(xs: &[&MyField], y: &MyField, func: AggregateFunc) -> Result<(), EngineError> {
+    let y_kept = matches!(func, AggregateFunc::Min | AggregateFunc::Max).then_some(y);
+    for (param, field) in xs
+        .iter()
+        .map(|x| ("_x_column", *x))
+        .chain(y_kept.map(|y| ("_y_column", y)))
+    {
+        if matches!(field.kind, MyKind::Set | MyKind::Binary | MyKind::Blob) {
+            return Err(fails(
+                param,
+                format!(
+                    "Cannot group by or show the field {:?}: the data engine's JSON encoder \
+                     fails on its values (sets and bytes; 500).",
+                    field.name
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn read_cell(row: &Row, i: usize) -> PyV {
+    let ty = row
+        .columns_ref()
+        .get(i)
+        .map_or(ColumnType::MYSQL_TYPE_VAR_STRING, |c| c.column_type());
+    PyV::read(ty, row.as_ref(i).unwrap_or(&Value::NULL))
+}
+
+impl MyResource {
+    /// `{"y_func": value}` over the records `selection` selects.
+    pub async fn aggregate(
+        &self,
+        model: &str,
+        req: &AggregateRequest,
+        selection: &Selection,
+    ) -> Result<Json, EngineError> {
+        self.aggregate_as_engine(model, req, selection)
+            .await
+            .map_err(|e| if selection.lenient { e } else { e.strict() })
+    }
+
+    async fn aggregate_as_engine(
+        &self,
+        model: &str,
+        req: &AggregateRequest,
+        selection: &Selection,
+    ) -> Result<Json, EngineError> {
+        let model = self.model_or_404(model)?;
+        let (filter, order) = selection_where(&model, selection, &req.order_by)?;
+        let field = column(&model, "_y_column", req.column.as_deref())
+            .map_err(|e| if req.func == "count" { e } else { e.strict() })?;
+        let Some(func) = known(&req.func) else {
+            // The engine writes its (empty) query object with the column's serializer field.
+            return match field.kind {
+                k if k.writes_value() => Ok(y_func(Json::Object(Map::new()))),
+                MyKind::DateTime => Err(fails(
+                    "_y_func",
+                    format!(
+                        "Unknown function on the date-time field {:?} (the data engine fails).",
+                        field.name
+                    ),
+                )),
+                _ => {
+                    let columns: Vec<&str> = model.fields.iter().map(|f| f.name.as_str()).collect();
+                    let text = query_text(&model.name, &columns, order.as_deref(), "false = 1");
+                    Ok(y_func(Json::String(text)))
+                }
+            };
+        };
+        if matches!(func, AggregateFunc::Sum | AggregateFunc::Avg)
+            && matches!(field.kind, MyKind::DateTime)
+        {
+            return Err(fails(
+                "_y_func",
+                format!(
+                    "{} of the date-time field {:?} is a number, which the data engine's \
+                     date-time field cannot write (it fails with a 500).",
+                    func.as_str(),
+                    field.name
+                ),
+            ));
+        }
+        let sql = format!(
+            "SELECT {}({}) FROM {}{}",
+            func.as_str(),
+            field.qualified,
+            model.table_sql,
+            filter.sql
+        );
+        let mut conn = self.conn().await?;
+        let tz = self.timezone(&mut conn).await?;
+        let rows: Vec<Row> = conn
+            .exec(&sql, filter.params.values())
+            .await
+            .map_err(|e| self.read_failure(e))?;
+        let value = rows.first().map_or(PyV::None, |row| read_cell(row, 0));
+        let value = match func {
+            AggregateFunc::Sum | AggregateFunc::Min | AggregateFunc::Max => value.typed(field.kind),
+            _ => value,
+        };
+        let value = match (func, value) {
+            (AggregateFunc::Count | AggregateFunc::Sum | AggregateFunc::Avg, PyV::None) => {
+                PyV::Int("0".to_owned())
+            }
+            (_, v) => v,
+        };
+        Ok(y_func(serialized(func, field, &value, tz)))
+    }
+
+    /// Group rows `{"group": key, "group_2": ..., "y_func": value}`, sorted by the keys.
+    pub async fn group(
+        &self,
+        model: &str,
+        req: &GroupRequest,
+        selection: &Selection,
+    ) -> Result<Json, EngineError> {
+        self.group_as_engine(model, req, selection)
+            .await
+            .map_err(|e| if selection.lenient { e } else { e.strict() })
+    }
+
+    async fn group_as_engine(
+        &self,
+        model: &str,
+        req: &GroupRequest,
+        selection: &Selection,
+    ) -> Result<Json, EngineError> {
+        let model = self.model_or_404(model)?;
+        let (filter, _) = selection_where(&model, selection, &req.order_by)?;
+        let xs = req
+            .x_columns
+            .iter()
+            .map(|x| column(&model, "_x_column", Some(x)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let y = column(&model, "_y_column", req.y_column.as_deref())?;
+        let Some(func) = known(&req.y_func) else {
+            return Ok(Json::Array(Vec::new()));
+        };
+        unencodable(&xs, y, func)?;
+        let keys = xs
+            .iter()
+            .enumerate()
+            .map(|(i, x)| group_key(x, req.x_lookups.get(i).map(String::as_str)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut select = Vec::new();
+        for (i, (key, _)) in keys.iter().enumerate() {
+            select.push(format!("{key} AS {}", group_label(i).replace('"', "`")));
+        }
+        select.push(format!("{}({}) AS y_func", func.as_str(), y.qualified));
+        let labels: Vec<String> = (0..keys.len())
+            .map(|i| group_label(i).replace('"', "`"))
+            .collect();
+        let grouping = if labels.is_empty() {
+            String::new()
+        } else {
+            let labels = labels.join(", ");
+            format!(" GROUP BY {labels} ORDER BY {labels}")
+        };
+        let limit = req.limit.clamp(1, GroupRequest::MAX_LIMIT);
+        let sql = format!(
+            "SELECT {} FROM {}{}{grouping} LIMIT {limit}",
+            select.join(", "),
+            model.table_sql,
+            filter.sql
+        );
+        let mut conn = self.conn().await?;
+        let rows: Vec<Row> = conn
+            .exec(&sql, filter.params.values())
+            .await
+            .map_err(|e| self.read_failure(e))?;
+        let mut out = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let mut object = Map::new();
+            for (i, (_, plain)) in keys.iter().enumerate() {
+                let v = read_cell(row, i);
+                let v = if *plain { v.typed(xs[i].kind) } else { v };
+                object.insert(group_name(i), v.encoded());
+            }
+            let v = read_cell(row, keys.len());
+            let v = match func {
+                AggregateFunc::Sum | AggregateFunc::Min | AggregateFunc::Max => v.typed(y.kind),
+                _ => v,
+            };
+            let v = match v {
+                PyV::None
+                    if matches!(
+                        func,
+                        AggregateFunc::Count | AggregateFunc::Sum | AggregateFunc::Avg
+                    ) =>
+                {
+                    PyV::Int("0".to_owned())
+                }
+                v => v,
+            };
+            object.insert("y_func".to_owned(), v.encoded());
+            out.push(Json::Object(object));
+        }
+        Ok(Json::Array(out))
+    }
+
+    /// A database error of a read: the engine re-raises it (`500`).
+    pub(crate) fn read_failure(&self, e: mysql_async::Error) -> EngineError {
+        if crate::mysql::server_code(&e).is_some() {
+            fails(
+                "non_field_errors",
+                format!(
+                    "MySQL refused the query the data engine would run (it answers 500): {}",
+                    crate::mysql::message(&e)
+                ),
+            )
+        } else {
+            self.unexpected(e)
+        }
+    }
+}
+
+fn y_func(value: Json) -> Json {
+    let mut object = Map::new();
+    object.insert("y_func".to_owned(), value);
+    Json::Object(object)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_encoded_as_the_engine_encodes_them() {
+        let v = PyV::read(
+            ColumnType::MYSQL_TYPE_NEWDECIMAL,
+            &Value::Bytes(b"20.500000".to_vec()),
+        );
+        assert_eq!(v.encoded(), serde_json::json!(20.5));
+        assert_eq!(v.text().as_deref(), Some("20.500000"));
+        let v = PyV::read(ColumnType::MYSQL_TYPE_DOUBLE, &Value::Double(0.1 + 0.2))
+            .typed(MyKind::Double);
+        assert_eq!(v.text().as_deref(), Some("0.3000000000"));
+        let v = PyV::read(
+            ColumnType::MYSQL_TYPE_DATETIME,
+            &Value::Date(2024, 3, 4, 5, 6, 7, 120_000),
+        );
+        assert_eq!(v.encoded(), serde_json::json!("2024-03-04T05:06:07.120000"));
+        assert_eq!(date_format("week"), None);
+        assert_eq!(date_format("month"), Some("%Y-%m-01"));
+    }
+}

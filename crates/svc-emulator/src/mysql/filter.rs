@@ -1,0 +1,449 @@
+//! A list's selection and order as the engine builds them on MySQL.
+//!
+//! The engine's SQLAlchemy writes the same expressions as on SQLite in MySQL's dialect
+//! (`ilike` is `lower(col) LIKE lower(...)`, a cast to text is `CAST(col AS CHAR)`), and
+//! PyMySQL writes each value into the statement as a literal: a float as its `repr()`
+//! (`34.0`, which MySQL reads as an exact decimal), a bool as `1`/`0`, a date-time as
+//! `'YYYY-MM-DD HH:MM:SS[.ffffff]'` (without its offset), a string as a quoted string, which
+//! MySQL compares with the column's collation. Here text values are **bound** (`?`) and
+//! compare the same way (a parameter is coercible like a literal); numbers and booleans, which
+//! the filter fields have already read into Python numbers, are written as the same literals
+//! PyMySQL writes, from the number (never from the request's text).
+
+use mysql_async::Value;
+
+use crate::engine::EngineError;
+use crate::engine::Lookup;
+use crate::engine::Selection;
+use crate::engine::convert::InputDateTime;
+use crate::engine::filter::{
+    Arg, PyNumber, ValueReader, order_terms, search_text, walk_filters, where_clause,
+};
+use crate::engine::types::{FilterFamily, Search, py_float_repr};
+use crate::mysql::schema::{MyField, MyModel};
+use crate::mysql::types::MyKind;
+
+/// Bound values, in order of their `?`.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Params(pub Vec<Value>);
+
+impl Params {
+    /// Binds `value` and returns `?`.
+    pub(crate) fn bind(&mut self, value: Value) -> &'static str {
+        self.0.push(value);
+        "?"
+    }
+
+    /// Binds text and returns `?`.
+    pub(crate) fn text(&mut self, value: String) -> &'static str {
+        self.bind(Value::Bytes(value.into_bytes()))
+    }
+
+    /// The values as the driver's parameters.
+    pub(crate) fn values(&self) -> mysql_async::Params {
+        if self.0.is_empty() {
+            mysql_async::Params::Empty
+        } else {
+            mysql_async::Params::Positional(self.0.clone())
+        }
+    }
+}
+
+/// PyMySQL's literal of a date-time: its `str()` without the offset.
+pub(crate) fn datetime_literal(dt: &InputDateTime) -> String {
+    let mut s = format!("{} {}", dt.date.iso(), dt.time.iso());
+    if let Some(stripped) = s.strip_suffix(".000000") {
+        s = stripped.to_owned();
+    }
+    s
+}
+
+/// PyMySQL's literal of a date-time the serializer wrote: an aware one is first moved to the
+/// engine's default time zone (`tz`, seconds east of UTC), then its offset dropped.
+pub(crate) fn stored_literal(dt: &InputDateTime, tz: i32) -> String {
+    let Some((sign, hours, minutes)) = dt.offset else {
+        return datetime_literal(dt);
+    };
+    let offset = i64::from(hours * 3600 + minutes * 60) * if sign == '-' { -1 } else { 1 };
+    let days = days_from_civil(
+        i64::from(dt.date.year),
+        i64::from(dt.date.month),
+        i64::from(dt.date.day),
+    );
+    let seconds = days * 86_400
+        + i64::from(dt.time.hour * 3600 + dt.time.minute * 60 + dt.time.second)
+        - offset
+        + i64::from(tz);
+    let (y, m, d) = civil_from_days(seconds.div_euclid(86_400));
+    let rest = seconds.rem_euclid(86_400);
+    let mut moved = *dt;
+    moved.offset = None;
+    moved.date.year = u32::try_from(y).unwrap_or(0);
+    moved.date.month = m;
+    moved.date.day = d;
+    moved.time.hour = (rest / 3600) as u32;
+    moved.time.minute = (rest / 60 % 60) as u32;
+    moved.time.second = (rest % 60) as u32;
+    datetime_literal(&moved)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date.
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The date of a count of days since 1970-01-01.
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// The bytes of hex text, as `binascii.unhexlify` reads it.
+pub(crate) fn unhex(text: &str) -> Option<Vec<u8>> {
+    let b = text.as_bytes();
+    if !b.len().is_multiple_of(2) {
+        return None;
+    }
+    b.chunks(2)
+        .map(|pair| u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok())
+        .collect()
+}
+
+/// A float as PyMySQL writes it: `repr()`; NaN and infinities make it fail.
+pub(crate) fn float_literal(f: f64) -> Option<String> {
+    f.is_finite().then(|| py_float_repr(f))
+}
+
+fn invalid(key: &str, message: String) -> EngineError {
+    EngineError::field(key, message)
+}
+
+/// Everything needed to build one filter's condition.
+struct Ctx<'a> {
+    key: &'a str,
+    field: &'a MyField,
+    lenient: bool,
+}
+
+impl Ctx<'_> {
+    fn reader(&self) -> ValueReader<'_> {
+        ValueReader {
+            key: self.key,
+            family: self.field.kind.family(),
+            lenient: self.lenient,
+        }
+    }
+
+    fn number(&self, raw: &str) -> Result<String, EngineError> {
+        match self.reader().number(raw)? {
+            PyNumber::Int(i) => Ok(i.to_string()),
+            PyNumber::Float(f) => float_literal(f).ok_or_else(|| {
+                EngineError::engine_fails(
+                    self.lenient,
+                    self.key,
+                    format!(
+                        "Filter {:?}: {raw:?} is not a finite number, which the data engine \
+                         cannot send to MySQL (it fails with a 500).",
+                        self.key
+                    ),
+                )
+            }),
+        }
+    }
+
+    /// The SQL of a value of `exact`, `gt`, `gte`, `lt`, `lte` and each `in` item, as the
+    /// engine's filter field reads it: a literal for numbers, a bound value for the rest.
+    fn compared(
+        &self,
+        raw: &str,
+        in_list: bool,
+        params: &mut Params,
+    ) -> Result<String, EngineError> {
+        Ok(match self.field.kind.family() {
+            FilterFamily::Number => self.number(raw)?,
+            FilterFamily::Boolean => if self.reader().boolean(raw)? {
+                "1"
+            } else {
+                "0"
+            }
+            .to_owned(),
+            // `in` items of a date column are sent as given (as on SQLite): MySQL reads the
+            // date at the text's start (`2001-12-31,x` is 2001-12-31), never fails.
+            FilterFamily::Date if in_list => params.text(raw.to_owned()).to_owned(),
+            // `safe_date` keeps the date of a date column's value.
+            FilterFamily::Date => {
+                let dt = self.reader().datetime(raw)?;
+                params.text(dt.date.iso()).to_owned()
+            }
+            FilterFamily::DateTime => {
+                let dt = self.reader().datetime(raw)?;
+                params.text(datetime_literal(&dt)).to_owned()
+            }
+            FilterFamily::Text | FilterFamily::Json => params.text(raw.to_owned()).to_owned(),
+        })
+    }
+
+    /// The text inside `%...%` of `icontains`: `'%{}%'.format(value)` of the field's value
+    /// (a date column's is the text as given, as on SQLite).
+    fn contained(&self, raw: &str) -> Result<String, EngineError> {
+        Ok(match self.field.kind.family() {
+            FilterFamily::Number => self.number(raw)?,
+            FilterFamily::DateTime => self.reader().datetime(raw)?.python_str(),
+            FilterFamily::Boolean
+            | FilterFamily::Date
+            | FilterFamily::Text
+            | FilterFamily::Json => raw.to_owned(),
+        })
+    }
+}
+
+/// `col.ilike(pattern)` as SQLAlchemy writes it on MySQL.
+fn ilike(col: &str, pattern: String, params: &mut Params) -> String {
+    let value = params.text(pattern);
+    format!("lower({col}) LIKE lower({value})")
+}
+
+/// `col.cast(Unicode).ilike(pattern)`.
+fn text_ilike(col: &str, pattern: String, params: &mut Params) -> String {
+    let value = params.text(pattern);
+    format!("lower(CAST({col} AS CHAR)) LIKE lower({value})")
+}
+
+/// One filter's SQL condition (before `exclude__` negation).
+fn condition(
+    ctx: &Ctx<'_>,
+    lookup: Lookup,
+    arg: Arg<'_>,
+    params: &mut Params,
+) -> Result<String, EngineError> {
+    let field = ctx.field;
+    let col = &field.qualified;
+    if field.kind == MyKind::Binary && matches!(lookup, Lookup::Exact | Lookup::In) {
+        // The engine's `BinaryField` reads the value as hex (`binascii.unhexlify`).
+        let items = match lookup {
+            Lookup::In => arg.items(),
+            _ => vec![arg.first()],
+        };
+        let mut list = Vec::new();
+        for item in items {
+            let bytes = unhex(item).ok_or_else(|| {
+                EngineError::engine_fails(
+                    ctx.lenient,
+                    ctx.key,
+                    format!(
+                        "Filter {:?}: {item:?} is not hex, which the data engine's binary field \
+                         cannot read (it fails with a 500); give the bytes in hex (0a1b).",
+                        ctx.key
+                    ),
+                )
+            })?;
+            list.push(params.bind(Value::Bytes(bytes)));
+        }
+        return Ok(match lookup {
+            Lookup::In => format!("{col} IN ({})", list.join(", ")),
+            _ => format!("{col} = {}", list.join("")),
+        });
+    }
+    if field.kind.is_bytes() && !matches!(lookup, Lookup::IsNull | Lookup::IsEmpty) {
+        // SQLAlchemy's binary types hand PyMySQL `bytes(value)` of the text, which fails.
+        return Err(EngineError::engine_fails(
+            ctx.lenient,
+            ctx.key,
+            format!(
+                "Filter {:?} compares a binary field with a value, which the data engine cannot \
+                 do on MySQL (it fails with a 500); only isnull and isempty work.",
+                ctx.key
+            ),
+        ));
+    }
+    match lookup {
+        Lookup::IsNull => {
+            let null = ctx.reader().boolean(arg.first())?;
+            Ok(format!("{col} IS {}NULL", if null { "" } else { "NOT " }))
+        }
+        Lookup::IsEmpty => {
+            let empty = ctx.reader().boolean(arg.first())?;
+            Ok(match (field.kind.is_string(), empty) {
+                (true, true) => format!("({col} IS NULL OR {col} = '')"),
+                (true, false) => format!("({col} IS NOT NULL AND {col} != '')"),
+                (false, true) => format!("{col} IS NULL"),
+                (false, false) => format!("{col} IS NOT NULL"),
+            })
+        }
+        Lookup::IContains => {
+            let text = ctx.contained(arg.first())?;
+            Ok(ilike(col, format!("%{text}%"), params))
+        }
+        Lookup::IStartsWith => Ok(ilike(col, format!("{}%", arg.first()), params)),
+        Lookup::IEndsWith => Ok(ilike(col, format!("%{}", arg.first()), params)),
+        Lookup::JsonIContains => Ok(text_ilike(col, format!("%{}%", arg.first()), params)),
+        // JSON columns: `exact` and each `in` item match the text, as on SQLite.
+        Lookup::Exact if field.kind.family() == FilterFamily::Json => {
+            Ok(text_ilike(col, format!("%{}%", arg.first()), params))
+        }
+        Lookup::In if field.kind.family() == FilterFamily::Json => {
+            let parts: Vec<String> = arg
+                .items()
+                .into_iter()
+                .map(|item| text_ilike(col, format!("%{item}%"), params))
+                .collect();
+            Ok(if parts.is_empty() {
+                "0 = 1".to_owned()
+            } else {
+                format!("({})", parts.join(" OR "))
+            })
+        }
+        Lookup::In => {
+            let mut list = Vec::new();
+            for item in arg.items() {
+                list.push(ctx.compared(item, true, params)?);
+            }
+            Ok(if list.is_empty() {
+                "0 = 1".to_owned()
+            } else {
+                format!("{col} IN ({})", list.join(", "))
+            })
+        }
+        Lookup::Exact | Lookup::Gt | Lookup::Gte | Lookup::Lt | Lookup::Lte => {
+            let op = match lookup {
+                Lookup::Exact => "=",
+                Lookup::Gt => ">",
+                Lookup::Gte => ">=",
+                Lookup::Lt => "<",
+                _ => "<=",
+            };
+            let value = ctx.compared(arg.first(), false, params)?;
+            Ok(format!("{col} {op} {value}"))
+        }
+        _ => Err(invalid(
+            ctx.key,
+            format!("Unsupported lookup in filter {:?}.", ctx.key),
+        )),
+    }
+}
+
+/// The `_search` condition: number columns whose text equals the search text, text, enum,
+/// set and JSON columns whose text contains it; OR-ed in column order.
+fn search(model: &MyModel, text: &str, params: &mut Params) -> Option<String> {
+    let mut parts = Vec::new();
+    for f in &model.fields {
+        match f.kind.search() {
+            Search::Equal => {
+                let value = params.text(text.to_owned());
+                parts.push(format!("CAST({} AS CHAR) = {value}", f.qualified));
+            }
+            Search::Contains => {
+                parts.push(text_ilike(&f.qualified, format!("%{text}%"), params));
+            }
+            Search::Skip => {}
+        }
+    }
+    (!parts.is_empty()).then(|| format!("({})", parts.join(" OR ")))
+}
+
+/// A `WHERE` clause (empty, or starting with ` WHERE `) and its values.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct MyWhere {
+    pub sql: String,
+    pub params: Params,
+}
+
+impl MyWhere {
+    /// The clause with `cond` added.
+    pub(crate) fn and(&self, cond: &str) -> String {
+        match self.sql.strip_prefix(" WHERE ") {
+            Some(filters) => format!(" WHERE ({filters}) AND ({cond})"),
+            None => format!(" WHERE {cond}"),
+        }
+    }
+
+    /// A clause that selects nothing.
+    pub(crate) fn nothing() -> Self {
+        MyWhere {
+            sql: " WHERE 0 = 1".to_owned(),
+            params: Params::default(),
+        }
+    }
+}
+
+/// The `WHERE` clause of a selection, as the engine builds it on MySQL.
+pub(crate) fn build_where(model: &MyModel, selection: &Selection) -> Result<MyWhere, EngineError> {
+    let fields = model.filter_fields();
+    let mut params = Params::default();
+    let mut conds = walk_filters(
+        &model.name,
+        &fields,
+        selection,
+        |index, key, lookup, arg| {
+            let ctx = Ctx {
+                key,
+                field: &model.fields[index],
+                lenient: selection.lenient,
+            };
+            condition(&ctx, lookup, arg, &mut params)
+        },
+    )?;
+    if let Some(text) = search_text(selection)? {
+        conds.extend(search(model, text, &mut params));
+    }
+    Ok(MyWhere {
+        sql: where_clause(&conds),
+        params,
+    })
+}
+
+/// The ` ORDER BY ...` of `_order_by`: the named fields, then the key descending unless named.
+/// MySQL sorts NULLs first ascending and last descending, as it does for the engine.
+pub(crate) fn order_by(
+    model: &MyModel,
+    raw: &[String],
+    lenient: bool,
+) -> Result<String, EngineError> {
+    let terms = order_terms(raw, lenient, model.pk, |name| model.field_index(name))?;
+    let terms: Vec<String> = terms
+        .iter()
+        .map(|&(i, desc)| {
+            let dir = if desc { " DESC" } else { "" };
+            format!("{}{dir}", model.fields[i].qualified)
+        })
+        .collect();
+    Ok(format!(" ORDER BY {}", terms.join(", ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::convert::parse_input_datetime;
+
+    #[test]
+    fn values_are_written_as_pymysql_writes_them() {
+        let dt = parse_input_datetime("2024-01-05T10:00:00+02:00").unwrap();
+        assert_eq!(datetime_literal(&dt), "2024-01-05 10:00:00");
+        let dt = parse_input_datetime("2024-01-05 10:00:00.5").unwrap();
+        assert_eq!(datetime_literal(&dt), "2024-01-05 10:00:00.500000");
+        assert_eq!(float_literal(34.0).as_deref(), Some("34.0"));
+        assert_eq!(float_literal(1e20).as_deref(), Some("1e+20"));
+        assert_eq!(float_literal(f64::NAN), None);
+        // The engine stored 07:08:09+02:00 as 05:08:09 on a UTC database.
+        let dt = parse_input_datetime("2024-05-06T07:08:09+02:00").unwrap();
+        assert_eq!(stored_literal(&dt, 0), "2024-05-06 05:08:09");
+        let dt = parse_input_datetime("2024-01-01T00:30:00+01:00").unwrap();
+        assert_eq!(stored_literal(&dt, 0), "2023-12-31 23:30:00");
+        assert_eq!(stored_literal(&dt, 3600), "2024-01-01 00:30:00");
+        assert_eq!(unhex("0aFF"), Some(vec![10, 255]));
+        assert_eq!(unhex("0"), None);
+    }
+}

@@ -1,0 +1,486 @@
+//! Read-only SQL on a MySQL resource (docs/contract.md 5.2), proved read-only by the server
+//! itself, never by a word list:
+//!
+//! 1. Each `:name` outside strings, quoted names and comments becomes a `?` parameter, one per
+//!    occurrence: values are **bound**, never written into the statement's text, so no value
+//!    can run as SQL. A string is bound as a string, a whole number as an integer, another
+//!    number as a double, a boolean as `1`/`0` (PyMySQL's literals), arrays and objects as
+//!    their JSON text.
+//! 2. The statement is **prepared**, which MySQL does for exactly one statement: `;` cannot
+//!    add a second. It runs as the engine runs it, inside a sub-select (`SELECT * FROM
+//!    (<query>) AS __svc_q`), so a statement that is not a query (`DELETE`, `SET`, `COMMIT`,
+//!    `CALL`) fails there, and in a `START TRANSACTION READ ONLY` transaction, in which the
+//!    server refuses every write to a table.
+//! 3. The server enforces the time limit: MariaDB's `SET STATEMENT max_statement_time=... FOR`,
+//!    MySQL's `MAX_EXECUTION_TIME` hint. At the deadline, or when the caller goes away (the
+//!    future is dropped), the statement is also killed from a second connection
+//!    (`KILL QUERY <id>`).
+//! 4. Rows are read one at a time, up to [`MAX_SQL_ROWS`] (a `LIMIT` on the sub-select) and the
+//!    answer cap; a row is at most the server's `max_allowed_packet`.
+//! 5. The transaction is rolled back and the session reset (`COM_RESET_CONNECTION`: user
+//!    variables, user locks, temporary tables, prepared statements, settings); a connection
+//!    that cannot be reset, or whose statement was left running, is closed.
+
+use std::time::Duration;
+
+use mysql_async::consts::ColumnType;
+use mysql_async::prelude::Queryable;
+use mysql_async::{Conn, Pool, Value};
+use serde_json::{Map, Value as Json};
+
+use crate::engine::EngineError;
+use crate::engine::MAX_SQL_ROWS;
+use crate::engine::convert::{write_i64, write_json_str};
+use crate::engine::types::{decimal_str, write_float};
+use crate::mysql::types::{date_text, iso_datetime, time_text, value_float, value_text};
+use crate::mysql::{MyResource, message, server_code};
+
+fn query_error(message: impl Into<String>) -> EngineError {
+    EngineError::field("query", message)
+}
+
+/// The name the query's sub-select goes by in the statement that runs it.
+const ROW: &str = "__svc_q";
+
+/// MariaDB's and MySQL's codes of a statement stopped at its time limit or killed.
+const INTERRUPTED: [u16; 3] = [1969, 3024, 1317];
+
+/// The error code of a write refused in a read-only transaction.
+const READ_ONLY_TRANSACTION: u16 = 1792;
+
+fn answer_too_large(answer_bytes: usize) -> EngineError {
+    query_error(format!(
+        "The answer is larger than {} MiB of JSON: select fewer rows or columns (LIMIT), or \
+         smaller values.",
+        answer_bytes / (1024 * 1024)
+    ))
+}
+
+/// Kills the running statement when dropped before [`disarm`](Self::disarm): the caller went
+/// away, or the deadline passed.
+struct KillOnDrop {
+    pool: Pool,
+    id: Option<u32>,
+}
+
+impl KillOnDrop {
+    fn disarm(&mut self) {
+        self.id = None;
+    }
+}
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if let Some(id) = self.id.take()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            let pool = self.pool.clone();
+            runtime.spawn(async move {
+                kill(&pool, id).await;
+            });
+        }
+    }
+}
+
+/// `KILL QUERY id` from another connection.
+async fn kill(pool: &Pool, id: u32) {
+    if let Ok(mut conn) = pool.get_conn().await {
+        let _ = conn.query_drop(format!("KILL QUERY {id}")).await;
+    }
+}
+
+impl MyResource {
+    /// Runs one read-only query with `params` (`:name` values) within `time` and
+    /// `answer_bytes`; the answer is `{"columns", "data", "row_count"}` as JSON bytes.
+    pub async fn sql(
+        &self,
+        query: &str,
+        params: &Map<String, Json>,
+        time: Duration,
+        answer_bytes: usize,
+    ) -> Result<Vec<u8>, EngineError> {
+        let (text, values) = bind_names(query, params)?;
+        let mut conn = self.sql_conn().await?;
+        conn.query_drop("START TRANSACTION READ ONLY")
+            .await
+            .map_err(|e| self.unexpected(e))?;
+        let mut guard = KillOnDrop {
+            pool: self.pool.clone(),
+            id: Some(conn.id()),
+        };
+        let select = if self.mariadb {
+            let seconds = format!("{:.3}", time.as_secs_f64().max(0.001));
+            format!(
+                "SET STATEMENT max_statement_time={seconds} FOR \
+                 SELECT * FROM ({text}\n) AS {ROW} LIMIT {MAX_SQL_ROWS}"
+            )
+        } else {
+            format!(
+                "SELECT /*+ MAX_EXECUTION_TIME({}) */ * FROM ({text}\n) AS {ROW} LIMIT {MAX_SQL_ROWS}",
+                time.as_millis().max(1)
+            )
+        };
+        let mut left_running = false;
+        let outcome = tokio::time::timeout(
+            time,
+            run(&mut conn, &select, values, answer_bytes, &mut left_running),
+        )
+        .await;
+        let still_running = outcome.is_err() || left_running;
+        if still_running && let Some(id) = guard.id.take() {
+            kill(&self.pool, id).await;
+        }
+        guard.disarm();
+        if still_running {
+            // Its rows may still be on the way: the connection is closed, not reused.
+            let _ = conn.disconnect().await;
+        } else {
+            let _ = conn.query_drop("ROLLBACK").await;
+            if conn.reset().await.is_err() {
+                let _ = conn.disconnect().await;
+            }
+        }
+        let (names, data, rows) = match outcome {
+            Ok(Ok(answer)) => answer,
+            Ok(Err(e)) => return Err(query_failed(self, e)),
+            Err(_) => {
+                return Err(query_error(format!(
+                    "The query was stopped after {} s; make it select less.",
+                    time.as_secs()
+                )));
+            }
+        };
+        let mut out = Vec::with_capacity(data.len() + 64);
+        out.extend_from_slice(b"{\"columns\":[");
+        for (i, name) in names.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            write_json_str(&mut out, name);
+        }
+        out.extend_from_slice(b"],\"data\":");
+        out.extend_from_slice(&data);
+        out.extend_from_slice(b",\"row_count\":");
+        write_i64(&mut out, i64::try_from(rows).unwrap_or(i64::MAX));
+        out.push(b'}');
+        Ok(out)
+    }
+}
+
+/// Why a query failed: the server's error, or the answer cap.
+enum Failure {
+    Db(mysql_async::Error),
+    TooLarge(usize),
+}
+
+type Answer = (Vec<String>, Vec<u8>, usize);
+
+/// Prepares and runs the statement, reading its rows as JSON.
+async fn run(
+    conn: &mut Conn,
+    select: &str,
+    values: Vec<Value>,
+    answer_bytes: usize,
+    left_running: &mut bool,
+) -> Result<Answer, Failure> {
+    let statement = conn.prep(select).await.map_err(Failure::Db)?;
+    let params = if values.is_empty() {
+        mysql_async::Params::Empty
+    } else {
+        mysql_async::Params::Positional(values)
+    };
+    let mut result = conn
+        .exec_iter(statement, params)
+        .await
+        .map_err(Failure::Db)?;
+    let columns = result.columns().map(|c| c.to_vec()).unwrap_or_default();
+    let names: Vec<String> = columns.iter().map(|c| c.name_str().into_owned()).collect();
+    let types: Vec<ColumnType> = columns.iter().map(|c| c.column_type()).collect();
+    let mut data = Vec::with_capacity(1024);
+    let mut rows = 0usize;
+    data.push(b'[');
+    while let Some(row) = result.next().await.map_err(Failure::Db)? {
+        if rows > 0 {
+            data.push(b',');
+        }
+        data.push(b'[');
+        for (i, ty) in types.iter().enumerate() {
+            if i > 0 {
+                data.push(b',');
+            }
+            write_cell(&mut data, *ty, row.as_ref(i).unwrap_or(&Value::NULL));
+        }
+        data.push(b']');
+        rows += 1;
+        if data.len() > answer_bytes {
+            *left_running = true;
+            return Err(Failure::TooLarge(answer_bytes));
+        }
+    }
+    data.push(b']');
+    Ok((names, data, rows))
+}
+
+/// A query error from the server (syntax, unknown table, a write refused in the read-only
+/// transaction, the time limit): `400` naming `query`.
+fn query_failed(resource: &MyResource, failure: Failure) -> EngineError {
+    let e = match failure {
+        Failure::TooLarge(bytes) => return answer_too_large(bytes),
+        Failure::Db(e) => e,
+    };
+    match server_code(&e) {
+        Some(READ_ONLY_TRANSACTION) => query_error(format!(
+            "Queries are read-only: {} (MySQL refused it in a read-only transaction).",
+            message(&e)
+        )),
+        Some(code) if INTERRUPTED.contains(&code) => {
+            query_error("The query was stopped at its time limit; make it select less.".to_owned())
+        }
+        Some(_) => query_error(message(&e)),
+        None => resource.unexpected(e),
+    }
+}
+
+/// One value of a result column of type `ty` as JSON: numbers as numbers, dates and times in
+/// ISO form, everything else as its text.
+fn write_cell(buf: &mut Vec<u8>, ty: ColumnType, v: &Value) {
+    if *v == Value::NULL {
+        buf.extend_from_slice(b"null");
+        return;
+    }
+    match ty {
+        ColumnType::MYSQL_TYPE_TINY
+        | ColumnType::MYSQL_TYPE_SHORT
+        | ColumnType::MYSQL_TYPE_LONG
+        | ColumnType::MYSQL_TYPE_LONGLONG
+        | ColumnType::MYSQL_TYPE_INT24
+        | ColumnType::MYSQL_TYPE_YEAR => {
+            let text = value_text(v).unwrap_or_default();
+            if text.bytes().all(|b| b.is_ascii_digit() || b == b'-') && !text.is_empty() {
+                buf.extend_from_slice(text.as_bytes());
+            } else {
+                write_json_str(buf, &text);
+            }
+        }
+        ColumnType::MYSQL_TYPE_FLOAT | ColumnType::MYSQL_TYPE_DOUBLE => {
+            write_float(buf, value_float(v).unwrap_or(f64::NAN));
+        }
+        ColumnType::MYSQL_TYPE_NEWDECIMAL | ColumnType::MYSQL_TYPE_DECIMAL => {
+            let text = decimal_str(&value_text(v).unwrap_or_default()).to_ascii_lowercase();
+            if serde_json::from_str::<serde_json::Number>(&text).is_ok() {
+                buf.extend_from_slice(text.as_bytes());
+            } else {
+                write_json_str(buf, &text);
+            }
+        }
+        ColumnType::MYSQL_TYPE_DATE | ColumnType::MYSQL_TYPE_NEWDATE => {
+            write_json_str(buf, &date_text(v).unwrap_or_default());
+        }
+        ColumnType::MYSQL_TYPE_DATETIME
+        | ColumnType::MYSQL_TYPE_DATETIME2
+        | ColumnType::MYSQL_TYPE_TIMESTAMP
+        | ColumnType::MYSQL_TYPE_TIMESTAMP2 => {
+            write_json_str(buf, &iso_datetime(v, None).unwrap_or_default());
+        }
+        ColumnType::MYSQL_TYPE_TIME | ColumnType::MYSQL_TYPE_TIME2 => {
+            write_json_str(buf, &time_text(v).unwrap_or_default());
+        }
+        ColumnType::MYSQL_TYPE_JSON => {
+            let text = value_text(v).unwrap_or_default();
+            match serde_json::from_str::<Json>(&text) {
+                Ok(j) => {
+                    let _ = serde_json::to_writer(&mut *buf, &j);
+                }
+                Err(_) => write_json_str(buf, &text),
+            }
+        }
+        _ => write_json_str(buf, &value_text(v).unwrap_or_default()),
+    }
+}
+
+/// A parameter value as PyMySQL would write its literal.
+fn param_value(value: &Json) -> Value {
+    match value {
+        Json::Null => Value::NULL,
+        Json::Bool(b) => Value::Int(i64::from(*b)),
+        Json::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+            (Some(i), _, _) => Value::Int(i),
+            (_, Some(u), _) => Value::UInt(u),
+            (_, _, Some(f)) => Value::Double(f),
+            _ => Value::Bytes(n.to_string().into_bytes()),
+        },
+        Json::String(s) => Value::Bytes(s.clone().into_bytes()),
+        other => Value::Bytes(other.to_string().into_bytes()),
+    }
+}
+
+/// Replaces each `:name` outside strings, quoted names and comments by a `?` bound to
+/// `params[name]`; `?` placeholders of the query itself are refused (there is nothing to bind
+/// them to). A scanner that misjudged where a string ends could only put a `?` inside a string
+/// (text, not a parameter) or leave a `:name` as it is: the statement then fails in MySQL, and
+/// no value is ever part of its text.
+fn bind_names(
+    query: &str,
+    params: &Map<String, Json>,
+) -> Result<(String, Vec<Value>), EngineError> {
+    let b = query.as_bytes();
+    let mut out = String::with_capacity(query.len() + 16);
+    let mut bound = Vec::new();
+    let mut i = 0;
+    let mut copied = 0;
+    while i < b.len() {
+        match b[i] {
+            q @ (b'\'' | b'"' | b'`') => i = skip_quoted(b, i, q),
+            b'-' if b.get(i + 1) == Some(&b'-')
+                && b.get(i + 2)
+                    .is_none_or(|c| c.is_ascii_whitespace() || c.is_ascii_control()) =>
+            {
+                i = line_end(b, i);
+            }
+            b'#' => i = line_end(b, i),
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i = b[i + 2..]
+                    .windows(2)
+                    .position(|w| w == b"*/")
+                    .map_or(b.len(), |p| i + 2 + p + 2);
+            }
+            b'?' => {
+                return Err(query_error(
+                    "Positional parameters (?) are not supported: name them (:name) and give \
+                     their values in params_obj.",
+                ));
+            }
+            b':' if b.get(i + 1) == Some(&b'=') => i += 2,
+            b':' if b
+                .get(i + 1)
+                .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_') =>
+            {
+                let start = i + 1;
+                let mut end = start;
+                while end < b.len() && (b[end].is_ascii_alphanumeric() || b[end] == b'_') {
+                    end += 1;
+                }
+                let name = &query[start..end];
+                let value = params.get(name).ok_or_else(|| {
+                    EngineError::field(
+                        "params_obj",
+                        format!("No value for the parameter :{name}: add it to params_obj."),
+                    )
+                })?;
+                bound.push(param_value(value));
+                out.push_str(&query[copied..i]);
+                out.push('?');
+                copied = end;
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    out.push_str(&query[copied..]);
+    Ok((out, bound))
+}
+
+fn line_end(b: &[u8], at: usize) -> usize {
+    b[at..]
+        .iter()
+        .position(|&c| c == b'\n')
+        .map_or(b.len(), |p| at + p + 1)
+}
+
+/// The end of a quoted string or name starting at `at`: a doubled quote stays inside, and in
+/// strings (not in backquoted names) a backslash escapes the next character.
+pub(crate) fn skip_quoted(b: &[u8], at: usize, quote: u8) -> usize {
+    let mut i = at + 1;
+    while i < b.len() {
+        if quote != b'`' && b[i] == b'\\' {
+            i += 2;
+            continue;
+        }
+        if b[i] == quote {
+            if b.get(i + 1) == Some(&quote) {
+                i += 2;
+                continue;
+            }
+            return i + 1;
+        }
+        i += 1;
+    }
+    b.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn bound(query: &str, params: Json) -> Result<(String, Vec<Value>), EngineError> {
+        bind_names(query, params.as_object().unwrap())
+    }
+
+    #[test]
+    fn names_become_parameters_outside_quotes_and_comments() {
+        let (text, values) = bound(
+            "select :a, ':b', \":c\", `:d`, 'it\\':e' -- :f\n # :g\n /* :h */ :i, :a, @x := 1",
+            json!({"a": "it's", "i": -1}),
+        )
+        .unwrap();
+        assert_eq!(
+            text,
+            "select ?, ':b', \":c\", `:d`, 'it\\':e' -- :f\n # :g\n /* :h */ ?, ?, @x := 1"
+        );
+        assert_eq!(
+            values,
+            [
+                Value::Bytes(b"it's".to_vec()),
+                Value::Int(-1),
+                Value::Bytes(b"it's".to_vec())
+            ]
+        );
+        let (_, values) = bound(
+            "select :n, :huge, :f, :t, :z, :v",
+            json!({"n": 7, "huge": 18_446_744_073_709_551_615_u64, "f": 1.5, "t": true,
+                   "z": null, "v": [1, "x"]}),
+        )
+        .unwrap();
+        assert_eq!(
+            values,
+            [
+                Value::Int(7),
+                Value::UInt(u64::MAX),
+                Value::Double(1.5),
+                Value::Int(1),
+                Value::NULL,
+                Value::Bytes(b"[1,\"x\"]".to_vec()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_value_never_enters_the_statement_text() {
+        let hostile = "' OR 1=1; DROP TABLE t; -- \\";
+        for query in [
+            "select ':p'",
+            "select \":p\\\"\" , :p",
+            "select :p",
+            "select `a:p`",
+        ] {
+            if let Ok((text, values)) = bound(query, json!({ "p": hostile })) {
+                assert!(!text.contains("DROP"), "{query}: {text}");
+                assert!(
+                    values
+                        .iter()
+                        .all(|v| *v == Value::Bytes(hostile.as_bytes().to_vec()))
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn missing_and_positional_parameters_are_refused() {
+        let e = bound("select :nope", json!({})).unwrap_err();
+        assert!(e.to_string().contains(":nope"), "{e}");
+        let e = bound("select ?", json!({})).unwrap_err();
+        assert!(e.to_string().contains("Positional"), "{e}");
+        assert!(bound("select '?'", json!({})).is_ok());
+    }
+}

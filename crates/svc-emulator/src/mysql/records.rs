@@ -1,0 +1,544 @@
+//! Records of a MySQL resource: list, retrieve, create, update, delete, as the engine answers
+//! them on MySQL (see [`super`]).
+
+use std::collections::BTreeMap;
+
+use mysql_async::prelude::Queryable;
+use mysql_async::{Row, TxOpts, Value};
+
+use crate::engine::EngineError;
+use crate::engine::body::{non_field, not_a_dict, read_values};
+use crate::engine::convert::{Internal, PyJson, py_json_dumps, to_internal};
+use crate::engine::filter::order_selects_nothing;
+use crate::engine::{ListSpec, Listing, MAX_PER_PAGE, RecordsJson, Selection};
+use crate::mysql::filter::{MyWhere, Params, build_where, order_by, stored_literal, unhex};
+use crate::mysql::schema::{MyField, MyModel, quote_ident};
+use crate::mysql::types::{MyKind, Offset, write_value};
+use crate::mysql::{MyResource, message, server_code};
+
+/// The unfiltered count at which the engine shows the `EXPLAIN` estimate instead.
+const ESTIMATE_FROM: u64 = 10_000;
+
+/// MySQL's error code of a duplicate key.
+const DUPLICATE_ENTRY: u16 = 1062;
+
+impl MyResource {
+    /// One page of records of `model`, or all of them (`no_pagination`), as the engine lists
+    /// them.
+    pub async fn list(&self, model: &str, spec: &ListSpec) -> Result<Listing, EngineError> {
+        let model = self.model_or_404(model)?;
+        let lenient = spec.selection.lenient;
+        let mut filter = build_where(&model, &spec.selection)?;
+        let order = order_by(&model, &spec.order_by, lenient)?;
+        if order_selects_nothing(&spec.order_by) {
+            filter = MyWhere::nothing();
+        }
+        let mut conn = self.conn().await?;
+        let tz = self.timezone(&mut conn).await?;
+        let select = format!(
+            "SELECT {} FROM {}{}{order}",
+            model.select_list, model.table_sql, filter.sql
+        );
+        if spec.no_pagination {
+            let sql = format!("{select} LIMIT {MAX_PER_PAGE}");
+            let rows = self.read(&mut conn, &sql, &filter.params, lenient).await?;
+            return Ok(Listing::All(records_json(&model, &rows, tz)));
+        }
+        let per_page = spec.per_page.max(1);
+        let number = spec.page.max(1);
+        let offset = (number - 1).saturating_mul(per_page);
+        let sql = format!("{select} LIMIT {per_page} OFFSET {offset}");
+        let rows = self.read(&mut conn, &sql, &filter.params, lenient).await?;
+        let len = rows.len() as u64;
+        let count = if number == 1 && len < per_page {
+            len
+        } else {
+            self.count(&mut conn, &model, &filter, lenient).await?
+        };
+        Ok(Listing::Page {
+            count,
+            number,
+            per_page,
+            len,
+            records: records_json(&model, &rows, tz),
+        })
+    }
+
+    /// The engine's count: the `EXPLAIN SELECT COUNT(*)` estimate of an unfiltered table when
+    /// it is at least 10 000 (its `rows` column), else `COUNT(*)`.
+    async fn count(
+        &self,
+        conn: &mut mysql_async::Conn,
+        model: &MyModel,
+        filter: &MyWhere,
+        lenient: bool,
+    ) -> Result<u64, EngineError> {
+        if filter.sql.is_empty() {
+            let explain: Vec<Row> = conn
+                .query(format!("EXPLAIN SELECT COUNT(*) FROM {}", model.table_sql))
+                .await
+                .map_err(|e| self.unexpected(e))?;
+            let estimate = explain
+                .first()
+                .and_then(|r| r.as_ref(8))
+                .and_then(crate::mysql::types::value_text)
+                .and_then(|t| t.parse::<u64>().ok());
+            if let Some(estimate) = estimate
+                && estimate >= ESTIMATE_FROM
+            {
+                return Ok(estimate);
+            }
+        }
+        let sql = format!("SELECT COUNT(*) FROM {}{}", model.table_sql, filter.sql);
+        let rows = self.read(conn, &sql, &filter.params, lenient).await?;
+        Ok(rows
+            .first()
+            .and_then(|r| r.as_ref(0))
+            .and_then(crate::mysql::types::value_text)
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(0))
+    }
+
+    /// Runs a read. A database error is where the engine fails (`500`): strict mode answers
+    /// `400` with MySQL's message.
+    pub(crate) async fn read(
+        &self,
+        conn: &mut impl Queryable,
+        sql: &str,
+        params: &Params,
+        lenient: bool,
+    ) -> Result<Vec<Row>, EngineError> {
+        conn.exec(sql, params.values())
+            .await
+            .map_err(|e| self.read_failure(e))
+            .map_err(|e| if lenient { e } else { e.strict() })
+    }
+
+    /// The record of `model` whose key is `pk` and that `selection` selects, as JSON bytes.
+    pub async fn retrieve_selected(
+        &self,
+        model: &str,
+        pk: &str,
+        selection: &Selection,
+    ) -> Result<Vec<u8>, EngineError> {
+        let model = self.model_or_404(model)?;
+        let mut filter = build_where(&model, selection)?;
+        let key = key_condition(&model, pk, &mut filter.params)?;
+        let mut conn = self.conn().await?;
+        let tz = self.timezone(&mut conn).await?;
+        let sql = format!(
+            "SELECT {} FROM {}{} LIMIT 1",
+            model.select_list,
+            model.table_sql,
+            filter.and(&key)
+        );
+        let rows = self
+            .read(&mut conn, &sql, &filter.params, selection.lenient)
+            .await?;
+        let row = rows.first().ok_or(EngineError::RecordNotFound)?;
+        Ok(record_json(&model, row, tz))
+    }
+
+    /// Creates a record from a body as the engine does, and returns it as stored (`201`).
+    pub(crate) async fn create_body(
+        &self,
+        model: &str,
+        body: &PyJson,
+    ) -> Result<Vec<u8>, EngineError> {
+        let model = self.model_or_404(model)?;
+        let given = body_values(&model, body, false)?;
+        let mut values = validate(&model, &given, true)?;
+        not_writable(&values)?;
+        let mut conn = self.conn().await?;
+        let tz = self.timezone(&mut conn).await?;
+        let pk = model.pk_field();
+        // An autoincrement key sent as 0, "" or null counts as not sent.
+        if pk.autoincrement
+            && let Some(at) = values.iter().position(|(f, _)| f.primary_key)
+            && !values[at].1.truthy()
+        {
+            values.remove(at);
+        }
+        let mut params = Params::default();
+        let mut names = Vec::new();
+        let mut binds = Vec::new();
+        for f in &model.fields {
+            let value = values
+                .iter()
+                .find(|(g, _)| g.name == f.name)
+                .map(|(_, v)| v);
+            match value {
+                Some(v) if *v != Internal::None => {
+                    names.push(f.sql.as_str());
+                    binds.push(bind_value(f, v, tz, &mut params));
+                }
+                // SQLAlchemy's ORM sends NULL for a column that has no default (nor key, nor
+                // generation) and is not set, or set to None; a default is left to the server.
+                _ if !f.has_default && !f.primary_key && !f.generated => {
+                    names.push(f.sql.as_str());
+                    binds.push("NULL".to_owned());
+                }
+                _ => {}
+            }
+        }
+        let sql = format!(
+            "INSERT INTO {} ({}) VALUES ({})",
+            model.table_sql,
+            names.join(", "),
+            binds.join(", ")
+        );
+        conn.exec_drop(&sql, params.values())
+            .await
+            .map_err(|e| self.write_error(&model, e))?;
+        let key = match values.iter().find(|(f, _)| f.primary_key) {
+            Some((f, v)) => bind_param(f, v, tz),
+            None => match conn.last_insert_id() {
+                Some(id) if pk.autoincrement => Value::UInt(id),
+                _ => Value::NULL,
+            },
+        };
+        let select = format!(
+            "SELECT {} FROM {} WHERE {} = ? LIMIT 1",
+            model.select_list, model.table_sql, pk.qualified
+        );
+        let rows: Vec<Row> = conn
+            .exec(&select, vec![key])
+            .await
+            .map_err(|e| self.unexpected(e))?;
+        let row = rows.first().ok_or(EngineError::RecordNotFound)?;
+        Ok(record_json(&model, row, tz))
+    }
+
+    /// Updates the record `pk` (which `selection` must select) from a body, and returns it as
+    /// stored. The key may change. A `PUT` (`partial` false) needs every column a create needs
+    /// ([`required`]); fields not sent are left as they are either way.
+    pub(crate) async fn update_body(
+        &self,
+        model: &str,
+        pk: &str,
+        body: &PyJson,
+        selection: &Selection,
+        partial: bool,
+    ) -> Result<Vec<u8>, EngineError> {
+        let model = self.model_or_404(model)?;
+        let mut filter = build_where(&model, selection)?;
+        let key = key_condition(&model, pk, &mut filter.params)?;
+        let mut conn = self.conn().await?;
+        let tz = self.timezone(&mut conn).await?;
+        let mut tx = conn
+            .start_transaction(TxOpts::default())
+            .await
+            .map_err(|e| self.unexpected(e))?;
+        // The record first (404 before the body is looked at), locked for the update.
+        let old_key = self
+            .lock_selected(&mut tx, &model, &filter, &key, selection.lenient)
+            .await?;
+        let given = body_values(&model, body, true)?;
+        let values = validate(&model, &given, !partial)?;
+        not_writable(&values)?;
+        let pk_field = model.pk_field();
+        let mut new_key = old_key.clone();
+        if !values.is_empty() {
+            let mut params = Params::default();
+            let mut sets = Vec::new();
+            for (f, v) in &values {
+                sets.push(format!("{} = {}", f.sql, bind_value(f, v, tz, &mut params)));
+                if f.primary_key {
+                    new_key = bind_param(f, v, tz);
+                }
+            }
+            params.0.push(old_key);
+            let sql = format!(
+                "UPDATE {} SET {} WHERE {} = ?",
+                model.table_sql,
+                sets.join(", "),
+                pk_field.qualified
+            );
+            tx.exec_drop(&sql, params.values())
+                .await
+                .map_err(|e| self.write_error(&model, e))?;
+        }
+        let select = format!(
+            "SELECT {} FROM {} WHERE {} = ? LIMIT 1",
+            model.select_list, model.table_sql, pk_field.qualified
+        );
+        let rows: Vec<Row> = tx
+            .exec(&select, vec![new_key])
+            .await
+            .map_err(|e| self.write_error(&model, e))?;
+        let row = rows.first().ok_or(EngineError::RecordNotFound)?;
+        let bytes = record_json(&model, row, tz);
+        tx.commit().await.map_err(|e| self.write_error(&model, e))?;
+        Ok(bytes)
+    }
+
+    /// Deletes the record `pk` (which `selection` must select), as the engine's ORM does:
+    /// references to it from other tables are set to NULL first (a NOT NULL reference makes
+    /// the delete a `400`).
+    pub async fn delete_selected(
+        &self,
+        model: &str,
+        pk: &str,
+        selection: &Selection,
+    ) -> Result<(), EngineError> {
+        let model = self.model_or_404(model)?;
+        let mut filter = build_where(&model, selection)?;
+        let key = key_condition(&model, pk, &mut filter.params)?;
+        let mut conn = self.conn().await?;
+        let mut tx = conn
+            .start_transaction(TxOpts::default())
+            .await
+            .map_err(|e| self.unexpected(e))?;
+        let old_key = self
+            .lock_selected(&mut tx, &model, &filter, &key, selection.lenient)
+            .await?;
+        let references: Vec<(String, String, String)> = tx
+            .exec(
+                "SELECT TABLE_NAME, COLUMN_NAME, REFERENCED_COLUMN_NAME \
+                 FROM information_schema.KEY_COLUMN_USAGE \
+                 WHERE REFERENCED_TABLE_SCHEMA = DATABASE() AND REFERENCED_TABLE_NAME = ? \
+                   AND TABLE_SCHEMA = DATABASE()",
+                (model.name.clone(),),
+            )
+            .await
+            .map_err(|e| self.unexpected(e))?;
+        for (child, column, parent_column) in references {
+            let sql = format!(
+                "UPDATE {child} SET {col} = NULL WHERE {col} IN \
+                 (SELECT {parent_col} FROM (SELECT {parent_col} FROM {parent} WHERE {pk} = ?) AS p)",
+                child = quote_ident(&child),
+                col = quote_ident(&column),
+                parent_col = quote_ident(&parent_column),
+                parent = model.table_sql,
+                pk = model.pk_field().sql,
+            );
+            tx.exec_drop(&sql, vec![old_key.clone()])
+                .await
+                .map_err(|e| self.write_error(&model, e))?;
+        }
+        let sql = format!(
+            "DELETE FROM {} WHERE {} = ?",
+            model.table_sql,
+            model.pk_field().qualified
+        );
+        tx.exec_drop(&sql, vec![old_key])
+            .await
+            .map_err(|e| self.write_error(&model, e))?;
+        tx.commit().await.map_err(|e| self.write_error(&model, e))?;
+        Ok(())
+    }
+
+    /// The key of the record that `filter` and `key` select, locked until the transaction
+    /// ends; `404` when there is none. A database error is a read's.
+    async fn lock_selected(
+        &self,
+        tx: &mut mysql_async::Transaction<'_>,
+        model: &MyModel,
+        filter: &MyWhere,
+        key: &str,
+        lenient: bool,
+    ) -> Result<Value, EngineError> {
+        let sql = format!(
+            "SELECT {} FROM {}{} LIMIT 1 FOR UPDATE",
+            model.pk_field().qualified,
+            model.table_sql,
+            filter.and(key)
+        );
+        let rows = self.read(tx, &sql, &filter.params, lenient).await?;
+        let row = rows.first().ok_or(EngineError::RecordNotFound)?;
+        Ok(row.as_ref(0).cloned().unwrap_or(Value::NULL))
+    }
+
+    /// A database error of a write: a `400` with MySQL's message; a duplicate key names its
+    /// column when the key is named after one, as the engine's pattern (`Duplicate entry '...'
+    /// for key '...'`) does.
+    fn write_error(&self, model: &MyModel, e: mysql_async::Error) -> EngineError {
+        let Some(code) = server_code(&e) else {
+            return self.unexpected(e);
+        };
+        let text = message(&e);
+        if code == DUPLICATE_ENTRY
+            && let Some(key) = text
+                .rsplit_once("for key '")
+                .map(|(_, rest)| rest.trim_end_matches('\''))
+            && model.field(key).is_some()
+        {
+            return EngineError::Invalid {
+                message: format!(
+                    "{text}: a record with the same {key} already exists; send another value."
+                ),
+                fields: BTreeMap::from([(
+                    key.to_owned(),
+                    vec!["record with the same value already exists".to_owned()],
+                )]),
+            };
+        }
+        non_field(text)
+    }
+}
+
+/// `key = ?` for the key text of a record URL, read by the key column's serializer field
+/// (`abc` for an integer key is `400 not a valid integer`).
+fn key_condition(model: &MyModel, raw: &str, params: &mut Params) -> Result<String, EngineError> {
+    let pk = model.pk_field();
+    let internal = to_internal(pk.kind.input(), &PyJson::Str(raw.to_owned())).map_err(non_field)?;
+    Ok(format!(
+        "{} = {}",
+        pk.qualified,
+        bind_value(pk, &internal, 0, params)
+    ))
+}
+
+/// A value the serializer made, as PyMySQL sends it (`tz`: the engine's default time zone, to
+/// which an aware date-time is moved).
+fn bind_param(field: &MyField, v: &Internal, tz: Offset) -> Value {
+    match v {
+        // The engine's `BinaryField` reads hex (checked by [`not_writable`]).
+        Internal::Str(s) if field.kind == MyKind::Binary => {
+            Value::Bytes(unhex(s).unwrap_or_default())
+        }
+        Internal::None => Value::NULL,
+        Internal::Bool(b) => Value::Int(i64::from(*b)),
+        Internal::Int(i) => match (i.parse::<i64>(), i.parse::<u64>()) {
+            (Ok(n), _) => Value::Int(n),
+            (_, Ok(n)) => Value::UInt(n),
+            _ => Value::Bytes(i.clone().into_bytes()),
+        },
+        Internal::Float(f) => Value::Double(*f),
+        Internal::Str(s) => Value::Bytes(s.clone().into_bytes()),
+        Internal::DateTime(dt) => Value::Bytes(stored_literal(dt, tz).into_bytes()),
+        Internal::Json(j) => Value::Bytes(py_json_dumps(j).into_bytes()),
+    }
+}
+
+/// Binds a value the serializer made and returns its placeholder.
+fn bind_value(field: &MyField, v: &Internal, tz: Offset, params: &mut Params) -> String {
+    params.bind(bind_param(field, v, tz)).to_owned()
+}
+
+/// Values the engine cannot write. Text for a blob: SQLAlchemy's `LargeBinary` cannot bind a
+/// `str` (the engine's `400`, Python's message). For `BINARY`/`VARBINARY` the engine's
+/// `BinaryField` reads hex; other text, and NaN or infinities (PyMySQL refuses them), make it
+/// fail (`500`): `[decision: stricter]`, a `400` naming the field.
+fn not_writable(values: &[(&MyField, Internal)]) -> Result<(), EngineError> {
+    for (f, v) in values {
+        if f.kind == MyKind::Blob && *v != Internal::None {
+            return Err(non_field("string argument without an encoding".to_owned()));
+        }
+        if f.kind == MyKind::Binary
+            && let Internal::Str(s) = v
+            && unhex(s).is_none()
+        {
+            return Err(EngineError::field(
+                &f.name,
+                format!(
+                    "Field {:?} takes bytes as hex (0a1b); the data engine fails (500) on {s:?}.",
+                    f.name
+                ),
+            ));
+        }
+        if let Internal::Float(x) = v
+            && !x.is_finite()
+        {
+            return Err(EngineError::field(
+                &f.name,
+                format!(
+                    "The data engine cannot send {x} to MySQL for field {:?} (it fails with a 500).",
+                    f.name
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The body values of the model's columns (a dict's keys that name columns, generated ones
+/// left out as SQLAlchemy leaves them out).
+fn body_values<'m>(
+    model: &'m MyModel,
+    body: &'m PyJson,
+    updating: bool,
+) -> Result<Vec<(&'m MyField, &'m PyJson)>, EngineError> {
+    if let PyJson::Dict(_) = body {
+        return Ok(model
+            .fields
+            .iter()
+            .filter(|f| !f.generated)
+            .filter_map(|f| body.get(&f.name).map(|v| (f, v)))
+            .collect());
+    }
+    // With required columns, a body that is not an object is their `400`, as in the engine.
+    if !model.fields.iter().any(required) {
+        let names: Vec<&str> = model.fields.iter().map(|f| f.name.as_str()).collect();
+        not_a_dict(body, &names, updating)?;
+    }
+    Ok(Vec::new())
+}
+
+/// Whether the engine's serializer requires the column: SQLAlchemy's MySQL reflection marks
+/// only integer columns as not autoincrement, and the serializer requires a column that is not
+/// autoincrement, has no default and is `NOT NULL`; every other column's `autoincrement` is
+/// SQLAlchemy's truthy `"auto"`. So: `NOT NULL` integer columns without a default.
+fn required(f: &MyField) -> bool {
+    f.not_null
+        && !f.has_default
+        && !f.autoincrement
+        && !f.generated
+        && matches!(f.kind, MyKind::Integer | MyKind::MediumInt)
+}
+
+/// Each given value through its column's serializer field, and (`complete`) every required
+/// column given; every field error at once.
+fn validate<'m>(
+    model: &'m MyModel,
+    given: &[(&'m MyField, &PyJson)],
+    complete: bool,
+) -> Result<Vec<(&'m MyField, Internal)>, EngineError> {
+    let mut missing: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    if complete {
+        for f in model.fields.iter().filter(|f| required(f)) {
+            if !given.iter().any(|(g, _)| g.name == f.name) {
+                missing
+                    .entry(f.name.clone())
+                    .or_default()
+                    .push("this field is required".to_owned());
+            }
+        }
+    }
+    read_values(given, |f| (&f.name, f.kind.input()), missing)
+}
+
+/// One record, `{"col": value, ...}` in column order.
+fn record_json(model: &MyModel, row: &Row, tz: Offset) -> Vec<u8> {
+    let mut buf = Vec::with_capacity(64 * model.fields.len());
+    write_record(&mut buf, model, row, tz);
+    buf
+}
+
+fn write_record(buf: &mut Vec<u8>, model: &MyModel, row: &Row, tz: Offset) {
+    buf.push(b'{');
+    for (i, f) in model.fields.iter().enumerate() {
+        if i > 0 {
+            buf.push(b',');
+        }
+        crate::engine::convert::write_json_str(buf, &f.name);
+        buf.push(b':');
+        let value = row.as_ref(i).unwrap_or(&Value::NULL);
+        write_value(buf, f.kind, &f.members, value, tz);
+    }
+    buf.push(b'}');
+}
+
+/// Rows as a JSON array of records.
+fn records_json(model: &MyModel, rows: &[Row], tz: Offset) -> RecordsJson {
+    let mut buf = Vec::with_capacity(2 + rows.len() * 64 * model.fields.len());
+    buf.push(b'[');
+    for (i, row) in rows.iter().enumerate() {
+        if i > 0 {
+            buf.push(b',');
+        }
+        write_record(&mut buf, model, row, tz);
+    }
+    buf.push(b']');
+    RecordsJson(buf)
+}

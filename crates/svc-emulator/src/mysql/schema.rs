@@ -1,0 +1,248 @@
+//! Reflection of a MySQL database: the base tables of the connection's database (as the
+//! engine's SQLAlchemy reflects them) become models, their columns fields.
+//!
+//! Everything is read from `information_schema` with bound parameters; identifiers found this
+//! way are the only ones ever written into SQL, always through [`quote_ident`].
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use mysql_async::Conn;
+use mysql_async::prelude::Queryable;
+
+use crate::engine::EngineError;
+use crate::engine::filter::FilterField;
+use crate::mysql::types::MyKind;
+
+/// `name` as a MySQL identifier: in backquotes, a backquote doubled.
+pub(crate) fn quote_ident(name: &str) -> String {
+    format!("`{}`", name.replace('`', "``"))
+}
+
+/// One column of a table.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct MyField {
+    /// The column name, the record's JSON key.
+    pub name: String,
+    /// What the engine makes of its type.
+    pub kind: MyKind,
+    /// The members of an `ENUM` or `SET`, in definition order.
+    pub members: Vec<String>,
+    /// The database fills it in when it is not given (a default, `AUTO_INCREMENT`).
+    pub has_default: bool,
+    /// `NOT NULL`.
+    pub not_null: bool,
+    /// The key of the model.
+    pub primary_key: bool,
+    /// `AUTO_INCREMENT`.
+    pub autoincrement: bool,
+    /// A generated column (read-only).
+    pub generated: bool,
+    /// The quoted name.
+    pub sql: String,
+    /// `table`.`column`.
+    pub qualified: String,
+}
+
+/// A table.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct MyModel {
+    /// The table name.
+    pub name: String,
+    /// The columns, in table order.
+    pub fields: Vec<MyField>,
+    /// Index of the key column: the first column of the primary key, or the first column when
+    /// there is none (the engine promotes it).
+    pub pk: usize,
+    /// The quoted table name.
+    pub table_sql: String,
+    /// Every column as [`MyKind::select`] reads it, in order.
+    pub select_list: String,
+    index: BTreeMap<String, usize>,
+}
+
+impl MyModel {
+    /// The column named `name`.
+    pub(crate) fn field(&self, name: &str) -> Option<&MyField> {
+        self.index.get(name).map(|&i| &self.fields[i])
+    }
+
+    /// The index of the column named `name`.
+    pub(crate) fn field_index(&self, name: &str) -> Option<usize> {
+        self.index.get(name).copied()
+    }
+
+    /// The key column.
+    pub(crate) fn pk_field(&self) -> &MyField {
+        &self.fields[self.pk]
+    }
+
+    /// The columns as the filter grammar sees them.
+    pub(crate) fn filter_fields(&self) -> Vec<FilterField<'_>> {
+        self.fields
+            .iter()
+            .map(|f| FilterField {
+                name: &f.name,
+                family: f.kind.family(),
+            })
+            .collect()
+    }
+}
+
+/// Every model of a database, by table name.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct MySchema {
+    pub models: BTreeMap<String, Arc<MyModel>>,
+}
+
+/// The columns of every base table of the current database, in order.
+const COLUMNS: &str = "\
+SELECT c.TABLE_NAME, c.COLUMN_NAME, c.DATA_TYPE, c.COLUMN_TYPE, \
+       c.COLUMN_DEFAULT IS NOT NULL AND c.COLUMN_DEFAULT <> 'NULL', c.EXTRA, \
+       c.IS_NULLABLE = 'NO' \
+FROM information_schema.COLUMNS c \
+JOIN information_schema.TABLES t ON t.TABLE_SCHEMA = c.TABLE_SCHEMA AND t.TABLE_NAME = c.TABLE_NAME \
+WHERE c.TABLE_SCHEMA = DATABASE() AND t.TABLE_TYPE = 'BASE TABLE' \
+ORDER BY c.TABLE_NAME, c.ORDINAL_POSITION";
+
+/// The first column of each primary key of the current database.
+const PRIMARY_KEYS: &str = "\
+SELECT TABLE_NAME, COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE \
+WHERE TABLE_SCHEMA = DATABASE() AND CONSTRAINT_NAME = 'PRIMARY' AND ORDINAL_POSITION = 1";
+
+type ColumnRow = (String, String, String, String, i64, String, i64);
+
+/// Reads the schema.
+pub(crate) async fn load_schema(conn: &mut Conn) -> Result<MySchema, EngineError> {
+    let rows: Vec<ColumnRow> = conn.query(COLUMNS).await.map_err(internal)?;
+    let keys: BTreeMap<String, String> = conn
+        .query::<(String, String), _>(PRIMARY_KEYS)
+        .await
+        .map_err(internal)?
+        .into_iter()
+        .collect();
+    let mut tables: BTreeMap<String, Vec<MyField>> = BTreeMap::new();
+    for (table, name, data_type, column_type, has_default, extra, not_null) in rows {
+        let kind = MyKind::of(&data_type, &column_type);
+        let extra = extra.to_ascii_lowercase();
+        let primary_key = keys.get(&table) == Some(&name);
+        let autoincrement = extra.contains("auto_increment");
+        let generated = extra.contains("generated") || extra.contains("virtual");
+        let members = if matches!(kind, MyKind::Enum | MyKind::Set) {
+            members(&column_type)
+        } else {
+            Vec::new()
+        };
+        let qualified = format!("{}.{}", quote_ident(&table), quote_ident(&name));
+        tables.entry(table).or_default().push(MyField {
+            sql: quote_ident(&name),
+            qualified,
+            name,
+            kind,
+            members,
+            has_default: has_default != 0 || autoincrement || generated,
+            not_null: not_null != 0,
+            primary_key,
+            autoincrement,
+            generated,
+        });
+    }
+    let mut schema = MySchema::default();
+    for (name, mut fields) in tables {
+        if fields.is_empty() {
+            continue;
+        }
+        let pk = match fields.iter().position(|f| f.primary_key) {
+            Some(i) => i,
+            None => {
+                // The engine promotes the first column to a key.
+                fields[0].primary_key = true;
+                0
+            }
+        };
+        for (i, f) in fields.iter_mut().enumerate() {
+            f.autoincrement &= i == pk;
+        }
+        let select_list = fields
+            .iter()
+            .map(|f| f.kind.select(&f.qualified))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let index = fields
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.name.clone(), i))
+            .collect();
+        let table_sql = quote_ident(&name);
+        schema.models.insert(
+            name.clone(),
+            Arc::new(MyModel {
+                name,
+                fields,
+                pk,
+                table_sql,
+                select_list,
+                index,
+            }),
+        );
+    }
+    Ok(schema)
+}
+
+/// The members of `enum('a','b')` or `set('x','y')`.
+fn members(column_type: &str) -> Vec<String> {
+    let Some(inner) = column_type
+        .split_once('(')
+        .and_then(|(_, rest)| rest.rsplit_once(')'))
+        .map(|(inner, _)| inner)
+    else {
+        return Vec::new();
+    };
+    let b = inner.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\'' {
+            let mut item = Vec::new();
+            i += 1;
+            while i < b.len() {
+                if b[i] == b'\'' && b.get(i + 1) == Some(&b'\'') {
+                    item.push(b'\'');
+                    i += 2;
+                } else if b[i] == b'\\' && i + 1 < b.len() {
+                    item.push(b[i + 1]);
+                    i += 2;
+                } else if b[i] == b'\'' {
+                    i += 1;
+                    break;
+                } else {
+                    item.push(b[i]);
+                    i += 1;
+                }
+            }
+            out.push(String::from_utf8_lossy(&item).into_owned());
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+fn internal(e: mysql_async::Error) -> EngineError {
+    EngineError::Internal(format!(
+        "reading the database's schema: {}",
+        crate::mysql::message(&e)
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn members_are_read_from_the_column_type() {
+        assert_eq!(members("enum('a','b c','it''s')"), ["a", "b c", "it's"]);
+        assert_eq!(members("set('x','y')"), ["x", "y"]);
+        assert_eq!(quote_ident("we`ird"), "`we``ird`");
+    }
+}
