@@ -17,7 +17,7 @@ use crate::engine::Lookup;
 use crate::engine::Selection;
 use crate::engine::convert::InputDateTime;
 use crate::engine::filter::{
-    Arg, PyNumber, ValueReader, order_terms, search_text, walk_filters, where_clause,
+    Arg, PyNumber, ValueReader, order_terms, selection_conditions, where_clause,
 };
 use crate::engine::types::{FilterFamily, Search, py_float_repr};
 use crate::mysql::schema::{MyField, MyModel};
@@ -383,22 +383,24 @@ impl MyWhere {
 pub(crate) fn build_where(model: &MyModel, selection: &Selection) -> Result<MyWhere, EngineError> {
     let fields = model.filter_fields();
     let mut params = Params::default();
-    let mut conds = walk_filters(
+    let conds = selection_conditions(
         &model.name,
         &fields,
         selection,
-        |index, key, lookup, arg| {
+        model
+            .promoted_key
+            .then(|| model.pk_field().qualified.as_str()),
+        &mut params,
+        |params, index, key, lookup, arg| {
             let ctx = Ctx {
                 key,
                 field: &model.fields[index],
                 lenient: selection.lenient,
             };
-            condition(&ctx, lookup, arg, &mut params)
+            condition(&ctx, lookup, arg, params)
         },
+        |params, text| search(model, text, params),
     )?;
-    if let Some(text) = search_text(selection)? {
-        conds.extend(search(model, text, &mut params));
-    }
     Ok(MyWhere {
         sql: where_clause(&conds),
         params,

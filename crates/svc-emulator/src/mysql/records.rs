@@ -42,6 +42,7 @@ impl MyResource {
         if spec.no_pagination {
             let sql = format!("{select} LIMIT {MAX_PER_PAGE}");
             let rows = self.read(&mut conn, &sql, &filter.params, lenient).await?;
+            let rows = one_row_per_identity(&model, rows);
             return Ok(Listing::All(records_json(&model, &rows, tz)));
         }
         let per_page = spec.per_page.max(1);
@@ -49,7 +50,10 @@ impl MyResource {
         let offset = (number - 1).saturating_mul(per_page);
         let sql = format!("{select} LIMIT {per_page} OFFSET {offset}");
         let rows = self.read(&mut conn, &sql, &filter.params, lenient).await?;
+        let rows = one_row_per_identity(&model, rows);
         let len = rows.len() as u64;
+        // The engine's paginator counts a short first page by its records, else runs a
+        // COUNT: they differ only where rows share a promoted key (one record, several rows).
         let count = if number == 1 && len < per_page {
             len
         } else {
@@ -230,40 +234,51 @@ impl MyResource {
             .await
             .map_err(|e| self.unexpected(e))?;
         // The record first (404 before the body is looked at), locked for the update.
-        let old_key = self
+        let old_identity = self
             .lock_selected(&mut tx, &model, &filter, &key, selection.lenient)
             .await?;
         let given = body_values(&model, body, true)?;
         let values = validate(&model, &given, !partial)?;
         not_writable(&values)?;
-        let pk_field = model.pk_field();
-        let mut new_key = old_key.clone();
+        let mut new_identity = old_identity.clone();
         if !values.is_empty() {
+            if model.promoted_key && self.rows_of(&mut tx, &model, &old_identity).await? > 1 {
+                // Rows that share a promoted key: the ORM's flush expected to update one row
+                // and matched several, which the engine answers `400 Query failed` (nothing
+                // written: the transaction rolls back when dropped).
+                return Err(non_field("Query failed".to_owned()));
+            }
             let mut params = Params::default();
             let mut sets = Vec::new();
             for (f, v) in &values {
                 sets.push(format!("{} = {}", f.sql, bind_value(f, v, tz, &mut params)));
-                if f.primary_key {
-                    new_key = bind_param(f, v, tz);
+                let at = model
+                    .identity
+                    .iter()
+                    .position(|&i| model.fields[i].name == f.name);
+                if let Some(at) = at {
+                    new_identity[at] = bind_param(f, v, tz);
                 }
             }
-            params.0.push(old_key);
+            params.0.extend(old_identity);
             let sql = format!(
-                "UPDATE {} SET {} WHERE {} = ?",
+                "UPDATE {} SET {} WHERE {}",
                 model.table_sql,
                 sets.join(", "),
-                pk_field.qualified
+                at_identity(&model)
             );
             tx.exec_drop(&sql, params.values())
                 .await
                 .map_err(|e| self.write_error(&model, e))?;
         }
         let select = format!(
-            "SELECT {} FROM {} WHERE {} = ? LIMIT 1",
-            model.select_list, model.table_sql, pk_field.qualified
+            "SELECT {} FROM {} WHERE {} LIMIT 1",
+            model.select_list,
+            model.table_sql,
+            at_identity(&model)
         );
         let rows: Vec<Row> = tx
-            .exec(&select, vec![new_key])
+            .exec(&select, new_identity)
             .await
             .map_err(|e| self.write_error(&model, e))?;
         let row = rows.first().ok_or(EngineError::RecordNotFound)?;
@@ -289,9 +304,10 @@ impl MyResource {
             .start_transaction(TxOpts::default())
             .await
             .map_err(|e| self.unexpected(e))?;
-        let old_key = self
+        let old_identity = self
             .lock_selected(&mut tx, &model, &filter, &key, selection.lenient)
             .await?;
+        let old_key = old_identity.first().cloned().unwrap_or(Value::NULL);
         let references: Vec<(String, String, String)> = tx
             .exec(
                 "SELECT TABLE_NAME, COLUMN_NAME, REFERENCED_COLUMN_NAME \
@@ -316,20 +332,23 @@ impl MyResource {
                 .await
                 .map_err(|e| self.write_error(&model, e))?;
         }
+        // The ORM deletes by identity: the one row of a declared key (every column of it), every
+        // row that shares a promoted one.
         let sql = format!(
-            "DELETE FROM {} WHERE {} = ?",
+            "DELETE FROM {} WHERE {}",
             model.table_sql,
-            model.pk_field().qualified
+            at_identity(&model)
         );
-        tx.exec_drop(&sql, vec![old_key])
+        tx.exec_drop(&sql, old_identity)
             .await
             .map_err(|e| self.write_error(&model, e))?;
         tx.commit().await.map_err(|e| self.write_error(&model, e))?;
         Ok(())
     }
 
-    /// The key of the record that `filter` and `key` select, locked until the transaction
-    /// ends; `404` when there is none. A database error is a read's.
+    /// The identity (see [`MyModel::identity`]) of the record that `filter` and `key` select,
+    /// locked until the transaction ends; `404` when there is none. A database error is a
+    /// read's.
     async fn lock_selected(
         &self,
         tx: &mut mysql_async::Transaction<'_>,
@@ -337,16 +356,42 @@ impl MyResource {
         filter: &MyWhere,
         key: &str,
         lenient: bool,
-    ) -> Result<Value, EngineError> {
+    ) -> Result<Vec<Value>, EngineError> {
+        let columns: Vec<&str> = model
+            .identity
+            .iter()
+            .map(|&i| model.fields[i].qualified.as_str())
+            .collect();
         let sql = format!(
             "SELECT {} FROM {}{} LIMIT 1 FOR UPDATE",
-            model.pk_field().qualified,
+            columns.join(", "),
             model.table_sql,
             filter.and(key)
         );
         let rows = self.read(tx, &sql, &filter.params, lenient).await?;
         let row = rows.first().ok_or(EngineError::RecordNotFound)?;
-        Ok(row.as_ref(0).cloned().unwrap_or(Value::NULL))
+        Ok((0..columns.len())
+            .map(|i| row.as_ref(i).cloned().unwrap_or(Value::NULL))
+            .collect())
+    }
+
+    /// How many rows hold `identity`.
+    async fn rows_of(
+        &self,
+        tx: &mut mysql_async::Transaction<'_>,
+        model: &MyModel,
+        identity: &[Value],
+    ) -> Result<u64, EngineError> {
+        let sql = format!(
+            "SELECT COUNT(*) FROM {} WHERE {}",
+            model.table_sql,
+            at_identity(model)
+        );
+        let count: Option<u64> = tx
+            .exec_first(&sql, identity.to_vec())
+            .await
+            .map_err(|e| self.unexpected(e))?;
+        Ok(count.unwrap_or(0))
     }
 
     /// A database error of a write: a `400` with MySQL's message; a duplicate key names its
@@ -527,6 +572,31 @@ fn write_record(buf: &mut Vec<u8>, model: &MyModel, row: &Row, tz: Offset) {
         write_value(buf, f.kind, &f.members, value, tz);
     }
     buf.push(b'}');
+}
+
+/// `a = ? AND b = ?` over the model's identity columns.
+fn at_identity(model: &MyModel) -> String {
+    model
+        .identity
+        .iter()
+        .map(|&i| format!("{} = ?", model.fields[i].qualified))
+        .collect::<Vec<_>>()
+        .join(" AND ")
+}
+
+/// The rows the engine's ORM makes records of: where the key was promoted (it may repeat), the
+/// first row of each key value; rows of a declared key are each a record.
+fn one_row_per_identity(model: &MyModel, rows: Vec<Row>) -> Vec<Row> {
+    if !model.promoted_key {
+        return rows;
+    }
+    let mut seen = std::collections::HashSet::new();
+    rows.into_iter()
+        .filter(|row| {
+            let key = row.as_ref(model.pk).map(|v| v.as_sql(true));
+            seen.insert(key)
+        })
+        .collect()
 }
 
 /// Rows as a JSON array of records.

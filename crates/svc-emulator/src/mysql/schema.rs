@@ -54,6 +54,13 @@ pub(crate) struct MyModel {
     /// Index of the key column: the first column of the primary key, or the first column when
     /// there is none (the engine promotes it).
     pub pk: usize,
+    /// The columns the engine's ORM names a row by (its identity), in key order: every column
+    /// of the primary key, or the promoted first column.
+    pub identity: Vec<usize>,
+    /// No key was declared (a view, a table without a primary key): the engine promoted the
+    /// first column. Its queries then select only rows where it is not NULL, and rows that
+    /// share its value are one record (the first the ORM reads).
+    pub promoted_key: bool,
     /// The quoted table name.
     pub table_sql: String,
     /// Every column as [`MyKind::select`] reads it, in order.
@@ -95,37 +102,41 @@ pub(crate) struct MySchema {
     pub models: BTreeMap<String, Arc<MyModel>>,
 }
 
-/// The columns of every base table of the current database, in order.
+/// The columns of every table and view of the current database, in order (the engine's
+/// SQLAlchemy reflects views too: jet-bridge asks for them).
 const COLUMNS: &str = "\
 SELECT c.TABLE_NAME, c.COLUMN_NAME, c.DATA_TYPE, c.COLUMN_TYPE, \
        c.COLUMN_DEFAULT IS NOT NULL AND c.COLUMN_DEFAULT <> 'NULL', c.EXTRA, \
        c.IS_NULLABLE = 'NO' \
 FROM information_schema.COLUMNS c \
 JOIN information_schema.TABLES t ON t.TABLE_SCHEMA = c.TABLE_SCHEMA AND t.TABLE_NAME = c.TABLE_NAME \
-WHERE c.TABLE_SCHEMA = DATABASE() AND t.TABLE_TYPE = 'BASE TABLE' \
+WHERE c.TABLE_SCHEMA = DATABASE() AND t.TABLE_TYPE IN ('BASE TABLE', 'VIEW') \
 ORDER BY c.TABLE_NAME, c.ORDINAL_POSITION";
 
-/// The first column of each primary key of the current database.
+/// The columns of each primary key of the current database, in key order.
 const PRIMARY_KEYS: &str = "\
 SELECT TABLE_NAME, COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE \
-WHERE TABLE_SCHEMA = DATABASE() AND CONSTRAINT_NAME = 'PRIMARY' AND ORDINAL_POSITION = 1";
+WHERE TABLE_SCHEMA = DATABASE() AND CONSTRAINT_NAME = 'PRIMARY' \
+ORDER BY TABLE_NAME, ORDINAL_POSITION";
 
 type ColumnRow = (String, String, String, String, i64, String, i64);
 
 /// Reads the schema.
 pub(crate) async fn load_schema(conn: &mut Conn) -> Result<MySchema, EngineError> {
     let rows: Vec<ColumnRow> = conn.query(COLUMNS).await.map_err(internal)?;
-    let keys: BTreeMap<String, String> = conn
+    let mut keys: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (table, column) in conn
         .query::<(String, String), _>(PRIMARY_KEYS)
         .await
         .map_err(internal)?
-        .into_iter()
-        .collect();
+    {
+        keys.entry(table).or_default().push(column);
+    }
     let mut tables: BTreeMap<String, Vec<MyField>> = BTreeMap::new();
     for (table, name, data_type, column_type, has_default, extra, not_null) in rows {
         let kind = MyKind::of(&data_type, &column_type);
         let extra = extra.to_ascii_lowercase();
-        let primary_key = keys.get(&table) == Some(&name);
+        let primary_key = keys.get(&table).and_then(|k| k.first()) == Some(&name);
         let autoincrement = extra.contains("auto_increment");
         let generated = extra.contains("generated") || extra.contains("virtual");
         let members = if matches!(kind, MyKind::Enum | MyKind::Set) {
@@ -152,7 +163,15 @@ pub(crate) async fn load_schema(conn: &mut Conn) -> Result<MySchema, EngineError
         if fields.is_empty() {
             continue;
         }
-        let pk = match fields.iter().position(|f| f.primary_key) {
+        let declared = fields.iter().position(|f| f.primary_key);
+        let identity: Vec<usize> = match keys.get(&name) {
+            Some(columns) if declared.is_some() => columns
+                .iter()
+                .filter_map(|c| fields.iter().position(|f| &f.name == c))
+                .collect(),
+            _ => vec![0],
+        };
+        let pk = match declared {
             Some(i) => i,
             None => {
                 // The engine promotes the first column to a key.
@@ -180,6 +199,8 @@ pub(crate) async fn load_schema(conn: &mut Conn) -> Result<MySchema, EngineError
                 name,
                 fields,
                 pk,
+                identity,
+                promoted_key: declared.is_none(),
                 table_sql,
                 select_list,
                 index,

@@ -230,11 +230,13 @@ impl PgResource {
         let mut client = self.client().await?;
         let tz = self.timezone(&client).await?;
         let tx = client.transaction().await.map_err(|e| self.unexpected(e))?;
-        // The record first (404 before the body is looked at), locked for the update.
-        let key_text = format!("{}::text", model.pk_field().sql);
-        let old_key = self
-            .lock_selected(&tx, &model, &filter, &key, &key_text, selection.lenient)
-            .await?;
+        // The record first (404 before the body is looked at), locked for the update: the row
+        // itself (`ctid`), since a key of several columns names a row by all of them and the
+        // URL gives the first one only.
+        let ctid = self
+            .lock_selected(&tx, &model, &filter, &key, "ctid::text", selection.lenient)
+            .await?
+            .unwrap_or_default();
         let given = body_values(&model, body, true)?;
         let values = validate(&model, &given, !partial)?;
         not_iterable(&values)?;
@@ -243,19 +245,27 @@ impl PgResource {
         for (f, v) in &values {
             sets.push(format!("{} = {}", f.sql, bind_value(f, v, &mut params)));
         }
-        let pk_field = model.pk_field();
-        let at_key = params.cast(old_key.clone(), &pk_field.cast);
+        let at_row = format!("ctid = {}::tid", params.text(ctid));
+        // The ORM updates by identity: a promoted key names every row that shares its value.
+        let at_identity = if model.promoted_key {
+            format!(
+                "{k} IN (SELECT {k} FROM {t} WHERE {at_row})",
+                k = model.pk_field().sql,
+                t = model.table_sql,
+            )
+        } else {
+            at_row.clone()
+        };
         let sql = if sets.is_empty() {
             format!(
-                "SELECT {} FROM {} WHERE {} = {at_key}",
-                model.select_list, model.table_sql, pk_field.sql
+                "SELECT {} FROM {} WHERE {at_row}",
+                model.select_list, model.table_sql
             )
         } else {
             format!(
-                "UPDATE {} SET {} WHERE {} = {at_key} RETURNING {}",
+                "UPDATE {} SET {} WHERE {at_identity} RETURNING {}",
                 model.table_sql,
                 sets.join(", "),
-                pk_field.sql,
                 model.select_list
             )
         };
