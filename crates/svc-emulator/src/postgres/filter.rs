@@ -616,15 +616,19 @@ pub(crate) fn build_where(model: &PgModel, selection: &Selection) -> Result<PgWh
     })
 }
 
-/// The ` ORDER BY ...` of `_order_by`, as on SQLite: the named fields, then the key descending
-/// unless named. PostgreSQL sorts NULLs last ascending and first descending, as it does for
-/// the engine.
-pub(crate) fn order_by(
+/// The terms of `_order_by` (field index, descending), as on SQLite: the named fields, then
+/// the key descending unless named.
+pub(crate) fn order_terms_of(
     model: &PgModel,
     raw: &[String],
     lenient: bool,
-) -> Result<String, EngineError> {
-    let terms = order_terms(raw, lenient, model.pk, |name| model.field_index(name))?;
+) -> Result<Vec<(usize, bool)>, EngineError> {
+    order_terms(raw, lenient, model.pk, |name| model.field_index(name))
+}
+
+/// The ` ORDER BY ...` of order terms. PostgreSQL sorts NULLs last ascending and first
+/// descending, as it does for the engine.
+pub(crate) fn order_sql(model: &PgModel, terms: &[(usize, bool)]) -> String {
     // Qualified: the select list reads each column as text under its own name, and a bare
     // name in ORDER BY would sort by that text.
     let terms: Vec<String> = terms
@@ -634,7 +638,7 @@ pub(crate) fn order_by(
             format!("{}.{}{dir}", model.table_sql, model.fields[i].sql)
         })
         .collect();
-    Ok(format!(" ORDER BY {}", terms.join(", ")))
+    format!(" ORDER BY {}", terms.join(", "))
 }
 
 #[cfg(test)]

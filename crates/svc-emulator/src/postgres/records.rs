@@ -11,42 +11,52 @@ use crate::engine::body::{non_field, not_a_dict, read_values};
 use crate::engine::convert::{Internal, PyJson, py_json_dumps, py_text, to_internal};
 use crate::engine::filter::order_selects_nothing;
 use crate::engine::{ListSpec, Listing, MAX_PER_PAGE, RecordsJson, Selection};
-use crate::postgres::filter::{Params, PgWhere, build_where, datetime_literal, order_by};
+use crate::postgres::filter::{
+    Params, PgWhere, build_where, datetime_literal, order_sql, order_terms_of,
+};
 use crate::postgres::schema::{PgField, PgModel};
 use crate::postgres::types::{Offset, PgKind, write_value};
-use crate::postgres::{PgResource, message};
+use crate::postgres::{PgResource, message, walks};
 
 /// The unfiltered count at which the engine shows the catalog's estimate instead.
 const ESTIMATE_FROM: i64 = 10_000;
 
 impl PgResource {
     /// One page of records of `model`, or all of them (`no_pagination`), as the engine lists
-    /// them.
+    /// them. A page reads and converts only its own rows (see [`crate::postgres::walks`]).
     pub async fn list(&self, model: &str, spec: &ListSpec) -> Result<Listing, EngineError> {
         let model = self.model_or_404(model)?;
         let lenient = spec.selection.lenient;
         let mut filter = build_where(&model, &spec.selection)?;
-        let order = order_by(&model, &spec.order_by, spec.selection.lenient)?;
+        let terms = order_terms_of(&model, &spec.order_by, lenient)?;
+        let order = order_sql(&model, &terms);
         if order_selects_nothing(&spec.order_by) {
             filter.sql = " WHERE false".to_owned();
             filter.params = Params::default();
         }
         let client = self.client().await?;
         let tz = self.timezone(&client).await?;
-        let select = format!(
-            "SELECT {} FROM {}{}{order}",
-            model.select_list, model.table_sql, filter.sql
-        );
         if spec.no_pagination {
-            let sql = format!("{select} LIMIT {MAX_PER_PAGE}");
+            let sql = format!(
+                "SELECT {} FROM {}{}{order} LIMIT {MAX_PER_PAGE}",
+                model.select_list, model.table_sql, filter.sql
+            );
             let rows = self.read(&client, &sql, &filter.params, lenient).await?;
             return Ok(Listing::All(records_json(&model, &rows, tz)));
         }
         let per_page = spec.per_page.max(1);
         let number = spec.page.max(1);
         let offset = (number - 1).saturating_mul(per_page);
-        let sql = format!("{select} LIMIT {per_page} OFFSET {offset}");
-        let rows = self.read(&client, &sql, &filter.params, lenient).await?;
+        let page = Page {
+            model: &model,
+            filter: &filter,
+            terms: &terms,
+            order: &order,
+            per_page,
+            offset,
+            lenient,
+        };
+        let rows = self.page(&client, &page).await?;
         let len = rows.len() as u64;
         let count = if number == 1 && len < per_page {
             len
@@ -60,6 +70,86 @@ impl PgResource {
             len,
             records: records_json(&model, &rows, tz),
         })
+    }
+
+    /// The rows of one page: those of `LIMIT per_page OFFSET offset`, read from the nearest
+    /// anchor of the same walk when one is valid, else with `OFFSET` over the keys alone; the
+    /// end of a full page is kept as an anchor. Without a total order that can be sought
+    /// (see [`walks::seek_terms`]), the engine's statement as it is.
+    async fn page(
+        &self,
+        client: &tokio_postgres::Client,
+        page: &Page<'_>,
+    ) -> Result<Vec<Row>, EngineError> {
+        let Page {
+            model,
+            filter,
+            order,
+            per_page,
+            offset,
+            lenient,
+            ..
+        } = *page;
+        let Some(seek) = walks::seek_terms(model, page.terms) else {
+            let sql = format!(
+                "SELECT {} FROM {}{}{order} LIMIT {per_page} OFFSET {offset}",
+                model.select_list, model.table_sql, filter.sql
+            );
+            return self.read(client, &sql, &filter.params, lenient).await;
+        };
+        let walk_key = walks::key(
+            &format!("{}{}{order}", model.table_sql, filter.sql),
+            &filter.params,
+        );
+        let extra = format!(
+            ", {}{}",
+            walks::SNAPSHOT,
+            walks::sort_key_columns(model, &seek)
+        );
+        let snapshot_at = model.fields.len();
+        if offset > 0
+            && let Some((at, anchor)) = self.walks.anchor(&walk_key, offset)
+        {
+            let mut params = filter.params.clone();
+            let fields: Vec<&PgField> = seek.iter().map(|&(i, _)| &model.fields[i]).collect();
+            let seek_sql = walks::seek_condition(&fields, &seek, &anchor.sort_key, &mut params);
+            let sql = keyed_select(page, &extra, &filter.and(&seek_sql), offset - at);
+            let rows = self.read(client, &sql, &params, lenient).await?;
+            let same = rows.first().is_some_and(|r| {
+                r.get::<_, Option<&str>>(snapshot_at) == Some(anchor.snapshot.as_str())
+            });
+            if same {
+                self.keep_anchor(&walk_key, offset, &rows, page, seek.len());
+                return Ok(rows);
+            }
+        }
+        let sql = keyed_select(page, &extra, &filter.sql, offset);
+        let rows = self.read(client, &sql, &filter.params, lenient).await?;
+        self.keep_anchor(&walk_key, offset, &rows, page, seek.len());
+        Ok(rows)
+    }
+
+    /// Keeps the end of a full page as an anchor of its walk.
+    fn keep_anchor(
+        &self,
+        walk_key: &[u8],
+        offset: u64,
+        rows: &[Row],
+        page: &Page<'_>,
+        terms: usize,
+    ) {
+        let len = rows.len() as u64;
+        let Some(last) = rows.last().filter(|_| len == page.per_page) else {
+            return;
+        };
+        let at = page.model.fields.len();
+        let Some(snapshot) = last.get::<_, Option<String>>(at) else {
+            return;
+        };
+        let sort_key = (at + 1..at + 1 + terms)
+            .map(|c| last.get::<_, Option<String>>(c))
+            .collect();
+        self.walks.keep(walk_key, offset + len, snapshot, sort_key);
     }
 
     /// The engine's count: the catalog estimate of an unfiltered table when it is at least
@@ -396,6 +486,44 @@ async fn references(
             parent_column: r.get(2),
         })
         .collect())
+}
+
+/// One page's request.
+#[derive(Clone, Copy)]
+struct Page<'a> {
+    model: &'a PgModel,
+    filter: &'a PgWhere,
+    terms: &'a [(usize, bool)],
+    order: &'a str,
+    per_page: u64,
+    offset: u64,
+    lenient: bool,
+}
+
+/// The page's rows where `where_sql` holds, after the first `skip` of them, each with `extra`
+/// read beside its fields. Rows skipped are skipped by their keys alone, which the page's rows
+/// are then read by: `key = ANY(ARRAY(SELECT key ... LIMIT n OFFSET skip))` (the key is
+/// unique: [`walks::seek_terms`]).
+fn keyed_select(page: &Page<'_>, extra: &str, where_sql: &str, skip: u64) -> String {
+    let Page {
+        model,
+        order,
+        per_page,
+        ..
+    } = *page;
+    if skip == 0 {
+        return format!(
+            "SELECT {}{extra} FROM {}{where_sql}{order} LIMIT {per_page}",
+            model.select_list, model.table_sql
+        );
+    }
+    let key = &model.pk_field().sql;
+    format!(
+        "SELECT {list}{extra} FROM {table} WHERE {key} = ANY(ARRAY(SELECT {key} FROM \
+         {table}{where_sql}{order} LIMIT {per_page} OFFSET {skip})){order}",
+        list = model.select_list,
+        table = model.table_sql,
+    )
 }
 
 /// `key = value` for the key text of a record URL, read by the key column's serializer
