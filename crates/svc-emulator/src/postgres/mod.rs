@@ -184,6 +184,8 @@ impl PgResource {
         let schema = schema::load_schema(&client).await?;
         *self.schema.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(schema);
         self.walks.clear();
+        // Statements prepared for the old schema: prepared again when next used.
+        self.pool.manager().statement_caches.clear();
         Ok(())
     }
 

@@ -21,6 +21,10 @@ use crate::postgres::{PgResource, message, walks};
 /// The unfiltered count at which the engine shows the catalog's estimate instead.
 const ESTIMATE_FROM: i64 = 10_000;
 
+/// Statements a pooled connection keeps prepared; past this it starts afresh. Each list shape
+/// (filters, order, paging) is a statement of its own.
+const STATEMENTS_PER_CONNECTION: usize = 256;
+
 impl PgResource {
     /// One page of records of `model`, or all of them (`no_pagination`), as the engine lists
     /// them. A page reads and converts only its own rows (see [`crate::postgres::walks`]).
@@ -56,12 +60,25 @@ impl PgResource {
             offset,
             lenient,
         };
-        let rows = self.page(&client, &page).await?;
-        let len = rows.len() as u64;
-        let count = if number == 1 && len < per_page {
-            len
+        // The count, when it is sure to be needed (any page but the first) or cheap (the
+        // catalog's estimate, or a count of a table too small to have one), goes with the
+        // page: both statements are sent before either answer is awaited.
+        let (rows, counted) = if number > 1 || filter.sql.is_empty() {
+            let (rows, count) = futures_util::future::try_join(
+                self.page(&client, &page),
+                self.count(&client, &model, &filter, lenient),
+            )
+            .await?;
+            (rows, Some(count))
         } else {
-            self.count(&client, &model, &filter, lenient).await?
+            (self.page(&client, &page).await?, None)
+        };
+        let len = rows.len() as u64;
+        // The engine's paginator counts a short first page by its records.
+        let count = match counted {
+            _ if number == 1 && len < per_page => len,
+            Some(count) => count,
+            None => self.count(&client, &model, &filter, lenient).await?,
         };
         Ok(Listing::Page {
             count,
@@ -78,7 +95,7 @@ impl PgResource {
     /// (see [`walks::seek_terms`]), the engine's statement as it is.
     async fn page(
         &self,
-        client: &tokio_postgres::Client,
+        client: &deadpool_postgres::ClientWrapper,
         page: &Page<'_>,
     ) -> Result<Vec<Row>, EngineError> {
         let Page {
@@ -154,47 +171,50 @@ impl PgResource {
 
     /// The engine's count: the catalog estimate of an unfiltered table when it is at least
     /// 10 000 (`SELECT reltuples FROM pg_class WHERE relname = ...`, the first such table of
-    /// any schema), else `COUNT(*)`.
+    /// any schema), else `COUNT(*)`. Unfiltered, one statement does both: `COALESCE` runs the
+    /// count only when the estimate is not taken.
     async fn count(
         &self,
-        client: &tokio_postgres::Client,
+        client: &deadpool_postgres::ClientWrapper,
         model: &PgModel,
         filter: &PgWhere,
         lenient: bool,
     ) -> Result<u64, EngineError> {
-        if filter.sql.is_empty() {
-            let estimate = client
-                .query_opt(
-                    "SELECT trunc(reltuples)::int8 FROM pg_class WHERE relname = $1::text LIMIT 1",
-                    &[&model.name],
-                )
-                .await
-                .map_err(|e| self.unexpected(e))?
-                .map(|r| r.get::<_, i64>(0));
-            if let Some(estimate) = estimate
-                && estimate >= ESTIMATE_FROM
-            {
-                return Ok(estimate as u64);
-            }
-        }
-        let sql = format!("SELECT count(*) FROM {}{}", model.table_sql, filter.sql);
-        let rows = self.read(client, &sql, &filter.params, lenient).await?;
+        let rows = if filter.sql.is_empty() {
+            let sql = format!(
+                "SELECT COALESCE((SELECT e FROM (SELECT trunc(reltuples)::int8 AS e FROM pg_class \
+                 WHERE relname = $1::text LIMIT 1) s WHERE e >= {ESTIMATE_FROM}), \
+                 (SELECT count(*) FROM {}))",
+                model.table_sql
+            );
+            let params = Params(vec![Some(model.name.clone())]);
+            self.read(client, &sql, &params, lenient).await?
+        } else {
+            let sql = format!("SELECT count(*) FROM {}{}", model.table_sql, filter.sql);
+            self.read(client, &sql, &filter.params, lenient).await?
+        };
         Ok(rows.first().map_or(0, |r| r.get::<_, i64>(0)) as u64)
     }
 
-    /// Runs a read. A database error (a value PostgreSQL cannot compare, an operator the
-    /// column's type lacks) is where the engine fails (`500`): strict mode answers `400` with
-    /// PostgreSQL's message.
+    /// Runs a read, with a statement prepared once per connection (up to
+    /// [`STATEMENTS_PER_CONNECTION`] of them). A database error (a value PostgreSQL cannot
+    /// compare, an operator the column's type lacks) is where the engine fails (`500`): strict
+    /// mode answers `400` with PostgreSQL's message.
     pub(crate) async fn read(
         &self,
-        client: &tokio_postgres::Client,
+        client: &deadpool_postgres::ClientWrapper,
         sql: &str,
         params: &Params,
         lenient: bool,
     ) -> Result<Vec<Row>, EngineError> {
-        client
-            .query(sql, &params.refs())
-            .await
+        if client.statement_cache.size() >= STATEMENTS_PER_CONNECTION {
+            client.statement_cache.clear();
+        }
+        let run = async {
+            let statement = client.prepare_cached(sql).await?;
+            client.query(&statement, &params.refs()).await
+        };
+        run.await
             .map_err(|e| self.read_failure(e))
             .map_err(|e| if lenient { e } else { e.strict() })
     }
