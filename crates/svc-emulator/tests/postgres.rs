@@ -352,6 +352,40 @@ async fn page_walks_give_what_offset_gives() {
         .await;
         assert!(deleted.status.is_success(), "{}", deleted.status);
     }
+    // A filtered count is kept while nothing changes, and counted again after any write.
+    let count = |query: &'static str| {
+        let emu = &emu;
+        async move {
+            ok(&get(emu, &format!("models/walk?{query}")).await)["count"]
+                .as_u64()
+                .unwrap()
+        }
+    };
+    let psql = |sql: &str| {
+        pg_cluster::Cluster::shared()
+            .unwrap()
+            .psql(&db, sql)
+            .unwrap();
+    };
+    let query = "num__gte=2&_per_page=5&page=2";
+    let before = count(query).await;
+    assert_eq!(count(query).await, before);
+    psql("INSERT INTO walk (num) VALUES (3)");
+    assert_eq!(
+        count(query).await,
+        before + 1,
+        "a row added behind the emulator's back"
+    );
+    assert_eq!(count(query).await, before + 1);
+    psql("DELETE FROM walk WHERE num = 3 AND txt IS NULL AND flt IS NULL");
+    assert_eq!(count(query).await, before);
+    let created = call(&emu, Method::POST, "models/walk", json!({"num": 9})).await;
+    ok(&created);
+    assert_eq!(
+        count(query).await,
+        before + 1,
+        "a row added through the emulator"
+    );
 }
 
 #[tokio::test]

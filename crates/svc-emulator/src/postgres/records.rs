@@ -172,7 +172,8 @@ impl PgResource {
     /// The engine's count: the catalog estimate of an unfiltered table when it is at least
     /// 10 000 (`SELECT reltuples FROM pg_class WHERE relname = ...`, the first such table of
     /// any schema), else `COUNT(*)`. Unfiltered, one statement does both: `COALESCE` runs the
-    /// count only when the estimate is not taken.
+    /// count only when the estimate is not taken (never remembered: `VACUUM` may change the
+    /// estimate without a transaction). Filtered, the count is remembered per snapshot.
     async fn count(
         &self,
         client: &deadpool_postgres::ClientWrapper,
@@ -190,8 +191,29 @@ impl PgResource {
             let params = Params(vec![Some(model.name.clone())]);
             self.read(client, &sql, &params, lenient).await?
         } else {
-            let sql = format!("SELECT count(*) FROM {}{}", model.table_sql, filter.sql);
-            self.read(client, &sql, &filter.params, lenient).await?
+            // A filtered count is remembered with the snapshot it was made in, and the
+            // statement counts again only when its own snapshot differs (see `walks`).
+            let count = format!("(SELECT count(*) FROM {}{})", model.table_sql, filter.sql);
+            let key = walks::key(&count, &filter.params);
+            let kept = self.walks.count(&key);
+            let mut params = filter.params.clone();
+            let (snapshot, n) = kept.map_or((None, None), |(s, n)| (Some(s), Some(n.to_string())));
+            let kept_snapshot = params.cast(snapshot, "text");
+            let kept_count = params.cast(n, "bigint");
+            let sql = format!(
+                "SELECT CASE WHEN now.snapshot = {kept_snapshot} THEN {kept_count} ELSE {count} \
+                 END, now.snapshot FROM (SELECT txid_current_snapshot()::text AS snapshot) now"
+            );
+            let rows = self.read(client, &sql, &params, lenient).await?;
+            if let Some(row) = rows.first()
+                && let (Some(n), Some(snapshot)) = (
+                    row.get::<_, Option<i64>>(0),
+                    row.get::<_, Option<String>>(1),
+                )
+            {
+                self.walks.keep_count(key, snapshot, n.max(0) as u64);
+            }
+            rows
         };
         Ok(rows.first().map_or(0, |r| r.get::<_, i64>(0)) as u64)
     }

@@ -9,6 +9,10 @@
 //! - **Keys first.** A page at `OFFSET m` finds the keys of its rows with `OFFSET` over the
 //!   keys alone (`WHERE key = ANY(ARRAY(SELECT key ... LIMIT n OFFSET m))`), then reads and
 //!   converts only those rows: no value of a skipped row is converted.
+//! - **Counts.** A filtered count is kept with the snapshot it was made in; the count
+//!   statement answers it again when its own snapshot is the same, and counts otherwise
+//!   (`CASE WHEN snapshot = kept THEN kept_count ELSE (SELECT count(*) ...) END`: PostgreSQL
+//!   runs the subquery only when it is needed).
 //! - **Anchors.** After each page the sort key of its last row is remembered (its *anchor*),
 //!   with the snapshot of the statement that read it (`txid_current_snapshot()`). A later page
 //!   of the same selection and order starts from the nearest anchor at or before it, with a
@@ -18,7 +22,8 @@
 //!
 //! # Validity
 //!
-//! An anchor says where row `at` of the selection was in one snapshot of the database. Two
+//! An anchor says where row `at` of the selection was in one snapshot of the database (and a
+//! count how many rows it had). Two
 //! snapshots with the same text (`xmin:xmax:running transactions`) see the same committed
 //! data: no transaction that writes can commit, abort or even begin its writes without moving
 //! `xmax` or the list of running transactions. A page that starts from an anchor reads the
@@ -33,6 +38,8 @@ use crate::postgres::filter::Params;
 use crate::postgres::schema::{PgField, PgModel};
 use crate::postgres::types::PgKind;
 
+/// Selections whose count is kept; past this the memo starts afresh.
+const MAX_COUNTS: usize = 256;
 /// Selections and orders whose anchors are kept; past this the memo starts afresh.
 const MAX_WALKS: usize = 64;
 /// Anchors kept per walk; past this the one least recently kept or used goes.
@@ -51,6 +58,8 @@ pub(crate) struct Walks {
 struct State {
     /// Walk key → (offset of the row after the anchor → the anchor).
     walks: HashMap<Vec<u8>, BTreeMap<u64, Anchor>>,
+    /// Count key → the snapshot it was counted in, and the count.
+    counts: HashMap<Vec<u8>, (String, u64)>,
     /// Ticks on every anchor kept or used: the recency of each.
     clock: u64,
 }
@@ -112,13 +121,26 @@ impl Walks {
         }
     }
 
-    /// Forgets every anchor (the schema was read again).
+    /// The count of selection `key` and the snapshot it was made in, if kept.
+    pub(crate) fn count(&self, key: &[u8]) -> Option<(String, u64)> {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.counts.get(key).cloned()
+    }
+
+    /// Keeps the count of selection `key`, made in `snapshot`.
+    pub(crate) fn keep_count(&self, key: Vec<u8>, snapshot: String, count: u64) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if state.counts.len() >= MAX_COUNTS && !state.counts.contains_key(&key) {
+            state.counts.clear();
+        }
+        state.counts.insert(key, (snapshot, count));
+    }
+
+    /// Forgets every anchor and count (the schema was read again).
     pub(crate) fn clear(&self) {
-        self.state
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .walks
-            .clear();
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.walks.clear();
+        state.counts.clear();
     }
 }
 
