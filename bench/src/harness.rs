@@ -417,6 +417,17 @@ impl BenchEmulator {
         Self::with_project(project)
     }
 
+    /// The emulator with resources on PostgreSQL databases: `(name, url)`, used as they are.
+    pub fn start_databases(resources: &[(&str, &str)]) -> Self {
+        let mut project = ProjectConfig::new(PROJECT).api_key(API_KEY);
+        for (name, url) in resources {
+            project = project.resource(
+                ResourceConfig::new(*name, format!("tok_{name}_0123456789")).database(*url),
+            );
+        }
+        Self::with_project(project)
+    }
+
     fn with_project(project: ProjectConfig) -> Self {
         let config = EmulatorConfig::default().projects(ProjectsConfig::new(vec![project]));
         let rt = server_runtime("emulator", 2);

@@ -7,6 +7,8 @@
 //! 4. Emulator: a list page beside a bare axum handler, and records per second.
 //! 5. Emulator at scale: file-backed tables of 10k, 100k and 1M rows; first pages, walks,
 //!    exports, deep pages.
+//! 7. The emulator over PostgreSQL at scale (pg_scale.rs): 10k, 100k and 1M rows in a
+//!    throwaway cluster; first pages, a filtered count beside tokio-postgres, walks, a deep page.
 //! 6. Instructions per request (callgrind, when valgrind is installed): the SDK beside the
 //!    baselines by a count that does not move with the load of the machine.
 //!
@@ -14,7 +16,7 @@
 //! median of several runs after a warm-up. The table is printed and written as Markdown.
 //!
 //! ```text
-//! svc-bench [--quick] [--out target/bench/report.md] [--only client,decoding,export,emulator,scale,instructions]
+//! svc-bench [--quick] [--out target/bench/report.md] [--only client,decoding,export,emulator,scale,pgscale,instructions]
 //!           [--load-ms N]   # how long each throughput run lasts
 //! svc-bench [--load-ms N | --requests N] --profile PROFILE   # one loop, for a profiler
 //! ```
@@ -33,6 +35,7 @@ mod emulator;
 mod export;
 mod harness;
 mod instructions;
+mod pg_scale;
 mod report;
 mod scale;
 
@@ -44,12 +47,13 @@ use harness::Settings;
 #[global_allocator]
 static ALLOCATOR: alloc::Counting = alloc::Counting;
 
-const BENCHMARKS: [&str; 6] = [
+const BENCHMARKS: [&str; 7] = [
     "client",
     "decoding",
     "export",
     "emulator",
     "scale",
+    "pgscale",
     "instructions",
 ];
 
@@ -64,7 +68,7 @@ struct Args {
 }
 
 fn usage() -> String {
-    "usage: svc-bench [--quick] [--out PATH] [--only client,decoding,export,emulator,scale,instructions] [--load-ms N]\n       \
+    "usage: svc-bench [--quick] [--out PATH] [--only client,decoding,export,emulator,scale,pgscale,instructions] [--load-ms N]\n       \
      svc-bench [--load-ms N | --requests N] --profile client-[list-|retrieve-]{sdk|bare|reqwest}-{N}|emulator-page"
         .to_owned()
 }
@@ -182,6 +186,9 @@ fn main() -> ExitCode {
     }
     if wanted("scale") {
         rows.extend(scale::run(&settings));
+    }
+    if wanted("pgscale") {
+        rows.extend(pg_scale::run(&settings));
     }
     if wanted("instructions") {
         rows.extend(instructions::run(if args.quick { 200 } else { 1000 }));

@@ -194,6 +194,200 @@ async fn lists_filter_search_and_order_as_postgresql_does() {
     assert!(page["previous"].as_str().unwrap().contains("_per_page=3"));
 }
 
+/// A filter value on an integer column is compared as an integer (so PostgreSQL can use the
+/// column's index), with the answers of the engine's numeric comparison: a fraction rounds the
+/// way the comparison needs, `=` with a fraction matches nothing, NULLs never match.
+#[tokio::test]
+#[ignore = "needs PostgreSQL: run with --ignored (cargo xtask ci does)"]
+async fn integer_columns_compare_as_the_engines_numbers_do() {
+    let emu = emulator().await;
+    let list = |q: &'static str| {
+        let emu = &emu;
+        async move { ids(&ok(&get(emu, &format!("models/people?{q}")).await)) }
+    };
+    // Ages: 1 → 30, 2 → NULL, 3 → 45, 4 → 18.
+    assert_eq!(list("age=30").await, [1]);
+    assert_eq!(list("age=30.0").await, [1]);
+    assert_eq!(list("age=30.5").await, Vec::<i64>::new());
+    assert_eq!(list("exclude__age=30.5").await, [4, 3, 1]);
+    assert_eq!(list("age__gt=29.5").await, [3, 1]);
+    assert_eq!(list("age__gt=30").await, [3]);
+    assert_eq!(list("age__gte=30.5").await, [3]);
+    assert_eq!(list("age__gte=-1e-5").await, [4, 3, 1]);
+    assert_eq!(list("age__lt=30.5").await, [4, 1]);
+    assert_eq!(list("age__lte=17.9").await, Vec::<i64>::new());
+    assert_eq!(list("age__lte=18").await, [4]);
+    assert_eq!(list("age__in=30.0,45,18.5").await, [3, 1]);
+    // Beyond bigint: still a comparison, by numeric.
+    assert_eq!(list("age__lt=1e30").await, [4, 3, 1]);
+    assert_eq!(list("age__gt=-1e30").await, [4, 3, 1]);
+    assert_eq!(list("age=true").await, Vec::<i64>::new());
+}
+
+/// Walking the pages of a table gives what `LIMIT n OFFSET m` gives, page after page, whatever
+/// the order (NULLs and repeated values in it), also when the table changes between two pages
+/// (pages after that start again from the keys) and for a deep page asked for directly.
+#[tokio::test]
+#[ignore = "needs PostgreSQL: run with --ignored (cargo xtask ci does)"]
+async fn page_walks_give_what_offset_gives() {
+    let (emu, url) = emulator_with(
+        "CREATE TABLE walk (id serial PRIMARY KEY, num integer, txt text, flt double precision);
+         INSERT INTO walk (num, txt, flt)
+           SELECT CASE WHEN g % 7 = 0 THEN NULL ELSE g % 5 END,
+                  CASE WHEN g % 11 = 0 THEN NULL ELSE chr(65 + g % 3) || (g % 4) END,
+                  CASE WHEN g % 13 = 0 THEN 'NaN' ELSE g / 3.0 END
+           FROM generate_series(1, 103) g;",
+        false,
+        Limits::default(),
+    )
+    .await;
+    let db = url.rsplit('/').next().unwrap().to_owned();
+    let all = |order: String| {
+        let emu = &emu;
+        async move {
+            let all = ok(&get(emu, &format!("models/walk?_no_pagination=1{order}")).await);
+            let all = all
+                .as_array()
+                .unwrap_or_else(|| panic!("not a list: {all}"));
+            all.iter()
+                .map(|r| r["id"].as_i64().unwrap())
+                .collect::<Vec<_>>()
+        }
+    };
+    let page = |order: String, number: usize| {
+        let emu = &emu;
+        async move {
+            let answer = ok(&get(
+                emu,
+                &format!("models/walk?_per_page=10&page={number}{order}"),
+            )
+            .await);
+            (ids(&answer), answer["count"].as_u64().unwrap())
+        }
+    };
+    for order in [
+        "",
+        "num",
+        "-num",
+        "num,-txt",
+        "-txt,num",
+        "flt",
+        "-flt,num",
+        "txt,id",
+        "id",
+        "num,id,txt",
+    ] {
+        let order = if order.is_empty() {
+            String::new()
+        } else {
+            format!("&_order_by={order}")
+        };
+        let expected = all(order.clone()).await;
+        assert_eq!(expected.len(), 103);
+        let mut walked = Vec::new();
+        for number in 1..=11 {
+            let (ids, count) = page(order.clone(), number).await;
+            assert_eq!(count, 103);
+            assert_eq!(
+                ids,
+                expected[((number - 1) * 10).min(103)..(number * 10).min(103)],
+                "page {number} of {order}"
+            );
+            walked.extend(ids);
+        }
+        assert_eq!(walked, expected, "{order}");
+        // Again, now from the anchors the first walk left, and a deep page straight away.
+        for number in [3, 4, 9, 2] {
+            let (ids, _) = page(order.clone(), number).await;
+            assert_eq!(
+                ids,
+                expected[(number - 1) * 10..(number * 10).min(103)],
+                "page {number} of {order}, again"
+            );
+        }
+        // A change behind the emulator's back between two pages of a walk: the next page is
+        // the one OFFSET gives on the table as it is now.
+        pg_cluster::Cluster::shared()
+            .unwrap()
+            .psql(
+                &db,
+                "UPDATE walk SET num = 4 - num, txt = lower(txt), flt = -flt WHERE id % 2 = 0",
+            )
+            .unwrap();
+        let changed = all(order.clone()).await;
+        for number in [5, 6] {
+            let (ids, _) = page(order.clone(), number).await;
+            assert_eq!(
+                ids,
+                changed[(number - 1) * 10..number * 10],
+                "page {number} of {order}, changed"
+            );
+        }
+        // And a write through the emulator.
+        let created = call(
+            &emu,
+            Method::POST,
+            "models/walk",
+            json!({"num": 2, "txt": "B1", "flt": 1.0}),
+        )
+        .await;
+        let created = ok(&created)["id"].as_i64().unwrap();
+        let changed = all(order.clone()).await;
+        assert!(changed.contains(&created));
+        for number in [7, 8] {
+            let (ids, count) = page(order.clone(), number).await;
+            assert_eq!(count, changed.len() as u64);
+            assert_eq!(
+                ids,
+                changed[(number - 1) * 10..number * 10],
+                "page {number} of {order}, after a create"
+            );
+        }
+        let deleted = call(
+            &emu,
+            Method::DELETE,
+            &format!("models/walk/{created}"),
+            json!(null),
+        )
+        .await;
+        assert!(deleted.status.is_success(), "{}", deleted.status);
+    }
+    // A filtered count is kept while nothing changes, and counted again after any write.
+    let count = |query: &'static str| {
+        let emu = &emu;
+        async move {
+            ok(&get(emu, &format!("models/walk?{query}")).await)["count"]
+                .as_u64()
+                .unwrap()
+        }
+    };
+    let psql = |sql: &str| {
+        pg_cluster::Cluster::shared()
+            .unwrap()
+            .psql(&db, sql)
+            .unwrap();
+    };
+    let query = "num__gte=2&_per_page=5&page=2";
+    let before = count(query).await;
+    assert_eq!(count(query).await, before);
+    psql("INSERT INTO walk (num) VALUES (3)");
+    assert_eq!(
+        count(query).await,
+        before + 1,
+        "a row added behind the emulator's back"
+    );
+    assert_eq!(count(query).await, before + 1);
+    psql("DELETE FROM walk WHERE num = 3 AND txt IS NULL AND flt IS NULL");
+    assert_eq!(count(query).await, before);
+    let created = call(&emu, Method::POST, "models/walk", json!({"num": 9})).await;
+    ok(&created);
+    assert_eq!(
+        count(query).await,
+        before + 1,
+        "a row added through the emulator"
+    );
+}
+
 #[tokio::test]
 #[ignore = "needs PostgreSQL: run with --ignored (cargo xtask ci does)"]
 async fn lenient_mode_fails_where_the_engine_fails() {

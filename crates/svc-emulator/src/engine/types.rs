@@ -483,53 +483,98 @@ pub fn decimal_str(fixed: &str) -> String {
 /// notation for exponents -4 to 15 (`57.0`, `0.0001`) and scientific otherwise (`1e+16`,
 /// `1.5e-05`).
 pub fn py_float_repr(f: f64) -> String {
+    let mut out = Vec::with_capacity(24);
+    write_py_float_repr(&mut out, f);
+    // Only ASCII is ever written.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Writes Python's `repr(float)` (see [`py_float_repr`]) into `buf`, with no allocation but
+/// `buf`'s own growth: the shortest round-trip digits come from Rust's `{:e}` (which is
+/// shortest round-trip) written into a stack buffer, then laid out as Python lays them out.
+pub fn write_py_float_repr(buf: &mut Vec<u8>, f: f64) {
+    use std::io::Write as _;
     if f.is_nan() {
-        return "nan".to_owned();
+        buf.extend_from_slice(b"nan");
+        return;
     }
     if f.is_infinite() {
-        return if f > 0.0 { "inf" } else { "-inf" }.to_owned();
+        let text: &[u8] = if f > 0.0 { b"inf" } else { b"-inf" };
+        buf.extend_from_slice(text);
+        return;
     }
-    // `{:e}` is the shortest round-trip form: `-1.2345e-7`, `5.7e1`, `0e0`.
-    let sci = format!("{f:e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let (negative, mantissa) = match mantissa.strip_prefix('-') {
-        Some(m) => (true, m),
-        None => (false, mantissa),
+    // `{:e}` of any f64 fits in 32 bytes (the longest is 24: `-2.2250738585072014e-308`):
+    // `-1.2345e-7`, `5.7e1`, `0e0`.
+    let mut sci = [0u8; 32];
+    let len = {
+        let mut cursor = std::io::Cursor::new(&mut sci[..]);
+        let _ = write!(cursor, "{f:e}");
+        cursor.position() as usize
     };
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let mut out = String::new();
+    let sci = sci.get(..len).unwrap_or_default();
+    let (negative, sci) = match sci.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, sci),
+    };
+    let e_at = sci.iter().position(|&c| c == b'e').unwrap_or(sci.len());
+    let (mantissa, exp_text) = sci.split_at(e_at);
+    let exp_text = exp_text.get(1..).unwrap_or_default();
+    let (exp_negative, exp_digits) = match exp_text.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, exp_text),
+    };
+    let magnitude = exp_digits
+        .iter()
+        .fold(0i32, |n, &d| n * 10 + i32::from(d.wrapping_sub(b'0')));
+    let exp = if exp_negative { -magnitude } else { magnitude };
+    // The significant digits: the mantissa without its point (at most 17).
+    let mut digits = [0u8; 24];
+    let mut n = 0;
+    for &c in mantissa.iter().filter(|c| c.is_ascii_digit()) {
+        if let Some(slot) = digits.get_mut(n) {
+            *slot = c;
+            n += 1;
+        }
+    }
+    let digits = digits.get(..n).unwrap_or_default();
     if negative {
-        out.push('-');
+        buf.push(b'-');
     }
     if (-4..16).contains(&exp) {
         if exp < 0 {
-            out.push_str("0.");
-            out.push_str(&"0".repeat((-exp - 1) as usize));
-            out.push_str(&digits);
+            buf.extend_from_slice(b"0.");
+            buf.resize(buf.len() + (-exp - 1) as usize, b'0');
+            buf.extend_from_slice(digits);
         } else {
             let int_len = exp as usize + 1;
-            if digits.len() > int_len {
-                out.push_str(&digits[..int_len]);
-                out.push('.');
-                out.push_str(&digits[int_len..]);
-            } else {
-                out.push_str(&digits);
-                out.push_str(&"0".repeat(int_len - digits.len()));
-                out.push_str(".0");
+            match (digits.get(..int_len), digits.get(int_len..)) {
+                (Some(int), Some(frac)) if !frac.is_empty() => {
+                    buf.extend_from_slice(int);
+                    buf.push(b'.');
+                    buf.extend_from_slice(frac);
+                }
+                _ => {
+                    buf.extend_from_slice(digits);
+                    buf.resize(buf.len() + int_len.saturating_sub(digits.len()), b'0');
+                    buf.extend_from_slice(b".0");
+                }
             }
         }
     } else {
-        out.push_str(&digits[..1]);
-        if digits.len() > 1 {
-            out.push('.');
-            out.push_str(&digits[1..]);
+        let (first, rest) = digits.split_at(digits.len().min(1));
+        buf.extend_from_slice(first);
+        if !rest.is_empty() {
+            buf.push(b'.');
+            buf.extend_from_slice(rest);
         }
-        out.push('e');
-        out.push(if exp < 0 { '-' } else { '+' });
-        out.push_str(&format!("{:02}", exp.unsigned_abs()));
+        buf.push(b'e');
+        buf.push(if exp < 0 { b'-' } else { b'+' });
+        let magnitude = exp.unsigned_abs();
+        if magnitude < 10 {
+            buf.push(b'0');
+        }
+        let _ = write!(buf, "{magnitude}");
     }
-    out
 }
 
 /// Python's `repr(bytes)`: `b'...'` with `\x..` escapes (double quotes when the bytes hold a
@@ -604,7 +649,7 @@ pub fn write_encoded(buf: &mut Vec<u8>, v: &PyValue<'_>) {
 /// infinities into `null`.
 pub fn write_float(buf: &mut Vec<u8>, f: f64) {
     if f.is_finite() {
-        buf.extend_from_slice(py_float_repr(f).as_bytes());
+        write_py_float_repr(buf, f);
     } else {
         buf.extend_from_slice(b"null");
     }
@@ -770,9 +815,51 @@ mod tests {
             (1e22, "1e+22"),
             (2.5e-300, "2.5e-300"),
             (1521.9399999999998, "1521.9399999999998"),
+            // The edges of fixed notation, and the extremes (what CPython 3 prints).
+            (9999999999999998.0, "9999999999999998.0"),
+            (1e15, "1000000000000000.0"),
+            (1e-5, "1e-05"),
+            (0.00012, "0.00012"),
+            (1.5e300, "1.5e+300"),
+            (-1.5e300, "-1.5e+300"),
+            (5e-324, "5e-324"),
+            (f64::MIN_POSITIVE, "2.2250738585072014e-308"),
+            (-f64::MAX, "-1.7976931348623157e+308"),
+            (1e100, "1e+100"),
+            (0.0, "0.0"),
+            (-12.5, "-12.5"),
+            (f64::NAN, "nan"),
+            (f64::INFINITY, "inf"),
+            (f64::NEG_INFINITY, "-inf"),
         ] {
             assert_eq!(py_float_repr(f), want, "{f:?}");
+            // Written into a buffer that already holds text: appended, nothing else touched.
+            let mut buf = b"[1,".to_vec();
+            write_py_float_repr(&mut buf, f);
+            assert_eq!(buf, format!("[1,{want}").into_bytes(), "{f:?}");
         }
+    }
+
+    #[test]
+    fn json_floats_are_python_floats_and_null_for_nan_and_infinities() {
+        let mut buf = Vec::new();
+        for f in [
+            1e16,
+            1e-5,
+            0.0001,
+            -0.0,
+            1.5e300,
+            5e-324,
+            f64::NAN,
+            f64::NEG_INFINITY,
+        ] {
+            write_float(&mut buf, f);
+            buf.push(b' ');
+        }
+        assert_eq!(
+            String::from_utf8(buf).unwrap(),
+            "1e+16 1e-05 0.0001 -0.0 1.5e+300 5e-324 null null "
+        );
     }
 
     #[test]

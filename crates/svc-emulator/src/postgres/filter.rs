@@ -63,9 +63,115 @@ pub(crate) enum Literal {
     Str(String),
 }
 
+/// A comparison of a column with a value: `=`, `>`, `>=`, `<`, `<=`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cmp {
+    Eq,
+    Gt,
+    Gte,
+    Lt,
+    Lte,
+}
+
+impl Cmp {
+    fn sql(self) -> &'static str {
+        match self {
+            Cmp::Eq => "=",
+            Cmp::Gt => ">",
+            Cmp::Gte => ">=",
+            Cmp::Lt => "<",
+            Cmp::Lte => "<=",
+        }
+    }
+}
+
+/// The exact decimal value of a finite float's `repr` (the numeric literal psycopg2 writes),
+/// as the integers just at or below and at or above it, when both fit an `i64`.
+fn decimal_floor_ceil(repr: &str) -> Option<(i64, i64)> {
+    let (negative, text) = match repr.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, repr),
+    };
+    let (mantissa, exp) = match text.split_once('e') {
+        Some((m, e)) => (m, e.parse::<i32>().ok()?),
+        None => (text, 0),
+    };
+    let (int_digits, frac_digits) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let mut digits: i128 = 0;
+    for c in int_digits.bytes().chain(frac_digits.bytes()) {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        digits = digits.checked_mul(10)?.checked_add(i128::from(c - b'0'))?;
+    }
+    // value = digits * 10^scale
+    let scale = exp - i32::try_from(frac_digits.len()).ok()?;
+    let (whole, exact) = if scale >= 0 {
+        let factor = 10i128.checked_pow(u32::try_from(scale).ok()?)?;
+        (digits.checked_mul(factor)?, true)
+    } else {
+        match 10i128.checked_pow(scale.unsigned_abs()) {
+            Some(factor) => (digits / factor, digits % factor == 0),
+            // Below 10^-38: digits (at most 17 of them) are all fraction.
+            None => (0, digits == 0),
+        }
+    };
+    let (floor, ceil) = match (negative, exact) {
+        (_, true) if negative => (-whole, -whole),
+        (_, true) => (whole, whole),
+        (true, false) => (-whole - 1, -whole),
+        (false, false) => (whole, whole + 1),
+    };
+    Some((i64::try_from(floor).ok()?, i64::try_from(ceil).ok()?))
+}
+
 impl Literal {
-    /// Binds the literal as the column `field` would receive it.
+    /// `col op value` for an integer column and a finite float, written as an integer
+    /// comparison with the same answer for every row (NULLs included: a comparison with NULL
+    /// is NULL either way), so that PostgreSQL can use the column's index: psycopg2's numeric
+    /// literal would make PostgreSQL cast the column to `numeric` instead. `col > 5.5` is
+    /// `col > 5`, `col >= 5.5` is `col >= 6`; `=` with a value that is not a whole number, or
+    /// a value beyond `bigint`, keeps the numeric comparison.
+    fn integer_comparison(&self, op: Cmp, field: &PgField) -> Option<(Cmp, i64)> {
+        if field.kind != PgKind::Integer {
+            return None;
+        }
+        let (floor, ceil) = match self {
+            Literal::Float(f) if f.is_finite() => decimal_floor_ceil(&py_float_repr(*f))?,
+            Literal::Int(i) => {
+                let i = i.parse().ok()?;
+                (i, i)
+            }
+            _ => return None,
+        };
+        Some(match op {
+            Cmp::Eq if floor == ceil => (Cmp::Eq, floor),
+            Cmp::Eq => return None,
+            Cmp::Gt => (Cmp::Gt, floor),
+            Cmp::Lte => (Cmp::Lte, floor),
+            Cmp::Gte => (Cmp::Gte, ceil),
+            Cmp::Lt => (Cmp::Lt, ceil),
+        })
+    }
+
+    /// `col op value`, with the value bound as the column `field` would receive it; against
+    /// an integer column in the column's own type where that gives the same answer.
+    pub(crate) fn compare(&self, op: Cmp, params: &mut Params, field: &PgField) -> String {
+        match self.integer_comparison(op, field) {
+            Some((op, i)) => {
+                let value = params.cast(Some(i.to_string()), "bigint");
+                format!("{} {} {value}", field.sql, op.sql())
+            }
+            None => format!("{} {} {}", field.sql, op.sql(), self.bind(params, field)),
+        }
+    }
+
+    /// Binds the literal as the column `field` would receive it (an `in` item: against an
+    /// integer column, a whole number as a `bigint`).
     pub(crate) fn bind(&self, params: &mut Params, field: &PgField) -> String {
+        if let Some((Cmp::Eq, i)) = self.integer_comparison(Cmp::Eq, field) {
+            return params.cast(Some(i.to_string()), "bigint");
+        }
         match self {
             Literal::Float(f) if f.is_finite() => params.cast(Some(py_float_repr(*f)), "numeric"),
             Literal::Float(f) => {
@@ -432,14 +538,13 @@ fn condition(
         }
         Lookup::Exact | Lookup::Gt | Lookup::Gte | Lookup::Lt | Lookup::Lte => {
             let op = match lookup {
-                Lookup::Exact => "=",
-                Lookup::Gt => ">",
-                Lookup::Gte => ">=",
-                Lookup::Lt => "<",
-                _ => "<=",
+                Lookup::Exact => Cmp::Eq,
+                Lookup::Gt => Cmp::Gt,
+                Lookup::Gte => Cmp::Gte,
+                Lookup::Lt => Cmp::Lt,
+                _ => Cmp::Lte,
             };
-            let value = ctx.compared(arg.first(), false)?.bind(params, field);
-            Ok(format!("{col} {op} {value}"))
+            Ok(ctx.compared(arg.first(), false)?.compare(op, params, field))
         }
         _ => Err(invalid(
             ctx.key,
@@ -511,15 +616,19 @@ pub(crate) fn build_where(model: &PgModel, selection: &Selection) -> Result<PgWh
     })
 }
 
-/// The ` ORDER BY ...` of `_order_by`, as on SQLite: the named fields, then the key descending
-/// unless named. PostgreSQL sorts NULLs last ascending and first descending, as it does for
-/// the engine.
-pub(crate) fn order_by(
+/// The terms of `_order_by` (field index, descending), as on SQLite: the named fields, then
+/// the key descending unless named.
+pub(crate) fn order_terms_of(
     model: &PgModel,
     raw: &[String],
     lenient: bool,
-) -> Result<String, EngineError> {
-    let terms = order_terms(raw, lenient, model.pk, |name| model.field_index(name))?;
+) -> Result<Vec<(usize, bool)>, EngineError> {
+    order_terms(raw, lenient, model.pk, |name| model.field_index(name))
+}
+
+/// The ` ORDER BY ...` of order terms. PostgreSQL sorts NULLs last ascending and first
+/// descending, as it does for the engine.
+pub(crate) fn order_sql(model: &PgModel, terms: &[(usize, bool)]) -> String {
     // Qualified: the select list reads each column as text under its own name, and a bare
     // name in ORDER BY would sort by that text.
     let terms: Vec<String> = terms
@@ -529,7 +638,7 @@ pub(crate) fn order_by(
             format!("{}.{}{dir}", model.table_sql, model.fields[i].sql)
         })
         .collect();
-    Ok(format!(" ORDER BY {}", terms.join(", ")))
+    format!(" ORDER BY {}", terms.join(", "))
 }
 
 #[cfg(test)]
@@ -554,6 +663,96 @@ mod tests {
             lenient: false,
         };
         array_literal(&ctx, items).unwrap()
+    }
+
+    fn field(kind: PgKind, cast: &str) -> PgField {
+        PgField {
+            name: "cat".to_owned(),
+            kind,
+            cast: cast.to_owned(),
+            not_null: false,
+            has_default: false,
+            primary_key: false,
+            autoincrement: false,
+            generated: false,
+            sql: "\"cat\"".to_owned(),
+        }
+    }
+
+    #[test]
+    fn float_literals_are_read_as_their_exact_decimal() {
+        assert_eq!(decimal_floor_ceil("5.0"), Some((5, 5)));
+        assert_eq!(decimal_floor_ceil("5.5"), Some((5, 6)));
+        assert_eq!(decimal_floor_ceil("-5.5"), Some((-6, -5)));
+        assert_eq!(decimal_floor_ceil("-0.0"), Some((0, 0)));
+        assert_eq!(decimal_floor_ceil("1.5e-05"), Some((0, 1)));
+        assert_eq!(decimal_floor_ceil("-1.5e-05"), Some((-1, 0)));
+        assert_eq!(decimal_floor_ceil("5e-324"), Some((0, 1)));
+        assert_eq!(
+            decimal_floor_ceil("1e+16"),
+            Some((10_000_000_000_000_000, 10_000_000_000_000_000))
+        );
+        // psycopg2 writes repr(2.0**60): its decimal, not the float's binary value.
+        assert_eq!(
+            decimal_floor_ceil("1.152921504606847e+18"),
+            Some((1_152_921_504_606_847_000, 1_152_921_504_606_847_000))
+        );
+        assert_eq!(decimal_floor_ceil("1e+19"), None, "beyond bigint");
+        assert_eq!(decimal_floor_ceil("1.5e+300"), None);
+    }
+
+    #[test]
+    fn integer_columns_are_compared_as_integers() {
+        let int = field(PgKind::Integer, "integer");
+        let cmp = |value: f64, op: Cmp| {
+            let mut params = Params::default();
+            let sql = Literal::Float(value).compare(op, &mut params, &int);
+            (sql, params.0)
+        };
+        let text = |s: &str| vec![Some(s.to_owned())];
+        assert_eq!(
+            cmp(5.0, Cmp::Eq),
+            ("\"cat\" = CAST($1::text AS bigint)".to_owned(), text("5"))
+        );
+        assert_eq!(
+            cmp(5.5, Cmp::Gt),
+            ("\"cat\" > CAST($1::text AS bigint)".to_owned(), text("5"))
+        );
+        assert_eq!(
+            cmp(5.5, Cmp::Gte),
+            ("\"cat\" >= CAST($1::text AS bigint)".to_owned(), text("6"))
+        );
+        assert_eq!(
+            cmp(-5.5, Cmp::Lt),
+            ("\"cat\" < CAST($1::text AS bigint)".to_owned(), text("-5"))
+        );
+        assert_eq!(
+            cmp(-5.5, Cmp::Lte),
+            ("\"cat\" <= CAST($1::text AS bigint)".to_owned(), text("-6"))
+        );
+        // No whole number equals 5.5, and 1e30 is beyond bigint: numeric, as the engine has it.
+        assert_eq!(
+            cmp(5.5, Cmp::Eq),
+            (
+                "\"cat\" = CAST($1::text AS numeric)".to_owned(),
+                text("5.5")
+            )
+        );
+        assert_eq!(
+            cmp(1e30, Cmp::Gt),
+            (
+                "\"cat\" > CAST($1::text AS numeric)".to_owned(),
+                text("1e+30")
+            )
+        );
+        // Other number columns keep the engine's numeric literal.
+        let mut params = Params::default();
+        let sql = Literal::Float(5.0).compare(
+            Cmp::Eq,
+            &mut params,
+            &field(PgKind::Double, "double precision"),
+        );
+        assert_eq!(sql, "\"cat\" = CAST($1::text AS numeric)");
     }
 
     /// The literals psycopg2 2.9 wrote for the same lists (`cursor.mogrify`).

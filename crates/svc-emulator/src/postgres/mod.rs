@@ -29,6 +29,7 @@ pub(crate) mod read_only_sql;
 pub(crate) mod records;
 pub(crate) mod schema;
 pub(crate) mod types;
+pub(crate) mod walks;
 
 use std::str::FromStr;
 use std::sync::{Arc, Mutex, RwLock};
@@ -60,6 +61,8 @@ pub struct PgResource {
     /// The engine's default time zone (the offset of `NOW()`), refreshed every minute as the
     /// engine refreshes it.
     timezone: Mutex<Option<(Instant, Offset)>>,
+    /// Where pages ended, so that the next page of a walk starts there (`walks`).
+    walks: walks::Walks,
     url: String,
 }
 
@@ -124,6 +127,7 @@ impl PgResource {
             sql_pool: pool(&config, RecyclingMethod::Clean)?,
             schema: RwLock::new(Arc::new(PgSchema::default())),
             timezone: Mutex::new(None),
+            walks: walks::Walks::default(),
             url: shown,
         };
         let client = resource.client().await?;
@@ -179,6 +183,9 @@ impl PgResource {
         let client = self.client().await?;
         let schema = schema::load_schema(&client).await?;
         *self.schema.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(schema);
+        self.walks.clear();
+        // Statements prepared for the old schema: prepared again when next used.
+        self.pool.manager().statement_caches.clear();
         Ok(())
     }
 

@@ -11,34 +11,40 @@ use crate::engine::body::{non_field, not_a_dict, read_values};
 use crate::engine::convert::{Internal, PyJson, py_json_dumps, py_text, to_internal};
 use crate::engine::filter::order_selects_nothing;
 use crate::engine::{ListSpec, Listing, MAX_PER_PAGE, RecordsJson, Selection};
-use crate::postgres::filter::{Params, PgWhere, build_where, datetime_literal, order_by};
+use crate::postgres::filter::{
+    Params, PgWhere, build_where, datetime_literal, order_sql, order_terms_of,
+};
 use crate::postgres::schema::{PgField, PgModel};
 use crate::postgres::types::{Offset, PgKind, write_value};
-use crate::postgres::{PgResource, message};
+use crate::postgres::{PgResource, message, walks};
 
 /// The unfiltered count at which the engine shows the catalog's estimate instead.
 const ESTIMATE_FROM: i64 = 10_000;
 
+/// Statements a pooled connection keeps prepared; past this it starts afresh. Each list shape
+/// (filters, order, paging) is a statement of its own.
+const STATEMENTS_PER_CONNECTION: usize = 256;
+
 impl PgResource {
     /// One page of records of `model`, or all of them (`no_pagination`), as the engine lists
-    /// them.
+    /// them. A page reads and converts only its own rows (see [`crate::postgres::walks`]).
     pub async fn list(&self, model: &str, spec: &ListSpec) -> Result<Listing, EngineError> {
         let model = self.model_or_404(model)?;
         let lenient = spec.selection.lenient;
         let mut filter = build_where(&model, &spec.selection)?;
-        let order = order_by(&model, &spec.order_by, spec.selection.lenient)?;
+        let terms = order_terms_of(&model, &spec.order_by, lenient)?;
+        let order = order_sql(&model, &terms);
         if order_selects_nothing(&spec.order_by) {
             filter.sql = " WHERE false".to_owned();
             filter.params = Params::default();
         }
         let client = self.client().await?;
         let tz = self.timezone(&client).await?;
-        let select = format!(
-            "SELECT {} FROM {}{}{order}",
-            model.select_list, model.table_sql, filter.sql
-        );
         if spec.no_pagination {
-            let sql = format!("{select} LIMIT {MAX_PER_PAGE}");
+            let sql = format!(
+                "SELECT {} FROM {}{}{order} LIMIT {MAX_PER_PAGE}",
+                model.select_list, model.table_sql, filter.sql
+            );
             let rows = self.read(&client, &sql, &filter.params, lenient).await?;
             let rows = one_row_per_identity(&model, rows);
             return Ok(Listing::All(records_json(&model, &rows, tz)));
@@ -46,16 +52,36 @@ impl PgResource {
         let per_page = spec.per_page.max(1);
         let number = spec.page.max(1);
         let offset = (number - 1).saturating_mul(per_page);
-        let sql = format!("{select} LIMIT {per_page} OFFSET {offset}");
-        let rows = self.read(&client, &sql, &filter.params, lenient).await?;
+        let page = Page {
+            model: &model,
+            filter: &filter,
+            terms: &terms,
+            order: &order,
+            per_page,
+            offset,
+            lenient,
+        };
+        // The count, when it is sure to be needed (any page but the first) or cheap (the
+        // catalog's estimate, or a count of a table too small to have one), goes with the
+        // page: both statements are sent before either answer is awaited.
+        let (rows, counted) = if number > 1 || filter.sql.is_empty() {
+            let (rows, count) = futures_util::future::try_join(
+                self.page(&client, &page),
+                self.count(&client, &model, &filter, lenient),
+            )
+            .await?;
+            (rows, Some(count))
+        } else {
+            (self.page(&client, &page).await?, None)
+        };
         let rows = one_row_per_identity(&model, rows);
         let len = rows.len() as u64;
         // The engine's paginator counts a short first page by its records, else runs a
         // COUNT: they differ only where rows share a promoted key (one record, several rows).
-        let count = if number == 1 && len < per_page {
-            len
-        } else {
-            self.count(&client, &model, &filter, lenient).await?
+        let count = match counted {
+            _ if number == 1 && len < per_page => len,
+            Some(count) => count,
+            None => self.count(&client, &model, &filter, lenient).await?,
         };
         Ok(Listing::Page {
             count,
@@ -66,49 +92,154 @@ impl PgResource {
         })
     }
 
+    /// The rows of one page: those of `LIMIT per_page OFFSET offset`, read from the nearest
+    /// anchor of the same walk when one is valid, else with `OFFSET` over the keys alone; the
+    /// end of a full page is kept as an anchor. Without a total order that can be sought
+    /// (see [`walks::seek_terms`]), the engine's statement as it is.
+    async fn page(
+        &self,
+        client: &deadpool_postgres::ClientWrapper,
+        page: &Page<'_>,
+    ) -> Result<Vec<Row>, EngineError> {
+        let Page {
+            model,
+            filter,
+            order,
+            per_page,
+            offset,
+            lenient,
+            ..
+        } = *page;
+        let Some(seek) = walks::seek_terms(model, page.terms) else {
+            let sql = format!(
+                "SELECT {} FROM {}{}{order} LIMIT {per_page} OFFSET {offset}",
+                model.select_list, model.table_sql, filter.sql
+            );
+            return self.read(client, &sql, &filter.params, lenient).await;
+        };
+        let walk_key = walks::key(
+            &format!("{}{}{order}", model.table_sql, filter.sql),
+            &filter.params,
+        );
+        let extra = format!(
+            ", {}{}",
+            walks::SNAPSHOT,
+            walks::sort_key_columns(model, &seek)
+        );
+        let snapshot_at = model.fields.len();
+        if offset > 0
+            && let Some((at, anchor)) = self.walks.anchor(&walk_key, offset)
+        {
+            let mut params = filter.params.clone();
+            let fields: Vec<&PgField> = seek.iter().map(|&(i, _)| &model.fields[i]).collect();
+            let seek_sql = walks::seek_condition(&fields, &seek, &anchor.sort_key, &mut params);
+            let sql = keyed_select(page, &extra, &filter.and(&seek_sql), offset - at);
+            let rows = self.read(client, &sql, &params, lenient).await?;
+            let same = rows.first().is_some_and(|r| {
+                r.get::<_, Option<&str>>(snapshot_at) == Some(anchor.snapshot.as_str())
+            });
+            if same {
+                self.keep_anchor(&walk_key, offset, &rows, page, seek.len());
+                return Ok(rows);
+            }
+        }
+        let sql = keyed_select(page, &extra, &filter.sql, offset);
+        let rows = self.read(client, &sql, &filter.params, lenient).await?;
+        self.keep_anchor(&walk_key, offset, &rows, page, seek.len());
+        Ok(rows)
+    }
+
+    /// Keeps the end of a full page as an anchor of its walk.
+    fn keep_anchor(
+        &self,
+        walk_key: &[u8],
+        offset: u64,
+        rows: &[Row],
+        page: &Page<'_>,
+        terms: usize,
+    ) {
+        let len = rows.len() as u64;
+        let Some(last) = rows.last().filter(|_| len == page.per_page) else {
+            return;
+        };
+        let at = page.model.fields.len();
+        let Some(snapshot) = last.get::<_, Option<String>>(at) else {
+            return;
+        };
+        let sort_key = (at + 1..at + 1 + terms)
+            .map(|c| last.get::<_, Option<String>>(c))
+            .collect();
+        self.walks.keep(walk_key, offset + len, snapshot, sort_key);
+    }
+
     /// The engine's count: the catalog estimate of an unfiltered table when it is at least
     /// 10 000 (`SELECT reltuples FROM pg_class WHERE relname = ...`, the first such table of
-    /// any schema), else `COUNT(*)`.
+    /// any schema), else `COUNT(*)`. Unfiltered, one statement does both: `COALESCE` runs the
+    /// count only when the estimate is not taken (never remembered: `VACUUM` may change the
+    /// estimate without a transaction). Filtered, the count is remembered per snapshot.
     async fn count(
         &self,
-        client: &tokio_postgres::Client,
+        client: &deadpool_postgres::ClientWrapper,
         model: &PgModel,
         filter: &PgWhere,
         lenient: bool,
     ) -> Result<u64, EngineError> {
-        if filter.sql.is_empty() {
-            let estimate = client
-                .query_opt(
-                    "SELECT trunc(reltuples)::int8 FROM pg_class WHERE relname = $1::text LIMIT 1",
-                    &[&model.name],
+        let rows = if filter.sql.is_empty() {
+            let sql = format!(
+                "SELECT COALESCE((SELECT e FROM (SELECT trunc(reltuples)::int8 AS e FROM pg_class \
+                 WHERE relname = $1::text LIMIT 1) s WHERE e >= {ESTIMATE_FROM}), \
+                 (SELECT count(*) FROM {}))",
+                model.table_sql
+            );
+            let params = Params(vec![Some(model.name.clone())]);
+            self.read(client, &sql, &params, lenient).await?
+        } else {
+            // A filtered count is remembered with the snapshot it was made in, and the
+            // statement counts again only when its own snapshot differs (see `walks`).
+            let count = format!("(SELECT count(*) FROM {}{})", model.table_sql, filter.sql);
+            let key = walks::key(&count, &filter.params);
+            let kept = self.walks.count(&key);
+            let mut params = filter.params.clone();
+            let (snapshot, n) = kept.map_or((None, None), |(s, n)| (Some(s), Some(n.to_string())));
+            let kept_snapshot = params.cast(snapshot, "text");
+            let kept_count = params.cast(n, "bigint");
+            let sql = format!(
+                "SELECT CASE WHEN now.snapshot = {kept_snapshot} THEN {kept_count} ELSE {count} \
+                 END, now.snapshot FROM (SELECT txid_current_snapshot()::text AS snapshot) now"
+            );
+            let rows = self.read(client, &sql, &params, lenient).await?;
+            if let Some(row) = rows.first()
+                && let (Some(n), Some(snapshot)) = (
+                    row.get::<_, Option<i64>>(0),
+                    row.get::<_, Option<String>>(1),
                 )
-                .await
-                .map_err(|e| self.unexpected(e))?
-                .map(|r| r.get::<_, i64>(0));
-            if let Some(estimate) = estimate
-                && estimate >= ESTIMATE_FROM
             {
-                return Ok(estimate as u64);
+                self.walks.keep_count(key, snapshot, n.max(0) as u64);
             }
-        }
-        let sql = format!("SELECT count(*) FROM {}{}", model.table_sql, filter.sql);
-        let rows = self.read(client, &sql, &filter.params, lenient).await?;
+            rows
+        };
         Ok(rows.first().map_or(0, |r| r.get::<_, i64>(0)) as u64)
     }
 
-    /// Runs a read. A database error (a value PostgreSQL cannot compare, an operator the
-    /// column's type lacks) is where the engine fails (`500`): strict mode answers `400` with
-    /// PostgreSQL's message.
+    /// Runs a read, with a statement prepared once per connection (up to
+    /// [`STATEMENTS_PER_CONNECTION`] of them). A database error (a value PostgreSQL cannot
+    /// compare, an operator the column's type lacks) is where the engine fails (`500`): strict
+    /// mode answers `400` with PostgreSQL's message.
     pub(crate) async fn read(
         &self,
-        client: &tokio_postgres::Client,
+        client: &deadpool_postgres::ClientWrapper,
         sql: &str,
         params: &Params,
         lenient: bool,
     ) -> Result<Vec<Row>, EngineError> {
-        client
-            .query(sql, &params.refs())
-            .await
+        if client.statement_cache.size() >= STATEMENTS_PER_CONNECTION {
+            client.statement_cache.clear();
+        }
+        let run = async {
+            let statement = client.prepare_cached(sql).await?;
+            client.query(&statement, &params.refs()).await
+        };
+        run.await
             .map_err(|e| self.read_failure(e))
             .map_err(|e| if lenient { e } else { e.strict() })
     }
@@ -425,6 +556,44 @@ async fn references(
             parent_column: r.get(2),
         })
         .collect())
+}
+
+/// One page's request.
+#[derive(Clone, Copy)]
+struct Page<'a> {
+    model: &'a PgModel,
+    filter: &'a PgWhere,
+    terms: &'a [(usize, bool)],
+    order: &'a str,
+    per_page: u64,
+    offset: u64,
+    lenient: bool,
+}
+
+/// The page's rows where `where_sql` holds, after the first `skip` of them, each with `extra`
+/// read beside its fields. Rows skipped are skipped by their keys alone, which the page's rows
+/// are then read by: `key = ANY(ARRAY(SELECT key ... LIMIT n OFFSET skip))` (the key is
+/// unique: [`walks::seek_terms`]).
+fn keyed_select(page: &Page<'_>, extra: &str, where_sql: &str, skip: u64) -> String {
+    let Page {
+        model,
+        order,
+        per_page,
+        ..
+    } = *page;
+    if skip == 0 {
+        return format!(
+            "SELECT {}{extra} FROM {}{where_sql}{order} LIMIT {per_page}",
+            model.select_list, model.table_sql
+        );
+    }
+    let key = &model.pk_field().sql;
+    format!(
+        "SELECT {list}{extra} FROM {table} WHERE {key} = ANY(ARRAY(SELECT {key} FROM \
+         {table}{where_sql}{order} LIMIT {per_page} OFFSET {skip})){order}",
+        list = model.select_list,
+        table = model.table_sql,
+    )
 }
 
 /// `key = value` for the key text of a record URL, read by the key column's serializer

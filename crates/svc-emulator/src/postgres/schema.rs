@@ -53,6 +53,8 @@ pub(crate) struct PgModel {
     /// first column. Its queries then select only rows where it is not NULL, and rows that
     /// share its value are one record (the first the ORM reads).
     pub promoted_key: bool,
+    /// The key names one row: a primary key of one column (not promoted, not composite).
+    pub unique_key: bool,
     /// `"schema"."table"`.
     pub table_sql: String,
     /// Every column read as text, in order.
@@ -114,9 +116,9 @@ LEFT JOIN pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum \
 WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'f', 'v', 'm') \
 ORDER BY c.relname, a.attnum";
 
-/// The first column of each primary key of the current schema.
+/// The first column of each primary key of the current schema, and how many columns it has.
 const PRIMARY_KEYS: &str = "\
-SELECT c.relname, a.attname \
+SELECT c.relname, a.attname, cardinality(k.conkey) \
 FROM pg_constraint k \
 JOIN pg_class c ON c.oid = k.conrelid \
 JOIN pg_namespace n ON n.oid = c.relnamespace \
@@ -126,12 +128,12 @@ WHERE k.contype = 'p' AND n.nspname = current_schema()";
 /// Reads the schema.
 pub(crate) async fn load_schema(client: &Client) -> Result<PgSchema, EngineError> {
     let rows = client.query(COLUMNS, &[]).await.map_err(internal)?;
-    let keys: BTreeMap<String, String> = client
+    let keys: BTreeMap<String, (String, i32)> = client
         .query(PRIMARY_KEYS, &[])
         .await
         .map_err(internal)?
         .iter()
-        .map(|r| (r.get(0), r.get(1)))
+        .map(|r| (r.get(0), (r.get(1), r.get(2))))
         .collect();
     let mut tables: BTreeMap<String, (String, Vec<PgField>)> = BTreeMap::new();
     for row in &rows {
@@ -143,7 +145,7 @@ pub(crate) async fn load_schema(client: &Client) -> Result<PgSchema, EngineError
         let element: String = row.get(10);
         let kind = PgKind::of(&type_name, category as u8 as char, &element);
         let namespace: String = row.get(9);
-        let primary_key = keys.get(&table) == Some(&name);
+        let primary_key = keys.get(&table).is_some_and(|(first, _)| *first == name);
         let entry = tables
             .entry(table)
             .or_insert_with(|| (namespace, Vec::new()));
@@ -194,6 +196,7 @@ pub(crate) async fn load_schema(client: &Client) -> Result<PgSchema, EngineError
             .map(|(i, f)| (f.name.clone(), i))
             .collect();
         let table_sql = format!("{}.{}", quote_ident(&namespace), quote_ident(&name));
+        let unique_key = declared.is_some() && keys.get(&name).is_some_and(|&(_, n)| n == 1);
         schema.models.insert(
             name.clone(),
             Arc::new(PgModel {
@@ -201,6 +204,7 @@ pub(crate) async fn load_schema(client: &Client) -> Result<PgSchema, EngineError
                 fields,
                 pk,
                 promoted_key: declared.is_none(),
+                unique_key,
                 table_sql,
                 select_list,
                 index,

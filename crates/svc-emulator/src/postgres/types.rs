@@ -33,6 +33,7 @@
 use crate::engine::convert::{InputField, write_json_str};
 use crate::engine::types::{
     FilterFamily, Search, decimal_str, py_bytes_repr, py_float_repr, write_float,
+    write_py_float_repr,
 };
 
 /// What the engine makes of a PostgreSQL column type.
@@ -221,7 +222,12 @@ pub(crate) fn write_value(buf: &mut Vec<u8>, kind: PgKind, text: Option<&str>, t
             b"false"
         }),
         PgKind::Double => write_float(buf, parse_float(text)),
-        PgKind::Real => write_json_str(buf, &py_float_repr(parse_float(text))),
+        // Python's float text needs no JSON escape.
+        PgKind::Real => {
+            buf.push(b'"');
+            write_py_float_repr(buf, parse_float(text));
+            buf.push(b'"');
+        }
         PgKind::Numeric => write_json_str(buf, &numeric_str(text)),
         PgKind::Timestamp => write_json_str(buf, &iso_timestamp(text, Some(tz))),
         PgKind::TimestampTz => write_json_str(buf, &iso_timestamp(text, None)),
