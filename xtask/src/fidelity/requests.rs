@@ -979,6 +979,11 @@ mod tests {
             let requests: Vec<&Request> = requests
                 .iter()
                 .filter(|r| !super::super::pg_shapes::TABLE_NAMES.contains(&r.table.name))
+                .filter(|r| {
+                    !super::super::pg_shapes::KEY_SHAPES
+                        .iter()
+                        .any(|t| t.name == r.table.name)
+                })
                 .collect();
             for r in &requests {
                 let columns = r.table.columns_in(Backend::Postgres);
