@@ -7,6 +7,8 @@
 //! 4. Emulator: a list page beside a bare axum handler, and records per second.
 //! 5. Emulator at scale: file-backed tables of 10k, 100k and 1M rows; first pages, walks,
 //!    exports, deep pages.
+//! 7. Import: `create_many` beside creates one by one; `svc records import` beside a
+//!    `svc records create` per record.
 //! 6. Instructions per request (callgrind, when valgrind is installed): the SDK beside the
 //!    baselines by a count that does not move with the load of the machine.
 //!
@@ -14,7 +16,7 @@
 //! median of several runs after a warm-up. The table is printed and written as Markdown.
 //!
 //! ```text
-//! svc-bench [--quick] [--out target/bench/report.md] [--only client,decoding,export,emulator,scale,instructions]
+//! svc-bench [--quick] [--out target/bench/report.md] [--only client,decoding,export,emulator,scale,instructions,import]
 //!           [--load-ms N]   # how long each throughput run lasts
 //! svc-bench [--load-ms N | --requests N] --profile PROFILE   # one loop, for a profiler
 //! ```
@@ -32,6 +34,7 @@ mod decoding;
 mod emulator;
 mod export;
 mod harness;
+mod import;
 mod instructions;
 mod report;
 mod scale;
@@ -44,13 +47,14 @@ use harness::Settings;
 #[global_allocator]
 static ALLOCATOR: alloc::Counting = alloc::Counting;
 
-const BENCHMARKS: [&str; 6] = [
+const BENCHMARKS: [&str; 7] = [
     "client",
     "decoding",
     "export",
     "emulator",
     "scale",
     "instructions",
+    "import",
 ];
 
 #[derive(Debug)]
@@ -64,7 +68,7 @@ struct Args {
 }
 
 fn usage() -> String {
-    "usage: svc-bench [--quick] [--out PATH] [--only client,decoding,export,emulator,scale,instructions] [--load-ms N]\n       \
+    "usage: svc-bench [--quick] [--out PATH] [--only client,decoding,export,emulator,scale,instructions,import] [--load-ms N]\n       \
      svc-bench [--load-ms N | --requests N] --profile client-[list-|retrieve-]{sdk|bare|reqwest}-{N}|emulator-page"
         .to_owned()
 }
@@ -182,6 +186,9 @@ fn main() -> ExitCode {
     }
     if wanted("scale") {
         rows.extend(scale::run(&settings));
+    }
+    if wanted("import") {
+        rows.extend(import::run(&settings));
     }
     if wanted("instructions") {
         rows.extend(instructions::run(if args.quick { 200 } else { 1000 }));

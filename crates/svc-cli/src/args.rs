@@ -188,6 +188,16 @@ const RECORDS_EXPORT_EXAMPLES: &str = "Examples:
   svc records export shop orders --format csv --out orders.csv
   svc records export shop orders -f status=paid | jq -c 'select(.total > 900) | {id, total}'";
 
+const RECORDS_IMPORT_EXAMPLES: &str = "Examples:
+  svc records import shop customers customers.csv --key email --errors failed.ndjson
+  svc records export shop orders --out orders.ndjson && svc records import shop orders orders.ndjson --key id
+  some-tool | svc records import shop products - --format ndjson --key sku --skip-existing
+
+CSV cells are sent as text and read by the model's fields (\"12\" into an integer column,
+\"true\" into a boolean); an empty cell is left out. Prints the counts (created, updated,
+skipped, failed); the exit code is 1 when any row failed, 4 when the service stopped answering
+(with --key, run the same command again to finish).";
+
 const PAGES_EXAMPLES: &str = "Examples:
   svc pages list -o table
   svc pages create --data '{\"unique_name\": \"orders\", \"name\": \"Orders\", \"params\": {\"elements\": []}}'
@@ -517,6 +527,34 @@ pub enum RecordsCommand {
         /// Records per request, 1 to 10000.
         #[arg(long, default_value_t = 1000)]
         per_page: u32,
+    },
+    /// Create (or with --key, create and update) records from a CSV or NDJSON file.
+    #[command(after_help = RECORDS_IMPORT_EXAMPLES)]
+    Import {
+        #[command(flatten)]
+        target: Target,
+        /// The file: CSV with a header row naming the fields, or NDJSON (one JSON object per
+        /// line); `-` reads stdin.
+        file: String,
+        /// The file's format [default: from its extension: .csv, .ndjson or .jsonl].
+        #[arg(long, value_enum)]
+        format: Option<ExportFormat>,
+        /// A field that identifies a record (e.g. `email`): a row whose key a record already
+        /// has updates that record instead of creating another, so the import can be run again.
+        #[arg(long, value_name = "FIELD")]
+        key: Option<String>,
+        /// With --key: leave existing records as they are instead of updating them.
+        #[arg(long, requires = "key")]
+        skip_existing: bool,
+        /// With --key: the model's primary key field, which addresses the record to update.
+        #[arg(long, value_name = "FIELD", default_value = "id", requires = "key")]
+        pk: String,
+        /// Requests in flight at once.
+        #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=64))]
+        concurrency: u16,
+        /// Write each failed row, its line number and its error to FILE (NDJSON).
+        #[arg(long, value_name = "FILE")]
+        errors: Option<std::path::PathBuf>,
     },
     /// Show one record.
     Get {

@@ -7,6 +7,7 @@ mod connect;
 mod exit;
 mod export;
 mod help;
+mod import;
 mod input;
 mod output;
 mod profile;

@@ -18,6 +18,7 @@ pub async fn run(global: &Global, cmd: RecordsCommand) -> Result<(), Failure> {
     let resource = match &cmd {
         RecordsCommand::List { target, .. }
         | RecordsCommand::Export { target, .. }
+        | RecordsCommand::Import { target, .. }
         | RecordsCommand::Get { target, .. }
         | RecordsCommand::Create { target, .. }
         | RecordsCommand::Update { target, .. }
@@ -66,6 +67,27 @@ pub async fn run(global: &Global, cmd: RecordsCommand) -> Result<(), Failure> {
                 out.as_deref(),
             )
             .await
+        }
+        RecordsCommand::Import {
+            target,
+            file,
+            format: file_format,
+            key,
+            skip_existing,
+            pk,
+            concurrency,
+            errors,
+        } => {
+            let import = crate::import::Import {
+                file,
+                format: file_format,
+                key,
+                skip_existing,
+                pk,
+                concurrency: usize::from(concurrency),
+                errors,
+            };
+            crate::import::run(records(&client, global, &target), import, format).await
         }
         RecordsCommand::Get { target, pk } => output::value(
             format,
