@@ -363,10 +363,12 @@ pub enum UsersCommand {
         #[arg(long)]
         team: String,
     },
-    /// Delete a user.
+    /// Delete a user (asks first on a terminal; --yes skips the question).
     Delete {
         /// User uid.
         uid: String,
+        #[command(flatten)]
+        yes: Yes,
     },
 }
 
@@ -451,11 +453,22 @@ pub enum PagesCommand {
         #[arg(long)]
         data: String,
     },
-    /// Delete a page.
+    /// Delete a page (asks first on a terminal; --yes skips the question).
     Delete {
         /// Page uid.
         uid: String,
+        #[command(flatten)]
+        yes: Yes,
     },
+}
+
+/// The confirmation a delete needs.
+#[derive(Debug, Args)]
+pub struct Yes {
+    /// Delete without asking. Off a terminal (scripts, CI) a delete without --yes deletes
+    /// nothing and exits 2.
+    #[arg(long, short = 'y')]
+    pub yes: bool,
 }
 
 /// Which records.
@@ -581,12 +594,14 @@ pub enum RecordsCommand {
         #[arg(long)]
         data: String,
     },
-    /// Delete a record.
+    /// Delete a record (asks first on a terminal; --yes skips the question).
     Delete {
         #[command(flatten)]
         target: Target,
         /// Primary key.
         pk: String,
+        #[command(flatten)]
+        yes: Yes,
     },
     /// count, sum, min, max or avg over the matching records.
     Aggregate {

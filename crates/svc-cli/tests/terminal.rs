@@ -24,8 +24,13 @@ struct OnTerminal {
 /// Runs `svc ARGS` on a pseudo-terminal with only `env` (and PATH); at each step, waits for the
 /// text and for the echo to be off, then types.
 async fn on_terminal(env: &[(&str, String)], args: &[&str], steps: &[(&str, &str)]) -> OnTerminal {
+    on_terminal_steps(env, args, serde_json::to_string(steps).unwrap()).await
+}
+
+/// [`on_terminal`] with the driver's steps as JSON (`[expected, typed, "echo"]` types whatever
+/// the echo: an answer to a question, not a password).
+async fn on_terminal_steps(env: &[(&str, String)], args: &[&str], steps: String) -> OnTerminal {
     let driver = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/pty/drive.py");
-    let steps = serde_json::to_string(steps).unwrap();
     let env: Vec<(String, String)> = env
         .iter()
         .map(|(k, v)| (k.to_string(), v.clone()))
@@ -322,4 +327,51 @@ async fn passwords_typed_on_a_terminal_are_not_echoed() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(session.exists());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_delete_on_a_terminal_asks_first() {
+    let emulator = Emulator::start(EmulatorConfig::default()).await.unwrap();
+    let mut env = hosts(&emulator);
+    env.push(("SVC_API_KEY", emulator.api_key().to_owned()));
+    let exists = |pk: &'static str| {
+        let out = piped(&env, &["records", "get", "shop", "orders", pk], "");
+        out.status.code()
+    };
+    let no = serde_json::json!([["delete record 5 of shop/orders? [y/N] ", "n\n", "echo"]]);
+    let run = on_terminal_steps(
+        &env,
+        &["records", "delete", "shop", "orders", "5"],
+        no.to_string(),
+    )
+    .await;
+    assert_eq!(run.code, 2, "{}", run.output);
+    assert!(
+        run.output.contains("not deleting record 5"),
+        "{}",
+        run.output
+    );
+    assert_eq!(exists("5"), Some(0));
+
+    let yes = serde_json::json!([["delete record 5 of shop/orders? [y/N] ", "y\n", "echo"]]);
+    let run = on_terminal_steps(
+        &env,
+        &["records", "delete", "shop", "orders", "5"],
+        yes.to_string(),
+    )
+    .await;
+    assert_eq!(run.code, 0, "{}", run.output);
+    assert!(run.output.contains("deleted record 5"), "{}", run.output);
+    assert_eq!(exists("5"), Some(3));
+
+    // --yes: no question.
+    let run = on_terminal(
+        &env,
+        &["records", "delete", "shop", "orders", "6", "--yes"],
+        &[],
+    )
+    .await;
+    assert_eq!(run.code, 0, "{}", run.output);
+    assert!(!run.output.contains("[y/N]"), "{}", run.output);
+    assert_eq!(exists("6"), Some(3));
 }

@@ -41,7 +41,8 @@ pub async fn run(global: &Global, cmd: PagesCommand) -> Result<(), Failure> {
             let update = update_from(input::json(&data)?)?;
             output::value(format, &shown(format, pages.update(uid, &update).await?))
         }
-        PagesCommand::Delete { uid } => {
+        PagesCommand::Delete { uid, yes } => {
+            input::confirm_delete(&format!("page {uid}"), yes.yes)?;
             pages.delete(&uid).await?;
             eprintln!("deleted page {uid}");
             Ok(())

@@ -107,7 +107,11 @@ pub async fn run(global: &Global, cmd: RecordsCommand) -> Result<(), Failure> {
                 &records(&client, global, &target).update(pk, &body).await?,
             )
         }
-        RecordsCommand::Delete { target, pk } => {
+        RecordsCommand::Delete { target, pk, yes } => {
+            input::confirm_delete(
+                &format!("record {pk} of {}/{}", target.resource, target.model),
+                yes.yes,
+            )?;
             records(&client, global, &target)
                 .delete(pk.as_str())
                 .await?;

@@ -8,7 +8,7 @@ use crate::args::{Global, UsersCommand};
 use crate::commands::records::{list_query, page_at};
 use crate::connect::{self, Access};
 use crate::exit::Failure;
-use crate::output;
+use crate::{input, output};
 
 pub async fn run(global: &Global, cmd: UsersCommand) -> Result<(), Failure> {
     let client = connect::client(global, Access::Tools)?;
@@ -40,7 +40,8 @@ pub async fn run(global: &Global, cmd: UsersCommand) -> Result<(), Failure> {
             let team = team_uid(&client, &team).await?;
             output::value(format, &users.update_group(uid, team).await?)
         }
-        UsersCommand::Delete { uid } => {
+        UsersCommand::Delete { uid, yes } => {
+            input::confirm_delete(&format!("user {uid}"), yes.yes)?;
             users.delete(&uid).await?;
             eprintln!("deleted user {uid}");
             Ok(())
