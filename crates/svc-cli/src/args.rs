@@ -186,7 +186,13 @@ const RECORDS_LIST_EXAMPLES: &str = "Examples:
 
 const RECORDS_EXPORT_EXAMPLES: &str = "Examples:
   svc records export shop orders --format csv --out orders.csv
-  svc records export shop orders -f status=paid | jq -c 'select(.total > 900) | {id, total}'";
+  svc records export shop orders --out orders.csv      # CSV: the format comes from the extension
+  svc records export shop orders -f status=paid | jq -c 'select((.total | tonumber) > 900) | {id, total}'
+
+The format is --format, else -o csv or -o ndjson, else --out's extension (.csv, .ndjson, .jsonl),
+else NDJSON; formats that disagree are a usage error. Decimal (REAL, NUMERIC) values come as
+strings, as the service sends them (\"total\": \"912.5\"): compare them as numbers with jq's
+tonumber.";
 
 const RECORDS_IMPORT_EXAMPLES: &str = "Examples:
   svc records import shop customers customers.csv --key email --errors failed.ndjson
@@ -529,10 +535,10 @@ pub enum RecordsCommand {
         /// Ordering, e.g. `id` or `-total` (a leading `-` sorts descending).
         #[arg(long, allow_hyphen_values = true, value_parser = order_by)]
         order_by: Option<String>,
-        /// File format.
-        #[arg(long, value_enum, default_value_t = ExportFormat::Ndjson)]
-        format: ExportFormat,
-        /// Write to this file instead of stdout. The export goes to a temporary file beside it,
+        /// File format [default: -o csv or -o ndjson, else --out's extension, else ndjson].
+        #[arg(long, value_enum)]
+        format: Option<ExportFormat>,
+        /// Write to this file instead of stdout (`-o` is the output format, not this path). The export goes to a temporary file beside it,
         /// renamed over it only when complete: an interrupted or failed export leaves it
         /// untouched.
         #[arg(long)]
