@@ -207,8 +207,10 @@ skipped, failed); the exit code is 1 when any row failed, 4 when the service sto
 const PAGES_EXAMPLES: &str = "Examples:
   svc pages list -o table
   svc pages create --data '{\"unique_name\": \"orders\", \"name\": \"Orders\", \"params\": {\"elements\": []}}'
-  svc pages update UID --data @structure.json
-  svc pages get UID | jq '.params | fromjson'
+  svc pages update orders --data @structure.json      # a page by uid or unique_name
+  svc pages get orders | jq '.params | fromjson'
+  svc pages pull pages/ && $EDITOR pages/orders.json && svc pages diff pages/ && svc pages push pages/
+  svc --draft pages push pages/ && svc pages publish orders
 
 `params`, the page structure, is JSON text in a string on the wire: tables show it parsed, JSON
 output keeps the string exactly as stored.";
@@ -439,10 +441,11 @@ pub enum PagesCommand {
     List,
     /// Show one page's settings.
     Get {
-        /// Page uid.
-        uid: String,
+        /// The page: its uid or its unique_name.
+        page: String,
     },
     /// Create a page from JSON (`--data '{...}'`, `--data @file.json`, `--data -` for stdin).
+    /// A unique_name that a page of the set has already is refused.
     Create {
         /// The page's fields (a JSON object). `params`, the page structure, may be given as JSON
         /// (an object or array; sent as the JSON text the API stores) or as that text in a
@@ -452,8 +455,8 @@ pub enum PagesCommand {
     },
     /// Replace a page's params with the JSON structure given in --data.
     Update {
-        /// Page uid.
-        uid: String,
+        /// The page: its uid or its unique_name.
+        page: String,
         /// The page structure (JSON), stored as the `params` string; a JSON string is taken as
         /// that text itself (so `jq .params` output can be given back).
         #[arg(long)]
@@ -461,10 +464,47 @@ pub enum PagesCommand {
     },
     /// Delete a page (asks first on a terminal; --yes skips the question).
     Delete {
-        /// Page uid.
-        uid: String,
+        /// The page: its uid or its unique_name.
+        page: String,
         #[command(flatten)]
         yes: Yes,
+    },
+    /// Write one file per page into DIR (`<unique_name>.json`, params as parsed JSON); with the
+    /// global --draft, the draft set.
+    Pull {
+        /// The directory (made if missing).
+        dir: std::path::PathBuf,
+    },
+    /// A unified diff from the pages on the server to the files in DIR; exit 0 when they are
+    /// the same, 1 when they differ.
+    Diff {
+        /// The directory `pages pull` wrote.
+        dir: std::path::PathBuf,
+    },
+    /// Create the pages that have a file in DIR and no page, update the structure of those
+    /// whose file differs; --prune also deletes the pages that have no file.
+    Push {
+        /// The directory of page files.
+        dir: std::path::PathBuf,
+        /// Print what would change, and change nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Also delete the pages that have no file in DIR (asks first on a terminal).
+        #[arg(long)]
+        prune: bool,
+        #[command(flatten)]
+        yes: Yes,
+    },
+    /// Publish draft pages: each one's structure becomes the published page's (a page that
+    /// exists only as a draft is created in the published set).
+    #[command(override_usage = "svc pages publish <PAGE>\n       svc pages publish --all")]
+    Publish {
+        /// The draft page: its uid or its unique_name.
+        #[arg(required_unless_present = "all", conflicts_with = "all")]
+        page: Option<String>,
+        /// Every page of the draft set.
+        #[arg(long)]
+        all: bool,
     },
 }
 

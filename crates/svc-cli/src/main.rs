@@ -10,6 +10,7 @@ mod help;
 mod import;
 mod input;
 mod output;
+mod pagefiles;
 mod profile;
 mod progress;
 mod settings;
@@ -99,7 +100,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
 }
 
 /// Writes `bytes` to stdout (a closed pipe ends the command quietly).
-fn print_bytes(bytes: &[u8]) -> Result<(), Failure> {
+pub fn print_bytes(bytes: &[u8]) -> Result<(), Failure> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     out.write_all(bytes)

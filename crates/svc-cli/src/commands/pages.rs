@@ -11,7 +11,7 @@ use svc_api::model::{PageSettings, UpdatePageSettings};
 use crate::args::{Global, Output, PagesCommand};
 use crate::connect::{self, Access};
 use crate::exit::Failure;
-use crate::{input, output};
+use crate::{input, output, pagefiles};
 
 pub async fn run(global: &Global, cmd: PagesCommand) -> Result<(), Failure> {
     let client = connect::client(
@@ -32,27 +32,58 @@ pub async fn run(global: &Global, cmd: PagesCommand) -> Result<(), Failure> {
                 .collect();
             output::list(format, &shown)
         }
-        PagesCommand::Get { uid } => output::value(format, &shown(format, pages.get(uid).await?)),
+        PagesCommand::Get { page } => {
+            let found = pagefiles::find(&pages, &page).await?;
+            output::value(format, &shown(format, found))
+        }
         PagesCommand::Create { data } => {
             let page = page_to_create(input::json(&data)?)?;
+            pagefiles::check_new_name(&pages, &page).await?;
             output::value(format, &shown(format, pages.create(&page).await?))
         }
-        PagesCommand::Update { uid, data } => {
+        PagesCommand::Update { page, data } => {
             let update = update_from(input::json(&data)?)?;
+            let uid = pagefiles::uid_of(&pages, &page).await?;
             output::value(format, &shown(format, pages.update(uid, &update).await?))
         }
-        PagesCommand::Delete { uid, yes } => {
-            input::confirm_delete(&format!("page {uid}"), yes.yes)?;
+        PagesCommand::Delete { page, yes } => {
+            let uid = pagefiles::uid_of(&pages, &page).await?;
+            let what = if uid == page {
+                format!("page {uid}")
+            } else {
+                format!("page {page} ({uid})")
+            };
+            input::confirm_delete(&what, yes.yes)?;
             pages.delete(&uid).await?;
-            eprintln!("deleted page {uid}");
+            eprintln!("deleted {what}");
             Ok(())
+        }
+        PagesCommand::Pull { dir } => pagefiles::pull(&pages, &dir).await,
+        PagesCommand::Diff { dir } => {
+            if pagefiles::diff(&pages, &dir).await? {
+                Err(Failure::Differ)
+            } else {
+                Ok(())
+            }
+        }
+        PagesCommand::Push {
+            dir,
+            dry_run,
+            prune,
+            yes,
+        } => pagefiles::push(&pages, &dir, dry_run, prune, yes.yes).await,
+        PagesCommand::Publish { page, all } => {
+            let drafts = client.pages().draft(true);
+            let published = client.pages().draft(false);
+            let page = if all { None } else { page };
+            pagefiles::publish(&published, &drafts, page.as_deref()).await
         }
     }
 }
 
 /// The page to create from `--data`: `params` given as JSON becomes the JSON text the API
 /// stores; given as a string, it is sent as it is.
-fn page_to_create(mut data: Value) -> Result<PageSettings, Failure> {
+pub fn page_to_create(mut data: Value) -> Result<PageSettings, Failure> {
     let Value::Object(fields) = &mut data else {
         return Err(Failure::usage_hint(
             "--data must be a JSON object: the page's fields",
