@@ -9,6 +9,7 @@ use svc_transport::TransportError;
 
 /// Whether a failed request reached the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Sent {
     /// Nothing was sent: the input was refused, or the connection never opened.
     No,
@@ -73,6 +74,7 @@ impl InvalidInput {
 
 /// An error status from the server, with the body kept whole.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct ApiError {
     /// The HTTP status.
     pub status: StatusCode,
@@ -97,6 +99,7 @@ pub struct ApiError {
 /// message quotes the offending value (``invalid type: string "eyJ..."``), so it is shown only
 /// in a form with the input's values left out. The body and serde's error are still here, in
 /// the fields, for code that wants them.
+#[non_exhaustive]
 pub struct DecodeError {
     /// The HTTP status.
     pub status: StatusCode,
