@@ -30,7 +30,7 @@ fn record(tag: &str, n: usize) -> Value {
         "name": format!("Imported {n}"),
         "email": format!("{tag}-{n}@import.test"),
         "city": "Paris",
-        "vip": n % 7 == 0,
+        "vip": n.is_multiple_of(7),
         "score": n % 101,
         "total": (n % 1000) as f64 / 10.0 + 1.0,
         "quantity": 1 + n % 9,
