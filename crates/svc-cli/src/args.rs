@@ -391,13 +391,13 @@ pub enum TeamsCommand {
     },
     /// Show one team.
     Get {
-        /// Team uid.
-        uid: String,
+        /// The team: its uid or its name.
+        team: String,
     },
     /// Rename a team (the only change the service allows).
     Rename {
-        /// Team uid.
-        uid: String,
+        /// The team: its uid or its name.
+        team: String,
         /// The new name.
         name: String,
     },

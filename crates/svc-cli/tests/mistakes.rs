@@ -13,6 +13,7 @@ async fn run(emulator: &Emulator, args: &[&str]) -> Output {
         ("SVC_API_BASE_URL", emulator.api_base_url().to_owned()),
         ("SVC_APP_BASE_URL", emulator.app_base_url().to_owned()),
         ("SVC_API_KEY", emulator.api_key().to_owned()),
+        ("SVC_TOOLS_TOKEN", emulator.tools_token().to_owned()),
     ];
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
     tokio::task::spawn_blocking(move || {
@@ -249,4 +250,38 @@ async fn the_export_format_is_never_a_silent_surprise() {
         total.parse::<f64>().expect("that parses as a number");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn smaller_items() {
+    let emulator = Emulator::start(EmulatorConfig::default()).await.unwrap();
+    // A team by name, for get and rename as for --team elsewhere.
+    let renamed = json(&run(&emulator, &["teams", "rename", "Editors", "Writers"]).await);
+    assert_eq!(renamed["name"], "Writers");
+    let team = json(&run(&emulator, &["teams", "get", "Writers"]).await);
+    assert_eq!(team["uid"], renamed["uid"]);
+    // A SQL syntax error is not about "the fields named above".
+    let out = run(&emulator, &["sql", "shop", "select * fro orders"]).await;
+    let err = code(&out, 3);
+    assert!(err.contains("syntax error"), "{err}");
+    assert!(!err.contains("fields named above"), "{err}");
+    // A record field error still says it.
+    let out = run(
+        &emulator,
+        &[
+            "records",
+            "update",
+            "shop",
+            "customers",
+            "1",
+            "--data",
+            r#"{"score": "many"}"#,
+        ],
+    )
+    .await;
+    let err = code(&out, 3);
+    assert!(
+        err.contains("score") && err.contains("fields named above"),
+        "{err}"
+    );
 }

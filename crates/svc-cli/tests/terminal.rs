@@ -375,3 +375,30 @@ async fn a_delete_on_a_terminal_asks_first() {
     assert!(!run.output.contains("[y/N]"), "{}", run.output);
     assert_eq!(exists("6"), Some(3));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_color_turns_the_colours_of_the_verbose_log_off() {
+    let emulator = Emulator::start(EmulatorConfig::default()).await.unwrap();
+    let mut env = hosts(&emulator);
+    env.push(("SVC_API_KEY", emulator.api_key().to_owned()));
+    let args = [
+        "-v", "records", "get", "shop", "orders", "1", "-o", "ndjson",
+    ];
+    let coloured = on_terminal(&env, &args, &[]).await;
+    assert_eq!(coloured.code, 0, "{}", coloured.output);
+    assert!(
+        coloured.output.contains("svc-api: answered"),
+        "{}",
+        coloured.output
+    );
+    assert!(coloured.output.contains('\u{1b}'), "{:?}", coloured.output);
+    env.push(("NO_COLOR", "1".to_owned()));
+    let plain = on_terminal(&env, &args, &[]).await;
+    assert_eq!(plain.code, 0, "{}", plain.output);
+    assert!(
+        plain.output.contains("svc-api: answered"),
+        "{}",
+        plain.output
+    );
+    assert!(!plain.output.contains('\u{1b}'), "{:?}", plain.output);
+}
