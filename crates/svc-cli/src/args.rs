@@ -138,8 +138,12 @@ pub enum Command {
         /// The shell: bash, zsh, fish, powershell or elvish.
         shell: clap_complete::Shell,
     },
-    /// Print the man page (roff): `svc man > ~/.local/share/man/man1/svc.1`.
-    Man,
+    /// Print a man page (roff): `svc man > ~/.local/share/man/man1/svc.1`, or one command's:
+    /// `svc man records export > ~/.local/share/man/man1/svc-records-export.1`.
+    Man {
+        /// The command whose page to print, e.g. `records export` (default: svc itself).
+        command: Vec<String>,
+    },
 }
 
 const MAIN_EXAMPLES: &str = "Examples:

@@ -89,9 +89,33 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             clap_complete::generate(shell, &mut command, "svc", &mut script);
             print_bytes(&script)
         }
-        Command::Man => {
+        Command::Man { command } => {
+            let mut page = help::command();
+            let mut name = "svc".to_owned();
+            let mut path = "svc".to_owned();
+            for word in &command {
+                let Some(sub) = page.find_subcommand(word).cloned() else {
+                    let names: Vec<&str> = page
+                        .get_subcommands()
+                        .map(|c| c.get_name())
+                        .filter(|n| *n != "help")
+                        .collect();
+                    return Err(Failure::usage_hint(
+                        format!("`{path}` has no command {word:?}"),
+                        format!("its commands: {}", names.join(", ")),
+                    ));
+                };
+                name = format!("{name}-{word}");
+                path = format!("{path} {word}");
+                page = sub;
+            }
+            // The page's name is the command's path (`svc-records-export`), as man expects.
+            let page = page
+                .name(name)
+                .bin_name(path)
+                .version(env!("CARGO_PKG_VERSION"));
             let mut roff = Vec::new();
-            clap_mangen::Man::new(help::command())
+            clap_mangen::Man::new(page)
                 .render(&mut roff)
                 .map_err(|e| Failure::Other(format!("cannot make the man page: {e}")))?;
             print_bytes(&roff)
