@@ -132,7 +132,10 @@ pub enum Command {
     /// Show the settings in use and where each comes from (flag, environment, profile,
     /// default); secrets are never shown.
     #[command(after_help = CONFIG_HELP)]
-    Config,
+    Config {
+        #[command(subcommand)]
+        action: Option<ConfigAction>,
+    },
     /// Print a shell completion script: `svc completions bash > ~/.local/share/bash-completion/completions/svc`.
     Completions {
         /// The shell: bash, zsh, fish, powershell or elvish.
@@ -181,7 +184,15 @@ file's directory), allow_insecure_http (true/false). Keep the file private (chmo
 when other users can read a file that holds secrets.
 
 Precedence: flag > environment key > profile > default. The profile is --profile NAME, else
-SVC_PROFILE, else the file's default_profile.";
+SVC_PROFILE, else the file's default_profile.
+
+The file can be written with svc itself (it is made readable by you only):
+
+  svc --profile local config set api_base_url http://127.0.0.1:8787
+  printf '%s\\n' \"$KEY\" | svc --profile local config set api_key -
+  svc --profile local config set resource_tokens.shop svc_tok_...
+  svc config use local                # the default profile
+  svc --profile local config unset draft";
 
 const RECORDS_LIST_EXAMPLES: &str = "Examples:
   svc records list shop orders -f status=paid -f total__gte=100 --order-by -total --per-page 10
@@ -241,6 +252,31 @@ const PROXY_EXAMPLES: &str = "Examples:
 
 The upstream's status goes to stderr and its body, unchanged, to stdout. The exit code is 3 when
 the upstream answered 4xx or 5xx.";
+
+/// Changes to the config file.
+#[derive(Debug, Subcommand)]
+pub enum ConfigAction {
+    /// Set KEY of the profile (--profile, else SVC_PROFILE, else the file's default) to VALUE;
+    /// `-` reads VALUE from stdin (for secrets, kept out of the shell's history). Keys: project,
+    /// environment, api_base_url, app_base_url, draft, api_key, token, tools_token, ca_cert,
+    /// allow_insecure_http, resource_tokens.RESOURCE.
+    Set {
+        /// The setting.
+        key: String,
+        /// Its value (`-`: read from stdin).
+        value: String,
+    },
+    /// Remove KEY from the profile.
+    Unset {
+        /// The setting.
+        key: String,
+    },
+    /// Make PROFILE the default profile.
+    Use {
+        /// A profile of the file.
+        profile: String,
+    },
+}
 
 #[derive(Debug, Args)]
 pub struct ProxyArgs {

@@ -80,7 +80,10 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         Command::Proxy(args) => commands::proxy::run(global, args)
             .await
             .map_err(|f| f.on_auth(SESSION_HINT)),
-        Command::Config => commands::config::run(global),
+        Command::Config { action: None } => commands::config::run(global),
+        Command::Config {
+            action: Some(action),
+        } => commands::config::change(global, action),
         Command::Completions { shell } => {
             // Every option of every command, global ones included: what a shell completes.
             // Made in memory, then written: a closed pipe is an exit, not a panic.
