@@ -260,6 +260,32 @@ async fn smaller_items() {
     assert_eq!(renamed["name"], "Writers");
     let team = json(&run(&emulator, &["teams", "get", "Writers"]).await);
     assert_eq!(team["uid"], renamed["uid"]);
+    // users list: a table names each user's team; JSON keeps the record as it is.
+    json(
+        &run(
+            &emulator,
+            &[
+                "users",
+                "create",
+                "--email",
+                "ana@example.com",
+                "--team",
+                "Writers",
+            ],
+        )
+        .await,
+    );
+    let out = run(&emulator, &["users", "list", "-o", "table"]).await;
+    code(&out, 0);
+    let table = String::from_utf8_lossy(&out.stdout).into_owned();
+    let header = table.lines().next().unwrap_or_default().to_owned();
+    assert!(
+        header.contains("group") && header.contains("team"),
+        "{table}"
+    );
+    assert!(table.contains("Writers"), "{table}");
+    let listed = json(&run(&emulator, &["users", "list"]).await);
+    assert!(listed["results"][0].get("team").is_none(), "{listed}");
     // A SQL syntax error is not about "the fields named above".
     let out = run(&emulator, &["sql", "shop", "select * fro orders"]).await;
     let err = code(&out, 3);
