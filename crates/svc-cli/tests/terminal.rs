@@ -402,3 +402,38 @@ async fn no_color_turns_the_colours_of_the_verbose_log_off() {
     );
     assert!(!plain.output.contains('\u{1b}'), "{:?}", plain.output);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn import_progress_on_a_terminal_ends_with_the_summary() {
+    let emulator = Emulator::start(EmulatorConfig::default()).await.unwrap();
+    let mut env = hosts(&emulator);
+    env.push(("SVC_API_KEY", emulator.api_key().to_owned()));
+    let scratch = Scratch::new("import");
+    let file = format!("{}/products.ndjson", scratch.path());
+    let rows: String = (0..40)
+        .map(|n| format!("{{\"sku\": \"TTY-{n}\", \"name\": \"Item {n}\", \"price\": 1.5}}\n"))
+        .collect();
+    std::fs::write(&file, rows).unwrap();
+    let run = on_terminal(&env, &["records", "import", "shop", "products", &file], &[]).await;
+    assert_eq!(run.code, 0, "{}", run.output);
+    // The first outcome draws the line at once, in place (a carriage return, no line break).
+    assert!(
+        run.output.contains("\r1 of 40 rows (2%): "),
+        "{:?}",
+        run.output
+    );
+    let summary = format!("\r40 rows from {file} in ");
+    assert!(run.output.contains(&summary), "{:?}", run.output);
+    assert!(
+        run.output
+            .contains("40 created, 0 updated, 0 skipped, 0 failed\r\n"),
+        "{:?}",
+        run.output
+    );
+    // stdout is the terminal too: the counts as a table.
+    let lines = shown_lines(&run.output);
+    assert!(
+        lines.iter().any(|l| l.trim_end() == "created  40"),
+        "{lines:?}"
+    );
+}
