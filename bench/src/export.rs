@@ -211,7 +211,7 @@ pub fn run(settings: &Settings) -> Vec<Row> {
 
 /// The `svc` binary: `$SVC_BIN`, else beside this benchmark's binary (`cargo xtask bench`
 /// builds both in the same profile).
-fn svc_binary() -> Option<PathBuf> {
+pub fn svc_binary() -> Option<PathBuf> {
     let path = match std::env::var_os("SVC_BIN") {
         Some(path) => PathBuf::from(path),
         None => std::env::current_exe().ok()?.with_file_name("svc"),

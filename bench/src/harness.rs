@@ -428,7 +428,7 @@ impl BenchEmulator {
         Self::with_project(project)
     }
 
-    fn with_project(project: ProjectConfig) -> Self {
+    pub fn with_project(project: ProjectConfig) -> Self {
         let config = EmulatorConfig::default().projects(ProjectsConfig::new(vec![project]));
         let rt = server_runtime("emulator", 2);
         let handle = rt

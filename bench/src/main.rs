@@ -9,6 +9,8 @@
 //!    exports, deep pages.
 //! 7. The emulator over PostgreSQL at scale (pg_scale.rs): 10k, 100k and 1M rows in a
 //!    throwaway cluster; first pages, a filtered count beside tokio-postgres, walks, a deep page.
+//! 8. Import: `create_many` beside creates one by one; `svc records import` beside a
+//!    `svc records create` per record.
 //! 6. Instructions per request (callgrind, when valgrind is installed): the SDK beside the
 //!    baselines by a count that does not move with the load of the machine.
 //!
@@ -16,7 +18,7 @@
 //! median of several runs after a warm-up. The table is printed and written as Markdown.
 //!
 //! ```text
-//! svc-bench [--quick] [--out target/bench/report.md] [--only client,decoding,export,emulator,scale,pgscale,instructions]
+//! svc-bench [--quick] [--out target/bench/report.md] [--only client,decoding,export,emulator,scale,pgscale,instructions,import]
 //!           [--load-ms N]   # how long each throughput run lasts
 //! svc-bench [--load-ms N | --requests N] --profile PROFILE   # one loop, for a profiler
 //! ```
@@ -34,6 +36,7 @@ mod decoding;
 mod emulator;
 mod export;
 mod harness;
+mod import;
 mod instructions;
 mod pg_scale;
 mod report;
@@ -47,7 +50,7 @@ use harness::Settings;
 #[global_allocator]
 static ALLOCATOR: alloc::Counting = alloc::Counting;
 
-const BENCHMARKS: [&str; 7] = [
+const BENCHMARKS: [&str; 8] = [
     "client",
     "decoding",
     "export",
@@ -55,6 +58,7 @@ const BENCHMARKS: [&str; 7] = [
     "scale",
     "pgscale",
     "instructions",
+    "import",
 ];
 
 #[derive(Debug)]
@@ -68,7 +72,7 @@ struct Args {
 }
 
 fn usage() -> String {
-    "usage: svc-bench [--quick] [--out PATH] [--only client,decoding,export,emulator,scale,pgscale,instructions] [--load-ms N]\n       \
+    "usage: svc-bench [--quick] [--out PATH] [--only client,decoding,export,emulator,scale,pgscale,instructions,import] [--load-ms N]\n       \
      svc-bench [--load-ms N | --requests N] --profile client-[list-|retrieve-]{sdk|bare|reqwest}-{N}|emulator-page"
         .to_owned()
 }
@@ -189,6 +193,9 @@ fn main() -> ExitCode {
     }
     if wanted("pgscale") {
         rows.extend(pg_scale::run(&settings));
+    }
+    if wanted("import") {
+        rows.extend(import::run(&settings));
     }
     if wanted("instructions") {
         rows.extend(instructions::run(if args.quick { 200 } else { 1000 }));

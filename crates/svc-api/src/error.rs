@@ -9,6 +9,7 @@ use svc_transport::TransportError;
 
 /// Whether a failed request reached the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Sent {
     /// Nothing was sent: the input was refused, or the connection never opened.
     No,
@@ -73,6 +74,7 @@ impl InvalidInput {
 
 /// An error status from the server, with the body kept whole.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct ApiError {
     /// The HTTP status.
     pub status: StatusCode,
@@ -97,6 +99,7 @@ pub struct ApiError {
 /// message quotes the offending value (``invalid type: string "eyJ..."``), so it is shown only
 /// in a form with the input's values left out. The body and serde's error are still here, in
 /// the fields, for code that wants them.
+#[non_exhaustive]
 pub struct DecodeError {
     /// The HTTP status.
     pub status: StatusCode,
@@ -285,10 +288,15 @@ pub(crate) fn is_retryable_status(status: StatusCode) -> bool {
 
 /// What to try, from the status and what the body says (empty when nothing useful can be
 /// added to the server's own message).
-fn hint(status: StatusCode, body: &ErrorBody, summary: &str) -> &'static str {
+fn hint(status: StatusCode, body: &ErrorBody, summary: &str, path: &str) -> &'static str {
     let lower = summary.to_ascii_lowercase();
+    // A SQL error names the request's `query` or parameters, not fields of a record: its
+    // message (a syntax error, a missing parameter) says what to fix.
+    let names_record_fields = !path.trim_end_matches('/').ends_with("/sql_get_query");
     match status.as_u16() {
-        400 if !body.field_errors().is_empty() => "check the fields named above",
+        400 if names_record_fields && !body.field_errors().is_empty() => {
+            "check the fields named above"
+        }
         400 => "",
         401 => "check the API key or token: it is missing, unknown or expired",
         403 => "the credentials are valid, but not for this project, environment or resource",
@@ -314,7 +322,7 @@ impl fmt::Display for ApiError {
         }
         let summary = self.body.summary();
         write!(f, ": {}", summary.trim_end_matches('.'))?;
-        let hint = hint(self.status, &self.body, &summary);
+        let hint = hint(self.status, &self.body, &summary, &self.path);
         if !hint.is_empty() {
             write!(f, "; {hint}")?;
         }
@@ -414,6 +422,14 @@ mod tests {
             "{fields}"
         );
         let plain = api_error(400, r#"{"detail": "Malformed JSON: EOF."}"#).to_string();
+        // A SQL syntax error is keyed on the request's `query`: no fields to check.
+        let mut sql = api_error(
+            400,
+            r#"{"error": "near \"fro\": syntax error", "query": ["near \"fro\": syntax error"]}"#,
+        );
+        sql.path = "/projects/p/prod/shop/sql_get_query".to_owned();
+        let sql = sql.to_string();
+        assert!(sql.ends_with("syntax error"), "{sql}");
         assert!(!plain.contains("fields named above"), "{plain}");
         // A page past the last one is about the page, not the path.
         let page = api_error(404, r#"{"detail": "Invalid page."}"#).to_string();

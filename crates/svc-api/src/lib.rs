@@ -9,7 +9,7 @@
 //! | --- | --- | --- |
 //! | `pages` | [`Client::pages`] | list, create, get, update, delete page settings, published or draft |
 //! | `projects` | [`Client::projects`] | get a project |
-//! | `records` | [`Client::records`] | list (one page, all, a stream across pages), get, create, update, delete, aggregate, group |
+//! | `records` | [`Client::records`] | list (one page, all, a stream across pages), get, create, update, delete, aggregate, group; bulk creates and keyed upserts with bounded concurrency |
 //! | `sql` | [`Client::sql`] | one read-only query with named parameters; rows as your own types or JSON maps |
 //! | `users` | [`Client::users`] | list (one page, all, a stream), get, create, change team, delete |
 //! | `teams` | [`Client::teams`] | list, get, rename |
@@ -112,7 +112,7 @@ pub use proxy::{Proxy, ProxyRequestBuilder, ProxyResponse};
 #[cfg(any(feature = "records", feature = "users", feature = "teams"))]
 pub use records::RecordStream;
 #[cfg(feature = "records")]
-pub use records::{RawRecord, Record, Records};
+pub use records::{Bulk, Existing, Outcome, RawRecord, Record, Records, Written};
 #[cfg(feature = "resources")]
 pub use resources::Resources;
 #[cfg(feature = "sql")]

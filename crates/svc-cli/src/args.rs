@@ -132,14 +132,21 @@ pub enum Command {
     /// Show the settings in use and where each comes from (flag, environment, profile,
     /// default); secrets are never shown.
     #[command(after_help = CONFIG_HELP)]
-    Config,
+    Config {
+        #[command(subcommand)]
+        action: Option<ConfigAction>,
+    },
     /// Print a shell completion script: `svc completions bash > ~/.local/share/bash-completion/completions/svc`.
     Completions {
         /// The shell: bash, zsh, fish, powershell or elvish.
         shell: clap_complete::Shell,
     },
-    /// Print the man page (roff): `svc man > ~/.local/share/man/man1/svc.1`.
-    Man,
+    /// Print a man page (roff): `svc man > ~/.local/share/man/man1/svc.1`, or one command's:
+    /// `svc man records export > ~/.local/share/man/man1/svc-records-export.1`.
+    Man {
+        /// The command whose page to print, e.g. `records export` (default: svc itself).
+        command: Vec<String>,
+    },
 }
 
 const MAIN_EXAMPLES: &str = "Examples:
@@ -177,7 +184,15 @@ file's directory), allow_insecure_http (true/false). Keep the file private (chmo
 when other users can read a file that holds secrets.
 
 Precedence: flag > environment key > profile > default. The profile is --profile NAME, else
-SVC_PROFILE, else the file's default_profile.";
+SVC_PROFILE, else the file's default_profile.
+
+The file can be written with svc itself (it is made readable by you only):
+
+  svc --profile local config set api_base_url http://127.0.0.1:8787
+  printf '%s\\n' \"$KEY\" | svc --profile local config set api_key -
+  svc --profile local config set resource_tokens.shop svc_tok_...
+  svc config use local                # the default profile
+  svc --profile local config unset draft";
 
 const RECORDS_LIST_EXAMPLES: &str = "Examples:
   svc records list shop orders -f status=paid -f total__gte=100 --order-by -total --per-page 10
@@ -186,13 +201,31 @@ const RECORDS_LIST_EXAMPLES: &str = "Examples:
 
 const RECORDS_EXPORT_EXAMPLES: &str = "Examples:
   svc records export shop orders --format csv --out orders.csv
-  svc records export shop orders -f status=paid | jq -c 'select(.total > 900) | {id, total}'";
+  svc records export shop orders --out orders.csv      # CSV: the format comes from the extension
+  svc records export shop orders -f status=paid | jq -c 'select((.total | tonumber) > 900) | {id, total}'
+
+The format is --format, else -o csv or -o ndjson, else --out's extension (.csv, .ndjson, .jsonl),
+else NDJSON; formats that disagree are a usage error. Decimal (REAL, NUMERIC) values come as
+strings, as the service sends them (\"total\": \"912.5\"): compare them as numbers with jq's
+tonumber.";
+
+const RECORDS_IMPORT_EXAMPLES: &str = "Examples:
+  svc records import shop customers customers.csv --key email --errors failed.ndjson
+  svc records export shop orders --out orders.ndjson && svc records import shop orders orders.ndjson --key id
+  some-tool | svc records import shop products - --format ndjson --key sku --skip-existing
+
+CSV cells are sent as text and read by the model's fields (\"12\" into an integer column,
+\"true\" into a boolean); an empty cell is left out. Prints the counts (created, updated,
+skipped, failed); the exit code is 1 when any row failed, 4 when the service stopped answering
+(with --key, run the same command again to finish).";
 
 const PAGES_EXAMPLES: &str = "Examples:
   svc pages list -o table
   svc pages create --data '{\"unique_name\": \"orders\", \"name\": \"Orders\", \"params\": {\"elements\": []}}'
-  svc pages update UID --data @structure.json
-  svc pages get UID | jq '.params | fromjson'
+  svc pages update orders --data @structure.json      # a page by uid or unique_name
+  svc pages get orders | jq '.params | fromjson'
+  svc pages pull pages/ && $EDITOR pages/orders.json && svc pages diff pages/ && svc pages push pages/
+  svc --draft pages push pages/ && svc pages publish orders
 
 `params`, the page structure, is JSON text in a string on the wire: tables show it parsed, JSON
 output keeps the string exactly as stored.";
@@ -219,6 +252,31 @@ const PROXY_EXAMPLES: &str = "Examples:
 
 The upstream's status goes to stderr and its body, unchanged, to stdout. The exit code is 3 when
 the upstream answered 4xx or 5xx.";
+
+/// Changes to the config file.
+#[derive(Debug, Subcommand)]
+pub enum ConfigAction {
+    /// Set KEY of the profile (--profile, else SVC_PROFILE, else the file's default) to VALUE;
+    /// `-` reads VALUE from stdin (for secrets, kept out of the shell's history). Keys: project,
+    /// environment, api_base_url, app_base_url, draft, api_key, token, tools_token, ca_cert,
+    /// allow_insecure_http, resource_tokens.RESOURCE.
+    Set {
+        /// The setting.
+        key: String,
+        /// Its value (`-`: read from stdin).
+        value: String,
+    },
+    /// Remove KEY from the profile.
+    Unset {
+        /// The setting.
+        key: String,
+    },
+    /// Make PROFILE the default profile.
+    Use {
+        /// A profile of the file.
+        profile: String,
+    },
+}
 
 #[derive(Debug, Args)]
 pub struct ProxyArgs {
@@ -353,10 +411,12 @@ pub enum UsersCommand {
         #[arg(long)]
         team: String,
     },
-    /// Delete a user.
+    /// Delete a user (asks first on a terminal; --yes skips the question).
     Delete {
         /// User uid.
         uid: String,
+        #[command(flatten)]
+        yes: Yes,
     },
 }
 
@@ -371,13 +431,13 @@ pub enum TeamsCommand {
     },
     /// Show one team.
     Get {
-        /// Team uid.
-        uid: String,
+        /// The team: its uid or its name.
+        team: String,
     },
     /// Rename a team (the only change the service allows).
     Rename {
-        /// Team uid.
-        uid: String,
+        /// The team: its uid or its name.
+        team: String,
         /// The new name.
         name: String,
     },
@@ -421,10 +481,11 @@ pub enum PagesCommand {
     List,
     /// Show one page's settings.
     Get {
-        /// Page uid.
-        uid: String,
+        /// The page: its uid or its unique_name.
+        page: String,
     },
     /// Create a page from JSON (`--data '{...}'`, `--data @file.json`, `--data -` for stdin).
+    /// A unique_name that a page of the set has already is refused.
     Create {
         /// The page's fields (a JSON object). `params`, the page structure, may be given as JSON
         /// (an object or array; sent as the JSON text the API stores) or as that text in a
@@ -434,18 +495,66 @@ pub enum PagesCommand {
     },
     /// Replace a page's params with the JSON structure given in --data.
     Update {
-        /// Page uid.
-        uid: String,
+        /// The page: its uid or its unique_name.
+        page: String,
         /// The page structure (JSON), stored as the `params` string; a JSON string is taken as
         /// that text itself (so `jq .params` output can be given back).
         #[arg(long)]
         data: String,
     },
-    /// Delete a page.
+    /// Delete a page (asks first on a terminal; --yes skips the question).
     Delete {
-        /// Page uid.
-        uid: String,
+        /// The page: its uid or its unique_name.
+        page: String,
+        #[command(flatten)]
+        yes: Yes,
     },
+    /// Write one file per page into DIR (`<unique_name>.json`, params as parsed JSON); with the
+    /// global --draft, the draft set.
+    Pull {
+        /// The directory (made if missing).
+        dir: std::path::PathBuf,
+    },
+    /// A unified diff from the pages on the server to the files in DIR; exit 0 when they are
+    /// the same, 1 when they differ.
+    Diff {
+        /// The directory `pages pull` wrote.
+        dir: std::path::PathBuf,
+    },
+    /// Create the pages that have a file in DIR and no page, update the structure of those
+    /// whose file differs; --prune also deletes the pages that have no file.
+    Push {
+        /// The directory of page files.
+        dir: std::path::PathBuf,
+        /// Print what would change, and change nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Also delete the pages that have no file in DIR (asks first on a terminal).
+        #[arg(long)]
+        prune: bool,
+        #[command(flatten)]
+        yes: Yes,
+    },
+    /// Publish draft pages: each one's structure becomes the published page's (a page that
+    /// exists only as a draft is created in the published set).
+    #[command(override_usage = "svc pages publish <PAGE>\n       svc pages publish --all")]
+    Publish {
+        /// The draft page: its uid or its unique_name.
+        #[arg(required_unless_present = "all", conflicts_with = "all")]
+        page: Option<String>,
+        /// Every page of the draft set.
+        #[arg(long)]
+        all: bool,
+    },
+}
+
+/// The confirmation a delete needs.
+#[derive(Debug, Args)]
+pub struct Yes {
+    /// Delete without asking. Off a terminal (scripts, CI) a delete without --yes deletes
+    /// nothing and exits 2.
+    #[arg(long, short = 'y')]
+    pub yes: bool,
 }
 
 /// Which records.
@@ -506,10 +615,10 @@ pub enum RecordsCommand {
         /// Ordering, e.g. `id` or `-total` (a leading `-` sorts descending).
         #[arg(long, allow_hyphen_values = true, value_parser = order_by)]
         order_by: Option<String>,
-        /// File format.
-        #[arg(long, value_enum, default_value_t = ExportFormat::Ndjson)]
-        format: ExportFormat,
-        /// Write to this file instead of stdout. The export goes to a temporary file beside it,
+        /// File format [default: -o csv or -o ndjson, else --out's extension, else ndjson].
+        #[arg(long, value_enum)]
+        format: Option<ExportFormat>,
+        /// Write to this file instead of stdout (`-o` is the output format, not this path). The export goes to a temporary file beside it,
         /// renamed over it only when complete: an interrupted or failed export leaves it
         /// untouched.
         #[arg(long)]
@@ -517,6 +626,34 @@ pub enum RecordsCommand {
         /// Records per request, 1 to 10000.
         #[arg(long, default_value_t = 1000)]
         per_page: u32,
+    },
+    /// Create (or with --key, create and update) records from a CSV or NDJSON file.
+    #[command(after_help = RECORDS_IMPORT_EXAMPLES)]
+    Import {
+        #[command(flatten)]
+        target: Target,
+        /// The file: CSV with a header row naming the fields, or NDJSON (one JSON object per
+        /// line); `-` reads stdin.
+        file: String,
+        /// The file's format [default: from its extension: .csv, .ndjson or .jsonl].
+        #[arg(long, value_enum)]
+        format: Option<ExportFormat>,
+        /// A field that identifies a record (e.g. `email`): a row whose key a record already
+        /// has updates that record instead of creating another, so the import can be run again.
+        #[arg(long, value_name = "FIELD")]
+        key: Option<String>,
+        /// With --key: leave existing records as they are instead of updating them.
+        #[arg(long, requires = "key")]
+        skip_existing: bool,
+        /// With --key: the model's primary key field, which addresses the record to update.
+        #[arg(long, value_name = "FIELD", default_value = "id", requires = "key")]
+        pk: String,
+        /// Requests in flight at once.
+        #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=64))]
+        concurrency: u16,
+        /// Write each failed row, its line number and its error to FILE (NDJSON).
+        #[arg(long, value_name = "FILE")]
+        errors: Option<std::path::PathBuf>,
     },
     /// Show one record.
     Get {
@@ -543,12 +680,14 @@ pub enum RecordsCommand {
         #[arg(long)]
         data: String,
     },
-    /// Delete a record.
+    /// Delete a record (asks first on a terminal; --yes skips the question).
     Delete {
         #[command(flatten)]
         target: Target,
         /// Primary key.
         pk: String,
+        #[command(flatten)]
+        yes: Yes,
     },
     /// count, sum, min, max or avg over the matching records.
     Aggregate {

@@ -49,6 +49,9 @@ pub enum Failure {
     NotSignedIn(String),
     /// Stdout was closed (`svc ... | head`): stop quietly.
     BrokenPipe,
+    /// `svc pages diff` found differences (shown already): exit 1, nothing more printed, as
+    /// `diff` and `git diff --exit-code` do.
+    Differ,
     /// A failure with a hint that says what to do.
     Hinted(Box<Failure>, String),
     /// A signal (Ctrl-C, SIGTERM) stopped the command.
@@ -136,7 +139,9 @@ impl Failure {
                 Failure::BrokenPipe => OTHER,
                 _ => cause.code(),
             },
-            Failure::Other(_) | Failure::BrokenPipe | Failure::Hinted(..) => OTHER,
+            Failure::Other(_) | Failure::BrokenPipe | Failure::Differ | Failure::Hinted(..) => {
+                OTHER
+            }
         }
     }
 
@@ -149,7 +154,7 @@ impl Failure {
 
     /// Whether anything should be printed.
     pub fn is_silent(&self) -> bool {
-        matches!(self.inner(), Failure::BrokenPipe)
+        matches!(self.inner(), Failure::BrokenPipe | Failure::Differ)
     }
 
     /// A line that says what became of the command's output, after the error line.
@@ -214,6 +219,7 @@ impl fmt::Display for Failure {
                 None => write!(f, "{e}"),
             },
             Failure::BrokenPipe => f.write_str("stdout was closed"),
+            Failure::Differ => f.write_str("the pages differ from the files"),
             Failure::Hinted(inner, _) => write!(f, "{inner}"),
             Failure::Interrupted(signal) => write!(f, "interrupted by {signal}"),
             Failure::Stopped { message, .. } => f.write_str(message),

@@ -1,7 +1,7 @@
 //! Reading input given on the command line: inline, `@file`, or `-` for stdin; passwords, also
 //! typed at a prompt.
 
-use std::io::{BufRead, IsTerminal, Read};
+use std::io::{BufRead, IsTerminal, Read, Write};
 
 use crate::args::Password;
 use crate::exit::Failure;
@@ -47,6 +47,37 @@ pub fn raw(arg: &str) -> Result<String, Failure> {
 /// A query given inline, as `@file.sql`, or as `-` (stdin).
 pub fn query(arg: &str) -> Result<String, Failure> {
     Ok(text(arg, "the query")?.0)
+}
+
+/// Asks before deleting `what` (e.g. `page 3f2a...`): nothing to ask with `--yes`; on a
+/// terminal, a `[y/N]` question on stderr, answered on stdin; off a terminal, a usage error
+/// that names `--yes`, and nothing is deleted.
+pub fn confirm_delete(what: &str, yes: bool) -> Result<(), Failure> {
+    if yes {
+        return Ok(());
+    }
+    if !std::io::stdin().is_terminal() {
+        return Err(Failure::usage_hint(
+            format!("not deleting {what}: there is no terminal to ask on, and --yes was not given"),
+            "add --yes to delete without being asked (e.g. in scripts and CI)",
+        ));
+    }
+    let mut err = std::io::stderr().lock();
+    let _ = write!(err, "delete {what}? [y/N] ");
+    let _ = err.flush();
+    drop(err);
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .map_err(|e| Failure::Usage(format!("cannot read the answer: {e}")))?;
+    match answer.trim().to_ascii_lowercase().as_str() {
+        "y" | "yes" => Ok(()),
+        _ => Err(Failure::usage_hint(
+            format!("not deleting {what}: the answer was not yes"),
+            "answer y to delete, or give --yes to skip the question",
+        )),
+    }
 }
 
 /// A password, and the Ctrl-C watcher when it was typed at a prompt.

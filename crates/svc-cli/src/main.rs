@@ -7,8 +7,10 @@ mod connect;
 mod exit;
 mod export;
 mod help;
+mod import;
 mod input;
 mod output;
+mod pagefiles;
 mod profile;
 mod progress;
 mod settings;
@@ -78,7 +80,10 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         Command::Proxy(args) => commands::proxy::run(global, args)
             .await
             .map_err(|f| f.on_auth(SESSION_HINT)),
-        Command::Config => commands::config::run(global),
+        Command::Config { action: None } => commands::config::run(global),
+        Command::Config {
+            action: Some(action),
+        } => commands::config::change(global, action),
         Command::Completions { shell } => {
             // Every option of every command, global ones included: what a shell completes.
             // Made in memory, then written: a closed pipe is an exit, not a panic.
@@ -87,9 +92,33 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             clap_complete::generate(shell, &mut command, "svc", &mut script);
             print_bytes(&script)
         }
-        Command::Man => {
+        Command::Man { command } => {
+            let mut page = help::command();
+            let mut name = "svc".to_owned();
+            let mut path = "svc".to_owned();
+            for word in &command {
+                let Some(sub) = page.find_subcommand(word).cloned() else {
+                    let names: Vec<&str> = page
+                        .get_subcommands()
+                        .map(|c| c.get_name())
+                        .filter(|n| *n != "help")
+                        .collect();
+                    return Err(Failure::usage_hint(
+                        format!("`{path}` has no command {word:?}"),
+                        format!("its commands: {}", names.join(", ")),
+                    ));
+                };
+                name = format!("{name}-{word}");
+                path = format!("{path} {word}");
+                page = sub;
+            }
+            // The page's name is the command's path (`svc-records-export`), as man expects.
+            let page = page
+                .name(name)
+                .bin_name(path)
+                .version(env!("CARGO_PKG_VERSION"));
             let mut roff = Vec::new();
-            clap_mangen::Man::new(help::command())
+            clap_mangen::Man::new(page)
                 .render(&mut roff)
                 .map_err(|e| Failure::Other(format!("cannot make the man page: {e}")))?;
             print_bytes(&roff)
@@ -98,7 +127,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
 }
 
 /// Writes `bytes` to stdout (a closed pipe ends the command quietly).
-fn print_bytes(bytes: &[u8]) -> Result<(), Failure> {
+pub fn print_bytes(bytes: &[u8]) -> Result<(), Failure> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     out.write_all(bytes)

@@ -15,7 +15,7 @@ use unicode_width::UnicodeWidthStr;
 static SHOWN: Mutex<usize> = Mutex::new(0);
 
 /// How often the line is redrawn at most.
-const REDRAW: Duration = Duration::from_millis(100);
+pub const REDRAW: Duration = Duration::from_millis(100);
 /// Rate and ETA are shown once the export has run this long (before, they are noise).
 const SETTLED: Duration = Duration::from_secs(1);
 
@@ -31,7 +31,7 @@ pub fn clear() {
 }
 
 /// Puts `line` in place of the progress line (and `\n` after it when `last`).
-fn draw(line: &str, last: bool) {
+pub fn draw(line: &str, last: bool) {
     let mut shown = SHOWN.lock().unwrap_or_else(|e| e.into_inner());
     let width = line.width();
     // Cover what was there before, when it was longer.

@@ -47,12 +47,18 @@ pub fn init(level: u8) {
         .compact()
         .with_target(false)
         .with_timer(Since(std::time::Instant::now()))
-        .with_ansi(std::io::stderr().is_terminal())
+        .with_ansi(colour())
         .with_writer(Redact);
     // Fails only when a subscriber is already installed, which nothing else here does.
     let _ = tracing_subscriber::registry()
         .with(layer.with_filter(filter))
         .try_init();
+}
+
+/// Colours in the `-v` output: on a terminal, unless `NO_COLOR` is set to anything but the
+/// empty string (<https://no-color.org>).
+fn colour() -> bool {
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
 /// Remembers `value` as a secret: it never appears in the `-v` output.

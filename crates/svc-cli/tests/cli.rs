@@ -129,7 +129,7 @@ async fn projects_and_pages() {
         table.contains("home") && table.ends_with("\n(1 row)\n"),
         "{table}"
     );
-    ok(&run(&emulator, &["pages", "delete", "home"]).await);
+    ok(&run(&emulator, &["pages", "delete", "home", "--yes"]).await);
     assert_eq!(
         run(&emulator, &["pages", "get", "home"])
             .await
@@ -287,7 +287,11 @@ async fn records_in_every_format() {
         .await,
     );
     assert_eq!(updated["name"], "Cli chair");
-    ok(&run(&emulator, &["records", "delete", "shop", "products", &id]).await);
+    ok(&run(
+        &emulator,
+        &["records", "delete", "shop", "products", &id, "--yes"],
+    )
+    .await);
 
     let agg = json(
         &run(
@@ -933,7 +937,7 @@ async fn users_and_teams_with_the_tools_token() {
         .await,
     );
     assert_eq!(moved["group"], viewers.as_str());
-    ok(&svc_env(&env, &["users", "delete", &uid], None).await);
+    ok(&svc_env(&env, &["users", "delete", &uid, "-y"], None).await);
     code(&svc_env(&env, &["users", "get", &uid], None).await, 3);
 
     // Without a tools token, the API key serves too; without either, a usage error.
@@ -1264,4 +1268,68 @@ async fn control_characters_from_the_server_are_escaped_in_tables_and_errors() {
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(!stderr.contains(['\u{1b}', '\u{7}']), "{stderr:?}");
     assert!(stderr.contains(r"no \u{1b}[2Jsuch\u{7} page"), "{stderr}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn deletes_off_a_terminal_need_yes() {
+    let emulator = Emulator::start(EmulatorConfig::default()).await.unwrap();
+    ok(&run(
+        &emulator,
+        &[
+            "pages",
+            "create",
+            "--data",
+            r#"{"uid": "keep", "name": "Keep"}"#,
+        ],
+    )
+    .await);
+    let mut tools = hosts(&emulator);
+    tools.push(("SVC_TOOLS_TOKEN", emulator.tools_token().to_owned()));
+    let user = json(
+        &svc_env(
+            &tools,
+            &[
+                "users",
+                "create",
+                "--email",
+                "kept@example.com",
+                "--team",
+                "Editors",
+            ],
+            None,
+        )
+        .await,
+    );
+    let uid = user["uid"].as_str().unwrap().to_owned();
+    for (out, what) in [
+        (
+            run(&emulator, &["records", "delete", "shop", "orders", "7"]).await,
+            "record 7",
+        ),
+        (
+            run(&emulator, &["pages", "delete", "keep"]).await,
+            "page keep",
+        ),
+        (
+            svc_env(&tools, &["users", "delete", &uid], None).await,
+            "user",
+        ),
+    ] {
+        let err = code(&out, 2);
+        assert!(err.contains(&format!("not deleting {what}")), "{err}");
+        assert!(err.contains("--yes"), "{err}");
+    }
+    // Nothing was deleted.
+    ok(&run(&emulator, &["records", "get", "shop", "orders", "7"]).await);
+    ok(&run(&emulator, &["pages", "get", "keep"]).await);
+    ok(&svc_env(&tools, &["users", "get", &uid], None).await);
+    // Stdin piped in is no terminal either: a "y" there is not an answer.
+    let out = run_with(
+        &emulator,
+        &["records", "delete", "shop", "orders", "7"],
+        Some("y\n"),
+    )
+    .await;
+    code(&out, 2);
+    ok(&run(&emulator, &["records", "get", "shop", "orders", "7"]).await);
 }

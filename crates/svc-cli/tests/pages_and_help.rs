@@ -463,3 +463,21 @@ async fn a_table_of_one_page_says_how_many_in_all_and_how_to_get_the_next() {
     .await);
     assert!(!csv.contains("records, page"), "{csv}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn man_pages_for_one_command() {
+    let out = ok(&svc(&[], &["man", "records", "export"]).await);
+    assert!(out.contains(".TH svc-records-export 1"), "{out}");
+    assert!(out.contains("svc records export"), "{out}");
+    assert!(out.contains("\\-\\-out"), "{out}");
+    let out = ok(&svc(&[], &["man", "users", "update-group"]).await);
+    assert!(out.contains(".TH svc-users-update-group 1"), "{out}");
+    assert!(ok(&svc(&[], &["man"]).await).contains(".TH svc 1"));
+    let wrong = svc(&[], &["man", "records", "nope"]).await;
+    assert_eq!(wrong.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&wrong.stderr);
+    assert!(
+        err.contains("`svc records` has no command \"nope\"") && err.contains("export"),
+        "{err}"
+    );
+}

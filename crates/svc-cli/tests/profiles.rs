@@ -462,3 +462,66 @@ async fn plain_http_to_another_host_names_the_setting_and_the_flag() {
     );
     assert!(!err.contains("ClientBuilder"), "{err}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn config_set_unset_and_use_write_the_file() {
+    let emulator = Emulator::start(EmulatorConfig::default()).await.unwrap();
+    let dir = TempDir::new("config-set");
+    let env = vec![("SVC_CONFIG_DIR", dir.0.to_str().unwrap().to_owned())];
+    let file = dir.0.join("svc").join("config.json");
+    let set = |key: &'static str, value: String| {
+        let env = env.clone();
+        async move { svc(&env, &["--profile", "local", "config", "set", key, &value]).await }
+    };
+    code(
+        &set("api_base_url", emulator.api_base_url().to_owned()).await,
+        0,
+    );
+    code(
+        &set("app_base_url", emulator.app_base_url().to_owned()).await,
+        0,
+    );
+    code(&set("project", emulator.project().to_string()).await, 0);
+    code(&set("api_key", emulator.api_key().to_owned()).await, 0);
+    code(&set("draft", "off".to_owned()).await, 0);
+    // Unknown keys and values that are not of the key's type: refused, the file unchanged.
+    let before = std::fs::read_to_string(&file).unwrap();
+    let err = code(&set("colour", "red".to_owned()).await, 2);
+    assert!(
+        err.contains("unknown setting \"colour\"") && err.contains("api_key"),
+        "{err}"
+    );
+    code(&set("draft", "maybe".to_owned()).await, 2);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
+    let written: Value = serde_json::from_str(&before).unwrap();
+    assert_eq!(written["default_profile"], "local");
+    assert_eq!(written["profiles"]["local"]["draft"], false);
+    assert_eq!(written["profiles"]["local"]["project"], "demo");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    // The profile works: the first (and default) profile serves a command.
+    let out = svc(&env, &["records", "get", "shop", "orders", "1"]).await;
+    code(&out, 0);
+    // Another profile, made the default, then unset again.
+    code(
+        &svc(
+            &env,
+            &["--profile", "other", "config", "set", "project", "nowhere"],
+        )
+        .await,
+        0,
+    );
+    code(&svc(&env, &["config", "use", "other"]).await, 0);
+    let err = code(&svc(&env, &["config", "use", "nope"]).await, 2);
+    assert!(err.contains("no profile \"nope\""), "{err}");
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(written["default_profile"], "other");
+    code(&svc(&env, &["config", "unset", "project"]).await, 0);
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(written["profiles"]["other"], json!({}));
+    assert_eq!(written["profiles"]["local"]["api_key"], emulator.api_key());
+}

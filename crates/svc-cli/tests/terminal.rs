@@ -24,8 +24,13 @@ struct OnTerminal {
 /// Runs `svc ARGS` on a pseudo-terminal with only `env` (and PATH); at each step, waits for the
 /// text and for the echo to be off, then types.
 async fn on_terminal(env: &[(&str, String)], args: &[&str], steps: &[(&str, &str)]) -> OnTerminal {
+    on_terminal_steps(env, args, serde_json::to_string(steps).unwrap()).await
+}
+
+/// [`on_terminal`] with the driver's steps as JSON (`[expected, typed, "echo"]` types whatever
+/// the echo: an answer to a question, not a password).
+async fn on_terminal_steps(env: &[(&str, String)], args: &[&str], steps: String) -> OnTerminal {
     let driver = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/pty/drive.py");
-    let steps = serde_json::to_string(steps).unwrap();
     let env: Vec<(String, String)> = env
         .iter()
         .map(|(k, v)| (k.to_string(), v.clone()))
@@ -322,4 +327,113 @@ async fn passwords_typed_on_a_terminal_are_not_echoed() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(session.exists());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_delete_on_a_terminal_asks_first() {
+    let emulator = Emulator::start(EmulatorConfig::default()).await.unwrap();
+    let mut env = hosts(&emulator);
+    env.push(("SVC_API_KEY", emulator.api_key().to_owned()));
+    let exists = |pk: &'static str| {
+        let out = piped(&env, &["records", "get", "shop", "orders", pk], "");
+        out.status.code()
+    };
+    let no = serde_json::json!([["delete record 5 of shop/orders? [y/N] ", "n\n", "echo"]]);
+    let run = on_terminal_steps(
+        &env,
+        &["records", "delete", "shop", "orders", "5"],
+        no.to_string(),
+    )
+    .await;
+    assert_eq!(run.code, 2, "{}", run.output);
+    assert!(
+        run.output.contains("not deleting record 5"),
+        "{}",
+        run.output
+    );
+    assert_eq!(exists("5"), Some(0));
+
+    let yes = serde_json::json!([["delete record 5 of shop/orders? [y/N] ", "y\n", "echo"]]);
+    let run = on_terminal_steps(
+        &env,
+        &["records", "delete", "shop", "orders", "5"],
+        yes.to_string(),
+    )
+    .await;
+    assert_eq!(run.code, 0, "{}", run.output);
+    assert!(run.output.contains("deleted record 5"), "{}", run.output);
+    assert_eq!(exists("5"), Some(3));
+
+    // --yes: no question.
+    let run = on_terminal(
+        &env,
+        &["records", "delete", "shop", "orders", "6", "--yes"],
+        &[],
+    )
+    .await;
+    assert_eq!(run.code, 0, "{}", run.output);
+    assert!(!run.output.contains("[y/N]"), "{}", run.output);
+    assert_eq!(exists("6"), Some(3));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_color_turns_the_colours_of_the_verbose_log_off() {
+    let emulator = Emulator::start(EmulatorConfig::default()).await.unwrap();
+    let mut env = hosts(&emulator);
+    env.push(("SVC_API_KEY", emulator.api_key().to_owned()));
+    let args = [
+        "-v", "records", "get", "shop", "orders", "1", "-o", "ndjson",
+    ];
+    let coloured = on_terminal(&env, &args, &[]).await;
+    assert_eq!(coloured.code, 0, "{}", coloured.output);
+    assert!(
+        coloured.output.contains("svc-api: answered"),
+        "{}",
+        coloured.output
+    );
+    assert!(coloured.output.contains('\u{1b}'), "{:?}", coloured.output);
+    env.push(("NO_COLOR", "1".to_owned()));
+    let plain = on_terminal(&env, &args, &[]).await;
+    assert_eq!(plain.code, 0, "{}", plain.output);
+    assert!(
+        plain.output.contains("svc-api: answered"),
+        "{}",
+        plain.output
+    );
+    assert!(!plain.output.contains('\u{1b}'), "{:?}", plain.output);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn import_progress_on_a_terminal_ends_with_the_summary() {
+    let emulator = Emulator::start(EmulatorConfig::default()).await.unwrap();
+    let mut env = hosts(&emulator);
+    env.push(("SVC_API_KEY", emulator.api_key().to_owned()));
+    let scratch = Scratch::new("import");
+    let file = format!("{}/products.ndjson", scratch.path());
+    let rows: String = (0..40)
+        .map(|n| format!("{{\"sku\": \"TTY-{n}\", \"name\": \"Item {n}\", \"price\": 1.5}}\n"))
+        .collect();
+    std::fs::write(&file, rows).unwrap();
+    let run = on_terminal(&env, &["records", "import", "shop", "products", &file], &[]).await;
+    assert_eq!(run.code, 0, "{}", run.output);
+    // The first outcome draws the line at once, in place (a carriage return, no line break).
+    assert!(
+        run.output.contains("\r1 of 40 rows (2%): "),
+        "{:?}",
+        run.output
+    );
+    let summary = format!("\r40 rows from {file} in ");
+    assert!(run.output.contains(&summary), "{:?}", run.output);
+    assert!(
+        run.output
+            .contains("40 created, 0 updated, 0 skipped, 0 failed\r\n"),
+        "{:?}",
+        run.output
+    );
+    // stdout is the terminal too: the counts as a table.
+    let lines = shown_lines(&run.output);
+    assert!(
+        lines.iter().any(|l| l.trim_end() == "created  40"),
+        "{lines:?}"
+    );
 }

@@ -39,6 +39,7 @@
 //! ```
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 // Layers, lowest first. `util`, `config`, `engine` and `storage` import neither axum nor
 // `http`; `http` is the router, app state, errors, extractors and credential checks; the slices
@@ -57,6 +58,7 @@ mod util;
 #[cfg(feature = "mysql")]
 pub mod mysql;
 #[cfg(feature = "postgres")]
+#[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
 pub mod postgres;
 pub mod sqlite;
 
@@ -72,6 +74,7 @@ mod teams;
 mod users;
 
 #[cfg(feature = "cli")]
+#[cfg_attr(docsrs, doc(cfg(feature = "cli")))]
 pub mod cli;
 
 pub use config::EmulatorConfig;

@@ -438,6 +438,72 @@ async fn strict_mode_refuses_what_the_engine_ignores_and_lenient_mode_follows_it
     lenient.shutdown().await;
 }
 
+/// A write's unknown fields: the engine ignores them (`201`/`200`, nothing changed, a misspelt
+/// field lost without a word); strict mode refuses them with a `400` that names them and lists
+/// the model's fields ([decision: stricter]); lenient mode ignores them as the engine does.
+#[tokio::test]
+async fn strict_mode_refuses_unknown_fields_on_writes_and_lenient_mode_ignores_them() {
+    let orders = "/projects/demo/prod/shop/models/orders";
+    let strict = demo().await;
+    let lenient = Emulator::start(EmulatorConfig::default().lenient(true))
+        .await
+        .unwrap();
+    let patch = |emulator: &Emulator, body: &str| {
+        Call::new(Method::PATCH, format!("{orders}/7"))
+            .bearer(emulator.api_key())
+            .json(&serde_json::from_str(body).unwrap())
+    };
+    let before = send(
+        &strict,
+        Call::get(format!("{orders}/7")).bearer(strict.api_key()),
+    )
+    .await
+    .json();
+    let body = send(&strict, patch(&strict, r#"{"stauts": "paid"}"#))
+        .await
+        .assert_error(400, "invalid");
+    assert!(body.get("stauts").is_some(), "{body}");
+    let message = body.to_string();
+    assert!(
+        message.contains("status, total"),
+        "the fields are listed: {message}"
+    );
+    let after = send(
+        &strict,
+        Call::get(format!("{orders}/7")).bearer(strict.api_key()),
+    )
+    .await
+    .json();
+    assert_eq!(after, before);
+    // A known field beside an unknown one: nothing is written either.
+    send(&strict, patch(&strict, r#"{"note": "x", "colour": 1}"#))
+        .await
+        .assert_error(400, "invalid");
+    let create = |emulator: &Emulator| {
+        Call::new(Method::POST, "/projects/demo/prod/shop/models/customers")
+            .bearer(emulator.api_key())
+            .json(&json!({"name": "Zoë", "email": "zoe@example.com", "created_at": "2026-01-02T03:04:05", "extra": true}))
+    };
+    let body = send(&strict, create(&strict))
+        .await
+        .assert_error(400, "invalid");
+    assert!(body.get("extra").is_some(), "{body}");
+
+    // Lenient: as the engine, ignored.
+    let reply = send(
+        &lenient,
+        patch(&lenient, r#"{"stauts": "paid", "note": "kept"}"#),
+    )
+    .await;
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.json()["note"], "kept");
+    assert!(reply.json().get("stauts").is_none());
+    let created = send(&lenient, create(&lenient)).await;
+    assert_eq!(created.status, 201, "{:?}", created.json());
+    strict.shutdown().await;
+    lenient.shutdown().await;
+}
+
 /// A primary key in the path is read as the engine reads it: its IntegerField does
 /// `int(str(value).strip())`, so `+1`, ` 1` and `01` name record 1 on the engine too (a `200`,
 /// and a `204` for a delete), while `1.0` is its `400` "not a valid integer". Pinned because

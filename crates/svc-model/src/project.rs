@@ -29,6 +29,7 @@ open_object!(Project);
 
 /// An environment as listed in a project.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ProjectEnvironment {
     /// The name used in paths, e.g. `prod`.
     pub unique_name: String,
@@ -39,6 +40,7 @@ pub struct ProjectEnvironment {
 
 /// A resource as listed in a project.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ProjectResource {
     /// The name used in paths.
     pub unique_name: String,
@@ -48,6 +50,45 @@ pub struct ProjectResource {
     /// The resource type, e.g. `sqlite`.
     #[serde(default, rename = "type")]
     pub kind: Option<String>,
+}
+
+impl ProjectEnvironment {
+    /// An environment named `unique_name` (the name used in paths), with no display name.
+    pub fn new(unique_name: impl Into<String>) -> Self {
+        Self {
+            unique_name: unique_name.into(),
+            name: None,
+        }
+    }
+
+    /// With a human-readable name.
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+}
+
+impl ProjectResource {
+    /// A resource named `unique_name` (the name used in paths), with no display name or type.
+    pub fn new(unique_name: impl Into<String>) -> Self {
+        Self {
+            unique_name: unique_name.into(),
+            name: None,
+            kind: None,
+        }
+    }
+
+    /// With a human-readable name.
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// With a resource type, e.g. `sqlite`.
+    pub fn with_kind(mut self, kind: impl Into<String>) -> Self {
+        self.kind = Some(kind.into());
+        self
+    }
 }
 
 impl Project {
@@ -102,6 +143,22 @@ fn list_of<T: serde::de::DeserializeOwned>(value: Option<&Value>) -> Vec<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn listed_items_are_built_with_constructors() {
+        let env = ProjectEnvironment::new("prod").with_name("Production");
+        assert_eq!(
+            serde_json::to_value(&env).unwrap(),
+            serde_json::json!({"unique_name": "prod", "name": "Production"})
+        );
+        let resource = ProjectResource::new("shop").with_kind("sqlite");
+        assert_eq!(resource.unique_name, "shop");
+        assert_eq!(resource.name, None);
+        assert_eq!(
+            serde_json::to_value(&resource).unwrap(),
+            serde_json::json!({"unique_name": "shop", "name": null, "type": "sqlite"})
+        );
+    }
 
     #[test]
     fn odd_shapes_do_not_panic() {

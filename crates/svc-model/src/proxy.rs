@@ -60,6 +60,7 @@ pub const UPSTREAM_HEADER_PREFIX: &str = "x-svc-upstream-";
 /// | `FormData` | an array of `{"name", "value"}`, or an object | `multipart/form-data` with a boundary |
 /// | `Raw` | a string | the text as given; the `Content-Type` from `headers`, if any |
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
 pub enum BodyType {
     /// A JSON document.
     #[serde(rename = "JSON")]

@@ -81,6 +81,7 @@ pub enum TransportErrorKind {
 /// A request that was certainly not sent can be retried whatever its method; one that may have
 /// been sent should be retried only if it is idempotent (GET, PUT, DELETE, read-only POSTs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Sent {
     /// The request certainly did not reach the server.
     No,

@@ -2,6 +2,7 @@
 
 mod account;
 mod auth_walk;
+mod bulk;
 mod custom_transport;
 mod faults;
 mod pages;

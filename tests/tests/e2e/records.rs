@@ -460,8 +460,20 @@ async fn create_retrieve_update_delete() {
     let emulator = demo().await;
     let c = client(&emulator);
     let customers = c.records("shop", "customers").typed::<Customer>();
-    let created = customers
+    // A key that names no field: strict mode refuses it, naming it (the engine would ignore it).
+    let refused = customers
         .create(&json!({"name": "Zoë O'Brien", "email": "zoe@example.com", "created_at": "2026-11-22T10:00:00", "unknown_key": 1}))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.status().map(|s| s.as_u16()), Some(400), "{refused}");
+    assert!(
+        refused
+            .body()
+            .is_some_and(|b| b.field_errors().contains_key("unknown_key")),
+        "{refused}"
+    );
+    let created = customers
+        .create(&json!({"name": "Zoë O'Brien", "email": "zoe@example.com", "created_at": "2026-11-22T10:00:00"}))
         .await
         .unwrap();
     assert_eq!(created.name, "Zoë O'Brien");

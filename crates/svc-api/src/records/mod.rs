@@ -1,6 +1,8 @@
 //! Records of connected resources (feature `records`): list one page, list all, stream every
 //! record across pages, retrieve, create, update, delete, aggregate and group.
 
+#[cfg(feature = "records")]
+mod bulk;
 mod name;
 mod stream;
 
@@ -24,6 +26,8 @@ use crate::request::Call;
 use crate::url::Url;
 use name::Name;
 
+#[cfg(feature = "records")]
+pub use bulk::{Bulk, Existing, Outcome, Written};
 pub use stream::RecordStream;
 
 /// A record as an open JSON object, the default record type.

@@ -5,11 +5,13 @@ use std::io::Write;
 use serde::Serialize;
 use svc_api::auth::{FileTokenStore, SVC_AUTH_KEY, TokenStore};
 
-use crate::args::{Global, Output};
+use serde_json::{Value, json};
+
+use crate::args::{ConfigAction, Global, Output};
 use crate::connect;
 use crate::exit::Failure;
-use crate::output;
 use crate::settings::{Setting, Settings, Source};
+use crate::{output, profile};
 
 /// One line of the answer; `value` and `source` are null when the setting is not set.
 #[derive(Debug, Serialize)]
@@ -212,6 +214,243 @@ fn table(rows: &[Row]) -> Result<(), Failure> {
     for [setting, value, source] in &cells {
         let line = format!("{setting:<setting_width$}  {value:<value_width$}  {source}");
         writeln!(out, "{}", line.trim_end()).map_err(output::io)?;
+    }
+    Ok(())
+}
+
+/// The keys `svc config set` and `unset` know: a profile's settings.
+const KEYS: [&str; 10] = [
+    "project",
+    "environment",
+    "api_base_url",
+    "app_base_url",
+    "draft",
+    "api_key",
+    "token",
+    "tools_token",
+    "ca_cert",
+    "allow_insecure_http",
+];
+
+/// `svc config set|unset|use`: changes the config file, keeping what it holds otherwise.
+pub fn change(global: &Global, action: ConfigAction) -> Result<(), Failure> {
+    let location = profile::location(&crate::settings::process_env, connect::config_dir())
+        .ok_or_else(|| {
+            Failure::usage_hint(
+                "there is no config file: no SVC_CONFIG, and no config directory",
+                "set SVC_CONFIG to the file to write, or SVC_CONFIG_DIR / XDG_CONFIG_HOME / HOME",
+            )
+        })?;
+    let path = &location.path;
+    let mut file = match std::fs::read_to_string(path) {
+        Ok(text) => serde_json::from_str::<Value>(&text).map_err(|e| {
+            Failure::usage_hint(
+                format!("the config file {} is not JSON: {e}", path.display()),
+                "fix it by hand first (`svc config --help` shows the format)",
+            )
+        })?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => json!({"profiles": {}}),
+        Err(e) => {
+            return Err(Failure::Usage(format!(
+                "cannot read {}: {e}",
+                path.display()
+            )));
+        }
+    };
+    let Value::Object(root) = &mut file else {
+        return Err(Failure::Usage(format!(
+            "the config file {} is not a JSON object",
+            path.display()
+        )));
+    };
+    let said = match action {
+        ConfigAction::Use { profile } => {
+            let known = root
+                .get("profiles")
+                .and_then(Value::as_object)
+                .is_some_and(|p| p.contains_key(&profile));
+            if !known {
+                return Err(Failure::usage_hint(
+                    format!("the config file has no profile {profile:?}"),
+                    format!("make it with `svc --profile {profile} config set KEY VALUE`"),
+                ));
+            }
+            root.insert("default_profile".into(), Value::String(profile.clone()));
+            format!("default profile: {profile}")
+        }
+        ConfigAction::Set { key, value } => {
+            let name = profile_name(global, root)?;
+            let value = if value == "-" {
+                let mut line = String::new();
+                std::io::stdin()
+                    .read_line(&mut line)
+                    .map_err(|e| Failure::Usage(format!("cannot read stdin: {e}")))?;
+                line.trim_end_matches(['\n', '\r']).to_owned()
+            } else {
+                value
+            };
+            let typed = typed(&key, value)?;
+            let profiles = root
+                .entry("profiles")
+                .or_insert_with(|| json!({}))
+                .as_object_mut()
+                .ok_or_else(|| {
+                    Failure::Usage("\"profiles\" in the config file is not an object".into())
+                })?;
+            let profile = profiles
+                .entry(name.clone())
+                .or_insert_with(|| json!({}))
+                .as_object_mut()
+                .ok_or_else(|| Failure::Usage(format!("profile {name:?} is not an object")))?;
+            match key.strip_prefix("resource_tokens.") {
+                Some(resource) => {
+                    let tokens = profile
+                        .entry("resource_tokens")
+                        .or_insert_with(|| json!({}))
+                        .as_object_mut()
+                        .ok_or_else(|| Failure::Usage("resource_tokens is not an object".into()))?;
+                    tokens.insert(resource.to_owned(), typed);
+                }
+                None => {
+                    profile.insert(key.clone(), typed);
+                }
+            }
+            if !root.contains_key("default_profile") {
+                root.insert("default_profile".into(), Value::String(name.clone()));
+            }
+            format!("{key} set in profile {name}")
+        }
+        ConfigAction::Unset { key } => {
+            check_key(&key)?;
+            let name = profile_name(global, root)?;
+            let profile = root
+                .get_mut("profiles")
+                .and_then(|p| p.get_mut(&name))
+                .and_then(Value::as_object_mut)
+                .ok_or_else(|| {
+                    Failure::Usage(format!("the config file has no profile {name:?}"))
+                })?;
+            let removed = match key.strip_prefix("resource_tokens.") {
+                Some(resource) => profile
+                    .get_mut("resource_tokens")
+                    .and_then(Value::as_object_mut)
+                    .and_then(|t| t.shift_remove(resource))
+                    .is_some(),
+                None => profile.shift_remove(&key).is_some(),
+            };
+            if removed {
+                format!("{key} removed from profile {name}")
+            } else {
+                format!("{key} was not set in profile {name}")
+            }
+        }
+    };
+    // What is written must read back as a config file.
+    let text = serde_json::to_string_pretty(&file).unwrap_or_default() + "\n";
+    serde_json::from_str::<profile::ConfigFile>(&text)
+        .map_err(|e| Failure::Usage(format!("the config file would not be valid: {e}")))?;
+    write_private(path, &text)?;
+    eprintln!(
+        "{said} ({})",
+        output::for_terminal(&path.display().to_string())
+    );
+    Ok(())
+}
+
+/// The profile to change: --profile, else SVC_PROFILE, else the file's default profile, else
+/// its only profile, else `default`.
+fn profile_name(global: &Global, root: &serde_json::Map<String, Value>) -> Result<String, Failure> {
+    if let Some(name) = global.profile.clone().filter(|n| !n.is_empty()) {
+        return Ok(name);
+    }
+    if let Ok(name) = std::env::var("SVC_PROFILE")
+        && !name.is_empty()
+    {
+        return Ok(name);
+    }
+    if let Some(name) = root.get("default_profile").and_then(Value::as_str) {
+        return Ok(name.to_owned());
+    }
+    let names: Vec<&String> = root
+        .get("profiles")
+        .and_then(Value::as_object)
+        .map(|p| p.keys().collect())
+        .unwrap_or_default();
+    match names.as_slice() {
+        [] => Ok("default".to_owned()),
+        [one] => Ok((*one).clone()),
+        several => Err(Failure::usage_hint(
+            "which profile? the file has several and no default_profile",
+            format!(
+                "name one with --profile NAME: {}",
+                several
+                    .iter()
+                    .map(|n| n.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )),
+    }
+}
+
+fn check_key(key: &str) -> Result<(), Failure> {
+    let resource = key
+        .strip_prefix("resource_tokens.")
+        .is_some_and(|r| !r.is_empty());
+    if KEYS.contains(&key) || resource {
+        Ok(())
+    } else {
+        Err(Failure::usage_hint(
+            format!("unknown setting {key:?}"),
+            format!(
+                "the settings: {}, resource_tokens.RESOURCE",
+                KEYS.join(", ")
+            ),
+        ))
+    }
+}
+
+/// The JSON value of `key` set to `value`: booleans for draft and allow_insecure_http.
+fn typed(key: &str, value: String) -> Result<Value, Failure> {
+    check_key(key)?;
+    if key == "draft" || key == "allow_insecure_http" {
+        return match value.to_ascii_lowercase().as_str() {
+            "true" | "1" | "yes" | "on" => Ok(Value::Bool(true)),
+            "false" | "0" | "no" | "off" => Ok(Value::Bool(false)),
+            _ => Err(Failure::Usage(format!(
+                "{key} is true or false, not {value:?}"
+            ))),
+        };
+    }
+    Ok(Value::String(value))
+}
+
+/// Writes the file through a temporary file beside it, readable by its owner only (it may hold
+/// secrets), then renames it into place.
+fn write_private(path: &std::path::Path, text: &str) -> Result<(), Failure> {
+    let fail = |e: std::io::Error| Failure::Other(format!("cannot write {}: {e}", path.display()));
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(fail)?;
+    }
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "config.json".to_owned());
+    let temp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let written = options
+        .open(&temp)
+        .and_then(|mut f| f.write_all(text.as_bytes()).and_then(|()| f.sync_all()))
+        .and_then(|()| std::fs::rename(&temp, path));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&temp);
+        return Err(fail(e));
     }
     Ok(())
 }

@@ -11,7 +11,7 @@ use svc_api::model::{PageSettings, UpdatePageSettings};
 use crate::args::{Global, Output, PagesCommand};
 use crate::connect::{self, Access};
 use crate::exit::Failure;
-use crate::{input, output};
+use crate::{input, output, pagefiles};
 
 pub async fn run(global: &Global, cmd: PagesCommand) -> Result<(), Failure> {
     let client = connect::client(
@@ -32,26 +32,58 @@ pub async fn run(global: &Global, cmd: PagesCommand) -> Result<(), Failure> {
                 .collect();
             output::list(format, &shown)
         }
-        PagesCommand::Get { uid } => output::value(format, &shown(format, pages.get(uid).await?)),
+        PagesCommand::Get { page } => {
+            let found = pagefiles::find(&pages, &page).await?;
+            output::value(format, &shown(format, found))
+        }
         PagesCommand::Create { data } => {
             let page = page_to_create(input::json(&data)?)?;
+            pagefiles::check_new_name(&pages, &page).await?;
             output::value(format, &shown(format, pages.create(&page).await?))
         }
-        PagesCommand::Update { uid, data } => {
+        PagesCommand::Update { page, data } => {
             let update = update_from(input::json(&data)?)?;
+            let uid = pagefiles::uid_of(&pages, &page).await?;
             output::value(format, &shown(format, pages.update(uid, &update).await?))
         }
-        PagesCommand::Delete { uid } => {
+        PagesCommand::Delete { page, yes } => {
+            let uid = pagefiles::uid_of(&pages, &page).await?;
+            let what = if uid == page {
+                format!("page {uid}")
+            } else {
+                format!("page {page} ({uid})")
+            };
+            input::confirm_delete(&what, yes.yes)?;
             pages.delete(&uid).await?;
-            eprintln!("deleted page {uid}");
+            eprintln!("deleted {what}");
             Ok(())
+        }
+        PagesCommand::Pull { dir } => pagefiles::pull(&pages, &dir).await,
+        PagesCommand::Diff { dir } => {
+            if pagefiles::diff(&pages, &dir).await? {
+                Err(Failure::Differ)
+            } else {
+                Ok(())
+            }
+        }
+        PagesCommand::Push {
+            dir,
+            dry_run,
+            prune,
+            yes,
+        } => pagefiles::push(&pages, &dir, dry_run, prune, yes.yes).await,
+        PagesCommand::Publish { page, all } => {
+            let drafts = client.pages().draft(true);
+            let published = client.pages().draft(false);
+            let page = if all { None } else { page };
+            pagefiles::publish(&published, &drafts, page.as_deref()).await
         }
     }
 }
 
 /// The page to create from `--data`: `params` given as JSON becomes the JSON text the API
 /// stores; given as a string, it is sent as it is.
-fn page_to_create(mut data: Value) -> Result<PageSettings, Failure> {
+pub fn page_to_create(mut data: Value) -> Result<PageSettings, Failure> {
     let Value::Object(fields) = &mut data else {
         return Err(Failure::usage_hint(
             "--data must be a JSON object: the page's fields",
@@ -92,12 +124,58 @@ fn update_from(data: Value) -> Result<UpdatePageSettings, Failure> {
                 r#"give the page structure as JSON, e.g. --data '{"elements": []}'"#,
             )
         }),
-        structure => UpdatePageSettings::from_structure(&structure)
+        Value::Object(fields) => {
+            let page_fields: Vec<&str> = fields
+                .keys()
+                .map(String::as_str)
+                .filter(|k| PAGE_FIELDS.contains(k))
+                .collect();
+            if !page_fields.is_empty() {
+                let hint = if page_fields.contains(&"params") {
+                    "give the structure itself, the value of params: e.g. `svc pages get UID | jq .params | svc pages update UID --data -`"
+                } else {
+                    "pages update replaces only the structure (params), e.g. --data '{\"elements\": []}'; the service changes no other field of a page"
+                };
+                return Err(Failure::usage_hint(
+                    format!(
+                        "--data holds page fields ({}), not a page structure",
+                        page_fields.join(", ")
+                    ),
+                    hint,
+                ));
+            }
+            UpdatePageSettings::from_structure(&Value::Object(fields))
+                .map_err(|e| Failure::Usage(e.to_string()))
+        }
+        Value::Array(items) => UpdatePageSettings::from_structure(&Value::Array(items))
             .map_err(|e| Failure::Usage(e.to_string())),
+        other => Err(Failure::usage_hint(
+            format!(
+                "the page structure must be a JSON object, not {}",
+                kind(&other)
+            ),
+            r#"e.g. --data '{"elements": []}'; to delete a page, `svc pages delete UID`"#,
+        )),
     }
 }
 
-fn kind(value: &Value) -> &'static str {
+/// The fields of a page (docs/contract.md 4.2): an object holding one is a page, not a page
+/// structure (whose keys are `parameters`, `elements`, `popups`, `queries`, ...).
+const PAGE_FIELDS: [&str; 11] = [
+    "uid",
+    "environment",
+    "view",
+    "unique_name",
+    "name",
+    "resource",
+    "model",
+    "params",
+    "draft",
+    "deleted",
+    "date_add",
+];
+
+pub fn kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -149,6 +227,19 @@ mod tests {
         let from_json = update_from(json!({"elements": []})).unwrap();
         assert_eq!(from_json.params.as_deref(), Some(r#"{"elements":[]}"#));
         assert!(update_from(json!("not json")).is_err());
+        // Page fields are not a structure; null, numbers and booleans are none either.
+        for bad in [
+            json!({"name": "Renamed"}),
+            json!({"params": {"elements": []}}),
+            json!({"elements": [], "unique_name": "x"}),
+            json!(null),
+            json!(3),
+            json!(true),
+        ] {
+            assert!(update_from(bad.clone()).is_err(), "{bad}");
+        }
+        assert!(update_from(json!([1])).is_ok());
+        assert!(update_from(json!({"parameters": [], "popups": []})).is_ok());
     }
 
     #[test]

@@ -8,7 +8,7 @@ use svc_api::model::records::{
 };
 use svc_api::{Client, Records};
 
-use crate::args::{Filters, Global, Paging, RecordsCommand, Target};
+use crate::args::{ExportFormat, Filters, Global, Output, Paging, RecordsCommand, Target};
 use crate::connect::{self, Access};
 use crate::exit::Failure;
 use crate::input;
@@ -18,6 +18,7 @@ pub async fn run(global: &Global, cmd: RecordsCommand) -> Result<(), Failure> {
     let resource = match &cmd {
         RecordsCommand::List { target, .. }
         | RecordsCommand::Export { target, .. }
+        | RecordsCommand::Import { target, .. }
         | RecordsCommand::Get { target, .. }
         | RecordsCommand::Create { target, .. }
         | RecordsCommand::Update { target, .. }
@@ -59,33 +60,59 @@ pub async fn run(global: &Global, cmd: RecordsCommand) -> Result<(), Failure> {
             per_page,
         } => {
             let query = ordered(query(&filters)?, order_by.as_deref()).per_page(per_page);
+            let file_format = export_format(format, global.output, out.as_deref())?;
             crate::export::run(
                 records(&client, global, &target),
                 query,
-                format,
+                file_format,
                 out.as_deref(),
             )
             .await
+        }
+        RecordsCommand::Import {
+            target,
+            file,
+            format: file_format,
+            key,
+            skip_existing,
+            pk,
+            concurrency,
+            errors,
+        } => {
+            let import = crate::import::Import {
+                file,
+                format: file_format,
+                key,
+                skip_existing,
+                pk,
+                concurrency: usize::from(concurrency),
+                errors,
+            };
+            crate::import::run(records(&client, global, &target), import, format).await
         }
         RecordsCommand::Get { target, pk } => output::value(
             format,
             &records(&client, global, &target).retrieve(pk).await?,
         ),
         RecordsCommand::Create { target, data } => {
-            let body = input::json(&data)?;
+            let body = one_record(input::json(&data)?, "create")?;
             output::value(
                 format,
                 &records(&client, global, &target).create(&body).await?,
             )
         }
         RecordsCommand::Update { target, pk, data } => {
-            let body = input::json(&data)?;
+            let body = one_record(input::json(&data)?, "update")?;
             output::value(
                 format,
                 &records(&client, global, &target).update(pk, &body).await?,
             )
         }
-        RecordsCommand::Delete { target, pk } => {
+        RecordsCommand::Delete { target, pk, yes } => {
+            input::confirm_delete(
+                &format!("record {pk} of {}/{}", target.resource, target.model),
+                yes.yes,
+            )?;
             records(&client, global, &target)
                 .delete(pk.as_str())
                 .await?;
@@ -98,8 +125,12 @@ pub async fn run(global: &Global, cmd: RecordsCommand) -> Result<(), Failure> {
             func,
             column,
         } => {
-            let mut request = AggregateRequest::new(func_named(&func)?);
+            let func = func_named(&func)?;
+            let mut request = AggregateRequest::new(func);
             if let Some(c) = column {
+                if matches!(func, AggregateFunc::Sum | AggregateFunc::Avg) {
+                    numeric_column(&records(&client, global, &target), &c, func).await?;
+                }
                 request = request.column(c);
             }
             let value: Value = records(&client, global, &target)
@@ -131,6 +162,124 @@ pub async fn run(global: &Global, cmd: RecordsCommand) -> Result<(), Failure> {
             output::list(format, &rows)
         }
     }
+}
+
+/// The format of an export: `--format`, else `-o csv|ndjson`, else `--out`'s extension, else
+/// NDJSON. Two of them that disagree (`--format ndjson --out x.csv`, `-o csv --format ndjson`)
+/// are a usage error, as is `-o table` or `-o json` (an export is NDJSON or CSV).
+fn export_format(
+    format: Option<ExportFormat>,
+    output: Option<Output>,
+    out: Option<&std::path::Path>,
+) -> Result<ExportFormat, Failure> {
+    let name = |f: ExportFormat| match f {
+        ExportFormat::Csv => "csv",
+        ExportFormat::Ndjson => "ndjson",
+    };
+    let from_output = match output {
+        None => None,
+        Some(Output::Csv) => Some(ExportFormat::Csv),
+        Some(Output::Ndjson) => Some(ExportFormat::Ndjson),
+        Some(other) => {
+            return Err(Failure::usage_hint(
+                format!(
+                    "an export is NDJSON or CSV, not {}",
+                    if other == Output::Table {
+                        "a table"
+                    } else {
+                        "one JSON document"
+                    }
+                ),
+                "give --format ndjson or --format csv (or -o ndjson / -o csv), or name the --out file .csv or .ndjson",
+            ));
+        }
+    };
+    let from_name = out
+        .and_then(|p| p.extension())
+        .and_then(|e| e.to_str())
+        .and_then(|e| match e.to_ascii_lowercase().as_str() {
+            "csv" => Some(ExportFormat::Csv),
+            "ndjson" | "jsonl" => Some(ExportFormat::Ndjson),
+            _ => None,
+        });
+    let given = [
+        (format, "--format"),
+        (from_output, "-o"),
+        (from_name, "the --out file's extension"),
+    ];
+    let mut chosen: Option<(ExportFormat, &str)> = None;
+    for (f, said_by) in given {
+        let Some(f) = f else { continue };
+        match chosen {
+            None => chosen = Some((f, said_by)),
+            Some((c, first)) if c != f => {
+                return Err(Failure::usage_hint(
+                    format!("{first} says {} but {said_by} says {}", name(c), name(f)),
+                    "give one format: --format, -o, or the --out file's extension (.csv, .ndjson)",
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(chosen.map_or(ExportFormat::Ndjson, |(f, _)| f))
+}
+
+/// `--data` of `records create` and `records update`: one JSON object.
+fn one_record(data: Value, verb: &str) -> Result<Value, Failure> {
+    match &data {
+        Value::Object(_) => Ok(data),
+        Value::Array(items) => Err(Failure::usage_hint(
+            format!(
+                "--data is an array of {} values, but records {verb} takes one record: a JSON object",
+                items.len()
+            ),
+            "to create or update many records, put them in a file (NDJSON, one object per line, or CSV) and run `svc records import RESOURCE MODEL FILE` (--key FIELD updates existing ones)",
+        )),
+        other => Err(Failure::usage_hint(
+            format!(
+                "--data must be one record, a JSON object of field values, not {}",
+                crate::commands::pages::kind(other)
+            ),
+            r#"e.g. --data '{"status": "paid"}'"#,
+        )),
+    }
+}
+
+/// `sum` and `avg` add numbers: over a text column the database reads every value as 0 and
+/// answers `0.0`, which looks like a result. The first non-null value of the column tells:
+/// a number, a boolean or text that is a number (decimals come as text) is fine; other text
+/// (`"paid"`) is refused before the aggregate is asked for.
+async fn numeric_column(
+    records: &Records<'_>,
+    column: &str,
+    func: AggregateFunc,
+) -> Result<(), Failure> {
+    let probe = ListQuery::new()
+        .exclude(column, Lookup::IsNull, true)
+        .per_page(1);
+    let Ok(page) = records.list(&probe).await else {
+        // The aggregate's own request reports what is wrong (an unknown column, ...).
+        return Ok(());
+    };
+    let Some(value) = page.results.first().and_then(|r| r.get(column)) else {
+        return Ok(());
+    };
+    let text = match value {
+        Value::String(s) => s,
+        _ => return Ok(()),
+    };
+    if text.trim().parse::<f64>().is_ok() {
+        return Ok(());
+    }
+    Err(Failure::usage_hint(
+        format!(
+            "--func {} needs a numeric column, but {column:?} holds text (e.g. {text:?}): the database would read every value as 0",
+            func.as_str()
+        ),
+        format!(
+            "give a numeric --column; over text, count, min and max work (e.g. --func count, or `svc records group ... --x-column {column} --func count`)"
+        ),
+    ))
 }
 
 fn records<'c>(client: &'c Client, global: &Global, target: &Target) -> Records<'c> {

@@ -1,14 +1,15 @@
 //! `svc users`: list, get, create, update-group, delete.
 
+use serde_json::Value;
 use svc_api::Client;
 use svc_api::model::records::ListQuery;
 use svc_api::model::users::NewUser;
 
-use crate::args::{Global, UsersCommand};
+use crate::args::{Global, Output, UsersCommand};
 use crate::commands::records::{list_query, page_at};
 use crate::connect::{self, Access};
 use crate::exit::Failure;
-use crate::output;
+use crate::{input, output};
 
 pub async fn run(global: &Global, cmd: UsersCommand) -> Result<(), Failure> {
     let client = connect::client(global, Access::Tools)?;
@@ -17,7 +18,30 @@ pub async fn run(global: &Global, cmd: UsersCommand) -> Result<(), Failure> {
     match cmd {
         UsersCommand::List { filters, paging } => {
             let page = users.list(&list_query(&filters, &paging)?).await?;
-            output::page(format, &page, page_at(&paging, ("user", "users")))
+            let at = page_at(&paging, ("user", "users"));
+            if format != Output::Table {
+                return output::page(format, &page, at);
+            }
+            // A table is read by people: the team's name beside its uid.
+            let teams = client.teams().all(&ListQuery::new()).await?;
+            let named = |group: &str| {
+                teams
+                    .iter()
+                    .find(|t| t.uid == group)
+                    .map(|t| t.name.clone())
+            };
+            let rows: Vec<Value> = page
+                .results
+                .iter()
+                .map(|user| with_team_name(user, named(&user.group)))
+                .collect::<Result<_, _>>()?;
+            let shown = svc_api::model::ListPage {
+                count: page.count,
+                next: page.next.clone(),
+                previous: page.previous.clone(),
+                results: rows,
+            };
+            output::page(format, &shown, at)
         }
         UsersCommand::Get { uid } => output::value(format, &users.retrieve(uid).await?),
         UsersCommand::Create {
@@ -40,12 +64,34 @@ pub async fn run(global: &Global, cmd: UsersCommand) -> Result<(), Failure> {
             let team = team_uid(&client, &team).await?;
             output::value(format, &users.update_group(uid, team).await?)
         }
-        UsersCommand::Delete { uid } => {
+        UsersCommand::Delete { uid, yes } => {
+            input::confirm_delete(&format!("user {uid}"), yes.yes)?;
             users.delete(&uid).await?;
             eprintln!("deleted user {uid}");
             Ok(())
         }
     }
+}
+
+/// A user as a table row: `team` (the team's name) right after `group` (its uid).
+fn with_team_name(user: &impl serde::Serialize, team: Option<String>) -> Result<Value, Failure> {
+    let Value::Object(fields) = serde_json::to_value(user)
+        .map_err(|e| Failure::Other(format!("cannot print the users: {e}")))?
+    else {
+        return Err(Failure::Other("a user is not an object".into()));
+    };
+    let mut row = serde_json::Map::new();
+    for (key, value) in fields {
+        let is_group = key == "group";
+        row.insert(key, value);
+        if is_group {
+            row.insert(
+                "team".into(),
+                team.clone().map_or(Value::Null, Value::String),
+            );
+        }
+    }
+    Ok(Value::Object(row))
 }
 
 /// A team given by uid or by name, as a uid. Lists the teams (one request), so that a wrong

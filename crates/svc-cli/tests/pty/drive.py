@@ -4,7 +4,9 @@ Usage: drive.py STEPS_JSON DEADLINE_SECONDS -- COMMAND [ARG...]
 
 STEPS_JSON is a list of [expected, typed] pairs: wait until the output holds `expected` (counted
 from where the previous step matched) and the terminal's echo is off (the command is reading a
-password), then type `typed`. Waiting for the echo to be off, read from the terminal's settings,
+password), then type `typed`. A third element, "echo", types once `expected` is there whatever
+the echo (a question answered in plain sight, read as a line: typed early, it waits in the
+terminal's line buffer). Waiting for the echo to be off, read from the terminal's settings,
 makes the test independent of timing: what is typed can never be echoed because it came early.
 
 Prints one JSON object: {"code": exit code, "output": all the command wrote (UTF-8, undecodable
@@ -66,11 +68,13 @@ def main():
         return bool(termios.tcgetattr(fd)[3] & termios.ECHO)
 
     seen = 0
-    for expected, typed in steps:
+    for step in steps:
+        expected, typed = step[0], step[1]
+        any_echo = len(step) > 2 and step[2] == "echo"
         want = expected.encode()
         while True:
             at = output.find(want, seen)
-            if at >= 0 and not echo_on():
+            if at >= 0 and (any_echo or not echo_on()):
                 seen = at + len(want)
                 break
             if time.monotonic() > deadline:

@@ -142,3 +142,47 @@ pub(crate) fn read_values<'m, F>(
         Err(EngineError::fields(summary(&errors), errors))
     }
 }
+
+/// Strict mode's reading of a write's body: keys that name no field of the model are refused
+/// with a `400` that names them and lists the fields ([decision: stricter]: the data engine
+/// ignores them and answers `200`/`201`, so a misspelt field changes nothing without a word).
+/// Lenient mode does not call this. A body that is not an object is left to the engine's
+/// reading ([`not_a_dict`]).
+pub(crate) fn unknown_fields(
+    model: &str,
+    body: &PyJson,
+    names: &[String],
+) -> Result<(), EngineError> {
+    let PyJson::Dict(pairs) = body else {
+        return Ok(());
+    };
+    let mut unknown: Vec<&str> = Vec::new();
+    for (key, _) in pairs {
+        if !names.iter().any(|n| n == key) && !unknown.contains(&key.as_str()) {
+            unknown.push(key);
+        }
+    }
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let fields = names.join(", ");
+    let mut errors = BTreeMap::new();
+    for key in &unknown {
+        errors.insert(
+            (*key).to_owned(),
+            vec![format!(
+                "Unknown field of model {model:?} (the data engine would ignore it)."
+            )],
+        );
+    }
+    let quoted: Vec<String> = unknown.iter().map(|k| format!("{k:?}")).collect();
+    Err(EngineError::fields(
+        format!(
+            "Unknown field{} {} (the data engine would ignore {}); model {model:?} has: {fields}.",
+            if unknown.len() == 1 { "" } else { "s" },
+            quoted.join(", "),
+            if unknown.len() == 1 { "it" } else { "them" },
+        ),
+        errors,
+    ))
+}

@@ -16,6 +16,10 @@ impl Backend for MyResource {
         MyResource::has_model(self, name)
     }
 
+    fn field_names(&self, model: &str) -> Option<Vec<String>> {
+        MyResource::field_names(self, model)
+    }
+
     fn list(self: Arc<Self>, model: String, spec: ListSpec, hold: Hold) -> Work<Listing> {
         Box::pin(async move {
             let _hold = hold;

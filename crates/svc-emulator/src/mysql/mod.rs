@@ -222,6 +222,13 @@ impl MyResource {
         self.current().models.contains_key(name)
     }
 
+    /// The names of `model`'s fields, in order; `None` when there is no such model.
+    pub fn field_names(&self, model: &str) -> Option<Vec<String>> {
+        let schema = self.current();
+        let model = schema.models.get(model)?;
+        Some(model.fields.iter().map(|f| f.name.clone()).collect())
+    }
+
     fn current(&self) -> Arc<MySchema> {
         Arc::clone(&self.schema.read().unwrap_or_else(|e| e.into_inner()))
     }

@@ -16,6 +16,12 @@ impl Backend for PgResource {
         PgResource::has_model(self, name)
     }
 
+    fn field_names(&self, model: &str) -> Option<Vec<String>> {
+        let schema = self.current();
+        let model = schema.models.get(model)?;
+        Some(model.fields.iter().map(|f| f.name.clone()).collect())
+    }
+
     fn list(self: Arc<Self>, model: String, spec: ListSpec, hold: Hold) -> Work<Listing> {
         Box::pin(async move {
             let _hold = hold;

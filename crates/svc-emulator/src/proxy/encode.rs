@@ -98,6 +98,11 @@ pub(crate) fn encode_body(body_type: BodyType, body: &Value) -> Result<EncodedBo
             )),
             _ => Err(body_error("A Raw body must be a string.")),
         },
+        // `BodyType` may grow (it is `#[non_exhaustive]`): a type this emulator does not know
+        // yet is refused, never sent in some other shape.
+        _ => Err(body_error(
+            "This body_type is not supported by the emulator: use JSON, GraphQL, FormUrlEncoded, FormData or Raw.",
+        )),
     }
 }
 

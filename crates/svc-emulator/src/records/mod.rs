@@ -14,6 +14,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::Value;
 
+use crate::engine::body::unknown_fields;
 use crate::engine::convert::{PyJson, parse_form, parse_py_json};
 use crate::engine::{AggregateRequest, EngineError, GroupRequest};
 use crate::http::AppState;
@@ -94,6 +95,24 @@ async fn engine_body(headers: &HeaderMap, body: Body) -> Result<PyJson, HttpErro
     Ok(PyJson::Dict(Vec::new()))
 }
 
+/// Strict mode: a write's keys that name no field of the model are refused (see
+/// [`unknown_fields`]); lenient mode ignores them, as the data engine does. An unknown model is
+/// left to the write's own `404`.
+fn strict_fields(
+    state: &AppState,
+    names: impl FnOnce() -> Option<Vec<String>>,
+    model: &str,
+    body: &PyJson,
+) -> Result<(), HttpError> {
+    if state.lenient() {
+        return Ok(());
+    }
+    match names() {
+        Some(names) => Ok(unknown_fields(model, body, &names)?),
+        None => Ok(()),
+    }
+}
+
 /// `GET`: one page (the envelope), or every record with `_no_pagination`.
 async fn list(
     State(state): State<AppState>,
@@ -113,11 +132,13 @@ async fn list(
 
 /// `POST`: `201` with the stored record.
 async fn create(
+    State(state): State<AppState>,
     ModelAccess { db, model }: ModelAccess,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, HttpError> {
     let fields = engine_body(&headers, body).await?;
+    strict_fields(&state, || db.field_names(&model), &model, &fields)?;
     let bytes = db.create(model, fields).await?;
     Ok(json_bytes(StatusCode::CREATED, bytes))
 }
@@ -144,6 +165,7 @@ async fn update(
     body: Body,
 ) -> Result<Response, HttpError> {
     let fields = engine_body(&headers, body).await?;
+    strict_fields(&state, || db.field_names(&model), &model, &fields)?;
     let selection = selection(&query_pairs(uri.query()), state.lenient());
     let partial = method != Method::PUT;
     let bytes = db.update(model, pk, fields, selection, partial).await?;

@@ -45,6 +45,11 @@ impl Backend for Resource {
         self.model(name).is_some()
     }
 
+    fn field_names(&self, model: &str) -> Option<Vec<String>> {
+        let model = self.model(model)?;
+        Some(model.fields.iter().map(|f| f.name.clone()).collect())
+    }
+
     fn list(self: Arc<Self>, model: String, spec: ListSpec, hold: Hold) -> Work<Listing> {
         on_pool(self, hold, move |db| db.list(&model, &spec))
     }

@@ -106,6 +106,7 @@ pub struct AggregateResult<T = serde_json::Value> {
 /// the text of SQLite's `strftime` (`"2024-03-01"`, `"2024-03-05 10:00:00"`); `Minute` and
 /// `Second` give `null` keys; `Week` and `Quarter` group by the value itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum DateUnit {
     /// `date_second`.
     Second,
@@ -155,6 +156,7 @@ impl DateUnit {
 
 /// How group keys are formed from `x_column`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum GroupLookup {
     /// The value itself.
     #[default]

@@ -1,0 +1,438 @@
+//! `svc records import`: rows of a CSV (with a header) or NDJSON file, created (or, with
+//! `--key`, created and updated) through the SDK's bulk helper, a few requests at once.
+//!
+//! CSV cells are sent as the text they are: the data engine reads each value through its
+//! column's field (`"12"` into an integer, `"true"` into a boolean, `"2026-05-01"` into a date),
+//! exactly as it reads typed JSON, so the model's own fields type the values. An empty cell is
+//! left out of the record (the column's default applies on a create; an update leaves it).
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use futures_util::StreamExt;
+use serde_json::{Map, Value, json};
+use svc_api::{Bulk, Existing, Record, Records, Written};
+
+use crate::args::{ExportFormat, Output};
+use crate::exit::Failure;
+use crate::{output, progress};
+
+/// What `svc records import` was asked to do.
+pub struct Import {
+    pub file: String,
+    pub format: Option<ExportFormat>,
+    pub key: Option<String>,
+    pub skip_existing: bool,
+    pub pk: String,
+    pub concurrency: usize,
+    pub errors: Option<PathBuf>,
+}
+
+/// One row of the input: where it starts (line number, from 1) and the record, or why it
+/// cannot be one.
+struct Row {
+    line: usize,
+    record: Result<Record, String>,
+}
+
+/// The counts of the summary.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+struct Counts {
+    created: u64,
+    updated: u64,
+    skipped: u64,
+    failed: u64,
+}
+
+pub async fn run(records: Records<'_>, import: Import, format: Output) -> Result<(), Failure> {
+    let kind = file_format(&import.file, import.format)?;
+    let text = read(&import.file)?;
+    let rows = match kind {
+        ExportFormat::Csv => csv_rows(&text)?,
+        ExportFormat::Ndjson => ndjson_rows(&text),
+    };
+    let mut errors: Report = match &import.errors {
+        Some(path) => Some(std::io::BufWriter::new(
+            std::fs::File::create(path)
+                .map_err(|e| Failure::Usage(format!("cannot create {}: {e}", path.display())))?,
+        )),
+        None => None,
+    };
+
+    let total = rows.len() as u64;
+    let mut counts = Counts::default();
+    let mut lines = Vec::new();
+    let mut good = Vec::new();
+    let mut first_error: Option<String> = None;
+    for row in rows {
+        match row.record {
+            Ok(record) => {
+                lines.push(row.line);
+                good.push(record);
+            }
+            Err(e) => {
+                counts.failed += 1;
+                let message = format!("line {}: {e}", row.line);
+                first_error.get_or_insert(message);
+                report(&mut errors, row.line, &e, Value::Null)?;
+            }
+        }
+    }
+    let bulk = match &import.key {
+        Some(key) => {
+            Bulk::keyed(key.as_str())
+                .pk(import.pk.as_str())
+                .existing(if import.skip_existing {
+                    Existing::Skip
+                } else {
+                    Existing::Update
+                })
+        }
+        None => Bulk::new(),
+    }
+    .concurrency(import.concurrency);
+    // Kept to write a failed row into the report.
+    let sent: Vec<Record> = if errors.is_some() {
+        good.clone()
+    } else {
+        Vec::new()
+    };
+    let mut progress = Progress::new(total);
+    let mut stopped = None;
+    {
+        let mut outcomes = records.upsert_many(futures_util::stream::iter(good), &bulk);
+        while let Some(outcome) = outcomes.next().await {
+            match outcome.result {
+                Ok(Written::Created(_)) => counts.created += 1,
+                Ok(Written::Updated(_)) => counts.updated += 1,
+                Ok(_) => counts.skipped += 1,
+                Err(e) => {
+                    let line = lines[outcome.index];
+                    // No answer (after the SDK's retries): the service is away; the rows not
+                    // yet sent are not tried one by one against it.
+                    if e.status().is_none() && !matches!(e, svc_api::Error::InvalidInput(_)) {
+                        stopped = Some((line, e));
+                        break;
+                    }
+                    counts.failed += 1;
+                    let message = e.to_string();
+                    first_error.get_or_insert(format!("line {line}: {message}"));
+                    let row = sent
+                        .get(outcome.index)
+                        .map_or(Value::Null, |r| Value::Object(r.clone()));
+                    report(&mut errors, line, &message, row)?;
+                }
+            }
+            progress.tick(counts);
+        }
+    }
+    if let Some(out) = errors.as_mut() {
+        out.flush()
+            .map_err(|e| Failure::Other(format!("cannot write the error report: {e}")))?;
+    }
+    progress.done(counts, &import.file);
+    if let Some((line, e)) = stopped {
+        let done = counts.created + counts.updated + counts.skipped;
+        return Err(Failure::Stopped {
+            message: format!("the import stopped at line {line}: {e}"),
+            note: format!(
+                "{done} of {total} rows were written before it stopped; {}",
+                if import.key.is_some() {
+                    "run the same command again to finish (--key makes it safe)"
+                } else {
+                    "with --key FIELD a second run updates the rows already written instead of creating them again"
+                }
+            ),
+            cause: Box::new(Failure::Api(e)),
+        });
+    }
+    output::value(format, &counts)?;
+    if counts.failed > 0 {
+        let first = first_error.unwrap_or_default();
+        let hint = match &import.errors {
+            Some(path) => format!("each failed row and its error are in {}", path.display()),
+            None => "--errors FILE writes each failed row with its error (NDJSON)".to_owned(),
+        };
+        return Err(Failure::Other(format!(
+            "{} of {total} rows failed; the first: {first}",
+            counts.failed
+        ))
+        .with_hint(hint));
+    }
+    Ok(())
+}
+
+type Report = Option<std::io::BufWriter<std::fs::File>>;
+
+/// One line of the error report: `{"line": 7, "error": "...", "row": {...}}`.
+fn report(errors: &mut Report, line: usize, error: &str, row: Value) -> Result<(), Failure> {
+    if let Some(out) = errors.as_mut() {
+        let entry = json!({"line": line, "error": error, "row": row});
+        writeln!(out, "{entry}")
+            .map_err(|e| Failure::Other(format!("cannot write the error report: {e}")))?;
+    }
+    Ok(())
+}
+
+/// The format: `--format`, else the file's extension.
+fn file_format(file: &str, asked: Option<ExportFormat>) -> Result<ExportFormat, Failure> {
+    if let Some(f) = asked {
+        return Ok(f);
+    }
+    let ext = Path::new(file)
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("csv") => Ok(ExportFormat::Csv),
+        Some("ndjson" | "jsonl") => Ok(ExportFormat::Ndjson),
+        _ => Err(Failure::usage_hint(
+            format!("cannot tell the format of {file:?} from its name"),
+            "name it .csv, .ndjson or .jsonl, or give --format csv or --format ndjson",
+        )),
+    }
+}
+
+fn read(file: &str) -> Result<String, Failure> {
+    let mut text = String::new();
+    if file == "-" {
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| Failure::Usage(format!("cannot read stdin: {e}")))?;
+    } else {
+        text = std::fs::read_to_string(file)
+            .map_err(|e| Failure::Usage(format!("cannot read {file}: {e}")))?;
+    }
+    Ok(text.strip_prefix('\u{feff}').unwrap_or(&text).to_owned())
+}
+
+/// One JSON object per line; blank lines are skipped.
+fn ndjson_rows(text: &str) -> Vec<Row> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| Row {
+            line: i + 1,
+            record: match serde_json::from_str::<Value>(l) {
+                Ok(Value::Object(map)) => Ok(map),
+                Ok(_) => Err("not a JSON object: each line must be one record".to_owned()),
+                Err(e) => Err(format!("not JSON: {e}")),
+            },
+        })
+        .collect()
+}
+
+/// A CSV file (RFC 4180: quoted cells, `""` inside quotes, line breaks inside quotes, CRLF or
+/// LF) with a header row naming the fields.
+fn csv_rows(text: &str) -> Result<Vec<Row>, Failure> {
+    let mut records = csv_records(text).into_iter();
+    let Some((_, header)) = records.next() else {
+        return Err(Failure::usage_hint(
+            "the CSV file is empty",
+            "its first line names the fields, e.g. name,email,city",
+        ));
+    };
+    if let Some(blank) = header.iter().position(|h| h.trim().is_empty()) {
+        return Err(Failure::Usage(format!(
+            "the CSV header's column {} has no name",
+            blank + 1
+        )));
+    }
+    Ok(records
+        .filter(|(_, cells)| !(cells.len() == 1 && cells[0].is_empty()))
+        .map(|(line, cells)| Row {
+            line,
+            record: if cells.len() != header.len() {
+                Err(format!(
+                    "{} cells where the header names {} fields",
+                    cells.len(),
+                    header.len()
+                ))
+            } else {
+                Ok(header
+                    .iter()
+                    .zip(cells)
+                    .filter(|(_, cell)| !cell.is_empty())
+                    .map(|(name, cell)| (name.clone(), Value::String(cell)))
+                    .collect::<Map<String, Value>>())
+            },
+        })
+        .collect())
+}
+
+/// The records of a CSV text, each with the line it starts on (from 1).
+fn csv_records(text: &str) -> Vec<(usize, Vec<String>)> {
+    let mut out = Vec::new();
+    let mut cells = Vec::new();
+    let mut cell = String::new();
+    let mut quoted = false;
+    let mut line = 1;
+    let mut start = 1;
+    let mut chars = text.chars().peekable();
+    let mut any = false;
+    while let Some(c) = chars.next() {
+        any = true;
+        if quoted {
+            match c {
+                '"' if chars.peek() == Some(&'"') => {
+                    chars.next();
+                    cell.push('"');
+                }
+                '"' => quoted = false,
+                '\n' => {
+                    line += 1;
+                    cell.push(c);
+                }
+                _ => cell.push(c),
+            }
+            continue;
+        }
+        match c {
+            '"' if cell.is_empty() => quoted = true,
+            ',' => cells.push(std::mem::take(&mut cell)),
+            '\r' if chars.peek() == Some(&'\n') => {}
+            '\n' => {
+                cells.push(std::mem::take(&mut cell));
+                out.push((start, std::mem::take(&mut cells)));
+                line += 1;
+                start = line;
+                any = false;
+            }
+            _ => cell.push(c),
+        }
+    }
+    if any {
+        cells.push(cell);
+        out.push((start, cells));
+    }
+    out
+}
+
+/// Progress on a terminal (stderr): `120 of 5000 rows (2%): 100 created, ...`; off a terminal
+/// only the summary line.
+struct Progress {
+    live: bool,
+    total: u64,
+    started: Instant,
+    drawn: Option<Instant>,
+}
+
+impl Progress {
+    fn new(total: u64) -> Self {
+        Self {
+            live: std::io::stderr().is_terminal(),
+            total,
+            started: Instant::now(),
+            drawn: None,
+        }
+    }
+
+    fn tick(&mut self, counts: Counts) {
+        if !self.live {
+            return;
+        }
+        let now = Instant::now();
+        if self
+            .drawn
+            .is_some_and(|at| now.duration_since(at) < progress::REDRAW)
+        {
+            return;
+        }
+        self.drawn = Some(now);
+        let done = counts.created + counts.updated + counts.skipped + counts.failed;
+        let percent = done.saturating_mul(100) / self.total.max(1);
+        progress::draw(
+            &format!(
+                "{done} of {} rows ({percent}%): {}",
+                self.total,
+                described(counts)
+            ),
+            false,
+        );
+    }
+
+    fn done(&mut self, counts: Counts, file: &str) {
+        let elapsed = self.started.elapsed();
+        let rows = counts.created + counts.updated + counts.skipped + counts.failed;
+        let seconds = elapsed.as_secs_f64();
+        let rate = if seconds > 0.0 {
+            format!(" ({} rows/s)", (rows as f64 / seconds).round() as u64)
+        } else {
+            String::new()
+        };
+        let from = if file == "-" { "stdin" } else { file };
+        let tenths = elapsed.as_millis().div_ceil(100);
+        let text = format!(
+            "{rows} rows from {from} in {}.{} s{rate}: {}",
+            tenths / 10,
+            tenths % 10,
+            described(counts)
+        );
+        if self.live {
+            progress::draw(&text, true);
+        } else {
+            let _ = writeln!(std::io::stderr(), "{text}");
+        }
+    }
+}
+
+fn described(c: Counts) -> String {
+    format!(
+        "{} created, {} updated, {} skipped, {} failed",
+        c.created, c.updated, c.skipped, c.failed
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_cells_quotes_and_line_breaks() {
+        let text =
+            "sku,name,note\r\nA-1,\"Big, red\",\"say \"\"hi\"\"\"\nA-2,\"two\nlines\",\n\nA-3,x";
+        let rows = csv_rows(text).unwrap();
+        assert_eq!(rows.len(), 3);
+        assert_eq!(rows[0].line, 2);
+        let r0 = rows[0].record.as_ref().unwrap();
+        assert_eq!(r0["name"], "Big, red");
+        assert_eq!(r0["note"], "say \"hi\"");
+        let r1 = rows[1].record.as_ref().unwrap();
+        assert_eq!(r1["name"], "two\nlines");
+        // An empty cell is left out.
+        assert!(!r1.contains_key("note"));
+        assert_eq!(rows[2].line, 6);
+        assert!(rows[2].record.as_ref().unwrap_err().contains("2 cells"));
+        assert!(csv_rows("").is_err());
+        assert!(csv_rows("a,,b\n1,2,3").is_err());
+    }
+
+    #[test]
+    fn ndjson_lines_are_objects() {
+        let rows = ndjson_rows("{\"a\": 1}\n\n[1]\n{oops\n");
+        assert_eq!(rows.len(), 3);
+        assert_eq!(rows[0].record.as_ref().unwrap()["a"], 1);
+        assert_eq!(rows[1].line, 3);
+        assert!(
+            rows[1]
+                .record
+                .as_ref()
+                .unwrap_err()
+                .contains("not a JSON object")
+        );
+        assert!(rows[2].record.as_ref().unwrap_err().contains("not JSON"));
+    }
+
+    #[test]
+    fn the_format_comes_from_the_flag_or_the_name() {
+        assert_eq!(file_format("x.CSV", None).unwrap(), ExportFormat::Csv);
+        assert_eq!(file_format("x.jsonl", None).unwrap(), ExportFormat::Ndjson);
+        assert_eq!(
+            file_format("-", Some(ExportFormat::Csv)).unwrap(),
+            ExportFormat::Csv
+        );
+        assert!(file_format("-", None).is_err());
+        assert!(file_format("rows.txt", None).is_err());
+    }
+}
