@@ -27,7 +27,7 @@ const STATEMENTS_PER_CONNECTION: usize = 256;
 
 impl PgResource {
     /// One page of records of `model`, or all of them (`no_pagination`), as the engine lists
-    /// them. A page reads and converts only its own rows (see [`crate::postgres::walks`]).
+    /// them. A page reads and converts only its own rows (see `postgres/walks.rs`).
     pub async fn list(&self, model: &str, spec: &ListSpec) -> Result<Listing, EngineError> {
         let model = self.model_or_404(model)?;
         let lenient = spec.selection.lenient;
