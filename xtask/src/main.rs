@@ -225,10 +225,13 @@ fn package() -> bool {
         &[
             "package",
             "--workspace",
-            // xtask is never published, and it depends on pg-cluster (unpublished, so without
-            // a version), which packaging refuses in a normal dependency.
+            // xtask and svc-bench are never published, and they depend on pg-cluster
+            // (unpublished, so without a version), which packaging refuses in a normal
+            // dependency.
             "--exclude",
             "xtask",
+            "--exclude",
+            "svc-bench",
             "--allow-dirty",
             "--quiet",
             "--target-dir",
