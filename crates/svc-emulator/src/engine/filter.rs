@@ -371,15 +371,17 @@ pub(crate) fn search_text(selection: &Selection) -> Result<Option<&str>, EngineE
 
 /// The conditions of a selection's `WHERE`, as the engine builds its queryset on every
 /// database: the filters ([`walk_filters`], each written by `condition`), then the `_search`
-/// condition (written by `search`, `None` when no column is searched), and first of all
-/// `key IS NOT NULL` when the engine promoted the key (`promoted_key`, the key column's SQL: its
-/// queryset of such a model is `filter(pk.isnot(None))`, for every operation). `params` is the
-/// backend's list of bound values, which both writers add to. AND them with [`where_clause`].
+/// condition (written by `search`, `None` when no column is searched), and first of all the
+/// condition that leaves out rows without a key when the engine promoted the key
+/// (`promoted_key`: its queryset of such a model is `filter(pk.isnot(None))`, for every
+/// operation; [`key_is_not_null`] writes it, or the backend's own equivalent form). `params` is
+/// the backend's list of bound values, which both writers add to. AND them with
+/// [`where_clause`].
 pub(crate) fn selection_conditions<P>(
     model: &str,
     fields: &[FilterField<'_>],
     selection: &Selection,
-    promoted_key: Option<&str>,
+    promoted_key: Option<String>,
     params: &mut P,
     mut condition: impl FnMut(&mut P, usize, &str, Lookup, Arg<'_>) -> Result<String, EngineError>,
     search: impl FnOnce(&mut P, &str) -> Option<String>,
@@ -391,9 +393,14 @@ pub(crate) fn selection_conditions<P>(
         conds.extend(search(params, text));
     }
     if let Some(key) = promoted_key {
-        conds.insert(0, format!("{key} IS NOT NULL"));
+        conds.insert(0, key);
     }
     Ok(conds)
+}
+
+/// `key IS NOT NULL`, the engine's condition on a promoted key (`key`, the column's SQL).
+pub(crate) fn key_is_not_null(key: &str) -> String {
+    format!("{key} IS NOT NULL")
 }
 
 /// ` WHERE a AND b ...` of conditions, or nothing.

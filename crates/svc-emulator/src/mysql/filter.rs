@@ -17,7 +17,7 @@ use crate::engine::Lookup;
 use crate::engine::Selection;
 use crate::engine::convert::InputDateTime;
 use crate::engine::filter::{
-    Arg, PyNumber, ValueReader, order_terms, selection_conditions, where_clause,
+    Arg, PyNumber, ValueReader, key_is_not_null, order_terms, selection_conditions, where_clause,
 };
 use crate::engine::types::{FilterFamily, Search, py_float_repr};
 use crate::mysql::schema::{MyField, MyModel};
@@ -389,7 +389,7 @@ pub(crate) fn build_where(model: &MyModel, selection: &Selection) -> Result<MyWh
         selection,
         model
             .promoted_key
-            .then(|| model.pk_field().qualified.as_str()),
+            .then(|| key_is_not_null(&model.pk_field().qualified)),
         &mut params,
         |params, index, key, lookup, arg| {
             let ctx = Ctx {

@@ -16,7 +16,7 @@ use crate::engine::convert::{
     stored_datetime,
 };
 use crate::engine::filter::{
-    Arg, PyNumber, ValueReader, order_terms, selection_conditions, where_clause,
+    Arg, PyNumber, ValueReader, key_is_not_null, order_terms, selection_conditions, where_clause,
 };
 use crate::engine::types::{FilterFamily, Search, py_float_repr};
 use crate::postgres::schema::{PgField, PgModel};
@@ -598,7 +598,9 @@ pub(crate) fn build_where(model: &PgModel, selection: &Selection) -> Result<PgWh
         &model.name,
         &fields,
         selection,
-        model.promoted_key.then(|| model.pk_field().sql.as_str()),
+        model
+            .promoted_key
+            .then(|| key_is_not_null(&model.pk_field().sql)),
         &mut params,
         |params, index, key, lookup, arg| {
             let ctx = Ctx {

@@ -17,7 +17,8 @@ use crate::engine::Lookup;
 use crate::engine::convert::{InputDateTime, stored_datetime};
 use crate::engine::error::EngineError;
 use crate::engine::filter::{
-    Arg, FilterField, PyNumber, ValueReader, order_terms, selection_conditions, where_clause,
+    Arg, FilterField, PyNumber, ValueReader, key_is_not_null, order_terms, selection_conditions,
+    where_clause,
 };
 use crate::engine::list::Selection;
 use crate::engine::schema::{Field, Model};
@@ -223,6 +224,37 @@ fn search(model: &Model, text: &str, params: &mut Vec<Value>) -> Option<String> 
     (!parts.is_empty()).then(|| format!("({})", parts.join(" OR ")))
 }
 
+/// The engine's `key IS NOT NULL` on a promoted key, written as a range where SQLite's
+/// affinity makes the two the same, so that the row order of ties matches the engine's.
+///
+/// **Why:** the order of rows that share every `_order_by` term and the (repeated) promoted key
+/// is the order SQLite reads them in, and a list shows the first one of each key. The engine's
+/// SQLite (3.40, Python's `sqlite3`) reads `key IS NOT NULL` with a bound `LIMIT` as the range
+/// `key > NULL` over an index whose first column is the key (`SEARCH ... (k1>?)`), in index
+/// order; the emulator's SQLite (3.5x) scans the table for the same statement, in rowid order.
+/// A one-sided range is still read through the index by both. It leaves out exactly the NULLs:
+/// SQLite orders NULL < numbers < text < blobs, so every value of a column with numeric affinity
+/// (or none) is `>= -9e999` (minus infinity), and every value of a text-affinity column (text
+/// or blob) is `>= ''`. A column whose affinity is not certain from its declared type (an empty
+/// type: a view's expression may have any) keeps `IS NOT NULL`.
+fn key_present(key: &Field) -> String {
+    let declared = key.declared_type.to_ascii_uppercase();
+    let least = if declared.contains("INT") {
+        "-9e999"
+    } else if ["CHAR", "CLOB", "TEXT"]
+        .iter()
+        .any(|t| declared.contains(t))
+    {
+        "''"
+    } else if declared.trim().is_empty() {
+        return key_is_not_null(&key.sql);
+    } else {
+        // REAL, NUMERIC and BLOB affinities: the literal is compared as a number.
+        "-9e999"
+    };
+    format!("{} >= {least}", key.sql)
+}
+
 /// Builds the `WHERE` clause of a selection as the engine does: the filters
 /// ([`selection_conditions`]), then the search. All AND-ed.
 pub(crate) fn build_where(model: &Model, selection: &Selection) -> Result<Where, EngineError> {
@@ -239,7 +271,7 @@ pub(crate) fn build_where(model: &Model, selection: &Selection) -> Result<Where,
         &model.name,
         &fields,
         selection,
-        model.promoted_key.then(|| model.pk_field().sql.as_str()),
+        model.promoted_key.then(|| key_present(model.pk_field())),
         &mut params,
         |params, index, key, lookup, arg| {
             let ctx = FilterCtx {

@@ -44,6 +44,12 @@ CREATE TABLE cn (a INTEGER, b TEXT, v INTEGER, PRIMARY KEY (a, b));
 INSERT INTO cn VALUES (NULL,'x',1),(NULL,'x',2),(1,NULL,3),(1,NULL,4),(2,'y',5);
 CREATE TABLE bl2 (id INTEGER PRIMARY KEY, b BLOB);
 INSERT INTO bl2 VALUES (1, x'41'), (2, x'4243');
+CREATE TABLE tie (a INTEGER, b TEXT, qty INTEGER, PRIMARY KEY (a, b));
+INSERT INTO tie VALUES (7,'p5',54),(1,'a',3),(7,'p13',54),(4,'zz',54),(4,'m',54);
+CREATE VIEW v_tie AS SELECT a, b, qty FROM tie;
+CREATE TABLE tiet (a TEXT, b TEXT, qty INTEGER, PRIMARY KEY (a, b));
+INSERT INTO tiet VALUES ('k','p5',54),('c','a',3),('k','p13',54);
+CREATE VIEW v_tiet AS SELECT a, b, qty FROM tiet;
 "#;
 
 fn res() -> Resource {
@@ -441,6 +447,46 @@ fn views_and_without_rowid_tables_are_models() {
     assert_eq!(
         column(&list(&r, "wr", &[]).1, "a"),
         [json!("r"), json!("p"), json!("p")]
+    );
+}
+
+#[test]
+fn a_view_shows_the_row_the_engine_reads_first_of_a_repeated_key() {
+    let r = res();
+    // Rows that share the view's key (`a`) and every order term: the engine's SQLite reads its
+    // `a IS NOT NULL` through the base table's key index, so the first in index order shows
+    // (`p13` before `p5`, `m` before `zz`), not the first inserted.
+    let (count, records) = list(&r, "v_tie", &[("_order_by", "qty")]);
+    assert_eq!(count, 3);
+    assert_eq!(
+        records,
+        json!([{"a": 1, "b": "a", "qty": 3}, {"a": 7, "b": "p13", "qty": 54}, {"a": 4, "b": "m", "qty": 54}])
+    );
+    assert_eq!(
+        list(&r, "v_tie", &[("_order_by", "-qty")]).1,
+        json!([{"a": 7, "b": "p13", "qty": 54}, {"a": 4, "b": "m", "qty": 54}, {"a": 1, "b": "a", "qty": 3}])
+    );
+    // Without an order the key descends, through the index backwards.
+    assert_eq!(
+        list(&r, "v_tie", &[]).1,
+        json!([{"a": 7, "b": "p5", "qty": 54}, {"a": 4, "b": "zz", "qty": 54}, {"a": 1, "b": "a", "qty": 3}])
+    );
+    // A full page counts the rows, not the records.
+    assert_eq!(
+        list(
+            &r,
+            "v_tie",
+            &[("_order_by", "qty"), ("_per_page", "1"), ("page", "2")]
+        ),
+        (5, json!([{"a": 7, "b": "p13", "qty": 54}]))
+    );
+    // A text key: the same.
+    assert_eq!(
+        list(&r, "v_tiet", &[("_order_by", "qty,-qty")]),
+        (
+            2,
+            json!([{"a": "c", "b": "a", "qty": 3}, {"a": "k", "b": "p13", "qty": 54}])
+        )
     );
 }
 
