@@ -10,9 +10,10 @@
 //! - the model of a table ([`Model`], [`Field`], [`FieldKind`]).
 //!
 //! Each database implements them in its own folder, behind the backend interface
-//! (`crate::backend`): [`crate::sqlite`] (which still builds its SQL with the filter and
-//! aggregate steps here) and `crate::postgres`. The demo resource's seed ([`demo_seed_sql`]) is
-//! here too, because the settings name it.
+//! (`crate::backend`): [`crate::sqlite`], `crate::postgres` and `crate::mysql`, each writing
+//! its own SQL from the steps here (the filter walk and its `WHERE` assembly, the order terms,
+//! aggregate planning). The demo resource's seed ([`demo_seed_sql`]) is here too, because the
+//! settings name it.
 
 pub(crate) mod aggregate;
 pub(crate) mod body;
