@@ -18,8 +18,8 @@ use crate::postgres::PgResource;
 use crate::postgres::filter::{PgWhere, build_where};
 use crate::postgres::schema::{PgField, PgModel};
 use crate::postgres::types::{
-    Offset, PgKind, float_items, interval_seconds, interval_str, iso_time, iso_timestamp,
-    iso_timetz, numeric_str, parse_float,
+    Offset, PgKind, float_items, hex_bytes, interval_seconds, interval_str, iso_time,
+    iso_timestamp, iso_timetz, numeric_str, parse_float,
 };
 
 /// A result value with the Python type psycopg2 gives it.
@@ -37,6 +37,8 @@ enum Value {
         aware: bool,
     },
     Json(String),
+    /// `bytea`, from its hex text: bytes, which the engine's encoder decodes as UTF-8.
+    Bytes(Vec<u8>),
     /// An array, from `to_json`; `floats` when its items are `Decimal`s or floats.
     Array {
         text: String,
@@ -67,6 +69,9 @@ impl Value {
             "timestamp without time zone" => Value::DateTime { text, aware: false },
             "timestamp with time zone" => Value::DateTime { text, aware: true },
             "json" | "jsonb" => Value::Json(text),
+            // psycopg2 reads an `oid` as a Python int.
+            "oid" => Value::Int(text),
+            "bytea" => Value::Bytes(hex_bytes(&text)),
             "interval" => Value::Interval(text),
             "time without time zone" => Value::Time { text, aware: false },
             "time with time zone" => Value::Time { text, aware: true },
@@ -80,9 +85,21 @@ impl Value {
         }
     }
 
+    /// As the engine's JSON encoder writes it; `None` where it fails: bytes that are not
+    /// UTF-8 (`bytes.decode('utf-8')`).
+    fn encodable(&self) -> Option<Json> {
+        match self {
+            Value::Bytes(b) => std::str::from_utf8(b)
+                .ok()
+                .map(|s| Json::String(s.to_owned())),
+            v => Some(v.encoded()),
+        }
+    }
+
     /// As the engine's JSON encoder writes it.
     fn encoded(&self) -> Json {
         match self {
+            Value::Bytes(b) => Json::String(String::from_utf8_lossy(b).into_owned()),
             Value::None => Json::Null,
             Value::Int(i) => serde_json::from_str(i).unwrap_or(Json::Null),
             Value::Decimal(d) => float_json(parse_float(d)),
@@ -117,6 +134,7 @@ impl Value {
             Value::Float(f) => py_float_repr(*f),
             Value::Bool(b) => if *b { "True" } else { "False" }.to_owned(),
             Value::Date(d) | Value::Json(d) | Value::Str(d) => d.clone(),
+            Value::Bytes(b) => crate::engine::types::py_bytes_repr(b),
             Value::Array { text, floats } => {
                 let json = if *floats {
                     float_items(text)
@@ -205,8 +223,10 @@ fn column<'m>(
     }
 }
 
-/// Group values the engine's JSON encoder cannot write (it fails, `500`): `bytea` keys (the
-/// driver's `memoryview`) and aware times (`JSON can't represent timezone-aware times`).
+/// Group values the engine's JSON encoder cannot write whatever they are (it fails, `500`):
+/// aware times (`JSON can't represent timezone-aware times`) and ranges (`Object of type
+/// NumericRange is not JSON serializable`); the `min` or `max` of a `bytea`. `bytea` keys are
+/// written when they are UTF-8 ([`Value::encodable`]).
 fn unencodable(xs: &[&PgField], y: &PgField, func: AggregateFunc) -> Result<(), EngineError> {
     let y_kept = matches!(func, AggregateFunc::Min | AggregateFunc::Max).then_some(y);
     for (param, field) in xs
@@ -214,21 +234,20 @@ fn unencodable(xs: &[&PgField], y: &PgField, func: AggregateFunc) -> Result<(), 
         .map(|x| ("_x_column", *x))
         .chain(y_kept.map(|y| ("_y_column", y)))
     {
-        if matches!(field.kind, PgKind::Bytea | PgKind::TimeTz) {
-            return Err(fails(
-                param,
-                format!(
-                    "Cannot group by or show the {} field {:?}: the data engine's JSON encoder \
-                     fails on its values (500).",
-                    if field.kind == PgKind::Bytea {
-                        "bytea"
-                    } else {
-                        "time with time zone"
-                    },
-                    field.name
-                ),
-            ));
-        }
+        let what = match field.kind {
+            PgKind::Bytea if param == "_y_column" => "bytea",
+            PgKind::TimeTz => "time with time zone",
+            PgKind::Range => "range",
+            _ => continue,
+        };
+        return Err(fails(
+            param,
+            format!(
+                "Cannot group by or show the {what} field {:?}: the data engine's JSON encoder \
+                 fails on its values (500).",
+                field.name
+            ),
+        ));
     }
     Ok(())
 }
@@ -365,8 +384,10 @@ impl PgResource {
             _ => format!("({agg})::text"),
         };
         let sql = format!(
-            "SELECT {text}, pg_typeof({agg})::text FROM {}{}",
-            model.table_sql, filter.sql
+            "SELECT {text}, {} FROM {}{}",
+            type_of(&agg),
+            model.table_sql,
+            filter.sql
         );
         let client = self.client().await?;
         let tz = self.timezone(&client).await?;
@@ -444,13 +465,13 @@ impl PgResource {
             } else {
                 format!("q.{label}::text")
             };
-            outer.push(format!("{text}, pg_typeof(q.{label})::text"));
+            outer.push(format!("{text}, {}", type_of(&format!("q.{label}"))));
         }
         let y_text = match func {
             AggregateFunc::Min | AggregateFunc::Max => y.kind.text_of("q.y_func"),
             _ => "q.y_func::text".to_owned(),
         };
-        outer.push(format!("{y_text}, pg_typeof(q.y_func)::text"));
+        outer.push(format!("{y_text}, {}", type_of("q.y_func")));
         let sql = format!(
             "SELECT {} FROM (SELECT {} FROM {}{}{grouping} LIMIT {limit}) AS q",
             outer.join(", "),
@@ -466,9 +487,19 @@ impl PgResource {
         let mut out = Vec::with_capacity(rows.len());
         for row in &rows {
             let mut object = Map::new();
-            for i in 0..keys.len() {
+            for (i, x) in xs.iter().enumerate() {
                 let v = Value::read(&row.get::<_, String>(2 * i + 1), row.get(2 * i));
-                object.insert(group_name(i), v.encoded());
+                let Some(json) = v.encodable() else {
+                    return Err(fails(
+                        "_x_column",
+                        format!(
+                            "Cannot group by the bytea field {:?}: a value is not UTF-8 text, \
+                             which the data engine's JSON encoder fails on (500).",
+                            x.name
+                        ),
+                    ));
+                };
+                object.insert(group_name(i), json);
             }
             let at = 2 * keys.len();
             let v = match Value::read(&row.get::<_, String>(at + 1), row.get(at)) {
@@ -502,6 +533,15 @@ impl PgResource {
             self.unexpected(e)
         }
     }
+}
+
+/// The name of the type of `expr` as psycopg2 reads it (`pg_typeof`'s text): a domain's base
+/// type, since PostgreSQL describes a domain's values by their base type.
+fn type_of(expr: &str) -> String {
+    format!(
+        "(SELECT (CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END)::regtype::text \
+         FROM pg_catalog.pg_type t WHERE t.oid = pg_typeof({expr}))"
+    )
 }
 
 fn y_func(value: Json) -> Json {

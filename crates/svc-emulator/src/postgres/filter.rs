@@ -162,7 +162,15 @@ impl Literal {
                 let value = params.cast(Some(i.to_string()), "bigint");
                 format!("{} {} {value}", field.sql, op.sql())
             }
-            None => format!("{} {} {}", field.sql, op.sql(), self.bind(params, field)),
+            None => {
+                let value = match self {
+                    // `col = 'x'` reads the literal as the operator's type, `col IN ('x')` as
+                    // the column's.
+                    Literal::Str(s) => params.cast(Some(s.clone()), field.compared_as()),
+                    _ => self.bind(params, field),
+                };
+                format!("{} {} {value}", field.sql, op.sql())
+            }
         }
     }
 
@@ -302,10 +310,11 @@ impl Ctx<'_> {
     }
 }
 
-/// `col ILIKE pattern`; enums are cast to text first, as the engine does.
+/// `col ILIKE pattern`; enums and types SQLAlchemy does not know (`NullType`) are cast to
+/// text first, as the engine does.
 fn ilike(field: &PgField, pattern: String, params: &mut Params) -> String {
     let value = params.text(pattern);
-    if field.kind == PgKind::Enum {
+    if matches!(field.kind, PgKind::Enum | PgKind::Unknown) {
         format!("CAST({} AS VARCHAR) ILIKE {value}", field.sql)
     } else {
         format!("{} ILIKE {value}", field.sql)
@@ -463,14 +472,20 @@ fn condition(
 ) -> Result<String, EngineError> {
     let field = ctx.field;
     let col = &field.sql;
-    if field.kind == PgKind::Bytea && !matches!(lookup, Lookup::IsNull | Lookup::IsEmpty) {
-        // SQLAlchemy's `LargeBinary` hands psycopg2 the text, which cannot be bytes
-        // (`can't escape str to binary`), and `bytea` has no `ILIKE`.
+    // SQLAlchemy's `LargeBinary` hands psycopg2 the text, which cannot be bytes (`can't escape
+    // str to binary`), and `bytea` has no `ILIKE`; a `bit` is compared with the Python bool
+    // the engine's boolean field makes of the value (`bit = boolean` does not exist).
+    let unusable = match field.kind {
+        PgKind::Bytea => Some("bytea"),
+        PgKind::Bit => Some("bit"),
+        _ => None,
+    };
+    if let Some(ty) = unusable.filter(|_| !matches!(lookup, Lookup::IsNull | Lookup::IsEmpty)) {
         return Err(EngineError::engine_fails(
             ctx.lenient,
             ctx.key,
             format!(
-                "Filter {:?} compares a bytea field with a value, which the data engine cannot \
+                "Filter {:?} compares a {ty} field with a value, which the data engine cannot \
                  do on PostgreSQL (it fails with a 500); only isnull and isempty work.",
                 ctx.key
             ),

@@ -62,6 +62,20 @@ pub(crate) struct PgModel {
     index: BTreeMap<String, usize>,
 }
 
+impl PgField {
+    /// The type an untyped literal compared with the column (`col = 'x'`, `col > 'x'`)
+    /// becomes: the column's own, but `inet` for a `cidr`, which PostgreSQL compares through
+    /// `inet = inet` (so `'1'`, a valid `cidr`, is an invalid `inet` there). In an `IN` list
+    /// the literals take the column's type.
+    pub(crate) fn compared_as(&self) -> &str {
+        if self.kind == PgKind::Inet {
+            "pg_catalog.inet"
+        } else {
+            &self.cast
+        }
+    }
+}
+
 impl PgModel {
     /// The column named `name`.
     pub(crate) fn field(&self, name: &str) -> Option<&PgField> {
@@ -97,9 +111,10 @@ pub(crate) struct PgSchema {
 }
 
 /// The columns of every table (ordinary, partitioned, foreign), view and materialized view of
-/// the current schema, in order.
+/// the current schema, in order. A domain's column is its base type's, as SQLAlchemy reflects
+/// it.
 const COLUMNS: &str = "\
-SELECT c.relname, a.attname, t.typname, t.typcategory, \
+SELECT c.relname, a.attname, bt.typname, bt.typcategory, \
        quote_ident(bn.nspname) || '.' || quote_ident(bt.typname), \
        a.attnotnull, a.atthasdef OR a.attidentity <> '', \
        a.attidentity <> '' OR coalesce(pg_get_expr(d.adbin, d.adrelid), '') LIKE 'nextval(%', \

@@ -15,7 +15,10 @@
 //! | `timestamp`, `timestamptz` | ISO 8601 with the offset of the database's time zone, `"2024-01-05T10:00:00+00:00"` | date-time | no |
 //! | `text`, `varchar`, enums | text | text | contains (`ILIKE`) |
 //! | `char(n)` | text with its padding (`"ab  "`) | text | contains (`ILIKE`) |
-//! | `citext` (unknown to SQLAlchemy: `NullType`) | text | text, `isempty` is `isnull` | no |
+//! | types SQLAlchemy does not know (`NullType`: `citext`, `xml`, `point`, ...) | text | text, cast to text in `ILIKE`, `isempty` is `isnull` | no |
+//! | `bit`, `varbit` | text (`"1010"`) | boolean: the engine compares with a Python bool, which PostgreSQL refuses, so only `isnull` and `isempty` work | no |
+//! | ranges (`int4range`, `daterange`, `tstzrange`, ...) | psycopg2's `str(Range)`: `"[1, 5)"`, `"(None, 10)"`, `"empty"`; a group by one fails | text | no |
+//! | a domain | as its base type (SQLAlchemy reflects a domain as the type it is over) | | |
 //! | `json`, `jsonb` | JSON | JSON | contains (the text) |
 //! | arrays | JSON array (`numeric`, `real`, `double precision` items as floats: `2.0`) | JSON | no |
 //! | `bytea` | Python's `repr(bytes)`: `"b'\\x01'"` | text, every value lookup fails | no |
@@ -59,9 +62,15 @@ pub(crate) enum PgKind {
     String,
     /// `char(n)` (`bpchar`): a SQLAlchemy `CHAR`, shown with its padding.
     Char,
-    /// `citext`: SQLAlchemy does not know it (`NullType`), so `_search` skips it and
-    /// `isempty` is `isnull`.
-    Citext,
+    /// A type SQLAlchemy's PostgreSQL dialect does not know (`citext`, `xml`, `point`, a
+    /// multirange, ...): a `NullType`, so `_search` skips it, `isempty` is `isnull` and the
+    /// `ILIKE` lookups cast it to text. psycopg2 reads its values as text.
+    Unknown,
+    /// `bit`, `bit varying`: SQLAlchemy's `BIT`, whose filter values the engine reads as
+    /// booleans (`bit = boolean` fails in PostgreSQL).
+    Bit,
+    /// One of the six built-in range types, which psycopg2 reads as its `Range` objects.
+    Range,
     /// `bytea`: bytes, whose filters and groups make the engine fail.
     Bytea,
     /// `interval`: a Python `timedelta`.
@@ -109,9 +118,16 @@ impl PgKind {
             "date" => PgKind::Date,
             "timestamp" => PgKind::Timestamp,
             "timestamptz" => PgKind::TimestampTz,
-            "text" | "varchar" | "name" => PgKind::String,
+            "text" | "varchar" | "name" | "char" => PgKind::String,
             "bpchar" => PgKind::Char,
-            "citext" => PgKind::Citext,
+            "bit" | "varbit" => PgKind::Bit,
+            "int4range" | "int8range" | "numrange" | "daterange" | "tsrange" | "tstzrange" => {
+                PgKind::Range
+            }
+            // The other types in SQLAlchemy's `ischema_names`: kept as PostgreSQL's text.
+            "uuid" | "macaddr" | "macaddr8" | "oid" | "regclass" | "tsvector" | "hstore" => {
+                PgKind::Other
+            }
             "bytea" => PgKind::Bytea,
             "interval" => PgKind::Interval,
             "time" => PgKind::Time,
@@ -119,7 +135,7 @@ impl PgKind {
             "inet" | "cidr" => PgKind::Inet,
             "money" => PgKind::Money,
             "json" | "jsonb" => PgKind::Json,
-            _ => PgKind::Other,
+            _ => PgKind::Unknown,
         }
     }
 
@@ -129,14 +145,15 @@ impl PgKind {
             PgKind::Integer | PgKind::Real | PgKind::Double | PgKind::Numeric => {
                 FilterFamily::Number
             }
-            PgKind::Boolean => FilterFamily::Boolean,
+            PgKind::Boolean | PgKind::Bit => FilterFamily::Boolean,
             PgKind::Date => FilterFamily::Date,
             PgKind::Timestamp | PgKind::TimestampTz => FilterFamily::DateTime,
             PgKind::Json | PgKind::Array | PgKind::NumericArray => FilterFamily::Json,
             // Types SQLAlchemy has no filter class for take the text lookups.
             PgKind::String
             | PgKind::Char
-            | PgKind::Citext
+            | PgKind::Unknown
+            | PgKind::Range
             | PgKind::Bytea
             | PgKind::Interval
             | PgKind::Time
@@ -153,7 +170,7 @@ impl PgKind {
         match self {
             PgKind::Integer | PgKind::Real | PgKind::Double | PgKind::Numeric => Search::Equal,
             PgKind::String | PgKind::Char | PgKind::Enum | PgKind::Json => Search::Contains,
-            // `citext` is a `NullType` to SQLAlchemy, which `_search` skips.
+            // A `NullType` (`citext`, ...) is skipped by `_search`, as are the others.
             _ => Search::Skip,
         }
     }
@@ -237,10 +254,12 @@ pub(crate) fn write_value(buf: &mut Vec<u8>, kind: PgKind, text: Option<&str>, t
         PgKind::Interval => write_json_str(buf, &interval_str(text)),
         PgKind::Time => write_json_str(buf, &iso_time(text)),
         PgKind::TimeTz => write_json_str(buf, &iso_timetz(text)),
+        PgKind::Range => write_json_str(buf, &range_str(text)),
         PgKind::Date
         | PgKind::String
         | PgKind::Char
-        | PgKind::Citext
+        | PgKind::Unknown
+        | PgKind::Bit
         | PgKind::Inet
         | PgKind::Money
         | PgKind::Enum
@@ -288,17 +307,90 @@ pub(crate) fn float_value(f: f64) -> serde_json::Value {
     }
 }
 
+/// psycopg2's `str()` of the `Range` it reads from a range's PostgreSQL text: `"empty"`, or
+/// the bounds' brackets around `str(lower), str(upper)`, an infinite bound `None`
+/// (`[1,5)` -> `"[1, 5)"`, `(,10)` -> `"(None, 10)"`). A bound is PostgreSQL's text of a number
+/// or date, which `str()` gives back as it is, or of a date-time, whose `str(datetime)` has six
+/// fraction digits (when it has any) and an offset `+HH:MM`.
+pub(crate) fn range_str(text: &str) -> String {
+    let (Some(open), Some(close)) = (text.chars().next(), text.chars().last()) else {
+        return text.to_owned();
+    };
+    if !matches!(open, '[' | '(') || !matches!(close, ']' | ')') || text.len() < 2 {
+        return text.to_owned();
+    }
+    let inner = &text[1..text.len() - 1];
+    let mut bounds = Vec::with_capacity(2);
+    let mut bound = String::new();
+    let mut quoted = false;
+    let mut chars = inner.chars();
+    let mut any = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {
+                quoted = !quoted;
+                any = true;
+            }
+            '\\' => bound.extend(chars.next()),
+            ',' if !quoted => {
+                bounds.push((!bound.is_empty() || any).then(|| std::mem::take(&mut bound)));
+                any = false;
+            }
+            c => bound.push(c),
+        }
+    }
+    bounds.push((!bound.is_empty() || any).then_some(bound));
+    let [lower, upper] = bounds.as_slice() else {
+        return text.to_owned();
+    };
+    let show = |b: &Option<String>| b.as_deref().map_or_else(|| "None".to_owned(), py_bound_str);
+    format!("{open}{}, {}{close}", show(lower), show(upper))
+}
+
+/// `str()` of a range bound psycopg2 reads: a date-time's fraction to six digits and its
+/// offset to `+HH:MM`; anything else as PostgreSQL wrote it.
+fn py_bound_str(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let is_datetime = bytes.len() >= 19
+        && bytes[4] == b'-'
+        && bytes[10] == b' '
+        && bytes[13] == b':'
+        && bytes[16] == b':';
+    if !is_datetime {
+        return text.to_owned();
+    }
+    let (main, offset) = match text[19..].find(['+', '-']) {
+        Some(at) => text.split_at(19 + at),
+        None => (text, ""),
+    };
+    let (seconds, fraction) = main.split_at(19);
+    let fraction = fraction.trim_start_matches('.');
+    let mut out = seconds.to_owned();
+    if !fraction.is_empty() {
+        out.push('.');
+        out.extend(fraction.chars().chain(std::iter::repeat('0')).take(6));
+    }
+    if !offset.is_empty() {
+        let (sign, hm) = offset.split_at(1);
+        let mut parts = hm.split(':');
+        let hours = parts.next().unwrap_or("00");
+        let minutes = parts.next().unwrap_or("00");
+        out.push_str(&format!("{sign}{hours}:{minutes}"));
+    }
+    out
+}
+
 /// Python's `repr()` of the bytes of PostgreSQL's hex text (`encode(col, 'hex')`).
 pub(crate) fn bytea_repr(hex: &str) -> String {
+    py_bytes_repr(&hex_bytes(hex))
+}
+
+/// The bytes of PostgreSQL's hex text (`encode(col, 'hex')`, with or without its `\\x`).
+pub(crate) fn hex_bytes(hex: &str) -> Vec<u8> {
     let hex = hex.strip_prefix("\\x").unwrap_or(hex).as_bytes();
-    let bytes: Vec<u8> = hex
-        .chunks(2)
-        .filter_map(|pair| {
-            let text = std::str::from_utf8(pair).ok()?;
-            u8::from_str_radix(text, 16).ok()
-        })
-        .collect();
-    py_bytes_repr(&bytes)
+    hex.chunks(2)
+        .filter_map(|pair| u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok())
+        .collect()
 }
 
 /// The microseconds of an `interval` in PostgreSQL's `postgres` style (`1 year 2 mons
@@ -616,9 +708,15 @@ mod tests {
         assert_eq!(PgKind::of("_numeric", 'A', "numeric"), PgKind::NumericArray);
         assert_eq!(PgKind::of("mood", 'E', ""), PgKind::Enum);
         assert_eq!(PgKind::of("uuid", 'U', ""), PgKind::Other);
-        assert_eq!(PgKind::of("citext", 'S', ""), PgKind::Citext);
-        assert_eq!(PgKind::Citext.search(), Search::Skip);
-        assert!(!PgKind::Citext.is_string());
+        assert_eq!(PgKind::of("citext", 'S', ""), PgKind::Unknown);
+        assert_eq!(PgKind::of("xml", 'U', ""), PgKind::Unknown);
+        assert_eq!(PgKind::of("point", 'G', ""), PgKind::Unknown);
+        assert_eq!(PgKind::Unknown.search(), Search::Skip);
+        assert!(!PgKind::Unknown.is_string());
+        assert_eq!(PgKind::of("varbit", 'V', ""), PgKind::Bit);
+        assert_eq!(PgKind::Bit.family(), FilterFamily::Boolean);
+        assert_eq!(PgKind::of("tstzrange", 'R', ""), PgKind::Range);
+        assert_eq!(PgKind::of("oid", 'N', ""), PgKind::Other);
         assert_eq!(PgKind::Numeric.family(), FilterFamily::Number);
         assert_eq!(PgKind::Json.search(), Search::Contains);
     }

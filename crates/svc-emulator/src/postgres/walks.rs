@@ -183,7 +183,6 @@ fn round_trips(kind: PgKind) -> bool {
             | PgKind::TimestampTz
             | PgKind::String
             | PgKind::Char
-            | PgKind::Citext
             | PgKind::Enum
             | PgKind::Time
             | PgKind::TimeTz
