@@ -4,8 +4,10 @@
 //! - **Tables**: `shapes` (generated from the seed, next to the dataset's tables) has a column
 //!   of each type: `uuid`, `inet`, `bytea`, an enum, `interval`, `time`, `timetz`,
 //!   `timestamptz`, `timestamp`, `numeric` without scale, `money`, `char(4)`, `citext`, `json`
-//!   and `jsonb`, arrays of `integer`, `text` and `numeric`, and a `bigint` with values near
-//!   2^53 (whose `sum` must keep every digit).
+//!   and `jsonb`, arrays of `integer`, `text` and `numeric`, a `bigint` with values near
+//!   2^53 (whose `sum` must keep every digit), a domain over `integer`, ranges (`int4range`,
+//!   `tstzrange`, `daterange`, `numrange`), `bit`, `varbit`, `cidr`, `oid`, `macaddr`, and
+//!   `xml` and `point`, which the engine's SQLAlchemy does not know.
 //! - **Time zone**: both databases get the zone [`zone`] of the seed as their own setting
 //!   (odd seeds `America/New_York`, which has summer time, even seeds `UTC`), so every
 //!   date-time of the run, in every table, is shown in that zone.
@@ -377,6 +379,97 @@ pub static SHAPES: Table = Table {
                 4_611_686_018_427_387_904,
             ]))
         }),
+        // Types the engine reads otherwise than text, or that its SQLAlchemy does not know.
+        col("dom", "posint", |r| {
+            maybe(r, |r| r.range(1, 120).to_string())
+        }),
+        col("rng", "int4range", |r| {
+            maybe(r, |r| {
+                let lo = r.range(-3, 9);
+                match r.below(6) {
+                    0 => "empty".to_owned(),
+                    1 => format!("(,{lo}]"),
+                    2 => format!("[{lo},)"),
+                    3 => format!("[{lo},{lo}]"),
+                    _ => format!("[{lo},{})", lo + r.range(1, 9)),
+                }
+            })
+        }),
+        col("tzr", "tstzrange", |r| {
+            maybe(r, |r| {
+                let offset = *r.pick(&["+00", "+02", "-05:30"]);
+                let lo = format!("{} {}{offset}", date(r), time(r));
+                match r.below(4) {
+                    0 => "empty".to_owned(),
+                    1 => format!("[\"{lo}\",)"),
+                    _ => format!("[\"{lo}\",\"2030-01-01 00:00:00.25+00\")"),
+                }
+            })
+        }),
+        col("dr", "daterange", |r| {
+            maybe(r, |r| {
+                let lo = date(r);
+                if r.chance(30) {
+                    format!("(,{lo}]")
+                } else {
+                    format!("[{lo},2030-01-01)")
+                }
+            })
+        }),
+        col("nr", "numrange", |r| {
+            maybe(r, |r| {
+                format!(
+                    "[{}.{},{}.50)",
+                    r.range(-9, 9),
+                    r.below(100),
+                    r.range(10, 20)
+                )
+            })
+        }),
+        col("bt", "bit(4)", |r| {
+            maybe(r, |r| (0..4).map(|_| *r.pick(&['0', '1'])).collect())
+        }),
+        col("vb", "varbit(8)", |r| {
+            maybe(r, |r| {
+                let n = r.below(9);
+                (0..n).map(|_| *r.pick(&['0', '1'])).collect()
+            })
+        }),
+        col("net", "cidr", |r| {
+            maybe(r, |r| {
+                (*r.pick(&[
+                    "10.0.0.0/8",
+                    "192.168.0.0/16",
+                    "192.168.1.0/24",
+                    "::1/128",
+                    "2001:db8::/32",
+                ]))
+                .to_owned()
+            })
+        }),
+        col("x", "xml", |r| {
+            maybe(r, |r| {
+                format!("<w>{}</w>", r.pick(&["alpha", "Beta", "zoë", "b c"]))
+            })
+        }),
+        col("o", "oid", |r| {
+            maybe(r, |r| {
+                (*r.pick(&["0", "12", "4294967295", "700"])).to_owned()
+            })
+        }),
+        col("pt", "point", |r| {
+            maybe(r, |r| format!("({},{}.5)", r.range(-5, 5), r.range(0, 9)))
+        }),
+        col("mac", "macaddr", |r| {
+            maybe(r, |r| {
+                (*r.pick(&[
+                    "08:00:2b:01:02:03",
+                    "00:00:00:00:00:00",
+                    "ff:ff:ff:ff:ff:ff",
+                ]))
+                .to_owned()
+            })
+        }),
     ],
 };
 
@@ -451,7 +544,8 @@ fn rows(seed: u64) -> Vec<Vec<Option<String>>> {
 pub fn sql(seed: u64) -> String {
     let mut out = String::from(
         "BEGIN;\nCREATE EXTENSION IF NOT EXISTS citext;\n\
-         CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy');\n",
+         CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy');\n\
+         CREATE DOMAIN posint AS integer CHECK (VALUE > 0);\n",
     );
     let decls: Vec<String> = SHAPES
         .columns
@@ -499,7 +593,8 @@ fn index(name: &str) -> usize {
 fn filter(r: &mut Rng, data: &[Vec<Option<String>>]) -> (String, String) {
     let name = *r.pick(&[
         "u", "ip", "b", "md", "iv", "t", "ts", "tsn", "n", "c", "ci", "j", "jb", "arr", "tarr",
-        "narr", "big", "m", "ttz",
+        "narr", "big", "m", "ttz", "dom", "rng", "tzr", "dr", "nr", "bt", "vb", "net", "x", "o",
+        "pt", "mac",
     ]);
     let i = index(name);
     // `isempty` compares an enum with `''`, which PostgreSQL cannot read as the enum (the
@@ -514,7 +609,21 @@ fn filter(r: &mut Rng, data: &[Vec<Option<String>>]) -> (String, String) {
     let value = sample(r, data, i);
     let (lookup, value) = match (name, value) {
         // The engine fails on any value of these: only isnull/isempty are careful requests.
-        ("b" | "m", _) | (_, None) => (null_lookup.to_owned(), flag),
+        ("b" | "m" | "bt" | "vb" | "pt", _) | (_, None) => (null_lookup.to_owned(), flag),
+        // A type SQLAlchemy does not know: `ILIKE` on its text.
+        ("x", Some(_)) => {
+            let word = *r.pick(&["alpha", "BETA", "w>", "zoë", "b c"]);
+            (
+                (*r.pick(&["icontains", "istartswith"])).to_owned(),
+                word.to_owned(),
+            )
+        }
+        // A range literal holds a comma: compared whole, never split by `in`.
+        ("rng" | "tzr" | "dr" | "nr", Some(v)) => ("exact".to_owned(), v),
+        ("dom", Some(v)) => (
+            (*r.pick(&["exact", "gt", "lte", "in"])).to_owned(),
+            v.clone(),
+        ),
         ("arr" | "narr", Some(v)) => {
             let items: Vec<&str> = v
                 .trim_matches(['{', '}'])
@@ -569,7 +678,11 @@ fn filter(r: &mut Rng, data: &[Vec<Option<String>>]) -> (String, String) {
 
 /// One request the engine fails on (`500`), for the run's mistakes.
 fn mistake(r: &mut Rng) -> Request {
-    let (op, query): (Op, Vec<(&str, &str)>) = match r.below(6) {
+    let (op, query): (Op, Vec<(&str, &str)>) = match r.below(10) {
+        6 => (Op::List, vec![("bt", "1")]),
+        7 => (Op::List, vec![("net", "1")]),
+        8 => (Op::Group, vec![("_x_column", "rng"), ("_y_func", "count")]),
+        9 => (Op::Aggregate, vec![("_y_func", "min"), ("_y_column", "pt")]),
         0 => (Op::List, vec![("b", "x")]),
         1 => (Op::List, vec![("m__gt", "1"), ("m", "12.34")]),
         2 => (Op::List, vec![("arr", "abc")]),
@@ -675,7 +788,8 @@ pub fn request(r: &mut Rng, seed: u64, mistakes: u64) -> Request {
             if r.chance(50) {
                 let name = *r.pick(&[
                     "u", "ip", "b", "md", "iv", "t", "ttz", "ts", "tsn", "n", "m", "c", "ci", "jb",
-                    "arr", "tarr", "narr", "big",
+                    "arr", "tarr", "narr", "big", "dom", "rng", "tzr", "dr", "nr", "bt", "vb",
+                    "net", "o", "mac",
                 ]);
                 let dir = if r.chance(50) { "-" } else { "" };
                 query.push(("_order_by".to_owned(), format!("{dir}{name}")));
@@ -715,6 +829,12 @@ pub fn request(r: &mut Rng, seed: u64, mistakes: u64) -> Request {
                 ("min", "narr"),
                 ("max", "ts"),
                 ("min", "tsn"),
+                ("sum", "dom"),
+                ("min", "dom"),
+                ("avg", "dom"),
+                ("max", "o"),
+                ("min", "net"),
+                ("count", "rng"),
             ]);
             query.push(("_y_func".to_owned(), func.to_owned()));
             query.push(("_y_column".to_owned(), column.to_owned()));
@@ -743,6 +863,12 @@ pub fn request(r: &mut Rng, seed: u64, mistakes: u64) -> Request {
                 ("ts", "date_month"),
                 ("tsn", "date_week"),
                 ("ts", ""),
+                ("dom", ""),
+                ("o", ""),
+                ("bt", ""),
+                ("vb", ""),
+                ("net", ""),
+                ("mac", ""),
             ]);
             query.push(("_x_column".to_owned(), x.to_owned()));
             if !lookup.is_empty() {
