@@ -468,7 +468,7 @@ fn gen_score(r: &mut Rng) -> Val {
     }
 }
 
-fn gen_balance(r: &mut Rng) -> Val {
+pub fn gen_balance(r: &mut Rng) -> Val {
     match r.below(10) {
         0 => Val::Null,
         1..=3 => Val::Int(r.range(-1000, 100_000)),
@@ -476,7 +476,7 @@ fn gen_balance(r: &mut Rng) -> Val {
     }
 }
 
-fn gen_bool(r: &mut Rng) -> Val {
+pub fn gen_bool(r: &mut Rng) -> Val {
     match r.below(10) {
         0 => Val::Null,
         n => Val::Int(i64::from(n % 2 == 0)),

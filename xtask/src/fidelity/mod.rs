@@ -211,8 +211,10 @@ struct Outcome {
     resynced: bool,
 }
 
-/// Whether a write left the two databases apart: one side wrote and the other refused, or both
-/// created but under different keys. The harness then copies the tables from the engine's
+/// Whether a write left the two databases apart: one side wrote and the other refused, the
+/// engine failed (a `5xx` may come after its database wrote: a create into an `INT PRIMARY
+/// KEY` table without the key stores the row, then fails to read it back), or both created
+/// but under different keys. The harness then copies the tables from the engine's
 /// database into the emulator's, so that later reads compare like with like (the difference of
 /// the write itself is still counted).
 fn needs_resync(
@@ -229,7 +231,8 @@ fn needs_resync(
     }
     let ok =
         |r: &Result<Response, String>| r.as_ref().is_ok_and(|r| (200..300).contains(&r.status));
-    if ok(engine) != ok(emulator) {
+    let failed = |r: &Result<Response, String>| r.as_ref().map_or(true, |r| r.status >= 500);
+    if ok(engine) != ok(emulator) || failed(engine) {
         return true;
     }
     let key = |r: &Result<Response, String>| {

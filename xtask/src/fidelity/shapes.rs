@@ -47,7 +47,20 @@ enum Form {
     BigInts,
     /// A malformed date and non-UTF-8 bytes (see the module documentation).
     Legacy,
+    /// The declared types real schemas spell in many ways (`VARCHAR(255)`, `TINYINT`,
+    /// `UNSIGNED BIG INT`, `DOUBLE PRECISION`, `NUMERIC(12,4)`, `BOOLEAN`, `DATETIME`, a
+    /// `COLLATE NOCASE` text, `INT PRIMARY KEY`, which is not a rowid alias, ...), each read by
+    /// SQLAlchemy's name table or SQLite's affinity rules.
+    Declared,
 }
+
+/// A column of the declared-types shape: its names, its declared types, its kind and values.
+type DeclaredChoice = (
+    &'static [&'static str],
+    &'static [&'static str],
+    Kind,
+    fn(&mut Rng) -> Val,
+);
 
 /// One shape table (or view), as the request generator sees it.
 #[derive(Debug)]
@@ -61,6 +74,10 @@ struct Shape {
     keys: Vec<String>,
     /// `legacy`: the id of the row the engine cannot read; `(name of the BLOB column)`.
     unreadable: Option<(String, &'static str)>,
+    /// The database does not assign the key (`INT PRIMARY KEY` is no rowid alias): careful
+    /// creates give a new one; a create without it is a mistake (the engine stores the row
+    /// with a NULL key, then fails).
+    key_required: bool,
 }
 
 /// The shape tables of one seed.
@@ -240,6 +257,7 @@ fn table_shape(
         ddl,
         keys,
         unreadable: None,
+        key_required: false,
     }
 }
 
@@ -333,6 +351,7 @@ impl Shapes {
             ddl: std::mem::take(&mut view_ddl),
             keys: comp.keys.clone(),
             unreadable: None,
+            key_required: false,
         };
         shapes.push(comp);
         shapes.push(view);
@@ -514,6 +533,102 @@ impl Shapes {
             false,
         ));
 
+        // Declared types in the spellings real schemas use.
+        let declared_name = pick(&mut r, &["catalog", "Product Catalog", "catálogo"]);
+        let key_decl = pick(
+            &mut r,
+            &[
+                "INTEGER PRIMARY KEY AUTOINCREMENT",
+                "INT PRIMARY KEY",
+                "INTEGER NOT NULL PRIMARY KEY",
+            ],
+        );
+        let n = r.range(10, 16) as usize;
+        let mut declared_columns = vec![column("id", key_decl, Kind::Integer, |_| Val::Null)];
+        let choices: [DeclaredChoice; 8] = [
+            (
+                &["title", "Title"],
+                &[
+                    "VARCHAR(255)",
+                    "NVARCHAR(40)",
+                    "CHARACTER(10)",
+                    "CLOB",
+                    "TEXT COLLATE NOCASE",
+                ],
+                Kind::Text,
+                make_word,
+            ),
+            (
+                &["stock", "Stock"],
+                &[
+                    "TINYINT",
+                    "UNSIGNED BIG INT",
+                    "INT8",
+                    "MEDIUMINT",
+                    "SMALLINT",
+                ],
+                Kind::Integer,
+                make_small,
+            ),
+            (
+                &["weight", "Weight"],
+                &["DOUBLE PRECISION", "FLOAT", "DOUBLE", "REAL"],
+                Kind::Real,
+                make_real,
+            ),
+            (
+                &["price", "Price"],
+                &["NUMERIC(12,4)", "DECIMAL(8,3)", "DECIMAL", "NUMERIC"],
+                Kind::Numeric,
+                dataset::gen_balance,
+            ),
+            (
+                &["listed", "Is Listed"],
+                &["BOOLEAN", "BOOL"],
+                Kind::Boolean,
+                dataset::gen_bool,
+            ),
+            (
+                &["added", "Added At"],
+                &["DATETIME", "TIMESTAMP"],
+                Kind::DateTime,
+                dataset::gen_datetime,
+            ),
+            (
+                &["launch", "Launch Day"],
+                &["DATE"],
+                Kind::Date,
+                dataset::gen_date,
+            ),
+            (
+                &["sku", "SKU"],
+                &["VARCHAR(16) COLLATE NOCASE", "TEXT", "NCHAR(16)"],
+                Kind::Text,
+                make_code,
+            ),
+        ];
+        for (names, decls, kind, make) in choices {
+            declared_columns.push(column(pick(&mut r, names), pick(&mut r, decls), kind, make));
+        }
+        let rows: Vec<Vec<Val>> = (1..=n)
+            .map(|i| {
+                let mut row = vec![Val::Int(i as i64)];
+                row.extend(declared_columns[1..].iter().map(|c| (c.make)(&mut r)));
+                row
+            })
+            .collect();
+        let mut declared = table_shape(
+            Form::Declared,
+            declared_name,
+            declared_columns,
+            "",
+            "",
+            &rows,
+            false,
+        );
+        declared.key_required = key_decl == "INT PRIMARY KEY";
+        shapes.push(declared);
+
         // What the engine fails on: one malformed date, and bytes that are not UTF-8.
         let legacy_name = pick(&mut r, &["legacy", "Legacy Import", "ancien"]);
         let raw = pick(&mut r, &["raw", "Raw Bytes"]);
@@ -683,7 +798,15 @@ impl Shapes {
                     request.body = Some(body);
                 }
             }
-            Op::Create => request.body = Some(create_body(r, table)),
+            Op::Create => {
+                let mut body = create_body(r, table);
+                if shape.key_required
+                    && let Value::Object(map) = &mut body
+                {
+                    map.insert(table.pk().to_owned(), r.range(1000, 1_000_000).into());
+                }
+                request.body = Some(body);
+            }
         }
         if let Some((bad, _)) = &shape.unreadable {
             // Careful requests leave the row the engine cannot read out.
@@ -708,6 +831,13 @@ impl Shapes {
 
     /// A request the engine fails on (500): strict mode refuses it with a 400.
     fn add_mistake(&self, r: &mut Rng, shape: &Shape, request: &mut Request) {
+        if shape.key_required
+            && request.op == Op::Create
+            && let Some(Value::Object(map)) = &mut request.body
+        {
+            map.remove(shape.table.pk());
+            return;
+        }
         if let Some((bad, raw)) = &shape.unreadable {
             request.query.retain(|(k, _)| k != "exclude__id");
             match (request.op, r.below(2)) {

@@ -61,8 +61,15 @@ pub(crate) trait Backend: Send + Sync + Debug + 'static {
         hold: Hold,
     ) -> Work<Vec<u8>>;
 
-    /// Creates a record from a body; the created record.
-    fn create(self: Arc<Self>, model: String, body: PyJson, hold: Hold) -> Work<Vec<u8>>;
+    /// Creates a record from a body; the created record. `lenient`: where the engine writes
+    /// and then fails, do the same (strict mode refuses before writing).
+    fn create(
+        self: Arc<Self>,
+        model: String,
+        body: PyJson,
+        lenient: bool,
+        hold: Hold,
+    ) -> Work<Vec<u8>>;
 
     /// Updates the record with key `pk` (which `selection` must select) from a body: `partial`
     /// for `PATCH`, not for `PUT`. The updated record.

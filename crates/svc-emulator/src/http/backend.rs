@@ -35,9 +35,16 @@ impl Admitted {
             .await?)
     }
 
-    /// Creates a record from a body.
-    pub(crate) async fn create(&self, model: String, body: PyJson) -> Result<Vec<u8>, HttpError> {
-        Ok(Arc::clone(&**self).create(model, body, self.hold()).await?)
+    /// Creates a record from a body (`lenient`: see [`crate::backend::Backend::create`]).
+    pub(crate) async fn create(
+        &self,
+        model: String,
+        body: PyJson,
+        lenient: bool,
+    ) -> Result<Vec<u8>, HttpError> {
+        Ok(Arc::clone(&**self)
+            .create(model, body, lenient, self.hold())
+            .await?)
     }
 
     /// Updates a record from a body: `partial` for `PATCH`, not for `PUT`.

@@ -40,7 +40,14 @@ impl Backend for MyResource {
         })
     }
 
-    fn create(self: Arc<Self>, model: String, body: PyJson, hold: Hold) -> Work<Vec<u8>> {
+    fn create(
+        self: Arc<Self>,
+        model: String,
+        body: PyJson,
+        // A key is never NULL here: nothing is written before a failure.
+        _lenient: bool,
+        hold: Hold,
+    ) -> Work<Vec<u8>> {
         Box::pin(async move {
             let _hold = hold;
             self.create_body(&model, &body).await

@@ -139,7 +139,7 @@ async fn create(
 ) -> Result<Response, HttpError> {
     let fields = engine_body(&headers, body).await?;
     strict_fields(&state, || db.field_names(&model), &model, &fields)?;
-    let bytes = db.create(model, fields).await?;
+    let bytes = db.create(model, fields, state.lenient()).await?;
     Ok(json_bytes(StatusCode::CREATED, bytes))
 }
 

@@ -576,8 +576,10 @@ impl Resource {
         let func = match known(&req.func) {
             Some(f) => f,
             None => {
-                // The engine hands its query object to the y field's serializer.
+                // The engine hands its query object to the y field's serializer; a JSON
+                // field keeps it, and the encoder writes it as `dict(query)`: `{}`.
                 let value = match field.ty.serializer {
+                    _ if field.ty.reflected == Reflected::Json => Json::Object(Map::new()),
                     Serializer::Value => Json::Object(Map::new()),
                     Serializer::Text => Json::String(select_text(&model, &order)),
                     Serializer::DateTime => {

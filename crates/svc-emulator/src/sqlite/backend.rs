@@ -66,8 +66,14 @@ impl Backend for Resource {
         })
     }
 
-    fn create(self: Arc<Self>, model: String, body: PyJson, hold: Hold) -> Work<Vec<u8>> {
-        on_pool(self, hold, move |db| db.create_body(&model, &body))
+    fn create(
+        self: Arc<Self>,
+        model: String,
+        body: PyJson,
+        lenient: bool,
+        hold: Hold,
+    ) -> Work<Vec<u8>> {
+        on_pool(self, hold, move |db| db.create_body(&model, &body, lenient))
     }
 
     fn update(self: Arc<Self>, change: Update, hold: Hold) -> Work<Vec<u8>> {

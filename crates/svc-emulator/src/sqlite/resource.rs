@@ -527,7 +527,12 @@ impl Resource {
     /// the default. A primary key that is false in Python (`0`, `""`, `null`) counts as not
     /// given; only an `INTEGER PRIMARY KEY` is assigned by the database. Database errors are
     /// `400`s (a unique violation names its column).
-    pub(crate) fn create_body(&self, model: &str, body: &PyJson) -> Result<Vec<u8>, EngineError> {
+    pub(crate) fn create_body(
+        &self,
+        model: &str,
+        body: &PyJson,
+        lenient: bool,
+    ) -> Result<Vec<u8>, EngineError> {
         let model = self.model_or_404(model)?;
         let given = body_values(&model, body, false)?;
         let mut values = validate(&given)?;
@@ -600,9 +605,14 @@ impl Resource {
                 .collect();
             let Some(row) = get_by_identity(&tx, &model, &identity)? else {
                 // The engine commits the row with a NULL key, then fails (500) reading it
-                // back ([decision: stricter]: nothing is stored).
-                return Err(EngineError::field(
-                    pk_field.name.clone(),
+                // back. Strict mode stores nothing ([decision: stricter]); lenient mode does
+                // what the engine does.
+                if lenient {
+                    tx.commit().map_err(|e| db_error(&model, e))?;
+                }
+                return Err(EngineError::engine_fails(
+                    lenient,
+                    &pk_field.name,
                     format!(
                         "A value is required for the primary key {:?}: the database does not \
                          assign it. Send one in the body.",

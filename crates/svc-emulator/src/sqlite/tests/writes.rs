@@ -116,7 +116,7 @@ fn patch(r: &Resource, model: &str, pk: &str, text: &str) -> Result<Json, Engine
 }
 
 fn post(r: &Resource, model: &str, text: &str) -> Result<Json, EngineError> {
-    r.create_body(model, &body(text)).map(|b| parse(&b))
+    r.create_body(model, &body(text), false).map(|b| parse(&b))
 }
 
 fn get(r: &Resource, model: &str, pk: &str) -> Result<Json, EngineError> {
@@ -799,6 +799,24 @@ fn create_needs_a_key_sqlite_does_not_assign() {
             .unwrap(),
         1,
         "nothing stored"
+    );
+    // Lenient mode does what the engine does: the row is stored with a NULL key, and the
+    // create fails (500).
+    let lenient = r.create_body("ipk", &body(r#"{"v": "kept"}"#), true);
+    assert!(
+        matches!(lenient, Err(EngineError::EngineFails { .. })),
+        "{lenient:?}"
+    );
+    assert_eq!(
+        r.with_reader(
+            |c| c.query_row("SELECT count(*) FROM ipk WHERE id IS NULL", [], |row| row
+                .get::<_, i64>(
+                0
+            ))
+        )
+        .unwrap(),
+        1,
+        "stored as the engine stores it"
     );
     assert_eq!(
         post(&r, "ipk", r#"{"v": "y", "id": 5}"#).unwrap(),
