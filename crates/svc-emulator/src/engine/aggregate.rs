@@ -395,7 +395,10 @@ mod tests {
         match not_computed(AggregateFunc::Avg) {
             EngineError::Invalid { message, fields } => {
                 assert!(message.contains("\"avg\""), "{message}");
-                assert!(message.contains("count, sum, min, max and avg"), "{message}");
+                assert!(
+                    message.contains("count, sum, min, max and avg"),
+                    "{message}"
+                );
                 assert_eq!(fields.keys().collect::<Vec<_>>(), ["_y_func"]);
             }
             other => panic!("not a 400: {other:?}"),
