@@ -261,9 +261,6 @@ fn install() -> bool {
          (cargo install --locked; several minutes on two cores)"
     );
     let started = std::time::Instant::now();
-    // Its release profile links with LTO in one codegen unit: one core for minutes. Without
-    // them the build uses both cores (27.5 min with them on this busy 2-core machine, 540 s of
-    // CPU); the checks themselves take under a second either way.
     let ok = Command::new(cargo())
         .args([
             "install",
@@ -272,8 +269,6 @@ fn install() -> bool {
             "--version",
             TOOL_VERSION,
         ])
-        .env("CARGO_PROFILE_RELEASE_LTO", "false")
-        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16")
         .status()
         .is_ok_and(|s| s.success());
     if ok {
