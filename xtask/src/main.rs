@@ -2,12 +2,13 @@
 //! `cargo xtask features`, `cargo xtask package`, `cargo xtask postgres`, `cargo xtask mysql`,
 //! `cargo xtask bench`,
 //! `cargo xtask load`, `cargo xtask fuzz`, `cargo xtask stress`, `cargo xtask fidelity`,
-//! `cargo xtask contract`.
+//! `cargo xtask contract`, `cargo xtask semver`.
 //!
 //! `.ci/run` calls `cargo xtask ci`, so CI and a developer's machine run the same steps: the
 //! structural rules (`structure.rs`: the emulator's layering, no reference to a missing file),
-//! fmt, clippy, tests, docs, the tests that need PostgreSQL and MariaDB, the contract test of the emulator's
-//! OpenAPI description (schemathesis), packaging, each svc-api feature alone.
+//! fmt, clippy, tests, docs, semver (`semver.rs`: cargo-semver-checks against the commit recorded
+//! in `.ci/semver-baseline`), the tests that need PostgreSQL and MariaDB, the contract test of
+//! the emulator's OpenAPI description (schemathesis), packaging, each svc-api feature alone.
 //!
 //! `cargo xtask fidelity` (`fidelity/`) runs the platform's open-source data engine and the
 //! emulator side by side over copies of the same databases (SQLite files, or PostgreSQL
@@ -21,6 +22,7 @@ mod abuse;
 mod contract;
 mod fidelity;
 mod http;
+mod semver;
 mod stress;
 mod structure;
 
@@ -104,7 +106,12 @@ fn ci() -> bool {
             return false;
         }
     }
-    postgres() && mysql() && contract::contract(&[], &workspace_root()) && package() && features()
+    semver::semver(&workspace_root())
+        && postgres()
+        && mysql()
+        && contract::contract(&[], &workspace_root())
+        && package()
+        && features()
 }
 
 /// The test targets that need PostgreSQL's programs (they start throwaway servers with the
@@ -487,11 +494,15 @@ fn main() -> ExitCode {
         Some("fidelity") => fidelity::fidelity(&args[1..], &workspace_root()),
         Some("abuse") => abuse::abuse(&workspace_root()),
         Some("contract") => contract::contract(&args[1..], &workspace_root()),
+        Some("semver") => semver::semver(&workspace_root()),
         _ => {
             eprintln!(
                 "usage: cargo xtask <task>\n\n\
-                 tasks:\n  ci        structure, fmt, clippy, tests, docs, PostgreSQL and MariaDB tests, contract, packaging, \
-                 each svc-api feature alone (.ci/run)\n  \
+                 tasks:\n  ci        structure, fmt, clippy, tests, docs, semver, PostgreSQL and MariaDB tests, contract, \
+                 packaging, each svc-api feature alone (.ci/run)\n  \
+                 semver    cargo-semver-checks of the library crates against the commit in \
+                 .ci/semver-baseline\n            \
+                 (installs cargo-semver-checks when missing)\n  \
                  structure the emulator's layering and no reference to a missing file \
                  (xtask/src/structure.rs)\n  \
                  features  build svc-api with each feature alone\n  \

@@ -211,7 +211,7 @@ tonumber.";
 
 const RECORDS_IMPORT_EXAMPLES: &str = "Examples:
   svc records import shop customers customers.csv --key email --errors failed.ndjson
-  svc records export shop orders --out orders.ndjson && svc records import shop orders orders.ndjson --key id
+  svc records export shop products --out products.ndjson && svc records import shop products products.ndjson --key id
   some-tool | svc records import shop products - --format ndjson --key sku --skip-existing
 
 CSV cells are sent as text and read by the model's fields (\"12\" into an integer column,

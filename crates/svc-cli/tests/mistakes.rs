@@ -57,6 +57,14 @@ async fn records_mistakes_are_refused() {
     let emulator = Emulator::start(EmulatorConfig::default()).await.unwrap();
     let before = json(&run(&emulator, &["records", "get", "shop", "orders", "7"]).await);
 
+    // A misspelt model: the 404 names the models there are (exit 3, an API error).
+    let out = run(&emulator, &["records", "list", "shop", "ordrs"]).await;
+    let err = code(&out, 3);
+    assert!(
+        err.contains("\"ordrs\"") && err.contains("orders") && err.contains("products"),
+        "{err}"
+    );
+
     // A misspelt field: the strict emulator refuses it, naming it; nothing changes.
     let out = run(
         &emulator,

@@ -56,6 +56,7 @@ mod util;
 // The backends: one folder per database that serves resources, each implementing
 // `backend::Backend`; only `backend::registry` names them.
 #[cfg(feature = "mysql")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mysql")))]
 pub mod mysql;
 #[cfg(feature = "postgres")]
 #[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]

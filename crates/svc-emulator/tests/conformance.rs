@@ -231,7 +231,25 @@ async fn a_list_is_newest_key_first_in_the_envelope(t: &Target) {
         first,
         &json!({"id": 5, "name": "Eve", "city": "Rome", "age": 30})
     );
-    assert_eq!(t.get("models/nobody").await.status, 404);
+    // An unknown model: the engine's 404 (`not_found`); the message names the models there are.
+    let nobody = t.get("models/nobody").await;
+    assert_eq!(nobody.status, 404);
+    let body = nobody.json();
+    assert_eq!(body["error_code"], "not_found", "{body}");
+    let message = body["error"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("\"nobody\"") && message.contains("people") && message.contains("pairs"),
+        "{body}"
+    );
+    // The same for a record of it, and for a write to it.
+    let record = t.get("models/nobody/1").await;
+    assert_eq!(record.status, 404);
+    assert!(
+        record.json()["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("people")
+    );
 }
 
 async fn pages_link_to_their_neighbours(t: &Target) {

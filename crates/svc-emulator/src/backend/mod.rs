@@ -45,6 +45,10 @@ pub(crate) trait Backend: Send + Sync + Debug + 'static {
     /// Whether the resource has a model of that name (as last read: start or reload).
     fn has_model(&self, name: &str) -> bool;
 
+    /// The names of the models, sorted (as last read: start or reload). For the `404` of an
+    /// unknown model, which lists them.
+    fn model_names(&self) -> Vec<String>;
+
     /// The names of `model`'s fields, in table order (as last read: start or reload); `None`
     /// when there is no such model. For strict mode's refusal of unknown fields on writes.
     fn field_names(&self, model: &str) -> Option<Vec<String>>;

@@ -10,9 +10,41 @@ use crate::engine::error::EngineError;
 // from it.
 pub use svc_model::records::{AggregateFunc, DateUnit, GroupLookup};
 
-/// The function named `name` (the engine compares the lower-cased `_y_func` exactly).
-pub(crate) fn known(name: &str) -> Option<AggregateFunc> {
-    AggregateFunc::ALL.into_iter().find(|f| f.as_str() == name)
+/// The function named `name` (the engine compares the lower-cased `_y_func` exactly): `None`
+/// for a name the engine does not know (each backend then answers as the engine does), a 400
+/// naming `_y_func` for a function of the SDK's vocabulary that the emulator does not compute
+/// (`AggregateFunc` is `#[non_exhaustive]`: svc-model may name more functions than the backends
+/// here have SQL for).
+pub(crate) fn known(name: &str) -> Result<Option<AggregateFunc>, EngineError> {
+    match AggregateFunc::ALL.into_iter().find(|f| f.as_str() == name) {
+        None => Ok(None),
+        Some(f) => computed(f).map(Some),
+    }
+}
+
+/// `func` itself when the emulator computes it, else [`not_computed`].
+fn computed(func: AggregateFunc) -> Result<AggregateFunc, EngineError> {
+    match func {
+        AggregateFunc::Count
+        | AggregateFunc::Sum
+        | AggregateFunc::Min
+        | AggregateFunc::Max
+        | AggregateFunc::Avg => Ok(func),
+        other => Err(not_computed(other)),
+    }
+}
+
+/// The 400 for a function the emulator does not compute, naming `_y_func` and the functions it
+/// computes. A backend's `match` on a function sends its `_` arm here.
+pub(crate) fn not_computed(func: AggregateFunc) -> EngineError {
+    EngineError::field(
+        "_y_func",
+        format!(
+            "The emulator does not compute the aggregate function {:?}: it computes count, sum, \
+             min, max and avg.",
+            func.as_str()
+        ),
+    )
 }
 
 /// An aggregate request as the engine reads it.
@@ -331,4 +363,45 @@ pub(crate) fn group_name(i: usize) -> String {
 /// The name as SQLAlchemy writes the label (`"group"` is reserved).
 pub(crate) fn group_label(i: usize) -> String {
     sa_ident(&group_name(i))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every function of the SDK's vocabulary is computed here: when svc-model names a new one
+    /// (the enum is `#[non_exhaustive]`), this fails until the backends have SQL for it or the
+    /// new function is meant to be refused with `not_computed`'s 400.
+    #[test]
+    fn every_function_of_the_sdk_is_computed() {
+        for func in AggregateFunc::ALL {
+            assert_eq!(known(func.as_str()).ok().flatten(), Some(func), "{func}");
+        }
+    }
+
+    /// A name the engine does not know is no function (each backend answers as the engine
+    /// does); names are compared exactly, lower case.
+    #[test]
+    fn unknown_names_are_no_function() {
+        assert!(matches!(known("median"), Ok(None)));
+        assert!(matches!(known("SUM"), Ok(None)));
+        assert!(matches!(known(""), Ok(None)));
+    }
+
+    /// The refusal of a function the emulator does not compute is a 400 naming `_y_func`, the
+    /// function and the ones it does compute.
+    #[test]
+    fn a_function_not_computed_is_a_400_naming_y_func() {
+        match not_computed(AggregateFunc::Avg) {
+            EngineError::Invalid { message, fields } => {
+                assert!(message.contains("\"avg\""), "{message}");
+                assert!(
+                    message.contains("count, sum, min, max and avg"),
+                    "{message}"
+                );
+                assert_eq!(fields.keys().collect::<Vec<_>>(), ["_y_func"]);
+            }
+            other => panic!("not a 400: {other:?}"),
+        }
+    }
 }

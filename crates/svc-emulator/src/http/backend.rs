@@ -8,7 +8,9 @@ use serde_json::{Map, Value};
 
 use crate::backend::{Hold, Update};
 use crate::engine::convert::PyJson;
-use crate::engine::{AggregateRequest, GroupRequest, ListSpec, Listing, Selection, SqlLimits};
+use crate::engine::{
+    AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Selection, SqlLimits,
+};
 use crate::http::HttpError;
 use crate::http::admission::Admitted;
 
@@ -18,9 +20,22 @@ impl Admitted {
         Box::new(self.clone())
     }
 
+    /// The HTTP answer of a failed records operation: an unknown model's `404` lists the models
+    /// the resource has ([`unknown_model`]), other failures answer as
+    /// [`EngineReply`](crate::http::error::EngineReply) says.
+    pub(crate) fn reply(&self, error: EngineError) -> HttpError {
+        match error {
+            EngineError::ModelNotFound(name) => unknown_model(&name, &self.model_names()),
+            other => other.into(),
+        }
+    }
+
     /// A page of records, or all of them.
     pub(crate) async fn list(&self, model: String, spec: ListSpec) -> Result<Listing, HttpError> {
-        Ok(Arc::clone(&**self).list(model, spec, self.hold()).await?)
+        Arc::clone(&**self)
+            .list(model, spec, self.hold())
+            .await
+            .map_err(|e| self.reply(e))
     }
 
     /// One record, which `selection` must select.
@@ -30,9 +45,10 @@ impl Admitted {
         pk: String,
         selection: Selection,
     ) -> Result<Vec<u8>, HttpError> {
-        Ok(Arc::clone(&**self)
+        Arc::clone(&**self)
             .retrieve(model, pk, selection, self.hold())
-            .await?)
+            .await
+            .map_err(|e| self.reply(e))
     }
 
     /// Creates a record from a body (`lenient`: see [`crate::backend::Backend::create`]).
@@ -42,9 +58,10 @@ impl Admitted {
         body: PyJson,
         lenient: bool,
     ) -> Result<Vec<u8>, HttpError> {
-        Ok(Arc::clone(&**self)
+        Arc::clone(&**self)
             .create(model, body, lenient, self.hold())
-            .await?)
+            .await
+            .map_err(|e| self.reply(e))
     }
 
     /// Updates a record from a body: `partial` for `PATCH`, not for `PUT`.
@@ -63,7 +80,10 @@ impl Admitted {
             selection,
             partial,
         };
-        Ok(Arc::clone(&**self).update(change, self.hold()).await?)
+        Arc::clone(&**self)
+            .update(change, self.hold())
+            .await
+            .map_err(|e| self.reply(e))
     }
 
     /// Deletes a record.
@@ -73,9 +93,10 @@ impl Admitted {
         pk: String,
         selection: Selection,
     ) -> Result<(), HttpError> {
-        Ok(Arc::clone(&**self)
+        Arc::clone(&**self)
             .delete(model, pk, selection, self.hold())
-            .await?)
+            .await
+            .map_err(|e| self.reply(e))
     }
 
     /// `{"y_func": ...}`.
@@ -85,9 +106,10 @@ impl Admitted {
         request: AggregateRequest,
         selection: Selection,
     ) -> Result<Value, HttpError> {
-        Ok(Arc::clone(&**self)
+        Arc::clone(&**self)
             .aggregate(model, request, selection, self.hold())
-            .await?)
+            .await
+            .map_err(|e| self.reply(e))
     }
 
     /// Group rows.
@@ -97,9 +119,10 @@ impl Admitted {
         request: GroupRequest,
         selection: Selection,
     ) -> Result<Value, HttpError> {
-        Ok(Arc::clone(&**self)
+        Arc::clone(&**self)
             .group(model, request, selection, self.hold())
-            .await?)
+            .await
+            .map_err(|e| self.reply(e))
     }
 
     /// Re-reads the schema.
@@ -117,5 +140,72 @@ impl Admitted {
         Ok(Arc::clone(&**self)
             .sql(query, params, limits, self.hold())
             .await?)
+    }
+}
+
+/// At most this many model names in an unknown model's `404`.
+const MODELS_LISTED: usize = 40;
+
+/// The `404` of an unknown model (status and body as docs/contract.md says: `not_found`), its
+/// message naming the models there are, as an unknown field's `400` names the fields.
+pub(crate) fn unknown_model(name: &str, models: &[String]) -> HttpError {
+    let listed = match models.len() {
+        0 => "The resource has no models.".to_owned(),
+        n if n <= MODELS_LISTED => format!("The resource's models: {}.", models.join(", ")),
+        n => format!(
+            "The resource's models: {}, and {} more.",
+            models[..MODELS_LISTED].join(", "),
+            n - MODELS_LISTED
+        ),
+    };
+    HttpError::not_found(format!("Model {name:?} not found. {listed}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::error::EngineReply;
+    use axum::http::StatusCode;
+
+    fn names(n: usize) -> Vec<String> {
+        (0..n).map(|i| format!("m{i:02}")).collect()
+    }
+
+    /// The status and the error code are the engine's unknown model's (docs/contract.md):
+    /// only the message says more.
+    #[test]
+    fn an_unknown_model_is_the_engines_404_with_the_models_named() {
+        let plain = EngineError::ModelNotFound("ordrs".to_owned());
+        let e = unknown_model("ordrs", &["customers".to_owned(), "orders".to_owned()]);
+        assert_eq!(e.status(), StatusCode::NOT_FOUND);
+        assert_eq!(e.status().as_u16(), plain.status());
+        let body = serde_json::to_value(e.body()).unwrap();
+        let engine = serde_json::to_value(plain.body()).unwrap();
+        assert_eq!(body["error_code"], engine["error_code"]);
+        assert_eq!(
+            body["error"],
+            "Model \"ordrs\" not found. The resource's models: customers, orders."
+        );
+    }
+
+    #[test]
+    fn no_models_and_many_models_are_said_so() {
+        let none = unknown_model("x", &[]);
+        assert_eq!(
+            none.body().error,
+            "Model \"x\" not found. The resource has no models."
+        );
+        let many = unknown_model("x", &names(MODELS_LISTED + 3));
+        let message = many.body().error.clone();
+        assert!(message.contains("m00, m01"), "{message}");
+        assert!(
+            message.contains(&format!("m{:02}", MODELS_LISTED - 1)),
+            "{message}"
+        );
+        assert!(
+            !message.contains(&format!("m{:02}", MODELS_LISTED)),
+            "{message}"
+        );
+        assert!(message.ends_with(", and 3 more."), "{message}");
     }
 }

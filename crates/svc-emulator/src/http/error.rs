@@ -107,6 +107,12 @@ impl HttpError {
     pub(crate) fn status(&self) -> StatusCode {
         self.status
     }
+
+    /// The error body.
+    #[cfg(test)]
+    pub(crate) fn body(&self) -> &ErrorResponse {
+        &self.body
+    }
 }
 
 impl IntoResponse for HttpError {

@@ -16,6 +16,10 @@ impl Backend for MyResource {
         MyResource::has_model(self, name)
     }
 
+    fn model_names(&self) -> Vec<String> {
+        MyResource::model_names(self)
+    }
+
     fn field_names(&self, model: &str) -> Option<Vec<String>> {
         MyResource::field_names(self, model)
     }

@@ -356,7 +356,7 @@ impl PgResource {
         let (filter, order) = selection_where(&model, selection, &req.order_by)?;
         let field = column(&model, "_y_column", req.column.as_deref())
             .map_err(|e| if req.func == "count" { e } else { e.strict() })?;
-        let Some(func) = known(&req.func) else {
+        let Some(func) = known(&req.func)? else {
             // The engine writes its (empty) query object with the column's serializer field.
             return match field.kind {
                 PgKind::Integer | PgKind::Double | PgKind::Boolean | PgKind::Json => {
@@ -434,7 +434,7 @@ impl PgResource {
             .map(|x| column(&model, "_x_column", Some(x)))
             .collect::<Result<Vec<_>, _>>()?;
         let y = column(&model, "_y_column", req.y_column.as_deref())?;
-        let Some(func) = known(&req.y_func) else {
+        let Some(func) = known(&req.y_func)? else {
             return Ok(Json::Array(Vec::new()));
         };
         unencodable(&xs, y, func)?;

@@ -16,6 +16,10 @@ impl Backend for PgResource {
         PgResource::has_model(self, name)
     }
 
+    fn model_names(&self) -> Vec<String> {
+        PgResource::model_names(self)
+    }
+
     fn field_names(&self, model: &str) -> Option<Vec<String>> {
         let schema = self.current();
         let model = schema.models.get(model)?;

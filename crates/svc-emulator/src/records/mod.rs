@@ -121,7 +121,7 @@ async fn list(
 ) -> Result<Response, HttpError> {
     // An unknown model is a 404 whatever the query says.
     if !db.has_model(&model) {
-        return Err(EngineError::ModelNotFound(model).into());
+        return Err(db.reply(EngineError::ModelNotFound(model)));
     }
     let pairs = query_pairs(uri.query());
     let spec = list_spec(&pairs, state.lenient());

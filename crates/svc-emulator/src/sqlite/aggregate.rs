@@ -55,7 +55,7 @@ use serde_json::{Map, Value as Json};
 
 use crate::engine::aggregate::{
     AggregateFunc, AggregateRequest, GroupRequest, date_unit, fails, group_label, group_name,
-    known, query_text,
+    known, not_computed, query_text,
 };
 use crate::engine::convert::{json_column_value, py_json_to_json};
 use crate::engine::error::EngineError;
@@ -315,15 +315,16 @@ pub(crate) fn register_functions(conn: &Connection) -> rusqlite::Result<()> {
 // ---------------------------------------------------------------------------------------------
 // Shared steps
 
-/// The SQL of `func` over `col`.
-fn agg_sql(func: AggregateFunc, col: &str) -> String {
-    match func {
+/// The SQL of `func` over `col` (a 400 for a function the emulator does not compute).
+fn agg_sql(func: AggregateFunc, col: &str) -> Result<String, EngineError> {
+    Ok(match func {
         AggregateFunc::Count => format!("count({col})"),
         AggregateFunc::Sum => format!("{SUM_FN}({col})"),
         AggregateFunc::Avg => format!("{AVG_FN}({col})"),
         AggregateFunc::Min => format!("min({col})"),
         AggregateFunc::Max => format!("max({col})"),
-    }
+        other => return Err(not_computed(other)),
+    })
 }
 
 /// What `_order_by` does to the selection.
@@ -408,7 +409,8 @@ fn column<'m>(model: &'m Model, param: &str, name: Option<&str>) -> Result<&'m F
 fn result_value<'a>(func: AggregateFunc, field: &Field, raw: ValueRef<'a>) -> PyValue<'a> {
     let value = match func {
         AggregateFunc::Count | AggregateFunc::Avg => plain(raw.into()),
-        AggregateFunc::Sum | AggregateFunc::Min | AggregateFunc::Max => read(field.ty, raw.into()),
+        // `sum`, `min` and `max`: no other function gets here (`agg_sql` refuses it first).
+        _ => read(field.ty, raw.into()),
     };
     match (func, value) {
         (AggregateFunc::Count | AggregateFunc::Sum | AggregateFunc::Avg, PyValue::None) => {
@@ -573,7 +575,7 @@ impl Resource {
         // (a 400) unless the function is `count`, which goes straight to `getattr` (a 500).
         let field = column(&model, "_y_column", req.column.as_deref())
             .map_err(|e| if req.func == "count" { e } else { e.strict() })?;
-        let func = match known(&req.func) {
+        let func = match known(&req.func)? {
             Some(f) => f,
             None => {
                 // The engine hands its query object to the y field's serializer; a JSON
@@ -597,7 +599,7 @@ impl Resource {
         };
         let sql = format!(
             "SELECT {} FROM {}{}",
-            agg_sql(func, &field.sql),
+            agg_sql(func, &field.sql)?,
             model.table_sql,
             filter.sql
         );
@@ -655,7 +657,7 @@ impl Resource {
             .map(|x| column(&model, "_x_column", Some(x)))
             .collect::<Result<Vec<_>, _>>()?;
         let y = column(&model, "_y_column", req.y_column.as_deref())?;
-        let func = match known(&req.y_func) {
+        let func = match known(&req.y_func)? {
             Some(f) => f,
             // The engine filters the records with `false`.
             None => return Ok(Json::Array(Vec::new())),
@@ -678,7 +680,7 @@ impl Resource {
             };
             select.push(format!("{expr} AS {}", group_label(i)));
         }
-        select.push(format!("{} AS y_func", agg_sql(func, &y.sql)));
+        select.push(format!("{} AS y_func", agg_sql(func, &y.sql)?));
         params.extend(filter.params.iter().cloned());
         let labels: Vec<String> = (0..keys.len()).map(group_label).collect();
         let grouping = if labels.is_empty() {

@@ -45,6 +45,10 @@ impl Backend for Resource {
         self.model(name).is_some()
     }
 
+    fn model_names(&self) -> Vec<String> {
+        Resource::model_names(self)
+    }
+
     fn field_names(&self, model: &str) -> Option<Vec<String>> {
         let model = self.model(model)?;
         Some(model.fields.iter().map(|f| f.name.clone()).collect())

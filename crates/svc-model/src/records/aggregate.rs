@@ -5,7 +5,11 @@ use std::fmt;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// An aggregate function.
+///
+/// More functions may come (the enum is `#[non_exhaustive]`): a `match` needs a `_` arm. Build
+/// one by its variant or by its wire name with [`AggregateFunc::parse`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum AggregateFunc {
     /// Number of records (`0` over no records).
     Count,
