@@ -20,7 +20,7 @@ use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio::runtime::Runtime;
 
-use crate::harness::{BenchEmulator, Settings, client_runtime, load, server_runtime};
+use crate::harness::{BenchEmulator, Settings, client_runtime, load, profile_loop, server_runtime};
 use crate::report::{Row, Target, median, per_second};
 
 const RESOURCE: &str = "records";
@@ -160,14 +160,26 @@ fn compare(
     (median(&emulator_rps), median(&bare_rps), median(&ratios))
 }
 
-/// Only the emulator's list page, for a profiler.
+/// Only the emulator's list page, 16 in flight, for a profiler: through
+/// [`profile_loop`], so that `--requests N` makes exactly N requests between the window marks
+/// callgrind counts in (section 6).
 pub fn profile_page(settings: &Settings) {
     let emulator = BenchEmulator::start(&[(RESOURCE, ROWS)]);
     let client = LoadClient::new(&emulator.token(RESOURCE));
     let rt = client_runtime();
     let uri: Uri = emulator.items_url(RESOURCE).parse().expect("a valid URI");
-    let rps = client.requests_per_second(&rt, &uri, PAGE_IN_FLIGHT, settings);
-    eprintln!("emulator alone: {}", per_second(rps, "req"));
+    profile_loop(
+        &rt,
+        settings,
+        "emulator page of 25",
+        PAGE_IN_FLIGHT,
+        move || {
+            let (client, uri) = (client.clone(), uri.clone());
+            async move {
+                black_box(client.get(uri).await);
+            }
+        },
+    );
 }
 
 pub fn run(settings: &Settings) -> Vec<Row> {
