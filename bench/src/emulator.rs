@@ -206,6 +206,25 @@ pub fn run(settings: &Settings) -> Vec<Row> {
     );
     let (emu_all, bare_all, all_ratio) =
         compare(&rt, &client, (&all_uri, &bare_all), ALL_IN_FLIGHT, settings);
+    // Where the emulator's threads spend a page under load: user and kernel time and context
+    // switches (workers and blocking pool; the client runs on the main thread), over as many
+    // pages as the measured runs served.
+    let (cpu_before, switches_before) = crate::loadgen::threads_named("emulator");
+    let pages = (0..settings.runs)
+        .map(|_| {
+            let (client, uri) = (client.clone(), page_uri.clone());
+            load(&rt, PAGE_IN_FLIGHT, settings.load_time, move || {
+                let (client, uri) = (client.clone(), uri.clone());
+                async move {
+                    black_box(client.get(uri).await);
+                }
+            })
+            .requests
+        })
+        .sum::<u64>() as f64;
+    let (cpu_after, switches_after) = crate::loadgen::threads_named("emulator");
+    let cpu = cpu_after.since(cpu_before);
+    let switches = (switches_after - switches_before) as f64;
     let records = ROWS as f64;
     eprintln!(
         "   page: emulator {}, bare {}; list of {ROWS}: emulator {}, bare {}",
@@ -229,6 +248,19 @@ pub fn run(settings: &Settings) -> Vec<Row> {
             figure: format!("emulator {}", per_second(emu_all * records, "record")),
             baseline: format!("bare axum {}", per_second(bare_all * records, "record")),
             ratio: all_ratio,
+            target: Target::None,
+        },
+        Row {
+            benchmark: format!(
+                "4. emulator, 25-record page, {PAGE_IN_FLIGHT} in flight: its threads' CPU per page, kernel vs user (and context switches per page)"
+            ),
+            figure: format!(
+                "kernel {:.1} us ({:.1} switches)",
+                cpu.system / pages * 1e6,
+                switches / pages
+            ),
+            baseline: format!("user {:.1} us", cpu.user / pages * 1e6),
+            ratio: cpu.system / cpu.user,
             target: Target::None,
         },
     ]

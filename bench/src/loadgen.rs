@@ -119,6 +119,33 @@ pub fn postgres(data_dir: &Path) -> Option<Cpu> {
     Some(total)
 }
 
+/// The CPU time and context switches (voluntary and not) of this process's threads named
+/// `name` (a Tokio runtime names its workers and its blocking pool's threads alike).
+pub fn threads_named(name: &str) -> (Cpu, u64) {
+    let mut cpu = Cpu::default();
+    let mut switches = 0;
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return (cpu, switches);
+    };
+    for task in tasks.flatten() {
+        let dir = task.path();
+        let comm = std::fs::read_to_string(dir.join("comm")).unwrap_or_default();
+        if comm.trim_end() != name {
+            continue;
+        }
+        if let Some(fields) = stat_fields(&dir.join("stat")) {
+            cpu = cpu.plus(times(&fields).0);
+        }
+        let status = std::fs::read_to_string(dir.join("status")).unwrap_or_default();
+        switches += status
+            .lines()
+            .filter(|l| l.contains("ctxt_switches:"))
+            .filter_map(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+            .sum::<u64>();
+    }
+    (cpu, switches)
+}
+
 /// What one child load run did.
 #[derive(Debug, Clone, Copy)]
 pub struct ChildRun {
