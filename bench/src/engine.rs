@@ -31,7 +31,7 @@ const ROWS: usize = 1000;
 const IN_FLIGHT: usize = 16;
 const ENGINE_KEY: &str = "bench-engine-key";
 
-/// (class, the path after `models/`, the query, a body to POST).
+/// (class, the path after the models prefix, the query, a body to POST).
 const CLASSES: [(&str, &str, &str, Option<&str>); 7] = [
     ("list", "items", "", None),
     ("retrieve", "items/500", "", None),
