@@ -20,7 +20,7 @@ use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio::runtime::Runtime;
 
-use crate::harness::{BenchEmulator, Settings, client_runtime, load, server_runtime};
+use crate::harness::{BenchEmulator, Settings, client_runtime, load, profile_loop, server_runtime};
 use crate::report::{Row, Target, median, per_second};
 
 const RESOURCE: &str = "records";
@@ -160,14 +160,26 @@ fn compare(
     (median(&emulator_rps), median(&bare_rps), median(&ratios))
 }
 
-/// Only the emulator's list page, for a profiler.
+/// Only the emulator's list page, 16 in flight, for a profiler: through
+/// [`profile_loop`], so that `--requests N` makes exactly N requests between the window marks
+/// callgrind counts in (section 6).
 pub fn profile_page(settings: &Settings) {
     let emulator = BenchEmulator::start(&[(RESOURCE, ROWS)]);
     let client = LoadClient::new(&emulator.token(RESOURCE));
     let rt = client_runtime();
     let uri: Uri = emulator.items_url(RESOURCE).parse().expect("a valid URI");
-    let rps = client.requests_per_second(&rt, &uri, PAGE_IN_FLIGHT, settings);
-    eprintln!("emulator alone: {}", per_second(rps, "req"));
+    profile_loop(
+        &rt,
+        settings,
+        "emulator page of 25",
+        PAGE_IN_FLIGHT,
+        move || {
+            let (client, uri) = (client.clone(), uri.clone());
+            async move {
+                black_box(client.get(uri).await);
+            }
+        },
+    );
 }
 
 pub fn run(settings: &Settings) -> Vec<Row> {
@@ -183,6 +195,7 @@ pub fn run(settings: &Settings) -> Vec<Row> {
     let all = rt.block_on(client.get(all_uri.clone()));
     let bare = BareAxum::start(page, all);
     let bare_page: Uri = format!("http://{}/page", bare.addr).parse().expect("a URI");
+    let bare_page_uri = bare_page.clone();
     let bare_all: Uri = format!("http://{}/all", bare.addr).parse().expect("a URI");
 
     let (emu_page, bare_page, page_ratio) = compare(
@@ -194,6 +207,35 @@ pub fn run(settings: &Settings) -> Vec<Row> {
     );
     let (emu_all, bare_all, all_ratio) =
         compare(&rt, &client, (&all_uri, &bare_all), ALL_IN_FLIGHT, settings);
+    // Where the emulator's threads spend a page under load: user and kernel time and context
+    // switches (workers and blocking pool; the client runs on the main thread), over as many
+    // pages as the measured runs served.
+    // The bare handler's threads likewise: their kernel time is what serving HTTP over loopback
+    // costs (sockets, epoll, waking a worker), the part of the emulator's that is not its own.
+    let threads_per_page = |threads: &str, uri: &Uri| {
+        let (cpu_before, switches_before) = crate::loadgen::threads_named(threads);
+        let pages = (0..settings.runs)
+            .map(|_| {
+                let (client, uri) = (client.clone(), uri.clone());
+                load(&rt, PAGE_IN_FLIGHT, settings.load_time, move || {
+                    let (client, uri) = (client.clone(), uri.clone());
+                    async move {
+                        black_box(client.get(uri).await);
+                    }
+                })
+                .requests
+            })
+            .sum::<u64>() as f64;
+        let (cpu_after, switches_after) = crate::loadgen::threads_named(threads);
+        let cpu = cpu_after.since(cpu_before);
+        (
+            cpu.system / pages * 1e6,
+            cpu.user / pages * 1e6,
+            (switches_after - switches_before) as f64 / pages,
+        )
+    };
+    let (emu_kernel, emu_user, emu_switches) = threads_per_page("emulator", &page_uri);
+    let (bare_kernel, bare_user, bare_switches) = threads_per_page("bare-axum", &bare_page_uri);
     let records = ROWS as f64;
     eprintln!(
         "   page: emulator {}, bare {}; list of {ROWS}: emulator {}, bare {}",
@@ -217,6 +259,26 @@ pub fn run(settings: &Settings) -> Vec<Row> {
             figure: format!("emulator {}", per_second(emu_all * records, "record")),
             baseline: format!("bare axum {}", per_second(bare_all * records, "record")),
             ratio: all_ratio,
+            target: Target::None,
+        },
+        Row {
+            benchmark: format!(
+                "4. emulator, 25-record page, {PAGE_IN_FLIGHT} in flight: its threads' CPU per page, kernel vs user (and context switches per page)"
+            ),
+            figure: format!("kernel {emu_kernel:.1} us ({emu_switches:.1} switches)"),
+            baseline: format!("user {emu_user:.1} us"),
+            ratio: emu_kernel / emu_user,
+            target: Target::None,
+        },
+        Row {
+            benchmark: format!(
+                "4. emulator, 25-record page, {PAGE_IN_FLIGHT} in flight: kernel time per page, emulator vs bare axum (the same HTTP over loopback; the rest is the blocking hand-off's)"
+            ),
+            figure: format!("emulator {emu_kernel:.1} us ({emu_switches:.1} switches)"),
+            baseline: format!(
+                "bare {bare_kernel:.1} us ({bare_switches:.1} switches; user {bare_user:.1} us)"
+            ),
+            ratio: emu_kernel / bare_kernel,
             target: Target::None,
         },
     ]

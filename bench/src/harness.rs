@@ -324,7 +324,10 @@ pub fn items(n: usize) -> Vec<Item> {
 }
 
 /// SQL that creates table `items` with `n` rows of the 12 fields of [`Item`], with a recursive
-/// CTE (the style of the emulator's demo seed).
+/// CTE (the style of the emulator's demo seed). `created_at` is stored as SQLAlchemy stores a
+/// `DATETIME` on SQLite (`2024-01-01 00:10:31`, a space, not ISO's `T`): the engine, and the
+/// emulator after it (`engine::types::parse_datetime`), refuse to read a `T` there, and every
+/// list of the table would answer `400`.
 pub fn seed_sql(n: usize) -> String {
     format!(
         r#"
@@ -356,7 +359,7 @@ SELECT n,
     1 + (n * 13) % 9,
     json_extract('["new","paid","shipped","delivered","cancelled","refunded"]', '$[' || ((n * 40507) % 6) || ']'),
     date('2024-01-01', '+' || (n % 730) || ' days'),
-    strftime('%Y-%m-%dT%H:%M:%S', '2024-01-01 00:00:00', '+' || (n * 631) || ' seconds'),
+    strftime('%Y-%m-%d %H:%M:%S', '2024-01-01 00:00:00', '+' || (n * 631) || ' seconds'),
     CASE n % 4 WHEN 0 THEN NULL WHEN 1 THEN '' ELSE 'Note #' || n END
 FROM seq;
 COMMIT;

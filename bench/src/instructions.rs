@@ -133,6 +133,7 @@ pub fn run(requests: u64) -> Vec<Row> {
                 (Err(e), _) | (_, Err(e)) => not_measured(c, e),
             }
         })
+        .chain(std::iter::once(json_share(requests)))
         .collect()
 }
 
@@ -156,11 +157,11 @@ fn thousands(n: f64) -> String {
 /// keeps threads apart, and every thread's together when it does not: the server's figure is
 /// the second less the first, from two runs.
 fn per_request(profile: &str, requests: u64, threads: Threads) -> Result<f64, String> {
-    let (client, made) = window_total(profile, requests, true)?;
+    let (client, made, _) = window_total(profile, requests, true)?;
     let total = match threads {
         Threads::Client => client,
         Threads::Server => {
-            let (all, _) = window_total(profile, requests, false)?;
+            let (all, _, _) = window_total(profile, requests, false)?;
             all.checked_sub(client)
                 .ok_or_else(|| "the client thread counted more than every thread".to_owned())?
         }
@@ -168,9 +169,80 @@ fn per_request(profile: &str, requests: u64, threads: Threads) -> Result<f64, St
     Ok(total as f64 / made as f64)
 }
 
+/// The functions whose inclusive counts make up the JSON a SQLite page writes: `write_row`
+/// (one record: its keys, and each value read from SQLite's row and written as the engine
+/// writes it) less what it spends in rusqlite's `value_ref` (SQLite's own value access).
+const JSON_WRITER: &str = "svc_emulator::sqlite::values::write_row";
+const SQLITE_VALUE: &str = "rusqlite::statement::Statement::value_ref";
+/// Section 5's first page at 10k rows (25 records of 12 fields from a SQLite file, one
+/// request at a time: with 16 in flight, how often the runtime's idle threads park and wake
+/// under valgrind moved the server's count by a third from run to run; the JSON writer's did
+/// not move).
+const PAGE_PROFILE: &str = "emulator-first25-10k";
+
+/// The share of the server's instructions per page that write the page's JSON, from the
+/// `emulator-first25-10k` profile: the server's instructions per request (every thread less the
+/// client's), and the JSON writer's (inclusive counts from `callgrind_annotate`, every thread).
+pub fn json_share(requests: u64) -> Row {
+    let what = "6. emulator, SQLite page 1 of 25 records x 12 fields at 10k rows: instructions \
+                writing JSON vs the request's (server threads)";
+    let measured = (|| {
+        let (client, made, _) = window_total(PAGE_PROFILE, requests, true)?;
+        let (all, _, annotated) = window_total(PAGE_PROFILE, requests, false)?;
+        let annotated = annotated.ok_or("no callgrind_annotate output")?;
+        let inclusive = |name: &str| {
+            inclusive_count(&annotated, name).ok_or_else(|| format!("{name} is not in the profile"))
+        };
+        let json = inclusive(JSON_WRITER)?.saturating_sub(inclusive(SQLITE_VALUE)?);
+        let server = all.saturating_sub(client);
+        Ok::<_, String>((json as f64 / made as f64, server as f64 / made as f64))
+    })();
+    match measured {
+        Ok((json, server)) => {
+            eprintln!(
+                "   {PAGE_PROFILE}: server {} per request, JSON {}",
+                thousands(server),
+                thousands(json)
+            );
+            Row {
+                benchmark: what.to_owned(),
+                figure: format!("JSON {}", thousands(json)),
+                baseline: format!("request {}", thousands(server)),
+                ratio: json / server,
+                target: Target::AtMost(0.15),
+            }
+        }
+        Err(e) => Row {
+            benchmark: what.to_owned(),
+            figure: format!("not measured: {e}"),
+            baseline: "-".to_owned(),
+            ratio: f64::NAN,
+            target: Target::None,
+        },
+    }
+}
+
+/// The inclusive count of function `name` in `callgrind_annotate --inclusive=yes` output
+/// (`247,547,607 (40.69%)  ???:name [/path/to/binary]`).
+fn inclusive_count(annotated: &str, name: &str) -> Option<u64> {
+    annotated.lines().find_map(|line| {
+        let (count, rest) = line.trim_start().split_once(" (")?;
+        let function = rest.split_once(':')?.1.split(" [").next()?.trim();
+        if function != name {
+            return None;
+        }
+        count.replace(',', "").parse().ok()
+    })
+}
+
 /// The `Ir` total of `profile`'s measured window, of the main thread alone (`separate`) or of
-/// every thread, and how many requests the profile says it made.
-fn window_total(profile: &str, requests: u64, separate: bool) -> Result<(u64, u64), String> {
+/// every thread, how many requests the profile says it made, and (threads together)
+/// `callgrind_annotate --inclusive=yes` of the window, when callgrind_annotate runs.
+fn window_total(
+    profile: &str,
+    requests: u64,
+    separate: bool,
+) -> Result<(u64, u64, Option<String>), String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find svc-bench: {e}"))?;
     let dir = std::env::temp_dir().join(format!("svc-bench-callgrind-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
@@ -206,7 +278,18 @@ fn window_total(profile: &str, requests: u64, separate: bool) -> Result<(u64, u6
                 .map_err(|e| format!("no dump of the window ({}): {e}", window.display()))?;
             let total =
                 total_ir(&text).ok_or_else(|| format!("no totals line in {}", window.display()))?;
-            Ok((total, made))
+            let annotated = if separate {
+                None
+            } else {
+                Command::new("callgrind_annotate")
+                    .args(["--inclusive=yes", "--threshold=100"])
+                    .arg(&window)
+                    .output()
+                    .ok()
+                    .filter(|o| o.status.success())
+                    .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            };
+            Ok((total, made, annotated))
         });
     let _ = std::fs::remove_dir_all(&dir);
     result
@@ -258,5 +341,10 @@ mod tests {
         assert_eq!(total_ir("events: Ir\n"), None);
         assert_eq!(label("client-retrieve-sdk-1"), "sdk");
         assert_eq!(label("client-list-bare-32"), "bare");
+        let annotated = "247,547,607 (40.69%)  ???:svc_emulator::sqlite::values::write_row [/x/svc-bench]\n\
+                         50,121,000 ( 8.24%)  ???:rusqlite::statement::Statement::value_ref [/x/svc-bench]\n";
+        assert_eq!(inclusive_count(annotated, JSON_WRITER), Some(247_547_607));
+        assert_eq!(inclusive_count(annotated, SQLITE_VALUE), Some(50_121_000));
+        assert_eq!(inclusive_count(annotated, "nothing"), None);
     }
 }

@@ -11,6 +11,10 @@
 //!    throwaway cluster; first pages, a filtered count beside tokio-postgres, walks, a deep page.
 //! 8. Import: `create_many` beside creates one by one; `svc records import` beside a
 //!    `svc records create` per record.
+//! 9. The emulator beside the data engine (jet-bridge) per request class, on SQLite and on
+//!    PostgreSQL, 16 in flight (engine.rs).
+//! 10. The emulator over PostgreSQL beside pgbench -M prepared running the statements it sends,
+//!     16 connections, with the CPU time per request of every process (pgbench.rs).
 //! 6. Instructions per request (callgrind, when valgrind is installed): the SDK beside the
 //!    baselines by a count that does not move with the load of the machine.
 //!
@@ -18,9 +22,10 @@
 //! median of several runs after a warm-up. The table is printed and written as Markdown.
 //!
 //! ```text
-//! svc-bench [--quick] [--out target/bench/report.md] [--only client,decoding,export,emulator,scale,pgscale,instructions,import]
+//! svc-bench [--quick] [--out target/bench/report.md] [--only client,decoding,export,emulator,scale,pgscale,engine,pgbench,instructions,import]
 //!           [--load-ms N]   # how long each throughput run lasts
 //! svc-bench [--load-ms N | --requests N] --profile PROFILE   # one loop, for a profiler
+//! svc-bench --load-child URL AUTHORIZATION IN_FLIGHT MS [BODY]  # the load of sections 9, 10
 //! ```
 //!
 //! Profiles: `client-[list-|retrieve-]{sdk|bare|reqwest}-{N}`, `emulator-page` and
@@ -34,11 +39,14 @@ mod alloc;
 mod client_overhead;
 mod decoding;
 mod emulator;
+mod engine;
 mod export;
 mod harness;
 mod import;
 mod instructions;
+mod loadgen;
 mod pg_scale;
+mod pgbench;
 mod report;
 mod scale;
 
@@ -50,13 +58,15 @@ use harness::Settings;
 #[global_allocator]
 static ALLOCATOR: alloc::Counting = alloc::Counting;
 
-const BENCHMARKS: [&str; 8] = [
+const BENCHMARKS: [&str; 10] = [
     "client",
     "decoding",
     "export",
     "emulator",
     "scale",
     "pgscale",
+    "engine",
+    "pgbench",
     "instructions",
     "import",
 ];
@@ -72,7 +82,7 @@ struct Args {
 }
 
 fn usage() -> String {
-    "usage: svc-bench [--quick] [--out PATH] [--only client,decoding,export,emulator,scale,pgscale,instructions,import] [--load-ms N]\n       \
+    "usage: svc-bench [--quick] [--out PATH] [--only client,decoding,export,emulator,scale,pgscale,engine,pgbench,instructions,import] [--load-ms N]\n       \
      svc-bench [--load-ms N | --requests N] --profile client-[list-|retrieve-]{sdk|bare|reqwest}-{N}|emulator-page"
         .to_owned()
 }
@@ -139,6 +149,16 @@ fn setup(settings: &Settings, quick: bool) -> String {
 }
 
 fn main() -> ExitCode {
+    let raw: Vec<String> = std::env::args().skip(1).collect();
+    if raw.first().map(String::as_str) == Some("--load-child") {
+        return match loadgen::child_main(&raw[1..]) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(message) => {
+                eprintln!("{message}");
+                ExitCode::from(2)
+            }
+        };
+    }
     let args = match parse_args() {
         Ok(args) => args,
         Err(message) => {
@@ -193,6 +213,12 @@ fn main() -> ExitCode {
     }
     if wanted("pgscale") {
         rows.extend(pg_scale::run(&settings));
+    }
+    if wanted("engine") {
+        rows.extend(engine::run(&settings));
+    }
+    if wanted("pgbench") {
+        rows.extend(pgbench::run(&settings));
     }
     if wanted("import") {
         rows.extend(import::run(&settings));
