@@ -9,6 +9,8 @@
 //!    exports, deep pages.
 //! 7. The emulator over PostgreSQL at scale (pg_scale.rs): 10k, 100k and 1M rows in a
 //!    throwaway cluster; first pages, a filtered count beside tokio-postgres, walks, a deep page.
+//! 9. The emulator over MariaDB at scale (my_scale.rs): 100k and 1M rows in a throwaway server;
+//!    an export by page walk, a late page of it, a deep page.
 //! 8. Import: `create_many` beside creates one by one; `svc records import` beside a
 //!    `svc records create` per record.
 //! 6. Instructions per request (callgrind, when valgrind is installed): the SDK beside the
@@ -18,7 +20,7 @@
 //! median of several runs after a warm-up. The table is printed and written as Markdown.
 //!
 //! ```text
-//! svc-bench [--quick] [--out target/bench/report.md] [--only client,decoding,export,emulator,scale,pgscale,instructions,import]
+//! svc-bench [--quick] [--out target/bench/report.md] [--only client,decoding,export,emulator,scale,pgscale,myscale,instructions,import]
 //!           [--load-ms N]   # how long each throughput run lasts
 //! svc-bench [--load-ms N | --requests N] --profile PROFILE   # one loop, for a profiler
 //! ```
@@ -38,6 +40,7 @@ mod export;
 mod harness;
 mod import;
 mod instructions;
+mod my_scale;
 mod pg_scale;
 mod report;
 mod scale;
@@ -50,13 +53,14 @@ use harness::Settings;
 #[global_allocator]
 static ALLOCATOR: alloc::Counting = alloc::Counting;
 
-const BENCHMARKS: [&str; 8] = [
+const BENCHMARKS: [&str; 9] = [
     "client",
     "decoding",
     "export",
     "emulator",
     "scale",
     "pgscale",
+    "myscale",
     "instructions",
     "import",
 ];
@@ -72,7 +76,7 @@ struct Args {
 }
 
 fn usage() -> String {
-    "usage: svc-bench [--quick] [--out PATH] [--only client,decoding,export,emulator,scale,pgscale,instructions,import] [--load-ms N]\n       \
+    "usage: svc-bench [--quick] [--out PATH] [--only client,decoding,export,emulator,scale,pgscale,myscale,instructions,import] [--load-ms N]\n       \
      svc-bench [--load-ms N | --requests N] --profile client-[list-|retrieve-]{sdk|bare|reqwest}-{N}|emulator-page"
         .to_owned()
 }
@@ -193,6 +197,9 @@ fn main() -> ExitCode {
     }
     if wanted("pgscale") {
         rows.extend(pg_scale::run(&settings));
+    }
+    if wanted("myscale") {
+        rows.extend(my_scale::run(&settings));
     }
     if wanted("import") {
         rows.extend(import::run(&settings));
