@@ -76,8 +76,9 @@ struct MyScale {
 impl MyScale {
     fn start() -> Result<Self, String> {
         // The server lives as long as the process: its watchdog removes it at exit.
-        let server: &'static maria_server::Server =
-            Box::leak(Box::new(maria_server::Server::start().map_err(|e| e.to_string())?));
+        let server: &'static maria_server::Server = Box::leak(Box::new(
+            maria_server::Server::start().map_err(|e| e.to_string())?,
+        ));
         let started = Instant::now();
         let mut databases = Vec::new();
         for (_, rows) in [MEDIUM, LARGE] {
