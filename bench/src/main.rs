@@ -15,6 +15,8 @@
 //!    PostgreSQL, 16 in flight (engine.rs).
 //! 10. The emulator over PostgreSQL beside pgbench -M prepared running the statements it sends,
 //!     16 connections, with the CPU time per request of every process (pgbench.rs).
+//! 11. The emulator over MariaDB at scale (my_scale.rs): 100k and 1M rows in a throwaway server;
+//!     an export by page walk, a late page of it, a deep page.
 //! 6. Instructions per request (callgrind, when valgrind is installed): the SDK beside the
 //!    baselines by a count that does not move with the load of the machine.
 //!
@@ -22,7 +24,7 @@
 //! median of several runs after a warm-up. The table is printed and written as Markdown.
 //!
 //! ```text
-//! svc-bench [--quick] [--out target/bench/report.md] [--only client,decoding,export,emulator,scale,pgscale,engine,pgbench,instructions,import]
+//! svc-bench [--quick] [--out target/bench/report.md] [--only client,decoding,export,emulator,scale,pgscale,myscale,engine,pgbench,instructions,import]
 //!           [--load-ms N]   # how long each throughput run lasts
 //! svc-bench [--load-ms N | --requests N] --profile PROFILE   # one loop, for a profiler
 //! svc-bench --load-child URL AUTHORIZATION IN_FLIGHT MS [BODY]  # the load of sections 9, 10
@@ -45,6 +47,7 @@ mod harness;
 mod import;
 mod instructions;
 mod loadgen;
+mod my_scale;
 mod pg_scale;
 mod pgbench;
 mod report;
@@ -58,13 +61,14 @@ use harness::Settings;
 #[global_allocator]
 static ALLOCATOR: alloc::Counting = alloc::Counting;
 
-const BENCHMARKS: [&str; 10] = [
+const BENCHMARKS: [&str; 11] = [
     "client",
     "decoding",
     "export",
     "emulator",
     "scale",
     "pgscale",
+    "myscale",
     "engine",
     "pgbench",
     "instructions",
@@ -82,7 +86,7 @@ struct Args {
 }
 
 fn usage() -> String {
-    "usage: svc-bench [--quick] [--out PATH] [--only client,decoding,export,emulator,scale,pgscale,engine,pgbench,instructions,import] [--load-ms N]\n       \
+    "usage: svc-bench [--quick] [--out PATH] [--only client,decoding,export,emulator,scale,pgscale,myscale,engine,pgbench,instructions,import] [--load-ms N]\n       \
      svc-bench [--load-ms N | --requests N] --profile client-[list-|retrieve-]{sdk|bare|reqwest}-{N}|emulator-page"
         .to_owned()
 }
@@ -213,6 +217,9 @@ fn main() -> ExitCode {
     }
     if wanted("pgscale") {
         rows.extend(pg_scale::run(&settings));
+    }
+    if wanted("myscale") {
+        rows.extend(my_scale::run(&settings));
     }
     if wanted("engine") {
         rows.extend(engine::run(&settings));

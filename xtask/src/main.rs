@@ -492,7 +492,7 @@ fn main() -> ExitCode {
         Some("load") => load(),
         Some("stress") => stress::stress(&args[1..]),
         Some("fidelity") => fidelity::fidelity(&args[1..], &workspace_root()),
-        Some("abuse") => abuse::abuse(&workspace_root()),
+        Some("abuse") => abuse::abuse(&args[1..], &workspace_root()),
         Some("contract") => contract::contract(&args[1..], &workspace_root()),
         Some("semver") => semver::semver(&workspace_root()),
         _ => {
@@ -527,7 +527,8 @@ fn main() -> ExitCode {
                  contract [--max-examples N (25)] [--phases LIST] [--emulator-bin PATH]\n  \
                  abuse     the hostile cases of the hardening issue against a release emulator, \
                  with figures\n            \
-                 (memory peak, stall of other routes, time to the SQL deadline; Linux)\n  \
+                 (memory peak, stall of other routes, time to the SQL deadline; Linux);\n            \
+                 abuse [--mariadb] (only the cases on MariaDB)\n  \
                  fidelity  the data engine (jet-bridge) and the emulator on the same requests, \
                  their agreement by class:\n            \
                  fidelity [--requests N (1000)] [--seed S (1)] [--mistakes PER_MILLE (3)] \

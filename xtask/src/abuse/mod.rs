@@ -21,6 +21,7 @@ use serde_json::{Value, json};
 use crate::http;
 
 mod databases;
+mod mariadb;
 
 /// The open-files limit the emulator runs under (as in the report that asked for this).
 const OPEN_FILES: u32 = 1024;
@@ -454,36 +455,23 @@ fn data_files(emulator: &Emulator) -> Row {
     }
 }
 
-/// `cargo xtask abuse`: every case, a table, and failure when one did not hold.
-pub fn abuse(root: &Path) -> bool {
+/// `cargo xtask abuse [--mariadb]`: every case (only those on MariaDB with `--mariadb`), a
+/// table, and failure when one did not hold.
+pub fn abuse(args: &[String], root: &Path) -> bool {
+    let only_mariadb = match args {
+        [] => false,
+        [flag] if flag == "--mariadb" => true,
+        _ => {
+            eprintln!("usage: cargo xtask abuse [--mariadb]");
+            return false;
+        }
+    };
     let dir = std::env::temp_dir().join(format!("svc-abuse-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     if let Err(e) = std::fs::create_dir_all(&dir) {
         eprintln!("abuse: cannot create {}: {e}", dir.display());
         return false;
     }
-    let emulator = match start(root, &dir) {
-        Ok(emulator) => emulator,
-        Err(e) => {
-            eprintln!("abuse: {e}");
-            return false;
-        }
-    };
-    eprintln!(
-        "abuse: emulator {} (pid {}), open files limited to {OPEN_FILES}",
-        emulator.addr,
-        emulator.pid()
-    );
-    let cases: [(&str, Case); 8] = [
-        ("data files", data_files),
-        ("SQL deadline", sql_deadline),
-        ("SQL long", sql_long),
-        ("SQL large", sql_large),
-        ("saturation", saturation),
-        ("big bodies", big_bodies),
-        ("unfinished headers", unfinished_headers),
-        ("idle connections", idle_connections),
-    ];
     let mut rows = Vec::new();
     let report = |name: &str, row: Row, rows: &mut Vec<Row>| {
         eprintln!("abuse: {name} ...");
@@ -494,19 +482,60 @@ pub fn abuse(root: &Path) -> bool {
         );
         rows.push(row);
     };
-    for (name, case) in cases {
-        report(name, case(&emulator), &mut rows);
-    }
+    let emulator = if only_mariadb {
+        None
+    } else {
+        let emulator = match start(root, &dir) {
+            Ok(emulator) => emulator,
+            Err(e) => {
+                eprintln!("abuse: {e}");
+                return false;
+            }
+        };
+        eprintln!(
+            "abuse: emulator {} (pid {}), open files limited to {OPEN_FILES}",
+            emulator.addr,
+            emulator.pid()
+        );
+        let cases: [(&str, Case); 8] = [
+            ("data files", data_files),
+            ("SQL deadline", sql_deadline),
+            ("SQL long", sql_long),
+            ("SQL large", sql_large),
+            ("saturation", saturation),
+            ("big bodies", big_bodies),
+            ("unfinished headers", unfinished_headers),
+            ("idle connections", idle_connections),
+        ];
+        for (name, case) in cases {
+            report(name, case(&emulator), &mut rows);
+        }
+        match crate::fidelity::emulator::build(root, true)
+            .and_then(|binary| databases::Databases::start(&binary, &dir))
+        {
+            Ok(db) => {
+                for (name, case) in databases::CASES {
+                    report(name, case(&db), &mut rows);
+                }
+            }
+            Err(e) => rows.push(Row {
+                case: "The cases on their own databases (PostgreSQL, a big SQLite resource)",
+                figures: format!("could not start: {e}"),
+                held: false,
+            }),
+        }
+        Some(emulator)
+    };
     match crate::fidelity::emulator::build(root, true)
-        .and_then(|binary| databases::Databases::start(&binary, &dir))
+        .and_then(|binary| mariadb::Maria::start(&binary, &dir))
     {
-        Ok(db) => {
-            for (name, case) in databases::CASES {
-                report(name, case(&db), &mut rows);
+        Ok(my) => {
+            for (name, case) in mariadb::CASES {
+                report(name, case(&my), &mut rows);
             }
         }
         Err(e) => rows.push(Row {
-            case: "The cases on their own databases (PostgreSQL, a big SQLite resource)",
+            case: "The cases on MariaDB",
             figures: format!("could not start: {e}"),
             held: false,
         }),

@@ -6,9 +6,11 @@
 //! (`34.0`, which MySQL reads as an exact decimal), a bool as `1`/`0`, a date-time as
 //! `'YYYY-MM-DD HH:MM:SS[.ffffff]'` (without its offset), a string as a quoted string, which
 //! MySQL compares with the column's collation. Here text values are **bound** (`?`) and
-//! compare the same way (a parameter is coercible like a literal); numbers and booleans, which
-//! the filter fields have already read into Python numbers, are written as the same literals
-//! PyMySQL writes, from the number (never from the request's text).
+//! compare the same way (a parameter is coercible like a literal); integers and booleans, which
+//! the filter fields have already read into Python numbers, are bound as integers (compared as
+//! PyMySQL's integer literals are, so an index on the column serves them, and one statement
+//! serves every value); floats are written as the same decimal literals PyMySQL writes, from the
+//! number (never from the request's text).
 
 use mysql_async::Value;
 
@@ -173,13 +175,18 @@ impl Ctx<'_> {
         params: &mut Params,
     ) -> Result<String, EngineError> {
         Ok(match self.field.kind.family() {
-            FilterFamily::Number => self.number(raw)?,
-            FilterFamily::Boolean => if self.reader().boolean(raw)? {
-                "1"
-            } else {
-                "0"
+            // An integer is bound as one (MySQL reads `col = ?` of an integer as it reads the
+            // literal `5`, and the statement is the same for every value); a float stays the
+            // literal PyMySQL writes (`34.0`, an exact decimal: a bound double would compare
+            // as a double).
+            FilterFamily::Number => match self.reader().number(raw)? {
+                PyNumber::Int(i) => params.bind(Value::Int(i)).to_owned(),
+                PyNumber::Float(_) => self.number(raw)?,
+            },
+            FilterFamily::Boolean => {
+                let b = self.reader().boolean(raw)?;
+                params.bind(Value::Int(i64::from(b))).to_owned()
             }
-            .to_owned(),
             // `in` items of a date column are sent as given (as on SQLite): MySQL reads the
             // date at the text's start (`2001-12-31,x` is 2001-12-31), never fails.
             FilterFamily::Date if in_list => params.text(raw.to_owned()).to_owned(),
@@ -407,14 +414,19 @@ pub(crate) fn build_where(model: &MyModel, selection: &Selection) -> Result<MyWh
     })
 }
 
-/// The ` ORDER BY ...` of `_order_by`: the named fields, then the key descending unless named.
-/// MySQL sorts NULLs first ascending and last descending, as it does for the engine.
-pub(crate) fn order_by(
+/// The terms of `_order_by` (field index, descending): the named fields, then the key
+/// descending unless named.
+pub(crate) fn order_terms_of(
     model: &MyModel,
     raw: &[String],
     lenient: bool,
-) -> Result<String, EngineError> {
-    let terms = order_terms(raw, lenient, model.pk, |name| model.field_index(name))?;
+) -> Result<Vec<(usize, bool)>, EngineError> {
+    order_terms(raw, lenient, model.pk, |name| model.field_index(name))
+}
+
+/// The ` ORDER BY ...` of `terms`. MySQL sorts NULLs first ascending and last descending, as
+/// it does for the engine.
+pub(crate) fn order_sql(model: &MyModel, terms: &[(usize, bool)]) -> String {
     let terms: Vec<String> = terms
         .iter()
         .map(|&(i, desc)| {
@@ -422,7 +434,7 @@ pub(crate) fn order_by(
             format!("{}{dir}", model.fields[i].qualified)
         })
         .collect();
-    Ok(format!(" ORDER BY {}", terms.join(", ")))
+    format!(" ORDER BY {}", terms.join(", "))
 }
 
 #[cfg(test)]

@@ -36,6 +36,7 @@ pub(crate) mod read_only_sql;
 pub(crate) mod records;
 pub(crate) mod schema;
 pub(crate) mod types;
+pub(crate) mod walks;
 
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
@@ -63,6 +64,8 @@ pub struct MyResource {
     timezone: Mutex<Option<(Instant, Offset)>>,
     /// Whether the server is MariaDB (its statement time limit is `max_statement_time`).
     mariadb: bool,
+    /// Where pages ended, so that the next page of a walk starts there (`walks`).
+    walks: walks::Walks,
     url: String,
 }
 
@@ -127,6 +130,7 @@ impl MyResource {
             pool: pool(&opts)?,
             sql_pool: pool(&opts)?,
             schema: RwLock::new(Arc::new(MySchema::default())),
+            walks: walks::Walks::default(),
             timezone: Mutex::new(None),
             mariadb: false,
             url: shown,
@@ -209,6 +213,7 @@ impl MyResource {
         let mut conn = self.conn().await?;
         let schema = schema::load_schema(&mut conn).await?;
         *self.schema.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(schema);
+        self.walks.clear();
         Ok(())
     }
 

@@ -237,6 +237,18 @@ fn query_failed(resource: &MyResource, failure: Failure) -> EngineError {
             query_error("The query was stopped at its time limit; make it select less.".to_owned())
         }
         Some(_) => query_error(message(&e)),
+        // The driver refused the statement or its values before the server saw them.
+        None if matches!(e, mysql_async::Error::Driver(_)) => query_error(format!(
+            "The query cannot be sent to MySQL as it is: {}.",
+            message(&e)
+        )),
+        // A row larger than the server's `max_allowed_packet`, which the driver will not read
+        // (the connection is closed afterwards).
+        None if message(&e).contains("larger than max_allowed_packet") => query_error(
+            "A row of the answer is larger than the server's max_allowed_packet: select \
+             smaller values (LEFT(col, n)), or fewer columns."
+                .to_owned(),
+        ),
         None => resource.unexpected(e),
     }
 }
@@ -338,11 +350,23 @@ fn bind_names(
                 i = line_end(b, i);
             }
             b'#' => i = line_end(b, i),
+            // An executable comment (`/*! ... */`, MariaDB's `/*M! ... */`) is SQL that the
+            // server runs: its names are bound as anywhere else.
+            b'/' if b[i..].starts_with(b"/*!") => i += 3,
+            b'/' if b[i..].starts_with(b"/*M!") => i += 4,
             b'/' if b.get(i + 1) == Some(&b'*') => {
-                i = b[i + 2..]
+                let end = b[i + 2..]
                     .windows(2)
                     .position(|w| w == b"*/")
                     .map_or(b.len(), |p| i + 2 + p + 2);
+                // The driver reads names inside optimizer hints, which the server does not.
+                if b.get(i + 2) == Some(&b'+') && has_name(&b[i..end]) {
+                    return Err(query_error(
+                        "Parameters (:name) inside optimizer hints (/*+ ... */) are not \
+                         supported: move them out of the comment.",
+                    ));
+                }
+                i = end;
             }
             b'?' => {
                 return Err(query_error(
@@ -380,6 +404,12 @@ fn bind_names(
     Ok((out, bound))
 }
 
+/// Whether `b` holds a `:name`.
+fn has_name(b: &[u8]) -> bool {
+    b.windows(2)
+        .any(|w| w[0] == b':' && (w[1].is_ascii_alphabetic() || w[1] == b'_'))
+}
+
 fn line_end(b: &[u8], at: usize) -> usize {
     b[at..]
         .iter()
@@ -415,6 +445,20 @@ mod tests {
 
     fn bound(query: &str, params: Json) -> Result<(String, Vec<Value>), EngineError> {
         bind_names(query, params.as_object().unwrap())
+    }
+
+    #[test]
+    fn names_in_executable_comments_are_bound_and_in_hints_refused() {
+        let (text, values) = bound(
+            "select 1 /*! , :a */ /*M! , :a */ /* :a */",
+            json!({"a": 5}),
+        )
+        .unwrap();
+        assert_eq!(text, "select 1 /*! , ? */ /*M! , ? */ /* :a */");
+        assert_eq!(values.len(), 2);
+        let hinted = bound("select /*+ :a */ 1", json!({"a": 5}));
+        assert!(hinted.is_err(), "{hinted:?}");
+        assert!(bound("select /*+ NO_ICP(t) */ 1", json!({})).is_ok());
     }
 
     #[test]

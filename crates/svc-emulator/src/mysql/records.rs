@@ -11,10 +11,12 @@ use crate::engine::body::{non_field, not_a_dict, read_values};
 use crate::engine::convert::{Internal, PyJson, py_json_dumps, to_internal};
 use crate::engine::filter::order_selects_nothing;
 use crate::engine::{ListSpec, Listing, MAX_PER_PAGE, RecordsJson, Selection};
-use crate::mysql::filter::{MyWhere, Params, build_where, order_by, stored_literal, unhex};
+use crate::mysql::filter::{
+    MyWhere, Params, build_where, order_sql, order_terms_of, stored_literal, unhex,
+};
 use crate::mysql::schema::{MyField, MyModel, quote_ident};
 use crate::mysql::types::{MyKind, Offset, write_value};
-use crate::mysql::{MyResource, message, server_code};
+use crate::mysql::{MyResource, message, server_code, walks};
 
 /// The unfiltered count at which the engine shows the `EXPLAIN` estimate instead.
 const ESTIMATE_FROM: u64 = 10_000;
@@ -24,12 +26,13 @@ const DUPLICATE_ENTRY: u16 = 1062;
 
 impl MyResource {
     /// One page of records of `model`, or all of them (`no_pagination`), as the engine lists
-    /// them.
+    /// them. A page past the first reads and converts only its own rows (see `mysql/walks.rs`).
     pub async fn list(&self, model: &str, spec: &ListSpec) -> Result<Listing, EngineError> {
         let model = self.model_or_404(model)?;
         let lenient = spec.selection.lenient;
         let mut filter = build_where(&model, &spec.selection)?;
-        let order = order_by(&model, &spec.order_by, lenient)?;
+        let terms = order_terms_of(&model, &spec.order_by, lenient)?;
+        let order = order_sql(&model, &terms);
         if order_selects_nothing(&spec.order_by) {
             filter = MyWhere::nothing();
         }
@@ -48,16 +51,35 @@ impl MyResource {
         let per_page = spec.per_page.max(1);
         let number = spec.page.max(1);
         let offset = (number - 1).saturating_mul(per_page);
-        let sql = format!("{select} LIMIT {per_page} OFFSET {offset}");
-        let rows = self.read(&mut conn, &sql, &filter.params, lenient).await?;
+        let seek = walks::seek_terms(&model, &terms).filter(|_| offset > 0);
+        let (rows, count) = match seek {
+            Some(seek) => {
+                let page = Page {
+                    model: &model,
+                    filter: &filter,
+                    order: &order,
+                    seek: &seek,
+                    per_page,
+                    offset,
+                    lenient,
+                };
+                let (rows, count) = self.walk_page(&mut conn, &page).await?;
+                (rows, Some(count))
+            }
+            None => {
+                let sql = format!("{select} LIMIT {per_page} OFFSET {offset}");
+                let rows = self.read(&mut conn, &sql, &filter.params, lenient).await?;
+                (rows, None)
+            }
+        };
         let rows = one_row_per_identity(&model, rows);
         let len = rows.len() as u64;
         // The engine's paginator counts a short first page by its records, else runs a
         // COUNT: they differ only where rows share a promoted key (one record, several rows).
-        let count = if number == 1 && len < per_page {
-            len
-        } else {
-            self.count(&mut conn, &model, &filter, lenient).await?
+        let count = match count {
+            _ if number == 1 && len < per_page => len,
+            Some(count) => count,
+            None => self.count(&mut conn, &model, &filter, lenient).await?,
         };
         Ok(Listing::Page {
             count,
@@ -66,6 +88,104 @@ impl MyResource {
             len,
             records: records_json(&model, &rows, tz),
         })
+    }
+
+    /// A page past the first of an order that reaches the unique key, and its count: from the
+    /// nearest anchor of the same walk when the data is still that of the anchor, else with
+    /// `OFFSET` over the keys alone; the end of a full page is kept as an anchor, a filtered
+    /// count with it. Both are read between two readings of InnoDB's transaction counter
+    /// (the token, see `mysql/walks.rs`); when they differ, what the memo gave is read again.
+    async fn walk_page(
+        &self,
+        conn: &mut mysql_async::Conn,
+        page: &Page<'_>,
+    ) -> Result<(Vec<Row>, u64), EngineError> {
+        let Page {
+            model,
+            filter,
+            order,
+            seek,
+            offset,
+            lenient,
+            ..
+        } = *page;
+        let before = if model.innodb {
+            walks::token(conn).await
+        } else {
+            None
+        };
+        let walk_key = walks::key(
+            &format!("{}{}{order}", model.table_sql, filter.sql),
+            &filter.params,
+        );
+        let count_key = walks::key(
+            &format!("COUNT {}{}", model.table_sql, filter.sql),
+            &filter.params,
+        );
+        let anchor = before.as_ref().and_then(|token| {
+            self.walks
+                .anchor(&walk_key, offset)
+                .filter(|(_, a)| &a.token == token)
+        });
+        let kept_count = before.as_ref().and_then(|token| {
+            self.walks
+                .count(&count_key)
+                .filter(|(t, _)| t == token && !filter.sql.is_empty())
+                .map(|(_, n)| n)
+        });
+        let remembered = anchor.is_some() || kept_count.is_some();
+        let mut rows = match &anchor {
+            Some((at, anchor)) => {
+                let mut params = filter.params.clone();
+                let fields: Vec<&MyField> = seek.iter().map(|&(i, _)| &model.fields[i]).collect();
+                let seek_sql = walks::seek_condition(&fields, seek, &anchor.sort_key, &mut params);
+                let sql = keyed_select(page, &filter.and(&seek_sql), offset - at);
+                self.read(conn, &sql, &params, lenient).await?
+            }
+            None => {
+                let sql = keyed_select(page, &filter.sql, offset);
+                self.read(conn, &sql, &filter.params, lenient).await?
+            }
+        };
+        let mut count = match kept_count {
+            Some(n) => n,
+            None => self.count(conn, model, filter, lenient).await?,
+        };
+        let after = match before {
+            Some(_) => walks::token(conn).await,
+            None => None,
+        };
+        match (before, after) {
+            (Some(before), Some(after)) if before == after => {
+                self.keep_anchor(&walk_key, page, &rows, &before);
+                if !filter.sql.is_empty() {
+                    self.walks.keep_count(count_key, before, count);
+                }
+            }
+            _ if remembered => {
+                // A write committed while the page was read: what the memo gave may be
+                // stale, so the page and its count are read afresh, as the engine reads them.
+                let sql = keyed_select(page, &filter.sql, offset);
+                rows = self.read(conn, &sql, &filter.params, lenient).await?;
+                count = self.count(conn, model, filter, lenient).await?;
+            }
+            _ => {}
+        }
+        Ok((rows, count))
+    }
+
+    /// Keeps the end of a full page as an anchor of its walk.
+    fn keep_anchor(&self, walk_key: &[u8], page: &Page<'_>, rows: &[Row], token: &str) {
+        let len = rows.len() as u64;
+        let Some(last) = rows.last().filter(|_| len == page.per_page) else {
+            return;
+        };
+        let at = page.model.fields.len();
+        let sort_key = (at..at + page.seek.len())
+            .map(|c| last.as_ref(c).cloned().filter(|v| *v != Value::NULL))
+            .collect();
+        self.walks
+            .keep(walk_key, page.offset + len, token.to_owned(), sort_key);
     }
 
     /// The engine's count: the `EXPLAIN SELECT COUNT(*)` estimate of an unfiltered table when
@@ -611,4 +731,50 @@ fn records_json(model: &MyModel, rows: &[Row], tz: Offset) -> RecordsJson {
     }
     buf.push(b']');
     RecordsJson(buf)
+}
+
+/// One page of a walk.
+#[derive(Clone, Copy)]
+struct Page<'a> {
+    model: &'a MyModel,
+    filter: &'a MyWhere,
+    order: &'a str,
+    /// The order's terms up to the unique key ([`walks::seek_terms`]).
+    seek: &'a [(usize, bool)],
+    per_page: u64,
+    offset: u64,
+    lenient: bool,
+}
+
+/// The page's rows where `where_sql` holds, after the first `skip` of them, each with its sort
+/// key read beside its fields. Rows skipped are skipped by their keys alone, in a derived table
+/// that the page's rows are joined to (the key is unique: [`walks::seek_terms`]).
+fn keyed_select(page: &Page<'_>, where_sql: &str, skip: u64) -> String {
+    let Page {
+        model,
+        order,
+        per_page,
+        seek,
+        ..
+    } = *page;
+    let extra = walks::sort_key_columns(model, seek);
+    if skip == 0 {
+        return format!(
+            "SELECT {}{extra} FROM {}{where_sql}{order} LIMIT {per_page}",
+            model.select_list, model.table_sql
+        );
+    }
+    let key = &model.pk_field().qualified;
+    // The derived table's name, never the table's own.
+    let keys = if model.name.eq_ignore_ascii_case("svc_page_keys") {
+        "`svc_page_keys_`"
+    } else {
+        "`svc_page_keys`"
+    };
+    format!(
+        "SELECT {list}{extra} FROM {table} JOIN (SELECT {key} AS `k` FROM {table}{where_sql}\
+         {order} LIMIT {per_page} OFFSET {skip}) AS {keys} ON {key} = {keys}.`k`{order}",
+        list = model.select_list,
+        table = model.table_sql,
+    )
 }

@@ -61,6 +61,11 @@ pub(crate) struct MyModel {
     /// first column. Its queries then select only rows where it is not NULL, and rows that
     /// share its value are one record (the first the ORM reads).
     pub promoted_key: bool,
+    /// The key is one declared column (the whole primary key): unique and never NULL, so an
+    /// order that reaches it is total.
+    pub unique_key: bool,
+    /// A base table of InnoDB, whose changes move its transaction counter (see `walks`).
+    pub innodb: bool,
     /// The quoted table name.
     pub table_sql: String,
     /// Every column as [`MyKind::select`] reads it, in order.
@@ -107,7 +112,7 @@ pub(crate) struct MySchema {
 const COLUMNS: &str = "\
 SELECT c.TABLE_NAME, c.COLUMN_NAME, c.DATA_TYPE, c.COLUMN_TYPE, \
        c.COLUMN_DEFAULT IS NOT NULL AND c.COLUMN_DEFAULT <> 'NULL', c.EXTRA, \
-       c.IS_NULLABLE = 'NO' \
+       c.IS_NULLABLE = 'NO', t.TABLE_TYPE = 'BASE TABLE' AND t.ENGINE = 'InnoDB' \
 FROM information_schema.COLUMNS c \
 JOIN information_schema.TABLES t ON t.TABLE_SCHEMA = c.TABLE_SCHEMA AND t.TABLE_NAME = c.TABLE_NAME \
 WHERE c.TABLE_SCHEMA = DATABASE() AND t.TABLE_TYPE IN ('BASE TABLE', 'VIEW') \
@@ -119,7 +124,7 @@ SELECT TABLE_NAME, COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE \
 WHERE TABLE_SCHEMA = DATABASE() AND CONSTRAINT_NAME = 'PRIMARY' \
 ORDER BY TABLE_NAME, ORDINAL_POSITION";
 
-type ColumnRow = (String, String, String, String, i64, String, i64);
+type ColumnRow = (String, String, String, String, i64, String, i64, i64);
 
 /// Reads the schema.
 pub(crate) async fn load_schema(conn: &mut Conn) -> Result<MySchema, EngineError> {
@@ -133,7 +138,9 @@ pub(crate) async fn load_schema(conn: &mut Conn) -> Result<MySchema, EngineError
         keys.entry(table).or_default().push(column);
     }
     let mut tables: BTreeMap<String, Vec<MyField>> = BTreeMap::new();
-    for (table, name, data_type, column_type, has_default, extra, not_null) in rows {
+    let mut innodb: BTreeMap<String, bool> = BTreeMap::new();
+    for (table, name, data_type, column_type, has_default, extra, not_null, of_innodb) in rows {
+        innodb.insert(table.clone(), of_innodb != 0);
         let kind = MyKind::of(&data_type, &column_type);
         let extra = extra.to_ascii_lowercase();
         let primary_key = keys.get(&table).and_then(|k| k.first()) == Some(&name);
@@ -193,6 +200,8 @@ pub(crate) async fn load_schema(conn: &mut Conn) -> Result<MySchema, EngineError
             .map(|(i, f)| (f.name.clone(), i))
             .collect();
         let table_sql = quote_ident(&name);
+        let unique_key = declared.is_some() && identity.len() == 1;
+        let innodb = innodb.get(&name).copied().unwrap_or(false);
         schema.models.insert(
             name.clone(),
             Arc::new(MyModel {
@@ -201,6 +210,8 @@ pub(crate) async fn load_schema(conn: &mut Conn) -> Result<MySchema, EngineError
                 pk,
                 identity,
                 promoted_key: declared.is_none(),
+                unique_key,
+                innodb,
                 table_sql,
                 select_list,
                 index,

@@ -136,7 +136,7 @@ impl PgResource {
             let sql = keyed_select(page, &extra, &filter.and(&seek_sql), offset - at);
             let rows = self.read(client, &sql, &params, lenient).await?;
             let same = rows.first().is_some_and(|r| {
-                r.get::<_, Option<&str>>(snapshot_at) == Some(anchor.snapshot.as_str())
+                r.get::<_, Option<&str>>(snapshot_at) == Some(anchor.token.as_str())
             });
             if same {
                 self.keep_anchor(&walk_key, offset, &rows, page, seek.len());

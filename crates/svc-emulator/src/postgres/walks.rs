@@ -1,4 +1,6 @@
-//! Pages that never step over the rows before them, with the answers of `LIMIT n OFFSET m`.
+//! Pages that never step over the rows before them, with the answers of `LIMIT n OFFSET m`:
+//! PostgreSQL's side of the engine layer's walks (`engine/walks.rs`, the memo and the seek
+//! condition both backends share), with the statement's snapshot as the token.
 //!
 //! The engine pages with `OFFSET`: PostgreSQL reads, and converts to text, every row before
 //! the page, so a walk through a table page by page costs the square of its size. Two things
@@ -31,141 +33,26 @@
 //! and the page is read again from the keys, as above. So a write anywhere (any database of
 //! the server) costs the next page a second statement, never a different answer.
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::Mutex;
+use std::collections::HashMap;
 
+use crate::engine::walks::{self as shared, Nulls};
 use crate::postgres::filter::Params;
 use crate::postgres::schema::{PgField, PgModel};
 use crate::postgres::types::PgKind;
 
-/// Selections whose count is kept; past this the memo starts afresh.
-const MAX_COUNTS: usize = 256;
-/// Selections and orders whose anchors are kept; past this the memo starts afresh.
-const MAX_WALKS: usize = 64;
-/// Anchors kept per walk; past this the one least recently kept or used goes.
-const MAX_ANCHORS: usize = 32;
-
 /// The expression that reads the snapshot of the statement it is in, once per statement.
 pub(crate) const SNAPSHOT: &str = "(SELECT txid_current_snapshot()::text)";
 
-/// Sort keys of pages, per walk (a selection and its order).
-#[derive(Debug, Default)]
-pub(crate) struct Walks {
-    state: Mutex<State>,
-}
-
-#[derive(Debug, Default)]
-struct State {
-    /// Walk key → (offset of the row after the anchor → the anchor).
-    walks: HashMap<Vec<u8>, BTreeMap<u64, Anchor>>,
-    /// Count key → the snapshot it was counted in, and the count.
-    counts: HashMap<Vec<u8>, (String, u64)>,
-    /// Ticks on every anchor kept or used: the recency of each.
-    clock: u64,
-}
-
-/// Where a page ended: the sort key of its last row (each term's value as text, `None` for
-/// NULL), in the snapshot that read it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Anchor {
-    pub snapshot: String,
-    pub sort_key: Vec<Option<String>>,
-    used: u64,
-}
-
-impl Walks {
-    /// The anchor of walk `key` nearest at or before `offset`: the offset of the row after it,
-    /// and the anchor.
-    pub(crate) fn anchor(&self, key: &[u8], offset: u64) -> Option<(u64, Anchor)> {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let s = &mut *state;
-        s.clock += 1;
-        let walk = s.walks.get_mut(key)?;
-        let (&at, anchor) = walk.range_mut(..=offset).next_back()?;
-        anchor.used = s.clock;
-        Some((at, anchor.clone()))
-    }
-
-    /// Keeps an anchor of walk `key`: the row before `offset` has sort key `sort_key` in
-    /// `snapshot`. Anchors of other snapshots are dropped: they can no longer be used.
-    pub(crate) fn keep(
-        &self,
-        key: &[u8],
-        offset: u64,
-        snapshot: String,
-        sort_key: Vec<Option<String>>,
-    ) {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let s = &mut *state;
-        if !s.walks.contains_key(key) && s.walks.len() >= MAX_WALKS {
-            s.walks.clear();
-        }
-        s.clock += 1;
-        let used = s.clock;
-        let walk = s.walks.entry(key.to_vec()).or_default();
-        walk.retain(|_, a| a.snapshot == snapshot);
-        walk.insert(
-            offset,
-            Anchor {
-                snapshot,
-                sort_key,
-                used,
-            },
-        );
-        if walk.len() > MAX_ANCHORS {
-            // Walks go forwards: what a walk left behind is what it will not ask again.
-            let oldest = walk.iter().min_by_key(|(_, a)| a.used).map(|(&at, _)| at);
-            if let Some(at) = oldest {
-                walk.remove(&at);
-            }
-        }
-    }
-
-    /// The count of selection `key` and the snapshot it was made in, if kept.
-    pub(crate) fn count(&self, key: &[u8]) -> Option<(String, u64)> {
-        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        state.counts.get(key).cloned()
-    }
-
-    /// Keeps the count of selection `key`, made in `snapshot`.
-    pub(crate) fn keep_count(&self, key: Vec<u8>, snapshot: String, count: u64) {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if state.counts.len() >= MAX_COUNTS && !state.counts.contains_key(&key) {
-            state.counts.clear();
-        }
-        state.counts.insert(key, (snapshot, count));
-    }
-
-    /// Forgets every anchor and count (the schema was read again).
-    pub(crate) fn clear(&self) {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        state.walks.clear();
-        state.counts.clear();
-    }
-}
+/// Sort keys of pages (each term's value as text), per walk, with the snapshot text as the
+/// token: the engine layer's memo ([`crate::engine::walks`]).
+pub(crate) type Walks = shared::Walks<String>;
 
 /// A walk key: the SQL text that identifies a selection and its order, then its values.
 pub(crate) fn key(sql: &str, params: &Params) -> Vec<u8> {
-    let mut k = Vec::with_capacity(sql.len() + 1 + params.0.len() * 16);
-    k.extend_from_slice(sql.as_bytes());
-    k.push(0);
-    for p in &params.0 {
-        match p {
-            None => k.push(b'n'),
-            Some(t) => {
-                k.push(b't');
-                k.extend_from_slice(&(t.len() as u64).to_le_bytes());
-                k.extend_from_slice(t.as_bytes());
-            }
-        }
-    }
-    k
-}
-
-/// Whether the model's key is one column that is its primary key: unique and never NULL, so
-/// that an order that reaches it is total.
-pub(crate) fn key_is_unique(model: &PgModel) -> bool {
-    model.unique_key
+    shared::key(
+        sql,
+        params.0.iter().map(|p| p.as_deref().map(str::as_bytes)),
+    )
 }
 
 /// Whether a value of the kind reads back exactly from its text (`CAST(text AS type)` is the
@@ -192,17 +79,12 @@ fn round_trips(kind: PgKind) -> bool {
 }
 
 /// The terms of `terms` (field index, descending) up to the first that is the model's key,
-/// when the order is total there and every one can be sought past; `None` otherwise.
+/// when the order is total there (the key is one column that is its primary key: unique and
+/// never NULL) and every one can be sought past; `None` otherwise.
 pub(crate) fn seek_terms(model: &PgModel, terms: &[(usize, bool)]) -> Option<Vec<(usize, bool)>> {
-    if !key_is_unique(model) {
-        return None;
-    }
-    let end = terms.iter().position(|&(i, _)| i == model.pk)?;
-    let terms = terms.get(..=end)?;
-    terms
-        .iter()
-        .all(|&(i, _)| model.fields.get(i).is_some_and(|f| round_trips(f.kind)))
-        .then(|| terms.to_vec())
+    shared::seek_terms(model.unique_key, model.pk, terms, |i| {
+        model.fields.get(i).is_some_and(|f| round_trips(f.kind))
+    })
 }
 
 /// The select expressions that read a row's sort key: each term's column as text.
@@ -214,47 +96,27 @@ pub(crate) fn sort_key_columns(model: &PgModel, terms: &[(usize, bool)]) -> Stri
 }
 
 /// The condition that selects the rows after a row whose sort key is `key`, in the order of
-/// `terms` (the last one unique), with its values bound in `params`. PostgreSQL orders NULLs
-/// after every other value, so they come last ascending and first descending.
+/// `terms` (the last one unique), with its values bound in `params` (each once). PostgreSQL
+/// orders NULLs after every other value, so they come last ascending and first descending.
 pub(crate) fn seek_condition(
     fields: &[&PgField],
     terms: &[(usize, bool)],
     key: &[Option<String>],
     params: &mut Params,
 ) -> String {
-    let (Some((&(_, desc), rest)), Some((value, rest_key)), Some((field, rest_fields))) =
-        (terms.split_first(), key.split_first(), fields.split_first())
-    else {
-        return "false".to_owned();
+    let columns: Vec<(&str, bool)> = fields
+        .iter()
+        .zip(terms)
+        .map(|(f, &(_, desc))| (f.sql.as_str(), desc))
+        .collect();
+    let mut bound: HashMap<usize, String> = HashMap::new();
+    let mut bind = |i: usize| {
+        bound
+            .entry(i)
+            .or_insert_with(|| params.cast(key[i].clone(), &fields[i].cast))
+            .clone()
     };
-    let column = &field.sql;
-    let Some(value) = value else {
-        // After a NULL.
-        if rest.is_empty() {
-            return "false".to_owned();
-        }
-        let tail = seek_condition(rest_fields, rest, rest_key, params);
-        return if desc {
-            // Descending: the other NULLs by the next terms, then every non-NULL.
-            format!("(({column} IS NULL AND ({tail})) OR {column} IS NOT NULL)")
-        } else {
-            // Ascending: only the other NULLs, by the next terms.
-            format!("({column} IS NULL AND ({tail}))")
-        };
-    };
-    let bound = params.cast(Some(value.clone()), &field.cast);
-    let beyond = if desc { "<" } else { ">" };
-    if rest.is_empty() {
-        // The key: never NULL, and an index condition as it stands.
-        return format!("({column} {beyond} {bound})");
-    }
-    let with_nulls = if desc {
-        String::new()
-    } else {
-        format!(" OR {column} IS NULL")
-    };
-    let tail = seek_condition(rest_fields, rest, rest_key, params);
-    format!("({column} {beyond} {bound}{with_nulls} OR ({column} = {bound} AND ({tail})))")
+    shared::seek_condition(&columns, key, Nulls::Largest, &mut bind)
 }
 
 #[cfg(test)]
@@ -309,20 +171,5 @@ mod tests {
             "(\"age\" < CAST($1::text AS integer) OR (\"age\" = CAST($1::text AS integer) AND \
              ((\"id\" > CAST($2::text AS integer)))))"
         );
-    }
-
-    #[test]
-    fn anchors_of_another_snapshot_are_dropped() {
-        let walks = Walks::default();
-        walks.keep(b"w", 25, "1:2:".to_owned(), vec![Some("a".to_owned())]);
-        walks.keep(b"w", 50, "1:2:".to_owned(), vec![Some("b".to_owned())]);
-        assert_eq!(walks.anchor(b"w", 49).map(|(at, _)| at), Some(25));
-        assert_eq!(walks.anchor(b"w", 80).map(|(at, _)| at), Some(50));
-        assert!(walks.anchor(b"w", 10).is_none());
-        assert!(walks.anchor(b"other", 80).is_none());
-        walks.keep(b"w", 75, "1:3:".to_owned(), vec![Some("c".to_owned())]);
-        assert_eq!(walks.anchor(b"w", 60).map(|(at, _)| at), None);
-        let (at, anchor) = walks.anchor(b"w", 80).unwrap();
-        assert_eq!((at, anchor.snapshot.as_str()), (75, "1:3:"));
     }
 }

@@ -1,0 +1,168 @@
+//! Pages that never step over the rows before them, with the answers of `LIMIT n OFFSET m`:
+//! MySQL's side of the engine layer's walks (`engine/walks.rs`: the memo of anchors and
+//! counts, and the seek condition, which both database servers share).
+//!
+//! - **Keys first.** A page at `OFFSET m` finds the keys of its rows with `OFFSET` over the
+//!   keys alone, in a derived table (MySQL takes no `LIMIT` in an `IN` subquery), and joins
+//!   the table to them: no value of a skipped row is converted or sent.
+//! - **Anchors and counts.** After each page the sort key of its last row is kept, in MySQL's
+//!   own values (read and bound again by the binary protocol, so they compare as the column's
+//!   values do), with a token; so is a filtered count. A later page read under the same token
+//!   seeks past the anchor (NULLs first ascending, last descending, as MySQL orders them).
+//!
+//! # Validity
+//!
+//! The token is InnoDB's transaction counter (the status variable `Innodb_max_trx_id`). It
+//! moves when a transaction that writes starts its writes and again when it commits (its
+//! serialisation number comes from the same counter); reads never move it. The page's
+//! statements (its rows, then its count) run between two readings of the counter: when they
+//! are equal, no writing transaction began or committed while they ran, so everything they
+//! read is the data of that counter value, and two pages with the same counter value saw the
+//! same committed rows (a transaction still open at both is invisible to both). Unequal, and
+//! the page is read again from the keys and counted again, as two statements of the engine
+//! would be. Only base tables of InnoDB have anchors: other engines' writes do not move the
+//! counter. A write anywhere on the server costs the next page its seek, never its answer.
+
+use mysql_async::Value;
+use mysql_async::prelude::Queryable;
+
+use crate::engine::walks::{self as shared, Nulls};
+use crate::mysql::filter::Params;
+use crate::mysql::schema::{MyField, MyModel};
+use crate::mysql::types::MyKind;
+
+/// Sort keys of pages (each term's value as the driver read it), per walk, with InnoDB's
+/// transaction counter as the token.
+pub(crate) type Walks = shared::Walks<Value>;
+
+/// The statement that reads the token.
+const TOKEN: &str = "SHOW GLOBAL STATUS LIKE 'Innodb_max_trx_id'";
+
+/// InnoDB's transaction counter now, or `None` when the server does not tell it (then no
+/// anchor is kept or used).
+pub(crate) async fn token(conn: &mut impl Queryable) -> Option<String> {
+    let row: Option<(String, String)> = conn.query_first(TOKEN).await.ok().flatten();
+    row.map(|(_, value)| value)
+}
+
+/// A walk key: the SQL text that identifies a selection and its order, then its values.
+pub(crate) fn key(sql: &str, params: &Params) -> Vec<u8> {
+    let texts: Vec<Option<String>> = params
+        .0
+        .iter()
+        .map(|v| (*v != Value::NULL).then(|| v.as_sql(false)))
+        .collect();
+    shared::key(sql, texts.iter().map(|t| t.as_deref().map(str::as_bytes)))
+}
+
+/// Whether values of the kind read back from the binary protocol and bound again compare
+/// exactly as the column's values do among themselves, so that one can be a sort key to seek
+/// past. Not `DECIMAL` (a bound value compares as a double), `ENUM` (ordered by member
+/// number, compared as text), `SET`, `BIT`, bytes, JSON, nor `DATETIME`/`TIMESTAMP` (a
+/// `TIMESTAMP` is read in the session's zone, where an hour may repeat).
+fn seekable(kind: MyKind) -> bool {
+    matches!(
+        kind,
+        MyKind::Integer
+            | MyKind::MediumInt
+            | MyKind::Year
+            | MyKind::Float
+            | MyKind::Double
+            | MyKind::Date
+            | MyKind::Time
+            | MyKind::String
+    )
+}
+
+/// The terms of `terms` (field index, descending) up to the first that is the model's key,
+/// when the order is total there and every one can be sought past; `None` otherwise.
+pub(crate) fn seek_terms(model: &MyModel, terms: &[(usize, bool)]) -> Option<Vec<(usize, bool)>> {
+    shared::seek_terms(model.unique_key, model.pk, terms, |i| {
+        model.fields.get(i).is_some_and(|f| seekable(f.kind))
+    })
+}
+
+/// The select expressions that read a row's sort key: each term's column as it is.
+pub(crate) fn sort_key_columns(model: &MyModel, terms: &[(usize, bool)]) -> String {
+    terms
+        .iter()
+        .map(|&(i, _)| format!(", {}", model.fields[i].qualified))
+        .collect()
+}
+
+/// The condition that selects the rows after a row whose sort key is `key`, in the order of
+/// `terms` (the last one unique), with its values bound in `params`. MySQL orders NULLs before
+/// every other value, so they come first ascending and last descending.
+pub(crate) fn seek_condition(
+    fields: &[&MyField],
+    terms: &[(usize, bool)],
+    key: &[Option<Value>],
+    params: &mut Params,
+) -> String {
+    let columns: Vec<(&str, bool)> = fields
+        .iter()
+        .zip(terms)
+        .map(|(f, &(_, desc))| (f.qualified.as_str(), desc))
+        .collect();
+    let mut bind = |i: usize| {
+        params
+            .bind(key[i].clone().unwrap_or(Value::NULL))
+            .to_owned()
+    };
+    shared::seek_condition(&columns, key, Nulls::Smallest, &mut bind)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeks_follow_mysqls_null_order_and_bind_each_place() {
+        let field = |name: &str| MyField {
+            name: name.to_owned(),
+            kind: MyKind::Integer,
+            members: Vec::new(),
+            has_default: false,
+            not_null: false,
+            primary_key: false,
+            autoincrement: false,
+            generated: false,
+            sql: format!("`{name}`"),
+            qualified: format!("`t`.`{name}`"),
+        };
+        let (age, id) = (field("age"), field("id"));
+        let fields = [&age, &id];
+        let mut params = Params::default();
+        let sql = seek_condition(
+            &fields,
+            &[(0, false), (1, true)],
+            &[Some(Value::Int(30)), Some(Value::Int(7))],
+            &mut params,
+        );
+        assert_eq!(
+            sql,
+            "(`t`.`age` > ? OR (`t`.`age` = ? AND ((`t`.`id` < ?))))"
+        );
+        assert_eq!(params.0, [Value::Int(30), Value::Int(30), Value::Int(7)]);
+        let mut params = Params::default();
+        let sql = seek_condition(
+            &fields,
+            &[(0, true), (1, true)],
+            &[Some(Value::Int(30)), Some(Value::Int(7))],
+            &mut params,
+        );
+        assert_eq!(
+            sql,
+            "(`t`.`age` < ? OR `t`.`age` IS NULL OR (`t`.`age` = ? AND ((`t`.`id` < ?))))"
+        );
+    }
+
+    #[test]
+    fn walk_keys_tell_a_number_from_its_text() {
+        let a = key("q", &Params(vec![Value::Int(1)]));
+        let b = key("q", &Params(vec![Value::Bytes(b"1".to_vec())]));
+        let c = key("q", &Params(vec![Value::NULL]));
+        assert_ne!(a, b);
+        assert_ne!(a, c);
+    }
+}
