@@ -475,9 +475,22 @@ async fn sets_bits_and_bytes_aggregate_and_group_as_the_engine_reads_them() {
             get("aggregate?_y_func=min&_y_column=bl").await,
             json!({"y_func": "b''"})
         );
-        // `sum` of these is a number their types cannot read back: the engine's 500, a 400
-        // in strict mode.
+        // A group writes bytes decoded as UTF-8, and fails when they are not UTF-8.
+        assert_eq!(
+            get("group?_x_column=md&_y_func=min&_y_column=vb").await,
+            json!([{"group": null, "y_func": null}, {"group": "sad", "y_func": ""},
+                   {"group": "ok", "y_func": "\u{1}"}])
+        );
+        assert_eq!(
+            get("group?_x_column=vb&_y_func=count&vb=01").await,
+            json!([{"group": "\u{1}", "y_func": 1}])
+        );
+        // `sum` of these is a number their types cannot read back, and bytes that are not
+        // UTF-8 cannot be written: the engine's 500, a 400 in strict mode.
         for path in [
+            "group?_x_column=md&_y_func=max&_y_column=vb",
+            "group?_x_column=vb&_y_func=count",
+            "group?_x_column=bl&_y_func=count",
             "aggregate?_y_func=sum&_y_column=st",
             "aggregate?_y_func=sum&_y_column=bt",
             "aggregate?_y_func=sum&_y_column=vb",

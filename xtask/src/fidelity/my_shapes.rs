@@ -22,7 +22,7 @@
 //!   `_order_by` and paging over `my_shapes`; aggregates and groups of its columns; retrieves.
 //! - **Mistakes**: with the run's `--mistakes` rate, a request is one the engine fails on (a
 //!   `500`): a non-finite number in a filter (PyMySQL writes `inf`/`nan` into the SQL), a
-//!   `VARBINARY` filter value that is not hex, `icontains` on a blob, grouping by bytes, `sum`
+//!   `VARBINARY` filter value that is not hex, `icontains` on a blob, grouping by bytes (not UTF-8), `sum`
 //!   of a date-time, a `SET`, a `BIT` or bytes. Strict mode refuses them (`400`), lenient mode
 //!   answers `500`.
 //!

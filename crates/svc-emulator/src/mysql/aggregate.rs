@@ -102,7 +102,7 @@ impl PyV {
             PyV::Float(f) => float_json(*f),
             PyV::Date(d) | PyV::Time(d) | PyV::Str(d) => Json::String(d.clone()),
             PyV::DateTime(t) => Json::String(t.replacen(' ', "T", 1)),
-            // The engine's encoder writes a set as a list.
+            // The engine's encoder writes a set as a list, bytes decoded as UTF-8 ([`encodable`]).
             PyV::Set(members) => Json::Array(members.iter().cloned().map(Json::String).collect()),
             PyV::Bytes(b) => Json::String(String::from_utf8_lossy(b).into_owned()),
         }
@@ -287,27 +287,20 @@ fn group_key(field: &MyField, raw: Option<&str>) -> Result<(String, bool), Engin
     )
 }
 
-/// Group values the engine's JSON encoder cannot write (it fails, `500`): bytes. (It writes a
-/// set as a list.)
-fn unencodable(xs: &[&MyField], y: &MyField, func: AggregateFunc) -> Result<(), EngineError> {
-    let y_kept = matches!(func, AggregateFunc::Min | AggregateFunc::Max).then_some(y);
-    for (param, field) in xs
-        .iter()
-        .map(|x| ("_x_column", *x))
-        .chain(y_kept.map(|y| ("_y_column", y)))
-    {
-        if matches!(field.kind, MyKind::Binary | MyKind::Blob) {
-            return Err(fails(
-                param,
-                format!(
-                    "Cannot group by or show the field {:?}: the data engine's JSON encoder \
-                     fails on its values (bytes; 500).",
-                    field.name
-                ),
-            ));
-        }
+/// A group value the engine's JSON encoder writes: bytes are decoded as UTF-8, and bytes that
+/// are not UTF-8 make it fail (`500`). (It writes a set as a list.)
+fn encodable(v: PyV, param: &str, field: &MyField) -> Result<PyV, EngineError> {
+    match v {
+        PyV::Bytes(b) if std::str::from_utf8(&b).is_err() => Err(fails(
+            param,
+            format!(
+                "Cannot group by or show the field {:?}: a value's bytes are not UTF-8, which \
+                 the data engine's JSON encoder fails on (500).",
+                field.name
+            ),
+        )),
+        v => Ok(v),
     }
-    Ok(())
 }
 
 /// `sum` of a `SET`, `BIT`, `BINARY`/`VARBINARY` or blob: MySQL sums numbers, which
@@ -453,7 +446,6 @@ impl MyResource {
         let Some(func) = known(&req.y_func)? else {
             return Ok(Json::Array(Vec::new()));
         };
-        unencodable(&xs, y, func)?;
         unsummable(y, func)?;
         let keys = xs
             .iter()
@@ -491,7 +483,7 @@ impl MyResource {
             let mut object = Map::new();
             for (i, (_, plain)) in keys.iter().enumerate() {
                 let v = if *plain {
-                    typed_cell(row, i, xs[i])
+                    encodable(typed_cell(row, i, xs[i]), "_x_column", xs[i])?
                 } else {
                     read_cell(row, i)
                 };
@@ -499,7 +491,7 @@ impl MyResource {
             }
             let v = match func {
                 AggregateFunc::Sum | AggregateFunc::Min | AggregateFunc::Max => {
-                    typed_cell(row, keys.len(), y)
+                    encodable(typed_cell(row, keys.len(), y), "_y_column", y)?
                 }
                 _ => read_cell(row, keys.len()),
             };
