@@ -14,7 +14,7 @@
 //!   could be compared. The stored values therefore have at most one member (a set of none or
 //!   one has one order); several members appear only in filter values (`st=red,green`).
 //! - **Keys** ([`KEY_SHAPES`]): a table without a declared key whose first column repeats and is
-//!   NULL now and then (`my_nokey`), a composite key (`my_comp`) and a view over it
+//!   NULL now and then (`my nokey ë`), a composite key (`my-comp`) and a view over it
 //!   (`my_comp_view`): the engine keys each on its first key column, or promotes the first
 //!   column where none is declared. Lists (paged, ordered, filtered), retrieves, aggregates and
 //!   groups read them.
@@ -34,7 +34,7 @@ use super::requests::{Op, Request, Rng};
 /// The rows of `my_shapes`.
 const ROWS: usize = 40;
 
-/// Rows of `my_nokey` and `my_comp`.
+/// Rows of `my nokey ë` and `my-comp`.
 const KEY_ROWS: usize = 30;
 
 const fn col(name: &'static str, decl: &'static str, make: fn(&mut Rng) -> Val) -> Column {
@@ -48,9 +48,10 @@ const fn col(name: &'static str, decl: &'static str, make: fn(&mut Rng) -> Val) 
     }
 }
 
-/// `my_nokey`: no declared key; `k` repeats and is NULL in about one row in eight.
+/// `my nokey ë` (a space and a non-ASCII letter in its name): no declared key; `k` repeats and
+/// is NULL in about one row in eight.
 pub static NOKEY: Table = Table {
-    name: "my_nokey",
+    name: "my nokey ë",
     rows: KEY_ROWS,
     text_pk: false,
     columns: &[
@@ -60,9 +61,9 @@ pub static NOKEY: Table = Table {
     ],
 };
 
-/// `my_comp`: `PRIMARY KEY (a, b)`, `a` repeating.
+/// `my-comp`: `PRIMARY KEY (a, b)`, `a` repeating.
 pub static COMP: Table = Table {
-    name: "my_comp",
+    name: "my-comp",
     rows: KEY_ROWS,
     text_pk: false,
     columns: &[
@@ -72,7 +73,7 @@ pub static COMP: Table = Table {
     ],
 };
 
-/// `my_comp_view`: the rows of `my_comp` with `v > 15` (a view: no key, `a` promoted).
+/// `my_comp_view`: the rows of `my-comp` with `v > 15` (a view: no key, `a` promoted).
 pub static COMP_VIEW: Table = Table {
     name: "my_comp_view",
     rows: KEY_ROWS,
@@ -276,7 +277,7 @@ fn literal(column: &str, value: &Option<String>) -> String {
     }
 }
 
-/// The rows of `my_nokey` (`k`, `name`, `n`) and of `my_comp` (`a`, `b`, `v`) for `seed`.
+/// The rows of `my nokey ë` (`k`, `name`, `n`) and of `my-comp` (`a`, `b`, `v`) for `seed`.
 #[allow(clippy::type_complexity)]
 fn key_rows(seed: u64) -> (Vec<(Option<u64>, String, u64)>, Vec<(u64, String, u64)>) {
     let mut r = Rng::new(seed ^ 0x0035_7E75);
@@ -323,19 +324,21 @@ pub fn sql(seed: u64) -> String {
     }
     let (nokey, comp) = key_rows(seed);
     out.push_str(
-        "CREATE TABLE my_nokey (k INT, name VARCHAR(20), n INT);\n\
-         CREATE TABLE my_comp (a INT, b VARCHAR(20), v INT, PRIMARY KEY (a, b));\n",
+        "CREATE TABLE `my nokey ë` (k INT, name VARCHAR(20), n INT);\n\
+         CREATE TABLE `my-comp` (a INT, b VARCHAR(20), v INT, PRIMARY KEY (a, b));\n",
     );
     for (k, name, n) in nokey {
         let k = k.map_or("NULL".to_owned(), |k| k.to_string());
         out.push_str(&format!(
-            "INSERT INTO my_nokey VALUES ({k}, '{name}', {n});\n"
+            "INSERT INTO `my nokey ë` VALUES ({k}, '{name}', {n});\n"
         ));
     }
     for (a, b, v) in comp {
-        out.push_str(&format!("INSERT INTO my_comp VALUES ({a}, '{b}', {v});\n"));
+        out.push_str(&format!(
+            "INSERT INTO `my-comp` VALUES ({a}, '{b}', {v});\n"
+        ));
     }
-    out.push_str("CREATE VIEW my_comp_view AS SELECT a, b, v FROM my_comp WHERE v > 15;\n");
+    out.push_str("CREATE VIEW my_comp_view AS SELECT a, b, v FROM `my-comp` WHERE v > 15;\n");
     out.push_str("COMMIT;\n");
     out
 }
