@@ -27,7 +27,8 @@
 //! `--mysql` runs it over MariaDB (`mysql.rs`): two databases of one server (crate
 //! `maria-server`) made by the same script (the SQLite tables and rows in MySQL's types), the
 //! engine with PyMySQL (`mysql+pymysql`, added to the venv once), the emulator with the
-//! database's `mysql://` URL. The generator is the SQLite run's, without its shape tables.
+//! database's `mysql://` URL. The generator is the SQLite run's, without its shape tables; about
+//! one request in six is over MySQL's own types and key shapes (`my_shapes.rs`).
 //!
 //! It is a measuring tool, not a gate: it exits 0 whatever the agreement, unless the harness
 //! itself failed, or `--min-agreement PCT` is given and the agreement is below it.
@@ -57,6 +58,7 @@ mod dataset;
 pub(crate) mod emulator;
 mod engine;
 use crate::http;
+mod my_shapes;
 mod mysql;
 mod pg_shapes;
 mod postgres;

@@ -3,8 +3,8 @@
 //! one), and the copy from the engine's into the emulator's.
 //!
 //! Both databases are filled by the same script (`dataset::mysql_sql`, the SQLite tables and
-//! rows in MySQL's types, kept as `target/fidelity/run/dataset.mysql.sql`) with the `mariadb`
-//! client. Each has a name of its own (the process id in it), and is dropped when the run ends.
+//! rows in MySQL's types, then `my_shapes::sql`, MySQL's own types and key shapes, kept as
+//! `target/fidelity/run/dataset.mysql.sql`) with the `mariadb` client. Each has a name of its own (the process id in it), and is dropped when the run ends.
 //!
 //! The copy after a write that left the databases apart: on the emulator's database, with
 //! foreign key checks off, every table emptied and filled again from the engine's
@@ -15,6 +15,7 @@ use maria_server::{Database, Server};
 
 use super::dataset::{self, TABLES};
 use super::engine;
+use super::my_shapes;
 
 /// The server's two databases: the engine's (the reference copy) and the emulator's.
 #[derive(Debug)]
@@ -29,7 +30,7 @@ impl Databases {
     pub fn create(dir: &std::path::Path, seed: u64) -> Result<Databases, String> {
         eprintln!("fidelity: finding a MariaDB server");
         let server = Server::shared().map_err(|e| format!("MariaDB: {e}"))?;
-        let script = dataset::mysql_sql(seed);
+        let script = dataset::mysql_sql(seed) + &my_shapes::sql(seed);
         let path = dir.join("dataset.mysql.sql");
         std::fs::write(&path, &script).map_err(|e| format!("writing {}: {e}", path.display()))?;
         let make = |prefix: &str| -> Result<Database<'static>, String> {

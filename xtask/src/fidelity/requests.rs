@@ -254,13 +254,17 @@ pub const DEFAULT_MISTAKES_PER_MILLE: u64 = 3;
 pub fn generate(seed: u64, n: usize, mistakes: u64, backend: Backend) -> Vec<Request> {
     let mut rng = Rng::new(seed);
     let mut keys = Keys::new();
-    // On PostgreSQL, about one request in six is over the types of `pg_shapes`, drawn from a
+    // On PostgreSQL (MySQL), about one request in six is over the types of `pg_shapes`
+    // (`my_shapes`), drawn from a
     // generator of its own so that the others stay those of the seed.
     let mut shapes = Rng::new(seed ^ 0x0005_A9E5);
     (0..n)
         .map(|_| {
             if backend == Backend::Postgres && shapes.below(100) < 16 {
                 return super::pg_shapes::request(&mut shapes, seed, mistakes);
+            }
+            if backend == Backend::Mysql && shapes.below(100) < 16 {
+                return super::my_shapes::request(&mut shapes, seed, mistakes);
             }
             let mut request = one(&mut rng, &mut keys, backend);
             if rng.below(1000) < mistakes {

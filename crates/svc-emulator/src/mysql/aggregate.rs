@@ -16,14 +16,14 @@ use mysql_async::{Row, Value};
 use serde_json::{Map, Value as Json};
 
 use crate::engine::aggregate::{date_unit, fails, group_label, group_name, known, query_text};
-use crate::engine::types::{decimal_str, py_float_repr};
+use crate::engine::types::{decimal_str, py_bytes_repr, py_float_repr};
 use crate::engine::{AggregateFunc, AggregateRequest, EngineError, GroupRequest, Selection};
 use crate::mysql::MyResource;
 use crate::mysql::filter::{MyWhere, build_where};
 use crate::mysql::schema::{MyField, MyModel};
 use crate::mysql::types::{
-    MyKind, Offset, date_text, datetime_text, double_decimal, iso_datetime, time_text, value_float,
-    value_text,
+    MyKind, Offset, date_text, datetime_text, double_decimal, iso_datetime, set_str, time_text,
+    value_float, value_text,
 };
 
 /// A result value with the Python type PyMySQL (and SQLAlchemy) gives it.
@@ -38,6 +38,11 @@ enum PyV {
     DateTime(String),
     Time(String),
     Str(String),
+    /// A `SET` value: Python's `set` of its members (here in definition order; the engine's
+    /// order follows Python's string hashes, which vary between processes).
+    Set(Vec<String>),
+    /// A `BINARY`, `VARBINARY` or blob value: Python's `bytes`.
+    Bytes(Vec<u8>),
 }
 
 impl PyV {
@@ -97,6 +102,9 @@ impl PyV {
             PyV::Float(f) => float_json(*f),
             PyV::Date(d) | PyV::Time(d) | PyV::Str(d) => Json::String(d.clone()),
             PyV::DateTime(t) => Json::String(t.replacen(' ', "T", 1)),
+            // The engine's encoder writes a set as a list, bytes decoded as UTF-8 ([`encodable`]).
+            PyV::Set(members) => Json::Array(members.iter().cloned().map(Json::String).collect()),
+            PyV::Bytes(b) => Json::String(String::from_utf8_lossy(b).into_owned()),
         }
     }
 
@@ -108,7 +116,50 @@ impl PyV {
             PyV::Decimal(d) => decimal_str(d),
             PyV::Float(f) => py_float_repr(*f),
             PyV::Date(d) | PyV::Time(d) | PyV::Str(d) | PyV::DateTime(d) => d.clone(),
+            PyV::Set(members) => set_str(&members.join(","), members),
+            PyV::Bytes(b) => py_bytes_repr(b),
         })
+    }
+}
+
+/// A `sum`, `min`, `max` or plain group key of the column `field`, read through SQLAlchemy's
+/// result processing of the column's type: a `BIT` folds the bytes PyMySQL gives (the column's
+/// own bytes, or the digits of the text MySQL gives `max`) into an int, a `SET` splits its
+/// text into a set, bytes stay bytes.
+fn typed_cell(row: &Row, i: usize, field: &MyField) -> PyV {
+    let raw = row.as_ref(i).unwrap_or(&Value::NULL);
+    if *raw == Value::NULL {
+        return PyV::None;
+    }
+    let bytes = || match raw {
+        Value::Bytes(b) => b.clone(),
+        other => value_text(other).unwrap_or_default().into_bytes(),
+    };
+    match field.kind {
+        MyKind::Bit => PyV::Int(
+            bytes()
+                .iter()
+                .fold(0u128, |n, b| (n << 8) | u128::from(*b))
+                .to_string(),
+        ),
+        MyKind::Set => {
+            let text = value_text(raw).unwrap_or_default();
+            let mut items: Vec<String> = text
+                .split(',')
+                .filter(|m| !m.is_empty())
+                .map(str::to_owned)
+                .collect();
+            items.sort_by_key(|item| {
+                field
+                    .members
+                    .iter()
+                    .position(|m| m == item)
+                    .unwrap_or(usize::MAX)
+            });
+            PyV::Set(items)
+        }
+        MyKind::Binary | MyKind::Blob => PyV::Bytes(bytes()),
+        kind => read_cell(row, i).typed(kind),
     }
 }
 
@@ -134,6 +185,10 @@ fn serialized(func: AggregateFunc, field: &MyField, v: &PyV, tz: Offset) -> Json
         (MyKind::DateTime, PyV::DateTime(text)) => Json::String(
             iso_datetime(&Value::Bytes(text.clone().into_bytes()), Some(tz)).unwrap_or_default(),
         ),
+        // `BINARY`/`VARBINARY` are written as hex, blobs as `repr(bytes)` (as in a record).
+        (MyKind::Binary, PyV::Bytes(b)) => {
+            Json::String(b.iter().map(|b| format!("{b:02x}")).collect())
+        }
         _ => v.text().map_or(Json::Null, Json::String),
     }
 }
@@ -232,24 +287,40 @@ fn group_key(field: &MyField, raw: Option<&str>) -> Result<(String, bool), Engin
     )
 }
 
-/// Group values the engine's JSON encoder cannot write (it fails, `500`): sets, bytes.
-fn unencodable(xs: &[&MyField], y: &MyField, func: AggregateFunc) -> Result<(), EngineError> {
-    let y_kept = matches!(func, AggregateFunc::Min | AggregateFunc::Max).then_some(y);
-    for (param, field) in xs
-        .iter()
-        .map(|x| ("_x_column", *x))
-        .chain(y_kept.map(|y| ("_y_column", y)))
+/// A group value the engine's JSON encoder writes: bytes are decoded as UTF-8, and bytes that
+/// are not UTF-8 make it fail (`500`). (It writes a set as a list.)
+fn encodable(v: PyV, param: &str, field: &MyField) -> Result<PyV, EngineError> {
+    match v {
+        PyV::Bytes(b) if std::str::from_utf8(&b).is_err() => Err(fails(
+            param,
+            format!(
+                "Cannot group by or show the field {:?}: a value's bytes are not UTF-8, which \
+                 the data engine's JSON encoder fails on (500).",
+                field.name
+            ),
+        )),
+        v => Ok(v),
+    }
+}
+
+/// `sum` of a `SET`, `BIT`, `BINARY`/`VARBINARY` or blob: MySQL sums numbers, which
+/// SQLAlchemy's result processing of the column's type cannot read (a set is split from text,
+/// a bit folded from bytes; the engine fails, `500`).
+fn unsummable(field: &MyField, func: AggregateFunc) -> Result<(), EngineError> {
+    if func == AggregateFunc::Sum
+        && matches!(
+            field.kind,
+            MyKind::Set | MyKind::Bit | MyKind::Binary | MyKind::Blob
+        )
     {
-        if matches!(field.kind, MyKind::Set | MyKind::Binary | MyKind::Blob) {
-            return Err(fails(
-                param,
-                format!(
-                    "Cannot group by or show the field {:?}: the data engine's JSON encoder \
-                     fails on its values (sets and bytes; 500).",
-                    field.name
-                ),
-            ));
-        }
+        return Err(fails(
+            "_y_func",
+            format!(
+                "sum of the field {:?} is a number, which the data engine's type for the column \
+                 cannot read back (it fails with a 500).",
+                field.name
+            ),
+        ));
     }
     Ok(())
 }
@@ -316,6 +387,7 @@ impl MyResource {
                 ),
             ));
         }
+        unsummable(field, func)?;
         let sql = format!(
             "SELECT {}({}) FROM {}{}",
             func.as_str(),
@@ -329,10 +401,12 @@ impl MyResource {
             .exec(&sql, filter.params.values())
             .await
             .map_err(|e| self.read_failure(e))?;
-        let value = rows.first().map_or(PyV::None, |row| read_cell(row, 0));
-        let value = match func {
-            AggregateFunc::Sum | AggregateFunc::Min | AggregateFunc::Max => value.typed(field.kind),
-            _ => value,
+        let value = match (func, rows.first()) {
+            (_, None) => PyV::None,
+            (AggregateFunc::Sum | AggregateFunc::Min | AggregateFunc::Max, Some(row)) => {
+                typed_cell(row, 0, field)
+            }
+            (_, Some(row)) => read_cell(row, 0),
         };
         let value = match (func, value) {
             (AggregateFunc::Count | AggregateFunc::Sum | AggregateFunc::Avg, PyV::None) => {
@@ -372,7 +446,7 @@ impl MyResource {
         let Some(func) = known(&req.y_func)? else {
             return Ok(Json::Array(Vec::new()));
         };
-        unencodable(&xs, y, func)?;
+        unsummable(y, func)?;
         let keys = xs
             .iter()
             .enumerate()
@@ -408,14 +482,18 @@ impl MyResource {
         for row in &rows {
             let mut object = Map::new();
             for (i, (_, plain)) in keys.iter().enumerate() {
-                let v = read_cell(row, i);
-                let v = if *plain { v.typed(xs[i].kind) } else { v };
+                let v = if *plain {
+                    encodable(typed_cell(row, i, xs[i]), "_x_column", xs[i])?
+                } else {
+                    read_cell(row, i)
+                };
                 object.insert(group_name(i), v.encoded());
             }
-            let v = read_cell(row, keys.len());
             let v = match func {
-                AggregateFunc::Sum | AggregateFunc::Min | AggregateFunc::Max => v.typed(y.kind),
-                _ => v,
+                AggregateFunc::Sum | AggregateFunc::Min | AggregateFunc::Max => {
+                    encodable(typed_cell(row, keys.len(), y), "_y_column", y)?
+                }
+                _ => read_cell(row, keys.len()),
             };
             let v = match v {
                 PyV::None
