@@ -29,7 +29,7 @@
 //! Only reads touch these tables, so they never need the resync.
 
 use super::dataset::{Column, Kind, Table, Val};
-use super::requests::{Op, Request, Rng};
+use super::requests::{self, Op, Request, Rng};
 
 /// The rows of `my_shapes`.
 const ROWS: usize = 40;
@@ -343,60 +343,9 @@ pub fn sql(seed: u64) -> String {
     out
 }
 
-/// A read of one key shape: a list (paged, ordered, filtered), a retrieve, an aggregate or a
-/// group.
+/// A read of one key shape ([`requests::key_shape_read`]).
 fn key_request(r: &mut Rng) -> Request {
-    let table: &'static Table = KEY_SHAPES[r.below(KEY_SHAPES.len() as u64) as usize];
-    let key = table.columns[0].name;
-    let last = table.columns[table.columns.len() - 1].name;
-    let mut query: Vec<(String, String)> = Vec::new();
-    let mut pk = None;
-    let op = match r.below(100) {
-        0..55 => {
-            query.push(("_per_page".to_owned(), r.range(2, 12).to_string()));
-            if r.chance(60) {
-                query.push(("page".to_owned(), r.range(1, 5).to_string()));
-            }
-            if r.chance(40) {
-                let dir = if r.chance(50) { "-" } else { "" };
-                query.push(("_order_by".to_owned(), format!("{dir}{last}")));
-            }
-            if r.chance(40) {
-                query.push((format!("{last}__gte"), r.below(40).to_string()));
-            }
-            if r.chance(10) {
-                query.push(("_no_pagination".to_owned(), "1".to_owned()));
-            }
-            Op::List
-        }
-        55..75 => {
-            pk = Some(r.below(11).to_string());
-            if r.chance(30) {
-                query.push((format!("{last}__lt"), r.below(40).to_string()));
-            }
-            Op::Retrieve
-        }
-        75..88 => {
-            let (func, column) = *r.pick(&[("count", key), ("sum", last), ("max", key)]);
-            query.push(("_y_func".to_owned(), func.to_owned()));
-            query.push(("_y_column".to_owned(), column.to_owned()));
-            Op::Aggregate
-        }
-        _ => {
-            query.push(("_x_column".to_owned(), key.to_owned()));
-            let (func, column) = *r.pick(&[("count", key), ("sum", last)]);
-            query.push(("_y_func".to_owned(), func.to_owned()));
-            query.push(("_y_column".to_owned(), column.to_owned()));
-            Op::Group
-        }
-    };
-    Request {
-        op,
-        table,
-        pk,
-        query,
-        body: None,
-    }
+    requests::key_shape_read(r, &KEY_SHAPES)
 }
 
 /// Columns by index in [`SHAPES`].
