@@ -709,6 +709,26 @@ pub fn write(dir: &Path, seed: u64, out: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// `n` rows of `table` from a generator seeded with `seed`: each column's value but the key's
+/// (the first column), as SQL literal text (`None`: NULL). The shape tables of the
+/// `--postgres` and `--mysql` runs are made so.
+pub fn raw_rows(table: &Table, seed: u64, n: usize) -> Vec<Vec<Option<String>>> {
+    let mut r = Rng::new(seed);
+    (0..n)
+        .map(|_| {
+            table.columns[1..]
+                .iter()
+                .map(|c| match (c.make)(&mut r) {
+                    Val::Null => None,
+                    Val::Text(s) => Some(s),
+                    Val::Int(n) => Some(n.to_string()),
+                    Val::Real(x) => Some(format!("{x:?}")),
+                })
+                .collect()
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -28,7 +28,7 @@
 //!
 //! Only reads touch these tables, so they never need the resync.
 
-use super::dataset::{Column, Kind, Table, Val};
+use super::dataset::{self, Column, Kind, Table, Val};
 use super::requests::{self, Op, Request, Rng};
 
 /// The rows of `my_shapes`.
@@ -246,20 +246,7 @@ fn json_text(r: &mut Rng) -> String {
 
 /// The rows of `my_shapes` for `seed`: each column's raw value (`None`: NULL), the key left out.
 fn rows(seed: u64) -> Vec<Vec<Option<String>>> {
-    let mut r = Rng::new(seed ^ 0x0035_A9E5);
-    (0..ROWS)
-        .map(|_| {
-            SHAPES.columns[1..]
-                .iter()
-                .map(|c| match (c.make)(&mut r) {
-                    Val::Null => None,
-                    Val::Text(s) => Some(s),
-                    Val::Int(n) => Some(n.to_string()),
-                    Val::Real(x) => Some(format!("{x:?}")),
-                })
-                .collect()
-        })
-        .collect()
+    dataset::raw_rows(&SHAPES, seed ^ 0x0035_A9E5, ROWS)
 }
 
 /// A MySQL string literal of `text` (quotes and backslashes escaped).

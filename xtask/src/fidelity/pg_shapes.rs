@@ -32,7 +32,7 @@
 
 use serde_json::json;
 
-use super::dataset::{Column, Kind, TABLES, Table, Val};
+use super::dataset::{self, Column, Kind, TABLES, Table, Val};
 use super::requests::{self, Op, Request, Rng};
 
 /// The rows of `shapes`.
@@ -473,20 +473,7 @@ fn json_text(r: &mut Rng) -> String {
 
 /// The rows of `shapes` for `seed`: each column's value (`None`: NULL), the key left out.
 fn rows(seed: u64) -> Vec<Vec<Option<String>>> {
-    let mut r = Rng::new(seed ^ 0x005E_A9E5);
-    (0..ROWS)
-        .map(|_| {
-            SHAPES.columns[1..]
-                .iter()
-                .map(|c| match (c.make)(&mut r) {
-                    Val::Null => None,
-                    Val::Text(s) => Some(s),
-                    Val::Int(n) => Some(n.to_string()),
-                    Val::Real(x) => Some(format!("{x:?}")),
-                })
-                .collect()
-        })
-        .collect()
+    dataset::raw_rows(&SHAPES, seed ^ 0x005E_A9E5, ROWS)
 }
 
 /// The script that makes `shapes` and its rows (run after the dataset's script).
