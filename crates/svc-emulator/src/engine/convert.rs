@@ -19,7 +19,8 @@ pub(crate) fn parse_bool(raw: &str) -> Option<bool> {
     }
 }
 
-fn digits(s: &[u8]) -> Option<u32> {
+/// The value of ASCII digits (`None` when empty or when one is not a digit).
+pub(crate) fn digits(s: &[u8]) -> Option<u32> {
     if s.is_empty() || !s.iter().all(u8::is_ascii_digit) {
         return None;
     }
@@ -97,6 +98,18 @@ pub(crate) fn is_datetime(s: &str, date_only: bool) -> bool {
 /// (below 0x20). Eight bytes at a time, with the usual word tests ("has a byte less than n",
 /// "has a zero byte" of the word XOR a repeated byte), which are exact for "is there any".
 fn needs_escape(bytes: &[u8]) -> bool {
+    has_special_byte(bytes, false)
+}
+
+/// Whether `bytes` are ASCII that a JSON string holds as it is: no byte to escape and none
+/// above 0x7f, so they are UTF-8 without a check of their own (one pass instead of two).
+fn plain_json_ascii(bytes: &[u8]) -> bool {
+    !has_special_byte(bytes, true)
+}
+
+/// [`needs_escape`], and with `non_ascii` also any byte above 0x7f.
+#[inline]
+fn has_special_byte(bytes: &[u8], non_ascii: bool) -> bool {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
     const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
     let has_byte = |word: u64, byte: u8| {
@@ -109,14 +122,33 @@ fn needs_escape(bytes: &[u8]) -> bool {
         eight.copy_from_slice(chunk);
         let word = u64::from_ne_bytes(eight);
         let control = word.wrapping_sub(ONES * 0x20) & !word & HIGHS != 0;
-        if control || has_byte(word, b'"') || has_byte(word, b'\\') {
+        if control
+            || (non_ascii && word & HIGHS != 0)
+            || has_byte(word, b'"')
+            || has_byte(word, b'\\')
+        {
             return true;
         }
     }
     words
         .remainder()
         .iter()
-        .any(|&b| b < 0x20 || b == b'"' || b == b'\\')
+        .any(|&b| b < 0x20 || b == b'"' || b == b'\\' || (non_ascii && b > 0x7f))
+}
+
+/// Writes text as the engine writes a `str` value: as it is when it is UTF-8 (the common
+/// case: ASCII with nothing to escape is copied after one pass), else with each bad sequence
+/// replaced, as Python's decoding does.
+pub(crate) fn write_json_text(buf: &mut Vec<u8>, t: &[u8]) {
+    if plain_json_ascii(t) {
+        buf.push(b'"');
+        buf.extend_from_slice(t);
+        buf.push(b'"');
+    } else if std::str::from_utf8(t).is_ok() {
+        write_json_utf8(buf, t);
+    } else {
+        write_json_str(buf, &String::from_utf8_lossy(t));
+    }
 }
 
 /// Writes `s` as a JSON string.
@@ -1436,6 +1468,7 @@ mod tests {
     #[test]
     fn escape_detection_matches_a_byte_by_byte_check() {
         let slow = |b: &[u8]| b.iter().any(|&c| c < 0x20 || c == b'"' || c == b'\\');
+        let plain = |b: &[u8]| b.is_ascii() && !slow(b);
         // Every byte value at every position of words and remainders.
         for len in [1, 7, 8, 9, 16, 17] {
             for at in 0..len {
@@ -1443,8 +1476,10 @@ mod tests {
                     let mut bytes = vec![b'a'; len];
                     bytes[at] = byte;
                     assert_eq!(needs_escape(&bytes), slow(&bytes), "{bytes:?}");
+                    assert_eq!(plain_json_ascii(&bytes), plain(&bytes), "{bytes:?}");
                     bytes[0] = 0xc3;
                     assert_eq!(needs_escape(&bytes), slow(&bytes), "{bytes:?}");
+                    assert_eq!(plain_json_ascii(&bytes), plain(&bytes), "{bytes:?}");
                 }
             }
         }
