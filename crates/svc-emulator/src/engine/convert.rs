@@ -116,24 +116,25 @@ fn has_special_byte(bytes: &[u8], non_ascii: bool) -> bool {
         let x = word ^ (ONES * u64::from(byte));
         x.wrapping_sub(ONES) & !x & HIGHS != 0
     };
+    let special = |word: u64| {
+        let control = word.wrapping_sub(ONES * 0x20) & !word & HIGHS != 0;
+        control || (non_ascii && word & HIGHS != 0) || has_byte(word, b'"') || has_byte(word, b'\\')
+    };
     let mut words = bytes.chunks_exact(8);
     for chunk in &mut words {
         let mut eight = [0u8; 8];
         eight.copy_from_slice(chunk);
-        let word = u64::from_ne_bytes(eight);
-        let control = word.wrapping_sub(ONES * 0x20) & !word & HIGHS != 0;
-        if control
-            || (non_ascii && word & HIGHS != 0)
-            || has_byte(word, b'"')
-            || has_byte(word, b'\\')
-        {
+        if special(u64::from_ne_bytes(eight)) {
             return true;
         }
     }
-    words
-        .remainder()
-        .iter()
-        .any(|&b| b < 0x20 || b == b'"' || b == b'\\' || (non_ascii && b > 0x7f))
+    // The last bytes as one more word, padded with `a`s (which no test matches).
+    let rest = words.remainder();
+    let mut eight = [b'a'; 8];
+    if let Some(head) = eight.get_mut(..rest.len()) {
+        head.copy_from_slice(rest);
+    }
+    !rest.is_empty() && special(u64::from_ne_bytes(eight))
 }
 
 /// Writes text as the engine writes a `str` value: as it is when it is UTF-8 (the common
@@ -195,10 +196,7 @@ fn write_json_utf8(buf: &mut Vec<u8>, bytes: &[u8]) {
 
 /// Writes an integer in decimal, without going through `fmt`.
 pub(crate) fn write_i64(buf: &mut Vec<u8>, i: i64) {
-    if i < 0 {
-        buf.push(b'-');
-    }
-    write_digits(buf, i.unsigned_abs(), 1);
+    buf.extend_from_slice(itoa::Buffer::new().format(i).as_bytes());
 }
 
 /// Writes `n` in decimal with zeros in front up to `width` digits, as `{:0width$}` does (a
@@ -251,6 +249,7 @@ pub(crate) fn write_value(buf: &mut Vec<u8>, kind: FieldKind, v: Stored<'_>) {
 
 /// Writes a stored value of a field as the engine's serializer writes it in a record (a
 /// `JSON` column as the JSON value its text holds); `false` when the engine cannot read it.
+#[inline(always)]
 pub(crate) fn write_field_value(
     buf: &mut Vec<u8>,
     f: &crate::engine::schema::Field,
@@ -259,8 +258,34 @@ pub(crate) fn write_field_value(
     if f.ty.reflected == Reflected::Json {
         write_json_column(buf, v)
     } else {
-        crate::engine::types::write_field(buf, f.ty, v)
+        crate::engine::types::write_with(buf, f.writer, f.ty, v)
     }
+}
+
+/// Writes a record of `model` as a JSON object, each field's stored value given by `value`
+/// (by field index); the index of the first field whose stored value the engine cannot read
+/// (it fails on the record), if any.
+#[inline]
+pub(crate) fn write_record<'v, E>(
+    buf: &mut Vec<u8>,
+    model: &crate::engine::schema::Model,
+    mut value: impl FnMut(usize) -> Result<Stored<'v>, E>,
+) -> Result<Option<usize>, E> {
+    let start = buf.len();
+    let mut unreadable = None;
+    for (i, f) in model.fields.iter().enumerate() {
+        buf.extend_from_slice(&f.record_key);
+        if !write_field_value(buf, f, value(i)?) && unreadable.is_none() {
+            unreadable = Some(i);
+        }
+    }
+    // Each key came after a `,`: the first one's is the object's `{`.
+    match buf.get_mut(start) {
+        Some(first) => *first = b'{',
+        None => buf.push(b'{'),
+    }
+    buf.push(b'}');
+    Ok(unreadable)
 }
 
 // ---------------------------------------------------------------------------------------------

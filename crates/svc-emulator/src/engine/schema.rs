@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::engine::types::ColumnType;
+use crate::engine::types::{ColumnType, ValueWriter};
 
 /// What kind of value a field holds, from its declared SQL type.
 ///
@@ -89,8 +89,11 @@ pub struct Field {
     pub generated: bool,
     /// SQL expression of the field: the quoted column name.
     pub(crate) sql: String,
-    /// The pre-escaped JSON key followed by `:`.
-    pub(crate) json_key: String,
+    /// The field's part of a record before its value: `,`, the pre-escaped JSON key, `:`
+    /// (the record's first `,` becomes its `{`).
+    pub(crate) record_key: Box<[u8]>,
+    /// How records write its values (from [`ty`](Self::ty), decided once).
+    pub(crate) writer: ValueWriter,
 }
 
 impl Field {
@@ -203,9 +206,12 @@ pub(crate) fn quote_ident(name: &str) -> String {
     s
 }
 
-/// A field's JSON key as written in a record: the name as a JSON string, then `:`.
-pub(crate) fn json_key(name: &str) -> String {
-    let mut k = serde_json::to_string(name).unwrap_or_else(|_| "\"\"".to_owned());
-    k.push(':');
-    k
+/// A field's part of a record before its value: `,`, the name as a JSON string, then `:`.
+pub(crate) fn record_key(name: &str) -> Box<[u8]> {
+    let mut k = b",".to_vec();
+    if serde_json::to_writer(&mut k, name).is_err() {
+        k.extend_from_slice(b"\"\"");
+    }
+    k.push(b':');
+    k.into_boxed_slice()
 }

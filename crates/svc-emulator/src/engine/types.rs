@@ -131,7 +131,52 @@ pub struct ColumnType {
     pub search: Search,
 }
 
+/// How records write a column's values: the engine's reading and serializer of its type,
+/// decided once per column so that a page's values are not sorted out again one by one. Each
+/// writer writes the common stored forms directly and leaves the rest to the general path
+/// through the engine's Python value (the same bytes: the tests compare the two).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ValueWriter {
+    /// Read as stored (`sqlite3`'s own values), written as the JSON encoder writes them.
+    Plain,
+    /// Read as stored, written as `str()` of the value.
+    PlainText,
+    /// A boolean written as the JSON encoder writes it.
+    Bool,
+    /// A date, written in ISO form.
+    Date,
+    /// A date-time: `isoformat()` (with `T`) or, as text, `str()` (with a space).
+    DateTime {
+        /// `isoformat()`, not `str()`.
+        iso: bool,
+    },
+    /// Every value through the engine's Python value.
+    Python,
+}
+
 impl ColumnType {
+    /// How records write this type's values.
+    pub fn value_writer(self) -> ValueWriter {
+        let text = self.serializer == Serializer::Text;
+        match self.reflected {
+            Reflected::Integer
+            | Reflected::Float
+            | Reflected::String
+            | Reflected::Json
+            | Reflected::Untyped => {
+                if text {
+                    ValueWriter::PlainText
+                } else {
+                    ValueWriter::Plain
+                }
+            }
+            Reflected::Boolean if !text => ValueWriter::Bool,
+            Reflected::Date => ValueWriter::Date,
+            Reflected::DateTime => ValueWriter::DateTime { iso: !text },
+            _ => ValueWriter::Python,
+        }
+    }
+
     /// Whether the column is a SQLAlchemy `String` (`isempty` also matches `''` there).
     pub fn is_string(self) -> bool {
         self.reflected == Reflected::String
@@ -589,31 +634,24 @@ fn short_decimal(f: f64) -> Option<(u64, usize)> {
 /// Writes `n / 10^places` in fixed notation, as Python's `repr` lays out a float below 10^16:
 /// `57.0`, `0.05`, `88378.12`.
 fn write_short_decimal(buf: &mut Vec<u8>, n: u64, places: usize) {
-    // Right-aligned digits of `n`, with zeros in front for an integer digit before the point.
-    let mut digits = [b'0'; 20];
-    let mut at = digits.len();
-    let mut rest = n;
-    loop {
-        at -= 1;
-        if let Some(slot) = digits.get_mut(at) {
-            *slot = b'0' + (rest % 10) as u8;
+    let mut text = itoa::Buffer::new();
+    let digits = text.format(n).as_bytes();
+    match digits.len().checked_sub(places) {
+        _ if places == 0 => {
+            buf.extend_from_slice(digits);
+            buf.extend_from_slice(b".0");
         }
-        rest /= 10;
-        if rest == 0 || at == 0 {
-            break;
+        Some(int_len) if int_len > 0 => {
+            let (int, frac) = digits.split_at(int_len);
+            buf.extend_from_slice(int);
+            buf.push(b'.');
+            buf.extend_from_slice(frac);
         }
-    }
-    let start = at.min(digits.len() - places - 1);
-    let (int, frac) = digits
-        .get(start..)
-        .unwrap_or_default()
-        .split_at(digits.len() - start - places);
-    buf.extend_from_slice(int);
-    buf.push(b'.');
-    if places == 0 {
-        buf.push(b'0');
-    } else {
-        buf.extend_from_slice(frac);
+        _ => {
+            buf.extend_from_slice(b"0.");
+            buf.resize(buf.len() + places - digits.len(), b'0');
+            buf.extend_from_slice(digits);
+        }
     }
 }
 
@@ -659,11 +697,11 @@ impl ShortestDigits {
             if first_nonzero.is_none() && c != b'0' {
                 first_nonzero = Some(position);
             }
-            if first_nonzero.is_some() {
-                if let Some(slot) = out.digits.get_mut(out.len) {
-                    *slot = c;
-                    out.len += 1;
-                }
+            if first_nonzero.is_some()
+                && let Some(slot) = out.digits.get_mut(out.len)
+            {
+                *slot = c;
+                out.len += 1;
             }
             position += 1;
         }
@@ -774,69 +812,62 @@ fn write_unreadable(buf: &mut Vec<u8>, v: Stored<'_>) {
 /// `false` when the engine cannot read the value (it fails on the record), which is then
 /// written as stored.
 pub fn write_field(buf: &mut Vec<u8>, ty: ColumnType, v: Stored<'_>) -> bool {
-    write_direct(buf, ty, v) || write_through_python(buf, ty, v)
+    write_with(buf, ty.value_writer(), ty, v)
+}
+
+/// [`write_field`] with the column's writer decided beforehand (`writer` is
+/// `ty.value_writer()`).
+#[inline]
+pub(crate) fn write_with(
+    buf: &mut Vec<u8>,
+    writer: ValueWriter,
+    ty: ColumnType,
+    v: Stored<'_>,
+) -> bool {
+    write_direct(buf, writer, v) || write_through_python(buf, ty, v)
 }
 
 /// The common values of a page, written straight from what is stored, without making the
 /// engine's Python value first: `true` when `v` was one of them (and is written), `false` when
-/// it is left to [`write_through_python`]. Every case writes the same bytes as that general
-/// path (the tests compare the two on every type and storage class).
+/// it is left to [`write_through_python`] (and nothing is written).
 #[inline]
-fn write_direct(buf: &mut Vec<u8>, ty: ColumnType, v: Stored<'_>) -> bool {
-    // Read as Python's `sqlite3` gives them (`plain`): no result processor of SQLAlchemy.
-    let plain = matches!(
-        ty.reflected,
-        Reflected::Integer
-            | Reflected::Float
-            | Reflected::String
-            | Reflected::Json
-            | Reflected::Untyped
-    );
-    let text = ty.serializer == Serializer::Text;
-    match v {
-        Stored::Null => buf.extend_from_slice(b"null"),
-        Stored::Integer(i) if plain => {
-            if text {
-                buf.push(b'"');
-                write_i64(buf, i);
-                buf.push(b'"');
-            } else {
-                write_i64(buf, i);
-            }
+fn write_direct(buf: &mut Vec<u8>, writer: ValueWriter, v: Stored<'_>) -> bool {
+    match (writer, v) {
+        (_, Stored::Null) => buf.extend_from_slice(b"null"),
+        (ValueWriter::Plain, Stored::Integer(i)) => write_i64(buf, i),
+        (ValueWriter::Plain, Stored::Real(f)) => write_float(buf, f),
+        (ValueWriter::Plain | ValueWriter::PlainText, Stored::Text(t)) => write_json_text(buf, t),
+        (ValueWriter::PlainText, Stored::Integer(i)) => {
+            buf.push(b'"');
+            write_i64(buf, i);
+            buf.push(b'"');
         }
-        Stored::Integer(i) if ty.reflected == Reflected::Boolean && !text => {
+        (ValueWriter::PlainText, Stored::Real(f)) => {
+            // `str(float)`: no character of it needs escaping.
+            buf.push(b'"');
+            write_py_float_repr(buf, f);
+            buf.push(b'"');
+        }
+        (ValueWriter::Bool, Stored::Integer(i)) => {
             buf.extend_from_slice(if i != 0 { b"true" } else { b"false" });
         }
-        Stored::Real(f) if plain => {
-            if text {
-                // `str(float)`: no character of it needs escaping.
-                buf.push(b'"');
-                write_py_float_repr(buf, f);
-                buf.push(b'"');
-            } else {
-                write_float(buf, f);
-            }
-        }
-        Stored::Text(t) if plain => write_json_text(buf, t),
         // `YYYY-MM-DD` reads as the date whose `isoformat()` it is.
-        Stored::Text(t) if ty.reflected == Reflected::Date && canonical_date(t) => {
+        (ValueWriter::Date, Stored::Text(t)) if canonical_date(t) => {
             buf.push(b'"');
             buf.extend_from_slice(t);
             buf.push(b'"');
         }
-        Stored::Text(t) if ty.reflected == Reflected::DateTime => {
+        (ValueWriter::DateTime { iso }, Stored::Text(t)) => {
             // `YYYY-MM-DD HH:MM:SS[.ffffff]`: `isoformat()` puts a `T` for the space (`str()`
             // keeps it) and leaves out microseconds of zero.
-            let Some(len) = canonical_datetime(t) else {
+            let Some(kept) = canonical_datetime(t).and_then(|len| t.get(..len)) else {
                 return false;
             };
-            let (Some(date), Some(time)) = (t.get(..10), t.get(11..len)) else {
-                return false;
-            };
+            let (date, time) = kept.split_at(10);
             buf.push(b'"');
             buf.extend_from_slice(date);
-            buf.push(if text { b' ' } else { b'T' });
-            buf.extend_from_slice(time);
+            buf.push(if iso { b'T' } else { b' ' });
+            buf.extend_from_slice(time.get(1..).unwrap_or_default());
             buf.push(b'"');
         }
         _ => return false,
@@ -850,14 +881,19 @@ fn canonical_date(t: &[u8]) -> bool {
     let [y0, y1, y2, y3, b'-', m0, m1, b'-', d0, d1] = *t else {
         return false;
     };
-    match (
-        digits(&[y0, y1, y2, y3]),
-        digits(&[m0, m1]),
-        digits(&[d0, d1]),
-    ) {
-        (Some(year), Some(month), Some(day)) => Date { year, month, day }.valid(),
-        _ => false,
+    let digit = |c: u8| u32::from(c.wrapping_sub(b'0'));
+    if [y0, y1, y2, y3, m0, m1, d0, d1]
+        .iter()
+        .any(|&c| digit(c) > 9)
+    {
+        return false;
     }
+    Date {
+        year: digit(y0) * 1000 + digit(y1) * 100 + digit(y2) * 10 + digit(y3),
+        month: digit(m0) * 10 + digit(m1),
+        day: digit(d0) * 10 + digit(d1),
+    }
+    .valid()
 }
 
 /// The length of what `isoformat()` keeps of `t` when `t` is `YYYY-MM-DD HH:MM:SS` or
@@ -1298,7 +1334,7 @@ mod tests {
                 let mut general = b"[".to_vec();
                 let general_ok = write_through_python(&mut general, ty, v);
                 let mut direct = b"[".to_vec();
-                if write_direct(&mut direct, ty, v) {
+                if write_direct(&mut direct, ty.value_writer(), v) {
                     direct_cases += 1;
                     assert_eq!(
                         String::from_utf8_lossy(&direct),

@@ -16,7 +16,7 @@ use serde_json::Value as Json;
 
 use crate::engine::body::{non_field, not_a_dict, read_values, summary};
 use crate::engine::convert::{
-    InputField, Internal, PyJson, py_equal, to_internal, write_field_value,
+    InputField, Internal, PyJson, py_equal, to_internal, write_field_value, write_record,
 };
 use crate::engine::error::EngineError;
 use crate::engine::filter::{MAX_PER_PAGE, order_selects_nothing};
@@ -1335,16 +1335,9 @@ fn check_readable(model: &Model, row: &[Value], lenient: bool) -> Result<(), Eng
 /// A loaded record as JSON bytes.
 fn write_loaded(model: &Model, row: &[Value]) -> Vec<u8> {
     let mut buf = Vec::with_capacity(256);
-    buf.push(b'{');
-    for (i, (f, v)) in model.fields.iter().zip(row).enumerate() {
-        if i > 0 {
-            buf.push(b',');
-        }
-        buf.extend_from_slice(f.json_key.as_bytes());
-        // Values the engine cannot read were refused before (see `readable`).
-        write_field_value(&mut buf, f, Stored::from(v));
-    }
-    buf.push(b'}');
+    // Values the engine cannot read were refused before (see `readable`).
+    let written = write_record(&mut buf, model, |i| row.get(i).map(Stored::from).ok_or(()));
+    debug_assert!(written.is_ok(), "a loaded row has a value for every field");
     buf
 }
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rusqlite::Connection;
 
 use crate::engine::error::EngineError;
-use crate::engine::schema::{Field, FieldKind, ForeignKey, Model, Schema, json_key, quote_ident};
+use crate::engine::schema::{Field, FieldKind, ForeignKey, Model, Schema, quote_ident, record_key};
 use crate::engine::types::ColumnType;
 
 /// Prepares `sql` on `conn` through the connection's statement cache (rusqlite's `cache`
@@ -116,11 +116,13 @@ fn load_model(conn: &Connection, table: &str, view: bool) -> Result<Option<Model
             && single_key
             && !without_rowid
             && c.declared.trim().eq_ignore_ascii_case("INTEGER");
+        let ty = ColumnType::from_declared(&c.declared);
         fields.push(Field {
             kind: FieldKind::from_declared(&c.declared),
-            ty: ColumnType::from_declared(&c.declared),
+            ty,
+            writer: ty.value_writer(),
             sql: quote_ident(&c.name),
-            json_key: json_key(&c.name),
+            record_key: record_key(&c.name),
             declared_type: c.declared,
             not_null: c.not_null || rowid_alias,
             has_default: c.default,

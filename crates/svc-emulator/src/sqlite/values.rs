@@ -7,7 +7,7 @@ use serde_json::Value as Json;
 
 use crate::engine::convert::{
     Internal, PyJson, is_date, is_datetime, parse_bool, py_float, py_json_dumps, py_repr_str,
-    stored_datetime, write_field_value,
+    stored_datetime, write_record,
 };
 use crate::engine::error::EngineError;
 use crate::engine::schema::{FieldKind, Model};
@@ -151,19 +151,7 @@ pub(crate) fn write_row(
     model: &Model,
     row: &rusqlite::Row<'_>,
 ) -> rusqlite::Result<Option<usize>> {
-    let mut unreadable = None;
-    buf.push(b'{');
-    for (i, f) in model.fields.iter().enumerate() {
-        if i > 0 {
-            buf.push(b',');
-        }
-        buf.extend_from_slice(f.json_key.as_bytes());
-        if !write_field_value(buf, f, row.get_ref(i)?.into()) && unreadable.is_none() {
-            unreadable = Some(i);
-        }
-    }
-    buf.push(b'}');
-    Ok(unreadable)
+    write_record(buf, model, |i| row.get_ref(i).map(Stored::from))
 }
 
 /// What SQLite is given for a Python value written to a column of type `reflected`:
