@@ -140,10 +140,11 @@ fn has_special_byte(bytes: &[u8], non_ascii: bool) -> bool {
 /// Writes text as the engine writes a `str` value: as it is when it is UTF-8 (the common
 /// case: ASCII with nothing to escape is copied after one pass), else with each bad sequence
 /// replaced, as Python's decoding does.
+#[inline(always)]
 pub(crate) fn write_json_text(buf: &mut Vec<u8>, t: &[u8]) {
     if plain_json_ascii(t) {
         buf.push(b'"');
-        buf.extend_from_slice(t);
+        put(buf, t);
         buf.push(b'"');
     } else if std::str::from_utf8(t).is_ok() {
         write_json_utf8(buf, t);
@@ -194,9 +195,43 @@ fn write_json_utf8(buf: &mut Vec<u8>, bytes: &[u8]) {
     buf.push(b'"');
 }
 
+/// Appends `s` to `buf`. A record is mostly short pieces (keys, words, dates): those of 4 to
+/// 16 bytes are copied as two overlapping fixed-size words, which the compiler writes as a few
+/// moves, where a copy of unknown length is a call to `memcpy`.
+#[inline(always)]
+pub(crate) fn put(buf: &mut Vec<u8>, s: &[u8]) {
+    let n = s.len();
+    let at = buf.len();
+    if (8..=16).contains(&n) {
+        buf.extend_from_slice(&[0; 16]);
+        if let (Some(dst), Some(head), Some(tail)) = (
+            buf.get_mut(at..at + 16),
+            s.first_chunk::<8>(),
+            s.last_chunk::<8>(),
+        ) {
+            dst[..8].copy_from_slice(head);
+            dst[n - 8..n].copy_from_slice(tail);
+        }
+        buf.truncate(at + n);
+    } else if (4..8).contains(&n) {
+        buf.extend_from_slice(&[0; 8]);
+        if let (Some(dst), Some(head), Some(tail)) = (
+            buf.get_mut(at..at + 8),
+            s.first_chunk::<4>(),
+            s.last_chunk::<4>(),
+        ) {
+            dst[..4].copy_from_slice(head);
+            dst[n - 4..n].copy_from_slice(tail);
+        }
+        buf.truncate(at + n);
+    } else {
+        buf.extend_from_slice(s);
+    }
+}
+
 /// Writes an integer in decimal, without going through `fmt`.
 pub(crate) fn write_i64(buf: &mut Vec<u8>, i: i64) {
-    buf.extend_from_slice(itoa::Buffer::new().format(i).as_bytes());
+    put(buf, itoa::Buffer::new().format(i).as_bytes());
 }
 
 /// Writes `n` in decimal with zeros in front up to `width` digits, as `{:0width$}` does (a
@@ -274,7 +309,7 @@ pub(crate) fn write_record<'v, E>(
     let start = buf.len();
     let mut unreadable = None;
     for (i, f) in model.fields.iter().enumerate() {
-        buf.extend_from_slice(&f.record_key);
+        put(buf, &f.record_key);
         if !write_field_value(buf, f, value(i)?) && unreadable.is_none() {
             unreadable = Some(i);
         }
@@ -1488,6 +1523,20 @@ mod tests {
         let mut buf = Vec::new();
         write_json_str(&mut buf, s);
         String::from_utf8(buf).unwrap()
+    }
+
+    #[test]
+    fn short_pieces_are_appended_whole() {
+        let piece: Vec<u8> = (b'a'..=b'z').chain(b'A'..=b'Z').collect();
+        for len in 0..piece.len() {
+            for before in [0, 1, 7, 100] {
+                let mut buf = vec![b'#'; before];
+                put(&mut buf, &piece[..len]);
+                let mut want = vec![b'#'; before];
+                want.extend_from_slice(&piece[..len]);
+                assert_eq!(buf, want, "{len} after {before}");
+            }
+        }
     }
 
     #[test]

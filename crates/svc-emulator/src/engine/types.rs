@@ -21,7 +21,9 @@
 //! Group rows skip step 3: they go straight to the engine's JSON encoder
 //! ([`write_encoded`]), which writes `Decimal` as a float and dates in ISO form.
 
-use crate::engine::convert::{digits, write_digits, write_i64, write_json_str, write_json_text};
+use crate::engine::convert::{
+    digits, put, write_digits, write_i64, write_json_str, write_json_text,
+};
 use crate::util::base64::base64_encode_into;
 
 /// A stored value as a database driver hands it over, in SQL's five storage classes: what the
@@ -242,12 +244,14 @@ pub struct Time {
 impl Date {
     /// Whether the date exists (years 1 to 9999, as Python's `date`).
     pub(crate) fn valid(self) -> bool {
-        let leap = (self.year.is_multiple_of(4) && !self.year.is_multiple_of(100))
-            || self.year.is_multiple_of(400);
+        let leap = || {
+            (self.year.is_multiple_of(4) && !self.year.is_multiple_of(100))
+                || self.year.is_multiple_of(400)
+        };
         let days = match self.month {
             1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
             4 | 6 | 9 | 11 => 30,
-            2 if leap => 29,
+            2 if leap() => 29,
             2 => 28,
             _ => return false,
         };
@@ -830,7 +834,7 @@ pub(crate) fn write_with(
 /// The common values of a page, written straight from what is stored, without making the
 /// engine's Python value first: `true` when `v` was one of them (and is written), `false` when
 /// it is left to [`write_through_python`] (and nothing is written).
-#[inline]
+#[inline(always)]
 fn write_direct(buf: &mut Vec<u8>, writer: ValueWriter, v: Stored<'_>) -> bool {
     match (writer, v) {
         (_, Stored::Null) => buf.extend_from_slice(b"null"),
@@ -854,7 +858,7 @@ fn write_direct(buf: &mut Vec<u8>, writer: ValueWriter, v: Stored<'_>) -> bool {
         // `YYYY-MM-DD` reads as the date whose `isoformat()` it is.
         (ValueWriter::Date, Stored::Text(t)) if canonical_date(t) => {
             buf.push(b'"');
-            buf.extend_from_slice(t);
+            put(buf, t);
             buf.push(b'"');
         }
         (ValueWriter::DateTime { iso }, Stored::Text(t)) => {
@@ -865,9 +869,9 @@ fn write_direct(buf: &mut Vec<u8>, writer: ValueWriter, v: Stored<'_>) -> bool {
             };
             let (date, time) = kept.split_at(10);
             buf.push(b'"');
-            buf.extend_from_slice(date);
+            put(buf, date);
             buf.push(if iso { b'T' } else { b' ' });
-            buf.extend_from_slice(time.get(1..).unwrap_or_default());
+            put(buf, time.get(1..).unwrap_or_default());
             buf.push(b'"');
         }
         _ => return false,
