@@ -200,33 +200,27 @@ fn write_json_utf8(buf: &mut Vec<u8>, bytes: &[u8]) {
 /// moves, where a copy of unknown length is a call to `memcpy`.
 #[inline(always)]
 pub(crate) fn put(buf: &mut Vec<u8>, s: &[u8]) {
-    let n = s.len();
-    let at = buf.len();
-    if (8..=16).contains(&n) {
-        buf.extend_from_slice(&[0; 16]);
-        if let (Some(dst), Some(head), Some(tail)) = (
-            buf.get_mut(at..at + 16),
-            s.first_chunk::<8>(),
-            s.last_chunk::<8>(),
-        ) {
-            dst[..8].copy_from_slice(head);
-            dst[n - 8..n].copy_from_slice(tail);
-        }
-        buf.truncate(at + n);
-    } else if (4..8).contains(&n) {
-        buf.extend_from_slice(&[0; 8]);
-        if let (Some(dst), Some(head), Some(tail)) = (
-            buf.get_mut(at..at + 8),
-            s.first_chunk::<4>(),
-            s.last_chunk::<4>(),
-        ) {
-            dst[..4].copy_from_slice(head);
-            dst[n - 4..n].copy_from_slice(tail);
-        }
-        buf.truncate(at + n);
-    } else {
-        buf.extend_from_slice(s);
+    match s.len() {
+        8..=16 => put_overlapping::<8, 16>(buf, s),
+        4..=7 => put_overlapping::<4, 8>(buf, s),
+        _ => buf.extend_from_slice(s),
     }
+}
+
+/// [`put`] of `s` of `W` to `TWICE` (= 2 x `W`) bytes: its first and its last `W` bytes.
+#[inline(always)]
+fn put_overlapping<const W: usize, const TWICE: usize>(buf: &mut Vec<u8>, s: &[u8]) {
+    let (n, at) = (s.len(), buf.len());
+    buf.extend_from_slice(&[0; TWICE]);
+    if let (Some(dst), Some(head), Some(tail)) = (
+        buf.get_mut(at..at + TWICE),
+        s.first_chunk::<W>(),
+        s.last_chunk::<W>(),
+    ) {
+        dst[..W].copy_from_slice(head);
+        dst[n - W..n].copy_from_slice(tail);
+    }
+    buf.truncate(at + n);
 }
 
 /// Writes an integer in decimal, without going through `fmt`.
