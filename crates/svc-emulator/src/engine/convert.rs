@@ -103,12 +103,13 @@ fn needs_escape(bytes: &[u8]) -> bool {
 
 /// Whether `bytes` are ASCII that a JSON string holds as it is: no byte to escape and none
 /// above 0x7f, so they are UTF-8 without a check of their own (one pass instead of two).
+#[inline(always)]
 fn plain_json_ascii(bytes: &[u8]) -> bool {
     !has_special_byte(bytes, true)
 }
 
 /// [`needs_escape`], and with `non_ascii` also any byte above 0x7f.
-#[inline]
+#[inline(always)]
 fn has_special_byte(bytes: &[u8], non_ascii: bool) -> bool {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
     const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
@@ -120,21 +121,27 @@ fn has_special_byte(bytes: &[u8], non_ascii: bool) -> bool {
         let control = word.wrapping_sub(ONES * 0x20) & !word & HIGHS != 0;
         control || (non_ascii && word & HIGHS != 0) || has_byte(word, b'"') || has_byte(word, b'\\')
     };
-    let mut words = bytes.chunks_exact(8);
-    for chunk in &mut words {
-        let mut eight = [0u8; 8];
-        eight.copy_from_slice(chunk);
-        if special(u64::from_ne_bytes(eight)) {
-            return true;
+    let word = |eight: &[u8; 8]| u64::from_ne_bytes(*eight);
+    // The tests say whether any byte matches, so a byte may be tested twice: the last bytes
+    // are tested as the last whole word, and 4 to 7 bytes as their first and last four.
+    if let Some(last) = bytes.last_chunk::<8>() {
+        let mut words = bytes.chunks_exact(8);
+        for chunk in &mut words {
+            if chunk.first_chunk::<8>().is_some_and(|w| special(word(w))) {
+                return true;
+            }
         }
+        return !words.remainder().is_empty() && special(word(last));
     }
-    // The last bytes as one more word, padded with `a`s (which no test matches).
-    let rest = words.remainder();
-    let mut eight = [b'a'; 8];
-    if let Some(head) = eight.get_mut(..rest.len()) {
-        head.copy_from_slice(rest);
+    if let (Some(head), Some(tail)) = (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) {
+        let mut eight = [0; 8];
+        eight[..4].copy_from_slice(head);
+        eight[4..].copy_from_slice(tail);
+        return special(word(&eight));
     }
-    !rest.is_empty() && special(u64::from_ne_bytes(eight))
+    bytes
+        .iter()
+        .any(|&b| b < 0x20 || b == b'"' || b == b'\\' || (non_ascii && b > 0x7f))
 }
 
 /// Writes text as the engine writes a `str` value: as it is when it is UTF-8 (the common
@@ -224,6 +231,7 @@ fn put_overlapping<const W: usize, const TWICE: usize>(buf: &mut Vec<u8>, s: &[u
 }
 
 /// Writes an integer in decimal, without going through `fmt`.
+#[inline]
 pub(crate) fn write_i64(buf: &mut Vec<u8>, i: i64) {
     put(buf, itoa::Buffer::new().format(i).as_bytes());
 }
@@ -1538,7 +1546,7 @@ mod tests {
         let slow = |b: &[u8]| b.iter().any(|&c| c < 0x20 || c == b'"' || c == b'\\');
         let plain = |b: &[u8]| b.is_ascii() && !slow(b);
         // Every byte value at every position of words and remainders.
-        for len in [1, 7, 8, 9, 16, 17] {
+        for len in 1..=20 {
             for at in 0..len {
                 for byte in 0..=255u8 {
                     let mut bytes = vec![b'a'; len];

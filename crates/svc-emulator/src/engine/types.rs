@@ -881,6 +881,7 @@ fn write_direct(buf: &mut Vec<u8>, writer: ValueWriter, v: Stored<'_>) -> bool {
 
 /// Whether `t` is exactly `YYYY-MM-DD` naming a date that exists: what [`parse_date`] reads
 /// and [`Date::iso`] writes back unchanged.
+#[inline]
 fn canonical_date(t: &[u8]) -> bool {
     let [y0, y1, y2, y3, b'-', m0, m1, b'-', d0, d1] = *t else {
         return false;
@@ -903,6 +904,7 @@ fn canonical_date(t: &[u8]) -> bool {
 /// The length of what `isoformat()` keeps of `t` when `t` is `YYYY-MM-DD HH:MM:SS` or
 /// `YYYY-MM-DD HH:MM:SS.ffffff` naming a date and time that exist (19 when the microseconds
 /// are zero, else 26); `None` for any other text, which the general path reads.
+#[inline]
 fn canonical_datetime(t: &[u8]) -> Option<usize> {
     let (date, rest) = t.split_at_checked(10)?;
     if !canonical_date(date) {
