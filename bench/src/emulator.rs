@@ -272,7 +272,7 @@ pub fn run(settings: &Settings) -> Vec<Row> {
         },
         Row {
             benchmark: format!(
-                "4. emulator, 25-record page, {PAGE_IN_FLIGHT} in flight: kernel time per page, emulator vs bare axum (the same HTTP over loopback; the rest is the blocking hand-off's)"
+                "4. emulator, 25-record page, {PAGE_IN_FLIGHT} in flight: kernel time per page, emulator vs bare axum (the same HTTP over loopback; the rest is the emulator's own, hand-offs to the blocking pool first)"
             ),
             figure: format!("emulator {emu_kernel:.1} us ({emu_switches:.1} switches)"),
             baseline: format!(

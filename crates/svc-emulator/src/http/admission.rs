@@ -1,8 +1,10 @@
 //! Per-resource admission: one slow or flooded resource cannot take every blocking thread.
 //!
-//! Every database call runs on tokio's blocking pool, which all routes share (page settings,
-//! accounts, every resource). Without a bound per resource, a slow query on one resource with
-//! hundreds of requests queued behind it filled the pool, and unrelated routes waited seconds.
+//! Database calls run on tokio's blocking pool, which all routes share (page settings,
+//! accounts, every resource), but for the short SQLite reads run on the async worker
+//! (`sqlite::handoff`), which hold a turn all the same. Without a bound per resource, a slow
+//! query on one resource with hundreds of requests queued behind it filled the pool, and
+//! unrelated routes waited seconds.
 //! So each resource admits a few jobs at a time ([`Limits::resource_jobs`](crate::Limits::resource_jobs)), lets a bounded
 //! number wait a bounded time for a turn, and answers the rest `503` with `Retry-After` at once.
 //!

@@ -1,8 +1,11 @@
-//! [`Resource`] as a [`Backend`]: SQLite is synchronous, so every operation runs on tokio's
-//! blocking pool, with the caller's [`Hold`] moved into the job (the turn is held while the job
-//! runs, even when the client has gone away).
+//! [`Resource`] as a [`Backend`]: SQLite is synchronous, so an operation runs either on the
+//! async worker that polls it, when its cost is known to be small (a repeated list on
+//! unchanged data that was fast, a retrieve by an indexed key: `sqlite::handoff` says why), or
+//! on tokio's blocking pool. Either way the caller's [`Hold`] is kept until the work has ended
+//! (moved into a pool job, it is held while the job runs, even when the client has gone away).
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use serde_json::{Map, Value};
 
@@ -12,6 +15,7 @@ use crate::engine::{
     AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Selection, SqlLimits,
 };
 use crate::sqlite::Resource;
+use crate::sqlite::handoff::{LastRun, ListRun, Mode, Route, route_list};
 use crate::sqlite::read_only_sql::SqlCancel;
 
 /// Runs `work` on the blocking pool, keeping `hold` until it has ended.
@@ -28,6 +32,32 @@ fn on_pool<T: Send + 'static>(
         .await
         .map_err(|e| EngineError::Internal(format!("database task failed: {e}")))?
     })
+}
+
+/// Runs a list as `mode` says and remembers how long it took (when it ran), tagged with the
+/// `generation` read before it was routed: what the next identical request is routed by.
+fn timed_list(
+    db: &Resource,
+    key: u64,
+    generation: u64,
+    model: &str,
+    spec: &ListSpec,
+    mode: Mode,
+) -> Result<Option<ListRun>, EngineError> {
+    let start = Instant::now();
+    let ran = db.list_as(model, spec, mode)?;
+    if let Some(run) = &ran {
+        let took = db.runs().took(start);
+        db.runs().keep(
+            key,
+            LastRun {
+                generation,
+                took,
+                skipped: run.skipped,
+            },
+        );
+    }
+    Ok(ran)
 }
 
 /// Cancels a query when dropped (the future that waits for it was dropped: the client went
@@ -55,7 +85,30 @@ impl Backend for Resource {
     }
 
     fn list(self: Arc<Self>, model: String, spec: ListSpec, hold: Hold) -> Work<Listing> {
-        on_pool(self, hold, move |db| db.list(&model, &spec))
+        Box::pin(async move {
+            // Read before the run: what the run is remembered under (a write during it makes
+            // the next request miss, and time it again on the pool).
+            let generation = self.generation();
+            let key = self.runs().key(&model, &spec);
+            let last = self.runs().last(key);
+            if let (Route::Inline, Some(last)) = (route_list(last, generation), last) {
+                let mode = Mode::Inline {
+                    max_skip: last.skipped,
+                };
+                // `hold` lives until this returns, or goes with the job to the pool.
+                let ran = timed_list(&self, key, generation, &model, &spec, mode);
+                self.runs().count_inline(!matches!(ran, Ok(None)));
+                if let Some(run) = ran? {
+                    return Ok(run.listing);
+                }
+            }
+            on_pool(self, hold, move |db| {
+                timed_list(db, key, generation, &model, &spec, Mode::Pool)?
+                    .map(|run| run.listing)
+                    .ok_or_else(|| EngineError::Internal("a list on the pool gave up".to_owned()))
+            })
+            .await
+        })
     }
 
     fn retrieve(
@@ -65,8 +118,16 @@ impl Backend for Resource {
         selection: Selection,
         hold: Hold,
     ) -> Work<Vec<u8>> {
-        on_pool(self, hold, move |db| {
-            db.retrieve_selected(&model, &pk, &selection)
+        Box::pin(async move {
+            // `hold` lives until this returns, or goes with the job to the pool.
+            let inline = Mode::Inline { max_skip: 0 };
+            if let Some(bytes) = self.retrieve_as(&model, &pk, &selection, inline)? {
+                return Ok(bytes);
+            }
+            on_pool(self, hold, move |db| {
+                db.retrieve_selected(&model, &pk, &selection)
+            })
+            .await
         })
     }
 

@@ -81,6 +81,12 @@ pub(crate) struct Ticket {
 }
 
 impl Ticket {
+    /// Whether the memo may serve this list: no other connection committed since its
+    /// connection last looked.
+    pub(crate) fn usable(&self) -> bool {
+        self.usable
+    }
+
     /// A ticket that neither reads nor keeps anything.
     pub(crate) fn unusable() -> Self {
         Ticket {

@@ -1,7 +1,8 @@
 //! The SQLite backend: records of connected resources whose database is a SQLite file (or in
 //! memory), served the way the platform's data engine serves one over SQLAlchemy's SQLite
-//! dialect. [`Resource`] implements the backend interface (`backend`: every operation moved to
-//! the blocking pool with the caller's turn); `open` says where its files live.
+//! dialect. [`Resource`] implements the backend interface (`backend`: each operation runs on
+//! the async worker when its cost is known to be small, else on the blocking pool, with the
+//! caller's turn; `handoff` says which and why); `open` says where its files live.
 //!
 //! A [`Resource`] is one SQLite database (an existing file, or one created from seed SQL in
 //! memory or at a path). Its tables are models, their columns fields, and the primary key
@@ -77,6 +78,7 @@
 pub(crate) mod aggregate;
 mod backend;
 pub(crate) mod filter;
+pub(crate) mod handoff;
 mod memo;
 mod open;
 mod read_only_sql;

@@ -24,6 +24,7 @@ use crate::engine::list::{ListSpec, Listing, RecordsJson, Selection};
 use crate::engine::schema::{Field, Model, Schema, quote_ident};
 use crate::engine::types::{PyValue, Reflected, Stored, read};
 use crate::sqlite::filter::{Order, Where, build_where, order_by};
+use crate::sqlite::handoff::{ListRun, Mode, Route, RunMemory, route_retrieve};
 use crate::sqlite::memo::{self, ListMemo, Ticket};
 use crate::sqlite::schema::{load_schema, prepare};
 use crate::sqlite::values::{bind, json_to_sql, text_to_sql, write_row};
@@ -66,6 +67,8 @@ pub struct Resource {
     next_reader: AtomicUsize,
     schema: RwLock<Arc<Schema>>,
     memo: ListMemo,
+    /// How long recent list requests took, for where the next one runs (`sqlite::handoff`).
+    runs: RunMemory,
     /// Write values the data engine cannot read as they are stored, instead of failing where
     /// the engine fails: the built-in tools resource, whose contract is the emulator's own
     /// (it stores RFC 3339 date-times).
@@ -84,6 +87,15 @@ impl fmt::Debug for Resource {
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The lock of `m` if it is free now (a poisoned lock is free: see [`lock`]).
+fn try_lock<T>(m: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
+    match m.try_lock() {
+        Ok(g) => Some(g),
+        Err(TryLockError::Poisoned(p)) => Some(p.into_inner()),
+        Err(TryLockError::WouldBlock) => None,
+    }
 }
 
 fn open_error(path: &Path, e: rusqlite::Error) -> EngineError {
@@ -133,6 +145,7 @@ impl Resource {
                     next_reader: AtomicUsize::new(0),
                     schema: RwLock::new(Arc::new(schema)),
                     memo: ListMemo::default(),
+                    runs: RunMemory::default(),
                     shows_stored_values: false,
                 })
             }
@@ -200,6 +213,7 @@ impl Resource {
             next_reader: AtomicUsize::new(0),
             schema: RwLock::new(Arc::new(schema)),
             memo: ListMemo::default(),
+            runs: RunMemory::default(),
             shows_stored_values: false,
         })
     }
@@ -270,14 +284,37 @@ impl Resource {
         }
         let n = self.readers.len();
         let start = self.next_reader.fetch_add(1, Ordering::Relaxed) % n;
-        for i in 0..n {
-            match self.readers[(start + i) % n].try_lock() {
-                Ok(mut g) => return f(&mut g),
-                Err(TryLockError::Poisoned(p)) => return f(&mut p.into_inner()),
-                Err(TryLockError::WouldBlock) => {}
-            }
+        match self.free_reader(start) {
+            Some(mut g) => f(&mut g),
+            None => f(&mut lock(&self.readers[start])),
         }
-        f(&mut lock(&self.readers[start]))
+    }
+
+    /// Runs `f` on a reader as [`read`](Self::read) does, but only if one is free now: `None`
+    /// (and `f` not run) when every reader (or the single connection) is busy. For work on an
+    /// async worker, which must not wait.
+    fn try_read<R>(&self, f: impl FnOnce(&mut Conn) -> R) -> Option<R> {
+        let mut g = if self.readers.is_empty() {
+            try_lock(&self.writer)?
+        } else {
+            let n = self.readers.len();
+            self.free_reader(self.next_reader.fetch_add(1, Ordering::Relaxed) % n)?
+        };
+        Some(f(&mut g))
+    }
+
+    /// The first reader free now, from `start` on.
+    fn free_reader(&self, start: usize) -> Option<MutexGuard<'_, Conn>> {
+        let n = self.readers.len();
+        (0..n).find_map(|i| try_lock(&self.readers[(start + i) % n]))
+    }
+
+    /// Runs `f` on a reader: waiting for one on the pool, only if one is free inline.
+    fn read_as<R>(&self, mode: Mode, f: impl FnOnce(&mut Conn) -> R) -> Option<R> {
+        match mode {
+            Mode::Pool => Some(self.read(f)),
+            Mode::Inline { .. } => self.try_read(f),
+        }
     }
 
     /// Runs `f` on a reader connection for reads only: aggregates and groups.
@@ -324,6 +361,24 @@ impl Resource {
     /// the previous page instead of stepping over every row before it. The answers are those
     /// of `LIMIT ? OFFSET ?` on the same snapshot.
     pub fn list(&self, model: &str, spec: &ListSpec) -> Result<Listing, EngineError> {
+        match self.list_as(model, spec, Mode::Pool)? {
+            Some(run) => Ok(run.listing),
+            // A list that may wait always runs.
+            None => Err(EngineError::Internal(
+                "a list on the blocking pool gave up".to_owned(),
+            )),
+        }
+    }
+
+    /// [`list`](Self::list), run as `mode` says: inline, `None` when it gave up (a busy
+    /// connection, or more work than its timed run did; see `sqlite::handoff`), with the rows
+    /// its page stepped over.
+    pub(crate) fn list_as(
+        &self,
+        model: &str,
+        spec: &ListSpec,
+        mode: Mode,
+    ) -> Result<Option<ListRun>, EngineError> {
         let model = self.model_or_404(model)?;
         let mut filter = build_where(&model, &spec.selection)?;
         let order = order_by(&model, &spec.order_by, spec.selection.lenient)?;
@@ -342,7 +397,8 @@ impl Resource {
             filter.match_nothing();
         }
         let snapshot = !self.readers.is_empty();
-        self.read(|reader| {
+        let inline = matches!(mode, Mode::Inline { .. });
+        let ran = self.read_as(mode, |reader| -> Result<Option<ListRun>, EngineError> {
             // Read before the snapshot begins: see `engine::memo` on validity.
             let generation = self.memo.generation();
             let conn: &Connection = &reader.conn;
@@ -352,6 +408,18 @@ impl Resource {
             } else {
                 None
             };
+            if inline && spec.no_pagination {
+                // The generation the timed run was chosen by says nothing of another
+                // connection's commit: look (as a paged list does below) before the work.
+                let version: i64 =
+                    prepare(conn, "PRAGMA data_version")?.query_row([], |r| r.get(0))?;
+                let ticket = self
+                    .memo
+                    .ticket(generation, &mut reader.seen_version, version);
+                if !ticket.usable() {
+                    return Ok(None);
+                }
+            }
             if spec.no_pagination {
                 let select = page_select(&model, &filter.sql, &order);
                 let page = Page {
@@ -363,7 +431,10 @@ impl Resource {
                     fails_unreadable: (!self.shows_stored_values).then_some(spec.selection.lenient),
                 };
                 let (records, _, _) = write_records(conn, &model, page)?;
-                return Ok(Listing::All(records));
+                return Ok(Some(ListRun {
+                    listing: Listing::All(records),
+                    skipped: 0,
+                }));
             }
             // The first statement of the snapshot: it begins the read and says whether any
             // other connection committed since this one last looked.
@@ -371,36 +442,62 @@ impl Resource {
             let ticket = self
                 .memo
                 .ticket(generation, &mut reader.seen_version, version);
+            if inline && !ticket.usable() {
+                // Another connection committed since this one last looked: the data is not
+                // what the run this one was chosen by saw.
+                return Ok(None);
+            }
+            let max_skip = match mode {
+                Mode::Inline { max_skip } => Some(max_skip),
+                Mode::Pool => None,
+            };
             let per_page = spec.per_page.max(1);
             let number = spec.page.max(1);
             let offset = (number - 1).saturating_mul(per_page);
-            let (records, len) = self.page(
+            let Some((records, len, skipped)) = self.page(
                 conn,
                 &model,
                 &filter,
                 &order,
-                per_page,
-                offset,
+                Paging {
+                    per_page,
+                    offset,
+                    max_skip,
+                },
                 ticket,
                 spec.selection.lenient,
-            )?;
+            )?
+            else {
+                return Ok(None);
+            };
             // The engine's paginator counts a short first page by its records, else runs a
             // COUNT. The two agree unless the ORM showed fewer records than rows (rows that
             // share an identity), where the engine's count is the records on page 1 and the
             // rows on any other.
             let count = if !model.identity_unique() && number == 1 && len < per_page {
                 len
+            } else if inline {
+                // Inline, only a remembered count: counting is what can take milliseconds.
+                match self.memo.count(ticket, &count_key(&model, &filter).1) {
+                    Some(n) => n,
+                    None => return Ok(None),
+                }
             } else {
                 self.count(conn, &model, &filter, ticket)?
             };
-            Ok(Listing::Page {
-                count,
-                number,
-                per_page,
-                len,
-                records,
-            })
-        })
+            Ok(Some(ListRun {
+                listing: Listing::Page {
+                    count,
+                    number,
+                    per_page,
+                    len,
+                    records,
+                },
+                skipped,
+            }))
+        });
+        // No free connection inline: `None`, as for a list that gave up.
+        ran.transpose().map(Option::flatten)
     }
 
     /// The number of records `filter` selects: remembered, or counted and remembered.
@@ -411,8 +508,7 @@ impl Resource {
         filter: &Where,
         ticket: Ticket,
     ) -> Result<u64, EngineError> {
-        let sql = format!("SELECT count(*) FROM {}{}", model.table_sql, filter.sql);
-        let key = memo::key(&sql, &filter.params);
+        let (sql, key) = count_key(model, filter);
         if let Some(n) = self.memo.count(ticket, &key) {
             return Ok(n);
         }
@@ -425,7 +521,8 @@ impl Resource {
 
     /// The page of `per_page` records from `offset`: from the nearest remembered anchor at or
     /// before `offset` when there is one, else from the first record; the end of the page is
-    /// remembered as an anchor.
+    /// remembered as an anchor. The records, how many, and how many rows were stepped over
+    /// before the first; `None` (nothing run) when that would be more than `max_skip`.
     #[allow(clippy::too_many_arguments)]
     fn page(
         &self,
@@ -433,11 +530,15 @@ impl Resource {
         model: &Model,
         filter: &Where,
         order: &Order,
-        per_page: u64,
-        offset: u64,
+        paging: Paging,
         ticket: Ticket,
         lenient: bool,
-    ) -> Result<(RecordsJson, u64), EngineError> {
+    ) -> Result<Option<(RecordsJson, u64, u64)>, EngineError> {
+        let Paging {
+            per_page,
+            offset,
+            max_skip,
+        } = paging;
         let terms = seek_terms(model, order);
         let walk = format!("{}{}{}", model.table_sql, filter.sql, order.sql);
         let walk_key = memo::key(&walk, &filter.params);
@@ -464,6 +565,9 @@ impl Resource {
                 offset,
             ),
         };
+        if max_skip.is_some_and(|max| skip > max) {
+            return Ok(None);
+        }
         let page = Page {
             select: &select,
             params: &params,
@@ -477,7 +581,7 @@ impl Resource {
             self.memo
                 .keep_anchor(ticket, &walk_key, offset + len, sort_key);
         }
-        Ok((records, len))
+        Ok(Some((records, len, skip)))
     }
 
     /// How many counts the list memo answered and how many pages began at an anchor.
@@ -505,14 +609,49 @@ impl Resource {
         pk: &str,
         selection: &Selection,
     ) -> Result<Vec<u8>, EngineError> {
+        match self.retrieve_as(model, pk, selection, Mode::Pool)? {
+            Some(bytes) => Ok(bytes),
+            // A retrieve that may wait always runs.
+            None => Err(EngineError::Internal(
+                "a retrieve on the blocking pool gave up".to_owned(),
+            )),
+        }
+    }
+
+    /// [`retrieve_selected`](Self::retrieve_selected), run as `mode` says: inline, `None` when
+    /// no connection is free or the key is not one SQLite finds in one lookup (see
+    /// `sqlite::handoff`).
+    pub(crate) fn retrieve_as(
+        &self,
+        model: &str,
+        pk: &str,
+        selection: &Selection,
+        mode: Mode,
+    ) -> Result<Option<Vec<u8>>, EngineError> {
         let model = self.model_or_404(model)?;
+        if mode != Mode::Pool && route_retrieve(&model) == Route::Pool {
+            return Ok(None);
+        }
         let filter = build_where(&model, selection)?;
         let pk = lookup_value(&model, pk)?;
-        self.with_read(|conn| {
+        self.read_as(mode, |reader| -> Result<Vec<u8>, EngineError> {
+            let conn = &reader.conn;
             let row = get_object(conn, &model, &filter, &pk)?.ok_or(EngineError::RecordNotFound)?;
             self.readable(&model, &row, selection.lenient)?;
             Ok(write_loaded(&model, &row))
         })
+        .transpose()
+    }
+
+    /// The generation of the database's data (see `engine::memo`): read before a list is
+    /// routed, to tag its run.
+    pub(crate) fn generation(&self) -> u64 {
+        self.memo.generation()
+    }
+
+    /// How long recent list requests took (see `sqlite::handoff`).
+    pub(crate) fn runs(&self) -> &RunMemory {
+        &self.runs
     }
 
     /// Creates a record from a body as the data engine does, and returns the stored record as
@@ -1799,6 +1938,22 @@ fn seek_terms<'o>(model: &Model, order: &'o Order) -> Option<&'o [(usize, bool)]
     }
     let end = order.terms.iter().position(|&(i, _)| i == model.pk)?;
     Some(&order.terms[..=end])
+}
+
+/// Which page a list reads, and how many rows it may step over to reach it.
+#[derive(Debug, Clone, Copy)]
+struct Paging {
+    per_page: u64,
+    offset: u64,
+    /// `None`: any number (see `Mode::Inline`).
+    max_skip: Option<u64>,
+}
+
+/// The count statement of `filter` on `model`, and its memo key.
+fn count_key(model: &Model, filter: &Where) -> (String, Vec<u8>) {
+    let sql = format!("SELECT count(*) FROM {}{}", model.table_sql, filter.sql);
+    let key = memo::key(&sql, &filter.params);
+    (sql, key)
 }
 
 /// A page's statement: the model's fields where `where_sql` (a ` WHERE ...` clause, or empty)

@@ -3,6 +3,7 @@
 // The engine's aggregate and group answers, and its writes, each with their own fixture.
 mod aggregate;
 mod paging;
+mod routes;
 mod shapes;
 mod writes;
 
