@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::{Map, Value};
+use tokio::sync::Notify;
 
 use crate::backend::{Backend, Hold, ToolsBackend, Update, Work};
 use crate::engine::convert::PyJson;
@@ -15,7 +16,7 @@ use crate::engine::{
     AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Selection, SqlLimits,
 };
 use crate::sqlite::Resource;
-use crate::sqlite::handoff::{LastRun, ListRun, Mode, Route, route_list};
+use crate::sqlite::handoff::{Attempt, INLINE_TRIES, LastRun, ListRun, Mode, Route, route_list};
 use crate::sqlite::read_only_sql::SqlCancel;
 
 /// Runs `work` on the blocking pool, keeping `hold` until it has ended.
@@ -43,10 +44,10 @@ fn timed_list(
     model: &str,
     spec: &ListSpec,
     mode: Mode,
-) -> Result<Option<ListRun>, EngineError> {
+) -> Result<Attempt<ListRun>, EngineError> {
     let start = Instant::now();
-    let ran = db.list_as(model, spec, mode)?;
-    if let Some(run) = &ran {
+    let ran = db.list_attempt(model, spec, mode)?;
+    if let Attempt::Done(run) = &ran {
         let took = db.runs().took(start);
         db.runs().keep(
             key,
@@ -58,6 +59,26 @@ fn timed_list(
         );
     }
     Ok(ran)
+}
+
+/// Runs `attempt` on this worker: its answer (or error), or `None` when it is the pool's work
+/// ([`Attempt::GaveUp`], or no connection came free in [`INLINE_TRIES`] waits). A busy
+/// connection is waited for without blocking the worker: the wait for the next release is
+/// taken before each attempt, so a release between the attempt and the wait is not missed.
+async fn inline<T>(
+    freed: &Notify,
+    mut attempt: impl FnMut() -> Result<Attempt<T>, EngineError>,
+) -> Option<Result<T, EngineError>> {
+    for _ in 0..INLINE_TRIES {
+        let freed = freed.notified();
+        match attempt() {
+            Ok(Attempt::Done(t)) => return Some(Ok(t)),
+            Err(e) => return Some(Err(e)),
+            Ok(Attempt::GaveUp) => return None,
+            Ok(Attempt::Busy) => freed.await,
+        }
+    }
+    None
 }
 
 /// Cancels a query when dropped (the future that waits for it was dropped: the client went
@@ -96,14 +117,18 @@ impl Backend for Resource {
                     max_skip: last.skipped,
                 };
                 // `hold` lives until this returns, or goes with the job to the pool.
-                let ran = timed_list(&self, key, generation, &model, &spec, mode);
-                self.runs().count_inline(!matches!(ran, Ok(None)));
-                if let Some(run) = ran? {
-                    return Ok(run.listing);
+                let ran = inline(self.freed(), || {
+                    timed_list(&self, key, generation, &model, &spec, mode)
+                })
+                .await;
+                self.runs().count_inline(ran.is_some());
+                if let Some(run) = ran {
+                    return run.map(|run| run.listing);
                 }
             }
             on_pool(self, hold, move |db| {
                 timed_list(db, key, generation, &model, &spec, Mode::Pool)?
+                    .done()
                     .map(|run| run.listing)
                     .ok_or_else(|| EngineError::Internal("a list on the pool gave up".to_owned()))
             })
@@ -120,9 +145,13 @@ impl Backend for Resource {
     ) -> Work<Vec<u8>> {
         Box::pin(async move {
             // `hold` lives until this returns, or goes with the job to the pool.
-            let inline = Mode::Inline { max_skip: 0 };
-            if let Some(bytes) = self.retrieve_as(&model, &pk, &selection, inline)? {
-                return Ok(bytes);
+            let mode = Mode::Inline { max_skip: 0 };
+            if let Some(bytes) = inline(self.freed(), || {
+                self.retrieve_attempt(&model, &pk, &selection, mode)
+            })
+            .await
+            {
+                return bytes;
             }
             on_pool(self, hold, move |db| {
                 db.retrieve_selected(&model, &pk, &selection)
@@ -235,5 +264,70 @@ impl ToolsBackend for Resource {
 
     fn delete_strict(&self, model: &str, pk: &str) -> Result<(), EngineError> {
         self.delete(model, pk)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+    use super::*;
+
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn inline_attempts_end_at_an_answer_a_give_up_or_the_last_try() {
+        let rt = runtime();
+        let freed = Arc::new(Notify::new());
+        // Done at once, an error at once, given up at once: one attempt each.
+        for (first, want) in [
+            (Ok(Attempt::Done(7)), Some(Ok(7))),
+            (Err(EngineError::RecordNotFound), Some(Err(()))),
+            (Ok(Attempt::GaveUp), None),
+        ] {
+            let mut first = Some(first);
+            let mut calls = 0;
+            let got = rt.block_on(inline(&freed, || {
+                calls += 1;
+                first.take().unwrap_or(Ok(Attempt::Busy))
+            }));
+            assert_eq!(got.map(|r| r.map_err(|_| ())), want);
+            assert_eq!(calls, 1);
+        }
+        // Busy: waits for each release (another task lets go), then tries again; busy at every
+        // try, the pool's after the last one; free at the third, done inline.
+        for (free_at, want) in [(usize::MAX, None), (3, Some(Ok(3)))] {
+            let calls = Arc::new(AtomicUsize::new(0));
+            let stop = Arc::new(AtomicBool::new(false));
+            let (got, tries) = rt.block_on(async {
+                let releases = {
+                    let (freed, stop) = (Arc::clone(&freed), Arc::clone(&stop));
+                    tokio::spawn(async move {
+                        while !stop.load(Ordering::SeqCst) {
+                            tokio::task::yield_now().await;
+                            freed.notify_waiters();
+                        }
+                    })
+                };
+                let got = inline(&freed, || {
+                    let n = calls.fetch_add(1, Ordering::SeqCst) + 1;
+                    Ok(if n >= free_at {
+                        Attempt::Done(n)
+                    } else {
+                        Attempt::Busy
+                    })
+                })
+                .await;
+                stop.store(true, Ordering::SeqCst);
+                releases.await.unwrap();
+                (got, calls.load(Ordering::SeqCst))
+            });
+            assert_eq!(got.map(|r| r.map_err(|_| ())), want);
+            assert_eq!(tries, free_at.min(INLINE_TRIES));
+        }
     }
 }

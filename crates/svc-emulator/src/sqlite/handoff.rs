@@ -51,6 +51,36 @@ pub(crate) const INLINE_BOUND: Duration = Duration::from_millis(1);
 /// (every request then goes to the pool once more, which times it again).
 const MAX_RUNS: usize = 256;
 
+/// How many times an inline list or retrieve that finds no free connection waits for the next
+/// one to be let go and tries again, before it goes to the pool. The wait does not block the
+/// worker (the request is an async task woken by the release, `Resource::freed`): it is what
+/// the pool would do on a thread of its own, without the two wake-ups and the context switches
+/// of a hand-off. The connection is most often busy with the other worker's inline page, tens
+/// of microseconds (an in-memory database has one connection for both workers). A few tries,
+/// not one: a release wakes every waiter, and another may take the connection first.
+pub(crate) const INLINE_TRIES: usize = 8;
+
+/// What an attempt to run inline came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Attempt<T> {
+    /// It ran: the answer.
+    Done(T),
+    /// No connection was free: worth another try once other tasks have run.
+    Busy,
+    /// It would do more than it may inline (see [`Mode::Inline`]): the pool's work.
+    GaveUp,
+}
+
+impl<T> Attempt<T> {
+    /// The answer, if it ran.
+    pub(crate) fn done(self) -> Option<T> {
+        match self {
+            Attempt::Done(t) => Some(t),
+            Attempt::Busy | Attempt::GaveUp => None,
+        }
+    }
+}
+
 /// Where an operation runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Route {

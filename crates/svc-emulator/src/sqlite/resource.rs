@@ -13,6 +13,7 @@ use rusqlite::config::DbConfig;
 use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, ErrorCode, OpenFlags, params_from_iter};
 use serde_json::Value as Json;
+use tokio::sync::Notify;
 
 use crate::engine::body::{non_field, not_a_dict, read_values, summary};
 use crate::engine::convert::{
@@ -24,7 +25,7 @@ use crate::engine::list::{ListSpec, Listing, RecordsJson, Selection};
 use crate::engine::schema::{Field, Model, Schema, quote_ident};
 use crate::engine::types::{PyValue, Reflected, Stored, read};
 use crate::sqlite::filter::{Order, Where, build_where, order_by};
-use crate::sqlite::handoff::{ListRun, Mode, Route, RunMemory, route_retrieve};
+use crate::sqlite::handoff::{Attempt, ListRun, Mode, Route, RunMemory, route_retrieve};
 use crate::sqlite::memo::{self, ListMemo, Ticket};
 use crate::sqlite::schema::{load_schema, prepare};
 use crate::sqlite::values::{bind, json_to_sql, text_to_sql, write_row};
@@ -69,6 +70,9 @@ pub struct Resource {
     memo: ListMemo,
     /// How long recent list requests took, for where the next one runs (`sqlite::handoff`).
     runs: RunMemory,
+    /// Woken whenever a connection is let go: async requests that found none free wait here
+    /// instead of going to the blocking pool (`sqlite::handoff`).
+    freed: Notify,
     /// Write values the data engine cannot read as they are stored, instead of failing where
     /// the engine fails: the built-in tools resource, whose contract is the emulator's own
     /// (it stores RFC 3339 date-times).
@@ -85,16 +89,62 @@ impl fmt::Debug for Resource {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
+/// A held connection. Letting it go wakes the requests waiting for one ([`Resource::freed`]):
+/// the fields drop in order, so the lock is released before the wake-up.
+struct ConnGuard<'a> {
+    guard: MutexGuard<'a, Conn>,
+    _wake: WakeOnDrop<'a>,
 }
 
-/// The lock of `m` if it is free now (a poisoned lock is free: see [`lock`]).
-fn try_lock<T>(m: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
-    match m.try_lock() {
-        Ok(g) => Some(g),
-        Err(TryLockError::Poisoned(p)) => Some(p.into_inner()),
-        Err(TryLockError::WouldBlock) => None,
+struct WakeOnDrop<'a>(&'a Notify);
+
+impl Drop for WakeOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.notify_waiters();
+    }
+}
+
+impl std::ops::Deref for ConnGuard<'_> {
+    type Target = Conn;
+    fn deref(&self) -> &Conn {
+        &self.guard
+    }
+}
+
+impl std::ops::DerefMut for ConnGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Conn {
+        &mut self.guard
+    }
+}
+
+impl Resource {
+    /// Waits for the lock of connection `m` (a poisoned lock is taken: the connection itself is
+    /// still sound, and one panicked request must not stop the resource).
+    fn lock<'a>(&'a self, m: &'a Mutex<Conn>) -> ConnGuard<'a> {
+        ConnGuard {
+            guard: m.lock().unwrap_or_else(|e| e.into_inner()),
+            _wake: WakeOnDrop(&self.freed),
+        }
+    }
+
+    /// The lock of connection `m` if it is free now (a poisoned lock is free: see
+    /// [`lock`](Self::lock)).
+    fn try_lock<'a>(&'a self, m: &'a Mutex<Conn>) -> Option<ConnGuard<'a>> {
+        let guard = match m.try_lock() {
+            Ok(g) => g,
+            Err(TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(TryLockError::WouldBlock) => return None,
+        };
+        Some(ConnGuard {
+            guard,
+            _wake: WakeOnDrop(&self.freed),
+        })
+    }
+
+    /// Woken whenever a connection is let go: a request that found none free
+    /// ([`Attempt::Busy`]) takes `freed().notified()` before its attempt and awaits it after.
+    pub(crate) fn freed(&self) -> &Notify {
+        &self.freed
     }
 }
 
@@ -146,6 +196,7 @@ impl Resource {
                     schema: RwLock::new(Arc::new(schema)),
                     memo: ListMemo::default(),
                     runs: RunMemory::default(),
+                    freed: Notify::new(),
                     shows_stored_values: false,
                 })
             }
@@ -214,6 +265,7 @@ impl Resource {
             schema: RwLock::new(Arc::new(schema)),
             memo: ListMemo::default(),
             runs: RunMemory::default(),
+            freed: Notify::new(),
             shows_stored_values: false,
         })
     }
@@ -235,7 +287,7 @@ impl Resource {
     /// ones disappear. Data is not touched.
     pub fn reload(&self) -> Result<(), EngineError> {
         let schema = {
-            let w = lock(&self.writer);
+            let w = self.lock(&self.writer);
             load_schema(&w.conn)?
         };
         *self.schema.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(schema);
@@ -280,13 +332,13 @@ impl Resource {
     /// Runs `f` on a reader (see [`with_reader`](Self::with_reader)), for reads only.
     fn read<R>(&self, f: impl FnOnce(&mut Conn) -> R) -> R {
         if self.readers.is_empty() {
-            return f(&mut lock(&self.writer));
+            return f(&mut self.lock(&self.writer));
         }
         let n = self.readers.len();
         let start = self.next_reader.fetch_add(1, Ordering::Relaxed) % n;
         match self.free_reader(start) {
             Some(mut g) => f(&mut g),
-            None => f(&mut lock(&self.readers[start])),
+            None => f(&mut self.lock(&self.readers[start])),
         }
     }
 
@@ -295,7 +347,7 @@ impl Resource {
     /// async worker, which must not wait.
     fn try_read<R>(&self, f: impl FnOnce(&mut Conn) -> R) -> Option<R> {
         let mut g = if self.readers.is_empty() {
-            try_lock(&self.writer)?
+            self.try_lock(&self.writer)?
         } else {
             let n = self.readers.len();
             self.free_reader(self.next_reader.fetch_add(1, Ordering::Relaxed) % n)?
@@ -304,9 +356,9 @@ impl Resource {
     }
 
     /// The first reader free now, from `start` on.
-    fn free_reader(&self, start: usize) -> Option<MutexGuard<'_, Conn>> {
+    fn free_reader(&self, start: usize) -> Option<ConnGuard<'_>> {
         let n = self.readers.len();
-        (0..n).find_map(|i| try_lock(&self.readers[(start + i) % n]))
+        (0..n).find_map(|i| self.try_lock(&self.readers[(start + i) % n]))
     }
 
     /// Runs `f` on a reader: waiting for one on the pool, only if one is free inline.
@@ -330,7 +382,7 @@ impl Resource {
         if !self.readers.is_empty() {
             return self.with_read(f);
         }
-        let mut w = lock(&self.writer);
+        let mut w = self.lock(&self.writer);
         let conn = &mut w.conn;
         let on = conn.execute_batch("PRAGMA query_only = 1;");
         let out = f(conn);
@@ -343,7 +395,7 @@ impl Resource {
     /// Runs `f` on the writer connection. Callers that change the schema must
     /// [`reload`](Self::reload) afterwards.
     pub fn with_writer<R>(&self, f: impl FnOnce(&mut Connection) -> R) -> R {
-        let mut w = lock(&self.writer);
+        let mut w = self.lock(&self.writer);
         let out = f(&mut w.conn);
         // Before the lock goes: a list on the single connection of an in-memory database
         // (which takes the same lock) sees the new generation.
@@ -379,6 +431,18 @@ impl Resource {
         spec: &ListSpec,
         mode: Mode,
     ) -> Result<Option<ListRun>, EngineError> {
+        self.list_attempt(model, spec, mode).map(Attempt::done)
+    }
+
+    /// [`list_as`](Self::list_as), saying why an inline run did not happen: no connection was
+    /// free ([`Attempt::Busy`]), or it would have done more than its timed run
+    /// ([`Attempt::GaveUp`]).
+    pub(crate) fn list_attempt(
+        &self,
+        model: &str,
+        spec: &ListSpec,
+        mode: Mode,
+    ) -> Result<Attempt<ListRun>, EngineError> {
         let model = self.model_or_404(model)?;
         let mut filter = build_where(&model, &spec.selection)?;
         let order = order_by(&model, &spec.order_by, spec.selection.lenient)?;
@@ -496,8 +560,11 @@ impl Resource {
                 skipped,
             }))
         });
-        // No free connection inline: `None`, as for a list that gave up.
-        ran.transpose().map(Option::flatten)
+        Ok(match ran.transpose()? {
+            None => Attempt::Busy,
+            Some(None) => Attempt::GaveUp,
+            Some(Some(run)) => Attempt::Done(run),
+        })
     }
 
     /// The number of records `filter` selects: remembered, or counted and remembered.
@@ -628,19 +695,36 @@ impl Resource {
         selection: &Selection,
         mode: Mode,
     ) -> Result<Option<Vec<u8>>, EngineError> {
+        self.retrieve_attempt(model, pk, selection, mode)
+            .map(Attempt::done)
+    }
+
+    /// [`retrieve_as`](Self::retrieve_as), saying why an inline run did not happen: no
+    /// connection was free ([`Attempt::Busy`]), or the key is not one SQLite finds in one
+    /// lookup ([`Attempt::GaveUp`]).
+    pub(crate) fn retrieve_attempt(
+        &self,
+        model: &str,
+        pk: &str,
+        selection: &Selection,
+        mode: Mode,
+    ) -> Result<Attempt<Vec<u8>>, EngineError> {
         let model = self.model_or_404(model)?;
         if mode != Mode::Pool && route_retrieve(&model) == Route::Pool {
-            return Ok(None);
+            return Ok(Attempt::GaveUp);
         }
         let filter = build_where(&model, selection)?;
         let pk = lookup_value(&model, pk)?;
-        self.read_as(mode, |reader| -> Result<Vec<u8>, EngineError> {
+        let ran = self.read_as(mode, |reader| -> Result<Vec<u8>, EngineError> {
             let conn = &reader.conn;
             let row = get_object(conn, &model, &filter, &pk)?.ok_or(EngineError::RecordNotFound)?;
             self.readable(&model, &row, selection.lenient)?;
             Ok(write_loaded(&model, &row))
+        });
+        Ok(match ran.transpose()? {
+            None => Attempt::Busy,
+            Some(bytes) => Attempt::Done(bytes),
         })
-        .transpose()
     }
 
     /// The generation of the database's data (see `engine::memo`): read before a list is
