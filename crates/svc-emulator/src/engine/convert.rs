@@ -270,12 +270,7 @@ pub(crate) fn write_value(buf: &mut Vec<u8>, kind: FieldKind, v: Stored<'_>) {
         Stored::Real(f) => {
             let _ = serde_json::to_writer(&mut *buf, &f);
         }
-        // ASCII is UTF-8: only other text needs the full check.
-        Stored::Text(t) if t.is_ascii() => write_json_utf8(buf, t),
-        Stored::Text(t) => match std::str::from_utf8(t) {
-            Ok(s) => write_json_str(buf, s),
-            Err(_) => write_json_str(buf, &String::from_utf8_lossy(t)),
-        },
+        Stored::Text(t) => write_json_text(buf, t),
         Stored::Blob(b) => {
             buf.push(b'"');
             base64_encode_into(buf, b);
