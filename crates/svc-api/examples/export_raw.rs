@@ -1,5 +1,6 @@
 //! Every record of a model to stdout as NDJSON, one record per line, without decoding them:
-//! `Records::raw()` streams each record as the JSON text the server sent.
+//! `Records::stream_text()` hands out each record as the JSON text the server sent, a slice of
+//! its page (no copy).
 //!
 //! Run it against the emulator (`cargo run -p svc-cli -- emulator` prints the values: its
 //! `project`, `api_base_url` and `api_key`):
@@ -30,12 +31,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let mut records = client
         .records(resource, model)
-        .raw()
-        .stream(ListQuery::new().order_by("id"))?;
+        .stream_text(ListQuery::new().order_by("id"))?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut n = 0u64;
     while let Some(record) = records.try_next().await? {
-        out.write_all(record.get().as_bytes())?;
+        out.write_all(record.as_bytes())?;
         out.write_all(b"\n")?;
         n += 1;
     }

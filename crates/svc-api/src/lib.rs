@@ -112,7 +112,7 @@ pub use proxy::{Proxy, ProxyRequestBuilder, ProxyResponse};
 #[cfg(any(feature = "records", feature = "users", feature = "teams"))]
 pub use records::RecordStream;
 #[cfg(feature = "records")]
-pub use records::{Bulk, Existing, Outcome, RawRecord, Record, Records, Written};
+pub use records::{Bulk, Existing, Outcome, RawRecord, Record, RecordText, Records, Written};
 #[cfg(feature = "resources")]
 pub use resources::Resources;
 #[cfg(feature = "sql")]

@@ -38,6 +38,8 @@ struct Field {
 pub struct Formatter {
     /// The keys of the first record read on the fast road, without repeats.
     keys: Vec<Box<[u8]>>,
+    /// The same keys as they stand in compact JSON, quotes and colon included (`"name":`).
+    tokens: Vec<Box<[u8]>>,
     fields: Vec<Field>,
     /// A CSV row's fields, formatted.
     scratch: Vec<u8>,
@@ -46,14 +48,14 @@ pub struct Formatter {
 
 impl Formatter {
     /// Appends `record` (the JSON text of one record) to `out` as one NDJSON line.
-    pub fn ndjson(&mut self, record: &str, out: &mut Vec<u8>) -> Result<(), Failure> {
-        if self.compact(record.as_bytes()) {
-            out.extend_from_slice(record.as_bytes());
+    pub fn ndjson(&mut self, record: &[u8], out: &mut Vec<u8>) -> Result<(), Failure> {
+        if self.compact(record) {
+            out.extend_from_slice(record);
             out.push(b'\n');
             return Ok(());
         }
         let start = out.len();
-        if self.object(record.as_bytes(), out).is_err() {
+        if self.object(record, out).is_err() {
             out.truncate(start);
             let value = decode(record)?;
             serde_json::to_writer(&mut *out, &value)
@@ -65,16 +67,16 @@ impl Formatter {
 
     /// Appends `record` to `out` as one CSV row, after the header (the first record's keys)
     /// if this is the first record.
-    pub fn csv(&mut self, record: &str, out: &mut Vec<u8>) -> Result<(), Failure> {
-        if self.compact(record.as_bytes()) {
+    pub fn csv(&mut self, record: &[u8], out: &mut Vec<u8>) -> Result<(), Failure> {
+        if self.compact(record) {
             // The values are already as they would be written: cut the cells from the record.
-            return self.csv_fields(record.as_bytes(), record.as_bytes(), out);
+            return self.csv_fields(record, record, out);
         }
         let mut scratch = std::mem::take(&mut self.scratch);
         scratch.clear();
-        let fast = self.object(record.as_bytes(), &mut scratch).is_ok();
+        let fast = self.object(record, &mut scratch).is_ok();
         let result = if fast {
-            self.csv_fields(record.as_bytes(), &scratch, out)
+            self.csv_fields(record, &scratch, out)
         } else {
             decode(record).and_then(|value| {
                 let writer =
@@ -164,21 +166,33 @@ impl Formatter {
             return self.check_keys(src).is_ok();
         }
         let mut i = 1;
+        // Whether every key so far is the first record's key at the same place.
+        let mut as_first = true;
         loop {
-            // A key without escapes, and its colon.
-            if src.get(i) != Some(&b'"') {
-                return false;
-            }
-            let key_start = i + 1;
-            let Some(at) = src.get(key_start..).and_then(find_quote_or_backslash) else {
-                return false;
+            // A key without escapes, and its colon: most often the first record's key at the
+            // same place, compared as it stands.
+            let key = match self.tokens.get(self.fields.len()) {
+                Some(token) if as_first && src[i..].starts_with(token) => {
+                    i += token.len();
+                    (i - token.len() + 1, i - 2)
+                }
+                _ => {
+                    as_first = false;
+                    if src.get(i) != Some(&b'"') {
+                        return false;
+                    }
+                    let key_start = i + 1;
+                    let Some(at) = src.get(key_start..).and_then(find_quote_or_backslash) else {
+                        return false;
+                    };
+                    let j = key_start + at;
+                    if src.get(j) != Some(&b'"') || src.get(j + 1) != Some(&b':') {
+                        return false;
+                    }
+                    i = j + 2;
+                    (key_start, j)
+                }
             };
-            let j = key_start + at;
-            if src.get(j) != Some(&b'"') || src.get(j + 1) != Some(&b':') {
-                return false;
-            }
-            let key = (key_start, j);
-            i = j + 2;
             // The value.
             let value_start = i;
             match src.get(i) {
@@ -200,23 +214,11 @@ impl Formatter {
                     i += 1;
                 }
                 Some(b'-' | b'0'..=b'9') => {
-                    let negative = src[i] == b'-';
-                    let digits = i + usize::from(negative);
-                    i = digits;
-                    while let Some(b'0'..=b'9') = src.get(i) {
-                        i += 1;
-                    }
-                    let len = i - digits;
-                    let plain = len > 0
-                        && (src[digits] != b'0' || len == 1)
-                        && if negative {
-                            len <= 18 && src[digits] != b'0'
-                        } else {
-                            len <= 19
-                        };
-                    if !plain {
+                    let len = number_len(&src[i..]);
+                    if !canonical_number(&src[i..i + len]) {
                         return false;
                     }
+                    i += len;
                 }
                 Some(b't') if src[i..].starts_with(b"true") => i += 4,
                 Some(b'f') if src[i..].starts_with(b"false") => i += 5,
@@ -233,7 +235,8 @@ impl Formatter {
                 _ => return false,
             }
         }
-        self.check_keys(src).is_ok()
+        // The first record's keys, all of them in order: no repeats.
+        (as_first && self.fields.len() == self.tokens.len()) || self.check_keys(src).is_ok()
     }
 
     /// Copies the record's object to `out` in compact form, noting its top-level fields.
@@ -280,6 +283,11 @@ impl Formatter {
         }
         if self.keys.is_empty() {
             self.keys = keys.iter().map(|&(a, b)| src[a..b].into()).collect();
+            self.tokens = self
+                .keys
+                .iter()
+                .map(|key| [&b"\""[..], key, b"\":"].concat().into())
+                .collect();
         }
         Ok(())
     }
@@ -287,9 +295,9 @@ impl Formatter {
 
 /// Decodes a record the old way, as an object. A record that is not one is the server's
 /// error, as a page that cannot be decoded is (exit code 3).
-fn decode(record: &str) -> Result<Value, Failure> {
+fn decode(record: &[u8]) -> Result<Value, Failure> {
     let refused = |why: String| Failure::Api(svc_api::Error::Protocol(why));
-    match serde_json::from_str::<Value>(record) {
+    match serde_json::from_slice::<Value>(record) {
         Ok(value @ Value::Object(_)) => Ok(value),
         Ok(_) => Err(refused(
             "the server sent a record that is not a JSON object".to_owned(),
@@ -431,27 +439,9 @@ fn literal(src: &[u8], i: &mut usize, out: &mut Vec<u8>, word: &[u8]) -> Result<
 /// serde_json formats the number it reads (`1.50` → `1.5`, `1E2` → `100.0`, `-0` → `-0.0`).
 fn number(src: &[u8], i: &mut usize, out: &mut Vec<u8>) -> Result<(), Slow> {
     let start = *i;
-    let len = src[start..]
-        .iter()
-        .position(|b| !matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
-        .unwrap_or(src.len() - start);
-    let token = &src[start..start + len];
-    *i = start + len;
-    let (negative, digits) = match token {
-        [b'-', rest @ ..] => (true, rest),
-        rest => (false, rest),
-    };
-    let plain = !digits.is_empty()
-        && digits.iter().all(u8::is_ascii_digit)
-        && (digits[0] != b'0' || digits.len() == 1)
-        && if negative {
-            // i64: 18 digits always fit; `-0` reads as a float.
-            digits.len() <= 18 && digits != b"0"
-        } else {
-            // u64: 19 digits always fit.
-            digits.len() <= 19
-        };
-    if plain {
+    let token = &src[start..start + number_len(&src[start..])];
+    *i = start + token.len();
+    if canonical_number(token) {
         out.extend_from_slice(token);
         return Ok(());
     }
@@ -459,32 +449,144 @@ fn number(src: &[u8], i: &mut usize, out: &mut Vec<u8>) -> Result<(), Slow> {
     serde_json::to_writer(&mut *out, &value).map_err(|_| Slow)
 }
 
-/// A string: copied when serde_json would write it back the same (no `\u` or `\/` escape),
-/// else read and written again.
+/// The length of the number token at the start of `src` (its characters, not yet checked).
+fn number_len(src: &[u8]) -> usize {
+    src.iter()
+        .position(|b| !matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+        .unwrap_or(src.len())
+}
+
+/// Whether serde_json writes the number `token` back as it stands:
+/// - a plain integer that fits 64 bits (`-0` reads as a float);
+/// - a decimal without exponent, of at most 15 significant digits, whose fraction is `0` or
+///   does not end in `0`, and that ryu writes without exponent (at most 16 digits before the
+///   point, at most 4 zeros after `0.`). Such a decimal is the shortest text of the double
+///   nearest to it (two decimals of 15 digits are further apart than a double's precision), and
+///   serde_json reads it exactly (its significand and power of ten are both exact doubles), so
+///   reading and writing it again gives the same text: `83.89`, `-0.5`, `100.0`, `0.0001`.
+///
+/// Python's `repr` writes every float of the engine's answers this way unless it needs more
+/// digits or an exponent: those go through serde_json.
+fn canonical_number(token: &[u8]) -> bool {
+    let (negative, rest) = match token {
+        [b'-', rest @ ..] => (true, rest),
+        rest => (false, rest),
+    };
+    let int_len = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    let (int, tail) = rest.split_at(int_len);
+    if int.is_empty() || (int[0] == b'0' && int.len() > 1) {
+        return false;
+    }
+    let frac = match tail {
+        [] => {
+            // i64: 18 digits always fit; u64: 19 digits always fit.
+            return if negative {
+                int.len() <= 18 && int != b"0"
+            } else {
+                int.len() <= 19
+            };
+        }
+        [b'.', frac @ ..] => frac,
+        _ => return false,
+    };
+    if frac.is_empty() || !frac.iter().all(u8::is_ascii_digit) {
+        return false;
+    }
+    if frac == b"0" {
+        return int.len() <= 15;
+    }
+    if frac.last() == Some(&b'0') {
+        return false;
+    }
+    if int == b"0" {
+        let zeros = frac.iter().take_while(|&&b| b == b'0').count();
+        zeros <= 4 && frac.len() - zeros <= 15
+    } else {
+        int.len() + frac.len() <= 15
+    }
+}
+
+/// A string, as serde_json writes the text it reads: copied as it stands between escapes; the
+/// escapes serde_json writes the same (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`) copied
+/// too; `\/` and `\u` escapes written as serde_json writes their character (see
+/// [`escaped_char`]). A lone surrogate, which serde_json refuses, takes the slow road.
 fn string(src: &[u8], i: &mut usize, out: &mut Vec<u8>) -> Result<(), Slow> {
-    let start = *i;
-    let mut j = start + 1;
-    let mut again = false;
+    let mut from = *i;
+    let mut j = from + 1;
     loop {
         j += find_quote_or_backslash(&src[j..]).ok_or(Slow)?;
         if src[j] == b'"' {
             break;
         }
         match src.get(j + 1) {
-            Some(b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't') => {}
-            Some(b'u' | b'/') => again = true,
+            Some(b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't') => j += 2,
+            Some(b'/') => {
+                out.extend_from_slice(&src[from..j]);
+                out.push(b'/');
+                j += 2;
+                from = j;
+            }
+            Some(b'u') => {
+                out.extend_from_slice(&src[from..j]);
+                let (c, len) = unicode_escape(&src[j..]).ok_or(Slow)?;
+                escaped_char(c, out);
+                j += len;
+                from = j;
+            }
             _ => return Err(Slow),
         }
-        j += 2;
     }
-    let token = &src[start..=j];
+    out.extend_from_slice(&src[from..=j]);
     *i = j + 1;
-    if again {
-        let text: String = serde_json::from_slice(token).map_err(|_| Slow)?;
-        serde_json::to_writer(&mut *out, &text).map_err(|_| Slow)
-    } else {
-        out.extend_from_slice(token);
-        Ok(())
+    Ok(())
+}
+
+/// The character of the `\uXXXX` escape (or surrogate pair of two) at the start of `src`, and
+/// the escape's length; `None` for a malformed escape or a lone surrogate.
+fn unicode_escape(src: &[u8]) -> Option<(char, usize)> {
+    let hex = |at: usize| -> Option<u32> {
+        let digits = src.get(at..at + 4)?;
+        digits
+            .iter()
+            .try_fold(0, |n, &d| Some(n * 16 + char::from(d).to_digit(16)?))
+    };
+    let first = hex(2)?;
+    match first {
+        0xD800..=0xDBFF => {
+            if src.get(6..8)? != b"\\u" {
+                return None;
+            }
+            let second = hex(8)?;
+            if !(0xDC00..=0xDFFF).contains(&second) {
+                return None;
+            }
+            let code = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00);
+            Some((char::from_u32(code)?, 12))
+        }
+        0xDC00..=0xDFFF => None,
+        code => Some((char::from_u32(code)?, 6)),
+    }
+}
+
+/// One character inside a string, as serde_json writes it: `"` and `\` escaped, the control
+/// characters below U+0020 as their short escape or `\u00xx`, everything else as UTF-8.
+fn escaped_char(c: char, out: &mut Vec<u8>) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    match c {
+        '"' => out.extend_from_slice(b"\\\""),
+        '\\' => out.extend_from_slice(b"\\\\"),
+        '\u{8}' => out.extend_from_slice(b"\\b"),
+        '\u{c}' => out.extend_from_slice(b"\\f"),
+        '\n' => out.extend_from_slice(b"\\n"),
+        '\r' => out.extend_from_slice(b"\\r"),
+        '\t' => out.extend_from_slice(b"\\t"),
+        c if (c as u32) < 0x20 => {
+            let b = c as u8;
+            out.extend_from_slice(b"\\u00");
+            out.push(HEX[usize::from(b >> 4)]);
+            out.push(HEX[usize::from(b & 0xF)]);
+        }
+        c => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
     }
 }
 
@@ -524,7 +626,9 @@ mod tests {
 
     fn ndjson(record: &str) -> String {
         let mut out = Vec::new();
-        Formatter::default().ndjson(record, &mut out).unwrap();
+        Formatter::default()
+            .ndjson(record.as_bytes(), &mut out)
+            .unwrap();
         String::from_utf8(out).unwrap()
     }
 
@@ -562,7 +666,7 @@ mod tests {
             r#"{"a":7,"a":8}"#,
             r#"{"c":9}"#,
         ] {
-            f.ndjson(record, &mut out).unwrap();
+            f.ndjson(record.as_bytes(), &mut out).unwrap();
         }
         assert_eq!(
             String::from_utf8(out).unwrap(),
@@ -574,11 +678,11 @@ mod tests {
     fn non_objects_are_errors() {
         for record in ["5", "[1]", "\"x\"", "null"] {
             let e = Formatter::default()
-                .ndjson(record, &mut Vec::new())
+                .ndjson(record.as_bytes(), &mut Vec::new())
                 .unwrap_err();
             assert!(e.to_string().contains("not a JSON object"), "{e}");
             let e = Formatter::default()
-                .csv(record, &mut Vec::new())
+                .csv(record.as_bytes(), &mut Vec::new())
                 .unwrap_err();
             assert!(e.to_string().contains("not a JSON object"), "{e}");
         }
@@ -610,14 +714,163 @@ mod tests {
         let mut f = Formatter::default();
         let mut out = Vec::new();
         for r in &records[..4] {
-            f.csv(r, &mut out).unwrap();
+            f.csv(r.as_bytes(), &mut out).unwrap();
         }
         assert_eq!(
             String::from_utf8(out.clone()).unwrap(),
             old_csv(&records[..4])
         );
         // A number serde_json refuses (out of range) is an error, as it was.
-        assert!(f.csv(records[4], &mut out).is_err());
+        assert!(f.csv(records[4].as_bytes(), &mut out).is_err());
+    }
+
+    /// A small xorshift: the same cases on every run, no dependency.
+    struct Cases(u64);
+
+    impl Cases {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    #[test]
+    fn numbers_are_what_decoding_and_formatting_gave() {
+        let mut cases = Cases(0x9e37_79b9_7f4a_7c15);
+        let mut texts: Vec<String> = [
+            "0.0",
+            "-0.0",
+            "0.5",
+            "100.0",
+            "83.89",
+            "1.50",
+            "0.0001",
+            "0.00001",
+            "0.00012",
+            "1e-05",
+            "1e+16",
+            "1.5e16",
+            "123456789012345.0",
+            "1234567890123456.0",
+            "12345678901234567.0",
+            "0.123456789012345",
+            "0.1234567890123456",
+            "1.10",
+            "01.5",
+            "1.",
+            "-.5",
+            "9007199254740993.0",
+            "100000000000000000.0",
+            "0.30000000000000004",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        for _ in 0..4000 {
+            let f = f64::from_bits(cases.next());
+            if f.is_finite() {
+                texts.push(format!("{f}"));
+                texts.push(format!("{f:e}"));
+                texts.push(format!("{:.*}", cases.below(18) as usize, f));
+            }
+            // Short decimals, as Python writes most database floats, some with trailing zeros.
+            let digits = 1 + cases.below(18) as usize;
+            let mantissa: String = (0..digits)
+                .map(|_| char::from(b'0' + cases.below(10) as u8))
+                .collect();
+            let point = cases.below(digits as u64 + 1) as usize;
+            let (int, frac) = mantissa.split_at(point);
+            let int = int.trim_start_matches('0');
+            let int = if int.is_empty() { "0" } else { int };
+            let sign = if cases.below(4) == 0 { "-" } else { "" };
+            texts.push(format!(
+                "{sign}{int}.{}",
+                if frac.is_empty() { "0" } else { frac }
+            ));
+        }
+        for text in texts {
+            let record = format!(r#"{{"n":{text},"m":[{text}]}}"#);
+            if serde_json::from_str::<Value>(&record).is_ok() {
+                assert_eq!(ndjson(&record), old_ndjson(&record), "{record}");
+            }
+        }
+    }
+
+    #[test]
+    fn escaped_strings_are_what_decoding_and_formatting_gave() {
+        let chars = [
+            'a',
+            'Z',
+            ' ',
+            '/',
+            '"',
+            '\\',
+            '\u{0}',
+            '\u{8}',
+            '\u{c}',
+            '\n',
+            '\r',
+            '\t',
+            '\u{1f}',
+            '\u{7f}',
+            'é',
+            'ó',
+            '€',
+            '\u{ffff}',
+            '😀',
+            '\u{10ffff}',
+        ];
+        let mut cases = Cases(0x2545_f491_4f6c_dd1d);
+        for _ in 0..3000 {
+            let mut text = String::from("\"");
+            for _ in 0..cases.below(12) {
+                let c = chars[cases.below(chars.len() as u64) as usize];
+                let short = match c {
+                    '"' => Some("\\\""),
+                    '\\' => Some("\\\\"),
+                    '/' => Some("\\/"),
+                    '\u{8}' => Some("\\b"),
+                    '\u{c}' => Some("\\f"),
+                    '\n' => Some("\\n"),
+                    '\r' => Some("\\r"),
+                    '\t' => Some("\\t"),
+                    _ => None,
+                };
+                let must_escape = c < ' ' || c == '"' || c == '\\';
+                match cases.below(3) {
+                    0 if !must_escape => text.push(c),
+                    1 if short.is_some() => text.push_str(short.unwrap_or_default()),
+                    _ => {
+                        for unit in c.encode_utf16(&mut [0; 2]) {
+                            if cases.below(2) == 0 {
+                                text.push_str(&format!("\\u{unit:04x}"));
+                            } else {
+                                text.push_str(&format!("\\u{unit:04X}"));
+                            }
+                        }
+                    }
+                }
+            }
+            text.push('"');
+            let record = format!(r#"{{"s":{text},"t":[{text}],"{{":1}}"#);
+            assert_eq!(ndjson(&record), old_ndjson(&record), "{record}");
+        }
+        // Lone surrogates: refused, as serde_json refuses them.
+        for record in [
+            r#"{"s":"\ud83d"}"#,
+            r#"{"s":"\ude00x"}"#,
+            r#"{"s":"\ud83d\u0041"}"#,
+        ] {
+            let e = Formatter::default()
+                .ndjson(record.as_bytes(), &mut Vec::new())
+                .unwrap_err();
+            assert!(e.to_string().contains("cannot be read"), "{e}");
+        }
     }
 
     #[test]

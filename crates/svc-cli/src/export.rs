@@ -16,8 +16,8 @@
 //! Memory stays bounded: records are formatted into a buffer of about [`CHUNK`] bytes that is
 //! written out whenever it fills.
 //!
-//! Records are not decoded into maps: the SDK hands each on as its JSON text
-//! ([`Records::raw`]), which goes out as it stands wherever it is already compact JSON, and CSV
+//! Records are not decoded into maps: the SDK hands each on as its JSON text, a slice of the
+//! page it came in ([`Records::stream_text`]), which goes out as it stands wherever it is already compact JSON, and CSV
 //! cells are cut from it (see [`crate::canon`]). The bytes written are those that decoding each
 //! record and formatting it again would give.
 
@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 
 use futures_util::{FutureExt, TryStreamExt};
 use svc_api::model::records::ListQuery;
-use svc_api::{RawRecord, RecordStream, Records};
+use svc_api::{RecordStream, RecordText, Records};
 
 use crate::args::ExportFormat;
 use crate::canon::Formatter;
@@ -51,7 +51,7 @@ pub async fn run(
 ) -> Result<(), Failure> {
     // Watch for the signals before anything exists that would need cleaning up.
     let mut stop = signals::interrupted();
-    let mut stream = records.raw().stream(query)?;
+    let mut stream = records.stream_text(query)?;
     let mut sink = Sink::open(out)?;
     let mut progress = progress::Export::new(
         out.map(|p| output::for_terminal(&p.display().to_string()).into_owned()),
@@ -117,12 +117,12 @@ impl Copy {
 
     async fn all(
         &mut self,
-        stream: &mut RecordStream<RawRecord>,
+        stream: &mut RecordStream<RecordText>,
         sink: &mut Sink,
         progress: &mut progress::Export,
     ) -> Result<(), Failure> {
         while let Some(record) = stream.try_next().await? {
-            self.push(record.get())?;
+            self.push(record.as_bytes())?;
             progress.tick(self.written, stream.total());
             if self.buf.len() >= CHUNK {
                 self.drain(sink)?;
@@ -132,7 +132,7 @@ impl Copy {
     }
 
     /// Formats one record, given as its JSON text.
-    fn push(&mut self, record: &str) -> Result<(), Failure> {
+    fn push(&mut self, record: &[u8]) -> Result<(), Failure> {
         match self.format {
             ExportFormat::Ndjson => self.formatter.ndjson(record, &mut self.buf)?,
             ExportFormat::Csv => self.formatter.csv(record, &mut self.buf)?,
@@ -593,11 +593,11 @@ mod tests {
     #[test]
     fn csv_and_ndjson_are_buffered_whole_records() {
         let mut copy = Copy::new(ExportFormat::Csv);
-        copy.push(r#"{"id": 1, "note": "a,b"}"#).unwrap();
-        copy.push(r#"{"id": 2}"#).unwrap();
+        copy.push(br#"{"id": 1, "note": "a,b"}"#).unwrap();
+        copy.push(br#"{"id": 2}"#).unwrap();
         assert_eq!(copy.buf, b"id,note\n1,\"a,b\"\n2,\n");
         let mut copy = Copy::new(ExportFormat::Ndjson);
-        copy.push(r#"{"id": 1}"#).unwrap();
+        copy.push(br#"{"id": 1}"#).unwrap();
         assert_eq!(copy.buf, b"{\"id\":1}\n");
         assert_eq!((copy.written, copy.delivered), (1, 0));
     }

@@ -279,6 +279,45 @@ async fn stream_reads_more_than_ten_thousand_rows_once_each() {
 }
 
 #[tokio::test]
+async fn stream_text_hands_out_the_records_raw_streams_give() {
+    let emulator = demo().await;
+    let c = client(&emulator);
+    let query = || ListQuery::new().order_by("-id").per_page(1500);
+    let texts: Vec<svc_api::RecordText> = c
+        .records("shop", "orders")
+        .stream_text(query())
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap();
+    let raws: Vec<svc_api::RawRecord> = c
+        .records("shop", "orders")
+        .raw()
+        .stream(query())
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap();
+    assert!(texts.len() > 1500, "more than one page: {}", texts.len());
+    let texts: Vec<&str> = texts.iter().map(svc_api::RecordText::as_str).collect();
+    let raws: Vec<&str> = raws.iter().map(|r| r.get()).collect();
+    assert_eq!(texts, raws);
+    // Each decodes to what the decoding stream gives.
+    let typed: Vec<Record> = c
+        .records("shop", "orders")
+        .stream(query())
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap();
+    let decoded: Vec<Record> = texts
+        .iter()
+        .map(|t| serde_json::from_str(t).unwrap())
+        .collect();
+    assert_eq!(decoded, typed);
+}
+
+#[tokio::test]
 async fn aggregate_and_group_match_the_oracle() {
     let emulator = demo().await;
     let c = client(&emulator);

@@ -9,14 +9,13 @@ use futures_core::Stream;
 use futures_util::StreamExt;
 use futures_util::stream::FuturesOrdered;
 use http::Method;
-use serde::de::DeserializeOwned;
 use svc_model::ListPage;
 use svc_model::records::ListQuery;
 use svc_transport::BoxFuture;
 
 use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::request::{Call, CallAuth, decode};
+use crate::request::{Call, CallAuth};
 use crate::url::Url;
 
 /// Pages fetched ahead of the caller unless [`Records::prefetch`](super::Records::prefetch)
@@ -24,6 +23,10 @@ use crate::url::Url;
 pub(super) const DEFAULT_PREFETCH: usize = 3;
 /// Records per page when the query does not set `per_page`.
 pub(super) const DEFAULT_STREAM_PAGE_SIZE: u32 = 1000;
+
+/// How a page's body becomes records: serde_json into `T`, or the scanner of
+/// [`RecordText`](super::RecordText)s.
+pub(super) type PageDecoder<T> = fn(http::Response<Bytes>) -> Result<ListPage<T>>;
 
 struct Fetched<T> {
     number: u32,
@@ -43,6 +46,7 @@ pub struct RecordStream<T> {
     auth: CallAuth,
     query: ListQuery,
     prefetch: usize,
+    decode: PageDecoder<T>,
     in_flight: FuturesOrdered<BoxFuture<'static, Result<Fetched<T>>>>,
     ready: VecDeque<Result<Fetched<T>>>,
     items: std::vec::IntoIter<T>,
@@ -83,14 +87,16 @@ impl<T> RecordStream<T> {
     }
 }
 
-impl<T: DeserializeOwned + Send + 'static> RecordStream<T> {
+impl<T: Send + 'static> RecordStream<T> {
+    /// A stream whose pages `decode` reads.
     #[cfg(any(feature = "records", feature = "users"))]
-    pub(super) fn new(
+    pub(super) fn with_decoder(
         client: Client,
         base: Url,
         auth: CallAuth,
         query: ListQuery,
         prefetch: usize,
+        decode: PageDecoder<T>,
     ) -> Self {
         let first = query.page_number().unwrap_or(1);
         let mut stream = Self {
@@ -99,6 +105,7 @@ impl<T: DeserializeOwned + Send + 'static> RecordStream<T> {
             auth,
             query,
             prefetch: prefetch.max(1),
+            decode,
             in_flight: FuturesOrdered::new(),
             ready: VecDeque::new(),
             items: Vec::new().into_iter(),
@@ -125,10 +132,11 @@ impl<T: DeserializeOwned + Send + 'static> RecordStream<T> {
             .build();
         let call = Call::new(Method::GET, url).auth(self.auth.clone());
         let client = self.client.clone();
+        let decode = self.decode;
         self.in_flight.push_back(Box::pin(async move {
             let response = client.send(call).await?;
             let body = response.body().clone();
-            let page = decode::<ListPage<T>>(response)?;
+            let page = decode(response)?;
             Ok(Fetched { number, page, body })
         }));
     }
@@ -181,7 +189,7 @@ impl<T: DeserializeOwned + Send + 'static> RecordStream<T> {
     }
 }
 
-impl<T: DeserializeOwned + Send + 'static> Stream for RecordStream<T> {
+impl<T: Send + 'static> Stream for RecordStream<T> {
     type Item = Result<T>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
