@@ -147,35 +147,19 @@ fn split(body: &[u8]) -> Option<Split> {
     let mut scan = Scan { s: body, i: 0 };
     let mut found = None;
     scan.ws();
-    scan.expect(b'{')?;
-    scan.ws();
-    if scan.peek()? != b'}' {
-        loop {
-            let key = scan.string()?;
-            scan.ws();
-            scan.expect(b':')?;
-            scan.ws();
-            if key == b"\"results\"" {
-                if found.is_some() {
-                    return None;
-                }
-                found = Some(scan.records()?);
-            } else if key.contains(&b'\\') {
-                // Possibly `results` written with an escape.
-                return None;
-            } else {
-                scan.value(2)?;
-            }
-            scan.ws();
-            match scan.next()? {
-                b',' => scan.ws(),
-                b'}' => break,
-                _ => return None,
-            }
+    scan.at(b'{')?;
+    scan.members(b'}', |scan| {
+        let key = scan.key()?;
+        if key == b"\"results\"" && found.is_none() {
+            found = Some(scan.records()?);
+            Some(())
+        } else if key.contains(&b'\\') || key == b"\"results\"" {
+            // `results` again, or possibly written with an escape.
+            None
+        } else {
+            scan.value(2)
         }
-    } else {
-        scan.i += 1;
-    }
+    })?;
     scan.ws();
     (scan.i == body.len()).then_some(())?;
     found
@@ -217,29 +201,19 @@ impl<'a> Scan<'a> {
     /// The `results` array: each element checked and noted.
     fn records(&mut self) -> Option<Split> {
         let start = self.i;
-        self.expect(b'[')?;
-        self.ws();
+        self.at(b'[')?;
         let mut records = Vec::new();
         let mut keys = Keys::default();
-        if self.peek()? == b']' {
-            self.i += 1;
-        } else {
-            loop {
-                let from = self.i;
-                if self.flat_object(&mut keys).is_none() {
-                    // Anything else, in full.
-                    self.i = from;
-                    self.value(3)?;
-                }
-                records.push((from, self.i));
-                self.ws();
-                match self.next()? {
-                    b',' => self.ws(),
-                    b']' => break,
-                    _ => return None,
-                }
+        self.members(b']', |scan| {
+            let from = scan.i;
+            if scan.flat_object(&mut keys).is_none() {
+                // Anything else, in full.
+                scan.i = from;
+                scan.value(3)?;
             }
-        }
+            records.push((from, scan.i));
+            Some(())
+        })?;
         Some(Split {
             results: (start, self.i),
             records,
@@ -289,50 +263,57 @@ impl<'a> Scan<'a> {
     fn value(&mut self, depth: usize) -> Option<()> {
         match self.peek()? {
             b'"' => self.string().map(drop),
-            b'{' if depth < MAX_DEPTH => {
-                self.i += 1;
-                self.ws();
-                if self.peek()? == b'}' {
-                    self.i += 1;
-                    return Some(());
-                }
-                loop {
-                    self.string()?;
-                    self.ws();
-                    self.expect(b':')?;
-                    self.ws();
-                    self.value(depth + 1)?;
-                    self.ws();
-                    match self.next()? {
-                        b',' => self.ws(),
-                        b'}' => return Some(()),
-                        _ => return None,
-                    }
-                }
-            }
-            b'[' if depth < MAX_DEPTH => {
-                self.i += 1;
-                self.ws();
-                if self.peek()? == b']' {
-                    self.i += 1;
-                    return Some(());
-                }
-                loop {
-                    self.value(depth + 1)?;
-                    self.ws();
-                    match self.next()? {
-                        b',' => self.ws(),
-                        b']' => return Some(()),
-                        _ => return None,
-                    }
-                }
-            }
+            b'{' if depth < MAX_DEPTH => self.members(b'}', |scan| {
+                scan.key()?;
+                scan.value(depth + 1)
+            }),
+            b'[' if depth < MAX_DEPTH => self.members(b']', |scan| scan.value(depth + 1)),
             b't' => self.word(b"true"),
             b'f' => self.word(b"false"),
             b'n' => self.word(b"null"),
             b'-' | b'0'..=b'9' => self.number(),
             _ => None,
         }
+    }
+
+    /// Whether the scan is at `b` (without moving past it: [`members`](Self::members) does).
+    fn at(&mut self, b: u8) -> Option<()> {
+        (self.peek()? == b).then_some(())
+    }
+
+    /// The members of an object or the elements of an array, the scan at its opening
+    /// bracket: `member` reads one (the scan at its first byte), `close` ends them.
+    #[inline(always)]
+    fn members(
+        &mut self,
+        close: u8,
+        mut member: impl FnMut(&mut Self) -> Option<()>,
+    ) -> Option<()> {
+        self.i += 1;
+        self.ws();
+        if self.peek()? == close {
+            self.i += 1;
+            return Some(());
+        }
+        loop {
+            member(self)?;
+            self.ws();
+            match self.next()? {
+                b',' => self.ws(),
+                c if c == close => return Some(()),
+                _ => return None,
+            }
+        }
+    }
+
+    /// An object's key and its colon, and the whitespace after: the key as written, quotes
+    /// included.
+    fn key(&mut self) -> Option<&'a [u8]> {
+        let key = self.string()?;
+        self.ws();
+        self.expect(b':')?;
+        self.ws();
+        Some(key)
     }
 
     fn word(&mut self, word: &[u8]) -> Option<()> {
@@ -603,23 +584,22 @@ mod tests {
 
     #[test]
     fn finds_quotes_backslashes_and_control_characters() {
-        for s in [
-            "",
-            "\"",
-            "abcdefgh\"",
-            "abcdefghijklmnop\\x",
-            "abcdefghijklmnopq",
-            "é\"",
-            "abcdefg\u{1f}h",
-            "abcdefgh\u{0}",
-            "\u{7f}\u{80}ÿ abcdefgh\n",
-            "aaaaaaa\"aaaaaaa\\",
-        ] {
-            assert_eq!(
-                find_special(s.as_bytes()),
-                s.bytes().position(|b| b == b'"' || b == b'\\' || b < b' '),
-                "{s:?}"
-            );
+        // Each special byte at every place of a text longer than two words, after plain ASCII
+        // or after UTF-8 text (whose bytes are all above 0x7f).
+        for special in [b'"', b'\\', 0, 0x1f, b'\n'] {
+            for prefix in ["", "é"] {
+                for at in 0..20 {
+                    let mut text = prefix.as_bytes().to_vec();
+                    text.extend(std::iter::repeat_n(b'a', at));
+                    let want = text.len();
+                    text.push(special);
+                    text.extend_from_slice("ÿ aaaaaaaa \"".as_bytes());
+                    assert_eq!(find_special(&text), Some(want), "{text:?}");
+                }
+            }
+        }
+        for clean in ["", "a", "abcdefghijklmnopq", "\u{7f}\u{80}ÿ é 😀 abcdefgh"] {
+            assert_eq!(find_special(clean.as_bytes()), None, "{clean:?}");
         }
     }
 }
