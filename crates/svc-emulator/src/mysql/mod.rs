@@ -30,7 +30,6 @@
 //! The connection URL may carry a password: it is never logged or shown ([`redacted`]).
 
 pub(crate) mod aggregate;
-mod backend;
 pub(crate) mod filter;
 pub(crate) mod read_only_sql;
 pub(crate) mod records;
@@ -68,6 +67,9 @@ pub struct MyResource {
     walks: walks::Walks,
     url: String,
 }
+
+// A `Backend`: the operations are async already, each awaited where it is asked for.
+crate::backend::awaited_backend!(MyResource);
 
 impl std::fmt::Debug for MyResource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -23,7 +23,6 @@
 //! The connection URL may carry a password: it is never logged or shown ([`redacted`]).
 
 pub(crate) mod aggregate;
-mod backend;
 pub(crate) mod filter;
 pub(crate) mod read_only_sql;
 pub(crate) mod records;
@@ -65,6 +64,9 @@ pub struct PgResource {
     walks: walks::Walks,
     url: String,
 }
+
+// A `Backend`: the operations are async already, each awaited where it is asked for.
+crate::backend::awaited_backend!(PgResource);
 
 impl std::fmt::Debug for PgResource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -197,6 +199,13 @@ impl PgResource {
     /// Whether the resource has a model of that name.
     pub fn has_model(&self, name: &str) -> bool {
         self.current().models.contains_key(name)
+    }
+
+    /// The names of `model`'s fields, in order; `None` when there is no such model.
+    pub fn field_names(&self, model: &str) -> Option<Vec<String>> {
+        let schema = self.current();
+        let model = schema.models.get(model)?;
+        Some(model.fields.iter().map(|f| f.name.clone()).collect())
     }
 
     fn current(&self) -> Arc<PgSchema> {
