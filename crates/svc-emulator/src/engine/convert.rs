@@ -306,7 +306,7 @@ pub(crate) fn write_record<'v, E>(
     let start = buf.len();
     let mut unreadable = None;
     for (i, f) in model.fields.iter().enumerate() {
-        put(buf, &f.record_key);
+        f.record_key.write(buf);
         if !write_field_value(buf, f, value(i)?) && unreadable.is_none() {
             unreadable = Some(i);
         }

@@ -91,7 +91,7 @@ pub struct Field {
     pub(crate) sql: String,
     /// The field's part of a record before its value: `,`, the pre-escaped JSON key, `:`
     /// (the record's first `,` becomes its `{`).
-    pub(crate) record_key: Box<[u8]>,
+    pub(crate) record_key: RecordKey,
     /// How records write its values (from [`ty`](Self::ty), decided once).
     pub(crate) writer: ValueWriter,
 }
@@ -207,11 +207,65 @@ pub(crate) fn quote_ident(name: &str) -> String {
 }
 
 /// A field's part of a record before its value: `,`, the name as a JSON string, then `:`.
-pub(crate) fn record_key(name: &str) -> Box<[u8]> {
+pub(crate) fn record_key(name: &str) -> RecordKey {
     let mut k = b",".to_vec();
     if serde_json::to_writer(&mut k, name).is_err() {
         k.extend_from_slice(b"\"\"");
     }
     k.push(b':');
-    k.into_boxed_slice()
+    RecordKey::new(k.into_boxed_slice())
+}
+
+/// A field's part of a record before its value (see [`record_key`]), written 300 times a page
+/// of 25 records of 12 fields: a key of up to 16 bytes is also kept zero-padded to 16, and
+/// written as one 16-byte copy cut back to its length.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RecordKey {
+    bytes: Box<[u8]>,
+    /// The bytes, zero-padded (all zeros when there are more than 16).
+    padded: [u8; 16],
+}
+
+impl RecordKey {
+    fn new(bytes: Box<[u8]>) -> Self {
+        let mut padded = [0; 16];
+        if let Some(head) = padded.get_mut(..bytes.len()) {
+            head.copy_from_slice(&bytes);
+        }
+        Self { bytes, padded }
+    }
+
+    /// Appends the key to `buf`.
+    #[inline(always)]
+    pub(crate) fn write(&self, buf: &mut Vec<u8>) {
+        let n = self.bytes.len();
+        if n <= self.padded.len() {
+            let at = buf.len();
+            buf.extend_from_slice(&self.padded);
+            buf.truncate(at + n);
+        } else {
+            buf.extend_from_slice(&self.bytes);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn record_keys_write_comma_name_colon_at_every_length() {
+        for name in (0..40)
+            .map(|n| "k".repeat(n))
+            .chain(["é", "a\"b", "tab\there", "名前", "\u{1}"].map(str::to_owned))
+        {
+            let mut want = b"[1,2]".to_vec();
+            want.push(b',');
+            want.extend_from_slice(serde_json::to_string(&name).unwrap().as_bytes());
+            want.push(b':');
+            let mut buf = b"[1,2]".to_vec();
+            record_key(&name).write(&mut buf);
+            assert_eq!(buf, want, "{name:?}");
+        }
+    }
 }
