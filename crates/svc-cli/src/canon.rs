@@ -36,10 +36,9 @@ struct Field {
 /// repeats in one comparison each), and buffers reused from record to record.
 #[derive(Debug, Default)]
 pub struct Formatter {
-    /// The keys of the first record read on the fast road, without repeats.
-    keys: Vec<Box<[u8]>>,
-    /// The same keys as they stand in compact JSON, quotes and colon included (`"name":`).
-    tokens: Vec<KeyToken>,
+    /// The keys of the first record read on the fast road, without repeats, as they stand in
+    /// compact JSON (`"name":`).
+    keys: Vec<KeyToken>,
     fields: Vec<Field>,
     /// A CSV row's fields, formatted.
     scratch: Vec<u8>,
@@ -171,10 +170,10 @@ impl Formatter {
         loop {
             // A key without escapes, and its colon: most often the first record's key at the
             // same place, compared as it stands.
-            let key = match self.tokens.get(self.fields.len()) {
+            let key = match self.keys.get(self.fields.len()) {
                 Some(token) if as_first && token.starts(&src[i..]) => {
-                    i += token.len;
-                    (i - token.len + 1, i - 2)
+                    i += token.len();
+                    (i - token.len() + 1, i - 2)
                 }
                 _ => {
                     as_first = false;
@@ -236,7 +235,7 @@ impl Formatter {
             }
         }
         // The first record's keys, all of them in order: no repeats.
-        (as_first && self.fields.len() == self.tokens.len()) || self.check_keys(src).is_ok()
+        (as_first && self.fields.len() == self.keys.len()) || self.check_keys(src).is_ok()
     }
 
     /// Copies the record's object to `out` in compact form, noting its top-level fields.
@@ -273,7 +272,7 @@ impl Formatter {
                 .fields
                 .iter()
                 .zip(&self.keys)
-                .all(|(f, k)| src[f.key.0..f.key.1] == k[..]);
+                .all(|(f, k)| src[f.key.0..f.key.1] == *k.name());
         if same {
             return Ok(());
         }
@@ -282,26 +281,26 @@ impl Formatter {
             return Err(Slow);
         }
         if self.keys.is_empty() {
-            self.keys = keys.iter().map(|&(a, b)| src[a..b].into()).collect();
-            self.tokens = self
-                .keys
+            self.keys = keys
                 .iter()
-                .map(|key| KeyToken::new(&[&b"\""[..], key, b"\":"].concat()))
+                .map(|&(a, b)| KeyToken::new(&[&b"\""[..], &src[a..b], b"\":"].concat()))
                 .collect();
         }
         Ok(())
     }
 }
 
-/// A key as it stands in compact JSON (`"name":`), kept as two overlapping words of it (its
-/// first and last eight bytes, or four for keys of 4 to 7 bytes): keys are compared with a
+/// A key as it stands in compact JSON (`"name":`), with two overlapping words of it (its
+/// first and last eight bytes, or four for tokens of 4 to 7 bytes): keys are compared with a
 /// record's bytes in two loads, not a `memcmp` call.
 #[derive(Debug)]
 struct KeyToken {
+    /// The token's length (`token.len()`, kept beside the words the compare reads).
     len: usize,
+    /// Its two words, for tokens of 4 to 16 bytes (`in_words`); others are compared in full.
     words: (u64, u64),
-    /// Tokens of under 4 or over 16 bytes, compared in full.
-    other: Option<Box<[u8]>>,
+    in_words: bool,
+    token: Box<[u8]>,
 }
 
 impl KeyToken {
@@ -309,18 +308,29 @@ impl KeyToken {
         Self {
             len: token.len(),
             words: words(token).unwrap_or_default(),
-            other: (!(4..=16).contains(&token.len())).then(|| token.into()),
+            in_words: (4..=16).contains(&token.len()),
+            token: token.into(),
         }
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The key without its quotes and colon.
+    fn name(&self) -> &[u8] {
+        self.token.get(1..self.len() - 2).unwrap_or_default()
     }
 
     /// Whether `src` starts with this key.
     fn starts(&self, src: &[u8]) -> bool {
-        let Some(head) = src.get(..self.len) else {
+        let Some(head) = src.get(..self.len()) else {
             return false;
         };
-        match &self.other {
-            Some(token) => head == &token[..],
-            None => words(head) == Some(self.words),
+        if self.in_words {
+            words(head) == Some(self.words)
+        } else {
+            *head == *self.token
         }
     }
 }
