@@ -70,15 +70,14 @@ macro_rules! awaited_backend {
             ) -> $crate::backend::Work<Vec<u8>> {
                 Box::pin(async move {
                     let _hold = hold;
-                    let $crate::backend::Update {
-                        model,
-                        pk,
-                        body,
-                        selection,
-                        partial,
-                    } = change;
-                    self.update_body(&model, &pk, &body, &selection, partial)
-                        .await
+                    self.update_body(
+                        &change.model,
+                        &change.pk,
+                        &change.body,
+                        &change.selection,
+                        change.partial,
+                    )
+                    .await
                 })
             }
 
