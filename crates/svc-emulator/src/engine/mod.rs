@@ -24,6 +24,7 @@ pub(crate) mod list;
 mod query_limits;
 pub(crate) mod schema;
 mod seed;
+pub(crate) mod table;
 pub mod types;
 // Only the database servers' backends walk pages by anchors, and each is an optional
 // feature: without them nothing here is used (its own tests run either way).

@@ -7,7 +7,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::engine::types::{ColumnType, ValueWriter};
+use crate::engine::table::{Column, Table};
+use crate::engine::types::{ColumnType, FilterFamily, ValueWriter};
 
 /// What kind of value a field holds, from its declared SQL type.
 ///
@@ -158,11 +159,6 @@ impl Model {
         self.index.get(name).map(|&i| &self.fields[i])
     }
 
-    /// The index in [`fields`](Self::fields) of the field named `name`.
-    pub(crate) fn field_index(&self, name: &str) -> Option<usize> {
-        self.index.get(name).copied()
-    }
-
     /// The primary key field.
     pub fn pk_field(&self) -> &Field {
         &self.fields[self.pk]
@@ -182,6 +178,36 @@ impl Model {
     pub fn identity_unique(&self) -> bool {
         let pk = self.pk_field();
         !self.key_may_repeat() && (pk.auto || pk.not_null)
+    }
+}
+
+impl Column for Field {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn family(&self) -> FilterFamily {
+        self.ty.filter
+    }
+}
+
+impl Table for Model {
+    type Column = Field;
+
+    fn table_name(&self) -> &str {
+        &self.name
+    }
+
+    fn columns(&self) -> &[Field] {
+        &self.fields
+    }
+
+    fn key_index(&self) -> usize {
+        self.pk
+    }
+
+    fn column_index(&self) -> &BTreeMap<String, usize> {
+        &self.index
     }
 }
 

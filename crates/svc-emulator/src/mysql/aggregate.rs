@@ -15,7 +15,10 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Row, Value};
 use serde_json::{Map, Value as Json};
 
-use crate::engine::aggregate::{date_unit, fails, group_label, group_name, known, query_text};
+use crate::engine::aggregate::{
+    date_unit, fails, float_json, group_label, group_name, known, query_text, y_func,
+};
+use crate::engine::table::{OrderBy, column, order_by};
 use crate::engine::types::{decimal_str, py_bytes_repr, py_float_repr};
 use crate::engine::{AggregateFunc, AggregateRequest, EngineError, GroupRequest, Selection};
 use crate::mysql::MyResource;
@@ -163,15 +166,6 @@ fn typed_cell(row: &Row, i: usize, field: &MyField) -> PyV {
     }
 }
 
-/// A float as the encoder writes it (NaN and infinities are `null`), in Python's form.
-fn float_json(f: f64) -> Json {
-    if f.is_finite() {
-        serde_json::from_str(&py_float_repr(f)).unwrap_or(Json::Null)
-    } else {
-        Json::Null
-    }
-}
-
 /// The aggregate's value written by the y column's serializer field (an integer field for
 /// `count`).
 fn serialized(func: AggregateFunc, field: &MyField, v: &PyV, tz: Offset) -> Json {
@@ -193,65 +187,21 @@ fn serialized(func: AggregateFunc, field: &MyField, v: &PyV, tz: Offset) -> Json
     }
 }
 
-/// A column by name; the key when `None`; an unknown one fails as in the engine.
-fn column<'m>(
-    model: &'m MyModel,
-    param: &str,
-    name: Option<&str>,
-) -> Result<&'m MyField, EngineError> {
-    match name {
-        None => Ok(model.pk_field()),
-        Some(n) => model.field(n).ok_or_else(|| {
-            fails(
-                param,
-                format!("Table {:?} does not have column {n:?}.", model.name),
-            )
-        }),
-    }
-}
-
-/// `_order_by` fields: name, descending.
-type OrderTerms<'m> = Vec<(&'m str, bool)>;
-
-/// The selection's `WHERE` and its `_order_by` fields (name, descending): one character
-/// empties the selection; other names must be fields (the engine fails on an unknown one).
+/// The selection's `WHERE` and its `_order_by`: the filters (whose errors come first, as the
+/// engine runs column filters before `_order_by`), or nothing at all when `_order_by` empties
+/// the selection.
 fn selection_where<'m>(
     model: &'m MyModel,
     selection: &Selection,
-    order_values: &'m [String],
-) -> Result<(MyWhere, Option<OrderTerms<'m>>), EngineError> {
+    order_values: &[String],
+) -> Result<(MyWhere, OrderBy<'m, MyField>), EngineError> {
     let filter = build_where(model, selection)?;
-    let value = match order_values {
-        [] => return Ok((filter, None)),
-        [v] => v,
-        _ => {
-            return Err(fails(
-                "_order_by",
-                "Give _order_by at most once (the data engine fails on a repeated one).",
-            ));
-        }
+    let order = order_by(model, order_values)?;
+    let filter = match order {
+        OrderBy::Nothing => MyWhere::nothing(),
+        _ => filter,
     };
-    if value.is_empty() {
-        return Ok((filter, None));
-    }
-    if value.chars().count() < 2 {
-        return Ok((MyWhere::nothing(), None));
-    }
-    let mut order = Vec::new();
-    for part in value.split(',') {
-        let (desc, name) = match part.strip_prefix('-') {
-            Some(name) => (true, name),
-            None => (false, part),
-        };
-        if model.field(name).is_none() {
-            return Err(fails(
-                "_order_by",
-                format!("Unknown field {name:?} in _order_by {value:?}."),
-            ));
-        }
-        order.push((name, desc));
-    }
-    Ok((filter, Some(order)))
+    Ok((filter, order))
 }
 
 /// The engine's `DATE_FORMAT` format of a date lookup parameter on MySQL, `None` when it has
@@ -369,7 +319,8 @@ impl MyResource {
                 )),
                 _ => {
                     let columns: Vec<&str> = model.fields.iter().map(|f| f.name.as_str()).collect();
-                    let text = query_text(&model.name, &columns, order.as_deref(), "false = 1");
+                    let text =
+                        query_text(&model.name, &columns, order.names().as_deref(), "false = 1");
                     Ok(y_func(Json::String(text)))
                 }
             };
@@ -526,12 +477,6 @@ impl MyResource {
             self.unexpected(e)
         }
     }
-}
-
-fn y_func(value: Json) -> Json {
-    let mut object = Map::new();
-    object.insert("y_func".to_owned(), value);
-    Json::Object(object)
 }
 
 #[cfg(test)]

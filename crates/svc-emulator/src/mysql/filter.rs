@@ -21,6 +21,7 @@ use crate::engine::convert::InputDateTime;
 use crate::engine::filter::{
     Arg, PyNumber, ValueReader, key_is_not_null, order_terms, selection_conditions, where_clause,
 };
+use crate::engine::table::Table;
 use crate::engine::types::{FilterFamily, Search, py_float_repr};
 use crate::mysql::schema::{MyField, MyModel};
 use crate::mysql::types::MyKind;

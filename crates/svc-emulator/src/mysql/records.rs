@@ -10,6 +10,7 @@ use crate::engine::EngineError;
 use crate::engine::body::{non_field, not_a_dict, read_values};
 use crate::engine::convert::{Internal, PyJson, py_json_dumps, to_internal};
 use crate::engine::filter::order_selects_nothing;
+use crate::engine::table::Table;
 use crate::engine::{ListSpec, Listing, MAX_PER_PAGE, RecordsJson, Selection};
 use crate::mysql::filter::{
     MyWhere, Params, build_where, order_sql, order_terms_of, stored_literal, unhex,

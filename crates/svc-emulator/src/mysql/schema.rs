@@ -11,7 +11,8 @@ use mysql_async::Conn;
 use mysql_async::prelude::Queryable;
 
 use crate::engine::EngineError;
-use crate::engine::filter::FilterField;
+use crate::engine::table::{Column, Table, index_by_name};
+use crate::engine::types::FilterFamily;
 use crate::mysql::types::MyKind;
 
 /// `name` as a MySQL identifier: in backquotes, a backquote doubled.
@@ -73,31 +74,33 @@ pub(crate) struct MyModel {
     index: BTreeMap<String, usize>,
 }
 
-impl MyModel {
-    /// The column named `name`.
-    pub(crate) fn field(&self, name: &str) -> Option<&MyField> {
-        self.index.get(name).map(|&i| &self.fields[i])
+impl Column for MyField {
+    fn name(&self) -> &str {
+        &self.name
     }
 
-    /// The index of the column named `name`.
-    pub(crate) fn field_index(&self, name: &str) -> Option<usize> {
-        self.index.get(name).copied()
+    fn family(&self) -> FilterFamily {
+        self.kind.family()
+    }
+}
+
+impl Table for MyModel {
+    type Column = MyField;
+
+    fn table_name(&self) -> &str {
+        &self.name
     }
 
-    /// The key column.
-    pub(crate) fn pk_field(&self) -> &MyField {
-        &self.fields[self.pk]
+    fn columns(&self) -> &[MyField] {
+        &self.fields
     }
 
-    /// The columns as the filter grammar sees them.
-    pub(crate) fn filter_fields(&self) -> Vec<FilterField<'_>> {
-        self.fields
-            .iter()
-            .map(|f| FilterField {
-                name: &f.name,
-                family: f.kind.family(),
-            })
-            .collect()
+    fn key_index(&self) -> usize {
+        self.pk
+    }
+
+    fn column_index(&self) -> &BTreeMap<String, usize> {
+        &self.index
     }
 }
 
@@ -194,11 +197,7 @@ pub(crate) async fn load_schema(conn: &mut Conn) -> Result<MySchema, EngineError
             .map(|f| f.kind.select(&f.qualified))
             .collect::<Vec<_>>()
             .join(", ");
-        let index = fields
-            .iter()
-            .enumerate()
-            .map(|(i, f)| (f.name.clone(), i))
-            .collect();
+        let index = index_by_name(&fields);
         let table_sql = quote_ident(&name);
         let unique_key = declared.is_some() && identity.len() == 1;
         let innodb = innodb.get(&name).copied().unwrap_or(false);

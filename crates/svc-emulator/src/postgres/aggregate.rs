@@ -11,7 +11,10 @@
 
 use serde_json::{Map, Value as Json};
 
-use crate::engine::aggregate::{date_unit, fails, group_label, group_name, known, query_text};
+use crate::engine::aggregate::{
+    date_unit, fails, float_json, group_label, group_name, known, query_text, y_func,
+};
+use crate::engine::table::{OrderBy, column, order_by};
 use crate::engine::types::py_float_repr;
 use crate::engine::{AggregateFunc, AggregateRequest, EngineError, GroupRequest, Selection};
 use crate::postgres::PgResource;
@@ -171,15 +174,6 @@ fn py_list_text(v: &Json) -> String {
     }
 }
 
-/// A float as the encoder writes it (NaN and infinities are `null`), in Python's form.
-fn float_json(f: f64) -> Json {
-    if f.is_finite() {
-        serde_json::from_str(&py_float_repr(f)).unwrap_or(Json::Null)
-    } else {
-        Json::Null
-    }
-}
-
 /// The aggregate's value written by the y column's serializer field (an integer field for
 /// `count`).
 fn serialized(func: AggregateFunc, field: &PgField, v: &Value, tz: Offset) -> Json {
@@ -203,23 +197,6 @@ fn serialized(func: AggregateFunc, field: &PgField, v: &Value, tz: Offset) -> Js
             other => other.encoded(),
         },
         _ => v.text().map_or(Json::Null, Json::String),
-    }
-}
-
-/// A column by name; the key when `None`; an unknown one fails as in the engine.
-fn column<'m>(
-    model: &'m PgModel,
-    param: &str,
-    name: Option<&str>,
-) -> Result<&'m PgField, EngineError> {
-    match name {
-        None => Ok(model.pk_field()),
-        Some(n) => model.field(n).ok_or_else(|| {
-            fails(
-                param,
-                format!("Table {:?} does not have column {n:?}.", model.name),
-            )
-        }),
     }
 }
 
@@ -252,52 +229,24 @@ fn unencodable(xs: &[&PgField], y: &PgField, func: AggregateFunc) -> Result<(), 
     Ok(())
 }
 
-/// `_order_by` fields: name, descending.
-type OrderTerms<'m> = Vec<(&'m str, bool)>;
-
-/// The selection's `WHERE` and its `_order_by` fields (name, descending): one character
-/// empties the selection; other names must be fields (the engine fails on an unknown one).
+/// The selection's `WHERE` and its `_order_by`: the filters (whose errors come first, as the
+/// engine runs column filters before `_order_by`), or nothing at all when `_order_by` empties
+/// the selection.
 fn selection_where<'m>(
     model: &'m PgModel,
     selection: &Selection,
-    order_values: &'m [String],
-) -> Result<(PgWhere, Option<OrderTerms<'m>>), EngineError> {
+    order_values: &[String],
+) -> Result<(PgWhere, OrderBy<'m, PgField>), EngineError> {
     let filter = build_where(model, selection)?;
-    let value = match order_values {
-        [] => return Ok((filter, None)),
-        [v] => v,
-        _ => {
-            return Err(fails(
-                "_order_by",
-                "Give _order_by at most once (the data engine fails on a repeated one).",
-            ));
-        }
-    };
-    if value.is_empty() {
-        return Ok((filter, None));
-    }
-    if value.chars().count() < 2 {
-        let nothing = PgWhere {
+    let order = order_by(model, order_values)?;
+    let filter = match order {
+        OrderBy::Nothing => PgWhere {
             sql: " WHERE false".to_owned(),
             ..PgWhere::default()
-        };
-        return Ok((nothing, None));
-    }
-    let mut order = Vec::new();
-    for part in value.split(',') {
-        let (desc, name) = match part.strip_prefix('-') {
-            Some(name) => (true, name),
-            None => (false, part),
-        };
-        if model.field(name).is_none() {
-            return Err(fails(
-                "_order_by",
-                format!("Unknown field {name:?} in _order_by {value:?}."),
-            ));
-        }
-        order.push((name, desc));
-    }
-    Ok((filter, Some(order)))
+        },
+        _ => filter,
+    };
+    Ok((filter, order))
 }
 
 /// `date_trunc`'s unit for the engine's `date_<unit>` lookups.
@@ -371,7 +320,7 @@ impl PgResource {
                 )),
                 _ => {
                     let columns: Vec<&str> = model.fields.iter().map(|f| f.name.as_str()).collect();
-                    let text = query_text(&model.name, &columns, order.as_deref(), "false");
+                    let text = query_text(&model.name, &columns, order.names().as_deref(), "false");
                     Ok(y_func(Json::String(text)))
                 }
             };
@@ -542,12 +491,6 @@ fn type_of(expr: &str) -> String {
         "(SELECT (CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END)::regtype::text \
          FROM pg_catalog.pg_type t WHERE t.oid = pg_typeof({expr}))"
     )
-}
-
-fn y_func(value: Json) -> Json {
-    let mut object = Map::new();
-    object.insert("y_func".to_owned(), value);
-    Json::Object(object)
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ use crate::engine::convert::{
 use crate::engine::filter::{
     Arg, PyNumber, ValueReader, key_is_not_null, order_terms, selection_conditions, where_clause,
 };
+use crate::engine::table::Table;
 use crate::engine::types::{FilterFamily, Search, py_float_repr};
 use crate::postgres::schema::{PgField, PgModel};
 use crate::postgres::types::PgKind;

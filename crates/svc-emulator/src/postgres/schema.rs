@@ -11,8 +11,9 @@ use std::sync::Arc;
 use tokio_postgres::Client;
 
 use crate::engine::EngineError;
-use crate::engine::filter::FilterField;
 use crate::engine::schema::quote_ident;
+use crate::engine::table::{Column, Table, index_by_name};
+use crate::engine::types::FilterFamily;
 use crate::postgres::types::PgKind;
 
 /// One column of a table.
@@ -76,31 +77,33 @@ impl PgField {
     }
 }
 
-impl PgModel {
-    /// The column named `name`.
-    pub(crate) fn field(&self, name: &str) -> Option<&PgField> {
-        self.index.get(name).map(|&i| &self.fields[i])
+impl Column for PgField {
+    fn name(&self) -> &str {
+        &self.name
     }
 
-    /// The index of the column named `name`.
-    pub(crate) fn field_index(&self, name: &str) -> Option<usize> {
-        self.index.get(name).copied()
+    fn family(&self) -> FilterFamily {
+        self.kind.family()
+    }
+}
+
+impl Table for PgModel {
+    type Column = PgField;
+
+    fn table_name(&self) -> &str {
+        &self.name
     }
 
-    /// The key column.
-    pub(crate) fn pk_field(&self) -> &PgField {
-        &self.fields[self.pk]
+    fn columns(&self) -> &[PgField] {
+        &self.fields
     }
 
-    /// The columns as the filter grammar sees them.
-    pub(crate) fn filter_fields(&self) -> Vec<FilterField<'_>> {
-        self.fields
-            .iter()
-            .map(|f| FilterField {
-                name: &f.name,
-                family: f.kind.family(),
-            })
-            .collect()
+    fn key_index(&self) -> usize {
+        self.pk
+    }
+
+    fn column_index(&self) -> &BTreeMap<String, usize> {
+        &self.index
     }
 }
 
@@ -205,11 +208,7 @@ pub(crate) async fn load_schema(client: &Client) -> Result<PgSchema, EngineError
             .map(|f| f.kind.select(&f.sql))
             .collect::<Vec<_>>()
             .join(", ");
-        let index = fields
-            .iter()
-            .enumerate()
-            .map(|(i, f)| (f.name.clone(), i))
-            .collect();
+        let index = index_by_name(&fields);
         let table_sql = format!("{}.{}", quote_ident(&namespace), quote_ident(&name));
         let unique_key = declared.is_some() && keys.get(&name).is_some_and(|&(_, n)| n == 1);
         schema.models.insert(

@@ -55,12 +55,13 @@ use serde_json::{Map, Value as Json};
 
 use crate::engine::aggregate::{
     AggregateFunc, AggregateRequest, GroupRequest, date_unit, fails, group_label, group_name,
-    known, not_computed, query_text,
+    known, not_computed, query_text, y_func,
 };
 use crate::engine::convert::{json_column_value, py_json_to_json};
 use crate::engine::error::EngineError;
 use crate::engine::list::Selection;
 use crate::engine::schema::{Field, Model};
+use crate::engine::table::{OrderBy, column, order_by};
 use crate::engine::types::{PyValue, Reflected, Serializer, plain, py_str, read};
 use crate::sqlite::filter::{Where, build_where};
 use crate::sqlite::resource::Resource;
@@ -327,50 +328,6 @@ fn agg_sql(func: AggregateFunc, col: &str) -> Result<String, EngineError> {
     })
 }
 
-/// What `_order_by` does to the selection.
-enum OrderBy<'m> {
-    /// Absent or empty.
-    None,
-    /// One character: the engine filters with `false`.
-    Nothing,
-    /// Fields, descending when `true`.
-    By(Vec<(&'m Field, bool)>),
-}
-
-fn order_by<'m>(model: &'m Model, values: &[String]) -> Result<OrderBy<'m>, EngineError> {
-    let value = match values {
-        [] => return Ok(OrderBy::None),
-        [v] => v,
-        _ => {
-            return Err(fails(
-                "_order_by",
-                "Give _order_by at most once (the data engine fails on a repeated one).",
-            ));
-        }
-    };
-    if value.is_empty() {
-        return Ok(OrderBy::None);
-    }
-    if value.chars().count() < 2 {
-        return Ok(OrderBy::Nothing);
-    }
-    let mut fields = Vec::new();
-    for part in value.split(',') {
-        let (desc, name) = match part.strip_prefix('-') {
-            Some(name) => (true, name),
-            None => (false, part),
-        };
-        let field = model.field(name).ok_or_else(|| {
-            fails(
-                "_order_by",
-                format!("Unknown field {name:?} in _order_by {value:?}."),
-            )
-        })?;
-        fields.push((field, desc));
-    }
-    Ok(OrderBy::By(fields))
-}
-
 /// The selection's `WHERE` and its `_order_by`: the filters (whose errors come first, as the
 /// engine runs column filters before `_order_by`), or nothing at all when `_order_by` empties
 /// the selection (SQLAlchemy folds `filters AND false` into `0 = 1`).
@@ -378,7 +335,7 @@ fn selection_where<'m>(
     model: &'m Model,
     selection: &Selection,
     order_values: &[String],
-) -> Result<(Where, OrderBy<'m>), EngineError> {
+) -> Result<(Where, OrderBy<'m, Field>), EngineError> {
     let filter = build_where(model, selection)?;
     let order = order_by(model, order_values)?;
     let filter = match order {
@@ -389,19 +346,6 @@ fn selection_where<'m>(
         _ => filter,
     };
     Ok((filter, order))
-}
-
-/// A field by the name the engine looks up with `getattr` (an unknown one fails there).
-fn column<'m>(model: &'m Model, param: &str, name: Option<&str>) -> Result<&'m Field, EngineError> {
-    match name {
-        None => Ok(model.pk_field()),
-        Some(n) => model.field(n).ok_or_else(|| {
-            fails(
-                param,
-                format!("Table {:?} does not have column {n:?}.", model.name),
-            )
-        }),
-    }
 }
 
 /// The value of `func` as the engine holds it: `count` and `avg` raw, the others read through
@@ -499,13 +443,9 @@ fn query_error(e: rusqlite::Error, func: AggregateFunc, field: &Field) -> Engine
 /// `str()` of the engine's `query(Model).filter(false)`: every column labelled
 /// `{table}_{column}` (with `_1`, `_2`, ... when a column already has that name), and the
 /// `_order_by` order.
-fn select_text(model: &Model, order: &OrderBy<'_>) -> String {
+fn select_text(model: &Model, order: &OrderBy<'_, Field>) -> String {
     let columns: Vec<&str> = model.fields.iter().map(|f| f.name.as_str()).collect();
-    let order: Option<Vec<(&str, bool)>> = match order {
-        OrderBy::By(fields) => Some(fields.iter().map(|(f, d)| (f.name.as_str(), *d)).collect()),
-        _ => None,
-    };
-    query_text(&model.name, &columns, order.as_deref(), "0 = 1")
+    query_text(&model.name, &columns, order.names().as_deref(), "0 = 1")
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -594,7 +534,7 @@ impl Resource {
                         ));
                     }
                 };
-                return Ok(y_func_object(value));
+                return Ok(y_func(value));
             }
         };
         let sql = format!(
@@ -628,7 +568,7 @@ impl Resource {
             }
             serialized(serializer, &v).ok_or_else(|| cannot_write(func, field))
         })?;
-        Ok(y_func_object(value))
+        Ok(y_func(value))
     }
 
     /// Computes `[{"group": x, ..., "y_func": value}, ...]` over the records of `model` in
@@ -743,10 +683,4 @@ impl Resource {
             Ok(Json::Array(out))
         })
     }
-}
-
-fn y_func_object(value: Json) -> Json {
-    let mut out = Map::new();
-    out.insert("y_func".to_owned(), value);
-    Json::Object(out)
 }

@@ -17,11 +17,11 @@ use crate::engine::Lookup;
 use crate::engine::convert::{InputDateTime, stored_datetime};
 use crate::engine::error::EngineError;
 use crate::engine::filter::{
-    Arg, FilterField, PyNumber, ValueReader, key_is_not_null, order_terms, selection_conditions,
-    where_clause,
+    Arg, PyNumber, ValueReader, key_is_not_null, order_terms, selection_conditions, where_clause,
 };
 use crate::engine::list::Selection;
 use crate::engine::schema::{Field, Model};
+use crate::engine::table::Table;
 use crate::engine::types::{ColumnType, FilterFamily, Reflected, Search};
 
 /// A number filter's value bound as the engine binds it: a Python int or float.
@@ -258,14 +258,7 @@ fn key_present(key: &Field) -> String {
 /// Builds the `WHERE` clause of a selection as the engine does: the filters
 /// ([`selection_conditions`]), then the search. All AND-ed.
 pub(crate) fn build_where(model: &Model, selection: &Selection) -> Result<Where, EngineError> {
-    let fields: Vec<FilterField<'_>> = model
-        .fields
-        .iter()
-        .map(|f| FilterField {
-            name: &f.name,
-            family: f.ty.filter,
-        })
-        .collect();
+    let fields = model.filter_fields();
     let mut params = Vec::new();
     let conds = selection_conditions(
         &model.name,

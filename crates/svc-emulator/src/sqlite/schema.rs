@@ -8,6 +8,7 @@ use rusqlite::Connection;
 
 use crate::engine::error::EngineError;
 use crate::engine::schema::{Field, FieldKind, ForeignKey, Model, Schema, quote_ident, record_key};
+use crate::engine::table::index_by_name;
 use crate::engine::types::ColumnType;
 
 /// Prepares `sql` on `conn` through the connection's statement cache (rusqlite's `cache`
@@ -170,11 +171,7 @@ fn load_model(conn: &Connection, table: &str, view: bool) -> Result<Option<Model
         .map(|f| f.sql.as_str())
         .collect::<Vec<_>>()
         .join(", ");
-    let index = fields
-        .iter()
-        .enumerate()
-        .map(|(i, f)| (f.name.clone(), i))
-        .collect();
+    let index = index_by_name(&fields);
     Ok(Some(Model {
         name: table.to_owned(),
         table_sql: quote_ident(table),

@@ -1,0 +1,255 @@
+//! What the engine's rules ask of a table, whatever database holds it: its name, its columns
+//! in order, which one is the key, and each column's name and filter family. Each backend's
+//! model implements [`Table`]; the rules that read only these (finding a column the way the
+//! engine's `getattr` does, reading `_order_by`, the filter grammar's view of the columns) are
+//! written once here, over the trait.
+
+use std::collections::BTreeMap;
+
+use crate::engine::EngineError;
+use crate::engine::aggregate::fails;
+use crate::engine::filter::FilterField;
+use crate::engine::types::FilterFamily;
+
+/// A column of a [`Table`].
+pub(crate) trait Column {
+    /// The column's name: the record's JSON key.
+    fn name(&self) -> &str;
+    /// The lookups its filters take.
+    fn family(&self) -> FilterFamily;
+}
+
+/// A table (or view) as the engine's SQLAlchemy maps it.
+pub(crate) trait Table {
+    /// Its columns' type.
+    type Column: Column;
+
+    /// The table's name.
+    fn table_name(&self) -> &str;
+    /// The columns, in table order.
+    fn columns(&self) -> &[Self::Column];
+    /// The index in [`columns`](Self::columns) of the key column (declared or promoted).
+    fn key_index(&self) -> usize;
+    /// Each column's index, by name.
+    fn column_index(&self) -> &BTreeMap<String, usize>;
+
+    /// The column named `name`.
+    fn field(&self, name: &str) -> Option<&Self::Column> {
+        self.column_index()
+            .get(name)
+            .and_then(|&i| self.columns().get(i))
+    }
+
+    /// The index of the column named `name`.
+    fn field_index(&self, name: &str) -> Option<usize> {
+        self.column_index().get(name).copied()
+    }
+
+    /// The key column.
+    fn pk_field(&self) -> &Self::Column {
+        &self.columns()[self.key_index()]
+    }
+
+    /// The columns as the filter grammar sees them.
+    fn filter_fields(&self) -> Vec<FilterField<'_>> {
+        self.columns()
+            .iter()
+            .map(|c| FilterField {
+                name: c.name(),
+                family: c.family(),
+            })
+            .collect()
+    }
+}
+
+/// A shared model (the backends keep theirs in an `Arc`) is the table it holds.
+impl<T: Table> Table for std::sync::Arc<T> {
+    type Column = T::Column;
+
+    fn table_name(&self) -> &str {
+        (**self).table_name()
+    }
+
+    fn columns(&self) -> &[T::Column] {
+        (**self).columns()
+    }
+
+    fn key_index(&self) -> usize {
+        (**self).key_index()
+    }
+
+    fn column_index(&self) -> &BTreeMap<String, usize> {
+        (**self).column_index()
+    }
+}
+
+/// Each column's index by name, for [`Table::column_index`].
+pub(crate) fn index_by_name<C: Column>(columns: &[C]) -> BTreeMap<String, usize> {
+    columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.name().to_owned(), i))
+        .collect()
+}
+
+/// An aggregate's or a group's column (`_x_column`, `_y_column`) by name, the key when `None`;
+/// the engine's `getattr` fails on an unknown one.
+pub(crate) fn column<'m, T: Table>(
+    model: &'m T,
+    param: &str,
+    name: Option<&str>,
+) -> Result<&'m T::Column, EngineError> {
+    match name {
+        None => Ok(model.pk_field()),
+        Some(n) => model.field(n).ok_or_else(|| {
+            fails(
+                param,
+                format!("Table {:?} does not have column {n:?}.", model.table_name()),
+            )
+        }),
+    }
+}
+
+/// What an aggregate's or a group's `_order_by` does to the selection.
+#[derive(Debug)]
+pub(crate) enum OrderBy<'m, C> {
+    /// Absent or empty.
+    None,
+    /// One character: the engine filters with `false`, so nothing is selected.
+    Nothing,
+    /// Columns, descending when `true`.
+    By(Vec<(&'m C, bool)>),
+}
+
+impl<C: Column> OrderBy<'_, C> {
+    /// The columns' names, descending when `true`; `None` unless columns are given.
+    pub(crate) fn names(&self) -> Option<Vec<(&str, bool)>> {
+        match self {
+            OrderBy::By(columns) => Some(columns.iter().map(|(c, d)| (c.name(), *d)).collect()),
+            OrderBy::None | OrderBy::Nothing => None,
+        }
+    }
+}
+
+/// Reads an aggregate's or a group's `_order_by` as the engine does: given at most once, one
+/// character empties the selection, and every other name must be a column (the engine fails
+/// on an unknown one).
+pub(crate) fn order_by<'m, T: Table>(
+    model: &'m T,
+    values: &[String],
+) -> Result<OrderBy<'m, T::Column>, EngineError> {
+    let value = match values {
+        [] => return Ok(OrderBy::None),
+        [v] => v,
+        _ => {
+            return Err(fails(
+                "_order_by",
+                "Give _order_by at most once (the data engine fails on a repeated one).",
+            ));
+        }
+    };
+    if value.is_empty() {
+        return Ok(OrderBy::None);
+    }
+    if value.chars().count() < 2 {
+        return Ok(OrderBy::Nothing);
+    }
+    let mut columns = Vec::new();
+    for part in value.split(',') {
+        let (desc, name) = match part.strip_prefix('-') {
+            Some(name) => (true, name),
+            None => (false, part),
+        };
+        let column = model.field(name).ok_or_else(|| {
+            fails(
+                "_order_by",
+                format!("Unknown field {name:?} in _order_by {value:?}."),
+            )
+        })?;
+        columns.push((column, desc));
+    }
+    Ok(OrderBy::By(columns))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug)]
+    struct Col(&'static str);
+
+    impl Column for Col {
+        fn name(&self) -> &str {
+            self.0
+        }
+        fn family(&self) -> FilterFamily {
+            FilterFamily::Text
+        }
+    }
+
+    struct Tab {
+        columns: Vec<Col>,
+        index: BTreeMap<String, usize>,
+    }
+
+    impl Table for Tab {
+        type Column = Col;
+        fn table_name(&self) -> &str {
+            "t"
+        }
+        fn columns(&self) -> &[Col] {
+            &self.columns
+        }
+        fn key_index(&self) -> usize {
+            1
+        }
+        fn column_index(&self) -> &BTreeMap<String, usize> {
+            &self.index
+        }
+    }
+
+    fn table() -> Tab {
+        let columns = vec![Col("a"), Col("id"), Col("b")];
+        let index = index_by_name(&columns);
+        Tab { columns, index }
+    }
+
+    fn names<'m>(order: &OrderBy<'m, Col>) -> Vec<(&'m str, bool)> {
+        match order {
+            OrderBy::By(cols) => cols.iter().map(|(c, d)| (c.0, *d)).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    #[test]
+    fn columns_are_found_by_name_and_the_key_stands_for_none() {
+        let t = table();
+        assert_eq!(column(&t, "_y_column", None).unwrap().0, "id");
+        assert_eq!(column(&t, "_x_column", Some("b")).unwrap().0, "b");
+        assert_eq!(t.field_index("b"), Some(2));
+        let e = column(&t, "_x_column", Some("c")).unwrap_err().to_string();
+        assert!(e.contains(r#"Table "t" does not have column "c""#), "{e}");
+    }
+
+    #[test]
+    fn order_by_reads_as_the_engine_does() {
+        let t = table();
+        let one = |v: &str| order_by(&t, &[v.to_owned()]);
+        assert!(matches!(order_by(&t, &[]).unwrap(), OrderBy::None));
+        assert!(matches!(one("").unwrap(), OrderBy::None));
+        assert!(matches!(one("a").unwrap(), OrderBy::Nothing));
+        assert!(matches!(one("é").unwrap(), OrderBy::Nothing));
+        assert_eq!(names(&one("-b,id").unwrap()), [("b", true), ("id", false)]);
+        let e = one("b,x").unwrap_err().to_string();
+        assert!(e.contains(r#"Unknown field "x""#), "{e}");
+        let twice = order_by(&t, &["a".to_owned(), "b".to_owned()]).unwrap_err();
+        assert!(twice.to_string().contains("at most once"), "{twice}");
+    }
+
+    #[test]
+    fn the_filter_grammar_sees_every_column_in_order() {
+        let t = table();
+        let names: Vec<&str> = t.filter_fields().iter().map(|f| f.name).collect();
+        assert_eq!(names, ["a", "id", "b"]);
+    }
+}
