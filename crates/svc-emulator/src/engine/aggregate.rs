@@ -7,7 +7,6 @@
 use serde_json::{Map, Value as Json};
 
 use crate::engine::error::EngineError;
-use crate::engine::types::py_float_repr;
 
 // The SDK's vocabulary (svc-model): the POST forms read it, and the engine's requests are built
 // from it.
@@ -153,16 +152,6 @@ pub(crate) fn y_func(value: Json) -> Json {
     let mut object = Map::new();
     object.insert("y_func".to_owned(), value);
     Json::Object(object)
-}
-
-/// A float as the engine's JSON encoder writes it: in Python's form, NaN and the infinities as
-/// `null`.
-pub(crate) fn float_json(f: f64) -> Json {
-    if f.is_finite() {
-        serde_json::from_str(&py_float_repr(f)).unwrap_or(Json::Null)
-    } else {
-        Json::Null
-    }
 }
 
 // ---------------------------------------------------------------------------------------------

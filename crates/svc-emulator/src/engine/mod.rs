@@ -23,7 +23,10 @@ pub(crate) mod filter;
 pub(crate) mod list;
 mod query_limits;
 pub(crate) mod schema;
+// Only the database servers' backends use it, and each is an optional feature (as `walks`).
 mod seed;
+#[allow(dead_code)]
+pub(crate) mod server;
 pub(crate) mod table;
 pub mod types;
 // Only the database servers' backends walk pages by anchors, and each is an optional

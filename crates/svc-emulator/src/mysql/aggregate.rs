@@ -16,8 +16,9 @@ use mysql_async::{Row, Value};
 use serde_json::{Map, Value as Json};
 
 use crate::engine::aggregate::{
-    date_unit, fails, float_json, group_label, group_name, known, query_text, y_func,
+    date_unit, fails, group_label, group_name, known, query_text, y_func,
 };
+use crate::engine::server::float_json;
 use crate::engine::table::{OrderBy, column, order_by};
 use crate::engine::types::{decimal_str, py_bytes_repr, py_float_repr};
 use crate::engine::{AggregateFunc, AggregateRequest, EngineError, GroupRequest, Selection};

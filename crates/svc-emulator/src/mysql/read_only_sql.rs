@@ -30,14 +30,13 @@ use serde_json::{Map, Value as Json};
 
 use crate::engine::EngineError;
 use crate::engine::MAX_SQL_ROWS;
-use crate::engine::convert::{write_i64, write_json_str};
+use crate::engine::convert::write_json_str;
+use crate::engine::server::{
+    answer_too_large, query_error, sql_answer, stopped_after, stopped_at_limit,
+};
 use crate::engine::types::{decimal_str, write_float};
 use crate::mysql::types::{date_text, iso_datetime, time_text, value_float, value_text};
 use crate::mysql::{MyResource, message, server_code};
-
-fn query_error(message: impl Into<String>) -> EngineError {
-    EngineError::field("query", message)
-}
 
 /// The name the query's sub-select goes by in the statement that runs it.
 const ROW: &str = "__svc_q";
@@ -47,14 +46,6 @@ const INTERRUPTED: [u16; 3] = [1969, 3024, 1317];
 
 /// The error code of a write refused in a read-only transaction.
 const READ_ONLY_TRANSACTION: u16 = 1792;
-
-fn answer_too_large(answer_bytes: usize) -> EngineError {
-    query_error(format!(
-        "The answer is larger than {} MiB of JSON: select fewer rows or columns (LIMIT), or \
-         smaller values.",
-        answer_bytes / (1024 * 1024)
-    ))
-}
 
 /// Kills the running statement when dropped before [`disarm`](Self::disarm): the caller went
 /// away, or the deadline passed.
@@ -143,27 +134,9 @@ impl MyResource {
         let (names, data, rows) = match outcome {
             Ok(Ok(answer)) => answer,
             Ok(Err(e)) => return Err(query_failed(self, e)),
-            Err(_) => {
-                return Err(query_error(format!(
-                    "The query was stopped after {} s; make it select less.",
-                    time.as_secs()
-                )));
-            }
+            Err(_) => return Err(stopped_after(time)),
         };
-        let mut out = Vec::with_capacity(data.len() + 64);
-        out.extend_from_slice(b"{\"columns\":[");
-        for (i, name) in names.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            write_json_str(&mut out, name);
-        }
-        out.extend_from_slice(b"],\"data\":");
-        out.extend_from_slice(&data);
-        out.extend_from_slice(b",\"row_count\":");
-        write_i64(&mut out, i64::try_from(rows).unwrap_or(i64::MAX));
-        out.push(b'}');
-        Ok(out)
+        Ok(sql_answer(&names, &data, rows))
     }
 }
 
@@ -233,9 +206,7 @@ fn query_failed(resource: &MyResource, failure: Failure) -> EngineError {
             "Queries are read-only: {} (MySQL refused it in a read-only transaction).",
             message(&e)
         )),
-        Some(code) if INTERRUPTED.contains(&code) => {
-            query_error("The query was stopped at its time limit; make it select less.".to_owned())
-        }
+        Some(code) if INTERRUPTED.contains(&code) => stopped_at_limit(),
         Some(_) => query_error(message(&e)),
         // The driver refused the statement or its values before the server saw them.
         None if matches!(e, mysql_async::Error::Driver(_)) => query_error(format!(

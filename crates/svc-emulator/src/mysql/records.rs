@@ -7,9 +7,10 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Row, TxOpts, Value};
 
 use crate::engine::EngineError;
-use crate::engine::body::{non_field, not_a_dict, read_values};
-use crate::engine::convert::{Internal, PyJson, py_json_dumps, to_internal};
+use crate::engine::body::non_field;
+use crate::engine::convert::{InputField, Internal, PyJson, py_json_dumps, to_internal};
 use crate::engine::filter::order_selects_nothing;
+use crate::engine::server::{BodyColumn, body_values, validate};
 use crate::engine::table::Table;
 use crate::engine::{ListSpec, Listing, MAX_PER_PAGE, RecordsJson, Selection};
 use crate::mysql::filter::{
@@ -618,60 +619,26 @@ fn not_writable(values: &[(&MyField, Internal)]) -> Result<(), EngineError> {
     Ok(())
 }
 
-/// The body values of the model's columns (a dict's keys that name columns, generated ones
-/// left out as SQLAlchemy leaves them out).
-fn body_values<'m>(
-    model: &'m MyModel,
-    body: &'m PyJson,
-    updating: bool,
-) -> Result<Vec<(&'m MyField, &'m PyJson)>, EngineError> {
-    if let PyJson::Dict(_) = body {
-        return Ok(model
-            .fields
-            .iter()
-            .filter(|f| !f.generated)
-            .filter_map(|f| body.get(&f.name).map(|v| (f, v)))
-            .collect());
+impl BodyColumn for MyField {
+    fn input(&self) -> InputField {
+        self.kind.input()
     }
-    // With required columns, a body that is not an object is their `400`, as in the engine.
-    if !model.fields.iter().any(required) {
-        let names: Vec<&str> = model.fields.iter().map(|f| f.name.as_str()).collect();
-        not_a_dict(body, &names, updating)?;
-    }
-    Ok(Vec::new())
-}
 
-/// Whether the engine's serializer requires the column: SQLAlchemy's MySQL reflection marks
-/// only integer columns as not autoincrement, and the serializer requires a column that is not
-/// autoincrement, has no default and is `NOT NULL`; every other column's `autoincrement` is
-/// SQLAlchemy's truthy `"auto"`. So: `NOT NULL` integer columns without a default.
-fn required(f: &MyField) -> bool {
-    f.not_null
-        && !f.has_default
-        && !f.autoincrement
-        && !f.generated
-        && matches!(f.kind, MyKind::Integer | MyKind::MediumInt)
-}
-
-/// Each given value through its column's serializer field, and (`complete`) every required
-/// column given; every field error at once.
-fn validate<'m>(
-    model: &'m MyModel,
-    given: &[(&'m MyField, &PyJson)],
-    complete: bool,
-) -> Result<Vec<(&'m MyField, Internal)>, EngineError> {
-    let mut missing: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    if complete {
-        for f in model.fields.iter().filter(|f| required(f)) {
-            if !given.iter().any(|(g, _)| g.name == f.name) {
-                missing
-                    .entry(f.name.clone())
-                    .or_default()
-                    .push("this field is required".to_owned());
-            }
-        }
+    /// Whether the engine's serializer requires the column: SQLAlchemy's MySQL reflection marks
+    /// only integer columns as not autoincrement, and the serializer requires a column that is not
+    /// autoincrement, has no default and is `NOT NULL`; every other column's `autoincrement` is
+    /// SQLAlchemy's truthy `"auto"`. So: `NOT NULL` integer columns without a default.
+    fn required(&self) -> bool {
+        self.not_null
+            && !self.has_default
+            && !self.autoincrement
+            && !self.generated
+            && matches!(self.kind, MyKind::Integer | MyKind::MediumInt)
     }
-    read_values(given, |f| (&f.name, f.kind.input()), missing)
+
+    fn generated(&self) -> bool {
+        self.generated
+    }
 }
 
 /// One record, `{"col": value, ...}` in column order.

@@ -33,15 +33,13 @@ use tokio_postgres::{CancelToken, NoTls, SimpleQueryMessage};
 
 use crate::engine::EngineError;
 use crate::engine::MAX_SQL_ROWS;
-use crate::engine::convert::write_i64;
 use crate::engine::convert::write_json_str;
+use crate::engine::server::{
+    answer_too_large, query_error, sql_answer, stopped_after, stopped_at_limit,
+};
 use crate::engine::types::write_float;
 use crate::postgres::types::{iso_time, iso_timestamp, numeric_str, parse_float};
 use crate::postgres::{PgResource, message};
-
-fn query_error(message: impl Into<String>) -> EngineError {
-    EngineError::field("query", message)
-}
 
 /// The name the query's sub-select goes by in the statement that runs it.
 const ROW: &str = "__svc_q";
@@ -51,14 +49,6 @@ const CURSOR: &str = "__svc_rows";
 
 /// The text of the cast that fails for a row over the answer cap: its error names it.
 const TOO_LARGE: &str = "svc: a row of the answer is too large, bytes: ";
-
-fn answer_too_large(answer_bytes: usize) -> EngineError {
-    query_error(format!(
-        "The answer is larger than {} MiB of JSON: select fewer rows or columns (LIMIT), or \
-         smaller values.",
-        answer_bytes / (1024 * 1024)
-    ))
-}
 
 /// Cancels the running statement when dropped before [`disarm`](Self::disarm): the caller
 /// went away, or the deadline passed.
@@ -192,27 +182,9 @@ impl PgResource {
         let (names, data, rows) = match outcome {
             Ok(Ok(answer)) => answer,
             Ok(Err(e)) => return Err(e),
-            Err(_) => {
-                return Err(query_error(format!(
-                    "The query was stopped after {} s; make it select less.",
-                    time.as_secs()
-                )));
-            }
+            Err(_) => return Err(stopped_after(time)),
         };
-        let mut out = Vec::with_capacity(data.len() + 64);
-        out.extend_from_slice(b"{\"columns\":[");
-        for (i, name) in names.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            write_json_str(&mut out, name);
-        }
-        out.extend_from_slice(b"],\"data\":");
-        out.extend_from_slice(&data);
-        out.extend_from_slice(b",\"row_count\":");
-        write_i64(&mut out, i64::try_from(rows).unwrap_or(i64::MAX));
-        out.push(b'}');
-        Ok(out)
+        Ok(sql_answer(&names, &data, rows))
     }
 }
 
@@ -233,7 +205,7 @@ fn query_failed(resource: &PgResource, e: tokio_postgres::Error) -> EngineError 
                 .to_owned(),
         ),
         Some(db) if db.code() == &tokio_postgres::error::SqlState::QUERY_CANCELED => {
-            query_error("The query was stopped at its time limit; make it select less.".to_owned())
+            stopped_at_limit()
         }
         Some(_) => query_error(message(&e).trim_end().to_owned()),
         None => resource.unexpected(e),

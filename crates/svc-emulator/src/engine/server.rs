@@ -1,0 +1,156 @@
+//! What the backends of database servers (PostgreSQL, MySQL) share, written once: the engine's
+//! reading of a write's body over their columns ([`BodyColumn`]), a float as the engine's
+//! encoder writes an aggregate's, and the answer and refusals of a read-only query. SQLite's
+//! backend reads bodies and writes answers its own way (in-process, with its own limits).
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde_json::Value as Json;
+
+use crate::engine::EngineError;
+use crate::engine::body::{not_a_dict, read_values};
+use crate::engine::convert::{InputField, Internal, PyJson, write_i64, write_json_str};
+use crate::engine::table::{Column, Table};
+use crate::engine::types::py_float_repr;
+
+/// A column of a table on a database server, as the engine's reading of a write's body sees
+/// it.
+pub(crate) trait BodyColumn: Column {
+    /// The serializer field that reads a value given for it.
+    fn input(&self) -> InputField;
+    /// Whether the engine's serializer requires it in a create (each database's SQLAlchemy
+    /// reflection decides).
+    fn required(&self) -> bool;
+    /// A generated column, which SQLAlchemy leaves out of every write.
+    fn generated(&self) -> bool;
+}
+
+/// The body values of the model's columns: a dict's keys that name columns, generated ones
+/// left out as SQLAlchemy leaves them out. A body that is not a dict is the `400` of the
+/// required columns when there are any (as in the engine), else [`not_a_dict`]'s reading.
+pub(crate) fn body_values<'m, T>(
+    model: &'m T,
+    body: &'m PyJson,
+    updating: bool,
+) -> Result<Vec<(&'m T::Column, &'m PyJson)>, EngineError>
+where
+    T: Table,
+    T::Column: BodyColumn,
+{
+    let columns = model.columns();
+    if let PyJson::Dict(_) = body {
+        return Ok(columns
+            .iter()
+            .filter(|c| !c.generated())
+            .filter_map(|c| body.get(c.name()).map(|v| (c, v)))
+            .collect());
+    }
+    if !columns.iter().any(BodyColumn::required) {
+        let names: Vec<&str> = columns.iter().map(Column::name).collect();
+        not_a_dict(body, &names, updating)?;
+    }
+    Ok(Vec::new())
+}
+
+/// Each given value through its column's serializer field, and (`complete`) every required
+/// column given; every field error at once.
+pub(crate) fn validate<'m, T>(
+    model: &'m T,
+    given: &[(&'m T::Column, &PyJson)],
+    complete: bool,
+) -> Result<Vec<(&'m T::Column, Internal)>, EngineError>
+where
+    T: Table,
+    T::Column: BodyColumn,
+{
+    let mut missing: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    if complete {
+        for c in model.columns().iter().filter(|c| c.required()) {
+            if !given.iter().any(|(g, _)| g.name() == c.name()) {
+                missing
+                    .entry(c.name().to_owned())
+                    .or_default()
+                    .push("this field is required".to_owned());
+            }
+        }
+    }
+    read_values(given, |c| (c.name(), c.input()), missing)
+}
+
+/// A float as the engine's JSON encoder writes it: in Python's form, NaN and the infinities as
+/// `null`.
+pub(crate) fn float_json(f: f64) -> Json {
+    if f.is_finite() {
+        serde_json::from_str(&py_float_repr(f)).unwrap_or(Json::Null)
+    } else {
+        Json::Null
+    }
+}
+
+/// A refusal of a query: `400` naming `query`.
+pub(crate) fn query_error(message: impl Into<String>) -> EngineError {
+    EngineError::field("query", message)
+}
+
+/// The refusal of an answer larger than `answer_bytes` of JSON.
+pub(crate) fn answer_too_large(answer_bytes: usize) -> EngineError {
+    query_error(format!(
+        "The answer is larger than {} MiB of JSON: select fewer rows or columns (LIMIT), or \
+         smaller values.",
+        answer_bytes / (1024 * 1024)
+    ))
+}
+
+/// The refusal of a query that ran past `time`, stopped from outside the statement.
+pub(crate) fn stopped_after(time: Duration) -> EngineError {
+    query_error(format!(
+        "The query was stopped after {} s; make it select less.",
+        time.as_secs()
+    ))
+}
+
+/// The refusal of a query the server stopped at its own statement time limit.
+pub(crate) fn stopped_at_limit() -> EngineError {
+    query_error("The query was stopped at its time limit; make it select less.")
+}
+
+/// The answer of a query, `{"columns": [...], "data": [...], "row_count": n}`, from its column
+/// names and its rows already written as a JSON array.
+pub(crate) fn sql_answer(names: &[String], data: &[u8], rows: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len() + 64);
+    out.extend_from_slice(b"{\"columns\":[");
+    for (i, name) in names.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_json_str(&mut out, name);
+    }
+    out.extend_from_slice(b"],\"data\":");
+    out.extend_from_slice(data);
+    out.extend_from_slice(b",\"row_count\":");
+    write_i64(&mut out, i64::try_from(rows).unwrap_or(i64::MAX));
+    out.push(b'}');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_answer_names_its_columns_and_counts_its_rows() {
+        let names = ["a".to_owned(), "b \"c\"".to_owned()];
+        let out = sql_answer(&names, b"[[1,null],[2,\"x\"]]", 2);
+        let json: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"columns": ["a", "b \"c\""], "data": [[1, null], [2, "x"]], "row_count": 2})
+        );
+        let empty: serde_json::Value = serde_json::from_slice(&sql_answer(&[], b"[]", 0)).unwrap();
+        assert_eq!(
+            empty,
+            serde_json::json!({"columns": [], "data": [], "row_count": 0})
+        );
+    }
+}
