@@ -1,9 +1,11 @@
-//! What the backends of database servers (PostgreSQL, MySQL) share, written once: the engine's
-//! reading of a write's body over their columns ([`BodyColumn`]), a float as the engine's
-//! encoder writes an aggregate's, and the answer and refusals of a read-only query. SQLite's
-//! backend reads bodies and writes answers its own way (in-process, with its own limits).
+//! What the backends of database servers (PostgreSQL, MySQL) share, written once: their
+//! models as last read ([`Models`]), the engine's reading of a write's body over their columns
+//! ([`BodyColumn`]), a float as the engine's encoder writes an aggregate's, and the answer and
+//! refusals of a read-only query. SQLite's backend reads bodies and writes answers its own way
+//! (in-process, with its own limits).
 
 use std::collections::BTreeMap;
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use serde_json::Value as Json;
@@ -13,6 +15,63 @@ use crate::engine::body::{not_a_dict, read_values};
 use crate::engine::convert::{InputField, Internal, PyJson, write_i64, write_json_str};
 use crate::engine::table::{Column, Table};
 use crate::engine::types::py_float_repr;
+
+/// The models of a resource, by table name, as its database's schema was last read. A new
+/// reading replaces them whole: a request keeps the models it started with.
+#[derive(Debug)]
+pub(crate) struct Models<M> {
+    current: RwLock<Arc<BTreeMap<String, Arc<M>>>>,
+}
+
+impl<M> Default for Models<M> {
+    fn default() -> Self {
+        Self {
+            current: RwLock::new(Arc::new(BTreeMap::new())),
+        }
+    }
+}
+
+impl<M: Table> Models<M> {
+    /// Puts a new reading of the schema in place of the last one.
+    pub(crate) fn replace(&self, models: BTreeMap<String, Arc<M>>) {
+        *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(models);
+    }
+
+    fn current(&self) -> Arc<BTreeMap<String, Arc<M>>> {
+        Arc::clone(&self.current.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// The models' names, sorted.
+    pub(crate) fn names(&self) -> Vec<String> {
+        self.current().keys().cloned().collect()
+    }
+
+    /// Whether there is a model of that name.
+    pub(crate) fn contains(&self, name: &str) -> bool {
+        self.current().contains_key(name)
+    }
+
+    /// The names of `model`'s columns, in order; `None` when there is no such model.
+    pub(crate) fn field_names(&self, model: &str) -> Option<Vec<String>> {
+        let models = self.current();
+        let model = models.get(model)?;
+        Some(
+            model
+                .columns()
+                .iter()
+                .map(|c| c.name().to_owned())
+                .collect(),
+        )
+    }
+
+    /// The model named `name`; the engine's `404` when there is none.
+    pub(crate) fn get(&self, name: &str) -> Result<Arc<M>, EngineError> {
+        self.current()
+            .get(name)
+            .cloned()
+            .ok_or_else(|| EngineError::ModelNotFound(name.to_owned()))
+    }
+}
 
 /// A column of a table on a database server, as the engine's reading of a write's body sees
 /// it.
@@ -137,6 +196,26 @@ pub(crate) fn sql_answer(names: &[String], data: &[u8], rows: usize) -> Vec<u8> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::table::tests::{Tab, table};
+
+    #[test]
+    fn models_are_replaced_whole_and_a_missing_one_is_a_404() {
+        let models = Models::<Tab>::default();
+        assert!(models.names().is_empty());
+        assert!(matches!(models.get("t"), Err(EngineError::ModelNotFound(n)) if n == "t"));
+        let held = {
+            models.replace(BTreeMap::from([("t".to_owned(), Arc::new(table()))]));
+            models.get("t").unwrap()
+        };
+        assert_eq!(models.names(), ["t"]);
+        assert!(models.contains("t") && !models.contains("u"));
+        assert_eq!(models.field_names("t").unwrap(), ["a", "id", "b"]);
+        assert_eq!(models.field_names("u"), None);
+        models.replace(BTreeMap::new());
+        assert!(!models.contains("t"));
+        // A request that got the model before keeps it.
+        assert_eq!(held.columns().len(), 3);
+    }
 
     #[test]
     fn the_answer_names_its_columns_and_counts_its_rows() {

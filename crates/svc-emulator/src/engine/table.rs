@@ -172,11 +172,11 @@ pub(crate) fn order_by<'m, T: Table>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[derive(Debug)]
-    struct Col(&'static str);
+    pub(crate) struct Col(&'static str);
 
     impl Column for Col {
         fn name(&self) -> &str {
@@ -187,7 +187,7 @@ mod tests {
         }
     }
 
-    struct Tab {
+    pub(crate) struct Tab {
         columns: Vec<Col>,
         index: BTreeMap<String, usize>,
     }
@@ -208,7 +208,7 @@ mod tests {
         }
     }
 
-    fn table() -> Tab {
+    pub(crate) fn table() -> Tab {
         let columns = vec![Col("a"), Col("id"), Col("b")];
         let index = index_by_name(&columns);
         Tab { columns, index }

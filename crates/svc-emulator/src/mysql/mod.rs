@@ -37,14 +37,15 @@ pub(crate) mod schema;
 pub(crate) mod types;
 pub(crate) mod walks;
 
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Opts, OptsBuilder, Pool, PoolConstraints, PoolOpts};
 
 use crate::engine::EngineError;
-use schema::{MyModel, MySchema};
+use crate::engine::server::Models;
+use schema::MyModel;
 use types::Offset;
 
 /// The most connections a resource opens to its database (each pool).
@@ -58,7 +59,7 @@ pub struct MyResource {
     pool: Pool,
     /// For SQL queries: connections of their own, reset after each use.
     sql_pool: Pool,
-    schema: RwLock<Arc<MySchema>>,
+    schema: Models<MyModel>,
     /// The engine's default time zone (the offset of `NOW()` from UTC), refreshed every minute.
     timezone: Mutex<Option<(Instant, Offset)>>,
     /// Whether the server is MariaDB (its statement time limit is `max_statement_time`).
@@ -131,7 +132,7 @@ impl MyResource {
         let mut resource = MyResource {
             pool: pool(&opts)?,
             sql_pool: pool(&opts)?,
-            schema: RwLock::new(Arc::new(MySchema::default())),
+            schema: Models::default(),
             walks: walks::Walks::default(),
             timezone: Mutex::new(None),
             mariadb: false,
@@ -214,38 +215,28 @@ impl MyResource {
     pub async fn reload(&self) -> Result<(), EngineError> {
         let mut conn = self.conn().await?;
         let schema = schema::load_schema(&mut conn).await?;
-        *self.schema.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(schema);
+        self.schema.replace(schema);
         self.walks.clear();
         Ok(())
     }
 
     /// The names of the models, sorted.
     pub fn model_names(&self) -> Vec<String> {
-        self.current().models.keys().cloned().collect()
+        self.schema.names()
     }
 
     /// Whether the resource has a model of that name.
     pub fn has_model(&self, name: &str) -> bool {
-        self.current().models.contains_key(name)
+        self.schema.contains(name)
     }
 
     /// The names of `model`'s fields, in order; `None` when there is no such model.
     pub fn field_names(&self, model: &str) -> Option<Vec<String>> {
-        let schema = self.current();
-        let model = schema.models.get(model)?;
-        Some(model.fields.iter().map(|f| f.name.clone()).collect())
-    }
-
-    fn current(&self) -> Arc<MySchema> {
-        Arc::clone(&self.schema.read().unwrap_or_else(|e| e.into_inner()))
+        self.schema.field_names(model)
     }
 
     pub(crate) fn model_or_404(&self, name: &str) -> Result<Arc<MyModel>, EngineError> {
-        self.current()
-            .models
-            .get(name)
-            .cloned()
-            .ok_or_else(|| EngineError::ModelNotFound(name.to_owned()))
+        self.schema.get(name)
     }
 
     /// The engine's default time zone: `TIMEDIFF(NOW(), UTC_TIMESTAMP)` on the database.

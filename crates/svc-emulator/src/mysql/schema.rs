@@ -104,12 +104,6 @@ impl Table for MyModel {
     }
 }
 
-/// Every model of a database, by table name.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct MySchema {
-    pub models: BTreeMap<String, Arc<MyModel>>,
-}
-
 /// The columns of every table and view of the current database, in order (the engine's
 /// SQLAlchemy reflects views too: jet-bridge asks for them).
 const COLUMNS: &str = "\
@@ -130,7 +124,9 @@ ORDER BY TABLE_NAME, ORDINAL_POSITION";
 type ColumnRow = (String, String, String, String, i64, String, i64, i64);
 
 /// Reads the schema.
-pub(crate) async fn load_schema(conn: &mut Conn) -> Result<MySchema, EngineError> {
+pub(crate) async fn load_schema(
+    conn: &mut Conn,
+) -> Result<BTreeMap<String, Arc<MyModel>>, EngineError> {
     let rows: Vec<ColumnRow> = conn.query(COLUMNS).await.map_err(internal)?;
     let mut keys: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (table, column) in conn
@@ -168,7 +164,7 @@ pub(crate) async fn load_schema(conn: &mut Conn) -> Result<MySchema, EngineError
             generated,
         });
     }
-    let mut schema = MySchema::default();
+    let mut models = BTreeMap::new();
     for (name, mut fields) in tables {
         if fields.is_empty() {
             continue;
@@ -201,7 +197,7 @@ pub(crate) async fn load_schema(conn: &mut Conn) -> Result<MySchema, EngineError
         let table_sql = quote_ident(&name);
         let unique_key = declared.is_some() && identity.len() == 1;
         let innodb = innodb.get(&name).copied().unwrap_or(false);
-        schema.models.insert(
+        models.insert(
             name.clone(),
             Arc::new(MyModel {
                 name,
@@ -217,7 +213,7 @@ pub(crate) async fn load_schema(conn: &mut Conn) -> Result<MySchema, EngineError
             }),
         );
     }
-    Ok(schema)
+    Ok(models)
 }
 
 /// The members of `enum('a','b')` or `set('x','y')`.

@@ -31,13 +31,14 @@ pub(crate) mod types;
 pub(crate) mod walks;
 
 use std::str::FromStr;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime};
 
 use crate::engine::EngineError;
-use schema::{PgModel, PgSchema};
+use crate::engine::server::Models;
+use schema::PgModel;
 use types::Offset;
 
 /// The most connections a resource opens to its database.
@@ -56,7 +57,7 @@ pub struct PgResource {
     pool: Pool,
     /// For the second pool of SQL queries: its own connections, reset after each use.
     sql_pool: Pool,
-    schema: RwLock<Arc<PgSchema>>,
+    schema: Models<PgModel>,
     /// The engine's default time zone (the offset of `NOW()`), refreshed every minute as the
     /// engine refreshes it.
     timezone: Mutex<Option<(Instant, Offset)>>,
@@ -127,7 +128,7 @@ impl PgResource {
             // SQL queries may leave session state behind (advisory locks, prepared
             // statements): their connections are cleaned before each reuse.
             sql_pool: pool(&config, RecyclingMethod::Clean)?,
-            schema: RwLock::new(Arc::new(PgSchema::default())),
+            schema: Models::default(),
             timezone: Mutex::new(None),
             walks: walks::Walks::default(),
             url: shown,
@@ -184,7 +185,7 @@ impl PgResource {
     pub async fn reload(&self) -> Result<(), EngineError> {
         let client = self.client().await?;
         let schema = schema::load_schema(&client).await?;
-        *self.schema.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(schema);
+        self.schema.replace(schema);
         self.walks.clear();
         // Statements prepared for the old schema: prepared again when next used.
         self.pool.manager().statement_caches.clear();
@@ -193,31 +194,21 @@ impl PgResource {
 
     /// The names of the models, sorted.
     pub fn model_names(&self) -> Vec<String> {
-        self.current().models.keys().cloned().collect()
+        self.schema.names()
     }
 
     /// Whether the resource has a model of that name.
     pub fn has_model(&self, name: &str) -> bool {
-        self.current().models.contains_key(name)
+        self.schema.contains(name)
     }
 
     /// The names of `model`'s fields, in order; `None` when there is no such model.
     pub fn field_names(&self, model: &str) -> Option<Vec<String>> {
-        let schema = self.current();
-        let model = schema.models.get(model)?;
-        Some(model.fields.iter().map(|f| f.name.clone()).collect())
-    }
-
-    fn current(&self) -> Arc<PgSchema> {
-        Arc::clone(&self.schema.read().unwrap_or_else(|e| e.into_inner()))
+        self.schema.field_names(model)
     }
 
     pub(crate) fn model_or_404(&self, name: &str) -> Result<Arc<PgModel>, EngineError> {
-        self.current()
-            .models
-            .get(name)
-            .cloned()
-            .ok_or_else(|| EngineError::ModelNotFound(name.to_owned()))
+        self.schema.get(name)
     }
 
     /// The engine's default time zone: the UTC offset of `NOW()` on the database.

@@ -107,12 +107,6 @@ impl Table for PgModel {
     }
 }
 
-/// Every model of a database, by table name.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct PgSchema {
-    pub models: BTreeMap<String, Arc<PgModel>>,
-}
-
 /// The columns of every table (ordinary, partitioned, foreign), view and materialized view of
 /// the current schema, in order. A domain's column is its base type's, as SQLAlchemy reflects
 /// it.
@@ -144,7 +138,9 @@ JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.conkey[1] \
 WHERE k.contype = 'p' AND n.nspname = current_schema()";
 
 /// Reads the schema.
-pub(crate) async fn load_schema(client: &Client) -> Result<PgSchema, EngineError> {
+pub(crate) async fn load_schema(
+    client: &Client,
+) -> Result<BTreeMap<String, Arc<PgModel>>, EngineError> {
     let rows = client.query(COLUMNS, &[]).await.map_err(internal)?;
     let keys: BTreeMap<String, (String, i32)> = client
         .query(PRIMARY_KEYS, &[])
@@ -181,7 +177,7 @@ pub(crate) async fn load_schema(client: &Client) -> Result<PgSchema, EngineError
             generated: row.get(8),
         });
     }
-    let mut schema = PgSchema::default();
+    let mut models = BTreeMap::new();
     for (name, (namespace, mut fields)) in tables {
         if fields.is_empty() {
             continue;
@@ -211,7 +207,7 @@ pub(crate) async fn load_schema(client: &Client) -> Result<PgSchema, EngineError
         let index = index_by_name(&fields);
         let table_sql = format!("{}.{}", quote_ident(&namespace), quote_ident(&name));
         let unique_key = declared.is_some() && keys.get(&name).is_some_and(|&(_, n)| n == 1);
-        schema.models.insert(
+        models.insert(
             name.clone(),
             Arc::new(PgModel {
                 name,
@@ -225,7 +221,7 @@ pub(crate) async fn load_schema(client: &Client) -> Result<PgSchema, EngineError
             }),
         );
     }
-    Ok(schema)
+    Ok(models)
 }
 
 fn internal(e: tokio_postgres::Error) -> EngineError {
