@@ -403,6 +403,33 @@ pub(crate) fn key_is_not_null(key: &str) -> String {
     format!("{key} IS NOT NULL")
 }
 
+/// A `WHERE` clause (empty, or starting with ` WHERE `) and its bound values, in the form
+/// its database's driver takes them.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Where<P> {
+    pub sql: String,
+    pub params: P,
+}
+
+impl<P: Default> Where<P> {
+    /// A clause that selects nothing, with `never`, the database's always-false condition
+    /// (the engine's answer to a one-character `_order_by`).
+    pub(crate) fn nothing(never: &str) -> Self {
+        Where {
+            sql: format!(" WHERE {never}"),
+            params: P::default(),
+        }
+    }
+
+    /// The clause with `cond` added: ANDed to the filters, or alone when there are none.
+    pub(crate) fn and(&self, cond: &str) -> String {
+        match self.sql.strip_prefix(" WHERE ") {
+            Some(filters) => format!(" WHERE ({filters}) AND ({cond})"),
+            None => format!(" WHERE {cond}"),
+        }
+    }
+}
+
 /// ` WHERE a AND b ...` of conditions, or nothing.
 pub(crate) fn where_clause(conds: &[String]) -> String {
     if conds.is_empty() {

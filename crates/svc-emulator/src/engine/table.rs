@@ -50,6 +50,19 @@ pub(crate) trait Table {
         &self.columns()[self.key_index()]
     }
 
+    /// The terms of a list's `_order_by`, `(column index, descending)`, as the engine reads
+    /// them ([`order_terms`](crate::engine::filter::order_terms)): the named columns, then the
+    /// key descending unless named.
+    fn order_terms(
+        &self,
+        raw: &[String],
+        lenient: bool,
+    ) -> Result<Vec<(usize, bool)>, EngineError> {
+        crate::engine::filter::order_terms(raw, lenient, self.key_index(), |name| {
+            self.field_index(name)
+        })
+    }
+
     /// The columns as the filter grammar sees them.
     fn filter_fields(&self) -> Vec<FilterField<'_>> {
         self.columns()

@@ -23,7 +23,7 @@ use crate::engine::table::{OrderBy, column, order_by};
 use crate::engine::types::{decimal_str, py_bytes_repr, py_float_repr};
 use crate::engine::{AggregateFunc, AggregateRequest, EngineError, GroupRequest, Selection};
 use crate::mysql::MyResource;
-use crate::mysql::filter::{MyWhere, build_where};
+use crate::mysql::filter::{MyWhere, NEVER, build_where};
 use crate::mysql::schema::{MyField, MyModel};
 use crate::mysql::types::{
     MyKind, Offset, date_text, datetime_text, double_decimal, iso_datetime, set_str, time_text,
@@ -199,7 +199,7 @@ fn selection_where<'m>(
     let filter = build_where(model, selection)?;
     let order = order_by(model, order_values)?;
     let filter = match order {
-        OrderBy::Nothing => MyWhere::nothing(),
+        OrderBy::Nothing => MyWhere::nothing(NEVER),
         _ => filter,
     };
     Ok((filter, order))

@@ -19,7 +19,7 @@ use crate::engine::Lookup;
 use crate::engine::Selection;
 use crate::engine::convert::InputDateTime;
 use crate::engine::filter::{
-    Arg, PyNumber, ValueReader, key_is_not_null, order_terms, selection_conditions, where_clause,
+    Arg, PyNumber, ValueReader, Where, key_is_not_null, selection_conditions, where_clause,
 };
 use crate::engine::table::Table;
 use crate::engine::types::{FilterFamily, Search, py_float_repr};
@@ -362,30 +362,11 @@ fn search(model: &MyModel, text: &str, params: &mut Params) -> Option<String> {
     (!parts.is_empty()).then(|| format!("({})", parts.join(" OR ")))
 }
 
-/// A `WHERE` clause (empty, or starting with ` WHERE `) and its values.
-#[derive(Debug, Default, Clone)]
-pub(crate) struct MyWhere {
-    pub sql: String,
-    pub params: Params,
-}
+/// A `WHERE` clause and its values, as mysql_async binds them.
+pub(crate) type MyWhere = Where<Params>;
 
-impl MyWhere {
-    /// The clause with `cond` added.
-    pub(crate) fn and(&self, cond: &str) -> String {
-        match self.sql.strip_prefix(" WHERE ") {
-            Some(filters) => format!(" WHERE ({filters}) AND ({cond})"),
-            None => format!(" WHERE {cond}"),
-        }
-    }
-
-    /// A clause that selects nothing.
-    pub(crate) fn nothing() -> Self {
-        MyWhere {
-            sql: " WHERE 0 = 1".to_owned(),
-            params: Params::default(),
-        }
-    }
-}
+/// MySQL's always-false condition.
+pub(crate) const NEVER: &str = "0 = 1";
 
 /// The `WHERE` clause of a selection, as the engine builds it on MySQL.
 pub(crate) fn build_where(model: &MyModel, selection: &Selection) -> Result<MyWhere, EngineError> {
@@ -413,16 +394,6 @@ pub(crate) fn build_where(model: &MyModel, selection: &Selection) -> Result<MyWh
         sql: where_clause(&conds),
         params,
     })
-}
-
-/// The terms of `_order_by` (field index, descending): the named fields, then the key
-/// descending unless named.
-pub(crate) fn order_terms_of(
-    model: &MyModel,
-    raw: &[String],
-    lenient: bool,
-) -> Result<Vec<(usize, bool)>, EngineError> {
-    order_terms(raw, lenient, model.pk, |name| model.field_index(name))
 }
 
 /// The ` ORDER BY ...` of `terms`. MySQL sorts NULLs first ascending and last descending, as

@@ -13,9 +13,7 @@ use crate::engine::filter::order_selects_nothing;
 use crate::engine::server::{BodyColumn, body_values, validate};
 use crate::engine::table::Table;
 use crate::engine::{ListSpec, Listing, MAX_PER_PAGE, RecordsJson, Selection};
-use crate::mysql::filter::{
-    MyWhere, Params, build_where, order_sql, order_terms_of, stored_literal, unhex,
-};
+use crate::mysql::filter::{MyWhere, NEVER, Params, build_where, order_sql, stored_literal, unhex};
 use crate::mysql::schema::{MyField, MyModel, quote_ident};
 use crate::mysql::types::{MyKind, Offset, write_value};
 use crate::mysql::{MyResource, message, server_code, walks};
@@ -33,10 +31,10 @@ impl MyResource {
         let model = self.model_or_404(model)?;
         let lenient = spec.selection.lenient;
         let mut filter = build_where(&model, &spec.selection)?;
-        let terms = order_terms_of(&model, &spec.order_by, lenient)?;
+        let terms = model.order_terms(&spec.order_by, lenient)?;
         let order = order_sql(&model, &terms);
         if order_selects_nothing(&spec.order_by) {
-            filter = MyWhere::nothing();
+            filter = MyWhere::nothing(NEVER);
         }
         let mut conn = self.conn().await?;
         let tz = self.timezone(&mut conn).await?;

@@ -19,7 +19,7 @@ use crate::engine::table::{OrderBy, column, order_by};
 use crate::engine::types::py_float_repr;
 use crate::engine::{AggregateFunc, AggregateRequest, EngineError, GroupRequest, Selection};
 use crate::postgres::PgResource;
-use crate::postgres::filter::{PgWhere, build_where};
+use crate::postgres::filter::{NEVER, PgWhere, build_where};
 use crate::postgres::schema::{PgField, PgModel};
 use crate::postgres::types::{
     Offset, PgKind, float_items, hex_bytes, interval_seconds, interval_str, iso_time,
@@ -241,10 +241,7 @@ fn selection_where<'m>(
     let filter = build_where(model, selection)?;
     let order = order_by(model, order_values)?;
     let filter = match order {
-        OrderBy::Nothing => PgWhere {
-            sql: " WHERE false".to_owned(),
-            ..PgWhere::default()
-        },
+        OrderBy::Nothing => PgWhere::nothing(NEVER),
         _ => filter,
     };
     Ok((filter, order))

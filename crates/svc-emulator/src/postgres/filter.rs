@@ -16,7 +16,7 @@ use crate::engine::convert::{
     stored_datetime,
 };
 use crate::engine::filter::{
-    Arg, PyNumber, ValueReader, key_is_not_null, order_terms, selection_conditions, where_clause,
+    Arg, PyNumber, ValueReader, Where, key_is_not_null, selection_conditions, where_clause,
 };
 use crate::engine::table::Table;
 use crate::engine::types::{FilterFamily, Search, py_float_repr};
@@ -589,22 +589,11 @@ fn search(model: &PgModel, text: &str, params: &mut Params) -> Option<String> {
     (!parts.is_empty()).then(|| format!("({})", parts.join(" OR ")))
 }
 
-/// A `WHERE` clause (empty, or starting with ` WHERE `) and its values.
-#[derive(Debug, Default, Clone)]
-pub(crate) struct PgWhere {
-    pub sql: String,
-    pub params: Params,
-}
+/// A `WHERE` clause and its values, as tokio-postgres binds them.
+pub(crate) type PgWhere = Where<Params>;
 
-impl PgWhere {
-    /// The clause with `cond` added.
-    pub(crate) fn and(&self, cond: &str) -> String {
-        match self.sql.strip_prefix(" WHERE ") {
-            Some(filters) => format!(" WHERE ({filters}) AND ({cond})"),
-            None => format!(" WHERE {cond}"),
-        }
-    }
-}
+/// PostgreSQL's always-false condition.
+pub(crate) const NEVER: &str = "false";
 
 /// The `WHERE` clause of a selection, as the engine builds it on PostgreSQL.
 pub(crate) fn build_where(model: &PgModel, selection: &Selection) -> Result<PgWhere, EngineError> {
@@ -632,16 +621,6 @@ pub(crate) fn build_where(model: &PgModel, selection: &Selection) -> Result<PgWh
         sql: where_clause(&conds),
         params,
     })
-}
-
-/// The terms of `_order_by` (field index, descending), as on SQLite: the named fields, then
-/// the key descending unless named.
-pub(crate) fn order_terms_of(
-    model: &PgModel,
-    raw: &[String],
-    lenient: bool,
-) -> Result<Vec<(usize, bool)>, EngineError> {
-    order_terms(raw, lenient, model.pk, |name| model.field_index(name))
 }
 
 /// The ` ORDER BY ...` of order terms. PostgreSQL sorts NULLs last ascending and first

@@ -13,9 +13,7 @@ use crate::engine::filter::order_selects_nothing;
 use crate::engine::server::{BodyColumn, body_values, validate};
 use crate::engine::table::Table;
 use crate::engine::{ListSpec, Listing, MAX_PER_PAGE, RecordsJson, Selection};
-use crate::postgres::filter::{
-    Params, PgWhere, build_where, datetime_literal, order_sql, order_terms_of,
-};
+use crate::postgres::filter::{NEVER, Params, PgWhere, build_where, datetime_literal, order_sql};
 use crate::postgres::schema::{PgField, PgModel};
 use crate::postgres::types::{Offset, PgKind, write_value};
 use crate::postgres::{PgResource, message, walks};
@@ -34,11 +32,10 @@ impl PgResource {
         let model = self.model_or_404(model)?;
         let lenient = spec.selection.lenient;
         let mut filter = build_where(&model, &spec.selection)?;
-        let terms = order_terms_of(&model, &spec.order_by, lenient)?;
+        let terms = model.order_terms(&spec.order_by, lenient)?;
         let order = order_sql(&model, &terms);
         if order_selects_nothing(&spec.order_by) {
-            filter.sql = " WHERE false".to_owned();
-            filter.params = Params::default();
+            filter = PgWhere::nothing(NEVER);
         }
         let client = self.client().await?;
         let tz = self.timezone(&client).await?;

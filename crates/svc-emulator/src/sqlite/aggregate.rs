@@ -63,7 +63,7 @@ use crate::engine::list::Selection;
 use crate::engine::schema::{Field, Model};
 use crate::engine::table::{OrderBy, column, order_by};
 use crate::engine::types::{PyValue, Reflected, Serializer, plain, py_str, read};
-use crate::sqlite::filter::{Where, build_where};
+use crate::sqlite::filter::{NEVER, Where, build_where};
 use crate::sqlite::resource::Resource;
 use crate::sqlite::schema::prepare;
 
@@ -339,10 +339,7 @@ fn selection_where<'m>(
     let filter = build_where(model, selection)?;
     let order = order_by(model, order_values)?;
     let filter = match order {
-        OrderBy::Nothing => Where {
-            sql: " WHERE 0 = 1".to_owned(),
-            params: Vec::new(),
-        },
+        OrderBy::Nothing => Where::nothing(NEVER),
         _ => filter,
     };
     Ok((filter, order))

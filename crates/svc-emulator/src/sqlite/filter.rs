@@ -17,7 +17,7 @@ use crate::engine::Lookup;
 use crate::engine::convert::{InputDateTime, stored_datetime};
 use crate::engine::error::EngineError;
 use crate::engine::filter::{
-    Arg, PyNumber, ValueReader, key_is_not_null, order_terms, selection_conditions, where_clause,
+    self, Arg, PyNumber, ValueReader, key_is_not_null, selection_conditions, where_clause,
 };
 use crate::engine::list::Selection;
 use crate::engine::schema::{Field, Model};
@@ -32,28 +32,11 @@ fn number_value(n: PyNumber) -> Value {
     }
 }
 
-/// A `WHERE` clause (empty, or starting with ` WHERE `) and its bound values.
-#[derive(Debug, Default)]
-pub(crate) struct Where {
-    pub sql: String,
-    pub params: Vec<Value>,
-}
+/// A `WHERE` clause and its values, as rusqlite binds them.
+pub(crate) type Where = filter::Where<Vec<Value>>;
 
-impl Where {
-    /// Makes the clause match no row (the engine's answer to a one-character `_order_by`).
-    pub(crate) fn match_nothing(&mut self) {
-        self.sql = " WHERE 0".to_owned();
-        self.params.clear();
-    }
-
-    /// The clause with `cond` added: ANDed to the filters, or alone when there are none.
-    pub(crate) fn and(&self, cond: &str) -> String {
-        match self.sql.strip_prefix(" WHERE ") {
-            Some(filters) => format!(" WHERE ({filters}) AND ({cond})"),
-            None => format!(" WHERE {cond}"),
-        }
-    }
-}
+/// SQLite's always-false condition.
+pub(crate) const NEVER: &str = "0 = 1";
 
 /// Everything needed to build one filter's condition.
 struct FilterCtx<'a> {
@@ -297,7 +280,7 @@ pub(crate) struct Order {
 /// An unknown name, an empty part or a repeated `_order_by` make the engine fail (500): the
 /// emulator answers 400 `[decision: stricter]`.
 pub(crate) fn order_by(model: &Model, raw: &[String], lenient: bool) -> Result<Order, EngineError> {
-    let terms = order_terms(raw, lenient, model.pk, |name| model.field_index(name))?;
+    let terms = model.order_terms(raw, lenient)?;
     let sql_terms: Vec<String> = terms
         .iter()
         .map(|&(i, desc)| format!("{}{}", model.fields[i].sql, if desc { " DESC" } else { "" }))

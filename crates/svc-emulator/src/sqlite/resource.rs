@@ -24,7 +24,7 @@ use crate::engine::filter::{MAX_PER_PAGE, order_selects_nothing};
 use crate::engine::list::{ListSpec, Listing, RecordsJson, Selection};
 use crate::engine::schema::{Field, Model, Schema, quote_ident};
 use crate::engine::types::{PyValue, Reflected, Stored, read};
-use crate::sqlite::filter::{Order, Where, build_where, order_by};
+use crate::sqlite::filter::{NEVER, Order, Where, build_where, order_by};
 use crate::sqlite::handoff::{Attempt, ListRun, Mode, Route, RunMemory, route_retrieve};
 use crate::sqlite::memo::{self, ListMemo, Ticket};
 use crate::sqlite::schema::{load_schema, prepare};
@@ -458,7 +458,7 @@ impl Resource {
             ));
         }
         if order_selects_nothing(&spec.order_by) {
-            filter.match_nothing();
+            filter = Where::nothing(NEVER);
         }
         let snapshot = !self.readers.is_empty();
         let inline = matches!(mode, Mode::Inline { .. });
