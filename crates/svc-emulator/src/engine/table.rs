@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use crate::engine::EngineError;
-use crate::engine::aggregate::fails;
+use crate::engine::aggregate::{AggregateFunc, AggregateRequest, GroupRequest, fails, known};
 use crate::engine::filter::FilterField;
 use crate::engine::types::FilterFamily;
 
@@ -107,7 +107,7 @@ pub(crate) fn index_by_name<C: Column>(columns: &[C]) -> BTreeMap<String, usize>
 
 /// An aggregate's or a group's column (`_x_column`, `_y_column`) by name, the key when `None`;
 /// the engine's `getattr` fails on an unknown one.
-pub(crate) fn column<'m, T: Table>(
+fn column<'m, T: Table>(
     model: &'m T,
     param: &str,
     name: Option<&str>,
@@ -121,6 +121,42 @@ pub(crate) fn column<'m, T: Table>(
             )
         }),
     }
+}
+
+/// An aggregate's column (`_y_column`, the key when absent). The engine's aggregate view looks
+/// it up among its serializer's fields first (an unknown one is a `400`) unless the function
+/// is `count`, which goes straight to `getattr` (a `500`, refused in strict mode).
+pub(crate) fn aggregate_column<'m, T: Table>(
+    model: &'m T,
+    req: &AggregateRequest,
+) -> Result<&'m T::Column, EngineError> {
+    column(model, "_y_column", req.column.as_deref())
+        .map_err(|e| if req.func == "count" { e } else { e.strict() })
+}
+
+/// What a group request names, read in the engine's order.
+pub(crate) struct GroupColumns<'m, C> {
+    /// The key columns (`_x_column`).
+    pub xs: Vec<&'m C>,
+    /// The value column (`_y_column`, the key when absent).
+    pub y: &'m C,
+    /// The function.
+    pub func: AggregateFunc,
+}
+
+/// A group's columns and function ([`GroupColumns`]); `None` for a function the engine does not
+/// know (it filters the records with `false`: the answer is an empty list).
+pub(crate) fn group_columns<'m, T: Table>(
+    model: &'m T,
+    req: &GroupRequest,
+) -> Result<Option<GroupColumns<'m, T::Column>>, EngineError> {
+    let xs = req
+        .x_columns
+        .iter()
+        .map(|x| column(model, "_x_column", Some(x)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let y = column(model, "_y_column", req.y_column.as_deref())?;
+    Ok(known(&req.y_func)?.map(|func| GroupColumns { xs, y, func }))
 }
 
 /// What an aggregate's or a group's `_order_by` does to the selection.
@@ -242,6 +278,33 @@ pub(crate) mod tests {
         assert_eq!(t.field_index("b"), Some(2));
         let e = column(&t, "_x_column", Some("c")).unwrap_err().to_string();
         assert!(e.contains(r#"Table "t" does not have column "c""#), "{e}");
+    }
+
+    #[test]
+    fn an_unknown_aggregate_column_fails_as_the_engine_does() {
+        let t = table();
+        let req = |func: AggregateFunc| AggregateRequest::new(func).column("x");
+        // `count` reaches `getattr` (500), the others the serializer's fields (400).
+        let count = aggregate_column(&t, &req(AggregateFunc::Count)).unwrap_err();
+        assert!(matches!(count, EngineError::EngineFails { .. }), "{count:?}");
+        let sum = aggregate_column(&t, &req(AggregateFunc::Sum)).unwrap_err();
+        assert!(matches!(sum, EngineError::Invalid { .. }), "{sum:?}");
+        let key = aggregate_column(&t, &AggregateRequest::new(AggregateFunc::Max)).unwrap();
+        assert_eq!(key.0, "id");
+    }
+
+    #[test]
+    fn a_group_reads_its_columns_before_its_function() {
+        let t = table();
+        let mut req = GroupRequest::new("b", AggregateFunc::Sum);
+        let g = group_columns(&t, &req).unwrap().unwrap();
+        assert_eq!((g.xs.len(), g.xs[0].0, g.y.0), (1, "b", "id"));
+        assert_eq!(g.func, AggregateFunc::Sum);
+        req.y_func = "median".to_owned();
+        assert!(group_columns(&t, &req).unwrap().is_none());
+        // An unknown column fails even with an unknown function.
+        req.x_columns = vec!["nope".to_owned()];
+        assert!(group_columns(&t, &req).is_err());
     }
 
     #[test]

@@ -19,7 +19,7 @@ use crate::engine::aggregate::{
     date_unit, fails, group_label, group_name, known, query_text, y_func,
 };
 use crate::engine::server::float_json;
-use crate::engine::table::{OrderBy, column, order_by};
+use crate::engine::table::{GroupColumns, OrderBy, aggregate_column, group_columns, order_by};
 use crate::engine::types::{decimal_str, py_bytes_repr, py_float_repr};
 use crate::engine::{AggregateFunc, AggregateRequest, EngineError, GroupRequest, Selection};
 use crate::mysql::MyResource;
@@ -305,8 +305,7 @@ impl MyResource {
     ) -> Result<Json, EngineError> {
         let model = self.model_or_404(model)?;
         let (filter, order) = selection_where(&model, selection, &req.order_by)?;
-        let field = column(&model, "_y_column", req.column.as_deref())
-            .map_err(|e| if req.func == "count" { e } else { e.strict() })?;
+        let field = aggregate_column(&model, req)?;
         let Some(func) = known(&req.func)? else {
             // The engine writes its (empty) query object with the column's serializer field.
             return match field.kind {
@@ -389,13 +388,7 @@ impl MyResource {
     ) -> Result<Json, EngineError> {
         let model = self.model_or_404(model)?;
         let (filter, _) = selection_where(&model, selection, &req.order_by)?;
-        let xs = req
-            .x_columns
-            .iter()
-            .map(|x| column(&model, "_x_column", Some(x)))
-            .collect::<Result<Vec<_>, _>>()?;
-        let y = column(&model, "_y_column", req.y_column.as_deref())?;
-        let Some(func) = known(&req.y_func)? else {
+        let Some(GroupColumns { xs, y, func }) = group_columns(&model, req)? else {
             return Ok(Json::Array(Vec::new()));
         };
         unsummable(y, func)?;

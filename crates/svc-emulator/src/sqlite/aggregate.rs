@@ -61,7 +61,7 @@ use crate::engine::convert::{json_column_value, py_json_to_json};
 use crate::engine::error::EngineError;
 use crate::engine::list::Selection;
 use crate::engine::schema::{Field, Model};
-use crate::engine::table::{OrderBy, column, order_by};
+use crate::engine::table::{GroupColumns, OrderBy, aggregate_column, group_columns, order_by};
 use crate::engine::types::{PyValue, Reflected, Serializer, plain, py_str, read};
 use crate::sqlite::filter::{NEVER, Where, build_where};
 use crate::sqlite::resource::Resource;
@@ -508,10 +508,7 @@ impl Resource {
     ) -> Result<Json, EngineError> {
         let model = self.model_or_404(model)?;
         let (filter, order) = selection_where(&model, selection, &req.order_by)?;
-        // The engine's aggregate view looks the column up among its serializer's fields first
-        // (a 400) unless the function is `count`, which goes straight to `getattr` (a 500).
-        let field = column(&model, "_y_column", req.column.as_deref())
-            .map_err(|e| if req.func == "count" { e } else { e.strict() })?;
+        let field = aggregate_column(&model, req)?;
         let func = match known(&req.func)? {
             Some(f) => f,
             None => {
@@ -588,16 +585,8 @@ impl Resource {
     ) -> Result<Json, EngineError> {
         let model = self.model_or_404(model)?;
         let (filter, _) = selection_where(&model, selection, &req.order_by)?;
-        let xs = req
-            .x_columns
-            .iter()
-            .map(|x| column(&model, "_x_column", Some(x)))
-            .collect::<Result<Vec<_>, _>>()?;
-        let y = column(&model, "_y_column", req.y_column.as_deref())?;
-        let func = match known(&req.y_func)? {
-            Some(f) => f,
-            // The engine filters the records with `false`.
-            None => return Ok(Json::Array(Vec::new())),
+        let Some(GroupColumns { xs, y, func }) = group_columns(&model, req)? else {
+            return Ok(Json::Array(Vec::new()));
         };
         let keys = xs
             .iter()
