@@ -286,7 +286,10 @@ pub(crate) mod tests {
         let req = |func: AggregateFunc| AggregateRequest::new(func).column("x");
         // `count` reaches `getattr` (500), the others the serializer's fields (400).
         let count = aggregate_column(&t, &req(AggregateFunc::Count)).unwrap_err();
-        assert!(matches!(count, EngineError::EngineFails { .. }), "{count:?}");
+        assert!(
+            matches!(count, EngineError::EngineFails { .. }),
+            "{count:?}"
+        );
         let sum = aggregate_column(&t, &req(AggregateFunc::Sum)).unwrap_err();
         assert!(matches!(sum, EngineError::Invalid { .. }), "{sum:?}");
         let key = aggregate_column(&t, &AggregateRequest::new(AggregateFunc::Max)).unwrap();

@@ -32,7 +32,8 @@ use crate::engine::EngineError;
 use crate::engine::MAX_SQL_ROWS;
 use crate::engine::convert::write_json_str;
 use crate::engine::server::{
-    answer_too_large, query_error, sql_answer, stopped_after, stopped_at_limit,
+    self, answer_too_large, line_end, query_error, sql_answer, starts_name, stopped_after,
+    stopped_at_limit,
 };
 use crate::engine::types::{decimal_str, write_float};
 use crate::mysql::types::{date_text, iso_datetime, time_text, value_float, value_text};
@@ -299,114 +300,63 @@ fn param_value(value: &Json) -> Value {
 
 /// Replaces each `:name` outside strings, quoted names and comments by a `?` bound to
 /// `params[name]`; `?` placeholders of the query itself are refused (there is nothing to bind
-/// them to). A scanner that misjudged where a string ends could only put a `?` inside a string
-/// (text, not a parameter) or leave a `:name` as it is: the statement then fails in MySQL, and
-/// no value is ever part of its text.
+/// them to).
 fn bind_names(
     query: &str,
     params: &Map<String, Json>,
 ) -> Result<(String, Vec<Value>), EngineError> {
-    let b = query.as_bytes();
-    let mut out = String::with_capacity(query.len() + 16);
-    let mut bound = Vec::new();
-    let mut i = 0;
-    let mut copied = 0;
-    while i < b.len() {
-        match b[i] {
-            q @ (b'\'' | b'"' | b'`') => i = skip_quoted(b, i, q),
-            b'-' if b.get(i + 1) == Some(&b'-')
-                && b.get(i + 2)
-                    .is_none_or(|c| c.is_ascii_whitespace() || c.is_ascii_control()) =>
-            {
-                i = line_end(b, i);
-            }
-            b'#' => i = line_end(b, i),
-            // An executable comment (`/*! ... */`, MariaDB's `/*M! ... */`) is SQL that the
-            // server runs: its names are bound as anywhere else.
-            b'/' if b[i..].starts_with(b"/*!") => i += 3,
-            b'/' if b[i..].starts_with(b"/*M!") => i += 4,
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                let end = b[i + 2..]
-                    .windows(2)
-                    .position(|w| w == b"*/")
-                    .map_or(b.len(), |p| i + 2 + p + 2);
-                // The driver reads names inside optimizer hints, which the server does not.
-                if b.get(i + 2) == Some(&b'+') && has_name(&b[i..end]) {
-                    return Err(query_error(
-                        "Parameters (:name) inside optimizer hints (/*+ ... */) are not \
-                         supported: move them out of the comment.",
-                    ));
-                }
-                i = end;
-            }
-            b'?' => {
-                return Err(query_error(
-                    "Positional parameters (?) are not supported: name them (:name) and give \
-                     their values in params_obj.",
-                ));
-            }
-            b':' if b.get(i + 1) == Some(&b'=') => i += 2,
-            b':' if b
-                .get(i + 1)
-                .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_') =>
-            {
-                let start = i + 1;
-                let mut end = start;
-                while end < b.len() && (b[end].is_ascii_alphanumeric() || b[end] == b'_') {
-                    end += 1;
-                }
-                let name = &query[start..end];
-                let value = params.get(name).ok_or_else(|| {
-                    EngineError::field(
-                        "params_obj",
-                        format!("No value for the parameter :{name}: add it to params_obj."),
-                    )
-                })?;
-                bound.push(param_value(value));
-                out.push_str(&query[copied..i]);
-                out.push('?');
-                copied = end;
-                i = end;
-            }
-            _ => i += 1,
+    server::bind_names(query, params, skip, param_value, |_| "?".to_owned())
+}
+
+/// Where what starts at `i` and holds no parameter ends, in MySQL's text: strings, quoted
+/// names, comments and `:=`. An executable comment (`/*! ... */`, MariaDB's `/*M! ... */`) is
+/// SQL that the server runs: its names are bound as anywhere else.
+fn skip(b: &[u8], i: usize) -> Option<Result<usize, EngineError>> {
+    Some(Ok(match b[i] {
+        q @ (b'\'' | b'"' | b'`') => skip_quoted(b, i, q),
+        b'-' if b.get(i + 1) == Some(&b'-')
+            && b.get(i + 2)
+                .is_none_or(|c| c.is_ascii_whitespace() || c.is_ascii_control()) =>
+        {
+            line_end(b, i)
         }
-    }
-    out.push_str(&query[copied..]);
-    Ok((out, bound))
+        b'#' => line_end(b, i),
+        b'/' if b[i..].starts_with(b"/*!") => i + 3,
+        b'/' if b[i..].starts_with(b"/*M!") => i + 4,
+        b'/' if b.get(i + 1) == Some(&b'*') => {
+            let end = b[i + 2..]
+                .windows(2)
+                .position(|w| w == b"*/")
+                .map_or(b.len(), |p| i + 2 + p + 2);
+            // The driver reads names inside optimizer hints, which the server does not.
+            if b.get(i + 2) == Some(&b'+') && has_name(&b[i..end]) {
+                return Some(Err(query_error(
+                    "Parameters (:name) inside optimizer hints (/*+ ... */) are not \
+                     supported: move them out of the comment.",
+                )));
+            }
+            end
+        }
+        b'?' => {
+            return Some(Err(query_error(
+                "Positional parameters (?) are not supported: name them (:name) and give \
+                 their values in params_obj.",
+            )));
+        }
+        b':' if b.get(i + 1) == Some(&b'=') => i + 2,
+        _ => return None,
+    }))
 }
 
 /// Whether `b` holds a `:name`.
 fn has_name(b: &[u8]) -> bool {
-    b.windows(2)
-        .any(|w| w[0] == b':' && (w[1].is_ascii_alphabetic() || w[1] == b'_'))
-}
-
-fn line_end(b: &[u8], at: usize) -> usize {
-    b[at..]
-        .iter()
-        .position(|&c| c == b'\n')
-        .map_or(b.len(), |p| at + p + 1)
+    b.windows(2).any(|w| w[0] == b':' && starts_name(w[1]))
 }
 
 /// The end of a quoted string or name starting at `at`: a doubled quote stays inside, and in
 /// strings (not in backquoted names) a backslash escapes the next character.
 pub(crate) fn skip_quoted(b: &[u8], at: usize, quote: u8) -> usize {
-    let mut i = at + 1;
-    while i < b.len() {
-        if quote != b'`' && b[i] == b'\\' {
-            i += 2;
-            continue;
-        }
-        if b[i] == quote {
-            if b.get(i + 1) == Some(&quote) {
-                i += 2;
-                continue;
-            }
-            return i + 1;
-        }
-        i += 1;
-    }
-    b.len()
+    server::skip_quoted(b, at, quote, quote != b'`')
 }
 
 #[cfg(test)]

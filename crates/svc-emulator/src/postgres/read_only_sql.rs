@@ -35,7 +35,8 @@ use crate::engine::EngineError;
 use crate::engine::MAX_SQL_ROWS;
 use crate::engine::convert::write_json_str;
 use crate::engine::server::{
-    answer_too_large, query_error, sql_answer, stopped_after, stopped_at_limit,
+    self, answer_too_large, line_end, query_error, skip_quoted, sql_answer, stopped_after,
+    stopped_at_limit,
 };
 use crate::engine::types::write_float;
 use crate::postgres::types::{iso_time, iso_timestamp, numeric_str, parse_float};
@@ -321,96 +322,36 @@ impl ToSql for TextValue<'_> {
 }
 
 /// Replaces each `:name` outside strings, quoted names, dollar quotes and comments by a
-/// parameter bound to `params[name]`; `$1`-style parameters are refused (there is nothing to
-/// bind them to). A scanner that misjudged where a string ends could only put a `$n` inside
-/// a string (text, not a parameter) or leave a `:name` as it is: the statement then fails in
-/// PostgreSQL, and no value is ever part of its text.
+/// parameter (`$1`, `$2`, ...) bound to `params[name]`; `$1`-style parameters are refused
+/// (there is nothing to bind them to).
 fn bind_names(query: &str, params: &Map<String, Json>) -> Result<Bound, EngineError> {
-    let b = query.as_bytes();
-    let mut out = String::with_capacity(query.len() + 16);
-    let mut bound = Vec::new();
-    let mut i = 0;
-    let mut copied = 0;
-    while i < b.len() {
-        match b[i] {
-            b'\'' => {
-                i = skip_quoted(
-                    b,
-                    i,
-                    b'\'',
-                    b[..i].last().is_some_and(|c| *c == b'E' || *c == b'e'),
-                )
-            }
-            b'"' => i = skip_quoted(b, i, b'"', false),
-            b'-' if b.get(i + 1) == Some(&b'-') => {
-                i = b[i..]
-                    .iter()
-                    .position(|&c| c == b'\n')
-                    .map_or(b.len(), |p| i + p + 1);
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => i = skip_block_comment(b, i),
-            b'$' => {
-                if b.get(i + 1).is_some_and(u8::is_ascii_digit) {
-                    return Err(query_error(
-                        "Positional parameters ($1) are not supported: name them (:name) and \
-                         give their values in params_obj.",
-                    ));
-                }
-                i = skip_dollar_quote(b, i);
-            }
-            b':' if b.get(i + 1) == Some(&b':') => i += 2,
-            b':' if b
-                .get(i + 1)
-                .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_') =>
-            {
-                let start = i + 1;
-                let mut end = start;
-                while end < b.len() && (b[end].is_ascii_alphanumeric() || b[end] == b'_') {
-                    end += 1;
-                }
-                let name = &query[start..end];
-                let value = params.get(name).ok_or_else(|| {
-                    EngineError::field(
-                        "params_obj",
-                        format!("No value for the parameter :{name}: add it to params_obj."),
-                    )
-                })?;
-                bound.push(Param::of(value));
-                out.push_str(&query[copied..i]);
-                out.push('$');
-                out.push_str(&bound.len().to_string());
-                copied = end;
-                i = end;
-            }
-            _ => i += 1,
-        }
-    }
-    out.push_str(&query[copied..]);
-    Ok(Bound {
-        text: out,
-        params: bound,
-    })
+    let (text, params) = server::bind_names(query, params, skip, Param::of, |n| format!("${n}"))?;
+    Ok(Bound { text, params })
 }
 
-/// The end of a quoted string or name starting at `at` (a doubled quote stays inside;
-/// backslash escapes in `E'...'`).
-fn skip_quoted(b: &[u8], at: usize, quote: u8, backslashes: bool) -> usize {
-    let mut i = at + 1;
-    while i < b.len() {
-        if backslashes && b[i] == b'\\' {
-            i += 2;
-            continue;
+/// Where what starts at `i` and holds no parameter ends, in PostgreSQL's text: strings
+/// (backslash escapes in `E'...'`), quoted names, comments, dollar quotes and `::` casts.
+fn skip(b: &[u8], i: usize) -> Option<Result<usize, EngineError>> {
+    Some(Ok(match b[i] {
+        b'\'' => skip_quoted(
+            b,
+            i,
+            b'\'',
+            b[..i].last().is_some_and(|c| *c == b'E' || *c == b'e'),
+        ),
+        b'"' => skip_quoted(b, i, b'"', false),
+        b'-' if b.get(i + 1) == Some(&b'-') => line_end(b, i),
+        b'/' if b.get(i + 1) == Some(&b'*') => skip_block_comment(b, i),
+        b'$' if b.get(i + 1).is_some_and(u8::is_ascii_digit) => {
+            return Some(Err(query_error(
+                "Positional parameters ($1) are not supported: name them (:name) and give \
+                 their values in params_obj.",
+            )));
         }
-        if b[i] == quote {
-            if b.get(i + 1) == Some(&quote) {
-                i += 2;
-                continue;
-            }
-            return i + 1;
-        }
-        i += 1;
-    }
-    b.len()
+        b'$' => skip_dollar_quote(b, i),
+        b':' if b.get(i + 1) == Some(&b':') => i + 2,
+        _ => return None,
+    }))
 }
 
 /// The end of a (nested) block comment starting at `at`.
