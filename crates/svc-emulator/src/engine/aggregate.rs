@@ -147,6 +147,39 @@ pub(crate) fn fails(param: &str, message: impl Into<String>) -> EngineError {
     }
 }
 
+/// Whether the engine answers `0` for a NULL result of `func` (an aggregate over no row, or a
+/// group whose values are all NULL): `count`, `sum` and `avg`; `min` and `max` stay `null`.
+pub(crate) fn null_is_zero(func: AggregateFunc) -> bool {
+    matches!(
+        func,
+        AggregateFunc::Count | AggregateFunc::Sum | AggregateFunc::Avg
+    )
+}
+
+/// The engine's group statement, whatever the database: `select` (each key `AS` its label,
+/// then `y_func`) from the table and its `WHERE` clause, grouped and ordered by the keys'
+/// `labels`, and at most the request's number of rows (`_per_page`, 1 to
+/// [`GroupRequest::MAX_LIMIT`]).
+pub(crate) fn group_statement(
+    select: &[String],
+    labels: &[String],
+    table_sql: &str,
+    where_sql: &str,
+    req: &GroupRequest,
+) -> String {
+    let grouping = if labels.is_empty() {
+        String::new()
+    } else {
+        let labels = labels.join(", ");
+        format!(" GROUP BY {labels} ORDER BY {labels}")
+    };
+    let limit = req.limit.clamp(1, GroupRequest::MAX_LIMIT);
+    format!(
+        "SELECT {} FROM {table_sql}{where_sql}{grouping} LIMIT {limit}",
+        select.join(", ")
+    )
+}
+
 /// The aggregate's answer, `{"y_func": value}`.
 pub(crate) fn y_func(value: Json) -> Json {
     let mut object = Map::new();
@@ -381,6 +414,35 @@ mod tests {
     /// Every function of the SDK's vocabulary is computed here: when svc-model names a new one
     /// (the enum is `#[non_exhaustive]`), this fails until the backends have SQL for it or the
     /// new function is meant to be refused with `not_computed`'s 400.
+    #[test]
+    fn the_group_statement_groups_and_orders_by_every_key_within_its_limit() {
+        let mut req = GroupRequest::new("a", AggregateFunc::Count);
+        let select = ["a AS \"group\"".to_owned(), "count(b) AS y_func".to_owned()];
+        let labels = ["\"group\"".to_owned()];
+        assert_eq!(
+            group_statement(&select, &labels, "t", " WHERE x = 1", &req),
+            "SELECT a AS \"group\", count(b) AS y_func FROM t WHERE x = 1 GROUP BY \"group\" \
+             ORDER BY \"group\" LIMIT 10000"
+        );
+        req.limit = 0;
+        let none = group_statement(&select[1..], &[], "t", "", &req);
+        assert_eq!(none, "SELECT count(b) AS y_func FROM t LIMIT 1");
+        req.limit = u64::MAX;
+        assert!(group_statement(&select, &labels, "t", "", &req).ends_with(" LIMIT 100000"));
+    }
+
+    #[test]
+    fn only_count_sum_and_avg_make_null_zero() {
+        let zero: Vec<AggregateFunc> = AggregateFunc::ALL
+            .into_iter()
+            .filter(|f| null_is_zero(*f))
+            .collect();
+        assert_eq!(
+            zero,
+            [AggregateFunc::Count, AggregateFunc::Sum, AggregateFunc::Avg]
+        );
+    }
+
     #[test]
     fn every_function_of_the_sdk_is_computed() {
         for func in AggregateFunc::ALL {

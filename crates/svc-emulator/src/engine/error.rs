@@ -73,6 +73,12 @@ impl EngineError {
         }
     }
 
+    /// [`strict`](Self::strict) unless the request is `lenient` (where the engine's failure
+    /// is answered as the engine answers it).
+    pub(crate) fn unless_lenient(self, lenient: bool) -> Self {
+        if lenient { self } else { self.strict() }
+    }
+
     /// An invalid request naming several inputs, with a summary message.
     pub fn fields(message: impl Into<String>, fields: BTreeMap<String, Vec<String>>) -> Self {
         Self::Invalid {

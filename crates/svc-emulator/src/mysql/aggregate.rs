@@ -16,7 +16,8 @@ use mysql_async::{Row, Value};
 use serde_json::{Map, Value as Json};
 
 use crate::engine::aggregate::{
-    date_unit, fails, group_label, group_name, known, query_text, y_func,
+    date_unit, fails, group_label, group_name, group_statement, known, null_is_zero, query_text,
+    y_func,
 };
 use crate::engine::server::float_json;
 use crate::engine::table::{GroupColumns, OrderBy, aggregate_column, group_columns, order_by};
@@ -294,7 +295,7 @@ impl MyResource {
     ) -> Result<Json, EngineError> {
         self.aggregate_as_engine(model, req, selection)
             .await
-            .map_err(|e| if selection.lenient { e } else { e.strict() })
+            .map_err(|e| e.unless_lenient(selection.lenient))
     }
 
     async fn aggregate_as_engine(
@@ -359,11 +360,9 @@ impl MyResource {
             }
             (_, Some(row)) => read_cell(row, 0),
         };
-        let value = match (func, value) {
-            (AggregateFunc::Count | AggregateFunc::Sum | AggregateFunc::Avg, PyV::None) => {
-                PyV::Int("0".to_owned())
-            }
-            (_, v) => v,
+        let value = match value {
+            PyV::None if null_is_zero(func) => PyV::Int("0".to_owned()),
+            v => v,
         };
         Ok(y_func(serialized(func, field, &value, tz)))
     }
@@ -377,7 +376,7 @@ impl MyResource {
     ) -> Result<Json, EngineError> {
         self.group_as_engine(model, req, selection)
             .await
-            .map_err(|e| if selection.lenient { e } else { e.strict() })
+            .map_err(|e| e.unless_lenient(selection.lenient))
     }
 
     async fn group_as_engine(
@@ -405,19 +404,7 @@ impl MyResource {
         let labels: Vec<String> = (0..keys.len())
             .map(|i| group_label(i).replace('"', "`"))
             .collect();
-        let grouping = if labels.is_empty() {
-            String::new()
-        } else {
-            let labels = labels.join(", ");
-            format!(" GROUP BY {labels} ORDER BY {labels}")
-        };
-        let limit = req.limit.clamp(1, GroupRequest::MAX_LIMIT);
-        let sql = format!(
-            "SELECT {} FROM {}{}{grouping} LIMIT {limit}",
-            select.join(", "),
-            model.table_sql,
-            filter.sql
-        );
+        let sql = group_statement(&select, &labels, &model.table_sql, &filter.sql, req);
         let mut conn = self.conn().await?;
         let rows: Vec<Row> = conn
             .exec(&sql, filter.params.values())
@@ -441,14 +428,7 @@ impl MyResource {
                 _ => read_cell(row, keys.len()),
             };
             let v = match v {
-                PyV::None
-                    if matches!(
-                        func,
-                        AggregateFunc::Count | AggregateFunc::Sum | AggregateFunc::Avg
-                    ) =>
-                {
-                    PyV::Int("0".to_owned())
-                }
+                PyV::None if null_is_zero(func) => PyV::Int("0".to_owned()),
                 v => v,
             };
             object.insert("y_func".to_owned(), v.encoded());

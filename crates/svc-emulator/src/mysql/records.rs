@@ -235,7 +235,7 @@ impl MyResource {
         conn.exec(sql, params.values())
             .await
             .map_err(|e| self.read_failure(e))
-            .map_err(|e| if lenient { e } else { e.strict() })
+            .map_err(|e| e.unless_lenient(lenient))
     }
 
     /// The record of `model` whose key is `pk` and that `selection` selects, as JSON bytes.

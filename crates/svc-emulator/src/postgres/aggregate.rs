@@ -12,7 +12,8 @@
 use serde_json::{Map, Value as Json};
 
 use crate::engine::aggregate::{
-    date_unit, fails, group_label, group_name, known, query_text, y_func,
+    date_unit, fails, group_label, group_name, group_statement, known, null_is_zero, query_text,
+    y_func,
 };
 use crate::engine::server::float_json;
 use crate::engine::table::{GroupColumns, OrderBy, aggregate_column, group_columns, order_by};
@@ -290,7 +291,7 @@ impl PgResource {
     ) -> Result<Json, EngineError> {
         self.aggregate_as_engine(model, req, selection)
             .await
-            .map_err(|e| if selection.lenient { e } else { e.strict() })
+            .map_err(|e| e.unless_lenient(selection.lenient))
     }
 
     async fn aggregate_as_engine(
@@ -345,11 +346,9 @@ impl PgResource {
             Some(row) => Value::read(&row.get::<_, String>(1), row.get(0)),
             None => Value::None,
         };
-        let value = match (func, value) {
-            (AggregateFunc::Count | AggregateFunc::Sum | AggregateFunc::Avg, Value::None) => {
-                Value::Int("0".to_owned())
-            }
-            (_, v) => v,
+        let value = match value {
+            Value::None if null_is_zero(func) => Value::Int("0".to_owned()),
+            v => v,
         };
         Ok(y_func(serialized(func, field, &value, tz)))
     }
@@ -363,7 +362,7 @@ impl PgResource {
     ) -> Result<Json, EngineError> {
         self.group_as_engine(model, req, selection)
             .await
-            .map_err(|e| if selection.lenient { e } else { e.strict() })
+            .map_err(|e| e.unless_lenient(selection.lenient))
     }
 
     async fn group_as_engine(
@@ -390,13 +389,6 @@ impl PgResource {
         }
         inner.push(format!("{}({}) AS y_func", func.as_str(), y.sql));
         let labels: Vec<String> = (0..keys.len()).map(group_label).collect();
-        let grouping = if labels.is_empty() {
-            String::new()
-        } else {
-            let labels = labels.join(", ");
-            format!(" GROUP BY {labels} ORDER BY {labels}")
-        };
-        let limit = req.limit.clamp(1, GroupRequest::MAX_LIMIT);
         let mut outer = Vec::new();
         for (i, label) in labels.iter().enumerate() {
             // A date bucket is a date-time, read as text; a plain key as its column's kind.
@@ -413,11 +405,9 @@ impl PgResource {
         };
         outer.push(format!("{y_text}, {}", type_of("q.y_func")));
         let sql = format!(
-            "SELECT {} FROM (SELECT {} FROM {}{}{grouping} LIMIT {limit}) AS q",
+            "SELECT {} FROM ({}) AS q",
             outer.join(", "),
-            inner.join(", "),
-            model.table_sql,
-            filter.sql
+            group_statement(&inner, &labels, &model.table_sql, &filter.sql, req)
         );
         let client = self.client().await?;
         let rows = client
@@ -443,14 +433,7 @@ impl PgResource {
             }
             let at = 2 * keys.len();
             let v = match Value::read(&row.get::<_, String>(at + 1), row.get(at)) {
-                Value::None
-                    if matches!(
-                        func,
-                        AggregateFunc::Count | AggregateFunc::Sum | AggregateFunc::Avg
-                    ) =>
-                {
-                    Value::Int("0".to_owned())
-                }
+                Value::None if null_is_zero(func) => Value::Int("0".to_owned()),
                 v => v,
             };
             object.insert("y_func".to_owned(), v.encoded());

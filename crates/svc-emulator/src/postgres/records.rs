@@ -240,7 +240,7 @@ impl PgResource {
         };
         run.await
             .map_err(|e| self.read_failure(e))
-            .map_err(|e| if lenient { e } else { e.strict() })
+            .map_err(|e| e.unless_lenient(lenient))
     }
 
     /// The record of `model` whose key is `pk` and that `selection` selects, as JSON bytes.
@@ -487,7 +487,7 @@ impl PgResource {
             .query(&sql, &filter.params.refs())
             .await
             .map_err(|e| self.read_failure(e))
-            .map_err(|e| if lenient { e } else { e.strict() })?;
+            .map_err(|e| e.unless_lenient(lenient))?;
         let row = rows.first().ok_or(EngineError::RecordNotFound)?;
         Ok(row.get(0))
     }

@@ -55,7 +55,7 @@ use serde_json::{Map, Value as Json};
 
 use crate::engine::aggregate::{
     AggregateFunc, AggregateRequest, GroupRequest, date_unit, fails, group_label, group_name,
-    known, not_computed, query_text, y_func,
+    group_statement, known, not_computed, null_is_zero, query_text, y_func,
 };
 use crate::engine::convert::{json_column_value, py_json_to_json};
 use crate::engine::error::EngineError;
@@ -353,11 +353,9 @@ fn result_value<'a>(func: AggregateFunc, field: &Field, raw: ValueRef<'a>) -> Py
         // `sum`, `min` and `max`: no other function gets here (`agg_sql` refuses it first).
         _ => read(field.ty, raw.into()),
     };
-    match (func, value) {
-        (AggregateFunc::Count | AggregateFunc::Sum | AggregateFunc::Avg, PyValue::None) => {
-            PyValue::Int(0)
-        }
-        (_, v) => v,
+    match value {
+        PyValue::None if null_is_zero(func) => PyValue::Int(0),
+        v => v,
     }
 }
 
@@ -497,7 +495,7 @@ impl Resource {
         selection: &Selection,
     ) -> Result<Json, EngineError> {
         self.aggregate_as_engine(model, req, selection)
-            .map_err(|e| if selection.lenient { e } else { e.strict() })
+            .map_err(|e| e.unless_lenient(selection.lenient))
     }
 
     fn aggregate_as_engine(
@@ -574,7 +572,7 @@ impl Resource {
         selection: &Selection,
     ) -> Result<Json, EngineError> {
         self.group_as_engine(model, req, selection)
-            .map_err(|e| if selection.lenient { e } else { e.strict() })
+            .map_err(|e| e.unless_lenient(selection.lenient))
     }
 
     fn group_as_engine(
@@ -609,19 +607,7 @@ impl Resource {
         select.push(format!("{} AS y_func", agg_sql(func, &y.sql)?));
         params.extend(filter.params.iter().cloned());
         let labels: Vec<String> = (0..keys.len()).map(group_label).collect();
-        let grouping = if labels.is_empty() {
-            String::new()
-        } else {
-            let labels = labels.join(", ");
-            format!(" GROUP BY {labels} ORDER BY {labels}")
-        };
-        let limit = req.limit.clamp(1, GroupRequest::MAX_LIMIT);
-        let sql = format!(
-            "SELECT {} FROM {}{}{grouping} LIMIT {limit}",
-            select.join(", "),
-            model.table_sql,
-            filter.sql
-        );
+        let sql = group_statement(&select, &labels, &model.table_sql, &filter.sql, req);
         self.with_read(|conn| -> Result<Json, EngineError> {
             register_functions(conn)?;
             let mut stmt = prepare(conn, &sql)?;
