@@ -209,6 +209,10 @@ impl Table for Model {
     fn column_index(&self) -> &BTreeMap<String, usize> {
         &self.index
     }
+
+    fn promoted_key(&self) -> bool {
+        self.promoted_key
+    }
 }
 
 /// Every model of a resource, by table name.

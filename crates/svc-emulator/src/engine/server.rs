@@ -4,13 +4,15 @@
 //! refusals of a read-only query. SQLite's backend reads bodies and writes answers its own way
 //! (in-process, with its own limits).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
+use std::hash::Hash;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use serde_json::{Map, Value as Json};
 
 use crate::engine::EngineError;
+use crate::engine::RecordsJson;
 use crate::engine::body::{not_a_dict, read_values};
 use crate::engine::convert::{InputField, Internal, PyJson, write_i64, write_json_str};
 use crate::engine::table::{Column, Table};
@@ -71,6 +73,84 @@ impl<M: Table> Models<M> {
             .cloned()
             .ok_or_else(|| EngineError::ModelNotFound(name.to_owned()))
     }
+}
+
+/// A row of a server's answer, read as records: each value written as its column's field
+/// writes it, in the database's time zone (`tz`, a UTC offset in seconds, for date-times
+/// without one).
+pub(crate) trait RecordRow<C> {
+    /// What tells two rows' keys apart.
+    type Key: Eq + Hash;
+
+    /// Writes the `i`th value, of `column`, as the engine's serializer writes it.
+    fn write_value(&self, buf: &mut Vec<u8>, i: usize, column: &C, tz: i32);
+
+    /// The `i`th value, as a key.
+    fn key(&self, i: usize) -> Self::Key;
+}
+
+/// Writes one record of `model`, `{"col": value, ...}` in column order.
+pub(crate) fn write_record<T, R>(buf: &mut Vec<u8>, model: &T, row: &R, tz: i32)
+where
+    T: Table,
+    R: RecordRow<T::Column>,
+{
+    buf.push(b'{');
+    for (i, c) in model.columns().iter().enumerate() {
+        if i > 0 {
+            buf.push(b',');
+        }
+        write_json_str(buf, c.name());
+        buf.push(b':');
+        row.write_value(buf, i, c, tz);
+    }
+    buf.push(b'}');
+}
+
+/// One record of `model` as JSON bytes.
+pub(crate) fn record_json<T, R>(model: &T, row: &R, tz: i32) -> Vec<u8>
+where
+    T: Table,
+    R: RecordRow<T::Column>,
+{
+    let mut buf = Vec::with_capacity(64 * model.columns().len());
+    write_record(&mut buf, model, row, tz);
+    buf
+}
+
+/// Rows as a JSON array of records of `model`.
+pub(crate) fn records_json<T, R>(model: &T, rows: &[R], tz: i32) -> RecordsJson
+where
+    T: Table,
+    R: RecordRow<T::Column>,
+{
+    let mut buf = Vec::with_capacity(2 + rows.len() * 64 * model.columns().len());
+    buf.push(b'[');
+    for (i, row) in rows.iter().enumerate() {
+        if i > 0 {
+            buf.push(b',');
+        }
+        write_record(&mut buf, model, row, tz);
+    }
+    buf.push(b']');
+    RecordsJson(buf)
+}
+
+/// The rows the engine's ORM makes records of: where the key was promoted (it may repeat), the
+/// first row of each key value; rows of a declared key are each a record.
+pub(crate) fn one_row_per_identity<T, R>(model: &T, rows: Vec<R>) -> Vec<R>
+where
+    T: Table,
+    R: RecordRow<T::Column>,
+{
+    if !model.promoted_key() {
+        return rows;
+    }
+    let key = model.key_index();
+    let mut seen = HashSet::new();
+    rows.into_iter()
+        .filter(|row| seen.insert(row.key(key)))
+        .collect()
 }
 
 /// A column of a table on a database server, as the engine's reading of a write's body sees

@@ -32,6 +32,9 @@ pub(crate) trait Table {
     fn key_index(&self) -> usize;
     /// Each column's index, by name.
     fn column_index(&self) -> &BTreeMap<String, usize>;
+    /// No key was declared (a view, a table without a primary key): the engine promoted the
+    /// first column, and rows that share its value are one record.
+    fn promoted_key(&self) -> bool;
 
     /// The column named `name`.
     fn field(&self, name: &str) -> Option<&Self::Column> {
@@ -93,6 +96,10 @@ impl<T: Table> Table for std::sync::Arc<T> {
 
     fn column_index(&self) -> &BTreeMap<String, usize> {
         (**self).column_index()
+    }
+
+    fn promoted_key(&self) -> bool {
+        (**self).promoted_key()
     }
 }
 
@@ -254,6 +261,9 @@ pub(crate) mod tests {
         }
         fn column_index(&self) -> &BTreeMap<String, usize> {
             &self.index
+        }
+        fn promoted_key(&self) -> bool {
+            false
         }
     }
 

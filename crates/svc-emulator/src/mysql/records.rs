@@ -10,9 +10,11 @@ use crate::engine::EngineError;
 use crate::engine::body::non_field;
 use crate::engine::convert::{InputField, Internal, PyJson, py_json_dumps, to_internal};
 use crate::engine::filter::order_selects_nothing;
-use crate::engine::server::{BodyColumn, body_values, validate};
+use crate::engine::server::{
+    BodyColumn, RecordRow, body_values, one_row_per_identity, record_json, records_json, validate,
+};
 use crate::engine::table::Table;
-use crate::engine::{ListSpec, Listing, MAX_PER_PAGE, RecordsJson, Selection};
+use crate::engine::{ListSpec, Listing, MAX_PER_PAGE, Selection};
 use crate::mysql::filter::{MyWhere, NEVER, Params, build_where, order_sql, stored_literal, unhex};
 use crate::mysql::schema::{MyField, MyModel, quote_ident};
 use crate::mysql::types::{MyKind, Offset, write_value};
@@ -639,25 +641,18 @@ impl BodyColumn for MyField {
     }
 }
 
-/// One record, `{"col": value, ...}` in column order.
-fn record_json(model: &MyModel, row: &Row, tz: Offset) -> Vec<u8> {
-    let mut buf = Vec::with_capacity(64 * model.fields.len());
-    write_record(&mut buf, model, row, tz);
-    buf
-}
+/// MySQL's rows, in the types the driver reads (`MyKind::select`).
+impl RecordRow<MyField> for Row {
+    type Key = Option<String>;
 
-fn write_record(buf: &mut Vec<u8>, model: &MyModel, row: &Row, tz: Offset) {
-    buf.push(b'{');
-    for (i, f) in model.fields.iter().enumerate() {
-        if i > 0 {
-            buf.push(b',');
-        }
-        crate::engine::convert::write_json_str(buf, &f.name);
-        buf.push(b':');
-        let value = row.as_ref(i).unwrap_or(&Value::NULL);
-        write_value(buf, f.kind, &f.members, value, tz);
+    fn write_value(&self, buf: &mut Vec<u8>, i: usize, column: &MyField, tz: Offset) {
+        let value = self.as_ref(i).unwrap_or(&Value::NULL);
+        write_value(buf, column.kind, &column.members, value, tz);
     }
-    buf.push(b'}');
+
+    fn key(&self, i: usize) -> Option<String> {
+        self.as_ref(i).map(|v| v.as_sql(true))
+    }
 }
 
 /// `a = ? AND b = ?` over the model's identity columns.
@@ -668,35 +663,6 @@ fn at_identity(model: &MyModel) -> String {
         .map(|&i| format!("{} = ?", model.fields[i].qualified))
         .collect::<Vec<_>>()
         .join(" AND ")
-}
-
-/// The rows the engine's ORM makes records of: where the key was promoted (it may repeat), the
-/// first row of each key value; rows of a declared key are each a record.
-fn one_row_per_identity(model: &MyModel, rows: Vec<Row>) -> Vec<Row> {
-    if !model.promoted_key {
-        return rows;
-    }
-    let mut seen = std::collections::HashSet::new();
-    rows.into_iter()
-        .filter(|row| {
-            let key = row.as_ref(model.pk).map(|v| v.as_sql(true));
-            seen.insert(key)
-        })
-        .collect()
-}
-
-/// Rows as a JSON array of records.
-fn records_json(model: &MyModel, rows: &[Row], tz: Offset) -> RecordsJson {
-    let mut buf = Vec::with_capacity(2 + rows.len() * 64 * model.fields.len());
-    buf.push(b'[');
-    for (i, row) in rows.iter().enumerate() {
-        if i > 0 {
-            buf.push(b',');
-        }
-        write_record(&mut buf, model, row, tz);
-    }
-    buf.push(b']');
-    RecordsJson(buf)
 }
 
 /// One page of a walk.

@@ -102,6 +102,10 @@ impl Table for MyModel {
     fn column_index(&self) -> &BTreeMap<String, usize> {
         &self.index
     }
+
+    fn promoted_key(&self) -> bool {
+        self.promoted_key
+    }
 }
 
 /// The columns of every table and view of the current database, in order (the engine's

@@ -10,9 +10,11 @@ use crate::engine::EngineError;
 use crate::engine::body::non_field;
 use crate::engine::convert::{InputField, Internal, PyJson, py_json_dumps, py_text, to_internal};
 use crate::engine::filter::order_selects_nothing;
-use crate::engine::server::{BodyColumn, body_values, validate};
+use crate::engine::server::{
+    BodyColumn, RecordRow, body_values, one_row_per_identity, record_json, records_json, validate,
+};
 use crate::engine::table::Table;
-use crate::engine::{ListSpec, Listing, MAX_PER_PAGE, RecordsJson, Selection};
+use crate::engine::{ListSpec, Listing, MAX_PER_PAGE, Selection};
 use crate::postgres::filter::{NEVER, Params, PgWhere, build_where, datetime_literal, order_sql};
 use crate::postgres::schema::{PgField, PgModel};
 use crate::postgres::types::{Offset, PgKind, write_value};
@@ -711,51 +713,17 @@ impl BodyColumn for PgField {
     }
 }
 
-/// One record, `{"col": value, ...}` in column order.
-fn record_json(model: &PgModel, row: &Row, tz: Offset) -> Vec<u8> {
-    let mut buf = Vec::with_capacity(64 * model.fields.len());
-    write_record(&mut buf, model, row, tz);
-    buf
-}
+/// PostgreSQL's rows: every column read as text (the model's select list).
+impl RecordRow<PgField> for Row {
+    type Key = Option<String>;
 
-fn write_record(buf: &mut Vec<u8>, model: &PgModel, row: &Row, tz: Offset) {
-    buf.push(b'{');
-    for (i, f) in model.fields.iter().enumerate() {
-        if i > 0 {
-            buf.push(b',');
-        }
-        crate::engine::convert::write_json_str(buf, &f.name);
-        buf.push(b':');
-        let text: Option<&str> = row.get(i);
-        write_value(buf, f.kind, text, tz);
+    fn write_value(&self, buf: &mut Vec<u8>, i: usize, column: &PgField, tz: Offset) {
+        write_value(buf, column.kind, self.get(i), tz);
     }
-    buf.push(b'}');
-}
 
-/// The rows the engine's ORM makes records of: where the key was promoted (it may repeat), the
-/// first row of each key value; rows of a declared key are each a record.
-fn one_row_per_identity(model: &PgModel, rows: Vec<Row>) -> Vec<Row> {
-    if !model.promoted_key {
-        return rows;
+    fn key(&self, i: usize) -> Option<String> {
+        self.get(i)
     }
-    let mut seen = std::collections::HashSet::new();
-    rows.into_iter()
-        .filter(|row| seen.insert(row.get::<_, Option<String>>(model.pk)))
-        .collect()
-}
-
-/// Rows as a JSON array of records.
-fn records_json(model: &PgModel, rows: &[Row], tz: Offset) -> RecordsJson {
-    let mut buf = Vec::with_capacity(2 + rows.len() * 64 * model.fields.len());
-    buf.push(b'[');
-    for (i, row) in rows.iter().enumerate() {
-        if i > 0 {
-            buf.push(b',');
-        }
-        write_record(&mut buf, model, row, tz);
-    }
-    buf.push(b']');
-    RecordsJson(buf)
 }
 
 #[cfg(test)]

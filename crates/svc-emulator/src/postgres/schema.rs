@@ -105,6 +105,10 @@ impl Table for PgModel {
     fn column_index(&self) -> &BTreeMap<String, usize> {
         &self.index
     }
+
+    fn promoted_key(&self) -> bool {
+        self.promoted_key
+    }
 }
 
 /// The columns of every table (ordinary, partitioned, foreign), view and materialized view of
