@@ -357,6 +357,18 @@ pub(crate) fn line_end(b: &[u8], at: usize) -> usize {
         .map_or(b.len(), |p| at + p + 1)
 }
 
+/// Python's `isoformat()` of a UTC offset: `+HH:MM`, with `:SS` when there are seconds.
+pub(crate) fn offset_text(seconds: i32) -> String {
+    let sign = if seconds < 0 { '-' } else { '+' };
+    let s = seconds.unsigned_abs();
+    let (h, m, sec) = (s / 3600, s / 60 % 60, s % 60);
+    if sec == 0 {
+        format!("{sign}{h:02}:{m:02}")
+    } else {
+        format!("{sign}{h:02}:{m:02}:{sec:02}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -388,6 +400,13 @@ mod tests {
         assert!(bound("SELECT $1").is_err());
         // An unterminated string runs to the end: nothing after it is bound.
         assert_eq!(bound("x ':a").unwrap(), ("x ':a".to_owned(), Vec::new()));
+    }
+
+    #[test]
+    fn offsets_are_written_as_python_writes_them() {
+        assert_eq!(offset_text(0), "+00:00");
+        assert_eq!(offset_text(-10_800), "-03:00");
+        assert_eq!(offset_text(3208), "+00:53:28");
     }
 
     #[test]

@@ -31,6 +31,7 @@
 use mysql_async::Value;
 
 use crate::engine::convert::{InputField, py_repr_str, write_json_str};
+use crate::engine::server::offset_text;
 use crate::engine::types::{
     FilterFamily, Search, decimal_str, py_bytes_repr, py_float_repr, write_float,
 };
@@ -289,18 +290,6 @@ fn parse_time(text: &str) -> Option<i64> {
     let us: i64 = frac.parse().ok()?;
     let micros = ((h * 60 + m) * 60 + s) * 1_000_000 + us;
     Some(if negative { -micros } else { micros })
-}
-
-/// Python's `isoformat()` of a UTC offset: `+HH:MM`, with `:SS` when there are seconds.
-pub(crate) fn offset_text(seconds: Offset) -> String {
-    let sign = if seconds < 0 { '-' } else { '+' };
-    let s = seconds.unsigned_abs();
-    let (h, m, sec) = (s / 3600, s / 60 % 60, s % 60);
-    if sec == 0 {
-        format!("{sign}{h:02}:{m:02}")
-    } else {
-        format!("{sign}{h:02}:{m:02}:{sec:02}")
-    }
 }
 
 /// Python's `isoformat()` of a date-time value, with `tz` attached when given.

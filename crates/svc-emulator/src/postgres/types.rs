@@ -34,6 +34,7 @@
 //! engine's forms here.
 
 use crate::engine::convert::{InputField, write_json_str};
+use crate::engine::server::offset_text;
 use crate::engine::types::{
     FilterFamily, Search, decimal_str, py_bytes_repr, py_float_repr, write_float,
     write_py_float_repr,
@@ -577,18 +578,6 @@ fn parse_offset(text: &str) -> Option<Offset> {
     Some(sign * seconds)
 }
 
-/// Python's `isoformat()` of a UTC offset: `+HH:MM`, with `:SS` when there are seconds.
-pub(crate) fn offset_text(seconds: Offset) -> String {
-    let sign = if seconds < 0 { '-' } else { '+' };
-    let s = seconds.unsigned_abs();
-    let (h, m, sec) = (s / 3600, s / 60 % 60, s % 60);
-    if sec == 0 {
-        format!("{sign}{h:02}:{m:02}")
-    } else {
-        format!("{sign}{h:02}:{m:02}:{sec:02}")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -692,9 +681,6 @@ mod tests {
         assert_eq!(parse_offset("+05:30"), Some(19_800));
         assert_eq!(parse_offset("-03"), Some(-10_800));
         assert_eq!(parse_offset("+00:53:28"), Some(3208));
-        assert_eq!(offset_text(0), "+00:00");
-        assert_eq!(offset_text(-10_800), "-03:00");
-        assert_eq!(offset_text(3208), "+00:53:28");
         assert_eq!(
             iso_timestamp("2024-01-05 10:00:00", Some(3600)),
             "2024-01-05T10:00:00+01:00"
