@@ -39,7 +39,7 @@ pub use error::EngineError;
 pub use filter::{DEFAULT_PER_PAGE, Lookup, MAX_PER_PAGE};
 pub use list::{ListSpec, Listing, RecordsJson, Selection};
 
-pub(crate) use query_limits::SqlLimits;
 pub use query_limits::{MAX_SQL_ANSWER_BYTES, MAX_SQL_ROWS, SQL_TIME_LIMIT};
+pub(crate) use query_limits::{SqlLimits, write_answer_head};
 pub use schema::{Field, FieldKind, ForeignKey, Model, Schema};
 pub use seed::{DEMO_RESOURCE, DEMO_ROWS, demo_seed_sql};

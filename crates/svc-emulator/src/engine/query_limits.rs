@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use crate::engine::convert::write_json_str;
+
 /// The most rows a query returns; reading stops there.
 pub const MAX_SQL_ROWS: usize = 10_000;
 
@@ -28,4 +30,17 @@ impl Default for SqlLimits {
             answer_bytes: MAX_SQL_ANSWER_BYTES,
         }
     }
+}
+
+/// Writes the head of a query's answer, `{"columns":[...],"data":`, from its column names; the
+/// rows follow as a JSON array, then `"row_count"`.
+pub(crate) fn write_answer_head(buf: &mut Vec<u8>, names: &[String]) {
+    buf.extend_from_slice(b"{\"columns\":[");
+    for (i, name) in names.iter().enumerate() {
+        if i > 0 {
+            buf.push(b',');
+        }
+        write_json_str(buf, name);
+    }
+    buf.extend_from_slice(b"],\"data\":");
 }

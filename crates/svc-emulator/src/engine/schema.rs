@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::engine::table::{Column, Table};
+use crate::engine::table::{Column, table_of_fields};
 use crate::engine::types::{ColumnType, FilterFamily, ValueWriter};
 
 /// What kind of value a field holds, from its declared SQL type.
@@ -191,29 +191,7 @@ impl Column for Field {
     }
 }
 
-impl Table for Model {
-    type Column = Field;
-
-    fn table_name(&self) -> &str {
-        &self.name
-    }
-
-    fn columns(&self) -> &[Field] {
-        &self.fields
-    }
-
-    fn key_index(&self) -> usize {
-        self.pk
-    }
-
-    fn column_index(&self) -> &BTreeMap<String, usize> {
-        &self.index
-    }
-
-    fn promoted_key(&self) -> bool {
-        self.promoted_key
-    }
-}
+table_of_fields!(Model, Field);
 
 /// Every model of a resource, by table name.
 #[derive(Debug, Clone, Default, PartialEq)]

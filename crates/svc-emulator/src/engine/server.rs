@@ -12,11 +12,11 @@ use std::time::Duration;
 use serde_json::{Map, Value as Json};
 
 use crate::engine::EngineError;
-use crate::engine::RecordsJson;
 use crate::engine::body::{not_a_dict, read_values};
 use crate::engine::convert::{InputField, Internal, PyJson, write_i64, write_json_str};
 use crate::engine::table::{Column, Table};
 use crate::engine::types::py_float_repr;
+use crate::engine::{RecordsJson, write_answer_head};
 
 /// The models of a resource, by table name, as its database's schema was last read. A new
 /// reading replaces them whole: a request keeps the models it started with.
@@ -258,14 +258,7 @@ pub(crate) fn stopped_at_limit() -> EngineError {
 /// names and its rows already written as a JSON array.
 pub(crate) fn sql_answer(names: &[String], data: &[u8], rows: usize) -> Vec<u8> {
     let mut out = Vec::with_capacity(data.len() + 64);
-    out.extend_from_slice(b"{\"columns\":[");
-    for (i, name) in names.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        write_json_str(&mut out, name);
-    }
-    out.extend_from_slice(b"],\"data\":");
+    write_answer_head(&mut out, names);
     out.extend_from_slice(data);
     out.extend_from_slice(b",\"row_count\":");
     write_i64(&mut out, i64::try_from(rows).unwrap_or(i64::MAX));

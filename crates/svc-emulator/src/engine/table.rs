@@ -78,6 +78,38 @@ pub(crate) trait Table {
     }
 }
 
+/// Implements [`Table`] for `$model`, whose columns (`$column`) are its fields as every backend
+/// names them: `name`, `fields` (in table order), `pk` (the key's index), `index` (by name) and
+/// `promoted_key`.
+macro_rules! table_of_fields {
+    ($model:ty, $column:ty) => {
+        impl $crate::engine::table::Table for $model {
+            type Column = $column;
+
+            fn table_name(&self) -> &str {
+                &self.name
+            }
+
+            fn columns(&self) -> &[$column] {
+                &self.fields
+            }
+
+            fn key_index(&self) -> usize {
+                self.pk
+            }
+
+            fn column_index(&self) -> &std::collections::BTreeMap<String, usize> {
+                &self.index
+            }
+
+            fn promoted_key(&self) -> bool {
+                self.promoted_key
+            }
+        }
+    };
+}
+pub(crate) use table_of_fields;
+
 /// A shared model (the backends keep theirs in an `Arc`) is the table it holds.
 impl<T: Table> Table for std::sync::Arc<T> {
     type Column = T::Column;

@@ -11,7 +11,7 @@ use mysql_async::Conn;
 use mysql_async::prelude::Queryable;
 
 use crate::engine::EngineError;
-use crate::engine::table::{Column, Table, index_by_name};
+use crate::engine::table::{Column, index_by_name, table_of_fields};
 use crate::engine::types::FilterFamily;
 use crate::mysql::types::MyKind;
 
@@ -84,29 +84,7 @@ impl Column for MyField {
     }
 }
 
-impl Table for MyModel {
-    type Column = MyField;
-
-    fn table_name(&self) -> &str {
-        &self.name
-    }
-
-    fn columns(&self) -> &[MyField] {
-        &self.fields
-    }
-
-    fn key_index(&self) -> usize {
-        self.pk
-    }
-
-    fn column_index(&self) -> &BTreeMap<String, usize> {
-        &self.index
-    }
-
-    fn promoted_key(&self) -> bool {
-        self.promoted_key
-    }
-}
+table_of_fields!(MyModel, MyField);
 
 /// The columns of every table and view of the current database, in order (the engine's
 /// SQLAlchemy reflects views too: jet-bridge asks for them).

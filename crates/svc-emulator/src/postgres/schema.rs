@@ -12,7 +12,7 @@ use tokio_postgres::Client;
 
 use crate::engine::EngineError;
 use crate::engine::schema::quote_ident;
-use crate::engine::table::{Column, Table, index_by_name};
+use crate::engine::table::{Column, index_by_name, table_of_fields};
 use crate::engine::types::FilterFamily;
 use crate::postgres::types::PgKind;
 
@@ -87,29 +87,7 @@ impl Column for PgField {
     }
 }
 
-impl Table for PgModel {
-    type Column = PgField;
-
-    fn table_name(&self) -> &str {
-        &self.name
-    }
-
-    fn columns(&self) -> &[PgField] {
-        &self.fields
-    }
-
-    fn key_index(&self) -> usize {
-        self.pk
-    }
-
-    fn column_index(&self) -> &BTreeMap<String, usize> {
-        &self.index
-    }
-
-    fn promoted_key(&self) -> bool {
-        self.promoted_key
-    }
-}
+table_of_fields!(PgModel, PgField);
 
 /// The columns of every table (ordinary, partitioned, foreign), view and materialized view of
 /// the current schema, in order. A domain's column is its base type's, as SQLAlchemy reflects

@@ -12,9 +12,9 @@ use rusqlite::{Connection, ErrorCode, Statement};
 use serde_json::{Map, Value as Json};
 
 use crate::engine::EngineError;
-use crate::engine::convert::{write_json_str, write_value};
+use crate::engine::convert::write_value;
 use crate::engine::schema::FieldKind;
-use crate::engine::{MAX_SQL_ROWS, SqlLimits};
+use crate::engine::{MAX_SQL_ROWS, SqlLimits, write_answer_head};
 use crate::sqlite::resource::Resource;
 
 /// Stops a query from another thread: the HTTP handler cancels when its client goes away
@@ -484,14 +484,8 @@ fn write_result(
     watchdog: &Watchdog,
 ) -> Result<Vec<u8>, Stop> {
     let mut buf = Vec::with_capacity(1024);
-    buf.extend_from_slice(b"{\"columns\":[");
-    for (i, c) in columns.iter().enumerate() {
-        if i > 0 {
-            buf.push(b',');
-        }
-        write_json_str(&mut buf, c);
-    }
-    buf.extend_from_slice(b"],\"data\":[");
+    write_answer_head(&mut buf, columns);
+    buf.push(b'[');
     let mut rows = stmt.raw_query();
     let mut count = 0usize;
     while count < MAX_SQL_ROWS {
