@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use crate::engine::EngineError;
 use crate::engine::aggregate::{AggregateFunc, AggregateRequest, GroupRequest, fails, known};
-use crate::engine::filter::FilterField;
+use crate::engine::filter::{FilterField, Where};
 use crate::engine::types::FilterFamily;
 
 /// A column of a [`Table`].
@@ -219,6 +219,24 @@ impl<C: Column> OrderBy<'_, C> {
     }
 }
 
+/// An aggregate's or a group's selection: its filters (`filter`, built first: the engine runs
+/// column filters before `_order_by`, so their errors come first) and its `_order_by`
+/// ([`order_by`]). When `_order_by` empties the selection, the filters give way to `never`, the
+/// database's always-false condition (SQLAlchemy folds `filters AND false` into it).
+pub(crate) fn filtered_order_by<'m, T: Table, P: Default>(
+    model: &'m T,
+    filter: Where<P>,
+    values: &[String],
+    never: &str,
+) -> Result<(Where<P>, OrderBy<'m, T::Column>), EngineError> {
+    let order = order_by(model, values)?;
+    let filter = match order {
+        OrderBy::Nothing => Where::nothing(never),
+        _ => filter,
+    };
+    Ok((filter, order))
+}
+
 /// Reads an aggregate's or a group's `_order_by` as the engine does: given at most once, one
 /// character empties the selection, and every other name must be a column (the engine fails
 /// on an unknown one).
@@ -365,6 +383,24 @@ pub(crate) mod tests {
         assert!(e.contains(r#"Unknown field "x""#), "{e}");
         let twice = order_by(&t, &["a".to_owned(), "b".to_owned()]).unwrap_err();
         assert!(twice.to_string().contains("at most once"), "{twice}");
+    }
+
+    #[test]
+    fn an_order_by_that_empties_the_selection_replaces_the_filters() {
+        let t = table();
+        let filter = || Where {
+            sql: " WHERE a = ?".to_owned(),
+            params: vec![1],
+        };
+        let (kept, order) = filtered_order_by(&t, filter(), &["-b".to_owned()], "0 = 1").unwrap();
+        assert_eq!((kept.sql.as_str(), kept.params), (" WHERE a = ?", vec![1]));
+        assert!(matches!(order, OrderBy::By(_)));
+        let (none, _) = filtered_order_by(&t, filter(), &["a".to_owned()], "0 = 1").unwrap();
+        assert_eq!(
+            (none.sql.as_str(), none.params),
+            (" WHERE 0 = 1", Vec::new())
+        );
+        assert!(filtered_order_by(&t, filter(), &["nope".to_owned()], "0 = 1").is_err());
     }
 
     #[test]

@@ -20,12 +20,12 @@ use crate::engine::aggregate::{
     y_func,
 };
 use crate::engine::server::float_json;
-use crate::engine::table::{GroupColumns, OrderBy, aggregate_column, group_columns, order_by};
+use crate::engine::table::{GroupColumns, aggregate_column, filtered_order_by, group_columns};
 use crate::engine::types::{decimal_str, py_bytes_repr, py_float_repr};
 use crate::engine::{AggregateFunc, AggregateRequest, EngineError, GroupRequest, Selection};
 use crate::mysql::MyResource;
-use crate::mysql::filter::{MyWhere, NEVER, build_where};
-use crate::mysql::schema::{MyField, MyModel};
+use crate::mysql::filter::{NEVER, build_where};
+use crate::mysql::schema::MyField;
 use crate::mysql::types::{
     MyKind, Offset, date_text, datetime_text, double_decimal, iso_datetime, set_str, time_text,
     value_float, value_text,
@@ -189,23 +189,6 @@ fn serialized(func: AggregateFunc, field: &MyField, v: &PyV, tz: Offset) -> Json
     }
 }
 
-/// The selection's `WHERE` and its `_order_by`: the filters (whose errors come first, as the
-/// engine runs column filters before `_order_by`), or nothing at all when `_order_by` empties
-/// the selection.
-fn selection_where<'m>(
-    model: &'m MyModel,
-    selection: &Selection,
-    order_values: &[String],
-) -> Result<(MyWhere, OrderBy<'m, MyField>), EngineError> {
-    let filter = build_where(model, selection)?;
-    let order = order_by(model, order_values)?;
-    let filter = match order {
-        OrderBy::Nothing => MyWhere::nothing(NEVER),
-        _ => filter,
-    };
-    Ok((filter, order))
-}
-
 /// The engine's `DATE_FORMAT` format of a date lookup parameter on MySQL, `None` when it has
 /// none (the column itself).
 fn date_format(param: &str) -> Option<&'static str> {
@@ -305,7 +288,12 @@ impl MyResource {
         selection: &Selection,
     ) -> Result<Json, EngineError> {
         let model = self.model_or_404(model)?;
-        let (filter, order) = selection_where(&model, selection, &req.order_by)?;
+        let (filter, order) = filtered_order_by(
+            &model,
+            build_where(&model, selection)?,
+            &req.order_by,
+            NEVER,
+        )?;
         let field = aggregate_column(&model, req)?;
         let Some(func) = known(&req.func)? else {
             // The engine writes its (empty) query object with the column's serializer field.
@@ -386,7 +374,12 @@ impl MyResource {
         selection: &Selection,
     ) -> Result<Json, EngineError> {
         let model = self.model_or_404(model)?;
-        let (filter, _) = selection_where(&model, selection, &req.order_by)?;
+        let (filter, _) = filtered_order_by(
+            &model,
+            build_where(&model, selection)?,
+            &req.order_by,
+            NEVER,
+        )?;
         let Some(GroupColumns { xs, y, func }) = group_columns(&model, req)? else {
             return Ok(Json::Array(Vec::new()));
         };

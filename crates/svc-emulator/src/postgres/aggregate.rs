@@ -16,12 +16,12 @@ use crate::engine::aggregate::{
     y_func,
 };
 use crate::engine::server::float_json;
-use crate::engine::table::{GroupColumns, OrderBy, aggregate_column, group_columns, order_by};
+use crate::engine::table::{GroupColumns, aggregate_column, filtered_order_by, group_columns};
 use crate::engine::types::py_float_repr;
 use crate::engine::{AggregateFunc, AggregateRequest, EngineError, GroupRequest, Selection};
 use crate::postgres::PgResource;
-use crate::postgres::filter::{NEVER, PgWhere, build_where};
-use crate::postgres::schema::{PgField, PgModel};
+use crate::postgres::filter::{NEVER, build_where};
+use crate::postgres::schema::PgField;
 use crate::postgres::types::{
     Offset, PgKind, float_items, hex_bytes, interval_seconds, interval_str, iso_time,
     iso_timestamp, iso_timetz, numeric_str, parse_float,
@@ -231,23 +231,6 @@ fn unencodable(xs: &[&PgField], y: &PgField, func: AggregateFunc) -> Result<(), 
     Ok(())
 }
 
-/// The selection's `WHERE` and its `_order_by`: the filters (whose errors come first, as the
-/// engine runs column filters before `_order_by`), or nothing at all when `_order_by` empties
-/// the selection.
-fn selection_where<'m>(
-    model: &'m PgModel,
-    selection: &Selection,
-    order_values: &[String],
-) -> Result<(PgWhere, OrderBy<'m, PgField>), EngineError> {
-    let filter = build_where(model, selection)?;
-    let order = order_by(model, order_values)?;
-    let filter = match order {
-        OrderBy::Nothing => PgWhere::nothing(NEVER),
-        _ => filter,
-    };
-    Ok((filter, order))
-}
-
 /// `date_trunc`'s unit for the engine's `date_<unit>` lookups.
 fn trunc_unit(param: &str) -> Option<&'static str> {
     Some(match param {
@@ -301,7 +284,12 @@ impl PgResource {
         selection: &Selection,
     ) -> Result<Json, EngineError> {
         let model = self.model_or_404(model)?;
-        let (filter, order) = selection_where(&model, selection, &req.order_by)?;
+        let (filter, order) = filtered_order_by(
+            &model,
+            build_where(&model, selection)?,
+            &req.order_by,
+            NEVER,
+        )?;
         let field = aggregate_column(&model, req)?;
         let Some(func) = known(&req.func)? else {
             // The engine writes its (empty) query object with the column's serializer field.
@@ -372,7 +360,12 @@ impl PgResource {
         selection: &Selection,
     ) -> Result<Json, EngineError> {
         let model = self.model_or_404(model)?;
-        let (filter, _) = selection_where(&model, selection, &req.order_by)?;
+        let (filter, _) = filtered_order_by(
+            &model,
+            build_where(&model, selection)?,
+            &req.order_by,
+            NEVER,
+        )?;
         let Some(GroupColumns { xs, y, func }) = group_columns(&model, req)? else {
             return Ok(Json::Array(Vec::new()));
         };

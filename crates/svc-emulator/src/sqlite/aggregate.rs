@@ -61,9 +61,11 @@ use crate::engine::convert::{json_column_value, py_json_to_json};
 use crate::engine::error::EngineError;
 use crate::engine::list::Selection;
 use crate::engine::schema::{Field, Model};
-use crate::engine::table::{GroupColumns, OrderBy, aggregate_column, group_columns, order_by};
+use crate::engine::table::{
+    GroupColumns, OrderBy, aggregate_column, filtered_order_by, group_columns,
+};
 use crate::engine::types::{PyValue, Reflected, Serializer, plain, py_str, read};
-use crate::sqlite::filter::{NEVER, Where, build_where};
+use crate::sqlite::filter::{NEVER, build_where};
 use crate::sqlite::resource::Resource;
 use crate::sqlite::schema::prepare;
 
@@ -328,23 +330,6 @@ fn agg_sql(func: AggregateFunc, col: &str) -> Result<String, EngineError> {
     })
 }
 
-/// The selection's `WHERE` and its `_order_by`: the filters (whose errors come first, as the
-/// engine runs column filters before `_order_by`), or nothing at all when `_order_by` empties
-/// the selection (SQLAlchemy folds `filters AND false` into `0 = 1`).
-fn selection_where<'m>(
-    model: &'m Model,
-    selection: &Selection,
-    order_values: &[String],
-) -> Result<(Where, OrderBy<'m, Field>), EngineError> {
-    let filter = build_where(model, selection)?;
-    let order = order_by(model, order_values)?;
-    let filter = match order {
-        OrderBy::Nothing => Where::nothing(NEVER),
-        _ => filter,
-    };
-    Ok((filter, order))
-}
-
 /// The value of `func` as the engine holds it: `count` and `avg` raw, the others read through
 /// the column's type; NULL is 0 for `count`, `sum` and `avg`.
 fn result_value<'a>(func: AggregateFunc, field: &Field, raw: ValueRef<'a>) -> PyValue<'a> {
@@ -505,7 +490,12 @@ impl Resource {
         selection: &Selection,
     ) -> Result<Json, EngineError> {
         let model = self.model_or_404(model)?;
-        let (filter, order) = selection_where(&model, selection, &req.order_by)?;
+        let (filter, order) = filtered_order_by(
+            &model,
+            build_where(&model, selection)?,
+            &req.order_by,
+            NEVER,
+        )?;
         let field = aggregate_column(&model, req)?;
         let func = match known(&req.func)? {
             Some(f) => f,
@@ -582,7 +572,12 @@ impl Resource {
         selection: &Selection,
     ) -> Result<Json, EngineError> {
         let model = self.model_or_404(model)?;
-        let (filter, _) = selection_where(&model, selection, &req.order_by)?;
+        let (filter, _) = filtered_order_by(
+            &model,
+            build_where(&model, selection)?,
+            &req.order_by,
+            NEVER,
+        )?;
         let Some(GroupColumns { xs, y, func }) = group_columns(&model, req)? else {
             return Ok(Json::Array(Vec::new()));
         };
