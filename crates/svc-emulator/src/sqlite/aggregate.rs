@@ -490,12 +490,8 @@ impl Resource {
         selection: &Selection,
     ) -> Result<Json, EngineError> {
         let model = self.model_or_404(model)?;
-        let (filter, order) = filtered_order_by(
-            &model,
-            build_where(&model, selection)?,
-            &req.order_by,
-            NEVER,
-        )?;
+        let filter = build_where(&model, selection)?;
+        let (filter, order) = filtered_order_by(&model, filter, &req.order_by, NEVER)?;
         let field = aggregate_column(&model, req)?;
         let func = match known(&req.func)? {
             Some(f) => f,
@@ -572,12 +568,8 @@ impl Resource {
         selection: &Selection,
     ) -> Result<Json, EngineError> {
         let model = self.model_or_404(model)?;
-        let (filter, _) = filtered_order_by(
-            &model,
-            build_where(&model, selection)?,
-            &req.order_by,
-            NEVER,
-        )?;
+        let filter = build_where(&model, selection)?;
+        let (filter, _) = filtered_order_by(&model, filter, &req.order_by, NEVER)?;
         let Some(GroupColumns { xs, y, func }) = group_columns(&model, req)? else {
             return Ok(Json::Array(Vec::new()));
         };
