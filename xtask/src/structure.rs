@@ -362,8 +362,8 @@ const EMULATOR_SRC: &str = "crates/svc-emulator/src/";
 
 /// Top-level modules of the emulator that are layers: shared code any slice may use.
 const LAYERS: &[&str] = &[
-    "http", "sessions", "backend", "engine", "sqlite", "postgres", "mysql", "storage", "runtime",
-    "config", "util", "cli",
+    "http", "sessions", "backend", "flow", "engine", "sqlite", "postgres", "mysql", "storage",
+    "runtime", "config", "util", "cli",
 ];
 
 /// The emulator's layers, lowest first: a module uses modules of its own rank or below, never
@@ -374,27 +374,30 @@ const RANKS: &[(&str, u8)] = &[
     ("engine", 1),
     ("config", 2),
     ("storage", 3),
+    // Each operation's flow, written once over the connection interface every database
+    // implements (`flow/connection.rs`).
+    ("flow", 4),
     // The backend interface (`backend/mod.rs`): the trait every database implements.
-    ("backend", 4),
-    ("sqlite", 5),
-    ("postgres", 5),
-    ("mysql", 5),
+    ("backend", 5),
+    ("sqlite", 6),
+    ("postgres", 6),
+    ("mysql", 6),
     // The user sessions service, which the HTTP layer checks `JWT` credentials with.
-    ("sessions", 6),
-    ("http", 7),
-    ("runtime", 9),
-    ("cli", 10),
+    ("sessions", 7),
+    ("http", 8),
+    ("runtime", 10),
+    ("cli", 11),
 ];
 
 /// The rank of the slices: above the HTTP layer they use, below the runtime that starts them.
-const SLICE_RANK: u8 = 8;
+const SLICE_RANK: u8 = 9;
 
 /// The files of `backend/` that sit above the backends: the registry that opens them and the
 /// resources it makes, the one place above the interface that names a concrete database.
 const REGISTRY_FILES: &[&str] = &["backend/registry.rs", "backend/catalog.rs"];
 
 /// The rank of [`REGISTRY_FILES`].
-const REGISTRY_RANK: u8 = 6;
+const REGISTRY_RANK: u8 = 7;
 
 /// The backends, one folder per database. Nothing names one but itself and the registry; the
 /// Cargo feature that builds one is named only there and in `lib.rs` (which declares it).
@@ -442,7 +445,8 @@ const DRIVERS: &[(&str, &[&str])] = &[
 
 /// The layers that know nothing of HTTP: no axum, no `crate::http`.
 const NO_HTTP: &[&str] = &[
-    "backend", "sessions", "engine", "sqlite", "postgres", "mysql", "storage", "config", "util",
+    "backend", "sessions", "flow", "engine", "sqlite", "postgres", "mysql", "storage", "config",
+    "util",
 ];
 
 /// What a line of code refers to.
@@ -664,7 +668,7 @@ fn layering_violations(path: &str, src: &str) -> Vec<(usize, String)> {
             Reference::Module(m) => match (rank(top, Some(path)), rank(m, None)) {
                 (Some(from), Some(to)) if to > from => Some(format!(
                     "`{path}` uses `{m}`, a layer above it (the emulator's layers import \
-                         only downward: util, engine, config, storage, backend, the backends, \
+                         only downward: util, engine, config, storage, flow, backend, the backends, \
                          the registry and sessions, http, the slices, runtime, cli)"
                 )),
                 _ => None,

@@ -48,6 +48,7 @@
 mod backend;
 mod config;
 pub mod engine;
+mod flow;
 mod http;
 mod runtime;
 mod sessions;

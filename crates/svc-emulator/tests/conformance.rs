@@ -41,8 +41,46 @@ INSERT INTO events (day, at, amount, ok) VALUES
   ('2024-02-29', '2024-02-29 23:59:59.250000', 10, FALSE),
   (NULL, NULL, NULL, NULL);";
 
+/// Foreign keys of every kind the engine's ORM treats apart (the same DDL on every database:
+/// table-level clauses, which SQLAlchemy's SQLite dialect reads too): nullable and NOT NULL,
+/// with and without `ON DELETE`, two levels deep, a self-reference and a key inside the child's
+/// primary key.
+const REFERENCE_TABLES: &str = "
+CREATE TABLE parents (id INTEGER PRIMARY KEY, name VARCHAR(20));
+CREATE TABLE loose (id INTEGER PRIMARY KEY, parent_id INTEGER,
+  FOREIGN KEY (parent_id) REFERENCES parents (id));
+CREATE TABLE owned (id INTEGER PRIMARY KEY, parent_id INTEGER NOT NULL,
+  FOREIGN KEY (parent_id) REFERENCES parents (id));
+CREATE TABLE owned_deep (id INTEGER PRIMARY KEY, owned_id INTEGER NOT NULL,
+  FOREIGN KEY (owned_id) REFERENCES owned (id));
+CREATE TABLE restricted (id INTEGER PRIMARY KEY, parent_id INTEGER NOT NULL,
+  FOREIGN KEY (parent_id) REFERENCES parents (id) ON DELETE RESTRICT);
+CREATE TABLE nullable_cascade (id INTEGER PRIMARY KEY, parent_id INTEGER,
+  FOREIGN KEY (parent_id) REFERENCES parents (id) ON DELETE CASCADE);
+CREATE TABLE db_cascade (id INTEGER PRIMARY KEY, parent_id INTEGER NOT NULL,
+  FOREIGN KEY (parent_id) REFERENCES parents (id) ON DELETE CASCADE);
+CREATE TABLE db_set_null (id INTEGER PRIMARY KEY, parent_id INTEGER,
+  FOREIGN KEY (parent_id) REFERENCES parents (id) ON DELETE SET NULL);
+CREATE TABLE tree (id INTEGER PRIMARY KEY, parent_id INTEGER,
+  FOREIGN KEY (parent_id) REFERENCES tree (id));
+CREATE TABLE memberships (parent_id INTEGER NOT NULL, n INTEGER NOT NULL,
+  PRIMARY KEY (parent_id, n), FOREIGN KEY (parent_id) REFERENCES parents (id));
+INSERT INTO parents VALUES (1, 'a'), (2, 'b'), (3, 'c');
+INSERT INTO loose VALUES (1, 1), (2, 2);
+INSERT INTO owned VALUES (1, 1), (2, 2);
+INSERT INTO owned_deep VALUES (1, 1), (2, 2);
+INSERT INTO restricted VALUES (1, 1);
+INSERT INTO nullable_cascade VALUES (1, 1);
+INSERT INTO db_cascade VALUES (1, 1);
+INSERT INTO db_set_null VALUES (1, 1);
+INSERT INTO tree VALUES (1, NULL), (2, 1), (3, 2);
+INSERT INTO memberships VALUES (3, 1);
+";
+
 /// An emulator serving the rows from one backend, as resource `shop`.
 struct Target {
+    /// The database enforces foreign keys (the engine runs SQLite without).
+    enforces_foreign_keys: bool,
     emulator: Emulator,
     /// A database of its own on a shared server, dropped with the target.
     _database: Option<maria_server::Database<'static>>,
@@ -55,6 +93,7 @@ impl Target {
             .await
             .unwrap_or_else(|e| panic!("{e}"));
         Self {
+            enforces_foreign_keys: true,
             emulator,
             _database: None,
         }
@@ -107,9 +146,11 @@ async fn sqlite() -> Target {
 CREATE TABLE tags (label TEXT, n INTEGER);
 CREATE TABLE pairs (a INTEGER, b TEXT, v INTEGER, PRIMARY KEY (a, b));
 CREATE TABLE events (id INTEGER PRIMARY KEY, day DATE, at DATETIME, amount NUMERIC(10, 2), ok BOOLEAN);
-{SHAPE_ROWS}"
+{SHAPE_ROWS}{REFERENCE_TABLES}"
     );
-    Target::serving(ResourceConfig::new("shop", TOKEN).seed_sql(seed)).await
+    let mut target = Target::serving(ResourceConfig::new("shop", TOKEN).seed_sql(seed)).await;
+    target.enforces_foreign_keys = false;
+    target
 }
 
 /// A database of its own on the shared throwaway PostgreSQL cluster.
@@ -132,7 +173,7 @@ async fn postgres() -> Target {
 CREATE TABLE tags (label text, n integer);
 CREATE TABLE pairs (a integer, b text, v integer, PRIMARY KEY (a, b));
 CREATE TABLE events (id serial PRIMARY KEY, day date, at timestamp, amount numeric(10, 2), ok boolean);
-{SHAPE_ROWS}"
+{SHAPE_ROWS}{REFERENCE_TABLES}"
             ),
         )
         .unwrap_or_else(|e| panic!("{e}"));
@@ -152,7 +193,7 @@ async fn mysql() -> Target {
              CREATE TABLE tags (label VARCHAR(20), n INT);\n\
              CREATE TABLE pairs (a INT, b VARCHAR(20), v INT, PRIMARY KEY (a, b));\n\
              CREATE TABLE events (id INT AUTO_INCREMENT PRIMARY KEY, day DATE, at DATETIME(6), \
-             amount DECIMAL(10, 2), ok BOOLEAN);\n{SHAPE_ROWS}"
+             amount DECIMAL(10, 2), ok BOOLEAN);\n{SHAPE_ROWS}{REFERENCE_TABLES}"
         ))
         .unwrap_or_else(|e| panic!("{e}"));
     let mut target =
@@ -218,6 +259,7 @@ conformance!(
     values_are_written_in_the_engines_forms,
     sql_parameters_are_values_never_sql,
     write_bodies_are_read_as_the_engines_fields_read_them,
+    a_delete_does_what_the_orm_does_to_the_rows_that_refer_to_it,
 );
 
 async fn a_list_is_newest_key_first_in_the_envelope(t: &Target) {
@@ -355,6 +397,63 @@ async fn create_patch_delete(t: &Target) {
     assert!(deleted.body.is_empty());
     assert_eq!(t.get("models/people/6").await.status, 404);
     assert_eq!(t.ok("models/people").await["count"], 5);
+}
+
+/// Deleting a row does what SQLAlchemy automap's relationships do (flow/delete.rs): nullable
+/// references become NULL, NOT NULL ones are deleted (and what refers to those), and a key
+/// whose `ON DELETE` automap leaves to the database is the database's: done where it enforces
+/// foreign keys, left dangling on SQLite, which the engine runs without them.
+async fn a_delete_does_what_the_orm_does_to_the_rows_that_refer_to_it(t: &Target) {
+    async fn rows(t: &Target, model: &str) -> Vec<Value> {
+        let all = t
+            .ok(&format!("models/{model}?_no_pagination=1&_order_by=id"))
+            .await;
+        all.as_array()
+            .unwrap_or_else(|| panic!("not a list: {all}"))
+            .iter()
+            .map(|r| r["parent_id"].clone())
+            .collect()
+    }
+    let deleted = t.call(Method::DELETE, "models/parents/1", None).await;
+    assert_eq!(
+        deleted.status,
+        204,
+        "{}",
+        String::from_utf8_lossy(&deleted.body)
+    );
+    assert_eq!(rows(t, "loose").await, [Value::Null, json!(2)]);
+    assert_eq!(rows(t, "owned").await, [json!(2)]);
+    let deep = t.ok("models/owned_deep?_no_pagination=1").await;
+    assert_eq!(column(&deep, "id"), [json!(2)]);
+    assert!(rows(t, "restricted").await.is_empty());
+    assert_eq!(rows(t, "nullable_cascade").await, [Value::Null]);
+    if t.enforces_foreign_keys {
+        assert!(rows(t, "db_cascade").await.is_empty());
+        assert_eq!(rows(t, "db_set_null").await, [Value::Null]);
+    } else {
+        assert_eq!(rows(t, "db_cascade").await, [json!(1)]);
+        assert_eq!(rows(t, "db_set_null").await, [json!(1)]);
+    }
+    assert_eq!(t.get("models/parents/1").await.status, 404);
+    // A self-reference: the children's reference becomes NULL, the grandchild keeps its own.
+    let deleted = t.call(Method::DELETE, "models/tree/1", None).await;
+    assert_eq!(
+        deleted.status,
+        204,
+        "{}",
+        String::from_utf8_lossy(&deleted.body)
+    );
+    assert_eq!(rows(t, "tree").await, [Value::Null, json!(2)]);
+    // A NOT NULL key inside the child's primary key: the child is deleted.
+    let deleted = t.call(Method::DELETE, "models/parents/3", None).await;
+    assert_eq!(
+        deleted.status,
+        204,
+        "{}",
+        String::from_utf8_lossy(&deleted.body)
+    );
+    assert_eq!(t.ok("models/memberships").await["count"], 0);
+    assert_eq!(t.ok("models/parents").await["count"], 1);
 }
 
 async fn aggregates(t: &Target) {

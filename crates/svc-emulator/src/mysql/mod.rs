@@ -33,6 +33,7 @@ pub(crate) mod aggregate;
 pub(crate) mod filter;
 pub(crate) mod read_only_sql;
 pub(crate) mod records;
+mod references;
 pub(crate) mod schema;
 pub(crate) mod types;
 pub(crate) mod walks;

@@ -15,8 +15,11 @@ use crate::engine::server::{
 };
 use crate::engine::table::Table;
 use crate::engine::{ListSpec, Listing, MAX_PER_PAGE, Selection};
+use crate::flow::Locator;
+use crate::flow::delete::follow_references;
 use crate::mysql::filter::{MyWhere, NEVER, Params, build_where, order_sql, stored_literal, unhex};
-use crate::mysql::schema::{MyField, MyModel, quote_ident};
+use crate::mysql::references::{MyConnection, table};
+use crate::mysql::schema::{MyField, MyModel};
 use crate::mysql::types::{MyKind, Offset, write_value};
 use crate::mysql::{MyResource, message, server_code, walks};
 
@@ -409,9 +412,8 @@ impl MyResource {
         Ok(bytes)
     }
 
-    /// Deletes the record `pk` (which `selection` must select), as the engine's ORM does:
-    /// references to it from other tables are set to NULL first (a NOT NULL reference makes
-    /// the delete a `400`).
+    /// Deletes the record `pk` (which `selection` must select), after what the engine's ORM
+    /// does to the rows that refer to it (`flow::delete`).
     pub async fn delete_selected(
         &self,
         model: &str,
@@ -429,31 +431,22 @@ impl MyResource {
         let old_identity = self
             .lock_selected(&mut tx, &model, &filter, &key, selection.lenient)
             .await?;
-        let old_key = old_identity.first().cloned().unwrap_or(Value::NULL);
-        let references: Vec<(String, String, String)> = tx
-            .exec(
-                "SELECT TABLE_NAME, COLUMN_NAME, REFERENCED_COLUMN_NAME \
-                 FROM information_schema.KEY_COLUMN_USAGE \
-                 WHERE REFERENCED_TABLE_SCHEMA = DATABASE() AND REFERENCED_TABLE_NAME = ? \
-                   AND TABLE_SCHEMA = DATABASE()",
-                (model.name.clone(),),
-            )
-            .await
-            .map_err(|e| self.unexpected(e))?;
-        for (child, column, parent_column) in references {
-            let sql = format!(
-                "UPDATE {child} SET {col} = NULL WHERE {col} IN \
-                 (SELECT {parent_col} FROM (SELECT {parent_col} FROM {parent} WHERE {pk} = ?) AS p)",
-                child = quote_ident(&child),
-                col = quote_ident(&column),
-                parent_col = quote_ident(&parent_column),
-                parent = model.table_sql,
-                pk = model.pk_field().sql,
-            );
-            tx.exec_drop(&sql, vec![old_key.clone()])
-                .await
-                .map_err(|e| self.write_error(&model, e))?;
-        }
+        let at = Locator {
+            select: identity_columns(&model).join(", "),
+            condition: at_identity(&model),
+        };
+        let mut flow_conn = MyConnection {
+            tx: &mut tx,
+            resource: self,
+            model: &model,
+        };
+        follow_references(
+            &mut flow_conn,
+            &table(&model.name),
+            &at,
+            old_identity.clone(),
+        )
+        .await?;
         // The ORM deletes by identity: the one row of a declared key (every column of it), every
         // row that shares a promoted one.
         let sql = format!(
@@ -479,11 +472,7 @@ impl MyResource {
         key: &str,
         lenient: bool,
     ) -> Result<Vec<Value>, EngineError> {
-        let columns: Vec<&str> = model
-            .identity
-            .iter()
-            .map(|&i| model.fields[i].qualified.as_str())
-            .collect();
+        let columns = identity_columns(model);
         let sql = format!(
             "SELECT {} FROM {}{} LIMIT 1 FOR UPDATE",
             columns.join(", "),
@@ -519,7 +508,7 @@ impl MyResource {
     /// A database error of a write: a `400` with MySQL's message; a duplicate key names its
     /// column when the key is named after one, as the engine's pattern (`Duplicate entry '...'
     /// for key '...'`) does.
-    fn write_error(&self, model: &MyModel, e: mysql_async::Error) -> EngineError {
+    pub(crate) fn write_error(&self, model: &MyModel, e: mysql_async::Error) -> EngineError {
         let Some(code) = server_code(&e) else {
             return self.unexpected(e);
         };
@@ -653,6 +642,15 @@ impl RecordRow<MyField> for Row {
     fn key(&self, i: usize) -> Option<String> {
         self.as_ref(i).map(|v| v.as_sql(true))
     }
+}
+
+/// The model's identity columns, qualified.
+fn identity_columns(model: &MyModel) -> Vec<&str> {
+    model
+        .identity
+        .iter()
+        .map(|&i| model.fields[i].qualified.as_str())
+        .collect()
 }
 
 /// `a = ? AND b = ?` over the model's identity columns.

@@ -15,7 +15,9 @@ use crate::engine::server::{
 };
 use crate::engine::table::Table;
 use crate::engine::{ListSpec, Listing, MAX_PER_PAGE, Selection};
+use crate::flow::delete::follow_references;
 use crate::postgres::filter::{NEVER, Params, PgWhere, build_where, datetime_literal, order_sql};
+use crate::postgres::references::{PgConnection, by_ctid, table};
 use crate::postgres::schema::{PgField, PgModel};
 use crate::postgres::types::{Offset, PgKind, write_value};
 use crate::postgres::{PgResource, message, walks};
@@ -417,9 +419,8 @@ impl PgResource {
         Ok(bytes)
     }
 
-    /// Deletes the record `pk` (which `selection` must select), as the engine's ORM does:
-    /// references to it from other tables are set to NULL first (a NOT NULL reference makes
-    /// the delete a `400`).
+    /// Deletes the record `pk` (which `selection` must select), after what the engine's ORM
+    /// does to the rows that refer to it (`flow::delete`).
     pub async fn delete_selected(
         &self,
         model: &str,
@@ -435,22 +436,18 @@ impl PgResource {
             .lock_selected(&tx, &model, &filter, &key, "ctid::text", selection.lenient)
             .await?
             .unwrap_or_default();
-        for reference in references(&tx, &model)
-            .await
-            .map_err(|e| self.unexpected(e))?
-        {
-            let sql = format!(
-                "UPDATE {child} SET {col} = NULL WHERE {col} IN \
-                 (SELECT {parent_col} FROM {parent} WHERE ctid = $1::text::tid)",
-                child = reference.child_table,
-                col = reference.child_column,
-                parent_col = reference.parent_column,
-                parent = model.table_sql,
-            );
-            tx.execute(&sql, &[&ctid])
-                .await
-                .map_err(|e| self.write_error(&model, e))?;
-        }
+        let mut flow_conn = PgConnection {
+            tx: &tx,
+            resource: self,
+            model: &model,
+        };
+        follow_references(
+            &mut flow_conn,
+            &table(&model),
+            &by_ctid(),
+            vec![ctid.clone()],
+        )
+        .await?;
         let sql = if model.promoted_key {
             // The ORM deletes by identity: every row that shares the promoted key goes.
             format!(
@@ -496,7 +493,7 @@ impl PgResource {
 
     /// A database error of a write: a `400` with PostgreSQL's message; a unique violation
     /// names its column, as the engine's pattern (`Key (col)=(...) already exists`) does.
-    fn write_error(&self, model: &PgModel, e: tokio_postgres::Error) -> EngineError {
+    pub(crate) fn write_error(&self, model: &PgModel, e: tokio_postgres::Error) -> EngineError {
         let Some(db) = e.as_db_error() else {
             return self.unexpected(e);
         };
@@ -521,42 +518,6 @@ impl PgResource {
         }
         non_field(message(&e))
     }
-}
-
-/// A foreign key of another table (or this one) that refers to a model's table.
-struct Reference {
-    child_table: String,
-    child_column: String,
-    parent_column: String,
-}
-
-/// The single-column foreign keys that refer to `model`'s table.
-async fn references(
-    tx: &deadpool_postgres::Transaction<'_>,
-    model: &PgModel,
-) -> Result<Vec<Reference>, tokio_postgres::Error> {
-    let rows = tx
-        .query(
-            "SELECT quote_ident(cn.nspname) || '.' || quote_ident(c.relname), \
-                    quote_ident(ca.attname), quote_ident(pa.attname) \
-             FROM pg_constraint k \
-             JOIN pg_class c ON c.oid = k.conrelid \
-             JOIN pg_namespace cn ON cn.oid = c.relnamespace \
-             JOIN pg_attribute ca ON ca.attrelid = k.conrelid AND ca.attnum = k.conkey[1] \
-             JOIN pg_attribute pa ON pa.attrelid = k.confrelid AND pa.attnum = k.confkey[1] \
-             WHERE k.contype = 'f' AND k.confrelid = $1::text::regclass \
-               AND array_length(k.conkey, 1) = 1",
-            &[&model.table_sql],
-        )
-        .await?;
-    Ok(rows
-        .iter()
-        .map(|r| Reference {
-            child_table: r.get(0),
-            child_column: r.get(1),
-            parent_column: r.get(2),
-        })
-        .collect())
 }
 
 /// One page's request.

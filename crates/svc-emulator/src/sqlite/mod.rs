@@ -82,6 +82,7 @@ pub(crate) mod handoff;
 mod memo;
 mod open;
 mod read_only_sql;
+mod references;
 pub(crate) mod resource;
 pub(crate) mod schema;
 mod types;

@@ -24,9 +24,13 @@ use crate::engine::filter::{MAX_PER_PAGE, order_selects_nothing};
 use crate::engine::list::{ListSpec, Listing, RecordsJson, Selection};
 use crate::engine::schema::{Field, Model, Schema, quote_ident};
 use crate::engine::types::{PyValue, Reflected, Stored, read};
+use crate::flow::Locator;
+use crate::flow::connection::run_now;
+use crate::flow::delete::follow_references;
 use crate::sqlite::filter::{NEVER, Order, Where, build_where, order_by};
 use crate::sqlite::handoff::{Attempt, ListRun, Mode, Route, RunMemory, route_retrieve};
 use crate::sqlite::memo::{self, ListMemo, Ticket};
+use crate::sqlite::references::{self, SqliteConnection, equal_all};
 use crate::sqlite::schema::{load_schema, prepare};
 use crate::sqlite::values::{bind, json_to_sql, text_to_sql, write_row};
 
@@ -957,8 +961,20 @@ impl Resource {
             if key.contains(&Value::Null) {
                 return Err(query_failed());
             }
-            let mut seen = HashSet::new();
-            orm_delete(&tx, &model, &model.name, &key_cols, &key, &mut seen)?;
+            let at = Locator {
+                select: key_cols.join(", "),
+                condition: equal_all(&key_cols),
+            };
+            let mut flow_conn = SqliteConnection {
+                conn: &tx,
+                model: &model,
+            };
+            let table = references::table(&model.name);
+            run_now(follow_references(&mut flow_conn, &table, &at, key.clone()))?;
+            let sql = format!("DELETE FROM {} WHERE {}", table.sql, at.condition);
+            prepare(&tx, &sql)
+                .and_then(|mut s| s.execute(params_from_iter(key.iter())))
+                .map_err(|e| db_error(&model, e))?;
             tx.commit().map_err(|e| db_error(&model, e))?;
             Ok(())
         })
@@ -1310,7 +1326,7 @@ fn fetch_one(conn: &Connection, model: &Model, pk: &Value) -> Result<Vec<u8>, En
 /// A database error of a write, as the engine answers it: every SQLAlchemy error is a `400`
 /// with SQLite's message; a unique violation names its column (the engine's pattern takes
 /// the text after the last `.`).
-fn db_error(model: &Model, e: rusqlite::Error) -> EngineError {
+pub(crate) fn db_error(model: &Model, e: rusqlite::Error) -> EngineError {
     let rusqlite::Error::SqliteFailure(err, msg) = &e else {
         return e.into();
     };
@@ -1562,453 +1578,6 @@ fn write_loaded(model: &Model, row: &[Value]) -> Vec<u8> {
     let written = write_record(&mut buf, model, |i| row.get(i).map(Stored::from).ok_or(()));
     debug_assert!(written.is_ok(), "a loaded row has a value for every field");
     buf
-}
-
-/// A foreign key of another table (`child`) that refers to a table.
-struct Reference {
-    child: String,
-    from: Vec<String>,
-    to: Vec<String>,
-    /// `ON DELETE` as SQLAlchemy reads it (only from table-level `FOREIGN KEY` clauses).
-    on_delete: Option<String>,
-    /// Every referring column is nullable (SQLAlchemy's test for "delete-orphan" cascade).
-    nullable: bool,
-    /// A referring column is part of the child's primary key.
-    in_child_key: bool,
-}
-
-/// Every foreign key of every table that refers to `parent`.
-fn references_to(conn: &Connection, parent: &str) -> Result<Vec<Reference>, EngineError> {
-    let mut stmt = prepare(
-        conn,
-        "SELECT m.name, coalesce(m.sql, ''), f.id, f.\"from\", f.\"to\", \
-                coalesce(c.\"notnull\", 0), coalesce(c.pk, 0) \
-         FROM sqlite_schema AS m \
-         JOIN pragma_foreign_key_list(m.name) AS f \
-         LEFT JOIN pragma_table_info(m.name) AS c ON c.name = f.\"from\" \
-         WHERE m.type = 'table' AND f.\"table\" = ?1 \
-         ORDER BY m.name, f.id, f.seq",
-    )?;
-    let mut rows = stmt.query([parent])?;
-    let mut refs: Vec<(i64, String, Reference)> = Vec::new();
-    while let Some(row) = rows.next()? {
-        let child: String = row.get(0)?;
-        let sql: String = row.get(1)?;
-        let id: i64 = row.get(2)?;
-        let from: String = row.get(3)?;
-        let to: Option<String> = row.get(4)?;
-        let not_null = row.get::<_, i64>(5)? != 0;
-        let in_key = row.get::<_, i64>(6)? != 0;
-        match refs.last_mut() {
-            Some((i, _, r)) if r.child == child && *i == id => {
-                r.from.push(from);
-                r.to.extend(to);
-                r.nullable &= !not_null;
-                r.in_child_key |= in_key;
-            }
-            _ => refs.push((
-                id,
-                sql,
-                Reference {
-                    child,
-                    from: vec![from],
-                    to: to.into_iter().collect(),
-                    on_delete: None,
-                    nullable: !not_null,
-                    in_child_key: in_key,
-                },
-            )),
-        }
-    }
-    drop(rows);
-    drop(stmt);
-    let parent_key = key_columns(conn, parent)?;
-    let mut out = Vec::with_capacity(refs.len());
-    for (_, sql, mut r) in refs {
-        if r.to.is_empty() {
-            r.to = parent_key.clone();
-        }
-        // The action counts only where the parsed clause has the same signature as SQLite's
-        // own list of the key.
-        r.on_delete = parsed_foreign_keys(&sql)
-            .into_iter()
-            .find(|p| p.from == r.from && p.table == parent && p.to == r.to)
-            .and_then(|p| p.on_delete);
-        out.push(r);
-    }
-    Ok(out)
-}
-
-/// A table-level foreign key clause as SQLAlchemy 1.4's SQLite dialect reads it from the
-/// table's SQL, to find its `ON DELETE` action.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct ParsedForeignKey {
-    from: Vec<String>,
-    table: String,
-    to: Vec<String>,
-    on_delete: Option<String>,
-}
-
-fn is_word(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
-}
-
-/// `[a-z0-9_]` with `re.I`.
-fn is_name_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '_'
-}
-
-/// The position after `word` (ASCII case-insensitive) at `at`.
-fn literal(s: &[char], at: usize, word: &str) -> Option<usize> {
-    let mut p = at;
-    for w in word.chars() {
-        if !s.get(p).is_some_and(|c| c.eq_ignore_ascii_case(&w)) {
-            return None;
-        }
-        p += 1;
-    }
-    Some(p)
-}
-
-fn skip_spaces(s: &[char], mut at: usize) -> usize {
-    while s.get(at) == Some(&' ') {
-        at += 1;
-    }
-    at
-}
-
-fn some_spaces(s: &[char], at: usize) -> Option<usize> {
-    let end = skip_spaces(s, at);
-    (end > at).then_some(end)
-}
-
-/// `_find_cols_in_sig`: the names in `"..."` or `[a-z0-9_]+` runs of a column list.
-fn columns_in(sig: &[char]) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut at = 0;
-    while at < sig.len() {
-        if sig[at] == '"'
-            && let Some(close) = (at + 2..sig.len()).find(|&i| sig[i] == '"')
-            && !sig[at + 1..close].contains(&'\n')
-        {
-            out.push(sig[at + 1..close].iter().collect());
-            at = close + 1;
-            continue;
-        }
-        if is_name_char(sig[at]) {
-            let start = at;
-            while at < sig.len() && is_name_char(sig[at]) {
-                at += 1;
-            }
-            out.push(sig[start..at].iter().collect());
-            continue;
-        }
-        at += 1;
-    }
-    out
-}
-
-/// After `REFERENCES <table> *(`: `(.+?)\)`, then the `ON DELETE`/`ON UPDATE` clauses.
-fn fk_rest(s: &[char], at: usize) -> Option<(usize, Vec<String>, Option<String>)> {
-    if s.get(at).is_none_or(|&c| c == '\n') {
-        return None;
-    }
-    let close = (at + 1..s.len()).find(|&i| s[i] == ')' || s[i] == '\n')?;
-    if s[close] == '\n' {
-        return None;
-    }
-    let to = columns_in(&s[at..close]);
-    let mut p = skip_spaces(s, close + 1);
-    let mut on_delete = None;
-    while let Some(q) = literal(s, p, "ON ") {
-        let (q, deleting) = match (literal(s, q, "DELETE "), literal(s, q, "UPDATE ")) {
-            (Some(q), _) => (q, true),
-            (None, Some(q)) => (q, false),
-            (None, None) => break,
-        };
-        let Some((q, action)) = [
-            "SET NULL",
-            "SET DEFAULT",
-            "CASCADE",
-            "RESTRICT",
-            "NO ACTION",
-        ]
-        .iter()
-        .find_map(|a| literal(s, q, a).map(|end| (end, a.to_owned()))) else {
-            break;
-        };
-        // SQLAlchemy keeps the last action other than NO ACTION.
-        if deleting && action != "NO ACTION" {
-            on_delete = Some(action.to_owned());
-        }
-        p = skip_spaces(s, q);
-    }
-    Some((p, to, on_delete))
-}
-
-/// SQLAlchemy's `FK_PATTERN` at `start`: `[CONSTRAINT name ]FOREIGN KEY (cols) REFERENCES
-/// table (cols) [ON DELETE ...]`, case-insensitive, on one line.
-fn fk_at(s: &[char], start: usize) -> Option<(usize, ParsedForeignKey)> {
-    let mut starts = Vec::new();
-    if let Some(p) = literal(s, start, "CONSTRAINT ") {
-        let mut q = p;
-        while s.get(q).is_some_and(|&c| is_word(c)) {
-            q += 1;
-        }
-        if q > p
-            && let Some(r) = some_spaces(s, q)
-        {
-            starts.push(r);
-        }
-    }
-    starts.push(start);
-    for p in starts {
-        let Some(p) = literal(s, p, "FOREIGN KEY") else {
-            continue;
-        };
-        let p = skip_spaces(s, p);
-        if s.get(p) != Some(&'(') {
-            continue;
-        }
-        let open = p + 1;
-        let spaced = skip_spaces(s, open);
-        // ` *(.+?) *\)`: the greedy spaces first, then the shortest column list.
-        for from_start in (open..=spaced).rev() {
-            for from_end in from_start + 1..=s.len() {
-                if s[from_end - 1] == '\n' {
-                    break;
-                }
-                let q = skip_spaces(s, from_end);
-                if s.get(q) != Some(&')') {
-                    continue;
-                }
-                let Some(q) = some_spaces(s, q + 1)
-                    .and_then(|q| literal(s, q, "REFERENCES"))
-                    .and_then(|q| some_spaces(s, q))
-                else {
-                    continue;
-                };
-                let from = columns_in(&s[from_start..from_end]);
-                // `"(.+?)"` first, then `[a-z0-9_]+`.
-                if s.get(q) == Some(&'"') {
-                    for close in q + 2..s.len() {
-                        if s[close] == '\n' {
-                            break;
-                        }
-                        if s[close] != '"' {
-                            continue;
-                        }
-                        let r = skip_spaces(s, close + 1);
-                        if s.get(r) == Some(&'(')
-                            && let Some((end, to, on_delete)) = fk_rest(s, r + 1)
-                        {
-                            let table = s[q + 1..close].iter().collect();
-                            return Some((
-                                end,
-                                ParsedForeignKey {
-                                    from,
-                                    table,
-                                    to,
-                                    on_delete,
-                                },
-                            ));
-                        }
-                    }
-                }
-                let mut r = q;
-                while s.get(r).is_some_and(|&c| is_name_char(c)) {
-                    r += 1;
-                }
-                if r > q {
-                    let t = skip_spaces(s, r);
-                    if s.get(t) == Some(&'(')
-                        && let Some((end, to, on_delete)) = fk_rest(s, t + 1)
-                    {
-                        let table = s[q..r].iter().collect();
-                        return Some((
-                            end,
-                            ParsedForeignKey {
-                                from,
-                                table,
-                                to,
-                                on_delete,
-                            },
-                        ));
-                    }
-                }
-            }
-        }
-    }
-    None
-}
-
-/// Every foreign key clause SQLAlchemy's pattern finds in a table's SQL (`re.finditer`).
-fn parsed_foreign_keys(sql: &str) -> Vec<ParsedForeignKey> {
-    let s: Vec<char> = sql.chars().collect();
-    let mut out = Vec::new();
-    let mut at = 0;
-    while at < s.len() {
-        match fk_at(&s, at) {
-            Some((end, fk)) => {
-                out.push(fk);
-                at = end.max(at + 1);
-            }
-            None => at += 1,
-        }
-    }
-    out
-}
-
-/// The primary key columns of `table`, in key order.
-fn key_columns(conn: &Connection, table: &str) -> Result<Vec<String>, EngineError> {
-    let mut stmt = prepare(
-        conn,
-        "SELECT name FROM pragma_table_info(?1) WHERE pk > 0 ORDER BY pk",
-    )?;
-    let cols = stmt
-        .query_map([table], |r| r.get::<_, String>(0))?
-        .collect::<rusqlite::Result<Vec<String>>>()?;
-    Ok(cols)
-}
-
-/// How rows of `table` are told apart: its rowid (under a name no column takes), else its
-/// primary key columns. Quoted.
-fn row_identity(conn: &Connection, table: &str) -> Result<Vec<String>, EngineError> {
-    let without_rowid: bool = prepare(
-        conn,
-        "SELECT coalesce(max(wr), 0) FROM pragma_table_list WHERE schema = 'main' AND name = ?1",
-    )?
-    .query_row([table], |r| r.get::<_, i64>(0))?
-        != 0;
-    if !without_rowid {
-        let mut stmt = prepare(conn, "SELECT name FROM pragma_table_xinfo(?1)")?;
-        let names = stmt
-            .query_map([table], |r| r.get::<_, String>(0))?
-            .collect::<rusqlite::Result<Vec<String>>>()?;
-        if let Some(alias) = ["rowid", "_rowid_", "oid"]
-            .into_iter()
-            .find(|a| !names.iter().any(|n| n.eq_ignore_ascii_case(a)))
-        {
-            return Ok(vec![alias.to_owned()]);
-        }
-    }
-    Ok(key_columns(conn, table)?
-        .iter()
-        .map(|c| quote_ident(c))
-        .collect())
-}
-
-fn equal_all(cols: &[String]) -> String {
-    cols.iter()
-        .map(|c| format!("{c} = ?"))
-        .collect::<Vec<_>>()
-        .join(" AND ")
-}
-
-/// Deletes the row of `table` whose identity columns `key_cols` (quoted) hold `key`, after
-/// what SQLAlchemy's automap relationships do to the rows that refer to it (see
-/// [`Resource::delete_selected`]).
-fn orm_delete(
-    conn: &Connection,
-    model: &Model,
-    table: &str,
-    key_cols: &[String],
-    key: &[Value],
-    seen: &mut HashSet<String>,
-) -> Result<(), EngineError> {
-    if !seen.insert(format!("{table}\u{0}{key:?}")) {
-        return Ok(());
-    }
-    let table_sql = quote_ident(table);
-    let at_row = equal_all(key_cols);
-    for r in references_to(conn, table)? {
-        let cascade = r.on_delete.as_deref() == Some("CASCADE");
-        let set_null = r.on_delete.as_deref() == Some("SET NULL");
-        // With ON DELETE, automap sets passive_deletes and leaves the rows to the database,
-        // which does nothing with foreign keys off.
-        if (r.nullable && set_null) || (!r.nullable && cascade) {
-            continue;
-        }
-        let to = &r.to;
-        if to.is_empty() || to.len() != r.from.len() {
-            continue;
-        }
-        let to_sql: Vec<String> = to.iter().map(|c| quote_ident(c)).collect();
-        let referred: Vec<Value> = {
-            let sql = format!(
-                "SELECT {} FROM {table_sql} WHERE {at_row}",
-                to_sql.join(", ")
-            );
-            let mut stmt = prepare(conn, &sql).map_err(|e| db_error(model, e))?;
-            let mut rows = stmt.query(params_from_iter(key.iter()))?;
-            match rows.next()? {
-                Some(row) => (0..to.len())
-                    .map(|i| row.get::<_, Value>(i))
-                    .collect::<rusqlite::Result<Vec<Value>>>()?,
-                None => continue,
-            }
-        };
-        if referred.contains(&Value::Null) {
-            continue;
-        }
-        let child_sql = quote_ident(&r.child);
-        let from_sql: Vec<String> = r.from.iter().map(|c| quote_ident(c)).collect();
-        let referring = equal_all(&from_sql);
-        if r.nullable {
-            if r.in_child_key {
-                let sql = format!("SELECT 1 FROM {child_sql} WHERE {referring} LIMIT 1");
-                let found = prepare(conn, &sql)?.exists(params_from_iter(referred.iter()))?;
-                if found {
-                    // SQLAlchemy refuses to blank out a primary key column (the engine
-                    // answers 500) ([decision: stricter]).
-                    return Err(non_field(format!(
-                        "Cannot delete this record: records of {} refer to it through their \
-                         primary key. Delete them first.",
-                        r.child
-                    )));
-                }
-                continue;
-            }
-            let nulls: Vec<String> = from_sql.iter().map(|c| format!("{c} = NULL")).collect();
-            let sql = format!(
-                "UPDATE {child_sql} SET {} WHERE {referring}",
-                nulls.join(", ")
-            );
-            prepare(conn, &sql)
-                .and_then(|mut s| s.execute(params_from_iter(referred.iter())))
-                .map_err(|e| db_error(model, e))?;
-        } else {
-            let child_key = row_identity(conn, &r.child)?;
-            if child_key.is_empty() {
-                continue;
-            }
-            let sql = format!(
-                "SELECT {} FROM {child_sql} WHERE {referring}",
-                child_key.join(", ")
-            );
-            let children: Vec<Vec<Value>> = {
-                let mut stmt = prepare(conn, &sql)?;
-                let mut rows = stmt.query(params_from_iter(referred.iter()))?;
-                let mut all = Vec::new();
-                while let Some(row) = rows.next()? {
-                    all.push(
-                        (0..child_key.len())
-                            .map(|i| row.get::<_, Value>(i))
-                            .collect::<rusqlite::Result<Vec<Value>>>()?,
-                    );
-                }
-                all
-            };
-            for child in children {
-                orm_delete(conn, model, &r.child, &child_key, &child, seen)?;
-            }
-        }
-    }
-    let sql = format!("DELETE FROM {table_sql} WHERE {at_row}");
-    prepare(conn, &sql)
-        .and_then(|mut s| s.execute(params_from_iter(key.iter())))
-        .map_err(|e| db_error(model, e))?;
-    Ok(())
 }
 
 /// The terms of `order` a seek compares, up to and with the primary key (which makes the order

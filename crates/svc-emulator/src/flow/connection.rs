@@ -1,0 +1,106 @@
+//! The narrow interface a flow runs over: one database connection inside a transaction, the
+//! statements it runs, and what it reflects of the schema at the moment it runs.
+
+use std::fmt::Debug;
+use std::future::Future;
+
+use crate::engine::EngineError;
+
+/// A table, as the flow names it to the connection and writes it in SQL.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct TableRef {
+    /// How the connection's reflection finds the table again (its name, or a qualified one).
+    pub(crate) name: String,
+    /// The table in SQL, quoted (and qualified where the database qualifies it).
+    pub(crate) sql: String,
+}
+
+/// How rows of one table are told apart: the expressions a `SELECT` reads for a row, and the
+/// condition that finds that row again from those values, bound in order from the first
+/// placeholder (`ctid::text` and `ctid = $1::text::tid`; `"rowid"` and `"rowid" = ?`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Locator {
+    /// The expressions, comma-separated.
+    pub(crate) select: String,
+    /// The condition, with one placeholder per expression, numbered from the first.
+    pub(crate) condition: String,
+}
+
+/// A foreign key of a table (`child`) that refers to another table, or to itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Reference {
+    /// The referring table.
+    pub(crate) child: TableRef,
+    /// The referring columns, quoted, in the key's order.
+    pub(crate) from: Vec<String>,
+    /// The referred columns of the parent, quoted, in the same order.
+    pub(crate) to: Vec<String>,
+    /// The key's `ON DELETE` action, as SQLAlchemy reflects it.
+    pub(crate) on_delete: OnDelete,
+    /// Every referring column is nullable (automap's test: a key with a NOT NULL column makes
+    /// the parent's collection `delete-orphan`).
+    pub(crate) nullable: bool,
+    /// A referring column is part of the child's primary key.
+    pub(crate) in_child_key: bool,
+}
+
+/// A foreign key's `ON DELETE` action, as far as the ORM reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OnDelete {
+    /// `ON DELETE CASCADE`.
+    Cascade,
+    /// `ON DELETE SET NULL`.
+    SetNull,
+    /// Anything else, or none.
+    Other,
+}
+
+/// One connection inside a transaction. Every statement's placeholders are bound from
+/// `params` in order; the placeholders are the ones the connection wrote in a [`Locator`].
+///
+/// The futures need not be `Send`: a flow over a blocking driver is run to its end on the
+/// thread that holds the connection ([`run_now`]); over an async driver it is awaited, and is
+/// `Send` when that driver's futures are.
+pub(crate) trait Connection {
+    /// A value as the driver reads and binds it; the flow only carries it back.
+    type Value: Clone + Debug;
+
+    /// The rows of a query, each as the values of its columns.
+    fn query(
+        &mut self,
+        sql: &str,
+        params: &[Self::Value],
+    ) -> impl Future<Output = Result<Vec<Vec<Self::Value>>, EngineError>>;
+
+    /// Runs a statement; the number of rows it changed.
+    fn execute(
+        &mut self,
+        sql: &str,
+        params: &[Self::Value],
+    ) -> impl Future<Output = Result<u64, EngineError>>;
+
+    /// Every foreign key, of every table the engine maps, that refers to `parent`.
+    fn references_to(
+        &mut self,
+        parent: &TableRef,
+    ) -> impl Future<Output = Result<Vec<Reference>, EngineError>>;
+
+    /// How rows of `table` are told apart.
+    fn locator(&mut self, table: &TableRef) -> impl Future<Output = Result<Locator, EngineError>>;
+}
+
+/// Runs the future of a flow over a blocking connection, whose every step completes when it is
+/// polled: SQLite's, called on the thread that holds the connection.
+pub(crate) fn run_now<T>(
+    work: impl Future<Output = Result<T, EngineError>>,
+) -> Result<T, EngineError> {
+    let mut work = std::pin::pin!(work);
+    let mut context = std::task::Context::from_waker(std::task::Waker::noop());
+    match work.as_mut().poll(&mut context) {
+        std::task::Poll::Ready(out) => out,
+        // A blocking connection never waits: every step ran when it was called.
+        std::task::Poll::Pending => Err(EngineError::Internal(
+            "a step over a blocking connection did not complete when called".to_owned(),
+        )),
+    }
+}
