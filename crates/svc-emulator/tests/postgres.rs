@@ -11,7 +11,7 @@ mod common;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use common::{Call, Reply, send};
+use common::{Call, Reply, peak_rss_kib, send};
 use http::Method;
 use serde_json::{Value, json};
 use svc_emulator::{
@@ -1082,16 +1082,6 @@ async fn a_huge_row_never_reaches_the_emulators_memory() {
     )
     .await);
     assert_eq!(r["data"], json!([[1000000]]));
-}
-
-/// This process's peak resident memory (`VmHWM`), in KiB.
-fn peak_rss_kib() -> i64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap()
 }
 
 #[tokio::test]

@@ -36,6 +36,7 @@ use crate::engine::server::{
     stopped_at_limit,
 };
 use crate::engine::types::{decimal_str, write_float};
+use crate::mysql::schema::quote_ident;
 use crate::mysql::types::{date_text, iso_datetime, time_text, value_float, value_text};
 use crate::mysql::{MyResource, message, server_code};
 
@@ -100,24 +101,15 @@ impl MyResource {
             pool: self.pool.clone(),
             id: Some(conn.id()),
         };
-        let select = if self.mariadb {
-            let seconds = format!("{:.3}", time.as_secs_f64().max(0.001));
-            format!(
-                "SET STATEMENT max_statement_time={seconds} FOR \
-                 SELECT * FROM ({text}\n) AS {ROW} LIMIT {MAX_SQL_ROWS}"
-            )
-        } else {
-            format!(
-                "SELECT /*+ MAX_EXECUTION_TIME({}) */ * FROM ({text}\n) AS {ROW} LIMIT {MAX_SQL_ROWS}",
-                time.as_millis().max(1)
-            )
+        let statement = Statement {
+            text: &text,
+            mariadb: self.mariadb,
+            time,
+            answer_bytes,
         };
         let mut left_running = false;
-        let outcome = tokio::time::timeout(
-            time,
-            run(&mut conn, &select, values, answer_bytes, &mut left_running),
-        )
-        .await;
+        let outcome =
+            tokio::time::timeout(time, run(&mut conn, statement, values, &mut left_running)).await;
         let still_running = outcome.is_err() || left_running;
         if still_running && let Some(id) = guard.id.take() {
             kill(&self.pool, id).await;
@@ -141,6 +133,79 @@ impl MyResource {
     }
 }
 
+/// What runs a query as the engine runs it: a sub-select, at most [`MAX_SQL_ROWS`] rows,
+/// within `time`.
+#[derive(Clone, Copy)]
+struct Statement<'a> {
+    text: &'a str,
+    mariadb: bool,
+    time: Duration,
+    answer_bytes: usize,
+}
+
+impl Statement<'_> {
+    /// The query's column names, and the statement that reads them with one more column that
+    /// fails in the server for a row longer than the answer cap: such a row is never sent (as
+    /// on PostgreSQL), whatever its size. The measure is the sum of the values' lengths, which
+    /// their JSON is never shorter than. The names come from preparing the sub-select alone.
+    async fn size_checked(
+        &self,
+        conn: &mut Conn,
+    ) -> Result<(Vec<String>, String), mysql_async::Error> {
+        let Statement {
+            text,
+            mariadb,
+            time,
+            answer_bytes,
+        } = *self;
+        let probe = conn
+            .prep(format!("SELECT * FROM ({text}\n) AS {ROW}"))
+            .await?;
+        let names: Vec<String> = probe
+            .columns()
+            .iter()
+            .map(|c| c.name_str().into_owned())
+            .collect();
+        conn.close(probe).await?;
+        let size = names
+            .iter()
+            .map(|n| format!("COALESCE(LENGTH({ROW}.{}), 0)", quote_ident(n)))
+            .collect::<Vec<_>>()
+            .join(" + ");
+        // Unsigned overflow is an error in a SELECT too (1690), and its message quotes the
+        // expression, which names the sub-select: [`too_large`] tells it from the query's own.
+        let columns =
+            format!("{ROW}.*, CASE WHEN {size} > {answer_bytes} THEN {OVERFLOW} + ({size}) END");
+        let select = if mariadb {
+            let seconds = format!("{:.3}", time.as_secs_f64().max(0.001));
+            format!(
+                "SET STATEMENT max_statement_time={seconds} FOR \
+                 SELECT {columns} FROM ({text}\n) AS {ROW} LIMIT {MAX_SQL_ROWS}"
+            )
+        } else {
+            format!(
+                "SELECT /*+ MAX_EXECUTION_TIME({}) */ {columns} FROM ({text}\n) AS {ROW} \
+                 LIMIT {MAX_SQL_ROWS}",
+                time.as_millis().max(1)
+            )
+        };
+        Ok((names, select))
+    }
+}
+
+/// The largest unsigned integer: adding a row's size to it overflows.
+const OVERFLOW: &str = "18446744073709551615";
+
+/// MySQL's code of an integer out of its type's range.
+const OUT_OF_RANGE: u16 = 1690;
+
+/// Whether `e` is the size check's overflow: a row longer than the answer cap.
+fn too_large(e: &mysql_async::Error) -> bool {
+    server_code(e) == Some(OUT_OF_RANGE)
+        && message(e).contains(&format!("{OVERFLOW} + "))
+        && message(e).contains(ROW)
+}
+
 /// Why a query failed: the server's error, or the answer cap.
 enum Failure {
     Db(mysql_async::Error),
@@ -149,31 +214,40 @@ enum Failure {
 
 type Answer = (Vec<String>, Vec<u8>, usize);
 
-/// Prepares and runs the statement, reading its rows as JSON.
+/// Prepares and runs the statement, reading its rows as JSON (the query's columns, without the
+/// size check after them).
 async fn run(
     conn: &mut Conn,
-    select: &str,
+    statement: Statement<'_>,
     values: Vec<Value>,
-    answer_bytes: usize,
     left_running: &mut bool,
 ) -> Result<Answer, Failure> {
-    let statement = conn.prep(select).await.map_err(Failure::Db)?;
+    let answer_bytes = statement.answer_bytes;
+    let (names, select) = statement.size_checked(conn).await.map_err(Failure::Db)?;
+    let prepared = conn.prep(select).await.map_err(Failure::Db)?;
     let params = if values.is_empty() {
         mysql_async::Params::Empty
     } else {
         mysql_async::Params::Positional(values)
     };
-    let mut result = conn
-        .exec_iter(statement, params)
-        .await
-        .map_err(Failure::Db)?;
+    let failed = |e: mysql_async::Error| {
+        if too_large(&e) {
+            Failure::TooLarge(answer_bytes)
+        } else {
+            Failure::Db(e)
+        }
+    };
+    let mut result = conn.exec_iter(prepared, params).await.map_err(failed)?;
     let columns = result.columns().map(|c| c.to_vec()).unwrap_or_default();
-    let names: Vec<String> = columns.iter().map(|c| c.name_str().into_owned()).collect();
-    let types: Vec<ColumnType> = columns.iter().map(|c| c.column_type()).collect();
+    let types: Vec<ColumnType> = columns
+        .iter()
+        .take(names.len())
+        .map(|c| c.column_type())
+        .collect();
     let mut data = Vec::with_capacity(1024);
     let mut rows = 0usize;
     data.push(b'[');
-    while let Some(row) = result.next().await.map_err(Failure::Db)? {
+    while let Some(row) = result.next().await.map_err(failed)? {
         if rows > 0 {
             data.push(b',');
         }
