@@ -175,6 +175,12 @@ impl Ctx<'_> {
         in_list: bool,
         params: &mut Params,
     ) -> Result<String, EngineError> {
+        // A `BIT` column's filter values go through its serializer field, a `BooleanField`
+        // (`b8=5` is `b8 = 1`), though its lookups are the text ones.
+        if self.field.kind == MyKind::Bit {
+            let b = self.reader().boolean(raw)?;
+            return Ok(params.bind(Value::Int(i64::from(b))).to_owned());
+        }
         Ok(match self.field.kind.family() {
             // An integer is bound as one (MySQL reads `col = ?` of an integer as it reads the
             // literal `5`, and the statement is the same for every value); a float stays the
@@ -207,6 +213,11 @@ impl Ctx<'_> {
     /// The text inside `%...%` of `icontains`: `'%{}%'.format(value)` of the field's value
     /// (a date column's is the text as given, as on SQLite).
     fn contained(&self, raw: &str) -> Result<String, EngineError> {
+        if self.field.kind == MyKind::Bit {
+            // Python's text of the field's boolean.
+            let b = self.reader().boolean(raw)?;
+            return Ok(if b { "True" } else { "False" }.to_owned());
+        }
         Ok(match self.field.kind.family() {
             FilterFamily::Number => self.number(raw)?,
             FilterFamily::DateTime => self.reader().datetime(raw)?.python_str(),
