@@ -75,6 +75,8 @@ INSERT INTO db_cascade VALUES (1, 1);
 INSERT INTO db_set_null VALUES (1, 1);
 INSERT INTO tree VALUES (1, NULL), (2, 1), (3, 2);
 INSERT INTO memberships VALUES (3, 1);
+CREATE TABLE gen (id INTEGER PRIMARY KEY, a INTEGER, g INTEGER GENERATED ALWAYS AS (a * 2) STORED);
+INSERT INTO gen (id, a) VALUES (1, 3);
 ";
 
 /// An emulator serving the rows from one backend, as resource `shop`.
@@ -260,6 +262,7 @@ conformance!(
     sql_parameters_are_values_never_sql,
     write_bodies_are_read_as_the_engines_fields_read_them,
     a_delete_does_what_the_orm_does_to_the_rows_that_refer_to_it,
+    a_generated_column_is_written_only_when_its_value_changes,
 );
 
 async fn a_list_is_newest_key_first_in_the_envelope(t: &Target) {
@@ -454,6 +457,35 @@ async fn a_delete_does_what_the_orm_does_to_the_rows_that_refer_to_it(t: &Target
     );
     assert_eq!(t.ok("models/memberships").await["count"], 0);
     assert_eq!(t.ok("models/parents").await["count"], 1);
+}
+
+/// SQLAlchemy writes a generated column like any other attribute: a value given on a create,
+/// or a changed one on an update, reaches the database, which refuses it (`400` with its
+/// message); `null` on a create, and the stored value on an update, are left out.
+async fn a_generated_column_is_written_only_when_its_value_changes(t: &Target) {
+    let refused = |reply: Reply| {
+        assert_eq!(reply.status, 400, "{}", String::from_utf8_lossy(&reply.body));
+        assert!(reply.json()["non_field_errors"][0].is_string(), "{reply:?}");
+    };
+    refused(
+        t.call(Method::POST, "models/gen", Some(json!({"id": 2, "a": 1, "g": 5})))
+            .await,
+    );
+    let created = t
+        .call(Method::POST, "models/gen", Some(json!({"id": 2, "a": 1, "g": null})))
+        .await;
+    assert_eq!(success(&created), json!({"id": 2, "a": 1, "g": 2}));
+    refused(t.call(Method::PATCH, "models/gen/1", Some(json!({"g": 5}))).await);
+    for same in [json!({"g": 6}), json!({"g": "6"}), json!({"a": 3, "g": 6})] {
+        let patched = t.call(Method::PATCH, "models/gen/1", Some(same)).await;
+        assert_eq!(success(&patched), json!({"id": 1, "a": 3, "g": 6}));
+    }
+    let patched = t
+        .call(Method::PATCH, "models/gen/1", Some(json!({"a": 4})))
+        .await;
+    assert_eq!(success(&patched), json!({"id": 1, "a": 4, "g": 8}));
+    // Nothing refused was written.
+    assert_eq!(t.ok("models/gen").await["count"], 2);
 }
 
 async fn aggregates(t: &Target) {

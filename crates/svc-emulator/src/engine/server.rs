@@ -161,12 +161,13 @@ pub(crate) trait BodyColumn: Column {
     /// Whether the engine's serializer requires it in a create (each database's SQLAlchemy
     /// reflection decides).
     fn required(&self) -> bool;
-    /// A generated column, which SQLAlchemy leaves out of every write.
+    /// A generated column: SQLAlchemy writes it like any other when given a value (and the
+    /// database refuses), leaves it out when given `null` on a create, or its current value on
+    /// an update ([`generated_given`]).
     fn generated(&self) -> bool;
 }
 
-/// The body values of the model's columns: a dict's keys that name columns, generated ones
-/// left out as SQLAlchemy leaves them out. A body that is not a dict is the `400` of the
+/// The body values of the model's columns: a dict's keys that name columns. A body that is not a dict is the `400` of the
 /// required columns when there are any (as in the engine), else [`not_a_dict`]'s reading.
 pub(crate) fn body_values<'m, T>(
     model: &'m T,
@@ -181,7 +182,6 @@ where
     if let PyJson::Dict(_) = body {
         return Ok(columns
             .iter()
-            .filter(|c| !c.generated())
             .filter_map(|c| body.get(c.name()).map(|v| (c, v)))
             .collect());
     }
@@ -190,6 +190,33 @@ where
         not_a_dict(body, &names, updating)?;
     }
     Ok(Vec::new())
+}
+
+/// The positions of the generated columns among an update's values. SQLAlchemy's ORM writes
+/// only the attributes that changed: the database says which of these hold the value given,
+/// and [`keep_changed`] leaves those out; any other is written, and refused by the database as
+/// it refuses the engine.
+pub(crate) fn generated_given<C: BodyColumn>(values: &[(&C, Internal)]) -> Vec<usize> {
+    (0..values.len())
+        .filter(|&i| values[i].0.generated())
+        .collect()
+}
+
+/// `values` without the generated columns at `generated` whose `unchanged` answer is true.
+pub(crate) fn keep_changed<C>(
+    values: &mut Vec<(&C, Internal)>,
+    generated: &[usize],
+    unchanged: &[bool],
+) {
+    let mut at = 0;
+    values.retain(|_| {
+        let drop = generated
+            .iter()
+            .position(|&g| g == at)
+            .is_some_and(|k| unchanged.get(k) == Some(&true));
+        at += 1;
+        !drop
+    });
 }
 
 /// Each given value through its column's serializer field, and (`complete`) every required

@@ -11,7 +11,8 @@ use crate::engine::body::non_field;
 use crate::engine::convert::{InputField, Internal, PyJson, py_json_dumps, to_internal};
 use crate::engine::filter::order_selects_nothing;
 use crate::engine::server::{
-    BodyColumn, RecordRow, body_values, one_row_per_identity, record_json, records_json, validate,
+    BodyColumn, RecordRow, body_values, generated_given, keep_changed, one_row_per_identity,
+    record_json, records_json, validate,
 };
 use crate::engine::table::Table;
 use crate::engine::{ListSpec, Listing, MAX_PER_PAGE, Selection};
@@ -363,8 +364,39 @@ impl MyResource {
             .lock_selected(&mut tx, &model, &filter, &key, selection.lenient)
             .await?;
         let given = body_values(&model, body, true)?;
-        let values = validate(&model, &given, !partial)?;
+        let mut values = validate(&model, &given, !partial)?;
         not_writable(&values)?;
+        let generated = generated_given(&values);
+        if !generated.is_empty() {
+            let mut params = Params::default();
+            let same: Vec<String> = generated
+                .iter()
+                .map(|&i| {
+                    let (f, v) = &values[i];
+                    format!("{} <=> {}", f.sql, bind_value(f, v, tz, &mut params))
+                })
+                .collect();
+            params.0.extend(old_identity.clone());
+            let sql = format!(
+                "SELECT {} FROM {} WHERE {} LIMIT 1",
+                same.join(", "),
+                model.table_sql,
+                at_identity(&model)
+            );
+            let row: Option<Row> = tx
+                .exec_first(&sql, params.values())
+                .await
+                .map_err(|e| self.write_error(&model, e))?;
+            let unchanged: Vec<bool> = (0..same.len())
+                .map(|i| {
+                    row.as_ref()
+                        .and_then(|r| r.get::<Option<i64>, _>(i))
+                        .flatten()
+                        == Some(1)
+                })
+                .collect();
+            keep_changed(&mut values, &generated, &unchanged);
+        }
         let mut new_identity = old_identity.clone();
         if !values.is_empty() {
             if model.promoted_key && self.rows_of(&mut tx, &model, &old_identity).await? > 1 {

@@ -11,7 +11,8 @@ use crate::engine::body::non_field;
 use crate::engine::convert::{InputField, Internal, PyJson, py_json_dumps, py_text, to_internal};
 use crate::engine::filter::order_selects_nothing;
 use crate::engine::server::{
-    BodyColumn, RecordRow, body_values, one_row_per_identity, record_json, records_json, validate,
+    BodyColumn, RecordRow, body_values, generated_given, keep_changed, one_row_per_identity,
+    record_json, records_json, validate,
 };
 use crate::engine::table::Table;
 use crate::engine::{ListSpec, Listing, MAX_PER_PAGE, Selection};
@@ -295,8 +296,9 @@ impl PgResource {
         let mut names = Vec::new();
         let mut binds = Vec::new();
         for (f, v) in &values {
-            // SQLAlchemy leaves a None out of the INSERT (but for JSON, where it is `null`).
-            if *v == Internal::None && f.kind != PgKind::Json {
+            // SQLAlchemy leaves a None out of the INSERT (but for JSON, where it is `null`,
+            // unless generated).
+            if *v == Internal::None && (f.kind != PgKind::Json || f.generated) {
                 continue;
             }
             names.push(f.sql.as_str());
@@ -374,6 +376,36 @@ impl PgResource {
         let given = body_values(&model, body, true)?;
         let values = validate(&model, &given, !partial)?;
         not_iterable(&values)?;
+        let mut values = values;
+        let generated = generated_given(&values);
+        if !generated.is_empty() {
+            let mut params = Params::default();
+            let same: Vec<String> = generated
+                .iter()
+                .map(|&i| {
+                    let (f, v) = &values[i];
+                    format!(
+                        "{} IS NOT DISTINCT FROM {}",
+                        f.sql,
+                        bind_value(f, v, &mut params)
+                    )
+                })
+                .collect();
+            let at = params.text(ctid.clone());
+            let sql = format!(
+                "SELECT {} FROM {} WHERE ctid = {at}::tid",
+                same.join(", "),
+                model.table_sql
+            );
+            let row = tx
+                .query_one(&sql, &params.refs())
+                .await
+                .map_err(|e| self.write_error(&model, e))?;
+            let unchanged: Vec<bool> = (0..same.len())
+                .map(|i| row.get::<_, Option<bool>>(i) == Some(true))
+                .collect();
+            keep_changed(&mut values, &generated, &unchanged);
+        }
         let mut params = Params::default();
         let mut sets = Vec::new();
         for (f, v) in &values {
