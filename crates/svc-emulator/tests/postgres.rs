@@ -465,6 +465,48 @@ async fn keyed_creates_never_make_keyless_creates_fail() {
     );
 }
 
+/// A database error's text is psycopg2's (libpq's): a trigger's `DETAIL`, `HINT` and
+/// `CONTEXT` lines, and a function's failing statement with its cursor display and `QUERY`,
+/// exactly as the engine answered them over PostgreSQL 15.
+#[tokio::test]
+#[ignore = "needs PostgreSQL: run with --ignored (cargo xtask ci does)"]
+async fn errors_carry_libpqs_lines() {
+    let (emu, _) = emulator_with(
+        "CREATE TABLE trig (id serial PRIMARY KEY, v integer);
+         CREATE FUNCTION trig_f() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+           IF new.v < 0 THEN RAISE EXCEPTION 'negative value %', new.v
+             USING HINT = 'send a positive one', DETAIL = 'v was below zero'; END IF;
+           IF new.v = 14 THEN EXECUTE 'select nosuch from trig'; END IF;
+           RETURN new; END $$;
+         CREATE TRIGGER trig_t BEFORE INSERT OR UPDATE ON trig
+           FOR EACH ROW EXECUTE FUNCTION trig_f();",
+        false,
+        Limits::default(),
+    )
+    .await;
+    let refused = |body: Value| {
+        let emu = &emu;
+        async move {
+            let reply = call(emu, Method::POST, "models/trig", body).await;
+            assert_eq!(reply.status, 400, "{}", String::from_utf8_lossy(&reply.body));
+            reply.json()["non_field_errors"][0]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned()
+        }
+    };
+    assert_eq!(
+        refused(json!({"v": -1})).await,
+        "negative value -1\nDETAIL:  v was below zero\nHINT:  send a positive one\n\
+         CONTEXT:  PL/pgSQL function trig_f() line 2 at RAISE\n"
+    );
+    assert_eq!(
+        refused(json!({"v": 14})).await,
+        "column \"nosuch\" does not exist\nLINE 1: select nosuch from trig\n               ^\n\
+         QUERY:  select nosuch from trig\nCONTEXT:  PL/pgSQL function trig_f() line 4 at EXECUTE\n"
+    );
+}
+
 #[tokio::test]
 #[ignore = "needs PostgreSQL: run with --ignored (cargo xtask ci does)"]
 async fn writes_go_through_postgresql() {

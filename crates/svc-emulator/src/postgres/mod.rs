@@ -236,17 +236,144 @@ impl PgResource {
 /// own text for errors that did not come from the server.
 pub(crate) fn message(e: &tokio_postgres::Error) -> String {
     match e.as_db_error() {
-        Some(db) => match db.detail() {
-            Some(detail) => format!("{}\nDETAIL:  {detail}\n", db.message()),
-            None => format!("{}\n", db.message()),
-        },
+        Some(db) => libpq_message(db),
         None => e.to_string(),
     }
+}
+
+/// The text psycopg2 shows of a server error (libpq's, at its default verbosity, without the
+/// `ERROR:  ` prefix): the message, the cursor display of an internal query (a function's
+/// statement), then the `DETAIL`, `HINT`, `QUERY` and `CONTEXT` lines. The cursor display of a
+/// position in the statement itself is left out: it would show the emulator's SQL, never the
+/// engine's.
+fn libpq_message(db: &tokio_postgres::error::DbError) -> String {
+    use tokio_postgres::error::ErrorPosition;
+    let mut out = format!("{}\n", db.message());
+    if let Some(ErrorPosition::Internal { position, query }) = db.position() {
+        out.push_str(&cursor_display(query, *position as usize));
+    }
+    let lines = [
+        ("DETAIL", db.detail()),
+        ("HINT", db.hint()),
+        (
+            "QUERY",
+            match db.position() {
+                Some(ErrorPosition::Internal { query, .. }) => Some(query.as_str()),
+                _ => None,
+            },
+        ),
+        ("CONTEXT", db.where_()),
+    ];
+    for (label, text) in lines {
+        if let Some(text) = text {
+            out.push_str(&format!("{label}:  {text}\n"));
+        }
+    }
+    out
+}
+
+/// libpq's `reportErrorPosition`: the line of `query` that holds the 1-based character
+/// `position`, cut to 60 screen columns around it, and a caret under it.
+fn cursor_display(query: &str, position: usize) -> String {
+    const DISPLAY_SIZE: usize = 60;
+    const MIN_RIGHT_CUT: usize = 10;
+    let Some(loc) = position.checked_sub(1) else {
+        return String::new();
+    };
+    let chars: Vec<char> = query
+        .chars()
+        .map(|c| if c == '\t' { ' ' } else { c })
+        .collect();
+    // The screen column each character starts at, up to the end of the line that holds `loc`.
+    let mut columns = Vec::with_capacity(chars.len() + 1);
+    let (mut column, mut line, mut begin, mut end) = (0, 1, 0, None);
+    for (at, &c) in chars.iter().enumerate() {
+        columns.push(column);
+        if c == '\r' || c == '\n' {
+            if at < loc {
+                if c == '\r' || at == 0 || chars[at - 1] != '\r' {
+                    line += 1;
+                }
+                begin = at + 1;
+            } else {
+                end = Some(at);
+                break;
+            }
+        }
+        column += screen_width(c);
+    }
+    let end_of_scan = columns.len();
+    let mut end = end.unwrap_or_else(|| {
+        columns.push(column);
+        end_of_scan
+    });
+    if loc > end_of_scan {
+        return String::new();
+    }
+    let (mut begin_cut, mut end_cut) = (false, false);
+    if columns[end] - columns[begin] > DISPLAY_SIZE {
+        if columns[begin] + DISPLAY_SIZE >= columns[loc] + MIN_RIGHT_CUT {
+            while columns[end] - columns[begin] > DISPLAY_SIZE {
+                end -= 1;
+            }
+            end_cut = true;
+        } else {
+            while columns[loc] + MIN_RIGHT_CUT < columns[end] {
+                end -= 1;
+                end_cut = true;
+            }
+            while columns[end] - columns[begin] > DISPLAY_SIZE {
+                begin += 1;
+                begin_cut = true;
+            }
+        }
+    }
+    let mut prefix = format!("LINE {line}: ");
+    if begin_cut {
+        prefix.push_str("...");
+    }
+    let indent = prefix.chars().count() + columns[loc] - columns[begin];
+    let text: String = chars[begin..end].iter().collect();
+    let cut = if end_cut { "..." } else { "" };
+    format!("{prefix}{text}{cut}\n{}^\n", " ".repeat(indent))
+}
+
+/// The screen columns a character takes, as libpq counts them: two for East Asian wide
+/// characters, one for every other (control and combining characters included).
+fn screen_width(c: char) -> usize {
+    let wide = matches!(u32::from(c),
+        0x1100..=0x115F | 0x2E80..=0xA4CF | 0xAC00..=0xD7A3 | 0xF900..=0xFAFF
+        | 0xFE30..=0xFE4F | 0xFF00..=0xFF60 | 0xFFE0..=0xFFE6 | 0x20000..=0x2FFFD
+        | 0x30000..=0x3FFFD);
+    if wide { 2 } else { 1 }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cursor_display_is_libpqs() {
+        assert_eq!(
+            cursor_display("select nosuch from trig", 8),
+            "LINE 1: select nosuch from trig\n               ^\n"
+        );
+        assert_eq!(
+            cursor_display("select 1,\n\tnosuch from t", 12),
+            "LINE 2:  nosuch from t\n         ^\n"
+        );
+        let long = format!("select {} from t", "x".repeat(100));
+        assert_eq!(
+            cursor_display(&long, 110),
+            format!("LINE 1: ...{} from t\n{}^\n", "x".repeat(53), " ".repeat(66))
+        );
+        assert_eq!(
+            cursor_display(&long, 3),
+            format!("LINE 1: select {}...\n          ^\n", "x".repeat(53))
+        );
+        assert_eq!(cursor_display("select 1", 0), "");
+        assert_eq!(cursor_display("select 1", 30), "");
+    }
 
     #[test]
     fn passwords_never_show() {
