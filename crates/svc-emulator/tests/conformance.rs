@@ -464,18 +464,34 @@ async fn a_delete_does_what_the_orm_does_to_the_rows_that_refer_to_it(t: &Target
 /// message); `null` on a create, and the stored value on an update, are left out.
 async fn a_generated_column_is_written_only_when_its_value_changes(t: &Target) {
     let refused = |reply: Reply| {
-        assert_eq!(reply.status, 400, "{}", String::from_utf8_lossy(&reply.body));
+        assert_eq!(
+            reply.status,
+            400,
+            "{}",
+            String::from_utf8_lossy(&reply.body)
+        );
         assert!(reply.json()["non_field_errors"][0].is_string(), "{reply:?}");
     };
     refused(
-        t.call(Method::POST, "models/gen", Some(json!({"id": 2, "a": 1, "g": 5})))
-            .await,
+        t.call(
+            Method::POST,
+            "models/gen",
+            Some(json!({"id": 2, "a": 1, "g": 5})),
+        )
+        .await,
     );
     let created = t
-        .call(Method::POST, "models/gen", Some(json!({"id": 2, "a": 1, "g": null})))
+        .call(
+            Method::POST,
+            "models/gen",
+            Some(json!({"id": 2, "a": 1, "g": null})),
+        )
         .await;
     assert_eq!(success(&created), json!({"id": 2, "a": 1, "g": 2}));
-    refused(t.call(Method::PATCH, "models/gen/1", Some(json!({"g": 5}))).await);
+    refused(
+        t.call(Method::PATCH, "models/gen/1", Some(json!({"g": 5})))
+            .await,
+    );
     for same in [json!({"g": 6}), json!({"g": "6"}), json!({"a": 3, "g": 6})] {
         let patched = t.call(Method::PATCH, "models/gen/1", Some(same)).await;
         assert_eq!(success(&patched), json!({"id": 1, "a": 3, "g": 6}));

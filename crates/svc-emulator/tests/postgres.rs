@@ -488,7 +488,12 @@ async fn errors_carry_libpqs_lines() {
         let emu = &emu;
         async move {
             let reply = call(emu, Method::POST, "models/trig", body).await;
-            assert_eq!(reply.status, 400, "{}", String::from_utf8_lossy(&reply.body));
+            assert_eq!(
+                reply.status,
+                400,
+                "{}",
+                String::from_utf8_lossy(&reply.body)
+            );
             reply.json()["non_field_errors"][0]
                 .as_str()
                 .unwrap_or_default()

@@ -92,6 +92,13 @@ fn invalid(key: &str, message: String) -> EngineError {
     EngineError::field(key, message)
 }
 
+/// A value the engine's filter field refuses too: `400` with the message under
+/// `non_field_errors`, where the engine's serializer puts it (`{"non_field_errors": ["not a
+/// valid float"]}`).
+fn refused_as_the_engine_refuses(message: String) -> EngineError {
+    crate::engine::body::non_field(message)
+}
+
 /// A number as the engine's `FloatField` reads it: trimmed, `true`/`false` in any case as 1
 /// and 0, else Python's `float()` (decimal notation, `_` between digits, `inf`, `nan`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -182,14 +189,11 @@ impl ValueReader<'_> {
     /// A number (`FloatField`).
     pub(crate) fn number(&self, raw: &str) -> Result<PyNumber, EngineError> {
         py_number(raw).ok_or_else(|| {
-            invalid(
-                self.key,
-                format!(
-                    "Invalid value {raw:?} for filter {:?}: not a valid float (number fields take \
-                     numbers such as 3, -2.5 or 1e3).",
-                    self.key
-                ),
-            )
+            refused_as_the_engine_refuses(format!(
+                "Invalid value {raw:?} for filter {:?}: not a valid float (number fields take \
+                 numbers such as 3, -2.5 or 1e3).",
+                self.key
+            ))
         })
     }
 
@@ -227,7 +231,7 @@ impl ValueReader<'_> {
             match self.family {
                 // The engine's date filter calls `.strftime` on dateparser's `None`: a 500.
                 FilterFamily::Date => EngineError::engine_fails(self.lenient, self.key, message),
-                _ => invalid(self.key, message),
+                _ => refused_as_the_engine_refuses(message),
             }
         })
     }

@@ -365,7 +365,11 @@ mod tests {
         let long = format!("select {} from t", "x".repeat(100));
         assert_eq!(
             cursor_display(&long, 110),
-            format!("LINE 1: ...{} from t\n{}^\n", "x".repeat(53), " ".repeat(66))
+            format!(
+                "LINE 1: ...{} from t\n{}^\n",
+                "x".repeat(53),
+                " ".repeat(66)
+            )
         );
         assert_eq!(
             cursor_display(&long, 3),
