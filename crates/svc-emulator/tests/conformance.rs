@@ -263,6 +263,7 @@ conformance!(
     write_bodies_are_read_as_the_engines_fields_read_them,
     a_delete_does_what_the_orm_does_to_the_rows_that_refer_to_it,
     a_generated_column_is_written_only_when_its_value_changes,
+    a_relation_path_selects_through_its_joins,
 );
 
 async fn a_list_is_newest_key_first_in_the_envelope(t: &Target) {
@@ -502,6 +503,69 @@ async fn a_generated_column_is_written_only_when_its_value_changes(t: &Target) {
     assert_eq!(success(&patched), json!({"id": 1, "a": 4, "g": 8}));
     // Nothing refused was written.
     assert_eq!(t.ok("models/gen").await["count"], 2);
+}
+
+/// `_relation` joins from the model through keys to a column that must hold one of the values
+/// (engine/relation.rs); what the engine fails on or misreads is refused.
+async fn a_relation_path_selects_through_its_joins(t: &Target) {
+    let ids = |query: &'static str| async move {
+        let page = t.ok(&format!("models/{query}")).await;
+        column(&page, "id")
+    };
+    assert_eq!(
+        ids("owned?_relation=parent_id.parents.id|name.a,b").await,
+        [json!(2), json!(1)]
+    );
+    assert_eq!(
+        ids("owned?_relation=parent_id.parents.id|name.b").await,
+        [json!(2)]
+    );
+    assert_eq!(
+        ids("owned_deep?_relation=owned_id.owned.id|parent_id.parents.id|name.a").await,
+        [json!(1)]
+    );
+    // A path of no joins filters the model's own column; an empty value matches only ''.
+    assert_eq!(ids("owned?_relation=parent_id.2").await, [json!(2)]);
+    assert!(
+        ids("owned?_relation=parent_id.parents.id|name.")
+            .await
+            .is_empty()
+    );
+    assert_eq!(ids("owned?_relation=").await.len(), 2);
+    // With the other filters, and on one record.
+    assert_eq!(
+        ids("owned?_relation=parent_id.parents.id|name.a,b&id__gt=1").await,
+        [json!(2)]
+    );
+    assert_eq!(
+        t.get("models/owned/1?_relation=parent_id.parents.id|name.b")
+            .await
+            .status,
+        404
+    );
+    assert_eq!(
+        t.ok("models/owned/1?_relation=parent_id.parents.id|name.a")
+            .await["id"],
+        1
+    );
+    // The engine fails (a name it lacks, a repeated path) or misreads (a join on a column that
+    // is not a key, an aggregate): refused.
+    for refused in [
+        "owned?_relation=parent_id.nosuch.id|name.a",
+        "owned?_relation=parent_id.parents.id|nosuch.a",
+        "owned?_relation=parent_id.parents|name.a",
+        "owned?_relation=parent_id.parents.id|name.a&_relation=parent_id.2",
+        "parents?_relation=id.owned.parent_id|id.1",
+        "owned/aggregate?_y_func=count&_relation=parent_id.parents.id|name.a",
+    ] {
+        let reply = t.get(&format!("models/{refused}")).await;
+        assert_eq!(
+            reply.status,
+            400,
+            "{refused}: {}",
+            String::from_utf8_lossy(&reply.body)
+        );
+    }
 }
 
 async fn aggregates(t: &Target) {

@@ -20,6 +20,7 @@ use crate::engine::convert::{
 };
 use crate::engine::error::EngineError;
 use crate::engine::list::Selection;
+use crate::engine::relation::{RelationPath, relation_of};
 use crate::engine::types::{FilterFamily, py_float_repr};
 
 // The records wire grammar (reserved parameters, page sizes, filter keys, lookups) is
@@ -375,12 +376,17 @@ pub(crate) fn search_text(selection: &Selection) -> Result<Option<&str>, EngineE
 
 /// The conditions of a selection's `WHERE`, as the engine builds its queryset on every
 /// database: the filters ([`walk_filters`], each written by `condition`), then the `_search`
-/// condition (written by `search`, `None` when no column is searched), and first of all the
+/// condition (written by `search`, `None` when no column is searched), the `_relation`
+/// condition (written by `relation`: [`crate::engine::relation`]), and first of all the
 /// condition that leaves out rows without a key when the engine promoted the key
 /// (`promoted_key`: its queryset of such a model is `filter(pk.isnot(None))`, for every
 /// operation; [`key_is_not_null`] writes it, or the backend's own equivalent form). `params` is
 /// the backend's list of bound values, which both writers add to. AND them with
 /// [`where_clause`].
+#[allow(
+    clippy::too_many_arguments,
+    reason = "each writer is the backend's own SQL of one part of the clause"
+)]
 pub(crate) fn selection_conditions<P>(
     model: &str,
     fields: &[FilterField<'_>],
@@ -389,12 +395,16 @@ pub(crate) fn selection_conditions<P>(
     params: &mut P,
     mut condition: impl FnMut(&mut P, usize, &str, Lookup, Arg<'_>) -> Result<String, EngineError>,
     search: impl FnOnce(&mut P, &str) -> Option<String>,
+    relation: impl FnOnce(&mut P, &RelationPath) -> Result<String, EngineError>,
 ) -> Result<Vec<String>, EngineError> {
     let mut conds = walk_filters(model, fields, selection, |index, key, lookup, arg| {
         condition(params, index, key, lookup, arg)
     })?;
     if let Some(text) = search_text(selection)? {
         conds.extend(search(params, text));
+    }
+    if let Some(path) = relation_of(selection)? {
+        conds.push(relation(params, &path)?);
     }
     if let Some(key) = promoted_key {
         conds.insert(0, key);

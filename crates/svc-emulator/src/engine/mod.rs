@@ -22,6 +22,8 @@ pub(crate) mod error;
 pub(crate) mod filter;
 pub(crate) mod list;
 mod query_limits;
+pub(crate) mod related;
+pub(crate) mod relation;
 pub(crate) mod schema;
 // Only the database servers' backends use it, and each is an optional feature (as `walks`).
 mod seed;

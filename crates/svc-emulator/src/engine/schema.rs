@@ -191,7 +191,7 @@ impl Column for Field {
     }
 }
 
-table_of_fields!(Model, Field);
+table_of_fields!(Model, Field, |m| m.identity.len() == 1);
 
 /// Every model of a resource, by table name.
 #[derive(Debug, Clone, Default, PartialEq)]

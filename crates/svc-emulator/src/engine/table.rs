@@ -35,6 +35,8 @@ pub(crate) trait Table {
     /// No key was declared (a view, a table without a primary key): the engine promoted the
     /// first column, and rows that share its value are one record.
     fn promoted_key(&self) -> bool;
+    /// The key column is the whole primary key (not one column of a composite key).
+    fn key_is_whole(&self) -> bool;
 
     /// The column named `name`.
     fn field(&self, name: &str) -> Option<&Self::Column> {
@@ -79,10 +81,10 @@ pub(crate) trait Table {
 }
 
 /// Implements [`Table`] for `$model`, whose columns (`$column`) are its fields as every backend
-/// names them: `name`, `fields` (in table order), `pk` (the key's index), `index` (by name) and
-/// `promoted_key`.
+/// names them: `name`, `fields` (in table order), `pk` (the key's index), `index` (by name)
+/// and `promoted_key`; `$whole_key` says whether a model's key column is its whole key.
 macro_rules! table_of_fields {
-    ($model:ty, $column:ty) => {
+    ($model:ty, $column:ty, $whole_key:expr) => {
         impl $crate::engine::table::Table for $model {
             type Column = $column;
 
@@ -104,6 +106,11 @@ macro_rules! table_of_fields {
 
             fn promoted_key(&self) -> bool {
                 self.promoted_key
+            }
+
+            fn key_is_whole(&self) -> bool {
+                let whole: fn(&$model) -> bool = $whole_key;
+                whole(self)
             }
         }
     };
@@ -132,6 +139,10 @@ impl<T: Table> Table for std::sync::Arc<T> {
 
     fn promoted_key(&self) -> bool {
         (**self).promoted_key()
+    }
+
+    fn key_is_whole(&self) -> bool {
+        (**self).key_is_whole()
     }
 }
 
@@ -314,6 +325,10 @@ pub(crate) mod tests {
         }
         fn promoted_key(&self) -> bool {
             false
+        }
+
+        fn key_is_whole(&self) -> bool {
+            true
         }
     }
 

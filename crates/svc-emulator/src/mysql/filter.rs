@@ -21,6 +21,7 @@ use crate::engine::convert::InputDateTime;
 use crate::engine::filter::{
     Arg, PyNumber, ValueReader, Where, key_is_not_null, selection_conditions, where_clause,
 };
+use crate::engine::related::{Dialect, Related, relation_condition};
 use crate::engine::table::Table;
 use crate::engine::types::{FilterFamily, Search, py_float_repr};
 use crate::mysql::schema::{MyField, MyModel};
@@ -380,9 +381,13 @@ pub(crate) type MyWhere = Where<Params>;
 pub(crate) const NEVER: &str = "0 = 1";
 
 /// The `WHERE` clause of a selection, as the engine builds it on MySQL.
-pub(crate) fn build_where(model: &MyModel, selection: &Selection) -> Result<MyWhere, EngineError> {
-    let fields = model.filter_fields();
+pub(crate) fn build_where(
+    model: &MyModel,
+    selection: &Selection,
+    related: &Related<'_, MyModel>,
+) -> Result<MyWhere, EngineError> {
     let mut params = Params::default();
+    let fields = model.filter_fields();
     let conds = selection_conditions(
         &model.name,
         &fields,
@@ -400,6 +405,21 @@ pub(crate) fn build_where(model: &MyModel, selection: &Selection) -> Result<MyWh
             condition(&ctx, lookup, arg, params)
         },
         |params, text| search(model, text, params),
+        |params, path| {
+            let dialect = Dialect {
+                table_sql: |m: &MyModel| m.table_sql.clone(),
+                column_sql: |f: &MyField| f.sql.clone(),
+            };
+            relation_condition(
+                model,
+                path,
+                related,
+                selection.lenient,
+                &dialect,
+                |f| f.qualified.clone(),
+                |_, raw| params.text(raw.to_owned()).to_owned(),
+            )
+        },
     )?;
     Ok(MyWhere {
         sql: where_clause(&conds),

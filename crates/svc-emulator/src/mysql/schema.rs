@@ -84,7 +84,7 @@ impl Column for MyField {
     }
 }
 
-table_of_fields!(MyModel, MyField);
+table_of_fields!(MyModel, MyField, |m| m.identity.len() == 1);
 
 /// The columns of every table and view of the current database, in order (the engine's
 /// SQLAlchemy reflects views too: jet-bridge asks for them).

@@ -15,6 +15,7 @@ use crate::engine::aggregate::{
     date_unit, fails, group_label, group_name, group_statement, known, null_is_zero, query_text,
     y_func,
 };
+use crate::engine::related::Related;
 use crate::engine::server::float_json;
 use crate::engine::table::{GroupColumns, aggregate_column, filtered_order_by, group_columns};
 use crate::engine::types::py_float_repr;
@@ -284,7 +285,7 @@ impl PgResource {
         selection: &Selection,
     ) -> Result<Json, EngineError> {
         let model = self.model_or_404(model)?;
-        let filter = build_where(&model, selection)?;
+        let filter = build_where(&model, selection, &Related::summary())?;
         let (filter, order) = filtered_order_by(&model, filter, &req.order_by, NEVER)?;
         let field = aggregate_column(&model, req)?;
         let Some(func) = known(&req.func)? else {
@@ -356,7 +357,7 @@ impl PgResource {
         selection: &Selection,
     ) -> Result<Json, EngineError> {
         let model = self.model_or_404(model)?;
-        let filter = build_where(&model, selection)?;
+        let filter = build_where(&model, selection, &Related::summary())?;
         let (filter, _) = filtered_order_by(&model, filter, &req.order_by, NEVER)?;
         let Some(GroupColumns { xs, y, func }) = group_columns(&model, req)? else {
             return Ok(Json::Array(Vec::new()));

@@ -18,6 +18,7 @@ use crate::engine::convert::{
 use crate::engine::filter::{
     Arg, PyNumber, ValueReader, Where, key_is_not_null, selection_conditions, where_clause,
 };
+use crate::engine::related::{Dialect, Related, relation_condition};
 use crate::engine::table::Table;
 use crate::engine::types::{FilterFamily, Search, py_float_repr};
 use crate::postgres::schema::{PgField, PgModel};
@@ -596,9 +597,13 @@ pub(crate) type PgWhere = Where<Params>;
 pub(crate) const NEVER: &str = "false";
 
 /// The `WHERE` clause of a selection, as the engine builds it on PostgreSQL.
-pub(crate) fn build_where(model: &PgModel, selection: &Selection) -> Result<PgWhere, EngineError> {
-    let fields = model.filter_fields();
+pub(crate) fn build_where(
+    model: &PgModel,
+    selection: &Selection,
+    related: &Related<'_, PgModel>,
+) -> Result<PgWhere, EngineError> {
     let mut params = Params::default();
+    let fields = model.filter_fields();
     let conds = selection_conditions(
         &model.name,
         &fields,
@@ -616,6 +621,23 @@ pub(crate) fn build_where(model: &PgModel, selection: &Selection) -> Result<PgWh
             condition(&ctx, lookup, arg, params)
         },
         |params, text| search(model, text, params),
+        |params, path| {
+            let dialect = Dialect {
+                table_sql: |m: &PgModel| m.table_sql.clone(),
+                column_sql: |f: &PgField| f.sql.clone(),
+            };
+            // psycopg2 writes each value as a string literal, which PostgreSQL reads as the
+            // column's type.
+            relation_condition(
+                model,
+                path,
+                related,
+                selection.lenient,
+                &dialect,
+                |f| f.sql.clone(),
+                |f, raw| params.cast(Some(raw.to_owned()), f.compared_as()),
+            )
+        },
     )?;
     Ok(PgWhere {
         sql: where_clause(&conds),

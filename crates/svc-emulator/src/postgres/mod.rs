@@ -38,6 +38,8 @@ use std::time::{Duration, Instant};
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime};
 
 use crate::engine::EngineError;
+use crate::engine::related::Related;
+use crate::engine::relation::Use;
 use crate::engine::server::Models;
 use schema::PgModel;
 use types::Offset;
@@ -210,6 +212,14 @@ impl PgResource {
 
     pub(crate) fn model_or_404(&self, name: &str) -> Result<Arc<PgModel>, EngineError> {
         self.schema.get(name)
+    }
+
+    /// The models a selection's `_relation` may join, for an operation that uses it so.
+    pub(crate) fn related(&self, use_: Use) -> Related<'_, PgModel> {
+        Related {
+            find: Box::new(move |name| self.schema.get(name).ok()),
+            use_,
+        }
     }
 
     /// The engine's default time zone: the UTC offset of `NOW()` on the database.

@@ -10,6 +10,7 @@ use crate::engine::EngineError;
 use crate::engine::body::non_field;
 use crate::engine::convert::{InputField, Internal, PyJson, py_json_dumps, py_text, to_internal};
 use crate::engine::filter::order_selects_nothing;
+use crate::engine::relation::Use;
 use crate::engine::server::{
     BodyColumn, RecordRow, body_values, generated_given, keep_changed, one_row_per_identity,
     record_json, records_json, validate,
@@ -36,7 +37,7 @@ impl PgResource {
     pub async fn list(&self, model: &str, spec: &ListSpec) -> Result<Listing, EngineError> {
         let model = self.model_or_404(model)?;
         let lenient = spec.selection.lenient;
-        let mut filter = build_where(&model, &spec.selection)?;
+        let mut filter = build_where(&model, &spec.selection, &self.related(Use::List))?;
         let terms = model.order_terms(&spec.order_by, lenient)?;
         let order = order_sql(&model, &terms);
         if order_selects_nothing(&spec.order_by) {
@@ -256,7 +257,7 @@ impl PgResource {
         selection: &Selection,
     ) -> Result<Vec<u8>, EngineError> {
         let model = self.model_or_404(model)?;
-        let mut filter = build_where(&model, selection)?;
+        let mut filter = build_where(&model, selection, &self.related(Use::Record))?;
         let key = key_condition(&model, pk, &mut filter.params)?;
         let client = self.client().await?;
         let tz = self.timezone(&client).await?;
@@ -361,7 +362,7 @@ impl PgResource {
         partial: bool,
     ) -> Result<Vec<u8>, EngineError> {
         let model = self.model_or_404(model)?;
-        let mut filter = build_where(&model, selection)?;
+        let mut filter = build_where(&model, selection, &self.related(Use::Record))?;
         let key = key_condition(&model, pk, &mut filter.params)?;
         let mut client = self.client().await?;
         let tz = self.timezone(&client).await?;
@@ -460,7 +461,7 @@ impl PgResource {
         selection: &Selection,
     ) -> Result<(), EngineError> {
         let model = self.model_or_404(model)?;
-        let mut filter = build_where(&model, selection)?;
+        let mut filter = build_where(&model, selection, &self.related(Use::Record))?;
         let key = key_condition(&model, pk, &mut filter.params)?;
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(|e| self.unexpected(e))?;

@@ -87,7 +87,7 @@ impl Column for PgField {
     }
 }
 
-table_of_fields!(PgModel, PgField);
+table_of_fields!(PgModel, PgField, |m| m.unique_key || m.promoted_key);
 
 /// The columns of every table (ordinary, partitioned, foreign), view and materialized view of
 /// the current schema, in order. A domain's column is its base type's, as SQLAlchemy reflects

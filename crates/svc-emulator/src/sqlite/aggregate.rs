@@ -60,6 +60,7 @@ use crate::engine::aggregate::{
 use crate::engine::convert::{json_column_value, py_json_to_json};
 use crate::engine::error::EngineError;
 use crate::engine::list::Selection;
+use crate::engine::related::Related;
 use crate::engine::schema::{Field, Model};
 use crate::engine::table::{
     GroupColumns, OrderBy, aggregate_column, filtered_order_by, group_columns,
@@ -490,7 +491,7 @@ impl Resource {
         selection: &Selection,
     ) -> Result<Json, EngineError> {
         let model = self.model_or_404(model)?;
-        let filter = build_where(&model, selection)?;
+        let filter = build_where(&model, selection, &Related::summary())?;
         let (filter, order) = filtered_order_by(&model, filter, &req.order_by, NEVER)?;
         let field = aggregate_column(&model, req)?;
         let func = match known(&req.func)? {
@@ -568,7 +569,7 @@ impl Resource {
         selection: &Selection,
     ) -> Result<Json, EngineError> {
         let model = self.model_or_404(model)?;
-        let filter = build_where(&model, selection)?;
+        let filter = build_where(&model, selection, &Related::summary())?;
         let (filter, _) = filtered_order_by(&model, filter, &req.order_by, NEVER)?;
         let Some(GroupColumns { xs, y, func }) = group_columns(&model, req)? else {
             return Ok(Json::Array(Vec::new()));

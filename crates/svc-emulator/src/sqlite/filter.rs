@@ -20,6 +20,7 @@ use crate::engine::filter::{
     self, Arg, PyNumber, ValueReader, key_is_not_null, selection_conditions, where_clause,
 };
 use crate::engine::list::Selection;
+use crate::engine::related::{Dialect, Related, relation_condition};
 use crate::engine::schema::{Field, Model};
 use crate::engine::table::Table;
 use crate::engine::types::{ColumnType, FilterFamily, Reflected, Search};
@@ -240,9 +241,13 @@ fn key_present(key: &Field) -> String {
 
 /// Builds the `WHERE` clause of a selection as the engine does: the filters
 /// ([`selection_conditions`]), then the search. All AND-ed.
-pub(crate) fn build_where(model: &Model, selection: &Selection) -> Result<Where, EngineError> {
-    let fields = model.filter_fields();
+pub(crate) fn build_where(
+    model: &Model,
+    selection: &Selection,
+    related: &Related<'_, Model>,
+) -> Result<Where, EngineError> {
     let mut params = Vec::new();
+    let fields = model.filter_fields();
     let conds = selection_conditions(
         &model.name,
         &fields,
@@ -258,6 +263,24 @@ pub(crate) fn build_where(model: &Model, selection: &Selection) -> Result<Where,
             condition(&ctx, lookup, arg, params)
         },
         |params, text| search(model, text, params),
+        |params, path| {
+            let dialect = Dialect {
+                table_sql: |m: &Model| m.table_sql.clone(),
+                column_sql: |f: &Field| f.sql.clone(),
+            };
+            relation_condition(
+                model,
+                path,
+                related,
+                selection.lenient,
+                &dialect,
+                |f| f.sql.clone(),
+                |_, raw| {
+                    params.push(Value::Text(raw.to_owned()));
+                    "?".to_owned()
+                },
+            )
+        },
     )?;
     Ok(Where {
         sql: where_clause(&conds),

@@ -22,6 +22,8 @@ use crate::engine::convert::{
 use crate::engine::error::EngineError;
 use crate::engine::filter::{MAX_PER_PAGE, order_selects_nothing};
 use crate::engine::list::{ListSpec, Listing, RecordsJson, Selection};
+use crate::engine::related::Related;
+use crate::engine::relation::Use;
 use crate::engine::schema::{Field, Model, Schema, quote_ident};
 use crate::engine::types::{PyValue, Reflected, Stored, read};
 use crate::flow::Locator;
@@ -316,6 +318,14 @@ impl Resource {
         self.schema().models.get(name).cloned()
     }
 
+    /// The models a selection's `_relation` may join, for an operation that uses it so.
+    pub(crate) fn related(&self, use_: Use) -> Related<'_, Model> {
+        Related {
+            find: Box::new(move |name| self.model(name)),
+            use_,
+        }
+    }
+
     pub(crate) fn model_or_404(&self, name: &str) -> Result<Arc<Model>, EngineError> {
         self.model(name)
             .ok_or_else(|| EngineError::ModelNotFound(name.to_owned()))
@@ -448,7 +458,7 @@ impl Resource {
         mode: Mode,
     ) -> Result<Attempt<ListRun>, EngineError> {
         let model = self.model_or_404(model)?;
-        let mut filter = build_where(&model, &spec.selection)?;
+        let mut filter = build_where(&model, &spec.selection, &self.related(Use::List))?;
         let order = order_by(&model, &spec.order_by, spec.selection.lenient)?;
         let offset = u128::from(spec.page.max(1) - 1) * u128::from(spec.per_page.max(1));
         if !spec.no_pagination && offset > i64::MAX as u128 {
@@ -717,7 +727,7 @@ impl Resource {
         if mode != Mode::Pool && route_retrieve(&model) == Route::Pool {
             return Ok(Attempt::GaveUp);
         }
-        let filter = build_where(&model, selection)?;
+        let filter = build_where(&model, selection, &self.related(Use::Record))?;
         let pk = lookup_value(&model, pk)?;
         let ran = self.read_as(mode, |reader| -> Result<Vec<u8>, EngineError> {
             let conn = &reader.conn;
@@ -868,7 +878,7 @@ impl Resource {
         selection: &Selection,
     ) -> Result<Vec<u8>, EngineError> {
         let model = self.model_or_404(model)?;
-        let filter = build_where(&model, selection)?;
+        let filter = build_where(&model, selection, &self.related(Use::Record))?;
         let pk = lookup_value(&model, pk)?;
         self.with_writer(|conn| {
             let tx = conn.transaction()?;
@@ -943,7 +953,7 @@ impl Resource {
         selection: &Selection,
     ) -> Result<(), EngineError> {
         let model = self.model_or_404(model)?;
-        let filter = build_where(&model, selection)?;
+        let filter = build_where(&model, selection, &self.related(Use::Record))?;
         let pk = lookup_value(&model, pk)?;
         self.with_writer(|conn| {
             let tx = conn.transaction()?;

@@ -1,0 +1,124 @@
+//! The condition a `_relation` path puts on a model's rows ([`crate::engine::relation`] reads
+//! the parameter), written once over [`Table`] for every database: the first step's column
+//! `IN` a sub-select of the next table's key, and so on, down to the last column `IN` the
+//! values. Each database gives only its SQL of a table, a column and a bound text.
+
+use std::sync::Arc;
+
+use crate::engine::EngineError;
+use crate::engine::relation::{RelationPath, Use, fails, misread};
+use crate::engine::table::Table;
+
+/// Finds a model of the resource by name.
+pub(crate) type FindModel<'a, T> = Box<dyn Fn(&str) -> Option<Arc<T>> + Send + Sync + 'a>;
+
+/// What an operation's selection may join to, and what it does with what it selects.
+pub(crate) struct Related<'a, T> {
+    /// The model named `name`, if the resource has one.
+    pub(crate) find: FindModel<'a, T>,
+    /// The operation's use of the selection.
+    pub(crate) use_: Use,
+}
+
+impl<T> Related<'_, T> {
+    /// For an aggregate or a group, which join nothing.
+    pub(crate) fn summary() -> Self {
+        Related {
+            find: Box::new(|_| None),
+            use_: Use::Summary,
+        }
+    }
+}
+
+/// Each database's SQL of a table and of a column inside its table's own `SELECT`.
+pub(crate) struct Dialect<T: Table> {
+    pub(crate) table_sql: fn(&T) -> String,
+    pub(crate) column_sql: fn(&T::Column) -> String,
+}
+
+/// The condition of `path` on the rows of `model`, whose column the first step names is
+/// written by `outer` (the backend's SQL of a column in its filters), and each value by `bind`
+/// (a text compared with that column, as the engine's driver binds it).
+pub(crate) fn relation_condition<T: Table>(
+    model: &T,
+    path: &RelationPath,
+    related: &Related<'_, T>,
+    lenient: bool,
+    dialect: &Dialect<T>,
+    outer: impl Fn(&T::Column) -> String,
+    mut bind: impl FnMut(&T::Column, &str) -> String,
+) -> Result<String, EngineError> {
+    let use_ = related.use_;
+    if use_ == Use::Summary {
+        return Err(misread(
+            "_relation in an aggregate or a group: the data engine joins the path's tables \
+             without a condition on the model's rows (every row counts once per joined row). \
+             Filter the model's own columns instead."
+                .to_owned(),
+        ));
+    }
+    let unknown_column = |table: &str, column: &str| {
+        fails(
+            lenient,
+            format!(
+                "_relation names column {column:?} of {table:?}, which has no such column: the \
+                 data engine fails (500)."
+            ),
+        )
+    };
+    let first_name = path.hops.first().map_or(&path.column, |h| &h.from);
+    let first = model
+        .field(first_name)
+        .ok_or_else(|| unknown_column(model.table_name(), first_name))?;
+    let mut sql = format!("{} IN (", outer(first));
+    // Each joined table, kept for the last one's column.
+    let mut tables: Vec<Arc<T>> = Vec::with_capacity(path.hops.len());
+    for (i, hop) in path.hops.iter().enumerate() {
+        let table = (related.find)(&hop.table).ok_or_else(|| {
+            fails(
+                lenient,
+                format!(
+                    "_relation names table {:?}, which the resource has no model of: the data \
+                     engine fails (500).",
+                    hop.table
+                ),
+            )
+        })?;
+        let to = table
+            .field(&hop.to)
+            .ok_or_else(|| unknown_column(&hop.table, &hop.to))?;
+        let reaches_one_row = table.field_index(&hop.to) == Some(table.key_index())
+            && !table.promoted_key()
+            && table.key_is_whole();
+        if use_ == Use::List && !reaches_one_row {
+            return Err(misread(format!(
+                "_relation joins {:?} on {:?}, which is not its key: the data engine counts \
+                 each joined row and lists each record once, so its count and pages disagree \
+                 with its records. Join on a key.",
+                hop.table, hop.to
+            )));
+        }
+        let next_name = path.hops.get(i + 1).map_or(&path.column, |h| &h.from);
+        let next = table
+            .field(next_name)
+            .ok_or_else(|| unknown_column(&hop.table, next_name))?;
+        sql.push_str(&format!(
+            "SELECT {} FROM {} WHERE {} IN (",
+            (dialect.column_sql)(to),
+            (dialect.table_sql)(&table),
+            (dialect.column_sql)(next)
+        ));
+        tables.push(table);
+    }
+    // The values are compared with the last table's column, or the model's own.
+    let compared = match tables.last() {
+        Some(table) => table.field(&path.column),
+        None => Some(first),
+    };
+    let values: Vec<String> = compared
+        .map(|column| path.values.iter().map(|v| bind(column, v)).collect())
+        .unwrap_or_default();
+    sql.push_str(&values.join(", "));
+    sql.push_str(&")".repeat(path.hops.len() + 1));
+    Ok(sql)
+}
