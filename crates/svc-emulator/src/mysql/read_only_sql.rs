@@ -31,13 +31,15 @@ use serde_json::{Map, Value as Json};
 use crate::engine::EngineError;
 use crate::engine::MAX_SQL_ROWS;
 use crate::engine::convert::write_json_str;
+use crate::engine::server::offset_text;
 use crate::engine::server::{
     self, answer_too_large, line_end, query_error, sql_answer, starts_name, stopped_after,
     stopped_at_limit,
 };
-use crate::engine::types::{decimal_str, write_float};
+use crate::engine::types::py_float_repr;
+use crate::engine::types::write_float;
 use crate::mysql::schema::quote_ident;
-use crate::mysql::types::{date_text, iso_datetime, time_text, value_float, value_text};
+use crate::mysql::types::{Offset, date_text, iso_datetime, value_float, value_text};
 use crate::mysql::{MyResource, message, server_code};
 
 /// The name the query's sub-select goes by in the statement that runs it.
@@ -94,6 +96,7 @@ impl MyResource {
     ) -> Result<Vec<u8>, EngineError> {
         let (text, values) = bind_names(query, params)?;
         let mut conn = self.sql_conn().await?;
+        let tz = self.timezone(&mut conn).await?;
         conn.query_drop("START TRANSACTION READ ONLY")
             .await
             .map_err(|e| self.unexpected(e))?;
@@ -106,6 +109,7 @@ impl MyResource {
             mariadb: self.mariadb,
             time,
             answer_bytes,
+            tz,
         };
         let mut left_running = false;
         let outcome =
@@ -141,6 +145,8 @@ struct Statement<'a> {
     mariadb: bool,
     time: Duration,
     answer_bytes: usize,
+    /// The engine's default time zone, which date-times are in.
+    tz: Offset,
 }
 
 impl Statement<'_> {
@@ -157,6 +163,7 @@ impl Statement<'_> {
             mariadb,
             time,
             answer_bytes,
+            ..
         } = *self;
         let probe = conn
             .prep(format!("SELECT * FROM ({text}\n) AS {ROW}"))
@@ -239,10 +246,14 @@ async fn run(
     };
     let mut result = conn.exec_iter(prepared, params).await.map_err(failed)?;
     let columns = result.columns().map(|c| c.to_vec()).unwrap_or_default();
-    let types: Vec<ColumnType> = columns
+    let types: Vec<Cell> = columns
         .iter()
         .take(names.len())
-        .map(|c| c.column_type())
+        .map(|c| Cell {
+            ty: c.column_type(),
+            bytes: c.character_set() == BINARY_CHARSET,
+            decimals: c.decimals(),
+        })
         .collect();
     let mut data = Vec::with_capacity(1024);
     let mut rows = 0usize;
@@ -256,7 +267,12 @@ async fn run(
             if i > 0 {
                 data.push(b',');
             }
-            write_cell(&mut data, *ty, row.as_ref(i).unwrap_or(&Value::NULL));
+            write_cell(
+                &mut data,
+                ty,
+                row.as_ref(i).unwrap_or(&Value::NULL),
+                statement.tz,
+            );
         }
         data.push(b']');
         rows += 1;
@@ -299,14 +315,30 @@ fn query_failed(resource: &MyResource, failure: Failure) -> EngineError {
     }
 }
 
-/// One value of a result column of type `ty` as JSON: numbers as numbers, dates and times in
-/// ISO form, everything else as its text.
-fn write_cell(buf: &mut Vec<u8>, ty: ColumnType, v: &Value) {
+/// MySQL's number of the `binary` character set: the column's values are bytes to PyMySQL.
+const BINARY_CHARSET: u16 = 63;
+
+/// What a result column's values are, as PyMySQL reads them.
+struct Cell {
+    ty: ColumnType,
+    /// Bytes (`BINARY`, `VARBINARY`, blobs, `BIT`), not text.
+    bytes: bool,
+    /// The fractional digits of a date-time.
+    decimals: u8,
+}
+
+/// One value of a result column as the engine's SQL answer writes it: PyMySQL's Python value
+/// through the engine's JSON encoder. Integers and floats as numbers; a `DECIMAL` as
+/// `float(value)`; a date-time in the database's time zone (`tz`), `Z` for UTC; a `TIME`
+/// (a `timedelta`) as the text of its total seconds (`"36672.0"`); bytes decoded as UTF-8, or
+/// in hex when they are not; a date MySQL holds that Python cannot (`0000-00-00`) as MySQL's
+/// text; everything else as its text.
+fn write_cell(buf: &mut Vec<u8>, cell: &Cell, v: &Value, tz: Offset) {
     if *v == Value::NULL {
         buf.extend_from_slice(b"null");
         return;
     }
-    match ty {
+    match cell.ty {
         ColumnType::MYSQL_TYPE_TINY
         | ColumnType::MYSQL_TYPE_SHORT
         | ColumnType::MYSQL_TYPE_LONG
@@ -324,25 +356,47 @@ fn write_cell(buf: &mut Vec<u8>, ty: ColumnType, v: &Value) {
             write_float(buf, value_float(v).unwrap_or(f64::NAN));
         }
         ColumnType::MYSQL_TYPE_NEWDECIMAL | ColumnType::MYSQL_TYPE_DECIMAL => {
-            let text = decimal_str(&value_text(v).unwrap_or_default()).to_ascii_lowercase();
-            if serde_json::from_str::<serde_json::Number>(&text).is_ok() {
-                buf.extend_from_slice(text.as_bytes());
-            } else {
-                write_json_str(buf, &text);
+            let text = value_text(v).unwrap_or_default();
+            match text.trim().parse::<f64>() {
+                Ok(f) => write_float(buf, f),
+                Err(_) => write_json_str(buf, &text),
             }
         }
-        ColumnType::MYSQL_TYPE_DATE | ColumnType::MYSQL_TYPE_NEWDATE => {
-            write_json_str(buf, &date_text(v).unwrap_or_default());
-        }
+        ColumnType::MYSQL_TYPE_DATE | ColumnType::MYSQL_TYPE_NEWDATE => match v {
+            Value::Date(y, mo, d, ..) if !is_python_date(*y, *mo, *d) => {
+                write_json_str(buf, &format!("{y:04}-{mo:02}-{d:02}"));
+            }
+            _ => write_json_str(buf, &date_text(v).unwrap_or_default()),
+        },
         ColumnType::MYSQL_TYPE_DATETIME
         | ColumnType::MYSQL_TYPE_DATETIME2
         | ColumnType::MYSQL_TYPE_TIMESTAMP
-        | ColumnType::MYSQL_TYPE_TIMESTAMP2 => {
-            write_json_str(buf, &iso_datetime(v, None).unwrap_or_default());
-        }
-        ColumnType::MYSQL_TYPE_TIME | ColumnType::MYSQL_TYPE_TIME2 => {
-            write_json_str(buf, &time_text(v).unwrap_or_default());
-        }
+        | ColumnType::MYSQL_TYPE_TIMESTAMP2 => match v {
+            Value::Date(y, mo, d, h, mi, s, us) if !is_python_date(*y, *mo, *d) => {
+                let mut text = format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}");
+                if cell.decimals > 0 && cell.decimals <= 6 {
+                    let digits = format!("{us:06}");
+                    text.push('.');
+                    text.push_str(&digits[..usize::from(cell.decimals)]);
+                }
+                write_json_str(buf, &text);
+            }
+            _ => {
+                let mut iso = iso_datetime(v, None).unwrap_or_default();
+                iso.push_str(&if tz == 0 {
+                    "Z".to_owned()
+                } else {
+                    offset_text(tz)
+                });
+                write_json_str(buf, &iso);
+            }
+        },
+        ColumnType::MYSQL_TYPE_TIME | ColumnType::MYSQL_TYPE_TIME2 => match time_micros(v) {
+            Some(micros) => {
+                write_json_str(buf, &py_float_repr(micros as f64 / 1_000_000.0));
+            }
+            None => write_json_str(buf, &value_text(v).unwrap_or_default()),
+        },
         ColumnType::MYSQL_TYPE_JSON => {
             let text = value_text(v).unwrap_or_default();
             match serde_json::from_str::<Json>(&text) {
@@ -352,8 +406,45 @@ fn write_cell(buf: &mut Vec<u8>, ty: ColumnType, v: &Value) {
                 Err(_) => write_json_str(buf, &text),
             }
         }
-        _ => write_json_str(buf, &value_text(v).unwrap_or_default()),
+        _ => match v {
+            Value::Bytes(b) if cell.bytes => match std::str::from_utf8(b) {
+                Ok(text) => write_json_str(buf, text),
+                Err(_) => write_json_str(buf, &hex(b)),
+            },
+            _ => write_json_str(buf, &value_text(v).unwrap_or_default()),
+        },
     }
+}
+
+/// Whether Python has a date of that year, month and day (PyMySQL keeps MySQL's text of any
+/// other, `0000-00-00` among them).
+fn is_python_date(year: u16, month: u8, day: u8) -> bool {
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 => 28,
+        _ => return false,
+    };
+    year >= 1 && day >= 1 && day <= days
+}
+
+/// The microseconds of a `TIME` value, signed (`-01:00:00` is `-3600000000`).
+fn time_micros(v: &Value) -> Option<i64> {
+    match v {
+        Value::Time(negative, days, h, m, s, us) => {
+            let total =
+                ((i64::from(*days) * 24 + i64::from(*h)) * 60 + i64::from(*m)) * 60 + i64::from(*s);
+            let micros = total * 1_000_000 + i64::from(*us);
+            Some(if *negative { -micros } else { micros })
+        }
+        _ => None,
+    }
+}
+
+/// Lowercase hex, as Python's `bytes.hex()`.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A parameter value as PyMySQL would write its literal.
