@@ -37,7 +37,7 @@ use crate::engine::server::{
     stopped_at_limit,
 };
 use crate::engine::types::py_float_repr;
-use crate::engine::types::write_float;
+use crate::engine::types::{Date, write_float};
 use crate::mysql::schema::quote_ident;
 use crate::mysql::types::{Offset, date_text, iso_datetime, value_float, value_text};
 use crate::mysql::{MyResource, message, server_code};
@@ -419,14 +419,12 @@ fn write_cell(buf: &mut Vec<u8>, cell: &Cell, v: &Value, tz: Offset) {
 /// Whether Python has a date of that year, month and day (PyMySQL keeps MySQL's text of any
 /// other, `0000-00-00` among them).
 fn is_python_date(year: u16, month: u8, day: u8) -> bool {
-    let days = match month {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
-        2 => 28,
-        _ => return false,
-    };
-    year >= 1 && day >= 1 && day <= days
+    Date {
+        year: u32::from(year),
+        month: u32::from(month),
+        day: u32::from(day),
+    }
+    .valid()
 }
 
 /// The microseconds of a `TIME` value, signed (`-01:00:00` is `-3600000000`).
