@@ -573,7 +573,15 @@ async fn sql_is_read_only_because_mysql_says_so() {
         .await);
     assert_eq!(
         answer["data"],
-        json!([[7.0, -2.5, "-3600.0", "90000.0", "ff00", "ab", "0000-00-00 00:00:00"]])
+        json!([[
+            7.0,
+            -2.5,
+            "-3600.0",
+            "90000.0",
+            "ff00",
+            "ab",
+            "0000-00-00 00:00:00"
+        ]])
     );
     for (query, says) in [
         ("delete from people", "syntax"),

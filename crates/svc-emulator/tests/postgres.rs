@@ -1153,7 +1153,20 @@ async fn sql_is_read_only_because_postgresql_says_so() {
     assert_eq!(r["row_count"], 2);
     assert_eq!(
         r["data"][0],
-        json!([1, "Zoë Müller", 1234.50, "2024-03-15T10:20:30+00:00", {"a": 1, "b": [1, 2]}])
+        json!([1, "Zoë Müller", 1234.50, "2024-03-15T10:20:30Z", {"a": 1, "b": [1, 2]}])
+    );
+    // psycopg2's values through the engine's JSON encoder, as it answered on PostgreSQL 15:
+    // `numeric` as float(value), a `timestamp` in the database's time zone (`Z` for UTC), an
+    // `interval` (a timedelta) as the text of its total seconds.
+    let r = ok(&sql(
+        &emu,
+        json!({"query": "select 1::numeric(5,2) as n, '2024-01-05 10:00:00'::timestamp as t, \
+                         '1 year 2 mons 3 days 04:05:06.5'::interval as i"}),
+    )
+    .await);
+    assert_eq!(
+        r["data"],
+        json!([[1.0, "2024-01-05T10:00:00Z", "36993906.5"]])
     );
     // A value cannot leave its literal.
     let r = ok(&sql(

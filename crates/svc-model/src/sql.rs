@@ -102,8 +102,9 @@ pub fn is_param_name(name: &str) -> bool {
 
 /// The answer to a query, as sent: column names and rows of JSON values in column order.
 ///
-/// Values are JSON numbers (integers and reals), strings, `null`, and base64 strings for
-/// binary data. See the [module documentation](self) for how rows decode into your types.
+/// Values are JSON numbers (integers and reals), strings and `null`; bytes are their UTF-8
+/// text, or lowercase hex when they are not UTF-8. See the [module documentation](self) for how
+/// rows decode into your types.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(from = "RawResponse")]
 pub struct SqlResponse {

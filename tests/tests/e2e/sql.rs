@@ -304,7 +304,7 @@ async fn harmless_statements_that_look_dangerous_run() {
         (
             "select x'00ff' as b, null as nil, 2.5 as half, 'it''s; --' as t",
             vec!["b", "nil", "half", "t"],
-            json!([["AP8=", null, 2.5, "it's; --"]]),
+            json!([["00ff", null, 2.5, "it's; --"]]),
         ),
     ];
     assert!(cases.len() >= 10);

@@ -31,12 +31,10 @@ use serde_json::{Map, Value as Json};
 use crate::engine::EngineError;
 use crate::engine::MAX_SQL_ROWS;
 use crate::engine::convert::write_json_str;
-use crate::engine::server::offset_text;
 use crate::engine::server::{
-    self, answer_too_large, line_end, query_error, sql_answer, starts_name, stopped_after,
-    stopped_at_limit,
+    self, answer_too_large, encoder_offset, encoder_seconds, line_end, query_error, sql_answer,
+    starts_name, stopped_after, stopped_at_limit, write_encoder_bytes,
 };
-use crate::engine::types::py_float_repr;
 use crate::engine::types::{Date, write_float};
 use crate::mysql::schema::quote_ident;
 use crate::mysql::types::{Offset, date_text, iso_datetime, value_float, value_text};
@@ -383,18 +381,12 @@ fn write_cell(buf: &mut Vec<u8>, cell: &Cell, v: &Value, tz: Offset) {
             }
             _ => {
                 let mut iso = iso_datetime(v, None).unwrap_or_default();
-                iso.push_str(&if tz == 0 {
-                    "Z".to_owned()
-                } else {
-                    offset_text(tz)
-                });
+                iso.push_str(&encoder_offset(tz));
                 write_json_str(buf, &iso);
             }
         },
         ColumnType::MYSQL_TYPE_TIME | ColumnType::MYSQL_TYPE_TIME2 => match time_micros(v) {
-            Some(micros) => {
-                write_json_str(buf, &py_float_repr(micros as f64 / 1_000_000.0));
-            }
+            Some(micros) => write_json_str(buf, &encoder_seconds(micros)),
             None => write_json_str(buf, &value_text(v).unwrap_or_default()),
         },
         ColumnType::MYSQL_TYPE_JSON => {
@@ -407,10 +399,7 @@ fn write_cell(buf: &mut Vec<u8>, cell: &Cell, v: &Value, tz: Offset) {
             }
         }
         _ => match v {
-            Value::Bytes(b) if cell.bytes => match std::str::from_utf8(b) {
-                Ok(text) => write_json_str(buf, text),
-                Err(_) => write_json_str(buf, &hex(b)),
-            },
+            Value::Bytes(b) if cell.bytes => write_encoder_bytes(buf, b),
             _ => write_json_str(buf, &value_text(v).unwrap_or_default()),
         },
     }
@@ -438,11 +427,6 @@ fn time_micros(v: &Value) -> Option<i64> {
         }
         _ => None,
     }
-}
-
-/// Lowercase hex, as Python's `bytes.hex()`.
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A parameter value as PyMySQL would write its literal.

@@ -35,11 +35,11 @@ use crate::engine::EngineError;
 use crate::engine::MAX_SQL_ROWS;
 use crate::engine::convert::write_json_str;
 use crate::engine::server::{
-    self, answer_too_large, line_end, query_error, skip_quoted, sql_answer, stopped_after,
-    stopped_at_limit,
+    self, answer_too_large, encoder_seconds, line_end, query_error, skip_quoted, sql_answer,
+    stopped_after, stopped_at_limit,
 };
 use crate::engine::types::write_float;
-use crate::postgres::types::{iso_time, iso_timestamp, numeric_str, parse_float};
+use crate::postgres::types::{Offset, iso_time, iso_timestamp, parse_float};
 use crate::postgres::{PgResource, message};
 
 /// The name the query's sub-select goes by in the statement that runs it.
@@ -85,6 +85,7 @@ impl PgResource {
     ) -> Result<Vec<u8>, EngineError> {
         let bound = bind_names(query, params)?;
         let client = self.sql_client().await?;
+        let tz = self.timezone(&client).await?;
         let millis = time.as_millis().max(1);
         client
             .batch_execute(&format!(
@@ -149,7 +150,7 @@ impl PgResource {
                     if i > 0 {
                         data.push(b',');
                     }
-                    write_cell(&mut data, ty, row.get(i));
+                    write_cell(&mut data, ty, row.get(i), tz);
                 }
                 data.push(b']');
                 rows += 1;
@@ -213,20 +214,19 @@ fn query_failed(resource: &PgResource, e: tokio_postgres::Error) -> EngineError 
     }
 }
 
-/// One value of PostgreSQL text of type `ty` as JSON: numbers as numbers, booleans, JSON as
-/// JSON, dates and times in ISO form, everything else as its text.
-fn write_cell(buf: &mut Vec<u8>, ty: &str, text: Option<&str>) {
+/// One value of PostgreSQL text of type `ty` as the engine's SQL answer writes it: psycopg2's
+/// Python value through the engine's JSON encoder. Integers, floats and booleans as such (NaN
+/// and the infinities `null`); `numeric` as `float(value)` (`1.0`); JSON as JSON; a date-time
+/// with its offset, a `timestamp` with the database's (`tz`), `Z` for UTC; an `interval` (a
+/// `timedelta`) as the text of its total seconds; everything else as PostgreSQL's text.
+fn write_cell(buf: &mut Vec<u8>, ty: &str, text: Option<&str>, tz: Offset) {
     let Some(text) = text else {
         buf.extend_from_slice(b"null");
         return;
     };
     match ty {
         "int2" | "int4" | "int8" | "oid" => buf.extend_from_slice(text.as_bytes()),
-        "float4" | "float8" => write_float(buf, parse_float(text)),
-        "numeric" => match text {
-            "NaN" | "Infinity" | "-Infinity" => buf.extend_from_slice(b"null"),
-            _ => buf.extend_from_slice(numeric_str(text).to_ascii_lowercase().as_bytes()),
-        },
+        "float4" | "float8" | "numeric" => write_float(buf, parse_float(text)),
         "bool" => buf.extend_from_slice(if text == "t" { b"true" } else { b"false" }),
         "json" | "jsonb" => match serde_json::from_str::<Json>(text) {
             Ok(v) => {
@@ -234,10 +234,74 @@ fn write_cell(buf: &mut Vec<u8>, ty: &str, text: Option<&str>) {
             }
             Err(_) => write_json_str(buf, text),
         },
-        "timestamp" | "timestamptz" => write_json_str(buf, &iso_timestamp(text, None)),
+        "timestamp" | "timestamptz" => write_json_str(buf, &encoder_timestamp(text, tz)),
         "time" => write_json_str(buf, &iso_time(text)),
+        "interval" => match interval_micros(text) {
+            Some(micros) => write_json_str(buf, &encoder_seconds(micros)),
+            None => write_json_str(buf, text),
+        },
         _ => write_json_str(buf, text),
     }
+}
+
+/// A `timestamp` or `timestamptz` text in ISO form with its offset, or the database's for a
+/// `timestamp` (the engine applies its default time zone), `Z` for UTC. psycopg2 reads
+/// `infinity` and `-infinity` as Python's largest and smallest date-times.
+fn encoder_timestamp(text: &str, tz: Offset) -> String {
+    let text = match text {
+        "infinity" => "9999-12-31 23:59:59.999999",
+        "-infinity" => "0001-01-01 00:00:00",
+        other => other,
+    };
+    let iso = iso_timestamp(text, Some(tz));
+    // `iso_timestamp` ends with `+HH:MM[:SS]`: the encoder writes UTC's as `Z`.
+    match iso.strip_suffix("+00:00") {
+        Some(utc) => format!("{utc}Z"),
+        None => iso,
+    }
+}
+
+/// The microseconds of an interval in PostgreSQL's text (`IntervalStyle=postgres`: `1 year 2
+/// mons -3 days +04:05:06.5`), as psycopg2 makes a `timedelta` of it: a year is 365 days and a
+/// month 30.
+fn interval_micros(text: &str) -> Option<i64> {
+    let mut days: i64 = 0;
+    let mut micros: i64 = 0;
+    let mut parts = text.split_whitespace().peekable();
+    while let Some(part) = parts.next() {
+        if part.contains(':') {
+            let (negative, clock) = match part.strip_prefix('-') {
+                Some(rest) => (true, rest),
+                None => (false, part.strip_prefix('+').unwrap_or(part)),
+            };
+            let mut fields = clock.split(':');
+            let hours: i64 = fields.next()?.parse().ok()?;
+            let minutes: i64 = fields.next()?.parse().ok()?;
+            let (seconds, fraction) = match fields.next() {
+                Some(s) => s.split_once('.').unwrap_or((s, "")),
+                None => ("0", ""),
+            };
+            let seconds: i64 = seconds.parse().ok()?;
+            let digits: String = fraction
+                .chars()
+                .chain(std::iter::repeat('0'))
+                .take(6)
+                .collect();
+            let fraction: i64 = digits.parse().ok()?;
+            let value = ((hours * 60 + minutes) * 60 + seconds) * 1_000_000 + fraction;
+            micros += if negative { -value } else { value };
+        } else {
+            let n: i64 = part.parse().ok()?;
+            let unit = parts.next()?;
+            days += n * match unit.trim_end_matches('s') {
+                "year" => 365,
+                "mon" => 30,
+                "day" => 1,
+                _ => return None,
+            };
+        }
+    }
+    Some(days * 86_400_000_000 + micros)
 }
 
 /// A statement with its parameters: the text with `$1`, `$2`, ... and a value for each.
@@ -485,18 +549,42 @@ mod tests {
     fn cells_are_typed() {
         let cell = |ty: &str, text: Option<&str>| {
             let mut buf = Vec::new();
-            write_cell(&mut buf, ty, text);
+            write_cell(&mut buf, ty, text, 0);
             String::from_utf8(buf).unwrap()
         };
         assert_eq!(cell("int8", Some("12")), "12");
-        assert_eq!(cell("numeric", Some("20.50")), "20.50");
-        assert_eq!(cell("numeric", Some("0.0000001")), "1e-7");
+        assert_eq!(cell("numeric", Some("20.50")), "20.5");
+        assert_eq!(cell("numeric", Some("1.00")), "1.0");
+        assert_eq!(
+            cell("numeric", Some("12345678901234567890")),
+            "1.2345678901234567e+19"
+        );
+        assert_eq!(cell("numeric", Some("NaN")), "null");
         assert_eq!(cell("float8", Some("1e+20")), "1e+20");
         assert_eq!(cell("bool", Some("f")), "false");
         assert_eq!(cell("jsonb", Some("{\"a\": 1}")), "{\"a\":1}");
         assert_eq!(
             cell("timestamptz", Some("2024-01-05 10:00:00+00")),
-            "\"2024-01-05T10:00:00+00:00\""
+            "\"2024-01-05T10:00:00Z\""
+        );
+        assert_eq!(
+            cell("timestamptz", Some("2024-01-05 10:00:00.5+02")),
+            "\"2024-01-05T10:00:00.500000+02:00\""
+        );
+        assert_eq!(
+            cell("timestamp", Some("2024-01-05 10:00:00")),
+            "\"2024-01-05T10:00:00Z\""
+        );
+        // As the engine answered on PostgreSQL 15: a year is 365 days, a month 30.
+        assert_eq!(cell("interval", Some("-1 days +02:00:00")), "\"-79200.0\"");
+        assert_eq!(
+            cell("interval", Some("1 year 2 mons 3 days 04:05:06.5")),
+            "\"36993906.5\""
+        );
+        assert_eq!(cell("interval", Some("-00:00:01")), "\"-1.0\"");
+        assert_eq!(
+            cell("timestamp", Some("infinity")),
+            "\"9999-12-31T23:59:59.999999Z\""
         );
         assert_eq!(cell("text", None), "null");
     }

@@ -7,13 +7,14 @@ use std::time::{Duration, Instant};
 
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 use rusqlite::limits::Limit;
-use rusqlite::types::Value;
+use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, ErrorCode, Statement};
 use serde_json::{Map, Value as Json};
 
 use crate::engine::EngineError;
 use crate::engine::convert::write_value;
 use crate::engine::schema::FieldKind;
+use crate::engine::server::write_encoder_bytes;
 use crate::engine::{MAX_SQL_ROWS, SqlLimits, write_answer_head};
 use crate::sqlite::resource::Resource;
 
@@ -78,7 +79,7 @@ impl Resource {
     /// Values are bound as given: `null`, numbers, strings, booleans as `1`/`0`, and arrays and
     /// objects as their JSON text. Parameters the query does not use are ignored. Result
     /// values are written like record fields without a declared type: numbers, strings, `null`,
-    /// BLOBs as base64.
+    /// BLOBs as UTF-8 text, or in hex when they are not UTF-8 (the engine's answer).
     ///
     /// No keyword list is involved: the text is handed to SQLite, and the query runs only when
     /// all of these hold, each reported by the engine:
@@ -498,7 +499,11 @@ fn write_result(
             if i > 0 {
                 buf.push(b',');
             }
-            write_value(&mut buf, FieldKind::Any, row.get_ref(i)?.into());
+            match row.get_ref(i)? {
+                // The engine's answer writes bytes as UTF-8, or in hex.
+                ValueRef::Blob(b) => write_encoder_bytes(&mut buf, b),
+                other => write_value(&mut buf, FieldKind::Any, other.into()),
+            }
         }
         buf.push(b']');
         count += 1;
@@ -557,12 +562,15 @@ mod tests {
         assert_eq!(out["columns"], json!(["id", "name", "data", "r", "f", "o"]));
         assert_eq!(
             out["data"][0],
-            json!([1, "a", "AP8=", 1.5, 1, "{\"k\":[1]}"])
+            json!([1, "a", "00ff", 1.5, 1, "{\"k\":[1]}"])
         );
         assert_eq!(out["data"][1][2], Json::Null);
         assert_eq!(out["row_count"], 2);
         let out = ok(&db, "select @a || $b as s", json!({"a": "x", "b": "y"}));
         assert_eq!(out["data"], json!([["xy"]]));
+        // Bytes that are UTF-8 are their text, as the engine decodes them.
+        let out = ok(&db, "select x'6869' as b", json!({}));
+        assert_eq!(out["data"], json!([["hi"]]));
     }
 
     #[test]
