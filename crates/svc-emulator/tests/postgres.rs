@@ -1168,6 +1168,14 @@ async fn sql_is_read_only_because_postgresql_says_so() {
         r["data"],
         json!([[1.0, "2024-01-05T10:00:00Z", "36993906.5"]])
     );
+    // Columns that share a name: the engine shows the last one's value in each ([[2, 2]]).
+    let reply = sql(&emu, json!({"query": "select 1 as a, 2 as a"})).await;
+    assert_eq!(
+        reply.status,
+        400,
+        "{}",
+        String::from_utf8_lossy(&reply.body)
+    );
     // A value cannot leave its literal.
     let r = ok(&sql(
         &emu,

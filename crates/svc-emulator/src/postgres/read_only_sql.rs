@@ -118,6 +118,7 @@ impl PgResource {
                 .map(|c| c.type_().name().to_owned())
                 .collect();
             let names: Vec<String> = columns.iter().map(|c| c.name().to_owned()).collect();
+            refuse_repeated_names(&names)?;
             let declare = client
                 .prepare_typed(
                     &format!("DECLARE {CURSOR} NO SCROLL CURSOR FOR {select}"),
@@ -242,6 +243,21 @@ fn write_cell(buf: &mut Vec<u8>, ty: &str, text: Option<&str>, tz: Offset) {
         },
         _ => write_json_str(buf, text),
     }
+}
+
+/// [decision: stricter] Columns that share a name: the engine reads each row by name, so
+/// every such column shows the last one's value (`select 1 as a, 2 as a` is `[[2, 2]]`), and
+/// three columns fail (`Ambiguous column name`): refused, naming the column.
+fn refuse_repeated_names(names: &[String]) -> Result<(), EngineError> {
+    for (i, name) in names.iter().enumerate() {
+        if names[..i].contains(name) {
+            return Err(query_error(format!(
+                "The answer has more than one column named {name:?}: the data engine shows \
+                 the last one's value in each of them. Name each column (AS)."
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// A `timestamp` or `timestamptz` text in ISO form with its offset, or the database's for a

@@ -395,7 +395,7 @@ fn run(
         ));
     }
     conn.running.store(true, Ordering::Relaxed);
-    let columns: Vec<String> = stmt.column_names().map(str::to_owned).collect();
+    let columns = subquery_names(stmt.column_names());
     let too_long = || {
         query_error(format!(
             "The query ran longer than {} s and was stopped.",
@@ -423,6 +423,38 @@ fn run(
         }
         Stop::Sqlite(e) => query_error(format!("The query failed: {e}.")),
     })
+}
+
+/// The column names as the engine's answer has them: it runs the query inside a sub-select
+/// (`SELECT * FROM (<query>) AS __jet_q2`), whose columns SQLite makes unique as
+/// `sqlite3ColumnsFromExprList` does: a name that repeats one before it (ASCII case folded)
+/// loses a `:digits` ending and takes `:1`, `:2`, ... until it is new (`a, A, a` is
+/// `a, A:1, a:2`).
+fn subquery_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for name in names {
+        let mut candidate = name.to_owned();
+        let mut count = 0u32;
+        while !seen.insert(candidate.to_ascii_lowercase()) {
+            // SQLite's scan: back over trailing digits (never past the first byte), then a
+            // `:` there ends the stem.
+            let bytes = candidate.as_bytes();
+            let mut j = bytes.len().saturating_sub(1);
+            while j > 0 && bytes[j].is_ascii_digit() {
+                j -= 1;
+            }
+            let stem = if bytes.get(j) == Some(&b':') {
+                &candidate[..j]
+            } else {
+                &candidate[..]
+            };
+            count += 1;
+            candidate = format!("{stem}:{count}");
+        }
+        out.push(candidate);
+    }
+    out
 }
 
 /// Why writing the answer stopped.
@@ -549,6 +581,19 @@ mod tests {
         };
         let (field, messages) = fields.iter().next().unwrap();
         (field.clone(), messages[0].clone())
+    }
+
+    #[test]
+    fn repeated_names_are_made_unique_as_in_the_engines_sub_select() {
+        let names = |n: &[&str]| subquery_names(n.iter().copied());
+        assert_eq!(names(&["a", "a", "a"]), ["a", "a:1", "a:2"]);
+        assert_eq!(names(&["a", "A"]), ["a", "A:1"]);
+        assert_eq!(names(&["a", "a:1", "a"]), ["a", "a:1", "a:2"]);
+        assert_eq!(names(&["x", "1", "1"]), ["x", "1", "1:1"]);
+        assert_eq!(names(&["a:", "a:"]), ["a:", "a:1"]);
+        let db = db();
+        let out = ok(&db, "select 1 as a, 2 as a", json!({}));
+        assert_eq!(out["columns"], json!(["a", "a:1"]));
     }
 
     #[test]
