@@ -87,6 +87,40 @@ pub(crate) trait RecordRow<C> {
 
     /// The `i`th value, as a key.
     fn key(&self, i: usize) -> Self::Key;
+
+    /// Whether the engine's serializer cannot write the `i`th value, of `column` (it fails,
+    /// `500`, on every read of the record).
+    fn unreadable(&self, _i: usize, _column: &C) -> bool {
+        false
+    }
+}
+
+/// `Ok` when the engine can write every value of `rows`, else its failure on the first one it
+/// cannot ([`EngineError::engine_fails`]: strict mode's `400` names the field).
+pub(crate) fn check_readable<T, R>(model: &T, rows: &[R], lenient: bool) -> Result<(), EngineError>
+where
+    T: Table,
+    R: RecordRow<T::Column>,
+{
+    for row in rows {
+        for (i, column) in model.columns().iter().enumerate() {
+            if row.unreadable(i, column) {
+                return Err(EngineError::engine_fails(
+                    lenient,
+                    column.name(),
+                    format!(
+                        "A record of {} holds a value in field {:?} that the data engine cannot \
+                         read (a date Python has no date for, such as 0000-00-00): it fails \
+                         (500) on every read of that record. Correct the stored value, or \
+                         filter the record out.",
+                        model.table_name(),
+                        column.name()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Writes one record of `model`, `{"col": value, ...}` in column order.

@@ -107,6 +107,8 @@ impl PyV {
             PyV::Decimal(d) => float_json(d.parse().unwrap_or(f64::NAN)),
             PyV::Float(f) => float_json(*f),
             PyV::Date(d) | PyV::Time(d) | PyV::Str(d) => Json::String(d.clone()),
+            // PyMySQL keeps MySQL's text of a date Python has none for (`0000-00-00 ...`).
+            PyV::DateTime(t) if !python_date(t) => Json::String(t.clone()),
             PyV::DateTime(t) => Json::String(t.replacen(' ', "T", 1)),
             // The engine's encoder writes a set as a list, bytes decoded as UTF-8 ([`encodable`]).
             PyV::Set(members) => Json::Array(members.iter().cloned().map(Json::String).collect()),
@@ -239,14 +241,26 @@ fn encodable(v: PyV, param: &str, field: &MyField) -> Result<PyV, EngineError> {
     }
 }
 
-/// `sum` of a `SET`, `BIT`, `BINARY`/`VARBINARY` or blob: MySQL sums numbers, which
+/// Whether MySQL's text of a date or date-time (`YYYY-MM-DD...`) is a date Python has.
+fn python_date(text: &str) -> bool {
+    let mut parts = text.get(..10).unwrap_or_default().split('-');
+    let mut next = || parts.next().and_then(|p| p.parse::<u32>().ok());
+    match (next(), next(), next()) {
+        (Some(year), Some(month), Some(day)) => {
+            crate::engine::types::Date { year, month, day }.valid()
+        }
+        _ => false,
+    }
+}
+
+/// `sum` of a `SET`, `BIT`, `BINARY`/`VARBINARY`, blob or `TIME`: MySQL sums numbers, which
 /// SQLAlchemy's result processing of the column's type cannot read (a set is split from text,
-/// a bit folded from bytes; the engine fails, `500`).
+/// a bit folded from bytes, a time read as a `timedelta`; the engine fails, `500`).
 fn unsummable(field: &MyField, func: AggregateFunc) -> Result<(), EngineError> {
     if func == AggregateFunc::Sum
         && matches!(
             field.kind,
-            MyKind::Set | MyKind::Bit | MyKind::Binary | MyKind::Blob
+            MyKind::Set | MyKind::Bit | MyKind::Binary | MyKind::Blob | MyKind::Time
         )
     {
         return Err(fails(
@@ -349,6 +363,20 @@ impl MyResource {
             PyV::None if null_is_zero(func) => PyV::Int("0".to_owned()),
             v => v,
         };
+        if let PyV::DateTime(text) = &value
+            && field.kind == MyKind::DateTime
+            && !python_date(text)
+        {
+            return Err(fails(
+                "_y_column",
+                format!(
+                    "{} of the date-time field {:?} is {text:?}, a date the data engine's \
+                     date-time field cannot write (it fails with a 500).",
+                    func.as_str(),
+                    field.name
+                ),
+            ));
+        }
         Ok(y_func(serialized(func, field, &value, tz)))
     }
 

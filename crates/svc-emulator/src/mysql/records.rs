@@ -12,8 +12,8 @@ use crate::engine::convert::{InputField, Internal, PyJson, py_json_dumps, to_int
 use crate::engine::filter::order_selects_nothing;
 use crate::engine::relation::Use;
 use crate::engine::server::{
-    BodyColumn, RecordRow, body_values, generated_given, keep_changed, one_row_per_identity,
-    record_json, records_json, validate,
+    BodyColumn, RecordRow, body_values, check_readable, generated_given, keep_changed,
+    one_row_per_identity, record_json, records_json, validate,
 };
 use crate::engine::table::Table;
 use crate::engine::{ListSpec, Listing, MAX_PER_PAGE, Selection};
@@ -53,6 +53,7 @@ impl MyResource {
             let sql = format!("{select} LIMIT {MAX_PER_PAGE}");
             let rows = self.read(&mut conn, &sql, &filter.params, lenient).await?;
             let rows = one_row_per_identity(&model, rows);
+            check_readable(&model, &rows, lenient)?;
             return Ok(Listing::All(records_json(&model, &rows, tz)));
         }
         let per_page = spec.per_page.max(1);
@@ -88,6 +89,7 @@ impl MyResource {
             Some(count) => count,
             None => self.count(&mut conn, &model, &filter, lenient).await?,
         };
+        check_readable(&model, &rows, lenient)?;
         Ok(Listing::Page {
             count,
             number,
@@ -267,6 +269,7 @@ impl MyResource {
             .read(&mut conn, &sql, &filter.params, selection.lenient)
             .await?;
         let row = rows.first().ok_or(EngineError::RecordNotFound)?;
+        check_readable(&model, std::slice::from_ref(row), selection.lenient)?;
         Ok(record_json(&model, row, tz))
     }
 
@@ -674,6 +677,19 @@ impl RecordRow<MyField> for Row {
 
     fn key(&self, i: usize) -> Option<String> {
         self.as_ref(i).map(|v| v.as_sql(true))
+    }
+
+    /// A `DATETIME` or `TIMESTAMP` that is no Python date-time (`0000-00-00 00:00:00`): PyMySQL
+    /// keeps its text, which the engine's date-time field cannot write.
+    fn unreadable(&self, i: usize, column: &MyField) -> bool {
+        column.kind == MyKind::DateTime
+            && matches!(self.as_ref(i), Some(Value::Date(y, mo, d, ..))
+                if !crate::engine::types::Date {
+                    year: u32::from(*y),
+                    month: u32::from(*mo),
+                    day: u32::from(*d),
+                }
+                .valid())
     }
 }
 
