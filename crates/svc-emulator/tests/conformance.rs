@@ -79,10 +79,23 @@ CREATE TABLE gen (id INTEGER PRIMARY KEY, a INTEGER, g INTEGER GENERATED ALWAYS 
 INSERT INTO gen (id, a) VALUES (1, 3);
 ";
 
+/// What the engine does with a list's `tz` on a database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TimeZone {
+    /// Nothing (SQLite): the answers are those without it.
+    Ignored,
+    /// The session's time zone (PostgreSQL): date-times with an offset are shown in it.
+    Session,
+    /// [decision: stricter] Refused (MySQL keeps it on the connection for later requests).
+    Refused,
+}
+
 /// An emulator serving the rows from one backend, as resource `shop`.
 struct Target {
     /// The database enforces foreign keys (the engine runs SQLite without).
     enforces_foreign_keys: bool,
+    /// What the engine does with `tz` on this database (engine/time_zone.rs).
+    time_zone: TimeZone,
     emulator: Emulator,
     /// A database of its own on a shared server, dropped with the target.
     _database: Option<maria_server::Database<'static>>,
@@ -96,6 +109,7 @@ impl Target {
             .unwrap_or_else(|e| panic!("{e}"));
         Self {
             enforces_foreign_keys: true,
+            time_zone: TimeZone::Session,
             emulator,
             _database: None,
         }
@@ -152,6 +166,7 @@ CREATE TABLE events (id INTEGER PRIMARY KEY, day DATE, at DATETIME, amount NUMER
     );
     let mut target = Target::serving(ResourceConfig::new("shop", TOKEN).seed_sql(seed)).await;
     target.enforces_foreign_keys = false;
+    target.time_zone = TimeZone::Ignored;
     target
 }
 
@@ -201,6 +216,7 @@ async fn mysql() -> Target {
     let mut target =
         Target::serving(ResourceConfig::new("shop", TOKEN).database(database.url())).await;
     target._database = Some(database);
+    target.time_zone = TimeZone::Refused;
     target
 }
 
@@ -264,6 +280,7 @@ conformance!(
     a_delete_does_what_the_orm_does_to_the_rows_that_refer_to_it,
     a_generated_column_is_written_only_when_its_value_changes,
     a_relation_path_selects_through_its_joins,
+    tz_is_read_as_the_engine_reads_it_on_each_database,
 );
 
 async fn a_list_is_newest_key_first_in_the_envelope(t: &Target) {
@@ -566,6 +583,28 @@ async fn a_relation_path_selects_through_its_joins(t: &Target) {
             String::from_utf8_lossy(&reply.body)
         );
     }
+}
+
+/// `tz` (engine/time_zone.rs): nothing on SQLite, the session's time zone on PostgreSQL (the
+/// `events` table's `at` has no offset, so its values do not move), refused on MySQL; a zone the
+/// engine cannot read, and `tz` on a write, are refused where the engine reads it.
+async fn tz_is_read_as_the_engine_reads_it_on_each_database(t: &Target) {
+    let plain = t.ok("models/events?_order_by=id").await;
+    let zoned = t.get("models/events?_order_by=id&tz=%2B02:00").await;
+    match t.time_zone {
+        TimeZone::Refused => assert_eq!(zoned.status, 400),
+        TimeZone::Ignored | TimeZone::Session => assert_eq!(success(&zoned), plain),
+    }
+    if t.time_zone == TimeZone::Session {
+        assert_eq!(t.get("models/events?tz=Europe/Paris").await.status, 400);
+        assert_eq!(t.get("models/events?tz=%2B02").await.status, 400);
+        let deleted = t
+            .call(Method::DELETE, "models/events/3?tz=%2B02:00", None)
+            .await;
+        assert_eq!(deleted.status, 400);
+    }
+    // An empty tz is none.
+    assert_eq!(t.ok("models/events?_order_by=id&tz=").await, plain);
 }
 
 async fn aggregates(t: &Target) {

@@ -465,6 +465,37 @@ async fn keyed_creates_never_make_keyless_creates_fail() {
     );
 }
 
+/// `tz` is the session's time zone for a read, as the engine sets it: `timestamptz` values are
+/// shown in it and naive filter values read in it; the zone never reaches a later request.
+#[tokio::test]
+#[ignore = "needs PostgreSQL: run with --ignored (cargo xtask ci does)"]
+async fn tz_sets_the_time_zone_of_a_read() {
+    let emu = emulator().await;
+    let get = |path: &'static str| {
+        let emu = &emu;
+        async move { ok(&call(emu, Method::GET, path, Value::Null).await) }
+    };
+    assert_eq!(
+        get("models/people/1?tz=%2B02:00").await["seen_at"],
+        "2024-03-15T12:20:30+02:00"
+    );
+    assert_eq!(
+        get("models/people/1?tz=-05:00").await["seen_at"],
+        "2024-03-15T05:20:30-05:00"
+    );
+    // `created_at` is a `timestamp`: the engine's default time zone, not the session's.
+    let zoned = get("models/people/1?tz=%2B02:00").await;
+    let plain = get("models/people/1").await;
+    assert_eq!(zoned["created_at"], plain["created_at"]);
+    assert_eq!(plain["seen_at"], "2024-03-15T10:20:30+00:00");
+    let page = get("models/people?tz=%2B02:00&seen_at__gte=2024-03-15T12:20:30&id=1").await;
+    assert_eq!(page["count"], 1);
+    let page = get("models/people?tz=%2B02:00&seen_at__gte=2024-03-15T12:20:31&id=1").await;
+    assert_eq!(page["count"], 0);
+    let max = get("models/people/aggregate?_y_func=max&_y_column=seen_at&tz=%2B02:00&id=1").await;
+    assert_eq!(max["y_func"], "2024-03-15T12:20:30+02:00");
+}
+
 /// A database error's text is psycopg2's (libpq's): a trigger's `DETAIL`, `HINT` and
 /// `CONTEXT` lines, and a function's failing statement with its cursor display and `QUERY`,
 /// exactly as the engine answered them over PostgreSQL 15.

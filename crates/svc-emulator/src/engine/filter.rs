@@ -21,6 +21,7 @@ use crate::engine::convert::{
 use crate::engine::error::EngineError;
 use crate::engine::list::Selection;
 use crate::engine::relation::{RelationPath, relation_of};
+use crate::engine::time_zone::TZ_PARAM;
 use crate::engine::types::{FilterFamily, py_float_repr};
 
 // The records wire grammar (reserved parameters, page sizes, filter keys, lookups) is
@@ -350,7 +351,9 @@ pub(crate) fn walk_filters(
         let unused = filters
             .iter()
             .zip(&used)
-            .find(|((key, _), used)| !**used && is_filter_param(key, has))
+            // `tz` is read by each backend (engine/time_zone.rs), and `_relation` by the
+            // selection's conditions.
+            .find(|((key, _), used)| !**used && key != TZ_PARAM && is_filter_param(key, has))
             .map(|((key, _), _)| key);
         if let Some(key) = unused {
             return Err(ignored_filter(model, fields, key));

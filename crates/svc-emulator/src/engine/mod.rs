@@ -30,6 +30,7 @@ mod seed;
 #[allow(dead_code)]
 pub(crate) mod server;
 pub(crate) mod table;
+pub(crate) mod time_zone;
 pub mod types;
 // Only the database servers' backends walk pages by anchors, and each is an optional
 // feature: without them nothing here is used (its own tests run either way).

@@ -51,8 +51,10 @@ pub(crate) struct RelationPath {
 pub(crate) enum Use {
     /// A list: its count and pages are the joined rows'.
     List,
-    /// A retrieve, update or delete of one record.
+    /// A retrieve of one record.
     Record,
+    /// An update or a delete of one record.
+    Write,
     /// An aggregate or a group.
     Summary,
 }

@@ -23,6 +23,7 @@ use crate::engine::filter::{
 };
 use crate::engine::related::{Dialect, Related, relation_condition};
 use crate::engine::table::Table;
+use crate::engine::time_zone::{TZ_PARAM, tz_of};
 use crate::engine::types::{FilterFamily, Search, py_float_repr};
 use crate::mysql::schema::{MyField, MyModel};
 use crate::mysql::types::MyKind;
@@ -387,6 +388,16 @@ pub(crate) fn build_where(
     related: &Related<'_, MyModel>,
 ) -> Result<MyWhere, EngineError> {
     let mut params = Params::default();
+    if tz_of(selection).is_some() {
+        // [decision: stricter] docs/contract.md.
+        return Err(EngineError::field(
+            TZ_PARAM,
+            "tz on MySQL: the data engine sets it as the session's time_zone, which MySQL keeps \
+             on the pooled connection (later requests answer in that zone), and writes the \
+             shifted TIMESTAMP values with the database's own offset. Convert date-times in your \
+             code instead.",
+        ));
+    }
     let fields = model.filter_fields();
     let conds = selection_conditions(
         &model.name,

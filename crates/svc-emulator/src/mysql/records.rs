@@ -355,7 +355,7 @@ impl MyResource {
         partial: bool,
     ) -> Result<Vec<u8>, EngineError> {
         let model = self.model_or_404(model)?;
-        let mut filter = build_where(&model, selection, &self.related(Use::Record))?;
+        let mut filter = build_where(&model, selection, &self.related(Use::Write))?;
         let key = key_condition(&model, pk, &mut filter.params)?;
         let mut conn = self.conn().await?;
         let tz = self.timezone(&mut conn).await?;
@@ -457,7 +457,7 @@ impl MyResource {
         selection: &Selection,
     ) -> Result<(), EngineError> {
         let model = self.model_or_404(model)?;
-        let mut filter = build_where(&model, selection, &self.related(Use::Record))?;
+        let mut filter = build_where(&model, selection, &self.related(Use::Write))?;
         let key = key_condition(&model, pk, &mut filter.params)?;
         let mut conn = self.conn().await?;
         let mut tx = conn

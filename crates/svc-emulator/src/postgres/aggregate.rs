@@ -18,6 +18,7 @@ use crate::engine::aggregate::{
 use crate::engine::related::Related;
 use crate::engine::server::float_json;
 use crate::engine::table::{GroupColumns, aggregate_column, filtered_order_by, group_columns};
+use crate::engine::time_zone::tz_of;
 use crate::engine::types::py_float_repr;
 use crate::engine::{AggregateFunc, AggregateRequest, EngineError, GroupRequest, Selection};
 use crate::postgres::PgResource;
@@ -321,7 +322,7 @@ impl PgResource {
             model.table_sql,
             filter.sql
         );
-        let client = self.client().await?;
+        let client = self.client_in(tz_of(selection)).await?;
         let tz = self.timezone(&client).await?;
         let rows = client
             .query(&sql, &filter.params.refs())
@@ -395,7 +396,7 @@ impl PgResource {
             outer.join(", "),
             group_statement(&inner, &labels, &model.table_sql, &filter.sql, req)
         );
-        let client = self.client().await?;
+        let client = self.client_in(tz_of(selection)).await?;
         let rows = client
             .query(&sql, &filter.params.refs())
             .await

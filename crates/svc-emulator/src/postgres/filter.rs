@@ -19,7 +19,9 @@ use crate::engine::filter::{
     Arg, PyNumber, ValueReader, Where, key_is_not_null, selection_conditions, where_clause,
 };
 use crate::engine::related::{Dialect, Related, relation_condition};
+use crate::engine::relation::Use;
 use crate::engine::table::Table;
+use crate::engine::time_zone::{TZ_PARAM, tz_of, tz_offset, unreadable_tz};
 use crate::engine::types::{FilterFamily, Search, py_float_repr};
 use crate::postgres::schema::{PgField, PgModel};
 use crate::postgres::types::PgKind;
@@ -603,6 +605,9 @@ pub(crate) fn build_where(
     related: &Related<'_, PgModel>,
 ) -> Result<PgWhere, EngineError> {
     let mut params = Params::default();
+    if let Some(tz) = tz_of(selection) {
+        time_zone(tz, related.use_, selection.lenient)?;
+    }
     let fields = model.filter_fields();
     let conds = selection_conditions(
         &model.name,
@@ -643,6 +648,38 @@ pub(crate) fn build_where(
         sql: where_clause(&conds),
         params,
     })
+}
+
+/// `tz` as the engine reads it on PostgreSQL (engine/time_zone.rs): a UTC offset it sets as the
+/// session's time zone, which the read then runs in (`PgResource::client_in`).
+/// [decision: stricter] An update or a delete with `tz` is refused: the engine commits the
+/// session's zone with it, and its pooled connection answers later requests in that zone. A
+/// zone name is refused too: the engine reads some abbreviations (`EST`) from dateparser's table
+/// and fails on the rest; the emulator takes offsets.
+fn time_zone(tz: &str, use_: Use, lenient: bool) -> Result<(), EngineError> {
+    if use_ == Use::Write {
+        return Err(EngineError::field(
+            TZ_PARAM,
+            "tz on an update or a delete: the data engine keeps that time zone on its database \
+             connection, which then answers later requests in it. Send tz with reads only.",
+        ));
+    }
+    if tz_offset(tz).is_some() {
+        return Ok(());
+    }
+    if tz
+        .chars()
+        .all(|c| c.is_ascii_alphabetic() || c == '/' || c == '_')
+    {
+        return Err(EngineError::field(
+            TZ_PARAM,
+            format!(
+                "tz={tz:?} is a zone name: the emulator reads UTC offsets only (+HH:MM, -HH:MM, \
+                 UTC); the data engine reads some abbreviations and fails on other names."
+            ),
+        ));
+    }
+    Err(unreadable_tz(tz, lenient))
 }
 
 /// The ` ORDER BY ...` of order terms. PostgreSQL sorts NULLs last ascending and first

@@ -41,6 +41,7 @@ use crate::engine::EngineError;
 use crate::engine::related::Related;
 use crate::engine::relation::Use;
 use crate::engine::server::Models;
+use crate::engine::time_zone::tz_offset;
 use schema::PgModel;
 use types::Offset;
 
@@ -78,6 +79,18 @@ impl std::fmt::Debug for PgResource {
             .field("url", &self.url)
             .finish_non_exhaustive()
     }
+}
+
+/// The engine's text of an offset in hours: `'{:+}'.format(hours).replace('.0', '')`.
+fn engine_hours(seconds: i32) -> String {
+    let hours = f64::from(seconds) / 3600.0;
+    let text = crate::engine::types::py_float_repr(hours);
+    let signed = if hours >= 0.0 {
+        format!("+{text}")
+    } else {
+        text
+    };
+    signed.replace(".0", "")
 }
 
 /// `url` with its password replaced by `***`, for messages and logs.
@@ -165,6 +178,24 @@ impl PgResource {
     /// A pooled connection.
     pub(crate) async fn client(&self) -> Result<Object, EngineError> {
         self.pool.get().await.map_err(|e| self.unreachable(e))
+    }
+
+    /// A connection for a read in the time zone `tz` asks for (`engine::time_zone`; checked by
+    /// the filters): the engine's `SET TIME ZONE` with its offset in hours, on a connection of
+    /// the pool that is cleaned before each reuse (`RESET ALL`), so the zone never reaches
+    /// another request. Without `tz`, a pooled connection as it is.
+    pub(crate) async fn client_in(&self, tz: Option<&str>) -> Result<Object, EngineError> {
+        let Some(seconds) = tz.and_then(tz_offset) else {
+            return self.client().await;
+        };
+        let client = self.sql_client().await?;
+        // The engine's default time zone is the database's, read before the session's changes.
+        self.timezone(&client).await?;
+        client
+            .batch_execute(&format!("SET TIME ZONE '{}'", engine_hours(seconds)))
+            .await
+            .map_err(|e| self.unexpected(e))?;
+        Ok(client)
     }
 
     /// A connection for an SQL query.
@@ -361,6 +392,16 @@ fn screen_width(c: char) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn offsets_are_set_in_the_engines_hours() {
+        assert_eq!(engine_hours(7200), "+2");
+        assert_eq!(engine_hours(0), "+0");
+        assert_eq!(engine_hours(-18000), "-5");
+        assert_eq!(engine_hours(19800), "+5.5");
+        assert_eq!(engine_hours(20700), "+5.75");
+        assert_eq!(engine_hours(36000), "+10");
+    }
 
     #[test]
     fn the_cursor_display_is_libpqs() {

@@ -16,6 +16,7 @@ use crate::engine::server::{
     record_json, records_json, validate,
 };
 use crate::engine::table::Table;
+use crate::engine::time_zone::tz_of;
 use crate::engine::{ListSpec, Listing, MAX_PER_PAGE, Selection};
 use crate::flow::delete::follow_references;
 use crate::postgres::filter::{NEVER, Params, PgWhere, build_where, datetime_literal, order_sql};
@@ -43,7 +44,7 @@ impl PgResource {
         if order_selects_nothing(&spec.order_by) {
             filter = PgWhere::nothing(NEVER);
         }
-        let client = self.client().await?;
+        let client = self.client_in(tz_of(&spec.selection)).await?;
         let tz = self.timezone(&client).await?;
         if spec.no_pagination {
             let sql = format!(
@@ -259,7 +260,7 @@ impl PgResource {
         let model = self.model_or_404(model)?;
         let mut filter = build_where(&model, selection, &self.related(Use::Record))?;
         let key = key_condition(&model, pk, &mut filter.params)?;
-        let client = self.client().await?;
+        let client = self.client_in(tz_of(selection)).await?;
         let tz = self.timezone(&client).await?;
         let sql = format!(
             "SELECT {} FROM {}{} LIMIT 1",
@@ -362,7 +363,7 @@ impl PgResource {
         partial: bool,
     ) -> Result<Vec<u8>, EngineError> {
         let model = self.model_or_404(model)?;
-        let mut filter = build_where(&model, selection, &self.related(Use::Record))?;
+        let mut filter = build_where(&model, selection, &self.related(Use::Write))?;
         let key = key_condition(&model, pk, &mut filter.params)?;
         let mut client = self.client().await?;
         let tz = self.timezone(&client).await?;
@@ -461,7 +462,7 @@ impl PgResource {
         selection: &Selection,
     ) -> Result<(), EngineError> {
         let model = self.model_or_404(model)?;
-        let mut filter = build_where(&model, selection, &self.related(Use::Record))?;
+        let mut filter = build_where(&model, selection, &self.related(Use::Write))?;
         let key = key_condition(&model, pk, &mut filter.params)?;
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(|e| self.unexpected(e))?;

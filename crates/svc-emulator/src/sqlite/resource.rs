@@ -878,7 +878,7 @@ impl Resource {
         selection: &Selection,
     ) -> Result<Vec<u8>, EngineError> {
         let model = self.model_or_404(model)?;
-        let filter = build_where(&model, selection, &self.related(Use::Record))?;
+        let filter = build_where(&model, selection, &self.related(Use::Write))?;
         let pk = lookup_value(&model, pk)?;
         self.with_writer(|conn| {
             let tx = conn.transaction()?;
@@ -953,7 +953,7 @@ impl Resource {
         selection: &Selection,
     ) -> Result<(), EngineError> {
         let model = self.model_or_404(model)?;
-        let filter = build_where(&model, selection, &self.related(Use::Record))?;
+        let filter = build_where(&model, selection, &self.related(Use::Write))?;
         let pk = lookup_value(&model, pk)?;
         self.with_writer(|conn| {
             let tx = conn.transaction()?;
