@@ -30,22 +30,22 @@ impl<T> Related<'_, T> {
     }
 }
 
-/// Each database's SQL of a table and of a column inside its table's own `SELECT`.
+/// Each database's SQL of a table, of a column inside its table's own `SELECT`, and of the
+/// model's column in the request's filters (qualified where the database's list queries join).
 pub(crate) struct Dialect<T: Table> {
     pub(crate) table_sql: fn(&T) -> String,
     pub(crate) column_sql: fn(&T::Column) -> String,
+    pub(crate) outer_sql: fn(&T::Column) -> String,
 }
 
-/// The condition of `path` on the rows of `model`, whose column the first step names is
-/// written by `outer` (the backend's SQL of a column in its filters), and each value by `bind`
-/// (a text compared with that column, as the engine's driver binds it).
+/// The condition of `path` on the rows of `model`, each value written by `bind` (a text
+/// compared with its column, as the engine's driver binds it).
 pub(crate) fn relation_condition<T: Table>(
     model: &T,
     path: &RelationPath,
     related: &Related<'_, T>,
     lenient: bool,
     dialect: &Dialect<T>,
-    outer: impl Fn(&T::Column) -> String,
     mut bind: impl FnMut(&T::Column, &str) -> String,
 ) -> Result<String, EngineError> {
     let use_ = related.use_;
@@ -70,7 +70,7 @@ pub(crate) fn relation_condition<T: Table>(
     let first = model
         .field(first_name)
         .ok_or_else(|| unknown_column(model.table_name(), first_name))?;
-    let mut sql = format!("{} IN (", outer(first));
+    let mut sql = format!("{} IN (", (dialect.outer_sql)(first));
     // Each joined table, kept for the last one's column.
     let mut tables: Vec<Arc<T>> = Vec::with_capacity(path.hops.len());
     for (i, hop) in path.hops.iter().enumerate() {

@@ -381,6 +381,13 @@ pub(crate) type MyWhere = Where<Params>;
 /// MySQL's always-false condition.
 pub(crate) const NEVER: &str = "0 = 1";
 
+/// The SQL of the tables and columns a `_relation` path names (`engine::related`).
+const RELATED: Dialect<MyModel> = Dialect {
+    table_sql: |m| m.table_sql.clone(),
+    column_sql: |f| f.sql.clone(),
+    outer_sql: |f| f.qualified.clone(),
+};
+
 /// The `WHERE` clause of a selection, as the engine builds it on MySQL.
 pub(crate) fn build_where(
     model: &MyModel,
@@ -417,17 +424,12 @@ pub(crate) fn build_where(
         },
         |params, text| search(model, text, params),
         |params, path| {
-            let dialect = Dialect {
-                table_sql: |m: &MyModel| m.table_sql.clone(),
-                column_sql: |f: &MyField| f.sql.clone(),
-            };
             relation_condition(
                 model,
                 path,
                 related,
                 selection.lenient,
-                &dialect,
-                |f| f.qualified.clone(),
+                &RELATED,
                 |_, raw| params.text(raw.to_owned()).to_owned(),
             )
         },

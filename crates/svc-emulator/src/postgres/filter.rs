@@ -598,6 +598,13 @@ pub(crate) type PgWhere = Where<Params>;
 /// PostgreSQL's always-false condition.
 pub(crate) const NEVER: &str = "false";
 
+/// The SQL of the tables and columns a `_relation` path names (`engine::related`).
+const RELATED: Dialect<PgModel> = Dialect {
+    table_sql: |m| m.table_sql.clone(),
+    column_sql: |f| f.sql.clone(),
+    outer_sql: |f| f.sql.clone(),
+};
+
 /// The `WHERE` clause of a selection, as the engine builds it on PostgreSQL.
 pub(crate) fn build_where(
     model: &PgModel,
@@ -627,19 +634,12 @@ pub(crate) fn build_where(
         },
         |params, text| search(model, text, params),
         |params, path| {
-            let dialect = Dialect {
-                table_sql: |m: &PgModel| m.table_sql.clone(),
-                column_sql: |f: &PgField| f.sql.clone(),
-            };
-            // psycopg2 writes each value as a string literal, which PostgreSQL reads as the
-            // column's type.
             relation_condition(
                 model,
                 path,
                 related,
                 selection.lenient,
-                &dialect,
-                |f| f.sql.clone(),
+                &RELATED,
                 |f, raw| params.cast(Some(raw.to_owned()), f.compared_as()),
             )
         },

@@ -239,6 +239,13 @@ fn key_present(key: &Field) -> String {
     format!("{} >= {least}", key.sql)
 }
 
+/// The SQL of the tables and columns a `_relation` path names (`engine::related`).
+const RELATED: Dialect<Model> = Dialect {
+    table_sql: |m| m.table_sql.clone(),
+    column_sql: |f| f.sql.clone(),
+    outer_sql: |f| f.sql.clone(),
+};
+
 /// Builds the `WHERE` clause of a selection as the engine does: the filters
 /// ([`selection_conditions`]), then the search. All AND-ed.
 pub(crate) fn build_where(
@@ -264,17 +271,12 @@ pub(crate) fn build_where(
         },
         |params, text| search(model, text, params),
         |params, path| {
-            let dialect = Dialect {
-                table_sql: |m: &Model| m.table_sql.clone(),
-                column_sql: |f: &Field| f.sql.clone(),
-            };
             relation_condition(
                 model,
                 path,
                 related,
                 selection.lenient,
-                &dialect,
-                |f| f.sql.clone(),
+                &RELATED,
                 |_, raw| {
                     params.push(Value::Text(raw.to_owned()));
                     "?".to_owned()
