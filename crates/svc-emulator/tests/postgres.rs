@@ -1001,7 +1001,7 @@ async fn a_query_leaves_no_session_state_behind() {
     for query in [
         "select set_config('work_mem', '1MB', false), pg_advisory_xact_lock(770013)",
         "select pg_advisory_lock_shared(770012)",
-        "select pg_advisory_lock(770011), pg_advisory_lock(770014)",
+        "select pg_advisory_lock(770011) as a, pg_advisory_lock(770014) as b",
     ] {
         let reply = sql(&emu, json!({"query": query})).await;
         assert_eq!(
