@@ -75,6 +75,17 @@ INSERT INTO db_cascade VALUES (1, 1);
 INSERT INTO db_set_null VALUES (1, 1);
 INSERT INTO tree VALUES (1, NULL), (2, 1), (3, 2);
 INSERT INTO memberships VALUES (3, 1);
+CREATE TABLE hosts (id INTEGER PRIMARY KEY);
+CREATE TABLE np_first (host_id INTEGER, v VARCHAR(10),
+  FOREIGN KEY (host_id) REFERENCES hosts (id));
+CREATE TABLE np_later (v VARCHAR(10), host_id INTEGER,
+  FOREIGN KEY (host_id) REFERENCES hosts (id));
+CREATE TABLE np_owned (v VARCHAR(10), host_id INTEGER NOT NULL,
+  FOREIGN KEY (host_id) REFERENCES hosts (id));
+INSERT INTO hosts VALUES (1), (2), (3), (4);
+INSERT INTO np_first VALUES (1, 'a');
+INSERT INTO np_later VALUES ('x', 2), ('x', 4);
+INSERT INTO np_owned VALUES ('y', 3), ('y', 4), ('z', 3);
 CREATE TABLE gen (id INTEGER PRIMARY KEY, a INTEGER, g INTEGER GENERATED ALWAYS AS (a * 2) STORED);
 INSERT INTO gen (id, a) VALUES (1, 3);
 ";
@@ -475,6 +486,28 @@ async fn a_delete_does_what_the_orm_does_to_the_rows_that_refer_to_it(t: &Target
     );
     assert_eq!(t.ok("models/memberships").await["count"], 0);
     assert_eq!(t.ok("models/parents").await["count"], 1);
+    // Children without a primary key: the engine promotes their first column to the key, and
+    // its ORM reaches them by it. Setting that column NULL is refused (the engine fails); a
+    // repeated key makes setting NULL fail (`Query failed`); a delete takes every row that
+    // shares a key, rows of other parents too.
+    let refused = t.call(Method::DELETE, "models/hosts/1", None).await;
+    assert_eq!(refused.status, 400);
+    let failed = t.call(Method::DELETE, "models/hosts/2", None).await;
+    assert_eq!(failed.status, 400);
+    assert_eq!(failed.json()["non_field_errors"][0], "Query failed");
+    let deleted = t.call(Method::DELETE, "models/hosts/3", None).await;
+    assert_eq!(
+        deleted.status,
+        204,
+        "{}",
+        String::from_utf8_lossy(&deleted.body)
+    );
+    assert_eq!(t.ok("models/np_owned").await["count"], 0);
+    assert_eq!(t.ok("models/np_later").await["count"], 1);
+    assert_eq!(
+        column(&t.ok("models/hosts").await, "id"),
+        [json!(4), json!(2), json!(1)]
+    );
 }
 
 /// SQLAlchemy writes a generated column like any other attribute: a value given on a create,

@@ -15,15 +15,20 @@ pub(crate) struct TableRef {
     pub(crate) sql: String,
 }
 
-/// How rows of one table are told apart: the expressions a `SELECT` reads for a row, and the
-/// condition that finds that row again from those values, bound in order from the first
-/// placeholder (`ctid::text` and `ctid = $1::text::tid`; `"rowid"` and `"rowid" = ?`).
+/// How the engine's ORM tells rows of one table apart (its identity): the expressions a
+/// `SELECT` reads for a row, and the condition that finds the rows with those values again,
+/// bound in order from the first placeholder (`"id"` and `"id" = ?`; on PostgreSQL
+/// `"id"::text` and `"id" = $1::text::integer`). The identity is the primary key, or the first
+/// column of a table without one, which the engine promotes to its key: then it may repeat, and
+/// a statement by identity reaches every row that shares it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Locator {
     /// The expressions, comma-separated.
     pub(crate) select: String,
     /// The condition, with one placeholder per expression, numbered from the first.
     pub(crate) condition: String,
+    /// The identity is a promoted first column, which rows may share.
+    pub(crate) may_repeat: bool,
 }
 
 /// A foreign key of a table (`child`) that refers to another table, or to itself.
@@ -40,7 +45,8 @@ pub(crate) struct Reference {
     /// Every referring column is nullable (automap's test: a key with a NOT NULL column makes
     /// the parent's collection `delete-orphan`).
     pub(crate) nullable: bool,
-    /// A referring column is part of the child's primary key.
+    /// A referring column is part of the child's primary key, or is the first column of a
+    /// child without one (the engine's promoted key).
     pub(crate) in_child_key: bool,
 }
 
@@ -85,7 +91,7 @@ pub(crate) trait Connection {
         parent: &TableRef,
     ) -> impl Future<Output = Result<Vec<Reference>, EngineError>>;
 
-    /// How rows of `table` are told apart.
+    /// How the ORM tells rows of `table` apart.
     fn locator(&mut self, table: &TableRef) -> impl Future<Output = Result<Locator, EngineError>>;
 }
 

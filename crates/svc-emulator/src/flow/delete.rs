@@ -8,9 +8,12 @@
 //! - through a key with a NOT NULL column, the collection is `delete-orphan`: the referring
 //!   rows are deleted first, and what refers to them in turn (unless the key says
 //!   `ON DELETE CASCADE`: passive again, the database's work);
-//! - a referring column that is part of the referring row's primary key cannot be blanked
+//! - a referring column that is part of the referring row's primary key (or is the first
+//!   column of a table without one, which the engine promotes to its key) cannot be blanked
 //!   out: SQLAlchemy fails (`500`), the emulator refuses with a `400` that says what to delete
-//!   first ([decision: stricter]).
+//!   first ([decision: stricter]);
+//! - the ORM reaches rows by identity: where a promoted key repeats, setting NULL fails
+//!   (`400 Query failed`, nothing changed) and a delete takes every row that shares the key.
 //!
 //! What is left to the database is done by it where it enforces foreign keys (PostgreSQL,
 //! MySQL) and not at all where it does not (the engine runs SQLite without them).
@@ -42,31 +45,8 @@ pub(crate) async fn follow_references<C: Connection>(
             }
             let referring = referring(&reference, &parent, &at);
             let child = &reference.child;
-            if reference.nullable {
-                if reference.in_child_key {
-                    let child_at = conn.locator(child).await?;
-                    let sql = format!(
-                        "SELECT {} FROM {} WHERE {referring} LIMIT 1",
-                        child_at.select, child.sql
-                    );
-                    if !conn.query(&sql, &row).await?.is_empty() {
-                        return Err(refers_through_its_key(child));
-                    }
-                    continue;
-                }
-                let nulls: Vec<String> = reference
-                    .from
-                    .iter()
-                    .map(|c| format!("{c} = NULL"))
-                    .collect();
-                let sql = format!(
-                    "UPDATE {} SET {} WHERE {referring}",
-                    child.sql,
-                    nulls.join(", ")
-                );
-                conn.execute(&sql, &row).await?;
-            } else {
-                let child_at = conn.locator(child).await?;
+            let child_at = conn.locator(child).await?;
+            if !reference.nullable {
                 let sql = format!(
                     "SELECT {} FROM {} WHERE {referring}",
                     child_at.select, child.sql
@@ -77,7 +57,43 @@ pub(crate) async fn follow_references<C: Connection>(
                         doomed.push((child.clone(), child_at.clone(), found));
                     }
                 }
+                continue;
             }
+            if reference.in_child_key {
+                let sql = format!(
+                    "SELECT {} FROM {} WHERE {referring} LIMIT 1",
+                    child_at.select, child.sql
+                );
+                if !conn.query(&sql, &row).await?.is_empty() {
+                    return Err(refers_through_its_key(child));
+                }
+                continue;
+            }
+            if child_at.may_repeat {
+                // The ORM sets NULL row by identity and expects one row each: where a promoted
+                // key repeats, its flush fails (`400 Query failed`) and the transaction rolls
+                // back.
+                let sql = format!(
+                    "SELECT {key} FROM {table} WHERE {key} IN (SELECT {key} FROM {table} \
+                     WHERE {referring}) GROUP BY {key} HAVING count(*) > 1 LIMIT 1",
+                    key = child_at.select,
+                    table = child.sql
+                );
+                if !conn.query(&sql, &row).await?.is_empty() {
+                    return Err(non_field("Query failed".to_owned()));
+                }
+            }
+            let nulls: Vec<String> = reference
+                .from
+                .iter()
+                .map(|c| format!("{c} = NULL"))
+                .collect();
+            let sql = format!(
+                "UPDATE {} SET {} WHERE {referring}",
+                child.sql,
+                nulls.join(", ")
+            );
+            conn.execute(&sql, &row).await?;
         }
     }
     for (table, at, row) in doomed.into_iter().rev() {
@@ -192,6 +208,7 @@ mod tests {
             Ok(Locator {
                 select: "\"id\"".to_owned(),
                 condition: "\"id\" = ?".to_owned(),
+                may_repeat: false,
             })
         }
     }
@@ -200,6 +217,7 @@ mod tests {
         let at = Locator {
             select: "\"id\"".to_owned(),
             condition: "\"id\" = ?".to_owned(),
+            may_repeat: false,
         };
         run_now(follow_references(conn, &table("p"), &at, vec![1]))
     }

@@ -470,6 +470,7 @@ impl MyResource {
         let at = Locator {
             select: identity_columns(&model).join(", "),
             condition: at_identity(&model),
+            may_repeat: model.promoted_key,
         };
         let mut flow_conn = MyConnection {
             tx: &mut tx,

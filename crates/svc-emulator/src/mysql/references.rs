@@ -31,7 +31,11 @@ pub(crate) fn table(name: &str) -> TableRef {
 /// in each key's order.
 const REFERENCES: &str = "\
 SELECT k.TABLE_NAME, k.CONSTRAINT_NAME, k.COLUMN_NAME, k.REFERENCED_COLUMN_NAME, r.DELETE_RULE,
-       c.IS_NULLABLE = 'YES', c.COLUMN_KEY = 'PRI'
+       c.IS_NULLABLE = 'YES',
+       c.COLUMN_KEY = 'PRI' OR (c.ORDINAL_POSITION = 1 AND NOT EXISTS
+         (SELECT 1 FROM information_schema.TABLE_CONSTRAINTS t
+          WHERE t.TABLE_SCHEMA = k.TABLE_SCHEMA AND t.TABLE_NAME = k.TABLE_NAME
+            AND t.CONSTRAINT_TYPE = 'PRIMARY KEY'))
 FROM information_schema.KEY_COLUMN_USAGE k
 JOIN information_schema.REFERENTIAL_CONSTRAINTS r
   ON r.CONSTRAINT_SCHEMA = k.CONSTRAINT_SCHEMA AND r.CONSTRAINT_NAME = k.CONSTRAINT_NAME
@@ -124,7 +128,8 @@ impl flow::Connection for MyConnection<'_, '_> {
             .exec(IDENTITY, (table.name.clone(),))
             .await
             .map_err(|e| self.resource.unexpected(e))?;
-        if columns.is_empty() {
+        let may_repeat = columns.is_empty();
+        if may_repeat {
             columns = self
                 .tx
                 .exec(FIRST_COLUMN, (table.name.clone(),))
@@ -139,6 +144,7 @@ impl flow::Connection for MyConnection<'_, '_> {
                 .map(|c| format!("{c} = ?"))
                 .collect::<Vec<_>>()
                 .join(" AND "),
+            may_repeat,
         })
     }
 }

@@ -479,7 +479,7 @@ impl PgResource {
             &mut flow_conn,
             &table(&model),
             &by_ctid(),
-            vec![ctid.clone()],
+            vec![Some(ctid.clone())],
         )
         .await?;
         let sql = if model.promoted_key {

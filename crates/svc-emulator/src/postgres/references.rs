@@ -1,7 +1,8 @@
 //! PostgreSQL's side of the flows (`crate::flow`): a connection inside a write's transaction,
 //! the foreign keys that refer to a table (as SQLAlchemy's PostgreSQL dialect reflects them:
-//! every key of the tables in the same schema, `ON DELETE` from the catalog), and how rows are
-//! told apart (`ctid`, read and bound as text).
+//! every key of the tables in the same schema, `ON DELETE` from the catalog), and how the ORM
+//! tells rows apart (the primary key, else the first column, read as text and bound as text cast
+//! to the column's type).
 
 use tokio_postgres::types::ToSql;
 
@@ -10,8 +11,9 @@ use crate::flow::{self, Locator, OnDelete, TableRef};
 use crate::postgres::PgResource;
 use crate::postgres::schema::PgModel;
 
-/// A connection inside a write's transaction, as the flows use it. Its values are text: the
-/// flows only carry back what they read, and every expression they read is cast to text.
+/// A connection inside a write's transaction, as the flows use it. Its values are text (or
+/// NULL): the flows only carry back what they read, and every expression they read is cast to
+/// text.
 pub(crate) struct PgConnection<'a> {
     pub(crate) tx: &'a deadpool_postgres::Transaction<'a>,
     pub(crate) resource: &'a PgResource,
@@ -19,14 +21,25 @@ pub(crate) struct PgConnection<'a> {
     pub(crate) model: &'a PgModel,
 }
 
-/// The row locator of every table: its `ctid`, which names one row for as long as the
-/// transaction that locked it lasts.
+/// The row a write locked, by its `ctid`, which names it for as long as the transaction lasts.
 pub(crate) fn by_ctid() -> Locator {
     Locator {
         select: "ctid::text".to_owned(),
         condition: "ctid = $1::text::tid".to_owned(),
+        may_repeat: false,
     }
 }
+
+/// A table's primary key columns in key order, else its first column, each with its type.
+const IDENTITY: &str = "\
+SELECT quote_ident(a.attname), format_type(a.atttypid, a.atttypmod)
+FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+WHERE i.indrelid = $1::text::regclass AND i.indisprimary
+ORDER BY array_position(i.indkey::int2[], a.attnum)";
+
+const FIRST_COLUMN: &str = "\
+SELECT quote_ident(attname), format_type(atttypid, atttypmod) FROM pg_attribute
+WHERE attrelid = $1::text::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum LIMIT 1";
 
 /// A model's table.
 pub(crate) fn table(model: &PgModel) -> TableRef {
@@ -51,6 +64,10 @@ SELECT quote_ident(cn.nspname) || '.' || quote_ident(c.relname),
                    WHERE a.attnotnull),
        EXISTS (SELECT 1 FROM pg_constraint p
                WHERE p.conrelid = k.conrelid AND p.contype = 'p' AND p.conkey && k.conkey)
+       OR (NOT EXISTS (SELECT 1 FROM pg_constraint p
+                       WHERE p.conrelid = k.conrelid AND p.contype = 'p')
+           AND (SELECT min(attnum) FROM pg_attribute
+                WHERE attrelid = k.conrelid AND attnum > 0 AND NOT attisdropped) = ANY(k.conkey))
 FROM pg_constraint k
 JOIN pg_class c ON c.oid = k.conrelid
 JOIN pg_namespace cn ON cn.oid = c.relnamespace
@@ -64,18 +81,18 @@ impl PgConnection<'_> {
     }
 }
 
-fn binds(params: &[String]) -> Vec<&(dyn ToSql + Sync)> {
+fn binds(params: &[Option<String>]) -> Vec<&(dyn ToSql + Sync)> {
     params.iter().map(|p| p as &(dyn ToSql + Sync)).collect()
 }
 
 impl flow::Connection for PgConnection<'_> {
-    type Value = String;
+    type Value = Option<String>;
 
     async fn query(
         &mut self,
         sql: &str,
-        params: &[String],
-    ) -> Result<Vec<Vec<String>>, EngineError> {
+        params: &[Option<String>],
+    ) -> Result<Vec<Vec<Option<String>>>, EngineError> {
         let rows = self
             .tx
             .query(sql, &binds(params))
@@ -84,13 +101,16 @@ impl flow::Connection for PgConnection<'_> {
         rows.iter()
             .map(|row| {
                 (0..row.len())
-                    .map(|i| row.try_get::<_, String>(i).map_err(|e| self.error(e)))
+                    .map(|i| {
+                        row.try_get::<_, Option<String>>(i)
+                            .map_err(|e| self.error(e))
+                    })
                     .collect()
             })
             .collect()
     }
 
-    async fn execute(&mut self, sql: &str, params: &[String]) -> Result<u64, EngineError> {
+    async fn execute(&mut self, sql: &str, params: &[Option<String>]) -> Result<u64, EngineError> {
         self.tx
             .execute(sql, &binds(params))
             .await
@@ -129,7 +149,35 @@ impl flow::Connection for PgConnection<'_> {
             .collect())
     }
 
-    async fn locator(&mut self, _: &TableRef) -> Result<Locator, EngineError> {
-        Ok(by_ctid())
+    async fn locator(&mut self, table: &TableRef) -> Result<Locator, EngineError> {
+        let mut columns = self
+            .tx
+            .query(IDENTITY, &[&table.name])
+            .await
+            .map_err(|e| self.resource.unexpected(e))?;
+        let may_repeat = columns.is_empty();
+        if may_repeat {
+            // No primary key: the engine promotes the first column.
+            columns = self
+                .tx
+                .query(FIRST_COLUMN, &[&table.name])
+                .await
+                .map_err(|e| self.resource.unexpected(e))?;
+        }
+        let columns: Vec<(String, String)> = columns.iter().map(|r| (r.get(0), r.get(1))).collect();
+        Ok(Locator {
+            select: columns
+                .iter()
+                .map(|(c, _)| format!("{c}::text"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            condition: columns
+                .iter()
+                .enumerate()
+                .map(|(i, (c, ty))| format!("{c} = ${}::text::{ty}", i + 1))
+                .collect::<Vec<_>>()
+                .join(" AND "),
+            may_repeat,
+        })
     }
 }

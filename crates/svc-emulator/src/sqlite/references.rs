@@ -76,10 +76,22 @@ impl flow::Connection for SqliteConnection<'_> {
     }
 
     async fn locator(&mut self, table: &TableRef) -> Result<Locator, EngineError> {
-        let columns = row_identity(self.conn, &table.name)?;
+        let mut columns = key_columns(self.conn, &table.name)?;
+        let may_repeat = columns.is_empty();
+        if may_repeat {
+            // No primary key: the engine promotes the first column.
+            columns = prepare(
+                self.conn,
+                "SELECT name FROM pragma_table_info(?1) WHERE cid = 0",
+            )?
+            .query_map([&table.name], |r| r.get::<_, String>(0))?
+            .collect::<rusqlite::Result<Vec<String>>>()?;
+        }
+        let columns: Vec<String> = columns.iter().map(|c| quote_ident(c)).collect();
         Ok(Locator {
             select: columns.join(", "),
             condition: equal_all(&columns),
+            may_repeat,
         })
     }
 }
@@ -93,7 +105,8 @@ struct RawReference {
     on_delete: Option<String>,
     /// Every referring column is nullable (SQLAlchemy's test for "delete-orphan" cascade).
     nullable: bool,
-    /// A referring column is part of the child's primary key.
+    /// A referring column is part of the child's primary key, or is the first column of a
+    /// child without one (the engine's promoted key).
     in_child_key: bool,
 }
 
@@ -102,7 +115,9 @@ fn references_to(conn: &Connection, parent: &str) -> Result<Vec<RawReference>, E
     let mut stmt = prepare(
         conn,
         "SELECT m.name, coalesce(m.sql, ''), f.id, f.\"from\", f.\"to\", \
-                coalesce(c.\"notnull\", 0), coalesce(c.pk, 0) \
+                coalesce(c.\"notnull\", 0), \
+                coalesce(c.pk, 0) > 0 OR (coalesce(c.cid, -1) = 0 AND NOT EXISTS \
+                  (SELECT 1 FROM pragma_table_info(m.name) WHERE pk > 0)) \
          FROM sqlite_schema AS m \
          JOIN pragma_foreign_key_list(m.name) AS f \
          LEFT JOIN pragma_table_info(m.name) AS c ON c.name = f.\"from\" \
@@ -389,33 +404,6 @@ fn key_columns(conn: &Connection, table: &str) -> Result<Vec<String>, EngineErro
         .query_map([table], |r| r.get::<_, String>(0))?
         .collect::<rusqlite::Result<Vec<String>>>()?;
     Ok(cols)
-}
-
-/// How rows of `table` are told apart: its rowid (under a name no column takes), else its
-/// primary key columns. Quoted.
-fn row_identity(conn: &Connection, table: &str) -> Result<Vec<String>, EngineError> {
-    let without_rowid: bool = prepare(
-        conn,
-        "SELECT coalesce(max(wr), 0) FROM pragma_table_list WHERE schema = 'main' AND name = ?1",
-    )?
-    .query_row([table], |r| r.get::<_, i64>(0))?
-        != 0;
-    if !without_rowid {
-        let mut stmt = prepare(conn, "SELECT name FROM pragma_table_xinfo(?1)")?;
-        let names = stmt
-            .query_map([table], |r| r.get::<_, String>(0))?
-            .collect::<rusqlite::Result<Vec<String>>>()?;
-        if let Some(alias) = ["rowid", "_rowid_", "oid"]
-            .into_iter()
-            .find(|a| !names.iter().any(|n| n.eq_ignore_ascii_case(a)))
-        {
-            return Ok(vec![alias.to_owned()]);
-        }
-    }
-    Ok(key_columns(conn, table)?
-        .iter()
-        .map(|c| quote_ident(c))
-        .collect())
 }
 
 /// `"c1" = ? AND "c2" = ?`.

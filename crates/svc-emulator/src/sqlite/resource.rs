@@ -974,6 +974,7 @@ impl Resource {
             let at = Locator {
                 select: key_cols.join(", "),
                 condition: equal_all(&key_cols),
+                may_repeat: model.promoted_key,
             };
             let mut flow_conn = SqliteConnection {
                 conn: &tx,
