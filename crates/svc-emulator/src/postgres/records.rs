@@ -17,6 +17,7 @@ use crate::engine::server::{
 };
 use crate::engine::table::Table;
 use crate::engine::time_zone::tz_of;
+use crate::engine::types::py_float_repr;
 use crate::engine::{ListSpec, Listing, MAX_PER_PAGE, Selection};
 use crate::flow::delete::follow_references;
 use crate::postgres::filter::{NEVER, Params, PgWhere, build_where, datetime_literal, order_sql};
@@ -622,7 +623,13 @@ fn bind_value(field: &PgField, v: &Internal, params: &mut Params) -> String {
             let value = params.cast(Some(text), ty);
             return format!("CAST({value} AS {})", field.cast);
         }
-        Internal::Json(j) if field.kind.is_array() => Some(array_text(j)),
+        Internal::Json(j) if field.kind.is_array() => match number_array(j) {
+            // psycopg2 writes a list of numbers as `ARRAY[1.5, 2]`, whose numbers PostgreSQL
+            // casts to the element type (an `integer[]` rounds 1.5 to 2); the numbers are the
+            // engine's own texts of parsed numbers, never the caller's text.
+            Some(array) => return format!("CAST({array} AS {})", field.cast),
+            None => Some(array_text(j)),
+        },
         Internal::Json(j) => Some(py_json_dumps(j)),
     };
     params.cast(text, &field.cast)
@@ -657,6 +664,28 @@ fn not_iterable(values: &[(&PgField, Internal)]) -> Result<(), EngineError> {
         }
     }
     Ok(())
+}
+
+/// `ARRAY[...]` of a non-empty (nested) list whose items are all finite numbers or `None`, as
+/// psycopg2 writes it; `None` for any other value (written as array text instead).
+fn number_array(v: &PyJson) -> Option<String> {
+    let PyJson::List(items) = v else {
+        return None;
+    };
+    if items.is_empty() {
+        return None;
+    }
+    let parts = items
+        .iter()
+        .map(|item| match item {
+            PyJson::Int(i) => Some(i.clone()),
+            PyJson::Float(f) if f.is_finite() => Some(py_float_repr(*f)),
+            PyJson::None => Some("NULL".to_owned()),
+            PyJson::List(_) => number_array(item),
+            _ => None,
+        })
+        .collect::<Option<Vec<String>>>()?;
+    Some(format!("ARRAY[{}]", parts.join(",")))
 }
 
 /// psycopg2's array literal of a Python list, as PostgreSQL's array text (`{1,"a b",NULL}`).
