@@ -30,6 +30,8 @@ mod seed;
 #[allow(dead_code)]
 pub(crate) mod server;
 pub(crate) mod table;
+// Read by the database servers' backends (SQLite ignores `tz`), each an optional feature.
+#[allow(dead_code)]
 pub(crate) mod time_zone;
 pub mod types;
 // Only the database servers' backends walk pages by anchors, and each is an optional
