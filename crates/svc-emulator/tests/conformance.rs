@@ -636,8 +636,30 @@ async fn tz_is_read_as_the_engine_reads_it_on_each_database(t: &Target) {
             .await;
         assert_eq!(deleted.status, 400);
     }
+    // A create with tz: the engine would keep the zone on its connection where it sets one.
+    let created = t
+        .call(
+            Method::POST,
+            "models/events?tz=%2B02:00",
+            Some(json!({"ok": true})),
+        )
+        .await;
+    let expected = if t.time_zone == TimeZone::Ignored {
+        201
+    } else {
+        400
+    };
+    assert_eq!(
+        created.status,
+        expected,
+        "{}",
+        String::from_utf8_lossy(&created.body)
+    );
     // An empty tz is none.
-    assert_eq!(t.ok("models/events?_order_by=id&tz=").await, plain);
+    assert_eq!(
+        t.ok("models/events?_order_by=id&tz=&id__lte=3").await,
+        plain
+    );
 }
 
 async fn aggregates(t: &Target) {

@@ -16,6 +16,10 @@ macro_rules! awaited_backend {
                 <$resource>::has_model(self, name)
             }
 
+            fn sets_time_zone(&self) -> bool {
+                true
+            }
+
             fn model_names(&self) -> Vec<String> {
                 <$resource>::model_names(self)
             }

@@ -52,6 +52,12 @@ pub(crate) trait Backend: Send + Sync + Debug + 'static {
     /// Whether the resource has a model of that name (as last read: start or reload).
     fn has_model(&self, name: &str) -> bool;
 
+    /// Whether the engine sets a request's `tz` on this database's session
+    /// (`engine::time_zone`): it does on the database servers, not on SQLite.
+    fn sets_time_zone(&self) -> bool {
+        false
+    }
+
     /// The names of the models, sorted (as last read: start or reload). For the `404` of an
     /// unknown model, which lists them.
     fn model_names(&self) -> Vec<String>;

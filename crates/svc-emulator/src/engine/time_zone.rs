@@ -55,6 +55,17 @@ pub(crate) fn tz_offset(value: &str) -> Option<i32> {
     Some(sign * (hours * 3600 + minutes * 60))
 }
 
+/// [decision: stricter] `tz` on a create, an update or a delete where the engine sets it: the
+/// engine commits the session's zone with the write, and its pooled connection answers later
+/// requests in that zone.
+pub(crate) fn tz_on_write() -> EngineError {
+    EngineError::field(
+        TZ_PARAM,
+        "tz on a create, an update or a delete: the data engine keeps that time zone on its \
+         database connection, which then answers later requests in it. Send tz with reads only.",
+    )
+}
+
 /// The engine's failure on a `tz` it cannot read.
 pub(crate) fn unreadable_tz(value: &str, lenient: bool) -> EngineError {
     EngineError::engine_fails(

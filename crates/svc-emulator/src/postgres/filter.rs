@@ -21,7 +21,7 @@ use crate::engine::filter::{
 use crate::engine::related::{Dialect, Related, relation_condition};
 use crate::engine::relation::Use;
 use crate::engine::table::Table;
-use crate::engine::time_zone::{TZ_PARAM, tz_of, tz_offset, unreadable_tz};
+use crate::engine::time_zone::{TZ_PARAM, tz_of, tz_offset, tz_on_write, unreadable_tz};
 use crate::engine::types::{FilterFamily, Search, py_float_repr};
 use crate::postgres::schema::{PgField, PgModel};
 use crate::postgres::types::PgKind;
@@ -658,11 +658,7 @@ pub(crate) fn build_where(
 /// and fails on the rest; the emulator takes offsets.
 fn time_zone(tz: &str, use_: Use, lenient: bool) -> Result<(), EngineError> {
     if use_ == Use::Write {
-        return Err(EngineError::field(
-            TZ_PARAM,
-            "tz on an update or a delete: the data engine keeps that time zone on its database \
-             connection, which then answers later requests in it. Send tz with reads only.",
-        ));
+        return Err(tz_on_write());
     }
     if tz_offset(tz).is_some() {
         return Ok(());

@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use crate::engine::body::unknown_fields;
 use crate::engine::convert::{PyJson, parse_form, parse_py_json};
+use crate::engine::time_zone::{tz_of, tz_on_write};
 use crate::engine::{AggregateRequest, EngineError, GroupRequest};
 use crate::http::AppState;
 use crate::http::HttpError;
@@ -130,13 +131,20 @@ async fn list(
     Ok(json_bytes(StatusCode::OK, list_body(listing, &url, &pairs)))
 }
 
-/// `POST`: `201` with the stored record.
+/// `POST`: `201` with the stored record. Of the query, only `tz` counts (refused where the
+/// engine would set it: `engine::time_zone`).
 async fn create(
     State(state): State<AppState>,
     ModelAccess { db, model }: ModelAccess,
+    uri: Uri,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, HttpError> {
+    if db.sets_time_zone()
+        && tz_of(&selection(&query_pairs(uri.query()), state.lenient())).is_some()
+    {
+        return Err(db.reply(tz_on_write()));
+    }
     let fields = engine_body(&headers, body).await?;
     strict_fields(&state, || db.field_names(&model), &model, &fields)?;
     let bytes = db.create(model, fields, state.lenient()).await?;
