@@ -49,10 +49,11 @@ pub(crate) fn relation_condition<T: Table>(
     mut bind: impl FnMut(&T::Column, &str) -> String,
 ) -> Result<String, EngineError> {
     let use_ = related.use_;
-    if use_ == Use::Summary {
+    // A path without joins filters the model's own column, in an aggregate as in a list.
+    if use_ == Use::Summary && !path.hops.is_empty() {
         return Err(misread(
-            "_relation in an aggregate or a group: the data engine joins the path's tables \
-             without a condition on the model's rows (every row counts once per joined row). \
+            "_relation with joins in an aggregate or a group: the data engine keeps the path's \
+             condition but not its joins (every row counts once per row of the joined tables). \
              Filter the model's own columns instead."
                 .to_owned(),
         ));
@@ -73,7 +74,19 @@ pub(crate) fn relation_condition<T: Table>(
     let mut sql = format!("{} IN (", (dialect.outer_sql)(first));
     // Each joined table, kept for the last one's column.
     let mut tables: Vec<Arc<T>> = Vec::with_capacity(path.hops.len());
+    // SQLAlchemy refuses to join a table the query already has (the engine fails).
+    let mut joined = vec![model.table_name().to_owned()];
     for (i, hop) in path.hops.iter().enumerate() {
+        if joined.contains(&hop.table) {
+            return Err(fails(
+                lenient,
+                format!(
+                    "_relation joins {:?} a second time, which the data engine fails on (500).",
+                    hop.table
+                ),
+            ));
+        }
+        joined.push(hop.table.clone());
         let table = (related.find)(&hop.table).ok_or_else(|| {
             fails(
                 lenient,

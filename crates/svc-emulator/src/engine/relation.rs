@@ -14,8 +14,9 @@
 //! engine's list counts every joined row and shows each record once, so its count and pages
 //! disagree with its records: the emulator refuses such a list ([decision: stricter]); a
 //! retrieve, update or delete only asks whether the record is selected, and is served.
-//! Aggregate and group join the tables beside the model's without a condition on it (a cross
-//! product): refused too. A name the schema lacks, a step without its parts, or a repeated
+//! Aggregate and group keep the path's condition but drop its joins (a cross product): refused
+//! too when the path has joins (a path without joins filters the model's own column and is
+//! served). Joining a table the query already has makes the engine fail. A name the schema lacks, a step without its parts, or a repeated
 //! `_relation` make the engine fail (500); a value holding a `.` is cut there (`email.a@b.com`
 //! looks for `a@b`): both refused in strict mode; lenient mode fails where the engine fails,
 //! and refuses the misreadings it does not reproduce.
@@ -25,6 +26,9 @@ use crate::engine::list::Selection;
 
 /// The parameter's name.
 pub(crate) const RELATION_PARAM: &str = "_relation";
+
+/// The same with its one lookup, which the engine reads before it.
+const RELATION_EXACT_PARAM: &str = "_relation__exact";
 
 /// One join of a path: the current table's column, the next table, and its column.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,12 +73,21 @@ pub(crate) fn misread(message: String) -> EngineError {
 
 /// The selection's `_relation`, if it has a non-empty one.
 pub(crate) fn relation_of(selection: &Selection) -> Result<Option<RelationPath>, EngineError> {
-    let given: Vec<&str> = selection
-        .filters
-        .iter()
-        .filter(|(k, _)| k == RELATION_PARAM)
-        .map(|(_, v)| v.as_str())
-        .collect();
+    // The engine's filter reads `_relation__exact` first, then `_relation`.
+    let values_of = |key: &str| -> Vec<&str> {
+        selection
+            .filters
+            .iter()
+            .filter(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+            .collect()
+    };
+    let exact = values_of(RELATION_EXACT_PARAM);
+    let given = if exact.is_empty() {
+        values_of(RELATION_PARAM)
+    } else {
+        exact
+    };
     match given.as_slice() {
         [] | [""] => Ok(None),
         [one] => parse(one, selection.lenient).map(Some),
@@ -203,6 +216,16 @@ mod tests {
         }
         let twice = relation_of(&selection(&["a.1", "b.2"], true)).unwrap_err();
         assert_eq!(status(twice), 500);
+        // `_relation__exact` is read first.
+        let both = Selection {
+            filters: vec![
+                (RELATION_PARAM.to_owned(), "a.1".to_owned()),
+                (RELATION_EXACT_PARAM.to_owned(), "b.2".to_owned()),
+            ],
+            search: Vec::new(),
+            lenient: false,
+        };
+        assert_eq!(relation_of(&both).unwrap().unwrap().column, "b");
         // Misreadings: refused in both modes.
         for misread in ["email.a@b.com", "a.b.c", "a.b.c.d|name.x"] {
             assert_eq!(status(read(misread).unwrap_err()), 400, "{misread}");

@@ -15,16 +15,20 @@ use crate::engine::list::Selection;
 /// The parameter's name.
 pub(crate) const TZ_PARAM: &str = "tz";
 
-/// The `tz` a request gives: the last value, as Tornado's `get_argument` reads it; an empty
-/// one is none.
-pub(crate) fn tz_of(selection: &Selection) -> Option<&str> {
+/// The `tz` a request gives: the last value, as Tornado's `get_argument` reads it, empty
+/// included (on PostgreSQL the engine fails on an empty one).
+pub(crate) fn tz_given(selection: &Selection) -> Option<&str> {
     selection
         .filters
         .iter()
         .rev()
         .find(|(k, _)| k == TZ_PARAM)
         .map(|(_, v)| v.as_str())
-        .filter(|v| !v.is_empty())
+}
+
+/// The `tz` a request gives, an empty one being none.
+pub(crate) fn tz_of(selection: &Selection) -> Option<&str> {
+    tz_given(selection).filter(|v| !v.is_empty())
 }
 
 /// The UTC offset, in seconds, that the engine reads from a `tz` value (dateparser's reading of
@@ -118,6 +122,7 @@ mod tests {
         };
         assert_eq!(tz_of(&selection(&["+01:00", "+02:00"])), Some("+02:00"));
         assert_eq!(tz_of(&selection(&[""])), None);
+        assert_eq!(tz_given(&selection(&[""])), Some(""));
         assert_eq!(tz_of(&selection(&[])), None);
     }
 }

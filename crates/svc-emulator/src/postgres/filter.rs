@@ -21,7 +21,7 @@ use crate::engine::filter::{
 use crate::engine::related::{Dialect, Related, relation_condition};
 use crate::engine::relation::Use;
 use crate::engine::table::Table;
-use crate::engine::time_zone::{TZ_PARAM, tz_of, tz_offset, tz_on_write, unreadable_tz};
+use crate::engine::time_zone::{TZ_PARAM, tz_given, tz_offset, tz_on_write, unreadable_tz};
 use crate::engine::types::{FilterFamily, Search, py_float_repr};
 use crate::postgres::schema::{PgField, PgModel};
 use crate::postgres::types::PgKind;
@@ -612,7 +612,7 @@ pub(crate) fn build_where(
     related: &Related<'_, PgModel>,
 ) -> Result<PgWhere, EngineError> {
     let mut params = Params::default();
-    if let Some(tz) = tz_of(selection) {
+    if let Some(tz) = tz_given(selection) {
         time_zone(tz, related.use_, selection.lenient)?;
     }
     let fields = model.filter_fields();
@@ -663,9 +663,10 @@ fn time_zone(tz: &str, use_: Use, lenient: bool) -> Result<(), EngineError> {
     if tz_offset(tz).is_some() {
         return Ok(());
     }
-    if tz
-        .chars()
-        .all(|c| c.is_ascii_alphabetic() || c == '/' || c == '_')
+    if !tz.is_empty()
+        && tz
+            .chars()
+            .all(|c| c.is_ascii_alphabetic() || c == '/' || c == '_')
     {
         return Err(EngineError::field(
             TZ_PARAM,
