@@ -5,9 +5,10 @@
 
 /// Implements [`Backend`](crate::backend::Backend) for `$resource`, whose inherent methods do
 /// the work with the same names and arguments for every such database: `has_model`,
-/// `model_names`, `field_names`, and the async `list`, `retrieve_selected`, `create_body`,
+/// `model_names`, `field_names`, and the async `create_body`,
 /// `update_body`, `delete_selected`, `aggregate`, `group`, `reload` and `sql`. (Unused when no
-/// such backend is built.)
+/// such backend is built.) Lists and retrieves are the flows of `flow::read`, over the
+/// resource's `flow::database::Database`.
 #[allow(unused_macros)]
 macro_rules! awaited_backend {
     ($resource:ty) => {
@@ -36,7 +37,7 @@ macro_rules! awaited_backend {
             ) -> $crate::backend::Work<$crate::engine::Listing> {
                 Box::pin(async move {
                     let _hold = hold;
-                    <$resource>::list(&self, &model, &spec).await
+                    $crate::flow::read::list(&*self, &model, &spec).await
                 })
             }
 
@@ -49,7 +50,7 @@ macro_rules! awaited_backend {
             ) -> $crate::backend::Work<Vec<u8>> {
                 Box::pin(async move {
                     let _hold = hold;
-                    self.retrieve_selected(&model, &pk, &selection).await
+                    $crate::flow::read::retrieve(&*self, &model, &pk, &selection).await
                 })
             }
 

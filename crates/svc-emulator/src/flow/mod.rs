@@ -5,10 +5,14 @@
 //! it reflects a foreign key, how it tells one row from another, its driver's values and its
 //! errors. The flow never names a database, and a database never repeats a flow.
 //!
+//! - [`read`]: a list (its page, count and walks, through the database's [`database::Database`])
+//!   and a record's retrieve.
 //! - [`delete`]: what SQLAlchemy's automap relationships do to the rows that refer to a row
 //!   being deleted (set to NULL, deleted in turn, or left to the database).
 
 pub(crate) mod connection;
+pub(crate) mod database;
 pub(crate) mod delete;
+pub(crate) mod read;
 
 pub(crate) use connection::{Connection, Locator, OnDelete, Reference, TableRef};

@@ -2,22 +2,22 @@
 //! them on MySQL (see [`super`]).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use mysql_async::prelude::Queryable;
-use mysql_async::{Row, TxOpts, Value};
+use mysql_async::{Conn, Row, TxOpts, Value};
 
 use crate::engine::EngineError;
+use crate::engine::Selection;
 use crate::engine::body::non_field;
 use crate::engine::convert::{InputField, Internal, PyJson, py_json_dumps, to_internal};
-use crate::engine::filter::order_selects_nothing;
 use crate::engine::relation::Use;
 use crate::engine::server::{
-    BodyColumn, RecordRow, body_values, check_readable, generated_given, keep_changed,
-    one_row_per_identity, record_json, records_json, validate,
+    BodyColumn, RecordRow, body_values, generated_given, keep_changed, record_json, validate,
 };
 use crate::engine::table::Table;
-use crate::engine::{ListSpec, Listing, MAX_PER_PAGE, Selection};
 use crate::flow::Locator;
+use crate::flow::database::{Database, Page};
 use crate::flow::delete::follow_references;
 use crate::mysql::filter::{MyWhere, NEVER, Params, build_where, order_sql, stored_literal, unhex};
 use crate::mysql::references::{MyConnection, table};
@@ -31,74 +31,88 @@ const ESTIMATE_FROM: u64 = 10_000;
 /// MySQL's error code of a duplicate key.
 const DUPLICATE_ENTRY: u16 = 1062;
 
-impl MyResource {
-    /// One page of records of `model`, or all of them (`no_pagination`), as the engine lists
-    /// them. A page past the first reads and converts only its own rows (see `mysql/walks.rs`).
-    pub async fn list(&self, model: &str, spec: &ListSpec) -> Result<Listing, EngineError> {
-        let model = self.model_or_404(model)?;
-        let lenient = spec.selection.lenient;
-        let mut filter = build_where(&model, &spec.selection, &self.related(Use::List))?;
-        let terms = model.order_terms(&spec.order_by, lenient)?;
-        let order = order_sql(&model, &terms);
-        if order_selects_nothing(&spec.order_by) {
-            filter = MyWhere::nothing(NEVER);
-        }
-        let mut conn = self.conn().await?;
-        let tz = self.timezone(&mut conn).await?;
-        let select = format!(
-            "SELECT {} FROM {}{}{order}",
-            model.select_list, model.table_sql, filter.sql
-        );
-        if spec.no_pagination {
-            let sql = format!("{select} LIMIT {MAX_PER_PAGE}");
-            let rows = self.read(&mut conn, &sql, &filter.params, lenient).await?;
-            let rows = one_row_per_identity(&model, rows);
-            check_readable(&model, &rows, lenient)?;
-            return Ok(Listing::All(records_json(&model, &rows, tz)));
-        }
-        let per_page = spec.per_page.max(1);
-        let number = spec.page.max(1);
-        let offset = (number - 1).saturating_mul(per_page);
-        let seek = walks::seek_terms(&model, &terms).filter(|_| offset > 0);
-        let (rows, count) = match seek {
-            Some(seek) => {
-                let page = Page {
-                    model: &model,
-                    filter: &filter,
-                    order: &order,
-                    seek: &seek,
-                    per_page,
-                    offset,
-                    lenient,
-                };
-                let (rows, count) = self.walk_page(&mut conn, &page).await?;
-                (rows, Some(count))
-            }
-            None => {
-                let sql = format!("{select} LIMIT {per_page} OFFSET {offset}");
-                let rows = self.read(&mut conn, &sql, &filter.params, lenient).await?;
-                (rows, None)
-            }
-        };
-        let rows = one_row_per_identity(&model, rows);
-        let len = rows.len() as u64;
-        // The engine's paginator counts a short first page by its records, else runs a
-        // COUNT: they differ only where rows share a promoted key (one record, several rows).
-        let count = match count {
-            _ if number == 1 && len < per_page => len,
-            Some(count) => count,
-            None => self.count(&mut conn, &model, &filter, lenient).await?,
-        };
-        check_readable(&model, &rows, lenient)?;
-        Ok(Listing::Page {
-            count,
-            number,
-            per_page,
-            len,
-            records: records_json(&model, &rows, tz),
-        })
+/// MySQL's side of the record flows (`flow::read`).
+impl Database for MyResource {
+    type Model = MyModel;
+    type Field = MyField;
+    type Params = Params;
+    type Row = Row;
+    type Reader = Conn;
+    const NEVER: &'static str = NEVER;
+
+    fn model(&self, name: &str) -> Result<Arc<MyModel>, EngineError> {
+        self.model_or_404(name)
     }
 
+    fn filters(
+        &self,
+        model: &MyModel,
+        selection: &Selection,
+        use_: Use,
+    ) -> Result<MyWhere, EngineError> {
+        build_where(model, selection, &self.related(use_))
+    }
+
+    fn key_condition(
+        model: &MyModel,
+        raw: &str,
+        params: &mut Params,
+    ) -> Result<String, EngineError> {
+        key_condition(model, raw, params)
+    }
+
+    fn order_sql(model: &MyModel, terms: &[(usize, bool)]) -> String {
+        order_sql(model, terms)
+    }
+
+    /// A pooled connection: `tz` is refused by the filters on MySQL.
+    async fn reader(&self, _tz: Option<&str>) -> Result<Conn, EngineError> {
+        self.conn().await
+    }
+
+    async fn time_zone(&self, reader: &mut Conn) -> Result<i32, EngineError> {
+        self.timezone(reader).await
+    }
+
+    async fn read(
+        &self,
+        reader: &mut Conn,
+        sql: &str,
+        params: &Params,
+        lenient: bool,
+    ) -> Result<Vec<Row>, EngineError> {
+        self.read_rows(reader, sql, params, lenient).await
+    }
+
+    /// A page past the first reads and converts only its own rows (see `mysql/walks.rs`).
+    async fn page(
+        &self,
+        reader: &mut Conn,
+        page: &Page<'_, Self>,
+    ) -> Result<(Vec<Row>, Option<u64>), EngineError> {
+        if let Some(seek) = walks::seek_terms(page.model, page.terms).filter(|_| page.offset > 0) {
+            let (rows, count) = self.walk_page(reader, page, &seek).await?;
+            return Ok((rows, Some(count)));
+        }
+        let sql = page.offset_select();
+        let rows = self
+            .read_rows(reader, &sql, &page.filter.params, page.lenient)
+            .await?;
+        Ok((rows, None))
+    }
+
+    async fn count(
+        &self,
+        reader: &mut Conn,
+        model: &MyModel,
+        filter: &MyWhere,
+        lenient: bool,
+    ) -> Result<u64, EngineError> {
+        self.count_rows(reader, model, filter, lenient).await
+    }
+}
+
+impl MyResource {
     /// A page past the first of an order that reaches the unique key, and its count: from the
     /// nearest anchor of the same walk when the data is still that of the anchor, else with
     /// `OFFSET` over the keys alone; the end of a full page is kept as an anchor, a filtered
@@ -107,13 +121,13 @@ impl MyResource {
     async fn walk_page(
         &self,
         conn: &mut mysql_async::Conn,
-        page: &Page<'_>,
+        page: &Page<'_, Self>,
+        seek: &[(usize, bool)],
     ) -> Result<(Vec<Row>, u64), EngineError> {
         let Page {
             model,
             filter,
             order,
-            seek,
             offset,
             lenient,
             ..
@@ -148,17 +162,17 @@ impl MyResource {
                 let mut params = filter.params.clone();
                 let fields: Vec<&MyField> = seek.iter().map(|&(i, _)| &model.fields[i]).collect();
                 let seek_sql = walks::seek_condition(&fields, seek, &anchor.sort_key, &mut params);
-                let sql = keyed_select(page, &filter.and(&seek_sql), offset - at);
-                self.read(conn, &sql, &params, lenient).await?
+                let sql = keyed_select(page, seek, &filter.and(&seek_sql), offset - at);
+                self.read_rows(conn, &sql, &params, lenient).await?
             }
             None => {
-                let sql = keyed_select(page, &filter.sql, offset);
-                self.read(conn, &sql, &filter.params, lenient).await?
+                let sql = keyed_select(page, seek, &filter.sql, offset);
+                self.read_rows(conn, &sql, &filter.params, lenient).await?
             }
         };
         let mut count = match kept_count {
             Some(n) => n,
-            None => self.count(conn, model, filter, lenient).await?,
+            None => self.count_rows(conn, model, filter, lenient).await?,
         };
         let after = match before {
             Some(_) => walks::token(conn).await,
@@ -166,7 +180,7 @@ impl MyResource {
         };
         match (before, after) {
             (Some(before), Some(after)) if before == after => {
-                self.keep_anchor(&walk_key, page, &rows, &before);
+                self.keep_anchor(&walk_key, page, seek, &rows, &before);
                 if !filter.sql.is_empty() {
                     self.walks.keep_count(count_key, before, count);
                 }
@@ -174,9 +188,9 @@ impl MyResource {
             _ if remembered => {
                 // A write committed while the page was read: what the memo gave may be
                 // stale, so the page and its count are read afresh, as the engine reads them.
-                let sql = keyed_select(page, &filter.sql, offset);
-                rows = self.read(conn, &sql, &filter.params, lenient).await?;
-                count = self.count(conn, model, filter, lenient).await?;
+                let sql = keyed_select(page, seek, &filter.sql, offset);
+                rows = self.read_rows(conn, &sql, &filter.params, lenient).await?;
+                count = self.count_rows(conn, model, filter, lenient).await?;
             }
             _ => {}
         }
@@ -184,13 +198,20 @@ impl MyResource {
     }
 
     /// Keeps the end of a full page as an anchor of its walk.
-    fn keep_anchor(&self, walk_key: &[u8], page: &Page<'_>, rows: &[Row], token: &str) {
+    fn keep_anchor(
+        &self,
+        walk_key: &[u8],
+        page: &Page<'_, Self>,
+        seek: &[(usize, bool)],
+        rows: &[Row],
+        token: &str,
+    ) {
         let len = rows.len() as u64;
         let Some(last) = rows.last().filter(|_| len == page.per_page) else {
             return;
         };
         let at = page.model.fields.len();
-        let sort_key = (at..at + page.seek.len())
+        let sort_key = (at..at + seek.len())
             .map(|c| last.as_ref(c).cloned().filter(|v| *v != Value::NULL))
             .collect();
         self.walks
@@ -199,7 +220,7 @@ impl MyResource {
 
     /// The engine's count: the `EXPLAIN SELECT COUNT(*)` estimate of an unfiltered table when
     /// it is at least 10 000 (its `rows` column), else `COUNT(*)`.
-    async fn count(
+    async fn count_rows(
         &self,
         conn: &mut mysql_async::Conn,
         model: &MyModel,
@@ -223,7 +244,7 @@ impl MyResource {
             }
         }
         let sql = format!("SELECT COUNT(*) FROM {}{}", model.table_sql, filter.sql);
-        let rows = self.read(conn, &sql, &filter.params, lenient).await?;
+        let rows = self.read_rows(conn, &sql, &filter.params, lenient).await?;
         Ok(rows
             .first()
             .and_then(|r| r.as_ref(0))
@@ -234,7 +255,7 @@ impl MyResource {
 
     /// Runs a read. A database error is where the engine fails (`500`): strict mode answers
     /// `400` with MySQL's message.
-    pub(crate) async fn read(
+    pub(crate) async fn read_rows(
         &self,
         conn: &mut impl Queryable,
         sql: &str,
@@ -245,32 +266,6 @@ impl MyResource {
             .await
             .map_err(|e| self.read_failure(e))
             .map_err(|e| e.unless_lenient(lenient))
-    }
-
-    /// The record of `model` whose key is `pk` and that `selection` selects, as JSON bytes.
-    pub async fn retrieve_selected(
-        &self,
-        model: &str,
-        pk: &str,
-        selection: &Selection,
-    ) -> Result<Vec<u8>, EngineError> {
-        let model = self.model_or_404(model)?;
-        let mut filter = build_where(&model, selection, &self.related(Use::Record))?;
-        let key = key_condition(&model, pk, &mut filter.params)?;
-        let mut conn = self.conn().await?;
-        let tz = self.timezone(&mut conn).await?;
-        let sql = format!(
-            "SELECT {} FROM {}{} LIMIT 1",
-            model.select_list,
-            model.table_sql,
-            filter.and(&key)
-        );
-        let rows = self
-            .read(&mut conn, &sql, &filter.params, selection.lenient)
-            .await?;
-        let row = rows.first().ok_or(EngineError::RecordNotFound)?;
-        check_readable(&model, std::slice::from_ref(row), selection.lenient)?;
-        Ok(record_json(&model, row, tz))
     }
 
     /// Creates a record from a body as the engine does, and returns it as stored (`201`).
@@ -516,7 +511,7 @@ impl MyResource {
             model.table_sql,
             filter.and(key)
         );
-        let rows = self.read(tx, &sql, &filter.params, lenient).await?;
+        let rows = self.read_rows(tx, &sql, &filter.params, lenient).await?;
         let row = rows.first().ok_or(EngineError::RecordNotFound)?;
         Ok((0..columns.len())
             .map(|i| row.as_ref(i).cloned().unwrap_or(Value::NULL))
@@ -713,36 +708,24 @@ fn at_identity(model: &MyModel) -> String {
         .join(" AND ")
 }
 
-/// One page of a walk.
-#[derive(Clone, Copy)]
-struct Page<'a> {
-    model: &'a MyModel,
-    filter: &'a MyWhere,
-    order: &'a str,
-    /// The order's terms up to the unique key ([`walks::seek_terms`]).
-    seek: &'a [(usize, bool)],
-    per_page: u64,
-    offset: u64,
-    lenient: bool,
-}
-
 /// The page's rows where `where_sql` holds, after the first `skip` of them, each with its sort
 /// key read beside its fields. Rows skipped are skipped by their keys alone, in a derived table
 /// that the page's rows are joined to (the key is unique: [`walks::seek_terms`]).
-fn keyed_select(page: &Page<'_>, where_sql: &str, skip: u64) -> String {
+fn keyed_select(
+    page: &Page<'_, MyResource>,
+    seek: &[(usize, bool)],
+    where_sql: &str,
+    skip: u64,
+) -> String {
     let Page {
         model,
         order,
         per_page,
-        seek,
         ..
     } = *page;
     let extra = walks::sort_key_columns(model, seek);
     if skip == 0 {
-        return format!(
-            "SELECT {}{extra} FROM {}{where_sql}{order} LIMIT {per_page}",
-            model.select_list, model.table_sql
-        );
+        return page.select(&extra, where_sql);
     }
     let key = &model.pk_field().qualified;
     // The derived table's name, never the table's own.

@@ -13,6 +13,7 @@ use mysql_async::prelude::Queryable;
 use crate::engine::EngineError;
 use crate::engine::table::{Column, index_by_name, table_of_fields};
 use crate::engine::types::FilterFamily;
+use crate::flow::database::ModelSql;
 use crate::mysql::types::MyKind;
 
 /// `name` as a MySQL identifier: in backquotes, a backquote doubled.
@@ -72,6 +73,16 @@ pub(crate) struct MyModel {
     /// Every column as [`MyKind::select`] reads it, in order.
     pub select_list: String,
     index: BTreeMap<String, usize>,
+}
+
+impl ModelSql for MyModel {
+    fn table_sql(&self) -> &str {
+        &self.table_sql
+    }
+
+    fn select_list(&self) -> &str {
+        &self.select_list
+    }
 }
 
 impl Column for MyField {

@@ -2,23 +2,24 @@
 //! answers them on PostgreSQL (see [`super`]).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use deadpool_postgres::Object;
 
 use tokio_postgres::Row;
 use tokio_postgres::error::SqlState;
 
 use crate::engine::EngineError;
+use crate::engine::Selection;
 use crate::engine::body::non_field;
 use crate::engine::convert::{InputField, Internal, PyJson, py_json_dumps, py_text, to_internal};
-use crate::engine::filter::order_selects_nothing;
 use crate::engine::relation::Use;
 use crate::engine::server::{
-    BodyColumn, RecordRow, body_values, generated_given, keep_changed, one_row_per_identity,
-    record_json, records_json, validate,
+    BodyColumn, RecordRow, body_values, generated_given, keep_changed, record_json, validate,
 };
 use crate::engine::table::Table;
-use crate::engine::time_zone::tz_of;
 use crate::engine::types::py_float_repr;
-use crate::engine::{ListSpec, Listing, MAX_PER_PAGE, Selection};
+use crate::flow::database::{Database, Page};
 use crate::flow::delete::follow_references;
 use crate::postgres::filter::{NEVER, Params, PgWhere, build_where, datetime_literal, order_sql};
 use crate::postgres::references::{PgConnection, by_ctid, table};
@@ -33,96 +34,111 @@ const ESTIMATE_FROM: i64 = 10_000;
 /// (filters, order, paging) is a statement of its own.
 const STATEMENTS_PER_CONNECTION: usize = 256;
 
-impl PgResource {
-    /// One page of records of `model`, or all of them (`no_pagination`), as the engine lists
-    /// them. A page reads and converts only its own rows (see `postgres/walks.rs`).
-    pub async fn list(&self, model: &str, spec: &ListSpec) -> Result<Listing, EngineError> {
-        let model = self.model_or_404(model)?;
-        let lenient = spec.selection.lenient;
-        let mut filter = build_where(&model, &spec.selection, &self.related(Use::List))?;
-        let terms = model.order_terms(&spec.order_by, lenient)?;
-        let order = order_sql(&model, &terms);
-        if order_selects_nothing(&spec.order_by) {
-            filter = PgWhere::nothing(NEVER);
-        }
-        let client = self.client_in(tz_of(&spec.selection)).await?;
-        let tz = self.timezone(&client).await?;
-        if spec.no_pagination {
-            let sql = format!(
-                "SELECT {} FROM {}{}{order} LIMIT {MAX_PER_PAGE}",
-                model.select_list, model.table_sql, filter.sql
-            );
-            let rows = self.read(&client, &sql, &filter.params, lenient).await?;
-            let rows = one_row_per_identity(&model, rows);
-            return Ok(Listing::All(records_json(&model, &rows, tz)));
-        }
-        let per_page = spec.per_page.max(1);
-        let number = spec.page.max(1);
-        let offset = (number - 1).saturating_mul(per_page);
-        let page = Page {
-            model: &model,
-            filter: &filter,
-            terms: &terms,
-            order: &order,
-            per_page,
-            offset,
-            lenient,
-        };
-        // The count, when it is sure to be needed (any page but the first) or cheap (the
-        // catalog's estimate, or a count of a table too small to have one), goes with the
-        // page: both statements are sent before either answer is awaited.
-        let (rows, counted) = if number > 1 || filter.sql.is_empty() {
-            let (rows, count) = futures_util::future::try_join(
-                self.page(&client, &page),
-                self.count(&client, &model, &filter, lenient),
-            )
-            .await?;
-            (rows, Some(count))
-        } else {
-            (self.page(&client, &page).await?, None)
-        };
-        let rows = one_row_per_identity(&model, rows);
-        let len = rows.len() as u64;
-        // The engine's paginator counts a short first page by its records, else runs a
-        // COUNT: they differ only where rows share a promoted key (one record, several rows).
-        let count = match counted {
-            _ if number == 1 && len < per_page => len,
-            Some(count) => count,
-            None => self.count(&client, &model, &filter, lenient).await?,
-        };
-        Ok(Listing::Page {
-            count,
-            number,
-            per_page,
-            len,
-            records: records_json(&model, &rows, tz),
-        })
+/// PostgreSQL's side of the record flows (`flow::read`).
+impl Database for PgResource {
+    type Model = PgModel;
+    type Field = PgField;
+    type Params = Params;
+    type Row = Row;
+    type Reader = Object;
+    const NEVER: &'static str = NEVER;
+
+    fn model(&self, name: &str) -> Result<Arc<PgModel>, EngineError> {
+        self.model_or_404(name)
     }
 
+    fn filters(
+        &self,
+        model: &PgModel,
+        selection: &Selection,
+        use_: Use,
+    ) -> Result<PgWhere, EngineError> {
+        build_where(model, selection, &self.related(use_))
+    }
+
+    fn key_condition(
+        model: &PgModel,
+        raw: &str,
+        params: &mut Params,
+    ) -> Result<String, EngineError> {
+        key_condition(model, raw, params)
+    }
+
+    fn order_sql(model: &PgModel, terms: &[(usize, bool)]) -> String {
+        order_sql(model, terms)
+    }
+
+    async fn reader(&self, tz: Option<&str>) -> Result<Object, EngineError> {
+        self.client_in(tz).await
+    }
+
+    async fn time_zone(&self, reader: &mut Object) -> Result<i32, EngineError> {
+        self.timezone(reader).await
+    }
+
+    async fn read(
+        &self,
+        reader: &mut Object,
+        sql: &str,
+        params: &Params,
+        lenient: bool,
+    ) -> Result<Vec<Row>, EngineError> {
+        self.read_rows(reader, sql, params, lenient).await
+    }
+
+    /// A page reads and converts only its own rows (see `postgres/walks.rs`). The count, when
+    /// it is sure to be needed (any page but the first) or cheap (the catalog's estimate, or a
+    /// count of a table too small to have one), goes with the page: both statements are sent
+    /// before either answer is awaited.
+    async fn page(
+        &self,
+        reader: &mut Object,
+        page: &Page<'_, Self>,
+    ) -> Result<(Vec<Row>, Option<u64>), EngineError> {
+        let client = &*reader;
+        if page.number > 1 || page.filter.sql.is_empty() {
+            let (rows, count) = futures_util::future::try_join(
+                self.page_rows(client, page),
+                self.count_rows(client, page.model, page.filter, page.lenient),
+            )
+            .await?;
+            return Ok((rows, Some(count)));
+        }
+        Ok((self.page_rows(client, page).await?, None))
+    }
+
+    async fn count(
+        &self,
+        reader: &mut Object,
+        model: &PgModel,
+        filter: &PgWhere,
+        lenient: bool,
+    ) -> Result<u64, EngineError> {
+        self.count_rows(reader, model, filter, lenient).await
+    }
+}
+
+impl PgResource {
     /// The rows of one page: those of `LIMIT per_page OFFSET offset`, read from the nearest
     /// anchor of the same walk when one is valid, else with `OFFSET` over the keys alone; the
     /// end of a full page is kept as an anchor. Without a total order that can be sought
     /// (see [`walks::seek_terms`]), the engine's statement as it is.
-    async fn page(
+    async fn page_rows(
         &self,
         client: &deadpool_postgres::ClientWrapper,
-        page: &Page<'_>,
+        page: &Page<'_, Self>,
     ) -> Result<Vec<Row>, EngineError> {
         let Page {
             model,
             filter,
             order,
-            per_page,
             offset,
             lenient,
             ..
         } = *page;
         let Some(seek) = walks::seek_terms(model, page.terms) else {
-            let sql = format!(
-                "SELECT {} FROM {}{}{order} LIMIT {per_page} OFFSET {offset}",
-                model.select_list, model.table_sql, filter.sql
-            );
-            return self.read(client, &sql, &filter.params, lenient).await;
+            let sql = page.offset_select();
+            return self.read_rows(client, &sql, &filter.params, lenient).await;
         };
         let walk_key = walks::key(
             &format!("{}{}{order}", model.table_sql, filter.sql),
@@ -141,7 +157,7 @@ impl PgResource {
             let fields: Vec<&PgField> = seek.iter().map(|&(i, _)| &model.fields[i]).collect();
             let seek_sql = walks::seek_condition(&fields, &seek, &anchor.sort_key, &mut params);
             let sql = keyed_select(page, &extra, &filter.and(&seek_sql), offset - at);
-            let rows = self.read(client, &sql, &params, lenient).await?;
+            let rows = self.read_rows(client, &sql, &params, lenient).await?;
             let same = rows.first().is_some_and(|r| {
                 r.get::<_, Option<&str>>(snapshot_at) == Some(anchor.token.as_str())
             });
@@ -151,7 +167,9 @@ impl PgResource {
             }
         }
         let sql = keyed_select(page, &extra, &filter.sql, offset);
-        let rows = self.read(client, &sql, &filter.params, lenient).await?;
+        let rows = self
+            .read_rows(client, &sql, &filter.params, lenient)
+            .await?;
         self.keep_anchor(&walk_key, offset, &rows, page, seek.len());
         Ok(rows)
     }
@@ -162,7 +180,7 @@ impl PgResource {
         walk_key: &[u8],
         offset: u64,
         rows: &[Row],
-        page: &Page<'_>,
+        page: &Page<'_, Self>,
         terms: usize,
     ) {
         let len = rows.len() as u64;
@@ -184,7 +202,7 @@ impl PgResource {
     /// any schema), else `COUNT(*)`. Unfiltered, one statement does both: `COALESCE` runs the
     /// count only when the estimate is not taken (never remembered: `VACUUM` may change the
     /// estimate without a transaction). Filtered, the count is remembered per snapshot.
-    async fn count(
+    async fn count_rows(
         &self,
         client: &deadpool_postgres::ClientWrapper,
         model: &PgModel,
@@ -199,7 +217,7 @@ impl PgResource {
                 model.table_sql
             );
             let params = Params(vec![Some(model.name.clone())]);
-            self.read(client, &sql, &params, lenient).await?
+            self.read_rows(client, &sql, &params, lenient).await?
         } else {
             // A filtered count is remembered with the snapshot it was made in, and the
             // statement counts again only when its own snapshot differs (see `walks`).
@@ -214,7 +232,7 @@ impl PgResource {
                 "SELECT CASE WHEN now.snapshot = {kept_snapshot} THEN {kept_count} ELSE {count} \
                  END, now.snapshot FROM (SELECT txid_current_snapshot()::text AS snapshot) now"
             );
-            let rows = self.read(client, &sql, &params, lenient).await?;
+            let rows = self.read_rows(client, &sql, &params, lenient).await?;
             if let Some(row) = rows.first()
                 && let (Some(n), Some(snapshot)) = (
                     row.get::<_, Option<i64>>(0),
@@ -232,7 +250,7 @@ impl PgResource {
     /// [`STATEMENTS_PER_CONNECTION`] of them). A database error (a value PostgreSQL cannot
     /// compare, an operator the column's type lacks) is where the engine fails (`500`): strict
     /// mode answers `400` with PostgreSQL's message.
-    pub(crate) async fn read(
+    pub(crate) async fn read_rows(
         &self,
         client: &deadpool_postgres::ClientWrapper,
         sql: &str,
@@ -249,31 +267,6 @@ impl PgResource {
         run.await
             .map_err(|e| self.read_failure(e))
             .map_err(|e| e.unless_lenient(lenient))
-    }
-
-    /// The record of `model` whose key is `pk` and that `selection` selects, as JSON bytes.
-    pub async fn retrieve_selected(
-        &self,
-        model: &str,
-        pk: &str,
-        selection: &Selection,
-    ) -> Result<Vec<u8>, EngineError> {
-        let model = self.model_or_404(model)?;
-        let mut filter = build_where(&model, selection, &self.related(Use::Record))?;
-        let key = key_condition(&model, pk, &mut filter.params)?;
-        let client = self.client_in(tz_of(selection)).await?;
-        let tz = self.timezone(&client).await?;
-        let sql = format!(
-            "SELECT {} FROM {}{} LIMIT 1",
-            model.select_list,
-            model.table_sql,
-            filter.and(&key)
-        );
-        let rows = self
-            .read(&client, &sql, &filter.params, selection.lenient)
-            .await?;
-        let row = rows.first().ok_or(EngineError::RecordNotFound)?;
-        Ok(record_json(&model, row, tz))
     }
 
     /// Creates a record from a body as the engine does, and returns it as stored (`201`).
@@ -555,23 +548,11 @@ impl PgResource {
     }
 }
 
-/// One page's request.
-#[derive(Clone, Copy)]
-struct Page<'a> {
-    model: &'a PgModel,
-    filter: &'a PgWhere,
-    terms: &'a [(usize, bool)],
-    order: &'a str,
-    per_page: u64,
-    offset: u64,
-    lenient: bool,
-}
-
 /// The page's rows where `where_sql` holds, after the first `skip` of them, each with `extra`
 /// read beside its fields. Rows skipped are skipped by their keys alone, which the page's rows
 /// are then read by: `key = ANY(ARRAY(SELECT key ... LIMIT n OFFSET skip))` (the key is
 /// unique: [`walks::seek_terms`]).
-fn keyed_select(page: &Page<'_>, extra: &str, where_sql: &str, skip: u64) -> String {
+fn keyed_select(page: &Page<'_, PgResource>, extra: &str, where_sql: &str, skip: u64) -> String {
     let Page {
         model,
         order,
@@ -579,10 +560,7 @@ fn keyed_select(page: &Page<'_>, extra: &str, where_sql: &str, skip: u64) -> Str
         ..
     } = *page;
     if skip == 0 {
-        return format!(
-            "SELECT {}{extra} FROM {}{where_sql}{order} LIMIT {per_page}",
-            model.select_list, model.table_sql
-        );
+        return page.select(extra, where_sql);
     }
     let key = &model.pk_field().sql;
     format!(

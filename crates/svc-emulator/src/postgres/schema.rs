@@ -14,6 +14,7 @@ use crate::engine::EngineError;
 use crate::engine::schema::quote_ident;
 use crate::engine::table::{Column, index_by_name, table_of_fields};
 use crate::engine::types::FilterFamily;
+use crate::flow::database::ModelSql;
 use crate::postgres::types::PgKind;
 
 /// One column of a table.
@@ -61,6 +62,16 @@ pub(crate) struct PgModel {
     /// Every column read as text, in order.
     pub select_list: String,
     index: BTreeMap<String, usize>,
+}
+
+impl ModelSql for PgModel {
+    fn table_sql(&self) -> &str {
+        &self.table_sql
+    }
+
+    fn select_list(&self) -> &str {
+        &self.select_list
+    }
 }
 
 impl PgField {

@@ -1,0 +1,146 @@
+//! What a database server's backend gives the record flows (`flow::read`, `flow::summary`):
+//! its models as SQL names them, its filters, its connections and their reads. The flows hold
+//! the steps the engine takes and the SQL every database shares; a backend holds only what is
+//! its database's own (how it binds, casts and orders, how it pages and counts, how its driver
+//! reads a row).
+
+use std::future::Future;
+use std::sync::Arc;
+
+use crate::engine::filter::Where;
+use crate::engine::relation::Use;
+use crate::engine::server::{BodyColumn, RecordRow};
+use crate::engine::table::Table;
+use crate::engine::{EngineError, Selection};
+
+/// A model as its database writes it in SQL.
+pub(crate) trait ModelSql: Table {
+    /// The table, quoted (and qualified where the database qualifies it).
+    fn table_sql(&self) -> &str;
+    /// Every column as a record's read takes it, in table order, comma-separated.
+    fn select_list(&self) -> &str;
+}
+
+/// One database's side of the record flows. Every future is `Send`: the flows run on the
+/// async workers, awaited where they are asked for.
+pub(crate) trait Database: Sync {
+    /// A table.
+    type Model: ModelSql<Column = Self::Field> + Send + Sync;
+    /// A column.
+    type Field: BodyColumn + Sync;
+    /// Bound values, in the form the driver takes them.
+    type Params: Default + Clone + Send + Sync;
+    /// A row as the driver reads it.
+    type Row: RecordRow<Self::Field> + Send + Sync;
+    /// A pooled connection for reads.
+    type Reader: Send;
+
+    /// The database's always-false condition.
+    const NEVER: &'static str;
+
+    /// The model named `name`, else the engine's `404`.
+    fn model(&self, name: &str) -> Result<Arc<Self::Model>, EngineError>;
+
+    /// The `WHERE` clause of a selection, for an operation that uses it as `use_` says.
+    fn filters(
+        &self,
+        model: &Self::Model,
+        selection: &Selection,
+        use_: Use,
+    ) -> Result<Where<Self::Params>, EngineError>;
+
+    /// `key = value` for the key text of a record URL, read by the key column's serializer
+    /// field, its value bound in `params`.
+    fn key_condition(
+        model: &Self::Model,
+        raw: &str,
+        params: &mut Self::Params,
+    ) -> Result<String, EngineError>;
+
+    /// The ` ORDER BY ...` of a list's terms (`(column index, descending)`), with the database's
+    /// own NULL order.
+    fn order_sql(model: &Self::Model, terms: &[(usize, bool)]) -> String;
+
+    /// A connection for a read, in the time zone a request's `tz` asks for (checked by the
+    /// filters: a database that does not set it has refused it there).
+    fn reader(
+        &self,
+        tz: Option<&str>,
+    ) -> impl Future<Output = Result<Self::Reader, EngineError>> + Send;
+
+    /// The engine's default time zone, as the UTC offset in seconds the values are read in.
+    fn time_zone(
+        &self,
+        reader: &mut Self::Reader,
+    ) -> impl Future<Output = Result<i32, EngineError>> + Send;
+
+    /// The rows of a read. A database error is where the engine fails (`500`): strict mode
+    /// answers `400` with the database's message.
+    fn read(
+        &self,
+        reader: &mut Self::Reader,
+        sql: &str,
+        params: &Self::Params,
+        lenient: bool,
+    ) -> impl Future<Output = Result<Vec<Self::Row>, EngineError>> + Send;
+
+    /// The rows of one page (`LIMIT per_page OFFSET offset` in the list's order), and its count
+    /// when the database had it at hand (read with the page, or remembered).
+    fn page(
+        &self,
+        reader: &mut Self::Reader,
+        page: &Page<'_, Self>,
+    ) -> impl Future<Output = Result<(Vec<Self::Row>, Option<u64>), EngineError>> + Send;
+
+    /// The engine's count of the rows `filter` selects (an unfiltered table's may be the
+    /// database's estimate, as the engine shows it).
+    fn count(
+        &self,
+        reader: &mut Self::Reader,
+        model: &Self::Model,
+        filter: &Where<Self::Params>,
+        lenient: bool,
+    ) -> impl Future<Output = Result<u64, EngineError>> + Send;
+}
+
+/// One page's request.
+pub(crate) struct Page<'a, D: Database + ?Sized> {
+    /// The model listed.
+    pub(crate) model: &'a D::Model,
+    /// The selection's clause.
+    pub(crate) filter: &'a Where<D::Params>,
+    /// The order's terms, `(column index, descending)`.
+    pub(crate) terms: &'a [(usize, bool)],
+    /// The order's SQL.
+    pub(crate) order: &'a str,
+    /// The page's number, from 1.
+    pub(crate) number: u64,
+    /// Records per page, at least 1.
+    pub(crate) per_page: u64,
+    /// The rows before the page.
+    pub(crate) offset: u64,
+    /// Lenient mode.
+    pub(crate) lenient: bool,
+}
+
+impl<D: Database + ?Sized> Page<'_, D> {
+    /// `SELECT <every column><extra> FROM <table><where_sql><order> LIMIT <per_page>`.
+    pub(crate) fn select(&self, extra: &str, where_sql: &str) -> String {
+        format!(
+            "SELECT {}{extra} FROM {}{where_sql}{} LIMIT {}",
+            self.model.select_list(),
+            self.model.table_sql(),
+            self.order,
+            self.per_page
+        )
+    }
+
+    /// The engine's own statement of the page: every column, `LIMIT per_page OFFSET offset`.
+    pub(crate) fn offset_select(&self) -> String {
+        format!(
+            "{} OFFSET {}",
+            self.select("", &self.filter.sql),
+            self.offset
+        )
+    }
+}

@@ -1,0 +1,97 @@
+//! A list and a record's retrieve, as the engine reads them on any database server: the
+//! selection's clause, the order's terms, one statement, one row per identity, and the records
+//! as its serializer writes them.
+
+use crate::engine::filter::{Where, order_selects_nothing};
+use crate::engine::relation::Use;
+use crate::engine::server::{check_readable, one_row_per_identity, record_json, records_json};
+use crate::engine::table::Table;
+use crate::engine::time_zone::tz_of;
+use crate::engine::{EngineError, ListSpec, Listing, MAX_PER_PAGE, Selection};
+use crate::flow::database::{Database, ModelSql, Page};
+
+/// One page of records of `model`, or all of them (`no_pagination`), as the engine lists them.
+pub(crate) async fn list<D: Database>(
+    db: &D,
+    model: &str,
+    spec: &ListSpec,
+) -> Result<Listing, EngineError> {
+    let model = db.model(model)?;
+    let lenient = spec.selection.lenient;
+    let mut filter = db.filters(&model, &spec.selection, Use::List)?;
+    let terms = model.order_terms(&spec.order_by, lenient)?;
+    let order = D::order_sql(&model, &terms);
+    if order_selects_nothing(&spec.order_by) {
+        filter = Where::nothing(D::NEVER);
+    }
+    let mut reader = db.reader(tz_of(&spec.selection)).await?;
+    let tz = db.time_zone(&mut reader).await?;
+    if spec.no_pagination {
+        let sql = format!(
+            "SELECT {} FROM {}{}{order} LIMIT {MAX_PER_PAGE}",
+            model.select_list(),
+            model.table_sql(),
+            filter.sql
+        );
+        let rows = db.read(&mut reader, &sql, &filter.params, lenient).await?;
+        let rows = one_row_per_identity(&*model, rows);
+        check_readable(&*model, &rows, lenient)?;
+        return Ok(Listing::All(records_json(&*model, &rows, tz)));
+    }
+    let per_page = spec.per_page.max(1);
+    let number = spec.page.max(1);
+    let page = Page::<D> {
+        model: &model,
+        filter: &filter,
+        terms: &terms,
+        order: &order,
+        number,
+        per_page,
+        offset: (number - 1).saturating_mul(per_page),
+        lenient,
+    };
+    let (rows, counted) = db.page(&mut reader, &page).await?;
+    let rows = one_row_per_identity(&*model, rows);
+    let len = rows.len() as u64;
+    // The engine's paginator counts a short first page by its records, else runs a COUNT:
+    // they differ only where rows share a promoted key (one record, several rows).
+    let count = match counted {
+        _ if number == 1 && len < per_page => len,
+        Some(count) => count,
+        None => db.count(&mut reader, &model, &filter, lenient).await?,
+    };
+    check_readable(&*model, &rows, lenient)?;
+    Ok(Listing::Page {
+        count,
+        number,
+        per_page,
+        len,
+        records: records_json(&*model, &rows, tz),
+    })
+}
+
+/// The record of `model` whose key is `pk` and that `selection` selects, as JSON bytes.
+pub(crate) async fn retrieve<D: Database>(
+    db: &D,
+    model: &str,
+    pk: &str,
+    selection: &Selection,
+) -> Result<Vec<u8>, EngineError> {
+    let model = db.model(model)?;
+    let mut filter = db.filters(&model, selection, Use::Record)?;
+    let key = D::key_condition(&model, pk, &mut filter.params)?;
+    let mut reader = db.reader(tz_of(selection)).await?;
+    let tz = db.time_zone(&mut reader).await?;
+    let sql = format!(
+        "SELECT {} FROM {}{} LIMIT 1",
+        model.select_list(),
+        model.table_sql(),
+        filter.and(&key)
+    );
+    let rows = db
+        .read(&mut reader, &sql, &filter.params, selection.lenient)
+        .await?;
+    let row = rows.first().ok_or(EngineError::RecordNotFound)?;
+    check_readable(&*model, std::slice::from_ref(row), selection.lenient)?;
+    Ok(record_json(&*model, row, tz))
+}
