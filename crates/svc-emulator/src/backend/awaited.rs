@@ -108,7 +108,7 @@ macro_rules! awaited_backend {
             ) -> $crate::backend::Work<serde_json::Value> {
                 Box::pin(async move {
                     let _hold = hold;
-                    <$resource>::aggregate(&self, &model, &request, &selection).await
+                    $crate::flow::summary::aggregate(&*self, &model, &request, &selection).await
                 })
             }
 
@@ -121,7 +121,7 @@ macro_rules! awaited_backend {
             ) -> $crate::backend::Work<serde_json::Value> {
                 Box::pin(async move {
                     let _hold = hold;
-                    <$resource>::group(&self, &model, &request, &selection).await
+                    $crate::flow::summary::group(&*self, &model, &request, &selection).await
                 })
             }
 

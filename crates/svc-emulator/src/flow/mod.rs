@@ -7,6 +7,7 @@
 //!
 //! - [`read`]: a list (its page, count and walks, through the database's [`database::Database`])
 //!   and a record's retrieve.
+//! - [`summary`]: an aggregate and a group.
 //! - [`delete`]: what SQLAlchemy's automap relationships do to the rows that refer to a row
 //!   being deleted (set to NULL, deleted in turn, or left to the database).
 
@@ -14,5 +15,6 @@ pub(crate) mod connection;
 pub(crate) mod database;
 pub(crate) mod delete;
 pub(crate) mod read;
+pub(crate) mod summary;
 
 pub(crate) use connection::{Connection, Locator, OnDelete, Reference, TableRef};

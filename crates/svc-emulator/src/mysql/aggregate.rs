@@ -11,22 +11,19 @@
 //! engine's JSON encoder (a `Decimal` as a float, date-times naive).
 
 use mysql_async::consts::ColumnType;
-use mysql_async::prelude::Queryable;
 use mysql_async::{Row, Value};
 use serde_json::{Map, Value as Json};
 
 use crate::engine::aggregate::{
-    date_unit, fails, group_label, group_name, group_statement, known, null_is_zero, query_text,
-    y_func,
+    date_unit, fails, group_label, group_name, group_statement, null_is_zero, query_text, y_func,
 };
-use crate::engine::related::Related;
 use crate::engine::server::float_json;
-use crate::engine::table::{GroupColumns, aggregate_column, filtered_order_by, group_columns};
+use crate::engine::table::{GroupColumns, OrderBy};
 use crate::engine::types::{decimal_str, py_bytes_repr, py_float_repr};
-use crate::engine::{AggregateFunc, AggregateRequest, EngineError, GroupRequest, Selection};
+use crate::engine::{AggregateFunc, EngineError, GroupRequest};
+use crate::flow::summary::Summary;
 use crate::mysql::MyResource;
-use crate::mysql::filter::{NEVER, build_where};
-use crate::mysql::schema::MyField;
+use crate::mysql::schema::{MyField, MyModel};
 use crate::mysql::types::{
     MyKind, Offset, date_text, datetime_text, double_decimal, iso_datetime, set_str, time_text,
     value_float, value_text,
@@ -283,48 +280,31 @@ fn read_cell(row: &Row, i: usize) -> PyV {
     PyV::read(ty, row.as_ref(i).unwrap_or(&Value::NULL))
 }
 
-impl MyResource {
-    /// `{"y_func": value}` over the records `selection` selects.
-    pub async fn aggregate(
-        &self,
-        model: &str,
-        req: &AggregateRequest,
-        selection: &Selection,
+/// MySQL's side of an aggregate and a group (`flow::summary`).
+impl Summary for MyResource {
+    fn unknown_function(
+        model: &MyModel,
+        field: &MyField,
+        order: &OrderBy<'_, MyField>,
     ) -> Result<Json, EngineError> {
-        self.aggregate_as_engine(model, req, selection)
-            .await
-            .map_err(|e| e.unless_lenient(selection.lenient))
+        match field.kind {
+            k if k.writes_value() => Ok(y_func(Json::Object(Map::new()))),
+            MyKind::DateTime => Err(fails(
+                "_y_func",
+                format!(
+                    "Unknown function on the date-time field {:?} (the data engine fails).",
+                    field.name
+                ),
+            )),
+            _ => {
+                let columns: Vec<&str> = model.fields.iter().map(|f| f.name.as_str()).collect();
+                let text = query_text(&model.name, &columns, order.names().as_deref(), "false = 1");
+                Ok(y_func(Json::String(text)))
+            }
+        }
     }
 
-    async fn aggregate_as_engine(
-        &self,
-        model: &str,
-        req: &AggregateRequest,
-        selection: &Selection,
-    ) -> Result<Json, EngineError> {
-        let model = self.model_or_404(model)?;
-        let filter = build_where(&model, selection, &Related::summary())?;
-        let (filter, order) = filtered_order_by(&model, filter, &req.order_by, NEVER)?;
-        let field = aggregate_column(&model, req)?;
-        let Some(func) = known(&req.func)? else {
-            // The engine writes its (empty) query object with the column's serializer field.
-            return match field.kind {
-                k if k.writes_value() => Ok(y_func(Json::Object(Map::new()))),
-                MyKind::DateTime => Err(fails(
-                    "_y_func",
-                    format!(
-                        "Unknown function on the date-time field {:?} (the data engine fails).",
-                        field.name
-                    ),
-                )),
-                _ => {
-                    let columns: Vec<&str> = model.fields.iter().map(|f| f.name.as_str()).collect();
-                    let text =
-                        query_text(&model.name, &columns, order.names().as_deref(), "false = 1");
-                    Ok(y_func(Json::String(text)))
-                }
-            };
-        };
+    fn aggregate_select(field: &MyField, func: AggregateFunc) -> Result<String, EngineError> {
         if matches!(func, AggregateFunc::Sum | AggregateFunc::Avg)
             && matches!(field.kind, MyKind::DateTime)
         {
@@ -339,20 +319,16 @@ impl MyResource {
             ));
         }
         unsummable(field, func)?;
-        let sql = format!(
-            "SELECT {}({}) FROM {}{}",
-            func.as_str(),
-            field.qualified,
-            model.table_sql,
-            filter.sql
-        );
-        let mut conn = self.conn().await?;
-        let tz = self.timezone(&mut conn).await?;
-        let rows: Vec<Row> = conn
-            .exec(&sql, filter.params.values())
-            .await
-            .map_err(|e| self.read_failure(e))?;
-        let value = match (func, rows.first()) {
+        Ok(format!("{}({})", func.as_str(), field.qualified))
+    }
+
+    fn aggregate_answer(
+        func: AggregateFunc,
+        field: &MyField,
+        row: Option<&Row>,
+        tz: Offset,
+    ) -> Result<Json, EngineError> {
+        let value = match (func, row) {
             (_, None) => PyV::None,
             (AggregateFunc::Sum | AggregateFunc::Min | AggregateFunc::Max, Some(row)) => {
                 typed_cell(row, 0, field)
@@ -380,77 +356,64 @@ impl MyResource {
         Ok(y_func(serialized(func, field, &value, tz)))
     }
 
-    /// Group rows `{"group": key, "group_2": ..., "y_func": value}`, sorted by the keys.
-    pub async fn group(
-        &self,
-        model: &str,
+    fn group_statement(
+        model: &MyModel,
+        columns: &GroupColumns<'_, MyField>,
         req: &GroupRequest,
-        selection: &Selection,
-    ) -> Result<Json, EngineError> {
-        self.group_as_engine(model, req, selection)
-            .await
-            .map_err(|e| e.unless_lenient(selection.lenient))
-    }
-
-    async fn group_as_engine(
-        &self,
-        model: &str,
-        req: &GroupRequest,
-        selection: &Selection,
-    ) -> Result<Json, EngineError> {
-        let model = self.model_or_404(model)?;
-        let filter = build_where(&model, selection, &Related::summary())?;
-        let (filter, _) = filtered_order_by(&model, filter, &req.order_by, NEVER)?;
-        let Some(GroupColumns { xs, y, func }) = group_columns(&model, req)? else {
-            return Ok(Json::Array(Vec::new()));
-        };
-        unsummable(y, func)?;
-        let keys = xs
-            .iter()
-            .enumerate()
-            .map(|(i, x)| group_key(x, req.x_lookups.get(i).map(String::as_str)))
-            .collect::<Result<Vec<_>, _>>()?;
+        where_sql: &str,
+    ) -> Result<String, EngineError> {
+        let GroupColumns { xs, y, func } = columns;
+        unsummable(y, *func)?;
         let mut select = Vec::new();
-        for (i, (key, _)) in keys.iter().enumerate() {
+        for (i, x) in xs.iter().enumerate() {
+            let (key, _) = group_key(x, req.x_lookups.get(i).map(String::as_str))?;
             select.push(format!("{key} AS {}", group_label(i).replace('"', "`")));
         }
         select.push(format!("{}({}) AS y_func", func.as_str(), y.qualified));
-        let labels: Vec<String> = (0..keys.len())
+        let labels: Vec<String> = (0..xs.len())
             .map(|i| group_label(i).replace('"', "`"))
             .collect();
-        let sql = group_statement(&select, &labels, &model.table_sql, &filter.sql, req);
-        let mut conn = self.conn().await?;
-        let rows: Vec<Row> = conn
-            .exec(&sql, filter.params.values())
-            .await
-            .map_err(|e| self.read_failure(e))?;
-        let mut out = Vec::with_capacity(rows.len());
-        for row in &rows {
-            let mut object = Map::new();
-            for (i, (_, plain)) in keys.iter().enumerate() {
-                let v = if *plain {
-                    encodable(typed_cell(row, i, xs[i]), "_x_column", xs[i])?
-                } else {
-                    read_cell(row, i)
-                };
-                object.insert(group_name(i), v.encoded());
-            }
-            let v = match func {
-                AggregateFunc::Sum | AggregateFunc::Min | AggregateFunc::Max => {
-                    encodable(typed_cell(row, keys.len(), y), "_y_column", y)?
-                }
-                _ => read_cell(row, keys.len()),
-            };
-            let v = match v {
-                PyV::None if null_is_zero(func) => PyV::Int("0".to_owned()),
-                v => v,
-            };
-            object.insert("y_func".to_owned(), v.encoded());
-            out.push(Json::Object(object));
-        }
-        Ok(Json::Array(out))
+        Ok(group_statement(
+            &select,
+            &labels,
+            &model.table_sql,
+            where_sql,
+            req,
+        ))
     }
 
+    fn group_row(
+        columns: &GroupColumns<'_, MyField>,
+        req: &GroupRequest,
+        row: &Row,
+    ) -> Result<Map<String, Json>, EngineError> {
+        let GroupColumns { xs, y, func } = columns;
+        let mut object = Map::new();
+        for (i, x) in xs.iter().enumerate() {
+            let (_, plain) = group_key(x, req.x_lookups.get(i).map(String::as_str))?;
+            let v = if plain {
+                encodable(typed_cell(row, i, x), "_x_column", x)?
+            } else {
+                read_cell(row, i)
+            };
+            object.insert(group_name(i), v.encoded());
+        }
+        let v = match func {
+            AggregateFunc::Sum | AggregateFunc::Min | AggregateFunc::Max => {
+                encodable(typed_cell(row, xs.len(), y), "_y_column", y)?
+            }
+            _ => read_cell(row, xs.len()),
+        };
+        let v = match v {
+            PyV::None if null_is_zero(*func) => PyV::Int("0".to_owned()),
+            v => v,
+        };
+        object.insert("y_func".to_owned(), v.encoded());
+        Ok(object)
+    }
+}
+
+impl MyResource {
     /// A database error of a read: the engine re-raises it (`500`).
     pub(crate) fn read_failure(&self, e: mysql_async::Error) -> EngineError {
         if crate::mysql::server_code(&e).is_some() {

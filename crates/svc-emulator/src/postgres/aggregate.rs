@@ -10,20 +10,19 @@
 //! float, an aware date-time in UTC ending in `Z`).
 
 use serde_json::{Map, Value as Json};
+use tokio_postgres::Row;
 
 use crate::engine::aggregate::{
-    date_unit, fails, group_label, group_name, group_statement, known, null_is_zero, query_text,
-    y_func,
+    date_unit, fails, group_label, group_name, group_statement, null_is_zero, query_text, y_func,
 };
-use crate::engine::related::Related;
 use crate::engine::server::float_json;
-use crate::engine::table::{GroupColumns, aggregate_column, filtered_order_by, group_columns};
-use crate::engine::time_zone::tz_of;
+use crate::engine::table::{GroupColumns, OrderBy};
 use crate::engine::types::py_float_repr;
-use crate::engine::{AggregateFunc, AggregateRequest, EngineError, GroupRequest, Selection};
+use crate::engine::{AggregateFunc, EngineError, GroupRequest};
+use crate::flow::summary::Summary;
 use crate::postgres::PgResource;
-use crate::postgres::filter::{NEVER, build_where};
-use crate::postgres::schema::PgField;
+use crate::postgres::filter::NEVER;
+use crate::postgres::schema::{PgField, PgModel};
 use crate::postgres::types::{
     Offset, PgKind, float_items, hex_bytes, interval_seconds, interval_str, iso_time,
     iso_timestamp, iso_timetz, numeric_str, parse_float,
@@ -266,69 +265,51 @@ fn group_key(field: &PgField, raw: Option<&str>) -> Result<String, EngineError> 
     )
 }
 
-impl PgResource {
-    /// `{"y_func": value}` over the records `selection` selects.
-    pub async fn aggregate(
-        &self,
-        model: &str,
-        req: &AggregateRequest,
-        selection: &Selection,
+/// PostgreSQL's side of an aggregate and a group (`flow::summary`).
+impl Summary for PgResource {
+    fn unknown_function(
+        model: &PgModel,
+        field: &PgField,
+        order: &OrderBy<'_, PgField>,
     ) -> Result<Json, EngineError> {
-        self.aggregate_as_engine(model, req, selection)
-            .await
-            .map_err(|e| e.unless_lenient(selection.lenient))
+        match field.kind {
+            PgKind::Integer | PgKind::Double | PgKind::Boolean | PgKind::Json => {
+                Ok(y_func(Json::Object(Map::new())))
+            }
+            PgKind::Timestamp | PgKind::TimestampTz => Err(fails(
+                "_y_func",
+                format!(
+                    "Unknown function on the date-time field {:?} (the data engine fails).",
+                    field.name
+                ),
+            )),
+            _ => {
+                let columns: Vec<&str> = model.fields.iter().map(|f| f.name.as_str()).collect();
+                let text = query_text(&model.name, &columns, order.names().as_deref(), NEVER);
+                Ok(y_func(Json::String(text)))
+            }
+        }
     }
 
-    async fn aggregate_as_engine(
-        &self,
-        model: &str,
-        req: &AggregateRequest,
-        selection: &Selection,
-    ) -> Result<Json, EngineError> {
-        let model = self.model_or_404(model)?;
-        let filter = build_where(&model, selection, &Related::summary())?;
-        let (filter, order) = filtered_order_by(&model, filter, &req.order_by, NEVER)?;
-        let field = aggregate_column(&model, req)?;
-        let Some(func) = known(&req.func)? else {
-            // The engine writes its (empty) query object with the column's serializer field.
-            return match field.kind {
-                PgKind::Integer | PgKind::Double | PgKind::Boolean | PgKind::Json => {
-                    Ok(y_func(Json::Object(Map::new())))
-                }
-                PgKind::Timestamp | PgKind::TimestampTz => Err(fails(
-                    "_y_func",
-                    format!(
-                        "Unknown function on the date-time field {:?} (the data engine fails).",
-                        field.name
-                    ),
-                )),
-                _ => {
-                    let columns: Vec<&str> = model.fields.iter().map(|f| f.name.as_str()).collect();
-                    let text = query_text(&model.name, &columns, order.names().as_deref(), "false");
-                    Ok(y_func(Json::String(text)))
-                }
-            };
-        };
+    /// The value as text, and its type. `min` and `max` keep the column's type, read as its
+    /// kind reads it (`char(n)` with its padding, arrays as JSON); other results are numbers or
+    /// intervals.
+    fn aggregate_select(field: &PgField, func: AggregateFunc) -> Result<String, EngineError> {
         let agg = format!("{}({})", func.as_str(), field.sql);
-        // `min` and `max` keep the column's type, read as its kind reads it (`char(n)` with
-        // its padding, arrays as JSON); other results are numbers or intervals.
         let text = match func {
             AggregateFunc::Min | AggregateFunc::Max => field.kind.text_of(&agg),
             _ => format!("({agg})::text"),
         };
-        let sql = format!(
-            "SELECT {text}, {} FROM {}{}",
-            type_of(&agg),
-            model.table_sql,
-            filter.sql
-        );
-        let client = self.client_in(tz_of(selection)).await?;
-        let tz = self.timezone(&client).await?;
-        let rows = client
-            .query(&sql, &filter.params.refs())
-            .await
-            .map_err(|e| self.read_failure(e))?;
-        let value = match rows.first() {
+        Ok(format!("{text}, {}", type_of(&agg)))
+    }
+
+    fn aggregate_answer(
+        func: AggregateFunc,
+        field: &PgField,
+        row: Option<&Row>,
+        tz: Offset,
+    ) -> Result<Json, EngineError> {
+        let value = match row {
             Some(row) => Value::read(&row.get::<_, String>(1), row.get(0)),
             None => Value::None,
         };
@@ -339,37 +320,20 @@ impl PgResource {
         Ok(y_func(serialized(func, field, &value, tz)))
     }
 
-    /// Group rows `{"group": key, "group_2": ..., "y_func": value}`, sorted by the keys.
-    pub async fn group(
-        &self,
-        model: &str,
+    /// The engine's statement, with each value also read as text with its type.
+    fn group_statement(
+        model: &PgModel,
+        columns: &GroupColumns<'_, PgField>,
         req: &GroupRequest,
-        selection: &Selection,
-    ) -> Result<Json, EngineError> {
-        self.group_as_engine(model, req, selection)
-            .await
-            .map_err(|e| e.unless_lenient(selection.lenient))
-    }
-
-    async fn group_as_engine(
-        &self,
-        model: &str,
-        req: &GroupRequest,
-        selection: &Selection,
-    ) -> Result<Json, EngineError> {
-        let model = self.model_or_404(model)?;
-        let filter = build_where(&model, selection, &Related::summary())?;
-        let (filter, _) = filtered_order_by(&model, filter, &req.order_by, NEVER)?;
-        let Some(GroupColumns { xs, y, func }) = group_columns(&model, req)? else {
-            return Ok(Json::Array(Vec::new()));
-        };
-        unencodable(&xs, y, func)?;
+        where_sql: &str,
+    ) -> Result<String, EngineError> {
+        let GroupColumns { xs, y, func } = columns;
+        unencodable(xs, y, *func)?;
         let keys = xs
             .iter()
             .enumerate()
             .map(|(i, x)| group_key(x, req.x_lookups.get(i).map(String::as_str)))
             .collect::<Result<Vec<_>, _>>()?;
-        // The engine's statement, with each value also read as text with its type.
         let mut inner = Vec::new();
         for (i, key) in keys.iter().enumerate() {
             inner.push(format!("{key} AS {}", group_label(i)));
@@ -391,44 +355,44 @@ impl PgResource {
             _ => "q.y_func::text".to_owned(),
         };
         outer.push(format!("{y_text}, {}", type_of("q.y_func")));
-        let sql = format!(
+        Ok(format!(
             "SELECT {} FROM ({}) AS q",
             outer.join(", "),
-            group_statement(&inner, &labels, &model.table_sql, &filter.sql, req)
-        );
-        let client = self.client_in(tz_of(selection)).await?;
-        let rows = client
-            .query(&sql, &filter.params.refs())
-            .await
-            .map_err(|e| self.read_failure(e))?;
-        let mut out = Vec::with_capacity(rows.len());
-        for row in &rows {
-            let mut object = Map::new();
-            for (i, x) in xs.iter().enumerate() {
-                let v = Value::read(&row.get::<_, String>(2 * i + 1), row.get(2 * i));
-                let Some(json) = v.encodable() else {
-                    return Err(fails(
-                        "_x_column",
-                        format!(
-                            "Cannot group by the bytea field {:?}: a value is not UTF-8 text, \
-                             which the data engine's JSON encoder fails on (500).",
-                            x.name
-                        ),
-                    ));
-                };
-                object.insert(group_name(i), json);
-            }
-            let at = 2 * keys.len();
-            let v = match Value::read(&row.get::<_, String>(at + 1), row.get(at)) {
-                Value::None if null_is_zero(func) => Value::Int("0".to_owned()),
-                v => v,
-            };
-            object.insert("y_func".to_owned(), v.encoded());
-            out.push(Json::Object(object));
-        }
-        Ok(Json::Array(out))
+            group_statement(&inner, &labels, &model.table_sql, where_sql, req)
+        ))
     }
 
+    fn group_row(
+        columns: &GroupColumns<'_, PgField>,
+        _req: &GroupRequest,
+        row: &Row,
+    ) -> Result<Map<String, Json>, EngineError> {
+        let mut object = Map::new();
+        for (i, x) in columns.xs.iter().enumerate() {
+            let v = Value::read(&row.get::<_, String>(2 * i + 1), row.get(2 * i));
+            let Some(json) = v.encodable() else {
+                return Err(fails(
+                    "_x_column",
+                    format!(
+                        "Cannot group by the bytea field {:?}: a value is not UTF-8 text, which \
+                         the data engine's JSON encoder fails on (500).",
+                        x.name
+                    ),
+                ));
+            };
+            object.insert(group_name(i), json);
+        }
+        let at = 2 * columns.xs.len();
+        let v = match Value::read(&row.get::<_, String>(at + 1), row.get(at)) {
+            Value::None if null_is_zero(columns.func) => Value::Int("0".to_owned()),
+            v => v,
+        };
+        object.insert("y_func".to_owned(), v.encoded());
+        Ok(object)
+    }
+}
+
+impl PgResource {
     /// A database error of a read: the engine re-raises it (`500`).
     pub(crate) fn read_failure(&self, e: tokio_postgres::Error) -> EngineError {
         if e.as_db_error().is_some() {

@@ -1,0 +1,128 @@
+//! An aggregate and a group, as the engine answers them on any database server: the request
+//! read in the engine's order (model, filters, `_order_by`, columns, function), one statement,
+//! and its values written as the engine writes them. What a database's values are, and how its
+//! statement reads them with their types, is its own ([`Summary`]).
+
+use serde_json::{Map, Value as Json};
+
+use crate::engine::aggregate::known;
+use crate::engine::relation::Use;
+use crate::engine::table::{
+    GroupColumns, OrderBy, aggregate_column, filtered_order_by, group_columns,
+};
+use crate::engine::time_zone::tz_of;
+use crate::engine::{AggregateFunc, AggregateRequest, EngineError, GroupRequest, Selection};
+use crate::flow::database::{Database, ModelSql};
+
+/// A database server's side of an aggregate and a group.
+pub(crate) trait Summary: Database {
+    /// The engine's answer when the function is not one it knows: its (empty) query object
+    /// written by the column's serializer field (`order`: the request's `_order_by`).
+    fn unknown_function(
+        model: &Self::Model,
+        field: &Self::Field,
+        order: &OrderBy<'_, Self::Field>,
+    ) -> Result<Json, EngineError>;
+
+    /// The select list of an aggregate of `field` (after what the engine fails on is refused).
+    fn aggregate_select(field: &Self::Field, func: AggregateFunc) -> Result<String, EngineError>;
+
+    /// `{"y_func": value}` from the aggregate's row (`None`: no row), in the time zone `tz`.
+    fn aggregate_answer(
+        func: AggregateFunc,
+        field: &Self::Field,
+        row: Option<&Self::Row>,
+        tz: i32,
+    ) -> Result<Json, EngineError>;
+
+    /// The group's statement over the rows `where_sql` selects (after what the engine fails on
+    /// is refused).
+    fn group_statement(
+        model: &Self::Model,
+        columns: &GroupColumns<'_, Self::Field>,
+        req: &GroupRequest,
+        where_sql: &str,
+    ) -> Result<String, EngineError>;
+
+    /// A group's row, `{"group": key, "group_2": ..., "y_func": value}`.
+    fn group_row(
+        columns: &GroupColumns<'_, Self::Field>,
+        req: &GroupRequest,
+        row: &Self::Row,
+    ) -> Result<Map<String, Json>, EngineError>;
+}
+
+/// `{"y_func": value}` over the records `selection` selects.
+pub(crate) async fn aggregate<D: Summary>(
+    db: &D,
+    model: &str,
+    req: &AggregateRequest,
+    selection: &Selection,
+) -> Result<Json, EngineError> {
+    aggregate_as_engine(db, model, req, selection)
+        .await
+        .map_err(|e| e.unless_lenient(selection.lenient))
+}
+
+/// The selected records' groups, sorted by their keys.
+pub(crate) async fn group<D: Summary>(
+    db: &D,
+    model: &str,
+    req: &GroupRequest,
+    selection: &Selection,
+) -> Result<Json, EngineError> {
+    group_as_engine(db, model, req, selection)
+        .await
+        .map_err(|e| e.unless_lenient(selection.lenient))
+}
+
+async fn aggregate_as_engine<D: Summary>(
+    db: &D,
+    model: &str,
+    req: &AggregateRequest,
+    selection: &Selection,
+) -> Result<Json, EngineError> {
+    let model = db.model(model)?;
+    let filter = db.filters(&model, selection, Use::Summary)?;
+    let (filter, order) = filtered_order_by(&*model, filter, &req.order_by, D::NEVER)?;
+    let field = aggregate_column(&*model, req)?;
+    let Some(func) = known(&req.func)? else {
+        return D::unknown_function(&model, field, &order);
+    };
+    let sql = format!(
+        "SELECT {} FROM {}{}",
+        D::aggregate_select(field, func)?,
+        model.table_sql(),
+        filter.sql
+    );
+    let mut reader = db.reader(tz_of(selection)).await?;
+    let tz = db.time_zone(&mut reader).await?;
+    let rows = db
+        .read(&mut reader, &sql, &filter.params, selection.lenient)
+        .await?;
+    D::aggregate_answer(func, field, rows.first(), tz)
+}
+
+async fn group_as_engine<D: Summary>(
+    db: &D,
+    model: &str,
+    req: &GroupRequest,
+    selection: &Selection,
+) -> Result<Json, EngineError> {
+    let model = db.model(model)?;
+    let filter = db.filters(&model, selection, Use::Summary)?;
+    let (filter, _) = filtered_order_by(&*model, filter, &req.order_by, D::NEVER)?;
+    let Some(columns) = group_columns(&*model, req)? else {
+        return Ok(Json::Array(Vec::new()));
+    };
+    let sql = D::group_statement(&model, &columns, req, &filter.sql)?;
+    let mut reader = db.reader(tz_of(selection)).await?;
+    let rows = db
+        .read(&mut reader, &sql, &filter.params, selection.lenient)
+        .await?;
+    let mut out = Vec::with_capacity(rows.len());
+    for row in &rows {
+        out.push(Json::Object(D::group_row(&columns, req, row)?));
+    }
+    Ok(Json::Array(out))
+}
