@@ -5,7 +5,7 @@
 
 /// Implements [`Backend`](crate::backend::Backend) for `$resource`, whose inherent methods do
 /// the work with the same names and arguments for every such database: `has_model`,
-/// `model_names`, `field_names`, and the async `create_body`,
+/// `model_names`, `field_names`, and the async
 /// `update_body`, `delete_selected`, `aggregate`, `group`, `reload` and `sql`. (Unused when no
 /// such backend is built.) Lists and retrieves are the flows of `flow::read`, over the
 /// resource's `flow::database::Database`.
@@ -64,7 +64,7 @@ macro_rules! awaited_backend {
             ) -> $crate::backend::Work<Vec<u8>> {
                 Box::pin(async move {
                     let _hold = hold;
-                    self.create_body(&model, &body).await
+                    $crate::flow::write::create(&*self, &model, &body).await
                 })
             }
 

@@ -199,6 +199,11 @@ pub(crate) trait BodyColumn: Column {
     /// database refuses), leaves it out when given `null` on a create, or its current value on
     /// an update ([`generated_given`]).
     fn generated(&self) -> bool;
+    /// A column of the primary key.
+    fn primary_key(&self) -> bool;
+    /// The database numbers it (`serial`, identity, `AUTO_INCREMENT`): SQLAlchemy's
+    /// autoincrement column, whose value sent as 0, `""` or `null` counts as not sent.
+    fn autoincrement(&self) -> bool;
 }
 
 /// The body values of the model's columns: a dict's keys that name columns. A body that is not a dict is the `400` of the

@@ -5,16 +5,26 @@
 //! it reflects a foreign key, how it tells one row from another, its driver's values and its
 //! errors. The flow never names a database, and a database never repeats a flow.
 //!
-//! - [`read`]: a list (its page, count and walks, through the database's [`database::Database`])
-//!   and a record's retrieve.
-//! - [`summary`]: an aggregate and a group.
+//! Over a database server's side (`database::Database`, for the backends of PostgreSQL and MySQL;
+//! SQLite's own flows are in `sqlite/resource.rs`):
+//! - `read`: a list (its page, count and walks) and a record's retrieve.
+//! - `summary`: an aggregate and a group.
+//! - `write`: a record's create, and the steps every update and delete share.
+//!
+//! Over any database's [`Connection`]:
 //! - [`delete`]: what SQLAlchemy's automap relationships do to the rows that refer to a row
 //!   being deleted (set to NULL, deleted in turn, or left to the database).
 
 pub(crate) mod connection;
-pub(crate) mod database;
 pub(crate) mod delete;
+// The flows over a database server's side: its backends are optional features.
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+pub(crate) mod database;
+#[cfg(any(feature = "postgres", feature = "mysql"))]
 pub(crate) mod read;
+#[cfg(any(feature = "postgres", feature = "mysql"))]
 pub(crate) mod summary;
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+pub(crate) mod write;
 
 pub(crate) use connection::{Connection, Locator, OnDelete, Reference, TableRef};

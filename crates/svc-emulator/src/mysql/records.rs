@@ -12,13 +12,12 @@ use crate::engine::Selection;
 use crate::engine::body::non_field;
 use crate::engine::convert::{InputField, Internal, PyJson, py_json_dumps, to_internal};
 use crate::engine::relation::Use;
-use crate::engine::server::{
-    BodyColumn, RecordRow, body_values, generated_given, keep_changed, record_json, validate,
-};
+use crate::engine::server::{BodyColumn, RecordRow, generated_given, keep_changed, record_json};
 use crate::engine::table::Table;
 use crate::flow::Locator;
 use crate::flow::database::{Database, Page};
 use crate::flow::delete::follow_references;
+use crate::flow::write::{Selected, Values, Writes, changes, selected};
 use crate::mysql::filter::{MyWhere, NEVER, Params, build_where, order_sql, stored_literal, unhex};
 use crate::mysql::references::{MyConnection, table};
 use crate::mysql::schema::{MyField, MyModel};
@@ -90,7 +89,7 @@ impl Database for MyResource {
         reader: &mut Conn,
         page: &Page<'_, Self>,
     ) -> Result<(Vec<Row>, Option<u64>), EngineError> {
-        if let Some(seek) = walks::seek_terms(page.model, page.terms).filter(|_| page.offset > 0) {
+        if let Some(seek) = walks::seek_terms(page.model, page.terms).filter(|_| page.number > 1) {
             let (rows, count) = self.walk_page(reader, page, &seek).await?;
             return Ok((rows, Some(count)));
         }
@@ -109,6 +108,71 @@ impl Database for MyResource {
         lenient: bool,
     ) -> Result<u64, EngineError> {
         self.count_rows(reader, model, filter, lenient).await
+    }
+}
+
+/// MySQL's side of the writes (`flow::write`).
+impl Writes for MyResource {
+    fn writable(values: &Values<'_, MyField>) -> Result<(), EngineError> {
+        not_writable(values)
+    }
+
+    async fn insert(
+        &self,
+        conn: &mut Conn,
+        model: &MyModel,
+        values: &Values<'_, MyField>,
+        tz: i32,
+    ) -> Result<Vec<u8>, EngineError> {
+        let pk = model.pk_field();
+        let mut params = Params::default();
+        let mut names = Vec::new();
+        let mut binds = Vec::new();
+        for f in &model.fields {
+            let value = values
+                .iter()
+                .find(|(g, _)| g.name == f.name)
+                .map(|(_, v)| v);
+            match value {
+                Some(v) if *v != Internal::None => {
+                    names.push(f.sql.as_str());
+                    binds.push(bind_value(f, v, tz, &mut params));
+                }
+                // SQLAlchemy's ORM sends NULL for a column that has no default (nor key, nor
+                // generation) and is not set, or set to None; a default is left to the server.
+                _ if !f.has_default && !f.primary_key && !f.generated => {
+                    names.push(f.sql.as_str());
+                    binds.push("NULL".to_owned());
+                }
+                _ => {}
+            }
+        }
+        let sql = format!(
+            "INSERT INTO {} ({}) VALUES ({})",
+            model.table_sql,
+            names.join(", "),
+            binds.join(", ")
+        );
+        conn.exec_drop(&sql, params.values())
+            .await
+            .map_err(|e| self.write_error(model, e))?;
+        let key = match values.iter().find(|(f, _)| f.primary_key) {
+            Some((f, v)) => bind_param(f, v, tz),
+            None => match conn.last_insert_id() {
+                Some(id) if pk.autoincrement => Value::UInt(id),
+                _ => Value::NULL,
+            },
+        };
+        let select = format!(
+            "SELECT {} FROM {} WHERE {} = ? LIMIT 1",
+            model.select_list, model.table_sql, pk.qualified
+        );
+        let rows: Vec<Row> = conn
+            .exec(&select, vec![key])
+            .await
+            .map_err(|e| self.unexpected(e))?;
+        let row = rows.first().ok_or(EngineError::RecordNotFound)?;
+        Ok(record_json(model, row, tz))
     }
 }
 
@@ -268,76 +332,6 @@ impl MyResource {
             .map_err(|e| e.unless_lenient(lenient))
     }
 
-    /// Creates a record from a body as the engine does, and returns it as stored (`201`).
-    pub(crate) async fn create_body(
-        &self,
-        model: &str,
-        body: &PyJson,
-    ) -> Result<Vec<u8>, EngineError> {
-        let model = self.model_or_404(model)?;
-        let given = body_values(&model, body, false)?;
-        let mut values = validate(&model, &given, true)?;
-        not_writable(&values)?;
-        let mut conn = self.conn().await?;
-        let tz = self.timezone(&mut conn).await?;
-        let pk = model.pk_field();
-        // An autoincrement key sent as 0, "" or null counts as not sent.
-        if pk.autoincrement
-            && let Some(at) = values.iter().position(|(f, _)| f.primary_key)
-            && !values[at].1.truthy()
-        {
-            values.remove(at);
-        }
-        let mut params = Params::default();
-        let mut names = Vec::new();
-        let mut binds = Vec::new();
-        for f in &model.fields {
-            let value = values
-                .iter()
-                .find(|(g, _)| g.name == f.name)
-                .map(|(_, v)| v);
-            match value {
-                Some(v) if *v != Internal::None => {
-                    names.push(f.sql.as_str());
-                    binds.push(bind_value(f, v, tz, &mut params));
-                }
-                // SQLAlchemy's ORM sends NULL for a column that has no default (nor key, nor
-                // generation) and is not set, or set to None; a default is left to the server.
-                _ if !f.has_default && !f.primary_key && !f.generated => {
-                    names.push(f.sql.as_str());
-                    binds.push("NULL".to_owned());
-                }
-                _ => {}
-            }
-        }
-        let sql = format!(
-            "INSERT INTO {} ({}) VALUES ({})",
-            model.table_sql,
-            names.join(", "),
-            binds.join(", ")
-        );
-        conn.exec_drop(&sql, params.values())
-            .await
-            .map_err(|e| self.write_error(&model, e))?;
-        let key = match values.iter().find(|(f, _)| f.primary_key) {
-            Some((f, v)) => bind_param(f, v, tz),
-            None => match conn.last_insert_id() {
-                Some(id) if pk.autoincrement => Value::UInt(id),
-                _ => Value::NULL,
-            },
-        };
-        let select = format!(
-            "SELECT {} FROM {} WHERE {} = ? LIMIT 1",
-            model.select_list, model.table_sql, pk.qualified
-        );
-        let rows: Vec<Row> = conn
-            .exec(&select, vec![key])
-            .await
-            .map_err(|e| self.unexpected(e))?;
-        let row = rows.first().ok_or(EngineError::RecordNotFound)?;
-        Ok(record_json(&model, row, tz))
-    }
-
     /// Updates the record `pk` (which `selection` must select) from a body, and returns it as
     /// stored. The key may change. A `PUT` (`partial` false) needs every column a create needs
     /// ([`required`]); fields not sent are left as they are either way.
@@ -349,9 +343,7 @@ impl MyResource {
         selection: &Selection,
         partial: bool,
     ) -> Result<Vec<u8>, EngineError> {
-        let model = self.model_or_404(model)?;
-        let mut filter = build_where(&model, selection, &self.related(Use::Write))?;
-        let key = key_condition(&model, pk, &mut filter.params)?;
+        let Selected { model, filter, key } = selected(self, model, pk, selection)?;
         let mut conn = self.conn().await?;
         let tz = self.timezone(&mut conn).await?;
         let mut tx = conn
@@ -362,9 +354,7 @@ impl MyResource {
         let old_identity = self
             .lock_selected(&mut tx, &model, &filter, &key, selection.lenient)
             .await?;
-        let given = body_values(&model, body, true)?;
-        let mut values = validate(&model, &given, !partial)?;
-        not_writable(&values)?;
+        let mut values = changes::<Self>(&model, body, partial)?;
         let generated = generated_given(&values);
         if !generated.is_empty() {
             let mut params = Params::default();
@@ -451,9 +441,7 @@ impl MyResource {
         pk: &str,
         selection: &Selection,
     ) -> Result<(), EngineError> {
-        let model = self.model_or_404(model)?;
-        let mut filter = build_where(&model, selection, &self.related(Use::Write))?;
-        let key = key_condition(&model, pk, &mut filter.params)?;
+        let Selected { model, filter, key } = selected(self, model, pk, selection)?;
         let mut conn = self.conn().await?;
         let mut tx = conn
             .start_transaction(TxOpts::default())
@@ -659,6 +647,14 @@ impl BodyColumn for MyField {
 
     fn generated(&self) -> bool {
         self.generated
+    }
+
+    fn primary_key(&self) -> bool {
+        self.primary_key
+    }
+
+    fn autoincrement(&self) -> bool {
+        self.autoincrement
     }
 }
 

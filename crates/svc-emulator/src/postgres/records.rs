@@ -14,13 +14,12 @@ use crate::engine::Selection;
 use crate::engine::body::non_field;
 use crate::engine::convert::{InputField, Internal, PyJson, py_json_dumps, py_text, to_internal};
 use crate::engine::relation::Use;
-use crate::engine::server::{
-    BodyColumn, RecordRow, body_values, generated_given, keep_changed, record_json, validate,
-};
+use crate::engine::server::{BodyColumn, RecordRow, generated_given, keep_changed, record_json};
 use crate::engine::table::Table;
 use crate::engine::types::py_float_repr;
 use crate::flow::database::{Database, Page};
 use crate::flow::delete::follow_references;
+use crate::flow::write::{Selected, Values, Writes, changes, selected};
 use crate::postgres::filter::{NEVER, Params, PgWhere, build_where, datetime_literal, order_sql};
 use crate::postgres::references::{PgConnection, by_ctid, table};
 use crate::postgres::schema::{PgField, PgModel};
@@ -115,6 +114,90 @@ impl Database for PgResource {
         lenient: bool,
     ) -> Result<u64, EngineError> {
         self.count_rows(reader, model, filter, lenient).await
+    }
+}
+
+/// PostgreSQL's side of the writes (`flow::write`).
+impl Writes for PgResource {
+    fn writable(values: &Values<'_, PgField>) -> Result<(), EngineError> {
+        not_iterable(values)
+    }
+
+    async fn insert(
+        &self,
+        conn: &mut Object,
+        model: &PgModel,
+        values: &Values<'_, PgField>,
+        tz: i32,
+    ) -> Result<Vec<u8>, EngineError> {
+        let pk = model.pk_field();
+        let pk_given = values.iter().any(|(f, _)| f.primary_key);
+        let mut params = Params::default();
+        let mut names = Vec::new();
+        let mut binds = Vec::new();
+        for (f, v) in values {
+            // SQLAlchemy leaves a None out of the INSERT (but for JSON, where it is `null`,
+            // unless generated).
+            if *v == Internal::None && (f.kind != PgKind::Json || f.generated) {
+                continue;
+            }
+            names.push(f.sql.as_str());
+            binds.push(bind_value(f, v, &mut params));
+        }
+        let insert = if names.is_empty() {
+            format!("INSERT INTO {} DEFAULT VALUES", model.table_sql)
+        } else {
+            format!(
+                "INSERT INTO {} ({}) VALUES ({})",
+                model.table_sql,
+                names.join(", "),
+                binds.join(", ")
+            )
+        };
+        let sql = format!("{insert} RETURNING {}", model.select_list);
+        let tx = conn.transaction().await.map_err(|e| self.unexpected(e))?;
+        if pk.autoincrement && pk_given {
+            // A key given for a serial column: the engine sets the sequence to the largest key
+            // *before* its ORM flushes the INSERT (its `setval` runs first), so the sequence
+            // does not account for the new key. The largest key must count every key handed
+            // out: the table is locked against other writers first (inserts in flight finish,
+            // new ones wait for this one), so no keyless create of another caller gets a key
+            // that a sequence moved back below uncommitted rows hands out again.
+            tx.batch_execute(&format!(
+                "LOCK TABLE {} IN SHARE ROW EXCLUSIVE MODE",
+                model.table_sql
+            ))
+            .await
+            .map_err(|e| self.write_error(model, e))?;
+            let resync = format!(
+                "SELECT pg_catalog.setval(pg_catalog.pg_get_serial_sequence($1::text, $2::text), \
+                 max({})) FROM {}",
+                pk.sql, model.table_sql
+            );
+            tx.query(&resync, &[&model.table_sql, &pk.name])
+                .await
+                .map_err(|e| self.write_error(model, e))?;
+        }
+        let row = tx
+            .query_one(&sql, &params.refs())
+            .await
+            .map_err(|e| self.write_error(model, e))?;
+        tx.commit().await.map_err(|e| self.write_error(model, e))?;
+        Ok(record_json(model, &row, tz))
+    }
+}
+
+/// The condition of a write by identity, from the condition `at_row` on the locked row: the ORM
+/// writes by identity, and a promoted key names every row that shares its value.
+fn at_identity(model: &PgModel, at_row: &str) -> String {
+    if model.promoted_key {
+        format!(
+            "{k} IN (SELECT {k} FROM {t} WHERE {at_row})",
+            k = model.pk_field().sql,
+            t = model.table_sql,
+        )
+    } else {
+        at_row.to_owned()
     }
 }
 
@@ -269,81 +352,6 @@ impl PgResource {
             .map_err(|e| e.unless_lenient(lenient))
     }
 
-    /// Creates a record from a body as the engine does, and returns it as stored (`201`).
-    pub(crate) async fn create_body(
-        &self,
-        model: &str,
-        body: &PyJson,
-    ) -> Result<Vec<u8>, EngineError> {
-        let model = self.model_or_404(model)?;
-        let given = body_values(&model, body, false)?;
-        let mut values = validate(&model, &given, true)?;
-        not_iterable(&values)?;
-        let pk = model.pk_field();
-        // An autoincrement key sent as 0, "" or null counts as not sent.
-        if pk.autoincrement
-            && let Some(at) = values.iter().position(|(f, _)| f.primary_key)
-            && !values[at].1.truthy()
-        {
-            values.remove(at);
-        }
-        let pk_given = values.iter().any(|(f, _)| f.primary_key);
-        let mut params = Params::default();
-        let mut names = Vec::new();
-        let mut binds = Vec::new();
-        for (f, v) in &values {
-            // SQLAlchemy leaves a None out of the INSERT (but for JSON, where it is `null`,
-            // unless generated).
-            if *v == Internal::None && (f.kind != PgKind::Json || f.generated) {
-                continue;
-            }
-            names.push(f.sql.as_str());
-            binds.push(bind_value(f, v, &mut params));
-        }
-        let insert = if names.is_empty() {
-            format!("INSERT INTO {} DEFAULT VALUES", model.table_sql)
-        } else {
-            format!(
-                "INSERT INTO {} ({}) VALUES ({})",
-                model.table_sql,
-                names.join(", "),
-                binds.join(", ")
-            )
-        };
-        let sql = format!("{insert} RETURNING {}", model.select_list);
-        let mut client = self.client().await?;
-        let tz = self.timezone(&client).await?;
-        let tx = client.transaction().await.map_err(|e| self.unexpected(e))?;
-        if pk.autoincrement && pk_given {
-            // A key given for a serial column: the engine sets the sequence to the largest key
-            // *before* its ORM flushes the INSERT (its `setval` runs first), so the sequence
-            // does not account for the new key. The largest key must count every key handed
-            // out: the table is locked against other writers first (inserts in flight finish,
-            // new ones wait for this one), so no keyless create of another caller gets a key
-            // that a sequence moved back below uncommitted rows hands out again.
-            tx.batch_execute(&format!(
-                "LOCK TABLE {} IN SHARE ROW EXCLUSIVE MODE",
-                model.table_sql
-            ))
-            .await
-            .map_err(|e| self.write_error(&model, e))?;
-            let resync = format!(
-                "SELECT pg_catalog.setval(pg_catalog.pg_get_serial_sequence($1::text, $2::text), \
-                 max({})) FROM {}",
-                pk.sql, model.table_sql
-            );
-            tx.query(&resync, &[&model.table_sql, &pk.name])
-                .await
-                .map_err(|e| self.write_error(&model, e))?;
-        }
-        let row = tx
-            .query_one(&sql, &params.refs())
-            .await
-            .map_err(|e| self.write_error(&model, e))?;
-        tx.commit().await.map_err(|e| self.write_error(&model, e))?;
-        Ok(record_json(&model, &row, tz))
-    }
-
     /// Updates the record `pk` (which `selection` must select) from a body, and returns it
     /// as stored. The key may change. A `PUT` (`partial` false) needs every column a create
     /// needs, as the engine's non-partial serializer does on PostgreSQL; fields not sent are
@@ -356,9 +364,7 @@ impl PgResource {
         selection: &Selection,
         partial: bool,
     ) -> Result<Vec<u8>, EngineError> {
-        let model = self.model_or_404(model)?;
-        let mut filter = build_where(&model, selection, &self.related(Use::Write))?;
-        let key = key_condition(&model, pk, &mut filter.params)?;
+        let Selected { model, filter, key } = selected(self, model, pk, selection)?;
         let mut client = self.client().await?;
         let tz = self.timezone(&client).await?;
         let tx = client.transaction().await.map_err(|e| self.unexpected(e))?;
@@ -369,10 +375,7 @@ impl PgResource {
             .lock_selected(&tx, &model, &filter, &key, "ctid::text", selection.lenient)
             .await?
             .unwrap_or_default();
-        let given = body_values(&model, body, true)?;
-        let values = validate(&model, &given, !partial)?;
-        not_iterable(&values)?;
-        let mut values = values;
+        let mut values = changes::<Self>(&model, body, partial)?;
         let generated = generated_given(&values);
         if !generated.is_empty() {
             let mut params = Params::default();
@@ -408,16 +411,6 @@ impl PgResource {
             sets.push(format!("{} = {}", f.sql, bind_value(f, v, &mut params)));
         }
         let at_row = format!("ctid = {}::tid", params.text(ctid));
-        // The ORM updates by identity: a promoted key names every row that shares its value.
-        let at_identity = if model.promoted_key {
-            format!(
-                "{k} IN (SELECT {k} FROM {t} WHERE {at_row})",
-                k = model.pk_field().sql,
-                t = model.table_sql,
-            )
-        } else {
-            at_row.clone()
-        };
         let sql = if sets.is_empty() {
             format!(
                 "SELECT {} FROM {} WHERE {at_row}",
@@ -425,9 +418,10 @@ impl PgResource {
             )
         } else {
             format!(
-                "UPDATE {} SET {} WHERE {at_identity} RETURNING {}",
+                "UPDATE {} SET {} WHERE {} RETURNING {}",
                 model.table_sql,
                 sets.join(", "),
+                at_identity(&model, &at_row),
                 model.select_list
             )
         };
@@ -455,9 +449,7 @@ impl PgResource {
         pk: &str,
         selection: &Selection,
     ) -> Result<(), EngineError> {
-        let model = self.model_or_404(model)?;
-        let mut filter = build_where(&model, selection, &self.related(Use::Write))?;
-        let key = key_condition(&model, pk, &mut filter.params)?;
+        let Selected { model, filter, key } = selected(self, model, pk, selection)?;
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(|e| self.unexpected(e))?;
         let ctid = self
@@ -476,16 +468,11 @@ impl PgResource {
             vec![Some(ctid.clone())],
         )
         .await?;
-        let sql = if model.promoted_key {
-            // The ORM deletes by identity: every row that shares the promoted key goes.
-            format!(
-                "DELETE FROM {t} WHERE {k} IN (SELECT {k} FROM {t} WHERE ctid = $1::text::tid)",
-                t = model.table_sql,
-                k = model.pk_field().sql,
-            )
-        } else {
-            format!("DELETE FROM {} WHERE ctid = $1::text::tid", model.table_sql)
-        };
+        let sql = format!(
+            "DELETE FROM {} WHERE {}",
+            model.table_sql,
+            at_identity(&model, "ctid = $1::text::tid")
+        );
         tx.execute(&sql, &[&ctid])
             .await
             .map_err(|e| self.write_error(&model, e))?;
@@ -712,6 +699,14 @@ impl BodyColumn for PgField {
 
     fn generated(&self) -> bool {
         self.generated
+    }
+
+    fn primary_key(&self) -> bool {
+        self.primary_key
+    }
+
+    fn autoincrement(&self) -> bool {
+        self.autoincrement
     }
 }
 
