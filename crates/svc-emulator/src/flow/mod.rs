@@ -7,6 +7,7 @@
 //!
 //! Over a database server's side (`database::Database`, for the backends of PostgreSQL and MySQL;
 //! SQLite's own flows are in `sqlite/resource.rs`):
+//! - `selection`: a selection's `WHERE` clause.
 //! - `read`: a list (its page, count and walks) and a record's retrieve.
 //! - `summary`: an aggregate and a group.
 //! - `write`: a record's create, and the steps every update and delete share.
@@ -22,6 +23,8 @@ pub(crate) mod delete;
 pub(crate) mod database;
 #[cfg(any(feature = "postgres", feature = "mysql"))]
 pub(crate) mod read;
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+pub(crate) mod selection;
 #[cfg(any(feature = "postgres", feature = "mysql"))]
 pub(crate) mod summary;
 #[cfg(any(feature = "postgres", feature = "mysql"))]

@@ -18,13 +18,13 @@ use crate::engine::EngineError;
 use crate::engine::Lookup;
 use crate::engine::Selection;
 use crate::engine::convert::InputDateTime;
-use crate::engine::filter::{
-    Arg, PyNumber, ValueReader, Where, key_is_not_null, selection_conditions, where_clause,
-};
-use crate::engine::related::{Dialect, Related, relation_condition};
-use crate::engine::table::Table;
+use crate::engine::filter::{Arg, PyNumber, Where};
+use crate::engine::related::Dialect;
+use crate::engine::relation::Use;
 use crate::engine::time_zone::{TZ_PARAM, tz_of};
 use crate::engine::types::{FilterFamily, Search, py_float_repr};
+use crate::flow::selection::{Filter, Lookups};
+use crate::mysql::MyResource;
 use crate::mysql::schema::{MyField, MyModel};
 use crate::mysql::types::MyKind;
 
@@ -132,26 +132,25 @@ pub(crate) fn float_literal(f: f64) -> Option<String> {
     f.is_finite().then(|| py_float_repr(f))
 }
 
-fn invalid(key: &str, message: String) -> EngineError {
-    EngineError::field(key, message)
+/// One filter on MySQL.
+type Ctx<'a> = Filter<'a, MyField>;
+
+/// A filter's values as the engine's filter fields read them, as PyMySQL's literals.
+trait Literals {
+    /// A number, as PyMySQL writes it.
+    fn number(&self, raw: &str) -> Result<String, EngineError>;
+    /// The SQL of a value of `exact`, `gt`, `gte`, `lt`, `lte` and each `in` item.
+    fn compared(
+        &self,
+        raw: &str,
+        in_list: bool,
+        params: &mut Params,
+    ) -> Result<String, EngineError>;
+    /// The text inside `%...%` of `icontains`.
+    fn contained(&self, raw: &str) -> Result<String, EngineError>;
 }
 
-/// Everything needed to build one filter's condition.
-struct Ctx<'a> {
-    key: &'a str,
-    field: &'a MyField,
-    lenient: bool,
-}
-
-impl Ctx<'_> {
-    fn reader(&self) -> ValueReader<'_> {
-        ValueReader {
-            key: self.key,
-            family: self.field.kind.family(),
-            lenient: self.lenient,
-        }
-    }
-
+impl Literals for Ctx<'_> {
     fn number(&self, raw: &str) -> Result<String, EngineError> {
         match self.reader().number(raw)? {
             PyNumber::Int(i) => Ok(i.to_string()),
@@ -180,7 +179,7 @@ impl Ctx<'_> {
         // A `BIT` column's filter values go through its serializer field, a `BooleanField`
         // (`b8=5` is `b8 = 1`), though its lookups are the text ones.
         if self.field.kind == MyKind::Bit {
-            let b = self.reader().boolean(raw)?;
+            let b = self.boolean(raw)?;
             return Ok(params.bind(Value::Int(i64::from(b))).to_owned());
         }
         Ok(match self.field.kind.family() {
@@ -193,7 +192,7 @@ impl Ctx<'_> {
                 PyNumber::Float(_) => self.number(raw)?,
             },
             FilterFamily::Boolean => {
-                let b = self.reader().boolean(raw)?;
+                let b = self.boolean(raw)?;
                 params.bind(Value::Int(i64::from(b))).to_owned()
             }
             // `in` items of a date column are sent as given (as on SQLite): MySQL reads the
@@ -201,11 +200,11 @@ impl Ctx<'_> {
             FilterFamily::Date if in_list => params.text(raw.to_owned()).to_owned(),
             // `safe_date` keeps the date of a date column's value.
             FilterFamily::Date => {
-                let dt = self.reader().datetime(raw)?;
+                let dt = self.datetime(raw)?;
                 params.text(dt.date.iso()).to_owned()
             }
             FilterFamily::DateTime => {
-                let dt = self.reader().datetime(raw)?;
+                let dt = self.datetime(raw)?;
                 params.text(datetime_literal(&dt)).to_owned()
             }
             FilterFamily::Text | FilterFamily::Json => params.text(raw.to_owned()).to_owned(),
@@ -217,12 +216,12 @@ impl Ctx<'_> {
     fn contained(&self, raw: &str) -> Result<String, EngineError> {
         if self.field.kind == MyKind::Bit {
             // Python's text of the field's boolean.
-            let b = self.reader().boolean(raw)?;
+            let b = self.boolean(raw)?;
             return Ok(if b { "True" } else { "False" }.to_owned());
         }
         Ok(match self.field.kind.family() {
             FilterFamily::Number => self.number(raw)?,
-            FilterFamily::DateTime => self.reader().datetime(raw)?.python_str(),
+            FilterFamily::DateTime => self.datetime(raw)?.python_str(),
             FilterFamily::Boolean
             | FilterFamily::Date
             | FilterFamily::Text
@@ -292,11 +291,11 @@ fn condition(
     }
     match lookup {
         Lookup::IsNull => {
-            let null = ctx.reader().boolean(arg.first())?;
+            let null = ctx.boolean(arg.first())?;
             Ok(format!("{col} IS {}NULL", if null { "" } else { "NOT " }))
         }
         Lookup::IsEmpty => {
-            let empty = ctx.reader().boolean(arg.first())?;
+            let empty = ctx.boolean(arg.first())?;
             Ok(match (field.kind.is_string(), empty) {
                 (true, true) => format!("({col} IS NULL OR {col} = '')"),
                 (true, false) => format!("({col} IS NOT NULL AND {col} != '')"),
@@ -349,10 +348,7 @@ fn condition(
             let value = ctx.compared(arg.first(), false, params)?;
             Ok(format!("{col} {op} {value}"))
         }
-        _ => Err(invalid(
-            ctx.key,
-            format!("Unsupported lookup in filter {:?}.", ctx.key),
-        )),
+        _ => Err(ctx.unsupported()),
     }
 }
 
@@ -381,63 +377,52 @@ pub(crate) type MyWhere = Where<Params>;
 /// MySQL's always-false condition.
 pub(crate) const NEVER: &str = "0 = 1";
 
-/// The SQL of the tables and columns a `_relation` path names (`engine::related`).
-const RELATED: Dialect<MyModel> = Dialect {
-    table_sql: |m| m.table_sql.clone(),
-    column_sql: |f| f.sql.clone(),
-    outer_sql: |f| f.qualified.clone(),
-};
+/// MySQL's SQL of a selection's parts (`flow::selection`).
+impl Lookups for MyResource {
+    type Model = MyModel;
+    type Field = MyField;
+    type Params = Params;
 
-/// The `WHERE` clause of a selection, as the engine builds it on MySQL.
-pub(crate) fn build_where(
-    model: &MyModel,
-    selection: &Selection,
-    related: &Related<'_, MyModel>,
-) -> Result<MyWhere, EngineError> {
-    let mut params = Params::default();
-    if tz_of(selection).is_some() {
-        // [decision: stricter] docs/contract.md.
-        return Err(EngineError::field(
-            TZ_PARAM,
-            "tz on MySQL: the data engine sets it as the session's time_zone, which MySQL keeps \
-             on the pooled connection (later requests answer in that zone), and writes the \
-             shifted TIMESTAMP values with the database's own offset. Convert date-times in your \
-             code instead.",
-        ));
+    const RELATED: Dialect<MyModel> = Dialect {
+        table_sql: |m| m.table_sql.clone(),
+        column_sql: |f| f.sql.clone(),
+        outer_sql: |f| f.qualified.clone(),
+    };
+
+    fn column(field: &MyField) -> &str {
+        &field.qualified
     }
-    let fields = model.filter_fields();
-    let conds = selection_conditions(
-        &model.name,
-        &fields,
-        selection,
-        model
-            .promoted_key
-            .then(|| key_is_not_null(&model.pk_field().qualified)),
-        &mut params,
-        |params, index, key, lookup, arg| {
-            let ctx = Ctx {
-                key,
-                field: &model.fields[index],
-                lenient: selection.lenient,
-            };
-            condition(&ctx, lookup, arg, params)
-        },
-        |params, text| search(model, text, params),
-        |params, path| {
-            relation_condition(
-                model,
-                path,
-                related,
-                selection.lenient,
-                &RELATED,
-                |_, raw| params.text(raw.to_owned()).to_owned(),
-            )
-        },
-    )?;
-    Ok(MyWhere {
-        sql: where_clause(&conds),
-        params,
-    })
+
+    /// [decision: stricter] docs/contract.md.
+    fn time_zone(selection: &Selection, _use: Use) -> Result<(), EngineError> {
+        match tz_of(selection) {
+            Some(_) => Err(EngineError::field(
+                TZ_PARAM,
+                "tz on MySQL: the data engine sets it as the session's time_zone, which MySQL \
+                 keeps on the pooled connection (later requests answer in that zone), and writes \
+                 the shifted TIMESTAMP values with the database's own offset. Convert date-times \
+                 in your code instead.",
+            )),
+            None => Ok(()),
+        }
+    }
+
+    fn condition(
+        filter: &Ctx<'_>,
+        lookup: Lookup,
+        arg: Arg<'_>,
+        params: &mut Params,
+    ) -> Result<String, EngineError> {
+        condition(filter, lookup, arg, params)
+    }
+
+    fn search(model: &MyModel, text: &str, params: &mut Params) -> Option<String> {
+        search(model, text, params)
+    }
+
+    fn relation_value(_field: &MyField, raw: &str, params: &mut Params) -> String {
+        params.text(raw.to_owned()).to_owned()
+    }
 }
 
 /// The ` ORDER BY ...` of `terms`. MySQL sorts NULLs first ascending and last descending, as

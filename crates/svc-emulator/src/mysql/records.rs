@@ -17,8 +17,9 @@ use crate::engine::table::Table;
 use crate::flow::Locator;
 use crate::flow::database::{Database, Page};
 use crate::flow::delete::follow_references;
+use crate::flow::selection::build_where;
 use crate::flow::write::{Selected, Values, Writes, changes, selected};
-use crate::mysql::filter::{MyWhere, NEVER, Params, build_where, order_sql, stored_literal, unhex};
+use crate::mysql::filter::{MyWhere, NEVER, Params, order_sql, stored_literal, unhex};
 use crate::mysql::references::{MyConnection, table};
 use crate::mysql::schema::{MyField, MyModel};
 use crate::mysql::types::{MyKind, Offset, write_value};
@@ -49,7 +50,7 @@ impl Database for MyResource {
         selection: &Selection,
         use_: Use,
     ) -> Result<MyWhere, EngineError> {
-        build_where(model, selection, &self.related(use_))
+        build_where::<Self>(model, selection, &self.related(use_))
     }
 
     fn key_condition(

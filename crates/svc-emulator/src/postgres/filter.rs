@@ -15,14 +15,13 @@ use crate::engine::convert::{
     InputDateTime, PyJson, parse_py_json, py_float, py_json_dumps, py_strip, py_text,
     stored_datetime,
 };
-use crate::engine::filter::{
-    Arg, PyNumber, ValueReader, Where, key_is_not_null, selection_conditions, where_clause,
-};
-use crate::engine::related::{Dialect, Related, relation_condition};
+use crate::engine::filter::{Arg, PyNumber, ValueReader, Where};
+use crate::engine::related::Dialect;
 use crate::engine::relation::Use;
-use crate::engine::table::Table;
 use crate::engine::time_zone::{TZ_PARAM, tz_given, tz_offset, tz_on_write, unreadable_tz};
 use crate::engine::types::{FilterFamily, Search, py_float_repr};
+use crate::flow::selection::{Filter, Lookups};
+use crate::postgres::PgResource;
 use crate::postgres::schema::{PgField, PgModel};
 use crate::postgres::types::PgKind;
 
@@ -219,39 +218,27 @@ pub(crate) fn datetime_literal(dt: &InputDateTime) -> (String, &'static str) {
     }
 }
 
-fn invalid(key: &str, message: String) -> EngineError {
-    EngineError::field(key, message)
+/// One filter on PostgreSQL.
+type Ctx<'a> = Filter<'a, PgField>;
+
+/// A filter's values as the engine's filter fields read them, as psycopg2's literals.
+trait Literals {
+    /// A number.
+    fn number(&self, raw: &str) -> Result<Literal, EngineError>;
+    /// A value of `exact`, `gt`, `gte`, `lt`, `lte` and each `in` item.
+    fn compared(&self, raw: &str, in_list: bool) -> Result<Literal, EngineError>;
+    /// A `money` column's value.
+    fn money(&self, raw: &str) -> Result<Literal, EngineError>;
+    /// The text inside `%...%` of `icontains`.
+    fn contained(&self, raw: &str) -> Result<String, EngineError>;
 }
 
-/// Everything needed to build one filter's condition.
-struct Ctx<'a> {
-    key: &'a str,
-    field: &'a PgField,
-    lenient: bool,
-}
-
-impl Ctx<'_> {
-    fn reader(&self) -> ValueReader<'_> {
-        ValueReader {
-            key: self.key,
-            family: self.field.kind.family(),
-            lenient: self.lenient,
-        }
-    }
-
+impl Literals for Ctx<'_> {
     fn number(&self, raw: &str) -> Result<Literal, EngineError> {
         Ok(match self.reader().number(raw)? {
             PyNumber::Int(i) => Literal::Int(i.to_string()),
             PyNumber::Float(f) => Literal::Float(f),
         })
-    }
-
-    fn boolean(&self, raw: &str) -> Result<bool, EngineError> {
-        self.reader().boolean(raw)
-    }
-
-    fn datetime(&self, raw: &str) -> Result<InputDateTime, EngineError> {
-        self.reader().datetime(raw)
     }
 
     /// A value of `exact`, `gt`, `gte`, `lt`, `lte` and each `in` item, as the engine's
@@ -565,10 +552,7 @@ fn condition(
             };
             Ok(ctx.compared(arg.first(), false)?.compare(op, params, field))
         }
-        _ => Err(invalid(
-            ctx.key,
-            format!("Unsupported lookup in filter {:?}.", ctx.key),
-        )),
+        _ => Err(ctx.unsupported()),
     }
 }
 
@@ -598,56 +582,45 @@ pub(crate) type PgWhere = Where<Params>;
 /// PostgreSQL's always-false condition.
 pub(crate) const NEVER: &str = "false";
 
-/// The SQL of the tables and columns a `_relation` path names (`engine::related`).
-const RELATED: Dialect<PgModel> = Dialect {
-    table_sql: |m| m.table_sql.clone(),
-    column_sql: |f| f.sql.clone(),
-    outer_sql: |f| f.sql.clone(),
-};
+/// PostgreSQL's SQL of a selection's parts (`flow::selection`).
+impl Lookups for PgResource {
+    type Model = PgModel;
+    type Field = PgField;
+    type Params = Params;
 
-/// The `WHERE` clause of a selection, as the engine builds it on PostgreSQL.
-pub(crate) fn build_where(
-    model: &PgModel,
-    selection: &Selection,
-    related: &Related<'_, PgModel>,
-) -> Result<PgWhere, EngineError> {
-    let mut params = Params::default();
-    if let Some(tz) = tz_given(selection) {
-        time_zone(tz, related.use_, selection.lenient)?;
+    const RELATED: Dialect<PgModel> = Dialect {
+        table_sql: |m| m.table_sql.clone(),
+        column_sql: |f| f.sql.clone(),
+        outer_sql: |f| f.sql.clone(),
+    };
+
+    fn column(field: &PgField) -> &str {
+        &field.sql
     }
-    let fields = model.filter_fields();
-    let conds = selection_conditions(
-        &model.name,
-        &fields,
-        selection,
-        model
-            .promoted_key
-            .then(|| key_is_not_null(&model.pk_field().sql)),
-        &mut params,
-        |params, index, key, lookup, arg| {
-            let ctx = Ctx {
-                key,
-                field: &model.fields[index],
-                lenient: selection.lenient,
-            };
-            condition(&ctx, lookup, arg, params)
-        },
-        |params, text| search(model, text, params),
-        |params, path| {
-            relation_condition(
-                model,
-                path,
-                related,
-                selection.lenient,
-                &RELATED,
-                |f, raw| params.cast(Some(raw.to_owned()), f.compared_as()),
-            )
-        },
-    )?;
-    Ok(PgWhere {
-        sql: where_clause(&conds),
-        params,
-    })
+
+    fn time_zone(selection: &Selection, use_: Use) -> Result<(), EngineError> {
+        match tz_given(selection) {
+            Some(tz) => time_zone(tz, use_, selection.lenient),
+            None => Ok(()),
+        }
+    }
+
+    fn condition(
+        filter: &Ctx<'_>,
+        lookup: Lookup,
+        arg: Arg<'_>,
+        params: &mut Params,
+    ) -> Result<String, EngineError> {
+        condition(filter, lookup, arg, params)
+    }
+
+    fn search(model: &PgModel, text: &str, params: &mut Params) -> Option<String> {
+        search(model, text, params)
+    }
+
+    fn relation_value(field: &PgField, raw: &str, params: &mut Params) -> String {
+        params.cast(Some(raw.to_owned()), field.compared_as())
+    }
 }
 
 /// `tz` as the engine reads it on PostgreSQL (engine/time_zone.rs): a UTC offset it sets as the

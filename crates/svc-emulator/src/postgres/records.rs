@@ -19,8 +19,9 @@ use crate::engine::table::Table;
 use crate::engine::types::py_float_repr;
 use crate::flow::database::{Database, Page};
 use crate::flow::delete::follow_references;
+use crate::flow::selection::build_where;
 use crate::flow::write::{Selected, Values, Writes, changes, selected};
-use crate::postgres::filter::{NEVER, Params, PgWhere, build_where, datetime_literal, order_sql};
+use crate::postgres::filter::{NEVER, Params, PgWhere, datetime_literal, order_sql};
 use crate::postgres::references::{PgConnection, by_ctid, table};
 use crate::postgres::schema::{PgField, PgModel};
 use crate::postgres::types::{Offset, PgKind, write_value};
@@ -52,7 +53,7 @@ impl Database for PgResource {
         selection: &Selection,
         use_: Use,
     ) -> Result<PgWhere, EngineError> {
-        build_where(model, selection, &self.related(use_))
+        build_where::<Self>(model, selection, &self.related(use_))
     }
 
     fn key_condition(
