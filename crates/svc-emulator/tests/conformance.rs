@@ -108,6 +108,9 @@ struct Target {
     /// What the engine does with `tz` on this database (engine/time_zone.rs).
     time_zone: TimeZone,
     emulator: Emulator,
+    /// The number of the database's sessions left inside a transaction (none on SQLite, whose
+    /// connections the emulator keeps), asked outside the emulator.
+    open_transactions: Option<Box<dyn Fn() -> String + Send + Sync>>,
     /// A database of its own on a shared server, dropped with the target.
     _database: Option<maria_server::Database<'static>>,
 }
@@ -122,6 +125,7 @@ impl Target {
             enforces_foreign_keys: true,
             time_zone: TimeZone::Session,
             emulator,
+            open_transactions: None,
             _database: None,
         }
     }
@@ -205,7 +209,18 @@ CREATE TABLE events (id serial PRIMARY KEY, day date, at timestamp, amount numer
             ),
         )
         .unwrap_or_else(|e| panic!("{e}"));
-    Target::serving(ResourceConfig::new("shop", TOKEN).database(cluster.url(&name))).await
+    let mut target =
+        Target::serving(ResourceConfig::new("shop", TOKEN).database(cluster.url(&name))).await;
+    target.open_transactions = Some(Box::new(move || {
+        cluster
+            .psql(
+                &name,
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() \
+                 AND state LIKE 'idle in transaction%'",
+            )
+            .unwrap_or_else(|e| panic!("{e}"))
+    }));
+    target
 }
 
 /// A database of its own on the shared MariaDB server (crate `maria-server`), dropped with the
@@ -226,6 +241,17 @@ async fn mysql() -> Target {
         .unwrap_or_else(|e| panic!("{e}"));
     let mut target =
         Target::serving(ResourceConfig::new("shop", TOKEN).database(database.url())).await;
+    let name = database.name().to_owned();
+    target.open_transactions = Some(Box::new(move || {
+        server
+            .sql(
+                &name,
+                "SELECT COUNT(*) FROM information_schema.INNODB_TRX t JOIN \
+                 information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id \
+                 WHERE p.DB = DATABASE() AND p.ID <> CONNECTION_ID()",
+            )
+            .unwrap_or_else(|e| panic!("{e}"))
+    }));
     target._database = Some(database);
     target.time_zone = TimeZone::Refused;
     target
@@ -272,6 +298,7 @@ conformance!(
     search_matches_numbers_whole_and_text_in_part,
     a_record_is_retrieved_by_key_or_404,
     create_patch_delete,
+    a_refused_write_leaves_no_change_and_no_lock,
     aggregates,
     groups_sorted_by_key,
     sql_answers_columns_and_rows,
@@ -429,6 +456,50 @@ async fn create_patch_delete(t: &Target) {
     assert!(deleted.body.is_empty());
     assert_eq!(t.get("models/people/6").await.status, 404);
     assert_eq!(t.ok("models/people").await["count"], 5);
+}
+
+/// A write refused after its record was locked (the body is read after the lock, as the engine
+/// reads it) changes nothing, and its transaction ends with it: no session is left inside a
+/// transaction (its rollback runs before the connection serves anyone else, so it is awaited
+/// here, for as long as the bound), and a write to the same record, which would wait on a
+/// lock left behind, goes through.
+async fn a_refused_write_leaves_no_change_and_no_lock(t: &Target) {
+    let before = t.ok("models/people/1").await;
+    for _ in 0..40 {
+        let refused = t
+            .call(
+                Method::PATCH,
+                "models/people/1",
+                Some(json!({"name": "Changed", "age": "not a number"})),
+            )
+            .await;
+        assert_eq!(refused.status, 400, "{:?}", refused.body);
+        let missing = t.call(Method::DELETE, "models/people/999", None).await;
+        assert_eq!(missing.status, 404, "{:?}", missing.body);
+    }
+    assert_eq!(t.ok("models/people/1").await, before);
+    if let Some(open_transactions) = &t.open_transactions {
+        let mut open = open_transactions();
+        // Only a transaction left open reaches the bound: a rollback takes milliseconds.
+        for _ in 0..600 {
+            if open.trim() == "0" {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            open = open_transactions();
+        }
+        assert_eq!(open.trim(), "0", "sessions left inside a transaction");
+    }
+    let patch = t.call(
+        Method::PATCH,
+        "models/people/1",
+        Some(json!({"city": "Bergen"})),
+    );
+    // A bound that only a lock left behind reaches: the write itself takes milliseconds.
+    let patched = tokio::time::timeout(std::time::Duration::from_secs(120), patch)
+        .await
+        .unwrap_or_else(|_| panic!("the write waited on a lock a refused write left behind"));
+    assert_eq!(success(&patched)["city"], "Bergen");
 }
 
 /// Deleting a row does what SQLAlchemy automap's relationships do (flow/delete.rs): nullable

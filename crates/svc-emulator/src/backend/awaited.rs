@@ -5,13 +5,71 @@
 
 /// Implements [`Backend`](crate::backend::Backend) for `$resource`, whose inherent methods do
 /// the work with the same names and arguments for every such database: `has_model`,
-/// `model_names`, `field_names`, and the async
-/// `update_body`, `delete_selected`, `aggregate`, `group`, `reload` and `sql`. (Unused when no
-/// such backend is built.) Lists and retrieves are the flows of `flow::read`, over the
-/// resource's `flow::database::Database`.
+/// `model_names`, `field_names`, and the async `reload` and `sql`. The records operations are
+/// the flows of `flow::read`, `flow::write` and `flow::summary`, over the resource's side of
+/// them (`flow::database::Database`, `flow::write::Writes`, `flow::summary::Summary`); the
+/// macro also gives the resource the public methods that run them (`list`,
+/// `retrieve_selected`, `delete_selected`, `aggregate`, `group`). (Unused when no such backend
+/// is built.)
 #[allow(unused_macros)]
 macro_rules! awaited_backend {
     ($resource:ty) => {
+        // The records operations of the public API, each the flow over this resource.
+        impl $resource {
+            /// One page of records of `model`, or all of them (`no_pagination`), as the engine
+            /// lists them.
+            pub async fn list(
+                &self,
+                model: &str,
+                spec: &$crate::engine::ListSpec,
+            ) -> Result<$crate::engine::Listing, $crate::engine::EngineError> {
+                $crate::flow::read::list(self, model, spec).await
+            }
+
+            /// The record of `model` whose key is `pk` and that `selection` selects, as JSON
+            /// bytes.
+            pub async fn retrieve_selected(
+                &self,
+                model: &str,
+                pk: &str,
+                selection: &$crate::engine::Selection,
+            ) -> Result<Vec<u8>, $crate::engine::EngineError> {
+                $crate::flow::read::retrieve(self, model, pk, selection).await
+            }
+
+            /// Deletes the record `pk` (which `selection` must select), after what the
+            /// engine's ORM does to the rows that refer to it.
+            pub async fn delete_selected(
+                &self,
+                model: &str,
+                pk: &str,
+                selection: &$crate::engine::Selection,
+            ) -> Result<(), $crate::engine::EngineError> {
+                $crate::flow::write::delete(self, model, pk, selection).await
+            }
+
+            /// `{"y_func": value}` over the records `selection` selects.
+            pub async fn aggregate(
+                &self,
+                model: &str,
+                req: &$crate::engine::AggregateRequest,
+                selection: &$crate::engine::Selection,
+            ) -> Result<serde_json::Value, $crate::engine::EngineError> {
+                $crate::flow::summary::aggregate(self, model, req, selection).await
+            }
+
+            /// Group rows `{"group": key, "group_2": ..., "y_func": value}`, sorted by the
+            /// keys.
+            pub async fn group(
+                &self,
+                model: &str,
+                req: &$crate::engine::GroupRequest,
+                selection: &$crate::engine::Selection,
+            ) -> Result<serde_json::Value, $crate::engine::EngineError> {
+                $crate::flow::summary::group(self, model, req, selection).await
+            }
+        }
+
         impl $crate::backend::Backend for $resource {
             fn has_model(&self, name: &str) -> bool {
                 <$resource>::has_model(self, name)
@@ -37,7 +95,7 @@ macro_rules! awaited_backend {
             ) -> $crate::backend::Work<$crate::engine::Listing> {
                 Box::pin(async move {
                     let _hold = hold;
-                    $crate::flow::read::list(&*self, &model, &spec).await
+                    <$resource>::list(&self, &model, &spec).await
                 })
             }
 
@@ -50,7 +108,7 @@ macro_rules! awaited_backend {
             ) -> $crate::backend::Work<Vec<u8>> {
                 Box::pin(async move {
                     let _hold = hold;
-                    $crate::flow::read::retrieve(&*self, &model, &pk, &selection).await
+                    self.retrieve_selected(&model, &pk, &selection).await
                 })
             }
 
@@ -75,7 +133,8 @@ macro_rules! awaited_backend {
             ) -> $crate::backend::Work<Vec<u8>> {
                 Box::pin(async move {
                     let _hold = hold;
-                    self.update_body(
+                    $crate::flow::write::update(
+                        &*self,
                         &change.model,
                         &change.pk,
                         &change.body,
@@ -108,7 +167,7 @@ macro_rules! awaited_backend {
             ) -> $crate::backend::Work<serde_json::Value> {
                 Box::pin(async move {
                     let _hold = hold;
-                    $crate::flow::summary::aggregate(&*self, &model, &request, &selection).await
+                    <$resource>::aggregate(&self, &model, &request, &selection).await
                 })
             }
 
@@ -121,7 +180,7 @@ macro_rules! awaited_backend {
             ) -> $crate::backend::Work<serde_json::Value> {
                 Box::pin(async move {
                     let _hold = hold;
-                    $crate::flow::summary::group(&*self, &model, &request, &selection).await
+                    <$resource>::group(&self, &model, &request, &selection).await
                 })
             }
 

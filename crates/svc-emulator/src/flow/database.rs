@@ -8,8 +8,9 @@ use std::future::Future;
 use std::sync::Arc;
 
 use crate::engine::filter::Where;
+use crate::engine::related::Related;
 use crate::engine::relation::Use;
-use crate::engine::server::{BodyColumn, RecordRow};
+use crate::engine::server::{BodyColumn, Models, RecordRow};
 use crate::engine::table::Table;
 use crate::engine::{EngineError, Selection};
 
@@ -38,8 +39,22 @@ pub(crate) trait Database: Sync {
     /// The database's always-false condition.
     const NEVER: &'static str;
 
+    /// The models, as last read (start or reload).
+    fn models(&self) -> &Models<Self::Model>;
+
     /// The model named `name`, else the engine's `404`.
-    fn model(&self, name: &str) -> Result<Arc<Self::Model>, EngineError>;
+    fn model(&self, name: &str) -> Result<Arc<Self::Model>, EngineError> {
+        self.models().get(name)
+    }
+
+    /// The models a selection's `_relation` may join, for an operation that uses it as `use_`
+    /// says.
+    fn related(&self, use_: Use) -> Related<'_, Self::Model> {
+        Related {
+            find: Box::new(move |name| self.models().get(name).ok()),
+            use_,
+        }
+    }
 
     /// The `WHERE` clause of a selection, for an operation that uses it as `use_` says.
     fn filters(

@@ -1,9 +1,11 @@
-//! A record's create, and the steps every update and delete share, as the engine takes them on
-//! any database server: the body read by the serializer's fields, the record a request names.
-//! How a database writes the values and reads them back is its own ([`Writes`]); an update's and
-//! a delete's transaction stays in its backend: its driver's transaction borrows the
-//! connection, and a generic flow that holds one across its steps is a future the compiler
-//! cannot prove `Send` ("lifetime bound not satisfied").
+//! A record's create, update and delete, as the engine writes them on any database server: the
+//! body read by the serializer's fields, the record selected and locked first (a `404` before
+//! the body is looked at), one transaction, and the record as stored. How a database names the
+//! locked row, writes the values and reads them back is its own ([`Writes`]).
+//!
+//! The transaction owns its connection ([`Writes::Tx`]): a driver's own transaction borrows
+//! the connection, and a generic flow holding such a borrow across its steps is a future the
+//! compiler cannot prove `Send` ("lifetime bound not satisfied").
 
 use std::future::Future;
 use std::sync::Arc;
@@ -11,7 +13,7 @@ use std::sync::Arc;
 use crate::engine::convert::{Internal, PyJson};
 use crate::engine::filter::Where;
 use crate::engine::relation::Use;
-use crate::engine::server::{BodyColumn, body_values, validate};
+use crate::engine::server::{BodyColumn, body_values, generated_given, keep_changed, validate};
 use crate::engine::table::Table;
 use crate::engine::{EngineError, Selection};
 use crate::flow::database::Database;
@@ -21,8 +23,71 @@ pub(crate) type Values<'m, F> = Vec<(&'m F, Internal)>;
 
 /// A database server's side of the writes. Every future is `Send`.
 pub(crate) trait Writes: Database {
+    /// A connection inside a write's transaction, which it owns until the commit: dropped
+    /// before (a failed step, a caller that stopped waiting), the transaction is rolled back
+    /// before the connection serves anyone else.
+    type Tx: Send;
+    /// How the transaction names the row it locked until it ends.
+    type Locked: Send + Sync;
+
+    /// Begins a transaction on `conn`.
+    fn begin(
+        &self,
+        conn: Self::Reader,
+    ) -> impl Future<Output = Result<Self::Tx, EngineError>> + Send;
+
+    /// The record `filter` and `key` select, locked until the transaction ends; `404` when there
+    /// is none. A database error is a read's (the engine fails there: strict mode answers `400`).
+    fn lock(
+        &self,
+        tx: &mut Self::Tx,
+        model: &Self::Model,
+        filter: &Where<Self::Params>,
+        key: &str,
+        lenient: bool,
+    ) -> impl Future<Output = Result<Self::Locked, EngineError>> + Send;
+
     /// Values the engine cannot write on this database, refused before anything is sent.
     fn writable(values: &Values<'_, Self::Field>) -> Result<(), EngineError>;
+
+    /// For each of `values[at]` (generated columns given a value), whether the locked row holds
+    /// it already (then it is left out, as the ORM leaves out an unchanged attribute).
+    fn unchanged(
+        &self,
+        tx: &mut Self::Tx,
+        model: &Self::Model,
+        values: &Values<'_, Self::Field>,
+        at: &[usize],
+        locked: &Self::Locked,
+        tz: i32,
+    ) -> impl Future<Output = Result<Vec<bool>, EngineError>> + Send;
+
+    /// Writes `values` to the locked row (by identity: a promoted key names every row that
+    /// shares it) and reads the record back as stored.
+    fn update_locked(
+        &self,
+        tx: &mut Self::Tx,
+        model: &Self::Model,
+        values: &Values<'_, Self::Field>,
+        locked: Self::Locked,
+        tz: i32,
+    ) -> impl Future<Output = Result<Vec<u8>, EngineError>> + Send;
+
+    /// Deletes the locked row, after what the engine's ORM does to the rows that refer to it
+    /// (`flow::delete`).
+    fn delete_locked(
+        &self,
+        tx: &mut Self::Tx,
+        model: &Self::Model,
+        locked: Self::Locked,
+    ) -> impl Future<Output = Result<(), EngineError>> + Send;
+
+    /// Commits the transaction (a failure is a write's, in `model`'s terms).
+    fn commit(
+        &self,
+        tx: Self::Tx,
+        model: &Self::Model,
+    ) -> impl Future<Output = Result<(), EngineError>> + Send;
 
     /// Inserts the record and reads it back as stored.
     fn insert(
@@ -56,19 +121,71 @@ pub(crate) async fn create<D: Writes>(
     db.insert(&mut conn, &model, &values, tz).await
 }
 
+/// Updates the record `pk` (which `selection` must select) from a body, and returns it as
+/// stored. The key may change. A `PUT` (`partial` false) needs every column a create needs;
+/// fields not sent are left as they are either way.
+pub(crate) async fn update<D: Writes>(
+    db: &D,
+    model: &str,
+    pk: &str,
+    body: &PyJson,
+    selection: &Selection,
+    partial: bool,
+) -> Result<Vec<u8>, EngineError> {
+    let Selected { model, filter, key } = selected(db, model, pk, selection)?;
+    let mut conn = db.reader(None).await?;
+    let tz = db.time_zone(&mut conn).await?;
+    let mut tx = db.begin(conn).await?;
+    // The record first (404 before the body is looked at), locked for the update.
+    let locked = db
+        .lock(&mut tx, &model, &filter, &key, selection.lenient)
+        .await?;
+    let mut values = changes::<D>(&model, body, partial)?;
+    let generated = generated_given(&values);
+    if !generated.is_empty() {
+        let unchanged = db
+            .unchanged(&mut tx, &model, &values, &generated, &locked, tz)
+            .await?;
+        keep_changed(&mut values, &generated, &unchanged);
+    }
+    let bytes = db
+        .update_locked(&mut tx, &model, &values, locked, tz)
+        .await?;
+    db.commit(tx, &model).await?;
+    Ok(bytes)
+}
+
+/// Deletes the record `pk` (which `selection` must select), after what the engine's ORM does to
+/// the rows that refer to it.
+pub(crate) async fn delete<D: Writes>(
+    db: &D,
+    model: &str,
+    pk: &str,
+    selection: &Selection,
+) -> Result<(), EngineError> {
+    let Selected { model, filter, key } = selected(db, model, pk, selection)?;
+    let conn = db.reader(None).await?;
+    let mut tx = db.begin(conn).await?;
+    let locked = db
+        .lock(&mut tx, &model, &filter, &key, selection.lenient)
+        .await?;
+    db.delete_locked(&mut tx, &model, locked).await?;
+    db.commit(tx, &model).await
+}
+
 /// The record a request names: its model, the selection's clause, and the key's condition
 /// (`404` for an unknown model; the filters and the key read as the engine reads them).
-pub(crate) struct Selected<D: Database> {
+struct Selected<D: Database> {
     /// The model.
-    pub(crate) model: Arc<D::Model>,
+    model: Arc<D::Model>,
     /// The selection's clause, with the key's value bound after the filters'.
-    pub(crate) filter: Where<D::Params>,
+    filter: Where<D::Params>,
     /// `key = value`.
-    pub(crate) key: String,
+    key: String,
 }
 
 /// The record `pk` of `model` that `selection` must select, for a write.
-pub(crate) fn selected<D: Database>(
+fn selected<D: Database>(
     db: &D,
     model: &str,
     pk: &str,
@@ -82,7 +199,7 @@ pub(crate) fn selected<D: Database>(
 
 /// An update's values, read by the serializer's fields after the record was found: a `PUT`
 /// (`partial` false) needs every column a create needs; fields not sent are left as they are.
-pub(crate) fn changes<'m, D: Writes>(
+fn changes<'m, D: Writes>(
     model: &'m D::Model,
     body: &'m PyJson,
     partial: bool,

@@ -38,15 +38,13 @@ pub(crate) mod schema;
 pub(crate) mod types;
 pub(crate) mod walks;
 
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Opts, OptsBuilder, Pool, PoolConstraints, PoolOpts};
 
 use crate::engine::EngineError;
-use crate::engine::related::Related;
-use crate::engine::relation::Use;
 use crate::engine::server::Models;
 use schema::MyModel;
 use types::Offset;
@@ -236,18 +234,6 @@ impl MyResource {
     /// The names of `model`'s fields, in order; `None` when there is no such model.
     pub fn field_names(&self, model: &str) -> Option<Vec<String>> {
         self.schema.field_names(model)
-    }
-
-    pub(crate) fn model_or_404(&self, name: &str) -> Result<Arc<MyModel>, EngineError> {
-        self.schema.get(name)
-    }
-
-    /// The models a selection's `_relation` may join, for an operation that uses it so.
-    pub(crate) fn related(&self, use_: Use) -> Related<'_, MyModel> {
-        Related {
-            find: Box::new(move |name| self.schema.get(name).ok()),
-            use_,
-        }
     }
 
     /// The engine's default time zone: `TIMEDIFF(NOW(), UTC_TIMESTAMP)` on the database.

@@ -2,25 +2,24 @@
 //! them on MySQL (see [`super`]).
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, Row, TxOpts, Value};
+use mysql_async::{Conn, Row, Value};
 
 use crate::engine::EngineError;
 use crate::engine::Selection;
 use crate::engine::body::non_field;
 use crate::engine::convert::{InputField, Internal, PyJson, py_json_dumps, to_internal};
 use crate::engine::relation::Use;
-use crate::engine::server::{BodyColumn, RecordRow, generated_given, keep_changed, record_json};
+use crate::engine::server::{BodyColumn, Models, RecordRow, record_json};
 use crate::engine::table::Table;
 use crate::flow::Locator;
 use crate::flow::database::{Database, Page};
 use crate::flow::delete::follow_references;
 use crate::flow::selection::build_where;
-use crate::flow::write::{Selected, Values, Writes, changes, selected};
+use crate::flow::write::{Values, Writes};
 use crate::mysql::filter::{MyWhere, NEVER, Params, order_sql, stored_literal, unhex};
-use crate::mysql::references::{MyConnection, table};
+use crate::mysql::references::{MyConnection, MyTx, table};
 use crate::mysql::schema::{MyField, MyModel};
 use crate::mysql::types::{MyKind, Offset, write_value};
 use crate::mysql::{MyResource, message, server_code, walks};
@@ -40,8 +39,8 @@ impl Database for MyResource {
     type Reader = Conn;
     const NEVER: &'static str = NEVER;
 
-    fn model(&self, name: &str) -> Result<Arc<MyModel>, EngineError> {
-        self.model_or_404(name)
+    fn models(&self) -> &Models<MyModel> {
+        &self.schema
     }
 
     fn filters(
@@ -114,6 +113,38 @@ impl Database for MyResource {
 
 /// MySQL's side of the writes (`flow::write`).
 impl Writes for MyResource {
+    type Tx = MyTx;
+    /// The row's identity (see [`MyModel::identity`]).
+    type Locked = Vec<Value>;
+
+    async fn begin(&self, conn: Conn) -> Result<MyTx, EngineError> {
+        MyTx::begin(conn).await.map_err(|e| self.unexpected(e))
+    }
+
+    async fn lock(
+        &self,
+        tx: &mut MyTx,
+        model: &MyModel,
+        filter: &MyWhere,
+        key: &str,
+        lenient: bool,
+    ) -> Result<Vec<Value>, EngineError> {
+        let columns = identity_columns(model);
+        let sql = format!(
+            "SELECT {} FROM {}{} LIMIT 1 FOR UPDATE",
+            columns.join(", "),
+            model.table_sql,
+            filter.and(key)
+        );
+        let rows = self
+            .read_rows(tx.conn(), &sql, &filter.params, lenient)
+            .await?;
+        let row = rows.first().ok_or(EngineError::RecordNotFound)?;
+        Ok((0..columns.len())
+            .map(|i| row.as_ref(i).cloned().unwrap_or(Value::NULL))
+            .collect())
+    }
+
     fn writable(values: &Values<'_, MyField>) -> Result<(), EngineError> {
         not_writable(values)
     }
@@ -174,6 +205,135 @@ impl Writes for MyResource {
             .map_err(|e| self.unexpected(e))?;
         let row = rows.first().ok_or(EngineError::RecordNotFound)?;
         Ok(record_json(model, row, tz))
+    }
+
+    async fn unchanged(
+        &self,
+        tx: &mut MyTx,
+        model: &MyModel,
+        values: &Values<'_, MyField>,
+        at: &[usize],
+        identity: &Vec<Value>,
+        tz: i32,
+    ) -> Result<Vec<bool>, EngineError> {
+        let mut params = Params::default();
+        let same: Vec<String> = at
+            .iter()
+            .map(|&i| {
+                let (f, v) = &values[i];
+                format!("{} <=> {}", f.sql, bind_value(f, v, tz, &mut params))
+            })
+            .collect();
+        params.0.extend(identity.iter().cloned());
+        let sql = format!(
+            "SELECT {} FROM {} WHERE {} LIMIT 1",
+            same.join(", "),
+            model.table_sql,
+            at_identity(model)
+        );
+        let row: Option<Row> = tx
+            .conn()
+            .exec_first(&sql, params.values())
+            .await
+            .map_err(|e| self.write_error(model, e))?;
+        Ok((0..same.len())
+            .map(|i| {
+                row.as_ref()
+                    .and_then(|r| r.get::<Option<i64>, _>(i))
+                    .flatten()
+                    == Some(1)
+            })
+            .collect())
+    }
+
+    /// An `UPDATE` by identity, then the row read again by its new identity (the key may
+    /// change).
+    async fn update_locked(
+        &self,
+        tx: &mut MyTx,
+        model: &MyModel,
+        values: &Values<'_, MyField>,
+        old_identity: Vec<Value>,
+        tz: i32,
+    ) -> Result<Vec<u8>, EngineError> {
+        let conn = tx.conn();
+        let mut new_identity = old_identity.clone();
+        if !values.is_empty() {
+            if model.promoted_key && self.rows_of(conn, model, &old_identity).await? > 1 {
+                // Rows that share a promoted key: the ORM's flush expected to update one row
+                // and matched several, which the engine answers `400 Query failed` (nothing
+                // written: the transaction rolls back when dropped).
+                return Err(non_field("Query failed".to_owned()));
+            }
+            let mut params = Params::default();
+            let mut sets = Vec::new();
+            for (f, v) in values {
+                sets.push(format!("{} = {}", f.sql, bind_value(f, v, tz, &mut params)));
+                let at = model
+                    .identity
+                    .iter()
+                    .position(|&i| model.fields[i].name == f.name);
+                if let Some(at) = at {
+                    new_identity[at] = bind_param(f, v, tz);
+                }
+            }
+            params.0.extend(old_identity);
+            let sql = format!(
+                "UPDATE {} SET {} WHERE {}",
+                model.table_sql,
+                sets.join(", "),
+                at_identity(model)
+            );
+            conn.exec_drop(&sql, params.values())
+                .await
+                .map_err(|e| self.write_error(model, e))?;
+        }
+        let select = format!(
+            "SELECT {} FROM {} WHERE {} LIMIT 1",
+            model.select_list,
+            model.table_sql,
+            at_identity(model)
+        );
+        let rows: Vec<Row> = conn
+            .exec(&select, new_identity)
+            .await
+            .map_err(|e| self.write_error(model, e))?;
+        let row = rows.first().ok_or(EngineError::RecordNotFound)?;
+        Ok(record_json(model, row, tz))
+    }
+
+    async fn delete_locked(
+        &self,
+        tx: &mut MyTx,
+        model: &MyModel,
+        identity: Vec<Value>,
+    ) -> Result<(), EngineError> {
+        let at = Locator {
+            select: identity_columns(model).join(", "),
+            condition: at_identity(model),
+            may_repeat: model.promoted_key,
+        };
+        let mut flow_conn = MyConnection {
+            tx: tx.conn(),
+            resource: self,
+            model,
+        };
+        follow_references(&mut flow_conn, &table(&model.name), &at, identity.clone()).await?;
+        // The ORM deletes by identity: the one row of a declared key (every column of it), every
+        // row that shares a promoted one.
+        let sql = format!(
+            "DELETE FROM {} WHERE {}",
+            model.table_sql,
+            at_identity(model)
+        );
+        tx.conn()
+            .exec_drop(&sql, identity)
+            .await
+            .map_err(|e| self.write_error(model, e))
+    }
+
+    async fn commit(&self, tx: MyTx, model: &MyModel) -> Result<(), EngineError> {
+        tx.commit().await.map_err(|e| self.write_error(model, e))
     }
 }
 
@@ -333,184 +493,10 @@ impl MyResource {
             .map_err(|e| e.unless_lenient(lenient))
     }
 
-    /// Updates the record `pk` (which `selection` must select) from a body, and returns it as
-    /// stored. The key may change. A `PUT` (`partial` false) needs every column a create needs
-    /// ([`required`]); fields not sent are left as they are either way.
-    pub(crate) async fn update_body(
-        &self,
-        model: &str,
-        pk: &str,
-        body: &PyJson,
-        selection: &Selection,
-        partial: bool,
-    ) -> Result<Vec<u8>, EngineError> {
-        let Selected { model, filter, key } = selected(self, model, pk, selection)?;
-        let mut conn = self.conn().await?;
-        let tz = self.timezone(&mut conn).await?;
-        let mut tx = conn
-            .start_transaction(TxOpts::default())
-            .await
-            .map_err(|e| self.unexpected(e))?;
-        // The record first (404 before the body is looked at), locked for the update.
-        let old_identity = self
-            .lock_selected(&mut tx, &model, &filter, &key, selection.lenient)
-            .await?;
-        let mut values = changes::<Self>(&model, body, partial)?;
-        let generated = generated_given(&values);
-        if !generated.is_empty() {
-            let mut params = Params::default();
-            let same: Vec<String> = generated
-                .iter()
-                .map(|&i| {
-                    let (f, v) = &values[i];
-                    format!("{} <=> {}", f.sql, bind_value(f, v, tz, &mut params))
-                })
-                .collect();
-            params.0.extend(old_identity.clone());
-            let sql = format!(
-                "SELECT {} FROM {} WHERE {} LIMIT 1",
-                same.join(", "),
-                model.table_sql,
-                at_identity(&model)
-            );
-            let row: Option<Row> = tx
-                .exec_first(&sql, params.values())
-                .await
-                .map_err(|e| self.write_error(&model, e))?;
-            let unchanged: Vec<bool> = (0..same.len())
-                .map(|i| {
-                    row.as_ref()
-                        .and_then(|r| r.get::<Option<i64>, _>(i))
-                        .flatten()
-                        == Some(1)
-                })
-                .collect();
-            keep_changed(&mut values, &generated, &unchanged);
-        }
-        let mut new_identity = old_identity.clone();
-        if !values.is_empty() {
-            if model.promoted_key && self.rows_of(&mut tx, &model, &old_identity).await? > 1 {
-                // Rows that share a promoted key: the ORM's flush expected to update one row
-                // and matched several, which the engine answers `400 Query failed` (nothing
-                // written: the transaction rolls back when dropped).
-                return Err(non_field("Query failed".to_owned()));
-            }
-            let mut params = Params::default();
-            let mut sets = Vec::new();
-            for (f, v) in &values {
-                sets.push(format!("{} = {}", f.sql, bind_value(f, v, tz, &mut params)));
-                let at = model
-                    .identity
-                    .iter()
-                    .position(|&i| model.fields[i].name == f.name);
-                if let Some(at) = at {
-                    new_identity[at] = bind_param(f, v, tz);
-                }
-            }
-            params.0.extend(old_identity);
-            let sql = format!(
-                "UPDATE {} SET {} WHERE {}",
-                model.table_sql,
-                sets.join(", "),
-                at_identity(&model)
-            );
-            tx.exec_drop(&sql, params.values())
-                .await
-                .map_err(|e| self.write_error(&model, e))?;
-        }
-        let select = format!(
-            "SELECT {} FROM {} WHERE {} LIMIT 1",
-            model.select_list,
-            model.table_sql,
-            at_identity(&model)
-        );
-        let rows: Vec<Row> = tx
-            .exec(&select, new_identity)
-            .await
-            .map_err(|e| self.write_error(&model, e))?;
-        let row = rows.first().ok_or(EngineError::RecordNotFound)?;
-        let bytes = record_json(&model, row, tz);
-        tx.commit().await.map_err(|e| self.write_error(&model, e))?;
-        Ok(bytes)
-    }
-
-    /// Deletes the record `pk` (which `selection` must select), after what the engine's ORM
-    /// does to the rows that refer to it (`flow::delete`).
-    pub async fn delete_selected(
-        &self,
-        model: &str,
-        pk: &str,
-        selection: &Selection,
-    ) -> Result<(), EngineError> {
-        let Selected { model, filter, key } = selected(self, model, pk, selection)?;
-        let mut conn = self.conn().await?;
-        let mut tx = conn
-            .start_transaction(TxOpts::default())
-            .await
-            .map_err(|e| self.unexpected(e))?;
-        let old_identity = self
-            .lock_selected(&mut tx, &model, &filter, &key, selection.lenient)
-            .await?;
-        let at = Locator {
-            select: identity_columns(&model).join(", "),
-            condition: at_identity(&model),
-            may_repeat: model.promoted_key,
-        };
-        let mut flow_conn = MyConnection {
-            tx: &mut tx,
-            resource: self,
-            model: &model,
-        };
-        follow_references(
-            &mut flow_conn,
-            &table(&model.name),
-            &at,
-            old_identity.clone(),
-        )
-        .await?;
-        // The ORM deletes by identity: the one row of a declared key (every column of it), every
-        // row that shares a promoted one.
-        let sql = format!(
-            "DELETE FROM {} WHERE {}",
-            model.table_sql,
-            at_identity(&model)
-        );
-        tx.exec_drop(&sql, old_identity)
-            .await
-            .map_err(|e| self.write_error(&model, e))?;
-        tx.commit().await.map_err(|e| self.write_error(&model, e))?;
-        Ok(())
-    }
-
-    /// The identity (see [`MyModel::identity`]) of the record that `filter` and `key` select,
-    /// locked until the transaction ends; `404` when there is none. A database error is a
-    /// read's.
-    async fn lock_selected(
-        &self,
-        tx: &mut mysql_async::Transaction<'_>,
-        model: &MyModel,
-        filter: &MyWhere,
-        key: &str,
-        lenient: bool,
-    ) -> Result<Vec<Value>, EngineError> {
-        let columns = identity_columns(model);
-        let sql = format!(
-            "SELECT {} FROM {}{} LIMIT 1 FOR UPDATE",
-            columns.join(", "),
-            model.table_sql,
-            filter.and(key)
-        );
-        let rows = self.read_rows(tx, &sql, &filter.params, lenient).await?;
-        let row = rows.first().ok_or(EngineError::RecordNotFound)?;
-        Ok((0..columns.len())
-            .map(|i| row.as_ref(i).cloned().unwrap_or(Value::NULL))
-            .collect())
-    }
-
     /// How many rows hold `identity`.
     async fn rows_of(
         &self,
-        tx: &mut mysql_async::Transaction<'_>,
+        tx: &mut Conn,
         model: &MyModel,
         identity: &[Value],
     ) -> Result<u64, EngineError> {

@@ -4,16 +4,40 @@
 //! apart (the primary key, else the first column, which the engine promotes).
 
 use mysql_async::prelude::Queryable;
-use mysql_async::{Row, Value};
+use mysql_async::{Conn, Row, Value};
 
 use crate::engine::EngineError;
 use crate::flow::{self, Locator, OnDelete, TableRef};
 use crate::mysql::MyResource;
 use crate::mysql::schema::{MyModel, quote_ident};
 
+/// A pooled connection inside a write's transaction, which it owns until its commit. Dropped
+/// before (a failed step, a caller that stopped waiting), the transaction is rolled back by the
+/// pool, which rolls back a connection given back inside one (mysql_async reads the server's
+/// status flags) before it serves anyone else.
+pub(crate) struct MyTx(Conn);
+
+impl MyTx {
+    /// `START TRANSACTION` on `conn`.
+    pub(crate) async fn begin(mut conn: Conn) -> Result<Self, mysql_async::Error> {
+        conn.query_drop("START TRANSACTION").await?;
+        Ok(MyTx(conn))
+    }
+
+    /// The connection.
+    pub(crate) fn conn(&mut self) -> &mut Conn {
+        &mut self.0
+    }
+
+    /// `COMMIT`; the connection then goes back to the pool.
+    pub(crate) async fn commit(mut self) -> Result<(), mysql_async::Error> {
+        self.0.query_drop("COMMIT").await
+    }
+}
+
 /// A connection inside a write's transaction, as the flows use it.
-pub(crate) struct MyConnection<'a, 't> {
-    pub(crate) tx: &'a mut mysql_async::Transaction<'t>,
+pub(crate) struct MyConnection<'a> {
+    pub(crate) tx: &'a mut Conn,
     pub(crate) resource: &'a MyResource,
     /// The model the request names, whose messages a database error takes.
     pub(crate) model: &'a MyModel,
@@ -57,13 +81,13 @@ const FIRST_COLUMN: &str = "\
 SELECT COLUMN_NAME FROM information_schema.COLUMNS
 WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION LIMIT 1";
 
-impl MyConnection<'_, '_> {
+impl MyConnection<'_> {
     fn error(&self, e: mysql_async::Error) -> EngineError {
         self.resource.write_error(self.model, e)
     }
 }
 
-impl flow::Connection for MyConnection<'_, '_> {
+impl flow::Connection for MyConnection<'_> {
     type Value = Value;
 
     async fn query(&mut self, sql: &str, params: &[Value]) -> Result<Vec<Vec<Value>>, EngineError> {

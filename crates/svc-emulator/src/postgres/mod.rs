@@ -32,14 +32,12 @@ pub(crate) mod types;
 pub(crate) mod walks;
 
 use std::str::FromStr;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime};
 
 use crate::engine::EngineError;
-use crate::engine::related::Related;
-use crate::engine::relation::Use;
 use crate::engine::server::Models;
 use crate::engine::time_zone::tz_offset;
 use schema::PgModel;
@@ -239,18 +237,6 @@ impl PgResource {
     /// The names of `model`'s fields, in order; `None` when there is no such model.
     pub fn field_names(&self, model: &str) -> Option<Vec<String>> {
         self.schema.field_names(model)
-    }
-
-    pub(crate) fn model_or_404(&self, name: &str) -> Result<Arc<PgModel>, EngineError> {
-        self.schema.get(name)
-    }
-
-    /// The models a selection's `_relation` may join, for an operation that uses it so.
-    pub(crate) fn related(&self, use_: Use) -> Related<'_, PgModel> {
-        Related {
-            find: Box::new(move |name| self.schema.get(name).ok()),
-            use_,
-        }
     }
 
     /// The engine's default time zone: the UTC offset of `NOW()` on the database.

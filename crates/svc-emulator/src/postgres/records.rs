@@ -2,7 +2,6 @@
 //! answers them on PostgreSQL (see [`super`]).
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use deadpool_postgres::Object;
 
@@ -14,15 +13,15 @@ use crate::engine::Selection;
 use crate::engine::body::non_field;
 use crate::engine::convert::{InputField, Internal, PyJson, py_json_dumps, py_text, to_internal};
 use crate::engine::relation::Use;
-use crate::engine::server::{BodyColumn, RecordRow, generated_given, keep_changed, record_json};
+use crate::engine::server::{BodyColumn, Models, RecordRow, record_json};
 use crate::engine::table::Table;
 use crate::engine::types::py_float_repr;
 use crate::flow::database::{Database, Page};
 use crate::flow::delete::follow_references;
 use crate::flow::selection::build_where;
-use crate::flow::write::{Selected, Values, Writes, changes, selected};
+use crate::flow::write::{Values, Writes};
 use crate::postgres::filter::{NEVER, Params, PgWhere, datetime_literal, order_sql};
-use crate::postgres::references::{PgConnection, by_ctid, table};
+use crate::postgres::references::{PgConnection, PgTx, by_ctid, table};
 use crate::postgres::schema::{PgField, PgModel};
 use crate::postgres::types::{Offset, PgKind, write_value};
 use crate::postgres::{PgResource, message, walks};
@@ -43,8 +42,8 @@ impl Database for PgResource {
     type Reader = Object;
     const NEVER: &'static str = NEVER;
 
-    fn model(&self, name: &str) -> Result<Arc<PgModel>, EngineError> {
-        self.model_or_404(name)
+    fn models(&self) -> &Models<PgModel> {
+        &self.schema
     }
 
     fn filters(
@@ -118,10 +117,149 @@ impl Database for PgResource {
     }
 }
 
-/// PostgreSQL's side of the writes (`flow::write`).
+/// PostgreSQL's side of the writes (`flow::write`). A locked row is named by its `ctid`, since
+/// a key of several columns names a row by all of them and the URL gives the first one only.
 impl Writes for PgResource {
+    type Tx = PgTx;
+    type Locked = String;
+
+    async fn begin(&self, conn: Object) -> Result<PgTx, EngineError> {
+        PgTx::begin(conn).await.map_err(|e| self.unexpected(e))
+    }
+
+    async fn lock(
+        &self,
+        tx: &mut PgTx,
+        model: &PgModel,
+        filter: &PgWhere,
+        key: &str,
+        lenient: bool,
+    ) -> Result<String, EngineError> {
+        let sql = format!(
+            "SELECT ctid::text FROM {}{} LIMIT 1 FOR UPDATE",
+            model.table_sql,
+            filter.and(key)
+        );
+        let rows = tx
+            .client()?
+            .query(&sql, &filter.params.refs())
+            .await
+            .map_err(|e| self.read_failure(e))
+            .map_err(|e| e.unless_lenient(lenient))?;
+        let row = rows.first().ok_or(EngineError::RecordNotFound)?;
+        Ok(row.get::<_, Option<String>>(0).unwrap_or_default())
+    }
+
     fn writable(values: &Values<'_, PgField>) -> Result<(), EngineError> {
         not_iterable(values)
+    }
+
+    async fn unchanged(
+        &self,
+        tx: &mut PgTx,
+        model: &PgModel,
+        values: &Values<'_, PgField>,
+        at: &[usize],
+        ctid: &String,
+        _tz: i32,
+    ) -> Result<Vec<bool>, EngineError> {
+        let mut params = Params::default();
+        let same: Vec<String> = at
+            .iter()
+            .map(|&i| {
+                let (f, v) = &values[i];
+                let value = bind_value(f, v, &mut params);
+                format!("{} IS NOT DISTINCT FROM {value}", f.sql)
+            })
+            .collect();
+        let at_row = params.text(ctid.clone());
+        let sql = format!(
+            "SELECT {} FROM {} WHERE ctid = {at_row}::tid",
+            same.join(", "),
+            model.table_sql
+        );
+        let row = tx
+            .client()?
+            .query_one(&sql, &params.refs())
+            .await
+            .map_err(|e| self.write_error(model, e))?;
+        Ok((0..same.len())
+            .map(|i| row.get::<_, Option<bool>>(i) == Some(true))
+            .collect())
+    }
+
+    /// One statement: `UPDATE ... RETURNING` the row (a `SELECT` when nothing is set).
+    async fn update_locked(
+        &self,
+        tx: &mut PgTx,
+        model: &PgModel,
+        values: &Values<'_, PgField>,
+        ctid: String,
+        tz: i32,
+    ) -> Result<Vec<u8>, EngineError> {
+        let mut params = Params::default();
+        let mut sets = Vec::new();
+        for (f, v) in values {
+            sets.push(format!("{} = {}", f.sql, bind_value(f, v, &mut params)));
+        }
+        let at_row = format!("ctid = {}::tid", params.text(ctid));
+        let sql = if sets.is_empty() {
+            format!(
+                "SELECT {} FROM {} WHERE {at_row}",
+                model.select_list, model.table_sql
+            )
+        } else {
+            format!(
+                "UPDATE {} SET {} WHERE {} RETURNING {}",
+                model.table_sql,
+                sets.join(", "),
+                at_identity(model, &at_row),
+                model.select_list
+            )
+        };
+        let rows = tx
+            .client()?
+            .query(&sql, &params.refs())
+            .await
+            .map_err(|e| self.write_error(model, e))?;
+        if !sets.is_empty() && rows.len() > 1 {
+            // Rows that share a promoted key: the ORM's flush expected to update one row and
+            // matched several, which the engine answers `400 Query failed` (nothing written:
+            // the transaction rolls back when dropped).
+            return Err(non_field("Query failed".to_owned()));
+        }
+        let row = rows.first().ok_or(EngineError::RecordNotFound)?;
+        Ok(record_json(model, row, tz))
+    }
+
+    async fn delete_locked(
+        &self,
+        tx: &mut PgTx,
+        model: &PgModel,
+        ctid: String,
+    ) -> Result<(), EngineError> {
+        let mut flow_conn = PgConnection {
+            tx: tx.client()?,
+            resource: self,
+            model,
+        };
+        follow_references(
+            &mut flow_conn,
+            &table(model),
+            &by_ctid(),
+            vec![Some(ctid.clone())],
+        )
+        .await?;
+        let sql = format!(
+            "DELETE FROM {} WHERE {}",
+            model.table_sql,
+            at_identity(model, "ctid = $1::text::tid")
+        );
+        tx.client()?
+            .execute(&sql, &[&ctid])
+            .await
+            .map_err(|e| self.write_error(model, e))?;
+        Ok(())
     }
 
     async fn insert(
@@ -185,6 +323,10 @@ impl Writes for PgResource {
             .map_err(|e| self.write_error(model, e))?;
         tx.commit().await.map_err(|e| self.write_error(model, e))?;
         Ok(record_json(model, &row, tz))
+    }
+
+    async fn commit(&self, tx: PgTx, model: &PgModel) -> Result<(), EngineError> {
+        tx.commit().await.map_err(|e| self.write_error(model, e))
     }
 }
 
@@ -351,160 +493,6 @@ impl PgResource {
         run.await
             .map_err(|e| self.read_failure(e))
             .map_err(|e| e.unless_lenient(lenient))
-    }
-
-    /// Updates the record `pk` (which `selection` must select) from a body, and returns it
-    /// as stored. The key may change. A `PUT` (`partial` false) needs every column a create
-    /// needs, as the engine's non-partial serializer does on PostgreSQL; fields not sent are
-    /// left as they are either way.
-    pub(crate) async fn update_body(
-        &self,
-        model: &str,
-        pk: &str,
-        body: &PyJson,
-        selection: &Selection,
-        partial: bool,
-    ) -> Result<Vec<u8>, EngineError> {
-        let Selected { model, filter, key } = selected(self, model, pk, selection)?;
-        let mut client = self.client().await?;
-        let tz = self.timezone(&client).await?;
-        let tx = client.transaction().await.map_err(|e| self.unexpected(e))?;
-        // The record first (404 before the body is looked at), locked for the update: the row
-        // itself (`ctid`), since a key of several columns names a row by all of them and the
-        // URL gives the first one only.
-        let ctid = self
-            .lock_selected(&tx, &model, &filter, &key, "ctid::text", selection.lenient)
-            .await?
-            .unwrap_or_default();
-        let mut values = changes::<Self>(&model, body, partial)?;
-        let generated = generated_given(&values);
-        if !generated.is_empty() {
-            let mut params = Params::default();
-            let same: Vec<String> = generated
-                .iter()
-                .map(|&i| {
-                    let (f, v) = &values[i];
-                    format!(
-                        "{} IS NOT DISTINCT FROM {}",
-                        f.sql,
-                        bind_value(f, v, &mut params)
-                    )
-                })
-                .collect();
-            let at = params.text(ctid.clone());
-            let sql = format!(
-                "SELECT {} FROM {} WHERE ctid = {at}::tid",
-                same.join(", "),
-                model.table_sql
-            );
-            let row = tx
-                .query_one(&sql, &params.refs())
-                .await
-                .map_err(|e| self.write_error(&model, e))?;
-            let unchanged: Vec<bool> = (0..same.len())
-                .map(|i| row.get::<_, Option<bool>>(i) == Some(true))
-                .collect();
-            keep_changed(&mut values, &generated, &unchanged);
-        }
-        let mut params = Params::default();
-        let mut sets = Vec::new();
-        for (f, v) in &values {
-            sets.push(format!("{} = {}", f.sql, bind_value(f, v, &mut params)));
-        }
-        let at_row = format!("ctid = {}::tid", params.text(ctid));
-        let sql = if sets.is_empty() {
-            format!(
-                "SELECT {} FROM {} WHERE {at_row}",
-                model.select_list, model.table_sql
-            )
-        } else {
-            format!(
-                "UPDATE {} SET {} WHERE {} RETURNING {}",
-                model.table_sql,
-                sets.join(", "),
-                at_identity(&model, &at_row),
-                model.select_list
-            )
-        };
-        let rows = tx
-            .query(&sql, &params.refs())
-            .await
-            .map_err(|e| self.write_error(&model, e))?;
-        if !sets.is_empty() && rows.len() > 1 {
-            // Rows that share a promoted key: the ORM's flush expected to update one row and
-            // matched several, which the engine answers `400 Query failed` (nothing written:
-            // the transaction rolls back when dropped).
-            return Err(non_field("Query failed".to_owned()));
-        }
-        let row = rows.first().ok_or(EngineError::RecordNotFound)?;
-        let bytes = record_json(&model, row, tz);
-        tx.commit().await.map_err(|e| self.write_error(&model, e))?;
-        Ok(bytes)
-    }
-
-    /// Deletes the record `pk` (which `selection` must select), after what the engine's ORM
-    /// does to the rows that refer to it (`flow::delete`).
-    pub async fn delete_selected(
-        &self,
-        model: &str,
-        pk: &str,
-        selection: &Selection,
-    ) -> Result<(), EngineError> {
-        let Selected { model, filter, key } = selected(self, model, pk, selection)?;
-        let mut client = self.client().await?;
-        let tx = client.transaction().await.map_err(|e| self.unexpected(e))?;
-        let ctid = self
-            .lock_selected(&tx, &model, &filter, &key, "ctid::text", selection.lenient)
-            .await?
-            .unwrap_or_default();
-        let mut flow_conn = PgConnection {
-            tx: &tx,
-            resource: self,
-            model: &model,
-        };
-        follow_references(
-            &mut flow_conn,
-            &table(&model),
-            &by_ctid(),
-            vec![Some(ctid.clone())],
-        )
-        .await?;
-        let sql = format!(
-            "DELETE FROM {} WHERE {}",
-            model.table_sql,
-            at_identity(&model, "ctid = $1::text::tid")
-        );
-        tx.execute(&sql, &[&ctid])
-            .await
-            .map_err(|e| self.write_error(&model, e))?;
-        tx.commit().await.map_err(|e| self.write_error(&model, e))?;
-        Ok(())
-    }
-
-    /// `what` (an expression read as text) of the record that `filter` and `key` select,
-    /// locked until the transaction ends; `404` when there is none. A database error is a read's
-    /// (the engine fails there: strict mode answers `400`).
-    async fn lock_selected(
-        &self,
-        tx: &deadpool_postgres::Transaction<'_>,
-        model: &PgModel,
-        filter: &PgWhere,
-        key: &str,
-        what: &str,
-        lenient: bool,
-    ) -> Result<Option<String>, EngineError> {
-        let sql = format!(
-            "SELECT {what} FROM {}{} LIMIT 1 FOR UPDATE",
-            model.table_sql,
-            filter.and(key)
-        );
-        let rows = tx
-            .query(&sql, &filter.params.refs())
-            .await
-            .map_err(|e| self.read_failure(e))
-            .map_err(|e| e.unless_lenient(lenient))?;
-        let row = rows.first().ok_or(EngineError::RecordNotFound)?;
-        Ok(row.get(0))
     }
 
     /// A database error of a write: a `400` with PostgreSQL's message; a unique violation
