@@ -57,6 +57,7 @@ mod compare;
 mod dataset;
 pub(crate) mod emulator;
 mod engine;
+mod families;
 use crate::http;
 mod my_shapes;
 mod mysql;

@@ -28,7 +28,8 @@
 //!
 //! Only reads touch these tables, so they never need the resync.
 
-use super::dataset::{self, Column, Kind, Table, Val};
+use super::dataset::{self, Backend, Column, Kind, Table, Val};
+use super::families;
 use super::requests::{self, Op, Request, Rng};
 
 /// The rows of `my_shapes`.
@@ -326,6 +327,7 @@ pub fn sql(seed: u64) -> String {
         ));
     }
     out.push_str("CREATE VIEW my_comp_view AS SELECT a, b, v FROM `my-comp` WHERE v > 15;\n");
+    out.push_str(&families::sql(seed, Backend::Mysql));
     out.push_str("COMMIT;\n");
     out
 }
@@ -428,6 +430,9 @@ pub fn request(r: &mut Rng, seed: u64, mistakes: u64) -> Request {
     }
     if r.chance(25) {
         return key_request(r);
+    }
+    if r.chance(15) {
+        return families::request(r);
     }
     let data = rows(seed);
     let data = data.as_slice();

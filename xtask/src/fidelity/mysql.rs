@@ -15,6 +15,7 @@ use maria_server::{Database, Server};
 
 use super::dataset::{self, TABLES};
 use super::engine;
+use super::families;
 use super::my_shapes;
 
 /// The server's two databases: the engine's (the reference copy) and the emulator's.
@@ -71,6 +72,16 @@ impl Databases {
         let mut script = String::from("SET FOREIGN_KEY_CHECKS = 0;\n");
         for table in TABLES.iter().rev() {
             script.push_str(&format!("DELETE FROM `{}`;\n", table.name));
+        }
+        // The families' tables too (writes change them), children first out, parents first in.
+        for name in families::TABLE_NAMES.iter().rev() {
+            script.push_str(&format!("DELETE FROM `{name}`;\n"));
+        }
+        for name in families::TABLE_NAMES {
+            script.push_str(&format!(
+                "INSERT INTO `{name}` SELECT * FROM `{engine}`.`{name}`;\n",
+                engine = self.engine.name(),
+            ));
         }
         for table in TABLES {
             script.push_str(&format!(

@@ -32,7 +32,8 @@
 
 use serde_json::json;
 
-use super::dataset::{self, Column, Kind, TABLES, Table, Val};
+use super::dataset::{self, Backend, Column, Kind, TABLES, Table, Val};
+use super::families;
 use super::requests::{self, Op, Request, Rng};
 
 /// The rows of `shapes`.
@@ -57,7 +58,13 @@ pub fn set_zone_sql(seed: u64) -> String {
 
 /// The tables this module adds, for the resync's `TRUNCATE` and `pg_dump` (the key shapes
 /// are only read, so a resync leaves them alone).
-pub const TABLE_NAMES: &[&str] = &["shapes"];
+pub const TABLE_NAMES: &[&str] = &[
+    "shapes",
+    "fam_parent",
+    "fam_nullable",
+    "fam_strict",
+    "fam_grand",
+];
 
 /// Rows of `pg_nokey` and `pg_comp`.
 const KEY_ROWS: usize = 30;
@@ -506,6 +513,7 @@ pub fn sql(seed: u64) -> String {
         ));
     }
     out.push_str(&key_sql(seed));
+    out.push_str(&families::sql(seed, Backend::Postgres));
     out.push_str("COMMIT;\n");
     out
 }
@@ -708,6 +716,9 @@ pub fn request(r: &mut Rng, seed: u64, mistakes: u64) -> Request {
     }
     if r.chance(25) {
         return key_request(r);
+    }
+    if r.chance(15) {
+        return families::request(r);
     }
     let data = rows(seed);
     let data = data.as_slice();

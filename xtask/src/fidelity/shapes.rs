@@ -26,6 +26,7 @@ use std::process::Command;
 use serde_json::{Value, json};
 
 use super::dataset::{self, Backend, Column, Kind, Table, Val};
+use super::families;
 use super::requests::{self, Op, Request, Rng};
 
 /// What a shape table is.
@@ -699,6 +700,7 @@ impl Shapes {
                 sql.push_str(&shape.ddl);
             }
         }
+        sql.push_str(&families::sql(seed, Backend::Sqlite));
         sql.push_str("COMMIT;\n");
         Shapes { shapes, sql }
     }
@@ -732,6 +734,7 @@ impl Shapes {
             .iter()
             .filter(|s| s.form != Form::View)
             .map(|s| s.table.name)
+            .chain(families::TABLE_NAMES.iter().copied())
             .collect();
         run_python(dir, "copy_shapes.py", COPY_SCRIPT, &[from, to], &names)
     }
@@ -743,6 +746,11 @@ impl Shapes {
         let mut out = requests::generate(seed, n - extra, mistakes, Backend::Sqlite);
         let mut r = Rng::new(seed ^ 0x005E_A9E5);
         for _ in 0..extra {
+            if r.chance(12) {
+                let at = r.below(out.len() as u64 + 1) as usize;
+                out.insert(at, families::request(&mut r));
+                continue;
+            }
             let shape = &self.shapes[r.below(self.shapes.len() as u64) as usize];
             let mut request = self.one(&mut r, shape);
             if r.below(1000) < mistakes {
@@ -963,12 +971,21 @@ mod tests {
         let shapes = Shapes::new(1);
         let requests = shapes.generate(1, 1000, 3);
         assert_eq!(requests.len(), 1000);
-        let names: Vec<&str> = shapes.shapes.iter().map(|s| s.table.name).collect();
+        let names: Vec<&str> = shapes
+            .shapes
+            .iter()
+            .map(|s| s.table.name)
+            .chain(families::TABLE_NAMES.iter().copied())
+            .collect();
         let over: Vec<&Request> = requests
             .iter()
             .filter(|r| names.contains(&r.table.name))
             .collect();
         assert_eq!(over.len(), 200);
+        assert!(
+            over.iter()
+                .any(|r| r.op == Op::Delete && r.table.name == "fam_parent")
+        );
         for shape in &shapes.shapes {
             assert!(
                 over.iter().any(|r| r.table.name == shape.table.name),

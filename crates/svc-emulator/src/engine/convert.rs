@@ -1457,6 +1457,24 @@ pub(crate) fn py_equal(new: &Internal, old: &PyValue<'_>, reflected: Reflected) 
             _ => None,
         }
     };
+    // A JSON column loads SQL NULL and JSON `null` alike as `None`, which equals a new `None`
+    // however it was given (`null`, or the text `"null"` the field parses): the ORM leaves the
+    // column as it is stored (the running engine kept a NULL where `"null"` was given).
+    if matches!(reflected, Reflected::Json) {
+        let loaded_none = match old {
+            PyValue::None => true,
+            PyValue::Str(t) => {
+                std::str::from_utf8(t)
+                    .ok()
+                    .and_then(|t| parse_py_json(t).ok())
+                    == Some(PyJson::None)
+            }
+            _ => false,
+        };
+        if loaded_none && matches!(new, Internal::None | Internal::Json(PyJson::None)) {
+            return true;
+        }
+    }
     match new {
         Internal::None => matches!(old, PyValue::None),
         Internal::Bool(_) | Internal::Int(_) | Internal::Float(_) => {
@@ -1514,6 +1532,27 @@ fn json_equal(a: &PyJson, b: &PyJson) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    /// What the running engine stored (SQLite, a `JSON` column): `"null"` and `null` left a
+    /// NULL and a JSON `null` as they were, and replaced `[1]` with `null`.
+    #[test]
+    fn a_json_none_equals_what_loads_as_none() {
+        let none = Internal::Json(PyJson::None);
+        assert!(py_equal(&none, &PyValue::None, Reflected::Json));
+        assert!(py_equal(&Internal::None, &PyValue::None, Reflected::Json));
+        assert!(py_equal(
+            &Internal::None,
+            &PyValue::Str(b"null"),
+            Reflected::Json
+        ));
+        assert!(py_equal(&none, &PyValue::Str(b" null "), Reflected::Json));
+        assert!(!py_equal(&none, &PyValue::Str(b"[1]"), Reflected::Json));
+        assert!(!py_equal(
+            &Internal::None,
+            &PyValue::Str(b"null"),
+            Reflected::String
+        ));
+    }
     use super::*;
 
     fn json_str(s: &str) -> String {
