@@ -45,6 +45,11 @@ INSERT INTO events (day, at, amount, ok) VALUES
 /// table-level clauses, which SQLAlchemy's SQLite dialect reads too): nullable and NOT NULL,
 /// with and without `ON DELETE`, two levels deep, a self-reference and a key inside the child's
 /// primary key.
+/// The rows of `docs`: a NULL, a JSON `null`, a list.
+const DOCS: &str = "
+INSERT INTO docs VALUES (1, NULL), (2, 'null'), (3, '[1]');
+";
+
 const REFERENCE_TABLES: &str = "
 CREATE TABLE parents (id INTEGER PRIMARY KEY, name VARCHAR(20));
 CREATE TABLE loose (id INTEGER PRIMARY KEY, parent_id INTEGER,
@@ -107,6 +112,9 @@ struct Target {
     enforces_foreign_keys: bool,
     /// What the engine does with `tz` on this database (engine/time_zone.rs).
     time_zone: TimeZone,
+    /// A `JSON` column is text to the engine (MariaDB's `JSON` is `LONGTEXT`): its field is a
+    /// `CharField`, and `None` is SQL NULL.
+    json_is_text: bool,
     emulator: Emulator,
     /// The number of the database's sessions left inside a transaction (none on SQLite, whose
     /// connections the emulator keeps), asked outside the emulator.
@@ -124,6 +132,7 @@ impl Target {
         Self {
             enforces_foreign_keys: true,
             time_zone: TimeZone::Session,
+            json_is_text: false,
             emulator,
             open_transactions: None,
             _database: None,
@@ -177,7 +186,8 @@ async fn sqlite() -> Target {
 CREATE TABLE tags (label TEXT, n INTEGER);
 CREATE TABLE pairs (a INTEGER, b TEXT, v INTEGER, PRIMARY KEY (a, b));
 CREATE TABLE events (id INTEGER PRIMARY KEY, day DATE, at DATETIME, amount NUMERIC(10, 2), ok BOOLEAN);
-{SHAPE_ROWS}{REFERENCE_TABLES}"
+CREATE TABLE docs (id INTEGER PRIMARY KEY, doc JSON);
+{SHAPE_ROWS}{REFERENCE_TABLES}{DOCS}"
     );
     let mut target = Target::serving(ResourceConfig::new("shop", TOKEN).seed_sql(seed)).await;
     target.enforces_foreign_keys = false;
@@ -205,7 +215,8 @@ async fn postgres() -> Target {
 CREATE TABLE tags (label text, n integer);
 CREATE TABLE pairs (a integer, b text, v integer, PRIMARY KEY (a, b));
 CREATE TABLE events (id serial PRIMARY KEY, day date, at timestamp, amount numeric(10, 2), ok boolean);
-{SHAPE_ROWS}{REFERENCE_TABLES}"
+CREATE TABLE docs (id integer PRIMARY KEY, doc jsonb);
+{SHAPE_ROWS}{REFERENCE_TABLES}{DOCS}"
             ),
         )
         .unwrap_or_else(|e| panic!("{e}"));
@@ -236,7 +247,8 @@ async fn mysql() -> Target {
              CREATE TABLE tags (label VARCHAR(20), n INT);\n\
              CREATE TABLE pairs (a INT, b VARCHAR(20), v INT, PRIMARY KEY (a, b));\n\
              CREATE TABLE events (id INT AUTO_INCREMENT PRIMARY KEY, day DATE, at DATETIME(6), \
-             amount DECIMAL(10, 2), ok BOOLEAN);\n{SHAPE_ROWS}{REFERENCE_TABLES}"
+             amount DECIMAL(10, 2), ok BOOLEAN);\n\
+             CREATE TABLE docs (id INT PRIMARY KEY, doc JSON);\n{SHAPE_ROWS}{REFERENCE_TABLES}{DOCS}"
         ))
         .unwrap_or_else(|e| panic!("{e}"));
     let mut target =
@@ -254,6 +266,7 @@ async fn mysql() -> Target {
     }));
     target._database = Some(database);
     target.time_zone = TimeZone::Refused;
+    target.json_is_text = true;
     target
 }
 
@@ -299,6 +312,7 @@ conformance!(
     a_record_is_retrieved_by_key_or_404,
     create_patch_delete,
     a_refused_write_leaves_no_change_and_no_lock,
+    a_json_column_given_null_keeps_what_loads_as_none,
     aggregates,
     groups_sorted_by_key,
     sql_answers_columns_and_rows,
@@ -500,6 +514,36 @@ async fn a_refused_write_leaves_no_change_and_no_lock(t: &Target) {
         .await
         .unwrap_or_else(|_| panic!("the write waited on a lock a refused write left behind"));
     assert_eq!(success(&patched)["city"], "Bergen");
+}
+
+/// A JSON column given `null` (or the text `"null"`) where it holds NULL or JSON `null` is left
+/// as stored: the ORM writes only what changed, and both load as `None` (the running engine
+/// kept a NULL on SQLite and PostgreSQL). Where it holds a value, `null` is written as JSON
+/// `null`, which `isnull` tells from NULL. On MariaDB a `JSON` column is text to the engine:
+/// `null` is SQL NULL, and `"null"` the text.
+async fn a_json_column_given_null_keeps_what_loads_as_none(t: &Target) {
+    for (id, body) in [
+        (1, json!({"doc": "null"})),
+        (2, json!({"doc": null})),
+        (3, json!({"doc": null})),
+    ] {
+        let patched = t
+            .call(Method::PATCH, &format!("models/docs/{id}"), Some(body))
+            .await;
+        assert_eq!(success(&patched)["id"], id);
+    }
+    let nulls = t.ok("models/docs?doc__isnull=true&_order_by=id").await;
+    let ids: Vec<&Value> = nulls["results"]
+        .as_array()
+        .unwrap_or_else(|| panic!("not a page: {nulls}"))
+        .iter()
+        .map(|r| &r["id"])
+        .collect();
+    if t.json_is_text {
+        assert_eq!(ids, [&json!(2), &json!(3)]);
+    } else {
+        assert_eq!(ids, [&json!(1)]);
+    }
 }
 
 /// Deleting a row does what SQLAlchemy automap's relationships do (flow/delete.rs): nullable

@@ -197,7 +197,7 @@ pub(crate) trait BodyColumn: Column {
     fn required(&self) -> bool;
     /// A generated column: SQLAlchemy writes it like any other when given a value (and the
     /// database refuses), leaves it out when given `null` on a create, or its current value on
-    /// an update ([`generated_given`]).
+    /// an update ([`unchanged_candidates`]).
     fn generated(&self) -> bool;
     /// A column of the primary key.
     fn primary_key(&self) -> bool;
@@ -231,25 +231,35 @@ where
     Ok(Vec::new())
 }
 
-/// The positions of the generated columns among an update's values. SQLAlchemy's ORM writes
-/// only the attributes that changed: the database says which of these hold the value given,
-/// and [`keep_changed`] leaves those out; any other is written, and refused by the database as
-/// it refuses the engine.
-pub(crate) fn generated_given<C: BodyColumn>(values: &[(&C, Internal)]) -> Vec<usize> {
+/// The positions among an update's values of those the ORM may find unchanged where the
+/// database's answer to a plain write would differ: generated columns (which the database
+/// refuses to write) and JSON columns given `None` (which SQLAlchemy writes as JSON `null`, and
+/// loads, like SQL NULL, as `None`: [`loads_none`]). The ORM writes only the attributes that
+/// changed: the database says which of these hold the value given, and [`keep_changed`] leaves
+/// those out; any other is written (and a generated one refused as the engine's is).
+pub(crate) fn unchanged_candidates<C: BodyColumn>(values: &[(&C, Internal)]) -> Vec<usize> {
     (0..values.len())
-        .filter(|&i| values[i].0.generated())
+        .filter(|&i| values[i].0.generated() || loads_none(values[i].0, &values[i].1))
         .collect()
 }
 
-/// `values` without the generated columns at `generated` whose `unchanged` answer is true.
+/// A JSON column given `None` (`null`, or the text `"null"` its field parses): unchanged where
+/// the stored value loads as `None` (SQL NULL or JSON `null`); the running engine kept a NULL
+/// there on SQLite and PostgreSQL.
+pub(crate) fn loads_none<C: BodyColumn>(column: &C, value: &Internal) -> bool {
+    column.input() == InputField::Json
+        && matches!(value, Internal::None | Internal::Json(PyJson::None))
+}
+
+/// `values` without those at `candidates` whose `unchanged` answer is true.
 pub(crate) fn keep_changed<C>(
     values: &mut Vec<(&C, Internal)>,
-    generated: &[usize],
+    candidates: &[usize],
     unchanged: &[bool],
 ) {
     let mut at = 0;
     values.retain(|_| {
-        let drop = generated
+        let drop = candidates
             .iter()
             .position(|&g| g == at)
             .is_some_and(|k| unchanged.get(k) == Some(&true));

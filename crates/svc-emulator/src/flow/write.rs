@@ -13,7 +13,9 @@ use std::sync::Arc;
 use crate::engine::convert::{Internal, PyJson};
 use crate::engine::filter::Where;
 use crate::engine::relation::Use;
-use crate::engine::server::{BodyColumn, body_values, generated_given, keep_changed, validate};
+use crate::engine::server::{
+    BodyColumn, body_values, keep_changed, unchanged_candidates, validate,
+};
 use crate::engine::table::Table;
 use crate::engine::{EngineError, Selection};
 use crate::flow::database::Database;
@@ -50,8 +52,9 @@ pub(crate) trait Writes: Database {
     /// Values the engine cannot write on this database, refused before anything is sent.
     fn writable(values: &Values<'_, Self::Field>) -> Result<(), EngineError>;
 
-    /// For each of `values[at]` (generated columns given a value), whether the locked row holds
-    /// it already (then it is left out, as the ORM leaves out an unchanged attribute).
+    /// For each of `values[at]` ([`unchanged_candidates`]), whether the locked row holds it
+    /// already, as the ORM compares (a JSON `None` with what loads as `None`: [`loads_none`]);
+    /// then it is left out, as the ORM leaves out an unchanged attribute.
     fn unchanged(
         &self,
         tx: &mut Self::Tx,
@@ -141,12 +144,12 @@ pub(crate) async fn update<D: Writes>(
         .lock(&mut tx, &model, &filter, &key, selection.lenient)
         .await?;
     let mut values = changes::<D>(&model, body, partial)?;
-    let generated = generated_given(&values);
-    if !generated.is_empty() {
+    let candidates = unchanged_candidates(&values);
+    if !candidates.is_empty() {
         let unchanged = db
-            .unchanged(&mut tx, &model, &values, &generated, &locked, tz)
+            .unchanged(&mut tx, &model, &values, &candidates, &locked, tz)
             .await?;
-        keep_changed(&mut values, &generated, &unchanged);
+        keep_changed(&mut values, &candidates, &unchanged);
     }
     let bytes = db
         .update_locked(&mut tx, &model, &values, locked, tz)

@@ -11,7 +11,7 @@ use crate::engine::Selection;
 use crate::engine::body::non_field;
 use crate::engine::convert::{InputField, Internal, PyJson, py_json_dumps, to_internal};
 use crate::engine::relation::Use;
-use crate::engine::server::{BodyColumn, Models, RecordRow, record_json};
+use crate::engine::server::{BodyColumn, Models, RecordRow, loads_none, record_json};
 use crate::engine::table::Table;
 use crate::flow::Locator;
 use crate::flow::database::{Database, Page};
@@ -221,6 +221,9 @@ impl Writes for MyResource {
             .iter()
             .map(|&i| {
                 let (f, v) = &values[i];
+                if loads_none(*f, v) {
+                    return format!("({c} IS NULL OR JSON_TYPE({c}) = 'NULL')", c = f.sql);
+                }
                 format!("{} <=> {}", f.sql, bind_value(f, v, tz, &mut params))
             })
             .collect();

@@ -13,7 +13,7 @@ use crate::engine::Selection;
 use crate::engine::body::non_field;
 use crate::engine::convert::{InputField, Internal, PyJson, py_json_dumps, py_text, to_internal};
 use crate::engine::relation::Use;
-use crate::engine::server::{BodyColumn, Models, RecordRow, record_json};
+use crate::engine::server::{BodyColumn, Models, RecordRow, loads_none, record_json};
 use crate::engine::table::Table;
 use crate::engine::types::py_float_repr;
 use crate::flow::database::{Database, Page};
@@ -168,6 +168,9 @@ impl Writes for PgResource {
             .iter()
             .map(|&i| {
                 let (f, v) = &values[i];
+                if loads_none(*f, v) {
+                    return format!("({c} IS NULL OR {c}::text = 'null')", c = f.sql);
+                }
                 let value = bind_value(f, v, &mut params);
                 format!("{} IS NOT DISTINCT FROM {value}", f.sql)
             })
