@@ -242,135 +242,6 @@ fn text_ilike(col: &str, pattern: String, params: &mut Params) -> String {
     format!("lower(CAST({col} AS CHAR)) LIKE lower({value})")
 }
 
-/// One filter's SQL condition (before `exclude__` negation).
-fn condition(
-    ctx: &Ctx<'_>,
-    lookup: Lookup,
-    arg: Arg<'_>,
-    params: &mut Params,
-) -> Result<String, EngineError> {
-    let field = ctx.field;
-    let col = &field.qualified;
-    if field.kind == MyKind::Binary && matches!(lookup, Lookup::Exact | Lookup::In) {
-        // The engine's `BinaryField` reads the value as hex (`binascii.unhexlify`).
-        let items = match lookup {
-            Lookup::In => arg.items(),
-            _ => vec![arg.first()],
-        };
-        let mut list = Vec::new();
-        for item in items {
-            let bytes = unhex(item).ok_or_else(|| {
-                EngineError::engine_fails(
-                    ctx.lenient,
-                    ctx.key,
-                    format!(
-                        "Filter {:?}: {item:?} is not hex, which the data engine's binary field \
-                         cannot read (it fails with a 500); give the bytes in hex (0a1b).",
-                        ctx.key
-                    ),
-                )
-            })?;
-            list.push(params.bind(Value::Bytes(bytes)));
-        }
-        return Ok(match lookup {
-            Lookup::In => format!("{col} IN ({})", list.join(", ")),
-            _ => format!("{col} = {}", list.join("")),
-        });
-    }
-    if field.kind.is_bytes() && !matches!(lookup, Lookup::IsNull | Lookup::IsEmpty) {
-        // SQLAlchemy's binary types hand PyMySQL `bytes(value)` of the text, which fails.
-        return Err(EngineError::engine_fails(
-            ctx.lenient,
-            ctx.key,
-            format!(
-                "Filter {:?} compares a binary field with a value, which the data engine cannot \
-                 do on MySQL (it fails with a 500); only isnull and isempty work.",
-                ctx.key
-            ),
-        ));
-    }
-    match lookup {
-        Lookup::IsNull => {
-            let null = ctx.boolean(arg.first())?;
-            Ok(format!("{col} IS {}NULL", if null { "" } else { "NOT " }))
-        }
-        Lookup::IsEmpty => {
-            let empty = ctx.boolean(arg.first())?;
-            Ok(match (field.kind.is_string(), empty) {
-                (true, true) => format!("({col} IS NULL OR {col} = '')"),
-                (true, false) => format!("({col} IS NOT NULL AND {col} != '')"),
-                (false, true) => format!("{col} IS NULL"),
-                (false, false) => format!("{col} IS NOT NULL"),
-            })
-        }
-        Lookup::IContains => {
-            let text = ctx.contained(arg.first())?;
-            Ok(ilike(col, format!("%{text}%"), params))
-        }
-        Lookup::IStartsWith => Ok(ilike(col, format!("{}%", arg.first()), params)),
-        Lookup::IEndsWith => Ok(ilike(col, format!("%{}", arg.first()), params)),
-        Lookup::JsonIContains => Ok(text_ilike(col, format!("%{}%", arg.first()), params)),
-        // JSON columns: `exact` and each `in` item match the text, as on SQLite.
-        Lookup::Exact if field.kind.family() == FilterFamily::Json => {
-            Ok(text_ilike(col, format!("%{}%", arg.first()), params))
-        }
-        Lookup::In if field.kind.family() == FilterFamily::Json => {
-            let parts: Vec<String> = arg
-                .items()
-                .into_iter()
-                .map(|item| text_ilike(col, format!("%{item}%"), params))
-                .collect();
-            Ok(if parts.is_empty() {
-                "0 = 1".to_owned()
-            } else {
-                format!("({})", parts.join(" OR "))
-            })
-        }
-        Lookup::In => {
-            let mut list = Vec::new();
-            for item in arg.items() {
-                list.push(ctx.compared(item, true, params)?);
-            }
-            Ok(if list.is_empty() {
-                "0 = 1".to_owned()
-            } else {
-                format!("{col} IN ({})", list.join(", "))
-            })
-        }
-        Lookup::Exact | Lookup::Gt | Lookup::Gte | Lookup::Lt | Lookup::Lte => {
-            let op = match lookup {
-                Lookup::Exact => "=",
-                Lookup::Gt => ">",
-                Lookup::Gte => ">=",
-                Lookup::Lt => "<",
-                _ => "<=",
-            };
-            let value = ctx.compared(arg.first(), false, params)?;
-            Ok(format!("{col} {op} {value}"))
-        }
-        _ => Err(ctx.unsupported()),
-    }
-}
-
-/// The `_search` condition: number columns whose text equals the search text, text, enum,
-/// set and JSON columns whose text contains it; OR-ed in column order.
-fn search(model: &MyModel, text: &str, params: &mut Params) -> Option<String> {
-    let mut parts = Vec::new();
-    for f in &model.fields {
-        match f.kind.search() {
-            Search::Equal => {
-                let value = params.text(text.to_owned());
-                parts.push(format!("CAST({} AS CHAR) = {value}", f.qualified));
-            }
-            Search::Contains => {
-                parts.push(text_ilike(&f.qualified, format!("%{text}%"), params));
-            }
-            Search::Skip => {}
-        }
-    }
-    (!parts.is_empty()).then(|| format!("({})", parts.join(" OR ")))
-}
-
 /// A `WHERE` clause and its values, as mysql_async binds them.
 pub(crate) type MyWhere = Where<Params>;
 
@@ -407,17 +278,133 @@ impl Lookups for MyResource {
         }
     }
 
+    /// One filter's SQL condition (before `exclude__` negation).
     fn condition(
-        filter: &Ctx<'_>,
+        ctx: &Ctx<'_>,
         lookup: Lookup,
         arg: Arg<'_>,
         params: &mut Params,
     ) -> Result<String, EngineError> {
-        condition(filter, lookup, arg, params)
+        let field = ctx.field;
+        let col = &field.qualified;
+        if field.kind == MyKind::Binary && matches!(lookup, Lookup::Exact | Lookup::In) {
+            // The engine's `BinaryField` reads the value as hex (`binascii.unhexlify`).
+            let items = match lookup {
+                Lookup::In => arg.items(),
+                _ => vec![arg.first()],
+            };
+            let mut list = Vec::new();
+            for item in items {
+                let bytes = unhex(item).ok_or_else(|| {
+                    EngineError::engine_fails(
+                        ctx.lenient,
+                        ctx.key,
+                        format!(
+                            "Filter {:?}: {item:?} is not hex, which the data engine's binary field \
+                             cannot read (it fails with a 500); give the bytes in hex (0a1b).",
+                            ctx.key
+                        ),
+                    )
+                })?;
+                list.push(params.bind(Value::Bytes(bytes)));
+            }
+            return Ok(match lookup {
+                Lookup::In => format!("{col} IN ({})", list.join(", ")),
+                _ => format!("{col} = {}", list.join("")),
+            });
+        }
+        if field.kind.is_bytes() && !matches!(lookup, Lookup::IsNull | Lookup::IsEmpty) {
+            // SQLAlchemy's binary types hand PyMySQL `bytes(value)` of the text, which fails.
+            return Err(EngineError::engine_fails(
+                ctx.lenient,
+                ctx.key,
+                format!(
+                    "Filter {:?} compares a binary field with a value, which the data engine cannot \
+                     do on MySQL (it fails with a 500); only isnull and isempty work.",
+                    ctx.key
+                ),
+            ));
+        }
+        match lookup {
+            Lookup::IsNull => {
+                let null = ctx.boolean(arg.first())?;
+                Ok(format!("{col} IS {}NULL", if null { "" } else { "NOT " }))
+            }
+            Lookup::IsEmpty => {
+                let empty = ctx.boolean(arg.first())?;
+                Ok(match (field.kind.is_string(), empty) {
+                    (true, true) => format!("({col} IS NULL OR {col} = '')"),
+                    (true, false) => format!("({col} IS NOT NULL AND {col} != '')"),
+                    (false, true) => format!("{col} IS NULL"),
+                    (false, false) => format!("{col} IS NOT NULL"),
+                })
+            }
+            Lookup::IContains => {
+                let text = ctx.contained(arg.first())?;
+                Ok(ilike(col, format!("%{text}%"), params))
+            }
+            Lookup::IStartsWith => Ok(ilike(col, format!("{}%", arg.first()), params)),
+            Lookup::IEndsWith => Ok(ilike(col, format!("%{}", arg.first()), params)),
+            Lookup::JsonIContains => Ok(text_ilike(col, format!("%{}%", arg.first()), params)),
+            // JSON columns: `exact` and each `in` item match the text, as on SQLite.
+            Lookup::Exact if field.kind.family() == FilterFamily::Json => {
+                Ok(text_ilike(col, format!("%{}%", arg.first()), params))
+            }
+            Lookup::In if field.kind.family() == FilterFamily::Json => {
+                let parts: Vec<String> = arg
+                    .items()
+                    .into_iter()
+                    .map(|item| text_ilike(col, format!("%{item}%"), params))
+                    .collect();
+                Ok(if parts.is_empty() {
+                    "0 = 1".to_owned()
+                } else {
+                    format!("({})", parts.join(" OR "))
+                })
+            }
+            Lookup::In => {
+                let mut list = Vec::new();
+                for item in arg.items() {
+                    list.push(ctx.compared(item, true, params)?);
+                }
+                Ok(if list.is_empty() {
+                    "0 = 1".to_owned()
+                } else {
+                    format!("{col} IN ({})", list.join(", "))
+                })
+            }
+            Lookup::Exact | Lookup::Gt | Lookup::Gte | Lookup::Lt | Lookup::Lte => {
+                let op = match lookup {
+                    Lookup::Exact => "=",
+                    Lookup::Gt => ">",
+                    Lookup::Gte => ">=",
+                    Lookup::Lt => "<",
+                    _ => "<=",
+                };
+                let value = ctx.compared(arg.first(), false, params)?;
+                Ok(format!("{col} {op} {value}"))
+            }
+            _ => Err(ctx.unsupported()),
+        }
     }
 
+    /// The `_search` condition: number columns whose text equals the search text, text, enum,
+    /// set and JSON columns whose text contains it; OR-ed in column order.
     fn search(model: &MyModel, text: &str, params: &mut Params) -> Option<String> {
-        search(model, text, params)
+        let mut parts = Vec::new();
+        for f in &model.fields {
+            match f.kind.search() {
+                Search::Equal => {
+                    let value = params.text(text.to_owned());
+                    parts.push(format!("CAST({} AS CHAR) = {value}", f.qualified));
+                }
+                Search::Contains => {
+                    parts.push(text_ilike(&f.qualified, format!("%{text}%"), params));
+                }
+                Search::Skip => {}
+            }
+        }
+        (!parts.is_empty()).then(|| format!("({})", parts.join(" OR ")))
     }
 
     fn relation_value(_field: &MyField, raw: &str, params: &mut Params) -> String {

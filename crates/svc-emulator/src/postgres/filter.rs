@@ -454,128 +454,6 @@ fn py_literal(ctx: &Ctx<'_>, value: &PyJson) -> Result<String, EngineError> {
     })
 }
 
-/// One filter's SQL condition (before `exclude__` negation).
-fn condition(
-    ctx: &Ctx<'_>,
-    lookup: Lookup,
-    arg: Arg<'_>,
-    params: &mut Params,
-) -> Result<String, EngineError> {
-    let field = ctx.field;
-    let col = &field.sql;
-    // SQLAlchemy's `LargeBinary` hands psycopg2 the text, which cannot be bytes (`can't escape
-    // str to binary`), and `bytea` has no `ILIKE`; a `bit` is compared with the Python bool
-    // the engine's boolean field makes of the value (`bit = boolean` does not exist).
-    let unusable = match field.kind {
-        PgKind::Bytea => Some("bytea"),
-        PgKind::Bit => Some("bit"),
-        _ => None,
-    };
-    if let Some(ty) = unusable.filter(|_| !matches!(lookup, Lookup::IsNull | Lookup::IsEmpty)) {
-        return Err(EngineError::engine_fails(
-            ctx.lenient,
-            ctx.key,
-            format!(
-                "Filter {:?} compares a {ty} field with a value, which the data engine cannot \
-                 do on PostgreSQL (it fails with a 500); only isnull and isempty work.",
-                ctx.key
-            ),
-        ));
-    }
-    match lookup {
-        Lookup::IsNull => {
-            let null = ctx.boolean(arg.first())?;
-            Ok(format!("{col} IS {}NULL", if null { "" } else { "NOT " }))
-        }
-        Lookup::IsEmpty => {
-            let empty = ctx.boolean(arg.first())?;
-            Ok(match (field.kind.is_string(), empty) {
-                (true, true) => format!("({col} IS NULL OR {col} = '')"),
-                (true, false) => format!("({col} IS NOT NULL AND {col} != '')"),
-                (false, true) => format!("{col} IS NULL"),
-                (false, false) => format!("{col} IS NOT NULL"),
-            })
-        }
-        Lookup::IContains => {
-            let text = ctx.contained(arg.first())?;
-            Ok(ilike(field, format!("%{text}%"), params))
-        }
-        Lookup::IStartsWith => Ok(ilike(field, format!("{}%", arg.first()), params)),
-        // The text of the JSON value (`CAST(col AS VARCHAR) ILIKE`).
-        Lookup::JsonIContains => {
-            let value = params.text(format!("%{}%", arg.first()));
-            Ok(format!("CAST({col} AS VARCHAR) ILIKE {value}"))
-        }
-        Lookup::IEndsWith => Ok(ilike(field, format!("%{}", arg.first()), params)),
-        Lookup::In if field.kind.family() == FilterFamily::Json => {
-            let items = arg.items();
-            if field.kind.is_array() {
-                // `column.overlap(values)`, each value read by the `JSONField`.
-                let values: Vec<PyJson> = items
-                    .iter()
-                    .map(|v| parse_py_json(v).unwrap_or_else(|_| PyJson::Str((*v).to_owned())))
-                    .collect();
-                let array = array_literal(ctx, &values)?;
-                return Ok(format!("{col} && {array}::{}", field.cast));
-            }
-            let parts = items
-                .iter()
-                .map(|item| json_contains(ctx, item, true, params))
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok(if parts.is_empty() {
-                "false".to_owned()
-            } else {
-                format!("({})", parts.join(" OR "))
-            })
-        }
-        Lookup::In => {
-            let mut list = Vec::new();
-            for item in arg.items() {
-                list.push(ctx.compared(item, true)?.bind(params, field));
-            }
-            Ok(if list.is_empty() {
-                "false".to_owned()
-            } else {
-                format!("{col} IN ({})", list.join(", "))
-            })
-        }
-        Lookup::Exact if field.kind.family() == FilterFamily::Json => {
-            json_contains(ctx, arg.first(), false, params)
-        }
-        Lookup::Exact | Lookup::Gt | Lookup::Gte | Lookup::Lt | Lookup::Lte => {
-            let op = match lookup {
-                Lookup::Exact => Cmp::Eq,
-                Lookup::Gt => Cmp::Gt,
-                Lookup::Gte => Cmp::Gte,
-                Lookup::Lt => Cmp::Lt,
-                _ => Cmp::Lte,
-            };
-            Ok(ctx.compared(arg.first(), false)?.compare(op, params, field))
-        }
-        _ => Err(ctx.unsupported()),
-    }
-}
-
-/// The `_search` condition: number columns whose text equals the search text, text and JSON
-/// columns whose text contains it (`ILIKE`); OR-ed in column order.
-fn search(model: &PgModel, text: &str, params: &mut Params) -> Option<String> {
-    let mut parts = Vec::new();
-    for f in &model.fields {
-        match f.kind.search() {
-            Search::Equal => {
-                let value = params.text(text.to_owned());
-                parts.push(format!("CAST({} AS VARCHAR) = {value}", f.sql));
-            }
-            Search::Contains => {
-                let value = params.text(format!("%{text}%"));
-                parts.push(format!("CAST({} AS VARCHAR) ILIKE {value}", f.sql));
-            }
-            Search::Skip => {}
-        }
-    }
-    (!parts.is_empty()).then(|| format!("({})", parts.join(" OR ")))
-}
-
 /// A `WHERE` clause and its values, as tokio-postgres binds them.
 pub(crate) type PgWhere = Where<Params>;
 
@@ -605,17 +483,126 @@ impl Lookups for PgResource {
         }
     }
 
+    /// One filter's SQL condition (before `exclude__` negation).
     fn condition(
-        filter: &Ctx<'_>,
+        ctx: &Ctx<'_>,
         lookup: Lookup,
         arg: Arg<'_>,
         params: &mut Params,
     ) -> Result<String, EngineError> {
-        condition(filter, lookup, arg, params)
+        let field = ctx.field;
+        let col = &field.sql;
+        // SQLAlchemy's `LargeBinary` hands psycopg2 the text, which cannot be bytes (`can't escape
+        // str to binary`), and `bytea` has no `ILIKE`; a `bit` is compared with the Python bool
+        // the engine's boolean field makes of the value (`bit = boolean` does not exist).
+        let unusable = match field.kind {
+            PgKind::Bytea => Some("bytea"),
+            PgKind::Bit => Some("bit"),
+            _ => None,
+        };
+        if let Some(ty) = unusable.filter(|_| !matches!(lookup, Lookup::IsNull | Lookup::IsEmpty)) {
+            return Err(EngineError::engine_fails(
+                ctx.lenient,
+                ctx.key,
+                format!(
+                    "Filter {:?} compares a {ty} field with a value, which the data engine cannot \
+                     do on PostgreSQL (it fails with a 500); only isnull and isempty work.",
+                    ctx.key
+                ),
+            ));
+        }
+        match lookup {
+            Lookup::IsNull => {
+                let null = ctx.boolean(arg.first())?;
+                Ok(format!("{col} IS {}NULL", if null { "" } else { "NOT " }))
+            }
+            Lookup::IsEmpty => {
+                let empty = ctx.boolean(arg.first())?;
+                Ok(match (field.kind.is_string(), empty) {
+                    (true, true) => format!("({col} IS NULL OR {col} = '')"),
+                    (true, false) => format!("({col} IS NOT NULL AND {col} != '')"),
+                    (false, true) => format!("{col} IS NULL"),
+                    (false, false) => format!("{col} IS NOT NULL"),
+                })
+            }
+            Lookup::IContains => {
+                let text = ctx.contained(arg.first())?;
+                Ok(ilike(field, format!("%{text}%"), params))
+            }
+            Lookup::IStartsWith => Ok(ilike(field, format!("{}%", arg.first()), params)),
+            // The text of the JSON value (`CAST(col AS VARCHAR) ILIKE`).
+            Lookup::JsonIContains => {
+                let value = params.text(format!("%{}%", arg.first()));
+                Ok(format!("CAST({col} AS VARCHAR) ILIKE {value}"))
+            }
+            Lookup::IEndsWith => Ok(ilike(field, format!("%{}", arg.first()), params)),
+            Lookup::In if field.kind.family() == FilterFamily::Json => {
+                let items = arg.items();
+                if field.kind.is_array() {
+                    // `column.overlap(values)`, each value read by the `JSONField`.
+                    let values: Vec<PyJson> = items
+                        .iter()
+                        .map(|v| parse_py_json(v).unwrap_or_else(|_| PyJson::Str((*v).to_owned())))
+                        .collect();
+                    let array = array_literal(ctx, &values)?;
+                    return Ok(format!("{col} && {array}::{}", field.cast));
+                }
+                let parts = items
+                    .iter()
+                    .map(|item| json_contains(ctx, item, true, params))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(if parts.is_empty() {
+                    "false".to_owned()
+                } else {
+                    format!("({})", parts.join(" OR "))
+                })
+            }
+            Lookup::In => {
+                let mut list = Vec::new();
+                for item in arg.items() {
+                    list.push(ctx.compared(item, true)?.bind(params, field));
+                }
+                Ok(if list.is_empty() {
+                    "false".to_owned()
+                } else {
+                    format!("{col} IN ({})", list.join(", "))
+                })
+            }
+            Lookup::Exact if field.kind.family() == FilterFamily::Json => {
+                json_contains(ctx, arg.first(), false, params)
+            }
+            Lookup::Exact | Lookup::Gt | Lookup::Gte | Lookup::Lt | Lookup::Lte => {
+                let op = match lookup {
+                    Lookup::Exact => Cmp::Eq,
+                    Lookup::Gt => Cmp::Gt,
+                    Lookup::Gte => Cmp::Gte,
+                    Lookup::Lt => Cmp::Lt,
+                    _ => Cmp::Lte,
+                };
+                Ok(ctx.compared(arg.first(), false)?.compare(op, params, field))
+            }
+            _ => Err(ctx.unsupported()),
+        }
     }
 
+    /// The `_search` condition: number columns whose text equals the search text, text and JSON
+    /// columns whose text contains it (`ILIKE`); OR-ed in column order.
     fn search(model: &PgModel, text: &str, params: &mut Params) -> Option<String> {
-        search(model, text, params)
+        let mut parts = Vec::new();
+        for f in &model.fields {
+            match f.kind.search() {
+                Search::Equal => {
+                    let value = params.text(text.to_owned());
+                    parts.push(format!("CAST({} AS VARCHAR) = {value}", f.sql));
+                }
+                Search::Contains => {
+                    let value = params.text(format!("%{text}%"));
+                    parts.push(format!("CAST({} AS VARCHAR) ILIKE {value}", f.sql));
+                }
+                Search::Skip => {}
+            }
+        }
+        (!parts.is_empty()).then(|| format!("({})", parts.join(" OR ")))
     }
 
     fn relation_value(field: &PgField, raw: &str, params: &mut Params) -> String {
