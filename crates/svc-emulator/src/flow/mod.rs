@@ -18,16 +18,16 @@
 
 pub(crate) mod connection;
 pub(crate) mod delete;
-// The flows over a database server's side: its backends are optional features.
-#[cfg(any(feature = "postgres", feature = "mysql"))]
+// The flows over a database server's side, used by those backends, each an optional feature.
+#[allow(dead_code)]
 pub(crate) mod database;
-#[cfg(any(feature = "postgres", feature = "mysql"))]
+#[allow(dead_code)]
 pub(crate) mod read;
-#[cfg(any(feature = "postgres", feature = "mysql"))]
+#[allow(dead_code)]
 pub(crate) mod selection;
-#[cfg(any(feature = "postgres", feature = "mysql"))]
+#[allow(dead_code)]
 pub(crate) mod summary;
-#[cfg(any(feature = "postgres", feature = "mysql"))]
+#[allow(dead_code)]
 pub(crate) mod write;
 
 pub(crate) use connection::{Connection, Locator, OnDelete, Reference, TableRef};
