@@ -41,12 +41,46 @@ impl<F: Column> Filter<'_, F> {
         self.reader().datetime(raw)
     }
 
+    /// `isnull` and `isempty` over the column `col` (of a text column, `''` is empty too); `None`
+    /// for any other lookup.
+    pub(crate) fn emptiness(
+        &self,
+        col: &str,
+        text: bool,
+        lookup: Lookup,
+        arg: Arg<'_>,
+    ) -> Option<Result<String, EngineError>> {
+        let (Lookup::IsNull | Lookup::IsEmpty) = lookup else {
+            return None;
+        };
+        Some(
+            self.boolean(arg.first())
+                .map(|yes| match (lookup, text, yes) {
+                    (Lookup::IsEmpty, true, true) => format!("({col} IS NULL OR {col} = '')"),
+                    (Lookup::IsEmpty, true, false) => {
+                        format!("({col} IS NOT NULL AND {col} != '')")
+                    }
+                    (_, _, true) => format!("{col} IS NULL"),
+                    (_, _, false) => format!("{col} IS NOT NULL"),
+                }),
+        )
+    }
+
     /// The `400` of a lookup the column's filter has not.
     pub(crate) fn unsupported(&self) -> EngineError {
         EngineError::field(
             self.key,
             format!("Unsupported lookup in filter {:?}.", self.key),
         )
+    }
+}
+
+/// `col IN (items)`, or the database's always-false `never` when there are none.
+pub(crate) fn in_list(col: &str, items: &[String], never: &str) -> String {
+    if items.is_empty() {
+        never.to_owned()
+    } else {
+        format!("{col} IN ({})", items.join(", "))
     }
 }
 

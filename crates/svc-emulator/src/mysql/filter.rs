@@ -23,7 +23,7 @@ use crate::engine::related::Dialect;
 use crate::engine::relation::Use;
 use crate::engine::time_zone::{TZ_PARAM, tz_of};
 use crate::engine::types::{FilterFamily, Search, py_float_repr};
-use crate::flow::selection::{Filter, Lookups};
+use crate::flow::selection::{Filter, Lookups, in_list};
 use crate::mysql::MyResource;
 use crate::mysql::schema::{MyField, MyModel};
 use crate::mysql::types::MyKind;
@@ -325,20 +325,10 @@ impl Lookups for MyResource {
                 ),
             ));
         }
+        if let Some(condition) = ctx.emptiness(col, field.kind.is_string(), lookup, arg) {
+            return condition;
+        }
         match lookup {
-            Lookup::IsNull => {
-                let null = ctx.boolean(arg.first())?;
-                Ok(format!("{col} IS {}NULL", if null { "" } else { "NOT " }))
-            }
-            Lookup::IsEmpty => {
-                let empty = ctx.boolean(arg.first())?;
-                Ok(match (field.kind.is_string(), empty) {
-                    (true, true) => format!("({col} IS NULL OR {col} = '')"),
-                    (true, false) => format!("({col} IS NOT NULL AND {col} != '')"),
-                    (false, true) => format!("{col} IS NULL"),
-                    (false, false) => format!("{col} IS NOT NULL"),
-                })
-            }
             Lookup::IContains => {
                 let text = ctx.contained(arg.first())?;
                 Ok(ilike(col, format!("%{text}%"), params))
@@ -367,11 +357,7 @@ impl Lookups for MyResource {
                 for item in arg.items() {
                     list.push(ctx.compared(item, true, params)?);
                 }
-                Ok(if list.is_empty() {
-                    "0 = 1".to_owned()
-                } else {
-                    format!("{col} IN ({})", list.join(", "))
-                })
+                Ok(in_list(col, &list, NEVER))
             }
             Lookup::Exact | Lookup::Gt | Lookup::Gte | Lookup::Lt | Lookup::Lte => {
                 let op = match lookup {

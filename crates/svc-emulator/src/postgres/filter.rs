@@ -20,7 +20,7 @@ use crate::engine::related::Dialect;
 use crate::engine::relation::Use;
 use crate::engine::time_zone::{TZ_PARAM, tz_given, tz_offset, tz_on_write, unreadable_tz};
 use crate::engine::types::{FilterFamily, Search, py_float_repr};
-use crate::flow::selection::{Filter, Lookups};
+use crate::flow::selection::{Filter, Lookups, in_list};
 use crate::postgres::PgResource;
 use crate::postgres::schema::{PgField, PgModel};
 use crate::postgres::types::PgKind;
@@ -511,20 +511,10 @@ impl Lookups for PgResource {
                 ),
             ));
         }
+        if let Some(condition) = ctx.emptiness(col, field.kind.is_string(), lookup, arg) {
+            return condition;
+        }
         match lookup {
-            Lookup::IsNull => {
-                let null = ctx.boolean(arg.first())?;
-                Ok(format!("{col} IS {}NULL", if null { "" } else { "NOT " }))
-            }
-            Lookup::IsEmpty => {
-                let empty = ctx.boolean(arg.first())?;
-                Ok(match (field.kind.is_string(), empty) {
-                    (true, true) => format!("({col} IS NULL OR {col} = '')"),
-                    (true, false) => format!("({col} IS NOT NULL AND {col} != '')"),
-                    (false, true) => format!("{col} IS NULL"),
-                    (false, false) => format!("{col} IS NOT NULL"),
-                })
-            }
             Lookup::IContains => {
                 let text = ctx.contained(arg.first())?;
                 Ok(ilike(field, format!("%{text}%"), params))
@@ -562,11 +552,7 @@ impl Lookups for PgResource {
                 for item in arg.items() {
                     list.push(ctx.compared(item, true)?.bind(params, field));
                 }
-                Ok(if list.is_empty() {
-                    "false".to_owned()
-                } else {
-                    format!("{col} IN ({})", list.join(", "))
-                })
+                Ok(in_list(col, &list, NEVER))
             }
             Lookup::Exact if field.kind.family() == FilterFamily::Json => {
                 json_contains(ctx, arg.first(), false, params)
