@@ -146,6 +146,111 @@ impl<T: Table> Table for std::sync::Arc<T> {
     }
 }
 
+/// A column a [`MappedTable`] can make its key.
+// Used by the server backends, each an optional feature (SQLite's model is its own).
+#[allow(dead_code)]
+pub(crate) trait KeyColumn: Column {
+    /// Makes the column the table's key (declared or promoted by the engine), or not; only
+    /// the key keeps an autoincrement (SQLAlchemy's `autoincrement` is the key's alone).
+    fn set_key(&mut self, key: bool);
+}
+
+/// A table as the engine's ORM maps it on a database server, whichever: its columns, the key
+/// it reads a record URL by (the first column of the primary key, else the first column,
+/// which the engine promotes), the columns that tell rows apart, and how its database writes
+/// it in SQL. `extra` is what one database keeps beside (MySQL's storage engine).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct MappedTable<F, E = ()> {
+    /// The table name.
+    pub name: String,
+    /// The columns, in table order.
+    pub fields: Vec<F>,
+    /// Index of the key column.
+    pub pk: usize,
+    /// The columns the engine's ORM names a row by (its identity), in key order: every column
+    /// of the primary key, or the promoted first column.
+    pub identity: Vec<usize>,
+    /// No key was declared (a view, a table without a primary key): the engine promoted the
+    /// first column. Its queries then select only rows where it is not NULL, and rows that
+    /// share its value are one record (the first the ORM reads).
+    pub promoted_key: bool,
+    /// The key is one declared column (the whole primary key): unique and never NULL, so an
+    /// order that reaches it is total.
+    pub unique_key: bool,
+    /// The table in SQL, quoted (and qualified where the database qualifies it).
+    pub table_sql: String,
+    /// Every column as a record's read takes it, in table order, comma-separated.
+    pub select_list: String,
+    /// What the database keeps beside.
+    pub extra: E,
+    index: BTreeMap<String, usize>,
+}
+
+#[allow(dead_code)]
+impl<F: KeyColumn, E> MappedTable<F, E> {
+    /// The table `name` of `fields` (in table order), whose declared primary key is `key`
+    /// (column names in key order, none for a view or a table without one): the key column
+    /// made, promoted where none is declared, and the select list written by `select`. `None`
+    /// for a table without columns, which the engine does not map.
+    pub(crate) fn new(
+        name: String,
+        mut fields: Vec<F>,
+        key: &[String],
+        table_sql: String,
+        select: impl Fn(&F) -> String,
+        extra: E,
+    ) -> Option<Self> {
+        let position = |k: &String| fields.iter().position(|f| f.name() == k);
+        let declared: Vec<usize> = key.iter().filter_map(position).collect();
+        let promoted_key = declared.is_empty();
+        let identity = if promoted_key { vec![0] } else { declared };
+        let pk = *identity.first().filter(|_| !fields.is_empty())?;
+        for (i, f) in fields.iter_mut().enumerate() {
+            f.set_key(i == pk);
+        }
+        Some(MappedTable {
+            unique_key: !promoted_key && identity.len() == 1,
+            select_list: fields.iter().map(select).collect::<Vec<_>>().join(", "),
+            index: index_by_name(&fields),
+            name,
+            fields,
+            pk,
+            identity,
+            promoted_key,
+            table_sql,
+            extra,
+        })
+    }
+}
+
+impl<F: Column, E> Table for MappedTable<F, E> {
+    type Column = F;
+
+    fn table_name(&self) -> &str {
+        &self.name
+    }
+
+    fn columns(&self) -> &[F] {
+        &self.fields
+    }
+
+    fn key_index(&self) -> usize {
+        self.pk
+    }
+
+    fn column_index(&self) -> &BTreeMap<String, usize> {
+        &self.index
+    }
+
+    fn promoted_key(&self) -> bool {
+        self.promoted_key
+    }
+
+    fn key_is_whole(&self) -> bool {
+        self.identity.len() == 1
+    }
+}
+
 /// Each column's index by name, for [`Table::column_index`].
 pub(crate) fn index_by_name<C: Column>(columns: &[C]) -> BTreeMap<String, usize> {
     columns

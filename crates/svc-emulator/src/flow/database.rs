@@ -11,7 +11,7 @@ use crate::engine::filter::Where;
 use crate::engine::related::Related;
 use crate::engine::relation::Use;
 use crate::engine::server::{BodyColumn, Models, RecordRow};
-use crate::engine::table::Table;
+use crate::engine::table::{Column, MappedTable, Table};
 use crate::engine::{EngineError, Selection};
 
 /// A model as its database writes it in SQL.
@@ -20,6 +20,16 @@ pub(crate) trait ModelSql: Table {
     fn table_sql(&self) -> &str;
     /// Every column as a record's read takes it, in table order, comma-separated.
     fn select_list(&self) -> &str;
+}
+
+impl<F: Column, E> ModelSql for MappedTable<F, E> {
+    fn table_sql(&self) -> &str {
+        &self.table_sql
+    }
+
+    fn select_list(&self) -> &str {
+        &self.select_list
+    }
 }
 
 /// One database's side of the record flows. Every future is `Send`: the flows run on the

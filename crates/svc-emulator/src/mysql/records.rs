@@ -360,7 +360,7 @@ impl MyResource {
             lenient,
             ..
         } = *page;
-        let before = if model.innodb {
+        let before = if model.extra.0 {
             walks::token(conn).await
         } else {
             None

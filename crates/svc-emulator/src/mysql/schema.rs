@@ -11,9 +11,8 @@ use mysql_async::Conn;
 use mysql_async::prelude::Queryable;
 
 use crate::engine::EngineError;
-use crate::engine::table::{Column, index_by_name, table_of_fields};
+use crate::engine::table::{Column, KeyColumn, MappedTable};
 use crate::engine::types::FilterFamily;
-use crate::flow::database::ModelSql;
 use crate::mysql::types::MyKind;
 
 /// `name` as a MySQL identifier: in backquotes, a backquote doubled.
@@ -46,44 +45,13 @@ pub(crate) struct MyField {
     pub qualified: String,
 }
 
-/// A table.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct MyModel {
-    /// The table name.
-    pub name: String,
-    /// The columns, in table order.
-    pub fields: Vec<MyField>,
-    /// Index of the key column: the first column of the primary key, or the first column when
-    /// there is none (the engine promotes it).
-    pub pk: usize,
-    /// The columns the engine's ORM names a row by (its identity), in key order: every column
-    /// of the primary key, or the promoted first column.
-    pub identity: Vec<usize>,
-    /// No key was declared (a view, a table without a primary key): the engine promoted the
-    /// first column. Its queries then select only rows where it is not NULL, and rows that
-    /// share its value are one record (the first the ORM reads).
-    pub promoted_key: bool,
-    /// The key is one declared column (the whole primary key): unique and never NULL, so an
-    /// order that reaches it is total.
-    pub unique_key: bool,
-    /// A base table of InnoDB, whose changes move its transaction counter (see `walks`).
-    pub innodb: bool,
-    /// The quoted table name.
-    pub table_sql: String,
-    /// Every column as [`MyKind::select`] reads it, in order.
-    pub select_list: String,
-    index: BTreeMap<String, usize>,
-}
+/// A table, and its storage engine: InnoDB's changes move its transaction counter (see
+/// `walks`).
+pub(crate) type MyModel = MappedTable<MyField, InnoDb>;
 
-impl ModelSql for MyModel {
-    fn table_sql(&self) -> &str {
-        &self.table_sql
-    }
-
-    fn select_list(&self) -> &str {
-        &self.select_list
-    }
-}
+/// The table is a base table of InnoDB.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct InnoDb(pub bool);
 
 impl Column for MyField {
     fn name(&self) -> &str {
@@ -95,7 +63,12 @@ impl Column for MyField {
     }
 }
 
-table_of_fields!(MyModel, MyField, |m| m.identity.len() == 1);
+impl KeyColumn for MyField {
+    fn set_key(&mut self, key: bool) {
+        self.primary_key = key;
+        self.autoincrement &= key;
+    }
+}
 
 /// The columns of every table and view of the current database, in order (the engine's
 /// SQLAlchemy reflects views too: jet-bridge asks for them).
@@ -135,7 +108,6 @@ pub(crate) async fn load_schema(
         innodb.insert(table.clone(), of_innodb != 0);
         let kind = MyKind::of(&data_type, &column_type);
         let extra = extra.to_ascii_lowercase();
-        let primary_key = keys.get(&table).and_then(|k| k.first()) == Some(&name);
         let autoincrement = extra.contains("auto_increment");
         let generated = extra.contains("generated") || extra.contains("virtual");
         let members = if matches!(kind, MyKind::Enum | MyKind::Set) {
@@ -152,59 +124,26 @@ pub(crate) async fn load_schema(
             members,
             has_default: has_default != 0 || autoincrement || generated,
             not_null: not_null != 0,
-            primary_key,
+            primary_key: false,
             autoincrement,
             generated,
         });
     }
     let mut models = BTreeMap::new();
-    for (name, mut fields) in tables {
-        if fields.is_empty() {
-            continue;
-        }
-        let declared = fields.iter().position(|f| f.primary_key);
-        let identity: Vec<usize> = match keys.get(&name) {
-            Some(columns) if declared.is_some() => columns
-                .iter()
-                .filter_map(|c| fields.iter().position(|f| &f.name == c))
-                .collect(),
-            _ => vec![0],
-        };
-        let pk = match declared {
-            Some(i) => i,
-            None => {
-                // The engine promotes the first column to a key.
-                fields[0].primary_key = true;
-                0
-            }
-        };
-        for (i, f) in fields.iter_mut().enumerate() {
-            f.autoincrement &= i == pk;
-        }
-        let select_list = fields
-            .iter()
-            .map(|f| f.kind.select(&f.qualified))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let index = index_by_name(&fields);
-        let table_sql = quote_ident(&name);
-        let unique_key = declared.is_some() && identity.len() == 1;
-        let innodb = innodb.get(&name).copied().unwrap_or(false);
-        models.insert(
+    for (name, fields) in tables {
+        let key = keys.get(&name).map_or(&[][..], Vec::as_slice);
+        let innodb = InnoDb(innodb.get(&name).copied().unwrap_or(false));
+        let select = |f: &MyField| f.kind.select(&f.qualified);
+        if let Some(model) = MyModel::new(
             name.clone(),
-            Arc::new(MyModel {
-                name,
-                fields,
-                pk,
-                identity,
-                promoted_key: declared.is_none(),
-                unique_key,
-                innodb,
-                table_sql,
-                select_list,
-                index,
-            }),
-        );
+            fields,
+            key,
+            quote_ident(&name),
+            select,
+            innodb,
+        ) {
+            models.insert(name, Arc::new(model));
+        }
     }
     Ok(models)
 }

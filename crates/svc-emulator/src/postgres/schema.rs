@@ -12,9 +12,8 @@ use tokio_postgres::Client;
 
 use crate::engine::EngineError;
 use crate::engine::schema::quote_ident;
-use crate::engine::table::{Column, index_by_name, table_of_fields};
+use crate::engine::table::{Column, KeyColumn, MappedTable};
 use crate::engine::types::FilterFamily;
-use crate::flow::database::ModelSql;
 use crate::postgres::types::PgKind;
 
 /// One column of a table.
@@ -42,37 +41,7 @@ pub(crate) struct PgField {
 }
 
 /// A table.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct PgModel {
-    /// The table name.
-    pub name: String,
-    /// The columns, in table order.
-    pub fields: Vec<PgField>,
-    /// Index of the key column: the first column of the primary key, or the first column when
-    /// there is none (the engine promotes it).
-    pub pk: usize,
-    /// No key was declared (a view, a table without a primary key): the engine promoted the
-    /// first column. Its queries then select only rows where it is not NULL, and rows that
-    /// share its value are one record (the first the ORM reads).
-    pub promoted_key: bool,
-    /// The key names one row: a primary key of one column (not promoted, not composite).
-    pub unique_key: bool,
-    /// `"schema"."table"`.
-    pub table_sql: String,
-    /// Every column read as text, in order.
-    pub select_list: String,
-    index: BTreeMap<String, usize>,
-}
-
-impl ModelSql for PgModel {
-    fn table_sql(&self) -> &str {
-        &self.table_sql
-    }
-
-    fn select_list(&self) -> &str {
-        &self.select_list
-    }
-}
+pub(crate) type PgModel = MappedTable<PgField>;
 
 impl PgField {
     /// The type an untyped literal compared with the column (`col = 'x'`, `col > 'x'`)
@@ -98,7 +67,12 @@ impl Column for PgField {
     }
 }
 
-table_of_fields!(PgModel, PgField, |m| m.unique_key || m.promoted_key);
+impl KeyColumn for PgField {
+    fn set_key(&mut self, key: bool) {
+        self.primary_key = key;
+        self.autoincrement &= key;
+    }
+}
 
 /// The columns of every table (ordinary, partitioned, foreign), view and materialized view of
 /// the current schema, in order. A domain's column is its base type's, as SQLAlchemy reflects
@@ -121,27 +95,26 @@ LEFT JOIN pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum \
 WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'f', 'v', 'm') \
 ORDER BY c.relname, a.attnum";
 
-/// The first column of each primary key of the current schema, and how many columns it has.
+/// The columns of each primary key of the current schema, in key order.
 const PRIMARY_KEYS: &str = "\
-SELECT c.relname, a.attname, cardinality(k.conkey) \
+SELECT c.relname, a.attname \
 FROM pg_constraint k \
 JOIN pg_class c ON c.oid = k.conrelid \
 JOIN pg_namespace n ON n.oid = c.relnamespace \
-JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.conkey[1] \
-WHERE k.contype = 'p' AND n.nspname = current_schema()";
+CROSS JOIN LATERAL unnest(k.conkey) WITH ORDINALITY AS key(attnum, at) \
+JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = key.attnum \
+WHERE k.contype = 'p' AND n.nspname = current_schema() \
+ORDER BY c.relname, key.at";
 
 /// Reads the schema.
 pub(crate) async fn load_schema(
     client: &Client,
 ) -> Result<BTreeMap<String, Arc<PgModel>>, EngineError> {
     let rows = client.query(COLUMNS, &[]).await.map_err(internal)?;
-    let keys: BTreeMap<String, (String, i32)> = client
-        .query(PRIMARY_KEYS, &[])
-        .await
-        .map_err(internal)?
-        .iter()
-        .map(|r| (r.get(0), (r.get(1), r.get(2))))
-        .collect();
+    let mut keys: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for row in client.query(PRIMARY_KEYS, &[]).await.map_err(internal)? {
+        keys.entry(row.get(0)).or_default().push(row.get(1));
+    }
     let mut tables: BTreeMap<String, (String, Vec<PgField>)> = BTreeMap::new();
     for row in &rows {
         let table: String = row.get(0);
@@ -152,7 +125,6 @@ pub(crate) async fn load_schema(
         let element: String = row.get(10);
         let kind = PgKind::of(&type_name, category as u8 as char, &element);
         let namespace: String = row.get(9);
-        let primary_key = keys.get(&table).is_some_and(|(first, _)| *first == name);
         let entry = tables
             .entry(table)
             .or_insert_with(|| (namespace, Vec::new()));
@@ -165,54 +137,20 @@ pub(crate) async fn load_schema(
             cast: if kind.is_array() { row.get(11) } else { base },
             not_null: row.get(5),
             has_default: row.get(6),
-            primary_key,
-            autoincrement: row.get::<_, bool>(7),
+            primary_key: false,
+            // `serial` is autoincrement only on an integer key (never an array).
+            autoincrement: row.get::<_, bool>(7) && kind == PgKind::Integer,
             generated: row.get(8),
         });
     }
     let mut models = BTreeMap::new();
-    for (name, (namespace, mut fields)) in tables {
-        if fields.is_empty() {
-            continue;
-        }
-        let declared = fields.iter().position(|f| f.primary_key);
-        let pk = match declared {
-            Some(i) => i,
-            None => {
-                // The engine promotes the first column to a key.
-                fields[0].primary_key = true;
-                0
-            }
-        };
-        if fields[pk].kind.is_array() {
-            // Arrays cannot key a record URL the engine reads.
-            fields[pk].autoincrement = false;
-        }
-        // `serial` is autoincrement only on an integer key.
-        for (i, f) in fields.iter_mut().enumerate() {
-            f.autoincrement &= i == pk && f.kind == PgKind::Integer;
-        }
-        let select_list = fields
-            .iter()
-            .map(|f| f.kind.select(&f.sql))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let index = index_by_name(&fields);
+    for (name, (namespace, fields)) in tables {
+        let key = keys.get(&name).map_or(&[][..], Vec::as_slice);
         let table_sql = format!("{}.{}", quote_ident(&namespace), quote_ident(&name));
-        let unique_key = declared.is_some() && keys.get(&name).is_some_and(|&(_, n)| n == 1);
-        models.insert(
-            name.clone(),
-            Arc::new(PgModel {
-                name,
-                fields,
-                pk,
-                promoted_key: declared.is_none(),
-                unique_key,
-                table_sql,
-                select_list,
-                index,
-            }),
-        );
+        let select = |f: &PgField| f.kind.select(&f.sql);
+        if let Some(model) = PgModel::new(name.clone(), fields, key, table_sql, select, ()) {
+            models.insert(name, Arc::new(model));
+        }
     }
     Ok(models)
 }
