@@ -4,8 +4,8 @@
 //! query is cancelled in the database.
 
 /// Implements [`Backend`](crate::backend::Backend) for `$resource`, whose inherent methods do
-/// the work with the same names and arguments for every such database: `has_model`,
-/// `model_names`, `field_names`, and the async `reload` and `sql`. The records operations are
+/// the work with the same names and arguments for every such database: the async `reload` and
+/// `sql`. The records operations are
 /// the flows of `flow::read`, `flow::write` and `flow::summary`, over the resource's side of
 /// them (`flow::database::Database`, `flow::write::Writes`, `flow::summary::Summary`); the
 /// macro also gives the resource the public methods that run them (`list`,
@@ -16,6 +16,21 @@ macro_rules! awaited_backend {
     ($resource:ty) => {
         // The records operations of the public API, each the flow over this resource.
         impl $resource {
+            /// The names of the models, sorted.
+            pub fn model_names(&self) -> Vec<String> {
+                $crate::flow::database::Database::models(self).names()
+            }
+
+            /// Whether the resource has a model of that name.
+            pub fn has_model(&self, name: &str) -> bool {
+                $crate::flow::database::Database::models(self).contains(name)
+            }
+
+            /// The names of `model`'s fields, in order; `None` when there is no such model.
+            pub fn field_names(&self, model: &str) -> Option<Vec<String>> {
+                $crate::flow::database::Database::models(self).field_names(model)
+            }
+
             /// One page of records of `model`, or all of them (`no_pagination`), as the engine
             /// lists them.
             pub async fn list(

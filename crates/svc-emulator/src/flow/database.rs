@@ -5,14 +5,18 @@
 //! reads a row).
 
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
+use crate::engine::body::non_field;
+use crate::engine::convert::{Internal, PyJson, to_internal};
 use crate::engine::filter::Where;
 use crate::engine::related::Related;
 use crate::engine::relation::Use;
 use crate::engine::server::{BodyColumn, Models, RecordRow};
 use crate::engine::table::{Column, MappedTable, Table};
 use crate::engine::{EngineError, Selection};
+use crate::flow::selection::{Lookups, build_where};
 
 /// A model as its database writes it in SQL.
 pub(crate) trait ModelSql: Table {
@@ -33,24 +37,26 @@ impl<F: Column, E> ModelSql for MappedTable<F, E> {
 }
 
 /// One database's side of the record flows. Every future is `Send`: the flows run on the
-/// async workers, awaited where they are asked for.
-pub(crate) trait Database: Sync {
-    /// A table.
-    type Model: ModelSql<Column = Self::Field> + Send + Sync;
-    /// A column.
-    type Field: BodyColumn + Sync;
-    /// Bound values, in the form the driver takes them.
-    type Params: Default + Clone + Send + Sync;
+/// async workers, awaited where they are asked for. Its models, columns and bound values are
+/// those of its [`Lookups`].
+pub(crate) trait Database:
+    Lookups<Model: ModelSql + Send + Sync, Field: BodyColumn + Sync, Params: Clone + Send + Sync> + Sync
+{
     /// A row as the driver reads it.
     type Row: RecordRow<Self::Field> + Send + Sync;
     /// A pooled connection for reads.
     type Reader: Send;
 
-    /// The database's always-false condition.
-    const NEVER: &'static str;
-
     /// The models, as last read (start or reload).
     fn models(&self) -> &Models<Self::Model>;
+
+    /// A value the serializer made, bound for a comparison with (or a write to) `field`, and
+    /// its placeholder (`tz`: the engine's default time zone, as the UTC offset in seconds an
+    /// aware date-time is moved to where the database stores none).
+    fn bind(field: &Self::Field, value: &Internal, tz: i32, params: &mut Self::Params) -> String;
+
+    /// The column as a list's `ORDER BY` names it.
+    fn sort_column(model: &Self::Model, field: &Self::Field) -> String;
 
     /// The model named `name`, else the engine's `404`.
     fn model(&self, name: &str) -> Result<Arc<Self::Model>, EngineError> {
@@ -72,19 +78,37 @@ pub(crate) trait Database: Sync {
         model: &Self::Model,
         selection: &Selection,
         use_: Use,
-    ) -> Result<Where<Self::Params>, EngineError>;
+    ) -> Result<Where<Self::Params>, EngineError> {
+        build_where::<Self>(model, selection, &self.related(use_))
+    }
 
     /// `key = value` for the key text of a record URL, read by the key column's serializer
-    /// field, its value bound in `params`.
+    /// field (`abc` for an integer key is `400 not a valid integer`), its value bound in
+    /// `params`.
     fn key_condition(
         model: &Self::Model,
         raw: &str,
         params: &mut Self::Params,
-    ) -> Result<String, EngineError>;
+    ) -> Result<String, EngineError> {
+        let pk = model.pk_field();
+        let raw = PyJson::Str(raw.to_owned());
+        let internal = to_internal(pk.input(), &raw).map_err(non_field)?;
+        let value = Self::bind(pk, &internal, 0, params);
+        Ok(format!("{} = {value}", Self::column(pk)))
+    }
 
-    /// The ` ORDER BY ...` of a list's terms (`(column index, descending)`), with the database's
-    /// own NULL order.
-    fn order_sql(model: &Self::Model, terms: &[(usize, bool)]) -> String;
+    /// The ` ORDER BY ...` of a list's terms (`(column index, descending)`), in the database's
+    /// own NULL order (the engine's).
+    fn order_sql(model: &Self::Model, terms: &[(usize, bool)]) -> String {
+        let terms: Vec<String> = terms
+            .iter()
+            .map(|&(i, desc)| {
+                let dir = if desc { " DESC" } else { "" };
+                format!("{}{dir}", Self::sort_column(model, &model.columns()[i]))
+            })
+            .collect();
+        format!(" ORDER BY {}", terms.join(", "))
+    }
 
     /// A connection for a read, in the time zone a request's `tz` asks for (checked by the
     /// filters: a database that does not set it has refused it there).
@@ -126,6 +150,30 @@ pub(crate) trait Database: Sync {
         filter: &Where<Self::Params>,
         lenient: bool,
     ) -> impl Future<Output = Result<u64, EngineError>> + Send;
+}
+
+/// A value read from the database and trusted for a minute: the engine's default time zone,
+/// which a read needs and the database changes only when told to.
+pub(crate) struct ForAMinute<T>(Mutex<Option<(Instant, T)>>);
+
+impl<T> Default for ForAMinute<T> {
+    fn default() -> Self {
+        ForAMinute(Mutex::new(None))
+    }
+}
+
+impl<T: Copy> ForAMinute<T> {
+    /// The value, when it was kept less than a minute ago.
+    pub(crate) fn get(&self) -> Option<T> {
+        let kept = *self.0.lock().unwrap_or_else(|e| e.into_inner());
+        kept.filter(|(at, _)| at.elapsed() < Duration::from_secs(60))
+            .map(|(_, v)| v)
+    }
+
+    /// Keeps `value`, read now.
+    pub(crate) fn keep(&self, value: T) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some((Instant::now(), value));
+    }
 }
 
 /// One page's request.

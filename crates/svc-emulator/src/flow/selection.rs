@@ -96,6 +96,9 @@ pub(crate) trait Lookups {
     /// The SQL of the tables and columns a `_relation` path names.
     const RELATED: Dialect<Self::Model>;
 
+    /// The database's always-false condition.
+    const NEVER: &'static str;
+
     /// The column as the selection's conditions write it.
     fn column(field: &Self::Field) -> &str;
 
@@ -119,7 +122,7 @@ pub(crate) trait Lookups {
 }
 
 /// The `WHERE` clause of a selection, as the engine builds it.
-pub(crate) fn build_where<L: Lookups>(
+pub(crate) fn build_where<L: Lookups + ?Sized>(
     model: &L::Model,
     selection: &Selection,
     related: &Related<'_, L::Model>,

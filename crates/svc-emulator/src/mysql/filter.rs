@@ -254,6 +254,8 @@ impl Lookups for MyResource {
     type Field = MyField;
     type Params = Params;
 
+    const NEVER: &'static str = NEVER;
+
     const RELATED: Dialect<MyModel> = Dialect {
         table_sql: |m| m.table_sql.clone(),
         column_sql: |f| f.sql.clone(),
@@ -396,19 +398,6 @@ impl Lookups for MyResource {
     fn relation_value(_field: &MyField, raw: &str, params: &mut Params) -> String {
         params.text(raw.to_owned()).to_owned()
     }
-}
-
-/// The ` ORDER BY ...` of `terms`. MySQL sorts NULLs first ascending and last descending, as
-/// it does for the engine.
-pub(crate) fn order_sql(model: &MyModel, terms: &[(usize, bool)]) -> String {
-    let terms: Vec<String> = terms
-        .iter()
-        .map(|&(i, desc)| {
-            let dir = if desc { " DESC" } else { "" };
-            format!("{}{dir}", model.fields[i].qualified)
-        })
-        .collect();
-    format!(" ORDER BY {}", terms.join(", "))
 }
 
 #[cfg(test)]

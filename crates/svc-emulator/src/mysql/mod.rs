@@ -38,8 +38,8 @@ pub(crate) mod schema;
 pub(crate) mod types;
 pub(crate) mod walks;
 
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use crate::flow::database::ForAMinute;
+use std::time::Duration;
 
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Opts, OptsBuilder, Pool, PoolConstraints, PoolOpts};
@@ -62,7 +62,7 @@ pub struct MyResource {
     sql_pool: Pool,
     schema: Models<MyModel>,
     /// The engine's default time zone (the offset of `NOW()` from UTC), refreshed every minute.
-    timezone: Mutex<Option<(Instant, Offset)>>,
+    timezone: ForAMinute<Offset>,
     /// Whether the server is MariaDB (its statement time limit is `max_statement_time`).
     mariadb: bool,
     /// Where pages ended, so that the next page of a walk starts there (`walks`).
@@ -135,7 +135,7 @@ impl MyResource {
             sql_pool: pool(&opts)?,
             schema: Models::default(),
             walks: walks::Walks::default(),
-            timezone: Mutex::new(None),
+            timezone: ForAMinute::default(),
             mariadb: false,
             url: shown,
         };
@@ -221,26 +221,9 @@ impl MyResource {
         Ok(())
     }
 
-    /// The names of the models, sorted.
-    pub fn model_names(&self) -> Vec<String> {
-        self.schema.names()
-    }
-
-    /// Whether the resource has a model of that name.
-    pub fn has_model(&self, name: &str) -> bool {
-        self.schema.contains(name)
-    }
-
-    /// The names of `model`'s fields, in order; `None` when there is no such model.
-    pub fn field_names(&self, model: &str) -> Option<Vec<String>> {
-        self.schema.field_names(model)
-    }
-
     /// The engine's default time zone: `TIMEDIFF(NOW(), UTC_TIMESTAMP)` on the database.
     pub(crate) async fn timezone(&self, conn: &mut Conn) -> Result<Offset, EngineError> {
-        if let Some((at, offset)) = *self.timezone.lock().unwrap_or_else(|e| e.into_inner())
-            && at.elapsed() < Duration::from_secs(60)
-        {
+        if let Some(offset) = self.timezone.get() {
             return Ok(offset);
         }
         let offset: Option<i64> = conn
@@ -248,7 +231,7 @@ impl MyResource {
             .await
             .map_err(|e| self.unexpected(e))?;
         let offset = Offset::try_from(offset.unwrap_or(0)).unwrap_or(0);
-        *self.timezone.lock().unwrap_or_else(|e| e.into_inner()) = Some((Instant::now(), offset));
+        self.timezone.keep(offset);
         Ok(offset)
     }
 }

@@ -7,18 +7,15 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Row, Value};
 
 use crate::engine::EngineError;
-use crate::engine::Selection;
 use crate::engine::body::non_field;
-use crate::engine::convert::{InputField, Internal, PyJson, py_json_dumps, to_internal};
-use crate::engine::relation::Use;
+use crate::engine::convert::{InputField, Internal, py_json_dumps};
 use crate::engine::server::{BodyColumn, Models, RecordRow, loads_none, record_json};
 use crate::engine::table::Table;
 use crate::flow::Locator;
 use crate::flow::database::{Database, Page};
 use crate::flow::delete::follow_references;
-use crate::flow::selection::build_where;
 use crate::flow::write::{Values, Writes};
-use crate::mysql::filter::{MyWhere, NEVER, Params, order_sql, stored_literal, unhex};
+use crate::mysql::filter::{MyWhere, Params, stored_literal, unhex};
 use crate::mysql::references::{MyConnection, MyTx, table};
 use crate::mysql::schema::{MyField, MyModel};
 use crate::mysql::types::{MyKind, Offset, write_value};
@@ -32,36 +29,19 @@ const DUPLICATE_ENTRY: u16 = 1062;
 
 /// MySQL's side of the record flows (`flow::read`).
 impl Database for MyResource {
-    type Model = MyModel;
-    type Field = MyField;
-    type Params = Params;
     type Row = Row;
     type Reader = Conn;
-    const NEVER: &'static str = NEVER;
 
     fn models(&self) -> &Models<MyModel> {
         &self.schema
     }
 
-    fn filters(
-        &self,
-        model: &MyModel,
-        selection: &Selection,
-        use_: Use,
-    ) -> Result<MyWhere, EngineError> {
-        build_where::<Self>(model, selection, &self.related(use_))
+    fn bind(field: &MyField, value: &Internal, tz: Offset, params: &mut Params) -> String {
+        params.bind(bind_param(field, value, tz)).to_owned()
     }
 
-    fn key_condition(
-        model: &MyModel,
-        raw: &str,
-        params: &mut Params,
-    ) -> Result<String, EngineError> {
-        key_condition(model, raw, params)
-    }
-
-    fn order_sql(model: &MyModel, terms: &[(usize, bool)]) -> String {
-        order_sql(model, terms)
+    fn sort_column(_model: &MyModel, field: &MyField) -> String {
+        field.qualified.clone()
     }
 
     /// A pooled connection: `tz` is refused by the filters on MySQL.
@@ -168,7 +148,7 @@ impl Writes for MyResource {
             match value {
                 Some(v) if *v != Internal::None => {
                     names.push(f.sql.as_str());
-                    binds.push(bind_value(f, v, tz, &mut params));
+                    binds.push(Self::bind(f, v, tz, &mut params));
                 }
                 // SQLAlchemy's ORM sends NULL for a column that has no default (nor key, nor
                 // generation) and is not set, or set to None; a default is left to the server.
@@ -224,7 +204,7 @@ impl Writes for MyResource {
                 if loads_none(*f, v) {
                     return format!("({c} IS NULL OR JSON_TYPE({c}) = 'NULL')", c = f.sql);
                 }
-                format!("{} <=> {}", f.sql, bind_value(f, v, tz, &mut params))
+                format!("{} <=> {}", f.sql, Self::bind(f, v, tz, &mut params))
             })
             .collect();
         params.0.extend(identity.iter().cloned());
@@ -271,7 +251,7 @@ impl Writes for MyResource {
             let mut params = Params::default();
             let mut sets = Vec::new();
             for (f, v) in values {
-                sets.push(format!("{} = {}", f.sql, bind_value(f, v, tz, &mut params)));
+                sets.push(format!("{} = {}", f.sql, Self::bind(f, v, tz, &mut params)));
                 let at = model
                     .identity
                     .iter()
@@ -543,18 +523,6 @@ impl MyResource {
     }
 }
 
-/// `key = ?` for the key text of a record URL, read by the key column's serializer field
-/// (`abc` for an integer key is `400 not a valid integer`).
-fn key_condition(model: &MyModel, raw: &str, params: &mut Params) -> Result<String, EngineError> {
-    let pk = model.pk_field();
-    let internal = to_internal(pk.kind.input(), &PyJson::Str(raw.to_owned())).map_err(non_field)?;
-    Ok(format!(
-        "{} = {}",
-        pk.qualified,
-        bind_value(pk, &internal, 0, params)
-    ))
-}
-
 /// A value the serializer made, as PyMySQL sends it (`tz`: the engine's default time zone, to
 /// which an aware date-time is moved).
 fn bind_param(field: &MyField, v: &Internal, tz: Offset) -> Value {
@@ -575,11 +543,6 @@ fn bind_param(field: &MyField, v: &Internal, tz: Offset) -> Value {
         Internal::DateTime(dt) => Value::Bytes(stored_literal(dt, tz).into_bytes()),
         Internal::Json(j) => Value::Bytes(py_json_dumps(j).into_bytes()),
     }
-}
-
-/// Binds a value the serializer made and returns its placeholder.
-fn bind_value(field: &MyField, v: &Internal, tz: Offset, params: &mut Params) -> String {
-    params.bind(bind_param(field, v, tz)).to_owned()
 }
 
 /// Values the engine cannot write. Text for a blob: SQLAlchemy's `LargeBinary` cannot bind a

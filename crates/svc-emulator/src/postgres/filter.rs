@@ -466,6 +466,8 @@ impl Lookups for PgResource {
     type Field = PgField;
     type Params = Params;
 
+    const NEVER: &'static str = NEVER;
+
     const RELATED: Dialect<PgModel> = Dialect {
         table_sql: |m| m.table_sql.clone(),
         column_sql: |f| f.sql.clone(),
@@ -623,21 +625,6 @@ fn time_zone(tz: &str, use_: Use, lenient: bool) -> Result<(), EngineError> {
         ));
     }
     Err(unreadable_tz(tz, lenient))
-}
-
-/// The ` ORDER BY ...` of order terms. PostgreSQL sorts NULLs last ascending and first
-/// descending, as it does for the engine.
-pub(crate) fn order_sql(model: &PgModel, terms: &[(usize, bool)]) -> String {
-    // Qualified: the select list reads each column as text under its own name, and a bare
-    // name in ORDER BY would sort by that text.
-    let terms: Vec<String> = terms
-        .iter()
-        .map(|&(i, desc)| {
-            let dir = if desc { " DESC" } else { "" };
-            format!("{}.{}{dir}", model.table_sql, model.fields[i].sql)
-        })
-        .collect();
-    format!(" ORDER BY {}", terms.join(", "))
 }
 
 #[cfg(test)]

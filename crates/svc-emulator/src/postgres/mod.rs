@@ -31,9 +31,9 @@ pub(crate) mod schema;
 pub(crate) mod types;
 pub(crate) mod walks;
 
+use crate::flow::database::ForAMinute;
 use std::str::FromStr;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime};
 
@@ -62,7 +62,7 @@ pub struct PgResource {
     schema: Models<PgModel>,
     /// The engine's default time zone (the offset of `NOW()`), refreshed every minute as the
     /// engine refreshes it.
-    timezone: Mutex<Option<(Instant, Offset)>>,
+    timezone: ForAMinute<Offset>,
     /// Where pages ended, so that the next page of a walk starts there (`walks`).
     walks: walks::Walks,
     url: String,
@@ -143,7 +143,7 @@ impl PgResource {
             // statements): their connections are cleaned before each reuse.
             sql_pool: pool(&config, RecyclingMethod::Clean)?,
             schema: Models::default(),
-            timezone: Mutex::new(None),
+            timezone: ForAMinute::default(),
             walks: walks::Walks::default(),
             url: shown,
         };
@@ -224,29 +224,12 @@ impl PgResource {
         Ok(())
     }
 
-    /// The names of the models, sorted.
-    pub fn model_names(&self) -> Vec<String> {
-        self.schema.names()
-    }
-
-    /// Whether the resource has a model of that name.
-    pub fn has_model(&self, name: &str) -> bool {
-        self.schema.contains(name)
-    }
-
-    /// The names of `model`'s fields, in order; `None` when there is no such model.
-    pub fn field_names(&self, model: &str) -> Option<Vec<String>> {
-        self.schema.field_names(model)
-    }
-
     /// The engine's default time zone: the UTC offset of `NOW()` on the database.
     pub(crate) async fn timezone(
         &self,
         client: &tokio_postgres::Client,
     ) -> Result<Offset, EngineError> {
-        if let Some((at, offset)) = *self.timezone.lock().unwrap_or_else(|e| e.into_inner())
-            && at.elapsed() < Duration::from_secs(60)
-        {
+        if let Some(offset) = self.timezone.get() {
             return Ok(offset);
         }
         let offset: i32 = client
@@ -254,7 +237,7 @@ impl PgResource {
             .await
             .map_err(|e| self.unexpected(e))?
             .get(0);
-        *self.timezone.lock().unwrap_or_else(|e| e.into_inner()) = Some((Instant::now(), offset));
+        self.timezone.keep(offset);
         Ok(offset)
     }
 }

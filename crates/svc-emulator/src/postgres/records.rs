@@ -9,18 +9,15 @@ use tokio_postgres::Row;
 use tokio_postgres::error::SqlState;
 
 use crate::engine::EngineError;
-use crate::engine::Selection;
 use crate::engine::body::non_field;
-use crate::engine::convert::{InputField, Internal, PyJson, py_json_dumps, py_text, to_internal};
-use crate::engine::relation::Use;
+use crate::engine::convert::{InputField, Internal, PyJson, py_json_dumps, py_text};
 use crate::engine::server::{BodyColumn, Models, RecordRow, loads_none, record_json};
 use crate::engine::table::Table;
 use crate::engine::types::py_float_repr;
 use crate::flow::database::{Database, Page};
 use crate::flow::delete::follow_references;
-use crate::flow::selection::build_where;
 use crate::flow::write::{Values, Writes};
-use crate::postgres::filter::{NEVER, Params, PgWhere, datetime_literal, order_sql};
+use crate::postgres::filter::{Params, PgWhere, datetime_literal};
 use crate::postgres::references::{PgConnection, PgTx, by_ctid, table};
 use crate::postgres::schema::{PgField, PgModel};
 use crate::postgres::types::{Offset, PgKind, write_value};
@@ -35,36 +32,23 @@ const STATEMENTS_PER_CONNECTION: usize = 256;
 
 /// PostgreSQL's side of the record flows (`flow::read`).
 impl Database for PgResource {
-    type Model = PgModel;
-    type Field = PgField;
-    type Params = Params;
     type Row = Row;
     type Reader = Object;
-    const NEVER: &'static str = NEVER;
 
     fn models(&self) -> &Models<PgModel> {
         &self.schema
     }
 
-    fn filters(
-        &self,
-        model: &PgModel,
-        selection: &Selection,
-        use_: Use,
-    ) -> Result<PgWhere, EngineError> {
-        build_where::<Self>(model, selection, &self.related(use_))
+    /// A value as psycopg2 writes its literal, cast to the column's type (PostgreSQL stores
+    /// an aware date-time with its offset: `tz` is not needed).
+    fn bind(field: &PgField, value: &Internal, _tz: i32, params: &mut Params) -> String {
+        bind_value(field, value, params)
     }
 
-    fn key_condition(
-        model: &PgModel,
-        raw: &str,
-        params: &mut Params,
-    ) -> Result<String, EngineError> {
-        key_condition(model, raw, params)
-    }
-
-    fn order_sql(model: &PgModel, terms: &[(usize, bool)]) -> String {
-        order_sql(model, terms)
+    /// Qualified: the select list reads each column as text under its own name, and a bare
+    /// name in `ORDER BY` would sort by that text.
+    fn sort_column(model: &PgModel, field: &PgField) -> String {
+        format!("{}.{}", model.table_sql, field.sql)
     }
 
     async fn reader(&self, tz: Option<&str>) -> Result<Object, EngineError> {
@@ -548,18 +532,6 @@ fn keyed_select(page: &Page<'_, PgResource>, extra: &str, where_sql: &str, skip:
         list = model.select_list,
         table = model.table_sql,
     )
-}
-
-/// `key = value` for the key text of a record URL, read by the key column's serializer
-/// field (`abc` for an integer key is `400 not a valid integer`).
-fn key_condition(model: &PgModel, raw: &str, params: &mut Params) -> Result<String, EngineError> {
-    let pk = model.pk_field();
-    let internal = to_internal(pk.kind.input(), &PyJson::Str(raw.to_owned())).map_err(non_field)?;
-    Ok(format!(
-        "{} = {}",
-        pk.sql,
-        bind_value(pk, &internal, params)
-    ))
 }
 
 /// A value the serializer made, bound as psycopg2 sends it and cast to the column's type, as
