@@ -330,6 +330,57 @@ pub(crate) fn stopped_at_limit() -> EngineError {
     query_error("The query was stopped at its time limit; make it select less.")
 }
 
+/// The rows of a query's answer, written as they are read, within the answer cap (a row is
+/// never kept once the answer is over it).
+pub(crate) struct AnswerRows {
+    data: Vec<u8>,
+    rows: usize,
+    cap: usize,
+}
+
+impl AnswerRows {
+    /// No rows yet, and the cap in bytes of JSON.
+    pub(crate) fn new(cap: usize) -> Self {
+        AnswerRows {
+            data: Vec::with_capacity(1024),
+            rows: 0,
+            cap,
+        }
+    }
+
+    /// Writes one row of `cells` values, the `i`th by `write(buf, i)`; the refusal of an answer
+    /// over the cap, once it is.
+    pub(crate) fn push(
+        &mut self,
+        cells: usize,
+        mut write: impl FnMut(&mut Vec<u8>, usize),
+    ) -> Result<(), EngineError> {
+        self.data.push(if self.rows == 0 { b'[' } else { b',' });
+        self.data.push(b'[');
+        for i in 0..cells {
+            if i > 0 {
+                self.data.push(b',');
+            }
+            write(&mut self.data, i);
+        }
+        self.data.push(b']');
+        self.rows += 1;
+        if self.data.len() > self.cap {
+            return Err(answer_too_large(self.cap));
+        }
+        Ok(())
+    }
+
+    /// The answer, with the columns `names`.
+    pub(crate) fn answer(mut self, names: &[String]) -> Vec<u8> {
+        if self.rows == 0 {
+            self.data.push(b'[');
+        }
+        self.data.push(b']');
+        sql_answer(names, &self.data, self.rows)
+    }
+}
+
 /// The answer of a query, `{"columns": [...], "data": [...], "row_count": n}`, from its column
 /// names and its rows already written as a JSON array.
 pub(crate) fn sql_answer(names: &[String], data: &[u8], rows: usize) -> Vec<u8> {

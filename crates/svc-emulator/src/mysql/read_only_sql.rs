@@ -32,7 +32,7 @@ use crate::engine::EngineError;
 use crate::engine::MAX_SQL_ROWS;
 use crate::engine::convert::write_json_str;
 use crate::engine::server::{
-    self, answer_too_large, encoder_offset, encoder_seconds, line_end, query_error, sql_answer,
+    self, AnswerRows, answer_too_large, encoder_offset, encoder_seconds, line_end, query_error,
     starts_name, stopped_after, stopped_at_limit, write_encoder_bytes,
 };
 use crate::engine::types::{Date, write_float};
@@ -126,12 +126,11 @@ impl MyResource {
                 let _ = conn.disconnect().await;
             }
         }
-        let (names, data, rows) = match outcome {
-            Ok(Ok(answer)) => answer,
-            Ok(Err(e)) => return Err(query_failed(self, e)),
-            Err(_) => return Err(stopped_after(time)),
-        };
-        Ok(sql_answer(&names, &data, rows))
+        match outcome {
+            Ok(Ok((names, rows))) => Ok(rows.answer(&names)),
+            Ok(Err(e)) => Err(query_failed(self, e)),
+            Err(_) => Err(stopped_after(time)),
+        }
     }
 }
 
@@ -217,7 +216,7 @@ enum Failure {
     TooLarge(usize),
 }
 
-type Answer = (Vec<String>, Vec<u8>, usize);
+type Answer = (Vec<String>, AnswerRows);
 
 /// Prepares and runs the statement, reading its rows as JSON (the query's columns, without the
 /// size check after them).
@@ -253,34 +252,18 @@ async fn run(
             decimals: c.decimals(),
         })
         .collect();
-    let mut data = Vec::with_capacity(1024);
-    let mut rows = 0usize;
-    data.push(b'[');
+    let mut rows = AnswerRows::new(answer_bytes);
     while let Some(row) = result.next().await.map_err(failed)? {
-        if rows > 0 {
-            data.push(b',');
-        }
-        data.push(b'[');
-        for (i, ty) in types.iter().enumerate() {
-            if i > 0 {
-                data.push(b',');
-            }
-            write_cell(
-                &mut data,
-                ty,
-                row.as_ref(i).unwrap_or(&Value::NULL),
-                statement.tz,
-            );
-        }
-        data.push(b']');
-        rows += 1;
-        if data.len() > answer_bytes {
+        let written = rows.push(types.len(), |buf, i| {
+            let value = row.as_ref(i).unwrap_or(&Value::NULL);
+            write_cell(buf, &types[i], value, statement.tz);
+        });
+        if written.is_err() {
             *left_running = true;
             return Err(Failure::TooLarge(answer_bytes));
         }
     }
-    data.push(b']');
-    Ok((names, data, rows))
+    Ok((names, rows))
 }
 
 /// A query error from the server (syntax, unknown table, a write refused in the read-only

@@ -35,8 +35,8 @@ use crate::engine::EngineError;
 use crate::engine::MAX_SQL_ROWS;
 use crate::engine::convert::write_json_str;
 use crate::engine::server::{
-    self, answer_too_large, encoder_seconds, line_end, query_error, skip_quoted, sql_answer,
-    stopped_after, stopped_at_limit,
+    self, AnswerRows, encoder_seconds, line_end, query_error, skip_quoted, stopped_after,
+    stopped_at_limit,
 };
 use crate::engine::types::write_float;
 use crate::postgres::types::{Offset, iso_time, iso_timestamp, parse_float};
@@ -136,32 +136,20 @@ impl PgResource {
                 .await
                 .map_err(|e| query_failed(self, e))?;
             futures_util::pin_mut!(stream);
-            let mut data = Vec::with_capacity(1024);
-            let mut rows = 0usize;
-            data.push(b'[');
+            let mut rows = AnswerRows::new(answer_bytes);
             while let Some(message) = stream.try_next().await.map_err(|e| query_failed(self, e))? {
                 let SimpleQueryMessage::Row(row) = message else {
                     continue;
                 };
-                if rows > 0 {
-                    data.push(b',');
-                }
-                data.push(b'[');
-                for (i, ty) in types.iter().enumerate() {
-                    if i > 0 {
-                        data.push(b',');
-                    }
-                    write_cell(&mut data, ty, row.get(i), tz);
-                }
-                data.push(b']');
-                rows += 1;
-                if data.len() > answer_bytes {
+                let written = rows.push(types.len(), |buf, i| {
+                    write_cell(buf, &types[i], row.get(i), tz);
+                });
+                if let Err(too_large) = written {
                     left_running.store(true, std::sync::atomic::Ordering::Relaxed);
-                    return Err(answer_too_large(answer_bytes));
+                    return Err(too_large);
                 }
             }
-            data.push(b']');
-            Ok((names, data, rows))
+            Ok((names, rows))
         };
         let outcome = tokio::time::timeout(time, run).await;
         // Whether the statement may still be running: stopped at the deadline, or left behind
@@ -182,12 +170,11 @@ impl PgResource {
             // and closed.
             drop(deadpool_postgres::Object::take(client));
         }
-        let (names, data, rows) = match outcome {
-            Ok(Ok(answer)) => answer,
-            Ok(Err(e)) => return Err(e),
-            Err(_) => return Err(stopped_after(time)),
-        };
-        Ok(sql_answer(&names, &data, rows))
+        match outcome {
+            Ok(Ok((names, rows))) => Ok(rows.answer(&names)),
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(stopped_after(time)),
+        }
     }
 }
 
