@@ -8,6 +8,7 @@ use crate::engine::filter::{Arg, Where, key_is_not_null, selection_conditions, w
 use crate::engine::related::{Dialect, Related, relation_condition};
 use crate::engine::relation::Use;
 use crate::engine::table::{Column, Table};
+use crate::engine::types::{FilterFamily, Search};
 use crate::engine::{EngineError, Lookup, Selection};
 
 /// One filter, as its condition is built: the query's key (`age__gt`), the column it names, and
@@ -84,6 +85,93 @@ pub(crate) fn in_list(col: &str, items: &[String], never: &str) -> String {
     }
 }
 
+/// A comparison of a column with a value: `=`, `>`, `>=`, `<`, `<=`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cmp {
+    Eq,
+    Gt,
+    Gte,
+    Lt,
+    Lte,
+}
+
+impl Cmp {
+    /// The comparison of a lookup that is one.
+    fn of(lookup: Lookup) -> Option<Cmp> {
+        Some(match lookup {
+            Lookup::Exact => Cmp::Eq,
+            Lookup::Gt => Cmp::Gt,
+            Lookup::Gte => Cmp::Gte,
+            Lookup::Lt => Cmp::Lt,
+            Lookup::Lte => Cmp::Lte,
+            _ => return None,
+        })
+    }
+
+    /// The operator.
+    pub(crate) fn sql(self) -> &'static str {
+        match self {
+            Cmp::Eq => "=",
+            Cmp::Gt => ">",
+            Cmp::Gte => ">=",
+            Cmp::Lt => "<",
+            Cmp::Lte => "<=",
+        }
+    }
+}
+
+/// The lookups every database server writes alike, over its [`Lookups`]: `isnull` and
+/// `isempty`, the `LIKE` family (`icontains`, `istartswith`, `iendswith`, and
+/// `json_icontains` over the column's text), `in`, and the comparisons. A database's
+/// [`Lookups::condition`] answers its own cases first (values its driver cannot send), then
+/// hands the rest here.
+pub(crate) fn lookup_condition<L: Lookups + ?Sized>(
+    filter: &Filter<'_, L::Field>,
+    lookup: Lookup,
+    arg: Arg<'_>,
+    params: &mut L::Params,
+) -> Result<String, EngineError> {
+    let field = filter.field;
+    let col = L::column(field);
+    if let Some(condition) = filter.emptiness(col, L::is_text(field), lookup, arg) {
+        return condition;
+    }
+    let json = field.family() == FilterFamily::Json;
+    match lookup {
+        Lookup::IContains => {
+            let text = L::contained(filter, arg.first())?;
+            Ok(L::ilike(field, format!("%{text}%"), params))
+        }
+        Lookup::IStartsWith => Ok(L::ilike(field, format!("{}%", arg.first()), params)),
+        Lookup::IEndsWith => Ok(L::ilike(field, format!("%{}", arg.first()), params)),
+        Lookup::JsonIContains => Ok(L::text_ilike(field, format!("%{}%", arg.first()), params)),
+        Lookup::In if json => {
+            let parts = arg
+                .items()
+                .into_iter()
+                .map(|item| L::json_match(filter, item, true, params))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(if parts.is_empty() {
+                L::NEVER.to_owned()
+            } else {
+                format!("({})", parts.join(" OR "))
+            })
+        }
+        Lookup::In => {
+            let mut list = Vec::new();
+            for item in arg.items() {
+                list.push(L::in_item(filter, item, params)?);
+            }
+            Ok(in_list(col, &list, L::NEVER))
+        }
+        Lookup::Exact if json => L::json_match(filter, arg.first(), false, params),
+        _ => match Cmp::of(lookup) {
+            Some(op) => L::compare(filter, op, arg.first(), params),
+            None => Err(filter.unsupported()),
+        },
+    }
+}
+
 /// A database's SQL of a selection's parts.
 pub(crate) trait Lookups {
     /// A table.
@@ -106,7 +194,44 @@ pub(crate) trait Lookups {
     /// for an operation that uses the selection as `use_` says.
     fn time_zone(selection: &Selection, use_: Use) -> Result<(), EngineError>;
 
-    /// One filter's condition (before `exclude__` negation).
+    /// The column holds text (`isempty` matches `''` too).
+    fn is_text(field: &Self::Field) -> bool;
+
+    /// `col ILIKE pattern`, as the engine's SQLAlchemy writes it on the database.
+    fn ilike(field: &Self::Field, pattern: String, params: &mut Self::Params) -> String;
+
+    /// The column's text `ILIKE pattern` (`col.cast(Unicode).ilike(...)`).
+    fn text_ilike(field: &Self::Field, pattern: String, params: &mut Self::Params) -> String;
+
+    /// The text inside `%...%` of `icontains`: `'%{}%'.format(value)` of the filter field's
+    /// value.
+    fn contained(filter: &Filter<'_, Self::Field>, raw: &str) -> Result<String, EngineError>;
+
+    /// An `in` item, bound for the column's list.
+    fn in_item(
+        filter: &Filter<'_, Self::Field>,
+        raw: &str,
+        params: &mut Self::Params,
+    ) -> Result<String, EngineError>;
+
+    /// `col op value` of `exact`, `gt`, `gte`, `lt` and `lte`.
+    fn compare(
+        filter: &Filter<'_, Self::Field>,
+        op: Cmp,
+        raw: &str,
+        params: &mut Self::Params,
+    ) -> Result<String, EngineError>;
+
+    /// A JSON column's `exact`, or one of its `in` items.
+    fn json_match(
+        filter: &Filter<'_, Self::Field>,
+        raw: &str,
+        in_list: bool,
+        params: &mut Self::Params,
+    ) -> Result<String, EngineError>;
+
+    /// One filter's condition (before `exclude__` negation): the database's own cases, then
+    /// [`lookup_condition`].
     fn condition(
         filter: &Filter<'_, Self::Field>,
         lookup: Lookup,
@@ -114,8 +239,25 @@ pub(crate) trait Lookups {
         params: &mut Self::Params,
     ) -> Result<String, EngineError>;
 
-    /// The `_search` condition over the model's columns, if any column is searched.
-    fn search(model: &Self::Model, text: &str, params: &mut Self::Params) -> Option<String>;
+    /// How `_search` reaches the column.
+    fn search_kind(field: &Self::Field) -> Search;
+
+    /// The column's text equals `text` (`_search` of a number column).
+    fn text_equals(field: &Self::Field, text: &str, params: &mut Self::Params) -> String;
+
+    /// The `_search` condition over the model's columns, OR-ed in column order, if any column
+    /// is searched.
+    fn search(model: &Self::Model, text: &str, params: &mut Self::Params) -> Option<String> {
+        let mut parts = Vec::new();
+        for f in model.columns() {
+            match Self::search_kind(f) {
+                Search::Equal => parts.push(Self::text_equals(f, text, params)),
+                Search::Contains => parts.push(Self::text_ilike(f, format!("%{text}%"), params)),
+                Search::Skip => {}
+            }
+        }
+        (!parts.is_empty()).then(|| format!("({})", parts.join(" OR ")))
+    }
 
     /// A `_relation` path's value, bound for a comparison with `field`.
     fn relation_value(field: &Self::Field, raw: &str, params: &mut Self::Params) -> String;

@@ -23,7 +23,7 @@ use crate::engine::related::Dialect;
 use crate::engine::relation::Use;
 use crate::engine::time_zone::{TZ_PARAM, tz_of};
 use crate::engine::types::{FilterFamily, Search, py_float_repr};
-use crate::flow::selection::{Filter, Lookups, in_list};
+use crate::flow::selection::{Cmp, Filter, Lookups, lookup_condition};
 use crate::mysql::MyResource;
 use crate::mysql::schema::{MyField, MyModel};
 use crate::mysql::types::MyKind;
@@ -230,18 +230,6 @@ impl Literals for Ctx<'_> {
     }
 }
 
-/// `col.ilike(pattern)` as SQLAlchemy writes it on MySQL.
-fn ilike(col: &str, pattern: String, params: &mut Params) -> String {
-    let value = params.text(pattern);
-    format!("lower({col}) LIKE lower({value})")
-}
-
-/// `col.cast(Unicode).ilike(pattern)`.
-fn text_ilike(col: &str, pattern: String, params: &mut Params) -> String {
-    let value = params.text(pattern);
-    format!("lower(CAST({col} AS CHAR)) LIKE lower({value})")
-}
-
 /// A `WHERE` clause and its values, as mysql_async binds them.
 pub(crate) type MyWhere = Where<Params>;
 
@@ -264,6 +252,52 @@ impl Lookups for MyResource {
 
     fn column(field: &MyField) -> &str {
         &field.qualified
+    }
+
+    fn is_text(field: &MyField) -> bool {
+        field.kind.is_string()
+    }
+
+    /// `lower(col) LIKE lower(pattern)`, as SQLAlchemy writes `ilike` on MySQL.
+    fn ilike(field: &MyField, pattern: String, params: &mut Params) -> String {
+        let value = params.text(pattern);
+        format!("lower({}) LIKE lower({value})", field.qualified)
+    }
+
+    fn text_ilike(field: &MyField, pattern: String, params: &mut Params) -> String {
+        let value = params.text(pattern);
+        format!(
+            "lower(CAST({} AS CHAR)) LIKE lower({value})",
+            field.qualified
+        )
+    }
+
+    fn contained(ctx: &Ctx<'_>, raw: &str) -> Result<String, EngineError> {
+        Literals::contained(ctx, raw)
+    }
+
+    fn in_item(ctx: &Ctx<'_>, raw: &str, params: &mut Params) -> Result<String, EngineError> {
+        ctx.compared(raw, true, params)
+    }
+
+    fn compare(
+        ctx: &Ctx<'_>,
+        op: Cmp,
+        raw: &str,
+        params: &mut Params,
+    ) -> Result<String, EngineError> {
+        let value = ctx.compared(raw, false, params)?;
+        Ok(format!("{} {} {value}", ctx.field.qualified, op.sql()))
+    }
+
+    /// The JSON text contains the value, as on SQLite.
+    fn json_match(
+        ctx: &Ctx<'_>,
+        raw: &str,
+        _in_list: bool,
+        params: &mut Params,
+    ) -> Result<String, EngineError> {
+        Ok(Self::text_ilike(ctx.field, format!("%{raw}%"), params))
     }
 
     /// [decision: stricter] docs/contract.md.
@@ -327,72 +361,18 @@ impl Lookups for MyResource {
                 ),
             ));
         }
-        if let Some(condition) = ctx.emptiness(col, field.kind.is_string(), lookup, arg) {
-            return condition;
-        }
-        match lookup {
-            Lookup::IContains => {
-                let text = ctx.contained(arg.first())?;
-                Ok(ilike(col, format!("%{text}%"), params))
-            }
-            Lookup::IStartsWith => Ok(ilike(col, format!("{}%", arg.first()), params)),
-            Lookup::IEndsWith => Ok(ilike(col, format!("%{}", arg.first()), params)),
-            Lookup::JsonIContains => Ok(text_ilike(col, format!("%{}%", arg.first()), params)),
-            // JSON columns: `exact` and each `in` item match the text, as on SQLite.
-            Lookup::Exact if field.kind.family() == FilterFamily::Json => {
-                Ok(text_ilike(col, format!("%{}%", arg.first()), params))
-            }
-            Lookup::In if field.kind.family() == FilterFamily::Json => {
-                let parts: Vec<String> = arg
-                    .items()
-                    .into_iter()
-                    .map(|item| text_ilike(col, format!("%{item}%"), params))
-                    .collect();
-                Ok(if parts.is_empty() {
-                    "0 = 1".to_owned()
-                } else {
-                    format!("({})", parts.join(" OR "))
-                })
-            }
-            Lookup::In => {
-                let mut list = Vec::new();
-                for item in arg.items() {
-                    list.push(ctx.compared(item, true, params)?);
-                }
-                Ok(in_list(col, &list, NEVER))
-            }
-            Lookup::Exact | Lookup::Gt | Lookup::Gte | Lookup::Lt | Lookup::Lte => {
-                let op = match lookup {
-                    Lookup::Exact => "=",
-                    Lookup::Gt => ">",
-                    Lookup::Gte => ">=",
-                    Lookup::Lt => "<",
-                    _ => "<=",
-                };
-                let value = ctx.compared(arg.first(), false, params)?;
-                Ok(format!("{col} {op} {value}"))
-            }
-            _ => Err(ctx.unsupported()),
-        }
+        lookup_condition::<Self>(ctx, lookup, arg, params)
     }
 
-    /// The `_search` condition: number columns whose text equals the search text, text, enum,
-    /// set and JSON columns whose text contains it; OR-ed in column order.
-    fn search(model: &MyModel, text: &str, params: &mut Params) -> Option<String> {
-        let mut parts = Vec::new();
-        for f in &model.fields {
-            match f.kind.search() {
-                Search::Equal => {
-                    let value = params.text(text.to_owned());
-                    parts.push(format!("CAST({} AS CHAR) = {value}", f.qualified));
-                }
-                Search::Contains => {
-                    parts.push(text_ilike(&f.qualified, format!("%{text}%"), params));
-                }
-                Search::Skip => {}
-            }
-        }
-        (!parts.is_empty()).then(|| format!("({})", parts.join(" OR ")))
+    /// Number columns' text equals the search text; text, enum, set and JSON columns' text
+    /// contains it.
+    fn search_kind(field: &MyField) -> Search {
+        field.kind.search()
+    }
+
+    fn text_equals(field: &MyField, text: &str, params: &mut Params) -> String {
+        let value = params.text(text.to_owned());
+        format!("CAST({} AS CHAR) = {value}", field.qualified)
     }
 
     fn relation_value(_field: &MyField, raw: &str, params: &mut Params) -> String {

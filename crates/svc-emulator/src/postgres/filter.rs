@@ -20,7 +20,7 @@ use crate::engine::related::Dialect;
 use crate::engine::relation::Use;
 use crate::engine::time_zone::{TZ_PARAM, tz_given, tz_offset, tz_on_write, unreadable_tz};
 use crate::engine::types::{FilterFamily, Search, py_float_repr};
-use crate::flow::selection::{Filter, Lookups, in_list};
+use crate::flow::selection::{Cmp, Filter, Lookups, lookup_condition};
 use crate::postgres::PgResource;
 use crate::postgres::schema::{PgField, PgModel};
 use crate::postgres::types::PgKind;
@@ -64,28 +64,6 @@ pub(crate) enum Literal {
     DateTime(InputDateTime),
     /// A string: untyped, so it takes `cast` (the column's type).
     Str(String),
-}
-
-/// A comparison of a column with a value: `=`, `>`, `>=`, `<`, `<=`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Cmp {
-    Eq,
-    Gt,
-    Gte,
-    Lt,
-    Lte,
-}
-
-impl Cmp {
-    fn sql(self) -> &'static str {
-        match self {
-            Cmp::Eq => "=",
-            Cmp::Gt => ">",
-            Cmp::Gte => ">=",
-            Cmp::Lt => "<",
-            Cmp::Lte => "<=",
-        }
-    }
 }
 
 /// The exact decimal value of a finite float's `repr` (the numeric literal psycopg2 writes),
@@ -301,17 +279,6 @@ impl Literals for Ctx<'_> {
     }
 }
 
-/// `col ILIKE pattern`; enums and types SQLAlchemy does not know (`NullType`) are cast to
-/// text first, as the engine does.
-fn ilike(field: &PgField, pattern: String, params: &mut Params) -> String {
-    let value = params.text(pattern);
-    if matches!(field.kind, PgKind::Enum | PgKind::Unknown) {
-        format!("CAST({} AS VARCHAR) ILIKE {value}", field.sql)
-    } else {
-        format!("{} ILIKE {value}", field.sql)
-    }
-}
-
 /// The engine's JSON `exact` and `in` on PostgreSQL (its `JSONField` reads the value with
 /// `json.loads` when it can): containment of a JSON text, `col @> '...'`. For `exact` the
 /// text is `json.dumps(str(value))`, a JSON string, so only string values ever match; for an
@@ -478,6 +445,51 @@ impl Lookups for PgResource {
         &field.sql
     }
 
+    fn is_text(field: &PgField) -> bool {
+        field.kind.is_string()
+    }
+
+    /// `col ILIKE pattern`; enums and types SQLAlchemy does not know (`NullType`) are cast to
+    /// text first, as the engine does.
+    fn ilike(field: &PgField, pattern: String, params: &mut Params) -> String {
+        if matches!(field.kind, PgKind::Enum | PgKind::Unknown) {
+            return Self::text_ilike(field, pattern, params);
+        }
+        let value = params.text(pattern);
+        format!("{} ILIKE {value}", field.sql)
+    }
+
+    fn text_ilike(field: &PgField, pattern: String, params: &mut Params) -> String {
+        let value = params.text(pattern);
+        format!("CAST({} AS VARCHAR) ILIKE {value}", field.sql)
+    }
+
+    fn contained(ctx: &Ctx<'_>, raw: &str) -> Result<String, EngineError> {
+        Literals::contained(ctx, raw)
+    }
+
+    fn in_item(ctx: &Ctx<'_>, raw: &str, params: &mut Params) -> Result<String, EngineError> {
+        Ok(ctx.compared(raw, true)?.bind(params, ctx.field))
+    }
+
+    fn compare(
+        ctx: &Ctx<'_>,
+        op: Cmp,
+        raw: &str,
+        params: &mut Params,
+    ) -> Result<String, EngineError> {
+        Ok(ctx.compared(raw, false)?.compare(op, params, ctx.field))
+    }
+
+    fn json_match(
+        ctx: &Ctx<'_>,
+        raw: &str,
+        in_list: bool,
+        params: &mut Params,
+    ) -> Result<String, EngineError> {
+        json_contains(ctx, raw, in_list, params)
+    }
+
     fn time_zone(selection: &Selection, use_: Use) -> Result<(), EngineError> {
         match tz_given(selection) {
             Some(tz) => time_zone(tz, use_, selection.lenient),
@@ -513,84 +525,28 @@ impl Lookups for PgResource {
                 ),
             ));
         }
-        if let Some(condition) = ctx.emptiness(col, field.kind.is_string(), lookup, arg) {
-            return condition;
+        if lookup == Lookup::In && field.kind.is_array() {
+            // `column.overlap(values)`, each value read by the `JSONField`.
+            let values: Vec<PyJson> = arg
+                .items()
+                .iter()
+                .map(|v| parse_py_json(v).unwrap_or_else(|_| PyJson::Str((*v).to_owned())))
+                .collect();
+            let array = array_literal(ctx, &values)?;
+            return Ok(format!("{col} && {array}::{}", field.cast));
         }
-        match lookup {
-            Lookup::IContains => {
-                let text = ctx.contained(arg.first())?;
-                Ok(ilike(field, format!("%{text}%"), params))
-            }
-            Lookup::IStartsWith => Ok(ilike(field, format!("{}%", arg.first()), params)),
-            // The text of the JSON value (`CAST(col AS VARCHAR) ILIKE`).
-            Lookup::JsonIContains => {
-                let value = params.text(format!("%{}%", arg.first()));
-                Ok(format!("CAST({col} AS VARCHAR) ILIKE {value}"))
-            }
-            Lookup::IEndsWith => Ok(ilike(field, format!("%{}", arg.first()), params)),
-            Lookup::In if field.kind.family() == FilterFamily::Json => {
-                let items = arg.items();
-                if field.kind.is_array() {
-                    // `column.overlap(values)`, each value read by the `JSONField`.
-                    let values: Vec<PyJson> = items
-                        .iter()
-                        .map(|v| parse_py_json(v).unwrap_or_else(|_| PyJson::Str((*v).to_owned())))
-                        .collect();
-                    let array = array_literal(ctx, &values)?;
-                    return Ok(format!("{col} && {array}::{}", field.cast));
-                }
-                let parts = items
-                    .iter()
-                    .map(|item| json_contains(ctx, item, true, params))
-                    .collect::<Result<Vec<_>, _>>()?;
-                Ok(if parts.is_empty() {
-                    "false".to_owned()
-                } else {
-                    format!("({})", parts.join(" OR "))
-                })
-            }
-            Lookup::In => {
-                let mut list = Vec::new();
-                for item in arg.items() {
-                    list.push(ctx.compared(item, true)?.bind(params, field));
-                }
-                Ok(in_list(col, &list, NEVER))
-            }
-            Lookup::Exact if field.kind.family() == FilterFamily::Json => {
-                json_contains(ctx, arg.first(), false, params)
-            }
-            Lookup::Exact | Lookup::Gt | Lookup::Gte | Lookup::Lt | Lookup::Lte => {
-                let op = match lookup {
-                    Lookup::Exact => Cmp::Eq,
-                    Lookup::Gt => Cmp::Gt,
-                    Lookup::Gte => Cmp::Gte,
-                    Lookup::Lt => Cmp::Lt,
-                    _ => Cmp::Lte,
-                };
-                Ok(ctx.compared(arg.first(), false)?.compare(op, params, field))
-            }
-            _ => Err(ctx.unsupported()),
-        }
+        lookup_condition::<Self>(ctx, lookup, arg, params)
     }
 
-    /// The `_search` condition: number columns whose text equals the search text, text and JSON
-    /// columns whose text contains it (`ILIKE`); OR-ed in column order.
-    fn search(model: &PgModel, text: &str, params: &mut Params) -> Option<String> {
-        let mut parts = Vec::new();
-        for f in &model.fields {
-            match f.kind.search() {
-                Search::Equal => {
-                    let value = params.text(text.to_owned());
-                    parts.push(format!("CAST({} AS VARCHAR) = {value}", f.sql));
-                }
-                Search::Contains => {
-                    let value = params.text(format!("%{text}%"));
-                    parts.push(format!("CAST({} AS VARCHAR) ILIKE {value}", f.sql));
-                }
-                Search::Skip => {}
-            }
-        }
-        (!parts.is_empty()).then(|| format!("({})", parts.join(" OR ")))
+    /// Number columns' text equals the search text; text and JSON columns' text contains it
+    /// (`ILIKE`).
+    fn search_kind(field: &PgField) -> Search {
+        field.kind.search()
+    }
+
+    fn text_equals(field: &PgField, text: &str, params: &mut Params) -> String {
+        let value = params.text(text.to_owned());
+        format!("CAST({} AS VARCHAR) = {value}", field.sql)
     }
 
     fn relation_value(field: &PgField, raw: &str, params: &mut Params) -> String {
