@@ -14,11 +14,11 @@ use crate::engine::convert::{Internal, PyJson};
 use crate::engine::filter::Where;
 use crate::engine::relation::Use;
 use crate::engine::server::{
-    BodyColumn, body_values, keep_changed, unchanged_candidates, validate,
+    BodyColumn, body_values, keep_changed, loads_none, unchanged_candidates, validate,
 };
 use crate::engine::table::Table;
 use crate::engine::{EngineError, Selection};
-use crate::flow::database::Database;
+use crate::flow::database::{Database, ModelSql};
 
 /// A body's values: each given field, as its serializer field made it.
 pub(crate) type Values<'m, F> = Vec<(&'m F, Internal)>;
@@ -52,17 +52,23 @@ pub(crate) trait Writes: Database {
     /// Values the engine cannot write on this database, refused before anything is sent.
     fn writable(values: &Values<'_, Self::Field>) -> Result<(), EngineError>;
 
-    /// For each of `values[at]` ([`unchanged_candidates`]), whether the locked row holds it
-    /// already, as the ORM compares (a JSON `None` with what loads as `None`: [`loads_none`]);
-    /// then it is left out, as the ORM leaves out an unchanged attribute.
-    fn unchanged(
+    /// `col` holds `value` already, NULL included (`<=>`, `IS NOT DISTINCT FROM`).
+    fn same_sql(col: &str, value: &str) -> String;
+
+    /// A JSON column `col` holds what loads as `None`: NULL, or JSON's `null`.
+    fn loads_none_sql(col: &str) -> String;
+
+    /// The condition that finds the locked row again, its values bound in `params`.
+    fn at_locked(model: &Self::Model, locked: &Self::Locked, params: &mut Self::Params) -> String;
+
+    /// The one row of a `SELECT` of conditions, each as whether it holds (none, when there
+    /// is no row). A database error is a write's, in `model`'s terms.
+    fn truths(
         &self,
         tx: &mut Self::Tx,
         model: &Self::Model,
-        values: &Values<'_, Self::Field>,
-        at: &[usize],
-        locked: &Self::Locked,
-        tz: i32,
+        sql: &str,
+        params: &Self::Params,
     ) -> impl Future<Output = Result<Vec<bool>, EngineError>> + Send;
 
     /// Writes `values` to the locked row (by identity: a promoted key names every row that
@@ -146,9 +152,28 @@ pub(crate) async fn update<D: Writes>(
     let mut values = changes::<D>(&model, body, partial)?;
     let candidates = unchanged_candidates(&values);
     if !candidates.is_empty() {
-        let unchanged = db
-            .unchanged(&mut tx, &model, &values, &candidates, &locked, tz)
-            .await?;
+        let mut params = D::Params::default();
+        let same: Vec<String> = candidates
+            .iter()
+            .map(|&i| {
+                let (f, v) = &values[i];
+                if loads_none(*f, v) {
+                    return D::loads_none_sql(D::column(f));
+                }
+                D::same_sql(D::column(f), &D::bind(f, v, tz, &mut params))
+            })
+            .collect();
+        // For each candidate, whether the locked row holds it already, as the ORM compares (a
+        // JSON `None` with what loads as `None`): then it is left out, as the ORM leaves out
+        // an unchanged attribute.
+        let at = D::at_locked(&model, &locked, &mut params);
+        let sql = format!(
+            "SELECT {} FROM {} WHERE {at} LIMIT 1",
+            same.join(", "),
+            model.table_sql()
+        );
+        let mut unchanged = db.truths(&mut tx, &model, &sql, &params).await?;
+        unchanged.resize(candidates.len(), false);
         keep_changed(&mut values, &candidates, &unchanged);
     }
     let bytes = db
@@ -174,6 +199,19 @@ pub(crate) async fn delete<D: Writes>(
         .await?;
     db.delete_locked(&mut tx, &model, locked).await?;
     db.commit(tx, &model).await
+}
+
+/// `col = value, ...` of an `UPDATE` of `values` (not empty), each bound in `params`.
+pub(crate) fn set_list<D: Writes>(
+    values: &Values<'_, D::Field>,
+    tz: i32,
+    params: &mut D::Params,
+) -> String {
+    let sets: Vec<String> = values
+        .iter()
+        .map(|(f, v)| format!("{} = {}", D::column(f), D::bind(f, v, tz, params)))
+        .collect();
+    sets.join(", ")
 }
 
 /// The record a request names: its model, the selection's clause, and the key's condition

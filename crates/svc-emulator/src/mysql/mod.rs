@@ -220,20 +220,6 @@ impl MyResource {
         self.walks.clear();
         Ok(())
     }
-
-    /// The engine's default time zone: `TIMEDIFF(NOW(), UTC_TIMESTAMP)` on the database.
-    pub(crate) async fn timezone(&self, conn: &mut Conn) -> Result<Offset, EngineError> {
-        if let Some(offset) = self.timezone.get() {
-            return Ok(offset);
-        }
-        let offset: Option<i64> = conn
-            .query_first("SELECT TIME_TO_SEC(TIMEDIFF(NOW(), UTC_TIMESTAMP()))")
-            .await
-            .map_err(|e| self.unexpected(e))?;
-        let offset = Offset::try_from(offset.unwrap_or(0)).unwrap_or(0);
-        self.timezone.keep(offset);
-        Ok(offset)
-    }
 }
 
 /// The server's message of an error, as PyMySQL shows it (`args[1]`); the driver's own text

@@ -36,6 +36,7 @@ use crate::engine::server::{
     starts_name, stopped_after, stopped_at_limit, write_encoder_bytes,
 };
 use crate::engine::types::{Date, write_float};
+use crate::flow::database::Database;
 use crate::mysql::schema::quote_ident;
 use crate::mysql::types::{Offset, date_text, iso_datetime, value_float, value_text};
 use crate::mysql::{MyResource, message, server_code};
@@ -94,7 +95,7 @@ impl MyResource {
     ) -> Result<Vec<u8>, EngineError> {
         let (text, values) = bind_names(query, params)?;
         let mut conn = self.sql_conn().await?;
-        let tz = self.timezone(&mut conn).await?;
+        let tz = self.time_zone(&mut conn).await?;
         conn.query_drop("START TRANSACTION READ ONLY")
             .await
             .map_err(|e| self.unexpected(e))?;

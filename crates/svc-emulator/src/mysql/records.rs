@@ -9,12 +9,12 @@ use mysql_async::{Conn, Row, Value};
 use crate::engine::EngineError;
 use crate::engine::body::non_field;
 use crate::engine::convert::{InputField, Internal, py_json_dumps};
-use crate::engine::server::{BodyColumn, Models, RecordRow, loads_none, record_json};
+use crate::engine::server::{BodyColumn, Models, RecordRow, record_json};
 use crate::engine::table::Table;
 use crate::flow::Locator;
 use crate::flow::database::{Database, Page};
 use crate::flow::delete::follow_references;
-use crate::flow::write::{Values, Writes};
+use crate::flow::write::{Values, Writes, set_list};
 use crate::mysql::filter::{MyWhere, Params, stored_literal, unhex};
 use crate::mysql::references::{MyConnection, MyTx, table};
 use crate::mysql::schema::{MyField, MyModel};
@@ -49,18 +49,33 @@ impl Database for MyResource {
         self.conn().await
     }
 
-    async fn time_zone(&self, reader: &mut Conn) -> Result<i32, EngineError> {
-        self.timezone(reader).await
+    /// The engine's default time zone: `TIMEDIFF(NOW(), UTC_TIMESTAMP)` on the database.
+    async fn time_zone(&self, conn: &mut Conn) -> Result<Offset, EngineError> {
+        if let Some(offset) = self.timezone.get() {
+            return Ok(offset);
+        }
+        let offset: Option<i64> = conn
+            .query_first("SELECT TIME_TO_SEC(TIMEDIFF(NOW(), UTC_TIMESTAMP()))")
+            .await
+            .map_err(|e| self.unexpected(e))?;
+        let offset = Offset::try_from(offset.unwrap_or(0)).unwrap_or(0);
+        self.timezone.keep(offset);
+        Ok(offset)
     }
 
+    /// Runs a read. A database error is where the engine fails (`500`): strict mode answers
+    /// `400` with MySQL's message.
     async fn read(
         &self,
-        reader: &mut Conn,
+        conn: &mut Conn,
         sql: &str,
         params: &Params,
         lenient: bool,
     ) -> Result<Vec<Row>, EngineError> {
-        self.read_rows(reader, sql, params, lenient).await
+        conn.exec(sql, params.values())
+            .await
+            .map_err(|e| self.read_failure(e))
+            .map_err(|e| e.unless_lenient(lenient))
     }
 
     /// A page past the first reads and converts only its own rows (see `mysql/walks.rs`).
@@ -75,19 +90,44 @@ impl Database for MyResource {
         }
         let sql = page.offset_select();
         let rows = self
-            .read_rows(reader, &sql, &page.filter.params, page.lenient)
+            .read(reader, &sql, &page.filter.params, page.lenient)
             .await?;
         Ok((rows, None))
     }
 
+    /// The engine's count: the `EXPLAIN SELECT COUNT(*)` estimate of an unfiltered table when
+    /// it is at least 10 000 (its `rows` column), else `COUNT(*)`.
     async fn count(
         &self,
-        reader: &mut Conn,
+        conn: &mut Conn,
         model: &MyModel,
         filter: &MyWhere,
         lenient: bool,
     ) -> Result<u64, EngineError> {
-        self.count_rows(reader, model, filter, lenient).await
+        if filter.sql.is_empty() {
+            let explain: Vec<Row> = conn
+                .query(format!("EXPLAIN SELECT COUNT(*) FROM {}", model.table_sql))
+                .await
+                .map_err(|e| self.unexpected(e))?;
+            let estimate = explain
+                .first()
+                .and_then(|r| r.as_ref(8))
+                .and_then(crate::mysql::types::value_text)
+                .and_then(|t| t.parse::<u64>().ok());
+            if let Some(estimate) = estimate
+                && estimate >= ESTIMATE_FROM
+            {
+                return Ok(estimate);
+            }
+        }
+        let sql = format!("SELECT COUNT(*) FROM {}{}", model.table_sql, filter.sql);
+        let rows = self.read(conn, &sql, &filter.params, lenient).await?;
+        Ok(rows
+            .first()
+            .and_then(|r| r.as_ref(0))
+            .and_then(crate::mysql::types::value_text)
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(0))
     }
 }
 
@@ -116,9 +156,7 @@ impl Writes for MyResource {
             model.table_sql,
             filter.and(key)
         );
-        let rows = self
-            .read_rows(tx.conn(), &sql, &filter.params, lenient)
-            .await?;
+        let rows = self.read(tx.conn(), &sql, &filter.params, lenient).await?;
         let row = rows.first().ok_or(EngineError::RecordNotFound)?;
         Ok((0..columns.len())
             .map(|i| row.as_ref(i).cloned().unwrap_or(Value::NULL))
@@ -187,46 +225,34 @@ impl Writes for MyResource {
         Ok(record_json(model, row, tz))
     }
 
-    async fn unchanged(
+    fn same_sql(col: &str, value: &str) -> String {
+        format!("{col} <=> {value}")
+    }
+
+    /// MariaDB's JSON is text to the engine (its `null` loads as `None` too).
+    fn loads_none_sql(col: &str) -> String {
+        format!("({col} IS NULL OR JSON_TYPE({col}) = 'NULL')")
+    }
+
+    fn at_locked(model: &MyModel, identity: &Vec<Value>, params: &mut Params) -> String {
+        params.0.extend(identity.iter().cloned());
+        at_identity(model)
+    }
+
+    async fn truths(
         &self,
         tx: &mut MyTx,
         model: &MyModel,
-        values: &Values<'_, MyField>,
-        at: &[usize],
-        identity: &Vec<Value>,
-        tz: i32,
+        sql: &str,
+        params: &Params,
     ) -> Result<Vec<bool>, EngineError> {
-        let mut params = Params::default();
-        let same: Vec<String> = at
-            .iter()
-            .map(|&i| {
-                let (f, v) = &values[i];
-                if loads_none(*f, v) {
-                    return format!("({c} IS NULL OR JSON_TYPE({c}) = 'NULL')", c = f.sql);
-                }
-                format!("{} <=> {}", f.sql, Self::bind(f, v, tz, &mut params))
-            })
-            .collect();
-        params.0.extend(identity.iter().cloned());
-        let sql = format!(
-            "SELECT {} FROM {} WHERE {} LIMIT 1",
-            same.join(", "),
-            model.table_sql,
-            at_identity(model)
-        );
         let row: Option<Row> = tx
             .conn()
-            .exec_first(&sql, params.values())
+            .exec_first(sql, params.values())
             .await
             .map_err(|e| self.write_error(model, e))?;
-        Ok((0..same.len())
-            .map(|i| {
-                row.as_ref()
-                    .and_then(|r| r.get::<Option<i64>, _>(i))
-                    .flatten()
-                    == Some(1)
-            })
-            .collect())
+        let holds = |r: &Row, i| r.get::<Option<i64>, _>(i).flatten() == Some(1);
+        Ok(row.map_or_else(Vec::new, |r| (0..r.len()).map(|i| holds(&r, i)).collect()))
     }
 
     /// An `UPDATE` by identity, then the row read again by its new identity (the key may
@@ -248,10 +274,7 @@ impl Writes for MyResource {
                 // written: the transaction rolls back when dropped).
                 return Err(non_field("Query failed".to_owned()));
             }
-            let mut params = Params::default();
-            let mut sets = Vec::new();
             for (f, v) in values {
-                sets.push(format!("{} = {}", f.sql, Self::bind(f, v, tz, &mut params)));
                 let at = model
                     .identity
                     .iter()
@@ -260,13 +283,10 @@ impl Writes for MyResource {
                     new_identity[at] = bind_param(f, v, tz);
                 }
             }
-            params.0.extend(old_identity);
-            let sql = format!(
-                "UPDATE {} SET {} WHERE {}",
-                model.table_sql,
-                sets.join(", "),
-                at_identity(model)
-            );
+            let mut params = Params::default();
+            let sets = set_list::<Self>(values, tz, &mut params);
+            let at = Self::at_locked(model, &old_identity, &mut params);
+            let sql = format!("UPDATE {} SET {sets} WHERE {at}", model.table_sql);
             conn.exec_drop(&sql, params.values())
                 .await
                 .map_err(|e| self.write_error(model, e))?;
@@ -371,16 +391,16 @@ impl MyResource {
                 let fields: Vec<&MyField> = seek.iter().map(|&(i, _)| &model.fields[i]).collect();
                 let seek_sql = walks::seek_condition(&fields, seek, &anchor.sort_key, &mut params);
                 let sql = keyed_select(page, seek, &filter.and(&seek_sql), offset - at);
-                self.read_rows(conn, &sql, &params, lenient).await?
+                self.read(conn, &sql, &params, lenient).await?
             }
             None => {
                 let sql = keyed_select(page, seek, &filter.sql, offset);
-                self.read_rows(conn, &sql, &filter.params, lenient).await?
+                self.read(conn, &sql, &filter.params, lenient).await?
             }
         };
         let mut count = match kept_count {
             Some(n) => n,
-            None => self.count_rows(conn, model, filter, lenient).await?,
+            None => self.count(conn, model, filter, lenient).await?,
         };
         let after = match before {
             Some(_) => walks::token(conn).await,
@@ -397,8 +417,8 @@ impl MyResource {
                 // A write committed while the page was read: what the memo gave may be
                 // stale, so the page and its count are read afresh, as the engine reads them.
                 let sql = keyed_select(page, seek, &filter.sql, offset);
-                rows = self.read_rows(conn, &sql, &filter.params, lenient).await?;
-                count = self.count_rows(conn, model, filter, lenient).await?;
+                rows = self.read(conn, &sql, &filter.params, lenient).await?;
+                count = self.count(conn, model, filter, lenient).await?;
             }
             _ => {}
         }
@@ -424,56 +444,6 @@ impl MyResource {
             .collect();
         self.walks
             .keep(walk_key, page.offset + len, token.to_owned(), sort_key);
-    }
-
-    /// The engine's count: the `EXPLAIN SELECT COUNT(*)` estimate of an unfiltered table when
-    /// it is at least 10 000 (its `rows` column), else `COUNT(*)`.
-    async fn count_rows(
-        &self,
-        conn: &mut mysql_async::Conn,
-        model: &MyModel,
-        filter: &MyWhere,
-        lenient: bool,
-    ) -> Result<u64, EngineError> {
-        if filter.sql.is_empty() {
-            let explain: Vec<Row> = conn
-                .query(format!("EXPLAIN SELECT COUNT(*) FROM {}", model.table_sql))
-                .await
-                .map_err(|e| self.unexpected(e))?;
-            let estimate = explain
-                .first()
-                .and_then(|r| r.as_ref(8))
-                .and_then(crate::mysql::types::value_text)
-                .and_then(|t| t.parse::<u64>().ok());
-            if let Some(estimate) = estimate
-                && estimate >= ESTIMATE_FROM
-            {
-                return Ok(estimate);
-            }
-        }
-        let sql = format!("SELECT COUNT(*) FROM {}{}", model.table_sql, filter.sql);
-        let rows = self.read_rows(conn, &sql, &filter.params, lenient).await?;
-        Ok(rows
-            .first()
-            .and_then(|r| r.as_ref(0))
-            .and_then(crate::mysql::types::value_text)
-            .and_then(|t| t.parse().ok())
-            .unwrap_or(0))
-    }
-
-    /// Runs a read. A database error is where the engine fails (`500`): strict mode answers
-    /// `400` with MySQL's message.
-    pub(crate) async fn read_rows(
-        &self,
-        conn: &mut impl Queryable,
-        sql: &str,
-        params: &Params,
-        lenient: bool,
-    ) -> Result<Vec<Row>, EngineError> {
-        conn.exec(sql, params.values())
-            .await
-            .map_err(|e| self.read_failure(e))
-            .map_err(|e| e.unless_lenient(lenient))
     }
 
     /// How many rows hold `identity`.

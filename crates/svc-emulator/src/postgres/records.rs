@@ -11,12 +11,12 @@ use tokio_postgres::error::SqlState;
 use crate::engine::EngineError;
 use crate::engine::body::non_field;
 use crate::engine::convert::{InputField, Internal, PyJson, py_json_dumps, py_text};
-use crate::engine::server::{BodyColumn, Models, RecordRow, loads_none, record_json};
+use crate::engine::server::{BodyColumn, Models, RecordRow, record_json};
 use crate::engine::table::Table;
 use crate::engine::types::py_float_repr;
 use crate::flow::database::{Database, Page};
 use crate::flow::delete::follow_references;
-use crate::flow::write::{Values, Writes};
+use crate::flow::write::{Values, Writes, set_list};
 use crate::postgres::filter::{Params, PgWhere, datetime_literal};
 use crate::postgres::references::{PgConnection, PgTx, by_ctid, table};
 use crate::postgres::schema::{PgField, PgModel};
@@ -138,41 +138,34 @@ impl Writes for PgResource {
         not_iterable(values)
     }
 
-    async fn unchanged(
+    fn same_sql(col: &str, value: &str) -> String {
+        format!("{col} IS NOT DISTINCT FROM {value}")
+    }
+
+    fn loads_none_sql(col: &str) -> String {
+        format!("({col} IS NULL OR {col}::text = 'null')")
+    }
+
+    fn at_locked(_model: &PgModel, ctid: &String, params: &mut Params) -> String {
+        format!("ctid = {}::tid", params.text(ctid.clone()))
+    }
+
+    async fn truths(
         &self,
         tx: &mut PgTx,
         model: &PgModel,
-        values: &Values<'_, PgField>,
-        at: &[usize],
-        ctid: &String,
-        _tz: i32,
+        sql: &str,
+        params: &Params,
     ) -> Result<Vec<bool>, EngineError> {
-        let mut params = Params::default();
-        let same: Vec<String> = at
-            .iter()
-            .map(|&i| {
-                let (f, v) = &values[i];
-                if loads_none(*f, v) {
-                    return format!("({c} IS NULL OR {c}::text = 'null')", c = f.sql);
-                }
-                let value = bind_value(f, v, &mut params);
-                format!("{} IS NOT DISTINCT FROM {value}", f.sql)
-            })
-            .collect();
-        let at_row = params.text(ctid.clone());
-        let sql = format!(
-            "SELECT {} FROM {} WHERE ctid = {at_row}::tid",
-            same.join(", "),
-            model.table_sql
-        );
-        let row = tx
+        let rows = tx
             .client()?
-            .query_one(&sql, &params.refs())
+            .query(sql, &params.refs())
             .await
             .map_err(|e| self.write_error(model, e))?;
-        Ok((0..same.len())
-            .map(|i| row.get::<_, Option<bool>>(i) == Some(true))
-            .collect())
+        let holds = |r: &Row, i| r.get::<_, Option<bool>>(i) == Some(true);
+        Ok(rows
+            .first()
+            .map_or_else(Vec::new, |r| (0..r.len()).map(|i| holds(r, i)).collect()))
     }
 
     /// One statement: `UPDATE ... RETURNING` the row (a `SELECT` when nothing is set).
@@ -185,31 +178,21 @@ impl Writes for PgResource {
         tz: i32,
     ) -> Result<Vec<u8>, EngineError> {
         let mut params = Params::default();
-        let mut sets = Vec::new();
-        for (f, v) in values {
-            sets.push(format!("{} = {}", f.sql, bind_value(f, v, &mut params)));
-        }
-        let at_row = format!("ctid = {}::tid", params.text(ctid));
-        let sql = if sets.is_empty() {
-            format!(
-                "SELECT {} FROM {} WHERE {at_row}",
-                model.select_list, model.table_sql
-            )
+        let sets = set_list::<Self>(values, tz, &mut params);
+        let at_row = Self::at_locked(model, &ctid, &mut params);
+        let (table, list) = (&model.table_sql, &model.select_list);
+        let sql = if values.is_empty() {
+            format!("SELECT {list} FROM {table} WHERE {at_row}")
         } else {
-            format!(
-                "UPDATE {} SET {} WHERE {} RETURNING {}",
-                model.table_sql,
-                sets.join(", "),
-                at_identity(model, &at_row),
-                model.select_list
-            )
+            let at = at_identity(model, &at_row);
+            format!("UPDATE {table} SET {sets} WHERE {at} RETURNING {list}")
         };
         let rows = tx
             .client()?
             .query(&sql, &params.refs())
             .await
             .map_err(|e| self.write_error(model, e))?;
-        if !sets.is_empty() && rows.len() > 1 {
+        if !values.is_empty() && rows.len() > 1 {
             // Rows that share a promoted key: the ORM's flush expected to update one row and
             // matched several, which the engine answers `400 Query failed` (nothing written:
             // the transaction rolls back when dropped).
