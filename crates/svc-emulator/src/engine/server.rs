@@ -14,7 +14,7 @@ use serde_json::{Map, Value as Json};
 use crate::engine::EngineError;
 use crate::engine::body::{not_a_dict, read_values};
 use crate::engine::convert::{InputField, Internal, PyJson, write_i64, write_json_str};
-use crate::engine::table::{Column, Table};
+use crate::engine::table::{BodyColumn, Column, Table};
 use crate::engine::types::py_float_repr;
 use crate::engine::{RecordsJson, write_answer_head};
 
@@ -185,25 +185,6 @@ where
     rows.into_iter()
         .filter(|row| seen.insert(row.key(key)))
         .collect()
-}
-
-/// A column of a table on a database server, as the engine's reading of a write's body sees
-/// it.
-pub(crate) trait BodyColumn: Column {
-    /// The serializer field that reads a value given for it.
-    fn input(&self) -> InputField;
-    /// Whether the engine's serializer requires it in a create (each database's SQLAlchemy
-    /// reflection decides).
-    fn required(&self) -> bool;
-    /// A generated column: SQLAlchemy writes it like any other when given a value (and the
-    /// database refuses), leaves it out when given `null` on a create, or its current value on
-    /// an update ([`unchanged_candidates`]).
-    fn generated(&self) -> bool;
-    /// A column of the primary key.
-    fn primary_key(&self) -> bool;
-    /// The database numbers it (`serial`, identity, `AUTO_INCREMENT`): SQLAlchemy's
-    /// autoincrement column, whose value sent as 0, `""` or `null` counts as not sent.
-    fn autoincrement(&self) -> bool;
 }
 
 /// The body values of the model's columns: a dict's keys that name columns. A body that is not a dict is the `400` of the

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use crate::engine::EngineError;
 use crate::engine::aggregate::{AggregateFunc, AggregateRequest, GroupRequest, fails, known};
+use crate::engine::convert::InputField;
 use crate::engine::filter::{FilterField, Where};
 use crate::engine::types::FilterFamily;
 
@@ -143,6 +144,114 @@ impl<T: Table> Table for std::sync::Arc<T> {
 
     fn key_is_whole(&self) -> bool {
         (**self).key_is_whole()
+    }
+}
+
+/// A column of a table on a database server, as the engine's reading of a write's body sees
+/// it.
+pub(crate) trait BodyColumn: Column {
+    /// The serializer field that reads a value given for it.
+    fn input(&self) -> InputField;
+    /// Whether the engine's serializer requires it in a create (each database's SQLAlchemy
+    /// reflection decides).
+    fn required(&self) -> bool;
+    /// A generated column: SQLAlchemy writes it like any other when given a value (and the
+    /// database refuses), leaves it out when given `null` on a create, or its current value on
+    /// an update ([`unchanged_candidates`](crate::engine::server::unchanged_candidates)).
+    fn generated(&self) -> bool;
+    /// A column of the primary key.
+    fn primary_key(&self) -> bool;
+    /// The database numbers it (`serial`, identity, `AUTO_INCREMENT`): SQLAlchemy's
+    /// autoincrement column, whose value sent as 0, `""` or `null` counts as not sent.
+    fn autoincrement(&self) -> bool;
+}
+
+/// A column's type, as the engine reads it on one database server.
+pub(crate) trait ColumnKind: Copy {
+    /// The lookups its filters take.
+    fn family(self) -> FilterFamily;
+    /// The serializer field that reads a value given for it.
+    fn input(self) -> InputField;
+    /// Whether the database's SQLAlchemy reflection lets the serializer require a `NOT NULL`
+    /// column of this type that has no default (on MySQL, only integer columns).
+    fn may_be_required(self) -> bool;
+}
+
+/// A column as the engine's ORM maps it on a database server, whichever; `extra` is what one
+/// database keeps beside (PostgreSQL's cast, MySQL's members and qualified name), reached
+/// through the column itself.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct MappedColumn<K, E = ()> {
+    /// The column name, the record's JSON key.
+    pub name: String,
+    /// What the engine makes of its type.
+    pub kind: K,
+    /// The quoted name.
+    pub sql: String,
+    /// `NOT NULL`.
+    pub not_null: bool,
+    /// The database fills it in when it is not given (a default, a sequence, an identity).
+    pub has_default: bool,
+    /// The key of the model (declared or promoted).
+    pub primary_key: bool,
+    /// SQLAlchemy's autoincrement column (`serial`, identity, `AUTO_INCREMENT`): the key's only.
+    pub autoincrement: bool,
+    /// A generated column (read-only).
+    pub generated: bool,
+    /// What the database keeps beside.
+    pub extra: E,
+}
+
+impl<K, E> std::ops::Deref for MappedColumn<K, E> {
+    type Target = E;
+
+    fn deref(&self) -> &E {
+        &self.extra
+    }
+}
+
+impl<K: ColumnKind, E> Column for MappedColumn<K, E> {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn family(&self) -> FilterFamily {
+        self.kind.family()
+    }
+}
+
+impl<K: ColumnKind, E> KeyColumn for MappedColumn<K, E> {
+    fn set_key(&mut self, key: bool) {
+        self.primary_key = key;
+        self.autoincrement &= key;
+    }
+}
+
+impl<K: ColumnKind, E> BodyColumn for MappedColumn<K, E> {
+    fn input(&self) -> InputField {
+        self.kind.input()
+    }
+
+    /// SQLAlchemy's reflection makes a `NOT NULL` column without a default (nor sequence, nor
+    /// generation) a required one, where the type allows.
+    fn required(&self) -> bool {
+        self.not_null
+            && !self.has_default
+            && !self.autoincrement
+            && !self.generated
+            && self.kind.may_be_required()
+    }
+
+    fn generated(&self) -> bool {
+        self.generated
+    }
+
+    fn primary_key(&self) -> bool {
+        self.primary_key
+    }
+
+    fn autoincrement(&self) -> bool {
+        self.autoincrement
     }
 }
 

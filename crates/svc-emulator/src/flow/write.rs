@@ -14,9 +14,9 @@ use crate::engine::convert::{Internal, PyJson};
 use crate::engine::filter::Where;
 use crate::engine::relation::Use;
 use crate::engine::server::{
-    BodyColumn, body_values, keep_changed, loads_none, unchanged_candidates, validate,
+    body_values, keep_changed, loads_none, unchanged_candidates, validate,
 };
-use crate::engine::table::Table;
+use crate::engine::table::{BodyColumn, Table};
 use crate::engine::{EngineError, Selection};
 use crate::flow::database::{Database, ModelSql};
 

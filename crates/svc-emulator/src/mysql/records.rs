@@ -8,8 +8,8 @@ use mysql_async::{Conn, Row, Value};
 
 use crate::engine::EngineError;
 use crate::engine::body::non_field;
-use crate::engine::convert::{InputField, Internal, py_json_dumps};
-use crate::engine::server::{BodyColumn, Models, RecordRow, record_json};
+use crate::engine::convert::{Internal, py_json_dumps};
+use crate::engine::server::{Models, RecordRow, record_json};
 use crate::engine::table::Table;
 use crate::flow::Locator;
 use crate::flow::database::{Database, Page};
@@ -549,36 +549,6 @@ fn not_writable(values: &[(&MyField, Internal)]) -> Result<(), EngineError> {
         }
     }
     Ok(())
-}
-
-impl BodyColumn for MyField {
-    fn input(&self) -> InputField {
-        self.kind.input()
-    }
-
-    /// Whether the engine's serializer requires the column: SQLAlchemy's MySQL reflection marks
-    /// only integer columns as not autoincrement, and the serializer requires a column that is not
-    /// autoincrement, has no default and is `NOT NULL`; every other column's `autoincrement` is
-    /// SQLAlchemy's truthy `"auto"`. So: `NOT NULL` integer columns without a default.
-    fn required(&self) -> bool {
-        self.not_null
-            && !self.has_default
-            && !self.autoincrement
-            && !self.generated
-            && matches!(self.kind, MyKind::Integer | MyKind::MediumInt)
-    }
-
-    fn generated(&self) -> bool {
-        self.generated
-    }
-
-    fn primary_key(&self) -> bool {
-        self.primary_key
-    }
-
-    fn autoincrement(&self) -> bool {
-        self.autoincrement
-    }
 }
 
 /// MySQL's rows, in the types the driver reads (`MyKind::select`).

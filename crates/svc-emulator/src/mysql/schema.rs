@@ -11,8 +11,7 @@ use mysql_async::Conn;
 use mysql_async::prelude::Queryable;
 
 use crate::engine::EngineError;
-use crate::engine::table::{Column, KeyColumn, MappedTable};
-use crate::engine::types::FilterFamily;
+use crate::engine::table::{MappedColumn, MappedTable};
 use crate::mysql::types::MyKind;
 
 /// `name` as a MySQL identifier: in backquotes, a backquote doubled.
@@ -20,27 +19,14 @@ pub(crate) fn quote_ident(name: &str) -> String {
     format!("`{}`", name.replace('`', "``"))
 }
 
-/// One column of a table.
+/// A column, and what MySQL keeps beside.
+pub(crate) type MyField = MappedColumn<MyKind, MyColumn>;
+
+/// What a MySQL column keeps beside the engine's reading of it.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct MyField {
-    /// The column name, the record's JSON key.
-    pub name: String,
-    /// What the engine makes of its type.
-    pub kind: MyKind,
+pub(crate) struct MyColumn {
     /// The members of an `ENUM` or `SET`, in definition order.
     pub members: Vec<String>,
-    /// The database fills it in when it is not given (a default, `AUTO_INCREMENT`).
-    pub has_default: bool,
-    /// `NOT NULL`.
-    pub not_null: bool,
-    /// The key of the model.
-    pub primary_key: bool,
-    /// `AUTO_INCREMENT`.
-    pub autoincrement: bool,
-    /// A generated column (read-only).
-    pub generated: bool,
-    /// The quoted name.
-    pub sql: String,
     /// `table`.`column`.
     pub qualified: String,
 }
@@ -52,23 +38,6 @@ pub(crate) type MyModel = MappedTable<MyField, InnoDb>;
 /// The table is a base table of InnoDB.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct InnoDb(pub bool);
-
-impl Column for MyField {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn family(&self) -> FilterFamily {
-        self.kind.family()
-    }
-}
-
-impl KeyColumn for MyField {
-    fn set_key(&mut self, key: bool) {
-        self.primary_key = key;
-        self.autoincrement &= key;
-    }
-}
 
 /// The columns of every table and view of the current database, in order (the engine's
 /// SQLAlchemy reflects views too: jet-bridge asks for them).
@@ -118,10 +87,9 @@ pub(crate) async fn load_schema(
         let qualified = format!("{}.{}", quote_ident(&table), quote_ident(&name));
         tables.entry(table).or_default().push(MyField {
             sql: quote_ident(&name),
-            qualified,
             name,
             kind,
-            members,
+            extra: MyColumn { members, qualified },
             has_default: has_default != 0 || autoincrement || generated,
             not_null: not_null != 0,
             primary_key: false,

@@ -32,6 +32,7 @@ use mysql_async::Value;
 
 use crate::engine::convert::{InputField, py_repr_str, write_json_str};
 use crate::engine::server::offset_text;
+use crate::engine::table::ColumnKind;
 use crate::engine::types::{
     FilterFamily, Search, decimal_str, py_bytes_repr, py_float_repr, write_float,
 };
@@ -73,6 +74,23 @@ pub(crate) enum MyKind {
     Blob,
     /// Anything else: the server's text.
     Other,
+}
+
+impl ColumnKind for MyKind {
+    fn family(self) -> FilterFamily {
+        MyKind::family(self)
+    }
+
+    fn input(self) -> InputField {
+        MyKind::input(self)
+    }
+
+    /// SQLAlchemy's MySQL reflection marks only integer columns as not autoincrement, and the
+    /// serializer requires a column that is not autoincrement, has no default and is
+    /// `NOT NULL`; every other column's `autoincrement` is SQLAlchemy's truthy `"auto"`.
+    fn may_be_required(self) -> bool {
+        matches!(self, MyKind::Integer | MyKind::MediumInt)
+    }
 }
 
 impl MyKind {

@@ -121,14 +121,16 @@ mod tests {
         let field = |name: &str| MyField {
             name: name.to_owned(),
             kind: MyKind::Integer,
-            members: Vec::new(),
             has_default: false,
             not_null: false,
             primary_key: false,
             autoincrement: false,
             generated: false,
             sql: format!("`{name}`"),
-            qualified: format!("`t`.`{name}`"),
+            extra: crate::mysql::schema::MyColumn {
+                members: Vec::new(),
+                qualified: format!("`t`.`{name}`"),
+            },
         };
         let (age, id) = (field("age"), field("id"));
         let fields = [&age, &id];

@@ -591,7 +591,9 @@ mod tests {
         let field = PgField {
             name: "arr".to_owned(),
             kind: PgKind::Array,
-            cast: "integer[]".to_owned(),
+            extra: crate::postgres::schema::PgCast {
+                cast: "integer[]".to_owned(),
+            },
             not_null: false,
             has_default: false,
             primary_key: false,
@@ -611,7 +613,9 @@ mod tests {
         PgField {
             name: "cat".to_owned(),
             kind,
-            cast: cast.to_owned(),
+            extra: crate::postgres::schema::PgCast {
+                cast: cast.to_owned(),
+            },
             not_null: false,
             has_default: false,
             primary_key: false,

@@ -10,8 +10,8 @@ use tokio_postgres::error::SqlState;
 
 use crate::engine::EngineError;
 use crate::engine::body::non_field;
-use crate::engine::convert::{InputField, Internal, PyJson, py_json_dumps, py_text};
-use crate::engine::server::{BodyColumn, Models, RecordRow, record_json};
+use crate::engine::convert::{Internal, PyJson, py_json_dumps, py_text};
+use crate::engine::server::{Models, RecordRow, record_json};
 use crate::engine::table::Table;
 use crate::engine::types::py_float_repr;
 use crate::flow::database::{Database, Page};
@@ -630,30 +630,6 @@ fn array_text(v: &PyJson) -> String {
             format!("{{{}}}", parts.join(","))
         }
         other => py_text(other),
-    }
-}
-
-impl BodyColumn for PgField {
-    fn input(&self) -> InputField {
-        self.kind.input()
-    }
-
-    /// Whether the engine's serializer requires the column: on PostgreSQL SQLAlchemy reflects a
-    /// `NOT NULL` column without a default (nor identity, nor generation) as required.
-    fn required(&self) -> bool {
-        self.not_null && !self.has_default && !self.generated
-    }
-
-    fn generated(&self) -> bool {
-        self.generated
-    }
-
-    fn primary_key(&self) -> bool {
-        self.primary_key
-    }
-
-    fn autoincrement(&self) -> bool {
-        self.autoincrement
     }
 }
 

@@ -12,32 +12,19 @@ use tokio_postgres::Client;
 
 use crate::engine::EngineError;
 use crate::engine::schema::quote_ident;
-use crate::engine::table::{Column, KeyColumn, MappedTable};
-use crate::engine::types::FilterFamily;
+use crate::engine::table::{MappedColumn, MappedTable};
 use crate::postgres::types::PgKind;
 
-/// One column of a table.
+/// A column, and the type a value for it is cast to where the engine would bind it as a text
+/// literal (an unknown-typed literal takes the column's type): the base type,
+/// schema-qualified.
+pub(crate) type PgField = MappedColumn<PgKind, PgCast>;
+
+/// The type a value for a column is cast to.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct PgField {
-    /// The column name, the record's JSON key.
-    pub name: String,
-    /// What the engine makes of its type.
-    pub kind: PgKind,
-    /// The type a value is cast to when the engine would bind it as a text literal (an
-    /// unknown-typed literal takes the column's type): the base type, schema-qualified.
+pub(crate) struct PgCast {
+    /// The type, schema-qualified (`"pg_catalog"."int4"`, `integer[]`).
     pub cast: String,
-    /// `NOT NULL`.
-    pub not_null: bool,
-    /// The database fills it in (a default, `serial`, identity).
-    pub has_default: bool,
-    /// The key of the model.
-    pub primary_key: bool,
-    /// `serial` or identity: SQLAlchemy's autoincrement column.
-    pub autoincrement: bool,
-    /// A generated column (read-only).
-    pub generated: bool,
-    /// The quoted name.
-    pub sql: String,
 }
 
 /// A table.
@@ -54,23 +41,6 @@ impl PgField {
         } else {
             &self.cast
         }
-    }
-}
-
-impl Column for PgField {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn family(&self) -> FilterFamily {
-        self.kind.family()
-    }
-}
-
-impl KeyColumn for PgField {
-    fn set_key(&mut self, key: bool) {
-        self.primary_key = key;
-        self.autoincrement &= key;
     }
 }
 
@@ -134,7 +104,9 @@ pub(crate) async fn load_schema(
             kind,
             // An array is cast as SQLAlchemy casts an array value: to the column's declared
             // type with its modifiers (`integer[]`, `numeric(10,2)[]`).
-            cast: if kind.is_array() { row.get(11) } else { base },
+            extra: PgCast {
+                cast: if kind.is_array() { row.get(11) } else { base },
+            },
             not_null: row.get(5),
             has_default: row.get(6),
             primary_key: false,

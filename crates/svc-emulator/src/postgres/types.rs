@@ -35,6 +35,7 @@
 
 use crate::engine::convert::{InputField, write_json_str};
 use crate::engine::server::offset_text;
+use crate::engine::table::ColumnKind;
 use crate::engine::types::{
     FilterFamily, Search, decimal_str, py_bytes_repr, py_float_repr, write_float,
     write_py_float_repr,
@@ -95,6 +96,22 @@ pub(crate) enum PgKind {
     NumericArray,
     /// Any other type: PostgreSQL's text form.
     Other,
+}
+
+impl ColumnKind for PgKind {
+    fn family(self) -> FilterFamily {
+        PgKind::family(self)
+    }
+
+    fn input(self) -> InputField {
+        PgKind::input(self)
+    }
+
+    /// On PostgreSQL SQLAlchemy reflects any `NOT NULL` column without a default (nor
+    /// identity, nor generation) as required.
+    fn may_be_required(self) -> bool {
+        true
+    }
 }
 
 impl PgKind {

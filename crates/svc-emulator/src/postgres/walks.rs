@@ -127,7 +127,9 @@ mod tests {
         PgField {
             name: name.to_owned(),
             kind,
-            cast: cast.to_owned(),
+            extra: crate::postgres::schema::PgCast {
+                cast: cast.to_owned(),
+            },
             not_null: false,
             has_default: false,
             primary_key: false,
