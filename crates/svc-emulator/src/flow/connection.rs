@@ -91,8 +91,34 @@ pub(crate) trait Connection {
         parent: &TableRef,
     ) -> impl Future<Output = Result<Vec<Reference>, EngineError>>;
 
+    /// The columns the ORM tells rows of `table` apart by, quoted, each with the type it is
+    /// bound as: the primary key's, in key order, else the first column (which the engine
+    /// promotes, then `true`: it may repeat).
+    fn identity(
+        &mut self,
+        table: &TableRef,
+    ) -> impl Future<Output = Result<(Vec<(String, String)>, bool), EngineError>>;
+
+    /// How a row's identity reads the column `col` (bound as `ty`), and the condition that
+    /// finds it again as the `n`th value (from 1).
+    fn identity_sql(col: &str, ty: &str, n: usize) -> (String, String);
+
     /// How the ORM tells rows of `table` apart.
-    fn locator(&mut self, table: &TableRef) -> impl Future<Output = Result<Locator, EngineError>>;
+    fn locator(&mut self, table: &TableRef) -> impl Future<Output = Result<Locator, EngineError>> {
+        async move {
+            let (columns, may_repeat) = self.identity(table).await?;
+            let (select, condition): (Vec<String>, Vec<String>) = columns
+                .iter()
+                .enumerate()
+                .map(|(i, (col, ty))| Self::identity_sql(col, ty, i + 1))
+                .unzip();
+            Ok(Locator {
+                select: select.join(", "),
+                condition: condition.join(" AND "),
+                may_repeat,
+            })
+        }
+    }
 }
 
 /// Runs the future of a flow over a blocking connection, whose every step completes when it is

@@ -56,6 +56,9 @@ pub(crate) trait Database:
     /// aware date-time is moved to where the database stores none).
     fn bind(field: &Self::Field, value: &Internal, tz: i32, params: &mut Self::Params) -> String;
 
+    /// The key a statement and its values are remembered by (walks' anchors, counts).
+    fn memo_key(sql: &str, params: &Self::Params) -> Vec<u8>;
+
     /// The column as a list's `ORDER BY` names it.
     fn sort_column(model: &Self::Model, field: &Self::Field) -> String;
 
@@ -153,6 +156,17 @@ pub(crate) trait Database:
     ) -> impl Future<Output = Result<u64, EngineError>> + Send;
 }
 
+/// The most connections a server database's resource opens to it (each pool).
+pub(crate) const POOL_SIZE: usize = 16;
+
+/// How long a request waits for a connection, and a connection for the server.
+pub(crate) const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The start's error when a resource's seed SQL fails (`url` without its password).
+pub(crate) fn seed_failed(url: &str, message: &str) -> EngineError {
+    EngineError::Internal(format!("the seed SQL failed on {url}: {message}"))
+}
+
 /// A value read from the database and trusted for a minute: the engine's default time zone,
 /// which a read needs and the database changes only when told to.
 pub(crate) struct ForAMinute<T>(Mutex<Option<(Instant, T)>>);
@@ -207,6 +221,23 @@ impl<D: Database + ?Sized> Page<'_, D> {
             self.order,
             self.per_page
         )
+    }
+
+    /// The key of the page's walk: its table, filters (and their values) and order.
+    pub(crate) fn walk_key(&self) -> Vec<u8> {
+        let statement = format!(
+            "{}{}{}",
+            self.model.table_sql(),
+            self.filter.sql,
+            self.order
+        );
+        D::memo_key(&statement, &self.filter.params)
+    }
+
+    /// The last of `rows`, read for the page, when they fill it (its end is then an anchor of
+    /// the walk).
+    pub(crate) fn end<'r, R>(&self, rows: &'r [R]) -> Option<&'r R> {
+        rows.last().filter(|_| rows.len() as u64 == self.per_page)
     }
 
     /// The engine's own statement of the page: every column, `LIMIT per_page OFFSET offset`.

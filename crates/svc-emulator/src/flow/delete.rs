@@ -204,12 +204,15 @@ mod tests {
                 .collect())
         }
 
-        async fn locator(&mut self, _: &TableRef) -> Result<Locator, EngineError> {
-            Ok(Locator {
-                select: "\"id\"".to_owned(),
-                condition: "\"id\" = ?".to_owned(),
-                may_repeat: false,
-            })
+        async fn identity(
+            &mut self,
+            _: &TableRef,
+        ) -> Result<(Vec<(String, String)>, bool), EngineError> {
+            Ok((vec![("\"id\"".to_owned(), String::new())], false))
+        }
+
+        fn identity_sql(col: &str, _ty: &str, _n: usize) -> (String, String) {
+            (col.to_owned(), format!("{col} = ?"))
         }
     }
 

@@ -38,8 +38,7 @@ pub(crate) mod schema;
 pub(crate) mod types;
 pub(crate) mod walks;
 
-use crate::flow::database::ForAMinute;
-use std::time::Duration;
+use crate::flow::database::{CONNECT_TIMEOUT, ForAMinute, POOL_SIZE, seed_failed};
 
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Opts, OptsBuilder, Pool, PoolConstraints, PoolOpts};
@@ -48,12 +47,6 @@ use crate::engine::EngineError;
 use crate::engine::server::Models;
 use schema::MyModel;
 use types::Offset;
-
-/// The most connections a resource opens to its database (each pool).
-const POOL_SIZE: usize = 16;
-
-/// How long a request waits for a connection, and a connection for the server.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// One resource's MySQL or MariaDB database.
 pub struct MyResource {
@@ -156,13 +149,9 @@ impl MyResource {
             if tables == Some(0) {
                 // Statement by statement: the driver sends one at a time.
                 for statement in split_statements(seed) {
-                    conn.query_drop(statement).await.map_err(|e| {
-                        EngineError::Internal(format!(
-                            "the seed SQL failed on {}: {}",
-                            resource.url,
-                            message(&e)
-                        ))
-                    })?;
+                    conn.query_drop(statement)
+                        .await
+                        .map_err(|e| seed_failed(&resource.url, &message(&e)))?;
                 }
             }
         }
@@ -173,21 +162,16 @@ impl MyResource {
 
     /// A pooled connection.
     pub(crate) async fn conn(&self) -> Result<Conn, EngineError> {
-        tokio::time::timeout(CONNECT_TIMEOUT, self.pool.get_conn())
-            .await
-            .map_err(|_| {
-                EngineError::Internal(format!(
-                    "cannot reach the MySQL database {}: no connection in {} s",
-                    self.url,
-                    CONNECT_TIMEOUT.as_secs()
-                ))
-            })?
-            .map_err(|e| self.unreachable(e))
+        self.conn_of(&self.pool).await
     }
 
     /// A connection for an SQL query.
     pub(crate) async fn sql_conn(&self) -> Result<Conn, EngineError> {
-        tokio::time::timeout(CONNECT_TIMEOUT, self.sql_pool.get_conn())
+        self.conn_of(&self.sql_pool).await
+    }
+
+    async fn conn_of(&self, pool: &Pool) -> Result<Conn, EngineError> {
+        tokio::time::timeout(CONNECT_TIMEOUT, pool.get_conn())
             .await
             .map_err(|_| {
                 EngineError::Internal(format!(

@@ -40,6 +40,10 @@ impl Database for MyResource {
         params.bind(bind_param(field, value, tz)).to_owned()
     }
 
+    fn memo_key(sql: &str, params: &Params) -> Vec<u8> {
+        walks::key(sql, params)
+    }
+
     fn sort_column(_model: &MyModel, field: &MyField) -> String {
         field.qualified.clone()
     }
@@ -352,23 +356,13 @@ impl MyResource {
         page: &Page<'_, Self>,
         seek: &[(usize, bool)],
     ) -> Result<(Vec<Row>, u64), EngineError> {
-        let Page {
-            model,
-            filter,
-            order,
-            offset,
-            lenient,
-            ..
-        } = *page;
+        let (model, filter, offset, lenient) = (page.model, page.filter, page.offset, page.lenient);
         let before = if model.extra.0 {
             walks::token(conn).await
         } else {
             None
         };
-        let walk_key = walks::key(
-            &format!("{}{}{order}", model.table_sql, filter.sql),
-            &filter.params,
-        );
+        let walk_key = page.walk_key();
         let count_key = walks::key(
             &format!("COUNT {}{}", model.table_sql, filter.sql),
             &filter.params,
@@ -434,16 +428,19 @@ impl MyResource {
         rows: &[Row],
         token: &str,
     ) {
-        let len = rows.len() as u64;
-        let Some(last) = rows.last().filter(|_| len == page.per_page) else {
+        let Some(last) = page.end(rows) else {
             return;
         };
         let at = page.model.fields.len();
         let sort_key = (at..at + seek.len())
             .map(|c| last.as_ref(c).cloned().filter(|v| *v != Value::NULL))
             .collect();
-        self.walks
-            .keep(walk_key, page.offset + len, token.to_owned(), sort_key);
+        self.walks.keep(
+            walk_key,
+            page.offset + page.per_page,
+            token.to_owned(),
+            sort_key,
+        );
     }
 
     /// How many rows hold `identity`.

@@ -7,7 +7,7 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Row, Value};
 
 use crate::engine::EngineError;
-use crate::flow::{self, Locator, OnDelete, TableRef};
+use crate::flow::{self, OnDelete, TableRef};
 use crate::mysql::MyResource;
 use crate::mysql::schema::{MyModel, quote_ident};
 
@@ -146,7 +146,10 @@ impl flow::Connection for MyConnection<'_> {
         Ok(keys.into_iter().map(|(_, r)| r).collect())
     }
 
-    async fn locator(&mut self, table: &TableRef) -> Result<Locator, EngineError> {
+    async fn identity(
+        &mut self,
+        table: &TableRef,
+    ) -> Result<(Vec<(String, String)>, bool), EngineError> {
         let mut columns: Vec<String> = self
             .tx
             .exec(IDENTITY, (table.name.clone(),))
@@ -160,15 +163,11 @@ impl flow::Connection for MyConnection<'_> {
                 .await
                 .map_err(|e| self.resource.unexpected(e))?;
         }
-        let columns: Vec<String> = columns.iter().map(|c| quote_ident(c)).collect();
-        Ok(Locator {
-            select: columns.join(", "),
-            condition: columns
-                .iter()
-                .map(|c| format!("{c} = ?"))
-                .collect::<Vec<_>>()
-                .join(" AND "),
-            may_repeat,
-        })
+        let quoted = columns.iter().map(|c| (quote_ident(c), String::new()));
+        Ok((quoted.collect(), may_repeat))
+    }
+
+    fn identity_sql(col: &str, _ty: &str, _n: usize) -> (String, String) {
+        (col.to_owned(), format!("{col} = ?"))
     }
 }

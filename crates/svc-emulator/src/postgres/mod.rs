@@ -31,9 +31,8 @@ pub(crate) mod schema;
 pub(crate) mod types;
 pub(crate) mod walks;
 
-use crate::flow::database::ForAMinute;
+use crate::flow::database::{CONNECT_TIMEOUT, ForAMinute, POOL_SIZE, seed_failed};
 use std::str::FromStr;
-use std::time::Duration;
 
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime};
 
@@ -42,12 +41,6 @@ use crate::engine::server::Models;
 use crate::engine::time_zone::tz_offset;
 use schema::PgModel;
 use types::Offset;
-
-/// The most connections a resource opens to its database.
-const POOL_SIZE: usize = 16;
-
-/// How long a request waits for a connection, and a connection for the server.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Session settings every connection starts with: ISO dates and shortest-exact floats, so
 /// values read as text are unambiguous. The time zone is left as the database sets it, as
@@ -159,13 +152,10 @@ impl PgResource {
                 .map_err(|e| resource.unexpected(e))?
                 .get(0);
             if tables == 0 {
-                client.batch_execute(seed).await.map_err(|e| {
-                    EngineError::Internal(format!(
-                        "the seed SQL failed on {}: {}",
-                        resource.url,
-                        message(&e)
-                    ))
-                })?;
+                client
+                    .batch_execute(seed)
+                    .await
+                    .map_err(|e| seed_failed(&resource.url, &message(&e)))?;
             }
         }
         drop(client);

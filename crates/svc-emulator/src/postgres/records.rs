@@ -45,6 +45,10 @@ impl Database for PgResource {
         bind_value(field, value, params)
     }
 
+    fn memo_key(sql: &str, params: &Params) -> Vec<u8> {
+        walks::key(sql, params)
+    }
+
     /// Qualified: the select list reads each column as text under its own name, and a bare
     /// name in `ORDER BY` would sort by that text.
     fn sort_column(model: &PgModel, field: &PgField) -> String {
@@ -324,22 +328,12 @@ impl PgResource {
         client: &deadpool_postgres::ClientWrapper,
         page: &Page<'_, Self>,
     ) -> Result<Vec<Row>, EngineError> {
-        let Page {
-            model,
-            filter,
-            order,
-            offset,
-            lenient,
-            ..
-        } = *page;
+        let (model, filter, offset, lenient) = (page.model, page.filter, page.offset, page.lenient);
         let Some(seek) = walks::seek_terms(model, page.terms) else {
             let sql = page.offset_select();
             return self.read_rows(client, &sql, &filter.params, lenient).await;
         };
-        let walk_key = walks::key(
-            &format!("{}{}{order}", model.table_sql, filter.sql),
-            &filter.params,
-        );
+        let walk_key = page.walk_key();
         let extra = format!(
             ", {}{}",
             walks::SNAPSHOT,
@@ -358,7 +352,7 @@ impl PgResource {
                 r.get::<_, Option<&str>>(snapshot_at) == Some(anchor.token.as_str())
             });
             if same {
-                self.keep_anchor(&walk_key, offset, &rows, page, seek.len());
+                self.keep_anchor(&walk_key, &rows, page, seek.len());
                 return Ok(rows);
             }
         }
@@ -366,21 +360,13 @@ impl PgResource {
         let rows = self
             .read_rows(client, &sql, &filter.params, lenient)
             .await?;
-        self.keep_anchor(&walk_key, offset, &rows, page, seek.len());
+        self.keep_anchor(&walk_key, &rows, page, seek.len());
         Ok(rows)
     }
 
     /// Keeps the end of a full page as an anchor of its walk.
-    fn keep_anchor(
-        &self,
-        walk_key: &[u8],
-        offset: u64,
-        rows: &[Row],
-        page: &Page<'_, Self>,
-        terms: usize,
-    ) {
-        let len = rows.len() as u64;
-        let Some(last) = rows.last().filter(|_| len == page.per_page) else {
+    fn keep_anchor(&self, walk_key: &[u8], rows: &[Row], page: &Page<'_, Self>, terms: usize) {
+        let Some(last) = page.end(rows) else {
             return;
         };
         let at = page.model.fields.len();
@@ -390,7 +376,8 @@ impl PgResource {
         let sort_key = (at + 1..at + 1 + terms)
             .map(|c| last.get::<_, Option<String>>(c))
             .collect();
-        self.walks.keep(walk_key, offset + len, snapshot, sort_key);
+        let end = page.offset + page.per_page;
+        self.walks.keep(walk_key, end, snapshot, sort_key);
     }
 
     /// The engine's count: the catalog estimate of an unfiltered table when it is at least

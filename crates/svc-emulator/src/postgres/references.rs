@@ -203,7 +203,10 @@ impl flow::Connection for PgConnection<'_> {
             .collect())
     }
 
-    async fn locator(&mut self, table: &TableRef) -> Result<Locator, EngineError> {
+    async fn identity(
+        &mut self,
+        table: &TableRef,
+    ) -> Result<(Vec<(String, String)>, bool), EngineError> {
         let mut columns = self
             .tx
             .query(IDENTITY, &[&table.name])
@@ -211,27 +214,20 @@ impl flow::Connection for PgConnection<'_> {
             .map_err(|e| self.resource.unexpected(e))?;
         let may_repeat = columns.is_empty();
         if may_repeat {
-            // No primary key: the engine promotes the first column.
             columns = self
                 .tx
                 .query(FIRST_COLUMN, &[&table.name])
                 .await
                 .map_err(|e| self.resource.unexpected(e))?;
         }
-        let columns: Vec<(String, String)> = columns.iter().map(|r| (r.get(0), r.get(1))).collect();
-        Ok(Locator {
-            select: columns
-                .iter()
-                .map(|(c, _)| format!("{c}::text"))
-                .collect::<Vec<_>>()
-                .join(", "),
-            condition: columns
-                .iter()
-                .enumerate()
-                .map(|(i, (c, ty))| format!("{c} = ${}::text::{ty}", i + 1))
-                .collect::<Vec<_>>()
-                .join(" AND "),
+        Ok((
+            columns.iter().map(|r| (r.get(0), r.get(1))).collect(),
             may_repeat,
-        })
+        ))
+    }
+
+    /// Read as text, found again by the text cast to the column's type.
+    fn identity_sql(col: &str, ty: &str, n: usize) -> (String, String) {
+        (format!("{col}::text"), format!("{col} = ${n}::text::{ty}"))
     }
 }

@@ -7,7 +7,7 @@ use rusqlite::{Connection, params_from_iter};
 
 use crate::engine::EngineError;
 use crate::engine::schema::{Model, quote_ident};
-use crate::flow::{self, Locator, OnDelete, TableRef};
+use crate::flow::{self, OnDelete, TableRef};
 use crate::sqlite::resource::db_error;
 use crate::sqlite::schema::prepare;
 
@@ -75,7 +75,10 @@ impl flow::Connection for SqliteConnection<'_> {
             .collect())
     }
 
-    async fn locator(&mut self, table: &TableRef) -> Result<Locator, EngineError> {
+    async fn identity(
+        &mut self,
+        table: &TableRef,
+    ) -> Result<(Vec<(String, String)>, bool), EngineError> {
         let mut columns = key_columns(self.conn, &table.name)?;
         let may_repeat = columns.is_empty();
         if may_repeat {
@@ -87,12 +90,12 @@ impl flow::Connection for SqliteConnection<'_> {
             .query_map([&table.name], |r| r.get::<_, String>(0))?
             .collect::<rusqlite::Result<Vec<String>>>()?;
         }
-        let columns: Vec<String> = columns.iter().map(|c| quote_ident(c)).collect();
-        Ok(Locator {
-            select: columns.join(", "),
-            condition: equal_all(&columns),
-            may_repeat,
-        })
+        let quoted = columns.iter().map(|c| (quote_ident(c), String::new()));
+        Ok((quoted.collect(), may_repeat))
+    }
+
+    fn identity_sql(col: &str, _ty: &str, _n: usize) -> (String, String) {
+        (col.to_owned(), format!("{col} = ?"))
     }
 }
 
