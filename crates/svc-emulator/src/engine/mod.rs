@@ -20,6 +20,7 @@ pub(crate) mod body;
 pub(crate) mod convert;
 pub(crate) mod error;
 pub(crate) mod filter;
+pub(crate) mod json_text;
 pub(crate) mod list;
 mod query_limits;
 pub(crate) mod related;

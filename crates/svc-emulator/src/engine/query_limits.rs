@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::engine::convert::write_json_str;
+use crate::engine::json_text::write_json_str;
 
 /// The most rows a query returns; reading stops there.
 pub const MAX_SQL_ROWS: usize = 10_000;

@@ -13,7 +13,8 @@ use serde_json::{Map, Value as Json};
 
 use crate::engine::EngineError;
 use crate::engine::body::{not_a_dict, read_values};
-use crate::engine::convert::{InputField, Internal, PyJson, write_i64, write_json_str};
+use crate::engine::convert::{InputField, Internal, PyJson};
+use crate::engine::json_text::{write_i64, write_json_str};
 use crate::engine::table::{BodyColumn, Column, Table};
 use crate::engine::types::py_float_repr;
 use crate::engine::{RecordsJson, write_answer_head};

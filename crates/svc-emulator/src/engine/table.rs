@@ -157,7 +157,7 @@ pub(crate) trait BodyColumn: Column {
     fn required(&self) -> bool;
     /// A generated column: SQLAlchemy writes it like any other when given a value (and the
     /// database refuses), leaves it out when given `null` on a create, or its current value on
-    /// an update ([`unchanged_candidates`](crate::engine::server::unchanged_candidates)).
+    /// an update (`engine::server::unchanged_candidates`).
     fn generated(&self) -> bool;
     /// A column of the primary key.
     fn primary_key(&self) -> bool;

@@ -21,7 +21,7 @@
 //! Group rows skip step 3: they go straight to the engine's JSON encoder
 //! ([`write_encoded`]), which writes `Decimal` as a float and dates in ISO form.
 
-use crate::engine::convert::{
+use crate::engine::json_text::{
     digits, put, write_digits, write_i64, write_json_str, write_json_text,
 };
 use crate::util::base64::base64_encode_into;

@@ -30,7 +30,7 @@ use serde_json::{Map, Value as Json};
 
 use crate::engine::EngineError;
 use crate::engine::MAX_SQL_ROWS;
-use crate::engine::convert::write_json_str;
+use crate::engine::json_text::write_json_str;
 use crate::engine::server::{
     self, AnswerRows, answer_too_large, encoder_offset, encoder_seconds, line_end, query_error,
     starts_name, stopped_after, stopped_at_limit, write_encoder_bytes,

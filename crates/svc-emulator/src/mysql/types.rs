@@ -30,7 +30,8 @@
 
 use mysql_async::Value;
 
-use crate::engine::convert::{InputField, py_repr_str, write_json_str};
+use crate::engine::convert::{InputField, py_repr_str};
+use crate::engine::json_text::write_json_str;
 use crate::engine::server::offset_text;
 use crate::engine::table::ColumnKind;
 use crate::engine::types::{

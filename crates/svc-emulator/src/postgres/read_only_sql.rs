@@ -33,7 +33,7 @@ use tokio_postgres::{CancelToken, NoTls, SimpleQueryMessage};
 
 use crate::engine::EngineError;
 use crate::engine::MAX_SQL_ROWS;
-use crate::engine::convert::write_json_str;
+use crate::engine::json_text::write_json_str;
 use crate::engine::server::{
     self, AnswerRows, encoder_seconds, line_end, query_error, skip_quoted, stopped_after,
     stopped_at_limit,

@@ -33,7 +33,8 @@
 //! with the session's `DateStyle` set to ISO and shortest-exact floats, and turned into the
 //! engine's forms here.
 
-use crate::engine::convert::{InputField, write_json_str};
+use crate::engine::convert::InputField;
+use crate::engine::json_text::write_json_str;
 use crate::engine::server::offset_text;
 use crate::engine::table::ColumnKind;
 use crate::engine::types::{

@@ -57,7 +57,7 @@ use crate::engine::aggregate::{
     AggregateFunc, AggregateRequest, GroupRequest, date_unit, fails, group_label, group_name,
     group_statement, known, not_computed, null_is_zero, query_text, y_func,
 };
-use crate::engine::convert::{json_column_value, py_json_to_json};
+use crate::engine::convert::py_json_to_json;
 use crate::engine::error::EngineError;
 use crate::engine::list::Selection;
 use crate::engine::related::Related;
@@ -69,6 +69,7 @@ use crate::engine::types::{PyValue, Reflected, Serializer, plain, py_str, read};
 use crate::sqlite::filter::{NEVER, build_where};
 use crate::sqlite::resource::Resource;
 use crate::sqlite::schema::prepare;
+use crate::sqlite::values::json_column_value;
 
 /// The name of the emulator's `sum` with SQLite 3.40's arithmetic.
 pub const SUM_FN: &str = "svc_sqlite340_sum";

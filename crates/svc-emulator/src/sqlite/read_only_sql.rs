@@ -12,11 +12,11 @@ use rusqlite::{Connection, ErrorCode, Statement};
 use serde_json::{Map, Value as Json};
 
 use crate::engine::EngineError;
-use crate::engine::convert::write_value;
 use crate::engine::schema::FieldKind;
 use crate::engine::server::write_encoder_bytes;
 use crate::engine::{MAX_SQL_ROWS, SqlLimits, write_answer_head};
 use crate::sqlite::resource::Resource;
+use crate::sqlite::values::write_value;
 
 /// Stops a query from another thread: the HTTP handler cancels when its client goes away
 /// (its future is dropped), which interrupts the statement if it runs, or keeps it from

@@ -16,9 +16,7 @@ use serde_json::Value as Json;
 use tokio::sync::Notify;
 
 use crate::engine::body::{non_field, not_a_dict, read_values, summary};
-use crate::engine::convert::{
-    InputField, Internal, PyJson, py_equal, to_internal, write_field_value, write_record,
-};
+use crate::engine::convert::{InputField, Internal, PyJson, py_equal, to_internal};
 use crate::engine::error::EngineError;
 use crate::engine::filter::{MAX_PER_PAGE, order_selects_nothing};
 use crate::engine::list::{ListSpec, Listing, RecordsJson, Selection};
@@ -34,7 +32,9 @@ use crate::sqlite::handoff::{Attempt, ListRun, Mode, Route, RunMemory, route_ret
 use crate::sqlite::memo::{self, ListMemo, Ticket};
 use crate::sqlite::references::{self, SqliteConnection, equal_all};
 use crate::sqlite::schema::{load_schema, prepare};
-use crate::sqlite::values::{bind, json_to_sql, text_to_sql, write_row};
+use crate::sqlite::values::{
+    bind, json_to_sql, text_to_sql, write_field_value, write_record, write_row,
+};
 
 /// Reader connections opened next to the writer for a database file in WAL mode.
 const READERS: usize = 4;

@@ -6,13 +6,14 @@ use rusqlite::types::{Value, ValueRef};
 use serde_json::Value as Json;
 
 use crate::engine::convert::{
-    Internal, PyJson, is_date, is_datetime, parse_bool, py_float, py_json_dumps, py_repr_str,
-    stored_datetime, write_record,
+    Internal, PyJson, is_date, is_datetime, parse_bool, parse_py_json, py_float, py_json_dumps,
+    py_repr_str, stored_datetime, write_py_json,
 };
 use crate::engine::error::EngineError;
-use crate::engine::schema::{FieldKind, Model};
-use crate::engine::types::{Reflected, Stored};
-use crate::util::base64::base64_decode;
+use crate::engine::json_text::{write_i64, write_json_str, write_json_text};
+use crate::engine::schema::{Field, FieldKind, Model};
+use crate::engine::types::{Reflected, Stored, write_with};
+use crate::util::base64::{base64_decode, base64_encode_into};
 
 impl<'a> From<ValueRef<'a>> for Stored<'a> {
     fn from(v: ValueRef<'a>) -> Self {
@@ -234,5 +235,130 @@ pub(crate) fn bind(reflected: Reflected, v: &Internal) -> Result<Value, String> 
             Internal::Json(j) => Ok(Value::Text(py_json_dumps(j))),
             Internal::None => Ok(Value::Null),
         },
+    }
+}
+
+/// Writes one stored value as JSON: integers and reals as numbers, text as strings, blobs as
+/// base64 strings, NULL as null; numbers of boolean fields as `true`/`false`.
+pub(crate) fn write_value(buf: &mut Vec<u8>, kind: FieldKind, v: Stored<'_>) {
+    match v {
+        Stored::Null => buf.extend_from_slice(b"null"),
+        Stored::Integer(i) if kind == FieldKind::Bool => {
+            buf.extend_from_slice(if i != 0 { b"true" } else { b"false" });
+        }
+        Stored::Real(f) if kind == FieldKind::Bool => {
+            buf.extend_from_slice(if f != 0.0 { b"true" } else { b"false" });
+        }
+        Stored::Integer(i) => write_i64(buf, i),
+        Stored::Real(f) => {
+            let _ = serde_json::to_writer(&mut *buf, &f);
+        }
+        Stored::Text(t) => write_json_text(buf, t),
+        Stored::Blob(b) => {
+            buf.push(b'"');
+            base64_encode_into(buf, b);
+            buf.push(b'"');
+        }
+    }
+}
+
+/// Writes a stored value of a field as the engine's serializer writes it in a record (a
+/// `JSON` column as the JSON value its text holds); `false` when the engine cannot read it.
+#[inline(always)]
+pub(crate) fn write_field_value(buf: &mut Vec<u8>, f: &Field, v: Stored<'_>) -> bool {
+    if f.ty.reflected == Reflected::Json {
+        write_json_column(buf, v)
+    } else {
+        write_with(buf, f.writer, f.ty, v)
+    }
+}
+
+/// Writes a record of `model` as a JSON object, each field's stored value given by `value`
+/// (by field index); the index of the first field whose stored value the engine cannot read
+/// (it fails on the record), if any.
+#[inline]
+pub(crate) fn write_record<'v, E>(
+    buf: &mut Vec<u8>,
+    model: &Model,
+    mut value: impl FnMut(usize) -> Result<Stored<'v>, E>,
+) -> Result<Option<usize>, E> {
+    let start = buf.len();
+    let mut unreadable = None;
+    for (i, f) in model.fields.iter().enumerate() {
+        f.record_key.write(buf);
+        if !write_field_value(buf, f, value(i)?) && unreadable.is_none() {
+            unreadable = Some(i);
+        }
+    }
+    // Each key came after a `,`: the first one's is the object's `{`.
+    match buf.get_mut(start) {
+        Some(first) => *first = b'{',
+        None => buf.push(b'{'),
+    }
+    buf.push(b'}');
+    Ok(unreadable)
+}
+/// Writes the stored value of a `JSON` column as the engine answers it: SQLAlchemy's SQLite
+/// JSON type reads text (and bytes) with `json.loads` and passes numbers through, and the
+/// encoder writes the value. Text that is not JSON (the engine fails on it: `false`) is
+/// written as the stored text.
+pub(crate) fn write_json_column(buf: &mut Vec<u8>, v: Stored<'_>) -> bool {
+    match json_column_value(v) {
+        Some(parsed) => {
+            write_py_json(buf, &parsed);
+            true
+        }
+        None => {
+            match v {
+                Stored::Text(t) | Stored::Blob(t) => {
+                    write_json_str(buf, &String::from_utf8_lossy(t));
+                }
+                other => write_value(buf, FieldKind::Any, other),
+            }
+            false
+        }
+    }
+}
+
+/// The Python value SQLAlchemy's SQLite JSON type reads from a stored value: NULL is `None`,
+/// integers and reals pass through, text and bytes go through `json.loads`; `None` when that
+/// fails (the engine answers 500).
+pub(crate) fn json_column_value(v: Stored<'_>) -> Option<PyJson> {
+    match v {
+        Stored::Null => Some(PyJson::None),
+        Stored::Integer(i) => Some(PyJson::Int(i.to_string())),
+        Stored::Real(f) => Some(PyJson::Float(f)),
+        Stored::Text(t) | Stored::Blob(t) => std::str::from_utf8(t)
+            .ok()
+            .and_then(|text| parse_py_json(text).ok()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_json() {
+        let write = |kind, v| {
+            let mut buf = Vec::new();
+            write_value(&mut buf, kind, v);
+            String::from_utf8(buf).unwrap()
+        };
+        for i in [0, 7, -7, 10, 1_000_000, i64::MAX, i64::MIN] {
+            assert_eq!(write(FieldKind::Integer, Stored::Integer(i)), i.to_string());
+        }
+        assert_eq!(write(FieldKind::Bool, Stored::Integer(2)), "true");
+        assert_eq!(write(FieldKind::Real, Stored::Real(1.5)), "1.5");
+        assert_eq!(write(FieldKind::Text, Stored::Text(b"a\"b")), r#""a\"b""#);
+        assert_eq!(
+            write(FieldKind::Text, Stored::Text("é".as_bytes())),
+            "\"é\""
+        );
+        assert_eq!(
+            write(FieldKind::Text, Stored::Text(b"ok \xff")),
+            "\"ok \u{fffd}\""
+        );
+        assert_eq!(write(FieldKind::Any, Stored::Null), "null");
     }
 }
