@@ -5,7 +5,9 @@
 //! references set to NULL, NOT NULL ones deleted first, deepest first, `passive_deletes` keys
 //! left to the database) and a later list of each child shows what the delete did. The parent
 //! has a column with a server default and a generated one, which creates and updates write to
-//! (given a value, `null`, or left out).
+//! (given a value, `null`, or left out). Beside them, `fam_guarded` has a trigger that refuses a
+//! negative amount (PostgreSQL's with a `HINT`, MySQL's `SIGNAL`, SQLite's `RAISE`), so a run
+//! sees a database's own error on a create and an update.
 
 use super::dataset::{Backend, Column, Kind, Table, Val};
 use super::requests::{Op, Request, Rng};
@@ -24,10 +26,20 @@ const fn col(name: &'static str) -> Column {
     }
 }
 
-/// `fam_parent (id, name, size DEFAULT 7, name_len GENERATED (the length of name))`.
+/// `fam_parent (id, name, size DEFAULT 7, name_len GENERATED (the length of name),
+/// twice DEFAULT (1 + 2), tag DEFAULT (lower('ABC')))`: a literal default, a generated column,
+/// and two expression defaults (MySQL's reflection reads the first and not the second, so the
+/// engine's ORM sends NULL for it).
 pub static PARENT: Table = Table {
     name: "fam_parent",
-    columns: &[col("id"), col("name"), col("size"), col("name_len")],
+    columns: &[
+        col("id"),
+        col("name"),
+        col("size"),
+        col("name_len"),
+        col("twice"),
+        col("tag"),
+    ],
     rows: PARENTS,
     text_pk: false,
 };
@@ -56,11 +68,67 @@ pub static GRAND: Table = Table {
     text_pk: false,
 };
 
+/// `fam_guarded (id, amount)`, whose trigger refuses a negative amount.
+pub static GUARDED: Table = Table {
+    name: "fam_guarded",
+    columns: &[col("id"), col("amount")],
+    rows: GUARDED_ROWS,
+    text_pk: false,
+};
+
+/// Rows of `fam_guarded`.
+const GUARDED_ROWS: usize = 8;
+
 /// The tables, parents first (the order a copy inserts them in).
-pub static TABLES: [&Table; 4] = [&PARENT, &NULLABLE, &STRICT, &GRAND];
+pub static TABLES: [&Table; 5] = [&PARENT, &NULLABLE, &STRICT, &GRAND, &GUARDED];
 
 /// The tables' names, parents first.
-pub const TABLE_NAMES: &[&str] = &["fam_parent", "fam_nullable", "fam_strict", "fam_grand"];
+pub const TABLE_NAMES: &[&str] = &[
+    "fam_parent",
+    "fam_nullable",
+    "fam_strict",
+    "fam_grand",
+    "fam_guarded",
+];
+
+/// The message of `fam_guarded`'s trigger.
+const REFUSED: &str = "amount is negative";
+
+/// `fam_guarded` and its trigger, in `backend`'s words.
+fn guarded_sql(backend: Backend) -> String {
+    let table = "CREATE TABLE fam_guarded (id integer PRIMARY KEY, amount integer);\n";
+    let trigger = match backend {
+        Backend::Postgres => format!(
+            "CREATE FUNCTION fam_guard() RETURNS trigger LANGUAGE plpgsql AS $$\n\
+             BEGIN\n  IF NEW.amount < 0 THEN\n    RAISE EXCEPTION '{REFUSED}: %', NEW.amount \
+             USING HINT = 'Send zero or more.';\n  END IF;\n  RETURN NEW;\nEND $$;\n\
+             CREATE TRIGGER fam_guard BEFORE INSERT OR UPDATE ON fam_guarded \
+             FOR EACH ROW EXECUTE FUNCTION fam_guard();\n"
+        ),
+        // The client's `DELIMITER`: the trigger's body holds a `;`.
+        Backend::Mysql => ["INSERT", "UPDATE"]
+            .map(|event| {
+                format!(
+                    "DELIMITER //\nCREATE TRIGGER fam_guard_{event} BEFORE {event} ON fam_guarded \
+                     FOR EACH ROW IF NEW.amount < 0 THEN SIGNAL SQLSTATE '45000' \
+                     SET MESSAGE_TEXT = '{REFUSED}'; END IF//\nDELIMITER ;\n"
+                )
+            })
+            .concat(),
+        Backend::Sqlite => ["INSERT", "UPDATE"]
+            .map(|event| {
+                format!(
+                    "CREATE TRIGGER fam_guard_{event} BEFORE {event} ON fam_guarded \
+                     WHEN NEW.amount < 0 BEGIN SELECT RAISE(ABORT, '{REFUSED}'); END;\n"
+                )
+            })
+            .concat(),
+    };
+    let rows: Vec<String> = (1..=GUARDED_ROWS)
+        .map(|id| format!("INSERT INTO fam_guarded VALUES ({id}, {});\n", id * 3))
+        .collect();
+    format!("{table}{trigger}{}", rows.concat())
+}
 
 /// The `ON DELETE` clauses of the three keys for `seed` (nullable, strict, grand).
 fn clauses(seed: u64) -> [&'static str; 3] {
@@ -87,7 +155,8 @@ pub fn sql(seed: u64, backend: Backend) -> String {
     // Keys declared apart from their columns: MySQL ignores a column's own `REFERENCES`.
     let mut out = format!(
         "CREATE TABLE fam_parent (id {key}, name {text}, size {int} DEFAULT 7, \
-         name_len {int} {generated});\n\
+         name_len {int} {generated}, twice {int} DEFAULT (1 + 2), \
+         tag {text} DEFAULT (lower('ABC')));\n\
          CREATE TABLE fam_nullable (id {key}, parent_id {int}, note {text}, \
          FOREIGN KEY (parent_id) REFERENCES fam_parent (id){nullable});\n\
          CREATE TABLE fam_strict (id {key}, parent_id {int} NOT NULL, note {text}, \
@@ -127,6 +196,7 @@ pub fn sql(seed: u64, backend: Backend) -> String {
             r.below(CHILDREN as u64) + 1
         ));
     }
+    out.push_str(&guarded_sql(backend));
     out
 }
 
@@ -167,9 +237,22 @@ pub fn request(r: &mut Rng) -> Request {
         33..38 => (Op::Retrieve, &PARENT, parent(r)),
         38..46 => (Op::Create, &PARENT, None),
         46..54 => (Op::Patch, &PARENT, parent(r)),
+        54..60 => (Op::Create, &GUARDED, None),
+        60..66 => (Op::Patch, &GUARDED, Some(r.below(GUARDED_ROWS as u64) + 1)),
         _ => (Op::List, *r.pick(&TABLES), None),
     };
     let body = match op {
+        // An amount the trigger refuses now and then; new keys past the rows (a repeat is the
+        // database's refusal on both).
+        Op::Create | Op::Patch if table == &GUARDED => {
+            let mut body = serde_json::Map::new();
+            if op == Op::Create {
+                let id = GUARDED_ROWS as u64 + 1 + r.below(30);
+                body.insert("id".to_owned(), id.into());
+            }
+            body.insert("amount".to_owned(), r.range(-3, 9).into());
+            Some(serde_json::Value::Object(body))
+        }
         // New keys past the parents' (a repeat is the database's refusal on both).
         Op::Create => {
             let id = PARENTS as u64 + 1 + r.below(30);
@@ -221,5 +304,13 @@ mod tests {
                 .iter()
                 .any(|q| q.op == Op::List && q.table == &GRAND)
         );
+        assert!(
+            requests
+                .iter()
+                .any(|q| q.op == Op::Create && q.table == &GUARDED)
+        );
+        for backend in [Backend::Sqlite, Backend::Postgres, Backend::Mysql] {
+            assert!(super::sql(3, backend).contains("TRIGGER fam_guard"));
+        }
     }
 }

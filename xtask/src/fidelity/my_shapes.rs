@@ -82,6 +82,63 @@ pub static COMP_VIEW: Table = Table {
     columns: COMP.columns,
 };
 
+/// `my_zero_dates (id, zd DATETIME)`: date-times, and zero dates (`0000-00-00 00:00:00`,
+/// which MariaDB keeps: its default `sql_mode` has no `NO_ZERO_DATE`) that PyMySQL hands over
+/// as text, which the engine's date-time field cannot write. A table of their own, so that a
+/// zero date fails only the requests that read one.
+pub static ZERO_DATES: Table = Table {
+    name: "my_zero_dates",
+    rows: ZERO_DATE_ROWS.len(),
+    text_pk: false,
+    columns: &[
+        col("id", "INT PRIMARY KEY", |_| Val::Null),
+        col("zd", "DATETIME", |_| Val::Null),
+    ],
+};
+
+/// The rows of [`ZERO_DATES`], by key from 1.
+const ZERO_DATE_ROWS: [&str; 6] = [
+    "2001-06-15 10:00:00",
+    "0000-00-00 00:00:00",
+    "1999-12-31 23:59:59",
+    "2024-02-29 12:30:00",
+    "0000-00-00 00:00:00",
+    "2010-01-01 00:00:00",
+];
+
+/// A read of [`ZERO_DATES`]: a record, a list from a date on (which leaves the zero dates
+/// out, or not), an aggregate of the date-times.
+fn zero_date_request(r: &mut Rng) -> Request {
+    let (op, pk, query) = match r.below(3) {
+        0 => (Op::Retrieve, Some(r.range(1, 6).to_string()), Vec::new()),
+        1 => {
+            let day = *r.pick(&["1990-01-01", "2005-01-01"]);
+            let lookup = *r.pick(&["zd__gte", "zd__lt", "zd__isnull"]);
+            let value = if lookup == "zd__isnull" { "false" } else { day };
+            let query = vec![
+                (lookup.to_owned(), value.to_owned()),
+                ("_order_by".to_owned(), "id".to_owned()),
+            ];
+            (Op::List, None, query)
+        }
+        _ => {
+            let func = *r.pick(&["max", "min", "count"]);
+            let query = vec![
+                ("_y_func".to_owned(), func.to_owned()),
+                ("_y_column".to_owned(), "zd".to_owned()),
+            ];
+            (Op::Aggregate, None, query)
+        }
+    };
+    Request {
+        op,
+        table: &ZERO_DATES,
+        pk,
+        query,
+        body: None,
+    }
+}
+
 /// The relations of the key shapes, as requests name them.
 pub static KEY_SHAPES: [&Table; 3] = [&NOKEY, &COMP, &COMP_VIEW];
 
@@ -183,6 +240,8 @@ pub static SHAPES: Table = Table {
         col("Mixed", "VARCHAR(20)", |r| {
             maybe(r, |r| (*r.pick(&["alpha", "Beta", "GAMMA"])).to_owned())
         }),
+        // One bit: its filter values go through a boolean field (`b1=true` is `b1 = 1`).
+        col("b1", "BIT(1)", |r| maybe(r, |r| r.below(2).to_string())),
     ],
 };
 
@@ -260,7 +319,7 @@ fn literal(column: &str, value: &Option<String>) -> String {
     match (column, value) {
         (_, None) => "NULL".to_owned(),
         ("vb" | "bl", Some(hex)) => format!("X'{hex}'"),
-        ("bt" | "ub" | "d0" | "flag" | "order", Some(n)) => n.clone(),
+        ("bt" | "b1" | "ub" | "d0" | "flag" | "order", Some(n)) => n.clone(),
         (_, Some(text)) => quote(text),
     }
 }
@@ -327,6 +386,13 @@ pub fn sql(seed: u64) -> String {
         ));
     }
     out.push_str("CREATE VIEW my_comp_view AS SELECT a, b, v FROM `my-comp` WHERE v > 15;\n");
+    out.push_str("CREATE TABLE my_zero_dates (id INT PRIMARY KEY, zd DATETIME);\n");
+    for (i, zd) in ZERO_DATE_ROWS.iter().enumerate() {
+        out.push_str(&format!(
+            "INSERT INTO my_zero_dates VALUES ({}, '{zd}');\n",
+            i + 1
+        ));
+    }
     out.push_str(&families::sql(seed, Backend::Mysql));
     out.push_str("COMMIT;\n");
     out
@@ -347,9 +413,9 @@ fn index(name: &str) -> usize {
 }
 
 /// The columns filters name.
-const FILTERED: [&str; 19] = [
+const FILTERED: [&str; 20] = [
     "md", "st", "bt", "yr", "ub", "j", "d4", "d0", "dt", "ts", "flag", "tm", "vb", "bl", "c", "ci",
-    "cs", "order", "Mixed",
+    "cs", "order", "Mixed", "b1",
 ];
 
 /// One filter the engine answers (`2xx`) for a column of `my_shapes`.
@@ -375,6 +441,7 @@ fn filter(r: &mut Rng, data: &[Vec<Option<String>>]) -> (String, String) {
             ((*r.pick(&["exact", "gt", "lte", "in"])).to_owned(), v)
         }
         ("flag", Some(v)) => ("exact".to_owned(), v),
+        ("b1", Some(_)) => ("exact".to_owned(), flag),
         ("dt" | "ts", Some(v)) => {
             let day = v.get(..10).unwrap_or(&v).to_owned();
             ((*r.pick(&["gte", "lt"])).to_owned(), day)
@@ -433,6 +500,9 @@ pub fn request(r: &mut Rng, seed: u64, mistakes: u64) -> Request {
     }
     if r.chance(15) {
         return families::request(r);
+    }
+    if r.chance(4) {
+        return zero_date_request(r);
     }
     let data = rows(seed);
     let data = data.as_slice();
@@ -498,6 +568,7 @@ pub fn request(r: &mut Rng, seed: u64, mistakes: u64) -> Request {
                 ("avg", "st"),
                 ("max", "bt"),
                 ("min", "bt"),
+                ("count", "b1"),
                 ("avg", "bt"),
                 ("max", "vb"),
                 ("min", "bl"),

@@ -64,6 +64,7 @@ pub const TABLE_NAMES: &[&str] = &[
     "fam_nullable",
     "fam_strict",
     "fam_grand",
+    "fam_guarded",
 ];
 
 /// Rows of `pg_nokey` and `pg_comp`.

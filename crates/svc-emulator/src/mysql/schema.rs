@@ -44,7 +44,8 @@ pub(crate) struct InnoDb(pub bool);
 const COLUMNS: &str = "\
 SELECT c.TABLE_NAME, c.COLUMN_NAME, c.DATA_TYPE, c.COLUMN_TYPE, \
        c.COLUMN_DEFAULT IS NOT NULL AND c.COLUMN_DEFAULT <> 'NULL', c.EXTRA, \
-       c.IS_NULLABLE = 'NO', t.TABLE_TYPE = 'BASE TABLE' AND t.ENGINE = 'InnoDB' \
+       c.IS_NULLABLE = 'NO', t.TABLE_TYPE = 'BASE TABLE' AND t.ENGINE = 'InnoDB', \
+       t.TABLE_TYPE = 'BASE TABLE' \
 FROM information_schema.COLUMNS c \
 JOIN information_schema.TABLES t ON t.TABLE_SCHEMA = c.TABLE_SCHEMA AND t.TABLE_NAME = c.TABLE_NAME \
 WHERE c.TABLE_SCHEMA = DATABASE() AND t.TABLE_TYPE IN ('BASE TABLE', 'VIEW') \
@@ -56,7 +57,7 @@ SELECT TABLE_NAME, COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE \
 WHERE TABLE_SCHEMA = DATABASE() AND CONSTRAINT_NAME = 'PRIMARY' \
 ORDER BY TABLE_NAME, ORDINAL_POSITION";
 
-type ColumnRow = (String, String, String, String, i64, String, i64, i64);
+type ColumnRow = (String, String, String, String, i64, String, i64, i64, i64);
 
 /// Reads the schema.
 pub(crate) async fn load_schema(
@@ -73,12 +74,32 @@ pub(crate) async fn load_schema(
     }
     let mut tables: BTreeMap<String, Vec<MyField>> = BTreeMap::new();
     let mut innodb: BTreeMap<String, bool> = BTreeMap::new();
-    for (table, name, data_type, column_type, has_default, extra, not_null, of_innodb) in rows {
+    // The defaults SQLAlchemy reads, per base table (a view's come from `DESCRIBE`, quoted:
+    // every one counts).
+    let mut read_defaults: BTreeMap<String, BTreeMap<String, bool>> = BTreeMap::new();
+    for row in rows {
+        let (table, name, data_type, column_type, has_default, extra, not_null, of_innodb, base) =
+            row;
         innodb.insert(table.clone(), of_innodb != 0);
+        if base != 0 && !read_defaults.contains_key(&table) {
+            let create: Option<(String, String)> = conn
+                .query_first(format!("SHOW CREATE TABLE {}", quote_ident(&table)))
+                .await
+                .map_err(internal)?;
+            let create = create.map(|(_, text)| text).unwrap_or_default();
+            read_defaults.insert(table.clone(), reflected_defaults(&create));
+        }
+        let has_default = has_default != 0
+            && read_defaults
+                .get(&table)
+                .is_none_or(|d| d.get(&name).copied().unwrap_or(false));
         let kind = MyKind::of(&data_type, &column_type);
         let extra = extra.to_ascii_lowercase();
         let autoincrement = extra.contains("auto_increment");
-        let generated = extra.contains("generated") || extra.contains("virtual");
+        // Not MySQL's `DEFAULT_GENERATED`, an expression default.
+        let generated = extra.contains("virtual")
+            || extra.contains("stored generated")
+            || extra.contains("persistent");
         let members = if matches!(kind, MyKind::Enum | MyKind::Set) {
             members(&column_type)
         } else {
@@ -90,7 +111,7 @@ pub(crate) async fn load_schema(
             name,
             kind,
             extra: MyColumn { members, qualified },
-            has_default: has_default != 0 || autoincrement || generated,
+            has_default: has_default || autoincrement || generated,
             not_null: not_null != 0,
             primary_key: false,
             autoincrement,
@@ -114,6 +135,62 @@ pub(crate) async fn load_schema(
         }
     }
     Ok(models)
+}
+
+/// Whether SQLAlchemy's MySQL reflection reads a default for each column of a table's
+/// `SHOW CREATE TABLE` text. Its pattern takes `DEFAULT` and then `NULL`, a quoted literal, or a
+/// run of word characters, `-`, `.`, `(` and `)` that ends the line or is followed by a space;
+/// anything else is no default (`DEFAULT lcase('ABC')`, `DEFAULT concat('a','b')`), and the
+/// ORM then sends NULL for the column when it is not given (`DEFAULT (1 + 2)` reads as `(1`,
+/// a default, which the server applies).
+fn reflected_defaults(create: &str) -> BTreeMap<String, bool> {
+    let mut out = BTreeMap::new();
+    for line in create.lines() {
+        let Some(rest) = line.strip_prefix("  `") else {
+            continue;
+        };
+        let b = rest.as_bytes();
+        // The name, a doubled backquote inside.
+        let mut i = 0;
+        while i < b.len() && !(b[i] == b'`' && b.get(i + 1) != Some(&b'`')) {
+            i += if b[i] == b'`' { 2 } else { 1 };
+        }
+        let name = rest[..i.min(rest.len())].replace("``", "`");
+        let after = &rest[(i + 1).min(rest.len())..];
+        out.insert(name, default_clause(after).is_some_and(read_default));
+    }
+    out
+}
+
+/// The text after the first ` DEFAULT ` outside quotes, if any.
+fn default_clause(text: &str) -> Option<&str> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\'' => i = crate::mysql::read_only_sql::skip_quoted(b, i, b'\''),
+            b' ' if b[i..].starts_with(b" DEFAULT ") => return Some(&text[i + 9..]),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Whether SQLAlchemy's pattern reads a default (not `NULL`) at the start of `text`.
+fn read_default(text: &str) -> bool {
+    let ends = |rest: &str| rest.is_empty() || rest.starts_with([' ', ',']);
+    if let Some(rest) = text.strip_prefix("NULL")
+        && ends(rest)
+    {
+        return false;
+    }
+    if text.starts_with('\'') {
+        return true;
+    }
+    let run = text
+        .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '(' | ')')))
+        .unwrap_or(text.len());
+    run > 0 && ends(&text[run..])
 }
 
 /// The members of `enum('a','b')` or `set('x','y')`.
@@ -165,6 +242,23 @@ fn internal(e: mysql_async::Error) -> EngineError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn defaults_are_read_as_sqlalchemys_pattern_reads_them() {
+        let create = "CREATE TABLE `d` (\n  `id` int(11) NOT NULL AUTO_INCREMENT,\n  \
+                      `name` varchar(20) DEFAULT NULL,\n  `e` int(11) DEFAULT (1 + 2),\n  \
+                      `f` varchar(10) DEFAULT lcase('ABC'),\n  \
+                      `g` datetime DEFAULT '2020-01-01 00:00:00',\n  `h` int(11) DEFAULT 5,\n  \
+                      `a``b` varchar(10) DEFAULT 'x' COMMENT 'no DEFAULT here',\n  \
+                      `u` varchar(40) DEFAULT concat('a','b'),\n  \
+                      `t` timestamp NOT NULL DEFAULT current_timestamp() ON UPDATE \
+                      current_timestamp(),\n  `m` enum(' DEFAULT ','b') NOT NULL,\n  \
+                      PRIMARY KEY (`id`)\n) ENGINE=InnoDB";
+        let read = reflected_defaults(create);
+        let has = |name: &str| read[name];
+        assert!(!has("id") && !has("name") && !has("f") && !has("u") && !has("m"));
+        assert!(has("e") && has("g") && has("h") && has("a`b") && has("t"));
+    }
 
     #[test]
     fn members_are_read_from_the_column_type() {
