@@ -115,6 +115,12 @@ struct Target {
     /// A `JSON` column is text to the engine (MariaDB's `JSON` is `LONGTEXT`): its field is a
     /// `CharField`, and `None` is SQL NULL.
     json_is_text: bool,
+    /// SQLAlchemy's reflection reads an expression default (`DEFAULT (lower('ABC'))`) as one;
+    /// MySQL's reads MariaDB's `lcase('ABC')` as none.
+    reads_expression_defaults: bool,
+    /// A database error's text has the database's `HINT` line (PostgreSQL's, as psycopg2
+    /// writes it).
+    error_hints: bool,
     emulator: Emulator,
     /// The number of the database's sessions left inside a transaction (none on SQLite, whose
     /// connections the emulator keeps), asked outside the emulator.
@@ -133,6 +139,8 @@ impl Target {
             enforces_foreign_keys: true,
             time_zone: TimeZone::Session,
             json_is_text: false,
+            reads_expression_defaults: true,
+            error_hints: false,
             emulator,
             open_transactions: None,
             _database: None,
@@ -187,6 +195,10 @@ CREATE TABLE tags (label TEXT, n INTEGER);
 CREATE TABLE pairs (a INTEGER, b TEXT, v INTEGER, PRIMARY KEY (a, b));
 CREATE TABLE events (id INTEGER PRIMARY KEY, day DATE, at DATETIME, amount NUMERIC(10, 2), ok BOOLEAN);
 CREATE TABLE docs (id INTEGER PRIMARY KEY, doc JSON);
+CREATE TABLE defaults (id INTEGER PRIMARY KEY, lit INTEGER DEFAULT 7, expr TEXT DEFAULT (lower('ABC')));
+CREATE TABLE guarded (id INTEGER PRIMARY KEY, amount INTEGER);
+CREATE TRIGGER guard BEFORE INSERT ON guarded WHEN NEW.amount < 0
+BEGIN SELECT RAISE(ABORT, 'amount is negative'); END;
 {SHAPE_ROWS}{REFERENCE_TABLES}{DOCS}"
     );
     let mut target = Target::serving(ResourceConfig::new("shop", TOKEN).seed_sql(seed)).await;
@@ -216,12 +228,23 @@ CREATE TABLE tags (label text, n integer);
 CREATE TABLE pairs (a integer, b text, v integer, PRIMARY KEY (a, b));
 CREATE TABLE events (id serial PRIMARY KEY, day date, at timestamp, amount numeric(10, 2), ok boolean);
 CREATE TABLE docs (id integer PRIMARY KEY, doc jsonb);
+CREATE TABLE defaults (id integer PRIMARY KEY, lit integer DEFAULT 7, expr text DEFAULT lower('ABC'));
+CREATE TABLE guarded (id integer PRIMARY KEY, amount integer);
+CREATE FUNCTION guard() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.amount < 0 THEN
+    RAISE EXCEPTION 'amount is negative' USING HINT = 'Send zero or more.';
+  END IF;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER guard BEFORE INSERT ON guarded FOR EACH ROW EXECUTE FUNCTION guard();
 {SHAPE_ROWS}{REFERENCE_TABLES}{DOCS}"
             ),
         )
         .unwrap_or_else(|e| panic!("{e}"));
     let mut target =
         Target::serving(ResourceConfig::new("shop", TOKEN).database(cluster.url(&name))).await;
+    target.error_hints = true;
     target.open_transactions = Some(Box::new(move || {
         cluster
             .psql(
@@ -248,7 +271,14 @@ async fn mysql() -> Target {
              CREATE TABLE pairs (a INT, b VARCHAR(20), v INT, PRIMARY KEY (a, b));\n\
              CREATE TABLE events (id INT AUTO_INCREMENT PRIMARY KEY, day DATE, at DATETIME(6), \
              amount DECIMAL(10, 2), ok BOOLEAN);\n\
-             CREATE TABLE docs (id INT PRIMARY KEY, doc JSON);\n{SHAPE_ROWS}{REFERENCE_TABLES}{DOCS}"
+             CREATE TABLE docs (id INT PRIMARY KEY, doc JSON);\n\
+             CREATE TABLE defaults (id INT PRIMARY KEY, lit INT DEFAULT 7, \
+             expr VARCHAR(10) DEFAULT (lower('ABC')));\n\
+             CREATE TABLE guarded (id INT PRIMARY KEY, amount INT);\n\
+             DELIMITER //\n\
+             CREATE TRIGGER guard BEFORE INSERT ON guarded FOR EACH ROW IF NEW.amount < 0 THEN \
+             SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'amount is negative'; END IF//\n\
+             DELIMITER ;\n{SHAPE_ROWS}{REFERENCE_TABLES}{DOCS}"
         ))
         .unwrap_or_else(|e| panic!("{e}"));
     let mut target =
@@ -267,6 +297,7 @@ async fn mysql() -> Target {
     target._database = Some(database);
     target.time_zone = TimeZone::Refused;
     target.json_is_text = true;
+    target.reads_expression_defaults = false;
     target
 }
 
@@ -313,6 +344,8 @@ conformance!(
     create_patch_delete,
     a_refused_write_leaves_no_change_and_no_lock,
     a_json_column_given_null_keeps_what_loads_as_none,
+    a_create_leaves_to_the_database_the_defaults_the_engine_reads,
+    a_trigger_that_refuses_a_write_is_a_400_with_the_databases_message,
     aggregates,
     groups_sorted_by_key,
     sql_answers_columns_and_rows,
@@ -544,6 +577,54 @@ async fn a_json_column_given_null_keeps_what_loads_as_none(t: &Target) {
     } else {
         assert_eq!(ids, [&json!(1)]);
     }
+}
+
+/// A create that leaves out a column with a default leaves it to the database when the engine's
+/// reflection reads the default: a literal one always, an expression one where the dialect's
+/// reflection reads it. Where it does not (MariaDB's `lcase('ABC')`), the ORM sends NULL, and
+/// NULL is stored and answered.
+async fn a_create_leaves_to_the_database_the_defaults_the_engine_reads(t: &Target) {
+    let created = t
+        .call(Method::POST, "models/defaults", Some(json!({"id": 1})))
+        .await;
+    let created = success(&created);
+    assert_eq!(created["lit"], 7, "{created}");
+    let expr = if t.reads_expression_defaults {
+        json!("abc")
+    } else {
+        Value::Null
+    };
+    assert_eq!(created["expr"], expr, "{created}");
+    assert_eq!(t.ok("models/defaults/1").await["expr"], expr);
+}
+
+/// A trigger that raises refuses the write with the database's message, as the engine answers
+/// a database error of a write: `400` under `non_field_errors` (PostgreSQL's `HINT` line kept,
+/// as psycopg2's text of the error has it), and nothing is stored.
+async fn a_trigger_that_refuses_a_write_is_a_400_with_the_databases_message(t: &Target) {
+    let refused = t
+        .call(
+            Method::POST,
+            "models/guarded",
+            Some(json!({"id": 1, "amount": -1})),
+        )
+        .await;
+    assert_eq!(refused.status.as_u16(), 400, "{:?}", refused.body);
+    let message = refused.json()["non_field_errors"][0].clone();
+    let message = message.as_str().unwrap_or_default().to_owned();
+    assert!(message.contains("amount is negative"), "{message}");
+    let hint = message.contains("HINT:  Send zero or more.");
+    assert_eq!(hint, t.error_hints, "{message}");
+    let kept = t.ok("models/guarded?_no_pagination=1").await;
+    assert_eq!(kept, json!([]));
+    let created = t
+        .call(
+            Method::POST,
+            "models/guarded",
+            Some(json!({"id": 1, "amount": 0})),
+        )
+        .await;
+    assert_eq!(success(&created)["amount"], 0);
 }
 
 /// Deleting a row does what SQLAlchemy automap's relationships do (flow/delete.rs): nullable

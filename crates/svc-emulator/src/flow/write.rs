@@ -38,16 +38,26 @@ pub(crate) trait Writes: Database {
         conn: Self::Reader,
     ) -> impl Future<Output = Result<Self::Tx, EngineError>> + Send;
 
-    /// The record `filter` and `key` select, locked until the transaction ends; `404` when there
-    /// is none. A database error is a read's (the engine fails there: strict mode answers `400`).
-    fn lock(
+    /// What a lock reads of its row to find it again (its identity, or where it is stored).
+    fn lock_select(model: &Self::Model) -> String;
+
+    /// The locked row, from what [`lock_select`](Self::lock_select) read.
+    fn locked(row: &Self::Row) -> Self::Locked;
+
+    /// The rows of a statement inside the transaction. A database error is a read's where
+    /// `lenient` is given (the engine fails there: strict mode answers `400`), else a write's,
+    /// in `model`'s terms.
+    fn tx_rows(
         &self,
         tx: &mut Self::Tx,
         model: &Self::Model,
-        filter: &Where<Self::Params>,
-        key: &str,
-        lenient: bool,
-    ) -> impl Future<Output = Result<Self::Locked, EngineError>> + Send;
+        sql: &str,
+        params: &Self::Params,
+        lenient: Option<bool>,
+    ) -> impl Future<Output = Result<Vec<Self::Row>, EngineError>> + Send;
+
+    /// Each cell of a row of conditions, as whether it holds.
+    fn truths(row: &Self::Row) -> Vec<bool>;
 
     /// Values the engine cannot write on this database, refused before anything is sent.
     fn writable(values: &Values<'_, Self::Field>) -> Result<(), EngineError>;
@@ -60,16 +70,6 @@ pub(crate) trait Writes: Database {
 
     /// The condition that finds the locked row again, its values bound in `params`.
     fn at_locked(model: &Self::Model, locked: &Self::Locked, params: &mut Self::Params) -> String;
-
-    /// The one row of a `SELECT` of conditions, each as whether it holds (none, when there
-    /// is no row). A database error is a write's, in `model`'s terms.
-    fn truths(
-        &self,
-        tx: &mut Self::Tx,
-        model: &Self::Model,
-        sql: &str,
-        params: &Self::Params,
-    ) -> impl Future<Output = Result<Vec<bool>, EngineError>> + Send;
 
     /// Writes `values` to the locked row (by identity: a promoted key names every row that
     /// shares it) and reads the record back as stored.
@@ -146,9 +146,7 @@ pub(crate) async fn update<D: Writes>(
     let tz = db.time_zone(&mut conn).await?;
     let mut tx = db.begin(conn).await?;
     // The record first (404 before the body is looked at), locked for the update.
-    let locked = db
-        .lock(&mut tx, &model, &filter, &key, selection.lenient)
-        .await?;
+    let locked = lock(db, &mut tx, &model, &filter, &key, selection.lenient).await?;
     let mut values = changes::<D>(&model, body, partial)?;
     let candidates = unchanged_candidates(&values);
     if !candidates.is_empty() {
@@ -172,7 +170,8 @@ pub(crate) async fn update<D: Writes>(
             same.join(", "),
             model.table_sql()
         );
-        let mut unchanged = db.truths(&mut tx, &model, &sql, &params).await?;
+        let rows = db.tx_rows(&mut tx, &model, &sql, &params, None).await?;
+        let mut unchanged = rows.first().map_or_else(Vec::new, D::truths);
         unchanged.resize(candidates.len(), false);
         keep_changed(&mut values, &candidates, &unchanged);
     }
@@ -194,11 +193,33 @@ pub(crate) async fn delete<D: Writes>(
     let Selected { model, filter, key } = selected(db, model, pk, selection)?;
     let conn = db.reader(None).await?;
     let mut tx = db.begin(conn).await?;
-    let locked = db
-        .lock(&mut tx, &model, &filter, &key, selection.lenient)
-        .await?;
+    let locked = lock(db, &mut tx, &model, &filter, &key, selection.lenient).await?;
     db.delete_locked(&mut tx, &model, locked).await?;
     db.commit(tx, &model).await
+}
+
+/// The record `filter` and `key` select, locked until the transaction ends; `404` when there
+/// is none. A database error is a read's (the engine fails there: strict mode answers `400`).
+async fn lock<D: Writes>(
+    db: &D,
+    tx: &mut D::Tx,
+    model: &D::Model,
+    filter: &Where<D::Params>,
+    key: &str,
+    lenient: bool,
+) -> Result<D::Locked, EngineError> {
+    let sql = format!(
+        "SELECT {} FROM {}{} LIMIT 1 FOR UPDATE",
+        D::lock_select(model),
+        model.table_sql(),
+        filter.and(key)
+    );
+    let rows = db
+        .tx_rows(tx, model, &sql, &filter.params, Some(lenient))
+        .await?;
+    rows.first()
+        .map(D::locked)
+        .ok_or(EngineError::RecordNotFound)
 }
 
 /// `col = value, ...` of an `UPDATE` of `values` (not empty), each bound in `params`.

@@ -145,26 +145,35 @@ impl Writes for MyResource {
         MyTx::begin(conn).await.map_err(|e| self.unexpected(e))
     }
 
-    async fn lock(
+    fn lock_select(model: &MyModel) -> String {
+        identity_columns(model).join(", ")
+    }
+
+    fn locked(row: &Row) -> Vec<Value> {
+        (0..row.len())
+            .map(|i| row.as_ref(i).cloned().unwrap_or(Value::NULL))
+            .collect()
+    }
+
+    async fn tx_rows(
         &self,
         tx: &mut MyTx,
         model: &MyModel,
-        filter: &MyWhere,
-        key: &str,
-        lenient: bool,
-    ) -> Result<Vec<Value>, EngineError> {
-        let columns = identity_columns(model);
-        let sql = format!(
-            "SELECT {} FROM {}{} LIMIT 1 FOR UPDATE",
-            columns.join(", "),
-            model.table_sql,
-            filter.and(key)
-        );
-        let rows = self.read(tx.conn(), &sql, &filter.params, lenient).await?;
-        let row = rows.first().ok_or(EngineError::RecordNotFound)?;
-        Ok((0..columns.len())
-            .map(|i| row.as_ref(i).cloned().unwrap_or(Value::NULL))
-            .collect())
+        sql: &str,
+        params: &Params,
+        lenient: Option<bool>,
+    ) -> Result<Vec<Row>, EngineError> {
+        match lenient {
+            Some(lenient) => self.read(tx.conn(), sql, params, lenient).await,
+            None => {
+                (tx.conn().exec(sql, params.values()).await).map_err(|e| self.write_error(model, e))
+            }
+        }
+    }
+
+    fn truths(row: &Row) -> Vec<bool> {
+        let holds = |i| row.get::<Option<i64>, _>(i).flatten() == Some(1);
+        (0..row.len()).map(holds).collect()
     }
 
     fn writable(values: &Values<'_, MyField>) -> Result<(), EngineError> {
@@ -241,22 +250,6 @@ impl Writes for MyResource {
     fn at_locked(model: &MyModel, identity: &Vec<Value>, params: &mut Params) -> String {
         params.0.extend(identity.iter().cloned());
         at_identity(model)
-    }
-
-    async fn truths(
-        &self,
-        tx: &mut MyTx,
-        model: &MyModel,
-        sql: &str,
-        params: &Params,
-    ) -> Result<Vec<bool>, EngineError> {
-        let row: Option<Row> = tx
-            .conn()
-            .exec_first(sql, params.values())
-            .await
-            .map_err(|e| self.write_error(model, e))?;
-        let holds = |r: &Row, i| r.get::<Option<i64>, _>(i).flatten() == Some(1);
-        Ok(row.map_or_else(Vec::new, |r| (0..r.len()).map(|i| holds(&r, i)).collect()))
     }
 
     /// An `UPDATE` by identity, then the row read again by its new identity (the key may

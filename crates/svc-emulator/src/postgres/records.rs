@@ -115,27 +115,36 @@ impl Writes for PgResource {
         PgTx::begin(conn).await.map_err(|e| self.unexpected(e))
     }
 
-    async fn lock(
+    /// Where the row is stored: a key of several columns names a row by all of them, and the
+    /// URL gives the first one only.
+    fn lock_select(_model: &PgModel) -> String {
+        "ctid::text".to_owned()
+    }
+
+    fn locked(row: &Row) -> String {
+        row.get::<_, Option<String>>(0).unwrap_or_default()
+    }
+
+    async fn tx_rows(
         &self,
         tx: &mut PgTx,
         model: &PgModel,
-        filter: &PgWhere,
-        key: &str,
-        lenient: bool,
-    ) -> Result<String, EngineError> {
-        let sql = format!(
-            "SELECT ctid::text FROM {}{} LIMIT 1 FOR UPDATE",
-            model.table_sql,
-            filter.and(key)
-        );
-        let rows = tx
-            .client()?
-            .query(&sql, &filter.params.refs())
-            .await
-            .map_err(|e| self.read_failure(e))
-            .map_err(|e| e.unless_lenient(lenient))?;
-        let row = rows.first().ok_or(EngineError::RecordNotFound)?;
-        Ok(row.get::<_, Option<String>>(0).unwrap_or_default())
+        sql: &str,
+        params: &Params,
+        lenient: Option<bool>,
+    ) -> Result<Vec<Row>, EngineError> {
+        let rows = tx.client()?.query(sql, &params.refs()).await;
+        match lenient {
+            Some(lenient) => rows
+                .map_err(|e| self.read_failure(e))
+                .map_err(|e| e.unless_lenient(lenient)),
+            None => rows.map_err(|e| self.write_error(model, e)),
+        }
+    }
+
+    fn truths(row: &Row) -> Vec<bool> {
+        let holds = |i| row.get::<_, Option<bool>>(i) == Some(true);
+        (0..row.len()).map(holds).collect()
     }
 
     fn writable(values: &Values<'_, PgField>) -> Result<(), EngineError> {
@@ -152,24 +161,6 @@ impl Writes for PgResource {
 
     fn at_locked(_model: &PgModel, ctid: &String, params: &mut Params) -> String {
         format!("ctid = {}::tid", params.text(ctid.clone()))
-    }
-
-    async fn truths(
-        &self,
-        tx: &mut PgTx,
-        model: &PgModel,
-        sql: &str,
-        params: &Params,
-    ) -> Result<Vec<bool>, EngineError> {
-        let rows = tx
-            .client()?
-            .query(sql, &params.refs())
-            .await
-            .map_err(|e| self.write_error(model, e))?;
-        let holds = |r: &Row, i| r.get::<_, Option<bool>>(i) == Some(true);
-        Ok(rows
-            .first()
-            .map_or_else(Vec::new, |r| (0..r.len()).map(|i| holds(r, i)).collect()))
     }
 
     /// One statement: `UPDATE ... RETURNING` the row (a `SELECT` when nothing is set).
