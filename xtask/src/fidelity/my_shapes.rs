@@ -543,6 +543,7 @@ pub fn request(r: &mut Rng, seed: u64, mistakes: u64) -> Request {
         55..75 => {
             let (func, column) = *r.pick(&[
                 ("count", "id"),
+                ("nosuch", "c"),
                 ("sum", "ub"),
                 ("avg", "ub"),
                 ("max", "ub"),
@@ -699,6 +700,12 @@ mod tests {
                 "{}",
                 shape.name
             );
-        }
+        } // An unknown aggregate function, whose answer is the query's text in the dialect.
+        let mut r = Rng::new(7);
+        let unknown = (0..3000)
+            .map(|_| request(&mut r, 7, 0))
+            .filter(|q| q.query.iter().any(|(k, v)| k == "_y_func" && v == "nosuch"))
+            .count();
+        assert!(unknown > 3, "{unknown}");
     }
 }

@@ -427,6 +427,11 @@ pub static SHAPES: Table = Table {
                 .to_owned()
             })
         }),
+        // A name PostgreSQL reserves and SQLite does not: quoted in the query text of an
+        // unknown aggregate function.
+        col("user", "text", |r| {
+            maybe(r, |r| (*r.pick(&WORDS)).to_owned())
+        }),
     ],
 };
 
@@ -494,10 +499,13 @@ pub fn sql(seed: u64) -> String {
     let decls: Vec<String> = SHAPES
         .columns
         .iter()
-        .map(|c| format!("{} {}", c.name, c.pg))
+        .map(|c| format!("\"{}\" {}", c.name, c.pg))
         .collect();
     out.push_str(&format!("CREATE TABLE shapes ({});\n", decls.join(", ")));
-    let names: Vec<&str> = SHAPES.columns[1..].iter().map(|c| c.name).collect();
+    let names: Vec<String> = SHAPES.columns[1..]
+        .iter()
+        .map(|c| format!("\"{}\"", c.name))
+        .collect();
     for row in rows(seed) {
         let values: Vec<String> = row
             .iter()
@@ -824,6 +832,7 @@ pub fn request(r: &mut Rng, seed: u64, mistakes: u64) -> Request {
             }
             let (func, y) = *r.pick(&[
                 ("count", "id"),
+                ("nosuch", "c"),
                 ("sum", "big"),
                 ("min", "iv"),
                 ("max", "c"),
@@ -905,6 +914,12 @@ mod tests {
                 "{}",
                 shape.name
             );
-        }
+        } // An unknown aggregate function, whose answer is the query's text in the dialect.
+        let mut r = Rng::new(7);
+        let unknown = (0..3000)
+            .map(|_| request(&mut r, 7, 0))
+            .filter(|q| q.query.iter().any(|(k, v)| k == "_y_func" && v == "nosuch"))
+            .count();
+        assert!(unknown > 3, "{unknown}");
     }
 }

@@ -190,153 +190,48 @@ pub(crate) fn y_func(value: Json) -> Json {
 // ---------------------------------------------------------------------------------------------
 // SQLAlchemy's text of the engine's query object (an unknown aggregate function)
 
-/// SQLite's reserved words as SQLAlchemy 1.4's SQLite dialect lists them.
-const RESERVED: &[&str] = &[
-    "add",
-    "after",
-    "all",
-    "alter",
-    "analyze",
-    "and",
-    "as",
-    "asc",
-    "attach",
-    "autoincrement",
-    "before",
-    "begin",
-    "between",
-    "by",
-    "cascade",
-    "case",
-    "cast",
-    "check",
-    "collate",
-    "column",
-    "commit",
-    "conflict",
-    "constraint",
-    "create",
-    "cross",
-    "current_date",
-    "current_time",
-    "current_timestamp",
-    "database",
-    "default",
-    "deferrable",
-    "deferred",
-    "delete",
-    "desc",
-    "detach",
-    "distinct",
-    "drop",
-    "each",
-    "else",
-    "end",
-    "escape",
-    "except",
-    "exclusive",
-    "exists",
-    "explain",
-    "false",
-    "fail",
-    "for",
-    "foreign",
-    "from",
-    "full",
-    "glob",
-    "group",
-    "having",
-    "if",
-    "ignore",
-    "immediate",
-    "in",
-    "index",
-    "indexed",
-    "initially",
-    "inner",
-    "insert",
-    "instead",
-    "intersect",
-    "into",
-    "is",
-    "isnull",
-    "join",
-    "key",
-    "left",
-    "like",
-    "limit",
-    "match",
-    "natural",
-    "not",
-    "notnull",
-    "null",
-    "of",
-    "offset",
-    "on",
-    "or",
-    "order",
-    "outer",
-    "plan",
-    "pragma",
-    "primary",
-    "query",
-    "raise",
-    "references",
-    "reindex",
-    "rename",
-    "replace",
-    "restrict",
-    "right",
-    "rollback",
-    "row",
-    "select",
-    "set",
-    "table",
-    "temp",
-    "temporary",
-    "then",
-    "to",
-    "transaction",
-    "trigger",
-    "true",
-    "union",
-    "unique",
-    "update",
-    "using",
-    "vacuum",
-    "values",
-    "view",
-    "virtual",
-    "when",
-    "where",
-];
+/// How a dialect of SQLAlchemy writes an identifier in a statement's text: in its quotes when
+/// the name is one of its reserved words, starts with a digit or `$`, has a character other
+/// than ASCII letters, digits, `_` and `$`, or has upper case.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Quoting {
+    /// The quote (`"`, MySQL's `` ` ``), doubled inside.
+    pub(crate) quote: char,
+    /// The dialect's reserved words, lower-case, space-separated.
+    pub(crate) reserved: &'static str,
+}
 
-/// An identifier as SQLAlchemy writes it: quoted when it is reserved, starts with a digit or
-/// `$`, has a character other than ASCII letters, digits, `_` and `$`, or has upper case.
-pub(crate) fn sa_ident(name: &str) -> String {
-    let lower = name.to_lowercase();
-    let quote = RESERVED.contains(&lower.as_str())
-        || name.starts_with(|c: char| c.is_ascii_digit() || c == '$')
-        || !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
-        || lower != name;
-    if quote {
-        format!("\"{}\"", name.replace('"', "\"\""))
-    } else {
-        name.to_owned()
+impl Quoting {
+    /// `name` as the dialect writes it.
+    pub(crate) fn ident(&self, name: &str) -> String {
+        let lower = name.to_lowercase();
+        let quote = self.reserved.split(' ').any(|w| w == lower)
+            || name.starts_with(|c: char| c.is_ascii_digit() || c == '$')
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+            || lower != name;
+        if quote {
+            let q = self.quote;
+            format!("{q}{}{q}", name.replace(q, &format!("{q}{q}")))
+        } else {
+            name.to_owned()
+        }
     }
 }
 
-/// The text of the engine's empty query over a table (`str(query)` of SQLAlchemy): every
-/// column labelled `{table}_{column}`, the condition SQLAlchemy folds an always-false filter
-/// into (`0 = 1` on SQLite, `false` on PostgreSQL), and the `_order_by` fields.
+/// The text of the engine's empty query over a table (`str(query)` of SQLAlchemy, in the
+/// dialect of the engine's database, which quotes as `quoting` says): every column labelled
+/// `{table}_{column}`, the condition SQLAlchemy folds an always-false filter into (`0 = 1` on
+/// SQLite, `false` on PostgreSQL), and the `_order_by` fields.
 pub(crate) fn query_text(
     table: &str,
     columns: &[&str],
     order: Option<&[(&str, bool)]>,
     never: &str,
+    quoting: Quoting,
 ) -> String {
+    let sa_ident = |name: &str| quoting.ident(name);
     let quoted_table = sa_ident(table);
     let taken = |label: &str| columns.contains(&label);
     let list: Vec<String> = columns
@@ -402,9 +297,12 @@ pub(crate) fn group_name(i: usize) -> String {
     }
 }
 
-/// The name as SQLAlchemy writes the label (`"group"` is reserved).
+/// The name as SQLAlchemy writes the label (`"group"` is reserved in every dialect).
 pub(crate) fn group_label(i: usize) -> String {
-    sa_ident(&group_name(i))
+    match i {
+        0 => "\"group\"".to_owned(),
+        _ => group_name(i),
+    }
 }
 
 #[cfg(test)]

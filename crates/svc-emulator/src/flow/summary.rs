@@ -19,6 +19,7 @@ pub(crate) trait Summary: Database {
     /// The engine's answer when the function is not one it knows: its (empty) query object
     /// written by the column's serializer field (`order`: the request's `_order_by`).
     fn unknown_function(
+        &self,
         model: &Self::Model,
         field: &Self::Field,
         order: &OrderBy<'_, Self::Field>,
@@ -87,7 +88,7 @@ async fn aggregate_as_engine<D: Summary>(
     let (filter, order) = filtered_order_by(&*model, filter, &req.order_by, D::NEVER)?;
     let field = aggregate_column(&*model, req)?;
     let Some(func) = known(&req.func)? else {
-        return D::unknown_function(&model, field, &order);
+        return db.unknown_function(&model, field, &order);
     };
     let sql = format!(
         "SELECT {} FROM {}{}",

@@ -13,7 +13,8 @@ use serde_json::{Map, Value as Json};
 use tokio_postgres::Row;
 
 use crate::engine::aggregate::{
-    date_unit, fails, group_label, group_name, group_statement, null_is_zero, query_text, y_func,
+    Quoting, date_unit, fails, group_label, group_name, group_statement, null_is_zero, query_text,
+    y_func,
 };
 use crate::engine::server::float_json;
 use crate::engine::table::{GroupColumns, OrderBy};
@@ -28,6 +29,20 @@ use crate::postgres::types::{
     iso_timestamp, iso_timetz, numeric_str, parse_float,
 };
 
+/// How SQLAlchemy 1.4's PostgreSQL dialect writes identifiers: its reserved words, in `"`.
+const QUOTING: Quoting = Quoting {
+    quote: '"',
+    reserved: "\
+all analyse analyze and any array as asc asymmetric authorization between binary both \
+case cast check collate column constraint create cross current_catalog current_date \
+current_role current_schema current_time current_timestamp current_user default \
+deferrable desc distinct do else end except false fetch for foreign freeze from full \
+grant group having ilike in initially inner intersect into is isnull join leading left \
+like limit localtime localtimestamp natural new not notnull null of off offset old on \
+only or order outer over overlaps placing primary references returning right select \
+session_user similar some symmetric table then to trailing true union unique user using \
+variadic verbose when where window with",
+};
 /// A result value with the Python type psycopg2 gives it.
 #[derive(Debug, Clone, PartialEq)]
 enum Value {
@@ -268,6 +283,7 @@ fn group_key(field: &PgField, raw: Option<&str>) -> Result<String, EngineError> 
 /// PostgreSQL's side of an aggregate and a group (`flow::summary`).
 impl Summary for PgResource {
     fn unknown_function(
+        &self,
         model: &PgModel,
         field: &PgField,
         order: &OrderBy<'_, PgField>,
@@ -285,7 +301,13 @@ impl Summary for PgResource {
             )),
             _ => {
                 let columns: Vec<&str> = model.fields.iter().map(|f| f.name.as_str()).collect();
-                let text = query_text(&model.name, &columns, order.names().as_deref(), NEVER);
+                let text = query_text(
+                    &model.name,
+                    &columns,
+                    order.names().as_deref(),
+                    NEVER,
+                    QUOTING,
+                );
                 Ok(y_func(Json::String(text)))
             }
         }
@@ -421,6 +443,20 @@ fn type_of(expr: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// As the engine answered an unknown function on PostgreSQL: `user`, `analyse` and
+    /// `verbose` are reserved there (not on SQLite), `abort` is not.
+    #[test]
+    fn the_query_text_quotes_postgresqls_reserved_words() {
+        let columns = ["id", "order", "user", "Mixed", "analyse", "abort"];
+        let text = query_text("t2", &columns, None, NEVER, QUOTING);
+        assert_eq!(
+            text,
+            "SELECT t2.id AS t2_id, t2.\"order\" AS t2_order, t2.\"user\" AS t2_user, \
+             t2.\"Mixed\" AS \"t2_Mixed\", t2.\"analyse\" AS t2_analyse, t2.abort AS t2_abort \
+             \nFROM t2 \nWHERE false"
+        );
+    }
 
     #[test]
     fn values_are_encoded_as_the_engine_encodes_them() {

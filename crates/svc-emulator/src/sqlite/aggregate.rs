@@ -54,8 +54,8 @@ use rusqlite::{Connection, params_from_iter};
 use serde_json::{Map, Value as Json};
 
 use crate::engine::aggregate::{
-    AggregateFunc, AggregateRequest, GroupRequest, date_unit, fails, group_label, group_name,
-    group_statement, known, not_computed, null_is_zero, query_text, y_func,
+    AggregateFunc, AggregateRequest, GroupRequest, Quoting, date_unit, fails, group_label,
+    group_name, group_statement, known, not_computed, null_is_zero, query_text, y_func,
 };
 use crate::engine::convert::py_json_to_json;
 use crate::engine::error::EngineError;
@@ -70,6 +70,22 @@ use crate::sqlite::filter::{NEVER, build_where};
 use crate::sqlite::resource::Resource;
 use crate::sqlite::schema::prepare;
 use crate::sqlite::values::json_column_value;
+
+/// How SQLAlchemy 1.4's SQLite dialect writes identifiers: its reserved words, in `"`.
+const QUOTING: Quoting = Quoting {
+    quote: '"',
+    reserved: "\
+add after all alter analyze and as asc attach autoincrement before begin between by \
+cascade case cast check collate column commit conflict constraint create cross \
+current_date current_time current_timestamp database default deferrable deferred delete \
+desc detach distinct drop each else end escape except exclusive exists explain fail \
+false for foreign from full glob group having if ignore immediate in index indexed \
+initially inner insert instead intersect into is isnull join key left like limit match \
+natural not notnull null of offset on or order outer plan pragma primary query raise \
+references reindex rename replace restrict right rollback row select set table temp \
+temporary then to transaction trigger true union unique update using vacuum values view \
+virtual when where",
+};
 
 /// The name of the emulator's `sum` with SQLite 3.40's arithmetic.
 pub const SUM_FN: &str = "svc_sqlite340_sum";
@@ -427,7 +443,13 @@ fn query_error(e: rusqlite::Error, func: AggregateFunc, field: &Field) -> Engine
 /// `_order_by` order.
 fn select_text(model: &Model, order: &OrderBy<'_, Field>) -> String {
     let columns: Vec<&str> = model.fields.iter().map(|f| f.name.as_str()).collect();
-    query_text(&model.name, &columns, order.names().as_deref(), "0 = 1")
+    query_text(
+        &model.name,
+        &columns,
+        order.names().as_deref(),
+        "0 = 1",
+        QUOTING,
+    )
 }
 
 // ---------------------------------------------------------------------------------------------
