@@ -190,6 +190,11 @@ pub(crate) trait Lookups {
     /// The column as the selection's conditions write it.
     fn column(field: &Self::Field) -> &str;
 
+    /// The engine's `key IS NOT NULL` on a promoted key.
+    fn key_present(key: &Self::Field) -> String {
+        key_is_not_null(Self::column(key))
+    }
+
     /// `tz`, read before the filters (`engine::time_zone`): `Ok` where the database serves it
     /// for an operation that uses the selection as `use_` says.
     fn time_zone(selection: &Selection, use_: Use) -> Result<(), EngineError>;
@@ -278,7 +283,7 @@ pub(crate) fn build_where<L: Lookups + ?Sized>(
         selection,
         model
             .promoted_key()
-            .then(|| key_is_not_null(L::column(model.pk_field()))),
+            .then(|| L::key_present(model.pk_field())),
         &mut params,
         |params, index, key, lookup, arg| {
             let filter = Filter {

@@ -14,16 +14,16 @@
 use rusqlite::types::Value;
 
 use crate::engine::Lookup;
-use crate::engine::convert::{InputDateTime, stored_datetime};
+use crate::engine::convert::stored_datetime;
 use crate::engine::error::EngineError;
-use crate::engine::filter::{
-    self, Arg, PyNumber, ValueReader, key_is_not_null, selection_conditions, where_clause,
-};
+use crate::engine::filter::{self, Arg, PyNumber, key_is_not_null};
 use crate::engine::list::Selection;
-use crate::engine::related::{Dialect, Related, relation_condition};
+use crate::engine::related::{Dialect, Related};
+use crate::engine::relation::Use;
 use crate::engine::schema::{Field, Model};
 use crate::engine::table::Table;
-use crate::engine::types::{ColumnType, FilterFamily, Reflected, Search};
+use crate::engine::types::{FilterFamily, Reflected, Search};
+use crate::flow::selection::{self, Cmp, Filter, Lookups, lookup_condition};
 
 /// A number filter's value bound as the engine binds it: a Python int or float.
 fn number_value(n: PyNumber) -> Value {
@@ -39,173 +39,146 @@ pub(crate) type Where = filter::Where<Vec<Value>>;
 /// SQLite's always-false condition.
 pub(crate) const NEVER: &str = "0 = 1";
 
-/// Everything needed to build one filter's condition.
-struct FilterCtx<'a> {
-    key: &'a str,
-    field: &'a Field,
-    lenient: bool,
-}
+/// One filter, as its condition is built.
+type Ctx<'a> = Filter<'a, Field>;
 
-impl FilterCtx<'_> {
-    fn reader(&self) -> ValueReader<'_> {
-        ValueReader {
-            key: self.key,
-            family: self.field.ty.filter,
-            lenient: self.lenient,
-        }
-    }
+/// SQLite's SQL of a selection's parts (`flow::selection`).
+pub(crate) struct SqliteLookups;
 
-    fn number(&self, raw: &str) -> Result<PyNumber, EngineError> {
-        self.reader().number(raw)
-    }
-
-    fn boolean(&self, raw: &str) -> Result<bool, EngineError> {
-        self.reader().boolean(raw)
-    }
-
-    fn datetime(&self, raw: &str) -> Result<InputDateTime, EngineError> {
-        self.reader().datetime(raw)
+impl SqliteLookups {
+    fn number(ctx: &Ctx<'_>, raw: &str) -> Result<PyNumber, EngineError> {
+        ctx.reader().number(raw)
     }
 
     /// A value bound for `exact`, `gt`, `gte`, `lt`, `lte` and each `in` item.
-    fn compared(&self, raw: &str, in_list: bool) -> Result<Value, EngineError> {
-        Ok(match self.field.ty.filter {
-            FilterFamily::Number => number_value(self.number(raw)?),
-            FilterFamily::Boolean => Value::Integer(i64::from(self.boolean(raw)?)),
+    fn compared(ctx: &Ctx<'_>, raw: &str, in_list: bool) -> Result<Value, EngineError> {
+        Ok(match ctx.field.ty.filter {
+            FilterFamily::Number => number_value(Self::number(ctx, raw)?),
+            FilterFamily::Boolean => Value::Integer(i64::from(ctx.boolean(raw)?)),
             // `in` on a date column compares the raw texts; the other lookups the date.
             FilterFamily::Date if in_list => Value::Text(raw.to_owned()),
-            FilterFamily::Date => Value::Text(self.datetime(raw)?.date.iso()),
-            FilterFamily::DateTime => Value::Text(stored_datetime(&self.datetime(raw)?)),
+            FilterFamily::Date => Value::Text(ctx.datetime(raw)?.date.iso()),
+            FilterFamily::DateTime => Value::Text(stored_datetime(&ctx.datetime(raw)?)),
             FilterFamily::Text | FilterFamily::Json => Value::Text(raw.to_owned()),
         })
     }
+}
 
-    /// The `%...%` text of `icontains`: `'%{}%'.format(value)` after the engine's field.
-    fn contained(&self, raw: &str) -> Result<String, EngineError> {
-        Ok(match self.field.ty.filter {
-            FilterFamily::Number => self.number(raw)?.text(),
-            FilterFamily::DateTime => self.datetime(raw)?.python_str(),
+impl Lookups for SqliteLookups {
+    type Model = Model;
+    type Field = Field;
+    type Params = Vec<Value>;
+
+    const RELATED: Dialect<Model> = RELATED;
+
+    const NEVER: &'static str = NEVER;
+
+    fn column(field: &Field) -> &str {
+        &field.sql
+    }
+
+    fn key_present(key: &Field) -> String {
+        key_present(key)
+    }
+
+    fn is_text(field: &Field) -> bool {
+        field.ty.is_string()
+    }
+
+    /// `lower(col) LIKE lower(?)`; untyped columns are cast first.
+    fn ilike(field: &Field, pattern: String, params: &mut Vec<Value>) -> String {
+        if field.ty.reflected == Reflected::Untyped {
+            return Self::text_ilike(field, pattern, params);
+        }
+        params.push(Value::Text(pattern));
+        format!("lower({}) LIKE lower(?)", field.sql)
+    }
+
+    fn text_ilike(field: &Field, pattern: String, params: &mut Vec<Value>) -> String {
+        params.push(Value::Text(pattern));
+        format!("lower(CAST({} AS VARCHAR)) LIKE lower(?)", field.sql)
+    }
+
+    /// `'%{}%'.format(value)` after the engine's field.
+    fn contained(ctx: &Ctx<'_>, raw: &str) -> Result<String, EngineError> {
+        Ok(match ctx.field.ty.filter {
+            FilterFamily::Number => Self::number(ctx, raw)?.text(),
+            FilterFamily::DateTime => ctx.datetime(raw)?.python_str(),
             FilterFamily::Boolean
             | FilterFamily::Date
             | FilterFamily::Text
             | FilterFamily::Json => raw.to_owned(),
         })
     }
-}
 
-/// `col.ilike(pattern)` as SQLAlchemy writes it for SQLite; untyped columns are cast first.
-fn ilike(ty: ColumnType, col: &str, pattern: String, params: &mut Vec<Value>) -> String {
-    params.push(Value::Text(pattern));
-    if ty.reflected == Reflected::Untyped {
-        format!("lower(CAST({col} AS VARCHAR)) LIKE lower(?)")
-    } else {
-        format!("lower({col}) LIKE lower(?)")
+    fn in_item(ctx: &Ctx<'_>, raw: &str, params: &mut Vec<Value>) -> Result<String, EngineError> {
+        params.push(Self::compared(ctx, raw, true)?);
+        Ok("?".to_owned())
     }
-}
 
-/// One filter's SQL condition (before `exclude__` negation).
-fn condition(
-    ctx: &FilterCtx<'_>,
-    lookup: Lookup,
-    arg: Arg<'_>,
-    params: &mut Vec<Value>,
-) -> Result<String, EngineError> {
-    let col = &ctx.field.sql;
-    let ty = ctx.field.ty;
-    if ty.reflected == Reflected::Blob && !matches!(lookup, Lookup::IsNull | Lookup::IsEmpty) {
-        // SQLAlchemy's binary type cannot bind text: the engine fails (500).
-        return Err(EngineError::engine_fails(
-            ctx.lenient,
-            ctx.key,
-            format!(
-                "Binary field {:?} can only be filtered with isnull and isempty (the data engine \
-                 fails on {:?}).",
-                ctx.field.name, ctx.key
-            ),
-        ));
+    fn compare(
+        ctx: &Ctx<'_>,
+        op: Cmp,
+        raw: &str,
+        params: &mut Vec<Value>,
+    ) -> Result<String, EngineError> {
+        params.push(Self::compared(ctx, raw, false)?);
+        Ok(format!("{} {} ?", ctx.field.sql, op.sql()))
     }
-    if ty.filter == FilterFamily::Json
-        && matches!(lookup, Lookup::Exact | Lookup::In | Lookup::JsonIContains)
-    {
-        // On SQLite the engine's `safe_equals`, `safe_in` and `json_icontains` of a JSON
-        // column are all `col.cast(Unicode).ilike('%value%')` (OR-ed for `in`): the stored
-        // text contains the value, ASCII case folded, `%` and `_` wildcards.
-        let items = match lookup {
-            Lookup::In => arg.items(),
-            _ => vec![arg.first()],
-        };
-        let parts: Vec<String> = items
-            .into_iter()
-            .map(|item| {
-                params.push(Value::Text(format!("%{item}%")));
-                format!("lower(CAST({col} AS VARCHAR)) LIKE lower(?)")
-            })
-            .collect();
-        return Ok(format!("({})", parts.join(" OR ")));
+
+    /// On SQLite the engine's `safe_equals` and `safe_in` of a JSON column are
+    /// `col.cast(Unicode).ilike('%value%')` (OR-ed for `in`): the stored text contains the
+    /// value, ASCII case folded, `%` and `_` wildcards.
+    fn json_match(
+        ctx: &Ctx<'_>,
+        raw: &str,
+        _in_list: bool,
+        params: &mut Vec<Value>,
+    ) -> Result<String, EngineError> {
+        Ok(Self::text_ilike(ctx.field, format!("%{raw}%"), params))
     }
-    let op = match lookup {
-        Lookup::IsNull => {
-            let null = ctx.boolean(arg.first())?;
-            return Ok(format!("{col} IS {}NULL", if null { "" } else { "NOT " }));
-        }
-        Lookup::IsEmpty => {
-            let empty = ctx.boolean(arg.first())?;
-            return Ok(match (ty.is_string(), empty) {
-                (true, true) => format!("({col} IS NULL OR {col} = '')"),
-                (true, false) => format!("({col} IS NOT NULL AND {col} != '')"),
-                (false, true) => format!("{col} IS NULL"),
-                (false, false) => format!("{col} IS NOT NULL"),
-            });
-        }
-        Lookup::IContains => {
-            let text = ctx.contained(arg.first())?;
-            return Ok(ilike(ty, col, format!("%{text}%"), params));
-        }
-        Lookup::IStartsWith => return Ok(ilike(ty, col, format!("{}%", arg.first()), params)),
-        Lookup::IEndsWith => return Ok(ilike(ty, col, format!("%{}", arg.first()), params)),
-        Lookup::In => {
-            let mut sql = format!("{col} IN (");
-            for (i, item) in arg.items().into_iter().enumerate() {
-                params.push(ctx.compared(item, true)?);
-                sql.push_str(if i == 0 { "?" } else { ", ?" });
-            }
-            sql.push(')');
-            return Ok(sql);
-        }
-        Lookup::Exact => "=",
-        Lookup::Gt => ">",
-        Lookup::Gte => ">=",
-        Lookup::Lt => "<",
-        Lookup::Lte => "<=",
-        _ => {
-            return Err(EngineError::field(
+
+    /// Number columns' text equals the search text, text columns' contains it.
+    fn search_kind(field: &Field) -> Search {
+        field.ty.search
+    }
+
+    fn text_equals(field: &Field, text: &str, params: &mut Vec<Value>) -> String {
+        params.push(Value::Text(text.to_owned()));
+        format!("CAST({} AS VARCHAR) = ?", field.sql)
+    }
+
+    /// `tz` changes nothing on SQLite, where the engine sets no time zone.
+    fn time_zone(_selection: &Selection, _use: Use) -> Result<(), EngineError> {
+        Ok(())
+    }
+
+    fn condition(
+        ctx: &Ctx<'_>,
+        lookup: Lookup,
+        arg: Arg<'_>,
+        params: &mut Vec<Value>,
+    ) -> Result<String, EngineError> {
+        let blob = ctx.field.ty.reflected == Reflected::Blob;
+        if blob && !matches!(lookup, Lookup::IsNull | Lookup::IsEmpty) {
+            // SQLAlchemy's binary type cannot bind text: the engine fails (500).
+            return Err(EngineError::engine_fails(
+                ctx.lenient,
                 ctx.key,
-                format!("Unsupported lookup in filter {:?}.", ctx.key),
+                format!(
+                    "Binary field {:?} can only be filtered with isnull and isempty (the data \
+                     engine fails on {:?}).",
+                    ctx.field.name, ctx.key
+                ),
             ));
         }
-    };
-    params.push(ctx.compared(arg.first(), false)?);
-    Ok(format!("{col} {op} ?"))
-}
-
-/// The `_search` condition: number columns whose text equals the search text, text columns
-/// whose text contains it; OR-ed, in field order. `None` when nothing is searched.
-fn search(model: &Model, text: &str, params: &mut Vec<Value>) -> Option<String> {
-    let mut parts = Vec::new();
-    for f in &model.fields {
-        match f.ty.search {
-            Search::Equal => {
-                params.push(Value::Text(text.to_owned()));
-                parts.push(format!("CAST({} AS VARCHAR) = ?", f.sql));
-            }
-            Search::Contains => {
-                params.push(Value::Text(format!("%{text}%")));
-                parts.push(format!("lower(CAST({} AS VARCHAR)) LIKE lower(?)", f.sql));
-            }
-            Search::Skip => {}
-        }
+        lookup_condition::<Self>(ctx, lookup, arg, params)
     }
-    (!parts.is_empty()).then(|| format!("({})", parts.join(" OR ")))
+
+    fn relation_value(_field: &Field, raw: &str, params: &mut Vec<Value>) -> String {
+        params.push(Value::Text(raw.to_owned()));
+        "?".to_owned()
+    }
 }
 
 /// The engine's `key IS NOT NULL` on a promoted key, written as a range where SQLite's
@@ -246,48 +219,13 @@ const RELATED: Dialect<Model> = Dialect {
     outer_sql: |f| f.sql.clone(),
 };
 
-/// Builds the `WHERE` clause of a selection as the engine does: the filters
-/// ([`selection_conditions`]), then the search. All AND-ed.
+/// The `WHERE` clause of a selection, as the engine builds it (`flow::selection`).
 pub(crate) fn build_where(
     model: &Model,
     selection: &Selection,
     related: &Related<'_, Model>,
 ) -> Result<Where, EngineError> {
-    let mut params = Vec::new();
-    let fields = model.filter_fields();
-    let conds = selection_conditions(
-        &model.name,
-        &fields,
-        selection,
-        model.promoted_key.then(|| key_present(model.pk_field())),
-        &mut params,
-        |params, index, key, lookup, arg| {
-            let ctx = FilterCtx {
-                key,
-                field: &model.fields[index],
-                lenient: selection.lenient,
-            };
-            condition(&ctx, lookup, arg, params)
-        },
-        |params, text| search(model, text, params),
-        |params, path| {
-            relation_condition(
-                model,
-                path,
-                related,
-                selection.lenient,
-                &RELATED,
-                |_, raw| {
-                    params.push(Value::Text(raw.to_owned()));
-                    "?".to_owned()
-                },
-            )
-        },
-    )?;
-    Ok(Where {
-        sql: where_clause(&conds),
-        params,
-    })
+    selection::build_where::<SqliteLookups>(model, selection, related)
 }
 
 /// The order of a list: its ` ORDER BY ...` clause and the fields it sorts by.
