@@ -7,7 +7,9 @@
 //! - the filter grammar and its Python readings of values (`filter`, `convert`), the engine's
 //!   view of a column type and its serializer forms ([`types`]), a write body's reading
 //!   (`body`), aggregate and group requests (`aggregate`), the limits of read-only SQL;
-//! - the model of a table ([`Model`], [`Field`], [`FieldKind`]).
+//! - what the rules ask of a table and a column whatever database holds them (`table`); a
+//!   database server's table and column as the ORM maps them. SQLite's models are its own
+//!   ([`crate::sqlite::Model`]).
 //!
 //! Each database implements them in its own folder, behind the backend interface
 //! (`crate::backend`): [`crate::sqlite`], `crate::postgres` and `crate::mysql`, each writing
@@ -25,7 +27,6 @@ pub(crate) mod list;
 mod query_limits;
 pub(crate) mod related;
 pub(crate) mod relation;
-pub(crate) mod schema;
 // Only the database servers' backends use it, and each is an optional feature (as `walks`).
 mod seed;
 #[allow(dead_code)]
@@ -47,5 +48,4 @@ pub use list::{ListSpec, Listing, RecordsJson, Selection};
 
 pub use query_limits::{MAX_SQL_ANSWER_BYTES, MAX_SQL_ROWS, SQL_TIME_LIMIT};
 pub(crate) use query_limits::{SqlLimits, write_answer_head};
-pub use schema::{Field, FieldKind, ForeignKey, Model, Schema};
 pub use seed::{DEMO_RESOURCE, DEMO_ROWS, demo_seed_sql};

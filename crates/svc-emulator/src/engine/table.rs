@@ -360,6 +360,20 @@ impl<F: Column, E> Table for MappedTable<F, E> {
     }
 }
 
+/// Quotes an identifier that comes from the schema: `"` + name with `"` doubled + `"`.
+pub(crate) fn quote_ident(name: &str) -> String {
+    let mut s = String::with_capacity(name.len() + 2);
+    s.push('"');
+    for c in name.chars() {
+        if c == '"' {
+            s.push('"');
+        }
+        s.push(c);
+    }
+    s.push('"');
+    s
+}
+
 /// Each column's index by name, for [`Table::column_index`].
 pub(crate) fn index_by_name<C: Column>(columns: &[C]) -> BTreeMap<String, usize> {
     columns

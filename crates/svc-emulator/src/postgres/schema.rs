@@ -11,7 +11,7 @@ use std::sync::Arc;
 use tokio_postgres::Client;
 
 use crate::engine::EngineError;
-use crate::engine::schema::quote_ident;
+use crate::engine::table::quote_ident;
 use crate::engine::table::{MappedColumn, MappedTable};
 use crate::postgres::types::PgKind;
 

@@ -61,12 +61,12 @@ use crate::engine::convert::py_json_to_json;
 use crate::engine::error::EngineError;
 use crate::engine::list::Selection;
 use crate::engine::related::Related;
-use crate::engine::schema::{Field, Model};
 use crate::engine::table::{
     GroupColumns, OrderBy, aggregate_column, filtered_order_by, group_columns,
 };
 use crate::engine::types::{PyValue, Reflected, Serializer, plain, py_str, read};
 use crate::sqlite::filter::{NEVER, build_where};
+use crate::sqlite::model::{Field, Model};
 use crate::sqlite::resource::Resource;
 use crate::sqlite::schema::prepare;
 use crate::sqlite::values::json_column_value;

@@ -20,10 +20,10 @@ use crate::engine::filter::{self, Arg, PyNumber, key_is_not_null};
 use crate::engine::list::Selection;
 use crate::engine::related::{Dialect, Related};
 use crate::engine::relation::Use;
-use crate::engine::schema::{Field, Model};
 use crate::engine::table::Table;
 use crate::engine::types::{FilterFamily, Reflected, Search};
 use crate::flow::selection::{self, Cmp, Filter, Lookups, lookup_condition};
+use crate::sqlite::model::{Field, Model};
 
 /// A number filter's value bound as the engine binds it: a Python int or float.
 fn number_value(n: PyNumber) -> Value {

@@ -37,7 +37,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::engine::{ListSpec, Listing, Model};
+use crate::engine::{ListSpec, Listing};
+use crate::sqlite::model::Model;
 
 /// A repeated list runs inline when its last run on the same data took less than this. One
 /// millisecond is about ten warm 25-record pages: the most an inline run delays the other

@@ -17,7 +17,7 @@
 //!   not models. A table without a single-column primary key uses its `rowid` as key, shown
 //!   as a read-only integer field `rowid` (or `_rowid_`/`oid` when a column already has that
 //!   name) first in every record. `WITHOUT ROWID` tables with a composite key are skipped.
-//! - **Field kinds** ([`FieldKind`](crate::engine::FieldKind)): from the declared type, see there; they check writes.
+//! - **Field kinds** ([`FieldKind`]): from the declared type, see there; they check writes.
 //! - **The engine's view of a column** ([`types`](crate::engine::types)): how the platform's data engine (jet-bridge
 //!   over SQLAlchemy 1.4) reflects the declared type, reads stored values and writes them in
 //!   records. Records are written exactly as the engine writes them: `REAL`, `NUMERIC`,
@@ -80,6 +80,7 @@ mod backend;
 pub(crate) mod filter;
 pub(crate) mod handoff;
 mod memo;
+pub(crate) mod model;
 mod open;
 mod read_only_sql;
 mod references;
@@ -91,6 +92,7 @@ pub(crate) mod values;
 #[cfg(test)]
 mod tests;
 
+pub use model::{Field, FieldKind, ForeignKey, Model, Schema};
 pub use resource::{Resource, demo_resource};
 
 pub(crate) use open::{open_file, open_tools};

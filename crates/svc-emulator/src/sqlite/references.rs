@@ -6,8 +6,9 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, params_from_iter};
 
 use crate::engine::EngineError;
-use crate::engine::schema::{Model, quote_ident};
+use crate::engine::table::quote_ident;
 use crate::flow::{self, OnDelete, TableRef};
+use crate::sqlite::model::Model;
 use crate::sqlite::resource::db_error;
 use crate::sqlite::schema::prepare;
 

@@ -22,7 +22,7 @@ use crate::engine::filter::{MAX_PER_PAGE, order_selects_nothing};
 use crate::engine::list::{ListSpec, Listing, RecordsJson, Selection};
 use crate::engine::related::Related;
 use crate::engine::relation::Use;
-use crate::engine::schema::{Field, Model, Schema, quote_ident};
+use crate::engine::table::quote_ident;
 use crate::engine::types::{PyValue, Reflected, Stored, read};
 use crate::flow::Locator;
 use crate::flow::connection::run_now;
@@ -30,6 +30,7 @@ use crate::flow::delete::follow_references;
 use crate::sqlite::filter::{NEVER, Order, Where, build_where, order_by};
 use crate::sqlite::handoff::{Attempt, ListRun, Mode, Route, RunMemory, route_retrieve};
 use crate::sqlite::memo::{self, ListMemo, Ticket};
+use crate::sqlite::model::{Field, Model, Schema};
 use crate::sqlite::references::{self, SqliteConnection, equal_all};
 use crate::sqlite::schema::{load_schema, prepare};
 use crate::sqlite::values::{

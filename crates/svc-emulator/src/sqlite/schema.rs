@@ -1,5 +1,5 @@
 //! SQLite's reflection of a database into the engine's models, as the engine's SQLAlchemy
-//! automap reads one (the models themselves are the engine's, `crate::engine::schema`), and the
+//! automap reads one (the models themselves are in `sqlite/model.rs`), and the
 //! statement cache every SQLite query goes through.
 
 use std::sync::Arc;
@@ -7,9 +7,10 @@ use std::sync::Arc;
 use rusqlite::Connection;
 
 use crate::engine::error::EngineError;
-use crate::engine::schema::{Field, FieldKind, ForeignKey, Model, Schema, quote_ident, record_key};
 use crate::engine::table::index_by_name;
+use crate::engine::table::quote_ident;
 use crate::engine::types::ColumnType;
+use crate::sqlite::model::{Field, FieldKind, ForeignKey, Model, Schema, record_key};
 
 /// Prepares `sql` on `conn` through the connection's statement cache (rusqlite's `cache`
 /// feature): the statements of lists, counts and writes are parsed and planned once.

@@ -16,7 +16,7 @@ use serde_json::{Value as Json, json};
 
 use crate::engine::convert::{is_date, is_datetime};
 use crate::engine::*;
-use crate::sqlite::{Resource, demo_resource};
+use crate::sqlite::{FieldKind, Resource, demo_resource};
 // The wire side, as the slices use it: lists read from query pairs and written with their links,
 // aggregate and group forms, and the status and body of each error.
 use crate::http::error::EngineReply;

@@ -11,8 +11,8 @@ use crate::engine::convert::{
 };
 use crate::engine::error::EngineError;
 use crate::engine::json_text::{write_i64, write_json_str, write_json_text};
-use crate::engine::schema::{Field, FieldKind, Model};
 use crate::engine::types::{Reflected, Stored, write_with};
+use crate::sqlite::model::{Field, FieldKind, Model};
 use crate::util::base64::{base64_decode, base64_encode_into};
 
 impl<'a> From<ValueRef<'a>> for Stored<'a> {

@@ -1,12 +1,14 @@
-//! Schema introspection: tables become models, columns become fields.
+//! A SQLite database's models: tables become models, columns become fields, as the data
+//! engine's SQLAlchemy automap maps them (read by `sqlite/schema.rs`).
 //!
-//! Everything is read through the engine (`pragma_table_list`, `pragma_table_xinfo`,
-//! `pragma_foreign_key_list` as table-valued functions with bound arguments). Identifiers found
-//! this way are the only ones ever written into SQL, always through [`quote_ident`].
+//! Identifiers found by the reflection are the only ones ever written into SQL, always
+//! through `engine::table::quote_ident`.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+#[cfg(doc)]
+use crate::engine::table::quote_ident;
 use crate::engine::table::{Column, table_of_fields};
 use crate::engine::types::{ColumnType, FilterFamily, ValueWriter};
 
@@ -198,20 +200,6 @@ table_of_fields!(Model, Field, |m| m.identity.len() == 1);
 pub struct Schema {
     /// Models by table name.
     pub models: BTreeMap<String, Arc<Model>>,
-}
-
-/// Quotes an identifier that comes from the schema: `"` + name with `"` doubled + `"`.
-pub(crate) fn quote_ident(name: &str) -> String {
-    let mut s = String::with_capacity(name.len() + 2);
-    s.push('"');
-    for c in name.chars() {
-        if c == '"' {
-            s.push('"');
-        }
-        s.push(c);
-    }
-    s.push('"');
-    s
 }
 
 /// A field's part of a record before its value: `,`, the name as a JSON string, then `:`.
