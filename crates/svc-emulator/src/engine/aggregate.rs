@@ -197,7 +197,8 @@ pub(crate) fn y_func(value: Json) -> Json {
 pub(crate) struct Quoting {
     /// The quote (`"`, MySQL's `` ` ``), doubled inside.
     pub(crate) quote: char,
-    /// The dialect's reserved words, lower-case, space-separated.
+    /// The dialect's reserved words, lower-case, separated by white space (as SQLAlchemy 1.4
+    /// lists them: each backend keeps its dialect's in a text file beside its code).
     pub(crate) reserved: &'static str,
 }
 
@@ -205,7 +206,7 @@ impl Quoting {
     /// `name` as the dialect writes it.
     pub(crate) fn ident(&self, name: &str) -> String {
         let lower = name.to_lowercase();
-        let quote = self.reserved.split(' ').any(|w| w == lower)
+        let quote = self.reserved.split_ascii_whitespace().any(|w| w == lower)
             || name.starts_with(|c: char| c.is_ascii_digit() || c == '$')
             || !name
                 .chars()

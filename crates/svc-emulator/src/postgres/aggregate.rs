@@ -32,16 +32,7 @@ use crate::postgres::types::{
 /// How SQLAlchemy 1.4's PostgreSQL dialect writes identifiers: its reserved words, in `"`.
 const QUOTING: Quoting = Quoting {
     quote: '"',
-    reserved: "\
-all analyse analyze and any array as asc asymmetric authorization between binary both \
-case cast check collate column constraint create cross current_catalog current_date \
-current_role current_schema current_time current_timestamp current_user default \
-deferrable desc distinct do else end except false fetch for foreign freeze from full \
-grant group having ilike in initially inner intersect into is isnull join leading left \
-like limit localtime localtimestamp natural new not notnull null of off offset old on \
-only or order outer over overlaps placing primary references returning right select \
-session_user similar some symmetric table then to trailing true union unique user using \
-variadic verbose when where window with",
+    reserved: include_str!("reserved_words.txt"),
 };
 /// A result value with the Python type psycopg2 gives it.
 #[derive(Debug, Clone, PartialEq)]

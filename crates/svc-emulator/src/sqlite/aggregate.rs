@@ -74,17 +74,7 @@ use crate::sqlite::values::json_column_value;
 /// How SQLAlchemy 1.4's SQLite dialect writes identifiers: its reserved words, in `"`.
 const QUOTING: Quoting = Quoting {
     quote: '"',
-    reserved: "\
-add after all alter analyze and as asc attach autoincrement before begin between by \
-cascade case cast check collate column commit conflict constraint create cross \
-current_date current_time current_timestamp database default deferrable deferred delete \
-desc detach distinct drop each else end escape except exclusive exists explain fail \
-false for foreign from full glob group having if ignore immediate in index indexed \
-initially inner insert instead intersect into is isnull join key left like limit match \
-natural not notnull null of offset on or order outer plan pragma primary query raise \
-references reindex rename replace restrict right rollback row select set table temp \
-temporary then to transaction trigger true union unique update using vacuum values view \
-virtual when where",
+    reserved: include_str!("reserved_words.txt"),
 };
 
 /// The name of the emulator's `sum` with SQLite 3.40's arithmetic.
