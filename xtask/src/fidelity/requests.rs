@@ -68,6 +68,18 @@ pub enum Op {
     Delete,
 }
 
+/// Asserts that a generator of requests draws unknown aggregate functions (`_y_func=nosuch`,
+/// whose answer is the query's text in the database's dialect) now and then.
+#[cfg(test)]
+pub fn assert_draws_unknown_functions(mut request: impl FnMut(&mut Rng) -> Request) {
+    let mut r = Rng::new(7);
+    let unknown = (0..3000)
+        .map(|_| request(&mut r))
+        .filter(|q| q.query.iter().any(|(k, v)| k == "_y_func" && v == "nosuch"))
+        .count();
+    assert!(unknown > 3, "{unknown}");
+}
+
 impl Op {
     /// The name that starts every difference class of this kind of request.
     pub fn name(self) -> &'static str {
