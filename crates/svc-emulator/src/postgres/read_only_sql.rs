@@ -26,6 +26,7 @@
 use std::time::Duration;
 
 use bytes::BytesMut;
+use deadpool_postgres::Object;
 use futures_util::TryStreamExt;
 use serde_json::{Map, Value as Json};
 use tokio_postgres::types::{Format, IsNull, ToSql, Type};
@@ -51,21 +52,32 @@ const CURSOR: &str = "__svc_rows";
 /// The text of the cast that fails for a row over the answer cap: its error names it.
 const TOO_LARGE: &str = "svc: a row of the answer is too large, bytes: ";
 
-/// Cancels the running statement when dropped before [`disarm`](Self::disarm): the caller
-/// went away, or the deadline passed.
-struct CancelOnDrop(Option<CancelToken>);
+/// A session running a query. Dropped before [`disarm`](Self::disarm) (the caller went away),
+/// it cancels the statement and closes the session: a cancel reaches the server on a
+/// connection of its own and may land after the statement ended, so a session it was sent for
+/// never serves another query.
+struct Running {
+    token: Option<CancelToken>,
+    client: Option<Object>,
+}
 
-impl CancelOnDrop {
-    fn disarm(&mut self) {
-        self.0 = None;
+impl Running {
+    /// The statement ended (or was cancelled and waited for): nothing to do when dropped.
+    fn disarm(&mut self) -> Option<Object> {
+        self.token = None;
+        self.client.take()
     }
 }
 
-impl Drop for CancelOnDrop {
+impl Drop for Running {
     fn drop(&mut self) {
-        if let Some(token) = self.0.take()
-            && let Ok(runtime) = tokio::runtime::Handle::try_current()
-        {
+        let Some(token) = self.token.take() else {
+            return;
+        };
+        if let Some(client) = self.client.take() {
+            drop(Object::take(client));
+        }
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(async move {
                 let _ = token.cancel_query(NoTls).await;
             });
@@ -93,7 +105,11 @@ impl PgResource {
             ))
             .await
             .map_err(|e| self.unexpected(e))?;
-        let mut guard = CancelOnDrop(Some(client.cancel_token()));
+        let mut guard = Running {
+            token: Some(client.cancel_token()),
+            client: Some(client),
+        };
+        let client = guard.client.as_ref().ok_or_else(session_gone)?;
         // Set when reading stops before the statement's end (the answer cap).
         let left_running = std::sync::atomic::AtomicBool::new(false);
         let run = async {
@@ -157,18 +173,25 @@ impl PgResource {
         // connection is cleaned (which would otherwise wait for it).
         let still_running =
             outcome.is_err() || left_running.load(std::sync::atomic::Ordering::Relaxed);
-        if still_running && let Some(token) = guard.0.take() {
+        if still_running && let Some(token) = guard.token.take() {
             let _ = token.cancel_query(NoTls).await;
         }
-        guard.disarm();
-        // The connection goes back as it was found: no transaction, no settings, no advisory
-        // locks, no prepared statements, no temporary tables. Two messages: a batch of both is
-        // one implicit transaction, inside which PostgreSQL refuses `DISCARD ALL`.
-        let _ = client.batch_execute("ROLLBACK").await;
-        if client.batch_execute("DISCARD ALL").await.is_err() {
-            // A session that cannot be cleaned must not serve another query: out of the pool,
-            // and closed.
-            drop(deadpool_postgres::Object::take(client));
+        let client = guard.disarm().ok_or_else(session_gone)?;
+        if still_running {
+            // The cancel may land after the statement ended: the session is closed, never
+            // reused.
+            drop(Object::take(client));
+        } else {
+            // The connection goes back as it was found: no transaction, no settings, no
+            // advisory locks, no prepared statements, no temporary tables. Two messages: a
+            // batch of both is one implicit transaction, inside which PostgreSQL refuses
+            // `DISCARD ALL`.
+            let _ = client.batch_execute("ROLLBACK").await;
+            if client.batch_execute("DISCARD ALL").await.is_err() {
+                // A session that cannot be cleaned must not serve another query: out of the
+                // pool, and closed.
+                drop(Object::take(client));
+            }
         }
         match outcome {
             Ok(Ok((names, rows))) => Ok(rows.answer(&names)),
@@ -176,6 +199,12 @@ impl PgResource {
             Err(_) => Err(stopped_after(time)),
         }
     }
+}
+
+/// The session a query runs on, missing: it is kept until the query's guard is disarmed, so
+/// this never happens.
+fn session_gone() -> EngineError {
+    EngineError::Internal("the read-only query's session was given up early".to_owned())
 }
 
 /// A query error from PostgreSQL (syntax, unknown table, a write refused in the read-only
