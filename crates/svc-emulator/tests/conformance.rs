@@ -107,6 +107,17 @@ enum TimeZone {
 }
 
 /// An emulator serving the rows from one backend, as resource `shop`.
+/// How SQLAlchemy's dialect of a database writes the text of a query.
+#[derive(Clone, Copy)]
+struct TextDialect {
+    /// The quote of an identifier.
+    quote: char,
+    /// The always-false condition an empty query folds into.
+    never: &'static str,
+    /// `user` is a reserved word (PostgreSQL's).
+    reserves_user: bool,
+}
+
 struct Target {
     /// The database enforces foreign keys (the engine runs SQLite without).
     enforces_foreign_keys: bool,
@@ -121,6 +132,8 @@ struct Target {
     /// A database error's text has the database's `HINT` line (PostgreSQL's, as psycopg2
     /// writes it).
     error_hints: bool,
+    /// How SQLAlchemy's dialect writes the text of a query.
+    text_dialect: TextDialect,
     emulator: Emulator,
     /// The number of the database's sessions left inside a transaction (none on SQLite, whose
     /// connections the emulator keeps), asked outside the emulator.
@@ -141,6 +154,11 @@ impl Target {
             json_is_text: false,
             reads_expression_defaults: true,
             error_hints: false,
+            text_dialect: TextDialect {
+                quote: '"',
+                never: "0 = 1",
+                reserves_user: false,
+            },
             emulator,
             open_transactions: None,
             _database: None,
@@ -197,6 +215,7 @@ CREATE TABLE events (id INTEGER PRIMARY KEY, day DATE, at DATETIME, amount NUMER
 CREATE TABLE docs (id INTEGER PRIMARY KEY, doc JSON);
 CREATE TABLE defaults (id INTEGER PRIMARY KEY, lit INTEGER DEFAULT 7, expr TEXT DEFAULT (lower('ABC')));
 CREATE TABLE guarded (id INTEGER PRIMARY KEY, amount INTEGER);
+CREATE TABLE words (id INTEGER PRIMARY KEY, \"order\" TEXT, \"user\" TEXT, \"Mixed\" TEXT);
 CREATE TRIGGER guard BEFORE INSERT ON guarded WHEN NEW.amount < 0
 BEGIN SELECT RAISE(ABORT, 'amount is negative'); END;
 {SHAPE_ROWS}{REFERENCE_TABLES}{DOCS}"
@@ -230,6 +249,7 @@ CREATE TABLE events (id serial PRIMARY KEY, day date, at timestamp, amount numer
 CREATE TABLE docs (id integer PRIMARY KEY, doc jsonb);
 CREATE TABLE defaults (id integer PRIMARY KEY, lit integer DEFAULT 7, expr text DEFAULT lower('ABC'));
 CREATE TABLE guarded (id integer PRIMARY KEY, amount integer);
+CREATE TABLE words (id integer PRIMARY KEY, \"order\" text, \"user\" text, \"Mixed\" text);
 CREATE FUNCTION guard() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF NEW.amount < 0 THEN
@@ -245,6 +265,11 @@ CREATE TRIGGER guard BEFORE INSERT ON guarded FOR EACH ROW EXECUTE FUNCTION guar
     let mut target =
         Target::serving(ResourceConfig::new("shop", TOKEN).database(cluster.url(&name))).await;
     target.error_hints = true;
+    target.text_dialect = TextDialect {
+        quote: '"',
+        never: "false",
+        reserves_user: true,
+    };
     target.open_transactions = Some(Box::new(move || {
         cluster
             .psql(
@@ -275,6 +300,7 @@ async fn mysql() -> Target {
              CREATE TABLE defaults (id INT PRIMARY KEY, lit INT DEFAULT 7, \
              expr VARCHAR(10) DEFAULT (lower('ABC')));\n\
              CREATE TABLE guarded (id INT PRIMARY KEY, amount INT);\n\
+             CREATE TABLE words (id INT PRIMARY KEY, `order` TEXT, `user` TEXT, `Mixed` TEXT);\n\
              DELIMITER //\n\
              CREATE TRIGGER guard BEFORE INSERT ON guarded FOR EACH ROW IF NEW.amount < 0 THEN \
              SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'amount is negative'; END IF//\n\
@@ -298,6 +324,11 @@ async fn mysql() -> Target {
     target.time_zone = TimeZone::Refused;
     target.json_is_text = true;
     target.reads_expression_defaults = false;
+    target.text_dialect = TextDialect {
+        quote: '`',
+        never: "false = 1",
+        reserves_user: false,
+    };
     target
 }
 
@@ -346,6 +377,7 @@ conformance!(
     a_json_column_given_null_keeps_what_loads_as_none,
     a_create_leaves_to_the_database_the_defaults_the_engine_reads,
     a_trigger_that_refuses_a_write_is_a_400_with_the_databases_message,
+    an_unknown_function_answers_the_query_text_in_the_databases_dialect,
     aggregates,
     groups_sorted_by_key,
     sql_answers_columns_and_rows,
@@ -625,6 +657,26 @@ async fn a_trigger_that_refuses_a_write_is_a_400_with_the_databases_message(t: &
         )
         .await;
     assert_eq!(success(&created)["amount"], 0);
+}
+
+/// An unknown aggregate function on a text column answers the text of the engine's empty
+/// query, as SQLAlchemy writes it in the database's dialect: its quote, its reserved words
+/// (`user` is PostgreSQL's alone), its always-false condition.
+async fn an_unknown_function_answers_the_query_text_in_the_databases_dialect(t: &Target) {
+    let answer = t
+        .ok("models/words/aggregate?_y_func=nosuch&_y_column=order")
+        .await;
+    let TextDialect {
+        quote: q,
+        never,
+        reserves_user,
+    } = t.text_dialect;
+    let user = if reserves_user { "\"user\"" } else { "user" };
+    let want = format!(
+        "SELECT words.id AS words_id, words.{q}order{q} AS words_order, words.{user} AS \
+         words_user, words.{q}Mixed{q} AS {q}words_Mixed{q} \nFROM words \nWHERE {never}"
+    );
+    assert_eq!(answer["y_func"], json!(want), "{answer}");
 }
 
 /// Deleting a row does what SQLAlchemy automap's relationships do (flow/delete.rs): nullable

@@ -79,6 +79,21 @@ impl EngineError {
         if lenient { self } else { self.strict() }
     }
 
+    /// The engine's answer to a write that broke a unique key on `column` (its pattern finds
+    /// the column in the database's `message`): the column's error, after the database's
+    /// message.
+    pub(crate) fn duplicate_value(message: &str, column: &str) -> Self {
+        Self::Invalid {
+            message: format!(
+                "{message}: a record with the same {column} already exists; send another value."
+            ),
+            fields: BTreeMap::from([(
+                column.to_owned(),
+                vec!["record with the same value already exists".to_owned()],
+            )]),
+        }
+    }
+
     /// An invalid request naming several inputs, with a summary message.
     pub fn fields(message: impl Into<String>, fields: BTreeMap<String, Vec<String>>) -> Self {
         Self::Invalid {

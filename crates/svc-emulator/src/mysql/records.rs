@@ -1,8 +1,6 @@
 //! Records of a MySQL resource: list, retrieve, create, update, delete, as the engine answers
 //! them on MySQL (see [`super`]).
 
-use std::collections::BTreeMap;
-
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Row, Value};
 
@@ -469,15 +467,7 @@ impl MyResource {
                 .map(|(_, rest)| rest.trim_end_matches('\''))
             && model.field(key).is_some()
         {
-            return EngineError::Invalid {
-                message: format!(
-                    "{text}: a record with the same {key} already exists; send another value."
-                ),
-                fields: BTreeMap::from([(
-                    key.to_owned(),
-                    vec!["record with the same value already exists".to_owned()],
-                )]),
-            };
+            return EngineError::duplicate_value(&text, key);
         }
         non_field(text)
     }

@@ -1,8 +1,6 @@
 //! Records of a PostgreSQL resource: list, retrieve, create, update, delete, as the engine
 //! answers them on PostgreSQL (see [`super`]).
 
-use std::collections::BTreeMap;
-
 use deadpool_postgres::Object;
 
 use tokio_postgres::Row;
@@ -457,16 +455,7 @@ impl PgResource {
                 .map(|(column, _)| column)
             && model.field(column).is_some()
         {
-            return EngineError::Invalid {
-                message: format!(
-                    "{}: a record with the same {column} already exists; send another value.",
-                    db.message()
-                ),
-                fields: BTreeMap::from([(
-                    column.to_owned(),
-                    vec!["record with the same value already exists".to_owned()],
-                )]),
-            };
+            return EngineError::duplicate_value(db.message(), column);
         }
         non_field(message(&e))
     }

@@ -1348,15 +1348,7 @@ pub(crate) fn db_error(model: &Model, e: rusqlite::Error) -> EngineError {
         if let Some((_, column)) = list.rsplit_once('.')
             && model.field(column).is_some()
         {
-            return EngineError::Invalid {
-                message: format!(
-                    "{msg}: a record with the same {column} already exists; send another value."
-                ),
-                fields: BTreeMap::from([(
-                    column.to_owned(),
-                    vec!["record with the same value already exists".to_owned()],
-                )]),
-            };
+            return EngineError::duplicate_value(&msg, column);
         }
     }
     non_field(msg)
