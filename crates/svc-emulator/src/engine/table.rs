@@ -283,9 +283,6 @@ pub(crate) struct MappedTable<F, E = ()> {
     /// first column. Its queries then select only rows where it is not NULL, and rows that
     /// share its value are one record (the first the ORM reads).
     pub promoted_key: bool,
-    /// The key is one declared column (the whole primary key): unique and never NULL, so an
-    /// order that reaches it is total.
-    pub unique_key: bool,
     /// The table in SQL, quoted (and qualified where the database qualifies it).
     pub table_sql: String,
     /// Every column as a record's read takes it, in table order, comma-separated.
@@ -318,7 +315,6 @@ impl<F: KeyColumn, E> MappedTable<F, E> {
             f.set_key(i == pk);
         }
         Some(MappedTable {
-            unique_key: !promoted_key && identity.len() == 1,
             select_list: fields.iter().map(select).collect::<Vec<_>>().join(", "),
             index: index_by_name(&fields),
             name,
@@ -329,6 +325,12 @@ impl<F: KeyColumn, E> MappedTable<F, E> {
             table_sql,
             extra,
         })
+    }
+
+    /// The key is one declared column (the whole primary key): unique and never NULL, so an
+    /// order that reaches it is total.
+    pub(crate) fn unique_key(&self) -> bool {
+        !self.promoted_key && self.identity.len() == 1
     }
 }
 

@@ -4,7 +4,7 @@
 //! Everything is read from `information_schema` with bound parameters; identifiers found this
 //! way are the only ones ever written into SQL, always through [`quote_ident`].
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use mysql_async::Conn;
@@ -43,7 +43,7 @@ pub(crate) struct InnoDb(pub bool);
 /// SQLAlchemy reflects views too: jet-bridge asks for them).
 const COLUMNS: &str = "\
 SELECT c.TABLE_NAME, c.COLUMN_NAME, c.DATA_TYPE, c.COLUMN_TYPE, \
-       c.COLUMN_DEFAULT IS NOT NULL AND c.COLUMN_DEFAULT <> 'NULL', c.EXTRA, \
+       c.COLUMN_DEFAULT, c.EXTRA, \
        c.IS_NULLABLE = 'NO', t.TABLE_TYPE = 'BASE TABLE' AND t.ENGINE = 'InnoDB', \
        t.TABLE_TYPE = 'BASE TABLE' \
 FROM information_schema.COLUMNS c \
@@ -57,7 +57,17 @@ SELECT TABLE_NAME, COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE \
 WHERE TABLE_SCHEMA = DATABASE() AND CONSTRAINT_NAME = 'PRIMARY' \
 ORDER BY TABLE_NAME, ORDINAL_POSITION";
 
-type ColumnRow = (String, String, String, String, i64, String, i64, i64, i64);
+type ColumnRow = (
+    String,
+    String,
+    String,
+    String,
+    Option<String>,
+    String,
+    i64,
+    i64,
+    i64,
+);
 
 /// Reads the schema.
 pub(crate) async fn load_schema(
@@ -74,22 +84,33 @@ pub(crate) async fn load_schema(
     }
     let mut tables: BTreeMap<String, Vec<MyField>> = BTreeMap::new();
     let mut innodb: BTreeMap<String, bool> = BTreeMap::new();
-    // The defaults SQLAlchemy reads, per base table (a view's come from `DESCRIBE`, quoted:
-    // every one counts).
+    // The defaults SQLAlchemy reads from `SHOW CREATE TABLE`, asked only of the base tables
+    // where a default's text alone does not say (MariaDB writes a default there as
+    // `COLUMN_DEFAULT` holds it; MySQL quotes literals there and wraps expressions); a view's
+    // come from `DESCRIBE`, quoted: every one counts.
+    let unsure: BTreeSet<&str> = rows
+        .iter()
+        .filter(|r| {
+            r.8 != 0
+                && r.4
+                    .as_deref()
+                    .is_some_and(|d| d != "NULL" && !read_default(d))
+        })
+        .map(|r| r.0.as_str())
+        .collect();
     let mut read_defaults: BTreeMap<String, BTreeMap<String, bool>> = BTreeMap::new();
+    for table in unsure {
+        let create: Option<(String, String)> = conn
+            .query_first(format!("SHOW CREATE TABLE {}", quote_ident(table)))
+            .await
+            .map_err(internal)?;
+        let create = create.map(|(_, text)| text).unwrap_or_default();
+        read_defaults.insert(table.to_owned(), reflected_defaults(&create));
+    }
     for row in rows {
-        let (table, name, data_type, column_type, has_default, extra, not_null, of_innodb, base) =
-            row;
+        let (table, name, data_type, column_type, default, extra, not_null, of_innodb, _) = row;
         innodb.insert(table.clone(), of_innodb != 0);
-        if base != 0 && !read_defaults.contains_key(&table) {
-            let create: Option<(String, String)> = conn
-                .query_first(format!("SHOW CREATE TABLE {}", quote_ident(&table)))
-                .await
-                .map_err(internal)?;
-            let create = create.map(|(_, text)| text).unwrap_or_default();
-            read_defaults.insert(table.clone(), reflected_defaults(&create));
-        }
-        let has_default = has_default != 0
+        let has_default = default.is_some_and(|d| d != "NULL")
             && read_defaults
                 .get(&table)
                 .is_none_or(|d| d.get(&name).copied().unwrap_or(false));

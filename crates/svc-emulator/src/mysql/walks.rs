@@ -77,7 +77,7 @@ fn seekable(kind: MyKind) -> bool {
 /// The terms of `terms` (field index, descending) up to the first that is the model's key,
 /// when the order is total there and every one can be sought past; `None` otherwise.
 pub(crate) fn seek_terms(model: &MyModel, terms: &[(usize, bool)]) -> Option<Vec<(usize, bool)>> {
-    shared::seek_terms(model.unique_key, model.pk, terms, |i| {
+    shared::seek_terms(model.unique_key(), model.pk, terms, |i| {
         model.fields.get(i).is_some_and(|f| seekable(f.kind))
     })
 }

@@ -82,7 +82,7 @@ fn round_trips(kind: PgKind) -> bool {
 /// when the order is total there (the key is one column that is its primary key: unique and
 /// never NULL) and every one can be sought past; `None` otherwise.
 pub(crate) fn seek_terms(model: &PgModel, terms: &[(usize, bool)]) -> Option<Vec<(usize, bool)>> {
-    shared::seek_terms(model.unique_key, model.pk, terms, |i| {
+    shared::seek_terms(model.unique_key(), model.pk, terms, |i| {
         model.fields.get(i).is_some_and(|f| round_trips(f.kind))
     })
 }
