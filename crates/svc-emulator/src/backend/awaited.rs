@@ -131,13 +131,12 @@ macro_rules! awaited_backend {
                 self: std::sync::Arc<Self>,
                 model: String,
                 body: $crate::engine::convert::PyJson,
-                // A key is never NULL here: nothing is written before a failure.
-                _lenient: bool,
+                lenient: bool,
                 hold: $crate::backend::Hold,
             ) -> $crate::backend::Work<Vec<u8>> {
                 Box::pin(async move {
                     let _hold = hold;
-                    $crate::flow::write::create(&*self, &model, &body).await
+                    $crate::flow::write::create(&*self, &model, &body, lenient).await
                 })
             }
 

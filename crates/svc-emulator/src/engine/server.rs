@@ -40,7 +40,8 @@ impl<M: Table> Models<M> {
         *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(models);
     }
 
-    fn current(&self) -> Arc<BTreeMap<String, Arc<M>>> {
+    /// Every model, as last read.
+    pub(crate) fn current(&self) -> Arc<BTreeMap<String, Arc<M>>> {
         Arc::clone(&self.current.read().unwrap_or_else(|e| e.into_inner()))
     }
 

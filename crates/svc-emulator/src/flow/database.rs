@@ -44,7 +44,7 @@ pub(crate) trait Database:
     Lookups<Model: ModelSql + Send + Sync, Field: BodyColumn + Sync, Params: Clone + Send + Sync> + Sync
 {
     /// A row as the driver reads it.
-    type Row: RecordRow<Self::Field> + Send + Sync;
+    type Row: Send + Sync;
     /// A pooled connection for reads.
     type Reader: Send;
 
@@ -53,8 +53,14 @@ pub(crate) trait Database:
 
     /// A value the serializer made, bound for a comparison with (or a write to) `field`, and
     /// its placeholder (`tz`: the engine's default time zone, as the UTC offset in seconds an
-    /// aware date-time is moved to where the database stores none).
-    fn bind(field: &Self::Field, value: &Internal, tz: i32, params: &mut Self::Params) -> String;
+    /// aware date-time is moved to where the database stores none); `Err` where the column's
+    /// type refuses the value (SQLAlchemy's bind processor), as the engine answers it.
+    fn bind(
+        field: &Self::Field,
+        value: &Internal,
+        tz: i32,
+        params: &mut Self::Params,
+    ) -> Result<String, EngineError>;
 
     /// The key a statement and its values are remembered by (walks' anchors, counts).
     fn memo_key(sql: &str, params: &Self::Params) -> Vec<u8>;
@@ -97,7 +103,7 @@ pub(crate) trait Database:
         let pk = model.pk_field();
         let raw = PyJson::Str(raw.to_owned());
         let internal = to_internal(pk.input(), &raw).map_err(non_field)?;
-        let value = Self::bind(pk, &internal, 0, params);
+        let value = Self::bind(pk, &internal, 0, params)?;
         Ok(format!("{} = {value}", Self::column(pk)))
     }
 
@@ -136,7 +142,11 @@ pub(crate) trait Database:
         params: &Self::Params,
         lenient: bool,
     ) -> impl Future<Output = Result<Vec<Self::Row>, EngineError>> + Send;
+}
 
+/// A database's pages of a list (`flow::read`): each page with its walks, and the count. Its
+/// rows are records.
+pub(crate) trait Pages: Database<Row: RecordRow<Self::Field>> {
     /// The rows of one page (`LIMIT per_page OFFSET offset` in the list's order), and its count
     /// when the database had it at hand (read with the page, or remembered).
     fn page(

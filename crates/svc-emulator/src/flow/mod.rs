@@ -5,12 +5,14 @@
 //! it reflects a foreign key, how it tells one row from another, its driver's values and its
 //! errors. The flow never names a database, and a database never repeats a flow.
 //!
-//! Over a database server's side (`database::Database`, for the backends of PostgreSQL and MySQL;
-//! SQLite's own flows are in `sqlite/resource.rs`):
-//! - `selection`: a selection's `WHERE` clause.
-//! - `read`: a list (its page, count and walks) and a record's retrieve.
-//! - `summary`: an aggregate and a group.
-//! - `write`: a record's create, and the steps every update and delete share.
+//! Over a database's side (`database::Database`; SQLite's blocking connection joins through
+//! `sqlite::flows`, its flows run to their end on the thread that holds the connection):
+//! - `selection`: a selection's `WHERE` clause (every database).
+//! - `read`: a list (its page, count and walks: `database::Pages`) and a record's retrieve
+//!   (PostgreSQL and MySQL; SQLite's are its own, in `sqlite/resource.rs`).
+//! - `summary`: an aggregate and a group (PostgreSQL and MySQL).
+//! - `write`: a record's create, and the steps every update and delete share (every
+//!   database).
 //!
 //! Over any database's [`Connection`]:
 //! - [`delete`]: what SQLAlchemy's automap relationships do to the rows that refer to a row
@@ -18,7 +20,8 @@
 
 pub(crate) mod connection;
 pub(crate) mod delete;
-// The flows over a database server's side, used by those backends, each an optional feature.
+// The flows over a database's side; parts of them only the server backends use, each an
+// optional feature.
 #[allow(dead_code)]
 pub(crate) mod database;
 #[allow(dead_code)]

@@ -4,14 +4,16 @@
 
 use crate::engine::filter::{Where, order_selects_nothing};
 use crate::engine::relation::Use;
-use crate::engine::server::{check_readable, one_row_per_identity, record_json, records_json};
+use crate::engine::server::{
+    RecordRow, check_readable, one_row_per_identity, record_json, records_json,
+};
 use crate::engine::table::Table;
 use crate::engine::time_zone::tz_of;
 use crate::engine::{EngineError, ListSpec, Listing, MAX_PER_PAGE, Selection};
-use crate::flow::database::{Database, ModelSql, Page};
+use crate::flow::database::{Database, ModelSql, Page, Pages};
 
 /// One page of records of `model`, or all of them (`no_pagination`), as the engine lists them.
-pub(crate) async fn list<D: Database>(
+pub(crate) async fn list<D: Pages>(
     db: &D,
     model: &str,
     spec: &ListSpec,
@@ -71,12 +73,15 @@ pub(crate) async fn list<D: Database>(
 }
 
 /// The record of `model` whose key is `pk` and that `selection` selects, as JSON bytes.
-pub(crate) async fn retrieve<D: Database>(
+pub(crate) async fn retrieve<D>(
     db: &D,
     model: &str,
     pk: &str,
     selection: &Selection,
-) -> Result<Vec<u8>, EngineError> {
+) -> Result<Vec<u8>, EngineError>
+where
+    D: Database<Row: RecordRow<D::Field>>,
+{
     let model = db.model(model)?;
     let mut filter = db.filters(&model, selection, Use::Record)?;
     let key = D::key_condition(&model, pk, &mut filter.params)?;

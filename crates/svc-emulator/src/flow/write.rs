@@ -32,6 +32,9 @@ pub(crate) trait Writes: Database {
     /// How the transaction names the row it locked until it ends.
     type Locked: Send + Sync;
 
+    /// What a `SELECT` adds to lock the row it reads until the transaction ends.
+    const LOCK: &'static str = " FOR UPDATE";
+
     /// Begins a transaction on `conn`.
     fn begin(
         &self,
@@ -43,6 +46,29 @@ pub(crate) trait Writes: Database {
 
     /// The locked row, from what [`lock_select`](Self::lock_select) read.
     fn locked(row: &Self::Row) -> Self::Locked;
+
+    /// `Err` where the engine's ORM fails loading the locked record (a value it cannot read:
+    /// it loads the record before it writes or deletes it); by default it loads.
+    fn loaded(
+        &self,
+        _model: &Self::Model,
+        _locked: &Self::Locked,
+        _lenient: bool,
+    ) -> Result<(), EngineError> {
+        Ok(())
+    }
+
+    /// Which of `values` the locked row holds already, compared as the ORM compares a loaded
+    /// attribute with a given one, where the database read the row whole. `None` (by
+    /// default): the database is asked, in SQL, for the values whose plain write would differ
+    /// from the ORM's (`unchanged_candidates`).
+    fn held(
+        _model: &Self::Model,
+        _locked: &Self::Locked,
+        _values: &Values<'_, Self::Field>,
+    ) -> Option<Vec<bool>> {
+        None
+    }
 
     /// The rows of a statement inside the transaction. A database error is a read's where
     /// `lenient` is given (the engine fails there: strict mode answers `400`), else a write's,
@@ -98,13 +124,15 @@ pub(crate) trait Writes: Database {
         model: &Self::Model,
     ) -> impl Future<Output = Result<(), EngineError>> + Send;
 
-    /// Inserts the record and reads it back as stored.
+    /// Inserts the record and reads it back as stored (`lenient`: the request's mode, for a
+    /// record the engine stores but cannot read back).
     fn insert(
         &self,
         conn: &mut Self::Reader,
         model: &Self::Model,
         values: &Values<'_, Self::Field>,
         tz: i32,
+        lenient: bool,
     ) -> impl Future<Output = Result<Vec<u8>, EngineError>> + Send;
 }
 
@@ -113,6 +141,7 @@ pub(crate) async fn create<D: Writes>(
     db: &D,
     model: &str,
     body: &PyJson,
+    lenient: bool,
 ) -> Result<Vec<u8>, EngineError> {
     let model = db.model(model)?;
     let given = body_values(&*model, body, false)?;
@@ -127,7 +156,7 @@ pub(crate) async fn create<D: Writes>(
     }
     let mut conn = db.reader(None).await?;
     let tz = db.time_zone(&mut conn).await?;
-    db.insert(&mut conn, &model, &values, tz).await
+    db.insert(&mut conn, &model, &values, tz, lenient).await
 }
 
 /// Updates the record `pk` (which `selection` must select) from a body, and returns it as
@@ -148,33 +177,12 @@ pub(crate) async fn update<D: Writes>(
     // The record first (404 before the body is looked at), locked for the update.
     let locked = lock(db, &mut tx, &model, &filter, &key, selection.lenient).await?;
     let mut values = changes::<D>(&model, body, partial)?;
-    let candidates = unchanged_candidates(&values);
-    if !candidates.is_empty() {
-        let mut params = D::Params::default();
-        let same: Vec<String> = candidates
-            .iter()
-            .map(|&i| {
-                let (f, v) = &values[i];
-                if loads_none(*f, v) {
-                    return D::loads_none_sql(D::column(f));
-                }
-                D::same_sql(D::column(f), &D::bind(f, v, tz, &mut params))
-            })
-            .collect();
-        // For each candidate, whether the locked row holds it already, as the ORM compares (a
-        // JSON `None` with what loads as `None`): then it is left out, as the ORM leaves out
-        // an unchanged attribute.
-        let at = D::at_locked(&model, &locked, &mut params);
-        let sql = format!(
-            "SELECT {} FROM {} WHERE {at} LIMIT 1",
-            same.join(", "),
-            model.table_sql()
-        );
-        let rows = db.tx_rows(&mut tx, &model, &sql, &params, None).await?;
-        let mut unchanged = rows.first().map_or_else(Vec::new, D::truths);
-        unchanged.resize(candidates.len(), false);
-        keep_changed(&mut values, &candidates, &unchanged);
-    }
+    // The ORM writes only the attributes that changed.
+    let (candidates, unchanged) = match D::held(&model, &locked, &values) {
+        Some(held) => ((0..values.len()).collect(), held),
+        None => asked_unchanged(db, &mut tx, &model, &locked, &values, tz).await?,
+    };
+    keep_changed(&mut values, &candidates, &unchanged);
     let bytes = db
         .update_locked(&mut tx, &model, &values, locked, tz)
         .await?;
@@ -198,6 +206,44 @@ pub(crate) async fn delete<D: Writes>(
     db.commit(tx, &model).await
 }
 
+/// The positions among `values` of those whose plain write would differ from the ORM's
+/// (`unchanged_candidates`), and whether the locked row holds each already, as the ORM
+/// compares (a JSON `None` with what loads as `None`): those it holds are left out, as the
+/// ORM leaves out an unchanged attribute.
+async fn asked_unchanged<D: Writes>(
+    db: &D,
+    tx: &mut D::Tx,
+    model: &D::Model,
+    locked: &D::Locked,
+    values: &Values<'_, D::Field>,
+    tz: i32,
+) -> Result<(Vec<usize>, Vec<bool>), EngineError> {
+    let candidates = unchanged_candidates(values);
+    if candidates.is_empty() {
+        return Ok((candidates, Vec::new()));
+    }
+    let mut params = D::Params::default();
+    let mut same = Vec::with_capacity(candidates.len());
+    for &i in &candidates {
+        let (f, v) = &values[i];
+        same.push(if loads_none(*f, v) {
+            D::loads_none_sql(D::column(f))
+        } else {
+            D::same_sql(D::column(f), &D::bind(f, v, tz, &mut params)?)
+        });
+    }
+    let at = D::at_locked(model, locked, &mut params);
+    let sql = format!(
+        "SELECT {} FROM {} WHERE {at} LIMIT 1",
+        same.join(", "),
+        model.table_sql()
+    );
+    let rows = db.tx_rows(tx, model, &sql, &params, None).await?;
+    let mut unchanged = rows.first().map_or_else(Vec::new, D::truths);
+    unchanged.resize(candidates.len(), false);
+    Ok((candidates, unchanged))
+}
+
 /// The record `filter` and `key` select, locked until the transaction ends; `404` when there
 /// is none. A database error is a read's (the engine fails there: strict mode answers `400`).
 async fn lock<D: Writes>(
@@ -209,17 +255,21 @@ async fn lock<D: Writes>(
     lenient: bool,
 ) -> Result<D::Locked, EngineError> {
     let sql = format!(
-        "SELECT {} FROM {}{} LIMIT 1 FOR UPDATE",
+        "SELECT {} FROM {}{} LIMIT 1{}",
         D::lock_select(model),
         model.table_sql(),
-        filter.and(key)
+        filter.and(key),
+        D::LOCK
     );
     let rows = db
         .tx_rows(tx, model, &sql, &filter.params, Some(lenient))
         .await?;
-    rows.first()
+    let locked = rows
+        .first()
         .map(D::locked)
-        .ok_or(EngineError::RecordNotFound)
+        .ok_or(EngineError::RecordNotFound)?;
+    db.loaded(model, &locked, lenient)?;
+    Ok(locked)
 }
 
 /// `col = value, ...` of an `UPDATE` of `values` (not empty), each bound in `params`.
@@ -227,12 +277,12 @@ pub(crate) fn set_list<D: Writes>(
     values: &Values<'_, D::Field>,
     tz: i32,
     params: &mut D::Params,
-) -> String {
-    let sets: Vec<String> = values
+) -> Result<String, EngineError> {
+    let sets = values
         .iter()
-        .map(|(f, v)| format!("{} = {}", D::column(f), D::bind(f, v, tz, params)))
-        .collect();
-    sets.join(", ")
+        .map(|(f, v)| Ok(format!("{} = {}", D::column(f), D::bind(f, v, tz, params)?)))
+        .collect::<Result<Vec<String>, EngineError>>()?;
+    Ok(sets.join(", "))
 }
 
 /// The record a request names: its model, the selection's clause, and the key's condition

@@ -10,7 +10,7 @@ use crate::engine::convert::{Internal, py_json_dumps};
 use crate::engine::server::{Models, RecordRow, record_json};
 use crate::engine::table::Table;
 use crate::flow::Locator;
-use crate::flow::database::{Database, Page};
+use crate::flow::database::{Database, Page, Pages};
 use crate::flow::delete::follow_references;
 use crate::flow::write::{Values, Writes, set_list};
 use crate::mysql::filter::{MyWhere, Params, stored_literal, unhex};
@@ -34,8 +34,13 @@ impl Database for MyResource {
         &self.schema
     }
 
-    fn bind(field: &MyField, value: &Internal, tz: Offset, params: &mut Params) -> String {
-        params.bind(bind_param(field, value, tz)).to_owned()
+    fn bind(
+        field: &MyField,
+        value: &Internal,
+        tz: Offset,
+        params: &mut Params,
+    ) -> Result<String, EngineError> {
+        Ok(params.bind(bind_param(field, value, tz)).to_owned())
     }
 
     fn memo_key(sql: &str, params: &Params) -> Vec<u8> {
@@ -79,7 +84,10 @@ impl Database for MyResource {
             .map_err(|e| self.read_failure(e))
             .map_err(|e| e.unless_lenient(lenient))
     }
+}
 
+/// MySQL's pages of a list (`flow::read`).
+impl Pages for MyResource {
     /// A page past the first reads and converts only its own rows (see `mysql/walks.rs`).
     async fn page(
         &self,
@@ -184,6 +192,8 @@ impl Writes for MyResource {
         model: &MyModel,
         values: &Values<'_, MyField>,
         tz: i32,
+        // A key is never NULL here: nothing is written before a failure.
+        _lenient: bool,
     ) -> Result<Vec<u8>, EngineError> {
         let pk = model.pk_field();
         let mut params = Params::default();
@@ -197,7 +207,7 @@ impl Writes for MyResource {
             match value {
                 Some(v) if *v != Internal::None => {
                     names.push(f.sql.as_str());
-                    binds.push(Self::bind(f, v, tz, &mut params));
+                    binds.push(Self::bind(f, v, tz, &mut params)?);
                 }
                 // SQLAlchemy's ORM sends NULL for a column that has no default (nor key, nor
                 // generation) and is not set, or set to None; a default is left to the server.
@@ -279,7 +289,7 @@ impl Writes for MyResource {
                 }
             }
             let mut params = Params::default();
-            let sets = set_list::<Self>(values, tz, &mut params);
+            let sets = set_list::<Self>(values, tz, &mut params)?;
             let at = Self::at_locked(model, &old_identity, &mut params);
             let sql = format!("UPDATE {} SET {sets} WHERE {at}", model.table_sql);
             conn.exec_drop(&sql, params.values())

@@ -12,7 +12,7 @@ use crate::engine::convert::{Internal, PyJson, py_json_dumps, py_text};
 use crate::engine::server::{Models, RecordRow, record_json};
 use crate::engine::table::Table;
 use crate::engine::types::py_float_repr;
-use crate::flow::database::{Database, Page};
+use crate::flow::database::{Database, Page, Pages};
 use crate::flow::delete::follow_references;
 use crate::flow::write::{Values, Writes, set_list};
 use crate::postgres::filter::{Params, PgWhere, datetime_literal};
@@ -39,8 +39,13 @@ impl Database for PgResource {
 
     /// A value as psycopg2 writes its literal, cast to the column's type (PostgreSQL stores
     /// an aware date-time with its offset: `tz` is not needed).
-    fn bind(field: &PgField, value: &Internal, _tz: i32, params: &mut Params) -> String {
-        bind_value(field, value, params)
+    fn bind(
+        field: &PgField,
+        value: &Internal,
+        _tz: i32,
+        params: &mut Params,
+    ) -> Result<String, EngineError> {
+        Ok(bind_value(field, value, params))
     }
 
     fn memo_key(sql: &str, params: &Params) -> Vec<u8> {
@@ -70,7 +75,10 @@ impl Database for PgResource {
     ) -> Result<Vec<Row>, EngineError> {
         self.read_rows(reader, sql, params, lenient).await
     }
+}
 
+/// PostgreSQL's pages of a list (`flow::read`).
+impl Pages for PgResource {
     /// A page reads and converts only its own rows (see `postgres/walks.rs`). The count, when
     /// it is sure to be needed (any page but the first) or cheap (the catalog's estimate, or a
     /// count of a table too small to have one), goes with the page: both statements are sent
@@ -171,7 +179,7 @@ impl Writes for PgResource {
         tz: i32,
     ) -> Result<Vec<u8>, EngineError> {
         let mut params = Params::default();
-        let sets = set_list::<Self>(values, tz, &mut params);
+        let sets = set_list::<Self>(values, tz, &mut params)?;
         let at_row = Self::at_locked(model, &ctid, &mut params);
         let (table, list) = (&model.table_sql, &model.select_list);
         let sql = if values.is_empty() {
@@ -231,6 +239,8 @@ impl Writes for PgResource {
         model: &PgModel,
         values: &Values<'_, PgField>,
         tz: i32,
+        // A key is never NULL here: nothing is written before a failure.
+        _lenient: bool,
     ) -> Result<Vec<u8>, EngineError> {
         let pk = model.pk_field();
         let pk_given = values.iter().any(|(f, _)| f.primary_key);

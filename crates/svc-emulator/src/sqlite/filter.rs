@@ -23,6 +23,7 @@ use crate::engine::relation::Use;
 use crate::engine::table::Table;
 use crate::engine::types::{FilterFamily, Reflected, Search};
 use crate::flow::selection::{self, Cmp, Filter, Lookups, lookup_condition};
+use crate::sqlite::flows::Sqlite;
 use crate::sqlite::model::{Field, Model};
 
 /// A number filter's value bound as the engine binds it: a Python int or float.
@@ -42,29 +43,25 @@ pub(crate) const NEVER: &str = "0 = 1";
 /// One filter, as its condition is built.
 type Ctx<'a> = Filter<'a, Field>;
 
-/// SQLite's SQL of a selection's parts (`flow::selection`).
-pub(crate) struct SqliteLookups;
-
-impl SqliteLookups {
-    fn number(ctx: &Ctx<'_>, raw: &str) -> Result<PyNumber, EngineError> {
-        ctx.reader().number(raw)
-    }
-
-    /// A value bound for `exact`, `gt`, `gte`, `lt`, `lte` and each `in` item.
-    fn compared(ctx: &Ctx<'_>, raw: &str, in_list: bool) -> Result<Value, EngineError> {
-        Ok(match ctx.field.ty.filter {
-            FilterFamily::Number => number_value(Self::number(ctx, raw)?),
-            FilterFamily::Boolean => Value::Integer(i64::from(ctx.boolean(raw)?)),
-            // `in` on a date column compares the raw texts; the other lookups the date.
-            FilterFamily::Date if in_list => Value::Text(raw.to_owned()),
-            FilterFamily::Date => Value::Text(ctx.datetime(raw)?.date.iso()),
-            FilterFamily::DateTime => Value::Text(stored_datetime(&ctx.datetime(raw)?)),
-            FilterFamily::Text | FilterFamily::Json => Value::Text(raw.to_owned()),
-        })
-    }
+fn number(ctx: &Ctx<'_>, raw: &str) -> Result<PyNumber, EngineError> {
+    ctx.reader().number(raw)
 }
 
-impl Lookups for SqliteLookups {
+/// A value bound for `exact`, `gt`, `gte`, `lt`, `lte` and each `in` item.
+fn compared(ctx: &Ctx<'_>, raw: &str, in_list: bool) -> Result<Value, EngineError> {
+    Ok(match ctx.field.ty.filter {
+        FilterFamily::Number => number_value(number(ctx, raw)?),
+        FilterFamily::Boolean => Value::Integer(i64::from(ctx.boolean(raw)?)),
+        // `in` on a date column compares the raw texts; the other lookups the date.
+        FilterFamily::Date if in_list => Value::Text(raw.to_owned()),
+        FilterFamily::Date => Value::Text(ctx.datetime(raw)?.date.iso()),
+        FilterFamily::DateTime => Value::Text(stored_datetime(&ctx.datetime(raw)?)),
+        FilterFamily::Text | FilterFamily::Json => Value::Text(raw.to_owned()),
+    })
+}
+
+/// SQLite's SQL of a selection's parts (`flow::selection`).
+impl Lookups for Sqlite<'_> {
     type Model = Model;
     type Field = Field;
     type Params = Vec<Value>;
@@ -102,7 +99,7 @@ impl Lookups for SqliteLookups {
     /// `'%{}%'.format(value)` after the engine's field.
     fn contained(ctx: &Ctx<'_>, raw: &str) -> Result<String, EngineError> {
         Ok(match ctx.field.ty.filter {
-            FilterFamily::Number => Self::number(ctx, raw)?.text(),
+            FilterFamily::Number => number(ctx, raw)?.text(),
             FilterFamily::DateTime => ctx.datetime(raw)?.python_str(),
             FilterFamily::Boolean
             | FilterFamily::Date
@@ -112,7 +109,7 @@ impl Lookups for SqliteLookups {
     }
 
     fn in_item(ctx: &Ctx<'_>, raw: &str, params: &mut Vec<Value>) -> Result<String, EngineError> {
-        params.push(Self::compared(ctx, raw, true)?);
+        params.push(compared(ctx, raw, true)?);
         Ok("?".to_owned())
     }
 
@@ -122,7 +119,7 @@ impl Lookups for SqliteLookups {
         raw: &str,
         params: &mut Vec<Value>,
     ) -> Result<String, EngineError> {
-        params.push(Self::compared(ctx, raw, false)?);
+        params.push(compared(ctx, raw, false)?);
         Ok(format!("{} {} ?", ctx.field.sql, op.sql()))
     }
 
@@ -225,7 +222,7 @@ pub(crate) fn build_where(
     selection: &Selection,
     related: &Related<'_, Model>,
 ) -> Result<Where, EngineError> {
-    selection::build_where::<SqliteLookups>(model, selection, related)
+    selection::build_where::<Sqlite<'_>>(model, selection, related)
 }
 
 /// The order of a list: its ` ORDER BY ...` clause and the fields it sorts by.

@@ -78,6 +78,7 @@
 pub(crate) mod aggregate;
 mod backend;
 pub(crate) mod filter;
+pub(crate) mod flows;
 pub(crate) mod handoff;
 mod memo;
 pub(crate) mod model;

@@ -7,10 +7,12 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::engine::convert::InputField;
 #[cfg(doc)]
 use crate::engine::table::quote_ident;
-use crate::engine::table::{Column, table_of_fields};
+use crate::engine::table::{BodyColumn, Column, table_of_fields};
 use crate::engine::types::{ColumnType, FilterFamily, ValueWriter};
+use crate::flow::database::ModelSql;
 
 /// What kind of value a field holds, from its declared SQL type.
 ///
@@ -194,6 +196,41 @@ impl Column for Field {
 }
 
 table_of_fields!(Model, Field, |m| m.identity.len() == 1);
+
+impl ModelSql for Model {
+    fn table_sql(&self) -> &str {
+        &self.table_sql
+    }
+
+    fn select_list(&self) -> &str {
+        &self.select_list
+    }
+}
+
+/// The engine's reading of a write's body over SQLite's columns: SQLAlchemy reflects every
+/// SQLite column with autoincrement `auto`, so its serializer requires none, and a key sent as
+/// 0, `""` or `null` counts as not sent, whatever its type.
+impl BodyColumn for Field {
+    fn input(&self) -> InputField {
+        InputField::of(self.ty)
+    }
+
+    fn required(&self) -> bool {
+        false
+    }
+
+    fn generated(&self) -> bool {
+        self.generated
+    }
+
+    fn primary_key(&self) -> bool {
+        self.primary_key
+    }
+
+    fn autoincrement(&self) -> bool {
+        self.primary_key
+    }
+}
 
 /// Every model of a resource, by table name.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock, TryLockError};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::Duration;
 
 use rusqlite::config::DbConfig;
@@ -15,23 +15,23 @@ use rusqlite::{Connection, ErrorCode, OpenFlags, params_from_iter};
 use serde_json::Value as Json;
 use tokio::sync::Notify;
 
-use crate::engine::body::{non_field, not_a_dict, read_values, summary};
-use crate::engine::convert::{InputField, Internal, PyJson, py_equal, to_internal};
+use crate::engine::body::{non_field, summary};
+use crate::engine::convert::{InputField, Internal, PyJson, to_internal};
 use crate::engine::error::EngineError;
 use crate::engine::filter::{MAX_PER_PAGE, order_selects_nothing};
 use crate::engine::list::{ListSpec, Listing, RecordsJson, Selection};
 use crate::engine::related::Related;
 use crate::engine::relation::Use;
+use crate::engine::server::Models;
 use crate::engine::table::quote_ident;
 use crate::engine::types::{PyValue, Reflected, Stored, read};
-use crate::flow::Locator;
+use crate::flow;
 use crate::flow::connection::run_now;
-use crate::flow::delete::follow_references;
 use crate::sqlite::filter::{NEVER, Order, Where, build_where, order_by};
+use crate::sqlite::flows::Sqlite;
 use crate::sqlite::handoff::{Attempt, ListRun, Mode, Route, RunMemory, route_retrieve};
 use crate::sqlite::memo::{self, ListMemo, Ticket};
 use crate::sqlite::model::{Field, Model, Schema};
-use crate::sqlite::references::{self, SqliteConnection, equal_all};
 use crate::sqlite::schema::{load_schema, prepare};
 use crate::sqlite::values::{
     bind, json_to_sql, text_to_sql, write_field_value, write_record, write_row,
@@ -73,7 +73,7 @@ pub struct Resource {
     writer: Mutex<Conn>,
     readers: Vec<Mutex<Conn>>,
     next_reader: AtomicUsize,
-    schema: RwLock<Arc<Schema>>,
+    models: Models<Model>,
     memo: ListMemo,
     /// How long recent list requests took, for where the next one runs (`sqlite::handoff`).
     runs: RunMemory,
@@ -155,6 +155,13 @@ impl Resource {
     }
 }
 
+/// The models of a schema just read.
+fn models_of(schema: Schema) -> Models<Model> {
+    let models = Models::default();
+    models.replace(schema.models);
+    models
+}
+
 fn open_error(path: &Path, e: rusqlite::Error) -> EngineError {
     EngineError::Internal(format!("cannot open database {}: {e}", path.display()))
 }
@@ -200,7 +207,7 @@ impl Resource {
                     writer: Conn::new(conn),
                     readers: Vec::new(),
                     next_reader: AtomicUsize::new(0),
-                    schema: RwLock::new(Arc::new(schema)),
+                    models: models_of(schema),
                     memo: ListMemo::default(),
                     runs: RunMemory::default(),
                     freed: Notify::new(),
@@ -269,7 +276,7 @@ impl Resource {
             writer: Conn::new(conn),
             readers,
             next_reader: AtomicUsize::new(0),
-            schema: RwLock::new(Arc::new(schema)),
+            models: models_of(schema),
             memo: ListMemo::default(),
             runs: RunMemory::default(),
             freed: Notify::new(),
@@ -297,26 +304,30 @@ impl Resource {
             let w = self.lock(&self.writer);
             load_schema(&w.conn)?
         };
-        *self.schema.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(schema);
+        self.models.replace(schema.models);
         Ok(())
     }
 
     /// The schema as last read.
     pub fn schema(&self) -> Arc<Schema> {
-        self.schema
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        Arc::new(Schema {
+            models: (*self.models.current()).clone(),
+        })
+    }
+
+    /// The models, as last read (start or reload).
+    pub(crate) fn models(&self) -> &Models<Model> {
+        &self.models
     }
 
     /// The names of every model, sorted.
     pub fn model_names(&self) -> Vec<String> {
-        self.schema().models.keys().cloned().collect()
+        self.models.names()
     }
 
     /// The model named `name`, if the schema has it.
     pub fn model(&self, name: &str) -> Option<Arc<Model>> {
-        self.schema().models.get(name).cloned()
+        self.models.get(name).ok()
     }
 
     /// The models a selection's `_relation` may join, for an operation that uses it so.
@@ -771,95 +782,9 @@ impl Resource {
         body: &PyJson,
         lenient: bool,
     ) -> Result<Vec<u8>, EngineError> {
-        let model = self.model_or_404(model)?;
-        let given = body_values(&model, body, false)?;
-        let mut values = validate(&given)?;
-        let pk_field = model.pk_field();
-        if let Some(at) = values.iter().position(|(f, _)| f.primary_key)
-            && !values[at].1.truthy()
-        {
-            values.remove(at);
-        }
-        // The new record's identity (the mapper's key columns) comes from the body; a
-        // composite key may leave some of them NULL, not all.
-        let pk_given = values
-            .iter()
-            .any(|(f, v)| model.identity.contains(&model_index(&model, f)) && *v != Internal::None);
-        if !pk_given && !autoincrement_key(&model) {
-            // SQLAlchemy has no way to learn the new record's key: the engine inserts, then
-            // answers `400 Query failed` (a NULL identity) and rolls back.
-            return Err(EngineError::field(
-                pk_field.name.clone(),
-                format!(
-                    "A value is required for the primary key {:?}: the database does not \
-                     assign it. Send one in the body.",
-                    pk_field.name
-                ),
-            ));
-        }
-        // SQLAlchemy leaves a None out of the INSERT (but for JSON, where None is `null`), so
-        // the column takes its default, or NULL.
-        let mut cols: Vec<(&Field, Value)> = Vec::new();
-        for (f, v) in &values {
-            if *v == Internal::None && f.ty.reflected != Reflected::Json {
-                continue;
-            }
-            cols.push((f, bind(f.ty.reflected, v).map_err(non_field)?));
-        }
-        let sql = if cols.is_empty() {
-            format!("INSERT INTO {} DEFAULT VALUES", model.table_sql)
-        } else {
-            let names: Vec<&str> = cols.iter().map(|(f, _)| f.sql.as_str()).collect();
-            let marks = vec!["?"; cols.len()].join(", ");
-            format!(
-                "INSERT INTO {} ({}) VALUES ({marks})",
-                model.table_sql,
-                names.join(", ")
-            )
-        };
         self.with_writer(|conn| {
-            let tx = conn.transaction()?;
-            prepare(&tx, &sql)
-                .and_then(|mut s| s.execute(params_from_iter(cols.iter().map(|(_, v)| v))))
-                .map_err(|e| db_error(&model, e))?;
-            // The record as the engine reads it back after the commit, by its identity: the
-            // key given, else SQLite's last rowid (SQLAlchemy's `lastrowid`, which is the key
-            // only for an INTEGER PRIMARY KEY: for another integer or numeric key it names
-            // whichever record has that key, or none).
-            let identity: Vec<Value> = model
-                .identity
-                .iter()
-                .map(|&i| {
-                    let given = cols
-                        .iter()
-                        .find(|(f, _)| std::ptr::eq(*f, &model.fields[i]))
-                        .map(|(_, v)| v.clone());
-                    match given {
-                        Some(v) => v,
-                        None if autoincrement_key(&model) => Value::Integer(tx.last_insert_rowid()),
-                        None => Value::Null,
-                    }
-                })
-                .collect();
-            let Some(row) = get_by_identity(&tx, &model, &identity)? else {
-                // The engine commits the row with a NULL key, then fails (500) reading it
-                // back. Strict mode stores nothing ([decision: stricter]); lenient mode does
-                // what the engine does.
-                if lenient {
-                    tx.commit().map_err(|e| db_error(&model, e))?;
-                }
-                return Err(EngineError::engine_fails(
-                    lenient,
-                    &pk_field.name,
-                    format!(
-                        "A value is required for the primary key {:?}: the database does not \
-                         assign it. Send one in the body.",
-                        pk_field.name
-                    ),
-                ));
-            };
-            tx.commit().map_err(|e| db_error(&model, e))?;
-            Ok(write_loaded(&model, &row))
+            let db = Sqlite::new(self, conn);
+            run_now(flow::write::create(&db, model, body, lenient))
         })
     }
 
@@ -878,65 +803,10 @@ impl Resource {
         body: &PyJson,
         selection: &Selection,
     ) -> Result<Vec<u8>, EngineError> {
-        let model = self.model_or_404(model)?;
-        let filter = build_where(&model, selection, &self.related(Use::Write))?;
-        let pk = lookup_value(&model, pk)?;
         self.with_writer(|conn| {
-            let tx = conn.transaction()?;
-            let old = get_object(&tx, &model, &filter, &pk)?.ok_or(EngineError::RecordNotFound)?;
-            // The engine loads the record first, and fails on a value it cannot read.
-            self.readable(&model, &old, selection.lenient)?;
-            let given = body_values(&model, body, true)?;
-            let values = validate(&given)?;
-            let mut sets: Vec<(&Field, Value)> = Vec::new();
-            for (f, v) in &values {
-                let i = model_index(&model, f);
-                let loaded = read(f.ty, Stored::from(&old[i]));
-                if py_equal(v, &loaded, f.ty.reflected) {
-                    continue;
-                }
-                sets.push((f, bind(f.ty.reflected, v).map_err(non_field)?));
-            }
-            let old_identity: Vec<Value> = model.identity.iter().map(|&i| old[i].clone()).collect();
-            // The identity the ORM refreshes the record by: the old one, with the key columns
-            // the update sets.
-            let identity: Vec<Value> = model
-                .identity
-                .iter()
-                .zip(&old_identity)
-                .map(|(&i, old_value)| {
-                    sets.iter()
-                        .find(|(f, _)| std::ptr::eq(*f, &model.fields[i]))
-                        .map_or_else(|| old_value.clone(), |(_, v)| v.clone())
-                })
-                .collect();
-            if !sets.is_empty() {
-                // SQLAlchemy names the row by its whole identity: a NULL in it is a flush
-                // error, and a statement that reaches another number of rows than one (a
-                // promoted key that repeats) a stale-data error; the engine rolls back and
-                // answers `400 Query failed` to both.
-                if old_identity.contains(&Value::Null) {
-                    return Err(query_failed());
-                }
-                let assignments: Vec<String> =
-                    sets.iter().map(|(f, _)| format!("{} = ?", f.sql)).collect();
-                let sql = format!(
-                    "UPDATE {} SET {} WHERE {}",
-                    model.table_sql,
-                    assignments.join(", "),
-                    at_identity(&model)
-                );
-                let binds = sets.iter().map(|(_, v)| v).chain(old_identity.iter());
-                let changed = prepare(&tx, &sql)
-                    .and_then(|mut s| s.execute(params_from_iter(binds)))
-                    .map_err(|e| db_error(&model, e))?;
-                if changed != 1 {
-                    return Err(query_failed());
-                }
-            }
-            let row = reload(&tx, &model, &identity)?;
-            tx.commit().map_err(|e| db_error(&model, e))?;
-            Ok(write_loaded(&model, &row))
+            let db = Sqlite::new(self, conn);
+            // Partial or not: no SQLite column is required (see `Field`'s `BodyColumn`).
+            run_now(flow::write::update(&db, model, pk, body, selection, true))
         })
     }
 
@@ -953,42 +823,9 @@ impl Resource {
         pk: &str,
         selection: &Selection,
     ) -> Result<(), EngineError> {
-        let model = self.model_or_404(model)?;
-        let filter = build_where(&model, selection, &self.related(Use::Write))?;
-        let pk = lookup_value(&model, pk)?;
         self.with_writer(|conn| {
-            let tx = conn.transaction()?;
-            let old = get_object(&tx, &model, &filter, &pk)?.ok_or(EngineError::RecordNotFound)?;
-            self.readable(&model, &old, selection.lenient)?;
-            // The ORM deletes by the mapper's identity: every row that shares a promoted key
-            // goes (SQLAlchemy only warns that it matched more than one); a NULL in a
-            // composite key is a flush error, `400 Query failed`.
-            let key_cols: Vec<String> = model
-                .identity
-                .iter()
-                .map(|&i| model.fields[i].sql.clone())
-                .collect();
-            let key: Vec<Value> = model.identity.iter().map(|&i| old[i].clone()).collect();
-            if key.contains(&Value::Null) {
-                return Err(query_failed());
-            }
-            let at = Locator {
-                select: key_cols.join(", "),
-                condition: equal_all(&key_cols),
-                may_repeat: model.promoted_key,
-            };
-            let mut flow_conn = SqliteConnection {
-                conn: &tx,
-                model: &model,
-            };
-            let table = references::table(&model.name);
-            run_now(follow_references(&mut flow_conn, &table, &at, key.clone()))?;
-            let sql = format!("DELETE FROM {} WHERE {}", table.sql, at.condition);
-            prepare(&tx, &sql)
-                .and_then(|mut s| s.execute(params_from_iter(key.iter())))
-                .map_err(|e| db_error(&model, e))?;
-            tx.commit().map_err(|e| db_error(&model, e))?;
-            Ok(())
+            let db = Sqlite::new(self, conn);
+            run_now(flow::write::delete(&db, model, pk, selection))
         })
     }
 }
@@ -1354,56 +1191,11 @@ pub(crate) fn db_error(model: &Model, e: rusqlite::Error) -> EngineError {
     non_field(msg)
 }
 
-/// The body values of the model's columns, in column order: a dict's keys that name columns.
-///
-/// A body that is not a dict: the engine reads each column as an attribute of the value, so a
-/// create gets no column at all (and stores the defaults, as the engine does), unless a column
-/// is named like a Python attribute of that value (`count` of a list, `real` of a number), where
-/// the engine writes the attribute's text (a bound method's address): refused, as is an update
-/// with such a body, which the engine answers with `500` ([decision: stricter]).
-fn body_values<'m>(
-    model: &'m Model,
-    body: &'m PyJson,
-    updating: bool,
-) -> Result<Vec<(&'m Field, &'m PyJson)>, EngineError> {
-    let columns = model.fields.iter();
-    if let PyJson::Dict(_) = body {
-        return Ok(columns
-            .filter_map(|f| body.get(&f.name).map(|v| (f, v)))
-            .collect());
-    }
-    let names: Vec<&str> = columns.map(|f| f.name.as_str()).collect();
-    not_a_dict(body, &names, updating)?;
-    Ok(Vec::new())
-}
-
-/// Each given value through its column's serializer field; the field errors, all at once, as
-/// a `400`.
-fn validate<'m>(given: &[(&'m Field, &PyJson)]) -> Result<Vec<(&'m Field, Internal)>, EngineError> {
-    read_values(given, |f| (&f.name, InputField::of(f.ty)), BTreeMap::new())
-}
-
-/// Whether SQLAlchemy takes the primary key for an autoincrement column, whose value after an
-/// INSERT is the cursor's `lastrowid`: a single integer or numeric key (`INTEGER`, `INT`,
-/// `BIGINT`, `REAL`, `NUMERIC`...) without a foreign key or a default, the promoted first
-/// column of a table without a key included. A composite key never is (SQLAlchemy has no
-/// autoincrement column for it).
-fn autoincrement_key(model: &Model) -> bool {
-    let pk = model.pk_field();
-    model.identity.len() == 1
-        && matches!(
-            pk.ty.reflected,
-            Reflected::Integer | Reflected::Float | Reflected::Numeric { .. }
-        )
-        && !pk.has_default
-        && !model.foreign_keys.iter().any(|fk| fk.column == pk.name)
-}
-
 /// The key text of a record URL as the engine reads it: through the key column's serializer
 /// field (`IntegerField` for an integer key: `abc` is `400 not a valid integer`), then bound
 /// as SQLAlchemy binds a value compared with the column: by the value's own type (so text
 /// compared with a `REAL` or `DATE` key is text, which SQLite's affinity may convert).
-fn lookup_value(model: &Model, raw: &str) -> Result<Value, EngineError> {
+pub(crate) fn lookup_value(model: &Model, raw: &str) -> Result<Value, EngineError> {
     let pk = model.pk_field();
     let internal =
         to_internal(InputField::of(pk.ty), &PyJson::Str(raw.to_owned())).map_err(non_field)?;
@@ -1432,15 +1224,6 @@ fn lookup_value(model: &Model, raw: &str) -> Result<Value, EngineError> {
     // ([decision: stricter]).
     bind(by_type, &internal)
         .map_err(|m| non_field(format!("{raw:?} cannot be a key of {}: {m}", model.name)))
-}
-
-/// The index of a field in its model.
-fn model_index(model: &Model, f: &Field) -> usize {
-    model
-        .fields
-        .iter()
-        .position(|g| std::ptr::eq(g, f))
-        .unwrap_or(model.pk)
 }
 
 /// The engine's `get_object`: the first record whose key is `pk` among those the list filters
@@ -1474,25 +1257,9 @@ fn get_object(
     }
 }
 
-/// `"c1" = ? AND "c2" = ?` over the model's identity columns.
-fn at_identity(model: &Model) -> String {
-    let cols: Vec<String> = model
-        .identity
-        .iter()
-        .map(|&i| model.fields[i].sql.clone())
-        .collect();
-    equal_all(&cols)
-}
-
-/// The error the engine answers when its ORM's flush fails without a database message (a
-/// NULL identity, a stale row count).
-fn query_failed() -> EngineError {
-    non_field("Query failed".to_owned())
-}
-
 /// The first record whose identity columns hold `identity`, as SQLAlchemy loads an instance
 /// by its identity (a NULL part compared with `IS NULL`), as its stored values.
-fn get_by_identity(
+pub(crate) fn get_by_identity(
     conn: &Connection,
     model: &Model,
     identity: &[Value],
@@ -1525,17 +1292,6 @@ fn get_by_identity(
     }
 }
 
-/// The record read back by its identity after a write, as the engine refreshes it.
-fn reload(conn: &Connection, model: &Model, identity: &[Value]) -> Result<Vec<Value>, EngineError> {
-    get_by_identity(conn, model, identity)?.ok_or_else(|| {
-        // The engine fails (500) when the written record cannot be read back by its key.
-        EngineError::Internal(format!(
-            "the record of {} was written but cannot be read back by its key",
-            model.name
-        ))
-    })
-}
-
 /// A record with a value the engine cannot read: it fails (500) on every read of the record
 /// ([decision: stricter]: strict mode refuses with a `400` naming the field).
 fn unreadable(model: &Model, at: usize, lenient: bool) -> EngineError {
@@ -1555,7 +1311,12 @@ fn unreadable(model: &Model, at: usize, lenient: bool) -> EngineError {
 impl Resource {
     /// `Ok` when the engine can read every value of a loaded record (or this resource shows
     /// stored values), else [`unreadable`].
-    fn readable(&self, model: &Model, row: &[Value], lenient: bool) -> Result<(), EngineError> {
+    pub(crate) fn readable(
+        &self,
+        model: &Model,
+        row: &[Value],
+        lenient: bool,
+    ) -> Result<(), EngineError> {
         if self.shows_stored_values {
             return Ok(());
         }
@@ -1576,7 +1337,7 @@ fn check_readable(model: &Model, row: &[Value], lenient: bool) -> Result<(), Eng
 }
 
 /// A loaded record as JSON bytes.
-fn write_loaded(model: &Model, row: &[Value]) -> Vec<u8> {
+pub(crate) fn write_loaded(model: &Model, row: &[Value]) -> Vec<u8> {
     let mut buf = Vec::with_capacity(256);
     // Values the engine cannot read were refused before (see `readable`).
     let written = write_record(&mut buf, model, |i| row.get(i).map(Stored::from).ok_or(()));

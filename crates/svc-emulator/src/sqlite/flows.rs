@@ -1,0 +1,462 @@
+//! SQLite's side of the record flows (`flow::write`, `flow::summary`): [`Sqlite`], one
+//! operation's view of a resource and of the connection it runs on.
+//!
+//! SQLite's calls block, so an operation takes its connection first (the writer for a write, a
+//! reader for a summary: `Resource::with_writer`, `Resource::with_read`) and runs the flow to
+//! its end on that thread (`flow::connection::run_now`): every step completes when it is
+//! called, and the flow's futures are ready when first polled. The steps, and the SQL the
+//! databases share, are the flow's; what SQLite binds, reads back and compares is here.
+
+use std::sync::Mutex;
+
+use rusqlite::types::Value;
+use rusqlite::{Connection, params_from_iter};
+
+use crate::engine::body::non_field;
+use crate::engine::convert::{Internal, py_equal};
+use crate::engine::error::EngineError;
+use crate::engine::server::Models;
+use crate::engine::types::{Reflected, Stored, read};
+use crate::flow::Locator;
+use crate::flow::connection::run_now;
+use crate::flow::database::Database;
+use crate::flow::delete::follow_references;
+use crate::flow::write::{Values, Writes};
+use crate::sqlite::memo;
+use crate::sqlite::model::{Field, Model};
+use crate::sqlite::references::{self, SqliteConnection, equal_all};
+use crate::sqlite::resource::{Resource, db_error, get_by_identity, lookup_value, write_loaded};
+use crate::sqlite::schema::prepare;
+use crate::sqlite::values::bind;
+
+/// A resource as the record flows see it, with the one connection an operation runs on.
+pub(crate) struct Sqlite<'c> {
+    resource: &'c Resource,
+    /// The connection, until the flow takes it ([`Database::reader`], once per operation). A
+    /// `Mutex` only so that the flow may share the view between its steps (`Sync`); nothing
+    /// else ever waits on it.
+    conn: Mutex<Option<&'c mut Connection>>,
+}
+
+impl<'c> Sqlite<'c> {
+    /// `resource`, whose operation runs on `conn`.
+    pub(crate) fn new(resource: &'c Resource, conn: &'c mut Connection) -> Self {
+        Sqlite {
+            resource,
+            conn: Mutex::new(Some(conn)),
+        }
+    }
+}
+
+impl Sqlite<'_> {
+    /// The rows of `sql` on `conn`, each value as stored; a failure is `error`'s reading of
+    /// SQLite's.
+    fn rows(
+        conn: &Connection,
+        sql: &str,
+        params: &[Value],
+        error: impl Fn(rusqlite::Error) -> EngineError,
+    ) -> Result<Vec<Vec<Value>>, EngineError> {
+        let run = || -> rusqlite::Result<Vec<Vec<Value>>> {
+            let mut stmt = prepare(conn, sql)?;
+            let width = stmt.column_count();
+            let mut rows = stmt.query(params_from_iter(params.iter()))?;
+            let mut all = Vec::new();
+            while let Some(row) = rows.next()? {
+                all.push((0..width).map(|i| row.get(i)).collect::<Result<_, _>>()?);
+            }
+            Ok(all)
+        };
+        run().map_err(error)
+    }
+}
+
+/// SQLite's side of the record flows' reads and binds.
+impl<'c> Database for Sqlite<'c> {
+    type Row = Vec<Value>;
+    type Reader = &'c mut Connection;
+
+    fn models(&self) -> &Models<Model> {
+        self.resource.models()
+    }
+
+    /// What SQLite is given for the value (SQLAlchemy's bind processor of the column's type,
+    /// then Python's `sqlite3`); a value the type refuses is the engine's `400`. SQLite keeps
+    /// no time zone: `tz` is not needed.
+    fn bind(
+        field: &Field,
+        value: &Internal,
+        _tz: i32,
+        params: &mut Vec<Value>,
+    ) -> Result<String, EngineError> {
+        params.push(bind(field.ty.reflected, value).map_err(non_field)?);
+        Ok("?".to_owned())
+    }
+
+    fn memo_key(sql: &str, params: &Vec<Value>) -> Vec<u8> {
+        memo::key(sql, params)
+    }
+
+    fn sort_column(_model: &Model, field: &Field) -> String {
+        field.sql.clone()
+    }
+
+    /// The key bound as SQLAlchemy binds a value compared with the column: by the value's own
+    /// type (`sqlite::resource::lookup_value`).
+    fn key_condition(
+        model: &Model,
+        raw: &str,
+        params: &mut Vec<Value>,
+    ) -> Result<String, EngineError> {
+        params.push(lookup_value(model, raw)?);
+        Ok(format!("{} = ?", model.pk_field().sql))
+    }
+
+    /// The operation's connection (`tz` changes nothing on SQLite, where the engine sets no
+    /// time zone).
+    async fn reader(&self, _tz: Option<&str>) -> Result<&'c mut Connection, EngineError> {
+        self.conn
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .ok_or_else(|| {
+                EngineError::Internal("an operation asked for its connection twice".to_owned())
+            })
+    }
+
+    /// SQLite stores date-times as the engine wrote them, and reads them back as they are.
+    async fn time_zone(&self, _reader: &mut &'c mut Connection) -> Result<i32, EngineError> {
+        Ok(0)
+    }
+
+    /// A failure is the database's (`500`), as the engine's: SQLite refuses nothing a
+    /// selection writes.
+    async fn read(
+        &self,
+        reader: &mut &'c mut Connection,
+        sql: &str,
+        params: &Vec<Value>,
+        _lenient: bool,
+    ) -> Result<Vec<Vec<Value>>, EngineError> {
+        Self::rows(reader, sql, params, EngineError::from)
+    }
+}
+
+/// A write's transaction on the writer connection, which it holds until it ends: dropped
+/// before its commit (a failed step, a commit SQLite refused), it is rolled back.
+pub(crate) struct SqliteTx<'c>(&'c mut Connection);
+
+impl Drop for SqliteTx<'_> {
+    fn drop(&mut self) {
+        if !self.0.is_autocommit() {
+            // Nothing to answer: a connection that cannot roll back fails its next statement.
+            let _ = self.0.execute_batch("ROLLBACK");
+        }
+    }
+}
+
+/// The identity values of a row as stored, which SQLAlchemy names the row by in its writes;
+/// `Err` where one is NULL (the ORM's flush fails: `400 Query failed`).
+fn identity_of(model: &Model, row: &[Value]) -> Result<Vec<Value>, EngineError> {
+    let key: Vec<Value> = model.identity.iter().map(|&i| row[i].clone()).collect();
+    if key.contains(&Value::Null) {
+        return Err(query_failed());
+    }
+    Ok(key)
+}
+
+/// `"c1" = ? AND ...` over the model's identity columns.
+fn at_identity(model: &Model) -> String {
+    equal_all(&identity_columns(model))
+}
+
+/// The model's identity columns, quoted.
+fn identity_columns(model: &Model) -> Vec<String> {
+    model
+        .identity
+        .iter()
+        .map(|&i| model.fields[i].sql.clone())
+        .collect()
+}
+
+/// The error the engine answers when its ORM's flush fails without a database message (a
+/// NULL identity, a stale row count).
+fn query_failed() -> EngineError {
+    non_field("Query failed".to_owned())
+}
+
+/// The index of a field in its model.
+fn model_index(model: &Model, f: &Field) -> usize {
+    model
+        .fields
+        .iter()
+        .position(|g| std::ptr::eq(g, f))
+        .unwrap_or(model.pk)
+}
+
+/// Whether SQLAlchemy takes the primary key for an autoincrement column, whose value after an
+/// INSERT is the cursor's `lastrowid`: a single integer or numeric key (`INTEGER`, `INT`,
+/// `BIGINT`, `REAL`, `NUMERIC`...) without a foreign key or a default, the promoted first
+/// column of a table without a key included. A composite key never is (SQLAlchemy has no
+/// autoincrement column for it).
+fn autoincrement_key(model: &Model) -> bool {
+    let pk = model.pk_field();
+    model.identity.len() == 1
+        && matches!(
+            pk.ty.reflected,
+            Reflected::Integer | Reflected::Float | Reflected::Numeric { .. }
+        )
+        && !pk.has_default
+        && !model.foreign_keys.iter().any(|fk| fk.column == pk.name)
+}
+
+/// A write's values as SQLite is given them, in order (the first a type refuses is the
+/// engine's `400`).
+fn bound<'m>(values: &Values<'m, Field>) -> Result<Vec<(&'m Field, Value)>, EngineError> {
+    values
+        .iter()
+        .map(|(f, v)| Ok((*f, bind(f.ty.reflected, v).map_err(non_field)?)))
+        .collect()
+}
+
+/// SQLite's side of the writes (`flow::write`). The locked row is read whole: the engine's
+/// ORM loads the record before it writes, fails on a value it cannot read, and compares each
+/// given value with the loaded one in Python.
+impl<'c> Writes for Sqlite<'c> {
+    type Tx = SqliteTx<'c>;
+    type Locked = Vec<Value>;
+
+    /// A write transaction holds SQLite's one write lock until it ends, and the resource's
+    /// writer connection is held for the whole flow: a `SELECT` needs no lock of its own.
+    const LOCK: &'static str = "";
+
+    async fn begin(&self, conn: &'c mut Connection) -> Result<SqliteTx<'c>, EngineError> {
+        conn.execute_batch("BEGIN DEFERRED")?;
+        Ok(SqliteTx(conn))
+    }
+
+    fn lock_select(model: &Model) -> String {
+        model.select_list.clone()
+    }
+
+    fn locked(row: &Vec<Value>) -> Vec<Value> {
+        row.clone()
+    }
+
+    fn loaded(&self, model: &Model, locked: &Vec<Value>, lenient: bool) -> Result<(), EngineError> {
+        self.resource.readable(model, locked, lenient)
+    }
+
+    fn held(model: &Model, locked: &Vec<Value>, values: &Values<'_, Field>) -> Option<Vec<bool>> {
+        Some(
+            values
+                .iter()
+                .map(|(f, v)| {
+                    let loaded = read(f.ty, Stored::from(&locked[model_index(model, f)]));
+                    py_equal(v, &loaded, f.ty.reflected)
+                })
+                .collect(),
+        )
+    }
+
+    async fn tx_rows(
+        &self,
+        tx: &mut SqliteTx<'c>,
+        model: &Model,
+        sql: &str,
+        params: &Vec<Value>,
+        lenient: Option<bool>,
+    ) -> Result<Vec<Vec<Value>>, EngineError> {
+        match lenient {
+            Some(_) => Self::rows(tx.0, sql, params, EngineError::from),
+            None => Self::rows(tx.0, sql, params, |e| db_error(model, e)),
+        }
+    }
+
+    fn truths(row: &Vec<Value>) -> Vec<bool> {
+        row.iter()
+            .map(|v| matches!(v, Value::Integer(i) if *i != 0))
+            .collect()
+    }
+
+    /// SQLite's types refuse a value when it is bound, and only a value the ORM writes is
+    /// bound: a given value equal to the stored one is none.
+    fn writable(_values: &Values<'_, Field>) -> Result<(), EngineError> {
+        Ok(())
+    }
+
+    fn same_sql(col: &str, value: &str) -> String {
+        format!("{col} IS {value}")
+    }
+
+    fn loads_none_sql(col: &str) -> String {
+        format!("({col} IS NULL OR {col} = 'null')")
+    }
+
+    fn at_locked(model: &Model, locked: &Vec<Value>, params: &mut Vec<Value>) -> String {
+        params.extend(model.identity.iter().map(|&i| locked[i].clone()));
+        at_identity(model)
+    }
+
+    /// By the mapper's identity, as SQLAlchemy names the row: a NULL in it is a flush error,
+    /// and a statement that reaches another number of rows than one (a promoted key that
+    /// repeats) a stale-data error; the engine rolls back and answers `400 Query failed` to
+    /// both. The record is read back by its identity, the key columns set included.
+    async fn update_locked(
+        &self,
+        tx: &mut SqliteTx<'c>,
+        model: &Model,
+        values: &Values<'_, Field>,
+        locked: Vec<Value>,
+        _tz: i32,
+    ) -> Result<Vec<u8>, EngineError> {
+        let sets = bound(values)?;
+        let mut identity: Vec<Value> = model.identity.iter().map(|&i| locked[i].clone()).collect();
+        if !sets.is_empty() {
+            let old_identity = identity_of(model, &locked)?;
+            let assignments: Vec<String> =
+                sets.iter().map(|(f, _)| format!("{} = ?", f.sql)).collect();
+            let sql = format!(
+                "UPDATE {} SET {} WHERE {}",
+                model.table_sql,
+                assignments.join(", "),
+                at_identity(model)
+            );
+            let binds = sets.iter().map(|(_, v)| v).chain(old_identity.iter());
+            let changed = prepare(tx.0, &sql)
+                .and_then(|mut s| s.execute(params_from_iter(binds)))
+                .map_err(|e| db_error(model, e))?;
+            if changed != 1 {
+                return Err(query_failed());
+            }
+            for (at, &i) in identity.iter_mut().zip(&model.identity) {
+                if let Some((_, v)) = sets
+                    .iter()
+                    .find(|(f, _)| std::ptr::eq(*f, &model.fields[i]))
+                {
+                    *at = v.clone();
+                }
+            }
+        }
+        let row = get_by_identity(tx.0, model, &identity)?.ok_or_else(|| {
+            // The engine fails (500) when the written record cannot be read back by its key.
+            EngineError::Internal(format!(
+                "the record of {} was written but cannot be read back by its key",
+                model.name
+            ))
+        })?;
+        Ok(write_loaded(model, &row))
+    }
+
+    /// By the mapper's identity: every row that shares a promoted key goes (SQLAlchemy only
+    /// warns that it matched more than one); a NULL in a composite key is a flush error,
+    /// `400 Query failed`.
+    async fn delete_locked(
+        &self,
+        tx: &mut SqliteTx<'c>,
+        model: &Model,
+        locked: Vec<Value>,
+    ) -> Result<(), EngineError> {
+        let key = identity_of(model, &locked)?;
+        let key_cols = identity_columns(model);
+        let at = Locator {
+            select: key_cols.join(", "),
+            condition: equal_all(&key_cols),
+            may_repeat: model.promoted_key,
+        };
+        let table = references::table(&model.name);
+        let mut flow_conn = SqliteConnection { conn: tx.0, model };
+        // Run here, not awaited: the connection is not `Send`, and every step is done when
+        // called.
+        run_now(follow_references(&mut flow_conn, &table, &at, key.clone()))?;
+        let sql = format!("DELETE FROM {} WHERE {}", table.sql, at.condition);
+        prepare(tx.0, &sql)
+            .and_then(|mut s| s.execute(params_from_iter(key.iter())))
+            .map_err(|e| db_error(model, e))?;
+        Ok(())
+    }
+
+    async fn commit(&self, tx: SqliteTx<'c>, model: &Model) -> Result<(), EngineError> {
+        tx.0.execute_batch("COMMIT").map_err(|e| db_error(model, e))
+    }
+
+    /// In one transaction: the row inserted, then read back by its identity as the engine
+    /// refreshes it (the key given, else SQLite's last rowid, SQLAlchemy's `lastrowid`, which
+    /// is the key only for an `INTEGER PRIMARY KEY`: for another integer or numeric key it
+    /// names whichever record has that key, or none).
+    async fn insert(
+        &self,
+        conn: &mut &'c mut Connection,
+        model: &Model,
+        values: &Values<'_, Field>,
+        _tz: i32,
+        lenient: bool,
+    ) -> Result<Vec<u8>, EngineError> {
+        let pk_field = model.pk_field();
+        // The new record's identity (the mapper's key columns) comes from the body; a
+        // composite key may leave some of them NULL, not all.
+        let pk_given = values
+            .iter()
+            .any(|(f, v)| model.identity.contains(&model_index(model, f)) && *v != Internal::None);
+        let no_key = || {
+            format!(
+                "A value is required for the primary key {:?}: the database does not assign \
+                 it. Send one in the body.",
+                pk_field.name
+            )
+        };
+        if !pk_given && !autoincrement_key(model) {
+            // SQLAlchemy has no way to learn the new record's key: the engine inserts, then
+            // answers `400 Query failed` (a NULL identity) and rolls back.
+            return Err(EngineError::field(pk_field.name.clone(), no_key()));
+        }
+        // SQLAlchemy leaves a None out of the INSERT (but for JSON, where None is `null`), so
+        // the column takes its default, or NULL.
+        let given: Values<'_, Field> = values
+            .iter()
+            .filter(|(f, v)| *v != Internal::None || f.ty.reflected == Reflected::Json)
+            .map(|(f, v)| (*f, v.clone()))
+            .collect();
+        let cols = bound(&given)?;
+        let sql = if cols.is_empty() {
+            format!("INSERT INTO {} DEFAULT VALUES", model.table_sql)
+        } else {
+            let names: Vec<&str> = cols.iter().map(|(f, _)| f.sql.as_str()).collect();
+            let marks = vec!["?"; cols.len()].join(", ");
+            format!(
+                "INSERT INTO {} ({}) VALUES ({marks})",
+                model.table_sql,
+                names.join(", ")
+            )
+        };
+        let tx = conn.transaction()?;
+        prepare(&tx, &sql)
+            .and_then(|mut s| s.execute(params_from_iter(cols.iter().map(|(_, v)| v))))
+            .map_err(|e| db_error(model, e))?;
+        let identity: Vec<Value> = model
+            .identity
+            .iter()
+            .map(|&i| {
+                match cols
+                    .iter()
+                    .find(|(f, _)| std::ptr::eq(*f, &model.fields[i]))
+                {
+                    Some((_, v)) => v.clone(),
+                    None if autoincrement_key(model) => Value::Integer(tx.last_insert_rowid()),
+                    None => Value::Null,
+                }
+            })
+            .collect();
+        let Some(row) = get_by_identity(&tx, model, &identity)? else {
+            // The engine commits the row with a NULL key, then fails (500) reading it back.
+            // Strict mode stores nothing ([decision: stricter]); lenient mode does what the
+            // engine does.
+            if lenient {
+                tx.commit().map_err(|e| db_error(model, e))?;
+            }
+            return Err(EngineError::engine_fails(lenient, &pk_field.name, no_key()));
+        };
+        tx.commit().map_err(|e| db_error(model, e))?;
+        Ok(write_loaded(model, &row))
+    }
+}
