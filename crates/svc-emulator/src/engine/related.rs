@@ -20,16 +20,6 @@ pub(crate) struct Related<'a, T> {
     pub(crate) use_: Use,
 }
 
-impl<T> Related<'_, T> {
-    /// For an aggregate or a group, which join nothing.
-    pub(crate) fn summary() -> Self {
-        Related {
-            find: Box::new(|_| None),
-            use_: Use::Summary,
-        }
-    }
-}
-
 /// Each database's SQL of a table, of a column inside its table's own `SELECT`, and of the
 /// model's column in the request's filters (qualified where the database's list queries join).
 pub(crate) struct Dialect<T: Table> {

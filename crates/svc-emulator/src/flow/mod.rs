@@ -10,7 +10,7 @@
 //! - `selection`: a selection's `WHERE` clause (every database).
 //! - `read`: a list (its page, count and walks: `database::Pages`) and a record's retrieve
 //!   (PostgreSQL and MySQL; SQLite's are its own, in `sqlite/resource.rs`).
-//! - `summary`: an aggregate and a group (PostgreSQL and MySQL).
+//! - `summary`: an aggregate and a group (every database).
 //! - `write`: a record's create, and the steps every update and delete share (every
 //!   database).
 //!

@@ -51,6 +51,16 @@ pub(crate) trait Summary: Database {
         req: &GroupRequest,
         row: &Self::Row,
     ) -> Result<Map<String, Json>, EngineError>;
+
+    /// The failure of a summary's statement that computes `func` of `field`, in the engine's
+    /// terms (by default the database's own, as [`read`](Database::read) gave it).
+    fn summary_error(
+        error: EngineError,
+        _func: AggregateFunc,
+        _field: &Self::Field,
+    ) -> EngineError {
+        error
+    }
 }
 
 /// `{"y_func": value}` over the records `selection` selects.
@@ -100,7 +110,8 @@ async fn aggregate_as_engine<D: Summary>(
     let tz = db.time_zone(&mut reader).await?;
     let rows = db
         .read(&mut reader, &sql, &filter.params, selection.lenient)
-        .await?;
+        .await
+        .map_err(|e| D::summary_error(e, func, field))?;
     D::aggregate_answer(func, field, rows.first(), tz)
 }
 
@@ -120,7 +131,8 @@ async fn group_as_engine<D: Summary>(
     let mut reader = db.reader(tz_of(selection)).await?;
     let rows = db
         .read(&mut reader, &sql, &filter.params, selection.lenient)
-        .await?;
+        .await
+        .map_err(|e| D::summary_error(e, columns.func, columns.y))?;
     let mut out = Vec::with_capacity(rows.len());
     for row in &rows {
         out.push(Json::Object(D::group_row(&columns, req, row)?));

@@ -48,24 +48,24 @@
 //! or write (a `sum` of a date column, `sum`/`avg` of a date-time column, a stored value its
 //! type cannot parse), an integer `sum` overflow, and a repeated or malformed `_order_by`.
 
+use rusqlite::Connection;
 use rusqlite::functions::{Aggregate, Context, FunctionFlags};
 use rusqlite::types::{Value, ValueRef};
-use rusqlite::{Connection, params_from_iter};
 use serde_json::{Map, Value as Json};
 
 use crate::engine::aggregate::{
     AggregateFunc, AggregateRequest, GroupRequest, Quoting, date_unit, fails, group_label,
-    group_name, group_statement, known, not_computed, null_is_zero, query_text, y_func,
+    group_name, group_statement, not_computed, null_is_zero, query_text, y_func,
 };
 use crate::engine::convert::py_json_to_json;
 use crate::engine::error::EngineError;
 use crate::engine::list::Selection;
-use crate::engine::related::Related;
-use crate::engine::table::{
-    GroupColumns, OrderBy, aggregate_column, filtered_order_by, group_columns,
-};
+use crate::engine::table::{GroupColumns, OrderBy};
 use crate::engine::types::{PyValue, Reflected, Serializer, plain, py_str, read};
-use crate::sqlite::filter::{NEVER, build_where};
+use crate::flow;
+use crate::flow::connection::run_now;
+use crate::flow::summary::Summary;
+use crate::sqlite::flows::Sqlite;
 use crate::sqlite::model::{Field, Model};
 use crate::sqlite::resource::Resource;
 use crate::sqlite::schema::prepare;
@@ -413,21 +413,6 @@ fn cannot_write(func: AggregateFunc, field: &Field) -> EngineError {
     )
 }
 
-/// A failed statement: the overflow of an integer `sum` is the request's fault.
-fn query_error(e: rusqlite::Error, func: AggregateFunc, field: &Field) -> EngineError {
-    if e.to_string().contains(OVERFLOW) {
-        fails(
-            "_y_column",
-            format!(
-                "Cannot compute {func} of field {:?}: integer overflow.",
-                field.name
-            ),
-        )
-    } else {
-        e.into()
-    }
-}
-
 /// `str()` of the engine's `query(Model).filter(false)`: every column labelled
 /// `{table}_{column}` (with `_1`, `_2`, ... when a column already has that name), and the
 /// `_order_by` order.
@@ -481,8 +466,166 @@ fn group_key<'m>(field: &'m Field, raw: Option<&str>) -> Result<GroupKey<'m>, En
     )
 }
 
+/// The group keys of `columns`, by the request's lookups.
+fn group_keys<'m>(
+    columns: &GroupColumns<'m, Field>,
+    req: &GroupRequest,
+) -> Result<Vec<GroupKey<'m>>, EngineError> {
+    columns
+        .xs
+        .iter()
+        .enumerate()
+        .map(|(i, x)| group_key(x, req.x_lookups.get(i).map(String::as_str)))
+        .collect()
+}
+
 // ---------------------------------------------------------------------------------------------
 // The operations
+
+/// SQLite's side of an aggregate and a group (`flow::summary`).
+impl Summary for Sqlite<'_> {
+    fn unknown_function(
+        &self,
+        model: &Model,
+        field: &Field,
+        order: &OrderBy<'_, Field>,
+    ) -> Result<Json, EngineError> {
+        // The engine hands its query object to the y field's serializer; a JSON field keeps
+        // it, and the encoder writes it as `dict(query)`: `{}`.
+        let value = match field.ty.serializer {
+            _ if field.ty.reflected == Reflected::Json => Json::Object(Map::new()),
+            Serializer::Value => Json::Object(Map::new()),
+            Serializer::Text => Json::String(select_text(model, order)),
+            Serializer::DateTime => {
+                return Err(fails(
+                    "_y_func",
+                    format!(
+                        "Unknown function on the date-time field {:?} (the data engine fails).",
+                        field.name
+                    ),
+                ));
+            }
+        };
+        Ok(y_func(value))
+    }
+
+    fn aggregate_select(field: &Field, func: AggregateFunc) -> Result<String, EngineError> {
+        agg_sql(func, &field.sql)
+    }
+
+    fn aggregate_answer(
+        func: AggregateFunc,
+        field: &Field,
+        row: Option<&Vec<Value>>,
+        _tz: i32,
+    ) -> Result<Json, EngineError> {
+        let raw = row
+            .and_then(|r| r.first())
+            .map_or(ValueRef::Null, ValueRef::from);
+        if let Some(json) = json_result(func, field, raw) {
+            return json.map(y_func).ok_or_else(|| cannot_write(func, field));
+        }
+        let v = result_value(func, field, raw);
+        let value = if field.ty.reflected == Reflected::Json && func == AggregateFunc::Avg {
+            // A JSON field writes the number as it is.
+            encoded(&v)
+        } else {
+            let serializer = match func {
+                AggregateFunc::Count => Serializer::Value,
+                _ => field.ty.serializer,
+            };
+            serialized(serializer, &v)
+        };
+        value.map(y_func).ok_or_else(|| cannot_write(func, field))
+    }
+
+    /// The engine's statement; a date lookup's `strftime` format is one of the engine's own
+    /// constants, written as a literal.
+    fn group_statement(
+        model: &Model,
+        columns: &GroupColumns<'_, Field>,
+        req: &GroupRequest,
+        where_sql: &str,
+    ) -> Result<String, EngineError> {
+        let keys = group_keys(columns, req)?;
+        let mut select = Vec::new();
+        for (i, key) in keys.iter().enumerate() {
+            let expr = match key {
+                GroupKey::Strftime(format, field) => format!("strftime('{format}', {})", field.sql),
+                GroupKey::Column(field) => field.sql.clone(),
+            };
+            select.push(format!("{expr} AS {}", group_label(i)));
+        }
+        select.push(format!(
+            "{} AS y_func",
+            agg_sql(columns.func, &columns.y.sql)?
+        ));
+        let labels: Vec<String> = (0..keys.len()).map(group_label).collect();
+        Ok(group_statement(
+            &select,
+            &labels,
+            &model.table_sql,
+            where_sql,
+            req,
+        ))
+    }
+
+    fn group_row(
+        columns: &GroupColumns<'_, Field>,
+        req: &GroupRequest,
+        row: &Vec<Value>,
+    ) -> Result<Map<String, Json>, EngineError> {
+        let GroupColumns { y, func, .. } = *columns;
+        let keys = group_keys(columns, req)?;
+        let mut item = Map::new();
+        for (i, key) in keys.iter().enumerate() {
+            let raw = ValueRef::from(&row[i]);
+            let (value, field) = match key {
+                GroupKey::Strftime(_, field) => (plain(raw.into()), field),
+                GroupKey::Column(field) => (read(field.ty, raw.into()), field),
+            };
+            let json = match key {
+                // The key keeps the column's type: a JSON column's keys are read as JSON.
+                GroupKey::Column(f) if f.ty.reflected == Reflected::Json => {
+                    json_column_value(raw.into()).map(|v| py_json_to_json(&v))
+                }
+                _ => encoded(&value),
+            };
+            let json = json.ok_or_else(|| {
+                fails(
+                    "_x_column",
+                    format!(
+                        "Cannot group by field {:?}: the data engine fails on a stored value.",
+                        field.name
+                    ),
+                )
+            })?;
+            item.insert(group_name(i), json);
+        }
+        let raw = ValueRef::from(&row[keys.len()]);
+        let json = match json_result(func, y, raw) {
+            Some(json) => json,
+            None => encoded(&result_value(func, y, raw)),
+        }
+        .ok_or_else(|| cannot_write(func, y))?;
+        item.insert("y_func".to_owned(), json);
+        Ok(item)
+    }
+
+    /// The overflow of an integer `sum` is the request's fault.
+    fn summary_error(error: EngineError, func: AggregateFunc, field: &Field) -> EngineError {
+        match &error {
+            EngineError::Internal(message) if message.contains(OVERFLOW) => fails(
+                "_y_column",
+                format!(
+                    "Cannot compute {func} of field {:?}: integer overflow.",
+                    field.name
+                ),
+            ),
+            _ => error,
+        }
+    }
+}
 
 impl Resource {
     /// Computes `{"y_func": value}` over the records of `model` in `selection`, as the engine
@@ -493,74 +636,11 @@ impl Resource {
         req: &AggregateRequest,
         selection: &Selection,
     ) -> Result<Json, EngineError> {
-        self.aggregate_as_engine(model, req, selection)
-            .map_err(|e| e.unless_lenient(selection.lenient))
-    }
-
-    fn aggregate_as_engine(
-        &self,
-        model: &str,
-        req: &AggregateRequest,
-        selection: &Selection,
-    ) -> Result<Json, EngineError> {
-        let model = self.model_or_404(model)?;
-        let filter = build_where(&model, selection, &Related::summary())?;
-        let (filter, order) = filtered_order_by(&model, filter, &req.order_by, NEVER)?;
-        let field = aggregate_column(&model, req)?;
-        let func = match known(&req.func)? {
-            Some(f) => f,
-            None => {
-                // The engine hands its query object to the y field's serializer; a JSON
-                // field keeps it, and the encoder writes it as `dict(query)`: `{}`.
-                let value = match field.ty.serializer {
-                    _ if field.ty.reflected == Reflected::Json => Json::Object(Map::new()),
-                    Serializer::Value => Json::Object(Map::new()),
-                    Serializer::Text => Json::String(select_text(&model, &order)),
-                    Serializer::DateTime => {
-                        return Err(fails(
-                            "_y_func",
-                            format!(
-                                "Unknown function on the date-time field {:?} (the data engine fails).",
-                                field.name
-                            ),
-                        ));
-                    }
-                };
-                return Ok(y_func(value));
-            }
-        };
-        let sql = format!(
-            "SELECT {} FROM {}{}",
-            agg_sql(func, &field.sql)?,
-            model.table_sql,
-            filter.sql
-        );
-        let serializer = match func {
-            AggregateFunc::Count => Serializer::Value,
-            _ => field.ty.serializer,
-        };
-        let value = self.with_read(|conn| -> Result<Json, EngineError> {
+        self.with_read(|conn| {
             register_functions(conn)?;
-            let mut stmt = prepare(conn, &sql)?;
-            let mut rows = stmt
-                .query(params_from_iter(filter.params.iter()))
-                .map_err(|e| query_error(e, func, field))?;
-            let row = rows.next().map_err(|e| query_error(e, func, field))?;
-            let raw = match row {
-                Some(row) => row.get_ref(0)?,
-                None => ValueRef::Null,
-            };
-            if let Some(json) = json_result(func, field, raw) {
-                return json.ok_or_else(|| cannot_write(func, field));
-            }
-            let v = result_value(func, field, raw);
-            if field.ty.reflected == Reflected::Json && func == AggregateFunc::Avg {
-                // A JSON field writes the number as it is.
-                return encoded(&v).ok_or_else(|| cannot_write(func, field));
-            }
-            serialized(serializer, &v).ok_or_else(|| cannot_write(func, field))
-        })?;
-        Ok(y_func(value))
+            let db = Sqlite::new(self, conn);
+            run_now(flow::summary::aggregate(&db, model, req, selection))
+        })
     }
 
     /// Computes `[{"group": x, ..., "y_func": value}, ...]` over the records of `model` in
@@ -571,89 +651,10 @@ impl Resource {
         req: &GroupRequest,
         selection: &Selection,
     ) -> Result<Json, EngineError> {
-        self.group_as_engine(model, req, selection)
-            .map_err(|e| e.unless_lenient(selection.lenient))
-    }
-
-    fn group_as_engine(
-        &self,
-        model: &str,
-        req: &GroupRequest,
-        selection: &Selection,
-    ) -> Result<Json, EngineError> {
-        let model = self.model_or_404(model)?;
-        let filter = build_where(&model, selection, &Related::summary())?;
-        let (filter, _) = filtered_order_by(&model, filter, &req.order_by, NEVER)?;
-        let Some(GroupColumns { xs, y, func }) = group_columns(&model, req)? else {
-            return Ok(Json::Array(Vec::new()));
-        };
-        let keys = xs
-            .iter()
-            .enumerate()
-            .map(|(i, x)| group_key(x, req.x_lookups.get(i).map(String::as_str)))
-            .collect::<Result<Vec<_>, _>>()?;
-
-        let mut select = Vec::new();
-        let mut params: Vec<Value> = Vec::new();
-        for (i, key) in keys.iter().enumerate() {
-            let expr = match key {
-                GroupKey::Strftime(format, field) => {
-                    params.push(Value::Text((*format).to_owned()));
-                    format!("strftime(?, {})", field.sql)
-                }
-                GroupKey::Column(field) => field.sql.clone(),
-            };
-            select.push(format!("{expr} AS {}", group_label(i)));
-        }
-        select.push(format!("{} AS y_func", agg_sql(func, &y.sql)?));
-        params.extend(filter.params.iter().cloned());
-        let labels: Vec<String> = (0..keys.len()).map(group_label).collect();
-        let sql = group_statement(&select, &labels, &model.table_sql, &filter.sql, req);
-        self.with_read(|conn| -> Result<Json, EngineError> {
+        self.with_read(|conn| {
             register_functions(conn)?;
-            let mut stmt = prepare(conn, &sql)?;
-            let mut rows = stmt
-                .query(params_from_iter(params.iter()))
-                .map_err(|e| query_error(e, func, y))?;
-            let mut out = Vec::new();
-            while let Some(row) = rows.next().map_err(|e| query_error(e, func, y))? {
-                let mut item = Map::new();
-                for (i, key) in keys.iter().enumerate() {
-                    let raw = row.get_ref(i)?;
-                    let (value, field) = match key {
-                        GroupKey::Strftime(_, field) => (plain(raw.into()), field),
-                        GroupKey::Column(field) => (read(field.ty, raw.into()), field),
-                    };
-                    let json = match key {
-                        // The key keeps the column's type: a JSON column's keys are read
-                        // as JSON.
-                        GroupKey::Column(f) if f.ty.reflected == Reflected::Json => {
-                            json_column_value(raw.into()).map(|v| py_json_to_json(&v))
-                        }
-                        _ => encoded(&value),
-                    };
-                    let json = json.ok_or_else(|| {
-                        fails(
-                            "_x_column",
-                            format!(
-                                "Cannot group by field {:?}: the data engine fails on a stored \
-                                 value.",
-                                field.name
-                            ),
-                        )
-                    })?;
-                    item.insert(group_name(i), json);
-                }
-                let raw = row.get_ref(keys.len())?;
-                let json = match json_result(func, y, raw) {
-                    Some(json) => json,
-                    None => encoded(&result_value(func, y, raw)),
-                }
-                .ok_or_else(|| cannot_write(func, y))?;
-                item.insert("y_func".to_owned(), json);
-                out.push(Json::Object(item));
-            }
-            Ok(Json::Array(out))
+            let db = Sqlite::new(self, conn);
+            run_now(flow::summary::group(&db, model, req, selection))
         })
     }
 }

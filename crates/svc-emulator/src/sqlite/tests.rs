@@ -1806,3 +1806,30 @@ fn base64_round_trip() {
     assert!(base64_decode("A").is_none());
     assert!(base64_decode("@@@@").is_none());
 }
+
+#[test]
+fn an_integer_sum_that_overflows_is_refused_naming_the_column() {
+    let r = Resource::in_memory(
+        "CREATE TABLE items (id INTEGER PRIMARY KEY, n INTEGER, k TEXT);
+         INSERT INTO items (n, k) VALUES (9223372036854775807, 'a'), (1, 'a'), (2, 'b');",
+    )
+    .unwrap();
+    let overflow = |e: EngineError| {
+        assert_eq!(e.status(), 400, "{e:?}");
+        let text = format!("{e:?}");
+        assert!(
+            text.contains("_y_column") && text.contains("integer overflow"),
+            "{text}"
+        );
+    };
+    let req = AggregateRequest::from_query(&q(&[("_y_func", "sum"), ("_y_column", "n")])).unwrap();
+    overflow(r.aggregate("items", &req, &sel(&[])).unwrap_err());
+    let req = GroupRequest::from_json(&json!({"x_column": "k", "y_func": "sum", "y_column": "n"}))
+        .unwrap();
+    overflow(r.group("items", &req, &sel(&[])).unwrap_err());
+    // Without the row that overflows, the same sums are answered.
+    assert_eq!(
+        r.group("items", &req, &sel(&[("n__lt", "100")])).unwrap(),
+        json!([{"group": "a", "y_func": 1}, {"group": "b", "y_func": 2}])
+    );
+}
