@@ -6,14 +6,14 @@ use mysql_async::{Conn, Row, Value};
 
 use crate::engine::EngineError;
 use crate::engine::body::non_field;
-use crate::engine::convert::{Internal, py_json_dumps};
+use crate::engine::convert::{Internal, py_json_dumps, unhexlify};
 use crate::engine::server::{Models, RecordRow, record_json};
 use crate::engine::table::Table;
 use crate::flow::Locator;
 use crate::flow::database::{Database, Page};
 use crate::flow::delete::follow_references;
 use crate::flow::write::{Values, Writes, set_list};
-use crate::mysql::filter::{MyWhere, Params, stored_literal, unhex};
+use crate::mysql::filter::{MyWhere, Params, datetime_literal};
 use crate::mysql::references::{MyConnection, MyTx, table};
 use crate::mysql::schema::{MyField, MyModel};
 use crate::mysql::types::{MyKind, Offset, write_value};
@@ -479,7 +479,7 @@ fn bind_param(field: &MyField, v: &Internal, tz: Offset) -> Value {
     match v {
         // The engine's `BinaryField` reads hex (checked by [`not_writable`]).
         Internal::Str(s) if field.kind == MyKind::Binary => {
-            Value::Bytes(unhex(s).unwrap_or_default())
+            Value::Bytes(unhexlify(s).unwrap_or_default())
         }
         Internal::None => Value::NULL,
         Internal::Bool(b) => Value::Int(i64::from(*b)),
@@ -490,7 +490,7 @@ fn bind_param(field: &MyField, v: &Internal, tz: Offset) -> Value {
         },
         Internal::Float(f) => Value::Double(*f),
         Internal::Str(s) => Value::Bytes(s.clone().into_bytes()),
-        Internal::DateTime(dt) => Value::Bytes(stored_literal(dt, tz).into_bytes()),
+        Internal::DateTime(dt) => Value::Bytes(datetime_literal(&dt.in_zone(tz)).into_bytes()),
         Internal::Json(j) => Value::Bytes(py_json_dumps(j).into_bytes()),
     }
 }
@@ -506,7 +506,7 @@ fn not_writable(values: &[(&MyField, Internal)]) -> Result<(), EngineError> {
         }
         if f.kind == MyKind::Binary
             && let Internal::Str(s) = v
-            && unhex(s).is_none()
+            && unhexlify(s).is_none()
         {
             return Err(EngineError::field(
                 &f.name,
