@@ -10,6 +10,7 @@
 //! - `selection`: a selection's `WHERE` clause.
 //! - `read`: a list (its page, count and walks) and a record's retrieve.
 //! - `summary`: an aggregate and a group.
+//! - `sql`: a read-only query, its deadline, its cancel and its session's cleaning.
 //! - `write`: a record's create, and the steps every update and delete share.
 //!
 //! Over any database's [`Connection`]:
@@ -25,6 +26,8 @@ pub(crate) mod database;
 pub(crate) mod read;
 #[allow(dead_code)]
 pub(crate) mod selection;
+#[allow(dead_code)]
+pub(crate) mod sql;
 #[allow(dead_code)]
 pub(crate) mod summary;
 #[allow(dead_code)]

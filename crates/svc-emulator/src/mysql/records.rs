@@ -16,7 +16,7 @@ use crate::flow::write::{Values, Writes, set_list};
 use crate::mysql::filter::{MyWhere, Params, datetime_literal};
 use crate::mysql::references::{MyConnection, MyTx, table};
 use crate::mysql::schema::{MyField, MyModel};
-use crate::mysql::types::{MyKind, Offset, write_value};
+use crate::mysql::types::{MyKind, Offset, python_date, write_value};
 use crate::mysql::{MyResource, message, server_code, walks};
 
 /// The unfiltered count at which the engine shows the `EXPLAIN` estimate instead.
@@ -548,13 +548,7 @@ impl RecordRow<MyField> for Row {
     /// keeps its text, which the engine's date-time field cannot write.
     fn unreadable(&self, i: usize, column: &MyField) -> bool {
         column.kind == MyKind::DateTime
-            && matches!(self.as_ref(i), Some(Value::Date(y, mo, d, ..))
-                if !crate::engine::types::Date {
-                    year: u32::from(*y),
-                    month: u32::from(*mo),
-                    day: u32::from(*d),
-                }
-                .valid())
+            && matches!(self.as_ref(i), Some(v @ Value::Date(..)) if !python_date(v))
     }
 }
 
