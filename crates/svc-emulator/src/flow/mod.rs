@@ -9,6 +9,7 @@
 //! SQLite's own flows are in `sqlite/resource.rs`):
 //! - `selection`: a selection's `WHERE` clause.
 //! - `read`: a list (its page, count and walks) and a record's retrieve.
+//! - `walk`: a page read from the anchor where the page before it ended.
 //! - `summary`: an aggregate and a group.
 //! - `sql`: a read-only query, its deadline, its cancel and its session's cleaning.
 //! - `write`: a record's create, and the steps every update and delete share.
@@ -30,6 +31,8 @@ pub(crate) mod selection;
 pub(crate) mod sql;
 #[allow(dead_code)]
 pub(crate) mod summary;
+#[allow(dead_code)]
+pub(crate) mod walk;
 #[allow(dead_code)]
 pub(crate) mod write;
 

@@ -12,6 +12,7 @@ use crate::engine::table::Table;
 use crate::flow::Locator;
 use crate::flow::database::{Database, Page};
 use crate::flow::delete::follow_references;
+use crate::flow::walk::walk_between_tokens;
 use crate::flow::write::{Values, Writes, set_list};
 use crate::mysql::filter::{MyWhere, Params, datetime_literal};
 use crate::mysql::references::{MyConnection, MyTx, table};
@@ -87,7 +88,7 @@ impl Database for MyResource {
         page: &Page<'_, Self>,
     ) -> Result<(Vec<Row>, Option<u64>), EngineError> {
         if let Some(seek) = walks::seek_terms(page.model, page.terms).filter(|_| page.number > 1) {
-            let (rows, count) = self.walk_page(reader, page, &seek).await?;
+            let (rows, count) = walk_between_tokens(self, reader, page, &seek).await?;
             return Ok((rows, Some(count)));
         }
         let sql = page.offset_select();
@@ -336,104 +337,6 @@ impl Writes for MyResource {
 }
 
 impl MyResource {
-    /// A page past the first of an order that reaches the unique key, and its count: from the
-    /// nearest anchor of the same walk when the data is still that of the anchor, else with
-    /// `OFFSET` over the keys alone; the end of a full page is kept as an anchor, a filtered
-    /// count with it. Both are read between two readings of InnoDB's transaction counter
-    /// (the token, see `mysql/walks.rs`); when they differ, what the memo gave is read again.
-    async fn walk_page(
-        &self,
-        conn: &mut mysql_async::Conn,
-        page: &Page<'_, Self>,
-        seek: &[(usize, bool)],
-    ) -> Result<(Vec<Row>, u64), EngineError> {
-        let (model, filter, offset, lenient) = (page.model, page.filter, page.offset, page.lenient);
-        let before = if model.extra.0 {
-            walks::token(conn).await
-        } else {
-            None
-        };
-        let walk_key = page.walk_key();
-        let count_key = walks::key(
-            &format!("COUNT {}{}", model.table_sql, filter.sql),
-            &filter.params,
-        );
-        let anchor = before.as_ref().and_then(|token| {
-            self.walks
-                .anchor(&walk_key, offset)
-                .filter(|(_, a)| &a.token == token)
-        });
-        let kept_count = before.as_ref().and_then(|token| {
-            self.walks
-                .count(&count_key)
-                .filter(|(t, _)| t == token && !filter.sql.is_empty())
-                .map(|(_, n)| n)
-        });
-        let remembered = anchor.is_some() || kept_count.is_some();
-        let mut rows = match &anchor {
-            Some((at, anchor)) => {
-                let mut params = filter.params.clone();
-                let fields: Vec<&MyField> = seek.iter().map(|&(i, _)| &model.fields[i]).collect();
-                let seek_sql = walks::seek_condition(&fields, seek, &anchor.sort_key, &mut params);
-                let sql = keyed_select(page, seek, &filter.and(&seek_sql), offset - at);
-                self.read(conn, &sql, &params, lenient).await?
-            }
-            None => {
-                let sql = keyed_select(page, seek, &filter.sql, offset);
-                self.read(conn, &sql, &filter.params, lenient).await?
-            }
-        };
-        let mut count = match kept_count {
-            Some(n) => n,
-            None => self.count(conn, model, filter, lenient).await?,
-        };
-        let after = match before {
-            Some(_) => walks::token(conn).await,
-            None => None,
-        };
-        match (before, after) {
-            (Some(before), Some(after)) if before == after => {
-                self.keep_anchor(&walk_key, page, seek, &rows, &before);
-                if !filter.sql.is_empty() {
-                    self.walks.keep_count(count_key, before, count);
-                }
-            }
-            _ if remembered => {
-                // A write committed while the page was read: what the memo gave may be
-                // stale, so the page and its count are read afresh, as the engine reads them.
-                let sql = keyed_select(page, seek, &filter.sql, offset);
-                rows = self.read(conn, &sql, &filter.params, lenient).await?;
-                count = self.count(conn, model, filter, lenient).await?;
-            }
-            _ => {}
-        }
-        Ok((rows, count))
-    }
-
-    /// Keeps the end of a full page as an anchor of its walk.
-    fn keep_anchor(
-        &self,
-        walk_key: &[u8],
-        page: &Page<'_, Self>,
-        seek: &[(usize, bool)],
-        rows: &[Row],
-        token: &str,
-    ) {
-        let Some(last) = page.end(rows) else {
-            return;
-        };
-        let at = page.model.fields.len();
-        let sort_key = (at..at + seek.len())
-            .map(|c| last.as_ref(c).cloned().filter(|v| *v != Value::NULL))
-            .collect();
-        self.walks.keep(
-            walk_key,
-            page.offset + page.per_page,
-            token.to_owned(),
-            sort_key,
-        );
-    }
-
     /// How many rows hold `identity`.
     async fn rows_of(
         &self,
@@ -569,38 +472,4 @@ fn at_identity(model: &MyModel) -> String {
         .map(|&i| format!("{} = ?", model.fields[i].qualified))
         .collect::<Vec<_>>()
         .join(" AND ")
-}
-
-/// The page's rows where `where_sql` holds, after the first `skip` of them, each with its sort
-/// key read beside its fields. Rows skipped are skipped by their keys alone, in a derived table
-/// that the page's rows are joined to (the key is unique: [`walks::seek_terms`]).
-fn keyed_select(
-    page: &Page<'_, MyResource>,
-    seek: &[(usize, bool)],
-    where_sql: &str,
-    skip: u64,
-) -> String {
-    let Page {
-        model,
-        order,
-        per_page,
-        ..
-    } = *page;
-    let extra = walks::sort_key_columns(model, seek);
-    if skip == 0 {
-        return page.select(&extra, where_sql);
-    }
-    let key = &model.pk_field().qualified;
-    // The derived table's name, never the table's own.
-    let keys = if model.name.eq_ignore_ascii_case("svc_page_keys") {
-        "`svc_page_keys_`"
-    } else {
-        "`svc_page_keys`"
-    };
-    format!(
-        "SELECT {list}{extra} FROM {table} JOIN (SELECT {key} AS `k` FROM {table}{where_sql}\
-         {order} LIMIT {per_page} OFFSET {skip}) AS {keys} ON {key} = {keys}.`k`{order}",
-        list = model.select_list,
-        table = model.table_sql,
-    )
 }
