@@ -913,6 +913,11 @@ impl InputDateTime {
     }
 }
 
+/// Bytes as lowercase hex text (`bytes.hex()`, `binascii.hexlify`).
+pub(crate) fn hexlify(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// The bytes of hex text, as `binascii.unhexlify` reads it (the engine's binary fields).
 pub(crate) fn unhexlify(text: &str) -> Option<Vec<u8>> {
     let b = text.as_bytes();

@@ -13,7 +13,7 @@ use serde_json::{Map, Value as Json};
 
 use crate::engine::EngineError;
 use crate::engine::body::{not_a_dict, read_values};
-use crate::engine::convert::{InputField, Internal, PyJson};
+use crate::engine::convert::{InputField, Internal, PyJson, hexlify};
 use crate::engine::json_text::{write_i64, write_json_str};
 use crate::engine::table::{BodyColumn, Column, Table};
 use crate::engine::types::py_float_repr;
@@ -480,13 +480,7 @@ pub(crate) fn encoder_seconds(micros: i64) -> String {
 pub(crate) fn write_encoder_bytes(buf: &mut Vec<u8>, bytes: &[u8]) {
     match std::str::from_utf8(bytes) {
         Ok(text) => write_json_str(buf, text),
-        Err(_) => {
-            buf.push(b'"');
-            for b in bytes {
-                buf.extend_from_slice(format!("{b:02x}").as_bytes());
-            }
-            buf.push(b'"');
-        }
+        Err(_) => write_json_str(buf, &hexlify(bytes)),
     }
 }
 

@@ -15,16 +15,20 @@ use mysql_async::{Row, Value};
 use serde_json::{Map, Value as Json};
 
 use crate::engine::aggregate::{
-    Quoting, date_unit, fails, group_label, group_name, group_statement, null_is_zero, query_text,
-    y_func,
+    Quoting, date_unit, fails, group_label, group_name, group_statement, null_is_zero,
+    read_refused, y_func,
 };
+use crate::engine::convert::hexlify;
 use crate::engine::python::{Py, time_of_day};
-use crate::engine::table::{GroupColumns, OrderBy};
+use crate::engine::table::GroupColumns;
+use crate::engine::types::Serializer;
 use crate::engine::{AggregateFunc, EngineError, GroupRequest};
 use crate::flow::summary::Summary;
 use crate::mysql::MyResource;
 use crate::mysql::schema::{MyField, MyModel};
-use crate::mysql::types::{MyKind, Offset, double_decimal, py_value, set_members, value_text};
+use crate::mysql::types::{
+    MyKind, Offset, bit_value, double_decimal, py_value, set_members, value_bytes, value_text,
+};
 
 /// How SQLAlchemy 1.4's MySQL dialect writes identifiers: its reserved words, in backquotes.
 const MYSQL_QUOTING: Quoting = Quoting {
@@ -59,22 +63,13 @@ fn typed_cell(row: &Row, i: usize, field: &MyField) -> Py {
     if *raw == Value::NULL {
         return Py::None;
     }
-    let bytes = || match raw {
-        Value::Bytes(b) => b.clone(),
-        other => value_text(other).unwrap_or_default().into_bytes(),
-    };
     match field.kind {
-        MyKind::Bit => Py::Int(
-            bytes()
-                .iter()
-                .fold(0u128, |n, b| (n << 8) | u128::from(*b))
-                .to_string(),
-        ),
+        MyKind::Bit => Py::Int(bit_value(raw).to_string()),
         MyKind::Set => Py::Set(set_members(
             &value_text(raw).unwrap_or_default(),
             &field.members,
         )),
-        MyKind::Binary | MyKind::Blob => Py::Bytes(bytes()),
+        MyKind::Binary | MyKind::Blob => Py::Bytes(value_bytes(raw)),
         kind => typed(read_cell(row, i), kind),
     }
 }
@@ -85,9 +80,7 @@ fn serialized(func: AggregateFunc, field: &MyField, v: &Py, tz: Offset) -> Json 
     match (field.kind, v) {
         _ if func == AggregateFunc::Count => v.encoded(),
         // `BINARY`/`VARBINARY` are written as hex, blobs as `repr(bytes)` (as in a record).
-        (MyKind::Binary, Py::Bytes(b)) => {
-            Json::String(b.iter().map(|b| format!("{b:02x}")).collect())
-        }
+        (MyKind::Binary, Py::Bytes(b)) => Json::String(hexlify(b)),
         (kind, v) => v.serialized(kind.serializer(), tz),
     }
 }
@@ -178,39 +171,17 @@ fn read_cell(row: &Row, i: usize) -> Py {
 
 /// MySQL's side of an aggregate and a group (`flow::summary`).
 impl Summary for MyResource {
-    fn unknown_function(
-        &self,
-        model: &MyModel,
-        field: &MyField,
-        order: &OrderBy<'_, MyField>,
-    ) -> Result<Json, EngineError> {
-        match field.kind {
-            k if k.writes_value() => Ok(y_func(Json::Object(Map::new()))),
-            MyKind::DateTime => Err(fails(
-                "_y_func",
-                format!(
-                    "Unknown function on the date-time field {:?} (the data engine fails).",
-                    field.name
-                ),
-            )),
-            _ => {
-                let columns: Vec<&str> = model.fields.iter().map(|f| f.name.as_str()).collect();
-                let quoting = if self.mariadb {
-                    MARIADB_QUOTING
-                } else {
-                    MYSQL_QUOTING
-                };
-                let order = order.names();
-                let text = query_text(
-                    &model.name,
-                    &columns,
-                    order.as_deref(),
-                    "false = 1",
-                    quoting,
-                );
-                Ok(y_func(Json::String(text)))
-            }
-        }
+    fn query_object(field: &MyField) -> Serializer {
+        field.kind.serializer()
+    }
+
+    fn query_dialect(&self) -> (Quoting, &'static str) {
+        let quoting = if self.mariadb {
+            MARIADB_QUOTING
+        } else {
+            MYSQL_QUOTING
+        };
+        (quoting, "false = 1")
     }
 
     fn aggregate_select(field: &MyField, func: AggregateFunc) -> Result<String, EngineError> {
@@ -333,16 +304,9 @@ impl Summary for MyResource {
 impl MyResource {
     /// A database error of a read: the engine re-raises it (`500`).
     pub(crate) fn read_failure(&self, e: mysql_async::Error) -> EngineError {
-        if crate::mysql::server_code(&e).is_some() {
-            fails(
-                "non_field_errors",
-                format!(
-                    "MySQL refused the query the data engine would run (it answers 500): {}",
-                    crate::mysql::message(&e)
-                ),
-            )
-        } else {
-            self.unexpected(e)
+        match crate::mysql::server_code(&e) {
+            Some(_) => read_refused("MySQL", &crate::mysql::message(&e)),
+            None => self.unexpected(e),
         }
     }
 }
@@ -350,6 +314,7 @@ impl MyResource {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::aggregate::query_text;
 
     /// As the engine answered an unknown function on MariaDB: backquotes, and MySQL's or
     /// MariaDB's own reserved words (`user` is neither's).

@@ -31,7 +31,7 @@
 use mysql_async::Value;
 use mysql_async::consts::ColumnType;
 
-use crate::engine::convert::InputField;
+use crate::engine::convert::{InputField, hexlify};
 use crate::engine::json_text::write_json_str;
 use crate::engine::python::{Py, set_str as py_set_str, time_of_day};
 use crate::engine::server::offset_text;
@@ -411,8 +411,15 @@ pub(crate) fn set_members(text: &str, members: &[String]) -> Vec<String> {
     items
 }
 
+/// A `BIT` value's bytes as the int SQLAlchemy folds them into.
+pub(crate) fn bit_value(v: &Value) -> u128 {
+    value_bytes(v)
+        .iter()
+        .fold(0u128, |n, b| (n << 8) | u128::from(*b))
+}
+
 /// The bytes of a value (`BIT`, `BINARY`, blobs).
-fn value_bytes(v: &Value) -> Vec<u8> {
+pub(crate) fn value_bytes(v: &Value) -> Vec<u8> {
     match v {
         Value::Bytes(b) => b.clone(),
         other => value_text(other).unwrap_or_default().into_bytes(),
@@ -467,16 +474,8 @@ pub(crate) fn write_value(
                 Err(_) => write_json_str(buf, &text),
             }
         }
-        MyKind::Bit => {
-            let n = value_bytes(v)
-                .iter()
-                .fold(0u128, |n, b| (n << 8) | u128::from(*b));
-            buf.extend_from_slice(n.to_string().as_bytes());
-        }
-        MyKind::Binary => {
-            let hex: String = value_bytes(v).iter().map(|b| format!("{b:02x}")).collect();
-            write_json_str(buf, &hex);
-        }
+        MyKind::Bit => buf.extend_from_slice(bit_value(v).to_string().as_bytes()),
+        MyKind::Binary => write_json_str(buf, &hexlify(&value_bytes(v))),
         MyKind::Blob => write_json_str(buf, &py_bytes_repr(&value_bytes(v))),
         MyKind::MediumInt | MyKind::Year | MyKind::String | MyKind::Enum | MyKind::Other => {
             write_json_str(buf, &value_text(v).unwrap_or_default())

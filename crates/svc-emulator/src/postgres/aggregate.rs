@@ -13,11 +13,12 @@ use serde_json::{Map, Value as Json};
 use tokio_postgres::Row;
 
 use crate::engine::aggregate::{
-    Quoting, date_unit, fails, group_label, group_name, group_statement, null_is_zero, query_text,
-    y_func,
+    Quoting, date_unit, fails, group_label, group_name, group_statement, null_is_zero,
+    read_refused, y_func,
 };
 use crate::engine::python::Py;
-use crate::engine::table::{GroupColumns, OrderBy};
+use crate::engine::table::GroupColumns;
+use crate::engine::types::Serializer;
 use crate::engine::{AggregateFunc, EngineError, GroupRequest};
 use crate::flow::summary::Summary;
 use crate::postgres::PgResource;
@@ -139,35 +140,16 @@ fn group_key(field: &PgField, raw: Option<&str>) -> Result<String, EngineError> 
 
 /// PostgreSQL's side of an aggregate and a group (`flow::summary`).
 impl Summary for PgResource {
-    fn unknown_function(
-        &self,
-        model: &PgModel,
-        field: &PgField,
-        order: &OrderBy<'_, PgField>,
-    ) -> Result<Json, EngineError> {
+    fn query_object(field: &PgField) -> Serializer {
         match field.kind {
-            PgKind::Integer | PgKind::Double | PgKind::Boolean | PgKind::Json => {
-                Ok(y_func(Json::Object(Map::new())))
-            }
-            PgKind::Timestamp | PgKind::TimestampTz => Err(fails(
-                "_y_func",
-                format!(
-                    "Unknown function on the date-time field {:?} (the data engine fails).",
-                    field.name
-                ),
-            )),
-            _ => {
-                let columns: Vec<&str> = model.fields.iter().map(|f| f.name.as_str()).collect();
-                let text = query_text(
-                    &model.name,
-                    &columns,
-                    order.names().as_deref(),
-                    NEVER,
-                    QUOTING,
-                );
-                Ok(y_func(Json::String(text)))
-            }
+            PgKind::Integer | PgKind::Double | PgKind::Boolean | PgKind::Json => Serializer::Value,
+            PgKind::Timestamp | PgKind::TimestampTz => Serializer::DateTime,
+            _ => Serializer::Text,
         }
+    }
+
+    fn query_dialect(&self) -> (Quoting, &'static str) {
+        (QUOTING, NEVER)
     }
 
     /// The value as text, and its type. `min` and `max` keep the column's type, read as its
@@ -274,16 +256,9 @@ impl Summary for PgResource {
 impl PgResource {
     /// A database error of a read: the engine re-raises it (`500`).
     pub(crate) fn read_failure(&self, e: tokio_postgres::Error) -> EngineError {
-        if e.as_db_error().is_some() {
-            fails(
-                "non_field_errors",
-                format!(
-                    "PostgreSQL refused the query the data engine would run (it answers 500): {}",
-                    crate::postgres::message(&e).trim_end()
-                ),
-            )
-        } else {
-            self.unexpected(e)
+        match e.as_db_error() {
+            Some(_) => read_refused("PostgreSQL", crate::postgres::message(&e).trim_end()),
+            None => self.unexpected(e),
         }
     }
 }
@@ -300,6 +275,7 @@ fn type_of(expr: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::aggregate::query_text;
 
     /// As the engine answered an unknown function on PostgreSQL: `user`, `analyse` and
     /// `verbose` are reserved there (not on SQLite), `abort` is not.
