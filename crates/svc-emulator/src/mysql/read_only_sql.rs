@@ -81,6 +81,8 @@ impl ReadOnlySql for MyResource {
         }
     }
 
+    /// Prepares and runs the statement, reading its rows as JSON (the query's columns, without
+    /// the size check after them).
     async fn run(
         &self,
         conn: &mut Conn,
@@ -95,11 +97,40 @@ impl ReadOnlySql for MyResource {
             mariadb: self.mariadb,
             time,
             answer_bytes,
-            tz,
         };
-        run(conn, statement, values.clone(), left_running)
-            .await
-            .map_err(|e| query_failed(self, e))
+        let refused = |e| query_failed(self, e);
+        let (names, select) = statement.size_checked(conn).await.map_err(refused)?;
+        let prepared = conn.prep(select).await.map_err(refused)?;
+        let params = if values.is_empty() {
+            mysql_async::Params::Empty
+        } else {
+            mysql_async::Params::Positional(values.clone())
+        };
+        let failed = |e: mysql_async::Error| {
+            if too_large(&e) {
+                answer_too_large(answer_bytes)
+            } else {
+                query_failed(self, e)
+            }
+        };
+        let mut result = conn.exec_iter(prepared, params).await.map_err(failed)?;
+        let columns = result.columns().map(|c| c.to_vec()).unwrap_or_default();
+        let columns = &columns[..names.len().min(columns.len())];
+        let mut rows = AnswerRows::new(answer_bytes);
+        while let Some(row) = result.next().await.map_err(failed)? {
+            // PyMySQL's Python value, through the engine's encoder.
+            let written = rows.push(columns.len(), |buf, i| {
+                let c = &columns[i];
+                let bytes = c.character_set() == BINARY_CHARSET;
+                let value = row.as_ref(i).unwrap_or(&Value::NULL);
+                py_value(c.column_type(), bytes, c.decimals(), value).write_answer(buf, tz);
+            });
+            if let Err(too_large) = written {
+                left_running.store(true, Ordering::Relaxed);
+                return Err(too_large);
+            }
+        }
+        Ok((names, rows))
     }
 
     /// Back to the pool, which resets it before its next use.
@@ -128,8 +159,6 @@ struct Statement<'a> {
     mariadb: bool,
     time: Duration,
     answer_bytes: usize,
-    /// The engine's default time zone, which date-times are in.
-    tz: Offset,
 }
 
 impl Statement<'_> {
@@ -196,64 +225,9 @@ fn too_large(e: &mysql_async::Error) -> bool {
         && message(e).contains(ROW)
 }
 
-/// Why a query failed: the server's error, or the answer cap.
-enum Failure {
-    Db(mysql_async::Error),
-    TooLarge(usize),
-}
-
-type Answer = (Vec<String>, AnswerRows);
-
-/// Prepares and runs the statement, reading its rows as JSON (the query's columns, without the
-/// size check after them).
-async fn run(
-    conn: &mut Conn,
-    statement: Statement<'_>,
-    values: Vec<Value>,
-    left_running: &AtomicBool,
-) -> Result<Answer, Failure> {
-    let answer_bytes = statement.answer_bytes;
-    let (names, select) = statement.size_checked(conn).await.map_err(Failure::Db)?;
-    let prepared = conn.prep(select).await.map_err(Failure::Db)?;
-    let params = if values.is_empty() {
-        mysql_async::Params::Empty
-    } else {
-        mysql_async::Params::Positional(values)
-    };
-    let failed = |e: mysql_async::Error| {
-        if too_large(&e) {
-            Failure::TooLarge(answer_bytes)
-        } else {
-            Failure::Db(e)
-        }
-    };
-    let mut result = conn.exec_iter(prepared, params).await.map_err(failed)?;
-    let columns = result.columns().map(|c| c.to_vec()).unwrap_or_default();
-    let columns = &columns[..names.len().min(columns.len())];
-    let mut rows = AnswerRows::new(answer_bytes);
-    while let Some(row) = result.next().await.map_err(failed)? {
-        // PyMySQL's Python value, through the engine's encoder.
-        let written = rows.push(columns.len(), |buf, i| {
-            let c = &columns[i];
-            let bytes = c.character_set() == BINARY_CHARSET;
-            let value = row.as_ref(i).unwrap_or(&Value::NULL);
-            py_value(c.column_type(), bytes, c.decimals(), value).write_answer(buf, statement.tz);
-        });
-        if written.is_err() {
-            left_running.store(true, Ordering::Relaxed);
-            return Err(Failure::TooLarge(answer_bytes));
-        }
-    }
-    Ok((names, rows))
-}
-
 /// A query error from the server (syntax, unknown table, a write refused in the read-only
 /// transaction, the time limit): `400` naming `query`.
-fn query_failed(resource: &MyResource, failure: Failure) -> EngineError {
-    let e = match failure {
-        Failure::TooLarge(bytes) => return answer_too_large(bytes),
-        Failure::Db(e) => e,
-    };
+fn query_failed(resource: &MyResource, e: mysql_async::Error) -> EngineError {
     match server_code(&e) {
         Some(READ_ONLY_TRANSACTION) => query_error(format!(
             "Queries are read-only: {} (MySQL refused it in a read-only transaction).",

@@ -11,7 +11,7 @@ use crate::engine::server::{Models, RecordRow, record_json};
 use crate::engine::table::Table;
 use crate::flow::Locator;
 use crate::flow::database::{Database, Page};
-use crate::flow::delete::follow_references;
+use crate::flow::delete::delete_row;
 use crate::flow::walk::walk_between_tokens;
 use crate::flow::write::{Values, Writes, set_list};
 use crate::mysql::filter::{MyWhere, Params, datetime_literal};
@@ -54,16 +54,12 @@ impl Database for MyResource {
 
     /// The engine's default time zone: `TIMEDIFF(NOW(), UTC_TIMESTAMP)` on the database.
     async fn time_zone(&self, conn: &mut Conn) -> Result<Offset, EngineError> {
-        if let Some(offset) = self.timezone.get() {
-            return Ok(offset);
-        }
-        let offset: Option<i64> = conn
-            .query_first("SELECT TIME_TO_SEC(TIMEDIFF(NOW(), UTC_TIMESTAMP()))")
+        let read = conn.query_first("SELECT TIME_TO_SEC(TIMEDIFF(NOW(), UTC_TIMESTAMP()))");
+        let read = async { Ok(Offset::try_from(read.await?.unwrap_or(0_i64)).unwrap_or(0)) };
+        self.timezone
+            .get_or_read(read)
             .await
-            .map_err(|e| self.unexpected(e))?;
-        let offset = Offset::try_from(offset.unwrap_or(0)).unwrap_or(0);
-        self.timezone.keep(offset);
-        Ok(offset)
+            .map_err(|e| self.unexpected(e))
     }
 
     /// Runs a read. A database error is where the engine fails (`500`): strict mode answers
@@ -145,7 +141,7 @@ impl Writes for MyResource {
     }
 
     fn lock_select(model: &MyModel) -> String {
-        identity_columns(model).join(", ")
+        locator(model).select
     }
 
     fn locked(row: &Row) -> Vec<Value> {
@@ -307,28 +303,15 @@ impl Writes for MyResource {
         model: &MyModel,
         identity: Vec<Value>,
     ) -> Result<(), EngineError> {
-        let at = Locator {
-            select: identity_columns(model).join(", "),
-            condition: at_identity(model),
-            may_repeat: model.promoted_key,
-        };
-        let mut flow_conn = MyConnection {
+        let mut conn = MyConnection {
             tx: tx.conn(),
             resource: self,
             model,
         };
-        follow_references(&mut flow_conn, &table(&model.name), &at, identity.clone()).await?;
+        let at = locator(model);
         // The ORM deletes by identity: the one row of a declared key (every column of it), every
         // row that shares a promoted one.
-        let sql = format!(
-            "DELETE FROM {} WHERE {}",
-            model.table_sql,
-            at_identity(model)
-        );
-        tx.conn()
-            .exec_drop(&sql, identity)
-            .await
-            .map_err(|e| self.write_error(model, e))
+        delete_row(&mut conn, &table(&model.name), &at, identity, &at.condition).await
     }
 
     async fn commit(&self, tx: MyTx, model: &MyModel) -> Result<(), EngineError> {
@@ -455,13 +438,18 @@ impl RecordRow<MyField> for Row {
     }
 }
 
-/// The model's identity columns, qualified.
-fn identity_columns(model: &MyModel) -> Vec<&str> {
-    model
+/// How the ORM finds a row of the model again: by its identity columns, qualified.
+fn locator(model: &MyModel) -> Locator {
+    let columns: Vec<&str> = model
         .identity
         .iter()
         .map(|&i| model.fields[i].qualified.as_str())
-        .collect()
+        .collect();
+    Locator {
+        select: columns.join(", "),
+        condition: at_identity(model),
+        may_repeat: model.promoted_key,
+    }
 }
 
 /// `a = ? AND b = ?` over the model's identity columns.

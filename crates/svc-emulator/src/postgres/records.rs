@@ -13,7 +13,7 @@ use crate::engine::server::{Models, RecordRow, record_json};
 use crate::engine::table::Table;
 use crate::engine::types::py_float_repr;
 use crate::flow::database::{Database, Page};
-use crate::flow::delete::follow_references;
+use crate::flow::delete::delete_row;
 use crate::flow::walk::{Walker, from_anchor, keep_anchor};
 use crate::flow::write::{Values, Writes, set_list};
 use crate::postgres::filter::{Params, PgWhere, datetime_literal};
@@ -202,28 +202,14 @@ impl Writes for PgResource {
         model: &PgModel,
         ctid: String,
     ) -> Result<(), EngineError> {
-        let mut flow_conn = PgConnection {
+        let mut conn = PgConnection {
             tx: tx.client()?,
             resource: self,
             model,
         };
-        follow_references(
-            &mut flow_conn,
-            &table(model),
-            &by_ctid(),
-            vec![Some(ctid.clone())],
-        )
-        .await?;
-        let sql = format!(
-            "DELETE FROM {} WHERE {}",
-            model.table_sql,
-            at_identity(model, "ctid = $1::text::tid")
-        );
-        tx.client()?
-            .execute(&sql, &[&ctid])
-            .await
-            .map_err(|e| self.write_error(model, e))?;
-        Ok(())
+        let at = by_ctid();
+        let where_sql = at_identity(model, &at.condition);
+        delete_row(&mut conn, &table(model), &at, vec![Some(ctid)], &where_sql).await
     }
 
     async fn insert(

@@ -26,7 +26,7 @@ use crate::engine::table::quote_ident;
 use crate::engine::types::{PyValue, Reflected, Stored, read};
 use crate::flow::Locator;
 use crate::flow::connection::run_now;
-use crate::flow::delete::follow_references;
+use crate::flow::delete::delete_row;
 use crate::sqlite::filter::{NEVER, Order, Where, build_where, order_by};
 use crate::sqlite::handoff::{Attempt, ListRun, Mode, Route, RunMemory, route_retrieve};
 use crate::sqlite::memo::{self, ListMemo, Ticket};
@@ -982,11 +982,7 @@ impl Resource {
                 model: &model,
             };
             let table = references::table(&model.name);
-            run_now(follow_references(&mut flow_conn, &table, &at, key.clone()))?;
-            let sql = format!("DELETE FROM {} WHERE {}", table.sql, at.condition);
-            prepare(&tx, &sql)
-                .and_then(|mut s| s.execute(params_from_iter(key.iter())))
-                .map_err(|e| db_error(&model, e))?;
+            run_now(delete_row(&mut flow_conn, &table, &at, key, &at.condition))?;
             tx.commit().map_err(|e| db_error(&model, e))?;
             Ok(())
         })
