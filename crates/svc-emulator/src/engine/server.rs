@@ -459,22 +459,6 @@ pub(crate) fn line_end(b: &[u8], at: usize) -> usize {
         .map_or(b.len(), |p| at + p + 1)
 }
 
-/// The offset of an aware date-time as the engine's JSON encoder writes it in a read-only
-/// query's answer: `Z` for UTC (it rewrites `isoformat()`'s `+00:00`), `+HH:MM` otherwise.
-pub(crate) fn encoder_offset(seconds: i32) -> String {
-    if seconds == 0 {
-        "Z".to_owned()
-    } else {
-        offset_text(seconds)
-    }
-}
-
-/// A `timedelta` as the engine's JSON encoder writes it: `str(td.total_seconds())`, Python's
-/// float text of the signed microseconds over a million (`"36672.5"`, `"-3600.0"`).
-pub(crate) fn encoder_seconds(micros: i64) -> String {
-    py_float_repr(micros as f64 / 1_000_000.0)
-}
-
 /// Bytes as the engine's read-only query answer writes them: decoded as UTF-8, or in
 /// lowercase hex (`bytes.hex()`) when they are not UTF-8.
 pub(crate) fn write_encoder_bytes(buf: &mut Vec<u8>, bytes: &[u8]) {
