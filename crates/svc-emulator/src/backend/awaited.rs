@@ -3,14 +3,13 @@
 //! [`Hold`](super::Hold) kept until it ends. Dropping a future drops its query: a read-only SQL
 //! query is cancelled in the database.
 
-/// Implements [`Backend`](crate::backend::Backend) for `$resource`, whose inherent methods do
-/// the work with the same names and arguments for every such database: the async `reload` and
-/// `sql`. The records operations are
-/// the flows of `flow::read`, `flow::write` and `flow::summary`, over the resource's side of
-/// them (`flow::database::Database`, `flow::write::Writes`, `flow::summary::Summary`); the
-/// macro also gives the resource the public methods that run them (`list`,
-/// `retrieve_selected`, `delete_selected`, `aggregate`, `group`). (Unused when no such backend
-/// is built.)
+/// Implements [`Backend`](crate::backend::Backend) for `$resource`, whose inherent async
+/// `reload` reads its schema again. The records operations and read-only SQL are the flows of
+/// `flow::read`, `flow::write`, `flow::summary` and `flow::sql`, over the resource's side of
+/// them (`flow::database::Database`, `flow::write::Writes`, `flow::summary::Summary`,
+/// `flow::sql::ReadOnlySql`); the macro also gives the resource the public methods that run
+/// them (`list`, `retrieve_selected`, `delete_selected`, `aggregate`, `group`, `sql`). (Unused
+/// when no such backend is built.)
 #[allow(unused_macros)]
 macro_rules! awaited_backend {
     ($resource:ty) => {
@@ -82,6 +81,18 @@ macro_rules! awaited_backend {
                 selection: &$crate::engine::Selection,
             ) -> Result<serde_json::Value, $crate::engine::EngineError> {
                 $crate::flow::summary::group(self, model, req, selection).await
+            }
+
+            /// Runs one read-only query with `params` (`:name` values) within `time` and
+            /// `answer_bytes`; the answer is `{"columns", "data", "row_count"}` as JSON bytes.
+            pub async fn sql(
+                &self,
+                query: &str,
+                params: &serde_json::Map<String, serde_json::Value>,
+                time: std::time::Duration,
+                answer_bytes: usize,
+            ) -> Result<Vec<u8>, $crate::engine::EngineError> {
+                $crate::flow::sql::read_only(self, query, params, time, answer_bytes).await
             }
         }
 

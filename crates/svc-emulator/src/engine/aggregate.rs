@@ -147,6 +147,17 @@ pub(crate) fn fails(param: &str, message: impl Into<String>) -> EngineError {
     }
 }
 
+/// A database's refusal of a read the engine runs: it re-raises it (`500`), with the database's
+/// message (`database` names it).
+pub(crate) fn read_refused(database: &str, message: &str) -> EngineError {
+    fails(
+        "non_field_errors",
+        format!(
+            "{database} refused the query the data engine would run (it answers 500): {message}"
+        ),
+    )
+}
+
 /// Whether the engine answers `0` for a NULL result of `func` (an aggregate over no row, or a
 /// group whose values are all NULL): `count`, `sum` and `avg`; `min` and `max` stay `null`.
 pub(crate) fn null_is_zero(func: AggregateFunc) -> bool {

@@ -886,6 +886,47 @@ impl InputDateTime {
         }
         s
     }
+
+    /// The naive date-time of the same instant in the zone `tz` (seconds east of UTC): Python's
+    /// `dt.astimezone(tz).replace(tzinfo=None)`; a naive one as it is.
+    pub(crate) fn in_zone(&self, tz: i32) -> InputDateTime {
+        let Some((sign, hours, minutes)) = self.offset else {
+            return *self;
+        };
+        let offset = i64::from(hours * 3600 + minutes * 60) * if sign == '-' { -1 } else { 1 };
+        let t = self.time;
+        let seconds = self.date.days() * 86_400
+            + i64::from(t.hour * 3600 + t.minute * 60 + t.second)
+            - offset
+            + i64::from(tz);
+        let rest = seconds.rem_euclid(86_400);
+        InputDateTime {
+            date: Date::from_days(seconds.div_euclid(86_400)),
+            time: Time {
+                hour: (rest / 3600) as u32,
+                minute: (rest / 60 % 60) as u32,
+                second: (rest % 60) as u32,
+                micro: t.micro,
+            },
+            offset: None,
+        }
+    }
+}
+
+/// Bytes as lowercase hex text (`bytes.hex()`, `binascii.hexlify`).
+pub(crate) fn hexlify(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The bytes of hex text, as `binascii.unhexlify` reads it (the engine's binary fields).
+pub(crate) fn unhexlify(text: &str) -> Option<Vec<u8>> {
+    let b = text.as_bytes();
+    if !b.len().is_multiple_of(2) {
+        return None;
+    }
+    b.chunks(2)
+        .map(|pair| u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok())
+        .collect()
 }
 
 /// The Python value a serializer field makes of a body value, which the engine sets on the

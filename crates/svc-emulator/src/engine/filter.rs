@@ -156,26 +156,12 @@ pub(crate) fn month_of_this_day(raw: &str) -> Option<InputDateTime> {
         .duration_since(std::time::UNIX_EPOCH)
         .ok()?
         .as_secs();
-    let (_, _, today) = civil_from_days((secs / 86_400) as i64);
+    let today = crate::engine::types::Date::from_days((secs / 86_400) as i64).day;
     let day = (1..=today).rev().find(|&d| {
         crate::engine::types::parse_date(format!("{year:04}-{month:02}-{d:02}").as_bytes())
             .is_some()
     })?;
     parse_input_datetime(&format!("{year:04}-{month:02}-{day:02}"))
-}
-
-/// The proleptic Gregorian date of a day count from 1970-01-01 (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 /// How the engine's filter fields read a filter's value, whatever the database: the
@@ -571,9 +557,13 @@ mod tests {
 
     #[test]
     fn days_map_to_civil_dates() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(19_783), (2024, 3, 1));
-        assert_eq!(civil_from_days(-1), (1969, 12, 31));
+        let civil = |days| {
+            let d = crate::engine::types::Date::from_days(days);
+            (i64::from(d.year), d.month, d.day)
+        };
+        assert_eq!(civil(0), (1970, 1, 1));
+        assert_eq!(civil(19_783), (2024, 3, 1));
+        assert_eq!(civil(-1), (1969, 12, 31));
         let d = month_of_this_day("2024-02").unwrap();
         assert!(d.date.iso().starts_with("2024-02-"));
         assert!(month_of_this_day("2024-13").is_none());

@@ -6,7 +6,8 @@
 //!   layer reads from the query and turns into statuses;
 //! - the filter grammar and its Python readings of values (`filter`, `convert`), the engine's
 //!   view of a column type and its serializer forms ([`types`]), a write body's reading
-//!   (`body`), aggregate and group requests (`aggregate`), the limits of read-only SQL;
+//!   (`body`), aggregate and group requests (`aggregate`), the limits of read-only SQL, the
+//!   Python values a database server's driver gives and how the engine writes them (`python`);
 //! - what the rules ask of a table and a column whatever database holds them (`table`); a
 //!   database server's table and column as the ORM maps them. SQLite's models are its own
 //!   ([`crate::sqlite::Model`]).
@@ -24,6 +25,9 @@ pub(crate) mod error;
 pub(crate) mod filter;
 pub(crate) mod json_text;
 pub(crate) mod list;
+// Read by the database servers' backends, each an optional feature (as `walks`).
+#[allow(dead_code)]
+pub(crate) mod python;
 mod query_limits;
 pub(crate) mod related;
 pub(crate) mod relation;

@@ -13,7 +13,7 @@ use serde_json::{Map, Value as Json};
 
 use crate::engine::EngineError;
 use crate::engine::body::{not_a_dict, read_values};
-use crate::engine::convert::{InputField, Internal, PyJson};
+use crate::engine::convert::{InputField, Internal, PyJson, hexlify};
 use crate::engine::json_text::{write_i64, write_json_str};
 use crate::engine::table::{BodyColumn, Column, Table};
 use crate::engine::types::py_float_repr;
@@ -460,34 +460,12 @@ pub(crate) fn line_end(b: &[u8], at: usize) -> usize {
         .map_or(b.len(), |p| at + p + 1)
 }
 
-/// The offset of an aware date-time as the engine's JSON encoder writes it in a read-only
-/// query's answer: `Z` for UTC (it rewrites `isoformat()`'s `+00:00`), `+HH:MM` otherwise.
-pub(crate) fn encoder_offset(seconds: i32) -> String {
-    if seconds == 0 {
-        "Z".to_owned()
-    } else {
-        offset_text(seconds)
-    }
-}
-
-/// A `timedelta` as the engine's JSON encoder writes it: `str(td.total_seconds())`, Python's
-/// float text of the signed microseconds over a million (`"36672.5"`, `"-3600.0"`).
-pub(crate) fn encoder_seconds(micros: i64) -> String {
-    py_float_repr(micros as f64 / 1_000_000.0)
-}
-
 /// Bytes as the engine's read-only query answer writes them: decoded as UTF-8, or in
 /// lowercase hex (`bytes.hex()`) when they are not UTF-8.
 pub(crate) fn write_encoder_bytes(buf: &mut Vec<u8>, bytes: &[u8]) {
     match std::str::from_utf8(bytes) {
         Ok(text) => write_json_str(buf, text),
-        Err(_) => {
-            buf.push(b'"');
-            for b in bytes {
-                buf.extend_from_slice(format!("{b:02x}").as_bytes());
-            }
-            buf.push(b'"');
-        }
+        Err(_) => write_json_str(buf, &hexlify(bytes)),
     }
 }
 

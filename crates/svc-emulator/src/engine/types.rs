@@ -258,6 +258,32 @@ impl Date {
         (1..=9999).contains(&self.year) && (1..=days).contains(&self.day)
     }
 
+    /// Days since 1970-01-01 of the proleptic Gregorian date (Howard Hinnant's algorithm).
+    pub(crate) fn days(self) -> i64 {
+        let (m, d) = (i64::from(self.month), i64::from(self.day));
+        let y = i64::from(self.year) - i64::from(m <= 2);
+        let era = y.div_euclid(400);
+        let yoe = y - era * 400;
+        let doy = (153 * ((m + 9) % 12) + 2) / 5 + d - 1;
+        era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468
+    }
+
+    /// The proleptic Gregorian date `days` days after 1970-01-01 (a year before 1 as 0).
+    pub(crate) fn from_days(days: i64) -> Date {
+        let z = days + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z.rem_euclid(146_097);
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+        Date {
+            year: u32::try_from(yoe + era * 400 + i64::from(month <= 2)).unwrap_or(0),
+            month,
+            day: (doy - (153 * mp + 2) / 5 + 1) as u32,
+        }
+    }
+
     /// `isoformat()`: `YYYY-MM-DD`.
     pub fn iso(self) -> String {
         let mut buf = Vec::with_capacity(10);

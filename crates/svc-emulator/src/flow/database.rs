@@ -199,6 +199,19 @@ impl<T: Copy> ForAMinute<T> {
     pub(crate) fn keep(&self, value: T) {
         *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some((Instant::now(), value));
     }
+
+    /// The value when it was kept less than a minute ago, else what `read` reads, kept.
+    pub(crate) async fn get_or_read<E>(
+        &self,
+        read: impl Future<Output = Result<T, E>>,
+    ) -> Result<T, E> {
+        if let Some(value) = self.get() {
+            return Ok(value);
+        }
+        let value = read.await?;
+        self.keep(value);
+        Ok(value)
+    }
 }
 
 /// One page's request.

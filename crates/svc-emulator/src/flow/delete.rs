@@ -24,6 +24,21 @@ use crate::engine::EngineError;
 use crate::engine::body::non_field;
 use crate::flow::connection::{Connection, Locator, OnDelete, Reference, TableRef};
 
+/// Deletes one row of `table` as the ORM does, by `where_sql` (bound from `row`, which `at`
+/// found it by): first what it does to the rows that refer to it ([`follow_references`]).
+pub(crate) async fn delete_row<C: Connection>(
+    conn: &mut C,
+    table: &TableRef,
+    at: &Locator,
+    row: Vec<C::Value>,
+    where_sql: &str,
+) -> Result<(), EngineError> {
+    follow_references(conn, table, at, row.clone()).await?;
+    let sql = format!("DELETE FROM {} WHERE {where_sql}", table.sql);
+    conn.execute(&sql, &row).await?;
+    Ok(())
+}
+
 /// Does to the rows that refer to one row of `table` (the row `at` finds from `row`) what the
 /// ORM does before it deletes that row: sets references to NULL, and deletes the rows it must,
 /// each after what refers to it in turn. The row itself is left for the caller to delete.

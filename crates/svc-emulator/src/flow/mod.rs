@@ -10,7 +10,10 @@
 //! - `selection`: a selection's `WHERE` clause (every database).
 //! - `read`: a list (its page, count and walks: `database::Pages`) and a record's retrieve
 //!   (PostgreSQL and MySQL; SQLite's are its own, in `sqlite/resource.rs`).
+//! - `walk`: a page read from the anchor where the page before it ended (PostgreSQL and MySQL).
 //! - `summary`: an aggregate and a group (every database).
+//! - `sql`: a read-only query, its deadline, its cancel and its session's cleaning (PostgreSQL
+//!   and MySQL; SQLite proves a query read-only in `sqlite/read_only_sql.rs`).
 //! - `write`: a record's create, and the steps every update and delete share (every
 //!   database).
 //!
@@ -29,7 +32,11 @@ pub(crate) mod read;
 #[allow(dead_code)]
 pub(crate) mod selection;
 #[allow(dead_code)]
+pub(crate) mod sql;
+#[allow(dead_code)]
 pub(crate) mod summary;
+#[allow(dead_code)]
+pub(crate) mod walk;
 #[allow(dead_code)]
 pub(crate) mod write;
 

@@ -5,25 +5,25 @@
 
 use serde_json::{Map, Value as Json};
 
-use crate::engine::aggregate::known;
+use crate::engine::aggregate::{Quoting, fails, known, query_text, y_func};
 use crate::engine::relation::Use;
 use crate::engine::table::{
-    GroupColumns, OrderBy, aggregate_column, filtered_order_by, group_columns,
+    Column, GroupColumns, OrderBy, Table, aggregate_column, filtered_order_by, group_columns,
 };
 use crate::engine::time_zone::tz_of;
+use crate::engine::types::Serializer;
 use crate::engine::{AggregateFunc, AggregateRequest, EngineError, GroupRequest, Selection};
 use crate::flow::database::{Database, ModelSql};
 
 /// A database server's side of an aggregate and a group.
 pub(crate) trait Summary: Database {
-    /// The engine's answer when the function is not one it knows: its (empty) query object
-    /// written by the column's serializer field (`order`: the request's `_order_by`).
-    fn unknown_function(
-        &self,
-        model: &Self::Model,
-        field: &Self::Field,
-        order: &OrderBy<'_, Self::Field>,
-    ) -> Result<Json, EngineError>;
+    /// How the y column's serializer field writes the engine's query object of a function it
+    /// does not know ([`unknown_function`]).
+    fn query_object(field: &Self::Field) -> Serializer;
+
+    /// How the database's SQLAlchemy dialect writes a query's text: its quoting, and the
+    /// condition it folds an always-false filter into.
+    fn query_dialect(&self) -> (Quoting, &'static str);
 
     /// The select list of an aggregate of `field` (after what the engine fails on is refused).
     fn aggregate_select(field: &Self::Field, func: AggregateFunc) -> Result<String, EngineError>;
@@ -98,7 +98,7 @@ async fn aggregate_as_engine<D: Summary>(
     let (filter, order) = filtered_order_by(&*model, filter, &req.order_by, D::NEVER)?;
     let field = aggregate_column(&*model, req)?;
     let Some(func) = known(&req.func)? else {
-        return db.unknown_function(&model, field, &order);
+        return unknown_function(db, &*model, field, &order);
     };
     let sql = format!(
         "SELECT {} FROM {}{}",
@@ -113,6 +113,40 @@ async fn aggregate_as_engine<D: Summary>(
         .await
         .map_err(|e| D::summary_error(e, func, field))?;
     D::aggregate_answer(func, field, rows.first(), tz)
+}
+
+/// The engine's answer when the function is not one it knows: its (empty) query object written
+/// by the column's serializer field (`order`: the request's `_order_by`): `{}` by a value
+/// field, a failure of a date-time field, the query's text by a text field.
+fn unknown_function<D: Summary>(
+    db: &D,
+    model: &D::Model,
+    field: &D::Field,
+    order: &OrderBy<'_, D::Field>,
+) -> Result<Json, EngineError> {
+    match D::query_object(field) {
+        Serializer::Value => Ok(y_func(Json::Object(Map::new()))),
+        Serializer::DateTime => Err(fails(
+            "_y_func",
+            format!(
+                "Unknown function on the date-time field {:?} (the data engine fails).",
+                field.name()
+            ),
+        )),
+        Serializer::Text => {
+            let columns: Vec<&str> = model.columns().iter().map(Column::name).collect();
+            let (quoting, never) = db.query_dialect();
+            let order = order.names();
+            let text = query_text(
+                model.table_name(),
+                &columns,
+                order.as_deref(),
+                never,
+                quoting,
+            );
+            Ok(y_func(Json::String(text)))
+        }
+    }
 }
 
 async fn group_as_engine<D: Summary>(

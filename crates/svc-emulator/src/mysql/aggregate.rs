@@ -15,19 +15,19 @@ use mysql_async::{Row, Value};
 use serde_json::{Map, Value as Json};
 
 use crate::engine::aggregate::{
-    Quoting, date_unit, fails, group_label, group_name, group_statement, null_is_zero, query_text,
-    y_func,
+    Quoting, date_unit, fails, group_label, group_name, group_statement, null_is_zero,
+    read_refused, y_func,
 };
-use crate::engine::server::float_json;
-use crate::engine::table::{GroupColumns, OrderBy};
-use crate::engine::types::{decimal_str, py_bytes_repr, py_float_repr};
+use crate::engine::convert::hexlify;
+use crate::engine::python::{Py, time_of_day};
+use crate::engine::table::GroupColumns;
+use crate::engine::types::Serializer;
 use crate::engine::{AggregateFunc, EngineError, GroupRequest};
 use crate::flow::summary::Summary;
 use crate::mysql::MyResource;
 use crate::mysql::schema::{MyField, MyModel};
 use crate::mysql::types::{
-    MyKind, Offset, date_text, datetime_text, double_decimal, iso_datetime, set_str, time_text,
-    value_float, value_text,
+    MyKind, Offset, bit_value, double_decimal, py_value, set_members, value_bytes, value_text,
 };
 
 /// How SQLAlchemy 1.4's MySQL dialect writes identifiers: its reserved words, in backquotes.
@@ -41,101 +41,16 @@ const MARIADB_QUOTING: Quoting = Quoting {
     quote: '`',
     reserved: include_str!("reserved_words_mariadb.txt"),
 };
-/// A result value with the Python type PyMySQL (and SQLAlchemy) gives it.
-#[derive(Debug, Clone, PartialEq)]
-enum PyV {
-    None,
-    Int(String),
-    Decimal(String),
-    Float(f64),
-    Date(String),
-    /// `YYYY-MM-DD HH:MM:SS[.ffffff]`.
-    DateTime(String),
-    Time(String),
-    Str(String),
-    /// A `SET` value: Python's `set` of its members (here in definition order; the engine's
-    /// order follows Python's string hashes, which vary between processes).
-    Set(Vec<String>),
-    /// A `BINARY`, `VARBINARY` or blob value: Python's `bytes`.
-    Bytes(Vec<u8>),
-}
-
-impl PyV {
-    /// The value of a result cell, by the type MySQL gives the result column.
-    fn read(ty: ColumnType, v: &Value) -> PyV {
-        if *v == Value::NULL {
-            return PyV::None;
-        }
-        match ty {
-            ColumnType::MYSQL_TYPE_NEWDECIMAL | ColumnType::MYSQL_TYPE_DECIMAL => {
-                PyV::Decimal(value_text(v).unwrap_or_default())
-            }
-            ColumnType::MYSQL_TYPE_TINY
-            | ColumnType::MYSQL_TYPE_SHORT
-            | ColumnType::MYSQL_TYPE_LONG
-            | ColumnType::MYSQL_TYPE_LONGLONG
-            | ColumnType::MYSQL_TYPE_INT24
-            | ColumnType::MYSQL_TYPE_YEAR => PyV::Int(value_text(v).unwrap_or_default()),
-            ColumnType::MYSQL_TYPE_FLOAT | ColumnType::MYSQL_TYPE_DOUBLE => {
-                PyV::Float(value_float(v).unwrap_or(f64::NAN))
-            }
-            ColumnType::MYSQL_TYPE_DATE | ColumnType::MYSQL_TYPE_NEWDATE => {
-                PyV::Date(date_text(v).unwrap_or_default())
-            }
-            ColumnType::MYSQL_TYPE_DATETIME
-            | ColumnType::MYSQL_TYPE_DATETIME2
-            | ColumnType::MYSQL_TYPE_TIMESTAMP
-            | ColumnType::MYSQL_TYPE_TIMESTAMP2 => {
-                PyV::DateTime(datetime_text(v).unwrap_or_default())
-            }
-            ColumnType::MYSQL_TYPE_TIME | ColumnType::MYSQL_TYPE_TIME2 => {
-                PyV::Time(time_text(v).unwrap_or_default())
-            }
-            _ => PyV::Str(value_text(v).unwrap_or_default()),
-        }
-    }
-
-    /// SQLAlchemy's result processing of a value typed as the column `kind` (`sum`, `min`,
-    /// `max` and plain group keys): a `DOUBLE` is a `Decimal` of ten places.
-    fn typed(self, kind: MyKind) -> PyV {
-        match (kind, self) {
-            (MyKind::Double, PyV::Float(f)) => PyV::Decimal(double_decimal(f)),
-            (MyKind::Double, PyV::Decimal(d)) => match d.parse::<f64>() {
-                Ok(f) => PyV::Decimal(double_decimal(f)),
-                Err(_) => PyV::Decimal(d),
-            },
-            (_, v) => v,
-        }
-    }
-
-    /// As the engine's JSON encoder writes it.
-    fn encoded(&self) -> Json {
-        match self {
-            PyV::None => Json::Null,
-            PyV::Int(i) => serde_json::from_str(i).unwrap_or(Json::Null),
-            PyV::Decimal(d) => float_json(d.parse().unwrap_or(f64::NAN)),
-            PyV::Float(f) => float_json(*f),
-            PyV::Date(d) | PyV::Time(d) | PyV::Str(d) => Json::String(d.clone()),
-            // PyMySQL keeps MySQL's text of a date Python has none for (`0000-00-00 ...`).
-            PyV::DateTime(t) if !python_date(t) => Json::String(t.clone()),
-            PyV::DateTime(t) => Json::String(t.replacen(' ', "T", 1)),
-            // The engine's encoder writes a set as a list, bytes decoded as UTF-8 ([`encodable`]).
-            PyV::Set(members) => Json::Array(members.iter().cloned().map(Json::String).collect()),
-            PyV::Bytes(b) => Json::String(String::from_utf8_lossy(b).into_owned()),
-        }
-    }
-
-    /// `str()` of the value.
-    fn text(&self) -> Option<String> {
-        Some(match self {
-            PyV::None => return None,
-            PyV::Int(i) => i.clone(),
-            PyV::Decimal(d) => decimal_str(d),
-            PyV::Float(f) => py_float_repr(*f),
-            PyV::Date(d) | PyV::Time(d) | PyV::Str(d) | PyV::DateTime(d) => d.clone(),
-            PyV::Set(members) => set_str(&members.join(","), members),
-            PyV::Bytes(b) => py_bytes_repr(b),
-        })
+/// SQLAlchemy's result processing of a value typed as the column `kind` (`sum`, `min`,
+/// `max` and plain group keys): a `DOUBLE` is a `Decimal` of ten places.
+fn typed(v: Py, kind: MyKind) -> Py {
+    match (kind, v) {
+        (MyKind::Double, Py::Float(f)) => Py::Decimal(double_decimal(f)),
+        (MyKind::Double, Py::Decimal(d)) => match d.parse::<f64>() {
+            Ok(f) => Py::Decimal(double_decimal(f)),
+            Err(_) => Py::Decimal(d),
+        },
+        (_, v) => v,
     }
 }
 
@@ -143,61 +58,30 @@ impl PyV {
 /// result processing of the column's type: a `BIT` folds the bytes PyMySQL gives (the column's
 /// own bytes, or the digits of the text MySQL gives `max`) into an int, a `SET` splits its
 /// text into a set, bytes stay bytes.
-fn typed_cell(row: &Row, i: usize, field: &MyField) -> PyV {
+fn typed_cell(row: &Row, i: usize, field: &MyField) -> Py {
     let raw = row.as_ref(i).unwrap_or(&Value::NULL);
     if *raw == Value::NULL {
-        return PyV::None;
+        return Py::None;
     }
-    let bytes = || match raw {
-        Value::Bytes(b) => b.clone(),
-        other => value_text(other).unwrap_or_default().into_bytes(),
-    };
     match field.kind {
-        MyKind::Bit => PyV::Int(
-            bytes()
-                .iter()
-                .fold(0u128, |n, b| (n << 8) | u128::from(*b))
-                .to_string(),
-        ),
-        MyKind::Set => {
-            let text = value_text(raw).unwrap_or_default();
-            let mut items: Vec<String> = text
-                .split(',')
-                .filter(|m| !m.is_empty())
-                .map(str::to_owned)
-                .collect();
-            items.sort_by_key(|item| {
-                field
-                    .members
-                    .iter()
-                    .position(|m| m == item)
-                    .unwrap_or(usize::MAX)
-            });
-            PyV::Set(items)
-        }
-        MyKind::Binary | MyKind::Blob => PyV::Bytes(bytes()),
-        kind => read_cell(row, i).typed(kind),
+        MyKind::Bit => Py::Int(bit_value(raw).to_string()),
+        MyKind::Set => Py::Set(set_members(
+            &value_text(raw).unwrap_or_default(),
+            &field.members,
+        )),
+        MyKind::Binary | MyKind::Blob => Py::Bytes(value_bytes(raw)),
+        kind => typed(read_cell(row, i), kind),
     }
 }
 
 /// The aggregate's value written by the y column's serializer field (an integer field for
 /// `count`).
-fn serialized(func: AggregateFunc, field: &MyField, v: &PyV, tz: Offset) -> Json {
-    if *v == PyV::None {
-        return Json::Null;
-    }
-    if func == AggregateFunc::Count || field.kind.writes_value() {
-        return v.encoded();
-    }
+fn serialized(func: AggregateFunc, field: &MyField, v: &Py, tz: Offset) -> Json {
     match (field.kind, v) {
-        (MyKind::DateTime, PyV::DateTime(text)) => Json::String(
-            iso_datetime(&Value::Bytes(text.clone().into_bytes()), Some(tz)).unwrap_or_default(),
-        ),
+        _ if func == AggregateFunc::Count => v.encoded(),
         // `BINARY`/`VARBINARY` are written as hex, blobs as `repr(bytes)` (as in a record).
-        (MyKind::Binary, PyV::Bytes(b)) => {
-            Json::String(b.iter().map(|b| format!("{b:02x}")).collect())
-        }
-        _ => v.text().map_or(Json::Null, Json::String),
+        (MyKind::Binary, Py::Bytes(b)) => Json::String(hexlify(b)),
+        (kind, v) => v.serialized(kind.serializer(), tz),
     }
 }
 
@@ -234,32 +118,19 @@ fn group_key(field: &MyField, raw: Option<&str>) -> Result<(String, bool), Engin
     )
 }
 
-/// A group value the engine's JSON encoder writes: bytes are decoded as UTF-8, and bytes that
-/// are not UTF-8 make it fail (`500`). (It writes a set as a list.)
-fn encodable(v: PyV, param: &str, field: &MyField) -> Result<PyV, EngineError> {
-    match v {
-        PyV::Bytes(b) if std::str::from_utf8(&b).is_err() => Err(fails(
+/// A group value as the engine's JSON encoder writes it: bytes are decoded as UTF-8, and bytes
+/// that are not UTF-8 make it fail (`500`). (It writes a set as a list.)
+fn encodable(v: &Py, param: &str, field: &MyField) -> Result<Json, EngineError> {
+    v.encodable().ok_or_else(|| {
+        fails(
             param,
             format!(
                 "Cannot group by or show the field {:?}: a value's bytes are not UTF-8, which \
                  the data engine's JSON encoder fails on (500).",
                 field.name
             ),
-        )),
-        v => Ok(v),
-    }
-}
-
-/// Whether MySQL's text of a date or date-time (`YYYY-MM-DD...`) is a date Python has.
-fn python_date(text: &str) -> bool {
-    let mut parts = text.get(..10).unwrap_or_default().split('-');
-    let mut next = || parts.next().and_then(|p| p.parse::<u32>().ok());
-    match (next(), next(), next()) {
-        (Some(year), Some(month), Some(day)) => {
-            crate::engine::types::Date { year, month, day }.valid()
-        }
-        _ => false,
-    }
+        )
+    })
 }
 
 /// `sum` of a `SET`, `BIT`, `BINARY`/`VARBINARY`, blob or `TIME`: MySQL sums numbers, which
@@ -284,49 +155,33 @@ fn unsummable(field: &MyField, func: AggregateFunc) -> Result<(), EngineError> {
     Ok(())
 }
 
-fn read_cell(row: &Row, i: usize) -> PyV {
+/// A result cell as PyMySQL gives it, and SQLAlchemy's `TIME` a time of day of its
+/// `timedelta` (a JSON value stays its text).
+fn read_cell(row: &Row, i: usize) -> Py {
     let ty = row
         .columns_ref()
         .get(i)
         .map_or(ColumnType::MYSQL_TYPE_VAR_STRING, |c| c.column_type());
-    PyV::read(ty, row.as_ref(i).unwrap_or(&Value::NULL))
+    match py_value(ty, false, 0, row.as_ref(i).unwrap_or(&Value::NULL)) {
+        Py::Timedelta(micros) => Py::Time(time_of_day(micros), None),
+        Py::Json(text) => Py::Str(text),
+        v => v,
+    }
 }
 
 /// MySQL's side of an aggregate and a group (`flow::summary`).
 impl Summary for MyResource {
-    fn unknown_function(
-        &self,
-        model: &MyModel,
-        field: &MyField,
-        order: &OrderBy<'_, MyField>,
-    ) -> Result<Json, EngineError> {
-        match field.kind {
-            k if k.writes_value() => Ok(y_func(Json::Object(Map::new()))),
-            MyKind::DateTime => Err(fails(
-                "_y_func",
-                format!(
-                    "Unknown function on the date-time field {:?} (the data engine fails).",
-                    field.name
-                ),
-            )),
-            _ => {
-                let columns: Vec<&str> = model.fields.iter().map(|f| f.name.as_str()).collect();
-                let quoting = if self.mariadb {
-                    MARIADB_QUOTING
-                } else {
-                    MYSQL_QUOTING
-                };
-                let order = order.names();
-                let text = query_text(
-                    &model.name,
-                    &columns,
-                    order.as_deref(),
-                    "false = 1",
-                    quoting,
-                );
-                Ok(y_func(Json::String(text)))
-            }
-        }
+    fn query_object(field: &MyField) -> Serializer {
+        field.kind.serializer()
+    }
+
+    fn query_dialect(&self) -> (Quoting, &'static str) {
+        let quoting = if self.mariadb {
+            MARIADB_QUOTING
+        } else {
+            MYSQL_QUOTING
+        };
+        (quoting, "false = 1")
     }
 
     fn aggregate_select(field: &MyField, func: AggregateFunc) -> Result<String, EngineError> {
@@ -354,19 +209,19 @@ impl Summary for MyResource {
         tz: Offset,
     ) -> Result<Json, EngineError> {
         let value = match (func, row) {
-            (_, None) => PyV::None,
+            (_, None) => Py::None,
             (AggregateFunc::Sum | AggregateFunc::Min | AggregateFunc::Max, Some(row)) => {
                 typed_cell(row, 0, field)
             }
             (_, Some(row)) => read_cell(row, 0),
         };
         let value = match value {
-            PyV::None if null_is_zero(func) => PyV::Int("0".to_owned()),
+            Py::None if null_is_zero(func) => Py::Int("0".to_owned()),
             v => v,
         };
-        if let PyV::DateTime(text) = &value
+        // A date-time Python has no date for is PyMySQL's text.
+        if let Py::Str(text) = &value
             && field.kind == MyKind::DateTime
-            && !python_date(text)
         {
             return Err(fails(
                 "_y_column",
@@ -417,23 +272,31 @@ impl Summary for MyResource {
         for (i, x) in xs.iter().enumerate() {
             let (_, plain) = group_key(x, req.x_lookups.get(i).map(String::as_str))?;
             let v = if plain {
-                encodable(typed_cell(row, i, x), "_x_column", x)?
+                encodable(&typed_cell(row, i, x), "_x_column", x)?
             } else {
-                read_cell(row, i)
+                read_cell(row, i).encoded()
             };
-            object.insert(group_name(i), v.encoded());
+            object.insert(group_name(i), v);
         }
-        let v = match func {
-            AggregateFunc::Sum | AggregateFunc::Min | AggregateFunc::Max => {
-                encodable(typed_cell(row, xs.len(), y), "_y_column", y)?
-            }
-            _ => read_cell(row, xs.len()),
+        let typed = matches!(
+            func,
+            AggregateFunc::Sum | AggregateFunc::Min | AggregateFunc::Max
+        );
+        let v = if typed {
+            typed_cell(row, xs.len(), y)
+        } else {
+            read_cell(row, xs.len())
         };
         let v = match v {
-            PyV::None if null_is_zero(*func) => PyV::Int("0".to_owned()),
+            Py::None if null_is_zero(*func) => Py::Int("0".to_owned()),
             v => v,
         };
-        object.insert("y_func".to_owned(), v.encoded());
+        let v = if typed {
+            encodable(&v, "_y_column", y)?
+        } else {
+            v.encoded()
+        };
+        object.insert("y_func".to_owned(), v);
         Ok(object)
     }
 }
@@ -441,16 +304,9 @@ impl Summary for MyResource {
 impl MyResource {
     /// A database error of a read: the engine re-raises it (`500`).
     pub(crate) fn read_failure(&self, e: mysql_async::Error) -> EngineError {
-        if crate::mysql::server_code(&e).is_some() {
-            fails(
-                "non_field_errors",
-                format!(
-                    "MySQL refused the query the data engine would run (it answers 500): {}",
-                    crate::mysql::message(&e)
-                ),
-            )
-        } else {
-            self.unexpected(e)
+        match crate::mysql::server_code(&e) {
+            Some(_) => read_refused("MySQL", &crate::mysql::message(&e)),
+            None => self.unexpected(e),
         }
     }
 }
@@ -458,6 +314,7 @@ impl MyResource {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::aggregate::query_text;
 
     /// As the engine answered an unknown function on MariaDB: backquotes, and MySQL's or
     /// MariaDB's own reserved words (`user` is neither's).
@@ -478,17 +335,28 @@ mod tests {
 
     #[test]
     fn values_are_encoded_as_the_engine_encodes_them() {
-        let v = PyV::read(
+        let v = py_value(
             ColumnType::MYSQL_TYPE_NEWDECIMAL,
+            false,
+            0,
             &Value::Bytes(b"20.500000".to_vec()),
         );
         assert_eq!(v.encoded(), serde_json::json!(20.5));
         assert_eq!(v.text().as_deref(), Some("20.500000"));
-        let v = PyV::read(ColumnType::MYSQL_TYPE_DOUBLE, &Value::Double(0.1 + 0.2))
-            .typed(MyKind::Double);
+        let v = typed(
+            py_value(
+                ColumnType::MYSQL_TYPE_DOUBLE,
+                false,
+                0,
+                &Value::Double(0.1 + 0.2),
+            ),
+            MyKind::Double,
+        );
         assert_eq!(v.text().as_deref(), Some("0.3000000000"));
-        let v = PyV::read(
+        let v = py_value(
             ColumnType::MYSQL_TYPE_DATETIME,
+            false,
+            0,
             &Value::Date(2024, 3, 4, 5, 6, 7, 120_000),
         );
         assert_eq!(v.encoded(), serde_json::json!("2024-03-04T05:06:07.120000"));

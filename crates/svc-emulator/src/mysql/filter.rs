@@ -17,7 +17,7 @@ use mysql_async::Value;
 use crate::engine::EngineError;
 use crate::engine::Lookup;
 use crate::engine::Selection;
-use crate::engine::convert::InputDateTime;
+use crate::engine::convert::{InputDateTime, unhexlify};
 use crate::engine::filter::{Arg, PyNumber, Where};
 use crate::engine::related::Dialect;
 use crate::engine::relation::Use;
@@ -61,70 +61,6 @@ pub(crate) fn datetime_literal(dt: &InputDateTime) -> String {
         s = stripped.to_owned();
     }
     s
-}
-
-/// PyMySQL's literal of a date-time the serializer wrote: an aware one is first moved to the
-/// engine's default time zone (`tz`, seconds east of UTC), then its offset dropped.
-pub(crate) fn stored_literal(dt: &InputDateTime, tz: i32) -> String {
-    let Some((sign, hours, minutes)) = dt.offset else {
-        return datetime_literal(dt);
-    };
-    let offset = i64::from(hours * 3600 + minutes * 60) * if sign == '-' { -1 } else { 1 };
-    let days = days_from_civil(
-        i64::from(dt.date.year),
-        i64::from(dt.date.month),
-        i64::from(dt.date.day),
-    );
-    let seconds = days * 86_400
-        + i64::from(dt.time.hour * 3600 + dt.time.minute * 60 + dt.time.second)
-        - offset
-        + i64::from(tz);
-    let (y, m, d) = civil_from_days(seconds.div_euclid(86_400));
-    let rest = seconds.rem_euclid(86_400);
-    let mut moved = *dt;
-    moved.offset = None;
-    moved.date.year = u32::try_from(y).unwrap_or(0);
-    moved.date.month = m;
-    moved.date.day = d;
-    moved.time.hour = (rest / 3600) as u32;
-    moved.time.minute = (rest / 60 % 60) as u32;
-    moved.time.second = (rest % 60) as u32;
-    datetime_literal(&moved)
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date.
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// The date of a count of days since 1970-01-01.
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
-
-/// The bytes of hex text, as `binascii.unhexlify` reads it.
-pub(crate) fn unhex(text: &str) -> Option<Vec<u8>> {
-    let b = text.as_bytes();
-    if !b.len().is_multiple_of(2) {
-        return None;
-    }
-    b.chunks(2)
-        .map(|pair| u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok())
-        .collect()
 }
 
 /// A float as PyMySQL writes it: `repr()`; NaN and infinities make it fail.
@@ -331,7 +267,7 @@ impl Lookups for MyResource {
             };
             let mut list = Vec::new();
             for item in items {
-                let bytes = unhex(item).ok_or_else(|| {
+                let bytes = unhexlify(item).ok_or_else(|| {
                     EngineError::engine_fails(
                         ctx.lenient,
                         ctx.key,
@@ -396,11 +332,11 @@ mod tests {
         assert_eq!(float_literal(f64::NAN), None);
         // The engine stored 07:08:09+02:00 as 05:08:09 on a UTC database.
         let dt = parse_input_datetime("2024-05-06T07:08:09+02:00").unwrap();
-        assert_eq!(stored_literal(&dt, 0), "2024-05-06 05:08:09");
+        assert_eq!(datetime_literal(&dt.in_zone(0)), "2024-05-06 05:08:09");
         let dt = parse_input_datetime("2024-01-01T00:30:00+01:00").unwrap();
-        assert_eq!(stored_literal(&dt, 0), "2023-12-31 23:30:00");
-        assert_eq!(stored_literal(&dt, 3600), "2024-01-01 00:30:00");
-        assert_eq!(unhex("0aFF"), Some(vec![10, 255]));
-        assert_eq!(unhex("0"), None);
+        assert_eq!(datetime_literal(&dt.in_zone(0)), "2023-12-31 23:30:00");
+        assert_eq!(datetime_literal(&dt.in_zone(3600)), "2024-01-01 00:30:00");
+        assert_eq!(unhexlify("0aFF"), Some(vec![10, 255]));
+        assert_eq!(unhexlify("0"), None);
     }
 }

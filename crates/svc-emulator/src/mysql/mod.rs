@@ -44,7 +44,7 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Opts, OptsBuilder, Pool, PoolConstraints, PoolOpts};
 
 use crate::engine::EngineError;
-use crate::engine::server::Models;
+use crate::engine::server::{Models, line_end};
 use schema::MyModel;
 use types::Offset;
 
@@ -232,18 +232,8 @@ fn split_statements(sql: &str) -> Vec<&str> {
     while i < b.len() {
         match b[i] {
             q @ (b'\'' | b'"' | b'`') => i = read_only_sql::skip_quoted(b, i, q),
-            b'-' if b.get(i + 1) == Some(&b'-') => {
-                i = b[i..]
-                    .iter()
-                    .position(|&c| c == b'\n')
-                    .map_or(b.len(), |p| i + p + 1);
-            }
-            b'#' => {
-                i = b[i..]
-                    .iter()
-                    .position(|&c| c == b'\n')
-                    .map_or(b.len(), |p| i + p + 1);
-            }
+            b'-' if b.get(i + 1) == Some(&b'-') => i = line_end(b, i),
+            b'#' => i = line_end(b, i),
             b'/' if b.get(i + 1) == Some(&b'*') => {
                 i = b[i + 2..]
                     .windows(2)

@@ -21,24 +21,22 @@
 //!    variables, user locks, temporary tables, prepared statements, settings); a connection
 //!    that cannot be reset, or whose statement was left running, is closed.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use mysql_async::consts::ColumnType;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Pool, Value};
 use serde_json::{Map, Value as Json};
 
 use crate::engine::EngineError;
 use crate::engine::MAX_SQL_ROWS;
-use crate::engine::json_text::write_json_str;
 use crate::engine::server::{
-    self, AnswerRows, answer_too_large, encoder_offset, encoder_seconds, line_end, query_error,
-    starts_name, stopped_after, stopped_at_limit, write_encoder_bytes,
+    self, AnswerRows, answer_too_large, line_end, query_error, starts_name, stopped_at_limit,
 };
-use crate::engine::types::{Date, write_float};
 use crate::flow::database::Database;
+use crate::flow::sql::ReadOnlySql;
 use crate::mysql::schema::quote_ident;
-use crate::mysql::types::{Offset, date_text, iso_datetime, value_float, value_text};
+use crate::mysql::types::{Offset, py_value};
 use crate::mysql::{MyResource, message, server_code};
 
 /// The name the query's sub-select goes by in the statement that runs it.
@@ -50,87 +48,105 @@ const INTERRUPTED: [u16; 3] = [1969, 3024, 1317];
 /// The error code of a write refused in a read-only transaction.
 const READ_ONLY_TRANSACTION: u16 = 1792;
 
-/// Kills the running statement when dropped before [`disarm`](Self::disarm): the caller went
-/// away, or the deadline passed.
-struct KillOnDrop {
-    pool: Pool,
-    id: Option<u32>,
-}
+/// MySQL's side of a read-only query (`flow::sql`): a connection of the SQL pool, a
+/// `START TRANSACTION READ ONLY`, the statement killed from another connection.
+impl ReadOnlySql for MyResource {
+    type Session = Conn;
+    type Bound = (String, Vec<Value>);
+    /// A pool to reach the server from, and the session's connection id.
+    type Cancel = (Pool, u32);
 
-impl KillOnDrop {
-    fn disarm(&mut self) {
-        self.id = None;
+    fn bind(query: &str, params: &Map<String, Json>) -> Result<Self::Bound, EngineError> {
+        bind_names(query, params)
     }
-}
 
-impl Drop for KillOnDrop {
-    fn drop(&mut self) {
-        if let Some(id) = self.id.take()
-            && let Ok(runtime) = tokio::runtime::Handle::try_current()
-        {
-            let pool = self.pool.clone();
-            runtime.spawn(async move {
-                kill(&pool, id).await;
-            });
-        }
-    }
-}
-
-/// `KILL QUERY id` from another connection.
-async fn kill(pool: &Pool, id: u32) {
-    if let Ok(mut conn) = pool.get_conn().await {
-        let _ = conn.query_drop(format!("KILL QUERY {id}")).await;
-    }
-}
-
-impl MyResource {
-    /// Runs one read-only query with `params` (`:name` values) within `time` and
-    /// `answer_bytes`; the answer is `{"columns", "data", "row_count"}` as JSON bytes.
-    pub async fn sql(
-        &self,
-        query: &str,
-        params: &Map<String, Json>,
-        time: Duration,
-        answer_bytes: usize,
-    ) -> Result<Vec<u8>, EngineError> {
-        let (text, values) = bind_names(query, params)?;
+    /// The time limit is the statement's own (see [`Statement::size_checked`]).
+    async fn open(&self, _time: Duration) -> Result<(Conn, Offset), EngineError> {
         let mut conn = self.sql_conn().await?;
         let tz = self.time_zone(&mut conn).await?;
         conn.query_drop("START TRANSACTION READ ONLY")
             .await
             .map_err(|e| self.unexpected(e))?;
-        let mut guard = KillOnDrop {
-            pool: self.pool.clone(),
-            id: Some(conn.id()),
-        };
+        Ok((conn, tz))
+    }
+
+    fn canceller(&self, conn: &Conn) -> (Pool, u32) {
+        (self.pool.clone(), conn.id())
+    }
+
+    /// `KILL QUERY id` from another connection.
+    async fn cancel((pool, id): (Pool, u32)) {
+        if let Ok(mut conn) = pool.get_conn().await {
+            let _ = conn.query_drop(format!("KILL QUERY {id}")).await;
+        }
+    }
+
+    /// Prepares and runs the statement, reading its rows as JSON (the query's columns, without
+    /// the size check after them).
+    async fn run(
+        &self,
+        conn: &mut Conn,
+        (text, values): &Self::Bound,
+        time: Duration,
+        answer_bytes: usize,
+        tz: Offset,
+        left_running: &AtomicBool,
+    ) -> Result<(Vec<String>, AnswerRows), EngineError> {
         let statement = Statement {
-            text: &text,
+            text,
             mariadb: self.mariadb,
             time,
             answer_bytes,
-            tz,
         };
-        let mut left_running = false;
-        let outcome =
-            tokio::time::timeout(time, run(&mut conn, statement, values, &mut left_running)).await;
-        let still_running = outcome.is_err() || left_running;
-        if still_running && let Some(id) = guard.id.take() {
-            kill(&self.pool, id).await;
-        }
-        guard.disarm();
-        if still_running {
-            // Its rows may still be on the way: the connection is closed, not reused.
-            let _ = conn.disconnect().await;
+        let refused = |e| query_failed(self, e);
+        let (names, select) = statement.size_checked(conn).await.map_err(refused)?;
+        let prepared = conn.prep(select).await.map_err(refused)?;
+        let params = if values.is_empty() {
+            mysql_async::Params::Empty
         } else {
-            let _ = conn.query_drop("ROLLBACK").await;
-            if conn.reset().await.is_err() {
-                let _ = conn.disconnect().await;
+            mysql_async::Params::Positional(values.clone())
+        };
+        let failed = |e: mysql_async::Error| {
+            if too_large(&e) {
+                answer_too_large(answer_bytes)
+            } else {
+                query_failed(self, e)
+            }
+        };
+        let mut result = conn.exec_iter(prepared, params).await.map_err(failed)?;
+        let columns = result.columns().map(|c| c.to_vec()).unwrap_or_default();
+        let columns = &columns[..names.len().min(columns.len())];
+        let mut rows = AnswerRows::new(answer_bytes);
+        while let Some(row) = result.next().await.map_err(failed)? {
+            // PyMySQL's Python value, through the engine's encoder.
+            let written = rows.push(columns.len(), |buf, i| {
+                let c = &columns[i];
+                let bytes = c.character_set() == BINARY_CHARSET;
+                let value = row.as_ref(i).unwrap_or(&Value::NULL);
+                py_value(c.column_type(), bytes, c.decimals(), value).write_answer(buf, tz);
+            });
+            if let Err(too_large) = written {
+                left_running.store(true, Ordering::Relaxed);
+                return Err(too_large);
             }
         }
-        match outcome {
-            Ok(Ok((names, rows))) => Ok(rows.answer(&names)),
-            Ok(Err(e)) => Err(query_failed(self, e)),
-            Err(_) => Err(stopped_after(time)),
+        Ok((names, rows))
+    }
+
+    /// Back to the pool, which resets it before its next use.
+    fn abandon(conn: Conn) {
+        drop(conn);
+    }
+
+    /// Its rows may still be on the way: the connection is closed, not reused.
+    async fn close(conn: Conn) {
+        let _ = conn.disconnect().await;
+    }
+
+    async fn clean(mut conn: Conn) {
+        let _ = conn.query_drop("ROLLBACK").await;
+        if conn.reset().await.is_err() {
+            let _ = conn.disconnect().await;
         }
     }
 }
@@ -143,8 +159,6 @@ struct Statement<'a> {
     mariadb: bool,
     time: Duration,
     answer_bytes: usize,
-    /// The engine's default time zone, which date-times are in.
-    tz: Offset,
 }
 
 impl Statement<'_> {
@@ -211,69 +225,9 @@ fn too_large(e: &mysql_async::Error) -> bool {
         && message(e).contains(ROW)
 }
 
-/// Why a query failed: the server's error, or the answer cap.
-enum Failure {
-    Db(mysql_async::Error),
-    TooLarge(usize),
-}
-
-type Answer = (Vec<String>, AnswerRows);
-
-/// Prepares and runs the statement, reading its rows as JSON (the query's columns, without the
-/// size check after them).
-async fn run(
-    conn: &mut Conn,
-    statement: Statement<'_>,
-    values: Vec<Value>,
-    left_running: &mut bool,
-) -> Result<Answer, Failure> {
-    let answer_bytes = statement.answer_bytes;
-    let (names, select) = statement.size_checked(conn).await.map_err(Failure::Db)?;
-    let prepared = conn.prep(select).await.map_err(Failure::Db)?;
-    let params = if values.is_empty() {
-        mysql_async::Params::Empty
-    } else {
-        mysql_async::Params::Positional(values)
-    };
-    let failed = |e: mysql_async::Error| {
-        if too_large(&e) {
-            Failure::TooLarge(answer_bytes)
-        } else {
-            Failure::Db(e)
-        }
-    };
-    let mut result = conn.exec_iter(prepared, params).await.map_err(failed)?;
-    let columns = result.columns().map(|c| c.to_vec()).unwrap_or_default();
-    let types: Vec<Cell> = columns
-        .iter()
-        .take(names.len())
-        .map(|c| Cell {
-            ty: c.column_type(),
-            bytes: c.character_set() == BINARY_CHARSET,
-            decimals: c.decimals(),
-        })
-        .collect();
-    let mut rows = AnswerRows::new(answer_bytes);
-    while let Some(row) = result.next().await.map_err(failed)? {
-        let written = rows.push(types.len(), |buf, i| {
-            let value = row.as_ref(i).unwrap_or(&Value::NULL);
-            write_cell(buf, &types[i], value, statement.tz);
-        });
-        if written.is_err() {
-            *left_running = true;
-            return Err(Failure::TooLarge(answer_bytes));
-        }
-    }
-    Ok((names, rows))
-}
-
 /// A query error from the server (syntax, unknown table, a write refused in the read-only
 /// transaction, the time limit): `400` naming `query`.
-fn query_failed(resource: &MyResource, failure: Failure) -> EngineError {
-    let e = match failure {
-        Failure::TooLarge(bytes) => return answer_too_large(bytes),
-        Failure::Db(e) => e,
-    };
+fn query_failed(resource: &MyResource, e: mysql_async::Error) -> EngineError {
     match server_code(&e) {
         Some(READ_ONLY_TRANSACTION) => query_error(format!(
             "Queries are read-only: {} (MySQL refused it in a read-only transaction).",
@@ -299,119 +253,6 @@ fn query_failed(resource: &MyResource, failure: Failure) -> EngineError {
 
 /// MySQL's number of the `binary` character set: the column's values are bytes to PyMySQL.
 const BINARY_CHARSET: u16 = 63;
-
-/// What a result column's values are, as PyMySQL reads them.
-struct Cell {
-    ty: ColumnType,
-    /// Bytes (`BINARY`, `VARBINARY`, blobs, `BIT`), not text.
-    bytes: bool,
-    /// The fractional digits of a date-time.
-    decimals: u8,
-}
-
-/// One value of a result column as the engine's SQL answer writes it: PyMySQL's Python value
-/// through the engine's JSON encoder. Integers and floats as numbers; a `DECIMAL` as
-/// `float(value)`; a date-time in the database's time zone (`tz`), `Z` for UTC; a `TIME`
-/// (a `timedelta`) as the text of its total seconds (`"36672.0"`); bytes decoded as UTF-8, or
-/// in hex when they are not; a date MySQL holds that Python cannot (`0000-00-00`) as MySQL's
-/// text; everything else as its text.
-fn write_cell(buf: &mut Vec<u8>, cell: &Cell, v: &Value, tz: Offset) {
-    if *v == Value::NULL {
-        buf.extend_from_slice(b"null");
-        return;
-    }
-    match cell.ty {
-        ColumnType::MYSQL_TYPE_TINY
-        | ColumnType::MYSQL_TYPE_SHORT
-        | ColumnType::MYSQL_TYPE_LONG
-        | ColumnType::MYSQL_TYPE_LONGLONG
-        | ColumnType::MYSQL_TYPE_INT24
-        | ColumnType::MYSQL_TYPE_YEAR => {
-            let text = value_text(v).unwrap_or_default();
-            if text.bytes().all(|b| b.is_ascii_digit() || b == b'-') && !text.is_empty() {
-                buf.extend_from_slice(text.as_bytes());
-            } else {
-                write_json_str(buf, &text);
-            }
-        }
-        ColumnType::MYSQL_TYPE_FLOAT | ColumnType::MYSQL_TYPE_DOUBLE => {
-            write_float(buf, value_float(v).unwrap_or(f64::NAN));
-        }
-        ColumnType::MYSQL_TYPE_NEWDECIMAL | ColumnType::MYSQL_TYPE_DECIMAL => {
-            let text = value_text(v).unwrap_or_default();
-            match text.trim().parse::<f64>() {
-                Ok(f) => write_float(buf, f),
-                Err(_) => write_json_str(buf, &text),
-            }
-        }
-        ColumnType::MYSQL_TYPE_DATE | ColumnType::MYSQL_TYPE_NEWDATE => match v {
-            Value::Date(y, mo, d, ..) if !is_python_date(*y, *mo, *d) => {
-                write_json_str(buf, &format!("{y:04}-{mo:02}-{d:02}"));
-            }
-            _ => write_json_str(buf, &date_text(v).unwrap_or_default()),
-        },
-        ColumnType::MYSQL_TYPE_DATETIME
-        | ColumnType::MYSQL_TYPE_DATETIME2
-        | ColumnType::MYSQL_TYPE_TIMESTAMP
-        | ColumnType::MYSQL_TYPE_TIMESTAMP2 => match v {
-            Value::Date(y, mo, d, h, mi, s, us) if !is_python_date(*y, *mo, *d) => {
-                let mut text = format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}");
-                if cell.decimals > 0 && cell.decimals <= 6 {
-                    let digits = format!("{us:06}");
-                    text.push('.');
-                    text.push_str(&digits[..usize::from(cell.decimals)]);
-                }
-                write_json_str(buf, &text);
-            }
-            _ => {
-                let mut iso = iso_datetime(v, None).unwrap_or_default();
-                iso.push_str(&encoder_offset(tz));
-                write_json_str(buf, &iso);
-            }
-        },
-        ColumnType::MYSQL_TYPE_TIME | ColumnType::MYSQL_TYPE_TIME2 => match time_micros(v) {
-            Some(micros) => write_json_str(buf, &encoder_seconds(micros)),
-            None => write_json_str(buf, &value_text(v).unwrap_or_default()),
-        },
-        ColumnType::MYSQL_TYPE_JSON => {
-            let text = value_text(v).unwrap_or_default();
-            match serde_json::from_str::<Json>(&text) {
-                Ok(j) => {
-                    let _ = serde_json::to_writer(&mut *buf, &j);
-                }
-                Err(_) => write_json_str(buf, &text),
-            }
-        }
-        _ => match v {
-            Value::Bytes(b) if cell.bytes => write_encoder_bytes(buf, b),
-            _ => write_json_str(buf, &value_text(v).unwrap_or_default()),
-        },
-    }
-}
-
-/// Whether Python has a date of that year, month and day (PyMySQL keeps MySQL's text of any
-/// other, `0000-00-00` among them).
-fn is_python_date(year: u16, month: u8, day: u8) -> bool {
-    Date {
-        year: u32::from(year),
-        month: u32::from(month),
-        day: u32::from(day),
-    }
-    .valid()
-}
-
-/// The microseconds of a `TIME` value, signed (`-01:00:00` is `-3600000000`).
-fn time_micros(v: &Value) -> Option<i64> {
-    match v {
-        Value::Time(negative, days, h, m, s, us) => {
-            let total =
-                ((i64::from(*days) * 24 + i64::from(*h)) * 60 + i64::from(*m)) * 60 + i64::from(*s);
-            let micros = total * 1_000_000 + i64::from(*us);
-            Some(if *negative { -micros } else { micros })
-        }
-        _ => None,
-    }
-}
 
 /// A parameter value as PyMySQL would write its literal.
 fn param_value(value: &Json) -> Value {

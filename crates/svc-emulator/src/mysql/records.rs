@@ -6,17 +6,18 @@ use mysql_async::{Conn, Row, Value};
 
 use crate::engine::EngineError;
 use crate::engine::body::non_field;
-use crate::engine::convert::{Internal, py_json_dumps};
+use crate::engine::convert::{Internal, py_json_dumps, unhexlify};
 use crate::engine::server::{Models, RecordRow, record_json};
 use crate::engine::table::Table;
 use crate::flow::Locator;
 use crate::flow::database::{Database, Page, Pages};
-use crate::flow::delete::follow_references;
+use crate::flow::delete::delete_row;
+use crate::flow::walk::walk_between_tokens;
 use crate::flow::write::{Values, Writes, set_list};
-use crate::mysql::filter::{MyWhere, Params, stored_literal, unhex};
+use crate::mysql::filter::{MyWhere, Params, datetime_literal};
 use crate::mysql::references::{MyConnection, MyTx, table};
 use crate::mysql::schema::{MyField, MyModel};
-use crate::mysql::types::{MyKind, Offset, write_value};
+use crate::mysql::types::{MyKind, Offset, python_date, write_value};
 use crate::mysql::{MyResource, message, server_code, walks};
 
 /// The unfiltered count at which the engine shows the `EXPLAIN` estimate instead.
@@ -58,16 +59,12 @@ impl Database for MyResource {
 
     /// The engine's default time zone: `TIMEDIFF(NOW(), UTC_TIMESTAMP)` on the database.
     async fn time_zone(&self, conn: &mut Conn) -> Result<Offset, EngineError> {
-        if let Some(offset) = self.timezone.get() {
-            return Ok(offset);
-        }
-        let offset: Option<i64> = conn
-            .query_first("SELECT TIME_TO_SEC(TIMEDIFF(NOW(), UTC_TIMESTAMP()))")
+        let read = conn.query_first("SELECT TIME_TO_SEC(TIMEDIFF(NOW(), UTC_TIMESTAMP()))");
+        let read = async { Ok(Offset::try_from(read.await?.unwrap_or(0_i64)).unwrap_or(0)) };
+        self.timezone
+            .get_or_read(read)
             .await
-            .map_err(|e| self.unexpected(e))?;
-        let offset = Offset::try_from(offset.unwrap_or(0)).unwrap_or(0);
-        self.timezone.keep(offset);
-        Ok(offset)
+            .map_err(|e| self.unexpected(e))
     }
 
     /// Runs a read. A database error is where the engine fails (`500`): strict mode answers
@@ -95,7 +92,7 @@ impl Pages for MyResource {
         page: &Page<'_, Self>,
     ) -> Result<(Vec<Row>, Option<u64>), EngineError> {
         if let Some(seek) = walks::seek_terms(page.model, page.terms).filter(|_| page.number > 1) {
-            let (rows, count) = self.walk_page(reader, page, &seek).await?;
+            let (rows, count) = walk_between_tokens(self, reader, page, &seek).await?;
             return Ok((rows, Some(count)));
         }
         let sql = page.offset_select();
@@ -152,7 +149,7 @@ impl Writes for MyResource {
     }
 
     fn lock_select(model: &MyModel) -> String {
-        identity_columns(model).join(", ")
+        locator(model).select
     }
 
     fn locked(row: &Row) -> Vec<Value> {
@@ -316,28 +313,15 @@ impl Writes for MyResource {
         model: &MyModel,
         identity: Vec<Value>,
     ) -> Result<(), EngineError> {
-        let at = Locator {
-            select: identity_columns(model).join(", "),
-            condition: at_identity(model),
-            may_repeat: model.promoted_key,
-        };
-        let mut flow_conn = MyConnection {
+        let mut conn = MyConnection {
             tx: tx.conn(),
             resource: self,
             model,
         };
-        follow_references(&mut flow_conn, &table(&model.name), &at, identity.clone()).await?;
+        let at = locator(model);
         // The ORM deletes by identity: the one row of a declared key (every column of it), every
         // row that shares a promoted one.
-        let sql = format!(
-            "DELETE FROM {} WHERE {}",
-            model.table_sql,
-            at_identity(model)
-        );
-        tx.conn()
-            .exec_drop(&sql, identity)
-            .await
-            .map_err(|e| self.write_error(model, e))
+        delete_row(&mut conn, &table(&model.name), &at, identity, &at.condition).await
     }
 
     async fn commit(&self, tx: MyTx, model: &MyModel) -> Result<(), EngineError> {
@@ -346,104 +330,6 @@ impl Writes for MyResource {
 }
 
 impl MyResource {
-    /// A page past the first of an order that reaches the unique key, and its count: from the
-    /// nearest anchor of the same walk when the data is still that of the anchor, else with
-    /// `OFFSET` over the keys alone; the end of a full page is kept as an anchor, a filtered
-    /// count with it. Both are read between two readings of InnoDB's transaction counter
-    /// (the token, see `mysql/walks.rs`); when they differ, what the memo gave is read again.
-    async fn walk_page(
-        &self,
-        conn: &mut mysql_async::Conn,
-        page: &Page<'_, Self>,
-        seek: &[(usize, bool)],
-    ) -> Result<(Vec<Row>, u64), EngineError> {
-        let (model, filter, offset, lenient) = (page.model, page.filter, page.offset, page.lenient);
-        let before = if model.extra.0 {
-            walks::token(conn).await
-        } else {
-            None
-        };
-        let walk_key = page.walk_key();
-        let count_key = walks::key(
-            &format!("COUNT {}{}", model.table_sql, filter.sql),
-            &filter.params,
-        );
-        let anchor = before.as_ref().and_then(|token| {
-            self.walks
-                .anchor(&walk_key, offset)
-                .filter(|(_, a)| &a.token == token)
-        });
-        let kept_count = before.as_ref().and_then(|token| {
-            self.walks
-                .count(&count_key)
-                .filter(|(t, _)| t == token && !filter.sql.is_empty())
-                .map(|(_, n)| n)
-        });
-        let remembered = anchor.is_some() || kept_count.is_some();
-        let mut rows = match &anchor {
-            Some((at, anchor)) => {
-                let mut params = filter.params.clone();
-                let fields: Vec<&MyField> = seek.iter().map(|&(i, _)| &model.fields[i]).collect();
-                let seek_sql = walks::seek_condition(&fields, seek, &anchor.sort_key, &mut params);
-                let sql = keyed_select(page, seek, &filter.and(&seek_sql), offset - at);
-                self.read(conn, &sql, &params, lenient).await?
-            }
-            None => {
-                let sql = keyed_select(page, seek, &filter.sql, offset);
-                self.read(conn, &sql, &filter.params, lenient).await?
-            }
-        };
-        let mut count = match kept_count {
-            Some(n) => n,
-            None => self.count(conn, model, filter, lenient).await?,
-        };
-        let after = match before {
-            Some(_) => walks::token(conn).await,
-            None => None,
-        };
-        match (before, after) {
-            (Some(before), Some(after)) if before == after => {
-                self.keep_anchor(&walk_key, page, seek, &rows, &before);
-                if !filter.sql.is_empty() {
-                    self.walks.keep_count(count_key, before, count);
-                }
-            }
-            _ if remembered => {
-                // A write committed while the page was read: what the memo gave may be
-                // stale, so the page and its count are read afresh, as the engine reads them.
-                let sql = keyed_select(page, seek, &filter.sql, offset);
-                rows = self.read(conn, &sql, &filter.params, lenient).await?;
-                count = self.count(conn, model, filter, lenient).await?;
-            }
-            _ => {}
-        }
-        Ok((rows, count))
-    }
-
-    /// Keeps the end of a full page as an anchor of its walk.
-    fn keep_anchor(
-        &self,
-        walk_key: &[u8],
-        page: &Page<'_, Self>,
-        seek: &[(usize, bool)],
-        rows: &[Row],
-        token: &str,
-    ) {
-        let Some(last) = page.end(rows) else {
-            return;
-        };
-        let at = page.model.fields.len();
-        let sort_key = (at..at + seek.len())
-            .map(|c| last.as_ref(c).cloned().filter(|v| *v != Value::NULL))
-            .collect();
-        self.walks.keep(
-            walk_key,
-            page.offset + page.per_page,
-            token.to_owned(),
-            sort_key,
-        );
-    }
-
     /// How many rows hold `identity`.
     async fn rows_of(
         &self,
@@ -489,7 +375,7 @@ fn bind_param(field: &MyField, v: &Internal, tz: Offset) -> Value {
     match v {
         // The engine's `BinaryField` reads hex (checked by [`not_writable`]).
         Internal::Str(s) if field.kind == MyKind::Binary => {
-            Value::Bytes(unhex(s).unwrap_or_default())
+            Value::Bytes(unhexlify(s).unwrap_or_default())
         }
         Internal::None => Value::NULL,
         Internal::Bool(b) => Value::Int(i64::from(*b)),
@@ -500,7 +386,7 @@ fn bind_param(field: &MyField, v: &Internal, tz: Offset) -> Value {
         },
         Internal::Float(f) => Value::Double(*f),
         Internal::Str(s) => Value::Bytes(s.clone().into_bytes()),
-        Internal::DateTime(dt) => Value::Bytes(stored_literal(dt, tz).into_bytes()),
+        Internal::DateTime(dt) => Value::Bytes(datetime_literal(&dt.in_zone(tz)).into_bytes()),
         Internal::Json(j) => Value::Bytes(py_json_dumps(j).into_bytes()),
     }
 }
@@ -516,7 +402,7 @@ fn not_writable(values: &[(&MyField, Internal)]) -> Result<(), EngineError> {
         }
         if f.kind == MyKind::Binary
             && let Internal::Str(s) = v
-            && unhex(s).is_none()
+            && unhexlify(s).is_none()
         {
             return Err(EngineError::field(
                 &f.name,
@@ -558,23 +444,22 @@ impl RecordRow<MyField> for Row {
     /// keeps its text, which the engine's date-time field cannot write.
     fn unreadable(&self, i: usize, column: &MyField) -> bool {
         column.kind == MyKind::DateTime
-            && matches!(self.as_ref(i), Some(Value::Date(y, mo, d, ..))
-                if !crate::engine::types::Date {
-                    year: u32::from(*y),
-                    month: u32::from(*mo),
-                    day: u32::from(*d),
-                }
-                .valid())
+            && matches!(self.as_ref(i), Some(v @ Value::Date(..)) if !python_date(v))
     }
 }
 
-/// The model's identity columns, qualified.
-fn identity_columns(model: &MyModel) -> Vec<&str> {
-    model
+/// How the ORM finds a row of the model again: by its identity columns, qualified.
+fn locator(model: &MyModel) -> Locator {
+    let columns: Vec<&str> = model
         .identity
         .iter()
         .map(|&i| model.fields[i].qualified.as_str())
-        .collect()
+        .collect();
+    Locator {
+        select: columns.join(", "),
+        condition: at_identity(model),
+        may_repeat: model.promoted_key,
+    }
 }
 
 /// `a = ? AND b = ?` over the model's identity columns.
@@ -585,38 +470,4 @@ fn at_identity(model: &MyModel) -> String {
         .map(|&i| format!("{} = ?", model.fields[i].qualified))
         .collect::<Vec<_>>()
         .join(" AND ")
-}
-
-/// The page's rows where `where_sql` holds, after the first `skip` of them, each with its sort
-/// key read beside its fields. Rows skipped are skipped by their keys alone, in a derived table
-/// that the page's rows are joined to (the key is unique: [`walks::seek_terms`]).
-fn keyed_select(
-    page: &Page<'_, MyResource>,
-    seek: &[(usize, bool)],
-    where_sql: &str,
-    skip: u64,
-) -> String {
-    let Page {
-        model,
-        order,
-        per_page,
-        ..
-    } = *page;
-    let extra = walks::sort_key_columns(model, seek);
-    if skip == 0 {
-        return page.select(&extra, where_sql);
-    }
-    let key = &model.pk_field().qualified;
-    // The derived table's name, never the table's own.
-    let keys = if model.name.eq_ignore_ascii_case("svc_page_keys") {
-        "`svc_page_keys_`"
-    } else {
-        "`svc_page_keys`"
-    };
-    format!(
-        "SELECT {list}{extra} FROM {table} JOIN (SELECT {key} AS `k` FROM {table}{where_sql}\
-         {order} LIMIT {per_page} OFFSET {skip}) AS {keys} ON {key} = {keys}.`k`{order}",
-        list = model.select_list,
-        table = model.table_sql,
-    )
 }

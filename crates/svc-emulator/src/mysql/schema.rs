@@ -12,6 +12,7 @@ use mysql_async::prelude::Queryable;
 
 use crate::engine::EngineError;
 use crate::engine::table::{MappedColumn, MappedTable};
+use crate::mysql::read_only_sql::skip_quoted;
 use crate::mysql::types::MyKind;
 
 /// `name` as a MySQL identifier: in backquotes, a backquote doubled.
@@ -189,7 +190,7 @@ fn default_clause(text: &str) -> Option<&str> {
     let mut i = 0;
     while i < b.len() {
         match b[i] {
-            b'\'' => i = crate::mysql::read_only_sql::skip_quoted(b, i, b'\''),
+            b'\'' => i = skip_quoted(b, i, b'\''),
             b' ' if b[i..].starts_with(b" DEFAULT ") => return Some(&text[i + 9..]),
             _ => i += 1,
         }
@@ -214,41 +215,30 @@ fn read_default(text: &str) -> bool {
     run > 0 && ends(&text[run..])
 }
 
-/// The members of `enum('a','b')` or `set('x','y')`.
+/// The members of `enum('a','b')` or `set('x','y')`: each quoted string, a doubled quote or a
+/// backslash escaping the next character inside.
 fn members(column_type: &str) -> Vec<String> {
-    let Some(inner) = column_type
-        .split_once('(')
-        .and_then(|(_, rest)| rest.rsplit_once(')'))
-        .map(|(inner, _)| inner)
-    else {
-        return Vec::new();
-    };
-    let b = inner.as_bytes();
+    let b = column_type.as_bytes();
     let mut out = Vec::new();
-    let mut i = 0;
+    let mut i = column_type.find('(').unwrap_or(b.len());
     while i < b.len() {
-        if b[i] == b'\'' {
-            let mut item = Vec::new();
+        if b[i] != b'\'' {
             i += 1;
-            while i < b.len() {
-                if b[i] == b'\'' && b.get(i + 1) == Some(&b'\'') {
-                    item.push(b'\'');
-                    i += 2;
-                } else if b[i] == b'\\' && i + 1 < b.len() {
-                    item.push(b[i + 1]);
-                    i += 2;
-                } else if b[i] == b'\'' {
-                    i += 1;
-                    break;
-                } else {
-                    item.push(b[i]);
-                    i += 1;
-                }
-            }
-            out.push(String::from_utf8_lossy(&item).into_owned());
-        } else {
-            i += 1;
+            continue;
         }
+        let end = skip_quoted(b, i, b'\'');
+        let inner = &b[i + 1..end.saturating_sub(1).max(i + 1)];
+        let mut item = Vec::with_capacity(inner.len());
+        let mut j = 0;
+        while j < inner.len() {
+            let escaped =
+                inner[j] == b'\\' || (inner[j] == b'\'' && inner.get(j + 1) == Some(&b'\''));
+            j += usize::from(escaped && j + 1 < inner.len());
+            item.push(inner[j]);
+            j += 1;
+        }
+        out.push(String::from_utf8_lossy(&item).into_owned());
+        i = end;
     }
     out
 }

@@ -29,13 +29,15 @@
 //! rounded the same way ([`float_text`], [`double_text`]).
 
 use mysql_async::Value;
+use mysql_async::consts::ColumnType;
 
-use crate::engine::convert::{InputField, py_repr_str};
+use crate::engine::convert::{InputField, hexlify};
 use crate::engine::json_text::write_json_str;
+use crate::engine::python::{Py, set_str as py_set_str, time_of_day};
 use crate::engine::server::offset_text;
 use crate::engine::table::ColumnKind;
 use crate::engine::types::{
-    FilterFamily, Search, decimal_str, py_bytes_repr, py_float_repr, write_float,
+    Date, FilterFamily, Search, Serializer, decimal_str, py_bytes_repr, py_float_repr, write_float,
 };
 
 /// What the engine makes of a MySQL column type.
@@ -184,6 +186,15 @@ impl MyKind {
         )
     }
 
+    /// The serializer field that writes the column's values.
+    pub(crate) fn serializer(self) -> Serializer {
+        match self {
+            kind if kind.writes_value() => Serializer::Value,
+            MyKind::DateTime => Serializer::DateTime,
+            _ => Serializer::Text,
+        }
+    }
+
     /// The select expression that reads the column `col` (qualified and quoted).
     pub(crate) fn select(self, col: &str) -> String {
         col.to_owned()
@@ -268,6 +279,12 @@ pub(crate) fn date_text(v: &Value) -> Option<String> {
 /// Python's `isoformat()` of the `time` SQLAlchemy makes of a `TIME` value: the seconds of
 /// the day (`25:00:01` is `01:00:01`, `-01:30:00` is `22:30:00`), microseconds when not zero.
 pub(crate) fn time_text(v: &Value) -> Option<String> {
+    time_micros(v).map(|micros| time_of_day(micros.into()))
+}
+
+/// The microseconds of a `TIME` value (the `timedelta` PyMySQL makes of it), signed
+/// (`-01:00:00` is `-3600000000`).
+pub(crate) fn time_micros(v: &Value) -> Option<i64> {
     let micros: i64 = match v {
         Value::Time(negative, days, h, m, s, us) => {
             let total =
@@ -278,19 +295,7 @@ pub(crate) fn time_text(v: &Value) -> Option<String> {
         Value::Bytes(b) => parse_time(std::str::from_utf8(b).ok()?)?,
         _ => return None,
     };
-    let day = 86_400_000_000i64;
-    let rest = micros.rem_euclid(day);
-    let (seconds, micro) = (rest / 1_000_000, rest % 1_000_000);
-    let mut out = format!(
-        "{:02}:{:02}:{:02}",
-        seconds / 3600,
-        seconds / 60 % 60,
-        seconds % 60
-    );
-    if micro != 0 {
-        out.push_str(&format!(".{micro:06}"));
-    }
-    Some(out)
+    Some(micros)
 }
 
 /// MySQL's `[-]HHH:MM:SS[.ffffff]` as microseconds.
@@ -311,6 +316,73 @@ fn parse_time(text: &str) -> Option<i64> {
     Some(if negative { -micros } else { micros })
 }
 
+/// Whether a date or date-time value is a date Python has (PyMySQL keeps MySQL's text of any
+/// other, `0000-00-00` among them).
+pub(crate) fn python_date(v: &Value) -> bool {
+    matches!(v, Value::Date(y, mo, d, ..) if Date {
+        year: u32::from(*y),
+        month: u32::from(*mo),
+        day: u32::from(*d),
+    }
+    .valid())
+}
+
+/// A value of a result column of MySQL's type `ty` as PyMySQL gives it: bytes where the
+/// column's character set is `binary` (`bytes`), a `TIME` as a `timedelta`, a date Python has
+/// none for as MySQL's text (a date-time's with `decimals` fractional digits).
+pub(crate) fn py_value(ty: ColumnType, bytes: bool, decimals: u8, v: &Value) -> Py {
+    let text = || value_text(v).unwrap_or_default();
+    match (ty, v) {
+        (_, Value::NULL) => Py::None,
+        (ColumnType::MYSQL_TYPE_NEWDECIMAL | ColumnType::MYSQL_TYPE_DECIMAL, _) => {
+            Py::Decimal(text())
+        }
+        (
+            ColumnType::MYSQL_TYPE_TINY
+            | ColumnType::MYSQL_TYPE_SHORT
+            | ColumnType::MYSQL_TYPE_LONG
+            | ColumnType::MYSQL_TYPE_LONGLONG
+            | ColumnType::MYSQL_TYPE_INT24
+            | ColumnType::MYSQL_TYPE_YEAR,
+            _,
+        ) => Py::Int(text()),
+        (ColumnType::MYSQL_TYPE_FLOAT | ColumnType::MYSQL_TYPE_DOUBLE, _) => {
+            Py::Float(value_float(v).unwrap_or(f64::NAN))
+        }
+        (ColumnType::MYSQL_TYPE_DATE | ColumnType::MYSQL_TYPE_NEWDATE, _) => {
+            Py::Date(date_text(v).unwrap_or_default())
+        }
+        (
+            ColumnType::MYSQL_TYPE_DATETIME
+            | ColumnType::MYSQL_TYPE_DATETIME2
+            | ColumnType::MYSQL_TYPE_TIMESTAMP
+            | ColumnType::MYSQL_TYPE_TIMESTAMP2,
+            Value::Date(y, mo, d, h, mi, s, us),
+        ) if !python_date(v) => {
+            let mut text = format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}");
+            if decimals > 0 && decimals <= 6 {
+                text.push('.');
+                text.push_str(&format!("{us:06}")[..usize::from(decimals)]);
+            }
+            Py::Str(text)
+        }
+        (
+            ColumnType::MYSQL_TYPE_DATETIME
+            | ColumnType::MYSQL_TYPE_DATETIME2
+            | ColumnType::MYSQL_TYPE_TIMESTAMP
+            | ColumnType::MYSQL_TYPE_TIMESTAMP2,
+            _,
+        ) => Py::DateTime(iso_datetime(v, None).unwrap_or_default(), None),
+        (ColumnType::MYSQL_TYPE_TIME | ColumnType::MYSQL_TYPE_TIME2, _) => match time_micros(v) {
+            Some(micros) => Py::Timedelta(micros.into()),
+            None => Py::Str(text()),
+        },
+        (ColumnType::MYSQL_TYPE_JSON, _) => Py::Json(text()),
+        (_, Value::Bytes(b)) if bytes => Py::Bytes(b.clone()),
+        _ => Py::Str(text()),
+    }
+}
+
 /// Python's `isoformat()` of a date-time value, with `tz` attached when given.
 pub(crate) fn iso_datetime(v: &Value, tz: Option<Offset>) -> Option<String> {
     let text = datetime_text(v)?;
@@ -326,17 +398,28 @@ pub(crate) fn iso_datetime(v: &Value, tz: Option<Offset>) -> Option<String> {
 
 /// Python's `str()` of the set PyMySQL makes of a `SET` value, members in definition order.
 pub(crate) fn set_str(text: &str, members: &[String]) -> String {
+    py_set_str(&set_members(text, members))
+}
+
+/// The members of a `SET` value's text, in definition order.
+pub(crate) fn set_members(text: &str, members: &[String]) -> Vec<String> {
     if text.is_empty() {
-        return "set()".to_owned();
+        return Vec::new();
     }
-    let mut items: Vec<&str> = text.split(',').collect();
+    let mut items: Vec<String> = text.split(',').map(str::to_owned).collect();
     items.sort_by_key(|item| members.iter().position(|m| m == item).unwrap_or(usize::MAX));
-    let parts: Vec<String> = items.iter().map(|i| py_repr_str(i)).collect();
-    format!("{{{}}}", parts.join(", "))
+    items
+}
+
+/// A `BIT` value's bytes as the int SQLAlchemy folds them into.
+pub(crate) fn bit_value(v: &Value) -> u128 {
+    value_bytes(v)
+        .iter()
+        .fold(0u128, |n, b| (n << 8) | u128::from(*b))
 }
 
 /// The bytes of a value (`BIT`, `BINARY`, blobs).
-fn value_bytes(v: &Value) -> Vec<u8> {
+pub(crate) fn value_bytes(v: &Value) -> Vec<u8> {
     match v {
         Value::Bytes(b) => b.clone(),
         other => value_text(other).unwrap_or_default().into_bytes(),
@@ -391,16 +474,8 @@ pub(crate) fn write_value(
                 Err(_) => write_json_str(buf, &text),
             }
         }
-        MyKind::Bit => {
-            let n = value_bytes(v)
-                .iter()
-                .fold(0u128, |n, b| (n << 8) | u128::from(*b));
-            buf.extend_from_slice(n.to_string().as_bytes());
-        }
-        MyKind::Binary => {
-            let hex: String = value_bytes(v).iter().map(|b| format!("{b:02x}")).collect();
-            write_json_str(buf, &hex);
-        }
+        MyKind::Bit => buf.extend_from_slice(bit_value(v).to_string().as_bytes()),
+        MyKind::Binary => write_json_str(buf, &hexlify(&value_bytes(v))),
         MyKind::Blob => write_json_str(buf, &py_bytes_repr(&value_bytes(v))),
         MyKind::MediumInt | MyKind::Year | MyKind::String | MyKind::Enum | MyKind::Other => {
             write_json_str(buf, &value_text(v).unwrap_or_default())

@@ -23,27 +23,21 @@
 //! would be. Only base tables of InnoDB have anchors: other engines' writes do not move the
 //! counter. A write anywhere on the server costs the next page its seek, never its answer.
 
-use mysql_async::Value;
 use mysql_async::prelude::Queryable;
+use mysql_async::{Conn, Row, Value};
 
+use crate::engine::table::Table;
 use crate::engine::walks::{self as shared, Nulls};
+use crate::flow::database::Page;
+use crate::flow::walk::{TokenWalks, Walker};
+use crate::mysql::MyResource;
 use crate::mysql::filter::Params;
-use crate::mysql::schema::{MyField, MyModel};
+use crate::mysql::schema::MyModel;
 use crate::mysql::types::MyKind;
 
 /// Sort keys of pages (each term's value as the driver read it), per walk, with InnoDB's
 /// transaction counter as the token.
 pub(crate) type Walks = shared::Walks<Value>;
-
-/// The statement that reads the token.
-const TOKEN: &str = "SHOW GLOBAL STATUS LIKE 'Innodb_max_trx_id'";
-
-/// InnoDB's transaction counter now, or `None` when the server does not tell it (then no
-/// anchor is kept or used).
-pub(crate) async fn token(conn: &mut impl Queryable) -> Option<String> {
-    let row: Option<(String, String)> = conn.query_first(TOKEN).await.ok().flatten();
-    row.map(|(_, value)| value)
-}
 
 /// A walk key: the SQL text that identifies a selection and its order, then its values.
 pub(crate) fn key(sql: &str, params: &Params) -> Vec<u8> {
@@ -82,39 +76,94 @@ pub(crate) fn seek_terms(model: &MyModel, terms: &[(usize, bool)]) -> Option<Vec
     })
 }
 
-/// The select expressions that read a row's sort key: each term's column as it is.
-pub(crate) fn sort_key_columns(model: &MyModel, terms: &[(usize, bool)]) -> String {
-    terms
-        .iter()
-        .map(|&(i, _)| format!(", {}", model.fields[i].qualified))
-        .collect()
+/// MySQL's side of a page walk (`flow::walk`): its keys found in a derived table, its anchors
+/// in the driver's values, InnoDB's transaction counter as the token.
+impl Walker for MyResource {
+    type Key = Value;
+
+    fn walks(&self) -> &Walks {
+        &self.walks
+    }
+
+    fn sort_key(row: &Row, i: usize) -> Option<Value> {
+        row.as_ref(i).cloned().filter(|v| *v != Value::NULL)
+    }
+
+    /// Each term's column as it is.
+    fn sort_key_columns(model: &MyModel, terms: &[(usize, bool)]) -> String {
+        terms
+            .iter()
+            .map(|&(i, _)| format!(", {}", model.fields[i].qualified))
+            .collect()
+    }
+
+    /// MySQL orders NULLs before every other value, so they come first ascending and last
+    /// descending.
+    fn seek_condition(
+        model: &MyModel,
+        terms: &[(usize, bool)],
+        key: &[Option<Value>],
+        params: &mut Params,
+    ) -> String {
+        let columns: Vec<(&str, bool)> = terms
+            .iter()
+            .map(|&(i, desc)| (model.fields[i].qualified.as_str(), desc))
+            .collect();
+        let mut bind = |i: usize| {
+            params
+                .bind(key[i].clone().unwrap_or(Value::NULL))
+                .to_owned()
+        };
+        shared::seek_condition(&columns, key, Nulls::Smallest, &mut bind)
+    }
+
+    /// The keys in a derived table that the page's rows are joined to (MySQL takes no `LIMIT`
+    /// in an `IN` subquery; the key is unique: [`seek_terms`]).
+    fn keyed_select(page: &Page<'_, Self>, extra: &str, where_sql: &str, skip: u64) -> String {
+        let Page {
+            model,
+            order,
+            per_page,
+            ..
+        } = *page;
+        if skip == 0 {
+            return page.select(extra, where_sql);
+        }
+        let key = &model.pk_field().qualified;
+        // The derived table's name, never the table's own.
+        let keys = if model.name.eq_ignore_ascii_case("svc_page_keys") {
+            "`svc_page_keys_`"
+        } else {
+            "`svc_page_keys`"
+        };
+        format!(
+            "SELECT {list}{extra} FROM {table} JOIN (SELECT {key} AS `k` FROM {table}{where_sql}\
+             {order} LIMIT {per_page} OFFSET {skip}) AS {keys} ON {key} = {keys}.`k`{order}",
+            list = model.select_list,
+            table = model.table_sql,
+        )
+    }
 }
 
-/// The condition that selects the rows after a row whose sort key is `key`, in the order of
-/// `terms` (the last one unique), with its values bound in `params`. MySQL orders NULLs before
-/// every other value, so they come first ascending and last descending.
-pub(crate) fn seek_condition(
-    fields: &[&MyField],
-    terms: &[(usize, bool)],
-    key: &[Option<Value>],
-    params: &mut Params,
-) -> String {
-    let columns: Vec<(&str, bool)> = fields
-        .iter()
-        .zip(terms)
-        .map(|(f, &(_, desc))| (f.qualified.as_str(), desc))
-        .collect();
-    let mut bind = |i: usize| {
-        params
-            .bind(key[i].clone().unwrap_or(Value::NULL))
-            .to_owned()
-    };
-    shared::seek_condition(&columns, key, Nulls::Smallest, &mut bind)
+/// The statement that reads the token.
+const TOKEN: &str = "SHOW GLOBAL STATUS LIKE 'Innodb_max_trx_id'";
+
+impl TokenWalks for MyResource {
+    /// InnoDB's transaction counter, for a base table of InnoDB (other engines' writes do not
+    /// move it).
+    async fn token(&self, conn: &mut Conn, model: &MyModel) -> Option<String> {
+        if !model.extra.0 {
+            return None;
+        }
+        let row: Option<(String, String)> = conn.query_first(TOKEN).await.ok().flatten();
+        row.map(|(_, value)| value)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mysql::schema::{InnoDb, MyField};
 
     #[test]
     fn seeks_follow_mysqls_null_order_and_bind_each_place() {
@@ -132,11 +181,21 @@ mod tests {
                 qualified: format!("`t`.`{name}`"),
             },
         };
-        let (age, id) = (field("age"), field("id"));
-        let fields = [&age, &id];
+        let fields = vec![field("age"), field("id")];
+        let select = |f: &MyField| f.qualified.clone();
+        let model = MyModel::new(
+            "t".to_owned(),
+            fields,
+            &[],
+            "`t`".to_owned(),
+            select,
+            InnoDb(true),
+        );
+        let model = model.unwrap();
+        let seek_condition = <MyResource as Walker>::seek_condition;
         let mut params = Params::default();
         let sql = seek_condition(
-            &fields,
+            &model,
             &[(0, false), (1, true)],
             &[Some(Value::Int(30)), Some(Value::Int(7))],
             &mut params,
@@ -148,7 +207,7 @@ mod tests {
         assert_eq!(params.0, [Value::Int(30), Value::Int(30), Value::Int(7)]);
         let mut params = Params::default();
         let sql = seek_condition(
-            &fields,
+            &model,
             &[(0, true), (1, true)],
             &[Some(Value::Int(30)), Some(Value::Int(7))],
             &mut params,

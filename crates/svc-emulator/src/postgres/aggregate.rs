@@ -5,7 +5,7 @@
 //! `max` and `avg` (so `sum` of a `bigint` is a `numeric`, `avg` of integers a `numeric`), and
 //! a group's date lookups are `date_trunc` with the engine's units (`date_second` truncates
 //! to the minute, as the engine's table says; `week` and `quarter` work). Each value is read
-//! with its PostgreSQL type ([`Value`]) and written as the engine writes it: an aggregate by
+//! with its PostgreSQL type (as a [`Py`]) and written as the engine writes it: an aggregate by
 //! the y column's serializer field, group rows by the engine's JSON encoder (a `Decimal` as a
 //! float, an aware date-time in UTC ending in `Z`).
 
@@ -13,20 +13,19 @@ use serde_json::{Map, Value as Json};
 use tokio_postgres::Row;
 
 use crate::engine::aggregate::{
-    Quoting, date_unit, fails, group_label, group_name, group_statement, null_is_zero, query_text,
-    y_func,
+    Quoting, date_unit, fails, group_label, group_name, group_statement, null_is_zero,
+    read_refused, y_func,
 };
-use crate::engine::server::float_json;
-use crate::engine::table::{GroupColumns, OrderBy};
-use crate::engine::types::py_float_repr;
+use crate::engine::python::Py;
+use crate::engine::table::GroupColumns;
+use crate::engine::types::Serializer;
 use crate::engine::{AggregateFunc, EngineError, GroupRequest};
 use crate::flow::summary::Summary;
 use crate::postgres::PgResource;
 use crate::postgres::filter::NEVER;
 use crate::postgres::schema::{PgField, PgModel};
 use crate::postgres::types::{
-    Offset, PgKind, float_items, hex_bytes, interval_seconds, interval_str, iso_time,
-    iso_timestamp, iso_timetz, numeric_str, parse_float,
+    Offset, PgKind, float_items, hex_bytes, interval, iso_time, parse_float, timestamp, timetz,
 };
 
 /// How SQLAlchemy 1.4's PostgreSQL dialect writes identifiers: its reserved words, in `"`.
@@ -34,185 +33,53 @@ const QUOTING: Quoting = Quoting {
     quote: '"',
     reserved: include_str!("reserved_words.txt"),
 };
-/// A result value with the Python type psycopg2 gives it.
-#[derive(Debug, Clone, PartialEq)]
-enum Value {
-    None,
-    Int(String),
-    Decimal(String),
-    Float(f64),
-    Bool(bool),
-    Date(String),
-    /// A date-time; `aware` when PostgreSQL's type has a time zone.
-    DateTime {
-        text: String,
-        aware: bool,
-    },
-    Json(String),
-    /// `bytea`, from its hex text: bytes, which the engine's encoder decodes as UTF-8.
-    Bytes(Vec<u8>),
-    /// An array, from `to_json`; `floats` when its items are `Decimal`s or floats.
-    Array {
-        text: String,
-        floats: bool,
-    },
-    /// A `timedelta`, from PostgreSQL's `interval` text.
-    Interval(String),
-    /// A `time`, naive or (`aware`) with its offset.
-    Time {
-        text: String,
-        aware: bool,
-    },
-    Str(String),
-}
-
-impl Value {
-    /// The value of PostgreSQL text `text` of type `ty` (`pg_typeof`).
-    fn read(ty: &str, text: Option<String>) -> Value {
-        let Some(text) = text else {
-            return Value::None;
-        };
-        match ty {
-            "smallint" | "integer" | "bigint" => Value::Int(text),
-            "numeric" => Value::Decimal(text),
-            "real" | "double precision" => Value::Float(parse_float(&text)),
-            "boolean" => Value::Bool(matches!(text.as_str(), "t" | "true")),
-            "date" => Value::Date(text),
-            "timestamp without time zone" => Value::DateTime { text, aware: false },
-            "timestamp with time zone" => Value::DateTime { text, aware: true },
-            "json" | "jsonb" => Value::Json(text),
-            // psycopg2 reads an `oid` as a Python int.
-            "oid" => Value::Int(text),
-            "bytea" => Value::Bytes(hex_bytes(&text)),
-            "interval" => Value::Interval(text),
-            "time without time zone" => Value::Time { text, aware: false },
-            "time with time zone" => Value::Time { text, aware: true },
-            array if array.ends_with("[]") => Value::Array {
-                floats: array.starts_with("numeric")
-                    || array.starts_with("real")
-                    || array.starts_with("double precision"),
-                text,
+/// The value of PostgreSQL text `text` of type `ty` (`pg_typeof`) as psycopg2 gives it.
+fn read(ty: &str, text: Option<String>) -> Py {
+    let Some(text) = text else {
+        return Py::None;
+    };
+    match ty {
+        // psycopg2 reads an `oid` as a Python int.
+        "smallint" | "integer" | "bigint" | "oid" => Py::Int(text),
+        "numeric" => Py::Decimal(text),
+        "real" | "double precision" => Py::Float(parse_float(&text)),
+        "boolean" => Py::Bool(matches!(text.as_str(), "t" | "true")),
+        "date" => Py::Date(text),
+        "timestamp without time zone" | "timestamp with time zone" => timestamp(&text),
+        "json" | "jsonb" => Py::Json(text),
+        // `bytea`, from its hex text: bytes, which the engine's encoder decodes as UTF-8.
+        "bytea" => Py::Bytes(hex_bytes(&text)),
+        "interval" => interval(&text),
+        "time without time zone" => Py::Time(iso_time(&text), None),
+        "time with time zone" => timetz(&text),
+        // An array, from `to_json`: its `Decimal`s and floats as floats.
+        array if array.ends_with("[]") => Py::List(
+            if array.starts_with("numeric")
+                || array.starts_with("real")
+                || array.starts_with("double precision")
+            {
+                float_items(&text)
+            } else {
+                serde_json::from_str(&text).unwrap_or(Json::Null)
             },
-            _ => Value::Str(text),
-        }
-    }
-
-    /// As the engine's JSON encoder writes it; `None` where it fails: bytes that are not
-    /// UTF-8 (`bytes.decode('utf-8')`).
-    fn encodable(&self) -> Option<Json> {
-        match self {
-            Value::Bytes(b) => std::str::from_utf8(b)
-                .ok()
-                .map(|s| Json::String(s.to_owned())),
-            v => Some(v.encoded()),
-        }
-    }
-
-    /// As the engine's JSON encoder writes it.
-    fn encoded(&self) -> Json {
-        match self {
-            Value::Bytes(b) => Json::String(String::from_utf8_lossy(b).into_owned()),
-            Value::None => Json::Null,
-            Value::Int(i) => serde_json::from_str(i).unwrap_or(Json::Null),
-            Value::Decimal(d) => float_json(parse_float(d)),
-            Value::Float(f) => float_json(*f),
-            Value::Bool(b) => Json::Bool(*b),
-            Value::Date(d) => Json::String(d.clone()),
-            Value::DateTime { text, aware } => {
-                let iso = iso_timestamp(text, None);
-                let iso = match (aware, iso.strip_suffix("+00:00")) {
-                    (true, Some(utc)) => format!("{utc}Z"),
-                    _ => iso,
-                };
-                Json::String(iso)
-            }
-            Value::Json(j) => serde_json::from_str(j).unwrap_or(Json::Null),
-            Value::Array { text, floats: true } => float_items(text),
-            Value::Array { text, .. } => serde_json::from_str(text).unwrap_or(Json::Null),
-            // `str(timedelta.total_seconds())`.
-            Value::Interval(i) => Json::String(interval_seconds(i)),
-            // An aware time makes the encoder fail: the group refuses it before it runs.
-            Value::Time { text, .. } => Json::String(iso_time(text)),
-            Value::Str(s) => Json::String(s.clone()),
-        }
-    }
-
-    /// `str()` of the value.
-    fn text(&self) -> Option<String> {
-        Some(match self {
-            Value::None => return None,
-            Value::Int(i) => i.clone(),
-            Value::Decimal(d) => numeric_str(d),
-            Value::Float(f) => py_float_repr(*f),
-            Value::Bool(b) => if *b { "True" } else { "False" }.to_owned(),
-            Value::Date(d) | Value::Json(d) | Value::Str(d) => d.clone(),
-            Value::Bytes(b) => crate::engine::types::py_bytes_repr(b),
-            Value::Array { text, floats } => {
-                let json = if *floats {
-                    float_items(text)
-                } else {
-                    serde_json::from_str(text).unwrap_or(Json::Null)
-                };
-                py_list_text(&json)
-            }
-            Value::Interval(i) => interval_str(i),
-            Value::Time { text, aware: false } => iso_time(text),
-            Value::Time { text, aware: true } => iso_timetz(text),
-            // `str(datetime)` has a space where `isoformat()` has a `T`.
-            Value::DateTime { text, .. } => iso_timestamp(text, None).replacen('T', " ", 1),
-        })
-    }
-}
-
-/// `str()` of a Python list of JSON values (`[1, 'a', None]`), for a text-written aggregate.
-fn py_list_text(v: &Json) -> String {
-    match v {
-        Json::Array(items) => {
-            let parts: Vec<String> = items.iter().map(py_list_text).collect();
-            format!("[{}]", parts.join(", "))
-        }
-        Json::String(s) => crate::engine::convert::py_repr_str(s),
-        Json::Null => "None".to_owned(),
-        Json::Bool(b) => if *b { "True" } else { "False" }.to_owned(),
-        Json::Number(n) => match (n.as_i64(), n.as_f64()) {
-            (Some(i), _) if !n.is_f64() => i.to_string(),
-            (_, Some(f)) => py_float_repr(f),
-            _ => n.to_string(),
-        },
-        Json::Object(_) => v.to_string(),
+        ),
+        _ => Py::Str(text),
     }
 }
 
 /// The aggregate's value written by the y column's serializer field (an integer field for
 /// `count`).
-fn serialized(func: AggregateFunc, field: &PgField, v: &Value, tz: Offset) -> Json {
-    if *v == Value::None {
-        return Json::Null;
-    }
+fn serialized(func: AggregateFunc, field: &PgField, v: &Py, tz: Offset) -> Json {
     if func == AggregateFunc::Count {
         return v.encoded();
     }
-    match field.kind {
-        PgKind::Integer
-        | PgKind::Double
-        | PgKind::Boolean
-        | PgKind::Json
-        | PgKind::Array
-        | PgKind::NumericArray => v.encoded(),
-        PgKind::Timestamp | PgKind::TimestampTz => match v {
-            Value::DateTime { text, aware } => {
-                Json::String(iso_timestamp(text, if *aware { None } else { Some(tz) }))
-            }
-            other => other.encoded(),
-        },
-        _ => v.text().map_or(Json::Null, Json::String),
-    }
+    v.serialized(field.kind.serializer(), tz)
 }
 
 /// Group values the engine's JSON encoder cannot write whatever they are (it fails, `500`):
 /// aware times (`JSON can't represent timezone-aware times`) and ranges (`Object of type
 /// NumericRange is not JSON serializable`); the `min` or `max` of a `bytea`. `bytea` keys are
-/// written when they are UTF-8 ([`Value::encodable`]).
+/// written when they are UTF-8 ([`Py::encodable`]).
 fn unencodable(xs: &[&PgField], y: &PgField, func: AggregateFunc) -> Result<(), EngineError> {
     let y_kept = matches!(func, AggregateFunc::Min | AggregateFunc::Max).then_some(y);
     for (param, field) in xs
@@ -273,35 +140,16 @@ fn group_key(field: &PgField, raw: Option<&str>) -> Result<String, EngineError> 
 
 /// PostgreSQL's side of an aggregate and a group (`flow::summary`).
 impl Summary for PgResource {
-    fn unknown_function(
-        &self,
-        model: &PgModel,
-        field: &PgField,
-        order: &OrderBy<'_, PgField>,
-    ) -> Result<Json, EngineError> {
+    fn query_object(field: &PgField) -> Serializer {
         match field.kind {
-            PgKind::Integer | PgKind::Double | PgKind::Boolean | PgKind::Json => {
-                Ok(y_func(Json::Object(Map::new())))
-            }
-            PgKind::Timestamp | PgKind::TimestampTz => Err(fails(
-                "_y_func",
-                format!(
-                    "Unknown function on the date-time field {:?} (the data engine fails).",
-                    field.name
-                ),
-            )),
-            _ => {
-                let columns: Vec<&str> = model.fields.iter().map(|f| f.name.as_str()).collect();
-                let text = query_text(
-                    &model.name,
-                    &columns,
-                    order.names().as_deref(),
-                    NEVER,
-                    QUOTING,
-                );
-                Ok(y_func(Json::String(text)))
-            }
+            PgKind::Integer | PgKind::Double | PgKind::Boolean | PgKind::Json => Serializer::Value,
+            PgKind::Timestamp | PgKind::TimestampTz => Serializer::DateTime,
+            _ => Serializer::Text,
         }
+    }
+
+    fn query_dialect(&self) -> (Quoting, &'static str) {
+        (QUOTING, NEVER)
     }
 
     /// The value as text, and its type. `min` and `max` keep the column's type, read as its
@@ -323,11 +171,11 @@ impl Summary for PgResource {
         tz: Offset,
     ) -> Result<Json, EngineError> {
         let value = match row {
-            Some(row) => Value::read(&row.get::<_, String>(1), row.get(0)),
-            None => Value::None,
+            Some(row) => read(&row.get::<_, String>(1), row.get(0)),
+            None => Py::None,
         };
         let value = match value {
-            Value::None if null_is_zero(func) => Value::Int("0".to_owned()),
+            Py::None if null_is_zero(func) => Py::Int("0".to_owned()),
             v => v,
         };
         Ok(y_func(serialized(func, field, &value, tz)))
@@ -382,7 +230,7 @@ impl Summary for PgResource {
     ) -> Result<Map<String, Json>, EngineError> {
         let mut object = Map::new();
         for (i, x) in columns.xs.iter().enumerate() {
-            let v = Value::read(&row.get::<_, String>(2 * i + 1), row.get(2 * i));
+            let v = read(&row.get::<_, String>(2 * i + 1), row.get(2 * i));
             let Some(json) = v.encodable() else {
                 return Err(fails(
                     "_x_column",
@@ -396,8 +244,8 @@ impl Summary for PgResource {
             object.insert(group_name(i), json);
         }
         let at = 2 * columns.xs.len();
-        let v = match Value::read(&row.get::<_, String>(at + 1), row.get(at)) {
-            Value::None if null_is_zero(columns.func) => Value::Int("0".to_owned()),
+        let v = match read(&row.get::<_, String>(at + 1), row.get(at)) {
+            Py::None if null_is_zero(columns.func) => Py::Int("0".to_owned()),
             v => v,
         };
         object.insert("y_func".to_owned(), v.encoded());
@@ -408,16 +256,9 @@ impl Summary for PgResource {
 impl PgResource {
     /// A database error of a read: the engine re-raises it (`500`).
     pub(crate) fn read_failure(&self, e: tokio_postgres::Error) -> EngineError {
-        if e.as_db_error().is_some() {
-            fails(
-                "non_field_errors",
-                format!(
-                    "PostgreSQL refused the query the data engine would run (it answers 500): {}",
-                    crate::postgres::message(&e).trim_end()
-                ),
-            )
-        } else {
-            self.unexpected(e)
+        match e.as_db_error() {
+            Some(_) => read_refused("PostgreSQL", crate::postgres::message(&e).trim_end()),
+            None => self.unexpected(e),
         }
     }
 }
@@ -434,6 +275,7 @@ fn type_of(expr: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::aggregate::query_text;
 
     /// As the engine answered an unknown function on PostgreSQL: `user`, `analyse` and
     /// `verbose` are reserved there (not on SQLite), `abort` is not.
@@ -451,28 +293,28 @@ mod tests {
 
     #[test]
     fn values_are_encoded_as_the_engine_encodes_them() {
-        let v = Value::read("numeric", Some("151.48".to_owned()));
+        let v = read("numeric", Some("151.48".to_owned()));
         assert_eq!(v.encoded(), serde_json::json!(151.48));
         assert_eq!(v.text().as_deref(), Some("151.48"));
-        let v = Value::read("bigint", Some("12".to_owned()));
+        let v = read("bigint", Some("12".to_owned()));
         assert_eq!(v.encoded(), serde_json::json!(12));
-        let v = Value::read(
+        let v = read(
             "timestamp with time zone",
             Some("2024-01-01 00:00:00+00".to_owned()),
         );
         assert_eq!(v.encoded(), serde_json::json!("2024-01-01T00:00:00Z"));
-        let v = Value::read(
+        let v = read(
             "timestamp without time zone",
             Some("2024-01-01 10:00:00".to_owned()),
         );
         assert_eq!(v.encoded(), serde_json::json!("2024-01-01T10:00:00"));
         assert_eq!(v.text().as_deref(), Some("2024-01-01 10:00:00"));
         assert_eq!(
-            Value::read("double precision", Some("NaN".to_owned())).encoded(),
+            read("double precision", Some("NaN".to_owned())).encoded(),
             Json::Null
         );
         assert_eq!(
-            Value::Decimal("2.50".to_owned()).text().as_deref(),
+            Py::Decimal("2.50".to_owned()).text().as_deref(),
             Some("2.50")
         );
     }
@@ -481,9 +323,9 @@ mod tests {
     /// running engine answered `9007199254740991.0` for the one value 9007199254740991.
     #[test]
     fn big_sums_keep_every_digit() {
-        let v = Value::read("numeric", Some("9007199254740991".to_owned())).encoded();
+        let v = read("numeric", Some("9007199254740991".to_owned())).encoded();
         assert_eq!(v.to_string(), "9007199254740991.0");
-        let v = Value::read("numeric", Some("9007199254740993".to_owned())).encoded();
+        let v = read("numeric", Some("9007199254740993".to_owned())).encoded();
         assert_eq!(v.to_string(), "9007199254740992.0");
     }
 

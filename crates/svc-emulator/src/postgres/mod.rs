@@ -219,16 +219,12 @@ impl PgResource {
         &self,
         client: &tokio_postgres::Client,
     ) -> Result<Offset, EngineError> {
-        if let Some(offset) = self.timezone.get() {
-            return Ok(offset);
-        }
-        let offset: i32 = client
-            .query_one("SELECT EXTRACT(TIMEZONE FROM now())::int4", &[])
+        let read = client.query_one("SELECT EXTRACT(TIMEZONE FROM now())::int4", &[]);
+        let read = async { Ok(read.await?.get(0)) };
+        self.timezone
+            .get_or_read(read)
             .await
-            .map_err(|e| self.unexpected(e))?
-            .get(0);
-        self.timezone.keep(offset);
-        Ok(offset)
+            .map_err(|e| self.unexpected(e))
     }
 }
 

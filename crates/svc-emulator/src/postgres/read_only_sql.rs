@@ -23,6 +23,7 @@
 //! 5. At the deadline, or when the caller goes away (the future is dropped), PostgreSQL is
 //!    asked to cancel the statement.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use bytes::BytesMut;
@@ -34,13 +35,12 @@ use tokio_postgres::{CancelToken, NoTls, SimpleQueryMessage};
 
 use crate::engine::EngineError;
 use crate::engine::MAX_SQL_ROWS;
-use crate::engine::json_text::write_json_str;
+use crate::engine::python::Py;
 use crate::engine::server::{
-    self, AnswerRows, encoder_seconds, line_end, query_error, skip_quoted, stopped_after,
-    stopped_at_limit,
+    self, AnswerRows, line_end, query_error, skip_quoted, stopped_at_limit,
 };
-use crate::engine::types::write_float;
-use crate::postgres::types::{Offset, iso_time, iso_timestamp, parse_float};
+use crate::flow::sql::ReadOnlySql;
+use crate::postgres::types::{Offset, interval, iso_time, parse_float, timestamp};
 use crate::postgres::{PgResource, message};
 
 /// The name the query's sub-select goes by in the statement that runs it.
@@ -52,50 +52,18 @@ const CURSOR: &str = "__svc_rows";
 /// The text of the cast that fails for a row over the answer cap: its error names it.
 const TOO_LARGE: &str = "svc: a row of the answer is too large, bytes: ";
 
-/// A session running a query. Dropped before [`disarm`](Self::disarm) (the caller went away),
-/// it cancels the statement and closes the session: a cancel reaches the server on a
-/// connection of its own and may land after the statement ended, so a session it was sent for
-/// never serves another query.
-struct Running {
-    token: Option<CancelToken>,
-    client: Option<Object>,
-}
+/// PostgreSQL's side of a read-only query (`flow::sql`): a connection of the SQL pool, a
+/// `READ ONLY` transaction with its `statement_timeout`, the statement cancelled by PostgreSQL.
+impl ReadOnlySql for PgResource {
+    type Session = Object;
+    type Bound = Bound;
+    type Cancel = CancelToken;
 
-impl Running {
-    /// The statement ended (or was cancelled and waited for): nothing to do when dropped.
-    fn disarm(&mut self) -> Option<Object> {
-        self.token = None;
-        self.client.take()
+    fn bind(query: &str, params: &Map<String, Json>) -> Result<Bound, EngineError> {
+        bind_names(query, params)
     }
-}
 
-impl Drop for Running {
-    fn drop(&mut self) {
-        let Some(token) = self.token.take() else {
-            return;
-        };
-        if let Some(client) = self.client.take() {
-            drop(Object::take(client));
-        }
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn(async move {
-                let _ = token.cancel_query(NoTls).await;
-            });
-        }
-    }
-}
-
-impl PgResource {
-    /// Runs one read-only query with `params` (`:name` values) within `time` and
-    /// `answer_bytes`; the answer is `{"columns", "data", "row_count"}` as JSON bytes.
-    pub async fn sql(
-        &self,
-        query: &str,
-        params: &Map<String, Json>,
-        time: Duration,
-        answer_bytes: usize,
-    ) -> Result<Vec<u8>, EngineError> {
-        let bound = bind_names(query, params)?;
+    async fn open(&self, time: Duration) -> Result<(Object, Offset), EngineError> {
         let client = self.sql_client().await?;
         let tz = self.timezone(&client).await?;
         let millis = time.as_millis().max(1);
@@ -105,106 +73,101 @@ impl PgResource {
             ))
             .await
             .map_err(|e| self.unexpected(e))?;
-        let mut guard = Running {
-            token: Some(client.cancel_token()),
-            client: Some(client),
-        };
-        let client = guard.client.as_ref().ok_or_else(session_gone)?;
-        // Set when reading stops before the statement's end (the answer cap).
-        let left_running = std::sync::atomic::AtomicBool::new(false);
-        let run = async {
-            // As the engine runs it: a sub-select, here with one more column that fails in
-            // PostgreSQL when a row is larger than the answer cap (its text is the measure).
-            // The failing cast takes the row's size, so the planner cannot fold it.
-            let select = format!(
-                "SELECT {ROW}.*, CASE WHEN octet_length({ROW}::text) > {answer_bytes} \
-                 THEN ('{TOO_LARGE}' || octet_length({ROW}::text))::int END \
-                 FROM ({}) AS {ROW}",
-                bound.text
-            );
-            let types = bound.types();
-            let statement = client
-                .prepare_typed(&select, &types)
-                .await
-                .map_err(|e| query_failed(self, e))?;
-            // The user's columns: all but the size check.
-            let columns = &statement.columns()[..statement.columns().len().saturating_sub(1)];
-            let types: Vec<String> = columns
-                .iter()
-                .map(|c| c.type_().name().to_owned())
-                .collect();
-            let names: Vec<String> = columns.iter().map(|c| c.name().to_owned()).collect();
-            refuse_repeated_names(&names)?;
-            let declare = client
-                .prepare_typed(
-                    &format!("DECLARE {CURSOR} NO SCROLL CURSOR FOR {select}"),
-                    &bound.types(),
-                )
-                .await
-                .map_err(|e| query_failed(self, e))?;
-            client
-                .execute_raw(&declare, bound.values())
-                .await
-                .map_err(|e| query_failed(self, e))?;
-            // Rows come back as PostgreSQL's text, one at a time.
-            let stream = client
-                .simple_query_raw(&format!("FETCH FORWARD {MAX_SQL_ROWS} FROM {CURSOR}"))
-                .await
-                .map_err(|e| query_failed(self, e))?;
-            futures_util::pin_mut!(stream);
-            let mut rows = AnswerRows::new(answer_bytes);
-            while let Some(message) = stream.try_next().await.map_err(|e| query_failed(self, e))? {
-                let SimpleQueryMessage::Row(row) = message else {
-                    continue;
-                };
-                let written = rows.push(types.len(), |buf, i| {
-                    write_cell(buf, &types[i], row.get(i), tz);
-                });
-                if let Err(too_large) = written {
-                    left_running.store(true, std::sync::atomic::Ordering::Relaxed);
-                    return Err(too_large);
-                }
+        Ok((client, tz))
+    }
+
+    fn canceller(&self, client: &Object) -> CancelToken {
+        client.cancel_token()
+    }
+
+    async fn cancel(token: CancelToken) {
+        let _ = token.cancel_query(NoTls).await;
+    }
+
+    async fn run(
+        &self,
+        client: &mut Object,
+        bound: &Bound,
+        _time: Duration,
+        answer_bytes: usize,
+        tz: Offset,
+        left_running: &AtomicBool,
+    ) -> Result<(Vec<String>, AnswerRows), EngineError> {
+        // As the engine runs it: a sub-select, here with one more column that fails in
+        // PostgreSQL when a row is larger than the answer cap (its text is the measure). The
+        // failing cast takes the row's size, so the planner cannot fold it.
+        let select = format!(
+            "SELECT {ROW}.*, CASE WHEN octet_length({ROW}::text) > {answer_bytes} \
+             THEN ('{TOO_LARGE}' || octet_length({ROW}::text))::int END \
+             FROM ({}) AS {ROW}",
+            bound.text
+        );
+        let types = bound.types();
+        let statement = client
+            .prepare_typed(&select, &types)
+            .await
+            .map_err(|e| query_failed(self, e))?;
+        // The user's columns: all but the size check.
+        let columns = &statement.columns()[..statement.columns().len().saturating_sub(1)];
+        let types: Vec<String> = columns
+            .iter()
+            .map(|c| c.type_().name().to_owned())
+            .collect();
+        let names: Vec<String> = columns.iter().map(|c| c.name().to_owned()).collect();
+        refuse_repeated_names(&names)?;
+        let declare = client
+            .prepare_typed(
+                &format!("DECLARE {CURSOR} NO SCROLL CURSOR FOR {select}"),
+                &bound.types(),
+            )
+            .await
+            .map_err(|e| query_failed(self, e))?;
+        client
+            .execute_raw(&declare, bound.values())
+            .await
+            .map_err(|e| query_failed(self, e))?;
+        // Rows come back as PostgreSQL's text, one at a time.
+        let stream = client
+            .simple_query_raw(&format!("FETCH FORWARD {MAX_SQL_ROWS} FROM {CURSOR}"))
+            .await
+            .map_err(|e| query_failed(self, e))?;
+        futures_util::pin_mut!(stream);
+        let mut rows = AnswerRows::new(answer_bytes);
+        while let Some(message) = stream.try_next().await.map_err(|e| query_failed(self, e))? {
+            let SimpleQueryMessage::Row(row) = message else {
+                continue;
+            };
+            let written = rows.push(types.len(), |buf, i| {
+                write_cell(buf, &types[i], row.get(i), tz);
+            });
+            if let Err(too_large) = written {
+                left_running.store(true, Ordering::Relaxed);
+                return Err(too_large);
             }
-            Ok((names, rows))
-        };
-        let outcome = tokio::time::timeout(time, run).await;
-        // Whether the statement may still be running: stopped at the deadline, or left behind
-        // at the row cap or the answer cap. Then PostgreSQL is asked to cancel it before the
-        // connection is cleaned (which would otherwise wait for it).
-        let still_running =
-            outcome.is_err() || left_running.load(std::sync::atomic::Ordering::Relaxed);
-        if still_running && let Some(token) = guard.token.take() {
-            let _ = token.cancel_query(NoTls).await;
         }
-        let client = guard.disarm().ok_or_else(session_gone)?;
-        if still_running {
-            // The cancel may land after the statement ended: the session is closed, never
-            // reused.
+        Ok((names, rows))
+    }
+
+    fn abandon(client: Object) {
+        drop(Object::take(client));
+    }
+
+    /// The cancel may land after the statement ended: the session is closed, never reused.
+    async fn close(client: Object) {
+        drop(Object::take(client));
+    }
+
+    /// The connection goes back as it was found: no transaction, no settings, no advisory
+    /// locks, no prepared statements, no temporary tables. Two messages: a batch of both is
+    /// one implicit transaction, inside which PostgreSQL refuses `DISCARD ALL`.
+    async fn clean(client: Object) {
+        let _ = client.batch_execute("ROLLBACK").await;
+        if client.batch_execute("DISCARD ALL").await.is_err() {
+            // A session that cannot be cleaned must not serve another query: out of the pool,
+            // and closed.
             drop(Object::take(client));
-        } else {
-            // The connection goes back as it was found: no transaction, no settings, no
-            // advisory locks, no prepared statements, no temporary tables. Two messages: a
-            // batch of both is one implicit transaction, inside which PostgreSQL refuses
-            // `DISCARD ALL`.
-            let _ = client.batch_execute("ROLLBACK").await;
-            if client.batch_execute("DISCARD ALL").await.is_err() {
-                // A session that cannot be cleaned must not serve another query: out of the
-                // pool, and closed.
-                drop(Object::take(client));
-            }
-        }
-        match outcome {
-            Ok(Ok((names, rows))) => Ok(rows.answer(&names)),
-            Ok(Err(e)) => Err(e),
-            Err(_) => Err(stopped_after(time)),
         }
     }
-}
-
-/// The session a query runs on, missing: it is kept until the query's guard is disarmed, so
-/// this never happens.
-fn session_gone() -> EngineError {
-    EngineError::Internal("the read-only query's session was given up early".to_owned())
 }
 
 /// A query error from PostgreSQL (syntax, unknown table, a write refused in the read-only
@@ -238,27 +201,24 @@ fn query_failed(resource: &PgResource, e: tokio_postgres::Error) -> EngineError 
 /// `timedelta`) as the text of its total seconds; everything else as PostgreSQL's text.
 fn write_cell(buf: &mut Vec<u8>, ty: &str, text: Option<&str>, tz: Offset) {
     let Some(text) = text else {
-        buf.extend_from_slice(b"null");
-        return;
+        return Py::None.write_answer(buf, tz);
     };
-    match ty {
-        "int2" | "int4" | "int8" | "oid" => buf.extend_from_slice(text.as_bytes()),
-        "float4" | "float8" | "numeric" => write_float(buf, parse_float(text)),
-        "bool" => buf.extend_from_slice(if text == "t" { b"true" } else { b"false" }),
-        "json" | "jsonb" => match serde_json::from_str::<Json>(text) {
-            Ok(v) => {
-                let _ = serde_json::to_writer(&mut *buf, &v);
-            }
-            Err(_) => write_json_str(buf, text),
-        },
-        "timestamp" | "timestamptz" => write_json_str(buf, &encoder_timestamp(text, tz)),
-        "time" => write_json_str(buf, &iso_time(text)),
-        "interval" => match interval_micros(text) {
-            Some(micros) => write_json_str(buf, &encoder_seconds(micros)),
-            None => write_json_str(buf, text),
-        },
-        _ => write_json_str(buf, text),
-    }
+    let value = match ty {
+        "int2" | "int4" | "int8" | "oid" => Py::Int(text.to_owned()),
+        "float4" | "float8" | "numeric" => Py::Float(parse_float(text)),
+        "bool" => Py::Bool(text == "t"),
+        "json" | "jsonb" => Py::Json(text.to_owned()),
+        // psycopg2 reads `infinity` and `-infinity` as Python's largest and smallest date-times.
+        "timestamp" | "timestamptz" => timestamp(match text {
+            "infinity" => "9999-12-31 23:59:59.999999",
+            "-infinity" => "0001-01-01 00:00:00",
+            other => other,
+        }),
+        "time" => Py::Time(iso_time(text), None),
+        "interval" => interval(text),
+        _ => Py::Str(text.to_owned()),
+    };
+    value.write_answer(buf, tz);
 }
 
 /// [decision: stricter] Columns that share a name: the engine reads each row by name, so
@@ -276,76 +236,16 @@ fn refuse_repeated_names(names: &[String]) -> Result<(), EngineError> {
     Ok(())
 }
 
-/// A `timestamp` or `timestamptz` text in ISO form with its offset, or the database's for a
-/// `timestamp` (the engine applies its default time zone), `Z` for UTC. psycopg2 reads
-/// `infinity` and `-infinity` as Python's largest and smallest date-times.
-fn encoder_timestamp(text: &str, tz: Offset) -> String {
-    let text = match text {
-        "infinity" => "9999-12-31 23:59:59.999999",
-        "-infinity" => "0001-01-01 00:00:00",
-        other => other,
-    };
-    let iso = iso_timestamp(text, Some(tz));
-    // `iso_timestamp` ends with `+HH:MM[:SS]`: the encoder writes UTC's as `Z`.
-    match iso.strip_suffix("+00:00") {
-        Some(utc) => format!("{utc}Z"),
-        None => iso,
-    }
-}
-
-/// The microseconds of an interval in PostgreSQL's text (`IntervalStyle=postgres`: `1 year 2
-/// mons -3 days +04:05:06.5`), as psycopg2 makes a `timedelta` of it: a year is 365 days and a
-/// month 30.
-fn interval_micros(text: &str) -> Option<i64> {
-    let mut days: i64 = 0;
-    let mut micros: i64 = 0;
-    let mut parts = text.split_whitespace().peekable();
-    while let Some(part) = parts.next() {
-        if part.contains(':') {
-            let (negative, clock) = match part.strip_prefix('-') {
-                Some(rest) => (true, rest),
-                None => (false, part.strip_prefix('+').unwrap_or(part)),
-            };
-            let mut fields = clock.split(':');
-            let hours: i64 = fields.next()?.parse().ok()?;
-            let minutes: i64 = fields.next()?.parse().ok()?;
-            let (seconds, fraction) = match fields.next() {
-                Some(s) => s.split_once('.').unwrap_or((s, "")),
-                None => ("0", ""),
-            };
-            let seconds: i64 = seconds.parse().ok()?;
-            let digits: String = fraction
-                .chars()
-                .chain(std::iter::repeat('0'))
-                .take(6)
-                .collect();
-            let fraction: i64 = digits.parse().ok()?;
-            let value = ((hours * 60 + minutes) * 60 + seconds) * 1_000_000 + fraction;
-            micros += if negative { -value } else { value };
-        } else {
-            let n: i64 = part.parse().ok()?;
-            let unit = parts.next()?;
-            days += n * match unit.trim_end_matches('s') {
-                "year" => 365,
-                "mon" => 30,
-                "day" => 1,
-                _ => return None,
-            };
-        }
-    }
-    Some(days * 86_400_000_000 + micros)
-}
-
 /// A statement with its parameters: the text with `$1`, `$2`, ... and a value for each.
 #[derive(Debug, PartialEq)]
-struct Bound {
+pub(crate) struct Bound {
     text: String,
     params: Vec<Param>,
 }
 
 /// One bound value: its type as the engine's literal would have it, and its text.
 #[derive(Debug, PartialEq)]
-struct Param {
+pub(crate) struct Param {
     ty: Type,
     text: Option<String>,
 }

@@ -13,7 +13,8 @@ use crate::engine::server::{Models, RecordRow, record_json};
 use crate::engine::table::Table;
 use crate::engine::types::py_float_repr;
 use crate::flow::database::{Database, Page, Pages};
-use crate::flow::delete::follow_references;
+use crate::flow::delete::delete_row;
+use crate::flow::walk::{Walker, from_anchor, keep_anchor};
 use crate::flow::write::{Values, Writes, set_list};
 use crate::postgres::filter::{Params, PgWhere, datetime_literal};
 use crate::postgres::references::{PgConnection, PgTx, by_ctid, table};
@@ -209,28 +210,14 @@ impl Writes for PgResource {
         model: &PgModel,
         ctid: String,
     ) -> Result<(), EngineError> {
-        let mut flow_conn = PgConnection {
+        let mut conn = PgConnection {
             tx: tx.client()?,
             resource: self,
             model,
         };
-        follow_references(
-            &mut flow_conn,
-            &table(model),
-            &by_ctid(),
-            vec![Some(ctid.clone())],
-        )
-        .await?;
-        let sql = format!(
-            "DELETE FROM {} WHERE {}",
-            model.table_sql,
-            at_identity(model, "ctid = $1::text::tid")
-        );
-        tx.client()?
-            .execute(&sql, &[&ctid])
-            .await
-            .map_err(|e| self.write_error(model, e))?;
-        Ok(())
+        let at = by_ctid();
+        let where_sql = at_identity(model, &at.condition);
+        delete_row(&mut conn, &table(model), &at, vec![Some(ctid)], &where_sql).await
     }
 
     async fn insert(
@@ -336,26 +323,23 @@ impl PgResource {
         let extra = format!(
             ", {}{}",
             walks::SNAPSHOT,
-            walks::sort_key_columns(model, &seek)
+            Self::sort_key_columns(model, &seek)
         );
         let snapshot_at = model.fields.len();
         if offset > 0
-            && let Some((at, anchor)) = self.walks.anchor(&walk_key, offset)
+            && let Some(anchor) = self.walks.anchor(&walk_key, offset)
         {
-            let mut params = filter.params.clone();
-            let fields: Vec<&PgField> = seek.iter().map(|&(i, _)| &model.fields[i]).collect();
-            let seek_sql = walks::seek_condition(&fields, &seek, &anchor.sort_key, &mut params);
-            let sql = keyed_select(page, &extra, &filter.and(&seek_sql), offset - at);
+            let (sql, params) = from_anchor(page, &seek, &extra, &anchor);
             let rows = self.read_rows(client, &sql, &params, lenient).await?;
             let same = rows.first().is_some_and(|r| {
-                r.get::<_, Option<&str>>(snapshot_at) == Some(anchor.token.as_str())
+                r.get::<_, Option<&str>>(snapshot_at) == Some(anchor.1.token.as_str())
             });
             if same {
                 self.keep_anchor(&walk_key, &rows, page, seek.len());
                 return Ok(rows);
             }
         }
-        let sql = keyed_select(page, &extra, &filter.sql, offset);
+        let sql = Self::keyed_select(page, &extra, &filter.sql, offset);
         let rows = self
             .read_rows(client, &sql, &filter.params, lenient)
             .await?;
@@ -363,20 +347,13 @@ impl PgResource {
         Ok(rows)
     }
 
-    /// Keeps the end of a full page as an anchor of its walk.
+    /// Keeps the end of a full page as an anchor of its walk, under the snapshot read beside
+    /// its last row (its sort key follows).
     fn keep_anchor(&self, walk_key: &[u8], rows: &[Row], page: &Page<'_, Self>, terms: usize) {
-        let Some(last) = page.end(rows) else {
-            return;
-        };
         let at = page.model.fields.len();
-        let Some(snapshot) = last.get::<_, Option<String>>(at) else {
-            return;
-        };
-        let sort_key = (at + 1..at + 1 + terms)
-            .map(|c| last.get::<_, Option<String>>(c))
-            .collect();
-        let end = page.offset + page.per_page;
-        self.walks.keep(walk_key, end, snapshot, sort_key);
+        if let Some(snapshot) = page.end(rows).and_then(|r| r.get::<_, Option<String>>(at)) {
+            keep_anchor(self, walk_key, page, rows, (at + 1, terms), snapshot);
+        }
     }
 
     /// The engine's count: the catalog estimate of an unfiltered table when it is at least
@@ -469,29 +446,6 @@ impl PgResource {
         }
         non_field(message(&e))
     }
-}
-
-/// The page's rows where `where_sql` holds, after the first `skip` of them, each with `extra`
-/// read beside its fields. Rows skipped are skipped by their keys alone, which the page's rows
-/// are then read by: `key = ANY(ARRAY(SELECT key ... LIMIT n OFFSET skip))` (the key is
-/// unique: [`walks::seek_terms`]).
-fn keyed_select(page: &Page<'_, PgResource>, extra: &str, where_sql: &str, skip: u64) -> String {
-    let Page {
-        model,
-        order,
-        per_page,
-        ..
-    } = *page;
-    if skip == 0 {
-        return page.select(extra, where_sql);
-    }
-    let key = &model.pk_field().sql;
-    format!(
-        "SELECT {list}{extra} FROM {table} WHERE {key} = ANY(ARRAY(SELECT {key} FROM \
-         {table}{where_sql}{order} LIMIT {per_page} OFFSET {skip})){order}",
-        list = model.select_list,
-        table = model.table_sql,
-    )
 }
 
 /// A value the serializer made, bound as psycopg2 sends it and cast to the column's type, as

@@ -35,10 +35,11 @@
 
 use crate::engine::convert::InputField;
 use crate::engine::json_text::write_json_str;
+use crate::engine::python::{MAX_TIMEDELTA_DAYS, Py, decimal_text, timedelta_str};
 use crate::engine::server::offset_text;
 use crate::engine::table::ColumnKind;
 use crate::engine::types::{
-    FilterFamily, Search, decimal_str, py_bytes_repr, py_float_repr, write_float,
+    FilterFamily, Search, Serializer, py_bytes_repr, py_float_repr, write_float,
     write_py_float_repr,
 };
 
@@ -207,6 +208,20 @@ impl PgKind {
         }
     }
 
+    /// The serializer field that writes the column's values.
+    pub(crate) fn serializer(self) -> Serializer {
+        match self {
+            PgKind::Integer
+            | PgKind::Double
+            | PgKind::Boolean
+            | PgKind::Json
+            | PgKind::Array
+            | PgKind::NumericArray => Serializer::Value,
+            PgKind::Timestamp | PgKind::TimestampTz => Serializer::DateTime,
+            _ => Serializer::Text,
+        }
+    }
+
     /// Whether the column is an array.
     pub(crate) fn is_array(self) -> bool {
         matches!(self, PgKind::Array | PgKind::NumericArray)
@@ -264,7 +279,7 @@ pub(crate) fn write_value(buf: &mut Vec<u8>, kind: PgKind, text: Option<&str>, t
             write_py_float_repr(buf, parse_float(text));
             buf.push(b'"');
         }
-        PgKind::Numeric => write_json_str(buf, &numeric_str(text)),
+        PgKind::Numeric => write_json_str(buf, &decimal_text(text)),
         PgKind::Timestamp => write_json_str(buf, &iso_timestamp(text, Some(tz))),
         PgKind::TimestampTz => write_json_str(buf, &iso_timestamp(text, None)),
         PgKind::Json | PgKind::Array => write_json_text(buf, text),
@@ -458,54 +473,36 @@ pub(crate) fn interval_micros(text: &str) -> Option<i128> {
 /// Python's `str(timedelta)` of an `interval` (`"-1 day, 23:59:59"`, `"0:00:01.500000"`);
 /// PostgreSQL's text when it is not an interval it reads.
 pub(crate) fn interval_str(text: &str) -> String {
-    let Some(micros) = interval_micros(text) else {
-        return text.to_owned();
-    };
-    let day = 86_400_000_000i128;
-    let days = micros.div_euclid(day);
-    // Beyond a `timedelta` (999999999 days) psycopg2 fails and so does the engine on every
-    // read of the row (500); the emulator shows PostgreSQL's text, as it shows other values
-    // the engine cannot read.
-    if days.abs() > 999_999_999 {
-        return text.to_owned();
+    match interval_micros(text) {
+        // Beyond a `timedelta` (999999999 days) psycopg2 fails and so does the engine on every
+        // read of the row (500); the emulator shows PostgreSQL's text, as it shows other values
+        // the engine cannot read.
+        Some(micros) if micros.div_euclid(86_400_000_000).abs() <= MAX_TIMEDELTA_DAYS => {
+            timedelta_str(micros)
+        }
+        _ => text.to_owned(),
     }
-    let rest = micros.rem_euclid(day);
-    let (seconds, micro) = (rest / 1_000_000, rest % 1_000_000);
-    let mut out = String::new();
-    if days != 0 {
-        let plural = if days.abs() == 1 { "" } else { "s" };
-        out.push_str(&format!("{days} day{plural}, "));
-    }
-    out.push_str(&format!(
-        "{}:{:02}:{:02}",
-        seconds / 3600,
-        seconds / 60 % 60,
-        seconds % 60
-    ));
-    if micro != 0 {
-        out.push_str(&format!(".{micro:06}"));
-    }
-    out
 }
 
-/// The engine's JSON encoder's `str(timedelta.total_seconds())` of an `interval`.
-pub(crate) fn interval_seconds(text: &str) -> String {
+/// The `timedelta` psycopg2 makes of an `interval`; PostgreSQL's text when it is not one it
+/// reads.
+pub(crate) fn interval(text: &str) -> Py {
     match interval_micros(text) {
-        // Python divides the two integers exactly rounded, as one float division of the
-        // exactly represented microseconds does.
-        Some(micros) => py_float_repr(micros as f64 / 1e6),
-        None => text.to_owned(),
+        Some(micros) => Py::Timedelta(micros),
+        None => Py::Str(text.to_owned()),
     }
 }
 
 /// Python's `isoformat()` of a `timetz` (`01:02:03+05:30`, `12:00:00+00:00`).
 pub(crate) fn iso_timetz(text: &str) -> String {
+    timetz(text).text().unwrap_or_default()
+}
+
+/// The aware `time` psycopg2 makes of a `timetz`.
+pub(crate) fn timetz(text: &str) -> Py {
     let sign_at = text.find(['+', '-']).unwrap_or(text.len());
     let (time, offset) = text.split_at(sign_at);
-    match parse_offset(offset) {
-        Some(seconds) => format!("{}{}", iso_time(time), offset_text(seconds)),
-        None => iso_time(time),
-    }
+    Py::Time(iso_time(time), parse_offset(offset))
 }
 
 /// PostgreSQL's float text (`1.5`, `NaN`, `-Infinity`, `1e+20`).
@@ -515,16 +512,6 @@ pub(crate) fn parse_float(text: &str) -> f64 {
         "Infinity" => f64::INFINITY,
         "-Infinity" => f64::NEG_INFINITY,
         other => other.parse().unwrap_or(f64::NAN),
-    }
-}
-
-/// `str(Decimal(text))` of PostgreSQL's numeric text.
-pub(crate) fn numeric_str(text: &str) -> String {
-    match text {
-        "NaN" => "NaN".to_owned(),
-        "Infinity" => "Infinity".to_owned(),
-        "-Infinity" => "-Infinity".to_owned(),
-        other => decimal_str(other),
     }
 }
 
@@ -542,10 +529,7 @@ fn write_json_text(buf: &mut Vec<u8>, text: &str) {
 /// `timestamptz`) as Python's `isoformat()`: `T`, six digits of microseconds when not zero,
 /// and the offset (`tz` for a naive value, the engine's default time zone).
 pub(crate) fn iso_timestamp(text: &str, tz: Option<Offset>) -> String {
-    let (date, rest) = text.split_once(' ').unwrap_or((text, "00:00:00"));
-    // The time runs to the first sign after its digits: `10:00:00.5+05:30`.
-    let sign_at = rest.find(['+', '-']).unwrap_or(rest.len());
-    let (time, offset) = rest.split_at(sign_at);
+    let (date, time, offset) = timestamp_parts(text);
     let mut out = String::with_capacity(32);
     out.push_str(date);
     out.push('T');
@@ -559,6 +543,22 @@ pub(crate) fn iso_timestamp(text: &str, tz: Option<Offset>) -> String {
         out.push_str(&offset_text(seconds));
     }
     out
+}
+
+/// The `datetime` psycopg2 makes of a `timestamp` or `timestamptz` text (aware with its offset).
+pub(crate) fn timestamp(text: &str) -> Py {
+    let (date, time, offset) = timestamp_parts(text);
+    Py::DateTime(format!("{date}T{}", iso_time(time)), parse_offset(offset))
+}
+
+/// The date, the time and the offset (empty for a `timestamp`) of PostgreSQL's text of a
+/// date-time.
+fn timestamp_parts(text: &str) -> (&str, &str, &str) {
+    let (date, rest) = text.split_once(' ').unwrap_or((text, "00:00:00"));
+    // The time runs to the first sign after its digits: `10:00:00.5+05:30`.
+    let sign_at = rest.find(['+', '-']).unwrap_or(rest.len());
+    let (time, offset) = rest.split_at(sign_at);
+    (date, time, offset)
 }
 
 /// `HH:MM:SS[.ffffff]`: PostgreSQL drops trailing zeros of the fraction, Python keeps six
@@ -663,12 +663,10 @@ mod tests {
             assert_eq!(interval_str(pg), python, "{pg}");
         }
         assert_eq!(interval_str("100000000 years"), "100000000 years");
-        assert_eq!(interval_seconds("1 day 02:00:00"), "93600.0");
-        assert_eq!(
-            interval_seconds("1 year 2 mons -3 days -04:05:06.5"),
-            "36446093.5"
-        );
-        assert_eq!(interval_seconds("-1 years"), "-31536000.0");
+        let seconds = |pg: &str| interval(pg).encoded();
+        assert_eq!(seconds("1 day 02:00:00"), "93600.0");
+        assert_eq!(seconds("1 year 2 mons -3 days -04:05:06.5"), "36446093.5");
+        assert_eq!(seconds("-1 years"), "-31536000.0");
         assert_eq!(
             written(PgKind::Time, Some("12:34:56.5")),
             r#""12:34:56.500000""#

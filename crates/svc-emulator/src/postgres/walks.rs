@@ -35,7 +35,13 @@
 
 use std::collections::HashMap;
 
+use tokio_postgres::Row;
+
+use crate::engine::table::Table;
 use crate::engine::walks::{self as shared, Nulls};
+use crate::flow::database::Page;
+use crate::flow::walk::Walker;
+use crate::postgres::PgResource;
 use crate::postgres::filter::Params;
 use crate::postgres::schema::{PgField, PgModel};
 use crate::postgres::types::PgKind;
@@ -87,36 +93,72 @@ pub(crate) fn seek_terms(model: &PgModel, terms: &[(usize, bool)]) -> Option<Vec
     })
 }
 
-/// The select expressions that read a row's sort key: each term's column as text.
-pub(crate) fn sort_key_columns(model: &PgModel, terms: &[(usize, bool)]) -> String {
-    terms
-        .iter()
-        .map(|&(i, _)| format!(", ({})::text", model.fields[i].sql))
-        .collect()
-}
+/// PostgreSQL's side of a page walk (`flow::walk`): its keys found by `= ANY(ARRAY(...))`, its
+/// anchors as text, the snapshot as the token (read beside the page's rows, `postgres/records.rs`).
+impl Walker for PgResource {
+    type Key = String;
 
-/// The condition that selects the rows after a row whose sort key is `key`, in the order of
-/// `terms` (the last one unique), with its values bound in `params` (each once). PostgreSQL
-/// orders NULLs after every other value, so they come last ascending and first descending.
-pub(crate) fn seek_condition(
-    fields: &[&PgField],
-    terms: &[(usize, bool)],
-    key: &[Option<String>],
-    params: &mut Params,
-) -> String {
-    let columns: Vec<(&str, bool)> = fields
-        .iter()
-        .zip(terms)
-        .map(|(f, &(_, desc))| (f.sql.as_str(), desc))
-        .collect();
-    let mut bound: HashMap<usize, String> = HashMap::new();
-    let mut bind = |i: usize| {
-        bound
-            .entry(i)
-            .or_insert_with(|| params.cast(key[i].clone(), &fields[i].cast))
-            .clone()
-    };
-    shared::seek_condition(&columns, key, Nulls::Largest, &mut bind)
+    fn walks(&self) -> &Walks {
+        &self.walks
+    }
+
+    fn sort_key(row: &Row, i: usize) -> Option<String> {
+        row.get(i)
+    }
+
+    /// Each term's column as text.
+    fn sort_key_columns(model: &PgModel, terms: &[(usize, bool)]) -> String {
+        terms
+            .iter()
+            .map(|&(i, _)| format!(", ({})::text", model.fields[i].sql))
+            .collect()
+    }
+
+    /// Each value bound once, cast to its column's type. PostgreSQL orders NULLs after every
+    /// other value, so they come last ascending and first descending.
+    fn seek_condition(
+        model: &PgModel,
+        terms: &[(usize, bool)],
+        key: &[Option<String>],
+        params: &mut Params,
+    ) -> String {
+        let fields: Vec<&PgField> = terms.iter().map(|&(i, _)| &model.fields[i]).collect();
+        let columns: Vec<(&str, bool)> = fields
+            .iter()
+            .zip(terms)
+            .map(|(f, &(_, desc))| (f.sql.as_str(), desc))
+            .collect();
+        let mut bound: HashMap<usize, String> = HashMap::new();
+        let mut bind = |i: usize| {
+            bound
+                .entry(i)
+                .or_insert_with(|| params.cast(key[i].clone(), &fields[i].cast))
+                .clone()
+        };
+        shared::seek_condition(&columns, key, Nulls::Largest, &mut bind)
+    }
+
+    /// The rows skipped are skipped by their keys alone, which the page's rows are then read
+    /// by: `key = ANY(ARRAY(SELECT key ... LIMIT n OFFSET skip))` (the key is unique:
+    /// [`seek_terms`]).
+    fn keyed_select(page: &Page<'_, Self>, extra: &str, where_sql: &str, skip: u64) -> String {
+        let Page {
+            model,
+            order,
+            per_page,
+            ..
+        } = *page;
+        if skip == 0 {
+            return page.select(extra, where_sql);
+        }
+        let key = &model.pk_field().sql;
+        format!(
+            "SELECT {list}{extra} FROM {table} WHERE {key} = ANY(ARRAY(SELECT {key} FROM \
+             {table}{where_sql}{order} LIMIT {per_page} OFFSET {skip})){order}",
+            list = model.select_list,
+            table = model.table_sql,
+        )
+    }
 }
 
 #[cfg(test)]
@@ -143,11 +185,20 @@ mod tests {
     fn seeks_follow_postgresqls_null_order() {
         let age = field("age", PgKind::Integer, "integer");
         let id = field("id", PgKind::Integer, "integer");
-        let fields = [&age, &id];
+        let select = |f: &PgField| f.sql.clone();
+        let model = PgModel::new(
+            "t".to_owned(),
+            vec![age, id],
+            &[],
+            "t".to_owned(),
+            select,
+            (),
+        );
+        let model = model.unwrap();
         let seek = |terms: &[(usize, bool)], key: &[Option<&str>]| {
             let key: Vec<Option<String>> = key.iter().map(|k| k.map(str::to_owned)).collect();
             let mut params = Params::default();
-            let sql = seek_condition(&fields, terms, &key, &mut params);
+            let sql = <PgResource as Walker>::seek_condition(&model, terms, &key, &mut params);
             (sql, params.0)
         };
         let (sql, params) = seek(&[(0, false), (1, true)], &[Some("30"), Some("7")]);

@@ -55,12 +55,12 @@ use serde_json::{Map, Value as Json};
 
 use crate::engine::aggregate::{
     AggregateFunc, AggregateRequest, GroupRequest, Quoting, date_unit, fails, group_label,
-    group_name, group_statement, not_computed, null_is_zero, query_text, y_func,
+    group_name, group_statement, not_computed, null_is_zero, y_func,
 };
 use crate::engine::convert::py_json_to_json;
 use crate::engine::error::EngineError;
 use crate::engine::list::Selection;
-use crate::engine::table::{GroupColumns, OrderBy};
+use crate::engine::table::GroupColumns;
 use crate::engine::types::{PyValue, Reflected, Serializer, plain, py_str, read};
 use crate::flow;
 use crate::flow::connection::run_now;
@@ -413,20 +413,6 @@ fn cannot_write(func: AggregateFunc, field: &Field) -> EngineError {
     )
 }
 
-/// `str()` of the engine's `query(Model).filter(false)`: every column labelled
-/// `{table}_{column}` (with `_1`, `_2`, ... when a column already has that name), and the
-/// `_order_by` order.
-fn select_text(model: &Model, order: &OrderBy<'_, Field>) -> String {
-    let columns: Vec<&str> = model.fields.iter().map(|f| f.name.as_str()).collect();
-    query_text(
-        &model.name,
-        &columns,
-        order.names().as_deref(),
-        "0 = 1",
-        QUOTING,
-    )
-}
-
 // ---------------------------------------------------------------------------------------------
 // Group keys
 
@@ -484,29 +470,18 @@ fn group_keys<'m>(
 
 /// SQLite's side of an aggregate and a group (`flow::summary`).
 impl Summary for Sqlite<'_> {
-    fn unknown_function(
-        &self,
-        model: &Model,
-        field: &Field,
-        order: &OrderBy<'_, Field>,
-    ) -> Result<Json, EngineError> {
-        // The engine hands its query object to the y field's serializer; a JSON field keeps
-        // it, and the encoder writes it as `dict(query)`: `{}`.
-        let value = match field.ty.serializer {
-            _ if field.ty.reflected == Reflected::Json => Json::Object(Map::new()),
-            Serializer::Value => Json::Object(Map::new()),
-            Serializer::Text => Json::String(select_text(model, order)),
-            Serializer::DateTime => {
-                return Err(fails(
-                    "_y_func",
-                    format!(
-                        "Unknown function on the date-time field {:?} (the data engine fails).",
-                        field.name
-                    ),
-                ));
-            }
-        };
-        Ok(y_func(value))
+    /// The engine hands its query object to the y field's serializer; a JSON field keeps it,
+    /// and the encoder writes it as `dict(query)`: `{}`, as a value field does.
+    fn query_object(field: &Field) -> Serializer {
+        if field.ty.reflected == Reflected::Json {
+            Serializer::Value
+        } else {
+            field.ty.serializer
+        }
+    }
+
+    fn query_dialect(&self) -> (Quoting, &'static str) {
+        (QUOTING, "0 = 1")
     }
 
     fn aggregate_select(field: &Field, func: AggregateFunc) -> Result<String, EngineError> {

@@ -20,7 +20,7 @@ use crate::engine::types::{Reflected, Stored, read};
 use crate::flow::Locator;
 use crate::flow::connection::run_now;
 use crate::flow::database::Database;
-use crate::flow::delete::follow_references;
+use crate::flow::delete::delete_row;
 use crate::flow::write::{Values, Writes};
 use crate::sqlite::memo;
 use crate::sqlite::model::{Field, Model};
@@ -368,12 +368,7 @@ impl<'c> Writes for Sqlite<'c> {
         let mut flow_conn = SqliteConnection { conn: tx.0, model };
         // Run here, not awaited: the connection is not `Send`, and every step is done when
         // called.
-        run_now(follow_references(&mut flow_conn, &table, &at, key.clone()))?;
-        let sql = format!("DELETE FROM {} WHERE {}", table.sql, at.condition);
-        prepare(tx.0, &sql)
-            .and_then(|mut s| s.execute(params_from_iter(key.iter())))
-            .map_err(|e| db_error(model, e))?;
-        Ok(())
+        run_now(delete_row(&mut flow_conn, &table, &at, key, &at.condition))
     }
 
     async fn commit(&self, tx: SqliteTx<'c>, model: &Model) -> Result<(), EngineError> {

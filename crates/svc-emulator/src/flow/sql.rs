@@ -1,0 +1,133 @@
+//! A read-only query, as every database server runs it (docs/contract.md 5.2): its `:name`s
+//! bound, a session inside a read-only transaction, the statement run under a deadline, its
+//! rows written within the answer cap, and the session given back clean, or closed when its
+//! statement may still run. At the deadline, at the answer cap, or when the caller goes away
+//! (the future is dropped), the statement is cancelled from outside its session: a cancel
+//! travels on a connection of its own and may land after the statement ended, so a session it
+//! was sent for never serves another query. How a database proves a query read-only, runs it,
+//! cancels it and reads its cells is its own ([`ReadOnlySql`]).
+
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use serde_json::{Map, Value as Json};
+
+use crate::engine::EngineError;
+use crate::engine::server::{AnswerRows, stopped_after};
+
+/// A database server's side of a read-only query.
+pub(crate) trait ReadOnlySql: Sync {
+    /// A session (one connection) running queries.
+    type Session: Send;
+    /// A statement with its values bound.
+    type Bound: Send + Sync;
+    /// What cancels a session's statement from outside it.
+    type Cancel: Send + 'static;
+
+    /// The query with each `:name` bound to `params[name]`.
+    fn bind(query: &str, params: &Map<String, Json>) -> Result<Self::Bound, EngineError>;
+
+    /// A session inside a read-only transaction (a statement stopped by the database after
+    /// `time`, where it sets the limit there), and the engine's default time zone.
+    fn open(
+        &self,
+        time: Duration,
+    ) -> impl Future<Output = Result<(Self::Session, i32), EngineError>> + Send;
+
+    /// What cancels `session`'s statement.
+    fn canceller(&self, session: &Self::Session) -> Self::Cancel;
+
+    /// Cancels the statement.
+    fn cancel(cancel: Self::Cancel) -> impl Future<Output = ()> + Send + 'static;
+
+    /// Runs the statement within `time`, its rows written within `answer_bytes` in the time
+    /// zone `tz`: the column names and the rows. `left_running` is set when reading stopped
+    /// before the statement's end (the answer cap).
+    fn run(
+        &self,
+        session: &mut Self::Session,
+        bound: &Self::Bound,
+        time: Duration,
+        answer_bytes: usize,
+        tz: i32,
+        left_running: &AtomicBool,
+    ) -> impl Future<Output = Result<(Vec<String>, AnswerRows), EngineError>> + Send;
+
+    /// Gives up a session whose statement may still run, at once (the caller went away).
+    fn abandon(session: Self::Session);
+
+    /// Closes a session whose statement was cancelled: never reused.
+    fn close(session: Self::Session) -> impl Future<Output = ()> + Send;
+
+    /// Ends the transaction and cleans the session for its next query (closes it when it
+    /// cannot be cleaned).
+    fn clean(session: Self::Session) -> impl Future<Output = ()> + Send;
+}
+
+/// A session running a query. Dropped before its statement ended (the caller went away), it
+/// gives up the session and cancels the statement.
+struct Running<D: ReadOnlySql> {
+    cancel: Option<D::Cancel>,
+    session: Option<D::Session>,
+}
+
+impl<D: ReadOnlySql> Drop for Running<D> {
+    fn drop(&mut self) {
+        let Some(cancel) = self.cancel.take() else {
+            return;
+        };
+        if let Some(session) = self.session.take() {
+            D::abandon(session);
+        }
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(D::cancel(cancel));
+        }
+    }
+}
+
+/// Runs one read-only query with `params` (`:name` values) within `time` and `answer_bytes`;
+/// the answer is `{"columns", "data", "row_count"}` as JSON bytes.
+pub(crate) async fn read_only<D: ReadOnlySql>(
+    db: &D,
+    query: &str,
+    params: &Map<String, Json>,
+    time: Duration,
+    answer_bytes: usize,
+) -> Result<Vec<u8>, EngineError> {
+    let bound = D::bind(query, params)?;
+    let (session, tz) = db.open(time).await?;
+    let mut guard = Running::<D> {
+        cancel: Some(db.canceller(&session)),
+        session: Some(session),
+    };
+    let left_running = AtomicBool::new(false);
+    let session = guard.session.as_mut().ok_or_else(session_gone)?;
+    let run = db.run(session, &bound, time, answer_bytes, tz, &left_running);
+    let outcome = tokio::time::timeout(time, run).await;
+    // Whether the statement may still be running: stopped at the deadline, or left behind at
+    // the answer cap. Then it is cancelled before the session is given up (cleaning it would
+    // otherwise wait for it).
+    let still_running = outcome.is_err() || left_running.load(Ordering::Relaxed);
+    let cancel = guard.cancel.take();
+    if still_running && let Some(cancel) = cancel {
+        D::cancel(cancel).await;
+    }
+    let session = guard.session.take().ok_or_else(session_gone)?;
+    if still_running {
+        D::close(session).await;
+    } else {
+        D::clean(session).await;
+    }
+    match outcome {
+        Ok(Ok((names, rows))) => Ok(rows.answer(&names)),
+        Ok(Err(e)) => Err(e),
+        Err(_) => Err(stopped_after(time)),
+    }
+}
+
+/// The session a query runs on, missing: it is kept until the query's guard gives it up, so
+/// this never happens.
+fn session_gone() -> EngineError {
+    EngineError::Internal("the read-only query's session was given up early".to_owned())
+}
