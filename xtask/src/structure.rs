@@ -1,4 +1,4 @@
-//! `cargo xtask structure`: two structural rules, checked by reading the sources (std only, no
+//! `cargo xtask structure`: three structural rules, checked by reading the sources (std only, no
 //! build), so they run first in `cargo xtask ci`.
 //!
 //! - Rule A, the emulator's layering (`crates/svc-emulator/src/`): the modules that know nothing
@@ -7,7 +7,9 @@
 //!   `main.rs` use clap. References are `crate::X` paths (in `use` trees too, grouped or over
 //!   several lines), `super::X` paths that climb to the crate root, and `axum`/`clap` paths,
 //!   in code only: comments and strings do not count. Test code is left out: `#[cfg(test)] mod`
-//!   blocks, files named `tests.rs` and anything under a `tests/` directory.
+//!   blocks, files named `tests.rs` and anything under a `tests/` directory. In the same files,
+//!   a records flow's statement (`INSERT INTO`, `UPDATE ... SET`, `DELETE FROM`, `FOR UPDATE`,
+//!   in a string literal) is written only in its flow's file ([`FLOW_STATEMENTS`]).
 //! - Rule B, references: no file of the repository (`.md`, `.rs`, `.toml`, `.sh`, `.yml`,
 //!   `.ci/run`) names a repository path that does not exist: Markdown links, and path-like words
 //!   in docs, in comments and in string literals. Moving a file cannot leave a stale mention
