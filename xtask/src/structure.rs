@@ -1,4 +1,4 @@
-//! `cargo xtask structure`: two structural rules, checked by reading the sources (std only, no
+//! `cargo xtask structure`: three structural rules, checked by reading the sources (std only, no
 //! build), so they run first in `cargo xtask ci`.
 //!
 //! - Rule A, the emulator's layering (`crates/svc-emulator/src/`): the modules that know nothing
@@ -7,7 +7,9 @@
 //!   `main.rs` use clap. References are `crate::X` paths (in `use` trees too, grouped or over
 //!   several lines), `super::X` paths that climb to the crate root, and `axum`/`clap` paths,
 //!   in code only: comments and strings do not count. Test code is left out: `#[cfg(test)] mod`
-//!   blocks, files named `tests.rs` and anything under a `tests/` directory.
+//!   blocks, files named `tests.rs` and anything under a `tests/` directory. In the same files,
+//!   a records flow's statement (`INSERT INTO`, `UPDATE ... SET`, `DELETE FROM`, `FOR UPDATE`,
+//!   in a string literal) is written only in its flow's file ([`FLOW_STATEMENTS`]).
 //! - Rule B, references: no file of the repository (`.md`, `.rs`, `.toml`, `.sh`, `.yml`,
 //!   `.ci/run`) names a repository path that does not exist: Markdown links, and path-like words
 //!   in docs, in comments and in string literals. Moving a file cannot leave a stale mention
@@ -709,6 +711,101 @@ fn backend_features(path: &str, src: &str) -> Vec<(usize, String)> {
     out
 }
 
+/// The statements of the records' write flows, each with the only files that may write it: a
+/// create, an update and a delete are written once (`flow/write.rs`), and what the ORM does to
+/// the rows that refer to a deleted one once too (`flow/delete.rs`). A database gives its
+/// dialect (quoting, binds, `RETURNING` or a read-back), never these statements; the emulator's
+/// own state (`storage/`, `sessions/`: pages, settings, accounts) is no records flow and is not
+/// checked.
+const FLOW_STATEMENTS: &[(&str, &[&str])] = &[
+    ("INSERT INTO", &["flow/write.rs"]),
+    ("UPDATE … SET", &["flow/write.rs", "flow/delete.rs"]),
+    ("DELETE FROM", &["flow/write.rs", "flow/delete.rs"]),
+    ("FOR UPDATE", &["flow/write.rs"]),
+];
+
+/// The folders whose string literals are read for [`FLOW_STATEMENTS`]: the flows, the engine and
+/// the backends.
+const FLOW_CHECKED: &[&str] = &["flow", "engine", "sqlite", "postgres", "mysql", "backend"];
+
+/// The string literals of non-test code, each with the line it starts on and its text with
+/// every run of whitespace (a `\` line continuation included) made one space.
+fn string_literals(src: &str) -> Vec<(usize, String)> {
+    let code = rust_code(src);
+    let test = test_lines(&code);
+    let mut out = Vec::new();
+    let mut open: Option<(usize, String)> = None;
+    let mut line = 0;
+    for (c, s) in code.chars().zip(src.chars()) {
+        if c == '"' {
+            open = match open.take() {
+                Some((at, text)) => {
+                    if !test.get(at).copied().unwrap_or(false) {
+                        out.push((
+                            at + 1,
+                            text.split_whitespace().collect::<Vec<_>>().join(" "),
+                        ));
+                    }
+                    None
+                }
+                None => Some((line, String::new())),
+            };
+        } else if let Some((_, text)) = open.as_mut() {
+            text.push(if s == '\\' { ' ' } else { s });
+        }
+        if c == '\n' {
+            line += 1;
+        }
+    }
+    out
+}
+
+/// The statement of [`FLOW_STATEMENTS`] that `sql` begins or holds, if any.
+fn flow_statement(sql: &str) -> Option<&'static str> {
+    // Upper case only: the emulator writes SQL's words in capitals, and a message that says
+    // "update" in prose is no statement.
+    let update_set = sql
+        .find("UPDATE ")
+        .is_some_and(|at| sql[at..].contains(" SET "));
+    FLOW_STATEMENTS
+        .iter()
+        .map(|(name, _)| *name)
+        .find(|name| match *name {
+            "UPDATE … SET" => update_set,
+            other => sql.contains(other),
+        })
+}
+
+/// The string literals of an emulator source (`path` relative to `crates/svc-emulator/src/`)
+/// that write a flow's statement outside the flow's own file.
+fn flow_statements_outside_flows(path: &str, src: &str) -> Vec<(usize, String)> {
+    let top = path.split('/').next().unwrap_or_default();
+    if !FLOW_CHECKED.contains(&top) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (line, text) in string_literals(src) {
+        let Some(statement) = flow_statement(&text) else {
+            continue;
+        };
+        let homes = FLOW_STATEMENTS
+            .iter()
+            .find(|(name, _)| *name == statement)
+            .map_or(&[][..], |(_, homes)| *homes);
+        if !homes.contains(&path) {
+            out.push((
+                line,
+                format!(
+                    "`{path}` writes `{statement}`, a statement of a records flow: it belongs in \
+                     {} (a database gives its dialect, the flow writes the statement)",
+                    homes.join(" or ")
+                ),
+            ));
+        }
+    }
+    out
+}
+
 /// Rule A over every non-test source of the emulator.
 fn layering(root: &Path, files: &[String]) -> Vec<String> {
     let mut out = Vec::new();
@@ -722,7 +819,9 @@ fn layering(root: &Path, files: &[String]) -> Vec<String> {
         let Ok(src) = std::fs::read_to_string(root.join(file)) else {
             continue;
         };
-        for (line, rule) in layering_violations(path, &src) {
+        let mut rules = layering_violations(path, &src);
+        rules.extend(flow_statements_outside_flows(path, &src));
+        for (line, rule) in rules {
             out.push(format!("{file}:{line}: {rule}"));
         }
     }
@@ -1123,6 +1222,38 @@ mod tests {
         assert!(
             layering_violations("config/limits.rs", "crate::engine::SQL_TIME_LIMIT").is_empty()
         );
+    }
+
+    #[test]
+    fn a_flow_statement_is_written_only_in_its_flow() {
+        let insert = "fn f(t: &str) -> String {\n    format!(\"INSERT INTO {t} (a) \\\n         VALUES (?)\")\n}\n";
+        let v = flow_statements_outside_flows("mysql/records.rs", insert);
+        assert_eq!(v.len(), 1, "{v:?}");
+        assert_eq!(v[0].0, 2);
+        assert!(
+            v[0].1.contains("`INSERT INTO`") && v[0].1.contains("flow/write.rs"),
+            "{v:?}"
+        );
+        assert!(flow_statements_outside_flows("flow/write.rs", insert).is_empty());
+        // An update over several lines, a delete, a lock: each found where it does not belong.
+        let update = "const U: &str = \"UPDATE t\n    SET a = 1\";";
+        assert_eq!(
+            flow_statements_outside_flows("engine/x.rs", update).len(),
+            1
+        );
+        assert!(flow_statements_outside_flows("flow/delete.rs", update).is_empty());
+        let lock = "let s = \"SELECT a FROM t LIMIT 1 FOR UPDATE\";";
+        assert_eq!(flow_statements_outside_flows("sqlite/x.rs", lock).len(), 1);
+        assert_eq!(
+            flow_statements_outside_flows("flow/delete.rs", lock).len(),
+            1
+        );
+        // Not statements: comments, prose in lower case, test code, the emulator's own state.
+        let not = "// INSERT INTO t\nconst M: &str = \"update the row, then set it\";\n\
+                   #[cfg(test)]\nmod tests {\n    const S: &str = \"DELETE FROM t\";\n}\n";
+        assert!(flow_statements_outside_flows("postgres/x.rs", not).is_empty());
+        let state = "const S: &str = \"DELETE FROM pages WHERE uid = ?1\";";
+        assert!(flow_statements_outside_flows("storage/pages.rs", state).is_empty());
     }
 
     #[test]
