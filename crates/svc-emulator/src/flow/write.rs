@@ -20,6 +20,33 @@ use crate::engine::table::{BodyColumn, Table};
 use crate::engine::{EngineError, Selection};
 use crate::flow::database::{Database, ModelSql};
 
+/// The statement of a create: `INSERT INTO` the model's table the `columns` with their
+/// `values` (placeholders, or SQL such as `NULL`), in order; a row of defaults when none is
+/// given. A database that reads the row back in the same statement adds its `RETURNING`.
+pub(crate) fn insert_sql<D: Writes>(
+    model: &D::Model,
+    columns: &[&str],
+    values: &[String],
+) -> String {
+    if columns.is_empty() {
+        format!("INSERT INTO {} {}", model.table_sql(), D::DEFAULTS_ONLY)
+    } else {
+        format!(
+            "INSERT INTO {} ({}) VALUES ({})",
+            model.table_sql(),
+            columns.join(", "),
+            values.join(", ")
+        )
+    }
+}
+
+/// The statement of an update: `sets` (`a = $1, b = $2`, as [`set_list`] writes them) on the
+/// rows `at` selects. A database that reads the row back in the same statement adds its
+/// `RETURNING`.
+pub(crate) fn update_sql<D: Writes>(model: &D::Model, sets: &str, at: &str) -> String {
+    format!("UPDATE {} SET {sets} WHERE {at}", model.table_sql())
+}
+
 /// A body's values: each given field, as its serializer field made it.
 pub(crate) type Values<'m, F> = Vec<(&'m F, Internal)>;
 
@@ -34,6 +61,10 @@ pub(crate) trait Writes: Database {
 
     /// What a `SELECT` adds to lock the row it reads until the transaction ends.
     const LOCK: &'static str = " FOR UPDATE";
+
+    /// What follows `INSERT INTO table` for a row of nothing but its defaults: standard SQL's
+    /// `DEFAULT VALUES` (PostgreSQL, SQLite); MySQL writes `() VALUES ()`.
+    const DEFAULTS_ONLY: &'static str = "DEFAULT VALUES";
 
     /// Begins a transaction on `conn`.
     fn begin(

@@ -13,7 +13,7 @@ use crate::flow::Locator;
 use crate::flow::database::{Database, Page, Pages};
 use crate::flow::delete::delete_row;
 use crate::flow::walk::walk_between_tokens;
-use crate::flow::write::{Values, Writes, set_list};
+use crate::flow::write::{Values, Writes, insert_sql, set_list, update_sql};
 use crate::mysql::filter::{MyWhere, Params, datetime_literal};
 use crate::mysql::references::{MyConnection, MyTx, table};
 use crate::mysql::schema::{MyField, MyModel};
@@ -144,6 +144,9 @@ impl Writes for MyResource {
     /// The row's identity (see [`MyModel::identity`]).
     type Locked = Vec<Value>;
 
+    /// MySQL has no `DEFAULT VALUES`.
+    const DEFAULTS_ONLY: &'static str = "() VALUES ()";
+
     async fn begin(&self, conn: Conn) -> Result<MyTx, EngineError> {
         MyTx::begin(conn).await.map_err(|e| self.unexpected(e))
     }
@@ -215,12 +218,7 @@ impl Writes for MyResource {
                 _ => {}
             }
         }
-        let sql = format!(
-            "INSERT INTO {} ({}) VALUES ({})",
-            model.table_sql,
-            names.join(", "),
-            binds.join(", ")
-        );
+        let sql = insert_sql::<Self>(model, &names, &binds);
         conn.exec_drop(&sql, params.values())
             .await
             .map_err(|e| self.write_error(model, e))?;
@@ -288,7 +286,7 @@ impl Writes for MyResource {
             let mut params = Params::default();
             let sets = set_list::<Self>(values, tz, &mut params)?;
             let at = Self::at_locked(model, &old_identity, &mut params);
-            let sql = format!("UPDATE {} SET {sets} WHERE {at}", model.table_sql);
+            let sql = update_sql::<Self>(model, &sets, &at);
             conn.exec_drop(&sql, params.values())
                 .await
                 .map_err(|e| self.write_error(model, e))?;

@@ -15,7 +15,7 @@ use crate::engine::types::py_float_repr;
 use crate::flow::database::{Database, Page, Pages};
 use crate::flow::delete::delete_row;
 use crate::flow::walk::{Walker, from_anchor, keep_anchor};
-use crate::flow::write::{Values, Writes, set_list};
+use crate::flow::write::{Values, Writes, insert_sql, set_list, update_sql};
 use crate::postgres::filter::{Params, PgWhere, datetime_literal};
 use crate::postgres::references::{PgConnection, PgTx, by_ctid, table};
 use crate::postgres::schema::{PgField, PgModel};
@@ -187,7 +187,7 @@ impl Writes for PgResource {
             format!("SELECT {list} FROM {table} WHERE {at_row}")
         } else {
             let at = at_identity(model, &at_row);
-            format!("UPDATE {table} SET {sets} WHERE {at} RETURNING {list}")
+            format!("{} RETURNING {list}", update_sql::<Self>(model, &sets, &at))
         };
         let rows = tx
             .client()?
@@ -243,16 +243,7 @@ impl Writes for PgResource {
             names.push(f.sql.as_str());
             binds.push(bind_value(f, v, &mut params));
         }
-        let insert = if names.is_empty() {
-            format!("INSERT INTO {} DEFAULT VALUES", model.table_sql)
-        } else {
-            format!(
-                "INSERT INTO {} ({}) VALUES ({})",
-                model.table_sql,
-                names.join(", "),
-                binds.join(", ")
-            )
-        };
+        let insert = insert_sql::<Self>(model, &names, &binds);
         let sql = format!("{insert} RETURNING {}", model.select_list);
         let tx = conn.transaction().await.map_err(|e| self.unexpected(e))?;
         if pk.autoincrement && pk_given {

@@ -21,7 +21,7 @@ use crate::flow::Locator;
 use crate::flow::connection::run_now;
 use crate::flow::database::Database;
 use crate::flow::delete::delete_row;
-use crate::flow::write::{Values, Writes};
+use crate::flow::write::{Values, Writes, insert_sql, update_sql};
 use crate::sqlite::memo;
 use crate::sqlite::model::{Field, Model};
 use crate::sqlite::references::{self, SqliteConnection, equal_all};
@@ -316,12 +316,7 @@ impl<'c> Writes for Sqlite<'c> {
             let old_identity = identity_of(model, &locked)?;
             let assignments: Vec<String> =
                 sets.iter().map(|(f, _)| format!("{} = ?", f.sql)).collect();
-            let sql = format!(
-                "UPDATE {} SET {} WHERE {}",
-                model.table_sql,
-                assignments.join(", "),
-                at_identity(model)
-            );
+            let sql = update_sql::<Self>(model, &assignments.join(", "), &at_identity(model));
             let binds = sets.iter().map(|(_, v)| v).chain(old_identity.iter());
             let changed = prepare(tx.0, &sql)
                 .and_then(|mut s| s.execute(params_from_iter(binds)))
@@ -413,17 +408,8 @@ impl<'c> Writes for Sqlite<'c> {
             .map(|(f, v)| (*f, v.clone()))
             .collect();
         let cols = bound(&given)?;
-        let sql = if cols.is_empty() {
-            format!("INSERT INTO {} DEFAULT VALUES", model.table_sql)
-        } else {
-            let names: Vec<&str> = cols.iter().map(|(f, _)| f.sql.as_str()).collect();
-            let marks = vec!["?"; cols.len()].join(", ");
-            format!(
-                "INSERT INTO {} ({}) VALUES ({marks})",
-                model.table_sql,
-                names.join(", ")
-            )
-        };
+        let names: Vec<&str> = cols.iter().map(|(f, _)| f.sql.as_str()).collect();
+        let sql = insert_sql::<Self>(model, &names, &vec!["?".to_owned(); cols.len()]);
         let tx = conn.transaction()?;
         prepare(&tx, &sql)
             .and_then(|mut s| s.execute(params_from_iter(cols.iter().map(|(_, v)| v))))
