@@ -57,9 +57,9 @@
 //!   filters of the query apply to the one record. Foreign keys are not enforced; a delete sets
 //!   nullable references to NULL and deletes rows that refer through NOT NULL columns, as the
 //!   engine's ORM does.
-//! - **Strict writes** ([`Resource::create`], [`Resource::update`], [`Resource::delete`]): the
-//!   built-in tools resource (users, teams) keeps strict JSON types and enforced foreign keys;
-//!   its errors are field errors.
+//! - **Strict writes** ([`Resource::create`], [`Resource::update`], [`Resource::delete`], in
+//!   `tools`): the built-in tools resource (users, teams) keeps strict JSON types and enforced
+//!   foreign keys; its errors are field errors.
 //! - **Aggregate and group**: as the engine answers them (`aggregate` says how).
 //! - **Concurrency**: a database file runs in WAL mode with one writer and four read-only
 //!   reader connections, which map the file into memory (a list reads its count and page in
@@ -87,6 +87,7 @@ mod read_only_sql;
 mod references;
 pub(crate) mod resource;
 pub(crate) mod schema;
+mod tools;
 mod types;
 pub(crate) mod values;
 
