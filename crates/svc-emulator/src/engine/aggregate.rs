@@ -149,6 +149,8 @@ pub(crate) fn fails(param: &str, message: impl Into<String>) -> EngineError {
 
 /// A database's refusal of a read the engine runs: it re-raises it (`500`), with the database's
 /// message (`database` names it).
+// Read only by the database servers' backends, each an optional feature.
+#[allow(dead_code)]
 pub(crate) fn read_refused(database: &str, message: &str) -> EngineError {
     fails(
         "non_field_errors",

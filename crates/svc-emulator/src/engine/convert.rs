@@ -889,6 +889,8 @@ impl InputDateTime {
 
     /// The naive date-time of the same instant in the zone `tz` (seconds east of UTC): Python's
     /// `dt.astimezone(tz).replace(tzinfo=None)`; a naive one as it is.
+    // Read only by the database servers' backends, each an optional feature.
+    #[allow(dead_code)]
     pub(crate) fn in_zone(&self, tz: i32) -> InputDateTime {
         let Some((sign, hours, minutes)) = self.offset else {
             return *self;
@@ -919,6 +921,8 @@ pub(crate) fn hexlify(bytes: &[u8]) -> String {
 }
 
 /// The bytes of hex text, as `binascii.unhexlify` reads it (the engine's binary fields).
+// Read only by the database servers' backends, each an optional feature.
+#[allow(dead_code)]
 pub(crate) fn unhexlify(text: &str) -> Option<Vec<u8>> {
     let b = text.as_bytes();
     if !b.len().is_multiple_of(2) {

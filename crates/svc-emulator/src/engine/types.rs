@@ -259,6 +259,8 @@ impl Date {
     }
 
     /// Days since 1970-01-01 of the proleptic Gregorian date (Howard Hinnant's algorithm).
+    // Read only by the database servers' backends, each an optional feature.
+    #[allow(dead_code)]
     pub(crate) fn days(self) -> i64 {
         let (m, d) = (i64::from(self.month), i64::from(self.day));
         let y = i64::from(self.year) - i64::from(m <= 2);
