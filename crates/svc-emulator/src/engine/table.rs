@@ -164,6 +164,14 @@ pub(crate) trait BodyColumn: Column {
     /// The database numbers it (`serial`, identity, `AUTO_INCREMENT`): SQLAlchemy's
     /// autoincrement column, whose value sent as 0, `""` or `null` counts as not sent.
     fn autoincrement(&self) -> bool;
+    /// The database fills it in when a create leaves it out, as the database's SQLAlchemy
+    /// reflection reads it (a default, a sequence, an identity): the ORM then leaves it out
+    /// too, where it would send NULL (`flow::write::insert_values`).
+    fn has_default(&self) -> bool;
+    /// SQLAlchemy's type of the column evaluates `None` (`should_evaluate_none`: JSON, whose
+    /// `None` is JSON's `null`): the ORM writes a `None` given for it, and sends no NULL for
+    /// it when it is not given.
+    fn evaluates_none(&self) -> bool;
 }
 
 /// A column's type, as the engine reads it on one database server.
@@ -175,6 +183,11 @@ pub(crate) trait ColumnKind: Copy {
     /// Whether the database's SQLAlchemy reflection lets the serializer require a `NOT NULL`
     /// column of this type that has no default (on MySQL, only integer columns).
     fn may_be_required(self) -> bool;
+    /// SQLAlchemy's type of the dialect evaluates `None` ([`BodyColumn::evaluates_none`]); by
+    /// default not (MySQL's types as this backend reads them).
+    fn evaluates_none(self) -> bool {
+        false
+    }
 }
 
 /// A column as the engine's ORM maps it on a database server, whichever; `extra` is what one
@@ -252,6 +265,14 @@ impl<K: ColumnKind, E> BodyColumn for MappedColumn<K, E> {
 
     fn autoincrement(&self) -> bool {
         self.autoincrement
+    }
+
+    fn has_default(&self) -> bool {
+        self.has_default
+    }
+
+    fn evaluates_none(&self) -> bool {
+        self.kind.evaluates_none()
     }
 }
 

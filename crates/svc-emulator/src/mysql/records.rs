@@ -13,7 +13,7 @@ use crate::flow::Locator;
 use crate::flow::database::{Database, Page, Pages};
 use crate::flow::delete::delete_row;
 use crate::flow::walk::walk_between_tokens;
-use crate::flow::write::{Values, Writes, insert_sql, set_list, update_sql};
+use crate::flow::write::{Values, Writes, insert_sql, insert_values, set_list, update_sql};
 use crate::mysql::filter::{MyWhere, Params, datetime_literal};
 use crate::mysql::references::{MyConnection, MyTx, table};
 use crate::mysql::schema::{MyField, MyModel};
@@ -199,24 +199,9 @@ impl Writes for MyResource {
         let mut params = Params::default();
         let mut names = Vec::new();
         let mut binds = Vec::new();
-        for f in &model.fields {
-            let value = values
-                .iter()
-                .find(|(g, _)| g.name == f.name)
-                .map(|(_, v)| v);
-            match value {
-                Some(v) if *v != Internal::None => {
-                    names.push(f.sql.as_str());
-                    binds.push(Self::bind(f, v, tz, &mut params)?);
-                }
-                // SQLAlchemy's ORM sends NULL for a column that has no default (nor key, nor
-                // generation) and is not set, or set to None; a default is left to the server.
-                _ if !f.has_default && !f.primary_key && !f.generated => {
-                    names.push(f.sql.as_str());
-                    binds.push("NULL".to_owned());
-                }
-                _ => {}
-            }
+        for (f, v) in insert_values(&model.fields, values) {
+            names.push(f.sql.as_str());
+            binds.push(Self::bind(f, &v, tz, &mut params)?);
         }
         let sql = insert_sql::<Self>(model, &names, &binds);
         conn.exec_drop(&sql, params.values())

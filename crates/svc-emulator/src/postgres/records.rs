@@ -15,7 +15,7 @@ use crate::engine::types::py_float_repr;
 use crate::flow::database::{Database, Page, Pages};
 use crate::flow::delete::delete_row;
 use crate::flow::walk::{Walker, from_anchor, keep_anchor};
-use crate::flow::write::{Values, Writes, insert_sql, set_list, update_sql};
+use crate::flow::write::{Values, Writes, insert_sql, insert_values, set_list, update_sql};
 use crate::postgres::filter::{Params, PgWhere, datetime_literal};
 use crate::postgres::references::{PgConnection, PgTx, by_ctid, table};
 use crate::postgres::schema::{PgField, PgModel};
@@ -234,14 +234,9 @@ impl Writes for PgResource {
         let mut params = Params::default();
         let mut names = Vec::new();
         let mut binds = Vec::new();
-        for (f, v) in values {
-            // SQLAlchemy leaves a None out of the INSERT (but for JSON, where it is `null`,
-            // unless generated).
-            if *v == Internal::None && (f.kind != PgKind::Json || f.generated) {
-                continue;
-            }
+        for (f, v) in insert_values(&model.fields, values) {
             names.push(f.sql.as_str());
-            binds.push(bind_value(f, v, &mut params));
+            binds.push(bind_value(f, &v, &mut params));
         }
         let insert = insert_sql::<Self>(model, &names, &binds);
         let sql = format!("{insert} RETURNING {}", model.select_list);

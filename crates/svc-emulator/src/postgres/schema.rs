@@ -46,11 +46,11 @@ impl PgField {
 
 /// The columns of every table (ordinary, partitioned, foreign), view and materialized view of
 /// the current schema, in order. A domain's column is its base type's, as SQLAlchemy reflects
-/// it.
+/// it, and the domain's default is the column's when it has none of its own.
 const COLUMNS: &str = "\
 SELECT c.relname, a.attname, bt.typname, bt.typcategory, \
        quote_ident(bn.nspname) || '.' || quote_ident(bt.typname), \
-       a.attnotnull, a.atthasdef OR a.attidentity <> '', \
+       a.attnotnull, a.atthasdef OR a.attidentity <> '' OR t.typdefault IS NOT NULL, \
        a.attidentity <> '' OR coalesce(pg_get_expr(d.adbin, d.adrelid), '') LIKE 'nextval(%', \
        a.attgenerated <> '', n.nspname, coalesce(et.typname, ''), \
        format_type(a.atttypid, a.atttypmod) \
