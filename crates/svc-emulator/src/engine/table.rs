@@ -348,6 +348,24 @@ impl<F: KeyColumn, E> MappedTable<F, E> {
         })
     }
 
+    /// Each table of `tables` (by name: its columns in table order, the table in SQL, what its
+    /// database keeps beside) made a model ([`new`](Self::new)) with its declared key from
+    /// `keys` (by table name); a table without columns is left out, as the engine leaves it.
+    pub(crate) fn models(
+        tables: BTreeMap<String, (Vec<F>, String, E)>,
+        keys: &BTreeMap<String, Vec<String>>,
+        select: impl Fn(&F) -> String,
+    ) -> BTreeMap<String, std::sync::Arc<Self>> {
+        let mut models = BTreeMap::new();
+        for (name, (fields, table_sql, extra)) in tables {
+            let key = keys.get(&name).map_or(&[][..], Vec::as_slice);
+            if let Some(model) = Self::new(name.clone(), fields, key, table_sql, &select, extra) {
+                models.insert(name, std::sync::Arc::new(model));
+            }
+        }
+        models
+    }
+
     /// The key is one declared column (the whole primary key): unique and never NULL, so an
     /// order that reaches it is total.
     pub(crate) fn unique_key(&self) -> bool {

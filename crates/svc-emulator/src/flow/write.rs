@@ -47,6 +47,17 @@ pub(crate) fn update_sql<D: Writes>(model: &D::Model, sets: &str, at: &str) -> S
     format!("UPDATE {} SET {sets} WHERE {at}", model.table_sql())
 }
 
+/// The statement that reads a written record back as stored where the database's `INSERT` and
+/// `UPDATE` give nothing back (MySQL): the model's select list, at `at` (its identity, as the
+/// write left it).
+pub(crate) fn read_back_sql<D: Writes>(model: &D::Model, at: &str) -> String {
+    format!(
+        "SELECT {} FROM {} WHERE {at} LIMIT 1",
+        model.select_list(),
+        model.table_sql()
+    )
+}
+
 /// A body's values: each given field, as its serializer field made it.
 pub(crate) type Values<'m, F> = Vec<(&'m F, Internal)>;
 
