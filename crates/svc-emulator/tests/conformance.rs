@@ -213,7 +213,8 @@ CREATE TABLE tags (label TEXT, n INTEGER);
 CREATE TABLE pairs (a INTEGER, b TEXT, v INTEGER, PRIMARY KEY (a, b));
 CREATE TABLE events (id INTEGER PRIMARY KEY, day DATE, at DATETIME, amount NUMERIC(10, 2), ok BOOLEAN);
 CREATE TABLE docs (id INTEGER PRIMARY KEY, doc JSON);
-CREATE TABLE defaults (id INTEGER PRIMARY KEY, lit INTEGER DEFAULT 7, expr TEXT DEFAULT (lower('ABC')));
+CREATE TABLE defaults (id INTEGER PRIMARY KEY, lit INTEGER DEFAULT 7, expr TEXT DEFAULT (lower('ABC')), typed INTEGER NOT NULL DEFAULT 7);
+CREATE TABLE gen_docs (id INTEGER PRIMARY KEY, doc JSON, copy JSON GENERATED ALWAYS AS (doc) STORED);
 CREATE TABLE guarded (id INTEGER PRIMARY KEY, amount INTEGER);
 CREATE TABLE words (id INTEGER PRIMARY KEY, \"order\" TEXT, \"user\" TEXT, \"Mixed\" TEXT);
 CREATE TRIGGER guard BEFORE INSERT ON guarded WHEN NEW.amount < 0
@@ -247,7 +248,9 @@ CREATE TABLE tags (label text, n integer);
 CREATE TABLE pairs (a integer, b text, v integer, PRIMARY KEY (a, b));
 CREATE TABLE events (id serial PRIMARY KEY, day date, at timestamp, amount numeric(10, 2), ok boolean);
 CREATE TABLE docs (id integer PRIMARY KEY, doc jsonb);
-CREATE TABLE defaults (id integer PRIMARY KEY, lit integer DEFAULT 7, expr text DEFAULT lower('ABC'));
+CREATE DOMAIN seven AS integer DEFAULT 7;
+CREATE TABLE defaults (id integer PRIMARY KEY, lit integer DEFAULT 7, expr text DEFAULT lower('ABC'), typed seven NOT NULL);
+CREATE TABLE gen_docs (id integer PRIMARY KEY, doc jsonb, copy jsonb GENERATED ALWAYS AS (doc) STORED);
 CREATE TABLE guarded (id integer PRIMARY KEY, amount integer);
 CREATE TABLE words (id integer PRIMARY KEY, \"order\" text, \"user\" text, \"Mixed\" text);
 CREATE FUNCTION guard() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -298,7 +301,9 @@ async fn mysql() -> Target {
              amount DECIMAL(10, 2), ok BOOLEAN);\n\
              CREATE TABLE docs (id INT PRIMARY KEY, doc JSON);\n\
              CREATE TABLE defaults (id INT PRIMARY KEY, lit INT DEFAULT 7, \
-             expr VARCHAR(10) DEFAULT (lower('ABC')));\n\
+             expr VARCHAR(10) DEFAULT (lower('ABC')), typed INT NOT NULL DEFAULT 7);\n\
+             CREATE TABLE gen_docs (id INT PRIMARY KEY, doc JSON, \
+             copy LONGTEXT GENERATED ALWAYS AS (doc) STORED);\n\
              CREATE TABLE guarded (id INT PRIMARY KEY, amount INT);\n\
              CREATE TABLE words (id INT PRIMARY KEY, `order` TEXT, `user` TEXT, `Mixed` TEXT);\n\
              DELIMITER //\n\
@@ -376,6 +381,8 @@ conformance!(
     a_refused_write_leaves_no_change_and_no_lock,
     a_json_column_given_null_keeps_what_loads_as_none,
     a_create_leaves_to_the_database_the_defaults_the_engine_reads,
+    a_default_of_a_columns_type_is_the_columns,
+    a_generated_json_column_given_null_is_written,
     a_trigger_that_refuses_a_write_is_a_400_with_the_databases_message,
     an_unknown_function_answers_the_query_text_in_the_databases_dialect,
     aggregates,
@@ -628,6 +635,38 @@ async fn a_create_leaves_to_the_database_the_defaults_the_engine_reads(t: &Targe
     };
     assert_eq!(created["expr"], expr, "{created}");
     assert_eq!(t.ok("models/defaults/1").await["expr"], expr);
+}
+
+/// A default the database keeps with a column's type (PostgreSQL's domain; elsewhere the
+/// column's own) is one SQLAlchemy's reflection reads as the column's: the serializer does not
+/// require the column, even `NOT NULL`, and the ORM leaves it to the database.
+async fn a_default_of_a_columns_type_is_the_columns(t: &Target) {
+    let created = t
+        .call(Method::POST, "models/defaults", Some(json!({"id": 2})))
+        .await;
+    assert_eq!(success(&created)["typed"], 7);
+}
+
+/// A JSON column given `null` on a create is written as JSON's `null` (SQLAlchemy's JSON
+/// evaluates `None`), a generated one too, which the database refuses (`400`); where JSON is
+/// text to the engine (MariaDB), `null` is left out like any other.
+async fn a_generated_json_column_given_null_is_written(t: &Target) {
+    let created = t
+        .call(
+            Method::POST,
+            "models/gen_docs",
+            Some(json!({"id": 1, "copy": null})),
+        )
+        .await;
+    if t.json_is_text {
+        assert_eq!(success(&created)["copy"], Value::Null);
+    } else {
+        assert_eq!(created.status.as_u16(), 400, "{:?}", created.body);
+        assert!(
+            created.json()["non_field_errors"][0].is_string(),
+            "{created:?}"
+        );
+    }
 }
 
 /// A trigger that raises refuses the write with the database's message, as the engine answers

@@ -154,6 +154,17 @@ where
     buf
 }
 
+/// The first of the rows that read a written record back, as JSON bytes; `404` when the write
+/// left no row to read (the row went away, or its key is no longer what was read back by).
+pub(crate) fn first_record<T, R>(model: &T, rows: &[R], tz: i32) -> Result<Vec<u8>, EngineError>
+where
+    T: Table,
+    R: RecordRow<T::Column>,
+{
+    let row = rows.first().ok_or(EngineError::RecordNotFound)?;
+    Ok(record_json(model, row, tz))
+}
+
 /// Rows as a JSON array of records of `model`.
 pub(crate) fn records_json<T, R>(model: &T, rows: &[R], tz: i32) -> RecordsJson
 where

@@ -164,6 +164,14 @@ pub(crate) trait BodyColumn: Column {
     /// The database numbers it (`serial`, identity, `AUTO_INCREMENT`): SQLAlchemy's
     /// autoincrement column, whose value sent as 0, `""` or `null` counts as not sent.
     fn autoincrement(&self) -> bool;
+    /// The database fills it in when a create leaves it out, as the database's SQLAlchemy
+    /// reflection reads it (a default, a sequence, an identity): the ORM then leaves it out
+    /// too, where it would send NULL (`flow::write::insert_values`).
+    fn has_default(&self) -> bool;
+    /// SQLAlchemy's type of the column evaluates `None` (`should_evaluate_none`: JSON, whose
+    /// `None` is JSON's `null`): the ORM writes a `None` given for it, and sends no NULL for
+    /// it when it is not given.
+    fn evaluates_none(&self) -> bool;
 }
 
 /// A column's type, as the engine reads it on one database server.
@@ -175,6 +183,11 @@ pub(crate) trait ColumnKind: Copy {
     /// Whether the database's SQLAlchemy reflection lets the serializer require a `NOT NULL`
     /// column of this type that has no default (on MySQL, only integer columns).
     fn may_be_required(self) -> bool;
+    /// SQLAlchemy's type of the dialect evaluates `None` ([`BodyColumn::evaluates_none`]); by
+    /// default not (MySQL's types as this backend reads them).
+    fn evaluates_none(self) -> bool {
+        false
+    }
 }
 
 /// A column as the engine's ORM maps it on a database server, whichever; `extra` is what one
@@ -253,6 +266,14 @@ impl<K: ColumnKind, E> BodyColumn for MappedColumn<K, E> {
     fn autoincrement(&self) -> bool {
         self.autoincrement
     }
+
+    fn has_default(&self) -> bool {
+        self.has_default
+    }
+
+    fn evaluates_none(&self) -> bool {
+        self.kind.evaluates_none()
+    }
 }
 
 /// A column a [`MappedTable`] can make its key.
@@ -325,6 +346,24 @@ impl<F: KeyColumn, E> MappedTable<F, E> {
             table_sql,
             extra,
         })
+    }
+
+    /// Each table of `tables` (by name: its columns in table order, the table in SQL, what its
+    /// database keeps beside) made a model ([`new`](Self::new)) with its declared key from
+    /// `keys` (by table name); a table without columns is left out, as the engine leaves it.
+    pub(crate) fn models(
+        tables: BTreeMap<String, (Vec<F>, String, E)>,
+        keys: &BTreeMap<String, Vec<String>>,
+        select: impl Fn(&F) -> String,
+    ) -> BTreeMap<String, std::sync::Arc<Self>> {
+        let mut models = BTreeMap::new();
+        for (name, (fields, table_sql, extra)) in tables {
+            let key = keys.get(&name).map_or(&[][..], Vec::as_slice);
+            if let Some(model) = Self::new(name.clone(), fields, key, table_sql, &select, extra) {
+                models.insert(name, std::sync::Arc::new(model));
+            }
+        }
+        models
     }
 
     /// The key is one declared column (the whole primary key): unique and never NULL, so an

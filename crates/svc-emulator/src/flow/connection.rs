@@ -61,6 +61,18 @@ pub(crate) enum OnDelete {
     Other,
 }
 
+impl OnDelete {
+    /// The action as SQL names it (`CASCADE`, `SET NULL`), as MySQL's catalog and SQLite's
+    /// table text write it.
+    pub(crate) fn named(rule: &str) -> Self {
+        match rule {
+            "CASCADE" => OnDelete::Cascade,
+            "SET NULL" => OnDelete::SetNull,
+            _ => OnDelete::Other,
+        }
+    }
+}
+
 /// One connection inside a transaction. Every statement's placeholders are bound from
 /// `params` in order; the placeholders are the ones the connection wrote in a [`Locator`].
 ///

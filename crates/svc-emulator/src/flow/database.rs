@@ -166,6 +166,10 @@ pub(crate) trait Pages: Database<Row: RecordRow<Self::Field>> {
     ) -> impl Future<Output = Result<u64, EngineError>> + Send;
 }
 
+/// The unfiltered count at which the engine shows the database's estimate of a table's rows
+/// instead of counting them (jet-bridge's count of a list on PostgreSQL and MySQL).
+pub(crate) const ESTIMATE_FROM: u64 = 10_000;
+
 /// The most connections a server database's resource opens to it (each pool).
 pub(crate) const POOL_SIZE: usize = 16;
 

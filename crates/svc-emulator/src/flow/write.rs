@@ -47,8 +47,46 @@ pub(crate) fn update_sql<D: Writes>(model: &D::Model, sets: &str, at: &str) -> S
     format!("UPDATE {} SET {sets} WHERE {at}", model.table_sql())
 }
 
+/// The statement that reads a written record back as stored where the database's `INSERT` and
+/// `UPDATE` give nothing back (MySQL): the model's select list, at `at` (its identity, as the
+/// write left it).
+pub(crate) fn read_back_sql<D: Writes>(model: &D::Model, at: &str) -> String {
+    format!(
+        "SELECT {} FROM {} WHERE {at} LIMIT 1",
+        model.select_list(),
+        model.table_sql()
+    )
+}
+
 /// A body's values: each given field, as its serializer field made it.
 pub(crate) type Values<'m, F> = Vec<(&'m F, Internal)>;
+
+/// The columns a create's `INSERT` writes and their values, in table order, as SQLAlchemy
+/// 1.4's ORM chooses them (`persistence._collect_insert_commands`): each value given, but a
+/// `None` the column's type does not evaluate ([`BodyColumn::evaluates_none`]), which it leaves
+/// out; then an explicit NULL (`Internal::None`) for each column of
+/// `mapper._insert_cols_as_none` without a value: not the key, no default the reflection read,
+/// not generated, not JSON. Where the reflection reads every default the database has, that
+/// NULL is what leaving the column out stores; where it misses one (MySQL's expression
+/// defaults), the NULL overrides it, as the engine's does.
+pub(crate) fn insert_values<'m, F: BodyColumn>(
+    columns: &'m [F],
+    values: &Values<'m, F>,
+) -> Values<'m, F> {
+    let mut written = Vec::new();
+    for f in columns {
+        match values.iter().find(|(g, _)| g.name() == f.name()) {
+            Some((_, v)) if *v != Internal::None || f.evaluates_none() => {
+                written.push((f, v.clone()));
+            }
+            _ if !f.primary_key() && !f.has_default() && !f.generated() && !f.evaluates_none() => {
+                written.push((f, Internal::None));
+            }
+            _ => {}
+        }
+    }
+    written
+}
 
 /// A database server's side of the writes. Every future is `Send`.
 pub(crate) trait Writes: Database {

@@ -7,21 +7,20 @@ use mysql_async::{Conn, Row, Value};
 use crate::engine::EngineError;
 use crate::engine::body::non_field;
 use crate::engine::convert::{Internal, py_json_dumps, unhexlify};
-use crate::engine::server::{Models, RecordRow, record_json};
+use crate::engine::server::{Models, RecordRow, first_record};
 use crate::engine::table::Table;
 use crate::flow::Locator;
-use crate::flow::database::{Database, Page, Pages};
+use crate::flow::database::{Database, ESTIMATE_FROM, Page, Pages};
 use crate::flow::delete::delete_row;
 use crate::flow::walk::walk_between_tokens;
-use crate::flow::write::{Values, Writes, insert_sql, set_list, update_sql};
+use crate::flow::write::{
+    Values, Writes, insert_sql, insert_values, read_back_sql, set_list, update_sql,
+};
 use crate::mysql::filter::{MyWhere, Params, datetime_literal};
 use crate::mysql::references::{MyConnection, MyTx, table};
 use crate::mysql::schema::{MyField, MyModel};
 use crate::mysql::types::{MyKind, Offset, python_date, write_value};
 use crate::mysql::{MyResource, message, server_code, walks};
-
-/// The unfiltered count at which the engine shows the `EXPLAIN` estimate instead.
-const ESTIMATE_FROM: u64 = 10_000;
 
 /// MySQL's error code of a duplicate key.
 const DUPLICATE_ENTRY: u16 = 1062;
@@ -199,24 +198,9 @@ impl Writes for MyResource {
         let mut params = Params::default();
         let mut names = Vec::new();
         let mut binds = Vec::new();
-        for f in &model.fields {
-            let value = values
-                .iter()
-                .find(|(g, _)| g.name == f.name)
-                .map(|(_, v)| v);
-            match value {
-                Some(v) if *v != Internal::None => {
-                    names.push(f.sql.as_str());
-                    binds.push(Self::bind(f, v, tz, &mut params)?);
-                }
-                // SQLAlchemy's ORM sends NULL for a column that has no default (nor key, nor
-                // generation) and is not set, or set to None; a default is left to the server.
-                _ if !f.has_default && !f.primary_key && !f.generated => {
-                    names.push(f.sql.as_str());
-                    binds.push("NULL".to_owned());
-                }
-                _ => {}
-            }
+        for (f, v) in insert_values(&model.fields, values) {
+            names.push(f.sql.as_str());
+            binds.push(Self::bind(f, &v, tz, &mut params)?);
         }
         let sql = insert_sql::<Self>(model, &names, &binds);
         conn.exec_drop(&sql, params.values())
@@ -229,16 +213,12 @@ impl Writes for MyResource {
                 _ => Value::NULL,
             },
         };
-        let select = format!(
-            "SELECT {} FROM {} WHERE {} = ? LIMIT 1",
-            model.select_list, model.table_sql, pk.qualified
-        );
+        let select = read_back_sql::<Self>(model, &format!("{} = ?", pk.qualified));
         let rows: Vec<Row> = conn
             .exec(&select, vec![key])
             .await
             .map_err(|e| self.unexpected(e))?;
-        let row = rows.first().ok_or(EngineError::RecordNotFound)?;
-        Ok(record_json(model, row, tz))
+        first_record(model, &rows, tz)
     }
 
     fn same_sql(col: &str, value: &str) -> String {
@@ -291,18 +271,12 @@ impl Writes for MyResource {
                 .await
                 .map_err(|e| self.write_error(model, e))?;
         }
-        let select = format!(
-            "SELECT {} FROM {} WHERE {} LIMIT 1",
-            model.select_list,
-            model.table_sql,
-            at_identity(model)
-        );
+        let select = read_back_sql::<Self>(model, &at_identity(model));
         let rows: Vec<Row> = conn
             .exec(&select, new_identity)
             .await
             .map_err(|e| self.write_error(model, e))?;
-        let row = rows.first().ok_or(EngineError::RecordNotFound)?;
-        Ok(record_json(model, row, tz))
+        first_record(model, &rows, tz)
     }
 
     async fn delete_locked(

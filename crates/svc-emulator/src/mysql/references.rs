@@ -132,11 +132,7 @@ impl flow::Connection for MyConnection<'_> {
                         child: table(&child),
                         from: vec![quote_ident(&from)],
                         to: vec![quote_ident(&to)],
-                        on_delete: match rule.as_str() {
-                            "CASCADE" => OnDelete::Cascade,
-                            "SET NULL" => OnDelete::SetNull,
-                            _ => OnDelete::Other,
-                        },
+                        on_delete: OnDelete::named(&rule),
                         nullable,
                         in_child_key: in_key,
                     },

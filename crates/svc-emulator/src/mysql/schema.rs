@@ -83,8 +83,7 @@ pub(crate) async fn load_schema(
     {
         keys.entry(table).or_default().push(column);
     }
-    let mut tables: BTreeMap<String, Vec<MyField>> = BTreeMap::new();
-    let mut innodb: BTreeMap<String, bool> = BTreeMap::new();
+    let mut tables: BTreeMap<String, (Vec<MyField>, String, InnoDb)> = BTreeMap::new();
     // The defaults SQLAlchemy reads from `SHOW CREATE TABLE`, asked only of the base tables
     // where a default's text alone does not say (MariaDB writes a default there as
     // `COLUMN_DEFAULT` holds it; MySQL quotes literals there and wraps expressions); a view's
@@ -110,7 +109,6 @@ pub(crate) async fn load_schema(
     }
     for row in rows {
         let (table, name, data_type, column_type, default, extra, not_null, of_innodb, _) = row;
-        innodb.insert(table.clone(), of_innodb != 0);
         let has_default = default.is_some_and(|d| d != "NULL")
             && read_defaults
                 .get(&table)
@@ -128,7 +126,10 @@ pub(crate) async fn load_schema(
             Vec::new()
         };
         let qualified = format!("{}.{}", quote_ident(&table), quote_ident(&name));
-        tables.entry(table).or_default().push(MyField {
+        let (fields, _, _) = tables
+            .entry(table)
+            .or_insert_with_key(|t| (Vec::new(), quote_ident(t), InnoDb(of_innodb != 0)));
+        fields.push(MyField {
             sql: quote_ident(&name),
             name,
             kind,
@@ -140,23 +141,8 @@ pub(crate) async fn load_schema(
             generated,
         });
     }
-    let mut models = BTreeMap::new();
-    for (name, fields) in tables {
-        let key = keys.get(&name).map_or(&[][..], Vec::as_slice);
-        let innodb = InnoDb(innodb.get(&name).copied().unwrap_or(false));
-        let select = |f: &MyField| f.kind.select(&f.qualified);
-        if let Some(model) = MyModel::new(
-            name.clone(),
-            fields,
-            key,
-            quote_ident(&name),
-            select,
-            innodb,
-        ) {
-            models.insert(name, Arc::new(model));
-        }
-    }
-    Ok(models)
+    let select = |f: &MyField| f.kind.select(&f.qualified);
+    Ok(MyModel::models(tables, &keys, select))
 }
 
 /// Whether SQLAlchemy's MySQL reflection reads a default for each column of a table's

@@ -9,21 +9,18 @@ use tokio_postgres::error::SqlState;
 use crate::engine::EngineError;
 use crate::engine::body::non_field;
 use crate::engine::convert::{Internal, PyJson, py_json_dumps, py_text};
-use crate::engine::server::{Models, RecordRow, record_json};
+use crate::engine::server::{Models, RecordRow, first_record, record_json};
 use crate::engine::table::Table;
 use crate::engine::types::py_float_repr;
-use crate::flow::database::{Database, Page, Pages};
+use crate::flow::database::{Database, ESTIMATE_FROM, Page, Pages};
 use crate::flow::delete::delete_row;
 use crate::flow::walk::{Walker, from_anchor, keep_anchor};
-use crate::flow::write::{Values, Writes, insert_sql, set_list, update_sql};
+use crate::flow::write::{Values, Writes, insert_sql, insert_values, set_list, update_sql};
 use crate::postgres::filter::{Params, PgWhere, datetime_literal};
 use crate::postgres::references::{PgConnection, PgTx, by_ctid, table};
 use crate::postgres::schema::{PgField, PgModel};
 use crate::postgres::types::{Offset, PgKind, write_value};
 use crate::postgres::{PgResource, message, walks};
-
-/// The unfiltered count at which the engine shows the catalog's estimate instead.
-const ESTIMATE_FROM: i64 = 10_000;
 
 /// Statements a pooled connection keeps prepared; past this it starts afresh. Each list shape
 /// (filters, order, paging) is a statement of its own.
@@ -200,8 +197,7 @@ impl Writes for PgResource {
             // the transaction rolls back when dropped).
             return Err(non_field("Query failed".to_owned()));
         }
-        let row = rows.first().ok_or(EngineError::RecordNotFound)?;
-        Ok(record_json(model, row, tz))
+        first_record(model, &rows, tz)
     }
 
     async fn delete_locked(
@@ -234,14 +230,9 @@ impl Writes for PgResource {
         let mut params = Params::default();
         let mut names = Vec::new();
         let mut binds = Vec::new();
-        for (f, v) in values {
-            // SQLAlchemy leaves a None out of the INSERT (but for JSON, where it is `null`,
-            // unless generated).
-            if *v == Internal::None && (f.kind != PgKind::Json || f.generated) {
-                continue;
-            }
+        for (f, v) in insert_values(&model.fields, values) {
             names.push(f.sql.as_str());
-            binds.push(bind_value(f, v, &mut params));
+            binds.push(bind_value(f, &v, &mut params));
         }
         let insert = insert_sql::<Self>(model, &names, &binds);
         let sql = format!("{insert} RETURNING {}", model.select_list);

@@ -46,11 +46,11 @@ impl PgField {
 
 /// The columns of every table (ordinary, partitioned, foreign), view and materialized view of
 /// the current schema, in order. A domain's column is its base type's, as SQLAlchemy reflects
-/// it.
+/// it, and the domain's default is the column's when it has none of its own.
 const COLUMNS: &str = "\
 SELECT c.relname, a.attname, bt.typname, bt.typcategory, \
        quote_ident(bn.nspname) || '.' || quote_ident(bt.typname), \
-       a.attnotnull, a.atthasdef OR a.attidentity <> '', \
+       a.attnotnull, a.atthasdef OR a.attidentity <> '' OR t.typdefault IS NOT NULL, \
        a.attidentity <> '' OR coalesce(pg_get_expr(d.adbin, d.adrelid), '') LIKE 'nextval(%', \
        a.attgenerated <> '', n.nspname, coalesce(et.typname, ''), \
        format_type(a.atttypid, a.atttypmod) \
@@ -85,7 +85,7 @@ pub(crate) async fn load_schema(
     for row in client.query(PRIMARY_KEYS, &[]).await.map_err(internal)? {
         keys.entry(row.get(0)).or_default().push(row.get(1));
     }
-    let mut tables: BTreeMap<String, (String, Vec<PgField>)> = BTreeMap::new();
+    let mut tables: BTreeMap<String, (Vec<PgField>, String, ())> = BTreeMap::new();
     for row in &rows {
         let table: String = row.get(0);
         let name: String = row.get(1);
@@ -95,10 +95,11 @@ pub(crate) async fn load_schema(
         let element: String = row.get(10);
         let kind = PgKind::of(&type_name, category as u8 as char, &element);
         let namespace: String = row.get(9);
-        let entry = tables
-            .entry(table)
-            .or_insert_with(|| (namespace, Vec::new()));
-        entry.1.push(PgField {
+        let (fields, _, _) = tables.entry(table).or_insert_with_key(|t| {
+            let table_sql = format!("{}.{}", quote_ident(&namespace), quote_ident(t));
+            (Vec::new(), table_sql, ())
+        });
+        fields.push(PgField {
             sql: quote_ident(&name),
             name,
             kind,
@@ -115,16 +116,8 @@ pub(crate) async fn load_schema(
             generated: row.get(8),
         });
     }
-    let mut models = BTreeMap::new();
-    for (name, (namespace, fields)) in tables {
-        let key = keys.get(&name).map_or(&[][..], Vec::as_slice);
-        let table_sql = format!("{}.{}", quote_ident(&namespace), quote_ident(&name));
-        let select = |f: &PgField| f.kind.select(&f.sql);
-        if let Some(model) = PgModel::new(name.clone(), fields, key, table_sql, select, ()) {
-            models.insert(name, Arc::new(model));
-        }
-    }
-    Ok(models)
+    let select = |f: &PgField| f.kind.select(&f.sql);
+    Ok(PgModel::models(tables, &keys, select))
 }
 
 fn internal(e: tokio_postgres::Error) -> EngineError {

@@ -114,6 +114,11 @@ impl ColumnKind for PgKind {
     fn may_be_required(self) -> bool {
         true
     }
+
+    /// SQLAlchemy's PostgreSQL `JSON` and `JSONB`.
+    fn evaluates_none(self) -> bool {
+        self == PgKind::Json
+    }
 }
 
 impl PgKind {

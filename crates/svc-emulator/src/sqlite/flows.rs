@@ -21,7 +21,7 @@ use crate::flow::Locator;
 use crate::flow::connection::run_now;
 use crate::flow::database::Database;
 use crate::flow::delete::delete_row;
-use crate::flow::write::{Values, Writes, insert_sql, update_sql};
+use crate::flow::write::{Values, Writes, insert_sql, insert_values, update_sql};
 use crate::sqlite::memo;
 use crate::sqlite::model::{Field, Model};
 use crate::sqlite::references::{self, SqliteConnection, equal_all};
@@ -400,14 +400,7 @@ impl<'c> Writes for Sqlite<'c> {
             // answers `400 Query failed` (a NULL identity) and rolls back.
             return Err(EngineError::field(pk_field.name.clone(), no_key()));
         }
-        // SQLAlchemy leaves a None out of the INSERT (but for JSON, where None is `null`), so
-        // the column takes its default, or NULL.
-        let given: Values<'_, Field> = values
-            .iter()
-            .filter(|(f, v)| *v != Internal::None || f.ty.reflected == Reflected::Json)
-            .map(|(f, v)| (*f, v.clone()))
-            .collect();
-        let cols = bound(&given)?;
+        let cols = bound(&insert_values(&model.fields, values))?;
         let names: Vec<&str> = cols.iter().map(|(f, _)| f.sql.as_str()).collect();
         let sql = insert_sql::<Self>(model, &names, &vec!["?".to_owned(); cols.len()]);
         let tx = conn.transaction()?;

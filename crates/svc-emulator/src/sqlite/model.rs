@@ -11,7 +11,7 @@ use crate::engine::convert::InputField;
 #[cfg(doc)]
 use crate::engine::table::quote_ident;
 use crate::engine::table::{BodyColumn, Column, table_of_fields};
-use crate::engine::types::{ColumnType, FilterFamily, ValueWriter};
+use crate::engine::types::{ColumnType, FilterFamily, Reflected, ValueWriter};
 use crate::flow::database::ModelSql;
 
 /// What kind of value a field holds, from its declared SQL type.
@@ -229,6 +229,15 @@ impl BodyColumn for Field {
 
     fn autoincrement(&self) -> bool {
         self.primary_key
+    }
+
+    fn has_default(&self) -> bool {
+        self.has_default
+    }
+
+    /// SQLAlchemy's SQLite `JSON`.
+    fn evaluates_none(&self) -> bool {
+        self.ty.reflected == Reflected::Json
     }
 }
 

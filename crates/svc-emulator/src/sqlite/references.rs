@@ -65,11 +65,7 @@ impl flow::Connection for SqliteConnection<'_> {
                 child: table(&r.child),
                 from: r.from.iter().map(|c| quote_ident(c)).collect(),
                 to: r.to.iter().map(|c| quote_ident(c)).collect(),
-                on_delete: match r.on_delete.as_deref() {
-                    Some("CASCADE") => OnDelete::Cascade,
-                    Some("SET NULL") => OnDelete::SetNull,
-                    _ => OnDelete::Other,
-                },
+                on_delete: OnDelete::named(r.on_delete.as_deref().unwrap_or_default()),
                 nullable: r.nullable,
                 in_child_key: r.in_child_key,
             })
