@@ -390,3 +390,112 @@ fn changes<'m, D: Writes>(
     D::writable(&values)?;
     Ok(values)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::convert::InputField;
+    use crate::engine::table::Column;
+    use crate::engine::types::FilterFamily;
+
+    /// A column with the facts `insert_values` reads.
+    struct Col {
+        name: &'static str,
+        key: bool,
+        default: bool,
+        generated: bool,
+        json: bool,
+    }
+
+    impl Column for Col {
+        fn name(&self) -> &str {
+            self.name
+        }
+        fn family(&self) -> FilterFamily {
+            FilterFamily::Text
+        }
+    }
+
+    impl BodyColumn for Col {
+        fn input(&self) -> InputField {
+            InputField::Char
+        }
+        fn required(&self) -> bool {
+            false
+        }
+        fn generated(&self) -> bool {
+            self.generated
+        }
+        fn primary_key(&self) -> bool {
+            self.key
+        }
+        fn autoincrement(&self) -> bool {
+            self.key
+        }
+        fn has_default(&self) -> bool {
+            self.default
+        }
+        fn evaluates_none(&self) -> bool {
+            self.json
+        }
+    }
+
+    const fn col(name: &'static str) -> Col {
+        Col {
+            name,
+            key: false,
+            default: false,
+            generated: false,
+            json: false,
+        }
+    }
+
+    /// SQLAlchemy 1.4's `_collect_insert_commands`: a `None` given is left out unless the
+    /// type evaluates it; then NULL for each column not given that is no key, has no default,
+    /// is not generated and does not evaluate `None` (`_insert_cols_as_none`).
+    #[test]
+    fn a_creates_columns_are_those_the_orm_sends() {
+        let columns = [
+            Col {
+                key: true,
+                ..col("id")
+            },
+            col("given"),
+            col("given_none"),
+            col("not_given"),
+            Col {
+                default: true,
+                ..col("defaulted")
+            },
+            Col {
+                generated: true,
+                ..col("computed")
+            },
+            Col {
+                json: true,
+                ..col("doc_none")
+            },
+            Col {
+                json: true,
+                ..col("doc_not_given")
+            },
+        ];
+        let given = Internal::Str("x".to_owned());
+        let values: Values<'_, Col> = vec![
+            (&columns[1], given.clone()),
+            (&columns[2], Internal::None),
+            (&columns[6], Internal::None),
+        ];
+        let written = insert_values(&columns, &values);
+        let sent: Vec<(&str, &Internal)> = written.iter().map(|(f, v)| (f.name, v)).collect();
+        assert_eq!(
+            sent,
+            [
+                ("given", &given),
+                ("given_none", &Internal::None),
+                ("not_given", &Internal::None),
+                ("doc_none", &Internal::None),
+            ]
+        );
+    }
+}

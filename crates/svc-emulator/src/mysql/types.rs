@@ -94,6 +94,13 @@ impl ColumnKind for MyKind {
     fn may_be_required(self) -> bool {
         matches!(self, MyKind::Integer | MyKind::MediumInt)
     }
+
+    /// MySQL 8's `JSON` reflects as SQLAlchemy's `mysql.JSON`, which evaluates `None` (it is
+    /// among the mapper's `_insert_cols_evaluating_none`, SQLAlchemy 1.4.54). MariaDB's `JSON`
+    /// is a `LONGTEXT` and reflects as text.
+    fn evaluates_none(self) -> bool {
+        self == MyKind::Json
+    }
 }
 
 impl MyKind {
