@@ -1,5 +1,6 @@
-//! What a database server's backend gives the record flows (`flow::read`, `flow::summary`):
-//! its models as SQL names them, its filters, its connections and their reads. The flows hold
+//! What a database gives the record flows (`flow::read`, `flow::summary`, `flow::write`): its
+//! models as SQL names them, its filters, its connections and their reads (SQLite through
+//! `sqlite::flows`, which reads no pages here: its list is its own, [`Pages`] is the servers'). The flows hold
 //! the steps the engine takes and the SQL every database shares; a backend holds only what is
 //! its database's own (how it binds, casts and orders, how it pages and counts, how its driver
 //! reads a row).

@@ -54,7 +54,8 @@ pub(crate) trait ReadOnlySql: Sync {
         left_running: &AtomicBool,
     ) -> impl Future<Output = Result<(Vec<String>, AnswerRows), EngineError>> + Send;
 
-    /// Gives up a session whose statement may still run, at once (the caller went away).
+    /// Gives up a session whose statement may still run, or on which a cancel may still land,
+    /// at once (the caller went away): it is closed, never pooled again.
     fn abandon(session: Self::Session);
 
     /// Closes a session whose statement was cancelled: never reused.
@@ -65,8 +66,10 @@ pub(crate) trait ReadOnlySql: Sync {
     fn clean(session: Self::Session) -> impl Future<Output = ()> + Send;
 }
 
-/// A session running a query. Dropped before its statement ended (the caller went away), it
-/// gives up the session and cancels the statement.
+/// A session running a query. Dropped while it still holds the session (the caller went away
+/// while the statement ran, or while its cancel was being sent), it gives the session up,
+/// never to serve another query (its statement may still run, a cancel may still land on it),
+/// and sends the cancel it still holds.
 struct Running<D: ReadOnlySql> {
     cancel: Option<D::Cancel>,
     session: Option<D::Session>,
@@ -74,13 +77,12 @@ struct Running<D: ReadOnlySql> {
 
 impl<D: ReadOnlySql> Drop for Running<D> {
     fn drop(&mut self) {
-        let Some(cancel) = self.cancel.take() else {
-            return;
-        };
         if let Some(session) = self.session.take() {
             D::abandon(session);
         }
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+        if let Some(cancel) = self.cancel.take()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
             runtime.spawn(D::cancel(cancel));
         }
     }
@@ -130,4 +132,82 @@ pub(crate) async fn read_only<D: ReadOnlySql>(
 /// this never happens.
 fn session_gone() -> EngineError {
     EngineError::Internal("the read-only query's session was given up early".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::{Arc, Mutex};
+
+    /// What the guard did to its session and its cancel.
+    type Log = Arc<Mutex<Vec<&'static str>>>;
+
+    /// A database that only logs what is done to its one session.
+    #[derive(Default)]
+    struct Logged(Log);
+
+    impl ReadOnlySql for Logged {
+        type Session = Log;
+        type Bound = ();
+        type Cancel = Log;
+
+        fn bind(_: &str, _: &Map<String, Json>) -> Result<(), EngineError> {
+            Ok(())
+        }
+        async fn open(&self, _: Duration) -> Result<(Log, i32), EngineError> {
+            Ok((self.0.clone(), 0))
+        }
+        fn canceller(&self, session: &Log) -> Log {
+            session.clone()
+        }
+        async fn cancel(cancel: Log) {
+            cancel.lock().unwrap().push("cancel");
+        }
+        async fn run(
+            &self,
+            _: &mut Log,
+            _: &(),
+            _: Duration,
+            _: usize,
+            _: i32,
+            _: &AtomicBool,
+        ) -> Result<(Vec<String>, AnswerRows), EngineError> {
+            Ok((Vec::new(), AnswerRows::new(0)))
+        }
+        fn abandon(session: Log) {
+            session.lock().unwrap().push("abandon");
+        }
+        async fn close(session: Log) {
+            session.lock().unwrap().push("close");
+        }
+        async fn clean(session: Log) {
+            session.lock().unwrap().push("clean");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_session_still_held_when_the_caller_goes_is_given_up() {
+        // The caller went away while the statement ran: the session is given up, the
+        // statement cancelled.
+        let log = Log::default();
+        drop(Running::<Logged> {
+            cancel: Some(log.clone()),
+            session: Some(log.clone()),
+        });
+        tokio::task::yield_now().await;
+        assert_eq!(*log.lock().unwrap(), ["abandon", "cancel"]);
+        // The caller went away while the cancel was being sent (the guard no longer holds
+        // it): the session, on which the cancel may still land, is given up all the same.
+        let log = Log::default();
+        drop(Running::<Logged> {
+            cancel: None,
+            session: Some(log.clone()),
+        });
+        assert_eq!(*log.lock().unwrap(), ["abandon"]);
+        // A query that ended: its session is cleaned for the next one, never given up.
+        let db = Logged::default();
+        let answer = read_only(&db, "select 1", &Map::new(), Duration::from_secs(5), 0).await;
+        assert!(answer.is_ok(), "{answer:?}");
+        assert_eq!(*db.0.lock().unwrap(), ["clean"]);
+    }
 }

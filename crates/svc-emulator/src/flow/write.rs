@@ -1,4 +1,4 @@
-//! A record's create, update and delete, as the engine writes them on any database server: the
+//! A record's create, update and delete, as the engine writes them on every database: the
 //! body read by the serializer's fields, the record selected and locked first (a `404` before
 //! the body is looked at), one transaction, and the record as stored. How a database names the
 //! locked row, writes the values and reads them back is its own ([`Writes`]).
@@ -68,7 +68,10 @@ pub(crate) type Values<'m, F> = Vec<(&'m F, Internal)>;
 /// `mapper._insert_cols_as_none` without a value: not the key, no default the reflection read,
 /// not generated, not JSON. Where the reflection reads every default the database has, that
 /// NULL is what leaving the column out stores; where it misses one (MySQL's expression
-/// defaults), the NULL overrides it, as the engine's does.
+/// defaults), the NULL overrides it, as the engine's does. (SQLite's model names only the first
+/// column of a composite key its `primary_key`: another key column not given, without a
+/// default, is sent as NULL where the ORM leaves it out, which stores the same row, or is
+/// refused with the same NOT NULL message in a `WITHOUT ROWID` table.)
 pub(crate) fn insert_values<'m, F: BodyColumn>(
     columns: &'m [F],
     values: &Values<'m, F>,
@@ -88,7 +91,7 @@ pub(crate) fn insert_values<'m, F: BodyColumn>(
     written
 }
 
-/// A database server's side of the writes. Every future is `Send`.
+/// A database's side of the writes. Every future is `Send`.
 pub(crate) trait Writes: Database {
     /// A connection inside a write's transaction, which it owns until the commit: dropped
     /// before (a failed step, a caller that stopped waiting), the transaction is rolled back

@@ -133,9 +133,14 @@ impl ReadOnlySql for MyResource {
         Ok((names, rows))
     }
 
-    /// Back to the pool, which resets it before its next use.
+    /// Dropped, a pooled connection would go back to the pool, where a `KILL QUERY` still on
+    /// its way could stop another caller's statement: it is disconnected instead.
     fn abandon(conn: Conn) {
-        drop(conn);
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let _ = conn.disconnect().await;
+            });
+        }
     }
 
     /// Its rows may still be on the way: the connection is closed, not reused.

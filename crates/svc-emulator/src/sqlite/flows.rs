@@ -226,8 +226,9 @@ impl<'c> Writes for Sqlite<'c> {
     type Tx = SqliteTx<'c>;
     type Locked = Vec<Value>;
 
-    /// A write transaction holds SQLite's one write lock until it ends, and the resource's
-    /// writer connection is held for the whole flow: a `SELECT` needs no lock of its own.
+    /// The resource's one writer connection is held for the whole flow (`with_writer`), so no
+    /// other write can come between the read of the row and its write: a `SELECT` needs no
+    /// lock of its own (SQLite has no `FOR UPDATE`).
     const LOCK: &'static str = "";
 
     async fn begin(&self, conn: &'c mut Connection) -> Result<SqliteTx<'c>, EngineError> {
