@@ -58,8 +58,13 @@ impl Database for MyResource {
 
     /// The engine's default time zone: `TIMEDIFF(NOW(), UTC_TIMESTAMP)` on the database.
     async fn time_zone(&self, conn: &mut Conn) -> Result<Offset, EngineError> {
-        let read = conn.query_first("SELECT TIME_TO_SEC(TIMEDIFF(NOW(), UTC_TIMESTAMP()))");
-        let read = async { Ok(Offset::try_from(read.await?.unwrap_or(0_i64)).unwrap_or(0)) };
+        // Built only when polled: the offset is kept for a minute, and most reads find it.
+        let read = async {
+            let seconds: Option<i64> = conn
+                .query_first("SELECT TIME_TO_SEC(TIMEDIFF(NOW(), UTC_TIMESTAMP()))")
+                .await?;
+            Ok(Offset::try_from(seconds.unwrap_or(0)).unwrap_or(0))
+        };
         self.timezone
             .get_or_read(read)
             .await
