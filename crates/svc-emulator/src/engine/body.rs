@@ -12,6 +12,13 @@ pub(crate) fn non_field(message: String) -> EngineError {
     EngineError::field("non_field_errors", message)
 }
 
+/// The engine's answer when its ORM's flush fails without a database message: a NULL in a
+/// row's identity, or a write by identity that reached another number of rows than one (a
+/// promoted key that repeats). The transaction is rolled back; nothing is written.
+pub(crate) fn query_failed() -> EngineError {
+    non_field("Query failed".to_owned())
+}
+
 /// The message of a `400` that lists its field errors.
 pub(crate) fn summary(errors: &BTreeMap<String, Vec<String>>) -> String {
     let parts: Vec<String> = errors

@@ -21,7 +21,7 @@
 use std::collections::HashSet;
 
 use crate::engine::EngineError;
-use crate::engine::body::non_field;
+use crate::engine::body::{non_field, query_failed};
 use crate::flow::connection::{Connection, Locator, OnDelete, Reference, TableRef};
 
 /// Deletes one row of `table` as the ORM does, by `where_sql` (bound from `row`, which `at`
@@ -95,7 +95,7 @@ pub(crate) async fn follow_references<C: Connection>(
                     table = child.sql
                 );
                 if !conn.query(&sql, &row).await?.is_empty() {
-                    return Err(non_field("Query failed".to_owned()));
+                    return Err(query_failed());
                 }
             }
             let nulls: Vec<String> = reference

@@ -48,9 +48,9 @@ pub(crate) fn update_sql<D: Writes>(model: &D::Model, sets: &str, at: &str) -> S
 }
 
 /// The statement that reads a written record back as stored where the database's `INSERT` and
-/// `UPDATE` give nothing back (MySQL): the model's select list, at `at` (its identity, as the
-/// write left it).
-pub(crate) fn read_back_sql<D: Writes>(model: &D::Model, at: &str) -> String {
+/// `UPDATE` give nothing back (MySQL, SQLite): the model's select list, at `at` (its identity,
+/// as the write left it).
+pub(crate) fn read_back_sql(model: &impl ModelSql, at: &str) -> String {
     format!(
         "SELECT {} FROM {} WHERE {at} LIMIT 1",
         model.select_list(),

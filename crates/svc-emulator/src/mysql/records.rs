@@ -5,7 +5,7 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Row, Value};
 
 use crate::engine::EngineError;
-use crate::engine::body::non_field;
+use crate::engine::body::{non_field, query_failed};
 use crate::engine::convert::{Internal, py_json_dumps, unhexlify};
 use crate::engine::server::{Models, RecordRow, first_record};
 use crate::engine::table::Table;
@@ -218,7 +218,7 @@ impl Writes for MyResource {
                 _ => Value::NULL,
             },
         };
-        let select = read_back_sql::<Self>(model, &format!("{} = ?", pk.qualified));
+        let select = read_back_sql(model, &format!("{} = ?", pk.qualified));
         let rows: Vec<Row> = conn
             .exec(&select, vec![key])
             .await
@@ -257,7 +257,7 @@ impl Writes for MyResource {
                 // Rows that share a promoted key: the ORM's flush expected to update one row
                 // and matched several, which the engine answers `400 Query failed` (nothing
                 // written: the transaction rolls back when dropped).
-                return Err(non_field("Query failed".to_owned()));
+                return Err(query_failed());
             }
             for (f, v) in values {
                 let at = model
@@ -276,7 +276,7 @@ impl Writes for MyResource {
                 .await
                 .map_err(|e| self.write_error(model, e))?;
         }
-        let select = read_back_sql::<Self>(model, &at_identity(model));
+        let select = read_back_sql(model, &at_identity(model));
         let rows: Vec<Row> = conn
             .exec(&select, new_identity)
             .await

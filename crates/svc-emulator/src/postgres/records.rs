@@ -7,7 +7,7 @@ use tokio_postgres::Row;
 use tokio_postgres::error::SqlState;
 
 use crate::engine::EngineError;
-use crate::engine::body::non_field;
+use crate::engine::body::{non_field, query_failed};
 use crate::engine::convert::{Internal, PyJson, py_json_dumps, py_text};
 use crate::engine::server::{Models, RecordRow, first_record, record_json};
 use crate::engine::table::Table;
@@ -195,7 +195,7 @@ impl Writes for PgResource {
             // Rows that share a promoted key: the ORM's flush expected to update one row and
             // matched several, which the engine answers `400 Query failed` (nothing written:
             // the transaction rolls back when dropped).
-            return Err(non_field("Query failed".to_owned()));
+            return Err(query_failed());
         }
         first_record(model, &rows, tz)
     }

@@ -12,7 +12,7 @@ use std::sync::Mutex;
 use rusqlite::types::Value;
 use rusqlite::{Connection, params_from_iter};
 
-use crate::engine::body::non_field;
+use crate::engine::body::{non_field, query_failed};
 use crate::engine::convert::{Internal, py_equal};
 use crate::engine::error::EngineError;
 use crate::engine::server::Models;
@@ -177,12 +177,6 @@ fn identity_columns(model: &Model) -> Vec<String> {
         .iter()
         .map(|&i| model.fields[i].sql.clone())
         .collect()
-}
-
-/// The error the engine answers when its ORM's flush fails without a database message (a
-/// NULL identity, a stale row count).
-fn query_failed() -> EngineError {
-    non_field("Query failed".to_owned())
 }
 
 /// The index of a field in its model.

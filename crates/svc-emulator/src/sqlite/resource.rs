@@ -25,6 +25,7 @@ use crate::engine::server::Models;
 use crate::engine::types::{PyValue, Reflected, Stored, read};
 use crate::flow;
 use crate::flow::connection::run_now;
+use crate::flow::write::read_back_sql;
 use crate::sqlite::filter::{NEVER, Order, Where, build_where, order_by};
 use crate::sqlite::flows::Sqlite;
 use crate::sqlite::handoff::{Attempt, ListRun, Mode, Route, RunMemory, route_retrieve};
@@ -928,12 +929,7 @@ pub(crate) fn get_by_identity(
             binds.push(v);
         }
     }
-    let sql = format!(
-        "SELECT {} FROM {} WHERE {} LIMIT 1",
-        model.select_list,
-        model.table_sql,
-        conds.join(" AND ")
-    );
+    let sql = read_back_sql(model, &conds.join(" AND "));
     let mut stmt = prepare(conn, &sql)?;
     let mut rows = stmt.query(params_from_iter(binds))?;
     match rows.next()? {
