@@ -84,6 +84,9 @@ pub use config::lifetimes::TokenLifetimes;
 pub use config::limits::{IDLE_TIMEOUT, Limits};
 pub use config::projects::{ConfigError, ProjectConfig, ProjectsConfig, ResourceConfig};
 pub use config::proxy::ProxyConfig;
+pub use http::journal::{
+    BodyContent, CapturedBody, RecordedRequest, RequestMatcher, Times, UnmetExpectation,
+};
 pub use runtime::EmulatorError;
 pub use runtime::faults::{FaultCounts, Faults};
 pub use runtime::handle::{Emulator, StartupInfo};

@@ -1,5 +1,8 @@
 //! Routes of the account methods: `/projects/{project}/{environment}/auth/...` on the data
-//! host, and the emulator-only `/_emulator/projects/{project}/{outbox,service_token,stats}`.
+//! host, and the emulator-only `/_emulator/projects/{project}/{outbox,service_token,stats}`
+//! and the request journal's `/_emulator/projects/{project}/requests` (`requests.rs`).
+
+mod requests;
 
 use axum::body::Body;
 use axum::extract::rejection::PathRejection;
@@ -50,7 +53,9 @@ pub(crate) fn emulator_router() -> Router<AppState> {
         "/_emulator/projects/{project}/service_token",
         post(service_token),
     );
-    route_with_optional_slash(router, "/_emulator/projects/{project}/stats", get(stats))
+    let router =
+        route_with_optional_slash(router, "/_emulator/projects/{project}/stats", get(stats));
+    requests::routes(router)
 }
 
 /// The path must name a served project and one of its environments (no credentials needed

@@ -78,6 +78,25 @@ pub struct EmulatorArgs {
     #[arg(long, env = "SVC_EMULATOR_REFRESH_TOKEN_TTL", value_name = "SECONDS", default_value_t = 7 * 24 * 3600)]
     pub refresh_token_ttl: u64,
 
+    /// Keep the first 64 KiB of every request's and response's body in the request journal
+    /// (`GET /_emulator/projects/{project}/requests?bodies=true`), secrets redacted.
+    #[arg(
+        long,
+        env = "SVC_EMULATOR_JOURNAL_BODIES",
+        value_parser = clap::builder::BoolishValueParser::new(),
+    )]
+    pub journal_bodies: bool,
+
+    /// How many requests the request journal keeps, the oldest dropped past it; 0 turns the
+    /// journal off.
+    #[arg(
+        long,
+        env = "SVC_EMULATOR_JOURNAL_CAPACITY",
+        value_name = "ENTRIES",
+        default_value_t = 10_000
+    )]
+    pub journal_capacity: usize,
+
     /// Fault mode: latency, `503`s, dropped connections (`--fault-*`).
     #[command(flatten)]
     pub faults: FaultArgs,
@@ -99,7 +118,9 @@ impl EmulatorArgs {
             .listen(self.listen)
             .tls(self.tls)
             .lenient(self.lenient)
-            .token_lifetimes(lifetimes);
+            .token_lifetimes(lifetimes)
+            .journal_bodies(self.journal_bodies)
+            .journal_capacity(self.journal_capacity);
         if let Some(data) = &self.data {
             config = config.data_path(data);
         }

@@ -13,6 +13,9 @@ use std::path::{Path, PathBuf};
 
 use crate::config::projects::ProjectsConfig;
 
+/// How many requests the request journal keeps by default; past it the oldest are dropped.
+pub(crate) const DEFAULT_JOURNAL_CAPACITY: usize = 10_000;
+
 /// Options of [`Emulator::start`](crate::Emulator::start), builder style.
 ///
 /// The defaults are what a test wants: a random loopback port, everything in memory, the demo
@@ -39,6 +42,8 @@ pub struct EmulatorConfig {
     faults: Option<faults::Faults>,
     proxy: proxy::ProxyConfig,
     limits: limits::Limits,
+    journal_capacity: usize,
+    journal_bodies: bool,
 }
 
 /// Where the projects come from. Setting one source replaces the other.
@@ -64,6 +69,8 @@ impl Default for EmulatorConfig {
             faults: None,
             proxy: proxy::ProxyConfig::default(),
             limits: limits::Limits::default(),
+            journal_capacity: DEFAULT_JOURNAL_CAPACITY,
+            journal_bodies: false,
         }
     }
 }
@@ -169,6 +176,34 @@ impl EmulatorConfig {
     /// The connection limits in force.
     pub fn limit_settings(&self) -> limits::Limits {
         self.limits
+    }
+
+    /// How many requests the request journal keeps (default 10,000): the newest ones, the
+    /// oldest dropped and counted. `0` turns the journal off: nothing is recorded and
+    /// `GET /_emulator/projects/{project}/requests` lists nothing. See
+    /// [`Emulator::requests`](crate::Emulator::requests).
+    pub fn journal_capacity(mut self, entries: usize) -> Self {
+        self.journal_capacity = entries;
+        self
+    }
+
+    /// The request journal's capacity in force.
+    pub fn journal_capacity_setting(&self) -> usize {
+        self.journal_capacity
+    }
+
+    /// Whether the request journal keeps request and response bodies (default off): the first
+    /// 64 KiB of each, with secrets redacted, shown by `?bodies=true` and
+    /// [`RecordedRequest::request_body`](crate::RecordedRequest::request_body). Off, a request
+    /// costs the journal no copy of its bodies.
+    pub fn journal_bodies(mut self, enabled: bool) -> Self {
+        self.journal_bodies = enabled;
+        self
+    }
+
+    /// Whether the request journal keeps bodies.
+    pub fn journal_bodies_enabled(&self) -> bool {
+        self.journal_bodies
     }
 
     /// The token lifetimes in force.

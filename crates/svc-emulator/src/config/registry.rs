@@ -111,6 +111,20 @@ impl Registry {
         self.projects.iter().find(|p| p.name.as_str() == name)
     }
 
+    /// Every served project, the default one first.
+    pub(crate) fn projects(&self) -> &[ProjectEntry] {
+        &self.projects
+    }
+
+    /// Every credential the config holds or generated: the API keys, the resources' tokens and
+    /// the tools tokens (what the request journal never shows).
+    pub(crate) fn secrets(&self) -> impl Iterator<Item = &str> {
+        self.by_api_key
+            .keys()
+            .chain(self.by_token.keys())
+            .map(String::as_str)
+    }
+
     /// The project an API key belongs to.
     pub(crate) fn project_for_api_key(&self, key: &str) -> Option<&ProjectEntry> {
         self.by_api_key.get(key).and_then(|&i| self.projects.get(i))

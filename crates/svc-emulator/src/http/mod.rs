@@ -1,5 +1,5 @@
 //! The HTTP layer the slices build on: app state, errors, extractors, credential checks,
-//! admission, list paging and the route helper. The runtime assembles the slices' routes into
+//! admission, list paging, the request journal and the route helper. The runtime assembles the slices' routes into
 //! one router (`crate::runtime::router`).
 //!
 //! Matching works on the raw, still percent-encoded path, one segment per parameter, and axum
@@ -14,6 +14,7 @@ pub(crate) mod auth;
 pub(crate) mod backend;
 pub(crate) mod error;
 pub(crate) mod extract;
+pub(crate) mod journal;
 pub(crate) mod list;
 pub(crate) mod openapi;
 pub(crate) mod state;

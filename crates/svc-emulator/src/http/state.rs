@@ -23,6 +23,7 @@ struct Shared {
     lenient: bool,
     limits: crate::config::limits::Limits,
     gates: crate::http::admission::Gates,
+    journal: Arc<crate::http::journal::Journal>,
 }
 
 /// How the emulator is reached and how strictly it reads records requests.
@@ -36,6 +37,8 @@ pub(crate) struct Served {
     pub(crate) lenient: bool,
     /// What one client may take ([`Limits`](crate::Limits)).
     pub(crate) limits: crate::config::limits::Limits,
+    /// The request journal.
+    pub(crate) journal: Arc<crate::http::journal::Journal>,
 }
 
 impl AppState {
@@ -51,6 +54,7 @@ impl AppState {
             app_base_url,
             lenient,
             limits,
+            journal,
         } = served;
         Self(Arc::new(Shared {
             registry,
@@ -62,6 +66,7 @@ impl AppState {
             lenient,
             limits,
             gates: crate::http::admission::Gates::default(),
+            journal,
         }))
     }
 
@@ -71,6 +76,11 @@ impl AppState {
         db: Arc<dyn Backend>,
     ) -> Result<crate::http::admission::Admitted, crate::http::HttpError> {
         self.0.gates.admit(db, &self.0.limits).await
+    }
+
+    /// The request journal.
+    pub(crate) fn journal(&self) -> &Arc<crate::http::journal::Journal> {
+        &self.0.journal
     }
 
     /// What one client may take.

@@ -41,13 +41,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use axum::Router;
 use axum::body::Body;
 use axum::http::{HeaderValue, Method, Request, Response, StatusCode, header};
 use bytes::Bytes;
 use hyper::body::{Frame, Incoming, SizeHint};
 use svc_model::Timestamp;
 use svc_model::error_body::codes;
+
+use crate::http::journal::Journaled;
 
 pub use crate::config::faults::Faults;
 
@@ -190,7 +191,7 @@ impl FaultState {
     /// close the connection (HTTP/1.1) or reset the stream (HTTP/2) without an answer.
     pub(crate) async fn serve(
         self: Arc<Self>,
-        router: Router,
+        router: Journaled,
         request: Request<Incoming>,
     ) -> Result<Response<Body>, Dropped> {
         self.requests.fetch_add(1, Ordering::Relaxed);
@@ -223,13 +224,9 @@ impl FaultState {
     }
 }
 
-/// Runs `request` through the router, untouched.
-pub(crate) async fn run(mut router: Router, request: Request<Incoming>) -> Response<Body> {
-    // The router is always ready and never fails.
-    match tower::Service::call(&mut router, request).await {
-        Ok(response) => response,
-        Err(never) => match never {},
-    }
+/// Runs `request` through the router (and the request journal), untouched.
+pub(crate) async fn run(router: Journaled, request: Request<Incoming>) -> Response<Body> {
+    router.serve(request).await
 }
 
 /// The `503` answer: the emulator's usual JSON error body.

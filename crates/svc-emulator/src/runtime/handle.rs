@@ -1,13 +1,18 @@
 //! A running emulator: its URLs and credentials, and how to stop it.
 
+use std::borrow::Borrow;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use svc_model::{EnvironmentName, ProjectName};
 
+use crate::http::journal::{
+    self, Journal, RecordedRequest, RequestMatcher, Scope, Times, UnmetExpectation,
+};
 use crate::runtime::server::ServerTask;
 use crate::runtime::tls::CaFile;
 
@@ -35,6 +40,13 @@ pub struct Emulator {
     ca_file: Option<CaFile>,
     server: ServerTask,
     warnings: Vec<String>,
+    journal: Arc<Journal>,
+}
+
+/// The server of a started emulator, and its request journal.
+pub(crate) struct Running {
+    pub(crate) server: ServerTask,
+    pub(crate) journal: Arc<Journal>,
 }
 
 /// What a started emulator reports: the one JSON line the binary prints on stdout when ready.
@@ -81,7 +93,7 @@ impl Emulator {
         project: ProjectName,
         environment: EnvironmentName,
         ca_file: Option<CaFile>,
-        server: ServerTask,
+        Running { server, journal }: Running,
         warnings: Vec<String>,
     ) -> Self {
         Self {
@@ -92,6 +104,7 @@ impl Emulator {
             ca_file,
             server,
             warnings,
+            journal,
         }
     }
 
@@ -162,6 +175,146 @@ impl Emulator {
     /// empty when all is well.
     pub fn warnings(&self) -> &[String] {
         &self.warnings
+    }
+
+    /// Every request in the request journal, oldest first: what the emulator answered, of
+    /// every project (and of none: a path that names no served project, without a valid
+    /// credential), the emulator-only `/_emulator/...` routes left out. Credentials and secret
+    /// tokens are `***`. The journal keeps the newest
+    /// [`journal_capacity`](crate::EmulatorConfig::journal_capacity) requests (10,000 by
+    /// default), and their bodies with
+    /// [`journal_bodies`](crate::EmulatorConfig::journal_bodies). A request is in it once its
+    /// client can have read the answer.
+    ///
+    /// See [`RecordedRequest`] for an example, and [`assert_received`](Self::assert_received)
+    /// to assert on it.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        self.journal.records(Scope::All, true)
+    }
+
+    /// The requests of the journal that `matcher` matches, oldest first.
+    pub fn requests_matching(&self, matcher: impl Borrow<RequestMatcher>) -> Vec<RecordedRequest> {
+        let matcher = matcher.borrow();
+        let mut requests = self.requests();
+        requests.retain(|r| matcher.matches(r));
+        requests
+    }
+
+    /// How many requests the journal dropped (the oldest, past its capacity) since it was
+    /// last cleared.
+    pub fn dropped_requests(&self) -> u64 {
+        self.journal.dropped(Scope::All)
+    }
+
+    /// Empties the request journal, of every project, and resets the dropped count.
+    pub fn clear_requests(&self) {
+        self.journal.clear(Scope::All);
+    }
+
+    /// Checks that the journal holds `times` requests matching `matcher`: the matching
+    /// requests, or an [`UnmetExpectation`] that lists what was received instead (near misses
+    /// first), for a test that returns a `Result`.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use svc_emulator::{Emulator, EmulatorConfig, RequestMatcher, Times};
+    ///
+    /// let emulator = Emulator::start(EmulatorConfig::default()).await?;
+    /// // ... the code under test runs here, and makes no request ...
+    /// let unmet = emulator
+    ///     .verify(RequestMatcher::post().model("orders"), Times::exactly(1))
+    ///     .unwrap_err();
+    /// assert!(unmet.matched().is_empty());
+    /// assert!(unmet.to_string().starts_with(
+    ///     "expected exactly 1 request matching POST model orders; received 0 (of 0 recorded)"
+    /// ));
+    /// assert!(emulator.verify(RequestMatcher::any(), 0).is_ok());
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn verify(
+        &self,
+        matcher: impl Borrow<RequestMatcher>,
+        times: impl Into<Times>,
+    ) -> Result<Vec<RecordedRequest>, UnmetExpectation> {
+        journal::verify(
+            matcher.borrow(),
+            times.into(),
+            self.requests(),
+            self.dropped_requests(),
+            self.journal.keeps_bodies(),
+        )
+    }
+
+    /// Asserts that the journal holds at least one request matching `matcher`, and returns the
+    /// matching requests.
+    ///
+    /// # Panics
+    ///
+    /// When none matches, with the [`UnmetExpectation`]'s report: the near misses, best first.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use svc_emulator::{Emulator, EmulatorConfig, RequestMatcher};
+    /// use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    ///
+    /// let emulator = Emulator::start(EmulatorConfig::default()).await?;
+    /// // The code under test lists orders; any HTTP client will do.
+    /// let mut stream = tokio::net::TcpStream::connect(emulator.local_addr()).await?;
+    /// let request = format!(
+    ///     "GET /projects/demo/prod/shop/models/orders?status=paid HTTP/1.1\r\nHost: x\r\n\
+    ///      Authorization: Bearer {}\r\nConnection: close\r\n\r\n",
+    ///     emulator.api_key()
+    /// );
+    /// stream.write_all(request.as_bytes()).await?;
+    /// stream.read_to_end(&mut Vec::new()).await?;
+    ///
+    /// let listed = emulator.assert_received(
+    ///     RequestMatcher::get()
+    ///         .resource("shop")
+    ///         .model("orders")
+    ///         .query_param("status", "paid")
+    ///         .status(200),
+    /// );
+    /// assert_eq!(listed.len(), 1);
+    /// emulator.assert_not_received(RequestMatcher::delete());
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[track_caller]
+    pub fn assert_received(&self, matcher: impl Borrow<RequestMatcher>) -> Vec<RecordedRequest> {
+        self.assert_received_times(matcher, Times::at_least(1))
+    }
+
+    /// Asserts that the journal holds `times` requests matching `matcher` (a number is
+    /// exactly that many; see [`Times`]), and returns them.
+    ///
+    /// # Panics
+    ///
+    /// When it does not, with the [`UnmetExpectation`]'s report: the near misses (too few) or
+    /// the matches (too many).
+    #[track_caller]
+    pub fn assert_received_times(
+        &self,
+        matcher: impl Borrow<RequestMatcher>,
+        times: impl Into<Times>,
+    ) -> Vec<RecordedRequest> {
+        match self.verify(matcher, times) {
+            Ok(matched) => matched,
+            Err(unmet) => panic!("{unmet}"),
+        }
+    }
+
+    /// Asserts that the journal holds no request matching `matcher`.
+    ///
+    /// # Panics
+    ///
+    /// When one does, listing the matches.
+    #[track_caller]
+    pub fn assert_not_received(&self, matcher: impl Borrow<RequestMatcher>) {
+        self.assert_received_times(matcher, Times::exactly(0));
     }
 
     /// Everything above as the startup JSON line's struct.

@@ -8,6 +8,7 @@ pub(crate) mod tls;
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use tokio::net::TcpListener;
 
@@ -16,7 +17,8 @@ use crate::config::projects::{ConfigError, ProjectsConfig};
 use crate::config::registry::Registry;
 use crate::config::{EmulatorConfig, ProjectsSource};
 use crate::http::AppState;
-use crate::runtime::handle::{Emulator, StartupInfo};
+use crate::http::journal::{Journal, Redactor};
+use crate::runtime::handle::{Emulator, Running, StartupInfo};
 use crate::sessions::Accounts;
 use crate::storage::{Store, StoreError};
 use server::ServerTask;
@@ -80,6 +82,12 @@ impl Emulator {
         let faults = config.fault_settings().cloned();
         let limits = config.limit_settings();
         let lenient = config.lenient_enabled();
+        let journal_settings = (
+            config.journal_capacity_setting(),
+            config.journal_bodies_enabled(),
+        );
+        let proxy_secrets: Vec<String> =
+            config.proxy_settings().secrets.values().cloned().collect();
         let prepared = tokio::task::spawn_blocking(move || prepare(&config, local_addr))
             .await
             .map_err(|e| EmulatorError::Io(std::io::Error::other(e.to_string())))??;
@@ -116,6 +124,11 @@ impl Emulator {
         };
 
         let (acceptor, ca_file) = prepared.tls.unzip();
+        let journal = Arc::new(journal(
+            &prepared.registry,
+            journal_settings,
+            &proxy_secrets,
+        ));
         let state = AppState::new(
             prepared.registry,
             prepared.store,
@@ -126,6 +139,7 @@ impl Emulator {
                 app_base_url,
                 lenient,
                 limits,
+                journal: Arc::clone(&journal),
             },
         );
         let server = ServerTask::spawn(
@@ -141,10 +155,30 @@ impl Emulator {
             project,
             environment,
             ca_file,
-            server,
+            Running { server, journal },
             prepared.warnings,
         ))
     }
+}
+
+/// The request journal of the served projects, hiding their credentials and the proxy's
+/// secrets.
+fn journal(
+    registry: &Registry,
+    (capacity, bodies): (usize, bool),
+    proxy_secrets: &[String],
+) -> Journal {
+    let redactor = Redactor::new(
+        registry
+            .secrets()
+            .chain(proxy_secrets.iter().map(String::as_str)),
+    );
+    let projects = registry
+        .projects()
+        .iter()
+        .map(|p| p.name.as_str().to_owned())
+        .collect();
+    Journal::new(capacity, bodies, redactor, projects)
 }
 
 /// The blocking part of the start: store, projects, keys, TLS material.

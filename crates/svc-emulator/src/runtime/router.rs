@@ -7,13 +7,14 @@
 
 use axum::Router;
 
+use crate::http::journal::Journaled;
 use crate::http::{AppState, HttpError, openapi};
 use crate::proxy::Forwarder;
 use crate::{account, pages, projects, proxy, records, resources, sql, teams, users};
 
-/// Builds the router of both hosts.
-pub(crate) fn router(state: AppState, proxy: Forwarder) -> Router {
-    Router::new()
+/// Builds the router of both hosts, with the request journal around it.
+pub(crate) fn router(state: AppState, proxy: Forwarder) -> Journaled {
+    let router = Router::new()
         .nest("/api", app_router(proxy))
         // The data host's routes sit at the root, before the fallbacks below so that their
         // wrong methods get the JSON 405 too.
@@ -23,7 +24,8 @@ pub(crate) fn router(state: AppState, proxy: Forwarder) -> Router {
         .merge(openapi::routes(Router::new()))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .with_state(state)
+        .with_state(state.clone());
+    Journaled::new(router, state)
 }
 
 /// The application host's routes, relative to its base (`/api`): projects, page settings and

@@ -21,7 +21,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use axum::Router;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
@@ -32,6 +31,7 @@ use tokio::task::{AbortHandle, JoinHandle, JoinSet};
 use tokio_rustls::TlsAcceptor;
 
 use crate::config::limits::Limits;
+use crate::http::journal::Journaled;
 use crate::runtime::faults::{self, FaultCounts, FaultState, Faults};
 
 /// How long open connections may take to finish after a stop.
@@ -50,7 +50,7 @@ impl ServerTask {
     /// faults injected when `faults` is given.
     pub(crate) fn spawn(
         listener: TcpListener,
-        router: Router,
+        router: Journaled,
         tls: Option<TlsAcceptor>,
         faults: Option<Faults>,
         limits: Limits,
@@ -104,7 +104,7 @@ async fn stop_requested(stop: &mut watch::Receiver<bool>) {
 /// What every connection is served with.
 #[derive(Clone)]
 struct Serving {
-    router: Router,
+    router: Journaled,
     tls: Option<TlsAcceptor>,
     faults: Option<Arc<FaultState>>,
     limits: Limits,

@@ -1,0 +1,210 @@
+//! The emulator-only request journal routes, authorized by the project's API key:
+//! `GET /_emulator/projects/{project}/requests` lists the project's entries (filtered by the
+//! query), `DELETE` clears them. The journal itself is `crate::http::journal`.
+
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde::Serialize;
+use svc_model::Timestamp;
+
+use super::ProjectPath;
+use crate::http::extract::query_pairs;
+use crate::http::journal::{Listed, RequestMatcher, Scope};
+use crate::http::{AppState, HttpError, auth, route_with_optional_slash};
+
+/// The routes.
+pub(super) fn routes(router: Router<AppState>) -> Router<AppState> {
+    route_with_optional_slash(
+        router,
+        "/_emulator/projects/{project}/requests",
+        get(list).delete(clear),
+    )
+}
+
+/// The query parameters the list reads.
+const PARAMETERS: &str = "path_prefix, since, method, status, bodies";
+
+/// What the list's query asks for.
+#[derive(Debug)]
+struct Filters {
+    matcher: RequestMatcher,
+    bodies: bool,
+}
+
+fn filters(query: Option<&str>) -> Result<Filters, HttpError> {
+    let mut matcher = RequestMatcher::any();
+    let mut bodies = false;
+    for (name, value) in query_pairs(query) {
+        matcher = match name.as_str() {
+            "path_prefix" => matcher.path_prefix(value),
+            "since" => {
+                let since = Timestamp::parse_rfc3339(&value)
+                    .map_err(|e| HttpError::invalid_field("since", format!("{e}.")))?;
+                matcher.since(since)
+            }
+            "method" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_alphabetic()) => {
+                matcher.method(value)
+            }
+            "method" => {
+                return Err(HttpError::invalid_field(
+                    "method",
+                    "A method is letters only, e.g. POST.",
+                ));
+            }
+            "status" => matcher.status_range(status(&value)?),
+            "bodies" => {
+                bodies = match value.as_str() {
+                    "true" | "1" => true,
+                    "false" | "0" => false,
+                    _ => {
+                        return Err(HttpError::invalid_field("bodies", "Must be true or false."));
+                    }
+                };
+                matcher
+            }
+            other => {
+                return Err(HttpError::invalid(format!(
+                    "Unknown query parameter {other:?}; the journal reads {PARAMETERS}."
+                )));
+            }
+        };
+    }
+    Ok(Filters { matcher, bodies })
+}
+
+/// A status filter: a code (`201`) or a class (`4xx`).
+fn status(value: &str) -> Result<std::ops::RangeInclusive<u16>, HttpError> {
+    let invalid = || {
+        HttpError::invalid_field(
+            "status",
+            "A status code from 100 to 599 (e.g. 201) or a class (e.g. 4xx).",
+        )
+    };
+    if let Some(class) = value
+        .strip_suffix("xx")
+        .or_else(|| value.strip_suffix("XX"))
+    {
+        let class: u16 = match class.as_bytes() {
+            [digit @ b'1'..=b'5'] => u16::from(digit - b'0'),
+            _ => return Err(invalid()),
+        };
+        return Ok(class * 100..=class * 100 + 99);
+    }
+    match value.parse::<u16>() {
+        Ok(code) if (100..=599).contains(&code) && value.len() == 3 => Ok(code..=code),
+        _ => Err(invalid()),
+    }
+}
+
+/// `{"requests": [...], "dropped": n}`.
+#[derive(Serialize)]
+struct Listing<'a> {
+    requests: Vec<Listed<'a>>,
+    dropped: u64,
+}
+
+async fn list(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: ProjectPath,
+    RawQuery(query): RawQuery,
+) -> Result<Response, HttpError> {
+    let Path(project) = path?;
+    let entry = auth::authorize_project(state.registry(), &headers, &project)?;
+    let Filters { matcher, bodies } = filters(query.as_deref())?;
+    let journal = state.journal();
+    if bodies && !journal.keeps_bodies() {
+        return Err(HttpError::invalid_field(
+            "bodies",
+            "The journal keeps no bodies: start the emulator with --journal-bodies \
+             (EmulatorConfig::journal_bodies(true)).",
+        ));
+    }
+    let (records, dropped) = match journal.project_index(entry.name.as_str()) {
+        Some(index) => (
+            journal.records(Scope::Project(index), bodies),
+            journal.dropped(Scope::Project(index)),
+        ),
+        None => (Vec::new(), 0),
+    };
+    let requests = records
+        .iter()
+        .filter(|r| matcher.matches(r))
+        .map(|r| r.listed(bodies))
+        .collect();
+    Ok(Json(Listing { requests, dropped }).into_response())
+}
+
+async fn clear(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: ProjectPath,
+) -> Result<Response, HttpError> {
+    let Path(project) = path?;
+    let entry = auth::authorize_project(state.registry(), &headers, &project)?;
+    let journal = state.journal();
+    if let Some(index) = journal.project_index(entry.name.as_str()) {
+        journal.clear(Scope::Project(index));
+    }
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filters_are_read_from_the_query() {
+        let f = filters(Some(
+            "path_prefix=%2Fprojects%2F&method=post&status=2xx&bodies=1",
+        ))
+        .unwrap();
+        assert!(f.bodies);
+        assert_eq!(
+            f.matcher,
+            RequestMatcher::post()
+                .path_prefix("/projects/")
+                .status_range(200..=299)
+        );
+        let f = filters(Some("since=2026-01-01T00:00:00Z&status=404")).unwrap();
+        assert!(!f.bodies);
+        assert_eq!(
+            f.matcher,
+            RequestMatcher::any()
+                .since("2026-01-01T00:00:00Z".parse().unwrap())
+                .status(404)
+        );
+        assert!(filters(None).is_ok());
+    }
+
+    #[test]
+    fn bad_filters_are_400_naming_the_parameter() {
+        for (query, field) in [
+            ("since=yesterday", "since"),
+            ("status=abc", "status"),
+            ("status=600", "status"),
+            ("status=0201", "status"),
+            ("status=6xx", "status"),
+            ("bodies=yes", "bodies"),
+            ("method=", "method"),
+            ("method=GET%20X", "method"),
+        ] {
+            let err = filters(Some(query)).unwrap_err();
+            assert_eq!(err.status(), StatusCode::BAD_REQUEST, "{query}");
+            assert!(
+                err.body().error.starts_with(field),
+                "{query}: {:?}",
+                err.body()
+            );
+        }
+        let err = filters(Some("path-prefix=/x")).unwrap_err();
+        assert!(
+            err.body().error.contains("\"path-prefix\""),
+            "{:?}",
+            err.body()
+        );
+    }
+}

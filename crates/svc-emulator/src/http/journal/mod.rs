@@ -1,0 +1,512 @@
+//! The request journal: what the emulator received and answered, kept in memory for tests to
+//! read (`GET /_emulator/projects/{project}/requests`, [`Emulator::requests`]).
+//!
+//! - **What.** Every request the router answers, but the emulator-only routes (`/_emulator/...`,
+//!   so that reading the journal does not fill it): its arrival time, method, path and query as
+//!   received, what its path names (project, environment, resource, model; `path.rs`), the
+//!   answer's status and the time to it. Fault mode's refusals never reach the router and are
+//!   not recorded ([`Emulator::fault_counts`] counts them).
+//! - **How much.** A ring of the newest [`EmulatorConfig::journal_capacity`] requests (10,000
+//!   by default; 0 turns the journal off); the older ones are dropped and counted, per project.
+//!   With bodies on, also at most [`BODY_BUDGET`] bytes of bodies: past it, the oldest entries
+//!   are dropped too.
+//! - **Bodies** only when [`EmulatorConfig::journal_bodies`] is on: the first [`BODY_CAP`] bytes
+//!   of each request and response body, copied as they pass (`capture.rs`). Off, a request costs
+//!   the journal two clock readings, a few clones of reference-counted values and one lock.
+//! - **Secrets** never appear (`redact.rs`); the journal keeps what it received and redacts each
+//!   entry when it is read.
+//! - **Whose.** A request belongs to the project its path names, if served; else to the project
+//!   of its credential (an API key, a resource token, a valid session or service token), if any.
+//!   A project's route lists its own requests; a request that belongs to no project (no served
+//!   project in its path, no valid credential) is listed only by [`Emulator::requests`].
+//!
+//! [`Emulator::requests`]: crate::Emulator::requests
+//! [`Emulator::fault_counts`]: crate::Emulator::fault_counts
+//! [`EmulatorConfig::journal_capacity`]: crate::EmulatorConfig::journal_capacity
+//! [`EmulatorConfig::journal_bodies`]: crate::EmulatorConfig::journal_bodies
+
+mod capture;
+mod matcher;
+mod path;
+mod record;
+mod redact;
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use axum::http::{Method, StatusCode, Uri};
+use bytes::Bytes;
+use serde_json::Value;
+use svc_model::Timestamp;
+
+pub(crate) use capture::Journaled;
+pub(crate) use matcher::verify;
+pub use matcher::{RequestMatcher, Times, UnmetExpectation};
+pub(crate) use record::Listed;
+pub use record::{BodyContent, CapturedBody, RecordedRequest};
+pub(crate) use redact::Redactor;
+
+/// How much of each body the journal keeps: 64 KiB.
+pub(crate) const BODY_CAP: usize = 64 * 1024;
+
+/// How many bytes of bodies the journal keeps in all: 64 MiB. Past it, the oldest entries are
+/// dropped (each keeps at most two [`BODY_CAP`]s, so at least 256 entries fit).
+pub(crate) const BODY_BUDGET: usize = 64 * 1024 * 1024;
+
+/// The journal of one emulator.
+pub(crate) struct Journal {
+    capacity: usize,
+    bodies: bool,
+    next_id: AtomicU64,
+    ring: Mutex<Ring>,
+    redactor: Redactor,
+    /// The served projects' names, by index (the registry's order).
+    projects: Vec<String>,
+    by_name: HashMap<String, usize>,
+}
+
+impl std::fmt::Debug for Journal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Journal")
+            .field("capacity", &self.capacity)
+            .field("bodies", &self.bodies)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The entries, oldest first (by completion), and what was dropped.
+#[derive(Default)]
+struct Ring {
+    entries: VecDeque<Entry>,
+    /// The captured bytes of the entries' bodies.
+    body_bytes: usize,
+    /// Entries dropped since the last clear: all of them, and each project's.
+    dropped: u64,
+    dropped_by_project: Vec<u64>,
+}
+
+/// One answered request, as received (unredacted: redaction happens when it is read).
+#[derive(Clone)]
+pub(crate) struct Entry {
+    pub(crate) id: u64,
+    pub(crate) time: SystemTime,
+    pub(crate) method: Method,
+    pub(crate) uri: Uri,
+    pub(crate) status: StatusCode,
+    pub(crate) duration: Duration,
+    /// The index of the served project it belongs to.
+    pub(crate) owner: Option<usize>,
+    pub(crate) bodies: Option<Arc<Bodies>>,
+}
+
+/// The captured bodies of an entry.
+#[derive(Default)]
+pub(crate) struct Bodies {
+    pub(crate) request: Option<Captured>,
+    pub(crate) response: Option<Captured>,
+}
+
+impl Bodies {
+    fn bytes(&self) -> usize {
+        let len = |c: &Option<Captured>| c.as_ref().map_or(0, |c| c.kept.len());
+        len(&self.request) + len(&self.response)
+    }
+}
+
+/// What passed of one body: its first [`BODY_CAP`] bytes, how many passed in all, and whether
+/// it passed whole.
+#[derive(Clone)]
+pub(crate) struct Captured {
+    pub(crate) kept: Bytes,
+    pub(crate) seen: u64,
+    pub(crate) complete: bool,
+}
+
+/// Whose entries: everyone's, or one served project's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Scope {
+    All,
+    Project(usize),
+}
+
+impl Journal {
+    /// A journal of at most `capacity` entries (0: off), keeping bodies or not, hiding the
+    /// `redactor`'s secrets, for the served `projects` (by index, in the registry's order).
+    pub(crate) fn new(
+        capacity: usize,
+        bodies: bool,
+        redactor: Redactor,
+        projects: Vec<String>,
+    ) -> Self {
+        let by_name = projects
+            .iter()
+            .enumerate()
+            .map(|(i, name)| (name.clone(), i))
+            .collect();
+        let ring = Ring {
+            dropped_by_project: vec![0; projects.len()],
+            ..Ring::default()
+        };
+        Self {
+            capacity,
+            bodies,
+            next_id: AtomicU64::new(1),
+            ring: Mutex::new(ring),
+            redactor,
+            projects,
+            by_name,
+        }
+    }
+
+    /// Whether requests are recorded at all.
+    pub(crate) fn enabled(&self) -> bool {
+        self.capacity > 0
+    }
+
+    /// Whether bodies are captured.
+    pub(crate) fn keeps_bodies(&self) -> bool {
+        self.bodies
+    }
+
+    /// The number of the request that just arrived.
+    pub(crate) fn next_id(&self) -> u64 {
+        self.next_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// The index of the served project `name`.
+    pub(crate) fn project_index(&self, name: &str) -> Option<usize> {
+        self.by_name.get(name).copied()
+    }
+
+    fn ring(&self) -> std::sync::MutexGuard<'_, Ring> {
+        // The ring stays consistent whatever panicked while holding it.
+        self.ring.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records an answered request, dropping the oldest entries past the capacity or the body
+    /// budget.
+    pub(crate) fn push(&self, entry: Entry) {
+        if !self.enabled() {
+            return;
+        }
+        let body_bytes = entry.bodies.as_deref().map_or(0, Bodies::bytes);
+        let mut guard = self.ring();
+        let ring = &mut *guard;
+        ring.body_bytes += body_bytes;
+        ring.entries.push_back(entry);
+        while ring.entries.len() > self.capacity
+            || (ring.body_bytes > BODY_BUDGET && ring.entries.len() > 1)
+        {
+            let Some(old) = ring.entries.pop_front() else {
+                break;
+            };
+            ring.body_bytes -= old.bodies.as_deref().map_or(0, Bodies::bytes);
+            ring.dropped += 1;
+            if let Some(count) = old.owner.and_then(|i| ring.dropped_by_project.get_mut(i)) {
+                *count += 1;
+            }
+        }
+    }
+
+    /// The entries of `scope`, oldest first (by arrival), redacted; with their bodies or not.
+    pub(crate) fn records(&self, scope: Scope, bodies: bool) -> Vec<RecordedRequest> {
+        let mut entries: Vec<Entry> = {
+            let ring = self.ring();
+            ring.entries
+                .iter()
+                .filter(|e| scope == Scope::All || e.owner.map(Scope::Project) == Some(scope))
+                .cloned()
+                .collect()
+        };
+        entries.sort_by_key(|e| e.id);
+        entries.iter().map(|e| self.record(e, bodies)).collect()
+    }
+
+    /// How many entries of `scope` were dropped since the last clear.
+    pub(crate) fn dropped(&self, scope: Scope) -> u64 {
+        let ring = self.ring();
+        match scope {
+            Scope::All => ring.dropped,
+            Scope::Project(i) => ring.dropped_by_project.get(i).copied().unwrap_or(0),
+        }
+    }
+
+    /// Forgets the entries of `scope` and their dropped count.
+    pub(crate) fn clear(&self, scope: Scope) {
+        let mut guard = self.ring();
+        let ring = &mut *guard;
+        match scope {
+            Scope::All => {
+                ring.entries.clear();
+                ring.body_bytes = 0;
+                ring.dropped = 0;
+                ring.dropped_by_project.iter_mut().for_each(|c| *c = 0);
+            }
+            Scope::Project(i) => {
+                let mut freed = 0;
+                ring.entries.retain(|e| {
+                    let theirs = e.owner == Some(i);
+                    if theirs {
+                        freed += e.bodies.as_deref().map_or(0, Bodies::bytes);
+                    }
+                    !theirs
+                });
+                ring.body_bytes -= freed;
+                if let Some(count) = ring.dropped_by_project.get_mut(i) {
+                    ring.dropped -= (*count).min(ring.dropped);
+                    *count = 0;
+                }
+            }
+        }
+    }
+
+    /// An entry as the journal shows it.
+    fn record(&self, entry: &Entry, bodies: bool) -> RecordedRequest {
+        let raw_path = entry.uri.path();
+        let named = path::names(raw_path);
+        let decoded = |segment: Option<&str>| segment.map(|s| path::decode(s).into_owned());
+        let project = decoded(named.project)
+            .or_else(|| entry.owner.and_then(|i| self.projects.get(i)).cloned());
+        // The account routes (`/projects/{p}/{e}/auth/...`) take one-time codes in `code`.
+        let account = named.resource.is_none() && raw_path.split('/').nth(4) == Some("auth");
+        let secret_keys: &[&str] = if account { &["code"] } else { &[] };
+        let body =
+            |captured: Option<&Captured>| captured.and_then(|c| self.captured(c, secret_keys));
+        let (request_body, response_body) = match entry.bodies.as_deref() {
+            Some(b) if bodies => (body(b.request.as_ref()), body(b.response.as_ref())),
+            _ => (None, None),
+        };
+        RecordedRequest {
+            id: entry.id,
+            time: to_millis(Timestamp::from_system_time(entry.time)),
+            method: entry.method.as_str().to_owned(),
+            path: self.redactor.text(raw_path).into_owned(),
+            query: entry.uri.query().map(|q| self.redactor.query(q)),
+            project,
+            environment: decoded(named.environment),
+            resource: decoded(named.resource),
+            model: decoded(named.model),
+            status: entry.status.as_u16(),
+            duration_ms: entry.duration.as_secs_f64() * 1000.0,
+            request_body,
+            response_body,
+        }
+    }
+
+    /// A captured body as the journal shows it: `None` when nothing passed.
+    fn captured(&self, c: &Captured, secret_keys: &[&str]) -> Option<CapturedBody> {
+        if c.seen == 0 {
+            return None;
+        }
+        let truncated = !c.complete || c.seen > c.kept.len() as u64;
+        let json = if truncated {
+            None
+        } else {
+            serde_json::from_slice::<Value>(&c.kept).ok()
+        };
+        let content = match json {
+            Some(mut value) => {
+                self.redactor.json(&mut value, secret_keys);
+                BodyContent::Json(value)
+            }
+            None => match text(&c.kept, truncated) {
+                // A form-encoded body is read like a query string.
+                Some(text) if is_form_like(text) => BodyContent::Text(self.redactor.query(text)),
+                Some(text) => BodyContent::Text(self.redactor.text(text).into_owned()),
+                None => BodyContent::Binary,
+            },
+        };
+        Some(CapturedBody {
+            content,
+            bytes: c.seen,
+            truncated,
+        })
+    }
+}
+
+/// The bytes as UTF-8 text; a body cut short may end inside a character, which is left out.
+fn text(bytes: &[u8], truncated: bool) -> Option<&str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Some(text),
+        Err(e) if truncated && e.error_len().is_none() => {
+            std::str::from_utf8(bytes.get(..e.valid_up_to())?).ok()
+        }
+        Err(_) => None,
+    }
+}
+
+/// Text that looks like `a=1&b=2`: no whitespace, and an `=`.
+fn is_form_like(text: &str) -> bool {
+    text.contains('=') && !text.chars().any(char::is_whitespace)
+}
+
+/// `t` cut to whole milliseconds.
+fn to_millis(t: Timestamp) -> Timestamp {
+    let nanos = t.subsec_nanos() / 1_000_000 * 1_000_000;
+    Timestamp::from_unix(t.unix_seconds(), nanos).unwrap_or(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn journal(capacity: usize) -> Journal {
+        Journal::new(
+            capacity,
+            true,
+            Redactor::new(["svc_key_x"]),
+            vec!["demo".to_owned(), "other".to_owned()],
+        )
+    }
+
+    fn entry(j: &Journal, path: &str, owner: Option<usize>) -> Entry {
+        Entry {
+            id: j.next_id(),
+            time: SystemTime::UNIX_EPOCH + Duration::from_micros(1_500_250),
+            method: Method::GET,
+            uri: path.parse().unwrap(),
+            status: StatusCode::OK,
+            duration: Duration::from_micros(1500),
+            owner,
+            bodies: None,
+        }
+    }
+
+    #[test]
+    fn the_ring_drops_the_oldest_and_counts_them_per_project() {
+        let j = journal(3);
+        for i in 0..5 {
+            let owner = if i % 2 == 0 { Some(0) } else { Some(1) };
+            j.push(entry(&j, &format!("/x/{i}"), owner));
+        }
+        let paths: Vec<String> = j
+            .records(Scope::All, false)
+            .into_iter()
+            .map(|r| r.path)
+            .collect();
+        assert_eq!(paths, ["/x/2", "/x/3", "/x/4"]);
+        assert_eq!(j.dropped(Scope::All), 2);
+        // /x/0 (demo) and /x/1 (other) were dropped.
+        assert_eq!(j.dropped(Scope::Project(0)), 1);
+        assert_eq!(j.dropped(Scope::Project(1)), 1);
+        assert_eq!(j.records(Scope::Project(0), false).len(), 2);
+        j.clear(Scope::Project(0));
+        assert_eq!(j.records(Scope::All, false).len(), 1);
+        assert_eq!(j.dropped(Scope::Project(0)), 0);
+        assert_eq!(j.dropped(Scope::All), 1);
+        j.clear(Scope::All);
+        assert!(j.records(Scope::All, false).is_empty());
+        assert_eq!(j.dropped(Scope::All), 0);
+    }
+
+    #[test]
+    fn a_journal_of_capacity_zero_records_nothing() {
+        let j = journal(0);
+        assert!(!j.enabled());
+        j.push(entry(&j, "/x", None));
+        assert!(j.records(Scope::All, false).is_empty());
+    }
+
+    #[test]
+    fn entries_are_listed_by_arrival() {
+        let j = journal(10);
+        let first = entry(&j, "/first", None);
+        let second = entry(&j, "/second", None);
+        j.push(second);
+        j.push(first);
+        let ids: Vec<u64> = j.records(Scope::All, false).iter().map(|r| r.id).collect();
+        assert_eq!(ids, [1, 2]);
+    }
+
+    #[test]
+    fn records_name_what_their_path_names_and_hide_secrets() {
+        let j = journal(10);
+        j.push(entry(
+            &j,
+            "/projects/demo/prod/my%20shop/models/orders/svc_key_x?api_key=1&q=svc_key_x",
+            Some(0),
+        ));
+        j.push(entry(&j, "/api/proxy_request", Some(1)));
+        let records = j.records(Scope::All, false);
+        let r = &records[0];
+        assert_eq!(r.path, "/projects/demo/prod/my%20shop/models/orders/***");
+        assert_eq!(r.query.as_deref(), Some("api_key=***&q=***"));
+        assert_eq!(r.project.as_deref(), Some("demo"));
+        assert_eq!(r.environment.as_deref(), Some("prod"));
+        assert_eq!(r.resource.as_deref(), Some("my shop"));
+        assert_eq!(r.model.as_deref(), Some("orders"));
+        assert_eq!(r.status, 200);
+        assert_eq!(r.time_rfc3339(), "1970-01-01T00:00:01.500Z");
+        assert!((r.duration_ms - 1.5).abs() < 1e-9);
+        // The proxy names no project: its credential's project is shown.
+        assert_eq!(records[1].project.as_deref(), Some("other"));
+        assert_eq!(records[1].resource, None);
+    }
+
+    fn captured(kept: &[u8], seen: u64, complete: bool) -> Captured {
+        Captured {
+            kept: Bytes::copy_from_slice(kept),
+            seen,
+            complete,
+        }
+    }
+
+    #[test]
+    fn bodies_are_json_text_or_binary_and_redacted() {
+        let j = journal(10);
+        let json = j
+            .captured(&captured(br#"{"password":"p","n":1}"#, 22, true), &[])
+            .unwrap();
+        assert_eq!(
+            json.json(),
+            Some(&serde_json::json!({"password": "***", "n": 1}))
+        );
+        assert!(!json.truncated);
+        let cut = j
+            .captured(&captured(br#"{"n":"svc_key_x"#, 99, true), &[])
+            .unwrap();
+        assert_eq!(cut.text(), Some(r#"{"n":"***"#));
+        assert!(cut.truncated);
+        assert_eq!(cut.bytes, 99);
+        let form = j
+            .captured(&captured(b"user=a&password=b", 17, true), &[])
+            .unwrap();
+        assert_eq!(form.text(), Some("user=a&password=***"));
+        let binary = j
+            .captured(&captured(&[0xff, 0xfe, 0], 3, true), &[])
+            .unwrap();
+        assert_eq!(binary.content, BodyContent::Binary);
+        // Cut inside a character: the character is left out.
+        let cut_char = j.captured(&captured("é".as_bytes()[..1].as_ref(), 2, false), &[]);
+        assert_eq!(cut_char.unwrap().text(), Some(""));
+        assert!(j.captured(&captured(b"", 0, false), &[]).is_none());
+        let code = j.captured(&captured(br#"{"code":"123"}"#, 14, true), &["code"]);
+        assert_eq!(
+            code.unwrap().json(),
+            Some(&serde_json::json!({"code": "***"}))
+        );
+    }
+
+    #[test]
+    fn bodies_past_the_budget_drop_the_oldest_entries() {
+        let j = journal(10_000);
+        let big = Captured {
+            kept: Bytes::from(vec![b'x'; BODY_CAP]),
+            seen: BODY_CAP as u64,
+            complete: true,
+        };
+        let fit = BODY_BUDGET / (2 * BODY_CAP);
+        for _ in 0..fit + 3 {
+            let mut e = entry(&j, "/x", None);
+            e.bodies = Some(Arc::new(Bodies {
+                request: Some(big.clone()),
+                response: Some(big.clone()),
+            }));
+            j.push(e);
+        }
+        assert_eq!(j.records(Scope::All, false).len(), fit);
+        assert_eq!(j.dropped(Scope::All), 3);
+    }
+}
