@@ -266,7 +266,10 @@ impl Journal {
     fn record(&self, entry: &Entry, bodies: bool) -> RecordedRequest {
         let raw_path = entry.uri.path();
         let named = path::names(raw_path);
-        let decoded = |segment: Option<&str>| segment.map(|s| path::decode(s).into_owned());
+        // Decoded, a secret in a segment is written as configured: hide it again.
+        let decoded = |segment: Option<&str>| {
+            segment.map(|s| self.redactor.text(&path::decode(s)).into_owned())
+        };
         let project = decoded(named.project)
             .or_else(|| entry.owner.and_then(|i| self.projects.get(i)).cloned());
         // The account routes (`/projects/{p}/{e}/auth/...`) take one-time codes in `code`.

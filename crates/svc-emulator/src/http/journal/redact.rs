@@ -7,8 +7,8 @@
 //!   service tokens the emulator issues, and anyone else's.
 //! - A query parameter, or a JSON key of a captured body, whose name says it holds a secret
 //!   ([`is_secret_name`]: password, secret, token, key, auth, ...) has its value replaced by
-//!   `***`: a string, number or boolean, and every such value inside an object or array under
-//!   it. In the account routes' bodies, `code` (a reset or email-change code) too.
+//!   `***`: a string or a number, and every such value inside an object or array under it (a
+//!   boolean, such as `has_password`, tells no secret). In the account routes' bodies, `code` (a reset or email-change code) too.
 //! - Headers are not recorded at all (`Authorization` included).
 
 use std::borrow::Cow;
@@ -89,9 +89,9 @@ impl Redactor {
         self.text(&out).into_owned()
     }
 
-    /// A captured JSON body, in place: values under secret names are [`MASK`] (also under
-    /// `also_secret`, names secret in this route only), and [`text`](Self::text) applies to
-    /// every other string and to every key.
+    /// A captured JSON body, in place: strings and numbers under secret names are [`MASK`]
+    /// (also under `also_secret`, names secret in this route only), and [`text`](Self::text)
+    /// applies to every other string and to every key.
     pub(crate) fn json(&self, value: &mut Value, also_secret: &[&str]) {
         self.walk(value, false, also_secret);
     }
@@ -99,8 +99,10 @@ impl Redactor {
     fn walk(&self, value: &mut Value, hidden: bool, also_secret: &[&str]) {
         match value {
             Value::Null => {}
-            Value::Bool(_) | Value::Number(_) if hidden => *value = Value::from(MASK),
-            Value::Bool(_) | Value::Number(_) => {}
+            // A flag such as `has_password` tells no secret.
+            Value::Bool(_) => {}
+            Value::Number(_) if hidden => *value = Value::from(MASK),
+            Value::Number(_) => {}
             Value::String(_) if hidden => *value = Value::from(MASK),
             Value::String(s) => {
                 if let Cow::Owned(masked) = self.text(s) {
@@ -363,7 +365,7 @@ mod tests {
                 },
                 "pin": 1234,
                 "api_keys": ["***", "***", {"nested": "***"}],
-                "password_set": "***",
+                "password_set": true,
                 "note": "uses *** and ***",
                 "***": "the key is a secret",
                 "list": [{"secret": null}, {"client_secret": "***"}],
