@@ -51,7 +51,7 @@ impl Journaled {
             id: journal.next_id(),
             time: SystemTime::now(),
             method: request.method().clone(),
-            uri: request.uri().clone(),
+            target: target(request.uri()),
             status: axum::http::StatusCode::OK,
             duration: std::time::Duration::ZERO,
             owner: owner(&state, request.uri().path(), request.headers()),
@@ -97,6 +97,14 @@ where
     }
 }
 
+/// The path and query of `uri`, copied.
+fn target(uri: &axum::http::Uri) -> Box<str> {
+    match uri.path_and_query() {
+        Some(target) => target.as_str().into(),
+        None => uri.path().into(),
+    }
+}
+
 /// The emulator-only routes, which the journal leaves out.
 fn is_emulator_only(path: &str) -> bool {
     path == "/_emulator" || path.starts_with("/_emulator/")
@@ -105,7 +113,7 @@ fn is_emulator_only(path: &str) -> bool {
 /// The served project a request belongs to: the one its path names, else its credential's.
 fn owner(state: &AppState, path: &str, headers: &HeaderMap) -> Option<usize> {
     let journal = state.journal();
-    if let Some(project) = path::names(path).project
+    if let Some(project) = path::project(path)
         && let Some(index) = journal.project_index(&path::decode(project))
     {
         return Some(index);

@@ -36,7 +36,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-use axum::http::{Method, StatusCode, Uri};
+use axum::http::{Method, StatusCode};
 use bytes::Bytes;
 use serde_json::Value;
 use svc_model::Timestamp;
@@ -93,7 +93,10 @@ pub(crate) struct Entry {
     pub(crate) id: u64,
     pub(crate) time: SystemTime,
     pub(crate) method: Method,
-    pub(crate) uri: Uri,
+    /// The path and query as received. A copy: the request's `Uri` shares the allocation of
+    /// the connection's read buffer, which an entry kept for long would pin (and make hyper
+    /// allocate a new buffer for the next request).
+    pub(crate) target: Box<str>,
     pub(crate) status: StatusCode,
     pub(crate) duration: Duration,
     /// The index of the served project it belongs to.
@@ -177,6 +180,10 @@ impl Journal {
 
     /// The index of the served project `name`.
     pub(crate) fn project_index(&self, name: &str) -> Option<usize> {
+        // It runs on every request: a few names are compared faster than one is hashed.
+        if self.projects.len() <= 8 {
+            return self.projects.iter().position(|p| p == name);
+        }
         self.by_name.get(name).copied()
     }
 
@@ -264,7 +271,10 @@ impl Journal {
 
     /// An entry as the journal shows it.
     fn record(&self, entry: &Entry, bodies: bool) -> RecordedRequest {
-        let raw_path = entry.uri.path();
+        let (raw_path, query) = match entry.target.split_once('?') {
+            Some((path, query)) => (path, Some(query)),
+            None => (&*entry.target, None),
+        };
         let named = path::names(raw_path);
         // Decoded, a secret in a segment is written as configured: hide it again.
         let decoded = |segment: Option<&str>| {
@@ -286,7 +296,7 @@ impl Journal {
             time: to_millis(Timestamp::from_system_time(entry.time)),
             method: entry.method.as_str().to_owned(),
             path: self.redactor.text(raw_path).into_owned(),
-            query: entry.uri.query().map(|q| self.redactor.query(q)),
+            query: query.map(|q| self.redactor.query(q)),
             project,
             environment: decoded(named.environment),
             resource: decoded(named.resource),
@@ -369,7 +379,7 @@ mod tests {
             id: j.next_id(),
             time: SystemTime::UNIX_EPOCH + Duration::from_micros(1_500_250),
             method: Method::GET,
-            uri: path.parse().unwrap(),
+            target: path.into(),
             status: StatusCode::OK,
             duration: Duration::from_micros(1500),
             owner,
@@ -402,6 +412,17 @@ mod tests {
         j.clear(Scope::All);
         assert!(j.records(Scope::All, false).is_empty());
         assert_eq!(j.dropped(Scope::All), 0);
+    }
+
+    #[test]
+    fn projects_are_found_by_name_few_or_many() {
+        for count in [2, 8, 9, 50] {
+            let names: Vec<String> = (0..count).map(|i| format!("p{i}")).collect();
+            let j = Journal::new(1, false, Redactor::default(), names);
+            assert_eq!(j.project_index("p1"), Some(1), "{count}");
+            assert_eq!(j.project_index(&format!("p{}", count - 1)), Some(count - 1));
+            assert_eq!(j.project_index("nope"), None);
+        }
     }
 
     #[test]
