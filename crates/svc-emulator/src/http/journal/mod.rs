@@ -302,7 +302,8 @@ impl Journal {
             resource: decoded(named.resource),
             model: decoded(named.model),
             status: entry.status.as_u16(),
-            duration_ms: entry.duration.as_secs_f64() * 1000.0,
+            // Whole microseconds: `0.745`, not `0.7447760000000001`.
+            duration_ms: entry.duration.as_micros() as f64 / 1000.0,
             request_body,
             response_body,
         }

@@ -66,7 +66,8 @@ pub struct RecordedRequest {
     pub model: Option<String>,
     /// The answer's status code.
     pub status: u16,
-    /// From the request's arrival to its answer's status line and headers, in milliseconds.
+    /// From the request's arrival to its answer's status line and headers, in milliseconds
+    /// (to the microsecond).
     pub duration_ms: f64,
     /// The request's body as the emulator read it, when the journal keeps bodies
     /// ([`EmulatorConfig::journal_bodies`](crate::EmulatorConfig::journal_bodies)); `None`
