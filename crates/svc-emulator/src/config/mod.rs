@@ -179,9 +179,9 @@ impl EmulatorConfig {
     }
 
     /// How many requests the request journal keeps (default 10,000): the newest ones, the
-    /// oldest dropped and counted. `0` turns the journal off: nothing is recorded and
-    /// `GET /_emulator/projects/{project}/requests` lists nothing. See
-    /// [`Emulator::requests`](crate::Emulator::requests).
+    /// oldest dropped and counted (also past 64 MiB of paths, queries and bodies). `0` turns
+    /// the journal off: nothing is recorded and `GET /_emulator/projects/{project}/requests`
+    /// lists nothing. See [`Emulator::requests`](crate::Emulator::requests).
     pub fn journal_capacity(mut self, entries: usize) -> Self {
         self.journal_capacity = entries;
         self

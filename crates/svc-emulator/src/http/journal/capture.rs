@@ -51,7 +51,7 @@ impl Journaled {
             id: journal.next_id(),
             time: SystemTime::now(),
             method: request.method().clone(),
-            target: target(request.uri()),
+            target: journal.target(target(request.uri())),
             status: axum::http::StatusCode::OK,
             duration: std::time::Duration::ZERO,
             owner: owner(&state, request.uri().path(), request.headers()),
@@ -97,11 +97,11 @@ where
     }
 }
 
-/// The path and query of `uri`, copied.
-fn target(uri: &axum::http::Uri) -> Box<str> {
+/// The path and query of `uri`.
+fn target(uri: &axum::http::Uri) -> &str {
     match uri.path_and_query() {
-        Some(target) => target.as_str().into(),
-        None => uri.path().into(),
+        Some(target) => target.as_str(),
+        None => uri.path(),
     }
 }
 

@@ -8,8 +8,9 @@
 //!   not recorded ([`Emulator::fault_counts`] counts them).
 //! - **How much.** A ring of the newest [`EmulatorConfig::journal_capacity`] requests (10,000
 //!   by default; 0 turns the journal off); the older ones are dropped and counted, per project.
-//!   With bodies on, also at most [`BODY_BUDGET`] bytes of bodies: past it, the oldest entries
-//!   are dropped too.
+//!   Also at most [`BUDGET`] bytes of paths, queries and bodies: past it, the oldest entries
+//!   are dropped too (a path and query past [`TARGET_CAP`] is redacted and cut when recorded).
+//!   So hostile requests (long URLs, large bodies) cannot make the journal hold more.
 //! - **Bodies** only when [`EmulatorConfig::journal_bodies`] is on: the first [`BODY_CAP`] bytes
 //!   of each request and response body, copied as they pass (`capture.rs`). Off, a request costs
 //!   the journal two clock readings, a few clones of reference-counted values and one lock.
@@ -51,9 +52,14 @@ pub(crate) use redact::Redactor;
 /// How much of each body the journal keeps: 64 KiB.
 pub(crate) const BODY_CAP: usize = 64 * 1024;
 
-/// How many bytes of bodies the journal keeps in all: 64 MiB. Past it, the oldest entries are
-/// dropped (each keeps at most two [`BODY_CAP`]s, so at least 256 entries fit).
-pub(crate) const BODY_BUDGET: usize = 64 * 1024 * 1024;
+/// How much of a path and query the journal keeps: 8 KiB. A longer one is redacted, cut there
+/// and ends in `…`.
+pub(crate) const TARGET_CAP: usize = 8 * 1024;
+
+/// How many bytes of paths, queries and bodies the journal keeps in all: 64 MiB. Past it, the
+/// oldest entries are dropped (each keeps at most two [`BODY_CAP`]s and a [`TARGET_CAP`], so
+/// at least 240 entries fit).
+pub(crate) const BUDGET: usize = 64 * 1024 * 1024;
 
 /// The journal of one emulator.
 pub(crate) struct Journal {
@@ -80,8 +86,8 @@ impl std::fmt::Debug for Journal {
 #[derive(Default)]
 struct Ring {
     entries: VecDeque<Entry>,
-    /// The captured bytes of the entries' bodies.
-    body_bytes: usize,
+    /// The bytes of the entries' paths, queries and bodies.
+    bytes: usize,
     /// Entries dropped since the last clear: all of them, and each project's.
     dropped: u64,
     dropped_by_project: Vec<u64>,
@@ -102,6 +108,13 @@ pub(crate) struct Entry {
     /// The index of the served project it belongs to.
     pub(crate) owner: Option<usize>,
     pub(crate) bodies: Option<Arc<Bodies>>,
+}
+
+impl Entry {
+    /// What the entry holds beyond its fixed size, for the budget.
+    fn bytes(&self) -> usize {
+        self.target.len() + self.bodies.as_deref().map_or(0, Bodies::bytes)
+    }
 }
 
 /// The captured bodies of an entry.
@@ -187,6 +200,35 @@ impl Journal {
         self.by_name.get(name).copied()
     }
 
+    /// What an entry keeps of a request's path and query: all of it, or past [`TARGET_CAP`]
+    /// its redacted form, cut there and ending in `…` (so that the cut leaves no part of a
+    /// secret the redaction on reading could no longer find).
+    pub(crate) fn target(&self, target: &str) -> Box<str> {
+        if target.len() <= TARGET_CAP {
+            return target.into();
+        }
+        let redacted = match target.split_once('?') {
+            Some((path, query)) => {
+                format!(
+                    "{}?{}",
+                    self.redactor.text(path),
+                    self.redactor.query(query)
+                )
+            }
+            None => self.redactor.text(target).into_owned(),
+        };
+        let mut end = TARGET_CAP.min(redacted.len());
+        while !redacted.is_char_boundary(end) {
+            end -= 1;
+        }
+        let mut kept = String::with_capacity(end + '…'.len_utf8());
+        kept.push_str(&redacted[..end]);
+        if end < redacted.len() {
+            kept.push('…');
+        }
+        kept.into_boxed_str()
+    }
+
     fn ring(&self) -> std::sync::MutexGuard<'_, Ring> {
         // The ring stays consistent whatever panicked while holding it.
         self.ring.lock().unwrap_or_else(|e| e.into_inner())
@@ -198,18 +240,16 @@ impl Journal {
         if !self.enabled() {
             return;
         }
-        let body_bytes = entry.bodies.as_deref().map_or(0, Bodies::bytes);
         let mut guard = self.ring();
         let ring = &mut *guard;
-        ring.body_bytes += body_bytes;
+        ring.bytes += entry.bytes();
         ring.entries.push_back(entry);
-        while ring.entries.len() > self.capacity
-            || (ring.body_bytes > BODY_BUDGET && ring.entries.len() > 1)
+        while ring.entries.len() > self.capacity || (ring.bytes > BUDGET && ring.entries.len() > 1)
         {
             let Some(old) = ring.entries.pop_front() else {
                 break;
             };
-            ring.body_bytes -= old.bodies.as_deref().map_or(0, Bodies::bytes);
+            ring.bytes -= old.bytes();
             ring.dropped += 1;
             if let Some(count) = old.owner.and_then(|i| ring.dropped_by_project.get_mut(i)) {
                 *count += 1;
@@ -247,7 +287,7 @@ impl Journal {
         match scope {
             Scope::All => {
                 ring.entries.clear();
-                ring.body_bytes = 0;
+                ring.bytes = 0;
                 ring.dropped = 0;
                 ring.dropped_by_project.iter_mut().for_each(|c| *c = 0);
             }
@@ -256,11 +296,11 @@ impl Journal {
                 ring.entries.retain(|e| {
                     let theirs = e.owner == Some(i);
                     if theirs {
-                        freed += e.bodies.as_deref().map_or(0, Bodies::bytes);
+                        freed += e.bytes();
                     }
                     !theirs
                 });
-                ring.body_bytes -= freed;
+                ring.bytes -= freed;
                 if let Some(count) = ring.dropped_by_project.get_mut(i) {
                     ring.dropped -= (*count).min(ring.dropped);
                     *count = 0;
@@ -427,6 +467,25 @@ mod tests {
     }
 
     #[test]
+    fn long_targets_are_redacted_then_cut() {
+        let j = journal(10);
+        let long = format!("/x/svc_key_x?q={}", "a".repeat(TARGET_CAP));
+        let target = j.target(&long);
+        assert!(target.len() <= TARGET_CAP + '…'.len_utf8());
+        assert!(
+            target.starts_with("/x/***?q=aaa") && target.ends_with("a…"),
+            "{target}"
+        );
+        // The cut never leaves part of a secret.
+        let edge = format!("/{}svc_key_x", "b".repeat(TARGET_CAP - 5));
+        assert!(!j.target(&edge).contains("svc_"), "{}", j.target(&edge));
+        assert_eq!(&*j.target("/short?x=1"), "/short?x=1");
+        // Cut inside a character.
+        let wide = format!("/{}", "é".repeat(TARGET_CAP));
+        assert!(j.target(&wide).ends_with("é…"));
+    }
+
+    #[test]
     fn a_journal_of_capacity_zero_records_nothing() {
         let j = journal(0);
         assert!(!j.enabled());
@@ -522,7 +581,7 @@ mod tests {
             seen: BODY_CAP as u64,
             complete: true,
         };
-        let fit = BODY_BUDGET / (2 * BODY_CAP);
+        let fit = BUDGET / (2 * BODY_CAP + 2);
         for _ in 0..fit + 3 {
             let mut e = entry(&j, "/x", None);
             e.bodies = Some(Arc::new(Bodies {

@@ -51,7 +51,8 @@ pub struct RecordedRequest {
     /// The method, e.g. `GET`.
     pub method: String,
     /// The path as received, still percent-encoded, e.g.
-    /// `/projects/demo/prod/shop/models/orders`.
+    /// `/projects/demo/prod/shop/models/orders`. A path and query longer than 8 KiB are kept
+    /// to their first 8 KiB, ending in `…`.
     pub path: String,
     /// The query string without its `?`, as received (percent-encoded), if there was one.
     pub query: Option<String>,
