@@ -366,8 +366,13 @@ impl Journal {
                 BodyContent::Json(value)
             }
             None => match text(&c.kept, truncated) {
+                Some(text) if truncated => {
+                    BodyContent::Text(self.redactor.cut_text(text, secret_keys))
+                }
                 // A form-encoded body is read like a query string.
-                Some(text) if is_form_like(text) => BodyContent::Text(self.redactor.query(text)),
+                Some(text) if redact::is_form_like(text) => {
+                    BodyContent::Text(self.redactor.query(text))
+                }
                 Some(text) => BodyContent::Text(self.redactor.text(text).into_owned()),
                 None => BodyContent::Binary,
             },
@@ -389,11 +394,6 @@ fn text(bytes: &[u8], truncated: bool) -> Option<&str> {
         }
         Err(_) => None,
     }
-}
-
-/// Text that looks like `a=1&b=2`: no whitespace, and an `=`.
-fn is_form_like(text: &str) -> bool {
-    text.contains('=') && !text.chars().any(char::is_whitespace)
 }
 
 /// `t` cut to whole milliseconds.

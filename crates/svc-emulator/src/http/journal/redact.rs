@@ -9,6 +9,9 @@
 //!   ([`is_secret_name`]: password, secret, token, key, auth, ...) has its value replaced by
 //!   `***`: a string or a number, and every such value inside an object or array under it (a
 //!   boolean, such as `has_password`, tells no secret). In the account routes' bodies, `code` (a reset or email-change code) too.
+//! - A body cut at 64 KiB cannot be parsed: its JSON text is scanned for the same secret
+//!   keys, and its end is masked when it may begin a secret the cut split (a known secret's
+//!   first characters, a JWT begun), so no part of a secret shows either.
 //! - Headers are not recorded at all (`Authorization` included).
 
 use std::borrow::Cow;
@@ -133,6 +136,159 @@ impl Redactor {
     }
 }
 
+impl Redactor {
+    /// The start of a longer text (a body cut at 64 KiB), redacted: as JSON text when it looks
+    /// like JSON (the values of secret keys masked by a lenient scan, since it cannot be
+    /// parsed), as a form when it looks like one, else as text; then its end is masked when it
+    /// may be the beginning of a secret that the cut split (a known secret's first characters,
+    /// a JWT begun).
+    pub(crate) fn cut_text(&self, text: &str, also_secret: &[&str]) -> String {
+        let trimmed = text.trim_start();
+        let shown = if trimmed.starts_with('{') || trimmed.starts_with('[') {
+            self.text(&mask_json_text(text, also_secret)).into_owned()
+        } else if is_form_like(text) {
+            self.query(text)
+        } else {
+            self.text(text).into_owned()
+        };
+        let end = self.split_secret_start(&shown);
+        if end == shown.len() {
+            return shown;
+        }
+        let mut masked = shown;
+        masked.truncate(end);
+        masked.push_str(MASK);
+        masked
+    }
+
+    /// Where the end of `text` may begin a secret that was cut: the earliest start of a suffix
+    /// that is a known secret's beginning or a JWT begun (`eyJ` and base64url and dots to the
+    /// end); `text.len()` when none.
+    fn split_secret_start(&self, text: &str) -> usize {
+        let mut cut = text.len();
+        for secret in &self.secrets {
+            let longest = secret.len().saturating_sub(1).min(text.len());
+            let start = (1..=longest)
+                .rev()
+                .map(|len| text.len() - len)
+                .find(|&start| text.is_char_boundary(start) && secret.starts_with(&text[start..]));
+            if let Some(start) = start {
+                cut = cut.min(start);
+            }
+        }
+        let jwt_begun = text
+            .match_indices("eyJ")
+            .map(|(start, _)| start)
+            .find(|&start| {
+                text.as_bytes()[start..]
+                    .iter()
+                    .all(|b| is_base64url(*b) || *b == b'.')
+            });
+        cut.min(jwt_begun.unwrap_or(cut))
+    }
+}
+
+/// Text that looks like `a=1&b=2`: no whitespace, and an `=`.
+pub(crate) fn is_form_like(text: &str) -> bool {
+    text.contains('=') && !text.chars().any(char::is_whitespace)
+}
+
+fn is_base64url(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'-' || b == b'_'
+}
+
+/// JSON text that may be cut short, with the values of secret keys replaced by [`MASK`]: the
+/// strings and numbers under a key that [`is_secret_name`] (or in `also_secret`), and every
+/// string and number inside an object or array under one, as [`Redactor::json`] does for
+/// parsed JSON. A string cut short is masked too when it is a secret value.
+fn mask_json_text(text: &str, also_secret: &[&str]) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    // Whether each open container is under a secret key; and whether the last key was one.
+    let mut hidden: Vec<bool> = Vec::new();
+    let mut secret_key = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        let inside_hidden = hidden.last().copied().unwrap_or(false);
+        match bytes[i] {
+            b'"' => {
+                let end = string_end(bytes, i + 1);
+                let after = skip_whitespace(bytes, end + 1);
+                if bytes.get(after) == Some(&b':') {
+                    let key = &text[i + 1..end.min(text.len())];
+                    secret_key = is_secret_name(key) || also_secret.contains(&key);
+                    i = after + 1;
+                    continue;
+                }
+                if secret_key || inside_hidden {
+                    out.push_str(&text[copied..=i]);
+                    out.push_str(MASK);
+                    copied = end.min(text.len());
+                }
+                secret_key = false;
+                i = end + 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                let end = i + bytes[i..]
+                    .iter()
+                    .take_while(|b| matches!(b, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))
+                    .count();
+                if secret_key || inside_hidden {
+                    out.push_str(&text[copied..i]);
+                    out.push('"');
+                    out.push_str(MASK);
+                    out.push('"');
+                    copied = end;
+                }
+                secret_key = false;
+                i = end;
+            }
+            b'{' | b'[' => {
+                hidden.push(secret_key || inside_hidden);
+                secret_key = false;
+                i += 1;
+            }
+            b'}' | b']' => {
+                hidden.pop();
+                secret_key = false;
+                i += 1;
+            }
+            b't' | b'f' | b'n' => {
+                // true, false, null: no secret.
+                secret_key = false;
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    out.push_str(&text[copied.min(text.len())..]);
+    out
+}
+
+/// The index of the `"` that ends the string whose content starts at `from` (escapes
+/// skipped), or `bytes.len()` when it is cut short.
+fn string_end(bytes: &[u8], from: usize) -> usize {
+    let mut i = from;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return i,
+            _ => i += 1,
+        }
+    }
+    bytes.len()
+}
+
+fn skip_whitespace(bytes: &[u8], from: usize) -> usize {
+    from + bytes
+        .get(from..)
+        .unwrap_or_default()
+        .iter()
+        .take_while(|b| b.is_ascii_whitespace())
+        .count()
+}
+
 /// Whether a parameter or JSON key named `name` holds a secret: its name (before a filter's
 /// `__lookup`) contains `password`, `passwd`, `secret`, `credential` or `apikey`/`api_key`/
 /// `api-key`, or its last word (words split at `_`, `-`, `.` and camelCase) ends in `token`
@@ -233,7 +389,7 @@ fn jwt_len(bytes: &[u8]) -> Option<usize> {
             .get(from..)
             .unwrap_or_default()
             .iter()
-            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'-' || **b == b'_')
+            .take_while(|b| is_base64url(**b))
             .count()
     };
     let header = run(0);
@@ -314,6 +470,45 @@ mod tests {
         assert_eq!(r.text("eyJabc..x"), "eyJabc..x");
         assert_eq!(r.text("café eyJ"), "café eyJ");
         assert_eq!(r.text("eyJa.b."), "***");
+    }
+
+    #[test]
+    fn cut_json_text_hides_what_parsed_json_would() {
+        let r = Redactor::new(["svc_key_abcdef"]);
+        let whole = json!({
+            "name": "a\\\"b",
+            "password": "p\"w",
+            "pin": -12.5e3,
+            "token": {"access_token": "x", "n": 1, "ok": true, "list": ["y", null]},
+            "api_keys": ["k1", {"k": "k2"}],
+            "flag": false,
+            "items": [{"secret": "s", "other": "o"}]
+        })
+        .to_string();
+        let mut parsed: Value = serde_json::from_str(&whole).unwrap();
+        r.json(&mut parsed, &[]);
+        let scanned: Value = serde_json::from_str(&r.cut_text(&whole, &[])).unwrap();
+        assert_eq!(scanned, parsed);
+        // Cut inside a secret value, a secret key's name, or a known secret.
+        assert_eq!(
+            r.cut_text(r#"{"a": 1, "password": "hunt"#, &[]),
+            r#"{"a": 1, "password": "***"#
+        );
+        assert_eq!(
+            r.cut_text(r#"[{"code": "12"#, &["code"]),
+            r#"[{"code": "***"#
+        );
+        assert_eq!(
+            r.cut_text(r#"{"note": "svc_key_ab"#, &[]),
+            r#"{"note": "***"#
+        );
+        assert_eq!(r.cut_text("plain svc_k", &[]), "plain ***");
+        assert_eq!(r.cut_text("see eyJhbGc.eyJzdWIi", &[]), "see ***");
+        assert_eq!(r.cut_text("nothing to hide", &[]), "nothing to hide");
+        assert_eq!(
+            r.cut_text("user=a&password=b&x=svc_key", &[]),
+            "user=a&password=***&x=***"
+        );
     }
 
     #[test]
