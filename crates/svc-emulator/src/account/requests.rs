@@ -83,14 +83,11 @@ fn status(value: &str) -> Result<std::ops::RangeInclusive<u16>, HttpError> {
             "A status code from 100 to 599 (e.g. 201) or a class (e.g. 4xx).",
         )
     };
-    if let Some(class) = value
-        .strip_suffix("xx")
-        .or_else(|| value.strip_suffix("XX"))
+    if let [digit @ b'1'..=b'5', x, y] = value.as_bytes()
+        && x.eq_ignore_ascii_case(&b'x')
+        && y.eq_ignore_ascii_case(&b'x')
     {
-        let class: u16 = match class.as_bytes() {
-            [digit @ b'1'..=b'5'] => u16::from(digit - b'0'),
-            _ => return Err(invalid()),
-        };
+        let class = u16::from(digit - b'0');
         return Ok(class * 100..=class * 100 + 99);
     }
     match value.parse::<u16>() {
@@ -169,6 +166,8 @@ mod tests {
                 .path_prefix("/projects/")
                 .status_range(200..=299)
         );
+        let f = filters(Some("status=5Xx")).unwrap();
+        assert_eq!(f.matcher, RequestMatcher::any().status_range(500..=599));
         let f = filters(Some("since=2026-01-01T00:00:00Z&status=404")).unwrap();
         assert!(!f.bodies);
         assert_eq!(
@@ -188,6 +187,8 @@ mod tests {
             ("status=600", "status"),
             ("status=0201", "status"),
             ("status=6xx", "status"),
+            ("status=4x", "status"),
+            ("status=4xxx", "status"),
             ("bodies=yes", "bodies"),
             ("method=", "method"),
             ("method=GET%20X", "method"),
