@@ -39,6 +39,10 @@ use crate::engine::{
 /// The future of a backend operation.
 pub(crate) type Work<T> = Pin<Box<dyn Future<Output = Result<T, EngineError>> + Send + 'static>>;
 
+/// A copy of a resource's data that [`Backend::save`] kept: only the backend that kept it
+/// reads it ([`Backend::restore`]).
+pub(crate) type Saved = Arc<dyn Any + Send + Sync>;
+
 /// Something the caller needs kept until the work has ended (its admission turn): a backend
 /// drops it only when the database is done, not when the caller stops waiting.
 pub(crate) type Hold = Box<dyn Any + Send>;
@@ -121,6 +125,15 @@ pub(crate) trait Backend: Send + Sync + Debug + 'static {
 
     /// Re-reads the schema: models and fields as they are now.
     fn reload(self: Arc<Self>, hold: Hold) -> Work<()>;
+
+    /// Keeps a copy of the resource's data as it is now (every table's rows, and what numbers
+    /// the next generated keys), for [`restore`](Self::restore): a snapshot or the state at
+    /// start of the emulator's resets.
+    fn save(self: Arc<Self>, hold: Hold) -> Work<Saved>;
+
+    /// Puts back the data that [`save`](Self::save) kept: the rows of every table saved,
+    /// written since or not, and the next generated keys; then re-reads the schema.
+    fn restore(self: Arc<Self>, saved: Saved, hold: Hold) -> Work<()>;
 
     /// One read-only query with named parameters: `{"columns", "data", "row_count"}` as JSON.
     /// Dropping the future cancels the query.

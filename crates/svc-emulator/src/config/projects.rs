@@ -98,6 +98,12 @@ pub struct ResourceConfig {
     /// schema has no table yet: e.g. `CREATE TABLE` and `INSERT` statements.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed_sql: Option<String>,
+    /// Whether a reset of the project (`POST /_emulator/projects/{project}/reset`, a snapshot's
+    /// restore) puts this resource's data back too when the emulator does not own its
+    /// database (a `database` file or URL you gave): its tables' rows as they were at start,
+    /// copied then. A database the emulator keeps itself (no `database`) is always reset.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reset: bool,
 }
 
 /// Where a resource's database is, once the config and the environment are read. Which
@@ -338,6 +344,7 @@ impl ResourceConfig {
             database: None,
             database_env: None,
             seed_sql: None,
+            reset: false,
         }
     }
 
@@ -397,6 +404,21 @@ impl ResourceConfig {
     pub fn seed_sql(mut self, sql: impl Into<String>) -> Self {
         self.seed_sql = Some(sql.into());
         self
+    }
+
+    /// Resets this resource's data with its project although the emulator does not own its
+    /// database (see the field [`reset`](Self::reset)): the rows of its tables at start are
+    /// copied then, and put back by every reset. For a test database of your own, never a
+    /// shared one.
+    pub fn reset(mut self, yes: bool) -> Self {
+        self.reset = yes;
+        self
+    }
+
+    /// Whether the emulator keeps this resource's database itself (no `database`, no
+    /// `database_env`): in memory or beside its data file.
+    pub(crate) fn owned_by_emulator(&self) -> bool {
+        self.database.is_none() && self.database_env.is_none()
     }
 }
 
@@ -536,6 +558,7 @@ impl fmt::Debug for ResourceConfig {
             .field("database", &self.database.as_deref().map(shown_location))
             .field("database_env", &self.database_env)
             .field("seed_sql", &self.seed_sql.as_ref().map(String::len))
+            .field("reset", &self.reset)
             .finish()
     }
 }
