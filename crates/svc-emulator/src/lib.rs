@@ -52,6 +52,7 @@ mod flow;
 mod http;
 mod runtime;
 mod sessions;
+mod snapshot;
 mod storage;
 mod util;
 // The backends: one folder per database that serves resources, each implementing
@@ -66,6 +67,7 @@ pub mod sqlite;
 
 // Slices: one per operation group.
 mod account;
+mod fixture;
 mod pages;
 mod projects;
 mod proxy;
@@ -87,4 +89,5 @@ pub use config::proxy::ProxyConfig;
 pub use runtime::EmulatorError;
 pub use runtime::faults::{FaultCounts, Faults};
 pub use runtime::handle::{Emulator, StartupInfo};
+pub use snapshot::{SnapshotError, SnapshotInfo};
 pub use storage::tools::SEEDED_TEAMS;

@@ -18,6 +18,7 @@ use crate::config::{EmulatorConfig, ProjectsSource};
 use crate::http::AppState;
 use crate::runtime::handle::{Emulator, StartupInfo};
 use crate::sessions::Accounts;
+use crate::snapshot::{Parts, Snapshots};
 use crate::storage::{Store, StoreError};
 use server::ServerTask;
 use tls::{CaFile, TlsError};
@@ -59,6 +60,7 @@ struct Prepared {
     store: Store,
     catalog: Catalog,
     accounts: Accounts,
+    snapshots: Snapshots,
     tls: Option<(tokio_rustls::TlsAcceptor, CaFile)>,
     warnings: Vec<String>,
 }
@@ -121,6 +123,7 @@ impl Emulator {
             prepared.store,
             prepared.catalog,
             prepared.accounts,
+            prepared.snapshots,
             crate::http::state::Served {
                 api_base_url,
                 app_base_url,
@@ -130,20 +133,21 @@ impl Emulator {
         );
         let server = ServerTask::spawn(
             listener,
-            router::router(state, proxy),
+            router::router(state.clone(), proxy),
             acceptor,
             faults,
             limits,
         );
-        Ok(Emulator::new(
+        Ok(Emulator {
             local_addr,
             info,
             project,
             environment,
             ca_file,
             server,
-            prepared.warnings,
-        ))
+            warnings: prepared.warnings,
+            state,
+        })
     }
 }
 
@@ -202,11 +206,25 @@ fn prepare(config: &EmulatorConfig, local_addr: SocketAddr) -> Result<Prepared, 
         None
     };
     let accounts = Accounts::open(&store, config.lifetimes()).map_err(store_err)?;
+    // Every project's state at start, which its resets put back.
+    let parts = Parts {
+        catalog: &catalog,
+        store: &store,
+        accounts: &accounts,
+    };
+    let names = projects.projects.iter().map(|p| p.name.clone());
+    let snapshots = tokio::runtime::Handle::current()
+        .block_on(Snapshots::at_start(parts, names))
+        .map_err(|e| EmulatorError::Store {
+            path: data_path.map(ToOwned::to_owned),
+            message: format!("keeping the state at start for resets: {e}"),
+        })?;
     Ok(Prepared {
         registry,
         store,
         catalog,
         accounts,
+        snapshots,
         tls,
         warnings,
     })

@@ -9,7 +9,7 @@ use axum::Router;
 
 use crate::http::{AppState, HttpError, openapi};
 use crate::proxy::Forwarder;
-use crate::{account, pages, projects, proxy, records, resources, sql, teams, users};
+use crate::{account, fixture, pages, projects, proxy, records, resources, sql, teams, users};
 
 /// Builds the router of both hosts.
 pub(crate) fn router(state: AppState, proxy: Forwarder) -> Router {
@@ -20,6 +20,7 @@ pub(crate) fn router(state: AppState, proxy: Forwarder) -> Router {
         .merge(data_router())
         .merge(account::router())
         .merge(account::emulator_router())
+        .merge(fixture::routes(Router::new()))
         .merge(openapi::routes(Router::new()))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use rusqlite::Connection;
-use rusqlite::backup::Backup;
+use rusqlite::backup::{Backup, StepResult};
 
 use crate::engine::EngineError;
 use crate::sqlite::Resource;
@@ -16,12 +16,30 @@ use crate::sqlite::Resource;
 #[derive(Debug)]
 pub(crate) struct SavedDatabase(Mutex<Connection>);
 
-/// Copies the whole of `from` into `to`, in one step.
+/// How long a copy waits for a lock another connection holds (as the resource's connections'
+/// busy timeout does).
+const WAIT: Duration = Duration::from_secs(5);
+
+/// Copies the whole of `from` into `to`, all pages in one step: the copy is taken (or put
+/// back) as one consistent state. A step that finds a database locked is tried again.
 fn copy(from: &Connection, to: &mut Connection) -> Result<(), EngineError> {
     let backup = Backup::new(from, to)?;
-    // All pages in one step: the copy is taken (or put back) as one consistent state.
-    backup.run_to_completion(-1, Duration::ZERO, None)?;
-    Ok(())
+    let start = std::time::Instant::now();
+    loop {
+        match backup.step(-1)? {
+            StepResult::Done => return Ok(()),
+            StepResult::Busy | StepResult::Locked if start.elapsed() < WAIT => {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            StepResult::More => {}
+            _ => {
+                return Err(EngineError::Internal(format!(
+                    "the database stayed locked for {}s while copying it",
+                    WAIT.as_secs()
+                )));
+            }
+        }
+    }
 }
 
 impl Resource {
