@@ -1,7 +1,7 @@
 //! A copy of a SQLite resource's database kept in memory, and putting it back: SQLite's online
-//! backup, page by page, both ways (a 10k-row table takes well under a millisecond; see
-//! docs/performance.md). The copy holds the whole database: every table, `sqlite_sequence`
-//! (the next `AUTOINCREMENT` keys) and the schema.
+//! backup, both ways, which copies the database's pages as they are (no SQL runs). The copy
+//! holds the whole database: every table, `sqlite_sequence` (the next `AUTOINCREMENT` keys)
+//! and the schema.
 
 use std::sync::Mutex;
 use std::time::Duration;
