@@ -451,8 +451,8 @@ const DRIVERS: &[(&str, &[&str])] = &[
 
 /// The layers that know nothing of HTTP: no axum, no `crate::http`.
 const NO_HTTP: &[&str] = &[
-    "backend", "sessions", "snapshot", "flow", "engine", "sqlite", "postgres", "mysql", "storage", "config",
-    "util",
+    "backend", "sessions", "snapshot", "flow", "engine", "sqlite", "postgres", "mysql", "storage",
+    "config", "util",
 ];
 
 /// What a line of code refers to.
