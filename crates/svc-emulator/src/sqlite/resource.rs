@@ -195,9 +195,9 @@ impl Resource {
     pub fn seeded(path: Option<&Path>, seed_sql: &str) -> Result<Self, EngineError> {
         match path {
             None => {
-                let conn = Connection::open_in_memory()?;
+                let mut conn = Connection::open_in_memory()?;
                 configure(&conn)?;
-                conn.execute_batch(seed_sql)?;
+                crate::sqlite::saved::seed_in_memory(&mut conn, seed_sql)?;
                 let schema = load_schema(&conn)?;
                 Ok(Self {
                     path: None,

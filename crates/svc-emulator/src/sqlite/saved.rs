@@ -3,7 +3,7 @@
 //! holds the whole database: every table, `sqlite_sequence` (the next `AUTOINCREMENT` keys)
 //! and the schema.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rusqlite::Connection;
@@ -57,5 +57,97 @@ impl Resource {
         let from = saved.0.lock().unwrap_or_else(|e| e.into_inner());
         self.with_writer(|conn| copy(&from, conn))?;
         self.reload()
+    }
+}
+
+/// In-memory databases seeded in this process, by their seed, the most recent last: a test
+/// suite that starts an emulator per test runs each seed once, and every later start copies
+/// the database the first one made (a 10k-row seed: the copy instead of the seed's 20 ms; see
+/// docs/performance.md, section 10).
+static SEEDED: Mutex<Vec<(String, Arc<SavedDatabase>)>> = Mutex::new(Vec::new());
+
+/// How many seeds [`SEEDED`] keeps.
+const SEEDS_KEPT: usize = 8;
+
+/// Words of a seed that a copy would not repeat: a result that may differ from one run to the
+/// next (`random()`, `datetime('now')`, `CURRENT_TIMESTAMP`, ...), or a setting of the
+/// connection rather than the database (`PRAGMA`, `ATTACH`). Such a seed runs at every start.
+const UNREPEATABLE: &[&str] = &[
+    "random",
+    "now",
+    "current_",
+    "changes",
+    "last_insert_rowid",
+    "pragma",
+    "attach",
+];
+
+/// Runs `seed_sql` on the new in-memory database `conn`, or copies the database an earlier
+/// run of the same seed made in this process.
+pub(crate) fn seed_in_memory(conn: &mut Connection, seed_sql: &str) -> Result<(), EngineError> {
+    let lower = seed_sql.to_ascii_lowercase();
+    if seed_sql.trim().is_empty() || UNREPEATABLE.iter().any(|w| lower.contains(w)) {
+        conn.execute_batch(seed_sql)?;
+        return Ok(());
+    }
+    let kept = {
+        let seeded = SEEDED.lock().unwrap_or_else(|e| e.into_inner());
+        seeded
+            .iter()
+            .find(|(seed, _)| seed == seed_sql)
+            .map(|(_, db)| Arc::clone(db))
+    };
+    if let Some(db) = kept {
+        let from = db.0.lock().unwrap_or_else(|e| e.into_inner());
+        return copy(&from, conn);
+    }
+    conn.execute_batch(seed_sql)?;
+    let mut copied = Connection::open_in_memory()?;
+    copy(conn, &mut copied)?;
+    let mut seeded = SEEDED.lock().unwrap_or_else(|e| e.into_inner());
+    if !seeded.iter().any(|(seed, _)| seed == seed_sql) {
+        if seeded.len() == SEEDS_KEPT {
+            seeded.remove(0);
+        }
+        let db = Arc::new(SavedDatabase(Mutex::new(copied)));
+        seeded.push((seed_sql.to_owned(), db));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn count(conn: &Connection) -> i64 {
+        conn.query_row("SELECT count(*) FROM t", [], |r| r.get(0))
+            .unwrap()
+    }
+
+    /// A seed run again copies the first run's database: same rows, and each copy its own.
+    #[test]
+    fn a_seed_run_again_is_a_copy_of_its_first_run_of_its_own() {
+        let seed = "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT);\
+                    INSERT INTO t (v) VALUES ('a'), ('b'); -- seed_in_memory test";
+        let mut first = Connection::open_in_memory().unwrap();
+        seed_in_memory(&mut first, seed).unwrap();
+        first.execute("INSERT INTO t (v) VALUES ('c')", []).unwrap();
+        let mut second = Connection::open_in_memory().unwrap();
+        seed_in_memory(&mut second, seed).unwrap();
+        assert_eq!((count(&first), count(&second)), (3, 2));
+        let kept = SEEDED.lock().unwrap();
+        assert!(kept.iter().any(|(s, _)| s == seed));
+    }
+
+    /// A seed whose result may change from run to run runs every time, and is not kept.
+    #[test]
+    fn a_seed_with_random_or_now_runs_every_time() {
+        let seed = "CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER);\
+                    INSERT INTO t (v) VALUES (random());";
+        let mut conn = Connection::open_in_memory().unwrap();
+        seed_in_memory(&mut conn, seed).unwrap();
+        assert_eq!(count(&conn), 1);
+        let kept = SEEDED.lock().unwrap();
+        assert!(!kept.iter().any(|(s, _)| s == seed));
     }
 }
