@@ -16,6 +16,7 @@
 
 mod awaited;
 pub(crate) mod catalog;
+pub(crate) mod fixtures;
 pub(crate) mod registry;
 
 // For the backends whose drivers are async (each behind its Cargo feature, which this layer

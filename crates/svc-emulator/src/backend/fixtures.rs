@@ -1,0 +1,172 @@
+//! A resource's fixtures loaded at start: each record created through [`Backend::create`],
+//! the path of a records `POST`, so that every database reads and writes a fixture's values
+//! exactly as it does a create's body. Strict whatever the emulator's mode: a field the model
+//! lacks is refused, as the emulator refuses it on a `POST` (the data engine would ignore it).
+//!
+//! The records go in only when every model the fixtures name is empty: a database kept across
+//! starts (a `--data` file, a database of your own) holds them, or what became of them, from
+//! the start before, and rows that `seed_sql` inserts are left as they are. Every file is read
+//! and checked before the first record is written.
+
+use std::sync::Arc;
+
+use crate::backend::{Backend, Hold};
+use crate::config::fixtures::read::{Records, read};
+use crate::config::fixtures::{FixtureError, FixtureFile, Fixtures};
+use crate::engine::convert::PyJson;
+use crate::engine::{EngineError, ListSpec, Listing, Selection};
+
+/// What a load did.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Loaded {
+    /// This many records were created, over that many models.
+    Created {
+        /// Records.
+        records: usize,
+        /// Models.
+        models: usize,
+    },
+    /// Nothing: these models already had records.
+    Skipped(Vec<String>),
+}
+
+/// The emulator's own work: no admission turn.
+fn no_hold() -> Hold {
+    Box::new(())
+}
+
+/// Loads `fixtures` into `db`, the resource `resource`.
+pub(crate) async fn load(
+    db: &Arc<dyn Backend>,
+    resource: &str,
+    fixtures: &Fixtures,
+) -> Result<Loaded, FixtureError> {
+    let files = fixtures.resolve().map_err(|e| e.in_resource(resource))?;
+    for file in &files {
+        if !db.has_model(&file.model) {
+            return Err(FixtureError::new(
+                &file.path,
+                format!("the resource has no model {:?}", file.model),
+            )
+            .in_resource(resource)
+            .hint(format!(
+                "name the file after one of its models ({}), or create the table first \
+                 (seed_sql)",
+                db.model_names().join(", ")
+            )));
+        }
+    }
+    let mut held = Vec::new();
+    for file in &files {
+        if has_records(db, &file.model).await.map_err(|e| {
+            FixtureError::new(&file.path, format!("cannot count its model's records: {e}"))
+                .in_resource(resource)
+                .for_model(&file.model)
+        })? {
+            held.push(file.model.clone());
+        }
+    }
+    if !held.is_empty() {
+        return Ok(Loaded::Skipped(held));
+    }
+    let mut all = Vec::with_capacity(files.len());
+    for file in &files {
+        let records = read(file).map_err(|e| e.in_resource(resource))?;
+        check_fields(db.as_ref(), file, &records).map_err(|e| e.in_resource(resource))?;
+        all.push(records);
+    }
+    let mut created = 0;
+    for (file, records) in files.iter().zip(all) {
+        for record in records.records {
+            Arc::clone(db)
+                .create(file.model.clone(), record.body, false, no_hold())
+                .await
+                .map_err(|e| refused(file, record.line, e).in_resource(resource))?;
+            created += 1;
+        }
+    }
+    Ok(Loaded::Created {
+        records: created,
+        models: files.len(),
+    })
+}
+
+/// Whether `model` has a record.
+async fn has_records(db: &Arc<dyn Backend>, model: &str) -> Result<bool, EngineError> {
+    let spec = ListSpec {
+        selection: Selection::default(),
+        order_by: Vec::new(),
+        page: 1,
+        per_page: 1,
+        no_pagination: false,
+    };
+    let listing = Arc::clone(db)
+        .list(model.to_owned(), spec, no_hold())
+        .await?;
+    Ok(match listing {
+        Listing::Page { len, .. } => len > 0,
+        Listing::All(records) => records.0 != b"[]",
+    })
+}
+
+/// Strict mode's refusal of fields the model lacks: a CSV header's column on line 1, a JSON
+/// record's key on its line.
+fn check_fields(
+    db: &dyn Backend,
+    file: &FixtureFile,
+    records: &Records,
+) -> Result<(), FixtureError> {
+    let names = db.field_names(&file.model).unwrap_or_default();
+    let unknown = |field: &str, line: usize| {
+        FixtureError::new(&file.path, "the model has no such field")
+            .for_model(&file.model)
+            .at_line(line)
+            .at_field(field)
+            .hint(format!(
+                "its fields: {}; fixtures refuse unknown fields, even with --lenient",
+                names.join(", ")
+            ))
+    };
+    if let Some(columns) = &records.columns {
+        if let Some(column) = columns.iter().find(|c| !names.contains(c)) {
+            return Err(unknown(column, 1));
+        }
+        return Ok(());
+    }
+    for record in &records.records {
+        if let PyJson::Dict(pairs) = &record.body
+            && let Some((key, _)) = pairs.iter().find(|(k, _)| !names.contains(k))
+        {
+            return Err(unknown(key, record.line));
+        }
+    }
+    Ok(())
+}
+
+/// A create's refusal of the record on `line`, naming its field where the database names one.
+fn refused(file: &FixtureFile, line: usize, error: EngineError) -> FixtureError {
+    let at = FixtureError::new(&file.path, String::new())
+        .for_model(&file.model)
+        .at_line(line);
+    let (field, message) = match error {
+        EngineError::Invalid { message, fields } => {
+            match fields
+                .into_iter()
+                .find(|(name, _)| name != "non_field_errors")
+            {
+                Some((name, messages)) => (Some(name), messages.join(" ")),
+                None => (None, message),
+            }
+        }
+        other => (None, other.to_string()),
+    };
+    let at = match &field {
+        Some(name) => at.at_field(name),
+        None => at,
+    };
+    at.message(format!("the record was refused: {message}"))
+        .hint(
+            "fix the record in the file (its values are read by the model's fields, as the \
+         records route reads a create's JSON body)",
+        )
+}
