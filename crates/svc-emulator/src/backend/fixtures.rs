@@ -11,7 +11,7 @@
 use std::sync::Arc;
 
 use crate::backend::{Backend, Hold};
-use crate::config::fixtures::read::{Records, read};
+use crate::config::fixtures::read::{Record, Records, read};
 use crate::config::fixtures::{FixtureError, FixtureFile, Fixtures};
 use crate::engine::convert::PyJson;
 use crate::engine::{EngineError, ListSpec, Listing, Selection};
@@ -77,11 +77,16 @@ pub(crate) async fn load(
     }
     let mut created = 0;
     for (file, records) in files.iter().zip(all) {
-        for record in records.records {
+        for Record {
+            line,
+            element,
+            body,
+        } in records.records
+        {
             Arc::clone(db)
-                .create(file.model.clone(), record.body, false, no_hold())
+                .create(file.model.clone(), body, false, no_hold())
                 .await
-                .map_err(|e| refused(file, record.line, e).in_resource(resource))?;
+                .map_err(|e| refused(file, line, element, e).in_resource(resource))?;
             created += 1;
         }
     }
@@ -137,17 +142,23 @@ fn check_fields(
         if let PyJson::Dict(pairs) = &record.body
             && let Some((key, _)) = pairs.iter().find(|(k, _)| !names.contains(k))
         {
-            return Err(unknown(key, record.line));
+            return Err(unknown(key, record.line).at_element(record.element));
         }
     }
     Ok(())
 }
 
-/// A create's refusal of the record on `line`, naming its field where the database names one.
-fn refused(file: &FixtureFile, line: usize, error: EngineError) -> FixtureError {
+/// A create's refusal of the record on `line` (a JSON array's `element`), naming its field where the database names one.
+fn refused(
+    file: &FixtureFile,
+    line: usize,
+    element: Option<usize>,
+    error: EngineError,
+) -> FixtureError {
     let at = FixtureError::new(&file.path, String::new())
         .for_model(&file.model)
-        .at_line(line);
+        .at_line(line)
+        .at_element(element);
     let (field, message) = match error {
         EngineError::Invalid { message, fields } => {
             match fields
