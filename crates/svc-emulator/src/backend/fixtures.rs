@@ -11,7 +11,7 @@
 use std::sync::Arc;
 
 use crate::backend::{Backend, Hold};
-use crate::config::fixtures::read::{Record, Records, read};
+use crate::config::fixtures::read::{Records, read};
 use crate::config::fixtures::{FixtureError, FixtureFile, Fixtures};
 use crate::engine::convert::PyJson;
 use crate::engine::{EngineError, ListSpec, Listing, Selection};
@@ -77,18 +77,18 @@ pub(crate) async fn load(
     }
     let mut created = 0;
     for (file, records) in files.iter().zip(all) {
-        for Record {
-            line,
-            element,
-            body,
-        } in records.records
-        {
-            Arc::clone(db)
-                .create(file.model.clone(), body, false, no_hold())
-                .await
-                .map_err(|e| refused(file, line, element, e).in_resource(resource))?;
-            created += 1;
-        }
+        let (places, bodies): (Vec<_>, Vec<_>) = records
+            .records
+            .into_iter()
+            .map(|r| ((r.line, r.element), r.body))
+            .unzip();
+        created += Arc::clone(db)
+            .create_all(file.model.clone(), bodies, no_hold())
+            .await
+            .map_err(|(i, e)| {
+                let (line, element) = places.get(i).copied().unwrap_or((0, None));
+                refused(file, line, element, e).in_resource(resource)
+            })?;
     }
     Ok(Loaded::Created {
         records: created,
