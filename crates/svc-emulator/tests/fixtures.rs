@@ -372,13 +372,13 @@ async fn a_bad_fixture_stops_the_start_naming_file_line_and_field() {
         Some("joined"),
         "date has wrong format",
     );
-    // Where the database's answer names no field, its message names what it can.
+    // Where the database's answer names no field, the field its message is about.
     let e = refused("customers.ndjson", "{\"id\": 1}\n").await;
     assert_names(
         &e,
         "customers.ndjson",
         Some(1),
-        None,
+        Some("name"),
         "NOT NULL constraint failed: customers.name",
     );
     let e = refused("products.csv", "sku,price\nA,1\nB,abc\n").await;
@@ -386,7 +386,7 @@ async fn a_bad_fixture_stops_the_start_naming_file_line_and_field() {
         &e,
         "products.csv",
         Some(3),
-        None,
+        Some("price"),
         "convert string to float: 'abc'",
     );
 

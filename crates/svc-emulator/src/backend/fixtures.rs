@@ -87,7 +87,15 @@ pub(crate) async fn load(
             .await
             .map_err(|(i, e)| {
                 let (line, element) = places.get(i).copied().unwrap_or((0, None));
-                refused(file, line, element, e).in_resource(resource)
+                // The failure's path only: the file is read again for the refused record.
+                let body = read(file).ok().and_then(|r| r.records.into_iter().nth(i));
+                let names = db.field_names(&file.model).unwrap_or_default();
+                let within = Within {
+                    file,
+                    names: &names,
+                    body: body.as_ref().map(|r| &r.body),
+                };
+                refused(&within, line, element, e).in_resource(resource)
             })?;
     }
     Ok(Loaded::Created {
@@ -148,17 +156,22 @@ fn check_fields(
     Ok(())
 }
 
-/// A create's refusal of the record on `line` (a JSON array's `element`), naming its field where the database names one.
+/// What a refused record's error may name: its file, its model's fields and its values.
+struct Within<'a> {
+    file: &'a FixtureFile,
+    names: &'a [String],
+    body: Option<&'a PyJson>,
+}
+
+/// A create's refusal of the record on `line` (a JSON array's `element`), naming its field:
+/// the one the answer names, else the one the database's message is about
+/// ([`named_in`]).
 fn refused(
-    file: &FixtureFile,
+    within: &Within<'_>,
     line: usize,
     element: Option<usize>,
     error: EngineError,
 ) -> FixtureError {
-    let at = FixtureError::new(&file.path, String::new())
-        .for_model(&file.model)
-        .at_line(line)
-        .at_element(element);
     let (field, message) = match error {
         EngineError::Invalid { message, fields } => {
             match fields
@@ -171,13 +184,109 @@ fn refused(
         }
         other => (None, other.to_string()),
     };
-    let at = match &field {
+    // A database server's message may end with a line break (libpq's lines).
+    let message = message.trim_end();
+    let field = field.or_else(|| named_in(message, within));
+    let at = FixtureError::new(
+        &within.file.path,
+        format!("the record was refused: {message}"),
+    )
+    .for_model(&within.file.model)
+    .at_line(line)
+    .at_element(element)
+    .hint(
+        "fix the record in the file (its values are read by the model's fields, as the \
+             records route reads a create's JSON body)",
+    );
+    match &field {
         Some(name) => at.at_field(name),
         None => at,
+    }
+}
+
+/// The field a database's message is about when its answer names none: the one field whose
+/// name it quotes or writes after the model's (`null value in column "name"`, `NOT NULL
+/// constraint failed: orders.name`), else the one field of the record whose text value it
+/// quotes (`could not convert string to float: 'abc'`); `None` when no one field fits.
+fn named_in(message: &str, within: &Within<'_>) -> Option<String> {
+    let quoted = |text: &str| {
+        message.contains(&format!("\"{text}\"")) || message.contains(&format!("'{text}'"))
     };
-    at.message(format!("the record was refused: {message}"))
-        .hint(
-            "fix the record in the file (its values are read by the model's fields, as the \
-         records route reads a create's JSON body)",
-        )
+    let model = &within.file.model;
+    let by_name: Vec<&String> = within
+        .names
+        .iter()
+        .filter(|n| {
+            quoted(n)
+                || message
+                    .match_indices(&format!("{model}.{n}"))
+                    .any(|(at, text)| {
+                        let after = message[at + text.len()..].chars().next();
+                        !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+                    })
+        })
+        .collect();
+    if let [one] = by_name[..] {
+        return Some(one.clone());
+    }
+    let Some(PyJson::Dict(pairs)) = within.body else {
+        return None;
+    };
+    let by_value: Vec<&String> = pairs
+        .iter()
+        .filter(|(_, v)| matches!(v, PyJson::Str(s) if !s.is_empty() && quoted(s)))
+        .map(|(k, _)| k)
+        .collect();
+    match by_value[..] {
+        [one] => Some(one.clone()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::config::fixtures::Format;
+
+    #[test]
+    fn a_message_names_its_field_by_name_or_by_value() {
+        let file = FixtureFile {
+            model: "orders".to_owned(),
+            path: PathBuf::from("orders.csv"),
+            format: Format::Csv,
+        };
+        let names: Vec<String> = ["id", "name", "total", "note"].map(str::to_owned).to_vec();
+        let body = PyJson::Dict(vec![
+            ("name".to_owned(), PyJson::Str("abc".to_owned())),
+            ("total".to_owned(), PyJson::Str("many".to_owned())),
+            ("note".to_owned(), PyJson::Str("many".to_owned())),
+        ]);
+        let within = Within {
+            file: &file,
+            names: &names,
+            body: Some(&body),
+        };
+        let named = |message: &str| named_in(message, &within);
+        assert_eq!(
+            named("NOT NULL constraint failed: orders.name").as_deref(),
+            Some("name")
+        );
+        assert_eq!(named("NOT NULL constraint failed: orders.named"), None);
+        assert_eq!(
+            named("null value in column \"total\" of relation \"orders\"").as_deref(),
+            Some("total")
+        );
+        assert_eq!(
+            named("could not convert string to float: 'abc'").as_deref(),
+            Some("name")
+        );
+        // Two values alike: no one field.
+        assert_eq!(
+            named("invalid input syntax for type numeric: \"many\""),
+            None
+        );
+        assert_eq!(named("disk I/O error"), None);
+    }
 }
