@@ -47,9 +47,9 @@ pub struct EmulatorArgs {
     pub config: Option<PathBuf>,
 
     /// Records loaded at start into the default project's resources: a folder per resource,
-    /// DIR/<resource>/, holding <model>.json (an array of objects), <model>.ndjson (an object a
-    /// line) or <model>.csv (a header row naming the fields). Loaded only into empty models;
-    /// a reset puts them back.
+    /// `DIR/<resource>/`, holding `<model>.json` (an array of objects), `<model>.ndjson` (an
+    /// object a line) or `<model>.csv` (a header row naming the fields). Loaded only into empty
+    /// models; a reset puts them back.
     #[arg(long, env = "SVC_EMULATOR_FIXTURES", value_name = "DIR")]
     pub fixtures: Option<PathBuf>,
 
