@@ -82,6 +82,7 @@ mod users;
 pub mod cli;
 
 pub use config::EmulatorConfig;
+pub use config::fixtures::{FixtureError, Fixtures};
 pub use config::lifetimes::TokenLifetimes;
 pub use config::limits::{IDLE_TIMEOUT, Limits};
 pub use config::projects::{ConfigError, ProjectConfig, ProjectsConfig, ResourceConfig};

@@ -16,6 +16,7 @@
 
 mod awaited;
 pub(crate) mod catalog;
+pub(crate) mod fixtures;
 pub(crate) mod registry;
 
 // For the backends whose drivers are async (each behind its Cargo feature, which this layer
@@ -38,6 +39,11 @@ use crate::engine::{
 
 /// The future of a backend operation.
 pub(crate) type Work<T> = Pin<Box<dyn Future<Output = Result<T, EngineError>> + Send + 'static>>;
+
+/// The future of [`Backend::create_all`]: the number of records created, or the index of the
+/// first body refused and why.
+pub(crate) type Batch =
+    Pin<Box<dyn Future<Output = Result<usize, (usize, EngineError)>> + Send + 'static>>;
 
 /// A copy of a resource's data that [`Backend::save`] kept: only the backend that kept it
 /// reads it ([`Backend::restore`]).
@@ -91,6 +97,25 @@ pub(crate) trait Backend: Send + Sync + Debug + 'static {
         lenient: bool,
         hold: Hold,
     ) -> Work<Vec<u8>>;
+
+    /// Creates a record from each body in turn, strictly, as [`create`](Self::create) creates
+    /// one: a resource's fixtures at start. A database that can runs them all in one
+    /// transaction (SQLite: nothing is created when one is refused); by default each is a
+    /// create of its own, and those before a refused one stay.
+    fn create_all(self: Arc<Self>, model: String, bodies: Vec<PyJson>, hold: Hold) -> Batch {
+        Box::pin(async move {
+            let _hold = hold;
+            let mut created = 0;
+            for (i, body) in bodies.into_iter().enumerate() {
+                Arc::clone(&self)
+                    .create(model.clone(), body, false, Box::new(()))
+                    .await
+                    .map_err(|e| (i, e))?;
+                created += 1;
+            }
+            Ok(created)
+        })
+    }
 
     /// Updates the record with key `pk` (which `selection` must select) from a body: `partial`
     /// for `PATCH`, not for `PUT`. The updated record.

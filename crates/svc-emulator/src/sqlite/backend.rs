@@ -10,7 +10,7 @@ use std::time::Instant;
 use serde_json::{Map, Value};
 use tokio::sync::Notify;
 
-use crate::backend::{Backend, Hold, Saved, ToolsBackend, Update, Work};
+use crate::backend::{Backend, Batch, Hold, Saved, ToolsBackend, Update, Work};
 use crate::engine::convert::PyJson;
 use crate::engine::{
     AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Selection, SqlLimits,
@@ -169,6 +169,23 @@ impl Backend for Resource {
         hold: Hold,
     ) -> Work<Vec<u8>> {
         on_pool(self, hold, move |db| db.create_body(&model, &body, lenient))
+    }
+
+    /// On the blocking pool, in one transaction of the writer connection.
+    fn create_all(self: Arc<Self>, model: String, bodies: Vec<PyJson>, hold: Hold) -> Batch {
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || {
+                let _hold = hold;
+                self.create_bodies(&model, &bodies)
+            })
+            .await
+            .map_err(|e| {
+                (
+                    0,
+                    EngineError::Internal(format!("database task failed: {e}")),
+                )
+            })?
+        })
     }
 
     fn update(self: Arc<Self>, change: Update, hold: Hold) -> Work<Vec<u8>> {
