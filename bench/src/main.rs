@@ -24,7 +24,7 @@
 //! median of several runs after a warm-up. The table is printed and written as Markdown.
 //!
 //! ```text
-//! svc-bench [--quick] [--out target/bench/report.md] [--only client,decoding,export,emulator,scale,pgscale,myscale,engine,pgbench,instructions,import]
+//! svc-bench [--quick] [--out target/bench/report.md] [--only client,decoding,export,emulator,scale,pgscale,myscale,engine,pgbench,instructions,import,fixture]
 //!           [--load-ms N]   # how long each throughput run lasts
 //! svc-bench [--load-ms N | --requests N] --profile PROFILE   # one loop, for a profiler
 //! svc-bench --load-child URL AUTHORIZATION IN_FLIGHT MS [BODY]  # the load of sections 9, 10
@@ -43,6 +43,7 @@ mod decoding;
 mod emulator;
 mod engine;
 mod export;
+mod fixture;
 mod harness;
 mod import;
 mod instructions;
@@ -61,7 +62,7 @@ use harness::Settings;
 #[global_allocator]
 static ALLOCATOR: alloc::Counting = alloc::Counting;
 
-const BENCHMARKS: [&str; 11] = [
+const BENCHMARKS: [&str; 12] = [
     "client",
     "decoding",
     "export",
@@ -73,6 +74,7 @@ const BENCHMARKS: [&str; 11] = [
     "pgbench",
     "instructions",
     "import",
+    "fixture",
 ];
 
 #[derive(Debug)]
@@ -86,7 +88,7 @@ struct Args {
 }
 
 fn usage() -> String {
-    "usage: svc-bench [--quick] [--out PATH] [--only client,decoding,export,emulator,scale,pgscale,myscale,engine,pgbench,instructions,import] [--load-ms N]\n       \
+    "usage: svc-bench [--quick] [--out PATH] [--only client,decoding,export,emulator,scale,pgscale,myscale,engine,pgbench,instructions,import,fixture] [--load-ms N]\n       \
      svc-bench [--load-ms N | --requests N] --profile client-[list-|retrieve-]{sdk|bare|reqwest}-{N}|emulator-page"
         .to_owned()
 }
@@ -229,6 +231,9 @@ fn main() -> ExitCode {
     }
     if wanted("import") {
         rows.extend(import::run(&settings));
+    }
+    if wanted("fixture") {
+        rows.extend(fixture::run(&settings));
     }
     if wanted("instructions") {
         rows.extend(instructions::run(if args.quick { 200 } else { 1000 }));

@@ -132,6 +132,8 @@ pub mod guides {
     pub struct Sql;
     #[doc = include_str!("../../docs/emulator.md")]
     pub struct Emulator;
+    #[doc = include_str!("../../docs/testing.md")]
+    pub struct Testing;
     #[doc = include_str!("../../docs/compatibility.md")]
     pub struct Compatibility;
     #[doc = include_str!("../../docs/proxy.md")]

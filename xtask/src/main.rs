@@ -122,11 +122,34 @@ fn ci() -> bool {
         }
     }
     semver::semver(&workspace_root())
+        && docs_examples()
         && postgres()
         && mysql()
         && contract::contract(&[], &workspace_root())
         && package()
         && features()
+}
+
+/// The examples in other languages that docs/ points to (docs/testing.md's Python suite), run
+/// against the `svc` binary: `#[ignore]`d in `cargo test`, since they need python3, which
+/// this step (like the contract step's schemathesis) requires.
+fn docs_examples() -> bool {
+    let ok = cargo(
+        &[
+            "test",
+            "-p",
+            "svc-cli",
+            "--test",
+            "docs_examples",
+            "--",
+            "--ignored",
+        ],
+        &[],
+    );
+    if !ok {
+        eprintln!("\nci: the docs' examples failed; they need python3");
+    }
+    ok
 }
 
 /// The test targets that need PostgreSQL's programs (they start throwaway servers with the

@@ -364,8 +364,8 @@ const EMULATOR_SRC: &str = "crates/svc-emulator/src/";
 
 /// Top-level modules of the emulator that are layers: shared code any slice may use.
 const LAYERS: &[&str] = &[
-    "http", "sessions", "backend", "flow", "engine", "sqlite", "postgres", "mysql", "storage",
-    "runtime", "config", "util", "cli",
+    "http", "sessions", "snapshot", "backend", "flow", "engine", "sqlite", "postgres", "mysql",
+    "storage", "runtime", "config", "util", "cli",
 ];
 
 /// The emulator's layers, lowest first: a module uses modules of its own rank or below, never
@@ -386,6 +386,9 @@ const RANKS: &[(&str, u8)] = &[
     ("mysql", 6),
     // The user sessions service, which the HTTP layer checks `JWT` credentials with.
     ("sessions", 7),
+    // A project's state saved and put back: its resources (through the registry's catalog), its
+    // rows of the meta store, its sessions.
+    ("snapshot", 7),
     ("http", 8),
     ("runtime", 10),
     ("cli", 11),
@@ -427,6 +430,7 @@ const SLICES: &[&str] = &[
     "sql",
     "resources",
     "account",
+    "fixture",
     "tools",
     "users",
     "teams",
@@ -447,8 +451,8 @@ const DRIVERS: &[(&str, &[&str])] = &[
 
 /// The layers that know nothing of HTTP: no axum, no `crate::http`.
 const NO_HTTP: &[&str] = &[
-    "backend", "sessions", "flow", "engine", "sqlite", "postgres", "mysql", "storage", "config",
-    "util",
+    "backend", "sessions", "snapshot", "flow", "engine", "sqlite", "postgres", "mysql", "storage",
+    "config", "util",
 ];
 
 /// What a line of code refers to.

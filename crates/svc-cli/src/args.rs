@@ -90,12 +90,53 @@ pub enum Output {
     Csv,
 }
 
+/// `svc emulator`: run one, or act on a running one.
+#[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true, after_help = EMULATOR_EXAMPLES)]
+pub struct EmulatorCommand {
+    /// What to do to a running emulator (none: run one in the foreground).
+    #[command(subcommand)]
+    pub action: Option<EmulatorAction>,
+    /// How to run one.
+    #[command(flatten)]
+    pub run: svc_emulator::cli::EmulatorArgs,
+}
+
+/// What `svc emulator` does to a running emulator's project (`--project`, or the profile's),
+/// reached at `--api-base-url` with the project's `--api-key`, as the other commands are.
+#[derive(Debug, Subcommand)]
+pub enum EmulatorAction {
+    /// Put the project back in its state at start: records of the resources the emulator owns,
+    /// users, teams, page settings, accounts; every session ends.
+    Reset,
+    /// Keep the project's state under NAME (a snapshot of that name is replaced).
+    Snapshot {
+        /// 1 to 64 letters, digits, '.', '_' or '-'.
+        name: String,
+    },
+    /// Put the project back in its state of snapshot NAME (`start`: as at start).
+    Restore {
+        /// A snapshot's name.
+        name: String,
+    },
+    /// List the project's snapshots.
+    Snapshots,
+}
+
+const EMULATOR_EXAMPLES: &str = "\
+Examples:
+  svc emulator --listen 127.0.0.1:8787 > emulator.json &   # run one; the line has its key
+  svc emulator snapshot seeded --api-base-url http://127.0.0.1:8787 --api-key KEY --project demo
+  svc emulator restore seeded     # (with SVC_API_BASE_URL, SVC_API_KEY, SVC_PROJECT set)
+  svc emulator reset";
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Start the embedded emulator and walk through every operation group.
     Demo(DemoArgs),
-    /// Run the local emulator (prints one JSON line with its URLs and tokens when ready).
-    Emulator(svc_emulator::cli::EmulatorArgs),
+    /// Run the local emulator (prints one JSON line with its URLs and tokens when ready), or
+    /// reset a running one and keep or restore snapshots of its state (`svc emulator reset`).
+    Emulator(EmulatorCommand),
     /// Sign in with email and password; the session is saved for later commands.
     #[command(after_help = LOGIN_EXAMPLES)]
     Login(LoginArgs),

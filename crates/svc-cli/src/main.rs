@@ -30,7 +30,9 @@ fn main() -> std::process::ExitCode {
     // command is one client's requests, which one thread runs with no wake-ups between threads
     // (an export spends a tenth of its time less).
     let mut runtime = match cli.command {
-        Command::Demo(_) | Command::Emulator(_) => tokio::runtime::Builder::new_multi_thread(),
+        Command::Demo(_) | Command::Emulator(args::EmulatorCommand { action: None, .. }) => {
+            tokio::runtime::Builder::new_multi_thread()
+        }
         _ => tokio::runtime::Builder::new_current_thread(),
     };
     let result = match runtime.enable_all().build() {
@@ -62,7 +64,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
     let global = &cli.global;
     match cli.command {
         Command::Demo(args) => commands::demo::run(args).await,
-        Command::Emulator(args) => commands::emulator::run(args).await,
+        Command::Emulator(cmd) => commands::emulator::run(global, cmd).await,
         Command::Login(args) => commands::session::login(global, args).await,
         Command::Logout => commands::session::logout().await,
         Command::Whoami => commands::session::whoami(global).await,

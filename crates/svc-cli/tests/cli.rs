@@ -1333,3 +1333,70 @@ async fn deletes_off_a_terminal_need_yes() {
     code(&out, 2);
     ok(&run(&emulator, &["records", "get", "shop", "orders", "7"]).await);
 }
+
+/// `svc emulator snapshot|restore|reset|snapshots` against a running emulator, for the suites
+/// of other languages.
+#[tokio::test]
+async fn emulator_resets_and_snapshots_from_the_command_line() {
+    let emulator = Emulator::start(EmulatorConfig::default()).await.unwrap();
+    let count = || async {
+        let out = run(
+            &emulator,
+            &["records", "list", "shop", "products", "-o", "json"],
+        )
+        .await;
+        json(&out)["count"].as_u64().unwrap()
+    };
+    let before = count().await;
+    let saved = json(&run(&emulator, &["emulator", "snapshot", "seeded", "-o", "json"]).await);
+    assert_eq!(saved["name"], "seeded");
+    assert_eq!(
+        saved["resources"],
+        serde_json::json!(["__svc_app__", "shop"])
+    );
+    let create = [
+        "records",
+        "create",
+        "shop",
+        "products",
+        "--data",
+        r#"{"sku": "LAMP-1", "name": "Lamp", "price": 9.5}"#,
+    ];
+    ok(&run(&emulator, &create).await);
+    assert_eq!(count().await, before + 1);
+    ok(&run(&emulator, &["emulator", "restore", "seeded"]).await);
+    assert_eq!(count().await, before);
+    ok(&run(&emulator, &create).await);
+    ok(&run(&emulator, &["emulator", "reset"]).await);
+    assert_eq!(count().await, before);
+    let listed = json(&run(&emulator, &["emulator", "snapshots", "-o", "json"]).await);
+    let names: Vec<&str> = listed["snapshots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["start", "seeded"]);
+
+    // An unknown snapshot: the emulator's message, and a failing exit.
+    let out = run(&emulator, &["emulator", "restore", "nope"]).await;
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("no snapshot \"nope\"; its snapshots: seeded, start"),
+        "{stderr}"
+    );
+    // No key: nothing sent, and a hint.
+    let out = svc(
+        &[
+            ("SVC_API_BASE_URL", emulator.api_base_url()),
+            ("SVC_PROJECT", "demo"),
+        ],
+        &["emulator", "reset"],
+        None,
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("nothing was sent"), "{stderr}");
+}

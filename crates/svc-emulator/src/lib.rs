@@ -52,6 +52,7 @@ mod flow;
 mod http;
 mod runtime;
 mod sessions;
+mod snapshot;
 mod storage;
 mod util;
 // The backends: one folder per database that serves resources, each implementing
@@ -66,6 +67,7 @@ pub mod sqlite;
 
 // Slices: one per operation group.
 mod account;
+mod fixture;
 mod pages;
 mod projects;
 mod proxy;
@@ -80,6 +82,7 @@ mod users;
 pub mod cli;
 
 pub use config::EmulatorConfig;
+pub use config::fixtures::{FixtureError, Fixtures};
 pub use config::lifetimes::TokenLifetimes;
 pub use config::limits::{IDLE_TIMEOUT, Limits};
 pub use config::projects::{ConfigError, ProjectConfig, ProjectsConfig, ResourceConfig};
@@ -90,4 +93,5 @@ pub use http::journal::{
 pub use runtime::EmulatorError;
 pub use runtime::faults::{FaultCounts, Faults};
 pub use runtime::handle::{Emulator, StartupInfo};
+pub use snapshot::{SnapshotError, SnapshotInfo};
 pub use storage::tools::SEEDED_TEAMS;

@@ -20,6 +20,7 @@ fn spawn(args: &[&str], envs: &[(&str, &str)]) -> Child {
         "SVC_EMULATOR_DATA",
         "SVC_EMULATOR_CONFIG",
         "SVC_EMULATOR_TLS",
+        "SVC_EMULATOR_FIXTURES",
     ] {
         cmd.env_remove(var);
     }
@@ -139,4 +140,75 @@ fn a_data_directory_others_can_write_is_a_warning_on_stderr() {
     );
     let mode = std::fs::metadata(&data).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o600, "{mode:o}");
+}
+
+/// `GET path` with a bearer key over a plain HTTP/1.1 connection that closes after the answer:
+/// the status line and the body.
+fn get(api_base_url: &str, path: &str, key: &str) -> (String, String) {
+    use std::io::Write;
+    let addr = api_base_url.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {key}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+    (head.lines().next().unwrap().to_owned(), body.to_owned())
+}
+
+#[test]
+fn the_fixtures_flag_loads_a_folder_per_resource_and_a_bad_fixture_fails_on_stderr() {
+    let dir = TempDir::new();
+    let config = dir.join("config.json");
+    std::fs::write(
+        &config,
+        r#"{"projects": [{"name": "p", "api_keys": ["key_p"], "resources": [{
+            "name": "shop", "token": "tok_shop",
+            "seed_sql": "CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT, vip BOOLEAN);"
+        }]}]}"#,
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.join("fixtures/shop")).unwrap();
+    let csv = dir.join("fixtures/shop/customers.csv");
+    std::fs::write(&csv, "id,name,vip\n1,Ada,true\n2,Grace,false\n").unwrap();
+    let fixtures = dir.join("fixtures");
+    let args = [
+        "--config",
+        config.to_str().unwrap(),
+        "--fixtures",
+        fixtures.to_str().unwrap(),
+    ];
+    let mut child = spawn(&args, &[]);
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    let info: Value = serde_json::from_str(&line).unwrap();
+    let api = info["api_base_url"].as_str().unwrap();
+    let (status, body) = get(api, "/projects/p/prod/shop/models/customers?id=1", "key_p");
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(status.contains("200"), "{status}: {body}");
+    let page: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(page["count"], 1, "{body}");
+    assert_eq!(page["results"][0]["vip"], true, "{body}");
+
+    // The same through the environment, with a value the field refuses: exit 1, and stderr
+    // names the file, the line and the field.
+    std::fs::write(&csv, "id,name,vip\n1,Ada,true\n2,Grace,false\nx,Linus,\n").unwrap();
+    let output = spawn(
+        &["--config", config.to_str().unwrap()],
+        &[("SVC_EMULATOR_FIXTURES", fixtures.to_str().unwrap())],
+    )
+    .wait_with_output()
+    .unwrap();
+    assert!(!output.status.success());
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("customers.csv") && stderr.contains("line 4"),
+        "{stderr}"
+    );
 }

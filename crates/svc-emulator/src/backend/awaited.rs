@@ -219,6 +219,27 @@ macro_rules! awaited_backend {
                 })
             }
 
+            fn save(
+                self: std::sync::Arc<Self>,
+                hold: $crate::backend::Hold,
+            ) -> $crate::backend::Work<$crate::backend::Saved> {
+                Box::pin(async move {
+                    let _hold = hold;
+                    <$resource>::save(&self).await
+                })
+            }
+
+            fn restore(
+                self: std::sync::Arc<Self>,
+                saved: $crate::backend::Saved,
+                hold: $crate::backend::Hold,
+            ) -> $crate::backend::Work<()> {
+                Box::pin(async move {
+                    let _hold = hold;
+                    <$resource>::restore(&self, saved).await
+                })
+            }
+
             fn sql(
                 self: std::sync::Arc<Self>,
                 query: String,

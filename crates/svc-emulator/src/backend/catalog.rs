@@ -20,6 +20,10 @@ use crate::config::projects::ProjectsConfig;
 pub(crate) struct Catalog {
     by_project: HashMap<String, HashMap<String, Arc<dyn Backend>>>,
     tools: HashMap<String, Arc<dyn ToolsBackend>>,
+    /// The resources of each project that its resets put back, by name, sorted: the tools
+    /// resource, every resource whose database the emulator keeps, and those opted in
+    /// (`ResourceConfig::reset`). The others a reset leaves as they are.
+    reset: HashMap<String, Vec<String>>,
 }
 
 impl Catalog {
@@ -45,6 +49,13 @@ impl Catalog {
                         )
                     })?;
                 served.insert(resource.name.clone(), opened);
+                if resource.reset || resource.owned_by_emulator() {
+                    resources
+                        .reset
+                        .entry(project.name.clone())
+                        .or_default()
+                        .push(resource.name.clone());
+                }
             }
             let tools = registry::open_tools(&project.name, data_path)
                 .await
@@ -57,6 +68,9 @@ impl Catalog {
             let as_resource: Arc<dyn Backend> = Arc::clone(&tools) as Arc<dyn Backend>;
             served.insert(TOOLS_RESOURCE.to_owned(), as_resource);
             resources.tools.insert(project.name.clone(), tools);
+            let reset = resources.reset.entry(project.name.clone()).or_default();
+            reset.push(TOOLS_RESOURCE.to_owned());
+            reset.sort();
         }
         Ok(resources)
     }
@@ -64,6 +78,39 @@ impl Catalog {
     /// The resource `name` of `project`.
     pub(crate) fn get(&self, project: &str, name: &str) -> Option<Arc<dyn Backend>> {
         self.by_project.get(project)?.get(name).cloned()
+    }
+
+    /// The resources of `project` that its resets put back, by name, sorted: the tools
+    /// resource, every resource whose database the emulator keeps, and those opted in.
+    pub(crate) fn reset_with(&self, project: &str) -> Vec<(String, Arc<dyn Backend>)> {
+        let names = self
+            .reset
+            .get(project)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        names
+            .iter()
+            .filter_map(|name| Some((name.clone(), self.get(project, name)?)))
+            .collect()
+    }
+
+    /// The resources of `project` that its resets leave as they are, by name, sorted.
+    pub(crate) fn kept_by_reset(&self, project: &str) -> Vec<String> {
+        let reset = self
+            .reset
+            .get(project)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let mut kept: Vec<String> = self
+            .by_project
+            .get(project)
+            .into_iter()
+            .flat_map(HashMap::keys)
+            .filter(|name| !reset.contains(name))
+            .cloned()
+            .collect();
+        kept.sort();
+        kept
     }
 
     /// The built-in tools resource of `project`.

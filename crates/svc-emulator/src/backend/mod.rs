@@ -16,6 +16,7 @@
 
 mod awaited;
 pub(crate) mod catalog;
+pub(crate) mod fixtures;
 pub(crate) mod registry;
 
 // For the backends whose drivers are async (each behind its Cargo feature, which this layer
@@ -38,6 +39,15 @@ use crate::engine::{
 
 /// The future of a backend operation.
 pub(crate) type Work<T> = Pin<Box<dyn Future<Output = Result<T, EngineError>> + Send + 'static>>;
+
+/// The future of [`Backend::create_all`]: the number of records created, or the index of the
+/// first body refused and why.
+pub(crate) type Batch =
+    Pin<Box<dyn Future<Output = Result<usize, (usize, EngineError)>> + Send + 'static>>;
+
+/// A copy of a resource's data that [`Backend::save`] kept: only the backend that kept it
+/// reads it ([`Backend::restore`]).
+pub(crate) type Saved = Arc<dyn Any + Send + Sync>;
 
 /// Something the caller needs kept until the work has ended (its admission turn): a backend
 /// drops it only when the database is done, not when the caller stops waiting.
@@ -88,6 +98,25 @@ pub(crate) trait Backend: Send + Sync + Debug + 'static {
         hold: Hold,
     ) -> Work<Vec<u8>>;
 
+    /// Creates a record from each body in turn, strictly, as [`create`](Self::create) creates
+    /// one: a resource's fixtures at start. A database that can runs them all in one
+    /// transaction (SQLite: nothing is created when one is refused); by default each is a
+    /// create of its own, and those before a refused one stay.
+    fn create_all(self: Arc<Self>, model: String, bodies: Vec<PyJson>, hold: Hold) -> Batch {
+        Box::pin(async move {
+            let _hold = hold;
+            let mut created = 0;
+            for (i, body) in bodies.into_iter().enumerate() {
+                Arc::clone(&self)
+                    .create(model.clone(), body, false, Box::new(()))
+                    .await
+                    .map_err(|e| (i, e))?;
+                created += 1;
+            }
+            Ok(created)
+        })
+    }
+
     /// Updates the record with key `pk` (which `selection` must select) from a body: `partial`
     /// for `PATCH`, not for `PUT`. The updated record.
     fn update(self: Arc<Self>, change: Update, hold: Hold) -> Work<Vec<u8>>;
@@ -121,6 +150,15 @@ pub(crate) trait Backend: Send + Sync + Debug + 'static {
 
     /// Re-reads the schema: models and fields as they are now.
     fn reload(self: Arc<Self>, hold: Hold) -> Work<()>;
+
+    /// Keeps a copy of the resource's data as it is now (every table's rows, and what numbers
+    /// the next generated keys), for [`restore`](Self::restore): a snapshot or the state at
+    /// start of the emulator's resets.
+    fn save(self: Arc<Self>, hold: Hold) -> Work<Saved>;
+
+    /// Puts back the data that [`save`](Self::save) kept: the rows of every table saved,
+    /// written since or not, and the next generated keys; then re-reads the schema.
+    fn restore(self: Arc<Self>, saved: Saved, hold: Hold) -> Work<()>;
 
     /// One read-only query with named parameters: `{"columns", "data", "row_count"}` as JSON.
     /// Dropping the future cancels the query.

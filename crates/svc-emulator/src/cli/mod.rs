@@ -46,6 +46,13 @@ pub struct EmulatorArgs {
     #[arg(long, env = "SVC_EMULATOR_CONFIG", value_name = "FILE")]
     pub config: Option<PathBuf>,
 
+    /// Records loaded at start into the default project's resources: a folder per resource,
+    /// `DIR/<resource>/`, holding `<model>.json` (an array of objects), `<model>.ndjson` (an
+    /// object a line) or `<model>.csv` (a header row naming the fields). Loaded only into empty
+    /// models; a reset puts them back.
+    #[arg(long, env = "SVC_EMULATOR_FIXTURES", value_name = "DIR")]
+    pub fixtures: Option<PathBuf>,
+
     /// Serve HTTPS with a certificate generated at start; the CA's PEM path is in the startup
     /// line.
     #[arg(
@@ -126,6 +133,9 @@ impl EmulatorArgs {
         }
         if let Some(file) = &self.config {
             config = config.config_file(file);
+        }
+        if let Some(dir) = &self.fixtures {
+            config = config.fixtures_dir(dir);
         }
         if let Some(faults) = self.faults.to_faults() {
             config = config.faults(faults);

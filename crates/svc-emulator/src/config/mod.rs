@@ -2,6 +2,7 @@
 //! serves, and whether it speaks TLS.
 
 pub(crate) mod faults;
+pub(crate) mod fixtures;
 pub(crate) mod lifetimes;
 pub(crate) mod limits;
 pub(crate) mod projects;
@@ -44,6 +45,7 @@ pub struct EmulatorConfig {
     limits: limits::Limits,
     journal_capacity: usize,
     journal_bodies: bool,
+    fixtures: Option<PathBuf>,
 }
 
 /// Where the projects come from. Setting one source replaces the other.
@@ -71,6 +73,7 @@ impl Default for EmulatorConfig {
             limits: limits::Limits::default(),
             journal_capacity: DEFAULT_JOURNAL_CAPACITY,
             journal_bodies: false,
+            fixtures: None,
         }
     }
 }
@@ -100,6 +103,21 @@ impl EmulatorConfig {
     pub fn projects(mut self, config: ProjectsConfig) -> Self {
         self.projects = ProjectsSource::Inline(config);
         self
+    }
+
+    /// Fixtures for the default project's resources (`--fixtures DIR`): a folder per resource,
+    /// `DIR/<resource>/`, holding one file per model, `<model>.json` (an array of objects),
+    /// `<model>.ndjson` or `.jsonl` (an object a line) or `<model>.csv` (a header row naming
+    /// the fields). A resource's folder replaces the `fixtures` of its config
+    /// ([`ResourceConfig::fixtures`](crate::ResourceConfig::fixtures)).
+    pub fn fixtures_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.fixtures = Some(dir.into());
+        self
+    }
+
+    /// The `--fixtures` directory, if any.
+    pub(crate) fn fixtures_location(&self) -> Option<&Path> {
+        self.fixtures.as_deref()
     }
 
     /// Serve HTTPS with a certificate generated at start (default off).

@@ -13,6 +13,8 @@ use serde::{Deserialize, Serialize};
 use svc_model::users::TOOLS_RESOURCE;
 use svc_model::{EnvironmentName, ProjectName, ResourceName};
 
+use crate::config::fixtures::Fixtures;
+
 /// Every project the emulator serves; the first one is the default project.
 ///
 /// Parse it from the config file's JSON with [`from_json`](Self::from_json) or
@@ -98,6 +100,18 @@ pub struct ResourceConfig {
     /// schema has no table yet: e.g. `CREATE TABLE` and `INSERT` statements.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed_sql: Option<String>,
+    /// Whether a reset of the project (`POST /_emulator/projects/{project}/reset`, a snapshot's
+    /// restore) puts this resource's data back too when the emulator does not own its
+    /// database (a `database` file or URL you gave): its tables' rows as they were at start,
+    /// copied then. A database the emulator keeps itself (no `database`) is always reset.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reset: bool,
+    /// Records loaded into its models at start, from JSON, NDJSON or CSV files: a directory of
+    /// `<model>.<format>` files, or a file per model (relative paths in a config file are
+    /// relative to its directory). Loaded only when every model they name is empty, before the
+    /// state at start is kept, so a reset puts them back (see the emulator guide, "Fixtures").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixtures: Option<Fixtures>,
 }
 
 /// Where a resource's database is, once the config and the environment are read. Which
@@ -168,8 +182,8 @@ impl ProjectsConfig {
         Self::parse(text, None)
     }
 
-    /// Reads, parses and validates a config file. Relative `database` paths are made relative to
-    /// the file's directory.
+    /// Reads, parses and validates a config file. Relative `database` and `fixtures` paths are
+    /// made relative to the file's directory.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
             path: path.to_owned(),
@@ -183,6 +197,9 @@ impl ProjectsConfig {
                 && !is_url(db)
             {
                 *db = base.join(&*db);
+            }
+            if let Some(fixtures) = &mut resource.fixtures {
+                fixtures.rebased(base);
             }
         }
         Ok(config)
@@ -318,6 +335,11 @@ impl ProjectConfig {
                     "resource {name:?} in project {project:?}: give `database` or `database_env`, not both"
                 )));
             }
+            if let Some(fixtures) = &resource.fixtures {
+                fixtures.validate().map_err(|e| {
+                    invalid(format!("resource {name:?} in project {project:?}: {e}"))
+                })?;
+            }
             check_secret(
                 &resource.token,
                 secrets,
@@ -338,6 +360,8 @@ impl ResourceConfig {
             database: None,
             database_env: None,
             seed_sql: None,
+            reset: false,
+            fixtures: None,
         }
     }
 
@@ -397,6 +421,37 @@ impl ResourceConfig {
     pub fn seed_sql(mut self, sql: impl Into<String>) -> Self {
         self.seed_sql = Some(sql.into());
         self
+    }
+
+    /// Resets this resource's data with its project although the emulator does not own its
+    /// database (see the field [`reset`](Self::reset)): the rows of its tables at start are
+    /// copied then, and put back by every reset. For a test database of your own, never a
+    /// shared one.
+    pub fn reset(mut self, yes: bool) -> Self {
+        self.reset = yes;
+        self
+    }
+
+    /// Loads these records into the resource's models at start (see the field
+    /// [`fixtures`](Self::fixtures)).
+    ///
+    /// ```
+    /// use svc_emulator::{Fixtures, ResourceConfig};
+    ///
+    /// let shop = ResourceConfig::new("shop", "shop-token")
+    ///     .seed_sql("CREATE TABLE orders (id INTEGER PRIMARY KEY, total REAL);")
+    ///     .fixtures(Fixtures::files([("orders", "fixtures/orders.csv")]));
+    /// # let _ = shop;
+    /// ```
+    pub fn fixtures(mut self, fixtures: Fixtures) -> Self {
+        self.fixtures = Some(fixtures);
+        self
+    }
+
+    /// Whether the emulator keeps this resource's database itself (no `database`, no
+    /// `database_env`): in memory or beside its data file.
+    pub(crate) fn owned_by_emulator(&self) -> bool {
+        self.database.is_none() && self.database_env.is_none()
     }
 }
 
@@ -536,6 +591,8 @@ impl fmt::Debug for ResourceConfig {
             .field("database", &self.database.as_deref().map(shown_location))
             .field("database_env", &self.database_env)
             .field("seed_sql", &self.seed_sql.as_ref().map(String::len))
+            .field("reset", &self.reset)
+            .field("fixtures", &self.fixtures)
             .finish()
     }
 }

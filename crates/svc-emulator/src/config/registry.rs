@@ -102,6 +102,14 @@ impl Registry {
         self.projects.first()
     }
 
+    /// Every project's unique name, in config order (the default one first).
+    pub(crate) fn project_names(&self) -> Vec<String> {
+        self.projects
+            .iter()
+            .map(|p| p.name.as_str().to_owned())
+            .collect()
+    }
+
     /// A project by its unique name.
     #[allow(
         dead_code,

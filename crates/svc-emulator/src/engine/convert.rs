@@ -180,18 +180,28 @@ const MAX_JSON_DEPTH: usize = 500;
 /// `-Infinity`; numbers with a fraction or an exponent are floats, the others ints of any size.
 /// `Err` holds a message saying where the text stops being JSON.
 pub(crate) fn parse_py_json(text: &str) -> Result<PyJson, String> {
+    parse_py_json_at(text).map_err(|(what, at)| format!("{what} (char {at})"))
+}
+
+/// [`parse_py_json`], whose failure is what is wrong and the byte of `text` where the text
+/// stops being JSON (a fixture file names its line).
+pub(crate) fn parse_py_json_at(text: &str) -> Result<PyJson, (String, usize)> {
     let mut p = JsonParser {
         s: text.as_bytes(),
         at: 0,
         depth: 0,
     };
-    p.skip_ws();
-    let v = p.value()?;
-    p.skip_ws();
-    if p.at != p.s.len() {
-        return Err(p.error("Extra data"));
-    }
-    Ok(v)
+    let read = |p: &mut JsonParser<'_>| {
+        p.skip_ws();
+        let v = p.value()?;
+        p.skip_ws();
+        if p.at != p.s.len() {
+            return Err(p.error("Extra data"));
+        }
+        Ok(v)
+    };
+    // Every failure is made where the parser stands, and returned at once.
+    read(&mut p).map_err(|what| (what, p.at))
 }
 
 struct JsonParser<'a> {
@@ -201,8 +211,9 @@ struct JsonParser<'a> {
 }
 
 impl JsonParser<'_> {
+    /// What is wrong; [`parse_py_json`] adds where (`self.at`, unchanged on the way out).
     fn error(&self, what: &str) -> String {
-        format!("{what} (char {})", self.at)
+        what.to_owned()
     }
 
     fn skip_ws(&mut self) {

@@ -6,6 +6,7 @@ use crate::backend::Backend;
 use crate::backend::catalog::Catalog;
 use crate::config::registry::Registry;
 use crate::sessions::Accounts;
+use crate::snapshot::{Parts, Snapshots};
 use crate::storage::Store;
 
 /// Shared state of the router; cheap to clone.
@@ -18,6 +19,7 @@ struct Shared {
     store: Store,
     catalog: Catalog,
     accounts: Accounts,
+    snapshots: Snapshots,
     api_base_url: String,
     app_base_url: String,
     lenient: bool,
@@ -47,6 +49,7 @@ impl AppState {
         store: Store,
         catalog: Catalog,
         accounts: Accounts,
+        snapshots: Snapshots,
         served: Served,
     ) -> Self {
         let Served {
@@ -61,6 +64,7 @@ impl AppState {
             store,
             catalog,
             accounts,
+            snapshots,
             api_base_url,
             app_base_url,
             lenient,
@@ -101,6 +105,20 @@ impl AppState {
     /// The meta store (page settings).
     pub(crate) fn store(&self) -> &Store {
         &self.0.store
+    }
+
+    /// Every project's snapshots, its state at start included.
+    pub(crate) fn snapshots(&self) -> &Snapshots {
+        &self.0.snapshots
+    }
+
+    /// What a snapshot saves and restores.
+    pub(crate) fn snapshot_parts(&self) -> Parts<'_> {
+        Parts {
+            catalog: &self.0.catalog,
+            store: &self.0.store,
+            accounts: &self.0.accounts,
+        }
     }
 
     /// The connected resources' databases.

@@ -196,6 +196,20 @@ impl MyResource {
         EngineError::Internal(format!("MySQL database {}: {}", self.url, message(&e)))
     }
 
+    /// A copy of the resource's data (see `Backend::save`).
+    pub(crate) async fn save(&self) -> Result<crate::backend::Saved, EngineError> {
+        Err(EngineError::Internal(
+            "saving a MySQL resource's data is being built".to_owned(),
+        ))
+    }
+
+    /// Puts back a copy of the resource's data (see `Backend::restore`).
+    pub(crate) async fn restore(&self, _saved: crate::backend::Saved) -> Result<(), EngineError> {
+        Err(EngineError::Internal(
+            "restoring a MySQL resource's data is being built".to_owned(),
+        ))
+    }
+
     /// Reads the schema again: tables and columns added since become models and fields.
     pub async fn reload(&self) -> Result<(), EngineError> {
         let mut conn = self.conn().await?;

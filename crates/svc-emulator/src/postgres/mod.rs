@@ -203,6 +203,20 @@ impl PgResource {
         EngineError::Internal(format!("PostgreSQL database {}: {}", self.url, message(&e)))
     }
 
+    /// A copy of the resource's data (see `Backend::save`).
+    pub(crate) async fn save(&self) -> Result<crate::backend::Saved, EngineError> {
+        Err(EngineError::Internal(
+            "saving a PostgreSQL resource's data is being built".to_owned(),
+        ))
+    }
+
+    /// Puts back a copy of the resource's data (see `Backend::restore`).
+    pub(crate) async fn restore(&self, _saved: crate::backend::Saved) -> Result<(), EngineError> {
+        Err(EngineError::Internal(
+            "restoring a PostgreSQL resource's data is being built".to_owned(),
+        ))
+    }
+
     /// Reads the schema again: tables and columns added since become models and fields.
     pub async fn reload(&self) -> Result<(), EngineError> {
         let client = self.client().await?;

@@ -5,16 +5,15 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use svc_model::{EnvironmentName, ProjectName};
 
-use crate::http::journal::{
-    self, Journal, RecordedRequest, RequestMatcher, Scope, Times, UnmetExpectation,
-};
+use crate::http::AppState;
+use crate::http::journal::{self, RecordedRequest, RequestMatcher, Scope, Times, UnmetExpectation};
 use crate::runtime::server::ServerTask;
 use crate::runtime::tls::CaFile;
+use crate::snapshot::{START, SnapshotError, SnapshotInfo};
 
 /// A running emulator; [`start`](Self::start) runs one. Dropping it stops the server (the
 /// listener closes, open connections finish their request and close);
@@ -33,20 +32,15 @@ use crate::runtime::tls::CaFile;
 /// # }
 /// ```
 pub struct Emulator {
-    local_addr: SocketAddr,
-    info: StartupInfo,
-    project: ProjectName,
-    environment: EnvironmentName,
-    ca_file: Option<CaFile>,
-    server: ServerTask,
-    warnings: Vec<String>,
-    journal: Arc<Journal>,
-}
-
-/// The server of a started emulator, and its request journal.
-pub(crate) struct Running {
-    pub(crate) server: ServerTask,
-    pub(crate) journal: Arc<Journal>,
+    pub(super) local_addr: SocketAddr,
+    pub(super) info: StartupInfo,
+    pub(super) project: ProjectName,
+    pub(super) environment: EnvironmentName,
+    pub(super) ca_file: Option<CaFile>,
+    pub(super) server: ServerTask,
+    pub(super) warnings: Vec<String>,
+    /// What the routes share: the projects, their resources and snapshots.
+    pub(super) state: AppState,
 }
 
 /// What a started emulator reports: the one JSON line the binary prints on stdout when ready.
@@ -87,27 +81,6 @@ pub struct StartupInfo {
 }
 
 impl Emulator {
-    pub(crate) fn new(
-        local_addr: SocketAddr,
-        info: StartupInfo,
-        project: ProjectName,
-        environment: EnvironmentName,
-        ca_file: Option<CaFile>,
-        Running { server, journal }: Running,
-        warnings: Vec<String>,
-    ) -> Self {
-        Self {
-            local_addr,
-            info,
-            project,
-            environment,
-            ca_file,
-            server,
-            warnings,
-            journal,
-        }
-    }
-
     /// The data host's base URL (records, SQL, users, teams), e.g. `http://127.0.0.1:PORT`, or
     /// `https://` with TLS. No trailing slash.
     pub fn api_base_url(&self) -> &str {
@@ -189,7 +162,7 @@ impl Emulator {
     /// See [`RecordedRequest`] for an example, and [`assert_received`](Self::assert_received)
     /// to assert on it.
     pub fn requests(&self) -> Vec<RecordedRequest> {
-        self.journal.records(Scope::All, true)
+        self.state.journal().records(Scope::All, true)
     }
 
     /// The requests of the journal that `matcher` matches, oldest first.
@@ -203,12 +176,12 @@ impl Emulator {
     /// How many requests the journal dropped (the oldest, past its capacity) since it was
     /// last cleared.
     pub fn dropped_requests(&self) -> u64 {
-        self.journal.dropped(Scope::All)
+        self.state.journal().dropped(Scope::All)
     }
 
     /// Empties the request journal, of every project, and resets the dropped count.
     pub fn clear_requests(&self) {
-        self.journal.clear(Scope::All);
+        self.state.journal().clear(Scope::All);
     }
 
     /// Checks that the journal holds `times` requests matching `matcher`: the matching
@@ -243,7 +216,7 @@ impl Emulator {
             times.into(),
             self.requests(),
             self.dropped_requests(),
-            self.journal.keeps_bodies(),
+            self.state.journal().keeps_bodies(),
         )
     }
 
@@ -320,6 +293,73 @@ impl Emulator {
     /// Everything above as the startup JSON line's struct.
     pub fn startup_info(&self) -> &StartupInfo {
         &self.info
+    }
+
+    /// Puts every project back in its state at start: the rows of its resources that resets
+    /// put back (the built-in users and teams, every database the emulator keeps itself, and
+    /// those opted in with [`ResourceConfig::reset`](crate::ResourceConfig::reset)), its page
+    /// settings and accounts; every user session ends. What each project's reset did, in
+    /// config order. The same as `POST /_emulator/projects/{project}/reset` for each project.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let emulator = svc_emulator::Emulator::start(Default::default()).await?;
+    /// // ... a test changes records, pages, users ...
+    /// let done = emulator.reset().await?;
+    /// assert_eq!(done[0].name, "start");
+    /// assert!(done[0].resources.contains(&"shop".to_owned()));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn reset(&self) -> Result<Vec<SnapshotInfo>, SnapshotError> {
+        self.restore(START).await
+    }
+
+    /// Keeps every project's state as it is now under `name` (1 to 64 letters, digits, `.`,
+    /// `_` or `-`; not `start`), for [`restore`](Self::restore); a snapshot of that name is
+    /// replaced. Snapshots live in memory: they end with the emulator.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let emulator = svc_emulator::Emulator::start(Default::default()).await?;
+    /// emulator.snapshot("seeded").await?;
+    /// // ... a test changes records ...
+    /// emulator.restore("seeded").await?;
+    /// assert!(emulator.restore("no-such").await.is_err());
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn snapshot(&self, name: &str) -> Result<Vec<SnapshotInfo>, SnapshotError> {
+        let mut done = Vec::new();
+        for project in self.state.registry().project_names() {
+            let parts = self.state.snapshot_parts();
+            done.push(self.state.snapshots().save(parts, &project, name).await?);
+        }
+        Ok(done)
+    }
+
+    /// Puts every project back in its state of snapshot `name` (see
+    /// [`snapshot`](Self::snapshot); `start` is the state at start, as [`reset`](Self::reset)).
+    pub async fn restore(&self, name: &str) -> Result<Vec<SnapshotInfo>, SnapshotError> {
+        let mut done = Vec::new();
+        for project in self.state.registry().project_names() {
+            let parts = self.state.snapshot_parts();
+            done.push(
+                self.state
+                    .snapshots()
+                    .restore(parts, &project, name)
+                    .await?,
+            );
+        }
+        Ok(done)
+    }
+
+    /// Puts one project back in its state at start (see [`reset`](Self::reset)).
+    pub async fn reset_project(&self, project: &str) -> Result<SnapshotInfo, SnapshotError> {
+        let parts = self.state.snapshot_parts();
+        self.state.snapshots().restore(parts, project, START).await
     }
 
     /// Stops the server and waits until the listener and every connection are closed, so that

@@ -13,13 +13,16 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 
 use crate::backend::catalog::Catalog;
+use crate::backend::fixtures::{self, Loaded};
+use crate::config::fixtures::{FixtureError, Fixtures, by_resource};
 use crate::config::projects::{ConfigError, ProjectsConfig};
 use crate::config::registry::Registry;
 use crate::config::{EmulatorConfig, ProjectsSource};
 use crate::http::AppState;
 use crate::http::journal::{Journal, Redactor};
-use crate::runtime::handle::{Emulator, Running, StartupInfo};
+use crate::runtime::handle::{Emulator, StartupInfo};
 use crate::sessions::Accounts;
+use crate::snapshot::{Parts, Snapshots};
 use crate::storage::{Store, StoreError};
 use server::ServerTask;
 use tls::{CaFile, TlsError};
@@ -47,6 +50,10 @@ pub enum EmulatorError {
         /// What failed.
         message: String,
     },
+    /// A fixture could not be loaded: the error names its file, and where known the line and
+    /// the field.
+    #[error(transparent)]
+    Fixture(#[from] FixtureError),
     /// TLS could not be set up.
     #[error("TLS: {0}")]
     Tls(String),
@@ -61,6 +68,7 @@ struct Prepared {
     store: Store,
     catalog: Catalog,
     accounts: Accounts,
+    snapshots: Snapshots,
     tls: Option<(tokio_rustls::TlsAcceptor, CaFile)>,
     warnings: Vec<String>,
 }
@@ -124,40 +132,38 @@ impl Emulator {
         };
 
         let (acceptor, ca_file) = prepared.tls.unzip();
-        let journal = Arc::new(journal(
-            &prepared.registry,
-            journal_settings,
-            &proxy_secrets,
-        ));
+        let journal = journal(&prepared.registry, journal_settings, &proxy_secrets);
         let state = AppState::new(
             prepared.registry,
             prepared.store,
             prepared.catalog,
             prepared.accounts,
+            prepared.snapshots,
             crate::http::state::Served {
                 api_base_url,
                 app_base_url,
                 lenient,
                 limits,
-                journal: Arc::clone(&journal),
+                journal: Arc::new(journal),
             },
         );
         let server = ServerTask::spawn(
             listener,
-            router::router(state, proxy),
+            router::router(state.clone(), proxy),
             acceptor,
             faults,
             limits,
         );
-        Ok(Emulator::new(
+        Ok(Emulator {
             local_addr,
             info,
             project,
             environment,
             ca_file,
-            Running { server, journal },
-            prepared.warnings,
-        ))
+            server,
+            warnings: prepared.warnings,
+            state,
+        })
     }
 }
 
@@ -227,6 +233,22 @@ fn prepare(config: &EmulatorConfig, local_addr: SocketAddr) -> Result<Prepared, 
             path: data_path.map(ToOwned::to_owned),
             message,
         })?;
+    // Before the state at start is kept (below): a reset puts the fixtures back.
+    for (project, resource, fixtures) in fixture_plan(&projects, config)? {
+        let db = catalog.get(&project, &resource).ok_or_else(|| {
+            ConfigError::Invalid(format!("no resource {resource:?} in project {project:?}"))
+        })?;
+        let loaded = tokio::runtime::Handle::current()
+            .block_on(fixtures::load(&db, &resource, &fixtures))?;
+        if let Loaded::Skipped(models) = loaded {
+            warnings.push(format!(
+                "the fixtures of resource {resource:?} (project {project:?}) were not loaded: \
+                 {} already had records (fixtures load only into empty models: a database \
+                 kept from an earlier start, or rows of seed_sql)",
+                models.join(", ")
+            ));
+        }
+    }
 
     let tls = if config.tls_enabled() {
         let generated = tls::generate(local_addr.ip()).map_err(tls_err)?;
@@ -236,14 +258,56 @@ fn prepare(config: &EmulatorConfig, local_addr: SocketAddr) -> Result<Prepared, 
         None
     };
     let accounts = Accounts::open(&store, config.lifetimes()).map_err(store_err)?;
+    // Every project's state at start, which its resets put back.
+    let parts = Parts {
+        catalog: &catalog,
+        store: &store,
+        accounts: &accounts,
+    };
+    let names = projects.projects.iter().map(|p| p.name.clone());
+    let snapshots = tokio::runtime::Handle::current()
+        .block_on(Snapshots::at_start(parts, names))
+        .map_err(|e| EmulatorError::Store {
+            path: data_path.map(ToOwned::to_owned),
+            message: format!("keeping the state at start for resets: {e}"),
+        })?;
     Ok(Prepared {
         registry,
         store,
         catalog,
         accounts,
+        snapshots,
         tls,
         warnings,
     })
+}
+
+/// Each resource's fixtures, in config order: its config's, or its folder of `--fixtures DIR`
+/// (the default project's resources only), which replaces them.
+fn fixture_plan(
+    projects: &ProjectsConfig,
+    config: &EmulatorConfig,
+) -> Result<Vec<(String, String, Fixtures)>, FixtureError> {
+    let mut flagged = match (config.fixtures_location(), projects.default_project()) {
+        (Some(dir), Some(default)) => {
+            let names: Vec<String> = default.resources.iter().map(|r| r.name.clone()).collect();
+            by_resource(dir, &names)?
+        }
+        _ => Vec::new(),
+    };
+    let mut plan = Vec::new();
+    for (i, project) in projects.projects.iter().enumerate() {
+        for resource in &project.resources {
+            let from_flag = match flagged.iter().position(|(r, _)| *r == resource.name) {
+                Some(at) if i == 0 => Some(flagged.swap_remove(at).1),
+                _ => None,
+            };
+            if let Some(fixtures) = from_flag.or_else(|| resource.fixtures.clone()) {
+                plan.push((project.name.clone(), resource.name.clone(), fixtures));
+            }
+        }
+    }
+    Ok(plan)
 }
 
 fn tls_err(e: TlsError) -> EmulatorError {

@@ -10,7 +10,7 @@ use axum::Router;
 use crate::http::journal::Journaled;
 use crate::http::{AppState, HttpError, openapi};
 use crate::proxy::Forwarder;
-use crate::{account, pages, projects, proxy, records, resources, sql, teams, users};
+use crate::{account, fixture, pages, projects, proxy, records, resources, sql, teams, users};
 
 /// Builds the router of both hosts, with the request journal around it.
 pub(crate) fn router(state: AppState, proxy: Forwarder) -> Journaled {
@@ -21,6 +21,7 @@ pub(crate) fn router(state: AppState, proxy: Forwarder) -> Journaled {
         .merge(data_router())
         .merge(account::router())
         .merge(account::emulator_router())
+        .merge(fixture::routes(Router::new()))
         .merge(openapi::routes(Router::new()))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)

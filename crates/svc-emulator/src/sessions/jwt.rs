@@ -42,6 +42,11 @@ pub(crate) struct Claims {
     /// earlier generation is refused.
     #[serde(rename = "gen", default)]
     pub(crate) generation: i64,
+    /// How many times the project's state had been put back (a reset or a snapshot's restore)
+    /// when the token was issued (`rst`; 0 when absent): an access token from before the last
+    /// one is refused.
+    #[serde(rename = "rst", default)]
+    pub(crate) restores: i64,
 }
 
 /// Why a token was refused. Never carries the token.
@@ -142,6 +147,7 @@ mod tests {
 
     fn claims(exp: i64) -> Claims {
         Claims {
+            restores: 0,
             sub: "u1".into(),
             project: "demo".into(),
             typ: TokenType::Access,

@@ -38,6 +38,10 @@ pub(crate) struct Accounts {
     /// The token generation of every user whose generation is not 0, by project and uid: a
     /// copy of the store's, so that checking a token needs no database query.
     generations: Arc<RwLock<Generations>>,
+    /// How many times each project's state was put back (a reset or a snapshot's restore),
+    /// kept in the store's settings as `restores.<project>`: an access token carries the count
+    /// of its issue, and one from before the last restore is refused.
+    restores: Arc<RwLock<HashMap<String, i64>>>,
 }
 
 /// Who a token is for: the project, the user's uid (`service` for a service token) and the
@@ -87,8 +91,9 @@ fn random_id() -> String {
 impl Accounts {
     /// Creates the account tables and loads (or creates) the signing key in the meta store.
     pub(crate) fn open(store: &Store, lifetimes: TokenLifetimes) -> Result<Self, StoreError> {
-        let (secret, generations) = store.run_blocking(|conn, _| {
+        let (secret, generations, restores) = store.run_blocking(|conn, _| {
             store::migrate(conn)?;
+            let restores = restore_counts(conn)?;
             let mut generations = Generations::new();
             for (project, uid, generation) in store::token_generations(conn)? {
                 generations
@@ -106,7 +111,7 @@ impl Accounts {
             if let Some(hex) = saved {
                 let key = decode_hex(&hex)
                     .ok_or_else(|| StoreError::Corrupt("the JWT signing key".into()))?;
-                return Ok((key, generations));
+                return Ok((key, generations, restores));
             }
             let mut key = vec![0u8; 32];
             SystemRandom::new()
@@ -116,7 +121,7 @@ impl Accounts {
                 "INSERT INTO settings (key, value) VALUES ('jwt_secret', ?1)",
                 params![encode_hex(&key)],
             )?;
-            Ok((key, generations))
+            Ok((key, generations, restores))
         })?;
         Ok(Self {
             store: store.clone(),
@@ -124,7 +129,57 @@ impl Accounts {
             lifetimes,
             refresh_calls: Arc::default(),
             generations: Arc::new(RwLock::new(generations)),
+            restores: Arc::new(RwLock::new(restores)),
         })
+    }
+
+    /// After `project`'s account tables were put back (a reset or a snapshot's restore): every
+    /// access token issued until now is refused from here on, and the users' token generations
+    /// are read again. Refresh tokens follow the tables: one the restored state holds unused
+    /// refreshes as it did then. Service tokens stay valid.
+    pub(crate) async fn restored(&self, project: String) -> Result<(), StoreError> {
+        let key = format!("restores.{project}");
+        let (count, generations) = self
+            .store
+            .run(move |conn, _| {
+                let tx = conn.transaction()?;
+                let count: i64 = tx.query_row(
+                    "INSERT INTO settings (key, value) VALUES (?1, '1')
+                     ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1
+                     RETURNING CAST(value AS INTEGER)",
+                    params![key],
+                    |r| r.get(0),
+                )?;
+                let generations = store::token_generations(&tx)?;
+                tx.commit()?;
+                Ok((count, generations))
+            })
+            .await?;
+        {
+            let mut all = self.generations.write().unwrap_or_else(|e| e.into_inner());
+            let users = all.entry(project.clone()).or_default();
+            users.clear();
+            for (p, uid, generation) in generations {
+                if p == project {
+                    users.insert(uid, generation);
+                }
+            }
+        }
+        self.refresh_calls
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&project);
+        self.restores
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(project, count);
+        Ok(())
+    }
+
+    /// How many times `project`'s state was put back.
+    fn restores_of(&self, project: &str) -> i64 {
+        let restores = self.restores.read().unwrap_or_else(|e| e.into_inner());
+        restores.get(project).copied().unwrap_or(0)
     }
 
     /// The claims of a valid access or service token of any project, if `token` is one. An
@@ -153,7 +208,7 @@ impl Accounts {
             .and_then(|users| users.get(&claims.sub))
             .copied()
             .unwrap_or(0);
-        claims.generation == current
+        claims.generation == current && claims.restores == self.restores_of(&claims.project)
     }
 
     /// Records a user's new token generation, once it is committed to the store.
@@ -181,6 +236,7 @@ impl Accounts {
             exp: now.saturating_add(secs(ttl)),
             jti: random_id(),
             generation: holder.generation,
+            restores: self.restores_of(holder.project),
         };
         (self.signer.sign(&claims), claims)
     }
@@ -580,6 +636,15 @@ impl Accounts {
             .run(move |conn, _| store::outbox(conn, &project))
             .await
     }
+}
+
+/// How many times each project's state was put back, as the settings keep it.
+fn restore_counts(conn: &rusqlite::Connection) -> Result<HashMap<String, i64>, StoreError> {
+    let mut stmt = conn.prepare(
+        "SELECT substr(key, 10), CAST(value AS INTEGER) FROM settings WHERE key LIKE 'restores.%'",
+    )?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<Result<_, _>>()?)
 }
 
 /// The body of `auth/register`.

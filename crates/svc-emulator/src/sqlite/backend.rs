@@ -10,7 +10,7 @@ use std::time::Instant;
 use serde_json::{Map, Value};
 use tokio::sync::Notify;
 
-use crate::backend::{Backend, Hold, ToolsBackend, Update, Work};
+use crate::backend::{Backend, Batch, Hold, Saved, ToolsBackend, Update, Work};
 use crate::engine::convert::PyJson;
 use crate::engine::{
     AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Selection, SqlLimits,
@@ -18,6 +18,7 @@ use crate::engine::{
 use crate::sqlite::Resource;
 use crate::sqlite::handoff::{Attempt, INLINE_TRIES, LastRun, ListRun, Mode, Route, route_list};
 use crate::sqlite::read_only_sql::SqlCancel;
+use crate::sqlite::saved::SavedDatabase;
 
 /// Runs `work` on the blocking pool, keeping `hold` until it has ended.
 fn on_pool<T: Send + 'static>(
@@ -170,6 +171,23 @@ impl Backend for Resource {
         on_pool(self, hold, move |db| db.create_body(&model, &body, lenient))
     }
 
+    /// On the blocking pool, in one transaction of the writer connection.
+    fn create_all(self: Arc<Self>, model: String, bodies: Vec<PyJson>, hold: Hold) -> Batch {
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || {
+                let _hold = hold;
+                self.create_bodies(&model, &bodies)
+            })
+            .await
+            .map_err(|e| {
+                (
+                    0,
+                    EngineError::Internal(format!("database task failed: {e}")),
+                )
+            })?
+        })
+    }
+
     fn update(self: Arc<Self>, change: Update, hold: Hold) -> Work<Vec<u8>> {
         let Update {
             model,
@@ -222,6 +240,21 @@ impl Backend for Resource {
 
     fn reload(self: Arc<Self>, hold: Hold) -> Work<()> {
         on_pool(self, hold, |db| db.reload())
+    }
+
+    fn save(self: Arc<Self>, hold: Hold) -> Work<Saved> {
+        on_pool(self, hold, |db| Ok(Arc::new(db.save()?) as Saved))
+    }
+
+    fn restore(self: Arc<Self>, saved: Saved, hold: Hold) -> Work<()> {
+        on_pool(self, hold, move |db| {
+            match saved.downcast_ref::<SavedDatabase>() {
+                Some(saved) => db.restore(saved),
+                None => Err(EngineError::Internal(
+                    "a SQLite resource was given another database's copy to restore".to_owned(),
+                )),
+            }
+        })
     }
 
     fn sql(

@@ -398,7 +398,8 @@ impl<'c> Writes for Sqlite<'c> {
         let cols = bound(&insert_values(&model.fields, values))?;
         let names: Vec<&str> = cols.iter().map(|(f, _)| f.sql.as_str()).collect();
         let sql = insert_sql::<Self>(model, &names, &vec!["?".to_owned(); cols.len()]);
-        let tx = conn.transaction()?;
+        // A savepoint: a transaction of its own, or one step of `Resource::create_bodies`'s.
+        let tx = conn.savepoint()?;
         prepare(&tx, &sql)
             .and_then(|mut s| s.execute(params_from_iter(cols.iter().map(|(_, v)| v))))
             .map_err(|e| db_error(model, e))?;

@@ -86,6 +86,7 @@ mod open;
 mod read_only_sql;
 mod references;
 pub(crate) mod resource;
+mod saved;
 pub(crate) mod schema;
 mod tools;
 mod types;

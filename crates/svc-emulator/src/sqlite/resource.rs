@@ -195,9 +195,9 @@ impl Resource {
     pub fn seeded(path: Option<&Path>, seed_sql: &str) -> Result<Self, EngineError> {
         match path {
             None => {
-                let conn = Connection::open_in_memory()?;
+                let mut conn = Connection::open_in_memory()?;
                 configure(&conn)?;
-                conn.execute_batch(seed_sql)?;
+                crate::sqlite::saved::seed_in_memory(&mut conn, seed_sql)?;
                 let schema = load_schema(&conn)?;
                 Ok(Self {
                     path: None,
@@ -782,6 +782,33 @@ impl Resource {
         self.with_writer(|conn| {
             let db = Sqlite::new(self, conn);
             run_now(flow::write::create(&db, model, body, lenient))
+        })
+    }
+
+    /// Creates a record from each body in turn, strictly, each as
+    /// [`create_body`](Self::create_body) creates it, all in one transaction of the writer
+    /// connection (each create's own is a savepoint inside it): the number created, or the
+    /// index of the first body refused and why, with nothing created.
+    pub(crate) fn create_bodies(
+        &self,
+        model: &str,
+        bodies: &[PyJson],
+    ) -> Result<usize, (usize, EngineError)> {
+        self.with_writer(|conn| {
+            conn.execute_batch("BEGIN IMMEDIATE")
+                .map_err(|e| (0, EngineError::from(e)))?;
+            for (i, body) in bodies.iter().enumerate() {
+                let db = Sqlite::new(self, conn);
+                if let Err(e) = run_now(flow::write::create(&db, model, body, false)) {
+                    // Nothing to answer: the refusal is the answer, and a connection that
+                    // cannot roll back fails its next statement.
+                    let _ = conn.execute_batch("ROLLBACK");
+                    return Err((i, e));
+                }
+            }
+            conn.execute_batch("COMMIT")
+                .map_err(|e| (bodies.len(), EngineError::from(e)))?;
+            Ok(bodies.len())
         })
     }
 

@@ -18,16 +18,21 @@ pub(crate) struct MonotonicClock {
 impl MonotonicClock {
     /// The current time, or one millisecond after the last value if the clock has not moved on.
     pub(crate) fn next(&self) -> String {
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-            .unwrap_or(0);
+        let now = now_millis();
         // A poisoned lock still holds a valid integer.
         let mut last = self.last_millis.lock().unwrap_or_else(|e| e.into_inner());
         let millis = now.max(last.saturating_add(1));
         *last = millis;
         format_millis(millis)
     }
+}
+
+/// Milliseconds since the Unix epoch, now (0 for a clock set before it).
+pub(crate) fn now_millis() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
 }
 
 /// Formats milliseconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SS.mmmZ`: the date and time

@@ -1,0 +1,94 @@
+"""A test suite in another language against one `svc emulator`, reset before each test.
+
+Python's own unittest and urllib only. Run it with the `svc` binary:
+
+    SVC_BIN=target/debug/svc python3 docs/examples/test_with_emulator.py
+
+(docs/testing.md; `cargo xtask ci` runs it.)
+"""
+
+import json
+import os
+import subprocess
+import unittest
+import urllib.error
+import urllib.request
+
+EMULATOR = None  # the startup line, once the suite's emulator is up
+PROCESS = None
+
+
+def setUpModule():
+    """One emulator for the whole suite: its startup line has its URLs, project and key."""
+    global EMULATOR, PROCESS
+    PROCESS = subprocess.Popen(
+        [os.environ.get("SVC_BIN", "svc"), "emulator"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    EMULATOR = json.loads(PROCESS.stdout.readline())
+
+
+def tearDownModule():
+    PROCESS.terminate()
+    PROCESS.wait()
+
+
+def call(method, path, body=None, auth=None):
+    """One request to the data host; the status and the JSON answer."""
+    request = urllib.request.Request(
+        EMULATOR["api_base_url"] + path,
+        method=method,
+        data=None if body is None else json.dumps(body).encode(),
+        headers={
+            "Authorization": auth or "Bearer " + EMULATOR["api_key"],
+            "Content-Type": "application/json",
+        },
+    )
+    try:
+        with urllib.request.urlopen(request) as response:
+            text = response.read()
+            return response.status, json.loads(text) if text else None
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+PRODUCTS = "/projects/{project}/{environment}/shop/models/products"
+
+
+class ProductsTest(unittest.TestCase):
+    def setUp(self):
+        # A clean state for every test: the project as it was when the emulator started.
+        status, _ = call("POST", "/_emulator/projects/%s/reset" % EMULATOR["project"])
+        self.assertEqual(status, 200)
+        self.products = PRODUCTS.format(**EMULATOR)
+
+    def count(self):
+        status, page = call("GET", self.products)
+        self.assertEqual(status, 200)
+        return page["count"]
+
+    def test_a_created_product_is_listed(self):
+        before = self.count()
+        status, created = call(
+            "POST", self.products, {"sku": "LAMP-1", "name": "Lamp", "price": 9.5}
+        )
+        self.assertEqual(status, 201, created)
+        self.assertEqual(self.count(), before + 1)
+
+    def test_the_same_sku_again_after_a_reset(self):
+        # The other test's product is gone: its SKU, unique in the table, is free again.
+        status, created = call(
+            "POST", self.products, {"sku": "LAMP-1", "name": "Lamp", "price": 9.5}
+        )
+        self.assertEqual(status, 201, created)
+
+    def test_a_bad_snapshot_name_is_refused(self):
+        status, answer = call(
+            "POST", "/_emulator/projects/%s/snapshots" % EMULATOR["project"], {"name": "a/b"}
+        )
+        self.assertEqual(status, 400, answer)
+
+
+if __name__ == "__main__":
+    unittest.main()
