@@ -80,7 +80,7 @@ struct ProjectState {
 pub struct SnapshotInfo {
     /// The project.
     pub project: String,
-    /// The snapshot's name ([`START`] for the state at start).
+    /// The snapshot's name (`start` for the state at start).
     pub name: String,
     /// When the snapshot was taken (RFC 3339, UTC, milliseconds).
     pub saved_at: String,
