@@ -31,6 +31,7 @@ pub use proxy::{ProxyArgs, ProxySecret};
 
 /// The emulator's flags; each can also be set by an environment variable.
 #[derive(Debug, Clone, clap::Args)]
+#[non_exhaustive]
 pub struct EmulatorArgs {
     /// Address to listen on, as IP:PORT; port 0 picks a free port.
     #[arg(long, env = "SVC_EMULATOR_LISTEN", default_value = "127.0.0.1:0")]

@@ -76,6 +76,7 @@ pub struct ProjectConfig {
 /// A connected resource: a SQLite or PostgreSQL database whose tables are models.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct ResourceConfig {
     /// The API name used in paths.
     pub name: String,
