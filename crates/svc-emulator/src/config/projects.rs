@@ -417,6 +417,7 @@ impl ResourceConfig {
 
     /// Whether the emulator keeps this resource's database itself (no `database`, no
     /// `database_env`): in memory or beside its data file.
+    #[allow(dead_code, reason = "the resets will read it (issue 40)")]
     pub(crate) fn owned_by_emulator(&self) -> bool {
         self.database.is_none() && self.database_env.is_none()
     }

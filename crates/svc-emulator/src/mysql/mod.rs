@@ -196,7 +196,6 @@ impl MyResource {
         EngineError::Internal(format!("MySQL database {}: {}", self.url, message(&e)))
     }
 
-    /// Reads the schema again: tables and columns added since become models and fields.
     /// A copy of the resource's data (see `Backend::save`).
     pub(crate) async fn save(&self) -> Result<crate::backend::Saved, EngineError> {
         Err(EngineError::Internal(
@@ -211,6 +210,7 @@ impl MyResource {
         ))
     }
 
+    /// Reads the schema again: tables and columns added since become models and fields.
     pub async fn reload(&self) -> Result<(), EngineError> {
         let mut conn = self.conn().await?;
         let schema = schema::load_schema(&mut conn).await?;

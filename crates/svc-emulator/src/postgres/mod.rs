@@ -203,7 +203,6 @@ impl PgResource {
         EngineError::Internal(format!("PostgreSQL database {}: {}", self.url, message(&e)))
     }
 
-    /// Reads the schema again: tables and columns added since become models and fields.
     /// A copy of the resource's data (see `Backend::save`).
     pub(crate) async fn save(&self) -> Result<crate::backend::Saved, EngineError> {
         Err(EngineError::Internal(
@@ -218,6 +217,7 @@ impl PgResource {
         ))
     }
 
+    /// Reads the schema again: tables and columns added since become models and fields.
     pub async fn reload(&self) -> Result<(), EngineError> {
         let client = self.client().await?;
         let schema = schema::load_schema(&client).await?;
