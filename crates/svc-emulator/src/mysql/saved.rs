@@ -194,8 +194,8 @@ impl Saves for MyResource {
             let (name, host) = user.rsplit_once('@').unwrap_or((&user, "%"));
             return Err(EngineError::Internal(format!(
                 "the copy is kept in a database of its own, named {}..., and user {user} may \
-                 not create one: grant it the privileges (GRANT ALL ON `svc\\_emulator\\_saved\\_%`.* \
-                 TO '{name}'@'{host}') ({})",
+                 not create one: grant it the privileges \
+                 (GRANT ALL ON `svc\\_emulator\\_saved\\_%`.* TO '{name}'@'{host}') ({})",
                 crate::flow::saved::STORE_PREFIX,
                 message(&e)
             )));

@@ -600,6 +600,50 @@ INSERT INTO zero VALUES (0, 'zero'), (5, 'five');
         }
     }
 
+    /// A user of its own on the server, with every privilege on one database only; dropped
+    /// with this value.
+    struct User(String);
+
+    impl Drop for User {
+        fn drop(&mut self) {
+            if let Ok(server) = maria_server::Server::shared() {
+                let _ = server.sql("", &format!("DROP USER IF EXISTS '{}'@'127.0.0.1'", self.0));
+            }
+        }
+    }
+
+    /// A user who may not create a database is told which privileges a copy needs.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    #[ignore = "needs MariaDB: run with --ignored (cargo xtask mysql does)"]
+    async fn a_user_without_create_is_told_the_privileges() {
+        let server = maria_server::Server::shared().unwrap_or_else(|e| panic!("{e}"));
+        let database = database(&format!("{SCHEMA}{ROWS}"));
+        let user = User(format!("saver_{}", database.name()));
+        server
+            .sql(
+                "",
+                &format!(
+                    "CREATE USER '{0}'@'127.0.0.1'; GRANT ALL ON `{1}`.* TO '{0}'@'127.0.0.1'",
+                    user.0,
+                    database.name()
+                ),
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
+        let (_, port) = server.address();
+        let url = format!("mysql://{}@127.0.0.1:{port}/{}", user.0, database.name());
+        let backend = open(ResourceConfig::new("shop", "t").database(url)).await;
+        let e = Arc::clone(&backend)
+            .save(hold())
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(&format!("user {}@127.0.0.1 may not create one", user.0))
+                && e.contains("GRANT ALL ON `svc\\_emulator\\_saved\\_%`.*"),
+            "{e}"
+        );
+    }
+
     /// A row whose `AUTO_INCREMENT` key is 0 goes back as 0, not as a new key.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     #[ignore = "needs MariaDB: run with --ignored (cargo xtask mysql does)"]
