@@ -181,7 +181,9 @@ pub(crate) trait Saves: Database + Sized + 'static {
         tables: &[SavedTable],
     ) -> impl Future<Output = Result<Self::Keys, EngineError>> + Send;
 
-    /// Makes `keys` number the next generated keys of `tables` again.
+    /// Makes `keys` number the next generated keys of `tables` again: inside the restore's
+    /// transaction, once every row is back and before the `undo` statements run (after the
+    /// commit where [`KEYS_AFTER_COMMIT`](Self::KEYS_AFTER_COMMIT)).
     fn put_keys(
         &self,
         session: &mut Self::Session,
