@@ -165,6 +165,12 @@ const POSTGRES_TESTS: &[(&[&str], &str)] = &[
         &["-p", "svc-emulator", "--test", "conformance"],
         "postgres::",
     ),
+    // Saved copies of a resource's data, through the crate's own backend interface (the
+    // library's tests: `postgres::RULE` and `postgres_db::`; SQLite's run in `cargo test`).
+    (
+        &["-p", "svc-emulator", "--lib"],
+        "backend::tests::saved::postgres",
+    ),
 ];
 
 /// `cargo test SELECTION --all-features -- --ignored` for each of [`POSTGRES_TESTS`]. A
@@ -199,6 +205,11 @@ const MYSQL_TESTS: &[(&[&str], &str)] = &[
     (&["-p", "svc-emulator", "--test", "mysql"], ""),
     // The conformance suite's MySQL half.
     (&["-p", "svc-emulator", "--test", "conformance"], "mysql::"),
+    // Saved copies of a resource's data (`mysql::RULE` and `mysql_db::`).
+    (
+        &["-p", "svc-emulator", "--lib"],
+        "backend::tests::saved::mysql",
+    ),
 ];
 
 /// `cargo test SELECTION --all-features -- --ignored` for each of [`MYSQL_TESTS`]. No server

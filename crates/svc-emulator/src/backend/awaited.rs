@@ -4,10 +4,10 @@
 //! query is cancelled in the database.
 
 /// Implements [`Backend`](crate::backend::Backend) for `$resource`, whose inherent async
-/// `reload` reads its schema again. The records operations and read-only SQL are the flows of
-/// `flow::read`, `flow::write`, `flow::summary` and `flow::sql`, over the resource's side of
-/// them (`flow::database::Database`, `flow::write::Writes`, `flow::summary::Summary`,
-/// `flow::sql::ReadOnlySql`); the macro also gives the resource the public methods that run
+/// `reload` reads its schema again. The records operations, read-only SQL and saved copies are
+/// the flows of `flow::read`, `flow::write`, `flow::summary`, `flow::sql` and `flow::saved`,
+/// over the resource's side of them (`flow::database::Database`, `flow::write::Writes`,
+/// `flow::summary::Summary`, `flow::sql::ReadOnlySql`, `flow::saved::Saves`); the macro also gives the resource the public methods that run
 /// them (`list`, `retrieve_selected`, `delete_selected`, `aggregate`, `group`, `sql`). (Unused
 /// when no such backend is built.)
 #[allow(unused_macros)]
@@ -225,7 +225,8 @@ macro_rules! awaited_backend {
             ) -> $crate::backend::Work<$crate::backend::Saved> {
                 Box::pin(async move {
                     let _hold = hold;
-                    <$resource>::save(&self).await
+                    let copy = $crate::flow::saved::save(&*self).await?;
+                    Ok(std::sync::Arc::new(copy) as $crate::backend::Saved)
                 })
             }
 
@@ -236,7 +237,9 @@ macro_rules! awaited_backend {
             ) -> $crate::backend::Work<()> {
                 Box::pin(async move {
                     let _hold = hold;
-                    <$resource>::restore(&self, saved).await
+                    $crate::flow::saved::restore(&*self, &*saved).await?;
+                    // The tables may have changed since the copy was saved: models as they are.
+                    <$resource>::reload(&self).await
                 })
             }
 

@@ -18,6 +18,8 @@ mod awaited;
 pub(crate) mod catalog;
 pub(crate) mod fixtures;
 pub(crate) mod registry;
+#[cfg(test)]
+mod tests;
 
 // For the backends whose drivers are async (each behind its Cargo feature, which this layer
 // does not name): with none of them built, nothing uses it.

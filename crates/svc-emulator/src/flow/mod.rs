@@ -16,6 +16,8 @@
 //!   and MySQL; SQLite proves a query read-only in `sqlite/read_only_sql.rs`).
 //! - `write`: a record's create, and the steps every update and delete share (every
 //!   database).
+//! - `saved`: a copy of the data kept in the database and put back (`Backend::save` and
+//!   `restore`: PostgreSQL and MySQL; SQLite copies its whole file, `sqlite/saved.rs`).
 //!
 //! Over any database's [`Connection`]:
 //! - [`delete`]: what SQLAlchemy's automap relationships do to the rows that refer to a row
@@ -29,6 +31,8 @@ pub(crate) mod delete;
 pub(crate) mod database;
 #[allow(dead_code)]
 pub(crate) mod read;
+#[allow(dead_code)]
+pub(crate) mod saved;
 #[allow(dead_code)]
 pub(crate) mod selection;
 #[allow(dead_code)]

@@ -34,6 +34,7 @@ pub(crate) mod filter;
 pub(crate) mod read_only_sql;
 pub(crate) mod records;
 mod references;
+mod saved;
 pub(crate) mod schema;
 pub(crate) mod types;
 pub(crate) mod walks;
@@ -45,6 +46,7 @@ use mysql_async::{Conn, Opts, OptsBuilder, Pool, PoolConstraints, PoolOpts};
 
 use crate::engine::EngineError;
 use crate::engine::server::{Models, line_end};
+use crate::flow::saved::Origin;
 use schema::MyModel;
 use types::Offset;
 
@@ -60,6 +62,8 @@ pub struct MyResource {
     mariadb: bool,
     /// Where pages ended, so that the next page of a walk starts there (`walks`).
     walks: walks::Walks,
+    /// The mark of the copies of its data it saves (`saved`).
+    origin: Origin,
     url: String,
 }
 
@@ -130,6 +134,7 @@ impl MyResource {
             walks: walks::Walks::default(),
             timezone: ForAMinute::default(),
             mariadb: false,
+            origin: Origin::new(),
             url: shown,
         };
         let mut conn = resource.conn().await?;
@@ -194,20 +199,6 @@ impl MyResource {
     /// A database error that the request did not cause.
     pub(crate) fn unexpected(&self, e: mysql_async::Error) -> EngineError {
         EngineError::Internal(format!("MySQL database {}: {}", self.url, message(&e)))
-    }
-
-    /// A copy of the resource's data (see `Backend::save`).
-    pub(crate) async fn save(&self) -> Result<crate::backend::Saved, EngineError> {
-        Err(EngineError::Internal(
-            "saving a MySQL resource's data is being built".to_owned(),
-        ))
-    }
-
-    /// Puts back a copy of the resource's data (see `Backend::restore`).
-    pub(crate) async fn restore(&self, _saved: crate::backend::Saved) -> Result<(), EngineError> {
-        Err(EngineError::Internal(
-            "restoring a MySQL resource's data is being built".to_owned(),
-        ))
     }
 
     /// Reads the schema again: tables and columns added since become models and fields.

@@ -27,6 +27,7 @@ pub(crate) mod filter;
 pub(crate) mod read_only_sql;
 pub(crate) mod records;
 mod references;
+mod saved;
 pub(crate) mod schema;
 pub(crate) mod types;
 pub(crate) mod walks;
@@ -39,6 +40,7 @@ use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, R
 use crate::engine::EngineError;
 use crate::engine::server::Models;
 use crate::engine::time_zone::tz_offset;
+use crate::flow::saved::Origin;
 use schema::PgModel;
 use types::Offset;
 
@@ -58,6 +60,8 @@ pub struct PgResource {
     timezone: ForAMinute<Offset>,
     /// Where pages ended, so that the next page of a walk starts there (`walks`).
     walks: walks::Walks,
+    /// The mark of the copies of its data it saves (`saved`).
+    origin: Origin,
     url: String,
 }
 
@@ -138,6 +142,7 @@ impl PgResource {
             schema: Models::default(),
             timezone: ForAMinute::default(),
             walks: walks::Walks::default(),
+            origin: Origin::new(),
             url: shown,
         };
         let client = resource.client().await?;
@@ -201,20 +206,6 @@ impl PgResource {
     /// A database error that the request did not cause.
     pub(crate) fn unexpected(&self, e: tokio_postgres::Error) -> EngineError {
         EngineError::Internal(format!("PostgreSQL database {}: {}", self.url, message(&e)))
-    }
-
-    /// A copy of the resource's data (see `Backend::save`).
-    pub(crate) async fn save(&self) -> Result<crate::backend::Saved, EngineError> {
-        Err(EngineError::Internal(
-            "saving a PostgreSQL resource's data is being built".to_owned(),
-        ))
-    }
-
-    /// Puts back a copy of the resource's data (see `Backend::restore`).
-    pub(crate) async fn restore(&self, _saved: crate::backend::Saved) -> Result<(), EngineError> {
-        Err(EngineError::Internal(
-            "restoring a PostgreSQL resource's data is being built".to_owned(),
-        ))
     }
 
     /// Reads the schema again: tables and columns added since become models and fields.

@@ -47,21 +47,25 @@ impl PgTx {
 
 impl Drop for PgTx {
     fn drop(&mut self) {
-        let Some(client) = self.0.take() else {
-            return;
-        };
-        // The rollback runs before the pool hands the connection out again; where it cannot
-        // run, the connection is closed instead (the server rolls back).
-        match tokio::runtime::Handle::try_current() {
-            Ok(runtime) => {
-                runtime.spawn(async move {
-                    if client.batch_execute("ROLLBACK").await.is_err() {
-                        drop(Object::take(client));
-                    }
-                });
-            }
-            Err(_) => drop(Object::take(client)),
+        if let Some(client) = self.0.take() {
+            roll_back(client);
         }
+    }
+}
+
+/// Gives back a pooled connection left inside a transaction: the rollback runs before the pool
+/// hands the connection out again; where it cannot run, the connection is closed instead (the
+/// server rolls back).
+pub(crate) fn roll_back(client: Object) {
+    match tokio::runtime::Handle::try_current() {
+        Ok(runtime) => {
+            runtime.spawn(async move {
+                if client.batch_execute("ROLLBACK").await.is_err() {
+                    drop(Object::take(client));
+                }
+            });
+        }
+        Err(_) => drop(Object::take(client)),
     }
 }
 

@@ -251,7 +251,9 @@ impl Backend for Resource {
             match saved.downcast_ref::<SavedDatabase>() {
                 Some(saved) => db.restore(saved),
                 None => Err(EngineError::Internal(
-                    "a SQLite resource was given another database's copy to restore".to_owned(),
+                    "this copy of the data was saved from a resource of another kind of \
+                     database: restore it on the resource that saved it"
+                        .to_owned(),
                 )),
             }
         })

@@ -25,6 +25,7 @@ use crate::engine::server::Models;
 use crate::engine::types::{PyValue, Reflected, Stored, read};
 use crate::flow;
 use crate::flow::connection::run_now;
+use crate::flow::saved::Origin;
 use crate::flow::write::read_back_sql;
 use crate::sqlite::filter::{NEVER, Order, Where, build_where, order_by};
 use crate::sqlite::flows::Sqlite;
@@ -81,6 +82,8 @@ pub struct Resource {
     /// the engine fails: the built-in tools resource, whose contract is the emulator's own
     /// (it stores RFC 3339 date-times).
     shows_stored_values: bool,
+    /// The mark of the copies of its database it saves (`sqlite::saved`).
+    pub(super) origin: Origin,
 }
 
 impl fmt::Debug for Resource {
@@ -209,6 +212,7 @@ impl Resource {
                     runs: RunMemory::default(),
                     freed: Notify::new(),
                     shows_stored_values: false,
+                    origin: Origin::new(),
                 })
             }
             Some(path) => {
@@ -278,6 +282,7 @@ impl Resource {
             runs: RunMemory::default(),
             freed: Notify::new(),
             shows_stored_values: false,
+            origin: Origin::new(),
         })
     }
 

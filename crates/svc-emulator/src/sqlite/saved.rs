@@ -1,7 +1,7 @@
 //! A copy of a SQLite resource's database kept in memory, and putting it back: SQLite's online
 //! backup, both ways, which copies the database's pages as they are (no SQL runs). The copy
 //! holds the whole database: every table, `sqlite_sequence` (the next `AUTOINCREMENT` keys)
-//! and the schema.
+//! and the schema. Only the resource that saved a copy puts it back.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -10,11 +10,13 @@ use rusqlite::Connection;
 use rusqlite::backup::{Backup, StepResult};
 
 use crate::engine::EngineError;
+use crate::flow::saved::Origin;
 use crate::sqlite::Resource;
 
-/// A SQLite database copied into memory by [`Resource::save`].
+/// A SQLite database copied into memory by [`Resource::save`], and the mark of the resource
+/// that saved it.
 #[derive(Debug)]
-pub(crate) struct SavedDatabase(Mutex<Connection>);
+pub(crate) struct SavedDatabase(Mutex<Connection>, Origin);
 
 /// How long a copy waits for a lock another connection holds (as the resource's connections'
 /// busy timeout does).
@@ -47,12 +49,19 @@ impl Resource {
     pub(crate) fn save(&self) -> Result<SavedDatabase, EngineError> {
         let mut copied = Connection::open_in_memory()?;
         self.with_read(|conn| copy(conn, &mut copied))?;
-        Ok(SavedDatabase(Mutex::new(copied)))
+        Ok(SavedDatabase(Mutex::new(copied), self.origin))
     }
 
     /// Puts `saved` back: the database is again what it was when saved, for every connection.
     /// The schema is read again (a saved database may have other tables).
     pub(crate) fn restore(&self, saved: &SavedDatabase) -> Result<(), EngineError> {
+        if saved.1 != self.origin {
+            return Err(EngineError::Internal(
+                "this copy of the data was saved from another resource: restore it on the \
+                 resource that saved it"
+                    .to_owned(),
+            ));
+        }
         // The copy is only read; a panic elsewhere while it was held left it whole.
         let from = saved.0.lock().unwrap_or_else(|e| e.into_inner());
         self.with_writer(|conn| copy(&from, conn))?;
@@ -64,7 +73,7 @@ impl Resource {
 /// suite that starts an emulator per test runs each seed once, and every later start copies
 /// the database the first one made (a 10k-row seed: the copy instead of the seed's 20 ms; see
 /// docs/performance.md, section 10).
-static SEEDED: Mutex<Vec<(String, Arc<SavedDatabase>)>> = Mutex::new(Vec::new());
+static SEEDED: Mutex<Vec<(String, Arc<Mutex<Connection>>)>> = Mutex::new(Vec::new());
 
 /// How many seeds [`SEEDED`] keeps.
 const SEEDS_KEPT: usize = 8;
@@ -98,7 +107,7 @@ pub(crate) fn seed_in_memory(conn: &mut Connection, seed_sql: &str) -> Result<()
             .map(|(_, db)| Arc::clone(db))
     };
     if let Some(db) = kept {
-        let from = db.0.lock().unwrap_or_else(|e| e.into_inner());
+        let from = db.lock().unwrap_or_else(|e| e.into_inner());
         return copy(&from, conn);
     }
     conn.execute_batch(seed_sql)?;
@@ -109,7 +118,7 @@ pub(crate) fn seed_in_memory(conn: &mut Connection, seed_sql: &str) -> Result<()
         if seeded.len() == SEEDS_KEPT {
             seeded.remove(0);
         }
-        let db = Arc::new(SavedDatabase(Mutex::new(copied)));
+        let db = Arc::new(Mutex::new(copied));
         seeded.push((seed_sql.to_owned(), db));
     }
     Ok(())

@@ -1,0 +1,492 @@
+//! A copy of a database server's data, and putting it back (`Backend::save` and
+//! `Backend::restore` of the servers' backends; SQLite copies its whole database with its own
+//! backup instead, `sqlite/saved.rs`), written once over a database's [`Saves`].
+//!
+//! **Where the copy lives**: in the database itself, in a store of its own (a schema, or a
+//! database) named `svc_emulator_saved_` and 32 random hex digits, so that two emulators on the
+//! same database never meet; reflection reads only the models' own schema or database and never
+//! sees it. Rows are copied there and back by the server (`INSERT ... SELECT`): none crosses the
+//! network, none is held in the emulator's memory, whatever the data's size. Measured on a
+//! 10k-row table (release, on a 2-core machine), the rows go back from the store in 12 to 15 ms
+//! on PostgreSQL and 30 ms on MariaDB, where binding them back from the emulator's memory takes
+//! 84 and 34 ms (PostgreSQL's `COPY` of text held in memory ties, 15 ms; MySQL has no such
+//! statement). The store is dropped with the last handle on the copy ([`SavedCopy`]'s store
+//! is the database's own type, whose `Drop` hands the statement to the runtime: best effort, a
+//! killed emulator leaves it behind).
+//!
+//! **What is saved**: every base table among the models (not views, which hold no data; not
+//! partitions, whose rows are their parent table's), all its rows, every column but the
+//! generated ones (the database computes them again), and what numbers the next generated key
+//! of each (sequences, `AUTO_INCREMENT`: the database's [`Saves::Keys`]). The schema is not:
+//! a table dropped since fails the restore, one added since is left as it is.
+//!
+//! **A restore**, in one transaction: the foreign keys' checks (and the triggers, where the
+//! database lets the session) turned off for it; every saved table emptied; the saved rows put
+//! back, parents before children where the checks stayed on; the generated keys as saved (after
+//! the commit where the database's statement that sets them commits); what was turned off
+//! turned back on; the commit. The caller reads the schema again after it.
+
+use std::any::Any;
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::engine::EngineError;
+use crate::engine::table::{BodyColumn, Table};
+use crate::flow::database::{Database, ModelSql};
+
+/// The start of every store's name; the rest is random.
+pub(crate) const STORE_PREFIX: &str = "svc_emulator_saved_";
+
+/// The mark a resource puts on the copies it saves, unique in the process: a copy is put back
+/// only by the resource that saved it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Origin(u64);
+
+impl Origin {
+    /// A mark no other resource of the process has.
+    pub(crate) fn new() -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        Origin(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+/// A table of a copy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SavedTable {
+    /// The model's name (the table's).
+    pub(crate) name: String,
+    /// The table in SQL, quoted (and qualified where the database qualifies it).
+    pub(crate) sql: String,
+    /// The columns its rows are put back with (all but the generated ones), quoted,
+    /// comma-separated.
+    pub(crate) columns: String,
+    /// The store's table that holds its rows, quoted and qualified by the store.
+    pub(crate) held: String,
+}
+
+/// What a restore turned off in its transaction ([`Saves::suspend_checks`]).
+#[derive(Debug, Default)]
+pub(crate) struct Suspended {
+    /// The foreign keys are not checked in the transaction: the tables go back in any order.
+    pub(crate) unchecked: bool,
+    /// The statements that turn back on, before the commit, what was turned off (a failed
+    /// restore rolls both back).
+    pub(crate) undo: Vec<String>,
+}
+
+/// A copy of a resource's data, in its database's store.
+pub(crate) struct SavedCopy<D: Saves> {
+    origin: Origin,
+    tables: Vec<SavedTable>,
+    keys: D::Keys,
+    /// Dropped with the copy: the store goes too.
+    store: D::Store,
+    /// The store's name, unquoted.
+    store_name: String,
+}
+
+impl<D: Saves> SavedCopy<D> {
+    /// The name of the store the copy lives in (a schema, a database), unquoted.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) fn store_name(&self) -> &str {
+        &self.store_name
+    }
+}
+
+impl<D: Saves> std::fmt::Debug for SavedCopy<D> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SavedCopy")
+            .field("store", &self.store_name)
+            .field("tables", &self.tables.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// One database server's side of a saved copy. Its statements take no bound values: every name
+/// in them comes from the database's own catalog, quoted. Every future is `Send`.
+pub(crate) trait Saves: Database + Sized + 'static {
+    /// A connection of its own that the steps run on. Dropped before the end (a failed step, a
+    /// caller that stopped waiting), whatever it began or turned off is undone before the
+    /// connection serves anyone else (or it is closed).
+    type Session: Send;
+    /// Where a copy lives (a schema, a database of its own): dropping it drops them, best
+    /// effort.
+    type Store: Send + Sync + 'static;
+    /// What numbers the next generated keys of the saved tables, as saved.
+    type Keys: Send + Sync + 'static;
+
+    /// What follows the column list of the statements that put saved rows back: PostgreSQL's
+    /// `OVERRIDING SYSTEM VALUE`, which writes a column `GENERATED ALWAYS AS IDENTITY`.
+    const OVERRIDING: &'static str = "";
+
+    /// The generated keys are put back after the commit: the database's statement that sets
+    /// them commits (MySQL's `ALTER TABLE`).
+    const KEYS_AFTER_COMMIT: bool = false;
+
+    /// What to do when the saved tables refer to each other in a cycle of foreign keys that the
+    /// restore cannot order, ending the refusal's message.
+    const CYCLE_HINT: &'static str;
+
+    /// The mark of this resource's copies.
+    fn origin(&self) -> Origin;
+
+    /// `name` as the database quotes an identifier.
+    fn quote(name: &str) -> String;
+
+    /// The column as a statement's column list names it (unqualified, quoted).
+    fn column_name(field: &Self::Field) -> &str;
+
+    /// A connection of its own, outside any transaction.
+    fn session(&self) -> impl Future<Output = Result<Self::Session, EngineError>> + Send;
+
+    /// Runs one statement.
+    fn run(
+        &self,
+        session: &mut Self::Session,
+        sql: &str,
+    ) -> impl Future<Output = Result<(), EngineError>> + Send;
+
+    /// Begins a transaction; `snapshot`: one whose reads all see the data as of one moment.
+    fn begin(
+        &self,
+        session: &mut Self::Session,
+        snapshot: bool,
+    ) -> impl Future<Output = Result<(), EngineError>> + Send;
+
+    /// Commits the transaction.
+    fn commit(
+        &self,
+        session: &mut Self::Session,
+    ) -> impl Future<Output = Result<(), EngineError>> + Send;
+
+    /// The names of the base tables of the schema (or database) the models come from: not its
+    /// views, nor tables whose rows are another's (partitions).
+    fn base_tables(
+        &self,
+        session: &mut Self::Session,
+    ) -> impl Future<Output = Result<Vec<String>, EngineError>> + Send;
+
+    /// Makes the store `name` (unquoted), or says which privilege the connection lacks for it.
+    fn make_store(
+        &self,
+        session: &mut Self::Session,
+        name: &str,
+    ) -> impl Future<Output = Result<Self::Store, EngineError>> + Send;
+
+    /// What numbers the next generated keys of `tables` now.
+    fn read_keys(
+        &self,
+        session: &mut Self::Session,
+        tables: &[SavedTable],
+    ) -> impl Future<Output = Result<Self::Keys, EngineError>> + Send;
+
+    /// Makes `keys` number the next generated keys of `tables` again: inside the restore's
+    /// transaction, once every row is back and before the `undo` statements run (after the
+    /// commit where [`KEYS_AFTER_COMMIT`](Self::KEYS_AFTER_COMMIT)).
+    fn put_keys(
+        &self,
+        session: &mut Self::Session,
+        tables: &[SavedTable],
+        keys: &Self::Keys,
+    ) -> impl Future<Output = Result<(), EngineError>> + Send;
+
+    /// Turns off, for the restore's transaction, what the database lets the session turn off
+    /// of the foreign keys' checks and of the triggers of `tables`.
+    fn suspend_checks(
+        &self,
+        session: &mut Self::Session,
+        tables: &[SavedTable],
+    ) -> impl Future<Output = Result<Suspended, EngineError>> + Send;
+
+    /// The foreign keys among `tables` that are checked at each statement (not deferrable),
+    /// as `(referring table, referred table)` names; asked only when the checks stay on.
+    fn references(
+        &self,
+        session: &mut Self::Session,
+        tables: &[SavedTable],
+    ) -> impl Future<Output = Result<Vec<(String, String)>, EngineError>> + Send;
+
+    /// Removes every row of `tables`, inside the restore's transaction. By default each
+    /// table's `DELETE`.
+    fn empty(
+        &self,
+        session: &mut Self::Session,
+        tables: &[SavedTable],
+    ) -> impl Future<Output = Result<(), EngineError>> + Send {
+        async move {
+            for table in tables {
+                self.run(session, &format!("DELETE FROM {}", table.sql))
+                    .await?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// A copy of the data of `db` as it is now, in a store of its own (see the module's
+/// documentation).
+pub(crate) async fn save<D: Saves>(db: &D) -> Result<SavedCopy<D>, EngineError> {
+    let failed = |e| context("saving a copy of the data", e);
+    let models = db.models().current();
+    let mut session = db.session().await.map_err(failed)?;
+    let names = db.base_tables(&mut session).await.map_err(failed)?;
+    let store_name = format!("{STORE_PREFIX}{}", uuid::Uuid::new_v4().simple());
+    let store = db
+        .make_store(&mut session, &store_name)
+        .await
+        .map_err(failed)?;
+    let store_sql = D::quote(&store_name);
+    let tables: Vec<SavedTable> = names
+        .iter()
+        .filter_map(|name| models.get(name))
+        .enumerate()
+        .map(|(i, model)| SavedTable {
+            name: model.table_name().to_owned(),
+            sql: model.table_sql().to_owned(),
+            columns: model
+                .columns()
+                .iter()
+                .filter(|f| !f.generated())
+                .map(D::column_name)
+                .collect::<Vec<_>>()
+                .join(", "),
+            held: format!("{store_sql}.{}", D::quote(&format!("t{i}"))),
+        })
+        .collect();
+    // The store's tables are made first: a database whose statements that make tables commit
+    // (MySQL) would end the snapshot the rows are read in.
+    for table in &tables {
+        let make = format!(
+            "CREATE TABLE {} AS SELECT {} FROM {} WHERE 1 = 0",
+            table.held, table.columns, table.sql
+        );
+        db.run(&mut session, &make).await.map_err(failed)?;
+    }
+    db.begin(&mut session, true).await.map_err(failed)?;
+    for table in &tables {
+        db.run(
+            &mut session,
+            &copy_sql(&table.held, &table.sql, &table.columns, ""),
+        )
+        .await
+        .map_err(failed)?;
+    }
+    let keys = db.read_keys(&mut session, &tables).await.map_err(failed)?;
+    db.commit(&mut session).await.map_err(failed)?;
+    Ok(SavedCopy {
+        origin: db.origin(),
+        tables,
+        keys,
+        store,
+        store_name,
+    })
+}
+
+/// Puts back the copy `saved` (made by [`save`] of this resource): the saved tables hold exactly
+/// their saved rows again, and the generated keys are as saved. The caller reads the schema
+/// again after it.
+pub(crate) async fn restore<D: Saves>(
+    db: &D,
+    saved: &(dyn Any + Send + Sync),
+) -> Result<(), EngineError> {
+    let failed = |e| context("putting back the saved copy of the data", e);
+    let copy = saved.downcast_ref::<SavedCopy<D>>().ok_or_else(|| {
+        EngineError::Internal(
+            "this copy of the data was saved from a resource of another kind of database: \
+             restore it on the resource that saved it"
+                .to_owned(),
+        )
+    })?;
+    if copy.origin != db.origin() {
+        return Err(EngineError::Internal(
+            "this copy of the data was saved from another resource: restore it on the resource \
+             that saved it"
+                .to_owned(),
+        ));
+    }
+    let mut session = db.session().await.map_err(failed)?;
+    db.begin(&mut session, false).await.map_err(failed)?;
+    let suspended = db
+        .suspend_checks(&mut session, &copy.tables)
+        .await
+        .map_err(failed)?;
+    let order = if suspended.unchecked {
+        (0..copy.tables.len()).collect()
+    } else {
+        let references = db
+            .references(&mut session, &copy.tables)
+            .await
+            .map_err(failed)?;
+        parents_first(&copy.tables, &references).map_err(|cycle| {
+            EngineError::Internal(format!(
+                "cannot put back the saved copy of the data: the tables {} refer to each other \
+                 through foreign keys that are checked at each statement, so no order of them \
+                 can be put back; {}",
+                cycle.join(", "),
+                D::CYCLE_HINT
+            ))
+        })?
+    };
+    db.empty(&mut session, &copy.tables).await.map_err(failed)?;
+    for i in order {
+        let table = &copy.tables[i];
+        let put_back = copy_sql(&table.sql, &table.held, &table.columns, D::OVERRIDING);
+        db.run(&mut session, &put_back).await.map_err(failed)?;
+    }
+    if !D::KEYS_AFTER_COMMIT {
+        db.put_keys(&mut session, &copy.tables, &copy.keys)
+            .await
+            .map_err(failed)?;
+    }
+    for undo in &suspended.undo {
+        db.run(&mut session, undo).await.map_err(failed)?;
+    }
+    db.commit(&mut session).await.map_err(failed)?;
+    if D::KEYS_AFTER_COMMIT {
+        db.put_keys(&mut session, &copy.tables, &copy.keys)
+            .await
+            .map_err(failed)?;
+    }
+    Ok(())
+}
+
+/// The statement that copies the rows of `from` into `to`, `columns` both sides: into the store
+/// at a save, back from it at a restore (then with the database's `overriding`).
+fn copy_sql(to: &str, from: &str, columns: &str, overriding: &str) -> String {
+    format!("INSERT INTO {to} ({columns}){overriding} SELECT {columns} FROM {from}")
+}
+
+/// `what` failed: the error, said so.
+fn context(what: &str, e: EngineError) -> EngineError {
+    match e {
+        EngineError::Internal(message) => EngineError::Internal(format!("{what}: {message}")),
+        other => EngineError::Internal(format!("{what}: {other}")),
+    }
+}
+
+/// The tables' indices, each table after every table it refers to (`references`: `(referring,
+/// referred)` names; a table's references to itself and to tables not saved are checked at the
+/// end of the one statement that puts its rows back, and do not count), else in saved order.
+/// `Err`: the names of tables that refer to each other in a cycle.
+fn parents_first(
+    tables: &[SavedTable],
+    references: &[(String, String)],
+) -> Result<Vec<usize>, Vec<String>> {
+    let index: BTreeMap<&str, usize> = tables
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.name.as_str(), i))
+        .collect();
+    // For each table, the tables it refers to that are not put back yet.
+    let mut waits_for: Vec<Vec<usize>> = vec![Vec::new(); tables.len()];
+    for (child, parent) in references {
+        if let (Some(&c), Some(&p)) = (index.get(child.as_str()), index.get(parent.as_str()))
+            && c != p
+        {
+            waits_for[c].push(p);
+        }
+    }
+    let mut done = vec![false; tables.len()];
+    let mut order = Vec::with_capacity(tables.len());
+    while order.len() < tables.len() {
+        // The first table (in saved order) whose parents are all back.
+        let next = (0..tables.len()).find(|&i| !done[i] && waits_for[i].iter().all(|&p| done[p]));
+        match next {
+            Some(i) => {
+                done[i] = true;
+                order.push(i);
+            }
+            None => {
+                let mut cycle: Vec<String> = (0..tables.len())
+                    .filter(|&i| !done[i] && in_cycle(i, &waits_for, &done))
+                    .map(|i| tables[i].name.clone())
+                    .collect();
+                cycle.sort();
+                return Err(cycle);
+            }
+        }
+    }
+    Ok(order)
+}
+
+/// Whether table `start` (not put back yet) reaches itself through the tables it waits for.
+fn in_cycle(start: usize, waits_for: &[Vec<usize>], done: &[bool]) -> bool {
+    let mut seen = vec![false; waits_for.len()];
+    let mut stack: Vec<usize> = waits_for[start].clone();
+    while let Some(i) = stack.pop() {
+        if i == start {
+            return true;
+        }
+        if done[i] || seen[i] {
+            continue;
+        }
+        seen[i] = true;
+        stack.extend(waits_for[i].iter().copied());
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tables(names: &[&str]) -> Vec<SavedTable> {
+        names
+            .iter()
+            .map(|n| SavedTable {
+                name: (*n).to_owned(),
+                sql: format!("\"{n}\""),
+                columns: "a".to_owned(),
+                held: format!("s.\"{n}\""),
+            })
+            .collect()
+    }
+
+    fn refs(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(c, p)| ((*c).to_owned(), (*p).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn parents_go_back_before_their_children() {
+        let t = tables(&["child", "grandchild", "other", "parent"]);
+        let r = refs(&[
+            ("child", "parent"),
+            ("grandchild", "child"),
+            ("grandchild", "parent"),
+        ]);
+        assert_eq!(parents_first(&t, &r), Ok(vec![2, 3, 0, 1]));
+    }
+
+    #[test]
+    fn self_references_and_unsaved_tables_do_not_order() {
+        let t = tables(&["a", "tree"]);
+        let r = refs(&[("tree", "tree"), ("a", "elsewhere"), ("elsewhere", "a")]);
+        assert_eq!(parents_first(&t, &r), Ok(vec![0, 1]));
+    }
+
+    #[test]
+    fn a_cycle_is_named_without_the_tables_that_only_hang_from_it() {
+        let t = tables(&["a", "b", "c", "d", "e"]);
+        let r = refs(&[("a", "b"), ("b", "c"), ("c", "a"), ("d", "a"), ("d", "e")]);
+        assert_eq!(
+            parents_first(&t, &r),
+            Err(vec!["a".to_owned(), "b".to_owned(), "c".to_owned()])
+        );
+    }
+
+    #[test]
+    fn rows_are_copied_by_the_server_column_for_column() {
+        assert_eq!(
+            copy_sql("\"s\".\"t0\"", "\"public\".\"p\"", "\"id\", \"n\"", ""),
+            "INSERT INTO \"s\".\"t0\" (\"id\", \"n\") SELECT \"id\", \"n\" FROM \"public\".\"p\""
+        );
+        assert_eq!(
+            copy_sql("p", "h", "a", " OVERRIDING SYSTEM VALUE"),
+            "INSERT INTO p (a) OVERRIDING SYSTEM VALUE SELECT a FROM h"
+        );
+    }
+}

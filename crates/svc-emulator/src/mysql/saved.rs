@@ -1,0 +1,274 @@
+//! MySQL's side of a saved copy (`flow::saved`): the copy lives in a database of its own on the
+//! same server (the user needs the privilege to create it); the next generated keys are each
+//! table's `AUTO_INCREMENT`.
+//!
+//! A restore turns the foreign keys' checks off for its session (`FOREIGN_KEY_CHECKS = 0`, no
+//! privilege needed) and writes keys of 0 as given (`NO_AUTO_VALUE_ON_ZERO`), both set back as
+//! they were before the commit; a restore that fails closes its connection instead of pooling
+//! it, so neither setting outlives it. The tables are emptied with `DELETE` rather than
+//! `TRUNCATE`, which commits: the rows go back in one transaction (of InnoDB tables; a table of
+//! another engine, MyISAM, keeps what was done before a failure). MySQL cannot turn a table's
+//! triggers off: a trigger on `DELETE` or `INSERT` of a saved table fires as its rows go back.
+//! Setting an `AUTO_INCREMENT` commits too, so the keys are set after the commit, and only
+//! where they moved.
+
+use mysql_async::prelude::Queryable;
+use mysql_async::{Conn, Pool};
+
+use crate::engine::EngineError;
+use crate::flow::saved::{Origin, SavedTable, Saves, Suspended};
+use crate::mysql::schema::{MyField, quote_ident};
+use crate::mysql::{MyResource, message, server_code};
+
+/// A connection a save or a restore runs on. Dropped inside its transaction or with its session
+/// settings changed, it is closed rather than pooled: the server rolls back, and the settings
+/// end with the session.
+pub(crate) struct MySession {
+    conn: Option<Conn>,
+    changed: bool,
+}
+
+impl MySession {
+    fn conn(&mut self) -> Result<&mut Conn, EngineError> {
+        self.conn.as_mut().ok_or_else(|| {
+            EngineError::Internal("a MySQL session was used after it ended".to_owned())
+        })
+    }
+}
+
+impl Drop for MySession {
+    fn drop(&mut self) {
+        if let Some(conn) = self.conn.take()
+            && self.changed
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(async move {
+                let _ = conn.disconnect().await;
+            });
+        }
+    }
+}
+
+/// A database that holds a copy: dropped, with its tables, when the copy is (a task on the
+/// runtime, best effort: without one, or when the server cannot be reached, it stays).
+pub(crate) struct MyStore {
+    pool: Pool,
+    /// `DROP DATABASE` of it.
+    drop_sql: String,
+}
+
+impl Drop for MyStore {
+    fn drop(&mut self) {
+        let (pool, sql) = (self.pool.clone(), std::mem::take(&mut self.drop_sql));
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                if let Ok(mut conn) = pool.get_conn().await {
+                    let _ = conn.query_drop(sql).await;
+                }
+            });
+        }
+    }
+}
+
+/// Each saved table with an `AUTO_INCREMENT` column (by its SQL name), and its next value.
+pub(crate) type MyKeys = Vec<(String, u64)>;
+
+/// The base tables of the database (not its views, nor MariaDB's system-versioned tables,
+/// which are no models).
+const BASE_TABLES: &str = "SELECT TABLE_NAME FROM information_schema.TABLES \
+     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME";
+
+/// The next `AUTO_INCREMENT` value of each table of the database that has one.
+const AUTO_INCREMENTS: &str = "SELECT TABLE_NAME, AUTO_INCREMENT FROM information_schema.TABLES \
+     WHERE TABLE_SCHEMA = DATABASE() AND AUTO_INCREMENT IS NOT NULL";
+
+/// The server's errors of a privilege refused: to a database, to an action, to a table.
+const ACCESS_DENIED: [u16; 3] = [1044, 1227, 1142];
+
+impl MyResource {
+    /// The next `AUTO_INCREMENT` of each of `tables` that has one, as the server has it now.
+    async fn auto_increments(
+        &self,
+        conn: &mut Conn,
+        tables: &[SavedTable],
+    ) -> Result<MyKeys, EngineError> {
+        if !self.mariadb {
+            // MySQL 8 shows the catalog's statistics as cached for a day by default.
+            conn.query_drop("SET SESSION information_schema_stats_expiry = 0")
+                .await
+                .map_err(|e| self.unexpected(e))?;
+        }
+        let rows: Vec<(String, u64)> = conn
+            .query(AUTO_INCREMENTS)
+            .await
+            .map_err(|e| self.unexpected(e))?;
+        Ok(tables
+            .iter()
+            .filter_map(|t| {
+                let (_, next) = rows.iter().find(|(name, _)| *name == t.name)?;
+                Some((t.sql.clone(), *next))
+            })
+            .collect())
+    }
+}
+
+impl Saves for MyResource {
+    type Session = MySession;
+    type Store = MyStore;
+    type Keys = MyKeys;
+
+    const KEYS_AFTER_COMMIT: bool = true;
+
+    // Never needed: the checks are off in every restore.
+    const CYCLE_HINT: &'static str = "the foreign keys' checks could not be turned off";
+
+    fn origin(&self) -> Origin {
+        self.origin
+    }
+
+    fn quote(name: &str) -> String {
+        quote_ident(name)
+    }
+
+    fn column_name(field: &MyField) -> &str {
+        &field.sql
+    }
+
+    async fn session(&self) -> Result<MySession, EngineError> {
+        Ok(MySession {
+            conn: Some(self.conn().await?),
+            changed: false,
+        })
+    }
+
+    async fn run(&self, session: &mut MySession, sql: &str) -> Result<(), EngineError> {
+        session
+            .conn()?
+            .query_drop(sql)
+            .await
+            .map_err(|e| self.unexpected(e))
+    }
+
+    async fn begin(&self, session: &mut MySession, snapshot: bool) -> Result<(), EngineError> {
+        // At a save, InnoDB reads the rows an `INSERT ... SELECT` copies with shared locks,
+        // held to the commit: the tables are copied as of one moment all the same.
+        let begin = if snapshot {
+            "START TRANSACTION WITH CONSISTENT SNAPSHOT"
+        } else {
+            "START TRANSACTION"
+        };
+        session.changed = true;
+        self.run(session, begin).await
+    }
+
+    async fn commit(&self, session: &mut MySession) -> Result<(), EngineError> {
+        self.run(session, "COMMIT").await?;
+        session.changed = false;
+        Ok(())
+    }
+
+    async fn base_tables(&self, session: &mut MySession) -> Result<Vec<String>, EngineError> {
+        session
+            .conn()?
+            .query(BASE_TABLES)
+            .await
+            .map_err(|e| self.unexpected(e))
+    }
+
+    async fn make_store(
+        &self,
+        session: &mut MySession,
+        name: &str,
+    ) -> Result<MyStore, EngineError> {
+        let database = quote_ident(name);
+        let conn = session.conn()?;
+        if let Err(e) = conn.query_drop(format!("CREATE DATABASE {database}")).await {
+            if !server_code(&e).is_some_and(|code| ACCESS_DENIED.contains(&code)) {
+                return Err(self.unexpected(e));
+            }
+            let user: Option<String> = conn
+                .query_first("SELECT CURRENT_USER()")
+                .await
+                .map_err(|e| self.unexpected(e))?;
+            let user = user.unwrap_or_default();
+            let (name, host) = user.rsplit_once('@').unwrap_or((&user, "%"));
+            return Err(EngineError::Internal(format!(
+                "the copy is kept in a database of its own, named {}..., and user {user} may \
+                 not create one: grant it the privileges \
+                 (GRANT ALL ON `svc\\_emulator\\_saved\\_%`.* TO '{name}'@'{host}') ({})",
+                crate::flow::saved::STORE_PREFIX,
+                message(&e)
+            )));
+        }
+        Ok(MyStore {
+            pool: self.pool.clone(),
+            drop_sql: format!("DROP DATABASE IF EXISTS {database}"),
+        })
+    }
+
+    async fn read_keys(
+        &self,
+        session: &mut MySession,
+        tables: &[SavedTable],
+    ) -> Result<MyKeys, EngineError> {
+        self.auto_increments(session.conn()?, tables).await
+    }
+
+    async fn put_keys(
+        &self,
+        session: &mut MySession,
+        tables: &[SavedTable],
+        keys: &MyKeys,
+    ) -> Result<(), EngineError> {
+        let now = self.auto_increments(session.conn()?, tables).await?;
+        for (table, next) in keys {
+            // Each `ALTER TABLE` commits and takes its time: only the counters that moved.
+            if now.iter().any(|(t, n)| t == table && n == next) {
+                continue;
+            }
+            self.run(
+                session,
+                &format!("ALTER TABLE {table} AUTO_INCREMENT = {next}"),
+            )
+            .await?;
+        }
+        Ok(())
+    }
+
+    async fn suspend_checks(
+        &self,
+        session: &mut MySession,
+        _tables: &[SavedTable],
+    ) -> Result<Suspended, EngineError> {
+        session.changed = true;
+        self.run(
+            session,
+            "SET @svc_emulator_checks = @@SESSION.foreign_key_checks, \
+             @svc_emulator_mode = @@SESSION.sql_mode",
+        )
+        .await?;
+        self.run(
+            session,
+            "SET SESSION foreign_key_checks = 0, SESSION sql_mode = \
+             CONCAT_WS(',', NULLIF(@@SESSION.sql_mode, ''), 'NO_AUTO_VALUE_ON_ZERO')",
+        )
+        .await?;
+        Ok(Suspended {
+            unchecked: true,
+            undo: vec![
+                "SET SESSION foreign_key_checks = @svc_emulator_checks, \
+                 SESSION sql_mode = @svc_emulator_mode"
+                    .to_owned(),
+            ],
+        })
+    }
+
+    /// Never asked: the checks are off in every restore ([`suspend_checks`](Self::suspend_checks)).
+    async fn references(
+        &self,
+        _session: &mut MySession,
+        _tables: &[SavedTable],
+    ) -> Result<Vec<(String, String)>, EngineError> {
+        Ok(Vec::new())
+    }
+}
