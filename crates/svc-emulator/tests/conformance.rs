@@ -144,6 +144,8 @@ struct Target {
 
 impl Target {
     async fn serving(resource: ResourceConfig) -> Self {
+        // A database of the test's own: a project's reset puts it back too.
+        let resource = resource.reset(true);
         let projects = ProjectsConfig::new(vec![ProjectConfig::new("demo").resource(resource)]);
         let emulator = Emulator::start(EmulatorConfig::default().projects(projects))
             .await
@@ -389,6 +391,7 @@ conformance!(
     groups_sorted_by_key,
     sql_answers_columns_and_rows,
     reload_reads_the_schema_again,
+    a_reset_puts_every_tables_rows_and_next_key_back,
     links_keep_the_query_sorted_and_encoded_as_python_does,
     paging_numbers_are_read_as_pythons_int,
     repeated_keys_take_the_first_value_and_in_takes_them_all,
@@ -645,6 +648,42 @@ async fn a_default_of_a_columns_type_is_the_columns(t: &Target) {
         .call(Method::POST, "models/defaults", Some(json!({"id": 2})))
         .await;
     assert_eq!(success(&created)["typed"], 7);
+}
+
+/// A project's reset (`POST /_emulator/projects/{project}/reset`) puts back the rows of every
+/// table of a resource opted in, as they were at start, and its next generated key: after a
+/// create, an update and deletes (a row another table refers to, with the ORM's rules), the
+/// tables list as before and a create gets the key the first one got.
+async fn a_reset_puts_every_tables_rows_and_next_key_back(t: &Target) {
+    let tables = ["people", "parents", "loose", "owned", "db_set_null"];
+    let mut before = Vec::new();
+    for table in tables {
+        before.push(t.ok(&format!("models/{table}?_per_page=100")).await);
+    }
+    let zed = json!({"name": "Zed", "city": "Oslo"});
+    let first = success(
+        &t.call(Method::POST, "models/people", Some(zed.clone()))
+            .await,
+    );
+    success(
+        &t.call(Method::PATCH, "models/people/1", Some(json!({"age": 99})))
+            .await,
+    );
+    let deleted = t.call(Method::DELETE, "models/people/2", None).await;
+    assert_eq!(deleted.status.as_u16(), 204, "{:?}", deleted.body);
+    let orphan = t.call(Method::DELETE, "models/loose/1", None).await;
+    assert_eq!(orphan.status.as_u16(), 204, "{:?}", orphan.body);
+
+    let reset =
+        Call::new(Method::POST, "/_emulator/projects/demo/reset").bearer(t.emulator.api_key());
+    let done = success(&send(&t.emulator, reset).await);
+    assert_eq!(done["resources"], json!(["__svc_app__", "shop"]), "{done}");
+    for (table, was) in tables.iter().zip(&before) {
+        let now = t.ok(&format!("models/{table}?_per_page=100")).await;
+        assert_eq!(&now, was, "{table} after the reset");
+    }
+    let again = success(&t.call(Method::POST, "models/people", Some(zed)).await);
+    assert_eq!(again["id"], first["id"]);
 }
 
 /// A JSON column given `null` on a create is written as JSON's `null` (SQLAlchemy's JSON
