@@ -9,6 +9,9 @@
 //!   starting one per test.
 //! - A suite of small tests, each with a clean state (a create, a retrieve and a filtered page
 //!   after it), end to end: one emulator reset before each test against a new emulator per test.
+//! - The same reset of a resource on PostgreSQL and on MariaDB (throwaway servers, the 10k rows
+//!   opted in with `reset`), against that emulator's start (its reflection and the copy of the
+//!   rows it keeps for the resets).
 
 use std::time::{Duration, Instant};
 
@@ -108,6 +111,53 @@ async fn bare_axum_start(client: &LoadClient) -> Duration {
     took
 }
 
+/// `notes` in a database server's dialect (a generated key).
+fn notes_on(server: &str) -> &'static str {
+    if server == "PostgreSQL" {
+        "CREATE TABLE notes (id SERIAL PRIMARY KEY, body TEXT NOT NULL, status TEXT NOT NULL);"
+    } else {
+        "CREATE TABLE notes (id INT AUTO_INCREMENT PRIMARY KEY, body TEXT NOT NULL, status TEXT NOT NULL);"
+    }
+}
+
+/// A reset after a test's writes of a resource on a database server at `url` (seeded), against
+/// the emulator's start with it.
+fn server_reset(rt: &Runtime, client: &LoadClient, server: &str, url: &str, runs: usize) -> Row {
+    let project = ProjectConfig::new(PROJECT).api_key(API_KEY).resource(
+        ResourceConfig::new(RESOURCE, TOKEN)
+            .database(url)
+            .reset(true),
+    );
+    let config = EmulatorConfig::default().projects(ProjectsConfig::new(vec![project]));
+    let (start, resets) = rt.block_on(async {
+        let started = Instant::now();
+        let emulator = Emulator::start(config).await.expect("the emulator starts");
+        let start = started.elapsed().as_secs_f64();
+        let mut resets = Vec::new();
+        for i in 0..=runs {
+            for n in 0..5 {
+                small_test(client, &emulator, n).await;
+            }
+            let started = Instant::now();
+            emulator.reset().await.expect("a reset");
+            if i > 0 {
+                resets.push(started.elapsed().as_secs_f64());
+            }
+        }
+        emulator.shutdown().await;
+        (start, resets)
+    });
+    Row {
+        benchmark: format!(
+            "10. reset after 5 writes (10k rows) on {server} vs its Emulator::start"
+        ),
+        figure: both(&resets),
+        baseline: seconds(start),
+        ratio: median(&resets) / start,
+        target: Target::None,
+    }
+}
+
 pub fn run(settings: &Settings) -> Vec<Row> {
     // The emulator and the tests share one runtime, as in a `#[tokio::test]` suite with a
     // multi-thread runtime on two cores.
@@ -180,8 +230,59 @@ pub fn run(settings: &Settings) -> Vec<Row> {
         started.elapsed().as_secs_f64()
     });
 
+    let server_runs = if settings.runs >= 9 { 50 } else { 10 };
+    let mut servers = Vec::new();
+    match pg_cluster::Cluster::start() {
+        Ok(cluster) => {
+            let made = cluster.create_database("fixture").and_then(|()| {
+                cluster.psql(
+                    "fixture",
+                    &format!(
+                        "{}\n{}",
+                        crate::pg_scale::seed_sql(ROWS),
+                        notes_on("PostgreSQL")
+                    ),
+                )
+            });
+            match made {
+                Ok(_) => servers.push(server_reset(
+                    &rt,
+                    &client,
+                    "PostgreSQL",
+                    &cluster.url("fixture"),
+                    server_runs,
+                )),
+                Err(e) => eprintln!("   PostgreSQL's reset not measured: {e}"),
+            }
+        }
+        Err(e) => eprintln!("   PostgreSQL's reset not measured: {e}"),
+    }
+    match maria_server::Server::start() {
+        Ok(server) => {
+            let made = server.database("svc_fixture").and_then(|db| {
+                db.sql(&format!(
+                    "{}\n{}",
+                    crate::my_scale::seed_sql(ROWS),
+                    notes_on("MariaDB")
+                ))?;
+                Ok(db)
+            });
+            match made {
+                Ok(db) => servers.push(server_reset(
+                    &rt,
+                    &client,
+                    "MariaDB",
+                    &db.url(),
+                    server_runs,
+                )),
+                Err(e) => eprintln!("   MariaDB's reset not measured: {e}"),
+            }
+        }
+        Err(e) => eprintln!("   MariaDB's reset not measured: {e}"),
+    }
+
     let start = median(&start_samples);
-    vec![
+    let mut rows = vec![
         Row {
             benchmark: "10. Emulator::start, 10k-row SQLite seed, to the first page vs bare axum"
                 .to_owned(),
@@ -215,5 +316,7 @@ pub fn run(settings: &Settings) -> Vec<Row> {
             ratio: shared_suite / fresh_suite,
             target: Target::AtMost(1.0),
         },
-    ]
+    ];
+    rows.extend(servers);
+    rows
 }

@@ -26,7 +26,7 @@ const LARGE: (&str, usize) = ("my1m", 1_000_000);
 const WALK_PAGE: u64 = 1000;
 
 /// The table of section 5's generated items, in MySQL's types, with `n` rows.
-fn seed_sql(n: usize) -> String {
+pub fn seed_sql(n: usize) -> String {
     format!(
         r#"
 CREATE TABLE items (
