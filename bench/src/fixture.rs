@@ -1,4 +1,4 @@
-//! 10. The emulator as a test fixture (docs/emulator.md, "Resets and snapshots"): what a clean
+//! 12. The emulator as a test fixture (docs/emulator.md, "Resets and snapshots"): what a clean
 //!     state costs between tests, with one in-memory SQLite resource of 10k generated rows.
 //!
 //! - `Emulator::start` to its first answered request (a page of the 10k rows), median and p95;
@@ -149,7 +149,7 @@ fn server_reset(rt: &Runtime, client: &LoadClient, server: &str, url: &str, runs
     });
     Row {
         benchmark: format!(
-            "10. reset after 5 writes (10k rows) on {server} vs its Emulator::start"
+            "12. reset after 5 writes (10k rows) on {server} vs its Emulator::start"
         ),
         figure: both(&resets),
         baseline: seconds(start),
@@ -165,7 +165,7 @@ pub fn run(settings: &Settings) -> Vec<Row> {
     let starts = if settings.runs >= 9 { 200 } else { 40 };
     let suite = if settings.runs >= 9 { 1000 } else { 100 };
     let client = LoadClient::new(TOKEN);
-    eprintln!("10. the emulator as a test fixture ({starts} starts, a suite of {suite} tests)");
+    eprintln!("12. the emulator as a test fixture ({starts} starts, a suite of {suite} tests)");
 
     let (start_samples, bare_samples) = rt.block_on(async {
         let mut start = Vec::new();
@@ -284,7 +284,7 @@ pub fn run(settings: &Settings) -> Vec<Row> {
     let start = median(&start_samples);
     let mut rows = vec![
         Row {
-            benchmark: "10. Emulator::start, 10k-row SQLite seed, to the first page vs bare axum"
+            benchmark: "12. Emulator::start, 10k-row SQLite seed, to the first page vs bare axum"
                 .to_owned(),
             figure: both(&start_samples),
             baseline: both(&bare_samples),
@@ -292,7 +292,7 @@ pub fn run(settings: &Settings) -> Vec<Row> {
             target: Target::None,
         },
         Row {
-            benchmark: "10. reset of a project after 5 writes (10k rows) vs Emulator::start"
+            benchmark: "12. reset of a project after 5 writes (10k rows) vs Emulator::start"
                 .to_owned(),
             figure: both(&reset_samples),
             baseline: seconds(start),
@@ -300,7 +300,7 @@ pub fn run(settings: &Settings) -> Vec<Row> {
             target: Target::AtMost(1.0),
         },
         Row {
-            benchmark: "10. snapshot restore after 5 writes (10k rows) vs Emulator::start"
+            benchmark: "12. snapshot restore after 5 writes (10k rows) vs Emulator::start"
                 .to_owned(),
             figure: both(&restore_samples),
             baseline: seconds(start),
@@ -309,7 +309,7 @@ pub fn run(settings: &Settings) -> Vec<Row> {
         },
         Row {
             benchmark: format!(
-                "10. a suite of {suite} small tests: reset before each vs a new emulator each"
+                "12. a suite of {suite} small tests: reset before each vs a new emulator each"
             ),
             figure: seconds(shared_suite),
             baseline: seconds(fresh_suite),

@@ -17,6 +17,9 @@
 //!     16 connections, with the CPU time per request of every process (pgbench.rs).
 //! 11. The emulator over MariaDB at scale (my_scale.rs): 100k and 1M rows in a throwaway server;
 //!     an export by page walk, a late page of it, a deep page.
+//! 12. The emulator as a test fixture (fixture.rs): a start with a 10k-row seed, a reset and a
+//!     snapshot restore, a suite of tests with a clean state each; resets on PostgreSQL and
+//!     MariaDB.
 //! 6. Instructions per request (callgrind, when valgrind is installed): the SDK beside the
 //!    baselines by a count that does not move with the load of the machine.
 //!

@@ -72,7 +72,7 @@ impl Resource {
 /// In-memory databases seeded in this process, by their seed, the most recent last: a test
 /// suite that starts an emulator per test runs each seed once, and every later start copies
 /// the database the first one made (a 10k-row seed: the copy instead of the seed's 20 ms; see
-/// docs/performance.md, section 10).
+/// docs/performance.md, section 12).
 static SEEDED: Mutex<Vec<(String, Arc<Mutex<Connection>>)>> = Mutex::new(Vec::new());
 
 /// How many seeds [`SEEDED`] keeps.
