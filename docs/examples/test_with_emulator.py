@@ -4,11 +4,17 @@ Python's own unittest and urllib only. Run it with the `svc` binary:
 
     SVC_BIN=target/debug/svc python3 docs/examples/test_with_emulator.py
 
-(docs/testing.md; `cargo xtask ci` runs it.)
+SVC_EMULATOR_ARGS adds flags to `svc emulator`: with a PostgreSQL test database,
+
+    SHOP_DATABASE_URL=postgres://... SVC_EMULATOR_ARGS="--config docs/examples/ci/emulator.json" \
+        SVC_BIN=target/debug/svc python3 docs/examples/test_with_emulator.py
+
+(docs/testing.md; `cargo xtask ci` runs it both ways.)
 """
 
 import json
 import os
+import shlex
 import subprocess
 import unittest
 import urllib.error
@@ -22,7 +28,8 @@ def setUpModule():
     """One emulator for the whole suite: its startup line has its URLs, project and key."""
     global EMULATOR, PROCESS
     PROCESS = subprocess.Popen(
-        [os.environ.get("SVC_BIN", "svc"), "emulator"],
+        [os.environ.get("SVC_BIN", "svc"), "emulator"]
+        + shlex.split(os.environ.get("SVC_EMULATOR_ARGS", "")),
         stdout=subprocess.PIPE,
         text=True,
     )

@@ -130,9 +130,10 @@ fn ci() -> bool {
         && features()
 }
 
-/// The examples in other languages that docs/ points to (docs/testing.md's Python suite), run
-/// against the `svc` binary: `#[ignore]`d in `cargo test`, since they need python3, which
-/// this step (like the contract step's schemathesis) requires.
+/// The examples in other languages that docs/ points to (docs/testing.md's Python suite, and its
+/// CI recipe against a throwaway PostgreSQL server), run against the `svc` binary: `#[ignore]`d
+/// in `cargo test`, since they need python3 (as the contract step's schemathesis does) and
+/// PostgreSQL's programs, which this step requires.
 fn docs_examples() -> bool {
     let ok = cargo(
         &[
@@ -147,7 +148,7 @@ fn docs_examples() -> bool {
         &[],
     );
     if !ok {
-        eprintln!("\nci: the docs' examples failed; they need python3");
+        eprintln!("\nci: the docs' examples failed; they need python3 and PostgreSQL's programs");
     }
     ok
 }
