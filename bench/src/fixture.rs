@@ -2,8 +2,8 @@
 //!     state costs between tests, with one in-memory SQLite resource of 10k generated rows.
 //!
 //! - `Emulator::start` to its first answered request (a page of the 10k rows), median and p95;
-//!   the baseline is a bare axum server's start and first answer on the same runtime, the least
-//!   a Rust test's own HTTP fixture costs (wiremock's `MockServer::start` is not in the tree).
+//!   the baseline is wiremock's `MockServer::start` with one mock mounted and its first answer,
+//!   on the same runtime: the HTTP fixture a Rust test would otherwise start.
 //! - A reset after a test's writes (5 creates), and a snapshot's restore after the same writes,
 //!   median and p95, against the start: what a suite saves by resetting one emulator instead of
 //!   starting one per test.
@@ -95,20 +95,22 @@ async fn start_and_first_page(client: &LoadClient) -> (Emulator, Duration) {
     (emulator, started.elapsed())
 }
 
-async fn bare_axum_start(client: &LoadClient) -> Duration {
+/// wiremock's `MockServer::start`, one mocked answer mounted, and its first answer: the HTTP
+/// fixture a Rust test would otherwise start.
+async fn wiremock_start(client: &LoadClient) -> Duration {
+    use wiremock::matchers::method;
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+
     let started = Instant::now();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("an address");
-    let app = axum::Router::new().route("/", axum::routing::get(|| async { "[]" }));
-    let server = tokio::spawn(async move { axum::serve(listener, app).await });
-    client
-        .get(format!("http://{addr}/").parse().expect("a URI"))
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(200).set_body_string("[]"))
+        .mount(&server)
         .await;
-    let took = started.elapsed();
-    server.abort();
-    took
+    client
+        .get(format!("{}/", server.uri()).parse().expect("a URI"))
+        .await;
+    started.elapsed()
 }
 
 /// `notes` in a database server's dialect (a generated key).
@@ -167,20 +169,20 @@ pub fn run(settings: &Settings) -> Vec<Row> {
     let client = LoadClient::new(TOKEN);
     eprintln!("12. the emulator as a test fixture ({starts} starts, a suite of {suite} tests)");
 
-    let (start_samples, bare_samples) = rt.block_on(async {
+    let (start_samples, peer_samples) = rt.block_on(async {
         let mut start = Vec::new();
-        let mut bare = Vec::new();
+        let mut peer = Vec::new();
         for i in 0..=starts {
             let (emulator, took) = start_and_first_page(&client).await;
             emulator.shutdown().await;
-            let bare_took = bare_axum_start(&client).await;
+            let peer_took = wiremock_start(&client).await;
             // The first of each is a warm-up.
             if i > 0 {
                 start.push(took.as_secs_f64());
-                bare.push(bare_took.as_secs_f64());
+                peer.push(peer_took.as_secs_f64());
             }
         }
-        (start, bare)
+        (start, peer)
     });
 
     let (reset_samples, restore_samples, shared_suite) = rt.block_on(async {
@@ -284,11 +286,12 @@ pub fn run(settings: &Settings) -> Vec<Row> {
     let start = median(&start_samples);
     let mut rows = vec![
         Row {
-            benchmark: "12. Emulator::start, 10k-row SQLite seed, to the first page vs bare axum"
-                .to_owned(),
+            benchmark:
+                "12. Emulator::start, 10k-row SQLite seed, to the first page vs wiremock's start"
+                    .to_owned(),
             figure: both(&start_samples),
-            baseline: both(&bare_samples),
-            ratio: start / median(&bare_samples),
+            baseline: both(&peer_samples),
+            ratio: start / median(&peer_samples),
             target: Target::None,
         },
         Row {
