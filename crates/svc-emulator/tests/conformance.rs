@@ -580,14 +580,33 @@ async fn a_workflow_runs_its_steps_in_order_until_one_fails(t: &Target) {
     let error = body["error"].as_str().unwrap_or_default();
     assert!(error.starts_with("step 2 (shop.duplicate): "), "{error}");
     assert_eq!(t.ok("models/people/5").await["city"], "Lima");
-    // A step's missing input fails the run the same way.
+    // Inputs are checked before any step runs: a missing one, or one no step takes.
     let missing = t
-        .post_project("workflows/wf-broken/run", json!({"data": {"id": 5}}))
+        .post_project("workflows/wf-broken/run", json!({"data": {"id": 3}}))
         .await;
+    assert_eq!(missing.status, 400, "{:?}", missing.body);
+    assert_eq!(missing.json()["data"], json!(["Missing input: city."]));
+    let unknown = t
+        .post_project(
+            "workflows/wf-broken/run",
+            json!({"data": {"id": 3, "city": "x", "zip": 1}}),
+        )
+        .await;
+    assert_eq!(unknown.status, 400, "{:?}", unknown.body);
     assert_eq!(
-        success(&missing),
-        json!({"success": false, "error": "step 1 (shop.move): Missing input: city."})
+        unknown.json()["data"],
+        json!(["Unknown input: zip. The workflow's steps take: city, id."])
     );
+    assert_eq!(t.ok("models/people/3").await["city"], "paris");
+    // A workflow with a fixed answer among its steps takes any input.
+    let any = t
+        .post_project(
+            "workflows/wf-move/run",
+            json!({"data": {"id": 3, "city": "Nice", "zip": 1}}),
+        )
+        .await;
+    assert_eq!(success(&any)["success"], true);
+    assert_eq!(t.ok("models/people/3").await["city"], "Nice");
     // An unknown workflow, and the resource's own token, which opens no workflow.
     let unknown = t
         .post_project("workflows/wf-none/run", json!({"data": {}}))
