@@ -163,3 +163,9 @@ impl svc_api::Sleep for Recorded {
         Box::pin(async {})
     }
 }
+
+/// The Rust examples of docs/actions.md, compiled as doctests here, where the SDK and the
+/// emulator are both at hand: the guide cannot drift from either.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/actions.md")]
+pub struct ActionsGuide;
