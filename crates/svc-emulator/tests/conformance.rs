@@ -24,6 +24,9 @@ use svc_emulator::{
 const TOKEN: &str = "conformance-token";
 const API_KEY: &str = "conformance-key";
 
+/// A query over the typed columns of `events`, run as an action and as read-only SQL.
+const EVENTS_QUERY: &str = "SELECT id, day, at, amount, ok FROM events ORDER BY id";
+
 /// The actions every backend's resource has (docs/actions.md): statements every database
 /// runs alike (MySQL has no `UPDATE ... RETURNING`, hence an update then a select), a
 /// statement the database refuses, and a fixed answer.
@@ -48,6 +51,7 @@ fn actions(resource: ResourceConfig) -> ResourceConfig {
             "ping",
             json!({"pong": [1, 2.5, null]}),
         ))
+        .action(ActionConfig::sql("events", EVENTS_QUERY))
 }
 const BASE: &str = "/projects/demo/prod/shop";
 
@@ -493,6 +497,36 @@ async fn actions_run_in_a_transaction_with_their_inputs_bound(t: &Target) {
         )
         .await;
     assert_eq!(success(&fixed), json!({"data": {"pong": [1, 2.5, null]}}));
+    // An action's rows are the values read-only SQL answers, as objects.
+    let events = success(
+        &t.call(Method::POST, "actions/events", Some(json!({"data": {}})))
+            .await,
+    );
+    let sql = success(
+        &t.call(
+            Method::POST,
+            "sql_get_query",
+            Some(json!({"query": EVENTS_QUERY})),
+        )
+        .await,
+    );
+    let columns = sql["columns"].as_array().cloned().unwrap_or_default();
+    let as_objects: Vec<Value> = sql["data"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|row| {
+            let row = row.as_array().cloned().unwrap_or_default();
+            let pairs = columns
+                .iter()
+                .zip(row)
+                .map(|(c, v)| (c.as_str().unwrap_or_default().to_owned(), v));
+            Value::Object(pairs.collect())
+        })
+        .collect();
+    assert_eq!(as_objects.len(), 3, "{sql}");
+    assert_eq!(events["data"], Value::Array(as_objects));
     // Inputs missing or unknown: named, nothing run.
     let missing = t
         .call(
