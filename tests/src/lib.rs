@@ -140,6 +140,8 @@ pub mod guides {
     pub struct Proxy;
     #[doc = include_str!("../../docs/postgres.md")]
     pub struct Postgres;
+    #[doc = include_str!("../../docs/tracing.md")]
+    pub struct Tracing;
 }
 
 /// A timer (`ClientBuilder::sleep`) that does not wait, and records what it was asked to wait:

@@ -60,6 +60,10 @@ mod error;
 // The request machinery: only operation groups send anything.
 #[cfg(feature = "_sends")]
 mod prepared;
+// Kept by every call, made by the groups that name a resource or a project.
+#[cfg(feature = "_sends")]
+#[cfg_attr(not(feature = "full"), allow(dead_code))]
+mod name;
 #[cfg(feature = "_sends")]
 mod request;
 mod retry;
@@ -67,6 +71,9 @@ mod retry;
 #[cfg(feature = "_session")]
 mod session;
 mod sleep;
+// The operation and attempt spans.
+#[cfg(feature = "_sends")]
+mod spans;
 // Building URLs. Its items are used by different groups (`Url::encoded_segment`: all but
 // `proxy` and `account`; `Url::slash`: `pages`, `projects`, `proxy`; `Url::query`: `records`,
 // `users`, `teams`; `Client::app_project_url`: `pages`) and are not gated one by one yet, so

@@ -12,5 +12,6 @@ mod records;
 mod reload;
 mod secrets;
 mod security;
+mod spans;
 mod sql;
 mod tools;
