@@ -11,7 +11,7 @@ use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
 
 use tracing_subscriber::Layer;
-use tracing_subscriber::filter::{LevelFilter, Targets};
+use tracing_subscriber::filter::{FilterExt, LevelFilter, Targets, filter_fn};
 use tracing_subscriber::fmt::MakeWriter;
 use tracing_subscriber::fmt::format::Writer;
 use tracing_subscriber::fmt::time::FormatTime;
@@ -49,9 +49,13 @@ pub fn init(level: u8) {
         .with_timer(Since(std::time::Instant::now()))
         .with_ansi(colour())
         .with_writer(Redact);
+    // Events only: the SDK's spans (one per operation and attempt, for tracing backends) would
+    // prefix every line with their fields, which the events already say in short. A span this
+    // layer's filter leaves out is not in its context either.
+    let events = filter.and(filter_fn(|meta| meta.is_event()));
     // Fails only when a subscriber is already installed, which nothing else here does.
     let _ = tracing_subscriber::registry()
-        .with(layer.with_filter(filter))
+        .with(layer.with_filter(events))
         .try_init();
 }
 
