@@ -149,6 +149,8 @@ impl Call {
         feature = "users",
         feature = "teams",
         feature = "resources",
+        feature = "actions",
+        feature = "workflows",
         feature = "proxy",
         feature = "account"
     ))]
