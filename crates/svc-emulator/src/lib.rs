@@ -67,6 +67,7 @@ pub mod sqlite;
 
 // Slices: one per operation group.
 mod account;
+mod actions;
 mod fixture;
 mod pages;
 mod projects;
@@ -76,12 +77,14 @@ mod resources;
 mod sql;
 mod teams;
 mod users;
+mod workflows;
 
 #[cfg(feature = "cli")]
 #[cfg_attr(docsrs, doc(cfg(feature = "cli")))]
 pub mod cli;
 
 pub use config::EmulatorConfig;
+pub use config::actions::{ActionConfig, WorkflowConfig, WorkflowStep};
 pub use config::fixtures::{FixtureError, Fixtures};
 pub use config::lifetimes::TokenLifetimes;
 pub use config::limits::{IDLE_TIMEOUT, Limits};

@@ -5,9 +5,9 @@
 
 /// Implements [`Backend`](crate::backend::Backend) for `$resource`, whose inherent async
 /// `reload` reads its schema again. The records operations, read-only SQL and saved copies are
-/// the flows of `flow::read`, `flow::write`, `flow::summary`, `flow::sql` and `flow::saved`,
+/// the flows of `flow::read`, `flow::write`, `flow::summary`, `flow::sql`, `flow::action` and `flow::saved`,
 /// over the resource's side of them (`flow::database::Database`, `flow::write::Writes`,
-/// `flow::summary::Summary`, `flow::sql::ReadOnlySql`, `flow::saved::Saves`); the macro also gives the resource the public methods that run
+/// `flow::summary::Summary`, `flow::sql::ReadOnlySql`, `flow::action::ActionSql`, `flow::saved::Saves`); the macro also gives the resource the public methods that run
 /// them (`list`, `retrieve_selected`, `delete_selected`, `aggregate`, `group`, `sql`). (Unused
 /// when no such backend is built.)
 #[allow(unused_macros)]
@@ -240,6 +240,33 @@ macro_rules! awaited_backend {
                     $crate::flow::saved::restore(&*self, &*saved).await?;
                     // The tables may have changed since the copy was saved: models as they are.
                     <$resource>::reload(&self).await
+                })
+            }
+
+            fn inputs(
+                &self,
+                statements: &[String],
+            ) -> Result<std::collections::BTreeSet<String>, $crate::engine::EngineError> {
+                $crate::flow::action::inputs::<$resource>(statements)
+            }
+
+            fn execute(
+                self: std::sync::Arc<Self>,
+                statements: Vec<String>,
+                inputs: serde_json::Map<String, serde_json::Value>,
+                limits: $crate::engine::SqlLimits,
+                hold: $crate::backend::Hold,
+            ) -> $crate::backend::Work<Vec<u8>> {
+                Box::pin(async move {
+                    let _hold = hold;
+                    $crate::flow::action::run_action(
+                        &*self,
+                        &statements,
+                        &inputs,
+                        limits.time,
+                        limits.answer_bytes,
+                    )
+                    .await
                 })
             }
 

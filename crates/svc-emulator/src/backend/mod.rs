@@ -27,6 +27,7 @@ mod tests;
 pub(crate) use awaited::awaited_backend;
 
 use std::any::Any;
+use std::collections::BTreeSet;
 use std::fmt::Debug;
 use std::future::Future;
 use std::pin::Pin;
@@ -168,6 +169,23 @@ pub(crate) trait Backend: Send + Sync + Debug + 'static {
         self: Arc<Self>,
         query: String,
         params: Map<String, Value>,
+        limits: SqlLimits,
+        hold: Hold,
+    ) -> Work<Vec<u8>>;
+
+    /// The names of the `:name` inputs of an action's statements (docs/contract.md 5.6), read
+    /// as this database reads its SQL text: a name inside a string, a quoted name or a comment
+    /// is none.
+    fn inputs(&self, statements: &[String]) -> Result<BTreeSet<String>, EngineError>;
+
+    /// Runs an action's statements in order, in one read-write transaction, each `:name`
+    /// bound to `inputs[name]`: the last statement's rows as `{"columns", "data",
+    /// "row_count"}` JSON. A statement that fails rolls back all of them (`400`, the
+    /// database's message naming `query`). Dropping the future cancels the statement running.
+    fn execute(
+        self: Arc<Self>,
+        statements: Vec<String>,
+        inputs: Map<String, Value>,
         limits: SqlLimits,
         hold: Hold,
     ) -> Work<Vec<u8>>;

@@ -1,6 +1,7 @@
 //! How to start an emulator: where it listens, where it keeps its data, which projects it
 //! serves, and whether it speaks TLS.
 
+pub(crate) mod actions;
 pub(crate) mod faults;
 pub(crate) mod fixtures;
 pub(crate) mod lifetimes;

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use svc_model::users::TOOLS_RESOURCE;
 use svc_model::{EnvironmentName, ProjectName, ResourceName};
 
+use crate::config::actions::{ActionConfig, WorkflowConfig, check_actions, check_workflows};
 use crate::config::fixtures::Fixtures;
 
 /// Every project the emulator serves; the first one is the default project.
@@ -47,9 +48,10 @@ pub struct ProjectsConfig {
     pub projects: Vec<ProjectConfig>,
 }
 
-/// One project: its name, environments, API keys and resources.
+/// One project: its name, environments, API keys, resources and workflows.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct ProjectConfig {
     /// The unique name used in paths.
     pub name: String,
@@ -71,6 +73,10 @@ pub struct ProjectConfig {
     /// across restarts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools_token: Option<String>,
+    /// Workflows (`POST workflows/{uid}/run`): steps that are actions of the project's
+    /// resources, run in order (docs/actions.md).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workflows: Vec<WorkflowConfig>,
 }
 
 /// A connected resource: a SQLite or PostgreSQL database whose tables are models.
@@ -113,6 +119,10 @@ pub struct ResourceConfig {
     /// state at start is kept, so a reset puts them back (see the emulator guide, "Fixtures").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fixtures: Option<Fixtures>,
+    /// Actions (`POST {resource}/actions/{name}`): SQL run on this database with the request's
+    /// inputs bound by name, or fixed answers (docs/actions.md).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub actions: Vec<ActionConfig>,
 }
 
 /// Where a resource's database is, once the config and the environment are read. Which
@@ -254,6 +264,7 @@ impl ProjectConfig {
             api_keys: Vec::new(),
             resources: Vec::new(),
             tools_token: None,
+            workflows: Vec::new(),
         }
     }
 
@@ -288,6 +299,12 @@ impl ProjectConfig {
     /// Sets the static token of the built-in tools resource `__svc_app__`.
     pub fn tools_token(mut self, token: impl Into<String>) -> Self {
         self.tools_token = Some(token.into());
+        self
+    }
+
+    /// Adds a workflow; its steps must name actions of the project's resources.
+    pub fn workflow(mut self, workflow: WorkflowConfig) -> Self {
+        self.workflows.push(workflow);
         self
     }
 
@@ -346,8 +363,20 @@ impl ProjectConfig {
                 secrets,
                 &format!("the token of resource {name:?} in project {project:?}"),
             )?;
+            check_actions(resource)
+                .map_err(|e| invalid(format!("project {project:?}: {}", bare(e))))?;
         }
+        check_workflows(&self.workflows, &self.resources)
+            .map_err(|e| invalid(format!("project {project:?}: {}", bare(e))))?;
         Ok(())
+    }
+}
+
+/// The message of an `Invalid` error without its "invalid config: " prefix, to put in context.
+fn bare(e: ConfigError) -> String {
+    match e {
+        ConfigError::Invalid(message) => message,
+        other => other.to_string(),
     }
 }
 
@@ -363,6 +392,7 @@ impl ResourceConfig {
             seed_sql: None,
             reset: false,
             fixtures: None,
+            actions: Vec::new(),
         }
     }
 
@@ -446,6 +476,12 @@ impl ResourceConfig {
     /// ```
     pub fn fixtures(mut self, fixtures: Fixtures) -> Self {
         self.fixtures = Some(fixtures);
+        self
+    }
+
+    /// Adds an action (docs/actions.md).
+    pub fn action(mut self, action: ActionConfig) -> Self {
+        self.actions.push(action);
         self
     }
 
@@ -579,6 +615,7 @@ impl fmt::Debug for ProjectConfig {
                 "tools_token",
                 &self.tools_token.as_ref().map(|_| "<redacted>"),
             )
+            .field("workflows", &self.workflows)
             .finish()
     }
 }
@@ -594,6 +631,7 @@ impl fmt::Debug for ResourceConfig {
             .field("seed_sql", &self.seed_sql.as_ref().map(String::len))
             .field("reset", &self.reset)
             .field("fixtures", &self.fixtures)
+            .field("actions", &self.actions)
             .finish()
     }
 }

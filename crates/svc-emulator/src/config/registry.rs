@@ -9,6 +9,7 @@ use std::fmt;
 use svc_model::users::TOOLS_RESOURCE;
 use svc_model::{EnvironmentName, InvalidIdentifier, ProjectName};
 
+use crate::config::actions::WorkflowConfig;
 use crate::config::projects::{ConfigError, ProjectsConfig, ResourceConfig};
 
 /// Every served project with its credentials.
@@ -39,6 +40,8 @@ pub(crate) struct ProjectEntry {
     /// The built-in tools resource `__svc_app__` (users and teams) with the project's tools
     /// token. Not listed in `resources`, which are the connected ones the project shows.
     pub(crate) tools: ResourceConfig,
+    /// The workflows (docs/contract.md 5.6), checked against the resources' actions.
+    pub(crate) workflows: Vec<WorkflowConfig>,
     /// The accepted API keys (never empty).
     api_keys: Vec<String>,
 }
@@ -87,6 +90,7 @@ impl Registry {
                     .collect::<Result<_, _>>()?,
                 resources: project.resources.clone(),
                 tools: ResourceConfig::new(TOOLS_RESOURCE, tools_token),
+                workflows: project.workflows.clone(),
                 api_keys,
             });
         }

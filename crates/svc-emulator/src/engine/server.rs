@@ -4,7 +4,7 @@
 //! refusals of a read-only query. SQLite's backend reads bodies and writes answers its own way
 //! (in-process, with its own limits).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::hash::Hash;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
@@ -401,11 +401,49 @@ pub(crate) fn bind_names<V>(
     mut bind: impl FnMut(&Json) -> V,
     placeholder: impl Fn(usize) -> String,
 ) -> Result<(String, Vec<V>), EngineError> {
-    let b = query.as_bytes();
     let mut out = String::with_capacity(query.len() + 16);
     let mut bound = Vec::new();
-    let mut i = 0;
     let mut copied = 0;
+    scan_names(query, skip, |at, end, name| {
+        let value = params.get(name).ok_or_else(|| {
+            EngineError::field(
+                "params_obj",
+                format!("No value for the parameter :{name}: add it to params_obj."),
+            )
+        })?;
+        bound.push(bind(value));
+        out.push_str(&query[copied..at]);
+        out.push_str(&placeholder(bound.len()));
+        copied = end;
+        Ok(())
+    })?;
+    out.push_str(&query[copied..]);
+    Ok((out, bound))
+}
+
+/// The names of the `:name` parameters of a statement, each once, read as
+/// [`bind_names`] reads them (`skip` knows the database's text): the inputs an action takes.
+pub(crate) fn parameter_names(
+    query: &str,
+    skip: impl Fn(&[u8], usize) -> Option<Result<usize, EngineError>>,
+) -> Result<BTreeSet<String>, EngineError> {
+    let mut names = BTreeSet::new();
+    scan_names(query, skip, |_, _, name| {
+        names.insert(name.to_owned());
+        Ok(())
+    })?;
+    Ok(names)
+}
+
+/// Calls `found(at, end, name)` for each `:name` of `query` outside what `skip` skips, `at`
+/// being the position of its `:` and `end` the one after its name.
+fn scan_names(
+    query: &str,
+    skip: impl Fn(&[u8], usize) -> Option<Result<usize, EngineError>>,
+    mut found: impl FnMut(usize, usize, &str) -> Result<(), EngineError>,
+) -> Result<(), EngineError> {
+    let b = query.as_bytes();
+    let mut i = 0;
     while i < b.len() {
         if let Some(end) = skip(b, i) {
             i = end?;
@@ -420,21 +458,10 @@ pub(crate) fn bind_names<V>(
         while end < b.len() && (b[end].is_ascii_alphanumeric() || b[end] == b'_') {
             end += 1;
         }
-        let name = &query[start..end];
-        let value = params.get(name).ok_or_else(|| {
-            EngineError::field(
-                "params_obj",
-                format!("No value for the parameter :{name}: add it to params_obj."),
-            )
-        })?;
-        bound.push(bind(value));
-        out.push_str(&query[copied..i]);
-        out.push_str(&placeholder(bound.len()));
-        copied = end;
+        found(i, end, &query[start..end])?;
         i = end;
     }
-    out.push_str(&query[copied..]);
-    Ok((out, bound))
+    Ok(())
 }
 
 /// Whether `c` may start a parameter's name (after its `:`).

@@ -23,6 +23,8 @@
 //! - [`delete`]: what SQLAlchemy's automap relationships do to the rows that refer to a row
 //!   being deleted (set to NULL, deleted in turn, or left to the database).
 
+#[allow(dead_code)]
+pub(crate) mod action;
 pub(crate) mod connection;
 pub(crate) mod delete;
 // The flows over a database's side; parts of them only the server backends use, each an

@@ -70,9 +70,9 @@ pub(crate) trait ReadOnlySql: Sync {
 /// while the statement ran, or while its cancel was being sent), it gives the session up,
 /// never to serve another query (its statement may still run, a cancel may still land on it),
 /// and sends the cancel it still holds.
-struct Running<D: ReadOnlySql> {
-    cancel: Option<D::Cancel>,
-    session: Option<D::Session>,
+pub(super) struct Running<D: ReadOnlySql> {
+    pub(super) cancel: Option<D::Cancel>,
+    pub(super) session: Option<D::Session>,
 }
 
 impl<D: ReadOnlySql> Drop for Running<D> {
@@ -130,7 +130,7 @@ pub(crate) async fn read_only<D: ReadOnlySql>(
 
 /// The session a query runs on, missing: it is kept until the query's guard gives it up, so
 /// this never happens.
-fn session_gone() -> EngineError {
+pub(super) fn session_gone() -> EngineError {
     EngineError::Internal("the read-only query's session was given up early".to_owned())
 }
 

@@ -149,6 +149,42 @@ pub(crate) fn authorize_resource<'r>(
     })
 }
 
+/// Data host, a route of the whole project (workflows): an API key of the project (`Bearer` or
+/// raw), or a user session or service token of it. A resource token opens one resource only:
+/// `403`.
+pub(crate) fn authorize_project_data<'r>(
+    registry: &'r Registry,
+    headers: &HeaderMap,
+    project: &str,
+    environment: &str,
+    jwt_project: impl FnOnce(&str) -> Option<String>,
+) -> Result<&'r ProjectEntry, HttpError> {
+    let owner = match credential(headers) {
+        Some(Credential::Jwt(t)) => {
+            let Some(owner_project) = jwt_project(t) else {
+                return Err(HttpError::not_authenticated());
+            };
+            if owner_project != project {
+                return Err(HttpError::permission_denied());
+            }
+            registry
+                .project(project)
+                .ok_or_else(HttpError::permission_denied)?
+        }
+        Some(Credential::Bearer(t) | Credential::Raw(t)) => match registry.project_for_api_key(t) {
+            Some(owner) if owner.name.as_str() == project => owner,
+            Some(_) => return Err(HttpError::permission_denied()),
+            None if registry.resource_for_token(t).is_some() => {
+                return Err(HttpError::permission_denied());
+            }
+            None => return Err(HttpError::not_authenticated()),
+        },
+        None => return Err(HttpError::not_authenticated()),
+    };
+    environment_of(owner, environment)?;
+    Ok(owner)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

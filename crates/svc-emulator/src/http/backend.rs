@@ -141,6 +141,19 @@ impl Admitted {
             .sql(query, params, limits, self.hold())
             .await?)
     }
+
+    /// An action's statements in one transaction; dropping this future cancels the one
+    /// running (and rolls back).
+    pub(crate) async fn execute(
+        &self,
+        statements: Vec<String>,
+        inputs: Map<String, Value>,
+        limits: SqlLimits,
+    ) -> Result<Vec<u8>, EngineError> {
+        Arc::clone(&**self)
+            .execute(statements, inputs, limits, self.hold())
+            .await
+    }
 }
 
 /// At most this many model names in an unknown model's `404`.

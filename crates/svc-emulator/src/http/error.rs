@@ -108,8 +108,7 @@ impl HttpError {
         self.status
     }
 
-    /// The error body.
-    #[cfg(test)]
+    /// The error body (a workflow's failed step answers with its message).
     pub(crate) fn body(&self) -> &ErrorResponse {
         &self.body
     }

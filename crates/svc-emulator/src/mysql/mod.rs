@@ -29,6 +29,7 @@
 //!
 //! The connection URL may carry a password: it is never logged or shown ([`redacted`]).
 
+mod action;
 pub(crate) mod aggregate;
 pub(crate) mod filter;
 pub(crate) mod read_only_sql;

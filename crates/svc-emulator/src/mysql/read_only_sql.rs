@@ -224,7 +224,7 @@ const OVERFLOW: &str = "18446744073709551615";
 const OUT_OF_RANGE: u16 = 1690;
 
 /// Whether `e` is the size check's overflow: a row longer than the answer cap.
-fn too_large(e: &mysql_async::Error) -> bool {
+pub(super) fn too_large(e: &mysql_async::Error) -> bool {
     server_code(e) == Some(OUT_OF_RANGE)
         && message(e).contains(&format!("{OVERFLOW} + "))
         && message(e).contains(ROW)
@@ -232,7 +232,7 @@ fn too_large(e: &mysql_async::Error) -> bool {
 
 /// A query error from the server (syntax, unknown table, a write refused in the read-only
 /// transaction, the time limit): `400` naming `query`.
-fn query_failed(resource: &MyResource, e: mysql_async::Error) -> EngineError {
+pub(super) fn query_failed(resource: &MyResource, e: mysql_async::Error) -> EngineError {
     match server_code(&e) {
         Some(READ_ONLY_TRANSACTION) => query_error(format!(
             "Queries are read-only: {} (MySQL refused it in a read-only transaction).",
@@ -257,7 +257,7 @@ fn query_failed(resource: &MyResource, e: mysql_async::Error) -> EngineError {
 }
 
 /// MySQL's number of the `binary` character set: the column's values are bytes to PyMySQL.
-const BINARY_CHARSET: u16 = 63;
+pub(super) const BINARY_CHARSET: u16 = 63;
 
 /// A parameter value as PyMySQL would write its literal.
 fn param_value(value: &Json) -> Value {
@@ -278,7 +278,7 @@ fn param_value(value: &Json) -> Value {
 /// Replaces each `:name` outside strings, quoted names and comments by a `?` bound to
 /// `params[name]`; `?` placeholders of the query itself are refused (there is nothing to bind
 /// them to).
-fn bind_names(
+pub(super) fn bind_names(
     query: &str,
     params: &Map<String, Json>,
 ) -> Result<(String, Vec<Value>), EngineError> {
@@ -288,7 +288,7 @@ fn bind_names(
 /// Where what starts at `i` and holds no parameter ends, in MySQL's text: strings, quoted
 /// names, comments and `:=`. An executable comment (`/*! ... */`, MariaDB's `/*M! ... */`) is
 /// SQL that the server runs: its names are bound as anywhere else.
-fn skip(b: &[u8], i: usize) -> Option<Result<usize, EngineError>> {
+pub(super) fn skip(b: &[u8], i: usize) -> Option<Result<usize, EngineError>> {
     Some(Ok(match b[i] {
         q @ (b'\'' | b'"' | b'`') => skip_quoted(b, i, q),
         b'-' if b.get(i + 1) == Some(&b'-')

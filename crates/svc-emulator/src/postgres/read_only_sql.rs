@@ -172,7 +172,7 @@ impl ReadOnlySql for PgResource {
 
 /// A query error from PostgreSQL (syntax, unknown table, a write refused in the read-only
 /// transaction, the statement timeout): `400` naming `query`.
-fn query_failed(resource: &PgResource, e: tokio_postgres::Error) -> EngineError {
+pub(super) fn query_failed(resource: &PgResource, e: tokio_postgres::Error) -> EngineError {
     match e.as_db_error() {
         Some(db) if db.code() == &tokio_postgres::error::SqlState::READ_ONLY_SQL_TRANSACTION => {
             query_error(format!(
@@ -199,7 +199,7 @@ fn query_failed(resource: &PgResource, e: tokio_postgres::Error) -> EngineError 
 /// and the infinities `null`); `numeric` as `float(value)` (`1.0`); JSON as JSON; a date-time
 /// with its offset, a `timestamp` with the database's (`tz`), `Z` for UTC; an `interval` (a
 /// `timedelta`) as the text of its total seconds; everything else as PostgreSQL's text.
-fn write_cell(buf: &mut Vec<u8>, ty: &str, text: Option<&str>, tz: Offset) {
+pub(super) fn write_cell(buf: &mut Vec<u8>, ty: &str, text: Option<&str>, tz: Offset) {
     let Some(text) = text else {
         return Py::None.write_answer(buf, tz);
     };
@@ -224,7 +224,7 @@ fn write_cell(buf: &mut Vec<u8>, ty: &str, text: Option<&str>, tz: Offset) {
 /// [decision: stricter] Columns that share a name: the engine reads each row by name, so
 /// every such column shows the last one's value (`select 1 as a, 2 as a` is `[[2, 2]]`), and
 /// three columns fail (`Ambiguous column name`): refused, naming the column.
-fn refuse_repeated_names(names: &[String]) -> Result<(), EngineError> {
+pub(super) fn refuse_repeated_names(names: &[String]) -> Result<(), EngineError> {
     for (i, name) in names.iter().enumerate() {
         if names[..i].contains(name) {
             return Err(query_error(format!(
@@ -239,7 +239,7 @@ fn refuse_repeated_names(names: &[String]) -> Result<(), EngineError> {
 /// A statement with its parameters: the text with `$1`, `$2`, ... and a value for each.
 #[derive(Debug, PartialEq)]
 pub(crate) struct Bound {
-    text: String,
+    pub(super) text: String,
     params: Vec<Param>,
 }
 
@@ -251,11 +251,11 @@ pub(crate) struct Param {
 }
 
 impl Bound {
-    fn types(&self) -> Vec<Type> {
+    pub(super) fn types(&self) -> Vec<Type> {
         self.params.iter().map(|p| p.ty.clone()).collect()
     }
 
-    fn values(&self) -> Vec<TextValue<'_>> {
+    pub(super) fn values(&self) -> Vec<TextValue<'_>> {
         self.params
             .iter()
             .map(|p| TextValue(p.text.as_deref()))
@@ -289,7 +289,7 @@ impl Param {
 /// A parameter value sent in PostgreSQL's text format, which the server reads as it reads a
 /// literal of the parameter's type; `None` is `NULL`.
 #[derive(Debug)]
-struct TextValue<'a>(Option<&'a str>);
+pub(super) struct TextValue<'a>(Option<&'a str>);
 
 impl ToSql for TextValue<'_> {
     fn to_sql(
@@ -320,14 +320,14 @@ impl ToSql for TextValue<'_> {
 /// Replaces each `:name` outside strings, quoted names, dollar quotes and comments by a
 /// parameter (`$1`, `$2`, ...) bound to `params[name]`; `$1`-style parameters are refused
 /// (there is nothing to bind them to).
-fn bind_names(query: &str, params: &Map<String, Json>) -> Result<Bound, EngineError> {
+pub(super) fn bind_names(query: &str, params: &Map<String, Json>) -> Result<Bound, EngineError> {
     let (text, params) = server::bind_names(query, params, skip, Param::of, |n| format!("${n}"))?;
     Ok(Bound { text, params })
 }
 
 /// Where what starts at `i` and holds no parameter ends, in PostgreSQL's text: strings
 /// (backslash escapes in `E'...'`), quoted names, comments, dollar quotes and `::` casts.
-fn skip(b: &[u8], i: usize) -> Option<Result<usize, EngineError>> {
+pub(super) fn skip(b: &[u8], i: usize) -> Option<Result<usize, EngineError>> {
     Some(Ok(match b[i] {
         b'\'' => skip_quoted(
             b,

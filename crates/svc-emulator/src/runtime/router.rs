@@ -10,7 +10,10 @@ use axum::Router;
 use crate::http::journal::Journaled;
 use crate::http::{AppState, HttpError, openapi};
 use crate::proxy::Forwarder;
-use crate::{account, fixture, pages, projects, proxy, records, resources, sql, teams, users};
+use crate::{
+    account, actions, fixture, pages, projects, proxy, records, resources, sql, teams, users,
+    workflows,
+};
 
 /// Builds the router of both hosts, with the request journal around it.
 pub(crate) fn router(state: AppState, proxy: Forwarder) -> Journaled {
@@ -39,12 +42,14 @@ fn app_router(forwarder: Forwarder) -> Router<AppState> {
 
 /// The data host's routes, at the root of the listener (docs/contract.md section 5). Paths are
 /// written without a trailing slash and answered with or without one. The static routes of
-/// users and teams (`__svc_app__`) win over the records routes.
+/// users and teams (`__svc_app__`) and of workflows win over the records and actions routes.
 fn data_router() -> Router<AppState> {
     let router = records::routes(Router::new());
     let router = sql::routes(router);
     let router = resources::routes(router);
     let router = users::routes(router);
+    let router = actions::routes(router);
+    let router = workflows::routes(router);
     teams::routes(router)
 }
 

@@ -4,6 +4,7 @@
 //! on tokio's blocking pool. Either way the caller's [`Hold`] is kept until the work has ended
 //! (moved into a pool job, it is held while the job runs, even when the client has gone away).
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -274,6 +275,30 @@ impl Backend for Resource {
         Box::pin(async move {
             // Dropped with this future: a client that leaves interrupts its query at once, so
             // the connection and the blocking thread are freed.
+            let _on_drop = on_drop;
+            run.await
+        })
+    }
+
+    fn inputs(&self, statements: &[String]) -> Result<BTreeSet<String>, EngineError> {
+        Resource::action_inputs(statements)
+    }
+
+    fn execute(
+        self: Arc<Self>,
+        statements: Vec<String>,
+        inputs: Map<String, Value>,
+        limits: SqlLimits,
+        hold: Hold,
+    ) -> Work<Vec<u8>> {
+        let cancel = Arc::new(SqlCancel::default());
+        let on_drop = CancelOnDrop(Arc::clone(&cancel));
+        let run = on_pool(self, hold, move |db| {
+            db.execute_action(&statements, &inputs, limits, &cancel)
+        });
+        Box::pin(async move {
+            // Dropped with this future: a client that leaves interrupts the statement, and
+            // the transaction is rolled back.
             let _on_drop = on_drop;
             run.await
         })

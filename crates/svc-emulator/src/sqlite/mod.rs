@@ -75,6 +75,7 @@
 //!   connection that cannot write. At most
 //!   [`MAX_SQL_ROWS`](crate::engine::MAX_SQL_ROWS) rows; interrupted after [`SQL_TIME_LIMIT`](crate::engine::SQL_TIME_LIMIT).
 
+mod action;
 pub(crate) mod aggregate;
 mod backend;
 pub(crate) mod filter;

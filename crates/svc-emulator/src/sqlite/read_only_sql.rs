@@ -47,7 +47,7 @@ impl SqlCancel {
     }
 
     /// Registers the running query's connection; `false` when the query was cancelled already.
-    fn attach(&self, handle: rusqlite::InterruptHandle) -> bool {
+    pub(super) fn attach(&self, handle: rusqlite::InterruptHandle) -> bool {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         if self.cancelled() {
             return false;
@@ -58,11 +58,11 @@ impl SqlCancel {
 
     /// Forgets the connection once its statement is done: an interrupt now could only reach a
     /// later statement of the engine on the same connection.
-    fn detach(&self) {
+    pub(super) fn detach(&self) {
         self.state.lock().unwrap_or_else(|e| e.into_inner()).running = None;
     }
 
-    fn cancelled(&self) -> bool {
+    pub(super) fn cancelled(&self) -> bool {
         self.cancelled.load(Ordering::Relaxed)
     }
 }
@@ -166,7 +166,7 @@ fn refused(reason: &str) -> EngineError {
 
 /// Interrupts a connection's statement at a deadline, from a thread of its own: a statement
 /// that never reaches the progress handler (one huge function call) is stopped too.
-struct Watchdog {
+pub(super) struct Watchdog {
     fired: Arc<AtomicBool>,
     deadline: Instant,
 }
@@ -174,7 +174,7 @@ struct Watchdog {
 impl Watchdog {
     /// Runs `work` with a watchdog that interrupts `handle`'s connection at `limit`. The thread
     /// is gone when this returns, so no interrupt can reach a later statement.
-    fn start<T>(
+    pub(super) fn start<T>(
         handle: rusqlite::InterruptHandle,
         limit: Duration,
         work: impl FnOnce(&Watchdog) -> T,
@@ -458,7 +458,7 @@ fn subquery_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
 }
 
 /// Why writing the answer stopped.
-enum Stop {
+pub(super) enum Stop {
     Deadline,
     TooLarge,
     Sqlite(rusqlite::Error),
@@ -497,7 +497,7 @@ fn bind(stmt: &mut Statement<'_>, params: &Map<String, Json>) -> Result<(), Engi
     Ok(())
 }
 
-fn json_param(value: &Json) -> Value {
+pub(super) fn json_param(value: &Json) -> Value {
     match value {
         Json::Null => Value::Null,
         Json::Bool(b) => Value::Integer(i64::from(*b)),
@@ -510,7 +510,7 @@ fn json_param(value: &Json) -> Value {
     }
 }
 
-fn write_result(
+pub(super) fn write_result(
     stmt: &mut Statement<'_>,
     columns: &[String],
     max_bytes: usize,

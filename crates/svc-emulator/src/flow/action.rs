@@ -1,0 +1,105 @@
+//! An action's statements, as every database server runs them (docs/contract.md 5.6): each
+//! `:name` bound, one session of the SQL pool inside one read-write transaction, the statements
+//! run in order under one deadline, the last one's rows written within the answer cap, then
+//! the transaction committed, or rolled back when a statement fails. The session is given back
+//! clean, or closed when a statement may still run (the deadline, or the caller went away:
+//! cancelled from outside, as a read-only query is, [`super::sql`]).
+
+use std::collections::BTreeSet;
+use std::future::Future;
+use std::time::Duration;
+
+use serde_json::{Map, Value as Json};
+
+use crate::engine::EngineError;
+use crate::engine::server::{AnswerRows, stopped_after};
+use crate::flow::sql::{ReadOnlySql, Running, session_gone};
+
+/// A database server's side of an action, beside its read-only queries' (binding, cancelling
+/// and cleaning a session are the same).
+pub(crate) trait ActionSql: ReadOnlySql {
+    /// The names of a statement's `:name` inputs, read as [`bind`](ReadOnlySql::bind) reads
+    /// them (strings, quoted names and comments hold none).
+    fn inputs(statement: &str) -> Result<BTreeSet<String>, EngineError>;
+
+    /// A session inside a read-write transaction (its statements stopped by the database
+    /// after `time`, where it sets the limit there), and the engine's default time zone.
+    fn begin(
+        &self,
+        time: Duration,
+    ) -> impl Future<Output = Result<(Self::Session, i32), EngineError>> + Send;
+
+    /// Runs one statement: its column names and rows (none for a statement that returns no
+    /// rows), written within `answer_bytes` in the time zone `tz`.
+    fn execute(
+        &self,
+        session: &mut Self::Session,
+        bound: &Self::Bound,
+        answer_bytes: usize,
+        tz: i32,
+    ) -> impl Future<Output = Result<(Vec<String>, AnswerRows), EngineError>> + Send;
+
+    /// Commits the transaction.
+    fn commit(
+        &self,
+        session: &mut Self::Session,
+    ) -> impl Future<Output = Result<(), EngineError>> + Send;
+}
+
+/// Runs `statements` in order with `inputs` (`:name` values) in one transaction within `time`:
+/// the last statement's answer, `{"columns", "data", "row_count"}` as JSON bytes. Every
+/// statement is bound before the first runs, so an input missing from any of them runs none.
+pub(crate) async fn run_action<D: ActionSql>(
+    db: &D,
+    statements: &[String],
+    inputs: &Map<String, Json>,
+    time: Duration,
+    answer_bytes: usize,
+) -> Result<Vec<u8>, EngineError> {
+    let bound = statements
+        .iter()
+        .map(|s| D::bind(s, inputs))
+        .collect::<Result<Vec<_>, _>>()?;
+    let (session, tz) = db.begin(time).await?;
+    let mut guard = Running::<D> {
+        cancel: Some(db.canceller(&session)),
+        session: Some(session),
+    };
+    let session = guard.session.as_mut().ok_or_else(session_gone)?;
+    let run = async {
+        let mut last = (Vec::new(), AnswerRows::new(answer_bytes));
+        for statement in &bound {
+            last = db.execute(session, statement, answer_bytes, tz).await?;
+        }
+        db.commit(session).await?;
+        Ok::<_, EngineError>(last)
+    };
+    let outcome = tokio::time::timeout(time, run).await;
+    let cancel = guard.cancel.take();
+    let session = guard.session.take().ok_or_else(session_gone)?;
+    if outcome.is_err() {
+        // Stopped at the deadline: the statement may still run. Cancelled, then the session
+        // closed, which rolls back what it had not committed.
+        if let Some(cancel) = cancel {
+            D::cancel(cancel).await;
+        }
+        D::close(session).await;
+    } else {
+        // Committed, or failed: cleaning rolls back what a failed statement left.
+        D::clean(session).await;
+    }
+    match outcome {
+        Ok(Ok((names, rows))) => Ok(rows.answer(&names)),
+        Ok(Err(e)) => Err(e),
+        Err(_) => Err(stopped_after(time)),
+    }
+}
+
+/// The inputs of all of an action's statements.
+pub(crate) fn inputs<D: ActionSql>(statements: &[String]) -> Result<BTreeSet<String>, EngineError> {
+    let mut all = BTreeSet::new();
+    for statement in statements {
+        all.extend(D::inputs(statement)?);
+    }
+    Ok(all)
+}

@@ -1,0 +1,109 @@
+//! An action's statements on a PostgreSQL resource (docs/contract.md 5.6, `flow::action`): a
+//! connection of the SQL pool in a read-write transaction with `SET LOCAL statement_timeout`,
+//! each `:name` bound as a read-only query binds it, never written into the text.
+//!
+//! A statement that returns rows (`UPDATE ... RETURNING`, `SELECT`) runs inside a
+//! `WITH` whose outer select reads each column as text (`WITH q(c1, ...) AS (<statement>)
+//! SELECT c1::text, ...`): PostgreSQL allows a data-modifying statement there, and the text of
+//! each cell is what the read-only answer writes (`write_cell`), so both answer alike.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use deadpool_postgres::Object;
+use futures_util::TryStreamExt;
+
+use crate::engine::EngineError;
+use crate::engine::server::{self, AnswerRows};
+use crate::flow::action::ActionSql;
+use crate::postgres::PgResource;
+use crate::postgres::read_only_sql::{
+    Bound, query_failed, refuse_repeated_names, skip, write_cell,
+};
+use crate::postgres::types::Offset;
+
+/// The name of the `WITH` the statement runs in.
+const ROWS: &str = "__svc_action";
+
+impl ActionSql for PgResource {
+    fn inputs(statement: &str) -> Result<BTreeSet<String>, EngineError> {
+        server::parameter_names(statement, skip)
+    }
+
+    async fn begin(&self, time: Duration) -> Result<(Object, Offset), EngineError> {
+        let client = self.sql_client().await?;
+        let tz = self.timezone(&client).await?;
+        let millis = time.as_millis().max(1);
+        client
+            .batch_execute(&format!(
+                "ROLLBACK; BEGIN TRANSACTION READ WRITE; SET LOCAL statement_timeout = {millis}"
+            ))
+            .await
+            .map_err(|e| self.unexpected(e))?;
+        Ok((client, tz))
+    }
+
+    async fn execute(
+        &self,
+        client: &mut Object,
+        bound: &Bound,
+        answer_bytes: usize,
+        tz: Offset,
+    ) -> Result<(Vec<String>, AnswerRows), EngineError> {
+        let types = bound.types();
+        // Prepared, not run: its columns say how to read its rows.
+        let statement = client
+            .prepare_typed(&bound.text, &types)
+            .await
+            .map_err(|e| query_failed(self, e))?;
+        let mut rows = AnswerRows::new(answer_bytes);
+        if statement.columns().is_empty() {
+            client
+                .execute_raw(&statement, bound.values())
+                .await
+                .map_err(|e| query_failed(self, e))?;
+            return Ok((Vec::new(), rows));
+        }
+        let names: Vec<String> = statement
+            .columns()
+            .iter()
+            .map(|c| c.name().to_owned())
+            .collect();
+        refuse_repeated_names(&names)?;
+        let column_types: Vec<String> = statement
+            .columns()
+            .iter()
+            .map(|c| c.type_().name().to_owned())
+            .collect();
+        let aliases: Vec<String> = (1..=names.len()).map(|i| format!("c{i}")).collect();
+        let texts: Vec<String> = aliases.iter().map(|a| format!("{a}::text")).collect();
+        let select = format!(
+            "WITH {ROWS}({}) AS ({}) SELECT {} FROM {ROWS}",
+            aliases.join(", "),
+            bound.text,
+            texts.join(", ")
+        );
+        let statement = client
+            .prepare_typed(&select, &types)
+            .await
+            .map_err(|e| query_failed(self, e))?;
+        let stream = client
+            .query_raw(&statement, bound.values())
+            .await
+            .map_err(|e| query_failed(self, e))?;
+        futures_util::pin_mut!(stream);
+        while let Some(row) = stream.try_next().await.map_err(|e| query_failed(self, e))? {
+            rows.push(column_types.len(), |buf, i| {
+                write_cell(buf, &column_types[i], row.get::<_, Option<&str>>(i), tz);
+            })?;
+        }
+        Ok((names, rows))
+    }
+
+    async fn commit(&self, client: &mut Object) -> Result<(), EngineError> {
+        client
+            .batch_execute("COMMIT")
+            .await
+            .map_err(|e| query_failed(self, e))
+    }
+}

@@ -1,0 +1,245 @@
+//! An action's statements on a SQLite resource (docs/contract.md 5.6): run in order on the
+//! writer connection in one `BEGIN IMMEDIATE` transaction, each `:name` bound to the
+//! request's input of that name, under the read-only queries' deadline (a watchdog that
+//! interrupts the connection) and answer cap; the last statement's rows are written as a
+//! read-only query's are. A statement that fails rolls back them all.
+
+use std::collections::BTreeSet;
+
+use rusqlite::{Connection, ErrorCode, Statement};
+use serde_json::{Map, Value as Json};
+
+use crate::engine::server::{line_end, parameter_names, query_error, skip_quoted};
+use crate::engine::{EngineError, SqlLimits};
+use crate::sqlite::read_only_sql::{SqlCancel, Stop, Watchdog, json_param, write_result};
+use crate::sqlite::resource::Resource;
+
+impl Resource {
+    /// The `:name` inputs of `statements`, as SQLite reads its text: names inside strings,
+    /// quoted names (`"..."`, `` `...` ``, `[...]`) and comments are none.
+    pub(crate) fn action_inputs(statements: &[String]) -> Result<BTreeSet<String>, EngineError> {
+        let mut all = BTreeSet::new();
+        for statement in statements {
+            all.extend(parameter_names(statement, skip)?);
+        }
+        Ok(all)
+    }
+
+    /// Runs `statements` in order in one transaction of the writer connection with `inputs`
+    /// bound, within `limits`, stopped early by `cancel`: the last statement's answer
+    /// (`{"columns", "data", "row_count"}`), or the first failure with everything rolled back.
+    pub(crate) fn execute_action(
+        &self,
+        statements: &[String],
+        inputs: &Map<String, Json>,
+        limits: SqlLimits,
+        cancel: &SqlCancel,
+    ) -> Result<Vec<u8>, EngineError> {
+        self.with_writer(|conn| {
+            if !cancel.attach(conn.get_interrupt_handle()) {
+                return Err(gone());
+            }
+            let result = Watchdog::start(conn.get_interrupt_handle(), limits.time, |watchdog| {
+                conn.execute_batch("BEGIN IMMEDIATE")?;
+                match run_all(conn, statements, inputs, limits, watchdog) {
+                    Ok(answer) => {
+                        conn.execute_batch("COMMIT")?;
+                        Ok(answer)
+                    }
+                    Err(e) => {
+                        // The failure is the answer; a connection that cannot roll back
+                        // fails its next statement.
+                        let _ = conn.execute_batch("ROLLBACK");
+                        Err(e)
+                    }
+                }
+            });
+            cancel.detach();
+            result.map_err(|e| if cancel.cancelled() { gone() } else { e })
+        })
+    }
+}
+
+fn gone() -> EngineError {
+    query_error("The action was cancelled: its client went away.")
+}
+
+fn run_all(
+    conn: &Connection,
+    statements: &[String],
+    inputs: &Map<String, Json>,
+    limits: SqlLimits,
+    watchdog: &Watchdog,
+) -> Result<Vec<u8>, EngineError> {
+    let mut answer = Vec::new();
+    for (i, text) in statements.iter().enumerate() {
+        let mut stmt = match conn.prepare(text) {
+            Ok(stmt) => stmt,
+            Err(rusqlite::Error::MultipleStatement) => {
+                return Err(query_error(
+                    "An action's statement holds more than one statement: give them as a list \
+                     (\"sql\": [\"...\", \"...\"]).",
+                ));
+            }
+            Err(e) => return Err(failed(e)),
+        };
+        bind(&mut stmt, inputs)?;
+        let columns: Vec<String> = stmt.column_names().into_iter().map(str::to_owned).collect();
+        if i + 1 < statements.len() {
+            // Not the last: run to its end, its rows unread.
+            let mut rows = stmt.raw_query();
+            while rows.next().map_err(failed)?.is_some() {}
+            continue;
+        }
+        answer =
+            write_result(&mut stmt, &columns, limits.answer_bytes, watchdog).map_err(
+                |e| match e {
+                    Stop::Deadline => too_long(limits),
+                    Stop::TooLarge => query_error(format!(
+                        "The answer is larger than {} MiB; return fewer rows or columns.",
+                        limits.answer_bytes / (1024 * 1024)
+                    )),
+                    Stop::Sqlite(e) => failed(e),
+                },
+            )?;
+    }
+    let _ = limits;
+    Ok(answer)
+}
+
+fn too_long(limits: SqlLimits) -> EngineError {
+    query_error(format!(
+        "The action ran longer than {} s and was stopped.",
+        limits.time.as_secs_f64()
+    ))
+}
+
+/// The database's refusal of a statement, as its message says it.
+fn failed(e: rusqlite::Error) -> EngineError {
+    match e {
+        rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::OperationInterrupted => {
+            query_error(
+                "The action was stopped: it ran past its time limit, or its client went away.",
+            )
+        }
+        e => query_error(format!("The database refused the statement: {e}.")),
+    }
+}
+
+/// Binds each `:name` to `inputs[name]` as a read-only query binds its parameters.
+fn bind(stmt: &mut Statement<'_>, inputs: &Map<String, Json>) -> Result<(), EngineError> {
+    for index in 1..=stmt.parameter_count() {
+        let name = stmt.parameter_name(index).map(str::to_owned);
+        let Some(key) = name.as_deref().and_then(|n| n.strip_prefix(':')) else {
+            return Err(query_error(format!(
+                "The parameter {} is not an input: write inputs as :name.",
+                name.as_deref().unwrap_or("?")
+            )));
+        };
+        let value = inputs
+            .get(key)
+            .ok_or_else(|| EngineError::field("data", format!("Missing input: {key}.")))?;
+        stmt.raw_bind_parameter(index, json_param(value))
+            .map_err(failed)?;
+    }
+    Ok(())
+}
+
+/// Where what starts at `i` and holds no input ends, in SQLite's text: strings, quoted names
+/// and comments.
+fn skip(b: &[u8], i: usize) -> Option<Result<usize, EngineError>> {
+    Some(Ok(match b[i] {
+        q @ (b'\'' | b'"' | b'`') => skip_quoted(b, i, q, false),
+        b'[' => b[i..]
+            .iter()
+            .position(|c| *c == b']')
+            .map_or(b.len(), |n| i + n + 1),
+        b'-' if b.get(i + 1) == Some(&b'-') => line_end(b, i),
+        b'/' if b.get(i + 1) == Some(&b'*') => b[i + 2..]
+            .windows(2)
+            .position(|w| w == b"*/")
+            .map_or(b.len(), |n| i + 2 + n + 2),
+        _ => return None,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(s: &str) -> Vec<String> {
+        Resource::action_inputs(&[s.to_owned()])
+            .unwrap()
+            .into_iter()
+            .collect()
+    }
+
+    #[test]
+    fn inputs_outside_strings_names_and_comments() {
+        assert_eq!(
+            names("UPDATE t SET a = :a, b = ':no' WHERE id = :id -- :no\n AND c = :a /* :no */"),
+            ["a", "id"]
+        );
+        assert_eq!(
+            names(r#"SELECT "x:no", [y:no], `z:no` FROM t"#),
+            Vec::<String>::new()
+        );
+    }
+
+    fn db() -> Resource {
+        Resource::in_memory("CREATE TABLE t (id INTEGER PRIMARY KEY, status TEXT); INSERT INTO t VALUES (1, 'new'), (2, 'new');")
+            .unwrap()
+    }
+
+    fn run(db: &Resource, sql: &[&str], inputs: Json) -> Result<Json, EngineError> {
+        let sql: Vec<String> = sql.iter().map(|s| (*s).to_owned()).collect();
+        let inputs = inputs.as_object().cloned().unwrap_or_default();
+        db.execute_action(&sql, &inputs, SqlLimits::default(), &SqlCancel::default())
+            .map(|b| serde_json::from_slice(&b).unwrap())
+    }
+
+    #[test]
+    fn runs_in_one_transaction_and_answers_the_last_rows() {
+        let db = db();
+        let answer = run(
+            &db,
+            &[
+                "UPDATE t SET status = :s WHERE id = :id",
+                "SELECT id, status FROM t WHERE id = :id",
+            ],
+            serde_json::json!({"id": 1, "s": "refunded"}),
+        )
+        .unwrap();
+        assert_eq!(answer["columns"], serde_json::json!(["id", "status"]));
+        assert_eq!(answer["data"], serde_json::json!([[1, "refunded"]]));
+        // The second statement fails: the first one's change is rolled back.
+        let e = run(
+            &db,
+            &[
+                "UPDATE t SET status = 'gone' WHERE id = 2",
+                "INSERT INTO t (id) VALUES (1)",
+            ],
+            serde_json::json!({}),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("UNIQUE"), "{e}");
+        let after = run(
+            &db,
+            &["SELECT status FROM t WHERE id = 2"],
+            serde_json::json!({}),
+        )
+        .unwrap();
+        assert_eq!(after["data"], serde_json::json!([["new"]]));
+        // A missing input names it, and nothing runs.
+        let e = run(&db, &["UPDATE t SET status = :s"], serde_json::json!({})).unwrap_err();
+        assert_eq!(e.to_string(), "Missing input: s.");
+        // RETURNING rows.
+        let answer = run(
+            &db,
+            &["UPDATE t SET status = 'x' WHERE id = :id RETURNING id, status"],
+            serde_json::json!({"id": 2}),
+        )
+        .unwrap();
+        assert_eq!(answer["data"], serde_json::json!([[2, "x"]]));
+    }
+}

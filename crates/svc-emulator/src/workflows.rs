@@ -1,0 +1,159 @@
+//! `POST /projects/{project}/{environment}/workflows/{uid}/run` (docs/contract.md 5.6): a
+//! project's workflow, its steps run in order, each an action of one of its resources
+//! ([`actions::run`]), each in a transaction of its own. The first step that fails ends the
+//! run with `200` `{"success": false, "error"}`: a failed run is an answer, not a status.
+
+use std::collections::BTreeSet;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use axum::routing::post;
+use serde_json::{Map, Value, json};
+
+use crate::actions::{self, Inputs};
+use crate::config::actions::WorkflowConfig;
+use crate::config::registry::ProjectEntry;
+use crate::http::auth::authorize_project_data;
+use crate::http::extract::json_value;
+use crate::http::route_with_optional_slash;
+use crate::http::{AppState, HttpError};
+
+/// The workflow route, on the data host. Its static `workflows` segment wins over a resource
+/// of that name's routes.
+pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
+    route_with_optional_slash(
+        router,
+        "/projects/{project}/{environment}/workflows/{uid}/run",
+        post(run),
+    )
+}
+
+/// Runs the workflow: `200` with `{"success": true, "result"}` or `{"success": false,
+/// "error"}`.
+async fn run(
+    State(state): State<AppState>,
+    Path((project, environment, uid)): Path<(String, String, String)>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, HttpError> {
+    let entry =
+        authorize_project_data(state.registry(), &headers, &project, &environment, |jwt| {
+            state
+                .accounts()
+                .verify_any(jwt)
+                .map(|claims| claims.project)
+        })?;
+    let workflow = find(entry, &uid)?;
+    let data = actions::request_data(body).await?;
+    check_inputs(&state, entry, workflow, &data)?;
+    let mut result = Value::Null;
+    for (i, step) in workflow.steps.iter().enumerate() {
+        let outcome = match entry.resources.iter().find(|r| r.name == step.resource) {
+            Some(resource) => match actions::find(resource, &step.action) {
+                Ok(action) => {
+                    actions::run(
+                        &state,
+                        entry.name.as_str(),
+                        resource,
+                        action,
+                        data.clone(),
+                        Inputs::Some,
+                    )
+                    .await
+                }
+                Err(e) => Err(e),
+            },
+            None => Err(HttpError::not_found("Resource not found.")),
+        };
+        match outcome {
+            Ok(value) => result = value,
+            Err(e) => {
+                let error = format!(
+                    "step {} ({}.{}): {}",
+                    i + 1,
+                    step.resource,
+                    step.action,
+                    message(&e)
+                );
+                return json_value(StatusCode::OK, &json!({"success": false, "error": error}));
+            }
+        }
+    }
+    json_value(StatusCode::OK, &json!({"success": true, "result": result}))
+}
+
+/// The workflow `uid` of the project, or the `404` that lists its workflows.
+fn find<'p>(entry: &'p ProjectEntry, uid: &str) -> Result<&'p WorkflowConfig, HttpError> {
+    entry
+        .workflows
+        .iter()
+        .find(|w| w.uid == uid)
+        .ok_or_else(|| {
+            let uids: Vec<&str> = entry.workflows.iter().map(|w| w.uid.as_str()).collect();
+            HttpError::not_found(format!(
+                "Workflow {uid:?} not found. {}",
+                actions::listed("The project's workflows", &uids)
+            ))
+        })
+}
+
+/// A key of `data` that no step can take is refused before any step runs: every step is SQL
+/// (a fixed answer takes any input) and none names it.
+fn check_inputs(
+    state: &AppState,
+    entry: &ProjectEntry,
+    workflow: &WorkflowConfig,
+    data: &Map<String, Value>,
+) -> Result<(), HttpError> {
+    let mut names = BTreeSet::new();
+    for step in &workflow.steps {
+        let Some(resource) = entry.resources.iter().find(|r| r.name == step.resource) else {
+            continue;
+        };
+        let Ok(action) = actions::find(resource, &step.action) else {
+            continue;
+        };
+        if action.answer.is_some() {
+            return Ok(());
+        }
+        let Some(db) = state.catalog().get(entry.name.as_str(), &resource.name) else {
+            continue;
+        };
+        // A statement whose inputs cannot be read fails its step when it runs.
+        if let Ok(inputs) = db.inputs(&action.sql) {
+            names.extend(inputs);
+        }
+    }
+    let unknown: Vec<&str> = data
+        .keys()
+        .filter(|k| !names.contains(*k))
+        .map(String::as_str)
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let takes: Vec<&str> = names.iter().map(String::as_str).collect();
+    Err(HttpError::invalid_field(
+        "data",
+        format!(
+            "Unknown input: {}. {}",
+            unknown.join(", "),
+            actions::listed("The workflow's steps take", &takes)
+        ),
+    ))
+}
+
+/// The message of a step's failure: its field errors when it has some (a missing input), else
+/// its error.
+fn message(e: &HttpError) -> String {
+    let body = e.body();
+    let fields: Vec<String> = body.fields.values().flatten().cloned().collect();
+    if fields.is_empty() {
+        body.error.clone()
+    } else {
+        fields.join(" ")
+    }
+}
