@@ -1,4 +1,4 @@
-//! 7. Import: records created by `create_many` (8 requests in flight) beside the same records
+//! 8. Import: records created by `create_many` (8 requests in flight) beside the same records
 //!    created one after the other with `create` (the emulator's own one-by-one create rate),
 //!    and `svc records import` of an NDJSON file beside one `svc records create` process per
 //!    record (what a shell loop does). Records per second; the ratios are reported, with no
@@ -42,7 +42,7 @@ fn record(tag: &str, n: usize) -> Value {
 
 pub fn run(settings: &Settings) -> Vec<Row> {
     eprintln!(
-        "7. import: {SDK_ROWS} creates through create_many (8 in flight) beside one by one; svc records import beside svc records create per record"
+        "8. import: {SDK_ROWS} creates through create_many (8 in flight) beside one by one; svc records import beside svc records create per record"
     );
     // The items of the other benchmarks, with `ordered_on` as text: the data engine refuses a
     // value for a `DATE` column on writes (docs/contract.md 5.1), so those cannot be created.
@@ -107,7 +107,7 @@ pub fn run(settings: &Settings) -> Vec<Row> {
         per_second(single_rate, "records")
     );
     let mut out = vec![Row {
-        benchmark: format!("7. import: create_many beside create one by one, {SDK_ROWS} records"),
+        benchmark: format!("8. import: create_many beside create one by one, {SDK_ROWS} records"),
         figure: format!("create_many {}", per_second(bulk_rate, "records")),
         baseline: format!("one by one {}", per_second(single_rate, "records")),
         ratio: bulk_rate / single_rate,
@@ -189,7 +189,7 @@ fn cli(
     );
     vec![Row {
         benchmark: format!(
-            "7. import: svc records import ({CLI_ROWS} NDJSON rows) beside svc records create per record"
+            "8. import: svc records import ({CLI_ROWS} NDJSON rows) beside svc records create per record"
         ),
         figure: format!("import {}", per_second(import_rate, "records")),
         baseline: format!("create loop {}", per_second(loop_rate, "records")),

@@ -140,6 +140,8 @@ pub mod guides {
     pub struct Proxy;
     #[doc = include_str!("../../docs/postgres.md")]
     pub struct Postgres;
+    #[doc = include_str!("../../docs/tracing.md")]
+    pub struct Tracing;
 }
 
 /// A timer (`ClientBuilder::sleep`) that does not wait, and records what it was asked to wait:
@@ -163,3 +165,9 @@ impl svc_api::Sleep for Recorded {
         Box::pin(async {})
     }
 }
+
+/// The Rust examples of docs/actions.md, compiled as doctests here, where the SDK and the
+/// emulator are both at hand: the guide cannot drift from either.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/actions.md")]
+pub struct ActionsGuide;

@@ -10,7 +10,12 @@ use svc_model::{ModelName, ResourceName};
 
 use crate::client::Client;
 use crate::error::Result;
-use crate::request::{Call, CallAuth, decode};
+use crate::request::{Call, CallAuth, Operation, decode};
+
+const EXECUTE: Operation = Operation::new(
+    "actions.execute",
+    "/projects/{project}/{environment}/{resource}/actions/{action}",
+);
 
 impl Client {
     /// The action `name` of `resource`: a statement or some code the service runs on the
@@ -166,15 +171,16 @@ impl<T: DeserializeOwned> Action<'_, T> {
         let url = self.url()?;
         let what = format!("action {:?} of resource {:?}", self.name, self.resource);
         let body = crate::inputs::body(&what, inputs)?;
-        let mut call = Call::new(Method::POST, url).auth(CallAuth::Data {
-            resource: Some(self.resource.clone()),
-            per_call: self.token.clone(),
-        });
+        let mut call = Call::new(EXECUTE, Method::POST, url)
+            .resource(&self.resource)
+            .auth(CallAuth::Data {
+                resource: Some(self.resource.clone()),
+                per_call: self.token.clone(),
+            });
         // A POST: `Call::new` leaves it non-idempotent, so it is retried only when it
         // certainly was not sent (request.rs).
         call.body = Some(body);
-        let response = self.client.send(call).await?;
-        let answer: Answer<T> = decode(response)?;
+        let answer: Answer<T> = self.client.operation(call, decode).await?;
         Ok(answer.data)
     }
 }

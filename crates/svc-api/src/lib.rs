@@ -63,6 +63,10 @@ mod error;
 // The request machinery: only operation groups send anything.
 #[cfg(feature = "_sends")]
 mod prepared;
+// Kept by every call, made by the groups that name a resource or a project.
+#[cfg(feature = "_sends")]
+#[cfg_attr(not(feature = "full"), allow(dead_code))]
+mod name;
 #[cfg(feature = "_sends")]
 mod request;
 mod retry;
@@ -73,6 +77,9 @@ mod sleep;
 // The `{"data": {...}}` body that actions and workflow runs share.
 #[cfg(any(feature = "actions", feature = "workflows"))]
 mod inputs;
+// The operation and attempt spans.
+#[cfg(feature = "_sends")]
+mod spans;
 // Building URLs. Its items are used by different groups (`Url::encoded_segment`: all but
 // `proxy` and `account`; `Url::slash`: `pages`, `projects`, `proxy`; `Url::query`: `records`,
 // `users`, `teams`; `Client::app_project_url`: `pages`) and are not gated one by one yet, so

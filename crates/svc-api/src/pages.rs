@@ -7,8 +7,16 @@ use svc_model::{EnvironmentName, PageSettings, PageUid, UpdatePageSettings};
 
 use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::request::Call;
+use crate::request::{Call, Operation};
 use crate::url::Url;
+
+const SET: &str = "/projects/{project}/{environment}/view_settings/";
+const PAGE: &str = "/projects/{project}/{environment}/view_settings/{uid}/";
+const LIST: Operation = Operation::new("pages.list", SET);
+const CREATE: Operation = Operation::new("pages.create", SET);
+const GET: Operation = Operation::new("pages.get", PAGE);
+const UPDATE: Operation = Operation::new("pages.update", PAGE);
+const DELETE: Operation = Operation::new("pages.delete", PAGE);
 
 impl Client {
     /// Page settings of the client's project and environment.
@@ -90,12 +98,12 @@ impl Pages<'_> {
             .segment("view_settings"))
     }
 
-    fn call(&self, method: Method, url: Url) -> Result<Call> {
+    fn call(&self, op: Operation, method: Method, url: Url) -> Result<Call> {
         let key = self.client.api_key().ok_or_else(|| {
             Error::invalid("page settings need an API key: call ClientBuilder::api_key")
         })?;
         let call =
-            Call::new(method, url.slash().build()).credential(Credential::ApiKey(key.clone()));
+            Call::new(op, method, url.slash().build()).credential(Credential::ApiKey(key.clone()));
         // This handle's draft switch, else the client's (added by the request pipeline).
         Ok(match self.draft {
             Some(draft) => call.draft(draft),
@@ -110,19 +118,19 @@ impl Pages<'_> {
 
     /// All pages of the set.
     pub async fn list(&self) -> Result<Vec<PageSettings>> {
-        let call = self.call(Method::GET, self.base()?)?;
+        let call = self.call(LIST, Method::GET, self.base()?)?;
         self.client.send_json(call).await
     }
 
     /// Creates a page. The server assigns `uid` when the page has none, and `date_add`.
     pub async fn create(&self, page: &PageSettings) -> Result<PageSettings> {
-        let call = self.call(Method::POST, self.base()?)?.json(page)?;
+        let call = self.call(CREATE, Method::POST, self.base()?)?.json(page)?;
         self.client.send_json(call).await
     }
 
     /// One page by uid.
     pub async fn get(&self, uid: impl AsRef<str>) -> Result<PageSettings> {
-        let call = self.call(Method::GET, self.item(uid.as_ref())?)?;
+        let call = self.call(GET, Method::GET, self.item(uid.as_ref())?)?;
         self.client.send_json(call).await
     }
 
@@ -134,14 +142,14 @@ impl Pages<'_> {
         update: &UpdatePageSettings,
     ) -> Result<PageSettings> {
         let call = self
-            .call(Method::PATCH, self.item(uid.as_ref())?)?
+            .call(UPDATE, Method::PATCH, self.item(uid.as_ref())?)?
             .json(update)?;
         self.client.send_json(call).await
     }
 
     /// Deletes a page.
     pub async fn delete(&self, uid: impl AsRef<str>) -> Result<()> {
-        let call = self.call(Method::DELETE, self.item(uid.as_ref())?)?;
+        let call = self.call(DELETE, Method::DELETE, self.item(uid.as_ref())?)?;
         self.client.send(call).await.map(drop)
     }
 }

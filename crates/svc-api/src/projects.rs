@@ -6,8 +6,10 @@ use svc_model::{Project, ProjectName};
 
 use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::request::Call;
+use crate::request::{Call, Operation};
 use crate::url::Url;
+
+const GET: Operation = Operation::new("projects.get", "/projects/{project}/");
 
 impl Client {
     /// Projects on the application host.
@@ -61,7 +63,9 @@ impl Projects<'_> {
             .encoded_segment(&name.encoded())
             .slash()
             .build();
-        let call = Call::new(Method::GET, url).credential(Credential::ApiKey(key.clone()));
+        let call = Call::new(GET, Method::GET, url)
+            .project(name.as_str())
+            .credential(Credential::ApiKey(key.clone()));
         self.client.send_json(call).await
     }
 }

@@ -20,8 +20,10 @@ use svc_model::proxy::{
 
 use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::request::{Call, CallAuth};
+use crate::request::{Call, CallAuth, Operation};
 use crate::url::Url;
+
+const SEND: Operation = Operation::new("proxy.send", "/proxy_request/");
 
 impl Client {
     /// The HTTP proxy: requests sent to another service by the svc service, with the user
@@ -287,7 +289,7 @@ impl ProxyRequestBuilder<'_> {
             .build();
         // Not retried as a POST would be: the proxied method decides. Every upstream status is
         // the answer; only the proxy's own failures (marked) are errors.
-        let call = Call::new(Method::POST, url)
+        let call = Call::new(SEND, Method::POST, url)
             .auth(CallAuth::Session)
             .json(&request)?
             .answers(is_upstream_answer);

@@ -13,10 +13,14 @@ use serde::de::DeserializeOwned;
 use svc_auth::Credential;
 use svc_model::{ErrorBody, Timestamp};
 use svc_transport::{TransportError, TransportErrorKind};
+use tracing::{Instrument, Span};
 
 use crate::client::Client;
 use crate::error::{ApiError, Error, Result, is_retryable_status};
+use crate::name::Name;
 use crate::retry::Jitter;
+use crate::spans;
+pub(crate) use crate::spans::Operation;
 
 /// Which credential a call carries; resolved when it is sent, so a session is refreshed only
 /// when it is the credential that will be used.
@@ -60,6 +64,12 @@ impl CallAuth {
 /// One API call, before credentials and retries. `Debug` shows the method, the path and the
 /// body's length: the query may hold personal data and the body a password.
 pub(crate) struct Call {
+    /// Which operation this is, for its spans.
+    pub(crate) op: Operation,
+    /// The resource it is on, if any (`svc.resource`).
+    pub(crate) resource: Option<Name>,
+    /// The project it is on, when not the client's (`svc.project`).
+    pub(crate) project: Option<Name>,
     pub(crate) method: Method,
     /// Absolute URL, query included.
     pub(crate) url: String,
@@ -82,6 +92,7 @@ fn is_success(response: &Response<Bytes>) -> bool {
 impl std::fmt::Debug for Call {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Call")
+            .field("op", &self.op.name)
             .field("method", &self.method)
             .field("path", &self.path())
             .field("auth", &self.auth)
@@ -92,14 +103,18 @@ impl std::fmt::Debug for Call {
 }
 
 impl Call {
-    /// A call with the idempotency of its method: `GET`, `PUT`, `DELETE` and `HEAD` are; `POST`
-    /// and `PATCH` are not (use [`idempotent`](Self::idempotent) for read-only POSTs).
-    pub(crate) fn new(method: Method, url: String) -> Self {
+    /// A call of operation `op` (see [`Operation`] for adding one), with the idempotency of its
+    /// method: `GET`, `PUT`, `DELETE` and `HEAD` are; `POST` and `PATCH` are not (use
+    /// [`idempotent`](Self::idempotent) for read-only POSTs).
+    pub(crate) fn new(op: Operation, method: Method, url: String) -> Self {
         let idempotent = matches!(
             method,
             Method::GET | Method::HEAD | Method::PUT | Method::DELETE | Method::OPTIONS
         );
         Self {
+            op,
+            resource: None,
+            project: None,
             method,
             url,
             auth: CallAuth::None,
@@ -109,6 +124,27 @@ impl Call {
             is_answer: is_success,
             accept: HeaderValue::from_static("application/json"),
         }
+    }
+
+    /// Names the resource the call is on, for its spans.
+    #[cfg(any(
+        feature = "records",
+        feature = "sql",
+        feature = "users",
+        feature = "teams",
+        feature = "resources",
+        feature = "actions"
+    ))]
+    pub(crate) fn resource(mut self, resource: &str) -> Self {
+        self.resource = Some(Name::new(resource));
+        self
+    }
+
+    /// Names the project the call is on, for its spans, when it is not the client's.
+    #[cfg(feature = "projects")]
+    pub(crate) fn project(mut self, project: &str) -> Self {
+        self.project = Some(Name::new(project));
+        self
     }
 
     /// Sets this call's draft switch, whatever the client's.
@@ -195,19 +231,16 @@ impl Call {
 
 impl Client {
     /// Sends a call and returns the response when its status is a success.
+    #[cfg(any(
+        feature = "pages",
+        feature = "records",
+        feature = "users",
+        feature = "teams",
+        feature = "resources",
+        feature = "proxy"
+    ))]
     pub(crate) async fn send(&self, call: Call) -> Result<Response<Bytes>> {
-        let Some(limit) = self.inner.timeout else {
-            return self.send_authorized(call).await;
-        };
-        self.within(limit, self.send_authorized(call))
-            .await
-            .unwrap_or_else(|| {
-                tracing::debug!(
-                    timeout_ms = u64::try_from(limit.as_millis()).unwrap_or(u64::MAX),
-                    "svc-api: the overall timeout ran out"
-                );
-                Err(Error::Timeout(limit))
-            })
+        self.operation(call, Ok).await
     }
 
     /// Sends a call and decodes the success body as `T`, straight from the bytes.
@@ -221,13 +254,50 @@ impl Client {
         feature = "account"
     ))]
     pub(crate) async fn send_json<T: DeserializeOwned>(&self, call: Call) -> Result<T> {
-        let response = self.send(call).await?;
-        decode(response)
+        self.operation(call, decode).await
+    }
+
+    /// One operation in its span: the call sent, its answer read by `read` (so that a body that
+    /// does not decode, or a workflow run that failed, fails the span too).
+    pub(crate) async fn operation<T>(
+        &self,
+        call: Call,
+        read: impl FnOnce(Response<Bytes>) -> Result<T>,
+    ) -> Result<T> {
+        let span = self.operation_span(&call);
+        let result = self
+            .send_timed(call, &span)
+            .instrument(span.clone())
+            .await
+            .and_then(read);
+        spans::finish(&span, &result);
+        result
+    }
+
+    /// The span of one operation (see [`spans`]).
+    pub(crate) fn operation_span(&self, call: &Call) -> Span {
+        spans::operation(call, self.inner.project.as_deref())
+    }
+
+    /// Sends a call within the overall timeout.
+    async fn send_timed(&self, call: Call, span: &Span) -> Result<Response<Bytes>> {
+        let Some(limit) = self.inner.timeout else {
+            return self.send_authorized(call, span).await;
+        };
+        self.within(limit, self.send_authorized(call, span))
+            .await
+            .unwrap_or_else(|| {
+                tracing::debug!(
+                    timeout_ms = u64::try_from(limit.as_millis()).unwrap_or(u64::MAX),
+                    "svc-api: the overall timeout ran out"
+                );
+                Err(Error::Timeout(limit))
+            })
     }
 
     /// Resolves the call's credential (refreshing the session if that is what is sent), then
     /// sends with retries.
-    async fn send_authorized(&self, call: Call) -> Result<Response<Bytes>> {
+    async fn send_authorized(&self, call: Call, span: &Span) -> Result<Response<Bytes>> {
         let authorization = match self.resolve(&call.auth).await? {
             // The client's own API key or resource token: its value was made once.
             Some(credential) => match self.inner.sender.prepared.authorization(&credential) {
@@ -240,7 +310,7 @@ impl Client {
             },
             None => None,
         };
-        self.send_with_retries(&call, authorization).await
+        self.send_with_retries(&call, authorization, span).await
     }
 
     /// The credential `auth` stands for, refreshing the session first if that is what will be
@@ -260,17 +330,22 @@ impl Client {
         }
     }
 
-    /// The retry loop, with the `Authorization` value already chosen. The session's refresh
-    /// call comes straight here: it must not resolve credentials, which is what asked for it.
+    /// The retry loop, with the `Authorization` value already chosen, each attempt in a span
+    /// under the operation's `span`. The session's refresh call comes straight here: it must not
+    /// resolve credentials, which is what asked for it.
     pub(crate) async fn send_with_retries(
         &self,
         call: &Call,
         authorization: Option<HeaderValue>,
+        span: &Span,
     ) -> Result<Response<Bytes>> {
         let url = self.with_draft(call);
         // Made before the first attempt (an invalid URL fails here, nothing sent) and moved into
         // its request; a retry makes it again rather than every attempt cloning it.
         let mut uri = Some(self.uri(call, &url)?);
+        if let Some((uri, _)) = &uri {
+            spans::record_server(span, uri);
+        }
         // Seeded only when a retry needs a backoff: most calls succeed at once.
         let mut jitter: Option<Jitter> = None;
         let mut attempt = 1;
@@ -283,13 +358,23 @@ impl Client {
                 Some(uri) => uri,
                 None => self.uri(call, &url)?,
             };
+            let attempt_span = spans::attempt(span, call, &uri, attempt);
             let request = self.build_request(call, uri, host, authorization.as_ref());
             tracing::trace!(method = %call.method, path = %call.path(), attempt, "svc-api: sending");
             let started = tracing::enabled!(tracing::Level::DEBUG).then(Instant::now);
-            let answer = self.attempt(request).await;
+            let answer = self.attempt(request).instrument(attempt_span.clone()).await;
             let elapsed_ms = started.map_or(0, |started| {
                 u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
             });
+            match &answer {
+                Ok(response) => {
+                    let failed = !(call.is_answer)(response);
+                    spans::record_status(&attempt_span, response.status(), failed);
+                    spans::record_status(span, response.status(), false);
+                }
+                Err(e) => spans::record_transport_error(&attempt_span, e),
+            }
+            drop(attempt_span);
             match &answer {
                 Ok(response) => tracing::debug!(
                     method = %call.method,
@@ -579,11 +664,17 @@ mod tests {
         assert_eq!(retry_after_seconds(&not_text, now), None);
     }
 
+    const TEST: Operation = Operation::new("test.get", "/{anything}");
+
     #[test]
     fn path_for_messages_has_no_host_or_query() {
-        let c = Call::new(Method::GET, "https://h:1/api/projects/p/?draft=1".into());
+        let c = Call::new(
+            TEST,
+            Method::GET,
+            "https://h:1/api/projects/p/?draft=1".into(),
+        );
         assert_eq!(c.path(), "/api/projects/p/");
-        let c = Call::new(Method::GET, "http://h".into());
+        let c = Call::new(TEST, Method::GET, "http://h".into());
         assert_eq!(c.path(), "/");
         for (url, path) in [
             ("http://h?q=1", "/"),
@@ -591,7 +682,11 @@ mod tests {
             ("https://h/a?next=http://x/y", "/a"),
             ("relative/path?x=1", "relative/path"),
         ] {
-            assert_eq!(Call::new(Method::GET, url.into()).path(), path, "{url}");
+            assert_eq!(
+                Call::new(TEST, Method::GET, url.into()).path(),
+                path,
+                "{url}"
+            );
         }
     }
 }

@@ -8,7 +8,12 @@ use svc_model::users::TOOLS_RESOURCE;
 
 use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::request::{Call, CallAuth};
+use crate::request::{Call, CallAuth, Operation};
+
+const RELOAD: Operation = Operation::new(
+    "resources.reload",
+    "/projects/{project}/{environment}/{resource}/reload",
+);
 
 impl Client {
     /// Resource maintenance: reload a resource's structure after its database changed (new
@@ -71,7 +76,8 @@ impl Resources<'_> {
             .encoded_segment(&name.encoded())
             .segment("reload")
             .build();
-        let call = Call::new(Method::POST, url)
+        let call = Call::new(RELOAD, Method::POST, url)
+            .resource(name.as_str())
             .auth(CallAuth::data(name.as_str(), self.token.as_ref()))
             .idempotent();
         let response = self.client.send(call).await?;

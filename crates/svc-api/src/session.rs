@@ -4,10 +4,16 @@
 use http::Method;
 use svc_auth::{Credential, RefreshError, Secret};
 use svc_model::account::{AuthState, RefreshRequest, Timestamp};
+use tracing::Instrument;
 
 use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::request::{Call, decode};
+use crate::request::{Call, Operation, decode};
+
+const REFRESH: Operation = Operation::new(
+    "account.refresh",
+    "/projects/{project}/{environment}/auth/refresh",
+);
 
 impl Client {
     #[cfg(feature = "account")]
@@ -148,7 +154,8 @@ impl Client {
         };
         let client = self.clone();
         runtime
-            .spawn(async move { client.session_state(now).await })
+            // In the caller's span: the refresh shows inside the operation that needed it.
+            .spawn(async move { client.session_state(now).await }.in_current_span())
             .await
             .unwrap_or_else(|e| {
                 Err(Error::Auth(svc_auth::SessionError::RefreshFailed(
@@ -171,14 +178,19 @@ impl Client {
             .segment("auth")
             .segment("refresh")
             .build();
-        let call = Call::new(Method::POST, url)
+        let call = Call::new(REFRESH, Method::POST, url)
             .json(&RefreshRequest::new(refresh_token.expose()))
             .map_err(|e| RefreshError::failed(e.to_string()))?;
+        // An operation of its own, inside the one that found the session due.
+        let span = self.operation_span(&call);
         let answer = async {
-            let response = self.send_with_retries(&call, None).await?;
+            let response = self.send_with_retries(&call, None, &span).await?;
             decode::<AuthState>(response)
-        };
-        answer.await.map_err(|e| match e.status() {
+        }
+        .instrument(span.clone())
+        .await;
+        crate::spans::finish(&span, &answer);
+        answer.map_err(|e| match e.status() {
             Some(status) if status.is_client_error() => {
                 RefreshError::rejected(status.as_u16(), e.to_string())
             }

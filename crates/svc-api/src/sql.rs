@@ -9,7 +9,12 @@ use svc_model::sql::{SqlRequest, SqlResponse, SqlRows, is_param_name};
 
 use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::request::{Call, CallAuth};
+use crate::request::{Call, CallAuth, Operation};
+
+const QUERY: Operation = Operation::new(
+    "sql.query",
+    "/projects/{project}/{environment}/{resource}/sql_get_query",
+);
 
 impl Client {
     /// Read-only SQL queries on one resource.
@@ -201,7 +206,8 @@ impl SqlQuery<'_> {
             .encoded_segment(&resource.encoded())
             .segment("sql_get_query")
             .build();
-        Ok(Call::new(Method::POST, url)
+        Ok(Call::new(QUERY, Method::POST, url)
+            .resource(&self.sql.resource)
             .auth(CallAuth::data(&self.sql.resource, self.sql.token.as_ref()))
             .json(&self.request)?
             .idempotent())

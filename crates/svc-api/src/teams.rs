@@ -9,7 +9,12 @@ use svc_model::users::{TEAMS_MODEL, TOOLS_RESOURCE, Team};
 
 use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::records::Records;
+use crate::records::{RecordOps, Records, record_ops};
+
+static TEAMS: RecordOps = record_ops!(
+    "teams",
+    "/projects/{project}/{environment}/__svc_app__/models/groups"
+);
 
 impl Client {
     /// The project's teams (a user belongs to one). Teams can be listed, read and renamed; the
@@ -32,7 +37,7 @@ impl Client {
     #[cfg_attr(docsrs, doc(cfg(feature = "teams")))]
     pub fn teams(&self) -> Teams<'_> {
         Teams {
-            records: Records::new(self, TOOLS_RESOURCE, TEAMS_MODEL),
+            records: Records::new(self, &TEAMS, TOOLS_RESOURCE, TEAMS_MODEL),
         }
     }
 }

@@ -9,7 +9,12 @@ use svc_model::users::{NewUser, TOOLS_RESOURCE, USERS_MODEL, User};
 
 use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::records::{RecordStream, Records};
+use crate::records::{RecordOps, RecordStream, Records, record_ops};
+
+static USERS: RecordOps = record_ops!(
+    "users",
+    "/projects/{project}/{environment}/__svc_app__/models/users"
+);
 
 impl Client {
     /// The project's application users.
@@ -34,7 +39,7 @@ impl Client {
     #[cfg_attr(docsrs, doc(cfg(feature = "users")))]
     pub fn users(&self) -> Users<'_> {
         Users {
-            records: Records::new(self, TOOLS_RESOURCE, USERS_MODEL),
+            records: Records::new(self, &USERS, TOOLS_RESOURCE, USERS_MODEL),
         }
     }
 }

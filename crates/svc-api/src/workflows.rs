@@ -12,7 +12,12 @@ use svc_model::ModelName;
 
 use crate::client::Client;
 use crate::error::{Error, Result, WorkflowError};
-use crate::request::{Call, CallAuth, decode};
+use crate::request::{Call, CallAuth, Operation, decode};
+
+const RUN: Operation = Operation::new(
+    "workflows.run",
+    "/projects/{project}/{environment}/workflows/{uid}/run",
+);
 
 impl Client {
     /// The project's workflow `uid`: steps the service runs in order ([`Workflow::run`]).
@@ -179,13 +184,25 @@ impl<T: DeserializeOwned> Workflow<'_, T> {
     /// workflow is a `404` ([`Error::is_not_found`](crate::Error::is_not_found)); inputs no step
     /// takes, a `400`.
     pub async fn run(&self, inputs: impl Serialize) -> Result<T> {
-        self.run_response(inputs).await?.into_result()
+        // Read inside the operation, so that its span records a failed run as a failure.
+        let call = self.call(inputs)?;
+        self.client
+            .operation(call, |response| self.response(response)?.into_result())
+            .await
     }
 
     /// Like [`run`](Self::run), but a failed run is an `Ok` [`WorkflowResponse`] (that must be
     /// looked at) rather than an error. Errors are still errors: an error status, no answer,
     /// inputs refused before sending.
     pub async fn run_response(&self, inputs: impl Serialize) -> Result<WorkflowResponse<T>> {
+        let call = self.call(inputs)?;
+        self.client
+            .operation(call, |response| self.response(response))
+            .await
+    }
+
+    /// `POST workflows/{uid}/run` with `{"data": inputs}`, checked before anything is sent.
+    fn call(&self, inputs: impl Serialize) -> Result<Call> {
         // A uid follows a model's rules (one path segment): checked as one, and named as what
         // it is in the message.
         ModelName::check(&self.uid).map_err(|mut e| {
@@ -202,15 +219,14 @@ impl<T: DeserializeOwned> Workflow<'_, T> {
         let body = crate::inputs::body(&format!("workflow {:?}", self.uid), inputs)?;
         // The project's own route: no resource, so the API key, else the session or service
         // token (request.rs, `CallAuth::Data`).
-        let mut call = Call::new(Method::POST, url).auth(CallAuth::Data {
+        let mut call = Call::new(RUN, Method::POST, url).auth(CallAuth::Data {
             resource: None,
             per_call: None,
         });
         // A POST: `Call::new` leaves it non-idempotent, so it is retried only when it
         // certainly was not sent.
         call.body = Some(body);
-        let response = self.client.send(call).await?;
-        self.response(response)
+        Ok(call)
     }
 
     fn response(&self, response: Response<Bytes>) -> Result<WorkflowResponse<T>> {

@@ -259,13 +259,17 @@ tonumber.";
 
 const RECORDS_IMPORT_EXAMPLES: &str = "Examples:
   svc records import shop customers customers.csv --key email --errors failed.ndjson
-  svc records export shop products --out products.ndjson && svc records import shop products products.ndjson --key id
+  svc records export shop customers --out customers.csv && svc records import shop customers customers.csv --key email --skip-columns birth_date
+  svc records import shop customers customers.csv --key email --columns email,city,vip
   some-tool | svc records import shop products - --format ndjson --key sku --skip-existing
 
 CSV cells are sent as text and read by the model's fields (\"12\" into an integer column,
-\"true\" into a boolean); an empty cell is left out. Prints the counts (created, updated,
-skipped, failed); the exit code is 1 when any row failed, 4 when the service stopped answering
-(with --key, run the same command again to finish).";
+\"true\" into a boolean); an empty cell is left out. Before any row is sent, the model's
+columns are read (through the resource's SQL): a column of the file the model lacks, or one the
+database refuses every value for (DATE, TIME and BLOB columns on SQLite), stops the import with
+its name (exit 2); leave it out with --skip-columns, or pick columns with --columns. Prints the
+counts (created, updated, skipped, failed); the exit code is 1 when any row failed, 4 when the
+service stopped answering (with --key, run the same command again to finish).";
 
 const PAGES_EXAMPLES: &str = "Examples:
   svc pages list -o table
@@ -751,6 +755,24 @@ pub enum RecordsCommand {
         /// Write each failed row, its line number and its error to FILE (NDJSON).
         #[arg(long, value_name = "FILE")]
         errors: Option<std::path::PathBuf>,
+        /// Import only these columns of the file (comma-separated names of its header, or of
+        /// its NDJSON keys); the others are left out of every record.
+        #[arg(
+            long,
+            value_name = "A,B,...",
+            value_delimiter = ',',
+            conflicts_with = "skip_columns"
+        )]
+        columns: Option<Vec<String>>,
+        /// Leave these columns of the file out of every record (comma-separated), e.g. a
+        /// `DATE` column of a SQLite resource, which takes no value.
+        #[arg(long, value_name = "X,Y,...", value_delimiter = ',')]
+        skip_columns: Vec<String>,
+        /// Send the rows without first reading the model's columns (through the resource's
+        /// SQL), for a credential that cannot run SQL: a column the database refuses then
+        /// fails its rows one by one.
+        #[arg(long)]
+        no_check: bool,
     },
     /// Show one record.
     Get {

@@ -5,6 +5,10 @@
 //! column's field (`"12"` into an integer, `"true"` into a boolean, `"2026-05-01"` into a date),
 //! exactly as it reads typed JSON, so the model's own fields type the values. An empty cell is
 //! left out of the record (the column's default applies on a create; an update leaves it).
+//!
+//! Before the first row goes out, the columns to send are settled and checked against the
+//! model (`import_check`): a column the database would refuse in every row is named then,
+//! not once per failed row.
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
@@ -16,6 +20,7 @@ use svc_api::{Bulk, Existing, Record, Records, Written};
 
 use crate::args::{ExportFormat, Output};
 use crate::exit::Failure;
+use crate::import_check::{self, ModelRef};
 use crate::{output, progress};
 
 /// What `svc records import` was asked to do.
@@ -27,6 +32,12 @@ pub struct Import {
     pub pk: String,
     pub concurrency: usize,
     pub errors: Option<PathBuf>,
+    /// `--columns`: import only these columns of the file.
+    pub columns: Option<Vec<String>>,
+    /// `--skip-columns`: leave these columns out.
+    pub skip_columns: Vec<String>,
+    /// Read the model's columns before sending (not `--no-check`).
+    pub check: bool,
 }
 
 /// One row of the input: where it starts (line number, from 1) and the record, or why it
@@ -45,13 +56,51 @@ struct Counts {
     failed: u64,
 }
 
-pub async fn run(records: Records<'_>, import: Import, format: Output) -> Result<(), Failure> {
+pub async fn run(
+    records: Records<'_>,
+    model: ModelRef<'_>,
+    import: Import,
+    format: Output,
+) -> Result<(), Failure> {
     let kind = file_format(&import.file, import.format)?;
     let text = read(&import.file)?;
-    let rows = match kind {
+    let (header, mut rows) = match kind {
         ExportFormat::Csv => csv_rows(&text)?,
-        ExportFormat::Ndjson => ndjson_rows(&text),
+        ExportFormat::Ndjson => {
+            let rows = ndjson_rows(&text);
+            (ndjson_keys(&rows), rows)
+        }
     };
+    let file = if import.file == "-" {
+        "stdin"
+    } else {
+        import.file.as_str()
+    };
+    let chosen = import_check::chosen(
+        &header,
+        import.columns.as_deref(),
+        &import.skip_columns,
+        import.key.as_deref(),
+        file,
+    )?;
+    let records_read: Vec<(usize, &Record)> = rows
+        .iter()
+        .filter_map(|r| r.record.as_ref().ok().map(|record| (r.line, record)))
+        .collect();
+    if import.check && !records_read.is_empty() {
+        let learnt = import_check::learn(&model, &records).await?;
+        import_check::check(&learnt, &model.name(), &chosen, &records_read, file)?;
+    }
+    drop(records_read);
+    if chosen.len() < header.len() {
+        let keep: std::collections::HashSet<&str> = chosen.iter().map(String::as_str).collect();
+        for row in &mut rows {
+            if let Ok(record) = &mut row.record {
+                record.retain(|name, _| keep.contains(name.as_str()));
+            }
+        }
+    }
+    // Created only now: an import refused before sending leaves an earlier report as it was.
     let mut errors: Report = match &import.errors {
         Some(path) => Some(std::io::BufWriter::new(
             std::fs::File::create(path)
@@ -223,9 +272,20 @@ fn ndjson_rows(text: &str) -> Vec<Row> {
         .collect()
 }
 
+/// The keys of the NDJSON records, in the order they first appear: the file's columns.
+fn ndjson_keys(rows: &[Row]) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    rows.iter()
+        .filter_map(|r| r.record.as_ref().ok())
+        .flat_map(|r| r.keys())
+        .filter(|k| seen.insert(k.as_str()))
+        .cloned()
+        .collect()
+}
+
 /// A CSV file (RFC 4180: quoted cells, `""` inside quotes, line breaks inside quotes, CRLF or
-/// LF) with a header row naming the fields.
-fn csv_rows(text: &str) -> Result<Vec<Row>, Failure> {
+/// LF) with a header row naming the fields: the header and the rows.
+fn csv_rows(text: &str) -> Result<(Vec<String>, Vec<Row>), Failure> {
     let mut records = csv_records(text).into_iter();
     let Some((_, header)) = records.next() else {
         return Err(Failure::usage_hint(
@@ -239,7 +299,7 @@ fn csv_rows(text: &str) -> Result<Vec<Row>, Failure> {
             blank + 1
         )));
     }
-    Ok(records
+    let rows = records
         .filter(|(_, cells)| !(cells.len() == 1 && cells[0].is_empty()))
         .map(|(line, cells)| Row {
             line,
@@ -258,7 +318,8 @@ fn csv_rows(text: &str) -> Result<Vec<Row>, Failure> {
                     .collect::<Map<String, Value>>())
             },
         })
-        .collect())
+        .collect();
+    Ok((header, rows))
 }
 
 /// The records of a CSV text, each with the line it starts on (from 1).
@@ -392,7 +453,8 @@ mod tests {
     fn csv_cells_quotes_and_line_breaks() {
         let text =
             "sku,name,note\r\nA-1,\"Big, red\",\"say \"\"hi\"\"\"\nA-2,\"two\nlines\",\n\nA-3,x";
-        let rows = csv_rows(text).unwrap();
+        let (header, rows) = csv_rows(text).unwrap();
+        assert_eq!(header, ["sku", "name", "note"]);
         assert_eq!(rows.len(), 3);
         assert_eq!(rows[0].line, 2);
         let r0 = rows[0].record.as_ref().unwrap();
@@ -422,6 +484,8 @@ mod tests {
                 .contains("not a JSON object")
         );
         assert!(rows[2].record.as_ref().unwrap_err().contains("not JSON"));
+        let rows = ndjson_rows("{\"b\": 1, \"a\": 2}\n{\"c\": 3, \"a\": 4}\n");
+        assert_eq!(ndjson_keys(&rows), ["b", "a", "c"]);
     }
 
     #[test]

@@ -8,6 +8,7 @@ mod exit;
 mod export;
 mod help;
 mod import;
+mod import_check;
 mod input;
 mod output;
 mod pagefiles;

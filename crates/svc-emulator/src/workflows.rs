@@ -100,8 +100,10 @@ fn find<'p>(entry: &'p ProjectEntry, uid: &str) -> Result<&'p WorkflowConfig, Ht
         })
 }
 
-/// A key of `data` that no step can take is refused before any step runs: every step is SQL
-/// (a fixed answer takes any input) and none names it.
+/// Inputs are checked before any step runs, so that a run never stops half-way for what the
+/// request could have said: an input a step's statements name missing from `data` is
+/// refused, and so is a key that no step can take (every step is SQL, a fixed answer taking
+/// any input, and none names it).
 fn check_inputs(
     state: &AppState,
     entry: &ProjectEntry,
@@ -109,6 +111,7 @@ fn check_inputs(
     data: &Map<String, Value>,
 ) -> Result<(), HttpError> {
     let mut names = BTreeSet::new();
+    let mut takes_any = false;
     for step in &workflow.steps {
         let Some(resource) = entry.resources.iter().find(|r| r.name == step.resource) else {
             continue;
@@ -117,7 +120,8 @@ fn check_inputs(
             continue;
         };
         if action.answer.is_some() {
-            return Ok(());
+            takes_any = true;
+            continue;
         }
         let Some(db) = state.catalog().get(entry.name.as_str(), &resource.name) else {
             continue;
@@ -127,12 +131,23 @@ fn check_inputs(
             names.extend(inputs);
         }
     }
+    let missing: Vec<&str> = names
+        .iter()
+        .filter(|n| !data.contains_key(*n))
+        .map(String::as_str)
+        .collect();
+    if !missing.is_empty() {
+        return Err(HttpError::invalid_field(
+            "data",
+            format!("Missing input: {}.", missing.join(", ")),
+        ));
+    }
     let unknown: Vec<&str> = data
         .keys()
         .filter(|k| !names.contains(*k))
         .map(String::as_str)
         .collect();
-    if unknown.is_empty() {
+    if unknown.is_empty() || takes_any {
         return Ok(());
     }
     let takes: Vec<&str> = names.iter().map(String::as_str).collect();

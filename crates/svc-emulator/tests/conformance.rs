@@ -16,9 +16,43 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use common::{Call, Reply, send};
 use http::Method;
 use serde_json::{Value, json};
-use svc_emulator::{Emulator, EmulatorConfig, ProjectConfig, ProjectsConfig, ResourceConfig};
+use svc_emulator::{
+    ActionConfig, Emulator, EmulatorConfig, ProjectConfig, ProjectsConfig, ResourceConfig,
+    WorkflowConfig,
+};
 
 const TOKEN: &str = "conformance-token";
+const API_KEY: &str = "conformance-key";
+
+/// A query over the typed columns of `events`, run as an action and as read-only SQL.
+const EVENTS_QUERY: &str = "SELECT id, day, at, amount, ok FROM events ORDER BY id";
+
+/// The actions every backend's resource has (docs/actions.md): statements every database
+/// runs alike (MySQL has no `UPDATE ... RETURNING`, hence an update then a select), a
+/// statement the database refuses, and a fixed answer.
+fn actions(resource: ResourceConfig) -> ResourceConfig {
+    resource
+        .action(ActionConfig::statements(
+            "move",
+            [
+                "UPDATE people SET city = :city WHERE id = :id",
+                "SELECT id, name, city, age FROM people WHERE id = :id",
+            ],
+        ))
+        .action(ActionConfig::sql(
+            "duplicate",
+            "INSERT INTO people (id, name) VALUES (1, 'again')",
+        ))
+        .action(ActionConfig::sql(
+            "count",
+            "SELECT COUNT(*) AS n FROM people WHERE city = ':city'",
+        ))
+        .action(ActionConfig::answer(
+            "ping",
+            json!({"pong": [1, 2.5, null]}),
+        ))
+        .action(ActionConfig::sql("events", EVENTS_QUERY))
+}
 const BASE: &str = "/projects/demo/prod/shop";
 
 /// The rows every backend starts with: five people, one without an age and one without a city,
@@ -145,8 +179,22 @@ struct Target {
 impl Target {
     async fn serving(resource: ResourceConfig) -> Self {
         // A database of the test's own: a project's reset puts it back too.
-        let resource = resource.reset(true);
-        let projects = ProjectsConfig::new(vec![ProjectConfig::new("demo").resource(resource)]);
+        let resource = actions(resource.reset(true));
+        let projects = ProjectsConfig::new(vec![
+            ProjectConfig::new("demo")
+                .api_key(API_KEY)
+                .resource(resource)
+                .workflow(
+                    WorkflowConfig::new("wf-move")
+                        .step("shop", "ping")
+                        .step("shop", "move"),
+                )
+                .workflow(
+                    WorkflowConfig::new("wf-broken")
+                        .step("shop", "move")
+                        .step("shop", "duplicate"),
+                ),
+        ]);
         let emulator = Emulator::start(EmulatorConfig::default().projects(projects))
             .await
             .unwrap_or_else(|e| panic!("{e}"));
@@ -172,6 +220,14 @@ impl Target {
         if let Some(body) = body {
             call = call.json(&body);
         }
+        send(&self.emulator, call).await
+    }
+
+    /// A `POST` of `body` to a path of the project (not of the resource), with its API key.
+    async fn post_project(&self, path: &str, body: Value) -> Reply {
+        let call = Call::new(Method::POST, format!("/projects/demo/prod/{path}"))
+            .auth(format!("Bearer {API_KEY}"))
+            .json(&body);
         send(&self.emulator, call).await
     }
 
@@ -408,7 +464,201 @@ conformance!(
     a_generated_column_is_written_only_when_its_value_changes,
     a_relation_path_selects_through_its_joins,
     tz_is_read_as_the_engine_reads_it_on_each_database,
+    actions_run_in_a_transaction_with_their_inputs_bound,
+    a_workflow_runs_its_steps_in_order_until_one_fails,
 );
+
+async fn actions_run_in_a_transaction_with_their_inputs_bound(t: &Target) {
+    let moved = t
+        .call(
+            Method::POST,
+            "actions/move",
+            Some(json!({"data": {"id": 2, "city": "O'Brien; DROP TABLE people"}})),
+        )
+        .await;
+    assert_eq!(
+        success(&moved),
+        json!({"data": [{"id": 2, "name": "bob", "city": "O'Brien; DROP TABLE people", "age": null}]})
+    );
+    assert_eq!(
+        t.ok("models/people/2").await["city"],
+        "O'Brien; DROP TABLE people"
+    );
+    // A `:name` inside a string is text, not an input: the action takes none.
+    let count = t
+        .call(Method::POST, "actions/count", Some(json!({"data": {}})))
+        .await;
+    assert_eq!(success(&count), json!({"data": [{"n": 0}]}));
+    let fixed = t
+        .call(
+            Method::POST,
+            "actions/ping",
+            Some(json!({"data": {"any": 1}})),
+        )
+        .await;
+    assert_eq!(success(&fixed), json!({"data": {"pong": [1, 2.5, null]}}));
+    // An action's rows are the values read-only SQL answers, as objects.
+    let events = success(
+        &t.call(Method::POST, "actions/events", Some(json!({"data": {}})))
+            .await,
+    );
+    let sql = success(
+        &t.call(
+            Method::POST,
+            "sql_get_query",
+            Some(json!({"query": EVENTS_QUERY})),
+        )
+        .await,
+    );
+    let columns = sql["columns"].as_array().cloned().unwrap_or_default();
+    let as_objects: Vec<Value> = sql["data"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|row| {
+            let row = row.as_array().cloned().unwrap_or_default();
+            let pairs = columns
+                .iter()
+                .zip(row)
+                .map(|(c, v)| (c.as_str().unwrap_or_default().to_owned(), v));
+            Value::Object(pairs.collect())
+        })
+        .collect();
+    assert_eq!(as_objects.len(), 3, "{sql}");
+    assert_eq!(events["data"], Value::Array(as_objects));
+    // Inputs missing or unknown: named, nothing run.
+    let missing = t
+        .call(
+            Method::POST,
+            "actions/move",
+            Some(json!({"data": {"id": 1}})),
+        )
+        .await;
+    assert_eq!(missing.status, 400);
+    assert_eq!(missing.json()["data"], json!(["Missing input: city."]));
+    let unknown = t
+        .call(
+            Method::POST,
+            "actions/move",
+            Some(json!({"data": {"id": 1, "city": "x", "citty": "y"}})),
+        )
+        .await;
+    assert_eq!(unknown.status, 400);
+    assert_eq!(
+        unknown.json()["data"],
+        json!(["Unknown input: citty. The action takes: city, id."])
+    );
+    let unwrapped = t
+        .call(Method::POST, "actions/move", Some(json!({"id": 1})))
+        .await;
+    assert_eq!(unwrapped.status, 400);
+    assert!(unwrapped.json()["data"].is_array(), "{:?}", unwrapped.body);
+    assert_eq!(t.ok("models/people/1").await["city"], "Paris");
+    // An unknown action: 404 naming the resource's actions.
+    let nothing = t
+        .call(Method::POST, "actions/refund", Some(json!({"data": {}})))
+        .await;
+    assert_eq!(nothing.status, 404);
+    let message = nothing.json()["error"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        message.contains("move, duplicate, count, ping"),
+        "{message}"
+    );
+    // A statement the database refuses: 400 with its message, nothing kept, no transaction
+    // left open.
+    let refused = t
+        .call(Method::POST, "actions/duplicate", Some(json!({"data": {}})))
+        .await;
+    assert_eq!(refused.status, 400, "{:?}", refused.body);
+    assert_eq!(refused.json()["error_code"], "invalid");
+    assert_eq!(t.ok("models/people").await["count"], 5);
+    if let Some(open_transactions) = &t.open_transactions {
+        let mut open = open_transactions();
+        // Only a transaction left open reaches the bound: a rollback takes milliseconds.
+        for _ in 0..600 {
+            if open.trim() == "0" {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            open = open_transactions();
+        }
+        assert_eq!(open.trim(), "0", "sessions left inside a transaction");
+    }
+}
+
+async fn a_workflow_runs_its_steps_in_order_until_one_fails(t: &Target) {
+    let run = t
+        .post_project(
+            "workflows/wf-move/run",
+            json!({"data": {"id": 4, "city": "Oslo"}}),
+        )
+        .await;
+    assert_eq!(
+        success(&run),
+        json!({"success": true, "result": [{"id": 4, "name": "Dave", "city": "Oslo", "age": 18}]})
+    );
+    // The second step fails: the run answers 200 with its error, and the first step's change
+    // stays (each step is a transaction of its own).
+    let broken = t
+        .post_project(
+            "workflows/wf-broken/run",
+            json!({"data": {"id": 5, "city": "Lima"}}),
+        )
+        .await;
+    let body = success(&broken);
+    assert_eq!(body["success"], false, "{body}");
+    let error = body["error"].as_str().unwrap_or_default();
+    assert!(error.starts_with("step 2 (shop.duplicate): "), "{error}");
+    assert_eq!(t.ok("models/people/5").await["city"], "Lima");
+    // Inputs are checked before any step runs: a missing one, or one no step takes.
+    let missing = t
+        .post_project("workflows/wf-broken/run", json!({"data": {"id": 3}}))
+        .await;
+    assert_eq!(missing.status, 400, "{:?}", missing.body);
+    assert_eq!(missing.json()["data"], json!(["Missing input: city."]));
+    let unknown = t
+        .post_project(
+            "workflows/wf-broken/run",
+            json!({"data": {"id": 3, "city": "x", "zip": 1}}),
+        )
+        .await;
+    assert_eq!(unknown.status, 400, "{:?}", unknown.body);
+    assert_eq!(
+        unknown.json()["data"],
+        json!(["Unknown input: zip. The workflow's steps take: city, id."])
+    );
+    assert_eq!(t.ok("models/people/3").await["city"], "paris");
+    // A workflow with a fixed answer among its steps takes any input.
+    let any = t
+        .post_project(
+            "workflows/wf-move/run",
+            json!({"data": {"id": 3, "city": "Nice", "zip": 1}}),
+        )
+        .await;
+    assert_eq!(success(&any)["success"], true);
+    assert_eq!(t.ok("models/people/3").await["city"], "Nice");
+    // An unknown workflow, and the resource's own token, which opens no workflow.
+    let unknown = t
+        .post_project("workflows/wf-none/run", json!({"data": {}}))
+        .await;
+    assert_eq!(unknown.status, 404);
+    assert!(
+        unknown.json()["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("wf-move, wf-broken"),
+        "{:?}",
+        unknown.body
+    );
+    let call = Call::new(Method::POST, "/projects/demo/prod/workflows/wf-move/run")
+        .auth(TOKEN)
+        .json(&json!({"data": {"id": 4, "city": "x"}}));
+    assert_eq!(send(&t.emulator, call).await.status, 403);
+}
 
 async fn a_list_is_newest_key_first_in_the_envelope(t: &Target) {
     let page = t.ok("models/people").await;

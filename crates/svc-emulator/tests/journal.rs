@@ -8,8 +8,8 @@ use common::{Call, Reply, send};
 use http::Method;
 use serde_json::{Value, json};
 use svc_emulator::{
-    Emulator, EmulatorConfig, ProjectConfig, ProjectsConfig, ProxyConfig, RecordedRequest,
-    RequestMatcher, ResourceConfig, Times,
+    ActionConfig, BodyContent, Emulator, EmulatorConfig, ProjectConfig, ProjectsConfig,
+    ProxyConfig, RecordedRequest, RequestMatcher, ResourceConfig, Times, WorkflowConfig,
 };
 
 const ORDERS: &str = "/projects/demo/prod/shop/models/orders";
@@ -754,4 +754,59 @@ async fn secrets_never_appear_in_the_journal() {
 /// `text` percent-encoded as a path segment or query value.
 fn utf8_encoded(text: &str) -> String {
     svc_model::records::wire::encode_component(text).into_owned()
+}
+
+#[tokio::test]
+async fn action_and_workflow_runs_are_listed_with_what_they_name() {
+    let config = ProjectsConfig::new(vec![
+        ProjectConfig::new("demo")
+            .api_key("key-demo")
+            .resource(
+                ResourceConfig::new("shop", "tok-shop")
+                    .seed_sql("CREATE TABLE orders (id INTEGER PRIMARY KEY, status TEXT); INSERT INTO orders VALUES (1, 'paid');")
+                    .action(ActionConfig::sql(
+                        "refund",
+                        "UPDATE orders SET status = 'refunded' WHERE id = :id RETURNING *",
+                    )),
+            )
+            .workflow(WorkflowConfig::new("wf-refund").step("shop", "refund")),
+    ]);
+    let emu = Emulator::start(
+        EmulatorConfig::default()
+            .projects(config)
+            .journal_bodies(true),
+    )
+    .await
+    .unwrap();
+    let action = Call::new(Method::POST, "/projects/demo/prod/shop/actions/refund")
+        .bearer("key-demo")
+        .json(&json!({"data": {"id": 1}}));
+    assert_eq!(send(&emu, action).await.status, 200);
+    let run = Call::new(Method::POST, "/projects/demo/prod/workflows/wf-refund/run")
+        .bearer("key-demo")
+        .json(&json!({"data": {"id": 2}}));
+    let reply = send(&emu, run).await;
+    assert_eq!(reply.json(), json!({"success": true, "result": []}));
+    let actions = emu.assert_received(
+        RequestMatcher::post()
+            .resource("shop")
+            .path("/projects/demo/prod/shop/actions/refund")
+            .json_body_includes(json!({"data": {"id": 1}})),
+    );
+    assert_eq!(actions.len(), 1);
+    let response = actions[0].response_body.as_ref().map(|b| &b.content);
+    assert_eq!(
+        response,
+        Some(&BodyContent::Json(
+            json!({"data": [{"id": 1, "status": "refunded"}]})
+        ))
+    );
+    let runs = emu.assert_received(
+        RequestMatcher::post()
+            .project("demo")
+            .path_prefix("/projects/demo/prod/workflows/"),
+    );
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].resource, None);
+    emu.shutdown().await;
 }

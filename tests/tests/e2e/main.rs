@@ -13,5 +13,6 @@ mod records;
 mod reload;
 mod secrets;
 mod security;
+mod spans;
 mod sql;
 mod tools;

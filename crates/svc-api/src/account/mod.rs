@@ -18,7 +18,41 @@ use svc_model::account::{
 
 use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::request::{Call, CallAuth};
+use crate::request::{Call, CallAuth, Operation};
+
+// The account routes, under `/projects/{project}/{environment}/auth/`.
+const LOGIN: Operation = Operation::new(
+    "account.login",
+    "/projects/{project}/{environment}/auth/login",
+);
+const USER: Operation = Operation::new(
+    "account.user",
+    "/projects/{project}/{environment}/auth/user",
+);
+const REGISTER: Operation = Operation::new(
+    "account.register",
+    "/projects/{project}/{environment}/auth/register",
+);
+const CHANGE_PASSWORD: Operation = Operation::new(
+    "account.change_password",
+    "/projects/{project}/{environment}/auth/change_password",
+);
+const RESET_PASSWORD: Operation = Operation::new(
+    "account.reset_password",
+    "/projects/{project}/{environment}/auth/reset_password",
+);
+const RESET_PASSWORD_COMPLETE: Operation = Operation::new(
+    "account.reset_password_complete",
+    "/projects/{project}/{environment}/auth/reset_password_complete",
+);
+const CHANGE_EMAIL: Operation = Operation::new(
+    "account.change_email",
+    "/projects/{project}/{environment}/auth/change_email",
+);
+const CHANGE_EMAIL_COMPLETE: Operation = Operation::new(
+    "account.change_email_complete",
+    "/projects/{project}/{environment}/auth/change_email_complete",
+);
 
 impl Client {
     /// The account methods of the client's session.
@@ -67,8 +101,10 @@ pub struct Account<'c> {
 }
 
 impl Account<'_> {
+    /// `POST auth/{route}`, operation `op`.
     async fn post<B: Serialize, T: DeserializeOwned>(
         &self,
+        op: Operation,
         route: &str,
         body: &B,
         auth: CallAuth,
@@ -79,7 +115,7 @@ impl Account<'_> {
             .segment("auth")
             .segment(route)
             .build();
-        let call = Call::new(Method::POST, url).auth(auth).json(body)?;
+        let call = Call::new(op, Method::POST, url).auth(auth).json(body)?;
         self.client.send_json(call).await
     }
 
@@ -91,7 +127,12 @@ impl Account<'_> {
         password: impl Into<String>,
     ) -> Result<LoginResponse> {
         let response: LoginResponse = self
-            .post("login", &LoginRequest::new(email, password), CallAuth::None)
+            .post(
+                LOGIN,
+                "login",
+                &LoginRequest::new(email, password),
+                CallAuth::None,
+            )
             .await?;
         self.client
             .session()
@@ -116,7 +157,7 @@ impl Account<'_> {
             .segment("auth")
             .segment("user")
             .build();
-        let call = Call::new(Method::GET, url).auth(CallAuth::Session);
+        let call = Call::new(USER, Method::GET, url).auth(CallAuth::Session);
         let user: UserInfo = self.client.send_json(call).await?;
         Ok(AuthStatus {
             authenticated: true,
@@ -134,7 +175,8 @@ impl Account<'_> {
 
     /// Registers a user. Does not sign in: `{result: true, user}` or `{result: false, errors}`.
     pub async fn register(&self, request: &RegisterRequest) -> Result<RegisterResponse> {
-        self.post("register", request, CallAuth::None).await
+        self.post(REGISTER, "register", request, CallAuth::None)
+            .await
     }
 
     /// Changes the signed-in user's password; the new tokens the server returns are saved.
@@ -146,7 +188,12 @@ impl Account<'_> {
     ) -> Result<ChangePasswordResponse> {
         let request = ChangePasswordRequest::new(new_password, current_password);
         let response: ChangePasswordResponse = self
-            .post("change_password", &request, CallAuth::Session)
+            .post(
+                CHANGE_PASSWORD,
+                "change_password",
+                &request,
+                CallAuth::Session,
+            )
             .await?;
         if let Some(state) = &response.new_state {
             self.client
@@ -160,6 +207,7 @@ impl Account<'_> {
     /// Asks for a password reset code to be sent to `email`.
     pub async fn reset_password(&self, email: impl Into<String>) -> Result<ResetPasswordResponse> {
         self.post(
+            RESET_PASSWORD,
             "reset_password",
             &ResetPasswordRequest::new(email),
             CallAuth::None,
@@ -175,7 +223,12 @@ impl Account<'_> {
     ) -> Result<ResetPasswordCompleteResponse> {
         let request = ResetPasswordCompleteRequest::new(code, new_password);
         let response: ResetPasswordCompleteResponse = self
-            .post("reset_password_complete", &request, CallAuth::None)
+            .post(
+                RESET_PASSWORD_COMPLETE,
+                "reset_password_complete",
+                &request,
+                CallAuth::None,
+            )
             .await?;
         if let Some(state) = &response.new_state {
             self.client
@@ -193,7 +246,8 @@ impl Account<'_> {
         current_password: Option<String>,
     ) -> Result<ChangeEmailResponse> {
         let request = ChangeEmailRequest::new(new_email, current_password);
-        self.post("change_email", &request, CallAuth::Session).await
+        self.post(CHANGE_EMAIL, "change_email", &request, CallAuth::Session)
+            .await
     }
 
     /// Confirms an email change with its code.
@@ -202,6 +256,7 @@ impl Account<'_> {
         code: impl Into<String>,
     ) -> Result<ChangeEmailCompleteResponse> {
         self.post(
+            CHANGE_EMAIL_COMPLETE,
             "change_email_complete",
             &ChangeEmailCompleteRequest::new(code),
             CallAuth::None,

@@ -237,7 +237,10 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
                         }
                     };
                     let url = self.record_url(pk.as_str())?;
-                    let call = self.call(Method::PATCH, url)?.json(item)?.idempotent();
+                    let call = self
+                        .call(self.ops.update, Method::PATCH, url)?
+                        .json(item)?
+                        .idempotent();
                     return self.client.send_json(call).await.map(Written::Updated);
                 }
                 _ => {

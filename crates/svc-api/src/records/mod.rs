@@ -3,7 +3,6 @@
 
 #[cfg(feature = "records")]
 mod bulk;
-mod name;
 mod stream;
 #[cfg(feature = "records")]
 mod text;
@@ -24,15 +23,88 @@ use svc_model::{ListPage, ModelName, ResourceName};
 
 use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::request::Call;
+use crate::name::Name;
+use crate::request::{Call, Operation};
 use crate::url::Url;
-use name::Name;
 
 #[cfg(feature = "records")]
 pub use bulk::{Bulk, Existing, Outcome, Written};
 pub use stream::RecordStream;
 #[cfg(feature = "records")]
 pub use text::RecordText;
+
+/// The operations of a kind of record handle (records, users, teams), for their spans: one table
+/// per kind, made by [`record_ops!`], so that a users list is `users.list`, not `records.list`.
+#[derive(Debug)]
+// Teams and users alone use a part of the table.
+#[cfg_attr(not(feature = "records"), allow(dead_code))]
+pub(crate) struct RecordOps {
+    list: Operation,
+    all: Operation,
+    stream: Operation,
+    get: Operation,
+    create: Operation,
+    update: Operation,
+    delete: Operation,
+    aggregate: Operation,
+    group: Operation,
+}
+
+/// The [`RecordOps`] of the group named `$group`, whose model is at the path template `$model`.
+macro_rules! record_ops {
+    ($group:literal, $model:literal) => {
+        $crate::records::RecordOps::new([
+            $crate::request::Operation::new(concat!($group, ".list"), $model),
+            $crate::request::Operation::new(concat!($group, ".all"), $model),
+            $crate::request::Operation::new(concat!($group, ".stream"), $model),
+            $crate::request::Operation::new(concat!($group, ".get"), concat!($model, "/{pk}")),
+            $crate::request::Operation::new(concat!($group, ".create"), $model),
+            $crate::request::Operation::new(concat!($group, ".update"), concat!($model, "/{pk}")),
+            $crate::request::Operation::new(concat!($group, ".delete"), concat!($model, "/{pk}")),
+            $crate::request::Operation::new(
+                concat!($group, ".aggregate"),
+                concat!($model, "/aggregate"),
+            ),
+            $crate::request::Operation::new(concat!($group, ".group"), concat!($model, "/group")),
+        ])
+    };
+}
+#[cfg(any(feature = "users", feature = "teams"))]
+pub(crate) use record_ops;
+
+impl RecordOps {
+    /// In the order `record_ops!` writes them.
+    pub(crate) const fn new(ops: [Operation; 9]) -> Self {
+        let [
+            list,
+            all,
+            stream,
+            get,
+            create,
+            update,
+            delete,
+            aggregate,
+            group,
+        ] = ops;
+        Self {
+            list,
+            all,
+            stream,
+            get,
+            create,
+            update,
+            delete,
+            aggregate,
+            group,
+        }
+    }
+}
+
+#[cfg(feature = "records")]
+static RECORDS: RecordOps = record_ops!(
+    "records",
+    "/projects/{project}/{environment}/{resource}/models/{model}"
+);
 
 /// A record as an open JSON object, the default record type.
 pub type Record = serde_json::Map<String, serde_json::Value>;
@@ -73,7 +145,7 @@ impl Client {
     #[cfg(feature = "records")]
     #[cfg_attr(docsrs, doc(cfg(feature = "records")))]
     pub fn records(&self, resource: impl AsRef<str>, model: impl AsRef<str>) -> Records<'_> {
-        Records::new(self, resource.as_ref(), model.as_ref())
+        Records::new(self, &RECORDS, resource.as_ref(), model.as_ref())
     }
 }
 
@@ -81,6 +153,7 @@ impl Client {
 #[must_use]
 pub struct Records<'c, T = Record> {
     client: &'c Client,
+    ops: &'static RecordOps,
     resource: Name,
     model: Name,
     token: Option<Secret>,
@@ -92,6 +165,7 @@ impl<T> Clone for Records<'_, T> {
     fn clone(&self) -> Self {
         Self {
             client: self.client,
+            ops: self.ops,
             resource: self.resource.clone(),
             model: self.model.clone(),
             token: self.token.clone(),
@@ -115,9 +189,15 @@ impl<T> std::fmt::Debug for Records<'_, T> {
 impl<'c, T> Records<'c, T> {
     /// A handle on one model. Users and teams are built on it too (resource `__svc_app__`), so
     /// that they share paging, streaming and credentials with records.
-    pub(crate) fn new(client: &'c Client, resource: &str, model: &str) -> Self {
+    pub(crate) fn new(
+        client: &'c Client,
+        ops: &'static RecordOps,
+        resource: &str,
+        model: &str,
+    ) -> Self {
         Records {
             client,
+            ops,
             resource: Name::new(resource),
             model: Name::new(model),
             token: None,
@@ -138,6 +218,7 @@ impl<'c, T> Records<'c, T> {
     pub fn typed<U>(self) -> Records<'c, U> {
         Records {
             client: self.client,
+            ops: self.ops,
             resource: self.resource,
             model: self.model,
             token: self.token,
@@ -202,11 +283,13 @@ impl<'c, T> Records<'c, T> {
         pk.with_pk_str(|pk| Ok(self.model_url()?.segment(pk).build()))?
     }
 
-    fn call(&self, method: Method, url: String) -> Result<Call> {
-        Ok(Call::new(method, url).auth(
-            self.client
-                .data_auth(self.resource.as_str(), self.token.as_ref()),
-        ))
+    fn call(&self, op: Operation, method: Method, url: String) -> Result<Call> {
+        Ok(Call::new(op, method, url)
+            .resource(self.resource.as_str())
+            .auth(
+                self.client
+                    .data_auth(self.resource.as_str(), self.token.as_ref()),
+            ))
     }
 
     fn with_query(url: Url, pairs: &[(String, String)]) -> String {
@@ -229,7 +312,9 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
     pub async fn list(&self, query: &ListQuery) -> Result<ListPage<T>> {
         check(query)?;
         let url = Self::with_query(self.model_url()?, &query.to_pairs());
-        self.client.send_json(self.call(Method::GET, url)?).await
+        self.client
+            .send_json(self.call(self.ops.list, Method::GET, url)?)
+            .await
     }
 
     /// Every record matching `query` in one response (`_no_pagination`): at most 10000, so use
@@ -243,14 +328,17 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
             .collect();
         pairs.push((NO_PAGINATION_PARAM.to_owned(), "1".to_owned()));
         let url = Self::with_query(self.model_url()?, &pairs);
-        let all: ArrayOrPage<T> = self.client.send_json(self.call(Method::GET, url)?).await?;
+        let call = self.call(self.ops.all, Method::GET, url)?;
+        let all: ArrayOrPage<T> = self.client.send_json(call).await?;
         Ok(all.0)
     }
 
     /// One record by primary key (`404` when there is none).
     pub async fn get(&self, pk: impl IntoRecordPk) -> Result<T> {
         let url = self.record_url(pk)?;
-        self.client.send_json(self.call(Method::GET, url)?).await
+        self.client
+            .send_json(self.call(self.ops.get, Method::GET, url)?)
+            .await
     }
 
     /// The same as [`get`](Self::get), under the name the service's documentation uses.
@@ -264,7 +352,10 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
     pub async fn create<B: Serialize + ?Sized>(&self, record: &B) -> Result<T> {
         let url = self.model_url()?.build();
         self.client
-            .send_json(self.call(Method::POST, url)?.json(record)?)
+            .send_json(
+                self.call(self.ops.create, Method::POST, url)?
+                    .json(record)?,
+            )
             .await
     }
 
@@ -276,7 +367,10 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
     ) -> Result<T> {
         let url = self.record_url(pk)?;
         self.client
-            .send_json(self.call(Method::PATCH, url)?.json(patch)?)
+            .send_json(
+                self.call(self.ops.update, Method::PATCH, url)?
+                    .json(patch)?,
+            )
             .await
     }
 
@@ -285,7 +379,7 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
     pub async fn delete(&self, pk: impl IntoRecordPk) -> Result<()> {
         let url = self.record_url(pk)?;
         self.client
-            .send(self.call(Method::DELETE, url)?)
+            .send(self.call(self.ops.delete, Method::DELETE, url)?)
             .await
             .map(drop)
     }
@@ -317,7 +411,10 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
             self.model_url()?.segment("aggregate"),
             &filters.filter_pairs(),
         );
-        let call = self.call(Method::POST, url)?.json(request)?.idempotent();
+        let call = self
+            .call(self.ops.aggregate, Method::POST, url)?
+            .json(request)?
+            .idempotent();
         let result: AggregateResult<V> = self.client.send_json(call).await?;
         Ok(result.y_func)
     }
@@ -333,7 +430,10 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
     ) -> Result<Vec<GroupRow<K, V>>> {
         check(filters)?;
         let url = Self::with_query(self.model_url()?.segment("group"), &filters.filter_pairs());
-        let call = self.call(Method::POST, url)?.json(request)?.idempotent();
+        let call = self
+            .call(self.ops.group, Method::POST, url)?
+            .json(request)?
+            .idempotent();
         self.client.send_json(call).await
     }
 }
@@ -385,6 +485,8 @@ impl<T: DeserializeOwned + Send + 'static> Records<'_, T> {
             .check_data_credential(self.resource.as_str(), self.token.as_ref())?;
         Ok(RecordStream::with_decoder(
             self.client.clone(),
+            self.ops.stream,
+            self.resource.clone(),
             base,
             crate::request::CallAuth::data(self.resource.as_str(), self.token.as_ref()),
             query,

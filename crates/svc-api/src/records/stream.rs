@@ -15,7 +15,8 @@ use svc_transport::BoxFuture;
 
 use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::request::{Call, CallAuth};
+use crate::name::Name;
+use crate::request::{Call, CallAuth, Operation};
 use crate::url::Url;
 
 /// Pages fetched ahead of the caller unless [`Records::prefetch`](super::Records::prefetch)
@@ -42,6 +43,9 @@ struct Fetched<T> {
 #[must_use = "streams do nothing unless polled"]
 pub struct RecordStream<T> {
     client: Client,
+    /// Each page request is an operation of its own (docs/tracing.md says why).
+    op: Operation,
+    resource: Name,
     base: Url,
     auth: CallAuth,
     query: ListQuery,
@@ -90,8 +94,11 @@ impl<T> RecordStream<T> {
 impl<T: Send + 'static> RecordStream<T> {
     /// A stream whose pages `decode` reads.
     #[cfg(any(feature = "records", feature = "users"))]
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn with_decoder(
         client: Client,
+        op: Operation,
+        resource: Name,
         base: Url,
         auth: CallAuth,
         query: ListQuery,
@@ -101,6 +108,8 @@ impl<T: Send + 'static> RecordStream<T> {
         let first = query.page_number().unwrap_or(1);
         let mut stream = Self {
             client,
+            op,
+            resource,
             base,
             auth,
             query,
@@ -130,7 +139,9 @@ impl<T: Send + 'static> RecordStream<T> {
             .iter()
             .fold(self.base.clone(), |url, (k, v)| url.query(k, v))
             .build();
-        let call = Call::new(Method::GET, url).auth(self.auth.clone());
+        let call = Call::new(self.op, Method::GET, url)
+            .resource(self.resource.as_str())
+            .auth(self.auth.clone());
         let client = self.client.clone();
         let decode = self.decode;
         self.in_flight.push_back(Box::pin(async move {

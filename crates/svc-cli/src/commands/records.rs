@@ -78,6 +78,9 @@ pub async fn run(global: &Global, cmd: RecordsCommand) -> Result<(), Failure> {
             pk,
             concurrency,
             errors,
+            columns,
+            skip_columns,
+            no_check,
         } => {
             let import = crate::import::Import {
                 file,
@@ -87,8 +90,20 @@ pub async fn run(global: &Global, cmd: RecordsCommand) -> Result<(), Failure> {
                 pk,
                 concurrency: usize::from(concurrency),
                 errors,
+                columns,
+                skip_columns,
+                check: !no_check,
             };
-            crate::import::run(records(&client, global, &target), import, format).await
+            let mut sql = client.sql(&target.resource);
+            if let Some(token) = connect::token(global) {
+                sql = sql.token(token);
+            }
+            let model = crate::import_check::ModelRef {
+                resource: &target.resource,
+                model: &target.model,
+                sql,
+            };
+            crate::import::run(records(&client, global, &target), model, import, format).await
         }
         RecordsCommand::Get { target, pk } => output::value(
             format,

@@ -172,7 +172,9 @@ impl ProjectsConfig {
     }
 
     /// The config used when none is given: a project `demo` ("Demo") with environments `prod` and
-    /// `staging` and no fixed API key (so one is generated and kept in the data path).
+    /// `staging` and no fixed API key (so one is generated and kept in the data path), its
+    /// resource `shop` with the actions `refund`, `set_status`, `note` and `ping`, and the
+    /// workflows `wf-refund` (refund, then note) and `wf-reopen` (note, then set the status).
     pub fn demo() -> Self {
         Self::new(vec![
             ProjectConfig::new("demo")
@@ -183,7 +185,34 @@ impl ProjectsConfig {
                         crate::engine::DEMO_RESOURCE,
                         format!("svc_tok_{}", uuid::Uuid::new_v4().simple()),
                     )
-                    .seed_sql(crate::engine::demo_seed_sql()),
+                    .seed_sql(crate::engine::demo_seed_sql())
+                    .action(ActionConfig::sql(
+                        "refund",
+                        "UPDATE orders SET status = 'refunded' WHERE id = :id \
+                         RETURNING id, status, total",
+                    ))
+                    .action(ActionConfig::sql(
+                        "set_status",
+                        "UPDATE orders SET status = :status WHERE id = :id RETURNING id, status",
+                    ))
+                    .action(ActionConfig::sql(
+                        "note",
+                        "UPDATE orders SET note = :note WHERE id = :id RETURNING id, status, note",
+                    ))
+                    .action(ActionConfig::answer(
+                        "ping",
+                        serde_json::json!({"pong": true}),
+                    )),
+                )
+                .workflow(
+                    WorkflowConfig::new("wf-refund")
+                        .step(crate::engine::DEMO_RESOURCE, "refund")
+                        .step(crate::engine::DEMO_RESOURCE, "note"),
+                )
+                .workflow(
+                    WorkflowConfig::new("wf-reopen")
+                        .step(crate::engine::DEMO_RESOURCE, "note")
+                        .step(crate::engine::DEMO_RESOURCE, "set_status"),
                 ),
         ])
     }

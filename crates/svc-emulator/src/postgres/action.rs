@@ -5,7 +5,8 @@
 //! A statement that returns rows (`UPDATE ... RETURNING`, `SELECT`) runs inside a
 //! `WITH` whose outer select reads each column as text (`WITH q(c1, ...) AS (<statement>)
 //! SELECT c1::text, ...`): PostgreSQL allows a data-modifying statement there, and the text of
-//! each cell is what the read-only answer writes (`write_cell`), so both answer alike.
+//! each cell is its output function's, which the read-only answer writes (`write_cell`), so
+//! both answer alike (the conformance suite compares them).
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -76,7 +77,17 @@ impl ActionSql for PgResource {
             .map(|c| c.type_().name().to_owned())
             .collect();
         let aliases: Vec<String> = (1..=names.len()).map(|i| format!("c{i}")).collect();
-        let texts: Vec<String> = aliases.iter().map(|a| format!("{a}::text")).collect();
+        // Each cell as PostgreSQL's output function writes it, as a read-only query reads it:
+        // a cast to text is that, but for `boolean`, whose cast says `true` where its output
+        // says `t`.
+        let texts: Vec<String> = aliases
+            .iter()
+            .zip(&column_types)
+            .map(|(a, ty)| match ty.as_str() {
+                "bool" => format!("CASE WHEN {a} THEN 't' WHEN NOT {a} THEN 'f' END"),
+                _ => format!("{a}::text"),
+            })
+            .collect();
         let select = format!(
             "WITH {ROWS}({}) AS ({}) SELECT {} FROM {ROWS}",
             aliases.join(", "),

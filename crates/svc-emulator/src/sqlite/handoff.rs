@@ -3,10 +3,11 @@
 //!
 //! The hand-off is not free: on a 2-core machine each one is two futex wake-ups and about four
 //! context switches, some 45 us of kernel time for a 25-record page, more than SQLite's own
-//! part of that page (docs/performance.md, issue 29 item 5). What it buys is that no SQLite
-//! call, however long, stalls an async worker (there are as many workers as cores, and every
-//! connection a worker serves waits while it runs SQLite). So an operation runs inline only
-//! when its cost is known to be small before it starts:
+//! part of that page (CHANGELOG.md, "Performance history", issue 29, item 5; the page's figures
+//! now: docs/performance.md, section 4). What it buys is that no SQLite call, however long,
+//! stalls an async worker (there are as many workers as cores, and every connection a worker
+//! serves waits while it runs SQLite). So an operation runs inline only when its cost is known
+//! to be small before it starts:
 //!
 //! - **A list repeated on unchanged data** costs what it cost last time: SQLite runs the same
 //!   statement, with the same bound values, over the same rows. Each resource remembers, for

@@ -4,7 +4,7 @@
 //! | Path | Names |
 //! | --- | --- |
 //! | `/projects/{project}/{environment}/{resource}/models/{model}[/...]` | all four |
-//! | `/projects/{project}/{environment}/{resource}/sql_get_query`, `.../reload` | project, environment, resource |
+//! | `/projects/{project}/{environment}/{resource}/sql_get_query`, `.../reload`, `.../actions/{action}` | project, environment, resource |
 //! | `/projects/{project}/{environment}/...` (`auth/...`, anything else) | project, environment |
 //! | `/api/projects/{project}[/{environment}/...]` | project (and environment) |
 //!
@@ -48,7 +48,7 @@ pub(crate) fn names(path: &str) -> Named<'_> {
     let resource = next();
     let (resource, model) = match next() {
         Some("models") => (resource, next()),
-        Some("sql_get_query" | "reload") => (resource, None),
+        Some("sql_get_query" | "reload" | "actions") => (resource, None),
         _ => (None, None),
     };
     Named {
@@ -100,6 +100,15 @@ mod tests {
         assert_eq!(
             all("/projects/demo/prod/shop/sql_get_query/"),
             [Some("demo"), Some("prod"), Some("shop"), None]
+        );
+        assert_eq!(
+            all("/projects/demo/prod/shop/actions/refund"),
+            [Some("demo"), Some("prod"), Some("shop"), None]
+        );
+        // A workflow's run names the project only: its steps may touch several resources.
+        assert_eq!(
+            all("/projects/demo/prod/workflows/wf-refund/run"),
+            [Some("demo"), Some("prod"), None, None]
         );
         assert_eq!(
             all("/projects/demo/prod/__svc_app__/reload"),

@@ -1,9 +1,10 @@
-//! [`Name`]: a resource or model name kept inside the handle when it is short.
+//! [`Name`]: a resource, model or project name kept in place when it is short.
 //!
 //! A handle is usually made for one call (`client.records("shop", "orders").retrieve(7)`), so
 //! copying its two names to the heap cost two allocations and two frees per call: a tenth of the
 //! SDK's own work on a small answer. Names are short; those of up to [`INLINE`] bytes are kept in
-//! place, longer ones on the heap.
+//! place, longer ones on the heap. A [`Call`](crate::request::Call) keeps its resource name for
+//! its span the same way.
 
 use std::fmt;
 
