@@ -19,7 +19,7 @@ async fn emulator() -> Emulator {
     let shop = ResourceConfig::new("shop", TOKEN)
         .seed_sql(
             "CREATE TABLE orders (id INTEGER PRIMARY KEY, status TEXT NOT NULL); \
-             INSERT INTO orders (id, status) VALUES (7, 'paid'), (8, 'paid'), (9, 'paid');",
+             INSERT INTO orders (id, status) VALUES (7, 'paid'), (8, 'paid'), (9, 'paid'), (10, 'paid');",
         )
         .action(ActionConfig::sql(
             "refund",
@@ -233,17 +233,18 @@ async fn a_workflow_runs_its_steps_and_a_failed_run_is_an_error() {
     assert!(answer.into_result().is_err());
     assert_eq!(status(&client, 9).await, "refunded");
 
-    // A missing input fails the run at its step: the first one here, so nothing changed.
-    let err = client
-        .workflow("wf-refund")
-        .run(json!({}))
-        .await
-        .unwrap_err();
-    let message = err.workflow().and_then(|w| w.message()).unwrap_or_default();
-    assert!(
-        message.starts_with("step 1 (shop.refund): ") && message.contains("id"),
-        "{err}"
-    );
+    // Inputs are checked against every step before the first runs: a missing or unknown one
+    // is a refused request (400), not a failed run, and nothing changed.
+    for inputs in [json!({}), json!({"id": 10, "reason": "late"})] {
+        let err = client.workflow("wf-refund").run(&inputs).await.unwrap_err();
+        assert_eq!(err.status(), Some(http::StatusCode::BAD_REQUEST), "{err}");
+        assert!(err.workflow().is_none(), "{err}");
+        assert!(
+            err.body().unwrap().field_errors().contains_key("data"),
+            "{err}"
+        );
+    }
+    assert_eq!(status(&client, 10).await, "paid");
 
     // An unknown workflow is an error status, not a failed run.
     let err = client
