@@ -181,8 +181,8 @@ impl<T: DeserializeOwned> Workflow<'_, T> {
     /// your struct); pass `serde_json::json!({})` when the workflow takes none. Anything else,
     /// an empty or `.`/`..` uid, and a missing credential fail with
     /// [`Error::InvalidInput`](crate::Error::InvalidInput) before anything is sent. An unknown
-    /// workflow is a `404` ([`Error::is_not_found`](crate::Error::is_not_found)); inputs no step
-    /// takes, a `400`.
+    /// workflow is a `404` ([`Error::is_not_found`](crate::Error::is_not_found)); a missing or
+    /// unknown input, a `400` (the service checks them before any step runs).
     pub async fn run(&self, inputs: impl Serialize) -> Result<T> {
         // Read inside the operation, so that its span records a failed run as a failure.
         let call = self.call(inputs)?;

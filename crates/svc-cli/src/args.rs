@@ -306,8 +306,8 @@ const WORKFLOWS_EXAMPLES: &str = "Examples:
 
 Prints a successful run's result as `svc actions run` prints an action's. A run that failed
 (`{\"success\": false, \"error\": ...}`) prints the server's reason on stderr and exits with 6,
-apart from 3 (the server refused the request: an unknown workflow, inputs no step takes) and 4
-(no answer).
+apart from 3 (the server refused the request: an unknown workflow, a missing or unknown input)
+and 4 (no answer).
 A run is never sent twice: an answer lost on the way is not retried.";
 
 const LOGIN_EXAMPLES: &str = "Examples:

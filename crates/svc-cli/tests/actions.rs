@@ -310,12 +310,25 @@ async fn workflows_run_and_a_failed_run_exits_with_6() {
         "step 1's write stays"
     );
 
-    // A missing input fails the run at its step too.
+    // Refused requests, nothing run: 3. A missing or an unknown input is checked against
+    // every step before the first runs; an unknown workflow.
     let out = svc(env(), &["workflows", "run", "wf-refund"], None).await;
-    let stderr = code(&out, 6);
-    assert!(stderr.contains("step 1 (shop.refund): "), "{stderr}");
-
-    // An unknown workflow is a refused request: 3.
+    let stderr = code(&out, 3);
+    assert!(stderr.contains("Missing input: id"), "{stderr}");
+    let out = svc(
+        env(),
+        &[
+            "workflows",
+            "run",
+            "wf-refund",
+            "--data",
+            r#"{"id": 9, "x": 1}"#,
+        ],
+        None,
+    )
+    .await;
+    let stderr = code(&out, 3);
+    assert!(stderr.contains("Unknown input: x"), "{stderr}");
     let out = svc(env(), &["workflows", "run", "wf-nosuch"], None).await;
     code(&out, 3);
 
