@@ -423,6 +423,7 @@ fn rank(top: &str, path: Option<&str>) -> Option<u8> {
 /// modules. `tools` is being split into `users` and `teams`: all three are listed, and a slice
 /// that does not exist is simply never met.
 const SLICES: &[&str] = &[
+    "actions",
     "pages",
     "projects",
     "proxy",

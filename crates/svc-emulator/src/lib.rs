@@ -77,7 +77,6 @@ mod resources;
 mod sql;
 mod teams;
 mod users;
-mod workflows;
 
 #[cfg(feature = "cli")]
 #[cfg_attr(docsrs, doc(cfg(feature = "cli")))]

@@ -12,7 +12,6 @@ use crate::http::{AppState, HttpError, openapi};
 use crate::proxy::Forwarder;
 use crate::{
     account, actions, fixture, pages, projects, proxy, records, resources, sql, teams, users,
-    workflows,
 };
 
 /// Builds the router of both hosts, with the request journal around it.
@@ -49,7 +48,6 @@ fn data_router() -> Router<AppState> {
     let router = resources::routes(router);
     let router = users::routes(router);
     let router = actions::routes(router);
-    let router = workflows::routes(router);
     teams::routes(router)
 }
 

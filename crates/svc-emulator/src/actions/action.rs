@@ -2,7 +2,7 @@
 //! one action of a resource, as the config declares it ([`ActionConfig`]): SQL run by the
 //! resource's backend ([`Backend::execute`](crate::backend::Backend::execute)) with the
 //! request's `data` bound by name, or a fixed answer. The workflows' steps run through
-//! [`run`] too (`crate::workflows`).
+//! [`run`] too ([`super::workflows`]).
 
 use std::collections::BTreeSet;
 

@@ -1,0 +1,17 @@
+//! Actions and workflows (docs/contract.md 5.6), one slice: a resource's actions
+//! ([`action`]: `POST .../{resource}/actions/{action}`) and a project's workflows, whose steps
+//! are actions ([`workflows`]: `POST .../workflows/{uid}/run`). How one action runs is written
+//! once, in [`action::run`], for both.
+
+mod action;
+mod workflows;
+
+use axum::Router;
+
+use crate::http::AppState;
+
+/// The routes of actions and workflows, on the data host. The workflow route's static
+/// `workflows` segment wins over a resource of that name's routes.
+pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
+    workflows::routes(action::routes(router))
+}
