@@ -88,6 +88,8 @@ const FEATURES: &[&str] = &[
     "users",
     "teams",
     "resources",
+    "actions",
+    "workflows",
     "proxy",
     "account",
 ];

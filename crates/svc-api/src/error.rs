@@ -56,7 +56,55 @@ pub enum Error {
     /// would otherwise loop forever. Requests were sent ([`sent`](Self::sent) is
     /// [`Sent::Yes`]); the message says what was seen.
     Protocol(String),
+    /// A workflow ran and failed: the server answered `200` with `{"success": false, "error":
+    /// "..."}` ([`Workflow::run`](crate::Workflow::run)). Its steps may have changed data
+    /// before the failing one, so the request is never repeated; [`WorkflowError::message`]
+    /// is the server's `error` text.
+    Workflow(Box<WorkflowError>),
 }
+
+/// A workflow that ran and failed ([`Error::Workflow`]): which workflow, and the server's own
+/// account of the failure, kept as it came.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WorkflowError {
+    uid: String,
+    message: Option<String>,
+}
+
+impl WorkflowError {
+    #[cfg(feature = "workflows")]
+    pub(crate) fn new(uid: impl Into<String>, message: Option<String>) -> Self {
+        Self {
+            uid: uid.into(),
+            message,
+        }
+    }
+
+    /// The workflow's uid, as the call named it.
+    pub fn uid(&self) -> &str {
+        &self.uid
+    }
+
+    /// The server's `error` text, e.g. `step 2 (shop.refund): Missing input: id.`; `None` when
+    /// the answer had none.
+    pub fn message(&self) -> Option<&str> {
+        self.message.as_deref()
+    }
+}
+
+impl fmt::Display for WorkflowError {
+    /// `workflow "wf-refund" failed: <the server's error>`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "workflow {:?} failed: ", self.uid)?;
+        match &self.message {
+            Some(message) => f.write_str(message),
+            None => f.write_str("the server gave no reason"),
+        }
+    }
+}
+
+impl std::error::Error for WorkflowError {}
 
 /// Input refused before anything was sent.
 #[derive(Debug)]
@@ -229,15 +277,17 @@ impl Error {
                 _ => Sent::Maybe,
             },
             Self::Timeout(_) => Sent::Maybe,
-            Self::Api(_) | Self::Decode(_) | Self::Protocol(_) => Sent::Yes,
+            Self::Api(_) | Self::Decode(_) | Self::Protocol(_) | Self::Workflow(_) => Sent::Yes,
         }
     }
 
-    /// The HTTP status of the server's answer, if there was one.
+    /// The HTTP status of the server's answer, if there was one (`200` for a failed
+    /// [`Workflow`](Self::Workflow): the failure is in the body).
     pub fn status(&self) -> Option<StatusCode> {
         match self {
             Self::Api(e) => Some(e.status),
             Self::Decode(e) => Some(e.status),
+            Self::Workflow(_) => Some(StatusCode::OK),
             _ => None,
         }
     }
@@ -246,6 +296,14 @@ impl Error {
     pub fn api(&self) -> Option<&ApiError> {
         match self {
             Self::Api(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The failed workflow's details, if a workflow ran and failed.
+    pub fn workflow(&self) -> Option<&WorkflowError> {
+        match self {
+            Self::Workflow(e) => Some(e),
             _ => None,
         }
     }
@@ -364,6 +422,7 @@ impl fmt::Display for Error {
             Self::Protocol(message) => {
                 write!(f, "the server's answers cannot be followed: {message}")
             }
+            Self::Workflow(e) => fmt::Display::fmt(e, f),
         }
     }
 }
@@ -378,7 +437,7 @@ impl std::error::Error for Error {
             Self::Transport(e) => Some(e),
             Self::Decode(e) => Some(e.as_ref()),
             Self::Auth(e) => Some(e),
-            Self::Timeout(_) | Self::Api(_) | Self::Protocol(_) => None,
+            Self::Timeout(_) | Self::Api(_) | Self::Protocol(_) | Self::Workflow(_) => None,
         }
     }
 }

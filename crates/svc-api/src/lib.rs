@@ -1,8 +1,8 @@
 //! The Rust SDK for the svc REST API.
 //!
 //! A [`Client`] talks to both hosts of the service: the application host (projects, page
-//! settings, the HTTP proxy) and the data host (records, SQL, users, teams, resources,
-//! sessions). Each operation group is a method on the client returning a small handle, and
+//! settings, the HTTP proxy) and the data host (records, SQL, users, teams, resources, actions,
+//! workflows, sessions). Each operation group is a method on the client returning a small handle, and
 //! each sits behind a Cargo feature of the same name, all on by default:
 //!
 //! | Feature | Handle | Operations |
@@ -14,6 +14,8 @@
 //! | `users` | [`Client::users`] | list (one page, all, a stream), get, create, change team, delete |
 //! | `teams` | [`Client::teams`] | list, get, rename |
 //! | `resources` | [`Client::resources`] | reload a resource's structure, or the built-in tools resource's |
+//! | `actions` | [`Client::action`] | run a resource's action with its inputs; the result as your own type or JSON |
+//! | `workflows` | [`Client::workflow`] | run a project's workflow with its inputs; a failed run is an error ([`Error::Workflow`]) carrying the server's reason |
 //! | `proxy` | [`Client::proxy`] | a request to another service through the HTTP proxy, with the session or service token; the upstream's status, headers and body |
 //! | `account` | [`Client::account`] | login, authentication check, logout, register, password and email changes, headers |
 //!
@@ -37,7 +39,8 @@
 //!
 //! Errors are one type, [`Error`], which says whether the request was sent, carries the status
 //! and the raw body of error answers, and never prints credentials. Idempotent requests are
-//! retried on connection failures, `429`, `502`, `503` and `504` ([`RetryPolicy`]).
+//! retried on connection failures, `429`, `502`, `503` and `504` ([`RetryPolicy`]); creates,
+//! updates, actions and workflow runs only when they certainly were not sent.
 //!
 //! # Guides
 //!
@@ -71,6 +74,9 @@ mod retry;
 #[cfg(feature = "_session")]
 mod session;
 mod sleep;
+// The `{"data": {...}}` body that actions and workflow runs share.
+#[cfg(any(feature = "actions", feature = "workflows"))]
+mod inputs;
 // The operation and attempt spans.
 #[cfg(feature = "_sends")]
 mod spans;
@@ -85,6 +91,8 @@ mod url;
 
 #[cfg(feature = "account")]
 mod account;
+#[cfg(feature = "actions")]
+mod actions;
 #[cfg(feature = "pages")]
 mod pages;
 #[cfg(feature = "projects")]
@@ -102,14 +110,18 @@ mod sql;
 mod teams;
 #[cfg(feature = "users")]
 mod users;
+#[cfg(feature = "workflows")]
+mod workflows;
 
 pub use client::{Client, ClientBuilder};
-pub use error::{ApiError, DecodeError, Error, InvalidInput, Result, Sent};
+pub use error::{ApiError, DecodeError, Error, InvalidInput, Result, Sent, WorkflowError};
 pub use retry::RetryPolicy;
 pub use sleep::{Sleep, TokioSleep};
 
 #[cfg(feature = "account")]
 pub use account::{Account, AuthStatus};
+#[cfg(feature = "actions")]
+pub use actions::Action;
 #[cfg(feature = "pages")]
 pub use pages::Pages;
 #[cfg(feature = "projects")]
@@ -128,6 +140,8 @@ pub use sql::{Sql, SqlQuery};
 pub use teams::Teams;
 #[cfg(feature = "users")]
 pub use users::Users;
+#[cfg(feature = "workflows")]
+pub use workflows::{Workflow, WorkflowResponse};
 
 // Compile the README's examples as doctests.
 #[cfg(doctest)]

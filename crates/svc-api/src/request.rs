@@ -132,7 +132,8 @@ impl Call {
         feature = "sql",
         feature = "users",
         feature = "teams",
-        feature = "resources"
+        feature = "resources",
+        feature = "actions"
     ))]
     pub(crate) fn resource(mut self, resource: &str) -> Self {
         self.resource = Some(Name::new(resource));
@@ -184,6 +185,8 @@ impl Call {
         feature = "users",
         feature = "teams",
         feature = "resources",
+        feature = "actions",
+        feature = "workflows",
         feature = "proxy",
         feature = "account"
     ))]
@@ -255,8 +258,12 @@ impl Client {
     }
 
     /// One operation in its span: the call sent, its answer read by `read` (so that a body that
-    /// does not decode fails the span too).
-    async fn operation<T>(&self, call: Call, read: fn(Response<Bytes>) -> Result<T>) -> Result<T> {
+    /// does not decode, or a workflow run that failed, fails the span too).
+    pub(crate) async fn operation<T>(
+        &self,
+        call: Call,
+        read: impl FnOnce(Response<Bytes>) -> Result<T>,
+    ) -> Result<T> {
         let span = self.operation_span(&call);
         let result = self
             .send_timed(call, &span)

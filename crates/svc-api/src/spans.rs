@@ -169,6 +169,7 @@ fn error_type(error: &Error) -> &str {
         Error::Auth(_) => "auth",
         Error::Protocol(_) => "protocol",
         Error::InvalidInput(_) => "invalid_input",
+        Error::Workflow(_) => "workflow_failed",
     }
 }
 

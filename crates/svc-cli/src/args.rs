@@ -3,7 +3,7 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// The svc REST API from a shell: page settings, projects, records, SQL, users and teams,
-/// resources, sessions; the local emulator; a demo.
+/// resources, actions and workflows, sessions; the local emulator; a demo.
 ///
 /// Settings: a flag wins over the environment (`VITE_SVC_*` over `SVC_*` for the project,
 /// environment, draft and base URLs), which wins over the profile chosen with `--profile NAME`
@@ -17,7 +17,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// `SVC_TOOLS_TOKEN`, or the profile), or from the session saved by `svc login`.
 ///
 /// Exit codes: 0 ok, 1 other failures, 2 usage errors (nothing was sent), 3 API errors (the
-/// server answered with an error), 4 network errors (no answer), 5 not signed in (`svc whoami`).
+/// server answered with an error), 4 network errors (no answer), 5 not signed in (`svc whoami`),
+/// 6 a workflow that ran and failed (`svc workflows run`).
 #[derive(Debug, Parser)]
 #[command(name = "svc", version, about, long_about, after_help = MAIN_EXAMPLES)]
 pub struct Cli {
@@ -167,6 +168,12 @@ pub enum Command {
     /// Resource maintenance.
     #[command(subcommand)]
     Resources(ResourcesCommand),
+    /// A resource's actions.
+    #[command(subcommand)]
+    Actions(ActionsCommand),
+    /// The project's workflows.
+    #[command(subcommand)]
+    Workflows(WorkflowsCommand),
     /// Send a request to another service through the svc HTTP proxy (needs `svc login`).
     #[command(after_help = PROXY_EXAMPLES)]
     Proxy(ProxyArgs),
@@ -282,6 +289,26 @@ const SQL_EXAMPLES: &str = "Examples:
 
 Output: json is an array of row objects (keyed by column name), ndjson one row object per line,
 csv and table keep every column in order.";
+
+const ACTIONS_EXAMPLES: &str = "Examples:
+  svc actions run shop refund --data '{\"id\": 7}'
+  svc actions run shop refund --data @refund.json -o table
+  svc actions run shop ping                 # no inputs: --data defaults to {}
+
+Prints the action's result (the answer's `data`): a list, such as the rows a statement returned,
+as a list (one JSON value per line with -o ndjson, a table, CSV), anything else as one value.
+An action is never sent twice: an answer lost on the way is not retried.";
+
+const WORKFLOWS_EXAMPLES: &str = "Examples:
+  svc workflows run wf-refund --data '{\"id\": 7}'
+  echo '{\"id\": 7}' | svc workflows run wf-refund --data -
+  svc workflows run wf-refund --data '{\"id\": 7}'; [ $? -eq 6 ] && echo \"the run failed\"
+
+Prints a successful run's result as `svc actions run` prints an action's. A run that failed
+(`{\"success\": false, \"error\": ...}`) prints the server's reason on stderr and exits with 6,
+apart from 3 (the server refused the request: an unknown workflow, a missing or unknown input)
+and 4 (no answer).
+A run is never sent twice: an answer lost on the way is not retried.";
 
 const LOGIN_EXAMPLES: &str = "Examples:
   svc login --email ana@example.com     # on a terminal: asks for the password, not shown
@@ -501,6 +528,35 @@ pub enum ResourcesCommand {
         /// Reload the built-in tools resource (users and teams) instead.
         #[arg(long)]
         tools: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ActionsCommand {
+    /// Run an action of a resource with its inputs, and print its result.
+    #[command(after_help = ACTIONS_EXAMPLES)]
+    Run {
+        /// Resource name.
+        resource: String,
+        /// The action's name.
+        name: String,
+        /// The inputs: a JSON object of input names to values, `@file.json`, or `-` for stdin.
+        #[arg(long, default_value = "{}")]
+        data: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum WorkflowsCommand {
+    /// Run a workflow of the project with its inputs, and print its result (exit code 6 when
+    /// the run failed).
+    #[command(after_help = WORKFLOWS_EXAMPLES)]
+    Run {
+        /// The workflow's uid.
+        uid: String,
+        /// The inputs: a JSON object of input names to values, `@file.json`, or `-` for stdin.
+        #[arg(long, default_value = "{}")]
+        data: String,
     },
 }
 

@@ -33,6 +33,9 @@ pub enum Access<'a> {
     Resource(&'a str),
     /// Users, teams and the tools reload: the tools token, the API key, or the session.
     Tools,
+    /// The project's own data host routes (workflows): the API key or the session; no
+    /// resource's token serves them.
+    Project,
     /// Account routes (login, register, whoami): the project and the data host only.
     Account,
     /// The HTTP proxy: the saved session.
@@ -67,6 +70,7 @@ pub fn require_session_path() -> Result<PathBuf, Failure> {
 pub const APP_HINT: &str = "pages and projects take an API key: pass --api-key KEY, set SVC_API_KEY or put api_key in your profile (`svc emulator` prints one as api_key); a session from `svc login` does not serve the application host";
 pub const DATA_HINT: &str = "pass the resource's token with --token (SVC_TOKEN, or resource_tokens in your profile) or an API key with --api-key (SVC_API_KEY), or sign in with `svc login`";
 pub const TOOLS_HINT: &str = "pass the tools token with --tools-token (SVC_TOOLS_TOKEN, or tools_token in your profile; `svc emulator` prints it as resource_tokens.__svc_app__) or an API key with --api-key (SVC_API_KEY), or sign in with `svc login`";
+pub const PROJECT_HINT: &str = "workflows take an API key: pass --api-key KEY (SVC_API_KEY, or api_key in your profile; `svc emulator` prints one as api_key), or sign in with `svc login`";
 pub const SESSION_HINT: &str = "the proxy takes the session of `svc login`: sign in (again) with `svc login --email EMAIL --password-stdin`";
 const INSECURE_HINT: &str = "use an https:// base URL, or pass --allow-insecure-http (SVC_ALLOW_INSECURE_HTTP=1, or allow_insecure_http in your profile) on a network you trust";
 
@@ -168,6 +172,12 @@ pub fn client(global: &Global, access: Access<'_>) -> Result<Client, Failure> {
                 TOOLS_HINT,
             ));
         }
+        Access::Project if api_key.is_none() && !signed_in()? => {
+            return Err(Failure::usage_hint(
+                "no credential for the project's workflows: no API key and no session, so nothing was sent (a resource's token does not serve them)",
+                PROJECT_HINT,
+            ));
+        }
         Access::Session if !signed_in()? => {
             return Err(Failure::usage_hint(
                 "not signed in: the proxy sends requests for a signed-in user, and there is no session",
@@ -266,7 +276,7 @@ fn check_setup(settings: &Settings, access: Access<'_>) -> Result<(), Failure> {
     );
     let (needs_data_host, needs_app_host) = match access {
         Access::App { .. } => (false, true),
-        Access::Resource(_) | Access::Tools | Access::Account => (true, false),
+        Access::Resource(_) | Access::Tools | Access::Project | Access::Account => (true, false),
         // The proxy is on the application host; a session refresh goes to the data host.
         Access::Session => (true, true),
     };

@@ -8,6 +8,7 @@
 //! | 3 | API error: the server answered with an error (or refused, or sent what cannot be read) |
 //! | 4 | network error: no answer (connection refused, timeout, TLS) |
 //! | 5 | not signed in: `svc whoami` without a session the server accepts |
+//! | 6 | a workflow ran and failed: `svc workflows run` answered `{"success": false}` |
 
 use std::fmt;
 use std::process::ExitCode;
@@ -27,6 +28,8 @@ pub const API: u8 = 3;
 pub const NETWORK: u8 = 4;
 /// Exit code: not signed in.
 pub const NOT_SIGNED_IN: u8 = 5;
+/// Exit code: a workflow ran and failed (the server answered, with `"success": false`).
+pub const WORKFLOW_FAILED: u8 = 6;
 /// Exit code: interrupted by SIGINT (Ctrl-C), 128 + 2 as shells report it.
 pub const INTERRUPTED: u8 = 130;
 /// Exit code: stopped by SIGTERM, 128 + 15 as shells report it.
@@ -123,6 +126,8 @@ impl Failure {
             Failure::Api(e) => match e {
                 Error::InvalidInput(_) => USAGE,
                 Error::Api(_) | Error::Decode(_) | Error::Protocol(_) => API,
+                // An answer too, but not a refusal of the request: the run itself failed.
+                Error::Workflow(_) => WORKFLOW_FAILED,
                 Error::Transport(_) | Error::Timeout(_) => NETWORK,
                 // The server rejected the refresh token: an answer.
                 Error::Auth(SessionError::RefreshRejected(_)) => API,
@@ -177,6 +182,9 @@ impl Failure {
                 "the session could not be refreshed: is the server up, and is --api-base-url right? The session was kept; try again"
             }
             Failure::Api(Error::Auth(_)) => SESSION_FILE_HINT,
+            Failure::Api(Error::Workflow(_)) => {
+                "the workflow ran and the step named above failed; the steps before it may have changed data, so check them before running it again"
+            }
             Failure::Api(Error::InvalidInput(e)) if e.message().contains("allow_insecure_http") => {
                 "use an https:// base URL, or pass --allow-insecure-http (SVC_ALLOW_INSECURE_HTTP=1, or allow_insecure_http in your profile) on a network you trust"
             }

@@ -21,7 +21,7 @@ mod verbose;
 use clap::FromArgMatches;
 
 use crate::args::{Cli, Command};
-use crate::connect::{APP_HINT, DATA_HINT, SESSION_HINT, TOOLS_HINT};
+use crate::connect::{APP_HINT, DATA_HINT, PROJECT_HINT, SESSION_HINT, TOOLS_HINT};
 use crate::exit::Failure;
 
 fn main() -> std::process::ExitCode {
@@ -91,6 +91,12 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         Command::Resources(cmd) => commands::resources::run(global, cmd)
             .await
             .map_err(|f| f.on_auth(DATA_HINT)),
+        Command::Actions(cmd) => commands::actions::run(global, cmd)
+            .await
+            .map_err(|f| f.on_auth(DATA_HINT)),
+        Command::Workflows(cmd) => commands::workflows::run(global, cmd)
+            .await
+            .map_err(|f| f.on_auth(PROJECT_HINT)),
         Command::Proxy(args) => commands::proxy::run(global, args)
             .await
             .map_err(|f| f.on_auth(SESSION_HINT)),

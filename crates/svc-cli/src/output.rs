@@ -73,6 +73,15 @@ pub fn list<T: Serialize>(format: Output, items: &[T]) -> Result<(), Failure> {
     }
 }
 
+/// Prints an action's or a workflow's result: a list as a list (one value a line in NDJSON, a
+/// row each in a table or CSV), anything else as one value.
+pub fn result(format: Output, result: &Value) -> Result<(), Failure> {
+    match result {
+        Value::Array(items) => list(format, items),
+        other => value(format, other),
+    }
+}
+
 /// Where a page of a list stands among all the pages, for the line under its table.
 #[derive(Debug, Clone, Copy)]
 pub struct PageAt {

@@ -1,6 +1,7 @@
 //! End-to-end tests: the SDK against the emulator over real sockets on loopback.
 
 mod account;
+mod actions;
 mod auth_walk;
 mod bulk;
 mod custom_transport;

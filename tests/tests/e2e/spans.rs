@@ -461,3 +461,89 @@ async fn operations_and_attempts_carry_their_fields_and_no_secret() {
         assert!(!text.contains(&secret), "{secret:?} was captured");
     }
 }
+
+/// An action and a workflow run are operations like the others; a run that failed (`200` with
+/// `"success": false`) fails its operation span, with `error.type` `workflow_failed`, while its
+/// attempt, answered `200`, does not. The inputs are never in a span.
+#[tokio::test]
+async fn actions_and_workflow_runs_are_operations_and_a_failed_run_fails_its_span() {
+    let _second = tracing::Dispatch::new(Capture::default());
+    let capture = Capture::default();
+    let _default = tracing::subscriber::set_default(capture.clone());
+    // The demo's shop has the action `refund` and the workflow `wf-reopen` (note, then
+    // set_status), whose second step fails on a null status (docs/actions.md).
+    let emulator = Emulator::start(EmulatorConfig::default())
+        .await
+        .expect("the emulator starts");
+    let client = builder(&emulator).build().unwrap();
+    let project = emulator.project().as_str().to_owned();
+    let data_port = port(emulator.api_base_url());
+    let note = "Note-Value-Zt4Pm";
+
+    client
+        .action("shop", "refund")
+        .execute(svc_api::serde_json::json!({"id": 7}))
+        .await
+        .unwrap();
+    let [execute] = capture.operations("actions.execute").try_into().unwrap();
+    let action_path = "/projects/{project}/{environment}/{resource}/actions/{action}";
+    assert_eq!(
+        execute.fields,
+        fields(&[
+            ("otel.name", "actions.execute"),
+            ("otel.kind", "client"),
+            ("svc.operation", "actions.execute"),
+            ("svc.project", &project),
+            ("svc.resource", "shop"),
+            ("http.request.method", "POST"),
+            ("url.path", action_path),
+            ("server.address", "127.0.0.1"),
+            ("server.port", &data_port),
+            ("http.response.status_code", "200"),
+        ])
+    );
+    assert_eq!(capture.attempts(&execute).len(), 1);
+
+    let err = client
+        .workflow("wf-reopen")
+        .run(svc_api::serde_json::json!({"id": 8, "note": note, "status": null}))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Workflow(_)), "{err}");
+    let [run] = capture.operations("workflows.run").try_into().unwrap();
+    let run_path = "/projects/{project}/{environment}/workflows/{uid}/run";
+    assert_eq!(
+        run.fields,
+        fields(&[
+            ("otel.name", "workflows.run"),
+            ("otel.kind", "client"),
+            ("otel.status_code", "error"),
+            ("svc.operation", "workflows.run"),
+            ("svc.project", &project),
+            ("http.request.method", "POST"),
+            ("url.path", run_path),
+            ("server.address", "127.0.0.1"),
+            ("server.port", &data_port),
+            ("http.response.status_code", "200"),
+            ("error.type", "workflow_failed"),
+        ])
+    );
+    let [attempt] = capture.attempts(&run).try_into().unwrap();
+    assert_eq!(attempt.fields.get("otel.status_code"), None, "{attempt:?}");
+    assert_eq!(attempt.fields["http.response.status_code"], "200");
+
+    // `run_response` returns the failed run as an answer: its span does not fail.
+    let answer = client
+        .workflow("wf-reopen")
+        .run_response(svc_api::serde_json::json!({"id": 8, "note": note, "status": null}))
+        .await
+        .unwrap();
+    assert!(!answer.is_success());
+    let runs = capture.operations("workflows.run");
+    assert_eq!(runs.len(), 2);
+    assert_eq!(runs[1].fields.get("error.type"), None, "{:?}", runs[1]);
+
+    let text = capture.text();
+    assert!(!text.contains(note), "an input was captured");
+    assert!(!text.contains(emulator.api_key()), "the key was captured");
+}

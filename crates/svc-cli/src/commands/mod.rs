@@ -1,5 +1,6 @@
 //! One module per command group.
 
+pub mod actions;
 pub mod config;
 pub mod demo;
 pub mod emulator;
@@ -12,3 +13,4 @@ pub mod session;
 pub mod sql;
 pub mod teams;
 pub mod users;
+pub mod workflows;
