@@ -84,7 +84,7 @@ fn run_all(
             Err(e) => return Err(failed(e)),
         };
         bind(&mut stmt, inputs)?;
-        let columns: Vec<String> = stmt.column_names().into_iter().map(str::to_owned).collect();
+        let columns: Vec<String> = stmt.column_names().map(str::to_owned).collect();
         if i + 1 < statements.len() {
             // Not the last: run to its end, its rows unread.
             let mut rows = stmt.raw_query();
