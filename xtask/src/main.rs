@@ -164,7 +164,10 @@ const POSTGRES_TESTS: &[(&[&str], &str)] = &[
     (&["-p", "pg-cluster"], ""),
     (&["-p", "svc-emulator", "--test", "postgres"], ""),
     // `svc actions run` and `svc workflows run` end to end on a PostgreSQL resource.
-    (&["-p", "svc-cli", "--test", "actions_databases"], "on_postgres"),
+    (
+        &["-p", "svc-cli", "--test", "actions_databases"],
+        "on_postgres",
+    ),
     // The conformance suite's PostgreSQL half (its SQLite half runs in `cargo test`).
     (
         &["-p", "svc-emulator", "--test", "conformance"],
@@ -209,7 +212,10 @@ const MYSQL_TESTS: &[(&[&str], &str)] = &[
     (&["-p", "maria-server"], ""),
     (&["-p", "svc-emulator", "--test", "mysql"], ""),
     // `svc actions run` and `svc workflows run` end to end on a MariaDB resource.
-    (&["-p", "svc-cli", "--test", "actions_databases"], "on_mariadb"),
+    (
+        &["-p", "svc-cli", "--test", "actions_databases"],
+        "on_mariadb",
+    ),
     // The conformance suite's MySQL half.
     (&["-p", "svc-emulator", "--test", "conformance"], "mysql::"),
     // Saved copies of a resource's data (`mysql::RULE` and `mysql_db::`).

@@ -3,8 +3,11 @@
 //! each format, `--data` inline, from a file and from stdin, the data changed, and the exit
 //! codes that tell a failed run (6) from a refused request (3), no answer (4) and bad input (2).
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod common;
+
+use std::process::Output;
+
+use common::run::{TempDir, svc};
 
 use serde_json::{Value, json};
 use svc_emulator::{Emulator, EmulatorConfig};
@@ -42,29 +45,6 @@ fn config() -> Value {
     })
 }
 
-/// A directory under the system temp dir, removed when dropped.
-struct TempDir(std::path::PathBuf);
-
-impl TempDir {
-    fn new(label: &str) -> Self {
-        static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let path = std::env::temp_dir().join(format!(
-            "svc-cli-{label}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        Self(path)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// The emulator, and the directory of its config file (kept until the test ends).
 async fn emulator() -> (Emulator, TempDir) {
     let dir = TempDir::new("actions");
@@ -74,35 +54,6 @@ async fn emulator() -> (Emulator, TempDir) {
         .await
         .expect("the emulator starts with actions and workflows in its config");
     (emulator, dir)
-}
-
-/// Runs `svc` with only `env` (nothing inherited but PATH: no profile, no saved session).
-async fn svc(env: Vec<(&'static str, String)>, args: &[&str], stdin: Option<&str>) -> Output {
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    let stdin = stdin.map(str::to_owned);
-    tokio::task::spawn_blocking(move || {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_svc"))
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .envs(env)
-            .args(&args)
-            .stdin(if stdin.is_some() {
-                Stdio::piped()
-            } else {
-                Stdio::null()
-            })
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("svc runs");
-        if let Some(text) = stdin {
-            let mut input = child.stdin.take().unwrap();
-            input.write_all(text.as_bytes()).unwrap();
-        }
-        child.wait_with_output().unwrap()
-    })
-    .await
-    .unwrap()
 }
 
 fn hosts(emulator: &Emulator) -> Vec<(&'static str, String)> {

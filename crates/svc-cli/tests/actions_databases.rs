@@ -7,7 +7,9 @@
 //! MariaDB one a server, so they are `#[ignore]`d there and run by `cargo xtask postgres` and
 //! `cargo xtask mysql` (steps of `.ci/run`), which fail when no server can be had.
 
-use std::process::{Command, Output, Stdio};
+mod common;
+
+use std::process::Output;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
@@ -55,26 +57,14 @@ fn config(database: Option<String>, seed: &str) -> Value {
     }]})
 }
 
-/// Runs `svc` against the emulator at `url` with the project's API key and nothing else of
-/// the environment (no profile, no saved session), on a blocking thread: the emulator is
-/// served by the test's runtime meanwhile.
+/// Runs `svc` against the emulator at `url` with the project's API key and nothing else.
 async fn svc(url: &str, args: &[&str]) -> Output {
-    let url = url.to_owned();
-    let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
-    tokio::task::spawn_blocking(move || {
-        Command::new(env!("CARGO_BIN_EXE_svc"))
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("SVC_PROJECT", "acts")
-            .env("SVC_API_BASE_URL", url)
-            .env("SVC_API_KEY", KEY)
-            .args(&args)
-            .stdin(Stdio::null())
-            .output()
-            .expect("svc runs")
-    })
-    .await
-    .expect("the svc command's thread")
+    let env = vec![
+        ("SVC_PROJECT", "acts".to_owned()),
+        ("SVC_API_BASE_URL", url.to_owned()),
+        ("SVC_API_KEY", KEY.to_owned()),
+    ];
+    common::run::svc(env, args, None).await
 }
 
 /// Stdout as JSON, after checking the exit code.
@@ -91,13 +81,8 @@ fn json_out(out: &Output, code: i32) -> Value {
 /// The whole story on one database: an action, a workflow that succeeds, one that fails half
 /// way (its first step's change kept), and one refused before any step runs.
 async fn end_to_end(database: Option<String>, seed: &str) {
-    let dir = std::env::temp_dir().join(format!(
-        "svc-cli-actions-db-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("emulator.json");
+    let dir = common::run::TempDir::new("actions-db");
+    let path = dir.0.join("emulator.json");
     std::fs::write(&path, config(database, seed).to_string()).unwrap();
     let emulator = Emulator::start(EmulatorConfig::default().config_file(&path))
         .await
@@ -162,7 +147,6 @@ async fn end_to_end(database: Option<String>, seed: &str) {
     assert_eq!(json_out(&out, 0)["note"], Value::Null);
 
     emulator.shutdown().await;
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 static NEXT: AtomicUsize = AtomicUsize::new(0);

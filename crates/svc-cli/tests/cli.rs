@@ -6,6 +6,7 @@ mod common;
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
+use common::run::TempDir;
 use serde_json::Value;
 use svc_emulator::{Emulator, EmulatorConfig};
 
@@ -537,33 +538,6 @@ async fn the_emulator_subcommand_prints_one_json_line() {
             .starts_with("http://127.0.0.1:")
     );
     assert!(info["resource_tokens"]["shop"].is_string());
-}
-
-/// A directory under the system temp dir, removed when dropped.
-struct TempDir(std::path::PathBuf);
-
-impl TempDir {
-    fn new(label: &str) -> Self {
-        static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let path = std::env::temp_dir().join(format!(
-            "svc-cli-{label}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        Self(path)
-    }
-
-    fn path(&self) -> &str {
-        self.0.to_str().unwrap()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 /// The project and both hosts, without any credential.

@@ -3,7 +3,6 @@
 
 mod common;
 
-use std::io::Write;
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -17,35 +16,7 @@ async fn run(emulator: &Emulator, args: &[&str], stdin: Option<&str>) -> Output 
         ("SVC_APP_BASE_URL", emulator.app_base_url().to_owned()),
         ("SVC_API_KEY", emulator.api_key().to_owned()),
     ];
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    let stdin = stdin.map(str::to_owned);
-    tokio::task::spawn_blocking(move || {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_svc"))
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .envs(env)
-            .args(&args)
-            .stdin(if stdin.is_some() {
-                Stdio::piped()
-            } else {
-                Stdio::null()
-            })
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("svc runs");
-        if let Some(text) = stdin {
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(text.as_bytes())
-                .unwrap();
-        }
-        child.wait_with_output().unwrap()
-    })
-    .await
-    .unwrap()
+    common::run::svc(env, args, stdin).await
 }
 
 fn stdout_json(out: &Output) -> Value {

@@ -1,4 +1,10 @@
-//! What the binary tests share: a scripted HTTP/1.1 server on loopback.
+//! What the binary tests share: a scripted HTTP/1.1 server on loopback, and running `svc`
+//! ([`run`]).
+
+// Each test file that includes `common` uses a part of it.
+#![allow(dead_code)]
+
+pub mod run;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener};

@@ -154,6 +154,20 @@ fn check_inputs(
     data: &Map<String, Value>,
     inputs: Inputs,
 ) -> Result<(), HttpError> {
+    check_names(
+        names,
+        data,
+        (inputs == Inputs::Exact).then_some("The action takes"),
+    )
+}
+
+/// Every name in `names` must be a key of `data`, and with `takers` (who takes them, for the
+/// message), every key of `data` must be in `names`: else a `400` on `data` naming them.
+pub(crate) fn check_names(
+    names: &BTreeSet<String>,
+    data: &Map<String, Value>,
+    takers: Option<&str>,
+) -> Result<(), HttpError> {
     let missing: Vec<&str> = names
         .iter()
         .filter(|n| !data.contains_key(*n))
@@ -165,25 +179,26 @@ fn check_inputs(
             format!("Missing input: {}.", missing.join(", ")),
         ));
     }
-    if inputs == Inputs::Exact {
-        let unknown: Vec<&str> = data
-            .keys()
-            .filter(|k| !names.contains(*k))
-            .map(String::as_str)
-            .collect();
-        if !unknown.is_empty() {
-            let takes: Vec<&str> = names.iter().map(String::as_str).collect();
-            return Err(HttpError::invalid_field(
-                "data",
-                format!(
-                    "Unknown input: {}. {}",
-                    unknown.join(", "),
-                    listed("The action takes", &takes)
-                ),
-            ));
-        }
+    let Some(takers) = takers else {
+        return Ok(());
+    };
+    let unknown: Vec<&str> = data
+        .keys()
+        .filter(|k| !names.contains(*k))
+        .map(String::as_str)
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
     }
-    Ok(())
+    let takes: Vec<&str> = names.iter().map(String::as_str).collect();
+    Err(HttpError::invalid_field(
+        "data",
+        format!(
+            "Unknown input: {}. {}",
+            unknown.join(", "),
+            listed(takers, &takes)
+        ),
+    ))
 }
 
 /// A statement's failure: the database's message as a `400` of its own (`invalid`), not

@@ -131,34 +131,11 @@ fn check_inputs(
             names.extend(inputs);
         }
     }
-    let missing: Vec<&str> = names
-        .iter()
-        .filter(|n| !data.contains_key(*n))
-        .map(String::as_str)
-        .collect();
-    if !missing.is_empty() {
-        return Err(HttpError::invalid_field(
-            "data",
-            format!("Missing input: {}.", missing.join(", ")),
-        ));
-    }
-    let unknown: Vec<&str> = data
-        .keys()
-        .filter(|k| !names.contains(*k))
-        .map(String::as_str)
-        .collect();
-    if unknown.is_empty() || takes_any {
-        return Ok(());
-    }
-    let takes: Vec<&str> = names.iter().map(String::as_str).collect();
-    Err(HttpError::invalid_field(
-        "data",
-        format!(
-            "Unknown input: {}. {}",
-            unknown.join(", "),
-            actions::listed("The workflow's steps take", &takes)
-        ),
-    ))
+    actions::check_names(
+        &names,
+        data,
+        (!takes_any).then_some("The workflow's steps take"),
+    )
 }
 
 /// The message of a step's failure: its field errors when it has some (a missing input), else

@@ -83,6 +83,23 @@ async fn inline<T>(
     None
 }
 
+/// Runs `work` on the blocking pool with a cancel that dropping the returned future sets: a
+/// client that leaves interrupts its statement at once (a read-only query's, or an action's,
+/// whose transaction is then rolled back), so the connection and the thread are freed.
+fn cancellable<T: Send + 'static>(
+    db: Arc<Resource>,
+    hold: Hold,
+    work: impl FnOnce(&Resource, &SqlCancel) -> Result<T, EngineError> + Send + 'static,
+) -> Work<T> {
+    let cancel = Arc::new(SqlCancel::default());
+    let on_drop = CancelOnDrop(Arc::clone(&cancel));
+    let run = on_pool(db, hold, move |db| work(db, &cancel));
+    Box::pin(async move {
+        let _on_drop = on_drop;
+        run.await
+    })
+}
+
 /// Cancels a query when dropped (the future that waits for it was dropped: the client went
 /// away); harmless once the query has ended.
 struct CancelOnDrop(Arc<SqlCancel>);
@@ -267,16 +284,8 @@ impl Backend for Resource {
         limits: SqlLimits,
         hold: Hold,
     ) -> Work<Vec<u8>> {
-        let cancel = Arc::new(SqlCancel::default());
-        let on_drop = CancelOnDrop(Arc::clone(&cancel));
-        let run = on_pool(self, hold, move |db| {
-            db.sql_with(&query, &params, limits, &cancel)
-        });
-        Box::pin(async move {
-            // Dropped with this future: a client that leaves interrupts its query at once, so
-            // the connection and the blocking thread are freed.
-            let _on_drop = on_drop;
-            run.await
+        cancellable(self, hold, move |db, cancel| {
+            db.sql_with(&query, &params, limits, cancel)
         })
     }
 
@@ -291,16 +300,8 @@ impl Backend for Resource {
         limits: SqlLimits,
         hold: Hold,
     ) -> Work<Vec<u8>> {
-        let cancel = Arc::new(SqlCancel::default());
-        let on_drop = CancelOnDrop(Arc::clone(&cancel));
-        let run = on_pool(self, hold, move |db| {
-            db.execute_action(&statements, &inputs, limits, &cancel)
-        });
-        Box::pin(async move {
-            // Dropped with this future: a client that leaves interrupts the statement, and
-            // the transaction is rolled back.
-            let _on_drop = on_drop;
-            run.await
+        cancellable(self, hold, move |db, cancel| {
+            db.execute_action(&statements, &inputs, limits, cancel)
         })
     }
 }
