@@ -62,6 +62,7 @@ pub async fn run(args: DemoArgs) -> Result<(), Failure> {
     if emulator.resource_tokens().contains_key("shop") {
         tour_records(&client, &mut n).await?;
         tour_sql(&client, &mut n).await?;
+        tour_actions(&client, &mut n).await?;
     }
     tour_users(&client, &mut n).await?;
     tour_sessions(&emulator, &mut n).await?;
@@ -417,6 +418,40 @@ async fn tour_sql(client: &Client, n: &mut u32) -> Result<(), Failure> {
     Ok(())
 }
 
+async fn tour_actions(client: &Client, n: &mut u32) -> Result<(), Failure> {
+    use svc_api::serde_json::json;
+
+    step(
+        n,
+        "Actions: client.action(\"shop\", \"refund\").execute(..)",
+    );
+    let refunded = client
+        .action("shop", "refund")
+        .execute(json!({"id": 7}))
+        .await?;
+    show("refunded", refunded);
+
+    step(n, "Workflows: a run that fails is an error you cannot miss");
+    let done = client
+        .workflow("wf-refund")
+        .run(json!({"id": 8, "note": "damaged in transit"}))
+        .await?;
+    show("wf-refund", done);
+    match client
+        .workflow("wf-reopen")
+        .run(json!({"id": 8, "note": "customer changed their mind", "status": null}))
+        .await
+    {
+        Err(svc_api::Error::Workflow(failed)) => show(
+            "wf-reopen failed",
+            failed.message().unwrap_or("no reason given"),
+        ),
+        Err(e) => return Err(e.into()),
+        Ok(result) => show("wf-reopen", format!("{result} (unexpected)")),
+    }
+    Ok(())
+}
+
 async fn tour_users(client: &Client, n: &mut u32) -> Result<(), Failure> {
     step(n, "Teams: client.teams().all(..) (built-in tools resource)");
     let teams = client.teams().all(&ListQuery::new()).await?;
@@ -492,6 +527,10 @@ fn next_steps(emulator: &Emulator, keep_running: bool) {
         println!("   svc sql shop \"select count(*) from orders\"");
         println!(
             "   svc sql shop \"select * from orders where total >= :min limit 5\" -p min=900 -o csv"
+        );
+        println!("   svc actions run shop refund --data '{{\"id\": 12}}'");
+        println!(
+            "   svc workflows run wf-refund --data '{{\"id\": 13, \"note\": \"damaged in transit\"}}'"
         );
     }
     println!("   svc teams list -o table");

@@ -1,0 +1,27 @@
+//! `svc demo`, the README's first command, as a new user runs it: no profile, no saved session,
+//! no emulator of their own. The tour must end well and show each part (the lines checked here
+//! do not depend on time or on the machine).
+
+mod common;
+
+use common::run::{TempDir, svc};
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_tour_runs_to_its_end() {
+    let home = TempDir::new("demo-home");
+    let out = svc(vec![("HOME", home.path().to_owned())], &["demo"], None).await;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    for expected in [
+        "Start the emulator",
+        "Records: typed, with your own struct",
+        "SQL: anything that could write is refused by the engine",
+        r#"refunded               [{"id":7,"status":"refunded","total":379.97}]"#,
+        r#"wf-refund              [{"id":8,"status":"refunded","note":"damaged in transit"}]"#,
+        "wf-reopen failed       step 2 (shop.set_status): The database refused the statement: NOT NULL constraint failed: orders.status.",
+        "Next steps",
+    ] {
+        assert!(stdout.contains(expected), "{expected:?} not in:\n{stdout}");
+    }
+}
