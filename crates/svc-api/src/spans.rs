@@ -137,6 +137,10 @@ pub(crate) fn record_server(span: &Span, uri: &Uri) {
 
 /// An answer's status; `failed`: the call does not take it as its answer.
 pub(crate) fn record_status(span: &Span, status: StatusCode, failed: bool) {
+    // A disabled span keeps its fields' names: recording would still look each one up.
+    if span.is_disabled() {
+        return;
+    }
     span.record("http.response.status_code", i64::from(status.as_u16()));
     if failed {
         span.record("error.type", status.as_str());
@@ -146,6 +150,9 @@ pub(crate) fn record_status(span: &Span, status: StatusCode, failed: bool) {
 
 /// A request that got no answer (attempt spans).
 pub(crate) fn record_transport_error(span: &Span, error: &svc_transport::TransportError) {
+    if span.is_disabled() {
+        return;
+    }
     span.record("error.type", transport_error_type(error.kind()));
     span.record("otel.status_code", "error");
 }
@@ -153,6 +160,9 @@ pub(crate) fn record_transport_error(span: &Span, error: &svc_transport::Transpo
 /// The outcome of an operation: on failure, `error.type` (the status code as text for an
 /// error answer, else the kind of error) and an error status.
 pub(crate) fn finish<T>(span: &Span, result: &Result<T, Error>) {
+    if span.is_disabled() {
+        return;
+    }
     if let Err(error) = result {
         span.record("error.type", error_type(error));
         span.record("otel.status_code", "error");
