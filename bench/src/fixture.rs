@@ -107,6 +107,7 @@ async fn wiremock_start(client: &LoadClient) -> Duration {
         .respond_with(ResponseTemplate::new(200).set_body_string("[]"))
         .mount(&server)
         .await;
+    // `uri()` is `http://127.0.0.1:PORT` of the server just bound: always a valid URI.
     client
         .get(format!("{}/", server.uri()).parse().expect("a URI"))
         .await;

@@ -421,17 +421,19 @@ pub(crate) fn bind_names<V>(
     Ok((out, bound))
 }
 
-/// The names of the `:name` parameters of a statement, each once, read as
-/// [`bind_names`] reads them (`skip` knows the database's text): the inputs an action takes.
+/// The names of the `:name` parameters of `statements`, each once, read as [`bind_names`]
+/// reads them (`skip` knows the database's text): the inputs an action takes.
 pub(crate) fn parameter_names(
-    query: &str,
-    skip: impl Fn(&[u8], usize) -> Option<Result<usize, EngineError>>,
+    statements: &[String],
+    skip: impl Fn(&[u8], usize) -> Option<Result<usize, EngineError>> + Copy,
 ) -> Result<BTreeSet<String>, EngineError> {
     let mut names = BTreeSet::new();
-    scan_names(query, skip, |_, _, name| {
-        names.insert(name.to_owned());
-        Ok(())
-    })?;
+    for statement in statements {
+        scan_names(statement, skip, |_, _, name| {
+            names.insert(name.to_owned());
+            Ok(())
+        })?;
+    }
     Ok(names)
 }
 
@@ -488,6 +490,15 @@ pub(crate) fn skip_quoted(b: &[u8], at: usize, quote: u8, backslashes: bool) -> 
         i += 1;
     }
     b.len()
+}
+
+/// The end of the block comment (`/* ... */`, not nested) starting at `at`, past its `*/`, or
+/// of the text.
+pub(crate) fn block_comment_end(b: &[u8], at: usize) -> usize {
+    b[at + 2..]
+        .windows(2)
+        .position(|w| w == b"*/")
+        .map_or(b.len(), |p| at + 2 + p + 2)
 }
 
 /// The end of the line `at` is on (past its newline), or of the text.

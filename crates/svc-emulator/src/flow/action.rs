@@ -12,15 +12,16 @@ use std::time::Duration;
 use serde_json::{Map, Value as Json};
 
 use crate::engine::EngineError;
-use crate::engine::server::{AnswerRows, stopped_after};
+use crate::engine::server::{self, AnswerRows, stopped_after};
 use crate::flow::sql::{ReadOnlySql, Running, session_gone};
 
 /// A database server's side of an action, beside its read-only queries' (binding, cancelling
 /// and cleaning a session are the same).
 pub(crate) trait ActionSql: ReadOnlySql {
-    /// The names of a statement's `:name` inputs, read as [`bind`](ReadOnlySql::bind) reads
-    /// them (strings, quoted names and comments hold none).
-    fn inputs(statement: &str) -> Result<BTreeSet<String>, EngineError>;
+    /// Where what starts at byte `i` of a statement and holds no `:name` ends (a string, a
+    /// quoted name, a comment), as [`bind`](ReadOnlySql::bind) reads the text: see
+    /// `engine::server::bind_names`.
+    fn skip(b: &[u8], i: usize) -> Option<Result<usize, EngineError>>;
 
     /// A session inside a read-write transaction (its statements stopped by the database
     /// after `time`, where it sets the limit there), and the engine's default time zone.
@@ -97,9 +98,5 @@ pub(crate) async fn run_action<D: ActionSql>(
 
 /// The inputs of all of an action's statements.
 pub(crate) fn inputs<D: ActionSql>(statements: &[String]) -> Result<BTreeSet<String>, EngineError> {
-    let mut all = BTreeSet::new();
-    for statement in statements {
-        all.extend(D::inputs(statement)?);
-    }
-    Ok(all)
+    server::parameter_names(statements, D::skip)
 }

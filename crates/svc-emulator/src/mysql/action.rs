@@ -5,14 +5,13 @@
 //! the deadline itself (`SET STATEMENT max_statement_time=... FOR`); on MySQL, which limits
 //! only `SELECT`s, the deadline kills it from another connection (`KILL QUERY`).
 
-use std::collections::BTreeSet;
 use std::time::Duration;
 
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Value};
 
 use crate::engine::EngineError;
-use crate::engine::server::{self, AnswerRows};
+use crate::engine::server::AnswerRows;
 use crate::flow::action::ActionSql;
 use crate::flow::database::Database;
 use crate::mysql::MyResource;
@@ -20,8 +19,8 @@ use crate::mysql::read_only_sql::{BINARY_CHARSET, query_failed, skip};
 use crate::mysql::types::{Offset, py_value};
 
 impl ActionSql for MyResource {
-    fn inputs(statement: &str) -> Result<BTreeSet<String>, EngineError> {
-        server::parameter_names(statement, skip)
+    fn skip(b: &[u8], i: usize) -> Option<Result<usize, EngineError>> {
+        skip(b, i)
     }
 
     async fn begin(&self, time: Duration) -> Result<(Conn, Offset), EngineError> {

@@ -31,7 +31,8 @@ use serde_json::{Map, Value as Json};
 use crate::engine::EngineError;
 use crate::engine::MAX_SQL_ROWS;
 use crate::engine::server::{
-    self, AnswerRows, answer_too_large, line_end, query_error, starts_name, stopped_at_limit,
+    self, AnswerRows, answer_too_large, block_comment_end, line_end, query_error, starts_name,
+    stopped_at_limit,
 };
 use crate::flow::database::Database;
 use crate::flow::sql::ReadOnlySql;
@@ -301,10 +302,7 @@ pub(super) fn skip(b: &[u8], i: usize) -> Option<Result<usize, EngineError>> {
         b'/' if b[i..].starts_with(b"/*!") => i + 3,
         b'/' if b[i..].starts_with(b"/*M!") => i + 4,
         b'/' if b.get(i + 1) == Some(&b'*') => {
-            let end = b[i + 2..]
-                .windows(2)
-                .position(|w| w == b"*/")
-                .map_or(b.len(), |p| i + 2 + p + 2);
+            let end = block_comment_end(b, i);
             // The driver reads names inside optimizer hints, which the server does not.
             if b.get(i + 2) == Some(&b'+') && has_name(&b[i..end]) {
                 return Some(Err(query_error(

@@ -8,14 +8,13 @@
 //! each cell is its output function's, which the read-only answer writes (`write_cell`), so
 //! both answer alike (the conformance suite compares them).
 
-use std::collections::BTreeSet;
 use std::time::Duration;
 
 use deadpool_postgres::Object;
 use futures_util::TryStreamExt;
 
 use crate::engine::EngineError;
-use crate::engine::server::{self, AnswerRows};
+use crate::engine::server::AnswerRows;
 use crate::flow::action::ActionSql;
 use crate::postgres::PgResource;
 use crate::postgres::read_only_sql::{
@@ -27,8 +26,8 @@ use crate::postgres::types::Offset;
 const ROWS: &str = "__svc_action";
 
 impl ActionSql for PgResource {
-    fn inputs(statement: &str) -> Result<BTreeSet<String>, EngineError> {
-        server::parameter_names(statement, skip)
+    fn skip(b: &[u8], i: usize) -> Option<Result<usize, EngineError>> {
+        skip(b, i)
     }
 
     async fn begin(&self, time: Duration) -> Result<(Object, Offset), EngineError> {

@@ -9,7 +9,9 @@ use std::collections::BTreeSet;
 use rusqlite::{Connection, ErrorCode, Statement};
 use serde_json::{Map, Value as Json};
 
-use crate::engine::server::{line_end, parameter_names, query_error, skip_quoted};
+use crate::engine::server::{
+    block_comment_end, line_end, parameter_names, query_error, skip_quoted,
+};
 use crate::engine::{EngineError, SqlLimits};
 use crate::sqlite::read_only_sql::{SqlCancel, Stop, Watchdog, json_param, write_result};
 use crate::sqlite::resource::Resource;
@@ -18,11 +20,7 @@ impl Resource {
     /// The `:name` inputs of `statements`, as SQLite reads its text: names inside strings,
     /// quoted names (`"..."`, `` `...` ``, `[...]`) and comments are none.
     pub(crate) fn action_inputs(statements: &[String]) -> Result<BTreeSet<String>, EngineError> {
-        let mut all = BTreeSet::new();
-        for statement in statements {
-            all.extend(parameter_names(statement, skip)?);
-        }
-        Ok(all)
+        parameter_names(statements, skip)
     }
 
     /// Runs `statements` in order in one transaction of the writer connection with `inputs`
@@ -155,10 +153,7 @@ fn skip(b: &[u8], i: usize) -> Option<Result<usize, EngineError>> {
             .position(|c| *c == b']')
             .map_or(b.len(), |n| i + n + 1),
         b'-' if b.get(i + 1) == Some(&b'-') => line_end(b, i),
-        b'/' if b.get(i + 1) == Some(&b'*') => b[i + 2..]
-            .windows(2)
-            .position(|w| w == b"*/")
-            .map_or(b.len(), |n| i + 2 + n + 2),
+        b'/' if b.get(i + 1) == Some(&b'*') => block_comment_end(b, i),
         _ => return None,
     }))
 }
