@@ -3,24 +3,13 @@
 //! and no retry once a request may have been sent. (End to end against the emulator: the
 //! `svc-tests` crate, tests/tests/e2e/actions.rs.)
 
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+mod common;
 
+use common::NoWait;
 use serde_json::{Value, json};
 use svc_api::transport::replay::ReplayTransport;
-use svc_api::transport::{BoxFuture, TransportError, TransportErrorKind};
-use svc_api::{Client, ClientBuilder, Error, Sent, Sleep};
-
-/// A timer that does not wait, and remembers what it was asked.
-#[derive(Debug, Clone, Default)]
-struct NoWait(Arc<Mutex<Vec<Duration>>>);
-
-impl Sleep for NoWait {
-    fn sleep(&self, d: Duration) -> BoxFuture<'static, ()> {
-        self.0.lock().unwrap().push(d);
-        Box::pin(async {})
-    }
-}
+use svc_api::transport::{TransportError, TransportErrorKind};
+use svc_api::{Client, ClientBuilder, Error, Sent};
 
 fn builder(replay: &ReplayTransport) -> ClientBuilder {
     Client::builder()

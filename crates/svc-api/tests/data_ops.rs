@@ -1,25 +1,14 @@
 //! SQL, users, teams and reload against a replay transport: paths, bodies, credentials,
 //! retries, decoding, and input refused before sending.
 
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+mod common;
 
+use common::NoWait;
 use serde_json::{Value, json};
 use svc_api::model::records::ListQuery;
 use svc_api::model::users::NewUser;
-use svc_api::transport::BoxFuture;
 use svc_api::transport::replay::ReplayTransport;
-use svc_api::{Client, Error, Sent, Sleep};
-
-#[derive(Debug, Clone, Default)]
-struct NoWait(Arc<Mutex<Vec<Duration>>>);
-
-impl Sleep for NoWait {
-    fn sleep(&self, d: Duration) -> BoxFuture<'static, ()> {
-        self.0.lock().unwrap().push(d);
-        Box::pin(async {})
-    }
-}
+use svc_api::{Client, Error, Sent};
 
 fn client(replay: &ReplayTransport) -> Client {
     Client::builder()

@@ -1,28 +1,19 @@
 //! The HTTP proxy against a replay transport: the request JSON the builder produces, the
 //! `JWT` credential, which answers are upstream answers and which are the proxy's own errors,
 //! and when an exchange is retried. (End to end through the emulator: the `svc-tests` crate.)
+
 #![cfg(feature = "proxy")]
 
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+mod common;
 
 use bytes::Bytes;
+use common::NoWait;
 use http::Method;
 use serde_json::{Value, json};
 use svc_api::model::proxy::{BodyType, PROXY_ERROR_HEADER};
 use svc_api::transport::replay::ReplayTransport;
-use svc_api::transport::{BoxFuture, TransportError, TransportErrorKind};
-use svc_api::{Client, Error, RetryPolicy, Sent, Sleep};
-
-#[derive(Debug, Clone, Default)]
-struct NoWait(Arc<Mutex<Vec<Duration>>>);
-
-impl Sleep for NoWait {
-    fn sleep(&self, d: Duration) -> BoxFuture<'static, ()> {
-        self.0.lock().unwrap().push(d);
-        Box::pin(async {})
-    }
-}
+use svc_api::transport::{TransportError, TransportErrorKind};
+use svc_api::{Client, Error, RetryPolicy, Sent};
 
 fn client(replay: &ReplayTransport) -> Client {
     Client::builder()
