@@ -46,6 +46,7 @@
 // (one per operation group, named like svc-api's modules) never import each other; `runtime`
 // starts the server. Only `cli` imports clap.
 mod backend;
+mod catalog;
 mod config;
 pub mod engine;
 mod flow;
@@ -56,7 +57,7 @@ mod snapshot;
 mod storage;
 mod util;
 // The backends: one folder per database that serves resources, each implementing
-// `backend::Backend`; only `backend::registry` names them.
+// `backend::Backend`; only `catalog::open` names them.
 #[cfg(feature = "mysql")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mysql")))]
 pub mod mysql;

@@ -5,7 +5,7 @@ use axum::extract::State;
 use serde_json::{Value, json};
 use svc_model::Project;
 
-use crate::backend::registry::kind_name;
+use crate::catalog::open::kind_name;
 use crate::config::registry::ProjectEntry;
 use crate::http::AppState;
 use crate::http::app::ProjectAccess;

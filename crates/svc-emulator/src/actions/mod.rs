@@ -1,9 +1,9 @@
 //! Actions and workflows (docs/contract.md 5.6), one slice: a resource's actions
-//! ([`action`]: `POST .../{resource}/actions/{action}`) and a project's workflows, whose steps
+//! ([`execute`]: `POST .../{resource}/actions/{action}`) and a project's workflows, whose steps
 //! are actions ([`workflows`]: `POST .../workflows/{uid}/run`). How one action runs is written
-//! once, in [`action::run`], for both.
+//! once, in [`execute::run`], for both.
 
-mod action;
+mod execute;
 mod workflows;
 
 use axum::Router;
@@ -13,5 +13,5 @@ use crate::http::AppState;
 /// The routes of actions and workflows, on the data host. The workflow route's static
 /// `workflows` segment wins over a resource of that name's routes.
 pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
-    workflows::routes(action::routes(router))
+    workflows::routes(execute::routes(router))
 }

@@ -1,6 +1,6 @@
 //! `POST /projects/{project}/{environment}/workflows/{uid}/run` (docs/contract.md 5.6): a
 //! project's workflow, its steps run in order, each an action of one of its resources
-//! ([`actions::run`](super::action::run)), each in a transaction of its own. The first step that fails ends the
+//! ([`actions::run`](super::execute::run)), each in a transaction of its own. The first step that fails ends the
 //! run with `200` `{"success": false, "error"}`: a failed run is an answer, not a status.
 
 use std::collections::BTreeSet;
@@ -13,7 +13,7 @@ use axum::response::Response;
 use axum::routing::post;
 use serde_json::{Map, Value, json};
 
-use super::action::{self as actions, Inputs};
+use super::execute::{self as actions, Inputs};
 use crate::config::actions::WorkflowConfig;
 use crate::config::registry::ProjectEntry;
 use crate::http::auth::authorize_project_data;

@@ -5,9 +5,9 @@
 
 /// Implements [`Backend`](crate::backend::Backend) for `$resource`, whose inherent async
 /// `reload` reads its schema again. The records operations, read-only SQL and saved copies are
-/// the flows of `flow::read`, `flow::write`, `flow::summary`, `flow::sql`, `flow::action` and `flow::saved`,
-/// over the resource's side of them (`flow::database::Database`, `flow::write::Writes`,
-/// `flow::summary::Summary`, `flow::sql::ReadOnlySql`, `flow::action::ActionSql`, `flow::saved::Saves`); the macro also gives the resource the public methods that run
+/// the flows of `flow::read`, `flow::write`, `flow::aggregate`, `flow::read_only_sql`, `flow::action` and `flow::saved`,
+/// over the resource's side of them (`flow::records::Database`, `flow::write::Writes`,
+/// `flow::aggregate::Summary`, `flow::read_only_sql::ReadOnlySql`, `flow::action::ActionSql`, `flow::saved::Saves`); the macro also gives the resource the public methods that run
 /// them (`list`, `retrieve_selected`, `delete_selected`, `aggregate`, `group`, `sql`). (Unused
 /// when no such backend is built.)
 #[allow(unused_macros)]
@@ -17,17 +17,17 @@ macro_rules! awaited_backend {
         impl $resource {
             /// The names of the models, sorted.
             pub fn model_names(&self) -> Vec<String> {
-                $crate::flow::database::Database::models(self).names()
+                $crate::flow::records::Database::models(self).names()
             }
 
             /// Whether the resource has a model of that name.
             pub fn has_model(&self, name: &str) -> bool {
-                $crate::flow::database::Database::models(self).contains(name)
+                $crate::flow::records::Database::models(self).contains(name)
             }
 
             /// The names of `model`'s fields, in order; `None` when there is no such model.
             pub fn field_names(&self, model: &str) -> Option<Vec<String>> {
-                $crate::flow::database::Database::models(self).field_names(model)
+                $crate::flow::records::Database::models(self).field_names(model)
             }
 
             /// One page of records of `model`, or all of them (`no_pagination`), as the engine
@@ -69,7 +69,7 @@ macro_rules! awaited_backend {
                 req: &$crate::engine::AggregateRequest,
                 selection: &$crate::engine::Selection,
             ) -> Result<serde_json::Value, $crate::engine::EngineError> {
-                $crate::flow::summary::aggregate(self, model, req, selection).await
+                $crate::flow::aggregate::aggregate(self, model, req, selection).await
             }
 
             /// Group rows `{"group": key, "group_2": ..., "y_func": value}`, sorted by the
@@ -80,7 +80,7 @@ macro_rules! awaited_backend {
                 req: &$crate::engine::GroupRequest,
                 selection: &$crate::engine::Selection,
             ) -> Result<serde_json::Value, $crate::engine::EngineError> {
-                $crate::flow::summary::group(self, model, req, selection).await
+                $crate::flow::aggregate::group(self, model, req, selection).await
             }
 
             /// Runs one read-only query with `params` (`:name` values) within `time` and
@@ -92,7 +92,8 @@ macro_rules! awaited_backend {
                 time: std::time::Duration,
                 answer_bytes: usize,
             ) -> Result<Vec<u8>, $crate::engine::EngineError> {
-                $crate::flow::sql::read_only(self, query, params, time, answer_bytes).await
+                $crate::flow::read_only_sql::read_only(self, query, params, time, answer_bytes)
+                    .await
             }
         }
 
@@ -141,7 +142,7 @@ macro_rules! awaited_backend {
             fn create(
                 self: std::sync::Arc<Self>,
                 model: String,
-                body: $crate::engine::convert::PyJson,
+                body: $crate::engine::python::json::PyJson,
                 lenient: bool,
                 hold: $crate::backend::Hold,
             ) -> $crate::backend::Work<Vec<u8>> {

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use crate::backend::{Backend, Hold};
 use crate::config::fixtures::read::{Records, read};
 use crate::config::fixtures::{FixtureError, FixtureFile, Fixtures};
-use crate::engine::convert::PyJson;
+use crate::engine::python::json::PyJson;
 use crate::engine::{EngineError, ListSpec, Listing, Selection};
 
 /// What a load did.

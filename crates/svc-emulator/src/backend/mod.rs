@@ -15,11 +15,7 @@
 //! database allows (a read-only query is cancelled).
 
 mod awaited;
-pub(crate) mod catalog;
 pub(crate) mod fixtures;
-pub(crate) mod registry;
-#[cfg(test)]
-mod tests;
 
 // For the backends whose drivers are async (each behind its Cargo feature, which this layer
 // does not name): with none of them built, nothing uses it.
@@ -35,7 +31,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::engine::convert::PyJson;
+use crate::engine::python::json::PyJson;
 use crate::engine::{
     AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Selection, SqlLimits,
 };

@@ -126,7 +126,7 @@ pub struct ResourceConfig {
 }
 
 /// Where a resource's database is, once the config and the environment are read. Which
-/// database serves it is the backend registry's choice (`crate::backend::registry`): a URL by
+/// database serves it is the backend registry's choice (`crate::catalog::open`): a URL by
 /// its scheme, a file (or none) by the default backend.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Location {

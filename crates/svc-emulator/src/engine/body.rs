@@ -4,8 +4,12 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::convert::{InputField, Internal, PyJson, to_internal};
 use crate::engine::error::EngineError;
+use crate::engine::field_input::{InputField, Internal, to_internal};
+use crate::engine::python::json::PyJson;
+use crate::engine::table::BodyColumn;
+use crate::engine::table::Column;
+use crate::engine::table::Table;
 
 /// An error of the whole body (`non_field_errors`).
 pub(crate) fn non_field(message: String) -> EngineError {
@@ -192,4 +196,134 @@ pub(crate) fn unknown_fields(
         ),
         errors,
     ))
+}
+/// The body values of the model's columns: a dict's keys that name columns. A body that is not a dict is the `400` of the
+/// required columns when there are any (as in the engine), else [`not_a_dict`]'s reading.
+pub(crate) fn body_values<'m, T>(
+    model: &'m T,
+    body: &'m PyJson,
+    updating: bool,
+) -> Result<Vec<(&'m T::Column, &'m PyJson)>, EngineError>
+where
+    T: Table,
+    T::Column: BodyColumn,
+{
+    let columns = model.columns();
+    if let PyJson::Dict(_) = body {
+        return Ok(columns
+            .iter()
+            .filter_map(|c| body.get(c.name()).map(|v| (c, v)))
+            .collect());
+    }
+    if !columns.iter().any(BodyColumn::required) {
+        let names: Vec<&str> = columns.iter().map(Column::name).collect();
+        not_a_dict(body, &names, updating)?;
+    }
+    Ok(Vec::new())
+}
+
+/// The positions among an update's values of those the ORM may find unchanged where the
+/// database's answer to a plain write would differ: generated columns (which the database
+/// refuses to write) and JSON columns given `None` (which SQLAlchemy writes as JSON `null`, and
+/// loads, like SQL NULL, as `None`: [`loads_none`]). The ORM writes only the attributes that
+/// changed: the database says which of these hold the value given, and [`keep_changed`] leaves
+/// those out; any other is written (and a generated one refused as the engine's is).
+pub(crate) fn unchanged_candidates<C: BodyColumn>(values: &[(&C, Internal)]) -> Vec<usize> {
+    (0..values.len())
+        .filter(|&i| values[i].0.generated() || loads_none(values[i].0, &values[i].1))
+        .collect()
+}
+
+/// A JSON column given `None` (`null`, or the text `"null"` its field parses): unchanged where
+/// the stored value loads as `None` (SQL NULL or JSON `null`); the running engine kept a NULL
+/// there on SQLite and PostgreSQL.
+pub(crate) fn loads_none<C: BodyColumn>(column: &C, value: &Internal) -> bool {
+    column.input() == InputField::Json
+        && matches!(value, Internal::None | Internal::Json(PyJson::None))
+}
+
+/// `values` without those at `candidates` whose `unchanged` answer is true.
+pub(crate) fn keep_changed<C>(
+    values: &mut Vec<(&C, Internal)>,
+    candidates: &[usize],
+    unchanged: &[bool],
+) {
+    let mut at = 0;
+    values.retain(|_| {
+        let drop = candidates
+            .iter()
+            .position(|&g| g == at)
+            .is_some_and(|k| unchanged.get(k) == Some(&true));
+        at += 1;
+        !drop
+    });
+}
+
+/// Each given value through its column's serializer field, and (`complete`) every required
+/// column given; every field error at once.
+pub(crate) fn validate<'m, T>(
+    model: &'m T,
+    given: &[(&'m T::Column, &PyJson)],
+    complete: bool,
+) -> Result<Vec<(&'m T::Column, Internal)>, EngineError>
+where
+    T: Table,
+    T::Column: BodyColumn,
+{
+    let mut missing: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    if complete {
+        for c in model.columns().iter().filter(|c| c.required()) {
+            if !given.iter().any(|(g, _)| g.name() == c.name()) {
+                missing
+                    .entry(c.name().to_owned())
+                    .or_default()
+                    .push("this field is required".to_owned());
+            }
+        }
+    }
+    read_values(given, |c| (c.name(), c.input()), missing)
+}
+/// Parses an `application/x-www-form-urlencoded` body as the engine reads a form: one value
+/// is a string, a repeated key a list of strings, `+` is a space. Keys are read as Latin-1
+/// (Tornado's quirk), values as UTF-8. `None` when a value is not UTF-8 (the engine fails).
+pub(crate) fn parse_form(body: &[u8]) -> Option<PyJson> {
+    let mut items: Vec<(String, Vec<String>)> = Vec::new();
+    // Python 3.11's parse_qs: `&` only separates, a pair without `=` is a blank value.
+    for pair in body.split(|&b| b == b'&') {
+        if pair.is_empty() {
+            continue;
+        }
+        let (k, v) = match pair.iter().position(|&b| b == b'=') {
+            Some(i) => (&pair[..i], &pair[i + 1..]),
+            None => (pair, &pair[pair.len()..]),
+        };
+        let key: String = form_decode(k).iter().map(|&b| char::from(b)).collect();
+        let value = String::from_utf8(form_decode(v)).ok()?;
+        match items.iter_mut().find(|(existing, _)| *existing == key) {
+            Some((_, values)) => values.push(value),
+            None => items.push((key, vec![value])),
+        }
+    }
+    Some(PyJson::Dict(
+        items
+            .into_iter()
+            .map(|(k, mut values)| {
+                let v = if values.len() == 1 {
+                    PyJson::Str(values.remove(0))
+                } else {
+                    PyJson::List(values.into_iter().map(PyJson::Str).collect())
+                };
+                (k, v)
+            })
+            .collect(),
+    ))
+}
+
+/// `+` to space, then `%XX` to bytes (a malformed escape stays as it is).
+fn form_decode(raw: &[u8]) -> Vec<u8> {
+    let spaced: Vec<u8> = raw
+        .iter()
+        .map(|&b| if b == b'+' { b' ' } else { b })
+        .collect();
+    percent_encoding::percent_decode(&spaced).collect()
 }

@@ -15,11 +15,12 @@
 //!   engine. The emulator refuses it with a `400` naming the filter `[decision: stricter]`,
 //!   unless the selection is lenient.
 
-use crate::engine::convert::{
-    FALSE_WORDS, InputDateTime, Internal, TRUE_WORDS, float_field, parse_input_datetime, py_strip,
-};
 use crate::engine::error::EngineError;
+use crate::engine::field_input::{
+    FALSE_WORDS, InputDateTime, Internal, TRUE_WORDS, float_field, parse_input_datetime,
+};
 use crate::engine::list::Selection;
+use crate::engine::python::numbers::py_strip;
 use crate::engine::relation::{RelationPath, relation_of};
 use crate::engine::time_zone::TZ_PARAM;
 use crate::engine::types::{FilterFamily, py_float_repr};
@@ -498,7 +499,6 @@ pub(crate) fn order_terms(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::convert::stored_datetime;
 
     #[test]
     fn numbers_read_as_python_floats() {
@@ -572,9 +572,9 @@ mod tests {
     #[test]
     fn filter_date_times_read_the_iso_forms() {
         let d = parse_input_datetime("2024-03-15").unwrap();
-        assert_eq!(stored_datetime(&d), "2024-03-15 00:00:00.000000");
+        assert_eq!(d.naive_text(), "2024-03-15 00:00:00.000000");
         let d = parse_input_datetime("2024-03-15T10:00:00.25Z").unwrap();
-        assert_eq!(stored_datetime(&d), "2024-03-15 10:00:00.250000");
+        assert_eq!(d.naive_text(), "2024-03-15 10:00:00.250000");
         assert_eq!(d.python_str(), "2024-03-15 10:00:00.250000+00:00");
         let d = parse_input_datetime("2024-03-15 10:00").unwrap();
         assert_eq!(d.python_str(), "2024-03-15 10:00:00");

@@ -20,8 +20,8 @@
 
 pub(crate) mod aggregate;
 pub(crate) mod body;
-pub(crate) mod convert;
 pub(crate) mod error;
+pub(crate) mod field_input;
 pub(crate) mod filter;
 pub(crate) mod json_text;
 pub(crate) mod list;
@@ -32,9 +32,15 @@ mod query_limits;
 pub(crate) mod related;
 pub(crate) mod relation;
 // Only the database servers' backends use it, and each is an optional feature (as `walks`).
-mod seed;
 #[allow(dead_code)]
-pub(crate) mod server;
+pub(crate) mod records;
+mod seed;
+// Its caps and refusals are the database servers' (SQLite's read-only SQL keeps its own).
+#[allow(dead_code)]
+pub(crate) mod sql_answer;
+// `bind_names` is the database servers' (SQLite binds names itself).
+#[allow(dead_code)]
+pub(crate) mod sql_params;
 pub(crate) mod table;
 // Read by the database servers' backends (SQLite ignores `tz`), each an optional feature.
 #[allow(dead_code)]

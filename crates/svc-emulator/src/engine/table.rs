@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use crate::engine::EngineError;
 use crate::engine::aggregate::{AggregateFunc, AggregateRequest, GroupRequest, fails, known};
-use crate::engine::convert::InputField;
+use crate::engine::field_input::InputField;
 use crate::engine::filter::{FilterField, Where};
 use crate::engine::types::FilterFamily;
 
@@ -157,7 +157,7 @@ pub(crate) trait BodyColumn: Column {
     fn required(&self) -> bool;
     /// A generated column: SQLAlchemy writes it like any other when given a value (and the
     /// database refuses), leaves it out when given `null` on a create, or its current value on
-    /// an update (`engine::server::unchanged_candidates`).
+    /// an update (`engine::body::unchanged_candidates`).
     fn generated(&self) -> bool;
     /// A column of the primary key.
     fn primary_key(&self) -> bool;

@@ -3,7 +3,7 @@
 //! run in order under one deadline, the last one's rows written within the answer cap, then
 //! the transaction committed, or rolled back when a statement fails. The session is given back
 //! clean, or closed when a statement may still run (the deadline, or the caller went away:
-//! cancelled from outside, as a read-only query is, [`super::sql`]).
+//! cancelled from outside, as a read-only query is, [`super::read_only_sql`]).
 
 use std::collections::BTreeSet;
 use std::future::Future;
@@ -12,15 +12,16 @@ use std::time::Duration;
 use serde_json::{Map, Value as Json};
 
 use crate::engine::EngineError;
-use crate::engine::server::{self, AnswerRows, stopped_after};
-use crate::flow::sql::{ReadOnlySql, Running, session_gone};
+use crate::engine::sql_answer::{AnswerRows, stopped_after};
+use crate::engine::sql_params;
+use crate::flow::read_only_sql::{ReadOnlySql, Running, session_gone};
 
 /// A database server's side of an action, beside its read-only queries' (binding, cancelling
 /// and cleaning a session are the same).
 pub(crate) trait ActionSql: ReadOnlySql {
     /// Where what starts at byte `i` of a statement and holds no `:name` ends (a string, a
     /// quoted name, a comment), as [`bind`](ReadOnlySql::bind) reads the text: see
-    /// `engine::server::bind_names`.
+    /// `engine::sql_params::bind_names`.
     fn skip(b: &[u8], i: usize) -> Option<Result<usize, EngineError>>;
 
     /// A session inside a read-write transaction (its statements stopped by the database
@@ -28,23 +29,21 @@ pub(crate) trait ActionSql: ReadOnlySql {
     fn begin(
         &self,
         time: Duration,
-    ) -> impl Future<Output = Result<(Self::Session, i32), EngineError>> + Send;
+    ) -> impl Future<Output = Result<(Self::Conn, i32), EngineError>> + Send;
 
     /// Runs one statement: its column names and rows (none for a statement that returns no
     /// rows), written within `answer_bytes` in the time zone `tz`.
     fn execute(
         &self,
-        session: &mut Self::Session,
+        conn: &mut Self::Conn,
         bound: &Self::Bound,
         answer_bytes: usize,
         tz: i32,
     ) -> impl Future<Output = Result<(Vec<String>, AnswerRows), EngineError>> + Send;
 
     /// Commits the transaction.
-    fn commit(
-        &self,
-        session: &mut Self::Session,
-    ) -> impl Future<Output = Result<(), EngineError>> + Send;
+    fn commit(&self, conn: &mut Self::Conn)
+    -> impl Future<Output = Result<(), EngineError>> + Send;
 }
 
 /// Runs `statements` in order with `inputs` (`:name` values) in one transaction within `time`:
@@ -61,33 +60,33 @@ pub(crate) async fn run_action<D: ActionSql>(
         .iter()
         .map(|s| D::bind(s, inputs))
         .collect::<Result<Vec<_>, _>>()?;
-    let (session, tz) = db.begin(time).await?;
+    let (conn, tz) = db.begin(time).await?;
     let mut guard = Running::<D> {
-        cancel: Some(db.canceller(&session)),
-        session: Some(session),
+        cancel: Some(db.canceller(&conn)),
+        conn: Some(conn),
     };
-    let session = guard.session.as_mut().ok_or_else(session_gone)?;
+    let conn = guard.conn.as_mut().ok_or_else(session_gone)?;
     let run = async {
         let mut last = (Vec::new(), AnswerRows::new(answer_bytes));
         for statement in &bound {
-            last = db.execute(session, statement, answer_bytes, tz).await?;
+            last = db.execute(conn, statement, answer_bytes, tz).await?;
         }
-        db.commit(session).await?;
+        db.commit(conn).await?;
         Ok::<_, EngineError>(last)
     };
     let outcome = tokio::time::timeout(time, run).await;
     let cancel = guard.cancel.take();
-    let session = guard.session.take().ok_or_else(session_gone)?;
+    let conn = guard.conn.take().ok_or_else(session_gone)?;
     if outcome.is_err() {
         // Stopped at the deadline: the statement may still run. Cancelled, then the session
         // closed, which rolls back what it had not committed.
         if let Some(cancel) = cancel {
             D::cancel(cancel).await;
         }
-        D::close(session).await;
+        D::close(conn).await;
     } else {
         // Committed, or failed: cleaning rolls back what a failed statement left.
-        D::clean(session).await;
+        D::clean(conn).await;
     }
     match outcome {
         Ok(Ok((names, rows))) => Ok(rows.answer(&names)),
@@ -98,5 +97,5 @@ pub(crate) async fn run_action<D: ActionSql>(
 
 /// The inputs of all of an action's statements.
 pub(crate) fn inputs<D: ActionSql>(statements: &[String]) -> Result<BTreeSet<String>, EngineError> {
-    server::parameter_names(statements, D::skip)
+    sql_params::parameter_names(statements, D::skip)
 }

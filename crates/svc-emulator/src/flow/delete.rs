@@ -22,7 +22,7 @@ use std::collections::HashSet;
 
 use crate::engine::EngineError;
 use crate::engine::body::{non_field, query_failed};
-use crate::flow::connection::{Connection, Locator, OnDelete, Reference, TableRef};
+use crate::flow::references::{Connection, Locator, OnDelete, Reference, TableRef};
 
 /// Deletes one row of `table` as the ORM does, by `where_sql` (bound from `row`, which `at`
 /// found it by): first what it does to the rows that refer to it ([`follow_references`]).
@@ -159,7 +159,7 @@ fn refers_through_its_key(child: &TableRef) -> EngineError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::flow::connection::run_now;
+    use crate::flow::references::run_now;
 
     /// A connection that answers from a script and records every statement: the flow's
     /// order and its SQL, without a database (the databases run it in the conformance suite).

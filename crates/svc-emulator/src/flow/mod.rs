@@ -25,25 +25,25 @@
 
 #[allow(dead_code)]
 pub(crate) mod action;
-pub(crate) mod connection;
 pub(crate) mod delete;
+pub(crate) mod references;
 // The flows over a database's side; parts of them only the server backends use, each an
 // optional feature.
 #[allow(dead_code)]
-pub(crate) mod database;
+pub(crate) mod aggregate;
+#[allow(dead_code)]
+pub(crate) mod filter;
 #[allow(dead_code)]
 pub(crate) mod read;
 #[allow(dead_code)]
+pub(crate) mod read_only_sql;
+#[allow(dead_code)]
+pub(crate) mod records;
+#[allow(dead_code)]
 pub(crate) mod saved;
 #[allow(dead_code)]
-pub(crate) mod selection;
-#[allow(dead_code)]
-pub(crate) mod sql;
-#[allow(dead_code)]
-pub(crate) mod summary;
-#[allow(dead_code)]
-pub(crate) mod walk;
+pub(crate) mod walks;
 #[allow(dead_code)]
 pub(crate) mod write;
 
-pub(crate) use connection::{Connection, Locator, OnDelete, Reference, TableRef};
+pub(crate) use references::{Connection, Locator, OnDelete, Reference, TableRef};

@@ -3,14 +3,14 @@
 //! as its serializer writes them.
 
 use crate::engine::filter::{Where, order_selects_nothing};
-use crate::engine::relation::Use;
-use crate::engine::server::{
+use crate::engine::records::{
     RecordRow, check_readable, one_row_per_identity, record_json, records_json,
 };
+use crate::engine::relation::Use;
 use crate::engine::table::Table;
 use crate::engine::time_zone::tz_of;
 use crate::engine::{EngineError, ListSpec, Listing, MAX_PER_PAGE, Selection};
-use crate::flow::database::{Database, ModelSql, Page, Pages};
+use crate::flow::records::{Database, ModelSql, Page, Pages};
 
 /// One page of records of `model`, or all of them (`no_pagination`), as the engine lists them.
 pub(crate) async fn list<D: Pages>(

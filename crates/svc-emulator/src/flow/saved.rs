@@ -33,7 +33,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::engine::EngineError;
 use crate::engine::table::{BodyColumn, Table};
-use crate::flow::database::{Database, ModelSql};
+use crate::flow::records::{Database, ModelSql};
 
 /// The start of every store's name; the rest is random.
 pub(crate) const STORE_PREFIX: &str = "svc_emulator_saved_";
@@ -109,7 +109,7 @@ pub(crate) trait Saves: Database + Sized + 'static {
     /// A connection of its own that the steps run on. Dropped before the end (a failed step, a
     /// caller that stopped waiting), whatever it began or turned off is undone before the
     /// connection serves anyone else (or it is closed).
-    type Session: Send;
+    type Conn: Send;
     /// Where a copy lives (a schema, a database of its own): dropping it drops them, best
     /// effort.
     type Store: Send + Sync + 'static;
@@ -138,46 +138,44 @@ pub(crate) trait Saves: Database + Sized + 'static {
     fn column_name(field: &Self::Field) -> &str;
 
     /// A connection of its own, outside any transaction.
-    fn session(&self) -> impl Future<Output = Result<Self::Session, EngineError>> + Send;
+    fn connect(&self) -> impl Future<Output = Result<Self::Conn, EngineError>> + Send;
 
     /// Runs one statement.
     fn run(
         &self,
-        session: &mut Self::Session,
+        conn: &mut Self::Conn,
         sql: &str,
     ) -> impl Future<Output = Result<(), EngineError>> + Send;
 
     /// Begins a transaction; `snapshot`: one whose reads all see the data as of one moment.
     fn begin(
         &self,
-        session: &mut Self::Session,
+        conn: &mut Self::Conn,
         snapshot: bool,
     ) -> impl Future<Output = Result<(), EngineError>> + Send;
 
     /// Commits the transaction.
-    fn commit(
-        &self,
-        session: &mut Self::Session,
-    ) -> impl Future<Output = Result<(), EngineError>> + Send;
+    fn commit(&self, conn: &mut Self::Conn)
+    -> impl Future<Output = Result<(), EngineError>> + Send;
 
     /// The names of the base tables of the schema (or database) the models come from: not its
     /// views, nor tables whose rows are another's (partitions).
     fn base_tables(
         &self,
-        session: &mut Self::Session,
+        conn: &mut Self::Conn,
     ) -> impl Future<Output = Result<Vec<String>, EngineError>> + Send;
 
     /// Makes the store `name` (unquoted), or says which privilege the connection lacks for it.
     fn make_store(
         &self,
-        session: &mut Self::Session,
+        conn: &mut Self::Conn,
         name: &str,
     ) -> impl Future<Output = Result<Self::Store, EngineError>> + Send;
 
     /// What numbers the next generated keys of `tables` now.
     fn read_keys(
         &self,
-        session: &mut Self::Session,
+        conn: &mut Self::Conn,
         tables: &[SavedTable],
     ) -> impl Future<Output = Result<Self::Keys, EngineError>> + Send;
 
@@ -186,7 +184,7 @@ pub(crate) trait Saves: Database + Sized + 'static {
     /// commit where [`KEYS_AFTER_COMMIT`](Self::KEYS_AFTER_COMMIT)).
     fn put_keys(
         &self,
-        session: &mut Self::Session,
+        conn: &mut Self::Conn,
         tables: &[SavedTable],
         keys: &Self::Keys,
     ) -> impl Future<Output = Result<(), EngineError>> + Send;
@@ -195,7 +193,7 @@ pub(crate) trait Saves: Database + Sized + 'static {
     /// of the foreign keys' checks and of the triggers of `tables`.
     fn suspend_checks(
         &self,
-        session: &mut Self::Session,
+        conn: &mut Self::Conn,
         tables: &[SavedTable],
     ) -> impl Future<Output = Result<Suspended, EngineError>> + Send;
 
@@ -203,7 +201,7 @@ pub(crate) trait Saves: Database + Sized + 'static {
     /// as `(referring table, referred table)` names; asked only when the checks stay on.
     fn references(
         &self,
-        session: &mut Self::Session,
+        conn: &mut Self::Conn,
         tables: &[SavedTable],
     ) -> impl Future<Output = Result<Vec<(String, String)>, EngineError>> + Send;
 
@@ -211,12 +209,12 @@ pub(crate) trait Saves: Database + Sized + 'static {
     /// table's `DELETE`.
     fn empty(
         &self,
-        session: &mut Self::Session,
+        conn: &mut Self::Conn,
         tables: &[SavedTable],
     ) -> impl Future<Output = Result<(), EngineError>> + Send {
         async move {
             for table in tables {
-                self.run(session, &format!("DELETE FROM {}", table.sql))
+                self.run(conn, &format!("DELETE FROM {}", table.sql))
                     .await?;
             }
             Ok(())
@@ -229,11 +227,11 @@ pub(crate) trait Saves: Database + Sized + 'static {
 pub(crate) async fn save<D: Saves>(db: &D) -> Result<SavedCopy<D>, EngineError> {
     let failed = |e| context("saving a copy of the data", e);
     let models = db.models().current();
-    let mut session = db.session().await.map_err(failed)?;
-    let names = db.base_tables(&mut session).await.map_err(failed)?;
+    let mut conn = db.connect().await.map_err(failed)?;
+    let names = db.base_tables(&mut conn).await.map_err(failed)?;
     let store_name = format!("{STORE_PREFIX}{}", uuid::Uuid::new_v4().simple());
     let store = db
-        .make_store(&mut session, &store_name)
+        .make_store(&mut conn, &store_name)
         .await
         .map_err(failed)?;
     let store_sql = D::quote(&store_name);
@@ -261,19 +259,19 @@ pub(crate) async fn save<D: Saves>(db: &D) -> Result<SavedCopy<D>, EngineError> 
             "CREATE TABLE {} AS SELECT {} FROM {} WHERE 1 = 0",
             table.held, table.columns, table.sql
         );
-        db.run(&mut session, &make).await.map_err(failed)?;
+        db.run(&mut conn, &make).await.map_err(failed)?;
     }
-    db.begin(&mut session, true).await.map_err(failed)?;
+    db.begin(&mut conn, true).await.map_err(failed)?;
     for table in &tables {
         db.run(
-            &mut session,
+            &mut conn,
             &copy_sql(&table.held, &table.sql, &table.columns, ""),
         )
         .await
         .map_err(failed)?;
     }
-    let keys = db.read_keys(&mut session, &tables).await.map_err(failed)?;
-    db.commit(&mut session).await.map_err(failed)?;
+    let keys = db.read_keys(&mut conn, &tables).await.map_err(failed)?;
+    db.commit(&mut conn).await.map_err(failed)?;
     Ok(SavedCopy {
         origin: db.origin(),
         tables,
@@ -305,17 +303,17 @@ pub(crate) async fn restore<D: Saves>(
                 .to_owned(),
         ));
     }
-    let mut session = db.session().await.map_err(failed)?;
-    db.begin(&mut session, false).await.map_err(failed)?;
+    let mut conn = db.connect().await.map_err(failed)?;
+    db.begin(&mut conn, false).await.map_err(failed)?;
     let suspended = db
-        .suspend_checks(&mut session, &copy.tables)
+        .suspend_checks(&mut conn, &copy.tables)
         .await
         .map_err(failed)?;
     let order = if suspended.unchecked {
         (0..copy.tables.len()).collect()
     } else {
         let references = db
-            .references(&mut session, &copy.tables)
+            .references(&mut conn, &copy.tables)
             .await
             .map_err(failed)?;
         parents_first(&copy.tables, &references).map_err(|cycle| {
@@ -328,23 +326,23 @@ pub(crate) async fn restore<D: Saves>(
             ))
         })?
     };
-    db.empty(&mut session, &copy.tables).await.map_err(failed)?;
+    db.empty(&mut conn, &copy.tables).await.map_err(failed)?;
     for i in order {
         let table = &copy.tables[i];
         let put_back = copy_sql(&table.sql, &table.held, &table.columns, D::OVERRIDING);
-        db.run(&mut session, &put_back).await.map_err(failed)?;
+        db.run(&mut conn, &put_back).await.map_err(failed)?;
     }
     if !D::KEYS_AFTER_COMMIT {
-        db.put_keys(&mut session, &copy.tables, &copy.keys)
+        db.put_keys(&mut conn, &copy.tables, &copy.keys)
             .await
             .map_err(failed)?;
     }
     for undo in &suspended.undo {
-        db.run(&mut session, undo).await.map_err(failed)?;
+        db.run(&mut conn, undo).await.map_err(failed)?;
     }
-    db.commit(&mut session).await.map_err(failed)?;
+    db.commit(&mut conn).await.map_err(failed)?;
     if D::KEYS_AFTER_COMMIT {
-        db.put_keys(&mut session, &copy.tables, &copy.keys)
+        db.put_keys(&mut conn, &copy.tables, &copy.keys)
             .await
             .map_err(failed)?;
     }

@@ -10,15 +10,14 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use crate::engine::convert::{Internal, PyJson};
+use crate::engine::body::{body_values, keep_changed, loads_none, unchanged_candidates, validate};
+use crate::engine::field_input::Internal;
 use crate::engine::filter::Where;
+use crate::engine::python::json::PyJson;
 use crate::engine::relation::Use;
-use crate::engine::server::{
-    body_values, keep_changed, loads_none, unchanged_candidates, validate,
-};
 use crate::engine::table::{BodyColumn, Table};
 use crate::engine::{EngineError, Selection};
-use crate::flow::database::{Database, ModelSql};
+use crate::flow::records::{Database, ModelSql};
 
 /// The statement of a create: `INSERT INTO` the model's table the `columns` with their
 /// `values` (placeholders, or SQL such as `NULL`), in order; a row of defaults when none is
@@ -397,7 +396,7 @@ fn changes<'m, D: Writes>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::convert::InputField;
+    use crate::engine::field_input::InputField;
     use crate::engine::table::Column;
     use crate::engine::types::FilterFamily;
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::backend::{Hold, Update};
-use crate::engine::convert::PyJson;
+use crate::engine::python::json::PyJson;
 use crate::engine::{
     AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Selection, SqlLimits,
 };

@@ -11,8 +11,8 @@ use svc_model::records::wire::{
     PER_PAGE_PARAM, RESERVED_PARAMS, SEARCH_PARAM,
 };
 
-use crate::engine::convert::py_int;
 use crate::engine::json_text::write_json_str;
+use crate::engine::python::numbers::py_int;
 use crate::engine::{ListSpec, Listing, Selection};
 use crate::http::AppState;
 

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use crate::backend::Backend;
-use crate::backend::catalog::Catalog;
+use crate::catalog::Catalog;
 use crate::config::registry::Registry;
 use crate::sessions::Accounts;
 use crate::snapshot::{Parts, Snapshots};

@@ -11,9 +11,9 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Value};
 
 use crate::engine::EngineError;
-use crate::engine::server::AnswerRows;
+use crate::engine::sql_answer::AnswerRows;
 use crate::flow::action::ActionSql;
-use crate::flow::database::Database;
+use crate::flow::records::Database;
 use crate::mysql::MyResource;
 use crate::mysql::read_only_sql::{BINARY_CHARSET, query_failed, skip};
 use crate::mysql::types::{Offset, py_value};

@@ -18,12 +18,12 @@ use crate::engine::aggregate::{
     Quoting, date_unit, fails, group_label, group_name, group_statement, null_is_zero,
     read_refused, y_func,
 };
-use crate::engine::convert::hexlify;
+use crate::engine::python::text::hexlify;
 use crate::engine::python::{Py, time_of_day};
 use crate::engine::table::GroupColumns;
 use crate::engine::types::Serializer;
 use crate::engine::{AggregateFunc, EngineError, GroupRequest};
-use crate::flow::summary::Summary;
+use crate::flow::aggregate::Summary;
 use crate::mysql::MyResource;
 use crate::mysql::schema::{MyField, MyModel};
 use crate::mysql::types::{
@@ -169,7 +169,7 @@ fn read_cell(row: &Row, i: usize) -> Py {
     }
 }
 
-/// MySQL's side of an aggregate and a group (`flow::summary`).
+/// MySQL's side of an aggregate and a group (`flow::aggregate`).
 impl Summary for MyResource {
     fn query_object(field: &MyField) -> Serializer {
         field.kind.serializer()

@@ -17,13 +17,14 @@ use mysql_async::Value;
 use crate::engine::EngineError;
 use crate::engine::Lookup;
 use crate::engine::Selection;
-use crate::engine::convert::{InputDateTime, unhexlify};
+use crate::engine::field_input::InputDateTime;
 use crate::engine::filter::{Arg, PyNumber, Where};
+use crate::engine::python::text::unhexlify;
 use crate::engine::related::Dialect;
 use crate::engine::relation::Use;
 use crate::engine::time_zone::{TZ_PARAM, tz_of};
 use crate::engine::types::{FilterFamily, Search, py_float_repr};
-use crate::flow::selection::{Cmp, Filter, Lookups, lookup_condition};
+use crate::flow::filter::{Cmp, Filter, Lookups, lookup_condition};
 use crate::mysql::MyResource;
 use crate::mysql::schema::{MyField, MyModel};
 use crate::mysql::types::MyKind;
@@ -172,7 +173,7 @@ pub(crate) type MyWhere = Where<Params>;
 /// MySQL's always-false condition.
 pub(crate) const NEVER: &str = "0 = 1";
 
-/// MySQL's SQL of a selection's parts (`flow::selection`).
+/// MySQL's SQL of a selection's parts (`flow::filter`).
 impl Lookups for MyResource {
     type Model = MyModel;
     type Field = MyField;
@@ -319,7 +320,7 @@ impl Lookups for MyResource {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::convert::parse_input_datetime;
+    use crate::engine::field_input::parse_input_datetime;
 
     #[test]
     fn values_are_written_as_pymysql_writes_them() {

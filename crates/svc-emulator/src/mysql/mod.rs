@@ -40,13 +40,14 @@ pub(crate) mod schema;
 pub(crate) mod types;
 pub(crate) mod walks;
 
-use crate::flow::database::{CONNECT_TIMEOUT, ForAMinute, POOL_SIZE, seed_failed};
+use crate::flow::records::{CONNECT_TIMEOUT, ForAMinute, POOL_SIZE, seed_failed};
 
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Opts, OptsBuilder, Pool, PoolConstraints, PoolOpts};
 
 use crate::engine::EngineError;
-use crate::engine::server::{Models, line_end};
+use crate::engine::records::Models;
+use crate::engine::sql_params::line_end;
 use crate::flow::saved::Origin;
 use schema::MyModel;
 use types::Offset;

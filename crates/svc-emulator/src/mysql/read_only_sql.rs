@@ -30,12 +30,11 @@ use serde_json::{Map, Value as Json};
 
 use crate::engine::EngineError;
 use crate::engine::MAX_SQL_ROWS;
-use crate::engine::server::{
-    self, AnswerRows, answer_too_large, block_comment_end, line_end, query_error, starts_name,
-    stopped_at_limit,
-};
-use crate::flow::database::Database;
-use crate::flow::sql::ReadOnlySql;
+use crate::engine::sql_answer::{AnswerRows, answer_too_large, query_error, stopped_at_limit};
+use crate::engine::sql_params;
+use crate::engine::sql_params::{block_comment_end, line_end, starts_name};
+use crate::flow::read_only_sql::ReadOnlySql;
+use crate::flow::records::Database;
 use crate::mysql::schema::quote_ident;
 use crate::mysql::types::{Offset, py_value};
 use crate::mysql::{MyResource, message, server_code};
@@ -49,10 +48,10 @@ const INTERRUPTED: [u16; 3] = [1969, 3024, 1317];
 /// The error code of a write refused in a read-only transaction.
 const READ_ONLY_TRANSACTION: u16 = 1792;
 
-/// MySQL's side of a read-only query (`flow::sql`): a connection of the SQL pool, a
+/// MySQL's side of a read-only query (`flow::read_only_sql`): a connection of the SQL pool, a
 /// `START TRANSACTION READ ONLY`, the statement killed from another connection.
 impl ReadOnlySql for MyResource {
-    type Session = Conn;
+    type Conn = Conn;
     type Bound = (String, Vec<Value>);
     /// A pool to reach the server from, and the session's connection id.
     type Cancel = (Pool, u32);
@@ -283,7 +282,7 @@ pub(super) fn bind_names(
     query: &str,
     params: &Map<String, Json>,
 ) -> Result<(String, Vec<Value>), EngineError> {
-    server::bind_names(query, params, skip, param_value, |_| "?".to_owned())
+    sql_params::bind_names(query, params, skip, param_value, |_| "?".to_owned())
 }
 
 /// Where what starts at `i` and holds no parameter ends, in MySQL's text: strings, quoted
@@ -331,7 +330,7 @@ fn has_name(b: &[u8]) -> bool {
 /// The end of a quoted string or name starting at `at`: a doubled quote stays inside, and in
 /// strings (not in backquoted names) a backslash escapes the next character.
 pub(crate) fn skip_quoted(b: &[u8], at: usize, quote: u8) -> usize {
-    server::skip_quoted(b, at, quote, quote != b'`')
+    sql_params::skip_quoted(b, at, quote, quote != b'`')
 }
 
 #[cfg(test)]

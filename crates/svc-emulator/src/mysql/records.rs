@@ -6,13 +6,15 @@ use mysql_async::{Conn, Row, Value};
 
 use crate::engine::EngineError;
 use crate::engine::body::{non_field, query_failed};
-use crate::engine::convert::{Internal, py_json_dumps, unhexlify};
-use crate::engine::server::{Models, RecordRow, first_record};
+use crate::engine::field_input::Internal;
+use crate::engine::python::json::py_json_dumps;
+use crate::engine::python::text::unhexlify;
+use crate::engine::records::{Models, RecordRow, first_record};
 use crate::engine::table::Table;
 use crate::flow::Locator;
-use crate::flow::database::{Database, ESTIMATE_FROM, Page, Pages};
 use crate::flow::delete::delete_row;
-use crate::flow::walk::walk_between_tokens;
+use crate::flow::records::{Database, ESTIMATE_FROM, Page, Pages};
+use crate::flow::walks::walk_between_tokens;
 use crate::flow::write::{
     Values, Writes, insert_sql, insert_values, read_back_sql, set_list, update_sql,
 };

@@ -23,20 +23,20 @@ use crate::mysql::{MyResource, message, server_code};
 /// A connection a save or a restore runs on. Dropped inside its transaction or with its session
 /// settings changed, it is closed rather than pooled: the server rolls back, and the settings
 /// end with the session.
-pub(crate) struct MySession {
+pub(crate) struct MySaveConn {
     conn: Option<Conn>,
     changed: bool,
 }
 
-impl MySession {
+impl MySaveConn {
     fn conn(&mut self) -> Result<&mut Conn, EngineError> {
-        self.conn.as_mut().ok_or_else(|| {
-            EngineError::Internal("a MySQL session was used after it ended".to_owned())
-        })
+        self.conn
+            .as_mut()
+            .ok_or_else(|| EngineError::Internal("a MySQL conn was used after it ended".to_owned()))
     }
 }
 
-impl Drop for MySession {
+impl Drop for MySaveConn {
     fn drop(&mut self) {
         if let Some(conn) = self.conn.take()
             && self.changed
@@ -113,7 +113,7 @@ impl MyResource {
 }
 
 impl Saves for MyResource {
-    type Session = MySession;
+    type Conn = MySaveConn;
     type Store = MyStore;
     type Keys = MyKeys;
 
@@ -134,22 +134,21 @@ impl Saves for MyResource {
         &field.sql
     }
 
-    async fn session(&self) -> Result<MySession, EngineError> {
-        Ok(MySession {
+    async fn connect(&self) -> Result<MySaveConn, EngineError> {
+        Ok(MySaveConn {
             conn: Some(self.conn().await?),
             changed: false,
         })
     }
 
-    async fn run(&self, session: &mut MySession, sql: &str) -> Result<(), EngineError> {
-        session
-            .conn()?
+    async fn run(&self, conn: &mut MySaveConn, sql: &str) -> Result<(), EngineError> {
+        conn.conn()?
             .query_drop(sql)
             .await
             .map_err(|e| self.unexpected(e))
     }
 
-    async fn begin(&self, session: &mut MySession, snapshot: bool) -> Result<(), EngineError> {
+    async fn begin(&self, conn: &mut MySaveConn, snapshot: bool) -> Result<(), EngineError> {
         // At a save, InnoDB reads the rows an `INSERT ... SELECT` copies with shared locks,
         // held to the commit: the tables are copied as of one moment all the same.
         let begin = if snapshot {
@@ -157,31 +156,26 @@ impl Saves for MyResource {
         } else {
             "START TRANSACTION"
         };
-        session.changed = true;
-        self.run(session, begin).await
+        conn.changed = true;
+        self.run(conn, begin).await
     }
 
-    async fn commit(&self, session: &mut MySession) -> Result<(), EngineError> {
-        self.run(session, "COMMIT").await?;
-        session.changed = false;
+    async fn commit(&self, conn: &mut MySaveConn) -> Result<(), EngineError> {
+        self.run(conn, "COMMIT").await?;
+        conn.changed = false;
         Ok(())
     }
 
-    async fn base_tables(&self, session: &mut MySession) -> Result<Vec<String>, EngineError> {
-        session
-            .conn()?
+    async fn base_tables(&self, conn: &mut MySaveConn) -> Result<Vec<String>, EngineError> {
+        conn.conn()?
             .query(BASE_TABLES)
             .await
             .map_err(|e| self.unexpected(e))
     }
 
-    async fn make_store(
-        &self,
-        session: &mut MySession,
-        name: &str,
-    ) -> Result<MyStore, EngineError> {
+    async fn make_store(&self, conn: &mut MySaveConn, name: &str) -> Result<MyStore, EngineError> {
         let database = quote_ident(name);
-        let conn = session.conn()?;
+        let conn = conn.conn()?;
         if let Err(e) = conn.query_drop(format!("CREATE DATABASE {database}")).await {
             if !server_code(&e).is_some_and(|code| ACCESS_DENIED.contains(&code)) {
                 return Err(self.unexpected(e));
@@ -208,26 +202,26 @@ impl Saves for MyResource {
 
     async fn read_keys(
         &self,
-        session: &mut MySession,
+        conn: &mut MySaveConn,
         tables: &[SavedTable],
     ) -> Result<MyKeys, EngineError> {
-        self.auto_increments(session.conn()?, tables).await
+        self.auto_increments(conn.conn()?, tables).await
     }
 
     async fn put_keys(
         &self,
-        session: &mut MySession,
+        conn: &mut MySaveConn,
         tables: &[SavedTable],
         keys: &MyKeys,
     ) -> Result<(), EngineError> {
-        let now = self.auto_increments(session.conn()?, tables).await?;
+        let now = self.auto_increments(conn.conn()?, tables).await?;
         for (table, next) in keys {
             // Each `ALTER TABLE` commits and takes its time: only the counters that moved.
             if now.iter().any(|(t, n)| t == table && n == next) {
                 continue;
             }
             self.run(
-                session,
+                conn,
                 &format!("ALTER TABLE {table} AUTO_INCREMENT = {next}"),
             )
             .await?;
@@ -237,18 +231,18 @@ impl Saves for MyResource {
 
     async fn suspend_checks(
         &self,
-        session: &mut MySession,
+        conn: &mut MySaveConn,
         _tables: &[SavedTable],
     ) -> Result<Suspended, EngineError> {
-        session.changed = true;
+        conn.changed = true;
         self.run(
-            session,
+            conn,
             "SET @svc_emulator_checks = @@SESSION.foreign_key_checks, \
              @svc_emulator_mode = @@SESSION.sql_mode",
         )
         .await?;
         self.run(
-            session,
+            conn,
             "SET SESSION foreign_key_checks = 0, SESSION sql_mode = \
              CONCAT_WS(',', NULLIF(@@SESSION.sql_mode, ''), 'NO_AUTO_VALUE_ON_ZERO')",
         )
@@ -266,7 +260,7 @@ impl Saves for MyResource {
     /// Never asked: the checks are off in every restore ([`suspend_checks`](Self::suspend_checks)).
     async fn references(
         &self,
-        _session: &mut MySession,
+        _conn: &mut MySaveConn,
         _tables: &[SavedTable],
     ) -> Result<Vec<(String, String)>, EngineError> {
         Ok(Vec::new())

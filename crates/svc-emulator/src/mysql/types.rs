@@ -31,10 +31,11 @@
 use mysql_async::Value;
 use mysql_async::consts::ColumnType;
 
-use crate::engine::convert::{InputField, hexlify};
+use crate::engine::field_input::InputField;
 use crate::engine::json_text::write_json_str;
+use crate::engine::python::offset_text;
+use crate::engine::python::text::hexlify;
 use crate::engine::python::{Py, set_str as py_set_str, time_of_day};
-use crate::engine::server::offset_text;
 use crate::engine::table::ColumnKind;
 use crate::engine::types::{
     Date, FilterFamily, Search, Serializer, decimal_str, py_bytes_repr, py_float_repr, write_float,

@@ -28,8 +28,8 @@ use mysql_async::{Conn, Row, Value};
 
 use crate::engine::table::Table;
 use crate::engine::walks::{self as shared, Nulls};
-use crate::flow::database::Page;
-use crate::flow::walk::{TokenWalks, Walker};
+use crate::flow::records::Page;
+use crate::flow::walks::{TokenWalks, Walker};
 use crate::mysql::MyResource;
 use crate::mysql::filter::Params;
 use crate::mysql::schema::MyModel;
@@ -76,7 +76,7 @@ pub(crate) fn seek_terms(model: &MyModel, terms: &[(usize, bool)]) -> Option<Vec
     })
 }
 
-/// MySQL's side of a page walk (`flow::walk`): its keys found in a derived table, its anchors
+/// MySQL's side of a page walk (`flow::walks`): its keys found in a derived table, its anchors
 /// in the driver's values, InnoDB's transaction counter as the token.
 impl Walker for MyResource {
     type Key = Value;

@@ -14,7 +14,7 @@ use deadpool_postgres::Object;
 use futures_util::TryStreamExt;
 
 use crate::engine::EngineError;
-use crate::engine::server::AnswerRows;
+use crate::engine::sql_answer::AnswerRows;
 use crate::flow::action::ActionSql;
 use crate::postgres::PgResource;
 use crate::postgres::read_only_sql::{

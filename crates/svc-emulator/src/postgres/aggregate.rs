@@ -20,7 +20,7 @@ use crate::engine::python::Py;
 use crate::engine::table::GroupColumns;
 use crate::engine::types::Serializer;
 use crate::engine::{AggregateFunc, EngineError, GroupRequest};
-use crate::flow::summary::Summary;
+use crate::flow::aggregate::Summary;
 use crate::postgres::PgResource;
 use crate::postgres::filter::NEVER;
 use crate::postgres::schema::{PgField, PgModel};
@@ -138,7 +138,7 @@ fn group_key(field: &PgField, raw: Option<&str>) -> Result<String, EngineError> 
     )
 }
 
-/// PostgreSQL's side of an aggregate and a group (`flow::summary`).
+/// PostgreSQL's side of an aggregate and a group (`flow::aggregate`).
 impl Summary for PgResource {
     fn query_object(field: &PgField) -> Serializer {
         match field.kind {

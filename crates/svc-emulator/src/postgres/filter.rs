@@ -11,16 +11,16 @@
 use crate::engine::EngineError;
 use crate::engine::Lookup;
 use crate::engine::Selection;
-use crate::engine::convert::{
-    InputDateTime, PyJson, parse_py_json, py_float, py_json_dumps, py_strip, py_text,
-    stored_datetime,
-};
+use crate::engine::field_input::InputDateTime;
 use crate::engine::filter::{Arg, PyNumber, ValueReader, Where};
+use crate::engine::python::json::{PyJson, parse_py_json, py_json_dumps};
+use crate::engine::python::numbers::{py_float, py_strip};
+use crate::engine::python::text::py_text;
 use crate::engine::related::Dialect;
 use crate::engine::relation::Use;
 use crate::engine::time_zone::{TZ_PARAM, tz_given, tz_offset, tz_on_write, unreadable_tz};
 use crate::engine::types::{FilterFamily, Search, py_float_repr};
-use crate::flow::selection::{Cmp, Filter, Lookups, lookup_condition};
+use crate::flow::filter::{Cmp, Filter, Lookups, lookup_condition};
 use crate::postgres::PgResource;
 use crate::postgres::schema::{PgField, PgModel};
 use crate::postgres::types::PgKind;
@@ -186,7 +186,7 @@ impl Literal {
 
 /// psycopg2's literal of a Python date-time: ISO text, `timestamptz` when it has an offset.
 pub(crate) fn datetime_literal(dt: &InputDateTime) -> (String, &'static str) {
-    let stored = stored_datetime(dt);
+    let stored = dt.naive_text();
     match dt.offset {
         Some((sign, h, m)) => (
             format!("{stored}{sign}{h:02}:{m:02}"),
@@ -427,7 +427,7 @@ pub(crate) type PgWhere = Where<Params>;
 /// PostgreSQL's always-false condition.
 pub(crate) const NEVER: &str = "false";
 
-/// PostgreSQL's SQL of a selection's parts (`flow::selection`).
+/// PostgreSQL's SQL of a selection's parts (`flow::filter`).
 impl Lookups for PgResource {
     type Model = PgModel;
     type Field = PgField;

@@ -33,13 +33,13 @@ pub(crate) mod schema;
 pub(crate) mod types;
 pub(crate) mod walks;
 
-use crate::flow::database::{CONNECT_TIMEOUT, ForAMinute, POOL_SIZE, seed_failed};
+use crate::flow::records::{CONNECT_TIMEOUT, ForAMinute, POOL_SIZE, seed_failed};
 use std::str::FromStr;
 
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime};
 
 use crate::engine::EngineError;
-use crate::engine::server::Models;
+use crate::engine::records::Models;
 use crate::engine::time_zone::tz_offset;
 use crate::flow::saved::Origin;
 use schema::PgModel;

@@ -36,10 +36,10 @@ use tokio_postgres::{CancelToken, NoTls, SimpleQueryMessage};
 use crate::engine::EngineError;
 use crate::engine::MAX_SQL_ROWS;
 use crate::engine::python::Py;
-use crate::engine::server::{
-    self, AnswerRows, line_end, query_error, skip_quoted, stopped_at_limit,
-};
-use crate::flow::sql::ReadOnlySql;
+use crate::engine::sql_answer::{AnswerRows, query_error, stopped_at_limit};
+use crate::engine::sql_params;
+use crate::engine::sql_params::{line_end, skip_quoted};
+use crate::flow::read_only_sql::ReadOnlySql;
 use crate::postgres::types::{Offset, interval, iso_time, parse_float, timestamp};
 use crate::postgres::{PgResource, message};
 
@@ -52,10 +52,10 @@ const CURSOR: &str = "__svc_rows";
 /// The text of the cast that fails for a row over the answer cap: its error names it.
 const TOO_LARGE: &str = "svc: a row of the answer is too large, bytes: ";
 
-/// PostgreSQL's side of a read-only query (`flow::sql`): a connection of the SQL pool, a
+/// PostgreSQL's side of a read-only query (`flow::read_only_sql`): a connection of the SQL pool, a
 /// `READ ONLY` transaction with its `statement_timeout`, the statement cancelled by PostgreSQL.
 impl ReadOnlySql for PgResource {
-    type Session = Object;
+    type Conn = Object;
     type Bound = Bound;
     type Cancel = CancelToken;
 
@@ -321,7 +321,8 @@ impl ToSql for TextValue<'_> {
 /// parameter (`$1`, `$2`, ...) bound to `params[name]`; `$1`-style parameters are refused
 /// (there is nothing to bind them to).
 pub(super) fn bind_names(query: &str, params: &Map<String, Json>) -> Result<Bound, EngineError> {
-    let (text, params) = server::bind_names(query, params, skip, Param::of, |n| format!("${n}"))?;
+    let (text, params) =
+        sql_params::bind_names(query, params, skip, Param::of, |n| format!("${n}"))?;
     Ok(Bound { text, params })
 }
 

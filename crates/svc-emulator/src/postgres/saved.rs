@@ -33,20 +33,20 @@ use crate::postgres::{PgResource, message};
 /// A connection a save or a restore runs on; dropped inside its transaction, the transaction is
 /// rolled back before the connection serves anyone else (`SET LOCAL` and disabled triggers
 /// with it).
-pub(crate) struct PgSession {
+pub(crate) struct PgSaveConn {
     client: Option<Object>,
     in_transaction: bool,
 }
 
-impl PgSession {
+impl PgSaveConn {
     fn client(&self) -> Result<&Object, EngineError> {
         self.client.as_ref().ok_or_else(|| {
-            EngineError::Internal("a PostgreSQL session was used after it ended".to_owned())
+            EngineError::Internal("a PostgreSQL conn was used after it ended".to_owned())
         })
     }
 }
 
-impl Drop for PgSession {
+impl Drop for PgSaveConn {
     fn drop(&mut self) {
         if let Some(client) = self.client.take()
             && self.in_transaction
@@ -135,7 +135,7 @@ fn names(tables: &[SavedTable]) -> Vec<String> {
 }
 
 impl Saves for PgResource {
-    type Session = PgSession;
+    type Conn = PgSaveConn;
     type Store = PgStore;
     type Keys = PgKeys;
 
@@ -158,41 +158,40 @@ impl Saves for PgResource {
         &field.sql
     }
 
-    async fn session(&self) -> Result<PgSession, EngineError> {
-        Ok(PgSession {
+    async fn connect(&self) -> Result<PgSaveConn, EngineError> {
+        Ok(PgSaveConn {
             client: Some(self.client().await?),
             in_transaction: false,
         })
     }
 
-    async fn run(&self, session: &mut PgSession, sql: &str) -> Result<(), EngineError> {
+    async fn run(&self, conn: &mut PgSaveConn, sql: &str) -> Result<(), EngineError> {
         // The simple protocol: nothing is prepared, no statement cache fills.
-        session
-            .client()?
+        conn.client()?
             .batch_execute(sql)
             .await
             .map_err(|e| self.unexpected(e))
     }
 
-    async fn begin(&self, session: &mut PgSession, snapshot: bool) -> Result<(), EngineError> {
+    async fn begin(&self, conn: &mut PgSaveConn, snapshot: bool) -> Result<(), EngineError> {
         let begin = if snapshot {
             "BEGIN ISOLATION LEVEL REPEATABLE READ"
         } else {
             "BEGIN"
         };
         // Marked first: a `BEGIN` whose answer is lost may have begun.
-        session.in_transaction = true;
-        self.run(session, begin).await
+        conn.in_transaction = true;
+        self.run(conn, begin).await
     }
 
-    async fn commit(&self, session: &mut PgSession) -> Result<(), EngineError> {
-        self.run(session, "COMMIT").await?;
-        session.in_transaction = false;
+    async fn commit(&self, conn: &mut PgSaveConn) -> Result<(), EngineError> {
+        self.run(conn, "COMMIT").await?;
+        conn.in_transaction = false;
         Ok(())
     }
 
-    async fn base_tables(&self, session: &mut PgSession) -> Result<Vec<String>, EngineError> {
-        let rows = session
+    async fn base_tables(&self, conn: &mut PgSaveConn) -> Result<Vec<String>, EngineError> {
+        let rows = conn
             .client()?
             .query(BASE_TABLES, &[])
             .await
@@ -200,13 +199,9 @@ impl Saves for PgResource {
         Ok(rows.iter().map(|r| r.get(0)).collect())
     }
 
-    async fn make_store(
-        &self,
-        session: &mut PgSession,
-        name: &str,
-    ) -> Result<PgStore, EngineError> {
+    async fn make_store(&self, conn: &mut PgSaveConn, name: &str) -> Result<PgStore, EngineError> {
         let schema = quote_ident(name);
-        let client = session.client()?;
+        let client = conn.client()?;
         if let Err(e) = client
             .batch_execute(&format!("CREATE SCHEMA {schema}"))
             .await
@@ -236,10 +231,10 @@ impl Saves for PgResource {
 
     async fn read_keys(
         &self,
-        session: &mut PgSession,
+        conn: &mut PgSaveConn,
         tables: &[SavedTable],
     ) -> Result<PgKeys, EngineError> {
-        let client = session.client()?;
+        let client = conn.client()?;
         let sequences: Vec<String> = client
             .query(SEQUENCES, &[&names(tables)])
             .await
@@ -269,11 +264,11 @@ impl Saves for PgResource {
 
     async fn put_keys(
         &self,
-        session: &mut PgSession,
+        conn: &mut PgSaveConn,
         _tables: &[SavedTable],
         keys: &PgKeys,
     ) -> Result<(), EngineError> {
-        let client = session.client()?;
+        let client = conn.client()?;
         // What would fail at the commit fails here, before the sequences move; and no table
         // keeps checks pending, which the triggers' `ALTER TABLE` after this would refuse.
         client
@@ -295,10 +290,10 @@ impl Saves for PgResource {
 
     async fn suspend_checks(
         &self,
-        session: &mut PgSession,
+        conn: &mut PgSaveConn,
         tables: &[SavedTable],
     ) -> Result<Suspended, EngineError> {
-        let client = session.client()?;
+        let client = conn.client()?;
         client
             .batch_execute("SAVEPOINT svc_emulator_checks")
             .await
@@ -337,7 +332,7 @@ impl Saves for PgResource {
             undo.push(format!("ALTER TABLE {table} ENABLE {how}TRIGGER {trigger}"));
         }
         if !disable.is_empty() {
-            self.run(session, &disable.join("; ")).await?;
+            self.run(conn, &disable.join("; ")).await?;
         }
         Ok(Suspended {
             unchecked: replica,
@@ -347,10 +342,10 @@ impl Saves for PgResource {
 
     async fn references(
         &self,
-        session: &mut PgSession,
+        conn: &mut PgSaveConn,
         tables: &[SavedTable],
     ) -> Result<Vec<(String, String)>, EngineError> {
-        let rows = session
+        let rows = conn
             .client()?
             .query(REFERENCES, &[&names(tables)])
             .await
@@ -359,17 +354,13 @@ impl Saves for PgResource {
     }
 
     /// One `TRUNCATE` of them all: the foreign keys among them need no order.
-    async fn empty(
-        &self,
-        session: &mut PgSession,
-        tables: &[SavedTable],
-    ) -> Result<(), EngineError> {
+    async fn empty(&self, conn: &mut PgSaveConn, tables: &[SavedTable]) -> Result<(), EngineError> {
         if tables.is_empty() {
             return Ok(());
         }
         let list: Vec<&str> = tables.iter().map(|t| t.sql.as_str()).collect();
         let truncate = format!("TRUNCATE TABLE {}", list.join(", "));
-        match session.client()?.batch_execute(&truncate).await {
+        match conn.client()?.batch_execute(&truncate).await {
             Ok(()) => Ok(()),
             Err(e) if e.code() == Some(&SqlState::INSUFFICIENT_PRIVILEGE) => {
                 Err(EngineError::Internal(format!(

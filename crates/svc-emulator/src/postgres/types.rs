@@ -33,10 +33,10 @@
 //! with the session's `DateStyle` set to ISO and shortest-exact floats, and turned into the
 //! engine's forms here.
 
-use crate::engine::convert::InputField;
+use crate::engine::field_input::InputField;
 use crate::engine::json_text::write_json_str;
+use crate::engine::python::offset_text;
 use crate::engine::python::{MAX_TIMEDELTA_DAYS, Py, decimal_text, timedelta_str};
-use crate::engine::server::offset_text;
 use crate::engine::table::ColumnKind;
 use crate::engine::types::{
     FilterFamily, Search, Serializer, py_bytes_repr, py_float_repr, write_float,

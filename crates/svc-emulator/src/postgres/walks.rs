@@ -39,8 +39,8 @@ use tokio_postgres::Row;
 
 use crate::engine::table::Table;
 use crate::engine::walks::{self as shared, Nulls};
-use crate::flow::database::Page;
-use crate::flow::walk::Walker;
+use crate::flow::records::Page;
+use crate::flow::walks::Walker;
 use crate::postgres::PgResource;
 use crate::postgres::filter::Params;
 use crate::postgres::schema::{PgField, PgModel};
@@ -93,7 +93,7 @@ pub(crate) fn seek_terms(model: &PgModel, terms: &[(usize, bool)]) -> Option<Vec
     })
 }
 
-/// PostgreSQL's side of a page walk (`flow::walk`): its keys found by `= ANY(ARRAY(...))`, its
+/// PostgreSQL's side of a page walk (`flow::walks`): its keys found by `= ANY(ARRAY(...))`, its
 /// anchors as text, the snapshot as the token (read beside the page's rows, `postgres/records.rs`).
 impl Walker for PgResource {
     type Key = String;

@@ -14,8 +14,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::Value;
 
+use crate::engine::body::parse_form;
 use crate::engine::body::unknown_fields;
-use crate::engine::convert::{PyJson, parse_form, parse_py_json};
+use crate::engine::python::json::{PyJson, parse_py_json};
 use crate::engine::time_zone::{tz_of, tz_on_write};
 use crate::engine::{AggregateRequest, EngineError, GroupRequest};
 use crate::http::AppState;

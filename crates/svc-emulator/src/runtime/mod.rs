@@ -12,8 +12,8 @@ use std::sync::Arc;
 
 use tokio::net::TcpListener;
 
-use crate::backend::catalog::Catalog;
 use crate::backend::fixtures::{self, Loaded};
+use crate::catalog::Catalog;
 use crate::config::fixtures::{FixtureError, Fixtures, by_resource};
 use crate::config::projects::{ConfigError, ProjectsConfig};
 use crate::config::registry::Registry;

@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 
-use crate::backend::catalog::Catalog;
 use crate::backend::{Hold, Saved};
+use crate::catalog::Catalog;
 use crate::engine::EngineError;
 use crate::sessions::Accounts;
 use crate::storage::{ProjectRows, Store, StoreError};

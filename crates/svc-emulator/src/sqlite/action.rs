@@ -9,9 +9,8 @@ use std::collections::BTreeSet;
 use rusqlite::{Connection, ErrorCode, Statement};
 use serde_json::{Map, Value as Json};
 
-use crate::engine::server::{
-    block_comment_end, line_end, parameter_names, query_error, skip_quoted,
-};
+use crate::engine::sql_answer::query_error;
+use crate::engine::sql_params::{block_comment_end, line_end, parameter_names, skip_quoted};
 use crate::engine::{EngineError, SqlLimits};
 use crate::sqlite::read_only_sql::{SqlCancel, Stop, Watchdog, json_param, write_result};
 use crate::sqlite::resource::Resource;

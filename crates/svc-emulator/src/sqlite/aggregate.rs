@@ -57,14 +57,14 @@ use crate::engine::aggregate::{
     AggregateFunc, AggregateRequest, GroupRequest, Quoting, date_unit, fails, group_label,
     group_name, group_statement, not_computed, null_is_zero, y_func,
 };
-use crate::engine::convert::py_json_to_json;
 use crate::engine::error::EngineError;
 use crate::engine::list::Selection;
+use crate::engine::python::json::py_json_to_json;
 use crate::engine::table::GroupColumns;
 use crate::engine::types::{PyValue, Reflected, Serializer, plain, py_str, read};
 use crate::flow;
-use crate::flow::connection::run_now;
-use crate::flow::summary::Summary;
+use crate::flow::aggregate::Summary;
+use crate::flow::references::run_now;
 use crate::sqlite::flows::Sqlite;
 use crate::sqlite::model::{Field, Model};
 use crate::sqlite::resource::Resource;
@@ -468,7 +468,7 @@ fn group_keys<'m>(
 // ---------------------------------------------------------------------------------------------
 // The operations
 
-/// SQLite's side of an aggregate and a group (`flow::summary`).
+/// SQLite's side of an aggregate and a group (`flow::aggregate`).
 impl Summary for Sqlite<'_> {
     /// The engine hands its query object to the y field's serializer; a JSON field keeps it,
     /// and the encoder writes it as `dict(query)`: `{}`, as a value field does.
@@ -614,7 +614,7 @@ impl Resource {
         self.with_read(|conn| {
             register_functions(conn)?;
             let db = Sqlite::new(self, conn);
-            run_now(flow::summary::aggregate(&db, model, req, selection))
+            run_now(flow::aggregate::aggregate(&db, model, req, selection))
         })
     }
 
@@ -629,7 +629,7 @@ impl Resource {
         self.with_read(|conn| {
             register_functions(conn)?;
             let db = Sqlite::new(self, conn);
-            run_now(flow::summary::group(&db, model, req, selection))
+            run_now(flow::aggregate::group(&db, model, req, selection))
         })
     }
 }

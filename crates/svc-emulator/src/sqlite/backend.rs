@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use tokio::sync::Notify;
 
 use crate::backend::{Backend, Batch, Hold, Saved, ToolsBackend, Update, Work};
-use crate::engine::convert::PyJson;
+use crate::engine::python::json::PyJson;
 use crate::engine::{
     AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Selection, SqlLimits,
 };

@@ -14,7 +14,6 @@
 use rusqlite::types::Value;
 
 use crate::engine::Lookup;
-use crate::engine::convert::stored_datetime;
 use crate::engine::error::EngineError;
 use crate::engine::filter::{self, Arg, PyNumber, key_is_not_null};
 use crate::engine::list::Selection;
@@ -22,7 +21,7 @@ use crate::engine::related::{Dialect, Related};
 use crate::engine::relation::Use;
 use crate::engine::table::Table;
 use crate::engine::types::{FilterFamily, Reflected, Search};
-use crate::flow::selection::{self, Cmp, Filter, Lookups, lookup_condition};
+use crate::flow::filter::{self as flow_filter, Cmp, Filter, Lookups, lookup_condition};
 use crate::sqlite::flows::Sqlite;
 use crate::sqlite::model::{Field, Model};
 
@@ -55,12 +54,12 @@ fn compared(ctx: &Ctx<'_>, raw: &str, in_list: bool) -> Result<Value, EngineErro
         // `in` on a date column compares the raw texts; the other lookups the date.
         FilterFamily::Date if in_list => Value::Text(raw.to_owned()),
         FilterFamily::Date => Value::Text(ctx.datetime(raw)?.date.iso()),
-        FilterFamily::DateTime => Value::Text(stored_datetime(&ctx.datetime(raw)?)),
+        FilterFamily::DateTime => Value::Text(ctx.datetime(raw)?.naive_text()),
         FilterFamily::Text | FilterFamily::Json => Value::Text(raw.to_owned()),
     })
 }
 
-/// SQLite's SQL of a selection's parts (`flow::selection`).
+/// SQLite's SQL of a selection's parts (`flow::filter`).
 impl Lookups for Sqlite<'_> {
     type Model = Model;
     type Field = Field;
@@ -216,13 +215,13 @@ const RELATED: Dialect<Model> = Dialect {
     outer_sql: |f| f.sql.clone(),
 };
 
-/// The `WHERE` clause of a selection, as the engine builds it (`flow::selection`).
+/// The `WHERE` clause of a selection, as the engine builds it (`flow::filter`).
 pub(crate) fn build_where(
     model: &Model,
     selection: &Selection,
     related: &Related<'_, Model>,
 ) -> Result<Where, EngineError> {
-    selection::build_where::<Sqlite<'_>>(model, selection, related)
+    flow_filter::build_where::<Sqlite<'_>>(model, selection, related)
 }
 
 /// The order of a list: its ` ORDER BY ...` clause and the fields it sorts by.

@@ -1,9 +1,9 @@
-//! SQLite's side of the record flows (`flow::write`, `flow::summary`): [`Sqlite`], one
+//! SQLite's side of the record flows (`flow::write`, `flow::aggregate`): [`Sqlite`], one
 //! operation's view of a resource and of the connection it runs on.
 //!
 //! SQLite's calls block, so an operation takes its connection first (the writer for a write, a
 //! reader for a summary: `Resource::with_writer`, `Resource::with_read`) and runs the flow to
-//! its end on that thread (`flow::connection::run_now`): every step completes when it is
+//! its end on that thread (`flow::references::run_now`): every step completes when it is
 //! called, and the flow's futures are ready when first polled. The steps, and the SQL the
 //! databases share, are the flow's; what SQLite binds, reads back and compares is here.
 
@@ -13,14 +13,14 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, params_from_iter};
 
 use crate::engine::body::{non_field, query_failed};
-use crate::engine::convert::{Internal, py_equal};
 use crate::engine::error::EngineError;
-use crate::engine::server::Models;
+use crate::engine::field_input::{Internal, py_equal};
+use crate::engine::records::Models;
 use crate::engine::types::{Reflected, Stored, read};
 use crate::flow::Locator;
-use crate::flow::connection::run_now;
-use crate::flow::database::Database;
 use crate::flow::delete::delete_row;
+use crate::flow::records::Database;
+use crate::flow::references::run_now;
 use crate::flow::write::{Values, Writes, insert_sql, insert_values, update_sql};
 use crate::sqlite::memo;
 use crate::sqlite::model::{Field, Model};

@@ -7,12 +7,12 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::engine::convert::InputField;
+use crate::engine::field_input::InputField;
 #[cfg(doc)]
 use crate::engine::table::quote_ident;
 use crate::engine::table::{BodyColumn, Column, table_of_fields};
 use crate::engine::types::{ColumnType, FilterFamily, Reflected, ValueWriter};
-use crate::flow::database::ModelSql;
+use crate::flow::records::ModelSql;
 
 /// What kind of value a field holds, from its declared SQL type.
 ///

@@ -12,7 +12,7 @@ use rusqlite::{Connection, ErrorCode, Statement};
 use serde_json::{Map, Value as Json};
 
 use crate::engine::EngineError;
-use crate::engine::server::write_encoder_bytes;
+use crate::engine::sql_answer::write_encoder_bytes;
 use crate::engine::{MAX_SQL_ROWS, SqlLimits, write_answer_head};
 use crate::sqlite::model::FieldKind;
 use crate::sqlite::resource::Resource;

@@ -13,7 +13,7 @@ use crate::sqlite::resource::db_error;
 use crate::sqlite::schema::prepare;
 
 /// A connection inside a write's transaction, as the flows use it. Each step runs when it is
-/// called (SQLite's calls block): run a flow over it with `flow::connection::run_now`.
+/// called (SQLite's calls block): run a flow over it with `flow::references::run_now`.
 pub(crate) struct SqliteConnection<'a> {
     pub(crate) conn: &'a Connection,
     /// The model the request names, whose messages a database error takes.

@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use serde_json::{Value as Json, json};
 
-use crate::engine::convert::{is_date, is_datetime};
+use crate::engine::field_input::{is_date, is_datetime};
 use crate::engine::*;
 use crate::sqlite::{FieldKind, Resource, demo_resource};
 // The wire side, as the slices use it: lists read from query pairs and written with their links,

@@ -5,12 +5,12 @@
 use rusqlite::types::{Value, ValueRef};
 use serde_json::Value as Json;
 
-use crate::engine::convert::{
-    Internal, PyJson, is_date, is_datetime, parse_bool, parse_py_json, py_float, py_json_dumps,
-    py_repr_str, stored_datetime, write_py_json,
-};
 use crate::engine::error::EngineError;
+use crate::engine::field_input::{Internal, is_date, is_datetime};
 use crate::engine::json_text::{write_i64, write_json_str, write_json_text};
+use crate::engine::python::json::{PyJson, parse_py_json, py_json_dumps, write_py_json};
+use crate::engine::python::numbers::{parse_bool, py_float};
+use crate::engine::python::text::py_repr_str;
 use crate::engine::types::{Reflected, Stored, write_with};
 use crate::sqlite::model::{Field, FieldKind, Model};
 use crate::util::base64::{base64_decode, base64_encode_into};
@@ -197,7 +197,7 @@ pub(crate) fn bind(reflected: Reflected, v: &Internal) -> Result<Value, String> 
             Err("SQLite Time type only accepts Python time objects as input.".to_owned())
         }
         Reflected::DateTime => match v {
-            Internal::DateTime(dt) => Ok(Value::Text(stored_datetime(dt))),
+            Internal::DateTime(dt) => Ok(Value::Text(dt.naive_text())),
             _ => Err(
                 "SQLite DateTime type only accepts Python datetime and datetime.date \
                       objects as input."
@@ -231,7 +231,7 @@ pub(crate) fn bind(reflected: Reflected, v: &Internal) -> Result<Value, String> 
             Internal::Int(i) => i.parse().map(Value::Integer).map_err(|_| out_of_range(i)),
             Internal::Float(f) => Ok(Value::Real(*f)),
             Internal::Str(s) => Ok(Value::Text(s.clone())),
-            Internal::DateTime(dt) => Ok(Value::Text(stored_datetime(dt))),
+            Internal::DateTime(dt) => Ok(Value::Text(dt.naive_text())),
             Internal::Json(j) => Ok(Value::Text(py_json_dumps(j))),
             Internal::None => Ok(Value::Null),
         },

@@ -8,7 +8,7 @@
 pub(crate) mod accounts;
 mod pages;
 pub(crate) mod private;
-mod saved;
+mod project_state;
 mod settings;
 pub(crate) mod tools;
 
@@ -20,7 +20,7 @@ use rusqlite::Connection;
 use crate::util::timestamp::MonotonicClock;
 
 pub(crate) use pages::{Created, EnvScope, PageSet, StoredPage};
-pub(crate) use saved::ProjectRows;
+pub(crate) use project_state::ProjectRows;
 
 /// The schema version written to `PRAGMA user_version`.
 const SCHEMA_VERSION: i64 = 1;

@@ -1,5 +1,5 @@
 //! The built-in tools resource `__svc_app__` (users and teams) of every project: its schema and
-//! its seeded teams. The backend registry opens its database (`crate::backend::registry`).
+//! its seeded teams. The backend registry opens its database (`crate::catalog::open`).
 
 /// The teams every project's built-in tools resource starts with: (uid, name), in name order.
 pub const SEEDED_TEAMS: [(&str, &str); 3] = [

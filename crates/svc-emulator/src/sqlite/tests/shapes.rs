@@ -9,7 +9,7 @@
 
 use serde_json::{Value as Json, json};
 
-use crate::engine::convert::{PyJson, parse_py_json};
+use crate::engine::python::json::{PyJson, parse_py_json};
 use crate::engine::{AggregateRequest, EngineError, GroupRequest, Listing, Selection};
 use crate::http::error::EngineReply;
 use crate::http::list::{list_spec, selection};

@@ -4,10 +4,11 @@
 
 use serde_json::{Value as Json, json};
 
-use crate::engine::convert::{
-    PyJson, parse_form, parse_input_datetime, parse_py_json, py_float, py_int, py_json_dumps,
-    py_repr, py_text,
-};
+use crate::engine::body::parse_form;
+use crate::engine::field_input::parse_input_datetime;
+use crate::engine::python::json::{PyJson, parse_py_json, py_json_dumps};
+use crate::engine::python::numbers::{py_float, py_int};
+use crate::engine::python::text::{py_repr, py_text};
 use crate::engine::{EngineError, Selection};
 use crate::http::error::EngineReply;
 use crate::sqlite::Resource;

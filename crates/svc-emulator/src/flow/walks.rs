@@ -11,7 +11,7 @@ use std::future::Future;
 use crate::engine::EngineError;
 use crate::engine::table::Table;
 use crate::engine::walks::{Anchor, Walks};
-use crate::flow::database::{Database, ModelSql, Page, Pages};
+use crate::flow::records::{Database, ModelSql, Page, Pages};
 
 /// A database server's side of a page walk.
 pub(crate) trait Walker: Database {

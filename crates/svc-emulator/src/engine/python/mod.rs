@@ -8,11 +8,15 @@
 //! Each backend reads its driver's cells into a [`Py`] (`postgres/aggregate.rs`,
 //! `mysql/types.rs`); what the engine writes of one is written once, here.
 
+pub(crate) mod json;
+pub(crate) mod numbers;
+pub(crate) mod text;
+
 use serde_json::Value as Json;
 
-use crate::engine::convert::py_repr_str;
 use crate::engine::json_text::write_json_str;
-use crate::engine::server::{float_json, offset_text, write_encoder_bytes};
+use crate::engine::python::text::py_repr_str;
+use crate::engine::sql_answer::write_encoder_bytes;
 use crate::engine::types::{Serializer, decimal_str, py_bytes_repr, py_float_repr, write_float};
 
 /// A Python value as a database server's driver gives it.
@@ -247,6 +251,28 @@ fn list_str(v: &Json) -> String {
     }
 }
 
+/// A float as the engine's JSON encoder writes it: in Python's form, NaN and the infinities as
+/// `null`.
+pub(crate) fn float_json(f: f64) -> Json {
+    if f.is_finite() {
+        serde_json::from_str(&py_float_repr(f)).unwrap_or(Json::Null)
+    } else {
+        Json::Null
+    }
+}
+
+/// Python's `isoformat()` of a UTC offset: `+HH:MM`, with `:SS` when there are seconds.
+pub(crate) fn offset_text(seconds: i32) -> String {
+    let sign = if seconds < 0 { '-' } else { '+' };
+    let s = seconds.unsigned_abs();
+    let (h, m, sec) = (s / 3600, s / 60 % 60, s % 60);
+    if sec == 0 {
+        format!("{sign}{h:02}:{m:02}")
+    } else {
+        format!("{sign}{h:02}:{m:02}:{sec:02}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -288,5 +314,12 @@ mod tests {
                 .as_deref(),
             Some("[1, 'a', None, 1.5]")
         );
+    }
+
+    #[test]
+    fn offsets_are_written_as_python_writes_them() {
+        assert_eq!(offset_text(0), "+00:00");
+        assert_eq!(offset_text(-10_800), "-03:00");
+        assert_eq!(offset_text(3208), "+00:53:28");
     }
 }

@@ -12,9 +12,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
-use crate::backend::{Backend, Saved, Update, registry};
+use crate::backend::{Backend, Saved, Update};
+use crate::catalog::open;
 use crate::config::projects::ResourceConfig;
-use crate::engine::convert::PyJson;
+use crate::engine::python::json::PyJson;
 use crate::engine::{EngineError, Selection, SqlLimits};
 
 /// The tables every database starts with (each in its own DDL): keys the database numbers,
@@ -319,7 +320,7 @@ on_every_database!(
 );
 
 async fn open(resource: ResourceConfig) -> Arc<dyn Backend> {
-    registry::open("saved", &resource, None)
+    open::open("saved", &resource, None)
         .await
         .unwrap_or_else(|e| panic!("{e}"))
 }

@@ -3,7 +3,7 @@
 //! and `tz` read before any of them. What a lookup is in a database's SQL is its own
 //! ([`Lookups`]).
 
-use crate::engine::convert::InputDateTime;
+use crate::engine::field_input::InputDateTime;
 use crate::engine::filter::{Arg, Where, key_is_not_null, selection_conditions, where_clause};
 use crate::engine::related::{Dialect, Related, relation_condition};
 use crate::engine::relation::Use;

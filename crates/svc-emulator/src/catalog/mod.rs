@@ -1,9 +1,13 @@
-//! The catalog of served resources: the connected resources of every project, each opened by the [`registry`](super::registry)
+//! The catalog of served resources: the connected resources of every project, each opened by [`open`]
 //! at start and held as a [`Backend`] trait object.
 //!
 //! Every project also has the built-in tools resource `__svc_app__` (users and teams), which is
 //! a [`ToolsBackend`]: the records routes see it as any other resource, the users and teams
 //! routes use its strict writes.
+
+pub(crate) mod open;
+#[cfg(test)]
+mod tests;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -11,7 +15,6 @@ use std::sync::Arc;
 
 use svc_model::users::TOOLS_RESOURCE;
 
-use crate::backend::registry;
 use crate::backend::{Backend, ToolsBackend};
 use crate::config::projects::ProjectsConfig;
 
@@ -40,7 +43,7 @@ impl Catalog {
                 .entry(project.name.clone())
                 .or_default();
             for resource in &project.resources {
-                let opened = registry::open(&project.name, resource, data_path)
+                let opened = open::open(&project.name, resource, data_path)
                     .await
                     .map_err(|e| {
                         format!(
@@ -57,7 +60,7 @@ impl Catalog {
                         .push(resource.name.clone());
                 }
             }
-            let tools = registry::open_tools(&project.name, data_path)
+            let tools = open::open_tools(&project.name, data_path)
                 .await
                 .map_err(|e| {
                     format!(

@@ -14,12 +14,12 @@ use std::time::Duration;
 use serde_json::{Map, Value as Json};
 
 use crate::engine::EngineError;
-use crate::engine::server::{AnswerRows, stopped_after};
+use crate::engine::sql_answer::{AnswerRows, stopped_after};
 
 /// A database server's side of a read-only query.
 pub(crate) trait ReadOnlySql: Sync {
     /// A session (one connection) running queries.
-    type Session: Send;
+    type Conn: Send;
     /// A statement with its values bound.
     type Bound: Send + Sync;
     /// What cancels a session's statement from outside it.
@@ -33,10 +33,10 @@ pub(crate) trait ReadOnlySql: Sync {
     fn open(
         &self,
         time: Duration,
-    ) -> impl Future<Output = Result<(Self::Session, i32), EngineError>> + Send;
+    ) -> impl Future<Output = Result<(Self::Conn, i32), EngineError>> + Send;
 
     /// What cancels `session`'s statement.
-    fn canceller(&self, session: &Self::Session) -> Self::Cancel;
+    fn canceller(&self, conn: &Self::Conn) -> Self::Cancel;
 
     /// Cancels the statement.
     fn cancel(cancel: Self::Cancel) -> impl Future<Output = ()> + Send + 'static;
@@ -46,7 +46,7 @@ pub(crate) trait ReadOnlySql: Sync {
     /// before the statement's end (the answer cap).
     fn run(
         &self,
-        session: &mut Self::Session,
+        conn: &mut Self::Conn,
         bound: &Self::Bound,
         time: Duration,
         answer_bytes: usize,
@@ -56,14 +56,14 @@ pub(crate) trait ReadOnlySql: Sync {
 
     /// Gives up a session whose statement may still run, or on which a cancel may still land,
     /// at once (the caller went away): it is closed, never pooled again.
-    fn abandon(session: Self::Session);
+    fn abandon(conn: Self::Conn);
 
     /// Closes a session whose statement was cancelled: never reused.
-    fn close(session: Self::Session) -> impl Future<Output = ()> + Send;
+    fn close(conn: Self::Conn) -> impl Future<Output = ()> + Send;
 
     /// Ends the transaction and cleans the session for its next query (closes it when it
     /// cannot be cleaned).
-    fn clean(session: Self::Session) -> impl Future<Output = ()> + Send;
+    fn clean(conn: Self::Conn) -> impl Future<Output = ()> + Send;
 }
 
 /// A session running a query. Dropped while it still holds the session (the caller went away
@@ -72,13 +72,13 @@ pub(crate) trait ReadOnlySql: Sync {
 /// and sends the cancel it still holds.
 pub(super) struct Running<D: ReadOnlySql> {
     pub(super) cancel: Option<D::Cancel>,
-    pub(super) session: Option<D::Session>,
+    pub(super) conn: Option<D::Conn>,
 }
 
 impl<D: ReadOnlySql> Drop for Running<D> {
     fn drop(&mut self) {
-        if let Some(session) = self.session.take() {
-            D::abandon(session);
+        if let Some(conn) = self.conn.take() {
+            D::abandon(conn);
         }
         if let Some(cancel) = self.cancel.take()
             && let Ok(runtime) = tokio::runtime::Handle::try_current()
@@ -98,14 +98,14 @@ pub(crate) async fn read_only<D: ReadOnlySql>(
     answer_bytes: usize,
 ) -> Result<Vec<u8>, EngineError> {
     let bound = D::bind(query, params)?;
-    let (session, tz) = db.open(time).await?;
+    let (conn, tz) = db.open(time).await?;
     let mut guard = Running::<D> {
-        cancel: Some(db.canceller(&session)),
-        session: Some(session),
+        cancel: Some(db.canceller(&conn)),
+        conn: Some(conn),
     };
     let left_running = AtomicBool::new(false);
-    let session = guard.session.as_mut().ok_or_else(session_gone)?;
-    let run = db.run(session, &bound, time, answer_bytes, tz, &left_running);
+    let conn = guard.conn.as_mut().ok_or_else(session_gone)?;
+    let run = db.run(conn, &bound, time, answer_bytes, tz, &left_running);
     let outcome = tokio::time::timeout(time, run).await;
     // Whether the statement may still be running: stopped at the deadline, or left behind at
     // the answer cap. Then it is cancelled before the session is given up (cleaning it would
@@ -115,11 +115,11 @@ pub(crate) async fn read_only<D: ReadOnlySql>(
     if still_running && let Some(cancel) = cancel {
         D::cancel(cancel).await;
     }
-    let session = guard.session.take().ok_or_else(session_gone)?;
+    let conn = guard.conn.take().ok_or_else(session_gone)?;
     if still_running {
-        D::close(session).await;
+        D::close(conn).await;
     } else {
-        D::clean(session).await;
+        D::clean(conn).await;
     }
     match outcome {
         Ok(Ok((names, rows))) => Ok(rows.answer(&names)),
@@ -131,7 +131,7 @@ pub(crate) async fn read_only<D: ReadOnlySql>(
 /// The session a query runs on, missing: it is kept until the query's guard gives it up, so
 /// this never happens.
 pub(super) fn session_gone() -> EngineError {
-    EngineError::Internal("the read-only query's session was given up early".to_owned())
+    EngineError::Internal("the read-only query's conn was given up early".to_owned())
 }
 
 #[cfg(test)]
@@ -147,7 +147,7 @@ mod tests {
     struct Logged(Log);
 
     impl ReadOnlySql for Logged {
-        type Session = Log;
+        type Conn = Log;
         type Bound = ();
         type Cancel = Log;
 
@@ -157,8 +157,8 @@ mod tests {
         async fn open(&self, _: Duration) -> Result<(Log, i32), EngineError> {
             Ok((self.0.clone(), 0))
         }
-        fn canceller(&self, session: &Log) -> Log {
-            session.clone()
+        fn canceller(&self, conn: &Log) -> Log {
+            conn.clone()
         }
         async fn cancel(cancel: Log) {
             cancel.lock().unwrap().push("cancel");
@@ -174,14 +174,14 @@ mod tests {
         ) -> Result<(Vec<String>, AnswerRows), EngineError> {
             Ok((Vec::new(), AnswerRows::new(0)))
         }
-        fn abandon(session: Log) {
-            session.lock().unwrap().push("abandon");
+        fn abandon(conn: Log) {
+            conn.lock().unwrap().push("abandon");
         }
-        async fn close(session: Log) {
-            session.lock().unwrap().push("close");
+        async fn close(conn: Log) {
+            conn.lock().unwrap().push("close");
         }
-        async fn clean(session: Log) {
-            session.lock().unwrap().push("clean");
+        async fn clean(conn: Log) {
+            conn.lock().unwrap().push("clean");
         }
     }
 
@@ -192,7 +192,7 @@ mod tests {
         let log = Log::default();
         drop(Running::<Logged> {
             cancel: Some(log.clone()),
-            session: Some(log.clone()),
+            conn: Some(log.clone()),
         });
         tokio::task::yield_now().await;
         assert_eq!(*log.lock().unwrap(), ["abandon", "cancel"]);
@@ -201,7 +201,7 @@ mod tests {
         let log = Log::default();
         drop(Running::<Logged> {
             cancel: None,
-            session: Some(log.clone()),
+            conn: Some(log.clone()),
         });
         assert_eq!(*log.lock().unwrap(), ["abandon"]);
         // A query that ended: its session is cleaned for the next one, never given up.

@@ -1,4 +1,4 @@
-//! What a database gives the record flows (`flow::read`, `flow::summary`, `flow::write`): its
+//! What a database gives the record flows (`flow::read`, `flow::aggregate`, `flow::write`): its
 //! models as SQL names them, its filters, its connections and their reads (SQLite through
 //! `sqlite::flows`, which reads no pages here: its list is its own, [`Pages`] is the servers'). The flows hold
 //! the steps the engine takes and the SQL every database shares; a backend holds only what is
@@ -10,15 +10,16 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::engine::body::non_field;
-use crate::engine::convert::{Internal, PyJson, to_internal};
+use crate::engine::field_input::{Internal, to_internal};
 use crate::engine::filter::Where;
+use crate::engine::python::json::PyJson;
+use crate::engine::records::{Models, RecordRow};
 use crate::engine::related::Related;
 use crate::engine::relation::Use;
-use crate::engine::server::{Models, RecordRow};
 use crate::engine::table::BodyColumn;
 use crate::engine::table::{Column, MappedTable, Table};
 use crate::engine::{EngineError, Selection};
-use crate::flow::selection::{Lookups, build_where};
+use crate::flow::filter::{Lookups, build_where};
 
 /// A model as its database writes it in SQL.
 pub(crate) trait ModelSql: Table {

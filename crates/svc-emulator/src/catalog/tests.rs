@@ -2,4 +2,4 @@
 //! of a target and run on each (the conformance suite's way, `tests/conformance.rs`, for what
 //! only the crate can reach: `Backend` is the crate's own).
 
-mod saved;
+mod save_restore;

@@ -13,7 +13,7 @@ use crate::engine::table::{
 use crate::engine::time_zone::tz_of;
 use crate::engine::types::Serializer;
 use crate::engine::{AggregateFunc, AggregateRequest, EngineError, GroupRequest, Selection};
-use crate::flow::database::{Database, ModelSql};
+use crate::flow::records::{Database, ModelSql};
 
 /// A database server's side of an aggregate and a group.
 pub(crate) trait Summary: Database {

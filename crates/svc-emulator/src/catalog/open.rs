@@ -1,6 +1,6 @@
-//! The registry of backends: which database serves a resource, chosen from its location at
-//! start. This is the one place above the backends that names them; a new database is a folder
-//! of its own plus a line here.
+//! Which database serves a resource, chosen from its location at start, and opening it. With
+//! the catalog around it (`catalog/mod.rs`), this is the one place above the databases that
+//! names them; a new database is a folder of its own plus a line here.
 //!
 //! - a file, or no `database` at all: SQLite (`crate::sqlite`), the default;
 //! - `postgres://` and `postgresql://` URLs: PostgreSQL (`crate::postgres`, feature `postgres`);

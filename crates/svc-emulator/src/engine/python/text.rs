@@ -1,0 +1,111 @@
+//! Python's `repr()` and `str()` of strings and values, and `bytes.hex()` and back.
+
+use crate::engine::python::json::PyJson;
+
+/// Python's `repr()` of a string: single quotes unless it holds `'` and no `"`, with
+/// backslash escapes for the quote, `\`, control characters and characters Python does not
+/// print. Python decides "printable" from the Unicode database; this knows the non-printable
+/// characters of Latin-1 and the common format and space characters, and prints the rest.
+pub(crate) fn py_repr_str(s: &str) -> String {
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if py_printable(c) => out.push(c),
+            c if u32::from(c) <= 0xff => out.push_str(&format!("\\x{:02x}", u32::from(c))),
+            c if u32::from(c) <= 0xffff => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c => out.push_str(&format!("\\U{:08x}", u32::from(c))),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// Python's `str.isprintable()` for one character, for the characters [`py_repr_str`] knows.
+fn py_printable(c: char) -> bool {
+    !matches!(
+        c,
+        '\0'..='\u{1f}'
+            | '\u{7f}'..='\u{a0}'
+            | '\u{ad}'
+            | '\u{600}'..='\u{605}'
+            | '\u{61c}'
+            | '\u{6dd}'
+            | '\u{70f}'
+            | '\u{180e}'
+            | '\u{1680}'
+            | '\u{2000}'..='\u{200f}'
+            | '\u{2028}'..='\u{202f}'
+            | '\u{205f}'..='\u{2064}'
+            | '\u{2066}'..='\u{206f}'
+            | '\u{3000}'
+            | '\u{e000}'..='\u{f8ff}'
+            | '\u{feff}'
+            | '\u{fff9}'..='\u{fffb}'
+            | '\u{fffe}'
+            | '\u{ffff}'
+            | '\u{e0000}'..='\u{10ffff}'
+    )
+}
+
+/// Python's `repr()` of a value.
+pub(crate) fn py_repr(v: &PyJson) -> String {
+    match v {
+        PyJson::Str(s) => py_repr_str(s),
+        PyJson::List(items) => {
+            let parts: Vec<String> = items.iter().map(py_repr).collect();
+            format!("[{}]", parts.join(", "))
+        }
+        PyJson::Dict(items) => {
+            let parts: Vec<String> = items
+                .iter()
+                .map(|(k, v)| format!("{}: {}", py_repr_str(k), py_repr(v)))
+                .collect();
+            format!("{{{}}}", parts.join(", "))
+        }
+        other => py_text(other),
+    }
+}
+
+/// Python's `str()` of a value.
+pub(crate) fn py_text(v: &PyJson) -> String {
+    match v {
+        PyJson::None => "None".to_owned(),
+        PyJson::Bool(b) => if *b { "True" } else { "False" }.to_owned(),
+        PyJson::Int(i) => i.clone(),
+        PyJson::Float(f) => crate::engine::types::py_float_repr(*f),
+        PyJson::Str(s) => s.clone(),
+        PyJson::List(_) | PyJson::Dict(_) => py_repr(v),
+    }
+}
+
+/// Bytes as lowercase hex text (`bytes.hex()`, `binascii.hexlify`).
+pub(crate) fn hexlify(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The bytes of hex text, as `binascii.unhexlify` reads it (the engine's binary fields).
+// Read only by the database servers' backends, each an optional feature.
+#[allow(dead_code)]
+pub(crate) fn unhexlify(text: &str) -> Option<Vec<u8>> {
+    let b = text.as_bytes();
+    if !b.len().is_multiple_of(2) {
+        return None;
+    }
+    b.chunks(2)
+        .map(|pair| u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok())
+        .collect()
+}
