@@ -48,6 +48,8 @@
 mod backend;
 mod catalog;
 mod config;
+mod demo;
+mod dialect;
 pub mod engine;
 mod flow;
 mod http;

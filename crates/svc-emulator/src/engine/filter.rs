@@ -291,7 +291,7 @@ pub(crate) fn walk_filters(
     model: &str,
     fields: &[FilterField<'_>],
     selection: &Selection,
-    mut condition: impl FnMut(usize, &str, Lookup, Arg<'_>) -> Result<String, EngineError>,
+    mut condition: impl FnMut(usize, &str, Lookup, Arg<'_>, bool) -> Result<String, EngineError>,
 ) -> Result<Vec<String>, EngineError> {
     let filters = &selection.filters;
     let mut conds = Vec::new();
@@ -328,8 +328,7 @@ pub(crate) fn walk_filters(
                     [one] => Arg::One(one),
                     many => Arg::Many(many),
                 };
-                let c = condition(index, &key, lookup, arg)?;
-                conds.push(if exclude { format!("NOT ({c})") } else { c });
+                conds.push(condition(index, &key, lookup, arg, exclude)?);
             }
         }
     }
@@ -383,13 +382,16 @@ pub(crate) fn selection_conditions<P>(
     selection: &Selection,
     promoted_key: Option<String>,
     params: &mut P,
-    mut condition: impl FnMut(&mut P, usize, &str, Lookup, Arg<'_>) -> Result<String, EngineError>,
+    mut condition: impl FnMut(&mut P, usize, &str, Lookup, Arg<'_>, bool) -> Result<String, EngineError>,
     search: impl FnOnce(&mut P, &str) -> Option<String>,
     relation: impl FnOnce(&mut P, &RelationPath) -> Result<String, EngineError>,
 ) -> Result<Vec<String>, EngineError> {
-    let mut conds = walk_filters(model, fields, selection, |index, key, lookup, arg| {
-        condition(params, index, key, lookup, arg)
-    })?;
+    let mut conds = walk_filters(
+        model,
+        fields,
+        selection,
+        |index, key, lookup, arg, exclude| condition(params, index, key, lookup, arg, exclude),
+    )?;
     if let Some(text) = search_text(selection)? {
         conds.extend(search(params, text));
     }
@@ -400,47 +402,6 @@ pub(crate) fn selection_conditions<P>(
         conds.insert(0, key);
     }
     Ok(conds)
-}
-
-/// `key IS NOT NULL`, the engine's condition on a promoted key (`key`, the column's SQL).
-pub(crate) fn key_is_not_null(key: &str) -> String {
-    format!("{key} IS NOT NULL")
-}
-
-/// A `WHERE` clause (empty, or starting with ` WHERE `) and its bound values, in the form
-/// its database's driver takes them.
-#[derive(Debug, Default, Clone)]
-pub(crate) struct Where<P> {
-    pub sql: String,
-    pub params: P,
-}
-
-impl<P: Default> Where<P> {
-    /// A clause that selects nothing, with `never`, the database's always-false condition
-    /// (the engine's answer to a one-character `_order_by`).
-    pub(crate) fn nothing(never: &str) -> Self {
-        Where {
-            sql: format!(" WHERE {never}"),
-            params: P::default(),
-        }
-    }
-
-    /// The clause with `cond` added: ANDed to the filters, or alone when there are none.
-    pub(crate) fn and(&self, cond: &str) -> String {
-        match self.sql.strip_prefix(" WHERE ") {
-            Some(filters) => format!(" WHERE ({filters}) AND ({cond})"),
-            None => format!(" WHERE {cond}"),
-        }
-    }
-}
-
-/// ` WHERE a AND b ...` of conditions, or nothing.
-pub(crate) fn where_clause(conds: &[String]) -> String {
-    if conds.is_empty() {
-        String::new()
-    } else {
-        format!(" WHERE {}", conds.join(" AND "))
-    }
 }
 
 /// Whether `_order_by` makes the engine list nothing: a value shorter than two characters.

@@ -29,12 +29,11 @@ pub(crate) mod list;
 #[allow(dead_code)]
 pub(crate) mod python;
 mod query_limits;
-pub(crate) mod related;
 pub(crate) mod relation;
 // Only the database servers' backends use it, and each is an optional feature (as `walks`).
 #[allow(dead_code)]
 pub(crate) mod records;
-mod seed;
+
 // Its caps and refusals are the database servers' (SQLite's read-only SQL keeps its own).
 #[allow(dead_code)]
 pub(crate) mod sql_answer;
@@ -56,6 +55,6 @@ pub use error::EngineError;
 pub use filter::{DEFAULT_PER_PAGE, Lookup, MAX_PER_PAGE};
 pub use list::{ListSpec, Listing, RecordsJson, Selection};
 
+pub use crate::demo::{DEMO_RESOURCE, DEMO_ROWS, demo_seed_sql};
 pub use query_limits::{MAX_SQL_ANSWER_BYTES, MAX_SQL_ROWS, SQL_TIME_LIMIT};
 pub(crate) use query_limits::{SqlLimits, write_answer_head};
-pub use seed::{DEMO_RESOURCE, DEMO_ROWS, demo_seed_sql};

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use crate::engine::EngineError;
 use crate::engine::aggregate::{AggregateFunc, AggregateRequest, GroupRequest, fails, known};
 use crate::engine::field_input::InputField;
-use crate::engine::filter::{FilterField, Where};
+use crate::engine::filter::FilterField;
 use crate::engine::types::FilterFamily;
 
 /// A column of a [`Table`].
@@ -401,20 +401,6 @@ impl<F: Column, E> Table for MappedTable<F, E> {
     }
 }
 
-/// Quotes an identifier that comes from the schema: `"` + name with `"` doubled + `"`.
-pub(crate) fn quote_ident(name: &str) -> String {
-    let mut s = String::with_capacity(name.len() + 2);
-    s.push('"');
-    for c in name.chars() {
-        if c == '"' {
-            s.push('"');
-        }
-        s.push(c);
-    }
-    s.push('"');
-    s
-}
-
 /// Each column's index by name, for [`Table::column_index`].
 pub(crate) fn index_by_name<C: Column>(columns: &[C]) -> BTreeMap<String, usize> {
     columns
@@ -499,24 +485,6 @@ impl<C: Column> OrderBy<'_, C> {
     }
 }
 
-/// An aggregate's or a group's selection: its filters (`filter`, built first: the engine runs
-/// column filters before `_order_by`, so their errors come first) and its `_order_by`
-/// ([`order_by`]). When `_order_by` empties the selection, the filters give way to `never`, the
-/// database's always-false condition (SQLAlchemy folds `filters AND false` into it).
-pub(crate) fn filtered_order_by<'m, T: Table, P: Default>(
-    model: &'m T,
-    filter: Where<P>,
-    values: &[String],
-    never: &str,
-) -> Result<(Where<P>, OrderBy<'m, T::Column>), EngineError> {
-    let order = order_by(model, values)?;
-    let filter = match order {
-        OrderBy::Nothing => Where::nothing(never),
-        _ => filter,
-    };
-    Ok((filter, order))
-}
-
 /// Reads an aggregate's or a group's `_order_by` as the engine does: given at most once, one
 /// character empties the selection, and every other name must be a column (the engine fails
 /// on an unknown one).
@@ -560,6 +528,7 @@ pub(crate) fn order_by<'m, T: Table>(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::dialect::clause::{Where, filtered_order_by};
 
     #[derive(Debug)]
     pub(crate) struct Col(&'static str);

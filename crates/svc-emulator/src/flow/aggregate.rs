@@ -5,11 +5,11 @@
 
 use serde_json::{Map, Value as Json};
 
-use crate::engine::aggregate::{Quoting, fails, known, query_text, y_func};
+use crate::dialect::clause::filtered_order_by;
+use crate::dialect::group::{Quoting, query_text};
+use crate::engine::aggregate::{fails, known, y_func};
 use crate::engine::relation::Use;
-use crate::engine::table::{
-    Column, GroupColumns, OrderBy, Table, aggregate_column, filtered_order_by, group_columns,
-};
+use crate::engine::table::{Column, GroupColumns, OrderBy, Table, aggregate_column, group_columns};
 use crate::engine::time_zone::tz_of;
 use crate::engine::types::Serializer;
 use crate::engine::{AggregateFunc, AggregateRequest, EngineError, GroupRequest, Selection};

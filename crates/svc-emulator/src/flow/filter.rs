@@ -3,9 +3,10 @@
 //! and `tz` read before any of them. What a lookup is in a database's SQL is its own
 //! ([`Lookups`]).
 
+use crate::dialect::clause::{Where, key_is_not_null, not, where_clause};
+use crate::dialect::relation::{Related, RelationSql, relation_condition};
 use crate::engine::field_input::InputDateTime;
-use crate::engine::filter::{Arg, Where, key_is_not_null, selection_conditions, where_clause};
-use crate::engine::related::{Dialect, Related, relation_condition};
+use crate::engine::filter::{Arg, selection_conditions};
 use crate::engine::relation::Use;
 use crate::engine::table::{Column, Table};
 use crate::engine::types::{FilterFamily, Search};
@@ -182,7 +183,7 @@ pub(crate) trait Lookups {
     type Params: Default;
 
     /// The SQL of the tables and columns a `_relation` path names.
-    const RELATED: Dialect<Self::Model>;
+    const RELATED: RelationSql<Self::Model>;
 
     /// The database's always-false condition.
     const NEVER: &'static str;
@@ -285,13 +286,14 @@ pub(crate) fn build_where<L: Lookups + ?Sized>(
             .promoted_key()
             .then(|| L::key_present(model.pk_field())),
         &mut params,
-        |params, index, key, lookup, arg| {
+        |params, index, key, lookup, arg, exclude| {
             let filter = Filter {
                 key,
                 field: &model.columns()[index],
                 lenient: selection.lenient,
             };
-            L::condition(&filter, lookup, arg, params)
+            let condition = L::condition(&filter, lookup, arg, params)?;
+            Ok(if exclude { not(&condition) } else { condition })
         },
         |params, text| L::search(model, text, params),
         |params, path| {

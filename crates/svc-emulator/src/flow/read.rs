@@ -2,7 +2,8 @@
 //! selection's clause, the order's terms, one statement, one row per identity, and the records
 //! as its serializer writes them.
 
-use crate::engine::filter::{Where, order_selects_nothing};
+use crate::dialect::clause::Where;
+use crate::engine::filter::order_selects_nothing;
 use crate::engine::records::{
     RecordRow, check_readable, one_row_per_identity, record_json, records_json,
 };

@@ -9,12 +9,12 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::dialect::clause::Where;
+use crate::dialect::relation::Related;
 use crate::engine::body::non_field;
 use crate::engine::field_input::{Internal, to_internal};
-use crate::engine::filter::Where;
 use crate::engine::python::json::PyJson;
 use crate::engine::records::{Models, RecordRow};
-use crate::engine::related::Related;
 use crate::engine::relation::Use;
 use crate::engine::table::BodyColumn;
 use crate::engine::table::{Column, MappedTable, Table};

@@ -10,9 +10,9 @@
 use std::future::Future;
 use std::sync::Arc;
 
+use crate::dialect::clause::Where;
 use crate::engine::body::{body_values, keep_changed, loads_none, unchanged_candidates, validate};
 use crate::engine::field_input::Internal;
-use crate::engine::filter::Where;
 use crate::engine::python::json::PyJson;
 use crate::engine::relation::Use;
 use crate::engine::table::{BodyColumn, Table};

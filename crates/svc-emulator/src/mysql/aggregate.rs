@@ -14,10 +14,8 @@ use mysql_async::consts::ColumnType;
 use mysql_async::{Row, Value};
 use serde_json::{Map, Value as Json};
 
-use crate::engine::aggregate::{
-    Quoting, date_unit, fails, group_label, group_name, group_statement, null_is_zero,
-    read_refused, y_func,
-};
+use crate::dialect::group::{Quoting, group_label, group_statement};
+use crate::engine::aggregate::{date_unit, fails, group_name, null_is_zero, read_refused, y_func};
 use crate::engine::python::text::hexlify;
 use crate::engine::python::{Py, time_of_day};
 use crate::engine::table::GroupColumns;
@@ -314,7 +312,7 @@ impl MyResource {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::aggregate::query_text;
+    use crate::dialect::group::query_text;
 
     /// As the engine answered an unknown function on MariaDB: backquotes, and MySQL's or
     /// MariaDB's own reserved words (`user` is neither's).

@@ -14,13 +14,14 @@
 
 use mysql_async::Value;
 
+use crate::dialect::clause::Where;
+use crate::dialect::relation::RelationSql;
 use crate::engine::EngineError;
 use crate::engine::Lookup;
 use crate::engine::Selection;
 use crate::engine::field_input::InputDateTime;
-use crate::engine::filter::{Arg, PyNumber, Where};
+use crate::engine::filter::{Arg, PyNumber};
 use crate::engine::python::text::unhexlify;
-use crate::engine::related::Dialect;
 use crate::engine::relation::Use;
 use crate::engine::time_zone::{TZ_PARAM, tz_of};
 use crate::engine::types::{FilterFamily, Search, py_float_repr};
@@ -181,7 +182,7 @@ impl Lookups for MyResource {
 
     const NEVER: &'static str = NEVER;
 
-    const RELATED: Dialect<MyModel> = Dialect {
+    const RELATED: RelationSql<MyModel> = RelationSql {
         table_sql: |m| m.table_sql.clone(),
         column_sql: |f| f.sql.clone(),
         outer_sql: |f| f.qualified.clone(),

@@ -26,8 +26,9 @@
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Row, Value};
 
+use crate::dialect::seek::Nulls;
 use crate::engine::table::Table;
-use crate::engine::walks::{self as shared, Nulls};
+use crate::engine::walks as shared;
 use crate::flow::records::Page;
 use crate::flow::walks::{TokenWalks, Walker};
 use crate::mysql::MyResource;
@@ -114,7 +115,7 @@ impl Walker for MyResource {
                 .bind(key[i].clone().unwrap_or(Value::NULL))
                 .to_owned()
         };
-        shared::seek_condition(&columns, key, Nulls::Smallest, &mut bind)
+        crate::dialect::seek::seek_condition(&columns, key, Nulls::Smallest, &mut bind)
     }
 
     /// The keys in a derived table that the page's rows are joined to (MySQL takes no `LIMIT`

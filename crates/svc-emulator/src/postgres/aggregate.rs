@@ -12,10 +12,8 @@
 use serde_json::{Map, Value as Json};
 use tokio_postgres::Row;
 
-use crate::engine::aggregate::{
-    Quoting, date_unit, fails, group_label, group_name, group_statement, null_is_zero,
-    read_refused, y_func,
-};
+use crate::dialect::group::{Quoting, group_label, group_statement};
+use crate::engine::aggregate::{date_unit, fails, group_name, null_is_zero, read_refused, y_func};
 use crate::engine::python::Py;
 use crate::engine::table::GroupColumns;
 use crate::engine::types::Serializer;
@@ -275,7 +273,7 @@ fn type_of(expr: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::aggregate::query_text;
+    use crate::dialect::group::query_text;
 
     /// As the engine answered an unknown function on PostgreSQL: `user`, `analyse` and
     /// `verbose` are reserved there (not on SQLite), `abort` is not.

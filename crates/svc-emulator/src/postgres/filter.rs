@@ -8,15 +8,16 @@
 //! PostgreSQL compares, matches (`ILIKE`, with its Unicode case folding) and fails exactly as
 //! it does for the engine.
 
+use crate::dialect::clause::Where;
+use crate::dialect::relation::RelationSql;
 use crate::engine::EngineError;
 use crate::engine::Lookup;
 use crate::engine::Selection;
 use crate::engine::field_input::InputDateTime;
-use crate::engine::filter::{Arg, PyNumber, ValueReader, Where};
+use crate::engine::filter::{Arg, PyNumber, ValueReader};
 use crate::engine::python::json::{PyJson, parse_py_json, py_json_dumps};
 use crate::engine::python::numbers::{py_float, py_strip};
 use crate::engine::python::text::py_text;
-use crate::engine::related::Dialect;
 use crate::engine::relation::Use;
 use crate::engine::time_zone::{TZ_PARAM, tz_given, tz_offset, tz_on_write, unreadable_tz};
 use crate::engine::types::{FilterFamily, Search, py_float_repr};
@@ -435,7 +436,7 @@ impl Lookups for PgResource {
 
     const NEVER: &'static str = NEVER;
 
-    const RELATED: Dialect<PgModel> = Dialect {
+    const RELATED: RelationSql<PgModel> = RelationSql {
         table_sql: |m| m.table_sql.clone(),
         column_sql: |f| f.sql.clone(),
         outer_sql: |f| f.sql.clone(),

@@ -23,8 +23,8 @@
 use deadpool_postgres::{Object, Pool};
 use tokio_postgres::error::SqlState;
 
+use crate::dialect::quote_ident;
 use crate::engine::EngineError;
-use crate::engine::table::quote_ident;
 use crate::flow::saved::{Origin, SavedTable, Saves, Suspended};
 use crate::postgres::references::roll_back;
 use crate::postgres::schema::PgField;

@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use tokio_postgres::Client;
 
+use crate::dialect::quote_ident;
 use crate::engine::EngineError;
-use crate::engine::table::quote_ident;
 use crate::engine::table::{MappedColumn, MappedTable};
 use crate::postgres::types::PgKind;
 

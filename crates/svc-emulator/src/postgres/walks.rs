@@ -37,8 +37,9 @@ use std::collections::HashMap;
 
 use tokio_postgres::Row;
 
+use crate::dialect::seek::Nulls;
 use crate::engine::table::Table;
-use crate::engine::walks::{self as shared, Nulls};
+use crate::engine::walks as shared;
 use crate::flow::records::Page;
 use crate::flow::walks::Walker;
 use crate::postgres::PgResource;
@@ -135,7 +136,7 @@ impl Walker for PgResource {
                 .or_insert_with(|| params.cast(key[i].clone(), &fields[i].cast))
                 .clone()
         };
-        shared::seek_condition(&columns, key, Nulls::Largest, &mut bind)
+        crate::dialect::seek::seek_condition(&columns, key, Nulls::Largest, &mut bind)
     }
 
     /// The rows skipped are skipped by their keys alone, which the page's rows are then read

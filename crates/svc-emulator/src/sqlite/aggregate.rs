@@ -53,9 +53,10 @@ use rusqlite::functions::{Aggregate, Context, FunctionFlags};
 use rusqlite::types::{Value, ValueRef};
 use serde_json::{Map, Value as Json};
 
+use crate::dialect::group::{Quoting, group_label, group_statement};
 use crate::engine::aggregate::{
-    AggregateFunc, AggregateRequest, GroupRequest, Quoting, date_unit, fails, group_label,
-    group_name, group_statement, not_computed, null_is_zero, y_func,
+    AggregateFunc, AggregateRequest, GroupRequest, date_unit, fails, group_name, not_computed,
+    null_is_zero, y_func,
 };
 use crate::engine::error::EngineError;
 use crate::engine::list::Selection;

@@ -13,11 +13,12 @@
 
 use rusqlite::types::Value;
 
+use crate::dialect::clause::key_is_not_null;
+use crate::dialect::relation::{Related, RelationSql};
 use crate::engine::Lookup;
 use crate::engine::error::EngineError;
-use crate::engine::filter::{self, Arg, PyNumber, key_is_not_null};
+use crate::engine::filter::{Arg, PyNumber};
 use crate::engine::list::Selection;
-use crate::engine::related::{Dialect, Related};
 use crate::engine::relation::Use;
 use crate::engine::table::Table;
 use crate::engine::types::{FilterFamily, Reflected, Search};
@@ -34,7 +35,7 @@ fn number_value(n: PyNumber) -> Value {
 }
 
 /// A `WHERE` clause and its values, as rusqlite binds them.
-pub(crate) type Where = filter::Where<Vec<Value>>;
+pub(crate) type Where = crate::dialect::clause::Where<Vec<Value>>;
 
 /// SQLite's always-false condition.
 pub(crate) const NEVER: &str = "0 = 1";
@@ -65,7 +66,7 @@ impl Lookups for Sqlite<'_> {
     type Field = Field;
     type Params = Vec<Value>;
 
-    const RELATED: Dialect<Model> = RELATED;
+    const RELATED: RelationSql<Model> = RELATED;
 
     const NEVER: &'static str = NEVER;
 
@@ -209,7 +210,7 @@ fn key_present(key: &Field) -> String {
 }
 
 /// The SQL of the tables and columns a `_relation` path names (`engine::related`).
-const RELATED: Dialect<Model> = Dialect {
+const RELATED: RelationSql<Model> = RelationSql {
     table_sql: |m| m.table_sql.clone(),
     column_sql: |f| f.sql.clone(),
     outer_sql: |f| f.sql.clone(),

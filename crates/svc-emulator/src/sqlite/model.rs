@@ -7,9 +7,9 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::engine::field_input::InputField;
 #[cfg(doc)]
-use crate::engine::table::quote_ident;
+use crate::dialect::quote_ident;
+use crate::engine::field_input::InputField;
 use crate::engine::table::{BodyColumn, Column, table_of_fields};
 use crate::engine::types::{ColumnType, FilterFamily, Reflected, ValueWriter};
 use crate::flow::records::ModelSql;

@@ -5,8 +5,8 @@
 use rusqlite::types::Value;
 use rusqlite::{Connection, params_from_iter};
 
+use crate::dialect::quote_ident;
 use crate::engine::EngineError;
-use crate::engine::table::quote_ident;
 use crate::flow::{self, OnDelete, TableRef};
 use crate::sqlite::model::Model;
 use crate::sqlite::resource::db_error;

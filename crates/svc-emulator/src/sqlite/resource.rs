@@ -14,6 +14,7 @@ use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, OpenFlags, params_from_iter};
 use tokio::sync::Notify;
 
+use crate::dialect::relation::Related;
 use crate::engine::body::non_field;
 use crate::engine::error::EngineError;
 use crate::engine::field_input::{InputField, Internal, to_internal};
@@ -21,7 +22,6 @@ use crate::engine::filter::{MAX_PER_PAGE, order_selects_nothing};
 use crate::engine::list::{ListSpec, Listing, RecordsJson, Selection};
 use crate::engine::python::json::PyJson;
 use crate::engine::records::Models;
-use crate::engine::related::Related;
 use crate::engine::relation::Use;
 use crate::engine::types::{PyValue, Reflected, Stored, read};
 use crate::flow;

@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use rusqlite::Connection;
 
+use crate::dialect::quote_ident;
 use crate::engine::error::EngineError;
 use crate::engine::table::index_by_name;
-use crate::engine::table::quote_ident;
 use crate::engine::types::ColumnType;
 use crate::sqlite::model::{Field, FieldKind, ForeignKey, Model, Schema, record_key};
 

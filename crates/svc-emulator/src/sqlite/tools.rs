@@ -10,9 +10,9 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, ErrorCode, params_from_iter};
 use serde_json::Value as Json;
 
+use crate::dialect::quote_ident;
 use crate::engine::body::{non_field, summary};
 use crate::engine::error::EngineError;
-use crate::engine::table::quote_ident;
 use crate::sqlite::model::{Field, Model};
 use crate::sqlite::resource::Resource;
 use crate::sqlite::schema::prepare;

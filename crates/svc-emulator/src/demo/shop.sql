@@ -1,13 +1,3 @@
-//! The demo resource `shop`: products, customers and orders, generated deterministically.
-
-/// The API name of the demo resource.
-pub const DEMO_RESOURCE: &str = "shop";
-
-/// Rows of the demo tables: `products`, `customers`, `orders`.
-pub const DEMO_ROWS: [(&str, usize); 3] =
-    [("products", 50), ("customers", 1000), ("orders", 12000)];
-
-const SEED: &str = r#"
 CREATE TABLE products (
     id INTEGER PRIMARY KEY,
     sku TEXT NOT NULL UNIQUE,
@@ -90,12 +80,3 @@ FROM (
     FROM seq
 );
 COMMIT;
-"#;
-
-/// The SQL that creates and fills the demo database: `products` (50 rows), `customers` (1000)
-/// and `orders` (12000, each referencing a customer and most a product), with NULLs, empty
-/// strings, non-ASCII text, booleans, dates over two years (2024 and 2025) and date-times.
-/// Deterministic; runs in a few milliseconds.
-pub fn demo_seed_sql() -> &'static str {
-    SEED
-}

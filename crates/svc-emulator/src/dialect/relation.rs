@@ -22,7 +22,7 @@ pub(crate) struct Related<'a, T> {
 
 /// Each database's SQL of a table, of a column inside its table's own `SELECT`, and of the
 /// model's column in the request's filters (qualified where the database's list queries join).
-pub(crate) struct Dialect<T: Table> {
+pub(crate) struct RelationSql<T: Table> {
     pub(crate) table_sql: fn(&T) -> String,
     pub(crate) column_sql: fn(&T::Column) -> String,
     pub(crate) outer_sql: fn(&T::Column) -> String,
@@ -35,7 +35,7 @@ pub(crate) fn relation_condition<T: Table>(
     path: &RelationPath,
     related: &Related<'_, T>,
     lenient: bool,
-    dialect: &Dialect<T>,
+    dialect: &RelationSql<T>,
     mut bind: impl FnMut(&T::Column, &str) -> String,
 ) -> Result<String, EngineError> {
     let use_ = related.use_;

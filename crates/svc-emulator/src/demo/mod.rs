@@ -1,0 +1,21 @@
+//! The demo resource `shop`: products, customers and orders, generated deterministically by
+//! its seed, SQLite SQL kept beside this file (`shop.sql`). The settings name it (the demo
+//! project's config), so it sits below them; `engine` re-exports it under its published path.
+
+/// The API name of the demo resource.
+pub const DEMO_RESOURCE: &str = "shop";
+
+/// Rows of the demo tables: `products`, `customers`, `orders`.
+pub const DEMO_ROWS: [(&str, usize); 3] =
+    [("products", 50), ("customers", 1000), ("orders", 12000)];
+
+/// The seed, SQLite's SQL (`printf`, `json_extract`, recursive common table expressions).
+const SEED: &str = include_str!("shop.sql");
+
+/// The SQL that creates and fills the demo database: `products` (50 rows), `customers` (1000)
+/// and `orders` (12000, each referencing a customer and most a product), with NULLs, empty
+/// strings, non-ASCII text, booleans, dates over two years (2024 and 2025) and date-times.
+/// Deterministic; runs in a few milliseconds.
+pub fn demo_seed_sql() -> &'static str {
+    SEED
+}
