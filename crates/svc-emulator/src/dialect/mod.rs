@@ -13,9 +13,6 @@
 pub(crate) mod clause;
 pub(crate) mod group;
 pub(crate) mod relation;
-// Only the database servers' backends walk pages by anchors (SQLite seeks in `sqlite/memo.rs`),
-// and each is an optional feature.
-#[allow(dead_code)]
 pub(crate) mod seek;
 
 /// Quotes an identifier as ANSI SQL does: `"` + the name with `"` doubled + `"`.

@@ -38,6 +38,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rusqlite::types::{Value, ValueRef};
 
+use crate::dialect::seek::{self, Nulls};
+
 /// Selections whose count is kept; past this the memo starts afresh.
 const MAX_COUNTS: usize = 256;
 /// Selections and orders whose anchors are kept; past this the memo starts afresh.
@@ -276,47 +278,20 @@ pub(crate) fn sort_key_of(
 
 /// The condition that selects the rows after a row whose sort key is `key`, in the order of
 /// `terms` (`(column SQL, descending)`; the last term is unique and never NULL), with its
-/// bound values appended to `params`. SQLite orders NULL before every other value, so NULLs
-/// come first ascending and last descending.
+/// bound values appended to `params`: the seek every database writes (`dialect::seek`), in
+/// SQLite's NULL order (NULL before every other value: first ascending, last descending).
 pub(crate) fn seek_condition(
     terms: &[(&str, bool)],
     key: &[Value],
     params: &mut Vec<Value>,
 ) -> String {
-    let ((column, desc), rest) = match terms.split_first() {
-        Some(split) => split,
-        None => return "0".to_owned(),
+    let values: Vec<Option<&Value>> = key
+        .iter()
+        .map(|v| (!matches!(v, Value::Null)).then_some(v))
+        .collect();
+    let mut bind = |i: usize| {
+        params.push(key[i].clone());
+        "?".to_owned()
     };
-    let value = &key[0];
-    if rest.is_empty() {
-        params.push(value.clone());
-        return format!("{column} {} ?", if *desc { "<" } else { ">" });
-    }
-    let null = matches!(value, Value::Null);
-    let mut tail_params = Vec::new();
-    let tail = seek_condition(rest, &key[1..], &mut tail_params);
-    match (desc, null) {
-        // Ascending after NULL: the other NULLs by the next terms, then every non-NULL.
-        (false, true) => {
-            params.extend(tail_params);
-            format!("({column} IS NULL AND ({tail})) OR {column} IS NOT NULL")
-        }
-        (false, false) => {
-            params.push(value.clone());
-            params.push(value.clone());
-            params.extend(tail_params);
-            format!("{column} > ? OR ({column} = ? AND ({tail}))")
-        }
-        // Descending after NULL: only the other NULLs, by the next terms.
-        (true, true) => {
-            params.extend(tail_params);
-            format!("{column} IS NULL AND ({tail})")
-        }
-        (true, false) => {
-            params.push(value.clone());
-            params.push(value.clone());
-            params.extend(tail_params);
-            format!("{column} < ? OR {column} IS NULL OR ({column} = ? AND ({tail}))")
-        }
-    }
+    seek::seek_condition(terms, &values, Nulls::Smallest, &mut bind)
 }
