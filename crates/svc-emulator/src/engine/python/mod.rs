@@ -8,6 +8,7 @@
 //! Each backend reads its driver's cells into a [`Py`] (`postgres/aggregate.rs`,
 //! `mysql/types.rs`); what the engine writes of one is written once, here.
 
+pub(crate) mod floats;
 pub(crate) mod json;
 pub(crate) mod numbers;
 pub(crate) mod text;

@@ -1,6 +1,9 @@
 //! Python's `repr()` and `str()` of strings and values, and `bytes.hex()` and back.
 
 use crate::engine::python::json::PyJson;
+use crate::engine::types::PyValue;
+use crate::engine::types::plain;
+use crate::engine::types::py_float_repr;
 
 /// Python's `repr()` of a string: single quotes unless it holds `'` and no `"`, with
 /// backslash escapes for the quote, `\`, control characters and characters Python does not
@@ -108,4 +111,53 @@ pub(crate) fn unhexlify(text: &str) -> Option<Vec<u8>> {
     b.chunks(2)
         .map(|pair| u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok())
         .collect()
+}
+
+/// Python's `repr(bytes)`: `b'...'` with `\x..` escapes (double quotes when the bytes hold a
+/// `'` and no `"`).
+pub fn py_bytes_repr(b: &[u8]) -> String {
+    let quote = if b.contains(&b'\'') && !b.contains(&b'"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut s = String::with_capacity(b.len() + 3);
+    s.push('b');
+    s.push(quote);
+    for &c in b {
+        match c {
+            b'\\' => s.push_str("\\\\"),
+            b'\t' => s.push_str("\\t"),
+            b'\n' => s.push_str("\\n"),
+            b'\r' => s.push_str("\\r"),
+            c if c as char == quote => {
+                s.push('\\');
+                s.push(quote);
+            }
+            0x20..=0x7e => s.push(c as char),
+            c => s.push_str(&format!("\\x{c:02x}")),
+        }
+    }
+    s.push(quote);
+    s
+}
+
+/// `str()` of a Python value, as the engine's text fields write it.
+pub fn py_str(v: &PyValue<'_>) -> Option<String> {
+    Some(match v {
+        PyValue::None => return None,
+        PyValue::Bool(b) => if *b { "True" } else { "False" }.to_owned(),
+        PyValue::Int(i) => i.to_string(),
+        PyValue::Float(f) => py_float_repr(*f),
+        PyValue::Decimal(text, _) => text.clone(),
+        PyValue::Str(t) => String::from_utf8_lossy(t).into_owned(),
+        PyValue::Bytes(b) => py_bytes_repr(b),
+        PyValue::Date(d) => d.iso(),
+        PyValue::DateTime(d, t) => format!("{} {}", d.iso(), t.iso()),
+        PyValue::Time(t) => t.iso(),
+        PyValue::Unreadable(v) => match plain(*v) {
+            PyValue::Unreadable(_) => return None,
+            other => return py_str(&other),
+        },
+    })
 }

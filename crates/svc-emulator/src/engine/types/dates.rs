@@ -1,0 +1,224 @@
+//! Dates and times as the engine reads and writes them: ISO text parsed as Python's
+//! `fromisoformat` and SQLite's stored forms read it, and written in ISO 8601 form.
+
+use crate::engine::json_text::write_digits;
+
+/// A calendar date.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Date {
+    /// Year.
+    pub year: u32,
+    /// Month, 1..=12.
+    pub month: u32,
+    /// Day, 1..=31.
+    pub day: u32,
+}
+
+/// A time of day with microseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Time {
+    /// Hour.
+    pub hour: u32,
+    /// Minute.
+    pub minute: u32,
+    /// Second.
+    pub second: u32,
+    /// Microsecond.
+    pub micro: u32,
+}
+
+impl Date {
+    /// Whether the date exists (years 1 to 9999, as Python's `date`).
+    pub(crate) fn valid(self) -> bool {
+        let leap = || {
+            (self.year.is_multiple_of(4) && !self.year.is_multiple_of(100))
+                || self.year.is_multiple_of(400)
+        };
+        let days = match self.month {
+            1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+            4 | 6 | 9 | 11 => 30,
+            2 if leap() => 29,
+            2 => 28,
+            _ => return false,
+        };
+        (1..=9999).contains(&self.year) && (1..=days).contains(&self.day)
+    }
+
+    /// Days since 1970-01-01 of the proleptic Gregorian date (Howard Hinnant's algorithm).
+    // Read only by the database servers' backends, each an optional feature.
+    #[allow(dead_code)]
+    pub(crate) fn days(self) -> i64 {
+        let (m, d) = (i64::from(self.month), i64::from(self.day));
+        let y = i64::from(self.year) - i64::from(m <= 2);
+        let era = y.div_euclid(400);
+        let yoe = y - era * 400;
+        let doy = (153 * ((m + 9) % 12) + 2) / 5 + d - 1;
+        era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468
+    }
+
+    /// The proleptic Gregorian date `days` days after 1970-01-01 (a year before 1 as 0).
+    pub(crate) fn from_days(days: i64) -> Date {
+        let z = days + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z.rem_euclid(146_097);
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+        Date {
+            year: u32::try_from(yoe + era * 400 + i64::from(month <= 2)).unwrap_or(0),
+            month,
+            day: (doy - (153 * mp + 2) / 5 + 1) as u32,
+        }
+    }
+
+    /// `isoformat()`: `YYYY-MM-DD`.
+    pub fn iso(self) -> String {
+        let mut buf = Vec::with_capacity(10);
+        self.write_iso(&mut buf);
+        String::from_utf8(buf).unwrap_or_default()
+    }
+
+    /// Writes [`iso`](Self::iso) into `buf`, without `fmt` (records write one per row).
+    pub(crate) fn write_iso(self, buf: &mut Vec<u8>) {
+        write_padded(buf, self.year, 4);
+        buf.push(b'-');
+        write_padded(buf, self.month, 2);
+        buf.push(b'-');
+        write_padded(buf, self.day, 2);
+    }
+}
+
+impl Time {
+    pub(crate) fn valid(self) -> bool {
+        self.hour < 24 && self.minute < 60 && self.second < 60 && self.micro < 1_000_000
+    }
+
+    /// `isoformat()`: `HH:MM:SS`, then `.ffffff` when the microseconds are not zero.
+    pub fn iso(self) -> String {
+        let mut buf = Vec::with_capacity(15);
+        self.write_iso(&mut buf);
+        String::from_utf8(buf).unwrap_or_default()
+    }
+
+    /// Writes [`iso`](Self::iso) into `buf`, without `fmt`.
+    pub(crate) fn write_iso(self, buf: &mut Vec<u8>) {
+        write_padded(buf, self.hour, 2);
+        buf.push(b':');
+        write_padded(buf, self.minute, 2);
+        buf.push(b':');
+        write_padded(buf, self.second, 2);
+        if self.micro != 0 {
+            buf.push(b'.');
+            write_padded(buf, self.micro, 6);
+        }
+    }
+}
+
+/// [`write_digits`] of a date or time part.
+fn write_padded(buf: &mut Vec<u8>, n: u32, width: usize) {
+    write_digits(buf, u64::from(n), width);
+}
+
+/// Writes `date` (and `time`, after a `T`) as a JSON string.
+pub(crate) fn write_iso_json(buf: &mut Vec<u8>, date: Option<Date>, time: Option<Time>) {
+    buf.push(b'"');
+    if let Some(d) = date {
+        d.write_iso(buf);
+    }
+    if let Some(t) = time {
+        if date.is_some() {
+            buf.push(b'T');
+        }
+        t.write_iso(buf);
+    }
+    buf.push(b'"');
+}
+
+/// Reads leading digits like C's `%Nu`: at most `max` of them, at least one.
+fn scan_digits(s: &[u8], at: &mut usize, max: usize) -> Option<u32> {
+    let start = *at;
+    while *at < s.len() && *at - start < max && s[*at].is_ascii_digit() {
+        *at += 1;
+    }
+    if *at == start {
+        return None;
+    }
+    std::str::from_utf8(&s[start..*at]).ok()?.parse().ok()
+}
+
+fn expect(s: &[u8], at: &mut usize, c: u8) -> Option<()> {
+    (s.get(*at) == Some(&c)).then(|| *at += 1)
+}
+
+/// SQLAlchemy's date parser: `(\d+)-(\d+)-(\d+)` at the start of the text.
+pub fn parse_date(text: &[u8]) -> Option<Date> {
+    let mut at = 0;
+    let year = scan_digits(text, &mut at, usize::MAX)?;
+    expect(text, &mut at, b'-')?;
+    let month = scan_digits(text, &mut at, usize::MAX)?;
+    expect(text, &mut at, b'-')?;
+    let day = scan_digits(text, &mut at, usize::MAX)?;
+    let d = Date { year, month, day };
+    d.valid().then_some(d)
+}
+
+/// SQLAlchemy's C date-time parser: `sscanf("%4u-%2u-%2u %2u:%2u:%2u.%6u")` with at least the
+/// seconds matched; microseconds are the digits as a number (`.25` is 25 µs).
+pub fn parse_datetime(text: &[u8]) -> Option<(Date, Time)> {
+    let mut at = 0;
+    let year = scan_digits(text, &mut at, 4)?;
+    expect(text, &mut at, b'-')?;
+    let month = scan_digits(text, &mut at, 2)?;
+    expect(text, &mut at, b'-')?;
+    let day = scan_digits(text, &mut at, 2)?;
+    // A blank in a scanf format matches any run of white space, including none.
+    while text.get(at).is_some_and(u8::is_ascii_whitespace) {
+        at += 1;
+    }
+    let hour = scan_digits(text, &mut at, 2)?;
+    expect(text, &mut at, b':')?;
+    let minute = scan_digits(text, &mut at, 2)?;
+    expect(text, &mut at, b':')?;
+    let second = scan_digits(text, &mut at, 2)?;
+    let micro = if expect(text, &mut at, b'.').is_some() {
+        scan_digits(text, &mut at, 6).unwrap_or(0)
+    } else {
+        0
+    };
+    let d = Date { year, month, day };
+    let t = Time {
+        hour,
+        minute,
+        second,
+        micro,
+    };
+    (d.valid() && t.valid()).then_some((d, t))
+}
+
+/// SQLAlchemy's time parser: `(\d+):(\d+):(\d+)(?:\.(\d{6}))?` at the start of the text.
+pub fn parse_time(text: &[u8]) -> Option<Time> {
+    let mut at = 0;
+    let hour = scan_digits(text, &mut at, usize::MAX)?;
+    expect(text, &mut at, b':')?;
+    let minute = scan_digits(text, &mut at, usize::MAX)?;
+    expect(text, &mut at, b':')?;
+    let second = scan_digits(text, &mut at, usize::MAX)?;
+    let mut micro = 0;
+    if text.get(at) == Some(&b'.')
+        && text.len() >= at + 7
+        && text[at + 1..at + 7].iter().all(u8::is_ascii_digit)
+    {
+        micro = std::str::from_utf8(&text[at + 1..at + 7])
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+    }
+    let t = Time {
+        hour,
+        minute,
+        second,
+        micro,
+    };
+    t.valid().then_some(t)
+}
