@@ -111,6 +111,52 @@ fn cargo(args: &[&str], env: &[(&str, &str)]) -> bool {
     }
 }
 
+/// `cargo ARGS` for a selection of tests, its output shown as it comes: true when it passed
+/// and ran at least one test. A name filter that matches nothing (a test moved or renamed)
+/// would otherwise pass having checked nothing.
+fn ran_tests(args: &[&str]) -> bool {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    eprintln!("\n== cargo {}", args.join(" "));
+    let child = Command::new(cargo)
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .spawn();
+    let mut child = match child {
+        Ok(child) => child,
+        Err(e) => {
+            eprintln!("could not run cargo: {e}");
+            return false;
+        }
+    };
+    let mut passed = 0usize;
+    if let Some(out) = child.stdout.take() {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+            println!("{line}");
+            passed += passed_count(&line);
+        }
+    }
+    let ok = child.wait().is_ok_and(|status| status.success());
+    if ok && passed == 0 {
+        eprintln!(
+            "\nci: `cargo {}` ran no test: its name filter matches none (was a test moved or \
+             renamed? update the selection in xtask/src/main.rs)",
+            args.join(" ")
+        );
+        return false;
+    }
+    ok
+}
+
+/// The number of tests a libtest summary line says passed (`test result: ok. 5 passed; ...`).
+fn passed_count(line: &str) -> usize {
+    line.strip_prefix("test result: ")
+        .and_then(|rest| rest.split_once(". "))
+        .and_then(|(_, counts)| counts.split_once(" passed"))
+        .and_then(|(n, _)| n.trim().parse().ok())
+        .unwrap_or(0)
+}
+
 fn ci() -> bool {
     // The structural rules first: they read the sources and take well under a second.
     if !structure() {
@@ -177,7 +223,7 @@ const POSTGRES_TESTS: &[(&[&str], &str)] = &[
     // library's tests: `postgres::RULE` and `postgres_db::`; SQLite's run in `cargo test`).
     (
         &["-p", "svc-emulator", "--lib"],
-        "backend::tests::saved::postgres",
+        "catalog::tests::save_restore::postgres",
     ),
 ];
 
@@ -192,7 +238,7 @@ fn postgres() -> bool {
         if !names.is_empty() {
             args.push(names);
         }
-        if !cargo(&args, &[]) {
+        if !ran_tests(&args) {
             eprintln!(
                 "\nci: the PostgreSQL tests failed (cargo {}); they need PostgreSQL's programs \
                  (initdb, postgres, psql): see crates/pg-cluster/README.md",
@@ -221,7 +267,7 @@ const MYSQL_TESTS: &[(&[&str], &str)] = &[
     // Saved copies of a resource's data (`mysql::RULE` and `mysql_db::`).
     (
         &["-p", "svc-emulator", "--lib"],
-        "backend::tests::saved::mysql",
+        "catalog::tests::save_restore::mysql",
     ),
 ];
 
@@ -235,7 +281,7 @@ fn mysql() -> bool {
         if !names.is_empty() {
             args.push(names);
         }
-        if !cargo(&args, &[]) {
+        if !ran_tests(&args) {
             eprintln!(
                 "\nci: the MySQL tests failed (cargo {}); they need a MariaDB server on \
                  127.0.0.1:3306 (root, no password), SVC_TEST_MYSQL_URL, or MariaDB's programs \
@@ -604,5 +650,22 @@ fn main() -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::passed_count;
+
+    #[test]
+    fn a_summary_line_tells_how_many_passed() {
+        assert_eq!(
+            passed_count("test result: ok. 38 passed; 0 failed; 0 ignored; 0 measured"),
+            38
+        );
+        let none = "test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 339 filtered out";
+        assert_eq!(passed_count(none), 0);
+        assert_eq!(passed_count("test result: FAILED. 2 passed; 1 failed"), 2);
+        assert_eq!(passed_count("running 3 tests"), 0);
     }
 }

@@ -5,7 +5,7 @@
 //! it is: the engine's rules (the query grammar, the Python readings of values, the serializer
 //! forms, aggregate planning, errors) live in [`crate::engine`], and each database is a folder
 //! of its own that implements [`Backend`] with its dialect (`sqlite/`, `postgres/`). The
-//! [`registry`] is the one place that names them: it opens each resource's database at start.
+//! catalog (`crate::catalog`) is the one place that names them: it opens each resource's database at start.
 //!
 //! Every operation is a future that owns what it needs (`'static`), so that a backend may run
 //! the work where it fits: the SQLite backend moves it to the blocking pool (but for short

@@ -369,9 +369,9 @@ pub(crate) fn search_text(selection: &Selection) -> Result<Option<&str>, EngineE
 /// condition (written by `relation`: [`crate::engine::relation`]), and first of all the
 /// condition that leaves out rows without a key when the engine promoted the key
 /// (`promoted_key`: its queryset of such a model is `filter(pk.isnot(None))`, for every
-/// operation; [`key_is_not_null`] writes it, or the backend's own equivalent form). `params` is
+/// operation; `dialect::clause::key_is_not_null` writes it, or the backend's own equivalent form). `params` is
 /// the backend's list of bound values, which both writers add to. AND them with
-/// [`where_clause`].
+/// `dialect::clause::where_clause`.
 #[allow(
     clippy::too_many_arguments,
     reason = "each writer is the backend's own SQL of one part of the clause"

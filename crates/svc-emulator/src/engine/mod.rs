@@ -1,22 +1,24 @@
 //! The data engine's rules, the same on every database: how the platform's data engine
 //! (PyPI `jet-bridge` 1.12.13 over SQLAlchemy 1.4) reads a records request and writes its answer.
+//! No SQL and no database here (`cargo xtask structure` checks it): the SQL text every database
+//! writes alike is `crate::dialect`'s, each database's own is its folder's.
 //!
-//! - the typed requests and answers ([`ListSpec`], [`Selection`], [`Listing`],
-//!   [`AggregateRequest`], [`GroupRequest`]) and the errors ([`EngineError`]), which the HTTP
-//!   layer reads from the query and turns into statuses;
-//! - the filter grammar and its Python readings of values (`filter`, `convert`), the engine's
-//!   view of a column type and its serializer forms ([`types`]), a write body's reading
-//!   (`body`), aggregate and group requests (`aggregate`), the limits of read-only SQL, the
-//!   Python values a database server's driver gives and how the engine writes them (`python`);
-//! - what the rules ask of a table and a column whatever database holds them (`table`); a
-//!   database server's table and column as the ORM maps them. SQLite's models are its own
-//!   ([`crate::sqlite::Model`]).
+//! By concern:
+//! - requests and answers: [`ListSpec`], [`Selection`], [`Listing`] (`list`),
+//!   [`AggregateRequest`], [`GroupRequest`] (`aggregate`), the errors ([`EngineError`]);
+//! - Python's semantics (`python`): `json.loads` and `json.dumps`, `int()` and `float()` of
+//!   text, `repr()` and `str()`, a float's shortest repr, and the values a database server's
+//!   driver hands the engine;
+//! - the serializer: its fields reading a value in (`field_input`), the engine's view of a
+//!   column type, stored values and how they are written ([`types`]), a write body's reading
+//!   (`body`), records written from rows (`records`);
+//! - the filter grammar (`filter`), `_relation` (`relation`), `tz` (`time_zone`), what the rules
+//!   ask of a table and a column whatever database holds them (`table`);
+//! - the page-walk memo (`walks`), read-only SQL's limits, answer and parameters
+//!   (`sql_answer`, `sql_params`).
 //!
-//! Each database implements them in its own folder, behind the backend interface
-//! (`crate::backend`): [`crate::sqlite`], `crate::postgres` and `crate::mysql`, each writing
-//! its own SQL from the steps here (the filter walk and its `WHERE` assembly, the order terms,
-//! aggregate planning). The demo resource's seed ([`demo_seed_sql`]) is here too, because the
-//! settings name it.
+//! The demo resource's seed ([`demo_seed_sql`]) is re-exported here from `crate::demo`, its
+//! published path.
 
 pub(crate) mod aggregate;
 pub(crate) mod body;

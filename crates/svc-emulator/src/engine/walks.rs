@@ -13,7 +13,7 @@
 //!   with a *token* that names the state of the data it was read in. A later page of the same
 //!   selection and order, read in a state of the same token, starts from the nearest anchor at
 //!   or before it with a `WHERE` that seeks past that sort key in the database's own order
-//!   ([`seek_condition`]), and steps over only the rows between.
+//!   (`dialect::seek::seek_condition`), and steps over only the rows between.
 //! - **Counts.** A filtered count is kept with its token, and answered again in a state of the
 //!   same token.
 //!

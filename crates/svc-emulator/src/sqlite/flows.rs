@@ -21,7 +21,7 @@ use crate::flow::Locator;
 use crate::flow::delete::delete_row;
 use crate::flow::records::Database;
 use crate::flow::references::run_now;
-use crate::flow::write::{Values, Writes, insert_sql, insert_values, update_sql};
+use crate::flow::write::{Values, Writes, insert_sql, insert_values, set_list, update_sql};
 use crate::sqlite::memo;
 use crate::sqlite::model::{Field, Model};
 use crate::sqlite::references::{self, SqliteConnection, equal_all};
@@ -303,16 +303,16 @@ impl<'c> Writes for Sqlite<'c> {
         model: &Model,
         values: &Values<'_, Field>,
         locked: Vec<Value>,
-        _tz: i32,
+        tz: i32,
     ) -> Result<Vec<u8>, EngineError> {
-        let sets = bound(values)?;
         let mut identity: Vec<Value> = model.identity.iter().map(|&i| locked[i].clone()).collect();
-        if !sets.is_empty() {
+        if !values.is_empty() {
             let old_identity = identity_of(model, &locked)?;
-            let assignments: Vec<String> =
-                sets.iter().map(|(f, _)| format!("{} = ?", f.sql)).collect();
-            let sql = update_sql::<Self>(model, &assignments.join(", "), &at_identity(model));
-            let binds = sets.iter().map(|(_, v)| v).chain(old_identity.iter());
+            // One bound value per value, in order: `bound[j]` is `values[j]`'s.
+            let mut bound = Vec::with_capacity(values.len());
+            let sets = set_list::<Self>(values, tz, &mut bound)?;
+            let sql = update_sql::<Self>(model, &sets, &at_identity(model));
+            let binds = bound.iter().chain(old_identity.iter());
             let changed = prepare(tx.0, &sql)
                 .and_then(|mut s| s.execute(params_from_iter(binds)))
                 .map_err(|e| db_error(model, e))?;
@@ -320,11 +320,11 @@ impl<'c> Writes for Sqlite<'c> {
                 return Err(query_failed());
             }
             for (at, &i) in identity.iter_mut().zip(&model.identity) {
-                if let Some((_, v)) = sets
+                let set = values
                     .iter()
-                    .find(|(f, _)| std::ptr::eq(*f, &model.fields[i]))
-                {
-                    *at = v.clone();
+                    .position(|(f, _)| std::ptr::eq(*f, &model.fields[i]));
+                if let Some(j) = set {
+                    *at = bound[j].clone();
                 }
             }
         }

@@ -124,7 +124,7 @@ pub(crate) fn write_direct(buf: &mut Vec<u8>, writer: ValueWriter, v: Stored<'_>
     true
 }
 
-/// Whether `t` is exactly `YYYY-MM-DD` naming a date that exists: what [`parse_date`] reads
+/// Whether `t` is exactly `YYYY-MM-DD` naming a date that exists: what [`parse_date`](super::parse_date) reads
 /// and [`Date::iso`] writes back unchanged.
 #[inline]
 fn canonical_date(t: &[u8]) -> bool {
