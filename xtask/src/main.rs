@@ -130,10 +130,16 @@ fn ran_tests(args: &[&str]) -> bool {
     };
     let mut passed = 0usize;
     if let Some(out) = child.stdout.take() {
-        use std::io::BufRead;
-        for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
-            println!("{line}");
-            passed += passed_count(&line);
+        use std::io::{BufRead, Write};
+        // Read to the end whatever the bytes (a test may print non-UTF-8), so the tests never
+        // find their stdout closed; a closed stdout of ours is no reason to stop reading.
+        let mut reader = std::io::BufReader::new(out);
+        let mut stdout = std::io::stdout();
+        let mut line = Vec::new();
+        while reader.read_until(b'\n', &mut line).is_ok_and(|n| n > 0) {
+            let _ = stdout.write_all(&line);
+            passed += passed_count(&String::from_utf8_lossy(&line));
+            line.clear();
         }
     }
     let ok = child.wait().is_ok_and(|status| status.success());
@@ -150,7 +156,8 @@ fn ran_tests(args: &[&str]) -> bool {
 
 /// The number of tests a libtest summary line says passed (`test result: ok. 5 passed; ...`).
 fn passed_count(line: &str) -> usize {
-    line.strip_prefix("test result: ")
+    line.trim_end()
+        .strip_prefix("test result: ")
         .and_then(|rest| rest.split_once(". "))
         .and_then(|(_, counts)| counts.split_once(" passed"))
         .and_then(|(n, _)| n.trim().parse().ok())

@@ -32,7 +32,7 @@ fn seek_from<K>(
     bind: &mut dyn FnMut(usize) -> String,
 ) -> String {
     let (Some(&(column, desc)), Some(value)) = (terms.get(at), key.get(at)) else {
-        return "false".to_owned();
+        return "(1 = 0)".to_owned();
     };
     let last = at + 1 == terms.len();
     // Whether NULLs come after the values in this term's direction.
@@ -40,7 +40,7 @@ fn seek_from<K>(
     if value.is_none() {
         // After a NULL.
         if last {
-            return "false".to_owned();
+            return "(1 = 0)".to_owned();
         }
         let tail = seek_from(at + 1, terms, key, nulls, bind);
         return if nulls_follow {
@@ -111,7 +111,7 @@ mod tests {
         );
         assert_eq!(
             seek(&[("id", true)], &[None::<&str>], Nulls::Smallest),
-            "false"
+            "(1 = 0)"
         );
     }
 }

@@ -1,8 +1,8 @@
 //! A list's selection (filters and search) and order as the data engine reads them, whatever
 //! the database: which keys are filters, which lookups each field has, how each value is read
-//! (Python's readings), the `_search` text and the `_order_by` terms. Each backend writes the
-//! conditions in its own SQL (`sqlite/filter.rs`, `postgres/filter.rs`) from what
-//! [`walk_filters`] hands it; values are always bound, never spliced.
+//! (Python's readings), the `_search` text and the `_order_by` terms. The flow writes the
+//! conditions (`flow/filter.rs`, each database's `Lookups`) from what [`walk_filters`] hands
+//! it; values are always bound, never spliced.
 //!
 //! How the engine reads a request (jet-bridge's `FilterClass.filter_queryset`):
 //!
@@ -284,9 +284,10 @@ pub(crate) struct FilterField<'a> {
 
 /// Reads a selection's filters as the engine does, whatever the database: for every field in
 /// order, every lookup of its family, plain then `exclude__`, each given to `condition` with
-/// the field's index, the key it was read from and its value; an `exclude__` condition comes
-/// back wrapped in `NOT (...)`. In strict mode a filter the engine would ignore is refused.
-/// The SQL of each condition is the caller's (SQLite's or PostgreSQL's).
+/// the field's index, the key it was read from, its value and whether it is an `exclude__`
+/// (whose condition the caller negates). In strict mode a filter the engine would ignore is
+/// refused. The SQL of each condition is the caller's (`flow/filter.rs`, over each database's
+/// `Lookups`).
 pub(crate) fn walk_filters(
     model: &str,
     fields: &[FilterField<'_>],

@@ -14,7 +14,7 @@ use serde_json::{Map, Value as Json};
 use crate::engine::EngineError;
 use crate::engine::sql_answer::{AnswerRows, stopped_after};
 use crate::engine::sql_params;
-use crate::flow::read_only_sql::{ReadOnlySql, Running, session_gone};
+use crate::flow::read_only_sql::{ReadOnlySql, Running, conn_gone};
 
 /// A database server's side of an action, beside its read-only queries' (binding, cancelling
 /// and cleaning a session are the same).
@@ -65,7 +65,7 @@ pub(crate) async fn run_action<D: ActionSql>(
         cancel: Some(db.canceller(&conn)),
         conn: Some(conn),
     };
-    let conn = guard.conn.as_mut().ok_or_else(session_gone)?;
+    let conn = guard.conn.as_mut().ok_or_else(conn_gone)?;
     let run = async {
         let mut last = (Vec::new(), AnswerRows::new(answer_bytes));
         for statement in &bound {
@@ -76,7 +76,7 @@ pub(crate) async fn run_action<D: ActionSql>(
     };
     let outcome = tokio::time::timeout(time, run).await;
     let cancel = guard.cancel.take();
-    let conn = guard.conn.take().ok_or_else(session_gone)?;
+    let conn = guard.conn.take().ok_or_else(conn_gone)?;
     if outcome.is_err() {
         // Stopped at the deadline: the statement may still run. Cancelled, then the session
         // closed, which rolls back what it had not committed.

@@ -38,7 +38,8 @@ pub(crate) mod filter;
 pub(crate) mod references;
 pub(crate) mod write;
 
-// Only the database servers (PostgreSQL, MySQL: each an optional feature) run these.
+// Only the database servers (PostgreSQL, MySQL: each an optional feature) run these whole;
+// SQLite implements parts of them (`records::Database`).
 #[allow(dead_code)]
 pub(crate) mod action;
 #[allow(dead_code)]

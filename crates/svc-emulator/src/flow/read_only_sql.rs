@@ -104,7 +104,7 @@ pub(crate) async fn read_only<D: ReadOnlySql>(
         conn: Some(conn),
     };
     let left_running = AtomicBool::new(false);
-    let conn = guard.conn.as_mut().ok_or_else(session_gone)?;
+    let conn = guard.conn.as_mut().ok_or_else(conn_gone)?;
     let run = db.run(conn, &bound, time, answer_bytes, tz, &left_running);
     let outcome = tokio::time::timeout(time, run).await;
     // Whether the statement may still be running: stopped at the deadline, or left behind at
@@ -115,7 +115,7 @@ pub(crate) async fn read_only<D: ReadOnlySql>(
     if still_running && let Some(cancel) = cancel {
         D::cancel(cancel).await;
     }
-    let conn = guard.conn.take().ok_or_else(session_gone)?;
+    let conn = guard.conn.take().ok_or_else(conn_gone)?;
     if still_running {
         D::close(conn).await;
     } else {
@@ -130,8 +130,8 @@ pub(crate) async fn read_only<D: ReadOnlySql>(
 
 /// The session a query runs on, missing: it is kept until the query's guard gives it up, so
 /// this never happens.
-pub(super) fn session_gone() -> EngineError {
-    EngineError::Internal("the read-only query's conn was given up early".to_owned())
+pub(super) fn conn_gone() -> EngineError {
+    EngineError::Internal("the read-only query's connection was given up early".to_owned())
 }
 
 #[cfg(test)]
@@ -186,7 +186,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_session_still_held_when_the_caller_goes_is_given_up() {
+    async fn a_connection_still_held_when_the_caller_goes_is_given_up() {
         // The caller went away while the statement ran: the session is given up, the
         // statement cancelled.
         let log = Log::default();

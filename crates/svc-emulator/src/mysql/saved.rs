@@ -30,9 +30,9 @@ pub(crate) struct MySaveConn {
 
 impl MySaveConn {
     fn conn(&mut self) -> Result<&mut Conn, EngineError> {
-        self.conn
-            .as_mut()
-            .ok_or_else(|| EngineError::Internal("a MySQL conn was used after it ended".to_owned()))
+        self.conn.as_mut().ok_or_else(|| {
+            EngineError::Internal("a MySQL connection was used after it ended".to_owned())
+        })
     }
 }
 

@@ -41,7 +41,7 @@ pub(crate) struct PgSaveConn {
 impl PgSaveConn {
     fn client(&self) -> Result<&Object, EngineError> {
         self.client.as_ref().ok_or_else(|| {
-            EngineError::Internal("a PostgreSQL conn was used after it ended".to_owned())
+            EngineError::Internal("a PostgreSQL connection was used after it ended".to_owned())
         })
     }
 }

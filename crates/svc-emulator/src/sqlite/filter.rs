@@ -209,7 +209,7 @@ fn key_present(key: &Field) -> String {
     format!("{} >= {least}", key.sql)
 }
 
-/// The SQL of the tables and columns a `_relation` path names (`engine::related`).
+/// The SQL of the tables and columns a `_relation` path names (`dialect::relation`).
 const RELATED: RelationSql<Model> = RelationSql {
     table_sql: |m| m.table_sql.clone(),
     column_sql: |f| f.sql.clone(),

@@ -307,10 +307,11 @@ impl<'c> Writes for Sqlite<'c> {
     ) -> Result<Vec<u8>, EngineError> {
         let mut identity: Vec<Value> = model.identity.iter().map(|&i| locked[i].clone()).collect();
         if !values.is_empty() {
-            let old_identity = identity_of(model, &locked)?;
-            // One bound value per value, in order: `bound[j]` is `values[j]`'s.
+            // One bound value per value, in order: `bound[j]` is `values[j]`'s. A value its
+            // column refuses is the field's 400, before the locked row's identity is read.
             let mut bound = Vec::with_capacity(values.len());
             let sets = set_list::<Self>(values, tz, &mut bound)?;
+            let old_identity = identity_of(model, &locked)?;
             let sql = update_sql::<Self>(model, &sets, &at_identity(model));
             let binds = bound.iter().chain(old_identity.iter());
             let changed = prepare(tx.0, &sql)

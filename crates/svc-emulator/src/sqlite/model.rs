@@ -2,7 +2,7 @@
 //! engine's SQLAlchemy automap maps them (read by `sqlite/schema.rs`).
 //!
 //! Identifiers found by the reflection are the only ones ever written into SQL, always
-//! through `engine::table::quote_ident`.
+//! through `dialect::quote_ident`.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

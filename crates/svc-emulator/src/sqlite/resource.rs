@@ -438,7 +438,7 @@ impl Resource {
     ///
     /// Paging costs what the page costs, not what the table holds: the count of a selection
     /// and the sort key at the end of each page are remembered for as long as the database
-    /// does not change (see `engine::memo`), so a walk through the pages in order seeks past
+    /// does not change (see `sqlite::memo`), so a walk through the pages in order seeks past
     /// the previous page instead of stepping over every row before it. The answers are those
     /// of `LIMIT ? OFFSET ?` on the same snapshot.
     pub fn list(&self, model: &str, spec: &ListSpec) -> Result<Listing, EngineError> {
@@ -492,7 +492,7 @@ impl Resource {
         let snapshot = !self.readers.is_empty();
         let inline = matches!(mode, Mode::Inline { .. });
         let ran = self.read_as(mode, |reader| -> Result<Option<ListRun>, EngineError> {
-            // Read before the snapshot begins: see `engine::memo` on validity.
+            // Read before the snapshot begins: see `sqlite::memo` on validity.
             let generation = self.memo.generation();
             let conn: &Connection = &reader.conn;
             // One read snapshot for the count and the page (dropped, i.e. rolled back, at the end).
@@ -756,7 +756,7 @@ impl Resource {
         })
     }
 
-    /// The generation of the database's data (see `engine::memo`): read before a list is
+    /// The generation of the database's data (see `sqlite::memo`): read before a list is
     /// routed, to tag its run.
     pub(crate) fn generation(&self) -> u64 {
         self.memo.generation()
