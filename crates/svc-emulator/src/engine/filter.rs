@@ -20,10 +20,11 @@ use crate::engine::field_input::{
     FALSE_WORDS, InputDateTime, Internal, TRUE_WORDS, float_field, parse_input_datetime,
 };
 use crate::engine::list::Selection;
+use crate::engine::python::floats::py_float_repr;
 use crate::engine::python::numbers::py_strip;
 use crate::engine::relation::{RelationPath, relation_of};
 use crate::engine::time_zone::TZ_PARAM;
-use crate::engine::types::{FilterFamily, py_float_repr};
+use crate::engine::types::FilterFamily;
 
 // The records wire grammar (reserved parameters, page sizes, filter keys, lookups) is
 // svc-model's, so the SDK and the emulator read it alike.

@@ -33,13 +33,13 @@ use mysql_async::consts::ColumnType;
 
 use crate::engine::field_input::InputField;
 use crate::engine::json_text::write_json_str;
+use crate::engine::python::floats::py_float_repr;
 use crate::engine::python::offset_text;
 use crate::engine::python::text::hexlify;
+use crate::engine::python::text::py_bytes_repr;
 use crate::engine::python::{Py, set_str as py_set_str, time_of_day};
 use crate::engine::table::ColumnKind;
-use crate::engine::types::{
-    Date, FilterFamily, Search, Serializer, decimal_str, py_bytes_repr, py_float_repr, write_float,
-};
+use crate::engine::types::{Date, FilterFamily, Search, Serializer, decimal_str, write_float};
 
 /// What the engine makes of a MySQL column type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

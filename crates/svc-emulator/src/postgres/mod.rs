@@ -80,7 +80,7 @@ impl std::fmt::Debug for PgResource {
 /// The engine's text of an offset in hours: `'{:+}'.format(hours).replace('.0', '')`.
 fn engine_hours(seconds: i32) -> String {
     let hours = f64::from(seconds) / 3600.0;
-    let text = crate::engine::types::py_float_repr(hours);
+    let text = crate::engine::python::floats::py_float_repr(hours);
     let signed = if hours >= 0.0 {
         format!("+{text}")
     } else {

@@ -9,11 +9,11 @@ use tokio_postgres::error::SqlState;
 use crate::engine::EngineError;
 use crate::engine::body::{non_field, query_failed};
 use crate::engine::field_input::Internal;
+use crate::engine::python::floats::py_float_repr;
 use crate::engine::python::json::{PyJson, py_json_dumps};
 use crate::engine::python::text::py_text;
 use crate::engine::records::{Models, RecordRow, first_record, record_json};
 use crate::engine::table::Table;
-use crate::engine::types::py_float_repr;
 use crate::flow::delete::delete_row;
 use crate::flow::records::{Database, ESTIMATE_FROM, Page, Pages};
 use crate::flow::walks::{Walker, from_anchor, keep_anchor};
@@ -443,7 +443,7 @@ fn bind_value(field: &PgField, v: &Internal, params: &mut Params) -> String {
         Internal::Float(f) if f.is_infinite() => {
             Some(if *f > 0.0 { "Infinity" } else { "-Infinity" }.to_owned())
         }
-        Internal::Float(f) => Some(crate::engine::types::py_float_repr(*f)),
+        Internal::Float(f) => Some(crate::engine::python::floats::py_float_repr(*f)),
         Internal::Str(s) => Some(s.clone()),
         Internal::DateTime(dt) => {
             let (text, ty) = datetime_literal(dt);

@@ -35,13 +35,12 @@
 
 use crate::engine::field_input::InputField;
 use crate::engine::json_text::write_json_str;
+use crate::engine::python::floats::{py_float_repr, write_py_float_repr};
 use crate::engine::python::offset_text;
+use crate::engine::python::text::py_bytes_repr;
 use crate::engine::python::{MAX_TIMEDELTA_DAYS, Py, decimal_text, timedelta_str};
 use crate::engine::table::ColumnKind;
-use crate::engine::types::{
-    FilterFamily, Search, Serializer, py_bytes_repr, py_float_repr, write_float,
-    write_py_float_repr,
-};
+use crate::engine::types::{FilterFamily, Search, Serializer, write_float};
 
 /// What the engine makes of a PostgreSQL column type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -61,8 +61,9 @@ use crate::engine::aggregate::{
 use crate::engine::error::EngineError;
 use crate::engine::list::Selection;
 use crate::engine::python::json::py_json_to_json;
+use crate::engine::python::text::py_str;
 use crate::engine::table::GroupColumns;
-use crate::engine::types::{PyValue, Reflected, Serializer, plain, py_str, read};
+use crate::engine::types::{PyValue, Reflected, Serializer, plain, read};
 use crate::flow;
 use crate::flow::aggregate::Summary;
 use crate::flow::references::run_now;

@@ -353,7 +353,7 @@ fn dumps_into(out: &mut String, v: &PyJson) {
         PyJson::Float(f) if f.is_infinite() => {
             out.push_str(if *f > 0.0 { "Infinity" } else { "-Infinity" });
         }
-        PyJson::Float(f) => out.push_str(&crate::engine::types::py_float_repr(*f)),
+        PyJson::Float(f) => out.push_str(&crate::engine::python::floats::py_float_repr(*f)),
         PyJson::Str(s) => dumps_str(out, s),
         PyJson::List(items) => {
             out.push('[');

@@ -16,9 +16,11 @@ pub(crate) mod text;
 use serde_json::Value as Json;
 
 use crate::engine::json_text::write_json_str;
+use crate::engine::python::floats::py_float_repr;
+use crate::engine::python::text::py_bytes_repr;
 use crate::engine::python::text::py_repr_str;
 use crate::engine::sql_answer::write_encoder_bytes;
-use crate::engine::types::{Serializer, decimal_str, py_bytes_repr, py_float_repr, write_float};
+use crate::engine::types::{Serializer, decimal_str, write_float};
 
 /// A Python value as a database server's driver gives it.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,9 +1,9 @@
 //! Python's `repr()` and `str()` of strings and values, and `bytes.hex()` and back.
 
+use crate::engine::python::floats::py_float_repr;
 use crate::engine::python::json::PyJson;
 use crate::engine::types::PyValue;
 use crate::engine::types::plain;
-use crate::engine::types::py_float_repr;
 
 /// Python's `repr()` of a string: single quotes unless it holds `'` and no `"`, with
 /// backslash escapes for the quote, `\`, control characters and characters Python does not
@@ -89,7 +89,7 @@ pub(crate) fn py_text(v: &PyJson) -> String {
         PyJson::None => "None".to_owned(),
         PyJson::Bool(b) => if *b { "True" } else { "False" }.to_owned(),
         PyJson::Int(i) => i.clone(),
-        PyJson::Float(f) => crate::engine::types::py_float_repr(*f),
+        PyJson::Float(f) => crate::engine::python::floats::py_float_repr(*f),
         PyJson::Str(s) => s.clone(),
         PyJson::List(_) | PyJson::Dict(_) => py_repr(v),
     }

@@ -3,6 +3,8 @@
 //! forms (group rows, aggregates).
 
 use crate::engine::json_text::{digits, put, write_i64, write_json_str, write_json_text};
+use crate::engine::python::floats::write_py_float_repr;
+use crate::engine::python::text::py_str;
 use crate::engine::types::ColumnType;
 use crate::engine::types::PyValue;
 use crate::engine::types::Serializer;
@@ -10,8 +12,6 @@ use crate::engine::types::Stored;
 use crate::engine::types::ValueWriter;
 use crate::engine::types::dates::write_iso_json;
 use crate::engine::types::plain;
-use crate::engine::types::py_str;
-use crate::engine::types::write_py_float_repr;
 use crate::engine::types::{Date, Time, read};
 use crate::util::base64::base64_encode_into;
 
