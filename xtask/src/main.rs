@@ -95,10 +95,7 @@ const FEATURES: &[&str] = &[
 ];
 
 fn cargo(args: &[&str], env: &[(&str, &str)]) -> bool {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    eprintln!("\n== cargo {}", args.join(" "));
-    let mut cmd = Command::new(cargo);
-    cmd.args(args);
+    let mut cmd = cargo_command(args);
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -111,14 +108,20 @@ fn cargo(args: &[&str], env: &[(&str, &str)]) -> bool {
     }
 }
 
+/// `cargo ARGS` (the cargo that runs xtask), its line announced on stderr.
+fn cargo_command(args: &[&str]) -> Command {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    eprintln!("\n== cargo {}", args.join(" "));
+    let mut cmd = Command::new(cargo);
+    cmd.args(args);
+    cmd
+}
+
 /// `cargo ARGS` for a selection of tests, its output shown as it comes: true when it passed
 /// and ran at least one test. A name filter that matches nothing (a test moved or renamed)
 /// would otherwise pass having checked nothing.
 fn ran_tests(args: &[&str]) -> bool {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    eprintln!("\n== cargo {}", args.join(" "));
-    let child = Command::new(cargo)
-        .args(args)
+    let child = cargo_command(args)
         .stdout(std::process::Stdio::piped())
         .spawn();
     let mut child = match child {
