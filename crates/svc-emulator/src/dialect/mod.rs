@@ -9,11 +9,62 @@
 //! - [`relation`]: a `_relation` path's nested `IN (SELECT ...)`.
 //! - [`group`]: the engine's group statement, and SQLAlchemy's text of its query object (for
 //!   the engine's message about an unknown aggregate function).
+//!
+//! [`Dialect`] is what a database says in its own words: each item has the ANSI form by
+//! default, and a database overrides only what it writes otherwise.
 
 pub(crate) mod clause;
 pub(crate) mod group;
 pub(crate) mod relation;
 pub(crate) mod seek;
+
+/// A database's words in SQL text, pure and synchronous. Each item is written as ANSI SQL by
+/// default (the form at least one served database takes as it is); a database overrides what
+/// it writes its own way. The flows write their statements with these and bind nothing here:
+/// a value's placeholder is the database's `Lookups::bind_text` or `Database::bind`.
+pub(crate) trait Dialect {
+    /// The always-false condition, as SQLAlchemy writes `false()` on the database: `0 = 1`
+    /// where the database has no boolean literal the engine's SQLAlchemy uses (PostgreSQL
+    /// writes `false`).
+    const NEVER: &'static str = "0 = 1";
+
+    /// What a `SELECT` adds to lock the rows it reads until the transaction ends (SQLite,
+    /// whose writer holds the database, adds nothing).
+    const LOCK: &'static str = " FOR UPDATE";
+
+    /// What follows `INSERT INTO table` for a row of nothing but its defaults (MySQL writes
+    /// `() VALUES ()`).
+    const DEFAULTS_ONLY: &'static str = "DEFAULT VALUES";
+
+    /// The type a column is cast to for its text (`col.cast(Unicode)`: MySQL's `CHAR`).
+    const TEXT_TYPE: &'static str = "VARCHAR";
+
+    /// An identifier, quoted (MySQL's backticks).
+    fn quote(name: &str) -> String {
+        quote_ident(name)
+    }
+
+    /// `col` holds `value` already, NULL included (MySQL's `<=>`, SQLite's `IS`).
+    fn same_value(col: &str, value: &str) -> String {
+        format!("{col} IS NOT DISTINCT FROM {value}")
+    }
+
+    /// A JSON column `col` holds what the ORM loads as `None`: NULL, or JSON's `null` (the
+    /// text `null` where the column holds its text, as SQLite's does).
+    fn loads_none(col: &str) -> String {
+        format!("({col} IS NULL OR {col} = 'null')")
+    }
+
+    /// `text` matches `pattern` whatever the case of either (PostgreSQL's `ILIKE`).
+    fn like_any_case(text: &str, pattern: &str) -> String {
+        format!("lower({text}) LIKE lower({pattern})")
+    }
+
+    /// `col`'s text: `CAST(col AS <TEXT_TYPE>)`.
+    fn text_of(col: &str) -> String {
+        format!("CAST({col} AS {})", Self::TEXT_TYPE)
+    }
+}
 
 /// Quotes an identifier as ANSI SQL does: `"` + the name with `"` doubled + `"`.
 pub(crate) fn quote_ident(name: &str) -> String {

@@ -14,7 +14,7 @@ use serde_json::{Map, Value as Json};
 use crate::engine::EngineError;
 use crate::engine::sql_answer::{AnswerRows, stopped_after};
 use crate::engine::sql_params;
-use crate::flow::read_only_sql::{ReadOnlySql, Running, conn_gone};
+use crate::flow::read_only_sql::{Access, ReadOnlySql, Running, conn_gone};
 
 /// A database server's side of an action, beside its read-only queries' (binding, cancelling
 /// and cleaning a session are the same).
@@ -23,13 +23,6 @@ pub(crate) trait ActionSql: ReadOnlySql {
     /// quoted name, a comment), as [`bind`](ReadOnlySql::bind) reads the text: see
     /// `engine::sql_params::bind_names`.
     fn skip(b: &[u8], i: usize) -> Option<Result<usize, EngineError>>;
-
-    /// A session inside a read-write transaction (its statements stopped by the database
-    /// after `time`, where it sets the limit there), and the engine's default time zone.
-    fn begin(
-        &self,
-        time: Duration,
-    ) -> impl Future<Output = Result<(Self::Conn, i32), EngineError>> + Send;
 
     /// Runs one statement: its column names and rows (none for a statement that returns no
     /// rows), written within `answer_bytes` in the time zone `tz`.
@@ -60,7 +53,7 @@ pub(crate) async fn run_action<D: ActionSql>(
         .iter()
         .map(|s| D::bind(s, inputs))
         .collect::<Result<Vec<_>, _>>()?;
-    let (conn, tz) = db.begin(time).await?;
+    let (conn, tz) = db.open(time, Access::ReadWrite).await?;
     let mut guard = Running::<D> {
         cancel: Some(db.canceller(&conn)),
         conn: Some(conn),

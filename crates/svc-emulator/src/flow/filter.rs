@@ -3,6 +3,7 @@
 //! and `tz` read before any of them. What a lookup is in a database's SQL is its own
 //! ([`Lookups`]).
 
+use crate::dialect::Dialect;
 use crate::dialect::clause::{Where, key_is_not_null, not, where_clause};
 use crate::dialect::relation::{Related, RelationSql, relation_condition};
 use crate::engine::field_input::InputDateTime;
@@ -174,7 +175,7 @@ pub(crate) fn lookup_condition<L: Lookups + ?Sized>(
 }
 
 /// A database's SQL of a selection's parts.
-pub(crate) trait Lookups {
+pub(crate) trait Lookups: Dialect {
     /// A table.
     type Model: Table<Column = Self::Field>;
     /// A column.
@@ -184,9 +185,6 @@ pub(crate) trait Lookups {
 
     /// The SQL of the tables and columns a `_relation` path names.
     const RELATED: RelationSql<Self::Model>;
-
-    /// The database's always-false condition.
-    const NEVER: &'static str;
 
     /// The column as the selection's conditions write it.
     fn column(field: &Self::Field) -> &str;
@@ -203,11 +201,29 @@ pub(crate) trait Lookups {
     /// The column holds text (`isempty` matches `''` too).
     fn is_text(field: &Self::Field) -> bool;
 
+    /// `text` bound as a string, and its placeholder.
+    fn bind_text(text: String, params: &mut Self::Params) -> String;
+
+    /// The column is matched by its text where the engine's `ILIKE` reaches it (a type the
+    /// database's `LIKE` does not take); by default, as it is.
+    fn likes_as_text(_field: &Self::Field) -> bool {
+        false
+    }
+
     /// `col ILIKE pattern`, as the engine's SQLAlchemy writes it on the database.
-    fn ilike(field: &Self::Field, pattern: String, params: &mut Self::Params) -> String;
+    fn ilike(field: &Self::Field, pattern: String, params: &mut Self::Params) -> String {
+        if Self::likes_as_text(field) {
+            return Self::text_ilike(field, pattern, params);
+        }
+        let pattern = Self::bind_text(pattern, params);
+        Self::like_any_case(Self::column(field), &pattern)
+    }
 
     /// The column's text `ILIKE pattern` (`col.cast(Unicode).ilike(...)`).
-    fn text_ilike(field: &Self::Field, pattern: String, params: &mut Self::Params) -> String;
+    fn text_ilike(field: &Self::Field, pattern: String, params: &mut Self::Params) -> String {
+        let pattern = Self::bind_text(pattern, params);
+        Self::like_any_case(&Self::text_of(Self::column(field)), &pattern)
+    }
 
     /// The text inside `%...%` of `icontains`: `'%{}%'.format(value)` of the filter field's
     /// value.
@@ -228,13 +244,16 @@ pub(crate) trait Lookups {
         params: &mut Self::Params,
     ) -> Result<String, EngineError>;
 
-    /// A JSON column's `exact`, or one of its `in` items.
+    /// A JSON column's `exact`, or one of its `in` items: by default, its text contains the
+    /// value's (`ILIKE '%value%'`).
     fn json_match(
         filter: &Filter<'_, Self::Field>,
         raw: &str,
-        in_list: bool,
+        _in_list: bool,
         params: &mut Self::Params,
-    ) -> Result<String, EngineError>;
+    ) -> Result<String, EngineError> {
+        Ok(Self::text_ilike(filter.field, format!("%{raw}%"), params))
+    }
 
     /// One filter's condition (before `exclude__` negation): the database's own cases, then
     /// [`lookup_condition`].
@@ -249,7 +268,10 @@ pub(crate) trait Lookups {
     fn search_kind(field: &Self::Field) -> Search;
 
     /// The column's text equals `text` (`_search` of a number column).
-    fn text_equals(field: &Self::Field, text: &str, params: &mut Self::Params) -> String;
+    fn text_equals(field: &Self::Field, text: &str, params: &mut Self::Params) -> String {
+        let text = Self::bind_text(text.to_owned(), params);
+        format!("{} = {text}", Self::text_of(Self::column(field)))
+    }
 
     /// The `_search` condition over the model's columns, OR-ed in column order, if any column
     /// is searched.
@@ -265,8 +287,10 @@ pub(crate) trait Lookups {
         (!parts.is_empty()).then(|| format!("({})", parts.join(" OR ")))
     }
 
-    /// A `_relation` path's value, bound for a comparison with `field`.
-    fn relation_value(field: &Self::Field, raw: &str, params: &mut Self::Params) -> String;
+    /// A `_relation` path's value, bound for a comparison with `field` (by default, as text).
+    fn relation_value(_field: &Self::Field, raw: &str, params: &mut Self::Params) -> String {
+        Self::bind_text(raw.to_owned(), params)
+    }
 }
 
 /// The `WHERE` clause of a selection, as the engine builds it.

@@ -16,7 +16,17 @@ use serde_json::{Map, Value as Json};
 use crate::engine::EngineError;
 use crate::engine::sql_answer::{AnswerRows, stopped_after};
 
-/// A database server's side of a read-only query.
+/// What a session's transaction may do: a read-only query only reads; an action's statements
+/// (`flow::action`) read and write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Access {
+    /// `READ ONLY`: the database refuses every write.
+    ReadOnly,
+    /// `READ WRITE`.
+    ReadWrite,
+}
+
+/// A database server's side of a read-only query (and of an action's session).
 pub(crate) trait ReadOnlySql: Sync {
     /// A session (one connection) running queries.
     type Conn: Send;
@@ -28,11 +38,12 @@ pub(crate) trait ReadOnlySql: Sync {
     /// The query with each `:name` bound to `params[name]`.
     fn bind(query: &str, params: &Map<String, Json>) -> Result<Self::Bound, EngineError>;
 
-    /// A session inside a read-only transaction (a statement stopped by the database after
+    /// A session inside a transaction of `access` (a statement stopped by the database after
     /// `time`, where it sets the limit there), and the engine's default time zone.
     fn open(
         &self,
         time: Duration,
+        access: Access,
     ) -> impl Future<Output = Result<(Self::Conn, i32), EngineError>> + Send;
 
     /// What cancels `session`'s statement.
@@ -98,7 +109,7 @@ pub(crate) async fn read_only<D: ReadOnlySql>(
     answer_bytes: usize,
 ) -> Result<Vec<u8>, EngineError> {
     let bound = D::bind(query, params)?;
-    let (conn, tz) = db.open(time).await?;
+    let (conn, tz) = db.open(time, Access::ReadOnly).await?;
     let mut guard = Running::<D> {
         cancel: Some(db.canceller(&conn)),
         conn: Some(conn),
@@ -154,7 +165,7 @@ mod tests {
         fn bind(_: &str, _: &Map<String, Json>) -> Result<(), EngineError> {
             Ok(())
         }
-        async fn open(&self, _: Duration) -> Result<(Log, i32), EngineError> {
+        async fn open(&self, _: Duration, _: Access) -> Result<(Log, i32), EngineError> {
             Ok((self.0.clone(), 0))
         }
         fn canceller(&self, conn: &Log) -> Log {

@@ -112,8 +112,10 @@ pub(crate) trait Connection {
     ) -> impl Future<Output = Result<(Vec<(String, String)>, bool), EngineError>>;
 
     /// How a row's identity reads the column `col` (bound as `ty`), and the condition that
-    /// finds it again as the `n`th value (from 1).
-    fn identity_sql(col: &str, ty: &str, n: usize) -> (String, String);
+    /// finds it again as the `n`th value (from 1): by default as it is, bound at a `?`.
+    fn identity_sql(col: &str, _ty: &str, _n: usize) -> (String, String) {
+        (col.to_owned(), format!("{col} = ?"))
+    }
 
     /// How the ORM tells rows of `table` apart.
     fn locator(&mut self, table: &TableRef) -> impl Future<Output = Result<Locator, EngineError>> {

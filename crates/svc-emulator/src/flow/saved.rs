@@ -131,9 +131,6 @@ pub(crate) trait Saves: Database + Sized + 'static {
     /// The mark of this resource's copies.
     fn origin(&self) -> Origin;
 
-    /// `name` as the database quotes an identifier.
-    fn quote(name: &str) -> String;
-
     /// The column as a statement's column list names it (unqualified, quoted).
     fn column_name(field: &Self::Field) -> &str;
 

@@ -37,9 +37,49 @@ pub(crate) trait Walker: Database {
         params: &mut Self::Params,
     ) -> String;
 
-    /// The page's rows where `where_sql` holds, after the first `skip` of them, each with
-    /// `extra` read beside its columns; the rows skipped are skipped by their keys alone.
-    fn keyed_select(page: &Page<'_, Self>, extra: &str, where_sql: &str, skip: u64) -> String;
+    /// The page's rows where `where_sql` holds, after the first `skip` of them (at least one),
+    /// each with `extra` read beside its columns ([`page_select`]); the rows skipped are skipped
+    /// by their keys alone. By default the keys are a derived table the page's rows are joined
+    /// to (MySQL takes no `LIMIT` in an `IN` subquery; the key is unique: the walk seeks only
+    /// then).
+    fn keyed_select(page: &Page<'_, Self>, extra: &str, where_sql: &str, skip: u64) -> String {
+        let Page {
+            model,
+            order,
+            per_page,
+            ..
+        } = *page;
+        let key = Self::column(model.pk_field());
+        // The derived table's name, never the table's own.
+        let keys = if model.table_name().eq_ignore_ascii_case("svc_page_keys") {
+            Self::quote("svc_page_keys_")
+        } else {
+            Self::quote("svc_page_keys")
+        };
+        let k = Self::quote("k");
+        format!(
+            "SELECT {list}{extra} FROM {table} JOIN (SELECT {key} AS {k} FROM {table}{where_sql}\
+             {order} LIMIT {per_page} OFFSET {skip}) AS {keys} ON {key} = {keys}.{k}{order}",
+            list = model.select_list(),
+            table = model.table_sql(),
+        )
+    }
+}
+
+/// The page's rows where `where_sql` holds, after the first `skip` of them, each with `extra`
+/// read beside its columns: the page's own statement, or the database's keyed one
+/// ([`Walker::keyed_select`]) past the first row.
+pub(crate) fn page_select<D: Walker>(
+    page: &Page<'_, D>,
+    extra: &str,
+    where_sql: &str,
+    skip: u64,
+) -> String {
+    if skip == 0 {
+        page.select(extra, where_sql)
+    } else {
+        D::keyed_select(page, extra, where_sql, skip)
+    }
 }
 
 /// The statement, and its values, of a page read from `anchor` (at row `at` of the same
@@ -53,7 +93,7 @@ pub(crate) fn from_anchor<D: Walker>(
     let mut params = page.filter.params.clone();
     let seek_sql = D::seek_condition(page.model, seek, &anchor.sort_key, &mut params);
     let where_sql = page.filter.and(&seek_sql);
-    let sql = D::keyed_select(page, extra, &where_sql, page.offset - at);
+    let sql = page_select(page, extra, &where_sql, page.offset - at);
     (sql, params)
 }
 
@@ -117,7 +157,7 @@ pub(crate) async fn walk_between_tokens<D: TokenWalks>(
     });
     let remembered = anchor.is_some() || kept_count.is_some();
     let extra = D::sort_key_columns(model, seek);
-    let from_offset = D::keyed_select(page, &extra, &filter.sql, offset);
+    let from_offset = page_select(page, &extra, &filter.sql, offset);
     let mut rows = match &anchor {
         Some(anchor) => {
             let (sql, params) = from_anchor(page, seek, &extra, anchor);

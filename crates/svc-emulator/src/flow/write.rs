@@ -99,13 +99,6 @@ pub(crate) trait Writes: Database {
     /// How the transaction names the row it locked until it ends.
     type Locked: Send + Sync;
 
-    /// What a `SELECT` adds to lock the row it reads until the transaction ends.
-    const LOCK: &'static str = " FOR UPDATE";
-
-    /// What follows `INSERT INTO table` for a row of nothing but its defaults: standard SQL's
-    /// `DEFAULT VALUES` (PostgreSQL, SQLite); MySQL writes `() VALUES ()`.
-    const DEFAULTS_ONLY: &'static str = "DEFAULT VALUES";
-
     /// Begins a transaction on `conn`.
     fn begin(
         &self,
@@ -156,14 +149,11 @@ pub(crate) trait Writes: Database {
     /// Each cell of a row of conditions, as whether it holds.
     fn truths(row: &Self::Row) -> Vec<bool>;
 
-    /// Values the engine cannot write on this database, refused before anything is sent.
-    fn writable(values: &Values<'_, Self::Field>) -> Result<(), EngineError>;
-
-    /// `col` holds `value` already, NULL included (`<=>`, `IS NOT DISTINCT FROM`).
-    fn same_sql(col: &str, value: &str) -> String;
-
-    /// A JSON column `col` holds what loads as `None`: NULL, or JSON's `null`.
-    fn loads_none_sql(col: &str) -> String;
+    /// Values the engine cannot write on this database, refused before anything is sent (by
+    /// default none: a database whose types refuse a value when it is bound).
+    fn writable(_values: &Values<'_, Self::Field>) -> Result<(), EngineError> {
+        Ok(())
+    }
 
     /// The condition that finds the locked row again, its values bound in `params`.
     fn at_locked(model: &Self::Model, locked: &Self::Locked, params: &mut Self::Params) -> String;
@@ -298,9 +288,9 @@ async fn asked_unchanged<D: Writes>(
     for &i in &candidates {
         let (f, v) = &values[i];
         same.push(if loads_none(*f, v) {
-            D::loads_none_sql(D::column(f))
+            D::loads_none(D::column(f))
         } else {
-            D::same_sql(D::column(f), &D::bind(f, v, tz, &mut params)?)
+            D::same_value(D::column(f), &D::bind(f, v, tz, &mut params)?)
         });
     }
     let at = D::at_locked(model, locked, &mut params);

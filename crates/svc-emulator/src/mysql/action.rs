@@ -5,15 +5,12 @@
 //! the deadline itself (`SET STATEMENT max_statement_time=... FOR`); on MySQL, which limits
 //! only `SELECT`s, the deadline kills it from another connection (`KILL QUERY`).
 
-use std::time::Duration;
-
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Value};
 
 use crate::engine::EngineError;
 use crate::engine::sql_answer::AnswerRows;
 use crate::flow::action::ActionSql;
-use crate::flow::records::Database;
 use crate::mysql::MyResource;
 use crate::mysql::read_only_sql::{BINARY_CHARSET, query_failed, skip};
 use crate::mysql::types::{Offset, py_value};
@@ -21,22 +18,6 @@ use crate::mysql::types::{Offset, py_value};
 impl ActionSql for MyResource {
     fn skip(b: &[u8], i: usize) -> Option<Result<usize, EngineError>> {
         skip(b, i)
-    }
-
-    async fn begin(&self, time: Duration) -> Result<(Conn, Offset), EngineError> {
-        let mut conn = self.sql_conn().await?;
-        let tz = self.time_zone(&mut conn).await?;
-        if self.mariadb {
-            // The session's setting goes with the connection's reset (`clean`).
-            let seconds = format!("{:.3}", time.as_secs_f64().max(0.001));
-            conn.query_drop(format!("SET SESSION max_statement_time = {seconds}"))
-                .await
-                .map_err(|e| self.unexpected(e))?;
-        }
-        conn.query_drop("START TRANSACTION READ WRITE")
-            .await
-            .map_err(|e| self.unexpected(e))?;
-        Ok((conn, tz))
     }
 
     async fn execute(

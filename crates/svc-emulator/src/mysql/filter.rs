@@ -14,6 +14,7 @@
 
 use mysql_async::Value;
 
+use crate::dialect::Dialect;
 use crate::dialect::clause::Where;
 use crate::dialect::relation::RelationSql;
 use crate::engine::EngineError;
@@ -28,6 +29,7 @@ use crate::engine::time_zone::{TZ_PARAM, tz_of};
 use crate::engine::types::{FilterFamily, Search};
 use crate::flow::filter::{Cmp, Filter, Lookups, lookup_condition};
 use crate::mysql::MyResource;
+use crate::mysql::schema::quote_ident;
 use crate::mysql::schema::{MyField, MyModel};
 use crate::mysql::types::MyKind;
 
@@ -172,16 +174,30 @@ impl Literals for Ctx<'_> {
 /// A `WHERE` clause and its values, as mysql_async binds them.
 pub(crate) type MyWhere = Where<Params>;
 
-/// MySQL's always-false condition.
-pub(crate) const NEVER: &str = "0 = 1";
+/// MySQL's words: backticks, `CHAR`, `<=>`, `JSON_TYPE`, `() VALUES ()`.
+impl Dialect for MyResource {
+    const DEFAULTS_ONLY: &'static str = "() VALUES ()";
+
+    const TEXT_TYPE: &'static str = "CHAR";
+
+    fn quote(name: &str) -> String {
+        quote_ident(name)
+    }
+
+    fn same_value(col: &str, value: &str) -> String {
+        format!("{col} <=> {value}")
+    }
+
+    fn loads_none(col: &str) -> String {
+        format!("({col} IS NULL OR JSON_TYPE({col}) = 'NULL')")
+    }
+}
 
 /// MySQL's SQL of a selection's parts (`flow::filter`).
 impl Lookups for MyResource {
     type Model = MyModel;
     type Field = MyField;
     type Params = Params;
-
-    const NEVER: &'static str = NEVER;
 
     const RELATED: RelationSql<MyModel> = RelationSql {
         table_sql: |m| m.table_sql.clone(),
@@ -197,18 +213,8 @@ impl Lookups for MyResource {
         field.kind.is_string()
     }
 
-    /// `lower(col) LIKE lower(pattern)`, as SQLAlchemy writes `ilike` on MySQL.
-    fn ilike(field: &MyField, pattern: String, params: &mut Params) -> String {
-        let value = params.text(pattern);
-        format!("lower({}) LIKE lower({value})", field.qualified)
-    }
-
-    fn text_ilike(field: &MyField, pattern: String, params: &mut Params) -> String {
-        let value = params.text(pattern);
-        format!(
-            "lower(CAST({} AS CHAR)) LIKE lower({value})",
-            field.qualified
-        )
+    fn bind_text(text: String, params: &mut Params) -> String {
+        params.text(text).to_owned()
     }
 
     fn contained(ctx: &Ctx<'_>, raw: &str) -> Result<String, EngineError> {
@@ -227,16 +233,6 @@ impl Lookups for MyResource {
     ) -> Result<String, EngineError> {
         let value = ctx.compared(raw, false, params)?;
         Ok(format!("{} {} {value}", ctx.field.qualified, op.sql()))
-    }
-
-    /// The JSON text contains the value, as on SQLite.
-    fn json_match(
-        ctx: &Ctx<'_>,
-        raw: &str,
-        _in_list: bool,
-        params: &mut Params,
-    ) -> Result<String, EngineError> {
-        Ok(Self::text_ilike(ctx.field, format!("%{raw}%"), params))
     }
 
     /// [decision: stricter] docs/contract.md.
@@ -307,15 +303,6 @@ impl Lookups for MyResource {
     /// contains it.
     fn search_kind(field: &MyField) -> Search {
         field.kind.search()
-    }
-
-    fn text_equals(field: &MyField, text: &str, params: &mut Params) -> String {
-        let value = params.text(text.to_owned());
-        format!("CAST({} AS CHAR) = {value}", field.qualified)
-    }
-
-    fn relation_value(_field: &MyField, raw: &str, params: &mut Params) -> String {
-        params.text(raw.to_owned()).to_owned()
     }
 }
 

@@ -33,7 +33,7 @@ use crate::engine::MAX_SQL_ROWS;
 use crate::engine::sql_answer::{AnswerRows, answer_too_large, query_error, stopped_at_limit};
 use crate::engine::sql_params;
 use crate::engine::sql_params::{block_comment_end, line_end, starts_name};
-use crate::flow::read_only_sql::ReadOnlySql;
+use crate::flow::read_only_sql::{Access, ReadOnlySql};
 use crate::flow::records::Database;
 use crate::mysql::schema::quote_ident;
 use crate::mysql::types::{Offset, py_value};
@@ -61,10 +61,23 @@ impl ReadOnlySql for MyResource {
     }
 
     /// The time limit is the statement's own (see [`Statement::size_checked`]).
-    async fn open(&self, _time: Duration) -> Result<(Conn, Offset), EngineError> {
+    /// A read-only query's statement is stopped at `time` by its own hint (`run`); an
+    /// action's statements, on MariaDB, by the session's `max_statement_time`.
+    async fn open(&self, time: Duration, access: Access) -> Result<(Conn, Offset), EngineError> {
         let mut conn = self.sql_conn().await?;
         let tz = self.time_zone(&mut conn).await?;
-        conn.query_drop("START TRANSACTION READ ONLY")
+        if access == Access::ReadWrite && self.mariadb {
+            // The session's setting goes with the connection's reset (`clean`).
+            let seconds = format!("{:.3}", time.as_secs_f64().max(0.001));
+            conn.query_drop(format!("SET SESSION max_statement_time = {seconds}"))
+                .await
+                .map_err(|e| self.unexpected(e))?;
+        }
+        let begin = match access {
+            Access::ReadOnly => "START TRANSACTION READ ONLY",
+            Access::ReadWrite => "START TRANSACTION READ WRITE",
+        };
+        conn.query_drop(begin)
             .await
             .map_err(|e| self.unexpected(e))?;
         Ok((conn, tz))

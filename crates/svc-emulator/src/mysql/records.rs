@@ -150,9 +150,6 @@ impl Writes for MyResource {
     /// The row's identity (see [`MyModel::identity`]).
     type Locked = Vec<Value>;
 
-    /// MySQL has no `DEFAULT VALUES`.
-    const DEFAULTS_ONLY: &'static str = "() VALUES ()";
-
     async fn begin(&self, conn: Conn) -> Result<MyTx, EngineError> {
         MyTx::begin(conn).await.map_err(|e| self.unexpected(e))
     }
@@ -226,15 +223,6 @@ impl Writes for MyResource {
             .await
             .map_err(|e| self.unexpected(e))?;
         first_record(model, &rows, tz)
-    }
-
-    fn same_sql(col: &str, value: &str) -> String {
-        format!("{col} <=> {value}")
-    }
-
-    /// MariaDB's JSON is text to the engine (its `null` loads as `None` too).
-    fn loads_none_sql(col: &str) -> String {
-        format!("({col} IS NULL OR JSON_TYPE({col}) = 'NULL')")
     }
 
     fn at_locked(model: &MyModel, identity: &Vec<Value>, params: &mut Params) -> String {

@@ -162,8 +162,4 @@ impl flow::Connection for MyConnection<'_> {
         let quoted = columns.iter().map(|c| (quote_ident(c), String::new()));
         Ok((quoted.collect(), may_repeat))
     }
-
-    fn identity_sql(col: &str, _ty: &str, _n: usize) -> (String, String) {
-        (col.to_owned(), format!("{col} = ?"))
-    }
 }

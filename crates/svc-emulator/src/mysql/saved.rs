@@ -126,10 +126,6 @@ impl Saves for MyResource {
         self.origin
     }
 
-    fn quote(name: &str) -> String {
-        quote_ident(name)
-    }
-
     fn column_name(field: &MyField) -> &str {
         &field.sql
     }

@@ -27,9 +27,7 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Row, Value};
 
 use crate::dialect::seek::Nulls;
-use crate::engine::table::Table;
 use crate::engine::walks as shared;
-use crate::flow::records::Page;
 use crate::flow::walks::{TokenWalks, Walker};
 use crate::mysql::MyResource;
 use crate::mysql::filter::Params;
@@ -116,33 +114,6 @@ impl Walker for MyResource {
                 .to_owned()
         };
         crate::dialect::seek::seek_condition(&columns, key, Nulls::Smallest, &mut bind)
-    }
-
-    /// The keys in a derived table that the page's rows are joined to (MySQL takes no `LIMIT`
-    /// in an `IN` subquery; the key is unique: [`seek_terms`]).
-    fn keyed_select(page: &Page<'_, Self>, extra: &str, where_sql: &str, skip: u64) -> String {
-        let Page {
-            model,
-            order,
-            per_page,
-            ..
-        } = *page;
-        if skip == 0 {
-            return page.select(extra, where_sql);
-        }
-        let key = &model.pk_field().qualified;
-        // The derived table's name, never the table's own.
-        let keys = if model.name.eq_ignore_ascii_case("svc_page_keys") {
-            "`svc_page_keys_`"
-        } else {
-            "`svc_page_keys`"
-        };
-        format!(
-            "SELECT {list}{extra} FROM {table} JOIN (SELECT {key} AS `k` FROM {table}{where_sql}\
-             {order} LIMIT {per_page} OFFSET {skip}) AS {keys} ON {key} = {keys}.`k`{order}",
-            list = model.select_list,
-            table = model.table_sql,
-        )
     }
 }
 

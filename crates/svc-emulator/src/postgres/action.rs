@@ -8,8 +8,6 @@
 //! each cell is its output function's, which the read-only answer writes (`write_cell`), so
 //! both answer alike (the conformance suite compares them).
 
-use std::time::Duration;
-
 use deadpool_postgres::Object;
 use futures_util::TryStreamExt;
 
@@ -28,19 +26,6 @@ const ROWS: &str = "__svc_action";
 impl ActionSql for PgResource {
     fn skip(b: &[u8], i: usize) -> Option<Result<usize, EngineError>> {
         skip(b, i)
-    }
-
-    async fn begin(&self, time: Duration) -> Result<(Object, Offset), EngineError> {
-        let client = self.sql_client().await?;
-        let tz = self.timezone(&client).await?;
-        let millis = time.as_millis().max(1);
-        client
-            .batch_execute(&format!(
-                "ROLLBACK; BEGIN TRANSACTION READ WRITE; SET LOCAL statement_timeout = {millis}"
-            ))
-            .await
-            .map_err(|e| self.unexpected(e))?;
-        Ok((client, tz))
     }
 
     async fn execute(

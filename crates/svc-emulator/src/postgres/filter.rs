@@ -8,6 +8,7 @@
 //! PostgreSQL compares, matches (`ILIKE`, with its Unicode case folding) and fails exactly as
 //! it does for the engine.
 
+use crate::dialect::Dialect;
 use crate::dialect::clause::Where;
 use crate::dialect::relation::RelationSql;
 use crate::engine::EngineError;
@@ -429,13 +430,25 @@ pub(crate) type PgWhere = Where<Params>;
 /// PostgreSQL's always-false condition.
 pub(crate) const NEVER: &str = "false";
 
+/// PostgreSQL's words: `false`, `ILIKE`.
+impl Dialect for PgResource {
+    const NEVER: &'static str = NEVER;
+
+    fn like_any_case(text: &str, pattern: &str) -> String {
+        format!("{text} ILIKE {pattern}")
+    }
+
+    /// The column read as text: `col::text` (PostgreSQL compares a JSON column with nothing).
+    fn loads_none(col: &str) -> String {
+        format!("({col} IS NULL OR {col}::text = 'null')")
+    }
+}
+
 /// PostgreSQL's SQL of a selection's parts (`flow::filter`).
 impl Lookups for PgResource {
     type Model = PgModel;
     type Field = PgField;
     type Params = Params;
-
-    const NEVER: &'static str = NEVER;
 
     const RELATED: RelationSql<PgModel> = RelationSql {
         table_sql: |m| m.table_sql.clone(),
@@ -451,19 +464,15 @@ impl Lookups for PgResource {
         field.kind.is_string()
     }
 
-    /// `col ILIKE pattern`; enums and types SQLAlchemy does not know (`NullType`) are cast to
-    /// text first, as the engine does.
-    fn ilike(field: &PgField, pattern: String, params: &mut Params) -> String {
-        if matches!(field.kind, PgKind::Enum | PgKind::Unknown) {
-            return Self::text_ilike(field, pattern, params);
-        }
-        let value = params.text(pattern);
-        format!("{} ILIKE {value}", field.sql)
+    /// As `$n::text`.
+    fn bind_text(text: String, params: &mut Params) -> String {
+        params.text(text)
     }
 
-    fn text_ilike(field: &PgField, pattern: String, params: &mut Params) -> String {
-        let value = params.text(pattern);
-        format!("CAST({} AS VARCHAR) ILIKE {value}", field.sql)
+    /// Enums and types SQLAlchemy does not know (`NullType`) are cast to text before `ILIKE`,
+    /// as the engine does.
+    fn likes_as_text(field: &PgField) -> bool {
+        matches!(field.kind, PgKind::Enum | PgKind::Unknown)
     }
 
     fn contained(ctx: &Ctx<'_>, raw: &str) -> Result<String, EngineError> {
@@ -544,11 +553,6 @@ impl Lookups for PgResource {
     /// (`ILIKE`).
     fn search_kind(field: &PgField) -> Search {
         field.kind.search()
-    }
-
-    fn text_equals(field: &PgField, text: &str, params: &mut Params) -> String {
-        let value = params.text(text.to_owned());
-        format!("CAST({} AS VARCHAR) = {value}", field.sql)
     }
 
     fn relation_value(field: &PgField, raw: &str, params: &mut Params) -> String {

@@ -39,7 +39,7 @@ use crate::engine::python::Py;
 use crate::engine::sql_answer::{AnswerRows, query_error, stopped_at_limit};
 use crate::engine::sql_params;
 use crate::engine::sql_params::{line_end, skip_quoted};
-use crate::flow::read_only_sql::ReadOnlySql;
+use crate::flow::read_only_sql::{Access, ReadOnlySql};
 use crate::postgres::types::{Offset, interval, iso_time, parse_float, timestamp};
 use crate::postgres::{PgResource, message};
 
@@ -63,13 +63,17 @@ impl ReadOnlySql for PgResource {
         bind_names(query, params)
     }
 
-    async fn open(&self, time: Duration) -> Result<(Object, Offset), EngineError> {
+    async fn open(&self, time: Duration, access: Access) -> Result<(Object, Offset), EngineError> {
         let client = self.sql_client().await?;
         let tz = self.timezone(&client).await?;
         let millis = time.as_millis().max(1);
+        let access = match access {
+            Access::ReadOnly => "READ ONLY",
+            Access::ReadWrite => "READ WRITE",
+        };
         client
             .batch_execute(&format!(
-                "ROLLBACK; BEGIN TRANSACTION READ ONLY; SET LOCAL statement_timeout = {millis}"
+                "ROLLBACK; BEGIN TRANSACTION {access}; SET LOCAL statement_timeout = {millis}"
             ))
             .await
             .map_err(|e| self.unexpected(e))?;

@@ -16,7 +16,7 @@ use crate::engine::records::{Models, RecordRow, first_record, record_json};
 use crate::engine::table::Table;
 use crate::flow::delete::delete_row;
 use crate::flow::records::{Database, ESTIMATE_FROM, Page, Pages};
-use crate::flow::walks::{Walker, from_anchor, keep_anchor};
+use crate::flow::walks::{Walker, from_anchor, keep_anchor, page_select};
 use crate::flow::write::{Values, Writes, insert_sql, insert_values, set_list, update_sql};
 use crate::postgres::filter::{Params, PgWhere, datetime_literal};
 use crate::postgres::references::{PgConnection, PgTx, by_ctid, table};
@@ -155,14 +155,6 @@ impl Writes for PgResource {
 
     fn writable(values: &Values<'_, PgField>) -> Result<(), EngineError> {
         not_iterable(values)
-    }
-
-    fn same_sql(col: &str, value: &str) -> String {
-        format!("{col} IS NOT DISTINCT FROM {value}")
-    }
-
-    fn loads_none_sql(col: &str) -> String {
-        format!("({col} IS NULL OR {col}::text = 'null')")
     }
 
     fn at_locked(_model: &PgModel, ctid: &String, params: &mut Params) -> String {
@@ -323,7 +315,7 @@ impl PgResource {
                 return Ok(rows);
             }
         }
-        let sql = Self::keyed_select(page, &extra, &filter.sql, offset);
+        let sql = page_select(page, &extra, &filter.sql, offset);
         let rows = self
             .read_rows(client, &sql, &filter.params, lenient)
             .await?;

@@ -150,10 +150,6 @@ impl Saves for PgResource {
         self.origin
     }
 
-    fn quote(name: &str) -> String {
-        quote_ident(name)
-    }
-
     fn column_name(field: &PgField) -> &str {
         &field.sql
     }

@@ -149,9 +149,6 @@ impl Walker for PgResource {
             per_page,
             ..
         } = *page;
-        if skip == 0 {
-            return page.select(extra, where_sql);
-        }
         let key = &model.pk_field().sql;
         format!(
             "SELECT {list}{extra} FROM {table} WHERE {key} = ANY(ARRAY(SELECT {key} FROM \

@@ -13,6 +13,7 @@
 
 use rusqlite::types::Value;
 
+use crate::dialect::Dialect;
 use crate::dialect::clause::key_is_not_null;
 use crate::dialect::relation::{Related, RelationSql};
 use crate::engine::Lookup;
@@ -60,6 +61,18 @@ fn compared(ctx: &Ctx<'_>, raw: &str, in_list: bool) -> Result<Value, EngineErro
     })
 }
 
+/// SQLite's words: `IS`, and no lock.
+impl Dialect for Sqlite<'_> {
+    /// The resource's one writer connection is held for the whole flow (`with_writer`), so no
+    /// other write can come between the read of the row and its write: a `SELECT` needs no
+    /// lock of its own (SQLite has no `FOR UPDATE`).
+    const LOCK: &'static str = "";
+
+    fn same_value(col: &str, value: &str) -> String {
+        format!("{col} IS {value}")
+    }
+}
+
 /// SQLite's SQL of a selection's parts (`flow::filter`).
 impl Lookups for Sqlite<'_> {
     type Model = Model;
@@ -67,8 +80,6 @@ impl Lookups for Sqlite<'_> {
     type Params = Vec<Value>;
 
     const RELATED: RelationSql<Model> = RELATED;
-
-    const NEVER: &'static str = NEVER;
 
     fn column(field: &Field) -> &str {
         &field.sql
@@ -82,18 +93,14 @@ impl Lookups for Sqlite<'_> {
         field.ty.is_string()
     }
 
-    /// `lower(col) LIKE lower(?)`; untyped columns are cast first.
-    fn ilike(field: &Field, pattern: String, params: &mut Vec<Value>) -> String {
-        if field.ty.reflected == Reflected::Untyped {
-            return Self::text_ilike(field, pattern, params);
-        }
-        params.push(Value::Text(pattern));
-        format!("lower({}) LIKE lower(?)", field.sql)
+    fn bind_text(text: String, params: &mut Vec<Value>) -> String {
+        params.push(Value::Text(text));
+        "?".to_owned()
     }
 
-    fn text_ilike(field: &Field, pattern: String, params: &mut Vec<Value>) -> String {
-        params.push(Value::Text(pattern));
-        format!("lower(CAST({} AS VARCHAR)) LIKE lower(?)", field.sql)
+    /// A column of no declared type is matched by its text, as the engine does.
+    fn likes_as_text(field: &Field) -> bool {
+        field.ty.reflected == Reflected::Untyped
     }
 
     /// `'%{}%'.format(value)` after the engine's field.
@@ -123,26 +130,9 @@ impl Lookups for Sqlite<'_> {
         Ok(format!("{} {} ?", ctx.field.sql, op.sql()))
     }
 
-    /// On SQLite the engine's `safe_equals` and `safe_in` of a JSON column are
-    /// `col.cast(Unicode).ilike('%value%')` (OR-ed for `in`): the stored text contains the
-    /// value, ASCII case folded, `%` and `_` wildcards.
-    fn json_match(
-        ctx: &Ctx<'_>,
-        raw: &str,
-        _in_list: bool,
-        params: &mut Vec<Value>,
-    ) -> Result<String, EngineError> {
-        Ok(Self::text_ilike(ctx.field, format!("%{raw}%"), params))
-    }
-
     /// Number columns' text equals the search text, text columns' contains it.
     fn search_kind(field: &Field) -> Search {
         field.ty.search
-    }
-
-    fn text_equals(field: &Field, text: &str, params: &mut Vec<Value>) -> String {
-        params.push(Value::Text(text.to_owned()));
-        format!("CAST({} AS VARCHAR) = ?", field.sql)
     }
 
     /// `tz` changes nothing on SQLite, where the engine sets no time zone.
@@ -170,11 +160,6 @@ impl Lookups for Sqlite<'_> {
             ));
         }
         lookup_condition::<Self>(ctx, lookup, arg, params)
-    }
-
-    fn relation_value(_field: &Field, raw: &str, params: &mut Vec<Value>) -> String {
-        params.push(Value::Text(raw.to_owned()));
-        "?".to_owned()
     }
 }
 

@@ -220,11 +220,6 @@ impl<'c> Writes for Sqlite<'c> {
     type Tx = SqliteTx<'c>;
     type Locked = Vec<Value>;
 
-    /// The resource's one writer connection is held for the whole flow (`with_writer`), so no
-    /// other write can come between the read of the row and its write: a `SELECT` needs no
-    /// lock of its own (SQLite has no `FOR UPDATE`).
-    const LOCK: &'static str = "";
-
     async fn begin(&self, conn: &'c mut Connection) -> Result<SqliteTx<'c>, EngineError> {
         conn.execute_batch("BEGIN DEFERRED")?;
         Ok(SqliteTx(conn))
@@ -272,20 +267,6 @@ impl<'c> Writes for Sqlite<'c> {
         row.iter()
             .map(|v| matches!(v, Value::Integer(i) if *i != 0))
             .collect()
-    }
-
-    /// SQLite's types refuse a value when it is bound, and only a value the ORM writes is
-    /// bound: a given value equal to the stored one is none.
-    fn writable(_values: &Values<'_, Field>) -> Result<(), EngineError> {
-        Ok(())
-    }
-
-    fn same_sql(col: &str, value: &str) -> String {
-        format!("{col} IS {value}")
-    }
-
-    fn loads_none_sql(col: &str) -> String {
-        format!("({col} IS NULL OR {col} = 'null')")
     }
 
     fn at_locked(model: &Model, locked: &Vec<Value>, params: &mut Vec<Value>) -> String {

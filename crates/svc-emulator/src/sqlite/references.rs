@@ -90,10 +90,6 @@ impl flow::Connection for SqliteConnection<'_> {
         let quoted = columns.iter().map(|c| (quote_ident(c), String::new()));
         Ok((quoted.collect(), may_repeat))
     }
-
-    fn identity_sql(col: &str, _ty: &str, _n: usize) -> (String, String) {
-        (col.to_owned(), format!("{col} = ?"))
-    }
 }
 
 /// A foreign key of another table (`child`) that refers to a table, as SQLite lists it.
