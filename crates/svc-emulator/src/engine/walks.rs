@@ -1,6 +1,7 @@
 //! Page walks that never step over the rows before them, with the answers of
-//! `LIMIT n OFFSET m`: the parts every database shares (see `postgres/walks.rs` and
-//! `mysql/walks.rs` for how each proves that nothing changed between two pages).
+//! `LIMIT n OFFSET m`: the parts every database shares (see `postgres/walks.rs`,
+//! `mysql/walks.rs` and `sqlite/memo.rs` for how each proves that nothing changed between two
+//! pages).
 //!
 //! The engine pages with `OFFSET`: the database reads, and converts to text, every row before
 //! the page, so a walk through a table page by page costs the square of its size. Where the

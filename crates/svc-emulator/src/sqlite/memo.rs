@@ -18,8 +18,9 @@
 //!
 //! # Validity
 //!
-//! Both are answers about one snapshot of the database. A generation counter names the state
-//! they were computed in, and nothing is used or kept across a change:
+//! Both are answers about one snapshot of the database, kept where every database keeps its
+//! own (`engine::walks`) under a token: the generation that names the state they were computed
+//! in. Nothing is used across a change:
 //!
 //! - writes through the resource's writer bump the generation ([`ListMemo::bump`]);
 //! - every list first reads `PRAGMA data_version` on its connection, inside its read
@@ -27,52 +28,32 @@
 //!   connection committed (the emulator's writer, or another process writing the file), so
 //!   the list bumps the generation and neither reads nor keeps anything.
 //!
-//! A list reads the generation *before* its snapshot begins and tags what it keeps with that
-//! value. A snapshot that saw a commit either noticed it itself (and kept nothing), or its
-//! connection noticed it earlier and bumped the generation before this list read it; either
-//! way nothing computed before the commit can carry the generation this list reads.
+//! A list reads the generation *before* its snapshot begins, tags what it keeps with that
+//! value and uses only what carries it. A snapshot that saw a commit either noticed it itself
+//! (and kept nothing), or its connection noticed it earlier and bumped the generation before
+//! this list read it; either way nothing computed before the commit can carry the generation
+//! this list reads.
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rusqlite::types::{Value, ValueRef};
 
 use crate::dialect::seek::{self, Nulls};
+use crate::engine::walks::Walks;
 
-/// Selections whose count is kept; past this the memo starts afresh.
-const MAX_COUNTS: usize = 256;
-/// Selections and orders whose anchors are kept; past this the memo starts afresh.
-const MAX_WALKS: usize = 64;
-/// Anchors kept per walk; past this the one least recently kept or used goes.
-const MAX_ANCHORS: usize = 32;
+/// The sort key of a page's last row, each term's value as SQLite stored it (`None` for NULL).
+pub(crate) type SortKey = Vec<Option<Value>>;
 
-/// Counts and anchors of one resource's lists, valid for one database state.
+/// Counts and anchors of one resource's lists, valid for one database state: they are kept
+/// where every database keeps its own ([`Walks`]), each under the generation it was made in
+/// (its token), and served only to a list of the same generation.
 #[derive(Debug, Default)]
 pub(crate) struct ListMemo {
     generation: AtomicU64,
-    state: Mutex<State>,
+    walks: Walks<Value>,
     /// Counts answered from the memo, and pages started from an anchor (for tests).
     count_hits: AtomicU64,
     anchor_hits: AtomicU64,
-}
-
-#[derive(Debug, Default)]
-struct State {
-    /// The generation the entries belong to.
-    generation: u64,
-    counts: HashMap<Vec<u8>, u64>,
-    /// Walk key → (offset of the row after the anchor → the anchor).
-    walks: HashMap<Vec<u8>, BTreeMap<u64, Anchor>>,
-    /// Ticks on every anchor kept or used: the recency of each.
-    clock: u64,
-}
-
-#[derive(Debug)]
-struct Anchor {
-    sort_key: Vec<Value>,
-    /// When it was last kept or used (`State::clock`).
-    used: u64,
 }
 
 /// The generation a list read before its snapshot began, and whether the memo may serve it.
@@ -95,6 +76,11 @@ impl Ticket {
             generation: 0,
             usable: false,
         }
+    }
+
+    /// The token what the list keeps is kept under, when it may keep anything.
+    fn token(&self) -> Option<String> {
+        self.usable.then(|| self.generation.to_string())
     }
 }
 
@@ -124,30 +110,14 @@ impl ListMemo {
         Ticket::unusable()
     }
 
-    /// Runs `f` on the state when `ticket` belongs to its generation (a newer ticket clears
-    /// the state first); an older or unusable ticket gets `None`.
-    fn with_state<R>(&self, ticket: Ticket, f: impl FnOnce(&mut State) -> R) -> Option<R> {
-        if !ticket.usable {
-            return None;
-        }
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if ticket.generation > state.generation {
-            state.counts.clear();
-            state.walks.clear();
-            state.generation = ticket.generation;
-        }
-        (ticket.generation == state.generation).then(|| f(&mut state))
-    }
-
-    /// The count kept for `key`, if any.
+    /// The count kept for `key` in the ticket's generation, if any.
     pub(crate) fn count(&self, ticket: Ticket, key: &[u8]) -> Option<u64> {
-        let n = self
-            .with_state(ticket, |s| s.counts.get(key).copied())
-            .flatten();
-        if n.is_some() {
+        let token = ticket.token()?;
+        let (kept, n) = self.walks.count(key)?;
+        (kept == token).then(|| {
             self.count_hits.fetch_add(1, Ordering::Relaxed);
-        }
-        n
+            n
+        })
     }
 
     /// How many counts the memo answered and how many pages started from an anchor.
@@ -161,64 +131,28 @@ impl ListMemo {
 
     /// Keeps the count of `key`.
     pub(crate) fn keep_count(&self, ticket: Ticket, key: Vec<u8>, count: u64) {
-        self.with_state(ticket, |s| {
-            if s.counts.len() >= MAX_COUNTS && !s.counts.contains_key(&key) {
-                s.counts.clear();
-            }
-            s.counts.insert(key, count);
-        });
+        if let Some(token) = ticket.token() {
+            self.walks.keep_count(key, token, count);
+        }
     }
 
-    /// The anchor of walk `key` nearest at or before `offset`: the offset of the row after it,
-    /// and the sort key of the row it is.
-    pub(crate) fn anchor(
-        &self,
-        ticket: Ticket,
-        key: &[u8],
-        offset: u64,
-    ) -> Option<(u64, Vec<Value>)> {
-        self.with_state(ticket, |s| {
-            s.clock += 1;
-            let walk = s.walks.get_mut(key)?;
-            let (&at, anchor) = walk.range_mut(..=offset).next_back()?;
-            anchor.used = s.clock;
-            Some((at, anchor.sort_key.clone()))
-        })
-        .flatten()
-        .inspect(|_| {
+    /// The anchor of walk `key` nearest at or before `offset`, kept in the ticket's
+    /// generation: the offset of the row after it, and the sort key of the row it is (`None`
+    /// for NULL).
+    pub(crate) fn anchor(&self, ticket: Ticket, key: &[u8], offset: u64) -> Option<(u64, SortKey)> {
+        let token = ticket.token()?;
+        let (at, anchor) = self.walks.anchor(key, offset)?;
+        (anchor.token == token).then(|| {
             self.anchor_hits.fetch_add(1, Ordering::Relaxed);
+            (at, anchor.sort_key)
         })
     }
 
     /// Keeps an anchor of walk `key`: the row before `offset` has sort key `sort_key`.
-    pub(crate) fn keep_anchor(
-        &self,
-        ticket: Ticket,
-        key: &[u8],
-        offset: u64,
-        sort_key: Vec<Value>,
-    ) {
-        self.with_state(ticket, |s| {
-            if !s.walks.contains_key(key) {
-                if s.walks.len() >= MAX_WALKS {
-                    s.walks.clear();
-                }
-                s.walks.insert(key.to_vec(), BTreeMap::new());
-            }
-            s.clock += 1;
-            let used = s.clock;
-            let Some(walk) = s.walks.get_mut(key) else {
-                return;
-            };
-            walk.insert(offset, Anchor { sort_key, used });
-            if walk.len() > MAX_ANCHORS {
-                // Walks go forwards: what a walk left behind is what it will not ask again.
-                let oldest = walk.iter().min_by_key(|(_, a)| a.used).map(|(&at, _)| at);
-                if let Some(at) = oldest {
-                    walk.remove(&at);
-                }
-            }
-        });
+    pub(crate) fn keep_anchor(&self, ticket: Ticket, key: &[u8], offset: u64, sort_key: SortKey) {
+        if let Some(token) = ticket.token() {
+            self.walks.keep(key, offset, token, sort_key);
+        }
     }
 }
 
@@ -254,23 +188,23 @@ pub(crate) fn key(sql: &str, params: &[Value]) -> Vec<u8> {
     k
 }
 
-/// The sort key of one row as SQLite stored it, or `None` when a text value is not UTF-8
-/// (binding it back as text would not be the same value, so no anchor is kept).
+/// The sort key of one row as SQLite stored it (`None` for NULL), or `None` when a text value
+/// is not UTF-8 (binding it back as text would not be the same value, so no anchor is kept).
 pub(crate) fn sort_key_of(
     row: &rusqlite::Row<'_>,
     columns: &[usize],
-) -> rusqlite::Result<Option<Vec<Value>>> {
+) -> rusqlite::Result<Option<SortKey>> {
     let mut key = Vec::with_capacity(columns.len());
     for &c in columns {
         key.push(match row.get_ref(c)? {
-            ValueRef::Null => Value::Null,
-            ValueRef::Integer(i) => Value::Integer(i),
-            ValueRef::Real(f) => Value::Real(f),
+            ValueRef::Null => None,
+            ValueRef::Integer(i) => Some(Value::Integer(i)),
+            ValueRef::Real(f) => Some(Value::Real(f)),
             ValueRef::Text(t) => match std::str::from_utf8(t) {
-                Ok(s) => Value::Text(s.to_owned()),
+                Ok(s) => Some(Value::Text(s.to_owned())),
                 Err(_) => return Ok(None),
             },
-            ValueRef::Blob(b) => Value::Blob(b.to_vec()),
+            ValueRef::Blob(b) => Some(Value::Blob(b.to_vec())),
         });
     }
     Ok(Some(key))
@@ -282,16 +216,12 @@ pub(crate) fn sort_key_of(
 /// SQLite's NULL order (NULL before every other value: first ascending, last descending).
 pub(crate) fn seek_condition(
     terms: &[(&str, bool)],
-    key: &[Value],
+    key: &[Option<Value>],
     params: &mut Vec<Value>,
 ) -> String {
-    let values: Vec<Option<&Value>> = key
-        .iter()
-        .map(|v| (!matches!(v, Value::Null)).then_some(v))
-        .collect();
     let mut bind = |i: usize| {
-        params.push(key[i].clone());
+        params.push(key[i].clone().unwrap_or(Value::Null));
         "?".to_owned()
     };
-    seek::seek_condition(terms, &values, Nulls::Smallest, &mut bind)
+    seek::seek_condition(terms, key, Nulls::Smallest, &mut bind)
 }

@@ -1085,7 +1085,7 @@ fn write_records(
     conn: &Connection,
     model: &Model,
     page: Page<'_>,
-) -> Result<(RecordsJson, u64, Option<Vec<Value>>), EngineError> {
+) -> Result<(RecordsJson, u64, Option<memo::SortKey>), EngineError> {
     let mut stmt = prepare(conn, page.select)?;
     let limit = Value::Integer(i64::try_from(page.limit).unwrap_or(i64::MAX));
     let offset = Value::Integer(i64::try_from(page.offset).unwrap_or(i64::MAX));
