@@ -43,12 +43,7 @@ pub(crate) trait Walker: Database {
     /// to (MySQL takes no `LIMIT` in an `IN` subquery; the key is unique: the walk seeks only
     /// then).
     fn keyed_select(page: &Page<'_, Self>, extra: &str, where_sql: &str, skip: u64) -> String {
-        let Page {
-            model,
-            order,
-            per_page,
-            ..
-        } = *page;
+        let model = page.model;
         let key = Self::column(model.pk_field());
         // The derived table's name, never the table's own.
         let keys = if model.table_name().eq_ignore_ascii_case("svc_page_keys") {
@@ -62,6 +57,8 @@ pub(crate) trait Walker: Database {
              {order} LIMIT {per_page} OFFSET {skip}) AS {keys} ON {key} = {keys}.{k}{order}",
             list = model.select_list(),
             table = model.table_sql(),
+            order = page.order,
+            per_page = page.per_page,
         )
     }
 }

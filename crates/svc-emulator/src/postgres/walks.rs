@@ -143,18 +143,15 @@ impl Walker for PgResource {
     /// by: `key = ANY(ARRAY(SELECT key ... LIMIT n OFFSET skip))` (the key is unique:
     /// [`seek_terms`]).
     fn keyed_select(page: &Page<'_, Self>, extra: &str, where_sql: &str, skip: u64) -> String {
-        let Page {
-            model,
-            order,
-            per_page,
-            ..
-        } = *page;
+        let model = page.model;
         let key = &model.pk_field().sql;
         format!(
             "SELECT {list}{extra} FROM {table} WHERE {key} = ANY(ARRAY(SELECT {key} FROM \
              {table}{where_sql}{order} LIMIT {per_page} OFFSET {skip})){order}",
             list = model.select_list,
             table = model.table_sql,
+            order = page.order,
+            per_page = page.per_page,
         )
     }
 }

@@ -38,9 +38,6 @@ fn number_value(n: PyNumber) -> Value {
 /// A `WHERE` clause and its values, as rusqlite binds them.
 pub(crate) type Where = crate::dialect::clause::Where<Vec<Value>>;
 
-/// SQLite's always-false condition.
-pub(crate) const NEVER: &str = "0 = 1";
-
 /// One filter, as its condition is built.
 type Ctx<'a> = Filter<'a, Field>;
 

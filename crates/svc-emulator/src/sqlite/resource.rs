@@ -14,6 +14,7 @@ use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, OpenFlags, params_from_iter};
 use tokio::sync::Notify;
 
+use crate::dialect::Dialect;
 use crate::dialect::relation::Related;
 use crate::engine::body::non_field;
 use crate::engine::error::EngineError;
@@ -28,7 +29,7 @@ use crate::flow;
 use crate::flow::references::run_now;
 use crate::flow::saved::Origin;
 use crate::flow::write::read_back_sql;
-use crate::sqlite::filter::{NEVER, Order, Where, build_where, order_by};
+use crate::sqlite::filter::{Order, Where, build_where, order_by};
 use crate::sqlite::flows::Sqlite;
 use crate::sqlite::handoff::{Attempt, ListRun, Mode, Route, RunMemory, route_retrieve};
 use crate::sqlite::memo::{self, ListMemo, Ticket};
@@ -487,7 +488,7 @@ impl Resource {
             ));
         }
         if order_selects_nothing(&spec.order_by) {
-            filter = Where::nothing(NEVER);
+            filter = Where::nothing(<Sqlite<'_> as Dialect>::NEVER);
         }
         let snapshot = !self.readers.is_empty();
         let inline = matches!(mode, Mode::Inline { .. });
