@@ -7,7 +7,9 @@
 //! comments are blanked ([`super::rust_code`]); it is compared as written, string literals
 //! included, so two statements that differ only in their SQL are not the same line. A run
 //! counts only when at least two of its lines hold a letter or a digit: three closing braces
-//! repeat everywhere and say nothing.
+//! repeat everywhere and say nothing. Declarations that only name what a file uses or holds
+//! (`use` items, whole, and `mod` lines) are not code lines: each database folder mirrors
+//! `flow/`'s files and imports the same engine types, which no flow could say once.
 
 use std::collections::HashMap;
 
@@ -61,16 +63,33 @@ pub(super) fn repeats(sources: &[(String, String)], folders: &[&str]) -> Repeats
     }
 }
 
-/// The trimmed code lines of a source, test code left out.
+/// The trimmed code lines of a source, test code and declarations (`use`, `mod`) left out.
 fn code_lines(src: &str) -> Vec<&str> {
     let code = rust_code(src);
     let test = test_lines(&code);
+    let mut in_use = false;
     src.lines()
         .zip(code.lines())
         .enumerate()
-        .filter(|&(i, (_, code))| !test.get(i).copied().unwrap_or(false) && !code.trim().is_empty())
+        .filter(|&(i, (_, code))| {
+            let code = code.trim();
+            let declaration = in_use || is_declaration(code);
+            // A `use` item goes on until its `;`.
+            in_use = declaration && !code.ends_with(';') && !code.starts_with("mod ");
+            !declaration && !test.get(i).copied().unwrap_or(false) && !code.is_empty()
+        })
         .map(|(_, (line, _))| line.trim())
         .collect()
+}
+
+/// Whether a code line starts a `use` item or declares a module.
+fn is_declaration(code: &str) -> bool {
+    let item = code
+        .strip_prefix("pub(crate) ")
+        .or_else(|| code.strip_prefix("pub(super) "))
+        .or_else(|| code.strip_prefix("pub "))
+        .unwrap_or(code);
+    item.starts_with("use ") || (item.starts_with("mod ") && item.ends_with(';'))
 }
 
 /// At least two lines of the run hold a letter or a digit.
@@ -109,6 +128,23 @@ mod tests {
             }
         );
         assert_eq!(r.per_mille(), 545);
+    }
+
+    #[test]
+    fn imports_and_module_lines_are_not_code_lines() {
+        let names = "mod action;\nmod records;\npub(crate) mod walks;\nuse a::b;\nuse c::{\n    d,\n    e,\n};\n";
+        let src = sources(&[
+            ("postgres/mod.rs", &format!("{names}fn f() {{}}\n")),
+            ("mysql/mod.rs", &format!("{names}fn g() {{}}\n")),
+        ]);
+        let r = repeats(&src, &["postgres", "mysql"]);
+        assert_eq!(
+            r,
+            Repeats {
+                repeated: 0,
+                lines: 2
+            }
+        );
     }
 
     #[test]

@@ -18,6 +18,9 @@ pub(crate) mod group;
 pub(crate) mod relation;
 pub(crate) mod seek;
 
+use crate::engine::EngineError;
+use crate::engine::sql_params::{block_comment_end, line_end, skip_quoted};
+
 /// A database's words in SQL text, pure and synchronous. Each item is written as ANSI SQL by
 /// default (the form at least one served database takes as it is); a database overrides what
 /// it writes its own way. The flows write their statements with these and bind nothing here:
@@ -31,6 +34,13 @@ pub(crate) trait Dialect {
     /// What a `SELECT` adds to lock the rows it reads until the transaction ends (SQLite,
     /// whose writer holds the database, adds nothing).
     const LOCK: &'static str = " FOR UPDATE";
+
+    /// The statement that begins a transaction (MySQL writes `START TRANSACTION`).
+    const BEGIN: &'static str = "BEGIN";
+
+    /// The statement that begins a transaction whose reads all see the data as of one moment
+    /// (MySQL: `START TRANSACTION WITH CONSISTENT SNAPSHOT`).
+    const BEGIN_SNAPSHOT: &'static str = "BEGIN ISOLATION LEVEL REPEATABLE READ";
 
     /// What follows `INSERT INTO table` for a row of nothing but its defaults (MySQL writes
     /// `() VALUES ()`).
@@ -63,6 +73,19 @@ pub(crate) trait Dialect {
     /// `col`'s text: `CAST(col AS <TEXT_TYPE>)`.
     fn text_of(col: &str) -> String {
         format!("CAST({col} AS {})", Self::TEXT_TYPE)
+    }
+
+    /// Where what starts at byte `i` of a statement and holds no `:name` ends (a string, a
+    /// quoted name, a comment), for a statement's `:name`s (`engine::sql_params::bind_names`);
+    /// `None` where nothing is skipped at `i`, `Err` for what the database's text allows and
+    /// the binding cannot read. ANSI: `'...'` strings, `"..."` names, `--` and `/* */` comments.
+    fn skip(b: &[u8], i: usize) -> Option<Result<usize, EngineError>> {
+        Some(Ok(match b[i] {
+            q @ (b'\'' | b'"') => skip_quoted(b, i, q, false),
+            b'-' if b.get(i + 1) == Some(&b'-') => line_end(b, i),
+            b'/' if b.get(i + 1) == Some(&b'*') => block_comment_end(b, i),
+            _ => return None,
+        }))
     }
 }
 

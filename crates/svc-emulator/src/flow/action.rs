@@ -14,16 +14,13 @@ use serde_json::{Map, Value as Json};
 use crate::engine::EngineError;
 use crate::engine::sql_answer::{AnswerRows, stopped_after};
 use crate::engine::sql_params;
+use crate::flow::driver::Failure;
 use crate::flow::read_only_sql::{Access, ReadOnlySql, Running, conn_gone};
+use crate::flow::records::Database;
 
 /// A database server's side of an action, beside its read-only queries' (binding, cancelling
 /// and cleaning a session are the same).
-pub(crate) trait ActionSql: ReadOnlySql {
-    /// Where what starts at byte `i` of a statement and holds no `:name` ends (a string, a
-    /// quoted name, a comment), as [`bind`](ReadOnlySql::bind) reads the text: see
-    /// `engine::sql_params::bind_names`.
-    fn skip(b: &[u8], i: usize) -> Option<Result<usize, EngineError>>;
-
+pub(crate) trait ActionSql: ReadOnlySql + Database {
     /// Runs one statement: its column names and rows (none for a statement that returns no
     /// rows), written within `answer_bytes` in the time zone `tz`.
     fn execute(
@@ -34,9 +31,17 @@ pub(crate) trait ActionSql: ReadOnlySql {
         tz: i32,
     ) -> impl Future<Output = Result<(Vec<String>, AnswerRows), EngineError>> + Send;
 
-    /// Commits the transaction.
-    fn commit(&self, conn: &mut Self::Conn)
-    -> impl Future<Output = Result<(), EngineError>> + Send;
+    /// Commits the transaction: a refusal (a deferred constraint) is the action's.
+    fn commit(
+        &self,
+        conn: &mut Self::Conn,
+    ) -> impl Future<Output = Result<(), EngineError>> + Send {
+        async move {
+            Self::batch(conn, "COMMIT")
+                .await
+                .map_err(|e| self.fault(e, Failure::Query))
+        }
+    }
 }
 
 /// Runs `statements` in order with `inputs` (`:name` values) in one transaction within `time`:
@@ -51,7 +56,7 @@ pub(crate) async fn run_action<D: ActionSql>(
 ) -> Result<Vec<u8>, EngineError> {
     let bound = statements
         .iter()
-        .map(|s| D::bind(s, inputs))
+        .map(|s| <D as ReadOnlySql>::bind(s, inputs))
         .collect::<Result<Vec<_>, _>>()?;
     let (conn, tz) = db.open(time, Access::ReadWrite).await?;
     let mut guard = Running::<D> {

@@ -106,10 +106,10 @@ async fn aggregate_as_engine<D: Summary>(
         model.table_sql(),
         filter.sql
     );
-    let mut reader = db.reader(tz_of(selection)).await?;
-    let tz = db.time_zone(&mut reader).await?;
+    let mut conn = db.connect(tz_of(selection)).await?;
+    let tz = db.time_zone(&mut conn).await?;
     let rows = db
-        .read(&mut reader, &sql, &filter.params, selection.lenient)
+        .read(&mut conn, &sql, &filter.params, selection.lenient)
         .await
         .map_err(|e| D::summary_error(e, func, field))?;
     D::aggregate_answer(func, field, rows.first(), tz)
@@ -162,9 +162,9 @@ async fn group_as_engine<D: Summary>(
         return Ok(Json::Array(Vec::new()));
     };
     let sql = D::group_statement(&model, &columns, req, &filter.sql)?;
-    let mut reader = db.reader(tz_of(selection)).await?;
+    let mut conn = db.connect(tz_of(selection)).await?;
     let rows = db
-        .read(&mut reader, &sql, &filter.params, selection.lenient)
+        .read(&mut conn, &sql, &filter.params, selection.lenient)
         .await
         .map_err(|e| D::summary_error(e, columns.func, columns.y))?;
     let mut out = Vec::with_capacity(rows.len());

@@ -34,6 +34,7 @@
 // Every database runs these.
 pub(crate) mod aggregate;
 pub(crate) mod delete;
+pub(crate) mod driver;
 pub(crate) mod filter;
 pub(crate) mod references;
 pub(crate) mod write;

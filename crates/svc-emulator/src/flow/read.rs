@@ -27,8 +27,8 @@ pub(crate) async fn list<D: Pages>(
     if order_selects_nothing(&spec.order_by) {
         filter = Where::nothing(D::NEVER);
     }
-    let mut reader = db.reader(tz_of(&spec.selection)).await?;
-    let tz = db.time_zone(&mut reader).await?;
+    let mut conn = db.connect(tz_of(&spec.selection)).await?;
+    let tz = db.time_zone(&mut conn).await?;
     if spec.no_pagination {
         let sql = format!(
             "SELECT {} FROM {}{}{order} LIMIT {MAX_PER_PAGE}",
@@ -36,7 +36,7 @@ pub(crate) async fn list<D: Pages>(
             model.table_sql(),
             filter.sql
         );
-        let rows = db.read(&mut reader, &sql, &filter.params, lenient).await?;
+        let rows = db.read(&mut conn, &sql, &filter.params, lenient).await?;
         let rows = one_row_per_identity(&*model, rows);
         check_readable(&*model, &rows, lenient)?;
         return Ok(Listing::All(records_json(&*model, &rows, tz)));
@@ -53,7 +53,7 @@ pub(crate) async fn list<D: Pages>(
         offset: (number - 1).saturating_mul(per_page),
         lenient,
     };
-    let (rows, counted) = db.page(&mut reader, &page).await?;
+    let (rows, counted) = db.page(&mut conn, &page).await?;
     let rows = one_row_per_identity(&*model, rows);
     let len = rows.len() as u64;
     // The engine's paginator counts a short first page by its records, else runs a COUNT:
@@ -61,7 +61,7 @@ pub(crate) async fn list<D: Pages>(
     let count = match counted {
         _ if number == 1 && len < per_page => len,
         Some(count) => count,
-        None => db.count(&mut reader, &model, &filter, lenient).await?,
+        None => db.count(&mut conn, &model, &filter, lenient).await?,
     };
     check_readable(&*model, &rows, lenient)?;
     Ok(Listing::Page {
@@ -86,8 +86,8 @@ where
     let model = db.model(model)?;
     let mut filter = db.filters(&model, selection, Use::Record)?;
     let key = D::key_condition(&model, pk, &mut filter.params)?;
-    let mut reader = db.reader(tz_of(selection)).await?;
-    let tz = db.time_zone(&mut reader).await?;
+    let mut conn = db.connect(tz_of(selection)).await?;
+    let tz = db.time_zone(&mut conn).await?;
     let sql = format!(
         "SELECT {} FROM {}{} LIMIT 1",
         model.select_list(),
@@ -95,7 +95,7 @@ where
         filter.and(&key)
     );
     let rows = db
-        .read(&mut reader, &sql, &filter.params, selection.lenient)
+        .read(&mut conn, &sql, &filter.params, selection.lenient)
         .await?;
     let row = rows.first().ok_or(EngineError::RecordNotFound)?;
     check_readable(&*model, std::slice::from_ref(row), selection.lenient)?;

@@ -15,6 +15,7 @@ use serde_json::{Map, Value as Json};
 
 use crate::engine::EngineError;
 use crate::engine::sql_answer::{AnswerRows, stopped_after};
+use crate::flow::driver::Driver;
 
 /// What a session's transaction may do: a read-only query only reads; an action's statements
 /// (`flow::action`) read and write.
@@ -26,10 +27,9 @@ pub(crate) enum Access {
     ReadWrite,
 }
 
-/// A database server's side of a read-only query (and of an action's session).
-pub(crate) trait ReadOnlySql: Sync {
-    /// A session (one connection) running queries.
-    type Conn: Send;
+/// A database server's side of a read-only query (and of an action's session), whose session is
+/// one of its driver's connections.
+pub(crate) trait ReadOnlySql: Driver {
     /// A statement with its values bound.
     type Bound: Send + Sync;
     /// What cancels a session's statement from outside it.
@@ -69,8 +69,12 @@ pub(crate) trait ReadOnlySql: Sync {
     /// at once (the caller went away): it is closed, never pooled again.
     fn abandon(conn: Self::Conn);
 
-    /// Closes a session whose statement was cancelled: never reused.
-    fn close(conn: Self::Conn) -> impl Future<Output = ()> + Send;
+    /// Closes a session whose statement was cancelled: never reused. By default, given up as
+    /// [`abandon`](Self::abandon) gives it up.
+    fn close(conn: Self::Conn) -> impl Future<Output = ()> + Send {
+        Self::abandon(conn);
+        std::future::ready(())
+    }
 
     /// Ends the transaction and cleans the session for its next query (closes it when it
     /// cannot be cleaned).
@@ -153,12 +157,30 @@ mod tests {
     /// What the guard did to its session and its cancel.
     type Log = Arc<Mutex<Vec<&'static str>>>;
 
-    /// A database that only logs what is done to its one session.
+    /// A database that only logs what is done to its one session; its statements never end
+    /// when `.1` is set.
     #[derive(Default)]
-    struct Logged(Log);
+    struct Logged(Log, bool);
+
+    /// A driver whose one session is the log; no flow here runs its statements.
+    impl Driver for Logged {
+        type Conn = Log;
+        type Row = ();
+        type Binds = ();
+        type Fault = ();
+
+        async fn batch(_: &mut Log, _: &str) -> Result<(), ()> {
+            Err(())
+        }
+        async fn rows(_: &mut Log, _: &str, _: &()) -> Result<Vec<()>, ()> {
+            Err(())
+        }
+        fn give_up(conn: Log) {
+            conn.lock().unwrap().push("give up");
+        }
+    }
 
     impl ReadOnlySql for Logged {
-        type Conn = Log;
         type Bound = ();
         type Cancel = Log;
 
@@ -183,13 +205,13 @@ mod tests {
             _: i32,
             _: &AtomicBool,
         ) -> Result<(Vec<String>, AnswerRows), EngineError> {
+            if self.1 {
+                std::future::pending::<()>().await;
+            }
             Ok((Vec::new(), AnswerRows::new(0)))
         }
         fn abandon(conn: Log) {
             conn.lock().unwrap().push("abandon");
-        }
-        async fn close(conn: Log) {
-            conn.lock().unwrap().push("close");
         }
         async fn clean(conn: Log) {
             conn.lock().unwrap().push("clean");
@@ -220,5 +242,18 @@ mod tests {
         let answer = read_only(&db, "select 1", &Map::new(), Duration::from_secs(5), 0).await;
         assert!(answer.is_ok(), "{answer:?}");
         assert_eq!(*db.0.lock().unwrap(), ["clean"]);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_statement_past_its_deadline_is_cancelled_and_its_session_closed() {
+        let db = Logged(Log::default(), true);
+        let answer = read_only(&db, "select 1", &Map::new(), Duration::from_secs(5), 0).await;
+        let Err(e) = answer else {
+            panic!("a statement that never ends answered {answer:?}");
+        };
+        assert_eq!(e, stopped_after(Duration::from_secs(5)));
+        // Cancelled first (cleaning would wait for the statement), then closed: the default
+        // `close` gives the session up, never back to the pool.
+        assert_eq!(*db.0.lock().unwrap(), ["cancel", "abandon"]);
     }
 }

@@ -19,6 +19,7 @@ use crate::engine::relation::Use;
 use crate::engine::table::BodyColumn;
 use crate::engine::table::{Column, MappedTable, Table};
 use crate::engine::{EngineError, Selection};
+use crate::flow::driver::{Driver, Failure};
 use crate::flow::filter::{Lookups, build_where};
 
 /// A model as its database writes it in SQL.
@@ -43,13 +44,10 @@ impl<F: Column, E> ModelSql for MappedTable<F, E> {
 /// async workers, awaited where they are asked for. Its models, columns and bound values are
 /// those of its [`Lookups`].
 pub(crate) trait Database:
-    Lookups<Model: ModelSql + Send + Sync, Field: BodyColumn + Sync, Params: Clone + Send + Sync> + Sync
+    Lookups<Model: ModelSql + Send + Sync, Field: BodyColumn + Sync, Params: Clone + Send + Sync>
+    + Driver<Binds = <Self as Lookups>::Params>
+    + Sync
 {
-    /// A row as the driver reads it.
-    type Row: Send + Sync;
-    /// A pooled connection for reads.
-    type Reader: Send;
-
     /// The models, as last read (start or reload).
     fn models(&self) -> &Models<Self::Model>;
 
@@ -124,26 +122,34 @@ pub(crate) trait Database:
 
     /// A connection for a read, in the time zone a request's `tz` asks for (checked by the
     /// filters: a database that does not set it has refused it there).
-    fn reader(
+    fn connect(
         &self,
         tz: Option<&str>,
-    ) -> impl Future<Output = Result<Self::Reader, EngineError>> + Send;
+    ) -> impl Future<Output = Result<Self::Conn, EngineError>> + Send;
 
     /// The engine's default time zone, as the UTC offset in seconds the values are read in.
     fn time_zone(
         &self,
-        reader: &mut Self::Reader,
+        conn: &mut Self::Conn,
     ) -> impl Future<Output = Result<i32, EngineError>> + Send;
 
-    /// The rows of a read. A database error is where the engine fails (`500`): strict mode
-    /// answers `400` with the database's message.
+    /// The driver's error of a statement that was doing what `failure` says, in the engine's
+    /// terms.
+    fn fault(&self, fault: Self::Fault, failure: Failure<'_, Self::Model>) -> EngineError;
+
+    /// The rows of a read (a database error as [`Failure::Read`] says).
     fn read(
         &self,
-        reader: &mut Self::Reader,
+        conn: &mut Self::Conn,
         sql: &str,
         params: &Self::Params,
         lenient: bool,
-    ) -> impl Future<Output = Result<Vec<Self::Row>, EngineError>> + Send;
+    ) -> impl Future<Output = Result<Vec<Self::Row>, EngineError>> + Send {
+        async move {
+            let rows = Self::rows(conn, sql, params).await;
+            rows.map_err(|f| self.fault(f, Failure::Read { lenient }))
+        }
+    }
 }
 
 /// A database's pages of a list (`flow::read`): each page with its walks, and the count. Its
@@ -153,7 +159,7 @@ pub(crate) trait Pages: Database<Row: RecordRow<Self::Field>> {
     /// when the database had it at hand (read with the page, or remembered).
     fn page(
         &self,
-        reader: &mut Self::Reader,
+        conn: &mut Self::Conn,
         page: &Page<'_, Self>,
     ) -> impl Future<Output = Result<(Vec<Self::Row>, Option<u64>), EngineError>> + Send;
 
@@ -161,7 +167,7 @@ pub(crate) trait Pages: Database<Row: RecordRow<Self::Field>> {
     /// database's estimate, as the engine shows it).
     fn count(
         &self,
-        reader: &mut Self::Reader,
+        conn: &mut Self::Conn,
         model: &Self::Model,
         filter: &Where<Self::Params>,
         lenient: bool,

@@ -33,6 +33,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::engine::EngineError;
 use crate::engine::table::{BodyColumn, Table};
+use crate::flow::driver::{Failure, Session};
 use crate::flow::records::{Database, ModelSql};
 
 /// The start of every store's name; the rest is random.
@@ -106,10 +107,6 @@ impl<D: Saves> std::fmt::Debug for SavedCopy<D> {
 /// One database server's side of a saved copy. Its statements take no bound values: every name
 /// in them comes from the database's own catalog, quoted. Every future is `Send`.
 pub(crate) trait Saves: Database + Sized + 'static {
-    /// A connection of its own that the steps run on. Dropped before the end (a failed step, a
-    /// caller that stopped waiting), whatever it began or turned off is undone before the
-    /// connection serves anyone else (or it is closed).
-    type Conn: Send;
     /// Where a copy lives (a schema, a database of its own): dropping it drops them, best
     /// effort.
     type Store: Send + Sync + 'static;
@@ -134,45 +131,36 @@ pub(crate) trait Saves: Database + Sized + 'static {
     /// The column as a statement's column list names it (unqualified, quoted).
     fn column_name(field: &Self::Field) -> &str;
 
-    /// A connection of its own, outside any transaction.
-    fn connect(&self) -> impl Future<Output = Result<Self::Conn, EngineError>> + Send;
-
-    /// Runs one statement.
+    /// Runs statements without rows (a failure is unexpected).
     fn run(
         &self,
-        conn: &mut Self::Conn,
+        conn: &mut Session<Self>,
         sql: &str,
-    ) -> impl Future<Output = Result<(), EngineError>> + Send;
-
-    /// Begins a transaction; `snapshot`: one whose reads all see the data as of one moment.
-    fn begin(
-        &self,
-        conn: &mut Self::Conn,
-        snapshot: bool,
-    ) -> impl Future<Output = Result<(), EngineError>> + Send;
-
-    /// Commits the transaction.
-    fn commit(&self, conn: &mut Self::Conn)
-    -> impl Future<Output = Result<(), EngineError>> + Send;
+    ) -> impl Future<Output = Result<(), EngineError>> + Send {
+        async move {
+            let done = conn.batch(sql).await;
+            done.map_err(|f| self.fault(f, Failure::Unexpected))
+        }
+    }
 
     /// The names of the base tables of the schema (or database) the models come from: not its
     /// views, nor tables whose rows are another's (partitions).
     fn base_tables(
         &self,
-        conn: &mut Self::Conn,
+        conn: &mut Session<Self>,
     ) -> impl Future<Output = Result<Vec<String>, EngineError>> + Send;
 
     /// Makes the store `name` (unquoted), or says which privilege the connection lacks for it.
     fn make_store(
         &self,
-        conn: &mut Self::Conn,
+        conn: &mut Session<Self>,
         name: &str,
     ) -> impl Future<Output = Result<Self::Store, EngineError>> + Send;
 
     /// What numbers the next generated keys of `tables` now.
     fn read_keys(
         &self,
-        conn: &mut Self::Conn,
+        conn: &mut Session<Self>,
         tables: &[SavedTable],
     ) -> impl Future<Output = Result<Self::Keys, EngineError>> + Send;
 
@@ -181,7 +169,7 @@ pub(crate) trait Saves: Database + Sized + 'static {
     /// commit where [`KEYS_AFTER_COMMIT`](Self::KEYS_AFTER_COMMIT)).
     fn put_keys(
         &self,
-        conn: &mut Self::Conn,
+        conn: &mut Session<Self>,
         tables: &[SavedTable],
         keys: &Self::Keys,
     ) -> impl Future<Output = Result<(), EngineError>> + Send;
@@ -190,7 +178,7 @@ pub(crate) trait Saves: Database + Sized + 'static {
     /// of the foreign keys' checks and of the triggers of `tables`.
     fn suspend_checks(
         &self,
-        conn: &mut Self::Conn,
+        conn: &mut Session<Self>,
         tables: &[SavedTable],
     ) -> impl Future<Output = Result<Suspended, EngineError>> + Send;
 
@@ -198,7 +186,7 @@ pub(crate) trait Saves: Database + Sized + 'static {
     /// as `(referring table, referred table)` names; asked only when the checks stay on.
     fn references(
         &self,
-        conn: &mut Self::Conn,
+        conn: &mut Session<Self>,
         tables: &[SavedTable],
     ) -> impl Future<Output = Result<Vec<(String, String)>, EngineError>> + Send;
 
@@ -206,7 +194,7 @@ pub(crate) trait Saves: Database + Sized + 'static {
     /// table's `DELETE`.
     fn empty(
         &self,
-        conn: &mut Self::Conn,
+        conn: &mut Session<Self>,
         tables: &[SavedTable],
     ) -> impl Future<Output = Result<(), EngineError>> + Send {
         async move {
@@ -224,7 +212,7 @@ pub(crate) trait Saves: Database + Sized + 'static {
 pub(crate) async fn save<D: Saves>(db: &D) -> Result<SavedCopy<D>, EngineError> {
     let failed = |e| context("saving a copy of the data", e);
     let models = db.models().current();
-    let mut conn = db.connect().await.map_err(failed)?;
+    let mut conn = Session::new(db.connect(None).await.map_err(failed)?);
     let names = db.base_tables(&mut conn).await.map_err(failed)?;
     let store_name = format!("{STORE_PREFIX}{}", uuid::Uuid::new_v4().simple());
     let store = db
@@ -258,7 +246,9 @@ pub(crate) async fn save<D: Saves>(db: &D) -> Result<SavedCopy<D>, EngineError> 
         );
         db.run(&mut conn, &make).await.map_err(failed)?;
     }
-    db.begin(&mut conn, true).await.map_err(failed)?;
+    begin(db, &mut conn, D::BEGIN_SNAPSHOT)
+        .await
+        .map_err(failed)?;
     for table in &tables {
         db.run(
             &mut conn,
@@ -268,7 +258,7 @@ pub(crate) async fn save<D: Saves>(db: &D) -> Result<SavedCopy<D>, EngineError> 
         .map_err(failed)?;
     }
     let keys = db.read_keys(&mut conn, &tables).await.map_err(failed)?;
-    db.commit(&mut conn).await.map_err(failed)?;
+    commit(db, &mut conn).await.map_err(failed)?;
     Ok(SavedCopy {
         origin: db.origin(),
         tables,
@@ -300,8 +290,8 @@ pub(crate) async fn restore<D: Saves>(
                 .to_owned(),
         ));
     }
-    let mut conn = db.connect().await.map_err(failed)?;
-    db.begin(&mut conn, false).await.map_err(failed)?;
+    let mut conn = Session::new(db.connect(None).await.map_err(failed)?);
+    begin(db, &mut conn, D::BEGIN).await.map_err(failed)?;
     let suspended = db
         .suspend_checks(&mut conn, &copy.tables)
         .await
@@ -337,13 +327,25 @@ pub(crate) async fn restore<D: Saves>(
     for undo in &suspended.undo {
         db.run(&mut conn, undo).await.map_err(failed)?;
     }
-    db.commit(&mut conn).await.map_err(failed)?;
+    commit(db, &mut conn).await.map_err(failed)?;
     if D::KEYS_AFTER_COMMIT {
         db.put_keys(&mut conn, &copy.tables, &copy.keys)
             .await
             .map_err(failed)?;
     }
     Ok(())
+}
+
+/// Begins the transaction `begin` on `conn`.
+async fn begin<D: Saves>(db: &D, conn: &mut Session<D>, begin: &str) -> Result<(), EngineError> {
+    let begun = conn.start(begin).await;
+    begun.map_err(|f| db.fault(f, Failure::Unexpected))
+}
+
+/// Commits the transaction on `conn`.
+async fn commit<D: Saves>(db: &D, conn: &mut Session<D>) -> Result<(), EngineError> {
+    let done = conn.commit().await;
+    done.map_err(|f| db.fault(f, Failure::Unexpected))
 }
 
 /// The statement that copies the rows of `from` into `to`, `columns` both sides: into the store

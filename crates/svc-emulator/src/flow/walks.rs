@@ -120,7 +120,7 @@ pub(crate) trait TokenWalks: Walker + Pages {
     /// may not move it (then no anchor is kept or used).
     fn token(
         &self,
-        reader: &mut Self::Reader,
+        conn: &mut Self::Conn,
         model: &Self::Model,
     ) -> impl Future<Output = Option<String>> + Send;
 }
@@ -132,12 +132,12 @@ pub(crate) trait TokenWalks: Walker + Pages {
 /// gave is read again.
 pub(crate) async fn walk_between_tokens<D: TokenWalks>(
     db: &D,
-    reader: &mut D::Reader,
+    conn: &mut D::Conn,
     page: &Page<'_, D>,
     seek: &[(usize, bool)],
 ) -> Result<(Vec<D::Row>, u64), EngineError> {
     let (model, filter, offset, lenient) = (page.model, page.filter, page.offset, page.lenient);
-    let before = db.token(reader, model).await;
+    let before = db.token(conn, model).await;
     let walk_key = page.walk_key();
     let count_sql = format!("COUNT {}{}", model.table_sql(), filter.sql);
     let count_key = D::memo_key(&count_sql, &filter.params);
@@ -158,19 +158,16 @@ pub(crate) async fn walk_between_tokens<D: TokenWalks>(
     let mut rows = match &anchor {
         Some(anchor) => {
             let (sql, params) = from_anchor(page, seek, &extra, anchor);
-            db.read(reader, &sql, &params, lenient).await?
+            db.read(conn, &sql, &params, lenient).await?
         }
-        None => {
-            db.read(reader, &from_offset, &filter.params, lenient)
-                .await?
-        }
+        None => db.read(conn, &from_offset, &filter.params, lenient).await?,
     };
     let mut count = match kept_count {
         Some(n) => n,
-        None => db.count(reader, model, filter, lenient).await?,
+        None => db.count(conn, model, filter, lenient).await?,
     };
     let after = match before {
-        Some(_) => db.token(reader, model).await,
+        Some(_) => db.token(conn, model).await,
         None => None,
     };
     match (before, after) {
@@ -184,10 +181,8 @@ pub(crate) async fn walk_between_tokens<D: TokenWalks>(
         _ if remembered => {
             // A write committed while the page was read: what the memo gave may be stale, so
             // the page and its count are read afresh, as the engine reads them.
-            rows = db
-                .read(reader, &from_offset, &filter.params, lenient)
-                .await?;
-            count = db.count(reader, model, filter, lenient).await?;
+            rows = db.read(conn, &from_offset, &filter.params, lenient).await?;
+            count = db.count(conn, model, filter, lenient).await?;
         }
         _ => {}
     }

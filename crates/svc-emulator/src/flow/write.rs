@@ -3,9 +3,8 @@
 //! the body is looked at), one transaction, and the record as stored. How a database names the
 //! locked row, writes the values and reads them back is its own ([`Writes`]).
 //!
-//! The transaction owns its connection ([`Writes::Tx`]): a driver's own transaction borrows
-//! the connection, and a generic flow holding such a borrow across its steps is a future the
-//! compiler cannot prove `Send` ("lifetime bound not satisfied").
+//! The transaction is a [`Session`] of the database's driver: begun with the dialect's
+//! `BEGIN`, rolled back when dropped before its commit.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -17,6 +16,7 @@ use crate::engine::python::json::PyJson;
 use crate::engine::relation::Use;
 use crate::engine::table::{BodyColumn, Table};
 use crate::engine::{EngineError, Selection};
+use crate::flow::driver::{Failure, Session};
 use crate::flow::records::{Database, ModelSql};
 
 /// The statement of a create: `INSERT INTO` the model's table the `columns` with their
@@ -92,18 +92,8 @@ pub(crate) fn insert_values<'m, F: BodyColumn>(
 
 /// A database's side of the writes. Every future is `Send`.
 pub(crate) trait Writes: Database {
-    /// A connection inside a write's transaction, which it owns until the commit: dropped
-    /// before (a failed step, a caller that stopped waiting), the transaction is rolled back
-    /// before the connection serves anyone else.
-    type Tx: Send;
     /// How the transaction names the row it locked until it ends.
     type Locked: Send + Sync;
-
-    /// Begins a transaction on `conn`.
-    fn begin(
-        &self,
-        conn: Self::Reader,
-    ) -> impl Future<Output = Result<Self::Tx, EngineError>> + Send;
 
     /// What a lock reads of its row to find it again (its identity, or where it is stored).
     fn lock_select(model: &Self::Model) -> String;
@@ -134,18 +124,6 @@ pub(crate) trait Writes: Database {
         None
     }
 
-    /// The rows of a statement inside the transaction. A database error is a read's where
-    /// `lenient` is given (the engine fails there: strict mode answers `400`), else a write's,
-    /// in `model`'s terms.
-    fn tx_rows(
-        &self,
-        tx: &mut Self::Tx,
-        model: &Self::Model,
-        sql: &str,
-        params: &Self::Params,
-        lenient: Option<bool>,
-    ) -> impl Future<Output = Result<Vec<Self::Row>, EngineError>> + Send;
-
     /// Each cell of a row of conditions, as whether it holds.
     fn truths(row: &Self::Row) -> Vec<bool>;
 
@@ -162,7 +140,7 @@ pub(crate) trait Writes: Database {
     /// shares it) and reads the record back as stored.
     fn update_locked(
         &self,
-        tx: &mut Self::Tx,
+        tx: &mut Session<Self>,
         model: &Self::Model,
         values: &Values<'_, Self::Field>,
         locked: Self::Locked,
@@ -173,23 +151,16 @@ pub(crate) trait Writes: Database {
     /// (`flow::delete`).
     fn delete_locked(
         &self,
-        tx: &mut Self::Tx,
+        tx: &mut Session<Self>,
         model: &Self::Model,
         locked: Self::Locked,
-    ) -> impl Future<Output = Result<(), EngineError>> + Send;
-
-    /// Commits the transaction (a failure is a write's, in `model`'s terms).
-    fn commit(
-        &self,
-        tx: Self::Tx,
-        model: &Self::Model,
     ) -> impl Future<Output = Result<(), EngineError>> + Send;
 
     /// Inserts the record and reads it back as stored (`lenient`: the request's mode, for a
     /// record the engine stores but cannot read back).
     fn insert(
         &self,
-        conn: &mut Self::Reader,
+        conn: &mut Self::Conn,
         model: &Self::Model,
         values: &Values<'_, Self::Field>,
         tz: i32,
@@ -215,7 +186,7 @@ pub(crate) async fn create<D: Writes>(
     {
         values.remove(at);
     }
-    let mut conn = db.reader(None).await?;
+    let mut conn = db.connect(None).await?;
     let tz = db.time_zone(&mut conn).await?;
     db.insert(&mut conn, &model, &values, tz, lenient).await
 }
@@ -232,9 +203,9 @@ pub(crate) async fn update<D: Writes>(
     partial: bool,
 ) -> Result<Vec<u8>, EngineError> {
     let Selected { model, filter, key } = selected(db, model, pk, selection)?;
-    let mut conn = db.reader(None).await?;
+    let mut conn = db.connect(None).await?;
     let tz = db.time_zone(&mut conn).await?;
-    let mut tx = db.begin(conn).await?;
+    let mut tx = begin(db, conn).await?;
     // The record first (404 before the body is looked at), locked for the update.
     let locked = lock(db, &mut tx, &model, &filter, &key, selection.lenient).await?;
     let mut values = changes::<D>(&model, body, partial)?;
@@ -247,7 +218,7 @@ pub(crate) async fn update<D: Writes>(
     let bytes = db
         .update_locked(&mut tx, &model, &values, locked, tz)
         .await?;
-    db.commit(tx, &model).await?;
+    commit(db, tx, &model).await?;
     Ok(bytes)
 }
 
@@ -260,11 +231,27 @@ pub(crate) async fn delete<D: Writes>(
     selection: &Selection,
 ) -> Result<(), EngineError> {
     let Selected { model, filter, key } = selected(db, model, pk, selection)?;
-    let conn = db.reader(None).await?;
-    let mut tx = db.begin(conn).await?;
+    let conn = db.connect(None).await?;
+    let mut tx = begin(db, conn).await?;
     let locked = lock(db, &mut tx, &model, &filter, &key, selection.lenient).await?;
     db.delete_locked(&mut tx, &model, locked).await?;
-    db.commit(tx, &model).await
+    commit(db, tx, &model).await
+}
+
+/// A write's transaction on `conn`.
+async fn begin<D: Writes>(db: &D, conn: D::Conn) -> Result<Session<D>, EngineError> {
+    let tx = Session::begin(conn, D::BEGIN).await;
+    tx.map_err(|f| db.fault(f, Failure::Unexpected))
+}
+
+/// Commits a write's transaction (a failure is the write's, in `model`'s terms).
+async fn commit<D: Writes>(
+    db: &D,
+    mut tx: Session<D>,
+    model: &D::Model,
+) -> Result<(), EngineError> {
+    let done = tx.commit().await;
+    done.map_err(|f| db.fault(f, Failure::Write(model)))
 }
 
 /// The positions among `values` of those whose plain write would differ from the ORM's
@@ -273,7 +260,7 @@ pub(crate) async fn delete<D: Writes>(
 /// ORM leaves out an unchanged attribute.
 async fn asked_unchanged<D: Writes>(
     db: &D,
-    tx: &mut D::Tx,
+    tx: &mut Session<D>,
     model: &D::Model,
     locked: &D::Locked,
     values: &Values<'_, D::Field>,
@@ -299,7 +286,8 @@ async fn asked_unchanged<D: Writes>(
         same.join(", "),
         model.table_sql()
     );
-    let rows = db.tx_rows(tx, model, &sql, &params, None).await?;
+    let rows = tx.rows(&sql, &params).await;
+    let rows = rows.map_err(|f| db.fault(f, Failure::Write(model)))?;
     let mut unchanged = rows.first().map_or_else(Vec::new, D::truths);
     unchanged.resize(candidates.len(), false);
     Ok((candidates, unchanged))
@@ -309,7 +297,7 @@ async fn asked_unchanged<D: Writes>(
 /// is none. A database error is a read's (the engine fails there: strict mode answers `400`).
 async fn lock<D: Writes>(
     db: &D,
-    tx: &mut D::Tx,
+    tx: &mut Session<D>,
     model: &D::Model,
     filter: &Where<D::Params>,
     key: &str,
@@ -322,9 +310,8 @@ async fn lock<D: Writes>(
         filter.and(key),
         D::LOCK
     );
-    let rows = db
-        .tx_rows(tx, model, &sql, &filter.params, Some(lenient))
-        .await?;
+    let rows = tx.rows(&sql, &filter.params).await;
+    let rows = rows.map_err(|f| db.fault(f, Failure::Read { lenient }))?;
     let locked = rows
         .first()
         .map(D::locked)

@@ -12,14 +12,10 @@ use crate::engine::EngineError;
 use crate::engine::sql_answer::AnswerRows;
 use crate::flow::action::ActionSql;
 use crate::mysql::MyResource;
-use crate::mysql::read_only_sql::{BINARY_CHARSET, query_failed, skip};
+use crate::mysql::read_only_sql::{BINARY_CHARSET, query_failed};
 use crate::mysql::types::{Offset, py_value};
 
 impl ActionSql for MyResource {
-    fn skip(b: &[u8], i: usize) -> Option<Result<usize, EngineError>> {
-        skip(b, i)
-    }
-
     async fn execute(
         &self,
         conn: &mut Conn,
@@ -48,11 +44,5 @@ impl ActionSql for MyResource {
             })?;
         }
         Ok((names, rows))
-    }
-
-    async fn commit(&self, conn: &mut Conn) -> Result<(), EngineError> {
-        conn.query_drop("COMMIT")
-            .await
-            .map_err(|e| query_failed(self, e))
     }
 }

@@ -14,7 +14,6 @@
 
 use mysql_async::Value;
 
-use crate::dialect::Dialect;
 use crate::dialect::clause::Where;
 use crate::dialect::relation::RelationSql;
 use crate::engine::EngineError;
@@ -29,7 +28,6 @@ use crate::engine::time_zone::{TZ_PARAM, tz_of};
 use crate::engine::types::{FilterFamily, Search};
 use crate::flow::filter::{Cmp, Filter, Lookups, lookup_condition};
 use crate::mysql::MyResource;
-use crate::mysql::schema::quote_ident;
 use crate::mysql::schema::{MyField, MyModel};
 use crate::mysql::types::MyKind;
 
@@ -173,25 +171,6 @@ impl Literals for Ctx<'_> {
 
 /// A `WHERE` clause and its values, as mysql_async binds them.
 pub(crate) type MyWhere = Where<Params>;
-
-/// MySQL's words: backticks, `CHAR`, `<=>`, `JSON_TYPE`, `() VALUES ()`.
-impl Dialect for MyResource {
-    const DEFAULTS_ONLY: &'static str = "() VALUES ()";
-
-    const TEXT_TYPE: &'static str = "CHAR";
-
-    fn quote(name: &str) -> String {
-        quote_ident(name)
-    }
-
-    fn same_value(col: &str, value: &str) -> String {
-        format!("{col} <=> {value}")
-    }
-
-    fn loads_none(col: &str) -> String {
-        format!("({col} IS NULL OR JSON_TYPE({col}) = 'NULL')")
-    }
-}
 
 /// MySQL's SQL of a selection's parts (`flow::filter`).
 impl Lookups for MyResource {

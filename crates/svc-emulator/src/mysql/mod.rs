@@ -31,6 +31,8 @@
 
 mod action;
 pub(crate) mod aggregate;
+mod dialect;
+mod driver;
 pub(crate) mod filter;
 pub(crate) mod read_only_sql;
 pub(crate) mod records;

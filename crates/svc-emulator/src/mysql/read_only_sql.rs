@@ -28,11 +28,12 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Pool, Value};
 use serde_json::{Map, Value as Json};
 
+use crate::dialect::Dialect;
 use crate::engine::EngineError;
 use crate::engine::MAX_SQL_ROWS;
 use crate::engine::sql_answer::{AnswerRows, answer_too_large, query_error, stopped_at_limit};
 use crate::engine::sql_params;
-use crate::engine::sql_params::{block_comment_end, line_end, starts_name};
+
 use crate::flow::read_only_sql::{Access, ReadOnlySql};
 use crate::flow::records::Database;
 use crate::mysql::schema::quote_ident;
@@ -51,7 +52,6 @@ const READ_ONLY_TRANSACTION: u16 = 1792;
 /// MySQL's side of a read-only query (`flow::read_only_sql`): a connection of the SQL pool, a
 /// `START TRANSACTION READ ONLY`, the statement killed from another connection.
 impl ReadOnlySql for MyResource {
-    type Conn = Conn;
     type Bound = (String, Vec<Value>);
     /// A pool to reach the server from, and the session's connection id.
     type Cancel = (Pool, u32);
@@ -154,11 +154,6 @@ impl ReadOnlySql for MyResource {
                 let _ = conn.disconnect().await;
             });
         }
-    }
-
-    /// Its rows may still be on the way: the connection is closed, not reused.
-    async fn close(conn: Conn) {
-        let _ = conn.disconnect().await;
     }
 
     async fn clean(mut conn: Conn) {
@@ -295,49 +290,9 @@ pub(super) fn bind_names(
     query: &str,
     params: &Map<String, Json>,
 ) -> Result<(String, Vec<Value>), EngineError> {
-    sql_params::bind_names(query, params, skip, param_value, |_| "?".to_owned())
-}
-
-/// Where what starts at `i` and holds no parameter ends, in MySQL's text: strings, quoted
-/// names, comments and `:=`. An executable comment (`/*! ... */`, MariaDB's `/*M! ... */`) is
-/// SQL that the server runs: its names are bound as anywhere else.
-pub(super) fn skip(b: &[u8], i: usize) -> Option<Result<usize, EngineError>> {
-    Some(Ok(match b[i] {
-        q @ (b'\'' | b'"' | b'`') => skip_quoted(b, i, q),
-        b'-' if b.get(i + 1) == Some(&b'-')
-            && b.get(i + 2)
-                .is_none_or(|c| c.is_ascii_whitespace() || c.is_ascii_control()) =>
-        {
-            line_end(b, i)
-        }
-        b'#' => line_end(b, i),
-        b'/' if b[i..].starts_with(b"/*!") => i + 3,
-        b'/' if b[i..].starts_with(b"/*M!") => i + 4,
-        b'/' if b.get(i + 1) == Some(&b'*') => {
-            let end = block_comment_end(b, i);
-            // The driver reads names inside optimizer hints, which the server does not.
-            if b.get(i + 2) == Some(&b'+') && has_name(&b[i..end]) {
-                return Some(Err(query_error(
-                    "Parameters (:name) inside optimizer hints (/*+ ... */) are not \
-                     supported: move them out of the comment.",
-                )));
-            }
-            end
-        }
-        b'?' => {
-            return Some(Err(query_error(
-                "Positional parameters (?) are not supported: name them (:name) and give \
-                 their values in params_obj.",
-            )));
-        }
-        b':' if b.get(i + 1) == Some(&b'=') => i + 2,
-        _ => return None,
-    }))
-}
-
-/// Whether `b` holds a `:name`.
-fn has_name(b: &[u8]) -> bool {
-    b.windows(2).any(|w| w[0] == b':' && starts_name(w[1]))
+    sql_params::bind_names(query, params, MyResource::skip, param_value, |_| {
+        "?".to_owned()
+    })
 }
 
 /// The end of a quoted string or name starting at `at`: a doubled quote stays inside, and in

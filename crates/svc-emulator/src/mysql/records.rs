@@ -13,25 +13,23 @@ use crate::engine::records::{Models, RecordRow, first_record};
 use crate::engine::table::Table;
 use crate::flow::Locator;
 use crate::flow::delete::delete_row;
+use crate::flow::driver::{Failure, Session};
 use crate::flow::records::{Database, ESTIMATE_FROM, Page, Pages};
 use crate::flow::walks::walk_between_tokens;
 use crate::flow::write::{
     Values, Writes, insert_sql, insert_values, read_back_sql, set_list, update_sql,
 };
 use crate::mysql::filter::{MyWhere, Params, datetime_literal};
-use crate::mysql::references::{MyConnection, MyTx, table};
+use crate::mysql::references::{MyConnection, table};
 use crate::mysql::schema::{MyField, MyModel};
 use crate::mysql::types::{MyKind, Offset, python_date, write_value};
-use crate::mysql::{MyResource, message, server_code, walks};
+use crate::mysql::{MyResource, message, read_only_sql, server_code, walks};
 
 /// MySQL's error code of a duplicate key.
 const DUPLICATE_ENTRY: u16 = 1062;
 
 /// MySQL's side of the record flows (`flow::read`).
 impl Database for MyResource {
-    type Row = Row;
-    type Reader = Conn;
-
     fn models(&self) -> &Models<MyModel> {
         &self.schema
     }
@@ -54,7 +52,7 @@ impl Database for MyResource {
     }
 
     /// A pooled connection: `tz` is refused by the filters on MySQL.
-    async fn reader(&self, _tz: Option<&str>) -> Result<Conn, EngineError> {
+    async fn connect(&self, _tz: Option<&str>) -> Result<Conn, EngineError> {
         self.conn().await
     }
 
@@ -73,19 +71,15 @@ impl Database for MyResource {
             .map_err(|e| self.unexpected(e))
     }
 
-    /// Runs a read. A database error is where the engine fails (`500`): strict mode answers
-    /// `400` with MySQL's message.
-    async fn read(
-        &self,
-        conn: &mut Conn,
-        sql: &str,
-        params: &Params,
-        lenient: bool,
-    ) -> Result<Vec<Row>, EngineError> {
-        conn.exec(sql, params.values())
-            .await
-            .map_err(|e| self.read_failure(e))
-            .map_err(|e| e.unless_lenient(lenient))
+    /// A read's error is where the engine fails (`500`): strict mode answers `400` with
+    /// MySQL's message.
+    fn fault(&self, e: mysql_async::Error, failure: Failure<'_, MyModel>) -> EngineError {
+        match failure {
+            Failure::Read { lenient } => self.read_failure(e).unless_lenient(lenient),
+            Failure::Write(model) => self.write_error(model, e),
+            Failure::Query => read_only_sql::query_failed(self, e),
+            Failure::Unexpected => self.unexpected(e),
+        }
     }
 }
 
@@ -146,13 +140,8 @@ impl Pages for MyResource {
 
 /// MySQL's side of the writes (`flow::write`).
 impl Writes for MyResource {
-    type Tx = MyTx;
     /// The row's identity (see [`MyModel::identity`]).
     type Locked = Vec<Value>;
-
-    async fn begin(&self, conn: Conn) -> Result<MyTx, EngineError> {
-        MyTx::begin(conn).await.map_err(|e| self.unexpected(e))
-    }
 
     fn lock_select(model: &MyModel) -> String {
         locator(model).select
@@ -162,22 +151,6 @@ impl Writes for MyResource {
         (0..row.len())
             .map(|i| row.as_ref(i).cloned().unwrap_or(Value::NULL))
             .collect()
-    }
-
-    async fn tx_rows(
-        &self,
-        tx: &mut MyTx,
-        model: &MyModel,
-        sql: &str,
-        params: &Params,
-        lenient: Option<bool>,
-    ) -> Result<Vec<Row>, EngineError> {
-        match lenient {
-            Some(lenient) => self.read(tx.conn(), sql, params, lenient).await,
-            None => {
-                (tx.conn().exec(sql, params.values()).await).map_err(|e| self.write_error(model, e))
-            }
-        }
     }
 
     fn truths(row: &Row) -> Vec<bool> {
@@ -234,7 +207,7 @@ impl Writes for MyResource {
     /// change).
     async fn update_locked(
         &self,
-        tx: &mut MyTx,
+        tx: &mut Session<Self>,
         model: &MyModel,
         values: &Values<'_, MyField>,
         old_identity: Vec<Value>,
@@ -276,7 +249,7 @@ impl Writes for MyResource {
 
     async fn delete_locked(
         &self,
-        tx: &mut MyTx,
+        tx: &mut Session<Self>,
         model: &MyModel,
         identity: Vec<Value>,
     ) -> Result<(), EngineError> {
@@ -289,10 +262,6 @@ impl Writes for MyResource {
         // The ORM deletes by identity: the one row of a declared key (every column of it), every
         // row that shares a promoted one.
         delete_row(&mut conn, &table(&model.name), &at, identity, &at.condition).await
-    }
-
-    async fn commit(&self, tx: MyTx, model: &MyModel) -> Result<(), EngineError> {
-        tx.commit().await.map_err(|e| self.write_error(model, e))
     }
 }
 

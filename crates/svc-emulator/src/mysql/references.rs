@@ -1,5 +1,5 @@
-//! MySQL's side of the flows (`crate::flow`): a connection inside a write's transaction, the
-//! foreign keys that refer to a table (as SQLAlchemy's MySQL dialect reflects them: the keys of
+//! MySQL's side of the flows (`crate::flow`): a write's transaction as `flow::delete` uses it,
+//! the foreign keys that refer to a table (as SQLAlchemy's MySQL dialect reflects them: the keys of
 //! the tables of the same database, `ON DELETE` as the server lists it), and how rows are told
 //! apart (the primary key, else the first column, which the engine promotes).
 
@@ -10,30 +10,6 @@ use crate::engine::EngineError;
 use crate::flow::{self, OnDelete, TableRef};
 use crate::mysql::MyResource;
 use crate::mysql::schema::{MyModel, quote_ident};
-
-/// A pooled connection inside a write's transaction, which it owns until its commit. Dropped
-/// before (a failed step, a caller that stopped waiting), the transaction is rolled back by the
-/// pool, which rolls back a connection given back inside one (mysql_async reads the server's
-/// status flags) before it serves anyone else.
-pub(crate) struct MyTx(Conn);
-
-impl MyTx {
-    /// `START TRANSACTION` on `conn`.
-    pub(crate) async fn begin(mut conn: Conn) -> Result<Self, mysql_async::Error> {
-        conn.query_drop("START TRANSACTION").await?;
-        Ok(MyTx(conn))
-    }
-
-    /// The connection.
-    pub(crate) fn conn(&mut self) -> &mut Conn {
-        &mut self.0
-    }
-
-    /// `COMMIT`; the connection then goes back to the pool.
-    pub(crate) async fn commit(mut self) -> Result<(), mysql_async::Error> {
-        self.0.query_drop("COMMIT").await
-    }
-}
 
 /// A connection inside a write's transaction, as the flows use it.
 pub(crate) struct MyConnection<'a> {

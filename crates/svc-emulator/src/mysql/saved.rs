@@ -4,8 +4,8 @@
 //!
 //! A restore turns the foreign keys' checks off for its session (`FOREIGN_KEY_CHECKS = 0`, no
 //! privilege needed) and writes keys of 0 as given (`NO_AUTO_VALUE_ON_ZERO`), both set back as
-//! they were before the commit; a restore that fails closes its connection instead of pooling
-//! it, so neither setting outlives it. The tables are emptied with `DELETE` rather than
+//! they were before the commit; a restore that fails gives its connection back to the pool,
+//! which resets it (`mysql/driver.rs`), so neither setting outlives it. The tables are emptied with `DELETE` rather than
 //! `TRUNCATE`, which commits: the rows go back in one transaction (of InnoDB tables; a table of
 //! another engine, MyISAM, keeps what was done before a failure). MySQL cannot turn a table's
 //! triggers off: a trigger on `DELETE` or `INSERT` of a saved table fires as its rows go back.
@@ -16,38 +16,10 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Pool};
 
 use crate::engine::EngineError;
+use crate::flow::driver::Session;
 use crate::flow::saved::{Origin, SavedTable, Saves, Suspended};
 use crate::mysql::schema::{MyField, quote_ident};
 use crate::mysql::{MyResource, message, server_code};
-
-/// A connection a save or a restore runs on. Dropped inside its transaction or with its session
-/// settings changed, it is closed rather than pooled: the server rolls back, and the settings
-/// end with the session.
-pub(crate) struct MySaveConn {
-    conn: Option<Conn>,
-    changed: bool,
-}
-
-impl MySaveConn {
-    fn conn(&mut self) -> Result<&mut Conn, EngineError> {
-        self.conn.as_mut().ok_or_else(|| {
-            EngineError::Internal("a MySQL connection was used after it ended".to_owned())
-        })
-    }
-}
-
-impl Drop for MySaveConn {
-    fn drop(&mut self) {
-        if let Some(conn) = self.conn.take()
-            && self.changed
-            && let Ok(runtime) = tokio::runtime::Handle::try_current()
-        {
-            runtime.spawn(async move {
-                let _ = conn.disconnect().await;
-            });
-        }
-    }
-}
 
 /// A database that holds a copy: dropped, with its tables, when the copy is (a task on the
 /// runtime, best effort: without one, or when the server cannot be reached, it stays).
@@ -113,7 +85,6 @@ impl MyResource {
 }
 
 impl Saves for MyResource {
-    type Conn = MySaveConn;
     type Store = MyStore;
     type Keys = MyKeys;
 
@@ -130,48 +101,20 @@ impl Saves for MyResource {
         &field.sql
     }
 
-    async fn connect(&self) -> Result<MySaveConn, EngineError> {
-        Ok(MySaveConn {
-            conn: Some(self.conn().await?),
-            changed: false,
-        })
-    }
-
-    async fn run(&self, conn: &mut MySaveConn, sql: &str) -> Result<(), EngineError> {
-        conn.conn()?
-            .query_drop(sql)
-            .await
-            .map_err(|e| self.unexpected(e))
-    }
-
-    async fn begin(&self, conn: &mut MySaveConn, snapshot: bool) -> Result<(), EngineError> {
-        // At a save, InnoDB reads the rows an `INSERT ... SELECT` copies with shared locks,
-        // held to the commit: the tables are copied as of one moment all the same.
-        let begin = if snapshot {
-            "START TRANSACTION WITH CONSISTENT SNAPSHOT"
-        } else {
-            "START TRANSACTION"
-        };
-        conn.changed = true;
-        self.run(conn, begin).await
-    }
-
-    async fn commit(&self, conn: &mut MySaveConn) -> Result<(), EngineError> {
-        self.run(conn, "COMMIT").await?;
-        conn.changed = false;
-        Ok(())
-    }
-
-    async fn base_tables(&self, conn: &mut MySaveConn) -> Result<Vec<String>, EngineError> {
-        conn.conn()?
+    async fn base_tables(&self, conn: &mut Session<Self>) -> Result<Vec<String>, EngineError> {
+        conn.conn()
             .query(BASE_TABLES)
             .await
             .map_err(|e| self.unexpected(e))
     }
 
-    async fn make_store(&self, conn: &mut MySaveConn, name: &str) -> Result<MyStore, EngineError> {
+    async fn make_store(
+        &self,
+        conn: &mut Session<Self>,
+        name: &str,
+    ) -> Result<MyStore, EngineError> {
         let database = quote_ident(name);
-        let conn = conn.conn()?;
+        let conn = conn.conn();
         if let Err(e) = conn.query_drop(format!("CREATE DATABASE {database}")).await {
             if !server_code(&e).is_some_and(|code| ACCESS_DENIED.contains(&code)) {
                 return Err(self.unexpected(e));
@@ -198,19 +141,19 @@ impl Saves for MyResource {
 
     async fn read_keys(
         &self,
-        conn: &mut MySaveConn,
+        conn: &mut Session<Self>,
         tables: &[SavedTable],
     ) -> Result<MyKeys, EngineError> {
-        self.auto_increments(conn.conn()?, tables).await
+        self.auto_increments(conn.conn(), tables).await
     }
 
     async fn put_keys(
         &self,
-        conn: &mut MySaveConn,
+        conn: &mut Session<Self>,
         tables: &[SavedTable],
         keys: &MyKeys,
     ) -> Result<(), EngineError> {
-        let now = self.auto_increments(conn.conn()?, tables).await?;
+        let now = self.auto_increments(conn.conn(), tables).await?;
         for (table, next) in keys {
             // Each `ALTER TABLE` commits and takes its time: only the counters that moved.
             if now.iter().any(|(t, n)| t == table && n == next) {
@@ -227,10 +170,9 @@ impl Saves for MyResource {
 
     async fn suspend_checks(
         &self,
-        conn: &mut MySaveConn,
+        conn: &mut Session<Self>,
         _tables: &[SavedTable],
     ) -> Result<Suspended, EngineError> {
-        conn.changed = true;
         self.run(
             conn,
             "SET @svc_emulator_checks = @@SESSION.foreign_key_checks, \
@@ -256,7 +198,7 @@ impl Saves for MyResource {
     /// Never asked: the checks are off in every restore ([`suspend_checks`](Self::suspend_checks)).
     async fn references(
         &self,
-        _conn: &mut MySaveConn,
+        _conn: &mut Session<Self>,
         _tables: &[SavedTable],
     ) -> Result<Vec<(String, String)>, EngineError> {
         Ok(Vec::new())

@@ -15,19 +15,13 @@ use crate::engine::EngineError;
 use crate::engine::sql_answer::AnswerRows;
 use crate::flow::action::ActionSql;
 use crate::postgres::PgResource;
-use crate::postgres::read_only_sql::{
-    Bound, query_failed, refuse_repeated_names, skip, write_cell,
-};
+use crate::postgres::read_only_sql::{Bound, query_failed, refuse_repeated_names, write_cell};
 use crate::postgres::types::Offset;
 
 /// The name of the `WITH` the statement runs in.
 const ROWS: &str = "__svc_action";
 
 impl ActionSql for PgResource {
-    fn skip(b: &[u8], i: usize) -> Option<Result<usize, EngineError>> {
-        skip(b, i)
-    }
-
     async fn execute(
         &self,
         client: &mut Object,
@@ -93,12 +87,5 @@ impl ActionSql for PgResource {
             })?;
         }
         Ok((names, rows))
-    }
-
-    async fn commit(&self, client: &mut Object) -> Result<(), EngineError> {
-        client
-            .batch_execute("COMMIT")
-            .await
-            .map_err(|e| query_failed(self, e))
     }
 }

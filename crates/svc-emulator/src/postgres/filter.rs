@@ -8,7 +8,6 @@
 //! PostgreSQL compares, matches (`ILIKE`, with its Unicode case folding) and fails exactly as
 //! it does for the engine.
 
-use crate::dialect::Dialect;
 use crate::dialect::clause::Where;
 use crate::dialect::relation::RelationSql;
 use crate::engine::EngineError;
@@ -429,20 +428,6 @@ pub(crate) type PgWhere = Where<Params>;
 
 /// PostgreSQL's always-false condition.
 pub(crate) const NEVER: &str = "false";
-
-/// PostgreSQL's words: `false`, `ILIKE`.
-impl Dialect for PgResource {
-    const NEVER: &'static str = NEVER;
-
-    fn like_any_case(text: &str, pattern: &str) -> String {
-        format!("{text} ILIKE {pattern}")
-    }
-
-    /// The column read as text: `col::text` (PostgreSQL compares a JSON column with nothing).
-    fn loads_none(col: &str) -> String {
-        format!("({col} IS NULL OR {col}::text = 'null')")
-    }
-}
 
 /// PostgreSQL's SQL of a selection's parts (`flow::filter`).
 impl Lookups for PgResource {

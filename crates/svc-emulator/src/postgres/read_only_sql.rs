@@ -33,12 +33,12 @@ use serde_json::{Map, Value as Json};
 use tokio_postgres::types::{Format, IsNull, ToSql, Type};
 use tokio_postgres::{CancelToken, NoTls, SimpleQueryMessage};
 
+use crate::dialect::Dialect;
 use crate::engine::EngineError;
 use crate::engine::MAX_SQL_ROWS;
 use crate::engine::python::Py;
 use crate::engine::sql_answer::{AnswerRows, query_error, stopped_at_limit};
 use crate::engine::sql_params;
-use crate::engine::sql_params::{line_end, skip_quoted};
 use crate::flow::read_only_sql::{Access, ReadOnlySql};
 use crate::postgres::types::{Offset, interval, iso_time, parse_float, timestamp};
 use crate::postgres::{PgResource, message};
@@ -55,7 +55,6 @@ const TOO_LARGE: &str = "svc: a row of the answer is too large, bytes: ";
 /// PostgreSQL's side of a read-only query (`flow::read_only_sql`): a connection of the SQL pool, a
 /// `READ ONLY` transaction with its `statement_timeout`, the statement cancelled by PostgreSQL.
 impl ReadOnlySql for PgResource {
-    type Conn = Object;
     type Bound = Bound;
     type Cancel = CancelToken;
 
@@ -153,11 +152,6 @@ impl ReadOnlySql for PgResource {
     }
 
     fn abandon(client: Object) {
-        drop(Object::take(client));
-    }
-
-    /// The cancel may land after the statement ended: the session is closed, never reused.
-    async fn close(client: Object) {
         drop(Object::take(client));
     }
 
@@ -325,73 +319,10 @@ impl ToSql for TextValue<'_> {
 /// parameter (`$1`, `$2`, ...) bound to `params[name]`; `$1`-style parameters are refused
 /// (there is nothing to bind them to).
 pub(super) fn bind_names(query: &str, params: &Map<String, Json>) -> Result<Bound, EngineError> {
-    let (text, params) =
-        sql_params::bind_names(query, params, skip, Param::of, |n| format!("${n}"))?;
+    let (text, params) = sql_params::bind_names(query, params, PgResource::skip, Param::of, |n| {
+        format!("${n}")
+    })?;
     Ok(Bound { text, params })
-}
-
-/// Where what starts at `i` and holds no parameter ends, in PostgreSQL's text: strings
-/// (backslash escapes in `E'...'`), quoted names, comments, dollar quotes and `::` casts.
-pub(super) fn skip(b: &[u8], i: usize) -> Option<Result<usize, EngineError>> {
-    Some(Ok(match b[i] {
-        b'\'' => skip_quoted(
-            b,
-            i,
-            b'\'',
-            b[..i].last().is_some_and(|c| *c == b'E' || *c == b'e'),
-        ),
-        b'"' => skip_quoted(b, i, b'"', false),
-        b'-' if b.get(i + 1) == Some(&b'-') => line_end(b, i),
-        b'/' if b.get(i + 1) == Some(&b'*') => skip_block_comment(b, i),
-        b'$' if b.get(i + 1).is_some_and(u8::is_ascii_digit) => {
-            return Some(Err(query_error(
-                "Positional parameters ($1) are not supported: name them (:name) and give \
-                 their values in params_obj.",
-            )));
-        }
-        b'$' => skip_dollar_quote(b, i),
-        b':' if b.get(i + 1) == Some(&b':') => i + 2,
-        _ => return None,
-    }))
-}
-
-/// The end of a (nested) block comment starting at `at`.
-fn skip_block_comment(b: &[u8], at: usize) -> usize {
-    let mut depth = 0;
-    let mut i = at;
-    while i + 1 < b.len() {
-        if b[i] == b'/' && b[i + 1] == b'*' {
-            depth += 1;
-            i += 2;
-        } else if b[i] == b'*' && b[i + 1] == b'/' {
-            depth -= 1;
-            i += 2;
-            if depth == 0 {
-                return i;
-            }
-        } else {
-            i += 1;
-        }
-    }
-    b.len()
-}
-
-/// The end of a dollar-quoted string `$tag$...$tag$` starting at `at`, or `at + 1` when the
-/// `$` starts none.
-fn skip_dollar_quote(b: &[u8], at: usize) -> usize {
-    let mut end = at + 1;
-    while end < b.len() && (b[end].is_ascii_alphanumeric() || b[end] == b'_') {
-        end += 1;
-    }
-    if b.get(end) != Some(&b'$') {
-        return at + 1;
-    }
-    let tag = &b[at..=end];
-    let body = end + 1;
-    b[body..]
-        .windows(tag.len())
-        .position(|w| w == tag)
-        .map_or(b.len(), |p| body + p + tag.len())
 }
 
 #[cfg(test)]

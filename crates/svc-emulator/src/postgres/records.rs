@@ -15,24 +15,19 @@ use crate::engine::python::text::py_text;
 use crate::engine::records::{Models, RecordRow, first_record, record_json};
 use crate::engine::table::Table;
 use crate::flow::delete::delete_row;
+use crate::flow::driver::{Failure, Session};
 use crate::flow::records::{Database, ESTIMATE_FROM, Page, Pages};
 use crate::flow::walks::{Walker, from_anchor, keep_anchor, page_select};
 use crate::flow::write::{Values, Writes, insert_sql, insert_values, set_list, update_sql};
+use crate::postgres::driver::prepared_rows;
 use crate::postgres::filter::{Params, PgWhere, datetime_literal};
-use crate::postgres::references::{PgConnection, PgTx, by_ctid, table};
+use crate::postgres::references::{PgConnection, by_ctid, table};
 use crate::postgres::schema::{PgField, PgModel};
 use crate::postgres::types::{Offset, PgKind, write_value};
-use crate::postgres::{PgResource, message, walks};
-
-/// Statements a pooled connection keeps prepared; past this it starts afresh. Each list shape
-/// (filters, order, paging) is a statement of its own.
-const STATEMENTS_PER_CONNECTION: usize = 256;
+use crate::postgres::{PgResource, message, read_only_sql, walks};
 
 /// PostgreSQL's side of the record flows (`flow::read`).
 impl Database for PgResource {
-    type Row = Row;
-    type Reader = Object;
-
     fn models(&self) -> &Models<PgModel> {
         &self.schema
     }
@@ -58,22 +53,23 @@ impl Database for PgResource {
         format!("{}.{}", model.table_sql, field.sql)
     }
 
-    async fn reader(&self, tz: Option<&str>) -> Result<Object, EngineError> {
+    async fn connect(&self, tz: Option<&str>) -> Result<Object, EngineError> {
         self.client_in(tz).await
     }
 
-    async fn time_zone(&self, reader: &mut Object) -> Result<i32, EngineError> {
-        self.timezone(reader).await
+    async fn time_zone(&self, conn: &mut Object) -> Result<i32, EngineError> {
+        self.timezone(conn).await
     }
 
-    async fn read(
-        &self,
-        reader: &mut Object,
-        sql: &str,
-        params: &Params,
-        lenient: bool,
-    ) -> Result<Vec<Row>, EngineError> {
-        self.read_rows(reader, sql, params, lenient).await
+    /// A read's error (a value PostgreSQL cannot compare, an operator the column's type lacks)
+    /// is where the engine fails (`500`): strict mode answers `400` with PostgreSQL's message.
+    fn fault(&self, e: tokio_postgres::Error, failure: Failure<'_, PgModel>) -> EngineError {
+        match failure {
+            Failure::Read { lenient } => self.read_failure(e).unless_lenient(lenient),
+            Failure::Write(model) => self.write_error(model, e),
+            Failure::Query => read_only_sql::query_failed(self, e),
+            Failure::Unexpected => self.unexpected(e),
+        }
     }
 }
 
@@ -114,12 +110,7 @@ impl Pages for PgResource {
 /// PostgreSQL's side of the writes (`flow::write`). A locked row is named by its `ctid`, since
 /// a key of several columns names a row by all of them and the URL gives the first one only.
 impl Writes for PgResource {
-    type Tx = PgTx;
     type Locked = String;
-
-    async fn begin(&self, conn: Object) -> Result<PgTx, EngineError> {
-        PgTx::begin(conn).await.map_err(|e| self.unexpected(e))
-    }
 
     /// Where the row is stored: a key of several columns names a row by all of them, and the
     /// URL gives the first one only.
@@ -129,23 +120,6 @@ impl Writes for PgResource {
 
     fn locked(row: &Row) -> String {
         row.get::<_, Option<String>>(0).unwrap_or_default()
-    }
-
-    async fn tx_rows(
-        &self,
-        tx: &mut PgTx,
-        model: &PgModel,
-        sql: &str,
-        params: &Params,
-        lenient: Option<bool>,
-    ) -> Result<Vec<Row>, EngineError> {
-        let rows = tx.client()?.query(sql, &params.refs()).await;
-        match lenient {
-            Some(lenient) => rows
-                .map_err(|e| self.read_failure(e))
-                .map_err(|e| e.unless_lenient(lenient)),
-            None => rows.map_err(|e| self.write_error(model, e)),
-        }
     }
 
     fn truths(row: &Row) -> Vec<bool> {
@@ -164,7 +138,7 @@ impl Writes for PgResource {
     /// One statement: `UPDATE ... RETURNING` the row (a `SELECT` when nothing is set).
     async fn update_locked(
         &self,
-        tx: &mut PgTx,
+        tx: &mut Session<Self>,
         model: &PgModel,
         values: &Values<'_, PgField>,
         ctid: String,
@@ -180,11 +154,8 @@ impl Writes for PgResource {
             let at = at_identity(model, &at_row);
             format!("{} RETURNING {list}", update_sql::<Self>(model, &sets, &at))
         };
-        let rows = tx
-            .client()?
-            .query(&sql, &params.refs())
-            .await
-            .map_err(|e| self.write_error(model, e))?;
+        let rows = tx.rows(&sql, &params).await;
+        let rows = rows.map_err(|e| self.write_error(model, e))?;
         if !values.is_empty() && rows.len() > 1 {
             // Rows that share a promoted key: the ORM's flush expected to update one row and
             // matched several, which the engine answers `400 Query failed` (nothing written:
@@ -196,12 +167,12 @@ impl Writes for PgResource {
 
     async fn delete_locked(
         &self,
-        tx: &mut PgTx,
+        tx: &mut Session<Self>,
         model: &PgModel,
         ctid: String,
     ) -> Result<(), EngineError> {
         let mut conn = PgConnection {
-            tx: tx.client()?,
+            tx: tx.conn(),
             resource: self,
             model,
         };
@@ -259,10 +230,6 @@ impl Writes for PgResource {
             .map_err(|e| self.write_error(model, e))?;
         tx.commit().await.map_err(|e| self.write_error(model, e))?;
         Ok(record_json(model, &row, tz))
-    }
-
-    async fn commit(&self, tx: PgTx, model: &PgModel) -> Result<(), EngineError> {
-        tx.commit().await.map_err(|e| self.write_error(model, e))
     }
 }
 
@@ -381,10 +348,7 @@ impl PgResource {
         Ok(rows.first().map_or(0, |r| r.get::<_, i64>(0)) as u64)
     }
 
-    /// Runs a read, with a statement prepared once per connection (up to
-    /// [`STATEMENTS_PER_CONNECTION`] of them). A database error (a value PostgreSQL cannot
-    /// compare, an operator the column's type lacks) is where the engine fails (`500`): strict
-    /// mode answers `400` with PostgreSQL's message.
+    /// Runs a read (a database error as [`Failure::Read`] says).
     pub(crate) async fn read_rows(
         &self,
         client: &deadpool_postgres::ClientWrapper,
@@ -392,16 +356,8 @@ impl PgResource {
         params: &Params,
         lenient: bool,
     ) -> Result<Vec<Row>, EngineError> {
-        if client.statement_cache.size() >= STATEMENTS_PER_CONNECTION {
-            client.statement_cache.clear();
-        }
-        let run = async {
-            let statement = client.prepare_cached(sql).await?;
-            client.query(&statement, &params.refs()).await
-        };
-        run.await
-            .map_err(|e| self.read_failure(e))
-            .map_err(|e| e.unless_lenient(lenient))
+        let rows = prepared_rows(client, sql, params).await;
+        rows.map_err(|e| self.fault(e, Failure::Read { lenient }))
     }
 
     /// A database error of a write: a `400` with PostgreSQL's message; a unique violation

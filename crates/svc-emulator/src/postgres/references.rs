@@ -1,73 +1,15 @@
-//! PostgreSQL's side of the flows (`crate::flow`): a connection inside a write's transaction,
-//! the foreign keys that refer to a table (as SQLAlchemy's PostgreSQL dialect reflects them:
+//! PostgreSQL's side of the flows (`crate::flow`): a write's transaction as `flow::delete` uses
+//! it, the foreign keys that refer to a table (as SQLAlchemy's PostgreSQL dialect reflects them:
 //! every key of the tables in the same schema, `ON DELETE` from the catalog), and how the ORM
 //! tells rows apart (the primary key, else the first column, read as text and bound as text cast
 //! to the column's type).
 
-use deadpool_postgres::Object;
 use tokio_postgres::types::ToSql;
 
 use crate::engine::EngineError;
 use crate::flow::{self, Locator, OnDelete, TableRef};
 use crate::postgres::PgResource;
 use crate::postgres::schema::PgModel;
-
-/// A pooled connection inside a write's transaction, which it owns until its commit. Dropped
-/// before (a failed step, a caller that stopped waiting), it rolls the transaction back before
-/// the connection goes back to the pool.
-pub(crate) struct PgTx(Option<Object>);
-
-impl PgTx {
-    /// `BEGIN` on `client`.
-    pub(crate) async fn begin(client: Object) -> Result<Self, tokio_postgres::Error> {
-        client.batch_execute("BEGIN").await?;
-        Ok(PgTx(Some(client)))
-    }
-
-    /// The connection, until the commit.
-    pub(crate) fn client(&self) -> Result<&tokio_postgres::Client, EngineError> {
-        match &self.0 {
-            Some(client) => Ok(client),
-            None => Err(EngineError::Internal(
-                "a PostgreSQL transaction was used after its commit".to_owned(),
-            )),
-        }
-    }
-
-    /// `COMMIT`; the connection then goes back to the pool.
-    pub(crate) async fn commit(mut self) -> Result<(), tokio_postgres::Error> {
-        if let Some(client) = &self.0 {
-            client.batch_execute("COMMIT").await?;
-        }
-        // Committed: nothing to roll back.
-        drop(self.0.take());
-        Ok(())
-    }
-}
-
-impl Drop for PgTx {
-    fn drop(&mut self) {
-        if let Some(client) = self.0.take() {
-            roll_back(client);
-        }
-    }
-}
-
-/// Gives back a pooled connection left inside a transaction: the rollback runs before the pool
-/// hands the connection out again; where it cannot run, the connection is closed instead (the
-/// server rolls back).
-pub(crate) fn roll_back(client: Object) {
-    match tokio::runtime::Handle::try_current() {
-        Ok(runtime) => {
-            runtime.spawn(async move {
-                if client.batch_execute("ROLLBACK").await.is_err() {
-                    drop(Object::take(client));
-                }
-            });
-        }
-        Err(_) => drop(Object::take(client)),
-    }
-}
 
 /// A connection inside a write's transaction, as the flows use it. Its values are text (or
 /// NULL): the flows only carry back what they read, and every expression they read is cast to

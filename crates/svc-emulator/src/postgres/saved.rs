@@ -20,41 +20,15 @@
 //! and after the deferred checks are made (`setval` is not rolled back: only a commit that
 //! cannot be written leaves them as saved without the rows).
 
-use deadpool_postgres::{Object, Pool};
+use deadpool_postgres::Pool;
 use tokio_postgres::error::SqlState;
 
 use crate::dialect::quote_ident;
 use crate::engine::EngineError;
+use crate::flow::driver::Session;
 use crate::flow::saved::{Origin, SavedTable, Saves, Suspended};
-use crate::postgres::references::roll_back;
 use crate::postgres::schema::PgField;
 use crate::postgres::{PgResource, message};
-
-/// A connection a save or a restore runs on; dropped inside its transaction, the transaction is
-/// rolled back before the connection serves anyone else (`SET LOCAL` and disabled triggers
-/// with it).
-pub(crate) struct PgSaveConn {
-    client: Option<Object>,
-    in_transaction: bool,
-}
-
-impl PgSaveConn {
-    fn client(&self) -> Result<&Object, EngineError> {
-        self.client.as_ref().ok_or_else(|| {
-            EngineError::Internal("a PostgreSQL connection was used after it ended".to_owned())
-        })
-    }
-}
-
-impl Drop for PgSaveConn {
-    fn drop(&mut self) {
-        if let Some(client) = self.client.take()
-            && self.in_transaction
-        {
-            roll_back(client);
-        }
-    }
-}
 
 /// A schema that holds a copy: dropped, with its tables, when the copy is (a task on the
 /// runtime, best effort: without one, or when the database cannot be reached, it stays).
@@ -135,7 +109,6 @@ fn names(tables: &[SavedTable]) -> Vec<String> {
 }
 
 impl Saves for PgResource {
-    type Conn = PgSaveConn;
     type Store = PgStore;
     type Keys = PgKeys;
 
@@ -154,50 +127,22 @@ impl Saves for PgResource {
         &field.sql
     }
 
-    async fn connect(&self) -> Result<PgSaveConn, EngineError> {
-        Ok(PgSaveConn {
-            client: Some(self.client().await?),
-            in_transaction: false,
-        })
-    }
-
-    async fn run(&self, conn: &mut PgSaveConn, sql: &str) -> Result<(), EngineError> {
-        // The simple protocol: nothing is prepared, no statement cache fills.
-        conn.client()?
-            .batch_execute(sql)
-            .await
-            .map_err(|e| self.unexpected(e))
-    }
-
-    async fn begin(&self, conn: &mut PgSaveConn, snapshot: bool) -> Result<(), EngineError> {
-        let begin = if snapshot {
-            "BEGIN ISOLATION LEVEL REPEATABLE READ"
-        } else {
-            "BEGIN"
-        };
-        // Marked first: a `BEGIN` whose answer is lost may have begun.
-        conn.in_transaction = true;
-        self.run(conn, begin).await
-    }
-
-    async fn commit(&self, conn: &mut PgSaveConn) -> Result<(), EngineError> {
-        self.run(conn, "COMMIT").await?;
-        conn.in_transaction = false;
-        Ok(())
-    }
-
-    async fn base_tables(&self, conn: &mut PgSaveConn) -> Result<Vec<String>, EngineError> {
+    async fn base_tables(&self, conn: &mut Session<Self>) -> Result<Vec<String>, EngineError> {
         let rows = conn
-            .client()?
+            .conn()
             .query(BASE_TABLES, &[])
             .await
             .map_err(|e| self.unexpected(e))?;
         Ok(rows.iter().map(|r| r.get(0)).collect())
     }
 
-    async fn make_store(&self, conn: &mut PgSaveConn, name: &str) -> Result<PgStore, EngineError> {
+    async fn make_store(
+        &self,
+        conn: &mut Session<Self>,
+        name: &str,
+    ) -> Result<PgStore, EngineError> {
         let schema = quote_ident(name);
-        let client = conn.client()?;
+        let client = conn.conn();
         if let Err(e) = client
             .batch_execute(&format!("CREATE SCHEMA {schema}"))
             .await
@@ -227,10 +172,10 @@ impl Saves for PgResource {
 
     async fn read_keys(
         &self,
-        conn: &mut PgSaveConn,
+        conn: &mut Session<Self>,
         tables: &[SavedTable],
     ) -> Result<PgKeys, EngineError> {
-        let client = conn.client()?;
+        let client = conn.conn();
         let sequences: Vec<String> = client
             .query(SEQUENCES, &[&names(tables)])
             .await
@@ -260,11 +205,11 @@ impl Saves for PgResource {
 
     async fn put_keys(
         &self,
-        conn: &mut PgSaveConn,
+        conn: &mut Session<Self>,
         _tables: &[SavedTable],
         keys: &PgKeys,
     ) -> Result<(), EngineError> {
-        let client = conn.client()?;
+        let client = conn.conn();
         // What would fail at the commit fails here, before the sequences move; and no table
         // keeps checks pending, which the triggers' `ALTER TABLE` after this would refuse.
         client
@@ -286,10 +231,10 @@ impl Saves for PgResource {
 
     async fn suspend_checks(
         &self,
-        conn: &mut PgSaveConn,
+        conn: &mut Session<Self>,
         tables: &[SavedTable],
     ) -> Result<Suspended, EngineError> {
-        let client = conn.client()?;
+        let client = conn.conn();
         client
             .batch_execute("SAVEPOINT svc_emulator_checks")
             .await
@@ -338,11 +283,11 @@ impl Saves for PgResource {
 
     async fn references(
         &self,
-        conn: &mut PgSaveConn,
+        conn: &mut Session<Self>,
         tables: &[SavedTable],
     ) -> Result<Vec<(String, String)>, EngineError> {
         let rows = conn
-            .client()?
+            .conn()
             .query(REFERENCES, &[&names(tables)])
             .await
             .map_err(|e| self.unexpected(e))?;
@@ -350,13 +295,17 @@ impl Saves for PgResource {
     }
 
     /// One `TRUNCATE` of them all: the foreign keys among them need no order.
-    async fn empty(&self, conn: &mut PgSaveConn, tables: &[SavedTable]) -> Result<(), EngineError> {
+    async fn empty(
+        &self,
+        conn: &mut Session<Self>,
+        tables: &[SavedTable],
+    ) -> Result<(), EngineError> {
         if tables.is_empty() {
             return Ok(());
         }
         let list: Vec<&str> = tables.iter().map(|t| t.sql.as_str()).collect();
         let truncate = format!("TRUNCATE TABLE {}", list.join(", "));
-        match conn.client()?.batch_execute(&truncate).await {
+        match conn.conn().batch_execute(&truncate).await {
             Ok(()) => Ok(()),
             Err(e) if e.code() == Some(&SqlState::INSUFFICIENT_PRIVILEGE) => {
                 Err(EngineError::Internal(format!(

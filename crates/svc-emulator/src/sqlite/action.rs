@@ -9,9 +9,11 @@ use std::collections::BTreeSet;
 use rusqlite::{Connection, ErrorCode, Statement};
 use serde_json::{Map, Value as Json};
 
+use crate::dialect::Dialect;
 use crate::engine::sql_answer::query_error;
-use crate::engine::sql_params::{block_comment_end, line_end, parameter_names, skip_quoted};
+use crate::engine::sql_params::parameter_names;
 use crate::engine::{EngineError, SqlLimits};
+use crate::sqlite::flows::Sqlite;
 use crate::sqlite::read_only_sql::{SqlCancel, Stop, Watchdog, json_param, write_result};
 use crate::sqlite::resource::Resource;
 
@@ -19,7 +21,7 @@ impl Resource {
     /// The `:name` inputs of `statements`, as SQLite reads its text: names inside strings,
     /// quoted names (`"..."`, `` `...` ``, `[...]`) and comments are none.
     pub(crate) fn action_inputs(statements: &[String]) -> Result<BTreeSet<String>, EngineError> {
-        parameter_names(statements, skip)
+        parameter_names(statements, <Sqlite<'_> as Dialect>::skip)
     }
 
     /// Runs `statements` in order in one transaction of the writer connection with `inputs`
@@ -140,21 +142,6 @@ fn bind(stmt: &mut Statement<'_>, inputs: &Map<String, Json>) -> Result<(), Engi
             .map_err(failed)?;
     }
     Ok(())
-}
-
-/// Where what starts at `i` and holds no input ends, in SQLite's text: strings, quoted names
-/// and comments.
-fn skip(b: &[u8], i: usize) -> Option<Result<usize, EngineError>> {
-    Some(Ok(match b[i] {
-        q @ (b'\'' | b'"' | b'`') => skip_quoted(b, i, q, false),
-        b'[' => b[i..]
-            .iter()
-            .position(|c| *c == b']')
-            .map_or(b.len(), |n| i + n + 1),
-        b'-' if b.get(i + 1) == Some(&b'-') => line_end(b, i),
-        b'/' if b.get(i + 1) == Some(&b'*') => block_comment_end(b, i),
-        _ => return None,
-    }))
 }
 
 #[cfg(test)]

@@ -13,7 +13,6 @@
 
 use rusqlite::types::Value;
 
-use crate::dialect::Dialect;
 use crate::dialect::clause::key_is_not_null;
 use crate::dialect::relation::{Related, RelationSql};
 use crate::engine::Lookup;
@@ -56,18 +55,6 @@ fn compared(ctx: &Ctx<'_>, raw: &str, in_list: bool) -> Result<Value, EngineErro
         FilterFamily::DateTime => Value::Text(ctx.datetime(raw)?.naive_text()),
         FilterFamily::Text | FilterFamily::Json => Value::Text(raw.to_owned()),
     })
-}
-
-/// SQLite's words: `IS`, and no lock.
-impl Dialect for Sqlite<'_> {
-    /// The resource's one writer connection is held for the whole flow (`with_writer`), so no
-    /// other write can come between the read of the row and its write: a `SELECT` needs no
-    /// lock of its own (SQLite has no `FOR UPDATE`).
-    const LOCK: &'static str = "";
-
-    fn same_value(col: &str, value: &str) -> String {
-        format!("{col} IS {value}")
-    }
 }
 
 /// SQLite's SQL of a selection's parts (`flow::filter`).

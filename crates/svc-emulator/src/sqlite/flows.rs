@@ -19,6 +19,7 @@ use crate::engine::records::Models;
 use crate::engine::types::{Reflected, Stored, read};
 use crate::flow::Locator;
 use crate::flow::delete::delete_row;
+use crate::flow::driver::{Failure, Session};
 use crate::flow::records::Database;
 use crate::flow::references::run_now;
 use crate::flow::write::{Values, Writes, insert_sql, insert_values, set_list, update_sql};
@@ -32,7 +33,7 @@ use crate::sqlite::values::bind;
 /// A resource as the record flows see it, with the one connection an operation runs on.
 pub(crate) struct Sqlite<'c> {
     resource: &'c Resource,
-    /// The connection, until the flow takes it ([`Database::reader`], once per operation). A
+    /// The connection, until the flow takes it ([`Database::connect`], once per operation). A
     /// `Mutex` only so that the flow may share the view between its steps (`Sync`); nothing
     /// else ever waits on it.
     conn: Mutex<Option<&'c mut Connection>>,
@@ -48,34 +49,8 @@ impl<'c> Sqlite<'c> {
     }
 }
 
-impl Sqlite<'_> {
-    /// The rows of `sql` on `conn`, each value as stored; a failure is `error`'s reading of
-    /// SQLite's.
-    fn rows(
-        conn: &Connection,
-        sql: &str,
-        params: &[Value],
-        error: impl Fn(rusqlite::Error) -> EngineError,
-    ) -> Result<Vec<Vec<Value>>, EngineError> {
-        let run = || -> rusqlite::Result<Vec<Vec<Value>>> {
-            let mut stmt = prepare(conn, sql)?;
-            let width = stmt.column_count();
-            let mut rows = stmt.query(params_from_iter(params.iter()))?;
-            let mut all = Vec::new();
-            while let Some(row) = rows.next()? {
-                all.push((0..width).map(|i| row.get(i)).collect::<Result<_, _>>()?);
-            }
-            Ok(all)
-        };
-        run().map_err(error)
-    }
-}
-
 /// SQLite's side of the record flows' reads and binds.
 impl<'c> Database for Sqlite<'c> {
-    type Row = Vec<Value>;
-    type Reader = &'c mut Connection;
-
     fn models(&self) -> &Models<Model> {
         self.resource.models()
     }
@@ -114,7 +89,7 @@ impl<'c> Database for Sqlite<'c> {
 
     /// The operation's connection (`tz` changes nothing on SQLite, where the engine sets no
     /// time zone).
-    async fn reader(&self, _tz: Option<&str>) -> Result<&'c mut Connection, EngineError> {
+    async fn connect(&self, _tz: Option<&str>) -> Result<&'c mut Connection, EngineError> {
         self.conn
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -125,32 +100,17 @@ impl<'c> Database for Sqlite<'c> {
     }
 
     /// SQLite stores date-times as the engine wrote them, and reads them back as they are.
-    async fn time_zone(&self, _reader: &mut &'c mut Connection) -> Result<i32, EngineError> {
+    async fn time_zone(&self, _conn: &mut &'c mut Connection) -> Result<i32, EngineError> {
         Ok(0)
     }
 
-    /// A failure is the database's (`500`), as the engine's: SQLite refuses nothing a
+    /// A read's failure is the database's (`500`), as the engine's: SQLite refuses nothing a
     /// selection writes.
-    async fn read(
-        &self,
-        reader: &mut &'c mut Connection,
-        sql: &str,
-        params: &Vec<Value>,
-        _lenient: bool,
-    ) -> Result<Vec<Vec<Value>>, EngineError> {
-        Self::rows(reader, sql, params, EngineError::from)
-    }
-}
-
-/// A write's transaction on the writer connection, which it holds until it ends: dropped
-/// before its commit (a failed step, a commit SQLite refused), it is rolled back.
-pub(crate) struct SqliteTx<'c>(&'c mut Connection);
-
-impl Drop for SqliteTx<'_> {
-    fn drop(&mut self) {
-        if !self.0.is_autocommit() {
-            // Nothing to answer: a connection that cannot roll back fails its next statement.
-            let _ = self.0.execute_batch("ROLLBACK");
+    fn fault(&self, e: rusqlite::Error, failure: Failure<'_, Model>) -> EngineError {
+        match failure {
+            Failure::Write(model) => db_error(model, e),
+            Failure::Read { lenient } => EngineError::from(e).unless_lenient(lenient),
+            Failure::Query | Failure::Unexpected => EngineError::from(e),
         }
     }
 }
@@ -217,13 +177,7 @@ fn bound<'m>(values: &Values<'m, Field>) -> Result<Vec<(&'m Field, Value)>, Engi
 /// ORM loads the record before it writes, fails on a value it cannot read, and compares each
 /// given value with the loaded one in Python.
 impl<'c> Writes for Sqlite<'c> {
-    type Tx = SqliteTx<'c>;
     type Locked = Vec<Value>;
-
-    async fn begin(&self, conn: &'c mut Connection) -> Result<SqliteTx<'c>, EngineError> {
-        conn.execute_batch("BEGIN DEFERRED")?;
-        Ok(SqliteTx(conn))
-    }
 
     fn lock_select(model: &Model) -> String {
         model.select_list.clone()
@@ -249,20 +203,6 @@ impl<'c> Writes for Sqlite<'c> {
         )
     }
 
-    async fn tx_rows(
-        &self,
-        tx: &mut SqliteTx<'c>,
-        model: &Model,
-        sql: &str,
-        params: &Vec<Value>,
-        lenient: Option<bool>,
-    ) -> Result<Vec<Vec<Value>>, EngineError> {
-        match lenient {
-            Some(_) => Self::rows(tx.0, sql, params, EngineError::from),
-            None => Self::rows(tx.0, sql, params, |e| db_error(model, e)),
-        }
-    }
-
     fn truths(row: &Vec<Value>) -> Vec<bool> {
         row.iter()
             .map(|v| matches!(v, Value::Integer(i) if *i != 0))
@@ -280,7 +220,7 @@ impl<'c> Writes for Sqlite<'c> {
     /// both. The record is read back by its identity, the key columns set included.
     async fn update_locked(
         &self,
-        tx: &mut SqliteTx<'c>,
+        tx: &mut Session<Self>,
         model: &Model,
         values: &Values<'_, Field>,
         locked: Vec<Value>,
@@ -295,7 +235,7 @@ impl<'c> Writes for Sqlite<'c> {
             let old_identity = identity_of(model, &locked)?;
             let sql = update_sql::<Self>(model, &sets, &at_identity(model));
             let binds = bound.iter().chain(old_identity.iter());
-            let changed = prepare(tx.0, &sql)
+            let changed = prepare(tx.conn(), &sql)
                 .and_then(|mut s| s.execute(params_from_iter(binds)))
                 .map_err(|e| db_error(model, e))?;
             if changed != 1 {
@@ -310,7 +250,7 @@ impl<'c> Writes for Sqlite<'c> {
                 }
             }
         }
-        let row = get_by_identity(tx.0, model, &identity)?.ok_or_else(|| {
+        let row = get_by_identity(tx.conn(), model, &identity)?.ok_or_else(|| {
             // The engine fails (500) when the written record cannot be read back by its key.
             EngineError::Internal(format!(
                 "the record of {} was written but cannot be read back by its key",
@@ -325,7 +265,7 @@ impl<'c> Writes for Sqlite<'c> {
     /// `400 Query failed`.
     async fn delete_locked(
         &self,
-        tx: &mut SqliteTx<'c>,
+        tx: &mut Session<Self>,
         model: &Model,
         locked: Vec<Value>,
     ) -> Result<(), EngineError> {
@@ -337,14 +277,13 @@ impl<'c> Writes for Sqlite<'c> {
             may_repeat: model.promoted_key,
         };
         let table = references::table(&model.name);
-        let mut flow_conn = SqliteConnection { conn: tx.0, model };
+        let mut flow_conn = SqliteConnection {
+            conn: tx.conn(),
+            model,
+        };
         // Run here, not awaited: the connection is not `Send`, and every step is done when
         // called.
         run_now(delete_row(&mut flow_conn, &table, &at, key, &at.condition))
-    }
-
-    async fn commit(&self, tx: SqliteTx<'c>, model: &Model) -> Result<(), EngineError> {
-        tx.0.execute_batch("COMMIT").map_err(|e| db_error(model, e))
     }
 
     /// In one transaction: the row inserted, then read back by its identity as the engine

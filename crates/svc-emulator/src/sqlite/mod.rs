@@ -78,6 +78,8 @@
 mod action;
 pub(crate) mod aggregate;
 mod backend;
+mod dialect;
+mod driver;
 pub(crate) mod filter;
 pub(crate) mod flows;
 pub(crate) mod handoff;

@@ -1,0 +1,141 @@
+//! How a database runs statements ([`Driver`]), and the one shape every flow's transaction
+//! takes ([`Session`]).
+//!
+//! A driver does three things: it runs a batch of statements that answer no rows (`BEGIN`,
+//! `COMMIT`, `SET`, a restore's statements), runs a statement with bound values and hands back
+//! its rows, and gives up a connection left inside a transaction (or with settings of its own).
+//! It never decides what an error means: a flow knows what its statement was doing
+//! ([`Failure`]) and the database reads its driver's error in those terms
+//! (`records::Database::fault`).
+//!
+//! A [`Session`] owns its connection from the moment it may hold state until it is clean again:
+//! a write's transaction, a save's snapshot, a restore with its checks turned off. Dropped before
+//! (a failed step, a caller that stopped waiting), it gives the connection up
+//! ([`Driver::give_up`]) and nothing it began reaches anyone else. It owns the connection, not
+//! a borrow of it: a generic flow holding a driver's borrowed transaction across its steps is a
+//! future the compiler cannot prove `Send`.
+
+use std::future::Future;
+
+/// What a failing statement was doing, which says what its error means to the engine.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Failure<'m, M> {
+    /// A read the engine runs too: where the database fails, the engine fails (`500`); strict
+    /// mode answers `400` with the database's message, lenient mode the engine's `500`.
+    Read {
+        /// The request's mode.
+        lenient: bool,
+    },
+    /// A write to `model`: the database's refusal in the model's terms (`400`).
+    Write(&'m M),
+    /// A user's statement (a read-only query, an action's): the database's refusal is the
+    /// query's (`400` naming it).
+    Query,
+    /// A statement the engine never runs as such (a transaction's, a catalog's): a failure is
+    /// the database's, unexpected.
+    Unexpected,
+}
+
+/// A database's driver: its connections, its statements and its rows. Every future is `Send`.
+pub(crate) trait Driver: Sync {
+    /// A connection, from the database's pool (or the one an operation holds).
+    type Conn: Send;
+    /// A row as the driver reads it.
+    type Row: Send + Sync;
+    /// The values bound to a statement's placeholders.
+    type Binds: Send + Sync;
+    /// The driver's own error.
+    type Fault: Send;
+
+    /// Runs `sql`, one or more statements without bound values whose rows, if any, are not
+    /// read.
+    fn batch(
+        conn: &mut Self::Conn,
+        sql: &str,
+    ) -> impl Future<Output = Result<(), Self::Fault>> + Send;
+
+    /// The rows of `sql` with `binds` bound.
+    fn rows(
+        conn: &mut Self::Conn,
+        sql: &str,
+        binds: &Self::Binds,
+    ) -> impl Future<Output = Result<Vec<Self::Row>, Self::Fault>> + Send;
+
+    /// Gives up a connection left inside a transaction, or with session settings of its own:
+    /// whatever it began is undone before it serves anyone else, or it is closed. Called where
+    /// nothing can be awaited (a drop).
+    fn give_up(conn: Self::Conn);
+}
+
+/// A connection whose session may hold state (a transaction, settings): given up when dropped
+/// while it does. Every flow's transaction runs on one.
+pub(crate) struct Session<D: Driver + ?Sized> {
+    /// Taken only when the session is dropped.
+    conn: Option<D::Conn>,
+    /// Whether the session may hold state: inside a transaction (or not known to be out).
+    in_transaction: bool,
+}
+
+impl<D: Driver + ?Sized> Session<D> {
+    /// A session on `conn`, holding no state yet.
+    pub(crate) fn new(conn: D::Conn) -> Self {
+        Session {
+            conn: Some(conn),
+            in_transaction: false,
+        }
+    }
+
+    /// A transaction begun on `conn` by `begin`: given up when dropped before its commit.
+    pub(crate) async fn begin(conn: D::Conn, begin: &str) -> Result<Self, D::Fault> {
+        let mut session = Session::new(conn);
+        session.start(begin).await?;
+        Ok(session)
+    }
+
+    /// Begins a transaction with `begin`.
+    pub(crate) async fn start(&mut self, begin: &str) -> Result<(), D::Fault> {
+        // Marked first: a `BEGIN` whose answer is lost may have begun.
+        self.in_transaction = true;
+        self.batch(begin).await
+    }
+
+    /// Commits the transaction; the session then holds nothing: what a statement inside the
+    /// transaction set for the session (a restore's checks) was set back before.
+    pub(crate) async fn commit(&mut self) -> Result<(), D::Fault> {
+        self.batch("COMMIT").await?;
+        self.in_transaction = false;
+        Ok(())
+    }
+
+    /// The connection.
+    pub(crate) fn conn(&mut self) -> &mut D::Conn {
+        // `conn` is taken only by `drop`.
+        self.conn
+            .as_mut()
+            .unwrap_or_else(|| unreachable!("a session's connection is taken only when dropped"))
+    }
+
+    /// Runs `sql`, statements without rows ([`Driver::batch`]).
+    pub(crate) async fn batch(&mut self, sql: &str) -> Result<(), D::Fault> {
+        D::batch(self.conn(), sql).await
+    }
+
+    /// The rows of `sql` with `binds` ([`Driver::rows`]).
+    pub(crate) async fn rows(
+        &mut self,
+        sql: &str,
+        binds: &D::Binds,
+    ) -> Result<Vec<D::Row>, D::Fault> {
+        D::rows(self.conn(), sql, binds).await
+    }
+}
+
+impl<D: Driver + ?Sized> Drop for Session<D> {
+    fn drop(&mut self) {
+        if let Some(conn) = self.conn.take()
+            && self.in_transaction
+        {
+            D::give_up(conn);
+        }
+    }
+}
