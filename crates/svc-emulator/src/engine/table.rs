@@ -16,6 +16,8 @@ use crate::engine::types::FilterFamily;
 pub(crate) trait Column {
     /// The column's name: the record's JSON key.
     fn name(&self) -> &str;
+    /// The name as the database's SQL writes it: quoted, unqualified.
+    fn sql(&self) -> &str;
     /// The lookups its filters take.
     fn family(&self) -> FilterFamily;
 }
@@ -226,6 +228,10 @@ impl<K, E> std::ops::Deref for MappedColumn<K, E> {
 impl<K: ColumnKind, E> Column for MappedColumn<K, E> {
     fn name(&self) -> &str {
         &self.name
+    }
+
+    fn sql(&self) -> &str {
+        &self.sql
     }
 
     fn family(&self) -> FilterFamily {
@@ -535,6 +541,9 @@ pub(crate) mod tests {
 
     impl Column for Col {
         fn name(&self) -> &str {
+            self.0
+        }
+        fn sql(&self) -> &str {
             self.0
         }
         fn family(&self) -> FilterFamily {

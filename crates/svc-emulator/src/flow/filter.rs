@@ -186,8 +186,11 @@ pub(crate) trait Lookups: Dialect {
     /// The SQL of the tables and columns a `_relation` path names.
     const RELATED: RelationSql<Self::Model>;
 
-    /// The column as the selection's conditions write it.
-    fn column(field: &Self::Field) -> &str;
+    /// The column as the selection's conditions write it: by default its quoted name (MySQL
+    /// qualifies it with its table).
+    fn column(field: &Self::Field) -> &str {
+        field.sql()
+    }
 
     /// The engine's `key IS NOT NULL` on a promoted key.
     fn key_present(key: &Self::Field) -> String {

@@ -65,8 +65,10 @@ pub(crate) trait Database:
     /// The key a statement and its values are remembered by (walks' anchors, counts).
     fn memo_key(sql: &str, params: &Self::Params) -> Vec<u8>;
 
-    /// The column as a list's `ORDER BY` names it.
-    fn sort_column(model: &Self::Model, field: &Self::Field) -> String;
+    /// The column as a list's `ORDER BY` names it: by default as the conditions write it.
+    fn sort_column(_model: &Self::Model, field: &Self::Field) -> String {
+        Self::column(field).to_owned()
+    }
 
     /// The model named `name`, else the engine's `404`.
     fn model(&self, name: &str) -> Result<Arc<Self::Model>, EngineError> {

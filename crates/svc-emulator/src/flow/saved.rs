@@ -32,7 +32,7 @@ use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::engine::EngineError;
-use crate::engine::table::{BodyColumn, Table};
+use crate::engine::table::{BodyColumn, Column, Table};
 use crate::flow::driver::{Failure, Session};
 use crate::flow::records::{Database, ModelSql};
 
@@ -127,9 +127,6 @@ pub(crate) trait Saves: Database + Sized + 'static {
 
     /// The mark of this resource's copies.
     fn origin(&self) -> Origin;
-
-    /// The column as a statement's column list names it (unqualified, quoted).
-    fn column_name(field: &Self::Field) -> &str;
 
     /// Runs statements without rows (a failure is unexpected).
     fn run(
@@ -231,7 +228,7 @@ pub(crate) async fn save<D: Saves>(db: &D) -> Result<SavedCopy<D>, EngineError> 
                 .columns()
                 .iter()
                 .filter(|f| !f.generated())
-                .map(D::column_name)
+                .map(Column::sql)
                 .collect::<Vec<_>>()
                 .join(", "),
             held: format!("{store_sql}.{}", D::quote(&format!("t{i}"))),

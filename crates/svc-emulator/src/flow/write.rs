@@ -390,6 +390,9 @@ mod tests {
         fn name(&self) -> &str {
             self.name
         }
+        fn sql(&self) -> &str {
+            self.name
+        }
         fn family(&self) -> FilterFamily {
             FilterFamily::Text
         }

@@ -47,10 +47,6 @@ impl Database for MyResource {
         walks::key(sql, params)
     }
 
-    fn sort_column(_model: &MyModel, field: &MyField) -> String {
-        field.qualified.clone()
-    }
-
     /// A pooled connection: `tz` is refused by the filters on MySQL.
     async fn connect(&self, _tz: Option<&str>) -> Result<Conn, EngineError> {
         self.conn().await

@@ -18,7 +18,7 @@ use mysql_async::{Conn, Pool};
 use crate::engine::EngineError;
 use crate::flow::driver::Session;
 use crate::flow::saved::{Origin, SavedTable, Saves, Suspended};
-use crate::mysql::schema::{MyField, quote_ident};
+use crate::mysql::schema::quote_ident;
 use crate::mysql::{MyResource, message, server_code};
 
 /// A database that holds a copy: dropped, with its tables, when the copy is (a task on the
@@ -95,10 +95,6 @@ impl Saves for MyResource {
 
     fn origin(&self) -> Origin {
         self.origin
-    }
-
-    fn column_name(field: &MyField) -> &str {
-        &field.sql
     }
 
     async fn base_tables(&self, conn: &mut Session<Self>) -> Result<Vec<String>, EngineError> {

@@ -441,10 +441,6 @@ impl Lookups for PgResource {
         outer_sql: |f| f.sql.clone(),
     };
 
-    fn column(field: &PgField) -> &str {
-        &field.sql
-    }
-
     fn is_text(field: &PgField) -> bool {
         field.kind.is_string()
     }

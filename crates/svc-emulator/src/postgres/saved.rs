@@ -27,7 +27,6 @@ use crate::dialect::quote_ident;
 use crate::engine::EngineError;
 use crate::flow::driver::Session;
 use crate::flow::saved::{Origin, SavedTable, Saves, Suspended};
-use crate::postgres::schema::PgField;
 use crate::postgres::{PgResource, message};
 
 /// A schema that holds a copy: dropped, with its tables, when the copy is (a task on the
@@ -121,10 +120,6 @@ impl Saves for PgResource {
 
     fn origin(&self) -> Origin {
         self.origin
-    }
-
-    fn column_name(field: &PgField) -> &str {
-        &field.sql
     }
 
     async fn base_tables(&self, conn: &mut Session<Self>) -> Result<Vec<String>, EngineError> {

@@ -65,10 +65,6 @@ impl Lookups for Sqlite<'_> {
 
     const RELATED: RelationSql<Model> = RELATED;
 
-    fn column(field: &Field) -> &str {
-        &field.sql
-    }
-
     fn key_present(key: &Field) -> String {
         key_present(key)
     }

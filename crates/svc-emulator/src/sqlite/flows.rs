@@ -72,10 +72,6 @@ impl<'c> Database for Sqlite<'c> {
         memo::key(sql, params)
     }
 
-    fn sort_column(_model: &Model, field: &Field) -> String {
-        field.sql.clone()
-    }
-
     /// The key bound as SQLAlchemy binds a value compared with the column: by the value's own
     /// type (`sqlite::resource::lookup_value`).
     fn key_condition(

@@ -190,6 +190,10 @@ impl Column for Field {
         &self.name
     }
 
+    fn sql(&self) -> &str {
+        &self.sql
+    }
+
     fn family(&self) -> FilterFamily {
         self.ty.filter
     }
