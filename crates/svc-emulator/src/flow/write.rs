@@ -14,7 +14,7 @@ use crate::engine::body::{body_values, keep_changed, loads_none, unchanged_candi
 use crate::engine::field_input::Internal;
 use crate::engine::python::json::PyJson;
 use crate::engine::relation::Use;
-use crate::engine::table::{BodyColumn, Table};
+use crate::engine::table::{BodyColumn, Column, Table};
 use crate::engine::{EngineError, Selection};
 use crate::flow::driver::{Failure, Session};
 use crate::flow::records::{Database, ModelSql};
@@ -37,6 +37,24 @@ pub(crate) fn insert_sql<D: Writes>(
             values.join(", ")
         )
     }
+}
+
+/// The `INSERT` of a create of `values`, and the values it writes ([`insert_values`]), each
+/// bound for its column in `params`, in order (`tz`: as [`Database::bind`] takes it).
+pub(crate) fn insert_statement<'m, D: Writes>(
+    model: &'m D::Model,
+    values: &Values<'m, D::Field>,
+    tz: i32,
+    params: &mut D::Params,
+) -> Result<(String, Values<'m, D::Field>), EngineError> {
+    let written = insert_values(model.columns(), values);
+    let mut names = Vec::new();
+    let mut binds = Vec::new();
+    for (f, v) in &written {
+        names.push(f.sql());
+        binds.push(D::bind(f, v, tz, params)?);
+    }
+    Ok((insert_sql::<D>(model, &names, &binds), written))
 }
 
 /// The statement of an update: `sets` (`a = $1, b = $2`, as [`set_list`] writes them) on the

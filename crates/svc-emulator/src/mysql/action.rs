@@ -12,8 +12,8 @@ use crate::engine::EngineError;
 use crate::engine::sql_answer::AnswerRows;
 use crate::flow::action::ActionSql;
 use crate::mysql::MyResource;
-use crate::mysql::read_only_sql::{BINARY_CHARSET, query_failed};
-use crate::mysql::types::{Offset, py_value};
+use crate::mysql::read_only_sql::{positional, push_row, query_failed};
+use crate::mysql::types::Offset;
 
 impl ActionSql for MyResource {
     async fn execute(
@@ -25,23 +25,15 @@ impl ActionSql for MyResource {
     ) -> Result<(Vec<String>, AnswerRows), EngineError> {
         let refused = |e| query_failed(self, e);
         let prepared = conn.prep(text.as_str()).await.map_err(refused)?;
-        let params = if values.is_empty() {
-            mysql_async::Params::Empty
-        } else {
-            mysql_async::Params::Positional(values.clone())
-        };
-        let mut result = conn.exec_iter(prepared, params).await.map_err(refused)?;
+        let mut result = conn
+            .exec_iter(prepared, positional(values))
+            .await
+            .map_err(refused)?;
         let columns = result.columns().map(|c| c.to_vec()).unwrap_or_default();
         let names: Vec<String> = columns.iter().map(|c| c.name_str().into_owned()).collect();
         let mut rows = AnswerRows::new(answer_bytes);
         while let Some(row) = result.next().await.map_err(refused)? {
-            // PyMySQL's Python value, through the engine's encoder.
-            rows.push(columns.len(), |buf, i| {
-                let c = &columns[i];
-                let bytes = c.character_set() == BINARY_CHARSET;
-                let value = row.as_ref(i).unwrap_or(&Value::NULL);
-                py_value(c.column_type(), bytes, c.decimals(), value).write_answer(buf, tz);
-            })?;
+            push_row(&mut rows, &columns, &row, tz)?;
         }
         Ok((names, rows))
     }

@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, Pool, Value};
+use mysql_async::{Column, Conn, Pool, Row, Value};
 use serde_json::{Map, Value as Json};
 
 use crate::dialect::Dialect;
@@ -114,11 +114,7 @@ impl ReadOnlySql for MyResource {
         let refused = |e| query_failed(self, e);
         let (names, select) = statement.size_checked(conn).await.map_err(refused)?;
         let prepared = conn.prep(select).await.map_err(refused)?;
-        let params = if values.is_empty() {
-            mysql_async::Params::Empty
-        } else {
-            mysql_async::Params::Positional(values.clone())
-        };
+        let params = positional(values);
         let failed = |e: mysql_async::Error| {
             if too_large(&e) {
                 answer_too_large(answer_bytes)
@@ -131,14 +127,7 @@ impl ReadOnlySql for MyResource {
         let columns = &columns[..names.len().min(columns.len())];
         let mut rows = AnswerRows::new(answer_bytes);
         while let Some(row) = result.next().await.map_err(failed)? {
-            // PyMySQL's Python value, through the engine's encoder.
-            let written = rows.push(columns.len(), |buf, i| {
-                let c = &columns[i];
-                let bytes = c.character_set() == BINARY_CHARSET;
-                let value = row.as_ref(i).unwrap_or(&Value::NULL);
-                py_value(c.column_type(), bytes, c.decimals(), value).write_answer(buf, tz);
-            });
-            if let Err(too_large) = written {
+            if let Err(too_large) = push_row(&mut rows, columns, &row, tz) {
                 left_running.store(true, Ordering::Relaxed);
                 return Err(too_large);
             }
@@ -162,6 +151,31 @@ impl ReadOnlySql for MyResource {
             let _ = conn.disconnect().await;
         }
     }
+}
+
+/// `values` as the driver binds them to a prepared statement's `?`s.
+pub(super) fn positional(values: &[Value]) -> mysql_async::Params {
+    if values.is_empty() {
+        mysql_async::Params::Empty
+    } else {
+        mysql_async::Params::Positional(values.to_vec())
+    }
+}
+
+/// One row of an answer, each cell as PyMySQL's Python value written by the engine's encoder;
+/// `Err` when it would pass the answer cap.
+pub(super) fn push_row(
+    rows: &mut AnswerRows,
+    columns: &[Column],
+    row: &Row,
+    tz: Offset,
+) -> Result<(), EngineError> {
+    rows.push(columns.len(), |buf, i| {
+        let c = &columns[i];
+        let bytes = c.character_set() == BINARY_CHARSET;
+        let value = row.as_ref(i).unwrap_or(&Value::NULL);
+        py_value(c.column_type(), bytes, c.decimals(), value).write_answer(buf, tz);
+    })
 }
 
 /// What runs a query as the engine runs it: a sub-select, at most [`MAX_SQL_ROWS`] rows,

@@ -16,9 +16,7 @@ use crate::flow::delete::delete_row;
 use crate::flow::driver::{Failure, Session};
 use crate::flow::records::{Database, ESTIMATE_FROM, Page, Pages};
 use crate::flow::walks::walk_between_tokens;
-use crate::flow::write::{
-    Values, Writes, insert_sql, insert_values, read_back_sql, set_list, update_sql,
-};
+use crate::flow::write::{Values, Writes, insert_statement, read_back_sql, set_list, update_sql};
 use crate::mysql::filter::{MyWhere, Params, datetime_literal};
 use crate::mysql::references::{MyConnection, table};
 use crate::mysql::schema::{MyField, MyModel};
@@ -169,13 +167,7 @@ impl Writes for MyResource {
     ) -> Result<Vec<u8>, EngineError> {
         let pk = model.pk_field();
         let mut params = Params::default();
-        let mut names = Vec::new();
-        let mut binds = Vec::new();
-        for (f, v) in insert_values(&model.fields, values) {
-            names.push(f.sql.as_str());
-            binds.push(Self::bind(f, &v, tz, &mut params)?);
-        }
-        let sql = insert_sql::<Self>(model, &names, &binds);
+        let (sql, _) = insert_statement::<Self>(model, values, tz, &mut params)?;
         conn.exec_drop(&sql, params.values())
             .await
             .map_err(|e| self.write_error(model, e))?;

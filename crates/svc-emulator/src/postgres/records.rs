@@ -18,7 +18,7 @@ use crate::flow::delete::delete_row;
 use crate::flow::driver::{Failure, Session};
 use crate::flow::records::{Database, ESTIMATE_FROM, Page, Pages};
 use crate::flow::walks::{Walker, from_anchor, keep_anchor, page_select};
-use crate::flow::write::{Values, Writes, insert_sql, insert_values, set_list, update_sql};
+use crate::flow::write::{Values, Writes, insert_statement, set_list, update_sql};
 use crate::postgres::driver::prepared_rows;
 use crate::postgres::filter::{Params, PgWhere, datetime_literal};
 use crate::postgres::references::{PgConnection, by_ctid, table};
@@ -193,13 +193,7 @@ impl Writes for PgResource {
         let pk = model.pk_field();
         let pk_given = values.iter().any(|(f, _)| f.primary_key);
         let mut params = Params::default();
-        let mut names = Vec::new();
-        let mut binds = Vec::new();
-        for (f, v) in insert_values(&model.fields, values) {
-            names.push(f.sql.as_str());
-            binds.push(bind_value(f, &v, &mut params));
-        }
-        let insert = insert_sql::<Self>(model, &names, &binds);
+        let (insert, _) = insert_statement::<Self>(model, values, tz, &mut params)?;
         let sql = format!("{insert} RETURNING {}", model.select_list);
         let tx = conn.transaction().await.map_err(|e| self.unexpected(e))?;
         if pk.autoincrement && pk_given {

@@ -22,7 +22,7 @@ use crate::flow::delete::delete_row;
 use crate::flow::driver::{Failure, Session};
 use crate::flow::records::Database;
 use crate::flow::references::run_now;
-use crate::flow::write::{Values, Writes, insert_sql, insert_values, set_list, update_sql};
+use crate::flow::write::{Values, Writes, insert_statement, set_list, update_sql};
 use crate::sqlite::memo;
 use crate::sqlite::model::{Field, Model};
 use crate::sqlite::references::{self, SqliteConnection, equal_all};
@@ -158,15 +158,6 @@ fn autoincrement_key(model: &Model) -> bool {
         )
         && !pk.has_default
         && !model.foreign_keys.iter().any(|fk| fk.column == pk.name)
-}
-
-/// A write's values as SQLite is given them, in order (the first a type refuses is the
-/// engine's `400`).
-fn bound<'m>(values: &Values<'m, Field>) -> Result<Vec<(&'m Field, Value)>, EngineError> {
-    values
-        .iter()
-        .map(|(f, v)| Ok((*f, bind(f.ty.reflected, v).map_err(non_field)?)))
-        .collect()
 }
 
 /// SQLite's side of the writes (`flow::write`). The locked row is read whole: the engine's
@@ -312,23 +303,23 @@ impl<'c> Writes for Sqlite<'c> {
             // answers `400 Query failed` (a NULL identity) and rolls back.
             return Err(EngineError::field(pk_field.name.clone(), no_key()));
         }
-        let cols = bound(&insert_values(&model.fields, values))?;
-        let names: Vec<&str> = cols.iter().map(|(f, _)| f.sql.as_str()).collect();
-        let sql = insert_sql::<Self>(model, &names, &vec!["?".to_owned(); cols.len()]);
+        // One value per written column, in order: SQLite binds each at a `?`.
+        let mut params = Vec::new();
+        let (sql, written) = insert_statement::<Self>(model, values, 0, &mut params)?;
         // A savepoint: a transaction of its own, or one step of `Resource::create_bodies`'s.
         let tx = conn.savepoint()?;
         prepare(&tx, &sql)
-            .and_then(|mut s| s.execute(params_from_iter(cols.iter().map(|(_, v)| v))))
+            .and_then(|mut s| s.execute(params_from_iter(params.iter())))
             .map_err(|e| db_error(model, e))?;
         let identity: Vec<Value> = model
             .identity
             .iter()
             .map(|&i| {
-                match cols
+                match written
                     .iter()
-                    .find(|(f, _)| std::ptr::eq(*f, &model.fields[i]))
+                    .position(|(f, _)| std::ptr::eq(*f, &model.fields[i]))
                 {
-                    Some((_, v)) => v.clone(),
+                    Some(at) => params[at].clone(),
                     None if autoincrement_key(model) => Value::Integer(tx.last_insert_rowid()),
                     None => Value::Null,
                 }
