@@ -25,3 +25,30 @@ async fn the_tour_runs_to_its_end() {
         assert!(stdout.contains(expected), "{expected:?} not in:\n{stdout}");
     }
 }
+
+/// `svc demo | head`: a reader that goes away is not a panic. Here stdout is a pipe whose
+/// reading end is closed before the command starts, so its very first line fails: the tour
+/// stops there and the command ends quietly with success, as every other command does.
+#[test]
+fn a_closed_stdout_ends_the_tour_quietly() {
+    let home = TempDir::new("demo-closed-stdout");
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_svc"))
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home.path())
+        .arg("demo")
+        .stdin(std::process::Stdio::null())
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .expect("svc runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        stderr.is_empty(),
+        "nothing to say on a closed pipe: {stderr}"
+    );
+}

@@ -3,6 +3,9 @@
 //! Every step prints what it does and what came back, so a newcomer sees the SDK's calls and
 //! the service's answers side by side.
 
+use std::io::Write as _;
+use std::sync::Mutex;
+
 use futures_util::TryStreamExt;
 use serde_json::json;
 use svc_api::Client;
@@ -17,18 +20,52 @@ use svc_emulator::{Emulator, EmulatorConfig};
 
 use crate::args::DemoArgs;
 use crate::exit::Failure;
+use crate::output;
+
+/// Prints a line of the tour (`println!`'s arguments). A write that fails (stdout closed, as in
+/// `svc demo | head`) is kept, not a panic: the tour stops at its next part ([`written`]).
+macro_rules! say {
+    ($($arg:tt)*) => {
+        say(format_args!($($arg)*))
+    };
+}
+
+/// The first write to stdout that failed, if one did; later lines are not tried.
+static WRITE_FAILED: Mutex<Option<std::io::Error>> = Mutex::new(None);
+
+fn say(line: std::fmt::Arguments<'_>) {
+    let mut failed = WRITE_FAILED.lock().unwrap_or_else(|e| e.into_inner());
+    if failed.is_none()
+        && let Err(e) = writeln!(std::io::stdout().lock(), "{line}")
+    {
+        *failed = Some(e);
+    }
+}
+
+/// `Err` once a line could not be written: a closed stdout ends the command quietly with
+/// success, as every other command does (`output::io`); another failure is reported.
+fn written() -> Result<(), Failure> {
+    match WRITE_FAILED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take()
+    {
+        Some(e) => Err(output::io(e)),
+        None => Ok(()),
+    }
+}
 
 fn step(n: &mut u32, title: &str) {
     *n += 1;
-    println!("\n{n}. {title}");
+    say!("\n{n}. {title}");
 }
 
 fn show(label: &str, value: impl std::fmt::Display) {
-    println!("   {label:<22} {value}");
+    say!("   {label:<22} {value}");
 }
 
 pub async fn run(args: DemoArgs) -> Result<(), Failure> {
-    println!("svc demo: an embedded emulator of the svc API, and a tour of the Rust SDK.");
+    say!("svc demo: an embedded emulator of the svc API, and a tour of the Rust SDK.");
     // Access tokens live 32 s here (5 min by default), so the tour can show a refresh: the SDK
     // refreshes when an expiry is less than 30 s away.
     let lifetimes = svc_emulator::TokenLifetimes {
@@ -55,24 +92,33 @@ pub async fn run(args: DemoArgs) -> Result<(), Failure> {
         builder = builder.resource_token(resource, token.as_str());
     }
     let client = builder.build()?;
-    println!("   Client::builder().project(..).api_key(..).app_base_url(..).build()");
+    say!("   Client::builder().project(..).api_key(..).app_base_url(..).build()");
 
+    written()?;
     tour_projects(&client, &mut n).await?;
+    written()?;
     tour_pages(&client, &mut n).await?;
+    written()?;
     if emulator.resource_tokens().contains_key("shop") {
         tour_records(&client, &mut n).await?;
+        written()?;
         tour_sql(&client, &mut n).await?;
+        written()?;
         tour_actions(&client, &mut n).await?;
+        written()?;
     }
     tour_users(&client, &mut n).await?;
+    written()?;
     tour_sessions(&emulator, &mut n).await?;
     next_steps(&emulator, args.keep_running);
+    written()?;
     if args.keep_running {
-        println!("\nThe emulator keeps running; press Ctrl-C to stop it.");
+        say!("\nThe emulator keeps running; press Ctrl-C to stop it.");
+        written()?;
         let _ = tokio::signal::ctrl_c().await;
     }
     emulator.shutdown().await;
-    Ok(())
+    written()
 }
 
 const DEMO_ACCESS_TTL: std::time::Duration = std::time::Duration::from_secs(32);
@@ -391,7 +437,7 @@ async fn tour_sql(client: &Client, n: &mut u32) -> Result<(), Failure> {
                  from orders o join customers c on c.id = o.customer_id
                  where c.city = :city and o.status = 'paid'
                  group by c.id order by spent desc limit 3";
-    println!("   client.sql(\"shop\").query(..).bind(\"city\", \"Paris\").rows::<Spender>()");
+    say!("   client.sql(\"shop\").query(..).bind(\"city\", \"Paris\").rows::<Spender>()");
     let top: Vec<Spender> = client
         .sql("shop")
         .query(query)
@@ -489,54 +535,52 @@ async fn tour_users(client: &Client, n: &mut u32) -> Result<(), Failure> {
 }
 
 fn next_steps(emulator: &Emulator, keep_running: bool) {
-    println!("\nNext steps");
+    say!("\nNext steps");
     if !keep_running {
-        println!(
+        say!(
             "   svc demo --keep-running    # this tour, then keep the emulator up and print the commands to try"
         );
-        println!(
+        say!(
             "   svc emulator               # the emulator on its own; prints its URLs and keys as one JSON line"
         );
-        println!(
-            "   (with a checkout, `cargo run -p svc-cli --` in place of `svc`; see docs/cli.md)"
-        );
+        say!("   (with a checkout, `cargo run -p svc-cli --` in place of `svc`; see docs/cli.md)");
         return;
     }
     let info = emulator.startup_info();
-    println!(
+    say!(
         "   In another shell (`cargo run -p svc-cli --` in place of `svc` if it is not installed):"
     );
-    println!("   export SVC_PROJECT={}", info.project);
-    println!("   export SVC_API_BASE_URL={}", info.api_base_url);
-    println!("   export SVC_APP_BASE_URL={}", info.app_base_url);
-    println!("   export SVC_API_KEY={}", info.api_key);
+    say!("   export SVC_PROJECT={}", info.project);
+    say!("   export SVC_API_BASE_URL={}", info.api_base_url);
+    say!("   export SVC_APP_BASE_URL={}", info.app_base_url);
+    say!("   export SVC_API_KEY={}", info.api_key);
     if let Some(tools) = info
         .resource_tokens
         .get(svc_api::model::users::TOOLS_RESOURCE)
     {
-        println!("   export SVC_TOOLS_TOKEN={tools}");
+        say!("   export SVC_TOOLS_TOKEN={tools}");
     }
     if let Some(ca) = &info.tls_ca_pem {
-        println!("   export SVC_CA_CERT={}", ca.display());
+        say!("   export SVC_CA_CERT={}", ca.display());
     }
-    println!("   svc projects get -o table");
-    println!("   svc pages list");
+    say!("   svc projects get -o table");
+    say!("   svc pages list");
     if info.resource_tokens.contains_key("shop") {
-        println!("   svc records list shop orders -f status=paid -o table");
-        println!("   svc records aggregate shop orders --func sum --column total -f status=paid");
-        println!("   svc sql shop \"select count(*) from orders\"");
-        println!(
+        say!("   svc records list shop orders -f status=paid -o table");
+        say!("   svc records aggregate shop orders --func sum --column total -f status=paid");
+        say!("   svc sql shop \"select count(*) from orders\"");
+        say!(
             "   svc sql shop \"select * from orders where total >= :min limit 5\" -p min=900 -o csv"
         );
-        println!("   svc actions run shop refund --data '{{\"id\": 12}}'");
-        println!(
+        say!("   svc actions run shop refund --data '{{\"id\": 12}}'");
+        say!(
             "   svc workflows run wf-refund --data '{{\"id\": 13, \"note\": \"damaged in transit\"}}'"
         );
     }
-    println!("   svc teams list -o table");
-    println!("   svc users list");
-    println!(
+    say!("   svc teams list -o table");
+    say!("   svc users list");
+    say!(
         "   printf 'correct horse battery\\n' | svc login --email ana@example.com --password-stdin"
     );
-    println!("   svc whoami -o table");
+    say!("   svc whoami -o table");
 }
