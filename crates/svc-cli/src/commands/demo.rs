@@ -23,7 +23,7 @@ use crate::exit::Failure;
 use crate::output;
 
 /// Prints a line of the tour (`println!`'s arguments). A write that fails (stdout closed, as in
-/// `svc demo | head`) is kept, not a panic: the tour stops at its next part ([`written`]).
+/// `svc demo | head`) is kept, not a panic: the tour stops at its next step ([`written`]).
 macro_rules! say {
     ($($arg:tt)*) => {
         say(format_args!($($arg)*))
@@ -55,9 +55,13 @@ fn written() -> Result<(), Failure> {
     }
 }
 
-fn step(n: &mut u32, title: &str) {
+/// Begins the tour's next part; `Err` when a line of the last one could not be written (see
+/// [`written`]): the tour stops there.
+fn step(n: &mut u32, title: &str) -> Result<(), Failure> {
+    written()?;
     *n += 1;
     say!("\n{n}. {title}");
+    Ok(())
 }
 
 fn show(label: &str, value: impl std::fmt::Display) {
@@ -76,7 +80,7 @@ pub async fn run(args: DemoArgs) -> Result<(), Failure> {
         .await
         .map_err(|e| Failure::Other(format!("the emulator did not start: {e}")))?;
     let mut n = 0;
-    step(&mut n, "Start the emulator (in memory, loopback only)");
+    step(&mut n, "Start the emulator (in memory, loopback only)")?;
     show("data host", emulator.api_base_url());
     show("application host", emulator.app_base_url());
     show("project", emulator.project());
@@ -94,21 +98,14 @@ pub async fn run(args: DemoArgs) -> Result<(), Failure> {
     let client = builder.build()?;
     say!("   Client::builder().project(..).api_key(..).app_base_url(..).build()");
 
-    written()?;
     tour_projects(&client, &mut n).await?;
-    written()?;
     tour_pages(&client, &mut n).await?;
-    written()?;
     if emulator.resource_tokens().contains_key("shop") {
         tour_records(&client, &mut n).await?;
-        written()?;
         tour_sql(&client, &mut n).await?;
-        written()?;
         tour_actions(&client, &mut n).await?;
-        written()?;
     }
     tour_users(&client, &mut n).await?;
-    written()?;
     tour_sessions(&emulator, &mut n).await?;
     next_steps(&emulator, args.keep_running);
     written()?;
@@ -129,7 +126,7 @@ async fn tour_sessions(emulator: &Emulator, n: &mut u32) -> Result<(), Failure> 
     step(
         n,
         "Sessions: register, log in, and use the session for records (no static token)",
-    );
+    )?;
     let user = Client::builder()
         .project(emulator.project().as_str())
         .api_base_url(emulator.api_base_url())
@@ -161,7 +158,7 @@ async fn tour_sessions(emulator: &Emulator, n: &mut u32) -> Result<(), Failure> 
     step(
         n,
         "Sessions: a refresh, 30 s before expiry, once for every waiting request",
-    );
+    )?;
     // 32 s tokens: after 2.5 s, less than 30 s are left, so the next request refreshes first.
     tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
     let calls = (0..20).map(|_| {
@@ -230,7 +227,7 @@ async fn refresh_calls(emulator: &Emulator) -> Result<String, Failure> {
 }
 
 async fn tour_projects(client: &Client, n: &mut u32) -> Result<(), Failure> {
-    step(n, "Projects: client.projects().current()");
+    step(n, "Projects: client.projects().current()")?;
     let project = client.projects().current().await?;
     show("name", project.name().unwrap_or("-"));
     let envs: Vec<String> = project
@@ -257,7 +254,7 @@ async fn tour_projects(client: &Client, n: &mut u32) -> Result<(), Failure> {
 
 async fn tour_pages(client: &Client, n: &mut u32) -> Result<(), Failure> {
     let invalid = |e: serde_json::Error| Failure::Other(e.to_string());
-    step(n, "Page settings: create a published page");
+    step(n, "Page settings: create a published page")?;
     let page = PageSettings::new()
         .with("unique_name", "orders")
         .with("name", "Orders")
@@ -271,7 +268,7 @@ async fn tour_pages(client: &Client, n: &mut u32) -> Result<(), Failure> {
     step(
         n,
         "Draft: change the page in the draft set only (.draft(true))",
-    );
+    )?;
     let update = UpdatePageSettings::from_structure(&json!({"elements": [{"type": "chart"}]}))
         .map_err(invalid)?;
     let draft = client.pages().draft(true).update(&uid, &update).await?;
@@ -279,7 +276,7 @@ async fn tour_pages(client: &Client, n: &mut u32) -> Result<(), Failure> {
     let published = client.pages().get(&uid).await?;
     show("published params", published.params_raw().unwrap_or("-"));
 
-    step(n, "Draft: a page created in the draft set is not published");
+    step(n, "Draft: a page created in the draft set is not published")?;
     let sketch = client
         .pages()
         .draft(true)
@@ -299,7 +296,7 @@ async fn tour_pages(client: &Client, n: &mut u32) -> Result<(), Failure> {
         ),
     }
 
-    step(n, "Errors say what went wrong: a wrong API key");
+    step(n, "Errors say what went wrong: a wrong API key")?;
     let wrong = Client::builder()
         .project(client.project()?.as_str())
         .app_base_url(client.app_base_url())
@@ -309,7 +306,7 @@ async fn tour_pages(client: &Client, n: &mut u32) -> Result<(), Failure> {
         show("error", e);
     }
 
-    step(n, "Delete both pages");
+    step(n, "Delete both pages")?;
     client.pages().delete(&uid).await?;
     client.pages().draft(true).delete(&sketch_uid).await?;
     show("published pages", client.pages().list().await?.len());
@@ -322,7 +319,7 @@ async fn tour_records(client: &Client, n: &mut u32) -> Result<(), Failure> {
     step(
         n,
         "Records: one page of paid orders over 100, largest first",
-    );
+    )?;
     let query = ListQuery::new()
         .eq("status", "paid")
         .filter("total", Lookup::Gt, 100)
@@ -338,7 +335,7 @@ async fn tour_records(client: &Client, n: &mut u32) -> Result<(), Failure> {
     }
     show("next page", page.next.as_deref().unwrap_or("-"));
 
-    step(n, "Records: typed, with your own struct");
+    step(n, "Records: typed, with your own struct")?;
     #[derive(Debug, serde::Deserialize)]
     #[allow(dead_code)] // printed through Debug
     struct Customer {
@@ -354,7 +351,7 @@ async fn tour_records(client: &Client, n: &mut u32) -> Result<(), Failure> {
         show("customer", format!("{c:?}"));
     }
 
-    step(n, "Aggregate: revenue of paid orders");
+    step(n, "Aggregate: revenue of paid orders")?;
     // A sum of a REAL column comes as a numeric string ("123456.78"): Decimal reads it (and a
     // JSON number), keeping the text.
     let revenue: Option<Decimal> = orders
@@ -365,7 +362,7 @@ async fn tour_records(client: &Client, n: &mut u32) -> Result<(), Failure> {
         .await?;
     show("sum(total)", format!("{:.2}", revenue.unwrap_or_default()));
 
-    step(n, "Group: orders per status, and per month");
+    step(n, "Group: orders per status, and per month")?;
     let per_status: Vec<GroupRow<String, u64>> = orders
         .group(
             &GroupRequest::new("status", AggregateFunc::Count),
@@ -392,7 +389,7 @@ async fn tour_records(client: &Client, n: &mut u32) -> Result<(), Failure> {
     step(
         n,
         "Stream: every order across pages (fetched ahead while you work)",
-    );
+    )?;
     let total: usize = orders
         .stream(ListQuery::new().per_page(1000))?
         .try_fold(0, |n, _| async move { Ok(n + 1) })
@@ -401,7 +398,7 @@ async fn tour_records(client: &Client, n: &mut u32) -> Result<(), Failure> {
 
     // A product, not an order: an order's `ordered_on` is a DATE column, which the data engine
     // cannot write (it answers 400), and it is NOT NULL.
-    step(n, "Create, update, delete a record");
+    step(n, "Create, update, delete a record")?;
     let products = client.records("shop", "products");
     let created = products
         .create(&json!({"sku": "SKU-DEMO", "name": "Demo lamp", "price": 9.5}))
@@ -424,7 +421,7 @@ async fn tour_sql(client: &Client, n: &mut u32) -> Result<(), Failure> {
     step(
         n,
         "SQL: a read-only query with a bound parameter, rows as your own struct",
-    );
+    )?;
     #[derive(Debug, serde::Deserialize)]
     struct Spender {
         name: String,
@@ -451,7 +448,7 @@ async fn tour_sql(client: &Client, n: &mut u32) -> Result<(), Failure> {
         );
     }
 
-    step(n, "SQL: anything that could write is refused by the engine");
+    step(n, "SQL: anything that could write is refused by the engine")?;
     match client
         .sql("shop")
         .query("select 1; delete from orders")
@@ -470,14 +467,14 @@ async fn tour_actions(client: &Client, n: &mut u32) -> Result<(), Failure> {
     step(
         n,
         "Actions: client.action(\"shop\", \"refund\").execute(..)",
-    );
+    )?;
     let refunded = client
         .action("shop", "refund")
         .execute(json!({"id": 7}))
         .await?;
     show("refunded", refunded);
 
-    step(n, "Workflows: a run that fails is an error you cannot miss");
+    step(n, "Workflows: a run that fails is an error you cannot miss")?;
     let done = client
         .workflow("wf-refund")
         .run(json!({"id": 8, "note": "damaged in transit"}))
@@ -499,7 +496,7 @@ async fn tour_actions(client: &Client, n: &mut u32) -> Result<(), Failure> {
 }
 
 async fn tour_users(client: &Client, n: &mut u32) -> Result<(), Failure> {
-    step(n, "Teams: client.teams().all(..) (built-in tools resource)");
+    step(n, "Teams: client.teams().all(..) (built-in tools resource)")?;
     let teams = client.teams().all(&ListQuery::new()).await?;
     for team in &teams {
         show(&team.name, &team.uid);
@@ -511,7 +508,7 @@ async fn tour_users(client: &Client, n: &mut u32) -> Result<(), Failure> {
     step(
         n,
         "Users: add two users to a team, then list the users of that team",
-    );
+    )?;
     for (email, first) in [("ana@example.com", "Ana"), ("bo@example.com", "Bo")] {
         let user = client
             .users()
