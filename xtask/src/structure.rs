@@ -1194,7 +1194,7 @@ fn layering(sources: &[(String, String)]) -> Vec<String> {
 
 /// The required methods a new database server writes today: the seam of `postgres/`
 /// ([`seam::seam`]). A ratchet: it may only fall, towards [`SEAM_TARGET`].
-const SEAM_CEILING: usize = 60;
+const SEAM_CEILING: usize = 59;
 
 /// Where the seam is headed: a new database server writes its dialect, its driver, its type
 /// readings and its reflection, and the flows do the rest.
@@ -1202,14 +1202,14 @@ const SEAM_TARGET: usize = 45;
 
 /// The share of `postgres/`'s and `mysql/`'s code lines that repeat ([`repeats`]), in tenths
 /// of a percent. A ratchet: it may only fall, towards [`REPEATS_TARGET`].
-const REPEATS_CEILING: usize = 128;
+const REPEATS_CEILING: usize = 126;
 
 /// Where the repeats are headed: under 8%, what the two servers share said once.
 const REPEATS_TARGET: usize = 80;
 
 /// The `#[allow(dead_code)]` of `flow/` today. A ratchet: the goal is none, every flow used by
 /// every database, SQLite included.
-const FLOW_DEAD_CODE_CEILING: usize = 6;
+const FLOW_DEAD_CODE_CEILING: usize = 3;
 
 /// The figures the ratchets hold down, as the sources give them today.
 #[derive(Debug)]

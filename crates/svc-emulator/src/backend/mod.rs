@@ -16,6 +16,10 @@
 
 mod awaited;
 pub(crate) mod fixtures;
+// Only the database servers use it (each behind its Cargo feature, which this layer does not
+// name): with none of them built, nothing does.
+#[allow(dead_code)]
+pub(crate) mod pooled;
 
 // For the backends whose drivers are async (each behind its Cargo feature, which this layer
 // does not name): with none of them built, nothing uses it.

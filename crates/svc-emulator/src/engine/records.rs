@@ -3,7 +3,6 @@
 //! serializer writes them.
 
 use std::collections::{BTreeMap, HashSet};
-use std::hash::Hash;
 use std::sync::{Arc, RwLock};
 
 use crate::engine::EngineError;
@@ -69,80 +68,85 @@ impl<M: Table> Models<M> {
     }
 }
 
-/// A row of a server's answer, read as records: each value written as its column's field
+/// A row of a database's answer, read as records: each value written as its column's field
 /// writes it, in the database's time zone (`tz`, a UTC offset in seconds, for date-times
-/// without one).
+/// without one). A row may be borrowed from the driver (SQLite's): nothing is copied out of it
+/// but what a record shows.
 pub(crate) trait RecordRow<C> {
-    /// What tells two rows' keys apart.
-    type Key: Eq + Hash;
+    /// Writes the `i`th value, of `column`, as the engine's serializer writes it; `false` when
+    /// the serializer cannot write it (the engine fails, `500`, on every read of the record),
+    /// and what is written then is the stored value.
+    fn write_value(&self, buf: &mut Vec<u8>, i: usize, column: &C, tz: i32) -> bool;
 
-    /// Writes the `i`th value, of `column`, as the engine's serializer writes it.
-    fn write_value(&self, buf: &mut Vec<u8>, i: usize, column: &C, tz: i32);
-
-    /// The `i`th value, as a key.
-    fn key(&self, i: usize) -> Self::Key;
-
-    /// Whether the engine's serializer cannot write the `i`th value, of `column` (it fails,
-    /// `500`, on every read of the record).
-    fn unreadable(&self, _i: usize, _column: &C) -> bool {
-        false
+    /// The `i`th value, of `column`, as the ORM's identity map compares it (`None` for
+    /// `None`): two values are the same identity when their bytes are equal. By default, the
+    /// value as the serializer writes it, which tells Python's values apart as `==` does for
+    /// the values one column holds.
+    fn key(&self, i: usize, column: &C) -> Option<Vec<u8>> {
+        let mut written = Vec::new();
+        self.write_value(&mut written, i, column, 0);
+        (written != b"null").then_some(written)
     }
-}
 
-/// `Ok` when the engine can write every value of `rows`, else its failure on the first one it
-/// cannot ([`EngineError::engine_fails`]: strict mode's `400` names the field).
-pub(crate) fn check_readable<T, R>(model: &T, rows: &[R], lenient: bool) -> Result<(), EngineError>
-where
-    T: Table,
-    R: RecordRow<T::Column>,
-{
-    for row in rows {
-        for (i, column) in model.columns().iter().enumerate() {
-            if row.unreadable(i, column) {
-                return Err(EngineError::engine_fails(
-                    lenient,
-                    column.name(),
-                    format!(
-                        "A record of {} holds a value in field {:?} that the data engine cannot \
-                         read (a date Python has no date for, such as 0000-00-00): it fails \
-                         (500) on every read of that record. Correct the stored value, or \
-                         filter the record out.",
-                        model.table_name(),
-                        column.name()
-                    ),
-                ));
+    /// Writes the record `{"col": value, ...}`, each key as `keys` writes it; the index of the
+    /// first column whose value the serializer cannot write, if any.
+    #[inline]
+    fn write_record(
+        &self,
+        buf: &mut Vec<u8>,
+        keys: &RecordKeys,
+        columns: &[C],
+        tz: i32,
+    ) -> Option<usize> {
+        let start = buf.len();
+        let mut unreadable = None;
+        for (i, (key, column)) in keys.0.iter().zip(columns).enumerate() {
+            buf.extend_from_slice(key);
+            if !self.write_value(buf, i, column, tz) && unreadable.is_none() {
+                unreadable = Some(i);
             }
         }
-    }
-    Ok(())
-}
-
-/// Writes one record of `model`, `{"col": value, ...}` in column order.
-pub(crate) fn write_record<T, R>(buf: &mut Vec<u8>, model: &T, row: &R, tz: i32)
-where
-    T: Table,
-    R: RecordRow<T::Column>,
-{
-    buf.push(b'{');
-    for (i, c) in model.columns().iter().enumerate() {
-        if i > 0 {
-            buf.push(b',');
+        // Each key came after a `,`: the first one's is the object's `{`.
+        match buf.get_mut(start) {
+            Some(first) => *first = b'{',
+            None => buf.push(b'{'),
         }
-        write_json_str(buf, c.name());
-        buf.push(b':');
-        row.write_value(buf, i, c, tz);
+        buf.push(b'}');
+        unreadable
     }
-    buf.push(b'}');
 }
 
-/// One record of `model` as JSON bytes.
+/// The keys of a model's records as JSON writes them, each after its `,`: `,"name":`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RecordKeys(Vec<Vec<u8>>);
+
+impl RecordKeys {
+    /// The keys of `model`'s records, in column order.
+    pub(crate) fn of<T: Table>(model: &T) -> Self {
+        RecordKeys(
+            model
+                .columns()
+                .iter()
+                .map(|c| {
+                    let mut key = vec![b','];
+                    write_json_str(&mut key, c.name());
+                    key.push(b':');
+                    key
+                })
+                .collect(),
+        )
+    }
+}
+
+/// One record of `model` as JSON bytes (a value the serializer cannot write is written as
+/// stored: see [`Records`] for a read that fails on it).
 pub(crate) fn record_json<T, R>(model: &T, row: &R, tz: i32) -> Vec<u8>
 where
     T: Table,
-    R: RecordRow<T::Column>,
+    R: RecordRow<T::Column> + ?Sized,
 {
     let mut buf = Vec::with_capacity(64 * model.columns().len());
-    write_record(&mut buf, model, row, tz);
+    row.write_record(&mut buf, &RecordKeys::of(model), model.columns(), tz);
     buf
 }
 
@@ -157,39 +161,148 @@ where
     Ok(record_json(model, row, tz))
 }
 
-/// Rows as a JSON array of records of `model`.
-pub(crate) fn records_json<T, R>(model: &T, rows: &[R], tz: i32) -> RecordsJson
-where
-    T: Table,
-    R: RecordRow<T::Column>,
-{
-    let mut buf = Vec::with_capacity(2 + rows.len() * 64 * model.columns().len());
-    buf.push(b'[');
-    for (i, row) in rows.iter().enumerate() {
-        if i > 0 {
-            buf.push(b',');
-        }
-        write_record(&mut buf, model, row, tz);
-    }
-    buf.push(b']');
-    RecordsJson(buf)
+/// The records of a read, written as its rows arrive (a page, a whole list, a retrieve), as
+/// the engine's ORM makes records of rows and its serializer writes them:
+///
+/// - **One record per identity.** Where rows may share an identity (a promoted key that
+///   repeats; on SQLite a composite key with NULLs), the first row read of each is the record
+///   (SQLAlchemy's identity map) and the others are dropped; a row whose identity is all NULL
+///   is no instance to the ORM (`None`), which the serializer writes as `{}`.
+/// - **Unreadable values.** A value the serializer cannot write fails the whole read (`500`):
+///   the first such column is kept, and [`finish`](Self::finish) answers it.
+pub(crate) struct Records<'m, T: Table> {
+    model: &'m T,
+    keys: RecordKeys,
+    tz: i32,
+    buf: Vec<u8>,
+    /// Records written.
+    len: u64,
+    /// Rows read (records, and rows that were the same record).
+    rows: u64,
+    /// The identities seen, where rows may share one.
+    seen: Option<HashSet<Vec<Option<Vec<u8>>>>>,
+    /// Whether a value the serializer cannot write fails the read (else it is shown as stored).
+    checks: bool,
+    /// The first column the serializer could not write, of the first row that had one.
+    unreadable: Option<usize>,
 }
 
-/// The rows the engine's ORM makes records of: where the key was promoted (it may repeat), the
-/// first row of each key value; rows of a declared key are each a record.
-pub(crate) fn one_row_per_identity<T, R>(model: &T, rows: Vec<R>) -> Vec<R>
-where
-    T: Table,
-    R: RecordRow<T::Column>,
-{
-    if !model.promoted_key() {
-        return rows;
+impl<'m, T: Table> Records<'m, T> {
+    /// No records yet, of `model`, written in the time zone `tz`; `checks`: a value the
+    /// serializer cannot write fails the read.
+    pub(crate) fn new(model: &'m T, tz: i32, checks: bool) -> Self {
+        let mut buf = Vec::with_capacity(4096);
+        buf.push(b'[');
+        Records {
+            model,
+            keys: RecordKeys::of(model),
+            tz,
+            buf,
+            len: 0,
+            rows: 0,
+            seen: (!model.identity_unique()).then(HashSet::new),
+            checks,
+            unreadable: None,
+        }
     }
-    let key = model.key_index();
-    let mut seen = HashSet::new();
-    rows.into_iter()
-        .filter(|row| seen.insert(row.key(key)))
-        .collect()
+
+    /// Writes `row`'s record, unless an earlier row was the same record.
+    #[inline]
+    pub(crate) fn push<R: RecordRow<T::Column> + ?Sized>(&mut self, row: &R) {
+        self.rows += 1;
+        let columns = self.model.columns();
+        if let Some(seen) = &mut self.seen {
+            let identity: Vec<Option<Vec<u8>>> = self
+                .model
+                .identity()
+                .iter()
+                .map(|&i| row.key(i, &columns[i]))
+                .collect();
+            let none = identity.iter().all(Option::is_none);
+            if !seen.insert(identity) {
+                return;
+            }
+            if none {
+                self.separate();
+                self.buf.extend_from_slice(b"{}");
+                return;
+            }
+        }
+        self.separate();
+        let unreadable = row.write_record(&mut self.buf, &self.keys, columns, self.tz);
+        if self.checks && self.unreadable.is_none() {
+            self.unreadable = unreadable;
+        }
+    }
+
+    /// A `,` before every record but the first.
+    fn separate(&mut self) {
+        if self.len > 0 {
+            self.buf.push(b',');
+        }
+        self.len += 1;
+    }
+
+    /// The records written.
+    pub(crate) fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// The rows read.
+    pub(crate) fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// Forgets every row read: the read starts again.
+    pub(crate) fn clear(&mut self) {
+        self.buf.truncate(1);
+        self.len = 0;
+        self.rows = 0;
+        if let Some(seen) = &mut self.seen {
+            seen.clear();
+        }
+        self.unreadable = None;
+    }
+
+    /// The first column (of the first row) whose value the serializer could not write.
+    pub(crate) fn unreadable(&self) -> Option<usize> {
+        self.unreadable
+    }
+
+    /// The records as a JSON array.
+    pub(crate) fn into_json(mut self) -> RecordsJson {
+        self.buf.push(b']');
+        RecordsJson(self.buf)
+    }
+
+    /// The one record read (a retrieve), as JSON bytes; `404` when none was.
+    pub(crate) fn into_record(self) -> Result<Vec<u8>, EngineError> {
+        if self.len == 0 {
+            return Err(EngineError::RecordNotFound);
+        }
+        let mut buf = self.buf;
+        buf.remove(0);
+        Ok(buf)
+    }
+}
+
+/// The failure of a read whose record holds a value, of column `at`, that the engine's
+/// serializer cannot write (a date Python has no date for, such as 0000-00-00): it fails
+/// (`500`) on every read of that record ([`EngineError::engine_fails`]: strict mode's `400`
+/// names the field).
+pub(crate) fn unreadable<T: Table>(model: &T, at: usize, lenient: bool) -> EngineError {
+    let column = &model.columns()[at];
+    EngineError::engine_fails(
+        lenient,
+        column.name(),
+        format!(
+            "A record of {} holds a value in field {:?} that the data engine cannot read (a \
+             date Python has no date for, such as 0000-00-00): it fails (500) on every read of \
+             that record. Correct the stored value, or filter the record out.",
+            model.table_name(),
+            column.name()
+        ),
+    )
 }
 
 #[cfg(test)]

@@ -40,6 +40,11 @@ pub(crate) trait Table {
     fn promoted_key(&self) -> bool;
     /// The key column is the whole primary key (not one column of a composite key).
     fn key_is_whole(&self) -> bool;
+    /// The columns the engine's ORM tells records apart by (its identity map), in key order.
+    fn identity(&self) -> &[usize];
+    /// Every row has an identity of its own, so that no two rows are one record (a declared
+    /// key that cannot be NULL). Otherwise a list shows one record per identity.
+    fn identity_unique(&self) -> bool;
 
     /// The column named `name`.
     fn field(&self, name: &str) -> Option<&Self::Column> {
@@ -87,7 +92,7 @@ pub(crate) trait Table {
 /// names them: `name`, `fields` (in table order), `pk` (the key's index), `index` (by name)
 /// and `promoted_key`; `$whole_key` says whether a model's key column is its whole key.
 macro_rules! table_of_fields {
-    ($model:ty, $column:ty, $whole_key:expr) => {
+    ($model:ty, $column:ty, $whole_key:expr, $identity_unique:expr) => {
         impl $crate::engine::table::Table for $model {
             type Column = $column;
 
@@ -114,6 +119,15 @@ macro_rules! table_of_fields {
             fn key_is_whole(&self) -> bool {
                 let whole: fn(&$model) -> bool = $whole_key;
                 whole(self)
+            }
+
+            fn identity(&self) -> &[usize] {
+                &self.identity
+            }
+
+            fn identity_unique(&self) -> bool {
+                let unique: fn(&$model) -> bool = $identity_unique;
+                unique(self)
             }
         }
     };
@@ -146,6 +160,14 @@ impl<T: Table> Table for std::sync::Arc<T> {
 
     fn key_is_whole(&self) -> bool {
         (**self).key_is_whole()
+    }
+
+    fn identity(&self) -> &[usize] {
+        (**self).identity()
+    }
+
+    fn identity_unique(&self) -> bool {
+        (**self).identity_unique()
     }
 }
 
@@ -405,6 +427,16 @@ impl<F: Column, E> Table for MappedTable<F, E> {
     fn key_is_whole(&self) -> bool {
         self.identity.len() == 1
     }
+
+    fn identity(&self) -> &[usize] {
+        &self.identity
+    }
+
+    /// A declared key on a database server is never NULL (its columns are `NOT NULL`): only a
+    /// promoted key repeats.
+    fn identity_unique(&self) -> bool {
+        !self.promoted_key
+    }
 }
 
 /// Each column's index by name, for [`Table::column_index`].
@@ -575,6 +607,12 @@ pub(crate) mod tests {
         }
 
         fn key_is_whole(&self) -> bool {
+            true
+        }
+        fn identity(&self) -> &[usize] {
+            &[1]
+        }
+        fn identity_unique(&self) -> bool {
             true
         }
     }

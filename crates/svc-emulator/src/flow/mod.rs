@@ -10,11 +10,12 @@
 //! the connection.
 //!
 //! What a database gives, by file:
-//! - `records`: its models as SQL names them, binds, reads, a page and a count (`Database`,
-//!   `Pages`).
+//! - `records`: its models as SQL names them, binds, reads, each row of a read handed on as
+//!   the driver reads it, a page and a count (`Database`, `Rows`, `Pages`; a driver that hands
+//!   rows over owned is `OwnedRows` and gets `Rows` for nothing).
 //! - `filter`: its lookups' SQL, search and `tz` (`Lookups`): a selection's `WHERE` clause.
-//! - `walks`: its sort keys and seek (`Walker`; `TokenWalks` for a database whose token is read
-//!   around a page): a page read from the anchor where the page before it ended.
+//! - `walks`: its sort keys and seek (`Walker`), and the token that proves an anchor still
+//!   holds: a page read from the anchor where the page before it ended.
 //! - `aggregate`: its aggregate functions and date buckets (`Summary`): aggregates and groups.
 //! - `references`: a connection inside a write's transaction, its foreign keys and a row's
 //!   identity (`Connection`).
@@ -27,9 +28,9 @@
 //! delete), [`delete`] (what SQLAlchemy's automap relationships do to the rows that refer to a
 //! row being deleted), `aggregate`, `read_only_sql`, `action` and `saved`.
 //!
-//! SQLite runs its own list and retrieve (`sqlite/resource.rs`), read-only SQL, actions and
-//! saved copies: the modules only the database servers use are marked `allow(dead_code)` below
-//! (`cargo xtask structure` counts them; the goal is none).
+//! SQLite runs its own read-only SQL, actions and saved copies: the modules only the database
+//! servers use are marked `allow(dead_code)` below (`cargo xtask structure` counts them; the
+//! goal is none).
 
 // Every database runs these.
 pub(crate) mod aggregate;
@@ -43,15 +44,12 @@ pub(crate) mod write;
 // SQLite implements parts of them (`records::Database`).
 #[allow(dead_code)]
 pub(crate) mod action;
-#[allow(dead_code)]
 pub(crate) mod read;
 #[allow(dead_code)]
 pub(crate) mod read_only_sql;
-#[allow(dead_code)]
 pub(crate) mod records;
 #[allow(dead_code)]
 pub(crate) mod saved;
-#[allow(dead_code)]
 pub(crate) mod walks;
 
 pub(crate) use references::{Connection, Locator, OnDelete, Reference, TableRef};

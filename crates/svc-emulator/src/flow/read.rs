@@ -4,14 +4,12 @@
 
 use crate::dialect::clause::Where;
 use crate::engine::filter::order_selects_nothing;
-use crate::engine::records::{
-    RecordRow, check_readable, one_row_per_identity, record_json, records_json,
-};
+use crate::engine::records::Records;
 use crate::engine::relation::Use;
 use crate::engine::table::Table;
 use crate::engine::time_zone::tz_of;
 use crate::engine::{EngineError, ListSpec, Listing, MAX_PER_PAGE, Selection};
-use crate::flow::records::{Database, ModelSql, Page, Pages};
+use crate::flow::records::{ModelSql, Page, Pages};
 
 /// One page of records of `model`, or all of them (`no_pagination`), as the engine lists them.
 pub(crate) async fn list<D: Pages>(
@@ -29,6 +27,7 @@ pub(crate) async fn list<D: Pages>(
     }
     let mut conn = db.connect(tz_of(&spec.selection)).await?;
     let tz = db.time_zone(&mut conn).await?;
+    let mut out = Records::new(&*model, tz, db.checks_readable());
     if spec.no_pagination {
         let sql = format!(
             "SELECT {} FROM {}{}{order} LIMIT {MAX_PER_PAGE}",
@@ -36,10 +35,11 @@ pub(crate) async fn list<D: Pages>(
             model.table_sql(),
             filter.sql
         );
-        let rows = db.read(&mut conn, &sql, &filter.params, lenient).await?;
-        let rows = one_row_per_identity(&*model, rows);
-        check_readable(&*model, &rows, lenient)?;
-        return Ok(Listing::All(records_json(&*model, &rows, tz)));
+        let mut sink = |row: &D::RowRef<'_>| out.push(row);
+        db.each_row(&mut conn, &sql, &filter.params, lenient, &mut sink)
+            .await?;
+        readable::<D>(&model, &out, lenient)?;
+        return Ok(Listing::All(out.into_json()));
     }
     let per_page = spec.per_page.max(1);
     let number = spec.page.max(1);
@@ -53,36 +53,45 @@ pub(crate) async fn list<D: Pages>(
         offset: (number - 1).saturating_mul(per_page),
         lenient,
     };
-    let (rows, counted) = db.page(&mut conn, &page).await?;
-    let rows = one_row_per_identity(&*model, rows);
-    let len = rows.len() as u64;
+    let counted = db.page(&mut conn, &page, &mut out).await?;
+    let len = out.len();
     // The engine's paginator counts a short first page by its records, else runs a COUNT:
     // they differ only where rows share a promoted key (one record, several rows).
     let count = match counted {
-        _ if number == 1 && len < per_page => len,
+        _ if page.number == 1 && len < per_page => len,
         Some(count) => count,
         None => db.count(&mut conn, &model, &filter, lenient).await?,
     };
-    check_readable(&*model, &rows, lenient)?;
+    readable::<D>(&model, &out, lenient)?;
     Ok(Listing::Page {
         count,
         number,
         per_page,
         len,
-        records: records_json(&*model, &rows, tz),
+        records: out.into_json(),
     })
 }
 
+/// `Ok` unless a record read holds a value the engine's serializer cannot write: the engine
+/// fails then (`500`), after its count.
+fn readable<D: Pages>(
+    model: &D::Model,
+    out: &Records<'_, D::Model>,
+    lenient: bool,
+) -> Result<(), EngineError> {
+    match out.unreadable() {
+        Some(at) => Err(D::unreadable(model, at, lenient)),
+        None => Ok(()),
+    }
+}
+
 /// The record of `model` whose key is `pk` and that `selection` selects, as JSON bytes.
-pub(crate) async fn retrieve<D>(
+pub(crate) async fn retrieve<D: Pages>(
     db: &D,
     model: &str,
     pk: &str,
     selection: &Selection,
-) -> Result<Vec<u8>, EngineError>
-where
-    D: Database<Row: RecordRow<D::Field>>,
-{
+) -> Result<Vec<u8>, EngineError> {
     let model = db.model(model)?;
     let mut filter = db.filters(&model, selection, Use::Record)?;
     let key = D::key_condition(&model, pk, &mut filter.params)?;
@@ -94,10 +103,16 @@ where
         model.table_sql(),
         filter.and(&key)
     );
-    let rows = db
-        .read(&mut conn, &sql, &filter.params, selection.lenient)
-        .await?;
-    let row = rows.first().ok_or(EngineError::RecordNotFound)?;
-    check_readable(&*model, std::slice::from_ref(row), selection.lenient)?;
-    Ok(record_json(&*model, row, tz))
+    let mut out = Records::new(&*model, tz, db.checks_readable());
+    let mut sink = |row: &D::RowRef<'_>| out.push(row);
+    db.each_row(
+        &mut conn,
+        &sql,
+        &filter.params,
+        selection.lenient,
+        &mut sink,
+    )
+    .await?;
+    readable::<D>(&model, &out, selection.lenient)?;
+    out.into_record()
 }

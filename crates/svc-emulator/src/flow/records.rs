@@ -1,20 +1,19 @@
 //! What a database gives the record flows (`flow::read`, `flow::aggregate`, `flow::write`): its
 //! models as SQL names them, its filters, its connections and their reads (SQLite through
-//! `sqlite::flows`, which reads no pages here: its list is its own, [`Pages`] is the servers'). The flows hold
+//! `sqlite::flows`), and its pages ([`Pages`]). The flows hold
 //! the steps the engine takes and the SQL every database shares; a backend holds only what is
 //! its database's own (how it binds, casts and orders, how it pages and counts, how its driver
 //! reads a row).
 
 use std::future::Future;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
 
 use crate::dialect::clause::Where;
 use crate::dialect::relation::Related;
 use crate::engine::body::non_field;
 use crate::engine::field_input::{Internal, to_internal};
 use crate::engine::python::json::PyJson;
-use crate::engine::records::{Models, RecordRow};
+use crate::engine::records::{self, Models, RecordRow, Records};
 use crate::engine::relation::Use;
 use crate::engine::table::BodyColumn;
 use crate::engine::table::{Column, MappedTable, Table};
@@ -154,16 +153,59 @@ pub(crate) trait Database:
     }
 }
 
-/// A database's pages of a list (`flow::read`): each page with its walks, and the count. Its
-/// rows are records.
-pub(crate) trait Pages: Database<Row: RecordRow<Self::Field>> {
-    /// The rows of one page (`LIMIT per_page OFFSET offset` in the list's order), and its count
-    /// when the database had it at hand (read with the page, or remembered).
+/// The rows of a database's reads, each handed to the flow as the driver reads it.
+pub(crate) trait Rows: Database {
+    /// A row as the driver hands it to a read's records: borrowed where the driver lends its
+    /// rows (SQLite's), else the driver's own row.
+    type RowRef<'r>: RecordRow<Self::Field>;
+
+    /// Runs the read `sql` with `params`, each row handed to `sink` as it is read (a database
+    /// error as [`Failure::Read`] says).
+    fn each_row<S>(
+        &self,
+        conn: &mut Self::Conn,
+        sql: &str,
+        params: &Self::Params,
+        lenient: bool,
+        sink: &mut S,
+    ) -> impl Future<Output = Result<(), EngineError>> + Send
+    where
+        S: FnMut(&Self::RowRef<'_>) + Send;
+}
+
+/// A database whose driver hands a read's rows over owned (the database servers'): each row is
+/// handed on as the driver's row, once the read has them all.
+pub(crate) trait OwnedRows: Database<Row: RecordRow<Self::Field>> {}
+
+impl<D: OwnedRows> Rows for D {
+    type RowRef<'r> = D::Row;
+
+    async fn each_row<S: FnMut(&D::Row) + Send>(
+        &self,
+        conn: &mut D::Conn,
+        sql: &str,
+        params: &D::Params,
+        lenient: bool,
+        sink: &mut S,
+    ) -> Result<(), EngineError> {
+        for row in &self.read(conn, sql, params, lenient).await? {
+            sink(row);
+        }
+        Ok(())
+    }
+}
+
+/// A database's reads of records (`flow::read`): the pages of a list with their walks, and the
+/// count.
+pub(crate) trait Pages: Rows {
+    /// Writes the records of one page (`LIMIT per_page OFFSET offset` in the list's order) to
+    /// `out`; its count when the database had it at hand (read with the page, or remembered).
     fn page(
         &self,
         conn: &mut Self::Conn,
         page: &Page<'_, Self>,
-    ) -> impl Future<Output = Result<(Vec<Self::Row>, Option<u64>), EngineError>> + Send;
+        out: &mut Records<'_, Self::Model>,
+    ) -> impl Future<Output = Result<Option<u64>, EngineError>> + Send;
 
     /// The engine's count of the rows `filter` selects (an unfiltered table's may be the
     /// database's estimate, as the engine shows it).
@@ -174,57 +216,17 @@ pub(crate) trait Pages: Database<Row: RecordRow<Self::Field>> {
         filter: &Where<Self::Params>,
         lenient: bool,
     ) -> impl Future<Output = Result<u64, EngineError>> + Send;
-}
 
-/// The unfiltered count at which the engine shows the database's estimate of a table's rows
-/// instead of counting them (jet-bridge's count of a list on PostgreSQL and MySQL).
-pub(crate) const ESTIMATE_FROM: u64 = 10_000;
-
-/// The most connections a server database's resource opens to it (each pool).
-pub(crate) const POOL_SIZE: usize = 16;
-
-/// How long a request waits for a connection, and a connection for the server.
-pub(crate) const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// The start's error when a resource's seed SQL fails (`url` without its password).
-pub(crate) fn seed_failed(url: &str, message: &str) -> EngineError {
-    EngineError::Internal(format!("the seed SQL failed on {url}: {message}"))
-}
-
-/// A value read from the database and trusted for a minute: the engine's default time zone,
-/// which a read needs and the database changes only when told to.
-pub(crate) struct ForAMinute<T>(Mutex<Option<(Instant, T)>>);
-
-impl<T> Default for ForAMinute<T> {
-    fn default() -> Self {
-        ForAMinute(Mutex::new(None))
-    }
-}
-
-impl<T: Copy> ForAMinute<T> {
-    /// The value, when it was kept less than a minute ago.
-    pub(crate) fn get(&self) -> Option<T> {
-        let kept = *self.0.lock().unwrap_or_else(|e| e.into_inner());
-        kept.filter(|(at, _)| at.elapsed() < Duration::from_secs(60))
-            .map(|(_, v)| v)
+    /// Whether a value the engine's serializer cannot write fails the read, as on the engine
+    /// (else the stored value is shown: SQLite's `showing_stored_values`).
+    fn checks_readable(&self) -> bool {
+        true
     }
 
-    /// Keeps `value`, read now.
-    pub(crate) fn keep(&self, value: T) {
-        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some((Instant::now(), value));
-    }
-
-    /// The value when it was kept less than a minute ago, else what `read` reads, kept.
-    pub(crate) async fn get_or_read<E>(
-        &self,
-        read: impl Future<Output = Result<T, E>>,
-    ) -> Result<T, E> {
-        if let Some(value) = self.get() {
-            return Ok(value);
-        }
-        let value = read.await?;
-        self.keep(value);
-        Ok(value)
+    /// The failure of a read whose record holds, in column `at`, a value the engine cannot
+    /// write (see [`records::unreadable`]).
+    fn unreadable(model: &Self::Model, at: usize, lenient: bool) -> EngineError {
+        records::unreadable(model, at, lenient)
     }
 }
 
@@ -269,12 +271,6 @@ impl<D: Database + ?Sized> Page<'_, D> {
             self.order
         );
         D::memo_key(&statement, &self.filter.params)
-    }
-
-    /// The last of `rows`, read for the page, when they fill it (its end is then an anchor of
-    /// the walk).
-    pub(crate) fn end<'r, R>(&self, rows: &'r [R]) -> Option<&'r R> {
-        rows.last().filter(|_| rows.len() as u64 == self.per_page)
     }
 
     /// The engine's own statement of the page: every column, `LIMIT per_page OFFSET offset`.

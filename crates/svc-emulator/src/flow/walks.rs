@@ -3,18 +3,17 @@
 //! same walk, seeking past its sort key, else steps over the rows before it by their keys
 //! alone; the end of a full page is kept as the next anchor. What proves that the data is still
 //! that of an anchor is each database's own token: PostgreSQL reads its snapshot beside the
-//! page's rows; a database whose token is a counter that every write moves reads it before and
-//! after the page's statements ([`TokenWalks`], [`walk_between_tokens`]).
-
-use std::future::Future;
+//! page's rows, MySQL its transaction counter before and after the page's statements, SQLite
+//! its write generation and data version as its snapshot begins.
 
 use crate::engine::EngineError;
+use crate::engine::records::Records;
 use crate::engine::table::Table;
 use crate::engine::walks::{Anchor, Walks};
-use crate::flow::records::{Database, ModelSql, Page, Pages};
+use crate::flow::records::{ModelSql, Page, Pages};
 
-/// A database server's side of a page walk.
-pub(crate) trait Walker: Database {
+/// A database's side of a page walk.
+pub(crate) trait Walker: Pages {
     /// A sort key's value as the driver reads it (and binds it again).
     type Key: Clone + Send + Sync;
 
@@ -22,7 +21,13 @@ pub(crate) trait Walker: Database {
     fn walks(&self) -> &Walks<Self::Key>;
 
     /// The `i`th cell of a row as a sort key's value (`None`: NULL).
-    fn sort_key(row: &Self::Row, i: usize) -> Option<Self::Key>;
+    fn sort_key(row: &Self::RowRef<'_>, i: usize) -> Option<Self::Key>;
+
+    /// Whether the `i`th cell of a row can be bound again as the value it is (else the page's
+    /// end is kept as no anchor).
+    fn seekable(_row: &Self::RowRef<'_>, _i: usize) -> bool {
+        true
+    }
 
     /// The select expressions that read a row's sort key after its columns (each with a
     /// leading `, `).
@@ -94,97 +99,52 @@ pub(crate) fn from_anchor<D: Walker>(
     (sql, params)
 }
 
-/// Keeps the end of a full page as an anchor of its walk, under `token`: its sort key is read
-/// in the `terms` cells from the `at`th.
+/// The sort key of `row` read in its `cells`; `None` where one cannot be bound again
+/// ([`Walker::seekable`]).
+pub(crate) fn sort_key_of<D: Walker>(
+    row: &D::RowRef<'_>,
+    cells: &[usize],
+) -> Option<Vec<Option<D::Key>>> {
+    if !cells.iter().all(|&c| D::seekable(row, c)) {
+        return None;
+    }
+    Some(cells.iter().map(|&c| D::sort_key(row, c)).collect())
+}
+
+/// Reads a page's rows (`sql` with `params`) into `out`; the sort key of its last row, read in
+/// its `cells`, when the rows fill the page (its end is then an anchor of the walk).
+pub(crate) async fn read_page<D: Walker>(
+    db: &D,
+    conn: &mut D::Conn,
+    (sql, params): (&str, &D::Params),
+    page: &Page<'_, D>,
+    out: &mut Records<'_, D::Model>,
+    cells: &[usize],
+) -> Result<Option<Vec<Option<D::Key>>>, EngineError> {
+    let mut end = None;
+    let full = out.rows() + page.per_page;
+    let mut sink = |row: &D::RowRef<'_>| {
+        out.push(row);
+        if out.rows() == full && !cells.is_empty() {
+            end = sort_key_of::<D>(row, cells);
+        }
+    };
+    db.each_row(conn, sql, params, page.lenient, &mut sink)
+        .await?;
+    Ok(end)
+}
+
+/// Keeps the end of a full page, whose last row's sort key is `sort_key`, as an anchor of its
+/// walk, under `token`.
 pub(crate) fn keep_anchor<D: Walker>(
     db: &D,
     walk_key: &[u8],
     page: &Page<'_, D>,
-    rows: &[D::Row],
-    (at, terms): (usize, usize),
+    sort_key: Option<Vec<Option<D::Key>>>,
     token: String,
 ) {
-    let Some(last) = page.end(rows) else {
-        return;
-    };
-    let sort_key = (at..at + terms).map(|c| D::sort_key(last, c)).collect();
-    let end = page.offset + page.per_page;
-    db.walks().keep(walk_key, end, token, sort_key);
-}
-
-/// A database whose walks are proved by a token read before and after a page's statements: a
-/// counter that a writing transaction moves when it starts its writes and when it commits, and
-/// reads never move.
-pub(crate) trait TokenWalks: Walker + Pages {
-    /// The token now; `None` where the database does not tell it, or where writes to the model
-    /// may not move it (then no anchor is kept or used).
-    fn token(
-        &self,
-        conn: &mut Self::Conn,
-        model: &Self::Model,
-    ) -> impl Future<Output = Option<String>> + Send;
-}
-
-/// A page past the first of an order that reaches the unique key (`seek`), and its count: from
-/// the nearest anchor of the same walk when the data is still that of the anchor, else with
-/// `OFFSET` over the keys alone; the end of a full page is kept as an anchor, a filtered count
-/// with it. Both are read between two readings of the token: when they differ, what the memo
-/// gave is read again.
-pub(crate) async fn walk_between_tokens<D: TokenWalks>(
-    db: &D,
-    conn: &mut D::Conn,
-    page: &Page<'_, D>,
-    seek: &[(usize, bool)],
-) -> Result<(Vec<D::Row>, u64), EngineError> {
-    let (model, filter, offset, lenient) = (page.model, page.filter, page.offset, page.lenient);
-    let before = db.token(conn, model).await;
-    let walk_key = page.walk_key();
-    let count_sql = format!("COUNT {}{}", model.table_sql(), filter.sql);
-    let count_key = D::memo_key(&count_sql, &filter.params);
-    let anchor = before.as_ref().and_then(|token| {
-        db.walks()
-            .anchor(&walk_key, offset)
-            .filter(|(_, a)| &a.token == token)
-    });
-    let kept_count = before.as_ref().and_then(|token| {
-        db.walks()
-            .count(&count_key)
-            .filter(|(t, _)| t == token && !filter.sql.is_empty())
-            .map(|(_, n)| n)
-    });
-    let remembered = anchor.is_some() || kept_count.is_some();
-    let extra = D::sort_key_columns(model, seek);
-    let from_offset = page_select(page, &extra, &filter.sql, offset);
-    let mut rows = match &anchor {
-        Some(anchor) => {
-            let (sql, params) = from_anchor(page, seek, &extra, anchor);
-            db.read(conn, &sql, &params, lenient).await?
-        }
-        None => db.read(conn, &from_offset, &filter.params, lenient).await?,
-    };
-    let mut count = match kept_count {
-        Some(n) => n,
-        None => db.count(conn, model, filter, lenient).await?,
-    };
-    let after = match before {
-        Some(_) => db.token(conn, model).await,
-        None => None,
-    };
-    match (before, after) {
-        (Some(before), Some(after)) if before == after => {
-            let cells = (model.columns().len(), seek.len());
-            keep_anchor(db, &walk_key, page, &rows, cells, before.clone());
-            if !filter.sql.is_empty() {
-                db.walks().keep_count(count_key, before, count);
-            }
-        }
-        _ if remembered => {
-            // A write committed while the page was read: what the memo gave may be stale, so
-            // the page and its count are read afresh, as the engine reads them.
-            rows = db.read(conn, &from_offset, &filter.params, lenient).await?;
-            count = db.count(conn, model, filter, lenient).await?;
-        }
-        _ => {}
+    if let Some(sort_key) = sort_key {
+        let end = page.offset + page.per_page;
+        db.walks().keep(walk_key, end, token, sort_key);
     }
-    Ok((rows, count))
 }

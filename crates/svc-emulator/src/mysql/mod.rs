@@ -42,7 +42,7 @@ pub(crate) mod schema;
 pub(crate) mod types;
 pub(crate) mod walks;
 
-use crate::flow::records::{CONNECT_TIMEOUT, ForAMinute, POOL_SIZE, seed_failed};
+use crate::backend::pooled::{CONNECT_TIMEOUT, ForAMinute, POOL_SIZE, seed_failed};
 
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Opts, OptsBuilder, Pool, PoolConstraints, PoolOpts};

@@ -4,18 +4,18 @@
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Row, Value};
 
+use crate::backend::pooled::ESTIMATE_FROM;
 use crate::engine::EngineError;
 use crate::engine::body::{non_field, query_failed};
 use crate::engine::field_input::Internal;
 use crate::engine::python::json::py_json_dumps;
 use crate::engine::python::text::unhexlify;
-use crate::engine::records::{Models, RecordRow, first_record};
+use crate::engine::records::{Models, RecordRow, Records, first_record};
 use crate::engine::table::Table;
 use crate::flow::Locator;
 use crate::flow::delete::delete_row;
 use crate::flow::driver::{Failure, Session};
-use crate::flow::records::{Database, ESTIMATE_FROM, Page, Pages};
-use crate::flow::walks::walk_between_tokens;
+use crate::flow::records::{Database, OwnedRows, Page, Pages, Rows};
 use crate::flow::write::{Values, Writes, insert_statement, read_back_sql, set_list, update_sql};
 use crate::mysql::filter::{MyWhere, Params, datetime_literal};
 use crate::mysql::references::{MyConnection, table};
@@ -77,6 +77,9 @@ impl Database for MyResource {
     }
 }
 
+/// MySQL's driver reads a statement's rows whole.
+impl OwnedRows for MyResource {}
+
 /// MySQL's pages of a list (`flow::read`).
 impl Pages for MyResource {
     /// A page past the first reads and converts only its own rows (see `mysql/walks.rs`).
@@ -84,16 +87,17 @@ impl Pages for MyResource {
         &self,
         reader: &mut Conn,
         page: &Page<'_, Self>,
-    ) -> Result<(Vec<Row>, Option<u64>), EngineError> {
+        out: &mut Records<'_, MyModel>,
+    ) -> Result<Option<u64>, EngineError> {
         if let Some(seek) = walks::seek_terms(page.model, page.terms).filter(|_| page.number > 1) {
-            let (rows, count) = walk_between_tokens(self, reader, page, &seek).await?;
-            return Ok((rows, Some(count)));
+            let count = self.walk_between_tokens(reader, page, &seek, out).await?;
+            return Ok(Some(count));
         }
         let sql = page.offset_select();
-        let rows = self
-            .read(reader, &sql, &page.filter.params, page.lenient)
+        let mut sink = |row: &Row| out.push(row);
+        self.each_row(reader, &sql, &page.filter.params, page.lenient, &mut sink)
             .await?;
-        Ok((rows, None))
+        Ok(None)
     }
 
     /// The engine's count: the `EXPLAIN SELECT COUNT(*)` estimate of an unfiltered table when
@@ -353,22 +357,14 @@ fn not_writable(values: &[(&MyField, Internal)]) -> Result<(), EngineError> {
 
 /// MySQL's rows, in the types the driver reads (`MyKind::select`).
 impl RecordRow<MyField> for Row {
-    type Key = Option<String>;
-
-    fn write_value(&self, buf: &mut Vec<u8>, i: usize, column: &MyField, tz: Offset) {
+    /// `false` for a `DATETIME` or `TIMESTAMP` that is no Python date-time
+    /// (`0000-00-00 00:00:00`): PyMySQL keeps its text, which the engine's date-time field
+    /// cannot write.
+    fn write_value(&self, buf: &mut Vec<u8>, i: usize, column: &MyField, tz: Offset) -> bool {
         let value = self.as_ref(i).unwrap_or(&Value::NULL);
         write_value(buf, column.kind, &column.members, value, tz);
-    }
-
-    fn key(&self, i: usize) -> Option<String> {
-        self.as_ref(i).map(|v| v.as_sql(true))
-    }
-
-    /// A `DATETIME` or `TIMESTAMP` that is no Python date-time (`0000-00-00 00:00:00`): PyMySQL
-    /// keeps its text, which the engine's date-time field cannot write.
-    fn unreadable(&self, i: usize, column: &MyField) -> bool {
-        column.kind == MyKind::DateTime
-            && matches!(self.as_ref(i), Some(v @ Value::Date(..)) if !python_date(v))
+        !(column.kind == MyKind::DateTime
+            && matches!(value, v @ Value::Date(..) if !python_date(v)))
     }
 }
 

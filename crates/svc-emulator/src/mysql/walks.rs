@@ -27,8 +27,12 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Row, Value};
 
 use crate::dialect::seek::Nulls;
+use crate::engine::EngineError;
+use crate::engine::records::Records;
+use crate::engine::table::Table;
 use crate::engine::walks as shared;
-use crate::flow::walks::{TokenWalks, Walker};
+use crate::flow::records::{Database, Page, Pages};
+use crate::flow::walks::{Walker, from_anchor, keep_anchor, page_select, read_page};
 use crate::mysql::MyResource;
 use crate::mysql::filter::Params;
 use crate::mysql::schema::MyModel;
@@ -120,15 +124,93 @@ impl Walker for MyResource {
 /// The statement that reads the token.
 const TOKEN: &str = "SHOW GLOBAL STATUS LIKE 'Innodb_max_trx_id'";
 
-impl TokenWalks for MyResource {
-    /// InnoDB's transaction counter, for a base table of InnoDB (other engines' writes do not
-    /// move it).
+impl MyResource {
+    /// The token: InnoDB's transaction counter, for a base table of InnoDB (other engines'
+    /// writes do not move it); `None` where there is none (then no anchor is kept or used).
     async fn token(&self, conn: &mut Conn, model: &MyModel) -> Option<String> {
         if !model.extra.0 {
             return None;
         }
         let row: Option<(String, String)> = conn.query_first(TOKEN).await.ok().flatten();
         row.map(|(_, value)| value)
+    }
+
+    /// A page past the first of an order that reaches the unique key (`seek`), and its count: from
+    /// the nearest anchor of the same walk when the data is still that of the anchor, else with
+    /// `OFFSET` over the keys alone; the end of a full page is kept as an anchor, a filtered count
+    /// with it. Both are read between two readings of the token: when they differ, what the memo
+    /// gave is read again.
+    pub(crate) async fn walk_between_tokens(
+        &self,
+        conn: &mut Conn,
+        page: &Page<'_, Self>,
+        seek: &[(usize, bool)],
+        out: &mut Records<'_, MyModel>,
+    ) -> Result<u64, EngineError> {
+        let (model, filter, offset, lenient) = (page.model, page.filter, page.offset, page.lenient);
+        let before = self.token(conn, model).await;
+        let walk_key = page.walk_key();
+        let count_sql = format!("COUNT {}{}", model.table_sql, filter.sql);
+        let count_key = Self::memo_key(&count_sql, &filter.params);
+        let anchor = before.as_ref().and_then(|token| {
+            self.walks()
+                .anchor(&walk_key, offset)
+                .filter(|(_, a)| &a.token == token)
+        });
+        let kept_count = before.as_ref().and_then(|token| {
+            self.walks()
+                .count(&count_key)
+                .filter(|(t, _)| t == token && !filter.sql.is_empty())
+                .map(|(_, n)| n)
+        });
+        let remembered = anchor.is_some() || kept_count.is_some();
+        let extra = Self::sort_key_columns(model, seek);
+        // The sort key is read after the columns.
+        let at = model.columns().len();
+        let cells: Vec<usize> = (at..at + seek.len()).collect();
+        let from_offset = page_select(page, &extra, &filter.sql, offset);
+        let end = match &anchor {
+            Some(anchor) => {
+                let (sql, params) = from_anchor(page, seek, &extra, anchor);
+                read_page(self, conn, (&sql, &params), page, out, &cells).await?
+            }
+            None => {
+                read_page(
+                    self,
+                    conn,
+                    (&from_offset, &filter.params),
+                    page,
+                    out,
+                    &cells,
+                )
+                .await?
+            }
+        };
+        let mut count = match kept_count {
+            Some(n) => n,
+            None => self.count(conn, model, filter, lenient).await?,
+        };
+        let after = match before {
+            Some(_) => self.token(conn, model).await,
+            None => None,
+        };
+        match (before, after) {
+            (Some(before), Some(after)) if before == after => {
+                keep_anchor(self, &walk_key, page, end, before.clone());
+                if !filter.sql.is_empty() {
+                    self.walks().keep_count(count_key, before, count);
+                }
+            }
+            _ if remembered => {
+                // A write committed while the page was read: what the memo gave may be stale, so
+                // the page and its count are read afresh, as the engine reads them.
+                out.clear();
+                read_page(self, conn, (&from_offset, &filter.params), page, out, &[]).await?;
+                count = self.count(conn, model, filter, lenient).await?;
+            }
+            _ => {}
+        }
+        Ok(count)
     }
 }
 

@@ -35,7 +35,7 @@ pub(crate) mod schema;
 pub(crate) mod types;
 pub(crate) mod walks;
 
-use crate::flow::records::{CONNECT_TIMEOUT, ForAMinute, POOL_SIZE, seed_failed};
+use crate::backend::pooled::{CONNECT_TIMEOUT, ForAMinute, POOL_SIZE, seed_failed};
 use std::str::FromStr;
 
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime};

@@ -6,18 +6,19 @@ use deadpool_postgres::Object;
 use tokio_postgres::Row;
 use tokio_postgres::error::SqlState;
 
+use crate::backend::pooled::ESTIMATE_FROM;
 use crate::engine::EngineError;
 use crate::engine::body::{non_field, query_failed};
 use crate::engine::field_input::Internal;
 use crate::engine::python::floats::py_float_repr;
 use crate::engine::python::json::{PyJson, py_json_dumps};
 use crate::engine::python::text::py_text;
-use crate::engine::records::{Models, RecordRow, first_record, record_json};
+use crate::engine::records::{Models, RecordRow, Records, first_record, record_json};
 use crate::engine::table::Table;
 use crate::flow::delete::delete_row;
 use crate::flow::driver::{Failure, Session};
-use crate::flow::records::{Database, ESTIMATE_FROM, Page, Pages};
-use crate::flow::walks::{Walker, from_anchor, keep_anchor, page_select};
+use crate::flow::records::{Database, OwnedRows, Page, Pages};
+use crate::flow::walks::{Walker, from_anchor, keep_anchor, page_select, sort_key_of};
 use crate::flow::write::{Values, Writes, insert_statement, set_list, update_sql};
 use crate::postgres::driver::prepared_rows;
 use crate::postgres::filter::{Params, PgWhere, datetime_literal};
@@ -73,6 +74,9 @@ impl Database for PgResource {
     }
 }
 
+/// PostgreSQL's driver reads a statement's rows whole.
+impl OwnedRows for PgResource {}
+
 /// PostgreSQL's pages of a list (`flow::read`).
 impl Pages for PgResource {
     /// A page reads and converts only its own rows (see `postgres/walks.rs`). The count, when
@@ -83,17 +87,21 @@ impl Pages for PgResource {
         &self,
         reader: &mut Object,
         page: &Page<'_, Self>,
-    ) -> Result<(Vec<Row>, Option<u64>), EngineError> {
+        out: &mut Records<'_, PgModel>,
+    ) -> Result<Option<u64>, EngineError> {
         let client = &*reader;
-        if page.number > 1 || page.filter.sql.is_empty() {
+        let (rows, count) = if page.number > 1 || page.filter.sql.is_empty() {
             let (rows, count) = futures_util::future::try_join(
                 self.page_rows(client, page),
                 self.count_rows(client, page.model, page.filter, page.lenient),
             )
             .await?;
-            return Ok((rows, Some(count)));
-        }
-        Ok((self.page_rows(client, page).await?, None))
+            (rows, Some(count))
+        } else {
+            (self.page_rows(client, page).await?, None)
+        };
+        rows.iter().for_each(|row| out.push(row));
+        Ok(count)
     }
 
     async fn count(
@@ -288,8 +296,13 @@ impl PgResource {
     /// its last row (its sort key follows).
     fn keep_anchor(&self, walk_key: &[u8], rows: &[Row], page: &Page<'_, Self>, terms: usize) {
         let at = page.model.fields.len();
-        if let Some(snapshot) = page.end(rows).and_then(|r| r.get::<_, Option<String>>(at)) {
-            keep_anchor(self, walk_key, page, rows, (at + 1, terms), snapshot);
+        let Some(last) = rows.last().filter(|_| rows.len() as u64 == page.per_page) else {
+            return;
+        };
+        if let Some(snapshot) = last.get::<_, Option<String>>(at) {
+            let cells: Vec<usize> = (at + 1..at + 1 + terms).collect();
+            let sort_key = sort_key_of::<Self>(last, &cells);
+            keep_anchor(self, walk_key, page, sort_key, snapshot);
         }
     }
 
@@ -492,14 +505,9 @@ fn array_text(v: &PyJson) -> String {
 
 /// PostgreSQL's rows: every column read as text (the model's select list).
 impl RecordRow<PgField> for Row {
-    type Key = Option<String>;
-
-    fn write_value(&self, buf: &mut Vec<u8>, i: usize, column: &PgField, tz: Offset) {
+    fn write_value(&self, buf: &mut Vec<u8>, i: usize, column: &PgField, tz: Offset) -> bool {
         write_value(buf, column.kind, self.get(i), tz);
-    }
-
-    fn key(&self, i: usize) -> Option<String> {
-        self.get(i)
+        true
     }
 }
 

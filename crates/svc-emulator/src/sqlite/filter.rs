@@ -14,15 +14,14 @@
 use rusqlite::types::Value;
 
 use crate::dialect::clause::key_is_not_null;
-use crate::dialect::relation::{Related, RelationSql};
+use crate::dialect::relation::RelationSql;
 use crate::engine::Lookup;
 use crate::engine::error::EngineError;
 use crate::engine::filter::{Arg, PyNumber};
 use crate::engine::list::Selection;
 use crate::engine::relation::Use;
-use crate::engine::table::Table;
 use crate::engine::types::{FilterFamily, Reflected, Search};
-use crate::flow::filter::{self as flow_filter, Cmp, Filter, Lookups, lookup_condition};
+use crate::flow::filter::{Cmp, Filter, Lookups, lookup_condition};
 use crate::sqlite::flows::Sqlite;
 use crate::sqlite::model::{Field, Model};
 
@@ -33,9 +32,6 @@ fn number_value(n: PyNumber) -> Value {
         PyNumber::Float(f) => Value::Real(f),
     }
 }
-
-/// A `WHERE` clause and its values, as rusqlite binds them.
-pub(crate) type Where = crate::dialect::clause::Where<Vec<Value>>;
 
 /// One filter, as its condition is built.
 type Ctx<'a> = Filter<'a, Field>;
@@ -180,38 +176,3 @@ const RELATED: RelationSql<Model> = RelationSql {
     column_sql: |f| f.sql.clone(),
     outer_sql: |f| f.sql.clone(),
 };
-
-/// The `WHERE` clause of a selection, as the engine builds it (`flow::filter`).
-pub(crate) fn build_where(
-    model: &Model,
-    selection: &Selection,
-    related: &Related<'_, Model>,
-) -> Result<Where, EngineError> {
-    flow_filter::build_where::<Sqlite<'_>>(model, selection, related)
-}
-
-/// The order of a list: its ` ORDER BY ...` clause and the fields it sorts by.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Order {
-    /// ` ORDER BY ...`, with a leading space.
-    pub sql: String,
-    /// `(index in Model::fields, descending)` of every term, in order. The primary key is
-    /// always among them.
-    pub terms: Vec<(usize, bool)>,
-}
-
-/// The order of `_order_by=a,-b` as the engine reads it: the value split on commas, each part a
-/// field name with an optional `-`, then the primary key descending unless it is already there.
-/// An unknown name, an empty part or a repeated `_order_by` make the engine fail (500): the
-/// emulator answers 400 `[decision: stricter]`.
-pub(crate) fn order_by(model: &Model, raw: &[String], lenient: bool) -> Result<Order, EngineError> {
-    let terms = model.order_terms(raw, lenient)?;
-    let sql_terms: Vec<String> = terms
-        .iter()
-        .map(|&(i, desc)| format!("{}{}", model.fields[i].sql, if desc { " DESC" } else { "" }))
-        .collect();
-    Ok(Order {
-        sql: format!(" ORDER BY {}", sql_terms.join(", ")),
-        terms,
-    })
-}

@@ -23,12 +23,13 @@ use crate::flow::driver::{Failure, Session};
 use crate::flow::records::Database;
 use crate::flow::references::run_now;
 use crate::flow::write::{Values, Writes, insert_statement, set_list, update_sql};
-use crate::sqlite::memo;
 use crate::sqlite::model::{Field, Model};
+use crate::sqlite::records::Budget;
 use crate::sqlite::references::{self, SqliteConnection, equal_all};
 use crate::sqlite::resource::{Resource, db_error, get_by_identity, lookup_value, write_loaded};
 use crate::sqlite::schema::prepare;
 use crate::sqlite::values::bind;
+use crate::sqlite::walks;
 
 /// A resource as the record flows see it, with the one connection an operation runs on.
 pub(crate) struct Sqlite<'c> {
@@ -37,15 +38,32 @@ pub(crate) struct Sqlite<'c> {
     /// `Mutex` only so that the flow may share the view between its steps (`Sync`); nothing
     /// else ever waits on it.
     conn: Mutex<Option<&'c mut Connection>>,
+    /// What a read may use of the memo and how much work it may do (`sqlite::records`).
+    pub(super) budget: Budget,
 }
 
 impl<'c> Sqlite<'c> {
-    /// `resource`, whose operation runs on `conn`.
+    /// `resource`, whose operation runs on `conn`, using nothing of the list memo.
     pub(crate) fn new(resource: &'c Resource, conn: &'c mut Connection) -> Self {
+        Self::reading(resource, conn, Budget::default())
+    }
+
+    /// `resource`, whose read runs on `conn` within `budget`.
+    pub(crate) fn reading(
+        resource: &'c Resource,
+        conn: &'c mut Connection,
+        budget: Budget,
+    ) -> Self {
         Sqlite {
             resource,
             conn: Mutex::new(Some(conn)),
+            budget,
         }
+    }
+
+    /// The resource.
+    pub(crate) fn resource(&self) -> &'c Resource {
+        self.resource
     }
 }
 
@@ -69,7 +87,7 @@ impl<'c> Database for Sqlite<'c> {
     }
 
     fn memo_key(sql: &str, params: &Vec<Value>) -> Vec<u8> {
-        memo::key(sql, params)
+        walks::key(sql, params)
     }
 
     /// The key bound as SQLAlchemy binds a value compared with the column: by the value's own

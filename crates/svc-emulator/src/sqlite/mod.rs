@@ -64,7 +64,7 @@
 //! - **Concurrency**: a database file runs in WAL mode with one writer and four read-only
 //!   reader connections, which map the file into memory (a list reads its count and page in
 //!   one snapshot); an in-memory database uses a single connection behind a mutex.
-//! - **Paging cost** (`memo`): counts, and the sort key at the end of each page, are
+//! - **Paging cost** (`walks`, `records`): counts, and the sort key at the end of each page, are
 //!   remembered until the database changes (the emulator's writes, or another connection's,
 //!   seen through `PRAGMA data_version`), so a walk through the pages seeks past the previous
 //!   page instead of stepping over every row before it. The answers are `OFFSET`'s. `PRAGMA foreign_keys` is off, as in the
@@ -83,10 +83,10 @@ mod driver;
 pub(crate) mod filter;
 pub(crate) mod flows;
 pub(crate) mod handoff;
-mod memo;
 pub(crate) mod model;
 mod open;
 mod read_only_sql;
+mod records;
 mod references;
 pub(crate) mod resource;
 mod saved;
@@ -94,6 +94,7 @@ pub(crate) mod schema;
 mod tools;
 mod types;
 pub(crate) mod values;
+mod walks;
 
 #[cfg(test)]
 mod tests;

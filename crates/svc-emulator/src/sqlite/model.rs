@@ -199,7 +199,12 @@ impl Column for Field {
     }
 }
 
-table_of_fields!(Model, Field, |m| m.identity.len() == 1);
+table_of_fields!(
+    Model,
+    Field,
+    |m| m.identity.len() == 1,
+    Model::identity_unique
+);
 
 impl ModelSql for Model {
     fn table_sql(&self) -> &str {

@@ -2,7 +2,6 @@
 //! retrieve, create, update and delete operations. Records come back as JSON bytes, written
 //! straight from the rows.
 
-use std::collections::HashSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -10,32 +9,28 @@ use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::Duration;
 
 use rusqlite::config::DbConfig;
-use rusqlite::types::{Value, ValueRef};
+use rusqlite::types::Value;
 use rusqlite::{Connection, OpenFlags, params_from_iter};
 use tokio::sync::Notify;
 
-use crate::dialect::Dialect;
-use crate::dialect::relation::Related;
 use crate::engine::body::non_field;
 use crate::engine::error::EngineError;
 use crate::engine::field_input::{InputField, Internal, to_internal};
-use crate::engine::filter::{MAX_PER_PAGE, order_selects_nothing};
-use crate::engine::list::{ListSpec, Listing, RecordsJson, Selection};
+use crate::engine::list::{ListSpec, Listing, Selection};
 use crate::engine::python::json::PyJson;
 use crate::engine::records::Models;
-use crate::engine::relation::Use;
-use crate::engine::types::{PyValue, Reflected, Stored, read};
+use crate::engine::types::{Reflected, Stored};
 use crate::flow;
 use crate::flow::references::run_now;
 use crate::flow::saved::Origin;
 use crate::flow::write::read_back_sql;
-use crate::sqlite::filter::{Order, Where, build_where, order_by};
 use crate::sqlite::flows::Sqlite;
 use crate::sqlite::handoff::{Attempt, ListRun, Mode, Route, RunMemory, route_retrieve};
-use crate::sqlite::memo::{self, ListMemo, Ticket};
-use crate::sqlite::model::{Field, Model, Schema};
+use crate::sqlite::model::{Model, Schema};
+use crate::sqlite::records::{Budget, unreadable};
 use crate::sqlite::schema::{load_schema, prepare};
-use crate::sqlite::values::{bind, write_field_value, write_record, write_row};
+use crate::sqlite::values::{bind, write_field_value, write_record};
+use crate::sqlite::walks::ListMemo;
 
 /// Reader connections opened next to the writer for a database file in WAL mode.
 const READERS: usize = 4;
@@ -60,6 +55,45 @@ impl Conn {
             conn,
             seen_version: None,
         })
+    }
+}
+
+/// A connection inside one read snapshot, on a database file with readers (`BEGIN`: a list's
+/// count and page see the same rows), rolled back when it ends, however it ends.
+struct Snapshot<'c>(&'c mut Connection);
+
+impl<'c> Snapshot<'c> {
+    /// A snapshot on `conn` when `begin` (a reader of a database file), else the connection as
+    /// it is (the single connection of an in-memory database, which nothing else writes
+    /// meanwhile).
+    fn begin(conn: &'c mut Connection, begin: bool) -> rusqlite::Result<Self> {
+        if begin {
+            conn.execute_batch("BEGIN")?;
+        }
+        Ok(Snapshot(conn))
+    }
+}
+
+impl std::ops::Deref for Snapshot<'_> {
+    type Target = Connection;
+    fn deref(&self) -> &Connection {
+        self.0
+    }
+}
+
+impl std::ops::DerefMut for Snapshot<'_> {
+    fn deref_mut(&mut self) -> &mut Connection {
+        self.0
+    }
+}
+
+impl Drop for Snapshot<'_> {
+    fn drop(&mut self) {
+        if !self.0.is_autocommit() {
+            // A read has nothing to keep; a connection that cannot roll back fails its next
+            // statement.
+            let _ = self.0.execute_batch("ROLLBACK");
+        }
     }
 }
 
@@ -334,14 +368,7 @@ impl Resource {
         self.models.get(name).ok()
     }
 
-    /// The models a selection's `_relation` may join, for an operation that uses it so.
-    pub(crate) fn related(&self, use_: Use) -> Related<'_, Model> {
-        Related {
-            find: Box::new(move |name| self.model(name)),
-            use_,
-        }
-    }
-
+    /// The model named `name`; the engine's `404` when there is none.
     pub(crate) fn model_or_404(&self, name: &str) -> Result<Arc<Model>, EngineError> {
         self.model(name)
             .ok_or_else(|| EngineError::ModelNotFound(name.to_owned()))
@@ -473,122 +500,34 @@ impl Resource {
         spec: &ListSpec,
         mode: Mode,
     ) -> Result<Attempt<ListRun>, EngineError> {
-        let model = self.model_or_404(model)?;
-        let mut filter = build_where(&model, &spec.selection, &self.related(Use::List))?;
-        let order = order_by(&model, &spec.order_by, spec.selection.lenient)?;
-        let offset = u128::from(spec.page.max(1) - 1) * u128::from(spec.per_page.max(1));
-        if !spec.no_pagination && offset > i64::MAX as u128 {
-            // Python's sqlite3 cannot bind the engine's OFFSET: it fails (500).
-            return Err(EngineError::engine_fails(
-                spec.selection.lenient,
-                "page",
-                "This page is beyond the data engine's reach: its offset, (page - 1) times \
-                 _per_page, passes 2^63 - 1, and the engine fails (500). Ask for a smaller page."
-                    .to_owned(),
-            ));
-        }
-        if order_selects_nothing(&spec.order_by) {
-            filter = Where::nothing(<Sqlite<'_> as Dialect>::NEVER);
-        }
-        let snapshot = !self.readers.is_empty();
-        let inline = matches!(mode, Mode::Inline { .. });
+        let max_skip = match mode {
+            Mode::Inline { max_skip } => Some(max_skip),
+            Mode::Pool => None,
+        };
         let ran = self.read_as(mode, |reader| -> Result<Option<ListRun>, EngineError> {
-            // Read before the snapshot begins: see `sqlite::memo` on validity.
+            // Read before the snapshot begins: see `sqlite::walks` on validity.
             let generation = self.memo.generation();
-            let conn: &Connection = &reader.conn;
-            // One read snapshot for the count and the page (dropped, i.e. rolled back, at the end).
-            let _snapshot = if snapshot {
-                Some(conn.unchecked_transaction()?)
-            } else {
-                None
-            };
-            if inline && spec.no_pagination {
-                // The generation the timed run was chosen by says nothing of another
-                // connection's commit: look (as a paged list does below) before the work.
-                let version: i64 =
-                    prepare(conn, "PRAGMA data_version")?.query_row([], |r| r.get(0))?;
-                let ticket = self
-                    .memo
-                    .ticket(generation, &mut reader.seen_version, version);
-                if !ticket.usable() {
-                    return Ok(None);
-                }
-            }
-            if spec.no_pagination {
-                let select = page_select(&model, &filter.sql, &order);
-                let page = Page {
-                    select: &select,
-                    params: &filter.params,
-                    limit: u64::from(MAX_PER_PAGE),
-                    offset: 0,
-                    anchor_columns: &[],
-                    fails_unreadable: (!self.shows_stored_values).then_some(spec.selection.lenient),
-                };
-                let (records, _, _) = write_records(conn, &model, page)?;
-                return Ok(Some(ListRun {
-                    listing: Listing::All(records),
-                    skipped: 0,
-                }));
-            }
+            let Conn { conn, seen_version } = reader;
+            let mut snapshot = Snapshot::begin(conn, !self.readers.is_empty())?;
             // The first statement of the snapshot: it begins the read and says whether any
             // other connection committed since this one last looked.
-            let version: i64 = prepare(conn, "PRAGMA data_version")?.query_row([], |r| r.get(0))?;
-            let ticket = self
-                .memo
-                .ticket(generation, &mut reader.seen_version, version);
-            if inline && !ticket.usable() {
+            let version: i64 =
+                prepare(&snapshot, "PRAGMA data_version")?.query_row([], |r| r.get(0))?;
+            let ticket = self.memo.ticket(generation, seen_version, version);
+            if max_skip.is_some() && !ticket.usable() {
                 // Another connection committed since this one last looked: the data is not
                 // what the run this one was chosen by saw.
                 return Ok(None);
             }
-            let max_skip = match mode {
-                Mode::Inline { max_skip } => Some(max_skip),
-                Mode::Pool => None,
-            };
-            let per_page = spec.per_page.max(1);
-            let number = spec.page.max(1);
-            let offset = (number - 1).saturating_mul(per_page);
-            let Some((records, len, skipped)) = self.page(
-                conn,
-                &model,
-                &filter,
-                &order,
-                Paging {
-                    per_page,
-                    offset,
-                    max_skip,
-                },
-                ticket,
-                spec.selection.lenient,
-            )?
-            else {
-                return Ok(None);
-            };
-            // The engine's paginator counts a short first page by its records, else runs a
-            // COUNT. The two agree unless the ORM showed fewer records than rows (rows that
-            // share an identity), where the engine's count is the records on page 1 and the
-            // rows on any other.
-            let count = if !model.identity_unique() && number == 1 && len < per_page {
-                len
-            } else if inline {
-                // Inline, only a remembered count: counting is what can take milliseconds.
-                match self.memo.count(ticket, &count_key(&model, &filter).1) {
-                    Some(n) => n,
-                    None => return Ok(None),
-                }
-            } else {
-                self.count(conn, &model, &filter, ticket)?
-            };
-            Ok(Some(ListRun {
-                listing: Listing::Page {
-                    count,
-                    number,
-                    per_page,
-                    len,
-                    records,
-                },
-                skipped,
-            }))
+            let db = Sqlite::reading(self, &mut snapshot, Budget::new(ticket, max_skip));
+            match run_now(flow::read::list(&db, model, spec)) {
+                Ok(listing) => Ok(Some(ListRun {
+                    skipped: db.budget.skipped(),
+                    listing,
+                })),
+                Err(_) if db.budget.gave_up() => Ok(None),
+                Err(e) => Err(e),
+            }
         });
         Ok(match ran.transpose()? {
             None => Attempt::Busy,
@@ -597,88 +536,15 @@ impl Resource {
         })
     }
 
-    /// The number of records `filter` selects: remembered, or counted and remembered.
-    fn count(
-        &self,
-        conn: &Connection,
-        model: &Model,
-        filter: &Where,
-        ticket: Ticket,
-    ) -> Result<u64, EngineError> {
-        let (sql, key) = count_key(model, filter);
-        if let Some(n) = self.memo.count(ticket, &key) {
-            return Ok(n);
-        }
-        let n: i64 =
-            prepare(conn, &sql)?.query_row(params_from_iter(filter.params.iter()), |r| r.get(0))?;
-        let n = n.max(0) as u64;
-        self.memo.keep_count(ticket, key, n);
-        Ok(n)
+    /// What lists remember between requests (`sqlite::walks`).
+    pub(crate) fn memo(&self) -> &ListMemo {
+        &self.memo
     }
 
-    /// The page of `per_page` records from `offset`: from the nearest remembered anchor at or
-    /// before `offset` when there is one, else from the first record; the end of the page is
-    /// remembered as an anchor. The records, how many, and how many rows were stepped over
-    /// before the first; `None` (nothing run) when that would be more than `max_skip`.
-    #[allow(clippy::too_many_arguments)]
-    fn page(
-        &self,
-        conn: &Connection,
-        model: &Model,
-        filter: &Where,
-        order: &Order,
-        paging: Paging,
-        ticket: Ticket,
-        lenient: bool,
-    ) -> Result<Option<(RecordsJson, u64, u64)>, EngineError> {
-        let Paging {
-            per_page,
-            offset,
-            max_skip,
-        } = paging;
-        let terms = seek_terms(model, order);
-        let walk = format!("{}{}{}", model.table_sql, filter.sql, order.sql);
-        let walk_key = memo::key(&walk, &filter.params);
-        let anchor = match terms {
-            Some(_) if offset > 0 => self.memo.anchor(ticket, &walk_key, offset),
-            _ => None,
-        };
-        let anchor_columns: Vec<usize> =
-            terms.map_or_else(Vec::new, |t| t.iter().map(|&(i, _)| i).collect());
-        let (select, params, skip) = match (&anchor, terms) {
-            (Some((at, sort_key)), Some(terms)) => {
-                let columns: Vec<(&str, bool)> = terms
-                    .iter()
-                    .map(|&(i, desc)| (model.fields[i].sql.as_str(), desc))
-                    .collect();
-                let mut params = filter.params.clone();
-                let seek = memo::seek_condition(&columns, sort_key, &mut params);
-                let select = page_select(model, &filter.and(&seek), order);
-                (select, std::borrow::Cow::Owned(params), offset - at)
-            }
-            _ => (
-                page_select(model, &filter.sql, order),
-                std::borrow::Cow::Borrowed(&filter.params),
-                offset,
-            ),
-        };
-        if max_skip.is_some_and(|max| skip > max) {
-            return Ok(None);
-        }
-        let page = Page {
-            select: &select,
-            params: &params,
-            limit: per_page,
-            offset: skip,
-            anchor_columns: &anchor_columns,
-            fails_unreadable: (!self.shows_stored_values).then_some(lenient),
-        };
-        let (records, len, last_key) = write_records(conn, model, page)?;
-        if let Some(sort_key) = last_key {
-            self.memo
-                .keep_anchor(ticket, &walk_key, offset + len, sort_key);
-        }
-        Ok(Some((records, len, skip)))
+    /// Whether records show values the engine cannot read as they are stored (see
+    /// [`showing_stored_values`](Self::showing_stored_values)).
+    pub(crate) fn shows_stored_values(&self) -> bool {
+        self.shows_stored_values
     }
 
     /// How many counts the list memo answered and how many pages began at an anchor.
@@ -739,17 +605,12 @@ impl Resource {
         selection: &Selection,
         mode: Mode,
     ) -> Result<Attempt<Vec<u8>>, EngineError> {
-        let model = self.model_or_404(model)?;
-        if mode != Mode::Pool && route_retrieve(&model) == Route::Pool {
+        if mode != Mode::Pool && route_retrieve(&*self.model_or_404(model)?) == Route::Pool {
             return Ok(Attempt::GaveUp);
         }
-        let filter = build_where(&model, selection, &self.related(Use::Record))?;
-        let pk = lookup_value(&model, pk)?;
         let ran = self.read_as(mode, |reader| -> Result<Vec<u8>, EngineError> {
-            let conn = &reader.conn;
-            let row = get_object(conn, &model, &filter, &pk)?.ok_or(EngineError::RecordNotFound)?;
-            self.readable(&model, &row, selection.lenient)?;
-            Ok(write_loaded(&model, &row))
+            let db = Sqlite::new(self, &mut reader.conn);
+            run_now(flow::read::retrieve(&db, model, pk, selection))
         });
         Ok(match ran.transpose()? {
             None => Attempt::Busy,
@@ -757,7 +618,7 @@ impl Resource {
         })
     }
 
-    /// The generation of the database's data (see `sqlite::memo`): read before a list is
+    /// The generation of the database's data (see `sqlite::walks`): read before a list is
     /// routed, to tag its run.
     pub(crate) fn generation(&self) -> u64 {
         self.memo.generation()
@@ -915,37 +776,6 @@ pub(crate) fn lookup_value(model: &Model, raw: &str) -> Result<Value, EngineErro
         .map_err(|m| non_field(format!("{raw:?} cannot be a key of {}: {m}", model.name)))
 }
 
-/// The engine's `get_object`: the first record whose key is `pk` among those the list filters
-/// select, as its stored values.
-fn get_object(
-    conn: &Connection,
-    model: &Model,
-    filter: &Where,
-    pk: &Value,
-) -> Result<Option<Vec<Value>>, EngineError> {
-    let conds = match filter.sql.strip_prefix(" WHERE ") {
-        Some(c) => format!(" AND ({c})"),
-        None => String::new(),
-    };
-    let sql = format!(
-        "SELECT {} FROM {} WHERE {} = ?{conds} LIMIT 1",
-        model.select_list,
-        model.table_sql,
-        model.pk_field().sql
-    );
-    let mut stmt = prepare(conn, &sql)?;
-    let binds = std::iter::once(pk).chain(filter.params.iter());
-    let mut rows = stmt.query(params_from_iter(binds))?;
-    match rows.next()? {
-        Some(row) => Ok(Some(
-            (0..model.fields.len())
-                .map(|i| row.get::<_, Value>(i))
-                .collect::<rusqlite::Result<Vec<Value>>>()?,
-        )),
-        None => Ok(None),
-    }
-}
-
 /// The first record whose identity columns hold `identity`, as SQLAlchemy loads an instance
 /// by its identity (a NULL part compared with `IS NULL`), as its stored values.
 pub(crate) fn get_by_identity(
@@ -974,22 +804,6 @@ pub(crate) fn get_by_identity(
         )),
         None => Ok(None),
     }
-}
-
-/// A record with a value the engine cannot read: it fails (500) on every read of the record
-/// ([decision: stricter]: strict mode refuses with a `400` naming the field).
-fn unreadable(model: &Model, at: usize, lenient: bool) -> EngineError {
-    let f = &model.fields[at];
-    EngineError::engine_fails(
-        lenient,
-        &f.name,
-        format!(
-            "A record of {} holds a value in field {:?} that does not fit its declared type \
-             {:?}: the data engine fails (500) on every read of that record. Correct the \
-             stored value, or filter the record out.",
-            model.name, f.name, f.declared_type
-        ),
-    )
 }
 
 impl Resource {
@@ -1027,153 +841,6 @@ pub(crate) fn write_loaded(model: &Model, row: &[Value]) -> Vec<u8> {
     let written = write_record(&mut buf, model, |i| row.get(i).map(Stored::from).ok_or(()));
     debug_assert!(written.is_ok(), "a loaded row has a value for every field");
     buf
-}
-
-/// The terms of `order` a seek compares, up to and with the primary key (which makes the order
-/// total: nothing after it can matter), or `None` when the key may be NULL (a non-integer
-/// primary key without `NOT NULL`, which SQLite lets repeat as NULL) or may repeat (a promoted
-/// or composite key), and only `OFFSET` pages.
-fn seek_terms<'o>(model: &Model, order: &'o Order) -> Option<&'o [(usize, bool)]> {
-    let pk = model.pk_field();
-    if !(pk.auto || pk.not_null) || model.key_may_repeat() {
-        return None;
-    }
-    let end = order.terms.iter().position(|&(i, _)| i == model.pk)?;
-    Some(&order.terms[..=end])
-}
-
-/// Which page a list reads, and how many rows it may step over to reach it.
-#[derive(Debug, Clone, Copy)]
-struct Paging {
-    per_page: u64,
-    offset: u64,
-    /// `None`: any number (see `Mode::Inline`).
-    max_skip: Option<u64>,
-}
-
-/// The count statement of `filter` on `model`, and its memo key.
-fn count_key(model: &Model, filter: &Where) -> (String, Vec<u8>) {
-    let sql = format!("SELECT count(*) FROM {}{}", model.table_sql, filter.sql);
-    let key = memo::key(&sql, &filter.params);
-    (sql, key)
-}
-
-/// A page's statement: the model's fields where `where_sql` (a ` WHERE ...` clause, or empty)
-/// holds, in `order`, ending with `LIMIT ? OFFSET ?`.
-fn page_select(model: &Model, where_sql: &str, order: &Order) -> String {
-    format!(
-        "SELECT {} FROM {}{where_sql}{} LIMIT ? OFFSET ?",
-        model.select_list, model.table_sql, order.sql
-    )
-}
-
-/// One page's statement: `select` ends with `LIMIT ? OFFSET ?`, bound after `params`.
-struct Page<'a> {
-    select: &'a str,
-    params: &'a [Value],
-    limit: u64,
-    offset: u64,
-    /// Columns of the sort key to read from the last row (none: no anchor).
-    anchor_columns: &'a [usize],
-    /// How a record the engine cannot read fails: `Some(lenient)` as the engine does (lenient
-    /// mode: 500), `None` not at all (see `Resource::showing_stored_values`).
-    fails_unreadable: Option<bool>,
-}
-
-/// The records of a page as a JSON array, how many, and the sort key of the last one (when
-/// `anchor_columns` are given and the page has a record).
-fn write_records(
-    conn: &Connection,
-    model: &Model,
-    page: Page<'_>,
-) -> Result<(RecordsJson, u64, Option<memo::SortKey>), EngineError> {
-    let mut stmt = prepare(conn, page.select)?;
-    let limit = Value::Integer(i64::try_from(page.limit).unwrap_or(i64::MAX));
-    let offset = Value::Integer(i64::try_from(page.offset).unwrap_or(i64::MAX));
-    let binds = page.params.iter().chain([&limit, &offset]);
-    let mut rows = stmt.query(params_from_iter(binds))?;
-    let mut buf = Vec::with_capacity(4096);
-    buf.push(b'[');
-    let mut len: u64 = 0;
-    let mut last_key = None;
-    // The engine's ORM yields one record per identity: rows that share one (a promoted key
-    // that repeats, a composite key with NULLs) show the first row read (SQLAlchemy's identity
-    // map), the others are dropped; rows whose key is all NULL have no identity, are one
-    // `None` to the ORM, and the engine's serializer writes it as `{}`.
-    let dedupe = !model.identity_unique();
-    let mut seen: HashSet<Vec<u8>> = HashSet::new();
-    while let Some(row) = rows.next()? {
-        let mut no_identity = false;
-        if dedupe {
-            let mut key = Vec::new();
-            no_identity = true;
-            for &i in &model.identity {
-                let v = row.get_ref(i)?;
-                no_identity &= v == ValueRef::Null;
-                let part = identity_key(&model.fields[i], v);
-                key.extend_from_slice(&(part.len() as u64).to_le_bytes());
-                key.extend_from_slice(&part);
-            }
-            if !seen.insert(key) {
-                continue;
-            }
-        }
-        if len > 0 {
-            buf.push(b',');
-        }
-        len += 1;
-        if no_identity {
-            buf.extend_from_slice(b"{}");
-            continue;
-        }
-        if let (Some(i), Some(lenient)) = (write_row(&mut buf, model, row)?, page.fails_unreadable)
-        {
-            return Err(unreadable(model, i, lenient));
-        }
-        if len == page.limit && !page.anchor_columns.is_empty() {
-            // Only a full page's last row: a short page ends the walk.
-            last_key = memo::sort_key_of(row, page.anchor_columns)?;
-        }
-    }
-    buf.push(b']');
-    Ok((RecordsJson(buf), len, last_key))
-}
-
-/// One part of a record's identity, the value `v` of key column `field`, as Python compares
-/// it: numbers by value whatever their storage class (`1 == 1.0 == True`), text and bytes by
-/// content (never equal to each other), dates and decimals by their value's text.
-fn identity_key(field: &Field, v: ValueRef<'_>) -> Vec<u8> {
-    let number = |f: f64| -> Vec<u8> {
-        if f.fract() == 0.0 && f.abs() < 9.2e18 {
-            let mut k = vec![b'i'];
-            k.extend_from_slice(&(f as i64).to_le_bytes());
-            k
-        } else {
-            let mut k = vec![b'f'];
-            k.extend_from_slice(&f.to_bits().to_le_bytes());
-            k
-        }
-    };
-    match read(field.ty, v.into()) {
-        PyValue::None => vec![b'n'],
-        PyValue::Bool(b) => number(if b { 1.0 } else { 0.0 }),
-        PyValue::Int(i) => {
-            let mut k = vec![b'i'];
-            k.extend_from_slice(&i.to_le_bytes());
-            k
-        }
-        PyValue::Float(f) | PyValue::Decimal(_, f) => number(f),
-        PyValue::Str(t) => [b"s", t].concat(),
-        PyValue::Bytes(b) => [b"b", b].concat(),
-        PyValue::Date(d) => [b"d", d.iso().as_bytes()].concat(),
-        PyValue::DateTime(d, t) => [b"t", d.iso().as_bytes(), t.iso().as_bytes()].concat(),
-        PyValue::Time(t) => [b"h", t.iso().as_bytes()].concat(),
-        PyValue::Unreadable(raw) => {
-            let mut k = vec![b'u'];
-            k.extend_from_slice(format!("{raw:?}").as_bytes());
-            k
-        }
-    }
 }
 
 /// The demo resource `shop` ([`DEMO_RESOURCE`](crate::engine::DEMO_RESOURCE)), in memory.

@@ -1,5 +1,6 @@
-//! What lists remember between requests, so that a page costs what its records cost, not what
-//! the table holds.
+//! SQLite's side of a page walk (`flow::walks`): what lists remember between requests, so that a
+//! page costs what its records cost, not what the table holds, and the token that proves it
+//! still holds.
 //!
 //! Two things are remembered, both for one state of the database only:
 //!
@@ -39,10 +40,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rusqlite::types::{Value, ValueRef};
 
 use crate::dialect::seek::{self, Nulls};
-use crate::engine::walks::Walks;
-
-/// The sort key of a page's last row, each term's value as SQLite stored it (`None` for NULL).
-pub(crate) type SortKey = Vec<Option<Value>>;
+use crate::engine::walks::{Anchor, Walks};
+use crate::flow::records::Page;
+use crate::flow::walks::Walker;
+use crate::sqlite::flows::Sqlite;
+use crate::sqlite::model::Model;
 
 /// Counts and anchors of one resource's lists, valid for one database state: they are kept
 /// where every database keeps its own ([`Walks`]), each under the generation it was made in
@@ -79,7 +81,7 @@ impl Ticket {
     }
 
     /// The token what the list keeps is kept under, when it may keep anything.
-    fn token(&self) -> Option<String> {
+    pub(crate) fn token(&self) -> Option<String> {
         self.usable.then(|| self.generation.to_string())
     }
 }
@@ -137,22 +139,24 @@ impl ListMemo {
     }
 
     /// The anchor of walk `key` nearest at or before `offset`, kept in the ticket's
-    /// generation: the offset of the row after it, and the sort key of the row it is (`None`
-    /// for NULL).
-    pub(crate) fn anchor(&self, ticket: Ticket, key: &[u8], offset: u64) -> Option<(u64, SortKey)> {
+    /// generation: the offset of the row after it, and the anchor.
+    pub(crate) fn anchor(
+        &self,
+        ticket: Ticket,
+        key: &[u8],
+        offset: u64,
+    ) -> Option<(u64, Anchor<Value>)> {
         let token = ticket.token()?;
         let (at, anchor) = self.walks.anchor(key, offset)?;
         (anchor.token == token).then(|| {
             self.anchor_hits.fetch_add(1, Ordering::Relaxed);
-            (at, anchor.sort_key)
+            (at, anchor)
         })
     }
 
-    /// Keeps an anchor of walk `key`: the row before `offset` has sort key `sort_key`.
-    pub(crate) fn keep_anchor(&self, ticket: Ticket, key: &[u8], offset: u64, sort_key: SortKey) {
-        if let Some(token) = ticket.token() {
-            self.walks.keep(key, offset, token, sort_key);
-        }
+    /// Where the walks ended, and the counts, whatever their generation.
+    pub(crate) fn walks(&self) -> &Walks<Value> {
+        &self.walks
     }
 }
 
@@ -188,26 +192,75 @@ pub(crate) fn key(sql: &str, params: &[Value]) -> Vec<u8> {
     k
 }
 
-/// The sort key of one row as SQLite stored it (`None` for NULL), or `None` when a text value
-/// is not UTF-8 (binding it back as text would not be the same value, so no anchor is kept).
-pub(crate) fn sort_key_of(
-    row: &rusqlite::Row<'_>,
-    columns: &[usize],
-) -> rusqlite::Result<Option<SortKey>> {
-    let mut key = Vec::with_capacity(columns.len());
-    for &c in columns {
-        key.push(match row.get_ref(c)? {
+/// The terms of `terms` a seek compares, up to and with the primary key (which makes the order
+/// total: nothing after it can matter), or `None` when the key may be NULL (a non-integer
+/// primary key without `NOT NULL`, which SQLite lets repeat as NULL) or may repeat (a promoted
+/// or composite key), and only `OFFSET` pages.
+pub(crate) fn seek_terms<'t>(
+    model: &Model,
+    terms: &'t [(usize, bool)],
+) -> Option<&'t [(usize, bool)]> {
+    let pk = model.pk_field();
+    if !(pk.auto || pk.not_null) || model.key_may_repeat() {
+        return None;
+    }
+    let end = terms.iter().position(|&(i, _)| i == model.pk)?;
+    Some(&terms[..=end])
+}
+
+/// SQLite's side of a page walk: a sort key is read from the row's own columns, each value as
+/// SQLite stored it, and bound again as it is.
+impl<'c> Walker for Sqlite<'c> {
+    type Key = Value;
+
+    fn walks(&self) -> &Walks<Value> {
+        self.resource().memo().walks()
+    }
+
+    fn sort_key(row: &rusqlite::Row<'_>, i: usize) -> Option<Value> {
+        match row.get_ref(i).unwrap_or(ValueRef::Null) {
             ValueRef::Null => None,
             ValueRef::Integer(i) => Some(Value::Integer(i)),
             ValueRef::Real(f) => Some(Value::Real(f)),
-            ValueRef::Text(t) => match std::str::from_utf8(t) {
-                Ok(s) => Some(Value::Text(s.to_owned())),
-                Err(_) => return Ok(None),
-            },
+            ValueRef::Text(t) => Some(Value::Text(String::from_utf8_lossy(t).into_owned())),
             ValueRef::Blob(b) => Some(Value::Blob(b.to_vec())),
-        });
+        }
     }
-    Ok(Some(key))
+
+    /// Not a text that is not UTF-8: bound again as text it would not be the same value.
+    fn seekable(row: &rusqlite::Row<'_>, i: usize) -> bool {
+        match row.get_ref(i) {
+            Ok(ValueRef::Text(t)) => std::str::from_utf8(t).is_ok(),
+            Ok(_) => true,
+            Err(_) => false,
+        }
+    }
+
+    /// None: the sort key's cells are the row's own columns.
+    fn sort_key_columns(_model: &Model, _terms: &[(usize, bool)]) -> String {
+        String::new()
+    }
+
+    /// Each value bound as stored, in SQLite's NULL order (NULL before every other value:
+    /// first ascending, last descending).
+    fn seek_condition(
+        model: &Model,
+        terms: &[(usize, bool)],
+        key: &[Option<Value>],
+        params: &mut Vec<Value>,
+    ) -> String {
+        let columns: Vec<(&str, bool)> = terms
+            .iter()
+            .map(|&(i, desc)| (model.fields[i].sql.as_str(), desc))
+            .collect();
+        seek_condition(&columns, key, params)
+    }
+
+    /// The engine's own statement: SQLite steps over the rows before the page in the b-tree
+    /// it reads them from, converting nothing, so keys first would only add a second read.
+    fn keyed_select(page: &Page<'_, Self>, extra: &str, where_sql: &str, skip: u64) -> String {
+        format!("{} OFFSET {skip}", page.select(extra, where_sql))
+    }
 }
 
 /// The condition that selects the rows after a row whose sort key is `key`, in the order of
