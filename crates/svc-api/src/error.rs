@@ -346,15 +346,11 @@ pub(crate) fn is_retryable_status(status: StatusCode) -> bool {
 
 /// What to try, from the status and what the body says (empty when nothing useful can be
 /// added to the server's own message).
-fn hint(status: StatusCode, body: &ErrorBody, summary: &str, path: &str) -> &'static str {
+fn hint(status: StatusCode, summary: &str) -> &'static str {
     let lower = summary.to_ascii_lowercase();
-    // A SQL error names the request's `query` or parameters, not fields of a record: its
-    // message (a syntax error, a missing parameter) says what to fix.
-    let names_record_fields = !path.trim_end_matches('/').ends_with("/sql_get_query");
     match status.as_u16() {
-        400 if names_record_fields && !body.field_errors().is_empty() => {
-            "check the fields named above"
-        }
+        // The fields at fault beside the one the summary names are said after it
+        // (`other_fields`): the message is one line, with nothing above it to point to.
         400 => "",
         401 => "check the API key or token: it is missing, unknown or expired",
         403 => "the credentials are valid, but not for this project, environment or resource",
@@ -380,12 +376,30 @@ impl fmt::Display for ApiError {
         }
         let summary = self.body.summary();
         write!(f, ": {}", summary.trim_end_matches('.'))?;
-        let hint = hint(self.status, &self.body, &summary, &self.path);
+        for other in other_fields(&self.body, &summary, &self.path) {
+            write!(f, "; {}", other.trim_end_matches('.'))?;
+        }
+        let hint = hint(self.status, &summary);
         if !hint.is_empty() {
             write!(f, "; {hint}")?;
         }
         Ok(())
     }
+}
+
+/// The fields at fault that `summary` does not name, each as `field: message`, for a one-line
+/// message that says every one. A SQL error's fields are the request's `query` and its
+/// parameters, which its message names already.
+fn other_fields(body: &ErrorBody, summary: &str, path: &str) -> Vec<String> {
+    if path.trim_end_matches('/').ends_with("/sql_get_query") {
+        return Vec::new();
+    }
+    body.field_errors()
+        .into_iter()
+        .filter(|(field, _)| !summary.starts_with(&format!("{field}: ")))
+        .filter(|(_, messages)| messages.iter().all(|m| !summary.contains(m)))
+        .map(|(field, messages)| format!("{field}: {}", messages.join(" ")))
+        .collect()
 }
 
 impl std::error::Error for ApiError {}
@@ -472,13 +486,25 @@ mod tests {
 
     #[test]
     fn hints_follow_what_the_answer_says() {
-        // A 400 names the fields to check only when the body names fields.
-        let fields = api_error(400, r#"{"status": ["Not a valid choice."]}"#);
+        // A 400 says every field at fault on its one line, and points nowhere else.
+        let fields = api_error(400, r#"{"status": ["Not a valid choice."]}"#).to_string();
+        assert!(fields.ends_with(": status: Not a valid choice"), "{fields}");
+        // A message written for a person is kept whole: a list of lookups keeps its end.
+        let lookups: Vec<String> = (0..60).map(|i| format!("lookup{i}")).collect();
+        let long = format!(
+            "total__x: Unknown lookup x; the number field total takes: {}.",
+            lookups.join(", ")
+        );
+        let listed = api_error(400, &format!(r#"{{"error": "{long}"}}"#)).to_string();
+        assert!(listed.ends_with("lookup58, lookup59"), "{listed}");
+        let two = api_error(
+            400,
+            r#"{"error": "status: Not a valid choice.", "status": ["Not a valid choice."], "total": ["A valid number is required."]}"#,
+        )
+        .to_string();
         assert!(
-            fields
-                .to_string()
-                .ends_with("; check the fields named above"),
-            "{fields}"
+            two.ends_with(": status: Not a valid choice; total: A valid number is required"),
+            "{two}"
         );
         let plain = api_error(400, r#"{"detail": "Malformed JSON: EOF."}"#).to_string();
         // A SQL syntax error is keyed on the request's `query`: no fields to check.
@@ -489,7 +515,7 @@ mod tests {
         sql.path = "/projects/p/prod/shop/sql_get_query".to_owned();
         let sql = sql.to_string();
         assert!(sql.ends_with("syntax error"), "{sql}");
-        assert!(!plain.contains("fields named above"), "{plain}");
+        assert!(plain.ends_with("Malformed JSON: EOF"), "{plain}");
         // A page past the last one is about the page, not the path.
         let page = api_error(404, r#"{"detail": "Invalid page."}"#).to_string();
         assert!(page.contains("ask for a page within the count"), "{page}");

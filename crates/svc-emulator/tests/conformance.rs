@@ -619,7 +619,11 @@ async fn a_workflow_runs_its_steps_in_order_until_one_fails(t: &Target) {
         .post_project("workflows/wf-broken/run", json!({"data": {"id": 3}}))
         .await;
     assert_eq!(missing.status, 400, "{:?}", missing.body);
-    assert_eq!(missing.json()["data"], json!(["Missing input: city."]));
+    // The message names the first step that takes the input.
+    assert_eq!(
+        missing.json()["data"],
+        json!(["Missing input: city (step 1, shop.move)."])
+    );
     let unknown = t
         .post_project(
             "workflows/wf-broken/run",

@@ -37,6 +37,24 @@ async fn unknown_paths_are_json_404() {
     emu.shutdown().await;
 }
 
+/// An unknown resource's `404` names the project's resources, for the project's own
+/// credentials (an API key, a user session) and on the proxy.
+#[tokio::test]
+async fn an_unknown_resource_names_the_resources_there_are() {
+    let emu = demo().await;
+    let body = send(
+        &emu,
+        Call::get("/projects/demo/prod/shopp/models/orders/").bearer(emu.api_key()),
+    )
+    .await
+    .assert_error(404, "not_found");
+    assert_eq!(
+        body["error"],
+        "Resource \"shopp\" not found. The project's resources: shop."
+    );
+    emu.shutdown().await;
+}
+
 #[tokio::test]
 async fn wrong_methods_are_json_405() {
     let emu = demo().await;

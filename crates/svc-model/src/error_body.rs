@@ -99,20 +99,22 @@ impl ErrorBody {
     }
 
     /// A one-line summary for messages: the `error`, else the first field or non-field error,
-    /// else the start of the text. Never longer than about 200 characters.
+    /// else the start of the text. A message of a JSON body is kept whole up to about 1,000
+    /// characters (it was written for a person: a list of what is allowed must not lose its
+    /// end); any other body is cut at about 200.
     pub fn summary(&self) -> String {
         if let Some(e) = self.error() {
-            return clip(e);
+            return clip(e, MESSAGE_MAX);
         }
         if let Some((field, msgs)) = self.field_errors().into_iter().next() {
-            return clip(&format!("{field}: {}", msgs.join(" ")));
+            return clip(&format!("{field}: {}", msgs.join(" ")), MESSAGE_MAX);
         }
         if let Some(m) = self.non_field_errors().first() {
-            return clip(m);
+            return clip(m, MESSAGE_MAX);
         }
         match self.text() {
             Some(t) if t.trim().is_empty() => "(empty body)".to_owned(),
-            Some(t) => clip(t.trim()),
+            Some(t) => clip(t.trim(), TEXT_MAX),
             None => format!("({} bytes of binary body)", self.raw.len()),
         }
     }
@@ -129,13 +131,19 @@ fn messages(v: &Value) -> Option<Vec<&str>> {
     }
 }
 
-fn clip(s: &str) -> String {
-    const MAX: usize = 200;
+/// The longest message of a JSON error body a summary keeps whole, in characters.
+const MESSAGE_MAX: usize = 1000;
+
+/// The longest start of another body (an HTML page, a proxy's text) a summary keeps.
+const TEXT_MAX: usize = 200;
+
+/// `s` on one line, cut after `max` characters.
+fn clip(s: &str, max: usize) -> String {
     let one_line: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one_line.chars().count() <= MAX {
+    if one_line.chars().count() <= max {
         one_line
     } else {
-        let cut: String = one_line.chars().take(MAX).collect();
+        let cut: String = one_line.chars().take(max).collect();
         format!("{cut}…")
     }
 }
@@ -225,6 +233,7 @@ impl ErrorResponse {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn any_body_parses() {
@@ -274,6 +283,13 @@ mod tests {
         assert!(s.chars().count() <= 201);
         assert!(!s.contains('\n'));
         assert_eq!(ErrorBody::parse("").summary(), "(empty body)");
+        // A JSON message is written for a person: kept whole up to 1,000 characters.
+        let listed = format!("use one of: {}.", vec!["lookup"; 80].join(", "));
+        let body = ErrorBody::parse(serde_json::to_vec(&json!({ "error": listed })).unwrap());
+        assert_eq!(body.summary(), listed);
+        let huge = "y ".repeat(2000);
+        let body = ErrorBody::parse(serde_json::to_vec(&json!({ "error": huge })).unwrap());
+        assert_eq!(body.summary().chars().count(), 1001);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! ([`actions::run`](super::execute::run)), each in a transaction of its own. The first step that fails ends the
 //! run with `200` `{"success": false, "error"}`: a failed run is an answer, not a status.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use axum::Router;
 use axum::body::Body;
@@ -66,7 +66,7 @@ async fn run(
                 }
                 Err(e) => Err(e),
             },
-            None => Err(HttpError::not_found("Resource not found.")),
+            None => Err(HttpError::unknown_resource(entry, &step.resource)),
         };
         match outcome {
             Ok(value) => result = value,
@@ -110,9 +110,10 @@ fn check_inputs(
     workflow: &WorkflowConfig,
     data: &Map<String, Value>,
 ) -> Result<(), HttpError> {
-    let mut names = BTreeSet::new();
+    // Each input with the first step that takes it, for the message of a missing one.
+    let mut names: BTreeMap<String, String> = BTreeMap::new();
     let mut takes_any = false;
-    for step in &workflow.steps {
+    for (i, step) in workflow.steps.iter().enumerate() {
         let Some(resource) = entry.resources.iter().find(|r| r.name == step.resource) else {
             continue;
         };
@@ -128,9 +129,25 @@ fn check_inputs(
         };
         // A statement whose inputs cannot be read fails its step when it runs.
         if let Ok(inputs) = db.inputs(&action.sql) {
-            names.extend(inputs);
+            for input in inputs {
+                names.entry(input).or_insert_with(|| {
+                    format!("step {}, {}.{}", i + 1, step.resource, step.action)
+                });
+            }
         }
     }
+    let missing: Vec<String> = names
+        .iter()
+        .filter(|(name, _)| !data.contains_key(*name))
+        .map(|(name, step)| format!("{name} ({step})"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(HttpError::invalid_field(
+            "data",
+            format!("Missing input: {}.", missing.join(", ")),
+        ));
+    }
+    let names: BTreeSet<String> = names.into_keys().collect();
     actions::check_names(
         &names,
         data,

@@ -239,22 +239,31 @@ fn values_of<'a>(filters: &'a [(String, String)], key: &str) -> Vec<&'a str> {
 /// Why a filter key the engine would ignore is refused (strict mode).
 fn ignored_filter(model: &str, fields: &[FilterField<'_>], key: &str) -> EngineError {
     let field = |name: &str| fields.iter().find(|f| f.name == name);
+    let family = |name: &str| field(name).map_or(FilterFamily::Text, |f| f.family);
+    // `the number field "total"`, and every lookup its family takes.
+    let field_and_family = |name: &str| format!("{} field {name:?}", family_name(family(name)));
+    let lookups_of = |name: &str| {
+        let names: Vec<&str> = family_lookups(family(name))
+            .iter()
+            .map(|l| l.as_str())
+            .collect();
+        names.join(", ")
+    };
     let message = match parse_filter_key(key, |name| field(name).is_some()) {
-        Ok(parsed) => {
-            let family = field(parsed.field).map_or(FilterFamily::Text, |f| f.family);
-            let names: Vec<&str> = family_lookups(family).iter().map(|l| l.as_str()).collect();
-            format!(
-                "Lookup {:?} is not available for the {} field {:?} (the data engine would \
-                 ignore filter {key:?}); use one of: {}.",
-                parsed.lookup.as_str(),
-                family_name(family),
-                parsed.field,
-                names.join(", ")
-            )
-        }
-        Err(FilterKeyError::UnknownLookup { lookup, .. }) => {
-            format!("Unknown lookup {lookup:?} in filter {key:?}.")
-        }
+        Ok(parsed) => format!(
+            "Lookup {:?} is not available for the {} (the data engine would ignore filter \
+             {key:?}); use one of: {}.",
+            parsed.lookup.as_str(),
+            field_and_family(parsed.field),
+            lookups_of(parsed.field)
+        ),
+        Err(FilterKeyError::UnknownLookup {
+            lookup, field: f, ..
+        }) => format!(
+            "Unknown lookup {lookup:?} in filter {key:?}; the {} takes: {}.",
+            field_and_family(&f),
+            lookups_of(&f)
+        ),
         Err(FilterKeyError::UnknownField { field, .. }) => format!(
             "Unknown field {field:?} in filter {key:?} (the data engine would ignore it); \
              model {:?} has: {}.",
@@ -484,6 +493,34 @@ mod tests {
         }
         assert_eq!(PyNumber::Float(57.0).text(), "57.0");
         assert_eq!(PyNumber::Int(1).text(), "1");
+    }
+
+    /// A lookup the engine would ignore is refused in one sentence that lists every lookup
+    /// the field takes, whether the lookup is none at all or not one of its field's.
+    #[test]
+    fn an_ignored_lookup_lists_every_lookup_of_its_field() {
+        let fields = [
+            FilterField {
+                name: "total",
+                family: FilterFamily::Number,
+            },
+            FilterField {
+                name: "name",
+                family: FilterFamily::Text,
+            },
+        ];
+        let message = |key: &str| ignored_filter("orders", &fields, key).to_string();
+        assert_eq!(
+            message("total__foo"),
+            "Unknown lookup \"foo\" in filter \"total__foo\"; the number field \"total\" \
+             takes: exact, gt, gte, lt, lte, icontains, in, isnull, isempty."
+        );
+        assert_eq!(
+            message("name__gt"),
+            "Lookup \"gt\" is not available for the text field \"name\" (the data engine \
+             would ignore filter \"name__gt\"); use one of: exact, icontains, in, istartswith, \
+             iendswith, isnull, isempty."
+        );
     }
 
     #[test]

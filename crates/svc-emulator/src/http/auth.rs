@@ -115,7 +115,7 @@ pub(crate) fn authorize_resource<'r>(
             environment_of(owner, environment)?;
             let resource = owner
                 .resource(resource)
-                .ok_or_else(|| HttpError::not_found("Resource not found."))?;
+                .ok_or_else(|| HttpError::unknown_resource(owner, resource))?;
             return Ok(ResourceAccess {
                 project: owner,
                 resource,
@@ -130,7 +130,7 @@ pub(crate) fn authorize_resource<'r>(
         environment_of(owner, environment)?;
         let resource = owner
             .resource(resource)
-            .ok_or_else(|| HttpError::not_found("Resource not found."))?;
+            .ok_or_else(|| HttpError::unknown_resource(owner, resource))?;
         return Ok(ResourceAccess {
             project: owner,
             resource,

@@ -9,6 +9,7 @@ use axum::response::{IntoResponse, Response};
 use svc_model::ErrorResponse;
 use svc_model::error_body::codes;
 
+use crate::config::registry::ProjectEntry;
 use crate::engine::EngineError;
 use crate::storage::StoreError;
 
@@ -62,6 +63,18 @@ impl HttpError {
     /// `404` with a message saying what was not found.
     pub(crate) fn not_found(message: impl Into<String>) -> Self {
         Self::new(StatusCode::NOT_FOUND, codes::NOT_FOUND, message)
+    }
+
+    /// `404` for a resource `name` that `project` does not have, naming the resources it has
+    /// (the caller's credentials are the project's: its resources are no secret to it). The
+    /// built-in tools resource is not listed: it is reached through users and teams.
+    pub(crate) fn unknown_resource(project: &ProjectEntry, name: &str) -> Self {
+        let names: Vec<&str> = project.resources.iter().map(|r| r.name.as_str()).collect();
+        let listed = match names.as_slice() {
+            [] => "The project has no resources.".to_owned(),
+            names => format!("The project's resources: {}.", names.join(", ")),
+        };
+        Self::not_found(format!("Resource {name:?} not found. {listed}"))
     }
 
     /// `400` without a field at fault.

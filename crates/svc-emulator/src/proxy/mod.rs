@@ -105,7 +105,7 @@ fn authorize(state: &AppState, project: &str, request: &ParsedRequest) -> Result
     if let Some(resource) = &request.resource
         && entry.resource(resource).is_none()
     {
-        return Err(HttpError::not_found("Resource not found."));
+        return Err(HttpError::unknown_resource(entry, resource));
     }
     Ok(())
 }
