@@ -33,21 +33,10 @@ pub fn client(emulator: &Emulator) -> Client {
     builder(emulator).build().expect("the client builds")
 }
 
-/// The builder behind [`client`], to adjust before building.
+/// The builder behind [`client`], to adjust before building: the SDK's own way from an
+/// emulator to its client (`Client::builder_for`), so every end-to-end test goes through it.
 pub fn builder(emulator: &Emulator) -> svc_api::ClientBuilder {
-    let mut b = Client::builder()
-        .project(emulator.project().as_str())
-        .environment(emulator.environment().as_str())
-        .api_base_url(emulator.api_base_url())
-        .app_base_url(emulator.app_base_url())
-        .api_key(emulator.api_key());
-    for (resource, token) in emulator.resource_tokens() {
-        b = b.resource_token(resource, token.as_str());
-    }
-    if let Some(pem) = emulator.tls_ca_pem() {
-        b = b.add_root_certificate_pem(pem.to_vec());
-    }
-    b
+    Client::builder_for(emulator)
 }
 
 /// Sends a raw request through the default transport (for what the SDK would refuse to send)

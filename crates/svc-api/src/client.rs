@@ -101,6 +101,25 @@ impl Client {
         ClientBuilder::default()
     }
 
+    /// Starts a builder with everything a client of one deployment needs already set: both
+    /// base URLs, the project and environment, the API key, every resource token, and the CA
+    /// to trust ([`ClientBuilder::connection`]). The way from an emulator to its client, in one
+    /// line: `Client::builder_for(&emulator).build()?` (`svc-emulator` gives its
+    /// [`ConnectionInfo`](svc_model::ConnectionInfo); neither crate depends on the other).
+    ///
+    /// ```
+    /// use svc_api::Client;
+    /// use svc_api::model::ConnectionInfo;
+    ///
+    /// let info = ConnectionInfo::new("http://127.0.0.1:8787", "demo").api_key("svc_key_1");
+    /// let client = Client::builder_for(info).build()?;
+    /// assert_eq!(client.project()?.as_str(), "demo");
+    /// # Ok::<(), svc_api::Error>(())
+    /// ```
+    pub fn builder_for(connection: impl Into<svc_model::ConnectionInfo>) -> ClientBuilder {
+        ClientBuilder::default().connection(connection.into())
+    }
+
     /// The project, checked as a path segment. An operation that needs a project and has none
     /// fails with [`Error::InvalidInput`] before sending anything.
     pub fn project(&self) -> Result<ProjectName> {
@@ -253,6 +272,27 @@ impl ClientBuilder {
     /// teams), name it `__svc_app__`. A token given for one call wins over this one.
     pub fn resource_token(mut self, resource: impl Into<String>, token: impl Into<Secret>) -> Self {
         self.resource_tokens.insert(resource.into(), token.into());
+        self
+    }
+
+    /// Sets both base URLs, the project and environment, the API key and every resource token
+    /// of `info`, and trusts its CA ([`add_root_certificate_pem`](Self::add_root_certificate_pem)).
+    /// Settings given after this one win.
+    pub fn connection(mut self, info: svc_model::ConnectionInfo) -> Self {
+        self = self
+            .api_base_url(info.api_base_url)
+            .app_base_url(info.app_base_url)
+            .project(info.project)
+            .environment(info.environment);
+        if let Some(key) = info.api_key {
+            self = self.api_key(key);
+        }
+        for (resource, token) in info.resource_tokens {
+            self = self.resource_token(resource, token);
+        }
+        if let Some(pem) = info.tls_ca_pem {
+            self = self.add_root_certificate_pem(pem);
+        }
         self
     }
 

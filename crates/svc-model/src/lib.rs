@@ -23,6 +23,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod account;
+pub mod connection;
 pub mod error_body;
 pub mod ident;
 pub mod list;
@@ -37,6 +38,7 @@ mod timestamp;
 pub mod users;
 
 pub use account::{AuthState, LoginRequest, LoginResponse, UserInfo};
+pub use connection::ConnectionInfo;
 pub use error_body::{ErrorBody, ErrorResponse};
 pub use ident::{
     EnvironmentName, InvalidIdentifier, ModelName, PageUid, ProjectName, RecordPk, ResourceName,

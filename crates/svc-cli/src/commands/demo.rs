@@ -86,17 +86,8 @@ pub async fn run(args: DemoArgs) -> Result<(), Failure> {
     show("project", emulator.project());
     show("environment", emulator.environment());
 
-    let mut builder = Client::builder()
-        .project(emulator.project().as_str())
-        .environment(emulator.environment().as_str())
-        .api_base_url(emulator.api_base_url())
-        .app_base_url(emulator.app_base_url())
-        .api_key(emulator.api_key());
-    for (resource, token) in emulator.resource_tokens() {
-        builder = builder.resource_token(resource, token.as_str());
-    }
-    let client = builder.build()?;
-    say!("   Client::builder().project(..).api_key(..).app_base_url(..).build()");
+    let client = Client::builder_for(&emulator).build()?;
+    say!("   let client = svc_api::Client::builder_for(&emulator).build()?;");
 
     tour_projects(&client, &mut n).await?;
     tour_pages(&client, &mut n).await?;

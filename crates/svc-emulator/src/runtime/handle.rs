@@ -43,6 +43,14 @@ pub struct Emulator {
     pub(super) state: AppState,
 }
 
+/// An emulator's [`Emulator::connection`]: what lets `svc_api::Client::builder_for(&emulator)`
+/// take the emulator itself.
+impl From<&Emulator> for svc_model::ConnectionInfo {
+    fn from(emulator: &Emulator) -> Self {
+        emulator.connection()
+    }
+}
+
 /// What a started emulator reports: the one JSON line the binary prints on stdout when ready.
 ///
 /// It carries credentials (that is its purpose), so its `Debug` output redacts them; serialize it
@@ -136,6 +144,37 @@ impl Emulator {
     /// The address the server listens on.
     pub fn local_addr(&self) -> SocketAddr {
         self.local_addr
+    }
+
+    /// Everything a client of this emulator's default project needs: both base URLs, the
+    /// project and environment, the API key, every resource token (the tools resource's
+    /// included) and the CA to trust when TLS is on. The SDK takes it whole, and `&Emulator`
+    /// converts into it, so a test's client is one line:
+    /// `svc_api::Client::builder_for(&emulator).build()?`.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let emulator = svc_emulator::Emulator::start(Default::default()).await?;
+    /// let info = emulator.connection();
+    /// assert_eq!(info.api_base_url, emulator.api_base_url());
+    /// assert_eq!(info.resource_tokens["shop"], emulator.resource_tokens()["shop"]);
+    /// assert!(!format!("{info:?}").contains(emulator.api_key()));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn connection(&self) -> svc_model::ConnectionInfo {
+        let mut info = svc_model::ConnectionInfo::new(self.api_base_url(), self.project.as_str())
+            .app_base_url(self.app_base_url())
+            .environment(self.environment.as_str())
+            .api_key(self.api_key());
+        for (resource, token) in self.resource_tokens() {
+            info = info.resource_token(resource, token);
+        }
+        if let Some(pem) = self.tls_ca_pem() {
+            info = info.tls_ca_pem(pem);
+        }
+        info
     }
 
     /// In fault mode, how many requests met each fault so far; `None` without faults.
