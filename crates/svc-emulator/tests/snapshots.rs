@@ -95,6 +95,25 @@ async fn a_reset_puts_records_pages_users_and_sessions_back_as_they_were_at_star
     assert_eq!(recreated["id"], created["id"]);
 }
 
+/// A reset keeps the journal (a test may assert on what led to it); `start_over` empties it
+/// too, so a test on a shared emulator sees neither an earlier test's rows nor its requests.
+#[tokio::test]
+async fn start_over_puts_the_state_back_and_empties_the_journal() {
+    let emu = common::demo().await;
+    let customers = count(&emu, CUSTOMERS).await;
+    create_customer(&emu, "earlier@example.com").await;
+    emu.reset().await.expect("a reset");
+    assert!(!emu.requests().is_empty(), "a reset keeps the journal");
+    create_customer(&emu, "earlier-again@example.com").await;
+    let done = emu.start_over().await.expect("start over");
+    assert_eq!(done[0].name, "start");
+    assert!(emu.requests().is_empty(), "{:?}", emu.requests());
+    assert_eq!(emu.dropped_requests(), 0);
+    emu.assert_not_received(svc_emulator::RequestMatcher::post());
+    assert_eq!(count(&emu, CUSTOMERS).await, customers);
+    emu.shutdown().await;
+}
+
 #[tokio::test]
 async fn a_snapshot_is_restored_as_often_as_asked_and_forgotten_on_delete() {
     let emu = common::demo().await;

@@ -355,6 +355,30 @@ impl Emulator {
         self.restore(START).await
     }
 
+    /// Everything back to the start, in one call: what [`reset`](Self::reset) puts back, and an
+    /// empty request journal ([`clear_requests`](Self::clear_requests)). What a test on an
+    /// emulator it shares calls first, so that neither the data nor the journal shows an earlier
+    /// test's requests.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use svc_emulator::RequestMatcher;
+    ///
+    /// let emulator = svc_emulator::Emulator::start(Default::default()).await?;
+    /// // ... an earlier test's requests ...
+    /// emulator.start_over().await?;
+    /// assert!(emulator.requests().is_empty());
+    /// emulator.assert_not_received(RequestMatcher::any());
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn start_over(&self) -> Result<Vec<SnapshotInfo>, SnapshotError> {
+        let done = self.reset().await?;
+        self.clear_requests();
+        Ok(done)
+    }
+
     /// Keeps every project's state as it is now under `name` (1 to 64 letters, digits, `.`,
     /// `_` or `-`; not `start`), for [`restore`](Self::restore); a snapshot of that name is
     /// replaced. Snapshots live in memory: they end with the emulator.
