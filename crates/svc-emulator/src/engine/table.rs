@@ -10,6 +10,7 @@ use crate::engine::EngineError;
 use crate::engine::aggregate::{AggregateFunc, AggregateRequest, GroupRequest, fails, known};
 use crate::engine::field_input::InputField;
 use crate::engine::filter::FilterField;
+use crate::engine::records::RecordKeys;
 use crate::engine::types::FilterFamily;
 
 /// A column of a [`Table`].
@@ -45,6 +46,9 @@ pub(crate) trait Table {
     /// Every row has an identity of its own, so that no two rows are one record (a declared
     /// key that cannot be NULL). Otherwise a list shows one record per identity.
     fn identity_unique(&self) -> bool;
+    /// Each column's key in a record as JSON writes it, in column order (made once, when the
+    /// model is read: a page writes one per value).
+    fn record_keys(&self) -> &RecordKeys;
 
     /// The column named `name`.
     fn field(&self, name: &str) -> Option<&Self::Column> {
@@ -129,6 +133,10 @@ macro_rules! table_of_fields {
                 let unique: fn(&$model) -> bool = $identity_unique;
                 unique(self)
             }
+
+            fn record_keys(&self) -> &$crate::engine::records::RecordKeys {
+                &self.record_keys
+            }
         }
     };
 }
@@ -168,6 +176,10 @@ impl<T: Table> Table for std::sync::Arc<T> {
 
     fn identity_unique(&self) -> bool {
         (**self).identity_unique()
+    }
+
+    fn record_keys(&self) -> &RecordKeys {
+        (**self).record_keys()
     }
 }
 
@@ -339,6 +351,7 @@ pub(crate) struct MappedTable<F, E = ()> {
     /// What the database keeps beside.
     pub extra: E,
     index: BTreeMap<String, usize>,
+    record_keys: RecordKeys,
 }
 
 #[allow(dead_code)]
@@ -366,6 +379,7 @@ impl<F: KeyColumn, E> MappedTable<F, E> {
         Some(MappedTable {
             select_list: fields.iter().map(select).collect::<Vec<_>>().join(", "),
             index: index_by_name(&fields),
+            record_keys: RecordKeys::of(fields.iter().map(|f| f.name())),
             name,
             fields,
             pk,
@@ -436,6 +450,10 @@ impl<F: Column, E> Table for MappedTable<F, E> {
     /// promoted key repeats.
     fn identity_unique(&self) -> bool {
         !self.promoted_key
+    }
+
+    fn record_keys(&self) -> &RecordKeys {
+        &self.record_keys
     }
 }
 
@@ -586,6 +604,7 @@ pub(crate) mod tests {
     pub(crate) struct Tab {
         columns: Vec<Col>,
         index: BTreeMap<String, usize>,
+        keys: RecordKeys,
     }
 
     impl Table for Tab {
@@ -615,12 +634,20 @@ pub(crate) mod tests {
         fn identity_unique(&self) -> bool {
             true
         }
+        fn record_keys(&self) -> &RecordKeys {
+            &self.keys
+        }
     }
 
     pub(crate) fn table() -> Tab {
         let columns = vec![Col("a"), Col("id"), Col("b")];
         let index = index_by_name(&columns);
-        Tab { columns, index }
+        let keys = RecordKeys::of(columns.iter().map(|c| c.0));
+        Tab {
+            columns,
+            index,
+            keys,
+        }
     }
 
     fn names<'m>(order: &OrderBy<'m, Col>) -> Vec<(&'m str, bool)> {

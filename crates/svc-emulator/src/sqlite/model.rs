@@ -10,6 +10,7 @@ use std::sync::Arc;
 #[cfg(doc)]
 use crate::dialect::quote_ident;
 use crate::engine::field_input::InputField;
+use crate::engine::records::RecordKeys;
 use crate::engine::table::{BodyColumn, Column, table_of_fields};
 use crate::engine::types::{ColumnType, FilterFamily, Reflected, ValueWriter};
 use crate::flow::records::ModelSql;
@@ -94,9 +95,6 @@ pub struct Field {
     pub generated: bool,
     /// SQL expression of the field: the quoted column name.
     pub(crate) sql: String,
-    /// The field's part of a record before its value: `,`, the pre-escaped JSON key, `:`
-    /// (the record's first `,` becomes its `{`).
-    pub(crate) record_key: RecordKey,
     /// How records write its values (from [`ty`](Self::ty), decided once).
     pub(crate) writer: ValueWriter,
 }
@@ -155,6 +153,8 @@ pub struct Model {
     pub(crate) select_list: String,
     /// Each field's position, by name.
     pub(crate) index: BTreeMap<String, usize>,
+    /// Each field's key in a record, in field order.
+    pub(crate) record_keys: RecordKeys,
 }
 
 impl Model {
@@ -255,68 +255,4 @@ impl BodyColumn for Field {
 pub struct Schema {
     /// Models by table name.
     pub models: BTreeMap<String, Arc<Model>>,
-}
-
-/// A field's part of a record before its value: `,`, the name as a JSON string, then `:`.
-pub(crate) fn record_key(name: &str) -> RecordKey {
-    let mut k = b",".to_vec();
-    if serde_json::to_writer(&mut k, name).is_err() {
-        k.extend_from_slice(b"\"\"");
-    }
-    k.push(b':');
-    RecordKey::new(k.into_boxed_slice())
-}
-
-/// A field's part of a record before its value (see [`record_key`]), written 300 times a page
-/// of 25 records of 12 fields: a key of up to 16 bytes is also kept zero-padded to 16, and
-/// written as one 16-byte copy cut back to its length.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct RecordKey {
-    bytes: Box<[u8]>,
-    /// The bytes, zero-padded (all zeros when there are more than 16).
-    padded: [u8; 16],
-}
-
-impl RecordKey {
-    fn new(bytes: Box<[u8]>) -> Self {
-        let mut padded = [0; 16];
-        if let Some(head) = padded.get_mut(..bytes.len()) {
-            head.copy_from_slice(&bytes);
-        }
-        Self { bytes, padded }
-    }
-
-    /// Appends the key to `buf`.
-    #[inline(always)]
-    pub(crate) fn write(&self, buf: &mut Vec<u8>) {
-        let n = self.bytes.len();
-        if n <= self.padded.len() {
-            let at = buf.len();
-            buf.extend_from_slice(&self.padded);
-            buf.truncate(at + n);
-        } else {
-            buf.extend_from_slice(&self.bytes);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn record_keys_write_comma_name_colon_at_every_length() {
-        for name in (0..40)
-            .map(|n| "k".repeat(n))
-            .chain(["é", "a\"b", "tab\there", "名前", "\u{1}"].map(str::to_owned))
-        {
-            let mut want = b"[1,2]".to_vec();
-            want.push(b',');
-            want.extend_from_slice(serde_json::to_string(&name).unwrap().as_bytes());
-            want.push(b':');
-            let mut buf = b"[1,2]".to_vec();
-            record_key(&name).write(&mut buf);
-            assert_eq!(buf, want, "{name:?}");
-        }
-    }
 }

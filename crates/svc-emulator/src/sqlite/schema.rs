@@ -8,9 +8,10 @@ use rusqlite::Connection;
 
 use crate::dialect::quote_ident;
 use crate::engine::error::EngineError;
+use crate::engine::records::RecordKeys;
 use crate::engine::table::index_by_name;
 use crate::engine::types::ColumnType;
-use crate::sqlite::model::{Field, FieldKind, ForeignKey, Model, Schema, record_key};
+use crate::sqlite::model::{Field, FieldKind, ForeignKey, Model, Schema};
 
 /// Prepares `sql` on `conn` through the connection's statement cache (rusqlite's `cache`
 /// feature): the statements of lists, counts and writes are parsed and planned once.
@@ -124,7 +125,6 @@ fn load_model(conn: &Connection, table: &str, view: bool) -> Result<Option<Model
             ty,
             writer: ty.value_writer(),
             sql: quote_ident(&c.name),
-            record_key: record_key(&c.name),
             declared_type: c.declared,
             not_null: c.not_null || rowid_alias,
             has_default: c.default,
@@ -174,6 +174,7 @@ fn load_model(conn: &Connection, table: &str, view: bool) -> Result<Option<Model
         .join(", ");
     let index = index_by_name(&fields);
     Ok(Some(Model {
+        record_keys: RecordKeys::of(fields.iter().map(|f| f.name.as_str())),
         name: table.to_owned(),
         table_sql: quote_ident(table),
         select_list,

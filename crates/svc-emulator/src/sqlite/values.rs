@@ -284,8 +284,13 @@ pub(crate) fn write_record<'v, E>(
 ) -> Result<Option<usize>, E> {
     let start = buf.len();
     let mut unreadable = None;
-    for (i, f) in model.fields.iter().enumerate() {
-        f.record_key.write(buf);
+    for (i, (f, key)) in model
+        .fields
+        .iter()
+        .zip(model.record_keys.keys())
+        .enumerate()
+    {
+        key.write(buf);
         if !write_field_value(buf, f, value(i)?) && unreadable.is_none() {
             unreadable = Some(i);
         }
