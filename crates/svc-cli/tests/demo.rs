@@ -21,8 +21,29 @@ async fn the_tour_runs_to_its_end() {
         r#"wf-refund              [{"id":8,"status":"refunded","note":"damaged in transit"}]"#,
         "wf-reopen failed       step 2 (shop.set_status): The database refused the statement: NOT NULL constraint failed: orders.status.",
         "Next steps",
+        // What svc is, first; where to go next, last, with the lines to paste.
+        "svc is the REST API of a low-code administration platform",
+        "Test your own code against the emulator (docs/testing.md)",
+        "   svc-emulator = \"0.4\"",
+        "let client = svc_api::Client::builder_for(&emulator).build()?;",
     ] {
         assert!(stdout.contains(expected), "{expected:?} not in:\n{stdout}");
+    }
+    // The lines to paste are docs/testing.md's, as that guide has them today.
+    let guide = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/testing.md"),
+    )
+    .expect("docs/testing.md");
+    let block = guide
+        .split("```toml\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("a toml block in docs/testing.md");
+    for line in block.lines() {
+        assert!(
+            stdout.contains(&format!("   {line}\n")),
+            "docs/testing.md's {line:?} not in:\n{stdout}"
+        );
     }
 }
 

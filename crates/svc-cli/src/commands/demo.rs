@@ -69,7 +69,13 @@ fn show(label: &str, value: impl std::fmt::Display) {
 }
 
 pub async fn run(args: DemoArgs) -> Result<(), Failure> {
-    say!("svc demo: an embedded emulator of the svc API, and a tour of the Rust SDK.");
+    say!("svc is the REST API of a low-code administration platform: an application host");
+    say!(
+        "(projects, page settings, an HTTP proxy) and a data host (records, read-only SQL, users,"
+    );
+    say!("teams, actions, workflows, user sessions). This demo starts svc-emulator, a local");
+    say!("stand-in for both hosts, in memory, and tours the Rust SDK (svc-api) against it: each");
+    say!("call, and what came back.");
     // Access tokens live 32 s here (5 min by default), so the tour can show a refresh: the SDK
     // refreshes when an expiry is less than 30 s away.
     let lifetimes = svc_emulator::TokenLifetimes {
@@ -522,7 +528,23 @@ async fn tour_users(client: &Client, n: &mut u32) -> Result<(), Failure> {
     Ok(())
 }
 
+/// The crates' version as a `Cargo.toml` requirement, `0.4` for `0.4.0`: what docs/testing.md's
+/// `[dev-dependencies]` block says.
+fn testing_version() -> String {
+    let parts: Vec<&str> = env!("CARGO_PKG_VERSION").splitn(3, '.').take(2).collect();
+    parts.join(".")
+}
+
 fn next_steps(emulator: &Emulator, keep_running: bool) {
+    say!("\nTest your own code against the emulator (docs/testing.md); in your Cargo.toml:");
+    say!("   [dev-dependencies]");
+    let version = testing_version();
+    say!("   svc-api = \"{version}\"");
+    say!("   svc-emulator = \"{version}\"");
+    say!("   tokio = {{ version = \"1\", features = [\"macros\", \"rt-multi-thread\"] }}");
+    say!("   and in a #[tokio::test]:");
+    say!("   let emulator = svc_emulator::Emulator::start(Default::default()).await?;");
+    say!("   let client = svc_api::Client::builder_for(&emulator).build()?;");
     say!("\nNext steps");
     if !keep_running {
         say!(
