@@ -123,6 +123,8 @@ pub mod guides {
     pub struct Emulator;
     #[doc = include_str!("../../docs/testing.md")]
     pub struct Testing;
+    #[doc = include_str!("../../docs/actions.md")]
+    pub struct Actions;
     #[doc = include_str!("../../docs/compatibility.md")]
     pub struct Compatibility;
     #[doc = include_str!("../../docs/proxy.md")]
