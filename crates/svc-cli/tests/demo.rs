@@ -31,7 +31,9 @@ async fn the_tour_runs_to_its_end() {
     }
     // The lines to paste are docs/testing.md's, as that guide has them today.
     let guide = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/testing.md"),
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join("docs/testing.md"),
     )
     .expect("docs/testing.md");
     let block = guide

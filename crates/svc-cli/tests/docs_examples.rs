@@ -110,7 +110,8 @@ fn the_first_test_of_docs_testing_builds_and_passes_in_a_crate_of_its_own() {
     );
     std::fs::write(dir.join("Cargo.toml"), manifest).expect("Cargo.toml");
     std::fs::write(dir.join("src/lib.rs"), "").expect("src/lib.rs");
-    std::fs::write(dir.join("tests/first.rs"), test).expect("tests/first.rs");
+    let test_file = dir.join("tests").join("guide").with_extension("rs");
+    std::fs::write(test_file, test).expect("the test file");
     std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).expect("Cargo.lock");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let out = Command::new(cargo)

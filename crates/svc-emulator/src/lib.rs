@@ -87,7 +87,7 @@ pub mod cli;
 
 pub use config::EmulatorConfig;
 pub use config::actions::{ActionConfig, WorkflowConfig, WorkflowStep};
-pub use config::fixtures::{FixtureError, Fixtures};
+pub use config::fixtures::{FixtureError, Fixtures, FixturesOnRows};
 pub use config::lifetimes::TokenLifetimes;
 pub use config::limits::{IDLE_TIMEOUT, Limits};
 pub use config::projects::{ConfigError, ProjectConfig, ProjectsConfig, ResourceConfig};

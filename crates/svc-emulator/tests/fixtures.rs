@@ -10,8 +10,8 @@ use common::{Call, TempDir, send};
 use http::Method;
 use serde_json::{Value, json};
 use svc_emulator::{
-    Emulator, EmulatorConfig, EmulatorError, FixtureError, Fixtures, ProjectConfig, ProjectsConfig,
-    ResourceConfig,
+    Emulator, EmulatorConfig, EmulatorError, FixtureError, Fixtures, FixturesOnRows, ProjectConfig,
+    ProjectsConfig, ResourceConfig,
 };
 
 const SCHEMA: &str = "
@@ -226,39 +226,79 @@ async fn a_reset_puts_the_fixtures_back() {
     assert_eq!(created["id"], 13);
 }
 
-#[tokio::test]
-async fn models_that_already_have_records_keep_them() {
-    // Rows of seed_sql: the resource's fixtures are not loaded, with a warning.
-    let dir = TempDir::new();
+/// A resource whose `orders` holds a row of seed_sql (id 99), with the three fixture files and
+/// `on_rows`.
+fn seeded(dir: &TempDir, on_rows: FixturesOnRows) -> ProjectsConfig {
     let seeded = ResourceConfig::new("shop", "tok_shop")
         .seed_sql(format!(
             "{SCHEMA} INSERT INTO orders (id, total) VALUES (99, 1);"
         ))
-        .fixtures(the_files(&dir));
-    let config = ProjectsConfig::new(vec![
+        .fixtures(the_files(dir))
+        .fixtures_on_rows(on_rows);
+    ProjectsConfig::new(vec![
         ProjectConfig::new("demo")
             .api_key("key_demo")
             .resource(seeded),
-    ]);
-    let emu = start(config).await.unwrap();
+    ])
+}
+
+#[tokio::test]
+async fn a_model_that_already_has_records_stops_the_start_unless_told_to_skip_or_add() {
+    // By default: the start stops, naming the model and the two ways on.
+    let dir = TempDir::new();
+    let e = fixture_error(start(seeded(&dir, FixturesOnRows::default())).await);
+    assert_eq!(e.model(), Some("orders"));
+    let message = e.to_string();
+    for part in [
+        "model \"orders\" already holds records",
+        "resource \"shop\"",
+        "\"fixtures_on_rows\": \"skip\"",
+        "\"add\"",
+        "--fixtures-on-rows",
+    ] {
+        assert!(message.contains(part), "{part:?} not in {message}");
+    }
+
+    // Skip: none of the resource's fixtures, the seeded row kept, nothing to warn of.
+    let emu = start(seeded(&dir, FixturesOnRows::Skip)).await.unwrap();
     assert_eq!(all(&emu, "customers").await, json!([]));
     assert_eq!(all(&emu, "orders").await.as_array().unwrap().len(), 1);
-    let warning = emu.warnings().join("\n");
-    assert!(
-        warning.contains("fixtures of resource \"shop\"") && warning.contains("orders"),
-        "{warning}"
-    );
+    assert!(emu.warnings().is_empty(), "{:?}", emu.warnings());
     drop(emu);
 
-    // A data path: loaded at the first start; the second finds them (or what became of
-    // them) and loads nothing twice.
+    // Add: every fixture beside the seeded row (three orders in the file, and id 99).
+    let emu = start(seeded(&dir, FixturesOnRows::Add)).await.unwrap();
+    assert_eq!(all(&emu, "customers").await.as_array().unwrap().len(), 2);
+    assert_eq!(all(&emu, "orders").await.as_array().unwrap().len(), 4);
+    drop(emu);
+
+    // The emulator's setting (--fixtures-on-rows) replaces the resource's.
+    let config = EmulatorConfig::default()
+        .projects(seeded(&dir, FixturesOnRows::Stop))
+        .fixtures_on_rows(FixturesOnRows::Skip);
+    let emu = Emulator::start(config).await.unwrap();
+    assert_eq!(all(&emu, "orders").await.as_array().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_data_path_kept_across_starts_skips_the_fixtures_when_told_to() {
+    // Loaded at the first start; the second finds them (or what became of them): it stops
+    // by default, and with skip keeps what the first start left.
+    let dir = TempDir::new();
     let data = dir.join("data/meta.sqlite");
-    let config = || {
+    let config = |on_rows: FixturesOnRows| {
         EmulatorConfig::default()
             .data_path(&data)
-            .projects(shop(Some(the_files(&dir))))
+            .projects(ProjectsConfig::new(vec![
+                ProjectConfig::new("demo").api_key("key_demo").resource(
+                    ResourceConfig::new("shop", "tok_shop")
+                        .seed_sql(SCHEMA)
+                        .fixtures(the_files(&dir))
+                        .fixtures_on_rows(on_rows),
+                ),
+            ]))
     };
-    let emu = Emulator::start(config()).await.unwrap();
+    let emu = Emulator::start(config(FixturesOnRows::Stop)).await.unwrap();
     assert!(emu.warnings().is_empty(), "{:?}", emu.warnings());
     call(
         &emu,
@@ -268,10 +308,11 @@ async fn models_that_already_have_records_keep_them() {
     )
     .await;
     emu.shutdown().await;
-    let emu = Emulator::start(config()).await.unwrap();
+    let e = fixture_error(Emulator::start(config(FixturesOnRows::Stop)).await);
+    assert!(e.to_string().contains("already hold"), "{e}");
+    let emu = Emulator::start(config(FixturesOnRows::Skip)).await.unwrap();
     assert_eq!(all(&emu, "orders").await.as_array().unwrap().len(), 2);
     assert_eq!(all(&emu, "customers").await.as_array().unwrap().len(), 2);
-    assert!(!emu.warnings().is_empty());
 }
 
 #[tokio::test]

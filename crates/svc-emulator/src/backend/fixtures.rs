@@ -3,16 +3,17 @@
 //! exactly as it does a create's body. Strict whatever the emulator's mode: a field the model
 //! lacks is refused, as the emulator refuses it on a `POST` (the data engine would ignore it).
 //!
-//! The records go in only when every model the fixtures name is empty: a database kept across
-//! starts (a `--data` file, a database of your own) holds them, or what became of them, from
-//! the start before, and rows that `seed_sql` inserts are left as they are. Every file is read
-//! and checked before the first record is written.
+//! When a model the fixtures name already holds records (a database kept across starts, a
+//! `--data` file or a database of your own, holds them, or what became of them, from the start
+//! before; `seed_sql` may insert rows), the resource's `fixtures_on_rows` decides: the start
+//! stops naming the models (the default: never skipped silently), skips the fixtures, or adds
+//! them. Every file is read and checked before the first record is written.
 
 use std::sync::Arc;
 
 use crate::backend::{Backend, Hold};
 use crate::config::fixtures::read::{Records, read};
-use crate::config::fixtures::{FixtureError, FixtureFile, Fixtures};
+use crate::config::fixtures::{FixtureError, FixtureFile, Fixtures, FixturesOnRows};
 use crate::engine::python::json::PyJson;
 use crate::engine::{EngineError, ListSpec, Listing, Selection};
 
@@ -26,7 +27,7 @@ pub(crate) enum Loaded {
         /// Models.
         models: usize,
     },
-    /// Nothing: these models already had records.
+    /// Nothing, as the config asked: these models already had records.
     Skipped(Vec<String>),
 }
 
@@ -35,11 +36,13 @@ fn no_hold() -> Hold {
     Box::new(())
 }
 
-/// Loads `fixtures` into `db`, the resource `resource`.
+/// Loads `fixtures` into `db`, the resource `resource`; `on_rows` says what to do when a model
+/// they name already holds records.
 pub(crate) async fn load(
     db: &Arc<dyn Backend>,
     resource: &str,
     fixtures: &Fixtures,
+    on_rows: FixturesOnRows,
 ) -> Result<Loaded, FixtureError> {
     let files = fixtures.resolve().map_err(|e| e.in_resource(resource))?;
     for file in &files {
@@ -58,16 +61,24 @@ pub(crate) async fn load(
     }
     let mut held = Vec::new();
     for file in &files {
-        if has_records(db, &file.model).await.map_err(|e| {
-            FixtureError::new(&file.path, format!("cannot count its model's records: {e}"))
-                .in_resource(resource)
-                .for_model(&file.model)
-        })? {
-            held.push(file.model.clone());
+        if on_rows != FixturesOnRows::Add
+            && has_records(db, &file.model).await.map_err(|e| {
+                FixtureError::new(&file.path, format!("cannot count its model's records: {e}"))
+                    .in_resource(resource)
+                    .for_model(&file.model)
+            })?
+        {
+            held.push(file);
         }
     }
-    if !held.is_empty() {
-        return Ok(Loaded::Skipped(held));
+    match (held.first(), on_rows) {
+        (None, _) | (_, FixturesOnRows::Add) => {}
+        (Some(_), FixturesOnRows::Skip) => {
+            return Ok(Loaded::Skipped(
+                held.iter().map(|f| f.model.clone()).collect(),
+            ));
+        }
+        (Some(first), _) => return Err(holds_records(resource, first, &held)),
     }
     let mut all = Vec::with_capacity(files.len());
     for file in &files {
@@ -102,6 +113,31 @@ pub(crate) async fn load(
         records: created,
         models: files.len(),
     })
+}
+
+/// The start's stop when models the fixtures name already hold records (`held`, `first` the
+/// first of them): it names them, says where such rows come from, and the two ways on.
+fn holds_records(resource: &str, first: &FixtureFile, held: &[&FixtureFile]) -> FixtureError {
+    let models: Vec<&str> = held.iter().map(|f| f.model.as_str()).collect();
+    let what = match models.as_slice() {
+        [one] => format!("model {one:?} already holds records"),
+        many => format!("models {} already hold records", many.join(", ")),
+    };
+    FixtureError::new(
+        &first.path,
+        format!(
+            "{what} (rows of seed_sql, or a database kept from an earlier start: a --data \
+             file, a database of your own), and fixtures are loaded into empty models only"
+        ),
+    )
+    .in_resource(resource)
+    .for_model(&first.model)
+    .hint(
+        "empty those tables, or say what to do in the resource's config: \
+         \"fixtures_on_rows\": \"skip\" keeps the rows and loads nothing (a --data file kept \
+         from the start that loaded them), \"add\" loads the fixtures beside them \
+         (--fixtures-on-rows skip|add on the command line)",
+    )
 }
 
 /// Whether `model` has a record.

@@ -49,10 +49,17 @@ pub struct EmulatorArgs {
 
     /// Records loaded at start into the default project's resources: a folder per resource,
     /// `DIR/<resource>/`, holding `<model>.json` (an array of objects), `<model>.ndjson` (an
-    /// object a line) or `<model>.csv` (a header row naming the fields). Loaded only into empty
-    /// models; a reset puts them back.
+    /// object a line) or `<model>.csv` (a header row naming the fields). A model that already
+    /// holds records stops the start (see --fixtures-on-rows); a reset puts them back.
     #[arg(long, env = "SVC_EMULATOR_FIXTURES", value_name = "DIR")]
     pub fixtures: Option<PathBuf>,
+
+    /// When a model that fixtures name already holds records (rows of seed_sql, or of an
+    /// earlier start kept in --data or in your own database): `stop` the start naming it (the
+    /// default), `skip` the resource's fixtures and keep the rows, or `add` the fixtures beside
+    /// them. For every resource, replacing each one's `fixtures_on_rows` in the config.
+    #[arg(long, env = "SVC_EMULATOR_FIXTURES_ON_ROWS", value_name = "WHAT", value_parser = on_rows)]
+    pub fixtures_on_rows: Option<crate::FixturesOnRows>,
 
     /// Serve HTTPS with a certificate generated at start; the CA's PEM path is in the startup
     /// line.
@@ -138,12 +145,24 @@ impl EmulatorArgs {
         if let Some(dir) = &self.fixtures {
             config = config.fixtures_dir(dir);
         }
+        if let Some(on_rows) = self.fixtures_on_rows {
+            config = config.fixtures_on_rows(on_rows);
+        }
         if let Some(faults) = self.faults.to_faults() {
             config = config.faults(faults);
         }
         config = config.proxy(self.proxy.to_proxy_config());
         config
     }
+}
+
+/// `--fixtures-on-rows`: `stop`, `skip` or `add`.
+fn on_rows(value: &str) -> Result<crate::FixturesOnRows, String> {
+    crate::FixturesOnRows::ALL
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case(value.trim()))
+        .map(|&(_, on_rows)| on_rows)
+        .ok_or_else(|| format!("{value:?} is none of stop, skip, add"))
 }
 
 /// Starts the emulator, prints exactly one JSON line ([`StartupInfo`](crate::StartupInfo)) on

@@ -47,6 +47,7 @@ pub struct EmulatorConfig {
     journal_capacity: usize,
     journal_bodies: bool,
     fixtures: Option<PathBuf>,
+    fixtures_on_rows: Option<fixtures::FixturesOnRows>,
 }
 
 /// Where the projects come from. Setting one source replaces the other.
@@ -75,6 +76,7 @@ impl Default for EmulatorConfig {
             journal_capacity: DEFAULT_JOURNAL_CAPACITY,
             journal_bodies: false,
             fixtures: None,
+            fixtures_on_rows: None,
         }
     }
 }
@@ -119,6 +121,19 @@ impl EmulatorConfig {
     /// The `--fixtures` directory, if any.
     pub(crate) fn fixtures_location(&self) -> Option<&Path> {
         self.fixtures.as_deref()
+    }
+
+    /// What the start does when a model that fixtures name already holds records, for every
+    /// resource (`--fixtures-on-rows`): replaces each resource's own
+    /// ([`ResourceConfig::fixtures_on_rows`](crate::ResourceConfig::fixtures_on_rows)).
+    pub fn fixtures_on_rows(mut self, on_rows: fixtures::FixturesOnRows) -> Self {
+        self.fixtures_on_rows = Some(on_rows);
+        self
+    }
+
+    /// The `--fixtures-on-rows` choice, if one was given.
+    pub(crate) fn fixtures_on_rows_given(&self) -> Option<fixtures::FixturesOnRows> {
+        self.fixtures_on_rows
     }
 
     /// Serve HTTPS with a certificate generated at start (default off).

@@ -14,7 +14,7 @@ use svc_model::users::TOOLS_RESOURCE;
 use svc_model::{EnvironmentName, ProjectName, ResourceName};
 
 use crate::config::actions::{ActionConfig, WorkflowConfig, check_actions, check_workflows};
-use crate::config::fixtures::Fixtures;
+use crate::config::fixtures::{Fixtures, FixturesOnRows};
 
 /// Every project the emulator serves; the first one is the default project.
 ///
@@ -119,6 +119,10 @@ pub struct ResourceConfig {
     /// state at start is kept, so a reset puts them back (see the emulator guide, "Fixtures").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fixtures: Option<Fixtures>,
+    /// What a start does when a model the fixtures name already holds records: stop (the
+    /// default), skip the fixtures, or add them ([`FixturesOnRows`]).
+    #[serde(default, skip_serializing_if = "FixturesOnRows::is_stop")]
+    pub fixtures_on_rows: FixturesOnRows,
     /// Actions (`POST {resource}/actions/{name}`): SQL run on this database with the request's
     /// inputs bound by name, or fixed answers (docs/actions.md).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -421,6 +425,7 @@ impl ResourceConfig {
             seed_sql: None,
             reset: false,
             fixtures: None,
+            fixtures_on_rows: FixturesOnRows::Stop,
             actions: Vec::new(),
         }
     }
@@ -505,6 +510,23 @@ impl ResourceConfig {
     /// ```
     pub fn fixtures(mut self, fixtures: Fixtures) -> Self {
         self.fixtures = Some(fixtures);
+        self
+    }
+
+    /// What a start does when a model its fixtures name already holds records
+    /// ([`FixturesOnRows`]; by default it stops, naming the models).
+    ///
+    /// ```
+    /// use svc_emulator::{Fixtures, FixturesOnRows, ResourceConfig};
+    ///
+    /// // Kept in a --data file across starts: the rows of the first start stay.
+    /// let shop = ResourceConfig::new("shop", "shop-token")
+    ///     .fixtures(Fixtures::dir("fixtures/shop"))
+    ///     .fixtures_on_rows(FixturesOnRows::Skip);
+    /// assert_eq!(shop.fixtures_on_rows, FixturesOnRows::Skip);
+    /// ```
+    pub fn fixtures_on_rows(mut self, on_rows: FixturesOnRows) -> Self {
+        self.fixtures_on_rows = on_rows;
         self
     }
 

@@ -14,7 +14,7 @@ use tokio::net::TcpListener;
 
 use crate::backend::fixtures::{self, Loaded};
 use crate::catalog::Catalog;
-use crate::config::fixtures::{FixtureError, Fixtures, by_resource};
+use crate::config::fixtures::{FixtureError, Fixtures, FixturesOnRows, by_resource};
 use crate::config::projects::{ConfigError, ProjectsConfig};
 use crate::config::registry::Registry;
 use crate::config::{EmulatorConfig, ProjectsSource};
@@ -234,20 +234,13 @@ fn prepare(config: &EmulatorConfig, local_addr: SocketAddr) -> Result<Prepared, 
             message,
         })?;
     // Before the state at start is kept (below): a reset puts the fixtures back.
-    for (project, resource, fixtures) in fixture_plan(&projects, config)? {
+    for (project, resource, fixtures, on_rows) in fixture_plan(&projects, config)? {
         let db = catalog.get(&project, &resource).ok_or_else(|| {
             ConfigError::Invalid(format!("no resource {resource:?} in project {project:?}"))
         })?;
-        let loaded = tokio::runtime::Handle::current()
-            .block_on(fixtures::load(&db, &resource, &fixtures))?;
-        if let Loaded::Skipped(models) = loaded {
-            warnings.push(format!(
-                "the fixtures of resource {resource:?} (project {project:?}) were not loaded: \
-                 {} already had records (fixtures load only into empty models: a database \
-                 kept from an earlier start, or rows of seed_sql)",
-                models.join(", ")
-            ));
-        }
+        // Skipped only when the config says so: nothing to warn of.
+        let _: Loaded = tokio::runtime::Handle::current()
+            .block_on(fixtures::load(&db, &resource, &fixtures, on_rows))?;
     }
 
     let tls = if config.tls_enabled() {
@@ -287,7 +280,7 @@ fn prepare(config: &EmulatorConfig, local_addr: SocketAddr) -> Result<Prepared, 
 fn fixture_plan(
     projects: &ProjectsConfig,
     config: &EmulatorConfig,
-) -> Result<Vec<(String, String, Fixtures)>, FixtureError> {
+) -> Result<Vec<(String, String, Fixtures, FixturesOnRows)>, FixtureError> {
     let mut flagged = match (config.fixtures_location(), projects.default_project()) {
         (Some(dir), Some(default)) => {
             let names: Vec<String> = default.resources.iter().map(|r| r.name.clone()).collect();
@@ -303,7 +296,15 @@ fn fixture_plan(
                 _ => None,
             };
             if let Some(fixtures) = from_flag.or_else(|| resource.fixtures.clone()) {
-                plan.push((project.name.clone(), resource.name.clone(), fixtures));
+                let on_rows = config
+                    .fixtures_on_rows_given()
+                    .unwrap_or(resource.fixtures_on_rows);
+                plan.push((
+                    project.name.clone(),
+                    resource.name.clone(),
+                    fixtures,
+                    on_rows,
+                ));
             }
         }
     }
