@@ -1,6 +1,11 @@
 """A test suite in another language against one `svc emulator`, reset before each test.
 
-Python's own unittest and urllib only. Run it with the `svc` binary:
+Python's own unittest and urllib only. Run it inside `svc emulator exec`, which starts the
+emulator, gives the suite its start line (SVC_EMULATOR_STARTUP) and stops it at the end:
+
+    svc emulator exec -- python3 docs/examples/test_with_emulator.py
+
+or let the suite start the `svc` binary itself:
 
     SVC_BIN=target/debug/svc python3 docs/examples/test_with_emulator.py
 
@@ -27,6 +32,10 @@ PROCESS = None
 def setUpModule():
     """One emulator for the whole suite: its startup line has its URLs, project and key."""
     global EMULATOR, PROCESS
+    if "SVC_EMULATOR_STARTUP" in os.environ:
+        # Run by `svc emulator exec`: its emulator, already up.
+        EMULATOR = json.loads(os.environ["SVC_EMULATOR_STARTUP"])
+        return
     PROCESS = subprocess.Popen(
         [os.environ.get("SVC_BIN", "svc"), "emulator"]
         + shlex.split(os.environ.get("SVC_EMULATOR_ARGS", "")),
@@ -37,8 +46,9 @@ def setUpModule():
 
 
 def tearDownModule():
-    PROCESS.terminate()
-    PROCESS.wait()
+    if PROCESS is not None:
+        PROCESS.terminate()
+        PROCESS.wait()
 
 
 def call(method, path, body=None, auth=None):

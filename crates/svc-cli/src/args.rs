@@ -106,6 +106,8 @@ pub struct EmulatorCommand {
 /// What `svc emulator` does to a running emulator's project (`--project`, or the profile's),
 /// reached at `--api-base-url` with the project's `--api-key`, as the other commands are.
 #[derive(Debug, Subcommand)]
+// Parsed once per process: a large variant (exec's emulator flags) costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 pub enum EmulatorAction {
     /// Put the project back in its state at start: records of the resources the emulator owns,
     /// users, teams, page settings, accounts; every session ends.
@@ -122,16 +124,73 @@ pub enum EmulatorAction {
     },
     /// List the project's snapshots.
     Snapshots,
+    /// Print the project's request journal: the requests the emulator answered, oldest first,
+    /// filtered as its route filters them; with --follow, each new one as it comes (NDJSON).
+    Requests(RequestsArgs),
+    /// Start an emulator, run CMD with the environment `svc` reads (SVC_API_BASE_URL,
+    /// SVC_APP_BASE_URL, SVC_PROJECT, SVC_ENVIRONMENT, SVC_API_KEY, SVC_TOOLS_TOKEN, SVC_CA_CERT
+    /// with --tls) and SVC_EMULATOR_STARTUP (the start line, with every resource token), stop
+    /// the emulator when CMD ends, and exit with CMD's code. Ctrl-C stops both.
+    #[command(after_help = EXEC_EXAMPLES)]
+    Exec(ExecArgs),
 }
+
+/// `svc emulator requests`: the journal route's filters.
+#[derive(Debug, clap::Args)]
+pub struct RequestsArgs {
+    /// Only requests whose path starts with this, e.g. /projects/demo/prod/shop/.
+    #[arg(long, value_name = "PREFIX")]
+    pub path_prefix: Option<String>,
+    /// Only requests that arrived at or after this time (RFC 3339, e.g. 2026-01-02T03:04:05Z).
+    #[arg(long, value_name = "TIME")]
+    pub since: Option<String>,
+    /// Only requests of this method, e.g. POST.
+    #[arg(long)]
+    pub method: Option<String>,
+    /// Only answers with this status (201) or class (4xx).
+    #[arg(long)]
+    pub status: Option<String>,
+    /// With the requests' and answers' bodies (the emulator must keep them: --journal-bodies).
+    #[arg(long)]
+    pub bodies: bool,
+    /// Keep printing new requests as they come, one JSON line each, until Ctrl-C.
+    #[arg(long, short = 'f')]
+    pub follow: bool,
+}
+
+/// `svc emulator exec`: an emulator around one command.
+#[derive(Debug, clap::Args)]
+pub struct ExecArgs {
+    /// Also write the emulator's start line (its URLs, project, key and every resource token,
+    /// as `svc emulator` prints it) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub startup_file: Option<std::path::PathBuf>,
+    /// How to run the emulator: the flags of `svc emulator`.
+    #[command(flatten)]
+    pub run: svc_emulator::cli::EmulatorArgs,
+    /// The command to run, after `--`, and its arguments.
+    #[arg(last = true, required = true, value_name = "CMD")]
+    pub command: Vec<std::ffi::OsString>,
+}
+
+const EXEC_EXAMPLES: &str = "\
+Examples:
+  svc emulator exec -- svc records list shop orders -o table
+  svc emulator exec --fixtures tests/fixtures -- python3 -m unittest discover tests
+  svc emulator exec --startup-file emulator.json -- npm test";
 
 const EMULATOR_EXAMPLES: &str = "\
 Examples:
   svc emulator --listen 127.0.0.1:8787 > emulator.json &   # run one; the line has its key
   svc emulator snapshot seeded --api-base-url http://127.0.0.1:8787 --api-key KEY --project demo
   svc emulator restore seeded     # (with SVC_API_BASE_URL, SVC_API_KEY, SVC_PROJECT set)
-  svc emulator reset";
+  svc emulator reset
+  svc emulator requests --method POST --status 4xx   # what the code under test sent, refused
+  svc emulator exec -- python3 -m unittest           # an emulator around a test run";
 
 #[derive(Debug, Subcommand)]
+// Parsed once per process: a large variant (the emulator's flags) costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 pub enum Command {
     /// Start the embedded emulator and walk through every operation group.
     Demo(DemoArgs),

@@ -59,6 +59,9 @@ pub enum Failure {
     Hinted(Box<Failure>, String),
     /// A signal (Ctrl-C, SIGTERM) stopped the command.
     Interrupted(Signal),
+    /// The command `svc emulator exec` ran ended with this exit code (not 0): `svc` exits with
+    /// it, printing nothing (the command said what it had to).
+    Exited(u8),
     /// A command that was part-way through stopped because of `cause` (an error or
     /// [`Interrupted`](Failure::Interrupted)). `message` says what it had done (it replaces the
     /// cause's own text, which it should include); `note` what became of its output. The exit
@@ -138,6 +141,7 @@ impl Failure {
             Failure::Refused(_) => API,
             Failure::NotSignedIn(_) => NOT_SIGNED_IN,
             Failure::Interrupted(signal) => signal.exit_code(),
+            Failure::Exited(code) => *code,
             // A closed stdout is quiet success on its own, but not once it cut short a command
             // that must say so.
             Failure::Stopped { cause, .. } => match cause.inner() {
@@ -159,7 +163,10 @@ impl Failure {
 
     /// Whether anything should be printed.
     pub fn is_silent(&self) -> bool {
-        matches!(self.inner(), Failure::BrokenPipe | Failure::Differ)
+        matches!(
+            self.inner(),
+            Failure::BrokenPipe | Failure::Differ | Failure::Exited(_)
+        )
     }
 
     /// A line that says what became of the command's output, after the error line.
@@ -230,6 +237,7 @@ impl fmt::Display for Failure {
             Failure::Differ => f.write_str("the pages differ from the files"),
             Failure::Hinted(inner, _) => write!(f, "{inner}"),
             Failure::Interrupted(signal) => write!(f, "interrupted by {signal}"),
+            Failure::Exited(code) => write!(f, "the command exited with code {code}"),
             Failure::Stopped { message, .. } => f.write_str(message),
         }
     }

@@ -31,9 +31,11 @@ fn main() -> std::process::ExitCode {
     // command is one client's requests, which one thread runs with no wake-ups between threads
     // (an export spends a tenth of its time less).
     let mut runtime = match cli.command {
-        Command::Demo(_) | Command::Emulator(args::EmulatorCommand { action: None, .. }) => {
-            tokio::runtime::Builder::new_multi_thread()
-        }
+        Command::Demo(_)
+        | Command::Emulator(args::EmulatorCommand {
+            action: None | Some(args::EmulatorAction::Exec(_)),
+            ..
+        }) => tokio::runtime::Builder::new_multi_thread(),
         _ => tokio::runtime::Builder::new_current_thread(),
     };
     let result = match runtime.enable_all().build() {

@@ -28,6 +28,24 @@ fn run_the_python_suite(env: &[(&str, String)]) {
     assert!(stderr.contains("Ran 3 tests"), "{stderr}");
 }
 
+/// docs/testing.md's suite in Python inside `svc emulator exec`: the suite reads the emulator
+/// from `SVC_EMULATOR_STARTUP`, and svc's exit code is the suite's.
+#[test]
+#[ignore = "needs python3: `cargo xtask ci` runs it"]
+fn the_python_suite_of_docs_testing_passes_inside_svc_emulator_exec() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out = Command::new(env!("CARGO_BIN_EXE_svc"))
+        .args(["emulator", "exec", "--", "python3"])
+        .arg(root.join("docs/examples/test_with_emulator.py"))
+        .current_dir(&root)
+        .env_remove("SVC_BIN")
+        .output()
+        .expect("svc runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("Ran 3 tests"), "{stderr}");
+}
+
 /// docs/testing.md's suite in Python: one `svc emulator` (the demo project), reset before each
 /// test.
 #[test]

@@ -6,10 +6,11 @@ use http::{Method, Request, StatusCode, header};
 use serde_json::{Value, json};
 use svc_api::transport::{HyperTransport, Transport};
 
-use crate::args::{EmulatorAction, EmulatorCommand, Global};
+use crate::args::{EmulatorAction, EmulatorCommand, ExecArgs, Global, RequestsArgs};
 use crate::connect;
 use crate::exit::Failure;
 use crate::output;
+use crate::signals;
 
 /// Runs the emulator, or sends `cmd`'s action to a running one.
 pub async fn run(global: &Global, cmd: EmulatorCommand) -> Result<(), Failure> {
@@ -17,6 +18,11 @@ pub async fn run(global: &Global, cmd: EmulatorCommand) -> Result<(), Failure> {
         return svc_emulator::cli::run(cmd.run)
             .await
             .map_err(|e| Failure::Other(format!("the emulator stopped: {e}")));
+    };
+    let action = match action {
+        EmulatorAction::Requests(args) => return requests(global, args).await,
+        EmulatorAction::Exec(args) => return exec(args).await,
+        other => other,
     };
     let (method, tail, body) = match &action {
         EmulatorAction::Reset => (Method::POST, "reset".to_owned(), None),
@@ -31,6 +37,9 @@ pub async fn run(global: &Global, cmd: EmulatorCommand) -> Result<(), Failure> {
             None,
         ),
         EmulatorAction::Snapshots => (Method::GET, "snapshots".to_owned(), None),
+        EmulatorAction::Requests(_) | EmulatorAction::Exec(_) => {
+            unreachable!("handled above")
+        }
     };
     let answer = send(global, method, &tail, body).await?;
     output::value(output::resolve(global.output), &answer)
@@ -114,6 +123,184 @@ async fn send(
         StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => failure.with_hint(hint),
         _ => failure,
     })
+}
+
+/// `svc emulator requests`: the journal's requests (the route's filters), or with `--follow`
+/// each new one as a JSON line until Ctrl-C.
+async fn requests(global: &Global, args: RequestsArgs) -> Result<(), Failure> {
+    let mut filters: Vec<(&str, String)> = Vec::new();
+    if let Some(prefix) = &args.path_prefix {
+        filters.push(("path_prefix", prefix.clone()));
+    }
+    if let Some(method) = &args.method {
+        filters.push(("method", method.clone()));
+    }
+    if let Some(status) = &args.status {
+        filters.push(("status", status.clone()));
+    }
+    if args.bodies {
+        filters.push(("bodies", "true".to_owned()));
+    }
+    let tail = |since: Option<&str>| {
+        let mut query: Vec<String> = filters
+            .iter()
+            .map(|(k, v)| format!("{k}={}", encode_segment(v)))
+            .collect();
+        if let Some(since) = since {
+            query.push(format!("since={}", encode_segment(since)));
+        }
+        match query.is_empty() {
+            true => "requests".to_owned(),
+            false => format!("requests?{}", query.join("&")),
+        }
+    };
+    let given_since = args.since.clone();
+    if !args.follow {
+        let answer = send(global, Method::GET, &tail(given_since.as_deref()), None).await?;
+        dropped_note(&answer);
+        let requests = answer["requests"].as_array().cloned().unwrap_or_default();
+        return output::list(output::resolve(global.output), &requests);
+    }
+    // Polled: each answer holds what arrived at or after the last one seen (times are to the
+    // millisecond), told apart by their numbers.
+    let mut stop = signals::interrupted();
+    let (mut since, mut last_id) = (given_since, 0u64);
+    loop {
+        let answer = send(global, Method::GET, &tail(since.as_deref()), None).await?;
+        for request in answer["requests"].as_array().into_iter().flatten() {
+            let id = request["id"].as_u64().unwrap_or(0);
+            if id > last_id {
+                last_id = id;
+                since = request["time"].as_str().map(str::to_owned).or(since);
+                output::value(crate::args::Output::Ndjson, request)?;
+            }
+        }
+        tokio::select! {
+            _ = &mut stop => return Ok(()),
+            () = tokio::time::sleep(std::time::Duration::from_millis(500)) => {}
+        }
+    }
+}
+
+/// Says on stderr how many requests the journal dropped (past its capacity), if any.
+fn dropped_note(answer: &Value) {
+    if let Some(n) = answer["dropped"].as_u64().filter(|&n| n > 0) {
+        eprintln!(
+            "note: the journal dropped its {n} oldest requests (past its capacity, \
+             --journal-capacity)"
+        );
+    }
+}
+
+/// `svc emulator exec`: an emulator in this process, `CMD` run with the environment `svc`
+/// reads, the emulator stopped when `CMD` ends; `CMD`'s exit code. A stop signal (Ctrl-C, which
+/// the terminal also sends `CMD`, or SIGTERM) gives `CMD` a moment to end, then ends it.
+async fn exec(args: ExecArgs) -> Result<(), Failure> {
+    let Some((program, rest)) = args.command.split_first() else {
+        return Err(Failure::Usage(
+            "no command to run: give it after --, e.g. `svc emulator exec -- python3 -m unittest`"
+                .to_owned(),
+        ));
+    };
+    let emulator = svc_emulator::Emulator::start(args.run.to_config())
+        .await
+        .map_err(|e| Failure::Other(format!("the emulator did not start: {e}")))?;
+    for warning in emulator.warnings() {
+        eprintln!("svc emulator exec: warning: {warning}");
+    }
+    let line = serde_json::to_string(emulator.startup_info())
+        .map_err(|e| Failure::Other(format!("cannot write the start line: {e}")))?;
+    if let Some(file) = &args.startup_file {
+        std::fs::write(file, format!("{line}\n")).map_err(|e| {
+            Failure::Other(format!(
+                "cannot write the start line to {}: {e}",
+                file.display()
+            ))
+        })?;
+    }
+    let mut command = tokio::process::Command::new(program);
+    command
+        .args(rest)
+        .envs(environment(&emulator, &line))
+        .kill_on_drop(true);
+    // What would win over those in `svc` (`VITE_SVC_*` over `SVC_*`; a resource token over the
+    // key), from the caller's own environment: the command talks to this emulator only.
+    for shadowing in SHADOWING {
+        command.env_remove(shadowing);
+    }
+    let mut child = command.spawn().map_err(|e| {
+        Failure::usage_hint(
+            format!("cannot run {}: {e}", program.to_string_lossy()),
+            "give a program on PATH, or its path, after --",
+        )
+    })?;
+    let mut stop = signals::interrupted();
+    let status = tokio::select! {
+        status = child.wait() => status,
+        signal = &mut stop => {
+            // Ctrl-C reached the command too, from the terminal: a moment to end on its own.
+            let grace = std::time::Duration::from_secs(5);
+            match tokio::time::timeout(grace, child.wait()).await {
+                Ok(status) => status,
+                Err(_) => {
+                    let _ = child.kill().await;
+                    emulator.shutdown().await;
+                    return Err(Failure::Interrupted(signal));
+                }
+            }
+        }
+    };
+    emulator.shutdown().await;
+    let status = status.map_err(|e| Failure::Other(format!("cannot wait for the command: {e}")))?;
+    match status.code() {
+        Some(0) => Ok(()),
+        Some(code) => Err(Failure::Exited(u8::try_from(code).unwrap_or(1))),
+        // Ended by a signal: the shell's code for it.
+        None => Err(Failure::Exited(signal_code(&status))),
+    }
+}
+
+/// Variables of the caller's environment that `svc` would read before the emulator's.
+const SHADOWING: [&str; 5] = [
+    "VITE_SVC_PROJECT",
+    "VITE_SVC_ENVIRONMENT",
+    "VITE_SVC_API_BASE_URL",
+    "VITE_SVC_APP_BASE_URL",
+    "SVC_TOKEN",
+];
+
+/// 128 + the signal that ended a process, as shells report it (1 where it is not known).
+fn signal_code(status: &std::process::ExitStatus) -> u8 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            return u8::try_from(128 + signal).unwrap_or(1);
+        }
+    }
+    let _ = status;
+    1
+}
+
+/// The variables `svc` reads for the emulator's default project, and its start line whole
+/// (`SVC_EMULATOR_STARTUP`, for every resource token).
+fn environment(emulator: &svc_emulator::Emulator, line: &str) -> Vec<(&'static str, String)> {
+    let mut env = vec![
+        ("SVC_API_BASE_URL", emulator.api_base_url().to_owned()),
+        ("SVC_APP_BASE_URL", emulator.app_base_url().to_owned()),
+        ("SVC_PROJECT", emulator.project().as_str().to_owned()),
+        (
+            "SVC_ENVIRONMENT",
+            emulator.environment().as_str().to_owned(),
+        ),
+        ("SVC_API_KEY", emulator.api_key().to_owned()),
+        ("SVC_TOOLS_TOKEN", emulator.tools_token().to_owned()),
+        ("SVC_EMULATOR_STARTUP", line.to_owned()),
+    ];
+    if let Some(ca) = emulator.tls_ca_pem_path() {
+        env.push(("SVC_CA_CERT", ca.display().to_string()));
+    }
+    env
 }
 
 /// A path segment with every byte but unreserved ones percent-encoded.
