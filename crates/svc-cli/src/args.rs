@@ -359,9 +359,9 @@ as a list (one JSON value per line with -o ndjson, a table, CSV), anything else 
 An action is never sent twice: an answer lost on the way is not retried.";
 
 const WORKFLOWS_EXAMPLES: &str = "Examples:
-  svc workflows run wf-refund --data '{\"id\": 7}'
-  echo '{\"id\": 7}' | svc workflows run wf-refund --data -
-  svc workflows run wf-refund --data '{\"id\": 7}'; [ $? -eq 6 ] && echo \"the run failed\"
+  svc workflows run wf-refund --data '{\"id\": 7, \"note\": \"damaged in transit\"}'
+  echo '{\"id\": 9, \"note\": \"late\"}' | svc workflows run wf-refund --data -
+  svc workflows run wf-reopen --data '{\"id\": 8, \"note\": \"n\", \"status\": null}'; [ $? -eq 6 ] && echo \"the run failed\"
 
 Prints a successful run's result as `svc actions run` prints an action's. A run that failed
 (`{\"success\": false, \"error\": ...}`) prints the server's reason on stderr and exits with 6,

@@ -230,3 +230,56 @@ fn requests_follow_prints_new_requests_until_interrupted() {
     drop(host.stdin.take());
     assert_eq!(host.wait().expect("exec ends").code(), Some(0));
 }
+
+/// The examples of `svc actions run --help` and `svc workflows run --help` run as written
+/// against the demo, in the order shown, inside `svc emulator exec` (a line that reads a file,
+/// `@file`, is left out: the help names no such file).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_help_examples_of_actions_and_workflows_run_as_written() {
+    let dir = TempDir::new("help-examples");
+    let bin = std::path::Path::new(SVC)
+        .parent()
+        .expect("the binary's directory")
+        .display()
+        .to_string();
+    let path = format!("{bin}:{}", std::env::var("PATH").unwrap_or_default());
+    let mut lines = Vec::new();
+    for command in [["actions", "run"], ["workflows", "run"]] {
+        let help = svc(vec![], &[command[0], command[1], "--help"], None).await;
+        let help = String::from_utf8_lossy(&help.stdout).into_owned();
+        let examples = help
+            .split("Examples:\n")
+            .nth(1)
+            .unwrap_or_else(|| panic!("no examples in {help}"));
+        lines.extend(
+            examples
+                .lines()
+                .take_while(|l| l.starts_with("  "))
+                .map(str::trim)
+                .filter(|l| !l.contains('@'))
+                .map(str::to_owned),
+        );
+    }
+    assert!(lines.len() >= 4, "{lines:?}");
+    // Each line on its own; the script fails at the first line that does.
+    let script: String = lines
+        .iter()
+        .map(|l| {
+            format!(
+                "{l} || {{ echo \"failed: $?: {}\" >&2; exit 1; }}\n",
+                l.replace('"', "'")
+            )
+        })
+        .collect();
+    let out = svc(
+        vec![("PATH", path), ("HOME", dir.path().to_owned())],
+        &["emulator", "exec", "--", "sh", "-c", &script],
+        None,
+    )
+    .await;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(stdout.contains("the run failed"), "{stdout}");
+    assert!(stdout.contains("damaged in transit"), "{stdout}");
+}
