@@ -11,6 +11,19 @@ use common::run::{TempDir, svc};
 
 const SVC: &str = env!("CARGO_BIN_EXE_svc");
 
+/// Runs `svc` with `args` and `env`; its stdout, once it has ended with success.
+async fn succeeds(env: Vec<(&'static str, String)>, args: &[&str]) -> String {
+    let out = svc(env, args, None).await;
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn the_command_gets_the_environment_and_its_exit_code_is_svcs() {
     let dir = TempDir::new("exec-env");
@@ -70,7 +83,7 @@ async fn svc_itself_runs_against_the_emulator_it_is_given() {
         ("VITE_SVC_PROJECT", "elsewhere".to_owned()),
         ("SVC_TOKEN", "a-token-of-elsewhere".to_owned()),
     ];
-    let out = svc(
+    let stdout = succeeds(
         elsewhere,
         &[
             "emulator",
@@ -88,16 +101,8 @@ async fn svc_itself_runs_against_the_emulator_it_is_given() {
             "-o",
             "json",
         ],
-        None,
     )
     .await;
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let page: serde_json::Value = serde_json::from_str(&stdout).expect("a page");
     assert!(page["count"].as_u64().is_some_and(|n| n > 0), "{page}");
     assert_eq!(page["results"][0]["status"], "paid");
@@ -131,19 +136,7 @@ async fn requests_lists_the_journal_with_the_routes_filters() {
          {SVC} emulator requests --status 4xx -o ndjson; echo ---; \
          {SVC} emulator requests --method POST -o json"
     );
-    let out = svc(
-        vec![],
-        &["emulator", "exec", "--", "sh", "-c", &script],
-        None,
-    )
-    .await;
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = succeeds(vec![], &["emulator", "exec", "--", "sh", "-c", &script]).await;
     let parts: Vec<&str> = stdout.split("---\n").collect();
     let all: Vec<serde_json::Value> = parts[0]
         .lines()
