@@ -11,7 +11,7 @@
 //!
 //! - **A list repeated on unchanged data** costs what it cost last time: SQLite runs the same
 //!   statement, with the same bound values, over the same rows. Each resource remembers, for
-//!   recently seen list requests, the database generation of their last run (see `memo`) and
+//!   recently seen list requests, the database generation of their last run (see `walks`) and
 //!   how long it took. The same request in the same generation whose last run took under
 //!   [`INLINE_BOUND`] runs inline ([`route_list`]); a first request, one after a write, or one
 //!   that was slow goes to the pool, which times it. The inline run also refuses to do more

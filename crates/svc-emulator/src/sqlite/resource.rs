@@ -462,11 +462,12 @@ impl Resource {
 
     /// Lists the records of `model` that `spec` selects, in its order: one page with the count
     /// of all matching records, or with `no_pagination` every matching record (at most
-    /// [`MAX_PER_PAGE`]). A page past the last one lists no records, with the count of all.
+    /// [`MAX_PER_PAGE`](crate::engine::MAX_PER_PAGE)). A page past the last one lists no
+    /// records, with the count of all.
     ///
     /// Paging costs what the page costs, not what the table holds: the count of a selection
     /// and the sort key at the end of each page are remembered for as long as the database
-    /// does not change (see `sqlite::memo`), so a walk through the pages in order seeks past
+    /// does not change (see `sqlite::walks`), so a walk through the pages in order seeks past
     /// the previous page instead of stepping over every row before it. The answers are those
     /// of `LIMIT ? OFFSET ?` on the same snapshot.
     pub fn list(&self, model: &str, spec: &ListSpec) -> Result<Listing, EngineError> {
