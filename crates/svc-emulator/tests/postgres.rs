@@ -15,7 +15,8 @@ use common::{Call, Reply, peak_rss_kib, send};
 use http::Method;
 use serde_json::{Value, json};
 use svc_emulator::{
-    Emulator, EmulatorConfig, Fixtures, Limits, ProjectConfig, ProjectsConfig, ResourceConfig,
+    Emulator, EmulatorConfig, EmulatorError, Fixtures, FixturesOnRows, Limits, ProjectConfig,
+    ProjectsConfig, ResourceConfig,
 };
 
 const KEY: &str = "pg-key";
@@ -1503,7 +1504,7 @@ async fn fixtures_are_created_as_posts_create_records() {
                 1,Ann,12.345,true,2024-01-02,2024-01-02T07:08:09+02:00\n\
                 2,Bo,,false,,\n";
     std::fs::write(&players, rows).unwrap();
-    let resource = |players: &std::path::Path| {
+    let resource = |players: &std::path::Path, on_rows: FixturesOnRows| {
         ProjectsConfig::new(vec![
             ProjectConfig::new("demo").api_key(KEY).resource(
                 ResourceConfig::new("shop", TOKEN)
@@ -1511,11 +1512,13 @@ async fn fixtures_are_created_as_posts_create_records() {
                     .fixtures(Fixtures::files([
                         ("teams", teams.as_path()),
                         ("players", players),
-                    ])),
+                    ]))
+                    .fixtures_on_rows(on_rows),
             ),
         ])
     };
-    let emu = Emulator::start(EmulatorConfig::default().projects(resource(&players)))
+    let start = |on_rows| EmulatorConfig::default().projects(resource(&players, on_rows));
+    let emu = Emulator::start(start(FixturesOnRows::Stop))
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     let loaded = ok(&get(&emu, "models/players?_order_by=id").await);
@@ -1532,12 +1535,19 @@ async fn fixtures_are_created_as_posts_create_records() {
     assert_eq!(&posted, ann);
     drop(emu);
 
-    // A second start finds the records and loads nothing.
-    let emu = Emulator::start(EmulatorConfig::default().projects(resource(&players)))
+    // A second start finds the records: it stops, naming them, unless told to skip.
+    match Emulator::start(start(FixturesOnRows::Stop)).await {
+        Err(EmulatorError::Fixture(e)) => {
+            assert!(e.to_string().contains("teams, players already hold"), "{e}");
+        }
+        Err(other) => panic!("not a fixture error: {other}"),
+        Ok(_) => panic!("the emulator started over the records"),
+    }
+    let emu = Emulator::start(start(FixturesOnRows::Skip))
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(ok(&get(&emu, "models/players").await)["count"], 3);
-    assert!(!emu.warnings().is_empty());
+    assert!(emu.warnings().is_empty(), "{:?}", emu.warnings());
     drop(emu);
 
     // Into an empty database: a value its column refuses stops the start.
