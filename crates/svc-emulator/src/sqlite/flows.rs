@@ -15,7 +15,7 @@ use rusqlite::{Connection, params_from_iter};
 use crate::engine::body::{non_field, query_failed};
 use crate::engine::error::EngineError;
 use crate::engine::field_input::{Internal, py_equal};
-use crate::engine::records::Models;
+use crate::engine::records::{Models, record_json};
 use crate::engine::types::{Reflected, Stored, read};
 use crate::flow::Locator;
 use crate::flow::delete::delete_row;
@@ -26,7 +26,7 @@ use crate::flow::write::{Values, Writes, insert_statement, set_list, update_sql}
 use crate::sqlite::model::{Field, Model};
 use crate::sqlite::records::Budget;
 use crate::sqlite::references::{self, SqliteConnection, equal_all};
-use crate::sqlite::resource::{Resource, db_error, get_by_identity, lookup_value, write_loaded};
+use crate::sqlite::resource::{Resource, db_error, get_by_identity, lookup_value};
 use crate::sqlite::schema::prepare;
 use crate::sqlite::values::bind;
 use crate::sqlite::walks;
@@ -262,7 +262,7 @@ impl<'c> Writes for Sqlite<'c> {
                 model.name
             ))
         })?;
-        Ok(write_loaded(model, &row))
+        Ok(record_json(model, row.as_slice(), 0))
     }
 
     /// By the mapper's identity: every row that shares a promoted key goes (SQLAlchemy only
@@ -353,6 +353,6 @@ impl<'c> Writes for Sqlite<'c> {
             return Err(EngineError::engine_fails(lenient, &pk_field.name, no_key()));
         };
         tx.commit().map_err(|e| db_error(model, e))?;
-        Ok(write_loaded(model, &row))
+        Ok(record_json(model, row.as_slice(), 0))
     }
 }

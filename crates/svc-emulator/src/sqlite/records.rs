@@ -220,6 +220,16 @@ impl RecordRow<Field> for rusqlite::Row<'_> {
     }
 }
 
+/// A row read whole (a record read back after a write): each value as stored.
+impl RecordRow<Field> for [Value] {
+    fn write_value(&self, buf: &mut Vec<u8>, i: usize, column: &Field, _tz: i32) -> bool {
+        let stored = self
+            .get(i)
+            .map_or(Stored::from(ValueRef::Null), Stored::from);
+        write_field_value(buf, column, stored)
+    }
+}
+
 /// One part of a record's identity, the value `v` of key column `field`, as Python compares
 /// it: numbers by value whatever their storage class (`1 == 1.0 == True`), text and bytes by
 /// content (never equal to each other), dates and decimals by their value's text.

@@ -29,7 +29,7 @@ use crate::sqlite::handoff::{Attempt, ListRun, Mode, Route, RunMemory, route_ret
 use crate::sqlite::model::{Model, Schema};
 use crate::sqlite::records::{Budget, unreadable};
 use crate::sqlite::schema::{load_schema, prepare};
-use crate::sqlite::values::{bind, write_field_value, write_record};
+use crate::sqlite::values::{bind, write_field_value};
 use crate::sqlite::walks::ListMemo;
 
 /// Reader connections opened next to the writer for a database file in WAL mode.
@@ -833,15 +833,6 @@ fn check_readable(model: &Model, row: &[Value], lenient: bool) -> Result<(), Eng
         }
     }
     Ok(())
-}
-
-/// A loaded record as JSON bytes.
-pub(crate) fn write_loaded(model: &Model, row: &[Value]) -> Vec<u8> {
-    let mut buf = Vec::with_capacity(256);
-    // Values the engine cannot read were refused before (see `readable`).
-    let written = write_record(&mut buf, model, |i| row.get(i).map(Stored::from).ok_or(()));
-    debug_assert!(written.is_ok(), "a loaded row has a value for every field");
-    buf
 }
 
 /// The demo resource `shop` ([`DEMO_RESOURCE`](crate::engine::DEMO_RESOURCE)), in memory.

@@ -13,10 +13,11 @@ use serde_json::Value as Json;
 use crate::dialect::quote_ident;
 use crate::engine::body::{non_field, summary};
 use crate::engine::error::EngineError;
+use crate::engine::records::record_json;
 use crate::sqlite::model::{Field, Model};
 use crate::sqlite::resource::Resource;
 use crate::sqlite::schema::prepare;
-use crate::sqlite::values::{json_to_sql, text_to_sql, write_row};
+use crate::sqlite::values::{json_to_sql, text_to_sql};
 
 /// Strict writes, for the built-in tools resource (users and teams, docs/contract.md 5.3),
 /// whose contract is the emulator's own: strict JSON types, required NOT NULL fields, and
@@ -71,10 +72,10 @@ impl Resource {
             let run = || -> rusqlite::Result<Vec<u8>> {
                 let mut stmt = prepare(conn, &sql)?;
                 let mut rows = stmt.query(params_from_iter(values.iter().map(|(_, v)| v)))?;
-                let mut buf = Vec::with_capacity(256);
-                if let Some(row) = rows.next()? {
-                    write_row(&mut buf, &model, row)?;
-                }
+                let buf = match rows.next()? {
+                    Some(row) => record_json(&*model, row, 0),
+                    None => Vec::new(),
+                };
                 // Run the statement to its end: in autocommit mode that is when SQLite commits,
                 // and a commit that fails (a deferred foreign key, an I/O error) must fail the
                 // create, not be lost in the statement's reset after a `201`.
@@ -130,14 +131,7 @@ impl Resource {
                 let mut stmt = prepare(conn, &sql)?;
                 let binds = values.iter().map(|(_, v)| v).chain(std::iter::once(&pk));
                 let mut rows = stmt.query(params_from_iter(binds))?;
-                let buf = match rows.next()? {
-                    Some(row) => {
-                        let mut buf = Vec::with_capacity(256);
-                        write_row(&mut buf, &model, row)?;
-                        Some(buf)
-                    }
-                    None => None,
-                };
+                let buf = rows.next()?.map(|row| record_json(&*model, row, 0));
                 // As in `create`: the commit happens (and can fail) at the end of the statement.
                 finish(&mut rows)?;
                 Ok(buf)
@@ -351,11 +345,7 @@ fn fetch_one(conn: &Connection, model: &Model, pk: &Value) -> Result<Vec<u8>, En
     let mut stmt = prepare(conn, &sql)?;
     let mut rows = stmt.query([pk])?;
     match rows.next()? {
-        Some(row) => {
-            let mut buf = Vec::with_capacity(256);
-            write_row(&mut buf, model, row)?;
-            Ok(buf)
-        }
+        Some(row) => Ok(record_json(model, row, 0)),
         None => Err(EngineError::RecordNotFound),
     }
 }

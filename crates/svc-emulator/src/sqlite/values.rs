@@ -12,7 +12,7 @@ use crate::engine::python::json::{PyJson, parse_py_json, py_json_dumps, write_py
 use crate::engine::python::numbers::{parse_bool, py_float};
 use crate::engine::python::text::py_repr_str;
 use crate::engine::types::{Reflected, Stored, write_with};
-use crate::sqlite::model::{Field, FieldKind, Model};
+use crate::sqlite::model::{Field, FieldKind};
 use crate::util::base64::{base64_decode, base64_encode_into};
 
 impl<'a> From<ValueRef<'a>> for Stored<'a> {
@@ -144,17 +144,6 @@ pub(crate) fn json_to_sql(kind: FieldKind, v: &Json) -> Result<Value, &'static s
     }
 }
 
-/// Writes the current row (selected with [`Model::select_list`]) as a JSON object; the index
-/// of the first field whose stored value the engine cannot read (it fails on the record), if
-/// any.
-pub(crate) fn write_row(
-    buf: &mut Vec<u8>,
-    model: &Model,
-    row: &rusqlite::Row<'_>,
-) -> rusqlite::Result<Option<usize>> {
-    write_record(buf, model, |i| row.get_ref(i).map(Stored::from))
-}
-
 /// What SQLite is given for a Python value written to a column of type `reflected`:
 /// SQLAlchemy's bind processor of the type, then Python's `sqlite3` adaptation. `Err` holds
 /// the message the engine answers (`400`), or says why the emulator refuses a value the engine
@@ -273,36 +262,6 @@ pub(crate) fn write_field_value(buf: &mut Vec<u8>, f: &Field, v: Stored<'_>) -> 
     }
 }
 
-/// Writes a record of `model` as a JSON object, each field's stored value given by `value`
-/// (by field index); the index of the first field whose stored value the engine cannot read
-/// (it fails on the record), if any.
-#[inline]
-pub(crate) fn write_record<'v, E>(
-    buf: &mut Vec<u8>,
-    model: &Model,
-    mut value: impl FnMut(usize) -> Result<Stored<'v>, E>,
-) -> Result<Option<usize>, E> {
-    let start = buf.len();
-    let mut unreadable = None;
-    for (i, (f, key)) in model
-        .fields
-        .iter()
-        .zip(model.record_keys.keys())
-        .enumerate()
-    {
-        key.write(buf);
-        if !write_field_value(buf, f, value(i)?) && unreadable.is_none() {
-            unreadable = Some(i);
-        }
-    }
-    // Each key came after a `,`: the first one's is the object's `{`.
-    match buf.get_mut(start) {
-        Some(first) => *first = b'{',
-        None => buf.push(b'{'),
-    }
-    buf.push(b'}');
-    Ok(unreadable)
-}
 /// Writes the stored value of a `JSON` column as the engine answers it: SQLAlchemy's SQLite
 /// JSON type reads text (and bytes) with `json.loads` and passes numbers through, and the
 /// encoder writes the value. Text that is not JSON (the engine fails on it: `false`) is
