@@ -188,25 +188,34 @@ fn ci() -> bool {
         && features()
 }
 
-/// The examples in other languages that docs/ points to (docs/testing.md's Python suite, and its
-/// CI recipe against a throwaway PostgreSQL server), run against the `svc` binary: `#[ignore]`d
-/// in `cargo test`, since they need python3 (as the contract step's schemathesis does) and
-/// PostgreSQL's programs, which this step requires.
+/// The docs' examples, run against the `svc` binary: those in other languages that docs/ points
+/// to (docs/testing.md's Python suite, and its CI recipe against a throwaway PostgreSQL server),
+/// and every shell example of README.md, docs/ and `svc ... --help` (crates/svc-cli/tests's
+/// shell_examples target; docs/actions.md's `cargo run -p svc-api --example actions` runs the
+/// example built first). `#[ignore]`d in `cargo test`, since they need python3 (as the contract
+/// step's schemathesis does), bash, jq and PostgreSQL's programs, which this step requires.
 fn docs_examples() -> bool {
     let ok = cargo(
+        &["build", "-p", "svc-api", "--examples", "--all-features"],
+        &[],
+    ) && cargo(
         &[
             "test",
             "-p",
             "svc-cli",
             "--test",
             "docs_examples",
+            "--test",
+            "shell_examples",
             "--",
             "--ignored",
         ],
         &[],
     );
     if !ok {
-        eprintln!("\nci: the docs' examples failed; they need python3 and PostgreSQL's programs");
+        eprintln!(
+            "\nci: the docs' examples failed; they need python3, bash, jq and PostgreSQL's programs"
+        );
     }
     ok
 }

@@ -1,12 +1,10 @@
 //! Runs the demo's actions and workflows, and tells a failed run from a refused request.
 //!
-//! Start the emulator (its demo project has them: docs/actions.md), then point this program at
-//! it with the values its startup line prints:
+//! Run it beside an emulator (its demo project has them: docs/actions.md), which sets
+//! `SVC_PROJECT`, `SVC_API_BASE_URL` and `SVC_API_KEY` for it:
 //!
 //! ```text
-//! cargo run -p svc-cli -- emulator      # prints {"api_base_url": ..., "api_key": ...}
-//! SVC_PROJECT=demo SVC_API_BASE_URL=http://127.0.0.1:PORT SVC_API_KEY=svc_key_... \
-//!     cargo run -p svc-api --example actions
+//! cargo run -p svc-cli -- emulator exec -- cargo run -p svc-api --example actions
 //! ```
 //!
 //! It refunds order 7 with the action `shop/refund`, runs the workflow `wf-refund` on order 8

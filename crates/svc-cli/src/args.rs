@@ -176,14 +176,15 @@ pub struct ExecArgs {
 const EXEC_EXAMPLES: &str = "\
 Examples:
   svc emulator exec -- svc records list shop orders -o table
-  svc emulator exec --fixtures tests/fixtures -- python3 -m unittest discover tests
-  svc emulator exec --startup-file emulator.json -- npm test";
+  svc emulator exec -- python3 docs/examples/test_with_emulator.py   # in a checkout of svc-rs
+  svc emulator exec --fixtures <dir> --startup-file emulator.json -- npm test";
 
 const EMULATOR_EXAMPLES: &str = "\
 Examples:
   svc emulator --listen 127.0.0.1:8787 > emulator.json &   # run one; the line has its key
-  svc emulator snapshot seeded --api-base-url http://127.0.0.1:8787 --api-key KEY --project demo
-  svc emulator restore seeded     # (with SVC_API_BASE_URL, SVC_API_KEY, SVC_PROJECT set)
+  svc emulator snapshot seeded --api-base-url http://127.0.0.1:8787 --api-key <key> --project demo
+  svc emulator snapshot seeded    # with SVC_API_BASE_URL, SVC_API_KEY and SVC_PROJECT set
+  svc emulator restore seeded
   svc emulator reset
   svc emulator requests --method POST --status 4xx   # what the code under test sent, refused
   svc emulator exec -- python3 -m unittest           # an emulator around a test run";
@@ -258,7 +259,7 @@ pub enum Command {
 
 const MAIN_EXAMPLES: &str = "Examples:
   svc emulator > emulator.json &      # a local service; prints its URLs, project and keys
-  svc --profile local records list shop orders -f status=paid --order-by -total --per-page 10
+  svc records list shop orders -f status=paid --order-by -total --per-page 10   # or --profile NAME
   svc sql shop \"select status, count(*) as n from orders group by status\" -o table
   svc config                          # which settings are in use, and where each comes from
 
@@ -293,11 +294,12 @@ when other users can read a file that holds secrets.
 Precedence: flag > environment key > profile > default. The profile is --profile NAME, else
 SVC_PROFILE, else the file's default_profile.
 
-The file can be written with svc itself (it is made readable by you only):
+The file can be written with svc itself (it is made readable by you only).
 
+Examples:
   svc --profile local config set api_base_url http://127.0.0.1:8787
-  printf '%s\\n' \"$KEY\" | svc --profile local config set api_key -
-  svc --profile local config set resource_tokens.shop svc_tok_...
+  printf '%s\\n' \"$SVC_API_KEY\" | svc --profile local config set api_key -   # from stdin
+  svc --profile local config set resource_tokens.shop <shop-token>
   svc config use local                # the default profile
   svc --profile local config unset draft";
 
@@ -317,10 +319,9 @@ strings, as the service sends them (\"total\": \"912.5\"): compare them as numbe
 tonumber.";
 
 const RECORDS_IMPORT_EXAMPLES: &str = "Examples:
-  svc records import shop customers customers.csv --key email --errors failed.ndjson
   svc records export shop customers --out customers.csv && svc records import shop customers customers.csv --key email --skip-columns birth_date
-  svc records import shop customers customers.csv --key email --columns email,city,vip
-  some-tool | svc records import shop products - --format ndjson --key sku --skip-existing
+  svc records import shop customers customers.csv --key email --columns email,city,vip --errors failed.ndjson
+  svc records export shop products | svc records import shop products - --format ndjson --key sku --skip-existing
 
 CSV cells are sent as text and read by the model's fields (\"12\" into an integer column,
 \"true\" into a boolean); an empty cell is left out. Before any row is sent, the model's
@@ -333,8 +334,8 @@ service stopped answering (with --key, run the same command again to finish).";
 const PAGES_EXAMPLES: &str = "Examples:
   svc pages list -o table
   svc pages create --data '{\"unique_name\": \"orders\", \"name\": \"Orders\", \"params\": {\"elements\": []}}'
+  svc pages get orders | jq '.params | fromjson' > structure.json   # the structure, parsed
   svc pages update orders --data @structure.json      # a page by uid or unique_name
-  svc pages get orders | jq '.params | fromjson'
   svc pages pull pages/ && $EDITOR pages/orders.json && svc pages diff pages/ && svc pages push pages/
   svc --draft pages push pages/ && svc pages publish orders
 
@@ -344,14 +345,15 @@ output keeps the string exactly as stored.";
 const SQL_EXAMPLES: &str = "Examples:
   svc sql shop \"select count(*) as n from orders\"
   svc sql shop \"select * from orders where status = :status and total >= :min\" -p status=paid -p min=100 -o csv
-  svc sql shop @report.sql -o ndjson
+  echo 'select status, count(*) as n from orders group by status' > report.sql
+  svc sql shop @report.sql -o ndjson                  # `-` reads the query from stdin
 
 Output: json is an array of row objects (keyed by column name), ndjson one row object per line,
 csv and table keep every column in order.";
 
 const ACTIONS_EXAMPLES: &str = "Examples:
   svc actions run shop refund --data '{\"id\": 7}'
-  svc actions run shop refund --data @refund.json -o table
+  echo '{\"id\": 8}' > refund.json && svc actions run shop refund --data @refund.json -o table
   svc actions run shop ping                 # no inputs: --data defaults to {}
 
 Prints the action's result (the answer's `data`): a list, such as the rows a statement returned,
@@ -370,9 +372,10 @@ and 4 (no answer).
 A run is never sent twice: an answer lost on the way is not retried.";
 
 const LOGIN_EXAMPLES: &str = "Examples:
+  printf '%s\\n' \"$PASSWORD\" | svc register --email ana@example.com --password-stdin   # once
   svc login --email ana@example.com     # on a terminal: asks for the password, not shown
   printf '%s\\n' \"$PASSWORD\" | svc login --email ana@example.com --password-stdin
-  SVC_PASSWORD=... svc login --email ana@example.com
+  SVC_PASSWORD=\"$PASSWORD\" svc login --email ana@example.com
 
 The session is saved in $SVC_CONFIG_DIR/svc/session.json (else $XDG_CONFIG_HOME/svc/...,
 else ~/.config/svc/...), readable by you only.";
