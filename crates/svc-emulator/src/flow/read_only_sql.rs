@@ -35,6 +35,11 @@ pub(crate) trait ReadOnlySql: Driver {
     /// What cancels a session's statement from outside it.
     type Cancel: Send + 'static;
 
+    /// Whether the flow keeps the deadline with a timer: a driver whose statements wait on a
+    /// socket. A blocking driver's `run` has ended when it returns, so a timer would never
+    /// fire: it stops its statement at the deadline itself (`false`).
+    const TIMED_BY_FLOW: bool = true;
+
     /// The query with each `:name` bound to `params[name]`.
     fn bind(query: &str, params: &Map<String, Json>) -> Result<Self::Bound, EngineError>;
 
@@ -121,11 +126,16 @@ pub(crate) async fn read_only<D: ReadOnlySql>(
     let left_running = AtomicBool::new(false);
     let conn = guard.conn.as_mut().ok_or_else(conn_gone)?;
     let run = db.run(conn, &bound, time, answer_bytes, tz, &left_running);
-    let outcome = tokio::time::timeout(time, run).await;
+    // `None`: stopped at the deadline.
+    let outcome = if D::TIMED_BY_FLOW {
+        tokio::time::timeout(time, run).await.ok()
+    } else {
+        Some(run.await)
+    };
     // Whether the statement may still be running: stopped at the deadline, or left behind at
     // the answer cap. Then it is cancelled before the session is given up (cleaning it would
     // otherwise wait for it).
-    let still_running = outcome.is_err() || left_running.load(Ordering::Relaxed);
+    let still_running = outcome.is_none() || left_running.load(Ordering::Relaxed);
     let cancel = guard.cancel.take();
     if still_running && let Some(cancel) = cancel {
         D::cancel(cancel).await;
@@ -137,9 +147,9 @@ pub(crate) async fn read_only<D: ReadOnlySql>(
         D::clean(conn).await;
     }
     match outcome {
-        Ok(Ok((names, rows))) => Ok(rows.answer(&names)),
-        Ok(Err(e)) => Err(e),
-        Err(_) => Err(stopped_after(time)),
+        Some(Ok((names, rows))) => Ok(rows.answer(&names)),
+        Some(Err(e)) => Err(e),
+        None => Err(stopped_after(time)),
     }
 }
 

@@ -1,6 +1,10 @@
 //! Read-only SQL on a resource (docs/contract.md 5.2): one statement, proven read-only by SQLite itself
-//! (see [`Resource::sql`]).
+//! (see [`Resource::sql`]). The query runs the shared flow (`flow::read_only_sql`) on the
+//! connection the operation holds; SQLite's side of it ([`ReadOnlySql`]) keeps the deadline
+//! itself (a watchdog thread and the progress handler), since its statement has ended when
+//! `run` returns.
 
+use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -12,8 +16,12 @@ use rusqlite::{Connection, ErrorCode, Statement};
 use serde_json::{Map, Value as Json};
 
 use crate::engine::EngineError;
-use crate::engine::sql_answer::write_encoder_bytes;
-use crate::engine::{MAX_SQL_ROWS, SqlLimits, write_answer_head};
+use crate::engine::sql_answer::{AnswerRows, write_encoder_bytes};
+use crate::engine::{MAX_SQL_ROWS, SqlLimits};
+use crate::flow::read_only_sql::{Access, ReadOnlySql, read_only};
+use crate::flow::records::Database;
+use crate::flow::references::run_now;
+use crate::sqlite::flows::Sqlite;
 use crate::sqlite::model::FieldKind;
 use crate::sqlite::resource::Resource;
 use crate::sqlite::values::write_value;
@@ -128,32 +136,121 @@ impl Resource {
         limits: SqlLimits,
         cancel: &SqlCancel,
     ) -> Result<Vec<u8>, EngineError> {
+        self.with_read_only(|conn| {
+            let db = Sqlite::querying(self, conn, cancel);
+            run_now(read_only(
+                &db,
+                query,
+                params,
+                limits.time,
+                limits.answer_bytes,
+            ))
+        })
+    }
+}
+
+/// A query and its values, bound on the statement SQLite prepares (`run`).
+pub(crate) struct SqliteQuery {
+    query: String,
+    params: Map<String, Json>,
+}
+
+/// SQLite's side of a read-only query: a reader opened read-only (or the one connection with
+/// `query_only` on), the statement proven read-only as it is prepared, stopped at the deadline
+/// by its own watchdog, and by [`SqlCancel`] when the client goes away.
+impl<'c> ReadOnlySql for Sqlite<'c> {
+    type Bound = SqliteQuery;
+    type Cancel = rusqlite::InterruptHandle;
+    const TIMED_BY_FLOW: bool = false;
+
+    fn bind(query: &str, params: &Map<String, Json>) -> Result<SqliteQuery, EngineError> {
         if query.trim().is_empty() {
             return Err(query_error("The query is empty."));
         }
-        self.with_read_only(|conn| {
-            if !cancel.attach(conn.get_interrupt_handle()) {
-                return Err(query_error(
-                    "The query was cancelled: its client went away.",
-                ));
-            }
-            let result = Watchdog::start(conn.get_interrupt_handle(), limits.time, |watchdog| {
-                let guard = ReadOnlyGuard::install(conn, limits, Arc::clone(&cancel.cancelled))?;
-                let result = run(&guard, query, params, limits, watchdog, cancel);
-                // The statement is finished (dropped in `run`); then the guard's settings go.
-                drop(guard);
-                result
-            });
-            cancel.detach();
-            result.map_err(|e| {
-                if cancel.cancelled() {
-                    query_error("The query was cancelled: its client went away.")
-                } else {
-                    e
-                }
-            })
+        Ok(SqliteQuery {
+            query: query.to_owned(),
+            params: params.clone(),
         })
     }
+
+    /// The operation's connection, already read-only (`Resource::with_read_only`). An action's
+    /// read-write session is the writer's, taken by `sqlite::action`.
+    async fn open(
+        &self,
+        _time: Duration,
+        access: Access,
+    ) -> Result<(&'c mut Connection, i32), EngineError> {
+        if access != Access::ReadOnly {
+            return Err(EngineError::Internal(
+                "a SQLite query's connection is read-only; actions run on the writer".to_owned(),
+            ));
+        }
+        let conn = self.connect(None).await?;
+        if let Some(cancel) = self.cancel
+            && !cancel.attach(conn.get_interrupt_handle())
+        {
+            return Err(cancelled());
+        }
+        Ok((conn, 0))
+    }
+
+    fn canceller(&self, conn: &&'c mut Connection) -> rusqlite::InterruptHandle {
+        conn.get_interrupt_handle()
+    }
+
+    fn cancel(cancel: rusqlite::InterruptHandle) -> impl Future<Output = ()> + Send + 'static {
+        cancel.interrupt();
+        std::future::ready(())
+    }
+
+    async fn run(
+        &self,
+        conn: &mut &'c mut Connection,
+        bound: &SqliteQuery,
+        time: Duration,
+        answer_bytes: usize,
+        _tz: i32,
+        _left_running: &AtomicBool,
+    ) -> Result<(Vec<String>, AnswerRows), EngineError> {
+        let limits = SqlLimits { time, answer_bytes };
+        let cancel = self.cancel;
+        let stop = cancel.map(|c| Arc::clone(&c.cancelled)).unwrap_or_default();
+        let result = Watchdog::start(conn.get_interrupt_handle(), time, |watchdog| {
+            let guard = ReadOnlyGuard::install(conn, limits, stop)?;
+            let result = run(
+                &guard,
+                &bound.query,
+                &bound.params,
+                limits,
+                watchdog,
+                cancel,
+            );
+            // The statement is finished (dropped in `run`); then the guard's settings go.
+            drop(guard);
+            result
+        });
+        if let Some(cancel) = cancel {
+            cancel.detach();
+        }
+        result.map_err(|e| {
+            if cancel.is_some_and(SqlCancel::cancelled) {
+                cancelled()
+            } else {
+                e
+            }
+        })
+    }
+
+    /// Nothing to give up: the connection goes back when the operation ends, and its statement
+    /// ended when `run` returned (SQLite runs it on this thread to its end or its interrupt).
+    fn abandon(_conn: &'c mut Connection) {}
+
+    /// Nothing to clean: the guard removed the query's settings when `run` ended.
+    async fn clean(_conn: &'c mut Connection) {}
+}
+
+fn cancelled() -> EngineError {
+    query_error("The query was cancelled: its client went away.")
 }
 
 fn query_error(message: impl Into<String>) -> EngineError {
@@ -358,8 +455,8 @@ fn run(
     params: &Map<String, Json>,
     limits: SqlLimits,
     watchdog: &Watchdog,
-    cancel: &SqlCancel,
-) -> Result<Vec<u8>, EngineError> {
+    cancel: Option<&SqlCancel>,
+) -> Result<(Vec<String>, AnswerRows), EngineError> {
     let mut stmt = match conn.prepare(query) {
         Ok(stmt) => stmt,
         Err(rusqlite::Error::MultipleStatement) => {
@@ -389,10 +486,8 @@ fn run(
     }
     bind(&mut stmt, params)?;
     // A cancel that came while the query was prepared found no statement to interrupt.
-    if cancel.cancelled() {
-        return Err(query_error(
-            "The query was cancelled: its client went away.",
-        ));
+    if cancel.is_some_and(SqlCancel::cancelled) {
+        return Err(cancelled());
     }
     conn.running.store(true, Ordering::Relaxed);
     let columns = subquery_names(stmt.column_names());
@@ -402,7 +497,8 @@ fn run(
             limits.time.as_secs_f64()
         ))
     };
-    write_result(&mut stmt, &columns, limits.answer_bytes, watchdog).map_err(|e| match e {
+    let mut rows = AnswerRows::new(limits.answer_bytes);
+    write_rows(&mut stmt, columns.len(), &mut rows, watchdog).map_err(|e| match e {
         Stop::Deadline => too_long(),
         Stop::TooLarge => query_error(format!(
             "The answer is larger than {} MiB and was not sent; ask for fewer rows (LIMIT) or \
@@ -422,7 +518,8 @@ fn run(
             ))
         }
         Stop::Sqlite(e) => query_error(format!("The query failed: {e}.")),
-    })
+    })?;
+    Ok((columns, rows))
 }
 
 /// The column names as the engine's answer has them: it runs the query inside a sub-select
@@ -510,45 +607,52 @@ pub(super) fn json_param(value: &Json) -> Value {
     }
 }
 
-pub(super) fn write_result(
+/// The rows of `stmt`, `width` values each, into `rows`: at most [`MAX_SQL_ROWS`], stopped at
+/// the answer cap and at the deadline (the writing counts too).
+pub(super) fn write_rows(
     stmt: &mut Statement<'_>,
-    columns: &[String],
-    max_bytes: usize,
+    width: usize,
+    rows: &mut AnswerRows,
     watchdog: &Watchdog,
-) -> Result<Vec<u8>, Stop> {
-    let mut buf = Vec::with_capacity(1024);
-    write_answer_head(&mut buf, columns);
-    buf.push(b'[');
-    let mut rows = stmt.raw_query();
+) -> Result<(), Stop> {
+    let mut read = stmt.raw_query();
     let mut count = 0usize;
     while count < MAX_SQL_ROWS {
-        let Some(row) = rows.next()? else { break };
-        if count > 0 {
-            buf.push(b',');
-        }
-        buf.push(b'[');
-        for i in 0..columns.len() {
-            if i > 0 {
-                buf.push(b',');
+        let Some(row) = read.next()? else { break };
+        let mut failed = None;
+        let pushed = rows.push(width, |buf, i| match row.get_ref(i) {
+            // The engine's answer writes bytes as UTF-8, or in hex.
+            Ok(ValueRef::Blob(b)) => write_encoder_bytes(buf, b),
+            Ok(other) => write_value(buf, FieldKind::Any, other.into()),
+            Err(e) => {
+                failed.get_or_insert(e);
             }
-            match row.get_ref(i)? {
-                // The engine's answer writes bytes as UTF-8, or in hex.
-                ValueRef::Blob(b) => write_encoder_bytes(&mut buf, b),
-                other => write_value(&mut buf, FieldKind::Any, other.into()),
-            }
+        });
+        if let Some(e) = failed {
+            return Err(Stop::Sqlite(e));
         }
-        buf.push(b']');
         count += 1;
-        // Never more than the cap and one row in memory; the deadline covers the writing too.
-        if buf.len() > max_bytes {
+        // Never more than the cap and one row in memory.
+        if pushed.is_err() {
             return Err(Stop::TooLarge);
         }
         if watchdog.passed() {
             return Err(Stop::Deadline);
         }
     }
-    buf.extend_from_slice(format!("],\"row_count\":{count}}}").as_bytes());
-    Ok(buf)
+    Ok(())
+}
+
+/// The answer of `stmt`'s rows with `columns` (an action's last statement).
+pub(super) fn write_result(
+    stmt: &mut Statement<'_>,
+    columns: &[String],
+    max_bytes: usize,
+    watchdog: &Watchdog,
+) -> Result<Vec<u8>, Stop> {
+    let mut rows = AnswerRows::new(max_bytes);
+    write_rows(stmt, columns.len(), &mut rows, watchdog)?;
+    Ok(rows.answer(columns))
 }
 
 #[cfg(test)]
