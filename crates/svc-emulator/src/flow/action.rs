@@ -1,4 +1,4 @@
-//! An action's statements, as every database server runs them (docs/contract.md 5.6): each
+//! An action's statements, as every database runs them (docs/contract.md 5.6): each
 //! `:name` bound, one session of the SQL pool inside one read-write transaction, the statements
 //! run in order under one deadline, the last one's rows written within the answer cap, then
 //! the transaction committed, or rolled back when a statement fails. The session is given back
@@ -72,10 +72,15 @@ pub(crate) async fn run_action<D: ActionSql>(
         db.commit(conn).await?;
         Ok::<_, EngineError>(last)
     };
-    let outcome = tokio::time::timeout(time, run).await;
+    // `None`: stopped at the deadline (a blocking driver keeps its deadline itself).
+    let outcome = if D::TIMED_BY_FLOW {
+        tokio::time::timeout(time, run).await.ok()
+    } else {
+        Some(run.await)
+    };
     let cancel = guard.cancel.take();
     let conn = guard.conn.take().ok_or_else(conn_gone)?;
-    if outcome.is_err() {
+    if outcome.is_none() {
         // Stopped at the deadline: the statement may still run. Cancelled, then the session
         // closed, which rolls back what it had not committed.
         if let Some(cancel) = cancel {
@@ -87,9 +92,9 @@ pub(crate) async fn run_action<D: ActionSql>(
         D::clean(conn).await;
     }
     match outcome {
-        Ok(Ok((names, rows))) => Ok(rows.answer(&names)),
-        Ok(Err(e)) => Err(e),
-        Err(_) => Err(stopped_after(time)),
+        Some(Ok((names, rows))) => Ok(rows.answer(&names)),
+        Some(Err(e)) => Err(e),
+        None => Err(stopped_after(time)),
     }
 }
 

@@ -5,23 +5,27 @@
 //! read-only query's are. A statement that fails rolls back them all.
 
 use std::collections::BTreeSet;
+use std::time::Duration;
 
 use rusqlite::{Connection, ErrorCode, Statement};
 use serde_json::{Map, Value as Json};
 
-use crate::dialect::Dialect;
+use crate::engine::sql_answer::AnswerRows;
 use crate::engine::sql_answer::query_error;
-use crate::engine::sql_params::parameter_names;
 use crate::engine::{EngineError, SqlLimits};
+use crate::flow::action::{ActionSql, inputs, run_action};
+use crate::flow::references::run_now;
 use crate::sqlite::flows::Sqlite;
-use crate::sqlite::read_only_sql::{SqlCancel, Stop, Watchdog, json_param, write_result};
+use crate::sqlite::read_only_sql::{
+    SqlCancel, SqliteQuery, Stop, Watchdog, json_param, unstoppable, write_rows,
+};
 use crate::sqlite::resource::Resource;
 
 impl Resource {
     /// The `:name` inputs of `statements`, as SQLite reads its text: names inside strings,
     /// quoted names (`"..."`, `` `...` ``, `[...]`) and comments are none.
     pub(crate) fn action_inputs(statements: &[String]) -> Result<BTreeSet<String>, EngineError> {
-        parameter_names(statements, <Sqlite<'_> as Dialect>::skip)
+        inputs::<Sqlite<'_>>(statements)
     }
 
     /// Runs `statements` in order in one transaction of the writer connection with `inputs`
@@ -35,26 +39,17 @@ impl Resource {
         cancel: &SqlCancel,
     ) -> Result<Vec<u8>, EngineError> {
         self.with_writer(|conn| {
-            if !cancel.attach(conn.get_interrupt_handle()) {
-                return Err(gone());
-            }
             let result = Watchdog::start(conn.get_interrupt_handle(), limits.time, |watchdog| {
-                conn.execute_batch("BEGIN IMMEDIATE")?;
-                match run_all(conn, statements, inputs, limits, watchdog) {
-                    Ok(answer) => {
-                        conn.execute_batch("COMMIT")?;
-                        Ok(answer)
-                    }
-                    Err(e) => {
-                        // The failure is the answer; a connection that cannot roll back
-                        // fails its next statement.
-                        let _ = conn.execute_batch("ROLLBACK");
-                        Err(e)
-                    }
-                }
+                let db = Sqlite::querying(self, conn, cancel, watchdog);
+                run_now(run_action(
+                    &db,
+                    statements,
+                    inputs,
+                    limits.time,
+                    limits.answer_bytes,
+                ))
             });
-            cancel.detach();
-            result.map_err(|e| if cancel.cancelled() { gone() } else { e })
+            cancel.settle(result, gone)
         })
     }
 }
@@ -63,16 +58,18 @@ fn gone() -> EngineError {
     query_error("The action was cancelled: its client went away.")
 }
 
-fn run_all(
-    conn: &Connection,
-    statements: &[String],
-    inputs: &Map<String, Json>,
-    limits: SqlLimits,
-    watchdog: &Watchdog,
-) -> Result<Vec<u8>, EngineError> {
-    let mut answer = Vec::new();
-    for (i, text) in statements.iter().enumerate() {
-        let mut stmt = match conn.prepare(text) {
+/// SQLite's side of an action (`flow::action`): each statement prepared and bound as it comes
+/// (`:name` inputs only), its rows written within the cap, under the operation's watchdog.
+impl<'c> ActionSql for Sqlite<'c> {
+    async fn execute(
+        &self,
+        conn: &mut &'c mut Connection,
+        bound: &SqliteQuery,
+        answer_bytes: usize,
+        _tz: i32,
+    ) -> Result<(Vec<String>, AnswerRows), EngineError> {
+        let (_, watchdog) = self.stop.ok_or_else(unstoppable)?;
+        let mut stmt = match conn.prepare(&bound.query) {
             Ok(stmt) => stmt,
             Err(rusqlite::Error::MultipleStatement) => {
                 return Err(query_error(
@@ -82,34 +79,25 @@ fn run_all(
             }
             Err(e) => return Err(failed(e)),
         };
-        bind(&mut stmt, inputs)?;
+        bind(&mut stmt, &bound.params)?;
         let columns: Vec<String> = stmt.column_names().map(str::to_owned).collect();
-        if i + 1 < statements.len() {
-            // Not the last: run to its end, its rows unread.
-            let mut rows = stmt.raw_query();
-            while rows.next().map_err(failed)?.is_some() {}
-            continue;
-        }
-        answer =
-            write_result(&mut stmt, &columns, limits.answer_bytes, watchdog).map_err(
-                |e| match e {
-                    Stop::Deadline => too_long(limits),
-                    Stop::TooLarge => query_error(format!(
-                        "The answer is larger than {} MiB; return fewer rows or columns.",
-                        limits.answer_bytes / (1024 * 1024)
-                    )),
-                    Stop::Sqlite(e) => failed(e),
-                },
-            )?;
+        let mut rows = AnswerRows::new(answer_bytes);
+        write_rows(&mut stmt, columns.len(), &mut rows, watchdog).map_err(|e| match e {
+            Stop::Deadline => too_long(watchdog.limit()),
+            Stop::TooLarge => query_error(format!(
+                "The answer is larger than {} MiB; return fewer rows or columns.",
+                answer_bytes / (1024 * 1024)
+            )),
+            Stop::Sqlite(e) => failed(e),
+        })?;
+        Ok((columns, rows))
     }
-    let _ = limits;
-    Ok(answer)
 }
 
-fn too_long(limits: SqlLimits) -> EngineError {
+fn too_long(time: Duration) -> EngineError {
     query_error(format!(
         "The action ran longer than {} s and was stopped.",
-        limits.time.as_secs_f64()
+        time.as_secs_f64()
     ))
 }
 

@@ -24,7 +24,7 @@ use crate::flow::records::Database;
 use crate::flow::references::run_now;
 use crate::flow::write::{Values, Writes, insert_statement, set_list, update_sql};
 use crate::sqlite::model::{Field, Model};
-use crate::sqlite::read_only_sql::SqlCancel;
+use crate::sqlite::read_only_sql::{SqlCancel, Watchdog};
 use crate::sqlite::records::Budget;
 use crate::sqlite::references::{self, SqliteConnection, equal_all};
 use crate::sqlite::resource::{Resource, db_error, get_by_identity, lookup_value};
@@ -41,8 +41,9 @@ pub(crate) struct Sqlite<'c> {
     conn: Mutex<Option<&'c mut Connection>>,
     /// What a read may use of the memo and how much work it may do (`sqlite::records`).
     pub(super) budget: Budget,
-    /// What stops a read-only query from another thread (`sqlite::read_only_sql`).
-    pub(super) cancel: Option<&'c SqlCancel>,
+    /// What stops a read-only query or an action from another thread, and at its deadline
+    /// (`sqlite::read_only_sql`).
+    pub(super) stop: Option<(&'c SqlCancel, &'c Watchdog)>,
 }
 
 impl<'c> Sqlite<'c> {
@@ -61,18 +62,20 @@ impl<'c> Sqlite<'c> {
             resource,
             conn: Mutex::new(Some(conn)),
             budget,
-            cancel: None,
+            stop: None,
         }
     }
 
-    /// `resource`, whose read-only query runs on `conn`, stopped early by `cancel`.
+    /// `resource`, whose read-only query or action runs on `conn`, stopped early by `cancel`
+    /// and at `watchdog`'s deadline.
     pub(crate) fn querying(
         resource: &'c Resource,
         conn: &'c mut Connection,
         cancel: &'c SqlCancel,
+        watchdog: &'c Watchdog,
     ) -> Self {
         Sqlite {
-            cancel: Some(cancel),
+            stop: Some((cancel, watchdog)),
             ..Self::new(resource, conn)
         }
     }

@@ -18,6 +18,7 @@ use serde_json::{Map, Value as Json};
 use crate::engine::EngineError;
 use crate::engine::sql_answer::{AnswerRows, write_encoder_bytes};
 use crate::engine::{MAX_SQL_ROWS, SqlLimits};
+use crate::flow::driver::{Driver, Failure};
 use crate::flow::read_only_sql::{Access, ReadOnlySql, read_only};
 use crate::flow::records::Database;
 use crate::flow::references::run_now;
@@ -68,6 +69,17 @@ impl SqlCancel {
     /// later statement of the engine on the same connection.
     pub(super) fn detach(&self) {
         self.state.lock().unwrap_or_else(|e| e.into_inner()).running = None;
+    }
+
+    /// Detaches the connection, and answers `result`'s failure as `gone()` when the client
+    /// went away: whatever step it stopped is the cancel's doing.
+    pub(super) fn settle<T>(
+        &self,
+        result: Result<T, EngineError>,
+        gone: fn() -> EngineError,
+    ) -> Result<T, EngineError> {
+        self.detach();
+        result.map_err(|e| if self.cancelled() { gone() } else { e })
     }
 
     pub(super) fn cancelled(&self) -> bool {
@@ -137,27 +149,32 @@ impl Resource {
         cancel: &SqlCancel,
     ) -> Result<Vec<u8>, EngineError> {
         self.with_read_only(|conn| {
-            let db = Sqlite::querying(self, conn, cancel);
-            run_now(read_only(
-                &db,
-                query,
-                params,
-                limits.time,
-                limits.answer_bytes,
-            ))
+            let result = Watchdog::start(conn.get_interrupt_handle(), limits.time, |watchdog| {
+                let db = Sqlite::querying(self, conn, cancel, watchdog);
+                run_now(read_only(
+                    &db,
+                    query,
+                    params,
+                    limits.time,
+                    limits.answer_bytes,
+                ))
+            });
+            cancel.settle(result, cancelled)
         })
     }
 }
 
-/// A query and its values, bound on the statement SQLite prepares (`run`).
+/// A query and its values, bound on the statement SQLite prepares (`run`, or an action's
+/// `execute`).
 pub(crate) struct SqliteQuery {
-    query: String,
-    params: Map<String, Json>,
+    pub(super) query: String,
+    pub(super) params: Map<String, Json>,
 }
 
-/// SQLite's side of a read-only query: a reader opened read-only (or the one connection with
-/// `query_only` on), the statement proven read-only as it is prepared, stopped at the deadline
-/// by its own watchdog, and by [`SqlCancel`] when the client goes away.
+/// SQLite's side of a read-only query (and of an action's session): a reader opened read-only
+/// (or the one connection with `query_only` on), the statement proven read-only as it is
+/// prepared, stopped at the deadline by the operation's [`Watchdog`], and by [`SqlCancel`]
+/// when the client goes away.
 impl<'c> ReadOnlySql for Sqlite<'c> {
     type Bound = SqliteQuery;
     type Cancel = rusqlite::InterruptHandle;
@@ -173,23 +190,22 @@ impl<'c> ReadOnlySql for Sqlite<'c> {
         })
     }
 
-    /// The operation's connection, already read-only (`Resource::with_read_only`). An action's
-    /// read-write session is the writer's, taken by `sqlite::action`.
+    /// The operation's connection: a query's is read-only already
+    /// (`Resource::with_read_only`), an action's is the writer, in `BEGIN IMMEDIATE`.
     async fn open(
         &self,
         _time: Duration,
         access: Access,
     ) -> Result<(&'c mut Connection, i32), EngineError> {
-        if access != Access::ReadOnly {
-            return Err(EngineError::Internal(
-                "a SQLite query's connection is read-only; actions run on the writer".to_owned(),
-            ));
-        }
         let conn = self.connect(None).await?;
-        if let Some(cancel) = self.cancel
-            && !cancel.attach(conn.get_interrupt_handle())
-        {
+        let (cancel, _) = self.stop.ok_or_else(unstoppable)?;
+        if !cancel.attach(conn.get_interrupt_handle()) {
+            // Answered as the caller's going away (`SqlCancel::settle`).
             return Err(cancelled());
+        }
+        if access == Access::ReadWrite {
+            conn.execute_batch("BEGIN IMMEDIATE")
+                .map_err(|e| self.fault(e, Failure::Unexpected))?;
         }
         Ok((conn, 0))
     }
@@ -213,44 +229,44 @@ impl<'c> ReadOnlySql for Sqlite<'c> {
         _left_running: &AtomicBool,
     ) -> Result<(Vec<String>, AnswerRows), EngineError> {
         let limits = SqlLimits { time, answer_bytes };
-        let cancel = self.cancel;
-        let stop = cancel.map(|c| Arc::clone(&c.cancelled)).unwrap_or_default();
-        let result = Watchdog::start(conn.get_interrupt_handle(), time, |watchdog| {
-            let guard = ReadOnlyGuard::install(conn, limits, stop)?;
-            let result = run(
-                &guard,
-                &bound.query,
-                &bound.params,
-                limits,
-                watchdog,
-                cancel,
-            );
-            // The statement is finished (dropped in `run`); then the guard's settings go.
-            drop(guard);
-            result
-        });
-        if let Some(cancel) = cancel {
-            cancel.detach();
-        }
-        result.map_err(|e| {
-            if cancel.is_some_and(SqlCancel::cancelled) {
-                cancelled()
-            } else {
-                e
-            }
-        })
+        let (cancel, watchdog) = self.stop.ok_or_else(unstoppable)?;
+        let guard = ReadOnlyGuard::install(conn, limits, Arc::clone(&cancel.cancelled))?;
+        let result = run(
+            &guard,
+            &bound.query,
+            &bound.params,
+            limits,
+            watchdog,
+            cancel,
+        );
+        // The statement is finished (dropped in `run`); then the guard's settings go.
+        drop(guard);
+        result
     }
 
-    /// Nothing to give up: the connection goes back when the operation ends, and its statement
-    /// ended when `run` returned (SQLite runs it on this thread to its end or its interrupt).
-    fn abandon(_conn: &'c mut Connection) {}
+    /// Rolled back, if an action's transaction is open: the connection goes back when the
+    /// operation ends, and its statement ended when `run` returned (SQLite runs it on this
+    /// thread to its end or its interrupt).
+    fn abandon(conn: &'c mut Connection) {
+        <Self as Driver>::give_up(conn);
+    }
 
-    /// Nothing to clean: the guard removed the query's settings when `run` ended.
-    async fn clean(_conn: &'c mut Connection) {}
+    /// As [`abandon`](Self::abandon): the guard removed a query's settings when `run` ended.
+    async fn clean(conn: &'c mut Connection) {
+        Self::abandon(conn);
+    }
 }
 
 fn cancelled() -> EngineError {
     query_error("The query was cancelled: its client went away.")
+}
+
+/// A view built without its stop (`Sqlite::new`) asked to run a query or an action.
+pub(super) fn unstoppable() -> EngineError {
+    EngineError::Internal(
+        "a SQLite query or action runs on a view with its cancel and watchdog (Sqlite::querying)"
+            .to_owned(),
+    )
 }
 
 fn query_error(message: impl Into<String>) -> EngineError {
@@ -263,9 +279,10 @@ fn refused(reason: &str) -> EngineError {
 
 /// Interrupts a connection's statement at a deadline, from a thread of its own: a statement
 /// that never reaches the progress handler (one huge function call) is stopped too.
-pub(super) struct Watchdog {
+pub(crate) struct Watchdog {
     fired: Arc<AtomicBool>,
     deadline: Instant,
+    limit: Duration,
 }
 
 impl Watchdog {
@@ -279,6 +296,7 @@ impl Watchdog {
         let watchdog = Watchdog {
             fired: Arc::new(AtomicBool::new(false)),
             deadline: Instant::now() + limit,
+            limit,
         };
         let (done, wait) = std::sync::mpsc::channel::<()>();
         let fired = Arc::clone(&watchdog.fired);
@@ -296,6 +314,11 @@ impl Watchdog {
             let _ = thread.join();
         }
         out
+    }
+
+    /// The time the work was given.
+    pub(super) fn limit(&self) -> Duration {
+        self.limit
     }
 
     /// Whether the deadline has passed (checked while the answer is written).
@@ -455,7 +478,7 @@ fn run(
     params: &Map<String, Json>,
     limits: SqlLimits,
     watchdog: &Watchdog,
-    cancel: Option<&SqlCancel>,
+    cancel: &SqlCancel,
 ) -> Result<(Vec<String>, AnswerRows), EngineError> {
     let mut stmt = match conn.prepare(query) {
         Ok(stmt) => stmt,
@@ -486,7 +509,7 @@ fn run(
     }
     bind(&mut stmt, params)?;
     // A cancel that came while the query was prepared found no statement to interrupt.
-    if cancel.is_some_and(SqlCancel::cancelled) {
+    if cancel.cancelled() {
         return Err(cancelled());
     }
     conn.running.store(true, Ordering::Relaxed);
@@ -641,18 +664,6 @@ pub(super) fn write_rows(
         }
     }
     Ok(())
-}
-
-/// The answer of `stmt`'s rows with `columns` (an action's last statement).
-pub(super) fn write_result(
-    stmt: &mut Statement<'_>,
-    columns: &[String],
-    max_bytes: usize,
-    watchdog: &Watchdog,
-) -> Result<Vec<u8>, Stop> {
-    let mut rows = AnswerRows::new(max_bytes);
-    write_rows(stmt, columns.len(), &mut rows, watchdog)?;
-    Ok(rows.answer(columns))
 }
 
 #[cfg(test)]
