@@ -84,7 +84,7 @@ pub(crate) async fn run_action<D: ActionSql>(
         // Stopped at the deadline: the statement may still run. Cancelled, then the session
         // closed, which rolls back what it had not committed.
         if let Some(cancel) = cancel {
-            D::cancel(cancel).await;
+            cancel.await;
         }
         D::close(conn).await;
     } else {

@@ -8,6 +8,7 @@
 //! cancels it and reads its cells is its own ([`ReadOnlySql`]).
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -16,6 +17,9 @@ use serde_json::{Map, Value as Json};
 use crate::engine::EngineError;
 use crate::engine::sql_answer::{AnswerRows, stopped_after};
 use crate::flow::driver::Driver;
+
+/// A statement's cancel, sent when awaited ([`ReadOnlySql::canceller`]).
+pub(crate) type Cancel = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
 
 /// What a session's transaction may do: a read-only query only reads; an action's statements
 /// (`flow::action`) read and write.
@@ -32,8 +36,6 @@ pub(crate) enum Access {
 pub(crate) trait ReadOnlySql: Driver {
     /// A statement with its values bound.
     type Bound: Send + Sync;
-    /// What cancels a session's statement from outside it.
-    type Cancel: Send + 'static;
 
     /// Whether the flow keeps the deadline with a timer: a driver whose statements wait on a
     /// socket. A blocking driver's `run` has ended when it returns, so a timer would never
@@ -51,11 +53,9 @@ pub(crate) trait ReadOnlySql: Driver {
         access: Access,
     ) -> impl Future<Output = Result<(Self::Conn, i32), EngineError>> + Send;
 
-    /// What cancels `session`'s statement.
-    fn canceller(&self, conn: &Self::Conn) -> Self::Cancel;
-
-    /// Cancels the statement.
-    fn cancel(cancel: Self::Cancel) -> impl Future<Output = ()> + Send + 'static;
+    /// What cancels `conn`'s statement from outside its session, when awaited: made when the
+    /// session opens (it needs the session's id), it does nothing until then.
+    fn canceller(&self, conn: &Self::Conn) -> Cancel;
 
     /// Runs the statement within `time`, its rows written within `answer_bytes` in the time
     /// zone `tz`: the column names and the rows. `left_running` is set when reading stopped
@@ -91,7 +91,7 @@ pub(crate) trait ReadOnlySql: Driver {
 /// never to serve another query (its statement may still run, a cancel may still land on it),
 /// and sends the cancel it still holds.
 pub(super) struct Running<D: ReadOnlySql> {
-    pub(super) cancel: Option<D::Cancel>,
+    pub(super) cancel: Option<Cancel>,
     pub(super) conn: Option<D::Conn>,
 }
 
@@ -103,7 +103,7 @@ impl<D: ReadOnlySql> Drop for Running<D> {
         if let Some(cancel) = self.cancel.take()
             && let Ok(runtime) = tokio::runtime::Handle::try_current()
         {
-            runtime.spawn(D::cancel(cancel));
+            runtime.spawn(cancel);
         }
     }
 }
@@ -138,7 +138,7 @@ pub(crate) async fn read_only<D: ReadOnlySql>(
     let still_running = outcome.is_none() || left_running.load(Ordering::Relaxed);
     let cancel = guard.cancel.take();
     if still_running && let Some(cancel) = cancel {
-        D::cancel(cancel).await;
+        cancel.await;
     }
     let conn = guard.conn.take().ok_or_else(conn_gone)?;
     if still_running {
@@ -192,7 +192,6 @@ mod tests {
 
     impl ReadOnlySql for Logged {
         type Bound = ();
-        type Cancel = Log;
 
         fn bind(_: &str, _: &Map<String, Json>) -> Result<(), EngineError> {
             Ok(())
@@ -200,11 +199,8 @@ mod tests {
         async fn open(&self, _: Duration, _: Access) -> Result<(Log, i32), EngineError> {
             Ok((self.0.clone(), 0))
         }
-        fn canceller(&self, conn: &Log) -> Log {
-            conn.clone()
-        }
-        async fn cancel(cancel: Log) {
-            cancel.lock().unwrap().push("cancel");
+        fn canceller(&self, conn: &Log) -> Cancel {
+            logs_cancel(conn.clone())
         }
         async fn run(
             &self,
@@ -228,13 +224,18 @@ mod tests {
         }
     }
 
+    /// A cancel that logs itself when awaited.
+    fn logs_cancel(log: Log) -> Cancel {
+        Box::pin(async move { log.lock().unwrap().push("cancel") })
+    }
+
     #[tokio::test]
     async fn a_connection_still_held_when_the_caller_goes_is_given_up() {
         // The caller went away while the statement ran: the session is given up, the
         // statement cancelled.
         let log = Log::default();
         drop(Running::<Logged> {
-            cancel: Some(log.clone()),
+            cancel: Some(logs_cancel(log.clone())),
             conn: Some(log.clone()),
         });
         tokio::task::yield_now().await;

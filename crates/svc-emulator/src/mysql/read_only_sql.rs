@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use mysql_async::prelude::Queryable;
-use mysql_async::{Column, Conn, Pool, Row, Value};
+use mysql_async::{Column, Conn, Row, Value};
 use serde_json::{Map, Value as Json};
 
 use crate::dialect::Dialect;
@@ -34,7 +34,7 @@ use crate::engine::MAX_SQL_ROWS;
 use crate::engine::sql_answer::{AnswerRows, answer_too_large, query_error, stopped_at_limit};
 use crate::engine::sql_params;
 
-use crate::flow::read_only_sql::{Access, ReadOnlySql};
+use crate::flow::read_only_sql::{Access, Cancel, ReadOnlySql};
 use crate::flow::records::Database;
 use crate::mysql::schema::quote_ident;
 use crate::mysql::types::{Offset, py_value};
@@ -53,8 +53,6 @@ const READ_ONLY_TRANSACTION: u16 = 1792;
 /// `START TRANSACTION READ ONLY`, the statement killed from another connection.
 impl ReadOnlySql for MyResource {
     type Bound = (String, Vec<Value>);
-    /// A pool to reach the server from, and the session's connection id.
-    type Cancel = (Pool, u32);
 
     fn bind(query: &str, params: &Map<String, Json>) -> Result<Self::Bound, EngineError> {
         bind_names(query, params)
@@ -83,15 +81,14 @@ impl ReadOnlySql for MyResource {
         Ok((conn, tz))
     }
 
-    fn canceller(&self, conn: &Conn) -> (Pool, u32) {
-        (self.pool.clone(), conn.id())
-    }
-
     /// `KILL QUERY id` from another connection.
-    async fn cancel((pool, id): (Pool, u32)) {
-        if let Ok(mut conn) = pool.get_conn().await {
-            let _ = conn.query_drop(format!("KILL QUERY {id}")).await;
-        }
+    fn canceller(&self, conn: &Conn) -> Cancel {
+        let (pool, id) = (self.pool.clone(), conn.id());
+        Box::pin(async move {
+            if let Ok(mut conn) = pool.get_conn().await {
+                let _ = conn.query_drop(format!("KILL QUERY {id}")).await;
+            }
+        })
     }
 
     /// Prepares and runs the statement, reading its rows as JSON (the query's columns, without

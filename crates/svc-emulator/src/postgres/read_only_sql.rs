@@ -31,7 +31,7 @@ use deadpool_postgres::Object;
 use futures_util::TryStreamExt;
 use serde_json::{Map, Value as Json};
 use tokio_postgres::types::{Format, IsNull, ToSql, Type};
-use tokio_postgres::{CancelToken, NoTls, SimpleQueryMessage};
+use tokio_postgres::{NoTls, SimpleQueryMessage};
 
 use crate::dialect::Dialect;
 use crate::engine::EngineError;
@@ -39,7 +39,7 @@ use crate::engine::MAX_SQL_ROWS;
 use crate::engine::python::Py;
 use crate::engine::sql_answer::{AnswerRows, query_error, stopped_at_limit};
 use crate::engine::sql_params;
-use crate::flow::read_only_sql::{Access, ReadOnlySql};
+use crate::flow::read_only_sql::{Access, Cancel, ReadOnlySql};
 use crate::postgres::types::{Offset, interval, iso_time, parse_float, timestamp};
 use crate::postgres::{PgResource, message};
 
@@ -56,7 +56,6 @@ const TOO_LARGE: &str = "svc: a row of the answer is too large, bytes: ";
 /// `READ ONLY` transaction with its `statement_timeout`, the statement cancelled by PostgreSQL.
 impl ReadOnlySql for PgResource {
     type Bound = Bound;
-    type Cancel = CancelToken;
 
     fn bind(query: &str, params: &Map<String, Json>) -> Result<Bound, EngineError> {
         bind_names(query, params)
@@ -79,12 +78,11 @@ impl ReadOnlySql for PgResource {
         Ok((client, tz))
     }
 
-    fn canceller(&self, client: &Object) -> CancelToken {
-        client.cancel_token()
-    }
-
-    async fn cancel(token: CancelToken) {
-        let _ = token.cancel_query(NoTls).await;
+    fn canceller(&self, client: &Object) -> Cancel {
+        let token = client.cancel_token();
+        Box::pin(async move {
+            let _ = token.cancel_query(NoTls).await;
+        })
     }
 
     async fn run(

@@ -4,7 +4,6 @@
 //! itself (a watchdog thread and the progress handler), since its statement has ended when
 //! `run` returns.
 
-use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -19,7 +18,7 @@ use crate::engine::EngineError;
 use crate::engine::sql_answer::{AnswerRows, write_encoder_bytes};
 use crate::engine::{MAX_SQL_ROWS, SqlLimits};
 use crate::flow::driver::{Driver, Failure};
-use crate::flow::read_only_sql::{Access, ReadOnlySql, read_only};
+use crate::flow::read_only_sql::{Access, Cancel, ReadOnlySql, read_only};
 use crate::flow::records::Database;
 use crate::flow::references::run_now;
 use crate::sqlite::flows::Sqlite;
@@ -177,7 +176,6 @@ pub(crate) struct SqliteQuery {
 /// when the client goes away.
 impl<'c> ReadOnlySql for Sqlite<'c> {
     type Bound = SqliteQuery;
-    type Cancel = rusqlite::InterruptHandle;
     const TIMED_BY_FLOW: bool = false;
 
     fn bind(query: &str, params: &Map<String, Json>) -> Result<SqliteQuery, EngineError> {
@@ -210,13 +208,9 @@ impl<'c> ReadOnlySql for Sqlite<'c> {
         Ok((conn, 0))
     }
 
-    fn canceller(&self, conn: &&'c mut Connection) -> rusqlite::InterruptHandle {
-        conn.get_interrupt_handle()
-    }
-
-    fn cancel(cancel: rusqlite::InterruptHandle) -> impl Future<Output = ()> + Send + 'static {
-        cancel.interrupt();
-        std::future::ready(())
+    fn canceller(&self, conn: &&'c mut Connection) -> Cancel {
+        let handle = conn.get_interrupt_handle();
+        Box::pin(async move { handle.interrupt() })
     }
 
     async fn run(
