@@ -1194,7 +1194,7 @@ fn layering(sources: &[(String, String)]) -> Vec<String> {
 
 /// The required methods a new database server writes today: the seam of `postgres/`
 /// ([`seam::seam`]). A ratchet: it may only fall, towards [`SEAM_TARGET`].
-const SEAM_CEILING: usize = 58;
+const SEAM_CEILING: usize = 57;
 
 /// Where the seam is headed: a new database server writes its dialect, its driver, its type
 /// readings and its reflection, and the flows do the rest.

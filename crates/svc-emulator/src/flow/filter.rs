@@ -232,12 +232,23 @@ pub(crate) trait Lookups: Dialect {
     /// value.
     fn contained(filter: &Filter<'_, Self::Field>, raw: &str) -> Result<String, EngineError>;
 
+    /// The filter's value `raw` read as the column's (an `in` item where `in_list`: the engine
+    /// reads some whole), bound: its placeholder.
+    fn compared(
+        filter: &Filter<'_, Self::Field>,
+        raw: &str,
+        in_list: bool,
+        params: &mut Self::Params,
+    ) -> Result<String, EngineError>;
+
     /// An `in` item, bound for the column's list.
     fn in_item(
         filter: &Filter<'_, Self::Field>,
         raw: &str,
         params: &mut Self::Params,
-    ) -> Result<String, EngineError>;
+    ) -> Result<String, EngineError> {
+        Self::compared(filter, raw, true, params)
+    }
 
     /// `col op value` of `exact`, `gt`, `gte`, `lt` and `lte`.
     fn compare(
@@ -245,7 +256,14 @@ pub(crate) trait Lookups: Dialect {
         op: Cmp,
         raw: &str,
         params: &mut Self::Params,
-    ) -> Result<String, EngineError>;
+    ) -> Result<String, EngineError> {
+        let value = Self::compared(filter, raw, false, params)?;
+        Ok(format!(
+            "{} {} {value}",
+            Self::column(filter.field),
+            op.sql()
+        ))
+    }
 
     /// A JSON column's `exact`, or one of its `in` items: by default, its text contains the
     /// value's (`ILIKE '%value%'`).

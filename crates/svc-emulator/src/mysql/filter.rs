@@ -26,7 +26,7 @@ use crate::engine::python::text::unhexlify;
 use crate::engine::relation::Use;
 use crate::engine::time_zone::{TZ_PARAM, tz_of};
 use crate::engine::types::{FilterFamily, Search};
-use crate::flow::filter::{Cmp, Filter, Lookups, lookup_condition};
+use crate::flow::filter::{Filter, Lookups, lookup_condition};
 use crate::mysql::MyResource;
 use crate::mysql::schema::{MyField, MyModel};
 use crate::mysql::types::MyKind;
@@ -200,18 +200,13 @@ impl Lookups for MyResource {
         Literals::contained(ctx, raw)
     }
 
-    fn in_item(ctx: &Ctx<'_>, raw: &str, params: &mut Params) -> Result<String, EngineError> {
-        ctx.compared(raw, true, params)
-    }
-
-    fn compare(
+    fn compared(
         ctx: &Ctx<'_>,
-        op: Cmp,
         raw: &str,
+        in_list: bool,
         params: &mut Params,
     ) -> Result<String, EngineError> {
-        let value = ctx.compared(raw, false, params)?;
-        Ok(format!("{} {} {value}", ctx.field.qualified, op.sql()))
+        Literals::compared(ctx, raw, in_list, params)
     }
 
     /// [decision: stricter] docs/contract.md.

@@ -460,10 +460,17 @@ impl Lookups for PgResource {
         Literals::contained(ctx, raw)
     }
 
-    fn in_item(ctx: &Ctx<'_>, raw: &str, params: &mut Params) -> Result<String, EngineError> {
-        Ok(ctx.compared(raw, true)?.bind(params, ctx.field))
+    fn compared(
+        ctx: &Ctx<'_>,
+        raw: &str,
+        in_list: bool,
+        params: &mut Params,
+    ) -> Result<String, EngineError> {
+        Ok(Literals::compared(ctx, raw, in_list)?.bind(params, ctx.field))
     }
 
+    /// An integer column compared with a number beyond its type keeps the comparison's truth,
+    /// and text is read as the operator's type (`Literal::compare`).
     fn compare(
         ctx: &Ctx<'_>,
         op: Cmp,

@@ -21,7 +21,7 @@ use crate::engine::filter::{Arg, PyNumber};
 use crate::engine::list::Selection;
 use crate::engine::relation::Use;
 use crate::engine::types::{FilterFamily, Reflected, Search};
-use crate::flow::filter::{Cmp, Filter, Lookups, lookup_condition};
+use crate::flow::filter::{Filter, Lookups, lookup_condition};
 use crate::sqlite::flows::Sqlite;
 use crate::sqlite::model::{Field, Model};
 
@@ -91,19 +91,14 @@ impl Lookups for Sqlite<'_> {
         })
     }
 
-    fn in_item(ctx: &Ctx<'_>, raw: &str, params: &mut Vec<Value>) -> Result<String, EngineError> {
-        params.push(compared(ctx, raw, true)?);
-        Ok("?".to_owned())
-    }
-
-    fn compare(
+    fn compared(
         ctx: &Ctx<'_>,
-        op: Cmp,
         raw: &str,
+        in_list: bool,
         params: &mut Vec<Value>,
     ) -> Result<String, EngineError> {
-        params.push(compared(ctx, raw, false)?);
-        Ok(format!("{} {} ?", ctx.field.sql, op.sql()))
+        params.push(compared(ctx, raw, in_list)?);
+        Ok("?".to_owned())
     }
 
     /// Number columns' text equals the search text, text columns' contains it.
