@@ -1,5 +1,5 @@
-//! Every shell example of README.md, docs/ and `svc ... --help`, run as written against the demo
-//! inside `svc emulator exec`, in the order shown.
+//! Every shell example of README.md, docs/, the crates' README.md and `svc ... --help`, run as
+//! written against the demo inside `svc emulator exec`, in the order shown.
 //!
 //! A markdown file's ```` ```sh ````, ```` ```bash ```` and ```` ```console ```` blocks (in a
 //! console block, the `$ ` lines) become one bash script whose line N is the file's line N, run
@@ -336,9 +336,18 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// README.md and docs/*.md, relative to the checkout, in name order.
+/// README.md, docs/*.md and the crates' README.md (their crates.io pages), relative to the
+/// checkout, in name order.
 fn markdown_files() -> Vec<String> {
     let mut files = vec!["README.md".to_owned()];
+    let mut crates: Vec<String> = std::fs::read_dir(root().join("crates"))
+        .expect("crates/")
+        .map(|e| e.expect("an entry").file_name().to_string_lossy().into_owned())
+        .map(|name| format!("crates/{name}/README.md"))
+        .filter(|readme| root().join(readme).is_file())
+        .collect();
+    crates.sort();
+    files.extend(crates);
     let mut docs: Vec<String> = std::fs::read_dir(root().join("docs"))
         .expect("docs/")
         .map(|e| {
@@ -398,8 +407,8 @@ fn check(label: &str, script: &str, blocks: &[usize], dir: &Path) -> Vec<String>
     failures
 }
 
-/// Every shell example of README.md and docs/ runs as written against the demo, in the order
-/// shown, each file in an emulator of its own.
+/// Every shell example of README.md, docs/ and the crates' README.md runs as written against
+/// the demo, in the order shown, each file in an emulator of its own.
 #[test]
 #[ignore = "needs bash and jq, as the examples do: `cargo xtask ci` runs it"]
 fn the_shell_examples_of_the_docs_run_as_written() {
