@@ -187,7 +187,7 @@ Examples:
   svc emulator restore seeded
   svc emulator reset
   svc emulator requests --method POST --status 4xx   # what the code under test sent, refused
-  svc emulator exec -- python3 -m unittest           # an emulator around a test run";
+  svc emulator exec -- <test-command>                # an emulator around a test run";
 
 #[derive(Debug, Subcommand)]
 // Parsed once per process: a large variant (the emulator's flags) costs nothing worth a box.
@@ -363,7 +363,7 @@ An action is never sent twice: an answer lost on the way is not retried.";
 const WORKFLOWS_EXAMPLES: &str = "Examples:
   svc workflows run wf-refund --data '{\"id\": 7, \"note\": \"damaged in transit\"}'
   echo '{\"id\": 9, \"note\": \"late\"}' | svc workflows run wf-refund --data -
-  svc workflows run wf-reopen --data '{\"id\": 8, \"note\": \"n\", \"status\": null}'; [ $? -eq 6 ] && echo \"the run failed\"
+  svc workflows run wf-reopen --data '{\"id\": 8, \"note\": \"n\", \"status\": null}'; echo $?   # 6: the run failed
 
 Prints a successful run's result as `svc actions run` prints an action's. A run that failed
 (`{\"success\": false, \"error\": ...}`) prints the server's reason on stderr and exits with 6,

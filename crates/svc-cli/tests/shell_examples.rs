@@ -13,8 +13,10 @@
 //! - **A block marked `<!-- not run: REASON -->`** on the line before its fence is not run, and
 //!   the reason is printed (for commands that build, install or run until stopped).
 //! - **An exit code the example reads**: a command may fail when its own line or the next one
-//!   reads `$?` (`case $? in`, `[ $? -eq 6 ]`); `echo $?   # 6` checks the code is 6.
+//!   reads `$?` (`case $? in`); `echo $?   # 6` checks the code is 6, failure or not.
 //! - **`until Ctrl-C`** in a command's comment: it runs for a moment, then gets SIGINT.
+//! - **`a && b`** runs as `a ; b`, so that a failure of `a` is seen (bash runs no ERR trap
+//!   there), and a command sent to the background must not have failed by the end.
 //! - **`cargo run -p svc-cli -- ARGS`** runs the `svc` under test (`cargo run -p svc-emulator
 //!   --features cli -- ARGS` its `svc emulator`, `cargo run -p svc-api --example NAME` the built
 //!   example); any other cargo command fails: such a block is marked.
@@ -57,6 +59,13 @@ fn blocks(markdown: &str) -> Vec<Block> {
         let fence = lines[i].trim();
         let console = fence == "```console";
         if !(console || fence == "```sh" || fence == "```bash") {
+            if fence.starts_with("```") {
+                // Another language's block: nothing inside it opens a shell block.
+                i += 1;
+                while i < lines.len() && !lines[i].trim_start().starts_with("```") {
+                    i += 1;
+                }
+            }
             i += 1;
             continue;
         }
@@ -70,7 +79,9 @@ fn blocks(markdown: &str) -> Vec<Block> {
         let mut continued = false;
         i += 1;
         while i < lines.len() && !lines[i].trim_start().starts_with("```") {
-            let text = lines[i].get(indent..).unwrap_or("");
+            // The fence's indentation, or as much of it as the line has.
+            let own = lines[i].len() - lines[i].trim_start().len();
+            let text = &lines[i][own.min(indent)..];
             let command = if !console || continued {
                 Some(text)
             } else {
@@ -105,7 +116,7 @@ fn has_placeholder(text: &str) -> bool {
     });
     let terminal = text
         .split_once('#')
-        .is_some_and(|(_, comment)| comment.contains("on a terminal"));
+        .is_some_and(|(_, comment)| comment.trim_start().starts_with("on a terminal"));
     let bytes = text.as_bytes();
     documentation_host
         || terminal
@@ -123,49 +134,147 @@ fn has_placeholder(text: &str) -> bool {
         })
 }
 
-/// The commands of `block` as bash runs them: each logical command (lines joined by a trailing
-/// `\`) that holds a placeholder left out, an `until Ctrl-C` one interrupted after a moment, and
-/// the first kept line reporting the block as reached. Also the lines left out.
+/// The commands of `block` as bash runs them, and the lines left out (a logical command, lines
+/// joined by a trailing `\`, that holds a placeholder). What the runner changes, each to see a
+/// failure bash would not report, never what a command does when it works:
+/// - an `until Ctrl-C` command runs under `__interrupted` (SIGINT after a moment);
+/// - `echo $?   # N` is `__status_is $? N LINE`: it prints the code, and checks it is N;
+/// - `a && b` runs as `a ; b` (bash runs no ERR trap for a failure left of `&&`);
+/// - a command sent to the background (`... &`) has its pid kept, checked at the end;
+/// - the first kept line reports the block as reached.
 fn runnable(block: &Block) -> (Lines, Lines) {
     let mut kept = Vec::new();
     let mut left_out = Vec::new();
     let mut command: Lines = Vec::new();
+    let mut flush = |command: Lines, kept: &mut Lines| {
+        if command.iter().any(|(_, t)| has_placeholder(t)) {
+            left_out.extend(command);
+            return;
+        }
+        let interrupted = command.iter().any(|(_, t)| t.contains("until Ctrl-C"));
+        for (at, (line, text)) in command.into_iter().enumerate() {
+            let mut text = checked(&text, line);
+            if interrupted && at == 0 {
+                text = format!("__interrupted {text}");
+            }
+            kept.push((line, text));
+        }
+    };
     for (line, text) in &block.lines {
         command.push((*line, text.clone()));
-        if text.ends_with('\\') {
-            continue;
-        }
-        let whole = std::mem::take(&mut command);
-        if whole.iter().any(|(_, t)| has_placeholder(t)) {
-            left_out.extend(whole);
-        } else {
-            kept.extend(whole);
+        if !text.ends_with('\\') {
+            flush(std::mem::take(&mut command), &mut kept);
         }
     }
-    kept.extend(command);
-    for (_, text) in &mut kept {
-        if text.contains("until Ctrl-C") {
-            // Interrupted before it set its handler (a busy machine), it ends by the signal:
-            // 130 is as good an end as 0.
-            let (command, comment) = text.split_once('#').expect("the comment says so");
-            *text = format!(
-                "{{ timeout --preserve-status -s INT 3 {command}; __s=$?; [ $__s = 130 ] || (exit $__s); }}   #{comment}"
-            );
-        }
-    }
+    flush(command, &mut kept);
     if let Some((line, text)) = kept.first_mut() {
         *text = format!("__example_block {line}; {text}");
     }
     (kept, left_out)
 }
 
+/// Where a line's code ends: at a `#` outside quotes that starts a word.
+fn code_end(text: &str) -> usize {
+    let mut quote = None;
+    let mut previous = ' ';
+    for (at, c) in text.char_indices() {
+        match (quote, c) {
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, '#') if previous.is_whitespace() => return at,
+            _ => {}
+        }
+        previous = c;
+    }
+    text.len()
+}
+
+/// `text` (line `line` of the script) with the checks [`runnable`] lists.
+fn checked(text: &str, line: usize) -> String {
+    let end = code_end(text);
+    let (code, comment) = text.split_at(end);
+    // `echo $?   # N`: the code N the example says.
+    let said = comment
+        .strip_prefix('#')
+        .map(str::trim_start)
+        .map(|c| {
+            c.split(|ch: char| !ch.is_ascii_digit())
+                .next()
+                .unwrap_or("")
+        })
+        .filter(|n| !n.is_empty());
+    let mut code = code.to_owned();
+    if let Some(n) = said
+        && code.trim_end().ends_with("echo $?")
+    {
+        let at = code.rfind("echo $?").expect("found above");
+        code.replace_range(
+            at..at + "echo $?".len(),
+            &format!("__status_is $? {n} {line}"),
+        );
+    }
+    // `&&` outside quotes: `;`.
+    let mut quote = None;
+    let mut out = String::with_capacity(code.len());
+    let mut chars = code.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, '&') if chars.peek() == Some(&'&') => {
+                chars.next();
+                out.push(';');
+                continue;
+            }
+            _ => {}
+        }
+        out.push(c);
+    }
+    let trimmed = out.trim_end();
+    if trimmed.ends_with('&') && !trimmed.ends_with("&&") {
+        out = format!("{trimmed} __bg+=(\"$!:{line}\"); ");
+    }
+    out + comment
+}
+
 /// What the script runs before the examples: the failure trap, the cargo stand-in, the
 /// background jobs' end.
 const PRELUDE: &str = r#"
 set -o pipefail
+__bg=()
 __example_block() { echo "$1" >> "$EXAMPLES_REACHED"; }
+# A command that runs until Ctrl-C: SIGINT after a moment (killed 5 s later if it keeps on).
+# Interrupted before it set its handler (a busy machine), it ends by the signal: 130 is as
+# good an end as 0.
+__interrupted() {
+    timeout -k 5 --preserve-status -s INT 3 "$@"
+    local s=$?
+    [ "$s" = 130 ] && return 0
+    return "$s"
+}
+# `echo $?   # N`: prints the code, and records it when it is not N.
+__status_is() {
+    echo "$1"
+    [ "$1" = "$2" ] || echo "$3 status $2 $1" >> "$EXAMPLES_FAILED"
+}
 trap '__s=$?; [ "${BASH_SOURCE[0]}" = .examples-script ] && echo "$LINENO $__s" >> "$EXAMPLES_FAILED"' ERR
-trap 'trap - ERR; kill $(jobs -p) 2>/dev/null; wait' EXIT
+# At the end: a background command that ended before it failed, unless it ended well; those
+# still running are stopped.
+__end() {
+    trap - ERR
+    local job pid line
+    for job in "${__bg[@]}"; do
+        pid=${job%%:*} line=${job##*:}
+        if kill -0 "$pid" 2>/dev/null; then
+            kill "$pid" 2>/dev/null
+        else
+            wait "$pid" || echo "$line background $?" >> "$EXAMPLES_FAILED"
+        fi
+    done
+    kill $(jobs -p) 2>/dev/null
+    wait
+}
+trap __end EXIT
 "#;
 
 /// `cargo` for the examples, first on `PATH` (so that `svc emulator exec -- cargo ...` finds it
@@ -175,8 +284,9 @@ case "$*" in
     "run -p svc-cli -- "*) shift 4; exec svc "$@" ;;
     "run -p svc-emulator --features cli -- "*) shift 6; exec svc emulator "$@" ;;
     "run -p svc-api --example "*)
-        [ -x "$EXAMPLES_DIR/$5" ] || { echo "no $EXAMPLES_DIR/$5: build svc-api's examples first (cargo build -p svc-api --examples --all-features; cargo xtask ci does)" >&2; exit 127; }
-        exec "$EXAMPLES_DIR/$5" ;;
+        name=$5; shift 5; [ "$1" = -- ] && shift
+        [ -x "$EXAMPLES_DIR/$name" ] || { echo "no $EXAMPLES_DIR/$name: build svc-api's examples first (cargo build -p svc-api --examples --all-features; cargo xtask ci does, before this test)" >&2; exit 127; }
+        exec "$EXAMPLES_DIR/$name" "$@" ;;
     *) echo "the examples' runner does not run \`cargo $*\`: mark its block <!-- not run: REASON -->" >&2; exit 127 ;;
 esac
 "#;
@@ -250,33 +360,31 @@ fn run_script(label: &str, script: &str, dir: &Path) -> Outcome {
     let read = |path: &Path| std::fs::read_to_string(path).unwrap_or_default();
     let script_lines: Vec<&str> = script.lines().collect();
     let mut failures = Vec::new();
+    let text = |n: usize| script_lines.get(n.wrapping_sub(1)).copied().unwrap_or("");
     for record in read(&failed).lines() {
-        let (line, status) = record.split_once(' ').expect("`LINE STATUS`");
-        let line: usize = line.parse().expect("a line number");
-        let text = |n: usize| script_lines.get(n.wrapping_sub(1)).copied().unwrap_or("");
-        let next = (line + 1..script_lines.len() + 1)
-            .map(text)
-            .find(|t| !t.trim().is_empty())
-            .unwrap_or("");
-        let reads_status = text(line).contains("$?") || next.contains("$?");
-        let wanted = next
-            .trim()
-            .strip_prefix("echo $?")
-            .and_then(|rest| rest.trim().strip_prefix('#'))
-            .and_then(|rest| rest.trim().split(|c: char| !c.is_ascii_digit()).next())
-            .filter(|n| !n.is_empty());
-        let explained = match wanted {
-            Some(code) => reads_status && code == status,
-            None => reads_status,
-        };
-        if !explained {
-            failures.push(format!(
-                "{label}:{line}: exit {status}{}: {}",
-                wanted
-                    .map(|w| format!(" (the example says {w})"))
-                    .unwrap_or_default(),
+        let fields: Vec<&str> = record.split(' ').collect();
+        let line: usize = fields[0].parse().expect("a line number");
+        match fields[1..] {
+            ["status", wanted, got] => failures.push(format!(
+                "{label}:{line}: exit {got}, where the example says {wanted}: {}",
+                text(line.saturating_sub(1)).trim()
+            )),
+            ["background", status] => failures.push(format!(
+                "{label}:{line}: sent to the background, it ended with {status}: {}",
                 text(line).trim()
-            ));
+            )),
+            [status] => {
+                // A failure the example reads, on its own line or the next: `echo $?`,
+                // `case $? in`, `[ $? -eq N ]` (`__status_is` checks a code it names).
+                let explained = text(line).contains("$?") || text(line + 1).contains("$?");
+                if !explained {
+                    failures.push(format!(
+                        "{label}:{line}: exit {status}: {}",
+                        text(line).trim()
+                    ));
+                }
+            }
+            _ => panic!("an unknown record {record:?}"),
         }
     }
     if out.status.code() != Some(0) && failures.is_empty() {
@@ -342,7 +450,12 @@ fn markdown_files() -> Vec<String> {
     let mut files = vec!["README.md".to_owned()];
     let mut crates: Vec<String> = std::fs::read_dir(root().join("crates"))
         .expect("crates/")
-        .map(|e| e.expect("an entry").file_name().to_string_lossy().into_owned())
+        .map(|e| {
+            e.expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
         .map(|name| format!("crates/{name}/README.md"))
         .filter(|readme| root().join(readme).is_file())
         .collect();
@@ -550,40 +663,62 @@ fn blocks_placeholders_and_marks_are_read() {
     ));
 }
 
-/// Every block of the docs that is not run says why, and the docs run at least one block.
+/// Every shell block of the docs runs at least one command, or says why it runs none.
 #[test]
-fn every_shell_block_of_the_docs_is_run_or_says_why_not() {
+fn every_shell_block_of_the_docs_runs_a_command_or_says_why_not() {
+    let mut run = 0;
     for file in markdown_files() {
         let markdown = std::fs::read_to_string(root().join(&file)).expect("a readable doc");
         for block in blocks(&markdown) {
-            if let Some(reason) = &block.not_run {
-                assert!(
+            match &block.not_run {
+                Some(reason) => assert!(
                     reason.len() > 10,
                     "{file}:{}: `{NOT_RUN}` needs a reason",
                     block.fence
-                );
+                ),
+                None => {
+                    assert!(
+                        !runnable(&block).0.is_empty(),
+                        "{file}:{}: every command of this block is a placeholder: mark it \
+                         `{NOT_RUN} REASON -->`",
+                        block.fence
+                    );
+                    run += 1;
+                }
             }
         }
     }
+    assert!(run >= 20, "only {run} blocks run");
 }
 
 /// The runner itself: a failing command is reported with its line, one whose code the example
-/// reads is not, and a code other than the one `echo $?   # N` names is.
+/// reads is not, a code other than the one `echo $?   # N` names is (failure or not), and so
+/// are a failure left of `&&` and a background command that failed.
 #[test]
 #[ignore = "needs bash: `cargo xtask ci` runs it"]
 fn the_runner_reports_the_lines_that_fail() {
     let dir = WorkDir::new("runner");
-    let script = "__example_block 1; true\nfalse\n(exit 6)\necho $?   # 6\n(exit 5)\necho $?   # 6\n\
-                  svc records get shop orders 999999 > /dev/null; case $? in 3) ;; esac\n";
-    let outcome = run_script("t.md", script, &dir.0);
+    let example = "```sh\ntrue\nfalse\n(exit 6)\necho $?   # 6\n(exit 5)\necho $?   # 6\n\
+                   svc records get shop orders 999999 > /dev/null; case $? in 3) ;; esac\n\
+                   true\necho $?   # 6: it failed\nfalse && true\n(exit 7) &\nsleep 30 &\n\
+                   sleep 0.5\n```\n";
+    let (script, blocks_run, _) = markdown_script("t.md", example);
+    let outcome = run_script("t.md", &script, &dir.0);
     assert_eq!(
         outcome.failures,
         vec![
-            "t.md:2: exit 1: false".to_owned(),
-            "t.md:5: exit 5 (the example says 6): (exit 5)".to_owned(),
+            "t.md:3: exit 1: false".to_owned(),
+            "t.md:7: exit 5, where the example says 6: (exit 5)".to_owned(),
+            "t.md:10: exit 0, where the example says 6: true".to_owned(),
+            "t.md:11: exit 1: false ; true".to_owned(),
+            "t.md:12: sent to the background, it ended with 7: (exit 7) & __bg+=(\"$!:12\");"
+                .to_owned(),
         ],
         "{}",
         outcome.output
     );
-    assert_eq!(outcome.reached, BTreeSet::from([1]));
+    assert_eq!(
+        outcome.reached,
+        blocks_run.into_iter().collect::<BTreeSet<_>>()
+    );
 }

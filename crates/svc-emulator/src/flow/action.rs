@@ -1,7 +1,8 @@
 //! An action's statements, as every database runs them (docs/contract.md 5.6): each
 //! `:name` bound, one session of the SQL pool inside one read-write transaction, the statements
-//! run in order under one deadline, the last one's rows written within the answer cap, then
-//! the transaction committed, or rolled back when a statement fails. The session is given back
+//! run in order under one deadline, each one's rows written within the answer cap (the last
+//! one's are the answer), then the transaction committed, or rolled back when a statement
+//! fails. The session is given back
 //! clean, or closed when a statement may still run (the deadline, or the caller went away:
 //! cancelled from outside, as a read-only query is, [`super::read_only_sql`]).
 

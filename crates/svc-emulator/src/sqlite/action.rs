@@ -167,6 +167,78 @@ mod tests {
             .map(|b| serde_json::from_slice(&b).unwrap())
     }
 
+    fn status_of(db: &Resource, id: i64) -> Json {
+        run(
+            db,
+            &["SELECT status FROM t WHERE id = :id"],
+            serde_json::json!({"id": id}),
+        )
+        .unwrap()["data"][0][0]
+            .clone()
+    }
+
+    /// The failure of an action that writes row 1, then runs `statement` and one more, within
+    /// `limits`; row 1 is checked to be as it was (rolled back).
+    fn fails_after_a_write(db: &Resource, statement: &str, limits: SqlLimits) -> String {
+        let statements = [
+            "UPDATE t SET status = 'gone' WHERE id = 1",
+            statement,
+            "SELECT 1",
+        ]
+        .map(str::to_owned);
+        let e = db
+            .execute_action(&statements, &Map::new(), limits, &SqlCancel::default())
+            .unwrap_err();
+        assert_eq!(status_of(db, 1), "new", "rolled back");
+        e.to_string()
+    }
+
+    /// Past the deadline the statement is stopped and everything rolled back. The statement
+    /// never ends on its own, so the outcome does not depend on the machine's speed.
+    #[test]
+    fn an_action_past_its_deadline_is_stopped_and_rolled_back() {
+        let db = db();
+        let forever = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) \
+                       SELECT count(*) FROM n";
+        let limits = SqlLimits {
+            time: std::time::Duration::from_millis(50),
+            ..SqlLimits::default()
+        };
+        let e = fails_after_a_write(&db, forever, limits);
+        assert!(e.contains("stopped"), "{e}");
+    }
+
+    /// A client gone before the action started: nothing runs, and the answer says why.
+    #[test]
+    fn an_action_whose_client_went_away_runs_nothing() {
+        let db = db();
+        let cancel = SqlCancel::default();
+        cancel.cancel();
+        let statements = ["UPDATE t SET status = 'gone' WHERE id = 1".to_owned()];
+        let e = db
+            .execute_action(&statements, &Map::new(), SqlLimits::default(), &cancel)
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "The action was cancelled: its client went away."
+        );
+        assert_eq!(status_of(&db, 1), "new");
+    }
+
+    /// The answer cap holds for the rows of every statement, not only the last one's.
+    #[test]
+    fn every_statements_rows_count_toward_the_answer_cap() {
+        let db = db();
+        let many = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n LIMIT 100000) \
+                    SELECT i, 'padding padding padding' FROM n";
+        let limits = SqlLimits {
+            answer_bytes: 64 * 1024,
+            ..SqlLimits::default()
+        };
+        let e = fails_after_a_write(&db, many, limits);
+        assert!(e.contains("larger than"), "{e}");
+    }
+
     #[test]
     fn runs_in_one_transaction_and_answers_the_last_rows() {
         let db = db();
