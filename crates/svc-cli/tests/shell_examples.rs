@@ -114,9 +114,10 @@ fn has_placeholder(text: &str) -> bool {
             .unwrap_or("");
         host.ends_with("example.com") || host.ends_with(".example")
     });
-    let terminal = text
-        .split_once('#')
-        .is_some_and(|(_, comment)| comment.trim_start().starts_with("on a terminal"));
+    let terminal = text[code_end(text)..]
+        .trim_start_matches('#')
+        .trim_start()
+        .starts_with("on a terminal");
     let bytes = text.as_bytes();
     documentation_host
         || terminal
@@ -173,16 +174,27 @@ fn runnable(block: &Block) -> (Lines, Lines) {
     (kept, left_out)
 }
 
+/// The characters of `text` with their byte offsets, each with whether it stands outside
+/// quotes (`'...'`, `"..."`; a quote character itself counts as inside).
+fn unquoted(text: &str) -> impl Iterator<Item = (usize, char, bool)> + '_ {
+    let mut quote = None;
+    text.char_indices().map(move |(at, c)| {
+        let outside = quote.is_none() && c != '\'' && c != '"';
+        match quote {
+            None if c == '\'' || c == '"' => quote = Some(c),
+            Some(q) if c == q => quote = None,
+            _ => {}
+        }
+        (at, c, outside)
+    })
+}
+
 /// Where a line's code ends: at a `#` outside quotes that starts a word.
 fn code_end(text: &str) -> usize {
-    let mut quote = None;
     let mut previous = ' ';
-    for (at, c) in text.char_indices() {
-        match (quote, c) {
-            (None, '\'' | '"') => quote = Some(c),
-            (Some(q), c) if c == q => quote = None,
-            (None, '#') if previous.is_whitespace() => return at,
-            _ => {}
+    for (at, c, outside) in unquoted(text) {
+        if outside && c == '#' && previous.is_whitespace() {
+            return at;
         }
         previous = c;
     }
@@ -214,21 +226,15 @@ fn checked(text: &str, line: usize) -> String {
         );
     }
     // `&&` outside quotes: `;`.
-    let mut quote = None;
     let mut out = String::with_capacity(code.len());
-    let mut chars = code.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (quote, c) {
-            (None, '\'' | '"') => quote = Some(c),
-            (Some(q), c) if c == q => quote = None,
-            (None, '&') if chars.peek() == Some(&'&') => {
-                chars.next();
-                out.push(';');
-                continue;
-            }
-            _ => {}
+    let mut chars = unquoted(&code).peekable();
+    while let Some((_, c, outside)) = chars.next() {
+        if outside && c == '&' && chars.peek().is_some_and(|&(_, next, _)| next == '&') {
+            chars.next();
+            out.push(';');
+        } else {
+            out.push(c);
         }
-        out.push(c);
     }
     let trimmed = out.trim_end();
     if trimmed.ends_with('&') && !trimmed.ends_with("&&") {

@@ -13,10 +13,12 @@ use std::time::Duration;
 use serde_json::{Map, Value as Json};
 
 use crate::engine::EngineError;
-use crate::engine::sql_answer::{AnswerRows, stopped_after};
+use crate::engine::sql_answer::AnswerRows;
 use crate::engine::sql_params;
 use crate::flow::driver::Failure;
-use crate::flow::read_only_sql::{Access, ReadOnlySql, Running, conn_gone};
+use crate::flow::read_only_sql::{
+    Access, ReadOnlySql, Running, answered, conn_gone, give_back, within,
+};
 use crate::flow::records::Database;
 
 /// A database server's side of an action, beside its read-only queries' (binding, cancelling
@@ -73,30 +75,10 @@ pub(crate) async fn run_action<D: ActionSql>(
         db.commit(conn).await?;
         Ok::<_, EngineError>(last)
     };
-    // `None`: stopped at the deadline (a blocking driver keeps its deadline itself).
-    let outcome = if D::TIMED_BY_FLOW {
-        tokio::time::timeout(time, run).await.ok()
-    } else {
-        Some(run.await)
-    };
-    let cancel = guard.cancel.take();
-    let conn = guard.conn.take().ok_or_else(conn_gone)?;
-    if outcome.is_none() {
-        // Stopped at the deadline: the statement may still run. Cancelled, then the session
-        // closed, which rolls back what it had not committed.
-        if let Some(cancel) = cancel {
-            cancel.await;
-        }
-        D::close(conn).await;
-    } else {
-        // Committed, or failed: cleaning rolls back what a failed statement left.
-        D::clean(conn).await;
-    }
-    match outcome {
-        Some(Ok((names, rows))) => Ok(rows.answer(&names)),
-        Some(Err(e)) => Err(e),
-        None => Err(stopped_after(time)),
-    }
+    let outcome = within::<D, _>(time, run).await;
+    // Stopped at the deadline, a statement may still run; committed or failed, none does.
+    give_back(guard, outcome.is_none()).await?;
+    answered(outcome, time)
 }
 
 /// The inputs of all of an action's statements.

@@ -126,16 +126,34 @@ pub(crate) async fn read_only<D: ReadOnlySql>(
     let left_running = AtomicBool::new(false);
     let conn = guard.conn.as_mut().ok_or_else(conn_gone)?;
     let run = db.run(conn, &bound, time, answer_bytes, tz, &left_running);
-    // `None`: stopped at the deadline.
-    let outcome = if D::TIMED_BY_FLOW {
+    let outcome = within::<D, _>(time, run).await;
+    // Left behind at the answer cap, the statement may still be running too.
+    let still_running = outcome.is_none() || left_running.load(Ordering::Relaxed);
+    give_back(guard, still_running).await?;
+    answered(outcome, time)
+}
+
+/// The statements' outcome; `None`: stopped at the deadline by the flow's timer, unless the
+/// driver keeps its deadline itself ([`ReadOnlySql::TIMED_BY_FLOW`]).
+pub(super) async fn within<D: ReadOnlySql, T>(
+    time: Duration,
+    run: impl Future<Output = T>,
+) -> Option<T> {
+    if D::TIMED_BY_FLOW {
         tokio::time::timeout(time, run).await.ok()
     } else {
         Some(run.await)
-    };
-    // Whether the statement may still be running: stopped at the deadline, or left behind at
-    // the answer cap. Then it is cancelled before the session is given up (cleaning it would
-    // otherwise wait for it).
-    let still_running = outcome.is_none() || left_running.load(Ordering::Relaxed);
+    }
+}
+
+/// Gives the guard's session back once its statements are done: a statement that may still
+/// run is cancelled first (cleaning the session would wait for it), and the session closed,
+/// which rolls back what it had not committed; otherwise the session is cleaned (which rolls
+/// back what a failed statement left) for the next query.
+pub(super) async fn give_back<D: ReadOnlySql>(
+    mut guard: Running<D>,
+    still_running: bool,
+) -> Result<(), EngineError> {
     let cancel = guard.cancel.take();
     if still_running && let Some(cancel) = cancel {
         cancel.await;
@@ -146,6 +164,15 @@ pub(crate) async fn read_only<D: ReadOnlySql>(
     } else {
         D::clean(conn).await;
     }
+    Ok(())
+}
+
+/// The answer of an outcome from [`within`] `time`: the last statement's rows, its refusal, or
+/// the refusal of a statement stopped at the deadline.
+pub(super) fn answered(
+    outcome: Option<Result<(Vec<String>, AnswerRows), EngineError>>,
+    time: Duration,
+) -> Result<Vec<u8>, EngineError> {
     match outcome {
         Some(Ok((names, rows))) => Ok(rows.answer(&names)),
         Some(Err(e)) => Err(e),
