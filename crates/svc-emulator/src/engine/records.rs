@@ -3,6 +3,7 @@
 //! serializer writes them.
 
 use std::collections::{BTreeMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use crate::engine::EngineError;
@@ -10,18 +11,41 @@ use crate::engine::RecordsJson;
 use crate::engine::json_text::write_json_str;
 use crate::engine::table::{Column, Table};
 
+/// The mark of one resource, unique in the process: a copy of its data (`flow::saved`,
+/// `sqlite/saved.rs`) is put back only by the resource that saved it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Origin(u64);
+
+impl Origin {
+    /// A mark no other resource of the process has.
+    pub(crate) fn new() -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        Origin(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
 /// The models of a resource, by table name, as its database's schema was last read. A new
 /// reading replaces them whole: a request keeps the models it started with.
 #[derive(Debug)]
 pub(crate) struct Models<M> {
     current: RwLock<Arc<BTreeMap<String, Arc<M>>>>,
+    /// The resource's mark, whatever its schema's readings.
+    origin: Origin,
 }
 
 impl<M> Default for Models<M> {
     fn default() -> Self {
         Self {
             current: RwLock::new(Arc::new(BTreeMap::new())),
+            origin: Origin::new(),
         }
+    }
+}
+
+impl<M> Models<M> {
+    /// The mark of the resource these are the models of.
+    pub(crate) fn origin(&self) -> Origin {
+        self.origin
     }
 }
 

@@ -325,6 +325,17 @@ pub(crate) trait KeyColumn: Column {
     fn set_key(&mut self, key: bool);
 }
 
+/// What a database's reflection reads of a table, beside its columns and its key.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Reflected<E> {
+    /// The table in SQL, quoted (and qualified where the database qualifies it).
+    pub sql: String,
+    /// A base table ([`MappedTable::holds_rows`]).
+    pub holds_rows: bool,
+    /// What the database keeps beside.
+    pub extra: E,
+}
+
 /// A table as the engine's ORM maps it on a database server, whichever: its columns, the key
 /// it reads a record URL by (the first column of the primary key, else the first column,
 /// which the engine promotes), the columns that tell rows apart, and how its database writes
@@ -348,6 +359,9 @@ pub(crate) struct MappedTable<F, E = ()> {
     pub table_sql: String,
     /// Every column as a record's read takes it, in table order, comma-separated.
     pub select_list: String,
+    /// A base table, which holds rows of its own: not a view, a foreign table or a partition
+    /// (whose rows are its parent table's).
+    pub holds_rows: bool,
     /// What the database keeps beside.
     pub extra: E,
     index: BTreeMap<String, usize>,
@@ -356,17 +370,16 @@ pub(crate) struct MappedTable<F, E = ()> {
 
 #[allow(dead_code)]
 impl<F: KeyColumn, E> MappedTable<F, E> {
-    /// The table `name` of `fields` (in table order), whose declared primary key is `key`
-    /// (column names in key order, none for a view or a table without one): the key column
-    /// made, promoted where none is declared, and the select list written by `select`. `None`
-    /// for a table without columns, which the engine does not map.
+    /// The table `name` (described by `table`) of `fields` (in table order), whose declared
+    /// primary key is `key` (column names in key order, none for a view or a table without
+    /// one): the key column made, promoted where none is declared, and the select list written
+    /// by `select`. `None` for a table without columns, which the engine does not map.
     pub(crate) fn new(
         name: String,
         mut fields: Vec<F>,
         key: &[String],
-        table_sql: String,
+        table: Reflected<E>,
         select: impl Fn(&F) -> String,
-        extra: E,
     ) -> Option<Self> {
         let position = |k: &String| fields.iter().position(|f| f.name() == k);
         let declared: Vec<usize> = key.iter().filter_map(position).collect();
@@ -385,23 +398,24 @@ impl<F: KeyColumn, E> MappedTable<F, E> {
             pk,
             identity,
             promoted_key,
-            table_sql,
-            extra,
+            table_sql: table.sql,
+            holds_rows: table.holds_rows,
+            extra: table.extra,
         })
     }
 
-    /// Each table of `tables` (by name: its columns in table order, the table in SQL, what its
-    /// database keeps beside) made a model ([`new`](Self::new)) with its declared key from
-    /// `keys` (by table name); a table without columns is left out, as the engine leaves it.
+    /// Each table of `tables` (by name: its columns in table order, and the table as
+    /// reflected) made a model ([`new`](Self::new)) with its declared key from `keys` (by table
+    /// name); a table without columns is left out, as the engine leaves it.
     pub(crate) fn models(
-        tables: BTreeMap<String, (Vec<F>, String, E)>,
+        tables: BTreeMap<String, (Vec<F>, Reflected<E>)>,
         keys: &BTreeMap<String, Vec<String>>,
         select: impl Fn(&F) -> String,
     ) -> BTreeMap<String, std::sync::Arc<Self>> {
         let mut models = BTreeMap::new();
-        for (name, (fields, table_sql, extra)) in tables {
+        for (name, (fields, table)) in tables {
             let key = keys.get(&name).map_or(&[][..], Vec::as_slice);
-            if let Some(model) = Self::new(name.clone(), fields, key, table_sql, &select, extra) {
+            if let Some(model) = Self::new(name.clone(), fields, key, table, &select) {
                 models.insert(name, std::sync::Arc::new(model));
             }
         }

@@ -61,10 +61,18 @@ pub(crate) trait Driver: Sync {
         binds: &Self::Binds,
     ) -> impl Future<Output = Result<Vec<Self::Row>, Self::Fault>> + Send;
 
+    /// Ends a connection at once, never to serve anyone again: a statement may still run on
+    /// it, or a cancel still land on it (a read-only query stopped or left behind). What it had
+    /// not committed is undone by its end. Called where nothing can be awaited (a drop).
+    fn close(conn: Self::Conn);
+
     /// Gives up a connection left inside a transaction, or with session settings of its own:
-    /// whatever it began is undone before it serves anyone else, or it is closed. Called where
-    /// nothing can be awaited (a drop).
-    fn give_up(conn: Self::Conn);
+    /// whatever it began is undone before it serves anyone else. Called where nothing can be
+    /// awaited (a drop). By default it is [closed](Self::close); a driver whose pool can undo
+    /// the transaction first keeps the connection.
+    fn give_up(conn: Self::Conn) {
+        Self::close(conn);
+    }
 }
 
 /// A connection whose session may hold state (a transaction, settings): given up when dropped

@@ -70,20 +70,13 @@ pub(crate) trait ReadOnlySql: Driver {
         left_running: &AtomicBool,
     ) -> impl Future<Output = Result<(Vec<String>, AnswerRows), EngineError>> + Send;
 
-    /// Gives up a session whose statement may still run, or on which a cancel may still land,
-    /// at once (the caller went away): it is closed, never pooled again.
-    fn abandon(conn: Self::Conn);
-
-    /// Closes a session whose statement was cancelled: never reused. By default, given up as
-    /// [`abandon`](Self::abandon) gives it up.
-    fn close(conn: Self::Conn) -> impl Future<Output = ()> + Send {
-        Self::abandon(conn);
+    /// Ends the transaction and cleans the session for its next query (closes it when it
+    /// cannot be cleaned). By default the session is [closed](Driver::close): a driver whose
+    /// sessions can be cleaned keeps them.
+    fn clean(conn: Self::Conn) -> impl Future<Output = ()> + Send {
+        Self::close(conn);
         std::future::ready(())
     }
-
-    /// Ends the transaction and cleans the session for its next query (closes it when it
-    /// cannot be cleaned).
-    fn clean(conn: Self::Conn) -> impl Future<Output = ()> + Send;
 }
 
 /// A session running a query. Dropped while it still holds the session (the caller went away
@@ -98,7 +91,7 @@ pub(super) struct Running<D: ReadOnlySql> {
 impl<D: ReadOnlySql> Drop for Running<D> {
     fn drop(&mut self) {
         if let Some(conn) = self.conn.take() {
-            D::abandon(conn);
+            D::close(conn);
         }
         if let Some(cancel) = self.cancel.take()
             && let Ok(runtime) = tokio::runtime::Handle::try_current()
@@ -160,7 +153,7 @@ pub(super) async fn give_back<D: ReadOnlySql>(
     }
     let conn = guard.conn.take().ok_or_else(conn_gone)?;
     if still_running {
-        D::close(conn).await;
+        D::close(conn);
     } else {
         D::clean(conn).await;
     }
@@ -212,8 +205,8 @@ mod tests {
         async fn rows(_: &mut Log, _: &str, _: &()) -> Result<Vec<()>, ()> {
             Err(())
         }
-        fn give_up(conn: Log) {
-            conn.lock().unwrap().push("give up");
+        fn close(conn: Log) {
+            conn.lock().unwrap().push("close");
         }
     }
 
@@ -243,9 +236,6 @@ mod tests {
             }
             Ok((Vec::new(), AnswerRows::new(0)))
         }
-        fn abandon(conn: Log) {
-            conn.lock().unwrap().push("abandon");
-        }
         async fn clean(conn: Log) {
             conn.lock().unwrap().push("clean");
         }
@@ -266,7 +256,7 @@ mod tests {
             conn: Some(log.clone()),
         });
         tokio::task::yield_now().await;
-        assert_eq!(*log.lock().unwrap(), ["abandon", "cancel"]);
+        assert_eq!(*log.lock().unwrap(), ["close", "cancel"]);
         // The caller went away while the cancel was being sent (the guard no longer holds
         // it): the session, on which the cancel may still land, is given up all the same.
         let log = Log::default();
@@ -274,7 +264,7 @@ mod tests {
             cancel: None,
             conn: Some(log.clone()),
         });
-        assert_eq!(*log.lock().unwrap(), ["abandon"]);
+        assert_eq!(*log.lock().unwrap(), ["close"]);
         // A query that ended: its session is cleaned for the next one, never given up.
         let db = Logged::default();
         let answer = read_only(&db, "select 1", &Map::new(), Duration::from_secs(5), 0).await;
@@ -292,6 +282,6 @@ mod tests {
         assert_eq!(e, stopped_after(Duration::from_secs(5)));
         // Cancelled first (cleaning would wait for the statement), then closed: the default
         // `close` gives the session up, never back to the pool.
-        assert_eq!(*db.0.lock().unwrap(), ["cancel", "abandon"]);
+        assert_eq!(*db.0.lock().unwrap(), ["cancel", "close"]);
     }
 }

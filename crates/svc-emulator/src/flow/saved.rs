@@ -14,8 +14,9 @@
 //! is the database's own type, whose `Drop` hands the statement to the runtime: best effort, a
 //! killed emulator leaves it behind).
 //!
-//! **What is saved**: every base table among the models (not views, which hold no data; not
-//! partitions, whose rows are their parent table's), all its rows, every column but the
+//! **What is saved**: every base table among the models as last read (not views, which hold no
+//! data; not foreign tables; not partitions, whose rows are their parent table's: as the
+//! reflection marks them, `ModelSql::holds_rows`), all its rows, every column but the
 //! generated ones (the database computes them again), and what numbers the next generated key
 //! of each (sequences, `AUTO_INCREMENT`: the database's [`Saves::Keys`]). The schema is not:
 //! a table dropped since fails the restore, one added since is left as it is.
@@ -29,28 +30,15 @@
 use std::any::Any;
 use std::collections::BTreeMap;
 use std::future::Future;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::engine::EngineError;
+use crate::engine::records::Origin;
 use crate::engine::table::{BodyColumn, Column, Table};
 use crate::flow::driver::{Failure, Session};
 use crate::flow::records::{Database, ModelSql};
 
 /// The start of every store's name; the rest is random.
 pub(crate) const STORE_PREFIX: &str = "svc_emulator_saved_";
-
-/// The mark a resource puts on the copies it saves, unique in the process: a copy is put back
-/// only by the resource that saved it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Origin(u64);
-
-impl Origin {
-    /// A mark no other resource of the process has.
-    pub(crate) fn new() -> Self {
-        static NEXT: AtomicU64 = AtomicU64::new(1);
-        Origin(NEXT.fetch_add(1, Ordering::Relaxed))
-    }
-}
 
 /// A table of a copy.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,11 +54,14 @@ pub(crate) struct SavedTable {
     pub(crate) held: String,
 }
 
-/// What a restore turned off in its transaction ([`Saves::suspend_checks`]).
+/// What a restore turned off in its transaction ([`Saves::suspend_checks`]), and what it left
+/// on.
 #[derive(Debug, Default)]
 pub(crate) struct Suspended {
-    /// The foreign keys are not checked in the transaction: the tables go back in any order.
-    pub(crate) unchecked: bool,
+    /// The foreign keys among the saved tables that are still checked at each statement, as
+    /// `(referring table, referred table)` names: the tables go back parents first. None where
+    /// the checks are off: the tables go back in any order.
+    pub(crate) still_checked: Vec<(String, String)>,
     /// The statements that turn back on, before the commit, what was turned off (a failed
     /// restore rolls both back).
     pub(crate) undo: Vec<String>,
@@ -123,11 +114,10 @@ pub(crate) trait Saves: Database + Sized + 'static {
     const KEYS_AFTER_COMMIT: bool = false;
 
     /// What to do when the saved tables refer to each other in a cycle of foreign keys that the
-    /// restore cannot order, ending the refusal's message.
-    const CYCLE_HINT: &'static str;
-
-    /// The mark of this resource's copies.
-    fn origin(&self) -> Origin;
+    /// restore cannot order (the keys [`suspend_checks`](Self::suspend_checks) left checked),
+    /// ending the refusal's message.
+    const CYCLE_HINT: &'static str = "make one of those foreign keys deferrable, or connect as \
+        a user that may turn the foreign keys' checks off";
 
     /// Runs statements without rows (a failure is unexpected).
     fn run(
@@ -140,13 +130,6 @@ pub(crate) trait Saves: Database + Sized + 'static {
             done.map_err(|f| self.fault(f, Failure::Unexpected))
         }
     }
-
-    /// The names of the base tables of the schema (or database) the models come from: not its
-    /// views, nor tables whose rows are another's (partitions).
-    fn base_tables(
-        &self,
-        conn: &mut Session<Self>,
-    ) -> impl Future<Output = Result<Vec<String>, EngineError>> + Send;
 
     /// Makes the store `name` (unquoted), or says which privilege the connection lacks for it.
     fn make_store(
@@ -173,20 +156,13 @@ pub(crate) trait Saves: Database + Sized + 'static {
     ) -> impl Future<Output = Result<(), EngineError>> + Send;
 
     /// Turns off, for the restore's transaction, what the database lets the session turn off
-    /// of the foreign keys' checks and of the triggers of `tables`.
+    /// of the foreign keys' checks and of the triggers of `tables`; says which foreign keys
+    /// among them stay checked at each statement (not deferrable).
     fn suspend_checks(
         &self,
         conn: &mut Session<Self>,
         tables: &[SavedTable],
     ) -> impl Future<Output = Result<Suspended, EngineError>> + Send;
-
-    /// The foreign keys among `tables` that are checked at each statement (not deferrable),
-    /// as `(referring table, referred table)` names; asked only when the checks stay on.
-    fn references(
-        &self,
-        conn: &mut Session<Self>,
-        tables: &[SavedTable],
-    ) -> impl Future<Output = Result<Vec<(String, String)>, EngineError>> + Send;
 
     /// Removes every row of `tables`, inside the restore's transaction. By default each
     /// table's `DELETE`.
@@ -211,16 +187,15 @@ pub(crate) async fn save<D: Saves>(db: &D) -> Result<SavedCopy<D>, EngineError> 
     let failed = |e| context("saving a copy of the data", e);
     let models = db.models().current();
     let mut conn = Session::new(db.connect(None).await.map_err(failed)?);
-    let names = db.base_tables(&mut conn).await.map_err(failed)?;
     let store_name = format!("{STORE_PREFIX}{}", uuid::Uuid::new_v4().simple());
     let store = db
         .make_store(&mut conn, &store_name)
         .await
         .map_err(failed)?;
     let store_sql = D::quote(&store_name);
-    let tables: Vec<SavedTable> = names
-        .iter()
-        .filter_map(|name| models.get(name))
+    let tables: Vec<SavedTable> = models
+        .values()
+        .filter(|model| model.holds_rows())
         .enumerate()
         .map(|(i, model)| SavedTable {
             name: model.table_name().to_owned(),
@@ -258,7 +233,7 @@ pub(crate) async fn save<D: Saves>(db: &D) -> Result<SavedCopy<D>, EngineError> 
     let keys = db.read_keys(&mut conn, &tables).await.map_err(failed)?;
     commit(db, &mut conn).await.map_err(failed)?;
     Ok(SavedCopy {
-        origin: db.origin(),
+        origin: db.models().origin(),
         tables,
         keys,
         store,
@@ -281,7 +256,7 @@ pub(crate) async fn restore<D: Saves>(
                 .to_owned(),
         )
     })?;
-    if copy.origin != db.origin() {
+    if copy.origin != db.models().origin() {
         return Err(EngineError::Internal(
             "this copy of the data was saved from another resource: restore it on the resource \
              that saved it"
@@ -294,23 +269,15 @@ pub(crate) async fn restore<D: Saves>(
         .suspend_checks(&mut conn, &copy.tables)
         .await
         .map_err(failed)?;
-    let order = if suspended.unchecked {
-        (0..copy.tables.len()).collect()
-    } else {
-        let references = db
-            .references(&mut conn, &copy.tables)
-            .await
-            .map_err(failed)?;
-        parents_first(&copy.tables, &references).map_err(|cycle| {
-            EngineError::Internal(format!(
-                "cannot put back the saved copy of the data: the tables {} refer to each other \
-                 through foreign keys that are checked at each statement, so no order of them \
-                 can be put back; {}",
-                cycle.join(", "),
-                D::CYCLE_HINT
-            ))
-        })?
-    };
+    let order = parents_first(&copy.tables, &suspended.still_checked).map_err(|cycle| {
+        EngineError::Internal(format!(
+            "cannot put back the saved copy of the data: the tables {} refer to each other \
+             through foreign keys that are checked at each statement, so no order of them can \
+             be put back; {}",
+            cycle.join(", "),
+            D::CYCLE_HINT
+        ))
+    })?;
     db.empty(&mut conn, &copy.tables).await.map_err(failed)?;
     for i in order {
         let table = &copy.tables[i];

@@ -26,6 +26,16 @@ impl Driver for MyResource {
         conn.exec(sql, binds.values()).await
     }
 
+    /// Dropped, a pooled connection would go back to the pool, where a `KILL QUERY` still on
+    /// its way could stop another caller's statement: it is disconnected instead.
+    fn close(conn: Conn) {
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let _ = conn.disconnect().await;
+            });
+        }
+    }
+
     /// Given back to the pool, which resets it before anyone else takes it: the transaction
     /// rolled back, the session's variables (a restore's `foreign_key_checks`) as the server
     /// sets them (the pool is made `with_reset_connection`).

@@ -50,7 +50,6 @@ use mysql_async::{Conn, Opts, OptsBuilder, Pool, PoolConstraints, PoolOpts};
 use crate::engine::EngineError;
 use crate::engine::records::Models;
 use crate::engine::sql_params::line_end;
-use crate::flow::saved::Origin;
 use schema::MyModel;
 use types::Offset;
 
@@ -66,8 +65,6 @@ pub struct MyResource {
     mariadb: bool,
     /// Where pages ended, so that the next page of a walk starts there (`walks`).
     walks: walks::Walks,
-    /// The mark of the copies of its data it saves (`saved`).
-    origin: Origin,
     url: String,
 }
 
@@ -138,7 +135,6 @@ impl MyResource {
             walks: walks::Walks::default(),
             timezone: ForAMinute::default(),
             mariadb: false,
-            origin: Origin::new(),
             url: shown,
         };
         let mut conn = resource.conn().await?;

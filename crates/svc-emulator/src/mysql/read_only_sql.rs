@@ -132,16 +132,6 @@ impl ReadOnlySql for MyResource {
         Ok((names, rows))
     }
 
-    /// Dropped, a pooled connection would go back to the pool, where a `KILL QUERY` still on
-    /// its way could stop another caller's statement: it is disconnected instead.
-    fn abandon(conn: Conn) {
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn(async move {
-                let _ = conn.disconnect().await;
-            });
-        }
-    }
-
     async fn clean(mut conn: Conn) {
         let _ = conn.query_drop("ROLLBACK").await;
         if conn.reset().await.is_err() {

@@ -17,7 +17,7 @@ use mysql_async::{Conn, Pool};
 
 use crate::engine::EngineError;
 use crate::flow::driver::Session;
-use crate::flow::saved::{Origin, SavedTable, Saves, Suspended};
+use crate::flow::saved::{SavedTable, Saves, Suspended};
 use crate::mysql::schema::quote_ident;
 use crate::mysql::{MyResource, message, server_code};
 
@@ -44,11 +44,6 @@ impl Drop for MyStore {
 
 /// Each saved table with an `AUTO_INCREMENT` column (by its SQL name), and its next value.
 pub(crate) type MyKeys = Vec<(String, u64)>;
-
-/// The base tables of the database (not its views, nor MariaDB's system-versioned tables,
-/// which are no models).
-const BASE_TABLES: &str = "SELECT TABLE_NAME FROM information_schema.TABLES \
-     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME";
 
 /// The next `AUTO_INCREMENT` value of each table of the database that has one.
 const AUTO_INCREMENTS: &str = "SELECT TABLE_NAME, AUTO_INCREMENT FROM information_schema.TABLES \
@@ -89,20 +84,6 @@ impl Saves for MyResource {
     type Keys = MyKeys;
 
     const KEYS_AFTER_COMMIT: bool = true;
-
-    // Never needed: the checks are off in every restore.
-    const CYCLE_HINT: &'static str = "the foreign keys' checks could not be turned off";
-
-    fn origin(&self) -> Origin {
-        self.origin
-    }
-
-    async fn base_tables(&self, conn: &mut Session<Self>) -> Result<Vec<String>, EngineError> {
-        conn.conn()
-            .query(BASE_TABLES)
-            .await
-            .map_err(|e| self.unexpected(e))
-    }
 
     async fn make_store(
         &self,
@@ -182,21 +163,12 @@ impl Saves for MyResource {
         )
         .await?;
         Ok(Suspended {
-            unchecked: true,
+            still_checked: Vec::new(),
             undo: vec![
                 "SET SESSION foreign_key_checks = @svc_emulator_checks, \
                  SESSION sql_mode = @svc_emulator_mode"
                     .to_owned(),
             ],
         })
-    }
-
-    /// Never asked: the checks are off in every restore ([`suspend_checks`](Self::suspend_checks)).
-    async fn references(
-        &self,
-        _conn: &mut Session<Self>,
-        _tables: &[SavedTable],
-    ) -> Result<Vec<(String, String)>, EngineError> {
-        Ok(Vec::new())
     }
 }

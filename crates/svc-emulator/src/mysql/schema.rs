@@ -11,7 +11,7 @@ use mysql_async::Conn;
 use mysql_async::prelude::Queryable;
 
 use crate::engine::EngineError;
-use crate::engine::table::{MappedColumn, MappedTable};
+use crate::engine::table::{MappedColumn, MappedTable, Reflected};
 use crate::mysql::read_only_sql::skip_quoted;
 use crate::mysql::types::MyKind;
 
@@ -83,7 +83,7 @@ pub(crate) async fn load_schema(
     {
         keys.entry(table).or_default().push(column);
     }
-    let mut tables: BTreeMap<String, (Vec<MyField>, String, InnoDb)> = BTreeMap::new();
+    let mut tables: BTreeMap<String, (Vec<MyField>, Reflected<InnoDb>)> = BTreeMap::new();
     // The defaults SQLAlchemy reads from `SHOW CREATE TABLE`, asked only of the base tables
     // where a default's text alone does not say (MariaDB writes a default there as
     // `COLUMN_DEFAULT` holds it; MySQL quotes literals there and wraps expressions); a view's
@@ -108,7 +108,7 @@ pub(crate) async fn load_schema(
         read_defaults.insert(table.to_owned(), reflected_defaults(&create));
     }
     for row in rows {
-        let (table, name, data_type, column_type, default, extra, not_null, of_innodb, _) = row;
+        let (table, name, data_type, column_type, default, extra, not_null, of_innodb, base) = row;
         let has_default = default.is_some_and(|d| d != "NULL")
             && read_defaults
                 .get(&table)
@@ -126,9 +126,14 @@ pub(crate) async fn load_schema(
             Vec::new()
         };
         let qualified = format!("{}.{}", quote_ident(&table), quote_ident(&name));
-        let (fields, _, _) = tables
-            .entry(table)
-            .or_insert_with_key(|t| (Vec::new(), quote_ident(t), InnoDb(of_innodb != 0)));
+        let (fields, _) = tables.entry(table).or_insert_with_key(|t| {
+            let table = Reflected {
+                sql: quote_ident(t),
+                holds_rows: base != 0,
+                extra: InnoDb(of_innodb != 0),
+            };
+            (Vec::new(), table)
+        });
         fields.push(MyField {
             sql: quote_ident(&name),
             name,

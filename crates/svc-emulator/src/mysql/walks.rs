@@ -217,6 +217,7 @@ impl MyResource {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::table::Reflected;
     use crate::mysql::schema::{InnoDb, MyField};
 
     #[test]
@@ -241,9 +242,12 @@ mod tests {
             "t".to_owned(),
             fields,
             &[],
-            "`t`".to_owned(),
+            Reflected {
+                sql: "`t`".to_owned(),
+                holds_rows: true,
+                extra: InnoDb(true),
+            },
             select,
-            InnoDb(true),
         );
         let model = model.unwrap();
         let seek_condition = <MyResource as Walker>::seek_condition;

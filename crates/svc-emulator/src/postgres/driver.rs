@@ -31,6 +31,11 @@ impl Driver for PgResource {
         prepared_rows(conn, sql, binds).await
     }
 
+    /// Out of the pool, and closed.
+    fn close(conn: Object) {
+        drop(Object::take(conn));
+    }
+
     fn give_up(conn: Object) {
         roll_back(conn);
     }

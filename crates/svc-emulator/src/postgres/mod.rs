@@ -43,7 +43,6 @@ use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, R
 use crate::engine::EngineError;
 use crate::engine::records::Models;
 use crate::engine::time_zone::tz_offset;
-use crate::flow::saved::Origin;
 use schema::PgModel;
 use types::Offset;
 
@@ -63,8 +62,6 @@ pub struct PgResource {
     timezone: ForAMinute<Offset>,
     /// Where pages ended, so that the next page of a walk starts there (`walks`).
     walks: walks::Walks,
-    /// The mark of the copies of its data it saves (`saved`).
-    origin: Origin,
     url: String,
 }
 
@@ -145,7 +142,6 @@ impl PgResource {
             schema: Models::default(),
             timezone: ForAMinute::default(),
             walks: walks::Walks::default(),
-            origin: Origin::new(),
             url: shown,
         };
         let client = resource.client().await?;

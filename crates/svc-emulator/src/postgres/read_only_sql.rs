@@ -149,10 +149,6 @@ impl ReadOnlySql for PgResource {
         Ok((names, rows))
     }
 
-    fn abandon(client: Object) {
-        drop(Object::take(client));
-    }
-
     /// The connection goes back as it was found: no transaction, no settings, no advisory
     /// locks, no prepared statements, no temporary tables. Two messages: a batch of both is
     /// one implicit transaction, inside which PostgreSQL refuses `DISCARD ALL`.

@@ -26,7 +26,7 @@ use tokio_postgres::error::SqlState;
 use crate::dialect::quote_ident;
 use crate::engine::EngineError;
 use crate::flow::driver::Session;
-use crate::flow::saved::{Origin, SavedTable, Saves, Suspended};
+use crate::flow::saved::{SavedTable, Saves, Suspended};
 use crate::postgres::{PgResource, message};
 
 /// A schema that holds a copy: dropped, with its tables, when the copy is (a task on the
@@ -52,13 +52,6 @@ impl Drop for PgStore {
 
 /// A sequence, quoted and qualified, with its `last_value` and `is_called`.
 pub(crate) type PgKeys = Vec<(String, i64, bool)>;
-
-/// The tables of the current schema that hold their own rows: ordinary and partitioned ones,
-/// not their partitions (a partitioned table takes its rows back through itself).
-const BASE_TABLES: &str = "\
-SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') AND NOT c.relispartition
-ORDER BY c.relname";
 
 /// The sequences of the tables `$1` (their SQL names): owned by one of their columns (`serial`,
 /// identity), or named by one of their columns' defaults (`nextval('...')`).
@@ -117,19 +110,6 @@ impl Saves for PgResource {
         ALTER CONSTRAINT ... DEFERRABLE), or connect as a role that may set \
         session_replication_role (a superuser, or GRANT SET ON PARAMETER \
         session_replication_role TO the role)";
-
-    fn origin(&self) -> Origin {
-        self.origin
-    }
-
-    async fn base_tables(&self, conn: &mut Session<Self>) -> Result<Vec<String>, EngineError> {
-        let rows = conn
-            .conn()
-            .query(BASE_TABLES, &[])
-            .await
-            .map_err(|e| self.unexpected(e))?;
-        Ok(rows.iter().map(|r| r.get(0)).collect())
-    }
 
     async fn make_store(
         &self,
@@ -238,8 +218,8 @@ impl Saves for PgResource {
             .batch_execute("SET LOCAL session_replication_role = replica")
             .await
             .is_ok();
-        let firing = if replica {
-            vec!["A", "R"]
+        let (firing, still_checked) = if replica {
+            (vec!["A", "R"], Vec::new())
         } else {
             // Refused (not a superuser): the transaction goes on as before it was asked.
             client
@@ -248,7 +228,12 @@ impl Saves for PgResource {
                 )
                 .await
                 .map_err(|e| self.unexpected(e))?;
-            vec!["O", "A"]
+            let references = client
+                .query(REFERENCES, &[&names(tables)])
+                .await
+                .map_err(|e| self.unexpected(e))?;
+            let still_checked = references.iter().map(|r| (r.get(0), r.get(1))).collect();
+            (vec!["O", "A"], still_checked)
         };
         let triggers = client
             .query(TRIGGERS, &[&names(tables), &firing])
@@ -271,22 +256,9 @@ impl Saves for PgResource {
             self.run(conn, &disable.join("; ")).await?;
         }
         Ok(Suspended {
-            unchecked: replica,
+            still_checked,
             undo,
         })
-    }
-
-    async fn references(
-        &self,
-        conn: &mut Session<Self>,
-        tables: &[SavedTable],
-    ) -> Result<Vec<(String, String)>, EngineError> {
-        let rows = conn
-            .conn()
-            .query(REFERENCES, &[&names(tables)])
-            .await
-            .map_err(|e| self.unexpected(e))?;
-        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
     }
 
     /// One `TRUNCATE` of them all: the foreign keys among them need no order.

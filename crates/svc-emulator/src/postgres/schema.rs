@@ -12,7 +12,7 @@ use tokio_postgres::Client;
 
 use crate::dialect::quote_ident;
 use crate::engine::EngineError;
-use crate::engine::table::{MappedColumn, MappedTable};
+use crate::engine::table::{MappedColumn, MappedTable, Reflected};
 use crate::postgres::types::PgKind;
 
 /// A column, and the type a value for it is cast to where the engine would bind it as a text
@@ -53,7 +53,8 @@ SELECT c.relname, a.attname, bt.typname, bt.typcategory, \
        a.attnotnull, a.atthasdef OR a.attidentity <> '' OR t.typdefault IS NOT NULL, \
        a.attidentity <> '' OR coalesce(pg_get_expr(d.adbin, d.adrelid), '') LIKE 'nextval(%', \
        a.attgenerated <> '', n.nspname, coalesce(et.typname, ''), \
-       format_type(a.atttypid, a.atttypmod) \
+       format_type(a.atttypid, a.atttypmod), \
+       c.relkind IN ('r', 'p') AND NOT c.relispartition \
 FROM pg_class c \
 JOIN pg_namespace n ON n.oid = c.relnamespace \
 JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped \
@@ -85,7 +86,7 @@ pub(crate) async fn load_schema(
     for row in client.query(PRIMARY_KEYS, &[]).await.map_err(internal)? {
         keys.entry(row.get(0)).or_default().push(row.get(1));
     }
-    let mut tables: BTreeMap<String, (Vec<PgField>, String, ())> = BTreeMap::new();
+    let mut tables: BTreeMap<String, (Vec<PgField>, Reflected<()>)> = BTreeMap::new();
     for row in &rows {
         let table: String = row.get(0);
         let name: String = row.get(1);
@@ -95,9 +96,13 @@ pub(crate) async fn load_schema(
         let element: String = row.get(10);
         let kind = PgKind::of(&type_name, category as u8 as char, &element);
         let namespace: String = row.get(9);
-        let (fields, _, _) = tables.entry(table).or_insert_with_key(|t| {
-            let table_sql = format!("{}.{}", quote_ident(&namespace), quote_ident(t));
-            (Vec::new(), table_sql, ())
+        let (fields, _) = tables.entry(table).or_insert_with_key(|t| {
+            let table = Reflected {
+                sql: format!("{}.{}", quote_ident(&namespace), quote_ident(t)),
+                holds_rows: row.get(12),
+                extra: (),
+            };
+            (Vec::new(), table)
         });
         fields.push(PgField {
             sql: quote_ident(&name),

@@ -159,6 +159,7 @@ impl Walker for PgResource {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::table::Reflected;
 
     fn field(name: &str, kind: PgKind, cast: &str) -> PgField {
         PgField {
@@ -185,9 +186,12 @@ mod tests {
             "t".to_owned(),
             vec![age, id],
             &[],
-            "t".to_owned(),
+            Reflected {
+                sql: "t".to_owned(),
+                holds_rows: true,
+                extra: (),
+            },
             select,
-            (),
         );
         let model = model.unwrap();
         let seek = |terms: &[(usize, bool)], key: &[Option<&str>]| {

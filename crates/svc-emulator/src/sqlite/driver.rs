@@ -36,8 +36,8 @@ impl<'c> Driver for Sqlite<'c> {
         Ok(all)
     }
 
-    /// Rolled back at once: the connection is the operation's.
-    fn give_up(conn: &'c mut Connection) {
+    /// Rolled back at once: the connection is the operation's, and stays open for it.
+    fn close(conn: &'c mut Connection) {
         if !conn.is_autocommit() {
             // Nothing to answer: a connection that cannot roll back fails its next statement.
             let _ = conn.execute_batch("ROLLBACK");

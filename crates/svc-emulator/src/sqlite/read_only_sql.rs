@@ -17,7 +17,7 @@ use serde_json::{Map, Value as Json};
 use crate::engine::EngineError;
 use crate::engine::sql_answer::{AnswerRows, write_encoder_bytes};
 use crate::engine::{MAX_SQL_ROWS, SqlLimits};
-use crate::flow::driver::{Driver, Failure};
+use crate::flow::driver::Failure;
 use crate::flow::read_only_sql::{Access, Cancel, ReadOnlySql, read_only};
 use crate::flow::records::Database;
 use crate::flow::references::run_now;
@@ -238,17 +238,9 @@ impl<'c> ReadOnlySql for Sqlite<'c> {
         result
     }
 
-    /// Rolled back, if an action's transaction is open: the connection goes back when the
-    /// operation ends, and its statement ended when `run` returned (SQLite runs it on this
-    /// thread to its end or its interrupt).
-    fn abandon(conn: &'c mut Connection) {
-        <Self as Driver>::give_up(conn);
-    }
-
-    /// As [`abandon`](Self::abandon): the guard removed a query's settings when `run` ended.
-    async fn clean(conn: &'c mut Connection) {
-        Self::abandon(conn);
-    }
+    // Cleaned by closing it (`Driver::close`): an action's open transaction is rolled back,
+    // and the connection goes back when the operation ends; its statement ended when `run`
+    // returned (SQLite runs it on this thread to its end or its interrupt).
 }
 
 fn cancelled() -> EngineError {

@@ -10,7 +10,7 @@ use rusqlite::Connection;
 use rusqlite::backup::{Backup, StepResult};
 
 use crate::engine::EngineError;
-use crate::flow::saved::Origin;
+use crate::engine::records::Origin;
 use crate::sqlite::Resource;
 
 /// A SQLite database copied into memory by [`Resource::save`], and the mark of the resource
