@@ -201,8 +201,12 @@ pub(crate) trait Lookups: Dialect {
     /// for an operation that uses the selection as `use_` says.
     fn time_zone(selection: &Selection, use_: Use) -> Result<(), EngineError>;
 
-    /// The column holds text (`isempty` matches `''` too).
-    fn is_text(field: &Self::Field) -> bool;
+    /// The column is SQLAlchemy's `String` (its `Enum` too): `isempty` matches `''` as well as
+    /// NULL. These are the columns `_search` matches by their text ([`search_kind`]
+    /// (Self::search_kind)) but JSON's, which SQLAlchemy does not type as a `String`.
+    fn is_text(field: &Self::Field) -> bool {
+        Self::search_kind(field) == Search::Contains && field.family() != FilterFamily::Json
+    }
 
     /// `text` bound as a string, and its placeholder.
     fn bind_text(text: String, params: &mut Self::Params) -> String;

@@ -30,8 +30,14 @@ pub(crate) trait Walker: Pages {
     }
 
     /// The select expressions that read a row's sort key after its columns (each with a
-    /// leading `, `).
-    fn sort_key_columns(model: &Self::Model, terms: &[(usize, bool)]) -> String;
+    /// leading `, `): by default each term's column as it is (as the conditions write it).
+    fn sort_key_columns(model: &Self::Model, terms: &[(usize, bool)]) -> String {
+        let columns = model.columns();
+        terms
+            .iter()
+            .map(|&(i, _)| format!(", {}", Self::column(&columns[i])))
+            .collect()
+    }
 
     /// The condition that selects the rows after a row whose sort key is `key`, in the order of
     /// `terms` (the last one unique), with its values bound in `params`.

@@ -188,10 +188,6 @@ impl Lookups for MyResource {
         &field.qualified
     }
 
-    fn is_text(field: &MyField) -> bool {
-        field.kind.is_string()
-    }
-
     fn bind_text(text: String, params: &mut Params) -> String {
         params.text(text).to_owned()
     }

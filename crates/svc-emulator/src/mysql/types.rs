@@ -176,10 +176,6 @@ impl MyKind {
         }
     }
 
-    /// Whether SQLAlchemy types the column as a `String` (`isempty` also matches `''`).
-    pub(crate) fn is_string(self) -> bool {
-        matches!(self, MyKind::String | MyKind::Enum | MyKind::Set)
-    }
 
     /// Whether the column holds bytes (SQLAlchemy's binary types, which cannot bind text).
     pub(crate) fn is_bytes(self) -> bool {

@@ -92,14 +92,6 @@ impl Walker for MyResource {
         row.as_ref(i).cloned().filter(|v| *v != Value::NULL)
     }
 
-    /// Each term's column as it is.
-    fn sort_key_columns(model: &MyModel, terms: &[(usize, bool)]) -> String {
-        terms
-            .iter()
-            .map(|&(i, _)| format!(", {}", model.fields[i].qualified))
-            .collect()
-    }
-
     /// MySQL orders NULLs before every other value, so they come first ascending and last
     /// descending.
     fn seek_condition(

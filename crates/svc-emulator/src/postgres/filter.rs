@@ -441,10 +441,6 @@ impl Lookups for PgResource {
         outer_sql: |f| f.sql.clone(),
     };
 
-    fn is_text(field: &PgField) -> bool {
-        field.kind.is_string()
-    }
-
     /// As `$n::text`.
     fn bind_text(text: String, params: &mut Params) -> String {
         params.text(text)
@@ -601,6 +597,19 @@ mod tests {
             lenient: false,
         };
         array_literal(&ctx, items).unwrap()
+    }
+
+    /// `isempty` matches `''` on SQLAlchemy's `String` columns (`Enum` is one), not on JSON,
+    /// arrays or types it does not know.
+    #[test]
+    fn the_string_columns_are_text() {
+        let is_text = |kind| <PgResource as Lookups>::is_text(&field(kind, "text"));
+        for kind in [PgKind::String, PgKind::Char, PgKind::Enum] {
+            assert!(is_text(kind), "{kind:?}");
+        }
+        for kind in [PgKind::Json, PgKind::Array, PgKind::Unknown, PgKind::Integer] {
+            assert!(!is_text(kind), "{kind:?}");
+        }
     }
 
     fn field(kind: PgKind, cast: &str) -> PgField {

@@ -231,10 +231,6 @@ impl PgKind {
         matches!(self, PgKind::Array | PgKind::NumericArray)
     }
 
-    /// Whether SQLAlchemy types the column as a `String` (`isempty` also matches `''`).
-    pub(crate) fn is_string(self) -> bool {
-        matches!(self, PgKind::String | PgKind::Char | PgKind::Enum)
-    }
 
     /// The select expression that reads the column `col` (quoted) as text.
     pub(crate) fn select(self, col: &str) -> String {
@@ -718,7 +714,6 @@ mod tests {
         assert_eq!(PgKind::of("xml", 'U', ""), PgKind::Unknown);
         assert_eq!(PgKind::of("point", 'G', ""), PgKind::Unknown);
         assert_eq!(PgKind::Unknown.search(), Search::Skip);
-        assert!(!PgKind::Unknown.is_string());
         assert_eq!(PgKind::of("varbit", 'V', ""), PgKind::Bit);
         assert_eq!(PgKind::Bit.family(), FilterFamily::Boolean);
         assert_eq!(PgKind::of("tstzrange", 'R', ""), PgKind::Range);

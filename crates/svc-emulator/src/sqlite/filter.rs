@@ -65,10 +65,6 @@ impl Lookups for Sqlite<'_> {
         key_present(key)
     }
 
-    fn is_text(field: &Field) -> bool {
-        field.ty.is_string()
-    }
-
     fn bind_text(text: String, params: &mut Vec<Value>) -> String {
         params.push(Value::Text(text));
         "?".to_owned()
