@@ -38,10 +38,6 @@ pub(crate) trait Dialect {
     /// The statement that begins a transaction (MySQL writes `START TRANSACTION`).
     const BEGIN: &'static str = "BEGIN";
 
-    /// The statement that begins a transaction whose reads all see the data as of one moment
-    /// (MySQL: `START TRANSACTION WITH CONSISTENT SNAPSHOT`).
-    const BEGIN_SNAPSHOT: &'static str = "BEGIN ISOLATION LEVEL REPEATABLE READ";
-
     /// What follows `INSERT INTO table` for a row of nothing but its defaults (MySQL writes
     /// `() VALUES ()`).
     const DEFAULTS_ONLY: &'static str = "DEFAULT VALUES";

@@ -28,8 +28,11 @@
 //! delete), [`delete`] (what SQLAlchemy's automap relationships do to the rows that refer to a
 //! row being deleted), `aggregate`, `read_only_sql`, `action` and `saved`.
 //!
-//! SQLite runs its own saved copies: the module only the database servers use is marked
-//! `allow(dead_code)` below (`cargo xtask structure` counts them; the goal is none).
+//! SQLite runs its own saved copies (`sqlite/saved.rs`, its online backup): a copy put back
+//! through `INSERT ... SELECT` would fire the tables' triggers, which SQLite cannot turn off,
+//! where the backup puts back the database's pages as saved. So `saved` is used only where a
+//! database server is built, and is marked `allow(dead_code)` below (`cargo xtask structure`
+//! counts them; the flows never name a database's feature).
 
 // Every database runs these.
 pub(crate) mod action;

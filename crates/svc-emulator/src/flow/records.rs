@@ -27,9 +27,6 @@ pub(crate) trait ModelSql: Table {
     fn table_sql(&self) -> &str;
     /// Every column as a record's read takes it, in table order, comma-separated.
     fn select_list(&self) -> &str;
-    /// A base table, which holds rows of its own: not a view, a foreign table or a partition
-    /// (whose rows are its parent table's). A saved copy holds these (`flow::saved`).
-    fn holds_rows(&self) -> bool;
 }
 
 impl<F: Column, E> ModelSql for MappedTable<F, E> {
@@ -39,10 +36,6 @@ impl<F: Column, E> ModelSql for MappedTable<F, E> {
 
     fn select_list(&self) -> &str {
         &self.select_list
-    }
-
-    fn holds_rows(&self) -> bool {
-        self.holds_rows
     }
 }
 

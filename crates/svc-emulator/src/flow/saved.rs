@@ -16,7 +16,7 @@
 //!
 //! **What is saved**: every base table among the models as last read (not views, which hold no
 //! data; not foreign tables; not partitions, whose rows are their parent table's: as the
-//! reflection marks them, `ModelSql::holds_rows`), all its rows, every column but the
+//! reflection marks them, [`BaseTable`]), all its rows, every column but the
 //! generated ones (the database computes them again), and what numbers the next generated key
 //! of each (sequences, `AUTO_INCREMENT`: the database's [`Saves::Keys`]). The schema is not:
 //! a table dropped since fails the restore, one added since is left as it is.
@@ -33,7 +33,7 @@ use std::future::Future;
 
 use crate::engine::EngineError;
 use crate::engine::records::Origin;
-use crate::engine::table::{BodyColumn, Column, Table};
+use crate::engine::table::{BodyColumn, Column, MappedTable, Table};
 use crate::flow::driver::{Failure, Session};
 use crate::flow::records::{Database, ModelSql};
 
@@ -72,8 +72,8 @@ pub(crate) struct SavedCopy<D: Saves> {
     origin: Origin,
     tables: Vec<SavedTable>,
     keys: D::Keys,
-    /// Dropped with the copy: the store goes too.
-    store: D::Store,
+    /// Held for its drop: the store goes with the copy.
+    _store: D::Store,
     /// The store's name, unquoted.
     store_name: String,
 }
@@ -96,14 +96,31 @@ impl<D: Saves> std::fmt::Debug for SavedCopy<D> {
     }
 }
 
+/// A model as a copy sees it: a base table holds rows of its own (not a view, a foreign table
+/// or a partition, whose rows are its parent table's), as the reflection marks it.
+pub(crate) trait BaseTable {
+    /// The table holds rows of its own: a copy holds them.
+    fn holds_rows(&self) -> bool;
+}
+
+impl<F, E> BaseTable for MappedTable<F, E> {
+    fn holds_rows(&self) -> bool {
+        self.holds_rows
+    }
+}
+
 /// One database server's side of a saved copy. Its statements take no bound values: every name
 /// in them comes from the database's own catalog, quoted. Every future is `Send`.
-pub(crate) trait Saves: Database + Sized + 'static {
+pub(crate) trait Saves: Database<Model: BaseTable> + Sized + 'static {
     /// Where a copy lives (a schema, a database of its own): dropping it drops them, best
     /// effort.
     type Store: Send + Sync + 'static;
     /// What numbers the next generated keys of the saved tables, as saved.
     type Keys: Send + Sync + 'static;
+
+    /// The statement that begins a transaction whose reads all see the data as of one moment
+    /// (MySQL: `START TRANSACTION WITH CONSISTENT SNAPSHOT`).
+    const BEGIN_SNAPSHOT: &'static str = "BEGIN ISOLATION LEVEL REPEATABLE READ";
 
     /// What follows the column list of the statements that put saved rows back: PostgreSQL's
     /// `OVERRIDING SYSTEM VALUE`, which writes a column `GENERATED ALWAYS AS IDENTITY`.
@@ -236,7 +253,7 @@ pub(crate) async fn save<D: Saves>(db: &D) -> Result<SavedCopy<D>, EngineError> 
         origin: db.models().origin(),
         tables,
         keys,
-        store,
+        _store: store,
         store_name,
     })
 }

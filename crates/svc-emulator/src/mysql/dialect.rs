@@ -13,10 +13,6 @@ use crate::mysql::schema::quote_ident;
 impl Dialect for MyResource {
     const BEGIN: &'static str = "START TRANSACTION";
 
-    // At a save, InnoDB reads the rows an `INSERT ... SELECT` copies with shared locks, held
-    // to the commit: the tables are copied as of one moment all the same.
-    const BEGIN_SNAPSHOT: &'static str = "START TRANSACTION WITH CONSISTENT SNAPSHOT";
-
     const DEFAULTS_ONLY: &'static str = "() VALUES ()";
 
     const TEXT_TYPE: &'static str = "CHAR";

@@ -85,6 +85,10 @@ impl Saves for MyResource {
 
     const KEYS_AFTER_COMMIT: bool = true;
 
+    // InnoDB reads the rows an `INSERT ... SELECT` copies with shared locks, held to the
+    // commit: the tables are copied as of one moment all the same.
+    const BEGIN_SNAPSHOT: &'static str = "START TRANSACTION WITH CONSISTENT SNAPSHOT";
+
     async fn make_store(
         &self,
         conn: &mut Session<Self>,

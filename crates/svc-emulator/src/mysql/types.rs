@@ -176,7 +176,6 @@ impl MyKind {
         }
     }
 
-
     /// Whether the column holds bytes (SQLAlchemy's binary types, which cannot bind text).
     pub(crate) fn is_bytes(self) -> bool {
         matches!(self, MyKind::Binary | MyKind::Blob)

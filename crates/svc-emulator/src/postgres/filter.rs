@@ -607,7 +607,12 @@ mod tests {
         for kind in [PgKind::String, PgKind::Char, PgKind::Enum] {
             assert!(is_text(kind), "{kind:?}");
         }
-        for kind in [PgKind::Json, PgKind::Array, PgKind::Unknown, PgKind::Integer] {
+        for kind in [
+            PgKind::Json,
+            PgKind::Array,
+            PgKind::Unknown,
+            PgKind::Integer,
+        ] {
             assert!(!is_text(kind), "{kind:?}");
         }
     }

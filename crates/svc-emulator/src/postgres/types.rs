@@ -231,7 +231,6 @@ impl PgKind {
         matches!(self, PgKind::Array | PgKind::NumericArray)
     }
 
-
     /// The select expression that reads the column `col` (quoted) as text.
     pub(crate) fn select(self, col: &str) -> String {
         self.text_of(col)

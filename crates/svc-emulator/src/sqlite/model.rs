@@ -214,10 +214,6 @@ impl ModelSql for Model {
     fn select_list(&self) -> &str {
         &self.select_list
     }
-
-    fn holds_rows(&self) -> bool {
-        !self.view
-    }
 }
 
 /// The engine's reading of a write's body over SQLite's columns: SQLAlchemy reflects every
