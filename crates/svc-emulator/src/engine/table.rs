@@ -217,8 +217,12 @@ pub(crate) trait ColumnKind: Copy {
     /// The serializer field that reads a value given for it.
     fn input(self) -> InputField;
     /// Whether the database's SQLAlchemy reflection lets the serializer require a `NOT NULL`
-    /// column of this type that has no default (on MySQL, only integer columns).
-    fn may_be_required(self) -> bool;
+    /// column of this type that has no default. By default every type may be (SQLAlchemy's
+    /// reflection marks only the key's column autoincrement, as on PostgreSQL); on MySQL, only
+    /// integer columns.
+    fn may_be_required(self) -> bool {
+        true
+    }
     /// SQLAlchemy's type of the dialect evaluates `None` ([`BodyColumn::evaluates_none`]); by
     /// default not (MySQL's types as this backend reads them).
     fn evaluates_none(self) -> bool {

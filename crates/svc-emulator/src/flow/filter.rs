@@ -10,6 +10,7 @@ use crate::engine::field_input::InputDateTime;
 use crate::engine::filter::{Arg, selection_conditions};
 use crate::engine::relation::Use;
 use crate::engine::table::{Column, Table};
+use crate::engine::time_zone::{TZ_PARAM, tz_of};
 use crate::engine::types::{FilterFamily, Search};
 use crate::engine::{EngineError, Lookup, Selection};
 
@@ -25,6 +26,12 @@ pub(crate) struct Filter<'a, F> {
 }
 
 impl<F: Column> Filter<'_, F> {
+    /// The engine fails on this filter (`500`): strict mode refuses it naming the filter
+    /// (`[decision: stricter]`), lenient mode answers the engine's `500`.
+    pub(crate) fn engine_fails(&self, message: String) -> EngineError {
+        EngineError::engine_fails(self.lenient, self.key, message)
+    }
+
     /// The engine's reading of the filter's values, by the column's filter field.
     pub(crate) fn reader(&self) -> crate::engine::filter::ValueReader<'_> {
         crate::engine::filter::ValueReader {
@@ -198,8 +205,20 @@ pub(crate) trait Lookups: Dialect {
     }
 
     /// `tz`, read before the filters (`engine::time_zone`): `Ok` where the database serves it
-    /// for an operation that uses the selection as `use_` says.
-    fn time_zone(selection: &Selection, use_: Use) -> Result<(), EngineError>;
+    /// for an operation that uses the selection as `use_` says. By default it is refused
+    /// ([decision: stricter], docs/contract.md): the engine sets it as its session's time zone,
+    /// which stays on its pooled connection for later requests (MySQL's case).
+    fn time_zone(selection: &Selection, _use: Use) -> Result<(), EngineError> {
+        match tz_of(selection) {
+            Some(_) => Err(EngineError::field(
+                TZ_PARAM,
+                "tz on this database: the data engine sets it as the session's time zone, which \
+                 stays on its pooled connection (later requests answer in that zone). Convert \
+                 date-times in your code instead.",
+            )),
+            None => Ok(()),
+        }
+    }
 
     /// The column is SQLAlchemy's `String` (its `Enum` too): `isempty` matches `''` as well as
     /// NULL. These are the columns `_search` matches by their text ([`search_kind`]

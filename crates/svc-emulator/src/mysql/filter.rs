@@ -18,13 +18,10 @@ use crate::dialect::clause::Where;
 use crate::dialect::relation::RelationSql;
 use crate::engine::EngineError;
 use crate::engine::Lookup;
-use crate::engine::Selection;
 use crate::engine::field_input::InputDateTime;
 use crate::engine::filter::{Arg, PyNumber};
 use crate::engine::python::floats::py_float_repr;
 use crate::engine::python::text::unhexlify;
-use crate::engine::relation::Use;
-use crate::engine::time_zone::{TZ_PARAM, tz_of};
 use crate::engine::types::{FilterFamily, Search};
 use crate::flow::filter::{Filter, Lookups, lookup_condition};
 use crate::mysql::MyResource;
@@ -74,98 +71,17 @@ pub(crate) fn float_literal(f: f64) -> Option<String> {
 /// One filter on MySQL.
 type Ctx<'a> = Filter<'a, MyField>;
 
-/// A filter's values as the engine's filter fields read them, as PyMySQL's literals.
-trait Literals {
-    /// A number, as PyMySQL writes it.
-    fn number(&self, raw: &str) -> Result<String, EngineError>;
-    /// The SQL of a value of `exact`, `gt`, `gte`, `lt`, `lte` and each `in` item.
-    fn compared(
-        &self,
-        raw: &str,
-        in_list: bool,
-        params: &mut Params,
-    ) -> Result<String, EngineError>;
-    /// The text inside `%...%` of `icontains`.
-    fn contained(&self, raw: &str) -> Result<String, EngineError>;
-}
-
-impl Literals for Ctx<'_> {
-    fn number(&self, raw: &str) -> Result<String, EngineError> {
-        match self.reader().number(raw)? {
-            PyNumber::Int(i) => Ok(i.to_string()),
-            PyNumber::Float(f) => float_literal(f).ok_or_else(|| {
-                EngineError::engine_fails(
-                    self.lenient,
-                    self.key,
-                    format!(
-                        "Filter {:?}: {raw:?} is not a finite number, which the data engine \
-                         cannot send to MySQL (it fails with a 500).",
-                        self.key
-                    ),
-                )
-            }),
-        }
-    }
-
-    /// The SQL of a value of `exact`, `gt`, `gte`, `lt`, `lte` and each `in` item, as the
-    /// engine's filter field reads it: a literal for numbers, a bound value for the rest.
-    fn compared(
-        &self,
-        raw: &str,
-        in_list: bool,
-        params: &mut Params,
-    ) -> Result<String, EngineError> {
-        // A `BIT` column's filter values go through its serializer field, a `BooleanField`
-        // (`b8=5` is `b8 = 1`), though its lookups are the text ones.
-        if self.field.kind == MyKind::Bit {
-            let b = self.boolean(raw)?;
-            return Ok(params.bind(Value::Int(i64::from(b))).to_owned());
-        }
-        Ok(match self.field.kind.family() {
-            // An integer is bound as one (MySQL reads `col = ?` of an integer as it reads the
-            // literal `5`, and the statement is the same for every value); a float stays the
-            // literal PyMySQL writes (`34.0`, an exact decimal: a bound double would compare
-            // as a double).
-            FilterFamily::Number => match self.reader().number(raw)? {
-                PyNumber::Int(i) => params.bind(Value::Int(i)).to_owned(),
-                PyNumber::Float(_) => self.number(raw)?,
-            },
-            FilterFamily::Boolean => {
-                let b = self.boolean(raw)?;
-                params.bind(Value::Int(i64::from(b))).to_owned()
-            }
-            // `in` items of a date column are sent as given (as on SQLite): MySQL reads the
-            // date at the text's start (`2001-12-31,x` is 2001-12-31), never fails.
-            FilterFamily::Date if in_list => params.text(raw.to_owned()).to_owned(),
-            // `safe_date` keeps the date of a date column's value.
-            FilterFamily::Date => {
-                let dt = self.datetime(raw)?;
-                params.text(dt.date.iso()).to_owned()
-            }
-            FilterFamily::DateTime => {
-                let dt = self.datetime(raw)?;
-                params.text(datetime_literal(&dt)).to_owned()
-            }
-            FilterFamily::Text | FilterFamily::Json => params.text(raw.to_owned()).to_owned(),
-        })
-    }
-
-    /// The text inside `%...%` of `icontains`: `'%{}%'.format(value)` of the field's value
-    /// (a date column's is the text as given, as on SQLite).
-    fn contained(&self, raw: &str) -> Result<String, EngineError> {
-        if self.field.kind == MyKind::Bit {
-            // Python's text of the field's boolean.
-            let b = self.boolean(raw)?;
-            return Ok(if b { "True" } else { "False" }.to_owned());
-        }
-        Ok(match self.field.kind.family() {
-            FilterFamily::Number => self.number(raw)?,
-            FilterFamily::DateTime => self.datetime(raw)?.python_str(),
-            FilterFamily::Boolean
-            | FilterFamily::Date
-            | FilterFamily::Text
-            | FilterFamily::Json => raw.to_owned(),
-        })
+/// A number of the filter, as PyMySQL writes it.
+fn number(ctx: &Ctx<'_>, raw: &str) -> Result<String, EngineError> {
+    match ctx.reader().number(raw)? {
+        PyNumber::Int(i) => Ok(i.to_string()),
+        PyNumber::Float(f) => float_literal(f).ok_or_else(|| {
+            ctx.engine_fails(format!(
+                "Filter {:?}: {raw:?} is not a finite number, which the data engine \
+                 cannot send to MySQL (it fails with a 500).",
+                ctx.key
+            ))
+        }),
     }
 }
 
@@ -192,31 +108,65 @@ impl Lookups for MyResource {
         params.text(text).to_owned()
     }
 
+    /// The text inside `%...%` of `icontains`: `'%{}%'.format(value)` of the field's value
+    /// (a date column's is the text as given, as on SQLite).
     fn contained(ctx: &Ctx<'_>, raw: &str) -> Result<String, EngineError> {
-        Literals::contained(ctx, raw)
+        if ctx.field.kind == MyKind::Bit {
+            // Python's text of the field's boolean.
+            let b = ctx.boolean(raw)?;
+            return Ok(if b { "True" } else { "False" }.to_owned());
+        }
+        Ok(match ctx.field.kind.family() {
+            FilterFamily::Number => number(ctx, raw)?,
+            FilterFamily::DateTime => ctx.datetime(raw)?.python_str(),
+            FilterFamily::Boolean
+            | FilterFamily::Date
+            | FilterFamily::Text
+            | FilterFamily::Json => raw.to_owned(),
+        })
     }
 
+    /// The SQL of a value of `exact`, `gt`, `gte`, `lt`, `lte` and each `in` item, as the
+    /// engine's filter field reads it: a literal for numbers, a bound value for the rest.
     fn compared(
         ctx: &Ctx<'_>,
         raw: &str,
         in_list: bool,
         params: &mut Params,
     ) -> Result<String, EngineError> {
-        Literals::compared(ctx, raw, in_list, params)
-    }
-
-    /// [decision: stricter] docs/contract.md.
-    fn time_zone(selection: &Selection, _use: Use) -> Result<(), EngineError> {
-        match tz_of(selection) {
-            Some(_) => Err(EngineError::field(
-                TZ_PARAM,
-                "tz on MySQL: the data engine sets it as the session's time_zone, which MySQL \
-                 keeps on the pooled connection (later requests answer in that zone), and writes \
-                 the shifted TIMESTAMP values with the database's own offset. Convert date-times \
-                 in your code instead.",
-            )),
-            None => Ok(()),
+        // A `BIT` column's filter values go through its serializer field, a `BooleanField`
+        // (`b8=5` is `b8 = 1`), though its lookups are the text ones.
+        if ctx.field.kind == MyKind::Bit {
+            let b = ctx.boolean(raw)?;
+            return Ok(params.bind(Value::Int(i64::from(b))).to_owned());
         }
+        Ok(match ctx.field.kind.family() {
+            // An integer is bound as one (MySQL reads `col = ?` of an integer as it reads the
+            // literal `5`, and the statement is the same for every value); a float stays the
+            // literal PyMySQL writes (`34.0`, an exact decimal: a bound double would compare
+            // as a double).
+            FilterFamily::Number => match ctx.reader().number(raw)? {
+                PyNumber::Int(i) => params.bind(Value::Int(i)).to_owned(),
+                PyNumber::Float(_) => number(ctx, raw)?,
+            },
+            FilterFamily::Boolean => {
+                let b = ctx.boolean(raw)?;
+                params.bind(Value::Int(i64::from(b))).to_owned()
+            }
+            // `in` items of a date column are sent as given (as on SQLite): MySQL reads the
+            // date at the text's start (`2001-12-31,x` is 2001-12-31), never fails.
+            FilterFamily::Date if in_list => params.text(raw.to_owned()).to_owned(),
+            // `safe_date` keeps the date of a date column's value.
+            FilterFamily::Date => {
+                let dt = ctx.datetime(raw)?;
+                params.text(dt.date.iso()).to_owned()
+            }
+            FilterFamily::DateTime => {
+                let dt = ctx.datetime(raw)?;
+                params.text(datetime_literal(&dt)).to_owned()
+            }
+            FilterFamily::Text | FilterFamily::Json => params.text(raw.to_owned()).to_owned(),
+        })
     }
 
     /// One filter's SQL condition (before `exclude__` negation).
@@ -237,15 +187,11 @@ impl Lookups for MyResource {
             let mut list = Vec::new();
             for item in items {
                 let bytes = unhexlify(item).ok_or_else(|| {
-                    EngineError::engine_fails(
-                        ctx.lenient,
-                        ctx.key,
-                        format!(
-                            "Filter {:?}: {item:?} is not hex, which the data engine's binary field \
-                             cannot read (it fails with a 500); give the bytes in hex (0a1b).",
-                            ctx.key
-                        ),
-                    )
+                    ctx.engine_fails(format!(
+                        "Filter {:?}: {item:?} is not hex, which the data engine's binary field \
+                         cannot read (it fails with a 500); give the bytes in hex (0a1b).",
+                        ctx.key
+                    ))
                 })?;
                 list.push(params.bind(Value::Bytes(bytes)));
             }
@@ -256,15 +202,11 @@ impl Lookups for MyResource {
         }
         if field.kind.is_bytes() && !matches!(lookup, Lookup::IsNull | Lookup::IsEmpty) {
             // SQLAlchemy's binary types hand PyMySQL `bytes(value)` of the text, which fails.
-            return Err(EngineError::engine_fails(
-                ctx.lenient,
-                ctx.key,
-                format!(
-                    "Filter {:?} compares a binary field with a value, which the data engine cannot \
-                     do on MySQL (it fails with a 500); only isnull and isempty work.",
-                    ctx.key
-                ),
-            ));
+            return Err(ctx.engine_fails(format!(
+                "Filter {:?} compares a binary field with a value, which the data engine cannot \
+                 do on MySQL (it fails with a 500); only isnull and isempty work.",
+                ctx.key
+            )));
         }
         lookup_condition::<Self>(ctx, lookup, arg, params)
     }

@@ -206,11 +206,9 @@ trait Literals {
     /// A number.
     fn number(&self, raw: &str) -> Result<Literal, EngineError>;
     /// A value of `exact`, `gt`, `gte`, `lt`, `lte` and each `in` item.
-    fn compared(&self, raw: &str, in_list: bool) -> Result<Literal, EngineError>;
+    fn literal(&self, raw: &str, in_list: bool) -> Result<Literal, EngineError>;
     /// A `money` column's value.
     fn money(&self, raw: &str) -> Result<Literal, EngineError>;
-    /// The text inside `%...%` of `icontains`.
-    fn contained(&self, raw: &str) -> Result<String, EngineError>;
 }
 
 impl Literals for Ctx<'_> {
@@ -223,7 +221,7 @@ impl Literals for Ctx<'_> {
 
     /// A value of `exact`, `gt`, `gte`, `lt`, `lte` and each `in` item, as the engine's
     /// filter field reads it.
-    fn compared(&self, raw: &str, in_list: bool) -> Result<Literal, EngineError> {
+    fn literal(&self, raw: &str, in_list: bool) -> Result<Literal, EngineError> {
         if self.field.kind == PgKind::Money {
             return self.money(raw);
         }
@@ -261,24 +259,6 @@ impl Literals for Ctx<'_> {
             PyNumber::Int(i) => i as f64,
         }))
     }
-
-    /// The text inside `%...%` of `icontains`: `'%{}%'.format(value)` of the field's value.
-    fn contained(&self, raw: &str) -> Result<String, EngineError> {
-        if self.field.kind == PgKind::Money
-            && let Literal::Float(f) = self.money(raw)?
-        {
-            return Ok(py_float_repr(f));
-        }
-        Ok(match self.field.kind.family() {
-            FilterFamily::Number => match self.number(raw)? {
-                Literal::Float(f) => py_float_repr(f),
-                Literal::Int(i) => i,
-                _ => raw.to_owned(),
-            },
-            FilterFamily::Date | FilterFamily::DateTime => self.datetime(raw)?.python_str(),
-            FilterFamily::Boolean | FilterFamily::Text | FilterFamily::Json => raw.to_owned(),
-        })
-    }
 }
 
 /// The engine's JSON `exact` and `in` on PostgreSQL (its `JSONField` reads the value with
@@ -310,16 +290,12 @@ fn json_contains(
     let mut parts = vec![format!("{col} @> {}", params.cast(Some(text), "jsonb"))];
     match &value {
         PyJson::Int(_) | PyJson::Float(_) | PyJson::Bool(_) => {
-            return Err(EngineError::engine_fails(
-                ctx.lenient,
-                ctx.key,
-                format!(
-                    "Filter {:?} compares a JSON field with a number or a boolean, which the \
-                     data engine cannot do on PostgreSQL (jsonb @> integer: it fails with a 500); \
-                     JSON filters match strings.",
-                    ctx.key
-                ),
-            ));
+            return Err(ctx.engine_fails(format!(
+                "Filter {:?} compares a JSON field with a number or a boolean, which the \
+                 data engine cannot do on PostgreSQL (jsonb @> integer: it fails with a 500); \
+                 JSON filters match strings.",
+                ctx.key
+            )));
         }
         PyJson::Str(s) if py_float(py_strip(s)).is_some() => {
             parts.push(format!(
@@ -388,15 +364,11 @@ fn array_literal(ctx: &Ctx<'_>, items: &[PyJson]) -> Result<String, EngineError>
 /// One Python value as psycopg2 writes it into SQL.
 fn py_literal(ctx: &Ctx<'_>, value: &PyJson) -> Result<String, EngineError> {
     let fails = |why: &str| {
-        EngineError::engine_fails(
-            ctx.lenient,
-            ctx.key,
-            format!(
-                "Filter {:?}: {why}, which the data engine cannot send to PostgreSQL (it fails \
-                 with a 500).",
-                ctx.key
-            ),
-        )
+        ctx.engine_fails(format!(
+            "Filter {:?}: {why}, which the data engine cannot send to PostgreSQL (it fails \
+             with a 500).",
+            ctx.key
+        ))
     };
     Ok(match value {
         PyJson::None => "NULL".to_owned(),
@@ -452,8 +424,22 @@ impl Lookups for PgResource {
         matches!(field.kind, PgKind::Enum | PgKind::Unknown)
     }
 
+    /// The text inside `%...%` of `icontains`: `'%{}%'.format(value)` of the field's value.
     fn contained(ctx: &Ctx<'_>, raw: &str) -> Result<String, EngineError> {
-        Literals::contained(ctx, raw)
+        if ctx.field.kind == PgKind::Money
+            && let Literal::Float(f) = ctx.money(raw)?
+        {
+            return Ok(py_float_repr(f));
+        }
+        Ok(match ctx.field.kind.family() {
+            FilterFamily::Number => match ctx.number(raw)? {
+                Literal::Float(f) => py_float_repr(f),
+                Literal::Int(i) => i,
+                _ => raw.to_owned(),
+            },
+            FilterFamily::Date | FilterFamily::DateTime => ctx.datetime(raw)?.python_str(),
+            FilterFamily::Boolean | FilterFamily::Text | FilterFamily::Json => raw.to_owned(),
+        })
     }
 
     fn compared(
@@ -462,7 +448,7 @@ impl Lookups for PgResource {
         in_list: bool,
         params: &mut Params,
     ) -> Result<String, EngineError> {
-        Ok(Literals::compared(ctx, raw, in_list)?.bind(params, ctx.field))
+        Ok(ctx.literal(raw, in_list)?.bind(params, ctx.field))
     }
 
     /// An integer column compared with a number beyond its type keeps the comparison's truth,
@@ -473,7 +459,7 @@ impl Lookups for PgResource {
         raw: &str,
         params: &mut Params,
     ) -> Result<String, EngineError> {
-        Ok(ctx.compared(raw, false)?.compare(op, params, ctx.field))
+        Ok(ctx.literal(raw, false)?.compare(op, params, ctx.field))
     }
 
     fn json_match(
@@ -510,15 +496,11 @@ impl Lookups for PgResource {
             _ => None,
         };
         if let Some(ty) = unusable.filter(|_| !matches!(lookup, Lookup::IsNull | Lookup::IsEmpty)) {
-            return Err(EngineError::engine_fails(
-                ctx.lenient,
-                ctx.key,
-                format!(
-                    "Filter {:?} compares a {ty} field with a value, which the data engine cannot \
-                     do on PostgreSQL (it fails with a 500); only isnull and isempty work.",
-                    ctx.key
-                ),
-            ));
+            return Err(ctx.engine_fails(format!(
+                "Filter {:?} compares a {ty} field with a value, which the data engine cannot \
+                 do on PostgreSQL (it fails with a 500); only isnull and isempty work.",
+                ctx.key
+            )));
         }
         if lookup == Lookup::In && field.kind.is_array() {
             // `column.overlap(values)`, each value read by the `JSONField`.

@@ -99,6 +99,8 @@ pub(crate) enum PgKind {
     Other,
 }
 
+/// On PostgreSQL SQLAlchemy reflects any `NOT NULL` column without a default (nor identity, nor
+/// generation) as required: [`ColumnKind::may_be_required`] as it is.
 impl ColumnKind for PgKind {
     fn family(self) -> FilterFamily {
         PgKind::family(self)
@@ -106,12 +108,6 @@ impl ColumnKind for PgKind {
 
     fn input(self) -> InputField {
         PgKind::input(self)
-    }
-
-    /// On PostgreSQL SQLAlchemy reflects any `NOT NULL` column without a default (nor
-    /// identity, nor generation) as required.
-    fn may_be_required(self) -> bool {
-        true
     }
 
     /// SQLAlchemy's PostgreSQL `JSON` and `JSONB`.

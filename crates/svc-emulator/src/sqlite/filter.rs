@@ -116,15 +116,11 @@ impl Lookups for Sqlite<'_> {
         let blob = ctx.field.ty.reflected == Reflected::Blob;
         if blob && !matches!(lookup, Lookup::IsNull | Lookup::IsEmpty) {
             // SQLAlchemy's binary type cannot bind text: the engine fails (500).
-            return Err(EngineError::engine_fails(
-                ctx.lenient,
-                ctx.key,
-                format!(
-                    "Binary field {:?} can only be filtered with isnull and isempty (the data \
-                     engine fails on {:?}).",
-                    ctx.field.name, ctx.key
-                ),
-            ));
+            return Err(ctx.engine_fails(format!(
+                "Binary field {:?} can only be filtered with isnull and isempty (the data \
+                 engine fails on {:?}).",
+                ctx.field.name, ctx.key
+            )));
         }
         lookup_condition::<Self>(ctx, lookup, arg, params)
     }
