@@ -67,13 +67,45 @@ pub(crate) struct Suspended {
     pub(crate) undo: Vec<String>,
 }
 
+/// Where a copy lives (a schema, a database of its own), dropped with the copy: the statement
+/// that drops it, made ready when the store was made, runs on the runtime then (best effort:
+/// without a runtime, or when the database cannot be reached, the store stays).
+pub(crate) struct Store {
+    /// In a mutex only to be shared (the copy is): it is taken once, when the store drops.
+    drop: std::sync::Mutex<Option<std::pin::Pin<Box<dyn Future<Output = ()> + Send>>>>,
+}
+
+impl Store {
+    /// A store that `drop` drops, when awaited.
+    pub(crate) fn dropped_by(drop: impl Future<Output = ()> + Send + 'static) -> Self {
+        Store {
+            drop: std::sync::Mutex::new(Some(Box::pin(drop))),
+        }
+    }
+}
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        let drop = self
+            .drop
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some(drop) = drop
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(drop);
+        }
+    }
+}
+
 /// A copy of a resource's data, in its database's store.
 pub(crate) struct SavedCopy<D: Saves> {
     origin: Origin,
     tables: Vec<SavedTable>,
     keys: D::Keys,
     /// Held for its drop: the store goes with the copy.
-    _store: D::Store,
+    _store: Store,
     /// The store's name, unquoted.
     store_name: String,
 }
@@ -112,9 +144,6 @@ impl<F, E> BaseTable for MappedTable<F, E> {
 /// One database server's side of a saved copy. Its statements take no bound values: every name
 /// in them comes from the database's own catalog, quoted. Every future is `Send`.
 pub(crate) trait Saves: Database<Model: BaseTable> + Sized + 'static {
-    /// Where a copy lives (a schema, a database of its own): dropping it drops them, best
-    /// effort.
-    type Store: Send + Sync + 'static;
     /// What numbers the next generated keys of the saved tables, as saved.
     type Keys: Send + Sync + 'static;
 
@@ -153,7 +182,7 @@ pub(crate) trait Saves: Database<Model: BaseTable> + Sized + 'static {
         &self,
         conn: &mut Session<Self>,
         name: &str,
-    ) -> impl Future<Output = Result<Self::Store, EngineError>> + Send;
+    ) -> impl Future<Output = Result<Store, EngineError>> + Send;
 
     /// What numbers the next generated keys of `tables` now.
     fn read_keys(

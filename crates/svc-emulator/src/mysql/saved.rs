@@ -12,35 +12,14 @@
 //! Setting an `AUTO_INCREMENT` commits too, so the keys are set after the commit, and only
 //! where they moved.
 
+use mysql_async::Conn;
 use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, Pool};
 
 use crate::engine::EngineError;
 use crate::flow::driver::Session;
-use crate::flow::saved::{SavedTable, Saves, Suspended};
+use crate::flow::saved::{SavedTable, Saves, Store, Suspended};
 use crate::mysql::schema::quote_ident;
 use crate::mysql::{MyResource, message, server_code};
-
-/// A database that holds a copy: dropped, with its tables, when the copy is (a task on the
-/// runtime, best effort: without one, or when the server cannot be reached, it stays).
-pub(crate) struct MyStore {
-    pool: Pool,
-    /// `DROP DATABASE` of it.
-    drop_sql: String,
-}
-
-impl Drop for MyStore {
-    fn drop(&mut self) {
-        let (pool, sql) = (self.pool.clone(), std::mem::take(&mut self.drop_sql));
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn(async move {
-                if let Ok(mut conn) = pool.get_conn().await {
-                    let _ = conn.query_drop(sql).await;
-                }
-            });
-        }
-    }
-}
 
 /// Each saved table with an `AUTO_INCREMENT` column (by its SQL name), and its next value.
 pub(crate) type MyKeys = Vec<(String, u64)>;
@@ -80,7 +59,6 @@ impl MyResource {
 }
 
 impl Saves for MyResource {
-    type Store = MyStore;
     type Keys = MyKeys;
 
     const KEYS_AFTER_COMMIT: bool = true;
@@ -89,11 +67,7 @@ impl Saves for MyResource {
     // commit: the tables are copied as of one moment all the same.
     const BEGIN_SNAPSHOT: &'static str = "START TRANSACTION WITH CONSISTENT SNAPSHOT";
 
-    async fn make_store(
-        &self,
-        conn: &mut Session<Self>,
-        name: &str,
-    ) -> Result<MyStore, EngineError> {
+    async fn make_store(&self, conn: &mut Session<Self>, name: &str) -> Result<Store, EngineError> {
         let database = quote_ident(name);
         let conn = conn.conn();
         if let Err(e) = conn.query_drop(format!("CREATE DATABASE {database}")).await {
@@ -114,10 +88,15 @@ impl Saves for MyResource {
                 message(&e)
             )));
         }
-        Ok(MyStore {
-            pool: self.pool.clone(),
-            drop_sql: format!("DROP DATABASE IF EXISTS {database}"),
-        })
+        let (pool, drop) = (
+            self.pool.clone(),
+            format!("DROP DATABASE IF EXISTS {database}"),
+        );
+        Ok(Store::dropped_by(async move {
+            if let Ok(mut conn) = pool.get_conn().await {
+                let _ = conn.query_drop(drop).await;
+            }
+        }))
     }
 
     async fn read_keys(

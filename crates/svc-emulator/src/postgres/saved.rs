@@ -20,35 +20,13 @@
 //! and after the deferred checks are made (`setval` is not rolled back: only a commit that
 //! cannot be written leaves them as saved without the rows).
 
-use deadpool_postgres::Pool;
 use tokio_postgres::error::SqlState;
 
 use crate::dialect::quote_ident;
 use crate::engine::EngineError;
 use crate::flow::driver::Session;
-use crate::flow::saved::{SavedTable, Saves, Suspended};
+use crate::flow::saved::{SavedTable, Saves, Store, Suspended};
 use crate::postgres::{PgResource, message};
-
-/// A schema that holds a copy: dropped, with its tables, when the copy is (a task on the
-/// runtime, best effort: without one, or when the database cannot be reached, it stays).
-pub(crate) struct PgStore {
-    pool: Pool,
-    /// `DROP SCHEMA ... CASCADE` of it.
-    drop_sql: String,
-}
-
-impl Drop for PgStore {
-    fn drop(&mut self) {
-        let (pool, sql) = (self.pool.clone(), std::mem::take(&mut self.drop_sql));
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn(async move {
-                if let Ok(client) = pool.get().await {
-                    let _ = client.batch_execute(&sql).await;
-                }
-            });
-        }
-    }
-}
 
 /// A sequence, quoted and qualified, with its `last_value` and `is_called`.
 pub(crate) type PgKeys = Vec<(String, i64, bool)>;
@@ -101,7 +79,6 @@ fn names(tables: &[SavedTable]) -> Vec<String> {
 }
 
 impl Saves for PgResource {
-    type Store = PgStore;
     type Keys = PgKeys;
 
     const OVERRIDING: &'static str = " OVERRIDING SYSTEM VALUE";
@@ -111,11 +88,7 @@ impl Saves for PgResource {
         session_replication_role (a superuser, or GRANT SET ON PARAMETER \
         session_replication_role TO the role)";
 
-    async fn make_store(
-        &self,
-        conn: &mut Session<Self>,
-        name: &str,
-    ) -> Result<PgStore, EngineError> {
+    async fn make_store(&self, conn: &mut Session<Self>, name: &str) -> Result<Store, EngineError> {
         let schema = quote_ident(name);
         let client = conn.conn();
         if let Err(e) = client
@@ -139,10 +112,15 @@ impl Saves for PgResource {
                 message(&e).trim_end()
             )));
         }
-        Ok(PgStore {
-            pool: self.pool.clone(),
-            drop_sql: format!("DROP SCHEMA IF EXISTS {schema} CASCADE"),
-        })
+        let (pool, drop) = (
+            self.pool.clone(),
+            format!("DROP SCHEMA IF EXISTS {schema} CASCADE"),
+        );
+        Ok(Store::dropped_by(async move {
+            if let Ok(client) = pool.get().await {
+                let _ = client.batch_execute(&drop).await;
+            }
+        }))
     }
 
     async fn read_keys(
