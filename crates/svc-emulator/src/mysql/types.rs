@@ -265,8 +265,7 @@ pub(crate) fn datetime_text(v: &Value) -> Option<String> {
                 format!(".{us:06}")
             }
         )),
-        Value::Bytes(b) => Some(String::from_utf8_lossy(b).into_owned()),
-        _ => None,
+        _ => bytes_text(v),
     }
 }
 
@@ -274,6 +273,13 @@ pub(crate) fn datetime_text(v: &Value) -> Option<String> {
 pub(crate) fn date_text(v: &Value) -> Option<String> {
     match v {
         Value::Date(y, mo, d, ..) => Some(format!("{y:04}-{mo:02}-{d:02}")),
+        _ => bytes_text(v),
+    }
+}
+
+/// The text of a value the server sent as text (the text protocol's), else nothing.
+fn bytes_text(v: &Value) -> Option<String> {
+    match v {
         Value::Bytes(b) => Some(String::from_utf8_lossy(b).into_owned()),
         _ => None,
     }
@@ -360,22 +366,18 @@ pub(crate) fn py_value(ty: ColumnType, bytes: bool, decimals: u8, v: &Value) -> 
             | ColumnType::MYSQL_TYPE_DATETIME2
             | ColumnType::MYSQL_TYPE_TIMESTAMP
             | ColumnType::MYSQL_TYPE_TIMESTAMP2,
-            Value::Date(y, mo, d, h, mi, s, us),
-        ) if !python_date(v) => {
-            let mut text = format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}");
-            if decimals > 0 && decimals <= 6 {
-                text.push('.');
-                text.push_str(&format!("{us:06}")[..usize::from(decimals)]);
-            }
-            Py::Str(text)
-        }
-        (
-            ColumnType::MYSQL_TYPE_DATETIME
-            | ColumnType::MYSQL_TYPE_DATETIME2
-            | ColumnType::MYSQL_TYPE_TIMESTAMP
-            | ColumnType::MYSQL_TYPE_TIMESTAMP2,
             _,
-        ) => Py::DateTime(iso_datetime(v, None).unwrap_or_default(), None),
+        ) => match v {
+            Value::Date(y, mo, d, h, mi, s, us) if !python_date(v) => {
+                let mut text = format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}");
+                if decimals > 0 && decimals <= 6 {
+                    text.push('.');
+                    text.push_str(&format!("{us:06}")[..usize::from(decimals)]);
+                }
+                Py::Str(text)
+            }
+            _ => Py::DateTime(iso_datetime(v, None).unwrap_or_default(), None),
+        },
         (ColumnType::MYSQL_TYPE_TIME | ColumnType::MYSQL_TYPE_TIME2, _) => match time_micros(v) {
             Some(micros) => Py::Timedelta(micros.into()),
             None => Py::Str(text()),

@@ -397,7 +397,7 @@ fn py_bound_str(text: &str) -> String {
     let mut out = seconds.to_owned();
     if !fraction.is_empty() {
         out.push('.');
-        out.extend(fraction.chars().chain(std::iter::repeat('0')).take(6));
+        out.push_str(&micro_digits(fraction));
     }
     if !offset.is_empty() {
         let (sign, hm) = offset.split_at(1);
@@ -442,12 +442,7 @@ pub(crate) fn interval_micros(text: &str) -> Option<i128> {
                 None => ("0", ""),
             };
             let seconds: i128 = seconds.parse().ok()?;
-            let fraction: String = fraction
-                .chars()
-                .chain(std::iter::repeat('0'))
-                .take(6)
-                .collect();
-            let fraction: i128 = fraction.parse().ok()?;
+            let fraction: i128 = micro_digits(fraction).parse().ok()?;
             let value = ((hours * 60 + minutes) * 60 + seconds) * 1_000_000 + fraction;
             micros += if negative { -value } else { value };
         } else {
@@ -556,16 +551,22 @@ fn timestamp_parts(text: &str) -> (&str, &str, &str) {
     (date, time, offset)
 }
 
+/// The six digits of the microseconds of a second's `fraction` (the digits after its `.`),
+/// padded with zeros or cut.
+fn micro_digits(fraction: &str) -> String {
+    fraction
+        .chars()
+        .chain(std::iter::repeat('0'))
+        .take(6)
+        .collect()
+}
+
 /// `HH:MM:SS[.ffffff]`: PostgreSQL drops trailing zeros of the fraction, Python keeps six
 /// digits (and none when the microseconds are zero).
 pub(crate) fn iso_time(time: &str) -> String {
     match time.split_once('.') {
         Some((whole, fraction)) => {
-            let digits: String = fraction
-                .chars()
-                .chain(std::iter::repeat('0'))
-                .take(6)
-                .collect();
+            let digits = micro_digits(fraction);
             if digits == "000000" {
                 whole.to_owned()
             } else {
