@@ -1194,7 +1194,7 @@ fn layering(sources: &[(String, String)]) -> Vec<String> {
 
 /// The required methods a new database server writes today: the seam of `postgres/`
 /// ([`seam::seam`]). A ratchet: it may only fall, towards [`SEAM_TARGET`].
-const SEAM_CEILING: usize = 48;
+const SEAM_CEILING: usize = 46;
 
 /// Where the seam is headed: a new database server writes its dialect, its driver, its type
 /// readings and its reflection, and the flows do the rest.
@@ -1202,7 +1202,7 @@ const SEAM_TARGET: usize = 45;
 
 /// The share of `postgres/`'s and `mysql/`'s code lines that repeat ([`repeats`]), in tenths
 /// of a percent. A ratchet: it may only fall, towards [`REPEATS_TARGET`].
-const REPEATS_CEILING: usize = 101;
+const REPEATS_CEILING: usize = 100;
 
 /// Where the repeats are headed: under 8%, what the two servers share said once.
 const REPEATS_TARGET: usize = 80;
@@ -1286,6 +1286,11 @@ impl Figures {
         for t in &seam.traits {
             eprintln!("  {:<12} {:>2}  ({})", t.name, t.required, t.path);
         }
+        eprintln!(
+            "  (beside them, {} constants and types without a default: SQL text, a driver's \
+             types)",
+            seam.items()
+        );
         if !seam.own.is_empty() {
             let own: Vec<String> = seam
                 .own
@@ -1711,6 +1716,24 @@ mod tests {
     }
 
     #[test]
+    fn a_trait_counts_its_constants_and_types_without_a_default() {
+        let src = "trait Dialect {\n\
+                   \x20   type Row: Send;\n\
+                   \x20   type Model: Table<Column = Self::Field>;\n\
+                   \x20   type Kept = u8;\n\
+                   \x20   const RESERVED_WORDS: &'static str;\n\
+                   \x20   const NEVER: &'static str = \"0 = 1\";\n\
+                   \x20   const SIZES: [u8; 2] = [1, 2];\n\
+                   \x20   fn f() { const INNER: u8; }\n\
+                   }\n";
+        let items: Vec<usize> = seam::trait_defs("dialect/x.rs", src)
+            .iter()
+            .map(|d| d.items)
+            .collect();
+        assert_eq!(items, [3]);
+    }
+
+    #[test]
     fn impls_name_their_trait_by_its_last_segment() {
         let src = "impl<D: X> Trait for Y<D> {}\n\
                    impl<F: Fn() -> u8> RecordRow<PgField> for Row {}\n\
@@ -1780,6 +1803,7 @@ mod tests {
                 name: "Lookups".to_owned(),
                 path: "flow/filter.rs".to_owned(),
                 required,
+                items: 0,
                 supertraits: Vec::new(),
             }],
             ..seam::Seam::default()

@@ -18,6 +18,9 @@ pub(super) struct TraitDef {
     /// Its `fn` items without a default body (the signature ends with `;`): what every
     /// implementation writes.
     pub(super) required: usize,
+    /// Its `const` and `type` items without a default (`const NAME: &str;`): what every
+    /// implementation also writes, beside the methods (told, not counted in the ceiling).
+    pub(super) items: usize,
     /// The bounds after its `:` that name traits (last path segment): a database implementing
     /// it implements those too.
     pub(super) supertraits: Vec<String>,
@@ -39,6 +42,11 @@ impl Seam {
     /// The required methods of all its traits.
     pub(super) fn methods(&self) -> usize {
         self.traits.iter().map(|t| t.required).sum()
+    }
+
+    /// The constants and types without a default of all its traits.
+    pub(super) fn items(&self) -> usize {
+        self.traits.iter().map(|t| t.items).sum()
     }
 
     /// The names of its traits, sorted.
@@ -179,6 +187,7 @@ pub(super) fn trait_defs(path: &str, src: &str) -> Vec<TraitDef> {
             name: name.to_owned(),
             path: path.to_owned(),
             required: required_methods(&tokens, j),
+            items: required_items(&tokens, j),
             supertraits,
         });
     }
@@ -211,6 +220,37 @@ fn required_methods(tokens: &[(Token, usize)], open: usize) -> usize {
                 }
                 braces += 1;
             }
+            Token::Punct('}') => {
+                braces -= 1;
+                if braces == 0 {
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    required
+}
+
+/// The `const` and `type` items of the body that opens at token `open` (`{`) that end with `;`
+/// before any `=` (no default): `const NAME: &str;`, `type Row: Send;`.
+fn required_items(tokens: &[(Token, usize)], open: usize) -> usize {
+    if !matches!(tokens.get(open), Some((Token::Punct('{'), _))) {
+        return 0;
+    }
+    let (mut braces, mut brackets, mut required) = (0usize, 0usize, 0);
+    let mut in_item = false;
+    for (token, _) in &tokens[open..] {
+        match token {
+            Token::Ident(w) if (w == "const" || w == "type") && braces == 1 => in_item = true,
+            Token::Punct('=') if in_item && brackets == 0 => in_item = false,
+            Token::Punct('(' | '[' | '<') => brackets += 1,
+            Token::Punct(')' | ']' | '>') => brackets = brackets.saturating_sub(1),
+            Token::Punct(';') if in_item && brackets == 0 => {
+                required += 1;
+                in_item = false;
+            }
+            Token::Punct('{') => braces += 1,
             Token::Punct('}') => {
                 braces -= 1;
                 if braces == 0 {

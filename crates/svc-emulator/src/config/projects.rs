@@ -558,6 +558,12 @@ fn is_url(path: &Path) -> bool {
     path.to_str().is_some_and(is_url_text)
 }
 
+/// `url` with its password replaced by `***` (`user:password@`, and a query parameter whose
+/// name contains `password`), for messages and logs.
+pub fn redacted(url: &str) -> String {
+    shown_location(Path::new(url))
+}
+
 /// A database location for messages and logs: a URL's password is replaced by `***`, in
 /// every form a driver reads one: `user:password@`, and a query parameter whose name (once
 /// percent-decoded) contains `password` (`?password=`, `?sslpassword=`).

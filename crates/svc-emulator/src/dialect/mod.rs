@@ -45,6 +45,16 @@ pub(crate) trait Dialect {
     /// The type a column is cast to for its text (`col.cast(Unicode)`: MySQL's `CHAR`).
     const TEXT_TYPE: &'static str = "VARCHAR";
 
+    /// The words SQLAlchemy 1.4's dialect quotes in a query's text (its `RESERVED_WORDS`),
+    /// lower-case, separated by white space: each database keeps its list in a text file
+    /// beside its code.
+    const RESERVED_WORDS: &'static str;
+
+    /// The always-false condition as SQLAlchemy writes `false()` in a query's text
+    /// (`str(query)`, `group::query_text`); by default as the flows write it (MySQL's text
+    /// says `false = 1`).
+    const QUERY_NEVER: &'static str = Self::NEVER;
+
     /// An identifier, quoted (MySQL's backticks).
     fn quote(name: &str) -> String {
         quote_ident(name)

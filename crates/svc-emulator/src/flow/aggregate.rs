@@ -22,8 +22,16 @@ pub(crate) trait Summary: Database {
     fn query_object(field: &Self::Field) -> Serializer;
 
     /// How the database's SQLAlchemy dialect writes a query's text: its quoting, and the
-    /// condition it folds an always-false filter into.
-    fn query_dialect(&self) -> (Quoting, &'static str);
+    /// condition it folds an always-false filter into. By default the dialect's reserved words
+    /// in `"` ([`RESERVED_WORDS`](crate::dialect::Dialect::RESERVED_WORDS)), and its
+    /// [`QUERY_NEVER`](crate::dialect::Dialect::QUERY_NEVER).
+    fn query_dialect(&self) -> (Quoting, &'static str) {
+        let quoting = Quoting {
+            quote: '"',
+            reserved: Self::RESERVED_WORDS,
+        };
+        (quoting, Self::QUERY_NEVER)
+    }
 
     /// The select list of an aggregate of `field` (after what the engine fails on is refused).
     fn aggregate_select(field: &Self::Field, func: AggregateFunc) -> Result<String, EngineError>;

@@ -202,11 +202,6 @@ mod tests {
                 .unwrap_or_default())
         }
 
-        async fn execute(&mut self, sql: &str, params: &[i64]) -> Result<u64, EngineError> {
-            self.log.push(format!("{sql} {params:?}"));
-            Ok(1)
-        }
-
         async fn references_to(
             &mut self,
             parent: &TableRef,

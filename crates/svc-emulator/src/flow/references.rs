@@ -90,12 +90,15 @@ pub(crate) trait Connection {
         params: &[Self::Value],
     ) -> impl Future<Output = Result<Vec<Vec<Self::Value>>, EngineError>>;
 
-    /// Runs a statement; the number of rows it changed.
+    /// Runs a statement whose rows, if any, are not read (an `UPDATE`, a `DELETE`): by default
+    /// as a query.
     fn execute(
         &mut self,
         sql: &str,
         params: &[Self::Value],
-    ) -> impl Future<Output = Result<u64, EngineError>>;
+    ) -> impl Future<Output = Result<(), EngineError>> {
+        async move { self.query(sql, params).await.map(drop) }
+    }
 
     /// Every foreign key, of every table the engine maps, that refers to `parent`.
     fn references_to(

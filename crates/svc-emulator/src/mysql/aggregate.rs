@@ -14,6 +14,7 @@ use mysql_async::consts::ColumnType;
 use mysql_async::{Row, Value};
 use serde_json::{Map, Value as Json};
 
+use crate::dialect::Dialect;
 use crate::dialect::group::{Quoting, group_label, group_statement};
 use crate::engine::aggregate::{date_unit, fails, group_name, null_is_zero, read_refused, y_func};
 use crate::engine::python::text::hexlify;
@@ -31,7 +32,7 @@ use crate::mysql::types::{
 /// How SQLAlchemy 1.4's MySQL dialect writes identifiers: its reserved words, in backquotes.
 const MYSQL_QUOTING: Quoting = Quoting {
     quote: '`',
-    reserved: include_str!("reserved_words_mysql.txt"),
+    reserved: <MyResource as Dialect>::RESERVED_WORDS,
 };
 
 /// The same on MariaDB, whose reserved words SQLAlchemy lists apart.
@@ -173,13 +174,14 @@ impl Summary for MyResource {
         field.kind.serializer()
     }
 
+    /// MariaDB's reserved words are SQLAlchemy's MariaDB dialect's.
     fn query_dialect(&self) -> (Quoting, &'static str) {
         let quoting = if self.mariadb {
             MARIADB_QUOTING
         } else {
             MYSQL_QUOTING
         };
-        (quoting, "false = 1")
+        (quoting, Self::QUERY_NEVER)
     }
 
     fn aggregate_select(field: &MyField, func: AggregateFunc) -> Result<String, EngineError> {

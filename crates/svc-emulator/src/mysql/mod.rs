@@ -79,10 +79,7 @@ impl std::fmt::Debug for MyResource {
     }
 }
 
-/// `url` with its password replaced by `***`, for messages and logs.
-pub fn redacted(url: &str) -> String {
-    crate::config::projects::shown_location(std::path::Path::new(url))
-}
+pub use crate::config::projects::redacted;
 
 /// The URL as the driver reads it: `mariadb://` is `mysql://`.
 fn driver_url(url: &str) -> String {

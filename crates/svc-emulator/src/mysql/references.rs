@@ -75,14 +75,6 @@ impl flow::Connection for MyConnection<'_> {
         Ok(rows.into_iter().map(Row::unwrap).collect())
     }
 
-    async fn execute(&mut self, sql: &str, params: &[Value]) -> Result<u64, EngineError> {
-        self.tx
-            .exec_drop(sql, params.to_vec())
-            .await
-            .map_err(|e| self.error(e))?;
-        Ok(self.tx.affected_rows())
-    }
-
     async fn references_to(
         &mut self,
         parent: &TableRef,

@@ -12,7 +12,7 @@
 use serde_json::{Map, Value as Json};
 use tokio_postgres::Row;
 
-use crate::dialect::group::{Quoting, group_label, group_statement};
+use crate::dialect::group::{group_label, group_statement};
 use crate::engine::aggregate::{date_unit, fails, group_name, null_is_zero, read_refused, y_func};
 use crate::engine::python::Py;
 use crate::engine::table::GroupColumns;
@@ -20,17 +20,11 @@ use crate::engine::types::Serializer;
 use crate::engine::{AggregateFunc, EngineError, GroupRequest};
 use crate::flow::aggregate::Summary;
 use crate::postgres::PgResource;
-use crate::postgres::filter::NEVER;
 use crate::postgres::schema::{PgField, PgModel};
 use crate::postgres::types::{
     Offset, PgKind, float_items, hex_bytes, interval, iso_time, parse_float, timestamp, timetz,
 };
 
-/// How SQLAlchemy 1.4's PostgreSQL dialect writes identifiers: its reserved words, in `"`.
-const QUOTING: Quoting = Quoting {
-    quote: '"',
-    reserved: include_str!("reserved_words.txt"),
-};
 /// The value of PostgreSQL text `text` of type `ty` (`pg_typeof`) as psycopg2 gives it.
 fn read(ty: &str, text: Option<String>) -> Py {
     let Some(text) = text else {
@@ -144,10 +138,6 @@ impl Summary for PgResource {
             PgKind::Timestamp | PgKind::TimestampTz => Serializer::DateTime,
             _ => Serializer::Text,
         }
-    }
-
-    fn query_dialect(&self) -> (Quoting, &'static str) {
-        (QUOTING, NEVER)
     }
 
     /// The value as text, and its type. `min` and `max` keep the column's type, read as its
@@ -273,14 +263,20 @@ fn type_of(expr: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialect::group::query_text;
+    use crate::dialect::Dialect;
+    use crate::dialect::group::{Quoting, query_text};
 
     /// As the engine answered an unknown function on PostgreSQL: `user`, `analyse` and
     /// `verbose` are reserved there (not on SQLite), `abort` is not.
     #[test]
     fn the_query_text_quotes_postgresqls_reserved_words() {
         let columns = ["id", "order", "user", "Mixed", "analyse", "abort"];
-        let text = query_text("t2", &columns, None, NEVER, QUOTING);
+        let quoting = Quoting {
+            quote: '"',
+            reserved: <PgResource as Dialect>::RESERVED_WORDS,
+        };
+        let never = <PgResource as Dialect>::QUERY_NEVER;
+        let text = query_text("t2", &columns, None, never, quoting);
         assert_eq!(
             text,
             "SELECT t2.id AS t2_id, t2.\"order\" AS t2_order, t2.\"user\" AS t2_user, \

@@ -12,6 +12,8 @@ use crate::postgres::filter::NEVER;
 impl Dialect for PgResource {
     const NEVER: &'static str = NEVER;
 
+    const RESERVED_WORDS: &'static str = include_str!("reserved_words.txt");
+
     fn like_any_case(text: &str, pattern: &str) -> String {
         format!("{text} ILIKE {pattern}")
     }

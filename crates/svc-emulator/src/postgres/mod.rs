@@ -88,10 +88,7 @@ fn engine_hours(seconds: i32) -> String {
     signed.replace(".0", "")
 }
 
-/// `url` with its password replaced by `***`, for messages and logs.
-pub fn redacted(url: &str) -> String {
-    crate::config::projects::shown_location(std::path::Path::new(url))
-}
+pub use crate::config::projects::redacted;
 
 /// Whether `location` names a PostgreSQL database rather than a SQLite file.
 pub fn is_postgres_url(location: &str) -> bool {

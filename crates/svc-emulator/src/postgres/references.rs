@@ -110,13 +110,6 @@ impl flow::Connection for PgConnection<'_> {
             .collect()
     }
 
-    async fn execute(&mut self, sql: &str, params: &[Option<String>]) -> Result<u64, EngineError> {
-        self.tx
-            .execute(sql, &binds(params))
-            .await
-            .map_err(|e| self.error(e))
-    }
-
     async fn references_to(
         &mut self,
         parent: &TableRef,

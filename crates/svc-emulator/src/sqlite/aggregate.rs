@@ -53,7 +53,7 @@ use rusqlite::functions::{Aggregate, Context, FunctionFlags};
 use rusqlite::types::{Value, ValueRef};
 use serde_json::{Map, Value as Json};
 
-use crate::dialect::group::{Quoting, group_label, group_statement};
+use crate::dialect::group::{group_label, group_statement};
 use crate::engine::aggregate::{
     AggregateFunc, AggregateRequest, GroupRequest, date_unit, fails, group_name, not_computed,
     null_is_zero, y_func,
@@ -72,12 +72,6 @@ use crate::sqlite::model::{Field, Model};
 use crate::sqlite::resource::Resource;
 use crate::sqlite::schema::prepare;
 use crate::sqlite::values::json_column_value;
-
-/// How SQLAlchemy 1.4's SQLite dialect writes identifiers: its reserved words, in `"`.
-const QUOTING: Quoting = Quoting {
-    quote: '"',
-    reserved: include_str!("reserved_words.txt"),
-};
 
 /// The name of the emulator's `sum` with SQLite 3.40's arithmetic.
 pub const SUM_FN: &str = "svc_sqlite340_sum";
@@ -480,10 +474,6 @@ impl Summary for Sqlite<'_> {
         } else {
             field.ty.serializer
         }
-    }
-
-    fn query_dialect(&self) -> (Quoting, &'static str) {
-        (QUOTING, "0 = 1")
     }
 
     fn aggregate_select(field: &Field, func: AggregateFunc) -> Result<String, EngineError> {

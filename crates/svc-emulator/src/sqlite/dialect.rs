@@ -8,6 +8,8 @@ use crate::sqlite::flows::Sqlite;
 
 /// SQLite's words: `IS`, and no lock.
 impl Dialect for Sqlite<'_> {
+    const RESERVED_WORDS: &'static str = include_str!("reserved_words.txt");
+
     /// The resource's one writer connection is held for the whole flow (`with_writer`), so no
     /// other write can come between the read of the row and its write: a `SELECT` needs no
     /// lock of its own (SQLite has no `FOR UPDATE`).

@@ -46,11 +46,12 @@ impl flow::Connection for SqliteConnection<'_> {
         Ok(all)
     }
 
-    async fn execute(&mut self, sql: &str, params: &[Value]) -> Result<u64, EngineError> {
-        let changed = prepare(self.conn, sql)
+    /// A refusal (a foreign key's, a constraint's) is the model's, as a write's.
+    async fn execute(&mut self, sql: &str, params: &[Value]) -> Result<(), EngineError> {
+        prepare(self.conn, sql)
             .and_then(|mut s| s.execute(params_from_iter(params.iter())))
             .map_err(|e| db_error(self.model, e))?;
-        Ok(changed as u64)
+        Ok(())
     }
 
     async fn references_to(
