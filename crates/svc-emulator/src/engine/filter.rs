@@ -20,6 +20,7 @@ use crate::engine::field_input::{
     FALSE_WORDS, InputDateTime, Internal, TRUE_WORDS, float_field, parse_input_datetime,
 };
 use crate::engine::list::Selection;
+use crate::engine::m2m::m2m_selects_nothing;
 use crate::engine::python::floats::py_float_repr;
 use crate::engine::python::numbers::py_strip;
 use crate::engine::relation::{RelationPath, relation_of};
@@ -377,7 +378,8 @@ pub(crate) fn search_text(selection: &Selection) -> Result<Option<&str>, EngineE
 /// The conditions of a selection's `WHERE`, as the engine builds its queryset on every
 /// database: the filters ([`walk_filters`], each written by `condition`), then the `_search`
 /// condition (written by `search`, `None` when no column is searched), the `_relation`
-/// condition (written by `relation`: [`crate::engine::relation`]), and first of all the
+/// condition (written by `relation`: [`crate::engine::relation`]), `never` where `_m2m`
+/// selects nothing ([`crate::engine::m2m`]), and first of all the
 /// condition that leaves out rows without a key when the engine promoted the key
 /// (`promoted_key`: its queryset of such a model is `filter(pk.isnot(None))`, for every
 /// operation; `dialect::clause::key_is_not_null` writes it, or the backend's own equivalent form). `params` is
@@ -396,6 +398,7 @@ pub(crate) fn selection_conditions<P>(
     mut condition: impl FnMut(&mut P, usize, &str, Lookup, Arg<'_>, bool) -> Result<String, EngineError>,
     search: impl FnOnce(&mut P, &str) -> Option<String>,
     relation: impl FnOnce(&mut P, &RelationPath) -> Result<String, EngineError>,
+    never: &str,
 ) -> Result<Vec<String>, EngineError> {
     let mut conds = walk_filters(
         model,
@@ -403,6 +406,10 @@ pub(crate) fn selection_conditions<P>(
         selection,
         |index, key, lookup, arg, exclude| condition(params, index, key, lookup, arg, exclude),
     )?;
+    // The engine's declared filters come after its columns', by name: `_m2m` first.
+    if m2m_selects_nothing(selection)? {
+        conds.push(never.to_owned());
+    }
     if let Some(text) = search_text(selection)? {
         conds.extend(search(params, text));
     }

@@ -374,6 +374,7 @@ pub(crate) fn build_where<L: Lookups + ?Sized>(
                 |f, raw| L::relation_value(f, raw, params),
             )
         },
+        L::NEVER,
     )?;
     Ok(Where {
         sql: where_clause(&conds),
