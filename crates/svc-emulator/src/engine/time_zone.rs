@@ -31,10 +31,21 @@ pub(crate) fn tz_of(selection: &Selection) -> Option<&str> {
     tz_given(selection).filter(|v| !v.is_empty())
 }
 
+/// The UTC offsets, in minutes, that dateparser (1.1, the engine's) reads at the end of a
+/// date-time: the offsets of its time zone table, no others (`-05:30`, `+00:30` and `+01:30`
+/// are none of them, and the engine fails on them). Read from the engine's venv by parsing
+/// `2026-01-05T10:00:00` followed by every offset from -15:00 to +15:00, minute by minute, in
+/// both forms (`+HH:MM`, `+HHMM`): both forms give the same set, and each value is the offset.
+const DATEPARSER_OFFSETS: [i32; 41] = [
+    -720, -660, -600, -570, -540, -480, -420, -360, -300, -270, -240, -210, -180, -150, -120, -60,
+    0, 60, 120, 180, 210, 240, 270, 300, 330, 345, 360, 390, 420, 480, 525, 540, 570, 600, 630,
+    660, 690, 720, 765, 780, 840,
+];
+
 /// The UTC offset, in seconds, that the engine reads from a `tz` value (dateparser's reading of
 /// an ISO date-time with the value appended): `UTC`, `GMT` or `Z` (any case) is 0; `+HH:MM` and
-/// `+HHMM` (or `-`) up to 14 hours. `None` for anything else, where the engine fails (a zone
-/// name, `+02`, a negative offset under an hour).
+/// `+HHMM` (or `-`) where dateparser knows the offset ([`DATEPARSER_OFFSETS`]). `None` for
+/// anything else, where the engine fails (a zone name, `+02`, `-05:30`).
 pub(crate) fn tz_offset(value: &str) -> Option<i32> {
     if ["utc", "gmt", "z"].contains(&value.to_ascii_lowercase().as_str()) {
         return Some(0);
@@ -53,10 +64,8 @@ pub(crate) fn tz_offset(value: &str) -> Option<i32> {
     }
     let hours: i32 = digits[..2].parse().ok()?;
     let minutes: i32 = digits[2..].parse().ok()?;
-    if hours > 14 || minutes > 59 || (sign < 0 && hours == 0 && minutes > 0) {
-        return None;
-    }
-    Some(sign * (hours * 3600 + minutes * 60))
+    let offset = sign * (hours * 60 + minutes);
+    DATEPARSER_OFFSETS.contains(&offset).then_some(offset * 60)
 }
 
 /// [decision: stricter] `tz` on a create, an update or a delete where the engine sets it: the
@@ -77,7 +86,7 @@ pub(crate) fn unreadable_tz(value: &str, lenient: bool) -> EngineError {
         TZ_PARAM,
         format!(
             "tz={value:?} is no UTC offset the data engine reads (it fails with a 500): give \
-             +HH:MM, -HH:MM or UTC."
+             UTC, or +HH:MM or -HH:MM of a real time zone (dateparser does not read -05:30)."
         ),
     )
 }
@@ -94,6 +103,9 @@ mod tests {
         assert_eq!(tz_offset("+05:30"), Some(19800));
         assert_eq!(tz_offset("-05:00"), Some(-18000));
         assert_eq!(tz_offset("+14:00"), Some(50400));
+        assert_eq!(tz_offset("-03:30"), Some(-12600));
+        assert_eq!(tz_offset("+1245"), Some(45900));
+        assert_eq!(tz_offset("-00:00"), Some(0));
         assert_eq!(tz_offset("UTC"), Some(0));
         assert_eq!(tz_offset("utc"), Some(0));
         assert_eq!(tz_offset("GMT"), Some(0));
@@ -105,6 +117,14 @@ mod tests {
             "nonsense",
             "+2:00",
             "02:00",
+            // Offsets dateparser's time zone table does not have.
+            "-05:30",
+            "+00:30",
+            "+01:30",
+            "-12:30",
+            "+14:15",
+            "+15:00",
+            "+02:07",
         ] {
             assert_eq!(tz_offset(failing), None, "{failing}");
         }
