@@ -648,7 +648,8 @@ async fn writes_go_through_postgresql() {
 #[ignore = "needs PostgreSQL: run with --ignored (cargo xtask ci does)"]
 async fn arrays_and_json_are_written_and_read_back() {
     let (emu, _) = emulator_with(
-        "CREATE TABLE docs (id serial PRIMARY KEY, tags text[], nums integer[], body jsonb);",
+        "CREATE TABLE docs (id serial PRIMARY KEY, tags text[], nums integer[], body jsonb, \
+         items jsonb[]);",
         false,
         Limits::default(),
     )
@@ -663,8 +664,25 @@ async fn arrays_and_json_are_written_and_read_back() {
     assert_eq!(made.status, 201, "{:?}", made.body);
     assert_eq!(
         made.json(),
-        json!({"id": 1, "tags": ["a", "b \"c\""], "nums": [1, 2], "body": {"k": [1, null]}})
+        json!({"id": 1, "tags": ["a", "b \"c\""], "nums": [1, 2], "body": {"k": [1, null]},
+               "items": null})
     );
+    // A `jsonb[]` takes each item as its JSON text (SQLAlchemy's `ARRAY(JSONB)`), a string as
+    // its characters: as the engine stored them.
+    for (given, stored) in [
+        (json!([1, "x", {"a": 1}]), json!([1, "x", {"a": 1}])),
+        (json!([[1, 2], [3, 4]]), json!([[1, 2], [3, 4]])),
+        (json!("ab"), json!(["a", "b"])),
+    ] {
+        let r = ok(&call(
+            &emu,
+            Method::PATCH,
+            "models/docs/1",
+            json!({"items": given}),
+        )
+        .await);
+        assert_eq!(r["items"], stored);
+    }
     let r = ok(&call(&emu, Method::PATCH, "models/docs/1", json!({"nums": [3]})).await);
     assert_eq!(r["nums"], json!([3]));
     // psycopg2 writes numbers as `ARRAY[...]`, which PostgreSQL casts: 2.5 rounds to 3, as the

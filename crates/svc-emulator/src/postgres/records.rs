@@ -405,12 +405,16 @@ fn bind_value(field: &PgField, v: &Internal, params: &mut Params) -> String {
             let value = params.cast(Some(text), ty);
             return format!("CAST({value} AS {})", field.cast);
         }
+        // SQLAlchemy's `ARRAY(JSON)` writes each item as its JSON text (`json.dumps`).
+        Internal::Json(j) if field.kind.is_array() && holds_json(field) => {
+            Some(array_text(j, &py_json_dumps))
+        }
         Internal::Json(j) if field.kind.is_array() => match number_array(j) {
             // psycopg2 writes a list of numbers as `ARRAY[1.5, 2]`, whose numbers PostgreSQL
             // casts to the element type (an `integer[]` rounds 1.5 to 2); the numbers are the
             // engine's own texts of parsed numbers, never the caller's text.
             Some(array) => return format!("CAST({array} AS {})", field.cast),
-            None => Some(array_text(j)),
+            None => Some(array_text(j, &item_text)),
         },
         Internal::Json(j) => Some(py_json_dumps(j)),
     };
@@ -470,29 +474,42 @@ fn number_array(v: &PyJson) -> Option<String> {
     Some(format!("ARRAY[{}]", parts.join(",")))
 }
 
-/// psycopg2's array literal of a Python list, as PostgreSQL's array text (`{1,"a b",NULL}`).
-/// SQLAlchemy's `ARRAY` makes a list of any other value first (`list(value)`): a string is
-/// its characters (`"{1,2}"` is `{"{","1",",","2","}"}`, which an `integer[]` refuses), a
-/// dict its keys.
-fn array_text(v: &PyJson) -> String {
+/// An array of `json` or `jsonb` items (`jsonb[]`).
+fn holds_json(field: &PgField) -> bool {
+    field.cast.starts_with("json")
+}
+
+/// The text psycopg2 sends for an item of an array of other items than JSON: Python's `str()`,
+/// a boolean as PostgreSQL's `true`/`false`.
+fn item_text(item: &PyJson) -> String {
+    match item {
+        PyJson::Bool(b) => b.to_string(),
+        other => py_text(other),
+    }
+}
+
+/// psycopg2's array literal of a Python list, as PostgreSQL's array text (`{1,"a b",NULL}`),
+/// each item that is no list nor `None` written by `text`. SQLAlchemy's `ARRAY` makes a list
+/// of any other value first (`list(value)`): a string is its characters (`"{1,2}"` is
+/// `{"{","1",",","2","}"}`, which an `integer[]` refuses), a dict its keys.
+fn array_text(v: &PyJson, text: &dyn Fn(&PyJson) -> String) -> String {
     match v {
-        PyJson::Str(s) => array_text(&PyJson::List(
-            s.chars().map(|c| PyJson::Str(c.to_string())).collect(),
-        )),
-        PyJson::Dict(items) => array_text(&PyJson::List(
-            items.iter().map(|(k, _)| PyJson::Str(k.clone())).collect(),
-        )),
+        PyJson::Str(s) => array_text(
+            &PyJson::List(s.chars().map(|c| PyJson::Str(c.to_string())).collect()),
+            text,
+        ),
+        PyJson::Dict(items) => array_text(
+            &PyJson::List(items.iter().map(|(k, _)| PyJson::Str(k.clone())).collect()),
+            text,
+        ),
         PyJson::List(items) => {
             let parts: Vec<String> = items
                 .iter()
                 .map(|item| match item {
                     PyJson::None => "NULL".to_owned(),
-                    PyJson::List(_) => array_text(item),
+                    PyJson::List(_) => array_text(item, text),
                     other => {
-                        let text = match other {
-                            PyJson::Bool(b) => b.to_string(),
-                            _ => py_text(other),
-                        };
+                        let text = text(other);
                         format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
                     }
                 })
@@ -517,6 +534,7 @@ mod tests {
 
     #[test]
     fn lists_become_array_literals() {
+        let array_text = |v: &PyJson| array_text(v, &item_text);
         let list = PyJson::List(vec![
             PyJson::Int("1".to_owned()),
             PyJson::Str("a \"b\"".to_owned()),
@@ -531,5 +549,22 @@ mod tests {
             r#"{"{","1",",","2","}"}"#
         );
         assert_eq!(array_text(&PyJson::Str(String::new())), "{}");
+    }
+
+    /// As the engine stored them in a `jsonb[]`: `"abc"` is `["a", "b", "c"]`, each item its
+    /// JSON text.
+    #[test]
+    fn json_items_are_their_json_text() {
+        let json_text = |v: &PyJson| array_text(v, &py_json_dumps);
+        assert_eq!(
+            json_text(&PyJson::Str("ab".to_owned())),
+            r#"{"\"a\"","\"b\""}"#
+        );
+        let list = PyJson::List(vec![
+            PyJson::Int("1".to_owned()),
+            PyJson::None,
+            PyJson::Bool(true),
+        ]);
+        assert_eq!(json_text(&list), r#"{"1",NULL,"true"}"#);
     }
 }
