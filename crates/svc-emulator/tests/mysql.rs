@@ -303,6 +303,16 @@ async fn writes_go_through_mysql() {
     assert_eq!(made["balance"], "2.50");
     // An aware date-time is moved to the database's time zone (UTC here), as the engine does.
     assert_eq!(made["created_at"], "2024-05-06T05:08:09+00:00");
+    // Not for a `TIMESTAMP` (SQLAlchemy's is no `DATETIME`): PyMySQL writes its wall time, as
+    // the engine stored it on MariaDB 10.11.
+    let stamped = ok(&s
+        .call(
+            Method::POST,
+            "models/kinds",
+            json!({"ts": "2024-05-05T05:05:05+05:00"}),
+        )
+        .await);
+    assert_eq!(stamped["ts"], "2024-05-05T05:05:05+00:00");
     // PATCH and PUT change only what they are given; the key may change.
     let changed = ok(&s
         .call(Method::PUT, "models/people/5", json!({"id": 50, "age": 9}))
@@ -582,10 +592,38 @@ async fn sets_bits_and_bytes_aggregate_and_group_as_the_engine_reads_them() {
             "aggregate?_y_func=sum&_y_column=st",
             "aggregate?_y_func=sum&_y_column=bt",
             "aggregate?_y_func=sum&_y_column=vb",
+            "aggregate?_y_func=sum&_y_column=md",
             "group?_x_column=md&_y_func=sum&_y_column=st",
+            "group?_x_column=id&_y_func=sum&_y_column=md",
         ] {
             let reply = s.get(&format!("models/sh/{path}")).await;
             assert_eq!(reply.status, if lenient { 500 } else { 400 }, "{path}");
+        }
+        // Over no row the sum is NULL, which every type reads: the engine's 0, written by the
+        // column's field (a `BinaryField` writes `None` for anything but bytes, an `avg` too).
+        for (path, answer) in [
+            (
+                "aggregate?_y_func=sum&_y_column=md&id=99",
+                json!({"y_func": "0"}),
+            ),
+            (
+                "aggregate?_y_func=sum&_y_column=st&id=99",
+                json!({"y_func": "0"}),
+            ),
+            (
+                "aggregate?_y_func=sum&_y_column=vb&id=99",
+                json!({"y_func": null}),
+            ),
+            (
+                "aggregate?_y_func=avg&_y_column=vb",
+                json!({"y_func": null}),
+            ),
+            (
+                "group?_x_column=id&_y_func=sum&_y_column=md&id=99",
+                json!([]),
+            ),
+        ] {
+            assert_eq!(get(path).await, answer, "{path}");
         }
         drop(s.db);
     }

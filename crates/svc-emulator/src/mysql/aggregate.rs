@@ -78,8 +78,10 @@ fn typed_cell(row: &Row, i: usize, field: &MyField) -> Py {
 fn serialized(func: AggregateFunc, field: &MyField, v: &Py, tz: Offset) -> Json {
     match (field.kind, v) {
         _ if func == AggregateFunc::Count => v.encoded(),
-        // `BINARY`/`VARBINARY` are written as hex, blobs as `repr(bytes)` (as in a record).
+        // `BINARY`/`VARBINARY` are written as hex, blobs as `repr(bytes)` (as in a record);
+        // the engine's `BinaryField` writes anything but bytes (an `avg`) as `None`.
         (MyKind::Binary, Py::Bytes(b)) => Json::String(hexlify(b)),
+        (MyKind::Binary, _) => Json::Null,
         (kind, v) => v.serialized(kind.serializer(), tz),
     }
 }
@@ -132,14 +134,17 @@ fn encodable(v: &Py, param: &str, field: &MyField) -> Result<Json, EngineError> 
     })
 }
 
-/// `sum` of a `SET`, `BIT`, `BINARY`/`VARBINARY`, blob or `TIME`: MySQL sums numbers, which
-/// SQLAlchemy's result processing of the column's type cannot read (a set is split from text,
-/// a bit folded from bytes, a time read as a `timedelta`; the engine fails, `500`).
-fn unsummable(field: &MyField, func: AggregateFunc) -> Result<(), EngineError> {
+/// `sum` of an `ENUM`, `SET`, `BIT`, `BINARY`/`VARBINARY`, blob or `TIME` that MySQL made a
+/// number of: SQLAlchemy's result processing of the column's type cannot read it (an enum's
+/// member is looked up, a set split from text, a bit folded from bytes, a time read as a
+/// `timedelta`; the engine fails, `500`). A sum over no row is NULL, which every processor
+/// passes: the engine answers its `0`.
+fn unreadable_sum(field: &MyField, func: AggregateFunc, value: &Py) -> Result<(), EngineError> {
     if func == AggregateFunc::Sum
+        && *value != Py::None
         && matches!(
             field.kind,
-            MyKind::Set | MyKind::Bit | MyKind::Binary | MyKind::Blob | MyKind::Time
+            MyKind::Enum | MyKind::Set | MyKind::Bit | MyKind::Binary | MyKind::Blob | MyKind::Time
         )
     {
         return Err(fails(
@@ -198,7 +203,6 @@ impl Summary for MyResource {
                 ),
             ));
         }
-        unsummable(field, func)?;
         Ok(format!("{}({})", func.as_str(), field.qualified))
     }
 
@@ -215,6 +219,7 @@ impl Summary for MyResource {
             }
             (_, Some(row)) => read_cell(row, 0),
         };
+        unreadable_sum(field, func, &value)?;
         let value = match value {
             Py::None if null_is_zero(func) => Py::Int("0".to_owned()),
             v => v,
@@ -243,7 +248,6 @@ impl Summary for MyResource {
         where_sql: &str,
     ) -> Result<String, EngineError> {
         let GroupColumns { xs, y, func } = columns;
-        unsummable(y, *func)?;
         let mut select = Vec::new();
         for (i, x) in xs.iter().enumerate() {
             let (key, _) = group_key(x, req.x_lookups.get(i).map(String::as_str))?;
@@ -287,6 +291,7 @@ impl Summary for MyResource {
         } else {
             read_cell(row, xs.len())
         };
+        unreadable_sum(y, *func, &v)?;
         let v = match v {
             Py::None if null_is_zero(*func) => Py::Int("0".to_owned()),
             v => v,

@@ -314,6 +314,11 @@ fn bind_param(field: &MyField, v: &Internal, tz: Offset) -> Value {
         },
         Internal::Float(f) => Value::Double(*f),
         Internal::Str(s) => Value::Bytes(s.clone().into_bytes()),
+        // PyMySQL writes an aware value's wall time: the engine moves it to its zone first
+        // only for a `DATETIME` (`prepare_datetime_timezone_naive`).
+        Internal::DateTime(dt) if field.timestamp => {
+            Value::Bytes(datetime_literal(dt).into_bytes())
+        }
         Internal::DateTime(dt) => Value::Bytes(datetime_literal(&dt.in_zone(tz)).into_bytes()),
         Internal::Json(j) => Value::Bytes(py_json_dumps(j).into_bytes()),
     }

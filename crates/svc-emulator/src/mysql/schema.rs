@@ -30,6 +30,9 @@ pub(crate) struct MyColumn {
     pub members: Vec<String>,
     /// `table`.`column`.
     pub qualified: String,
+    /// A `TIMESTAMP` (not a `DATETIME`): SQLAlchemy's MySQL `TIMESTAMP` is no `DATETIME`, so the
+    /// engine writes an aware value's wall time, not the instant in the engine's zone.
+    pub timestamp: bool,
 }
 
 /// A table, and its storage engine: InnoDB's changes move its transaction counter (see
@@ -138,7 +141,11 @@ pub(crate) async fn load_schema(
             sql: quote_ident(&name),
             name,
             kind,
-            extra: MyColumn { members, qualified },
+            extra: MyColumn {
+                members,
+                qualified,
+                timestamp: data_type.eq_ignore_ascii_case("timestamp"),
+            },
             has_default: has_default || autoincrement || generated,
             not_null: not_null != 0,
             primary_key: false,

@@ -226,6 +226,7 @@ mod tests {
             extra: crate::mysql::schema::MyColumn {
                 members: Vec::new(),
                 qualified: format!("`t`.`{name}`"),
+                timestamp: false,
             },
         };
         let fields = vec![field("age"), field("id")];
