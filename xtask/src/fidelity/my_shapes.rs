@@ -574,6 +574,9 @@ pub fn request(r: &mut Rng, seed: u64, mistakes: u64) -> Request {
                 ("max", "vb"),
                 ("min", "bl"),
                 ("max", "bl"),
+                ("avg", "vb"),
+                ("sum", "md"),
+                ("avg", "md"),
             ]);
             query.push(("_y_func".to_owned(), func.to_owned()));
             query.push(("_y_column".to_owned(), column.to_owned()));
@@ -619,6 +622,7 @@ pub fn request(r: &mut Rng, seed: u64, mistakes: u64) -> Request {
                 ("max", "st"),
                 ("max", "bt"),
                 ("avg", "st"),
+                ("sum", "md"),
             ]);
             query.push(("_y_func".to_owned(), func.to_owned()));
             query.push(("_y_column".to_owned(), y.to_owned()));
