@@ -1194,7 +1194,7 @@ fn layering(sources: &[(String, String)]) -> Vec<String> {
 
 /// The required methods a new database server writes today: the seam of `postgres/`
 /// ([`seam::seam`]). A ratchet: it may only fall, towards [`SEAM_TARGET`].
-const SEAM_CEILING: usize = 46;
+const SEAM_CEILING: usize = 45;
 
 /// Where the seam is headed: a new database server writes its dialect, its driver, its type
 /// readings and its reflection, and the flows do the rest.
@@ -1202,7 +1202,7 @@ const SEAM_TARGET: usize = 45;
 
 /// The share of `postgres/`'s and `mysql/`'s code lines that repeat ([`repeats`]), in tenths
 /// of a percent. A ratchet: it may only fall, towards [`REPEATS_TARGET`].
-const REPEATS_CEILING: usize = 100;
+const REPEATS_CEILING: usize = 99;
 
 /// Where the repeats are headed: under 8%, what the two servers share said once.
 const REPEATS_TARGET: usize = 80;

@@ -61,6 +61,11 @@ pub(crate) trait Driver: Sync {
         binds: &Self::Binds,
     ) -> impl Future<Output = Result<Vec<Self::Row>, Self::Fault>> + Send;
 
+    /// The `i`th cell of a row of one of the flows' own statements (a count, a truth written
+    /// `1` or `0`) as text: an integer as its digits, text as it is; `None` for NULL, or a cell
+    /// of another type.
+    fn text(row: &Self::Row, i: usize) -> Option<String>;
+
     /// Ends a connection at once, never to serve anyone again: a statement may still run on
     /// it, or a cancel still land on it (a read-only query stopped or left behind). What it had
     /// not committed is undone by its end. Called where nothing can be awaited (a drop).

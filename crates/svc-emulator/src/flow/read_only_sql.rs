@@ -205,6 +205,9 @@ mod tests {
         async fn rows(_: &mut Log, _: &str, _: &()) -> Result<Vec<()>, ()> {
             Err(())
         }
+        fn text(_: &(), _: usize) -> Option<String> {
+            None
+        }
         fn close(conn: Log) {
             conn.lock().unwrap().push("close");
         }

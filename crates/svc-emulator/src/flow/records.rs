@@ -195,6 +195,22 @@ impl<D: OwnedRows> Rows for D {
     }
 }
 
+/// The rows `filter` selects of `model`, counted by the database (`SELECT count(*)`).
+pub(crate) async fn counted<D: Database + ?Sized>(
+    db: &D,
+    conn: &mut D::Conn,
+    model: &D::Model,
+    filter: &Where<D::Params>,
+    lenient: bool,
+) -> Result<u64, EngineError> {
+    let sql = format!("SELECT count(*) FROM {}{}", model.table_sql(), filter.sql);
+    let rows = db.read(conn, &sql, &filter.params, lenient).await?;
+    let count = rows.first().and_then(|row| D::text(row, 0));
+    count.and_then(|n| n.parse().ok()).ok_or_else(|| {
+        EngineError::Internal(format!("the count of {} is no number", model.table_name()))
+    })
+}
+
 /// A database's reads of records (`flow::read`): the pages of a list with their walks, and the
 /// count.
 pub(crate) trait Pages: Rows {
@@ -207,15 +223,18 @@ pub(crate) trait Pages: Rows {
         out: &mut Records<'_, Self::Model>,
     ) -> impl Future<Output = Result<Option<u64>, EngineError>> + Send;
 
-    /// The engine's count of the rows `filter` selects (an unfiltered table's may be the
-    /// database's estimate, as the engine shows it).
+    /// The engine's count of the rows `filter` selects: by default `count(*)`, as the engine
+    /// counts on every database but PostgreSQL and MySQL, whose unfiltered tables of 10 000 rows
+    /// or more it shows the database's estimate of (they override this).
     fn count(
         &self,
         conn: &mut Self::Conn,
         model: &Self::Model,
         filter: &Where<Self::Params>,
         lenient: bool,
-    ) -> impl Future<Output = Result<u64, EngineError>> + Send;
+    ) -> impl Future<Output = Result<u64, EngineError>> + Send {
+        counted(self, conn, model, filter, lenient)
+    }
 
     /// Whether a value the engine's serializer cannot write fails the read, as on the engine
     /// (else the stored value is shown: SQLite's `showing_stored_values`).

@@ -142,9 +142,6 @@ pub(crate) trait Writes: Database {
         None
     }
 
-    /// Each cell of a row of conditions, as whether it holds.
-    fn truths(row: &Self::Row) -> Vec<bool>;
-
     /// Values the engine cannot write on this database, refused before anything is sent (by
     /// default none: a database whose types refuse a value when it is bound).
     fn writable(_values: &Values<'_, Self::Field>) -> Result<(), EngineError> {
@@ -292,11 +289,13 @@ async fn asked_unchanged<D: Writes>(
     let mut same = Vec::with_capacity(candidates.len());
     for &i in &candidates {
         let (f, v) = &values[i];
-        same.push(if loads_none(*f, v) {
+        let holds = if loads_none(*f, v) {
             D::loads_none(D::column(f))
         } else {
             D::same_value(D::column(f), &D::bind(f, v, tz, &mut params)?)
-        });
+        };
+        // A truth as `1` or `0` (NULL is not the same): an integer on every database.
+        same.push(format!("CASE WHEN {holds} THEN 1 ELSE 0 END"));
     }
     let at = D::at_locked(model, locked, &mut params);
     let sql = format!(
@@ -306,8 +305,9 @@ async fn asked_unchanged<D: Writes>(
     );
     let rows = tx.rows(&sql, &params).await;
     let rows = rows.map_err(|f| db.fault(f, Failure::Write(model)))?;
-    let mut unchanged = rows.first().map_or_else(Vec::new, D::truths);
-    unchanged.resize(candidates.len(), false);
+    let unchanged = (0..candidates.len())
+        .map(|i| rows.first().and_then(|row| D::text(row, i)).as_deref() == Some("1"))
+        .collect();
     Ok((candidates, unchanged))
 }
 

@@ -7,6 +7,7 @@ use mysql_async::{Conn, Row};
 use crate::flow::driver::Driver;
 use crate::mysql::MyResource;
 use crate::mysql::filter::Params;
+use crate::mysql::types::value_text;
 
 impl Driver for MyResource {
     type Conn = Conn;
@@ -24,6 +25,10 @@ impl Driver for MyResource {
         binds: &Params,
     ) -> Result<Vec<Row>, mysql_async::Error> {
         conn.exec(sql, binds.values()).await
+    }
+
+    fn text(row: &Row, i: usize) -> Option<String> {
+        value_text(row.as_ref(i)?)
     }
 
     /// Dropped, a pooled connection would go back to the pool, where a `KILL QUERY` still on

@@ -151,11 +151,6 @@ impl Writes for MyResource {
             .collect()
     }
 
-    fn truths(row: &Row) -> Vec<bool> {
-        let holds = |i| row.get::<Option<i64>, _>(i).flatten() == Some(1);
-        (0..row.len()).map(holds).collect()
-    }
-
     fn writable(values: &Values<'_, MyField>) -> Result<(), EngineError> {
         not_writable(values)
     }

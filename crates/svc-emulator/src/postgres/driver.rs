@@ -3,6 +3,7 @@
 
 use deadpool_postgres::{ClientWrapper, Object};
 use tokio_postgres::Row;
+use tokio_postgres::types::Type;
 
 use crate::flow::driver::Driver;
 use crate::postgres::PgResource;
@@ -29,6 +30,26 @@ impl Driver for PgResource {
         binds: &Params,
     ) -> Result<Vec<Row>, tokio_postgres::Error> {
         prepared_rows(conn, sql, binds).await
+    }
+
+    /// An integer of any width as its digits, text (and `name`) as it is.
+    fn text(row: &Row, i: usize) -> Option<String> {
+        let column = row.columns().get(i)?;
+        match *column.type_() {
+            Type::INT2 => row
+                .try_get::<_, Option<i16>>(i)
+                .ok()?
+                .map(|n| n.to_string()),
+            Type::INT4 => row
+                .try_get::<_, Option<i32>>(i)
+                .ok()?
+                .map(|n| n.to_string()),
+            Type::INT8 => row
+                .try_get::<_, Option<i64>>(i)
+                .ok()?
+                .map(|n| n.to_string()),
+            _ => row.try_get::<_, Option<String>>(i).ok()?,
+        }
     }
 
     /// Out of the pool, and closed.

@@ -130,11 +130,6 @@ impl Writes for PgResource {
         row.get::<_, Option<String>>(0).unwrap_or_default()
     }
 
-    fn truths(row: &Row) -> Vec<bool> {
-        let holds = |i| row.get::<_, Option<bool>>(i) == Some(true);
-        (0..row.len()).map(holds).collect()
-    }
-
     fn writable(values: &Values<'_, PgField>) -> Result<(), EngineError> {
         not_iterable(values)
     }

@@ -36,6 +36,14 @@ impl<'c> Driver for Sqlite<'c> {
         Ok(all)
     }
 
+    fn text(row: &Vec<Value>, i: usize) -> Option<String> {
+        match row.get(i)? {
+            Value::Integer(n) => Some(n.to_string()),
+            Value::Text(t) => Some(t.clone()),
+            _ => None,
+        }
+    }
+
     /// Rolled back at once: the connection is the operation's, and stays open for it.
     fn close(conn: &'c mut Connection) {
         if !conn.is_autocommit() {

@@ -227,12 +227,6 @@ impl<'c> Writes for Sqlite<'c> {
         )
     }
 
-    fn truths(row: &Vec<Value>) -> Vec<bool> {
-        row.iter()
-            .map(|v| matches!(v, Value::Integer(i) if *i != 0))
-            .collect()
-    }
-
     fn at_locked(model: &Model, locked: &Vec<Value>, params: &mut Vec<Value>) -> String {
         params.extend(model.identity.iter().map(|&i| locked[i].clone()));
         at_identity(model)

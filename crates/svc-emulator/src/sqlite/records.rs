@@ -14,7 +14,7 @@ use crate::engine::error::EngineError;
 use crate::engine::records::{RecordRow, Records};
 use crate::engine::types::{PyValue, Stored, read};
 use crate::flow::driver::Failure;
-use crate::flow::records::{Database, Page, Pages, Rows};
+use crate::flow::records::{Database, Page, Pages, Rows, counted};
 use crate::flow::walks::{Walker, from_anchor, keep_anchor, read_page};
 use crate::sqlite::flows::Sqlite;
 use crate::sqlite::model::{Field, Model};
@@ -167,12 +167,7 @@ impl<'c> Pages for Sqlite<'c> {
         if budget.max_skip.is_some() {
             return Err(budget.give_up());
         }
-        let n: i64 = prepare(conn, &sql)
-            .and_then(|mut stmt| {
-                stmt.query_row(params_from_iter(filter.params.iter()), |r| r.get(0))
-            })
-            .map_err(|e| self.fault(e, Failure::Read { lenient }))?;
-        let n = n.max(0) as u64;
+        let n = counted(self, conn, model, filter, lenient).await?;
         memo.keep_count(budget.ticket, key, n);
         Ok(n)
     }
