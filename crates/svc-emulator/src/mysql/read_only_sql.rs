@@ -21,7 +21,7 @@
 //!    variables, user locks, temporary tables, prepared statements, settings); a connection
 //!    that cannot be reset, or whose statement was left running, is closed.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use mysql_async::prelude::Queryable;
@@ -34,7 +34,7 @@ use crate::engine::MAX_SQL_ROWS;
 use crate::engine::sql_answer::{AnswerRows, answer_too_large, query_error, stopped_at_limit};
 use crate::engine::sql_params;
 
-use crate::flow::read_only_sql::{Access, Cancel, ReadOnlySql};
+use crate::flow::read_only_sql::{Access, Cancel, ReadOnlySql, past_the_cap};
 use crate::flow::records::Database;
 use crate::mysql::schema::quote_ident;
 use crate::mysql::types::{Offset, py_value};
@@ -124,10 +124,8 @@ impl ReadOnlySql for MyResource {
         let columns = &columns[..names.len().min(columns.len())];
         let mut rows = AnswerRows::new(answer_bytes);
         while let Some(row) = result.next().await.map_err(failed)? {
-            if let Err(too_large) = push_row(&mut rows, columns, &row, tz) {
-                left_running.store(true, Ordering::Relaxed);
-                return Err(too_large);
-            }
+            push_row(&mut rows, columns, &row, tz)
+                .map_err(|too_large| past_the_cap(left_running, too_large))?;
         }
         Ok((names, rows))
     }

@@ -151,14 +151,10 @@ impl MyKind {
         }
     }
 
-    /// How `_search` looks at the column.
+    /// How `_search` looks at the column: a number column's text equals it.
     pub(crate) fn search(self) -> Search {
         match self {
-            MyKind::Integer
-            | MyKind::MediumInt
-            | MyKind::Decimal
-            | MyKind::Double
-            | MyKind::Float => Search::Equal,
+            _ if self.family() == FilterFamily::Number => Search::Equal,
             MyKind::String | MyKind::Enum | MyKind::Set | MyKind::Json => Search::Contains,
             _ => Search::Skip,
         }

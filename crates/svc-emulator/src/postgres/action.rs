@@ -15,7 +15,7 @@ use crate::engine::EngineError;
 use crate::engine::sql_answer::AnswerRows;
 use crate::flow::action::ActionSql;
 use crate::postgres::PgResource;
-use crate::postgres::read_only_sql::{Bound, query_failed, refuse_repeated_names, write_cell};
+use crate::postgres::read_only_sql::{Bound, names_and_types, query_failed, write_cell};
 use crate::postgres::types::Offset;
 
 /// The name of the `WITH` the statement runs in.
@@ -29,12 +29,8 @@ impl ActionSql for PgResource {
         answer_bytes: usize,
         tz: Offset,
     ) -> Result<(Vec<String>, AnswerRows), EngineError> {
-        let types = bound.types();
         // Prepared, not run: its columns say how to read its rows.
-        let statement = client
-            .prepare_typed(&bound.text, &types)
-            .await
-            .map_err(|e| query_failed(self, e))?;
+        let statement = self.prepare_query(client, &bound.text, bound).await?;
         let mut rows = AnswerRows::new(answer_bytes);
         if statement.columns().is_empty() {
             client
@@ -43,17 +39,7 @@ impl ActionSql for PgResource {
                 .map_err(|e| query_failed(self, e))?;
             return Ok((Vec::new(), rows));
         }
-        let names: Vec<String> = statement
-            .columns()
-            .iter()
-            .map(|c| c.name().to_owned())
-            .collect();
-        refuse_repeated_names(&names)?;
-        let column_types: Vec<String> = statement
-            .columns()
-            .iter()
-            .map(|c| c.type_().name().to_owned())
-            .collect();
+        let (names, column_types) = names_and_types(statement.columns())?;
         let aliases: Vec<String> = (1..=names.len()).map(|i| format!("c{i}")).collect();
         // Each cell as PostgreSQL's output function writes it, as a read-only query reads it:
         // a cast to text is that, but for `boolean`, whose cast says `true` where its output
@@ -72,10 +58,7 @@ impl ActionSql for PgResource {
             bound.text,
             texts.join(", ")
         );
-        let statement = client
-            .prepare_typed(&select, &types)
-            .await
-            .map_err(|e| query_failed(self, e))?;
+        let statement = self.prepare_query(client, &select, bound).await?;
         let stream = client
             .query_raw(&statement, bound.values())
             .await

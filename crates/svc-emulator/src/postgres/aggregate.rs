@@ -132,11 +132,11 @@ fn group_key(field: &PgField, raw: Option<&str>) -> Result<String, EngineError> 
 
 /// PostgreSQL's side of an aggregate and a group (`flow::aggregate`).
 impl Summary for PgResource {
+    /// The column's serializer field, but an array's, which writes the query's text.
     fn query_object(field: &PgField) -> Serializer {
         match field.kind {
-            PgKind::Integer | PgKind::Double | PgKind::Boolean | PgKind::Json => Serializer::Value,
-            PgKind::Timestamp | PgKind::TimestampTz => Serializer::DateTime,
-            _ => Serializer::Text,
+            PgKind::Array | PgKind::NumericArray => Serializer::Text,
+            kind => kind.serializer(),
         }
     }
 

@@ -23,7 +23,7 @@
 //! 5. At the deadline, or when the caller goes away (the future is dropped), PostgreSQL is
 //!    asked to cancel the statement.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use bytes::BytesMut;
@@ -31,7 +31,7 @@ use deadpool_postgres::Object;
 use futures_util::TryStreamExt;
 use serde_json::{Map, Value as Json};
 use tokio_postgres::types::{Format, IsNull, ToSql, Type};
-use tokio_postgres::{NoTls, SimpleQueryMessage};
+use tokio_postgres::{Column, NoTls, SimpleQueryMessage, Statement};
 
 use crate::dialect::Dialect;
 use crate::engine::EngineError;
@@ -39,7 +39,7 @@ use crate::engine::MAX_SQL_ROWS;
 use crate::engine::python::Py;
 use crate::engine::sql_answer::{AnswerRows, query_error, stopped_at_limit};
 use crate::engine::sql_params;
-use crate::flow::read_only_sql::{Access, Cancel, ReadOnlySql};
+use crate::flow::read_only_sql::{Access, Cancel, ReadOnlySql, past_the_cap};
 use crate::postgres::types::{Offset, interval, iso_time, parse_float, timestamp};
 use crate::postgres::{PgResource, message};
 
@@ -103,26 +103,12 @@ impl ReadOnlySql for PgResource {
              FROM ({}) AS {ROW}",
             bound.text
         );
-        let types = bound.types();
-        let statement = client
-            .prepare_typed(&select, &types)
-            .await
-            .map_err(|e| query_failed(self, e))?;
+        let statement = self.prepare_query(client, &select, bound).await?;
         // The user's columns: all but the size check.
         let columns = &statement.columns()[..statement.columns().len().saturating_sub(1)];
-        let types: Vec<String> = columns
-            .iter()
-            .map(|c| c.type_().name().to_owned())
-            .collect();
-        let names: Vec<String> = columns.iter().map(|c| c.name().to_owned()).collect();
-        refuse_repeated_names(&names)?;
-        let declare = client
-            .prepare_typed(
-                &format!("DECLARE {CURSOR} NO SCROLL CURSOR FOR {select}"),
-                &bound.types(),
-            )
-            .await
-            .map_err(|e| query_failed(self, e))?;
+        let (names, types) = names_and_types(columns)?;
+        let declare = format!("DECLARE {CURSOR} NO SCROLL CURSOR FOR {select}");
+        let declare = self.prepare_query(client, &declare, bound).await?;
         client
             .execute_raw(&declare, bound.values())
             .await
@@ -141,10 +127,7 @@ impl ReadOnlySql for PgResource {
             let written = rows.push(types.len(), |buf, i| {
                 write_cell(buf, &types[i], row.get(i), tz);
             });
-            if let Err(too_large) = written {
-                left_running.store(true, Ordering::Relaxed);
-                return Err(too_large);
-            }
+            written.map_err(|too_large| past_the_cap(left_running, too_large))?;
         }
         Ok((names, rows))
     }
@@ -160,6 +143,32 @@ impl ReadOnlySql for PgResource {
             drop(Object::take(client));
         }
     }
+}
+
+impl PgResource {
+    /// `sql` prepared with the types of `bound`'s values; a refusal is the query's.
+    pub(super) async fn prepare_query(
+        &self,
+        client: &Object,
+        sql: &str,
+        bound: &Bound,
+    ) -> Result<Statement, EngineError> {
+        let prepared = client.prepare_typed(sql, &bound.types()).await;
+        prepared.map_err(|e| query_failed(self, e))
+    }
+}
+
+/// The names of an answer's `columns` (refused when one repeats) and their types' names.
+pub(super) fn names_and_types(
+    columns: &[Column],
+) -> Result<(Vec<String>, Vec<String>), EngineError> {
+    let names: Vec<String> = columns.iter().map(|c| c.name().to_owned()).collect();
+    refuse_repeated_names(&names)?;
+    let types = columns
+        .iter()
+        .map(|c| c.type_().name().to_owned())
+        .collect();
+    Ok((names, types))
 }
 
 /// A query error from PostgreSQL (syntax, unknown table, a write refused in the read-only

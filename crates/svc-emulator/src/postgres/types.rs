@@ -185,10 +185,10 @@ impl PgKind {
         }
     }
 
-    /// How `_search` looks at the column.
+    /// How `_search` looks at the column: a number column's text equals it.
     pub(crate) fn search(self) -> Search {
         match self {
-            PgKind::Integer | PgKind::Real | PgKind::Double | PgKind::Numeric => Search::Equal,
+            _ if self.family() == FilterFamily::Number => Search::Equal,
             PgKind::String | PgKind::Char | PgKind::Enum | PgKind::Json => Search::Contains,
             // A `NullType` (`citext`, ...) is skipped by `_search`, as are the others.
             _ => Search::Skip,
