@@ -463,7 +463,7 @@ conformance!(
     a_delete_does_what_the_orm_does_to_the_rows_that_refer_to_it,
     a_generated_column_is_written_only_when_its_value_changes,
     a_relation_path_selects_through_its_joins,
-    m2m_is_read_as_the_engine_splits_it,
+    the_declared_filters_are_read_as_the_engine_reads_them,
     tz_is_read_as_the_engine_reads_it_on_each_database,
     actions_run_in_a_transaction_with_their_inputs_bound,
     a_workflow_runs_its_steps_in_order_until_one_fails,
@@ -1210,10 +1210,10 @@ async fn a_relation_path_selects_through_its_joins(t: &Target) {
     }
 }
 
-/// `_m2m` (engine/m2m.rs): no comma selects no record, in lists, counts, aggregates and on
+/// `_m2m` (engine/declared.rs): no comma selects no record, in lists, counts, aggregates and on
 /// one record; a value with a comma (the engine fails on a model with foreign keys, and selects
 /// nothing on the others) and a repeated `_m2m` are refused.
-async fn m2m_is_read_as_the_engine_splits_it(t: &Target) {
+async fn the_declared_filters_are_read_as_the_engine_reads_them(t: &Target) {
     for nothing in ["owned?_m2m=parents", "owned?_m2m__exact=x&_m2m=y,1"] {
         let page = t.ok(&format!("models/{nothing}")).await;
         assert_eq!(
@@ -1229,11 +1229,21 @@ async fn m2m_is_read_as_the_engine_splits_it(t: &Target) {
     );
     assert_eq!(t.get("models/owned/1?_m2m=parents").await.status, 404);
     assert_eq!(column(&t.ok("models/owned?_m2m=").await, "id").len(), 2);
+    // `_segment` and a JSON `_semantic_search` make the engine fail; other text is ignored.
+    assert_eq!(column(&t.ok("models/owned?_segment=").await, "id").len(), 2);
+    assert_eq!(
+        column(&t.ok("models/owned?_semantic_search=text").await, "id").len(),
+        2
+    );
     for refused in [
         "owned?_m2m=parents,1",
         "parents?_m2m=nosuch,1",
         "owned?_m2m=parents,1,2",
         "owned?_m2m=a&_m2m=b",
+        "owned?_segment=recent",
+        "owned/aggregate?_y_func=count&_segment=recent",
+        "owned?_semantic_search=%7B%7D",
+        "owned?_semantic_search=1",
     ] {
         let reply = t.get(&format!("models/{refused}")).await;
         assert_eq!(

@@ -270,9 +270,9 @@ pub fn generate(seed: u64, n: usize, mistakes: u64, backend: Backend) -> Vec<Req
     // (`my_shapes`), drawn from a
     // generator of its own so that the others stay those of the seed.
     let mut shapes = Rng::new(seed ^ 0x0005_A9E5);
-    // About one list, aggregate or group in thirty-three gets an `_m2m`, drawn from a generator
-    // of its own too.
-    let mut m2m = Rng::new(seed ^ 0x0000_0A2A);
+    // About one list, aggregate or group in thirty-three gets a declared filter (`_m2m`,
+    // `_segment`, `_semantic_search`), drawn from a generator of its own too.
+    let mut declared = Rng::new(seed ^ 0x0000_0A2A);
     (0..n)
         .map(|_| {
             if backend == Backend::Postgres && shapes.below(100) < 16 {
@@ -285,27 +285,35 @@ pub fn generate(seed: u64, n: usize, mistakes: u64, backend: Backend) -> Vec<Req
             if rng.below(1000) < mistakes {
                 add_mistake(&mut rng, &mut request, backend);
             }
-            if matches!(request.op, Op::List | Op::Aggregate | Op::Group) && m2m.below(100) < 3 {
+            if matches!(request.op, Op::List | Op::Aggregate | Op::Group) && declared.below(100) < 3
+            {
                 request
                     .query
-                    .push(("_m2m".to_owned(), m2m_value(&mut m2m, request.table)));
+                    .push(declared_filter(&mut declared, request.table));
             }
             request
         })
         .collect()
 }
 
-/// An `_m2m` value of each class the engine reads without following a relationship: empty
-/// (no filter), without a comma (no record), a table no model has (no record), two commas
-/// (the engine fails).
-fn m2m_value(rng: &mut Rng, table: &Table) -> String {
-    match rng.below(5) {
-        0 => String::new(),
-        1 => table.name.to_owned(),
-        2 => format!("nosuch_table,{}", rng.range(1, 5)),
-        3 => format!(",{}", rng.range(1, 5)),
-        _ => format!("{},1,2", table.name),
-    }
+/// One of the engine's declared filters beside `_search`, `_order_by` and `_relation`, with a
+/// value of each class it reads: `_m2m` empty (no filter), without a comma (no record), with
+/// one (the engine fails on a model with foreign keys, selects nothing on the others) or two
+/// (it fails); `_segment` (it fails unless empty); `_semantic_search` as text (no filter) or
+/// JSON (it fails).
+fn declared_filter(rng: &mut Rng, table: &Table) -> (String, String) {
+    let (name, value) = match rng.below(9) {
+        0 => ("_m2m", String::new()),
+        1 => ("_m2m", table.name.to_owned()),
+        2 => ("_m2m", format!("nosuch_table,{}", rng.range(1, 5))),
+        3 => ("_m2m", format!(",{}", rng.range(1, 5))),
+        4 => ("_m2m", format!("{},1,2", table.name)),
+        5 => ("_segment", "recent".to_owned()),
+        6 => ("_segment", String::new()),
+        7 => ("_semantic_search", "text".to_owned()),
+        _ => ("_semantic_search", "{}".to_owned()),
+    };
+    (name.to_owned(), value)
 }
 
 /// Adds one caller mistake to a list, aggregate or group request (writes are left alone).
@@ -1056,11 +1064,11 @@ mod tests {
     #[test]
     fn the_sqlite_requests_are_those_of_before_the_postgres_mode() {
         // Pins seed 1's SQLite stream, so that runs before and after compare like with like. A
-        // deliberate change to the generator updates it: last, the `_m2m` values (drawn apart,
+        // deliberate change to the generator updates it: last, the declared filters' values (drawn apart,
         // the other requests are those of before).
         assert_eq!(
             digest(&generate(1, 2000, 100, Backend::Sqlite)),
-            0x04dc_90a0_1b9c_9825
+            0x265d_b507_6f9e_bc41
         );
     }
 

@@ -15,12 +15,12 @@
 //!   engine. The emulator refuses it with a `400` naming the filter `[decision: stricter]`,
 //!   unless the selection is lenient.
 
+use crate::engine::declared::declared_select_nothing;
 use crate::engine::error::EngineError;
 use crate::engine::field_input::{
     FALSE_WORDS, InputDateTime, Internal, TRUE_WORDS, float_field, parse_input_datetime,
 };
 use crate::engine::list::Selection;
-use crate::engine::m2m::m2m_selects_nothing;
 use crate::engine::python::floats::py_float_repr;
 use crate::engine::python::numbers::py_strip;
 use crate::engine::relation::{RelationPath, relation_of};
@@ -378,8 +378,9 @@ pub(crate) fn search_text(selection: &Selection) -> Result<Option<&str>, EngineE
 /// The conditions of a selection's `WHERE`, as the engine builds its queryset on every
 /// database: the filters ([`walk_filters`], each written by `condition`), then the `_search`
 /// condition (written by `search`, `None` when no column is searched), the `_relation`
-/// condition (written by `relation`: [`crate::engine::relation`]), `never` where `_m2m`
-/// selects nothing ([`crate::engine::m2m`]), and first of all the
+/// condition (written by `relation`: [`crate::engine::relation`]), `never` where the
+/// engine's other declared filters select nothing (`_m2m`: [`crate::engine::declared`]), and
+/// first of all the
 /// condition that leaves out rows without a key when the engine promoted the key
 /// (`promoted_key`: its queryset of such a model is `filter(pk.isnot(None))`, for every
 /// operation; `dialect::clause::key_is_not_null` writes it, or the backend's own equivalent form). `params` is
@@ -407,7 +408,7 @@ pub(crate) fn selection_conditions<P>(
         |index, key, lookup, arg, exclude| condition(params, index, key, lookup, arg, exclude),
     )?;
     // The engine's declared filters come after its columns', by name: `_m2m` first.
-    if m2m_selects_nothing(selection)? {
+    if declared_select_nothing(selection)? {
         conds.push(never.to_owned());
     }
     if let Some(text) = search_text(selection)? {

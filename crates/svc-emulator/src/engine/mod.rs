@@ -22,12 +22,12 @@
 
 pub(crate) mod aggregate;
 pub(crate) mod body;
+pub(crate) mod declared;
 pub(crate) mod error;
 pub(crate) mod field_input;
 pub(crate) mod filter;
 pub(crate) mod json_text;
 pub(crate) mod list;
-pub(crate) mod m2m;
 // Read by the database servers' backends, each an optional feature (as `walks`).
 #[allow(dead_code)]
 pub(crate) mod python;
