@@ -183,36 +183,49 @@ pub(super) fn trait_defs(path: &str, src: &str) -> Vec<TraitDef> {
         while j < tokens.len() && !matches!(tokens[j].0, Token::Punct('{' | ';')) {
             j += 1;
         }
+        let (methods, items) = required(&tokens, j);
         out.push(TraitDef {
             name: name.to_owned(),
             path: path.to_owned(),
-            required: required_methods(&tokens, j),
-            items: required_items(&tokens, j),
+            required: methods,
+            items,
             supertraits,
         });
     }
     out
 }
 
-/// The `fn` items of the body that opens at token `open` (`{`) whose signature ends with `;`
-/// (over any number of lines, through generics and a where clause) rather than a body. A `;`
-/// inside brackets (`[u8; 4]`) ends nothing; a fn pointer type (`fn(u8)`) is no item.
-fn required_methods(tokens: &[(Token, usize)], open: usize) -> usize {
+/// What the body that opens at token `open` (`{`) leaves to every implementation:
+/// `(methods, items)`. A method is a `fn` item whose signature ends with `;` (over any number of
+/// lines, through generics and a where clause) rather than a body; an item a `const` or `type`
+/// that ends with `;` before any `=` (`const NAME: &str;`, `type Row: Send;`). A `;` inside
+/// brackets (`[u8; 4]`, `Table<Column = X>`) ends nothing; a fn pointer type (`fn(u8)`) is no
+/// item.
+fn required(tokens: &[(Token, usize)], open: usize) -> (usize, usize) {
     if !matches!(tokens.get(open), Some((Token::Punct('{'), _))) {
-        return 0;
+        return (0, 0);
     }
-    let (mut braces, mut brackets, mut required) = (0usize, 0usize, 0);
-    let mut in_signature = false;
+    let (mut braces, mut brackets, mut generics) = (0usize, 0usize, 0usize);
+    let (mut methods, mut items) = (0, 0);
+    let (mut in_signature, mut in_item) = (false, false);
     for i in open..tokens.len() {
         match &tokens[i].0 {
             Token::Ident(w) if w == "fn" && braces == 1 => {
                 in_signature = matches!(tokens.get(i + 1), Some((Token::Ident(_), _)));
             }
+            Token::Ident(w) if (w == "const" || w == "type") && braces == 1 => in_item = true,
+            Token::Punct('=') if in_item && brackets == 0 && generics == 0 => in_item = false,
             Token::Punct('(' | '[') => brackets += 1,
             Token::Punct(')' | ']') => brackets = brackets.saturating_sub(1),
-            Token::Punct(';') if in_signature && brackets == 0 => {
-                required += 1;
-                in_signature = false;
+            Token::Punct('<') if in_item => generics += 1,
+            Token::Punct('>') if in_item => generics = generics.saturating_sub(1),
+            Token::Punct(';') if brackets == 0 && generics == 0 => {
+                if in_signature {
+                    methods += 1;
+                } else if in_item {
+                    items += 1;
+                }
+                (in_signature, in_item) = (false, false);
             }
             Token::Punct('{') => {
                 if brackets == 0 {
@@ -229,38 +242,7 @@ fn required_methods(tokens: &[(Token, usize)], open: usize) -> usize {
             _ => {}
         }
     }
-    required
-}
-
-/// The `const` and `type` items of the body that opens at token `open` (`{`) that end with `;`
-/// before any `=` (no default): `const NAME: &str;`, `type Row: Send;`.
-fn required_items(tokens: &[(Token, usize)], open: usize) -> usize {
-    if !matches!(tokens.get(open), Some((Token::Punct('{'), _))) {
-        return 0;
-    }
-    let (mut braces, mut brackets, mut required) = (0usize, 0usize, 0);
-    let mut in_item = false;
-    for (token, _) in &tokens[open..] {
-        match token {
-            Token::Ident(w) if (w == "const" || w == "type") && braces == 1 => in_item = true,
-            Token::Punct('=') if in_item && brackets == 0 => in_item = false,
-            Token::Punct('(' | '[' | '<') => brackets += 1,
-            Token::Punct(')' | ']' | '>') => brackets = brackets.saturating_sub(1),
-            Token::Punct(';') if in_item && brackets == 0 => {
-                required += 1;
-                in_item = false;
-            }
-            Token::Punct('{') => braces += 1,
-            Token::Punct('}') => {
-                braces -= 1;
-                if braces == 0 {
-                    break;
-                }
-            }
-            _ => {}
-        }
-    }
-    required
+    (methods, items)
 }
 
 /// The traits `src` implements by an `impl ... Trait ... for` item of its own (last path

@@ -37,7 +37,10 @@ const SEMANTIC_SEARCH_PARAM: &str = "_semantic_search";
 
 /// The one value of the declared filter `name` (`name__exact` read first), if any (an empty
 /// one is none); `Err` where it is given more than once, which the engine fails on.
-fn value_of<'s>(selection: &'s Selection, name: &str) -> Result<Option<&'s str>, EngineError> {
+pub(crate) fn value_of<'s>(
+    selection: &'s Selection,
+    name: &str,
+) -> Result<Option<&'s str>, EngineError> {
     let values_of = |key: &str| -> Vec<&str> {
         selection
             .filters

@@ -22,13 +22,11 @@
 //! and refuses the misreadings it does not reproduce.
 
 use crate::engine::EngineError;
+use crate::engine::declared::value_of;
 use crate::engine::list::Selection;
 
 /// The parameter's name.
 pub(crate) const RELATION_PARAM: &str = "_relation";
-
-/// The same with its one lookup, which the engine reads before it.
-const RELATION_EXACT_PARAM: &str = "_relation__exact";
 
 /// One join of a path: the current table's column, the next table, and its column.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,32 +69,12 @@ pub(crate) fn misread(message: String) -> EngineError {
     EngineError::field(RELATION_PARAM, message)
 }
 
-/// The selection's `_relation`, if it has a non-empty one.
+/// The selection's `_relation`, if it has a non-empty one (`_relation__exact` read first; a
+/// repeated one fails on the engine).
 pub(crate) fn relation_of(selection: &Selection) -> Result<Option<RelationPath>, EngineError> {
-    // The engine's filter reads `_relation__exact` first, then `_relation`.
-    let values_of = |key: &str| -> Vec<&str> {
-        selection
-            .filters
-            .iter()
-            .filter(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
-            .collect()
-    };
-    let exact = values_of(RELATION_EXACT_PARAM);
-    let given = if exact.is_empty() {
-        values_of(RELATION_PARAM)
-    } else {
-        exact
-    };
-    match given.as_slice() {
-        [] | [""] => Ok(None),
-        [one] => parse(one, selection.lenient).map(Some),
-        _ => Err(fails(
-            selection.lenient,
-            "_relation is given more than once, which the data engine fails on (500): give one \
-             path."
-                .to_owned(),
-        )),
+    match value_of(selection, RELATION_PARAM)? {
+        Some(path) => parse(path, selection.lenient).map(Some),
+        None => Ok(None),
     }
 }
 
@@ -220,7 +198,7 @@ mod tests {
         let both = Selection {
             filters: vec![
                 (RELATION_PARAM.to_owned(), "a.1".to_owned()),
-                (RELATION_EXACT_PARAM.to_owned(), "b.2".to_owned()),
+                ("_relation__exact".to_owned(), "b.2".to_owned()),
             ],
             search: Vec::new(),
             lenient: false,
