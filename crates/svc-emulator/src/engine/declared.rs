@@ -11,8 +11,8 @@
 //! - `relation_table,value` fails (500) on a model that has a relationship (a foreign key to
 //!   or from another model, or itself): the filter asks each related relationship for its
 //!   `.table`, which SQLAlchemy 1.4's relationships do not have; on a model without one it
-//!   selects no record. [decision: stricter] The emulator refuses it on every model, `400` in
-//!   strict mode and `500` in lenient mode: it could only ever select nothing.
+//!   selects no record. [decision: stricter] Strict mode refuses it on every model (`400`):
+//!   it could only ever select nothing; lenient mode answers as the engine.
 //!
 //! `_segment=name` reads the request's body for saved SQL segments: on a records request the
 //! engine's view has no body, and any non-empty value fails (500).
@@ -70,9 +70,13 @@ pub(crate) fn value_of<'s>(
 }
 
 /// Whether the selection's declared filters select no record (`Ok(true)`) or filter nothing
-/// (`Ok(false)`); `Err` where the engine fails on them, in its order (`_m2m` first).
-pub(crate) fn declared_select_nothing(selection: &Selection) -> Result<bool, EngineError> {
-    let nothing = m2m_selects_nothing(selection)?;
+/// (`Ok(false)`) on a model that has relationships (`related`) or not; `Err` where the engine
+/// fails on them, in its order (`_m2m` first).
+pub(crate) fn declared_select_nothing(
+    selection: &Selection,
+    related: bool,
+) -> Result<bool, EngineError> {
+    let nothing = m2m_selects_nothing(selection, related)?;
     if let Some(value) = value_of(selection, SEGMENT_PARAM)? {
         return Err(EngineError::engine_fails(
             selection.lenient,
@@ -101,8 +105,9 @@ pub(crate) fn declared_select_nothing(selection: &Selection) -> Result<bool, Eng
 }
 
 /// Whether the selection's `_m2m` selects no record (`Ok(true)`) or filters nothing
-/// (`Ok(false)`); `Err` where the engine fails on it.
-fn m2m_selects_nothing(selection: &Selection) -> Result<bool, EngineError> {
+/// (`Ok(false)`) on a model that has relationships (`related`) or not; `Err` where the engine
+/// fails on it, and in strict mode where it misreads it.
+fn m2m_selects_nothing(selection: &Selection, related: bool) -> Result<bool, EngineError> {
     let fails = |message: String| EngineError::engine_fails(selection.lenient, M2M_PARAM, message);
     let Some(value) = value_of(selection, M2M_PARAM)? else {
         return Ok(false);
@@ -110,6 +115,7 @@ fn m2m_selects_nothing(selection: &Selection) -> Result<bool, EngineError> {
     // Python's `value.split(',', 2)`: at most three parts.
     match value.splitn(3, ',').count() {
         1 => Ok(true),
+        2 if selection.lenient && !related => Ok(true),
         2 => Err(fails(format!(
             "_m2m={value:?}: the data engine fails (500) on relation_table,value for a model \
              with foreign keys to or from it, and selects no record for one without: filter \
@@ -134,7 +140,7 @@ mod tests {
             lenient,
             ..Selection::default()
         };
-        declared_select_nothing(&selection)
+        declared_select_nothing(&selection, true)
     }
 
     #[test]
@@ -188,6 +194,23 @@ mod tests {
                 "{lenient:?}"
             );
         }
+    }
+
+    /// On a model without relationships the engine selects nothing: lenient mode answers so,
+    /// strict mode refuses the misreading.
+    #[test]
+    fn a_relation_of_a_model_without_relationships_selects_nothing_in_lenient_mode() {
+        let selection = |lenient| Selection {
+            filters: vec![("_m2m".to_owned(), "tags,1".to_owned())],
+            lenient,
+            ..Selection::default()
+        };
+        assert_eq!(
+            declared_select_nothing(&selection(true), false).ok(),
+            Some(true)
+        );
+        assert!(declared_select_nothing(&selection(false), false).is_err());
+        assert!(declared_select_nothing(&selection(true), true).is_err());
     }
 
     #[test]

@@ -379,8 +379,8 @@ pub(crate) fn search_text(selection: &Selection) -> Result<Option<&str>, EngineE
 /// database: the filters ([`walk_filters`], each written by `condition`), then the `_search`
 /// condition (written by `search`, `None` when no column is searched), the `_relation`
 /// condition (written by `relation`: [`crate::engine::relation`]), `never` where the
-/// engine's other declared filters select nothing (`_m2m`: [`crate::engine::declared`]), and
-/// first of all the
+/// engine's other declared filters select nothing on a model with relationships (`related`)
+/// or not (`_m2m`: [`crate::engine::declared`]), and first of all the
 /// condition that leaves out rows without a key when the engine promoted the key
 /// (`promoted_key`: its queryset of such a model is `filter(pk.isnot(None))`, for every
 /// operation; `dialect::clause::key_is_not_null` writes it, or the backend's own equivalent form). `params` is
@@ -400,6 +400,7 @@ pub(crate) fn selection_conditions<P>(
     search: impl FnOnce(&mut P, &str) -> Option<String>,
     relation: impl FnOnce(&mut P, &RelationPath) -> Result<String, EngineError>,
     never: &str,
+    related: bool,
 ) -> Result<Vec<String>, EngineError> {
     let mut conds = walk_filters(
         model,
@@ -408,7 +409,7 @@ pub(crate) fn selection_conditions<P>(
         |index, key, lookup, arg, exclude| condition(params, index, key, lookup, arg, exclude),
     )?;
     // The engine's declared filters come after its columns', by name: `_m2m` first.
-    if declared_select_nothing(selection)? {
+    if declared_select_nothing(selection, related)? {
         conds.push(never.to_owned());
     }
     if let Some(text) = search_text(selection)? {

@@ -39,6 +39,9 @@ pub(crate) trait Table {
     /// No key was declared (a view, a table without a primary key): the engine promoted the
     /// first column, and rows that share its value are one record.
     fn promoted_key(&self) -> bool;
+    /// The ORM maps a relationship of the table: a foreign key from it to a model, or from a
+    /// model to it (itself included).
+    fn has_relationships(&self) -> bool;
     /// The key column is the whole primary key (not one column of a composite key).
     fn key_is_whole(&self) -> bool;
     /// The columns the engine's ORM tells records apart by (its identity map), in key order.
@@ -120,6 +123,10 @@ macro_rules! table_of_fields {
                 self.promoted_key
             }
 
+            fn has_relationships(&self) -> bool {
+                self.related
+            }
+
             fn key_is_whole(&self) -> bool {
                 let whole: fn(&$model) -> bool = $whole_key;
                 whole(self)
@@ -164,6 +171,10 @@ impl<T: Table> Table for std::sync::Arc<T> {
 
     fn promoted_key(&self) -> bool {
         (**self).promoted_key()
+    }
+
+    fn has_relationships(&self) -> bool {
+        (**self).has_relationships()
     }
 
     fn key_is_whole(&self) -> bool {
@@ -336,6 +347,8 @@ pub(crate) struct Reflected<E> {
     pub sql: String,
     /// A base table ([`MappedTable::holds_rows`]).
     pub holds_rows: bool,
+    /// A foreign key refers to it from a model, or from it to one ([`MappedTable::related`]).
+    pub related: bool,
     /// What the database keeps beside.
     pub extra: E,
 }
@@ -366,6 +379,8 @@ pub(crate) struct MappedTable<F, E = ()> {
     /// A base table, which holds rows of its own: not a view, a foreign table or a partition
     /// (whose rows are its parent table's).
     pub holds_rows: bool,
+    /// The ORM maps a relationship of it ([`Table::has_relationships`]).
+    pub related: bool,
     /// What the database keeps beside.
     pub extra: E,
     index: BTreeMap<String, usize>,
@@ -404,18 +419,30 @@ impl<F: KeyColumn, E> MappedTable<F, E> {
             promoted_key,
             table_sql: table.sql,
             holds_rows: table.holds_rows,
+            related: table.related,
             extra: table.extra,
         })
     }
 
     /// Each table of `tables` (by name: its columns in table order, and the table as
     /// reflected) made a model ([`new`](Self::new)) with its declared key from `keys` (by table
-    /// name); a table without columns is left out, as the engine leaves it.
+    /// name), related where one of `foreign_keys` (`(referring, referred)` table names) joins it
+    /// to a model; a table without columns is left out, as the engine leaves it.
     pub(crate) fn models(
-        tables: BTreeMap<String, (Vec<F>, Reflected<E>)>,
+        mut tables: BTreeMap<String, (Vec<F>, Reflected<E>)>,
         keys: &BTreeMap<String, Vec<String>>,
+        foreign_keys: &[(String, String)],
         select: impl Fn(&F) -> String,
     ) -> BTreeMap<String, std::sync::Arc<Self>> {
+        for (from, to) in foreign_keys {
+            if tables.contains_key(from) && tables.contains_key(to) {
+                for name in [from, to] {
+                    if let Some((_, table)) = tables.get_mut(name) {
+                        table.related = true;
+                    }
+                }
+            }
+        }
         let mut models = BTreeMap::new();
         for (name, (fields, table)) in tables {
             let key = keys.get(&name).map_or(&[][..], Vec::as_slice);
@@ -454,6 +481,10 @@ impl<F: Column, E> Table for MappedTable<F, E> {
 
     fn promoted_key(&self) -> bool {
         self.promoted_key
+    }
+
+    fn has_relationships(&self) -> bool {
+        self.related
     }
 
     fn key_is_whole(&self) -> bool {
@@ -642,7 +673,9 @@ pub(crate) mod tests {
         fn promoted_key(&self) -> bool {
             false
         }
-
+        fn has_relationships(&self) -> bool {
+            false
+        }
         fn key_is_whole(&self) -> bool {
             true
         }

@@ -375,6 +375,7 @@ pub(crate) fn build_where<L: Lookups + ?Sized>(
             )
         },
         L::NEVER,
+        model.has_relationships(),
     )?;
     Ok(Where {
         sql: where_clause(&conds),

@@ -55,6 +55,12 @@ JOIN information_schema.TABLES t ON t.TABLE_SCHEMA = c.TABLE_SCHEMA AND t.TABLE_
 WHERE c.TABLE_SCHEMA = DATABASE() AND t.TABLE_TYPE IN ('BASE TABLE', 'VIEW') \
 ORDER BY c.TABLE_NAME, c.ORDINAL_POSITION";
 
+/// The foreign keys between tables of the current database, as `(referring, referred)` names
+/// (one row per column of each key).
+const FOREIGN_KEYS: &str = "SELECT TABLE_NAME, REFERENCED_TABLE_NAME \
+     FROM information_schema.KEY_COLUMN_USAGE \
+     WHERE TABLE_SCHEMA = DATABASE() AND REFERENCED_TABLE_SCHEMA = DATABASE()";
+
 /// The columns of each primary key of the current database, in key order.
 const PRIMARY_KEYS: &str = "\
 SELECT TABLE_NAME, COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE \
@@ -133,6 +139,7 @@ pub(crate) async fn load_schema(
             let table = Reflected {
                 sql: quote_ident(t),
                 holds_rows: base != 0,
+                related: false,
                 extra: InnoDb(of_innodb != 0),
             };
             (Vec::new(), table)
@@ -154,7 +161,8 @@ pub(crate) async fn load_schema(
         });
     }
     let select = |f: &MyField| f.kind.select(&f.qualified);
-    Ok(MyModel::models(tables, &keys, select))
+    let foreign_keys: Vec<(String, String)> = conn.query(FOREIGN_KEYS).await.map_err(internal)?;
+    Ok(MyModel::models(tables, &keys, &foreign_keys, select))
 }
 
 /// Whether SQLAlchemy's MySQL reflection reads a default for each column of a table's

@@ -238,6 +238,7 @@ mod tests {
             Reflected {
                 sql: "`t`".to_owned(),
                 holds_rows: true,
+                related: false,
                 extra: InnoDb(true),
             },
             select,

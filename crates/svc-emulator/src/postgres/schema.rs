@@ -77,6 +77,13 @@ JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = key.attnum \
 WHERE k.contype = 'p' AND n.nspname = current_schema() \
 ORDER BY c.relname, key.at";
 
+/// The foreign keys between tables of the current schema, as `(referring, referred)` names.
+const FOREIGN_KEYS: &str = "\
+SELECT c.relname, p.relname FROM pg_constraint k \
+JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace \
+JOIN pg_class p ON p.oid = k.confrelid JOIN pg_namespace pn ON pn.oid = p.relnamespace \
+WHERE k.contype = 'f' AND n.nspname = current_schema() AND pn.nspname = current_schema()";
+
 /// Reads the schema.
 pub(crate) async fn load_schema(
     client: &Client,
@@ -100,6 +107,7 @@ pub(crate) async fn load_schema(
             let table = Reflected {
                 sql: format!("{}.{}", quote_ident(&namespace), quote_ident(t)),
                 holds_rows: row.get(12),
+                related: false,
                 extra: (),
             };
             (Vec::new(), table)
@@ -122,7 +130,14 @@ pub(crate) async fn load_schema(
         });
     }
     let select = |f: &PgField| f.kind.select(&f.sql);
-    Ok(PgModel::models(tables, &keys, select))
+    let foreign_keys: Vec<(String, String)> = client
+        .query(FOREIGN_KEYS, &[])
+        .await
+        .map_err(internal)?
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    Ok(PgModel::models(tables, &keys, &foreign_keys, select))
 }
 
 fn internal(e: tokio_postgres::Error) -> EngineError {

@@ -189,6 +189,7 @@ mod tests {
             Reflected {
                 sql: "t".to_owned(),
                 holds_rows: true,
+                related: false,
                 extra: (),
             },
             select,

@@ -155,6 +155,8 @@ pub struct Model {
     pub(crate) index: BTreeMap<String, usize>,
     /// Each field's key in a record, in field order.
     pub(crate) record_keys: RecordKeys,
+    /// A foreign key joins it to a model, either way ([`Table::has_relationships`]).
+    pub(crate) related: bool,
 }
 
 impl Model {

@@ -57,13 +57,33 @@ pub(crate) fn load_schema(conn: &Connection) -> Result<Schema, EngineError> {
             tables.push((name, view));
         }
     }
-    let mut schema = Schema::default();
+    let mut models = std::collections::BTreeMap::new();
     for (name, view) in tables {
         if let Some(model) = load_model(conn, &name, view)? {
-            schema.models.insert(name, Arc::new(model));
+            models.insert(name, model);
         }
     }
-    Ok(schema)
+    // The foreign keys of every table, each of whose ends the ORM maps as a relationship.
+    let mut stmt = conn.prepare(
+        "SELECT m.name, f.\"table\" FROM sqlite_schema AS m \
+         JOIN pragma_foreign_key_list(m.name) AS f WHERE m.type = 'table'",
+    )?;
+    let foreign_keys = stmt
+        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    for (from, to) in &foreign_keys {
+        if models.contains_key(from) && models.contains_key(to) {
+            for name in [from, to] {
+                if let Some(model) = models.get_mut(name) {
+                    model.related = true;
+                }
+            }
+        }
+    }
+    Ok(Schema {
+        models: models.into_iter().map(|(n, m)| (n, Arc::new(m))).collect(),
+        ..Schema::default()
+    })
 }
 
 fn load_model(conn: &Connection, table: &str, view: bool) -> Result<Option<Model>, EngineError> {
@@ -185,5 +205,31 @@ fn load_model(conn: &Connection, table: &str, view: bool) -> Result<Option<Model
         view,
         foreign_keys,
         index,
+        related: false,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::table::Table;
+
+    /// A table has relationships where a foreign key joins it to a model, either way: the
+    /// engine's `_m2m` fails there (engine/declared.rs).
+    #[test]
+    fn the_tables_a_foreign_key_joins_have_relationships() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE parents (id INTEGER PRIMARY KEY);
+             CREATE TABLE kids (id INTEGER PRIMARY KEY, p INTEGER REFERENCES parents (id));
+             CREATE TABLE alone (id INTEGER PRIMARY KEY);
+             CREATE TABLE tree (id INTEGER PRIMARY KEY, up INTEGER REFERENCES tree (id));
+             CREATE TABLE dangling (id INTEGER PRIMARY KEY, x INTEGER REFERENCES nosuch (id));",
+        )
+        .unwrap();
+        let schema = load_schema(&conn).unwrap();
+        let related = |name: &str| schema.models[name].has_relationships();
+        assert!(related("parents") && related("kids") && related("tree"));
+        assert!(!related("alone") && !related("dangling"));
+    }
 }
