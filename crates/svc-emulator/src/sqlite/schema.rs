@@ -82,7 +82,6 @@ pub(crate) fn load_schema(conn: &Connection) -> Result<Schema, EngineError> {
     }
     Ok(Schema {
         models: models.into_iter().map(|(n, m)| (n, Arc::new(m))).collect(),
-        ..Schema::default()
     })
 }
 
