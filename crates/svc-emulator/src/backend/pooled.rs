@@ -46,15 +46,17 @@ impl<T: Copy> ForAMinute<T> {
         *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some((Instant::now(), value));
     }
 
-    /// The value when it was kept less than a minute ago, else what `read` reads, kept.
+    /// The value when it was kept less than a minute ago, else what `read` reads, kept; a
+    /// failed read is `failed`'s error.
     pub(crate) async fn get_or_read<E>(
         &self,
         read: impl Future<Output = Result<T, E>>,
-    ) -> Result<T, E> {
+        failed: impl FnOnce(E) -> EngineError,
+    ) -> Result<T, EngineError> {
         if let Some(value) = self.get() {
             return Ok(value);
         }
-        let value = read.await?;
+        let value = read.await.map_err(failed)?;
         self.keep(value);
         Ok(value)
     }

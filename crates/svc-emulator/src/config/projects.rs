@@ -560,6 +560,8 @@ fn is_url(path: &Path) -> bool {
 
 /// `url` with its password replaced by `***` (`user:password@`, and a query parameter whose
 /// name contains `password`), for messages and logs.
+// Re-exported only by the database servers' backends, each an optional feature.
+#[allow(dead_code)]
 pub fn redacted(url: &str) -> String {
     shown_location(Path::new(url))
 }

@@ -23,6 +23,18 @@ pub(crate) fn answer_too_large(answer_bytes: usize) -> EngineError {
     ))
 }
 
+/// The refusal of an answer past its cap (`too_large`), the statement left running
+/// (`left_running` set): its session is closed, never cleaned (`flow::read_only_sql`).
+// Read only by the database servers' backends, each an optional feature.
+#[allow(dead_code)]
+pub(crate) fn past_the_cap(
+    left_running: &std::sync::atomic::AtomicBool,
+    too_large: EngineError,
+) -> EngineError {
+    left_running.store(true, std::sync::atomic::Ordering::Relaxed);
+    too_large
+}
+
 /// The refusal of a query that ran past `time`, stopped from outside the statement.
 pub(crate) fn stopped_after(time: Duration) -> EngineError {
     query_error(format!(

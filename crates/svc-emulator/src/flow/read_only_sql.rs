@@ -173,13 +173,6 @@ pub(super) fn answered(
     }
 }
 
-/// The refusal of an answer past its cap (`too_large`), the statement left running: its
-/// session is closed, never cleaned ([`give_back`]).
-pub(crate) fn past_the_cap(left_running: &AtomicBool, too_large: EngineError) -> EngineError {
-    left_running.store(true, Ordering::Relaxed);
-    too_large
-}
-
 /// The session a query runs on, missing: it is kept until the query's guard gives it up, so
 /// this never happens.
 pub(super) fn conn_gone() -> EngineError {

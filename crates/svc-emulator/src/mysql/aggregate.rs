@@ -159,6 +159,25 @@ fn unreadable_sum(field: &MyField, func: AggregateFunc, value: &Py) -> Result<()
     Ok(())
 }
 
+/// `func` of the date-time `field` is `what` the engine's date-time field cannot write (it
+/// fails, `500`): a number, or a date Python has none for.
+fn unwritable_date_time(
+    param: &str,
+    func: AggregateFunc,
+    field: &MyField,
+    what: &str,
+) -> EngineError {
+    fails(
+        param,
+        format!(
+            "{} of the date-time field {:?} is {what} the data engine's date-time field cannot \
+             write (it fails with a 500).",
+            func.as_str(),
+            field.name
+        ),
+    )
+}
+
 /// A result cell as PyMySQL gives it, and SQLAlchemy's `TIME` a time of day of its
 /// `timedelta` (a JSON value stays its text).
 fn read_cell(row: &Row, i: usize) -> Py {
@@ -193,14 +212,11 @@ impl Summary for MyResource {
         if matches!(func, AggregateFunc::Sum | AggregateFunc::Avg)
             && matches!(field.kind, MyKind::DateTime)
         {
-            return Err(fails(
+            return Err(unwritable_date_time(
                 "_y_func",
-                format!(
-                    "{} of the date-time field {:?} is a number, which the data engine's \
-                     date-time field cannot write (it fails with a 500).",
-                    func.as_str(),
-                    field.name
-                ),
+                func,
+                field,
+                "a number, which",
             ));
         }
         Ok(format!("{}({})", func.as_str(), field.qualified))
@@ -228,15 +244,8 @@ impl Summary for MyResource {
         if let Py::Str(text) = &value
             && field.kind == MyKind::DateTime
         {
-            return Err(fails(
-                "_y_column",
-                format!(
-                    "{} of the date-time field {:?} is {text:?}, a date the data engine's \
-                     date-time field cannot write (it fails with a 500).",
-                    func.as_str(),
-                    field.name
-                ),
-            ));
+            let what = format!("{text:?}, a date");
+            return Err(unwritable_date_time("_y_column", func, field, &what));
         }
         Ok(y_func(serialized(func, field, &value, tz)))
     }

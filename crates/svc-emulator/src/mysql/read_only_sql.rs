@@ -31,10 +31,12 @@ use serde_json::{Map, Value as Json};
 use crate::dialect::Dialect;
 use crate::engine::EngineError;
 use crate::engine::MAX_SQL_ROWS;
-use crate::engine::sql_answer::{AnswerRows, answer_too_large, query_error, stopped_at_limit};
+use crate::engine::sql_answer::{
+    AnswerRows, answer_too_large, past_the_cap, query_error, stopped_at_limit,
+};
 use crate::engine::sql_params;
 
-use crate::flow::read_only_sql::{Access, Cancel, ReadOnlySql, past_the_cap};
+use crate::flow::read_only_sql::{Access, Cancel, ReadOnlySql};
 use crate::flow::records::Database;
 use crate::mysql::schema::quote_ident;
 use crate::mysql::types::{Offset, py_value};

@@ -59,10 +59,8 @@ impl Database for MyResource {
                 .await?;
             Ok(Offset::try_from(seconds.unwrap_or(0)).unwrap_or(0))
         };
-        self.timezone
-            .get_or_read(read)
-            .await
-            .map_err(|e| self.unexpected(e))
+        let failed = |e| self.unexpected(e);
+        self.timezone.get_or_read(read, failed).await
     }
 
     /// A read's error is where the engine fails (`500`): strict mode answers `400` with

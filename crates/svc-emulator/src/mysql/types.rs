@@ -153,11 +153,11 @@ impl MyKind {
 
     /// How `_search` looks at the column: a number column's text equals it.
     pub(crate) fn search(self) -> Search {
-        match self {
-            _ if self.family() == FilterFamily::Number => Search::Equal,
-            MyKind::String | MyKind::Enum | MyKind::Set | MyKind::Json => Search::Contains,
-            _ => Search::Skip,
-        }
+        let text_like = matches!(
+            self,
+            MyKind::String | MyKind::Enum | MyKind::Set | MyKind::Json
+        );
+        Search::of(self.family(), text_like)
     }
 
     /// The serializer field that reads a body value for the column.

@@ -222,10 +222,8 @@ impl PgResource {
     ) -> Result<Offset, EngineError> {
         let read = client.query_one("SELECT EXTRACT(TIMEZONE FROM now())::int4", &[]);
         let read = async { Ok(read.await?.get(0)) };
-        self.timezone
-            .get_or_read(read)
-            .await
-            .map_err(|e| self.unexpected(e))
+        let failed = |e| self.unexpected(e);
+        self.timezone.get_or_read(read, failed).await
     }
 }
 

@@ -37,9 +37,9 @@ use crate::dialect::Dialect;
 use crate::engine::EngineError;
 use crate::engine::MAX_SQL_ROWS;
 use crate::engine::python::Py;
-use crate::engine::sql_answer::{AnswerRows, query_error, stopped_at_limit};
+use crate::engine::sql_answer::{AnswerRows, past_the_cap, query_error, stopped_at_limit};
 use crate::engine::sql_params;
-use crate::flow::read_only_sql::{Access, Cancel, ReadOnlySql, past_the_cap};
+use crate::flow::read_only_sql::{Access, Cancel, ReadOnlySql};
 use crate::postgres::types::{Offset, interval, iso_time, parse_float, timestamp};
 use crate::postgres::{PgResource, message};
 

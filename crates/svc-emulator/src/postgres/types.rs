@@ -187,12 +187,12 @@ impl PgKind {
 
     /// How `_search` looks at the column: a number column's text equals it.
     pub(crate) fn search(self) -> Search {
-        match self {
-            _ if self.family() == FilterFamily::Number => Search::Equal,
-            PgKind::String | PgKind::Char | PgKind::Enum | PgKind::Json => Search::Contains,
-            // A `NullType` (`citext`, ...) is skipped by `_search`, as are the others.
-            _ => Search::Skip,
-        }
+        // A `NullType` (`citext`, ...) is skipped by `_search`, as are the others.
+        let text_like = matches!(
+            self,
+            PgKind::String | PgKind::Char | PgKind::Enum | PgKind::Json
+        );
+        Search::of(self.family(), text_like)
     }
 
     /// The serializer field that reads a body value for the column.
