@@ -41,20 +41,17 @@ pub(crate) fn value_of<'s>(
     selection: &'s Selection,
     name: &str,
 ) -> Result<Option<&'s str>, EngineError> {
-    let values_of = |key: &str| -> Vec<&str> {
+    // Most requests have no such key: nothing is allocated then.
+    let values = |suffix: &str| -> Vec<&'s str> {
         selection
             .filters
             .iter()
-            .filter(|(k, _)| k == key)
+            .filter(|(k, _)| k.strip_prefix(name) == Some(suffix))
             .map(|(_, v)| v.as_str())
             .collect()
     };
-    let exact = values_of(&format!("{name}__exact"));
-    let given = if exact.is_empty() {
-        values_of(name)
-    } else {
-        exact
-    };
+    let exact = values("__exact");
+    let given = if exact.is_empty() { values("") } else { exact };
     match given.as_slice() {
         [] | [""] => Ok(None),
         [one] => Ok(Some(one)),
