@@ -1200,13 +1200,7 @@ async fn a_relation_path_selects_through_its_joins(t: &Target) {
         "owned/aggregate?_y_func=count&_relation=parent_id.parents.id|name.a",
         "owned?_relation=parent_id.owned.id|id.1",
     ] {
-        let reply = t.get(&format!("models/{refused}")).await;
-        assert_eq!(
-            reply.status,
-            400,
-            "{refused}: {}",
-            String::from_utf8_lossy(&reply.body)
-        );
+        assert_refused(t, refused).await;
     }
 }
 
@@ -1245,14 +1239,15 @@ async fn the_declared_filters_are_read_as_the_engine_reads_them(t: &Target) {
         "owned?_semantic_search=%7B%7D",
         "owned?_semantic_search=1",
     ] {
-        let reply = t.get(&format!("models/{refused}")).await;
-        assert_eq!(
-            reply.status,
-            400,
-            "{refused}: {}",
-            String::from_utf8_lossy(&reply.body)
-        );
+        assert_refused(t, refused).await;
     }
+}
+
+/// `models/{path}` is refused with a `400`.
+async fn assert_refused(t: &Target, path: &str) {
+    let reply = t.get(&format!("models/{path}")).await;
+    let body = String::from_utf8_lossy(&reply.body);
+    assert_eq!(reply.status, 400, "{path}: {body}");
 }
 
 /// `tz` (engine/time_zone.rs): nothing on SQLite, the session's time zone on PostgreSQL (the
