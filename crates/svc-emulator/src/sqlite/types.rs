@@ -51,20 +51,22 @@ impl ColumnType {
             t if t.starts_with("TIMESTAMP") || t.starts_with("DATETIME") => Serializer::DateTime,
             _ => Serializer::Text,
         };
-        let (filter, search) = match reflected {
+        let filter = match reflected {
             Reflected::Integer | Reflected::Numeric { .. } | Reflected::Float => {
-                (FilterFamily::Number, Search::Equal)
+                FilterFamily::Number
             }
-            Reflected::Boolean => (FilterFamily::Boolean, Search::Skip),
-            Reflected::Date => (FilterFamily::Date, Search::Skip),
-            Reflected::DateTime => (FilterFamily::DateTime, Search::Skip),
-            Reflected::String => (FilterFamily::Text, Search::Contains),
+            Reflected::Boolean => FilterFamily::Boolean,
+            Reflected::Date => FilterFamily::Date,
+            Reflected::DateTime => FilterFamily::DateTime,
+            Reflected::String => FilterFamily::Text,
             // SQLAlchemy's `JSON`: the engine's JSON lookups, which on SQLite match the text.
-            Reflected::Json => (FilterFamily::Json, Search::Contains),
-            Reflected::Time | Reflected::Blob | Reflected::Untyped => {
-                (FilterFamily::Text, Search::Skip)
-            }
+            Reflected::Json => FilterFamily::Json,
+            Reflected::Time | Reflected::Blob | Reflected::Untyped => FilterFamily::Text,
         };
+        let search = Search::of(
+            filter,
+            matches!(reflected, Reflected::String | Reflected::Json),
+        );
         ColumnType {
             reflected,
             serializer,

@@ -82,8 +82,6 @@ impl Search {
     /// How `_search` looks at a column of `family` that SQLAlchemy types as a `String` or as
     /// JSON (`text_like`), or neither: a number column's text equals the text, a text-like
     /// column's holds it, the others are skipped.
-    // Read only by the database servers' backends, each an optional feature.
-    #[allow(dead_code)]
     pub(crate) fn of(family: FilterFamily, text_like: bool) -> Self {
         match family {
             FilterFamily::Number => Search::Equal,
