@@ -7,6 +7,7 @@
 use serde_json::{Map, Value as Json};
 
 use crate::engine::error::EngineError;
+use crate::engine::python::Py;
 
 // The SDK's vocabulary (svc-model): the POST forms read it, and the engine's requests are built
 // from it.
@@ -167,6 +168,14 @@ pub(crate) fn null_is_zero(func: AggregateFunc) -> bool {
         func,
         AggregateFunc::Count | AggregateFunc::Sum | AggregateFunc::Avg
     )
+}
+
+/// A result of `func` as the engine answers it: `0` for a NULL where [`null_is_zero`].
+pub(crate) fn zero_if_null(func: AggregateFunc, value: Py) -> Py {
+    match value {
+        Py::None if null_is_zero(func) => Py::Int("0".to_owned()),
+        v => v,
+    }
 }
 
 /// The aggregate's answer, `{"y_func": value}`.

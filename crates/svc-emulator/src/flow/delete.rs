@@ -159,7 +159,7 @@ fn refers_through_its_key(child: &TableRef) -> EngineError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::flow::references::run_now;
+    use crate::flow::references::{Columns, run_now};
 
     /// A connection that answers from a script and records every statement: the flow's
     /// order and its SQL, without a database (the databases run it in the conformance suite).
@@ -214,11 +214,12 @@ mod tests {
                 .collect())
         }
 
-        async fn identity(
+        async fn columns(
             &mut self,
             _: &TableRef,
-        ) -> Result<(Vec<(String, String)>, bool), EngineError> {
-            Ok((vec![("\"id\"".to_owned(), String::new())], false))
+            _: Columns,
+        ) -> Result<Vec<(String, String)>, EngineError> {
+            Ok(vec![("\"id\"".to_owned(), String::new())])
         }
 
         fn identity_sql(col: &str, _ty: &str, _n: usize) -> (String, String) {

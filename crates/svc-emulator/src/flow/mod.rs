@@ -52,4 +52,4 @@ pub(crate) mod records;
 pub(crate) mod saved;
 pub(crate) mod walks;
 
-pub(crate) use references::{Connection, Locator, OnDelete, Reference, TableRef};
+pub(crate) use references::{Columns, Connection, Locator, OnDelete, Reference, TableRef};

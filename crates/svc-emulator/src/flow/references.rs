@@ -15,6 +15,15 @@ pub(crate) struct TableRef {
     pub(crate) sql: String,
 }
 
+/// Which of a table's columns [`Connection::columns`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Columns {
+    /// The primary key's, in key order.
+    PrimaryKey,
+    /// The first column, in table order.
+    First,
+}
+
 /// How the engine's ORM tells rows of one table apart (its identity): the expressions a
 /// `SELECT` reads for a row, and the condition that finds the rows with those values again,
 /// bound in order from the first placeholder (`"id"` and `"id" = ?`; on PostgreSQL
@@ -106,13 +115,13 @@ pub(crate) trait Connection {
         parent: &TableRef,
     ) -> impl Future<Output = Result<Vec<Reference>, EngineError>>;
 
-    /// The columns the ORM tells rows of `table` apart by, quoted, each with the type it is
-    /// bound as: the primary key's, in key order, else the first column (which the engine
-    /// promotes, then `true`: it may repeat).
-    fn identity(
+    /// The columns of `table` that `which` names, quoted, each with the type it is bound as
+    /// (what [`Self::identity_sql`] reads): none where it has none.
+    fn columns(
         &mut self,
         table: &TableRef,
-    ) -> impl Future<Output = Result<(Vec<(String, String)>, bool), EngineError>>;
+        which: Columns,
+    ) -> impl Future<Output = Result<Vec<(String, String)>, EngineError>>;
 
     /// How a row's identity reads the column `col` (bound as `ty`), and the condition that
     /// finds it again as the `n`th value (from 1): by default as it is, bound at a `?`.
@@ -120,10 +129,15 @@ pub(crate) trait Connection {
         (col.to_owned(), format!("{col} = ?"))
     }
 
-    /// How the ORM tells rows of `table` apart.
+    /// How the ORM tells rows of `table` apart: by its primary key, else by its first column,
+    /// which the engine promotes to its key (then rows may share it).
     fn locator(&mut self, table: &TableRef) -> impl Future<Output = Result<Locator, EngineError>> {
         async move {
-            let (columns, may_repeat) = self.identity(table).await?;
+            let mut columns = self.columns(table, Columns::PrimaryKey).await?;
+            let may_repeat = columns.is_empty();
+            if may_repeat {
+                columns = self.columns(table, Columns::First).await?;
+            }
             let (select, condition): (Vec<String>, Vec<String>) = columns
                 .iter()
                 .enumerate()

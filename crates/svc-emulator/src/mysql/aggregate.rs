@@ -16,7 +16,7 @@ use serde_json::{Map, Value as Json};
 
 use crate::dialect::Dialect;
 use crate::dialect::group::{Quoting, group_label, group_statement};
-use crate::engine::aggregate::{date_unit, fails, group_name, null_is_zero, read_refused, y_func};
+use crate::engine::aggregate::{date_unit, fails, group_name, read_refused, y_func, zero_if_null};
 use crate::engine::python::text::hexlify;
 use crate::engine::python::{Py, time_of_day};
 use crate::engine::table::GroupColumns;
@@ -236,10 +236,7 @@ impl Summary for MyResource {
             (_, Some(row)) => read_cell(row, 0),
         };
         unreadable_sum(field, func, &value)?;
-        let value = match value {
-            Py::None if null_is_zero(func) => Py::Int("0".to_owned()),
-            v => v,
-        };
+        let value = zero_if_null(func, value);
         // A date-time Python has no date for is PyMySQL's text.
         if let Py::Str(text) = &value
             && field.kind == MyKind::DateTime
@@ -301,10 +298,7 @@ impl Summary for MyResource {
             read_cell(row, xs.len())
         };
         unreadable_sum(y, *func, &v)?;
-        let v = match v {
-            Py::None if null_is_zero(*func) => Py::Int("0".to_owned()),
-            v => v,
-        };
+        let v = zero_if_null(*func, v);
         let v = if typed {
             encodable(&v, "_y_column", y)?
         } else {

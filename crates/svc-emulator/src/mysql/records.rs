@@ -165,9 +165,7 @@ impl Writes for MyResource {
         let pk = model.pk_field();
         let mut params = Params::default();
         let (sql, _) = insert_statement::<Self>(model, values, tz, &mut params)?;
-        conn.exec_drop(&sql, params.values())
-            .await
-            .map_err(|e| self.write_error(model, e))?;
+        self.write(conn, model, &sql, &params).await?;
         let key = match values.iter().find(|(f, _)| f.primary_key) {
             Some((f, v)) => bind_param(f, v, tz),
             None => match conn.last_insert_id() {
@@ -220,9 +218,7 @@ impl Writes for MyResource {
             let sets = set_list::<Self>(values, tz, &mut params)?;
             let at = Self::at_locked(model, &old_identity, &mut params);
             let sql = update_sql::<Self>(model, &sets, &at);
-            conn.exec_drop(&sql, params.values())
-                .await
-                .map_err(|e| self.write_error(model, e))?;
+            self.write(conn, model, &sql, &params).await?;
         }
         let select = read_back_sql(model, &at_identity(model));
         let rows: Vec<Row> = conn
@@ -268,6 +264,18 @@ impl MyResource {
             .await
             .map_err(|e| self.unexpected(e))?;
         Ok(count.unwrap_or(0))
+    }
+
+    /// Runs a write's statement on `conn`; its error as [`Self::write_error`] says.
+    async fn write(
+        &self,
+        conn: &mut Conn,
+        model: &MyModel,
+        sql: &str,
+        params: &Params,
+    ) -> Result<(), EngineError> {
+        let done = conn.exec_drop(sql, params.values()).await;
+        done.map_err(|e| self.write_error(model, e))
     }
 
     /// A database error of a write: a `400` with MySQL's message; a duplicate key names its
@@ -330,24 +338,20 @@ fn not_writable(values: &[(&MyField, Internal)]) -> Result<(), EngineError> {
             && let Internal::Str(s) = v
             && unhexlify(s).is_none()
         {
-            return Err(EngineError::field(
-                &f.name,
-                format!(
-                    "Field {:?} takes bytes as hex (0a1b); the data engine fails (500) on {s:?}.",
-                    f.name
-                ),
-            ));
+            let why = format!(
+                "Field {:?} takes bytes as hex (0a1b); the data engine fails (500) on {s:?}.",
+                f.name
+            );
+            return Err(EngineError::field(&f.name, why));
         }
         if let Internal::Float(x) = v
             && !x.is_finite()
         {
-            return Err(EngineError::field(
-                &f.name,
-                format!(
-                    "The data engine cannot send {x} to MySQL for field {:?} (it fails with a 500).",
-                    f.name
-                ),
-            ));
+            let why = format!(
+                "The data engine cannot send {x} to MySQL for field {:?} (it fails with a 500).",
+                f.name
+            );
+            return Err(EngineError::field(&f.name, why));
         }
     }
     Ok(())

@@ -7,7 +7,7 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Row, Value};
 
 use crate::engine::EngineError;
-use crate::flow::{self, OnDelete, TableRef};
+use crate::flow::{self, Columns, OnDelete, TableRef};
 use crate::mysql::MyResource;
 use crate::mysql::schema::{MyModel, quote_ident};
 
@@ -110,24 +110,20 @@ impl flow::Connection for MyConnection<'_> {
         Ok(keys.into_iter().map(|(_, r)| r).collect())
     }
 
-    async fn identity(
+    async fn columns(
         &mut self,
         table: &TableRef,
-    ) -> Result<(Vec<(String, String)>, bool), EngineError> {
-        let mut columns: Vec<String> = self
-            .tx
-            .exec(IDENTITY, (table.name.clone(),))
-            .await
-            .map_err(|e| self.resource.unexpected(e))?;
-        let may_repeat = columns.is_empty();
-        if may_repeat {
-            columns = self
-                .tx
-                .exec(FIRST_COLUMN, (table.name.clone(),))
-                .await
-                .map_err(|e| self.resource.unexpected(e))?;
-        }
-        let quoted = columns.iter().map(|c| (quote_ident(c), String::new()));
-        Ok((quoted.collect(), may_repeat))
+        which: Columns,
+    ) -> Result<Vec<(String, String)>, EngineError> {
+        let sql = match which {
+            Columns::PrimaryKey => IDENTITY,
+            Columns::First => FIRST_COLUMN,
+        };
+        let names: Result<Vec<String>, _> = self.tx.exec(sql, (table.name.clone(),)).await;
+        let names = names.map_err(|e| self.resource.unexpected(e))?;
+        Ok(names
+            .iter()
+            .map(|c| (quote_ident(c), String::new()))
+            .collect())
     }
 }

@@ -88,10 +88,8 @@ impl Saves for MyResource {
                 message(&e)
             )));
         }
-        let (pool, drop) = (
-            self.pool.clone(),
-            format!("DROP DATABASE IF EXISTS {database}"),
-        );
+        let drop = format!("DROP DATABASE IF EXISTS {database}");
+        let pool = self.pool.clone();
         Ok(Store::dropped_by(async move {
             if let Ok(mut conn) = pool.get_conn().await {
                 let _ = conn.query_drop(drop).await;

@@ -59,10 +59,8 @@ impl ActionSql for PgResource {
             texts.join(", ")
         );
         let statement = self.prepare_query(client, &select, bound).await?;
-        let stream = client
-            .query_raw(&statement, bound.values())
-            .await
-            .map_err(|e| query_failed(self, e))?;
+        let stream = client.query_raw(&statement, bound.values()).await;
+        let stream = stream.map_err(|e| query_failed(self, e))?;
         futures_util::pin_mut!(stream);
         while let Some(row) = stream.try_next().await.map_err(|e| query_failed(self, e))? {
             rows.push(column_types.len(), |buf, i| {

@@ -13,7 +13,7 @@ use serde_json::{Map, Value as Json};
 use tokio_postgres::Row;
 
 use crate::dialect::group::{group_label, group_statement};
-use crate::engine::aggregate::{date_unit, fails, group_name, null_is_zero, read_refused, y_func};
+use crate::engine::aggregate::{date_unit, fails, group_name, read_refused, y_func, zero_if_null};
 use crate::engine::python::Py;
 use crate::engine::table::GroupColumns;
 use crate::engine::types::Serializer;
@@ -162,10 +162,7 @@ impl Summary for PgResource {
             Some(row) => read(&row.get::<_, String>(1), row.get(0)),
             None => Py::None,
         };
-        let value = match value {
-            Py::None if null_is_zero(func) => Py::Int("0".to_owned()),
-            v => v,
-        };
+        let value = zero_if_null(func, value);
         Ok(y_func(serialized(func, field, &value, tz)))
     }
 
@@ -232,10 +229,10 @@ impl Summary for PgResource {
             object.insert(group_name(i), json);
         }
         let at = 2 * columns.xs.len();
-        let v = match read(&row.get::<_, String>(at + 1), row.get(at)) {
-            Py::None if null_is_zero(columns.func) => Py::Int("0".to_owned()),
-            v => v,
-        };
+        let v = zero_if_null(
+            columns.func,
+            read(&row.get::<_, String>(at + 1), row.get(at)),
+        );
         object.insert("y_func".to_owned(), v.encoded());
         Ok(object)
     }

@@ -261,57 +261,6 @@ impl Literals for Ctx<'_> {
     }
 }
 
-/// The engine's JSON `exact` and `in` on PostgreSQL (its `JSONField` reads the value with
-/// `json.loads` when it can): containment of a JSON text, `col @> '...'`. For `exact` the
-/// text is `json.dumps(str(value))`, a JSON string, so only string values ever match; for an
-/// `in` item it is `json.dumps(item)`. A value Python reads as a float adds containment of
-/// that number, which PostgreSQL refuses for a JSON number or a boolean (`jsonb @> integer`:
-/// the engine fails, `500`). Arrays: `col @> ARRAY[value]`.
-fn json_contains(
-    ctx: &Ctx<'_>,
-    raw: &str,
-    in_list: bool,
-    params: &mut Params,
-) -> Result<String, EngineError> {
-    let field = ctx.field;
-    if field.kind.is_array() {
-        // `column.contains([value])`, the value read by the `JSONField`.
-        let item = parse_py_json(raw).unwrap_or_else(|_| PyJson::Str(raw.to_owned()));
-        let array = array_literal(ctx, std::slice::from_ref(&item))?;
-        return Ok(format!("{} @> {array}::{}", field.sql, field.cast));
-    }
-    let value = parse_py_json(raw).unwrap_or_else(|_| PyJson::Str(raw.to_owned()));
-    let col = format!("CAST({} AS JSONB)", field.sql);
-    let text = if in_list {
-        py_json_dumps(&value)
-    } else {
-        py_json_dumps(&PyJson::Str(py_text(&value)))
-    };
-    let mut parts = vec![format!("{col} @> {}", params.cast(Some(text), "jsonb"))];
-    match &value {
-        PyJson::Int(_) | PyJson::Float(_) | PyJson::Bool(_) => {
-            return Err(ctx.engine_fails(format!(
-                "Filter {:?} compares a JSON field with a number or a boolean, which the \
-                 data engine cannot do on PostgreSQL (jsonb @> integer: it fails with a 500); \
-                 JSON filters match strings.",
-                ctx.key
-            )));
-        }
-        PyJson::Str(s) if py_float(py_strip(s)).is_some() => {
-            parts.push(format!(
-                "{col} @> {}",
-                params.cast(Some(s.clone()), "jsonb")
-            ));
-        }
-        _ => {}
-    }
-    Ok(if parts.len() == 1 {
-        parts.remove(0)
-    } else {
-        format!("({})", parts.join(" OR "))
-    })
-}
-
 /// psycopg2's literal of a Python list (its `list_quote`), so that PostgreSQL types and casts
 /// the items as it does for the engine (`ARRAY[1]::integer[]` matches, `ARRAY['a']::integer[]`
 /// fails): `ARRAY[...]` of the items as psycopg2 writes them; an empty list is `'{}'`, and an
@@ -462,13 +411,55 @@ impl Lookups for PgResource {
         Ok(ctx.literal(raw, false)?.compare(op, params, ctx.field))
     }
 
+    /// The engine's JSON `exact` and `in` on PostgreSQL (its `JSONField` reads the value with
+    /// `json.loads` when it can): containment of a JSON text, `col @> '...'`. For `exact` the
+    /// text is `json.dumps(str(value))`, a JSON string, so only string values ever match; for an
+    /// `in` item it is `json.dumps(item)`. A value Python reads as a float adds containment of
+    /// that number, which PostgreSQL refuses for a JSON number or a boolean (`jsonb @> integer`:
+    /// the engine fails, `500`). Arrays: `col @> ARRAY[value]`.
     fn json_match(
         ctx: &Ctx<'_>,
         raw: &str,
         in_list: bool,
         params: &mut Params,
     ) -> Result<String, EngineError> {
-        json_contains(ctx, raw, in_list, params)
+        let field = ctx.field;
+        if field.kind.is_array() {
+            // `column.contains([value])`, the value read by the `JSONField`.
+            let item = parse_py_json(raw).unwrap_or_else(|_| PyJson::Str(raw.to_owned()));
+            let array = array_literal(ctx, std::slice::from_ref(&item))?;
+            return Ok(format!("{} @> {array}::{}", field.sql, field.cast));
+        }
+        let value = parse_py_json(raw).unwrap_or_else(|_| PyJson::Str(raw.to_owned()));
+        let col = format!("CAST({} AS JSONB)", field.sql);
+        let text = if in_list {
+            py_json_dumps(&value)
+        } else {
+            py_json_dumps(&PyJson::Str(py_text(&value)))
+        };
+        let mut parts = vec![format!("{col} @> {}", params.cast(Some(text), "jsonb"))];
+        match &value {
+            PyJson::Int(_) | PyJson::Float(_) | PyJson::Bool(_) => {
+                return Err(ctx.engine_fails(format!(
+                    "Filter {:?} compares a JSON field with a number or a boolean, which the \
+                     data engine cannot do on PostgreSQL (jsonb @> integer: it fails with a 500); \
+                     JSON filters match strings.",
+                    ctx.key
+                )));
+            }
+            PyJson::Str(s) if py_float(py_strip(s)).is_some() => {
+                parts.push(format!(
+                    "{col} @> {}",
+                    params.cast(Some(s.clone()), "jsonb")
+                ));
+            }
+            _ => {}
+        }
+        Ok(if parts.len() == 1 {
+            parts.remove(0)
+        } else {
+            format!("({})", parts.join(" OR "))
+        })
     }
 
     fn time_zone(selection: &Selection, use_: Use) -> Result<(), EngineError> {

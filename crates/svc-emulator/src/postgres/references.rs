@@ -7,7 +7,7 @@
 use tokio_postgres::types::ToSql;
 
 use crate::engine::EngineError;
-use crate::flow::{self, Locator, OnDelete, TableRef};
+use crate::flow::{self, Columns, Locator, OnDelete, TableRef};
 use crate::postgres::PgResource;
 use crate::postgres::schema::PgModel;
 
@@ -142,27 +142,18 @@ impl flow::Connection for PgConnection<'_> {
             .collect())
     }
 
-    async fn identity(
+    async fn columns(
         &mut self,
         table: &TableRef,
-    ) -> Result<(Vec<(String, String)>, bool), EngineError> {
-        let mut columns = self
-            .tx
-            .query(IDENTITY, &[&table.name])
-            .await
-            .map_err(|e| self.resource.unexpected(e))?;
-        let may_repeat = columns.is_empty();
-        if may_repeat {
-            columns = self
-                .tx
-                .query(FIRST_COLUMN, &[&table.name])
-                .await
-                .map_err(|e| self.resource.unexpected(e))?;
-        }
-        Ok((
-            columns.iter().map(|r| (r.get(0), r.get(1))).collect(),
-            may_repeat,
-        ))
+        which: Columns,
+    ) -> Result<Vec<(String, String)>, EngineError> {
+        let sql = match which {
+            Columns::PrimaryKey => IDENTITY,
+            Columns::First => FIRST_COLUMN,
+        };
+        let rows = self.tx.query(sql, &[&table.name]).await;
+        let rows = rows.map_err(|e| self.resource.unexpected(e))?;
+        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
     }
 
     /// Read as text, found again by the text cast to the column's type.

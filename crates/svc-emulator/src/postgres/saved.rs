@@ -112,10 +112,8 @@ impl Saves for PgResource {
                 message(&e).trim_end()
             )));
         }
-        let (pool, drop) = (
-            self.pool.clone(),
-            format!("DROP SCHEMA IF EXISTS {schema} CASCADE"),
-        );
+        let drop = format!("DROP SCHEMA IF EXISTS {schema} CASCADE");
+        let pool = self.pool.clone();
         Ok(Store::dropped_by(async move {
             if let Ok(client) = pool.get().await {
                 let _ = client.batch_execute(&drop).await;

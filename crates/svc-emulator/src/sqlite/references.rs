@@ -7,7 +7,7 @@ use rusqlite::{Connection, params_from_iter};
 
 use crate::dialect::quote_ident;
 use crate::engine::EngineError;
-use crate::flow::{self, OnDelete, TableRef};
+use crate::flow::{self, Columns, OnDelete, TableRef};
 use crate::sqlite::model::Model;
 use crate::sqlite::resource::db_error;
 use crate::sqlite::schema::prepare;
@@ -73,23 +73,24 @@ impl flow::Connection for SqliteConnection<'_> {
             .collect())
     }
 
-    async fn identity(
+    async fn columns(
         &mut self,
         table: &TableRef,
-    ) -> Result<(Vec<(String, String)>, bool), EngineError> {
-        let mut columns = key_columns(self.conn, &table.name)?;
-        let may_repeat = columns.is_empty();
-        if may_repeat {
-            // No primary key: the engine promotes the first column.
-            columns = prepare(
+        which: Columns,
+    ) -> Result<Vec<(String, String)>, EngineError> {
+        let names = match which {
+            Columns::PrimaryKey => key_columns(self.conn, &table.name)?,
+            Columns::First => prepare(
                 self.conn,
                 "SELECT name FROM pragma_table_info(?1) WHERE cid = 0",
             )?
             .query_map([&table.name], |r| r.get::<_, String>(0))?
-            .collect::<rusqlite::Result<Vec<String>>>()?;
-        }
-        let quoted = columns.iter().map(|c| (quote_ident(c), String::new()));
-        Ok((quoted.collect(), may_repeat))
+            .collect::<rusqlite::Result<Vec<String>>>()?,
+        };
+        Ok(names
+            .iter()
+            .map(|c| (quote_ident(c), String::new()))
+            .collect())
     }
 }
 
