@@ -92,6 +92,7 @@ pub use config::lifetimes::TokenLifetimes;
 pub use config::limits::{IDLE_TIMEOUT, Limits};
 pub use config::projects::{ConfigError, ProjectConfig, ProjectsConfig, ResourceConfig};
 pub use config::proxy::ProxyConfig;
+pub use engine::types::{FieldInfo, FilterFamily, ModelInfo};
 pub use http::journal::{
     BodyContent, CapturedBody, RecordedRequest, RequestMatcher, Times, UnmetExpectation,
 };

@@ -13,7 +13,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// Keys of an error object that are not field errors.
-const RESERVED: [&str; 4] = ["error", "error_code", "non_field_errors", "detail"];
+/// Keys of the envelope, not fields: `error_decision` marks the emulator's refusals by design
+/// (docs/contract.md section 7).
+const RESERVED: [&str; 5] = [
+    "error",
+    "error_code",
+    "error_decision",
+    "non_field_errors",
+    "detail",
+];
 
 /// An error response body, kept whole, with the common fields parsed out when present.
 ///
@@ -254,6 +262,17 @@ mod tests {
             let _ = body.non_field_errors();
             assert!(body.error().is_none());
         }
+    }
+
+    #[test]
+    fn the_emulators_decision_mark_is_not_a_field_error() {
+        let body = ErrorBody::parse(Bytes::from_static(
+            br#"{"error":"x","error_code":"invalid","_relation":["x"],"error_decision":"stricter"}"#,
+        ));
+        assert_eq!(
+            body.field_errors().keys().copied().collect::<Vec<_>>(),
+            ["_relation"]
+        );
     }
 
     #[test]

@@ -205,9 +205,9 @@ pub(crate) fn check_names(
 /// as a field of a request that has no `query`.
 fn statement_error(e: EngineError) -> HttpError {
     match e {
-        EngineError::Invalid { message, fields } if fields.contains_key("query") => {
-            HttpError::invalid(message)
-        }
+        EngineError::Invalid {
+            message, fields, ..
+        } if fields.contains_key("query") => HttpError::invalid(message),
         other => other.into(),
     }
 }

@@ -25,9 +25,12 @@ macro_rules! awaited_backend {
                 $crate::flow::records::Database::models(self).contains(name)
             }
 
-            /// The names of `model`'s fields, in order; `None` when there is no such model.
-            pub fn field_names(&self, model: &str) -> Option<Vec<String>> {
-                $crate::flow::records::Database::models(self).field_names(model)
+            /// `model` as last read: its key and fields; `None` when there is no such model.
+            pub fn describe(&self, model: &str) -> Option<$crate::engine::types::ModelInfo> {
+                let model = $crate::flow::records::Database::models(self)
+                    .get(model)
+                    .ok()?;
+                Some($crate::engine::table::describe(&*model))
             }
 
             /// One page of records of `model`, or all of them (`no_pagination`), as the engine
@@ -110,8 +113,8 @@ macro_rules! awaited_backend {
                 <$resource>::model_names(self)
             }
 
-            fn field_names(&self, model: &str) -> Option<Vec<String>> {
-                <$resource>::field_names(self, model)
+            fn describe(&self, model: &str) -> Option<$crate::engine::types::ModelInfo> {
+                <$resource>::describe(self, model)
             }
 
             fn list(

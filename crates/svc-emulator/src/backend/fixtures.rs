@@ -209,7 +209,9 @@ fn refused(
     error: EngineError,
 ) -> FixtureError {
     let (field, message) = match error {
-        EngineError::Invalid { message, fields } => {
+        EngineError::Invalid {
+            message, fields, ..
+        } => {
             match fields
                 .into_iter()
                 .find(|(name, _)| name != "non_field_errors")

@@ -75,9 +75,16 @@ pub(crate) trait Backend: Send + Sync + Debug + 'static {
     /// unknown model, which lists them.
     fn model_names(&self) -> Vec<String>;
 
-    /// The names of `model`'s fields, in table order (as last read: start or reload); `None`
-    /// when there is no such model. For strict mode's refusal of unknown fields on writes.
-    fn field_names(&self, model: &str) -> Option<Vec<String>>;
+    /// `model` as last read (start or reload): its key and fields; `None` when there is no
+    /// such model.
+    fn describe(&self, model: &str) -> Option<crate::engine::types::ModelInfo>;
+
+    /// The names of `model`'s fields, in table order; `None` when there is no such model. For
+    /// strict mode's refusal of unknown fields on writes.
+    fn field_names(&self, model: &str) -> Option<Vec<String>> {
+        let fields = self.describe(model)?.fields;
+        Some(fields.into_iter().map(|f| f.name).collect())
+    }
 
     /// A page of `model`'s records, or all of them.
     fn list(self: Arc<Self>, model: String, spec: ListSpec, hold: Hold) -> Work<Listing>;

@@ -257,7 +257,9 @@ mod tests {
     #[test]
     fn a_function_not_computed_is_a_400_naming_y_func() {
         match not_computed(AggregateFunc::Avg) {
-            EngineError::Invalid { message, fields } => {
+            EngineError::Invalid {
+                message, fields, ..
+            } => {
                 assert!(message.contains("\"avg\""), "{message}");
                 assert!(
                     message.contains("count, sum, min, max and avg"),

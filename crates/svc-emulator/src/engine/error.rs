@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 /// A records, aggregate, group or SQL operation failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum EngineError {
     /// The resource has no model of that name.
     #[error("Model {0:?} not found.")]
@@ -16,11 +17,16 @@ pub enum EngineError {
     /// The request is malformed or breaks a rule of the database, with messages per input (a
     /// query parameter or body key, named as on the wire) when one is at fault.
     #[error("{message}")]
+    #[non_exhaustive]
     Invalid {
         /// A human-readable message.
         message: String,
         /// Messages per input; `non_field_errors` for errors not tied to one input.
         fields: BTreeMap<String, Vec<String>>,
+        /// A refusal by design of what the data engine fails on or misreads (a `[decision:
+        /// stricter]` of docs/contract.md): its body says so (`"error_decision":
+        /// "stricter"`), so that a comparison with the engine can tell it from a difference.
+        stricter: bool,
     },
     /// The data engine fails (HTTP 500) on this request, and the emulator was asked to answer
     /// like it (lenient mode); in strict mode the same request is an [`Invalid`](Self::Invalid).
@@ -42,6 +48,7 @@ impl EngineError {
         Self::Invalid {
             message: message.into(),
             fields: BTreeMap::new(),
+            stricter: false,
         }
     }
 
@@ -50,7 +57,26 @@ impl EngineError {
         let message = message.into();
         let mut fields = BTreeMap::new();
         fields.insert(field.into(), vec![message.clone()]);
-        Self::Invalid { message, fields }
+        Self::Invalid {
+            message,
+            fields,
+            stricter: false,
+        }
+    }
+
+    /// A refusal by design, naming `field`, of a request the data engine fails on or misreads
+    /// (a `[decision: stricter]` of docs/contract.md).
+    pub fn stricter(field: impl Into<String>, message: impl Into<String>) -> Self {
+        match Self::field(field, message) {
+            Self::Invalid {
+                message, fields, ..
+            } => Self::Invalid {
+                message,
+                fields,
+                stricter: true,
+            },
+            other => other,
+        }
     }
 
     /// A request the data engine fails on (500): in strict mode an invalid request naming
@@ -68,7 +94,7 @@ impl EngineError {
     /// input (`[decision: stricter]`); every other error stays as it is.
     pub fn strict(self) -> Self {
         match self {
-            Self::EngineFails { param, message } => Self::field(param, message),
+            Self::EngineFails { param, message } => Self::stricter(param, message),
             other => other,
         }
     }
@@ -91,6 +117,7 @@ impl EngineError {
                 column.to_owned(),
                 vec!["record with the same value already exists".to_owned()],
             )]),
+            stricter: false,
         }
     }
 
@@ -99,6 +126,7 @@ impl EngineError {
         Self::Invalid {
             message: message.into(),
             fields,
+            stricter: false,
         }
     }
 }

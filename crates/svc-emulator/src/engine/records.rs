@@ -70,19 +70,6 @@ impl<M: Table> Models<M> {
         self.current().contains_key(name)
     }
 
-    /// The names of `model`'s columns, in order; `None` when there is no such model.
-    pub(crate) fn field_names(&self, model: &str) -> Option<Vec<String>> {
-        let models = self.current();
-        let model = models.get(model)?;
-        Some(
-            model
-                .columns()
-                .iter()
-                .map(|c| c.name().to_owned())
-                .collect(),
-        )
-    }
-
     /// The model named `name`; the engine's `404` when there is none.
     pub(crate) fn get(&self, name: &str) -> Result<Arc<M>, EngineError> {
         self.current()
@@ -397,8 +384,12 @@ mod tests {
         };
         assert_eq!(models.names(), ["t"]);
         assert!(models.contains("t") && !models.contains("u"));
-        assert_eq!(models.field_names("t").unwrap(), ["a", "id", "b"]);
-        assert_eq!(models.field_names("u"), None);
+        let described = crate::engine::table::describe(&*models.get("t").unwrap());
+        let names: Vec<&str> = described.fields.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(
+            (names, described.key.as_str()),
+            (vec!["a", "id", "b"], "id")
+        );
         models.replace(BTreeMap::new());
         assert!(!models.contains("t"));
         // A request that got the model before keeps it.

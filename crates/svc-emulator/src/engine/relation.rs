@@ -66,7 +66,7 @@ pub(crate) fn fails(lenient: bool, message: String) -> EngineError {
 }
 
 pub(crate) fn misread(message: String) -> EngineError {
-    EngineError::field(RELATION_PARAM, message)
+    EngineError::stricter(RELATION_PARAM, message)
 }
 
 /// The selection's `_relation`, if it has a non-empty one (`_relation__exact` read first; a

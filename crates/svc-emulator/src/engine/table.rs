@@ -11,7 +11,7 @@ use crate::engine::aggregate::{AggregateFunc, AggregateRequest, GroupRequest, fa
 use crate::engine::field_input::InputField;
 use crate::engine::filter::FilterField;
 use crate::engine::records::RecordKeys;
-use crate::engine::types::FilterFamily;
+use crate::engine::types::{FieldInfo, FilterFamily, ModelInfo};
 
 /// A column of a [`Table`].
 pub(crate) trait Column {
@@ -21,6 +21,23 @@ pub(crate) trait Column {
     fn sql(&self) -> &str;
     /// The lookups its filters take.
     fn family(&self) -> FilterFamily;
+}
+
+/// What a request generator needs of `table` ([`ModelInfo`]).
+pub(crate) fn describe<T: Table>(table: &T) -> ModelInfo {
+    let columns = table.columns();
+    ModelInfo {
+        name: table.table_name().to_owned(),
+        key: columns[table.key_index()].name().to_owned(),
+        promoted_key: table.promoted_key(),
+        fields: columns
+            .iter()
+            .map(|c| FieldInfo {
+                name: c.name().to_owned(),
+                family: c.family(),
+            })
+            .collect(),
+    }
 }
 
 /// A table (or view) as the engine's SQLAlchemy maps it.

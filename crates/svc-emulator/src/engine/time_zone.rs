@@ -72,7 +72,7 @@ pub(crate) fn tz_offset(value: &str) -> Option<i32> {
 /// engine commits the session's zone with the write, and its pooled connection answers later
 /// requests in that zone.
 pub(crate) fn tz_on_write() -> EngineError {
-    EngineError::field(
+    EngineError::stricter(
         TZ_PARAM,
         "tz on a create, an update or a delete: the data engine keeps that time zone on its \
          database connection, which then answers later requests in it. Send tz with reads only.",

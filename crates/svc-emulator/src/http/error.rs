@@ -20,11 +20,20 @@ pub(crate) struct HttpError {
     body: ErrorResponse,
     /// `Retry-After`, in seconds (a busy resource's `503`).
     retry_after: Option<u64>,
+    /// `error_decision`: `stricter` for a refusal by design of what the data engine fails on or
+    /// misreads (docs/contract.md section 7).
+    decision: Option<&'static str>,
 }
 
 /// Keys that [`ErrorResponse`] writes itself or that clients read as non-field errors; a field
 /// error under one of these names would clash with them, so it becomes a non-field error.
-const RESERVED_KEYS: [&str; 4] = ["error", "error_code", "non_field_errors", "detail"];
+const RESERVED_KEYS: [&str; 5] = [
+    "error",
+    "error_code",
+    "error_decision",
+    "non_field_errors",
+    "detail",
+];
 
 impl HttpError {
     /// An error with any status, code and message.
@@ -33,6 +42,7 @@ impl HttpError {
             status,
             body: ErrorResponse::new(code, message),
             retry_after: None,
+            decision: None,
         }
     }
 
@@ -129,7 +139,14 @@ impl HttpError {
 
 impl IntoResponse for HttpError {
     fn into_response(self) -> Response {
-        let mut response = (self.status, Json(self.body)).into_response();
+        let mut response = match self.decision {
+            Some(decision) => {
+                let mut body = serde_json::to_value(&self.body).unwrap_or_default();
+                body["error_decision"] = decision.into();
+                (self.status, Json(body)).into_response()
+            }
+            None => (self.status, Json(self.body)).into_response(),
+        };
         if let Some(seconds) = self.retry_after {
             response
                 .headers_mut()
@@ -166,7 +183,9 @@ impl EngineReply for EngineError {
 
     fn body(&self) -> ErrorResponse {
         match self {
-            EngineError::Invalid { message, fields } => {
+            EngineError::Invalid {
+                message, fields, ..
+            } => {
                 let mut e = ErrorResponse::new(codes::INVALID, message.clone());
                 for (field, messages) in fields {
                     // A field named like a key of the body itself (a filter `error=1`, a column
@@ -201,6 +220,8 @@ impl From<EngineError> for HttpError {
                 .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
             body: error.body(),
             retry_after: None,
+            decision: matches!(error, EngineError::Invalid { stricter: true, .. })
+                .then_some("stricter"),
         }
     }
 }
@@ -264,5 +285,33 @@ mod tests {
             serde_json::json!(["error: Unknown field", "other"])
         );
         assert_eq!(value["age"][0], "not a valid integer");
+    }
+
+    /// A refusal by design says so in its body (`error_decision`), and a field named like that
+    /// key is a non-field error; other refusals carry no such key.
+    #[tokio::test]
+    async fn a_refusal_by_design_is_marked_stricter() {
+        async fn body(e: EngineError) -> serde_json::Value {
+            let response = HttpError::from(e).into_response();
+            assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+            let bytes = axum::body::to_bytes(response.into_body(), 1 << 20)
+                .await
+                .unwrap();
+            serde_json::from_slice(&bytes).unwrap()
+        }
+        let refused = body(EngineError::stricter("_relation", "joins on a column")).await;
+        assert_eq!(
+            refused,
+            json!({"error": "joins on a column", "error_code": "invalid",
+                   "_relation": ["joins on a column"], "error_decision": "stricter"})
+        );
+        let strict = body(EngineError::engine_fails(false, "tz", "fails")).await;
+        assert_eq!(strict["error_decision"], "stricter");
+        let plain = body(EngineError::field("error_decision", "no such field")).await;
+        assert!(plain.get("error_decision").is_none(), "{plain}");
+        assert_eq!(
+            plain["non_field_errors"][0],
+            "error_decision: no such field"
+        );
     }
 }

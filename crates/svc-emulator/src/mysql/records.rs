@@ -342,7 +342,7 @@ fn not_writable(values: &[(&MyField, Internal)]) -> Result<(), EngineError> {
                 "Field {:?} takes bytes as hex (0a1b); the data engine fails (500) on {s:?}.",
                 f.name
             );
-            return Err(EngineError::field(&f.name, why));
+            return Err(EngineError::stricter(&f.name, why));
         }
         if let Internal::Float(x) = v
             && !x.is_finite()
@@ -351,7 +351,7 @@ fn not_writable(values: &[(&MyField, Internal)]) -> Result<(), EngineError> {
                 "The data engine cannot send {x} to MySQL for field {:?} (it fails with a 500).",
                 f.name
             );
-            return Err(EngineError::field(&f.name, why));
+            return Err(EngineError::stricter(&f.name, why));
         }
     }
     Ok(())

@@ -535,7 +535,7 @@ fn time_zone(tz: &str, use_: Use, lenient: bool) -> Result<(), EngineError> {
             .chars()
             .all(|c| c.is_ascii_alphabetic() || c == '/' || c == '_')
     {
-        return Err(EngineError::field(
+        return Err(EngineError::stricter(
             TZ_PARAM,
             format!(
                 "tz={tz:?} is a zone name: the emulator reads UTC offsets only (+HH:MM, -HH:MM, \

@@ -228,10 +228,13 @@ pub(super) fn write_cell(buf: &mut Vec<u8>, ty: &str, text: Option<&str>, tz: Of
 pub(super) fn refuse_repeated_names(names: &[String]) -> Result<(), EngineError> {
     for (i, name) in names.iter().enumerate() {
         if names[..i].contains(name) {
-            return Err(query_error(format!(
-                "The answer has more than one column named {name:?}: the data engine shows \
+            return Err(EngineError::stricter(
+                "query",
+                format!(
+                    "The answer has more than one column named {name:?}: the data engine shows \
                  the last one's value in each of them. Name each column (AS)."
-            )));
+                ),
+            ));
         }
     }
     Ok(())

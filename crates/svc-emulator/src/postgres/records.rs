@@ -425,7 +425,7 @@ fn bind_value(field: &PgField, v: &Internal, params: &mut Params) -> String {
 fn not_iterable(values: &[(&PgField, Internal)]) -> Result<(), EngineError> {
     for (f, v) in values {
         if f.kind == PgKind::Bytea && *v != Internal::None {
-            return Err(EngineError::field(
+            return Err(EngineError::stricter(
                 &f.name,
                 format!(
                     "The data engine cannot write field {:?} (bytea) through the API: it fails \

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use svc_model::{EnvironmentName, ProjectName};
 
+use crate::engine::types::ModelInfo;
 use crate::http::AppState;
 use crate::http::journal::{self, RecordedRequest, RequestMatcher, Scope, Times, UnmetExpectation};
 use crate::runtime::server::ServerTask;
@@ -417,6 +418,25 @@ impl Emulator {
             );
         }
         Ok(done)
+    }
+
+    /// The models of `project`'s resource `resource` as the emulator serves them (as last
+    /// read: start or reload), sorted by name: each one's key and fields with their filter
+    /// families. `None` when the project has no such resource. For tools that generate
+    /// requests from a schema, as `svc emulator verify` does.
+    ///
+    /// ```no_run
+    /// # async fn demo(emulator: &svc_emulator::Emulator) {
+    /// let models = emulator.models("demo", "shop").unwrap_or_default();
+    /// for model in &models {
+    ///     println!("{} (key {}): {} fields", model.name, model.key, model.fields.len());
+    /// }
+    /// # }
+    /// ```
+    pub fn models(&self, project: &str, resource: &str) -> Option<Vec<ModelInfo>> {
+        let backend = self.state.catalog().get(project, resource)?;
+        let names = backend.model_names();
+        Some(names.iter().filter_map(|n| backend.describe(n)).collect())
     }
 
     /// Puts one project back in its state at start (see [`reset`](Self::reset)).

@@ -13,6 +13,8 @@ use tokio::sync::Notify;
 
 use crate::backend::{Backend, Batch, Hold, Saved, ToolsBackend, Update, Work};
 use crate::engine::python::json::PyJson;
+use crate::engine::table::describe;
+use crate::engine::types::ModelInfo;
 use crate::engine::{
     AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Selection, SqlLimits,
 };
@@ -119,9 +121,8 @@ impl Backend for Resource {
         Resource::model_names(self)
     }
 
-    fn field_names(&self, model: &str) -> Option<Vec<String>> {
-        let model = self.model(model)?;
-        Some(model.fields.iter().map(|f| f.name.clone()).collect())
+    fn describe(&self, model: &str) -> Option<ModelInfo> {
+        Some(describe(&*self.model(model)?))
     }
 
     fn list(self: Arc<Self>, model: String, spec: ListSpec, hold: Hold) -> Work<Listing> {

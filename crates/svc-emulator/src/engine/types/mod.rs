@@ -23,6 +23,7 @@
 
 mod column;
 mod dates;
+mod model;
 mod stored;
 #[cfg(test)]
 mod tests;
@@ -32,6 +33,7 @@ pub use crate::engine::python::floats::{py_float_repr, write_py_float_repr};
 pub use crate::engine::python::text::{py_bytes_repr, py_str};
 pub use column::{ColumnType, FilterFamily, Reflected, Search, Serializer, ValueWriter};
 pub use dates::{Date, Time, parse_date, parse_datetime, parse_time};
+pub use model::{FieldInfo, ModelInfo};
 pub use stored::{PyValue, Stored, decimal_str, plain, read};
 pub(crate) use writers::write_with;
 pub use writers::{write_encoded, write_field, write_float};
