@@ -183,6 +183,7 @@ fn ci() -> bool {
         && docs_examples()
         && postgres()
         && mysql()
+        && fidelity::verify::verify(&workspace_root())
         && contract::contract(&[], &workspace_root())
         && package()
         && features()
@@ -619,13 +620,14 @@ fn main() -> ExitCode {
         Some("load") => load(),
         Some("stress") => stress::stress(&args[1..]),
         Some("fidelity") => fidelity::fidelity(&args[1..], &workspace_root()),
+        Some("verify") => fidelity::verify::verify(&workspace_root()),
         Some("abuse") => abuse::abuse(&args[1..], &workspace_root()),
         Some("contract") => contract::contract(&args[1..], &workspace_root()),
         Some("semver") => semver::semver(&workspace_root()),
         _ => {
             eprintln!(
                 "usage: cargo xtask <task>\n\n\
-                 tasks:\n  ci        structure, fmt, clippy, tests, docs, semver, PostgreSQL and MariaDB tests, contract, \
+                 tasks:\n  ci        structure, fmt, clippy, tests, docs, semver, PostgreSQL and MariaDB tests, `svc emulator verify` against the data engine, contract, \
                  packaging, each svc-api feature alone (.ci/run)\n  \
                  semver    cargo-semver-checks of the library crates against the commit in \
                  .ci/semver-baseline\n            \
@@ -660,7 +662,10 @@ fn main() -> ExitCode {
                  their agreement by class:\n            \
                  fidelity [--requests N (1000)] [--seed S (1)] [--mistakes PER_MILLE (3)] \
                  [--lenient] [--postgres]\n            \
-                 [--json FILE] [--min-agreement PCT] [--emulator-bin PATH]"
+                 [--json FILE] [--min-agreement PCT] [--emulator-bin PATH]\n  \
+                 verify    `svc emulator verify` against the data engine on SQLite, PostgreSQL and \
+                 MariaDB: no difference on identical data,\n            \
+                 the engine's failure reported as its own, one changed row found (a step of ci)"
             );
             return ExitCode::from(2);
         }

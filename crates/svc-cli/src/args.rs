@@ -133,7 +133,93 @@ pub enum EmulatorAction {
     /// the emulator when CMD ends, and exit with CMD's code. Ctrl-C stops both.
     #[command(after_help = EXEC_EXAMPLES)]
     Exec(ExecArgs),
+    /// Check the emulator against the real service (or the data engine) on your own schema and
+    /// data: start an emulator from --config, draw requests from the resource's models, send
+    /// each to the reference and to the emulator, and report what agrees, what is a documented
+    /// decision, and what differs. Exit 0 when nothing differs, 1 when something does, 2 for
+    /// bad input (nothing sent).
+    #[command(after_help = VERIFY_EXAMPLES)]
+    Verify(Box<VerifyArgs>),
 }
+
+/// `svc emulator verify`.
+#[derive(Debug, clap::Args)]
+pub struct VerifyArgs {
+    /// The emulator's config file (JSON, as `svc emulator --config`): the project, its resource
+    /// and the database the emulator reads, holding the same data as the reference.
+    #[arg(long, value_name = "FILE")]
+    pub config: std::path::PathBuf,
+    /// The project (default: the config's first).
+    #[arg(long)]
+    pub project: Option<String>,
+    /// The environment on the reference (default: the project's first in the config).
+    #[arg(long)]
+    pub environment: Option<String>,
+    /// The resource to check.
+    #[arg(long)]
+    pub resource: String,
+    /// The reference's base URL: the data host's (`--reference-kind service`), or the data
+    /// engine's (`engine`, e.g. http://127.0.0.1:8888).
+    #[arg(long, value_name = "URL")]
+    pub reference: String,
+    /// How the reference writes its paths and reads credentials: `service` (the data host's
+    /// `/projects/{project}/{environment}/{resource}/...`) or `engine` (`/api/models/{model}/`).
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub reference_kind: crate::verify::case::Kind,
+    /// The reference's credential, sent as `Authorization: Bearer <T>` (an API key or the
+    /// resource's token; the engine's bearer key). Never written to a report.
+    #[arg(
+        long,
+        value_name = "T",
+        env = "SVC_VERIFY_REFERENCE_TOKEN",
+        hide_env_values = true
+    )]
+    pub reference_token: Option<String>,
+    /// How many requests to draw.
+    #[arg(long, value_name = "N", default_value_t = 200)]
+    pub requests: usize,
+    /// The seed the requests are drawn with: the same seed, schema and rows draw the same ones.
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    pub seed: u64,
+    /// At most this many requests a second to the reference (one at a time).
+    #[arg(long, value_name = "R", default_value_t = 10.0)]
+    pub rate: f64,
+    /// Seconds to wait for each answer.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    pub timeout: u64,
+    /// Write the JSON report here (every request, both answers where they are not the same).
+    #[arg(long, value_name = "F")]
+    pub json: Option<std::path::PathBuf>,
+    /// Write a JUnit XML report here (a test case per request), for CI systems.
+    #[arg(long, value_name = "F")]
+    pub junit: Option<std::path::PathBuf>,
+    /// Write a self-contained HTML page here (both answers side by side, filters).
+    #[arg(long, value_name = "F")]
+    pub html: Option<std::path::PathBuf>,
+    /// Where the differences are saved as cases for --replay, when there are any.
+    #[arg(long, value_name = "F", default_value = "svc-verify-cases.json")]
+    pub cases: std::path::PathBuf,
+    /// Send these cases again (a cases file, or a --json report's differences) instead of
+    /// drawing requests.
+    #[arg(long, value_name = "FILE")]
+    pub replay: Option<std::path::PathBuf>,
+    /// Also send creates and updates. Only for a reference you say is scratch: its data
+    /// changes. The emulator's copy is put back after the run.
+    #[arg(long)]
+    pub writes: bool,
+    /// Run the emulator in lenient mode (answering like the engine where strict mode refuses).
+    #[arg(long)]
+    pub lenient: bool,
+}
+
+const VERIFY_EXAMPLES: &str = "\
+Examples:
+  svc emulator verify --config <emulator.json> --resource shop \\
+      --reference https://data.example.com --reference-kind service --reference-token <key>
+  svc emulator verify --config <emulator.json> --resource shop --reference http://127.0.0.1:8888 \\
+      --reference-kind engine --requests 500 --junit verify.xml --html verify.html
+  svc emulator verify --config <emulator.json> --resource shop --reference http://127.0.0.1:8888 \\
+      --reference-kind engine --replay svc-verify-cases.json   # the differences, again";
 
 /// `svc emulator requests`: the journal route's filters.
 #[derive(Debug, clap::Args)]

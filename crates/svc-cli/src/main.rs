@@ -17,6 +17,7 @@ mod progress;
 mod settings;
 mod signals;
 mod verbose;
+mod verify;
 
 use clap::FromArgMatches;
 
@@ -33,7 +34,7 @@ fn main() -> std::process::ExitCode {
     let mut runtime = match cli.command {
         Command::Demo(_)
         | Command::Emulator(args::EmulatorCommand {
-            action: None | Some(args::EmulatorAction::Exec(_)),
+            action: None | Some(args::EmulatorAction::Exec(_) | args::EmulatorAction::Verify(_)),
             ..
         }) => tokio::runtime::Builder::new_multi_thread(),
         _ => tokio::runtime::Builder::new_current_thread(),

@@ -65,6 +65,7 @@ mod pg_shapes;
 mod postgres;
 mod requests;
 mod shapes;
+pub(crate) mod verify;
 
 use compare::Difference;
 use dataset::Backend;

@@ -22,6 +22,7 @@ pub async fn run(global: &Global, cmd: EmulatorCommand) -> Result<(), Failure> {
     let action = match action {
         EmulatorAction::Requests(args) => return requests(global, args).await,
         EmulatorAction::Exec(args) => return exec(args).await,
+        EmulatorAction::Verify(args) => return crate::verify::run(*args).await,
         other => other,
     };
     let (method, tail, body) = match &action {
@@ -37,7 +38,7 @@ pub async fn run(global: &Global, cmd: EmulatorCommand) -> Result<(), Failure> {
             None,
         ),
         EmulatorAction::Snapshots => (Method::GET, "snapshots".to_owned(), None),
-        EmulatorAction::Requests(_) | EmulatorAction::Exec(_) => {
+        EmulatorAction::Requests(_) | EmulatorAction::Exec(_) | EmulatorAction::Verify(_) => {
             unreachable!("handled above")
         }
     };

@@ -1,0 +1,604 @@
+//! Requests made from a resource's own schema and rows: every model's lists with the lookups
+//! its fields' types take (values drawn from its rows, so that filters select something),
+//! orders, searches, pages, `_relation` along keys the rows show and `_m2m`, retrieves of keys
+//! that exist and of one that does not, aggregates, groups, and read-only SQL; with `--writes`
+//! also creates and updates. The same seed, schema and rows give the same requests.
+
+use serde_json::{Map, Value};
+use svc_emulator::{FieldInfo, FilterFamily, ModelInfo};
+
+use crate::verify::case::{Case, Op};
+
+/// A model and some of its records, as the emulator lists them.
+#[derive(Debug, Clone)]
+pub struct Sampled {
+    pub info: ModelInfo,
+    pub rows: Vec<Map<String, Value>>,
+}
+
+/// A small, seeded generator (xorshift64*): the same seed draws the same requests everywhere.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        let s = seed ^ 0x9E37_79B9_7F4A_7C15;
+        Rng(if s == 0 { 1 } else { s })
+    }
+
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// In `0..n` (`n` > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        usize::try_from(self.next() % n as u64).unwrap_or(0)
+    }
+
+    /// True with `percent` % probability.
+    pub fn chance(&mut self, percent: usize) -> bool {
+        self.below(100) < percent
+    }
+
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
+
+/// `n` requests over `models` (at least one), drawn with `seed`; creates and updates only when
+/// `writes`.
+pub fn generate(models: &[Sampled], seed: u64, n: usize, writes: bool) -> Vec<Case> {
+    let mut rng = Rng::new(seed);
+    let sql_models: Vec<&Sampled> = models.iter().filter(|m| plain_sql(&m.info)).collect();
+    (0..n)
+        .map(|_| {
+            let model = rng.pick(models);
+            let roll = rng.below(100);
+            match roll {
+                0..40 => list(&mut rng, model, models),
+                40..52 => retrieve(&mut rng, model),
+                52..66 => aggregate(&mut rng, model),
+                66..80 => group(&mut rng, model),
+                80..90 if !sql_models.is_empty() => {
+                    let model = *rng.pick(&sql_models);
+                    sql(&mut rng, model)
+                }
+                90..100 if writes => write(&mut rng, model),
+                _ => list(&mut rng, model, models),
+            }
+        })
+        .collect()
+}
+
+/// The values of `field` in the rows, as a query writes them (no NULLs).
+fn values(model: &Sampled, field: &str) -> Vec<String> {
+    let mut out: Vec<String> = model
+        .rows
+        .iter()
+        .filter_map(|row| text(row.get(field)?))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// A JSON value as a query parameter writes it; `None` for a NULL.
+fn text(value: &Value) -> Option<String> {
+    match value {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        Value::Bool(b) => Some(b.to_string()),
+        Value::Number(n) => Some(n.to_string()),
+        other => Some(other.to_string()),
+    }
+}
+
+/// The lookups a field's filter family takes (docs/contract.md 5.1), the common ones more often.
+fn lookups(family: FilterFamily) -> &'static [&'static str] {
+    match family {
+        FilterFamily::Number => &[
+            "exact",
+            "exact",
+            "gt",
+            "gte",
+            "lt",
+            "lte",
+            "in",
+            "isnull",
+            "icontains",
+        ],
+        FilterFamily::Date | FilterFamily::DateTime => {
+            &["exact", "gt", "gte", "lt", "lte", "in", "isnull"]
+        }
+        FilterFamily::Boolean => &["exact", "exact", "in", "isnull"],
+        FilterFamily::Text => &[
+            "exact",
+            "icontains",
+            "icontains",
+            "istartswith",
+            "iendswith",
+            "in",
+            "isnull",
+            "isempty",
+        ],
+        FilterFamily::Json => &["exact", "in", "json_icontains", "isnull"],
+    }
+}
+
+/// A part of `text` (up to four characters, on character boundaries).
+fn piece(rng: &mut Rng, text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() <= 1 {
+        return text.to_owned();
+    }
+    let len = 1 + rng.below(chars.len().min(4));
+    let start = rng.below(chars.len() - len + 1);
+    chars[start..start + len].iter().collect()
+}
+
+/// A value of `field` for `lookup`: mostly one the rows hold, sometimes one they do not.
+fn filter_value(rng: &mut Rng, model: &Sampled, field: &FieldInfo, lookup: &str) -> String {
+    if matches!(lookup, "isnull" | "isempty") {
+        return rng.pick(&["true", "false"]).to_string();
+    }
+    let seen = values(model, &field.name);
+    let one = |rng: &mut Rng| -> String {
+        if seen.is_empty() || rng.chance(10) {
+            match field.family {
+                FilterFamily::Number => rng.pick(&["0", "-1", "1.5", "100000"]).to_string(),
+                FilterFamily::Date => "2024-01-15".to_owned(),
+                FilterFamily::DateTime => "2024-01-15T10:30:00".to_owned(),
+                FilterFamily::Boolean => rng.pick(&["true", "false", "1", "0"]).to_string(),
+                FilterFamily::Text | FilterFamily::Json => "zz".to_owned(),
+            }
+        } else {
+            rng.pick(&seen).clone()
+        }
+    };
+    match lookup {
+        "in" => {
+            let n = 1 + rng.below(3);
+            let items: Vec<String> = (0..n).map(|_| one(rng)).collect();
+            items.join(",")
+        }
+        "icontains" | "istartswith" | "iendswith" | "json_icontains" => {
+            let v = one(rng);
+            piece(rng, &v)
+        }
+        _ => one(rng),
+    }
+}
+
+/// `count` filters on fields of `model`.
+fn filters(rng: &mut Rng, model: &Sampled, count: usize, query: &mut Vec<(String, String)>) {
+    for _ in 0..count {
+        let field = rng.pick(&model.info.fields);
+        let lookup = *rng.pick(lookups(field.family));
+        let value = filter_value(rng, model, field, lookup);
+        let key = if lookup == "exact" && rng.chance(50) {
+            field.name.clone()
+        } else {
+            format!("{}__{lookup}", field.name)
+        };
+        query.push((key, value));
+    }
+}
+
+/// A list: filters, an order made total by the key, a search, a page, a relation.
+fn list(rng: &mut Rng, model: &Sampled, models: &[Sampled]) -> Case {
+    let mut query = Vec::new();
+    let n = rng.below(3);
+    filters(rng, model, n, &mut query);
+    if rng.chance(50) {
+        query.push(("_order_by".to_owned(), order(rng, &model.info)));
+    }
+    if rng.chance(15) {
+        search(rng, model, &mut query);
+    }
+    if rng.chance(40) {
+        query.push(("_per_page".to_owned(), (1 + rng.below(30)).to_string()));
+        if rng.chance(60) {
+            query.push(("page".to_owned(), (1 + rng.below(3)).to_string()));
+        }
+    }
+    if rng.chance(12) {
+        relation(rng, model, models, &mut query);
+    }
+    if rng.chance(2) {
+        let other = rng.pick(models);
+        let value = values(other, &other.info.key).first().cloned();
+        query.push((
+            "_m2m".to_owned(),
+            format!(
+                "{},{}",
+                other.info.name,
+                value.unwrap_or_else(|| "1".to_owned())
+            ),
+        ));
+    }
+    Case::read(Op::List, &model.info.name, query)
+}
+
+/// `_order_by`: one or two fields, each maybe descending, then the key, so that no two rows
+/// tie (a tie's order is the database's choice, which two servers need not share).
+fn order(rng: &mut Rng, info: &ModelInfo) -> String {
+    let mut terms: Vec<String> = Vec::new();
+    for _ in 0..1 + rng.below(2) {
+        let field = &rng.pick(&info.fields).name;
+        if terms.iter().any(|t| t.trim_start_matches('-') == field) {
+            continue;
+        }
+        let sign = if rng.chance(40) { "-" } else { "" };
+        terms.push(format!("{sign}{field}"));
+    }
+    if !terms.iter().any(|t| t.trim_start_matches('-') == info.key) && !info.promoted_key {
+        terms.push(info.key.clone());
+    }
+    terms.join(",")
+}
+
+/// `_search`: a part of a text value, or a whole number.
+fn search(rng: &mut Rng, model: &Sampled, query: &mut Vec<(String, String)>) {
+    let searched: Vec<&FieldInfo> = model
+        .info
+        .fields
+        .iter()
+        .filter(|f| matches!(f.family, FilterFamily::Text | FilterFamily::Number))
+        .collect();
+    let Some(field) = (!searched.is_empty()).then(|| *rng.pick(&searched)) else {
+        return;
+    };
+    let seen = values(model, &field.name);
+    let text = match (seen.is_empty(), field.family) {
+        (true, _) => "a".to_owned(),
+        (false, FilterFamily::Number) => rng.pick(&seen).clone(),
+        (false, _) => {
+            let v = rng.pick(&seen).clone();
+            piece(rng, &v)
+        }
+    };
+    query.push(("_search".to_owned(), text));
+}
+
+/// Whether a value can stand in a `_relation` path (which `.`, `,` and `|` cut).
+fn path_safe(v: &str) -> bool {
+    !v.is_empty() && !v.contains(['.', ',', '|'])
+}
+
+/// `_relation`: a join along a column whose values are another model's keys, as the rows
+/// show them; else the model's own column.
+fn relation(rng: &mut Rng, model: &Sampled, models: &[Sampled], query: &mut Vec<(String, String)>) {
+    let mut joins: Vec<(&FieldInfo, &Sampled)> = Vec::new();
+    for field in &model.info.fields {
+        let ours = values(model, &field.name);
+        for other in models {
+            let theirs = values(other, &other.info.key);
+            if field.name != model.info.key && ours.iter().any(|v| theirs.contains(v)) {
+                joins.push((field, other));
+            }
+        }
+    }
+    let end = |rng: &mut Rng, target: &Sampled| -> Option<String> {
+        let field = rng.pick(&target.info.fields);
+        let seen: Vec<String> = values(target, &field.name)
+            .into_iter()
+            .filter(|v| path_safe(v))
+            .collect();
+        if seen.is_empty() {
+            return None;
+        }
+        let n = 1 + rng.below(2);
+        let picked: Vec<String> = (0..n).map(|_| rng.pick(&seen).clone()).collect();
+        Some(format!("{}.{}", field.name, picked.join(",")))
+    };
+    let path = if !joins.is_empty() && rng.chance(70) {
+        let (field, other) = *rng.pick(&joins);
+        end(rng, other).map(|last| {
+            format!(
+                "{}.{}.{}|{last}",
+                field.name, other.info.name, other.info.key
+            )
+        })
+    } else {
+        end(rng, model)
+    };
+    if let Some(path) = path {
+        query.push(("_relation".to_owned(), path));
+    }
+}
+
+/// A retrieve: a key the rows show, or one that is not there.
+fn retrieve(rng: &mut Rng, model: &Sampled) -> Case {
+    let keys = values(model, &model.info.key);
+    let numeric = model
+        .info
+        .fields
+        .iter()
+        .any(|f| f.name == model.info.key && f.family == FilterFamily::Number);
+    let key = if keys.is_empty() || rng.chance(15) {
+        if numeric { "987654321" } else { "no-such-key" }.to_owned()
+    } else {
+        rng.pick(&keys).clone()
+    };
+    Case {
+        key: Some(key),
+        ..Case::read(Op::Retrieve, &model.info.name, Vec::new())
+    }
+}
+
+const Y_FUNCS: &[&str] = &["count", "count", "sum", "avg", "min", "max"];
+
+/// `_y_func` and, mostly, `_y_column`: a number column for the arithmetic ones.
+fn y_params(rng: &mut Rng, model: &Sampled, query: &mut Vec<(String, String)>) {
+    let func = *rng.pick(Y_FUNCS);
+    query.push(("_y_func".to_owned(), func.to_owned()));
+    let numbers: Vec<&FieldInfo> = model
+        .info
+        .fields
+        .iter()
+        .filter(|f| f.family == FilterFamily::Number)
+        .collect();
+    let column = match func {
+        "sum" | "avg" if !numbers.is_empty() && rng.chance(85) => Some(*rng.pick(&numbers)),
+        _ if rng.chance(75) => Some(rng.pick(&model.info.fields)),
+        _ => None,
+    };
+    if let Some(column) = column {
+        query.push(("_y_column".to_owned(), column.name.clone()));
+    }
+}
+
+fn aggregate(rng: &mut Rng, model: &Sampled) -> Case {
+    let mut query = Vec::new();
+    y_params(rng, model, &mut query);
+    let n = rng.below(2);
+    filters(rng, model, n, &mut query);
+    Case::read(Op::Aggregate, &model.info.name, query)
+}
+
+fn group(rng: &mut Rng, model: &Sampled) -> Case {
+    let mut query = Vec::new();
+    let field = rng.pick(&model.info.fields);
+    query.push(("_x_column".to_owned(), field.name.clone()));
+    let dated = matches!(field.family, FilterFamily::Date | FilterFamily::DateTime);
+    let lookup = match (dated, rng.below(4)) {
+        (true, 0) => Some("date_year"),
+        (true, 1) => Some("date_month"),
+        (true, 2) => Some("date_day"),
+        (_, 3) => None,
+        _ => Some("plain"),
+    };
+    if let Some(lookup) = lookup {
+        query.push(("_x_lookup".to_owned(), lookup.to_owned()));
+    }
+    y_params(rng, model, &mut query);
+    let n = rng.below(2);
+    filters(rng, model, n, &mut query);
+    Case::read(Op::Group, &model.info.name, query)
+}
+
+/// A name every SQL dialect reads unquoted, the same: lower-case ASCII letters, digits and `_`.
+fn plain_name(name: &str) -> bool {
+    name.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && !matches!(
+            name,
+            "select" | "from" | "order" | "group" | "where" | "user" | "table"
+        )
+}
+
+/// Whether a model's SQL can be written the same on every database: plain names only.
+fn plain_sql(info: &ModelInfo) -> bool {
+    plain_name(&info.name) && info.fields.iter().all(|f| plain_name(&f.name))
+}
+
+/// A read-only query over one model, ordered so that the answer has one order.
+fn sql(rng: &mut Rng, model: &Sampled) -> Case {
+    let table = &model.info.name;
+    let key = &model.info.key;
+    // Another column than the key, where there is one: `select id, id` names a column twice.
+    let others: Vec<&FieldInfo> = model
+        .info
+        .fields
+        .iter()
+        .filter(|f| &f.name != key)
+        .collect();
+    let field = match others.is_empty() {
+        true => key,
+        false => &rng.pick(&others).name,
+    };
+    let numbers: Vec<&FieldInfo> = model
+        .info
+        .fields
+        .iter()
+        .filter(|f| f.family == FilterFamily::Number)
+        .collect();
+    let text = match rng.below(4) {
+        0 => format!("select count(*) as n from {table}"),
+        1 if field != key => format!("select {key}, {field} from {table} order by {key} limit 10"),
+        1 => format!("select {key} from {table} order by {key} limit 10"),
+        2 => format!(
+            "select {field}, count(*) as n from {table} group by {field} order by count(*) desc, {field} limit 10"
+        ),
+        _ => match numbers.first() {
+            Some(n) => format!("select min({0}) as lo, max({0}) as hi from {table}", n.name),
+            None => format!("select {key} from {table} order by {key} desc limit 5"),
+        },
+    };
+    Case::sql(&text)
+}
+
+/// A write (`--writes`): an update of one field to the value it holds (the answer is the whole
+/// record), or a create copying a record without its key.
+fn write(rng: &mut Rng, model: &Sampled) -> Case {
+    let Some(row) = (!model.rows.is_empty()).then(|| rng.pick(&model.rows)) else {
+        return retrieve(rng, model);
+    };
+    let key = row.get(&model.info.key).and_then(text);
+    let others: Vec<&FieldInfo> = model
+        .info
+        .fields
+        .iter()
+        .filter(|f| f.name != model.info.key)
+        .collect();
+    match key {
+        Some(key) if !model.info.promoted_key && !others.is_empty() && rng.chance(60) => {
+            let field = rng.pick(&others);
+            let mut body = Map::new();
+            let value = row.get(&field.name).cloned().unwrap_or(Value::Null);
+            body.insert(field.name.clone(), value);
+            Case {
+                op: Op::Update,
+                model: Some(model.info.name.clone()),
+                key: Some(key),
+                query: Vec::new(),
+                body: Some(Value::Object(body)),
+            }
+        }
+        _ => {
+            let mut body = row.clone();
+            body.remove(&model.info.key);
+            Case {
+                op: Op::Create,
+                model: Some(model.info.name.clone()),
+                key: None,
+                query: Vec::new(),
+                body: Some(Value::Object(body)),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn model(name: &str, key: &str, fields: &[(&str, FilterFamily)], rows: Value) -> Sampled {
+        let mut info = ModelInfo::new(name, key);
+        for (field, family) in fields {
+            info.fields.push(FieldInfo::new(*field, *family));
+        }
+        let rows = rows
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_object().unwrap().clone())
+            .collect();
+        Sampled { info, rows }
+    }
+
+    fn shop() -> Vec<Sampled> {
+        vec![
+            model(
+                "authors",
+                "id",
+                &[("id", FilterFamily::Number), ("name", FilterFamily::Text)],
+                json!([{"id": 1, "name": "Ann"}, {"id": 2, "name": "Bo"}]),
+            ),
+            model(
+                "books",
+                "id",
+                &[
+                    ("id", FilterFamily::Number),
+                    ("author_id", FilterFamily::Number),
+                    ("title", FilterFamily::Text),
+                    ("out", FilterFamily::Date),
+                ],
+                json!([
+                    {"id": 1, "author_id": 1, "title": "Dune", "out": "1965-08-01"},
+                    {"id": 2, "author_id": 2, "title": null, "out": null}
+                ]),
+            ),
+        ]
+    }
+
+    #[test]
+    fn the_same_seed_draws_the_same_requests_and_another_seed_others() {
+        let models = shop();
+        let a = generate(&models, 7, 200, false);
+        assert_eq!(a, generate(&models, 7, 200, false));
+        assert_ne!(a, generate(&models, 8, 200, false));
+        assert!(a.iter().all(|c| !c.op.writes()));
+    }
+
+    #[test]
+    fn every_kind_of_read_is_drawn_from_the_schema() {
+        let models = shop();
+        let cases = generate(&models, 1, 400, false);
+        for op in [Op::List, Op::Retrieve, Op::Aggregate, Op::Group, Op::Sql] {
+            assert!(cases.iter().any(|c| c.op == op), "no {op:?}");
+        }
+        let params: Vec<&str> = cases
+            .iter()
+            .flat_map(|c| c.query.iter().map(|(k, _)| k.as_str()))
+            .collect();
+        for expected in [
+            "_order_by",
+            "_search",
+            "_per_page",
+            "_relation",
+            "title__icontains",
+            "_x_column",
+            "_y_func",
+        ] {
+            assert!(params.contains(&expected), "no {expected}");
+        }
+        // A join along the key the rows show: books.author_id holds authors' ids.
+        assert!(cases.iter().any(|c| {
+            c.query
+                .iter()
+                .any(|(k, v)| k == "_relation" && v.starts_with("author_id.authors.id|"))
+        }));
+        // An order always ends at the key: no ties.
+        for case in &cases {
+            for (k, v) in &case.query {
+                if k == "_order_by" {
+                    assert!(
+                        v.split(',').any(|t| t.trim_start_matches('-') == "id"),
+                        "{v}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn writes_are_drawn_only_when_asked() {
+        let models = shop();
+        let cases = generate(&models, 3, 300, true);
+        assert!(cases.iter().any(|c| c.op == Op::Update));
+        assert!(cases.iter().any(|c| c.op == Op::Create));
+        let create = cases.iter().find(|c| c.op == Op::Create).unwrap();
+        assert!(create.body.as_ref().unwrap().get("id").is_none());
+    }
+
+    #[test]
+    fn sql_is_written_only_over_plain_names() {
+        let mut models = shop();
+        models[1]
+            .info
+            .fields
+            .push(FieldInfo::new("Odd Name", FilterFamily::Text));
+        let cases = generate(&models, 5, 300, false);
+        let texts: Vec<String> = cases
+            .iter()
+            .filter(|c| c.op == Op::Sql)
+            .map(Case::describe)
+            .collect();
+        assert!(!texts.is_empty());
+        assert!(
+            texts.iter().all(|t| t.contains("from authors")),
+            "{texts:?}"
+        );
+    }
+}
