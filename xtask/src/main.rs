@@ -183,7 +183,7 @@ fn ci() -> bool {
         && docs_examples()
         && postgres()
         && mysql()
-        && fidelity::verify::verify(&workspace_root())
+        && fidelity::verify::verify(&[], &workspace_root())
         && contract::contract(&[], &workspace_root())
         && package()
         && features()
@@ -620,7 +620,7 @@ fn main() -> ExitCode {
         Some("load") => load(),
         Some("stress") => stress::stress(&args[1..]),
         Some("fidelity") => fidelity::fidelity(&args[1..], &workspace_root()),
-        Some("verify") => fidelity::verify::verify(&workspace_root()),
+        Some("verify") => fidelity::verify::verify(&args[1..], &workspace_root()),
         Some("abuse") => abuse::abuse(&args[1..], &workspace_root()),
         Some("contract") => contract::contract(&args[1..], &workspace_root()),
         Some("semver") => semver::semver(&workspace_root()),

@@ -168,6 +168,9 @@ struct Target {
     error_hints: bool,
     /// How SQLAlchemy's dialect writes the text of a query.
     text_dialect: TextDialect,
+    /// `LIMIT 1` over rows that tie answers whichever the planner reads first (a server's):
+    /// the engine's row for a key several rows share cannot be known.
+    planner_picks_ties: bool,
     emulator: Emulator,
     /// The number of the database's sessions left inside a transaction (none on SQLite, whose
     /// connections the emulator keeps), asked outside the emulator.
@@ -209,6 +212,7 @@ impl Target {
                 never: "0 = 1",
                 reserves_user: false,
             },
+            planner_picks_ties: true,
             emulator,
             open_transactions: None,
             _database: None,
@@ -282,6 +286,7 @@ BEGIN SELECT RAISE(ABORT, 'amount is negative'); END;
     let mut target = Target::serving(ResourceConfig::new("shop", TOKEN).seed_sql(seed)).await;
     target.enforces_foreign_keys = false;
     target.time_zone = TimeZone::Ignored;
+    target.planner_picks_ties = false;
     target
 }
 
@@ -456,6 +461,7 @@ conformance!(
     counts_follow_the_filters,
     a_table_without_a_key_is_keyed_on_its_first_column,
     a_composite_key_is_keyed_on_its_first_column,
+    a_key_several_rows_share_is_refused_where_the_planner_picks_the_row,
     a_view_is_a_model,
     values_are_written_in_the_engines_forms,
     sql_parameters_are_values_never_sql,
@@ -1550,6 +1556,31 @@ async fn a_composite_key_is_keyed_on_its_first_column(t: &Target) {
     assert_eq!(deleted.status, 204);
     assert_eq!(t.ok("models/pairs?a=7").await["count"], 1);
     assert_eq!(t.ok("models/pairs").await["count"], 5);
+}
+
+async fn a_key_several_rows_share_is_refused_where_the_planner_picks_the_row(t: &Target) {
+    // Two rows have `a` 7: the engine answers the first the database reads. SQLite reads them
+    // in key order, as the emulator does; a server's planner chooses by its statistics, so
+    // strict mode refuses ([decision: stricter]; lenient mode answers one of them).
+    let reply = t.get("models/pairs/7").await;
+    if t.planner_picks_ties {
+        let body = reply.json();
+        assert_eq!(reply.status, 400, "{body}");
+        assert_eq!(body["error_decision"], "stricter", "{body}");
+        assert!(
+            body["a"][0]
+                .as_str()
+                .is_some_and(|m| m.contains("More than one row of pairs")),
+            "{body}"
+        );
+    } else {
+        assert_eq!(success(&reply), json!({"a": 7, "b": "m", "v": 70}));
+    }
+    // A key one row has is answered everywhere.
+    assert_eq!(
+        t.ok("models/pairs/5").await,
+        json!({"a": 5, "b": "q", "v": 50})
+    );
 }
 
 async fn a_view_is_a_model(t: &Target) {

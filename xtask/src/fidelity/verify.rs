@@ -32,13 +32,51 @@ const TOKEN: &str = "tok_verify_db_0123456789";
 /// The changed value (of a text field).
 const CHANGED: &str = "Zzyzx Verified";
 
+/// The options: `--seeds N` also runs identical data with seeds 2 to N, `--requests R` each
+/// (1000), `--only sqlite|postgres|mysql` one database.
+struct Options {
+    seeds: u64,
+    requests: usize,
+    only: Option<String>,
+}
+
+fn options(args: &[String]) -> Result<Options, String> {
+    let mut options = Options {
+        seeds: 1,
+        requests: 1000,
+        only: None,
+    };
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        let value = args.next().ok_or_else(|| format!("{arg} needs a value"))?;
+        match arg.as_str() {
+            "--seeds" => options.seeds = value.parse().map_err(|_| format!("--seeds {value}"))?,
+            "--requests" => {
+                options.requests = value.parse().map_err(|_| format!("--requests {value}"))?
+            }
+            "--only" => options.only = Some(value.clone()),
+            other => {
+                return Err(format!(
+                    "unknown argument {other:?}; usage: cargo xtask verify [--seeds N] \
+                     [--requests R] [--only sqlite|postgres|mysql]"
+                ));
+            }
+        }
+    }
+    Ok(options)
+}
+
 /// Runs the three checks on every database; false at the first that fails.
-pub(crate) fn verify(root: &Path) -> bool {
-    let result = build(root).and_then(|svc| {
+pub(crate) fn verify(args: &[String], root: &Path) -> bool {
+    let result = options(args).and_then(|options| {
+        let svc = build(root)?;
         let cache = root.join("target").join("fidelity");
         let (python, launcher) = engine::install(&cache, true, true)?;
         for backend in [Backend::Sqlite, Backend::Postgres, Backend::Mysql] {
-            check(&svc, &cache, &python, &launcher, backend)?;
+            if options.only.as_deref().is_some_and(|o| o != name(backend)) {
+                continue;
+            }
+            check(&svc, &cache, &python, &launcher, backend, &options)?;
         }
         Ok(())
     });
@@ -80,6 +118,7 @@ fn check(
     python: &Path,
     launcher: &Path,
     backend: Backend,
+    options: &Options,
 ) -> Result<(), String> {
     let db = name(backend);
     let dir = cache.join(format!("verify-{db}"));
@@ -149,6 +188,21 @@ fn check(
         return fail(format!("identical data: exit {code}, totals {totals}"));
     }
     eprintln!("verify: {db}: identical data, 200 requests: {totals}");
+    let requests = options.requests.to_string();
+    for seed in 2..=options.seeds {
+        let seed = seed.to_string();
+        let (code, report) = run(
+            &format!("seed-{seed}"),
+            &["--requests", &requests, "--seed", &seed],
+        )?;
+        let totals = &report["totals"];
+        eprintln!("verify: {db}: identical data, seed {seed}, {requests} requests: {totals}");
+        if code != 0 || totals["difference"] != 0 || totals["not_compared"] != 0 {
+            return fail(format!(
+                "identical data, seed {seed}: exit {code}, totals {totals}"
+            ));
+        }
+    }
 
     // 2. The engine's own failure.
     let cases = dir.join("engine-failure-cases.json");

@@ -45,6 +45,13 @@ pub(crate) trait Dialect {
     /// The type a column is cast to for its text (`col.cast(Unicode)`: MySQL's `CHAR`).
     const TEXT_TYPE: &'static str = "VARCHAR";
 
+    /// Whether `LIMIT 1` over rows that tie may answer any of them, as the planner chooses
+    /// from the table's statistics (a database server's): then which row the engine answers
+    /// for a key that several rows share cannot be known, and strict mode refuses the
+    /// retrieve (`flow::read::retrieve`). SQLite reads them in an order the emulator
+    /// reproduces (docs/contract.md 5.1).
+    const PLANNER_PICKS_TIES: bool = true;
+
     /// The words SQLAlchemy 1.4's dialect quotes in a query's text (its `RESERVED_WORDS`),
     /// lower-case, separated by white space: each database keeps its list in a text file
     /// beside its code.

@@ -171,6 +171,9 @@ pub(crate) fn null_is_zero(func: AggregateFunc) -> bool {
 }
 
 /// A result of `func` as the engine answers it: `0` for a NULL where [`null_is_zero`].
+// Read only by the database servers' backends (SQLite reads its own values), each an optional
+// feature.
+#[allow(dead_code)]
 pub(crate) fn zero_if_null(func: AggregateFunc, value: Py) -> Py {
     match value {
         Py::None if null_is_zero(func) => Py::Int("0".to_owned()),

@@ -6,7 +6,7 @@ use crate::dialect::clause::Where;
 use crate::engine::filter::order_selects_nothing;
 use crate::engine::records::Records;
 use crate::engine::relation::Use;
-use crate::engine::table::Table;
+use crate::engine::table::{Column, Table};
 use crate::engine::time_zone::tz_of;
 use crate::engine::{EngineError, ListSpec, Listing, MAX_PER_PAGE, Selection};
 use crate::flow::records::{ModelSql, Page, Pages};
@@ -97,11 +97,16 @@ pub(crate) async fn retrieve<D: Pages>(
     let key = D::key_condition(&model, pk, &mut filter.params)?;
     let mut conn = db.connect(tz_of(selection)).await?;
     let tz = db.time_zone(&mut conn).await?;
+    // Where rows may share the key and the database's planner picks among them, a second row
+    // says the engine's answer is whichever it reads first: refused in strict mode.
+    let shared = model.promoted_key() || !model.key_is_whole();
+    let refuse_ties = shared && D::PLANNER_PICKS_TIES && !selection.lenient;
     let sql = format!(
-        "SELECT {} FROM {}{} LIMIT 1",
+        "SELECT {} FROM {}{} LIMIT {}",
         model.select_list(),
         model.table_sql(),
-        filter.and(&key)
+        filter.and(&key),
+        if refuse_ties { 2 } else { 1 }
     );
     let mut out = Records::new(&*model, tz, db.checks_readable());
     let mut sink = |row: &D::RowRef<'_>| out.push(row);
@@ -114,5 +119,29 @@ pub(crate) async fn retrieve<D: Pages>(
     )
     .await?;
     readable::<D>(&model, &out, selection.lenient)?;
+    if refuse_ties && out.rows() > 1 {
+        return Err(ties(&*model, pk));
+    }
     out.into_record()
+}
+
+/// [decision: stricter] A retrieve of a key that several rows share, where the database's
+/// planner picks which one `LIMIT 1` reads: the engine answers that row, which changes with the
+/// table's statistics (and so may differ between two copies of the same data).
+fn ties<T: Table>(model: &T, pk: &str) -> EngineError {
+    let key = model.pk_field().name();
+    let why = if model.promoted_key() {
+        "the data engine keys it on its first column, which does not tell rows apart"
+    } else {
+        "its key is one column of its primary key"
+    };
+    EngineError::stricter(
+        key,
+        format!(
+            "More than one row of {} has {key} {pk:?} ({why}): the data engine answers whichever \
+             of them the database reads first, which changes with the table's statistics. List \
+             them with a filter instead ({key}={pk}).",
+            model.table_name()
+        ),
+    )
 }

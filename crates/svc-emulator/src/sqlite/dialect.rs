@@ -15,6 +15,10 @@ impl Dialect for Sqlite<'_> {
     /// lock of its own (SQLite has no `FOR UPDATE`).
     const LOCK: &'static str = "";
 
+    /// Rows that share a key are read in the order the emulator reproduces (the index, or
+    /// the table's), as the engine's SQLite reads them.
+    const PLANNER_PICKS_TIES: bool = false;
+
     fn same_value(col: &str, value: &str) -> String {
         format!("{col} IS {value}")
     }
