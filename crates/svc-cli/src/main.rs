@@ -16,6 +16,7 @@ mod profile;
 mod progress;
 mod settings;
 mod signals;
+mod url;
 mod verbose;
 mod verify;
 

@@ -23,7 +23,9 @@ INSERT INTO books VALUES
   (3, 2, 'Night Trains', NULL, 120, NULL, 1),
   (4, 3, 'Rivers', 12.0, 200, '2020-05-05', NULL),
   (5, NULL, 'Untitled', 3.0, NULL, '2021-01-01', 0),
-  (6, 2, 'Ten % Off', 7.75, 99, '2019-07-14', 1);";
+  (6, 2, 'Ten % Off', 7.75, 99, '2019-07-14', 1);
+CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT, n INTEGER);
+INSERT INTO notes VALUES (1, 'first', 1), (2, 'second', 2), (3, NULL, 3);";
 
 /// The reference: an emulator over `database`, keyed by [`KEY`].
 async fn reference(database: &str) -> Emulator {
@@ -352,5 +354,79 @@ async fn ctrl_c_writes_what_it_has() {
     assert!((3..1000).contains(&sent), "{sent}");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("(interrupted: "), "{stdout}");
+    theirs.shutdown().await;
+}
+
+/// `--writes` also sends creates and updates: the reference's data changes (it is scratch), the
+/// emulator's copy is put back after the run. (The engine's SQLite cannot create a record with
+/// a `DATE`, which the emulator answers as it does: `notes` takes the creates.)
+#[tokio::test(flavor = "multi_thread")]
+async fn writes_are_sent_only_when_asked_and_the_emulators_copy_is_put_back() {
+    let dir = TempDir::new("verify-writes");
+    let theirs = reference(&format!("{}/theirs.sqlite3", dir.path())).await;
+    let count = |emulator: &Emulator| {
+        let url = format!(
+            "{}/projects/shop/prod/books/models/notes?_per_page=1",
+            emulator.api_base_url()
+        );
+        async move {
+            use svc_api::transport::{HyperTransport, Transport};
+            let request = http::Request::get(url)
+                .header("authorization", TOKEN)
+                .body(bytes::Bytes::new())
+                .expect("a request");
+            let answer = HyperTransport::new()
+                .send(request)
+                .await
+                .expect("an answer");
+            let page: Value = serde_json::from_slice(answer.body()).expect("JSON");
+            page["count"].as_u64().expect("a count")
+        }
+    };
+
+    let ran = verify(&dir, &theirs, &["--requests", "150"]).await;
+    assert_eq!(ran.code, Some(0), "{}", ran.stdout);
+    let ops = |report: &Value| -> Vec<String> {
+        report["outcomes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["request"]["op"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert!(
+        !ops(&ran.report)
+            .iter()
+            .any(|op| op == "create" || op == "update")
+    );
+    assert_eq!(count(&theirs).await, 3, "reads only");
+
+    // Enough requests that each model takes creates (a write is one request in ten).
+    let ran = verify(&dir, &theirs, &["--requests", "400", "--writes"]).await;
+    assert_eq!(ran.code, Some(0), "{}{}", ran.stdout, ran.stderr);
+    let sent = ops(&ran.report);
+    let creates = sent.iter().filter(|op| *op == "create").count() as u64;
+    assert!(
+        creates > 0 && sent.iter().any(|op| op == "update"),
+        "{sent:?}"
+    );
+    let created: Vec<&Value> = ran.report["outcomes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["request"]["op"] == "create")
+        .collect();
+    let now = count(&theirs).await;
+    assert!(
+        now > 3,
+        "the reference took the creates ({now}): {created:?}"
+    );
+    // The emulator's copy, read by an emulator of its own after the run: as before it.
+    let config = ProjectsConfig::load(std::path::Path::new(&config(&dir))).expect("the config");
+    let mine = Emulator::start(EmulatorConfig::default().projects(config))
+        .await
+        .expect("an emulator over the copy");
+    assert_eq!(count(&mine).await, 3);
+    mine.shutdown().await;
     theirs.shutdown().await;
 }

@@ -11,6 +11,7 @@ use crate::connect;
 use crate::exit::Failure;
 use crate::output;
 use crate::signals;
+use crate::url::encode;
 
 /// Runs the emulator, or sends `cmd`'s action to a running one.
 pub async fn run(global: &Global, cmd: EmulatorCommand) -> Result<(), Failure> {
@@ -34,7 +35,7 @@ pub async fn run(global: &Global, cmd: EmulatorCommand) -> Result<(), Failure> {
         ),
         EmulatorAction::Restore { name } => (
             Method::POST,
-            format!("snapshots/{}/restore", encode_segment(name)),
+            format!("snapshots/{}/restore", encode(name)),
             None,
         ),
         EmulatorAction::Snapshots => (Method::GET, "snapshots".to_owned(), None),
@@ -72,7 +73,7 @@ async fn send(
     let url = format!(
         "{}/_emulator/projects/{}/{tail}",
         base.value.trim_end_matches('/'),
-        encode_segment(&project.value)
+        encode(&project.value)
     );
     let mut transport = HyperTransport::builder();
     if let Some(ca) = &settings.ca_cert {
@@ -145,10 +146,10 @@ async fn requests(global: &Global, args: RequestsArgs) -> Result<(), Failure> {
     let tail = |since: Option<&str>| {
         let mut query: Vec<String> = filters
             .iter()
-            .map(|(k, v)| format!("{k}={}", encode_segment(v)))
+            .map(|(k, v)| format!("{k}={}", encode(v)))
             .collect();
         if let Some(since) = since {
-            query.push(format!("since={}", encode_segment(since)));
+            query.push(format!("since={}", encode(since)));
         }
         match query.is_empty() {
             true => "requests".to_owned(),
@@ -302,17 +303,4 @@ fn environment(emulator: &svc_emulator::Emulator, line: &str) -> Vec<(&'static s
         env.push(("SVC_CA_CERT", ca.display().to_string()));
     }
     env
-}
-
-/// A path segment with every byte but unreserved ones percent-encoded.
-fn encode_segment(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }

@@ -6,6 +6,8 @@ use http::Method;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use crate::url::encode;
+
 /// What a case does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -210,19 +212,6 @@ fn prefix(place: &Place) -> String {
         encode(&place.environment),
         encode(&place.resource)
     )
-}
-
-/// Percent-encodes everything but RFC 3986's unreserved characters.
-pub fn encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }
 
 #[cfg(test)]

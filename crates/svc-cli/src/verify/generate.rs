@@ -331,18 +331,21 @@ fn retrieve(rng: &mut Rng, model: &Sampled) -> Case {
     }
 }
 
+/// The model's number fields.
+fn numbers(model: &Sampled) -> Vec<&FieldInfo> {
+    let fields = model.info.fields.iter();
+    fields
+        .filter(|f| f.family == FilterFamily::Number)
+        .collect()
+}
+
 const Y_FUNCS: &[&str] = &["count", "count", "sum", "avg", "min", "max"];
 
 /// `_y_func` and, mostly, `_y_column`: a number column for the arithmetic ones.
 fn y_params(rng: &mut Rng, model: &Sampled, query: &mut Vec<(String, String)>) {
     let func = *rng.pick(Y_FUNCS);
     query.push(("_y_func".to_owned(), func.to_owned()));
-    let numbers: Vec<&FieldInfo> = model
-        .info
-        .fields
-        .iter()
-        .filter(|f| f.family == FilterFamily::Number)
-        .collect();
+    let numbers = numbers(model);
     let column = match func {
         "sum" | "avg" if !numbers.is_empty() && rng.chance(85) => Some(*rng.pick(&numbers)),
         _ if rng.chance(75) => Some(rng.pick(&model.info.fields)),
@@ -416,12 +419,7 @@ fn sql(rng: &mut Rng, model: &Sampled) -> Case {
         true => key,
         false => &rng.pick(&others).name,
     };
-    let numbers: Vec<&FieldInfo> = model
-        .info
-        .fields
-        .iter()
-        .filter(|f| f.family == FilterFamily::Number)
-        .collect();
+    let numbers = numbers(model);
     let text = match rng.below(4) {
         0 => format!("select count(*) as n from {table}"),
         1 if field != key => format!("select {key}, {field} from {table} order by {key} limit 10"),
@@ -438,7 +436,7 @@ fn sql(rng: &mut Rng, model: &Sampled) -> Case {
 }
 
 /// A write (`--writes`): an update of one field to the value it holds (the answer is the whole
-/// record), or a create copying a record without its key.
+/// record), or a create copying a record under a new key (or none).
 fn write(rng: &mut Rng, model: &Sampled) -> Case {
     let Some(row) = (!model.rows.is_empty()).then(|| rng.pick(&model.rows)) else {
         return retrieve(rng, model);
@@ -466,7 +464,21 @@ fn write(rng: &mut Rng, model: &Sampled) -> Case {
         }
         _ => {
             let mut body = row.clone();
-            body.remove(&model.info.key);
+            // A key of its own (past the rows' for a number), or none where the database may
+            // give one: the two servers hold the same rows, so they make the same record.
+            let key = &model.info.key;
+            let numeric = numbers(model).iter().any(|f| &f.name == key);
+            let top = values(model, key)
+                .iter()
+                .filter_map(|v| v.parse::<i64>().ok())
+                .max()
+                .unwrap_or(0);
+            let fresh = 1000 + rng.below(1_000_000) as i64;
+            match rng.below(10) {
+                0..3 => body.remove(key),
+                _ if numeric => body.insert(key.clone(), Value::from(top.saturating_add(fresh))),
+                _ => body.insert(key.clone(), Value::from(format!("verify-{fresh}"))),
+            };
             Case {
                 op: Op::Create,
                 model: Some(model.info.name.clone()),
@@ -578,8 +590,20 @@ mod tests {
         let cases = generate(&models, 3, 300, true);
         assert!(cases.iter().any(|c| c.op == Op::Update));
         assert!(cases.iter().any(|c| c.op == Op::Create));
-        let create = cases.iter().find(|c| c.op == Op::Create).unwrap();
-        assert!(create.body.as_ref().unwrap().get("id").is_none());
+        let keys: Vec<Option<&Value>> = cases
+            .iter()
+            .filter(|c| c.op == Op::Create)
+            .map(|c| c.body.as_ref().unwrap().get("id"))
+            .collect();
+        assert!(
+            keys.contains(&None),
+            "some creates leave the key to the database"
+        );
+        assert!(
+            keys.iter()
+                .flatten()
+                .all(|k| k.as_i64().is_some_and(|k| k > 1000))
+        );
     }
 
     #[test]

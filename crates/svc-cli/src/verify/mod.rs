@@ -95,6 +95,15 @@ fn plan(args: &VerifyArgs) -> Result<Plan, Failure> {
     // The project checked is the emulator's default one: its start line names it.
     let chosen = projects.projects.remove(at);
     projects.projects.insert(0, chosen);
+    if args.writes {
+        // The emulator's snapshots hold the resources its resets put back: with writes, this
+        // one too, so that the run's copy is put back after it.
+        for resource in &mut projects.projects[0].resources {
+            if resource.name == args.resource {
+                *resource = resource.clone().reset(true);
+            }
+        }
+    }
     let project = &projects.projects[0];
     let Some(resource) = project.resources.iter().find(|r| r.name == args.resource) else {
         let names: Vec<&str> = project.resources.iter().map(|r| r.name.as_str()).collect();

@@ -29,14 +29,15 @@ pub(crate) struct RelationSql<T: Table> {
 }
 
 /// The condition of `path` on the rows of `model`, each value written by `bind` (a text
-/// compared with its column, as the engine's driver binds it).
+/// compared with its column, as the engine's driver binds it; `Err` where the engine cannot
+/// bind it).
 pub(crate) fn relation_condition<T: Table>(
     model: &T,
     path: &RelationPath,
     related: &Related<'_, T>,
     lenient: bool,
     dialect: &RelationSql<T>,
-    mut bind: impl FnMut(&T::Column, &str) -> String,
+    mut bind: impl FnMut(&T::Column, &str) -> Result<String, EngineError>,
 ) -> Result<String, EngineError> {
     let use_ = related.use_;
     // A path without joins filters the model's own column, in an aggregate as in a list.
@@ -118,9 +119,14 @@ pub(crate) fn relation_condition<T: Table>(
         Some(table) => table.field(&path.column),
         None => Some(first),
     };
-    let values: Vec<String> = compared
-        .map(|column| path.values.iter().map(|v| bind(column, v)).collect())
-        .unwrap_or_default();
+    let values: Vec<String> = match compared {
+        Some(column) => path
+            .values
+            .iter()
+            .map(|v| bind(column, v))
+            .collect::<Result<_, _>>()?,
+        None => Vec::new(),
+    };
     sql.push_str(&values.join(", "));
     sql.push_str(&")".repeat(path.hops.len() + 1));
     Ok(sql)

@@ -335,6 +335,13 @@ pub(crate) trait Lookups: Dialect {
     fn relation_value(_field: &Self::Field, raw: &str, params: &mut Self::Params) -> String {
         Self::bind_text(raw.to_owned(), params)
     }
+
+    /// A binary column (SQLAlchemy's `LargeBinary` and its `BINARY`/`VARBINARY`): its bind
+    /// processor takes bytes only, so a value given as text fails in the engine (500). By
+    /// default none.
+    fn binary(_field: &Self::Field) -> bool {
+        false
+    }
 }
 
 /// The `WHERE` clause of a selection, as the engine builds it.
@@ -371,7 +378,21 @@ pub(crate) fn build_where<L: Lookups + ?Sized>(
                 related,
                 selection.lenient,
                 &L::RELATED,
-                |f, raw| L::relation_value(f, raw, params),
+                |f, raw| {
+                    if L::binary(f) {
+                        return Err(EngineError::engine_fails(
+                            selection.lenient,
+                            "_relation",
+                            format!(
+                                "_relation compares the binary field {:?} with a text, which \
+                                 the data engine cannot send to the database (it fails with a \
+                                 500).",
+                                f.name()
+                            ),
+                        ));
+                    }
+                    Ok(L::relation_value(f, raw, params))
+                },
             )
         },
         L::NEVER,

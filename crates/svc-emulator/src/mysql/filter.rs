@@ -213,6 +213,10 @@ impl Lookups for MyResource {
 
     /// Number columns' text equals the search text; text, enum, set and JSON columns' text
     /// contains it.
+    fn binary(field: &MyField) -> bool {
+        matches!(field.kind, MyKind::Binary | MyKind::Blob)
+    }
+
     fn search_kind(field: &MyField) -> Search {
         field.kind.search()
     }

@@ -508,6 +508,10 @@ impl Lookups for PgResource {
 
     /// Number columns' text equals the search text; text and JSON columns' text contains it
     /// (`ILIKE`).
+    fn binary(field: &PgField) -> bool {
+        field.kind == PgKind::Bytea
+    }
+
     fn search_kind(field: &PgField) -> Search {
         field.kind.search()
     }

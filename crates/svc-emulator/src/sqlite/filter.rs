@@ -98,6 +98,10 @@ impl Lookups for Sqlite<'_> {
     }
 
     /// Number columns' text equals the search text, text columns' contains it.
+    fn binary(field: &Field) -> bool {
+        field.ty.reflected == Reflected::Blob
+    }
+
     fn search_kind(field: &Field) -> Search {
         field.ty.search
     }
