@@ -417,11 +417,7 @@ async fn send_all(
         kind: plan.reference.kind,
         project: plan.project.clone(),
         resource: plan.resource.clone(),
-        seed: plan
-            .replay
-            .is_none()
-            .then_some(args.seed)
-            .filter(|_| args.replay.is_none()),
+        seed: args.replay.is_none().then_some(args.seed),
         planned: cases.len(),
         interrupted: false,
         outcomes: Vec::with_capacity(cases.len()),

@@ -256,7 +256,7 @@ impl Run {
                 note = if note.is_empty() {
                     String::new()
                 } else {
-                    format!("<p>{}</p>", html(&note))
+                    format!("<span class=\"note\">{}</span>", html(&note))
                 },
                 rs = status_text(&o.reference),
                 ms = status_text(&o.emulator),
@@ -279,7 +279,7 @@ table{{border-collapse:collapse;width:100%}} td{{border-top:1px solid #ddd;paddi
 .agrees{{color:#176b2c}} .decision{{color:#7a5a00}} .difference{{color:#b00020;font-weight:bold}} .not_compared{{color:#555}}
 .pair{{display:flex;gap:1rem;flex-wrap:wrap}} .pair section{{flex:1 1 20rem;min-width:0}}
 pre{{background:#f6f6f6;padding:.5rem;overflow:auto;max-height:30rem;white-space:pre-wrap;word-break:break-word}}
-summary{{cursor:pointer}} summary p{{margin:.2rem 0 0}} label{{margin-right:1rem}}
+summary{{cursor:pointer}} .note{{display:block;margin:.2rem 0 0}} label{{margin-right:1rem}}
 </style></head><body>
 <h1>svc emulator verify</h1>
 <p>{count} requests to the resource <code>{resource}</code> of project <code>{project}</code>, against {reference} ({kind}){stopped}:

@@ -2,7 +2,8 @@
 //! engine reads it ([`RecordRow`]), one row per identity, and the records written as the
 //! serializer writes them.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
@@ -225,8 +226,11 @@ pub(crate) struct Records<'m, T: Table> {
     len: u64,
     /// Rows read (records, and rows that were the same record).
     rows: u64,
-    /// The identities seen, where rows may share one.
-    seen: Option<HashSet<Vec<Option<Vec<u8>>>>>,
+    /// The identities seen, where rows may share one, each with where its record is in `buf`.
+    seen: Option<HashMap<Vec<Option<Vec<u8>>>, (usize, usize)>>,
+    /// A dropped row of a record shown had other values than the record: which of them the
+    /// engine shows is the first the database reads.
+    ambiguous: bool,
     /// Whether a value the serializer cannot write fails the read (else it is shown as stored).
     checks: bool,
     /// The first column the serializer could not write, of the first row that had one.
@@ -245,7 +249,8 @@ impl<'m, T: Table> Records<'m, T> {
             buf,
             len: 0,
             rows: 0,
-            seen: (!model.identity_unique()).then(HashSet::new),
+            seen: (!model.identity_unique()).then(HashMap::new),
+            ambiguous: false,
             checks,
             unreadable: None,
         }
@@ -264,14 +269,36 @@ impl<'m, T: Table> Records<'m, T> {
                 .map(|&i| row.key(i, &columns[i]))
                 .collect();
             let none = identity.iter().all(Option::is_none);
-            if !seen.insert(identity) {
-                return;
+            let slot = match seen.entry(identity) {
+                Entry::Occupied(shown) => {
+                    // The record is shown already: this row is dropped. Another row's values
+                    // make the engine's choice the database's reading order.
+                    let (start, end) = *shown.get();
+                    if !self.ambiguous && !none {
+                        let mut other = Vec::with_capacity(end - start);
+                        row.write_record(&mut other, self.model.record_keys(), columns, self.tz);
+                        self.ambiguous = other != self.buf[start..end];
+                    }
+                    return;
+                }
+                Entry::Vacant(slot) => slot,
+            };
+            if self.len > 0 {
+                self.buf.push(b',');
             }
+            self.len += 1;
+            let start = self.buf.len();
             if none {
-                self.separate();
                 self.buf.extend_from_slice(b"{}");
-                return;
+            } else {
+                let unreadable =
+                    row.write_record(&mut self.buf, self.model.record_keys(), columns, self.tz);
+                if self.checks && self.unreadable.is_none() {
+                    self.unreadable = unreadable;
+                }
             }
+            slot.insert((start, self.buf.len()));
+            return;
         }
         self.separate();
         let unreadable =
@@ -279,6 +306,12 @@ impl<'m, T: Table> Records<'m, T> {
         if self.checks && self.unreadable.is_none() {
             self.unreadable = unreadable;
         }
+    }
+
+    /// Whether a row dropped for sharing a record's identity had other values than the record
+    /// shown: the engine shows whichever of them the database reads first.
+    pub(crate) fn ambiguous(&self) -> bool {
+        self.ambiguous
     }
 
     /// A `,` before every record but the first.
@@ -307,6 +340,7 @@ impl<'m, T: Table> Records<'m, T> {
         if let Some(seen) = &mut self.seen {
             seen.clear();
         }
+        self.ambiguous = false;
         self.unreadable = None;
     }
 

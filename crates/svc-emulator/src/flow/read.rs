@@ -39,6 +39,7 @@ pub(crate) async fn list<D: Pages>(
         db.each_row(&mut conn, &sql, &filter.params, lenient, &mut sink)
             .await?;
         readable::<D>(&model, &out, lenient)?;
+        one_row_each::<D>(&*model, &out, lenient)?;
         return Ok(Listing::All(out.into_json()));
     }
     let per_page = spec.per_page.max(1);
@@ -63,6 +64,7 @@ pub(crate) async fn list<D: Pages>(
         None => db.count(&mut conn, &model, &filter, lenient).await?,
     };
     readable::<D>(&model, &out, lenient)?;
+    one_row_each::<D>(&*model, &out, lenient)?;
     Ok(Listing::Page {
         count,
         number,
@@ -119,10 +121,35 @@ pub(crate) async fn retrieve<D: Pages>(
     )
     .await?;
     readable::<D>(&model, &out, selection.lenient)?;
-    if refuse_ties && out.rows() > 1 {
+    // Two records (a key column of several), or two rows of one record with other values.
+    if refuse_ties && (out.len() > 1 || out.ambiguous()) {
         return Err(ties(&*model, pk));
     }
     out.into_record()
+}
+
+/// [decision: stricter] `Ok` unless, where the database's planner picks among rows that tie, a
+/// dropped row of a record shown (a promoted key that repeats) had other values: the engine
+/// shows whichever it reads first, which changes with the table's statistics.
+fn one_row_each<D: Pages>(
+    model: &D::Model,
+    out: &Records<'_, D::Model>,
+    lenient: bool,
+) -> Result<(), EngineError> {
+    if !(D::PLANNER_PICKS_TIES && !lenient && out.ambiguous()) {
+        return Ok(());
+    }
+    let key = model.pk_field().name();
+    Err(EngineError::stricter(
+        key,
+        format!(
+            "Rows of {} share a value of {key} with other values in their other columns (the \
+             data engine keys it on its first column, which does not tell rows apart): it shows \
+             one of them per value, whichever the database reads first, which changes with the \
+             table's statistics. Filter the rows so that no two of them share {key}.",
+            model.table_name()
+        ),
+    ))
 }
 
 /// [decision: stricter] A retrieve of a key that several rows share, where the database's
