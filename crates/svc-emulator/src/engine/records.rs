@@ -209,6 +209,9 @@ where
     Ok(record_json(model, row, tz))
 }
 
+/// A row's identity: its key columns' values as the driver reads them (`None` for NULL).
+type Identity = Vec<Option<Vec<u8>>>;
+
 /// The records of a read, written as its rows arrive (a page, a whole list, a retrieve), as
 /// the engine's ORM makes records of rows and its serializer writes them:
 ///
@@ -227,7 +230,7 @@ pub(crate) struct Records<'m, T: Table> {
     /// Rows read (records, and rows that were the same record).
     rows: u64,
     /// The identities seen, where rows may share one, each with where its record is in `buf`.
-    seen: Option<HashMap<Vec<Option<Vec<u8>>>, (usize, usize)>>,
+    seen: Option<HashMap<Identity, (usize, usize)>>,
     /// A dropped row of a record shown had other values than the record: which of them the
     /// engine shows is the first the database reads.
     ambiguous: bool,
@@ -262,7 +265,7 @@ impl<'m, T: Table> Records<'m, T> {
         self.rows += 1;
         let columns = self.model.columns();
         if let Some(seen) = &mut self.seen {
-            let identity: Vec<Option<Vec<u8>>> = self
+            let identity: Identity = self
                 .model
                 .identity()
                 .iter()
