@@ -350,8 +350,10 @@ async fn ctrl_c_writes_what_it_has() {
     assert_eq!(out.status.code(), Some(130), "{stderr}");
     let report: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
     assert_eq!(report["interrupted"], true);
+    // Each request the reference answered was recorded, but the last one when the signal came
+    // between its two answers.
     let sent = report["sent"].as_u64().unwrap();
-    assert!((3..1000).contains(&sent), "{sent}");
+    assert!((2..1000).contains(&sent), "{sent}");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("(interrupted: "), "{stdout}");
     theirs.shutdown().await;
