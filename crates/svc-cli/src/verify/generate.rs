@@ -4,16 +4,40 @@
 //! that exist and of one that does not, aggregates, groups, and read-only SQL; with `--writes`
 //! also creates and updates. The same seed, schema and rows give the same requests.
 
+use std::collections::HashMap;
+
 use serde_json::{Map, Value};
 use svc_emulator::{FieldInfo, FilterFamily, ModelInfo};
 
 use crate::verify::case::{Case, Op};
 
-/// A model and some of its records, as the emulator lists them.
+/// A model and some of its records, as the emulator lists them, with each field's values
+/// read once.
 #[derive(Debug, Clone)]
 pub struct Sampled {
     pub info: ModelInfo,
     pub rows: Vec<Map<String, Value>>,
+    /// Each field's distinct values in the rows, as a query writes them (no NULLs), sorted.
+    values: HashMap<String, Vec<String>>,
+}
+
+impl Sampled {
+    pub fn new(info: ModelInfo, rows: Vec<Map<String, Value>>) -> Sampled {
+        let values = info
+            .fields
+            .iter()
+            .map(|f| {
+                let mut out: Vec<String> = rows
+                    .iter()
+                    .filter_map(|row| text(row.get(&f.name)?))
+                    .collect();
+                out.sort();
+                out.dedup();
+                (f.name.clone(), out)
+            })
+            .collect();
+        Sampled { info, rows, values }
+    }
 }
 
 /// A small, seeded generator (xorshift64*): the same seed draws the same requests everywhere.
@@ -76,15 +100,8 @@ pub fn generate(models: &[Sampled], seed: u64, n: usize, writes: bool) -> Vec<Ca
 }
 
 /// The values of `field` in the rows, as a query writes them (no NULLs).
-fn values(model: &Sampled, field: &str) -> Vec<String> {
-    let mut out: Vec<String> = model
-        .rows
-        .iter()
-        .filter_map(|row| text(row.get(field)?))
-        .collect();
-    out.sort();
-    out.dedup();
-    out
+fn values<'m>(model: &'m Sampled, field: &str) -> &'m [String] {
+    model.values.get(field).map_or(&[], Vec::as_slice)
 }
 
 /// A JSON value as a query parameter writes it; `None` for a NULL.
@@ -157,7 +174,7 @@ fn filter_value(rng: &mut Rng, model: &Sampled, field: &FieldInfo, lookup: &str)
                 FilterFamily::Text | FilterFamily::Json => "zz".to_owned(),
             }
         } else {
-            rng.pick(&seen).clone()
+            rng.pick(seen).clone()
         }
     };
     match lookup {
@@ -256,9 +273,9 @@ fn search(rng: &mut Rng, model: &Sampled, query: &mut Vec<(String, String)>) {
     let seen = values(model, &field.name);
     let text = match (seen.is_empty(), field.family) {
         (true, _) => "a".to_owned(),
-        (false, FilterFamily::Number) => rng.pick(&seen).clone(),
+        (false, FilterFamily::Number) => rng.pick(seen).clone(),
         (false, _) => {
-            let v = rng.pick(&seen).clone();
+            let v = rng.pick(seen).clone();
             piece(rng, &v)
         }
     };
@@ -286,8 +303,9 @@ fn relation(rng: &mut Rng, model: &Sampled, models: &[Sampled], query: &mut Vec<
     let end = |rng: &mut Rng, target: &Sampled| -> Option<String> {
         let field = rng.pick(&target.info.fields);
         let seen: Vec<String> = values(target, &field.name)
-            .into_iter()
+            .iter()
             .filter(|v| path_safe(v))
+            .cloned()
             .collect();
         if seen.is_empty() {
             return None;
@@ -323,7 +341,7 @@ fn retrieve(rng: &mut Rng, model: &Sampled) -> Case {
     let key = if keys.is_empty() || rng.chance(15) {
         if numeric { "987654321" } else { "no-such-key" }.to_owned()
     } else {
-        rng.pick(&keys).clone()
+        rng.pick(keys).clone()
     };
     Case {
         key: Some(key),
@@ -506,7 +524,7 @@ mod tests {
             .iter()
             .map(|r| r.as_object().unwrap().clone())
             .collect();
-        Sampled { info, rows }
+        Sampled::new(info, rows)
     }
 
     fn shop() -> Vec<Sampled> {

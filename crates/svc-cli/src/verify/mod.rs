@@ -333,7 +333,7 @@ async fn verify(
             let mut sampled = Vec::with_capacity(models.len());
             for info in models {
                 let rows = sample(&sender, &here, &auth, &info.name).await;
-                sampled.push(Sampled { info, rows });
+                sampled.push(Sampled::new(info, rows));
             }
             generate::generate(&sampled, args.seed, args.requests, args.writes)
         }

@@ -2,7 +2,6 @@
 //! engine reads it ([`RecordRow`]), one row per identity, and the records written as the
 //! serializer writes them.
 
-use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
@@ -264,6 +263,8 @@ impl<'m, T: Table> Records<'m, T> {
     pub(crate) fn push<R: RecordRow<T::Column> + ?Sized>(&mut self, row: &R) {
         self.rows += 1;
         let columns = self.model.columns();
+        // The identity of a record first seen here, kept with where it is written.
+        let mut first = None;
         if let Some(seen) = &mut self.seen {
             let identity: Identity = self
                 .model
@@ -272,42 +273,33 @@ impl<'m, T: Table> Records<'m, T> {
                 .map(|&i| row.key(i, &columns[i]))
                 .collect();
             let none = identity.iter().all(Option::is_none);
-            let slot = match seen.entry(identity) {
-                Entry::Occupied(shown) => {
-                    // The record is shown already: this row is dropped. Another row's values
-                    // make the engine's choice the database's reading order.
-                    let (start, end) = *shown.get();
-                    if !self.ambiguous && !none {
-                        let mut other = Vec::with_capacity(end - start);
-                        row.write_record(&mut other, self.model.record_keys(), columns, self.tz);
-                        self.ambiguous = other != self.buf[start..end];
-                    }
-                    return;
+            if let Some(&(start, end)) = seen.get(&identity) {
+                // The record is shown already: this row is dropped. Another row's values make
+                // the engine's choice the database's reading order.
+                if !self.ambiguous && !none {
+                    let mut other = Vec::with_capacity(end - start);
+                    row.write_record(&mut other, self.model.record_keys(), columns, self.tz);
+                    self.ambiguous = other != self.buf[start..end];
                 }
-                Entry::Vacant(slot) => slot,
-            };
-            if self.len > 0 {
-                self.buf.push(b',');
+                return;
             }
-            self.len += 1;
-            let start = self.buf.len();
             if none {
+                seen.insert(identity, (0, 0));
+                self.separate();
                 self.buf.extend_from_slice(b"{}");
-            } else {
-                let unreadable =
-                    row.write_record(&mut self.buf, self.model.record_keys(), columns, self.tz);
-                if self.checks && self.unreadable.is_none() {
-                    self.unreadable = unreadable;
-                }
+                return;
             }
-            slot.insert((start, self.buf.len()));
-            return;
+            first = Some(identity);
         }
         self.separate();
+        let start = self.buf.len();
         let unreadable =
             row.write_record(&mut self.buf, self.model.record_keys(), columns, self.tz);
         if self.checks && self.unreadable.is_none() {
             self.unreadable = unreadable;
+        }
+        if let (Some(identity), Some(seen)) = (first, &mut self.seen) {
+            seen.insert(identity, (start, self.buf.len()));
         }
     }
 
