@@ -386,7 +386,7 @@ const EMULATOR_SRC: &str = "crates/svc-emulator/src/";
 /// Top-level modules of the emulator that are layers: shared code any slice may use.
 const LAYERS: &[&str] = &[
     "http", "sessions", "snapshot", "catalog", "backend", "flow", "dialect", "engine", "sqlite",
-    "postgres", "mysql", "storage", "runtime", "config", "demo", "util", "cli",
+    "postgres", "mysql", "storage", "runtime", "config", "demo", "util", "cli", "ui",
 ];
 
 /// The emulator's layers, lowest first: a module uses modules of its own rank or below, never
@@ -418,6 +418,8 @@ const RANKS: &[(&str, u8)] = &[
     // rows of the meta store, its sessions.
     ("snapshot", 8),
     ("http", 9),
+    // The web page, in front of the router: it calls the API's routes (the slices) itself.
+    ("ui", 10),
     ("runtime", 11),
     ("cli", 12),
 ];

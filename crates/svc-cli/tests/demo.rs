@@ -24,7 +24,7 @@ async fn the_tour_runs_to_its_end() {
         // What svc is, first; where to go next, last, with the lines to paste.
         "svc is the REST API of a low-code administration platform",
         "Test your own code against the emulator (docs/testing.md)",
-        "   svc-emulator = \"0.5\"",
+        "   svc-emulator = \"0.6\"",
         "let client = svc_api::Client::builder_for(&emulator).build()?;",
     ] {
         assert!(stdout.contains(expected), "{expected:?} not in:\n{stdout}");

@@ -57,6 +57,7 @@ mod runtime;
 mod sessions;
 mod snapshot;
 mod storage;
+mod ui;
 mod util;
 // The backends: one folder per database that serves resources, each implementing
 // `backend::Backend`; only `catalog::open` names them.

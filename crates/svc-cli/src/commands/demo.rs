@@ -593,4 +593,8 @@ fn next_steps(emulator: &Emulator, keep_running: bool) {
         "   printf 'correct horse battery\\n' | svc login --email ana@example.com --password-stdin"
     );
     say!("   svc whoami -o table");
+    say!(
+        "\nThe emulator's web page (records, requests, snapshots; docs/ui.md), signed in by this link:"
+    );
+    say!("   {}", info.ui_url);
 }

@@ -210,6 +210,9 @@ async fn exec(args: ExecArgs) -> Result<(), Failure> {
     for warning in emulator.warnings() {
         eprintln!("svc emulator exec: warning: {warning}");
     }
+    if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        eprintln!("svc emulator exec: the web page: {}", emulator.ui_url());
+    }
     let line = serde_json::to_string(emulator.startup_info())
         .map_err(|e| Failure::Other(format!("cannot write the start line: {e}")))?;
     if let Some(file) = &args.startup_file {

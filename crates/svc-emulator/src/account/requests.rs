@@ -1,6 +1,8 @@
 //! The emulator-only request journal routes, authorized by the project's API key:
 //! `GET /_emulator/projects/{project}/requests` lists the project's entries (filtered by the
-//! query), `DELETE` clears them. The journal itself is `crate::http::journal`.
+//! query), `DELETE` clears them; `GET /_emulator/projects/{project}/requests/expect` checks an
+//! expectation over them (the same filters, and `at_least`, `at_most` or `exactly`), answering
+//! the near misses when it is not met. The journal itself is `crate::http::journal`.
 
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -12,20 +14,28 @@ use svc_model::Timestamp;
 
 use super::ProjectPath;
 use crate::http::extract::query_pairs;
-use crate::http::journal::{Listed, RequestMatcher, Scope};
+use crate::http::journal::{Listed, RecordedRequest, RequestMatcher, Scope, Times, verify};
 use crate::http::{AppState, HttpError, auth, route_with_optional_slash};
 
 /// The routes.
 pub(super) fn routes(router: Router<AppState>) -> Router<AppState> {
-    route_with_optional_slash(
+    let router = route_with_optional_slash(
         router,
         "/_emulator/projects/{project}/requests",
         get(list).delete(clear),
+    );
+    route_with_optional_slash(
+        router,
+        "/_emulator/projects/{project}/requests/expect",
+        get(expect),
     )
 }
 
 /// The query parameters the list reads.
-const PARAMETERS: &str = "path_prefix, since, method, status, bodies";
+const PARAMETERS: &str = "path, path_prefix, resource, model, since, method, status, bodies";
+
+/// The query parameters of an expectation's count, beside the filters.
+const TIMES: [&str; 3] = ["at_least", "at_most", "exactly"];
 
 /// What the list's query asks for.
 #[derive(Debug)]
@@ -35,11 +45,18 @@ struct Filters {
 }
 
 fn filters(query: Option<&str>) -> Result<Filters, HttpError> {
+    filters_of(query_pairs(query))
+}
+
+fn filters_of(pairs: Vec<(String, String)>) -> Result<Filters, HttpError> {
     let mut matcher = RequestMatcher::any();
     let mut bodies = false;
-    for (name, value) in query_pairs(query) {
+    for (name, value) in pairs {
         matcher = match name.as_str() {
+            "path" => matcher.path(value),
             "path_prefix" => matcher.path_prefix(value),
+            "resource" => matcher.resource(value),
+            "model" => matcher.model(value),
             "since" => {
                 let since = Timestamp::parse_rfc3339(&value)
                     .map_err(|e| HttpError::invalid_field("since", format!("{e}.")))?;
@@ -133,6 +150,87 @@ async fn list(
         .map(|r| r.listed(bodies))
         .collect();
     Ok(Json(Listing { requests, dropped }).into_response())
+}
+
+/// An expectation's count from the query: `at_least=1` when none is given.
+fn times(pairs: &[(String, String)]) -> Result<Times, HttpError> {
+    let mut times = None;
+    for (name, value) in pairs {
+        let n: usize = value.parse().map_err(|_| {
+            HttpError::invalid_field(name, "A count of requests: 0 or more, e.g. 1.")
+        })?;
+        if times.is_some() {
+            return Err(HttpError::invalid(format!(
+                "Give one of {} (the count of requests expected), not several.",
+                TIMES.join(", ")
+            )));
+        }
+        times = Some(match name.as_str() {
+            "at_most" => Times::at_most(n),
+            "exactly" => Times::exactly(n),
+            _ => Times::at_least(n),
+        });
+    }
+    Ok(times.unwrap_or(Times::at_least(1)))
+}
+
+/// `{"met", "expected", "report", "matched", "near_misses"}`: `report` is what
+/// [`Emulator::assert_received`](crate::Emulator) would panic with (empty when met).
+#[derive(Serialize)]
+struct Checked<'a> {
+    met: bool,
+    expected: String,
+    report: String,
+    matched: Vec<Listed<'a>>,
+    near_misses: Vec<Listed<'a>>,
+}
+
+async fn expect(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: ProjectPath,
+    RawQuery(query): RawQuery,
+) -> Result<Response, HttpError> {
+    let Path(project) = path?;
+    let entry = auth::authorize_project(state.registry(), &headers, &project)?;
+    let (counts, pairs): (Vec<_>, Vec<_>) = query_pairs(query.as_deref())
+        .into_iter()
+        .partition(|(name, _)| TIMES.contains(&name.as_str()));
+    let times = times(&counts)?;
+    let Filters { matcher, bodies } = filters_of(pairs)?;
+    let journal = state.journal();
+    let bodies = bodies && journal.keeps_bodies();
+    let (records, dropped) = match journal.project_index(entry.name.as_str()) {
+        Some(index) => (
+            journal.records(Scope::Project(index), bodies),
+            journal.dropped(Scope::Project(index)),
+        ),
+        None => (Vec::new(), 0),
+    };
+    let expected = format!("{times} matching {matcher}");
+    let body = match verify(&matcher, times, records, dropped, journal.keeps_bodies()) {
+        Ok(matched) => Json(Checked {
+            met: true,
+            expected,
+            report: String::new(),
+            matched: listed(&matched, bodies),
+            near_misses: Vec::new(),
+        })
+        .into_response(),
+        Err(unmet) => Json(Checked {
+            met: false,
+            expected,
+            report: unmet.to_string(),
+            matched: listed(unmet.matched(), bodies),
+            near_misses: listed(unmet.near_misses(), bodies),
+        })
+        .into_response(),
+    };
+    Ok(body)
+}
+
+fn listed(all: &[RecordedRequest], bodies: bool) -> Vec<Listed<'_>> {
+    all.iter().map(|r| r.listed(bodies)).collect()
 }
 
 async fn clear(

@@ -17,7 +17,7 @@
 //! assert!(config.tls_enabled());
 //! ```
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
@@ -112,6 +112,17 @@ pub struct EmulatorArgs {
     )]
     pub journal_capacity: usize,
 
+    /// A host name the web page (`/_emulator/ui/`) also answers under, beside the loopback
+    /// names and the listen address (repeatable): e.g. a container's name. Others are refused,
+    /// against DNS rebinding.
+    #[arg(
+        long = "ui-host",
+        value_name = "NAME",
+        env = "SVC_EMULATOR_UI_HOSTS",
+        value_delimiter = ','
+    )]
+    pub ui_hosts: Vec<String>,
+
     /// Fault mode: latency, `503`s, dropped connections (`--fault-*`).
     #[command(flatten)]
     pub faults: FaultArgs,
@@ -136,6 +147,9 @@ impl EmulatorArgs {
             .token_lifetimes(lifetimes)
             .journal_bodies(self.journal_bodies)
             .journal_capacity(self.journal_capacity);
+        for host in &self.ui_hosts {
+            config = config.ui_host(host);
+        }
         if let Some(data) = &self.data {
             config = config.data_path(data);
         }
@@ -186,6 +200,11 @@ pub async fn run(args: EmulatorArgs) -> Result<(), EmulatorError> {
     if let Err(e) = printed {
         emulator.shutdown().await;
         return Err(e.into());
+    }
+    // A person at a terminal gets the page's address in words too (it is in the line as
+    // `ui_url`); scripts reading stderr get nothing new.
+    if std::io::stderr().is_terminal() {
+        eprintln!("svc-emulator: the web page: {}", emulator.ui_url());
     }
     stop.await;
     emulator.shutdown().await;

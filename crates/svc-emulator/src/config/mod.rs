@@ -48,6 +48,7 @@ pub struct EmulatorConfig {
     journal_bodies: bool,
     fixtures: Option<PathBuf>,
     fixtures_on_rows: Option<fixtures::FixturesOnRows>,
+    ui_hosts: Vec<String>,
 }
 
 /// Where the projects come from. Setting one source replaces the other.
@@ -75,6 +76,7 @@ impl Default for EmulatorConfig {
             limits: limits::Limits::default(),
             journal_capacity: DEFAULT_JOURNAL_CAPACITY,
             journal_bodies: false,
+            ui_hosts: Vec::new(),
             fixtures: None,
             fixtures_on_rows: None,
         }
@@ -238,6 +240,25 @@ impl EmulatorConfig {
     /// Whether the request journal keeps bodies.
     pub fn journal_bodies_enabled(&self) -> bool {
         self.journal_bodies
+    }
+
+    /// Adds a host name the web page (`/_emulator/ui/`) answers under, beside the loopback
+    /// names (`localhost`, `127.0.0.1`, `[::1]`) and the listen address: e.g. the name of a
+    /// container or a machine that reaches the emulator through a network. The page refuses
+    /// other names (a page of another site made to point at this machine: DNS rebinding).
+    ///
+    /// ```
+    /// let config = svc_emulator::EmulatorConfig::default().ui_host("emulator.internal");
+    /// assert_eq!(config.ui_host_names(), ["emulator.internal"]);
+    /// ```
+    pub fn ui_host(mut self, name: impl Into<String>) -> Self {
+        self.ui_hosts.push(name.into());
+        self
+    }
+
+    /// The host names added with [`ui_host`](Self::ui_host).
+    pub fn ui_host_names(&self) -> &[String] {
+        &self.ui_hosts
     }
 
     /// The token lifetimes in force.

@@ -55,7 +55,8 @@ pub(crate) fn family_lookups(family: FilterFamily) -> &'static [Lookup] {
     }
 }
 
-fn family_name(family: FilterFamily) -> &'static str {
+/// A family as messages name it: `number`, `date`, `text`, ...
+pub(crate) fn family_name(family: FilterFamily) -> &'static str {
     match family {
         FilterFamily::Number => "number",
         FilterFamily::Date => "date",

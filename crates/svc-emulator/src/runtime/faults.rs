@@ -48,7 +48,7 @@ use hyper::body::{Frame, Incoming, SizeHint};
 use svc_model::Timestamp;
 use svc_model::error_body::codes;
 
-use crate::http::journal::Journaled;
+use crate::ui::Front;
 
 pub use crate::config::faults::Faults;
 
@@ -191,7 +191,7 @@ impl FaultState {
     /// close the connection (HTTP/1.1) or reset the stream (HTTP/2) without an answer.
     pub(crate) async fn serve(
         self: Arc<Self>,
-        router: Journaled,
+        router: Front,
         request: Request<Incoming>,
     ) -> Result<Response<Body>, Dropped> {
         self.requests.fetch_add(1, Ordering::Relaxed);
@@ -225,7 +225,7 @@ impl FaultState {
 }
 
 /// Runs `request` through the router (and the request journal), untouched.
-pub(crate) async fn run(router: Journaled, request: Request<Incoming>) -> Response<Body> {
+pub(crate) async fn run(router: Front, request: Request<Incoming>) -> Response<Body> {
     router.serve(request).await
 }
 

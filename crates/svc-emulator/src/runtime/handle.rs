@@ -69,6 +69,7 @@ impl From<&Emulator> for svc_model::ConnectionInfo {
 /// # }
 /// ```
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct StartupInfo {
     /// The data host's base URL, e.g. `http://127.0.0.1:PORT`.
     pub api_base_url: String,
@@ -87,6 +88,11 @@ pub struct StartupInfo {
     /// tools resource `__svc_app__` (users and teams) included.
     #[serde(default)]
     pub resource_tokens: BTreeMap<String, String>,
+    /// The web page's address with this run's sign-in token
+    /// (`{api_base_url}/_emulator/ui/?token=...`): opening it in a browser signs in (a session
+    /// cookie) and shows the emulator's projects, records, requests and state (docs/ui.md).
+    #[serde(default)]
+    pub ui_url: String,
 }
 
 impl Emulator {
@@ -99,6 +105,12 @@ impl Emulator {
     /// The application host's base URL (projects, pages): the same listener under `/api`.
     pub fn app_base_url(&self) -> &str {
         &self.info.app_base_url
+    }
+
+    /// The web page's address, with this run's sign-in token: see [`StartupInfo::ui_url`].
+    /// It is a credential of the page: show it to the person at the machine only.
+    pub fn ui_url(&self) -> &str {
+        &self.info.ui_url
     }
 
     /// The default project (the first one configured; `demo` without a config).
@@ -481,6 +493,7 @@ impl fmt::Debug for StartupInfo {
             .field("api_key", &"<redacted>")
             .field("tls_ca_pem", &self.tls_ca_pem)
             .field("resource_tokens", &tokens)
+            .field("ui_url", &"<redacted>")
             .finish()
     }
 }

@@ -24,6 +24,7 @@ use crate::runtime::handle::{Emulator, StartupInfo};
 use crate::sessions::Accounts;
 use crate::snapshot::{Parts, Snapshots};
 use crate::storage::{Store, StoreError};
+use crate::ui::{FixturesLoaded, Guard, Ui};
 use server::ServerTask;
 use tls::{CaFile, TlsError};
 
@@ -71,6 +72,8 @@ struct Prepared {
     snapshots: Snapshots,
     tls: Option<(tokio_rustls::TlsAcceptor, CaFile)>,
     warnings: Vec<String>,
+    /// What each resource's fixtures load did, for the web page.
+    fixtures: Vec<FixturesLoaded>,
 }
 
 impl Emulator {
@@ -96,6 +99,7 @@ impl Emulator {
         );
         let proxy_secrets: Vec<String> =
             config.proxy_settings().secrets.values().cloned().collect();
+        let ui_hosts = config.ui_host_names().to_vec();
         let prepared = tokio::task::spawn_blocking(move || prepare(&config, local_addr))
             .await
             .map_err(|e| EmulatorError::Io(std::io::Error::other(e.to_string())))??;
@@ -106,6 +110,16 @@ impl Emulator {
             "http"
         };
         let api_base_url = format!("{scheme}://{}", reachable(local_addr));
+        let listen_host = match reachable(local_addr).ip() {
+            IpAddr::V6(ip) => format!("[{ip}]"),
+            ip => ip.to_string(),
+        };
+        let guard = Guard::new(&listen_host, &ui_hosts, prepared.tls.is_some());
+        let ui_url = format!(
+            "{api_base_url}{}/?token={}",
+            crate::ui::PREFIX,
+            guard.token()
+        );
         let app_base_url = format!("{api_base_url}/api");
         let default_project = prepared
             .registry
@@ -129,6 +143,7 @@ impl Emulator {
                 .all_resources()
                 .map(|r| (r.name.clone(), r.token.clone()))
                 .collect(),
+            ui_url,
         };
 
         let (acceptor, ca_file) = prepared.tls.unzip();
@@ -147,9 +162,10 @@ impl Emulator {
                 journal: Arc::new(journal),
             },
         );
+        let ui = Arc::new(Ui::new(guard, state.clone(), prepared.fixtures));
         let server = ServerTask::spawn(
             listener,
-            router::router(state.clone(), proxy),
+            router::router(state.clone(), proxy, ui),
             acceptor,
             faults,
             limits,
@@ -234,13 +250,24 @@ fn prepare(config: &EmulatorConfig, local_addr: SocketAddr) -> Result<Prepared, 
             message,
         })?;
     // Before the state at start is kept (below): a reset puts the fixtures back.
+    let mut loaded = Vec::new();
     for (project, resource, fixtures, on_rows) in fixture_plan(&projects, config)? {
         let db = catalog.get(&project, &resource).ok_or_else(|| {
             ConfigError::Invalid(format!("no resource {resource:?} in project {project:?}"))
         })?;
         // Skipped only when the config says so: nothing to warn of.
-        let _: Loaded = tokio::runtime::Handle::current()
-            .block_on(fixtures::load(&db, &resource, &fixtures, on_rows))?;
+        let outcome = match tokio::runtime::Handle::current()
+            .block_on(fixtures::load(&db, &resource, &fixtures, on_rows))?
+        {
+            Loaded::Created { records, models } => {
+                format!("loaded {records} record(s) into {models} model(s)")
+            }
+            Loaded::Skipped(models) => format!(
+                "skipped, as fixtures_on_rows says: {} already held records",
+                models.join(", ")
+            ),
+        };
+        loaded.push(FixturesLoaded::new(&project, &resource, &fixtures, outcome));
     }
 
     let tls = if config.tls_enabled() {
@@ -272,6 +299,7 @@ fn prepare(config: &EmulatorConfig, local_addr: SocketAddr) -> Result<Prepared, 
         snapshots,
         tls,
         warnings,
+        fixtures: loaded,
     })
 }
 

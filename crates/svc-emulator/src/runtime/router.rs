@@ -5,17 +5,21 @@
 //! routes sit at the root; each operation group's slice (`crate::pages`, `crate::records`, ...)
 //! adds its own routes.
 
+use std::sync::Arc;
+
 use axum::Router;
 
 use crate::http::journal::Journaled;
 use crate::http::{AppState, HttpError, openapi};
 use crate::proxy::Forwarder;
+use crate::ui::{Front, Ui};
 use crate::{
     account, actions, fixture, pages, projects, proxy, records, resources, sql, teams, users,
 };
 
-/// Builds the router of both hosts, with the request journal around it.
-pub(crate) fn router(state: AppState, proxy: Forwarder) -> Journaled {
+/// Builds the router of both hosts, with the request journal around it and the web page
+/// (`/_emulator/ui/`) in front.
+pub(crate) fn router(state: AppState, proxy: Forwarder, ui: Arc<Ui>) -> Front {
     let router = Router::new()
         .nest("/api", app_router(proxy))
         // The data host's routes sit at the root, before the fallbacks below so that their
@@ -28,7 +32,7 @@ pub(crate) fn router(state: AppState, proxy: Forwarder) -> Journaled {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state.clone());
-    Journaled::new(router, state)
+    Front::new(Journaled::new(router, state), ui)
 }
 
 /// The application host's routes, relative to its base (`/api`): projects, page settings and

@@ -31,8 +31,8 @@ use tokio::task::{AbortHandle, JoinHandle, JoinSet};
 use tokio_rustls::TlsAcceptor;
 
 use crate::config::limits::Limits;
-use crate::http::journal::Journaled;
 use crate::runtime::faults::{self, FaultCounts, FaultState, Faults};
+use crate::ui::Front;
 
 /// How long open connections may take to finish after a stop.
 const GRACE: Duration = Duration::from_secs(5);
@@ -50,7 +50,7 @@ impl ServerTask {
     /// faults injected when `faults` is given.
     pub(crate) fn spawn(
         listener: TcpListener,
-        router: Journaled,
+        router: Front,
         tls: Option<TlsAcceptor>,
         faults: Option<Faults>,
         limits: Limits,
@@ -104,7 +104,7 @@ async fn stop_requested(stop: &mut watch::Receiver<bool>) {
 /// What every connection is served with.
 #[derive(Clone)]
 struct Serving {
-    router: Journaled,
+    router: Front,
     tls: Option<TlsAcceptor>,
     faults: Option<Arc<FaultState>>,
     limits: Limits,

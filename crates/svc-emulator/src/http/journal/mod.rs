@@ -176,7 +176,12 @@ impl Journal {
         }
     }
 
-    /// Whether requests are recorded at all.
+    /// What hides the emulator's secrets (keys, tokens) in what it shows.
+    pub(crate) fn redactor(&self) -> &Redactor {
+        &self.redactor
+    }
+
+    /// Whether the journal records requests (a capacity above 0).
     pub(crate) fn enabled(&self) -> bool {
         self.capacity > 0
     }
