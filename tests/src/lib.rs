@@ -133,6 +133,8 @@ pub mod guides {
     pub struct Postgres;
     #[doc = include_str!("../../docs/tracing.md")]
     pub struct Tracing;
+    #[doc = include_str!("../../docs/ui.md")]
+    pub struct Ui;
 }
 
 /// A timer (`ClientBuilder::sleep`) that does not wait, and records what it was asked to wait:

@@ -183,6 +183,7 @@ fn ci() -> bool {
         && docs_examples()
         && postgres()
         && mysql()
+        && browser()
         && fidelity::verify::verify(&[], &workspace_root())
         && contract::contract(&[], &workspace_root())
         && package()
@@ -310,6 +311,33 @@ fn mysql() -> bool {
             );
             return false;
         }
+    }
+    true
+}
+
+/// The web page in a real browser (crates/svc-emulator/tests/ui.rs, `in_a_browser`): Debian's
+/// headless Chromium driven through ChromeDriver. `#[ignore]`d in `cargo test` like the
+/// database tests; no Chromium is a failure, not a skip (the test names what to install).
+/// `.ci/run` installs `chromium` and `chromium-driver` first when they are missing.
+fn browser() -> bool {
+    let args = [
+        "test",
+        "-p",
+        "svc-emulator",
+        "--all-features",
+        "--test",
+        "ui",
+        "--",
+        "--ignored",
+    ];
+    if !ran_tests(&args) {
+        eprintln!(
+            "\nci: the browser test failed (cargo {}); it needs Chromium and ChromeDriver: \
+             apt-get install chromium chromium-driver, or SVC_TEST_CHROMIUM and \
+             SVC_TEST_CHROMEDRIVER",
+            args.join(" ")
+        );
+        return false;
     }
     true
 }
@@ -614,6 +642,7 @@ fn main() -> ExitCode {
         Some("features") => features(),
         Some("package") => package(),
         Some("postgres") => postgres(),
+        Some("browser") => browser(),
         Some("mysql") => mysql(),
         Some("bench") => bench(&args[1..]),
         Some("fuzz") => fuzz(&args[1..]),
@@ -639,6 +668,8 @@ fn main() -> ExitCode {
                  postgres  the tests that need PostgreSQL's programs (ignored by cargo test), \
                  with --ignored\n  \
                  mysql     the tests that need a MariaDB server (ignored by cargo test), \
+                 with --ignored\n  \
+                 browser   the web page's test in headless Chromium (ignored by cargo test), \
                  with --ignored\n  \
                  bench     run every benchmark in release mode, print the table and write \
                  target/bench/report.md\n            \

@@ -446,6 +446,7 @@ async fn an_expectation_answers_its_near_misses() {
 
 /// Where screenshots go: `SVC_UI_SCREENSHOTS`, or nowhere.
 async fn screenshot(session: &Session<'_>, name: &str) {
+    session.script("window.scrollTo(0, 0); return null;", json!([])).await;
     let png = session.screenshot().await;
     assert!(png.starts_with(b"\x89PNG"), "a screenshot is a PNG");
     if let Some(dir) = std::env::var_os("SVC_UI_SCREENSHOTS") {
@@ -475,6 +476,18 @@ async fn labelled(session: &Session<'_>, where_: &str) {
         )
         .await;
     assert_eq!(unnamed, json!([]), "controls without a name on {where_}");
+}
+
+/// The Rust example of docs/ui.md, as a reader sees it (without the doctest's hidden lines).
+fn rust_example_of_the_docs() -> String {
+    let guide = include_str!("../../../docs/ui.md");
+    let start = guide.find("```rust,no_run\n").expect("docs/ui.md has a Rust example") + 15;
+    let end = start + guide[start..].find("```").unwrap();
+    guide[start..end]
+        .lines()
+        .filter(|line| !line.starts_with("# "))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// A page of another origin on this machine that posts a form to `target` when opened.
@@ -573,6 +586,18 @@ async fn in_a_browser() {
         .await;
     labelled(&browser, "the grid").await;
     screenshot(&browser, "grid").await;
+
+    // Copy as Rust writes the code docs/ui.md shows, which its doctests compile.
+    browser
+        .open(&format!("{grid}?status=paid&total__gte=100&_order_by=-total"))
+        .await;
+    browser.find("#records tbody tr[data-pk]").await;
+    browser.click(&browser.find("#copy-rust").await).await;
+    browser.find("#snippet").await;
+    let written = browser
+        .script("return document.getElementById('snippet').textContent;", json!([]))
+        .await;
+    assert_eq!(written.as_str().unwrap(), rust_example_of_the_docs());
 
     // Filtered by its controls: the address follows.
     browser.open(&grid).await;

@@ -14,7 +14,7 @@ use svc_model::Timestamp;
 
 use super::ProjectPath;
 use crate::http::extract::query_pairs;
-use crate::http::journal::{Listed, RecordedRequest, RequestMatcher, Scope, Times, verify};
+use crate::http::journal::{Journal, Listed, RecordedRequest, RequestMatcher, Scope, Times, verify};
 use crate::http::{AppState, HttpError, auth, route_with_optional_slash};
 
 /// The routes.
@@ -130,13 +130,7 @@ async fn list(
     let entry = auth::authorize_project(state.registry(), &headers, &project)?;
     let Filters { matcher, bodies } = filters(query.as_deref())?;
     let journal = state.journal();
-    if bodies && !journal.keeps_bodies() {
-        return Err(HttpError::invalid_field(
-            "bodies",
-            "The journal keeps no bodies: start the emulator with --journal-bodies \
-             (EmulatorConfig::journal_bodies(true)).",
-        ));
-    }
+    no_bodies_kept(bodies, journal)?;
     let (records, dropped) = match journal.project_index(entry.name.as_str()) {
         Some(index) => (
             journal.records(Scope::Project(index), bodies),
@@ -199,7 +193,7 @@ async fn expect(
     let times = times(&counts)?;
     let Filters { matcher, bodies } = filters_of(pairs)?;
     let journal = state.journal();
-    let bodies = bodies && journal.keeps_bodies();
+    no_bodies_kept(bodies, journal)?;
     let (records, dropped) = match journal.project_index(entry.name.as_str()) {
         Some(index) => (
             journal.records(Scope::Project(index), bodies),
@@ -227,6 +221,18 @@ async fn expect(
         .into_response(),
     };
     Ok(body)
+}
+
+/// `bodies=true` while the journal keeps none: a `400` that says how to keep them.
+fn no_bodies_kept(bodies: bool, journal: &Journal) -> Result<(), HttpError> {
+    if bodies && !journal.keeps_bodies() {
+        return Err(HttpError::invalid_field(
+            "bodies",
+            "The journal keeps no bodies: start the emulator with --journal-bodies \
+             (EmulatorConfig::journal_bodies(true)).",
+        ));
+    }
+    Ok(())
 }
 
 fn listed(all: &[RecordedRequest], bodies: bool) -> Vec<Listed<'_>> {

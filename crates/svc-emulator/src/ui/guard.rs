@@ -59,15 +59,15 @@ impl Guard {
     }
 
     /// Refuses a request whose `Host` is not one the page answers under.
-    pub(crate) fn host(&self, headers: &HeaderMap, uri: &Uri) -> Result<(), Response<Body>> {
+    pub(crate) fn host(&self, headers: &HeaderMap, uri: &Uri) -> Result<(), Refusal> {
         let host = host_of(headers, uri).unwrap_or_default();
         let name = host_name(&host).to_ascii_lowercase();
-        if self.hosts.iter().any(|h| *h == name) {
+        if self.hosts.contains(&name) {
             return Ok(());
         }
-        Err(text_error(
+        Err(Refusal::text(
             StatusCode::FORBIDDEN,
-            &format!(
+            format!(
                 "The emulator's page answers only under the names it serves ({}), not {:?}: \
                  open it by one of them, or start the emulator with --ui-host {} to add this one.",
                 self.hosts.join(", "),
@@ -130,7 +130,7 @@ impl Guard {
 
     /// Refuses a request without a session of this run: a JSON `401` for the page's API, a
     /// page that says how to sign in for the others.
-    pub(crate) fn session(&self, headers: &HeaderMap, api: bool) -> Result<(), Response<Body>> {
+    pub(crate) fn session(&self, headers: &HeaderMap, api: bool) -> Result<(), Refusal> {
         let presented = headers
             .get_all(COOKIE)
             .iter()
@@ -148,30 +148,30 @@ impl Guard {
         let message = "Not signed in: open the ui_url the emulator printed when it started \
                        (svc emulator, svc demo --keep-running and svc emulator exec print it).";
         Err(if api {
-            json_error(StatusCode::UNAUTHORIZED, message)
+            Refusal::json(StatusCode::UNAUTHORIZED, message)
         } else {
-            text_error(StatusCode::UNAUTHORIZED, message)
+            Refusal::text(StatusCode::UNAUTHORIZED, message)
         })
     }
 
     /// Refuses a change whose `Origin` is not the page's own.
-    pub(crate) fn origin(&self, headers: &HeaderMap, uri: &Uri) -> Result<(), Response<Body>> {
+    pub(crate) fn origin(&self, headers: &HeaderMap, uri: &Uri) -> Result<(), Refusal> {
         let origin = headers.get(ORIGIN).and_then(|v| v.to_str().ok());
         let host = host_of(headers, uri).unwrap_or_default();
         let scheme = if self.secure { "https" } else { "http" };
         let own = format!("{scheme}://{host}");
         match origin {
             Some(origin) if origin.eq_ignore_ascii_case(&own) => Ok(()),
-            Some(origin) => Err(json_error(
+            Some(origin) => Err(Refusal::json(
                 StatusCode::FORBIDDEN,
-                &format!(
+                format!(
                     "Refused: a change from another origin ({origin}); the page's changes come \
                      from {own} only."
                 ),
             )),
-            None => Err(json_error(
+            None => Err(Refusal::json(
                 StatusCode::FORBIDDEN,
-                &format!(
+                format!(
                     "Refused: a change without an Origin header; the page's changes come from \
                      {own} only."
                 ),
@@ -209,6 +209,41 @@ fn random_hex() -> String {
         uuid::Uuid::new_v4().simple(),
         uuid::Uuid::new_v4().simple()
     )
+}
+
+/// A request the guard refuses: its status and words, as JSON for the page's API or as text for
+/// an address opened in the browser.
+#[derive(Debug)]
+pub(crate) struct Refusal {
+    status: StatusCode,
+    message: String,
+    json: bool,
+}
+
+impl Refusal {
+    fn json(status: StatusCode, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            message: message.into(),
+            json: true,
+        }
+    }
+
+    fn text(status: StatusCode, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            message: message.into(),
+            json: false,
+        }
+    }
+
+    /// The answer.
+    pub(crate) fn into_response(self) -> Response<Body> {
+        match self.json {
+            true => json_error(self.status, &self.message),
+            false => text_error(self.status, &self.message),
+        }
+    }
 }
 
 /// A refusal in the API's JSON error form.
@@ -277,7 +312,7 @@ mod tests {
             "localhost.attacker.example",
         ] {
             let refused = g.host(&headers(&[("host", no)]), &u).unwrap_err();
-            assert_eq!(refused.status(), StatusCode::FORBIDDEN, "{no}");
+            assert_eq!(refused.status, StatusCode::FORBIDDEN, "{no}");
         }
         assert!(
             g.host(&HeaderMap::new(), &uri("http://localhost:1/x"))
@@ -315,7 +350,7 @@ mod tests {
             &format!("svc_emulator_ui={}", g.token()),
         ] {
             let refused = g.session(&headers(&[("cookie", other)]), true).unwrap_err();
-            assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
+            assert_eq!(refused.status, StatusCode::UNAUTHORIZED);
         }
         assert!(g.sign_in(&uri("/_emulator/ui/?a=1")).is_none());
         let wrong = g.sign_in(&uri("/_emulator/ui/?token=abc")).unwrap();
@@ -361,11 +396,11 @@ mod tests {
         ] {
             let h = headers(&[("host", "127.0.0.1:8080"), ("origin", origin)]);
             let refused = g.origin(&h, &u).unwrap_err();
-            assert_eq!(refused.status(), StatusCode::FORBIDDEN, "{origin}");
+            assert_eq!(refused.status, StatusCode::FORBIDDEN, "{origin}");
         }
         let none = headers(&[("host", "127.0.0.1:8080")]);
         assert_eq!(
-            g.origin(&none, &u).unwrap_err().status(),
+            g.origin(&none, &u).unwrap_err().status,
             StatusCode::FORBIDDEN
         );
     }

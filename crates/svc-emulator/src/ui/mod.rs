@@ -78,7 +78,7 @@ impl Ui {
     async fn answer(&self, api: Journaled, request: Request<Incoming>) -> Response<Body> {
         let headers = request.headers();
         if let Err(refused) = self.guard.host(headers, request.uri()) {
-            return refused;
+            return refused.into_response();
         }
         let path = request.uri().path().to_owned();
         let rest = path
@@ -92,11 +92,11 @@ impl Ui {
             return signed_in;
         }
         if let Err(refused) = self.guard.session(headers, rest.starts_with("api/")) {
-            return refused;
+            return refused.into_response();
         }
         let changes = !matches!(*request.method(), Method::GET | Method::HEAD);
         if changes && let Err(refused) = self.guard.origin(headers, request.uri()) {
-            return refused;
+            return refused.into_response();
         }
         match rest.strip_prefix("api/") {
             Some("overview") => overview::answer(&self.state, &self.fixtures),

@@ -626,7 +626,7 @@
       const part = (title, body) => [h('h3', {}, title), h('pre', {}, body === undefined ? 'not kept' : body === null ? 'none' : typeof body === 'string' ? body : JSON.stringify(body.json !== undefined ? body.json : body, null, 2))];
       detail.replaceChildren(h('h2', {}, `Request ${q.id}: ${q.method} ${q.path}`),
         h('p', {}, `Answered ${q.status} in ${q.duration_ms} ms at ${q.time}. Project ${q.project || '-'}, resource ${q.resource || '-'}, model ${q.model || '-'}.`),
-        q.query ? h('p', {}, `Query: ${q.query}`) : null,
+        h('p', {}, q.query ? `Query: ${q.query}` : 'No query.'),
         ...part('Request body', bodies ? q.request_body : undefined), ...part('Answer body', bodies ? q.response_body : undefined));
       detail.hidden = false;
     }
