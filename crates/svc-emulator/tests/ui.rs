@@ -391,6 +391,43 @@ async fn the_overview_names_models_fields_actions_and_no_secret() {
 }
 
 #[tokio::test]
+async fn the_overview_says_what_each_fixtures_load_did() {
+    let dir = common::TempDir::new();
+    std::fs::create_dir_all(dir.0.join("shop")).unwrap();
+    std::fs::write(
+        dir.0.join("shop/products.json"),
+        r#"[{"sku": "FX-1", "name": "Fixture lamp", "price": 1.5},
+            {"sku": "FX-2", "name": "Fixture desk", "price": 2.5}]"#,
+    )
+    .unwrap();
+    let emulator = Emulator::start(
+        EmulatorConfig::default()
+            .fixtures_dir(&dir.0)
+            .fixtures_on_rows(svc_emulator::FixturesOnRows::Add),
+    )
+    .await
+    .unwrap();
+    let cookie = signed_in(&emulator).await;
+    let reply = send_with(
+        &emulator,
+        Call::get("/_emulator/ui/api/overview"),
+        &[("cookie", &cookie)],
+    )
+    .await;
+    let overview = reply.json();
+    let fixtures = &overview["projects"][0]["resources"][0]["fixtures"];
+    assert_eq!(
+        fixtures[0]["outcome"], "loaded 2 record(s) into 1 model(s)",
+        "{overview}"
+    );
+    let source = fixtures[0]["source"].as_str().unwrap();
+    assert!(
+        source.starts_with("directory ") && source.ends_with("shop"),
+        "{source}"
+    );
+}
+
+#[tokio::test]
 async fn an_expectation_answers_its_near_misses() {
     let emulator = common::demo().await;
     let key = emulator.api_key().to_owned();
@@ -446,7 +483,9 @@ async fn an_expectation_answers_its_near_misses() {
 
 /// Where screenshots go: `SVC_UI_SCREENSHOTS`, or nowhere.
 async fn screenshot(session: &Session<'_>, name: &str) {
-    session.script("window.scrollTo(0, 0); return null;", json!([])).await;
+    session
+        .script("window.scrollTo(0, 0); return null;", json!([]))
+        .await;
     let png = session.screenshot().await;
     assert!(png.starts_with(b"\x89PNG"), "a screenshot is a PNG");
     if let Some(dir) = std::env::var_os("SVC_UI_SCREENSHOTS") {
@@ -481,7 +520,10 @@ async fn labelled(session: &Session<'_>, where_: &str) {
 /// The Rust example of docs/ui.md, as a reader sees it (without the doctest's hidden lines).
 fn rust_example_of_the_docs() -> String {
     let guide = include_str!("../../../docs/ui.md");
-    let start = guide.find("```rust,no_run\n").expect("docs/ui.md has a Rust example") + 15;
+    let start = guide
+        .find("```rust,no_run\n")
+        .expect("docs/ui.md has a Rust example")
+        + 15;
     let end = start + guide[start..].find("```").unwrap();
     guide[start..end]
         .lines()
@@ -589,13 +631,18 @@ async fn in_a_browser() {
 
     // Copy as Rust writes the code docs/ui.md shows, which its doctests compile.
     browser
-        .open(&format!("{grid}?status=paid&total__gte=100&_order_by=-total"))
+        .open(&format!(
+            "{grid}?status=paid&total__gte=100&_order_by=-total"
+        ))
         .await;
     browser.find("#records tbody tr[data-pk]").await;
     browser.click(&browser.find("#copy-rust").await).await;
     browser.find("#snippet").await;
     let written = browser
-        .script("return document.getElementById('snippet').textContent;", json!([]))
+        .script(
+            "return document.getElementById('snippet').textContent;",
+            json!([]),
+        )
         .await;
     assert_eq!(written.as_str().unwrap(), rust_example_of_the_docs());
 

@@ -14,7 +14,9 @@ use svc_model::Timestamp;
 
 use super::ProjectPath;
 use crate::http::extract::query_pairs;
-use crate::http::journal::{Journal, Listed, RecordedRequest, RequestMatcher, Scope, Times, verify};
+use crate::http::journal::{
+    Journal, Listed, RecordedRequest, RequestMatcher, Scope, Times, verify,
+};
 use crate::http::{AppState, HttpError, auth, route_with_optional_slash};
 
 /// The routes.
@@ -131,13 +133,7 @@ async fn list(
     let Filters { matcher, bodies } = filters(query.as_deref())?;
     let journal = state.journal();
     no_bodies_kept(bodies, journal)?;
-    let (records, dropped) = match journal.project_index(entry.name.as_str()) {
-        Some(index) => (
-            journal.records(Scope::Project(index), bodies),
-            journal.dropped(Scope::Project(index)),
-        ),
-        None => (Vec::new(), 0),
-    };
+    let (records, dropped) = project_records(journal, entry.name.as_str(), bodies);
     let requests = records
         .iter()
         .filter(|r| matcher.matches(r))
@@ -194,13 +190,7 @@ async fn expect(
     let Filters { matcher, bodies } = filters_of(pairs)?;
     let journal = state.journal();
     no_bodies_kept(bodies, journal)?;
-    let (records, dropped) = match journal.project_index(entry.name.as_str()) {
-        Some(index) => (
-            journal.records(Scope::Project(index), bodies),
-            journal.dropped(Scope::Project(index)),
-        ),
-        None => (Vec::new(), 0),
-    };
+    let (records, dropped) = project_records(journal, entry.name.as_str(), bodies);
     let expected = format!("{times} matching {matcher}");
     let body = match verify(&matcher, times, records, dropped, journal.keeps_bodies()) {
         Ok(matched) => Json(Checked {
@@ -221,6 +211,18 @@ async fn expect(
         .into_response(),
     };
     Ok(body)
+}
+
+/// The project's requests in the journal, oldest first, and how many of its older ones were
+/// dropped.
+fn project_records(journal: &Journal, project: &str, bodies: bool) -> (Vec<RecordedRequest>, u64) {
+    match journal.project_index(project) {
+        Some(index) => (
+            journal.records(Scope::Project(index), bodies),
+            journal.dropped(Scope::Project(index)),
+        ),
+        None => (Vec::new(), 0),
+    }
 }
 
 /// `bodies=true` while the journal keeps none: a `400` that says how to keep them.

@@ -264,16 +264,7 @@ impl Session<'_> {
             if let Some(found) = self.find_now(css).await {
                 return found;
             }
-            if started.elapsed() > DEADLINE {
-                panic!(
-                    "no element {css:?} at {} after {DEADLINE:?}; the page says:\n{}\n{}",
-                    self.url().await,
-                    self.text().await,
-                    self.script("return document.body.outerHTML", json!([]))
-                        .await
-                );
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            self.deadline(started, &format!("an element {css:?}")).await;
         }
     }
 
@@ -285,32 +276,29 @@ impl Session<'_> {
             if check(&text) {
                 return text;
             }
-            if started.elapsed() > DEADLINE {
-                panic!(
-                    "waited {DEADLINE:?} for {what} at {}; the page says:\n{text}",
-                    self.url().await
-                );
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            self.deadline(started, what).await;
         }
     }
 
     /// Waits until the script (a function body) returns `true`.
     pub async fn wait_script(&self, what: &str, script: &str) {
         let started = Instant::now();
-        loop {
-            if self.script(script, json!([])).await == true {
-                return;
-            }
-            if started.elapsed() > DEADLINE {
-                panic!(
-                    "waited {DEADLINE:?} for {what} at {}; the page says:\n{}",
-                    self.url().await,
-                    self.text().await
-                );
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
+        while self.script(script, json!([])).await != true {
+            self.deadline(started, what).await;
         }
+    }
+
+    /// Fails the test once [`DEADLINE`] has passed since `started`, saying what it waited for
+    /// and what the page shows; else pauses before the next look.
+    async fn deadline(&self, started: Instant, what: &str) {
+        if started.elapsed() > DEADLINE {
+            panic!(
+                "waited {DEADLINE:?} for {what} at {}; the page says:\n{}",
+                self.url().await,
+                self.text().await
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
 
     /// Clicks `element`.
