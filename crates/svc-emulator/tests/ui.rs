@@ -912,6 +912,29 @@ async fn in_a_browser() {
     no_secret(&browser, &emulator, "the actions").await;
     screenshot(&browser, "actions").await;
 
+    // A reset, confirmed: the state at start is back.
+    browser
+        .open(&format!("{base}/_emulator/ui/projects/demo/state"))
+        .await;
+    let reset = browser.find("#reset").await;
+    browser.click(&reset).await;
+    browser
+        .wait_text("the reset's confirmation", |t| t.contains("Confirm reset"))
+        .await;
+    browser.click(&reset).await;
+    browser
+        .wait_text("the reset", |t| t.contains("Reset to the state at start."))
+        .await;
+    let first = api(
+        &emulator,
+        Call::get(format!("/projects/demo/prod/shop/models/orders/{pk}")),
+    )
+    .await;
+    assert_eq!(
+        first["status"], "paid",
+        "the reset put the state at start back"
+    );
+
     // A phone's width: nothing wider than the screen but the tables' own scroll.
     browser.resize(390, 844).await;
     browser.open(&format!("{grid}?status=paid")).await;

@@ -593,23 +593,36 @@
     } } }, 'Clear')));
 
     const journalError = alertBox('journal-error');
+    const journalNote = h('p', { id: 'journal-note', class: 'muted', hidden: true });
     const table = h('table', { id: 'journal', 'aria-label': 'Requests, newest first' });
     const detail = h('section', { id: 'request-detail', 'aria-label': 'The request chosen', hidden: true });
-    main.append(journalError, h('div', { class: 'scroll' }, table), detail);
+    main.append(journalError, journalNote, h('div', { class: 'scroll' }, table), detail);
 
     const filters = new URLSearchParams([...params].filter(([k]) => ['method', 'status', 'path_prefix'].includes(k)));
-    if (bodies) filters.set('bodies', 'true');
-    let last = '';
+    const journalPath = (more) => {
+      const q = new URLSearchParams(filters);
+      for (const [k, v] of Object.entries(more)) q.set(k, v);
+      return `_emulator/projects/${enc(p.name)}/requests?${q}`;
+    };
+    // The requests seen so far, oldest first. After the first read, each look asks only for
+    // what arrived since the newest one (times are to the millisecond; ids tell them apart),
+    // so an open page costs the journal little however many requests it holds.
+    let seen = [];
+    let dropped = 0;
     let chosen = null;
+    const SHOWN = 500;
     async function refresh(force) {
-      const answer = await call(p.name, 'GET', `_emulator/projects/${enc(p.name)}/requests?${filters}`);
+      const newest = seen.length ? seen[seen.length - 1] : null;
+      const answer = await call(p.name, 'GET', journalPath(newest && !force ? { since: newest.time } : {}));
       if (!current()) return;
       if (!answer.ok) { showAlert(journalError, refusal(answer)); return; }
       showAlert(journalError, '');
-      const list = (answer.json.requests || []).slice().reverse();
-      const mark = list.length ? `${list.length}:${list[0].id}` : '0';
-      if (mark === last && !force) return;
-      last = mark;
+      const got = answer.json.requests || [];
+      dropped = answer.json.dropped || 0;
+      const fresh = newest && !force ? got.filter((q) => q.id > newest.id) : got;
+      if (!force && newest && !fresh.length) return;
+      seen = force || !newest ? fresh : seen.concat(fresh);
+      const list = seen.slice(-SHOWN).reverse();
       table.replaceChildren(h('thead', {}, h('tr', {}, ['#', 'Time', 'Method', 'Path and query', 'Status', 'ms', ''].map((t) => h('th', { scope: 'col' }, t)))),
         h('tbody', {}, list.length ? list.map((q) => h('tr', { 'data-id': q.id },
           h('td', {}, q.id), h('td', {}, q.time.replace('T', ' ').replace(/\.\d+/, '')), h('td', {}, q.method),
@@ -617,17 +630,25 @@
           h('td', {}, q.duration_ms),
           h('td', {}, h('button', { type: 'button', class: 'plain', 'aria-label': `Details of request ${q.id}`, on: { click: () => { chosen = q.id; showDetail(q); } } }, 'Details'))))
           : h('tr', {}, h('td', { colspan: 7 }, 'No requests recorded yet.'))));
-      if (chosen !== null) {
-        const again = list.find((q) => q.id === chosen);
-        if (again) showDetail(again);
-      }
+      const notes = [];
+      if (seen.length > SHOWN) notes.push(`Showing the newest ${SHOWN} of ${seen.length}: filter to see older ones.`);
+      if (dropped) notes.push(`The journal dropped ${dropped} older request(s) past its capacity (--journal-capacity).`);
+      showAlert(journalNote, notes.join(' '));
     }
-    function showDetail(q) {
+    async function showDetail(q) {
+      let full = q;
+      if (bodies) {
+        // The bodies of this one request: those that arrived in its millisecond, by id.
+        const answer = await call(p.name, 'GET', journalPath({ since: q.time, bodies: 'true' }));
+        if (!current() || chosen !== q.id) return;
+        const found = answer.ok && (answer.json.requests || []).find((r) => r.id === q.id);
+        if (found) full = found;
+      }
       const part = (title, body) => [h('h3', {}, title), h('pre', {}, body === undefined ? 'not kept' : body === null ? 'none' : typeof body === 'string' ? body : JSON.stringify(body.json !== undefined ? body.json : body, null, 2))];
-      detail.replaceChildren(h('h2', {}, `Request ${q.id}: ${q.method} ${q.path}`),
-        h('p', {}, `Answered ${q.status} in ${q.duration_ms} ms at ${q.time}. Project ${q.project || '-'}, resource ${q.resource || '-'}, model ${q.model || '-'}.`),
-        h('p', {}, q.query ? `Query: ${q.query}` : 'No query.'),
-        ...part('Request body', bodies ? q.request_body : undefined), ...part('Answer body', bodies ? q.response_body : undefined));
+      detail.replaceChildren(h('h2', {}, `Request ${full.id}: ${full.method} ${full.path}`),
+        h('p', {}, `Answered ${full.status} in ${full.duration_ms} ms at ${full.time}. Project ${full.project || '-'}, resource ${full.resource || '-'}, model ${full.model || '-'}.`),
+        h('p', {}, full.query ? `Query: ${full.query}` : 'No query.'),
+        ...part('Request body', bodies ? full.request_body : undefined), ...part('Answer body', bodies ? full.response_body : undefined));
       detail.hidden = false;
     }
 
@@ -672,7 +693,13 @@
     const stateError = alertBox('state-error');
     const nameInput = h('input', { id: 'snapshot-name', placeholder: 'before-import', pattern: '[A-Za-z0-9._-]{1,64}', required: true });
     const list = h('table', { id: 'snapshots', 'aria-label': 'Snapshots' });
-    main.append(h('div', { class: 'row' }, h('button', { type: 'button', class: 'danger', id: 'reset', on: { click: () => act('POST', `${base}/reset`, 'Reset to the state at start') } }, 'Reset to the state at start')),
+    main.append(h('div', { class: 'row' }, h('button', { type: 'button', class: 'danger', id: 'reset', on: { click: (e) => {
+        const button = e.currentTarget;
+        if (button.dataset.armed !== 'yes') { button.dataset.armed = 'yes'; button.textContent = 'Confirm reset'; return; }
+        button.dataset.armed = '';
+        button.textContent = 'Reset to the state at start';
+        act('POST', `${base}/reset`, 'Reset to the state at start');
+      } } }, 'Reset to the state at start')),
       h('form', { id: 'snapshot-form', on: { submit: async (e) => { e.preventDefault(); await act('POST', `${base}/snapshots`, `Snapshot ${nameInput.value} taken`, { name: nameInput.value }); } } },
         field('Snapshot name', nameInput), h('button', { type: 'submit' }, 'Take snapshot')),
       stateError, h('h2', {}, 'Snapshots'), h('div', { class: 'scroll' }, list));
