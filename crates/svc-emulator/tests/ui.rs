@@ -132,9 +132,11 @@ async fn the_page_needs_a_sign_in_and_then_a_session() {
     )
     .await;
     assert_eq!(keyed.status, 401);
-    // A wrong token.
-    let wrong = send_with(&emulator, Call::get("/_emulator/ui/?token=0123"), &[]).await;
+    // A token of another run.
+    let other_run = format!("/_emulator/ui/?token={}", "0".repeat(64));
+    let wrong = send_with(&emulator, Call::get(other_run), &[]).await;
     assert_eq!(wrong.status, 401);
+    assert!(String::from_utf8_lossy(&wrong.body).contains("not this run's"));
     // The right one, on any address of the page: back to it without the token.
     let deep = format!(
         "/_emulator/ui/projects/demo/resources/shop/models/orders?status=paid&token={}",
@@ -503,13 +505,15 @@ async fn no_secret(session: &Session<'_>, emulator: &Emulator, where_: &str) {
     }
 }
 
-/// Asserts every control has a name a screen reader reads (a label, aria-label or text).
+/// Asserts every control has a name a screen reader reads: a label or an `aria-label`, or for
+/// a button or a link its text (a select's options and a textarea's text are no name).
 async fn labelled(session: &Session<'_>, where_: &str) {
     let unnamed = session
         .script(
             "return [...document.querySelectorAll('button,input,select,textarea,a[href]')]
                .filter(e => !(e.closest('[hidden]') || e.closest('dialog:not([open])')))
-               .filter(e => !((e.labels && e.labels.length) || e.getAttribute('aria-label') || e.textContent.trim()))
+               .filter(e => !((e.labels && e.labels.length) || e.getAttribute('aria-label')
+                 || (['BUTTON', 'A'].includes(e.tagName) && e.textContent.trim())))
                .map(e => e.outerHTML);",
             json!([]),
         )
@@ -645,6 +649,53 @@ async fn in_a_browser() {
         )
         .await;
     assert_eq!(written.as_str().unwrap(), rust_example_of_the_docs());
+
+    // Copy as curl writes a command that runs as written, whatever the query holds: the
+    // shell reads nothing of it.
+    let marker = std::env::temp_dir().join(format!("svc-ui-curl-{}", std::process::id()));
+    let _ = std::fs::remove_file(&marker);
+    browser
+        .open(&format!(
+            "{grid}?note__icontains=$(touch${{IFS}}{})&_per_page=2",
+            marker.display()
+        ))
+        .await;
+    browser.find("#records").await;
+    browser.click(&browser.find("#copy-curl").await).await;
+    browser.find("#snippet").await;
+    let command = browser
+        .script(
+            "return document.getElementById('snippet').textContent;",
+            json!([]),
+        )
+        .await;
+    let command = command.as_str().unwrap().to_owned();
+    assert!(command.starts_with("curl -fsS -H \"Authorization: Bearer $SVC_API_KEY\" \"$SVC_API_BASE_URL\"'/projects/demo/prod/shop/models/orders?"), "{command}");
+    // On a thread of its own: the emulator answers curl on this test's runtime.
+    let (base_url, key, run) = (
+        emulator.api_base_url().to_owned(),
+        emulator.api_key().to_owned(),
+        command.clone(),
+    );
+    let ran = tokio::task::spawn_blocking(move || {
+        std::process::Command::new("sh")
+            .arg("-c")
+            .arg(&run)
+            .env("SVC_API_BASE_URL", base_url)
+            .env("SVC_API_KEY", key)
+            .output()
+    })
+    .await
+    .unwrap()
+    .expect("sh runs");
+    assert!(
+        ran.status.success(),
+        "{command}: {}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let answer: Value = serde_json::from_slice(&ran.stdout).unwrap();
+    assert_eq!(answer["count"], 0, "{answer}");
+    assert!(!marker.exists(), "the shell ran a part of the query");
 
     // Filtered by its controls: the address follows.
     browser.open(&grid).await;

@@ -44,6 +44,8 @@ const TIMES: [&str; 3] = ["at_least", "at_most", "exactly"];
 struct Filters {
     matcher: RequestMatcher,
     bodies: bool,
+    /// `since`, also in `matcher`: the journal reads only what arrived then or later.
+    since: Option<std::time::SystemTime>,
 }
 
 fn filters(query: Option<&str>) -> Result<Filters, HttpError> {
@@ -53,6 +55,7 @@ fn filters(query: Option<&str>) -> Result<Filters, HttpError> {
 fn filters_of(pairs: Vec<(String, String)>) -> Result<Filters, HttpError> {
     let mut matcher = RequestMatcher::any();
     let mut bodies = false;
+    let mut from = None;
     for (name, value) in pairs {
         matcher = match name.as_str() {
             "path" => matcher.path(value),
@@ -62,6 +65,7 @@ fn filters_of(pairs: Vec<(String, String)>) -> Result<Filters, HttpError> {
             "since" => {
                 let since = Timestamp::parse_rfc3339(&value)
                     .map_err(|e| HttpError::invalid_field("since", format!("{e}.")))?;
+                from = since.to_system_time();
                 matcher.since(since)
             }
             "method" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_alphabetic()) => {
@@ -91,7 +95,11 @@ fn filters_of(pairs: Vec<(String, String)>) -> Result<Filters, HttpError> {
             }
         };
     }
-    Ok(Filters { matcher, bodies })
+    Ok(Filters {
+        matcher,
+        bodies,
+        since: from,
+    })
 }
 
 /// A status filter: a code (`201`) or a class (`4xx`).
@@ -130,10 +138,14 @@ async fn list(
 ) -> Result<Response, HttpError> {
     let Path(project) = path?;
     let entry = auth::authorize_project(state.registry(), &headers, &project)?;
-    let Filters { matcher, bodies } = filters(query.as_deref())?;
+    let Filters {
+        matcher,
+        bodies,
+        since,
+    } = filters(query.as_deref())?;
     let journal = state.journal();
     no_bodies_kept(bodies, journal)?;
-    let (records, dropped) = project_records(journal, entry.name.as_str(), bodies);
+    let (records, dropped) = project_records(journal, entry.name.as_str(), bodies, since);
     let requests = records
         .iter()
         .filter(|r| matcher.matches(r))
@@ -187,10 +199,14 @@ async fn expect(
         .into_iter()
         .partition(|(name, _)| TIMES.contains(&name.as_str()));
     let times = times(&counts)?;
-    let Filters { matcher, bodies } = filters_of(pairs)?;
+    let Filters {
+        matcher,
+        bodies,
+        since,
+    } = filters_of(pairs)?;
     let journal = state.journal();
     no_bodies_kept(bodies, journal)?;
-    let (records, dropped) = project_records(journal, entry.name.as_str(), bodies);
+    let (records, dropped) = project_records(journal, entry.name.as_str(), bodies, since);
     let expected = format!("{times} matching {matcher}");
     let body = match verify(&matcher, times, records, dropped, journal.keeps_bodies()) {
         Ok(matched) => Json(Checked {
@@ -213,12 +229,17 @@ async fn expect(
     Ok(body)
 }
 
-/// The project's requests in the journal, oldest first, and how many of its older ones were
-/// dropped.
-fn project_records(journal: &Journal, project: &str, bodies: bool) -> (Vec<RecordedRequest>, u64) {
+/// The project's requests in the journal that arrived at `since` or later, oldest first, and
+/// how many of its older ones were dropped.
+fn project_records(
+    journal: &Journal,
+    project: &str,
+    bodies: bool,
+    since: Option<std::time::SystemTime>,
+) -> (Vec<RecordedRequest>, u64) {
     match journal.project_index(project) {
         Some(index) => (
-            journal.records(Scope::Project(index), bodies),
+            journal.records_since(Scope::Project(index), bodies, since),
             journal.dropped(Scope::Project(index)),
         ),
         None => (Vec::new(), 0),

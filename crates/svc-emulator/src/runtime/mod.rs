@@ -114,7 +114,13 @@ impl Emulator {
             IpAddr::V6(ip) => format!("[{ip}]"),
             ip => ip.to_string(),
         };
-        let guard = Guard::new(&listen_host, &ui_hosts, prepared.tls.is_some());
+        let guard = Guard::new(
+            &listen_host,
+            local_addr.port(),
+            &ui_hosts,
+            prepared.tls.is_some(),
+        )
+        .map_err(ConfigError::Invalid)?;
         let ui_url = format!(
             "{api_base_url}{}/?token={}",
             crate::ui::PREFIX,

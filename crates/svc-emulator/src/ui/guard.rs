@@ -21,8 +21,9 @@ use axum::http::{HeaderMap, HeaderValue, Response, StatusCode, Uri};
 
 use super::PREFIX;
 
-/// The session cookie's name.
-const COOKIE_NAME: &str = "svc_emulator_ui";
+/// The session cookie's name, before the port: cookies ignore ports, so two emulators on one
+/// machine each keep their own (`svc_emulator_ui_40123`).
+const COOKIE_PREFIX: &str = "svc_emulator_ui_";
 
 /// How many sessions are kept: each sign-in makes one, the oldest is forgotten past this.
 const SESSIONS: usize = 64;
@@ -30,6 +31,7 @@ const SESSIONS: usize = 64;
 /// The page's credentials and the names it answers under.
 pub(crate) struct Guard {
     token: String,
+    cookie: String,
     hosts: Vec<String>,
     secure: bool,
     sessions: Mutex<VecDeque<String>>,
@@ -37,20 +39,31 @@ pub(crate) struct Guard {
 
 impl Guard {
     /// A guard with a new sign-in token, answering under the loopback names, `listen_host` and
-    /// `extra_hosts`; `secure` when the emulator serves TLS (the cookie is then `Secure`).
-    pub(crate) fn new(listen_host: &str, extra_hosts: &[String], secure: bool) -> Self {
+    /// `extra_hosts`, for the emulator on `port`; `secure` when it serves TLS (the cookie is then
+    /// `Secure`). An extra name that no `Host` could carry (empty, with a port, an IPv6 address
+    /// without brackets) is refused, saying why.
+    pub(crate) fn new(
+        listen_host: &str,
+        port: u16,
+        extra_hosts: &[String],
+        secure: bool,
+    ) -> Result<Self, String> {
         let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "[::1]"]
             .into_iter()
             .map(str::to_owned)
             .collect();
         hosts.push(listen_host.to_ascii_lowercase());
-        hosts.extend(extra_hosts.iter().map(|h| h.to_ascii_lowercase()));
-        Self {
+        for host in extra_hosts {
+            check_host_name(host)?;
+            hosts.push(host.to_ascii_lowercase());
+        }
+        Ok(Self {
             token: random_hex(),
+            cookie: format!("{COOKIE_PREFIX}{port}"),
             hosts,
             secure,
             sessions: Mutex::new(VecDeque::new()),
-        }
+        })
     }
 
     /// This run's sign-in token.
@@ -77,17 +90,19 @@ impl Guard {
         ))
     }
 
-    /// The answer to a sign-in (an address with `?token=`): `303` to the address without it,
-    /// with a new session, or `401` for a token that is not this run's. `None` without a token.
+    /// The answer to a sign-in (an address with `?token=` and 64 hex digits): `303` to the
+    /// address without it, with a new session, or `401` for a token that is not this run's.
+    /// `None` without one: a `token` of another shape is a query of the page's (a filter on a
+    /// field named `token`).
     pub(crate) fn sign_in(&self, uri: &Uri) -> Option<Response<Body>> {
         let query = uri.query()?;
         let mut token = None;
         let mut others = Vec::new();
         for pair in query.split('&') {
             match pair.strip_prefix("token=") {
-                Some(value) => token = Some(value),
-                None if !pair.is_empty() => others.push(pair),
-                None => {}
+                Some(value) if is_token_shaped(value) => token = Some(value),
+                _ if !pair.is_empty() => others.push(pair),
+                _ => {}
             }
         }
         let token = token?;
@@ -112,8 +127,10 @@ impl Guard {
             location.push_str(&others.join("&"));
         }
         let secure = if self.secure { "; Secure" } else { "" };
-        let cookie =
-            format!("{COOKIE_NAME}={session}; Path={PREFIX}; HttpOnly; SameSite=Strict{secure}");
+        let cookie = format!(
+            "{}={session}; Path={PREFIX}; HttpOnly; SameSite=Strict{secure}",
+            self.cookie
+        );
         let mut response = Response::new(Body::empty());
         *response.status_mut() = StatusCode::SEE_OTHER;
         let headers = response.headers_mut();
@@ -136,7 +153,7 @@ impl Guard {
             .iter()
             .filter_map(|v| v.to_str().ok())
             .flat_map(|v| v.split(';'))
-            .filter_map(|c| c.trim().strip_prefix(COOKIE_NAME)?.strip_prefix('='));
+            .filter_map(|c| c.trim().strip_prefix(&self.cookie)?.strip_prefix('='));
         let sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
         let known = presented
             .into_iter()
@@ -195,6 +212,32 @@ fn host_name(host: &str) -> &str {
         return host.split_inclusive(']').next().unwrap_or(host);
     }
     host.split(':').next().unwrap_or(host)
+}
+
+/// Whether `value` has the shape of a sign-in token: 64 hex digits.
+fn is_token_shaped(value: &str) -> bool {
+    value.len() == 64 && value.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Refuses a `--ui-host` name that no `Host` header could carry.
+fn check_host_name(name: &str) -> Result<(), String> {
+    let ipv6 = name.len() > 2
+        && name.starts_with('[')
+        && name.ends_with(']')
+        && name[1..name.len() - 1]
+            .bytes()
+            .all(|b| b.is_ascii_hexdigit() || b == b':' || b == b'.');
+    let plain = !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-' || b == b'_');
+    if ipv6 || plain {
+        return Ok(());
+    }
+    Err(format!(
+        "--ui-host {name:?} is not a host name: give a name or an address without a port \
+         (emulator.internal, 192.168.1.20, or an IPv6 address in brackets: [fd00::1])"
+    ))
 }
 
 /// Compares two secrets in time that depends only on their lengths.
@@ -277,7 +320,7 @@ mod tests {
     use super::*;
 
     fn guard() -> Guard {
-        Guard::new("127.0.0.1", &["dev.example".to_owned()], false)
+        Guard::new("127.0.0.1", 8080, &["dev.example".to_owned()], false).unwrap()
     }
 
     fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
@@ -353,7 +396,11 @@ mod tests {
             assert_eq!(refused.status, StatusCode::UNAUTHORIZED);
         }
         assert!(g.sign_in(&uri("/_emulator/ui/?a=1")).is_none());
-        let wrong = g.sign_in(&uri("/_emulator/ui/?token=abc")).unwrap();
+        // A token of another shape is the page's query (a filter on a field named token).
+        assert!(g.sign_in(&uri("/_emulator/ui/?token=abc")).is_none());
+        let wrong = g
+            .sign_in(&uri(&format!("/_emulator/ui/?token={}", "0".repeat(64))))
+            .unwrap();
         assert_eq!(wrong.status(), StatusCode::UNAUTHORIZED);
     }
 
@@ -403,6 +450,18 @@ mod tests {
             g.origin(&none, &u).unwrap_err().status,
             StatusCode::FORBIDDEN
         );
+    }
+
+    #[test]
+    fn extra_host_names_are_checked() {
+        for ok in ["emulator.internal", "192.168.1.20", "[fd00::1]", "my_box"] {
+            assert!(check_host_name(ok).is_ok(), "{ok}");
+        }
+        for no in ["", "a:8080", "fd00::1", "a/b", "[]", "a b"] {
+            let message = check_host_name(no).unwrap_err();
+            assert!(message.contains("not a host name"), "{no}: {message}");
+        }
+        assert!(Guard::new("127.0.0.1", 1, &[String::new()], false).is_err());
     }
 
     #[test]

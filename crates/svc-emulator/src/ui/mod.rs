@@ -88,14 +88,19 @@ impl Ui {
         if let Some(file) = rest.strip_prefix("assets/") {
             return assets::file(request.method(), file);
         }
-        if let Some(signed_in) = self.guard.sign_in(request.uri()) {
+        // A sign-in opens a page: the page's API takes its own queries as they are.
+        let page = !rest.starts_with("api/");
+        let read = matches!(*request.method(), Method::GET | Method::HEAD);
+        if page
+            && read
+            && let Some(signed_in) = self.guard.sign_in(request.uri())
+        {
             return signed_in;
         }
-        if let Err(refused) = self.guard.session(headers, rest.starts_with("api/")) {
+        if let Err(refused) = self.guard.session(headers, !page) {
             return refused.into_response();
         }
-        let changes = !matches!(*request.method(), Method::GET | Method::HEAD);
-        if changes && let Err(refused) = self.guard.origin(headers, request.uri()) {
+        if !read && let Err(refused) = self.guard.origin(headers, request.uri()) {
             return refused.into_response();
         }
         match rest.strip_prefix("api/") {

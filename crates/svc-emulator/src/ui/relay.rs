@@ -15,7 +15,8 @@ use hyper::body::Incoming;
 
 use super::guard::json_error;
 use crate::http::AppState;
-use crate::http::journal::Journaled;
+use crate::http::journal::{Journaled, Redactor};
+use serde_json::Value;
 
 /// How much of an answer the page reads: 8 MiB (a page of records is far less).
 const ANSWER_CAP: usize = 8 * 1024 * 1024;
@@ -68,6 +69,20 @@ pub(super) async fn call(
     redacted(state, answer).await
 }
 
+/// Masks the emulator's secrets in every string of `value`.
+fn hide_in_strings(value: &mut Value, redactor: &Redactor) {
+    match value {
+        Value::String(text) => {
+            if let std::borrow::Cow::Owned(hidden) = redactor.text(text) {
+                *text = hidden;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| hide_in_strings(v, redactor)),
+        Value::Object(map) => map.values_mut().for_each(|v| hide_in_strings(v, redactor)),
+        _ => {}
+    }
+}
+
 /// `answer` with the emulator's secrets (keys, tokens) masked as the journal masks them.
 async fn redacted(state: &AppState, answer: Response<Body>) -> Response<Body> {
     let (mut parts, body) = answer.into_parts();
@@ -83,10 +98,18 @@ async fn redacted(state: &AppState, answer: Response<Body>) -> Response<Body> {
             );
         }
     };
-    let body = match std::str::from_utf8(&bytes) {
-        Ok(text) => Body::from(state.journal().redactor().text(text).into_owned()),
-        // Not text: nothing the page shows.
-        Err(_) => Body::from(bytes),
+    let redactor = state.journal().redactor();
+    let body = match serde_json::from_slice::<Value>(&bytes) {
+        // JSON: each string value, so that a short key never rewrites names or numbers.
+        Ok(mut value) => {
+            hide_in_strings(&mut value, redactor);
+            Body::from(value.to_string())
+        }
+        Err(_) => match std::str::from_utf8(&bytes) {
+            Ok(text) => Body::from(redactor.text(text).into_owned()),
+            // Not text: nothing the page shows.
+            Err(_) => Body::from(bytes),
+        },
     };
     parts.headers.remove(axum::http::header::CONTENT_LENGTH);
     Response::from_parts(parts, body)

@@ -264,11 +264,25 @@ impl Journal {
 
     /// The entries of `scope`, oldest first (by arrival), redacted; with their bodies or not.
     pub(crate) fn records(&self, scope: Scope, bodies: bool) -> Vec<RecordedRequest> {
+        self.records_since(scope, bodies, None)
+    }
+
+    /// [`records`](Self::records) that arrived at `since` or later (to the millisecond, as the
+    /// journal shows times): a reader that polls for what is new reads only that.
+    pub(crate) fn records_since(
+        &self,
+        scope: Scope,
+        bodies: bool,
+        since: Option<SystemTime>,
+    ) -> Vec<RecordedRequest> {
+        // Times are shown to the millisecond: an entry of `since`'s millisecond stays.
+        let from = since.and_then(|t| t.checked_sub(Duration::from_millis(1)));
         let mut entries: Vec<Entry> = {
             let ring = self.ring();
             ring.entries
                 .iter()
                 .filter(|e| scope == Scope::All || e.owner.map(Scope::Project) == Some(scope))
+                .filter(|e| from.is_none_or(|from| e.time >= from))
                 .cloned()
                 .collect()
         };

@@ -65,6 +65,9 @@
     const text = await response.text();
     let json = null;
     try { json = text ? JSON.parse(text) : null; } catch (_) { json = null; }
+    if (response.ok && text && json === null && (response.headers.get('content-type') || '').includes('json')) {
+      return { status: response.status, ok: false, json: null, text: `The answer is not JSON the page can read: ${text.slice(0, 200)}` };
+    }
     return { status: response.status, ok: response.ok, json, text };
   }
 
@@ -149,7 +152,7 @@
 
   function go(url) {
     history.pushState(null, '', url);
-    render();
+    render(true);
   }
 
   document.addEventListener('click', (event) => {
@@ -160,7 +163,7 @@
     event.preventDefault();
     go(link.pathname + link.search);
   });
-  window.addEventListener('popstate', render);
+  window.addEventListener('popstate', () => render(true));
 
   // ---------------------------------------------------------------------------------------------
   // The frame: navigation and the project picker
@@ -180,7 +183,7 @@
     select.value = r.project;
   }
 
-  async function render() {
+  async function render(moved) {
     const gen = ++app.gen;
     if (app.timer) { clearInterval(app.timer); app.timer = null; }
     const r = route();
@@ -194,6 +197,9 @@
     }
     const views = { '': overview, requests, state, pages, actions, grid, missing };
     main.replaceChildren();
+    // After a move within the page, the keyboard's focus goes to the new content, as a page
+    // load would put it at the top.
+    if (moved === true) main.focus({ preventScroll: true });
     await views[r.view](main, p, r, () => gen === app.gen);
     document.title = `${main.querySelector('h1') ? main.querySelector('h1').textContent + ' · ' : ''}svc emulator`;
   }
@@ -260,8 +266,10 @@
     return null;
   }
 
+  /** A Rust string literal: JSON's escapes, but `\u{..}` for JSON's `\uXXXX`. */
   function rustString(text) {
-    return JSON.stringify(text);
+    return JSON.stringify(text).replace(/(\\+)u([0-9a-fA-F]{4})/g,
+      (all, slashes, hex) => (slashes.length % 2 ? `${slashes}u{${hex}}` : all));
   }
 
   function rustValue(value, f, lookup) {
@@ -318,14 +326,16 @@
       ...calls.map((c) => `    ${c}`),
     ];
     lines[lines.length - 1] += ';';
-    if (left.length) lines.push(`// ListQuery has no call for: ${left.join('&')} (send it with curl)`);
+    if (left.length) lines.push(`// ListQuery has no call for ${rustString(left.join('&'))}: send it with curl`);
     lines.push(`let page = client.records(${rustString(res.name)}, ${rustString(model.name)}).list(&query).await?;`);
     return lines.join('\n');
   }
 
+  /** The grid's query as a curl command: the address in single quotes, so that nothing in
+   * the query (`$`, a backtick, `;`) is read by the shell. */
   function asCurl(p, res, model, query) {
-    const url = `$SVC_API_BASE_URL/${dataPath(p, res.name, model.name)}${query ? '?' + query : ''}`;
-    return `curl -fsS -H "Authorization: Bearer $SVC_API_KEY" "${url}"`;
+    const rest = `/${dataPath(p, res.name, model.name)}${query ? '?' + query : ''}`;
+    return `curl -fsS -H "Authorization: Bearer $SVC_API_KEY" "$SVC_API_BASE_URL"'${rest.replace(/'/g, "'\\''")}'`;
   }
 
   /** The page's address for the grid with `params` as its query. */
@@ -469,6 +479,7 @@
       if (button.dataset.armed !== 'yes') {
         button.dataset.armed = 'yes';
         button.textContent = 'Confirm delete';
+        button.setAttribute('aria-label', `Confirm delete of record ${button.dataset.pk}`);
         return;
       }
       const pk = shown(record[model.key]);
@@ -495,7 +506,8 @@
       if (!answer.ok) { showAlert(gridError, refusal(answer)); return; }
       showAlert(gridError, '');
       const body = answer.json || {};
-      const rows = Array.isArray(body.results) ? body.results : [];
+      // A page (`results`), or every record as a bare list (`_no_pagination`).
+      const rows = Array.isArray(body) ? body : Array.isArray(body.results) ? body.results : [];
       const head = h('tr', {}, model.fields.map((f) => {
         const sort = order === f.name ? 'ascending' : order === `-${f.name}` ? 'descending' : null;
         return h('th', { scope: 'col', 'aria-sort': sort },
@@ -505,6 +517,7 @@
       const lines = rows.map((record) => {
         const pk = shown(record[model.key]);
         const del = h('button', { type: 'button', class: 'danger', 'aria-label': `Delete record ${pk}` }, 'Delete');
+        del.dataset.pk = pk;
         del.addEventListener('click', () => remove(record, del));
         return h('tr', { 'data-pk': pk }, model.fields.map((f) => h('td', { class: record[f.name] === null ? 'null' : null }, shown(record[f.name]))),
           h('td', {}, h('div', { class: 'row' },
@@ -610,18 +623,29 @@
     let seen = [];
     let dropped = 0;
     let chosen = null;
+    let busy = false;
+    let epoch = 0;
     const SHOWN = 500;
     async function refresh(force) {
-      const newest = seen.length ? seen[seen.length - 1] : null;
-      const answer = await call(p.name, 'GET', journalPath(newest && !force ? { since: newest.time } : {}));
-      if (!current()) return;
+      // One look at a time; a forced one (Clear) starts a new epoch, and an answer of an
+      // older epoch is dropped, so cleared rows never come back.
+      if (busy && !force) return;
+      if (force) epoch += 1;
+      const mine = epoch;
+      busy = true;
+      try { await look(force, mine); } finally { if (mine === epoch) busy = false; }
+    }
+    async function look(force, mine) {
+      const newest = seen.length && !force ? seen[seen.length - 1] : null;
+      const answer = await call(p.name, 'GET', journalPath(newest ? { since: newest.time } : {}));
+      if (!current() || mine !== epoch) return;
       if (!answer.ok) { showAlert(journalError, refusal(answer)); return; }
       showAlert(journalError, '');
       const got = answer.json.requests || [];
       dropped = answer.json.dropped || 0;
-      const fresh = newest && !force ? got.filter((q) => q.id > newest.id) : got;
-      if (!force && newest && !fresh.length) return;
-      seen = force || !newest ? fresh : seen.concat(fresh);
+      const fresh = newest ? got.filter((q) => q.id > newest.id) : got;
+      if (newest && !fresh.length) return;
+      seen = newest ? seen.concat(fresh) : fresh;
       const list = seen.slice(-SHOWN).reverse();
       table.replaceChildren(h('thead', {}, h('tr', {}, ['#', 'Time', 'Method', 'Path and query', 'Status', 'ms', ''].map((t) => h('th', { scope: 'col' }, t)))),
         h('tbody', {}, list.length ? list.map((q) => h('tr', { 'data-id': q.id },
@@ -637,17 +661,27 @@
     }
     async function showDetail(q) {
       let full = q;
+      let problem = null;
       if (bodies) {
-        // The bodies of this one request: those that arrived in its millisecond, by id.
-        const answer = await call(p.name, 'GET', journalPath({ since: q.time, bodies: 'true' }));
+        // The bodies of this one request: its method and path from its millisecond on, by id.
+        const answer = await call(p.name, 'GET', journalPath({ since: q.time, method: q.method, path: q.path, bodies: 'true' }));
         if (!current() || chosen !== q.id) return;
         const found = answer.ok && (answer.json.requests || []).find((r) => r.id === q.id);
-        if (found) full = found;
+        if (found) full = found; else problem = answer.ok ? 'The journal no longer holds this request.' : refusal(answer);
       }
-      const part = (title, body) => [h('h3', {}, title), h('pre', {}, body === undefined ? 'not kept' : body === null ? 'none' : typeof body === 'string' ? body : JSON.stringify(body.json !== undefined ? body.json : body, null, 2))];
+      const shownBody = (body) => {
+        if (body === undefined) return 'not kept (start the emulator with --journal-bodies)';
+        if (body === null) return 'none';
+        const cut = body.truncated ? `\n… cut: the journal keeps the first 64 KiB of ${body.bytes} bytes` : '';
+        if (body.json !== undefined) return JSON.stringify(body.json, null, 2) + cut;
+        if (body.text !== undefined) return body.text + cut;
+        return `binary, ${body.bytes} bytes: not shown`;
+      };
+      const part = (title, body) => [h('h3', {}, title), h('pre', {}, shownBody(body))];
       detail.replaceChildren(h('h2', {}, `Request ${full.id}: ${full.method} ${full.path}`),
         h('p', {}, `Answered ${full.status} in ${full.duration_ms} ms at ${full.time}. Project ${full.project || '-'}, resource ${full.resource || '-'}, model ${full.model || '-'}.`),
         h('p', {}, full.query ? `Query: ${full.query}` : 'No query.'),
+        ...(problem ? [h('p', { class: 'error', role: 'alert' }, problem)] : []),
         ...part('Request body', bodies ? full.request_body : undefined), ...part('Answer body', bodies ? full.response_body : undefined));
       detail.hidden = false;
     }
