@@ -275,8 +275,9 @@ impl Journal {
         bodies: bool,
         since: Option<SystemTime>,
     ) -> Vec<RecordedRequest> {
-        // Times are shown to the millisecond: an entry of `since`'s millisecond stays.
-        let from = since.and_then(|t| t.checked_sub(Duration::from_millis(1)));
+        // A time read back from the journal is cut to the millisecond, so it is never later
+        // than its entry's own: that entry stays.
+        let from = since;
         let mut entries: Vec<Entry> = {
             let ring = self.ring();
             ring.entries
@@ -445,6 +446,33 @@ mod tests {
             owner,
             bodies: None,
         }
+    }
+
+    #[test]
+    fn records_since_keep_what_arrived_in_that_millisecond_or_later() {
+        let j = journal(10);
+        let at = |micros: u64| SystemTime::UNIX_EPOCH + Duration::from_micros(micros);
+        for (micros, path) in [
+            (1_000_900, "/a"),
+            (1_001_100, "/b"),
+            (1_001_900, "/c"),
+            (1_002_000, "/d"),
+        ] {
+            let mut e = entry(&j, path, Some(0));
+            e.time = at(micros);
+            j.push(e);
+        }
+        let paths = |since: Option<SystemTime>| -> Vec<String> {
+            j.records_since(Scope::Project(0), false, since)
+                .into_iter()
+                .map(|r| r.path)
+                .collect()
+        };
+        assert_eq!(paths(None), ["/a", "/b", "/c", "/d"]);
+        // `since` as the journal shows /b's time (...01.001Z): /b and /c, of that
+        // millisecond, stay.
+        assert_eq!(paths(Some(at(1_001_000))), ["/b", "/c", "/d"]);
+        assert_eq!(paths(Some(at(1_003_000))), Vec::<String>::new());
     }
 
     #[test]
