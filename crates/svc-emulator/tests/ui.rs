@@ -22,50 +22,14 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use common::{Call, Reply, send};
 use ui::webdriver::{Driver, Session};
 
-/// A request with extra headers (a cookie, an origin, a host), over HTTP/1.1.
+/// A request as a browser at the emulator's address sends it (`Host` with the port), with
+/// extra headers (a cookie, an origin, another host).
 async fn send_with(emulator: &Emulator, call: Call, headers: &[(&str, &str)]) -> Reply {
-    use bytes::Bytes;
-    use http_body_util::{BodyExt, Full};
-    let stream = tokio::net::TcpStream::connect(emulator.local_addr())
-        .await
-        .unwrap();
-    let (mut sender, connection) =
-        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
-            .await
-            .unwrap();
-    tokio::spawn(connection);
-    let mut builder = http::Request::builder()
-        .method(call.method.clone())
-        .uri(call.path.as_str());
-    let has_host = headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("host"));
-    if !has_host {
-        builder = builder.header("host", emulator.local_addr().to_string());
-    }
+    let mut call = call.header("host", &emulator.local_addr().to_string());
     for (name, value) in headers {
-        builder = builder.header(*name, *value);
+        call = call.header(name, value);
     }
-    if call.body.is_some() {
-        builder = builder.header("content-type", "application/json");
-    }
-    if let Some(auth) = &call.auth {
-        builder = builder.header("authorization", auth.as_str());
-    }
-    let request = builder
-        .body(Full::new(Bytes::from(
-            call.body.clone().unwrap_or_default(),
-        )))
-        .unwrap();
-    let response = sender.send_request(request).await.unwrap();
-    let status = response.status();
-    let version = response.version();
-    let headers = response.headers().clone();
-    let body = response.into_body().collect().await.unwrap().to_bytes();
-    Reply {
-        status,
-        headers,
-        body,
-        version,
-    }
+    send(emulator, call).await
 }
 
 /// The path and query of the emulator's `ui_url`.

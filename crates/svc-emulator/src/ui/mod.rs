@@ -54,26 +54,7 @@ impl Ui {
             fixtures,
         }
     }
-}
 
-impl Front {
-    /// `api`, with the page `ui` in front of it.
-    pub(crate) fn new(api: Journaled, ui: Arc<Ui>) -> Self {
-        Self { api, ui }
-    }
-
-    /// Answers `request`: the page's, or the API's.
-    pub(crate) async fn serve(self, request: Request<Incoming>) -> Response<Body> {
-        let path = request.uri().path();
-        if path != PREFIX && !path.starts_with("/_emulator/ui/") {
-            return self.api.serve(request).await;
-        }
-        let Self { api, ui } = self;
-        ui.answer(api, request).await
-    }
-}
-
-impl Ui {
     /// Answers a request for the page.
     async fn answer(&self, api: Journaled, request: Request<Incoming>) -> Response<Body> {
         let headers = request.headers();
@@ -111,5 +92,22 @@ impl Ui {
             },
             None => assets::page(request.method()),
         }
+    }
+}
+
+impl Front {
+    /// `api`, with the page `ui` in front of it.
+    pub(crate) fn new(api: Journaled, ui: Arc<Ui>) -> Self {
+        Self { api, ui }
+    }
+
+    /// Answers `request`: the page's, or the API's.
+    pub(crate) async fn serve(self, request: Request<Incoming>) -> Response<Body> {
+        let path = request.uri().path();
+        if path != PREFIX && !path.starts_with("/_emulator/ui/") {
+            return self.api.serve(request).await;
+        }
+        let Self { api, ui } = self;
+        ui.answer(api, request).await
     }
 }

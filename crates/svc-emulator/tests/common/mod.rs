@@ -66,6 +66,8 @@ pub struct Call {
     pub path: String,
     pub auth: Option<String>,
     pub body: Option<Vec<u8>>,
+    /// More headers, each replacing one of the same name (`Host` included).
+    pub headers: Vec<(String, String)>,
 }
 
 impl Call {
@@ -75,7 +77,14 @@ impl Call {
             path: path.into(),
             auth: None,
             body: None,
+            headers: Vec::new(),
         }
+    }
+
+    /// Sends `name: value` too, in place of a header of that name.
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        self.headers.push((name.to_owned(), value.to_owned()));
+        self
     }
 
     pub fn get(path: impl Into<String>) -> Self {
@@ -112,11 +121,18 @@ impl Call {
         if self.body.is_some() {
             builder = builder.header(http::header::CONTENT_TYPE, "application/json");
         }
-        builder
+        let mut request = builder
             .body(Full::new(Bytes::from(
                 self.body.clone().unwrap_or_default(),
             )))
-            .unwrap()
+            .unwrap();
+        for (name, value) in &self.headers {
+            request.headers_mut().insert(
+                http::header::HeaderName::from_bytes(name.as_bytes()).unwrap(),
+                http::HeaderValue::from_str(value).unwrap(),
+            );
+        }
+        request
     }
 
     fn request_h2(&self, authority: &str, scheme: &str) -> Request<Full<Bytes>> {
