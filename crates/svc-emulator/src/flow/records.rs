@@ -111,14 +111,19 @@ pub(crate) trait Database:
     /// The ` ORDER BY ...` of a list's terms (`(column index, descending)`), in the database's
     /// own NULL order (the engine's).
     fn order_sql(model: &Self::Model, terms: &[(usize, bool)]) -> String {
-        let terms: Vec<String> = terms
-            .iter()
-            .map(|&(i, desc)| {
-                let dir = if desc { " DESC" } else { "" };
-                format!("{}{dir}", Self::sort_column(model, &model.columns()[i]))
-            })
-            .collect();
-        format!(" ORDER BY {}", terms.join(", "))
+        // Built by hand, not with `format!`: once per page (docs/performance.md, section 6).
+        let mut sql = String::with_capacity(16 + 24 * terms.len());
+        sql.push_str(" ORDER BY ");
+        for (n, &(i, desc)) in terms.iter().enumerate() {
+            if n > 0 {
+                sql.push_str(", ");
+            }
+            sql.push_str(&Self::sort_column(model, &model.columns()[i]));
+            if desc {
+                sql.push_str(" DESC");
+            }
+        }
+        sql
     }
 
     /// A connection for a read, in the time zone a request's `tz` asks for (checked by the
@@ -203,7 +208,7 @@ pub(crate) async fn counted<D: Database + ?Sized>(
     filter: &Where<D::Params>,
     lenient: bool,
 ) -> Result<u64, EngineError> {
-    let sql = format!("SELECT count(*) FROM {}{}", model.table_sql(), filter.sql);
+    let sql = ["SELECT count(*) FROM ", model.table_sql(), &filter.sql].concat();
     let rows = db.read(conn, &sql, &filter.params, lenient).await?;
     let count = rows.first().and_then(|row| D::text(row, 0));
     count.and_then(|n| n.parse().ok()).ok_or_else(|| {
@@ -272,32 +277,40 @@ pub(crate) struct Page<'a, D: Database + ?Sized> {
 impl<D: Database + ?Sized> Page<'_, D> {
     /// `SELECT <every column><extra> FROM <table><where_sql><order> LIMIT <per_page>`.
     pub(crate) fn select(&self, extra: &str, where_sql: &str) -> String {
-        format!(
-            "SELECT {}{extra} FROM {}{where_sql}{} LIMIT {}",
-            self.model.select_list(),
-            self.model.table_sql(),
-            self.order,
-            self.per_page
-        )
+        self.select_with(extra, where_sql, None)
+    }
+
+    /// [`select`](Self::select), then ` OFFSET <offset>` when there is one. Built by hand, not
+    /// with `format!`, which costs a page of 25 records about 3k instructions more (once per
+    /// page: docs/performance.md, section 6).
+    fn select_with(&self, extra: &str, where_sql: &str, offset: Option<u64>) -> String {
+        let (columns, table) = (self.model.select_list(), self.model.table_sql());
+        let mut sql = String::with_capacity(
+            48 + columns.len() + extra.len() + table.len() + where_sql.len() + self.order.len(),
+        );
+        let mut numbers = itoa::Buffer::new();
+        for part in [
+            "SELECT ", columns, extra, " FROM ", table, where_sql, self.order,
+        ] {
+            sql.push_str(part);
+        }
+        sql.push_str(" LIMIT ");
+        sql.push_str(numbers.format(self.per_page));
+        if let Some(offset) = offset {
+            sql.push_str(" OFFSET ");
+            sql.push_str(numbers.format(offset));
+        }
+        sql
     }
 
     /// The key of the page's walk: its table, filters (and their values) and order.
     pub(crate) fn walk_key(&self) -> Vec<u8> {
-        let statement = format!(
-            "{}{}{}",
-            self.model.table_sql(),
-            self.filter.sql,
-            self.order
-        );
+        let statement = [self.model.table_sql(), &self.filter.sql, self.order].concat();
         D::memo_key(&statement, &self.filter.params)
     }
 
     /// The engine's own statement of the page: every column, `LIMIT per_page OFFSET offset`.
     pub(crate) fn offset_select(&self) -> String {
-        format!(
-            "{} OFFSET {}",
-            self.select("", &self.filter.sql),
-            self.offset
-        )
+        self.select_with("", &self.filter.sql, Some(self.offset))
     }
 }

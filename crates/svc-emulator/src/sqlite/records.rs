@@ -159,7 +159,7 @@ impl<'c> Pages for Sqlite<'c> {
         lenient: bool,
     ) -> Result<u64, EngineError> {
         let (budget, memo) = (&self.budget, self.resource().memo());
-        let sql = format!("SELECT count(*) FROM {}{}", model.table_sql, filter.sql);
+        let sql = ["SELECT count(*) FROM ", &model.table_sql, &filter.sql].concat();
         let key = walks::key(&sql, &filter.params);
         if let Some(n) = memo.count(budget.ticket, &key) {
             return Ok(n);
@@ -203,8 +203,11 @@ pub(crate) fn unreadable(model: &Model, at: usize, lenient: bool) -> EngineError
 impl RecordRow<Field> for rusqlite::Row<'_> {
     #[inline]
     fn write_value(&self, buf: &mut Vec<u8>, i: usize, column: &Field, _tz: i32) -> bool {
-        let stored = self.get_ref(i).unwrap_or(ValueRef::Null);
-        write_field_value(buf, column, Stored::from(stored))
+        let stored = match self.get_ref(i) {
+            Ok(v) => Stored::from(v),
+            Err(_) => Stored::Null,
+        };
+        write_field_value(buf, column, stored)
     }
 
     fn key(&self, i: usize, column: &Field) -> Option<Vec<u8>> {
