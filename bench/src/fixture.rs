@@ -9,6 +9,8 @@
 //!   starting one per test.
 //! - A suite of small tests, each with a clean state (a create, a retrieve and a filtered page
 //!   after it), end to end: one emulator reset before each test against a new emulator per test.
+//! - SQLite's restore (its page copy) against the servers' flow run on SQLite
+//!   (`sqlite_restore.rs`): why SQLite keeps a way of its own.
 //! - The same reset of a resource on PostgreSQL and on MariaDB (throwaway servers, the 10k rows
 //!   opted in with `reset`), against that emulator's start (its reflection and the copy of the
 //!   rows it keeps for the resets).
@@ -321,6 +323,7 @@ pub fn run(settings: &Settings) -> Vec<Row> {
             target: Target::AtMost(1.0),
         },
     ];
+    rows.extend(crate::sqlite_restore::row(ROWS, starts));
     rows.extend(servers);
     rows
 }

@@ -56,6 +56,7 @@ mod pg_scale;
 mod pgbench;
 mod report;
 mod scale;
+mod sqlite_restore;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
