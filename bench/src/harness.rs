@@ -15,6 +15,8 @@ use svc_emulator::{Emulator, EmulatorConfig, ProjectConfig, ProjectsConfig, Reso
 use tokio::net::TcpListener;
 use tokio::runtime::Runtime;
 
+use crate::report::{Row, Target};
+
 /// How long and how often to measure.
 #[derive(Debug, Clone, Copy)]
 pub struct Settings {
@@ -365,6 +367,41 @@ FROM seq;
 COMMIT;
 "#
     )
+}
+
+/// A page's growth with its table: `small` and `large` each time one round of the same request
+/// (a median of several) on the small and the large table. After a round of each as warm-up,
+/// `runs` rounds alternate; the medians of each, and of the rounds' ratios (large / small).
+pub fn growth(
+    runs: usize,
+    mut small: impl FnMut() -> f64,
+    mut large: impl FnMut() -> f64,
+) -> (f64, f64, f64) {
+    small();
+    large();
+    let (mut s, mut l, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..runs {
+        let (a, b) = (small(), large());
+        s.push(a);
+        l.push(b);
+        ratios.push(b / a);
+    }
+    (
+        crate::report::median(&s),
+        crate::report::median(&l),
+        crate::report::median(&ratios),
+    )
+}
+
+/// The row of a [`growth`] at 1M rows against 10k.
+pub fn growth_row(what: &str, (small, large, ratio): (f64, f64, f64), target: Target) -> Row {
+    Row {
+        benchmark: what.to_owned(),
+        figure: format!("1M: {}", crate::report::seconds(large)),
+        baseline: format!("10k: {}", crate::report::seconds(small)),
+        ratio,
+        target,
+    }
 }
 
 /// The project every benchmark talks to.

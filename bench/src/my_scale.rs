@@ -1,9 +1,11 @@
-//! 11. The emulator over MariaDB at scale: tables of 100k and 1M rows (the 12 fields of section
+//! 11. The emulator over MariaDB at scale: tables of 10k, 100k and 1M rows (the 12 fields of section
 //!     5 in MySQL's types, indexes on `status` and `quantity`) in a throwaway server (crate
 //!     `maria-server`: `mariadb-install-db` in a temporary directory, so that no other client's
 //!     writes move InnoDB's transaction counter during the walks), one request at a time from a
 //!     bare hyper-util client.
 //!
+//! - Page 1 (25 records), unfiltered and filtered by equality on the indexed integer column
+//!   (`quantity=5`), at 1M rows against 10k: alternating rounds, the median of their ratios.
 //! - An export: a walk through every page in order (1000 records a page, as `svc records
 //!   export` asks), 1M records against 100k; and a late page of the walk against page 1.
 //! - A deep page reached directly (page 1000 of 1000 at 1M rows): `OFFSET` over the keys.
@@ -17,9 +19,10 @@ use http::Uri;
 use tokio::runtime::Runtime;
 
 use crate::emulator::LoadClient;
-use crate::harness::{BenchEmulator, Settings, client_runtime};
+use crate::harness::{BenchEmulator, Settings, client_runtime, growth, growth_row};
 use crate::report::{Row, Target, median, seconds};
 
+const SMALL: (&str, usize) = ("my10k", 10_000);
 const MEDIUM: (&str, usize) = ("my100k", 100_000);
 const LARGE: (&str, usize) = ("my1m", 1_000_000);
 /// Records per page of a walk.
@@ -81,7 +84,7 @@ impl MyScale {
         ));
         let started = Instant::now();
         let mut databases = Vec::new();
-        for (_, rows) in [MEDIUM, LARGE] {
+        for (_, rows) in [SMALL, MEDIUM, LARGE] {
             let db = server.database("svc_bench").map_err(|e| e.to_string())?;
             db.sql(&seed_sql(rows)).map_err(|e| e.to_string())?;
             databases.push(db);
@@ -91,12 +94,12 @@ impl MyScale {
             seconds(started.elapsed().as_secs_f64())
         );
         let urls: Vec<String> = databases.iter().map(|d| d.url()).collect();
-        let specs: Vec<(&str, &str)> = [MEDIUM.0, LARGE.0]
+        let specs: Vec<(&str, &str)> = [SMALL.0, MEDIUM.0, LARGE.0]
             .into_iter()
             .zip(urls.iter().map(String::as_str))
             .collect();
         let emulator = BenchEmulator::start_databases(&specs);
-        let clients = [MEDIUM, LARGE]
+        let clients = [SMALL, MEDIUM, LARGE]
             .into_iter()
             .map(|(name, _)| (name.to_owned(), LoadClient::new(&emulator.token(name))))
             .collect();
@@ -137,6 +140,17 @@ impl MyScale {
         median(&times)
     }
 
+    /// `query` at 1M rows against 10k: the medians of each, and of the rounds' ratios.
+    fn growth(&self, query: &str, settings: &Settings) -> (f64, f64, f64) {
+        let (small, large) = (self.url(SMALL.0, query), self.url(LARGE.0, query));
+        let per_round = 10;
+        growth(
+            settings.runs,
+            || self.median_time(SMALL.0, &small, per_round),
+            || self.median_time(LARGE.0, &large, per_round),
+        )
+    }
+
     /// Walks every page of `resource` in order: the time of each.
     fn walk(&self, resource: &str, rows: usize) -> Vec<f64> {
         let pages = (rows as u64).div_ceil(WALK_PAGE);
@@ -150,7 +164,9 @@ impl MyScale {
     }
 }
 
-const WHAT: [&str; 3] = [
+const WHAT: [&str; 5] = [
+    "11. MariaDB, page 1 of 25, unfiltered: 1M rows vs 10k",
+    "11. MariaDB, page 1 of 25, filtered on an indexed integer column: 1M rows vs 10k",
     "11. MariaDB, walk of 1000-record pages in order at 1M rows: a late page vs page 1",
     "11. MariaDB, export by 1000-record pages: 1M records vs 100k",
     "11. MariaDB, page 1000 of 1000 at 1M rows reached directly (OFFSET over the keys)",
@@ -158,8 +174,8 @@ const WHAT: [&str; 3] = [
 
 pub fn run(settings: &Settings) -> Vec<Row> {
     eprintln!(
-        "11. emulator over MariaDB at scale: tables of {} and {} rows",
-        MEDIUM.1, LARGE.1
+        "11. emulator over MariaDB at scale: tables of {}, {} and {} rows",
+        SMALL.1, MEDIUM.1, LARGE.1
     );
     let scale = match MyScale::start() {
         Ok(scale) => scale,
@@ -177,6 +193,19 @@ pub fn run(settings: &Settings) -> Vec<Row> {
                 .collect();
         }
     };
+    let unfiltered = scale.growth("_per_page=25", settings);
+    let filtered = scale.growth("_per_page=25&quantity=5", settings);
+    eprintln!(
+        "   page 1: unfiltered 10k {} / 1M {}; filtered 10k {} / 1M {}",
+        seconds(unfiltered.0),
+        seconds(unfiltered.1),
+        seconds(filtered.0),
+        seconds(filtered.1)
+    );
+    let mut rows = vec![
+        growth_row(WHAT[0], unfiltered, Target::AtMost(2.0)),
+        growth_row(WHAT[1], filtered, Target::AtMost(4.0)),
+    ];
     // Walks: one of each (a second when the run is not quick), alternating.
     let walks = settings.runs.clamp(1, 2);
     let (mut medium, mut large, mut first, mut late) =
@@ -198,22 +227,22 @@ pub fn run(settings: &Settings) -> Vec<Row> {
         seconds(first),
         seconds(late)
     );
-    let mut rows = vec![
+    rows.extend([
         Row {
-            benchmark: WHAT[0].to_owned(),
+            benchmark: WHAT[2].to_owned(),
             figure: format!("pages 901-1000: {}", seconds(late)),
             baseline: format!("page 1: {}", seconds(first)),
             ratio: late / first,
             target: Target::AtMost(2.0),
         },
         Row {
-            benchmark: WHAT[1].to_owned(),
+            benchmark: WHAT[3].to_owned(),
             figure: format!("1M: {}", seconds(large)),
             baseline: format!("100k: {}", seconds(medium)),
             ratio: large / medium,
             target: Target::AtMost(12.0),
         },
-    ];
+    ]);
     // A deep page with no anchor to start from: a filter no walk used selects every row.
     let deep_uri = scale.url(
         LARGE.0,
@@ -223,7 +252,7 @@ pub fn run(settings: &Settings) -> Vec<Row> {
     let deep = scale.median_time(LARGE.0, &deep_uri, walks * 2 + 1);
     let top = scale.median_time(LARGE.0, &first_uri, walks * 2 + 1);
     rows.push(Row {
-        benchmark: WHAT[2].to_owned(),
+        benchmark: WHAT[4].to_owned(),
         figure: format!("page 1000: {}", seconds(deep)),
         baseline: format!("page 1: {}", seconds(top)),
         ratio: deep / top,

@@ -21,7 +21,7 @@ use http::{Method, Request, Uri};
 use tokio::runtime::Runtime;
 
 use crate::emulator::LoadClient;
-use crate::harness::{BenchEmulator, Settings, client_runtime};
+use crate::harness::{BenchEmulator, Settings, client_runtime, growth, growth_row};
 use crate::report::{Row, Target, median, seconds};
 
 const SMALL: (&str, usize) = ("pg10k", 10_000);
@@ -176,17 +176,11 @@ impl PgScale {
     fn growth(&self, query: &str, settings: &Settings) -> (f64, f64, f64) {
         let (small, large) = (self.url(SMALL.0, query), self.url(LARGE.0, query));
         let per_round = 10;
-        self.median_time(SMALL.0, &small, per_round);
-        self.median_time(LARGE.0, &large, per_round);
-        let (mut s, mut l, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
-        for _ in 0..settings.runs {
-            let a = self.median_time(SMALL.0, &small, per_round);
-            let b = self.median_time(LARGE.0, &large, per_round);
-            s.push(a);
-            l.push(b);
-            ratios.push(b / a);
-        }
-        (median(&s), median(&l), median(&ratios))
+        growth(
+            settings.runs,
+            || self.median_time(SMALL.0, &small, per_round),
+            || self.median_time(LARGE.0, &large, per_round),
+        )
     }
 
     /// The median time of `sql` run by tokio-postgres, prepared once, at 1M rows.
@@ -251,13 +245,6 @@ pub fn run(settings: &Settings) -> Vec<Row> {
         }
     };
     let mut rows = Vec::new();
-    let growth_row = |what: &str, (small, large, ratio): (f64, f64, f64), target| Row {
-        benchmark: what.to_owned(),
-        figure: format!("1M: {}", seconds(large)),
-        baseline: format!("10k: {}", seconds(small)),
-        ratio,
-        target,
-    };
     let unfiltered = scale.growth("_per_page=25", settings);
     rows.push(growth_row(WHAT[0], unfiltered, Target::AtMost(2.0)));
     let filtered = scale.growth("_per_page=25&quantity=5", settings);

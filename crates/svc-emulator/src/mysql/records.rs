@@ -21,7 +21,8 @@ use crate::mysql::filter::{MyWhere, Params, datetime_literal};
 use crate::mysql::references::{MyConnection, table};
 use crate::mysql::schema::{MyField, MyModel};
 use crate::mysql::types::{MyKind, Offset, python_date, write_value};
-use crate::mysql::{MyResource, message, read_only_sql, server_code, walks};
+use crate::mysql::walks::{self, Kept};
+use crate::mysql::{MyResource, message, read_only_sql, server_code};
 
 /// MySQL's error code of a duplicate key.
 const DUPLICATE_ENTRY: u16 = 1062;
@@ -99,7 +100,10 @@ impl Pages for MyResource {
     }
 
     /// The engine's count: the `EXPLAIN SELECT COUNT(*)` estimate of an unfiltered table when
-    /// it is at least 10 000 (its `rows` column), else `COUNT(*)`.
+    /// it is at least 10 000 (its `rows` column), else `COUNT(*)`. A filtered count of 10 000
+    /// rows or more is kept under InnoDB's transaction counter and read again only when the
+    /// counter moved (`mysql/walks.rs`, [`Kept`]): a page asked again on the same data counts no
+    /// row again.
     async fn count(
         &self,
         conn: &mut Conn,
@@ -123,14 +127,20 @@ impl Pages for MyResource {
                 return Ok(estimate);
             }
         }
-        let sql = format!("SELECT COUNT(*) FROM {}{}", model.table_sql, filter.sql);
+        let kept = self.kept_count(conn, model, filter).await;
+        if let Kept::Count(n) = kept {
+            return Ok(n);
+        }
+        let sql = ["SELECT COUNT(*) FROM ", &model.table_sql, &filter.sql].concat();
         let rows = self.read(conn, &sql, &filter.params, lenient).await?;
-        Ok(rows
+        let n = rows
             .first()
             .and_then(|r| r.as_ref(0))
             .and_then(crate::mysql::types::value_text)
             .and_then(|t| t.parse().ok())
-            .unwrap_or(0))
+            .unwrap_or(0);
+        self.keep_count(conn, (model, filter), kept, n).await;
+        Ok(n)
     }
 }
 
