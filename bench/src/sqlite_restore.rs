@@ -86,8 +86,9 @@ fn flow_statements(conn: &Connection) -> rusqlite::Result<(String, String)> {
     Ok((save, restore))
 }
 
-/// The median of `runs` restores each way, each after the test's writes.
-fn measure(rows: usize, runs: usize) -> rusqlite::Result<(Vec<f64>, Vec<f64>)> {
+/// The times of `runs` restores each way (after a warm-up of each), each after the test's
+/// writes; each restore is checked to have put back the saved data.
+fn measure(rows: usize, runs: usize) -> Result<(Vec<f64>, Vec<f64>), Box<dyn std::error::Error>> {
     let mut db = Connection::open_in_memory()?;
     db.execute_batch(&seed(rows))?;
     let mut saved = Connection::open_in_memory()?;
@@ -101,20 +102,40 @@ fn measure(rows: usize, runs: usize) -> rusqlite::Result<(Vec<f64>, Vec<f64>)> {
         let started = Instant::now();
         db.execute_batch(&restore)?;
         let flow = started.elapsed().as_secs_f64();
+        as_saved(&db)?;
         writes(&db)?;
         let started = Instant::now();
         page_copy(&saved, &mut db)?;
         let pages = started.elapsed().as_secs_f64();
+        as_saved(&db)?;
         // The first of each is a warm-up.
         if i > 0 {
             by_flow.push(flow);
             by_pages.push(pages);
         }
     }
-    // Both ways put back the same data: the 4 notes and the trigger's are gone.
-    let notes: i64 = db.query_row("SELECT count(*) FROM notes", [], |r| r.get(0))?;
-    assert_eq!(notes, 0, "a restore left the test's notes");
     Ok((by_flow, by_pages))
+}
+
+/// Whether `db` holds the saved data again: no note (the test's 4 and the trigger's are gone),
+/// item 5's score as seeded, and the trigger there (made again by the flow).
+fn as_saved(db: &Connection) -> Result<(), Box<dyn std::error::Error>> {
+    let found: (i64, Option<i64>, i64) = db.query_row(
+        "SELECT (SELECT count(*) FROM notes), (SELECT score FROM items WHERE id = 5), \
+         (SELECT count(*) FROM sqlite_master WHERE type = 'trigger')",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )?;
+    let saved = (0, Some(5 * 37 % 101), 1);
+    if found == saved {
+        Ok(())
+    } else {
+        Err(format!(
+            "a restore did not put the saved data back: (notes, item 5's score, triggers) are \
+             {found:?}, not {saved:?}"
+        )
+        .into())
+    }
 }
 
 /// The row: the flow's restore against SQLite's page copy, on `rows` rows.

@@ -883,9 +883,10 @@ async fn big_unfiltered_counts_are_explains_estimate_and_filtered_ones_kept() {
     assert_eq!(page["count"], estimate);
     let filtered = ok(&s.get("models/big?_per_page=1&x__gte=0").await);
     assert_eq!(filtered["count"], 19_993);
-    // A big filtered count of page 1 is kept under InnoDB's transaction counter (the first is
-    // marked, the second read between two readings of the counter, the third taken from the
-    // memo), and counted again after any write, behind the emulator's back or through it.
+    // A big filtered count of page 1 is kept under InnoDB's transaction counter (the request
+    // above marked it, the next is read between two readings of the counter, the ones after it
+    // are taken from the memo), and counted again after any write, behind the emulator's back
+    // or through it.
     let count = |query: &'static str| {
         let s = &s;
         async move {

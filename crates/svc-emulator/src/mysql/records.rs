@@ -127,7 +127,11 @@ impl Pages for MyResource {
                 return Ok(estimate);
             }
         }
-        let kept = self.kept_count(conn, model, filter).await;
+        let key = (!filter.sql.is_empty()).then(|| walks::count_key(model, filter));
+        let kept = match &key {
+            Some(key) => self.kept_count(conn, model, key).await,
+            None => Kept::Nothing,
+        };
         if let Kept::Count(n) = kept {
             return Ok(n);
         }
@@ -139,7 +143,9 @@ impl Pages for MyResource {
             .and_then(crate::mysql::types::value_text)
             .and_then(|t| t.parse().ok())
             .unwrap_or(0);
-        self.keep_count(conn, (model, filter), kept, n).await;
+        if let Some(key) = key {
+            self.keep_count(conn, model, key, kept, n).await;
+        }
         Ok(n)
     }
 }

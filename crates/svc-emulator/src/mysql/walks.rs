@@ -20,9 +20,13 @@
 //! are equal, no writing transaction began or committed while they ran, so everything they
 //! read is the data of that counter value, and two pages with the same counter value saw the
 //! same committed rows (a transaction still open at both is invisible to both). Unequal, and
-//! the page is read again from the keys and counted again, as two statements of the engine
-//! would be. Only base tables of InnoDB have anchors: other engines' writes do not move the
-//! counter. A write anywhere on the server costs the next page its seek, never its answer.
+//! a page read from an anchor is read again from the keys and counted again, as two
+//! statements of the engine would be. A kept count ([`Kept`], read by `Pages::count` for page 1
+//! and for a walk's pages alike) follows the same rule on its own: it is kept under the token
+//! read before and after its `COUNT`, when they are equal, and answered only while a fresh
+//! reading of the token is still that token. Only base tables of InnoDB have anchors and kept
+//! counts: other engines' writes do not move the counter. A write anywhere on the server costs
+//! the next page its seek and its kept count, never its answer.
 
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Row, Value};
@@ -130,9 +134,9 @@ impl MyResource {
 
     /// A page past the first of an order that reaches the unique key (`seek`), and its count: from
     /// the nearest anchor of the same walk when the data is still that of the anchor, else with
-    /// `OFFSET` over the keys alone; the end of a full page is kept as an anchor, a filtered count
-    /// with it. Both are read between two readings of the token: when they differ, what the memo
-    /// gave is read again.
+    /// `OFFSET` over the keys alone; the end of a full page is kept as an anchor. The page and
+    /// its count (`Pages::count`, which keeps a large one itself) are read between two readings
+    /// of the token: when they differ, a page read from an anchor is read again.
     pub(crate) async fn walk_between_tokens(
         &self,
         conn: &mut Conn,
@@ -194,9 +198,12 @@ impl MyResource {
     }
 }
 
-/// The filtered counts that are kept: at least this many rows. A smaller one is counted again
-/// each time, which costs less than reading the token (`SHOW GLOBAL STATUS`, about 0.2 ms on a
-/// MariaDB over loopback, where counting 10k rows of an index takes about 1 ms).
+/// The filtered counts that are kept: at least this many rows. Keeping one reads the token
+/// once a request while the data stays (`SHOW GLOBAL STATUS`), and twice more after each write:
+/// at 10k rows, page 1 filtered to 1,111 of them and counted each time cost what a page 1 at 1M
+/// that reads the token instead costs (1.09 ms and 1.08 ms, docs/performance.md, section 11).
+/// Below 10 000 rows, as in a test suite's tables, which write between two lists, a count is
+/// read each time, as the engine reads it: no token is read for it.
 const KEEP_COUNTS_FROM: u64 = 10_000;
 
 /// What the memo holds of a filtered count ([`MyResource::kept_count`]).
@@ -204,25 +211,22 @@ const KEEP_COUNTS_FROM: u64 = 10_000;
 pub(crate) enum Kept {
     /// The count, kept under the token that still is the token: the answer.
     Count(u64),
-    /// A large count kept under another token (or marked, under none): counted again under
-    /// this token, and kept when the token has not moved by the end.
+    /// A large count kept under another token, or marked under none (`""`, which no token
+    /// is): counted again under this token, and kept under it when the token has not moved by
+    /// the end of the count.
     Since(String),
-    /// Nothing worth keeping (unfiltered, small, never counted, not InnoDB).
+    /// Nothing worth keeping (small, never counted, no token: not InnoDB).
     Nothing,
 }
 
 impl MyResource {
-    /// What the memo holds of the count of `filter`'s rows of `model`. The token is read only
-    /// for a count worth keeping (see "Validity" above).
-    pub(crate) async fn kept_count(
-        &self,
-        conn: &mut Conn,
-        model: &MyModel,
-        filter: &MyWhere,
-    ) -> Kept {
-        let kept = self.walks().count(&count_key(model, filter));
-        let Some((token, n)) =
-            kept.filter(|&(_, n)| n >= KEEP_COUNTS_FROM && !filter.sql.is_empty())
+    /// What the memo holds of the filtered count of `model` whose memo key is `key`
+    /// ([`count_key`]). The token is read only for a count worth keeping.
+    pub(crate) async fn kept_count(&self, conn: &mut Conn, model: &MyModel, key: &[u8]) -> Kept {
+        let Some((token, n)) = self
+            .walks()
+            .count(key)
+            .filter(|&(_, n)| n >= KEEP_COUNTS_FROM)
         else {
             return Kept::Nothing;
         };
@@ -233,33 +237,35 @@ impl MyResource {
         }
     }
 
-    /// Keeps `n`, the count of `filter`'s rows of `model` read after [`kept_count`](Self::kept_count)
-    /// said `kept`: under the token when it has not moved since, or marked (under no token)
-    /// when it is the first large one, so that the next count is read between tokens.
+    /// Keeps `n`, the filtered count of `model` (memo key `key`) read after
+    /// [`kept_count`](Self::kept_count) said `kept`: under the token when it has not moved
+    /// since, else nothing; the first large one is marked under no token, so that the next is
+    /// read between two readings of the token (see "Validity" above).
     pub(crate) async fn keep_count(
         &self,
         conn: &mut Conn,
-        (model, filter): (&MyModel, &MyWhere),
+        model: &MyModel,
+        key: Vec<u8>,
         kept: Kept,
         n: u64,
     ) {
-        let key = count_key(model, filter);
+        if n < KEEP_COUNTS_FROM {
+            return;
+        }
         match kept {
             Kept::Since(before) => {
                 if self.token(conn, model).await.as_ref() == Some(&before) {
                     self.walks().keep_count(key, before, n);
                 }
             }
-            Kept::Nothing if n >= KEEP_COUNTS_FROM && !filter.sql.is_empty() && model.extra.0 => {
-                self.walks().keep_count(key, String::new(), n);
-            }
+            Kept::Nothing if model.extra.0 => self.walks().keep_count(key, String::new(), n),
             Kept::Count(_) | Kept::Nothing => {}
         }
     }
 }
 
 /// The memo's key of the count of `filter`'s rows of `model`.
-fn count_key(model: &MyModel, filter: &MyWhere) -> Vec<u8> {
+pub(crate) fn count_key(model: &MyModel, filter: &MyWhere) -> Vec<u8> {
     let sql = ["COUNT ", &model.table_sql, &filter.sql].concat();
     MyResource::memo_key(&sql, &filter.params)
 }
