@@ -205,6 +205,22 @@ async fn the_route_and_the_rust_api_list_what_was_answered() {
             .len(),
         1
     );
+    // `since` as a request's own time (to the millisecond) keeps that request and the later
+    // ones, as `matches` does one by one.
+    let every = emu.requests();
+    let middle = &every[every.len() / 2];
+    let since: Vec<u64> = emu
+        .requests_matching(RequestMatcher::any().since(middle.time))
+        .iter()
+        .map(|r| r.id)
+        .collect();
+    let one_by_one: Vec<u64> = every
+        .iter()
+        .filter(|r| RequestMatcher::any().since(middle.time).matches(r))
+        .map(|r| r.id)
+        .collect();
+    assert!(since.contains(&middle.id));
+    assert_eq!(since, one_by_one);
 
     // DELETE clears the project's requests; the ones of no project stay.
     let r = send(

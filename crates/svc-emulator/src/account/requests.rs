@@ -44,8 +44,6 @@ const TIMES: [&str; 3] = ["at_least", "at_most", "exactly"];
 struct Filters {
     matcher: RequestMatcher,
     bodies: bool,
-    /// `since`, also in `matcher`: the journal reads only what arrived then or later.
-    since: Option<std::time::SystemTime>,
 }
 
 fn filters(query: Option<&str>) -> Result<Filters, HttpError> {
@@ -55,7 +53,6 @@ fn filters(query: Option<&str>) -> Result<Filters, HttpError> {
 fn filters_of(pairs: Vec<(String, String)>) -> Result<Filters, HttpError> {
     let mut matcher = RequestMatcher::any();
     let mut bodies = false;
-    let mut from = None;
     for (name, value) in pairs {
         matcher = match name.as_str() {
             "path" => matcher.path(value),
@@ -65,7 +62,6 @@ fn filters_of(pairs: Vec<(String, String)>) -> Result<Filters, HttpError> {
             "since" => {
                 let since = Timestamp::parse_rfc3339(&value)
                     .map_err(|e| HttpError::invalid_field("since", format!("{e}.")))?;
-                from = since.to_system_time();
                 matcher.since(since)
             }
             "method" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_alphabetic()) => {
@@ -95,11 +91,7 @@ fn filters_of(pairs: Vec<(String, String)>) -> Result<Filters, HttpError> {
             }
         };
     }
-    Ok(Filters {
-        matcher,
-        bodies,
-        since: from,
-    })
+    Ok(Filters { matcher, bodies })
 }
 
 /// A status filter: a code (`201`) or a class (`4xx`).
@@ -138,14 +130,11 @@ async fn list(
 ) -> Result<Response, HttpError> {
     let Path(project) = path?;
     let entry = auth::authorize_project(state.registry(), &headers, &project)?;
-    let Filters {
-        matcher,
-        bodies,
-        since,
-    } = filters(query.as_deref())?;
+    let Filters { matcher, bodies } = filters(query.as_deref())?;
     let journal = state.journal();
     no_bodies_kept(bodies, journal)?;
-    let (records, dropped) = project_records(journal, entry.name.as_str(), bodies, since);
+    let (records, dropped) =
+        project_records(journal, entry.name.as_str(), bodies, matcher.arrived_from());
     let requests = records
         .iter()
         .filter(|r| matcher.matches(r))
@@ -199,14 +188,11 @@ async fn expect(
         .into_iter()
         .partition(|(name, _)| TIMES.contains(&name.as_str()));
     let times = times(&counts)?;
-    let Filters {
-        matcher,
-        bodies,
-        since,
-    } = filters_of(pairs)?;
+    let Filters { matcher, bodies } = filters_of(pairs)?;
     let journal = state.journal();
     no_bodies_kept(bodies, journal)?;
-    let (records, dropped) = project_records(journal, entry.name.as_str(), bodies, since);
+    let (records, dropped) =
+        project_records(journal, entry.name.as_str(), bodies, matcher.arrived_from());
     let expected = format!("{times} matching {matcher}");
     let body = match verify(&matcher, times, records, dropped, journal.keeps_bodies()) {
         Ok(matched) => Json(Checked {

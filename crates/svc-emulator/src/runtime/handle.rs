@@ -220,7 +220,8 @@ impl Emulator {
     /// The requests of the journal that `matcher` matches, oldest first.
     pub fn requests_matching(&self, matcher: impl Borrow<RequestMatcher>) -> Vec<RecordedRequest> {
         let matcher = matcher.borrow();
-        let mut requests = self.requests();
+        let journal = self.state.journal();
+        let mut requests = journal.records_since(Scope::All, true, matcher.arrived_from());
         requests.retain(|r| matcher.matches(r));
         requests
     }

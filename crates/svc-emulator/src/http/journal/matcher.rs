@@ -193,6 +193,12 @@ impl RequestMatcher {
         self.json_body.is_some()
     }
 
+    /// The start of the matcher's time window, if any: what the journal need not read before
+    /// ([`Journal::records_since`](super::Journal::records_since)).
+    pub(crate) fn arrived_from(&self) -> Option<std::time::SystemTime> {
+        self.since.and_then(Timestamp::to_system_time)
+    }
+
     /// Whether `request` is inside the matcher's time window.
     fn in_window(&self, request: &RecordedRequest) -> bool {
         self.since.is_none_or(|since| request.time >= since)

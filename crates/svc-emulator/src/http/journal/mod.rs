@@ -277,13 +277,12 @@ impl Journal {
     ) -> Vec<RecordedRequest> {
         // A time read back from the journal is cut to the millisecond, so it is never later
         // than its entry's own: that entry stays.
-        let from = since;
         let mut entries: Vec<Entry> = {
             let ring = self.ring();
             ring.entries
                 .iter()
                 .filter(|e| scope == Scope::All || e.owner.map(Scope::Project) == Some(scope))
-                .filter(|e| from.is_none_or(|from| e.time >= from))
+                .filter(|e| since.is_none_or(|since| e.time >= since))
                 .cloned()
                 .collect()
         };
