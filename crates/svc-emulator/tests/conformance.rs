@@ -463,6 +463,7 @@ conformance!(
     mistakes_are_refused_with_what_to_fix,
     a_missing_record_is_404_for_every_verb,
     counts_follow_the_filters,
+    a_filtered_count_follows_every_write,
     a_table_without_a_key_is_keyed_on_its_first_column,
     a_composite_key_is_keyed_on_its_first_column,
     a_key_several_rows_share_is_refused_where_the_planner_picks_the_row,
@@ -1463,6 +1464,50 @@ async fn counts_follow_the_filters(t: &Target) {
     assert_eq!(all.as_array().map(Vec::len), Some(3), "a bare array: {all}");
     let none = t.ok("models/people?_no_pagination=1&age__gt=99").await;
     assert_eq!(none, json!([]));
+}
+
+/// A filtered count, asked again and again (each database may keep it: SQLite's memo, a
+/// PostgreSQL snapshot, InnoDB's transaction counter), is the count of the data as it is after
+/// each write: through the records API, and through an action's SQL, on page 1 and on a page of
+/// a walk.
+async fn a_filtered_count_follows_every_write(t: &Target) {
+    let count = |page: u32| async move {
+        let query = format!("models/people?city__isnull=false&_per_page=1&page={page}");
+        t.ok(&query).await["count"].clone()
+    };
+    for page in [1, 2, 1, 2] {
+        assert_eq!(count(page).await, 4, "page {page}");
+    }
+    // Dave (key 4) has no city: an action gives him one.
+    let moved = t
+        .call(
+            Method::POST,
+            "actions/move",
+            Some(json!({"data": {"id": 4, "city": "Oslo"}})),
+        )
+        .await;
+    success(&moved);
+    for page in [1, 2, 1] {
+        assert_eq!(count(page).await, 5, "page {page} after an action");
+    }
+    let created = t
+        .call(
+            Method::POST,
+            "models/people",
+            Some(json!({"name": "Frank", "city": "Lima"})),
+        )
+        .await;
+    let id = success(&created)["id"].clone();
+    for page in [2, 1, 2] {
+        assert_eq!(count(page).await, 6, "page {page} after a create");
+    }
+    let deleted = t
+        .call(Method::DELETE, &format!("models/people/{id}"), None)
+        .await;
+    assert!(deleted.status.is_success(), "{}", deleted.status);
+    for page in [1, 2] {
+        assert_eq!(count(page).await, 5, "page {page} after a delete");
+    }
 }
 
 /// The keys (`field`) of a list answer, in order.
