@@ -432,3 +432,74 @@ async fn writes_are_sent_only_when_asked_and_the_emulators_copy_is_put_back() {
     mine.shutdown().await;
     theirs.shutdown().await;
 }
+
+/// A replay file is held to the same promise as drawn requests: without `--writes`, a file that
+/// holds a write (or SQL that is not a plain SELECT) is refused whole, naming the cases, and the
+/// reference receives nothing.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_replay_file_with_writes_is_refused_without_writes() {
+    let dir = TempDir::new("verify-replay-writes");
+    let theirs = reference(&format!("{}/theirs.sqlite3", dir.path())).await;
+    let file = format!("{}/replay.json", dir.path());
+    let cases = json!({"cases": [
+        {"op": "list", "model": "books"},
+        {"op": "update", "model": "books", "key": "2", "body": {"title": "x"}},
+        {"op": "delete", "model": "books", "key": "3"},
+        {"op": "create", "model": "notes", "body": {"body": "y"}},
+        {"op": "sql", "body": {"query": "delete from books"}},
+        {"op": "sql", "body": {"query": "select count(*) from books; drop table books"}},
+        {"op": "sql", "body": {"query": "select count(*) as n from books"}},
+    ]});
+    std::fs::write(&file, cases.to_string()).expect("the cases are written");
+    let ran = verify(&dir, &theirs, &["--replay", &file]).await;
+    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("5 of the 7 cases may change the reference's data"),
+        "{}",
+        ran.stderr
+    );
+    for named in [
+        "#2 PATCH books/2",
+        "#3 DELETE books/3",
+        "#4 POST notes",
+        "#5 SQL delete from books",
+        "#6 SQL select count(*) from books; drop table books",
+    ] {
+        assert!(ran.stderr.contains(named), "{named}: {}", ran.stderr);
+    }
+    assert!(!ran.stderr.contains("#1 "), "{}", ran.stderr);
+    assert!(!ran.stderr.contains("#7 "), "{}", ran.stderr);
+    assert!(
+        theirs.requests().is_empty(),
+        "nothing reached the reference"
+    );
+
+    // A case whose model would be read as another route is refused too.
+    let dots = json!({"cases": [{"op": "list", "model": ".."}]});
+    std::fs::write(&file, dots.to_string()).expect("the cases are written");
+    let ran = verify(&dir, &theirs, &["--replay", &file]).await;
+    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("is not a path segment"),
+        "{}",
+        ran.stderr
+    );
+    assert!(
+        theirs.requests().is_empty(),
+        "nothing reached the reference"
+    );
+
+    // With --writes, the same file is sent: the reference takes the update.
+    std::fs::write(&file, cases.to_string()).expect("the cases are written");
+    let ran = verify(&dir, &theirs, &["--replay", &file, "--writes"]).await;
+    assert!(
+        theirs
+            .requests()
+            .iter()
+            .any(|r| r.method == "PATCH" && r.path.ends_with("/models/books/2")),
+        "{}",
+        ran.stderr
+    );
+    theirs.shutdown().await;
+}

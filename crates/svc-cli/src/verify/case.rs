@@ -175,6 +175,22 @@ impl Case {
         format!("?{}", pairs.join("&"))
     }
 
+    /// Whether the case can be sent as it is: a model for every case but SQL, a key for a
+    /// retrieve, update or delete, and neither empty, `.` nor `..` (a server that normalises
+    /// paths would read another route).
+    pub fn check(&self) -> Result<(), String> {
+        let segment = |what: &str, value: &Option<String>, needed: bool| match value.as_deref() {
+            None if needed => Err(format!("it has no {what}")),
+            Some(bad @ ("" | "." | "..")) => {
+                Err(format!("its {what} {bad:?} is not a path segment"))
+            }
+            _ => Ok(()),
+        };
+        segment("model", &self.model, self.op != Op::Sql)?;
+        let keyed = matches!(self.op, Op::Retrieve | Op::Update | Op::Delete);
+        segment("key", &self.key, keyed)
+    }
+
     /// One line for people: `GET books?price__gt=3`, `SQL select ...`.
     pub fn describe(&self) -> String {
         if self.op == Op::Sql {

@@ -565,6 +565,11 @@ mod tests {
     fn every_kind_of_read_is_drawn_from_the_schema() {
         let models = shop();
         let cases = generate(&models, 1, 400, false);
+        // What verify may send without --writes, SQL included.
+        for case in &cases {
+            assert_eq!(crate::verify::reads::write_reason(case), None, "{case:?}");
+            assert_eq!(case.check(), Ok(()), "{case:?}");
+        }
         for op in [Op::List, Op::Retrieve, Op::Aggregate, Op::Group, Op::Sql] {
             assert!(cases.iter().any(|c| c.op == op), "no {op:?}");
         }

@@ -13,6 +13,7 @@
 pub mod case;
 mod compare;
 mod generate;
+mod reads;
 mod report;
 
 use std::io::{IsTerminal, Write as _};
@@ -140,6 +141,9 @@ fn plan(args: &VerifyArgs) -> Result<Plan, Failure> {
     }
     writable(&args.cases)?;
     let replay = args.replay.as_deref().map(read_cases).transpose()?;
+    if let Some(cases) = &replay {
+        only_reads_unless_asked(cases, args.writes)?;
+    }
     if let Some(token) = &args.reference_token {
         crate::verbose::secret(token);
     }
@@ -230,6 +234,48 @@ fn read_cases(file: &Path) -> Result<Vec<Case>, Failure> {
         )));
     }
     Ok(cases)
+}
+
+/// Refuses, before anything is sent, cases that name no model or key where they need one (or
+/// name `.` or `..`, which a server may read as another route), and, without `--writes`, every
+/// case that could change the reference's data, naming each.
+fn only_reads_unless_asked(cases: &[Case], writes: bool) -> Result<(), Failure> {
+    for (i, case) in cases.iter().enumerate() {
+        if let Err(why) = case.check() {
+            return Err(Failure::usage_hint(
+                format!(
+                    "case #{} ({}) cannot be sent: {why}",
+                    i + 1,
+                    case.describe()
+                ),
+                "give a cases file that `svc emulator verify` wrote, or its --json report",
+            ));
+        }
+    }
+    if writes {
+        return Ok(());
+    }
+    let refused: Vec<String> = cases
+        .iter()
+        .enumerate()
+        .filter_map(|(i, case)| {
+            let why = reads::write_reason(case)?;
+            Some(format!("  #{} {} ({why})", i + 1, case.describe()))
+        })
+        .collect();
+    if refused.is_empty() {
+        return Ok(());
+    }
+    Err(Failure::usage_hint(
+        format!(
+            "{} of the {} cases may change the reference's data, and --writes was not given; \
+             nothing was sent:\n{}",
+            refused.len(),
+            cases.len(),
+            refused.join("\n")
+        ),
+        "add --writes only if the reference is scratch (its data changes), or remove those cases",
+    ))
 }
 
 /// An emulator of the plan's projects, on a free loopback port, its data in memory.
@@ -335,7 +381,9 @@ async fn verify(
                 let rows = sample(&sender, &here, &auth, &info.name).await;
                 sampled.push(Sampled::new(info, rows));
             }
-            generate::generate(&sampled, args.seed, args.requests, args.writes)
+            let cases = generate::generate(&sampled, args.seed, args.requests, args.writes);
+            only_reads_unless_asked(&cases, args.writes)?;
+            cases
         }
     };
     if args.writes {
