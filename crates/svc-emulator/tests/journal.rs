@@ -767,6 +767,104 @@ async fn secrets_never_appear_in_the_journal() {
     emu.shutdown().await;
 }
 
+/// What a client gets wrong still hides its secrets: a body that is not valid JSON (no closing
+/// brace, a trailing comma, single quotes) and secrets written with `%XX` escapes the
+/// emulator's own encoder would not use (`%5F` for `_`, lowercase hex, `%2E` for a JWT's dots).
+#[tokio::test]
+async fn malformed_bodies_and_percent_encoded_secrets_stay_hidden() {
+    let config = EmulatorConfig::default()
+        .journal_bodies(true)
+        .projects(ProjectsConfig::new(vec![
+            ProjectConfig::new("demo").api_key(API_KEY).resource(
+                ResourceConfig::new("notes", RESOURCE_TOKEN).seed_sql(
+                    "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT, api_key TEXT);",
+                ),
+            ),
+        ]));
+    let emu = Emulator::start(config).await.unwrap();
+    let login = "/projects/demo/prod/auth/login";
+    let secret = "hunter4secretpw";
+    for body in [
+        format!(r#"{{"email":"a@b.c","password":"{secret}""#),
+        format!(r#"{{"email":"a@b.c","password":"{secret}",}}"#),
+        format!("{{'email':'a@b.c','password':'{secret}'}}"),
+    ] {
+        let r = send(
+            &emu,
+            Call::new(Method::POST, login)
+                .header("content-type", "application/json")
+                .raw_body(body),
+        )
+        .await;
+        assert!(r.status.is_client_error(), "{}", r.status);
+    }
+    let notes = "/projects/demo/prod/notes/models/notes";
+    let r = send(
+        &emu,
+        Call::new(Method::POST, notes)
+            .auth(RESOURCE_TOKEN)
+            .header("content-type", "application/json")
+            .raw_body(r#"{"body": "x", "api_key": "k3y-in-a-bad-body",}"#),
+    )
+    .await;
+    assert!(r.status.is_client_error(), "{}", r.status);
+    let escaped = |text: &str, lower: bool| -> String {
+        text.chars()
+            .map(|c| match c {
+                '_' if lower => "%5f".to_owned(),
+                '_' => "%5F".to_owned(),
+                c => c.to_string(),
+            })
+            .collect()
+    };
+    let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1MSJ9.c2lnbmF0dXJlX3g";
+    let query = format!(
+        "{notes}?q={}&r={}&t={}",
+        escaped(API_KEY, false),
+        escaped(RESOURCE_TOKEN, true),
+        jwt.replace('.', "%2E")
+    );
+    send(&emu, Call::get(query).auth(RESOURCE_TOKEN)).await;
+    send(
+        &emu,
+        Call::get(format!("{notes}/{}", escaped(API_KEY, true))).auth(RESOURCE_TOKEN),
+    )
+    .await;
+
+    let route = send(
+        &emu,
+        Call::get("/_emulator/projects/demo/requests?bodies=true").bearer(API_KEY),
+    )
+    .await;
+    let route_text = String::from_utf8(route.body.to_vec()).unwrap();
+    let shown = [
+        route_text.clone(),
+        serde_json::to_string(&emu.requests()).unwrap(),
+    ];
+    for hidden in [
+        secret,
+        "k3y-in-a-bad-body",
+        &escaped(API_KEY, false),
+        &escaped(API_KEY, true),
+        &escaped(RESOURCE_TOKEN, true),
+        "c2lnbmF0dXJlX3g",
+        "eyJzdWIiOiJ1MSJ9",
+    ] {
+        for text in &shown {
+            assert!(!text.contains(hidden), "{hidden:?} appears: {text}");
+        }
+    }
+    let journal: Value = serde_json::from_str(&route_text).unwrap();
+    let entries = journal["requests"].as_array().unwrap();
+    assert_eq!(entries.len(), 6, "{route_text}");
+    assert_eq!(
+        entries[0]["request_body"]["text"],
+        r#"{"email":"a@b.c","password":"***""#
+    );
+    assert_eq!(entries[4]["query"], "q=***&r=***&t=***");
+    emu.shutdown().await;
+}
+
 /// `text` percent-encoded as a path segment or query value.
 fn utf8_encoded(text: &str) -> String {
     svc_model::records::wire::encode_component(text).into_owned()

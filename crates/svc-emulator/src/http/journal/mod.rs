@@ -384,15 +384,12 @@ impl Journal {
                 self.redactor.json(&mut value, secret_keys);
                 BodyContent::Json(value)
             }
+            // Cut short, not JSON, or JSON a client got wrong: masked by the same names and
+            // token shapes, read as text.
             None => match text(&c.kept, truncated) {
-                Some(text) if truncated => {
-                    BodyContent::Text(self.redactor.cut_text(text, secret_keys))
+                Some(text) => {
+                    BodyContent::Text(self.redactor.loose_text(text, secret_keys, truncated))
                 }
-                // A form-encoded body is read like a query string.
-                Some(text) if redact::is_form_like(text) => {
-                    BodyContent::Text(self.redactor.query(text))
-                }
-                Some(text) => BodyContent::Text(self.redactor.text(text).into_owned()),
                 None => BodyContent::Binary,
             },
         };

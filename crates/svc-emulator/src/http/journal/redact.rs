@@ -1,17 +1,21 @@
 //! What the request journal hides: credentials and secret tokens never appear in it.
 //!
 //! - Every credential the emulator knows at start (the projects' API keys, the resources' and
-//!   tools tokens, the HTTP proxy's secrets), as written and percent-encoded, is replaced by
-//!   `***` wherever it appears: in the path, the query, and the captured bodies.
-//! - So is any text shaped like a JWT (`eyJ...` `.` `...` `.` `...`): the session, refresh and
-//!   service tokens the emulator issues, and anyone else's.
+//!   tools tokens, the HTTP proxy's secrets) is replaced by `***` wherever it appears: in the
+//!   path, the query, and the captured bodies; as written, and as a server reads it after
+//!   decoding `%XX` escapes in any case (`svc%5Fkey%5F…`, `%5f`) or JSON's `\u00XX`.
+//! - So is any text shaped like a JWT (`eyJ...` `.` `...` `.` `...`, its dots written or
+//!   escaped as `%2E`): the session, refresh and service tokens the emulator issues, and
+//!   anyone else's.
 //! - A query parameter, or a JSON key of a captured body, whose name says it holds a secret
 //!   ([`is_secret_name`]: password, secret, token, key, auth, ...) has its value replaced by
 //!   `***`: a string or a number, and every such value inside an object or array under it (a
 //!   boolean, such as `has_password`, tells no secret). In the account routes' bodies, `code` (a reset or email-change code) too.
-//! - A body cut at 64 KiB cannot be parsed: its JSON text is scanned for the same secret
-//!   keys, and its end is masked when it may begin a secret the cut split (a known secret's
-//!   first characters, a JWT begun), so no part of a secret shows either.
+//! - A body that is not valid JSON (cut at 64 KiB, or sent wrong: no closing brace, a trailing
+//!   comma, single quotes, unquoted names; a form; `name: value` lines) is masked by the same
+//!   names and token shapes, read leniently as text; a cut one also has its end masked when it
+//!   may begin a secret the cut split (a known secret's first characters, a JWT begun), so no
+//!   part of a secret shows either.
 //! - Headers are not recorded at all (`Authorization` included).
 
 use std::borrow::Cow;
@@ -58,18 +62,56 @@ impl Redactor {
         Self { secrets: all }
     }
 
-    /// `text` with every known secret and every JWT replaced by [`MASK`].
+    /// `text` with every known secret and every JWT replaced by [`MASK`]: as written, and as
+    /// a server would read it after decoding `%XX` escapes (`svc%5Fkey%5F…`, a JWT whose dots
+    /// are `%2E`) or JSON's `\u00XX` and `\/` (a body that is not valid JSON keeps them).
     pub(crate) fn text<'t>(&self, text: &'t str) -> Cow<'t, str> {
-        let mut out = Cow::Borrowed(text);
+        self.masked(text, false)
+    }
+
+    /// [`text`](Self::text), reading `+` as a space too, as a form or query value does.
+    fn form_text<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        self.masked(text, true)
+    }
+
+    fn masked<'t>(&self, text: &'t str, plus_is_space: bool) -> Cow<'t, str> {
+        let view = Decoded::new(text, plus_is_space);
+        let mut spans: Vec<(usize, usize)> = Vec::new();
         for secret in &self.secrets {
-            if out.contains(secret.as_str()) {
-                out = Cow::Owned(out.replace(secret.as_str(), MASK));
+            let needle = secret.as_bytes();
+            let mut from = 0;
+            while let Some(at) = find(&view.bytes[from..], needle) {
+                spans.push((from + at, from + at + needle.len()));
+                from += at + needle.len();
             }
         }
-        match mask_jwts(&out) {
-            Cow::Owned(masked) => Cow::Owned(masked),
-            Cow::Borrowed(_) => out,
+        jwt_spans(&view.bytes, &mut spans);
+        if spans.is_empty() {
+            return Cow::Borrowed(text);
         }
+        spans.sort_unstable();
+        let mut out = String::with_capacity(text.len());
+        let mut copied = 0;
+        let mut spans = spans.into_iter().peekable();
+        while let Some((start, mut end)) = spans.next() {
+            // Overlapping or touching matches are masked as one.
+            while let Some(&(next_start, next_end)) = spans.peek() {
+                if next_start > end {
+                    break;
+                }
+                end = end.max(next_end);
+                spans.next();
+            }
+            let (raw_start, raw_end) = view.raw_span(text, start, end);
+            if raw_start < copied {
+                continue;
+            }
+            out.push_str(&text[copied..raw_start]);
+            out.push_str(MASK);
+            copied = raw_end;
+        }
+        out.push_str(&text[copied..]);
+        Cow::Owned(out)
     }
 
     /// A query string (without `?`): the value of each parameter whose name says it holds a
@@ -89,7 +131,7 @@ impl Redactor {
                 _ => out.push_str(pair),
             }
         }
-        self.text(&out).into_owned()
+        self.form_text(&out).into_owned()
     }
 
     /// A captured JSON body, in place: strings and numbers under secret names are [`MASK`]
@@ -137,20 +179,24 @@ impl Redactor {
 }
 
 impl Redactor {
-    /// The start of a longer text (a body cut at 64 KiB), redacted: as JSON text when it looks
-    /// like JSON (the values of secret keys masked by a lenient scan, since it cannot be
-    /// parsed), as a form when it looks like one, else as text; then its end is masked when it
-    /// may be the beginning of a secret that the cut split (a known secret's first characters,
-    /// a JWT begun).
-    pub(crate) fn cut_text(&self, text: &str, also_secret: &[&str]) -> String {
+    /// A body that is not JSON as the journal shows it, redacted by the same rules as parsed
+    /// JSON, read leniently: a form's secret parameters ([`query`](Self::query)); then the
+    /// values under secret names in any of the shapes a client may send by mistake (JSON that
+    /// is cut at 64 KiB, lacks its closing brace, has a trailing comma or single quotes,
+    /// unquoted names, `name=value` and `name: value` lines); then known secrets and JWTs. When
+    /// `cut` (only the body's start was kept), its end is masked too when it may be the
+    /// beginning of a secret the cut split (a known secret's first characters, a JWT begun).
+    pub(crate) fn loose_text(&self, text: &str, also_secret: &[&str], cut: bool) -> String {
         let trimmed = text.trim_start();
-        let shown = if trimmed.starts_with('{') || trimmed.starts_with('[') {
-            self.text(&mask_json_text(text, also_secret)).into_owned()
-        } else if is_form_like(text) {
-            self.query(text)
-        } else {
-            self.text(text).into_owned()
+        let form = is_form_like(text) && !trimmed.starts_with(['{', '[']);
+        let text: Cow<'_, str> = match form {
+            true => Cow::Owned(self.query(text)),
+            false => Cow::Borrowed(text),
         };
+        let shown = self.text(&mask_loose(&text, also_secret)).into_owned();
+        if !cut {
+            return shown;
+        }
         let end = self.split_secret_start(&shown);
         if end == shown.len() {
             return shown;
@@ -197,27 +243,31 @@ fn is_base64url(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'-' || b == b'_'
 }
 
-/// JSON text that may be cut short, with the values of secret keys replaced by [`MASK`]: the
-/// strings and numbers under a key that [`is_secret_name`] (or in `also_secret`), and every
-/// string and number inside an object or array under one, as [`Redactor::json`] does for
-/// parsed JSON. A string cut short is masked too when it is a secret value.
-fn mask_json_text(text: &str, also_secret: &[&str]) -> String {
+/// Text that may hold names and values (JSON, valid or not; `name: value` or `name=value`
+/// lines), with the values under secret names replaced by [`MASK`], as [`Redactor::json`]
+/// does for parsed JSON: a name is a quoted string (`"` or `'`) or a bare word followed by `:`
+/// or `=`; under one that [`is_secret_name`] (or in `also_secret`), the value is masked: a
+/// quoted string's content (to the end of the text when it is cut short), a number (as `"***"`,
+/// so that JSON stays JSON), or a bare value up to the next `,`, `;`, `&`, closing bracket or
+/// line end; and every value inside an object or array under one. `true`, `false` and `null`
+/// tell no secret.
+fn mask_loose(text: &str, also_secret: &[&str]) -> String {
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let mut copied = 0;
-    // Whether each open container is under a secret key; and whether the last key was one.
+    // Whether each open container is under a secret name; and whether the last name was one.
     let mut hidden: Vec<bool> = Vec::new();
     let mut secret_key = false;
     let mut i = 0;
+    let is_secret = |name: &str| is_secret_name(name) || also_secret.contains(&name);
     while i < bytes.len() {
         let inside_hidden = hidden.last().copied().unwrap_or(false);
         match bytes[i] {
-            b'"' => {
-                let end = string_end(bytes, i + 1);
+            quote @ (b'"' | b'\'') => {
+                let end = string_end(bytes, i + 1, quote);
                 let after = skip_whitespace(bytes, end + 1);
-                if bytes.get(after) == Some(&b':') {
-                    let key = &text[i + 1..end.min(text.len())];
-                    secret_key = is_secret_name(key) || also_secret.contains(&key);
+                if matches!(bytes.get(after), Some(b':' | b'=')) {
+                    secret_key = is_secret(&text[i + 1..end.min(text.len())]);
                     i = after + 1;
                     continue;
                 }
@@ -229,51 +279,99 @@ fn mask_json_text(text: &str, also_secret: &[&str]) -> String {
                 secret_key = false;
                 i = end + 1;
             }
-            b'-' | b'0'..=b'9' => {
-                let end = i + bytes[i..]
-                    .iter()
-                    .take_while(|b| matches!(b, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))
-                    .count();
-                if secret_key || inside_hidden {
-                    out.push_str(&text[copied..i]);
-                    out.push('"');
-                    out.push_str(MASK);
-                    out.push('"');
-                    copied = end;
-                }
-                secret_key = false;
-                i = end;
-            }
-            b'{' | b'[' => {
+            b'{' | b'[' | b'(' => {
                 hidden.push(secret_key || inside_hidden);
                 secret_key = false;
                 i += 1;
             }
-            b'}' | b']' => {
+            b'}' | b']' | b')' => {
                 hidden.pop();
                 secret_key = false;
                 i += 1;
             }
-            b't' | b'f' | b'n' => {
-                // true, false, null: no secret.
+            b',' | b';' | b'&' | b'\n' | b'\r' => {
                 secret_key = false;
                 i += 1;
             }
-            _ => i += 1,
+            b':' | b'=' => i += 1,
+            b if b.is_ascii_whitespace() => i += 1,
+            _ => {
+                let word_end = i + bytes[i..].iter().take_while(|&&b| is_word(b)).count();
+                let word_end = word_end.max(i + 1);
+                let after = skip_whitespace(bytes, word_end);
+                if matches!(bytes.get(after), Some(b':' | b'=')) && !secret_key {
+                    let name = text.get(i..word_end).unwrap_or_default();
+                    secret_key = is_secret(name);
+                    i = after + 1;
+                    continue;
+                }
+                // A value: under a secret name, up to the end of the line or entry (spaces
+                // included: `password: correct horse`); inside a hidden container, the word.
+                let end = match secret_key {
+                    true => {
+                        let run = bytes[i..].iter().take_while(|&&b| !ends_value(b)).count();
+                        i + text[i..i + run].trim_end().len()
+                    }
+                    false => word_end,
+                };
+                let word = text.get(i..end).unwrap_or_default();
+                let tells_nothing =
+                    matches!(word, "true" | "false" | "null" | "True" | "False" | "None");
+                if (secret_key || inside_hidden) && !tells_nothing && !word.is_empty() {
+                    out.push_str(&text[copied..i]);
+                    let number = matches!(bytes[i], b'-' | b'0'..=b'9');
+                    match number {
+                        true => {
+                            out.push('"');
+                            out.push_str(MASK);
+                            out.push('"');
+                        }
+                        false => out.push_str(MASK),
+                    }
+                    copied = end;
+                }
+                secret_key = false;
+                i = end.max(i + 1);
+            }
         }
     }
     out.push_str(&text[copied.min(text.len())..]);
     out
 }
 
-/// The index of the `"` that ends the string whose content starts at `from` (escapes
+/// A byte of a bare word: not a quote, bracket, separator or space.
+fn is_word(b: u8) -> bool {
+    !(b.is_ascii_whitespace()
+        || matches!(
+            b,
+            b'"' | b'\''
+                | b'{'
+                | b'}'
+                | b'['
+                | b']'
+                | b'('
+                | b')'
+                | b','
+                | b';'
+                | b'&'
+                | b':'
+                | b'='
+        ))
+}
+
+/// A byte that ends a bare value.
+fn ends_value(b: u8) -> bool {
+    matches!(b, b',' | b';' | b'&' | b'}' | b']' | b')' | b'\n' | b'\r')
+}
+
+/// The index of the `quote` that ends the string whose content starts at `from` (escapes
 /// skipped), or `bytes.len()` when it is cut short.
-fn string_end(bytes: &[u8], from: usize) -> usize {
+fn string_end(bytes: &[u8], from: usize, quote: u8) -> usize {
     let mut i = from;
     while i < bytes.len() {
         match bytes[i] {
             b'\\' => i += 2,
-            b'"' => return i,
+            b if b == quote => return i,
             _ => i += 1,
         }
     }
@@ -354,32 +452,118 @@ fn form_decode(text: &str) -> String {
     percent_decode_str(&spaced).decode_utf8_lossy().into_owned()
 }
 
-/// `text` with every JWT-shaped run (`eyJ` and base64url, `.`, base64url, `.`, base64url)
-/// replaced by [`MASK`].
-fn mask_jwts(text: &str) -> Cow<'_, str> {
-    let mut out: Option<String> = None;
-    let mut copied = 0;
+/// Adds the spans of every JWT-shaped run of `bytes` (`eyJ` and base64url, `.`, base64url,
+/// `.`, base64url) to `spans`.
+fn jwt_spans(bytes: &[u8], spans: &mut Vec<(usize, usize)>) {
     let mut from = 0;
-    while let Some(found) = text[from..].find("eyJ") {
+    while let Some(found) = find(&bytes[from..], b"eyJ") {
         let start = from + found;
-        match jwt_len(&text.as_bytes()[start..]) {
+        match jwt_len(&bytes[start..]) {
             Some(len) => {
-                let masked = out.get_or_insert_with(|| String::with_capacity(text.len()));
-                masked.push_str(&text[copied..start]);
-                masked.push_str(MASK);
-                copied = start + len;
-                from = copied;
+                spans.push((start, start + len));
+                from = start + len;
             }
             None => from = start + 3,
         }
     }
-    match out {
-        None => Cow::Borrowed(text),
-        Some(mut masked) => {
-            masked.push_str(&text[copied..]);
-            Cow::Owned(masked)
+}
+
+/// Where `needle` first is in `haystack`.
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    if needle.is_empty() || needle.len() > haystack.len() {
+        return None;
+    }
+    let first = needle[0];
+    let last_start = haystack.len() - needle.len();
+    let mut at = 0;
+    while at <= last_start {
+        let skip = haystack[at..=last_start].iter().position(|&b| b == first)?;
+        at += skip;
+        if haystack[at..].starts_with(needle) {
+            return Some(at);
+        }
+        at += 1;
+    }
+    None
+}
+
+/// Text as a server reads it after decoding, for finding secrets in it: `%XX` escapes (and `+`
+/// when it is a form's), JSON's `\u00XX` (an ASCII character) and `\/`; beside each decoded
+/// byte, where it starts in the text, so that a match is masked where it was written.
+struct Decoded<'t> {
+    bytes: Cow<'t, [u8]>,
+    /// `starts[i]`: where decoded byte `i` starts in the text; empty when nothing was decoded.
+    starts: Vec<usize>,
+}
+
+impl<'t> Decoded<'t> {
+    fn new(text: &'t str, plus_is_space: bool) -> Self {
+        let raw = text.as_bytes();
+        let escapes = |b: &u8| *b == b'%' || *b == b'\\' || (plus_is_space && *b == b'+');
+        if !raw.iter().any(escapes) {
+            return Self {
+                bytes: Cow::Borrowed(raw),
+                starts: Vec::new(),
+            };
+        }
+        let mut bytes = Vec::with_capacity(raw.len());
+        let mut starts = Vec::with_capacity(raw.len());
+        let mut i = 0;
+        while i < raw.len() {
+            let (byte, len) = match raw[i] {
+                b'%' => match (raw.get(i + 1).and_then(hex), raw.get(i + 2).and_then(hex)) {
+                    (Some(h), Some(l)) => (h << 4 | l, 3),
+                    _ => (b'%', 1),
+                },
+                b'+' if plus_is_space => (b' ', 1),
+                b'\\' => match raw.get(i + 1) {
+                    Some(b'/') => (b'/', 2),
+                    Some(b'u') => match raw.get(i + 2..i + 6).and_then(ascii_escape) {
+                        Some(c) => (c, 6),
+                        None => (b'\\', 1),
+                    },
+                    _ => (b'\\', 1),
+                },
+                b => (b, 1),
+            };
+            bytes.push(byte);
+            starts.push(i);
+            i += len;
+        }
+        Self {
+            bytes: Cow::Owned(bytes),
+            starts,
         }
     }
+
+    /// The text's span of the decoded span `start..end`, widened to whole characters.
+    fn raw_span(&self, text: &str, start: usize, end: usize) -> (usize, usize) {
+        let at = |i: usize| match self.starts.is_empty() {
+            true => i,
+            false => self.starts.get(i).copied().unwrap_or(text.len()),
+        };
+        let (mut raw_start, mut raw_end) = (at(start), at(end));
+        while !text.is_char_boundary(raw_start) {
+            raw_start -= 1;
+        }
+        while !text.is_char_boundary(raw_end) {
+            raw_end += 1;
+        }
+        (raw_start, raw_end)
+    }
+}
+
+fn hex(b: &u8) -> Option<u8> {
+    (*b as char).to_digit(16).and_then(|d| u8::try_from(d).ok())
+}
+
+/// The ASCII character of JSON's `\u00XX` (its four hex digits).
+fn ascii_escape(digits: &[u8]) -> Option<u8> {
+    let mut value: u32 = 0;
+    for b in digits {
+        value = value * 16 + u32::from(hex(b)?);
+    }
+    u8::try_from(value).ok().filter(u8::is_ascii)
 }
 
 /// The length of the JWT at the start of `bytes`, if one is there.
@@ -487,28 +671,94 @@ mod tests {
         .to_string();
         let mut parsed: Value = serde_json::from_str(&whole).unwrap();
         r.json(&mut parsed, &[]);
-        let scanned: Value = serde_json::from_str(&r.cut_text(&whole, &[])).unwrap();
+        let scanned: Value = serde_json::from_str(&r.loose_text(&whole, &[], true)).unwrap();
         assert_eq!(scanned, parsed);
         // Cut inside a secret value, a secret key's name, or a known secret.
         assert_eq!(
-            r.cut_text(r#"{"a": 1, "password": "hunt"#, &[]),
+            r.loose_text(r#"{"a": 1, "password": "hunt"#, &[], true),
             r#"{"a": 1, "password": "***"#
         );
         assert_eq!(
-            r.cut_text(r#"[{"code": "12"#, &["code"]),
+            r.loose_text(r#"[{"code": "12"#, &["code"], true),
             r#"[{"code": "***"#
         );
         assert_eq!(
-            r.cut_text(r#"{"note": "svc_key_ab"#, &[]),
+            r.loose_text(r#"{"note": "svc_key_ab"#, &[], true),
             r#"{"note": "***"#
         );
-        assert_eq!(r.cut_text("plain svc_k", &[]), "plain ***");
-        assert_eq!(r.cut_text("see eyJhbGc.eyJzdWIi", &[]), "see ***");
-        assert_eq!(r.cut_text("nothing to hide", &[]), "nothing to hide");
+        assert_eq!(r.loose_text("plain svc_k", &[], true), "plain ***");
+        assert_eq!(r.loose_text("see eyJhbGc.eyJzdWIi", &[], true), "see ***");
         assert_eq!(
-            r.cut_text("user=a&password=b&x=svc_key", &[]),
+            r.loose_text("nothing to hide", &[], true),
+            "nothing to hide"
+        );
+        assert_eq!(
+            r.loose_text("user=a&password=b&x=svc_key", &[], true),
             "user=a&password=***&x=***"
         );
+    }
+
+    #[test]
+    fn malformed_json_and_other_text_hide_what_parsed_json_would() {
+        let r = Redactor::new(["svc_key_abcdef"]);
+        for (body, hidden) in [
+            // No closing brace, a trailing comma, single quotes, unquoted names.
+            (
+                r#"{"email":"a@b.c","password":"hunter4secretpw""#,
+                "hunter4secretpw",
+            ),
+            (
+                r#"{"email":"a@b.c","password":"hunter4secretpw",}"#,
+                "hunter4secretpw",
+            ),
+            (
+                "{'email':'a@b.c','password':'hunter4secretpw'}",
+                "hunter4secretpw",
+            ),
+            (
+                "{email: 'a@b.c', password: hunter4secretpw}",
+                "hunter4secretpw",
+            ),
+            (r#"{"name": "x", "api_key": "k3y-v4lue" "#, "k3y-v4lue"),
+            (r#"{"token": {"access": "deep-secret"}, "#, "deep-secret"),
+            (
+                "password: correct horse battery\nemail: a@b.c",
+                "correct horse",
+            ),
+            ("Authorization: Bearer abc.def\r\n", "abc.def"),
+            (r#"{"secret": 12345,"#, "12345"),
+            ("password=hunter4secretpw&x=1 y", "hunter4secretpw"),
+            ("note svc%5Fkey%5Fabcdef here", "svc%5Fkey"),
+        ] {
+            let shown = r.loose_text(body, &[], false);
+            assert!(!shown.contains(hidden), "{body} -> {shown}");
+            assert!(shown.contains(MASK), "{body} -> {shown}");
+        }
+        // Names and flags stay.
+        assert_eq!(
+            r.loose_text(r#"{"email":"a@b.c","password":"pw","ok":true,"#, &[], false),
+            r#"{"email":"a@b.c","password":"***","ok":true,"#
+        );
+        assert_eq!(
+            r.loose_text("{'has_password': True, 'name': 'x'", &[], false),
+            "{'has_password': True, 'name': 'x'"
+        );
+    }
+
+    #[test]
+    fn percent_encoded_and_escaped_secrets_are_found() {
+        let r = Redactor::new(["svc_key_abcdef"]);
+        assert_eq!(r.text("/x/svc%5Fkey%5Fabcdef/y"), "/x/***/y");
+        assert_eq!(r.text("q=svc%5fkey%5fabcdef&z=1"), "q=***&z=1");
+        assert_eq!(r.text("%73%76%63_key_abcdef!"), "***!");
+        assert_eq!(r.text(r"svc\u005fkey\u005Fabcdef"), "***");
+        assert_eq!(r.query("q=svc_key+abcdef"), "q=svc_key+abcdef");
+        let dotted = JWT.replace('.', "%2E");
+        assert_eq!(r.text(&format!("t={dotted}&n=1")), "t=***&n=1");
+        assert_eq!(r.query(&format!("q=a+{dotted}")), "q=a+***");
+        // Not a whole escape: left as written.
+        assert_eq!(r.text("100% sure %zz %4"), "100% sure %zz %4");
+        assert_eq!(r.text("caf%C3%A9 svc_key_abcdef"), "caf%C3%A9 ***");
     }
 
     #[test]
