@@ -12,6 +12,7 @@ mod import_check;
 mod input;
 mod output;
 mod pagefiles;
+mod private_file;
 mod profile;
 mod progress;
 mod settings;

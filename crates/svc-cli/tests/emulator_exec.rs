@@ -64,9 +64,15 @@ async fn the_command_gets_the_environment_and_its_exit_code_is_svcs() {
     assert_eq!(lines[4], line["api_key"]);
     assert_eq!(lines[5], line["resource_tokens"]["__svc_app__"]);
     assert!(line["resource_tokens"]["shop"].is_string(), "{line}");
-    // The same line in the file asked for.
+    // The same line in the file asked for, which only its owner can read.
     let file = std::fs::read_to_string(&startup).expect("the start line's file");
     assert_eq!(file.trim_end(), lines[6]);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&startup).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "{mode:o}");
+    }
     // The emulator stopped with the command: its port answers no more.
     let address = line["api_base_url"]
         .as_str()
@@ -222,4 +228,127 @@ fn requests_follow_prints_new_requests_until_interrupted() {
     assert_eq!(status.code(), Some(0), "Ctrl-C ends --follow quietly");
     drop(host.stdin.take());
     assert_eq!(host.wait().expect("exec ends").code(), Some(0));
+}
+
+/// A start-line file that is a symbolic link is refused before anything starts: the link's
+/// target (another user's file, or one of the caller's) is not written.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread")]
+async fn a_startup_file_that_is_a_link_is_refused() {
+    let dir = TempDir::new("exec-link");
+    let target = format!("{}/victim", dir.path());
+    std::fs::write(&target, "keep me").unwrap();
+    let link = format!("{}/startup.json", dir.path());
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let out = svc(
+        vec![],
+        &["emulator", "exec", "--startup-file", &link, "--", "true"],
+        None,
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("is a symbolic link"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep me");
+}
+
+/// The caller's profile, config file and saved session do not reach the command's `svc`: a
+/// default profile whose token for `shop` would win over the emulator's key is not read.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_callers_profile_does_not_reach_the_command() {
+    let dir = TempDir::new("exec-profile");
+    std::fs::create_dir_all(format!("{}/svc", dir.path())).unwrap();
+    let config = serde_json::json!({
+        "default_profile": "mine",
+        "profiles": {"mine": {
+            "project": "elsewhere",
+            "api_key": "svc_key_of_the_callers_own",
+            "resource_tokens": {"shop": "the-callers-shop-token"},
+        }},
+    });
+    let file = format!("{}/svc/config.json", dir.path());
+    std::fs::write(&file, config.to_string()).unwrap();
+    let env = vec![
+        ("SVC_CONFIG_DIR", dir.path().to_owned()),
+        ("SVC_CONFIG", file.clone()),
+        ("SVC_PROFILE", "mine".to_owned()),
+        ("SVC_DRAFT", "1".to_owned()),
+    ];
+    let script = format!(
+        "printenv SVC_CONFIG SVC_PROFILE SVC_DRAFT; \
+         {SVC} records list shop orders --per-page 1 -o json"
+    );
+    let stdout = succeeds(env, &["emulator", "exec", "--", "sh", "-c", &script]).await;
+    let page: serde_json::Value = serde_json::from_str(&stdout).expect("only the page");
+    assert!(page["count"].as_u64().is_some_and(|n| n > 0), "{page}");
+}
+
+/// SIGTERM to `svc emulator exec` (a CI timeout) is passed to the command's process group at
+/// once: the command's trap still reaches the emulator (it stops after the command), its own
+/// background child stops too, and svc ends with the command's code. Driven by files the
+/// command writes, never by the clock.
+#[cfg(target_os = "linux")]
+#[test]
+fn sigterm_is_passed_to_the_commands_group_and_the_emulator_stops_after() {
+    let dir = TempDir::new("exec-term");
+    let (ready, pid, answer) = (
+        format!("{}/ready", dir.path()),
+        format!("{}/pid", dir.path()),
+        format!("{}/answer.json", dir.path()),
+    );
+    let script = format!(
+        "trap '{SVC} records list shop orders --per-page 1 -o json > {answer}; exit 3' TERM; \
+         sleep 300 & echo $! > {pid}; echo > {ready}; wait"
+    );
+    let mut exec = Command::new(SVC)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .args(["emulator", "exec", "--", "sh", "-c", &script])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("svc runs");
+    wait_until(
+        || std::path::Path::new(&ready).exists(),
+        "the command is ready",
+    );
+    let sleeper = std::fs::read_to_string(&pid)
+        .expect("the pid")
+        .trim()
+        .to_owned();
+    let sent = Command::new("kill")
+        .args(["-TERM", &exec.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success());
+    let status = exec.wait().expect("exec ends");
+    assert_eq!(
+        status.code(),
+        Some(3),
+        "the command's trap ran and set the code"
+    );
+    let page: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&answer).expect("the trap's answer"))
+            .expect("a page: the emulator still served the command's trap");
+    assert!(page["count"].as_u64().is_some_and(|n| n > 0), "{page}");
+    // The background child got the signal too (gone, or a zombie until init reaps it).
+    wait_until(
+        || {
+            std::fs::read_to_string(format!("/proc/{sleeper}/stat"))
+                .map_or(true, |stat| stat.split_whitespace().nth(2) == Some("Z"))
+        },
+        "the command's own child ended",
+    );
+}
+
+/// Waits for `done`, checking every 20 ms; fails after a minute (a deadline far past any
+/// machine's pace, never a measure of it).
+#[cfg(target_os = "linux")]
+fn wait_until(done: impl Fn() -> bool, what: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !done() {
+        assert!(std::time::Instant::now() < deadline, "never: {what}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }

@@ -425,34 +425,13 @@ fn typed(key: &str, value: String) -> Result<Value, Failure> {
     Ok(Value::String(value))
 }
 
-/// Writes the file through a temporary file beside it, readable by its owner only (it may hold
-/// secrets), then renames it into place.
+/// Writes the config file (it may hold secrets) as a private file, creating its folder.
 fn write_private(path: &std::path::Path, text: &str) -> Result<(), Failure> {
     let fail = |e: std::io::Error| Failure::Other(format!("cannot write {}: {e}", path.display()));
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(fail)?;
     }
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "config.json".to_owned());
-    let temp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let written = options
-        .open(&temp)
-        .and_then(|mut f| f.write_all(text.as_bytes()).and_then(|()| f.sync_all()))
-        .and_then(|()| std::fs::rename(&temp, path));
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&temp);
-        return Err(fail(e));
-    }
-    Ok(())
+    crate::private_file::replace(path, text.as_bytes()).map_err(fail)
 }
 
 #[cfg(test)]

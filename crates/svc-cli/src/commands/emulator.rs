@@ -6,7 +6,7 @@ use http::{Method, Request, StatusCode, header};
 use serde_json::{Value, json};
 use svc_api::transport::{HyperTransport, Transport};
 
-use crate::args::{EmulatorAction, EmulatorCommand, ExecArgs, Global, RequestsArgs};
+use crate::args::{EmulatorAction, EmulatorCommand, Global, RequestsArgs};
 use crate::connect;
 use crate::exit::Failure;
 use crate::output;
@@ -22,7 +22,7 @@ pub async fn run(global: &Global, cmd: EmulatorCommand) -> Result<(), Failure> {
     };
     let action = match action {
         EmulatorAction::Requests(args) => return requests(global, args).await,
-        EmulatorAction::Exec(args) => return exec(args).await,
+        EmulatorAction::Exec(args) => return super::exec::run(args).await,
         EmulatorAction::Verify(args) => return crate::verify::run(*args).await,
         other => other,
     };
@@ -192,118 +192,4 @@ fn dropped_note(answer: &Value) {
              --journal-capacity)"
         );
     }
-}
-
-/// `svc emulator exec`: an emulator in this process, `CMD` run with the environment `svc`
-/// reads, the emulator stopped when `CMD` ends; `CMD`'s exit code. A stop signal (Ctrl-C, which
-/// the terminal also sends `CMD`, or SIGTERM) gives `CMD` a moment to end, then ends it.
-async fn exec(args: ExecArgs) -> Result<(), Failure> {
-    let Some((program, rest)) = args.command.split_first() else {
-        return Err(Failure::Usage(
-            "no command to run: give it after --, e.g. `svc emulator exec -- python3 -m unittest`"
-                .to_owned(),
-        ));
-    };
-    let emulator = svc_emulator::Emulator::start(args.run.to_config())
-        .await
-        .map_err(|e| Failure::Other(format!("the emulator did not start: {e}")))?;
-    for warning in emulator.warnings() {
-        eprintln!("svc emulator exec: warning: {warning}");
-    }
-    if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
-        eprintln!("svc emulator exec: the web page: {}", emulator.ui_url());
-    }
-    let line = serde_json::to_string(emulator.startup_info())
-        .map_err(|e| Failure::Other(format!("cannot write the start line: {e}")))?;
-    if let Some(file) = &args.startup_file {
-        std::fs::write(file, format!("{line}\n")).map_err(|e| {
-            Failure::Other(format!(
-                "cannot write the start line to {}: {e}",
-                file.display()
-            ))
-        })?;
-    }
-    let mut command = tokio::process::Command::new(program);
-    command
-        .args(rest)
-        .envs(environment(&emulator, &line))
-        .kill_on_drop(true);
-    // What would win over those in `svc` (`VITE_SVC_*` over `SVC_*`; a resource token over the
-    // key), from the caller's own environment: the command talks to this emulator only.
-    for shadowing in SHADOWING {
-        command.env_remove(shadowing);
-    }
-    let mut child = command.spawn().map_err(|e| {
-        Failure::usage_hint(
-            format!("cannot run {}: {e}", program.to_string_lossy()),
-            "give a program on PATH, or its path, after --",
-        )
-    })?;
-    let mut stop = signals::interrupted();
-    let status = tokio::select! {
-        status = child.wait() => status,
-        signal = &mut stop => {
-            // Ctrl-C reached the command too, from the terminal: a moment to end on its own.
-            let grace = std::time::Duration::from_secs(5);
-            match tokio::time::timeout(grace, child.wait()).await {
-                Ok(status) => status,
-                Err(_) => {
-                    let _ = child.kill().await;
-                    emulator.shutdown().await;
-                    return Err(Failure::Interrupted(signal));
-                }
-            }
-        }
-    };
-    emulator.shutdown().await;
-    let status = status.map_err(|e| Failure::Other(format!("cannot wait for the command: {e}")))?;
-    match status.code() {
-        Some(0) => Ok(()),
-        Some(code) => Err(Failure::Exited(u8::try_from(code).unwrap_or(1))),
-        // Ended by a signal: the shell's code for it.
-        None => Err(Failure::Exited(signal_code(&status))),
-    }
-}
-
-/// Variables of the caller's environment that `svc` would read before the emulator's.
-const SHADOWING: [&str; 5] = [
-    "VITE_SVC_PROJECT",
-    "VITE_SVC_ENVIRONMENT",
-    "VITE_SVC_API_BASE_URL",
-    "VITE_SVC_APP_BASE_URL",
-    "SVC_TOKEN",
-];
-
-/// 128 + the signal that ended a process, as shells report it (1 where it is not known).
-fn signal_code(status: &std::process::ExitStatus) -> u8 {
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::ExitStatusExt;
-        if let Some(signal) = status.signal() {
-            return u8::try_from(128 + signal).unwrap_or(1);
-        }
-    }
-    let _ = status;
-    1
-}
-
-/// The variables `svc` reads for the emulator's default project, and its start line whole
-/// (`SVC_EMULATOR_STARTUP`, for every resource token).
-fn environment(emulator: &svc_emulator::Emulator, line: &str) -> Vec<(&'static str, String)> {
-    let mut env = vec![
-        ("SVC_API_BASE_URL", emulator.api_base_url().to_owned()),
-        ("SVC_APP_BASE_URL", emulator.app_base_url().to_owned()),
-        ("SVC_PROJECT", emulator.project().as_str().to_owned()),
-        (
-            "SVC_ENVIRONMENT",
-            emulator.environment().as_str().to_owned(),
-        ),
-        ("SVC_API_KEY", emulator.api_key().to_owned()),
-        ("SVC_TOOLS_TOKEN", emulator.tools_token().to_owned()),
-        ("SVC_EMULATOR_STARTUP", line.to_owned()),
-    ];
-    if let Some(ca) = emulator.tls_ca_pem_path() {
-        env.push(("SVC_CA_CERT", ca.display().to_string()));
-    }
-    env
 }

@@ -4,6 +4,7 @@ pub mod actions;
 pub mod config;
 pub mod demo;
 pub mod emulator;
+pub mod exec;
 pub mod pages;
 pub mod projects;
 pub mod proxy;

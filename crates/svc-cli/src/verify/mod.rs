@@ -205,13 +205,8 @@ fn writable(file: &Path) -> Result<(), Failure> {
             dir.display()
         )));
     }
-    if file.is_dir() {
-        return Err(Failure::Usage(format!(
-            "cannot write {}: it is a folder",
-            file.display()
-        )));
-    }
-    Ok(())
+    crate::private_file::check_target(file)
+        .map_err(|why| Failure::Usage(format!("cannot write {}: {why}", file.display())))
 }
 
 /// The cases of a cases file or of a `--json` report (its `cases`).
@@ -551,8 +546,9 @@ fn refuse_unusable_reference(answer: &Answer, plan: &Plan) -> Result<(), Failure
 /// Writes the reports and the cases, then prints the summary on stdout (a closed stdout,
 /// `| head`, loses only the summary: the files are written first).
 fn finish(args: &VerifyArgs, run: &Run) -> Result<(), Failure> {
+    // What a reference answered may be private: the owner's only, written whole.
     let write = |file: &PathBuf, text: String| {
-        std::fs::write(file, text)
+        crate::private_file::write(file, text.as_bytes())
             .map_err(|e| Failure::Other(format!("cannot write {}: {e}", file.display())))
     };
     let json = run.json();
