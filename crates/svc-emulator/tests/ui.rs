@@ -310,6 +310,37 @@ async fn the_relay_answers_as_the_api_and_changes_come_from_the_page_s_origin_on
     itself.assert_error(404, "not_found");
 }
 
+/// Every answer of the page that a signed-in browser reads (the overview, the relay's records
+/// and journal, the sign-in, a refusal) is kept out of caches and never sniffed; the page's
+/// static files are revalidated instead.
+#[tokio::test]
+async fn signed_in_answers_are_not_stored_or_sniffed() {
+    let emulator = common::demo().await;
+    let sign_in = send_with(&emulator, Call::get(sign_in_path(&emulator)), &[]).await;
+    let cookie = signed_in(&emulator).await;
+    let with = [("cookie", cookie.as_str())];
+    let mut replies = vec![("the sign-in", sign_in)];
+    for path in [
+        "/_emulator/ui/api/overview",
+        "/_emulator/ui/api/relay/demo/projects/demo/prod/shop/models/orders?_per_page=1",
+        "/_emulator/ui/api/relay/demo/_emulator/projects/demo/requests",
+        "/_emulator/ui/api/nope",
+        "/_emulator/ui/",
+    ] {
+        replies.push((path, send_with(&emulator, Call::get(path), &with).await));
+    }
+    let refused = send_with(&emulator, Call::get("/_emulator/ui/api/overview"), &[]).await;
+    replies.push(("a refusal", refused));
+    for (what, reply) in &replies {
+        assert_eq!(reply.headers["cache-control"], "no-store", "{what}");
+        assert_eq!(reply.headers["x-content-type-options"], "nosniff", "{what}");
+    }
+    assert_eq!(replies[2].1.status, 200, "{:?}", replies[2].1.body);
+    let script = send_with(&emulator, Call::get("/_emulator/ui/assets/app.js"), &[]).await;
+    assert_eq!(script.headers["cache-control"], "no-cache");
+    assert_eq!(script.headers["x-content-type-options"], "nosniff");
+}
+
 #[tokio::test]
 async fn the_overview_names_models_fields_actions_and_no_secret() {
     let emulator = common::demo().await;

@@ -20,7 +20,8 @@ mod relay;
 use std::sync::Arc;
 
 use axum::body::Body;
-use axum::http::{Method, Request, Response, StatusCode};
+use axum::http::header::{CACHE_CONTROL, X_CONTENT_TYPE_OPTIONS};
+use axum::http::{HeaderValue, Method, Request, Response, StatusCode};
 use hyper::body::Incoming;
 
 use crate::http::AppState;
@@ -55,8 +56,25 @@ impl Ui {
         }
     }
 
-    /// Answers a request for the page.
+    /// Answers a request for the page. Every answer but the page's static files is kept out
+    /// of caches (`no-store`: the overview, the relay's records and journal, a sign-in, a
+    /// refusal), and none is sniffed for another type than the one it says.
     async fn answer(&self, api: Journaled, request: Request<Incoming>) -> Response<Body> {
+        let asset = request
+            .uri()
+            .path()
+            .strip_prefix(PREFIX)
+            .is_some_and(|rest| rest.starts_with("/assets/"));
+        let mut response = self.respond(api, request).await;
+        let headers = response.headers_mut();
+        headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+        if !asset {
+            headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        }
+        response
+    }
+
+    async fn respond(&self, api: Journaled, request: Request<Incoming>) -> Response<Body> {
         let headers = request.headers();
         if let Err(refused) = self.guard.host(headers, request.uri()) {
             return refused.into_response();
