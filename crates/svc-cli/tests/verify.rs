@@ -503,3 +503,119 @@ async fn a_replay_file_with_writes_is_refused_without_writes() {
     );
     theirs.shutdown().await;
 }
+
+/// A reference that answers every request with what it received (its `Authorization` header
+/// and Host among it), under a JSON key holding terminal escapes and values XML 1.0 cannot
+/// hold. Closes each connection after its answer.
+async fn echoing_reference() -> (std::net::SocketAddr, tokio::task::JoinHandle<()>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let task = tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut seen = Vec::new();
+                let mut buf = [0u8; 4096];
+                while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match socket.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => seen.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let head = String::from_utf8_lossy(&seen).into_owned();
+                let body = json!({
+                    "count": 1,
+                    "results": [],
+                    "echo": head,
+                    "k\u{1b}]0;owned\u{7}\u{1b}[2J": "v\u{fffe}\u{ffff}",
+                })
+                .to_string();
+                let answer = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = socket.write_all(answer.as_bytes()).await;
+                let _ = socket.shutdown().await;
+            });
+        }
+    });
+    (address, task)
+}
+
+/// Whatever a reference sends back, verify writes no credential of its own (the reference
+/// token, the URL's password), no terminal escape to the terminal, and JUnit a CI system can
+/// read: every character valid XML 1.0.
+#[tokio::test(flavor = "multi_thread")]
+async fn what_a_reference_echoes_is_masked_and_made_inert() {
+    let dir = TempDir::new("verify-echo");
+    let (address, server) = echoing_reference().await;
+    let config = config(&dir);
+    let files = ["report.json", "report.xml", "report.html", "cases.json"]
+        .map(|name| format!("{}/{name}", dir.path()));
+    let reference = format!("http://ref-user:pw4ref%21secret@{address}");
+    let token = "reftoken_4f9e_echoed";
+    let out = svc(
+        vec![],
+        &[
+            "emulator",
+            "verify",
+            "--config",
+            &config,
+            "--resource",
+            "books",
+            "--reference",
+            &reference,
+            "--reference-kind",
+            "service",
+            "--reference-token",
+            token,
+            "--requests",
+            "20",
+            "--rate",
+            "1000",
+            "--json",
+            &files[0],
+            "--junit",
+            &files[1],
+            "--html",
+            &files[2],
+            "--cases",
+            &files[3],
+        ],
+        None,
+    )
+    .await;
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    let mut shown = vec![("stdout", stdout.clone()), ("stderr", stderr)];
+    for file in &files {
+        let text = std::fs::read_to_string(file).expect("a report");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(file).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600, "{file}: {mode:o}");
+        }
+        shown.push((file.as_str(), text));
+    }
+    for (what, text) in &shown {
+        for secret in [token, "pw4ref", "ref-user", TOKEN] {
+            assert!(!text.contains(secret), "{secret} in {what}: {text}");
+        }
+    }
+    // The echo is there, masked: the reports still show what the reference answered.
+    assert!(shown[2].1.contains("Bearer ***"), "{}", shown[2].1);
+    assert!(stdout.contains("http://***@127.0.0.1:"), "{stdout}");
+    assert!(
+        !stdout.contains('\u{1b}') && !stdout.contains('\u{7}'),
+        "{stdout:?}"
+    );
+    let junit = &shown[3].1;
+    let invalid = |c: char| {
+        matches!(c, '\u{fffe}' | '\u{ffff}') || (c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+    };
+    assert!(!junit.chars().any(invalid), "{junit:?}");
+    assert!(junit.contains("<failure "), "{junit}");
+    server.abort();
+}

@@ -13,6 +13,7 @@
 pub mod case;
 mod compare;
 mod generate;
+mod mask;
 mod reads;
 mod report;
 
@@ -50,7 +51,11 @@ struct Plan {
     /// The resource's static token, for the emulator.
     token: String,
     reference: Place,
+    /// The reference's URL as reports show it (no userinfo).
+    reference_shown: String,
     reference_auth: Option<String>,
+    /// The secrets no report or message may hold.
+    masks: mask::Masks,
     replay: Option<Vec<Case>>,
 }
 
@@ -147,7 +152,15 @@ fn plan(args: &VerifyArgs) -> Result<Plan, Failure> {
     if let Some(token) = &args.reference_token {
         crate::verbose::secret(token);
     }
+    let (reference_shown, mut secrets) = mask::without_userinfo(&base);
+    for secret in &secrets {
+        crate::verbose::secret(secret);
+    }
+    secrets.extend(args.reference_token.iter().cloned());
+    secrets.push(resource.token.clone());
     Ok(Plan {
+        reference_shown,
+        masks: mask::Masks::new(secrets.iter().map(String::as_str)),
         project: project.name.clone(),
         environment: args.environment.clone(),
         resource: resource.name.clone(),
@@ -170,18 +183,20 @@ fn plan(args: &VerifyArgs) -> Result<Plan, Failure> {
 fn reference_base(url: &str, kind: Kind) -> Result<String, Failure> {
     let hint =
         "give the reference's base URL, e.g. https://data.example.com or http://127.0.0.1:8888";
-    let uri: http::Uri = url
-        .parse()
-        .map_err(|e| Failure::usage_hint(format!("--reference {url:?} is not a URL: {e}"), hint))?;
+    // Messages quote the URL without its userinfo (a password).
+    let shown = mask::without_userinfo(url).0;
+    let uri: http::Uri = url.parse().map_err(|e| {
+        Failure::usage_hint(format!("--reference {shown:?} is not a URL: {e}"), hint)
+    })?;
     if !matches!(uri.scheme_str(), Some("http" | "https")) || uri.host().is_none() {
         return Err(Failure::usage_hint(
-            format!("--reference {url:?} is not an http:// or https:// URL"),
+            format!("--reference {shown:?} is not an http:// or https:// URL"),
             hint,
         ));
     }
     if uri.query().is_some() {
         return Err(Failure::usage_hint(
-            format!("--reference {url:?} has a query"),
+            format!("--reference {shown:?} has a query"),
             hint,
         ));
     }
@@ -456,7 +471,7 @@ async fn send_all(
     cases: Vec<Case>,
 ) -> Result<(Run, Option<signals::Signal>), Failure> {
     let mut run = Run {
-        reference: plan.reference.base.clone(),
+        reference: plan.reference_shown.clone(),
         kind: plan.reference.kind,
         project: plan.project.clone(),
         resource: plan.resource.clone(),
@@ -501,13 +516,15 @@ async fn send_all(
         if matches!(verdict, Verdict::Difference { .. }) {
             differ += 1;
         }
-        run.outcomes.push(Outcome {
+        // A reference may echo a credential (its Authorization header, its URL): masked
+        // before anything keeps it.
+        run.outcomes.push(plan.masks.outcome(Outcome {
             n: i + 1,
             case,
             reference,
             emulator,
             verdict,
-        });
+        }));
         if live {
             progress::draw(
                 &format!("verify: {}/{} sent, {differ} differ", i + 1, run.planned),
@@ -524,8 +541,8 @@ async fn send_all(
 /// The first answer of the reference says whether it can be used at all: no answer, or a
 /// refusal of the credentials, stops the run (bad input: exit 2).
 fn refuse_unusable_reference(answer: &Answer, plan: &Plan) -> Result<(), Failure> {
-    let url = &plan.reference.base;
-    match answer {
+    let url = &plan.reference_shown;
+    match plan.masks.answer(answer.clone()) {
         Answer::Failed(why) => Err(Failure::usage_hint(
             format!("the reference at {url} gave no answer: {why}"),
             "check --reference (and that the service or engine is running)",

@@ -12,6 +12,7 @@ use unicode_width::UnicodeWidthStr;
 
 use crate::verify::case::{Case, Kind};
 use crate::verify::compare::{Answer, Verdict};
+use crate::verify::mask::for_terminal;
 
 /// One request sent, both answers and the verdict.
 #[derive(Debug, Clone)]
@@ -101,6 +102,7 @@ impl Run {
             "model", "agree", "decision", "difference", "not compared"
         );
         for (model, [a, d, x, n]) in self.by_model() {
+            let model = for_terminal(model);
             // Padded by terminal columns: a CJK name takes two a character.
             let pad = " ".repeat(24usize.saturating_sub(model.width()));
             let _ = writeln!(out, "  {model}{pad} {a:>7} {d:>9} {x:>11} {n:>12}");
@@ -117,15 +119,21 @@ impl Run {
                 continue;
             }
             let _ = writeln!(out, "{title}:");
+            // What a reference sent (keys, values) is shown, never acted on by the terminal.
             for (class, (count, first)) in classes {
-                let _ = writeln!(out, "  {count} x {class}");
-                let _ = writeln!(out, "      first: #{} {}", first.n, first.case.describe());
+                let _ = writeln!(out, "  {count} x {}", for_terminal(&class));
+                let _ = writeln!(
+                    out,
+                    "      first: #{} {}",
+                    first.n,
+                    for_terminal(&first.case.describe())
+                );
                 match &first.verdict {
                     Verdict::Difference { detail, .. } => {
-                        let _ = writeln!(out, "      {detail}");
+                        let _ = writeln!(out, "      {}", for_terminal(detail));
                     }
                     Verdict::Decision { section, .. } => {
-                        let _ = writeln!(out, "      see {section}");
+                        let _ = writeln!(out, "      see {}", for_terminal(section));
                     }
                     _ => {}
                 }
@@ -377,11 +385,18 @@ fn html(s: &str) -> String {
     out
 }
 
-/// Text in XML: escaped, and without the control characters XML 1.0 cannot hold.
+/// Text in XML: escaped, and every character XML 1.0 cannot hold (the C0 controls but tab and
+/// line breaks, U+FFFE and U+FFFF) or discourages (DEL and the C1 controls) replaced by U+FFFD,
+/// so that a CI system reads the whole report.
 fn xml(s: &str) -> String {
     html(s)
         .chars()
-        .filter(|&c| !c.is_control() || matches!(c, '\t' | '\n' | '\r'))
+        .map(|c| match c {
+            '\t' | '\n' | '\r' => c,
+            '\u{fffe}' | '\u{ffff}' => '\u{fffd}',
+            c if c.is_control() => '\u{fffd}',
+            c => c,
+        })
         .collect()
 }
 
@@ -472,6 +487,37 @@ mod tests {
         assert!(xml.contains("classname=\"verify.books\" name=\"#2 GET books?a=%3Cb%3E%26\""));
         assert!(xml.contains("<failure message=\"list: value at /count\""));
         assert!(xml.contains("<skipped message=\"no answer from the reference: timed out\"/>"));
+    }
+
+    #[test]
+    fn junit_stays_xml_and_the_summary_inert_whatever_the_reference_sent() {
+        let mut run = run();
+        let Verdict::Difference { class, detail } = &mut run.outcomes[1].verdict else {
+            unreachable!()
+        };
+        *class = "list: value at /\u{1b}]0;owned\u{7}x".into();
+        *detail = "reference \u{fffe}\u{ffff}\u{0}\u{85} \u{1b}[2J, emulator 2\nforged".into();
+        run.outcomes[1].reference = Answer::Http {
+            status: 200,
+            body: "{\"k\u{fffe}\":\"v\u{ffff}\u{1}\"}".as_bytes().to_vec(),
+        };
+        let xml = run.junit();
+        let bad = |c: char| {
+            matches!(c, '\u{fffe}' | '\u{ffff}' | '\u{85}')
+                || (c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+        };
+        assert!(!xml.chars().any(bad), "{xml:?}");
+        assert!(
+            xml.contains("reference \u{fffd}\u{fffd}\u{fffd}\u{fffd}"),
+            "{xml}"
+        );
+        let summary = run.summary();
+        assert!(
+            !summary.contains('\u{1b}') && !summary.contains('\u{7}'),
+            "{summary:?}"
+        );
+        assert!(summary.contains("\\u{1b}]0;owned"), "{summary}");
+        assert!(!summary.contains("\nforged"), "{summary}");
     }
 
     #[test]
