@@ -352,3 +352,97 @@ fn wait_until(done: impl Fn() -> bool, what: &str) {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// `--follow` says when the journal dropped requests it had not printed: the follower is
+/// frozen (SIGSTOP) while more requests arrive than the journal holds, then thawed; its next
+/// look names the drop. A gate, not a race: it cannot look while frozen.
+#[cfg(unix)]
+#[test]
+fn requests_follow_says_when_it_missed_requests() {
+    let dir = TempDir::new("exec-follow-missed");
+    let startup = format!("{}/startup.json", dir.path());
+    let mut host = Command::new(SVC)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .args([
+            "emulator",
+            "exec",
+            "--journal-capacity",
+            "3",
+            "--startup-file",
+            &startup,
+            "--",
+            "cat",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("svc runs");
+    let line = loop {
+        match std::fs::read_to_string(&startup) {
+            Ok(text) if text.ends_with('\n') => break text,
+            _ => std::thread::sleep(std::time::Duration::from_millis(20)),
+        }
+    };
+    let line: serde_json::Value = serde_json::from_str(&line).expect("the start line");
+    let env: Vec<(&str, String)> = ["api_base_url", "project", "api_key"]
+        .iter()
+        .zip(["SVC_API_BASE_URL", "SVC_PROJECT", "SVC_API_KEY"])
+        .map(|(key, name)| (name, line[*key].as_str().unwrap_or_default().to_owned()))
+        .collect();
+    let list = |model: &str| {
+        let made = Command::new(SVC)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .envs(env.clone())
+            .args([
+                "records",
+                "list",
+                "shop",
+                model,
+                "--per-page",
+                "1",
+                "-o",
+                "json",
+            ])
+            .output()
+            .expect("svc runs");
+        assert!(made.status.success(), "{made:?}");
+    };
+    let mut follow = Command::new(SVC)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .envs(env.clone())
+        .args(["emulator", "requests", "--follow"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("svc runs");
+    list("customers");
+    let mut lines = BufReader::new(follow.stdout.take().expect("piped")).lines();
+    let first = lines.next().expect("a line").expect("text");
+    assert!(first.contains("customers"), "{first}");
+    let signal = |name: &str, pid: u32| {
+        let sent = Command::new("kill")
+            .args([name, &pid.to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(sent.success());
+    };
+    signal("-STOP", follow.id());
+    for _ in 0..6 {
+        list("orders");
+    }
+    signal("-CONT", follow.id());
+    let mut notes = BufReader::new(follow.stderr.take().expect("piped")).lines();
+    let note = notes.next().expect("a note").expect("text");
+    assert!(
+        note.starts_with("note: the journal dropped ") && note.contains("some may be missing"),
+        "{note}"
+    );
+    signal("-INT", follow.id());
+    assert_eq!(follow.wait().expect("follow ends").code(), Some(0));
+    drop(host.stdin.take());
+    assert_eq!(host.wait().expect("exec ends").code(), Some(0));
+}

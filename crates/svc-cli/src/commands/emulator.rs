@@ -167,8 +167,11 @@ async fn requests(global: &Global, args: RequestsArgs) -> Result<(), Failure> {
     // millisecond), told apart by their numbers.
     let mut stop = signals::interrupted();
     let (mut since, mut last_id) = (given_since, 0u64);
+    let mut dropped_before: Option<u64> = None;
     loop {
         let answer = send(global, Method::GET, &tail(since.as_deref()), None).await?;
+        missed_note(&answer, dropped_before, last_id);
+        dropped_before = answer["dropped"].as_u64();
         for request in answer["requests"].as_array().into_iter().flatten() {
             let id = request["id"].as_u64().unwrap_or(0);
             if id > last_id {
@@ -181,6 +184,28 @@ async fn requests(global: &Global, args: RequestsArgs) -> Result<(), Failure> {
             _ = &mut stop => return Ok(()),
             () = tokio::time::sleep(std::time::Duration::from_millis(500)) => {}
         }
+    }
+}
+
+/// Says on stderr when `--follow` may have missed requests: the journal dropped some since the
+/// last look (`dropped_before`; at the first look, as a plain listing says it) and no longer
+/// holds the last request printed (`last_id`; 0 for none). The journal drops its oldest entries
+/// first: while it still holds the last one printed, it holds every newer one too.
+fn missed_note(answer: &Value, dropped_before: Option<u64>, last_id: u64) {
+    let Some(before) = dropped_before else {
+        return dropped_note(answer);
+    };
+    let dropped = answer["dropped"].as_u64().unwrap_or(0);
+    let holds_last = last_id != 0
+        && answer["requests"]
+            .as_array()
+            .is_some_and(|r| r.iter().any(|r| r["id"].as_u64() == Some(last_id)));
+    if dropped > before && !holds_last {
+        eprintln!(
+            "note: the journal dropped {} requests since the last look, past its capacity \
+             (--journal-capacity): some may be missing here",
+            dropped - before
+        );
     }
 }
 
