@@ -193,6 +193,7 @@ impl Redactor {
             true => Cow::Owned(self.query(text)),
             false => Cow::Borrowed(text),
         };
+        let text = mask_multipart(&text, also_secret);
         let shown = self.text(&mask_loose(&text, also_secret)).into_owned();
         if !cut {
             return shown;
@@ -259,7 +260,11 @@ fn mask_loose(text: &str, also_secret: &[&str]) -> String {
     let mut hidden: Vec<bool> = Vec::new();
     let mut secret_key = false;
     let mut i = 0;
-    let is_secret = |name: &str| is_secret_name(name) || also_secret.contains(&name);
+    // A name is read as a server would: `pass\u0077ord` and `pass%77ord` are `password`.
+    let is_secret = |name: &str| {
+        let name = unescape_name(name);
+        is_secret_name(&name) || also_secret.contains(&name.as_ref())
+    };
     while i < bytes.len() {
         let inside_hidden = hidden.last().copied().unwrap_or(false);
         match bytes[i] {
@@ -337,6 +342,60 @@ fn mask_loose(text: &str, also_secret: &[&str]) -> String {
     }
     out.push_str(&text[copied.min(text.len())..]);
     out
+}
+
+/// A `multipart/form-data` body with the content of each part named as a secret
+/// (`Content-Disposition: form-data; name="password"`) replaced by [`MASK`], up to the next
+/// boundary line (`--...`) or the end of a body cut short.
+fn mask_multipart<'t>(text: &'t str, also_secret: &[&str]) -> Cow<'t, str> {
+    if !text.to_ascii_lowercase().contains("content-disposition:") {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    // In a part's headers: whether its name is secret; in its content: masking it.
+    let (mut secret_part, mut in_content, mut masked) = (false, false, false);
+    for line in text.split_inclusive('\n') {
+        let bare = line.trim_end_matches(['\r', '\n']);
+        if bare.starts_with("--") {
+            (secret_part, in_content, masked) = (false, false, false);
+        } else if in_content && secret_part {
+            if !masked {
+                out.push_str(MASK);
+                masked = true;
+            }
+            if line.ends_with('\n') {
+                out.push('\n');
+            }
+            continue;
+        } else if !in_content && bare.is_empty() {
+            in_content = true;
+        } else if !in_content
+            && bare
+                .to_ascii_lowercase()
+                .starts_with("content-disposition:")
+        {
+            let name = bare
+                .split(';')
+                .filter_map(|p| p.trim().strip_prefix("name="))
+                .next()
+                .map(|n| n.trim_matches('"'));
+            secret_part = name.is_some_and(|n| {
+                let n = unescape_name(n);
+                is_secret_name(&n) || also_secret.contains(&n.as_ref())
+            });
+        }
+        out.push_str(line);
+    }
+    Cow::Owned(out)
+}
+
+/// A name with its `%XX` and JSON `\u00XX` escapes decoded (those that spell ASCII).
+fn unescape_name(name: &str) -> Cow<'_, str> {
+    let view = Decoded::new(name, true);
+    match view.starts.is_empty() {
+        true => Cow::Borrowed(name),
+        false => Cow::Owned(String::from_utf8_lossy(&view.bytes).into_owned()),
+    }
 }
 
 /// A byte of a bare word: not a quote, bracket, separator or space.
@@ -729,6 +788,13 @@ mod tests {
             (r#"{"secret": 12345,"#, "12345"),
             ("password=hunter4secretpw&x=1 y", "hunter4secretpw"),
             ("note svc%5Fkey%5Fabcdef here", "svc%5Fkey"),
+            (r#"{"pass\u0077ord": "hunter4secretpw""#, "hunter4secretpw"),
+            ("{pass%77ord: hunter4secretpw", "hunter4secretpw"),
+            (
+                "--b\r\nContent-Disposition: form-data; name=\"email\"\r\n\r\na@b.c\r\n--b\r\n\
+                 content-disposition: form-data; name=\"password\"\r\n\r\nhunter4 secretpw\r\n--b--\r\n",
+                "secretpw",
+            ),
         ] {
             let shown = r.loose_text(body, &[], false);
             assert!(!shown.contains(hidden), "{body} -> {shown}");
