@@ -217,6 +217,9 @@ fn prepare(config: &EmulatorConfig, local_addr: SocketAddr) -> Result<Prepared, 
         message: e.to_string(),
     };
     let mut warnings = Vec::new();
+    if !local_addr.ip().is_loopback() {
+        warnings.push(listening_beyond_loopback(local_addr, config.tls_enabled()));
+    }
     if let Some(data) = data_path {
         let dir_warning =
             crate::storage::private::prepare_data_dir(data).map_err(|e| EmulatorError::Store {
@@ -349,6 +352,19 @@ fn tls_err(e: TlsError) -> EmulatorError {
     EmulatorError::Tls(e.to_string())
 }
 
+/// The warning for a listen address other hosts (or, on a shared address, other users' network
+/// namespaces) can reach: the default, `127.0.0.1`, reaches this machine only.
+fn listening_beyond_loopback(addr: SocketAddr, tls: bool) -> String {
+    let clear = match tls {
+        true => "",
+        false => ", and its keys, tokens and passwords cross the network unencrypted (add --tls)",
+    };
+    format!(
+        "listening on {addr}, which is not loopback: other hosts can reach the API{clear}. \
+         Listen on 127.0.0.1 unless they must."
+    )
+}
+
 /// The address clients use: a wildcard listen address is reached on loopback.
 fn reachable(addr: SocketAddr) -> SocketAddr {
     let ip = match addr.ip() {
@@ -362,6 +378,39 @@ fn reachable(addr: SocketAddr) -> SocketAddr {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_listen_address_beyond_loopback_is_warned_of() {
+        let any: SocketAddr = "0.0.0.0:8787".parse().unwrap();
+        let text = listening_beyond_loopback(any, false);
+        assert!(
+            text.contains("0.0.0.0:8787, which is not loopback"),
+            "{text}"
+        );
+        assert!(text.contains("add --tls"), "{text}");
+        assert!(!listening_beyond_loopback(any, true).contains("--tls"));
+    }
+
+    #[tokio::test]
+    async fn a_start_beyond_loopback_warns_and_on_loopback_does_not() {
+        let any: SocketAddr = "0.0.0.0:0".parse().unwrap();
+        let open = crate::Emulator::start(crate::EmulatorConfig::default().listen(any))
+            .await
+            .unwrap();
+        assert!(
+            open.warnings()
+                .iter()
+                .any(|w| w.contains("which is not loopback")),
+            "{:?}",
+            open.warnings()
+        );
+        open.shutdown().await;
+        let local = crate::Emulator::start(crate::EmulatorConfig::default())
+            .await
+            .unwrap();
+        assert!(local.warnings().is_empty(), "{:?}", local.warnings());
+        local.shutdown().await;
+    }
 
     #[test]
     fn wildcard_addresses_are_reached_on_loopback() {
