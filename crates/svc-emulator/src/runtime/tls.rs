@@ -104,7 +104,23 @@ impl CaFile {
                 let mut name = data.file_name().unwrap_or_default().to_os_string();
                 name.push(".ca.pem");
                 let path = data.with_file_name(name);
-                std::fs::write(&path, &pem).map_err(|e| io_err(&path, e))?;
+                // Written whole beside the data, then renamed into place: a link planted under
+                // its name is replaced, never followed to overwrite another file.
+                let temp = data.with_file_name(format!(
+                    ".{}.{}.tmp",
+                    path.file_name().unwrap_or_default().to_string_lossy(),
+                    uuid::Uuid::new_v4().simple()
+                ));
+                let written = std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(&temp)
+                    .and_then(|mut file| std::io::Write::write_all(&mut file, &pem))
+                    .and_then(|()| std::fs::rename(&temp, &path));
+                if let Err(e) = written {
+                    let _ = std::fs::remove_file(&temp);
+                    return Err(io_err(&path, e));
+                }
                 Ok(Self {
                     path,
                     pem,
@@ -163,5 +179,31 @@ impl fmt::Debug for CaFile {
 impl fmt::Debug for GeneratedTls {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("GeneratedTls").finish_non_exhaustive()
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ca_file_replaces_a_link_in_its_place_and_never_follows_it() {
+        let dir = std::env::temp_dir().join(format!("svc-ca-{}", uuid::Uuid::new_v4().simple()));
+        std::fs::create_dir(&dir).unwrap();
+        let victim = dir.join("victim");
+        std::fs::write(&victim, "keep me").unwrap();
+        let data = dir.join("emulator.sqlite3");
+        std::os::unix::fs::symlink(&victim, dir.join("emulator.sqlite3.ca.pem")).unwrap();
+        let ca = CaFile::write("PEM".to_owned(), Some(&data)).unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+        let meta = std::fs::symlink_metadata(ca.path()).unwrap();
+        assert!(meta.is_file(), "the link is replaced by the file");
+        assert_eq!(std::fs::read_to_string(ca.path()).unwrap(), "PEM");
+        assert_eq!(
+            std::fs::read_dir(&dir).unwrap().count(),
+            2,
+            "no temporary file left"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
