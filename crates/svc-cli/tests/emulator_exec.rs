@@ -162,37 +162,11 @@ async fn requests_lists_the_journal_with_the_routes_filters() {
 #[test]
 fn requests_follow_prints_new_requests_until_interrupted() {
     let dir = TempDir::new("exec-follow");
-    let startup = format!("{}/startup.json", dir.path());
-    // An emulator whose command waits on its stdin: it lives until the test closes it.
-    let mut host = Command::new(SVC)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .args(["emulator", "exec", "--startup-file", &startup, "--", "cat"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("svc runs");
-    // The start line is written before the command runs; `cat` then waits.
-    let line = loop {
-        match std::fs::read_to_string(&startup) {
-            Ok(text) if text.ends_with('\n') => break text,
-            _ => std::thread::sleep(std::time::Duration::from_millis(20)),
-        }
-    };
-    let line: serde_json::Value = serde_json::from_str(&line).expect("the start line");
-    let env = [
-        (
-            "SVC_API_BASE_URL",
-            line["api_base_url"].as_str().unwrap_or_default(),
-        ),
-        ("SVC_PROJECT", line["project"].as_str().unwrap_or_default()),
-        ("SVC_API_KEY", line["api_key"].as_str().unwrap_or_default()),
-    ];
+    let (mut host, env) = host(&dir, &[]);
     let mut follow = Command::new(SVC)
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .envs(env)
+        .envs(env.clone())
         .args(["emulator", "requests", "--follow", "--method", "GET"])
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -201,7 +175,7 @@ fn requests_follow_prints_new_requests_until_interrupted() {
     let made = Command::new(SVC)
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .envs(env)
+        .envs(env.clone())
         .args([
             "records",
             "list",
@@ -360,37 +334,7 @@ fn wait_until(done: impl Fn() -> bool, what: &str) {
 #[test]
 fn requests_follow_says_when_it_missed_requests() {
     let dir = TempDir::new("exec-follow-missed");
-    let startup = format!("{}/startup.json", dir.path());
-    let mut host = Command::new(SVC)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .args([
-            "emulator",
-            "exec",
-            "--journal-capacity",
-            "3",
-            "--startup-file",
-            &startup,
-            "--",
-            "cat",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("svc runs");
-    let line = loop {
-        match std::fs::read_to_string(&startup) {
-            Ok(text) if text.ends_with('\n') => break text,
-            _ => std::thread::sleep(std::time::Duration::from_millis(20)),
-        }
-    };
-    let line: serde_json::Value = serde_json::from_str(&line).expect("the start line");
-    let env: Vec<(&str, String)> = ["api_base_url", "project", "api_key"]
-        .iter()
-        .zip(["SVC_API_BASE_URL", "SVC_PROJECT", "SVC_API_KEY"])
-        .map(|(key, name)| (name, line[*key].as_str().unwrap_or_default().to_owned()))
-        .collect();
+    let (mut host, env) = host(&dir, &["--journal-capacity", "3"]);
     let list = |model: &str| {
         let made = Command::new(SVC)
             .env_clear()
@@ -445,4 +389,35 @@ fn requests_follow_says_when_it_missed_requests() {
     assert_eq!(follow.wait().expect("follow ends").code(), Some(0));
     drop(host.stdin.take());
     assert_eq!(host.wait().expect("exec ends").code(), Some(0));
+}
+
+/// An emulator around `cat` (it lives until the test closes its stdin), started with `flags`;
+/// the variables that reach it, read from its start line.
+fn host(dir: &TempDir, flags: &[&str]) -> (std::process::Child, Vec<(&'static str, String)>) {
+    let startup = format!("{}/startup.json", dir.path());
+    let host = Command::new(SVC)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .args(["emulator", "exec"])
+        .args(flags)
+        .args(["--startup-file", &startup, "--", "cat"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("svc runs");
+    // The start line is written (whole, then renamed) before the command runs.
+    let line = loop {
+        match std::fs::read_to_string(&startup) {
+            Ok(text) if text.ends_with('\n') => break text,
+            _ => std::thread::sleep(std::time::Duration::from_millis(20)),
+        }
+    };
+    let line: serde_json::Value = serde_json::from_str(&line).expect("the start line");
+    let env = ["api_base_url", "project", "api_key"]
+        .iter()
+        .zip(["SVC_API_BASE_URL", "SVC_PROJECT", "SVC_API_KEY"])
+        .map(|(key, name)| (name, line[*key].as_str().unwrap_or_default().to_owned()))
+        .collect();
+    (host, env)
 }
