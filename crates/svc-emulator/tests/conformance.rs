@@ -476,6 +476,7 @@ conformance!(
     a_generated_column_is_written_only_when_its_value_changes,
     a_relation_path_selects_through_its_joins,
     the_declared_filters_are_read_as_the_engine_reads_them,
+    reserved_parameters_with_exact_are_read_in_every_view,
     tz_is_read_as_the_engine_reads_it_on_each_database,
     actions_run_in_a_transaction_with_their_inputs_bound,
     a_workflow_runs_its_steps_in_order_until_one_fails,
@@ -1257,6 +1258,43 @@ async fn the_declared_filters_are_read_as_the_engine_reads_them(t: &Target) {
     }
 }
 
+/// `_search` and `_order_by` are declared filters of the engine, read by its one filter
+/// pipeline for every view: `NAME__exact` first (an empty one then filters nothing), else
+/// `NAME`. So a retrieve, update or delete takes a record only where the list would show it.
+async fn reserved_parameters_with_exact_are_read_in_every_view(t: &Target) {
+    assert_eq!(t.ids("_search__exact=ri").await, [3, 1]);
+    assert_eq!(t.ids("_search__exact=ri&_search=30").await, [3, 1]);
+    assert_eq!(t.ids("_search__exact=&_search=30").await, [5, 4, 3, 2, 1]);
+    assert_eq!(t.ids("_order_by__exact=id").await, [1, 2, 3, 4, 5]);
+    assert_eq!(t.ids("_order_by__exact=id&_order_by=-age").await, [1, 2, 3, 4, 5]);
+    // Other suffixes are no parameter the engine reads: ignored.
+    assert_eq!(t.ids("_search__icontains=zzz").await, [5, 4, 3, 2, 1]);
+    assert_eq!(
+        t.ok("models/people/aggregate?_y_func=count&_search__exact=ri")
+            .await,
+        json!({"y_func": 2})
+    );
+    assert_eq!(t.get("models/people/3?_search__exact=zzz").await.status, 404);
+    assert_eq!(t.get("models/people/3?_search__exact=ri").await.status, 200);
+    let patched = t
+        .call(
+            Method::PATCH,
+            "models/people/3?_search__exact=zzz",
+            Some(json!({"name": "Changed"})),
+        )
+        .await;
+    assert_eq!(patched.status, 404);
+    let deleted = t
+        .call(Method::DELETE, "models/people/3?_search__exact=zzz", None)
+        .await;
+    assert_eq!(deleted.status, 404);
+    assert_eq!(
+        t.ok("models/people/3").await["name"],
+        "Carol",
+        "nothing changed or deleted"
+    );
+}
+
 /// `models/{path}` is refused with a `400`.
 async fn assert_refused(t: &Target, path: &str) {
     let reply = t.get(&format!("models/{path}")).await;
@@ -1435,6 +1473,25 @@ async fn mistakes_are_refused_with_what_to_fix(t: &Target) {
         let body = String::from_utf8_lossy(&reply.body).into_owned();
         assert!(body.contains(names), "{query}: {body}");
     }
+    // What the engine answers 200 to but misreads (ignores the filter, or reads the text as
+    // true) is refused by design, and says so; what the engine refuses too is not marked.
+    for (query, marked) in [
+        ("nosuch=1", true),
+        ("age__nolookup=1", true),
+        ("exclude___search=ri", true),
+        ("age__isnull=maybe", true),
+        ("_order_by=nosuch", true),
+        ("age__gt=abc", false),
+    ] {
+        let reply = t.get(&format!("models/people?{query}")).await;
+        assert_eq!(reply.status, 400, "{query}");
+        let decision = &reply.json()["error_decision"];
+        assert_eq!(decision == "stricter", marked, "{query}: {decision}");
+    }
+    // A date-time in a form the engine's date parser reads and the emulator does not.
+    let reply = t.get("models/events?at__gte=5%20March%202024%2010:11").await;
+    assert_eq!(reply.status, 400);
+    assert_eq!(reply.json()["error_decision"], "stricter");
 }
 
 async fn a_missing_record_is_404_for_every_verb(t: &Target) {

@@ -79,6 +79,22 @@ impl EngineError {
         }
     }
 
+    /// The same refusal, marked as one by design (`"error_decision": "stricter"`): for a
+    /// refusal the engine shares on some values and not on others the emulator cannot tell
+    /// apart. Other errors stay as they are.
+    pub(crate) fn by_design(self) -> Self {
+        match self {
+            Self::Invalid {
+                message, fields, ..
+            } => Self::Invalid {
+                message,
+                fields,
+                stricter: true,
+            },
+            other => other,
+        }
+    }
+
     /// A request the data engine fails on (500): in strict mode an invalid request naming
     /// `field` (`[decision: stricter]`), in lenient mode [`EngineFails`](Self::EngineFails), as
     /// the engine answers.

@@ -94,8 +94,10 @@ impl<'a> Arg<'a> {
     }
 }
 
-fn invalid(key: &str, message: String) -> EngineError {
-    EngineError::field(key, message)
+/// A filter the engine would misread (ignore it, or read any text as true): strict mode's
+/// refusal by design, naming the filter (`"error_decision": "stricter"`).
+fn misread(key: &str, message: String) -> EngineError {
+    EngineError::stricter(key, message)
 }
 
 /// A value the engine's filter field refuses too: `400` with the message under
@@ -195,7 +197,7 @@ impl ValueReader<'_> {
             Ok(b) => Ok(b),
             // Empty text is false to Python too: only other text is a misreading.
             Err(truthy) if self.lenient || !truthy => Ok(truthy),
-            Err(_) => Err(invalid(
+            Err(_) => Err(misread(
                 self.key,
                 format!(
                     "Invalid value {raw:?} for filter {:?}: expected a boolean word (true/false, \
@@ -223,7 +225,14 @@ impl ValueReader<'_> {
             match self.family {
                 // The engine's date filter calls `.strftime` on dateparser's `None`: a 500.
                 FilterFamily::Date => EngineError::engine_fails(self.lenient, self.key, message),
-                _ => refused_as_the_engine_refuses(message),
+                // dateparser reads more forms than these (`5 March 2024 10:11`, `yesterday`):
+                // a refusal by design, since the engine may answer 200 (it refuses, 400, what
+                // dateparser cannot read either).
+                _ => refused_as_the_engine_refuses(format!(
+                    "{message} The data engine's date parser also reads other forms (5 March \
+                     2024 10:11); the emulator takes these only."
+                ))
+                .by_design(),
             }
         })
     }
@@ -274,7 +283,7 @@ fn ignored_filter(model: &str, fields: &[FilterField<'_>], key: &str) -> EngineE
         ),
         Err(other) => format!("Invalid filter {key:?}: {other}."),
     };
-    invalid(key, message)
+    misread(key, message)
 }
 
 /// Whether filter key `key` may name field `name`: `name`, `name__...`, `exclude__name` or

@@ -16,21 +16,41 @@ use crate::engine::python::numbers::py_int;
 use crate::engine::{ListSpec, Listing, Selection};
 use crate::http::AppState;
 
-/// The selection of decoded query pairs: `_search` values, and every parameter that is not
-/// reserved as a filter candidate, both in the order given.
+/// The selection of decoded query pairs: the `_search` values ([`declared_values`]), and every
+/// parameter that is not reserved as a filter candidate, both in the order given.
 pub(crate) fn selection(pairs: &[(String, String)], lenient: bool) -> Selection {
-    let mut selection = Selection {
+    let exact_search = exact_name(SEARCH_PARAM);
+    Selection {
         lenient,
+        search: declared_values(pairs, SEARCH_PARAM),
+        filters: pairs
+            .iter()
+            .filter(|(key, _)| !RESERVED_PARAMS.contains(&key.as_str()) && *key != exact_search)
+            .cloned()
+            .collect(),
         ..Selection::default()
-    };
-    for (key, value) in pairs {
-        if key == SEARCH_PARAM {
-            selection.search.push(value.clone());
-        } else if !RESERVED_PARAMS.contains(&key.as_str()) {
-            selection.filters.push((key.clone(), value.clone()));
-        }
     }
-    selection
+}
+
+/// `name__exact`: how the engine's filter machinery first spells a declared filter.
+fn exact_name(name: &str) -> String {
+    format!("{name}__exact")
+}
+
+/// The values of the engine's declared filter `name` (`_search`, `_order_by`), in order, as its
+/// filter machinery reads them for every view: those of `name__exact` when that is given (an
+/// empty one too, which then filters nothing), else those of `name`.
+pub(crate) fn declared_values(pairs: &[(String, String)], name: &str) -> Vec<String> {
+    let exact = exact_name(name);
+    let values = |key: &str| -> Vec<String> {
+        pairs
+            .iter()
+            .filter(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+            .collect()
+    };
+    let given = values(&exact);
+    if given.is_empty() { values(name) } else { given }
 }
 
 /// The last value of `key`: the engine reads a repeated list parameter's last value.
@@ -85,11 +105,7 @@ pub(crate) fn list_spec(pairs: &[(String, String)], lenient: bool) -> ListSpec {
         last_value(pairs, NO_PAGINATION_PARAM).is_some_and(|v| !v.trim().is_empty());
     ListSpec {
         selection: selection(pairs, lenient),
-        order_by: pairs
-            .iter()
-            .filter(|(k, _)| k == ORDER_BY_PARAM)
-            .map(|(_, v)| v.clone())
-            .collect(),
+        order_by: declared_values(pairs, ORDER_BY_PARAM),
         page,
         per_page: per_page.unsigned_abs(),
         no_pagination,

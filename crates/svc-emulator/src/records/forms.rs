@@ -3,7 +3,9 @@
 use serde_json::{Map, Value as Json};
 
 use crate::engine::{AggregateFunc, AggregateRequest, EngineError, GroupLookup, GroupRequest};
-use crate::http::list::python_int;
+use svc_model::records::wire::ORDER_BY_PARAM;
+
+use crate::http::list::{declared_values, python_int};
 
 /// The GET forms' parameters (the engine's names).
 pub(crate) const Y_FUNC: &str = "_y_func";
@@ -22,7 +24,7 @@ pub(crate) const X_LOOKUP: &str = "_x_lookup";
 /// and every error names the member. The GET form is read as the data engine reads it: `_y_func`
 /// (required) and `_y_column` by their last value, stripped; `_x_column` and `_x_lookup` by
 /// every value, as given; `_per_page` as Python's `int()` clamped to 1..=100000, 10000 when
-/// absent or not an integer; every `_order_by`.
+/// absent or not an integer; every `_order_by` (`_order_by__exact`'s when given, as the engine reads it).
 pub(crate) trait RequestForm: Sized {
     /// Reads the POST body.
     fn from_json(body: &Json) -> Result<Self, EngineError>;
@@ -136,7 +138,7 @@ impl RequestForm for AggregateRequest {
         Ok(Self {
             func: y_func(params)?,
             column: last(params, Y_COLUMN).map(str::to_owned),
-            order_by: all(params, "_order_by"),
+            order_by: declared_values(params, ORDER_BY_PARAM),
         })
     }
 }
@@ -170,7 +172,7 @@ impl RequestForm for GroupRequest {
             y_func: y_func(params)?,
             y_column: last(params, Y_COLUMN).map(str::to_owned),
             limit: group_limit(params),
-            order_by: all(params, "_order_by"),
+            order_by: declared_values(params, ORDER_BY_PARAM),
         })
     }
 }
