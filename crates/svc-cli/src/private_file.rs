@@ -32,7 +32,7 @@ pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
     replace(path, bytes)
 }
 
-/// Like [`write`], but a symbolic link at `path` is replaced by the file (still never
+/// Like [`write()`], but a symbolic link at `path` is replaced by the file (still never
 /// followed): for the user's own config file, which a link in their dotfiles may name.
 pub fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let (temp, mut file) = create_temp(path)?;

@@ -1266,7 +1266,10 @@ async fn reserved_parameters_with_exact_are_read_in_every_view(t: &Target) {
     assert_eq!(t.ids("_search__exact=ri&_search=30").await, [3, 1]);
     assert_eq!(t.ids("_search__exact=&_search=30").await, [5, 4, 3, 2, 1]);
     assert_eq!(t.ids("_order_by__exact=id").await, [1, 2, 3, 4, 5]);
-    assert_eq!(t.ids("_order_by__exact=id&_order_by=-age").await, [1, 2, 3, 4, 5]);
+    assert_eq!(
+        t.ids("_order_by__exact=id&_order_by=-age").await,
+        [1, 2, 3, 4, 5]
+    );
     // Other suffixes are no parameter the engine reads: ignored.
     assert_eq!(t.ids("_search__icontains=zzz").await, [5, 4, 3, 2, 1]);
     assert_eq!(
@@ -1274,7 +1277,10 @@ async fn reserved_parameters_with_exact_are_read_in_every_view(t: &Target) {
             .await,
         json!({"y_func": 2})
     );
-    assert_eq!(t.get("models/people/3?_search__exact=zzz").await.status, 404);
+    assert_eq!(
+        t.get("models/people/3?_search__exact=zzz").await.status,
+        404
+    );
     assert_eq!(t.get("models/people/3?_search__exact=ri").await.status, 200);
     let patched = t
         .call(
@@ -1489,7 +1495,9 @@ async fn mistakes_are_refused_with_what_to_fix(t: &Target) {
         assert_eq!(decision == "stricter", marked, "{query}: {decision}");
     }
     // A date-time in a form the engine's date parser reads and the emulator does not.
-    let reply = t.get("models/events?at__gte=5%20March%202024%2010:11").await;
+    let reply = t
+        .get("models/events?at__gte=5%20March%202024%2010:11")
+        .await;
     assert_eq!(reply.status, 400);
     assert_eq!(reply.json()["error_decision"], "stricter");
 }

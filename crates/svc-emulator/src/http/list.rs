@@ -28,7 +28,6 @@ pub(crate) fn selection(pairs: &[(String, String)], lenient: bool) -> Selection 
             .filter(|(key, _)| !RESERVED_PARAMS.contains(&key.as_str()) && *key != exact_search)
             .cloned()
             .collect(),
-        ..Selection::default()
     }
 }
 
@@ -50,7 +49,11 @@ pub(crate) fn declared_values(pairs: &[(String, String)], name: &str) -> Vec<Str
             .collect()
     };
     let given = values(&exact);
-    if given.is_empty() { values(name) } else { given }
+    if given.is_empty() {
+        values(name)
+    } else {
+        given
+    }
 }
 
 /// The last value of `key`: the engine reads a repeated list parameter's last value.

@@ -49,7 +49,7 @@
 //! type cannot parse), an integer `sum` overflow, and a repeated or malformed `_order_by`.
 
 use rusqlite::Connection;
-use rusqlite::functions::{Aggregate, Context, FunctionFlags};
+use rusqlite::functions::{Aggregate, Context, FunctionFlags, WindowAggregate};
 use rusqlite::types::{Value, ValueRef};
 use serde_json::{Map, Value as Json};
 
@@ -273,13 +273,53 @@ impl SumCtx {
             Value::Real(self.r_sum / self.cnt as f64)
         }
     }
+
+    /// `totalFinalize`: the float sum, `0.0` over no values.
+    fn total(&self) -> Value {
+        Value::Real(self.r_sum)
+    }
+
+    /// `sumInverse`: a row leaves a window frame. Only an exact integer sum takes the integer
+    /// back (SQLite's C wraps where it would overflow).
+    fn inverse(&mut self, v: ValueRef<'_>) {
+        match numeric(v) {
+            Numeric::Null => {}
+            Numeric::Int(i) if !self.approx => {
+                self.cnt -= 1;
+                self.r_sum -= i as f64;
+                self.i_sum = self.i_sum.wrapping_sub(i);
+            }
+            Numeric::Int(i) => {
+                self.cnt -= 1;
+                self.r_sum -= i as f64;
+            }
+            Numeric::Real(f) => {
+                self.cnt -= 1;
+                self.r_sum -= f;
+            }
+        }
+    }
 }
 
-/// The emulator's `sum` or `avg` with SQLite 3.40's arithmetic.
+/// The emulator's `sum`, `avg` or `total` with SQLite 3.40's arithmetic.
 #[derive(Debug, Clone, Copy)]
 enum Sum340 {
     Sum,
     Avg,
+    Total,
+}
+
+impl Sum340 {
+    /// The function's answer over `acc` (SQLite's `xFinal`, also its `xValue`).
+    fn answer(self, acc: &SumCtx) -> rusqlite::Result<Value> {
+        match self {
+            Sum340::Sum => acc
+                .sum()
+                .map_err(|e| rusqlite::Error::UserFunctionError(e.into())),
+            Sum340::Avg => Ok(acc.avg()),
+            Sum340::Total => Ok(acc.total()),
+        }
+    }
 }
 
 impl Aggregate<SumCtx, Value> for Sum340 {
@@ -296,14 +336,39 @@ impl Aggregate<SumCtx, Value> for Sum340 {
     }
 
     fn finalize(&self, _: &mut Context<'_>, acc: Option<SumCtx>) -> rusqlite::Result<Value> {
-        let acc = acc.unwrap_or_default();
-        match self {
-            Sum340::Sum => acc
-                .sum()
-                .map_err(|e| rusqlite::Error::UserFunctionError(e.into())),
-            Sum340::Avg => Ok(acc.avg()),
-        }
+        self.answer(&acc.unwrap_or_default())
     }
+}
+
+impl WindowAggregate<SumCtx, Value> for Sum340 {
+    fn value(&self, acc: Option<&mut SumCtx>) -> rusqlite::Result<Value> {
+        self.answer(&acc.copied().unwrap_or_default())
+    }
+
+    fn inverse(&self, ctx: &mut Context<'_>, acc: &mut SumCtx) -> rusqlite::Result<()> {
+        if !ctx.is_empty() {
+            acc.inverse(ctx.get_raw(0));
+        }
+        Ok(())
+    }
+}
+
+/// Puts SQLite 3.40's `sum`, `avg` and `total` in place of the bundled SQLite's on `conn`, as
+/// aggregates and window functions alike. The engine's SQLite (3.40.1, the one Debian's and
+/// most Pythons link) adds floats one by one; SQLite 3.44 and later compensate the rounding
+/// (`sum` of ten `0.1` is `1.0` there, `0.9999999999999999` in 3.40): every statement the
+/// emulator runs for a client (read-only SQL, actions, views) adds as the engine's does.
+/// Registered once, when a connection opens.
+pub(crate) fn register_sqlite340(conn: &Connection) -> rusqlite::Result<()> {
+    let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
+    for (name, function) in [
+        ("sum", Sum340::Sum),
+        ("avg", Sum340::Avg),
+        ("total", Sum340::Total),
+    ] {
+        conn.create_window_function(name, 1, flags, function)?;
+    }
+    Ok(())
 }
 
 /// Registers [`SUM_FN`] and [`AVG_FN`] on `conn` unless it has them. Connections are opened

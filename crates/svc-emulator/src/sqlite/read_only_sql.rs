@@ -719,6 +719,65 @@ mod tests {
         assert_eq!(out["data"], json!([["hi"]]));
     }
 
+    /// `sum`, `avg` and `total` add as the data engine's SQLite (3.40.1) does, one float at a
+    /// time, as aggregates and over windows; the figures are the engine's answers to the
+    /// same queries (jet-bridge 1.12.13 over Debian's SQLite 3.40.1).
+    #[test]
+    fn sums_add_as_the_engines_sqlite_does() {
+        let db = Resource::in_memory(
+            "CREATE TABLE x (id INTEGER PRIMARY KEY, v REAL, g INTEGER);
+             INSERT INTO x (v, g) VALUES (0.1, 0), (0.1, 0), (0.1, 0), (0.1, 0), (0.1, 0),
+               (0.1, 0), (0.1, 0), (0.1, 0), (0.1, 0), (0.1, 0), (1e16, 1), (1.0, 1), (-1e16, 1);",
+        )
+        .unwrap();
+        let one = |q: &str| ok(&db, q, json!({}))["data"].clone();
+        assert_eq!(
+            one("select sum(v) as s from x where g = 0"),
+            json!([[0.9999999999999999]])
+        );
+        assert_eq!(
+            one("select total(v) as s from x where g = 0"),
+            json!([[0.9999999999999999]])
+        );
+        assert_eq!(
+            one("select avg(v) as s from x where g = 0"),
+            json!([[0.09999999999999999]])
+        );
+        assert_eq!(one("select SUM(v) as s from x where g = 1"), json!([[0.0]]));
+        assert_eq!(
+            one(
+                "select avg(n) as a from (select 9007199254740993 as n union all select 1 \
+                 union all select 2)"
+            ),
+            json!([[3002399751580331.5]])
+        );
+        assert_eq!(
+            one(
+                "select id, sum(v) over (order by id rows between 2 preceding and current row) \
+                 as w from x where id > 8"
+            ),
+            json!([[9, 0.1], [10, 0.2], [11, 1e16], [12, 1e16], [13, 0.0]])
+        );
+        assert_eq!(
+            one(
+                "select sum(distinct v) as d, total(null) as t, sum(null) as s, avg(null) as a \
+                 from x where g = 1"
+            ),
+            json!([[0.0, 0.0, null, null]])
+        );
+        assert_eq!(one("select sum(id) as s from x"), json!([[91]]));
+        let overflow = db
+            .sql(
+                "select sum(n) as s from (select 9223372036854775807 as n union all select 1)",
+                &Map::new(),
+            )
+            .unwrap_err();
+        assert!(
+            overflow.to_string().contains("integer overflow"),
+            "{overflow}"
+        );
+    }
+
     #[test]
     fn refusals_name_the_field() {
         let db = db();

@@ -215,6 +215,7 @@ fn configure(conn: &Connection) -> Result<(), EngineError> {
     // Plans, hence results, do not depend on bound values anyway: only speed could.
     conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
     conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+    crate::sqlite::aggregate::register_sqlite340(conn)?;
     Ok(())
 }
 
