@@ -207,15 +207,17 @@ pub(crate) type Offset = i32;
 /// The float PyMySQL reads from MySQL's text of a `FLOAT`: six significant digits.
 pub(crate) fn float_text(f: f32) -> f64 {
     if !f.is_finite() {
-        return f64::from(f);
+        return 0.0;
     }
     format!("{f:.5e}").parse().unwrap_or(f64::from(f))
 }
 
 /// The float PyMySQL reads from MySQL's text of a `DOUBLE`: the shortest text that reads
-/// back as the same double (`0.30000000000000004`), so the double itself.
+/// back as the same double (`0.30000000000000004`), so the double itself. An infinite one (a
+/// `SUM` or `AVG` past the largest double, which MariaDB computes without an error) is `0` in
+/// MariaDB's text, where the binary protocol the emulator reads gives the infinity.
 pub(crate) fn double_text(f: f64) -> f64 {
-    f
+    if f.is_finite() { f } else { 0.0 }
 }
 
 /// `str(Decimal("%.10f" % value))`: SQLAlchemy's MySQL `DOUBLE` value.

@@ -116,13 +116,25 @@ fn decimal(value: f64, scale: u8) -> PyValue<'static> {
     PyValue::Decimal(text, float)
 }
 
-/// `str(Decimal(fixed))` for fixed-point text such as `-12.3400` (Python's
-/// to-scientific-string: plain when the exponent is at most 0 and the adjusted exponent at
-/// least -6, else `d.dddE-n`).
-pub fn decimal_str(fixed: &str) -> String {
-    if !fixed
-        .bytes()
-        .all(|b| b.is_ascii_digit() || b == b'.' || b == b'-')
+/// `str(Decimal(text))` for fixed-point text such as `-12.3400`, or scientific text such as
+/// `1.000E-7` (what this function writes: it is its own inverse, so a value written once
+/// reads back the same). Python's to-scientific-string: plain when the exponent is at most 0
+/// and the adjusted exponent at least -6, else `d.dddE-n`.
+pub fn decimal_str(text: &str) -> String {
+    if matches!(text, "Infinity" | "-Infinity" | "NaN") {
+        return text.to_owned();
+    }
+    let (fixed, shift) = match text.split_once(['E', 'e']) {
+        Some((mantissa, exp)) => match exp.parse::<i64>() {
+            Ok(exp) => (mantissa, exp),
+            Err(_) => (text, 0),
+        },
+        None => (text, 0),
+    };
+    if fixed.is_empty()
+        || !fixed
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b == b'.' || b == b'-')
     {
         // inf or nan: Decimal's own words.
         return match fixed.trim_start_matches('-') {
@@ -135,7 +147,7 @@ pub fn decimal_str(fixed: &str) -> String {
         None => (false, fixed),
     };
     let (int_part, frac_part) = unsigned.split_once('.').unwrap_or((unsigned, ""));
-    let exponent = -(frac_part.len() as i64);
+    let exponent = shift - frac_part.len() as i64;
     let all: String = format!("{int_part}{frac_part}");
     let trimmed = all.trim_start_matches('0');
     let coefficient = if trimmed.is_empty() { "0" } else { trimmed };

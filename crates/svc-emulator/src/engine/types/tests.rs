@@ -177,8 +177,22 @@ fn decimals_print_as_python_prints_them() {
         ("0.0000012340", "0.0000012340"),
         ("12", "12"),
         ("0.50", "0.50"),
+        // What it writes reads back the same (Python's `str(Decimal(...))` of each).
+        ("0E-10", "0E-10"),
+        ("-0E-10", "-0E-10"),
+        ("1.000E-7", "1.000E-7"),
+        ("1E+3", "1E+3"),
+        ("12.5E+2", "1.25E+3"),
+        ("1.5E+10", "1.5E+10"),
+        ("inf", "Infinity"),
+        ("x", "NaN"),
     ] {
         assert_eq!(decimal_str(fixed), want, "{fixed}");
+        assert_eq!(
+            decimal_str(&decimal_str(fixed)),
+            decimal_str(fixed),
+            "{fixed}"
+        );
     }
 }
 
