@@ -477,6 +477,7 @@ conformance!(
     a_relation_path_selects_through_its_joins,
     the_declared_filters_are_read_as_the_engine_reads_them,
     reserved_parameters_with_exact_are_read_in_every_view,
+    a_patch_of_something_else_than_an_object_is_refused,
     tz_is_read_as_the_engine_reads_it_on_each_database,
     actions_run_in_a_transaction_with_their_inputs_bound,
     a_workflow_runs_its_steps_in_order_until_one_fails,
@@ -1298,6 +1299,31 @@ async fn reserved_parameters_with_exact_are_read_in_every_view(t: &Target) {
         t.ok("models/people/3").await["name"],
         "Carol",
         "nothing changed or deleted"
+    );
+}
+
+/// A `PATCH` whose body is not a JSON object makes the engine fail (500) on every model, one
+/// with required columns too (where nothing would change): refused by design, after the
+/// record's `404`.
+async fn a_patch_of_something_else_than_an_object_is_refused(t: &Target) {
+    for (path, body) in [
+        ("models/owned/1", json!([1])),
+        ("models/owned/1", json!("x")),
+        ("models/owned/1", json!(null)),
+        ("models/people/1", json!([{"name": "x"}])),
+        ("models/people/1", json!(7)),
+    ] {
+        let reply = t.call(Method::PATCH, path, Some(body.clone())).await;
+        assert_eq!(reply.status, 400, "{path} {body}");
+        assert_eq!(reply.json()["error_decision"], "stricter", "{path} {body}");
+    }
+    let missing = t
+        .call(Method::PATCH, "models/owned/99", Some(json!([1])))
+        .await;
+    assert_eq!(missing.status, 404);
+    assert_eq!(
+        t.ok("models/owned/1").await,
+        json!({"id": 1, "parent_id": 1})
     );
 }
 

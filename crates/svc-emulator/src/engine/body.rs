@@ -116,16 +116,9 @@ pub(crate) fn not_a_dict(body: &PyJson, names: &[&str], updating: bool) -> Resul
         .iter()
         .any(|name| attrs.contains(name) || name.starts_with("__"));
     if updating || clash {
-        let got = match body {
-            PyJson::None => "null",
-            PyJson::Bool(_) => "a boolean",
-            PyJson::Int(_) | PyJson::Float(_) => "a number",
-            PyJson::Str(_) => "a string",
-            PyJson::List(_) => "an array",
-            PyJson::Dict(_) => "an object",
-        };
         return Err(non_field(format!(
-            "Invalid data. Expected a JSON object of field values, but got {got}."
+            "Invalid data. Expected a JSON object of field values, but got {}.",
+            body.kind_name()
         )));
     }
     Ok(())

@@ -223,7 +223,7 @@ pub(crate) async fn update<D: Writes>(
     let mut tx = begin(db, conn).await?;
     // The record first (404 before the body is looked at), locked for the update.
     let locked = lock(db, &mut tx, &model, &filter, &key, selection.lenient).await?;
-    let mut values = changes::<D>(&model, body, partial)?;
+    let mut values = changes::<D>(&model, body, partial, selection.lenient)?;
     // The ORM writes only the attributes that changed.
     let (candidates, unchanged) = match D::held(&model, &locked, &values) {
         Some(held) => ((0..values.len()).collect(), held),
@@ -377,11 +377,26 @@ fn selected<D: Database>(
 
 /// An update's values, read by the serializer's fields after the record was found: a `PUT`
 /// (`partial` false) needs every column a create needs; fields not sent are left as they are.
+/// A `PATCH` whose body is not an object makes the engine fail (500) on every model (its
+/// partial serializer reads the body as a dict), where a model with required columns would
+/// otherwise find nothing to change: refused (`[decision: stricter]`, lenient mode's `500`).
 fn changes<'m, D: Writes>(
     model: &'m D::Model,
     body: &'m PyJson,
     partial: bool,
+    lenient: bool,
 ) -> Result<Values<'m, D::Field>, EngineError> {
+    if partial && !matches!(body, PyJson::Dict(_)) {
+        return Err(EngineError::engine_fails(
+            lenient,
+            "non_field_errors",
+            format!(
+                "Invalid data. Expected a JSON object of field values, but got {}: the data \
+                 engine fails (500) on a PATCH whose body is not an object.",
+                body.kind_name()
+            ),
+        ));
+    }
     let given = body_values(model, body, true)?;
     let values = validate(model, &given, !partial)?;
     D::writable(&values)?;

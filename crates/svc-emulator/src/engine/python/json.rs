@@ -28,6 +28,19 @@ pub(crate) enum PyJson {
 }
 
 impl PyJson {
+    /// What the value is, for a message: `null`, `a boolean`, `a number`, `a string`, `an
+    /// array`, `an object`.
+    pub(crate) fn kind_name(&self) -> &'static str {
+        match self {
+            PyJson::None => "null",
+            PyJson::Bool(_) => "a boolean",
+            PyJson::Int(_) | PyJson::Float(_) => "a number",
+            PyJson::Str(_) => "a string",
+            PyJson::List(_) => "an array",
+            PyJson::Dict(_) => "an object",
+        }
+    }
+
     /// The value of key `name` of a dict, `None` when absent or when `self` is not a dict.
     pub(crate) fn get(&self, name: &str) -> Option<&PyJson> {
         match self {
