@@ -1526,6 +1526,16 @@ async fn mistakes_are_refused_with_what_to_fix(t: &Target) {
         .await;
     assert_eq!(reply.status, 400);
     assert_eq!(reply.json()["error_decision"], "stricter");
+    // And in a write, which then changes nothing.
+    let before = t.ok("models/events/1").await;
+    for at in ["now", "5 March 2024 10:11"] {
+        let reply = t
+            .call(Method::PATCH, "models/events/1", Some(json!({"at": at})))
+            .await;
+        assert_eq!(reply.status, 400, "{at}");
+        assert_eq!(reply.json()["error_decision"], "stricter", "{at}");
+    }
+    assert_eq!(t.ok("models/events/1").await, before);
 }
 
 async fn a_missing_record_is_404_for_every_verb(t: &Target) {

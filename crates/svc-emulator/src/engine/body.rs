@@ -133,15 +133,23 @@ pub(crate) fn read_values<'m, F>(
     mut errors: BTreeMap<String, Vec<String>>,
 ) -> Result<Vec<(&'m F, Internal)>, EngineError> {
     let mut values = Vec::with_capacity(given.len());
+    // dateparser reads more forms than the emulator (`now`, `5 March 2024`): a date-time the
+    // emulator cannot read may be one the engine writes, so its refusal is by design.
+    let mut by_design = false;
     for (f, v) in given {
         let (name, input) = field(f);
         match to_internal(input, v) {
             Ok(internal) => values.push((*f, internal)),
-            Err(m) => errors.entry(name.to_owned()).or_default().push(m),
+            Err(m) => {
+                by_design |= input == InputField::DateTime;
+                errors.entry(name.to_owned()).or_default().push(m);
+            }
         }
     }
     if errors.is_empty() {
         Ok(values)
+    } else if by_design {
+        Err(EngineError::fields(summary(&errors), errors).by_design())
     } else {
         Err(EngineError::fields(summary(&errors), errors))
     }
