@@ -777,7 +777,7 @@ async fn malformed_bodies_and_percent_encoded_secrets_stay_hidden() {
         .projects(ProjectsConfig::new(vec![
             ProjectConfig::new("demo").api_key(API_KEY).resource(
                 ResourceConfig::new("notes", RESOURCE_TOKEN).seed_sql(
-                    "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT, api_key TEXT);",
+                    "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT, api_key TEXT, secret_n INTEGER);",
                 ),
             ),
         ]));
@@ -831,6 +831,15 @@ async fn malformed_bodies_and_percent_encoded_secrets_stay_hidden() {
     )
     .await;
 
+    // An answer that quotes a value the request sent under a secret name.
+    let quoted = send(
+        &emu,
+        Call::get(format!("{notes}?secret_n=quotedsecret99")).auth(RESOURCE_TOKEN),
+    )
+    .await;
+    assert_eq!(quoted.status, 400);
+    assert!(String::from_utf8_lossy(&quoted.body).contains("quotedsecret99"));
+
     let route = send(
         &emu,
         Call::get("/_emulator/projects/demo/requests?bodies=true").bearer(API_KEY),
@@ -849,6 +858,7 @@ async fn malformed_bodies_and_percent_encoded_secrets_stay_hidden() {
         &escaped(RESOURCE_TOKEN, true),
         "c2lnbmF0dXJlX3g",
         "eyJzdWIiOiJ1MSJ9",
+        "quotedsecret99",
     ] {
         for text in &shown {
             assert!(!text.contains(hidden), "{hidden:?} appears: {text}");
@@ -856,7 +866,7 @@ async fn malformed_bodies_and_percent_encoded_secrets_stay_hidden() {
     }
     let journal: Value = serde_json::from_str(&route_text).unwrap();
     let entries = journal["requests"].as_array().unwrap();
-    assert_eq!(entries.len(), 6, "{route_text}");
+    assert_eq!(entries.len(), 7, "{route_text}");
     assert_eq!(
         entries[0]["request_body"]["text"],
         r#"{"email":"a@b.c","password":"***""#

@@ -344,8 +344,20 @@ impl Journal {
         // The account routes (`/projects/{p}/{e}/auth/...`) take one-time codes in `code`.
         let account = named.resource.is_none() && raw_path.split('/').nth(4) == Some("auth");
         let secret_keys: &[&str] = if account { &["code"] } else { &[] };
-        let body =
-            |captured: Option<&Captured>| captured.and_then(|c| self.captured(c, secret_keys));
+        // What the request sent under secret names is hidden wherever the entry shows it.
+        let sent_body = entry
+            .bodies
+            .as_deref()
+            .and_then(|b| b.request.as_ref())
+            .filter(|c| c.complete && c.seen == c.kept.len() as u64)
+            .map(|c| &c.kept[..]);
+        let redactor = self
+            .redactor
+            .with_sent(redact::sent_secrets(query, sent_body, secret_keys));
+        let redactor = redactor.as_ref();
+        let body = |captured: Option<&Captured>| {
+            captured.and_then(|c| Self::captured(redactor, c, secret_keys))
+        };
         let (request_body, response_body) = match entry.bodies.as_deref() {
             Some(b) if bodies => (body(b.request.as_ref()), body(b.response.as_ref())),
             _ => (None, None),
@@ -354,8 +366,8 @@ impl Journal {
             id: entry.id,
             time: to_millis(Timestamp::from_system_time(entry.time)),
             method: entry.method.as_str().to_owned(),
-            path: self.redactor.text(raw_path).into_owned(),
-            query: query.map(|q| self.redactor.query(q)),
+            path: redactor.text(raw_path).into_owned(),
+            query: query.map(|q| redactor.query(q)),
             project,
             environment: decoded(named.environment),
             resource: decoded(named.resource),
@@ -368,8 +380,9 @@ impl Journal {
         }
     }
 
-    /// A captured body as the journal shows it: `None` when nothing passed.
-    fn captured(&self, c: &Captured, secret_keys: &[&str]) -> Option<CapturedBody> {
+    /// A captured body as the journal shows it, redacted by `redactor`: `None` when nothing
+    /// passed.
+    fn captured(redactor: &Redactor, c: &Captured, secret_keys: &[&str]) -> Option<CapturedBody> {
         if c.seen == 0 {
             return None;
         }
@@ -381,15 +394,13 @@ impl Journal {
         };
         let content = match json {
             Some(mut value) => {
-                self.redactor.json(&mut value, secret_keys);
+                redactor.json(&mut value, secret_keys);
                 BodyContent::Json(value)
             }
             // Cut short, not JSON, or JSON a client got wrong: masked by the same names and
             // token shapes, read as text.
             None => match text(&c.kept, truncated) {
-                Some(text) => {
-                    BodyContent::Text(self.redactor.loose_text(text, secret_keys, truncated))
-                }
+                Some(text) => BodyContent::Text(redactor.loose_text(text, secret_keys, truncated)),
                 None => BodyContent::Binary,
             },
         };
@@ -583,33 +594,45 @@ mod tests {
     #[test]
     fn bodies_are_json_text_or_binary_and_redacted() {
         let j = journal(10);
-        let json = j
-            .captured(&captured(br#"{"password":"p","n":1}"#, 22, true), &[])
-            .unwrap();
+        let json = Journal::captured(
+            j.redactor(),
+            &captured(br#"{"password":"p","n":1}"#, 22, true),
+            &[],
+        )
+        .unwrap();
         assert_eq!(
             json.json(),
             Some(&serde_json::json!({"password": "***", "n": 1}))
         );
         assert!(!json.truncated);
-        let cut = j
-            .captured(&captured(br#"{"n":"svc_key_x"#, 99, true), &[])
-            .unwrap();
+        let cut = Journal::captured(
+            j.redactor(),
+            &captured(br#"{"n":"svc_key_x"#, 99, true),
+            &[],
+        )
+        .unwrap();
         assert_eq!(cut.text(), Some(r#"{"n":"***"#));
         assert!(cut.truncated);
         assert_eq!(cut.bytes, 99);
-        let form = j
-            .captured(&captured(b"user=a&password=b", 17, true), &[])
+        let form = Journal::captured(j.redactor(), &captured(b"user=a&password=b", 17, true), &[])
             .unwrap();
         assert_eq!(form.text(), Some("user=a&password=***"));
-        let binary = j
-            .captured(&captured(&[0xff, 0xfe, 0], 3, true), &[])
-            .unwrap();
+        let binary =
+            Journal::captured(j.redactor(), &captured(&[0xff, 0xfe, 0], 3, true), &[]).unwrap();
         assert_eq!(binary.content, BodyContent::Binary);
         // Cut inside a character: the character is left out.
-        let cut_char = j.captured(&captured("é".as_bytes()[..1].as_ref(), 2, false), &[]);
+        let cut_char = Journal::captured(
+            j.redactor(),
+            &captured("é".as_bytes()[..1].as_ref(), 2, false),
+            &[],
+        );
         assert_eq!(cut_char.unwrap().text(), Some(""));
-        assert!(j.captured(&captured(b"", 0, false), &[]).is_none());
-        let code = j.captured(&captured(br#"{"code":"123"}"#, 14, true), &["code"]);
+        assert!(Journal::captured(j.redactor(), &captured(b"", 0, false), &[]).is_none());
+        let code = Journal::captured(
+            j.redactor(),
+            &captured(br#"{"code":"123"}"#, 14, true),
+            &["code"],
+        );
         assert_eq!(
             code.unwrap().json(),
             Some(&serde_json::json!({"code": "***"}))

@@ -28,7 +28,7 @@ use svc_model::records::wire::encode_component;
 pub(crate) const MASK: &str = "***";
 
 /// Replaces the secrets the emulator knows, and JWTs, in journal text.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(crate) struct Redactor {
     /// Each secret as written and percent-encoded, longest first (so that a secret that holds
     /// another is replaced whole).
@@ -60,6 +60,20 @@ impl Redactor {
         all.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
         all.dedup();
         Self { secrets: all }
+    }
+
+    /// This redactor, with the values one request sent under secret names as secrets too
+    /// ([`sent_secrets`]): an answer that repeats one (an error quoting a value) hides it as
+    /// the request does.
+    pub(crate) fn with_sent(&self, sent: Vec<String>) -> Cow<'_, Redactor> {
+        if sent.is_empty() {
+            return Cow::Borrowed(self);
+        }
+        let mut all = Redactor::new(sent.iter().map(String::as_str)).secrets;
+        all.extend(self.secrets.iter().cloned());
+        all.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        all.dedup();
+        Cow::Owned(Redactor { secrets: all })
     }
 
     /// `text` with every known secret and every JWT replaced by [`MASK`]: as written, and as
@@ -232,6 +246,69 @@ impl Redactor {
                     .all(|b| is_base64url(*b) || *b == b'.')
             });
         cut.min(jwt_begun.unwrap_or(cut))
+    }
+}
+
+/// Values shorter than this, sent under a secret name, are not looked for elsewhere: masking
+/// every `1` of an answer would hide what the journal is for.
+const MIN_SENT: usize = 4;
+
+/// The values a request sent under secret names ([`is_secret_name`], or `also_secret`): its
+/// query's, and its body's (a JSON object's strings and numbers under such a name, at any
+/// depth, or a form's), decoded as the emulator read them.
+pub(crate) fn sent_secrets(
+    query: Option<&str>,
+    body: Option<&[u8]>,
+    also_secret: &[&str],
+) -> Vec<String> {
+    let secret = |name: &str| is_secret_name(name) || also_secret.contains(&name);
+    let mut sent = Vec::new();
+    let mut form = |text: &str| {
+        for pair in text.split('&') {
+            if let Some((name, value)) = pair.split_once('=')
+                && secret(&form_decode(name))
+            {
+                sent.push(form_decode(value));
+            }
+        }
+    };
+    if let Some(query) = query {
+        form(query);
+    }
+    match body.map(serde_json::from_slice::<Value>) {
+        Some(Ok(value)) => collect_hidden(&value, false, &secret, &mut sent),
+        Some(Err(_)) => {
+            if let Some(text) = body.and_then(|b| std::str::from_utf8(b).ok())
+                && is_form_like(text)
+            {
+                form(text);
+            }
+        }
+        None => {}
+    }
+    sent.retain(|s| s.chars().count() >= MIN_SENT);
+    sent
+}
+
+/// The strings and numbers of `value` under a secret name (`hidden` once under one).
+fn collect_hidden(
+    value: &Value,
+    hidden: bool,
+    secret: &dyn Fn(&str) -> bool,
+    out: &mut Vec<String>,
+) {
+    match value {
+        Value::String(s) if hidden => out.push(s.clone()),
+        Value::Number(n) if hidden => out.push(n.to_string()),
+        Value::Array(items) => items
+            .iter()
+            .for_each(|item| collect_hidden(item, hidden, secret, out)),
+        Value::Object(map) => {
+            for (key, item) in map {
+                collect_hidden(item, hidden || secret(key), secret, out);
+            }
+        }
+        _ => {}
     }
 }
 
@@ -825,6 +902,34 @@ mod tests {
         // Not a whole escape: left as written.
         assert_eq!(r.text("100% sure %zz %4"), "100% sure %zz %4");
         assert_eq!(r.text("caf%C3%A9 svc_key_abcdef"), "caf%C3%A9 ***");
+    }
+
+    #[test]
+    fn what_a_request_sent_as_a_secret_is_a_secret_of_its_answer() {
+        let mut sent = sent_secrets(
+            Some("api_key=k3y%2Dvalue&x=1&token=ab"),
+            Some(br#"{"name": "n", "password": "hunter4secretpw", "deep": {"secret": [12345, "s3cr3t"]}}"#),
+            &[],
+        );
+        sent.sort();
+        assert_eq!(sent, ["12345", "hunter4secretpw", "k3y-value", "s3cr3t"]);
+        assert_eq!(
+            sent_secrets(None, Some(b"user=a&password=pa55word"), &[]),
+            ["pa55word"]
+        );
+        assert_eq!(
+            sent_secrets(None, Some(br#"{"code": "778899"}"#), &["code"]),
+            ["778899"]
+        );
+        let r = Redactor::new(["svc_key_abcdef"]);
+        let local = r.with_sent(sent);
+        assert_eq!(
+            local.text(
+                r#"Invalid value "hunter4secretpw" for "api_key": k3y-value, svc_key_abcdef"#
+            ),
+            r#"Invalid value "***" for "api_key": ***, ***"#
+        );
+        assert!(matches!(r.with_sent(Vec::new()), Cow::Borrowed(_)));
     }
 
     #[test]
