@@ -1,6 +1,7 @@
 //! Requests made from a resource's own schema and rows: every model's lists with the lookups
 //! its fields' types take (values drawn from its rows, so that filters select something),
-//! orders, searches, pages, `_relation` along keys the rows show and `_m2m`, retrieves of keys
+//! orders, searches, pages, `_relation` along keys the rows show and `_m2m` (the declared
+//! filters also in their `NAME__exact` spelling), retrieves of keys
 //! that exist and of one that does not, aggregates, groups, and read-only SQL; with `--writes`
 //! also creates and updates. The same seed, schema and rows give the same requests.
 
@@ -212,7 +213,7 @@ fn list(rng: &mut Rng, model: &Sampled, models: &[Sampled]) -> Case {
     let n = rng.below(3);
     filters(rng, model, n, &mut query);
     if rng.chance(50) {
-        query.push(("_order_by".to_owned(), order(rng, &model.info)));
+        query.push((declared(rng, "_order_by"), order(rng, &model.info)));
     }
     if rng.chance(15) {
         search(rng, model, &mut query);
@@ -279,7 +280,16 @@ fn search(rng: &mut Rng, model: &Sampled, query: &mut Vec<(String, String)>) {
             piece(rng, &v)
         }
     };
-    query.push(("_search".to_owned(), text));
+    query.push((declared(rng, "_search"), text));
+}
+
+/// The name of one of the engine's declared filters (`_order_by`, `_search`, `_relation`) in
+/// one of the spellings its filter machinery reads: `NAME`, or now and then `NAME__exact`.
+fn declared(rng: &mut Rng, name: &str) -> String {
+    match rng.chance(20) {
+        true => format!("{name}__exact"),
+        false => name.to_owned(),
+    }
 }
 
 /// Whether a value can stand in a `_relation` path (which `.`, `,` and `|` cut).
@@ -326,12 +336,21 @@ fn relation(rng: &mut Rng, model: &Sampled, models: &[Sampled], query: &mut Vec<
         end(rng, model)
     };
     if let Some(path) = path {
-        query.push(("_relation".to_owned(), path));
+        query.push((declared(rng, "_relation"), path));
     }
 }
 
-/// A retrieve: a key the rows show, or one that is not there.
+/// A retrieve: a key the rows show, or one that is not there; now and then with a list's
+/// filter or search, which the engine applies to the one record too (a `404` where the list
+/// would not show it).
 fn retrieve(rng: &mut Rng, model: &Sampled) -> Case {
+    let mut query = Vec::new();
+    if rng.chance(25) {
+        match rng.chance(50) {
+            true => filters(rng, model, 1, &mut query),
+            false => search(rng, model, &mut query),
+        }
+    }
     let keys = values(model, &model.info.key);
     let numeric = model
         .info
@@ -345,7 +364,7 @@ fn retrieve(rng: &mut Rng, model: &Sampled) -> Case {
     };
     Case {
         key: Some(key),
-        ..Case::read(Op::Retrieve, &model.info.name, Vec::new())
+        ..Case::read(Op::Retrieve, &model.info.name, query)
     }
 }
 
@@ -594,10 +613,20 @@ mod tests {
                 .iter()
                 .any(|(k, v)| k == "_relation" && v.starts_with("author_id.authors.id|"))
         }));
+        // Declared filters are drawn in both of the engine's spellings.
+        for name in ["_order_by__exact", "_search__exact"] {
+            assert!(params.contains(&name), "no {name}");
+        }
+        // A retrieve now and then carries a list's filter.
+        assert!(
+            cases
+                .iter()
+                .any(|c| c.op == Op::Retrieve && !c.query.is_empty())
+        );
         // An order always ends at the key: no ties.
         for case in &cases {
             for (k, v) in &case.query {
-                if k == "_order_by" {
+                if k.starts_with("_order_by") {
                     assert!(
                         v.split(',').any(|t| t.trim_start_matches('-') == "id"),
                         "{v}"
