@@ -247,13 +247,17 @@ async fn the_callers_profile_does_not_reach_the_command() {
         ("SVC_CONFIG", file.clone()),
         ("SVC_PROFILE", "mine".to_owned()),
         ("SVC_DRAFT", "1".to_owned()),
+        // A variable of the caller's own that svc does not read passes.
+        ("SVC_CI_EMAIL", "ada@example.com".to_owned()),
     ];
     let script = format!(
-        "printenv SVC_CONFIG SVC_PROFILE SVC_DRAFT; \
+        "printenv SVC_CONFIG SVC_PROFILE SVC_DRAFT; printenv SVC_CI_EMAIL; \
          {SVC} records list shop orders --per-page 1 -o json"
     );
     let stdout = succeeds(env, &["emulator", "exec", "--", "sh", "-c", &script]).await;
-    let page: serde_json::Value = serde_json::from_str(&stdout).expect("only the page");
+    let (own, page) = stdout.split_once('\n').expect("two parts");
+    assert_eq!(own, "ada@example.com");
+    let page: serde_json::Value = serde_json::from_str(page).expect("only the page");
     assert!(page["count"].as_u64().is_some_and(|n| n > 0), "{page}");
 }
 

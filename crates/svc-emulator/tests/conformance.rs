@@ -1295,6 +1295,33 @@ async fn reserved_parameters_with_exact_are_read_in_every_view(t: &Target) {
         .call(Method::DELETE, "models/people/3?_search__exact=zzz", None)
         .await;
     assert_eq!(deleted.status, 404);
+    // `_order_by` is one of them: one character selects nothing, in every view; an unknown
+    // name makes the engine fail in every view; a good one changes nothing for one record.
+    for path in [
+        "models/people/3?_order_by=a",
+        "models/people/3?_order_by__exact=a",
+    ] {
+        assert_eq!(t.get(path).await.status, 404, "{path}");
+    }
+    let patched = t
+        .call(
+            Method::PATCH,
+            "models/people/3?_order_by=a",
+            Some(json!({"name": "Changed"})),
+        )
+        .await;
+    assert_eq!(patched.status, 404);
+    let deleted = t
+        .call(Method::DELETE, "models/people/3?_order_by=a", None)
+        .await;
+    assert_eq!(deleted.status, 404);
+    let unknown = t.get("models/people/3?_order_by=nosuch").await;
+    assert_eq!(unknown.status, 400);
+    assert_eq!(unknown.json()["error_decision"], "stricter");
+    assert_eq!(
+        t.get("models/people/3?_order_by=-name,id").await.status,
+        200
+    );
     assert_eq!(
         t.ok("models/people/3").await["name"],
         "Carol",

@@ -66,10 +66,11 @@ async fn around(
     command.args(rest).kill_on_drop(true);
     // The caller's own svc settings (a `VITE_SVC_*` would win over an `SVC_*`, a token over
     // the key, a profile's resource token over both) would point the command elsewhere, or
-    // send the emulator another's credentials: none of them passes.
+    // send the emulator another's credentials: none of them passes. Other variables do, the
+    // command's own `SVC_`-named ones too.
     for (name, _) in std::env::vars_os() {
         let text = name.to_string_lossy();
-        if text.starts_with("SVC_") || text.starts_with("VITE_SVC_") {
+        if CALLERS_SETTINGS.contains(&text.as_ref()) || text.starts_with("VITE_SVC_") {
             command.env_remove(&name);
         }
     }
@@ -108,6 +109,28 @@ async fn around(
         None => Err(Failure::Exited(signal_code(&status))),
     }
 }
+
+/// The variables svc and the SDKs read to find a service and its credentials (beside every
+/// `VITE_SVC_*`): the caller's never reach the command, whose are the emulator's.
+const CALLERS_SETTINGS: &[&str] = &[
+    "SVC_ALLOW_INSECURE_HTTP",
+    "SVC_API_BASE_URL",
+    "SVC_API_KEY",
+    "SVC_API_TOKEN",
+    "SVC_APP_BASE_URL",
+    "SVC_CA_CERT",
+    "SVC_CONFIG",
+    "SVC_CONFIG_DIR",
+    "SVC_DRAFT",
+    "SVC_EMAIL",
+    "SVC_ENVIRONMENT",
+    "SVC_PASSWORD",
+    "SVC_PROFILE",
+    "SVC_PROJECT",
+    "SVC_TOKEN",
+    "SVC_TOOLS_TOKEN",
+    "SVC_VERIFY_REFERENCE_TOKEN",
+];
 
 /// A config directory for the command alone (`0700`, removed after): its `svc` reads no
 /// profile and no saved session of the caller's, and a `svc login` inside it keeps its

@@ -22,6 +22,8 @@
 //! pgvector column, and [decision: stricter] the emulator, which serves no pgvector column,
 //! refuses every JSON value (`400`; lenient mode `500`).
 
+use svc_model::records::wire::ORDER_BY_PARAM;
+
 use crate::engine::EngineError;
 use crate::engine::list::Selection;
 use crate::engine::python::json::parse_py_json;
@@ -65,6 +67,28 @@ pub(crate) fn value_of<'s>(
         )),
     }
 }
+
+/// The selection's `_order_by` values as the engine's filter machinery reads them in every
+/// view: those of `_order_by__exact` when given, else those of `_order_by`.
+pub(crate) fn order_values(selection: &Selection) -> Vec<String> {
+    let values = |key: &str| -> Vec<String> {
+        selection
+            .filters
+            .iter()
+            .filter(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+            .collect()
+    };
+    let exact = values(ORDER_BY_EXACT);
+    if exact.is_empty() {
+        values(ORDER_BY_PARAM)
+    } else {
+        exact
+    }
+}
+
+/// `_order_by`'s exact spelling.
+const ORDER_BY_EXACT: &str = "_order_by__exact";
 
 /// Whether the selection's declared filters select no record (`Ok(true)`) or filter nothing
 /// (`Ok(false)`) on a model that has relationships (`related`) or not; `Err` where the engine

@@ -15,7 +15,7 @@
 //!   engine. The emulator refuses it with a `400` naming the filter `[decision: stricter]`,
 //!   unless the selection is lenient.
 
-use crate::engine::declared::declared_select_nothing;
+use crate::engine::declared::{declared_select_nothing, order_values};
 use crate::engine::error::EngineError;
 use crate::engine::field_input::{
     FALSE_WORDS, InputDateTime, Internal, TRUE_WORDS, float_field, parse_input_datetime,
@@ -418,9 +418,19 @@ pub(crate) fn selection_conditions<P>(
         selection,
         |index, key, lookup, arg, exclude| condition(params, index, key, lookup, arg, exclude),
     )?;
-    // The engine's declared filters come after its columns', by name: `_m2m` first.
+    // The engine's declared filters come after its columns', by name: `_m2m` first, then
+    // `_order_by`, which selects nothing when one character long and fails on an unknown name
+    // in every view (a retrieve's too).
     if declared_select_nothing(selection, related)? {
         conds.push(never.to_owned());
+    }
+    let order = order_values(selection);
+    if order_selects_nothing(&order) {
+        conds.push(never.to_owned());
+    } else {
+        order_terms(&order, selection.lenient, 0, |name| {
+            fields.iter().position(|f| f.name == name)
+        })?;
     }
     if let Some(text) = search_text(selection)? {
         conds.extend(search(params, text));

@@ -17,7 +17,9 @@ use crate::engine::{ListSpec, Listing, Selection};
 use crate::http::AppState;
 
 /// The selection of decoded query pairs: the `_search` values ([`declared_values`]), and every
-/// parameter that is not reserved as a filter candidate, both in the order given.
+/// parameter that is not reserved as a filter candidate, both in the order given. `_order_by`
+/// is among the filters too: the engine reads it in every view, so a retrieve, update or
+/// delete with a one-character `_order_by` finds nothing, as a list does.
 pub(crate) fn selection(pairs: &[(String, String)], lenient: bool) -> Selection {
     let exact_search = exact_name(SEARCH_PARAM);
     Selection {
@@ -25,7 +27,10 @@ pub(crate) fn selection(pairs: &[(String, String)], lenient: bool) -> Selection 
         search: declared_values(pairs, SEARCH_PARAM),
         filters: pairs
             .iter()
-            .filter(|(key, _)| !RESERVED_PARAMS.contains(&key.as_str()) && *key != exact_search)
+            .filter(|(key, _)| {
+                (key == ORDER_BY_PARAM || !RESERVED_PARAMS.contains(&key.as_str()))
+                    && *key != exact_search
+            })
             .cloned()
             .collect(),
     }
