@@ -67,16 +67,7 @@ impl EngineError {
     /// A refusal by design, naming `field`, of a request the data engine fails on or misreads
     /// (a `[decision: stricter]` of docs/contract.md).
     pub fn stricter(field: impl Into<String>, message: impl Into<String>) -> Self {
-        match Self::field(field, message) {
-            Self::Invalid {
-                message, fields, ..
-            } => Self::Invalid {
-                message,
-                fields,
-                stricter: true,
-            },
-            other => other,
-        }
+        Self::field(field, message).by_design()
     }
 
     /// The same refusal, marked as one by design (`"error_decision": "stricter"`): for a
