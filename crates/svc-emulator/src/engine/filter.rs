@@ -427,7 +427,7 @@ pub(crate) fn selection_conditions<P>(
     let order = order_values(selection);
     if order_selects_nothing(&order) {
         conds.push(never.to_owned());
-    } else {
+    } else if !order.is_empty() {
         order_terms(&order, selection.lenient, 0, |name| {
             fields.iter().position(|f| f.name == name)
         })?;

@@ -21,7 +21,6 @@ use crate::http::AppState;
 /// is among the filters too: the engine reads it in every view, so a retrieve, update or
 /// delete with a one-character `_order_by` finds nothing, as a list does.
 pub(crate) fn selection(pairs: &[(String, String)], lenient: bool) -> Selection {
-    let exact_search = exact_name(SEARCH_PARAM);
     Selection {
         lenient,
         search: declared_values(pairs, SEARCH_PARAM),
@@ -29,23 +28,28 @@ pub(crate) fn selection(pairs: &[(String, String)], lenient: bool) -> Selection 
             .iter()
             .filter(|(key, _)| {
                 (key == ORDER_BY_PARAM || !RESERVED_PARAMS.contains(&key.as_str()))
-                    && *key != exact_search
+                    && key != SEARCH_EXACT
             })
             .cloned()
             .collect(),
     }
 }
 
-/// `name__exact`: how the engine's filter machinery first spells a declared filter.
-fn exact_name(name: &str) -> String {
-    format!("{name}__exact")
-}
+/// `_search__exact`: how the engine's filter machinery first spells `_search`.
+const SEARCH_EXACT: &str = "_search__exact";
 
-/// The values of the engine's declared filter `name` (`_search`, `_order_by`), in order, as its
-/// filter machinery reads them for every view: those of `name__exact` when that is given (an
-/// empty one too, which then filters nothing), else those of `name`.
+/// `_order_by__exact`: how the engine's filter machinery first spells `_order_by`.
+const ORDER_BY_EXACT: &str = "_order_by__exact";
+
+/// The values of the engine's declared filter `name` (`_search` or `_order_by`), in order, as
+/// its filter machinery reads them for every view: those of `name__exact` when that is given
+/// (an empty one too, which then filters nothing), else those of `name`.
 pub(crate) fn declared_values(pairs: &[(String, String)], name: &str) -> Vec<String> {
-    let exact = exact_name(name);
+    let exact = if name == SEARCH_PARAM {
+        SEARCH_EXACT
+    } else {
+        ORDER_BY_EXACT
+    };
     let values = |key: &str| -> Vec<String> {
         pairs
             .iter()
@@ -53,7 +57,7 @@ pub(crate) fn declared_values(pairs: &[(String, String)], name: &str) -> Vec<Str
             .map(|(_, v)| v.clone())
             .collect()
     };
-    let given = values(&exact);
+    let given = values(exact);
     if given.is_empty() {
         values(name)
     } else {
