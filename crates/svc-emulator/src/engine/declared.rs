@@ -68,27 +68,35 @@ pub(crate) fn value_of<'s>(
     }
 }
 
-/// The selection's `_order_by` values as the engine's filter machinery reads them in every
-/// view: those of `_order_by__exact` when given, else those of `_order_by`.
-pub(crate) fn order_values(selection: &Selection) -> Vec<String> {
+/// `_search__exact`: how the engine's filter machinery first spells `_search`.
+pub(crate) const SEARCH_EXACT: &str = "_search__exact";
+
+/// `_order_by__exact`: how the engine's filter machinery first spells `_order_by`.
+pub(crate) const ORDER_BY_EXACT: &str = "_order_by__exact";
+
+/// The values of a declared filter in `pairs`, in order, as the engine's filter machinery reads
+/// them for every view: those of its `exact` spelling (`NAME__exact`) when that is given (an
+/// empty one too, which then filters nothing), else those of `name`.
+pub(crate) fn declared_values(pairs: &[(String, String)], name: &str, exact: &str) -> Vec<String> {
     let values = |key: &str| -> Vec<String> {
-        selection
-            .filters
+        pairs
             .iter()
             .filter(|(k, _)| k == key)
             .map(|(_, v)| v.clone())
             .collect()
     };
-    let exact = values(ORDER_BY_EXACT);
-    if exact.is_empty() {
-        values(ORDER_BY_PARAM)
+    let given = values(exact);
+    if given.is_empty() {
+        values(name)
     } else {
-        exact
+        given
     }
 }
 
-/// `_order_by`'s exact spelling.
-const ORDER_BY_EXACT: &str = "_order_by__exact";
+/// The selection's `_order_by` values as the engine reads them in every view.
+pub(crate) fn order_values(selection: &Selection) -> Vec<String> {
+    declared_values(&selection.filters, ORDER_BY_PARAM, ORDER_BY_EXACT)
+}
 
 /// Whether the selection's declared filters select no record (`Ok(true)`) or filter nothing
 /// (`Ok(false)`) on a model that has relationships (`related`) or not; `Err` where the engine

@@ -11,19 +11,20 @@ use svc_model::records::wire::{
     PER_PAGE_PARAM, RESERVED_PARAMS, SEARCH_PARAM,
 };
 
+use crate::engine::declared::{ORDER_BY_EXACT, SEARCH_EXACT, declared_values};
 use crate::engine::json_text::write_json_str;
 use crate::engine::python::numbers::py_int;
 use crate::engine::{ListSpec, Listing, Selection};
 use crate::http::AppState;
 
-/// The selection of decoded query pairs: the `_search` values ([`declared_values`]), and every
+/// The selection of decoded query pairs: the `_search` values (`declared_values`), and every
 /// parameter that is not reserved as a filter candidate, both in the order given. `_order_by`
 /// is among the filters too: the engine reads it in every view, so a retrieve, update or
 /// delete with a one-character `_order_by` finds nothing, as a list does.
 pub(crate) fn selection(pairs: &[(String, String)], lenient: bool) -> Selection {
     Selection {
         lenient,
-        search: declared_values(pairs, SEARCH_PARAM),
+        search: declared_values(pairs, SEARCH_PARAM, SEARCH_EXACT),
         filters: pairs
             .iter()
             .filter(|(key, _)| {
@@ -32,36 +33,6 @@ pub(crate) fn selection(pairs: &[(String, String)], lenient: bool) -> Selection 
             })
             .cloned()
             .collect(),
-    }
-}
-
-/// `_search__exact`: how the engine's filter machinery first spells `_search`.
-const SEARCH_EXACT: &str = "_search__exact";
-
-/// `_order_by__exact`: how the engine's filter machinery first spells `_order_by`.
-const ORDER_BY_EXACT: &str = "_order_by__exact";
-
-/// The values of the engine's declared filter `name` (`_search` or `_order_by`), in order, as
-/// its filter machinery reads them for every view: those of `name__exact` when that is given
-/// (an empty one too, which then filters nothing), else those of `name`.
-pub(crate) fn declared_values(pairs: &[(String, String)], name: &str) -> Vec<String> {
-    let exact = if name == SEARCH_PARAM {
-        SEARCH_EXACT
-    } else {
-        ORDER_BY_EXACT
-    };
-    let values = |key: &str| -> Vec<String> {
-        pairs
-            .iter()
-            .filter(|(k, _)| k == key)
-            .map(|(_, v)| v.clone())
-            .collect()
-    };
-    let given = values(exact);
-    if given.is_empty() {
-        values(name)
-    } else {
-        given
     }
 }
 
@@ -117,7 +88,7 @@ pub(crate) fn list_spec(pairs: &[(String, String)], lenient: bool) -> ListSpec {
         last_value(pairs, NO_PAGINATION_PARAM).is_some_and(|v| !v.trim().is_empty());
     ListSpec {
         selection: selection(pairs, lenient),
-        order_by: declared_values(pairs, ORDER_BY_PARAM),
+        order_by: declared_values(pairs, ORDER_BY_PARAM, ORDER_BY_EXACT),
         page,
         per_page: per_page.unsigned_abs(),
         no_pagination,

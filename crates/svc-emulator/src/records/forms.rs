@@ -5,7 +5,8 @@ use serde_json::{Map, Value as Json};
 use crate::engine::{AggregateFunc, AggregateRequest, EngineError, GroupLookup, GroupRequest};
 use svc_model::records::wire::ORDER_BY_PARAM;
 
-use crate::http::list::{declared_values, python_int};
+use crate::engine::declared::{ORDER_BY_EXACT, declared_values};
+use crate::http::list::python_int;
 
 /// The GET forms' parameters (the engine's names).
 pub(crate) const Y_FUNC: &str = "_y_func";
@@ -138,7 +139,7 @@ impl RequestForm for AggregateRequest {
         Ok(Self {
             func: y_func(params)?,
             column: last(params, Y_COLUMN).map(str::to_owned),
-            order_by: declared_values(params, ORDER_BY_PARAM),
+            order_by: declared_values(params, ORDER_BY_PARAM, ORDER_BY_EXACT),
         })
     }
 }
@@ -172,7 +173,7 @@ impl RequestForm for GroupRequest {
             y_func: y_func(params)?,
             y_column: last(params, Y_COLUMN).map(str::to_owned),
             limit: group_limit(params),
-            order_by: declared_values(params, ORDER_BY_PARAM),
+            order_by: declared_values(params, ORDER_BY_PARAM, ORDER_BY_EXACT),
         })
     }
 }
