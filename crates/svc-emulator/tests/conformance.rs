@@ -141,6 +141,17 @@ enum TimeZone {
     Refused,
 }
 
+/// How a database reads the text `99-12-31` compared with a `DATE` column.
+#[derive(Clone, Copy, PartialEq)]
+enum DateText {
+    /// As text (SQLite): `'2024-03-05' > '99-12-31'` is false.
+    Text,
+    /// As a date whose two-digit year is 1970..=2069 (MySQL): 1999-12-31.
+    TwoDigitYear,
+    /// As month, day, year (PostgreSQL's `MDY`): month 99 is out of range, the engine fails.
+    MonthFirst,
+}
+
 /// An emulator serving the rows from one backend, as resource `shop`.
 /// How SQLAlchemy's dialect of a database writes the text of a query.
 #[derive(Clone, Copy)]
@@ -172,6 +183,15 @@ struct Target {
     /// `LIMIT 1` over rows that tie answers whichever the planner reads first (a server's):
     /// the engine's row for a key several rows share cannot be known.
     planner_picks_ties: bool,
+    /// How the database reads the text the engine compares a date column with (its
+    /// `strftime('%Y-%m-%d')`, whose year is not padded: `99-12-31` for the year 99).
+    date_text: DateText,
+    /// The greatest `OFFSET` the engine's driver passes to the database.
+    max_offset: u64,
+    /// `BOOLEAN` is an integer type (MySQL's `TINYINT(1)`): its field is an integer field.
+    booleans_are_integers: bool,
+    /// The engine's driver fails on text holding NUL (psycopg2).
+    nul_text_fails: bool,
     emulator: Emulator,
     /// The number of the database's sessions left inside a transaction (none on SQLite, whose
     /// connections the emulator keeps), asked outside the emulator.
@@ -214,6 +234,10 @@ impl Target {
                 reserves_user: false,
             },
             planner_picks_ties: true,
+            date_text: DateText::MonthFirst,
+            max_offset: i64::MAX as u64,
+            booleans_are_integers: false,
+            nul_text_fails: true,
             emulator,
             open_transactions: None,
             _database: None,
@@ -289,6 +313,8 @@ BEGIN SELECT RAISE(ABORT, 'amount is negative'); END;
     target.enforces_foreign_keys = false;
     target.time_zone = TimeZone::Ignored;
     target.planner_picks_ties = false;
+    target.date_text = DateText::Text;
+    target.nul_text_fails = false;
     target
 }
 
@@ -395,6 +421,10 @@ async fn mysql() -> Target {
     target._database = Some(database);
     target.time_zone = TimeZone::Refused;
     target.json_is_text = true;
+    target.date_text = DateText::TwoDigitYear;
+    target.max_offset = u64::MAX;
+    target.booleans_are_integers = true;
+    target.nul_text_fails = false;
     target.reads_expression_defaults = false;
     target.text_dialect = TextDialect {
         quote: '`',
@@ -478,10 +508,164 @@ conformance!(
     the_declared_filters_are_read_as_the_engine_reads_them,
     reserved_parameters_with_exact_are_read_in_every_view,
     a_patch_of_something_else_than_an_object_is_refused,
+    a_date_filter_reaches_the_database_as_the_engines_text,
+    a_page_beyond_the_databases_offset_is_refused,
+    every_refusal_by_design_is_marked,
     tz_is_read_as_the_engine_reads_it_on_each_database,
     actions_run_in_a_transaction_with_their_inputs_bound,
     a_workflow_runs_its_steps_in_order_until_one_fails,
 );
+
+/// The keys of a page of `events` (whose `day` is 2024-03-05, 2024-02-29 and NULL), or the
+/// answer's status when it is not a success.
+async fn event_ids(t: &Target, query: &str) -> Result<Vec<i64>, Reply> {
+    let reply = t.get(&format!("models/events?{query}")).await;
+    if !reply.status.is_success() {
+        return Err(reply);
+    }
+    Ok(reply.json()["results"]
+        .as_array()
+        .unwrap_or_else(|| panic!("not a page"))
+        .iter()
+        .filter_map(|r| r["id"].as_i64())
+        .collect())
+}
+
+/// The engine compares a date column with `strftime('%Y-%m-%d')` of dateparser's reading,
+/// whose year is not padded (`0099-12-31` is sent as `99-12-31`); each database reads that
+/// text its own way. Years from 1000 on are the same text either way.
+async fn a_date_filter_reaches_the_database_as_the_engines_text(t: &Target) {
+    assert_eq!(event_ids(t, "day__gt=2024-03-01").await.ok(), Some(vec![1]));
+    assert_eq!(
+        event_ids(t, "day__gt=1000-01-01").await.ok(),
+        Some(vec![2, 1])
+    );
+    let early = event_ids(t, "day__gt=0099-12-31").await;
+    match t.date_text {
+        DateText::Text => assert_eq!(early.ok(), Some(vec![])),
+        DateText::TwoDigitYear => assert_eq!(early.ok(), Some(vec![2, 1])),
+        DateText::MonthFirst => {
+            let refused = early.expect_err("month 99");
+            assert_eq!(refused.status, 400);
+            assert_eq!(refused.json()["error_decision"], "stricter");
+        }
+    }
+    // `999-12-31`: before 2024 as a date, after it as text.
+    let before = event_ids(t, "day__lt=0999-12-31").await.ok();
+    match t.date_text {
+        DateText::Text => assert_eq!(before, Some(vec![2, 1])),
+        DateText::TwoDigitYear | DateText::MonthFirst => assert_eq!(before, Some(vec![])),
+    }
+    // `in` compares the texts as given; the date-time column is compared with a date-time.
+    assert_eq!(event_ids(t, "day__in=2024-03-05").await.ok(), Some(vec![1]));
+    assert_eq!(
+        event_ids(t, "at__gt=0099-12-31").await.ok(),
+        Some(vec![2, 1])
+    );
+}
+
+/// The engine's `OFFSET` is `(page - 1) * _per_page`; past what the database's driver passes
+/// (2^63 - 1, or 2^64 - 1 on MySQL) the engine fails: a refusal by design.
+async fn a_page_beyond_the_databases_offset_is_refused(t: &Target) {
+    let refused = t.get("models/people?page=9223372036854775807").await;
+    assert_eq!(refused.status, 400);
+    assert_eq!(refused.json()["error_decision"], "stricter");
+    // The offset 2^63 - 1 is the last every database takes.
+    let last = t
+        .ok("models/people?page=9223372036854775808&_per_page=1")
+        .await;
+    assert_eq!(last["count"], 5);
+    let past = t
+        .get("models/people?page=9223372036854775809&_per_page=1")
+        .await;
+    if t.max_offset > i64::MAX as u64 {
+        assert_eq!(success(&past)["results"], json!([]));
+    } else {
+        assert_eq!(past.status, 400);
+        assert_eq!(past.json()["error_decision"], "stricter");
+    }
+    // Without pages, any page number is fine.
+    assert_eq!(
+        t.ok("models/people?page=9223372036854775807&_no_pagination=1")
+            .await
+            .as_array()
+            .map(Vec::len),
+        Some(5)
+    );
+}
+
+/// What the engine would ignore, misread or fail on is refused with `"error_decision":
+/// "stricter"`; what the engine refuses itself is not marked.
+async fn every_refusal_by_design_is_marked(t: &Target) {
+    let marked = |reply: &Reply| {
+        assert_eq!(
+            reply.status,
+            400,
+            "{}",
+            String::from_utf8_lossy(&reply.body)
+        );
+        assert_eq!(
+            reply.json()["error_decision"],
+            "stricter",
+            "{}",
+            String::from_utf8_lossy(&reply.body)
+        );
+    };
+    marked(&t.get("models/people?nosuch=1").await);
+    marked(&t.get("models/people?name__gt=a").await);
+    marked(&t.get("models/people?age__isnull=maybe").await);
+    marked(&t.get("models/events?at=5%20March%202024%2010:11").await);
+    let unknown_key = t
+        .call(
+            Method::POST,
+            "models/people",
+            Some(json!({"name": "Zed", "nosuch": 1})),
+        )
+        .await;
+    marked(&unknown_key);
+    let object_as_boolean = t
+        .call(Method::POST, "models/events", Some(json!({"ok": {}})))
+        .await;
+    if t.booleans_are_integers {
+        // An integer field refuses it: the engine's own `400`.
+        assert_eq!(object_as_boolean.status, 400);
+        assert!(object_as_boolean.json().get("error_decision").is_none());
+    } else {
+        // A boolean field hashes the value: the engine fails on a dict.
+        marked(&object_as_boolean);
+    }
+    // The engine's own refusal: a number field given a word.
+    let word = t
+        .call(
+            Method::POST,
+            "models/people",
+            Some(json!({"name": "Zed", "age": "old"})),
+        )
+        .await;
+    assert_eq!(word.status, 400);
+    assert!(word.json().get("error_decision").is_none());
+    assert_eq!(t.ids("").await, [5, 4, 3, 2, 1], "nothing was written");
+    let nul = t
+        .call(
+            Method::POST,
+            "models/people",
+            Some(json!({"name": "a\u{0}b"})),
+        )
+        .await;
+    if t.nul_text_fails {
+        marked(&nul);
+    } else {
+        let id = success(&nul)["id"].as_i64().unwrap_or_default();
+        assert_eq!(
+            t.ok(&format!("models/people/{id}")).await["name"],
+            "a\u{0}b"
+        );
+        let deleted = t
+            .call(Method::DELETE, &format!("models/people/{id}"), None)
+            .await;
+        assert_eq!(deleted.status, 204);
+    }
+}
 
 async fn actions_run_in_a_transaction_with_their_inputs_bound(t: &Target) {
     let moved = t

@@ -141,7 +141,9 @@ pub(crate) fn read_values<'m, F>(
         match to_internal(input, v) {
             Ok(internal) => values.push((*f, internal)),
             Err(m) => {
-                by_design |= input == InputField::DateTime;
+                // A JSON object given to a boolean field makes the engine fail (500).
+                by_design |= input == InputField::DateTime
+                    || (input == InputField::Boolean && matches!(v, PyJson::Dict(_)));
                 errors.entry(name.to_owned()).or_default().push(m);
             }
         }
@@ -196,7 +198,8 @@ pub(crate) fn unknown_fields(
             if unknown.len() == 1 { "it" } else { "them" },
         ),
         errors,
-    ))
+    )
+    .by_design())
 }
 /// The body values of the model's columns: a dict's keys that name columns. A body that is not a dict is the `400` of the
 /// required columns when there are any (as in the engine), else [`not_a_dict`]'s reading.

@@ -209,6 +209,16 @@ impl ValueReader<'_> {
         }
     }
 
+    /// The text a date column is compared with (`exact`, `gt`, `gte`, `lt`, `lte`): the
+    /// engine's `safe_date` reads the value with dateparser and writes it back with
+    /// `strftime('%Y-%m-%d')`, whose year is not padded (`0099-12-31` becomes `99-12-31`), and
+    /// the date field then passes that text on as text. Each database reads the text its own
+    /// way: SQLite compares it as text, PostgreSQL and MySQL read it as a date (`99-12-31` is
+    /// 1999-12-31 to MySQL, out of range to PostgreSQL, which fails).
+    pub(crate) fn date_text(&self, raw: &str) -> Result<String, EngineError> {
+        Ok(self.datetime(raw)?.date.strftime_ymd())
+    }
+
     /// A date-time (`DateTimeField`, dateparser's common forms).
     pub(crate) fn datetime(&self, raw: &str) -> Result<InputDateTime, EngineError> {
         if self.lenient

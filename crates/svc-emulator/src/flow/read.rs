@@ -44,6 +44,21 @@ pub(crate) async fn list<D: Pages>(
     }
     let per_page = spec.per_page.max(1);
     let number = spec.page.max(1);
+    let Some(offset) = (number - 1)
+        .checked_mul(per_page)
+        .filter(|&o| o <= D::MAX_OFFSET)
+    else {
+        return Err(EngineError::engine_fails(
+            lenient,
+            "page",
+            format!(
+                "This page is beyond the data engine's reach: its offset, (page - 1) times \
+                 _per_page, passes {}, the greatest this database takes, and the engine fails \
+                 (500). Ask for a smaller page.",
+                D::MAX_OFFSET
+            ),
+        ));
+    };
     let page = Page::<D> {
         model: &model,
         filter: &filter,
@@ -51,7 +66,7 @@ pub(crate) async fn list<D: Pages>(
         order: &order,
         number,
         per_page,
-        offset: (number - 1).saturating_mul(per_page),
+        offset,
         lenient,
     };
     let counted = db.page(&mut conn, &page, &mut out).await?;

@@ -219,6 +219,11 @@ pub(crate) async fn counted<D: Database + ?Sized>(
 /// A database's reads of records (`flow::read`): the pages of a list with their walks, and the
 /// count.
 pub(crate) trait Pages: Rows {
+    /// The greatest `OFFSET` the engine's driver passes to this database: 2^63 - 1 by default
+    /// (a signed 64-bit integer: SQLite's binding, PostgreSQL's `bigint`). A page further on
+    /// makes the engine fail (500).
+    const MAX_OFFSET: u64 = i64::MAX as u64;
+
     /// Writes the records of one page (`LIMIT per_page OFFSET offset` in the list's order) to
     /// `out`; its count when the database had it at hand (read with the page, or remembered).
     fn page(

@@ -157,10 +157,7 @@ impl Lookups for MyResource {
             // date at the text's start (`2001-12-31,x` is 2001-12-31), never fails.
             FilterFamily::Date if in_list => params.text(raw.to_owned()).to_owned(),
             // `safe_date` keeps the date of a date column's value.
-            FilterFamily::Date => {
-                let dt = ctx.datetime(raw)?;
-                params.text(dt.date.iso()).to_owned()
-            }
+            FilterFamily::Date => params.text(ctx.reader().date_text(raw)?).to_owned(),
             FilterFamily::DateTime => {
                 let dt = ctx.datetime(raw)?;
                 params.text(datetime_literal(&dt)).to_owned()

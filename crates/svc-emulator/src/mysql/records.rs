@@ -81,6 +81,9 @@ impl OwnedRows for MyResource {}
 
 /// MySQL's pages of a list (`flow::read`).
 impl Pages for MyResource {
+    /// MySQL's `LIMIT` and `OFFSET` are unsigned 64-bit numbers.
+    const MAX_OFFSET: u64 = u64::MAX;
+
     /// A page past the first reads and converts only its own rows (see `mysql/walks.rs`).
     async fn page(
         &self,

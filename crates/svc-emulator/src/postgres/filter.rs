@@ -228,19 +228,9 @@ impl Literals for Ctx<'_> {
         Ok(match self.field.kind.family() {
             FilterFamily::Number => self.number(raw)?,
             FilterFamily::Boolean => Literal::Bool(self.boolean(raw)?),
-            // `safe_date` keeps the date of a date column's value (midnight); `in` items are
-            // read whole.
-            FilterFamily::Date if !in_list => {
-                let mut dt = self.datetime(raw)?;
-                dt.offset = None;
-                dt.time = crate::engine::types::Time {
-                    hour: 0,
-                    minute: 0,
-                    second: 0,
-                    micro: 0,
-                };
-                Literal::DateTime(dt)
-            }
+            // `safe_date` passes a date column's value on as the text of its date, which
+            // PostgreSQL reads as a date; `in` items are read whole.
+            FilterFamily::Date if !in_list => Literal::Str(self.reader().date_text(raw)?),
             FilterFamily::Date | FilterFamily::DateTime => Literal::DateTime(self.datetime(raw)?),
             FilterFamily::Text | FilterFamily::Json => Literal::Str(raw.to_owned()),
         })

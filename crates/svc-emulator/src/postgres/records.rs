@@ -434,6 +434,19 @@ fn not_iterable(values: &[(&PgField, Internal)]) -> Result<(), EngineError> {
                 ),
             ));
         }
+        if let Internal::Str(text) = v
+            && text.contains('\0')
+        {
+            // psycopg2 refuses a string literal holding NUL before sending it: a 500.
+            return Err(EngineError::stricter(
+                &f.name,
+                format!(
+                    "The data engine cannot write a NUL character (\\u0000) to field {:?} on \
+                     PostgreSQL: its driver fails (500) on such text. Leave the character out.",
+                    f.name
+                ),
+            ));
+        }
         let type_name = match v {
             Internal::Json(PyJson::Int(_)) => "int",
             Internal::Json(PyJson::Float(_)) => "float",

@@ -47,7 +47,7 @@ fn compared(ctx: &Ctx<'_>, raw: &str, in_list: bool) -> Result<Value, EngineErro
         FilterFamily::Boolean => Value::Integer(i64::from(ctx.boolean(raw)?)),
         // `in` on a date column compares the raw texts; the other lookups the date.
         FilterFamily::Date if in_list => Value::Text(raw.to_owned()),
-        FilterFamily::Date => Value::Text(ctx.datetime(raw)?.date.iso()),
+        FilterFamily::Date => Value::Text(ctx.reader().date_text(raw)?),
         FilterFamily::DateTime => Value::Text(ctx.datetime(raw)?.naive_text()),
         FilterFamily::Text | FilterFamily::Json => Value::Text(raw.to_owned()),
     })

@@ -101,7 +101,13 @@ impl<'c> Database for Sqlite<'c> {
         _tz: i32,
         params: &mut Vec<Value>,
     ) -> Result<String, EngineError> {
-        params.push(bind(field.ty.reflected, value).map_err(non_field)?);
+        params.push(bind(field.ty.reflected, value).map_err(|m| {
+            // An integer past 64 bits: Python's `sqlite3` overflows, the engine fails (500).
+            match value {
+                Internal::Int(i) if i.parse::<i64>().is_err() => non_field(m).by_design(),
+                _ => non_field(m),
+            }
+        })?);
         Ok("?".to_owned())
     }
 

@@ -106,16 +106,6 @@ impl<'c> Pages for Sqlite<'c> {
         page: &Page<'_, Self>,
         out: &mut Records<'_, Model>,
     ) -> Result<Option<u64>, EngineError> {
-        if page.offset > i64::MAX as u64 {
-            // Python's sqlite3 cannot bind the engine's OFFSET: it fails (500).
-            return Err(EngineError::engine_fails(
-                page.lenient,
-                "page",
-                "This page is beyond the data engine's reach: its offset, (page - 1) times \
-                 _per_page, passes 2^63 - 1, and the engine fails (500). Ask for a smaller page."
-                    .to_owned(),
-            ));
-        }
         let (budget, memo) = (&self.budget, self.resource().memo());
         let seek = seek_terms(page.model, page.terms);
         let walk_key = page.walk_key();

@@ -760,7 +760,8 @@ pub(crate) fn lookup_value(model: &Model, raw: &str) -> Result<Value, EngineErro
                 "{raw:?} cannot be a key of {}: a JSON key is looked up by a number or a \
                  string, not an array or an object",
                 model.name
-            )));
+            ))
+            .by_design());
         }
         _ => Reflected::Untyped,
     };
@@ -774,8 +775,9 @@ pub(crate) fn lookup_value(model: &Model, raw: &str) -> Result<Value, EngineErro
     };
     // An integer beyond 64 bits: Python's sqlite3 overflows (the engine answers 500)
     // ([decision: stricter]).
-    bind(by_type, &internal)
-        .map_err(|m| non_field(format!("{raw:?} cannot be a key of {}: {m}", model.name)))
+    bind(by_type, &internal).map_err(|m| {
+        non_field(format!("{raw:?} cannot be a key of {}: {m}", model.name)).by_design()
+    })
 }
 
 /// The first record whose identity columns hold `identity`, as SQLAlchemy loads an instance

@@ -72,6 +72,12 @@ impl Date {
         }
     }
 
+    /// Python's `strftime('%Y-%m-%d')` on Linux (glibc): the year is **not** padded, so year
+    /// 99 is `99-12-31` and year 1 `1-01-01` (`isoformat()` pads: `0099-12-31`).
+    pub fn strftime_ymd(self) -> String {
+        format!("{}-{:02}-{:02}", self.year, self.month, self.day)
+    }
+
     /// `isoformat()`: `YYYY-MM-DD`.
     pub fn iso(self) -> String {
         let mut buf = Vec::with_capacity(10);
