@@ -645,6 +645,16 @@ async fn every_refusal_by_design_is_marked(t: &Target) {
     assert_eq!(word.status, 400);
     assert!(word.json().get("error_decision").is_none());
     assert_eq!(t.ids("").await, [5, 4, 3, 2, 1], "nothing was written");
+    // The engine's views have no `HEAD` (500); the marker is in a header, as there is no body.
+    for path in [
+        "models/people",
+        "models/people/1",
+        "models/people/aggregate?_y_func=count",
+    ] {
+        let head = t.call(Method::HEAD, path, None).await;
+        assert_eq!(head.status, 405, "{path}");
+        assert_eq!(head.headers["svc-error-decision"], "stricter", "{path}");
+    }
     let nul = t
         .call(
             Method::POST,
@@ -1751,6 +1761,11 @@ async fn mistakes_are_refused_with_what_to_fix(t: &Target) {
 
 async fn a_missing_record_is_404_for_every_verb(t: &Target) {
     assert_eq!(t.get("models/people/99").await.status, 404);
+    // A key past a 32-bit `INTEGER` column's range is compared, not stored: no record.
+    for verb in [Method::GET, Method::DELETE] {
+        let past = t.call(verb.clone(), "models/people/2147483648", None).await;
+        assert_eq!(past.status, 404, "{verb}");
+    }
     let patch = t
         .call(
             Method::PATCH,

@@ -107,6 +107,13 @@ impl HttpError {
         )
     }
 
+    /// The same refusal, marked as one by design (`"error_decision": "stricter"`): the data
+    /// engine fails on the request or misreads it.
+    pub(crate) fn stricter(mut self) -> Self {
+        self.decision = Some("stricter");
+        self
+    }
+
     /// `500`: the emulator itself failed.
     pub(crate) fn internal(message: impl Into<String>) -> Self {
         Self::new(StatusCode::INTERNAL_SERVER_ERROR, codes::INTERNAL, message)
@@ -137,13 +144,21 @@ impl HttpError {
     }
 }
 
+/// The header that repeats a refusal's `error_decision` (an answer to `HEAD` has no body).
+pub(crate) const DECISION_HEADER: &str = "svc-error-decision";
+
 impl IntoResponse for HttpError {
     fn into_response(self) -> Response {
         let mut response = match self.decision {
             Some(decision) => {
                 let mut body = serde_json::to_value(&self.body).unwrap_or_default();
                 body["error_decision"] = decision.into();
-                (self.status, Json(body)).into_response()
+                // In a header too: the answer to a `HEAD` has no body.
+                let mut response = (self.status, Json(body)).into_response();
+                response
+                    .headers_mut()
+                    .insert(DECISION_HEADER, HeaderValue::from_static(decision));
+                response
             }
             None => (self.status, Json(self.body)).into_response(),
         };

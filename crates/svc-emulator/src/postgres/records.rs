@@ -9,12 +9,12 @@ use tokio_postgres::error::SqlState;
 use crate::backend::pooled::ESTIMATE_FROM;
 use crate::engine::EngineError;
 use crate::engine::body::{non_field, query_failed};
-use crate::engine::field_input::Internal;
+use crate::engine::field_input::{Internal, to_internal};
 use crate::engine::python::floats::py_float_repr;
 use crate::engine::python::json::{PyJson, py_json_dumps};
 use crate::engine::python::text::py_text;
 use crate::engine::records::{Models, RecordRow, Records, first_record, record_json};
-use crate::engine::table::Table;
+use crate::engine::table::{BodyColumn, Table};
 use crate::flow::delete::delete_row;
 use crate::flow::driver::{Failure, Session};
 use crate::flow::records::{Database, OwnedRows, Page, Pages};
@@ -46,6 +46,30 @@ impl Database for PgResource {
 
     fn memo_key(sql: &str, params: &Params) -> Vec<u8> {
         walks::key(sql, params)
+    }
+
+    /// An integer key is compared as psycopg2 writes a Python int, a `bigint` literal (or a
+    /// `numeric` one past 64 bits), never cast to the column's type: a key past an `integer`
+    /// column's range finds no record (`404`) instead of failing.
+    fn key_condition(
+        model: &PgModel,
+        raw: &str,
+        params: &mut Params,
+    ) -> Result<String, EngineError> {
+        let pk = model.pk_field();
+        let internal = to_internal(pk.input(), &PyJson::Str(raw.to_owned())).map_err(non_field)?;
+        let value = match &internal {
+            Internal::Int(i) if pk.kind == PgKind::Integer => {
+                let ty = if i.parse::<i64>().is_ok() {
+                    "bigint"
+                } else {
+                    "numeric"
+                };
+                params.cast(Some(i.clone()), ty)
+            }
+            _ => bind_value(pk, &internal, params),
+        };
+        Ok(format!("{} = {value}", pk.sql))
     }
 
     /// Qualified: the select list reads each column as text under its own name, and a bare

@@ -32,22 +32,38 @@ use forms::RequestForm;
 /// The records routes, on the data host.
 pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
     let models = "/projects/{project}/{environment}/{resource}/models/{model}";
-    let router = route_with_optional_slash(router, models, get(list).post(create));
+    let router =
+        route_with_optional_slash(router, models, get(list).post(create).head(head_refused));
     let router = route_with_optional_slash(
         router,
         &format!("{models}/aggregate"),
-        get(aggregate_get).post(aggregate_post),
+        get(aggregate_get).post(aggregate_post).head(head_refused),
     );
     let router = route_with_optional_slash(
         router,
         &format!("{models}/group"),
-        get(group_get).post(group_post),
+        get(group_get).post(group_post).head(head_refused),
     );
     route_with_optional_slash(
         router,
         &format!("{models}/{{pk}}"),
-        get(retrieve).patch(update).put(update).delete(delete),
+        get(retrieve)
+            .patch(update)
+            .put(update)
+            .delete(delete)
+            .head(head_refused),
     )
+}
+
+/// `HEAD` on a records route: the data engine's views have no `head` action and fail (500),
+/// where a server's default would answer the `GET`'s head (`200`) [decision: stricter].
+async fn head_refused() -> HttpError {
+    HttpError::method_not_allowed()
+        .with_field(
+            "non_field_errors",
+            "HEAD is not answered on records routes: the data engine fails (500) on it. Send GET.",
+        )
+        .stricter()
 }
 
 /// Reads a create or update body as the data engine reads it: JSON (Python's `json.loads`,
