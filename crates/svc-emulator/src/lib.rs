@@ -53,6 +53,7 @@ mod dialect;
 pub mod engine;
 mod flow;
 mod http;
+pub mod inventory;
 mod runtime;
 mod sessions;
 mod snapshot;

@@ -511,6 +511,7 @@ conformance!(
     a_date_filter_reaches_the_database_as_the_engines_text,
     a_page_beyond_the_databases_offset_is_refused,
     every_refusal_by_design_is_marked,
+    the_inventorys_examples_are_answered_as_decided,
     tz_is_read_as_the_engine_reads_it_on_each_database,
     actions_run_in_a_transaction_with_their_inputs_bound,
     a_workflow_runs_its_steps_in_order_until_one_fails,
@@ -675,6 +676,67 @@ async fn every_refusal_by_design_is_marked(t: &Target) {
             .await;
         assert_eq!(deleted.status, 204);
     }
+}
+
+/// Each example of the inventory (docs/contract.md, "What the engine reads"), sent to
+/// `people`: what is served is answered without a refusal by design, what is stricter is
+/// refused with the marker.
+async fn the_inventorys_examples_are_answered_as_decided(t: &Target) {
+    use svc_emulator::inventory::{Decision, INVENTORY};
+    let fill = |s: &str| {
+        s.replace("{pk}", "3")
+            .replace("{key}", "id")
+            .replace("{text}", "city")
+            .replace("{number}", "age")
+    };
+    for entry in INVENTORY {
+        let Some((method, path, rest)) = entry.example else {
+            continue;
+        };
+        let method = Method::from_bytes(method.as_bytes()).unwrap_or(Method::GET);
+        let path = fill(path);
+        let target = if path.is_empty() {
+            "models/people".to_owned()
+        } else {
+            format!("models/people/{path}")
+        };
+        let writes = [Method::POST, Method::PATCH, Method::PUT].contains(&method);
+        let (target, body) = if writes {
+            let body: Value = serde_json::from_str(rest).unwrap_or_else(|e| panic!("{e}"));
+            (target, Some(body))
+        } else if rest.is_empty() {
+            (target, None)
+        } else {
+            (format!("{target}?{}", fill(rest)), None)
+        };
+        let reply = t.call(method.clone(), &target, body).await;
+        let marked = reply
+            .headers
+            .get("svc-error-decision")
+            .is_some_and(|v| v == "stricter");
+        match entry.decision {
+            Decision::Served => {
+                assert!(
+                    reply.status.as_u16() < 500 && !marked,
+                    "{} ({method} {target}): {} {}",
+                    entry.name,
+                    reply.status,
+                    String::from_utf8_lossy(&reply.body)
+                );
+            }
+            Decision::Stricter(_) => {
+                assert!(
+                    reply.status.is_client_error() && marked,
+                    "{} ({method} {target}): {} {}",
+                    entry.name,
+                    reply.status,
+                    String::from_utf8_lossy(&reply.body)
+                );
+            }
+            Decision::Departure(_) => {}
+        }
+    }
+    assert_eq!(t.ids("").await, [5, 4, 3, 2, 1], "no example wrote");
 }
 
 async fn actions_run_in_a_transaction_with_their_inputs_bound(t: &Target) {

@@ -73,6 +73,11 @@ impl Rng {
     pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         &items[self.below(items.len())]
     }
+
+    /// One of `items`, or `None` when there are none.
+    pub fn pick_some<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T> {
+        (!items.is_empty()).then(|| self.pick(items))
+    }
 }
 
 /// `n` requests over `models` (at least one), drawn with `seed`; creates and updates only when
@@ -85,7 +90,9 @@ pub fn generate(models: &[Sampled], seed: u64, n: usize, writes: bool) -> Vec<Ca
             let model = rng.pick(models);
             let roll = rng.below(100);
             match roll {
-                0..40 => list(&mut rng, model, models),
+                0..10 => from_inventory(&mut rng, model, writes)
+                    .unwrap_or_else(|| list(&mut rng, model, models)),
+                10..40 => list(&mut rng, model, models),
                 40..52 => retrieve(&mut rng, model),
                 52..66 => aggregate(&mut rng, model),
                 66..80 => group(&mut rng, model),
@@ -98,6 +105,91 @@ pub fn generate(models: &[Sampled], seed: u64, n: usize, writes: bool) -> Vec<Ca
             }
         })
         .collect()
+}
+
+/// A request of the inventory of what the engine reads (`svc_emulator::inventory`, the table
+/// of docs/contract.md), on `model`: its example with the model's key, a key of its rows, a
+/// text and a number column put in; `None` when the model lacks one the example needs, or
+/// the example writes and `writes` is off, or is no request a case can hold (`HEAD`).
+fn from_inventory(rng: &mut Rng, model: &Sampled, writes: bool) -> Option<Case> {
+    use svc_emulator::inventory::INVENTORY;
+    let examples: Vec<_> = INVENTORY.iter().filter_map(|e| e.example).collect();
+    let (method, path, rest) = *rng.pick(&examples);
+    let op = match (method, path) {
+        ("GET", "") => Op::List,
+        ("GET", "{pk}") => Op::Retrieve,
+        ("GET", "aggregate") => Op::Aggregate,
+        ("GET", "group") => Op::Group,
+        ("POST", "") if writes => Op::Create,
+        ("PATCH", "{pk}") if writes => Op::Update,
+        ("DELETE", "{pk}") if writes => Op::Delete,
+        _ => return None,
+    };
+    let info = &model.info;
+    let first = |family: FilterFamily| {
+        info.fields
+            .iter()
+            .find(|f| f.family == family)
+            .map(|f| f.name.clone())
+    };
+    let fill = |s: &str| -> Option<String> {
+        let mut out = s.replace("{key}", &info.key);
+        for (hole, name) in [
+            ("{text}", first(FilterFamily::Text)),
+            ("{number}", first(FilterFamily::Number)),
+        ] {
+            if out.contains(hole) {
+                out = out.replace(hole, &name?);
+            }
+        }
+        Some(out)
+    };
+    let keys = values(model, &info.key);
+    let key = if path == "{pk}" || rest.contains("{pk}") {
+        Some(rng.pick_some(keys)?.clone())
+    } else {
+        None
+    };
+    let rest = fill(rest)?.replace("{pk}", key.as_deref().unwrap_or(""));
+    let mut case = Case::read(op, &info.name, Vec::new());
+    if matches!(op, Op::Create | Op::Update) {
+        case.body = Some(serde_json::from_str(&rest).ok()?);
+    } else {
+        case.query = rest
+            .split('&')
+            .filter(|p| !p.is_empty())
+            .map(|pair| {
+                let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+                (percent_decoded(k), percent_decoded(v))
+            })
+            .collect();
+    }
+    case.key = key.filter(|_| path == "{pk}");
+    Some(case)
+}
+
+/// `%XX` escapes decoded (the inventory's examples are written as they travel).
+fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// The values of `field` in the rows, as a query writes them (no NULLs).
@@ -623,10 +715,11 @@ mod tests {
                 .iter()
                 .any(|c| c.op == Op::Retrieve && !c.query.is_empty())
         );
-        // An order always ends at the key: no ties.
+        // An order always ends at the key: no ties (but the inventory's refusal of an unknown
+        // name, drawn as it is).
         for case in &cases {
             for (k, v) in &case.query {
-                if k.starts_with("_order_by") {
+                if k.starts_with("_order_by") && v != "no_such_field" {
                     assert!(
                         v.split(',').any(|t| t.trim_start_matches('-') == "id"),
                         "{v}"
@@ -656,6 +749,39 @@ mod tests {
                 .flatten()
                 .all(|k| k.as_i64().is_some_and(|k| k > 1000))
         );
+    }
+
+    #[test]
+    fn the_inventory_of_what_the_engine_reads_is_drawn() {
+        let models = shop();
+        let reads = generate(&models, 11, 2000, false);
+        let has =
+            |cases: &[Case], key: &str| cases.iter().any(|c| c.query.iter().any(|(k, _)| k == key));
+        for key in [
+            "no_such_field",
+            "exclude___search",
+            "_segment",
+            "_search__icontains",
+        ] {
+            assert!(has(&reads, key), "{key}");
+        }
+        // `%2B2` travels decoded: the sender encodes it again.
+        assert!(
+            reads
+                .iter()
+                .any(|c| c.query.contains(&("page".to_owned(), "+2".to_owned())))
+        );
+        assert!(
+            reads
+                .iter()
+                .all(|c| !matches!(c.op, Op::Create | Op::Update | Op::Delete))
+        );
+        let writes = generate(&models, 11, 2000, true);
+        assert!(writes.iter().any(|c| {
+            c.op == Op::Delete
+                && c.query
+                    .contains(&("_search__exact".to_owned(), "zzz-no-such-text".to_owned()))
+        }));
     }
 
     #[test]
