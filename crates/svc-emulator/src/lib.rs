@@ -53,7 +53,7 @@ mod dialect;
 pub mod engine;
 mod flow;
 mod http;
-pub mod inventory;
+pub use engine::inventory;
 mod runtime;
 mod sessions;
 mod snapshot;

@@ -558,3 +558,45 @@ async fn record_keys_in_the_path_are_read_as_the_engine_reads_them() {
         .assert_error(404, "not_found");
     emulator.shutdown().await;
 }
+
+/// The API routes answer CORS as the data engine does: `OPTIONS` is `204` without
+/// credentials, every answer carries the engine's `Access-Control-*` headers; the emulator's
+/// own routes send none.
+#[tokio::test]
+async fn api_routes_answer_cors_as_the_engine_does() {
+    let emu = Emulator::start(EmulatorConfig::default()).await.unwrap();
+    let key = emu.api_key().to_owned();
+    let orders = "/projects/demo/prod/shop/models/orders";
+    let preflight = send(&emu, Call::new(Method::OPTIONS, format!("{orders}/1"))).await;
+    assert_eq!(preflight.status, 204);
+    assert_eq!(preflight.headers["access-control-allow-origin"], "*");
+    assert!(
+        preflight.headers["access-control-allow-headers"]
+            .to_str()
+            .unwrap()
+            .contains("Authorization")
+    );
+    let list = send(
+        &emu,
+        Call::get(format!("{orders}?_per_page=1")).bearer(&key),
+    )
+    .await;
+    assert_eq!(list.status, 200);
+    assert_eq!(list.headers["access-control-allow-origin"], "*");
+    assert_eq!(list.headers["access-control-allow-credentials"], "true");
+    let app = send(&emu, Call::new(Method::OPTIONS, "/api/projects/demo/")).await;
+    assert_eq!(app.status, 204);
+    let own = send(
+        &emu,
+        Call::get("/_emulator/projects/demo/requests").bearer(&key),
+    )
+    .await;
+    assert_eq!(own.status, 200);
+    assert!(own.headers.get("access-control-allow-origin").is_none());
+    let own_preflight = send(
+        &emu,
+        Call::new(Method::OPTIONS, "/_emulator/projects/demo/reset"),
+    )
+    .await;
+    assert_ne!(own_preflight.status, 204);
+}

@@ -45,6 +45,7 @@ pub(crate) mod sql_answer;
 pub(crate) mod sql_params;
 pub(crate) mod table;
 // Read by the database servers' backends (SQLite ignores `tz`), each an optional feature.
+pub mod inventory;
 #[allow(dead_code)]
 pub(crate) mod time_zone;
 pub mod types;

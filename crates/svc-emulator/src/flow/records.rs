@@ -104,8 +104,18 @@ pub(crate) trait Database:
         let pk = model.pk_field();
         let raw = PyJson::Str(raw.to_owned());
         let internal = to_internal(pk.input(), &raw).map_err(non_field)?;
-        let value = Self::bind(pk, &internal, 0, params)?;
+        let value = Self::bind_key(pk, &internal, params)?;
         Ok(format!("{} = {value}", Self::column(pk)))
+    }
+
+    /// A key compared with the key column `pk`: bound as a value written to it, unless the
+    /// database's driver compares another type (PostgreSQL's `bigint` literal of an int).
+    fn bind_key(
+        pk: &Self::Field,
+        key: &Internal,
+        params: &mut Self::Params,
+    ) -> Result<String, EngineError> {
+        Self::bind(pk, key, 0, params)
     }
 
     /// The ` ORDER BY ...` of a list's terms (`(column index, descending)`), in the database's

@@ -12,6 +12,7 @@ pub(crate) mod admission;
 pub(crate) mod app;
 pub(crate) mod auth;
 pub(crate) mod backend;
+pub(crate) mod cors;
 pub(crate) mod error;
 pub(crate) mod extract;
 pub(crate) mod journal;

@@ -9,12 +9,12 @@ use tokio_postgres::error::SqlState;
 use crate::backend::pooled::ESTIMATE_FROM;
 use crate::engine::EngineError;
 use crate::engine::body::{non_field, query_failed};
-use crate::engine::field_input::{Internal, to_internal};
+use crate::engine::field_input::Internal;
 use crate::engine::python::floats::py_float_repr;
 use crate::engine::python::json::{PyJson, py_json_dumps};
 use crate::engine::python::text::py_text;
 use crate::engine::records::{Models, RecordRow, Records, first_record, record_json};
-use crate::engine::table::{BodyColumn, Table};
+use crate::engine::table::Table;
 use crate::flow::delete::delete_row;
 use crate::flow::driver::{Failure, Session};
 use crate::flow::records::{Database, OwnedRows, Page, Pages};
@@ -51,25 +51,14 @@ impl Database for PgResource {
     /// An integer key is compared as psycopg2 writes a Python int, a `bigint` literal (or a
     /// `numeric` one past 64 bits), never cast to the column's type: a key past an `integer`
     /// column's range finds no record (`404`) instead of failing.
-    fn key_condition(
-        model: &PgModel,
-        raw: &str,
-        params: &mut Params,
-    ) -> Result<String, EngineError> {
-        let pk = model.pk_field();
-        let internal = to_internal(pk.input(), &PyJson::Str(raw.to_owned())).map_err(non_field)?;
-        let value = match &internal {
+    fn bind_key(pk: &PgField, key: &Internal, params: &mut Params) -> Result<String, EngineError> {
+        Ok(match key {
             Internal::Int(i) if pk.kind == PgKind::Integer => {
-                let ty = if i.parse::<i64>().is_ok() {
-                    "bigint"
-                } else {
-                    "numeric"
-                };
-                params.cast(Some(i.clone()), ty)
+                let fits = i.parse::<i64>().is_ok();
+                params.cast(Some(i.clone()), if fits { "bigint" } else { "numeric" })
             }
-            _ => bind_value(pk, &internal, params),
-        };
-        Ok(format!("{} = {value}", pk.sql))
+            _ => bind_value(pk, key, params),
+        })
     }
 
     /// Qualified: the select list reads each column as text under its own name, and a bare
@@ -448,27 +437,22 @@ fn bind_value(field: &PgField, v: &Internal, params: &mut Params) -> String {
 /// engine fails on).
 fn not_iterable(values: &[(&PgField, Internal)]) -> Result<(), EngineError> {
     for (f, v) in values {
-        if f.kind == PgKind::Bytea && *v != Internal::None {
+        // The engine fails (500) on both: SQLAlchemy's bytea binding of the API's values, and
+        // psycopg2's refusal of a string literal holding NUL, before anything is sent.
+        let why = match v {
+            _ if f.kind == PgKind::Bytea && *v != Internal::None => {
+                Some("(bytea) through the API: it fails (500) on any value but null")
+            }
+            Internal::Str(text) if text.contains('\0') => Some(
+                "on PostgreSQL with a NUL character (\\u0000): its driver fails (500) on such \
+                 text. Leave the character out",
+            ),
+            _ => None,
+        };
+        if let Some(why) = why {
             return Err(EngineError::stricter(
                 &f.name,
-                format!(
-                    "The data engine cannot write field {:?} (bytea) through the API: it fails \
-                     (500) on any value but null.",
-                    f.name
-                ),
-            ));
-        }
-        if let Internal::Str(text) = v
-            && text.contains('\0')
-        {
-            // psycopg2 refuses a string literal holding NUL before sending it: a 500.
-            return Err(EngineError::stricter(
-                &f.name,
-                format!(
-                    "The data engine cannot write a NUL character (\\u0000) to field {:?} on \
-                     PostgreSQL: its driver fails (500) on such text. Leave the character out.",
-                    f.name
-                ),
+                format!("The data engine cannot write field {:?} {why}.", f.name),
             ));
         }
         let type_name = match v {

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use axum::Router;
 
+use crate::http::cors::cors;
 use crate::http::journal::Journaled;
 use crate::http::{AppState, HttpError, openapi};
 use crate::proxy::Forwarder;
@@ -31,6 +32,9 @@ pub(crate) fn router(state: AppState, proxy: Forwarder, ui: Arc<Ui>) -> Front {
         .merge(openapi::routes(Router::new()))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        // The API routes of both hosts answer CORS as the data engine does (an `OPTIONS`
+        // before any route is matched); the emulator's own routes do not.
+        .layer(axum::middleware::from_fn(cors))
         .with_state(state.clone());
     Front::new(Journaled::new(router, state), ui)
 }

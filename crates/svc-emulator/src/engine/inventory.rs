@@ -1,6 +1,6 @@
 //! What the data engine (jet-bridge 1.12.13) reads on a model's routes, taken from its source
-//! (`views/model.py` and its mixins, `filters/` with `ModelFilterClass`, the serializers and
-//! `router.py`), each with the emulator's one decision. It is data: docs/contract.md's table
+//! (its model views and their mixins, its filter classes with `ModelFilterClass`, the
+//! serializers and its router), each with the emulator's one decision. It is data: docs/contract.md's table
 //! "What the engine reads" is written from it (`SVC_BLESS=1 cargo test -p svc-emulator --lib
 //! inventory` rewrites it; the test fails while the two differ), the conformance suite sends
 //! every entry's example to every database and checks its decision, and `svc emulator verify`
@@ -389,11 +389,11 @@ pub const INVENTORY: &[Entry] = &[
     },
     Entry {
         place: Place::Route,
-        name: "OPTIONS",
+        name: "OPTIONS, and CORS headers on every answer",
         views: NONE,
-        reading: "`204` with CORS headers, on every route",
-        decision: Decision::Departure("the emulator sends no CORS headers: `405`"),
-        example: None,
+        reading: "`204` without credentials, on every route (a browser's preflight); `Access-Control-*` headers on every answer",
+        decision: Decision::Served,
+        example: Some(("OPTIONS", "{pk}", "")),
     },
     Entry {
         place: Place::Value,
@@ -478,7 +478,8 @@ pub fn contract_table() -> String {
 mod tests {
     use super::*;
 
-    const BEGIN: &str = "<!-- inventory: written from crates/svc-emulator/src/inventory.rs -->\n";
+    const BEGIN: &str =
+        "<!-- inventory: written from crates/svc-emulator/src/engine/inventory.rs -->\n";
     const END: &str = "<!-- end of inventory -->";
 
     #[test]
@@ -496,7 +497,7 @@ mod tests {
                 std::fs::write(path, new).unwrap_or_else(|e| panic!("{e}"));
             } else {
                 panic!(
-                    "docs/contract.md's inventory table differs from crates/svc-emulator/src/\
+                    "docs/contract.md's inventory table differs from crates/svc-emulator/src/engine/\
                      inventory.rs: run `SVC_BLESS=1 cargo test -p svc-emulator --lib inventory`"
                 );
             }
