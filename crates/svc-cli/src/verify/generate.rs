@@ -675,7 +675,7 @@ mod tests {
     #[test]
     fn every_kind_of_read_is_drawn_from_the_schema() {
         let models = shop();
-        let cases = generate(&models, 1, 400, false);
+        let cases = generate(&models, 1, 800, false);
         // What verify may send without --writes, SQL included.
         for case in &cases {
             assert_eq!(crate::verify::reads::write_reason(case), None, "{case:?}");

@@ -214,6 +214,20 @@ pub(crate) fn date_unit<'r>(
     }
 }
 
+/// The refusal of a group whose key or value is infinite or NaN ([decision: stricter]): the
+/// engine's encoder (Python's `json.dumps`) writes it as `Infinity` or `NaN`, which is not
+/// JSON; only Python's reader takes that answer.
+pub(crate) fn not_json_refused(param: &str, field: &str) -> EngineError {
+    EngineError::stricter(
+        param,
+        format!(
+            "Field {field:?} gives this group an infinite or NaN value, which the data engine \
+             writes as Infinity or NaN: that answer is not JSON (only Python's reader takes \
+             it). Filter those rows out."
+        ),
+    )
+}
+
 /// The name of the `i`th key: `group`, `group_2`, `group_3`, ...
 pub(crate) fn group_name(i: usize) -> String {
     if i == 0 {

@@ -13,7 +13,9 @@ use serde_json::{Map, Value as Json};
 use tokio_postgres::Row;
 
 use crate::dialect::group::{group_label, group_statement};
-use crate::engine::aggregate::{date_unit, fails, group_name, read_refused, y_func, zero_if_null};
+use crate::engine::aggregate::{
+    date_unit, fails, group_name, not_json_refused, read_refused, y_func, zero_if_null,
+};
 use crate::engine::python::Py;
 use crate::engine::table::GroupColumns;
 use crate::engine::types::Serializer;
@@ -216,6 +218,9 @@ impl Summary for PgResource {
         let mut object = Map::new();
         for (i, x) in columns.xs.iter().enumerate() {
             let v = read(&row.get::<_, String>(2 * i + 1), row.get(2 * i));
+            if v.is_not_json() {
+                return Err(not_json_refused("_x_column", &x.name));
+            }
             let Some(json) = v.encodable() else {
                 return Err(fails(
                     "_x_column",
@@ -233,6 +238,9 @@ impl Summary for PgResource {
             columns.func,
             read(&row.get::<_, String>(at + 1), row.get(at)),
         );
+        if v.is_not_json() {
+            return Err(not_json_refused("_y_column", &columns.y.name));
+        }
         object.insert("y_func".to_owned(), v.encoded());
         Ok(object)
     }

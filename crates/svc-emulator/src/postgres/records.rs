@@ -234,6 +234,11 @@ impl Writes for PgResource {
                 .await
                 .map_err(|e| self.write_error(model, e))?;
         }
+        if let Some((check, check_params)) = values_read_first(values) {
+            tx.query(&check, &check_params.refs())
+                .await
+                .map_err(|e| self.write_error(model, e))?;
+        }
         let row = tx
             .query_one(&sql, &params.refs())
             .await
@@ -241,6 +246,34 @@ impl Writes for PgResource {
         tx.commit().await.map_err(|e| self.write_error(model, e))?;
         Ok(record_json(model, &row, tz))
     }
+}
+
+/// `SELECT` of the values whose text PostgreSQL reads by an input function that is not
+/// immutable (dates, times, intervals, money, types it does not know to SQLAlchemy), when a
+/// create has any. psycopg2 writes each value as a literal, which PostgreSQL reads while it
+/// parses the `INSERT`: a bad one fails before the key's sequence moves. A bound parameter of
+/// such a type is read while the row is made, after `nextval`: the sequence would move on
+/// every refused create and the next record's key differ from the engine's.
+fn values_read_first(values: &Values<'_, PgField>) -> Option<(String, Params)> {
+    let mut params = Params::default();
+    let reads: Vec<String> = values
+        .iter()
+        .filter(|(f, v)| {
+            !matches!(v, Internal::None)
+                && !matches!(
+                    f.kind,
+                    PgKind::Integer
+                        | PgKind::Real
+                        | PgKind::Double
+                        | PgKind::Numeric
+                        | PgKind::Boolean
+                        | PgKind::String
+                        | PgKind::Char
+                )
+        })
+        .map(|(f, v)| bind_value(f, v, &mut params))
+        .collect();
+    (!reads.is_empty()).then(|| (format!("SELECT {}", reads.join(", ")), params))
 }
 
 /// The condition of a write by identity, from the condition `at_row` on the locked row: the ORM
@@ -413,6 +446,8 @@ fn bind_value(field: &PgField, v: &Internal, params: &mut Params) -> String {
             let value = params.cast(Some(text), ty);
             return format!("CAST({value} AS {})", field.cast);
         }
+        // An array column given null is NULL (SQLAlchemy's `ARRAY` binds `None` as it is).
+        Internal::Json(PyJson::None) if field.kind.is_array() => None,
         // SQLAlchemy's `ARRAY(JSON)` writes each item as its JSON text (`json.dumps`).
         Internal::Json(j) if field.kind.is_array() && holds_json(field) => {
             Some(array_text(j, &py_json_dumps))

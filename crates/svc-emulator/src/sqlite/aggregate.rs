@@ -56,7 +56,7 @@ use serde_json::{Map, Value as Json};
 use crate::dialect::group::{group_label, group_statement};
 use crate::engine::aggregate::{
     AggregateFunc, AggregateRequest, GroupRequest, date_unit, fails, group_name, not_computed,
-    null_is_zero, y_func,
+    not_json_refused, null_is_zero, y_func,
 };
 use crate::engine::error::EngineError;
 use crate::engine::list::Selection;
@@ -431,13 +431,19 @@ fn json_result(func: AggregateFunc, field: &Field, raw: ValueRef<'_>) -> Option<
     Some(json_column_value(raw.into()).map(|v| py_json_to_json(&v)))
 }
 
+/// A float the engine's JSON encoder writes as `Infinity`, `-Infinity` or `NaN`: Python's
+/// `json.dumps` allows them, but they are not JSON, and no JSON reader but Python's takes them.
+fn not_json(v: &PyValue<'_>) -> bool {
+    matches!(v, PyValue::Float(f) | PyValue::Decimal(_, f) if !f.is_finite())
+}
+
 /// A Python value as the engine's JSON encoder writes it (`None` for a value it cannot hold).
 fn encoded(v: &PyValue<'_>) -> Option<Json> {
     Some(match v {
         PyValue::None => Json::Null,
         PyValue::Bool(b) => Json::Bool(*b),
         PyValue::Int(i) => Json::from(*i),
-        // NaN and the infinities are null (serde_json's rule and the encoder's).
+        // NaN and the infinities: refused before (`not_json`) in a group.
         PyValue::Float(f) | PyValue::Decimal(_, f) => Json::from(*f),
         PyValue::Str(t) => Json::String(String::from_utf8_lossy(t).into_owned()),
         // The encoder decodes bytes as UTF-8, and fails (500) on other bytes.
@@ -616,6 +622,9 @@ impl Summary for Sqlite<'_> {
                 GroupKey::Strftime(_, field) => (plain(raw.into()), field),
                 GroupKey::Column(field) => (read(field.ty, raw.into()), field),
             };
+            if not_json(&value) {
+                return Err(not_json_refused("_x_column", &field.name));
+            }
             let json = match key {
                 // The key keeps the column's type: a JSON column's keys are read as JSON.
                 GroupKey::Column(f) if f.ty.reflected == Reflected::Json => {
@@ -637,7 +646,13 @@ impl Summary for Sqlite<'_> {
         let raw = ValueRef::from(&row[keys.len()]);
         let json = match json_result(func, y, raw) {
             Some(json) => json,
-            None => encoded(&result_value(func, y, raw)),
+            None => {
+                let value = result_value(func, y, raw);
+                if not_json(&value) {
+                    return Err(not_json_refused("_y_column", &y.name));
+                }
+                encoded(&value)
+            }
         }
         .ok_or_else(|| cannot_write(func, y))?;
         item.insert("y_func".to_owned(), json);

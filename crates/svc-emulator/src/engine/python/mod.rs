@@ -83,6 +83,15 @@ impl Py {
 
     /// As the engine's JSON encoder writes it; `None` where it fails: bytes that are not UTF-8
     /// (`bytes.decode('utf-8')`).
+    /// Infinite or NaN: what the engine's encoder writes as `Infinity` or `NaN`, not JSON.
+    pub(crate) fn is_not_json(&self) -> bool {
+        match self {
+            Py::Float(f) => !f.is_finite(),
+            Py::Decimal(d) => !d.parse::<f64>().is_ok_and(f64::is_finite),
+            _ => false,
+        }
+    }
+
     pub(crate) fn encodable(&self) -> Option<Json> {
         match self {
             Py::Bytes(b) => std::str::from_utf8(b)
