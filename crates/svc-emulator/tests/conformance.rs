@@ -1624,7 +1624,10 @@ async fn tz_is_read_as_the_engine_reads_it_on_each_database(t: &Target) {
     let plain = t.ok("models/events?_order_by=id").await;
     let zoned = t.get("models/events?_order_by=id&tz=%2B02:00").await;
     match t.time_zone {
-        TimeZone::Refused => assert_eq!(zoned.status, 400),
+        TimeZone::Refused => {
+            assert_eq!(zoned.status, 400);
+            assert_eq!(zoned.json()["error_decision"], "stricter");
+        }
         TimeZone::Ignored | TimeZone::Session => assert_eq!(success(&zoned), plain),
     }
     if t.time_zone == TimeZone::Session {

@@ -297,7 +297,7 @@ pub const INVENTORY: &[Entry] = &[
         views: FILTERING,
         reading: "kept on the pooled connection for later requests",
         decision: Decision::Stricter("one request would change the answers of the next ones"),
-        example: None,
+        example: None, // MySQL only: `tz_is_read_as_the_engine_reads_it_on_each_database`
     },
     Entry {
         place: Place::Query,

@@ -210,7 +210,7 @@ pub(crate) trait Lookups: Dialect {
     /// which stays on its pooled connection for later requests (MySQL's case).
     fn time_zone(selection: &Selection, _use: Use) -> Result<(), EngineError> {
         match tz_of(selection) {
-            Some(_) => Err(EngineError::field(
+            Some(_) => Err(EngineError::stricter(
                 TZ_PARAM,
                 "tz on this database: the data engine sets it as the session's time zone, which \
                  stays on its pooled connection (later requests answer in that zone). Convert \
