@@ -1204,7 +1204,7 @@ const SEAM_TARGET: usize = 45;
 
 /// The share of `postgres/`'s and `mysql/`'s code lines that repeat ([`repeats`]), in tenths
 /// of a percent. A ratchet: it may only fall, towards [`REPEATS_TARGET`].
-const REPEATS_CEILING: usize = 79;
+const REPEATS_CEILING: usize = 78;
 
 /// Where the repeats are headed: under 8%, what the two servers share said once.
 const REPEATS_TARGET: usize = 80;

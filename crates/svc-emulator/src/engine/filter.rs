@@ -15,7 +15,6 @@
 //!   engine. The emulator refuses it with a `400` naming the filter `[decision: stricter]`,
 //!   unless the selection is lenient.
 
-use crate::engine::declared::{declared_select_nothing, order_values};
 use crate::engine::error::EngineError;
 use crate::engine::field_input::{
     FALSE_WORDS, InputDateTime, Internal, TRUE_WORDS, float_field, parse_input_datetime,
@@ -23,7 +22,7 @@ use crate::engine::field_input::{
 use crate::engine::list::Selection;
 use crate::engine::python::floats::py_float_repr;
 use crate::engine::python::numbers::py_strip;
-use crate::engine::relation::{RelationPath, relation_of};
+
 use crate::engine::time_zone::TZ_PARAM;
 use crate::engine::types::FilterFamily;
 
@@ -313,18 +312,42 @@ pub(crate) struct FilterField<'a> {
     pub family: FilterFamily,
 }
 
+/// One filter of a request, as the engine reads it: a field's lookup, its values as given (one
+/// value, or a repeated key's every value), plain or negated (`exclude__`). How its values are
+/// read and written as SQL is the database's (`flow/filter.rs`, over each one's `Lookups`).
+#[derive(Debug, Clone)]
+pub(crate) struct Condition<'a> {
+    /// The field's index in the model's filter fields.
+    pub field: usize,
+    /// The query key it was read from (an error names it).
+    pub key: String,
+    /// The lookup.
+    pub lookup: Lookup,
+    /// Its values, in order (at least one).
+    pub values: Vec<&'a str>,
+    /// An `exclude__` filter: the condition is negated.
+    pub exclude: bool,
+}
+
+impl Condition<'_> {
+    /// The values as the engine's `get_argument_safe` gives them: one, or the list.
+    pub(crate) fn arg(&self) -> Arg<'_> {
+        match self.values.as_slice() {
+            [one] => Arg::One(one),
+            many => Arg::Many(many),
+        }
+    }
+}
+
 /// Reads a selection's filters as the engine does, whatever the database: for every field in
-/// order, every lookup of its family, plain then `exclude__`, each given to `condition` with
-/// the field's index, the key it was read from, its value and whether it is an `exclude__`
-/// (whose condition the caller negates). In strict mode a filter the engine would ignore is
-/// refused. The SQL of each condition is the caller's (`flow/filter.rs`, over each database's
-/// `Lookups`).
-pub(crate) fn walk_filters(
+/// order, every lookup of its family, plain then `exclude__`. Beside them, `Err` where strict
+/// mode refuses a filter the engine would ignore: the engine reads its columns' filters
+/// first, so the caller reports it only once their values have been read.
+pub(crate) fn walk_filters<'a>(
     model: &str,
     fields: &[FilterField<'_>],
-    selection: &Selection,
-    mut condition: impl FnMut(usize, &str, Lookup, Arg<'_>, bool) -> Result<String, EngineError>,
-) -> Result<Vec<String>, EngineError> {
+    selection: &'a Selection,
+) -> (Vec<Condition<'a>>, Result<(), EngineError>) {
     let filters = &selection.filters;
     let mut conds = Vec::new();
     let mut used = vec![false; filters.len()];
@@ -355,15 +378,20 @@ pub(crate) fn walk_filters(
                     }
                     mark(&bare);
                 }
-                let arg = match values.as_slice() {
-                    [] | [""] => continue,
-                    [one] => Arg::One(one),
-                    many => Arg::Many(many),
-                };
-                conds.push(condition(index, &key, lookup, arg, exclude)?);
+                if matches!(values.as_slice(), [] | [""]) {
+                    continue;
+                }
+                conds.push(Condition {
+                    field: index,
+                    key,
+                    lookup,
+                    values,
+                    exclude,
+                });
             }
         }
     }
+    let mut ignored = Ok(());
     if !selection.lenient {
         let has = |name: &str| fields.iter().any(|f| f.name == name);
         let unused = filters
@@ -374,10 +402,10 @@ pub(crate) fn walk_filters(
             .find(|((key, _), used)| !**used && key != TZ_PARAM && is_filter_param(key, has))
             .map(|((key, _), _)| key);
         if let Some(key) = unused {
-            return Err(ignored_filter(model, fields, key));
+            ignored = Err(ignored_filter(model, fields, key));
         }
     }
-    Ok(conds)
+    (conds, ignored)
 }
 
 /// The one `_search` text of a selection: `None` when there is none or it is empty; a repeated
@@ -393,65 +421,6 @@ pub(crate) fn search_text(selection: &Selection) -> Result<Option<&str>, EngineE
             "Give _search once: the data engine fails (500) on a repeated _search.".to_owned(),
         )),
     }
-}
-
-/// The conditions of a selection's `WHERE`, as the engine builds its queryset on every
-/// database: the filters ([`walk_filters`], each written by `condition`), then the `_search`
-/// condition (written by `search`, `None` when no column is searched), the `_relation`
-/// condition (written by `relation`: [`crate::engine::relation`]), `never` where the
-/// engine's other declared filters select nothing on a model with relationships (`related`)
-/// or not (`_m2m`: [`crate::engine::declared`]), and first of all the
-/// condition that leaves out rows without a key when the engine promoted the key
-/// (`promoted_key`: its queryset of such a model is `filter(pk.isnot(None))`, for every
-/// operation; `dialect::clause::key_is_not_null` writes it, or the backend's own equivalent form). `params` is
-/// the backend's list of bound values, which both writers add to. AND them with
-/// `dialect::clause::where_clause`.
-#[allow(
-    clippy::too_many_arguments,
-    reason = "each writer is the backend's own SQL of one part of the clause"
-)]
-pub(crate) fn selection_conditions<P>(
-    model: &str,
-    fields: &[FilterField<'_>],
-    selection: &Selection,
-    promoted_key: Option<String>,
-    params: &mut P,
-    mut condition: impl FnMut(&mut P, usize, &str, Lookup, Arg<'_>, bool) -> Result<String, EngineError>,
-    search: impl FnOnce(&mut P, &str) -> Option<String>,
-    relation: impl FnOnce(&mut P, &RelationPath) -> Result<String, EngineError>,
-    never: &str,
-    related: bool,
-) -> Result<Vec<String>, EngineError> {
-    let mut conds = walk_filters(
-        model,
-        fields,
-        selection,
-        |index, key, lookup, arg, exclude| condition(params, index, key, lookup, arg, exclude),
-    )?;
-    // The engine's declared filters come after its columns', by name: `_m2m` first, then
-    // `_order_by`, which selects nothing when one character long and fails on an unknown name
-    // in every view (a retrieve's too).
-    if declared_select_nothing(selection, related)? {
-        conds.push(never.to_owned());
-    }
-    let order = order_values(selection);
-    if order_selects_nothing(&order) {
-        conds.push(never.to_owned());
-    } else if !order.is_empty() {
-        order_terms(&order, selection.lenient, 0, |name| {
-            fields.iter().position(|f| f.name == name)
-        })?;
-    }
-    if let Some(text) = search_text(selection)? {
-        conds.extend(search(params, text));
-    }
-    if let Some(path) = relation_of(selection)? {
-        conds.push(relation(params, &path)?);
-    }
-    if let Some(key) = promoted_key {
-        conds.insert(0, key);
-    }
-    Ok(conds)
 }
 
 /// Whether `_order_by` makes the engine list nothing: a value shorter than two characters.

@@ -28,6 +28,7 @@ pub(crate) mod field_input;
 pub(crate) mod filter;
 pub(crate) mod json_text;
 pub(crate) mod list;
+pub(crate) mod plan;
 // Read by the database servers' backends, each an optional feature (as `walks`).
 #[allow(dead_code)]
 pub(crate) mod python;

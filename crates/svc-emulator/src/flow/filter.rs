@@ -7,7 +7,8 @@ use crate::dialect::Dialect;
 use crate::dialect::clause::{Where, key_is_not_null, not, where_clause};
 use crate::dialect::relation::{Related, RelationSql, relation_condition};
 use crate::engine::field_input::InputDateTime;
-use crate::engine::filter::{Arg, selection_conditions};
+use crate::engine::filter::Arg;
+use crate::engine::plan::Plan;
 use crate::engine::relation::Use;
 use crate::engine::table::{Column, Table};
 use crate::engine::time_zone::{TZ_PARAM, tz_of};
@@ -353,51 +354,63 @@ pub(crate) fn build_where<L: Lookups + ?Sized>(
     L::time_zone(selection, related.use_)?;
     let mut params = L::Params::default();
     let fields = model.filter_fields();
-    let conds = selection_conditions(
+    let plan = Plan::of(
         model.table_name(),
         &fields,
         selection,
-        model
-            .promoted_key()
-            .then(|| L::key_present(model.pk_field())),
-        &mut params,
-        |params, index, key, lookup, arg, exclude| {
-            let filter = Filter {
-                key,
-                field: &model.columns()[index],
-                lenient: selection.lenient,
-            };
-            let condition = L::condition(&filter, lookup, arg, params)?;
-            Ok(if exclude { not(&condition) } else { condition })
-        },
-        |params, text| L::search(model, text, params),
-        |params, path| {
-            relation_condition(
-                model,
-                path,
-                related,
-                selection.lenient,
-                &L::RELATED,
-                |f, raw| {
-                    if L::binary(f) {
-                        return Err(EngineError::engine_fails(
-                            selection.lenient,
-                            "_relation",
-                            format!(
-                                "_relation compares the binary field {:?} with a text, which \
-                                 the data engine cannot send to the database (it fails with a \
-                                 500).",
-                                f.name()
-                            ),
-                        ));
-                    }
-                    Ok(L::relation_value(f, raw, params))
-                },
-            )
-        },
-        L::NEVER,
         model.has_relationships(),
-    )?;
+    );
+    // A promoted key leaves out rows without one, in every view (the engine's queryset of such
+    // a model is `filter(pk.isnot(None))`).
+    let mut conds: Vec<String> = model
+        .promoted_key()
+        .then(|| L::key_present(model.pk_field()))
+        .into_iter()
+        .collect();
+    for c in &plan.conditions {
+        let filter = Filter {
+            key: &c.key,
+            field: &model.columns()[c.field],
+            lenient: selection.lenient,
+        };
+        let condition = L::condition(&filter, c.lookup, c.arg(), &mut params)?;
+        conds.push(if c.exclude {
+            not(&condition)
+        } else {
+            condition
+        });
+    }
+    let declared = plan.declared?;
+    if declared.nothing {
+        conds.push(L::NEVER.to_owned());
+    }
+    if let Some(text) = declared.search {
+        conds.extend(L::search(model, text, &mut params));
+    }
+    if let Some(path) = &declared.relation {
+        let condition = relation_condition(
+            model,
+            path,
+            related,
+            selection.lenient,
+            &L::RELATED,
+            |f, raw| {
+                if L::binary(f) {
+                    return Err(EngineError::engine_fails(
+                        selection.lenient,
+                        "_relation",
+                        format!(
+                            "_relation compares the binary field {:?} with a text, which the \
+                             data engine cannot send to the database (it fails with a 500).",
+                            f.name()
+                        ),
+                    ));
+                }
+                Ok(L::relation_value(f, raw, &mut params))
+            },
+        )?;
+        conds.push(condition);
+    }
     Ok(Where {
         sql: where_clause(&conds),
         params,

@@ -235,9 +235,8 @@ impl Writes for PgResource {
                 .map_err(|e| self.write_error(model, e))?;
         }
         if let Some((check, check_params)) = values_read_first(values) {
-            tx.query(&check, &check_params.refs())
-                .await
-                .map_err(|e| self.write_error(model, e))?;
+            let read = tx.query(&check, &check_params.refs()).await;
+            read.map_err(|e| self.write_error(model, e))?;
         }
         let row = tx
             .query_one(&sql, &params.refs())
@@ -258,19 +257,7 @@ fn values_read_first(values: &Values<'_, PgField>) -> Option<(String, Params)> {
     let mut params = Params::default();
     let reads: Vec<String> = values
         .iter()
-        .filter(|(f, v)| {
-            !matches!(v, Internal::None)
-                && !matches!(
-                    f.kind,
-                    PgKind::Integer
-                        | PgKind::Real
-                        | PgKind::Double
-                        | PgKind::Numeric
-                        | PgKind::Boolean
-                        | PgKind::String
-                        | PgKind::Char
-                )
-        })
+        .filter(|(f, v)| !matches!(v, Internal::None) && !f.kind.read_when_parsed())
         .map(|(f, v)| bind_value(f, v, &mut params))
         .collect();
     (!reads.is_empty()).then(|| (format!("SELECT {}", reads.join(", ")), params))

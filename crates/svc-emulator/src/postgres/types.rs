@@ -208,6 +208,22 @@ impl PgKind {
         }
     }
 
+    /// Whether PostgreSQL reads a literal of the kind while it parses a statement (its input
+    /// function is immutable): text, booleans and numbers. Dates and times depend on the
+    /// session's settings and are read when the row is made.
+    pub(crate) fn read_when_parsed(self) -> bool {
+        matches!(
+            self,
+            PgKind::String
+                | PgKind::Char
+                | PgKind::Boolean
+                | PgKind::Numeric
+                | PgKind::Integer
+                | PgKind::Real
+                | PgKind::Double
+        )
+    }
+
     /// The serializer field that writes the column's values.
     pub(crate) fn serializer(self) -> Serializer {
         match self {
