@@ -600,3 +600,28 @@ async fn api_routes_answer_cors_as_the_engine_does() {
     .await;
     assert_ne!(own_preflight.status, 204);
 }
+
+/// `HEAD` on a records route: refused by design (`405`, the marker in a header: the answer
+/// has no body); lenient mode answers the engine's `500`.
+#[tokio::test]
+async fn head_on_records_is_refused_or_the_engines_failure() {
+    let orders = "/projects/demo/prod/shop/models/orders";
+    let strict = Emulator::start(EmulatorConfig::default()).await.unwrap();
+    let key = strict.api_key().to_owned();
+    let head = send(&strict, Call::new(Method::HEAD, orders).bearer(&key)).await;
+    assert_eq!(head.status, 405);
+    assert_eq!(head.headers["svc-error-decision"], "stricter");
+    let lenient = Emulator::start(EmulatorConfig::default().lenient(true))
+        .await
+        .unwrap();
+    let key = lenient.api_key().to_owned();
+    let head = send(&lenient, Call::new(Method::HEAD, orders).bearer(&key)).await;
+    assert_eq!(head.status, 500);
+    // GET is answered as ever.
+    let get = send(
+        &lenient,
+        Call::get(format!("{orders}?_per_page=1")).bearer(&key),
+    )
+    .await;
+    assert_eq!(get.status, 200);
+}

@@ -31,9 +31,13 @@ const HEADERS: [(header::HeaderName, &str); 5] = [
     (header::ACCESS_CONTROL_ALLOW_CREDENTIALS, "true"),
 ];
 
+/// Adds the engine's headers where the answer has none of its own: the engine sets them as
+/// defaults, and an answer's own headers (a proxied service's CORS) win.
 fn add_headers(headers: &mut HeaderMap) {
     for (name, value) in HEADERS {
-        headers.insert(name, HeaderValue::from_static(value));
+        headers
+            .entry(name)
+            .or_insert(HeaderValue::from_static(value));
     }
 }
 
@@ -54,4 +58,25 @@ pub(crate) async fn cors(request: Request, next: Next) -> Response {
     let mut response = next.run(request).await;
     add_headers(response.headers_mut());
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_answers_own_headers_win_over_the_defaults() {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            header::ACCESS_CONTROL_ALLOW_ORIGIN,
+            HeaderValue::from_static("https://app.example"),
+        );
+        add_headers(&mut headers);
+        assert_eq!(
+            headers[header::ACCESS_CONTROL_ALLOW_ORIGIN],
+            "https://app.example"
+        );
+        assert_eq!(headers[header::ACCESS_CONTROL_ALLOW_CREDENTIALS], "true");
+        assert_eq!(headers.len(), HEADERS.len());
+    }
 }

@@ -56,13 +56,16 @@ pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
 }
 
 /// `HEAD` on a records route: the data engine's views have no `head` action and fail (500),
-/// where a server's default would answer the `GET`'s head (`200`) [decision: stricter].
-async fn head_refused() -> HttpError {
+/// where a server's default would answer the `GET`'s head (`200`) [decision: stricter]: `405`,
+/// marked; lenient mode answers the engine's `500`.
+async fn head_refused(State(state): State<AppState>) -> HttpError {
+    let message = "HEAD is not answered on records routes: the data engine fails (500) on it. \
+                   Send GET.";
+    if state.lenient() {
+        return EngineError::engine_fails(true, "non_field_errors", message).into();
+    }
     HttpError::method_not_allowed()
-        .with_field(
-            "non_field_errors",
-            "HEAD is not answered on records routes: the data engine fails (500) on it. Send GET.",
-        )
+        .with_field("non_field_errors", message)
         .stricter()
 }
 
