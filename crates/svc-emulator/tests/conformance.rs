@@ -512,10 +512,36 @@ conformance!(
     a_page_beyond_the_databases_offset_is_refused,
     every_refusal_by_design_is_marked,
     the_inventorys_examples_are_answered_as_decided,
+    a_json_filter_reads_its_value_as_the_engines_json_field,
     tz_is_read_as_the_engine_reads_it_on_each_database,
     actions_run_in_a_transaction_with_their_inputs_bound,
     a_workflow_runs_its_steps_in_order_until_one_fails,
 );
+
+/// A JSON column's `exact` reads its value through the engine's `JSONField` (`json.loads`
+/// where it can) and compares Python's `str()` of it: `null` is `None`, which no stored text
+/// holds (SQLite's substring, PostgreSQL's containment of the JSON string `"None"`); where
+/// JSON is text (MariaDB), it is the text `null`.
+async fn a_json_filter_reads_its_value_as_the_engines_json_field(t: &Target) {
+    let ids = |page: Value| -> Vec<i64> {
+        page["results"]
+            .as_array()
+            .unwrap_or_else(|| panic!("not a page: {page}"))
+            .iter()
+            .filter_map(|r| r["id"].as_i64())
+            .collect()
+    };
+    let null = ids(t.ok("models/docs?doc=null").await);
+    if t.json_is_text {
+        assert_eq!(null, [2]);
+    } else {
+        assert_eq!(null, Vec::<i64>::new());
+    }
+    // `json_icontains` takes the text as it is (a lookup of the JSON family only).
+    if !t.json_is_text {
+        assert_eq!(ids(t.ok("models/docs?doc__json_icontains=nul").await), [2]);
+    }
+}
 
 /// The keys of a page of `events` (whose `day` is 2024-03-05, 2024-02-29 and NULL), or the
 /// answer's status when it is not a success.

@@ -9,6 +9,8 @@ use crate::dialect::relation::{Related, RelationSql, relation_condition};
 use crate::engine::field_input::InputDateTime;
 use crate::engine::filter::Arg;
 use crate::engine::plan::Plan;
+use crate::engine::python::json::{PyJson, parse_py_json};
+use crate::engine::python::text::py_text;
 use crate::engine::relation::Use;
 use crate::engine::table::{Column, Table};
 use crate::engine::time_zone::{TZ_PARAM, tz_of};
@@ -290,14 +292,18 @@ pub(crate) trait Lookups: Dialect {
     }
 
     /// A JSON column's `exact`, or one of its `in` items: by default, its text contains the
-    /// value's (`ILIKE '%value%'`).
+    /// value's as the engine writes it, `'%{}%'.format(value)` of what its `JSONField` read
+    /// (`json.loads` where the text is JSON): `{"a": 1}` looks for `{'a': 1}`, `null` for
+    /// `None`, `[1,2]` for `[1, 2]`; other text as it is.
     fn json_match(
         filter: &Filter<'_, Self::Field>,
         raw: &str,
         _in_list: bool,
         params: &mut Self::Params,
     ) -> Result<String, EngineError> {
-        Ok(Self::text_ilike(filter.field, format!("%{raw}%"), params))
+        let value = parse_py_json(raw).unwrap_or_else(|_| PyJson::Str(raw.to_owned()));
+        let text = py_text(&value);
+        Ok(Self::text_ilike(filter.field, format!("%{text}%"), params))
     }
 
     /// One filter's condition (before `exclude__` negation): the database's own cases, then
