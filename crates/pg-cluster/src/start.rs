@@ -445,6 +445,14 @@ mod tests {
         let pid = wait_for_file(&dir.join("server.pid"));
         let proc_dir = PathBuf::from(format!("/proc/{}", pid.trim()));
         assert!(proc_dir.exists(), "the stand-in server runs");
+        // The pid is written before `env` restores SIGINT's default: an interrupt sent in
+        // between is ignored, and `sleep` would run its 600 s. Close stdin only once the
+        // stand-in is `sleep` itself (a gate, not a delay).
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !fs::read_to_string(proc_dir.join("comm")).is_ok_and(|c| c.trim() == "sleep") {
+            assert!(Instant::now() < deadline, "the stand-in never became sleep");
+            std::thread::sleep(POLL);
+        }
 
         drop(watchdog.stdin.take());
         let status = watchdog.wait().expect("wait");
