@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 use svc_emulator::{FieldInfo, FilterFamily, ModelInfo};
 
+use crate::url;
 use crate::verify::case::{Case, Op};
 
 /// A model and some of its records, as the emulator lists them, with each field's values
@@ -160,36 +161,12 @@ fn from_inventory(rng: &mut Rng, model: &Sampled, writes: bool) -> Option<Case> 
             .filter(|p| !p.is_empty())
             .map(|pair| {
                 let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-                (percent_decoded(k), percent_decoded(v))
+                (url::decode(k), url::decode(v))
             })
             .collect();
     }
     case.key = key.filter(|_| path == "{pk}");
     Some(case)
-}
-
-/// `%XX` escapes decoded (the inventory's examples are written as they travel).
-fn percent_decoded(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (bytes[i], hex) {
-            (b'%', Some(b)) => {
-                out.push(b);
-                i += 3;
-            }
-            (b, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// The values of `field` in the rows, as a query writes them (no NULLs).
