@@ -1,7 +1,7 @@
 //! A list's selection (filters and search) and order as the data engine reads them, whatever
 //! the database: which keys are filters, which lookups each field has, how each value is read
 //! (Python's readings), the `_search` text and the `_order_by` terms. The flow writes the
-//! conditions (`flow/filter.rs`, each database's `Lookups`) from what [`walk_filters`] hands
+//! conditions (`flow/filter.rs`, each database's `Dialect`) from what [`walk_filters`] hands
 //! it; values are always bound, never spliced.
 //!
 //! How the engine reads a request (jet-bridge's `FilterClass.filter_queryset`):
@@ -314,7 +314,7 @@ pub(crate) struct FilterField<'a> {
 
 /// One filter of a request, as the engine reads it: a field's lookup, its values as given (one
 /// value, or a repeated key's every value), plain or negated (`exclude__`). How its values are
-/// read and written as SQL is the database's (`flow/filter.rs`, over each one's `Lookups`).
+/// read and written as SQL is the database's (`flow/filter.rs`, over each one's `Dialect`).
 #[derive(Debug, Clone)]
 pub(crate) struct Condition<'a> {
     /// The field's index in the model's filter fields.

@@ -3,7 +3,7 @@
 //! group all run): the columns' filters, then its declared filters (`_m2m`, `_order_by`,
 //! `_relation`, `_search`, ... read as `NAME__exact` first). A plan is a plain value, the same
 //! on every database; `flow/filter.rs` writes it as one `WHERE` through the database's
-//! `Lookups`, and the inventory (`engine/inventory.rs`) lists what it reads.
+//! `Dialect`, and the inventory (`engine/inventory.rs`) lists what it reads.
 
 use crate::engine::EngineError;
 use crate::engine::declared::{declared_select_nothing, order_values};

@@ -7,7 +7,6 @@
 //! cancelled from outside, as a read-only query is, [`super::read_only_sql`]).
 
 use std::collections::BTreeSet;
-use std::future::Future;
 use std::time::Duration;
 
 use serde_json::{Map, Value as Json};
@@ -15,42 +14,15 @@ use serde_json::{Map, Value as Json};
 use crate::engine::EngineError;
 use crate::engine::sql_answer::AnswerRows;
 use crate::engine::sql_params;
-use crate::flow::driver::Failure;
 use crate::flow::read_only_sql::{
     Access, ReadOnlySql, Running, answered, conn_gone, give_back, within,
 };
 use crate::flow::records::Database;
 
-/// A database server's side of an action, beside its read-only queries' (binding, cancelling
-/// and cleaning a session are the same).
-pub(crate) trait ActionSql: ReadOnlySql + Database {
-    /// Runs one statement: its column names and rows (none for a statement that returns no
-    /// rows), written within `answer_bytes` in the time zone `tz`.
-    fn execute(
-        &self,
-        conn: &mut Self::Conn,
-        bound: &Self::Bound,
-        answer_bytes: usize,
-        tz: i32,
-    ) -> impl Future<Output = Result<(Vec<String>, AnswerRows), EngineError>> + Send;
-
-    /// Commits the transaction: a refusal (a deferred constraint) is the action's.
-    fn commit(
-        &self,
-        conn: &mut Self::Conn,
-    ) -> impl Future<Output = Result<(), EngineError>> + Send {
-        async move {
-            Self::batch(conn, "COMMIT")
-                .await
-                .map_err(|e| self.fault(e, Failure::Query))
-        }
-    }
-}
-
 /// Runs `statements` in order with `inputs` (`:name` values) in one transaction within `time`:
 /// the last statement's answer, `{"columns", "data", "row_count"}` as JSON bytes. Every
 /// statement is bound before the first runs, so an input missing from any of them runs none.
-pub(crate) async fn run_action<D: ActionSql>(
+pub(crate) async fn run_action<D: ReadOnlySql + Database>(
     db: &D,
     statements: &[String],
     inputs: &Map<String, Json>,
@@ -82,6 +54,8 @@ pub(crate) async fn run_action<D: ActionSql>(
 }
 
 /// The inputs of all of an action's statements.
-pub(crate) fn inputs<D: ActionSql>(statements: &[String]) -> Result<BTreeSet<String>, EngineError> {
+pub(crate) fn inputs<D: ReadOnlySql + Database>(
+    statements: &[String],
+) -> Result<BTreeSet<String>, EngineError> {
     sql_params::parameter_names(statements, D::skip)
 }

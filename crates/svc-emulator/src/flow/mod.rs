@@ -2,27 +2,27 @@
 //! takes them, whatever database holds the rows. A flow never names a database, and a database
 //! never repeats a flow.
 //!
-//! Each file is named like the database folders' files that feed it (`postgres/filter.rs`
-//! implements `filter::Lookups`, `postgres/walks.rs` implements `walks::Walker`, ...); a
-//! database folder says only what is its own: its binds, casts and orders, its driver's values
-//! and errors, how it reflects a foreign key and tells one row from another. SQLite's blocking
-//! connection joins through `sqlite::flows`, its flows run to their end on the thread that holds
-//! the connection.
+//! A database folder says only what is its own: its binds, casts and orders, its driver's
+//! values and errors, how it reflects a foreign key and tells one row from another. SQLite's
+//! blocking connection joins through `sqlite::flows`, its flows run to their end on the thread
+//! that holds the connection.
 //!
-//! What a database gives, by file:
-//! - `records`: its models as SQL names them, binds, reads, each row of a read handed on as
-//!   the driver reads it, a page and a count (`Database`, `Rows`, `Pages`; a driver that hands
-//!   rows over owned is `OwnedRows` and gets `Rows` for nothing).
-//! - `filter`: its lookups' SQL, search and `tz` (`Lookups`): a selection's `WHERE` clause.
-//! - `walks`: its sort keys and seek (`Walker`), and the token that proves an anchor still
-//!   holds: a page read from the anchor where the page before it ended.
-//! - `aggregate`: its aggregate functions and date buckets (`Summary`): aggregates and groups.
-//! - `references`: a connection inside a write's transaction, its foreign keys and a row's
-//!   identity (`Connection`).
-//! - `read_only_sql`: its proof of read-only, cancel and cleaning (`ReadOnlySql`).
-//! - `action`: an action's read-write transaction (`ActionSql`).
-//! - `saved`: where its saved copy lives and how it is put back (`Saves`).
-//! - `write`: its locks, inserts, updates and read-backs (`Writes`).
+//! What a database gives, by the trait it implements and the file of its folder that does:
+//! - `Dialect` (`crate::dialect`; its `dialect.rs`): its words, its lookups' SQL, search and
+//!   `tz`: a selection's `WHERE` clause ([`filter`]).
+//! - `Database` (`records`; its `records.rs`): its models as SQL names them, binds, reads,
+//!   each row of a read handed on as the driver reads it (`Rows`; a driver that hands rows
+//!   over owned is `OwnedRows` and gets `Rows` for nothing).
+//! - `Pages` (`records`; its `pages.rs`): a page and a count, its sort keys and seek, and the
+//!   token that proves an anchor still holds: a page read from the anchor where the page
+//!   before it ended ([`walks`]).
+//! - `Summary` (`aggregate`): its aggregate functions and date buckets: aggregates and groups.
+//! - `Connection` (`references`): a connection inside a write's transaction, its foreign keys
+//!   and a row's identity.
+//! - `ReadOnlySql` (`read_only_sql`): its proof of read-only, cancel and cleaning, and an
+//!   action's statements in a read-write transaction ([`action`]).
+//! - `Saves` (`saved`): where its saved copy lives and how it is put back.
+//! - `Writes` (`write`): its locks, inserts, updates and read-backs.
 //!
 //! The flows over them: `read` (a list and a retrieve), `write` (a create, an update, a
 //! delete), [`delete`] (what SQLAlchemy's automap relationships do to the rows that refer to a

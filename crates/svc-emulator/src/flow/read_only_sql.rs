@@ -16,7 +16,8 @@ use serde_json::{Map, Value as Json};
 
 use crate::engine::EngineError;
 use crate::engine::sql_answer::{AnswerRows, stopped_after};
-use crate::flow::driver::Driver;
+use crate::flow::driver::{Driver, Failure};
+use crate::flow::records::Database;
 
 /// A statement's cancel, sent when awaited ([`ReadOnlySql::canceller`]).
 pub(crate) type Cancel = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
@@ -76,6 +77,28 @@ pub(crate) trait ReadOnlySql: Driver {
     fn clean(conn: Self::Conn) -> impl Future<Output = ()> + Send {
         Self::close(conn);
         std::future::ready(())
+    }
+
+    /// Runs one statement of an action (`flow::action`): its column names and rows (none for a
+    /// statement that returns no rows), written within `answer_bytes` in the time zone `tz`.
+    fn execute(
+        &self,
+        conn: &mut Self::Conn,
+        bound: &Self::Bound,
+        answer_bytes: usize,
+        tz: i32,
+    ) -> impl Future<Output = Result<(Vec<String>, AnswerRows), EngineError>> + Send;
+
+    /// Commits the transaction: a refusal (a deferred constraint) is the action's.
+    fn commit(&self, conn: &mut Self::Conn) -> impl Future<Output = Result<(), EngineError>> + Send
+    where
+        Self: Database,
+    {
+        async move {
+            Self::batch(conn, "COMMIT")
+                .await
+                .map_err(|e| self.fault(e, Failure::Query))
+        }
     }
 }
 
@@ -241,6 +264,15 @@ mod tests {
         }
         async fn clean(conn: Log) {
             conn.lock().unwrap().push("clean");
+        }
+        async fn execute(
+            &self,
+            _: &mut Log,
+            _: &(),
+            _: usize,
+            _: i32,
+        ) -> Result<(Vec<String>, AnswerRows), EngineError> {
+            Ok((Vec::new(), AnswerRows::new(0)))
         }
     }
 

@@ -8,6 +8,7 @@
 use std::future::Future;
 use std::sync::Arc;
 
+use crate::dialect::Dialect;
 use crate::dialect::clause::Where;
 use crate::dialect::relation::Related;
 use crate::engine::body::non_field;
@@ -17,9 +18,10 @@ use crate::engine::records::{self, Models, RecordRow, Records};
 use crate::engine::relation::Use;
 use crate::engine::table::BodyColumn;
 use crate::engine::table::{Column, MappedTable, Table};
+use crate::engine::walks::Walks;
 use crate::engine::{EngineError, Selection};
 use crate::flow::driver::{Driver, Failure};
-use crate::flow::filter::{Lookups, build_where};
+use crate::flow::filter::build_where;
 
 /// A model as its database writes it in SQL.
 pub(crate) trait ModelSql: Table {
@@ -41,10 +43,10 @@ impl<F: Column, E> ModelSql for MappedTable<F, E> {
 
 /// One database's side of the record flows. Every future is `Send`: the flows run on the
 /// async workers, awaited where they are asked for. Its models, columns and bound values are
-/// those of its [`Lookups`].
+/// those of its [`Dialect`].
 pub(crate) trait Database:
-    Lookups<Model: ModelSql + Send + Sync, Field: BodyColumn + Sync, Params: Clone + Send + Sync>
-    + Driver<Binds = <Self as Lookups>::Params>
+    Dialect<Model: ModelSql + Send + Sync, Field: BodyColumn + Sync, Params: Clone + Send + Sync>
+    + Driver<Binds = <Self as Dialect>::Params>
     + Sync
 {
     /// The models, as last read (start or reload).
@@ -266,6 +268,65 @@ pub(crate) trait Pages: Rows {
     /// write (see [`records::unreadable`]).
     fn unreadable(model: &Self::Model, at: usize, lenient: bool) -> EngineError {
         records::unreadable(model, at, lenient)
+    }
+
+    /// A sort key's value as the driver reads it (and binds it again).
+    type Key: Clone + Send + Sync;
+
+    /// Where the walks of the resource's pages ended, and their filtered counts.
+    fn walks(&self) -> &Walks<Self::Key>;
+
+    /// The `i`th cell of a row as a sort key's value (`None`: NULL).
+    fn sort_key(row: &Self::RowRef<'_>, i: usize) -> Option<Self::Key>;
+
+    /// Whether the `i`th cell of a row can be bound again as the value it is (else the page's
+    /// end is kept as no anchor).
+    fn seekable(_row: &Self::RowRef<'_>, _i: usize) -> bool {
+        true
+    }
+
+    /// The select expressions that read a row's sort key after its columns (each with a
+    /// leading `, `): by default each term's column as it is (as the conditions write it).
+    fn sort_key_columns(model: &Self::Model, terms: &[(usize, bool)]) -> String {
+        let columns = model.columns();
+        terms
+            .iter()
+            .map(|&(i, _)| format!(", {}", Self::column(&columns[i])))
+            .collect()
+    }
+
+    /// The condition that selects the rows after a row whose sort key is `key`, in the order of
+    /// `terms` (the last one unique), with its values bound in `params`.
+    fn seek_condition(
+        model: &Self::Model,
+        terms: &[(usize, bool)],
+        key: &[Option<Self::Key>],
+        params: &mut Self::Params,
+    ) -> String;
+
+    /// The page's rows where `where_sql` holds, after the first `skip` of them (at least one),
+    /// each with `extra` read beside its columns ([`page_select`]); the rows skipped are skipped
+    /// by their keys alone. By default the keys are a derived table the page's rows are joined
+    /// to (MySQL takes no `LIMIT` in an `IN` subquery; the key is unique: the walk seeks only
+    /// then).
+    fn keyed_select(page: &Page<'_, Self>, extra: &str, where_sql: &str, skip: u64) -> String {
+        let model = page.model;
+        let key = Self::column(model.pk_field());
+        // The derived table's name, never the table's own.
+        let keys = if model.table_name().eq_ignore_ascii_case("svc_page_keys") {
+            Self::quote("svc_page_keys_")
+        } else {
+            Self::quote("svc_page_keys")
+        };
+        let k = Self::quote("k");
+        format!(
+            "SELECT {list}{extra} FROM {table} JOIN (SELECT {key} AS {k} FROM {table}{where_sql}\
+             {order} LIMIT {per_page} OFFSET {skip}) AS {keys} ON {key} = {keys}.{k}{order}",
+            list = model.select_list(),
+            table = model.table_sql(),
+            order = page.order,
+            per_page = page.per_page,
+        )
     }
 }
 

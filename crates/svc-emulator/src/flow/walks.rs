@@ -8,76 +8,13 @@
 
 use crate::engine::EngineError;
 use crate::engine::records::Records;
-use crate::engine::table::Table;
-use crate::engine::walks::{Anchor, Walks};
-use crate::flow::records::{ModelSql, Page, Pages};
-
-/// A database's side of a page walk.
-pub(crate) trait Walker: Pages {
-    /// A sort key's value as the driver reads it (and binds it again).
-    type Key: Clone + Send + Sync;
-
-    /// Where the walks of the resource's pages ended, and their filtered counts.
-    fn walks(&self) -> &Walks<Self::Key>;
-
-    /// The `i`th cell of a row as a sort key's value (`None`: NULL).
-    fn sort_key(row: &Self::RowRef<'_>, i: usize) -> Option<Self::Key>;
-
-    /// Whether the `i`th cell of a row can be bound again as the value it is (else the page's
-    /// end is kept as no anchor).
-    fn seekable(_row: &Self::RowRef<'_>, _i: usize) -> bool {
-        true
-    }
-
-    /// The select expressions that read a row's sort key after its columns (each with a
-    /// leading `, `): by default each term's column as it is (as the conditions write it).
-    fn sort_key_columns(model: &Self::Model, terms: &[(usize, bool)]) -> String {
-        let columns = model.columns();
-        terms
-            .iter()
-            .map(|&(i, _)| format!(", {}", Self::column(&columns[i])))
-            .collect()
-    }
-
-    /// The condition that selects the rows after a row whose sort key is `key`, in the order of
-    /// `terms` (the last one unique), with its values bound in `params`.
-    fn seek_condition(
-        model: &Self::Model,
-        terms: &[(usize, bool)],
-        key: &[Option<Self::Key>],
-        params: &mut Self::Params,
-    ) -> String;
-
-    /// The page's rows where `where_sql` holds, after the first `skip` of them (at least one),
-    /// each with `extra` read beside its columns ([`page_select`]); the rows skipped are skipped
-    /// by their keys alone. By default the keys are a derived table the page's rows are joined
-    /// to (MySQL takes no `LIMIT` in an `IN` subquery; the key is unique: the walk seeks only
-    /// then).
-    fn keyed_select(page: &Page<'_, Self>, extra: &str, where_sql: &str, skip: u64) -> String {
-        let model = page.model;
-        let key = Self::column(model.pk_field());
-        // The derived table's name, never the table's own.
-        let keys = if model.table_name().eq_ignore_ascii_case("svc_page_keys") {
-            Self::quote("svc_page_keys_")
-        } else {
-            Self::quote("svc_page_keys")
-        };
-        let k = Self::quote("k");
-        format!(
-            "SELECT {list}{extra} FROM {table} JOIN (SELECT {key} AS {k} FROM {table}{where_sql}\
-             {order} LIMIT {per_page} OFFSET {skip}) AS {keys} ON {key} = {keys}.{k}{order}",
-            list = model.select_list(),
-            table = model.table_sql(),
-            order = page.order,
-            per_page = page.per_page,
-        )
-    }
-}
+use crate::engine::walks::Anchor;
+use crate::flow::records::{Page, Pages};
 
 /// The page's rows where `where_sql` holds, after the first `skip` of them, each with `extra`
 /// read beside its columns: the page's own statement, or the database's keyed one
-/// ([`Walker::keyed_select`]) past the first row.
-pub(crate) fn page_select<D: Walker>(
+/// ([`Pages::keyed_select`]) past the first row.
+pub(crate) fn page_select<D: Pages>(
     page: &Page<'_, D>,
     extra: &str,
     where_sql: &str,
@@ -92,7 +29,7 @@ pub(crate) fn page_select<D: Walker>(
 
 /// The statement, and its values, of a page read from `anchor` (at row `at` of the same
 /// selection): past the anchor's sort key, then over the rows between.
-pub(crate) fn from_anchor<D: Walker>(
+pub(crate) fn from_anchor<D: Pages>(
     page: &Page<'_, D>,
     seek: &[(usize, bool)],
     extra: &str,
@@ -106,8 +43,8 @@ pub(crate) fn from_anchor<D: Walker>(
 }
 
 /// The sort key of `row` read in its `cells`; `None` where one cannot be bound again
-/// ([`Walker::seekable`]).
-pub(crate) fn sort_key_of<D: Walker>(
+/// ([`Pages::seekable`]).
+pub(crate) fn sort_key_of<D: Pages>(
     row: &D::RowRef<'_>,
     cells: &[usize],
 ) -> Option<Vec<Option<D::Key>>> {
@@ -119,7 +56,7 @@ pub(crate) fn sort_key_of<D: Walker>(
 
 /// Reads a page's rows (`sql` with `params`) into `out`; the sort key of its last row, read in
 /// its `cells`, when the rows fill the page (its end is then an anchor of the walk).
-pub(crate) async fn read_page<D: Walker>(
+pub(crate) async fn read_page<D: Pages>(
     db: &D,
     conn: &mut D::Conn,
     (sql, params): (&str, &D::Params),
@@ -142,7 +79,7 @@ pub(crate) async fn read_page<D: Walker>(
 
 /// Keeps the end of a full page, whose last row's sort key is `sort_key`, as an anchor of its
 /// walk, under `token`.
-pub(crate) fn keep_anchor<D: Walker>(
+pub(crate) fn keep_anchor<D: Pages>(
     db: &D,
     walk_key: &[u8],
     page: &Page<'_, D>,

@@ -1,16 +1,107 @@
 //! MySQL's words (`crate::dialect`): backquotes, `<=>`, `START TRANSACTION`, a JSON value's type,
 //! and how its statements' text reads (`#` comments, executable comments, optimizer hints).
+//!
+//! A list's selection and order as the engine builds them on MySQL.
+//!
+//! The engine's SQLAlchemy writes the same expressions as on SQLite in MySQL's dialect
+//! (`ilike` is `lower(col) LIKE lower(...)`, a cast to text is `CAST(col AS CHAR)`), and
+//! PyMySQL writes each value into the statement as a literal: a float as its `repr()`
+//! (`34.0`, which MySQL reads as an exact decimal), a bool as `1`/`0`, a date-time as
+//! `'YYYY-MM-DD HH:MM:SS[.ffffff]'` (without its offset), a string as a quoted string, which
+//! MySQL compares with the column's collation. Here text values are **bound** (`?`) and
+//! compare the same way (a parameter is coercible like a literal); integers and booleans, which
+//! the filter fields have already read into Python numbers, are bound as integers (compared as
+//! PyMySQL's integer literals are, so an index on the column serves them, and one statement
+//! serves every value); floats are written as the same decimal literals PyMySQL writes, from the
+//! number (never from the request's text).
+
+use mysql_async::Value;
 
 use crate::dialect::Dialect;
+use crate::dialect::clause::Where;
+use crate::dialect::lookup::{Filter, lookup_condition};
+use crate::dialect::relation::RelationSql;
 use crate::engine::EngineError;
+use crate::engine::Lookup;
+use crate::engine::field_input::InputDateTime;
+use crate::engine::filter::{Arg, PyNumber};
+use crate::engine::python::floats::py_float_repr;
+use crate::engine::python::text::unhexlify;
 use crate::engine::sql_answer::query_error;
 use crate::engine::sql_params::{block_comment_end, line_end, starts_name};
+use crate::engine::types::{FilterFamily, Search};
 use crate::mysql::MyResource;
-use crate::mysql::read_only_sql::skip_quoted;
+use crate::mysql::driver::skip_quoted;
 use crate::mysql::schema::quote_ident;
+use crate::mysql::schema::{MyField, MyModel};
+use crate::mysql::types::MyKind;
 
-/// MySQL's words.
+/// Bound values, in order of their `?`.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Params(pub Vec<Value>);
+
+impl Params {
+    /// Binds `value` and returns `?`.
+    pub(crate) fn bind(&mut self, value: Value) -> &'static str {
+        self.0.push(value);
+        "?"
+    }
+
+    /// Binds text and returns `?`.
+    pub(crate) fn text(&mut self, value: String) -> &'static str {
+        self.bind(Value::Bytes(value.into_bytes()))
+    }
+
+    /// The values as the driver's parameters.
+    pub(crate) fn values(&self) -> mysql_async::Params {
+        if self.0.is_empty() {
+            mysql_async::Params::Empty
+        } else {
+            mysql_async::Params::Positional(self.0.clone())
+        }
+    }
+}
+
+/// PyMySQL's literal of a date-time: its `str()` without the offset.
+pub(crate) fn datetime_literal(dt: &InputDateTime) -> String {
+    let mut s = format!("{} {}", dt.date.iso(), dt.time.iso());
+    if let Some(stripped) = s.strip_suffix(".000000") {
+        s = stripped.to_owned();
+    }
+    s
+}
+
+/// A float as PyMySQL writes it: `repr()`; NaN and infinities make it fail.
+pub(crate) fn float_literal(f: f64) -> Option<String> {
+    f.is_finite().then(|| py_float_repr(f))
+}
+
+/// One filter on MySQL.
+type Ctx<'a> = Filter<'a, MyField>;
+
+/// A number of the filter, as PyMySQL writes it.
+fn number(ctx: &Ctx<'_>, raw: &str) -> Result<String, EngineError> {
+    match ctx.reader().number(raw)? {
+        PyNumber::Int(i) => Ok(i.to_string()),
+        PyNumber::Float(f) => float_literal(f).ok_or_else(|| {
+            ctx.engine_fails(format!(
+                "Filter {:?}: {raw:?} is not a finite number, which the data engine \
+                 cannot send to MySQL (it fails with a 500).",
+                ctx.key
+            ))
+        }),
+    }
+}
+
+/// A `WHERE` clause and its values, as mysql_async binds them.
+pub(crate) type MyWhere = Where<Params>;
+
+/// MySQL's SQL of a selection's parts (`flow::filter`).
 impl Dialect for MyResource {
+    type Model = MyModel;
+    type Field = MyField;
+    type Params = Params;
+
     const BEGIN: &'static str = "START TRANSACTION";
 
     const DEFAULTS_ONLY: &'static str = "() VALUES ()";
@@ -69,9 +160,158 @@ impl Dialect for MyResource {
             _ => return None,
         }))
     }
+
+    const RELATED: RelationSql<MyModel> = RelationSql {
+        table_sql: |m| m.table_sql.clone(),
+        column_sql: |f| f.sql.clone(),
+        outer_sql: |f| f.qualified.clone(),
+    };
+
+    fn column(field: &MyField) -> &str {
+        &field.qualified
+    }
+
+    fn bind_text(text: String, params: &mut Params) -> String {
+        params.text(text).to_owned()
+    }
+
+    /// The text inside `%...%` of `icontains`: `'%{}%'.format(value)` of the field's value
+    /// (a date column's is the text as given, as on SQLite).
+    fn contained(ctx: &Ctx<'_>, raw: &str) -> Result<String, EngineError> {
+        if ctx.field.kind == MyKind::Bit {
+            // Python's text of the field's boolean.
+            let b = ctx.boolean(raw)?;
+            return Ok(if b { "True" } else { "False" }.to_owned());
+        }
+        Ok(match ctx.field.kind.family() {
+            FilterFamily::Number => number(ctx, raw)?,
+            FilterFamily::DateTime => ctx.datetime(raw)?.python_str(),
+            FilterFamily::Boolean
+            | FilterFamily::Date
+            | FilterFamily::Text
+            | FilterFamily::Json => raw.to_owned(),
+        })
+    }
+
+    /// The SQL of a value of `exact`, `gt`, `gte`, `lt`, `lte` and each `in` item, as the
+    /// engine's filter field reads it: a literal for numbers, a bound value for the rest.
+    fn compared(
+        ctx: &Ctx<'_>,
+        raw: &str,
+        in_list: bool,
+        params: &mut Params,
+    ) -> Result<String, EngineError> {
+        // A `BIT` column's filter values go through its serializer field, a `BooleanField`
+        // (`b8=5` is `b8 = 1`), though its lookups are the text ones.
+        if ctx.field.kind == MyKind::Bit {
+            let b = ctx.boolean(raw)?;
+            return Ok(params.bind(Value::Int(i64::from(b))).to_owned());
+        }
+        Ok(match ctx.field.kind.family() {
+            // An integer is bound as one (MySQL reads `col = ?` of an integer as it reads the
+            // literal `5`, and the statement is the same for every value); a float stays the
+            // literal PyMySQL writes (`34.0`, an exact decimal: a bound double would compare
+            // as a double).
+            FilterFamily::Number => match ctx.reader().number(raw)? {
+                PyNumber::Int(i) => params.bind(Value::Int(i)).to_owned(),
+                PyNumber::Float(_) => number(ctx, raw)?,
+            },
+            FilterFamily::Boolean => {
+                let b = ctx.boolean(raw)?;
+                params.bind(Value::Int(i64::from(b))).to_owned()
+            }
+            // `in` items of a date column are sent as given (as on SQLite): MySQL reads the
+            // date at the text's start (`2001-12-31,x` is 2001-12-31), never fails.
+            FilterFamily::Date if in_list => params.text(raw.to_owned()).to_owned(),
+            // `safe_date` keeps the date of a date column's value.
+            FilterFamily::Date => params.text(ctx.reader().date_text(raw)?).to_owned(),
+            FilterFamily::DateTime => {
+                let dt = ctx.datetime(raw)?;
+                params.text(datetime_literal(&dt)).to_owned()
+            }
+            FilterFamily::Text | FilterFamily::Json => params.text(raw.to_owned()).to_owned(),
+        })
+    }
+
+    /// One filter's SQL condition (before `exclude__` negation).
+    fn condition(
+        ctx: &Ctx<'_>,
+        lookup: Lookup,
+        arg: Arg<'_>,
+        params: &mut Params,
+    ) -> Result<String, EngineError> {
+        let field = ctx.field;
+        let col = &field.qualified;
+        if field.kind == MyKind::Binary && matches!(lookup, Lookup::Exact | Lookup::In) {
+            // The engine's `BinaryField` reads the value as hex (`binascii.unhexlify`).
+            let items = match lookup {
+                Lookup::In => arg.items(),
+                _ => vec![arg.first()],
+            };
+            let mut list = Vec::new();
+            for item in items {
+                let bytes = unhexlify(item).ok_or_else(|| {
+                    ctx.engine_fails(format!(
+                        "Filter {:?}: {item:?} is not hex, which the data engine's binary field \
+                         cannot read (it fails with a 500); give the bytes in hex (0a1b).",
+                        ctx.key
+                    ))
+                })?;
+                list.push(params.bind(Value::Bytes(bytes)));
+            }
+            return Ok(match lookup {
+                Lookup::In => format!("{col} IN ({})", list.join(", ")),
+                _ => format!("{col} = {}", list.join("")),
+            });
+        }
+        if field.kind.is_bytes() && !matches!(lookup, Lookup::IsNull | Lookup::IsEmpty) {
+            // SQLAlchemy's binary types hand PyMySQL `bytes(value)` of the text, which fails.
+            return Err(ctx.engine_fails(format!(
+                "Filter {:?} compares a binary field with a value, which the data engine cannot \
+                 do on MySQL (it fails with a 500); only isnull and isempty work.",
+                ctx.key
+            )));
+        }
+        lookup_condition::<Self>(ctx, lookup, arg, params)
+    }
+
+    /// Number columns' text equals the search text; text, enum, set and JSON columns' text
+    /// contains it.
+    fn binary(field: &MyField) -> bool {
+        matches!(field.kind, MyKind::Binary | MyKind::Blob)
+    }
+
+    fn search_kind(field: &MyField) -> Search {
+        field.kind.search()
+    }
 }
 
 /// Whether `b` holds a `:name`.
 fn has_name(b: &[u8]) -> bool {
     b.windows(2).any(|w| w[0] == b':' && starts_name(w[1]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::field_input::parse_input_datetime;
+
+    #[test]
+    fn values_are_written_as_pymysql_writes_them() {
+        let dt = parse_input_datetime("2024-01-05T10:00:00+02:00").unwrap();
+        assert_eq!(datetime_literal(&dt), "2024-01-05 10:00:00");
+        let dt = parse_input_datetime("2024-01-05 10:00:00.5").unwrap();
+        assert_eq!(datetime_literal(&dt), "2024-01-05 10:00:00.500000");
+        assert_eq!(float_literal(34.0).as_deref(), Some("34.0"));
+        assert_eq!(float_literal(1e20).as_deref(), Some("1e+20"));
+        assert_eq!(float_literal(f64::NAN), None);
+        // The engine stored 07:08:09+02:00 as 05:08:09 on a UTC database.
+        let dt = parse_input_datetime("2024-05-06T07:08:09+02:00").unwrap();
+        assert_eq!(datetime_literal(&dt.in_zone(0)), "2024-05-06 05:08:09");
+        let dt = parse_input_datetime("2024-01-01T00:30:00+01:00").unwrap();
+        assert_eq!(datetime_literal(&dt.in_zone(0)), "2023-12-31 23:30:00");
+        assert_eq!(datetime_literal(&dt.in_zone(3600)), "2024-01-01 00:30:00");
+        assert_eq!(unhexlify("0aFF"), Some(vec![10, 255]));
+        assert_eq!(unhexlify("0"), None);
+    }
 }

@@ -1,13 +1,333 @@
 //! MySQL's driver (`flow::driver`): mysql_async on pooled connections, which the pool resets
 //! (`COM_RESET_CONNECTION`) before another request takes them.
+//!
+//! # Read-only SQL and actions
+//!
+//! Read-only SQL on a MySQL resource (docs/contract.md 5.2), proved read-only by the server
+//! itself, never by a word list:
+//!
+//! 1. Each `:name` outside strings, quoted names and comments becomes a `?` parameter, one per
+//!    occurrence: values are **bound**, never written into the statement's text, so no value
+//!    can run as SQL. A string is bound as a string, a whole number as an integer, another
+//!    number as a double, a boolean as `1`/`0` (PyMySQL's literals), arrays and objects as
+//!    their JSON text.
+//! 2. The statement is **prepared**, which MySQL does for exactly one statement: `;` cannot
+//!    add a second. It runs as the engine runs it, inside a sub-select (`SELECT * FROM
+//!    (<query>) AS __svc_q`), so a statement that is not a query (`DELETE`, `SET`, `COMMIT`,
+//!    `CALL`) fails there, and in a `START TRANSACTION READ ONLY` transaction, in which the
+//!    server refuses every write to a table.
+//! 3. The server enforces the time limit: MariaDB's `SET STATEMENT max_statement_time=... FOR`,
+//!    MySQL's `MAX_EXECUTION_TIME` hint. At the deadline, or when the caller goes away (the
+//!    future is dropped), the statement is also killed from a second connection
+//!    (`KILL QUERY <id>`).
+//! 4. Rows are read one at a time, up to [`MAX_SQL_ROWS`] (a `LIMIT` on the sub-select) and the
+//!    answer cap; a row is at most the server's `max_allowed_packet`.
+//! 5. The transaction is rolled back and the session reset (`COM_RESET_CONNECTION`: user
+//!    variables, user locks, temporary tables, prepared statements, settings); a connection
+//!    that cannot be reset, or whose statement was left running, is closed.
+//!
+//! An action's statements run on the same sessions, in a read-write transaction
+//! (`flow::action`).
 
-use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, Row};
-
+use crate::dialect::Dialect;
+use crate::engine::sql_answer::{
+    AnswerRows, answer_too_large, past_the_cap, query_error, stopped_at_limit,
+};
+use crate::engine::{EngineError, MAX_SQL_ROWS, sql_params};
 use crate::flow::driver::Driver;
-use crate::mysql::MyResource;
-use crate::mysql::filter::Params;
-use crate::mysql::types::value_text;
+use crate::flow::read_only_sql::{Access, Cancel, ReadOnlySql};
+use crate::flow::records::Database;
+use crate::mysql::dialect::Params;
+use crate::mysql::schema::quote_ident;
+use crate::mysql::types::{Offset, py_value, value_text};
+use crate::mysql::{MyResource, message, server_code};
+use mysql_async::prelude::Queryable;
+use mysql_async::{Column, Conn, Row, Value};
+use serde_json::{Map, Value as Json};
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+/// The name the query's sub-select goes by in the statement that runs it.
+const ROW: &str = "__svc_q";
+
+/// MariaDB's and MySQL's codes of a statement stopped at its time limit or killed.
+const INTERRUPTED: [u16; 3] = [1969, 3024, 1317];
+
+/// The error code of a write refused in a read-only transaction.
+const READ_ONLY_TRANSACTION: u16 = 1792;
+
+/// MySQL's side of a read-only query (`flow::read_only_sql`): a connection of the SQL pool, a
+/// `START TRANSACTION READ ONLY`, the statement killed from another connection.
+impl ReadOnlySql for MyResource {
+    type Bound = (String, Vec<Value>);
+
+    fn bind(query: &str, params: &Map<String, Json>) -> Result<Self::Bound, EngineError> {
+        bind_names(query, params)
+    }
+
+    /// The time limit is the statement's own (see [`Statement::size_checked`]).
+    /// A read-only query's statement is stopped at `time` by its own hint (`run`); an
+    /// action's statements, on MariaDB, by the session's `max_statement_time`.
+    async fn open(&self, time: Duration, access: Access) -> Result<(Conn, Offset), EngineError> {
+        let mut conn = self.sql_conn().await?;
+        let tz = self.time_zone(&mut conn).await?;
+        if access == Access::ReadWrite && self.mariadb {
+            // The session's setting goes with the connection's reset (`clean`).
+            let seconds = format!("{:.3}", time.as_secs_f64().max(0.001));
+            conn.query_drop(format!("SET SESSION max_statement_time = {seconds}"))
+                .await
+                .map_err(|e| self.unexpected(e))?;
+        }
+        let begin = match access {
+            Access::ReadOnly => "START TRANSACTION READ ONLY",
+            Access::ReadWrite => "START TRANSACTION READ WRITE",
+        };
+        conn.query_drop(begin)
+            .await
+            .map_err(|e| self.unexpected(e))?;
+        Ok((conn, tz))
+    }
+
+    /// `KILL QUERY id` from another connection.
+    fn canceller(&self, conn: &Conn) -> Cancel {
+        let (pool, id) = (self.pool.clone(), conn.id());
+        Box::pin(async move {
+            if let Ok(mut conn) = pool.get_conn().await {
+                let _ = conn.query_drop(format!("KILL QUERY {id}")).await;
+            }
+        })
+    }
+
+    /// Prepares and runs the statement, reading its rows as JSON (the query's columns, without
+    /// the size check after them).
+    async fn run(
+        &self,
+        conn: &mut Conn,
+        (text, values): &Self::Bound,
+        time: Duration,
+        answer_bytes: usize,
+        tz: Offset,
+        left_running: &AtomicBool,
+    ) -> Result<(Vec<String>, AnswerRows), EngineError> {
+        let statement = Statement {
+            text,
+            mariadb: self.mariadb,
+            time,
+            answer_bytes,
+        };
+        let refused = |e| query_failed(self, e);
+        let (names, select) = statement.size_checked(conn).await.map_err(refused)?;
+        let prepared = conn.prep(select).await.map_err(refused)?;
+        let params = positional(values);
+        let failed = |e: mysql_async::Error| {
+            if too_large(&e) {
+                answer_too_large(answer_bytes)
+            } else {
+                query_failed(self, e)
+            }
+        };
+        let mut result = conn.exec_iter(prepared, params).await.map_err(failed)?;
+        let columns = result.columns().map(|c| c.to_vec()).unwrap_or_default();
+        let columns = &columns[..names.len().min(columns.len())];
+        let mut rows = AnswerRows::new(answer_bytes);
+        while let Some(row) = result.next().await.map_err(failed)? {
+            push_row(&mut rows, columns, &row, tz)
+                .map_err(|too_large| past_the_cap(left_running, too_large))?;
+        }
+        Ok((names, rows))
+    }
+
+    async fn clean(mut conn: Conn) {
+        let _ = conn.query_drop("ROLLBACK").await;
+        if conn.reset().await.is_err() {
+            let _ = conn.disconnect().await;
+        }
+    }
+
+    async fn execute(
+        &self,
+        conn: &mut Conn,
+        (text, values): &(String, Vec<Value>),
+        answer_bytes: usize,
+        tz: Offset,
+    ) -> Result<(Vec<String>, AnswerRows), EngineError> {
+        let refused = |e| query_failed(self, e);
+        let prepared = conn.prep(text.as_str()).await.map_err(refused)?;
+        let mut result = conn
+            .exec_iter(prepared, positional(values))
+            .await
+            .map_err(refused)?;
+        let columns = result.columns().map(|c| c.to_vec()).unwrap_or_default();
+        let names: Vec<String> = columns.iter().map(|c| c.name_str().into_owned()).collect();
+        let mut rows = AnswerRows::new(answer_bytes);
+        while let Some(row) = result.next().await.map_err(refused)? {
+            push_row(&mut rows, &columns, &row, tz)?;
+        }
+        Ok((names, rows))
+    }
+}
+
+/// `values` as the driver binds them to a prepared statement's `?`s.
+pub(super) fn positional(values: &[Value]) -> mysql_async::Params {
+    if values.is_empty() {
+        mysql_async::Params::Empty
+    } else {
+        mysql_async::Params::Positional(values.to_vec())
+    }
+}
+
+/// One row of an answer, each cell as PyMySQL's Python value written by the engine's encoder;
+/// `Err` when it would pass the answer cap.
+pub(super) fn push_row(
+    rows: &mut AnswerRows,
+    columns: &[Column],
+    row: &Row,
+    tz: Offset,
+) -> Result<(), EngineError> {
+    rows.push(columns.len(), |buf, i| {
+        let c = &columns[i];
+        let bytes = c.character_set() == BINARY_CHARSET;
+        let value = row.as_ref(i).unwrap_or(&Value::NULL);
+        py_value(c.column_type(), bytes, c.decimals(), value).write_answer(buf, tz);
+    })
+}
+
+/// What runs a query as the engine runs it: a sub-select, at most [`MAX_SQL_ROWS`] rows,
+/// within `time`.
+#[derive(Clone, Copy)]
+struct Statement<'a> {
+    text: &'a str,
+    mariadb: bool,
+    time: Duration,
+    answer_bytes: usize,
+}
+
+impl Statement<'_> {
+    /// The query's column names, and the statement that reads them with one more column that
+    /// fails in the server for a row longer than the answer cap: such a row is never sent (as
+    /// on PostgreSQL), whatever its size. The measure is the sum of the values' lengths, which
+    /// their JSON is never shorter than. The names come from preparing the sub-select alone.
+    async fn size_checked(
+        &self,
+        conn: &mut Conn,
+    ) -> Result<(Vec<String>, String), mysql_async::Error> {
+        let Statement {
+            text,
+            mariadb,
+            time,
+            answer_bytes,
+            ..
+        } = *self;
+        let probe = conn
+            .prep(format!("SELECT * FROM ({text}\n) AS {ROW}"))
+            .await?;
+        let names: Vec<String> = probe
+            .columns()
+            .iter()
+            .map(|c| c.name_str().into_owned())
+            .collect();
+        conn.close(probe).await?;
+        let size = names
+            .iter()
+            .map(|n| format!("COALESCE(LENGTH({ROW}.{}), 0)", quote_ident(n)))
+            .collect::<Vec<_>>()
+            .join(" + ");
+        // Unsigned overflow is an error in a SELECT too (1690), and its message quotes the
+        // expression, which names the sub-select: [`too_large`] tells it from the query's own.
+        let columns =
+            format!("{ROW}.*, CASE WHEN {size} > {answer_bytes} THEN {OVERFLOW} + ({size}) END");
+        let select = if mariadb {
+            let seconds = format!("{:.3}", time.as_secs_f64().max(0.001));
+            format!(
+                "SET STATEMENT max_statement_time={seconds} FOR \
+                 SELECT {columns} FROM ({text}\n) AS {ROW} LIMIT {MAX_SQL_ROWS}"
+            )
+        } else {
+            format!(
+                "SELECT /*+ MAX_EXECUTION_TIME({}) */ {columns} FROM ({text}\n) AS {ROW} \
+                 LIMIT {MAX_SQL_ROWS}",
+                time.as_millis().max(1)
+            )
+        };
+        Ok((names, select))
+    }
+}
+
+/// The largest unsigned integer: adding a row's size to it overflows.
+const OVERFLOW: &str = "18446744073709551615";
+
+/// MySQL's code of an integer out of its type's range.
+const OUT_OF_RANGE: u16 = 1690;
+
+/// Whether `e` is the size check's overflow: a row longer than the answer cap.
+pub(super) fn too_large(e: &mysql_async::Error) -> bool {
+    server_code(e) == Some(OUT_OF_RANGE)
+        && message(e).contains(&format!("{OVERFLOW} + "))
+        && message(e).contains(ROW)
+}
+
+/// A query error from the server (syntax, unknown table, a write refused in the read-only
+/// transaction, the time limit): `400` naming `query`.
+pub(super) fn query_failed(resource: &MyResource, e: mysql_async::Error) -> EngineError {
+    match server_code(&e) {
+        Some(READ_ONLY_TRANSACTION) => query_error(format!(
+            "Queries are read-only: {} (MySQL refused it in a read-only transaction).",
+            message(&e)
+        )),
+        Some(code) if INTERRUPTED.contains(&code) => stopped_at_limit(),
+        Some(_) => query_error(message(&e)),
+        // The driver refused the statement or its values before the server saw them.
+        None if matches!(e, mysql_async::Error::Driver(_)) => query_error(format!(
+            "The query cannot be sent to MySQL as it is: {}.",
+            message(&e)
+        )),
+        // A row larger than the server's `max_allowed_packet`, which the driver will not read
+        // (the connection is closed afterwards).
+        None if message(&e).contains("larger than max_allowed_packet") => query_error(
+            "A row of the answer is larger than the server's max_allowed_packet: select \
+             smaller values (LEFT(col, n)), or fewer columns."
+                .to_owned(),
+        ),
+        None => resource.unexpected(e),
+    }
+}
+
+/// MySQL's number of the `binary` character set: the column's values are bytes to PyMySQL.
+pub(super) const BINARY_CHARSET: u16 = 63;
+
+/// A parameter value as PyMySQL would write its literal.
+fn param_value(value: &Json) -> Value {
+    match value {
+        Json::Null => Value::NULL,
+        Json::Bool(b) => Value::Int(i64::from(*b)),
+        Json::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+            (Some(i), _, _) => Value::Int(i),
+            (_, Some(u), _) => Value::UInt(u),
+            (_, _, Some(f)) => Value::Double(f),
+            _ => Value::Bytes(n.to_string().into_bytes()),
+        },
+        Json::String(s) => Value::Bytes(s.clone().into_bytes()),
+        other => Value::Bytes(other.to_string().into_bytes()),
+    }
+}
+
+/// Replaces each `:name` outside strings, quoted names and comments by a `?` bound to
+/// `params[name]`; `?` placeholders of the query itself are refused (there is nothing to bind
+/// them to).
+pub(super) fn bind_names(
+    query: &str,
+    params: &Map<String, Json>,
+) -> Result<(String, Vec<Value>), EngineError> {
+    sql_params::bind_names(query, params, MyResource::skip, param_value, |_| {
+        "?".to_owned()
+    })
+}
+
+/// The end of a quoted string or name starting at `at`: a doubled quote stays inside, and in
+/// strings (not in backquoted names) a backslash escapes the next character.
+pub(crate) fn skip_quoted(b: &[u8], at: usize, quote: u8) -> usize {
+    sql_params::skip_quoted(b, at, quote, quote != b'`')
+}
 
 impl Driver for MyResource {
     type Conn = Conn;
@@ -46,5 +366,96 @@ impl Driver for MyResource {
     /// sets them (the pool is made `with_reset_connection`).
     fn give_up(conn: Conn) {
         drop(conn);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn bound(query: &str, params: Json) -> Result<(String, Vec<Value>), EngineError> {
+        bind_names(query, params.as_object().unwrap())
+    }
+
+    #[test]
+    fn names_in_executable_comments_are_bound_and_in_hints_refused() {
+        let (text, values) = bound(
+            "select 1 /*! , :a */ /*M! , :a */ /* :a */",
+            json!({"a": 5}),
+        )
+        .unwrap();
+        assert_eq!(text, "select 1 /*! , ? */ /*M! , ? */ /* :a */");
+        assert_eq!(values.len(), 2);
+        let hinted = bound("select /*+ :a */ 1", json!({"a": 5}));
+        assert!(hinted.is_err(), "{hinted:?}");
+        assert!(bound("select /*+ NO_ICP(t) */ 1", json!({})).is_ok());
+    }
+
+    #[test]
+    fn names_become_parameters_outside_quotes_and_comments() {
+        let (text, values) = bound(
+            "select :a, ':b', \":c\", `:d`, 'it\\':e' -- :f\n # :g\n /* :h */ :i, :a, @x := 1",
+            json!({"a": "it's", "i": -1}),
+        )
+        .unwrap();
+        assert_eq!(
+            text,
+            "select ?, ':b', \":c\", `:d`, 'it\\':e' -- :f\n # :g\n /* :h */ ?, ?, @x := 1"
+        );
+        assert_eq!(
+            values,
+            [
+                Value::Bytes(b"it's".to_vec()),
+                Value::Int(-1),
+                Value::Bytes(b"it's".to_vec())
+            ]
+        );
+        let (_, values) = bound(
+            "select :n, :huge, :f, :t, :z, :v",
+            json!({"n": 7, "huge": 18_446_744_073_709_551_615_u64, "f": 1.5, "t": true,
+                   "z": null, "v": [1, "x"]}),
+        )
+        .unwrap();
+        assert_eq!(
+            values,
+            [
+                Value::Int(7),
+                Value::UInt(u64::MAX),
+                Value::Double(1.5),
+                Value::Int(1),
+                Value::NULL,
+                Value::Bytes(b"[1,\"x\"]".to_vec()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_value_never_enters_the_statement_text() {
+        let hostile = "' OR 1=1; DROP TABLE t; -- \\";
+        for query in [
+            "select ':p'",
+            "select \":p\\\"\" , :p",
+            "select :p",
+            "select `a:p`",
+        ] {
+            if let Ok((text, values)) = bound(query, json!({ "p": hostile })) {
+                assert!(!text.contains("DROP"), "{query}: {text}");
+                assert!(
+                    values
+                        .iter()
+                        .all(|v| *v == Value::Bytes(hostile.as_bytes().to_vec()))
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn missing_and_positional_parameters_are_refused() {
+        let e = bound("select :nope", json!({})).unwrap_err();
+        assert!(e.to_string().contains(":nope"), "{e}");
+        let e = bound("select ?", json!({})).unwrap_err();
+        assert!(e.to_string().contains("Positional"), "{e}");
+        assert!(bound("select '?'", json!({})).is_ok());
     }
 }

@@ -29,18 +29,13 @@
 //!
 //! The connection URL may carry a password: it is never logged or shown ([`redacted`]).
 
-mod action;
 pub(crate) mod aggregate;
-mod dialect;
-mod driver;
-pub(crate) mod filter;
-pub(crate) mod read_only_sql;
+pub(crate) mod dialect;
+pub(crate) mod driver;
+pub(crate) mod pages;
 pub(crate) mod records;
-mod references;
-mod saved;
 pub(crate) mod schema;
 pub(crate) mod types;
-pub(crate) mod walks;
 
 use crate::backend::pooled::{CONNECT_TIMEOUT, ForAMinute, POOL_SIZE, seed_failed};
 
@@ -64,7 +59,7 @@ pub struct MyResource {
     /// Whether the server is MariaDB (its statement time limit is `max_statement_time`).
     mariadb: bool,
     /// Where pages ended, so that the next page of a walk starts there (`walks`).
-    walks: walks::Walks,
+    walks: pages::Walks,
     url: String,
 }
 
@@ -129,7 +124,7 @@ impl MyResource {
             pool: pool(&opts)?,
             sql_pool: pool(&opts)?,
             schema: Models::default(),
-            walks: walks::Walks::default(),
+            walks: pages::Walks::default(),
             timezone: ForAMinute::default(),
             mariadb: false,
             url: shown,
@@ -233,7 +228,7 @@ fn split_statements(sql: &str) -> Vec<&str> {
     let mut i = 0;
     while i < b.len() {
         match b[i] {
-            q @ (b'\'' | b'"' | b'`') => i = read_only_sql::skip_quoted(b, i, q),
+            q @ (b'\'' | b'"' | b'`') => i = driver::skip_quoted(b, i, q),
             b'-' if b.get(i + 1) == Some(&b'-') => i = line_end(b, i),
             b'#' => i = line_end(b, i),
             b'/' if b.get(i + 1) == Some(&b'*') => {

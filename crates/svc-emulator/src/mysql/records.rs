@@ -4,25 +4,24 @@
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Row, Value};
 
-use crate::backend::pooled::ESTIMATE_FROM;
 use crate::engine::EngineError;
 use crate::engine::body::{non_field, query_failed};
 use crate::engine::field_input::Internal;
 use crate::engine::python::json::py_json_dumps;
 use crate::engine::python::text::unhexlify;
-use crate::engine::records::{Models, RecordRow, Records, first_record};
+use crate::engine::records::{Models, RecordRow, first_record};
 use crate::engine::table::Table;
 use crate::flow::Locator;
 use crate::flow::delete::delete_row;
 use crate::flow::driver::{Failure, Session};
-use crate::flow::records::{Database, OwnedRows, Page, Pages, Rows};
+use crate::flow::records::{Database, OwnedRows};
 use crate::flow::write::{Values, Writes, insert_statement, read_back_sql, set_list, update_sql};
-use crate::mysql::filter::{MyWhere, Params, datetime_literal};
-use crate::mysql::references::{MyConnection, table};
+use crate::mysql::dialect::{Params, datetime_literal};
+use crate::mysql::pages::{self};
+use crate::mysql::schema::{MyConnection, table};
 use crate::mysql::schema::{MyField, MyModel};
 use crate::mysql::types::{MyKind, Offset, python_date, write_value};
-use crate::mysql::walks::{self, Kept};
-use crate::mysql::{MyResource, message, read_only_sql, server_code};
+use crate::mysql::{MyResource, driver, message, server_code};
 
 /// MySQL's error code of a duplicate key.
 const DUPLICATE_ENTRY: u16 = 1062;
@@ -43,7 +42,7 @@ impl Database for MyResource {
     }
 
     fn memo_key(sql: &str, params: &Params) -> Vec<u8> {
-        walks::key(sql, params)
+        pages::key(sql, params)
     }
 
     /// A pooled connection: `tz` is refused by the filters on MySQL.
@@ -70,7 +69,7 @@ impl Database for MyResource {
         match failure {
             Failure::Read { lenient } => self.read_failure(e).unless_lenient(lenient),
             Failure::Write(model) => self.write_error(model, e),
-            Failure::Query => read_only_sql::query_failed(self, e),
+            Failure::Query => driver::query_failed(self, e),
             Failure::Unexpected => self.unexpected(e),
         }
     }
@@ -78,80 +77,6 @@ impl Database for MyResource {
 
 /// MySQL's driver reads a statement's rows whole.
 impl OwnedRows for MyResource {}
-
-/// MySQL's pages of a list (`flow::read`).
-impl Pages for MyResource {
-    /// MySQL's `LIMIT` and `OFFSET` are unsigned 64-bit numbers.
-    const MAX_OFFSET: u64 = u64::MAX;
-
-    /// A page past the first reads and converts only its own rows (see `mysql/walks.rs`).
-    async fn page(
-        &self,
-        reader: &mut Conn,
-        page: &Page<'_, Self>,
-        out: &mut Records<'_, MyModel>,
-    ) -> Result<Option<u64>, EngineError> {
-        if let Some(seek) = walks::seek_terms(page.model, page.terms).filter(|_| page.number > 1) {
-            let count = self.walk_between_tokens(reader, page, &seek, out).await?;
-            return Ok(Some(count));
-        }
-        let sql = page.offset_select();
-        let mut sink = |row: &Row| out.push(row);
-        self.each_row(reader, &sql, &page.filter.params, page.lenient, &mut sink)
-            .await?;
-        Ok(None)
-    }
-
-    /// The engine's count: the `EXPLAIN SELECT COUNT(*)` estimate of an unfiltered table when
-    /// it is at least 10 000 (its `rows` column), else `COUNT(*)`. A filtered count of 10 000
-    /// rows or more is kept under InnoDB's transaction counter and read again only when the
-    /// counter moved (`mysql/walks.rs`, [`Kept`]): a page asked again on the same data counts no
-    /// row again.
-    async fn count(
-        &self,
-        conn: &mut Conn,
-        model: &MyModel,
-        filter: &MyWhere,
-        lenient: bool,
-    ) -> Result<u64, EngineError> {
-        if filter.sql.is_empty() {
-            let explain: Vec<Row> = conn
-                .query(format!("EXPLAIN SELECT COUNT(*) FROM {}", model.table_sql))
-                .await
-                .map_err(|e| self.unexpected(e))?;
-            let estimate = explain
-                .first()
-                .and_then(|r| r.as_ref(8))
-                .and_then(crate::mysql::types::value_text)
-                .and_then(|t| t.parse::<u64>().ok());
-            if let Some(estimate) = estimate
-                && estimate >= ESTIMATE_FROM
-            {
-                return Ok(estimate);
-            }
-        }
-        let key = (!filter.sql.is_empty()).then(|| walks::count_key(model, filter));
-        let kept = match &key {
-            Some(key) => self.kept_count(conn, model, key).await,
-            None => Kept::Nothing,
-        };
-        if let Kept::Count(n) = kept {
-            return Ok(n);
-        }
-        let sql = ["SELECT COUNT(*) FROM ", &model.table_sql, &filter.sql].concat();
-        let rows = self.read(conn, &sql, &filter.params, lenient).await?;
-        let n = rows
-            .first()
-            .and_then(|r| r.as_ref(0))
-            .and_then(crate::mysql::types::value_text)
-            .and_then(|t| t.parse().ok())
-            .unwrap_or(0);
-        if let Some(key) = key {
-            self.keep_count(conn, model, key, kept, n).await;
-        }
-        Ok(n)
-    }
-}
 
 /// MySQL's side of the writes (`flow::write`).
 impl Writes for MyResource {

@@ -1,19 +1,49 @@
+//! What MySQL's catalog says, and what the flows keep in it: the models, the foreign keys
+//! and row identities of a write, and the saved copies.
+//!
+//! # Models
+//!
 //! Reflection of a MySQL database: the base tables of the connection's database (as the
 //! engine's SQLAlchemy reflects them) become models, their columns fields.
 //!
 //! Everything is read from `information_schema` with bound parameters; identifiers found this
 //! way are the only ones ever written into SQL, always through [`quote_ident`].
-
-use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
-
-use mysql_async::Conn;
-use mysql_async::prelude::Queryable;
+//!
+//! # Foreign keys and identity
+//!
+//! MySQL's side of the flows (`crate::flow`): a write's transaction as `flow::delete` uses it,
+//! the foreign keys that refer to a table (as SQLAlchemy's MySQL dialect reflects them: the keys of
+//! the tables of the same database, `ON DELETE` as the server lists it), and how rows are told
+//! apart (the primary key, else the first column, which the engine promotes).
+//!
+//! # Saved copies
+//!
+//! MySQL's side of a saved copy (`flow::saved`): the copy lives in a database of its own on the
+//! same server (the user needs the privilege to create it); the next generated keys are each
+//! table's `AUTO_INCREMENT`.
+//!
+//! A restore turns the foreign keys' checks off for its session (`FOREIGN_KEY_CHECKS = 0`, no
+//! privilege needed) and writes keys of 0 as given (`NO_AUTO_VALUE_ON_ZERO`), both set back as
+//! they were before the commit; a restore that fails gives its connection back to the pool,
+//! which resets it (`mysql/driver.rs`), so neither setting outlives it. The tables are emptied with `DELETE` rather than
+//! `TRUNCATE`, which commits: the rows go back in one transaction (of InnoDB tables; a table of
+//! another engine, MyISAM, keeps what was done before a failure). MySQL cannot turn a table's
+//! triggers off: a trigger on `DELETE` or `INSERT` of a saved table fires as its rows go back.
+//! Setting an `AUTO_INCREMENT` commits too, so the keys are set after the commit, and only
+//! where they moved.
 
 use crate::engine::EngineError;
 use crate::engine::table::{MappedColumn, MappedTable, Reflected};
-use crate::mysql::read_only_sql::skip_quoted;
+use crate::flow::driver::Session;
+use crate::flow::saved::{SavedTable, Saves, Store, Suspended};
+use crate::flow::{self, Columns, OnDelete, TableRef};
+use crate::mysql::driver::skip_quoted;
 use crate::mysql::types::MyKind;
+use crate::mysql::{MyResource, message, server_code};
+use mysql_async::prelude::Queryable;
+use mysql_async::{Conn, Row, Value};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 /// `name` as a MySQL identifier: in backquotes, a backquote doubled.
 pub(crate) fn quote_ident(name: &str) -> String {
@@ -254,6 +284,256 @@ fn internal(e: mysql_async::Error) -> EngineError {
         "reading the database's schema: {}",
         crate::mysql::message(&e)
     ))
+}
+
+/// A connection inside a write's transaction, as the flows use it.
+pub(crate) struct MyConnection<'a> {
+    pub(crate) tx: &'a mut Conn,
+    pub(crate) resource: &'a MyResource,
+    /// The model the request names, whose messages a database error takes.
+    pub(crate) model: &'a MyModel,
+}
+
+/// A table of the database, by its name.
+pub(crate) fn table(name: &str) -> TableRef {
+    TableRef {
+        name: name.to_owned(),
+        sql: quote_ident(name),
+    }
+}
+
+/// The foreign keys of the database's tables that refer to the table `?`, one row per column
+/// in each key's order.
+const REFERENCES: &str = "\
+SELECT k.TABLE_NAME, k.CONSTRAINT_NAME, k.COLUMN_NAME, k.REFERENCED_COLUMN_NAME, r.DELETE_RULE,
+       c.IS_NULLABLE = 'YES',
+       c.COLUMN_KEY = 'PRI' OR (c.ORDINAL_POSITION = 1 AND NOT EXISTS
+         (SELECT 1 FROM information_schema.TABLE_CONSTRAINTS t
+          WHERE t.TABLE_SCHEMA = k.TABLE_SCHEMA AND t.TABLE_NAME = k.TABLE_NAME
+            AND t.CONSTRAINT_TYPE = 'PRIMARY KEY'))
+FROM information_schema.KEY_COLUMN_USAGE k
+JOIN information_schema.REFERENTIAL_CONSTRAINTS r
+  ON r.CONSTRAINT_SCHEMA = k.CONSTRAINT_SCHEMA AND r.CONSTRAINT_NAME = k.CONSTRAINT_NAME
+ AND r.TABLE_NAME = k.TABLE_NAME
+JOIN information_schema.COLUMNS c
+  ON c.TABLE_SCHEMA = k.TABLE_SCHEMA AND c.TABLE_NAME = k.TABLE_NAME
+ AND c.COLUMN_NAME = k.COLUMN_NAME
+WHERE k.REFERENCED_TABLE_SCHEMA = DATABASE() AND k.TABLE_SCHEMA = DATABASE()
+  AND k.REFERENCED_TABLE_NAME = ?
+ORDER BY k.TABLE_NAME, k.CONSTRAINT_NAME, k.ORDINAL_POSITION";
+
+/// A table's primary key columns in key order, else its first column.
+const IDENTITY: &str = "\
+SELECT COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE
+WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND CONSTRAINT_NAME = 'PRIMARY'
+ORDER BY ORDINAL_POSITION";
+
+const FIRST_COLUMN: &str = "\
+SELECT COLUMN_NAME FROM information_schema.COLUMNS
+WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION LIMIT 1";
+
+impl MyConnection<'_> {
+    fn error(&self, e: mysql_async::Error) -> EngineError {
+        self.resource.write_error(self.model, e)
+    }
+}
+
+impl flow::Connection for MyConnection<'_> {
+    type Value = Value;
+
+    async fn query(&mut self, sql: &str, params: &[Value]) -> Result<Vec<Vec<Value>>, EngineError> {
+        let rows: Vec<Row> = self
+            .tx
+            .exec(sql, params.to_vec())
+            .await
+            .map_err(|e| self.error(e))?;
+        Ok(rows.into_iter().map(Row::unwrap).collect())
+    }
+
+    async fn references_to(
+        &mut self,
+        parent: &TableRef,
+    ) -> Result<Vec<flow::Reference>, EngineError> {
+        type KeyColumn = (String, String, String, String, String, bool, bool);
+        let rows: Vec<KeyColumn> = self
+            .tx
+            .exec(REFERENCES, (parent.name.clone(),))
+            .await
+            .map_err(|e| self.resource.unexpected(e))?;
+        let mut keys: Vec<(String, flow::Reference)> = Vec::new();
+        for (child, name, from, to, rule, nullable, in_key) in rows {
+            match keys.last_mut() {
+                Some((last, r)) if *last == name && r.child.name == child => {
+                    r.from.push(quote_ident(&from));
+                    r.to.push(quote_ident(&to));
+                    r.nullable &= nullable;
+                    r.in_child_key |= in_key;
+                }
+                _ => keys.push((
+                    name,
+                    flow::Reference {
+                        child: table(&child),
+                        from: vec![quote_ident(&from)],
+                        to: vec![quote_ident(&to)],
+                        on_delete: OnDelete::named(&rule),
+                        nullable,
+                        in_child_key: in_key,
+                    },
+                )),
+            }
+        }
+        Ok(keys.into_iter().map(|(_, r)| r).collect())
+    }
+
+    async fn columns(
+        &mut self,
+        table: &TableRef,
+        which: Columns,
+    ) -> Result<Vec<(String, String)>, EngineError> {
+        let sql = match which {
+            Columns::PrimaryKey => IDENTITY,
+            Columns::First => FIRST_COLUMN,
+        };
+        let names: Result<Vec<String>, _> = self.tx.exec(sql, (table.name.clone(),)).await;
+        let names = names.map_err(|e| self.resource.unexpected(e))?;
+        Ok(names
+            .iter()
+            .map(|c| (quote_ident(c), String::new()))
+            .collect())
+    }
+}
+
+/// Each saved table with an `AUTO_INCREMENT` column (by its SQL name), and its next value.
+pub(crate) type MyKeys = Vec<(String, u64)>;
+
+/// The next `AUTO_INCREMENT` value of each table of the database that has one.
+const AUTO_INCREMENTS: &str = "SELECT TABLE_NAME, AUTO_INCREMENT FROM information_schema.TABLES \
+     WHERE TABLE_SCHEMA = DATABASE() AND AUTO_INCREMENT IS NOT NULL";
+
+/// The server's errors of a privilege refused: to a database, to an action, to a table.
+const ACCESS_DENIED: [u16; 3] = [1044, 1227, 1142];
+
+impl MyResource {
+    /// The next `AUTO_INCREMENT` of each of `tables` that has one, as the server has it now.
+    async fn auto_increments(
+        &self,
+        conn: &mut Conn,
+        tables: &[SavedTable],
+    ) -> Result<MyKeys, EngineError> {
+        if !self.mariadb {
+            // MySQL 8 shows the catalog's statistics as cached for a day by default.
+            conn.query_drop("SET SESSION information_schema_stats_expiry = 0")
+                .await
+                .map_err(|e| self.unexpected(e))?;
+        }
+        let rows: Vec<(String, u64)> = conn
+            .query(AUTO_INCREMENTS)
+            .await
+            .map_err(|e| self.unexpected(e))?;
+        Ok(tables
+            .iter()
+            .filter_map(|t| {
+                let (_, next) = rows.iter().find(|(name, _)| *name == t.name)?;
+                Some((t.sql.clone(), *next))
+            })
+            .collect())
+    }
+}
+
+impl Saves for MyResource {
+    type Keys = MyKeys;
+
+    const KEYS_AFTER_COMMIT: bool = true;
+
+    // InnoDB reads the rows an `INSERT ... SELECT` copies with shared locks, held to the
+    // commit: the tables are copied as of one moment all the same.
+    const BEGIN_SNAPSHOT: &'static str = "START TRANSACTION WITH CONSISTENT SNAPSHOT";
+
+    async fn make_store(&self, conn: &mut Session<Self>, name: &str) -> Result<Store, EngineError> {
+        let database = quote_ident(name);
+        let conn = conn.conn();
+        if let Err(e) = conn.query_drop(format!("CREATE DATABASE {database}")).await {
+            if !server_code(&e).is_some_and(|code| ACCESS_DENIED.contains(&code)) {
+                return Err(self.unexpected(e));
+            }
+            let user: Option<String> = conn
+                .query_first("SELECT CURRENT_USER()")
+                .await
+                .map_err(|e| self.unexpected(e))?;
+            let user = user.unwrap_or_default();
+            let (name, host) = user.rsplit_once('@').unwrap_or((&user, "%"));
+            return Err(EngineError::Internal(format!(
+                "the copy is kept in a database of its own, named {}..., and user {user} may \
+                 not create one: grant it the privileges \
+                 (GRANT ALL ON `svc\\_emulator\\_saved\\_%`.* TO '{name}'@'{host}') ({})",
+                crate::flow::saved::STORE_PREFIX,
+                message(&e)
+            )));
+        }
+        let drop = format!("DROP DATABASE IF EXISTS {database}");
+        let pool = self.pool.clone();
+        Ok(Store::dropped_by(async move {
+            if let Ok(mut conn) = pool.get_conn().await {
+                let _ = conn.query_drop(drop).await;
+            }
+        }))
+    }
+
+    async fn read_keys(
+        &self,
+        conn: &mut Session<Self>,
+        tables: &[SavedTable],
+    ) -> Result<MyKeys, EngineError> {
+        self.auto_increments(conn.conn(), tables).await
+    }
+
+    async fn put_keys(
+        &self,
+        conn: &mut Session<Self>,
+        tables: &[SavedTable],
+        keys: &MyKeys,
+    ) -> Result<(), EngineError> {
+        let now = self.auto_increments(conn.conn(), tables).await?;
+        for (table, next) in keys {
+            // Each `ALTER TABLE` commits and takes its time: only the counters that moved.
+            if now.iter().any(|(t, n)| t == table && n == next) {
+                continue;
+            }
+            self.run(
+                conn,
+                &format!("ALTER TABLE {table} AUTO_INCREMENT = {next}"),
+            )
+            .await?;
+        }
+        Ok(())
+    }
+
+    async fn suspend_checks(
+        &self,
+        conn: &mut Session<Self>,
+        _tables: &[SavedTable],
+    ) -> Result<Suspended, EngineError> {
+        self.run(
+            conn,
+            "SET @svc_emulator_checks = @@SESSION.foreign_key_checks, \
+             @svc_emulator_mode = @@SESSION.sql_mode",
+        )
+        .await?;
+        self.run(
+            conn,
+            "SET SESSION foreign_key_checks = 0, SESSION sql_mode = \
+             CONCAT_WS(',', NULLIF(@@SESSION.sql_mode, ''), 'NO_AUTO_VALUE_ON_ZERO')",
+        )
+        .await?;
+        Ok(Suspended {
+            still_checked: Vec::new(),
+            undo: vec![
+                "SET SESSION foreign_key_checks = @svc_emulator_checks, \
+                 SESSION sql_mode = @svc_emulator_mode"
+                    .to_owned(),
+            ],
+        })
+    }
 }
 
 #[cfg(test)]

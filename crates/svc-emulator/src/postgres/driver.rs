@@ -1,13 +1,392 @@
 //! PostgreSQL's driver (`flow::driver`): tokio-postgres on pooled connections, each keeping the
 //! statements it ran prepared.
+//!
+//! # Read-only SQL and actions
+//!
+//! Read-only SQL on a PostgreSQL resource (docs/contract.md 5.2), proved read-only by
+//! PostgreSQL itself, never by a word list:
+//!
+//! 1. Each `:name` outside strings, quoted names, dollar quotes and comments becomes a
+//!    parameter (`$1`, `$2`, ... one per occurrence, so that each is typed by its own context,
+//!    as the engine's literals are): values are **bound**, never written into the statement's
+//!    text, so no value can run as SQL whatever the statement or the session's settings. A
+//!    string is bound as text of unknown type (PostgreSQL types it as it would the engine's
+//!    untyped literal), a number as `integer`, `bigint` or `numeric` (the types PostgreSQL
+//!    gives the engine's number literals), a boolean as `boolean`.
+//! 2. The connection rolls back anything left over, then begins a `READ ONLY` transaction
+//!    with `SET LOCAL statement_timeout`.
+//! 3. The query runs as the engine runs it, inside a sub-select (`SELECT * FROM (<query>) AS
+//!    ...`), so a statement that is not a query (`DELETE`, `SET`, `COMMIT`, several
+//!    statements) fails there, and every write inside a query (`nextval`, `SELECT ... FOR
+//!    UPDATE`, data-modifying `WITH`) is refused by the read-only transaction. Its rows are read
+//!    through a cursor, and PostgreSQL checks each row's size before it sends it: a row larger
+//!    than the answer cap fails in the database and never reaches the emulator's memory.
+//! 4. The transaction is rolled back and the session discarded (`DISCARD ALL`, sent on its
+//!    own: settings, the role, advisory locks, `LISTEN`, prepared statements, cursors,
+//!    temporary tables); a connection that cannot be discarded is closed. SQL connections have
+//!    a pool of their own, whose connections are also cleaned before reuse.
+//! 5. At the deadline, or when the caller goes away (the future is dropped), PostgreSQL is
+//!    asked to cancel the statement.
+//!
+//! An action's statements run on the same sessions, in a read-write transaction
+//! (`flow::action`).
 
-use deadpool_postgres::{ClientWrapper, Object};
-use tokio_postgres::Row;
-use tokio_postgres::types::Type;
-
+use crate::dialect::Dialect;
+use crate::engine::python::Py;
+use crate::engine::sql_answer::{AnswerRows, past_the_cap, query_error, stopped_at_limit};
+use crate::engine::{EngineError, MAX_SQL_ROWS, sql_params};
 use crate::flow::driver::Driver;
-use crate::postgres::PgResource;
-use crate::postgres::filter::Params;
+use crate::flow::read_only_sql::{Access, Cancel, ReadOnlySql};
+use crate::postgres::dialect::Params;
+use crate::postgres::types::{Offset, interval, iso_time, parse_float, timestamp};
+use crate::postgres::{PgResource, message};
+use bytes::BytesMut;
+use deadpool_postgres::{ClientWrapper, Object};
+use futures_util::TryStreamExt;
+use serde_json::{Map, Value as Json};
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+use tokio_postgres::types::{Format, IsNull, ToSql, Type};
+use tokio_postgres::{Column, NoTls, Row, SimpleQueryMessage, Statement};
+
+/// The name the query's sub-select goes by in the statement that runs it.
+const ROW: &str = "__svc_q";
+
+/// The cursor the rows are read through (closed with the transaction).
+const CURSOR: &str = "__svc_rows";
+
+/// The text of the cast that fails for a row over the answer cap: its error names it.
+const TOO_LARGE: &str = "svc: a row of the answer is too large, bytes: ";
+
+/// PostgreSQL's side of a read-only query (`flow::read_only_sql`): a connection of the SQL pool, a
+/// `READ ONLY` transaction with its `statement_timeout`, the statement cancelled by PostgreSQL.
+impl ReadOnlySql for PgResource {
+    type Bound = Bound;
+
+    fn bind(query: &str, params: &Map<String, Json>) -> Result<Bound, EngineError> {
+        bind_names(query, params)
+    }
+
+    async fn open(&self, time: Duration, access: Access) -> Result<(Object, Offset), EngineError> {
+        let client = self.sql_client().await?;
+        let tz = self.timezone(&client).await?;
+        let millis = time.as_millis().max(1);
+        let access = match access {
+            Access::ReadOnly => "READ ONLY",
+            Access::ReadWrite => "READ WRITE",
+        };
+        client
+            .batch_execute(&format!(
+                "ROLLBACK; BEGIN TRANSACTION {access}; SET LOCAL statement_timeout = {millis}"
+            ))
+            .await
+            .map_err(|e| self.unexpected(e))?;
+        Ok((client, tz))
+    }
+
+    fn canceller(&self, client: &Object) -> Cancel {
+        let token = client.cancel_token();
+        Box::pin(async move {
+            let _ = token.cancel_query(NoTls).await;
+        })
+    }
+
+    async fn run(
+        &self,
+        client: &mut Object,
+        bound: &Bound,
+        _time: Duration,
+        answer_bytes: usize,
+        tz: Offset,
+        left_running: &AtomicBool,
+    ) -> Result<(Vec<String>, AnswerRows), EngineError> {
+        // As the engine runs it: a sub-select, here with one more column that fails in
+        // PostgreSQL when a row is larger than the answer cap (its text is the measure). The
+        // failing cast takes the row's size, so the planner cannot fold it.
+        let select = format!(
+            "SELECT {ROW}.*, CASE WHEN octet_length({ROW}::text) > {answer_bytes} \
+             THEN ('{TOO_LARGE}' || octet_length({ROW}::text))::int END \
+             FROM ({}) AS {ROW}",
+            bound.text
+        );
+        let statement = self.prepare_query(client, &select, bound).await?;
+        // The user's columns: all but the size check.
+        let columns = &statement.columns()[..statement.columns().len().saturating_sub(1)];
+        let (names, types) = names_and_types(columns)?;
+        let declare = format!("DECLARE {CURSOR} NO SCROLL CURSOR FOR {select}");
+        let declare = self.prepare_query(client, &declare, bound).await?;
+        client
+            .execute_raw(&declare, bound.values())
+            .await
+            .map_err(|e| query_failed(self, e))?;
+        // Rows come back as PostgreSQL's text, one at a time.
+        let stream = client
+            .simple_query_raw(&format!("FETCH FORWARD {MAX_SQL_ROWS} FROM {CURSOR}"))
+            .await
+            .map_err(|e| query_failed(self, e))?;
+        futures_util::pin_mut!(stream);
+        let mut rows = AnswerRows::new(answer_bytes);
+        while let Some(message) = stream.try_next().await.map_err(|e| query_failed(self, e))? {
+            let SimpleQueryMessage::Row(row) = message else {
+                continue;
+            };
+            let written = rows.push(types.len(), |buf, i| {
+                write_cell(buf, &types[i], row.get(i), tz);
+            });
+            written.map_err(|too_large| past_the_cap(left_running, too_large))?;
+        }
+        Ok((names, rows))
+    }
+
+    /// The connection goes back as it was found: no transaction, no settings, no advisory
+    /// locks, no prepared statements, no temporary tables. Two messages: a batch of both is
+    /// one implicit transaction, inside which PostgreSQL refuses `DISCARD ALL`.
+    async fn clean(client: Object) {
+        let _ = client.batch_execute("ROLLBACK").await;
+        if client.batch_execute("DISCARD ALL").await.is_err() {
+            // A session that cannot be cleaned must not serve another query: out of the pool,
+            // and closed.
+            drop(Object::take(client));
+        }
+    }
+
+    async fn execute(
+        &self,
+        client: &mut Object,
+        bound: &Bound,
+        answer_bytes: usize,
+        tz: Offset,
+    ) -> Result<(Vec<String>, AnswerRows), EngineError> {
+        // Prepared, not run: its columns say how to read its rows.
+        let statement = self.prepare_query(client, &bound.text, bound).await?;
+        let mut rows = AnswerRows::new(answer_bytes);
+        if statement.columns().is_empty() {
+            client
+                .execute_raw(&statement, bound.values())
+                .await
+                .map_err(|e| query_failed(self, e))?;
+            return Ok((Vec::new(), rows));
+        }
+        let (names, column_types) = names_and_types(statement.columns())?;
+        let aliases: Vec<String> = (1..=names.len()).map(|i| format!("c{i}")).collect();
+        // Each cell as PostgreSQL's output function writes it, as a read-only query reads it:
+        // a cast to text is that, but for `boolean`, whose cast says `true` where its output
+        // says `t`.
+        let texts: Vec<String> = aliases
+            .iter()
+            .zip(&column_types)
+            .map(|(a, ty)| match ty.as_str() {
+                "bool" => format!("CASE WHEN {a} THEN 't' WHEN NOT {a} THEN 'f' END"),
+                _ => format!("{a}::text"),
+            })
+            .collect();
+        let select = format!(
+            "WITH {ROWS}({}) AS ({}) SELECT {} FROM {ROWS}",
+            aliases.join(", "),
+            bound.text,
+            texts.join(", ")
+        );
+        let statement = self.prepare_query(client, &select, bound).await?;
+        let stream = client.query_raw(&statement, bound.values()).await;
+        let stream = stream.map_err(|e| query_failed(self, e))?;
+        futures_util::pin_mut!(stream);
+        while let Some(row) = stream.try_next().await.map_err(|e| query_failed(self, e))? {
+            rows.push(column_types.len(), |buf, i| {
+                write_cell(buf, &column_types[i], row.get::<_, Option<&str>>(i), tz);
+            })?;
+        }
+        Ok((names, rows))
+    }
+}
+
+impl PgResource {
+    /// `sql` prepared with the types of `bound`'s values; a refusal is the query's.
+    pub(super) async fn prepare_query(
+        &self,
+        client: &Object,
+        sql: &str,
+        bound: &Bound,
+    ) -> Result<Statement, EngineError> {
+        let prepared = client.prepare_typed(sql, &bound.types()).await;
+        prepared.map_err(|e| query_failed(self, e))
+    }
+}
+
+/// The names of an answer's `columns` (refused when one repeats) and their types' names.
+pub(super) fn names_and_types(
+    columns: &[Column],
+) -> Result<(Vec<String>, Vec<String>), EngineError> {
+    let names: Vec<String> = columns.iter().map(|c| c.name().to_owned()).collect();
+    refuse_repeated_names(&names)?;
+    let types = columns
+        .iter()
+        .map(|c| c.type_().name().to_owned())
+        .collect();
+    Ok((names, types))
+}
+
+/// A query error from PostgreSQL (syntax, unknown table, a write refused in the read-only
+/// transaction, the statement timeout): `400` naming `query`.
+pub(super) fn query_failed(resource: &PgResource, e: tokio_postgres::Error) -> EngineError {
+    match e.as_db_error() {
+        Some(db) if db.code() == &tokio_postgres::error::SqlState::READ_ONLY_SQL_TRANSACTION => {
+            query_error(format!(
+                "Queries are read-only: {} (PostgreSQL refused it in a read-only transaction).",
+                db.message()
+            ))
+        }
+        // The size check of a row over the answer cap (the cap is in the message's text).
+        Some(db) if db.message().contains(TOO_LARGE) => query_error(
+            "The answer is larger than the SQL answer limit: a row alone is larger; select \
+             fewer columns or smaller values."
+                .to_owned(),
+        ),
+        Some(db) if db.code() == &tokio_postgres::error::SqlState::QUERY_CANCELED => {
+            stopped_at_limit()
+        }
+        Some(_) => query_error(message(&e).trim_end().to_owned()),
+        None => resource.unexpected(e),
+    }
+}
+
+/// One value of PostgreSQL text of type `ty` as the engine's SQL answer writes it: psycopg2's
+/// Python value through the engine's JSON encoder. Integers, floats and booleans as such (NaN
+/// and the infinities `null`); `numeric` as `float(value)` (`1.0`); JSON as JSON; a date-time
+/// with its offset, a `timestamp` with the database's (`tz`), `Z` for UTC; an `interval` (a
+/// `timedelta`) as the text of its total seconds; everything else as PostgreSQL's text.
+pub(super) fn write_cell(buf: &mut Vec<u8>, ty: &str, text: Option<&str>, tz: Offset) {
+    let Some(text) = text else {
+        return Py::None.write_answer(buf, tz);
+    };
+    let value = match ty {
+        "int2" | "int4" | "int8" | "oid" => Py::Int(text.to_owned()),
+        "float4" | "float8" | "numeric" => Py::Float(parse_float(text)),
+        "bool" => Py::Bool(text == "t"),
+        "json" | "jsonb" => Py::Json(text.to_owned()),
+        // psycopg2 reads `infinity` and `-infinity` as Python's largest and smallest date-times.
+        "timestamp" | "timestamptz" => timestamp(match text {
+            "infinity" => "9999-12-31 23:59:59.999999",
+            "-infinity" => "0001-01-01 00:00:00",
+            other => other,
+        }),
+        "time" => Py::Time(iso_time(text), None),
+        "interval" => interval(text),
+        _ => Py::Str(text.to_owned()),
+    };
+    value.write_answer(buf, tz);
+}
+
+/// [decision: stricter] Columns that share a name: the engine reads each row by name, so
+/// every such column shows the last one's value (`select 1 as a, 2 as a` is `[[2, 2]]`), and
+/// three columns fail (`Ambiguous column name`): refused, naming the column.
+pub(super) fn refuse_repeated_names(names: &[String]) -> Result<(), EngineError> {
+    for (i, name) in names.iter().enumerate() {
+        if names[..i].contains(name) {
+            return Err(EngineError::stricter(
+                "query",
+                format!(
+                    "The answer has more than one column named {name:?}: the data engine shows \
+                 the last one's value in each of them. Name each column (AS)."
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A statement with its parameters: the text with `$1`, `$2`, ... and a value for each.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Bound {
+    pub(super) text: String,
+    params: Vec<Param>,
+}
+
+/// One bound value: its type as the engine's literal would have it, and its text.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Param {
+    ty: Type,
+    text: Option<String>,
+}
+
+impl Bound {
+    pub(super) fn types(&self) -> Vec<Type> {
+        self.params.iter().map(|p| p.ty.clone()).collect()
+    }
+
+    pub(super) fn values(&self) -> Vec<TextValue<'_>> {
+        self.params
+            .iter()
+            .map(|p| TextValue(p.text.as_deref()))
+            .collect()
+    }
+}
+
+impl Param {
+    /// The engine's driver writes a value as a literal: a string as an untyped literal, a
+    /// number as a number literal (`integer` when it fits, then `bigint`, else `numeric`), a
+    /// boolean as `true`/`false`; arrays and objects are given as their JSON text (a string).
+    fn of(value: &Json) -> Self {
+        let (ty, text) = match value {
+            Json::Null => (Type::UNKNOWN, None),
+            Json::Bool(b) => (Type::BOOL, Some(b.to_string())),
+            Json::Number(n) => {
+                let ty = match n.as_i64() {
+                    Some(i) if i32::try_from(i).is_ok() => Type::INT4,
+                    Some(_) => Type::INT8,
+                    None => Type::NUMERIC,
+                };
+                (ty, Some(n.to_string()))
+            }
+            Json::String(s) => (Type::UNKNOWN, Some(s.clone())),
+            other => (Type::UNKNOWN, Some(other.to_string())),
+        };
+        Self { ty, text }
+    }
+}
+
+/// A parameter value sent in PostgreSQL's text format, which the server reads as it reads a
+/// literal of the parameter's type; `None` is `NULL`.
+#[derive(Debug)]
+pub(super) struct TextValue<'a>(Option<&'a str>);
+
+impl ToSql for TextValue<'_> {
+    fn to_sql(
+        &self,
+        _ty: &Type,
+        out: &mut BytesMut,
+    ) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
+        match self.0 {
+            Some(text) => {
+                out.extend_from_slice(text.as_bytes());
+                Ok(IsNull::No)
+            }
+            None => Ok(IsNull::Yes),
+        }
+    }
+
+    fn accepts(_ty: &Type) -> bool {
+        true
+    }
+
+    fn encode_format(&self, _ty: &Type) -> Format {
+        Format::Text
+    }
+
+    tokio_postgres::types::to_sql_checked!();
+}
+
+/// Replaces each `:name` outside strings, quoted names, dollar quotes and comments by a
+/// parameter (`$1`, `$2`, ...) bound to `params[name]`; `$1`-style parameters are refused
+/// (there is nothing to bind them to).
+pub(super) fn bind_names(query: &str, params: &Map<String, Json>) -> Result<Bound, EngineError> {
+    let (text, params) = sql_params::bind_names(query, params, PgResource::skip, Param::of, |n| {
+        format!("${n}")
+    })?;
+    Ok(Bound { text, params })
+}
+
+/// The name of the `WITH` an action's statement runs in.
+const ROWS: &str = "__svc_action";
 
 /// Statements a pooled connection keeps prepared; past this it starts afresh. Each list shape
 /// (filters, order, paging) is a statement of its own.
@@ -89,5 +468,138 @@ pub(crate) fn roll_back(client: Object) {
             });
         }
         Err(_) => drop(Object::take(client)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn bound(query: &str, params: Json) -> Result<Bound, EngineError> {
+        bind_names(query, params.as_object().unwrap())
+    }
+
+    fn param(ty: Type, text: Option<&str>) -> Param {
+        Param {
+            ty,
+            text: text.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn names_become_parameters_outside_quotes_and_comments() {
+        let q = bound(
+            "select :a, ':b', \":c\", x::int, $$ :d $$, $t$ :e $t$ -- :f\n /* :g /* :h */ */ :i, :a",
+            json!({"a": "it's", "i": -1}),
+        )
+        .unwrap();
+        assert_eq!(
+            q.text,
+            "select $1, ':b', \":c\", x::int, $$ :d $$, $t$ :e $t$ -- :f\n /* :g /* :h */ */ $2, $3"
+        );
+        // One parameter per occurrence, each typed as the engine's literal would be.
+        assert_eq!(
+            q.params,
+            [
+                param(Type::UNKNOWN, Some("it's")),
+                param(Type::INT4, Some("-1")),
+                param(Type::UNKNOWN, Some("it's")),
+            ]
+        );
+        assert_eq!(
+            bound("select E'\\' :x'", json!({})).unwrap().text,
+            "select E'\\' :x'",
+            "an escaped quote does not end an E string"
+        );
+        let q = bound(
+            "select :n, :big, :huge, :f, :t, :z, :v",
+            json!({"n": 7, "big": 3_000_000_000_i64, "huge": 18_446_744_073_709_551_615_u64,
+                   "f": 1.5, "t": true, "z": null, "v": [1, "x"]}),
+        )
+        .unwrap();
+        assert_eq!(
+            q.params,
+            [
+                param(Type::INT4, Some("7")),
+                param(Type::INT8, Some("3000000000")),
+                param(Type::NUMERIC, Some("18446744073709551615")),
+                param(Type::NUMERIC, Some("1.5")),
+                param(Type::BOOL, Some("true")),
+                param(Type::UNKNOWN, None),
+                param(Type::UNKNOWN, Some("[1,\"x\"]")),
+            ]
+        );
+    }
+
+    /// Statements that the scanner reads wrong (a word ending in `e` before a quote, a
+    /// non-ASCII dollar-quote tag): whatever it makes of them, the value stays out of the text.
+    #[test]
+    fn a_value_never_enters_the_statement_text() {
+        let hostile = "\" || current_user || \"$é$ || current_user || $é$'; drop table t; --";
+        for query in [
+            "select name'\\', ' :p ' as b",
+            "select else'\\', ' :p ' as b",
+            "select $é$ :p $é$",
+            "select 'it\\'s :p'",
+            "select :p",
+        ] {
+            if let Ok(q) = bound(query, json!({ "p": hostile })) {
+                assert!(!q.text.contains("current_user"), "{query}: {}", q.text);
+                assert!(q.params.iter().all(|p| p.text.as_deref() == Some(hostile)));
+            }
+        }
+    }
+
+    #[test]
+    fn missing_and_positional_parameters_are_refused() {
+        let e = bound("select :nope", json!({})).unwrap_err();
+        assert!(e.to_string().contains(":nope"), "{e}");
+        let e = bound("select $1", json!({})).unwrap_err();
+        assert!(e.to_string().contains("Positional"), "{e}");
+    }
+
+    #[test]
+    fn cells_are_typed() {
+        let cell = |ty: &str, text: Option<&str>| {
+            let mut buf = Vec::new();
+            write_cell(&mut buf, ty, text, 0);
+            String::from_utf8(buf).unwrap()
+        };
+        assert_eq!(cell("int8", Some("12")), "12");
+        assert_eq!(cell("numeric", Some("20.50")), "20.5");
+        assert_eq!(cell("numeric", Some("1.00")), "1.0");
+        assert_eq!(
+            cell("numeric", Some("12345678901234567890")),
+            "1.2345678901234567e+19"
+        );
+        assert_eq!(cell("numeric", Some("NaN")), "null");
+        assert_eq!(cell("float8", Some("1e+20")), "1e+20");
+        assert_eq!(cell("bool", Some("f")), "false");
+        assert_eq!(cell("jsonb", Some("{\"a\": 1}")), "{\"a\":1}");
+        assert_eq!(
+            cell("timestamptz", Some("2024-01-05 10:00:00+00")),
+            "\"2024-01-05T10:00:00Z\""
+        );
+        assert_eq!(
+            cell("timestamptz", Some("2024-01-05 10:00:00.5+02")),
+            "\"2024-01-05T10:00:00.500000+02:00\""
+        );
+        assert_eq!(
+            cell("timestamp", Some("2024-01-05 10:00:00")),
+            "\"2024-01-05T10:00:00Z\""
+        );
+        // As the engine answered on PostgreSQL 15: a year is 365 days, a month 30.
+        assert_eq!(cell("interval", Some("-1 days +02:00:00")), "\"-79200.0\"");
+        assert_eq!(
+            cell("interval", Some("1 year 2 mons 3 days 04:05:06.5")),
+            "\"36993906.5\""
+        );
+        assert_eq!(cell("interval", Some("-00:00:01")), "\"-1.0\"");
+        assert_eq!(
+            cell("timestamp", Some("infinity")),
+            "\"9999-12-31T23:59:59.999999Z\""
+        );
+        assert_eq!(cell("text", None), "null");
     }
 }

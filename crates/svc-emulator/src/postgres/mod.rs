@@ -22,18 +22,13 @@
 //!
 //! The connection URL may carry a password: it is never logged or shown ([`redacted`]).
 
-mod action;
 pub(crate) mod aggregate;
-mod dialect;
-mod driver;
-pub(crate) mod filter;
-pub(crate) mod read_only_sql;
+pub(crate) mod dialect;
+pub(crate) mod driver;
+pub(crate) mod pages;
 pub(crate) mod records;
-mod references;
-mod saved;
 pub(crate) mod schema;
 pub(crate) mod types;
-pub(crate) mod walks;
 
 use crate::backend::pooled::{CONNECT_TIMEOUT, ForAMinute, POOL_SIZE, seed_failed};
 use std::str::FromStr;
@@ -61,7 +56,7 @@ pub struct PgResource {
     /// engine refreshes it.
     timezone: ForAMinute<Offset>,
     /// Where pages ended, so that the next page of a walk starts there (`walks`).
-    walks: walks::Walks,
+    walks: pages::Walks,
     url: String,
 }
 
@@ -138,7 +133,7 @@ impl PgResource {
             sql_pool: pool(&config, RecyclingMethod::Clean)?,
             schema: Models::default(),
             timezone: ForAMinute::default(),
-            walks: walks::Walks::default(),
+            walks: pages::Walks::default(),
             url: shown,
         };
         let client = resource.client().await?;

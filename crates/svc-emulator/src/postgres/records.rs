@@ -6,26 +6,24 @@ use deadpool_postgres::Object;
 use tokio_postgres::Row;
 use tokio_postgres::error::SqlState;
 
-use crate::backend::pooled::ESTIMATE_FROM;
 use crate::engine::EngineError;
 use crate::engine::body::{non_field, query_failed};
 use crate::engine::field_input::Internal;
 use crate::engine::python::floats::py_float_repr;
 use crate::engine::python::json::{PyJson, py_json_dumps};
 use crate::engine::python::text::py_text;
-use crate::engine::records::{Models, RecordRow, Records, first_record, record_json};
+use crate::engine::records::{Models, RecordRow, first_record, record_json};
 use crate::engine::table::Table;
 use crate::flow::delete::delete_row;
 use crate::flow::driver::{Failure, Session};
-use crate::flow::records::{Database, OwnedRows, Page, Pages};
-use crate::flow::walks::{Walker, from_anchor, keep_anchor, page_select, sort_key_of};
+use crate::flow::records::{Database, OwnedRows};
 use crate::flow::write::{Values, Writes, insert_statement, set_list, update_sql};
+use crate::postgres::dialect::{Params, datetime_literal};
 use crate::postgres::driver::prepared_rows;
-use crate::postgres::filter::{Params, PgWhere, datetime_literal};
-use crate::postgres::references::{PgConnection, by_ctid, table};
+use crate::postgres::schema::{PgConnection, by_ctid, table};
 use crate::postgres::schema::{PgField, PgModel};
 use crate::postgres::types::{Offset, PgKind, write_value};
-use crate::postgres::{PgResource, message, read_only_sql, walks};
+use crate::postgres::{PgResource, driver, message, pages};
 
 /// PostgreSQL's side of the record flows (`flow::read`).
 impl Database for PgResource {
@@ -45,7 +43,7 @@ impl Database for PgResource {
     }
 
     fn memo_key(sql: &str, params: &Params) -> Vec<u8> {
-        walks::key(sql, params)
+        pages::key(sql, params)
     }
 
     /// An integer key is compared as psycopg2 writes a Python int, a `bigint` literal (or a
@@ -81,7 +79,7 @@ impl Database for PgResource {
         match failure {
             Failure::Read { lenient } => self.read_failure(e).unless_lenient(lenient),
             Failure::Write(model) => self.write_error(model, e),
-            Failure::Query => read_only_sql::query_failed(self, e),
+            Failure::Query => driver::query_failed(self, e),
             Failure::Unexpected => self.unexpected(e),
         }
     }
@@ -89,44 +87,6 @@ impl Database for PgResource {
 
 /// PostgreSQL's driver reads a statement's rows whole.
 impl OwnedRows for PgResource {}
-
-/// PostgreSQL's pages of a list (`flow::read`).
-impl Pages for PgResource {
-    /// A page reads and converts only its own rows (see `postgres/walks.rs`). The count, when
-    /// it is sure to be needed (any page but the first) or cheap (the catalog's estimate, or a
-    /// count of a table too small to have one), goes with the page: both statements are sent
-    /// before either answer is awaited.
-    async fn page(
-        &self,
-        reader: &mut Object,
-        page: &Page<'_, Self>,
-        out: &mut Records<'_, PgModel>,
-    ) -> Result<Option<u64>, EngineError> {
-        let client = &*reader;
-        let (rows, count) = if page.number > 1 || page.filter.sql.is_empty() {
-            let (rows, count) = futures_util::future::try_join(
-                self.page_rows(client, page),
-                self.count_rows(client, page.model, page.filter, page.lenient),
-            )
-            .await?;
-            (rows, Some(count))
-        } else {
-            (self.page_rows(client, page).await?, None)
-        };
-        rows.iter().for_each(|row| out.push(row));
-        Ok(count)
-    }
-
-    async fn count(
-        &self,
-        reader: &mut Object,
-        model: &PgModel,
-        filter: &PgWhere,
-        lenient: bool,
-    ) -> Result<u64, EngineError> {
-        self.count_rows(reader, model, filter, lenient).await
-    }
-}
 
 /// PostgreSQL's side of the writes (`flow::write`). A locked row is named by its `ctid`, since
 /// a key of several columns names a row by all of them and the URL gives the first one only.
@@ -278,111 +238,6 @@ fn at_identity(model: &PgModel, at_row: &str) -> String {
 }
 
 impl PgResource {
-    /// The rows of one page: those of `LIMIT per_page OFFSET offset`, read from the nearest
-    /// anchor of the same walk when one is valid, else with `OFFSET` over the keys alone; the
-    /// end of a full page is kept as an anchor. Without a total order that can be sought
-    /// (see [`walks::seek_terms`]), the engine's statement as it is.
-    async fn page_rows(
-        &self,
-        client: &deadpool_postgres::ClientWrapper,
-        page: &Page<'_, Self>,
-    ) -> Result<Vec<Row>, EngineError> {
-        let (model, filter, offset, lenient) = (page.model, page.filter, page.offset, page.lenient);
-        let Some(seek) = walks::seek_terms(model, page.terms) else {
-            let sql = page.offset_select();
-            return self.read_rows(client, &sql, &filter.params, lenient).await;
-        };
-        let walk_key = page.walk_key();
-        let extra = format!(
-            ", {}{}",
-            walks::SNAPSHOT,
-            Self::sort_key_columns(model, &seek)
-        );
-        let snapshot_at = model.fields.len();
-        if offset > 0
-            && let Some(anchor) = self.walks.anchor(&walk_key, offset)
-        {
-            let (sql, params) = from_anchor(page, &seek, &extra, &anchor);
-            let rows = self.read_rows(client, &sql, &params, lenient).await?;
-            let same = rows.first().is_some_and(|r| {
-                r.get::<_, Option<&str>>(snapshot_at) == Some(anchor.1.token.as_str())
-            });
-            if same {
-                self.keep_anchor(&walk_key, &rows, page, seek.len());
-                return Ok(rows);
-            }
-        }
-        let sql = page_select(page, &extra, &filter.sql, offset);
-        let rows = self
-            .read_rows(client, &sql, &filter.params, lenient)
-            .await?;
-        self.keep_anchor(&walk_key, &rows, page, seek.len());
-        Ok(rows)
-    }
-
-    /// Keeps the end of a full page as an anchor of its walk, under the snapshot read beside
-    /// its last row (its sort key follows).
-    fn keep_anchor(&self, walk_key: &[u8], rows: &[Row], page: &Page<'_, Self>, terms: usize) {
-        let at = page.model.fields.len();
-        let Some(last) = rows.last().filter(|_| rows.len() as u64 == page.per_page) else {
-            return;
-        };
-        if let Some(snapshot) = last.get::<_, Option<String>>(at) {
-            let cells: Vec<usize> = (at + 1..at + 1 + terms).collect();
-            let sort_key = sort_key_of::<Self>(last, &cells);
-            keep_anchor(self, walk_key, page, sort_key, snapshot);
-        }
-    }
-
-    /// The engine's count: the catalog estimate of an unfiltered table when it is at least
-    /// 10 000 (`SELECT reltuples FROM pg_class WHERE relname = ...`, the first such table of
-    /// any schema), else `COUNT(*)`. Unfiltered, one statement does both: `COALESCE` runs the
-    /// count only when the estimate is not taken (never remembered: `VACUUM` may change the
-    /// estimate without a transaction). Filtered, the count is remembered per snapshot.
-    async fn count_rows(
-        &self,
-        client: &deadpool_postgres::ClientWrapper,
-        model: &PgModel,
-        filter: &PgWhere,
-        lenient: bool,
-    ) -> Result<u64, EngineError> {
-        let rows = if filter.sql.is_empty() {
-            let sql = format!(
-                "SELECT COALESCE((SELECT e FROM (SELECT trunc(reltuples)::int8 AS e FROM pg_class \
-                 WHERE relname = $1::text LIMIT 1) s WHERE e >= {ESTIMATE_FROM}), \
-                 (SELECT count(*) FROM {}))",
-                model.table_sql
-            );
-            let params = Params(vec![Some(model.name.clone())]);
-            self.read_rows(client, &sql, &params, lenient).await?
-        } else {
-            // A filtered count is remembered with the snapshot it was made in, and the
-            // statement counts again only when its own snapshot differs (see `walks`).
-            let count = format!("(SELECT count(*) FROM {}{})", model.table_sql, filter.sql);
-            let key = walks::key(&count, &filter.params);
-            let kept = self.walks.count(&key);
-            let mut params = filter.params.clone();
-            let (snapshot, n) = kept.map_or((None, None), |(s, n)| (Some(s), Some(n.to_string())));
-            let kept_snapshot = params.cast(snapshot, "text");
-            let kept_count = params.cast(n, "bigint");
-            let sql = format!(
-                "SELECT CASE WHEN now.snapshot = {kept_snapshot} THEN {kept_count} ELSE {count} \
-                 END, now.snapshot FROM (SELECT txid_current_snapshot()::text AS snapshot) now"
-            );
-            let rows = self.read_rows(client, &sql, &params, lenient).await?;
-            if let Some(row) = rows.first()
-                && let (Some(n), Some(snapshot)) = (
-                    row.get::<_, Option<i64>>(0),
-                    row.get::<_, Option<String>>(1),
-                )
-            {
-                self.walks.keep_count(key, snapshot, n.max(0) as u64);
-            }
-            rows
-        };
-        Ok(rows.first().map_or(0, |r| r.get::<_, i64>(0)) as u64)
-    }
-
     /// Runs a read (a database error as [`Failure::Read`] says).
     pub(crate) async fn read_rows(
         &self,

@@ -7,18 +7,15 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use rusqlite::{Connection, ErrorCode, Statement};
+use rusqlite::{ErrorCode, Statement};
 use serde_json::{Map, Value as Json};
 
-use crate::engine::sql_answer::AnswerRows;
 use crate::engine::sql_answer::query_error;
 use crate::engine::{EngineError, SqlLimits};
-use crate::flow::action::{ActionSql, inputs, run_action};
+use crate::flow::action::{inputs, run_action};
 use crate::flow::references::run_now;
+use crate::sqlite::driver::{SqlCancel, Watchdog, json_param};
 use crate::sqlite::flows::Sqlite;
-use crate::sqlite::read_only_sql::{
-    SqlCancel, SqliteQuery, Stop, Watchdog, json_param, unstoppable, write_rows,
-};
 use crate::sqlite::resource::Resource;
 
 impl Resource {
@@ -58,43 +55,7 @@ fn gone() -> EngineError {
     query_error("The action was cancelled: its client went away.")
 }
 
-/// SQLite's side of an action (`flow::action`): each statement prepared and bound as it comes
-/// (`:name` inputs only), its rows written within the cap, under the operation's watchdog.
-impl<'c> ActionSql for Sqlite<'c> {
-    async fn execute(
-        &self,
-        conn: &mut &'c mut Connection,
-        bound: &SqliteQuery,
-        answer_bytes: usize,
-        _tz: i32,
-    ) -> Result<(Vec<String>, AnswerRows), EngineError> {
-        let (_, watchdog) = self.stop.ok_or_else(unstoppable)?;
-        let mut stmt = match conn.prepare(&bound.query) {
-            Ok(stmt) => stmt,
-            Err(rusqlite::Error::MultipleStatement) => {
-                return Err(query_error(
-                    "An action's statement holds more than one statement: give them as a list \
-                     (\"sql\": [\"...\", \"...\"]).",
-                ));
-            }
-            Err(e) => return Err(failed(e)),
-        };
-        bind(&mut stmt, &bound.params)?;
-        let columns: Vec<String> = stmt.column_names().map(str::to_owned).collect();
-        let mut rows = AnswerRows::new(answer_bytes);
-        write_rows(&mut stmt, columns.len(), &mut rows, watchdog).map_err(|e| match e {
-            Stop::Deadline => too_long(watchdog.limit()),
-            Stop::TooLarge => query_error(format!(
-                "The answer is larger than {} MiB; return fewer rows or columns.",
-                answer_bytes / (1024 * 1024)
-            )),
-            Stop::Sqlite(e) => failed(e),
-        })?;
-        Ok((columns, rows))
-    }
-}
-
-fn too_long(time: Duration) -> EngineError {
+pub(super) fn too_long(time: Duration) -> EngineError {
     query_error(format!(
         "The action ran longer than {} s and was stopped.",
         time.as_secs_f64()
@@ -102,7 +63,7 @@ fn too_long(time: Duration) -> EngineError {
 }
 
 /// The database's refusal of a statement, as its message says it.
-fn failed(e: rusqlite::Error) -> EngineError {
+pub(super) fn failed(e: rusqlite::Error) -> EngineError {
     match e {
         rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::OperationInterrupted => {
             query_error(
@@ -114,7 +75,10 @@ fn failed(e: rusqlite::Error) -> EngineError {
 }
 
 /// Binds each `:name` to `inputs[name]` as a read-only query binds its parameters.
-fn bind(stmt: &mut Statement<'_>, inputs: &Map<String, Json>) -> Result<(), EngineError> {
+pub(super) fn bind_inputs(
+    stmt: &mut Statement<'_>,
+    inputs: &Map<String, Json>,
+) -> Result<(), EngineError> {
     for index in 1..=stmt.parameter_count() {
         let name = stmt.parameter_name(index).map(str::to_owned);
         let Some(key) = name.as_deref().and_then(|n| n.strip_prefix(':')) else {

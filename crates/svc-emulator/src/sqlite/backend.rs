@@ -19,8 +19,8 @@ use crate::engine::{
     AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Selection, SqlLimits,
 };
 use crate::sqlite::Resource;
+use crate::sqlite::driver::SqlCancel;
 use crate::sqlite::handoff::{Attempt, INLINE_TRIES, LastRun, ListRun, Mode, Route, route_list};
-use crate::sqlite::read_only_sql::SqlCancel;
 use crate::sqlite::saved::SavedDatabase;
 
 /// Runs `work` on the blocking pool, keeping `hold` until it has ended.

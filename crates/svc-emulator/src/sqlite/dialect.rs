@@ -1,13 +1,69 @@
 //! SQLite's words (`crate::dialect`): `IS` for an equality that matches NULLs, no lock clause,
 //! and how its statements' text reads (quoted names in `"`, `` ` `` or `[...]`).
+//!
+//! A list's selection (filters and search) and order as SQLite SQL with bound parameters,
+//! as the data engine (SQLAlchemy's SQLite dialect) builds them. The grammar itself (which
+//! keys name which lookups, how values are read) is the engine's, in
+//! [`crate::engine::filter`]; this file writes each condition in SQLite's SQL.
+//!
+//! No user text is ever spliced into SQL: field names are checked against the schema and
+//! written from it, values are always bound. SQLite compares, matches and orders exactly as the
+//! engine's SQL makes it: `lower(col) LIKE lower(?)` for the `i...` lookups (`%` and `_` stay
+//! wildcards, case folding is ASCII only), `CAST(col AS VARCHAR) = ?` for a number column in
+//! `_search`, `NOT (...)` for `exclude__` (so rows where the column is NULL drop out), and
+//! values bound with the Python types the engine binds (floats for number filters,
+//! `YYYY-MM-DD HH:MM:SS.ffffff` text for date-times).
+
+use rusqlite::types::Value;
 
 use crate::dialect::Dialect;
+use crate::dialect::clause::key_is_not_null;
+use crate::dialect::lookup::{Filter, lookup_condition};
+use crate::dialect::relation::RelationSql;
+use crate::engine::Lookup;
 use crate::engine::error::EngineError;
+use crate::engine::filter::{Arg, PyNumber};
+use crate::engine::list::Selection;
+use crate::engine::relation::Use;
 use crate::engine::sql_params::{block_comment_end, line_end, skip_quoted};
+use crate::engine::types::{FilterFamily, Reflected, Search};
 use crate::sqlite::flows::Sqlite;
+use crate::sqlite::model::{Field, Model};
 
-/// SQLite's words: `IS`, and no lock.
+/// A number filter's value bound as the engine binds it: a Python int or float.
+fn number_value(n: PyNumber) -> Value {
+    match n {
+        PyNumber::Int(i) => Value::Integer(i),
+        PyNumber::Float(f) => Value::Real(f),
+    }
+}
+
+/// One filter, as its condition is built.
+type Ctx<'a> = Filter<'a, Field>;
+
+fn number(ctx: &Ctx<'_>, raw: &str) -> Result<PyNumber, EngineError> {
+    ctx.reader().number(raw)
+}
+
+/// A value bound for `exact`, `gt`, `gte`, `lt`, `lte` and each `in` item.
+fn compared(ctx: &Ctx<'_>, raw: &str, in_list: bool) -> Result<Value, EngineError> {
+    Ok(match ctx.field.ty.filter {
+        FilterFamily::Number => number_value(number(ctx, raw)?),
+        FilterFamily::Boolean => Value::Integer(i64::from(ctx.boolean(raw)?)),
+        // `in` on a date column compares the raw texts; the other lookups the date.
+        FilterFamily::Date if in_list => Value::Text(raw.to_owned()),
+        FilterFamily::Date => Value::Text(ctx.reader().date_text(raw)?),
+        FilterFamily::DateTime => Value::Text(ctx.datetime(raw)?.naive_text()),
+        FilterFamily::Text | FilterFamily::Json => Value::Text(raw.to_owned()),
+    })
+}
+
+/// SQLite's SQL of a selection's parts (`flow::filter`).
 impl Dialect for Sqlite<'_> {
+    type Model = Model;
+    type Field = Field;
+    type Params = Vec<Value>;
+
     const RESERVED_WORDS: &'static str = include_str!("reserved_words.txt");
 
     /// The resource's one writer connection is held for the whole flow (`with_writer`), so no
@@ -36,4 +92,112 @@ impl Dialect for Sqlite<'_> {
             _ => return None,
         }))
     }
+
+    const RELATED: RelationSql<Model> = RELATED;
+
+    fn key_present(key: &Field) -> String {
+        key_present(key)
+    }
+
+    fn bind_text(text: String, params: &mut Vec<Value>) -> String {
+        params.push(Value::Text(text));
+        "?".to_owned()
+    }
+
+    /// A column of no declared type is matched by its text, as the engine does.
+    fn likes_as_text(field: &Field) -> bool {
+        field.ty.reflected == Reflected::Untyped
+    }
+
+    /// `'%{}%'.format(value)` after the engine's field.
+    fn contained(ctx: &Ctx<'_>, raw: &str) -> Result<String, EngineError> {
+        Ok(match ctx.field.ty.filter {
+            FilterFamily::Number => number(ctx, raw)?.text(),
+            FilterFamily::DateTime => ctx.datetime(raw)?.python_str(),
+            FilterFamily::Boolean
+            | FilterFamily::Date
+            | FilterFamily::Text
+            | FilterFamily::Json => raw.to_owned(),
+        })
+    }
+
+    fn compared(
+        ctx: &Ctx<'_>,
+        raw: &str,
+        in_list: bool,
+        params: &mut Vec<Value>,
+    ) -> Result<String, EngineError> {
+        params.push(compared(ctx, raw, in_list)?);
+        Ok("?".to_owned())
+    }
+
+    /// Number columns' text equals the search text, text columns' contains it.
+    fn binary(field: &Field) -> bool {
+        field.ty.reflected == Reflected::Blob
+    }
+
+    fn search_kind(field: &Field) -> Search {
+        field.ty.search
+    }
+
+    /// `tz` changes nothing on SQLite, where the engine sets no time zone.
+    fn time_zone(_selection: &Selection, _use: Use) -> Result<(), EngineError> {
+        Ok(())
+    }
+
+    fn condition(
+        ctx: &Ctx<'_>,
+        lookup: Lookup,
+        arg: Arg<'_>,
+        params: &mut Vec<Value>,
+    ) -> Result<String, EngineError> {
+        let blob = ctx.field.ty.reflected == Reflected::Blob;
+        if blob && !matches!(lookup, Lookup::IsNull | Lookup::IsEmpty) {
+            // SQLAlchemy's binary type cannot bind text: the engine fails (500).
+            return Err(ctx.engine_fails(format!(
+                "Binary field {:?} can only be filtered with isnull and isempty (the data \
+                 engine fails on {:?}).",
+                ctx.field.name, ctx.key
+            )));
+        }
+        lookup_condition::<Self>(ctx, lookup, arg, params)
+    }
 }
+
+/// The engine's `key IS NOT NULL` on a promoted key, written as a range where SQLite's
+/// affinity makes the two the same, so that the row order of ties matches the engine's.
+///
+/// **Why:** the order of rows that share every `_order_by` term and the (repeated) promoted key
+/// is the order SQLite reads them in, and a list shows the first one of each key. The engine's
+/// SQLite (3.40, Python's `sqlite3`) reads `key IS NOT NULL` with a bound `LIMIT` as the range
+/// `key > NULL` over an index whose first column is the key (`SEARCH ... (k1>?)`), in index
+/// order; the emulator's SQLite (3.5x) scans the table for the same statement, in rowid order.
+/// A one-sided range is still read through the index by both. It leaves out exactly the NULLs:
+/// SQLite orders NULL < numbers < text < blobs, so every value of a column with numeric affinity
+/// (or none) is `>= -9e999` (minus infinity), and every value of a text-affinity column (text
+/// or blob) is `>= ''`. A column whose affinity is not certain from its declared type (an empty
+/// type: a view's expression may have any) keeps `IS NOT NULL`.
+fn key_present(key: &Field) -> String {
+    let declared = key.declared_type.to_ascii_uppercase();
+    let least = if declared.contains("INT") {
+        "-9e999"
+    } else if ["CHAR", "CLOB", "TEXT"]
+        .iter()
+        .any(|t| declared.contains(t))
+    {
+        "''"
+    } else if declared.trim().is_empty() {
+        return key_is_not_null(&key.sql);
+    } else {
+        // REAL, NUMERIC and BLOB affinities: the literal is compared as a number.
+        "-9e999"
+    };
+    format!("{} >= {least}", key.sql)
+}
+
+/// The SQL of the tables and columns a `_relation` path names (`dialect::relation`).
+const RELATED: RelationSql<Model> = RelationSql {
+    table_sql: |m| m.table_sql.clone(),
+    column_sql: |f| f.sql.clone(),
+    outer_sql: |f| f.sql.clone(),
+};

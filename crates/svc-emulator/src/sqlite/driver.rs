@@ -1,12 +1,688 @@
 //! SQLite's driver (`flow::driver`): rusqlite on the one connection an operation holds, each
 //! step done when it is called (`flow::references::run_now`).
+//!
+//! # Read-only SQL
+//!
+//! Read-only SQL on a resource (docs/contract.md 5.2): one statement, proven read-only by SQLite itself
+//! (see [`Resource::sql`]). The query runs the shared flow (`flow::read_only_sql`) on the
+//! connection the operation holds; SQLite's side of it ([`ReadOnlySql`]) keeps the deadline
+//! itself (a watchdog thread and the progress handler), since its statement has ended when
+//! `run` returns.
 
-use rusqlite::types::Value;
-use rusqlite::{Connection, params_from_iter};
-
-use crate::flow::driver::Driver;
+use crate::engine::sql_answer::{AnswerRows, query_error, write_encoder_bytes};
+use crate::engine::{EngineError, MAX_SQL_ROWS, SqlLimits};
+use crate::flow::driver::{Driver, Failure};
+use crate::flow::read_only_sql::{Access, Cancel, ReadOnlySql, read_only};
+use crate::flow::records::Database;
+use crate::flow::references::run_now;
+use crate::sqlite::action::{bind_inputs, failed, too_long};
 use crate::sqlite::flows::Sqlite;
+use crate::sqlite::model::FieldKind;
+use crate::sqlite::resource::Resource;
 use crate::sqlite::schema::prepare;
+use crate::sqlite::values::write_value;
+use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
+use rusqlite::limits::Limit;
+use rusqlite::types::{Value, ValueRef};
+use rusqlite::{Connection, ErrorCode, Statement, params_from_iter};
+use serde_json::{Map, Value as Json};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Stops a query from another thread: the HTTP handler cancels when its client goes away
+/// (its future is dropped), which interrupts the statement if it runs, or keeps it from
+/// starting.
+///
+/// An interrupt reaches only a statement that is stepping; one that lands while the query is
+/// being prepared is lost, so the flag is also read by the progress handler and before the first
+/// step.
+#[derive(Default)]
+pub(crate) struct SqlCancel {
+    cancelled: Arc<AtomicBool>,
+    state: Mutex<CancelState>,
+}
+
+#[derive(Default)]
+struct CancelState {
+    running: Option<rusqlite::InterruptHandle>,
+}
+
+impl SqlCancel {
+    /// Stops the query: interrupts it if it runs; a query not started yet will not start.
+    pub(crate) fn cancel(&self) {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        self.cancelled.store(true, Ordering::Relaxed);
+        if let Some(handle) = &state.running {
+            handle.interrupt();
+        }
+    }
+
+    /// Registers the running query's connection; `false` when the query was cancelled already.
+    pub(super) fn attach(&self, handle: rusqlite::InterruptHandle) -> bool {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if self.cancelled() {
+            return false;
+        }
+        state.running = Some(handle);
+        true
+    }
+
+    /// Forgets the connection once its statement is done: an interrupt now could only reach a
+    /// later statement of the engine on the same connection.
+    pub(super) fn detach(&self) {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).running = None;
+    }
+
+    /// Detaches the connection, and answers `result`'s failure as `gone()` when the client
+    /// went away: whatever step it stopped is the cancel's doing.
+    pub(super) fn settle<T>(
+        &self,
+        result: Result<T, EngineError>,
+        gone: fn() -> EngineError,
+    ) -> Result<T, EngineError> {
+        self.detach();
+        result.map_err(|e| if self.cancelled() { gone() } else { e })
+    }
+
+    pub(super) fn cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Relaxed)
+    }
+}
+
+/// Virtual machine steps between two looks at the clock.
+const PROGRESS_STEPS: i32 = 10_000;
+
+const ONLY_READS: &str = "Only a single read-only statement (SELECT, or WITH ... SELECT) can run";
+
+impl Resource {
+    /// Runs one read-only query with named parameters (`:name`, `@name` or `$name`, valued by
+    /// `params` under `name`) and returns `{"columns", "data", "row_count"}` as JSON bytes.
+    ///
+    /// Values are bound as given: `null`, numbers, strings, booleans as `1`/`0`, and arrays and
+    /// objects as their JSON text. Parameters the query does not use are ignored. Result
+    /// values are written like record fields without a declared type: numbers, strings, `null`,
+    /// BLOBs as UTF-8 text, or in hex when they are not UTF-8 (the engine's answer).
+    ///
+    /// No keyword list is involved: the text is handed to SQLite, and the query runs only when
+    /// all of these hold, each reported by the engine:
+    ///
+    /// 1. **One statement.** `Connection::prepare` fails when anything but whitespace and
+    ///    comments follows the first statement.
+    /// 2. **Nothing but reading.** While the statement is prepared, an authorizer allows only
+    ///    `SELECT`, reading columns, calling functions (except `load_extension`) and recursive
+    ///    CTEs. Writes, DDL, `PRAGMA` (the table-valued `pragma_*` functions, which SQLite
+    ///    offers only for pragmas without side effects, stay readable),
+    ///    `ATTACH`/`DETACH`, transactions and savepoints, `ANALYZE` and `REINDEX` are denied,
+    ///    wherever they hide (behind comments, in CTEs).
+    /// 3. **Read-only and returning rows.** `sqlite3_stmt_readonly` must be true (it is false
+    ///    for `VACUUM`, `VACUUM INTO` and journal mode changes), the statement must return
+    ///    columns, and it must not be an `EXPLAIN`.
+    /// 4. **A connection that cannot write.** It runs on a reader opened read-only (database
+    ///    files) or on the one connection with `PRAGMA query_only` on (in memory), with no room
+    ///    for attached databases; extension loading is off (SQLite's default).
+    ///
+    /// At most [`MAX_SQL_ROWS`] rows are returned (`row_count` is the number returned); a query
+    /// running longer than [`SQL_TIME_LIMIT`](crate::engine::SQL_TIME_LIMIT) is interrupted. Every refusal and engine error is
+    /// a `400` with a `query` field error, or `params_obj` for a parameter without a value.
+    pub fn sql(&self, query: &str, params: &Map<String, Json>) -> Result<Vec<u8>, EngineError> {
+        self.sql_with(query, params, SqlLimits::default(), &SqlCancel::default())
+    }
+
+    #[cfg(test)]
+    pub(crate) fn sql_with_limit(
+        &self,
+        query: &str,
+        params: &Map<String, Json>,
+        limit: Duration,
+    ) -> Result<Vec<u8>, EngineError> {
+        let limits = SqlLimits {
+            time: limit,
+            ..SqlLimits::default()
+        };
+        self.sql_with(query, params, limits, &SqlCancel::default())
+    }
+
+    /// [`sql`](Self::sql) within `limits`, stopped early by `cancel`.
+    pub(crate) fn sql_with(
+        &self,
+        query: &str,
+        params: &Map<String, Json>,
+        limits: SqlLimits,
+        cancel: &SqlCancel,
+    ) -> Result<Vec<u8>, EngineError> {
+        self.with_read_only(|conn| {
+            let result = Watchdog::start(conn.get_interrupt_handle(), limits.time, |watchdog| {
+                let db = Sqlite::querying(self, conn, cancel, watchdog);
+                run_now(read_only(
+                    &db,
+                    query,
+                    params,
+                    limits.time,
+                    limits.answer_bytes,
+                ))
+            });
+            cancel.settle(result, cancelled)
+        })
+    }
+}
+
+/// A query and its values, bound on the statement SQLite prepares (`run`, or an action's
+/// `execute`).
+pub(crate) struct SqliteQuery {
+    pub(super) query: String,
+    pub(super) params: Map<String, Json>,
+}
+
+/// SQLite's side of a read-only query (and of an action's session): a reader opened read-only
+/// (or the one connection with `query_only` on), the statement proven read-only as it is
+/// prepared, stopped at the deadline by the operation's [`Watchdog`], and by [`SqlCancel`]
+/// when the client goes away.
+impl<'c> ReadOnlySql for Sqlite<'c> {
+    type Bound = SqliteQuery;
+    const TIMED_BY_FLOW: bool = false;
+
+    fn bind(query: &str, params: &Map<String, Json>) -> Result<SqliteQuery, EngineError> {
+        if query.trim().is_empty() {
+            return Err(query_error("The query is empty."));
+        }
+        Ok(SqliteQuery {
+            query: query.to_owned(),
+            params: params.clone(),
+        })
+    }
+
+    /// The operation's connection: a query's is read-only already
+    /// (`Resource::with_read_only`), an action's is the writer, in `BEGIN IMMEDIATE`.
+    async fn open(
+        &self,
+        _time: Duration,
+        access: Access,
+    ) -> Result<(&'c mut Connection, i32), EngineError> {
+        let conn = self.connect(None).await?;
+        let (cancel, _) = self.stop.ok_or_else(unstoppable)?;
+        if !cancel.attach(conn.get_interrupt_handle()) {
+            // Answered as the caller's going away (`SqlCancel::settle`).
+            return Err(cancelled());
+        }
+        if access == Access::ReadWrite {
+            conn.execute_batch("BEGIN IMMEDIATE")
+                .map_err(|e| self.fault(e, Failure::Unexpected))?;
+        }
+        Ok((conn, 0))
+    }
+
+    fn canceller(&self, conn: &&'c mut Connection) -> Cancel {
+        let handle = conn.get_interrupt_handle();
+        Box::pin(async move { handle.interrupt() })
+    }
+
+    async fn run(
+        &self,
+        conn: &mut &'c mut Connection,
+        bound: &SqliteQuery,
+        time: Duration,
+        answer_bytes: usize,
+        _tz: i32,
+        _left_running: &AtomicBool,
+    ) -> Result<(Vec<String>, AnswerRows), EngineError> {
+        let limits = SqlLimits { time, answer_bytes };
+        let (cancel, watchdog) = self.stop.ok_or_else(unstoppable)?;
+        let guard = ReadOnlyGuard::install(conn, limits, Arc::clone(&cancel.cancelled))?;
+        let result = run(
+            &guard,
+            &bound.query,
+            &bound.params,
+            limits,
+            watchdog,
+            cancel,
+        );
+        // The statement is finished (dropped in `run`); then the guard's settings go.
+        drop(guard);
+        result
+    }
+
+    // Cleaned by closing it (`Driver::close`): an action's open transaction is rolled back,
+    // and the connection goes back when the operation ends; its statement ended when `run`
+    // returned (SQLite runs it on this thread to its end or its interrupt).
+
+    async fn execute(
+        &self,
+        conn: &mut &'c mut Connection,
+        bound: &SqliteQuery,
+        answer_bytes: usize,
+        _tz: i32,
+    ) -> Result<(Vec<String>, AnswerRows), EngineError> {
+        let (_, watchdog) = self.stop.ok_or_else(unstoppable)?;
+        let mut stmt = match conn.prepare(&bound.query) {
+            Ok(stmt) => stmt,
+            Err(rusqlite::Error::MultipleStatement) => {
+                return Err(query_error(
+                    "An action's statement holds more than one statement: give them as a list \
+                     (\"sql\": [\"...\", \"...\"]).",
+                ));
+            }
+            Err(e) => return Err(failed(e)),
+        };
+        bind_inputs(&mut stmt, &bound.params)?;
+        let columns: Vec<String> = stmt.column_names().map(str::to_owned).collect();
+        let mut rows = AnswerRows::new(answer_bytes);
+        write_rows(&mut stmt, columns.len(), &mut rows, watchdog).map_err(|e| match e {
+            Stop::Deadline => too_long(watchdog.limit()),
+            Stop::TooLarge => query_error(format!(
+                "The answer is larger than {} MiB; return fewer rows or columns.",
+                answer_bytes / (1024 * 1024)
+            )),
+            Stop::Sqlite(e) => failed(e),
+        })?;
+        Ok((columns, rows))
+    }
+}
+
+fn cancelled() -> EngineError {
+    query_error("The query was cancelled: its client went away.")
+}
+
+/// A view built without its stop (`Sqlite::new`) asked to run a query or an action.
+pub(super) fn unstoppable() -> EngineError {
+    EngineError::Internal(
+        "a SQLite query or action runs on a view with its cancel and watchdog (Sqlite::querying)"
+            .to_owned(),
+    )
+}
+
+fn refused(reason: &str) -> EngineError {
+    query_error(format!("{ONLY_READS}: {reason}."))
+}
+
+/// Interrupts a connection's statement at a deadline, from a thread of its own: a statement
+/// that never reaches the progress handler (one huge function call) is stopped too.
+pub(crate) struct Watchdog {
+    fired: Arc<AtomicBool>,
+    deadline: Instant,
+    limit: Duration,
+}
+
+impl Watchdog {
+    /// Runs `work` with a watchdog that interrupts `handle`'s connection at `limit`. The thread
+    /// is gone when this returns, so no interrupt can reach a later statement.
+    pub(super) fn start<T>(
+        handle: rusqlite::InterruptHandle,
+        limit: Duration,
+        work: impl FnOnce(&Watchdog) -> T,
+    ) -> T {
+        let watchdog = Watchdog {
+            fired: Arc::new(AtomicBool::new(false)),
+            deadline: Instant::now() + limit,
+            limit,
+        };
+        let (done, wait) = std::sync::mpsc::channel::<()>();
+        let fired = Arc::clone(&watchdog.fired);
+        let thread = std::thread::Builder::new()
+            .name("sql-deadline".to_owned())
+            .spawn(move || {
+                if wait.recv_timeout(limit) == Err(std::sync::mpsc::RecvTimeoutError::Timeout) {
+                    fired.store(true, Ordering::Relaxed);
+                    handle.interrupt();
+                }
+            });
+        let out = work(&watchdog);
+        drop(done);
+        if let Ok(thread) = thread {
+            let _ = thread.join();
+        }
+        out
+    }
+
+    /// The time the work was given.
+    pub(super) fn limit(&self) -> Duration {
+        self.limit
+    }
+
+    /// Whether the deadline has passed (checked while the answer is written).
+    fn passed(&self) -> bool {
+        self.fired.load(Ordering::Relaxed) || Instant::now() > self.deadline
+    }
+}
+
+/// The connection with the authorizer, the time limit and the attached-database limit in
+/// place; all three are removed when it is dropped, so the records engine's own statements on
+/// the same connection are never affected.
+struct ReadOnlyGuard<'c> {
+    conn: &'c mut Connection,
+    attached: Option<i32>,
+    /// SQLite's length limit before the query's own.
+    length: Option<i32>,
+    denied: Arc<Mutex<Option<String>>>,
+    /// Set once the query's own statement is prepared and checked: what the authorizer sees
+    /// after that is prepared by the engine itself (the table-valued `pragma_*` functions run
+    /// their pragma inside), never text from the request.
+    running: Arc<AtomicBool>,
+}
+
+impl<'c> ReadOnlyGuard<'c> {
+    fn install(
+        conn: &'c mut Connection,
+        limits: SqlLimits,
+        cancelled: Arc<AtomicBool>,
+    ) -> Result<Self, EngineError> {
+        let limit = limits.time;
+        let denied = Arc::new(Mutex::new(None));
+        let record = denied.clone();
+        // Built first, so that whatever is installed below is removed again if a later step
+        // fails.
+        let mut guard = Self {
+            conn,
+            attached: None,
+            length: None,
+            denied,
+            running: Arc::new(AtomicBool::new(false)),
+        };
+        let running = guard.running.clone();
+        guard.conn.authorizer(Some(move |ctx: AuthContext<'_>| {
+            match allowed(&ctx.action, running.load(Ordering::Relaxed)) {
+                Ok(()) => Authorization::Allow,
+                Err(what) => {
+                    // Keep the first denial, but prefer what the user wrote ("it creates a
+                    // schema object") to the bookkeeping SQLite does for it ("it inserts into
+                    // sqlite_master"), which the authorizer often sees first.
+                    let mut first = record.lock().unwrap_or_else(|e| e.into_inner());
+                    let bookkeeping = |w: &str| w.contains("\"sqlite_");
+                    match first.as_deref() {
+                        Some(seen) if !bookkeeping(seen) || bookkeeping(&what) => {}
+                        _ => *first = Some(what),
+                    }
+                    Authorization::Deny
+                }
+            }
+        }))?;
+        guard.attached = Some(guard.conn.set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0)?);
+        let value_bytes = i32::try_from(limits.answer_bytes / 2).unwrap_or(i32::MAX);
+        guard.length = Some(
+            guard
+                .conn
+                .set_limit(Limit::SQLITE_LIMIT_LENGTH, value_bytes)?,
+        );
+        let deadline = Instant::now() + limit;
+        guard.conn.progress_handler(
+            PROGRESS_STEPS,
+            Some(move || Instant::now() > deadline || cancelled.load(Ordering::Relaxed)),
+        )?;
+        Ok(guard)
+    }
+
+    fn denied(&self) -> Option<String> {
+        self.denied
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+}
+
+impl std::ops::Deref for ReadOnlyGuard<'_> {
+    type Target = Connection;
+    fn deref(&self) -> &Connection {
+        self.conn
+    }
+}
+
+impl Drop for ReadOnlyGuard<'_> {
+    fn drop(&mut self) {
+        let _ = self
+            .conn
+            .authorizer(None::<fn(AuthContext<'_>) -> Authorization>);
+        let _ = self.conn.progress_handler(0, None::<fn() -> bool>);
+        if let Some(n) = self.attached {
+            let _ = self.conn.set_limit(Limit::SQLITE_LIMIT_ATTACHED, n);
+        }
+        if let Some(n) = self.length {
+            let _ = self.conn.set_limit(Limit::SQLITE_LIMIT_LENGTH, n);
+        }
+    }
+}
+
+/// The authorizer's rule: reading is allowed, everything else is named and denied. While the
+/// query runs (`running`), the engine's own statements may also read pragmas: SQLite offers
+/// table-valued pragma functions only for pragmas that return results and have no side effects.
+fn allowed(action: &AuthAction<'_>, running: bool) -> Result<(), String> {
+    Err(match *action {
+        AuthAction::Select | AuthAction::Read { .. } | AuthAction::Recursive => return Ok(()),
+        AuthAction::Pragma { .. } if running => return Ok(()),
+        AuthAction::Function { function_name } => {
+            if function_name.eq_ignore_ascii_case("load_extension") {
+                "it loads an extension".to_owned()
+            } else {
+                return Ok(());
+            }
+        }
+        AuthAction::Insert { table_name } => format!("it inserts into {table_name:?}"),
+        AuthAction::Update { table_name, .. } => format!("it updates {table_name:?}"),
+        AuthAction::Delete { table_name } => format!("it deletes from {table_name:?}"),
+        AuthAction::Pragma { pragma_name, .. } => format!(
+            "it runs PRAGMA {pragma_name} (pragmas that only read can be queried as tables: SELECT * FROM pragma_{pragma_name}(...))"
+        ),
+        AuthAction::Attach { .. } => "it attaches a database".to_owned(),
+        AuthAction::Detach { .. } => "it detaches a database".to_owned(),
+        AuthAction::Transaction { .. } => "it controls a transaction".to_owned(),
+        AuthAction::Savepoint { .. } => "it uses a savepoint".to_owned(),
+        AuthAction::AlterTable { .. } => "it alters a table".to_owned(),
+        AuthAction::Reindex { .. } => "it rebuilds an index".to_owned(),
+        AuthAction::Analyze { .. } => "it analyzes tables".to_owned(),
+        AuthAction::CreateIndex { .. }
+        | AuthAction::CreateTable { .. }
+        | AuthAction::CreateTempIndex { .. }
+        | AuthAction::CreateTempTable { .. }
+        | AuthAction::CreateTempTrigger { .. }
+        | AuthAction::CreateTempView { .. }
+        | AuthAction::CreateTrigger { .. }
+        | AuthAction::CreateView { .. }
+        | AuthAction::CreateVtable { .. } => "it creates a schema object".to_owned(),
+        AuthAction::DropIndex { .. }
+        | AuthAction::DropTable { .. }
+        | AuthAction::DropTempIndex { .. }
+        | AuthAction::DropTempTable { .. }
+        | AuthAction::DropTempTrigger { .. }
+        | AuthAction::DropTempView { .. }
+        | AuthAction::DropTrigger { .. }
+        | AuthAction::DropView { .. }
+        | AuthAction::DropVtable { .. } => "it drops a schema object".to_owned(),
+        _ => "it does something other than reading".to_owned(),
+    })
+}
+
+fn run(
+    conn: &ReadOnlyGuard<'_>,
+    query: &str,
+    params: &Map<String, Json>,
+    limits: SqlLimits,
+    watchdog: &Watchdog,
+    cancel: &SqlCancel,
+) -> Result<(Vec<String>, AnswerRows), EngineError> {
+    let mut stmt = match conn.prepare(query) {
+        Ok(stmt) => stmt,
+        Err(rusqlite::Error::MultipleStatement) => {
+            return Err(refused("the query holds more than one statement"));
+        }
+        Err(e) => {
+            return Err(match conn.denied() {
+                Some(what) => refused(&what),
+                None => query_error(format!("The database refused the query: {e}.")),
+            });
+        }
+    };
+    if stmt.expanded_sql().is_none() && stmt.column_count() == 0 {
+        return Err(query_error("The query holds no statement, only comments."));
+    }
+    if let Some(what) = conn.denied() {
+        return Err(refused(&what));
+    }
+    if !stmt.readonly() {
+        return Err(refused("it would change the database"));
+    }
+    if stmt.is_explain() != 0 {
+        return Err(refused("EXPLAIN is not run"));
+    }
+    if stmt.column_count() == 0 {
+        return Err(refused("it returns no rows"));
+    }
+    bind(&mut stmt, params)?;
+    // A cancel that came while the query was prepared found no statement to interrupt.
+    if cancel.cancelled() {
+        return Err(cancelled());
+    }
+    conn.running.store(true, Ordering::Relaxed);
+    let columns = subquery_names(stmt.column_names());
+    let too_long = || {
+        query_error(format!(
+            "The query ran longer than {} s and was stopped.",
+            limits.time.as_secs_f64()
+        ))
+    };
+    let mut rows = AnswerRows::new(limits.answer_bytes);
+    write_rows(&mut stmt, columns.len(), &mut rows, watchdog).map_err(|e| match e {
+        Stop::Deadline => too_long(),
+        Stop::TooLarge => query_error(format!(
+            "The answer is larger than {} MiB and was not sent; ask for fewer rows (LIMIT) or \
+             fewer or shorter columns.",
+            limits.answer_bytes / (1024 * 1024)
+        )),
+        Stop::Sqlite(rusqlite::Error::SqliteFailure(f, _))
+            if f.code == ErrorCode::OperationInterrupted =>
+        {
+            too_long()
+        }
+        Stop::Sqlite(rusqlite::Error::SqliteFailure(f, _)) if f.code == ErrorCode::TooBig => {
+            query_error(format!(
+                "A value of the answer is larger than {} MiB; ask for a shorter one (substr, \
+                 length).",
+                limits.answer_bytes / 2 / (1024 * 1024)
+            ))
+        }
+        Stop::Sqlite(e) => query_error(format!("The query failed: {e}.")),
+    })?;
+    Ok((columns, rows))
+}
+
+/// The column names as the engine's answer has them: it runs the query inside a sub-select
+/// (`SELECT * FROM (<query>) AS __jet_q2`), whose columns SQLite makes unique as
+/// `sqlite3ColumnsFromExprList` does: a name that repeats one before it (ASCII case folded)
+/// loses a `:digits` ending and takes `:1`, `:2`, ... until it is new (`a, A, a` is
+/// `a, A:1, a:2`).
+fn subquery_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for name in names {
+        let mut candidate = name.to_owned();
+        let mut count = 0u32;
+        while !seen.insert(candidate.to_ascii_lowercase()) {
+            // SQLite's scan: back over trailing digits (never past the first byte), then a
+            // `:` there ends the stem.
+            let bytes = candidate.as_bytes();
+            let mut j = bytes.len().saturating_sub(1);
+            while j > 0 && bytes[j].is_ascii_digit() {
+                j -= 1;
+            }
+            let stem = if bytes.get(j) == Some(&b':') {
+                &candidate[..j]
+            } else {
+                &candidate[..]
+            };
+            count += 1;
+            candidate = format!("{stem}:{count}");
+        }
+        out.push(candidate);
+    }
+    out
+}
+
+/// Why writing the answer stopped.
+pub(super) enum Stop {
+    Deadline,
+    TooLarge,
+    Sqlite(rusqlite::Error),
+}
+
+impl From<rusqlite::Error> for Stop {
+    fn from(e: rusqlite::Error) -> Self {
+        Self::Sqlite(e)
+    }
+}
+
+fn bind(stmt: &mut Statement<'_>, params: &Map<String, Json>) -> Result<(), EngineError> {
+    for index in 1..=stmt.parameter_count() {
+        let name = stmt.parameter_name(index).map(str::to_owned);
+        let key = match name.as_deref() {
+            Some(n) if n.starts_with([':', '@', '$']) => &n[1..],
+            Some(n) => {
+                return Err(query_error(format!(
+                    "The parameter {n} has no name: write parameters as :name and give their values in params_obj."
+                )));
+            }
+            None => {
+                return Err(query_error(
+                    "Positional parameters (?) cannot be given values: write parameters as :name and give their values in params_obj.",
+                ));
+            }
+        };
+        let value = params.get(key).ok_or_else(|| {
+            EngineError::field(
+                "params_obj",
+                format!("No value for the parameter :{key} of the query."),
+            )
+        })?;
+        stmt.raw_bind_parameter(index, json_param(value))?;
+    }
+    Ok(())
+}
+
+pub(super) fn json_param(value: &Json) -> Value {
+    match value {
+        Json::Null => Value::Null,
+        Json::Bool(b) => Value::Integer(i64::from(*b)),
+        Json::Number(n) => match n.as_i64() {
+            Some(i) => Value::Integer(i),
+            None => Value::Real(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        Json::String(s) => Value::Text(s.clone()),
+        other => Value::Text(other.to_string()),
+    }
+}
+
+/// The rows of `stmt`, `width` values each, into `rows`: at most [`MAX_SQL_ROWS`], stopped at
+/// the answer cap and at the deadline (the writing counts too).
+pub(super) fn write_rows(
+    stmt: &mut Statement<'_>,
+    width: usize,
+    rows: &mut AnswerRows,
+    watchdog: &Watchdog,
+) -> Result<(), Stop> {
+    let mut read = stmt.raw_query();
+    let mut count = 0usize;
+    while count < MAX_SQL_ROWS {
+        let Some(row) = read.next()? else { break };
+        let mut failed = None;
+        let pushed = rows.push(width, |buf, i| match row.get_ref(i) {
+            // The engine's answer writes bytes as UTF-8, or in hex.
+            Ok(ValueRef::Blob(b)) => write_encoder_bytes(buf, b),
+            Ok(other) => write_value(buf, FieldKind::Any, other.into()),
+            Err(e) => {
+                failed.get_or_insert(e);
+            }
+        });
+        if let Some(e) = failed {
+            return Err(Stop::Sqlite(e));
+        }
+        count += 1;
+        // Never more than the cap and one row in memory.
+        if pushed.is_err() {
+            return Err(Stop::TooLarge);
+        }
+        if watchdog.passed() {
+            return Err(Stop::Deadline);
+        }
+    }
+    Ok(())
+}
 
 /// SQLite's driver: rusqlite on the connection the operation holds, each step done when
 /// called.
@@ -50,5 +726,280 @@ impl<'c> Driver for Sqlite<'c> {
             // Nothing to answer: a connection that cannot roll back fails its next statement.
             let _ = conn.execute_batch("ROLLBACK");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::engine::{MAX_SQL_ANSWER_BYTES, SQL_TIME_LIMIT};
+
+    fn db() -> Resource {
+        Resource::in_memory(
+            "CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, data BLOB);
+             INSERT INTO t VALUES (1, 'a', x'00ff'), (2, 'b', NULL);",
+        )
+        .unwrap()
+    }
+
+    fn params(v: Json) -> Map<String, Json> {
+        v.as_object().cloned().unwrap_or_default()
+    }
+
+    fn ok(db: &Resource, q: &str, p: Json) -> Json {
+        serde_json::from_slice(&db.sql(q, &params(p)).unwrap()).unwrap()
+    }
+
+    fn refused_field(db: &Resource, q: &str) -> (String, String) {
+        let err = db.sql(q, &Map::new()).unwrap_err();
+        let EngineError::Invalid { fields, .. } = &err else {
+            panic!("{q}: {err:?}")
+        };
+        let (field, messages) = fields.iter().next().unwrap();
+        (field.clone(), messages[0].clone())
+    }
+
+    #[test]
+    fn repeated_names_are_made_unique_as_in_the_engines_sub_select() {
+        let names = |n: &[&str]| subquery_names(n.iter().copied());
+        assert_eq!(names(&["a", "a", "a"]), ["a", "a:1", "a:2"]);
+        assert_eq!(names(&["a", "A"]), ["a", "A:1"]);
+        assert_eq!(names(&["a", "a:1", "a"]), ["a", "a:1", "a:2"]);
+        assert_eq!(names(&["x", "1", "1"]), ["x", "1", "1:1"]);
+        assert_eq!(names(&["a:", "a:"]), ["a:", "a:1"]);
+        let db = db();
+        let out = ok(&db, "select 1 as a, 2 as a", json!({}));
+        assert_eq!(out["columns"], json!(["a", "a:1"]));
+    }
+
+    #[test]
+    fn values_and_parameters() {
+        let db = db();
+        let out = ok(
+            &db,
+            "select id, name, data, 1.5 as r, :flag as f, :obj as o from t where id >= :min order by id",
+            json!({"min": 1, "flag": true, "obj": {"k": [1]}, "unused": 0}),
+        );
+        assert_eq!(out["columns"], json!(["id", "name", "data", "r", "f", "o"]));
+        assert_eq!(
+            out["data"][0],
+            json!([1, "a", "00ff", 1.5, 1, "{\"k\":[1]}"])
+        );
+        assert_eq!(out["data"][1][2], Json::Null);
+        assert_eq!(out["row_count"], 2);
+        let out = ok(&db, "select @a || $b as s", json!({"a": "x", "b": "y"}));
+        assert_eq!(out["data"], json!([["xy"]]));
+        // Bytes that are UTF-8 are their text, as the engine decodes them.
+        let out = ok(&db, "select x'6869' as b", json!({}));
+        assert_eq!(out["data"], json!([["hi"]]));
+    }
+
+    /// `sum`, `avg` and `total` add as the data engine's SQLite (3.40.1) does, one float at a
+    /// time, as aggregates and over windows; the figures are the engine's answers to the
+    /// same queries (jet-bridge 1.12.13 over Debian's SQLite 3.40.1).
+    #[test]
+    fn sums_add_as_the_engines_sqlite_does() {
+        let db = Resource::in_memory(
+            "CREATE TABLE x (id INTEGER PRIMARY KEY, v REAL, g INTEGER);
+             INSERT INTO x (v, g) VALUES (0.1, 0), (0.1, 0), (0.1, 0), (0.1, 0), (0.1, 0),
+               (0.1, 0), (0.1, 0), (0.1, 0), (0.1, 0), (0.1, 0), (1e16, 1), (1.0, 1), (-1e16, 1);",
+        )
+        .unwrap();
+        let one = |q: &str| ok(&db, q, json!({}))["data"].clone();
+        assert_eq!(
+            one("select sum(v) as s from x where g = 0"),
+            json!([[0.9999999999999999]])
+        );
+        assert_eq!(
+            one("select total(v) as s from x where g = 0"),
+            json!([[0.9999999999999999]])
+        );
+        assert_eq!(
+            one("select avg(v) as s from x where g = 0"),
+            json!([[0.09999999999999999]])
+        );
+        assert_eq!(one("select SUM(v) as s from x where g = 1"), json!([[0.0]]));
+        assert_eq!(
+            one(
+                "select avg(n) as a from (select 9007199254740993 as n union all select 1 \
+                 union all select 2)"
+            ),
+            json!([[3002399751580331.5]])
+        );
+        assert_eq!(
+            one(
+                "select id, sum(v) over (order by id rows between 2 preceding and current row) \
+                 as w from x where id > 8"
+            ),
+            json!([[9, 0.1], [10, 0.2], [11, 1e16], [12, 1e16], [13, 0.0]])
+        );
+        assert_eq!(
+            one(
+                "select sum(distinct v) as d, total(null) as t, sum(null) as s, avg(null) as a \
+                 from x where g = 1"
+            ),
+            json!([[0.0, 0.0, null, null]])
+        );
+        assert_eq!(one("select sum(id) as s from x"), json!([[91]]));
+        let overflow = db
+            .sql(
+                "select sum(n) as s from (select 9223372036854775807 as n union all select 1)",
+                &Map::new(),
+            )
+            .unwrap_err();
+        assert!(
+            overflow.to_string().contains("integer overflow"),
+            "{overflow}"
+        );
+    }
+
+    #[test]
+    fn refusals_name_the_field() {
+        let db = db();
+        for q in [
+            "delete from t",
+            "select 1; delete from t",
+            "pragma query_only = 0",
+            "pragma table_info(t)",
+            "attach ':memory:' as x",
+            "begin",
+            "explain select 1",
+            "-- nothing",
+            "select * from nope",
+            "select load_extension('x')",
+        ] {
+            let (field, message) = refused_field(&db, q);
+            assert_eq!(field, "query", "{q}: {message}");
+        }
+        let (field, message) = refused_field(&db, "select :missing");
+        assert_eq!(field, "params_obj");
+        assert!(message.contains(":missing"), "{message}");
+        assert_eq!(refused_field(&db, "select ?").0, "query");
+        // The engine's own statements still work afterwards: nothing stayed installed.
+        db.create("t", &json!({"name": "c"})).unwrap();
+        assert_eq!(
+            ok(&db, "select count(*) from t", json!({}))["data"],
+            json!([[3]])
+        );
+    }
+
+    #[test]
+    fn rows_are_capped_and_long_queries_stop() {
+        let db = db();
+        let out = ok(
+            &db,
+            "with recursive c(x) as (select 1 union all select x + 1 from c) select x from c",
+            json!({}),
+        );
+        assert_eq!(out["row_count"], MAX_SQL_ROWS);
+        assert_eq!(out["data"].as_array().unwrap().len(), MAX_SQL_ROWS);
+        let err = db
+            .sql_with_limit(
+                "with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c",
+                &Map::new(),
+                Duration::from_millis(50),
+            )
+            .unwrap_err();
+        assert!(err.to_string().contains("stopped"), "{err}");
+    }
+
+    fn limited(time: Duration, answer_bytes: usize) -> SqlLimits {
+        SqlLimits { time, answer_bytes }
+    }
+
+    #[test]
+    fn a_statement_without_loops_is_stopped_at_the_deadline() {
+        let db = db();
+        // Five long single function calls: the progress handler, which counts virtual machine
+        // steps, is hardly reached; the watchdog's interrupt stops the statement between calls.
+        let call = "length(replace(hex(zeroblob(4000000)), '0', 'ab'))";
+        let query = format!("select {}", [call; 5].join(", "));
+        let err = db
+            .sql_with(
+                &query,
+                &Map::new(),
+                limited(Duration::from_millis(1), MAX_SQL_ANSWER_BYTES),
+                &SqlCancel::default(),
+            )
+            .unwrap_err();
+        assert!(err.to_string().contains("ran longer than"), "{err}");
+        // Nothing is left behind: the next statements of the connection run.
+        assert_eq!(ok(&db, "select 1", json!({}))["data"], json!([[1]]));
+        db.create("t", &json!({"name": "c"})).unwrap();
+    }
+
+    #[test]
+    fn answers_and_values_over_the_caps_are_refused() {
+        let db = db();
+        let rows = "with recursive c(x) as (select 1 union all select x + 1 from c limit 5000) \
+                    select x, hex(zeroblob(1000)) from c";
+        let err = db
+            .sql_with(
+                rows,
+                &Map::new(),
+                limited(SQL_TIME_LIMIT, 1 << 20),
+                &SqlCancel::default(),
+            )
+            .unwrap_err();
+        assert!(err.to_string().contains("larger than 1 MiB"), "{err}");
+        // A value over half the cap fails inside SQLite, before it is made.
+        let err = db
+            .sql_with(
+                "select length(randomblob(999999999))",
+                &Map::new(),
+                limited(SQL_TIME_LIMIT, 1 << 20),
+                &SqlCancel::default(),
+            )
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("A value of the answer is larger"),
+            "{err}"
+        );
+        // Under the caps, the same shapes are answered.
+        let out: Json = serde_json::from_slice(
+            &db.sql_with(
+                "select length(randomblob(1000)), hex(zeroblob(10))",
+                &Map::new(),
+                limited(SQL_TIME_LIMIT, 1 << 20),
+                &SqlCancel::default(),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(out["data"], json!([[1000, "00000000000000000000"]]));
+    }
+
+    #[test]
+    fn a_cancelled_query_stops_or_never_starts() {
+        let db = Arc::new(db());
+        let cancel = Arc::new(SqlCancel::default());
+        let running = {
+            let (db, cancel) = (Arc::clone(&db), Arc::clone(&cancel));
+            std::thread::spawn(move || {
+                db.sql_with(
+                    "with recursive c(x) as (select 1 union all select x + 1 from c) \
+                     select count(*) from c",
+                    &Map::new(),
+                    limited(Duration::from_secs(60), MAX_SQL_ANSWER_BYTES),
+                    &cancel,
+                )
+            })
+        };
+        // Cancel once the query runs (a gate, not a guess at its timing).
+        while cancel.state.lock().unwrap().running.is_none() {
+            assert!(!running.is_finished(), "{:?}", running.join());
+            std::thread::yield_now();
+        }
+        cancel.cancel();
+        let err = running.join().unwrap().unwrap_err();
+        assert!(err.to_string().contains("cancelled"), "{err}");
+        // Cancelled before it starts: it never runs.
+        let err = db
+            .sql_with("select 1", &Map::new(), SqlLimits::default(), &cancel)
+            .unwrap_err();
+        assert!(err.to_string().contains("cancelled"), "{err}");
+        assert_eq!(ok(&db, "select 2", json!({}))["data"], json!([[2]]));
     }
 }

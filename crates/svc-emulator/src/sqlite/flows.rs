@@ -23,14 +23,14 @@ use crate::flow::driver::{Failure, Session};
 use crate::flow::records::Database;
 use crate::flow::references::run_now;
 use crate::flow::write::{Values, Writes, insert_statement, set_list, update_sql};
+use crate::sqlite::driver::{SqlCancel, Watchdog};
 use crate::sqlite::model::{Field, Model};
-use crate::sqlite::read_only_sql::{SqlCancel, Watchdog};
-use crate::sqlite::records::Budget;
-use crate::sqlite::references::{self, SqliteConnection, equal_all};
+use crate::sqlite::pages;
+use crate::sqlite::pages::Budget;
 use crate::sqlite::resource::{Resource, db_error, get_by_identity, lookup_value};
 use crate::sqlite::schema::prepare;
+use crate::sqlite::schema::{self, SqliteConnection, equal_all};
 use crate::sqlite::values::bind;
-use crate::sqlite::walks;
 
 /// A resource as the record flows see it, with the one connection an operation runs on.
 pub(crate) struct Sqlite<'c> {
@@ -42,7 +42,7 @@ pub(crate) struct Sqlite<'c> {
     /// What a read may use of the memo and how much work it may do (`sqlite::records`).
     pub(super) budget: Budget,
     /// What stops a read-only query or an action from another thread, and at its deadline
-    /// (`sqlite::read_only_sql`).
+    /// (`sqlite::driver`).
     pub(super) stop: Option<(&'c SqlCancel, &'c Watchdog)>,
 }
 
@@ -112,7 +112,7 @@ impl<'c> Database for Sqlite<'c> {
     }
 
     fn memo_key(sql: &str, params: &Vec<Value>) -> Vec<u8> {
-        walks::key(sql, params)
+        pages::key(sql, params)
     }
 
     /// The key bound as SQLAlchemy binds a value compared with the column: by the value's own
@@ -300,7 +300,7 @@ impl<'c> Writes for Sqlite<'c> {
             condition: equal_all(&key_cols),
             may_repeat: model.promoted_key,
         };
-        let table = references::table(&model.name);
+        let table = schema::table(&model.name);
         let mut flow_conn = SqliteConnection {
             conn: tx.conn(),
             model,

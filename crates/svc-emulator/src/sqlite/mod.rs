@@ -78,23 +78,20 @@
 mod action;
 pub(crate) mod aggregate;
 mod backend;
-mod dialect;
-mod driver;
-pub(crate) mod filter;
+pub(crate) mod dialect;
+pub(crate) mod driver;
 pub(crate) mod flows;
 pub(crate) mod handoff;
 pub(crate) mod model;
 mod open;
-mod read_only_sql;
+pub(crate) mod pages;
 mod records;
-mod references;
 pub(crate) mod resource;
 mod saved;
 pub(crate) mod schema;
 mod tools;
 mod types;
 pub(crate) mod values;
-mod walks;
 
 #[cfg(test)]
 mod tests;

@@ -27,10 +27,11 @@ use crate::flow::write::read_back_sql;
 use crate::sqlite::flows::Sqlite;
 use crate::sqlite::handoff::{Attempt, ListRun, Mode, Route, RunMemory, route_retrieve};
 use crate::sqlite::model::{Model, Schema};
-use crate::sqlite::records::{Budget, unreadable};
+use crate::sqlite::pages::Budget;
+use crate::sqlite::pages::ListMemo;
+use crate::sqlite::records::unreadable;
 use crate::sqlite::schema::{load_schema, prepare};
 use crate::sqlite::values::{bind, write_field_value};
-use crate::sqlite::walks::ListMemo;
 
 /// Reader connections opened next to the writer for a database file in WAL mode.
 const READERS: usize = 4;
@@ -468,7 +469,7 @@ impl Resource {
     ///
     /// Paging costs what the page costs, not what the table holds: the count of a selection
     /// and the sort key at the end of each page are remembered for as long as the database
-    /// does not change (see `sqlite::walks`), so a walk through the pages in order seeks past
+    /// does not change (see `sqlite::pages`), so a walk through the pages in order seeks past
     /// the previous page instead of stepping over every row before it. The answers are those
     /// of `LIMIT ? OFFSET ?` on the same snapshot.
     pub fn list(&self, model: &str, spec: &ListSpec) -> Result<Listing, EngineError> {
@@ -507,7 +508,7 @@ impl Resource {
             Mode::Pool => None,
         };
         let ran = self.read_as(mode, |reader| -> Result<Option<ListRun>, EngineError> {
-            // Read before the snapshot begins: see `sqlite::walks` on validity.
+            // Read before the snapshot begins: see `sqlite::pages` on validity.
             let generation = self.memo.generation();
             let Conn { conn, seen_version } = reader;
             let mut snapshot = Snapshot::begin(conn, !self.readers.is_empty())?;
@@ -538,7 +539,7 @@ impl Resource {
         })
     }
 
-    /// What lists remember between requests (`sqlite::walks`).
+    /// What lists remember between requests (`sqlite::pages`).
     pub(crate) fn memo(&self) -> &ListMemo {
         &self.memo
     }
@@ -620,7 +621,7 @@ impl Resource {
         })
     }
 
-    /// The generation of the database's data (see `sqlite::walks`): read before a list is
+    /// The generation of the database's data (see `sqlite::pages`): read before a list is
     /// routed, to tag its run.
     pub(crate) fn generation(&self) -> u64 {
         self.memo.generation()

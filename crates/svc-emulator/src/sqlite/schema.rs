@@ -1,17 +1,25 @@
 //! SQLite's reflection of a database into the engine's models, as the engine's SQLAlchemy
 //! automap reads one (the models themselves are in `sqlite/model.rs`), and the
 //! statement cache every SQLite query goes through.
-
-use std::sync::Arc;
-
-use rusqlite::Connection;
+//!
+//! # Foreign keys and identity
+//!
+//! SQLite's side of the flows (`crate::flow`): a connection inside a transaction, its foreign
+//! keys as SQLAlchemy's SQLite dialect reflects them (the `ON DELETE` action only from a
+//! table-level clause it can parse), and how its rows are told apart (the rowid).
 
 use crate::dialect::quote_ident;
-use crate::engine::error::EngineError;
+use crate::engine::EngineError;
+
 use crate::engine::records::RecordKeys;
 use crate::engine::table::index_by_name;
 use crate::engine::types::ColumnType;
+use crate::flow::{self, Columns, OnDelete, TableRef};
 use crate::sqlite::model::{Field, FieldKind, ForeignKey, Model, Schema};
+use crate::sqlite::resource::db_error;
+use rusqlite::types::Value;
+use rusqlite::{Connection, params_from_iter};
+use std::sync::Arc;
 
 /// Prepares `sql` on `conn` through the connection's statement cache (rusqlite's `cache`
 /// feature): the statements of lists, counts and writes are parsed and planned once.
@@ -206,6 +214,406 @@ fn load_model(conn: &Connection, table: &str, view: bool) -> Result<Option<Model
         index,
         related: false,
     }))
+}
+
+/// A connection inside a write's transaction, as the flows use it. Each step runs when it is
+/// called (SQLite's calls block): run a flow over it with `flow::references::run_now`.
+pub(crate) struct SqliteConnection<'a> {
+    pub(crate) conn: &'a Connection,
+    /// The model the request names, whose messages a database error takes.
+    pub(crate) model: &'a Model,
+}
+
+/// A table of the database, by its name.
+pub(crate) fn table(name: &str) -> TableRef {
+    TableRef {
+        name: name.to_owned(),
+        sql: quote_ident(name),
+    }
+}
+
+impl flow::Connection for SqliteConnection<'_> {
+    type Value = Value;
+
+    async fn query(&mut self, sql: &str, params: &[Value]) -> Result<Vec<Vec<Value>>, EngineError> {
+        let mut stmt = prepare(self.conn, sql).map_err(|e| db_error(self.model, e))?;
+        let width = stmt.column_count();
+        let mut rows = stmt.query(params_from_iter(params.iter()))?;
+        let mut all = Vec::new();
+        while let Some(row) = rows.next()? {
+            all.push(
+                (0..width)
+                    .map(|i| row.get::<_, Value>(i))
+                    .collect::<rusqlite::Result<Vec<Value>>>()?,
+            );
+        }
+        Ok(all)
+    }
+
+    /// A refusal (a foreign key's, a constraint's) is the model's, as a write's.
+    async fn execute(&mut self, sql: &str, params: &[Value]) -> Result<(), EngineError> {
+        prepare(self.conn, sql)
+            .and_then(|mut s| s.execute(params_from_iter(params.iter())))
+            .map_err(|e| db_error(self.model, e))?;
+        Ok(())
+    }
+
+    async fn references_to(
+        &mut self,
+        parent: &TableRef,
+    ) -> Result<Vec<flow::Reference>, EngineError> {
+        Ok(references_to(self.conn, &parent.name)?
+            .into_iter()
+            // A key whose two sides differ in length is one SQLAlchemy cannot pair up.
+            .filter(|r| !r.to.is_empty() && r.to.len() == r.from.len())
+            .map(|r| flow::Reference {
+                child: table(&r.child),
+                from: r.from.iter().map(|c| quote_ident(c)).collect(),
+                to: r.to.iter().map(|c| quote_ident(c)).collect(),
+                on_delete: OnDelete::named(r.on_delete.as_deref().unwrap_or_default()),
+                nullable: r.nullable,
+                in_child_key: r.in_child_key,
+            })
+            .collect())
+    }
+
+    async fn columns(
+        &mut self,
+        table: &TableRef,
+        which: Columns,
+    ) -> Result<Vec<(String, String)>, EngineError> {
+        let names = match which {
+            Columns::PrimaryKey => key_columns(self.conn, &table.name)?,
+            Columns::First => prepare(
+                self.conn,
+                "SELECT name FROM pragma_table_info(?1) WHERE cid = 0",
+            )?
+            .query_map([&table.name], |r| r.get::<_, String>(0))?
+            .collect::<rusqlite::Result<Vec<String>>>()?,
+        };
+        Ok(names
+            .iter()
+            .map(|c| (quote_ident(c), String::new()))
+            .collect())
+    }
+}
+
+/// A foreign key of another table (`child`) that refers to a table, as SQLite lists it.
+struct RawReference {
+    child: String,
+    from: Vec<String>,
+    to: Vec<String>,
+    /// `ON DELETE` as SQLAlchemy reads it (only from table-level `FOREIGN KEY` clauses).
+    on_delete: Option<String>,
+    /// Every referring column is nullable (SQLAlchemy's test for "delete-orphan" cascade).
+    nullable: bool,
+    /// A referring column is part of the child's primary key, or is the first column of a
+    /// child without one (the engine's promoted key).
+    in_child_key: bool,
+}
+
+/// Every foreign key of every table that refers to `parent`.
+fn references_to(conn: &Connection, parent: &str) -> Result<Vec<RawReference>, EngineError> {
+    let mut stmt = prepare(
+        conn,
+        "SELECT m.name, coalesce(m.sql, ''), f.id, f.\"from\", f.\"to\", \
+                coalesce(c.\"notnull\", 0), \
+                coalesce(c.pk, 0) > 0 OR (coalesce(c.cid, -1) = 0 AND NOT EXISTS \
+                  (SELECT 1 FROM pragma_table_info(m.name) WHERE pk > 0)) \
+         FROM sqlite_schema AS m \
+         JOIN pragma_foreign_key_list(m.name) AS f \
+         LEFT JOIN pragma_table_info(m.name) AS c ON c.name = f.\"from\" \
+         WHERE m.type = 'table' AND f.\"table\" = ?1 \
+         ORDER BY m.name, f.id, f.seq",
+    )?;
+    let mut rows = stmt.query([parent])?;
+    let mut refs: Vec<(i64, String, RawReference)> = Vec::new();
+    while let Some(row) = rows.next()? {
+        let child: String = row.get(0)?;
+        let sql: String = row.get(1)?;
+        let id: i64 = row.get(2)?;
+        let from: String = row.get(3)?;
+        let to: Option<String> = row.get(4)?;
+        let not_null = row.get::<_, i64>(5)? != 0;
+        let in_key = row.get::<_, i64>(6)? != 0;
+        match refs.last_mut() {
+            Some((i, _, r)) if r.child == child && *i == id => {
+                r.from.push(from);
+                r.to.extend(to);
+                r.nullable &= !not_null;
+                r.in_child_key |= in_key;
+            }
+            _ => refs.push((
+                id,
+                sql,
+                RawReference {
+                    child,
+                    from: vec![from],
+                    to: to.into_iter().collect(),
+                    on_delete: None,
+                    nullable: !not_null,
+                    in_child_key: in_key,
+                },
+            )),
+        }
+    }
+    drop(rows);
+    drop(stmt);
+    let parent_key = key_columns(conn, parent)?;
+    let mut out = Vec::with_capacity(refs.len());
+    for (_, sql, mut r) in refs {
+        if r.to.is_empty() {
+            r.to = parent_key.clone();
+        }
+        // The action counts only where the parsed clause has the same signature as SQLite's
+        // own list of the key.
+        r.on_delete = parsed_foreign_keys(&sql)
+            .into_iter()
+            .find(|p| p.from == r.from && p.table == parent && p.to == r.to)
+            .and_then(|p| p.on_delete);
+        out.push(r);
+    }
+    Ok(out)
+}
+
+/// A table-level foreign key clause as SQLAlchemy 1.4's SQLite dialect reads it from the
+/// table's SQL, to find its `ON DELETE` action.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ParsedForeignKey {
+    from: Vec<String>,
+    table: String,
+    to: Vec<String>,
+    on_delete: Option<String>,
+}
+
+fn is_word(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// `[a-z0-9_]` with `re.I`.
+fn is_name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// The position after `word` (ASCII case-insensitive) at `at`.
+fn literal(s: &[char], at: usize, word: &str) -> Option<usize> {
+    let mut p = at;
+    for w in word.chars() {
+        if !s.get(p).is_some_and(|c| c.eq_ignore_ascii_case(&w)) {
+            return None;
+        }
+        p += 1;
+    }
+    Some(p)
+}
+
+fn skip_spaces(s: &[char], mut at: usize) -> usize {
+    while s.get(at) == Some(&' ') {
+        at += 1;
+    }
+    at
+}
+
+fn some_spaces(s: &[char], at: usize) -> Option<usize> {
+    let end = skip_spaces(s, at);
+    (end > at).then_some(end)
+}
+
+/// `_find_cols_in_sig`: the names in `"..."` or `[a-z0-9_]+` runs of a column list.
+fn columns_in(sig: &[char]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < sig.len() {
+        if sig[at] == '"'
+            && let Some(close) = (at + 2..sig.len()).find(|&i| sig[i] == '"')
+            && !sig[at + 1..close].contains(&'\n')
+        {
+            out.push(sig[at + 1..close].iter().collect());
+            at = close + 1;
+            continue;
+        }
+        if is_name_char(sig[at]) {
+            let start = at;
+            while at < sig.len() && is_name_char(sig[at]) {
+                at += 1;
+            }
+            out.push(sig[start..at].iter().collect());
+            continue;
+        }
+        at += 1;
+    }
+    out
+}
+
+/// After `REFERENCES <table> *(`: `(.+?)\)`, then the `ON DELETE`/`ON UPDATE` clauses.
+fn fk_rest(s: &[char], at: usize) -> Option<(usize, Vec<String>, Option<String>)> {
+    if s.get(at).is_none_or(|&c| c == '\n') {
+        return None;
+    }
+    let close = (at + 1..s.len()).find(|&i| s[i] == ')' || s[i] == '\n')?;
+    if s[close] == '\n' {
+        return None;
+    }
+    let to = columns_in(&s[at..close]);
+    let mut p = skip_spaces(s, close + 1);
+    let mut on_delete = None;
+    while let Some(q) = literal(s, p, "ON ") {
+        let (q, deleting) = match (literal(s, q, "DELETE "), literal(s, q, "UPDATE ")) {
+            (Some(q), _) => (q, true),
+            (None, Some(q)) => (q, false),
+            (None, None) => break,
+        };
+        let Some((q, action)) = [
+            "SET NULL",
+            "SET DEFAULT",
+            "CASCADE",
+            "RESTRICT",
+            "NO ACTION",
+        ]
+        .iter()
+        .find_map(|a| literal(s, q, a).map(|end| (end, a.to_owned()))) else {
+            break;
+        };
+        // SQLAlchemy keeps the last action other than NO ACTION.
+        if deleting && action != "NO ACTION" {
+            on_delete = Some(action.to_owned());
+        }
+        p = skip_spaces(s, q);
+    }
+    Some((p, to, on_delete))
+}
+
+/// SQLAlchemy's `FK_PATTERN` at `start`: `[CONSTRAINT name ]FOREIGN KEY (cols) REFERENCES
+/// table (cols) [ON DELETE ...]`, case-insensitive, on one line.
+fn fk_at(s: &[char], start: usize) -> Option<(usize, ParsedForeignKey)> {
+    let mut starts = Vec::new();
+    if let Some(p) = literal(s, start, "CONSTRAINT ") {
+        let mut q = p;
+        while s.get(q).is_some_and(|&c| is_word(c)) {
+            q += 1;
+        }
+        if q > p
+            && let Some(r) = some_spaces(s, q)
+        {
+            starts.push(r);
+        }
+    }
+    starts.push(start);
+    for p in starts {
+        let Some(p) = literal(s, p, "FOREIGN KEY") else {
+            continue;
+        };
+        let p = skip_spaces(s, p);
+        if s.get(p) != Some(&'(') {
+            continue;
+        }
+        let open = p + 1;
+        let spaced = skip_spaces(s, open);
+        // ` *(.+?) *\)`: the greedy spaces first, then the shortest column list.
+        for from_start in (open..=spaced).rev() {
+            for from_end in from_start + 1..=s.len() {
+                if s[from_end - 1] == '\n' {
+                    break;
+                }
+                let q = skip_spaces(s, from_end);
+                if s.get(q) != Some(&')') {
+                    continue;
+                }
+                let Some(q) = some_spaces(s, q + 1)
+                    .and_then(|q| literal(s, q, "REFERENCES"))
+                    .and_then(|q| some_spaces(s, q))
+                else {
+                    continue;
+                };
+                let from = columns_in(&s[from_start..from_end]);
+                // `"(.+?)"` first, then `[a-z0-9_]+`.
+                if s.get(q) == Some(&'"') {
+                    for close in q + 2..s.len() {
+                        if s[close] == '\n' {
+                            break;
+                        }
+                        if s[close] != '"' {
+                            continue;
+                        }
+                        let r = skip_spaces(s, close + 1);
+                        if s.get(r) == Some(&'(')
+                            && let Some((end, to, on_delete)) = fk_rest(s, r + 1)
+                        {
+                            let table = s[q + 1..close].iter().collect();
+                            return Some((
+                                end,
+                                ParsedForeignKey {
+                                    from,
+                                    table,
+                                    to,
+                                    on_delete,
+                                },
+                            ));
+                        }
+                    }
+                }
+                let mut r = q;
+                while s.get(r).is_some_and(|&c| is_name_char(c)) {
+                    r += 1;
+                }
+                if r > q {
+                    let t = skip_spaces(s, r);
+                    if s.get(t) == Some(&'(')
+                        && let Some((end, to, on_delete)) = fk_rest(s, t + 1)
+                    {
+                        let table = s[q..r].iter().collect();
+                        return Some((
+                            end,
+                            ParsedForeignKey {
+                                from,
+                                table,
+                                to,
+                                on_delete,
+                            },
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Every foreign key clause SQLAlchemy's pattern finds in a table's SQL (`re.finditer`).
+fn parsed_foreign_keys(sql: &str) -> Vec<ParsedForeignKey> {
+    let s: Vec<char> = sql.chars().collect();
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < s.len() {
+        match fk_at(&s, at) {
+            Some((end, fk)) => {
+                out.push(fk);
+                at = end.max(at + 1);
+            }
+            None => at += 1,
+        }
+    }
+    out
+}
+
+/// The primary key columns of `table`, in key order.
+fn key_columns(conn: &Connection, table: &str) -> Result<Vec<String>, EngineError> {
+    let mut stmt = prepare(
+        conn,
+        "SELECT name FROM pragma_table_info(?1) WHERE pk > 0 ORDER BY pk",
+    )?;
+    let cols = stmt
+        .query_map([table], |r| r.get::<_, String>(0))?
+        .collect::<rusqlite::Result<Vec<String>>>()?;
+    Ok(cols)
+}
+
+/// `"c1" = ? AND "c2" = ?`.
+pub(crate) fn equal_all(cols: &[String]) -> String {
+    cols.iter()
+        .map(|c| format!("{c} = ?"))
+        .collect::<Vec<_>>()
+        .join(" AND ")
 }
 
 #[cfg(test)]

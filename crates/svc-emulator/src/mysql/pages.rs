@@ -28,20 +28,20 @@
 //! counts: other engines' writes do not move the counter. A write anywhere on the server costs
 //! the next page its seek and its kept count, never its answer.
 
-use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, Row, Value};
-
+use crate::backend::pooled::ESTIMATE_FROM;
 use crate::dialect::seek::Nulls;
 use crate::engine::EngineError;
 use crate::engine::records::Records;
 use crate::engine::table::Table;
 use crate::engine::walks as shared;
-use crate::flow::records::{Database, Page, Pages};
-use crate::flow::walks::{Walker, from_anchor, keep_anchor, page_select, read_page};
+use crate::flow::records::{Database, Page, Pages, Rows};
+use crate::flow::walks::{from_anchor, keep_anchor, page_select, read_page};
 use crate::mysql::MyResource;
-use crate::mysql::filter::{MyWhere, Params};
+use crate::mysql::dialect::{MyWhere, Params};
 use crate::mysql::schema::MyModel;
 use crate::mysql::types::MyKind;
+use mysql_async::prelude::Queryable;
+use mysql_async::{Conn, Row, Value};
 
 /// Sort keys of pages (each term's value as the driver read it), per walk, with InnoDB's
 /// transaction counter as the token.
@@ -86,8 +86,79 @@ pub(crate) fn seek_terms(model: &MyModel, terms: &[(usize, bool)]) -> Option<Vec
 
 /// MySQL's side of a page walk (`flow::walks`): its keys found in a derived table, its anchors
 /// in the driver's values, InnoDB's transaction counter as the token.
-impl Walker for MyResource {
+impl Pages for MyResource {
     type Key = Value;
+
+    /// MySQL's `LIMIT` and `OFFSET` are unsigned 64-bit numbers.
+    const MAX_OFFSET: u64 = u64::MAX;
+
+    /// A page past the first reads and converts only its own rows (see `mysql/pages.rs`).
+    async fn page(
+        &self,
+        reader: &mut Conn,
+        page: &Page<'_, Self>,
+        out: &mut Records<'_, MyModel>,
+    ) -> Result<Option<u64>, EngineError> {
+        if let Some(seek) = seek_terms(page.model, page.terms).filter(|_| page.number > 1) {
+            let count = self.walk_between_tokens(reader, page, &seek, out).await?;
+            return Ok(Some(count));
+        }
+        let sql = page.offset_select();
+        let mut sink = |row: &Row| out.push(row);
+        self.each_row(reader, &sql, &page.filter.params, page.lenient, &mut sink)
+            .await?;
+        Ok(None)
+    }
+
+    /// The engine's count: the `EXPLAIN SELECT COUNT(*)` estimate of an unfiltered table when
+    /// it is at least 10 000 (its `rows` column), else `COUNT(*)`. A filtered count of 10 000
+    /// rows or more is kept under InnoDB's transaction counter and read again only when the
+    /// counter moved (`mysql/pages.rs`, [`Kept`]): a page asked again on the same data counts no
+    /// row again.
+    async fn count(
+        &self,
+        conn: &mut Conn,
+        model: &MyModel,
+        filter: &MyWhere,
+        lenient: bool,
+    ) -> Result<u64, EngineError> {
+        if filter.sql.is_empty() {
+            let explain: Vec<Row> = conn
+                .query(format!("EXPLAIN SELECT COUNT(*) FROM {}", model.table_sql))
+                .await
+                .map_err(|e| self.unexpected(e))?;
+            let estimate = explain
+                .first()
+                .and_then(|r| r.as_ref(8))
+                .and_then(crate::mysql::types::value_text)
+                .and_then(|t| t.parse::<u64>().ok());
+            if let Some(estimate) = estimate
+                && estimate >= ESTIMATE_FROM
+            {
+                return Ok(estimate);
+            }
+        }
+        let key = (!filter.sql.is_empty()).then(|| count_key(model, filter));
+        let kept = match &key {
+            Some(key) => self.kept_count(conn, model, key).await,
+            None => Kept::Nothing,
+        };
+        if let Kept::Count(n) = kept {
+            return Ok(n);
+        }
+        let sql = ["SELECT COUNT(*) FROM ", &model.table_sql, &filter.sql].concat();
+        let rows = self.read(conn, &sql, &filter.params, lenient).await?;
+        let n = rows
+            .first()
+            .and_then(|r| r.as_ref(0))
+            .and_then(crate::mysql::types::value_text)
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(0);
+        if let Some(key) = key {
+            self.keep_count(conn, model, key, kept, n).await;
+        }
+        Ok(n)
+    }
 
     fn walks(&self) -> &Walks {
         &self.walks
@@ -308,7 +379,7 @@ mod tests {
             select,
         );
         let model = model.unwrap();
-        let seek_condition = <MyResource as Walker>::seek_condition;
+        let seek_condition = <MyResource as Pages>::seek_condition;
         let mut params = Params::default();
         let sql = seek_condition(
             &model,

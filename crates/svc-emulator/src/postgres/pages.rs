@@ -33,19 +33,21 @@
 //! and the page is read again from the keys, as above. So a write anywhere (any database of
 //! the server) costs the next page a second statement, never a different answer.
 
-use std::collections::HashMap;
-
-use tokio_postgres::Row;
-
+use crate::backend::pooled::ESTIMATE_FROM;
 use crate::dialect::seek::Nulls;
+use crate::engine::EngineError;
+use crate::engine::records::Records;
 use crate::engine::table::Table;
 use crate::engine::walks as shared;
-use crate::flow::records::Page;
-use crate::flow::walks::Walker;
+use crate::flow::records::{Page, Pages};
+use crate::flow::walks::{from_anchor, keep_anchor, page_select, sort_key_of};
 use crate::postgres::PgResource;
-use crate::postgres::filter::Params;
+use crate::postgres::dialect::{Params, PgWhere};
 use crate::postgres::schema::{PgField, PgModel};
 use crate::postgres::types::PgKind;
+use deadpool_postgres::Object;
+use std::collections::HashMap;
+use tokio_postgres::Row;
 
 /// The expression that reads the snapshot of the statement it is in, once per statement.
 pub(crate) const SNAPSHOT: &str = "(SELECT txid_current_snapshot()::text)";
@@ -96,8 +98,43 @@ pub(crate) fn seek_terms(model: &PgModel, terms: &[(usize, bool)]) -> Option<Vec
 
 /// PostgreSQL's side of a page walk (`flow::walks`): its keys found by `= ANY(ARRAY(...))`, its
 /// anchors as text, the snapshot as the token (read beside the page's rows, `postgres/records.rs`).
-impl Walker for PgResource {
+impl Pages for PgResource {
     type Key = String;
+
+    /// A page reads and converts only its own rows (see `postgres/pages.rs`). The count, when
+    /// it is sure to be needed (any page but the first) or cheap (the catalog's estimate, or a
+    /// count of a table too small to have one), goes with the page: both statements are sent
+    /// before either answer is awaited.
+    async fn page(
+        &self,
+        reader: &mut Object,
+        page: &Page<'_, Self>,
+        out: &mut Records<'_, PgModel>,
+    ) -> Result<Option<u64>, EngineError> {
+        let client = &*reader;
+        let (rows, count) = if page.number > 1 || page.filter.sql.is_empty() {
+            let (rows, count) = futures_util::future::try_join(
+                self.page_rows(client, page),
+                self.count_rows(client, page.model, page.filter, page.lenient),
+            )
+            .await?;
+            (rows, Some(count))
+        } else {
+            (self.page_rows(client, page).await?, None)
+        };
+        rows.iter().for_each(|row| out.push(row));
+        Ok(count)
+    }
+
+    async fn count(
+        &self,
+        reader: &mut Object,
+        model: &PgModel,
+        filter: &PgWhere,
+        lenient: bool,
+    ) -> Result<u64, EngineError> {
+        self.count_rows(reader, model, filter, lenient).await
+    }
 
     fn walks(&self) -> &Walks {
         &self.walks
@@ -156,6 +193,110 @@ impl Walker for PgResource {
     }
 }
 
+/// A page's statements.
+impl PgResource {
+    /// The rows of one page: those of `LIMIT per_page OFFSET offset`, read from the nearest
+    /// anchor of the same walk when one is valid, else with `OFFSET` over the keys alone; the
+    /// end of a full page is kept as an anchor. Without a total order that can be sought
+    /// (see [`walks::seek_terms`]), the engine's statement as it is.
+    async fn page_rows(
+        &self,
+        client: &deadpool_postgres::ClientWrapper,
+        page: &Page<'_, Self>,
+    ) -> Result<Vec<Row>, EngineError> {
+        let (model, filter, offset, lenient) = (page.model, page.filter, page.offset, page.lenient);
+        let Some(seek) = seek_terms(model, page.terms) else {
+            let sql = page.offset_select();
+            return self.read_rows(client, &sql, &filter.params, lenient).await;
+        };
+        let walk_key = page.walk_key();
+        let extra = format!(", {}{}", SNAPSHOT, Self::sort_key_columns(model, &seek));
+        let snapshot_at = model.fields.len();
+        if offset > 0
+            && let Some(anchor) = self.walks.anchor(&walk_key, offset)
+        {
+            let (sql, params) = from_anchor(page, &seek, &extra, &anchor);
+            let rows = self.read_rows(client, &sql, &params, lenient).await?;
+            let same = rows.first().is_some_and(|r| {
+                r.get::<_, Option<&str>>(snapshot_at) == Some(anchor.1.token.as_str())
+            });
+            if same {
+                self.keep_anchor(&walk_key, &rows, page, seek.len());
+                return Ok(rows);
+            }
+        }
+        let sql = page_select(page, &extra, &filter.sql, offset);
+        let rows = self
+            .read_rows(client, &sql, &filter.params, lenient)
+            .await?;
+        self.keep_anchor(&walk_key, &rows, page, seek.len());
+        Ok(rows)
+    }
+
+    /// Keeps the end of a full page as an anchor of its walk, under the snapshot read beside
+    /// its last row (its sort key follows).
+    fn keep_anchor(&self, walk_key: &[u8], rows: &[Row], page: &Page<'_, Self>, terms: usize) {
+        let at = page.model.fields.len();
+        let Some(last) = rows.last().filter(|_| rows.len() as u64 == page.per_page) else {
+            return;
+        };
+        if let Some(snapshot) = last.get::<_, Option<String>>(at) {
+            let cells: Vec<usize> = (at + 1..at + 1 + terms).collect();
+            let sort_key = sort_key_of::<Self>(last, &cells);
+            keep_anchor(self, walk_key, page, sort_key, snapshot);
+        }
+    }
+
+    /// The engine's count: the catalog estimate of an unfiltered table when it is at least
+    /// 10 000 (`SELECT reltuples FROM pg_class WHERE relname = ...`, the first such table of
+    /// any schema), else `COUNT(*)`. Unfiltered, one statement does both: `COALESCE` runs the
+    /// count only when the estimate is not taken (never remembered: `VACUUM` may change the
+    /// estimate without a transaction). Filtered, the count is remembered per snapshot.
+    async fn count_rows(
+        &self,
+        client: &deadpool_postgres::ClientWrapper,
+        model: &PgModel,
+        filter: &PgWhere,
+        lenient: bool,
+    ) -> Result<u64, EngineError> {
+        let rows = if filter.sql.is_empty() {
+            let sql = format!(
+                "SELECT COALESCE((SELECT e FROM (SELECT trunc(reltuples)::int8 AS e FROM pg_class \
+                 WHERE relname = $1::text LIMIT 1) s WHERE e >= {ESTIMATE_FROM}), \
+                 (SELECT count(*) FROM {}))",
+                model.table_sql
+            );
+            let params = Params(vec![Some(model.name.clone())]);
+            self.read_rows(client, &sql, &params, lenient).await?
+        } else {
+            // A filtered count is remembered with the snapshot it was made in, and the
+            // statement counts again only when its own snapshot differs (see `walks`).
+            let count = format!("(SELECT count(*) FROM {}{})", model.table_sql, filter.sql);
+            let key = key(&count, &filter.params);
+            let kept = self.walks.count(&key);
+            let mut params = filter.params.clone();
+            let (snapshot, n) = kept.map_or((None, None), |(s, n)| (Some(s), Some(n.to_string())));
+            let kept_snapshot = params.cast(snapshot, "text");
+            let kept_count = params.cast(n, "bigint");
+            let sql = format!(
+                "SELECT CASE WHEN now.snapshot = {kept_snapshot} THEN {kept_count} ELSE {count} \
+                 END, now.snapshot FROM (SELECT txid_current_snapshot()::text AS snapshot) now"
+            );
+            let rows = self.read_rows(client, &sql, &params, lenient).await?;
+            if let Some(row) = rows.first()
+                && let (Some(n), Some(snapshot)) = (
+                    row.get::<_, Option<i64>>(0),
+                    row.get::<_, Option<String>>(1),
+                )
+            {
+                self.walks.keep_count(key, snapshot, n.max(0) as u64);
+            }
+            rows
+        };
+        Ok(rows.first().map_or(0, |r| r.get::<_, i64>(0)) as u64)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -198,7 +339,7 @@ mod tests {
         let seek = |terms: &[(usize, bool)], key: &[Option<&str>]| {
             let key: Vec<Option<String>> = key.iter().map(|k| k.map(str::to_owned)).collect();
             let mut params = Params::default();
-            let sql = <PgResource as Walker>::seek_condition(&model, terms, &key, &mut params);
+            let sql = <PgResource as Pages>::seek_condition(&model, terms, &key, &mut params);
             (sql, params.0)
         };
         let (sql, params) = seek(&[(0, false), (1, true)], &[Some("30"), Some("7")]);

@@ -35,16 +35,19 @@
 //! this list read it; either way nothing computed before the commit can carry the generation
 //! this list reads.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-
-use rusqlite::types::{Value, ValueRef};
-
+use crate::dialect::clause::Where;
 use crate::dialect::seek::{self, Nulls};
+use crate::engine::error::EngineError;
+use crate::engine::records::Records;
 use crate::engine::walks::{Anchor, Walks};
-use crate::flow::records::Page;
-use crate::flow::walks::Walker;
+use crate::flow::records::{Page, Pages, counted};
+use crate::flow::walks::{from_anchor, keep_anchor, read_page};
 use crate::sqlite::flows::Sqlite;
 use crate::sqlite::model::Model;
+
+use rusqlite::types::{Value, ValueRef};
+use std::borrow::Cow;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Counts and anchors of one resource's lists, valid for one database state: they are kept
 /// where every database keeps its own ([`Walks`]), each under the generation it was made in
@@ -210,8 +213,83 @@ pub(crate) fn seek_terms<'t>(
 
 /// SQLite's side of a page walk: a sort key is read from the row's own columns, each value as
 /// SQLite stored it, and bound again as it is.
-impl<'c> Walker for Sqlite<'c> {
+impl<'c> Pages for Sqlite<'c> {
     type Key = Value;
+
+    /// From the nearest anchor of the same walk kept in this snapshot's generation, else with
+    /// `OFFSET`; the end of a full page is kept as an anchor. Inline, a page that would step
+    /// over more rows than its budget gives up.
+    async fn page(
+        &self,
+        conn: &mut &'c mut rusqlite::Connection,
+        page: &Page<'_, Self>,
+        out: &mut Records<'_, Model>,
+    ) -> Result<Option<u64>, EngineError> {
+        let (budget, memo) = (&self.budget, self.resource().memo());
+        let seek = seek_terms(page.model, page.terms);
+        let walk_key = page.walk_key();
+        let anchor = match seek {
+            Some(_) if page.offset > 0 => memo.anchor(budget.ticket, &walk_key, page.offset),
+            _ => None,
+        };
+        let filter = page.filter;
+        let (sql, params, skip) = match (&anchor, seek) {
+            (Some(anchor), Some(seek)) => {
+                let extra = Self::sort_key_columns(page.model, seek);
+                let (sql, params) = from_anchor(page, seek, &extra, anchor);
+                (sql, Cow::Owned(params), page.offset - anchor.0)
+            }
+            _ => (
+                page.offset_select(),
+                Cow::Borrowed(&filter.params),
+                page.offset,
+            ),
+        };
+        if budget.max_skip.is_some_and(|max| skip > max) {
+            return Err(budget.give_up());
+        }
+        budget.skipped.store(skip, Ordering::Relaxed);
+        // The sort key is read from the row's own columns.
+        let cells: Vec<usize> = seek.map_or_else(Vec::new, |t| t.iter().map(|&(i, _)| i).collect());
+        let end = read_page(self, conn, (&sql, &params), page, out, &cells).await?;
+        if let Some(token) = budget.ticket.token() {
+            keep_anchor(self, &walk_key, page, end, token);
+        }
+        Ok(None)
+    }
+
+    /// Remembered in this snapshot's generation, else counted (`SELECT count(*)`, every
+    /// selected row visited) and remembered. Inline, only a remembered count.
+    async fn count(
+        &self,
+        conn: &mut &'c mut rusqlite::Connection,
+        model: &Model,
+        filter: &Where<Vec<Value>>,
+        lenient: bool,
+    ) -> Result<u64, EngineError> {
+        let (budget, memo) = (&self.budget, self.resource().memo());
+        let sql = ["SELECT count(*) FROM ", &model.table_sql, &filter.sql].concat();
+        let key = key(&sql, &filter.params);
+        if let Some(n) = memo.count(budget.ticket, &key) {
+            return Ok(n);
+        }
+        if budget.max_skip.is_some() {
+            return Err(budget.give_up());
+        }
+        let n = counted(self, conn, model, filter, lenient).await?;
+        memo.keep_count(budget.ticket, key, n);
+        Ok(n)
+    }
+
+    /// Not for the built-in tools resource, which shows what it stores (see
+    /// `Resource::showing_stored_values`).
+    fn checks_readable(&self) -> bool {
+        !self.resource().shows_stored_values()
+    }
+
+    fn unreadable(model: &Model, at: usize, lenient: bool) -> EngineError {
+        crate::sqlite::records::unreadable(model, at, lenient)
+    }
 
     fn walks(&self) -> &Walks<Value> {
         self.resource().memo().walks()
@@ -277,4 +355,53 @@ pub(crate) fn seek_condition(
         "?".to_owned()
     };
     seek::seek_condition(terms, key, Nulls::Smallest, &mut bind)
+}
+
+/// What a read may use of the list memo, and how much work it may do: the ticket of its
+/// snapshot (`sqlite::pages`), and, run inline, the rows its page may step over; what it
+/// stepped over, and whether it gave up (then the pool runs it: `sqlite::handoff`).
+#[derive(Debug)]
+pub(crate) struct Budget {
+    ticket: Ticket,
+    /// `None`: on the pool, any work; `Some`: inline, at most this many rows stepped over, and
+    /// no count that is not remembered.
+    max_skip: Option<u64>,
+    skipped: AtomicU64,
+    gave_up: AtomicBool,
+}
+
+impl Default for Budget {
+    /// Nothing of the memo, any work: a read that is no list's.
+    fn default() -> Self {
+        Budget::new(Ticket::unusable(), None)
+    }
+}
+
+impl Budget {
+    /// A read in the snapshot of `ticket`, stepping over at most `max_skip` rows.
+    pub(crate) fn new(ticket: Ticket, max_skip: Option<u64>) -> Self {
+        Budget {
+            ticket,
+            max_skip,
+            skipped: AtomicU64::new(0),
+            gave_up: AtomicBool::new(false),
+        }
+    }
+
+    /// The rows the page stepped over before its first record.
+    pub(crate) fn skipped(&self) -> u64 {
+        self.skipped.load(Ordering::Relaxed)
+    }
+
+    /// Whether the read stopped short of work its budget does not allow (its error then says
+    /// only that).
+    pub(crate) fn gave_up(&self) -> bool {
+        self.gave_up.load(Ordering::Relaxed)
+    }
+
+    /// Stops the read: the pool's work.
+    fn give_up(&self) -> EngineError {
+        self.gave_up.store(true, Ordering::Relaxed);
+        EngineError::Internal("an inline read gave up: the pool runs it".to_owned())
+    }
 }
