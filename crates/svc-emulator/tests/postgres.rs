@@ -947,6 +947,78 @@ async fn more_types_answer_as_the_engines_python_objects() {
     assert_eq!(r.status, 400, "{:?}", r.body);
 }
 
+/// Infinite dates and dates before year 1, as psycopg2 reads them for the engine.
+const EDGE_DATES: &str = "
+CREATE TABLE inf (id serial PRIMARY KEY, ts timestamp, tz timestamptz, d date);
+INSERT INTO inf (ts, tz, d) VALUES ('infinity', '-infinity', 'infinity'),
+  ('-infinity', 'infinity', '-infinity'), ('2024-03-05', '2024-03-05 10:00+00', '2024-03-05');
+CREATE TABLE bc (id serial PRIMARY KEY, d date, ts timestamp);
+INSERT INTO bc (d, ts) VALUES ('0044-03-15 BC', NULL), (NULL, '0001-01-01 00:00:00 BC'),
+  ('2024-03-05', '2024-03-05');
+";
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL: run with --ignored (cargo xtask ci does)"]
+async fn infinite_and_bc_dates_answer_as_psycopg2_reads_them() {
+    // The engine's answers (jet-bridge 1.12.13, psycopg2 2.9, PostgreSQL 15, server time zone
+    // UTC): psycopg2 reads an infinite date or date-time as Python's largest or smallest (an
+    // infinite timestamptz aware, in UTC), and fails on a year before 1 (500).
+    let (emu, _) = emulator_with(EDGE_DATES, false, Limits::default()).await;
+    assert_eq!(
+        ok(&get(&emu, "models/inf/1").await),
+        json!({"id": 1, "ts": "9999-12-31T23:59:59.999999+00:00",
+               "tz": "0001-01-01T00:00:00+00:00", "d": "9999-12-31"})
+    );
+    assert_eq!(
+        ok(&get(&emu, "models/inf/2").await),
+        json!({"id": 2, "ts": "0001-01-01T00:00:00+00:00",
+               "tz": "9999-12-31T23:59:59.999999+00:00", "d": "0001-01-01"})
+    );
+    let agg = |q: &'static str| {
+        let emu = &emu;
+        async move { ok(&get(emu, &format!("models/inf/aggregate?{q}")).await)["y_func"].clone() }
+    };
+    assert_eq!(agg("_y_func=max&_y_column=d").await, json!("9999-12-31"));
+    assert_eq!(
+        agg("_y_func=min&_y_column=ts").await,
+        json!("0001-01-01T00:00:00+00:00")
+    );
+    let groups = ok(&get(&emu, "models/inf/group?_y_func=count&_x_column=d").await);
+    let keys: Vec<&Value> = groups
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| &g["group"])
+        .collect();
+    assert!(keys.contains(&&json!("9999-12-31")), "{groups}");
+    assert!(keys.contains(&&json!("0001-01-01")), "{groups}");
+
+    // A record, a list, an aggregate or a group that reads a BC value is refused by design.
+    for path in [
+        "models/bc/1",
+        "models/bc/2",
+        "models/bc",
+        "models/bc?d__lt=2000-01-01",
+        "models/bc/aggregate?_y_func=min&_y_column=d",
+        "models/bc/group?_y_func=count&_x_column=d",
+    ] {
+        let reply = get(&emu, path).await;
+        assert_eq!(
+            reply.status,
+            400,
+            "{path}: {}",
+            String::from_utf8_lossy(&reply.body)
+        );
+        assert_eq!(reply.json()["error_decision"], "stricter", "{path}");
+    }
+    // Rows without one are read as usual.
+    assert_eq!(ok(&get(&emu, "models/bc/3").await)["d"], "2024-03-05");
+    assert_eq!(
+        ok(&get(&emu, "models/bc?d__gt=2000-01-01").await)["count"],
+        1
+    );
+}
+
 #[tokio::test]
 #[ignore = "needs PostgreSQL: run with --ignored (cargo xtask ci does)"]
 async fn aggregates_and_groups_use_postgresqls_functions() {

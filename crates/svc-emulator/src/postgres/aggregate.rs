@@ -24,8 +24,31 @@ use crate::flow::aggregate::Summary;
 use crate::postgres::PgResource;
 use crate::postgres::schema::{PgField, PgModel};
 use crate::postgres::types::{
-    Offset, PgKind, float_items, hex_bytes, interval, iso_time, parse_float, timestamp, timetz,
+    Offset, PgKind, date_kind, finite, float_items, hex_bytes, interval, iso_time, parse_float,
+    python_cannot_hold, timestamp, timetz,
 };
+
+/// [`read`], or the engine's failure (`500`) where psycopg2 cannot read the value: a date or
+/// date-time whose year Python cannot hold (`param` and `field` name where it came from).
+fn read_held(
+    ty: &str,
+    text: Option<String>,
+    param: &str,
+    field: &PgField,
+) -> Result<Py, EngineError> {
+    if date_kind(ty).is_some() && text.as_deref().is_some_and(python_cannot_hold) {
+        return Err(fails(
+            param,
+            format!(
+                "A value of {:?} here is a date whose year Python cannot hold (before 1, or past \
+                 9999): psycopg2 fails reading it, and the data engine with a 500. Filter such \
+                 rows out.",
+                field.name
+            ),
+        ));
+    }
+    Ok(read(ty, text))
+}
 
 /// The value of PostgreSQL text `text` of type `ty` (`pg_typeof`) as psycopg2 gives it.
 fn read(ty: &str, text: Option<String>) -> Py {
@@ -38,8 +61,9 @@ fn read(ty: &str, text: Option<String>) -> Py {
         "numeric" => Py::Decimal(text),
         "real" | "double precision" => Py::Float(parse_float(&text)),
         "boolean" => Py::Bool(matches!(text.as_str(), "t" | "true")),
-        "date" => Py::Date(text),
-        "timestamp without time zone" | "timestamp with time zone" => timestamp(&text),
+        "date" => Py::Date(finite(PgKind::Date, &text).to_owned()),
+        "timestamp without time zone" => timestamp(finite(PgKind::Timestamp, &text)),
+        "timestamp with time zone" => timestamp(finite(PgKind::TimestampTz, &text)),
         "json" | "jsonb" => Py::Json(text),
         // `bytea`, from its hex text: bytes, which the engine's encoder decodes as UTF-8.
         "bytea" => Py::Bytes(hex_bytes(&text)),
@@ -161,7 +185,7 @@ impl Summary for PgResource {
         tz: Offset,
     ) -> Result<Json, EngineError> {
         let value = match row {
-            Some(row) => read(&row.get::<_, String>(1), row.get(0)),
+            Some(row) => read_held(&row.get::<_, String>(1), row.get(0), "_y_column", field)?,
             None => Py::None,
         };
         let value = zero_if_null(func, value);
@@ -217,7 +241,12 @@ impl Summary for PgResource {
     ) -> Result<Map<String, Json>, EngineError> {
         let mut object = Map::new();
         for (i, x) in columns.xs.iter().enumerate() {
-            let v = read(&row.get::<_, String>(2 * i + 1), row.get(2 * i));
+            let v = read_held(
+                &row.get::<_, String>(2 * i + 1),
+                row.get(2 * i),
+                "_x_column",
+                x,
+            )?;
             if v.is_not_json() {
                 return Err(not_json_refused("_x_column", &x.name));
             }
@@ -236,7 +265,12 @@ impl Summary for PgResource {
         let at = 2 * columns.xs.len();
         let v = zero_if_null(
             columns.func,
-            read(&row.get::<_, String>(at + 1), row.get(at)),
+            read_held(
+                &row.get::<_, String>(at + 1),
+                row.get(at),
+                "_y_column",
+                columns.y,
+            )?,
         );
         if v.is_not_json() {
             return Err(not_json_refused("_y_column", &columns.y.name));

@@ -22,7 +22,7 @@ use crate::postgres::dialect::{Params, datetime_literal};
 use crate::postgres::driver::prepared_rows;
 use crate::postgres::schema::{PgConnection, by_ctid, table};
 use crate::postgres::schema::{PgField, PgModel};
-use crate::postgres::types::{Offset, PgKind, write_value};
+use crate::postgres::types::{Offset, PgKind, python_cannot_hold, write_value};
 use crate::postgres::{PgResource, driver, message, pages};
 
 /// PostgreSQL's side of the record flows (`flow::read`).
@@ -415,9 +415,14 @@ fn array_text(v: &PyJson, text: &dyn Fn(&PyJson) -> String) -> String {
 
 /// PostgreSQL's rows: every column read as text (the model's select list).
 impl RecordRow<PgField> for Row {
+    /// `false` for a date or date-time psycopg2 cannot read (a year before 1 or past 9999).
     fn write_value(&self, buf: &mut Vec<u8>, i: usize, column: &PgField, tz: Offset) -> bool {
-        write_value(buf, column.kind, self.get(i), tz);
-        true
+        let text: Option<&str> = self.get(i);
+        write_value(buf, column.kind, text, tz);
+        !(matches!(
+            column.kind,
+            PgKind::Date | PgKind::Timestamp | PgKind::TimestampTz
+        ) && text.is_some_and(python_cannot_hold))
     }
 }
 

@@ -291,8 +291,9 @@ pub(crate) fn write_value(buf: &mut Vec<u8>, kind: PgKind, text: Option<&str>, t
             buf.push(b'"');
         }
         PgKind::Numeric => write_json_str(buf, &decimal_text(text)),
-        PgKind::Timestamp => write_json_str(buf, &iso_timestamp(text, Some(tz))),
-        PgKind::TimestampTz => write_json_str(buf, &iso_timestamp(text, None)),
+        PgKind::Timestamp => write_json_str(buf, &iso_timestamp(finite(kind, text), Some(tz))),
+        PgKind::TimestampTz => write_json_str(buf, &iso_timestamp(finite(kind, text), None)),
+        PgKind::Date => write_json_str(buf, finite(kind, text)),
         PgKind::Json | PgKind::Array => write_json_text(buf, text),
         PgKind::NumericArray => write_json_str_or_value(buf, &float_items(text)),
         PgKind::Bytea => write_json_str(buf, &bytea_repr(text)),
@@ -300,8 +301,7 @@ pub(crate) fn write_value(buf: &mut Vec<u8>, kind: PgKind, text: Option<&str>, t
         PgKind::Time => write_json_str(buf, &iso_time(text)),
         PgKind::TimeTz => write_json_str(buf, &iso_timetz(text)),
         PgKind::Range => write_json_str(buf, &range_str(text)),
-        PgKind::Date
-        | PgKind::String
+        PgKind::String
         | PgKind::Char
         | PgKind::Unknown
         | PgKind::Bit
@@ -529,6 +529,39 @@ fn write_json_text(buf: &mut Vec<u8>, text: &str) {
         }
         Err(_) => write_json_str(buf, text),
     }
+}
+
+/// PostgreSQL's text of the value psycopg2 reads for an infinite date or date-time of `kind`:
+/// Python's largest or smallest (`date.max`, `datetime.min`, ...; of a `timestamptz`, aware in
+/// UTC whatever the session's time zone); `text` itself for any other value or kind.
+pub(crate) fn finite(kind: PgKind, text: &str) -> &str {
+    match (kind, text) {
+        (PgKind::Date, "infinity") => "9999-12-31",
+        (PgKind::Date, "-infinity") => "0001-01-01",
+        (PgKind::Timestamp, "infinity") => "9999-12-31 23:59:59.999999",
+        (PgKind::Timestamp, "-infinity") => "0001-01-01 00:00:00",
+        (PgKind::TimestampTz, "infinity") => "9999-12-31 23:59:59.999999+00",
+        (PgKind::TimestampTz, "-infinity") => "0001-01-01 00:00:00+00",
+        _ => text,
+    }
+}
+
+/// Whether psycopg2 fails reading PostgreSQL's text of a date or date-time: a year Python's
+/// `date` cannot hold, before year 1 (`0044-03-15 BC`) or past 9999 (`10000-01-01`). The engine
+/// fails then (`500`) on every read that returns the value.
+pub(crate) fn python_cannot_hold(text: &str) -> bool {
+    let year = text.split('-').next().unwrap_or_default();
+    text.ends_with(" BC") || (year.len() > 4 && year.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The kind of a date or date-time by its type's name (`pg_typeof`'s or the catalog's).
+pub(crate) fn date_kind(ty: &str) -> Option<PgKind> {
+    Some(match ty {
+        "date" => PgKind::Date,
+        "timestamp without time zone" | "timestamp" => PgKind::Timestamp,
+        "timestamp with time zone" | "timestamptz" => PgKind::TimestampTz,
+        _ => return None,
+    })
 }
 
 /// A date-time from PostgreSQL's ISO text (`2024-01-05 10:00:00.5`, with `+05:30` for

@@ -141,30 +141,50 @@ pub(crate) fn write_iso_json(buf: &mut Vec<u8>, date: Option<Date>, time: Option
     buf.push(b'"');
 }
 
-/// Reads leading digits like C's `%Nu`: at most `max` of them, at least one.
+/// Reads a number like C's `sscanf` conversion `%Nu`: white space skipped, then at most `max`
+/// characters of an optional sign and at least one digit. A negative number wraps as C's
+/// `unsigned` does (past any valid date or time part, but `-0` is 0).
 fn scan_digits(s: &[u8], at: &mut usize, max: usize) -> Option<u32> {
+    while s
+        .get(*at)
+        .is_some_and(|c| matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r'))
+    {
+        *at += 1;
+    }
     let start = *at;
+    let negative = match s.get(*at) {
+        Some(b'-') if max > 1 => true,
+        Some(b'+') if max > 1 => false,
+        _ => false,
+    };
+    if matches!(s.get(*at), Some(b'-' | b'+')) && max > 1 {
+        *at += 1;
+    }
+    let digits = *at;
     while *at < s.len() && *at - start < max && s[*at].is_ascii_digit() {
         *at += 1;
     }
-    if *at == start {
+    if *at == digits {
+        *at = start;
         return None;
     }
-    std::str::from_utf8(&s[start..*at]).ok()?.parse().ok()
+    let n: u32 = std::str::from_utf8(&s[digits..*at]).ok()?.parse().ok()?;
+    Some(if negative && n != 0 { u32::MAX } else { n })
 }
 
 fn expect(s: &[u8], at: &mut usize, c: u8) -> Option<()> {
     (s.get(*at) == Some(&c)).then(|| *at += 1)
 }
 
-/// SQLAlchemy's date parser: `(\d+)-(\d+)-(\d+)` at the start of the text.
+/// SQLAlchemy's C date parser (`cprocessors.str_to_date`, which the engine runs):
+/// `sscanf("%4u-%2u-%2u")` with all three matched (`2024-3-5x` is a date, `02024-03-05` is not).
 pub fn parse_date(text: &[u8]) -> Option<Date> {
     let mut at = 0;
-    let year = scan_digits(text, &mut at, usize::MAX)?;
+    let year = scan_digits(text, &mut at, 4)?;
     expect(text, &mut at, b'-')?;
-    let month = scan_digits(text, &mut at, usize::MAX)?;
+    let month = scan_digits(text, &mut at, 2)?;
     expect(text, &mut at, b'-')?;
-    let day = scan_digits(text, &mut at, usize::MAX)?;
+    let day = scan_digits(text, &mut at, 2)?;
     let d = Date { year, month, day };
     d.valid().then_some(d)
 }
@@ -202,24 +222,21 @@ pub fn parse_datetime(text: &[u8]) -> Option<(Date, Time)> {
     (d.valid() && t.valid()).then_some((d, t))
 }
 
-/// SQLAlchemy's time parser: `(\d+):(\d+):(\d+)(?:\.(\d{6}))?` at the start of the text.
+/// SQLAlchemy's C time parser (`cprocessors.str_to_time`, which the engine runs):
+/// `sscanf("%2u:%2u:%2u.%6u")` with at least the seconds matched; microseconds are the digits as
+/// a number (`10:11:12.5` is 5 µs past 12 s, as the engine reads it).
 pub fn parse_time(text: &[u8]) -> Option<Time> {
     let mut at = 0;
-    let hour = scan_digits(text, &mut at, usize::MAX)?;
+    let hour = scan_digits(text, &mut at, 2)?;
     expect(text, &mut at, b':')?;
-    let minute = scan_digits(text, &mut at, usize::MAX)?;
+    let minute = scan_digits(text, &mut at, 2)?;
     expect(text, &mut at, b':')?;
-    let second = scan_digits(text, &mut at, usize::MAX)?;
-    let mut micro = 0;
-    if text.get(at) == Some(&b'.')
-        && text.len() >= at + 7
-        && text[at + 1..at + 7].iter().all(u8::is_ascii_digit)
-    {
-        micro = std::str::from_utf8(&text[at + 1..at + 7])
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0);
-    }
+    let second = scan_digits(text, &mut at, 2)?;
+    let micro = if expect(text, &mut at, b'.').is_some() {
+        scan_digits(text, &mut at, 6).unwrap_or(0)
+    } else {
+        0
+    };
     let t = Time {
         hour,
         minute,

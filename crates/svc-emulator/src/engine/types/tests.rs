@@ -207,6 +207,31 @@ fn stored_date_times_parse_like_sqlalchemy() {
     assert_eq!(parse_date(b"2024-3-5x").unwrap().iso(), "2024-03-05");
 }
 
+/// What SQLAlchemy 1.4's C `str_to_time` and `str_to_date` (`cprocessors`, which the engine
+/// runs) answer, read off `sqlalchemy.processors` in the engine's venv: `None` where they raise.
+#[test]
+fn stored_times_and_dates_parse_like_sqlalchemys_c_processors() {
+    let time = |s: &str| parse_time(s.as_bytes()).map(Time::iso);
+    assert_eq!(time("10:11:12.5").as_deref(), Some("10:11:12.000005"));
+    assert_eq!(time("10:11:12.123").as_deref(), Some("10:11:12.000123"));
+    assert_eq!(time("10:11:12.1234567").as_deref(), Some("10:11:12.123456"));
+    assert_eq!(time("10:11:12").as_deref(), Some("10:11:12"));
+    assert_eq!(time("1:2:3").as_deref(), Some("01:02:03"));
+    assert_eq!(time("10:11:12x").as_deref(), Some("10:11:12"));
+    assert_eq!(time("10:11:12.").as_deref(), Some("10:11:12"));
+    assert_eq!(time(" 10:11:12").as_deref(), Some("10:11:12"));
+    assert_eq!(time("10:11"), None);
+    assert_eq!(time("100:11:12"), None);
+    assert_eq!(time("10:11:12.-5"), None);
+    let date = |s: &str| parse_date(s.as_bytes()).map(Date::iso);
+    assert_eq!(date("2024-3-5").as_deref(), Some("2024-03-05"));
+    assert_eq!(date("2024-03-05 10:00").as_deref(), Some("2024-03-05"));
+    assert_eq!(date(" 2024-03-05").as_deref(), Some("2024-03-05"));
+    assert_eq!(date("02024-03-05"), None);
+    assert_eq!(date("12345-01-01"), None);
+    assert_eq!(date("2024-003-05"), None);
+}
+
 /// Python's `repr(float)` as it was first written here, from Rust's `{:e}` (also shortest
 /// round-trip): the reference the ryu-based writer is held to.
 fn repr_from_fmt(f: f64) -> String {
