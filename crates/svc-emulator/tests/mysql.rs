@@ -44,7 +44,7 @@ INSERT INTO people (name, email, age, score, balance, active, born, created_at, 
 INSERT INTO orders (person_id, status, amount) VALUES (1, 'new', 10.5), (1, 'paid', 20), (2, 'shipped', NULL);
 INSERT INTO codes VALUES ('C-001', 'first', 1), ('É-007', 'accent', 7);
 INSERT INTO kinds (mi, big, f, tm, yr, e, s, b, bin, bl, ts) VALUES
- (7, 18446744073709551615, 1234567, '25:00:01', 2024, 'b', 'y,x', b'101', 0x0102, 'A', '2024-01-05 10:00:00'),
+ (7, 18446744073709551615, 1234567, '25:00:01', 2024, 'b', 'y', b'101', 0x0102, 'A', '2024-01-05 10:00:00'),
  (NULL, 12, 0.1, '-01:30:00', NULL, NULL, '', NULL, NULL, NULL, NULL);
 "#;
 
@@ -143,7 +143,7 @@ async fn records_are_written_with_the_engines_types() {
             {"id": 2, "mi": null, "big": 12, "f": 0.1, "tm": "22:30:00", "yr": null, "e": null,
              "s": "set()", "b": null, "bin": null, "bl": null, "ts": null},
             {"id": 1, "mi": "7", "big": 18446744073709551615_u64, "f": 1234570.0,
-             "tm": "01:00:01", "yr": "2024", "e": "b", "s": "{'x', 'y'}", "b": 5, "bin": "0102",
+             "tm": "01:00:01", "yr": "2024", "e": "b", "s": "{'y'}", "b": 5, "bin": "0102",
              "bl": "b'A'", "ts": "2024-01-05T10:00:00+00:00"}
         ])
     );
@@ -1297,4 +1297,38 @@ async fn fixtures_are_created_as_posts_create_records() {
         Err(e) => panic!("not a fixture error: {e}"),
         Ok(_) => panic!("the emulator started"),
     }
+}
+
+/// A `SET` of several members: the engine writes them in a Python set's order, which its string
+/// hashes decide anew each time it starts (seen: `{'z', 'x'}` for `x,z` in one run of
+/// jet-bridge 1.12.13, `{'x', 'z'}` in another). Strict mode refuses every read that would show
+/// one, by design; lenient mode shows the members in definition order.
+#[tokio::test]
+#[ignore = "needs MariaDB: run with --ignored (cargo xtask ci does)"]
+async fn sets_of_several_members_are_refused_by_design() {
+    const SETS: &str = "CREATE TABLE st (id INT PRIMARY KEY, s SET('x','y','z'));
+        INSERT INTO st VALUES (1, 'x,z'), (2, 'y'), (3, '');";
+    let s = served_with(SETS, false).await;
+    for path in [
+        "models/st/1",
+        "models/st",
+        "models/st/group?_x_column=s&_y_func=count",
+        "models/st/aggregate?_y_func=min&_y_column=s&id=1",
+    ] {
+        let reply = s.get(path).await;
+        assert_eq!(
+            reply.status,
+            400,
+            "{path}: {}",
+            String::from_utf8_lossy(&reply.body)
+        );
+        assert_eq!(reply.json()["error_decision"], "stricter", "{path}");
+    }
+    // Records of at most one member are answered as the engine writes them.
+    assert_eq!(ok(&s.get("models/st/2").await)["s"], "{'y'}");
+    assert_eq!(ok(&s.get("models/st/3").await)["s"], "set()");
+    assert_eq!(ok(&s.get("models/st?id__in=2,3").await)["count"], 2);
+    drop(s);
+    let lenient = served_with(SETS, true).await;
+    assert_eq!(ok(&lenient.get("models/st/1").await)["s"], "{'x', 'z'}");
 }

@@ -96,8 +96,11 @@ fn readable<D: Pages>(
     out: &Records<'_, D::Model>,
     lenient: bool,
 ) -> Result<(), EngineError> {
-    match out.unreadable() {
-        Some(at) => Err(D::unreadable(model, at, lenient)),
+    match out
+        .unreadable()
+        .and_then(|at| D::unreadable(model, at, lenient))
+    {
+        Some(failure) => Err(failure),
         None => Ok(()),
     }
 }

@@ -265,9 +265,10 @@ pub(crate) trait Pages: Rows {
     }
 
     /// The failure of a read whose record holds, in column `at`, a value the engine cannot
-    /// write (see [`records::unreadable`]).
-    fn unreadable(model: &Self::Model, at: usize, lenient: bool) -> EngineError {
-        records::unreadable(model, at, lenient)
+    /// write (see [`records::unreadable`]); `None` where the read is answered all the same (a
+    /// value the engine writes in an order of its own, which lenient mode shows).
+    fn unreadable(model: &Self::Model, at: usize, lenient: bool) -> Option<EngineError> {
+        Some(records::unreadable(model, at, lenient))
     }
 
     /// A sort key's value as the driver reads it (and binds it again).

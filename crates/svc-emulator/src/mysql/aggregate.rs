@@ -26,7 +26,8 @@ use crate::flow::aggregate::Summary;
 use crate::mysql::MyResource;
 use crate::mysql::schema::{MyField, MyModel};
 use crate::mysql::types::{
-    MyKind, Offset, bit_value, double_decimal, py_value, set_members, value_bytes, value_text,
+    MyKind, Offset, bit_value, double_decimal, py_value, set_members, unordered_set, value_bytes,
+    value_text,
 };
 
 /// How SQLAlchemy 1.4's MySQL dialect writes identifiers: its reserved words, in backquotes.
@@ -57,6 +58,15 @@ fn typed(v: Py, kind: MyKind) -> Py {
 /// result processing of the column's type: a `BIT` folds the bytes PyMySQL gives (the column's
 /// own bytes, or the digits of the text MySQL gives `max`) into an int, a `SET` splits its
 /// text into a set, bytes stay bytes.
+/// [`typed_cell`], refused by design where it is a set of two members or more, whose order the
+/// engine's set decides ([`unordered_set`]).
+fn ordered_cell(row: &Row, i: usize, field: &MyField, param: &str) -> Result<Py, EngineError> {
+    match typed_cell(row, i, field) {
+        Py::Set(members) if members.len() > 1 => Err(unordered_set(param, &field.name)),
+        value => Ok(value),
+    }
+}
+
 fn typed_cell(row: &Row, i: usize, field: &MyField) -> Py {
     let raw = row.as_ref(i).unwrap_or(&Value::NULL);
     if *raw == Value::NULL {
@@ -231,7 +241,7 @@ impl Summary for MyResource {
         let value = match (func, row) {
             (_, None) => Py::None,
             (AggregateFunc::Sum | AggregateFunc::Min | AggregateFunc::Max, Some(row)) => {
-                typed_cell(row, 0, field)
+                ordered_cell(row, 0, field, "_y_column")?
             }
             (_, Some(row)) => read_cell(row, 0),
         };
@@ -282,7 +292,7 @@ impl Summary for MyResource {
         for (i, x) in xs.iter().enumerate() {
             let (_, plain) = group_key(x, req.x_lookups.get(i).map(String::as_str))?;
             let v = if plain {
-                encodable(&typed_cell(row, i, x), "_x_column", x)?
+                encodable(&ordered_cell(row, i, x, "_x_column")?, "_x_column", x)?
             } else {
                 read_cell(row, i).encoded()
             };
@@ -293,7 +303,7 @@ impl Summary for MyResource {
             AggregateFunc::Sum | AggregateFunc::Min | AggregateFunc::Max
         );
         let v = if typed {
-            typed_cell(row, xs.len(), y)
+            ordered_cell(row, xs.len(), y, "_y_column")?
         } else {
             read_cell(row, xs.len())
         };

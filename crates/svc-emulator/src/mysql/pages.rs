@@ -31,7 +31,7 @@
 use crate::backend::pooled::ESTIMATE_FROM;
 use crate::dialect::seek::Nulls;
 use crate::engine::EngineError;
-use crate::engine::records::Records;
+use crate::engine::records::{self, Records};
 use crate::engine::table::Table;
 use crate::engine::walks as shared;
 use crate::flow::records::{Database, Page, Pages, Rows};
@@ -39,7 +39,7 @@ use crate::flow::walks::{from_anchor, keep_anchor, page_select, read_page};
 use crate::mysql::MyResource;
 use crate::mysql::dialect::{MyWhere, Params};
 use crate::mysql::schema::MyModel;
-use crate::mysql::types::MyKind;
+use crate::mysql::types::{MyKind, unordered_set};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Row, Value};
 
@@ -91,6 +91,17 @@ impl Pages for MyResource {
 
     /// MySQL's `LIMIT` and `OFFSET` are unsigned 64-bit numbers.
     const MAX_OFFSET: u64 = u64::MAX;
+
+    /// A `SET` of two members or more is refused by design ([`unordered_set`]), and shown in
+    /// lenient mode; a date Python has no date for fails as the engine fails.
+    fn unreadable(model: &MyModel, at: usize, lenient: bool) -> Option<EngineError> {
+        let field = &model.columns()[at];
+        match field.kind {
+            MyKind::Set if lenient => None,
+            MyKind::Set => Some(unordered_set(&field.name, &field.name)),
+            _ => Some(records::unreadable(model, at, lenient)),
+        }
+    }
 
     /// A page past the first reads and converts only its own rows (see `mysql/pages.rs`).
     async fn page(

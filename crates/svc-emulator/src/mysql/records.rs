@@ -20,7 +20,7 @@ use crate::mysql::dialect::{Params, datetime_literal};
 use crate::mysql::pages::{self};
 use crate::mysql::schema::{MyConnection, table};
 use crate::mysql::schema::{MyField, MyModel};
-use crate::mysql::types::{MyKind, Offset, python_date, write_value};
+use crate::mysql::types::{MyKind, Offset, python_date, set_is_unordered, value_text, write_value};
 use crate::mysql::{MyResource, driver, message, server_code};
 
 /// MySQL's error code of a duplicate key.
@@ -306,11 +306,16 @@ impl RecordRow<MyField> for Row {
     /// `false` for a `DATETIME` or `TIMESTAMP` that is no Python date-time
     /// (`0000-00-00 00:00:00`): PyMySQL keeps its text, which the engine's date-time field
     /// cannot write.
+    /// `false` too for a `SET` of two members or more, which the engine writes in an order of
+    /// its own (`mysql::types::unordered_set`).
     fn write_value(&self, buf: &mut Vec<u8>, i: usize, column: &MyField, tz: Offset) -> bool {
         let value = self.as_ref(i).unwrap_or(&Value::NULL);
         write_value(buf, column.kind, &column.members, value, tz);
-        !(column.kind == MyKind::DateTime
-            && matches!(value, v @ Value::Date(..) if !python_date(v)))
+        match column.kind {
+            MyKind::DateTime => !matches!(value, v @ Value::Date(..) if !python_date(v)),
+            MyKind::Set => !value_text(value).is_some_and(|t| set_is_unordered(&t)),
+            _ => true,
+        }
     }
 }
 

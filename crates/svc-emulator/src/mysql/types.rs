@@ -31,6 +31,7 @@
 use mysql_async::Value;
 use mysql_async::consts::ColumnType;
 
+use crate::engine::EngineError;
 use crate::engine::field_input::InputField;
 use crate::engine::json_text::write_json_str;
 use crate::engine::python::floats::py_float_repr;
@@ -397,6 +398,29 @@ pub(crate) fn iso_datetime(v: &Value, tz: Option<Offset>) -> Option<String> {
         iso.push_str(&offset_text(tz));
     }
     Some(iso)
+}
+
+/// [decision: stricter] The refusal of a `SET` value of two members or more, named by `param`
+/// and its column `name`: PyMySQL makes a Python `set` of it, whose order (in a record's
+/// `str()`, a group key's list) follows the string hashes Python seeds anew each time the engine
+/// starts, so no answer here could be the engine's. Lenient mode shows the members in
+/// definition order where it can (records).
+pub(crate) fn unordered_set(param: &str, name: &str) -> EngineError {
+    EngineError::stricter(
+        param,
+        format!(
+            "A value of the SET field {name:?} has two members or more: the data engine writes \
+             them in the order of a Python set, which changes each time the engine starts, so \
+             the order shown here could not be the engine's. Filter such rows out, or compare \
+             the members without their order in your test (lenient mode shows them in the \
+             column's definition order)."
+        ),
+    )
+}
+
+/// Whether a `SET` value's text holds two members or more (see [`unordered_set`]).
+pub(crate) fn set_is_unordered(text: &str) -> bool {
+    text.contains(',')
 }
 
 /// Python's `str()` of the set PyMySQL makes of a `SET` value, members in definition order.

@@ -434,7 +434,8 @@ fn json_result(func: AggregateFunc, field: &Field, raw: ValueRef<'_>) -> Option<
 /// A float the engine's JSON encoder writes as `Infinity`, `-Infinity` or `NaN`: Python's
 /// `json.dumps` allows them, but they are not JSON, and no JSON reader but Python's takes them.
 fn not_json(v: &PyValue<'_>) -> bool {
-    matches!(v, PyValue::Float(f) | PyValue::Decimal(_, f) if !f.is_finite())
+    // A float's are `null` (see `Py::is_not_json`).
+    matches!(v, PyValue::Decimal(_, f) if !f.is_finite())
 }
 
 /// A Python value as the engine's JSON encoder writes it (`None` for a value it cannot hold).
@@ -443,7 +444,8 @@ fn encoded(v: &PyValue<'_>) -> Option<Json> {
         PyValue::None => Json::Null,
         PyValue::Bool(b) => Json::Bool(*b),
         PyValue::Int(i) => Json::from(*i),
-        // NaN and the infinities: refused before (`not_json`) in a group.
+        // NaN and the infinities: a float's are `null` (`Json::from`), a `Decimal`'s refused
+        // before (`not_json`) in a group.
         PyValue::Float(f) | PyValue::Decimal(_, f) => Json::from(*f),
         PyValue::Str(t) => Json::String(String::from_utf8_lossy(t).into_owned()),
         // The encoder decodes bytes as UTF-8, and fails (500) on other bytes.

@@ -287,8 +287,8 @@ impl<'c> Pages for Sqlite<'c> {
         !self.resource().shows_stored_values()
     }
 
-    fn unreadable(model: &Model, at: usize, lenient: bool) -> EngineError {
-        crate::sqlite::records::unreadable(model, at, lenient)
+    fn unreadable(model: &Model, at: usize, lenient: bool) -> Option<EngineError> {
+        Some(crate::sqlite::records::unreadable(model, at, lenient))
     }
 
     fn walks(&self) -> &Walks<Value> {

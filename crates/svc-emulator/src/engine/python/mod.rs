@@ -83,10 +83,12 @@ impl Py {
 
     /// As the engine's JSON encoder writes it; `None` where it fails: bytes that are not UTF-8
     /// (`bytes.decode('utf-8')`).
-    /// Infinite or NaN: what the engine's encoder writes as `Infinity` or `NaN`, not JSON.
+    /// An infinite or NaN `Decimal`: what the engine's encoder writes as `Infinity` or `NaN`,
+    /// not JSON (its `clean_obj` writes an infinite or NaN float as `null`, but converts a
+    /// `Decimal` to a float only after).
     pub(crate) fn is_not_json(&self) -> bool {
         match self {
-            Py::Float(f) => !f.is_finite(),
+            // A float's are written `null`: the encoder cleans them out before it writes.
             Py::Decimal(d) => !d.parse::<f64>().is_ok_and(f64::is_finite),
             _ => false,
         }

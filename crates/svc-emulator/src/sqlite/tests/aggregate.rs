@@ -1620,3 +1620,28 @@ fn order_by_is_a_filter_too() {
         ),
     ]);
 }
+
+/// An infinite float is `null` to the engine's encoder (its `clean_obj`), as a group key or a
+/// value; an infinite `Decimal` (a `NUMERIC` column) is written `Infinity`, which is not JSON,
+/// and refused by design.
+#[test]
+fn a_floats_infinities_are_null_a_decimals_are_refused() {
+    let r = Resource::in_memory(
+        "CREATE TABLE inf (id INTEGER PRIMARY KEY, f FLOAT, n NUMERIC);
+         INSERT INTO inf VALUES (1, 9e999, 9e999), (2, -9e999, 1), (3, 1.5, 2);",
+    )
+    .unwrap();
+    let want: Json = serde_json::from_str(
+        r#"[{"group": null, "y_func": 1}, {"group": 1.5, "y_func": 1}, {"group": null, "y_func": 1}]"#,
+    )
+    .unwrap();
+    for lenient in [false, true] {
+        let keys = get(&r, "inf/group?_x_column=f&_y_func=count", lenient).unwrap();
+        assert_eq!(keys, want, "lenient {lenient}");
+    }
+    let refused = get(&r, "inf/group?_x_column=n&_y_func=count", false).unwrap_err();
+    assert!(
+        matches!(refused, EngineError::Invalid { stricter: true, .. }),
+        "{refused}"
+    );
+}
