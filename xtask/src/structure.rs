@@ -1225,10 +1225,10 @@ const FILES_PER_DATABASE_TARGET: usize = 8;
 
 /// The share of `postgres/`'s and `mysql/`'s code lines that repeat ([`repeats`]), in tenths
 /// of a percent. A ratchet: it may only fall, towards [`REPEATS_TARGET`]. Raised once, from
-/// 7.8% to 8.0%, when each database's impl of a trait came into one file (the files by role of
+/// 7.8% to 7.9%, when each database's impl of a trait came into one file (the files by role of
 /// issue 64): trait methods' signatures and match arms that both servers write alike became
 /// runs of three lines, no logic was written again; a smaller seam is what lowers it.
-const REPEATS_CEILING: usize = 80;
+const REPEATS_CEILING: usize = 79;
 
 /// Where the repeats are headed: under 8%, what the two servers share said once.
 const REPEATS_TARGET: usize = 80;

@@ -36,18 +36,15 @@ fn read_held(
     param: &str,
     field: &PgField,
 ) -> Result<Py, EngineError> {
-    if date_kind(ty).is_some() && text.as_deref().is_some_and(python_cannot_hold) {
-        return Err(fails(
-            param,
-            format!(
-                "A value of {:?} here is a date whose year Python cannot hold (before 1, or past \
-                 9999): psycopg2 fails reading it, and the data engine with a 500. Filter such \
-                 rows out.",
-                field.name
-            ),
-        ));
+    if !(date_kind(ty).is_some() && text.as_deref().is_some_and(python_cannot_hold)) {
+        return Ok(read(ty, text));
     }
-    Ok(read(ty, text))
+    let why = format!(
+        "A value of {:?} here is a date whose year Python cannot hold (before 1, or past 9999): \
+         psycopg2 fails reading it, and the data engine with a 500. Filter such rows out.",
+        field.name
+    );
+    Err(fails(param, why))
 }
 
 /// The value of PostgreSQL text `text` of type `ty` (`pg_typeof`) as psycopg2 gives it.
@@ -140,10 +137,7 @@ fn trunc_unit(param: &str) -> Option<&'static str> {
 }
 
 fn is_date_column(field: &PgField) -> bool {
-    matches!(
-        field.kind,
-        PgKind::Date | PgKind::Timestamp | PgKind::TimestampTz
-    )
+    field.kind.holds_dates()
 }
 
 /// The SQL of a group key: `date_trunc('unit', col)` or the column.

@@ -419,10 +419,7 @@ impl RecordRow<PgField> for Row {
     fn write_value(&self, buf: &mut Vec<u8>, i: usize, column: &PgField, tz: Offset) -> bool {
         let text: Option<&str> = self.get(i);
         write_value(buf, column.kind, text, tz);
-        !(matches!(
-            column.kind,
-            PgKind::Date | PgKind::Timestamp | PgKind::TimestampTz
-        ) && text.is_some_and(python_cannot_hold))
+        !(column.kind.holds_dates() && text.is_some_and(python_cannot_hold))
     }
 }
 

@@ -117,6 +117,11 @@ impl ColumnKind for PgKind {
 }
 
 impl PgKind {
+    /// A `date`, `timestamp` or `timestamptz`: what psycopg2 reads as a Python date.
+    pub(crate) fn holds_dates(self) -> bool {
+        matches!(self, PgKind::Date | PgKind::Timestamp | PgKind::TimestampTz)
+    }
+
     /// The kind of a column from `pg_type`: its name, its category (`typcategory`) and, for
     /// an array, the name of its element type.
     pub(crate) fn of(type_name: &str, category: char, element: &str) -> PgKind {
@@ -293,7 +298,6 @@ pub(crate) fn write_value(buf: &mut Vec<u8>, kind: PgKind, text: Option<&str>, t
         PgKind::Numeric => write_json_str(buf, &decimal_text(text)),
         PgKind::Timestamp => write_json_str(buf, &iso_timestamp(finite(kind, text), Some(tz))),
         PgKind::TimestampTz => write_json_str(buf, &iso_timestamp(finite(kind, text), None)),
-        PgKind::Date => write_json_str(buf, finite(kind, text)),
         PgKind::Json | PgKind::Array => write_json_text(buf, text),
         PgKind::NumericArray => write_json_str_or_value(buf, &float_items(text)),
         PgKind::Bytea => write_json_str(buf, &bytea_repr(text)),
@@ -301,14 +305,16 @@ pub(crate) fn write_value(buf: &mut Vec<u8>, kind: PgKind, text: Option<&str>, t
         PgKind::Time => write_json_str(buf, &iso_time(text)),
         PgKind::TimeTz => write_json_str(buf, &iso_timetz(text)),
         PgKind::Range => write_json_str(buf, &range_str(text)),
-        PgKind::String
+        // A date's text, or psycopg2's largest or smallest for an infinite one.
+        PgKind::Date
+        | PgKind::String
         | PgKind::Char
         | PgKind::Unknown
         | PgKind::Bit
         | PgKind::Inet
         | PgKind::Money
         | PgKind::Enum
-        | PgKind::Other => write_json_str(buf, text),
+        | PgKind::Other => write_json_str(buf, finite(kind, text)),
     }
 }
 
