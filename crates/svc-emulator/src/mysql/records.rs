@@ -20,7 +20,7 @@ use crate::mysql::dialect::{Params, datetime_literal};
 use crate::mysql::pages::{self};
 use crate::mysql::schema::{MyConnection, table};
 use crate::mysql::schema::{MyField, MyModel};
-use crate::mysql::types::{MyKind, Offset, python_date, set_is_unordered, value_text, write_value};
+use crate::mysql::types::{MyKind, Offset, python_date, set_is_unordered, write_value};
 use crate::mysql::{MyResource, driver, message, server_code};
 
 /// MySQL's error code of a duplicate key.
@@ -313,7 +313,7 @@ impl RecordRow<MyField> for Row {
         write_value(buf, column.kind, &column.members, value, tz);
         match column.kind {
             MyKind::DateTime => !matches!(value, v @ Value::Date(..) if !python_date(v)),
-            MyKind::Set => !value_text(value).is_some_and(|t| set_is_unordered(&t)),
+            MyKind::Set => !set_is_unordered(value),
             _ => true,
         }
     }

@@ -418,9 +418,10 @@ pub(crate) fn unordered_set(param: &str, name: &str) -> EngineError {
     )
 }
 
-/// Whether a `SET` value's text holds two members or more (see [`unordered_set`]).
-pub(crate) fn set_is_unordered(text: &str) -> bool {
-    text.contains(',')
+/// Whether a `SET` value holds two members or more (see [`unordered_set`]): its text, as the
+/// driver hands it over, has a comma (no member can hold one).
+pub(crate) fn set_is_unordered(value: &Value) -> bool {
+    matches!(value, Value::Bytes(text) if text.contains(&b','))
 }
 
 /// Python's `str()` of the set PyMySQL makes of a `SET` value, members in definition order.

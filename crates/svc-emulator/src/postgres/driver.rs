@@ -38,9 +38,7 @@ use crate::engine::{EngineError, MAX_SQL_ROWS, sql_params};
 use crate::flow::driver::Driver;
 use crate::flow::read_only_sql::{Access, Cancel, ReadOnlySql};
 use crate::postgres::dialect::Params;
-use crate::postgres::types::{
-    Offset, PgKind, date_kind, finite, interval, iso_time, parse_float, timestamp,
-};
+use crate::postgres::types::{Offset, PgKind, finite, interval, iso_time, parse_float, timestamp};
 use crate::postgres::{PgResource, message};
 use bytes::BytesMut;
 use deadpool_postgres::{ClientWrapper, Object};
@@ -266,11 +264,9 @@ pub(super) fn write_cell(buf: &mut Vec<u8>, ty: &str, text: Option<&str>, tz: Of
         "bool" => Py::Bool(text == "t"),
         "json" | "jsonb" => Py::Json(text.to_owned()),
         // psycopg2 reads `infinity` and `-infinity` as Python's largest and smallest date-times.
-        "timestamp" | "timestamptz" | "date" => match date_kind(ty) {
-            Some(PgKind::Date) => Py::Str(finite(PgKind::Date, text).to_owned()),
-            Some(kind) => timestamp(finite(kind, text)),
-            None => Py::Str(text.to_owned()),
-        },
+        "date" => Py::Str(finite(PgKind::Date, text).to_owned()),
+        "timestamp" => timestamp(finite(PgKind::Timestamp, text)),
+        "timestamptz" => timestamp(finite(PgKind::TimestampTz, text)),
         "time" => Py::Time(iso_time(text), None),
         "interval" => interval(text),
         _ => Py::Str(text.to_owned()),

@@ -560,12 +560,12 @@ pub(crate) fn python_cannot_hold(text: &str) -> bool {
     text.ends_with(" BC") || (year.len() > 4 && year.bytes().all(|b| b.is_ascii_digit()))
 }
 
-/// The kind of a date or date-time by its type's name (`pg_typeof`'s or the catalog's).
+/// The kind of a date or date-time by its type's name as `pg_typeof` writes it.
 pub(crate) fn date_kind(ty: &str) -> Option<PgKind> {
     Some(match ty {
         "date" => PgKind::Date,
-        "timestamp without time zone" | "timestamp" => PgKind::Timestamp,
-        "timestamp with time zone" | "timestamptz" => PgKind::TimestampTz,
+        "timestamp without time zone" => PgKind::Timestamp,
+        "timestamp with time zone" => PgKind::TimestampTz,
         _ => return None,
     })
 }

@@ -57,6 +57,14 @@ impl Reply {
         assert!(json["error"].is_string(), "{json}");
         json
     }
+
+    /// Asserts a refusal by design: `400`, marked `"error_decision": "stricter"` (`what` names
+    /// the request in the failure).
+    pub fn assert_stricter(&self, what: &str) -> Value {
+        let json = self.assert_error(400, "invalid");
+        assert_eq!(json["error_decision"], "stricter", "{what}: {json}");
+        json
+    }
 }
 
 /// A request to send.

@@ -152,14 +152,14 @@ fn scan_digits(s: &[u8], at: &mut usize, max: usize) -> Option<u32> {
         *at += 1;
     }
     let start = *at;
-    let negative = match s.get(*at) {
-        Some(b'-') if max > 1 => true,
-        Some(b'+') if max > 1 => false,
-        _ => false,
-    };
-    if matches!(s.get(*at), Some(b'-' | b'+')) && max > 1 {
+    let sign = s
+        .get(*at)
+        .copied()
+        .filter(|c| matches!(c, b'-' | b'+') && max > 1);
+    if sign.is_some() {
         *at += 1;
     }
+    let negative = sign == Some(b'-');
     let digits = *at;
     while *at < s.len() && *at - start < max && s[*at].is_ascii_digit() {
         *at += 1;
