@@ -168,26 +168,53 @@ fn passed_count(line: &str) -> usize {
 }
 
 fn ci() -> bool {
+    let mut times = StepTimes::default();
     // The structural rules first: they read the sources and take well under a second.
-    if !structure() {
+    if !times.run("structure", structure) {
         eprintln!("\nci: the structure step failed");
-        return false;
+        return times.report(false);
     }
     for step in CI {
-        if !cargo(step.args, step.env) {
+        if !times.run(step.what, || cargo(step.args, step.env)) {
             eprintln!("\nci: the {} step failed", step.what);
-            return false;
+            return times.report(false);
         }
     }
-    semver::semver(&workspace_root())
-        && docs_examples()
-        && postgres()
-        && mysql()
-        && browser()
-        && fidelity::verify::verify(&[], &workspace_root())
-        && contract::contract(&[], &workspace_root())
-        && package()
-        && features()
+    let root = workspace_root();
+    let ok = times.run("semver", || semver::semver(&root))
+        && times.run("docs' examples", docs_examples)
+        && times.run("PostgreSQL tests", postgres)
+        && times.run("MySQL tests", mysql)
+        && times.run("browser", browser)
+        && times.run("verify", || fidelity::verify::verify(&[], &root))
+        && times.run("contract", || contract::contract(&[], &root))
+        && times.run("package", package)
+        && times.run("features", features);
+    times.report(ok)
+}
+
+/// How long each step of `cargo xtask ci` took, printed at its end (pass or fail), so that a
+/// slow run says where its time went.
+#[derive(Default)]
+struct StepTimes(Vec<(&'static str, std::time::Duration)>);
+
+impl StepTimes {
+    fn run(&mut self, what: &'static str, step: impl FnOnce() -> bool) -> bool {
+        let start = std::time::Instant::now();
+        let ok = step();
+        self.0.push((what, start.elapsed()));
+        ok
+    }
+
+    fn report(&self, ok: bool) -> bool {
+        let total: std::time::Duration = self.0.iter().map(|(_, t)| *t).sum();
+        eprintln!("\nci: time per step");
+        for (what, t) in &self.0 {
+            eprintln!("  {:>7.1} s  {what}", t.as_secs_f64());
+        }
+        eprintln!("  {:>7.1} s  in all", total.as_secs_f64());
+        ok
+    }
 }
 
 /// The docs' examples, run against the `svc` binary: those in other languages that docs/ points
