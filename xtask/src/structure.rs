@@ -1217,7 +1217,7 @@ const SEAM_TRAITS_TARGET: usize = 4;
 /// The Rust files of the largest database folder today (`sqlite/`, `postgres/`, `mysql/`), test
 /// code left out ([`files`]): a new database server's folder is as many files to write and to
 /// read. A ratchet: it may only fall, towards [`FILES_PER_DATABASE_TARGET`].
-const FILES_PER_DATABASE_CEILING: usize = 18;
+const FILES_PER_DATABASE_CEILING: usize = 13;
 
 /// Where each database folder is headed (issue 64): what every database writes the same lives
 /// in the flows, a folder keeps its driver, dialect, types and reflection.
@@ -2190,7 +2190,7 @@ mod tests {
         assert_eq!(violations.len(), 2, "{violations:?}");
         assert!(violations[0].1.contains("database driver `rusqlite`"));
         assert_eq!(violations[1].0, 2);
-        assert!(layering_violations("sqlite/values.rs", "use rusqlite::Row;").is_empty());
+        assert!(layering_violations("sqlite/types.rs", "use rusqlite::Row;").is_empty());
         assert!(layering_violations("storage/pages.rs", "use rusqlite::Row;").is_empty());
         assert_eq!(
             layering_violations("postgres/mod.rs", "use rusqlite::Row;").len(),

@@ -9,7 +9,7 @@
 //!
 //! Every operation is a future that owns what it needs (`'static`), so that a backend may run
 //! the work where it fits: the SQLite backend moves it to the blocking pool (but for short
-//! reads, which it runs on the async worker: `sqlite::handoff`), the PostgreSQL one awaits its
+//! reads, which it runs on the async worker: `sqlite::backend`), the PostgreSQL one awaits its
 //! connection pool. The caller's [`Hold`] (its admission turn) is kept until the work
 //! has ended, even when the caller stops waiting; dropping the future stops the work where the
 //! database allows (a read-only query is cancelled).

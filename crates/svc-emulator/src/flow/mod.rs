@@ -4,7 +4,7 @@
 //!
 //! A database folder says only what is its own: its binds, casts and orders, its driver's
 //! values and errors, how it reflects a foreign key and tells one row from another. SQLite's
-//! blocking connection joins through `sqlite::flows`, its flows run to their end on the thread
+//! blocking connection joins through `sqlite::records`, its flows run to their end on the thread
 //! that holds the connection.
 //!
 //! What a database gives, by the trait it implements and the file of its folder that does:

@@ -1,6 +1,6 @@
 //! What a database gives the record flows (`flow::read`, `flow::aggregate`, `flow::write`): its
 //! models as SQL names them, its filters, its connections and their reads (SQLite through
-//! `sqlite::flows`), and its pages ([`Pages`]). The flows hold
+//! `sqlite::records`), and its pages ([`Pages`]). The flows hold
 //! the steps the engine takes and the SQL every database shares; a backend holds only what is
 //! its database's own (how it binds, casts and orders, how it pages and counts, how its driver
 //! reads a row).

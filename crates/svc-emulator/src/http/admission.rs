@@ -2,7 +2,7 @@
 //!
 //! Database calls run on tokio's blocking pool, which all routes share (page settings,
 //! accounts, every resource), but for the short SQLite reads run on the async worker
-//! (`sqlite::handoff`), which hold a turn all the same. Without a bound per resource, a slow
+//! (`sqlite::backend`), which hold a turn all the same. Without a bound per resource, a slow
 //! query on one resource with hundreds of requests queued behind it filled the pool, and
 //! unrelated routes waited seconds.
 //! So each resource admits a few jobs at a time ([`Limits::resource_jobs`](crate::Limits::resource_jobs)), lets a bounded

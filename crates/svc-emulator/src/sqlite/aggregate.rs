@@ -67,11 +67,11 @@ use crate::engine::types::{PyValue, Reflected, Serializer, plain, read};
 use crate::flow;
 use crate::flow::aggregate::Summary;
 use crate::flow::references::run_now;
-use crate::sqlite::flows::Sqlite;
-use crate::sqlite::model::{Field, Model};
+use crate::sqlite::records::Sqlite;
 use crate::sqlite::resource::Resource;
 use crate::sqlite::schema::prepare;
-use crate::sqlite::values::json_column_value;
+use crate::sqlite::schema::{Field, Model};
+use crate::sqlite::types::json_column_value;
 
 /// The name of the emulator's `sum` with SQLite 3.40's arithmetic.
 pub const SUM_FN: &str = "svc_sqlite340_sum";

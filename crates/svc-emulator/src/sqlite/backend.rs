@@ -1,15 +1,44 @@
 //! [`Resource`] as a [`Backend`]: SQLite is synchronous, so an operation runs either on the
 //! async worker that polls it, when its cost is known to be small (a repeated list on
-//! unchanged data that was fast, a retrieve by an indexed key: `sqlite::handoff` says why), or
+//! unchanged data that was fast, a retrieve by an indexed key: `sqlite::backend` says why), or
 //! on tokio's blocking pool. Either way the caller's [`Hold`] is kept until the work has ended
 //! (moved into a pool job, it is held while the job runs, even when the client has gone away).
-
-use std::collections::BTreeSet;
-use std::sync::Arc;
-use std::time::Instant;
-
-use serde_json::{Map, Value};
-use tokio::sync::Notify;
+//!
+//! # Where an operation runs
+//!
+//! Where a SQLite operation runs: on the async worker that polls its future (*inline*), or on
+//! tokio's blocking pool (*handed off*).
+//!
+//! The hand-off is not free: on a 2-core machine each one is two futex wake-ups and about four
+//! context switches, some 45 us of kernel time for a 25-record page, more than SQLite's own
+//! part of that page (CHANGELOG.md, "Performance history", issue 29, item 5; the page's figures
+//! now: docs/performance.md, section 4). What it buys is that no SQLite call, however long,
+//! stalls an async worker (there are as many workers as cores, and every connection a worker
+//! serves waits while it runs SQLite). So an operation runs inline only when its cost is known
+//! to be small before it starts:
+//!
+//! - **A list repeated on unchanged data** costs what it cost last time: SQLite runs the same
+//! statement, with the same bound values, over the same rows. Each resource remembers, for
+//! recently seen list requests, the database generation of their last run (see `walks`) and
+//! how long it took. The same request in the same generation whose last run took under
+//! [`INLINE_BOUND`] runs inline ([`route_list`]); a first request, one after a write, or one
+//! that was slow goes to the pool, which times it. The inline run also refuses to do more
+//! work than the run it was timed by could have done: it gives up (and the request goes to
+//! the pool) when its count is no longer remembered, when its page would step over more
+//! rows than before (an anchor was forgotten), or when its snapshot shows that another
+//! connection committed since (`PRAGMA data_version`: another process wrote the file).
+//! - **A retrieve by a key SQLite finds in one b-tree lookup** runs inline
+//! ([`route_retrieve`]): a table's single declared primary key is the rowid (an `INTEGER
+//! PRIMARY KEY`), the clustered key of a `WITHOUT ROWID` table, or has its own unique
+//! auto-index, and the list filters of the query are evaluated on the one row it finds.
+//! A view, a table without a declared key (its promoted first column has no index) and a
+//! composite key (its first column may match many rows) go to the pool.
+//! - **Inline work never waits**: it takes a connection only if one is free (`try_lock`); when
+//! the writer or every reader is busy, it goes to the pool, which waits there instead.
+//!
+//! Writes, aggregates, groups, reloads and SQL always go to the pool: a write waits for the
+//! writer and may cascade, an aggregate or group reads every selected row, and SQL runs until
+//! its time limit.
 
 use crate::backend::{Backend, Batch, Hold, Saved, ToolsBackend, Update, Work};
 use crate::engine::python::json::PyJson;
@@ -20,8 +49,18 @@ use crate::engine::{
 };
 use crate::sqlite::Resource;
 use crate::sqlite::driver::SqlCancel;
-use crate::sqlite::handoff::{Attempt, INLINE_TRIES, LastRun, ListRun, Mode, Route, route_list};
 use crate::sqlite::saved::SavedDatabase;
+use crate::sqlite::schema::Model;
+use serde_json::{Map, Value};
+use std::collections::BTreeSet;
+use std::collections::HashMap;
+use std::hash::{BuildHasher, Hash, Hasher, RandomState};
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+use std::time::Instant;
+use tokio::sync::Notify;
 
 /// Runs `work` on the blocking pool, keeping `hold` until it has ended.
 fn on_pool<T: Send + 'static>(
@@ -330,7 +369,7 @@ impl ToolsBackend for Resource {
 }
 
 #[cfg(test)]
-mod tests {
+mod backend_tests {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
     use super::*;
@@ -391,5 +430,246 @@ mod tests {
             assert_eq!(got.map(|r| r.map_err(|_| ())), want);
             assert_eq!(tries, free_at.min(INLINE_TRIES));
         }
+    }
+}
+
+/// A repeated list runs inline when its last run on the same data took less than this. One
+/// millisecond is about ten warm 25-record pages: the most an inline run delays the other
+/// connections of its worker, while a hand-off costs every request tens of microseconds of
+/// kernel time and a few context switches (two wake-ups on a busy 2-core machine). The long
+/// calls the pool is for are much longer: a count after a write at a million rows takes 4 ms, a
+/// 10000-record `_no_pagination` list 21 ms.
+pub(crate) const INLINE_BOUND: Duration = Duration::from_millis(1);
+
+/// List requests whose last run is remembered per resource; past this the memory starts afresh
+/// (every request then goes to the pool once more, which times it again).
+const MAX_RUNS: usize = 256;
+
+/// How many times an inline list or retrieve that finds no free connection waits for the next
+/// one to be let go and tries again, before it goes to the pool. The wait does not block the
+/// worker (the request is an async task woken by the release, `Resource::freed`): it is what
+/// the pool would do on a thread of its own, without the two wake-ups and the context switches
+/// of a hand-off. The connection is most often busy with the other worker's inline page, tens
+/// of microseconds (an in-memory database has one connection for both workers). A few tries,
+/// not one: a release wakes every waiter, and another may take the connection first.
+pub(crate) const INLINE_TRIES: usize = 8;
+
+/// What an attempt to run inline came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Attempt<T> {
+    /// It ran: the answer.
+    Done(T),
+    /// No connection was free: worth another try once other tasks have run.
+    Busy,
+    /// It would do more than it may inline (see [`Mode::Inline`]): the pool's work.
+    GaveUp,
+}
+
+impl<T> Attempt<T> {
+    /// The answer, if it ran.
+    pub(crate) fn done(self) -> Option<T> {
+        match self {
+            Attempt::Done(t) => Some(t),
+            Attempt::Busy | Attempt::GaveUp => None,
+        }
+    }
+}
+
+/// Where an operation runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Route {
+    /// On the async worker, now.
+    Inline,
+    /// On the blocking pool.
+    Pool,
+}
+
+/// The last run of one list request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LastRun {
+    /// The database generation it ran in (read before it began).
+    pub(crate) generation: u64,
+    /// How long it took.
+    pub(crate) took: Duration,
+    /// The rows its page stepped over before the first record (`OFFSET`, less the remembered
+    /// anchor it started from): an inline run may step over no more.
+    pub(crate) skipped: u64,
+}
+
+/// Where a list request runs, given its last run and the current generation: inline only when
+/// it ran in this generation and took under [`INLINE_BOUND`].
+pub(crate) fn route_list(last: Option<LastRun>, generation: u64) -> Route {
+    match last {
+        Some(run) if run.generation == generation && run.took < INLINE_BOUND => Route::Inline,
+        _ => Route::Pool,
+    }
+}
+
+/// Where a retrieve of `model` runs: inline when SQLite finds a key in one b-tree lookup (see
+/// the module's documentation).
+pub(crate) fn route_retrieve(model: &Model) -> Route {
+    if !model.view && !model.promoted_key && model.identity.len() == 1 {
+        Route::Inline
+    } else {
+        Route::Pool
+    }
+}
+
+/// The last runs of one resource's list requests, by a hash of the request.
+#[derive(Debug, Default)]
+pub(crate) struct RunMemory {
+    /// Keyed per process, so that requests cannot be chosen to collide (a collision only
+    /// misplaces where a request runs: an inline run still refuses extra work).
+    hasher: RandomState,
+    runs: Mutex<HashMap<u64, LastRun>>,
+    /// Runs done inline, and inline attempts that went to the pool (a busy connection, or more
+    /// work than last time).
+    inline: AtomicU64,
+    handed_off: AtomicU64,
+    /// Every run takes this long, when set (tests: the decision without a clock).
+    #[cfg(test)]
+    fixed: Mutex<Option<Duration>>,
+}
+
+impl RunMemory {
+    /// The key of a list request on `model`.
+    pub(crate) fn key(&self, model: &str, spec: &ListSpec) -> u64 {
+        let mut h = self.hasher.build_hasher();
+        model.hash(&mut h);
+        spec.selection.filters.hash(&mut h);
+        spec.selection.search.hash(&mut h);
+        spec.selection.lenient.hash(&mut h);
+        spec.order_by.hash(&mut h);
+        spec.page.hash(&mut h);
+        spec.per_page.hash(&mut h);
+        spec.no_pagination.hash(&mut h);
+        h.finish()
+    }
+
+    /// The last run of request `key`, if remembered.
+    pub(crate) fn last(&self, key: u64) -> Option<LastRun> {
+        self.lock().get(&key).copied()
+    }
+
+    /// Remembers a run of request `key`.
+    pub(crate) fn keep(&self, key: u64, run: LastRun) {
+        let mut runs = self.lock();
+        if runs.len() >= MAX_RUNS && !runs.contains_key(&key) {
+            runs.clear();
+        }
+        runs.insert(key, run);
+    }
+
+    /// How long a run that started at `start` took.
+    pub(crate) fn took(&self, start: Instant) -> Duration {
+        #[cfg(test)]
+        if let Some(d) = *self.fixed.lock().unwrap_or_else(|e| e.into_inner()) {
+            return d;
+        }
+        start.elapsed()
+    }
+
+    /// Counts an inline attempt: done inline, or handed to the pool.
+    pub(crate) fn count_inline(&self, done: bool) {
+        let counter = if done { &self.inline } else { &self.handed_off };
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Inline runs done, and inline attempts handed to the pool.
+    #[cfg(test)]
+    pub(crate) fn inline_counts(&self) -> (u64, u64) {
+        (
+            self.inline.load(Ordering::Relaxed),
+            self.handed_off.load(Ordering::Relaxed),
+        )
+    }
+
+    /// Makes every run take `took` (tests).
+    #[cfg(test)]
+    pub(crate) fn fix_duration(&self, took: Option<Duration>) {
+        *self.fixed.lock().unwrap_or_else(|e| e.into_inner()) = took;
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, LastRun>> {
+        self.runs.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// A list's answer and the rows its page stepped over (see [`LastRun::skipped`]).
+#[derive(Debug)]
+pub(crate) struct ListRun {
+    /// The answer.
+    pub(crate) listing: Listing,
+    /// Rows stepped over before the page's first record (0 for `_no_pagination`).
+    pub(crate) skipped: u64,
+}
+
+/// How a list or a retrieve gets its connection and how much work it may do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// On the pool: waits for a connection, does whatever the request needs.
+    Pool,
+    /// On an async worker: takes a connection only if one is free, and gives up (`None`)
+    /// rather than count, step over more than `max_skip` rows, or read a snapshot that another
+    /// connection changed (see the module's documentation).
+    Inline {
+        /// Rows the page may step over.
+        max_skip: u64,
+    },
+}
+
+#[cfg(test)]
+mod handoff_tests {
+    use super::*;
+
+    fn run(generation: u64, micros: u64) -> Option<LastRun> {
+        Some(LastRun {
+            generation,
+            took: Duration::from_micros(micros),
+            skipped: 0,
+        })
+    }
+
+    #[test]
+    fn a_list_runs_inline_only_when_repeated_fast_on_the_same_data() {
+        // Never seen: timed on the pool first.
+        assert_eq!(route_list(None, 3), Route::Pool);
+        // Seen in this generation, fast: inline.
+        assert_eq!(route_list(run(3, 80), 3), Route::Inline);
+        assert_eq!(route_list(run(3, 999), 3), Route::Inline);
+        // Slow last time (a count after a write, a long list): the pool.
+        assert_eq!(route_list(run(3, 1000), 3), Route::Pool);
+        assert_eq!(route_list(run(3, 21_000), 3), Route::Pool);
+        // The data changed since (a write bumped the generation): the pool.
+        assert_eq!(route_list(run(2, 80), 3), Route::Pool);
+    }
+
+    #[test]
+    fn the_memory_is_bounded_and_keys_tell_requests_apart() {
+        let memory = RunMemory::default();
+        let spec = ListSpec {
+            selection: Default::default(),
+            order_by: Vec::new(),
+            page: 1,
+            per_page: 25,
+            no_pagination: false,
+        };
+        let page_2 = ListSpec {
+            page: 2,
+            ..spec.clone()
+        };
+        let key = memory.key("items", &spec);
+        assert_eq!(key, memory.key("items", &spec.clone()));
+        assert_ne!(key, memory.key("items", &page_2));
+        assert_ne!(key, memory.key("tags", &spec));
+        memory.keep(key, run(1, 10).unwrap());
+        assert_eq!(memory.last(key), run(1, 10));
+        for i in 0..MAX_RUNS as u64 {
+            memory.keep(
+                i.wrapping_mul(7919).wrapping_add(key ^ 1),
+                run(1, 10).unwrap(),
+            );
+        }
+        assert!(memory.lock().len() <= MAX_RUNS);
     }
 }

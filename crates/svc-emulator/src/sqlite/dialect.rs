@@ -27,8 +27,8 @@ use crate::engine::list::Selection;
 use crate::engine::relation::Use;
 use crate::engine::sql_params::{block_comment_end, line_end, skip_quoted};
 use crate::engine::types::{FilterFamily, Reflected, Search};
-use crate::sqlite::flows::Sqlite;
-use crate::sqlite::model::{Field, Model};
+use crate::sqlite::records::Sqlite;
+use crate::sqlite::schema::{Field, Model};
 
 /// A number filter's value bound as the engine binds it: a Python int or float.
 fn number_value(n: PyNumber) -> Value {

@@ -1,8 +1,19 @@
 //! The SQLite backend: records of connected resources whose database is a SQLite file (or in
 //! memory), served the way the platform's data engine serves one over SQLAlchemy's SQLite
-//! dialect. [`Resource`] implements the backend interface (`backend`: each operation runs on
-//! the async worker when its cost is known to be small, else on the blocking pool, with the
-//! caller's turn; `handoff` says which and why); `open` says where its files live.
+//! dialect.
+//!
+//! # Files
+//!
+//! The eight roles every database folder has (`postgres/` and `mysql/` too): `dialect` (the
+//! SQL words and lookups), `driver` (rusqlite: statements, read-only SQL, actions), `types`
+//! (the engine's view of a column, and values both ways), `schema` (reflection into models,
+//! foreign keys, identity), `records` (reads of records, and the write and summary flows'
+//! SQLite side), `pages`, `aggregate`, and this file. Beside them, what only an embedded
+//! database needs, since no server keeps its connections: `resource` (a database, its
+//! connections and its operations), `backend` (each operation on the async worker when its cost
+//! is known to be small, else on the blocking pool, with the caller's turn), `open` (where its
+//! files live), `saved` (copies through SQLite's online backup), and `tools` (the built-in
+//! users and teams, with the emulator's strict writes).
 //!
 //! A [`Resource`] is one SQLite database (an existing file, or one created from seed SQL in
 //! memory or at a path). Its tables are models, their columns fields, and the primary key
@@ -75,14 +86,10 @@
 //!   connection that cannot write. At most
 //!   [`MAX_SQL_ROWS`](crate::engine::MAX_SQL_ROWS) rows; interrupted after [`SQL_TIME_LIMIT`](crate::engine::SQL_TIME_LIMIT).
 
-mod action;
 pub(crate) mod aggregate;
 mod backend;
 pub(crate) mod dialect;
 pub(crate) mod driver;
-pub(crate) mod flows;
-pub(crate) mod handoff;
-pub(crate) mod model;
 mod open;
 pub(crate) mod pages;
 mod records;
@@ -91,12 +98,11 @@ mod saved;
 pub(crate) mod schema;
 mod tools;
 mod types;
-pub(crate) mod values;
 
 #[cfg(test)]
 mod tests;
 
-pub use model::{Field, FieldKind, ForeignKey, Model, Schema};
 pub use resource::{Resource, demo_resource};
+pub use schema::{Field, FieldKind, ForeignKey, Model, Schema};
 
 pub(crate) use open::{open_file, open_tools};

@@ -42,8 +42,8 @@ use crate::engine::records::Records;
 use crate::engine::walks::{Anchor, Walks};
 use crate::flow::records::{Page, Pages, counted};
 use crate::flow::walks::{from_anchor, keep_anchor, read_page};
-use crate::sqlite::flows::Sqlite;
-use crate::sqlite::model::Model;
+use crate::sqlite::records::Sqlite;
+use crate::sqlite::schema::Model;
 
 use rusqlite::types::{Value, ValueRef};
 use std::borrow::Cow;
@@ -359,7 +359,7 @@ pub(crate) fn seek_condition(
 
 /// What a read may use of the list memo, and how much work it may do: the ticket of its
 /// snapshot (`sqlite::pages`), and, run inline, the rows its page may step over; what it
-/// stepped over, and whether it gave up (then the pool runs it: `sqlite::handoff`).
+/// stepped over, and whether it gave up (then the pool runs it: `sqlite::backend`).
 #[derive(Debug)]
 pub(crate) struct Budget {
     ticket: Ticket,

@@ -24,14 +24,14 @@ use crate::engine::types::{Reflected, Stored};
 use crate::flow;
 use crate::flow::references::run_now;
 use crate::flow::write::read_back_sql;
-use crate::sqlite::flows::Sqlite;
-use crate::sqlite::handoff::{Attempt, ListRun, Mode, Route, RunMemory, route_retrieve};
-use crate::sqlite::model::{Model, Schema};
+use crate::sqlite::backend::{Attempt, ListRun, Mode, Route, RunMemory, route_retrieve};
 use crate::sqlite::pages::Budget;
 use crate::sqlite::pages::ListMemo;
+use crate::sqlite::records::Sqlite;
 use crate::sqlite::records::unreadable;
+use crate::sqlite::schema::{Model, Schema};
 use crate::sqlite::schema::{load_schema, prepare};
-use crate::sqlite::values::{bind, write_field_value};
+use crate::sqlite::types::{bind, write_field_value};
 
 /// Reader connections opened next to the writer for a database file in WAL mode.
 const READERS: usize = 4;
@@ -110,10 +110,10 @@ pub struct Resource {
     next_reader: AtomicUsize,
     models: Models<Model>,
     memo: ListMemo,
-    /// How long recent list requests took, for where the next one runs (`sqlite::handoff`).
+    /// How long recent list requests took, for where the next one runs (`sqlite::backend`).
     runs: RunMemory,
     /// Woken whenever a connection is let go: async requests that found none free wait here
-    /// instead of going to the blocking pool (`sqlite::handoff`).
+    /// instead of going to the blocking pool (`sqlite::backend`).
     freed: Notify,
     /// Write values the data engine cannot read as they are stored, instead of failing where
     /// the engine fails: the built-in tools resource, whose contract is the emulator's own
@@ -483,7 +483,7 @@ impl Resource {
     }
 
     /// [`list`](Self::list), run as `mode` says: inline, `None` when it gave up (a busy
-    /// connection, or more work than its timed run did; see `sqlite::handoff`), with the rows
+    /// connection, or more work than its timed run did; see `sqlite::backend`), with the rows
     /// its page stepped over.
     pub(crate) fn list_as(
         &self,
@@ -586,7 +586,7 @@ impl Resource {
 
     /// [`retrieve_selected`](Self::retrieve_selected), run as `mode` says: inline, `None` when
     /// no connection is free or the key is not one SQLite finds in one lookup (see
-    /// `sqlite::handoff`).
+    /// `sqlite::backend`).
     pub(crate) fn retrieve_as(
         &self,
         model: &str,
@@ -627,7 +627,7 @@ impl Resource {
         self.memo.generation()
     }
 
-    /// How long recent list requests took (see `sqlite::handoff`).
+    /// How long recent list requests took (see `sqlite::backend`).
     pub(crate) fn runs(&self) -> &RunMemory {
         &self.runs
     }

@@ -14,10 +14,10 @@ use crate::dialect::quote_ident;
 use crate::engine::body::{non_field, summary};
 use crate::engine::error::EngineError;
 use crate::engine::records::record_json;
-use crate::sqlite::model::{Field, Model};
 use crate::sqlite::resource::Resource;
 use crate::sqlite::schema::prepare;
-use crate::sqlite::values::{json_to_sql, text_to_sql};
+use crate::sqlite::schema::{Field, Model};
+use crate::sqlite::types::{json_to_sql, text_to_sql};
 
 /// Strict writes, for the built-in tools resource (users and teams, docs/contract.md 5.3),
 /// whose contract is the emulator's own: strict JSON types, required NOT NULL fields, and

@@ -1,4 +1,4 @@
-//! Where lists and retrieves run (`sqlite::handoff`): inline on the async worker only when
+//! Where lists and retrieves run (`sqlite::backend`): inline on the async worker only when
 //! their cost is known to be small, never waiting for a connection there, and with the same
 //! answer either way. No test here reads a clock: the runs' durations are fixed.
 
@@ -8,7 +8,7 @@ use std::time::Duration;
 use super::*;
 use crate::backend::{Backend, Hold};
 use crate::engine::{ListSpec, Listing};
-use crate::sqlite::handoff::{Mode, Route, route_list, route_retrieve};
+use crate::sqlite::backend::{Mode, Route, route_list, route_retrieve};
 
 const KEYS: &str = r#"
 CREATE TABLE byrowid (id INTEGER PRIMARY KEY, v TEXT);
