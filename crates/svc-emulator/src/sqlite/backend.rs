@@ -1,7 +1,7 @@
 //! [`Resource`] as a [`Backend`]: SQLite is synchronous, so an operation runs either on the
 //! async worker that polls it, when its cost is known to be small (a repeated list on
-//! unchanged data that was fast, a retrieve by an indexed key: `sqlite::backend` says why), or
-//! on tokio's blocking pool. Either way the caller's [`Hold`] is kept until the work has ended
+//! unchanged data that was fast, a retrieve by an indexed key: "Where an operation runs" below
+//! says why), or on tokio's blocking pool. Either way the caller's [`Hold`] is kept until the work has ended
 //! (moved into a pool job, it is held while the job runs, even when the client has gone away).
 //!
 //! # Where an operation runs
@@ -18,23 +18,23 @@
 //! to be small before it starts:
 //!
 //! - **A list repeated on unchanged data** costs what it cost last time: SQLite runs the same
-//! statement, with the same bound values, over the same rows. Each resource remembers, for
-//! recently seen list requests, the database generation of their last run (see `walks`) and
-//! how long it took. The same request in the same generation whose last run took under
-//! [`INLINE_BOUND`] runs inline ([`route_list`]); a first request, one after a write, or one
-//! that was slow goes to the pool, which times it. The inline run also refuses to do more
-//! work than the run it was timed by could have done: it gives up (and the request goes to
-//! the pool) when its count is no longer remembered, when its page would step over more
-//! rows than before (an anchor was forgotten), or when its snapshot shows that another
-//! connection committed since (`PRAGMA data_version`: another process wrote the file).
+//!   statement, with the same bound values, over the same rows. Each resource remembers, for
+//!   recently seen list requests, the database generation of their last run (see `walks`) and
+//!   how long it took. The same request in the same generation whose last run took under
+//!   [`INLINE_BOUND`] runs inline ([`route_list`]); a first request, one after a write, or one
+//!   that was slow goes to the pool, which times it. The inline run also refuses to do more
+//!   work than the run it was timed by could have done: it gives up (and the request goes to
+//!   the pool) when its count is no longer remembered, when its page would step over more
+//!   rows than before (an anchor was forgotten), or when its snapshot shows that another
+//!   connection committed since (`PRAGMA data_version`: another process wrote the file).
 //! - **A retrieve by a key SQLite finds in one b-tree lookup** runs inline
-//! ([`route_retrieve`]): a table's single declared primary key is the rowid (an `INTEGER
-//! PRIMARY KEY`), the clustered key of a `WITHOUT ROWID` table, or has its own unique
-//! auto-index, and the list filters of the query are evaluated on the one row it finds.
-//! A view, a table without a declared key (its promoted first column has no index) and a
-//! composite key (its first column may match many rows) go to the pool.
+//!   ([`route_retrieve`]): a table's single declared primary key is the rowid (an `INTEGER
+//!   PRIMARY KEY`), the clustered key of a `WITHOUT ROWID` table, or has its own unique
+//!   auto-index, and the list filters of the query are evaluated on the one row it finds.
+//!   A view, a table without a declared key (its promoted first column has no index) and a
+//!   composite key (its first column may match many rows) go to the pool.
 //! - **Inline work never waits**: it takes a connection only if one is free (`try_lock`); when
-//! the writer or every reader is busy, it goes to the pool, which waits there instead.
+//!   the writer or every reader is busy, it goes to the pool, which waits there instead.
 //!
 //! Writes, aggregates, groups, reloads and SQL always go to the pool: a write waits for the
 //! writer and may cascade, an aggregate or group reads every selected row, and SQL runs until

@@ -17,8 +17,6 @@
 //! through `dialect::quote_ident`.
 
 use crate::dialect::quote_ident;
-#[cfg(doc)]
-use crate::dialect::quote_ident;
 use crate::engine::EngineError;
 use crate::engine::field_input::InputField;
 use crate::engine::records::RecordKeys;
