@@ -185,12 +185,44 @@ fn ci() -> bool {
         && times.run("docs' examples", docs_examples)
         && times.run("PostgreSQL tests", postgres)
         && times.run("MySQL tests", mysql)
-        && times.run("browser", browser)
-        && times.run("verify", || fidelity::verify::verify(&[], &root))
-        && times.run("contract", || contract::contract(&[], &root))
-        && times.run("package", package)
-        && times.run("features", features);
+        && times.run("browser", browser);
+    if !ok {
+        return times.report(false);
+    }
+    // The packaging step compiles every published crate from its tarball in a target dir of
+    // its own (minutes of compiling on two cores), while verify and contract spend most of
+    // theirs in one Python process talking to one emulator: run it beside them, its output
+    // kept until they end, instead of after them.
+    let started = std::time::Instant::now();
+    let packaging = std::thread::spawn(|| package_with(Output::Kept));
+    let ok = times.run("verify", || fidelity::verify::verify(&[], &root))
+        && times.run("contract", || contract::contract(&[], &root));
+    let packaged = match packaging.join() {
+        Ok((packaged, output)) => {
+            eprintln!("\n== cargo package (run beside verify and contract)\n{output}");
+            packaged
+        }
+        Err(_) => {
+            eprintln!("\nci: the packaging step panicked");
+            false
+        }
+    };
+    times
+        .0
+        .push(("package (beside verify and contract)", started.elapsed()));
+    if !packaged {
+        eprintln!("\nci: the packaging step failed");
+    }
+    let ok = ok && packaged && times.run("features", features);
     times.report(ok)
+}
+
+/// Where a step's output goes: shown as it comes, or kept and handed back (a step run beside
+/// another, whose lines would otherwise interleave).
+#[derive(Clone, Copy, PartialEq)]
+enum Output {
+    Shown,
+    Kept,
 }
 
 /// How long each step of `cargo xtask ci` took, printed at its end (pass or fail), so that a
@@ -224,14 +256,16 @@ impl StepTimes {
 /// example built first). `#[ignore]`d in `cargo test`, since they need python3 (as the contract
 /// step's schemathesis does), bash, jq and PostgreSQL's programs, which this step requires.
 fn docs_examples() -> bool {
+    // `--workspace --all-features`, as the tests step builds: the same features, so the same
+    // artifacts (`-p svc-cli` alone resolves other features and rebuilds for a minute).
     let ok = cargo(
-        &["build", "-p", "svc-api", "--examples", "--all-features"],
+        &["build", "--workspace", "--examples", "--all-features"],
         &[],
     ) && cargo(
         &[
             "test",
-            "-p",
-            "svc-cli",
+            "--workspace",
+            "--all-features",
             "--test",
             "docs_examples",
             "--test",
@@ -386,6 +420,11 @@ const PUBLISHED: &[&str] = &[
 /// version only (registry crates never change), so a copy left by an earlier run of the same
 /// version would be reused, stale. Remove them first, and verify in a target dir of its own.
 fn package() -> bool {
+    package_with(Output::Shown).0
+}
+
+/// [`package`], its output shown as it comes or kept and handed back.
+fn package_with(output: Output) -> (bool, String) {
     let cargo_home = std::env::var_os("CARGO_HOME")
         .map(std::path::PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cargo")));
@@ -411,28 +450,36 @@ fn package() -> bool {
     let target = std::path::Path::new("target").join("package-verify");
     let _ = std::fs::remove_dir_all(&target);
     let target = target.to_string_lossy().into_owned();
-    let ok = cargo(
-        &[
-            "package",
-            "--workspace",
-            // xtask and svc-bench are never published, and they depend on pg-cluster
-            // (unpublished, so without a version), which packaging refuses in a normal
-            // dependency.
-            "--exclude",
-            "xtask",
-            "--exclude",
-            "svc-bench",
-            "--allow-dirty",
-            "--quiet",
-            "--target-dir",
-            &target,
-        ],
-        &[],
-    );
-    if !ok {
-        eprintln!("\nci: the packaging step failed");
+    let args = [
+        "package",
+        "--workspace",
+        // xtask and svc-bench are never published, and they depend on pg-cluster
+        // (unpublished, so without a version), which packaging refuses in a normal
+        // dependency.
+        "--exclude",
+        "xtask",
+        "--exclude",
+        "svc-bench",
+        "--allow-dirty",
+        "--quiet",
+        "--target-dir",
+        &target,
+    ];
+    if output == Output::Shown {
+        let ok = cargo(&args, &[]);
+        if !ok {
+            eprintln!("\nci: the packaging step failed");
+        }
+        return (ok, String::new());
     }
-    ok
+    match cargo_command(&args).output() {
+        Ok(out) => {
+            let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+            text.push_str(&String::from_utf8_lossy(&out.stderr));
+            (out.status.success(), text)
+        }
+        Err(e) => (false, format!("could not run cargo: {e}")),
+    }
 }
 
 fn features() -> bool {
