@@ -770,7 +770,7 @@ const FLOW_CHECKED: &[&str] = &[
 
 /// Files of those folders whose writes are the emulator's own contract, not the engine's: the
 /// built-in tools resource's strict writes of users and teams (docs/contract.md 5.3).
-const OWN_CONTRACT_WRITES: &[&str] = &["sqlite/tools.rs"];
+const OWN_CONTRACT_WRITES: &[&str] = &["sqlite/backend.rs"];
 
 /// The string literals of non-test code, each with the line it starts on and its text with
 /// every run of whitespace (a `\` line continuation included) made one space.
@@ -1217,7 +1217,7 @@ const SEAM_TRAITS_TARGET: usize = 4;
 /// The Rust files of the largest database folder today (`sqlite/`, `postgres/`, `mysql/`), test
 /// code left out ([`files`]): a new database server's folder is as many files to write and to
 /// read. A ratchet: it may only fall, towards [`FILES_PER_DATABASE_TARGET`].
-const FILES_PER_DATABASE_CEILING: usize = 13;
+const FILES_PER_DATABASE_CEILING: usize = 8;
 
 /// Where each database folder is headed (issue 64): what every database writes the same lives
 /// in the flows, a folder keeps its driver, dialect, types and reflection.
@@ -2222,7 +2222,7 @@ mod tests {
         // Downward is fine: a backend uses the interface, the engine and storage.
         let src =
             "use crate::backend::Backend;\nuse crate::engine::X;\nuse crate::storage::private;";
-        assert!(layering_violations("sqlite/open.rs", src).is_empty());
+        assert!(layering_violations("sqlite/mod.rs", src).is_empty());
         assert!(
             layering_violations("config/limits.rs", "crate::engine::SQL_TIME_LIMIT").is_empty()
         );
@@ -2258,9 +2258,9 @@ mod tests {
         assert!(flow_statements_outside_flows("postgres/x.rs", not).is_empty());
         let state = "const S: &str = \"DELETE FROM pages WHERE uid = ?1\";";
         assert!(flow_statements_outside_flows("storage/pages.rs", state).is_empty());
-        assert!(flow_statements_outside_flows("sqlite/tools.rs", state).is_empty());
+        assert!(flow_statements_outside_flows("sqlite/backend.rs", state).is_empty());
         assert_eq!(
-            flow_statements_outside_flows("sqlite/resource.rs", state).len(),
+            flow_statements_outside_flows("sqlite/mod.rs", state).len(),
             1
         );
     }

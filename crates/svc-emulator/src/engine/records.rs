@@ -12,7 +12,7 @@ use crate::engine::json_text::write_json_str;
 use crate::engine::table::{Column, Table};
 
 /// The mark of one resource, unique in the process: a copy of its data (`flow::saved`,
-/// `sqlite/saved.rs`) is put back only by the resource that saved it.
+/// `sqlite/mod.rs`) is put back only by the resource that saved it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Origin(u64);
 

@@ -32,7 +32,6 @@
 pub(crate) mod aggregate;
 pub(crate) mod dialect;
 pub(crate) mod driver;
-pub(crate) mod pages;
 pub(crate) mod records;
 pub(crate) mod schema;
 pub(crate) mod types;
@@ -59,7 +58,7 @@ pub struct MyResource {
     /// Whether the server is MariaDB (its statement time limit is `max_statement_time`).
     mariadb: bool,
     /// Where pages ended, so that the next page of a walk starts there (`walks`).
-    walks: pages::Walks,
+    walks: records::Walks,
     url: String,
 }
 
@@ -124,7 +123,7 @@ impl MyResource {
             pool: pool(&opts)?,
             sql_pool: pool(&opts)?,
             schema: Models::default(),
-            walks: pages::Walks::default(),
+            walks: records::Walks::default(),
             timezone: ForAMinute::default(),
             mariadb: false,
             url: shown,

@@ -1,27 +1,63 @@
 //! Records of a MySQL resource: list, retrieve, create, update, delete, as the engine answers
 //! them on MySQL (see [`super`]).
+//!
+//! # Pages
+//!
+//! Pages that never step over the rows before them, with the answers of `LIMIT n OFFSET m`:
+//! MySQL's side of the engine layer's walks (`engine/walks.rs`: the memo of anchors and
+//! counts, and the seek condition, which both database servers share).
+//!
+//! - **Keys first.** A page at `OFFSET m` finds the keys of its rows with `OFFSET` over the
+//!   keys alone, in a derived table (MySQL takes no `LIMIT` in an `IN` subquery), and joins
+//!   the table to them: no value of a skipped row is converted or sent.
+//! - **Anchors and counts.** After each page the sort key of its last row is kept, in MySQL's
+//!   own values (read and bound again by the binary protocol, so they compare as the column's
+//!   values do), with a token. A later page read under the same token seeks past the anchor
+//!   (NULLs first ascending, last descending, as MySQL orders them). A filtered count of 10 000
+//!   rows or more, of any page, is kept with a token too ([`Kept`]).
+//!
+//! ## Validity
+//!
+//! The token is InnoDB's transaction counter (the status variable `Innodb_max_trx_id`). It
+//! moves when a transaction that writes starts its writes and again when it commits (its
+//! serialisation number comes from the same counter); reads never move it. The page's
+//! statements (its rows, then its count) run between two readings of the counter: when they
+//! are equal, no writing transaction began or committed while they ran, so everything they
+//! read is the data of that counter value, and two pages with the same counter value saw the
+//! same committed rows (a transaction still open at both is invisible to both). Unequal, and
+//! a page read from an anchor is read again from the keys and counted again, as two
+//! statements of the engine would be. A kept count ([`Kept`], read by `Pages::count` for page 1
+//! and for a walk's pages alike) follows the same rule on its own: it is kept under the token
+//! read before and after its `COUNT`, when they are equal, and answered only while a fresh
+//! reading of the token is still that token. Only base tables of InnoDB have anchors and kept
+//! counts: other engines' writes do not move the counter. A write anywhere on the server costs
+//! the next page its seek and its kept count, never its answer.
 
-use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, Row, Value};
-
+use crate::backend::pooled::ESTIMATE_FROM;
+use crate::dialect::seek::Nulls;
 use crate::engine::EngineError;
 use crate::engine::body::{non_field, query_failed};
 use crate::engine::field_input::Internal;
 use crate::engine::python::json::py_json_dumps;
 use crate::engine::python::text::unhexlify;
-use crate::engine::records::{Models, RecordRow, first_record};
+use crate::engine::records::{self, Models, RecordRow, Records, first_record};
 use crate::engine::table::Table;
+use crate::engine::walks as shared;
 use crate::flow::Locator;
 use crate::flow::delete::delete_row;
 use crate::flow::driver::{Failure, Session};
-use crate::flow::records::{Database, OwnedRows};
+use crate::flow::records::{Database, OwnedRows, Page, Pages, Rows};
+use crate::flow::walks::{from_anchor, keep_anchor, page_select, read_page};
 use crate::flow::write::{Values, Writes, insert_statement, read_back_sql, set_list, update_sql};
+use crate::mysql::dialect::MyWhere;
 use crate::mysql::dialect::{Params, datetime_literal};
-use crate::mysql::pages::{self};
 use crate::mysql::schema::{MyConnection, table};
 use crate::mysql::schema::{MyField, MyModel};
+use crate::mysql::types::unordered_set;
 use crate::mysql::types::{MyKind, Offset, python_date, set_is_unordered, write_value};
 use crate::mysql::{MyResource, driver, message, server_code};
+use mysql_async::prelude::Queryable;
+use mysql_async::{Conn, Row, Value};
 
 /// MySQL's error code of a duplicate key.
 const DUPLICATE_ENTRY: u16 = 1062;
@@ -42,7 +78,7 @@ impl Database for MyResource {
     }
 
     fn memo_key(sql: &str, params: &Params) -> Vec<u8> {
-        pages::key(sql, params)
+        key(sql, params)
     }
 
     /// A pooled connection: `tz` is refused by the filters on MySQL.
@@ -341,4 +377,387 @@ fn at_identity(model: &MyModel) -> String {
         .map(|&i| format!("{} = ?", model.fields[i].qualified))
         .collect::<Vec<_>>()
         .join(" AND ")
+}
+
+/// Sort keys of pages (each term's value as the driver read it), per walk, with InnoDB's
+/// transaction counter as the token.
+pub(crate) type Walks = shared::Walks<Value>;
+
+/// A walk key: the SQL text that identifies a selection and its order, then its values.
+pub(crate) fn key(sql: &str, params: &Params) -> Vec<u8> {
+    let texts: Vec<Option<String>> = params
+        .0
+        .iter()
+        .map(|v| (*v != Value::NULL).then(|| v.as_sql(false)))
+        .collect();
+    shared::key(sql, texts.iter().map(|t| t.as_deref().map(str::as_bytes)))
+}
+
+/// Whether values of the kind read back from the binary protocol and bound again compare
+/// exactly as the column's values do among themselves, so that one can be a sort key to seek
+/// past. Not `DECIMAL` (a bound value compares as a double), `ENUM` (ordered by member
+/// number, compared as text), `SET`, `BIT`, bytes, JSON, nor `DATETIME`/`TIMESTAMP` (a
+/// `TIMESTAMP` is read in the session's zone, where an hour may repeat).
+fn seekable(kind: MyKind) -> bool {
+    matches!(
+        kind,
+        MyKind::Integer
+            | MyKind::MediumInt
+            | MyKind::Year
+            | MyKind::Float
+            | MyKind::Double
+            | MyKind::Date
+            | MyKind::Time
+            | MyKind::String
+    )
+}
+
+/// The terms of `terms` (field index, descending) up to the first that is the model's key,
+/// when the order is total there and every one can be sought past; `None` otherwise.
+pub(crate) fn seek_terms(model: &MyModel, terms: &[(usize, bool)]) -> Option<Vec<(usize, bool)>> {
+    shared::seek_terms(model.unique_key(), model.pk, terms, |i| {
+        model.fields.get(i).is_some_and(|f| seekable(f.kind))
+    })
+}
+
+/// MySQL's side of a page walk (`flow::walks`): its keys found in a derived table, its anchors
+/// in the driver's values, InnoDB's transaction counter as the token.
+impl Pages for MyResource {
+    type Key = Value;
+
+    /// MySQL's `LIMIT` and `OFFSET` are unsigned 64-bit numbers.
+    const MAX_OFFSET: u64 = u64::MAX;
+
+    /// A `SET` of two members or more is refused by design ([`unordered_set`]), and shown in
+    /// lenient mode; a date Python has no date for fails as the engine fails.
+    fn unreadable(model: &MyModel, at: usize, lenient: bool) -> Option<EngineError> {
+        let field = &model.columns()[at];
+        match field.kind {
+            MyKind::Set if lenient => None,
+            MyKind::Set => Some(unordered_set(&field.name, &field.name)),
+            _ => Some(records::unreadable(model, at, lenient)),
+        }
+    }
+
+    /// A page past the first reads and converts only its own rows (see `mysql/records.rs`).
+    async fn page(
+        &self,
+        reader: &mut Conn,
+        page: &Page<'_, Self>,
+        out: &mut Records<'_, MyModel>,
+    ) -> Result<Option<u64>, EngineError> {
+        if let Some(seek) = seek_terms(page.model, page.terms).filter(|_| page.number > 1) {
+            let count = self.walk_between_tokens(reader, page, &seek, out).await?;
+            return Ok(Some(count));
+        }
+        let sql = page.offset_select();
+        let mut sink = |row: &Row| out.push(row);
+        self.each_row(reader, &sql, &page.filter.params, page.lenient, &mut sink)
+            .await?;
+        Ok(None)
+    }
+
+    /// The engine's count: the `EXPLAIN SELECT COUNT(*)` estimate of an unfiltered table when
+    /// it is at least 10 000 (its `rows` column), else `COUNT(*)`. A filtered count of 10 000
+    /// rows or more is kept under InnoDB's transaction counter and read again only when the
+    /// counter moved (`mysql/records.rs`, [`Kept`]): a page asked again on the same data counts no
+    /// row again.
+    async fn count(
+        &self,
+        conn: &mut Conn,
+        model: &MyModel,
+        filter: &MyWhere,
+        lenient: bool,
+    ) -> Result<u64, EngineError> {
+        if filter.sql.is_empty() {
+            let explain: Vec<Row> = conn
+                .query(format!("EXPLAIN SELECT COUNT(*) FROM {}", model.table_sql))
+                .await
+                .map_err(|e| self.unexpected(e))?;
+            let estimate = explain
+                .first()
+                .and_then(|r| r.as_ref(8))
+                .and_then(crate::mysql::types::value_text)
+                .and_then(|t| t.parse::<u64>().ok());
+            if let Some(estimate) = estimate
+                && estimate >= ESTIMATE_FROM
+            {
+                return Ok(estimate);
+            }
+        }
+        let key = (!filter.sql.is_empty()).then(|| count_key(model, filter));
+        let kept = match &key {
+            Some(key) => self.kept_count(conn, model, key).await,
+            None => Kept::Nothing,
+        };
+        if let Kept::Count(n) = kept {
+            return Ok(n);
+        }
+        let sql = ["SELECT COUNT(*) FROM ", &model.table_sql, &filter.sql].concat();
+        let rows = self.read(conn, &sql, &filter.params, lenient).await?;
+        let n = rows
+            .first()
+            .and_then(|r| r.as_ref(0))
+            .and_then(crate::mysql::types::value_text)
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(0);
+        if let Some(key) = key {
+            self.keep_count(conn, model, key, kept, n).await;
+        }
+        Ok(n)
+    }
+
+    fn walks(&self) -> &Walks {
+        &self.walks
+    }
+
+    fn sort_key(row: &Row, i: usize) -> Option<Value> {
+        row.as_ref(i).cloned().filter(|v| *v != Value::NULL)
+    }
+
+    /// MySQL orders NULLs before every other value, so they come first ascending and last
+    /// descending.
+    fn seek_condition(
+        model: &MyModel,
+        terms: &[(usize, bool)],
+        key: &[Option<Value>],
+        params: &mut Params,
+    ) -> String {
+        let columns: Vec<(&str, bool)> = terms
+            .iter()
+            .map(|&(i, desc)| (model.fields[i].qualified.as_str(), desc))
+            .collect();
+        let mut bind = |i: usize| {
+            params
+                .bind(key[i].clone().unwrap_or(Value::NULL))
+                .to_owned()
+        };
+        crate::dialect::seek::seek_condition(&columns, key, Nulls::Smallest, &mut bind)
+    }
+}
+
+/// The statement that reads the token.
+const TOKEN: &str = "SHOW GLOBAL STATUS LIKE 'Innodb_max_trx_id'";
+
+impl MyResource {
+    /// The token: InnoDB's transaction counter, for a base table of InnoDB (other engines'
+    /// writes do not move it); `None` where there is none (then no anchor is kept or used).
+    async fn token(&self, conn: &mut Conn, model: &MyModel) -> Option<String> {
+        if !model.extra.0 {
+            return None;
+        }
+        let row: Option<(String, String)> = conn.query_first(TOKEN).await.ok().flatten();
+        row.map(|(_, value)| value)
+    }
+
+    /// A page past the first of an order that reaches the unique key (`seek`), and its count: from
+    /// the nearest anchor of the same walk when the data is still that of the anchor, else with
+    /// `OFFSET` over the keys alone; the end of a full page is kept as an anchor. The page and
+    /// its count (`Pages::count`, which keeps a large one itself) are read between two readings
+    /// of the token: when they differ, a page read from an anchor is read again.
+    pub(crate) async fn walk_between_tokens(
+        &self,
+        conn: &mut Conn,
+        page: &Page<'_, Self>,
+        seek: &[(usize, bool)],
+        out: &mut Records<'_, MyModel>,
+    ) -> Result<u64, EngineError> {
+        let (model, filter, offset, lenient) = (page.model, page.filter, page.offset, page.lenient);
+        let before = self.token(conn, model).await;
+        let walk_key = page.walk_key();
+        let anchor = before.as_ref().and_then(|token| {
+            self.walks()
+                .anchor(&walk_key, offset)
+                .filter(|(_, a)| &a.token == token)
+        });
+        let extra = Self::sort_key_columns(model, seek);
+        // The sort key is read after the columns.
+        let at = model.columns().len();
+        let cells: Vec<usize> = (at..at + seek.len()).collect();
+        let from_offset = page_select(page, &extra, &filter.sql, offset);
+        let end = match &anchor {
+            Some(anchor) => {
+                let (sql, params) = from_anchor(page, seek, &extra, anchor);
+                read_page(self, conn, (&sql, &params), page, out, &cells).await?
+            }
+            None => {
+                read_page(
+                    self,
+                    conn,
+                    (&from_offset, &filter.params),
+                    page,
+                    out,
+                    &cells,
+                )
+                .await?
+            }
+        };
+        // The count keeps itself (`Pages::count`, [`Kept`]): it is read between the page's two
+        // readings of the token, so a write it missed moves the token.
+        let mut count = self.count(conn, model, filter, lenient).await?;
+        let after = match before {
+            Some(_) => self.token(conn, model).await,
+            None => None,
+        };
+        match (before, after) {
+            (Some(before), Some(after)) if before == after => {
+                keep_anchor(self, &walk_key, page, end, before);
+            }
+            _ if anchor.is_some() => {
+                // A write committed while the page was read: the anchor may be stale, so the
+                // page and its count are read afresh, as the engine reads them.
+                out.clear();
+                read_page(self, conn, (&from_offset, &filter.params), page, out, &[]).await?;
+                count = self.count(conn, model, filter, lenient).await?;
+            }
+            _ => {}
+        }
+        Ok(count)
+    }
+}
+
+/// The filtered counts that are kept: at least this many rows. Keeping one reads the token
+/// once a request while the data stays (`SHOW GLOBAL STATUS`), and twice more after each write:
+/// at 10k rows, page 1 filtered to 1,111 of them and counted each time cost what a page 1 at 1M
+/// that reads the token instead costs (1.09 ms and 1.08 ms, docs/performance.md, section 11).
+/// Below 10 000 rows, as in a test suite's tables, which write between two lists, a count is
+/// read each time, as the engine reads it: no token is read for it.
+const KEEP_COUNTS_FROM: u64 = 10_000;
+
+/// What the memo holds of a filtered count ([`MyResource::kept_count`]).
+#[derive(Debug)]
+pub(crate) enum Kept {
+    /// The count, kept under the token that still is the token: the answer.
+    Count(u64),
+    /// A large count kept under another token, or marked under none (`""`, which no token
+    /// is): counted again under this token, and kept under it when the token has not moved by
+    /// the end of the count.
+    Since(String),
+    /// Nothing worth keeping (small, never counted, no token: not InnoDB).
+    Nothing,
+}
+
+impl MyResource {
+    /// What the memo holds of the filtered count of `model` whose memo key is `key`
+    /// ([`count_key`]). The token is read only for a count worth keeping.
+    pub(crate) async fn kept_count(&self, conn: &mut Conn, model: &MyModel, key: &[u8]) -> Kept {
+        let Some((token, n)) = self
+            .walks()
+            .count(key)
+            .filter(|&(_, n)| n >= KEEP_COUNTS_FROM)
+        else {
+            return Kept::Nothing;
+        };
+        match self.token(conn, model).await {
+            Some(now) if now == token => Kept::Count(n),
+            Some(now) => Kept::Since(now),
+            None => Kept::Nothing,
+        }
+    }
+
+    /// Keeps `n`, the filtered count of `model` (memo key `key`) read after
+    /// [`kept_count`](Self::kept_count) said `kept`: under the token when it has not moved
+    /// since, else nothing; the first large one is marked under no token, so that the next is
+    /// read between two readings of the token (see "Validity" above).
+    pub(crate) async fn keep_count(
+        &self,
+        conn: &mut Conn,
+        model: &MyModel,
+        key: Vec<u8>,
+        kept: Kept,
+        n: u64,
+    ) {
+        if n < KEEP_COUNTS_FROM {
+            return;
+        }
+        match kept {
+            Kept::Since(before) => {
+                if self.token(conn, model).await.as_ref() == Some(&before) {
+                    self.walks().keep_count(key, before, n);
+                }
+            }
+            Kept::Nothing if model.extra.0 => self.walks().keep_count(key, String::new(), n),
+            Kept::Count(_) | Kept::Nothing => {}
+        }
+    }
+}
+
+/// The memo's key of the count of `filter`'s rows of `model`.
+pub(crate) fn count_key(model: &MyModel, filter: &MyWhere) -> Vec<u8> {
+    let sql = ["COUNT ", &model.table_sql, &filter.sql].concat();
+    MyResource::memo_key(&sql, &filter.params)
+}
+
+#[cfg(test)]
+mod pages_tests {
+    use super::*;
+    use crate::engine::table::Reflected;
+    use crate::mysql::schema::{InnoDb, MyField};
+
+    #[test]
+    fn seeks_follow_mysqls_null_order_and_bind_each_place() {
+        let field = |name: &str| MyField {
+            name: name.to_owned(),
+            kind: MyKind::Integer,
+            has_default: false,
+            not_null: false,
+            primary_key: false,
+            autoincrement: false,
+            generated: false,
+            sql: format!("`{name}`"),
+            extra: crate::mysql::schema::MyColumn {
+                members: Vec::new(),
+                qualified: format!("`t`.`{name}`"),
+                timestamp: false,
+            },
+        };
+        let fields = vec![field("age"), field("id")];
+        let select = |f: &MyField| f.qualified.clone();
+        let model = MyModel::new(
+            "t".to_owned(),
+            fields,
+            &[],
+            Reflected {
+                sql: "`t`".to_owned(),
+                holds_rows: true,
+                related: false,
+                extra: InnoDb(true),
+            },
+            select,
+        );
+        let model = model.unwrap();
+        let seek_condition = <MyResource as Pages>::seek_condition;
+        let mut params = Params::default();
+        let sql = seek_condition(
+            &model,
+            &[(0, false), (1, true)],
+            &[Some(Value::Int(30)), Some(Value::Int(7))],
+            &mut params,
+        );
+        assert_eq!(
+            sql,
+            "(`t`.`age` > ? OR (`t`.`age` = ? AND ((`t`.`id` < ?))))"
+        );
+        assert_eq!(params.0, [Value::Int(30), Value::Int(30), Value::Int(7)]);
+        let mut params = Params::default();
+        let sql = seek_condition(
+            &model,
+            &[(0, true), (1, true)],
+            &[Some(Value::Int(30)), Some(Value::Int(7))],
+            &mut params,
+        );
+        assert_eq!(
+            sql,
+            "(`t`.`age` < ? OR `t`.`age` IS NULL OR (`t`.`age` = ? AND ((`t`.`id` < ?))))"
+        );
+    }
+
+    #[test]
+    fn walk_keys_tell_a_number_from_its_text() {
+        let a = key("q", &Params(vec![Value::Int(1)]));
+        let b = key("q", &Params(vec![Value::Bytes(b"1".to_vec())]));
+        let c = key("q", &Params(vec![Value::NULL]));
+        assert_ne!(a, b);
+        assert_ne!(a, c);
+    }
 }

@@ -25,7 +25,6 @@
 pub(crate) mod aggregate;
 pub(crate) mod dialect;
 pub(crate) mod driver;
-pub(crate) mod pages;
 pub(crate) mod records;
 pub(crate) mod schema;
 pub(crate) mod types;
@@ -56,7 +55,7 @@ pub struct PgResource {
     /// engine refreshes it.
     timezone: ForAMinute<Offset>,
     /// Where pages ended, so that the next page of a walk starts there (`walks`).
-    walks: pages::Walks,
+    walks: records::Walks,
     url: String,
 }
 
@@ -133,7 +132,7 @@ impl PgResource {
             sql_pool: pool(&config, RecyclingMethod::Clean)?,
             schema: Models::default(),
             timezone: ForAMinute::default(),
-            walks: pages::Walks::default(),
+            walks: records::Walks::default(),
             url: shown,
         };
         let client = resource.client().await?;

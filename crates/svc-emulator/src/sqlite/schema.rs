@@ -26,7 +26,7 @@ use crate::engine::types::ColumnType;
 use crate::engine::types::{FilterFamily, Reflected, ValueWriter};
 use crate::flow::records::ModelSql;
 use crate::flow::{self, Columns, OnDelete, TableRef};
-use crate::sqlite::resource::db_error;
+use crate::sqlite::db_error;
 use rusqlite::types::Value;
 use rusqlite::{Connection, params_from_iter};
 use std::collections::BTreeMap;
