@@ -14,15 +14,14 @@ use serde_json::{Map, Value as Json};
 use crate::engine::EngineError;
 use crate::engine::sql_answer::AnswerRows;
 use crate::engine::sql_params;
-use crate::flow::read_only_sql::{
-    Access, ReadOnlySql, Running, answered, conn_gone, give_back, within,
-};
+use crate::flow::driver::Driver;
+use crate::flow::read_only_sql::{Access, Running, answered, conn_gone, give_back, within};
 use crate::flow::records::Database;
 
 /// Runs `statements` in order with `inputs` (`:name` values) in one transaction within `time`:
 /// the last statement's answer, `{"columns", "data", "row_count"}` as JSON bytes. Every
 /// statement is bound before the first runs, so an input missing from any of them runs none.
-pub(crate) async fn run_action<D: ReadOnlySql + Database>(
+pub(crate) async fn run_action<D: Driver + Database>(
     db: &D,
     statements: &[String],
     inputs: &Map<String, Json>,
@@ -31,7 +30,7 @@ pub(crate) async fn run_action<D: ReadOnlySql + Database>(
 ) -> Result<Vec<u8>, EngineError> {
     let bound = statements
         .iter()
-        .map(|s| <D as ReadOnlySql>::bind(s, inputs))
+        .map(|s| D::bind_query(s, inputs))
         .collect::<Result<Vec<_>, _>>()?;
     let (conn, tz) = db.open(time, Access::ReadWrite).await?;
     let mut guard = Running::<D> {
@@ -42,9 +41,9 @@ pub(crate) async fn run_action<D: ReadOnlySql + Database>(
     let run = async {
         let mut last = (Vec::new(), AnswerRows::new(answer_bytes));
         for statement in &bound {
-            last = db.execute(conn, statement, answer_bytes, tz).await?;
+            last = db.run_statement(conn, statement, answer_bytes, tz).await?;
         }
-        db.commit(conn).await?;
+        db.commit_action(conn).await?;
         Ok::<_, EngineError>(last)
     };
     let outcome = within::<D, _>(time, run).await;
@@ -54,7 +53,7 @@ pub(crate) async fn run_action<D: ReadOnlySql + Database>(
 }
 
 /// The inputs of all of an action's statements.
-pub(crate) fn inputs<D: ReadOnlySql + Database>(
+pub(crate) fn inputs<D: Driver + Database>(
     statements: &[String],
 ) -> Result<BTreeSet<String>, EngineError> {
     sql_params::parameter_names(statements, D::skip)

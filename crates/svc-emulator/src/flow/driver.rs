@@ -16,6 +16,14 @@
 //! future the compiler cannot prove `Send`.
 
 use std::future::Future;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use serde_json::{Map, Value as Json};
+
+use crate::engine::EngineError;
+use crate::engine::sql_answer::AnswerRows;
+use crate::flow::read_only_sql::{Access, Cancel};
 
 /// What a failing statement was doing, which says what its error means to the engine.
 #[derive(Debug, Clone, Copy)]
@@ -77,6 +85,77 @@ pub(crate) trait Driver: Sync {
     /// the transaction first keeps the connection.
     fn give_up(conn: Self::Conn) {
         Self::close(conn);
+    }
+
+    // A read-only query's session, and an action's (`flow::read_only_sql`, `flow::action`).
+
+    /// A statement with its values bound.
+    type Bound: Send + Sync;
+
+    /// Whether the flow keeps the deadline with a timer: a driver whose statements wait on a
+    /// socket. A blocking driver's `run_query` has ended when it returns, so a timer would never
+    /// fire: it stops its statement at the deadline itself (`false`).
+    const TIMED_BY_FLOW: bool = true;
+
+    /// The query with each `:name` bound to `params[name]`.
+    fn bind_query(query: &str, params: &Map<String, Json>) -> Result<Self::Bound, EngineError>;
+
+    /// A session inside a transaction of `access` (a statement stopped by the database after
+    /// `time`, where it sets the limit there), and the engine's default time zone.
+    fn open(
+        &self,
+        time: Duration,
+        access: Access,
+    ) -> impl Future<Output = Result<(Self::Conn, i32), EngineError>> + Send;
+
+    /// What cancels `conn`'s statement from outside its session, when awaited: made when the
+    /// session opens (it needs the session's id), it does nothing until then.
+    fn canceller(&self, conn: &Self::Conn) -> Cancel;
+
+    /// Runs the statement within `time`, its rows written within `answer_bytes` in the time
+    /// zone `tz`: the column names and the rows. `left_running` is set when reading stopped
+    /// before the statement's end (the answer cap).
+    fn run_query(
+        &self,
+        conn: &mut Self::Conn,
+        bound: &Self::Bound,
+        time: Duration,
+        answer_bytes: usize,
+        tz: i32,
+        left_running: &AtomicBool,
+    ) -> impl Future<Output = Result<(Vec<String>, AnswerRows), EngineError>> + Send;
+
+    /// Ends the transaction and cleans the session for its next query (closes it when it
+    /// cannot be cleaned). By default the session is [closed](Driver::close): a driver whose
+    /// sessions can be cleaned keeps them.
+    fn clean(conn: Self::Conn) -> impl Future<Output = ()> + Send {
+        Self::close(conn);
+        std::future::ready(())
+    }
+
+    /// Runs one statement of an action (`flow::action`): its column names and rows (none for a
+    /// statement that returns no rows), written within `answer_bytes` in the time zone `tz`.
+    fn run_statement(
+        &self,
+        conn: &mut Self::Conn,
+        bound: &Self::Bound,
+        answer_bytes: usize,
+        tz: i32,
+    ) -> impl Future<Output = Result<(Vec<String>, AnswerRows), EngineError>> + Send;
+
+    /// Commits the transaction: a refusal (a deferred constraint) is the action's.
+    fn commit_action(
+        &self,
+        conn: &mut Self::Conn,
+    ) -> impl Future<Output = Result<(), EngineError>> + Send
+    where
+        Self: crate::flow::records::Database,
+    {
+        async move {
+            Self::batch(conn, "COMMIT")
+                .await
+                .map_err(|e| self.fault(e, Failure::Query))
+        }
     }
 }
 

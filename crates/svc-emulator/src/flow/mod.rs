@@ -13,14 +13,15 @@
 //! - `Database` (`records`; its `records.rs`): its models as SQL names them, binds, reads,
 //!   each row of a read handed on as the driver reads it (`Rows`; a driver that hands rows
 //!   over owned is `OwnedRows` and gets `Rows` for nothing).
-//! - `Pages` (`records`; its `pages.rs`): a page and a count, its sort keys and seek, and the
+//! - `Pages` (`records`; its `records.rs`): a page and a count, its sort keys and seek, and the
 //!   token that proves an anchor still holds: a page read from the anchor where the page
 //!   before it ended ([`walks`]).
 //! - `Summary` (`aggregate`): its aggregate functions and date buckets: aggregates and groups.
 //! - `Connection` (`references`): a connection inside a write's transaction, its foreign keys
 //!   and a row's identity.
-//! - `ReadOnlySql` (`read_only_sql`): its proof of read-only, cancel and cleaning, and an
-//!   action's statements in a read-write transaction ([`action`]).
+//! - `Driver` (`driver`; its `driver.rs`): how it runs statements: a batch, a statement's
+//!   rows, a connection given up; a read-only query's proof of read-only, cancel and cleaning
+//!   ([`read_only_sql`]), and an action's statements in a read-write transaction ([`action`]).
 //! - `Saves` (`saved`): where its saved copy lives and how it is put back.
 //! - `Writes` (`write`): its locks, inserts, updates and read-backs.
 //!

@@ -5,7 +5,7 @@
 //! (the future is dropped), the statement is cancelled from outside its session: a cancel
 //! travels on a connection of its own and may land after the statement ended, so a session it
 //! was sent for never serves another query. How a database proves a query read-only, runs it,
-//! cancels it and reads its cells is its own ([`ReadOnlySql`]).
+//! cancels it and reads its cells is its own ([`Driver`]).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -16,10 +16,9 @@ use serde_json::{Map, Value as Json};
 
 use crate::engine::EngineError;
 use crate::engine::sql_answer::{AnswerRows, stopped_after};
-use crate::flow::driver::{Driver, Failure};
-use crate::flow::records::Database;
+use crate::flow::driver::Driver;
 
-/// A statement's cancel, sent when awaited ([`ReadOnlySql::canceller`]).
+/// A statement's cancel, sent when awaited ([`Driver::canceller`]).
 pub(crate) type Cancel = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
 
 /// What a session's transaction may do: a read-only query only reads; an action's statements
@@ -32,86 +31,16 @@ pub(crate) enum Access {
     ReadWrite,
 }
 
-/// A database server's side of a read-only query (and of an action's session), whose session is
-/// one of its driver's connections.
-pub(crate) trait ReadOnlySql: Driver {
-    /// A statement with its values bound.
-    type Bound: Send + Sync;
-
-    /// Whether the flow keeps the deadline with a timer: a driver whose statements wait on a
-    /// socket. A blocking driver's `run` has ended when it returns, so a timer would never
-    /// fire: it stops its statement at the deadline itself (`false`).
-    const TIMED_BY_FLOW: bool = true;
-
-    /// The query with each `:name` bound to `params[name]`.
-    fn bind(query: &str, params: &Map<String, Json>) -> Result<Self::Bound, EngineError>;
-
-    /// A session inside a transaction of `access` (a statement stopped by the database after
-    /// `time`, where it sets the limit there), and the engine's default time zone.
-    fn open(
-        &self,
-        time: Duration,
-        access: Access,
-    ) -> impl Future<Output = Result<(Self::Conn, i32), EngineError>> + Send;
-
-    /// What cancels `conn`'s statement from outside its session, when awaited: made when the
-    /// session opens (it needs the session's id), it does nothing until then.
-    fn canceller(&self, conn: &Self::Conn) -> Cancel;
-
-    /// Runs the statement within `time`, its rows written within `answer_bytes` in the time
-    /// zone `tz`: the column names and the rows. `left_running` is set when reading stopped
-    /// before the statement's end (the answer cap).
-    fn run(
-        &self,
-        conn: &mut Self::Conn,
-        bound: &Self::Bound,
-        time: Duration,
-        answer_bytes: usize,
-        tz: i32,
-        left_running: &AtomicBool,
-    ) -> impl Future<Output = Result<(Vec<String>, AnswerRows), EngineError>> + Send;
-
-    /// Ends the transaction and cleans the session for its next query (closes it when it
-    /// cannot be cleaned). By default the session is [closed](Driver::close): a driver whose
-    /// sessions can be cleaned keeps them.
-    fn clean(conn: Self::Conn) -> impl Future<Output = ()> + Send {
-        Self::close(conn);
-        std::future::ready(())
-    }
-
-    /// Runs one statement of an action (`flow::action`): its column names and rows (none for a
-    /// statement that returns no rows), written within `answer_bytes` in the time zone `tz`.
-    fn execute(
-        &self,
-        conn: &mut Self::Conn,
-        bound: &Self::Bound,
-        answer_bytes: usize,
-        tz: i32,
-    ) -> impl Future<Output = Result<(Vec<String>, AnswerRows), EngineError>> + Send;
-
-    /// Commits the transaction: a refusal (a deferred constraint) is the action's.
-    fn commit(&self, conn: &mut Self::Conn) -> impl Future<Output = Result<(), EngineError>> + Send
-    where
-        Self: Database,
-    {
-        async move {
-            Self::batch(conn, "COMMIT")
-                .await
-                .map_err(|e| self.fault(e, Failure::Query))
-        }
-    }
-}
-
 /// A session running a query. Dropped while it still holds the session (the caller went away
 /// while the statement ran, or while its cancel was being sent), it gives the session up,
 /// never to serve another query (its statement may still run, a cancel may still land on it),
 /// and sends the cancel it still holds.
-pub(super) struct Running<D: ReadOnlySql> {
+pub(super) struct Running<D: Driver> {
     pub(super) cancel: Option<Cancel>,
     pub(super) conn: Option<D::Conn>,
 }
 
-impl<D: ReadOnlySql> Drop for Running<D> {
+impl<D: Driver> Drop for Running<D> {
     fn drop(&mut self) {
         if let Some(conn) = self.conn.take() {
             D::close(conn);
@@ -126,14 +55,14 @@ impl<D: ReadOnlySql> Drop for Running<D> {
 
 /// Runs one read-only query with `params` (`:name` values) within `time` and `answer_bytes`;
 /// the answer is `{"columns", "data", "row_count"}` as JSON bytes.
-pub(crate) async fn read_only<D: ReadOnlySql>(
+pub(crate) async fn read_only<D: Driver>(
     db: &D,
     query: &str,
     params: &Map<String, Json>,
     time: Duration,
     answer_bytes: usize,
 ) -> Result<Vec<u8>, EngineError> {
-    let bound = D::bind(query, params)?;
+    let bound = D::bind_query(query, params)?;
     let (conn, tz) = db.open(time, Access::ReadOnly).await?;
     let mut guard = Running::<D> {
         cancel: Some(db.canceller(&conn)),
@@ -141,7 +70,7 @@ pub(crate) async fn read_only<D: ReadOnlySql>(
     };
     let left_running = AtomicBool::new(false);
     let conn = guard.conn.as_mut().ok_or_else(conn_gone)?;
-    let run = db.run(conn, &bound, time, answer_bytes, tz, &left_running);
+    let run = db.run_query(conn, &bound, time, answer_bytes, tz, &left_running);
     let outcome = within::<D, _>(time, run).await;
     // Left behind at the answer cap, the statement may still be running too.
     let still_running = outcome.is_none() || left_running.load(Ordering::Relaxed);
@@ -150,8 +79,8 @@ pub(crate) async fn read_only<D: ReadOnlySql>(
 }
 
 /// The statements' outcome; `None`: stopped at the deadline by the flow's timer, unless the
-/// driver keeps its deadline itself ([`ReadOnlySql::TIMED_BY_FLOW`]).
-pub(super) async fn within<D: ReadOnlySql, T>(
+/// driver keeps its deadline itself ([`Driver::TIMED_BY_FLOW`]).
+pub(super) async fn within<D: Driver, T>(
     time: Duration,
     run: impl Future<Output = T>,
 ) -> Option<T> {
@@ -166,7 +95,7 @@ pub(super) async fn within<D: ReadOnlySql, T>(
 /// run is cancelled first (cleaning the session would wait for it), and the session closed,
 /// which rolls back what it had not committed; otherwise the session is cleaned (which rolls
 /// back what a failed statement left) for the next query.
-pub(super) async fn give_back<D: ReadOnlySql>(
+pub(super) async fn give_back<D: Driver>(
     mut guard: Running<D>,
     still_running: bool,
 ) -> Result<(), EngineError> {
@@ -234,12 +163,10 @@ mod tests {
         fn close(conn: Log) {
             conn.lock().unwrap().push("close");
         }
-    }
 
-    impl ReadOnlySql for Logged {
         type Bound = ();
 
-        fn bind(_: &str, _: &Map<String, Json>) -> Result<(), EngineError> {
+        fn bind_query(_: &str, _: &Map<String, Json>) -> Result<(), EngineError> {
             Ok(())
         }
         async fn open(&self, _: Duration, _: Access) -> Result<(Log, i32), EngineError> {
@@ -248,7 +175,7 @@ mod tests {
         fn canceller(&self, conn: &Log) -> Cancel {
             logs_cancel(conn.clone())
         }
-        async fn run(
+        async fn run_query(
             &self,
             _: &mut Log,
             _: &(),
@@ -265,7 +192,7 @@ mod tests {
         async fn clean(conn: Log) {
             conn.lock().unwrap().push("clean");
         }
-        async fn execute(
+        async fn run_statement(
             &self,
             _: &mut Log,
             _: &(),

@@ -35,7 +35,7 @@ use crate::engine::sql_answer::{
 };
 use crate::engine::{EngineError, MAX_SQL_ROWS, sql_params};
 use crate::flow::driver::Driver;
-use crate::flow::read_only_sql::{Access, Cancel, ReadOnlySql};
+use crate::flow::read_only_sql::{Access, Cancel};
 use crate::flow::records::Database;
 use crate::mysql::dialect::Params;
 use crate::mysql::schema::quote_ident;
@@ -55,117 +55,6 @@ const INTERRUPTED: [u16; 3] = [1969, 3024, 1317];
 
 /// The error code of a write refused in a read-only transaction.
 const READ_ONLY_TRANSACTION: u16 = 1792;
-
-/// MySQL's side of a read-only query (`flow::read_only_sql`): a connection of the SQL pool, a
-/// `START TRANSACTION READ ONLY`, the statement killed from another connection.
-impl ReadOnlySql for MyResource {
-    type Bound = (String, Vec<Value>);
-
-    fn bind(query: &str, params: &Map<String, Json>) -> Result<Self::Bound, EngineError> {
-        bind_names(query, params)
-    }
-
-    /// The time limit is the statement's own (see [`Statement::size_checked`]).
-    /// A read-only query's statement is stopped at `time` by its own hint (`run`); an
-    /// action's statements, on MariaDB, by the session's `max_statement_time`.
-    async fn open(&self, time: Duration, access: Access) -> Result<(Conn, Offset), EngineError> {
-        let mut conn = self.sql_conn().await?;
-        let tz = self.time_zone(&mut conn).await?;
-        if access == Access::ReadWrite && self.mariadb {
-            // The session's setting goes with the connection's reset (`clean`).
-            let seconds = format!("{:.3}", time.as_secs_f64().max(0.001));
-            conn.query_drop(format!("SET SESSION max_statement_time = {seconds}"))
-                .await
-                .map_err(|e| self.unexpected(e))?;
-        }
-        let begin = match access {
-            Access::ReadOnly => "START TRANSACTION READ ONLY",
-            Access::ReadWrite => "START TRANSACTION READ WRITE",
-        };
-        conn.query_drop(begin)
-            .await
-            .map_err(|e| self.unexpected(e))?;
-        Ok((conn, tz))
-    }
-
-    /// `KILL QUERY id` from another connection.
-    fn canceller(&self, conn: &Conn) -> Cancel {
-        let (pool, id) = (self.pool.clone(), conn.id());
-        Box::pin(async move {
-            if let Ok(mut conn) = pool.get_conn().await {
-                let _ = conn.query_drop(format!("KILL QUERY {id}")).await;
-            }
-        })
-    }
-
-    /// Prepares and runs the statement, reading its rows as JSON (the query's columns, without
-    /// the size check after them).
-    async fn run(
-        &self,
-        conn: &mut Conn,
-        (text, values): &Self::Bound,
-        time: Duration,
-        answer_bytes: usize,
-        tz: Offset,
-        left_running: &AtomicBool,
-    ) -> Result<(Vec<String>, AnswerRows), EngineError> {
-        let statement = Statement {
-            text,
-            mariadb: self.mariadb,
-            time,
-            answer_bytes,
-        };
-        let refused = |e| query_failed(self, e);
-        let (names, select) = statement.size_checked(conn).await.map_err(refused)?;
-        let prepared = conn.prep(select).await.map_err(refused)?;
-        let params = positional(values);
-        let failed = |e: mysql_async::Error| {
-            if too_large(&e) {
-                answer_too_large(answer_bytes)
-            } else {
-                query_failed(self, e)
-            }
-        };
-        let mut result = conn.exec_iter(prepared, params).await.map_err(failed)?;
-        let columns = result.columns().map(|c| c.to_vec()).unwrap_or_default();
-        let columns = &columns[..names.len().min(columns.len())];
-        let mut rows = AnswerRows::new(answer_bytes);
-        while let Some(row) = result.next().await.map_err(failed)? {
-            push_row(&mut rows, columns, &row, tz)
-                .map_err(|too_large| past_the_cap(left_running, too_large))?;
-        }
-        Ok((names, rows))
-    }
-
-    async fn clean(mut conn: Conn) {
-        let _ = conn.query_drop("ROLLBACK").await;
-        if conn.reset().await.is_err() {
-            let _ = conn.disconnect().await;
-        }
-    }
-
-    async fn execute(
-        &self,
-        conn: &mut Conn,
-        (text, values): &(String, Vec<Value>),
-        answer_bytes: usize,
-        tz: Offset,
-    ) -> Result<(Vec<String>, AnswerRows), EngineError> {
-        let refused = |e| query_failed(self, e);
-        let prepared = conn.prep(text.as_str()).await.map_err(refused)?;
-        let mut result = conn
-            .exec_iter(prepared, positional(values))
-            .await
-            .map_err(refused)?;
-        let columns = result.columns().map(|c| c.to_vec()).unwrap_or_default();
-        let names: Vec<String> = columns.iter().map(|c| c.name_str().into_owned()).collect();
-        let mut rows = AnswerRows::new(answer_bytes);
-        while let Some(row) = result.next().await.map_err(refused)? {
-            push_row(&mut rows, &columns, &row, tz)?;
-        }
-        Ok((names, rows))
-    }
-}
 
 /// `values` as the driver binds them to a prepared statement's `?`s.
 pub(super) fn positional(values: &[Value]) -> mysql_async::Params {
@@ -366,6 +255,115 @@ impl Driver for MyResource {
     /// sets them (the pool is made `with_reset_connection`).
     fn give_up(conn: Conn) {
         drop(conn);
+    }
+
+    // MySQL's side of a read-only query (`flow::read_only_sql`): a connection of the SQL pool, a
+    // `START TRANSACTION READ ONLY`, the statement killed from another connection.
+    type Bound = (String, Vec<Value>);
+
+    fn bind_query(query: &str, params: &Map<String, Json>) -> Result<Self::Bound, EngineError> {
+        bind_names(query, params)
+    }
+
+    /// The time limit is the statement's own (see [`Statement::size_checked`]).
+    /// A read-only query's statement is stopped at `time` by its own hint (`run_query`); an
+    /// action's statements, on MariaDB, by the session's `max_statement_time`.
+    async fn open(&self, time: Duration, access: Access) -> Result<(Conn, Offset), EngineError> {
+        let mut conn = self.sql_conn().await?;
+        let tz = self.time_zone(&mut conn).await?;
+        if access == Access::ReadWrite && self.mariadb {
+            // The session's setting goes with the connection's reset (`clean`).
+            let seconds = format!("{:.3}", time.as_secs_f64().max(0.001));
+            conn.query_drop(format!("SET SESSION max_statement_time = {seconds}"))
+                .await
+                .map_err(|e| self.unexpected(e))?;
+        }
+        let begin = match access {
+            Access::ReadOnly => "START TRANSACTION READ ONLY",
+            Access::ReadWrite => "START TRANSACTION READ WRITE",
+        };
+        conn.query_drop(begin)
+            .await
+            .map_err(|e| self.unexpected(e))?;
+        Ok((conn, tz))
+    }
+
+    /// `KILL QUERY id` from another connection.
+    fn canceller(&self, conn: &Conn) -> Cancel {
+        let (pool, id) = (self.pool.clone(), conn.id());
+        Box::pin(async move {
+            if let Ok(mut conn) = pool.get_conn().await {
+                let _ = conn.query_drop(format!("KILL QUERY {id}")).await;
+            }
+        })
+    }
+
+    /// Prepares and runs the statement, reading its rows as JSON (the query's columns, without
+    /// the size check after them).
+    async fn run_query(
+        &self,
+        conn: &mut Conn,
+        (text, values): &Self::Bound,
+        time: Duration,
+        answer_bytes: usize,
+        tz: Offset,
+        left_running: &AtomicBool,
+    ) -> Result<(Vec<String>, AnswerRows), EngineError> {
+        let statement = Statement {
+            text,
+            mariadb: self.mariadb,
+            time,
+            answer_bytes,
+        };
+        let refused = |e| query_failed(self, e);
+        let (names, select) = statement.size_checked(conn).await.map_err(refused)?;
+        let prepared = conn.prep(select).await.map_err(refused)?;
+        let params = positional(values);
+        let failed = |e: mysql_async::Error| {
+            if too_large(&e) {
+                answer_too_large(answer_bytes)
+            } else {
+                query_failed(self, e)
+            }
+        };
+        let mut result = conn.exec_iter(prepared, params).await.map_err(failed)?;
+        let columns = result.columns().map(|c| c.to_vec()).unwrap_or_default();
+        let columns = &columns[..names.len().min(columns.len())];
+        let mut rows = AnswerRows::new(answer_bytes);
+        while let Some(row) = result.next().await.map_err(failed)? {
+            push_row(&mut rows, columns, &row, tz)
+                .map_err(|too_large| past_the_cap(left_running, too_large))?;
+        }
+        Ok((names, rows))
+    }
+
+    async fn clean(mut conn: Conn) {
+        let _ = conn.query_drop("ROLLBACK").await;
+        if conn.reset().await.is_err() {
+            let _ = conn.disconnect().await;
+        }
+    }
+
+    async fn run_statement(
+        &self,
+        conn: &mut Conn,
+        (text, values): &(String, Vec<Value>),
+        answer_bytes: usize,
+        tz: Offset,
+    ) -> Result<(Vec<String>, AnswerRows), EngineError> {
+        let refused = |e| query_failed(self, e);
+        let prepared = conn.prep(text.as_str()).await.map_err(refused)?;
+        let mut result = conn
+            .exec_iter(prepared, positional(values))
+            .await
+            .map_err(refused)?;
+        let columns = result.columns().map(|c| c.to_vec()).unwrap_or_default();
+        let names: Vec<String> = columns.iter().map(|c| c.name_str().into_owned()).collect();
+        let mut rows = AnswerRows::new(answer_bytes);
+        while let Some(row) = result.next().await.map_err(refused)? {
+            push_row(&mut rows, &columns, &row, tz)?;
+        }
+        Ok((names, rows))
     }
 }
 

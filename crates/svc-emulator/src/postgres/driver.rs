@@ -36,7 +36,7 @@ use crate::engine::python::Py;
 use crate::engine::sql_answer::{AnswerRows, past_the_cap, query_error, stopped_at_limit};
 use crate::engine::{EngineError, MAX_SQL_ROWS, sql_params};
 use crate::flow::driver::Driver;
-use crate::flow::read_only_sql::{Access, Cancel, ReadOnlySql};
+use crate::flow::read_only_sql::{Access, Cancel};
 use crate::postgres::dialect::Params;
 use crate::postgres::types::{Offset, PgKind, finite, interval, iso_time, parse_float, timestamp};
 use crate::postgres::{PgResource, message};
@@ -57,147 +57,6 @@ const CURSOR: &str = "__svc_rows";
 
 /// The text of the cast that fails for a row over the answer cap: its error names it.
 const TOO_LARGE: &str = "svc: a row of the answer is too large, bytes: ";
-
-/// PostgreSQL's side of a read-only query (`flow::read_only_sql`): a connection of the SQL pool, a
-/// `READ ONLY` transaction with its `statement_timeout`, the statement cancelled by PostgreSQL.
-impl ReadOnlySql for PgResource {
-    type Bound = Bound;
-
-    fn bind(query: &str, params: &Map<String, Json>) -> Result<Bound, EngineError> {
-        bind_names(query, params)
-    }
-
-    async fn open(&self, time: Duration, access: Access) -> Result<(Object, Offset), EngineError> {
-        let client = self.sql_client().await?;
-        let tz = self.timezone(&client).await?;
-        let millis = time.as_millis().max(1);
-        let access = match access {
-            Access::ReadOnly => "READ ONLY",
-            Access::ReadWrite => "READ WRITE",
-        };
-        client
-            .batch_execute(&format!(
-                "ROLLBACK; BEGIN TRANSACTION {access}; SET LOCAL statement_timeout = {millis}"
-            ))
-            .await
-            .map_err(|e| self.unexpected(e))?;
-        Ok((client, tz))
-    }
-
-    fn canceller(&self, client: &Object) -> Cancel {
-        let token = client.cancel_token();
-        Box::pin(async move {
-            let _ = token.cancel_query(NoTls).await;
-        })
-    }
-
-    async fn run(
-        &self,
-        client: &mut Object,
-        bound: &Bound,
-        _time: Duration,
-        answer_bytes: usize,
-        tz: Offset,
-        left_running: &AtomicBool,
-    ) -> Result<(Vec<String>, AnswerRows), EngineError> {
-        // As the engine runs it: a sub-select, here with one more column that fails in
-        // PostgreSQL when a row is larger than the answer cap (its text is the measure). The
-        // failing cast takes the row's size, so the planner cannot fold it.
-        let select = format!(
-            "SELECT {ROW}.*, CASE WHEN octet_length({ROW}::text) > {answer_bytes} \
-             THEN ('{TOO_LARGE}' || octet_length({ROW}::text))::int END \
-             FROM ({}) AS {ROW}",
-            bound.text
-        );
-        let statement = self.prepare_query(client, &select, bound).await?;
-        // The user's columns: all but the size check.
-        let columns = &statement.columns()[..statement.columns().len().saturating_sub(1)];
-        let (names, types) = names_and_types(columns)?;
-        let declare = format!("DECLARE {CURSOR} NO SCROLL CURSOR FOR {select}");
-        let declare = self.prepare_query(client, &declare, bound).await?;
-        client
-            .execute_raw(&declare, bound.values())
-            .await
-            .map_err(|e| query_failed(self, e))?;
-        // Rows come back as PostgreSQL's text, one at a time.
-        let stream = client
-            .simple_query_raw(&format!("FETCH FORWARD {MAX_SQL_ROWS} FROM {CURSOR}"))
-            .await
-            .map_err(|e| query_failed(self, e))?;
-        futures_util::pin_mut!(stream);
-        let mut rows = AnswerRows::new(answer_bytes);
-        while let Some(message) = stream.try_next().await.map_err(|e| query_failed(self, e))? {
-            let SimpleQueryMessage::Row(row) = message else {
-                continue;
-            };
-            let written = rows.push(types.len(), |buf, i| {
-                write_cell(buf, &types[i], row.get(i), tz);
-            });
-            written.map_err(|too_large| past_the_cap(left_running, too_large))?;
-        }
-        Ok((names, rows))
-    }
-
-    /// The connection goes back as it was found: no transaction, no settings, no advisory
-    /// locks, no prepared statements, no temporary tables. Two messages: a batch of both is
-    /// one implicit transaction, inside which PostgreSQL refuses `DISCARD ALL`.
-    async fn clean(client: Object) {
-        let _ = client.batch_execute("ROLLBACK").await;
-        if client.batch_execute("DISCARD ALL").await.is_err() {
-            // A session that cannot be cleaned must not serve another query: out of the pool,
-            // and closed.
-            drop(Object::take(client));
-        }
-    }
-
-    async fn execute(
-        &self,
-        client: &mut Object,
-        bound: &Bound,
-        answer_bytes: usize,
-        tz: Offset,
-    ) -> Result<(Vec<String>, AnswerRows), EngineError> {
-        // Prepared, not run: its columns say how to read its rows.
-        let statement = self.prepare_query(client, &bound.text, bound).await?;
-        let mut rows = AnswerRows::new(answer_bytes);
-        if statement.columns().is_empty() {
-            client
-                .execute_raw(&statement, bound.values())
-                .await
-                .map_err(|e| query_failed(self, e))?;
-            return Ok((Vec::new(), rows));
-        }
-        let (names, column_types) = names_and_types(statement.columns())?;
-        let aliases: Vec<String> = (1..=names.len()).map(|i| format!("c{i}")).collect();
-        // Each cell as PostgreSQL's output function writes it, as a read-only query reads it:
-        // a cast to text is that, but for `boolean`, whose cast says `true` where its output
-        // says `t`.
-        let texts: Vec<String> = aliases
-            .iter()
-            .zip(&column_types)
-            .map(|(a, ty)| match ty.as_str() {
-                "bool" => format!("CASE WHEN {a} THEN 't' WHEN NOT {a} THEN 'f' END"),
-                _ => format!("{a}::text"),
-            })
-            .collect();
-        let select = format!(
-            "WITH {ROWS}({}) AS ({}) SELECT {} FROM {ROWS}",
-            aliases.join(", "),
-            bound.text,
-            texts.join(", ")
-        );
-        let statement = self.prepare_query(client, &select, bound).await?;
-        let stream = client.query_raw(&statement, bound.values()).await;
-        let stream = stream.map_err(|e| query_failed(self, e))?;
-        futures_util::pin_mut!(stream);
-        while let Some(row) = stream.try_next().await.map_err(|e| query_failed(self, e))? {
-            rows.push(column_types.len(), |buf, i| {
-                write_cell(buf, &column_types[i], row.get::<_, Option<&str>>(i), tz);
-            })?;
-        }
-        Ok((names, rows))
-    }
-}
 
 impl PgResource {
     /// `sql` prepared with the types of `bound`'s values; a refusal is the query's.
@@ -436,6 +295,145 @@ impl Driver for PgResource {
 
     fn give_up(conn: Object) {
         roll_back(conn);
+    }
+
+    // PostgreSQL's side of a read-only query (`flow::read_only_sql`): a connection of the SQL pool, a
+    // `READ ONLY` transaction with its `statement_timeout`, the statement cancelled by PostgreSQL.
+    type Bound = Bound;
+
+    fn bind_query(query: &str, params: &Map<String, Json>) -> Result<Bound, EngineError> {
+        bind_names(query, params)
+    }
+
+    async fn open(&self, time: Duration, access: Access) -> Result<(Object, Offset), EngineError> {
+        let client = self.sql_client().await?;
+        let tz = self.timezone(&client).await?;
+        let millis = time.as_millis().max(1);
+        let access = match access {
+            Access::ReadOnly => "READ ONLY",
+            Access::ReadWrite => "READ WRITE",
+        };
+        client
+            .batch_execute(&format!(
+                "ROLLBACK; BEGIN TRANSACTION {access}; SET LOCAL statement_timeout = {millis}"
+            ))
+            .await
+            .map_err(|e| self.unexpected(e))?;
+        Ok((client, tz))
+    }
+
+    fn canceller(&self, client: &Object) -> Cancel {
+        let token = client.cancel_token();
+        Box::pin(async move {
+            let _ = token.cancel_query(NoTls).await;
+        })
+    }
+
+    async fn run_query(
+        &self,
+        client: &mut Object,
+        bound: &Bound,
+        _time: Duration,
+        answer_bytes: usize,
+        tz: Offset,
+        left_running: &AtomicBool,
+    ) -> Result<(Vec<String>, AnswerRows), EngineError> {
+        // As the engine runs it: a sub-select, here with one more column that fails in
+        // PostgreSQL when a row is larger than the answer cap (its text is the measure). The
+        // failing cast takes the row's size, so the planner cannot fold it.
+        let select = format!(
+            "SELECT {ROW}.*, CASE WHEN octet_length({ROW}::text) > {answer_bytes} \
+             THEN ('{TOO_LARGE}' || octet_length({ROW}::text))::int END \
+             FROM ({}) AS {ROW}",
+            bound.text
+        );
+        let statement = self.prepare_query(client, &select, bound).await?;
+        // The user's columns: all but the size check.
+        let columns = &statement.columns()[..statement.columns().len().saturating_sub(1)];
+        let (names, types) = names_and_types(columns)?;
+        let declare = format!("DECLARE {CURSOR} NO SCROLL CURSOR FOR {select}");
+        let declare = self.prepare_query(client, &declare, bound).await?;
+        client
+            .execute_raw(&declare, bound.values())
+            .await
+            .map_err(|e| query_failed(self, e))?;
+        // Rows come back as PostgreSQL's text, one at a time.
+        let stream = client
+            .simple_query_raw(&format!("FETCH FORWARD {MAX_SQL_ROWS} FROM {CURSOR}"))
+            .await
+            .map_err(|e| query_failed(self, e))?;
+        futures_util::pin_mut!(stream);
+        let mut rows = AnswerRows::new(answer_bytes);
+        while let Some(message) = stream.try_next().await.map_err(|e| query_failed(self, e))? {
+            let SimpleQueryMessage::Row(row) = message else {
+                continue;
+            };
+            let written = rows.push(types.len(), |buf, i| {
+                write_cell(buf, &types[i], row.get(i), tz);
+            });
+            written.map_err(|too_large| past_the_cap(left_running, too_large))?;
+        }
+        Ok((names, rows))
+    }
+
+    /// The connection goes back as it was found: no transaction, no settings, no advisory
+    /// locks, no prepared statements, no temporary tables. Two messages: a batch of both is
+    /// one implicit transaction, inside which PostgreSQL refuses `DISCARD ALL`.
+    async fn clean(client: Object) {
+        let _ = client.batch_execute("ROLLBACK").await;
+        if client.batch_execute("DISCARD ALL").await.is_err() {
+            // A session that cannot be cleaned must not serve another query: out of the pool,
+            // and closed.
+            drop(Object::take(client));
+        }
+    }
+
+    async fn run_statement(
+        &self,
+        client: &mut Object,
+        bound: &Bound,
+        answer_bytes: usize,
+        tz: Offset,
+    ) -> Result<(Vec<String>, AnswerRows), EngineError> {
+        // Prepared, not run: its columns say how to read its rows.
+        let statement = self.prepare_query(client, &bound.text, bound).await?;
+        let mut rows = AnswerRows::new(answer_bytes);
+        if statement.columns().is_empty() {
+            client
+                .execute_raw(&statement, bound.values())
+                .await
+                .map_err(|e| query_failed(self, e))?;
+            return Ok((Vec::new(), rows));
+        }
+        let (names, column_types) = names_and_types(statement.columns())?;
+        let aliases: Vec<String> = (1..=names.len()).map(|i| format!("c{i}")).collect();
+        // Each cell as PostgreSQL's output function writes it, as a read-only query reads it:
+        // a cast to text is that, but for `boolean`, whose cast says `true` where its output
+        // says `t`.
+        let texts: Vec<String> = aliases
+            .iter()
+            .zip(&column_types)
+            .map(|(a, ty)| match ty.as_str() {
+                "bool" => format!("CASE WHEN {a} THEN 't' WHEN NOT {a} THEN 'f' END"),
+                _ => format!("{a}::text"),
+            })
+            .collect();
+        let select = format!(
+            "WITH {ROWS}({}) AS ({}) SELECT {} FROM {ROWS}",
+            aliases.join(", "),
+            bound.text,
+            texts.join(", ")
+        );
+        let statement = self.prepare_query(client, &select, bound).await?;
+        let stream = client.query_raw(&statement, bound.values()).await;
+        let stream = stream.map_err(|e| query_failed(self, e))?;
+        futures_util::pin_mut!(stream);
+        while let Some(row) = stream.try_next().await.map_err(|e| query_failed(self, e))? {
+            rows.push(column_types.len(), |buf, i| {
+                write_cell(buf, &column_types[i], row.get::<_, Option<&str>>(i), tz);
+            })?;
+        }
+        Ok((names, rows))
     }
 }
 

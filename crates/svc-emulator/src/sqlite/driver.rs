@@ -5,9 +5,9 @@
 //!
 //! Read-only SQL on a resource (docs/contract.md 5.2): one statement, proven read-only by SQLite itself
 //! (see [`Resource::sql`]). The query runs the shared flow (`flow::read_only_sql`) on the
-//! connection the operation holds; SQLite's side of it ([`ReadOnlySql`]) keeps the deadline
+//! connection the operation holds; SQLite's side of it ([`Driver`]) keeps the deadline
 //! itself (a watchdog thread and the progress handler), since its statement has ended when
-//! `run` returns.
+//! `run_query` returns.
 //!
 //! # Actions
 //!
@@ -21,7 +21,7 @@ use crate::engine::sql_answer::{AnswerRows, query_error, write_encoder_bytes};
 use crate::engine::{EngineError, MAX_SQL_ROWS, SqlLimits};
 use crate::flow::action::{inputs, run_action};
 use crate::flow::driver::{Driver, Failure};
-use crate::flow::read_only_sql::{Access, Cancel, ReadOnlySql, read_only};
+use crate::flow::read_only_sql::{Access, Cancel, read_only};
 use crate::flow::records::Database;
 use crate::flow::references::run_now;
 use crate::sqlite::Resource;
@@ -176,116 +176,11 @@ impl Resource {
     }
 }
 
-/// A query and its values, bound on the statement SQLite prepares (`run`, or an action's
-/// `execute`).
+/// A query and its values, bound on the statement SQLite prepares (`run_query`, or an action's
+/// `run_statement`).
 pub(crate) struct SqliteQuery {
     pub(super) query: String,
     pub(super) params: Map<String, Json>,
-}
-
-/// SQLite's side of a read-only query (and of an action's session): a reader opened read-only
-/// (or the one connection with `query_only` on), the statement proven read-only as it is
-/// prepared, stopped at the deadline by the operation's [`Watchdog`], and by [`SqlCancel`]
-/// when the client goes away.
-impl<'c> ReadOnlySql for Sqlite<'c> {
-    type Bound = SqliteQuery;
-    const TIMED_BY_FLOW: bool = false;
-
-    fn bind(query: &str, params: &Map<String, Json>) -> Result<SqliteQuery, EngineError> {
-        if query.trim().is_empty() {
-            return Err(query_error("The query is empty."));
-        }
-        Ok(SqliteQuery {
-            query: query.to_owned(),
-            params: params.clone(),
-        })
-    }
-
-    /// The operation's connection: a query's is read-only already
-    /// (`Resource::with_read_only`), an action's is the writer, in `BEGIN IMMEDIATE`.
-    async fn open(
-        &self,
-        _time: Duration,
-        access: Access,
-    ) -> Result<(&'c mut Connection, i32), EngineError> {
-        let conn = self.connect(None).await?;
-        let (cancel, _) = self.stop.ok_or_else(unstoppable)?;
-        if !cancel.attach(conn.get_interrupt_handle()) {
-            // Answered as the caller's going away (`SqlCancel::settle`).
-            return Err(cancelled());
-        }
-        if access == Access::ReadWrite {
-            conn.execute_batch("BEGIN IMMEDIATE")
-                .map_err(|e| self.fault(e, Failure::Unexpected))?;
-        }
-        Ok((conn, 0))
-    }
-
-    fn canceller(&self, conn: &&'c mut Connection) -> Cancel {
-        let handle = conn.get_interrupt_handle();
-        Box::pin(async move { handle.interrupt() })
-    }
-
-    async fn run(
-        &self,
-        conn: &mut &'c mut Connection,
-        bound: &SqliteQuery,
-        time: Duration,
-        answer_bytes: usize,
-        _tz: i32,
-        _left_running: &AtomicBool,
-    ) -> Result<(Vec<String>, AnswerRows), EngineError> {
-        let limits = SqlLimits { time, answer_bytes };
-        let (cancel, watchdog) = self.stop.ok_or_else(unstoppable)?;
-        let guard = ReadOnlyGuard::install(conn, limits, Arc::clone(&cancel.cancelled))?;
-        let result = run(
-            &guard,
-            &bound.query,
-            &bound.params,
-            limits,
-            watchdog,
-            cancel,
-        );
-        // The statement is finished (dropped in `run`); then the guard's settings go.
-        drop(guard);
-        result
-    }
-
-    // Cleaned by closing it (`Driver::close`): an action's open transaction is rolled back,
-    // and the connection goes back when the operation ends; its statement ended when `run`
-    // returned (SQLite runs it on this thread to its end or its interrupt).
-
-    async fn execute(
-        &self,
-        conn: &mut &'c mut Connection,
-        bound: &SqliteQuery,
-        answer_bytes: usize,
-        _tz: i32,
-    ) -> Result<(Vec<String>, AnswerRows), EngineError> {
-        let (_, watchdog) = self.stop.ok_or_else(unstoppable)?;
-        let mut stmt = match conn.prepare(&bound.query) {
-            Ok(stmt) => stmt,
-            Err(rusqlite::Error::MultipleStatement) => {
-                return Err(query_error(
-                    "An action's statement holds more than one statement: give them as a list \
-                     (\"sql\": [\"...\", \"...\"]).",
-                ));
-            }
-            Err(e) => return Err(failed(e)),
-        };
-        bind_inputs(&mut stmt, &bound.params)?;
-        let columns: Vec<String> = stmt.column_names().map(str::to_owned).collect();
-        let mut rows = AnswerRows::new(answer_bytes);
-        write_rows(&mut stmt, columns.len(), &mut rows, watchdog).map_err(|e| match e {
-            Stop::Deadline => too_long(watchdog.limit()),
-            Stop::TooLarge => query_error(format!(
-                "The answer is larger than {} MiB; return fewer rows or columns.",
-                answer_bytes / (1024 * 1024)
-            )),
-            Stop::Sqlite(e) => failed(e),
-        })?;
-        Ok((columns, rows))
-    }
 }
 
 fn cancelled() -> EngineError {
@@ -735,6 +630,109 @@ impl<'c> Driver for Sqlite<'c> {
             // Nothing to answer: a connection that cannot roll back fails its next statement.
             let _ = conn.execute_batch("ROLLBACK");
         }
+    }
+
+    // SQLite's side of a read-only query (and of an action's session): a reader opened read-only
+    // (or the one connection with `query_only` on), the statement proven read-only as it is
+    // prepared, stopped at the deadline by the operation's [`Watchdog`], and by [`SqlCancel`]
+    // when the client goes away.
+    type Bound = SqliteQuery;
+    const TIMED_BY_FLOW: bool = false;
+
+    fn bind_query(query: &str, params: &Map<String, Json>) -> Result<SqliteQuery, EngineError> {
+        if query.trim().is_empty() {
+            return Err(query_error("The query is empty."));
+        }
+        Ok(SqliteQuery {
+            query: query.to_owned(),
+            params: params.clone(),
+        })
+    }
+
+    /// The operation's connection: a query's is read-only already
+    /// (`Resource::with_read_only`), an action's is the writer, in `BEGIN IMMEDIATE`.
+    async fn open(
+        &self,
+        _time: Duration,
+        access: Access,
+    ) -> Result<(&'c mut Connection, i32), EngineError> {
+        let conn = self.connect(None).await?;
+        let (cancel, _) = self.stop.ok_or_else(unstoppable)?;
+        if !cancel.attach(conn.get_interrupt_handle()) {
+            // Answered as the caller's going away (`SqlCancel::settle`).
+            return Err(cancelled());
+        }
+        if access == Access::ReadWrite {
+            conn.execute_batch("BEGIN IMMEDIATE")
+                .map_err(|e| self.fault(e, Failure::Unexpected))?;
+        }
+        Ok((conn, 0))
+    }
+
+    fn canceller(&self, conn: &&'c mut Connection) -> Cancel {
+        let handle = conn.get_interrupt_handle();
+        Box::pin(async move { handle.interrupt() })
+    }
+
+    async fn run_query(
+        &self,
+        conn: &mut &'c mut Connection,
+        bound: &SqliteQuery,
+        time: Duration,
+        answer_bytes: usize,
+        _tz: i32,
+        _left_running: &AtomicBool,
+    ) -> Result<(Vec<String>, AnswerRows), EngineError> {
+        let limits = SqlLimits { time, answer_bytes };
+        let (cancel, watchdog) = self.stop.ok_or_else(unstoppable)?;
+        let guard = ReadOnlyGuard::install(conn, limits, Arc::clone(&cancel.cancelled))?;
+        let result = run(
+            &guard,
+            &bound.query,
+            &bound.params,
+            limits,
+            watchdog,
+            cancel,
+        );
+        // The statement is finished (dropped in `run_query`); then the guard's settings go.
+        drop(guard);
+        result
+    }
+
+    // Cleaned by closing it (`Driver::close`): an action's open transaction is rolled back,
+    // and the connection goes back when the operation ends; its statement ended when `run_query`
+    // returned (SQLite runs it on this thread to its end or its interrupt).
+
+    async fn run_statement(
+        &self,
+        conn: &mut &'c mut Connection,
+        bound: &SqliteQuery,
+        answer_bytes: usize,
+        _tz: i32,
+    ) -> Result<(Vec<String>, AnswerRows), EngineError> {
+        let (_, watchdog) = self.stop.ok_or_else(unstoppable)?;
+        let mut stmt = match conn.prepare(&bound.query) {
+            Ok(stmt) => stmt,
+            Err(rusqlite::Error::MultipleStatement) => {
+                return Err(query_error(
+                    "An action's statement holds more than one statement: give them as a list \
+                     (\"sql\": [\"...\", \"...\"]).",
+                ));
+            }
+            Err(e) => return Err(failed(e)),
+        };
+        bind_inputs(&mut stmt, &bound.params)?;
+        let columns: Vec<String> = stmt.column_names().map(str::to_owned).collect();
+        let mut rows = AnswerRows::new(answer_bytes);
+        write_rows(&mut stmt, columns.len(), &mut rows, watchdog).map_err(|e| match e {
+            Stop::Deadline => too_long(watchdog.limit()),
+            Stop::TooLarge => query_error(format!(
+                "The answer is larger than {} MiB; return fewer rows or columns.",
+                answer_bytes / (1024 * 1024)
+            )),
+            Stop::Sqlite(e) => failed(e),
+        })?;
+        Ok((columns, rows))
     }
 }
 

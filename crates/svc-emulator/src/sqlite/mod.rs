@@ -19,7 +19,7 @@
 //! memory or at a path). Its tables are models, their columns fields, and the primary key
 //! addresses records. The operations of docs/contract.md section 5.1 are plain methods returning
 //! JSON (bytes for records and lists, [`serde_json::Value`] for aggregate and group) or an
-//! [`EngineError`](crate::engine::EngineError), whose HTTP status and body the http layer chooses.
+//! [`EngineError`], whose HTTP status and body the http layer chooses.
 //! [`demo_resource`] builds the demo `shop`.
 //!
 //! # Choices where the contract is silent
@@ -40,7 +40,7 @@
 //!   list), an empty value is no filter, `NOT (...)` for `exclude__`, `LIKE` wildcards, Python's
 //!   readings of numbers, booleans and dates. What the engine silently ignores (an unknown field
 //!   or lookup) is a `400` unless the selection is lenient; where the engine fails (500), strict
-//!   mode answers `400` and lenient mode [`EngineError::EngineFails`](crate::engine::EngineError::EngineFails).
+//!   mode answers `400` and lenient mode [`EngineError::EngineFails`].
 //! - **Ignored parameters**: `page`, `_per_page`, `_no_pagination`, `_order_by`, `_search` and
 //!   `draft` are never filters, whatever fields the model has (svc-model's
 //!   [`RESERVED_PARAMS`](svc_model::records::RESERVED_PARAMS)); any other parameter starting
@@ -99,7 +99,7 @@
 //! - `database` given: that file (seeded with `seed_sql` when it has no tables yet, else opened
 //!   as it is: an existing database's tables become models);
 //! - no `database`, emulator data on disk: `<data file>.<project>.<resource>.sqlite`, seeded,
-//!   readable by its owner only like the data file (see [`private`]); a `database` file the
+//!   readable by its owner only like the data file (see `storage::private`); a `database` file the
 //!   emulator creates is created so too, an existing one is left as it is;
 //! - everything in memory: an in-memory database, seeded.
 //!
