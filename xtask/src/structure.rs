@@ -1209,7 +1209,7 @@ const SEAM_TARGET: usize = 20;
 /// The emulator's traits a database server implements today, the most of `postgres/`'s and
 /// `mysql/`'s: each is one more interface to learn and to keep in step. A ratchet: it may only
 /// fall, towards [`SEAM_TRAITS_TARGET`].
-const SEAM_TRAITS_CEILING: usize = 12;
+const SEAM_TRAITS_CEILING: usize = 10;
 
 /// Where the seam's traits are headed (issue 64): a handful a new database server reads.
 const SEAM_TRAITS_TARGET: usize = 4;

@@ -6,7 +6,7 @@
 /// Implements [`Backend`](crate::backend::Backend) for `$resource`, whose inherent async
 /// `reload` reads its schema again. The records operations, read-only SQL and saved copies are
 /// the flows of `flow::read`, `flow::write`, `flow::aggregate`, `flow::read_only_sql`, `flow::action` and `flow::saved`,
-/// over the resource's side of them (`flow::records::Database`, `flow::write::Writes`,
+/// over the resource's side of them (`flow::records::Database`,
 /// `flow::aggregate::Summary`, `flow::driver::Driver`, `flow::saved::Saves`); the macro also gives the resource the public methods that run
 /// them (`list`, `retrieve_selected`, `delete_selected`, `aggregate`, `group`, `sql`). (Unused
 /// when no such backend is built.)

@@ -10,9 +10,10 @@
 //! What a database gives, by the trait it implements and the file of its folder that does:
 //! - `Dialect` (`crate::dialect`; its `dialect.rs`): its words, its lookups' SQL, search and
 //!   `tz`: a selection's `WHERE` clause ([`filter`]).
-//! - `Database` (`records`; its `records.rs`): its models as SQL names them, binds, reads,
-//!   each row of a read handed on as the driver reads it (`Rows`; a driver that hands rows
-//!   over owned is `OwnedRows` and gets `Rows` for nothing).
+//! - `Database` (`records`; its `records.rs`): its models as SQL names them, binds, reads and
+//!   writes (its locks, inserts, updates and read-backs), each row of a read handed on as the
+//!   driver reads it (`Rows`; a driver that hands rows over owned is `OwnedRows` and gets
+//!   `Rows` for nothing).
 //! - `Pages` (`records`; its `records.rs`): a page and a count, its sort keys and seek, and the
 //!   token that proves an anchor still holds: a page read from the anchor where the page
 //!   before it ended ([`walks`]).
@@ -23,7 +24,6 @@
 //!   rows, a connection given up; a read-only query's proof of read-only, cancel and cleaning
 //!   ([`read_only_sql`]), and an action's statements in a read-write transaction ([`action`]).
 //! - `Saves` (`saved`): where its saved copy lives and how it is put back.
-//! - `Writes` (`write`): its locks, inserts, updates and read-backs.
 //!
 //! The flows over them: `read` (a list and a retrieve), `write` (a create, an update, a
 //! delete), [`delete`] (what SQLAlchemy's automap relationships do to the rows that refer to a

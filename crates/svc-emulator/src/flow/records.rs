@@ -20,8 +20,9 @@ use crate::engine::table::BodyColumn;
 use crate::engine::table::{Column, MappedTable, Table};
 use crate::engine::walks::Walks;
 use crate::engine::{EngineError, Selection};
-use crate::flow::driver::{Driver, Failure};
+use crate::flow::driver::{Driver, Failure, Session};
 use crate::flow::filter::build_where;
+use crate::flow::write::Values;
 
 /// A model as its database writes it in SQL.
 pub(crate) trait ModelSql: Table {
@@ -168,6 +169,80 @@ pub(crate) trait Database:
             rows.map_err(|f| self.fault(f, Failure::Read { lenient }))
         }
     }
+
+    // The writes (`flow::write`, `flow::delete`).
+
+    /// How the transaction names the row it locked until it ends.
+    type Locked: Send + Sync;
+
+    /// What a lock reads of its row to find it again (its identity, or where it is stored).
+    fn lock_select(model: &Self::Model) -> String;
+
+    /// The locked row, from what [`lock_select`](Self::lock_select) read.
+    fn locked(row: &Self::Row) -> Self::Locked;
+
+    /// `Err` where the engine's ORM fails loading the locked record (a value it cannot read:
+    /// it loads the record before it writes or deletes it); by default it loads.
+    fn loaded(
+        &self,
+        _model: &Self::Model,
+        _locked: &Self::Locked,
+        _lenient: bool,
+    ) -> Result<(), EngineError> {
+        Ok(())
+    }
+
+    /// Which of `values` the locked row holds already, compared as the ORM compares a loaded
+    /// attribute with a given one, where the database read the row whole. `None` (by
+    /// default): the database is asked, in SQL, for the values whose plain write would differ
+    /// from the ORM's (`unchanged_candidates`).
+    fn held(
+        _model: &Self::Model,
+        _locked: &Self::Locked,
+        _values: &Values<'_, Self::Field>,
+    ) -> Option<Vec<bool>> {
+        None
+    }
+
+    /// Values the engine cannot write on this database, refused before anything is sent (by
+    /// default none: a database whose types refuse a value when it is bound).
+    fn writable(_values: &Values<'_, Self::Field>) -> Result<(), EngineError> {
+        Ok(())
+    }
+
+    /// The condition that finds the locked row again, its values bound in `params`.
+    fn at_locked(model: &Self::Model, locked: &Self::Locked, params: &mut Self::Params) -> String;
+
+    /// Writes `values` to the locked row (by identity: a promoted key names every row that
+    /// shares it) and reads the record back as stored.
+    fn update_locked(
+        &self,
+        tx: &mut Session<Self>,
+        model: &Self::Model,
+        values: &Values<'_, Self::Field>,
+        locked: Self::Locked,
+        tz: i32,
+    ) -> impl Future<Output = Result<Vec<u8>, EngineError>> + Send;
+
+    /// Deletes the locked row, after what the engine's ORM does to the rows that refer to it
+    /// (`flow::delete`).
+    fn delete_locked(
+        &self,
+        tx: &mut Session<Self>,
+        model: &Self::Model,
+        locked: Self::Locked,
+    ) -> impl Future<Output = Result<(), EngineError>> + Send;
+
+    /// Inserts the record and reads it back as stored (`lenient`: the request's mode, for a
+    /// record the engine stores but cannot read back).
+    fn insert(
+        &self,
+        conn: &mut Self::Conn,
+        model: &Self::Model,
+        values: &Values<'_, Self::Field>,
+        tz: i32,
+        lenient: bool,
+    ) -> impl Future<Output = Result<Vec<u8>, EngineError>> + Send;
 }
 
 /// The rows of a database's reads, each handed to the flow as the driver reads it.

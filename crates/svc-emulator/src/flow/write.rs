@@ -1,12 +1,11 @@
 //! A record's create, update and delete, as the engine writes them on every database: the
 //! body read by the serializer's fields, the record selected and locked first (a `404` before
 //! the body is looked at), one transaction, and the record as stored. How a database names the
-//! locked row, writes the values and reads them back is its own ([`Writes`]).
+//! locked row, writes the values and reads them back is its own (the writes of its [`Database`]).
 //!
 //! The transaction is a [`Session`] of the database's driver: begun with the dialect's
 //! `BEGIN`, rolled back when dropped before its commit.
 
-use std::future::Future;
 use std::sync::Arc;
 
 use crate::dialect::clause::Where;
@@ -22,7 +21,7 @@ use crate::flow::records::{Database, ModelSql};
 /// The statement of a create: `INSERT INTO` the model's table the `columns` with their
 /// `values` (placeholders, or SQL such as `NULL`), in order; a row of defaults when none is
 /// given. A database that reads the row back in the same statement adds its `RETURNING`.
-pub(crate) fn insert_sql<D: Writes>(
+pub(crate) fn insert_sql<D: Database>(
     model: &D::Model,
     columns: &[&str],
     values: &[String],
@@ -41,7 +40,7 @@ pub(crate) fn insert_sql<D: Writes>(
 
 /// The `INSERT` of a create of `values`, and the values it writes ([`insert_values`]), each
 /// bound for its column in `params`, in order (`tz`: as [`Database::bind`] takes it).
-pub(crate) fn insert_statement<'m, D: Writes>(
+pub(crate) fn insert_statement<'m, D: Database>(
     model: &'m D::Model,
     values: &Values<'m, D::Field>,
     tz: i32,
@@ -60,7 +59,7 @@ pub(crate) fn insert_statement<'m, D: Writes>(
 /// The statement of an update: `sets` (`a = $1, b = $2`, as [`set_list`] writes them) on the
 /// rows `at` selects. A database that reads the row back in the same statement adds its
 /// `RETURNING`.
-pub(crate) fn update_sql<D: Writes>(model: &D::Model, sets: &str, at: &str) -> String {
+pub(crate) fn update_sql<D: Database>(model: &D::Model, sets: &str, at: &str) -> String {
     format!("UPDATE {} SET {sets} WHERE {at}", model.table_sql())
 }
 
@@ -108,83 +107,8 @@ pub(crate) fn insert_values<'m, F: BodyColumn>(
     written
 }
 
-/// A database's side of the writes. Every future is `Send`.
-pub(crate) trait Writes: Database {
-    /// How the transaction names the row it locked until it ends.
-    type Locked: Send + Sync;
-
-    /// What a lock reads of its row to find it again (its identity, or where it is stored).
-    fn lock_select(model: &Self::Model) -> String;
-
-    /// The locked row, from what [`lock_select`](Self::lock_select) read.
-    fn locked(row: &Self::Row) -> Self::Locked;
-
-    /// `Err` where the engine's ORM fails loading the locked record (a value it cannot read:
-    /// it loads the record before it writes or deletes it); by default it loads.
-    fn loaded(
-        &self,
-        _model: &Self::Model,
-        _locked: &Self::Locked,
-        _lenient: bool,
-    ) -> Result<(), EngineError> {
-        Ok(())
-    }
-
-    /// Which of `values` the locked row holds already, compared as the ORM compares a loaded
-    /// attribute with a given one, where the database read the row whole. `None` (by
-    /// default): the database is asked, in SQL, for the values whose plain write would differ
-    /// from the ORM's (`unchanged_candidates`).
-    fn held(
-        _model: &Self::Model,
-        _locked: &Self::Locked,
-        _values: &Values<'_, Self::Field>,
-    ) -> Option<Vec<bool>> {
-        None
-    }
-
-    /// Values the engine cannot write on this database, refused before anything is sent (by
-    /// default none: a database whose types refuse a value when it is bound).
-    fn writable(_values: &Values<'_, Self::Field>) -> Result<(), EngineError> {
-        Ok(())
-    }
-
-    /// The condition that finds the locked row again, its values bound in `params`.
-    fn at_locked(model: &Self::Model, locked: &Self::Locked, params: &mut Self::Params) -> String;
-
-    /// Writes `values` to the locked row (by identity: a promoted key names every row that
-    /// shares it) and reads the record back as stored.
-    fn update_locked(
-        &self,
-        tx: &mut Session<Self>,
-        model: &Self::Model,
-        values: &Values<'_, Self::Field>,
-        locked: Self::Locked,
-        tz: i32,
-    ) -> impl Future<Output = Result<Vec<u8>, EngineError>> + Send;
-
-    /// Deletes the locked row, after what the engine's ORM does to the rows that refer to it
-    /// (`flow::delete`).
-    fn delete_locked(
-        &self,
-        tx: &mut Session<Self>,
-        model: &Self::Model,
-        locked: Self::Locked,
-    ) -> impl Future<Output = Result<(), EngineError>> + Send;
-
-    /// Inserts the record and reads it back as stored (`lenient`: the request's mode, for a
-    /// record the engine stores but cannot read back).
-    fn insert(
-        &self,
-        conn: &mut Self::Conn,
-        model: &Self::Model,
-        values: &Values<'_, Self::Field>,
-        tz: i32,
-        lenient: bool,
-    ) -> impl Future<Output = Result<Vec<u8>, EngineError>> + Send;
-}
-
 /// Creates a record from a body as the engine does, and returns it as stored (`201`).
-pub(crate) async fn create<D: Writes>(
+pub(crate) async fn create<D: Database>(
     db: &D,
     model: &str,
     body: &PyJson,
@@ -209,7 +133,7 @@ pub(crate) async fn create<D: Writes>(
 /// Updates the record `pk` (which `selection` must select) from a body, and returns it as
 /// stored. The key may change. A `PUT` (`partial` false) needs every column a create needs;
 /// fields not sent are left as they are either way.
-pub(crate) async fn update<D: Writes>(
+pub(crate) async fn update<D: Database>(
     db: &D,
     model: &str,
     pk: &str,
@@ -239,7 +163,7 @@ pub(crate) async fn update<D: Writes>(
 
 /// Deletes the record `pk` (which `selection` must select), after what the engine's ORM does to
 /// the rows that refer to it.
-pub(crate) async fn delete<D: Writes>(
+pub(crate) async fn delete<D: Database>(
     db: &D,
     model: &str,
     pk: &str,
@@ -254,13 +178,13 @@ pub(crate) async fn delete<D: Writes>(
 }
 
 /// A write's transaction on `conn`.
-async fn begin<D: Writes>(db: &D, conn: D::Conn) -> Result<Session<D>, EngineError> {
+async fn begin<D: Database>(db: &D, conn: D::Conn) -> Result<Session<D>, EngineError> {
     let tx = Session::begin(conn, D::BEGIN).await;
     tx.map_err(|f| db.fault(f, Failure::Unexpected))
 }
 
 /// Commits a write's transaction (a failure is the write's, in `model`'s terms).
-async fn commit<D: Writes>(
+async fn commit<D: Database>(
     db: &D,
     mut tx: Session<D>,
     model: &D::Model,
@@ -273,7 +197,7 @@ async fn commit<D: Writes>(
 /// (`unchanged_candidates`), and whether the locked row holds each already, as the ORM
 /// compares (a JSON `None` with what loads as `None`): those it holds are left out, as the
 /// ORM leaves out an unchanged attribute.
-async fn asked_unchanged<D: Writes>(
+async fn asked_unchanged<D: Database>(
     db: &D,
     tx: &mut Session<D>,
     model: &D::Model,
@@ -313,7 +237,7 @@ async fn asked_unchanged<D: Writes>(
 
 /// The record `filter` and `key` select, locked until the transaction ends; `404` when there
 /// is none. A database error is a read's (the engine fails there: strict mode answers `400`).
-async fn lock<D: Writes>(
+async fn lock<D: Database>(
     db: &D,
     tx: &mut Session<D>,
     model: &D::Model,
@@ -339,7 +263,7 @@ async fn lock<D: Writes>(
 }
 
 /// `col = value, ...` of an `UPDATE` of `values` (not empty), each bound in `params`.
-pub(crate) fn set_list<D: Writes>(
+pub(crate) fn set_list<D: Database>(
     values: &Values<'_, D::Field>,
     tz: i32,
     params: &mut D::Params,
@@ -380,7 +304,7 @@ fn selected<D: Database>(
 /// A `PATCH` whose body is not an object makes the engine fail (500) on every model (its
 /// partial serializer reads the body as a dict), where a model with required columns would
 /// otherwise find nothing to change: refused (`[decision: stricter]`, lenient mode's `500`).
-fn changes<'m, D: Writes>(
+fn changes<'m, D: Database>(
     model: &'m D::Model,
     body: &'m PyJson,
     partial: bool,

@@ -48,7 +48,7 @@ use crate::flow::delete::delete_row;
 use crate::flow::driver::{Failure, Session};
 use crate::flow::records::{Database, OwnedRows, Page, Pages, Rows};
 use crate::flow::walks::{from_anchor, keep_anchor, page_select, read_page};
-use crate::flow::write::{Values, Writes, insert_statement, read_back_sql, set_list, update_sql};
+use crate::flow::write::{Values, insert_statement, read_back_sql, set_list, update_sql};
 use crate::mysql::dialect::MyWhere;
 use crate::mysql::dialect::{Params, datetime_literal};
 use crate::mysql::schema::{MyConnection, table};
@@ -109,13 +109,8 @@ impl Database for MyResource {
             Failure::Unexpected => self.unexpected(e),
         }
     }
-}
 
-/// MySQL's driver reads a statement's rows whole.
-impl OwnedRows for MyResource {}
-
-/// MySQL's side of the writes (`flow::write`).
-impl Writes for MyResource {
+    // MySQL's side of the writes (`flow::write`).
     /// The row's identity (see [`MyModel::identity`]).
     type Locked = Vec<Value>;
 
@@ -225,6 +220,9 @@ impl Writes for MyResource {
         delete_row(&mut conn, &table(&model.name), &at, identity, &at.condition).await
     }
 }
+
+/// MySQL's driver reads a statement's rows whole.
+impl OwnedRows for MyResource {}
 
 impl MyResource {
     /// How many rows hold `identity`.

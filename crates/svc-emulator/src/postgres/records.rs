@@ -55,7 +55,7 @@ use crate::flow::driver::{Failure, Session};
 use crate::flow::records::{Database, OwnedRows};
 use crate::flow::records::{Page, Pages};
 use crate::flow::walks::{from_anchor, keep_anchor, page_select, sort_key_of};
-use crate::flow::write::{Values, Writes, insert_statement, set_list, update_sql};
+use crate::flow::write::{Values, insert_statement, set_list, update_sql};
 use crate::postgres::dialect::PgWhere;
 use crate::postgres::dialect::{Params, datetime_literal};
 use crate::postgres::driver::prepared_rows;
@@ -126,14 +126,9 @@ impl Database for PgResource {
             Failure::Unexpected => self.unexpected(e),
         }
     }
-}
 
-/// PostgreSQL's driver reads a statement's rows whole.
-impl OwnedRows for PgResource {}
-
-/// PostgreSQL's side of the writes (`flow::write`). A locked row is named by its `ctid`, since
-/// a key of several columns names a row by all of them and the URL gives the first one only.
-impl Writes for PgResource {
+    // PostgreSQL's side of the writes (`flow::write`). A locked row is named by its `ctid`, since
+    // a key of several columns names a row by all of them and the URL gives the first one only.
     type Locked = String;
 
     /// Where the row is stored: a key of several columns names a row by all of them, and the
@@ -249,6 +244,9 @@ impl Writes for PgResource {
         Ok(record_json(model, &row, tz))
     }
 }
+
+/// PostgreSQL's driver reads a statement's rows whole.
+impl OwnedRows for PgResource {}
 
 /// `SELECT` of the values whose text PostgreSQL reads by an input function that is not
 /// immutable (dates, times, intervals, money, types it does not know to SQLAlchemy), when a

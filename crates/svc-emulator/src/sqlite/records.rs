@@ -72,7 +72,7 @@ use crate::flow::records::{Database, Rows};
 use crate::flow::records::{Page, Pages, counted};
 use crate::flow::references::run_now;
 use crate::flow::walks::{from_anchor, keep_anchor, read_page};
-use crate::flow::write::{Values, Writes, insert_statement, set_list, update_sql};
+use crate::flow::write::{Values, insert_statement, set_list, update_sql};
 use crate::sqlite::driver::{SqlCancel, Watchdog};
 use crate::sqlite::schema::prepare;
 use crate::sqlite::schema::{self, SqliteConnection, equal_all};
@@ -313,61 +313,10 @@ impl<'c> Database for Sqlite<'c> {
             Failure::Query | Failure::Unexpected => EngineError::from(e),
         }
     }
-}
 
-/// The identity values of a row as stored, which SQLAlchemy names the row by in its writes;
-/// `Err` where one is NULL (the ORM's flush fails: `400 Query failed`).
-fn identity_of(model: &Model, row: &[Value]) -> Result<Vec<Value>, EngineError> {
-    let key: Vec<Value> = model.identity.iter().map(|&i| row[i].clone()).collect();
-    if key.contains(&Value::Null) {
-        return Err(query_failed());
-    }
-    Ok(key)
-}
-
-/// `"c1" = ? AND ...` over the model's identity columns.
-fn at_identity(model: &Model) -> String {
-    equal_all(&identity_columns(model))
-}
-
-/// The model's identity columns, quoted.
-fn identity_columns(model: &Model) -> Vec<String> {
-    model
-        .identity
-        .iter()
-        .map(|&i| model.fields[i].sql.clone())
-        .collect()
-}
-
-/// The index of a field in its model.
-fn model_index(model: &Model, f: &Field) -> usize {
-    model
-        .fields
-        .iter()
-        .position(|g| std::ptr::eq(g, f))
-        .unwrap_or(model.pk)
-}
-
-/// Whether SQLAlchemy takes the primary key for an autoincrement column, whose value after an
-/// INSERT is the cursor's `lastrowid`: a single integer or numeric key (`INTEGER`, `INT`,
-/// `BIGINT`, `REAL`, `NUMERIC`...) without a foreign key or a default, the promoted first
-/// column of a table without a key included. A composite key never is (SQLAlchemy has no
-/// autoincrement column for it).
-fn autoincrement_key(model: &Model) -> bool {
-    let pk = model.pk_field();
-    model.identity.len() == 1
-        && matches!(
-            pk.ty.reflected,
-            Reflected::Integer | Reflected::Float | Reflected::Numeric { .. }
-        )
-        && !pk.has_default
-        && !model.foreign_keys.iter().any(|fk| fk.column == pk.name)
-}
-
-/// SQLite's side of the writes (`flow::write`). The locked row is read whole: the engine's
-/// ORM loads the record before it writes, fails on a value it cannot read, and compares each
-/// given value with the loaded one in Python.
-impl<'c> Writes for Sqlite<'c> {
+    // SQLite's side of the writes (`flow::write`). The locked row is read whole: the engine's
+    // ORM loads the record before it writes, fails on a value it cannot read, and compares each
+    // given value with the loaded one in Python.
     type Locked = Vec<Value>;
 
     fn lock_select(model: &Model) -> String {
@@ -535,6 +484,55 @@ impl<'c> Writes for Sqlite<'c> {
         tx.commit().map_err(|e| db_error(model, e))?;
         Ok(record_json(model, row.as_slice(), 0))
     }
+}
+
+/// The identity values of a row as stored, which SQLAlchemy names the row by in its writes;
+/// `Err` where one is NULL (the ORM's flush fails: `400 Query failed`).
+fn identity_of(model: &Model, row: &[Value]) -> Result<Vec<Value>, EngineError> {
+    let key: Vec<Value> = model.identity.iter().map(|&i| row[i].clone()).collect();
+    if key.contains(&Value::Null) {
+        return Err(query_failed());
+    }
+    Ok(key)
+}
+
+/// `"c1" = ? AND ...` over the model's identity columns.
+fn at_identity(model: &Model) -> String {
+    equal_all(&identity_columns(model))
+}
+
+/// The model's identity columns, quoted.
+fn identity_columns(model: &Model) -> Vec<String> {
+    model
+        .identity
+        .iter()
+        .map(|&i| model.fields[i].sql.clone())
+        .collect()
+}
+
+/// The index of a field in its model.
+fn model_index(model: &Model, f: &Field) -> usize {
+    model
+        .fields
+        .iter()
+        .position(|g| std::ptr::eq(g, f))
+        .unwrap_or(model.pk)
+}
+
+/// Whether SQLAlchemy takes the primary key for an autoincrement column, whose value after an
+/// INSERT is the cursor's `lastrowid`: a single integer or numeric key (`INTEGER`, `INT`,
+/// `BIGINT`, `REAL`, `NUMERIC`...) without a foreign key or a default, the promoted first
+/// column of a table without a key included. A composite key never is (SQLAlchemy has no
+/// autoincrement column for it).
+fn autoincrement_key(model: &Model) -> bool {
+    let pk = model.pk_field();
+    model.identity.len() == 1
+        && matches!(
+            pk.ty.reflected,
+            Reflected::Integer | Reflected::Float | Reflected::Numeric { .. }
+        )
+        && !pk.has_default
+        && !model.foreign_keys.iter().any(|fk| fk.column == pk.name)
 }
 
 /// Counts and anchors of one resource's lists, valid for one database state: they are kept
