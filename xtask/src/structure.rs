@@ -1199,7 +1199,7 @@ fn layering(sources: &[(String, String)]) -> Vec<String> {
 
 /// The required methods a new database server writes today: the seam of `postgres/`
 /// ([`seam::seam`]). A ratchet: it may only fall, towards [`SEAM_TARGET`].
-const SEAM_CEILING: usize = 45;
+const SEAM_CEILING: usize = 44;
 
 /// Where the seam is headed: a new database server writes its dialect, its driver, its type
 /// readings and its reflection, and the flows do the rest (issue 64: at most 20 required
@@ -1209,7 +1209,7 @@ const SEAM_TARGET: usize = 20;
 /// The emulator's traits a database server implements today, the most of `postgres/`'s and
 /// `mysql/`'s: each is one more interface to learn and to keep in step. A ratchet: it may only
 /// fall, towards [`SEAM_TRAITS_TARGET`].
-const SEAM_TRAITS_CEILING: usize = 10;
+const SEAM_TRAITS_CEILING: usize = 9;
 
 /// Where the seam's traits are headed (issue 64): a handful a new database server reads.
 const SEAM_TRAITS_TARGET: usize = 4;

@@ -15,7 +15,7 @@ use crate::engine::EngineError;
 use crate::engine::sql_answer::AnswerRows;
 use crate::engine::sql_params;
 use crate::flow::driver::Driver;
-use crate::flow::read_only_sql::{Access, Running, answered, conn_gone, give_back, within};
+use crate::flow::read_only_sql::{Access, Opened, Running, answered, conn_gone, give_back, within};
 use crate::flow::records::Database;
 
 /// Runs `statements` in order with `inputs` (`:name` values) in one transaction within `time`:
@@ -32,9 +32,9 @@ pub(crate) async fn run_action<D: Driver + Database>(
         .iter()
         .map(|s| D::bind_query(s, inputs))
         .collect::<Result<Vec<_>, _>>()?;
-    let (conn, tz) = db.open(time, Access::ReadWrite).await?;
+    let Opened { conn, tz, cancel } = db.open(time, Access::ReadWrite).await?;
     let mut guard = Running::<D> {
-        cancel: Some(db.canceller(&conn)),
+        cancel: Some(cancel),
         conn: Some(conn),
     };
     let conn = guard.conn.as_mut().ok_or_else(conn_gone)?;

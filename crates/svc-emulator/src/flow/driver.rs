@@ -23,7 +23,7 @@ use serde_json::{Map, Value as Json};
 
 use crate::engine::EngineError;
 use crate::engine::sql_answer::AnswerRows;
-use crate::flow::read_only_sql::{Access, Cancel};
+use crate::flow::read_only_sql::{Access, Opened};
 
 /// What a failing statement was doing, which says what its error means to the engine.
 #[derive(Debug, Clone, Copy)]
@@ -101,16 +101,14 @@ pub(crate) trait Driver: Sync {
     fn bind_query(query: &str, params: &Map<String, Json>) -> Result<Self::Bound, EngineError>;
 
     /// A session inside a transaction of `access` (a statement stopped by the database after
-    /// `time`, where it sets the limit there), and the engine's default time zone.
+    /// `time`, where it sets the limit there), the engine's default time zone, and what
+    /// cancels the session's statement from outside it (made as the session opens: it needs
+    /// the session's id; it does nothing until awaited).
     fn open(
         &self,
         time: Duration,
         access: Access,
-    ) -> impl Future<Output = Result<(Self::Conn, i32), EngineError>> + Send;
-
-    /// What cancels `conn`'s statement from outside its session, when awaited: made when the
-    /// session opens (it needs the session's id), it does nothing until then.
-    fn canceller(&self, conn: &Self::Conn) -> Cancel;
+    ) -> impl Future<Output = Result<Opened<Self::Conn>, EngineError>> + Send;
 
     /// Runs the statement within `time`, its rows written within `answer_bytes` in the time
     /// zone `tz`: the column names and the rows. `left_running` is set when reading stopped

@@ -12,8 +12,8 @@
 //!   `tz`: a selection's `WHERE` clause ([`filter`]).
 //! - `Database` (`records`; its `records.rs`): its models as SQL names them, binds, reads and
 //!   writes (its locks, inserts, updates and read-backs), each row of a read handed on as the
-//!   driver reads it (`Rows`; a driver that hands rows over owned is `OwnedRows` and gets
-//!   `Rows` for nothing).
+//!   driver reads it (`Rows`: a driver whose rows are records' rows, handed over owned, gets
+//!   it for nothing; SQLite's lends them).
 //! - `Pages` (`records`; its `records.rs`): a page and a count, its sort keys and seek, and the
 //!   token that proves an anchor still holds: a page read from the anchor where the page
 //!   before it ended ([`walks`]).

@@ -18,8 +18,18 @@ use crate::engine::EngineError;
 use crate::engine::sql_answer::{AnswerRows, stopped_after};
 use crate::flow::driver::Driver;
 
-/// A statement's cancel, sent when awaited ([`Driver::canceller`]).
+/// A statement's cancel, sent when awaited ([`Opened::cancel`]).
 pub(crate) type Cancel = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
+
+/// A session opened for a read-only query or an action ([`Driver::open`]).
+pub(crate) struct Opened<C> {
+    /// The session: one of the driver's connections, inside its transaction.
+    pub(crate) conn: C,
+    /// The engine's default time zone, as the UTC offset in seconds.
+    pub(crate) tz: i32,
+    /// What cancels the session's statement from outside it, when awaited.
+    pub(crate) cancel: Cancel,
+}
 
 /// What a session's transaction may do: a read-only query only reads; an action's statements
 /// (`flow::action`) read and write.
@@ -63,9 +73,9 @@ pub(crate) async fn read_only<D: Driver>(
     answer_bytes: usize,
 ) -> Result<Vec<u8>, EngineError> {
     let bound = D::bind_query(query, params)?;
-    let (conn, tz) = db.open(time, Access::ReadOnly).await?;
+    let Opened { conn, tz, cancel } = db.open(time, Access::ReadOnly).await?;
     let mut guard = Running::<D> {
-        cancel: Some(db.canceller(&conn)),
+        cancel: Some(cancel),
         conn: Some(conn),
     };
     let left_running = AtomicBool::new(false);
@@ -169,11 +179,12 @@ mod tests {
         fn bind_query(_: &str, _: &Map<String, Json>) -> Result<(), EngineError> {
             Ok(())
         }
-        async fn open(&self, _: Duration, _: Access) -> Result<(Log, i32), EngineError> {
-            Ok((self.0.clone(), 0))
-        }
-        fn canceller(&self, conn: &Log) -> Cancel {
-            logs_cancel(conn.clone())
+        async fn open(&self, _: Duration, _: Access) -> Result<Opened<Log>, EngineError> {
+            Ok(Opened {
+                conn: self.0.clone(),
+                tz: 0,
+                cancel: logs_cancel(self.0.clone()),
+            })
         }
         async fn run_query(
             &self,

@@ -265,11 +265,10 @@ pub(crate) trait Rows: Database {
         S: FnMut(&Self::RowRef<'_>) + Send;
 }
 
-/// A database whose driver hands a read's rows over owned (the database servers'): each row is
-/// handed on as the driver's row, once the read has them all.
-pub(crate) trait OwnedRows: Database<Row: RecordRow<Self::Field>> {}
-
-impl<D: OwnedRows> Rows for D {
+/// A database whose driver hands a read's rows over owned (the database servers'; SQLite lends
+/// them, `sqlite::records`): each row is handed on as the driver's row, once the read has them
+/// all.
+impl<D: Database<Row: RecordRow<D::Field>>> Rows for D {
     type RowRef<'r> = D::Row;
 
     async fn each_row<S: FnMut(&D::Row) + Send>(

@@ -35,7 +35,7 @@ use crate::engine::sql_answer::{
 };
 use crate::engine::{EngineError, MAX_SQL_ROWS, sql_params};
 use crate::flow::driver::Driver;
-use crate::flow::read_only_sql::{Access, Cancel};
+use crate::flow::read_only_sql::{Access, Cancel, Opened};
 use crate::flow::records::Database;
 use crate::mysql::dialect::Params;
 use crate::mysql::schema::quote_ident;
@@ -268,7 +268,7 @@ impl Driver for MyResource {
     /// The time limit is the statement's own (see [`Statement::size_checked`]).
     /// A read-only query's statement is stopped at `time` by its own hint (`run_query`); an
     /// action's statements, on MariaDB, by the session's `max_statement_time`.
-    async fn open(&self, time: Duration, access: Access) -> Result<(Conn, Offset), EngineError> {
+    async fn open(&self, time: Duration, access: Access) -> Result<Opened<Conn>, EngineError> {
         let mut conn = self.sql_conn().await?;
         let tz = self.time_zone(&mut conn).await?;
         if access == Access::ReadWrite && self.mariadb {
@@ -285,17 +285,14 @@ impl Driver for MyResource {
         conn.query_drop(begin)
             .await
             .map_err(|e| self.unexpected(e))?;
-        Ok((conn, tz))
-    }
-
-    /// `KILL QUERY id` from another connection.
-    fn canceller(&self, conn: &Conn) -> Cancel {
+        // `KILL QUERY id` from another connection.
         let (pool, id) = (self.pool.clone(), conn.id());
-        Box::pin(async move {
+        let cancel: Cancel = Box::pin(async move {
             if let Ok(mut conn) = pool.get_conn().await {
                 let _ = conn.query_drop(format!("KILL QUERY {id}")).await;
             }
-        })
+        });
+        Ok(Opened { conn, tz, cancel })
     }
 
     /// Prepares and runs the statement, reading its rows as JSON (the query's columns, without

@@ -46,7 +46,7 @@ use crate::engine::walks as shared;
 use crate::flow::Locator;
 use crate::flow::delete::delete_row;
 use crate::flow::driver::{Failure, Session};
-use crate::flow::records::{Database, OwnedRows, Page, Pages, Rows};
+use crate::flow::records::{Database, Page, Pages, Rows};
 use crate::flow::walks::{from_anchor, keep_anchor, page_select, read_page};
 use crate::flow::write::{Values, insert_statement, read_back_sql, set_list, update_sql};
 use crate::mysql::dialect::MyWhere;
@@ -220,9 +220,6 @@ impl Database for MyResource {
         delete_row(&mut conn, &table(&model.name), &at, identity, &at.condition).await
     }
 }
-
-/// MySQL's driver reads a statement's rows whole.
-impl OwnedRows for MyResource {}
 
 impl MyResource {
     /// How many rows hold `identity`.

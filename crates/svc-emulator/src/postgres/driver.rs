@@ -36,7 +36,7 @@ use crate::engine::python::Py;
 use crate::engine::sql_answer::{AnswerRows, past_the_cap, query_error, stopped_at_limit};
 use crate::engine::{EngineError, MAX_SQL_ROWS, sql_params};
 use crate::flow::driver::Driver;
-use crate::flow::read_only_sql::{Access, Cancel};
+use crate::flow::read_only_sql::{Access, Cancel, Opened};
 use crate::postgres::dialect::Params;
 use crate::postgres::types::{Offset, PgKind, finite, interval, iso_time, parse_float, timestamp};
 use crate::postgres::{PgResource, message};
@@ -305,7 +305,7 @@ impl Driver for PgResource {
         bind_names(query, params)
     }
 
-    async fn open(&self, time: Duration, access: Access) -> Result<(Object, Offset), EngineError> {
+    async fn open(&self, time: Duration, access: Access) -> Result<Opened<Object>, EngineError> {
         let client = self.sql_client().await?;
         let tz = self.timezone(&client).await?;
         let millis = time.as_millis().max(1);
@@ -319,13 +319,14 @@ impl Driver for PgResource {
             ))
             .await
             .map_err(|e| self.unexpected(e))?;
-        Ok((client, tz))
-    }
-
-    fn canceller(&self, client: &Object) -> Cancel {
         let token = client.cancel_token();
-        Box::pin(async move {
+        let cancel: Cancel = Box::pin(async move {
             let _ = token.cancel_query(NoTls).await;
+        });
+        Ok(Opened {
+            conn: client,
+            tz,
+            cancel,
         })
     }
 

@@ -52,7 +52,7 @@ use crate::engine::table::Table;
 use crate::engine::walks as shared;
 use crate::flow::delete::delete_row;
 use crate::flow::driver::{Failure, Session};
-use crate::flow::records::{Database, OwnedRows};
+use crate::flow::records::Database;
 use crate::flow::records::{Page, Pages};
 use crate::flow::walks::{from_anchor, keep_anchor, page_select, sort_key_of};
 use crate::flow::write::{Values, insert_statement, set_list, update_sql};
@@ -244,9 +244,6 @@ impl Database for PgResource {
         Ok(record_json(model, &row, tz))
     }
 }
-
-/// PostgreSQL's driver reads a statement's rows whole.
-impl OwnedRows for PgResource {}
 
 /// `SELECT` of the values whose text PostgreSQL reads by an input function that is not
 /// immutable (dates, times, intervals, money, types it does not know to SQLAlchemy), when a

@@ -21,7 +21,7 @@ use crate::engine::sql_answer::{AnswerRows, query_error, write_encoder_bytes};
 use crate::engine::{EngineError, MAX_SQL_ROWS, SqlLimits};
 use crate::flow::action::{inputs, run_action};
 use crate::flow::driver::{Driver, Failure};
-use crate::flow::read_only_sql::{Access, Cancel, read_only};
+use crate::flow::read_only_sql::{Access, Cancel, Opened, read_only};
 use crate::flow::records::Database;
 use crate::flow::references::run_now;
 use crate::sqlite::Resource;
@@ -655,7 +655,7 @@ impl<'c> Driver for Sqlite<'c> {
         &self,
         _time: Duration,
         access: Access,
-    ) -> Result<(&'c mut Connection, i32), EngineError> {
+    ) -> Result<Opened<&'c mut Connection>, EngineError> {
         let conn = self.connect(None).await?;
         let (cancel, _) = self.stop.ok_or_else(unstoppable)?;
         if !cancel.attach(conn.get_interrupt_handle()) {
@@ -666,12 +666,13 @@ impl<'c> Driver for Sqlite<'c> {
             conn.execute_batch("BEGIN IMMEDIATE")
                 .map_err(|e| self.fault(e, Failure::Unexpected))?;
         }
-        Ok((conn, 0))
-    }
-
-    fn canceller(&self, conn: &&'c mut Connection) -> Cancel {
         let handle = conn.get_interrupt_handle();
-        Box::pin(async move { handle.interrupt() })
+        let cancel: Cancel = Box::pin(async move { handle.interrupt() });
+        Ok(Opened {
+            conn,
+            tz: 0,
+            cancel,
+        })
     }
 
     async fn run_query(
