@@ -88,19 +88,19 @@
 //!
 //! # The resource: a database, its connections, its operations
 //!
-//! One connected resource: an SQLite database, its connections and its schema, with the list,
-//! retrieve, create, update and delete operations. Records come back as JSON bytes, written
-//! straight from the rows.
+//! One connected resource ([`Resource`]): an SQLite database, its connections and its schema,
+//! with the list, retrieve, create, update and delete operations. Records come back as JSON
+//! bytes, written straight from the rows.
 //!
 //! ## Where the database lives
 //!
-//! Where a SQLite resource's database lives, and opening it:
+//! Where a SQLite resource's database lives, and opening it (`open_file`, `open_tools`):
 //!
 //! - `database` given: that file (seeded with `seed_sql` when it has no tables yet, else opened
 //!   as it is: an existing database's tables become models);
 //! - no `database`, emulator data on disk: `<data file>.<project>.<resource>.sqlite`, seeded,
-//!   readable by its owner only like the data file (see `storage::private`); a `database` file the
-//!   emulator creates is created so too, an existing one is left as it is;
+//!   readable by its owner only like the data file (see `storage::private`); a `database` file
+//!   the emulator creates is created so too, an existing one is left as it is;
 //! - everything in memory: an in-memory database, seeded.
 //!
 //! The built-in tools resource `__svc_app__` of every project lives beside the data file as

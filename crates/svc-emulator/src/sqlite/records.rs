@@ -1,6 +1,6 @@
 //! SQLite's reads of records (`flow::records::Pages`, run by `flow::read`): each row lent by
 //! rusqlite to the records it makes (no row is copied), a list's pages from the memo's anchors
-//! (`sqlite::records`), its count, and the budget of a read run on an async worker
+//! ("Page walks" below), its count, and the budget of a read run on an async worker
 //! (`sqlite::backend`).
 //!
 //! # Writes, aggregates and groups
