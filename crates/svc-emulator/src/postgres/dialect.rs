@@ -668,19 +668,7 @@ mod tests {
     }
 
     fn field(kind: PgKind, cast: &str) -> PgField {
-        PgField {
-            name: "cat".to_owned(),
-            kind,
-            extra: crate::postgres::schema::PgCast {
-                cast: cast.to_owned(),
-            },
-            not_null: false,
-            has_default: false,
-            primary_key: false,
-            autoincrement: false,
-            generated: false,
-            sql: "\"cat\"".to_owned(),
-        }
+        crate::postgres::schema::test_field("cat", kind, cast)
     }
 
     #[test]

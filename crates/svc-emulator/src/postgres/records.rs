@@ -756,19 +756,7 @@ mod pages_tests {
     use crate::engine::table::Reflected;
 
     fn field(name: &str, kind: PgKind, cast: &str) -> PgField {
-        PgField {
-            name: name.to_owned(),
-            kind,
-            extra: crate::postgres::schema::PgCast {
-                cast: cast.to_owned(),
-            },
-            not_null: false,
-            has_default: false,
-            primary_key: false,
-            autoincrement: false,
-            generated: false,
-            sql: format!("\"{name}\""),
-        }
+        crate::postgres::schema::test_field(name, kind, cast)
     }
 
     #[test]

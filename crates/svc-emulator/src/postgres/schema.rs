@@ -569,3 +569,21 @@ impl Saves for PgResource {
         }
     }
 }
+
+/// A nullable plain column `name` of `kind`, cast as `cast` (tests).
+#[cfg(test)]
+pub(crate) fn test_field(name: &str, kind: PgKind, cast: &str) -> PgField {
+    PgField {
+        name: name.to_owned(),
+        kind,
+        extra: PgCast {
+            cast: cast.to_owned(),
+        },
+        not_null: false,
+        has_default: false,
+        primary_key: false,
+        autoincrement: false,
+        generated: false,
+        sql: format!("\"{name}\""),
+    }
+}

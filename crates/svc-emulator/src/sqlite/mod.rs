@@ -366,18 +366,7 @@ impl Resource {
                 configure(&conn)?;
                 crate::sqlite::seed_in_memory(&mut conn, seed_sql)?;
                 let schema = load_schema(&conn)?;
-                Ok(Self {
-                    path: None,
-                    writer: Conn::new(conn),
-                    readers: Vec::new(),
-                    next_reader: AtomicUsize::new(0),
-                    models: models_of(schema),
-                    memo: ListMemo::default(),
-                    runs: RunMemory::default(),
-                    freed: Notify::new(),
-                    shows_stored_values: false,
-                    origin: Origin::new(),
-                })
+                Ok(Self::of(None, conn, Vec::new(), schema))
             }
             Some(path) => {
                 let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
@@ -436,8 +425,18 @@ impl Resource {
                 }
             }
         }
-        Ok(Self {
-            path: Some(path.to_owned()),
+        Ok(Self::of(Some(path.to_owned()), conn, readers, schema))
+    }
+
+    /// A resource over its writer `conn` and `readers`, with nothing remembered yet.
+    fn of(
+        path: Option<PathBuf>,
+        conn: Connection,
+        readers: Vec<Mutex<Conn>>,
+        schema: Schema,
+    ) -> Self {
+        Self {
+            path,
             writer: Conn::new(conn),
             readers,
             next_reader: AtomicUsize::new(0),
@@ -447,7 +446,7 @@ impl Resource {
             freed: Notify::new(),
             shows_stored_values: false,
             origin: Origin::new(),
-        })
+        }
     }
 
     /// This resource writes every stored value, as stored where the data engine could not read
