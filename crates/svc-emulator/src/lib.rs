@@ -41,6 +41,18 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+/// Items only a database server uses (PostgreSQL, MySQL: each an optional feature), compiled
+/// when one is built: so no layer below the catalog names a database's feature, and nothing is
+/// dead code without them.
+macro_rules! for_database_servers {
+    ($($item:item)*) => {
+        $(
+            #[cfg(any(feature = "postgres", feature = "mysql"))]
+            $item
+        )*
+    };
+}
+
 // Layers, lowest first. `util`, `config`, `engine` and `storage` import neither axum nor
 // `http`; `http` is the router, app state, errors, extractors and credential checks; the slices
 // (one per operation group, named like svc-api's modules) never import each other; `runtime`

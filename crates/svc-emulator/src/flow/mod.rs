@@ -33,9 +33,8 @@
 //! database's pages). Through `saved`, SQLite would drop the tables' triggers (it cannot turn
 //! one off) and make them again in the restore's transaction, and put 10k rows back in 2.58 ms
 //! where the page copy takes 117 us (`cargo xtask bench --only fixture`, section 12): a reset
-//! would cost more than the start it replaces. So `saved` is used only where a database server
-//! is built, and is marked `allow(dead_code)` below (`cargo xtask structure` counts them; the
-//! flows never name a database's feature).
+//! would cost more than the start it replaces. So `saved` is built only where a database server
+//! is (`for_database_servers!`, in lib.rs: the flows never name a database's feature).
 
 // Every database runs these.
 pub(crate) mod action;
@@ -51,8 +50,9 @@ pub(crate) mod write;
 // SQLite implements parts of them (`records::Database`).
 pub(crate) mod read;
 pub(crate) mod records;
-#[allow(dead_code)]
-pub(crate) mod saved;
+for_database_servers! {
+    pub(crate) mod saved;
+}
 pub(crate) mod walks;
 
 pub(crate) use references::{Columns, Connection, Locator, OnDelete, Reference, TableRef};
