@@ -1,10 +1,12 @@
 //! How a database runs statements ([`Driver`]), and the one shape every flow's transaction
 //! takes ([`Session`]).
 //!
-//! A driver does three things: it runs a batch of statements that answer no rows (`BEGIN`,
-//! `COMMIT`, `SET`, a restore's statements), runs a statement with bound values and hands back
-//! its rows, and gives up a connection left inside a transaction (or with settings of its own).
-//! It never decides what an error means: a flow knows what its statement was doing
+//! A driver runs a batch of statements that answer no rows (`BEGIN`, `COMMIT`, `SET`, a
+//! restore's statements), runs a statement with bound values and hands back its rows, and gives
+//! up a connection left inside a transaction (or with settings of its own). For a read-only
+//! query and an action's statements (`flow::read_only_sql`, `flow::action`) it also opens a
+//! session with its cancel, runs the user's statements within the answer cap, and cleans the
+//! session for its next query. It never decides what an error means: a flow knows what its statement was doing
 //! ([`Failure`]) and the database reads its driver's error in those terms
 //! (`records::Database::fault`).
 //!
