@@ -124,6 +124,25 @@ pub enum EmulatorAction {
     },
     /// List the project's snapshots.
     Snapshots,
+    /// Declare a stub: requests that match get its answer instead of the data's, in order of
+    /// declaration, until removed or the project's reset. STUB is the JSON of a config file's
+    /// stub, or @FILE to read it from a file.
+    #[command(after_help = STUB_EXAMPLES)]
+    Stub {
+        /// `{"request": {...}, "response": {...}, "after": N, "times": N}`, or @FILE.
+        stub: String,
+    },
+    /// List the project's stubs, with how many requests each matched and answered.
+    Stubs,
+    /// Remove stub ID, or every stub of the project with --all (a reset puts the config's back).
+    Unstub {
+        /// The stub's number, as `svc emulator stubs` lists it.
+        #[arg(required_unless_present = "all", conflicts_with = "all")]
+        id: Option<u64>,
+        /// Remove every stub of the project.
+        #[arg(long)]
+        all: bool,
+    },
     /// Print the project's request journal: the requests the emulator answered, oldest first,
     /// filtered as its route filters them; with --follow, each new one as it comes (NDJSON).
     Requests(RequestsArgs),
@@ -258,6 +277,13 @@ pub struct ExecArgs {
     #[arg(last = true, required = true, value_name = "CMD")]
     pub command: Vec<std::ffi::OsString>,
 }
+
+const STUB_EXAMPLES: &str = r#"Examples:
+  svc emulator stub '{"request": {"method": "GET", "model": "orders"}, "response": {"status": 503, "headers": {"Retry-After": "1"}}, "times": 1}'
+  svc emulator stub '{"request": {"method": "POST"}, "response": {"connection": "reset"}}'
+  svc emulator stub @stubs/slow-orders.json
+  svc emulator stubs -o json
+  svc emulator unstub 3"#;
 
 const EXEC_EXAMPLES: &str = "\
 Examples:

@@ -1374,3 +1374,62 @@ async fn emulator_resets_and_snapshots_from_the_command_line() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("nothing was sent"), "{stderr}");
 }
+
+/// `svc emulator stub|stubs|unstub` against a running emulator: a stub declared from the
+/// command line answers the next matching request, is listed with its counts, and goes.
+#[tokio::test]
+async fn emulator_stubs_from_the_command_line() {
+    let emulator = Emulator::start(EmulatorConfig::default()).await.unwrap();
+    let stub = r#"{"request": {"method": "GET", "model": "products"},
+                   "response": {"status": 409, "json": {"error": "Busy."}}, "times": 1}"#;
+    let declared = json(&run(&emulator, &["emulator", "stub", stub, "-o", "json"]).await);
+    let id = declared["id"].as_u64().unwrap();
+    // The next list meets the stub: the emulator's answer, and a failing exit.
+    let out = run(&emulator, &["records", "list", "shop", "products"]).await;
+    assert!(!out.status.success(), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("409 Conflict: Busy"),
+        "{out:?}"
+    );
+    ok(&run(&emulator, &["records", "list", "shop", "products"]).await);
+    let listed = json(&run(&emulator, &["emulator", "stubs", "-o", "json"]).await);
+    assert_eq!(listed["stubs"][0]["answered"], 1);
+    // From a file.
+    let dir = std::env::temp_dir().join(format!("svc-stub-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("stub.json");
+    std::fs::write(
+        &file,
+        r#"{"request": {"method": "DELETE"}, "response": {"status": 403}}"#,
+    )
+    .unwrap();
+    ok(&run(
+        &emulator,
+        &["emulator", "stub", &format!("@{}", file.display())],
+    )
+    .await);
+    assert_eq!(emulator.stubs().len(), 2);
+    ok(&run(&emulator, &["emulator", "unstub", &id.to_string()]).await);
+    assert_eq!(emulator.stubs().len(), 1);
+    ok(&run(&emulator, &["emulator", "unstub", "--all"]).await);
+    assert!(emulator.stubs().is_empty());
+    // Bad input: nothing sent, and what a stub is.
+    for bad in ["not json", "@/no/such/file.json", "[1]"] {
+        let out = run(&emulator, &["emulator", "stub", bad]).await;
+        assert_eq!(out.status.code(), Some(2), "{bad}: {out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("nothing was sent"), "{bad}: {stderr}");
+        assert!(stderr.contains("\"response\""), "{bad}: {stderr}");
+    }
+    // A stub the emulator refuses: its rule, in its words.
+    let out = run(
+        &emulator,
+        &["emulator", "stub", r#"{"response": {"status": 700}}"#],
+    )
+    .await;
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("from 200 to 599"), "{stderr}");
+    assert!(emulator.stubs().is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+}

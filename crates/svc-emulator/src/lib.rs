@@ -106,10 +106,13 @@ pub use config::lifetimes::TokenLifetimes;
 pub use config::limits::{IDLE_TIMEOUT, Limits};
 pub use config::projects::{ConfigError, ProjectConfig, ProjectsConfig, ResourceConfig};
 pub use config::proxy::ProxyConfig;
+pub use config::stubs::{MAX_STUB_DELAY, StubConfig, StubRequest, StubResponse};
 pub use engine::types::{FieldInfo, FilterFamily, ModelInfo};
 pub use http::journal::{
-    BodyContent, CapturedBody, RecordedRequest, RequestMatcher, Times, UnmetExpectation,
+    BodyContent, CapturedBody, RecordedRequest, RequestMatcher, RequestSource, Times,
+    UnmetExpectation,
 };
+pub use http::stubs::{StubBuilder, StubError, StubId, StubInfo};
 pub use runtime::EmulatorError;
 pub use runtime::faults::{FaultCounts, Faults};
 pub use runtime::handle::{Emulator, StartupInfo};

@@ -16,7 +16,7 @@ use std::net::SocketAddr;
 
 use http::Method;
 use serde_json::{Value, json};
-use svc_emulator::{Emulator, EmulatorConfig};
+use svc_emulator::{Emulator, EmulatorConfig, RequestMatcher, RequestSource, StubResponse};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use common::{Call, Reply, send};
@@ -234,12 +234,21 @@ async fn the_relay_answers_as_the_api_and_changes_come_from_the_page_s_origin_on
     )
     .await;
     assert_eq!(made.status, 201, "{:?}", made.body);
-    let journal = emulator.requests();
+    // Journaled as the page's: left out of what a test's expectations count.
+    let journal = emulator.requests_matching(RequestMatcher::any().any_source());
     let last = journal.last().unwrap();
     assert_eq!(
         (last.method.as_str(), last.path.as_str(), last.status),
         ("POST", "/projects/demo/prod/shop/models/products", 201)
     );
+    assert_eq!(last.source, RequestSource::Ui);
+    assert!(
+        emulator
+            .requests()
+            .iter()
+            .all(|r| r.source == RequestSource::Client)
+    );
+    emulator.assert_not_received(RequestMatcher::post());
     // From another origin, or with none: refused, nothing done.
     let count = journal.len();
     for headers in [
@@ -263,7 +272,9 @@ async fn the_relay_answers_as_the_api_and_changes_come_from_the_page_s_origin_on
         );
     }
     assert_eq!(
-        emulator.requests().len(),
+        emulator
+            .requests_matching(RequestMatcher::any().any_source())
+            .len(),
         count,
         "a refused change reached the API"
     );
@@ -806,6 +817,34 @@ async fn in_a_browser() {
     .await;
     browser
         .wait_text("the new request", |t| t.contains("note__icontains=live"))
+        .await;
+    // The page's own requests are dimmed; a stubbed one says which stub answered, and the
+    // stubs are listed with their counts.
+    let dimmed = browser
+        .script(
+            "return [...document.querySelectorAll('#journal tbody tr.from-ui')].some(r => r.textContent.includes('PATCH'));",
+            json!([]),
+        )
+        .await;
+    assert_eq!(dimmed, json!(true), "the page's PATCH is dimmed");
+    let stub = emulator
+        .stub(RequestMatcher::get().query_param("note__icontains", "stubbed"))
+        .respond(StubResponse::new(503))
+        .unwrap();
+    let stubbed = send(
+        &emulator,
+        Call::get("/projects/demo/prod/shop/models/orders?note__icontains=stubbed")
+            .bearer(emulator.api_key()),
+    )
+    .await;
+    assert_eq!(stubbed.status, 503);
+    browser
+        .wait_text("the stubbed request", |t| {
+            t.contains(&format!("503 (stub {})", stub.0))
+        })
+        .await;
+    browser
+        .find(&format!("#stub-list tr[data-stub=\"{}\"]", stub.0))
         .await;
     // An expectation that is not met shows its near misses.
     let path = browser.find("#expect-path").await;

@@ -1,5 +1,5 @@
-//! `svc emulator`: the local emulator in the foreground, or a running one's resets and
-//! snapshots (its emulator-only routes `/_emulator/projects/{project}/...`).
+//! `svc emulator`: the local emulator in the foreground, or a running one's resets,
+//! snapshots, stubs and journal (its emulator-only routes `/_emulator/projects/{project}/...`).
 
 use bytes::Bytes;
 use http::{Method, Request, StatusCode, header};
@@ -39,12 +39,45 @@ pub async fn run(global: &Global, cmd: EmulatorCommand) -> Result<(), Failure> {
             None,
         ),
         EmulatorAction::Snapshots => (Method::GET, "snapshots".to_owned(), None),
+        EmulatorAction::Stub { stub } => (Method::POST, "stubs".to_owned(), Some(stub_json(stub)?)),
+        EmulatorAction::Stubs => (Method::GET, "stubs".to_owned(), None),
+        EmulatorAction::Unstub { id: Some(id), .. } => {
+            (Method::DELETE, format!("stubs/{id}"), None)
+        }
+        EmulatorAction::Unstub { id: None, .. } => (Method::DELETE, "stubs".to_owned(), None),
         EmulatorAction::Requests(_) | EmulatorAction::Exec(_) | EmulatorAction::Verify(_) => {
             unreachable!("handled above")
         }
     };
     let answer = send(global, method, &tail, body).await?;
     output::value(output::resolve(global.output), &answer)
+}
+
+/// A stub's JSON from the command line: the text, or the file after `@`. Read and parsed
+/// before anything is sent.
+fn stub_json(given: &str) -> Result<Value, Failure> {
+    let hint = r#"a stub is {"request": {"method", "path", "model", ...}, "response": {"status", "headers", "json" or "body", "delay_ms"} or {"connection": "drop" or "reset"}, "after", "times"}; see `svc emulator stub --help`"#;
+    let (text, from) = match given.strip_prefix('@') {
+        Some(path) => (
+            std::fs::read_to_string(path).map_err(|e| {
+                Failure::usage_hint(
+                    format!("cannot read the stub file {path}: {e}; nothing was sent"),
+                    hint,
+                )
+            })?,
+            format!("the stub file {path}"),
+        ),
+        None => (given.to_owned(), "the stub".to_owned()),
+    };
+    serde_json::from_str::<Value>(&text)
+        .ok()
+        .filter(Value::is_object)
+        .ok_or_else(|| {
+            Failure::usage_hint(
+                format!("{from} is not a JSON object; nothing was sent"),
+                hint,
+            )
+        })
 }
 
 /// Sends one request to the running emulator's route `tail` under the project, with its API

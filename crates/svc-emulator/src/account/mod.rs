@@ -1,8 +1,10 @@
 //! Routes of the account methods: `/projects/{project}/{environment}/auth/...` on the data
 //! host, and the emulator-only `/_emulator/projects/{project}/{outbox,service_token,stats}`
-//! and the request journal's `/_emulator/projects/{project}/requests` (`requests.rs`).
+//! the request journal's `/_emulator/projects/{project}/requests` (`requests.rs`) and the
+//! stubs' `/_emulator/projects/{project}/stubs` (`stubs.rs`).
 
 mod requests;
+mod stubs;
 
 use axum::body::Body;
 use axum::extract::rejection::PathRejection;
@@ -55,7 +57,8 @@ pub(crate) fn emulator_router() -> Router<AppState> {
     );
     let router =
         route_with_optional_slash(router, "/_emulator/projects/{project}/stats", get(stats));
-    requests::routes(router)
+    let router = requests::routes(router);
+    stubs::routes(router)
 }
 
 /// The path must name a served project and one of its environments (no credentials needed

@@ -1,6 +1,6 @@
 //! The emulator-only request journal routes, authorized by the project's API key:
 //! `GET /_emulator/projects/{project}/requests` lists the project's entries (filtered by the
-//! query), `DELETE` clears them; `GET /_emulator/projects/{project}/requests/expect` checks an
+//! query; the clients' only unless `source=ui` or `source=any`), `DELETE` clears them; `GET /_emulator/projects/{project}/requests/expect` checks an
 //! expectation over them (the same filters, and `at_least`, `at_most` or `exactly`), answering
 //! the near misses when it is not met. The journal itself is `crate::http::journal`.
 
@@ -15,7 +15,7 @@ use svc_model::Timestamp;
 use super::ProjectPath;
 use crate::http::extract::query_pairs;
 use crate::http::journal::{
-    Journal, Listed, RecordedRequest, RequestMatcher, Scope, Times, verify,
+    Journal, Listed, RecordedRequest, RequestMatcher, RequestSource, Scope, Times, verify,
 };
 use crate::http::{AppState, HttpError, auth, route_with_optional_slash};
 
@@ -34,10 +34,11 @@ pub(super) fn routes(router: Router<AppState>) -> Router<AppState> {
 }
 
 /// The query parameters the list reads.
-const PARAMETERS: &str = "path, path_prefix, resource, model, since, method, status, bodies";
+const PARAMETERS: &str =
+    "path, path_prefix, resource, model, since, method, status, source, stub, bodies";
 
 /// The query parameters of an expectation's count, beside the filters.
-const TIMES: [&str; 3] = ["at_least", "at_most", "exactly"];
+pub(super) const TIMES: [&str; 3] = ["at_least", "at_most", "exactly"];
 
 /// What the list's query asks for.
 #[derive(Debug)]
@@ -74,6 +75,26 @@ fn filters_of(pairs: Vec<(String, String)>) -> Result<Filters, HttpError> {
                 ));
             }
             "status" => matcher.status_range(status(&value)?),
+            "source" => match value.as_str() {
+                "client" => matcher.source(RequestSource::Client),
+                "ui" => matcher.source(RequestSource::Ui),
+                "any" => matcher.any_source(),
+                _ => {
+                    return Err(HttpError::invalid_field(
+                        "source",
+                        "One of client (the default), ui (the web page's requests) or any.",
+                    ));
+                }
+            },
+            "stub" => match value.parse::<u64>() {
+                Ok(id) => matcher.answered_by(id),
+                Err(_) => {
+                    return Err(HttpError::invalid_field(
+                        "stub",
+                        "A stub's number, e.g. 1 (GET /_emulator/projects/{project}/stubs lists them).",
+                    ));
+                }
+            },
             "bodies" => {
                 bodies = match value.as_str() {
                     "true" | "1" => true,
@@ -144,7 +165,7 @@ async fn list(
 }
 
 /// An expectation's count from the query: `at_least=1` when none is given.
-fn times(pairs: &[(String, String)]) -> Result<Times, HttpError> {
+pub(super) fn times(pairs: &[(String, String)]) -> Result<Times, HttpError> {
     let mut times = None;
     for (name, value) in pairs {
         let n: usize = value.parse().map_err(|_| {
@@ -189,12 +210,22 @@ async fn expect(
         .partition(|(name, _)| TIMES.contains(&name.as_str()));
     let times = times(&counts)?;
     let Filters { matcher, bodies } = filters_of(pairs)?;
+    checked(&state, entry.name.as_str(), &matcher, times, bodies)
+}
+
+/// The answer of an expectation that `times` requests of `project` match `matcher`.
+pub(super) fn checked(
+    state: &AppState,
+    project: &str,
+    matcher: &RequestMatcher,
+    times: Times,
+    bodies: bool,
+) -> Result<Response, HttpError> {
     let journal = state.journal();
     no_bodies_kept(bodies, journal)?;
-    let (records, dropped) =
-        project_records(journal, entry.name.as_str(), bodies, matcher.arrived_from());
+    let (records, dropped) = project_records(journal, project, bodies, matcher.arrived_from());
     let expected = format!("{times} matching {matcher}");
-    let body = match verify(&matcher, times, records, dropped, journal.keeps_bodies()) {
+    let body = match verify(matcher, times, records, dropped, journal.keeps_bodies()) {
         Ok(matched) => Json(Checked {
             met: true,
             expected,

@@ -9,6 +9,7 @@ pub(crate) mod limits;
 pub(crate) mod projects;
 pub(crate) mod proxy;
 pub(crate) mod registry;
+pub(crate) mod stubs;
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};

@@ -15,6 +15,7 @@ use svc_model::{EnvironmentName, ProjectName, ResourceName};
 
 use crate::config::actions::{ActionConfig, WorkflowConfig, check_actions, check_workflows};
 use crate::config::fixtures::{Fixtures, FixturesOnRows};
+use crate::config::stubs::StubConfig;
 
 /// Every project the emulator serves; the first one is the default project.
 ///
@@ -77,6 +78,10 @@ pub struct ProjectConfig {
     /// resources, run in order (docs/actions.md).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub workflows: Vec<WorkflowConfig>,
+    /// Stubs: answers declared for matching requests of this project, in order of declaration
+    /// (docs/testing.md, "Stubs"). A reset keeps them (and their counts start again).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stubs: Vec<StubConfig>,
 }
 
 /// A connected resource: a SQLite or PostgreSQL database whose tables are models.
@@ -298,6 +303,7 @@ impl ProjectConfig {
             resources: Vec::new(),
             tools_token: None,
             workflows: Vec::new(),
+            stubs: Vec::new(),
         }
     }
 
@@ -338,6 +344,12 @@ impl ProjectConfig {
     /// Adds a workflow; its steps must name actions of the project's resources.
     pub fn workflow(mut self, workflow: WorkflowConfig) -> Self {
         self.workflows.push(workflow);
+        self
+    }
+
+    /// Adds a stub, answering before any stub added later.
+    pub fn stub(mut self, stub: StubConfig) -> Self {
+        self.stubs.push(stub);
         self
     }
 
@@ -401,6 +413,10 @@ impl ProjectConfig {
         }
         check_workflows(&self.workflows, &self.resources)
             .map_err(|e| invalid(format!("project {project:?}: {}", bare(e))))?;
+        for (i, stub) in self.stubs.iter().enumerate() {
+            stub.check()
+                .map_err(|e| invalid(format!("project {project:?}, stub {}: {e}", i + 1)))?;
+        }
         Ok(())
     }
 }
@@ -675,6 +691,7 @@ impl fmt::Debug for ProjectConfig {
                 &self.tools_token.as_ref().map(|_| "<redacted>"),
             )
             .field("workflows", &self.workflows)
+            .field("stubs", &self.stubs)
             .finish()
     }
 }

@@ -19,6 +19,7 @@ pub(crate) mod journal;
 pub(crate) mod list;
 pub(crate) mod openapi;
 pub(crate) mod state;
+pub(crate) mod stubs;
 pub(crate) mod tools;
 
 pub(crate) use error::HttpError;

@@ -26,6 +26,7 @@ struct Shared {
     limits: crate::config::limits::Limits,
     gates: crate::http::admission::Gates,
     journal: Arc<crate::http::journal::Journal>,
+    stubs: crate::http::stubs::Stubs,
 }
 
 /// How the emulator is reached and how strictly it reads records requests.
@@ -41,6 +42,8 @@ pub(crate) struct Served {
     pub(crate) limits: crate::config::limits::Limits,
     /// The request journal.
     pub(crate) journal: Arc<crate::http::journal::Journal>,
+    /// The stubs.
+    pub(crate) stubs: crate::http::stubs::Stubs,
 }
 
 impl AppState {
@@ -58,6 +61,7 @@ impl AppState {
             lenient,
             limits,
             journal,
+            stubs,
         } = served;
         Self(Arc::new(Shared {
             registry,
@@ -71,6 +75,7 @@ impl AppState {
             limits,
             gates: crate::http::admission::Gates::default(),
             journal,
+            stubs,
         }))
     }
 
@@ -85,6 +90,26 @@ impl AppState {
     /// The request journal.
     pub(crate) fn journal(&self) -> &Arc<crate::http::journal::Journal> {
         &self.0.journal
+    }
+
+    /// The stubs, every project's.
+    pub(crate) fn stubs(&self) -> &crate::http::stubs::Stubs {
+        &self.0.stubs
+    }
+
+    /// Puts `project` back in its state at start, and its stubs back to the config file's.
+    pub(crate) async fn reset_project(
+        &self,
+        project: &str,
+    ) -> Result<crate::snapshot::SnapshotInfo, crate::snapshot::SnapshotError> {
+        let done = self
+            .snapshots()
+            .restore(self.snapshot_parts(), project, crate::snapshot::START)
+            .await?;
+        if let Some(index) = self.stubs().project_index(project) {
+            self.stubs().reset(index);
+        }
+        Ok(done)
     }
 
     /// What one client may take.

@@ -271,7 +271,7 @@ async fn cut_off(response: Response<Body>) -> Result<Response<Body>, Dropped> {
 
 /// Why the fault layer dropped a connection; hyper only logs it (nowhere, here).
 #[derive(Debug)]
-pub(crate) struct Dropped(&'static str);
+pub(crate) struct Dropped(pub(crate) &'static str);
 
 impl fmt::Display for Dropped {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -11,10 +11,13 @@ use svc_model::{EnvironmentName, ProjectName};
 
 use crate::engine::types::ModelInfo;
 use crate::http::AppState;
-use crate::http::journal::{self, RecordedRequest, RequestMatcher, Scope, Times, UnmetExpectation};
+use crate::http::journal::{
+    self, RecordedRequest, RequestMatcher, RequestSource, Scope, Times, UnmetExpectation,
+};
+use crate::http::stubs::{StubBuilder, StubId, StubInfo};
 use crate::runtime::server::ServerTask;
 use crate::runtime::tls::CaFile;
-use crate::snapshot::{START, SnapshotError, SnapshotInfo};
+use crate::snapshot::{SnapshotError, SnapshotInfo};
 
 /// A running emulator; [`start`](Self::start) runs one. Dropping it stops the server (the
 /// listener closes, open connections finish their request and close);
@@ -202,9 +205,11 @@ impl Emulator {
         &self.warnings
     }
 
-    /// Every request in the request journal, oldest first: what the emulator answered, of
-    /// every project (and of none: a path that names no served project, without a valid
-    /// credential), the emulator-only `/_emulator/...` routes left out. Credentials and secret
+    /// Every request of the clients in the request journal, oldest first: what the emulator
+    /// answered, of every project (and of none: a path that names no served project, without
+    /// a valid credential), the emulator-only `/_emulator/...` routes and the web page's own
+    /// requests left out (those are in [`requests_matching`](Self::requests_matching) with
+    /// [`RequestMatcher::any_source`]). Credentials and secret
     /// tokens are `***`. The journal keeps the newest
     /// [`journal_capacity`](crate::EmulatorConfig::journal_capacity) requests (10,000 by
     /// default), and their bodies with
@@ -214,7 +219,9 @@ impl Emulator {
     /// See [`RecordedRequest`] for an example, and [`assert_received`](Self::assert_received)
     /// to assert on it.
     pub fn requests(&self) -> Vec<RecordedRequest> {
-        self.state.journal().records(Scope::All, true)
+        let mut requests = self.state.journal().records(Scope::All, true);
+        requests.retain(|r| r.source == RequestSource::Client);
+        requests
     }
 
     /// The requests of the journal that `matcher` matches, oldest first.
@@ -366,7 +373,11 @@ impl Emulator {
     /// # }
     /// ```
     pub async fn reset(&self) -> Result<Vec<SnapshotInfo>, SnapshotError> {
-        self.restore(START).await
+        let mut done = Vec::new();
+        for project in self.state.registry().project_names() {
+            done.push(self.state.reset_project(&project).await?);
+        }
+        Ok(done)
     }
 
     /// Everything back to the start, in one call: what [`reset`](Self::reset) puts back, and an
@@ -391,6 +402,95 @@ impl Emulator {
         let done = self.reset().await?;
         self.clear_requests();
         Ok(done)
+    }
+
+    /// Declares a stub: requests that `matcher` matches get the answer given to
+    /// [`respond`](StubBuilder::respond) instead of the data's, in the manner of wiremock's
+    /// `Mock::given(..).respond_with(..)`. Stubs are tried in order of declaration; a stubbed
+    /// request never reaches the data, and the journal shows it with the stub's number. The
+    /// matcher's conditions that need an answer (`status`, `since`) are refused.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use serde_json::json;
+    /// use svc_emulator::{Emulator, EmulatorConfig, RequestMatcher, StubResponse};
+    /// use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    ///
+    /// let emulator = Emulator::start(EmulatorConfig::default()).await?;
+    /// let stub = emulator
+    ///     .stub(RequestMatcher::get().model("orders"))
+    ///     .once()
+    ///     .respond(
+    ///         StubResponse::new(503)
+    ///             .header("Retry-After", "1")
+    ///             .json(json!({"error": "Try again."})),
+    ///     )?;
+    ///
+    /// // The code under test lists orders twice; any HTTP client will do.
+    /// for _ in 0..2 {
+    ///     let mut stream = tokio::net::TcpStream::connect(emulator.local_addr()).await?;
+    ///     let request = format!(
+    ///         "GET /projects/demo/prod/shop/models/orders HTTP/1.1\r\nHost: x\r\n\
+    ///          Authorization: Bearer {}\r\nConnection: close\r\n\r\n",
+    ///         emulator.api_key()
+    ///     );
+    ///     stream.write_all(request.as_bytes()).await?;
+    ///     stream.read_to_end(&mut Vec::new()).await?;
+    /// }
+    ///
+    /// let statuses: Vec<u16> = emulator.requests().iter().map(|r| r.status).collect();
+    /// assert_eq!(statuses, [503, 200]);
+    /// assert_eq!(emulator.requests()[0].stub, Some(stub));
+    /// emulator.assert_stub_answered(stub, 1);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn stub(&self, matcher: RequestMatcher) -> StubBuilder<'_> {
+        StubBuilder::new(self.state.stubs(), 0, matcher)
+    }
+
+    /// Every project's stubs, in order of declaration, with how many requests each matched
+    /// and answered.
+    pub fn stubs(&self) -> Vec<StubInfo> {
+        self.state.stubs().list(None)
+    }
+
+    /// Removes stub `id`; whether it was declared.
+    pub fn remove_stub(&self, id: StubId) -> bool {
+        self.state.stubs().remove(id.0, None)
+    }
+
+    /// Checks that stub `id` answered `times` requests (a number is exactly that many), from
+    /// the journal: those requests, or an [`UnmetExpectation`] whose near misses are the
+    /// requests like the stub's that it did not answer (another stub's, those it let pass).
+    pub fn verify_stub(
+        &self,
+        id: StubId,
+        times: impl Into<Times>,
+    ) -> Result<Vec<RecordedRequest>, UnmetExpectation> {
+        let matcher = match self.state.stubs().get(id.0, None) {
+            Some(stub) => stub.answered_matcher(),
+            None => RequestMatcher::any().answered_by(id.0),
+        };
+        self.verify(matcher, times)
+    }
+
+    /// Asserts that stub `id` answered `times` requests, and returns them.
+    ///
+    /// # Panics
+    ///
+    /// When it did not, with the [`UnmetExpectation`]'s report.
+    #[track_caller]
+    pub fn assert_stub_answered(
+        &self,
+        id: StubId,
+        times: impl Into<Times>,
+    ) -> Vec<RecordedRequest> {
+        match self.verify_stub(id, times) {
+            Ok(matched) => matched,
+            Err(unmet) => panic!("{unmet}"),
+        }
     }
 
     /// Keeps every project's state as it is now under `name` (1 to 64 letters, digits, `.`,
@@ -454,8 +554,7 @@ impl Emulator {
 
     /// Puts one project back in its state at start (see [`reset`](Self::reset)).
     pub async fn reset_project(&self, project: &str) -> Result<SnapshotInfo, SnapshotError> {
-        let parts = self.state.snapshot_parts();
-        self.state.snapshots().restore(parts, project, START).await
+        self.state.reset_project(project).await
     }
 
     /// Stops the server and waits until the listener and every connection are closed, so that

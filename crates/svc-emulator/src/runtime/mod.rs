@@ -20,6 +20,7 @@ use crate::config::registry::Registry;
 use crate::config::{EmulatorConfig, ProjectsSource};
 use crate::http::AppState;
 use crate::http::journal::{Journal, Redactor};
+use crate::http::stubs::Stubs;
 use crate::runtime::handle::{Emulator, StartupInfo};
 use crate::sessions::Accounts;
 use crate::snapshot::{Parts, Snapshots};
@@ -74,6 +75,8 @@ struct Prepared {
     warnings: Vec<String>,
     /// What each resource's fixtures load did, for the web page.
     fixtures: Vec<FixturesLoaded>,
+    /// Each project's stubs of the config, in the registry's order.
+    stubs: Vec<Vec<crate::config::stubs::StubConfig>>,
 }
 
 impl Emulator {
@@ -154,6 +157,15 @@ impl Emulator {
 
         let (acceptor, ca_file) = prepared.tls.unzip();
         let journal = journal(&prepared.registry, journal_settings, &proxy_secrets);
+        let stubs = Stubs::new(
+            prepared
+                .registry
+                .projects()
+                .iter()
+                .map(|p| p.name.as_str().to_owned())
+                .collect(),
+            prepared.stubs,
+        );
         let state = AppState::new(
             prepared.registry,
             prepared.store,
@@ -166,6 +178,7 @@ impl Emulator {
                 lenient,
                 limits,
                 journal: Arc::new(journal),
+                stubs,
             },
         );
         let ui = Arc::new(Ui::new(guard, state.clone(), prepared.fixtures));
@@ -309,6 +322,7 @@ fn prepare(config: &EmulatorConfig, local_addr: SocketAddr) -> Result<Prepared, 
         tls,
         warnings,
         fixtures: loaded,
+        stubs: projects.projects.iter().map(|p| p.stubs.clone()).collect(),
     })
 }
 

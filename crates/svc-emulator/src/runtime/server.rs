@@ -31,6 +31,7 @@ use tokio::task::{AbortHandle, JoinHandle, JoinSet};
 use tokio_rustls::TlsAcceptor;
 
 use crate::config::limits::Limits;
+use crate::http::stubs::CutConnection;
 use crate::runtime::faults::{self, FaultCounts, FaultState, Faults};
 use crate::ui::Front;
 
@@ -169,6 +170,67 @@ async fn accept_loop(listener: TcpListener, serving: Serving, mut stop: watch::R
     }
 }
 
+/// A connection's socket, reset (an RST, not a FIN) when it closes if a stub asked for it.
+struct Resettable {
+    stream: TcpStream,
+    reset: Arc<AtomicBool>,
+}
+
+impl Drop for Resettable {
+    fn drop(&mut self) {
+        if self.reset.load(Ordering::Relaxed) {
+            // A linger of zero makes the close send an RST; it never blocks.
+            let _ = self.stream.set_zero_linger();
+        }
+    }
+}
+
+impl AsyncRead for Resettable {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.get_mut().stream).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for Resettable {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        std::pin::Pin::new(&mut self.get_mut().stream).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        std::pin::Pin::new(&mut self.get_mut().stream).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.get_mut().stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.get_mut().stream).poll_shutdown(cx)
+    }
+}
+
 /// Accept errors that concern one connection only, not the listener.
 fn is_per_connection(e: &std::io::Error) -> bool {
     use std::io::ErrorKind::*;
@@ -186,20 +248,25 @@ async fn serve(
 ) {
     // Small JSON exchanges: do not let Nagle hold them back.
     let _ = stream.set_nodelay(true);
+    let cut = Arc::new(AtomicBool::new(false));
+    let stream = Resettable {
+        stream,
+        reset: Arc::clone(&cut),
+    };
     let first_byte = serving.limits.first_byte();
     match serving.tls.clone() {
         None => {
             // Wait for the first byte without taking it (hyper reads it), within the limit.
             let mut byte = [0u8; 1];
             tokio::select! {
-                peeked = tokio::time::timeout(first_byte, stream.peek(&mut byte)) => match peeked {
+                peeked = tokio::time::timeout(first_byte, stream.stream.peek(&mut byte)) => match peeked {
                     Ok(Ok(n)) if n > 0 => {}
                     _ => return,
                 },
                 () = stop_requested(&mut stop) => return,
             }
             spoke.store(true, Ordering::Relaxed);
-            drive(stream, serving, stop).await;
+            drive(stream, serving, stop, Arc::clone(&cut)).await;
         }
         Some(acceptor) => {
             let stream = tokio::select! {
@@ -212,12 +279,12 @@ async fn serve(
                 () = stop_requested(&mut stop) => return,
             };
             spoke.store(true, Ordering::Relaxed);
-            drive(stream, serving, stop).await;
+            drive(stream, serving, stop, Arc::clone(&cut)).await;
         }
     }
 }
 
-async fn drive<I>(io: I, serving: Serving, mut stop: watch::Receiver<bool>)
+async fn drive<I>(io: I, serving: Serving, mut stop: watch::Receiver<bool>, reset: Arc<AtomicBool>)
 where
     I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
@@ -245,10 +312,19 @@ where
     let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
         let router = router.clone();
         let faults = faults.clone();
+        let reset = Arc::clone(&reset);
         async move {
-            match faults {
-                None => Ok(faults::run(router, request).await),
-                Some(faults) => faults.serve(router, request).await,
+            let response = match faults {
+                None => faults::run(router, request).await,
+                Some(faults) => faults.serve(router, request).await?,
+            };
+            // A stub that answers by ending the connection.
+            match response.extensions().get::<CutConnection>() {
+                None => Ok(response),
+                Some(cut) => {
+                    reset.store(cut.reset, Ordering::Relaxed);
+                    Err(faults::Dropped("by a stub"))
+                }
             }
         }
     });

@@ -15,7 +15,7 @@ use hyper::body::Incoming;
 
 use super::guard::json_error;
 use crate::http::AppState;
-use crate::http::journal::{Journaled, Redactor};
+use crate::http::journal::{FromPage, Journaled, Redactor};
 use serde_json::Value;
 
 /// How much of an answer the page reads: 8 MiB (a page of records is far less).
@@ -65,6 +65,7 @@ pub(super) async fn call(
         }
     }
     headers.insert(AUTHORIZATION, key);
+    forwarded.extensions_mut().insert(FromPage);
     let answer = api.serve(forwarded).await;
     redacted(state, answer).await
 }

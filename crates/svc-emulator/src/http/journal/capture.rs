@@ -17,7 +17,10 @@ use axum::http::{HeaderMap, Method, Request, Response};
 use bytes::Bytes;
 use hyper::body::{Frame, SizeHint};
 
-use super::{BODY_CAP, Bodies, Captured, Entry, Journal, path};
+use super::{
+    BODY_CAP, Bodies, BodyContent, Captured, CapturedBody, Entry, Journal, RecordedRequest,
+    RequestSource, path,
+};
 use crate::http::AppState;
 use crate::http::auth::{self, Credential};
 
@@ -35,54 +38,274 @@ impl Journaled {
         Self { router, state }
     }
 
-    /// Answers `request` through the router, and records it.
+    /// Answers `request` through a stub or the router, and records it.
     pub(crate) async fn serve<B>(self, request: Request<B>) -> Response<Body>
     where
         B: HttpBody<Data = Bytes> + Unpin + Send + 'static,
         B::Error: Into<axum::BoxError>,
     {
         let Self { router, state } = self;
-        let journal = state.journal();
-        if !journal.enabled() || is_emulator_only(request.uri().path()) {
+        if is_emulator_only(request.uri().path()) {
+            return call(router, request).await;
+        }
+        let source = match request.extensions().get::<FromPage>() {
+            Some(_) => RequestSource::Ui,
+            None => RequestSource::Client,
+        };
+        let stubbed = source == RequestSource::Client && !state.stubs().is_empty();
+        if !state.journal().enabled() && !stubbed {
             return call(router, request).await;
         }
         let started = Instant::now();
-        let mut entry = Entry {
+        let journal = state.journal();
+        let entry = Entry {
             id: journal.next_id(),
             time: SystemTime::now(),
             method: request.method().clone(),
             target: journal.target(target(request.uri())),
-            status: axum::http::StatusCode::OK,
+            status: 200,
             duration: std::time::Duration::ZERO,
             owner: owner(&state, request.uri().path(), request.headers()),
             bodies: None,
+            source,
+            stub: None,
         };
-        if !journal.keeps_bodies() {
-            let response = call(router, request).await;
-            entry.status = response.status();
-            entry.duration = started.elapsed();
-            journal.push(entry);
-            return response;
+        match entry.owner {
+            Some(project) if stubbed => {
+                stub_or_pass(
+                    router,
+                    state,
+                    request.map(Body::new),
+                    entry,
+                    project,
+                    started,
+                )
+                .await
+            }
+            _ => pass(router, state, request, entry, started).await,
         }
-        let request_slot = Arc::new(OnceLock::new());
-        let request =
-            request.map(|body| Body::new(Tee::new(body, Then::Keep(Arc::clone(&request_slot)))));
-        let response = call(router, request).await;
-        entry.status = response.status();
-        entry.duration = started.elapsed();
-        let pending = Pending {
-            journal: Arc::clone(journal),
-            entry,
-            request: request_slot,
-        };
-        if response.body().is_end_stream() || pending.entry.method == Method::HEAD {
-            // Nothing will pass (hyper may not even poll the body): record now.
-            pending.record(None);
-            return response;
-        }
-        response.map(|body| Body::new(Tee::new(body, Then::Record(Box::new(pending)))))
     }
 }
+
+/// Answers `request` of `project` through the first of its stubs that is active for it, else
+/// through the router.
+async fn stub_or_pass(
+    router: Router,
+    state: AppState,
+    request: Request<Body>,
+    mut entry: Entry,
+    project: usize,
+    started: Instant,
+) -> Response<Body> {
+    let journal = Arc::clone(state.journal());
+    let stubs = state.stubs();
+    let read = stubs.read_bodies(project) || journal.keeps_bodies();
+    let (request, sent) = match read {
+        true => {
+            let (parts, body) = request.into_parts();
+            let (sent, body) = buffered(body, BODY_CAP).await;
+            (Request::from_parts(parts, body), Some(sent))
+        }
+        false => (request, None),
+    };
+    let whole = sent.as_ref().filter(|s| s.complete).map(|s| &s.kept);
+    let probe = probe(&journal, &request, project, whole);
+    let Some(stub) = stubs.pick(project, &probe) else {
+        return pass(router, state, request, entry, started).await;
+    };
+    let delay = stub.delay();
+    if !delay.is_zero() {
+        tokio::time::sleep(delay).await;
+    }
+    let (response, answer) = stub.answer();
+    entry.stub = Some(stub.id());
+    entry.status = match answer {
+        Some(_) => response.status().as_u16(),
+        None => 0,
+    };
+    entry.duration = started.elapsed();
+    if journal.keeps_bodies() {
+        let kept = |bytes: Bytes| Captured {
+            seen: bytes.len() as u64,
+            kept: bytes.slice(..bytes.len().min(BODY_CAP)),
+            complete: true,
+        };
+        entry.bodies = Some(Arc::new(Bodies {
+            request: sent,
+            response: answer.filter(|a| !a.is_empty()).map(kept),
+        }));
+    }
+    journal.push(entry);
+    response
+}
+
+/// `request` as the journal would show it before its answer, for the stubs' matchers: its
+/// `body` when it was read whole.
+fn probe(
+    journal: &Journal,
+    request: &Request<Body>,
+    project: usize,
+    body: Option<&Bytes>,
+) -> RecordedRequest {
+    let raw_path = request.uri().path();
+    let named = path::names(raw_path);
+    let decoded = |segment: Option<&str>| segment.map(|s| path::decode(s).into_owned());
+    let request_body = body.and_then(|b| {
+        let json = serde_json::from_slice(b).ok()?;
+        Some(CapturedBody {
+            content: BodyContent::Json(json),
+            bytes: b.len() as u64,
+            truncated: false,
+        })
+    });
+    RecordedRequest {
+        id: 0,
+        time: svc_model::Timestamp::now(),
+        method: request.method().as_str().to_owned(),
+        path: raw_path.to_owned(),
+        query: request.uri().query().map(str::to_owned),
+        project: decoded(named.project)
+            .or_else(|| journal.project_name(project).map(str::to_owned)),
+        environment: decoded(named.environment),
+        resource: decoded(named.resource),
+        model: decoded(named.model),
+        status: 0,
+        duration_ms: 0.0,
+        request_body,
+        response_body: None,
+        source: RequestSource::Client,
+        stub: None,
+    }
+}
+
+/// Reads `body` up to `cap` bytes: what was read (whole, or its first part), and a body that
+/// gives the router all of it again (the rest still streamed, a failure still failed).
+async fn buffered(mut body: Body, cap: usize) -> (Captured, Body) {
+    use http_body_util::BodyExt;
+    let mut kept = bytes::BytesMut::new();
+    loop {
+        match body.frame().await {
+            None => {
+                let kept = kept.freeze();
+                let captured = Captured {
+                    seen: kept.len() as u64,
+                    kept: kept.clone(),
+                    complete: true,
+                };
+                return (captured, Body::from(kept));
+            }
+            Some(Ok(frame)) => {
+                if let Some(data) = frame.data_ref() {
+                    kept.extend_from_slice(data);
+                }
+                if kept.len() > cap {
+                    let kept = kept.freeze();
+                    let captured = Captured {
+                        seen: kept.len() as u64,
+                        kept: kept.slice(..cap),
+                        complete: false,
+                    };
+                    let replay = Replay {
+                        first: Some(kept),
+                        rest: Some(body),
+                        failed: None,
+                    };
+                    return (captured, Body::new(replay));
+                }
+            }
+            Some(Err(e)) => {
+                let kept = kept.freeze();
+                let captured = Captured {
+                    seen: kept.len() as u64,
+                    kept: kept.clone(),
+                    complete: false,
+                };
+                let replay = Replay {
+                    first: Some(kept),
+                    rest: None,
+                    failed: Some(e),
+                };
+                return (captured, Body::new(replay));
+            }
+        }
+    }
+}
+
+/// A body read in part: that part, then the rest (or the failure that ended it).
+struct Replay {
+    first: Option<Bytes>,
+    rest: Option<Body>,
+    failed: Option<axum::Error>,
+}
+
+impl HttpBody for Replay {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        let this = self.get_mut();
+        if let Some(first) = this.first.take().filter(|f| !f.is_empty()) {
+            return Poll::Ready(Some(Ok(Frame::data(first))));
+        }
+        if let Some(e) = this.failed.take() {
+            return Poll::Ready(Some(Err(e)));
+        }
+        match this.rest.as_mut() {
+            Some(rest) => Pin::new(rest).poll_frame(cx),
+            None => Poll::Ready(None),
+        }
+    }
+}
+
+/// Answers `request` through the router, and records it as `entry`.
+async fn pass<B>(
+    router: Router,
+    state: AppState,
+    request: Request<B>,
+    mut entry: Entry,
+    started: Instant,
+) -> Response<Body>
+where
+    B: HttpBody<Data = Bytes> + Unpin + Send + 'static,
+    B::Error: Into<axum::BoxError>,
+{
+    let journal = state.journal();
+    if !journal.enabled() {
+        return call(router, request).await;
+    }
+    if !journal.keeps_bodies() {
+        let response = call(router, request).await;
+        entry.status = response.status().as_u16();
+        entry.duration = started.elapsed();
+        journal.push(entry);
+        return response;
+    }
+    let request_slot = Arc::new(OnceLock::new());
+    let request =
+        request.map(|body| Body::new(Tee::new(body, Then::Keep(Arc::clone(&request_slot)))));
+    let response = call(router, request).await;
+    entry.status = response.status().as_u16();
+    entry.duration = started.elapsed();
+    let pending = Pending {
+        journal: Arc::clone(journal),
+        entry,
+        request: request_slot,
+    };
+    if response.body().is_end_stream() || pending.entry.method == Method::HEAD {
+        // Nothing will pass (hyper may not even poll the body): record now.
+        pending.record(None);
+        return response;
+    }
+    response.map(|body| Body::new(Tee::new(body, Then::Record(Box::new(pending)))))
+}
+
+/// Marks a request the web page sends through the API (`crate::ui::relay`): journaled as the
+/// page's, and never answered by a stub.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FromPage;
 
 /// Runs `request` through the router.
 async fn call<B>(mut router: Router, request: Request<B>) -> Response<Body>

@@ -8,7 +8,9 @@ use std::ops::{RangeFrom, RangeInclusive, RangeToInclusive};
 use serde_json::Value;
 use svc_model::Timestamp;
 
-use super::record::RecordedRequest;
+use super::record::{RecordedRequest, RequestSource};
+use crate::config::stubs::StubRequest;
+use crate::http::stubs::{StubError, StubId};
 
 /// Which recorded requests count: every condition set must hold (none set: every request).
 ///
@@ -44,6 +46,11 @@ pub struct RequestMatcher {
     status: Option<RangeInclusive<u16>>,
     since: Option<Timestamp>,
     json_body: Option<Value>,
+    /// Which sources count: the clients' requests only, unless told.
+    source: Option<RequestSource>,
+    any_source: bool,
+    /// Answered by this stub (expectations on a stub).
+    stub: Option<u64>,
 }
 
 /// One condition of a matcher, for the near misses' report.
@@ -59,6 +66,7 @@ enum Condition {
     Model,
     Status,
     Body,
+    Stub,
 }
 
 impl Condition {
@@ -68,7 +76,12 @@ impl Condition {
             Self::Path | Self::PathPrefix => 4,
             Self::Model => 3,
             Self::Method | Self::Resource => 2,
-            Self::Query | Self::Project | Self::Environment | Self::Status | Self::Body => 1,
+            Self::Query
+            | Self::Project
+            | Self::Environment
+            | Self::Status
+            | Self::Body
+            | Self::Stub => 1,
         }
     }
 }
@@ -183,9 +196,60 @@ impl RequestMatcher {
         self
     }
 
+    /// Requests of this source only: [`RequestSource::Ui`] for the web page's own requests,
+    /// which a matcher leaves out unless told (so browsing a shared emulator never changes
+    /// what a test's expectations count).
+    pub fn source(mut self, source: RequestSource) -> Self {
+        self.source = Some(source);
+        self.any_source = false;
+        self
+    }
+
+    /// Requests of every source: the clients' and the web page's.
+    pub fn any_source(mut self) -> Self {
+        self.source = None;
+        self.any_source = true;
+        self
+    }
+
+    /// Requests answered by stub `id` (the expectations on a stub).
+    pub(crate) fn answered_by(mut self, id: u64) -> Self {
+        self.stub = Some(id);
+        self
+    }
+
     /// Whether `request` matches every condition.
     pub fn matches(&self, request: &RecordedRequest) -> bool {
         self.in_window(request) && self.conditions(request).all(|(_, held)| held)
+    }
+
+    /// The conditions of a stub, which answers before there is a status: its project, and
+    /// the rest in the config file's form.
+    pub(crate) fn stub_parts(&self) -> Result<crate::http::stubs::StubParts, StubError> {
+        if self.status.is_some() {
+            return Err(StubError::NotBeforeAnswer("status"));
+        }
+        if self.since.is_some() {
+            return Err(StubError::NotBeforeAnswer("since"));
+        }
+        if self.source == Some(RequestSource::Ui) {
+            return Err(StubError::Invalid(
+                "stubs answer clients, never the web page: leave .source() out".into(),
+            ));
+        }
+        Ok(crate::http::stubs::StubParts {
+            project: self.project.clone(),
+            request: StubRequest {
+                method: self.method.clone(),
+                path: self.path.clone(),
+                path_prefix: self.path_prefix.clone(),
+                query: self.query.iter().cloned().collect(),
+                environment: self.environment.clone(),
+                resource: self.resource.clone(),
+                model: self.model.clone(),
+                body_includes: self.json_body.clone(),
+            },
+        })
     }
 
     /// Whether the matcher asks about bodies.
@@ -199,9 +263,13 @@ impl RequestMatcher {
         self.since.and_then(Timestamp::to_system_time)
     }
 
-    /// Whether `request` is inside the matcher's time window.
+    /// Whether `request` is inside the matcher's time window, and of a source it counts.
     fn in_window(&self, request: &RecordedRequest) -> bool {
-        self.since.is_none_or(|since| request.time >= since)
+        let source = match self.source {
+            Some(source) => request.source == source,
+            None => self.any_source || request.source == RequestSource::Client,
+        };
+        source && self.since.is_none_or(|since| request.time >= since)
     }
 
     /// Each condition set, and whether it holds for `request`.
@@ -257,6 +325,10 @@ impl RequestMatcher {
                         .and_then(|b| b.json())
                         .is_some_and(|got| includes(got, want))
                 }),
+            ),
+            (
+                Condition::Stub,
+                self.stub.map(|id| r.stub == Some(StubId(id))),
             ),
         ]
         .into_iter()
@@ -328,6 +400,10 @@ impl RequestMatcher {
                     Some(_) => "a body that is not JSON".to_owned(),
                     None => "no body recorded".to_owned(),
                 },
+                Condition::Stub => match r.stub {
+                    Some(other) => format!("answered by {other}, not {}", self.stub_text()),
+                    None => format!("not answered by {} (it passed)", self.stub_text()),
+                },
             })
             .collect::<Vec<_>>()
             .join("; ")
@@ -339,6 +415,12 @@ impl RequestMatcher {
             .map(|(name, value)| format!("{name}={value}"))
             .collect::<Vec<_>>()
             .join("&")
+    }
+
+    fn stub_text(&self) -> String {
+        self.stub
+            .map(|id| StubId(id).to_string())
+            .unwrap_or_default()
     }
 
     fn status_text(&self) -> String {
@@ -399,6 +481,14 @@ impl fmt::Display for RequestMatcher {
         }
         if let Some(body) = &self.json_body {
             parts.push(format!("body including {body}"));
+        }
+        match (self.source, self.any_source) {
+            (Some(RequestSource::Ui), _) => parts.push("from the page".to_owned()),
+            (None, true) => parts.push("from any source".to_owned()),
+            _ => {}
+        }
+        if let Some(id) = self.stub {
+            parts.push(format!("answered by {}", StubId(id)));
         }
         if parts.is_empty() {
             return f.write_str("any request");
@@ -653,6 +743,8 @@ mod tests {
             duration_ms: 1.0,
             request_body: None,
             response_body: None,
+            source: RequestSource::Client,
+            stub: None,
         }
     }
 

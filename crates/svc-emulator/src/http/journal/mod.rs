@@ -37,16 +37,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-use axum::http::{Method, StatusCode};
+use axum::http::Method;
 use bytes::Bytes;
 use serde_json::Value;
 use svc_model::Timestamp;
 
-pub(crate) use capture::Journaled;
+pub(crate) use capture::{FromPage, Journaled};
 pub(crate) use matcher::verify;
 pub use matcher::{RequestMatcher, Times, UnmetExpectation};
 pub(crate) use record::Listed;
-pub use record::{BodyContent, CapturedBody, RecordedRequest};
+pub use record::{BodyContent, CapturedBody, RecordedRequest, RequestSource};
 pub(crate) use redact::Redactor;
 
 /// How much of each body the journal keeps: 64 KiB.
@@ -103,11 +103,16 @@ pub(crate) struct Entry {
     /// the connection's read buffer, which an entry kept for long would pin (and make hyper
     /// allocate a new buffer for the next request).
     pub(crate) target: Box<str>,
-    pub(crate) status: StatusCode,
+    /// The answer's status; 0 when a stub cut the connection instead.
+    pub(crate) status: u16,
     pub(crate) duration: Duration,
     /// The index of the served project it belongs to.
     pub(crate) owner: Option<usize>,
     pub(crate) bodies: Option<Arc<Bodies>>,
+    /// Who sent it.
+    pub(crate) source: RequestSource,
+    /// The stub that answered it, if one did.
+    pub(crate) stub: Option<u64>,
 }
 
 impl Entry {
@@ -194,6 +199,11 @@ impl Journal {
     /// The number of the request that just arrived.
     pub(crate) fn next_id(&self) -> u64 {
         self.next_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// The name of the served project numbered `index`.
+    pub(crate) fn project_name(&self, index: usize) -> Option<&str> {
+        self.projects.get(index).map(String::as_str)
     }
 
     /// The index of the served project `name`.
@@ -372,11 +382,13 @@ impl Journal {
             environment: decoded(named.environment),
             resource: decoded(named.resource),
             model: decoded(named.model),
-            status: entry.status.as_u16(),
+            status: entry.status,
             // Whole microseconds: `0.745`, not `0.7447760000000001`.
             duration_ms: entry.duration.as_micros() as f64 / 1000.0,
             request_body,
             response_body,
+            source: entry.source,
+            stub: entry.stub.map(crate::http::stubs::StubId),
         }
     }
 
@@ -448,10 +460,12 @@ mod tests {
             time: SystemTime::UNIX_EPOCH + Duration::from_micros(1_500_250),
             method: Method::GET,
             target: path.into(),
-            status: StatusCode::OK,
+            status: 200,
             duration: Duration::from_micros(1500),
             owner,
             bodies: None,
+            source: RequestSource::Client,
+            stub: None,
         }
     }
 

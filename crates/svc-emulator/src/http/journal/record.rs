@@ -5,6 +5,8 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 use svc_model::Timestamp;
 
+use crate::http::stubs::StubId;
+
 /// One request the emulator answered, as its request journal shows it, with every credential
 /// and secret token replaced by `***`. From [`Emulator::requests`](crate::Emulator::requests);
 /// `GET /_emulator/projects/{project}/requests` lists the same as JSON (the serialized form).
@@ -76,6 +78,28 @@ pub struct RecordedRequest {
     pub request_body: Option<CapturedBody>,
     /// The answer's body as sent, when the journal keeps bodies.
     pub response_body: Option<CapturedBody>,
+    /// Who sent it: a client, or the emulator's web page (left out of listings and
+    /// expectations unless asked for: [`RequestMatcher::source`](crate::RequestMatcher::source)).
+    pub source: RequestSource,
+    /// The stub that answered it instead of the data, if one did
+    /// ([`Emulator::stub`](crate::Emulator::stub)); its `status` is then the stub's, or 0 when
+    /// the stub dropped or reset the connection.
+    pub stub: Option<StubId>,
+}
+
+/// Who sent a request: serialized as `"client"` or `"ui"`.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum RequestSource {
+    /// A client of the API: the code under test, a script, `svc`.
+    #[default]
+    Client,
+    /// The emulator's web page (`/_emulator/ui/`), reading and changing the emulator through
+    /// the API's routes.
+    Ui,
 }
 
 /// A request's or answer's body in the request journal: its first 64 KiB, secrets redacted.
@@ -181,6 +205,8 @@ impl Serialize for Listed<'_> {
         map.serialize_entry("model", &r.model)?;
         map.serialize_entry("status", &r.status)?;
         map.serialize_entry("duration_ms", &r.duration_ms)?;
+        map.serialize_entry("source", &r.source)?;
+        map.serialize_entry("stub", &r.stub)?;
         if self.bodies {
             map.serialize_entry("request_body", &r.request_body)?;
             map.serialize_entry("response_body", &r.response_body)?;

@@ -609,11 +609,15 @@
     const journalNote = h('p', { id: 'journal-note', class: 'muted', hidden: true });
     const table = h('table', { id: 'journal', 'aria-label': 'Requests, newest first' });
     const detail = h('section', { id: 'request-detail', 'aria-label': 'The request chosen', hidden: true });
-    main.append(journalError, journalNote, h('div', { class: 'scroll' }, table), detail);
+    const stubsBox = h('section', { id: 'stubs', 'aria-label': 'Stubs' });
+    // The chosen request's details above the table, where they are seen without scrolling.
+    main.append(stubsBox, journalError, journalNote, detail, h('div', { class: 'scroll' }, table));
 
     const filters = new URLSearchParams([...params].filter(([k]) => ['method', 'status', 'path_prefix'].includes(k)));
     const journalPath = (more) => {
+      // The page's own requests too, dimmed: the tests' expectations leave them out.
       const q = new URLSearchParams(filters);
+      q.set('source', 'any');
       for (const [k, v] of Object.entries(more)) q.set(k, v);
       return `_emulator/projects/${enc(p.name)}/requests?${q}`;
     };
@@ -633,7 +637,7 @@
       if (force) epoch += 1;
       const mine = epoch;
       busy = true;
-      try { await look(force, mine); } finally { if (mine === epoch) busy = false; }
+      try { await look(force, mine); await showStubs(); } finally { if (mine === epoch) busy = false; }
     }
     async function look(force, mine) {
       const newest = seen.length && !force ? seen[seen.length - 1] : null;
@@ -648,9 +652,10 @@
       seen = newest ? seen.concat(fresh) : fresh;
       const list = seen.slice(-SHOWN).reverse();
       table.replaceChildren(h('thead', {}, h('tr', {}, ['#', 'Time', 'Method', 'Path and query', 'Status', 'ms', ''].map((t) => h('th', { scope: 'col' }, t)))),
-        h('tbody', {}, list.length ? list.map((q) => h('tr', { 'data-id': q.id },
+        h('tbody', {}, list.length ? list.map((q) => h('tr', { 'data-id': q.id, class: q.source === 'ui' ? 'from-ui' : '', title: q.source === 'ui' ? 'Sent by this page' : '' },
           h('td', {}, q.id), h('td', {}, q.time.replace('T', ' ').replace(/\.\d+/, '')), h('td', {}, q.method),
-          h('td', {}, q.path + (q.query ? '?' + q.query : '')), h('td', { class: `status-${String(q.status)[0]}` }, q.status),
+          h('td', {}, q.path + (q.query ? '?' + q.query : '')),
+          h('td', { class: `status-${String(q.status)[0]}` }, (q.status || 'cut') + (q.stub ? ` (stub ${q.stub})` : '')),
           h('td', {}, q.duration_ms),
           h('td', {}, h('button', { type: 'button', class: 'plain', 'aria-label': `Details of request ${q.id}`, on: { click: () => { chosen = q.id; showDetail(q); } } }, 'Details'))))
           : h('tr', {}, h('td', { colspan: 7 }, 'No requests recorded yet.'))));
@@ -658,6 +663,27 @@
       if (seen.length > SHOWN) notes.push(`Showing the newest ${SHOWN} of ${seen.length}: filter to see older ones.`);
       if (dropped) notes.push(`The journal dropped ${dropped} older request(s) past its capacity (--journal-capacity).`);
       showAlert(journalNote, notes.join(' '));
+    }
+    // The project's stubs, with what each met; removed here as with DELETE .../stubs/{id}.
+    async function showStubs() {
+      const answer = await call(p.name, 'GET', `_emulator/projects/${enc(p.name)}/stubs`);
+      if (!current() || !answer.ok) return;
+      const stubs = answer.json.stubs || [];
+      if (!stubs.length) { stubsBox.replaceChildren(); return; }
+      const when = (s) => `${s.after ? `after ${s.after}, ` : ''}${s.times ? `${s.times} time(s)` : 'always'}`;
+      const answerText = (r) => r.connection ? `${r.connection} the connection` : `${r.status || 200}`;
+      stubsBox.replaceChildren(h('h2', {}, 'Stubs'),
+        h('p', { class: 'muted' }, 'Tried in this order; a stubbed request never reaches the data. A reset removes those not declared in the config.'),
+        h('div', { class: 'scroll' }, h('table', { id: 'stub-list', 'aria-label': 'Stubs, in order' },
+          h('thead', {}, h('tr', {}, ['#', 'Requests', 'Answer', 'When', 'Matched', 'Answered', ''].map((t) => h('th', { scope: 'col' }, t)))),
+          h('tbody', {}, stubs.map((s) => h('tr', { 'data-stub': s.id },
+            h('td', {}, s.id), h('td', {}, JSON.stringify(s.request)), h('td', {}, answerText(s.response)),
+            h('td', {}, when(s) + (s.from_config ? ' (config)' : '')), h('td', {}, s.matched), h('td', {}, s.answered),
+            h('td', {}, h('button', { type: 'button', class: 'plain', 'aria-label': `Remove stub ${s.id}`, on: { click: async () => {
+              const gone = await call(p.name, 'DELETE', `_emulator/projects/${enc(p.name)}/stubs/${s.id}`);
+              say(gone.ok ? `Stub ${s.id} is removed.` : refusal(gone));
+              await showStubs();
+            } } }, 'Remove'))))))));
     }
     async function showDetail(q) {
       let full = q;
@@ -679,11 +705,12 @@
       };
       const part = (title, body) => [h('h3', {}, title), h('pre', {}, shownBody(body))];
       detail.replaceChildren(h('h2', {}, `Request ${full.id}: ${full.method} ${full.path}`),
-        h('p', {}, `Answered ${full.status} in ${full.duration_ms} ms at ${full.time}. Project ${full.project || '-'}, resource ${full.resource || '-'}, model ${full.model || '-'}.`),
+        h('p', {}, `${full.stub ? `Answered by stub ${full.stub}: ${full.status || 'the connection was cut'}` : `Answered ${full.status}`} in ${full.duration_ms} ms at ${full.time}. Project ${full.project || '-'}, resource ${full.resource || '-'}, model ${full.model || '-'}.${full.source === 'ui' ? ' Sent by this page.' : ''}`),
         h('p', {}, full.query ? `Query: ${full.query}` : 'No query.'),
         ...(problem ? [h('p', { class: 'error', role: 'alert' }, problem)] : []),
         ...part('Request body', bodies ? full.request_body : undefined), ...part('Answer body', bodies ? full.response_body : undefined));
       detail.hidden = false;
+      detail.scrollIntoView({ block: 'nearest' });
     }
 
     // An expectation, as a test would write it, with its near misses.

@@ -1,0 +1,139 @@
+//! The emulator-only stub routes, authorized by the project's API key (the stubs themselves
+//! are `crate::http::stubs`):
+//!
+//! - `GET /_emulator/projects/{project}/stubs`: the project's stubs, in order, with their counts;
+//! - `POST` with a stub (`{"request", "response", "after", "times"}`, as the config file's
+//!   `"stubs"`): declares it, after the others (`201`);
+//! - `DELETE`: removes every stub of the project (a reset puts the config file's back);
+//! - `DELETE /_emulator/projects/{project}/stubs/{id}`: removes one (`204`);
+//! - `GET /_emulator/projects/{project}/stubs/{id}/expect`: checks how many requests it
+//!   answered (`exactly`, `at_least` or `at_most`), as `requests/expect` does.
+
+use axum::body::Body;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get};
+use axum::{Json, Router};
+use serde_json::json;
+
+use super::requests::{TIMES, checked, times};
+use crate::config::stubs::StubConfig;
+use crate::http::extract::{BodyLimit, query_pairs, read_body};
+use crate::http::journal::RequestMatcher;
+use crate::http::stubs::StubError;
+use crate::http::{AppState, HttpError, auth, route_with_optional_slash};
+
+/// The routes.
+pub(super) fn routes(router: Router<AppState>) -> Router<AppState> {
+    let base = "/_emulator/projects/{project}/stubs";
+    let router = route_with_optional_slash(router, base, get(list).post(add).delete(clear));
+    let router = route_with_optional_slash(router, &format!("{base}/{{id}}"), delete(remove));
+    route_with_optional_slash(router, &format!("{base}/{{id}}/expect"), get(expect))
+}
+
+/// The project named in the path, once its API key is checked: its name and its index.
+fn project(
+    state: &AppState,
+    headers: &HeaderMap,
+    project: &str,
+) -> Result<(String, usize), HttpError> {
+    let entry = auth::authorize_project(state.registry(), headers, project)?;
+    let name = entry.name.as_str().to_owned();
+    let index = state
+        .stubs()
+        .project_index(&name)
+        .ok_or_else(|| HttpError::not_found("Project not found."))?;
+    Ok((name, index))
+}
+
+/// A stub's number from the path.
+fn stub_id(id: &str) -> Result<u64, HttpError> {
+    id.parse().map_err(|_| {
+        HttpError::not_found(format!(
+            "No stub {id:?}: a stub's number, as GET /_emulator/projects/{{project}}/stubs lists them."
+        ))
+    })
+}
+
+async fn list(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: Result<Path<String>, PathRejection>,
+) -> Result<Response, HttpError> {
+    let Path(project) = path?;
+    let (_, index) = self::project(&state, &headers, &project)?;
+    Ok(Json(json!({ "stubs": state.stubs().list(Some(index)) })).into_response())
+}
+
+/// The shape of a stub, for a body that is not one.
+const SHAPE: &str = r#"a stub is {"request": {"method", "path", "path_prefix", "query", "environment", "resource", "model", "body_includes"}, "response": {"status", "headers", "json" or "body", "delay_ms"} or {"connection": "drop" or "reset"}, "after", "times"}"#;
+
+async fn add(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: Result<Path<String>, PathRejection>,
+    body: Body,
+) -> Result<Response, HttpError> {
+    let Path(project) = path?;
+    let (_, index) = self::project(&state, &headers, &project)?;
+    let bytes = read_body(body, BodyLimit::ACCOUNT).await?;
+    let stub: StubConfig = serde_json::from_slice(&bytes)
+        .map_err(|e| HttpError::invalid(format!("Not a stub ({e}): {SHAPE}.")))?;
+    let info = state.stubs().add(index, stub).map_err(|e| match e {
+        StubError::Invalid(message) => HttpError::invalid(format!("{message}.")),
+        other => HttpError::invalid(other.to_string()),
+    })?;
+    Ok((StatusCode::CREATED, Json(info)).into_response())
+}
+
+async fn clear(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: Result<Path<String>, PathRejection>,
+) -> Result<Response, HttpError> {
+    let Path(project) = path?;
+    let (_, index) = self::project(&state, &headers, &project)?;
+    let removed = state.stubs().clear(index);
+    Ok(Json(json!({ "removed": removed })).into_response())
+}
+
+async fn remove(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: Result<Path<(String, String)>, PathRejection>,
+) -> Result<Response, HttpError> {
+    let Path((project, id)) = path?;
+    let (_, index) = self::project(&state, &headers, &project)?;
+    match state.stubs().remove(stub_id(&id)?, Some(index)) {
+        true => Ok(StatusCode::NO_CONTENT.into_response()),
+        false => Err(HttpError::not_found(format!(
+            "No stub {id} in this project."
+        ))),
+    }
+}
+
+async fn expect(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    path: Result<Path<(String, String)>, PathRejection>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, HttpError> {
+    let Path((project, id)) = path?;
+    let (name, index) = self::project(&state, &headers, &project)?;
+    let id = stub_id(&id)?;
+    let pairs = query_pairs(query.as_deref());
+    if let Some((other, _)) = pairs.iter().find(|(k, _)| !TIMES.contains(&k.as_str())) {
+        return Err(HttpError::invalid(format!(
+            "Unknown query parameter {other:?}; a stub's expectation reads {}.",
+            TIMES.join(", ")
+        )));
+    }
+    let times = times(&pairs)?;
+    let matcher = match state.stubs().get(id, Some(index)) {
+        Some(stub) => stub.answered_matcher(),
+        None => RequestMatcher::any().answered_by(id),
+    };
+    checked(&state, &name, &matcher, times, false)
+}
