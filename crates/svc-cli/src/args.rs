@@ -281,9 +281,10 @@ pub struct ExecArgs {
 const STUB_EXAMPLES: &str = r#"Examples:
   svc emulator stub '{"request": {"method": "GET", "model": "orders"}, "response": {"status": 503, "headers": {"Retry-After": "1"}}, "times": 1}'
   svc emulator stub '{"request": {"method": "POST"}, "response": {"connection": "reset"}}'
-  svc emulator stub @stubs/slow-orders.json
+  svc emulator stub @<stub.json>           # the same JSON, from a file
   svc emulator stubs -o json
-  svc emulator unstub 3"#;
+  svc emulator unstub 1
+  svc emulator unstub --all"#;
 
 const EXEC_EXAMPLES: &str = "\
 Examples:
