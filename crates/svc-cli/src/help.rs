@@ -12,6 +12,61 @@ const SEE_MAIN_HELP: &str = "Global options (--profile, --project, the base URLs
 const WITHOUT_GLOBALS: &[&str] = &["emulator", "demo", "help", "logout"];
 
 /// The `svc` command with its help shaped for reading.
+/// Flags that other tools (curl, SQL clients, other SDKs' CLIs) name what svc names otherwise.
+const SYNONYMS: [(&str, &str); 9] = [
+    ("--limit", "--per-page"),
+    ("--page-size", "--per-page"),
+    ("--size", "--per-page"),
+    ("--offset", "--page"),
+    ("--bind", "--param"),
+    ("--arg", "--param"),
+    ("--where", "--filter"),
+    ("--sort", "--order-by"),
+    ("--order", "--order-by"),
+];
+
+/// `error`, for an unknown flag that is another tool's name of one the subcommand of `argv`
+/// has, with that flag as its tip ("a similar argument exists: '--per-page'").
+pub fn with_synonym(
+    mut error: clap::Error,
+    argv: impl IntoIterator<Item = std::ffi::OsString>,
+) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if error.kind() != ErrorKind::UnknownArgument {
+        return error;
+    }
+    let Some(ContextValue::String(given)) = error.get(ContextKind::InvalidArg) else {
+        return error;
+    };
+    let flag = given.split('=').next().unwrap_or_default();
+    let Some((_, ours)) = SYNONYMS.iter().find(|(other, _)| *other == flag) else {
+        return error;
+    };
+    // The subcommand the words name, as far as they name one.
+    let mut command = command();
+    for word in argv.into_iter().skip(1) {
+        let word = word.to_string_lossy().into_owned();
+        match command.find_subcommand(&word) {
+            Some(sub) => command = sub.clone(),
+            None if word.starts_with('-') => continue,
+            None => break,
+        }
+    }
+    let has = command.get_arguments().any(|a| {
+        a.get_long()
+            .is_some_and(|long| format!("--{long}") == *ours)
+    });
+    if has {
+        error.insert(
+            ContextKind::SuggestedArg,
+            ContextValue::String((*ours).to_owned()),
+        );
+        // Not a value meant for a positional argument (clap's other tip): the flag is the fix.
+        error.insert(ContextKind::Suggested, ContextValue::StyledStrs(Vec::new()));
+    }
+    error
+}
+
 pub fn command() -> clap::Command {
     let mut command = Cli::command();
     // Global options are copied into every subcommand when the command is built, so they can

@@ -28,7 +28,10 @@ use crate::connect::{APP_HINT, DATA_HINT, PROJECT_HINT, SESSION_HINT, TOOLS_HINT
 use crate::exit::Failure;
 
 fn main() -> std::process::ExitCode {
-    let cli = Cli::from_arg_matches(&help::command().get_matches()).unwrap_or_else(|e| e.exit());
+    let matches = help::command()
+        .try_get_matches()
+        .unwrap_or_else(|e| help::with_synonym(e, std::env::args_os()).exit());
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     verbose::init(cli.global.verbose);
     // The emulator (and the demo, which runs one) serves requests on every core. Any other
     // command is one client's requests, which one thread runs with no wake-ups between threads

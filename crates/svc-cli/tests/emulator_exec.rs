@@ -84,10 +84,12 @@ async fn the_command_gets_the_environment_and_its_exit_code_is_svcs() {
 #[tokio::test(flavor = "multi_thread")]
 async fn svc_itself_runs_against_the_emulator_it_is_given() {
     // A caller's own settings for another service would win in svc: exec keeps them out.
+    // And `svc` runs though none is on PATH (a checkout's `cargo run`): exec is svc.
     let elsewhere = vec![
         ("VITE_SVC_API_BASE_URL", "http://127.0.0.1:9".to_owned()),
         ("VITE_SVC_PROJECT", "elsewhere".to_owned()),
         ("SVC_TOKEN", "a-token-of-elsewhere".to_owned()),
+        ("PATH", "/usr/bin:/bin".to_owned()),
     ];
     let stdout = succeeds(
         elsewhere,
@@ -95,7 +97,7 @@ async fn svc_itself_runs_against_the_emulator_it_is_given() {
             "emulator",
             "exec",
             "--",
-            SVC,
+            "svc",
             "records",
             "list",
             "shop",

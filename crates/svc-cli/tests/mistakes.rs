@@ -320,3 +320,34 @@ async fn smaller_items() {
         "{err}"
     );
 }
+
+/// Another tool's name of a flag (`--limit`, `--bind`) gets the tip of svc's own, where the
+/// subcommand has it; an unknown flag with no such name keeps clap's own tips.
+#[tokio::test]
+async fn another_tools_flag_names_svcs() {
+    let emulator = Emulator::start(EmulatorConfig::default()).await.unwrap();
+    for (args, tip) in [
+        (
+            &["records", "list", "shop", "orders", "--limit", "5"][..],
+            "a similar argument exists: '--per-page'",
+        ),
+        (
+            &["records", "list", "shop", "orders", "--limit=5"][..],
+            "a similar argument exists: '--per-page'",
+        ),
+        (
+            &["sql", "shop", "select 1", "--bind", "a=1"][..],
+            "a similar argument exists: '--param'",
+        ),
+    ] {
+        let out = run(&emulator, args).await;
+        code(&out, 2);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(tip), "{args:?}: {stderr}");
+        assert!(!stderr.contains("as a value"), "{args:?}: {stderr}");
+    }
+    // `projects get` has no --per-page: no tip naming one.
+    let out = run(&emulator, &["projects", "get", "--limit", "5"]).await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("--per-page"), "{stderr}");
+}

@@ -625,3 +625,24 @@ async fn head_on_records_is_refused_or_the_engines_failure() {
     .await;
     assert_eq!(get.status, 200);
 }
+
+#[tokio::test]
+async fn a_database_file_that_does_not_exist_is_named_with_the_ways_out() {
+    let config =
+        svc_emulator::ProjectsConfig::new(vec![svc_emulator::ProjectConfig::new("p").resource(
+            svc_emulator::ResourceConfig::new("shop", "tok_shop_1").database("nothere.sqlite"),
+        )]);
+    let error = Emulator::start(EmulatorConfig::default().projects(config))
+        .await
+        .unwrap_err()
+        .to_string();
+    let absolute = std::env::current_dir().unwrap().join("nothere.sqlite");
+    for says in [
+        "cannot open resource \"shop\" of project \"p\"",
+        &format!("its database file {} does not exist", absolute.display()),
+        "give `seed_sql` to create it",
+    ] {
+        assert!(error.contains(says), "{says:?} not in {error}");
+    }
+    assert!(!absolute.exists(), "nothing was created");
+}

@@ -441,3 +441,15 @@ async fn expectations_leave_the_pages_requests_out_unless_asked() {
         .respond(StubResponse::new(500));
     assert!(matches!(refused, Err(StubError::Invalid(_))));
 }
+
+#[test]
+fn a_config_that_does_not_parse_says_what_a_config_holds() {
+    let error = ProjectsConfig::from_json(r#"{"projects": [{"name": "p", "resources": {}}]}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("line 1"), "{error}");
+    assert!(
+        error.contains(r#"the file is {"projects": [{"name""#),
+        "{error}"
+    );
+}

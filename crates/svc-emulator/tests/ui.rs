@@ -739,6 +739,29 @@ async fn in_a_browser() {
     browser
         .wait_text("the refusal", |t| t.contains("Unknown lookup \"foo\""))
         .await;
+    browser
+        .wait_text("the summaries not run", |t| {
+            t.contains("Not run: the filters were refused")
+        })
+        .await;
+    let shown = browser
+        .script(
+            "return [...document.querySelectorAll('.error, [role=alert]')].filter(e => e.textContent.includes('Unknown lookup')).length;",
+            json!([]),
+        )
+        .await;
+    assert_eq!(shown, json!(1), "the refusal is shown once");
+    // A grid is none of the header's views: none is marked current, and the icon is served.
+    let marked = browser
+        .script(
+            "return [document.querySelectorAll('#nav a[aria-current]').length, \
+             document.querySelector('link[rel=icon]').href];",
+            json!([]),
+        )
+        .await;
+    assert_eq!(marked[0], json!(0), "{marked}");
+    let icon = marked[1].as_str().unwrap().to_owned();
+    assert!(icon.ends_with("/_emulator/ui/assets/favicon.svg"), "{icon}");
 
     // Edit a record: its request is in the journal.
     browser.open(&format!("{grid}?status=paid")).await;

@@ -77,6 +77,9 @@ async fn around(
     command
         .envs(environment(emulator, &line))
         .env("SVC_CONFIG_DIR", &config_dir.0);
+    if let Some(path) = path_with_this_svc(&config_dir.0) {
+        command.env("PATH", path);
+    }
     let group = Group::choose();
     group.prepare(&mut command);
     // Watched from before the command starts: a stop signal in between is passed on too.
@@ -136,6 +139,25 @@ const CALLERS_SETTINGS: &[&str] = &[
 /// profile and no saved session of the caller's, and a `svc login` inside it keeps its
 /// session there.
 struct ConfigDir(PathBuf);
+
+/// The command's `PATH`, this very `svc` first: a folder of the config directory holding a link
+/// to it. So `svc emulator exec -- svc ...` runs the same svc as exec, also from a checkout
+/// (`cargo run -p svc-cli -- emulator exec -- svc ...`) where no svc is on `PATH`. `None` (the
+/// caller's `PATH` as it is) where the link cannot be made.
+fn path_with_this_svc(config_dir: &std::path::Path) -> Option<std::ffi::OsString> {
+    let exe = std::env::current_exe().ok()?;
+    let bin = config_dir.join("bin");
+    std::fs::create_dir(&bin).ok()?;
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&exe, bin.join("svc")).ok()?;
+    #[cfg(windows)]
+    std::fs::copy(&exe, bin.join("svc.exe")).ok()?;
+    let mut paths = vec![bin];
+    paths.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    std::env::join_paths(paths).ok()
+}
 
 impl ConfigDir {
     fn create() -> Result<ConfigDir, Failure> {

@@ -17,6 +17,9 @@ use crate::config::actions::{ActionConfig, WorkflowConfig, check_actions, check_
 use crate::config::fixtures::{Fixtures, FixturesOnRows};
 use crate::config::stubs::StubConfig;
 
+/// What a config file holds, for the message of one that does not parse.
+const CONFIG_SHAPE: &str = r#"the file is {"projects": [{"name": "demo", "environments": ["prod"], "api_keys": ["..."], "resources": [{"name": "shop", "token": "...", "database": "shop.sqlite" or "postgres://..." or "seed_sql": "CREATE TABLE ...", "fixtures": "fixtures/"}], "workflows": [...], "stubs": [...]}]} (the svc-emulator README, "Config file")"#;
+
 /// Every project the emulator serves; the first one is the default project.
 ///
 /// Parse it from the config file's JSON with [`from_json`](Self::from_json) or
@@ -257,7 +260,7 @@ impl ProjectsConfig {
     fn parse(text: &str, path: Option<&Path>) -> Result<Self, ConfigError> {
         let config: Self = serde_json::from_str(text).map_err(|e| ConfigError::Parse {
             path: path.map(Path::to_owned),
-            message: blank_quoted(&e.to_string()),
+            message: format!("{}; {CONFIG_SHAPE}", blank_quoted(&e.to_string())),
         })?;
         config.validate()?;
         Ok(config)

@@ -70,6 +70,21 @@ impl EngineError {
         Self::field(field, message).by_design()
     }
 
+    /// The same refusal, its `error` saying `message` (what the engine's words in `fields`
+    /// mean, and what to do); other errors stay as they are.
+    pub(crate) fn explained(self, explanation: String) -> Self {
+        match self {
+            Self::Invalid {
+                fields, stricter, ..
+            } => Self::Invalid {
+                message: explanation,
+                fields,
+                stricter,
+            },
+            other => other,
+        }
+    }
+
     /// The same refusal, marked as one by design (`"error_decision": "stricter"`): for a
     /// refusal the engine shares on some values and not on others the emulator cannot tell
     /// apart. Other errors stay as they are.

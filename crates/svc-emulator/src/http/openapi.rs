@@ -1,5 +1,7 @@
 //! `GET /_emulator/openapi.json`: the OpenAPI 3.1 description of both hosts, the file
-//! `crates/svc-emulator/openapi.json` of the repository, served as it is (no credential).
+//! `crates/svc-emulator/openapi.json` of the repository, served as it is (no credential); and
+//! `GET /_emulator/health`, the readiness route a script or a container's health check waits
+//! for (no credential).
 //!
 //! The description cannot drift from the router: the test below compares its paths with the
 //! path templates the router was built with, and asks the running emulator each path with every
@@ -18,7 +20,18 @@ pub(crate) const OPENAPI_JSON: &str = include_str!("../../openapi.json");
 
 /// The route, on the data host.
 pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
+    let router = route_with_optional_slash(router, "/_emulator/health", get(health));
     route_with_optional_slash(router, "/_emulator/openapi.json", get(openapi))
+}
+
+/// `200 {"status": "ok", "version"}`: the emulator is up and every project is served (it
+/// accepts connections only once its start is done).
+async fn health() -> Response {
+    axum::Json(serde_json::json!({
+        "status": "ok",
+        "version": env!("CARGO_PKG_VERSION"),
+    }))
+    .into_response()
 }
 
 async fn openapi() -> Response {
@@ -190,6 +203,10 @@ mod tests {
             .unwrap();
         assert_eq!(
             status(emulator.local_addr(), "GET", "/_emulator/openapi.json").await,
+            200
+        );
+        assert_eq!(
+            status(emulator.local_addr(), "GET", "/_emulator/health").await,
             200
         );
     }

@@ -52,6 +52,10 @@ pub enum EmulatorError {
         /// What failed.
         message: String,
     },
+    /// A resource's database could not be opened: the message names the resource and its
+    /// project, and says what to do.
+    #[error("cannot open {0}")]
+    Resource(String),
     /// A fixture could not be loaded: the error names its file, and where known the line and
     /// the field.
     #[error(transparent)]
@@ -267,10 +271,7 @@ fn prepare(config: &EmulatorConfig, local_addr: SocketAddr) -> Result<Prepared, 
     // runtime, which may wait for them.
     let catalog = tokio::runtime::Handle::current()
         .block_on(Catalog::open(&projects, data_path))
-        .map_err(|message| EmulatorError::Store {
-            path: data_path.map(ToOwned::to_owned),
-            message,
-        })?;
+        .map_err(EmulatorError::Resource)?;
     // Before the state at start is kept (below): a reset puts the fixtures back.
     let mut loaded = Vec::new();
     for (project, resource, fixtures, on_rows) in fixture_plan(&projects, config)? {

@@ -1032,11 +1032,25 @@ fn open_one(
                 })?;
                 Resource::seeded(Some(path), sql)
             }
+            None if !path.exists() => Err(missing_database(path)),
             None => Resource::open(path),
         },
         (None, Some(data)) => seeded_beside(&beside(data, project, resource), seed.unwrap_or("")),
         (None, None) => Resource::in_memory(seed.unwrap_or("")),
     }
+}
+
+/// A `database` file that is not there, and no `seed_sql` to create it: where it was looked
+/// for, and the ways out.
+fn missing_database(path: &Path) -> EngineError {
+    let shown = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    EngineError::Internal(format!(
+        "its database file {} does not exist: a `database` file without `seed_sql` must exist \
+         (a relative path is read from the config file's directory, or from the current \
+         directory when given on the command line). Create it, give `seed_sql` to create it, \
+         or leave `database` out for one the emulator keeps itself",
+        shown.display()
+    ))
 }
 
 /// A database of the data path, beside its data file: private like the data file.

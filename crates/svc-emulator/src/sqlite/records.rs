@@ -77,8 +77,8 @@ use crate::sqlite::driver::{SqlCancel, Watchdog};
 use crate::sqlite::schema::prepare;
 use crate::sqlite::schema::{self, SqliteConnection, equal_all};
 use crate::sqlite::schema::{Field, Model};
-use crate::sqlite::types::bind;
 use crate::sqlite::types::write_field_value;
+use crate::sqlite::types::{bind, never_written};
 use crate::sqlite::{Resource, db_error, get_by_identity, lookup_value};
 use rusqlite::Connection;
 use rusqlite::params_from_iter;
@@ -266,7 +266,10 @@ impl<'c> Database for Sqlite<'c> {
             // An integer past 64 bits: Python's `sqlite3` overflows, the engine fails (500).
             match value {
                 Internal::Int(i) if i.parse::<i64>().is_err() => non_field(m).by_design(),
-                _ => non_field(m),
+                _ => match never_written(field.ty.reflected, &field.name) {
+                    Some(why) => non_field(m).explained(why),
+                    None => non_field(m),
+                },
             }
         })?);
         Ok("?".to_owned())

@@ -318,6 +318,25 @@ pub(crate) fn json_to_sql(kind: FieldKind, v: &Json) -> Result<Value, &'static s
     }
 }
 
+/// What the engine's refusal of any value written to a column of type `reflected` means, for
+/// the answer's `error` (its `non_field_errors` keep the engine's words): SQLAlchemy's SQLite
+/// `Date` and `Time` types take only Python `date` and `time` objects, and the engine hands
+/// them the JSON's text, so neither the engine nor the service writes such a column.
+pub(crate) fn never_written(reflected: Reflected, field: &str) -> Option<String> {
+    let kind = match reflected {
+        Reflected::Date => "DATE",
+        Reflected::Time => "TIME",
+        _ => return None,
+    };
+    Some(format!(
+        "The data engine (and so the service) cannot write `{field}`, a SQLite {kind} column: \
+         its database layer takes only Python {} objects there, and the engine hands it the \
+         request's text (its words are in non_field_errors). Leave the field out (its default \
+         or null), or set it with SQL: seed_sql or an action.",
+        kind.to_ascii_lowercase()
+    ))
+}
+
 /// What SQLite is given for a Python value written to a column of type `reflected`:
 /// SQLAlchemy's bind processor of the type, then Python's `sqlite3` adaptation. `Err` holds
 /// the message the engine answers (`400`), or says why the emulator refuses a value the engine

@@ -14,6 +14,7 @@ use super::guard::json_error;
 const PAGE: &str = include_str!("assets/index.html");
 const SCRIPT: &str = include_str!("assets/app.js");
 const STYLE: &str = include_str!("assets/app.css");
+const ICON: &str = include_str!("assets/favicon.svg");
 
 /// Scripts, styles, images and requests from this origin only; no frames of the page.
 const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' \
@@ -31,7 +32,7 @@ pub(super) fn page(method: &Method) -> Response<Body> {
     answer(PAGE, "text/html; charset=utf-8")
 }
 
-/// A file of the page: `app.js` or `app.css`.
+/// A file of the page: `app.js`, `app.css` or `favicon.svg`.
 pub(super) fn file(method: &Method, name: &str) -> Response<Body> {
     if !matches!(*method, Method::GET | Method::HEAD) {
         return json_error(
@@ -42,6 +43,7 @@ pub(super) fn file(method: &Method, name: &str) -> Response<Body> {
     match name {
         "app.js" => answer(SCRIPT, "text/javascript; charset=utf-8"),
         "app.css" => answer(STYLE, "text/css; charset=utf-8"),
+        "favicon.svg" => answer(ICON, "image/svg+xml"),
         _ => json_error(StatusCode::NOT_FOUND, "No such file of the page."),
     }
 }

@@ -450,6 +450,13 @@ fn date_columns_refuse_every_value_but_null() {
         ),
         ["SQLite Date type only accepts Python date objects as input."]
     );
+    // The engine's words stay; `error` says what they mean and what to do.
+    let refused = post(&r, "people", r#"{"name": "D", "born": "2024-01-02"}"#).unwrap_err();
+    let error = refused.to_string();
+    assert!(
+        error.contains("cannot write `born`, a SQLite DATE column") && error.contains("seed_sql"),
+        "{error}"
+    );
     let v = post(&r, "people", r#"{"name": "D", "born": null}"#).unwrap();
     assert_eq!(v["born"], Json::Null);
     // Field errors come first: they are the serializer's.

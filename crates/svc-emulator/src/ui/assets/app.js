@@ -172,7 +172,8 @@
     const nav = $('#nav');
     nav.replaceChildren(...VIEWS.map(([view, label]) => {
       const href = view ? pageUrl(r.project, view) : pageUrl(r.project);
-      const current = r.view === view || (view === '' && r.view === 'grid');
+      // A model's grid is none of these views: none is marked current there.
+      const current = r.view === view;
       return h('a', { href, 'aria-current': current ? 'page' : null }, label);
     }));
     const select = $('#project');
@@ -503,7 +504,7 @@
       if (!current()) return;
       table.replaceChildren();
       pager.replaceChildren();
-      if (!answer.ok) { showAlert(gridError, refusal(answer)); return; }
+      if (!answer.ok) { showAlert(gridError, refusal(answer)); return false; }
       showAlert(gridError, '');
       const body = answer.json || {};
       // A page (`results`), or every record as a bare list (`_no_pagination`).
@@ -533,6 +534,7 @@
           pager.append(h('a', { href: target, id: `${rel}-page` }, label));
         }
       }
+      return true;
     }
 
     // At a glance: an aggregate and a group over the grid's filters.
@@ -571,8 +573,13 @@
       h('form', { id: 'group-form', on: { submit: (e) => { e.preventDefault(); group(); } } },
         field('Group by', groupSelect), h('button', { type: 'submit' }, 'Count by group')), groupResult);
 
-    await load();
+    const loaded = await load();
     if (!current()) return;
+    // Refused filters are refused once, above: the summaries would only say it again.
+    if (!loaded) {
+      aggResult.textContent = 'Not run: the filters were refused (above).';
+      return;
+    }
     await Promise.all([aggregate(), group()]);
   }
 
