@@ -48,6 +48,16 @@ fn project(
     Ok((name, index))
 }
 
+/// The index of the project a `.../stubs` path names, once its API key is checked.
+fn named(
+    state: &AppState,
+    headers: &HeaderMap,
+    path: Result<Path<String>, PathRejection>,
+) -> Result<usize, HttpError> {
+    let Path(project) = path?;
+    Ok(self::project(state, headers, &project)?.1)
+}
+
 /// A stub's number from the path.
 fn stub_id(id: &str) -> Result<u64, HttpError> {
     id.parse().map_err(|_| {
@@ -62,8 +72,7 @@ async fn list(
     headers: HeaderMap,
     path: Result<Path<String>, PathRejection>,
 ) -> Result<Response, HttpError> {
-    let Path(project) = path?;
-    let (_, index) = self::project(&state, &headers, &project)?;
+    let index = named(&state, &headers, path)?;
     Ok(Json(json!({ "stubs": state.stubs().list(Some(index)) })).into_response())
 }
 
@@ -76,8 +85,7 @@ async fn add(
     path: Result<Path<String>, PathRejection>,
     body: Body,
 ) -> Result<Response, HttpError> {
-    let Path(project) = path?;
-    let (_, index) = self::project(&state, &headers, &project)?;
+    let index = named(&state, &headers, path)?;
     let bytes = read_body(body, BodyLimit::ACCOUNT).await?;
     let stub: StubConfig = serde_json::from_slice(&bytes)
         .map_err(|e| HttpError::invalid(format!("Not a stub ({e}): {SHAPE}.")))?;
@@ -93,8 +101,7 @@ async fn clear(
     headers: HeaderMap,
     path: Result<Path<String>, PathRejection>,
 ) -> Result<Response, HttpError> {
-    let Path(project) = path?;
-    let (_, index) = self::project(&state, &headers, &project)?;
+    let index = named(&state, &headers, path)?;
     let removed = state.stubs().clear(index);
     Ok(Json(json!({ "removed": removed })).into_response())
 }
