@@ -32,9 +32,12 @@ use crate::http;
 /// key and sessions as well as the resource's token.
 /// The routes that put a project's state back (its reset, a snapshot's restore) or forget a
 /// snapshot: a stateful scenario that met one between a create and a use of what it created
-/// would find it gone, as it should. They run in a pass of their own, without that phase, and
-/// are left out of the others.
-const STATE_ROUTES: &str = "^/_emulator/projects/[^/]+/(reset|snapshots)";
+/// would find it gone, as it should. And the stubs' routes: a stub declared with a generated
+/// body answers the API's requests in its place (a status the operation does not list, a
+/// dropped connection), so it must not meet the other passes' requests. They run in a pass of
+/// their own, the last one, without the stateful phase, and are left out of the others; stubs
+/// never answer the emulator's own routes, which that pass alone sends.
+const STATE_ROUTES: &str = "^/_emulator/projects/[^/]+/(reset|snapshots|stubs)";
 
 /// The phases a pass runs: all those asked for, but the stateful one for [`STATE_ROUTES`].
 fn phases_of(options: &Options, only: &Option<&str>) -> String {
@@ -184,7 +187,7 @@ fn run(options: &Options, root: &Path) -> Result<bool, String> {
             Some(RESOURCE_ROUTES),
         ),
         (
-            "the project's resets and snapshots, without the stateful phase",
+            "the project's resets, snapshots and stubs, without the stateful phase",
             None,
             Some(STATE_ROUTES),
         ),
