@@ -543,7 +543,6 @@ fn next_steps(emulator: &Emulator, keep_running: bool) {
     say!("   svc-emulator = \"{version}\"");
     say!("   tokio = {{ version = \"1\", features = [\"macros\", \"rt-multi-thread\"] }}");
     say!("   serde = {{ version = \"1\", features = [\"derive\"] }}");
-    say!("   serde_json = \"1\"");
     say!("   and in a #[tokio::test]:");
     say!("   let emulator = svc_emulator::Emulator::start(Default::default()).await?;");
     say!("   let client = svc_api::Client::builder_for(&emulator).build()?;");
