@@ -11,7 +11,6 @@ const SEE_MAIN_HELP: &str = "Global options (--profile, --project, the base URLs
 /// Subcommands that take none of the global options, so that the note would only mislead.
 const WITHOUT_GLOBALS: &[&str] = &["emulator", "demo", "help", "logout"];
 
-/// The `svc` command with its help shaped for reading.
 /// Flags that other tools (curl, SQL clients, other SDKs' CLIs) name what svc names otherwise.
 const SYNONYMS: [(&str, &str); 9] = [
     ("--limit", "--per-page"),
@@ -67,6 +66,7 @@ pub fn with_synonym(
     error
 }
 
+/// The `svc` command with its help shaped for reading.
 pub fn command() -> clap::Command {
     let mut command = Cli::command();
     // Global options are copied into every subcommand when the command is built, so they can

@@ -121,13 +121,14 @@ async fn stubs_are_tried_in_order_of_declaration() {
 #[tokio::test]
 async fn a_stub_matches_a_json_body_and_a_query() {
     let emu = common::demo().await;
-    emu.stub(
-        RequestMatcher::post()
-            .model("orders")
-            .json_body_includes(json!({"status": "poison"})),
-    )
-    .respond(StubResponse::new(422).json(json!({"status": ["Not that one."]})))
-    .unwrap();
+    let poison = emu
+        .stub(
+            RequestMatcher::post()
+                .model("orders")
+                .json_body_includes(json!({"status": "poison"})),
+        )
+        .respond(StubResponse::new(422).json(json!({"status": ["Not that one."]})))
+        .unwrap();
     emu.stub(RequestMatcher::get().query_param("_search", "boom"))
         .respond(StubResponse::new(502))
         .unwrap();
@@ -146,6 +147,24 @@ async fn a_stub_matches_a_json_body_and_a_query() {
         get(&emu, &format!("{ORDERS}?_search=calm")).await.status,
         200
     );
+    // The journal keeps no bodies here, yet the stub's number says which requests it
+    // answered; the other create is its near miss.
+    emu.assert_stub_answered(poison, 1);
+    let unmet = emu.verify_stub(poison, 2).unwrap_err();
+    // The other create first: it holds the method and the model.
+    assert_eq!(unmet.near_misses()[0].method, "POST", "{unmet}");
+    assert!(!unmet.to_string().contains("no body matches"), "{unmet}");
+    let checked = send(
+        &emu,
+        Call::get(format!(
+            "/_emulator/projects/demo/stubs/{}/expect?exactly=1",
+            poison.0
+        ))
+        .bearer(emu.api_key()),
+    )
+    .await
+    .json();
+    assert_eq!(checked["met"], true, "{checked}");
 }
 
 #[tokio::test]
@@ -219,6 +238,7 @@ async fn conditions_that_need_an_answer_and_bad_answers_are_refused() {
     assert!(matches!(refused, Err(StubError::NoProject(_))));
     for (response, says) in [
         (StubResponse::new(99), "from 200 to 599"),
+        (StubResponse::new(204).text("x"), "has no body"),
         (
             StubResponse::new(200).header("Content-Length", "3"),
             "framing",
@@ -373,6 +393,7 @@ async fn a_reset_removes_declared_stubs_and_keeps_the_configs_with_counts_at_zer
         .unwrap();
     let delete = Call::new(Method::DELETE, format!("{ORDERS}/1")).bearer(emu.api_key());
     assert_eq!(send(&emu, delete.clone()).await.status, 403);
+    let first = emu.stubs()[0].id;
     emu.stub(RequestMatcher::get())
         .respond(StubResponse::new(500))
         .unwrap();
@@ -382,6 +403,7 @@ async fn a_reset_removes_declared_stubs_and_keeps_the_configs_with_counts_at_zer
     let left = emu.stubs();
     assert_eq!(left.len(), 1);
     assert!(left[0].from_config);
+    assert_eq!(left[0].id, first, "a config stub keeps its number");
     assert_eq!((left[0].matched, left[0].answered), (0, 0));
     assert_eq!(get(&emu, ORDERS).await.status, 200);
     assert_eq!(send(&emu, delete).await.status, 403);
@@ -451,5 +473,64 @@ fn a_config_that_does_not_parse_says_what_a_config_holds() {
     assert!(
         error.contains(r#"the file is {"projects": [{"name""#),
         "{error}"
+    );
+}
+
+#[tokio::test]
+async fn a_drop_reads_the_body_it_was_sent_first_so_the_client_sees_a_close() {
+    let emu = common::demo().await;
+    emu.stub(RequestMatcher::post().model("orders"))
+        .respond(StubResponse::drop_connection())
+        .unwrap();
+    let body = vec![b' '; 1024 * 1024];
+    let mut stream = tokio::net::TcpStream::connect(emu.local_addr())
+        .await
+        .unwrap();
+    let head = format!(
+        "POST {ORDERS} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        emu.api_key(),
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(&body).await.unwrap();
+    let mut answer = Vec::new();
+    // A close (FIN), not a reset: the unread megabyte was read before it.
+    stream.read_to_end(&mut answer).await.unwrap();
+    assert!(answer.is_empty());
+}
+
+#[tokio::test]
+async fn over_http2_a_cut_resets_the_stream_and_the_connection_serves_on() {
+    let emu = common::demo().await;
+    emu.stub(RequestMatcher::get().model("orders"))
+        .once()
+        .respond(StubResponse::reset_connection())
+        .unwrap();
+    let stream = tokio::net::TcpStream::connect(emu.local_addr())
+        .await
+        .unwrap();
+    let (mut sender, conn) = hyper::client::conn::http2::handshake(
+        hyper_util::rt::TokioExecutor::new(),
+        hyper_util::rt::TokioIo::new(stream),
+    )
+    .await
+    .unwrap();
+    tokio::spawn(conn);
+    let request = || {
+        http::Request::get(format!("http://{}{ORDERS}", emu.local_addr()))
+            .header("authorization", format!("Bearer {}", emu.api_key()))
+            .body(http_body_util::Empty::<bytes::Bytes>::new())
+            .unwrap()
+    };
+    assert!(
+        sender.send_request(request()).await.is_err(),
+        "the stream was reset"
+    );
+    let answer = sender.send_request(request()).await.unwrap();
+    assert_eq!(
+        answer.status(),
+        200,
+        "the same connection serves the next request"
     );
 }

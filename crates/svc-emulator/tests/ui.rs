@@ -249,6 +249,8 @@ async fn the_relay_answers_as_the_api_and_changes_come_from_the_page_s_origin_on
             .all(|r| r.source == RequestSource::Client)
     );
     emulator.assert_not_received(RequestMatcher::post());
+    emulator.assert_received_times(RequestMatcher::post().source(RequestSource::Ui), 1);
+    emulator.assert_received(RequestMatcher::post().any_source());
     // From another origin, or with none: refused, nothing done.
     let count = journal.len();
     for headers in [

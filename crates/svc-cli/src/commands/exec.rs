@@ -153,9 +153,11 @@ fn path_with_this_svc(config_dir: &std::path::Path) -> Option<std::ffi::OsString
     #[cfg(windows)]
     std::fs::copy(&exe, bin.join("svc.exe")).ok()?;
     let mut paths = vec![bin];
-    paths.extend(std::env::split_paths(
-        &std::env::var_os("PATH").unwrap_or_default(),
-    ));
+    // An empty entry would mean the current directory: none is added.
+    paths.extend(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .filter(|p| !p.as_os_str().is_empty()),
+    );
     std::env::join_paths(paths).ok()
 }
 

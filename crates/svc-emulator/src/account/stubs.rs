@@ -140,7 +140,7 @@ async fn expect(
     let times = times(&pairs)?;
     let matcher = match state.stubs().get(id, Some(index)) {
         Some(stub) => stub.answered_matcher(),
-        None => RequestMatcher::any().answered_by(id),
+        None => RequestMatcher::any().decided_by_stub(id),
     };
     checked(&state, &name, &matcher, times, false)
 }

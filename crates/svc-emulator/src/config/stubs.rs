@@ -229,6 +229,12 @@ impl StubResponse {
             return Ok(());
         }
         match self.status {
+            Some(204 | 304) if self.json.is_some() || self.body.is_some() => {
+                return Err(format!(
+                    "a {} answer has no body: leave out its `json` and `body`",
+                    self.status.unwrap_or(204)
+                ));
+            }
             Some(200..=599) => {}
             Some(other) => {
                 return Err(format!(

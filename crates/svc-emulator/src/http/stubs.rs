@@ -104,14 +104,41 @@ pub(crate) struct Active {
 }
 
 impl Active {
+    fn new(
+        id: u64,
+        project: usize,
+        matcher: RequestMatcher,
+        stub: StubConfig,
+        from_config: bool,
+    ) -> Self {
+        Self {
+            id,
+            project,
+            matcher,
+            request: stub.request,
+            response: stub.response,
+            after: stub.after,
+            times: stub.times,
+            from_config,
+            matched: AtomicU64::new(0),
+            answered: AtomicU64::new(0),
+        }
+    }
+
     /// Its number.
     pub(crate) fn id(&self) -> u64 {
         self.id
     }
 
-    /// Its matcher, with the condition "answered by this stub": for expectations on it.
+    /// The matcher of the requests it answered, its own conditions ranking the near misses:
+    /// for expectations on it.
     pub(crate) fn answered_matcher(&self) -> RequestMatcher {
-        self.matcher.clone().answered_by(self.id)
+        self.matcher.clone().decided_by_stub(self.id)
+    }
+
+    /// Whether it closes the connection (a FIN) instead of answering.
+    pub(crate) fn drops(&self) -> bool {
+        self.response.connection == Some(Cut::Drop)
     }
 
     /// How long its answer is held back.
@@ -179,8 +206,9 @@ impl Active {
 pub(crate) struct Stubs {
     active: RwLock<Vec<Arc<Active>>>,
     next_id: AtomicU64,
-    /// The config file's stubs, by project index: what a reset puts back.
-    declared: Vec<Vec<StubConfig>>,
+    /// The config file's stubs, by project index, with the numbers they keep: what a reset
+    /// puts back.
+    declared: Vec<Vec<(u64, StubConfig)>>,
     /// The served projects' names, by index (the registry's order, as the journal's).
     projects: Vec<String>,
 }
@@ -189,14 +217,30 @@ impl Stubs {
     /// The stubs of the config file: `declared[i]` are project `projects[i]`'s. Checked when
     /// the config was.
     pub(crate) fn new(projects: Vec<String>, declared: Vec<Vec<StubConfig>>) -> Self {
+        let mut next = 1;
+        let declared: Vec<Vec<(u64, StubConfig)>> = declared
+            .into_iter()
+            .map(|stubs| {
+                stubs
+                    .into_iter()
+                    .map(|stub| {
+                        next += 1;
+                        (next - 1, stub)
+                    })
+                    .collect()
+            })
+            .collect();
         let stubs = Self {
             active: RwLock::new(Vec::new()),
-            next_id: AtomicU64::new(1),
+            next_id: AtomicU64::new(next),
             declared,
             projects,
         };
-        for project in 0..stubs.projects.len() {
-            stubs.put_back_declared(project);
+        {
+            let mut active = stubs.write();
+            for project in 0..stubs.projects.len() {
+                stubs.put_back_declared(&mut active, project);
+            }
         }
         stubs
     }
@@ -231,7 +275,7 @@ impl Stubs {
     pub(crate) fn add(&self, project: usize, stub: StubConfig) -> Result<StubInfo, StubError> {
         stub.check().map_err(StubError::Invalid)?;
         let matcher = matcher_of(&stub.request);
-        Ok(self.push(project, matcher, stub, false))
+        Ok(self.push(project, matcher, stub))
     }
 
     /// Adds a stub declared in code, for the project `matcher` names (else `default_project`).
@@ -257,28 +301,13 @@ impl Stubs {
             times,
         };
         stub.check().map_err(StubError::Invalid)?;
-        Ok(self.push(project, matcher, stub, false))
+        Ok(self.push(project, matcher, stub))
     }
 
-    fn push(
-        &self,
-        project: usize,
-        matcher: RequestMatcher,
-        stub: StubConfig,
-        from_config: bool,
-    ) -> StubInfo {
-        let active = Arc::new(Active {
-            id: self.next_id.fetch_add(1, Ordering::Relaxed),
-            project,
-            matcher,
-            request: stub.request,
-            response: stub.response,
-            after: stub.after,
-            times: stub.times,
-            from_config,
-            matched: AtomicU64::new(0),
-            answered: AtomicU64::new(0),
-        });
+    /// Declares a stub after every other, under a new number.
+    fn push(&self, project: usize, matcher: RequestMatcher, stub: StubConfig) -> StubInfo {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let active = Arc::new(Active::new(id, project, matcher, stub, false));
         let info = active.info(self.name(project));
         self.write().push(active);
         info
@@ -321,16 +350,25 @@ impl Stubs {
         before - active.len()
     }
 
-    /// What a reset of `project` does: its stubs are the config file's again, counts at 0.
+    /// What a reset of `project` does, at once for every request: its stubs are the config
+    /// file's again, under their numbers, their counts at 0.
     pub(crate) fn reset(&self, project: usize) {
-        self.clear(project);
-        self.put_back_declared(project);
+        let mut active = self.write();
+        active.retain(|s| s.project != project);
+        self.put_back_declared(&mut active, project);
     }
 
-    fn put_back_declared(&self, project: usize) {
-        for stub in self.declared.get(project).into_iter().flatten() {
+    /// Puts `project`'s stubs of the config file back in `active`, after the others.
+    fn put_back_declared(&self, active: &mut Vec<Arc<Active>>, project: usize) {
+        for (id, stub) in self.declared.get(project).into_iter().flatten() {
             let matcher = matcher_of(&stub.request);
-            self.push(project, matcher, stub.clone(), true);
+            active.push(Arc::new(Active::new(
+                *id,
+                project,
+                matcher,
+                stub.clone(),
+                true,
+            )));
         }
     }
 

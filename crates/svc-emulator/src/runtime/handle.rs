@@ -271,12 +271,16 @@ impl Emulator {
         matcher: impl Borrow<RequestMatcher>,
         times: impl Into<Times>,
     ) -> Result<Vec<RecordedRequest>, UnmetExpectation> {
+        let matcher = matcher.borrow();
+        let journal = self.state.journal();
+        // Every source: the matcher says which it counts (the clients' unless told).
+        let recorded = journal.records_since(Scope::All, true, matcher.arrived_from());
         journal::verify(
-            matcher.borrow(),
+            matcher,
             times.into(),
-            self.requests(),
+            recorded,
             self.dropped_requests(),
-            self.state.journal().keeps_bodies(),
+            journal.keeps_bodies(),
         )
     }
 
@@ -471,7 +475,7 @@ impl Emulator {
     ) -> Result<Vec<RecordedRequest>, UnmetExpectation> {
         let matcher = match self.state.stubs().get(id.0, None) {
             Some(stub) => stub.answered_matcher(),
-            None => RequestMatcher::any().answered_by(id.0),
+            None => RequestMatcher::any().decided_by_stub(id.0),
         };
         self.verify(matcher, times)
     }

@@ -314,6 +314,9 @@ where
         let faults = faults.clone();
         let reset = Arc::clone(&reset);
         async move {
+            // HTTP/2 carries other streams on the connection: an error resets this stream
+            // only (RST_STREAM), and the connection's close stays a plain one.
+            let multiplexed = request.version() == hyper::Version::HTTP_2;
             let response = match faults {
                 None => faults::run(router, request).await,
                 Some(faults) => faults.serve(router, request).await?,
@@ -322,7 +325,9 @@ where
             match response.extensions().get::<CutConnection>() {
                 None => Ok(response),
                 Some(cut) => {
-                    reset.store(cut.reset, Ordering::Relaxed);
+                    if !multiplexed {
+                        reset.store(cut.reset, Ordering::Relaxed);
+                    }
                     Err(faults::Dropped("by a stub"))
                 }
             }

@@ -108,16 +108,30 @@ async fn stub_or_pass(
         }
         false => (request, None),
     };
-    let whole = sent.as_ref().filter(|s| s.complete).map(|s| &s.kept);
+    // A request whose body failed to arrive meets no stub: the router fails it, as before.
+    if sent.as_ref().is_some_and(|s| s.failed) {
+        return pass(router, state, request, entry, started).await;
+    }
+    let whole = sent
+        .as_ref()
+        .filter(|s| s.captured.complete)
+        .map(|s| &s.captured.kept);
     let probe = probe(&journal, &request, project, whole);
     let Some(stub) = stubs.pick(project, &probe) else {
         return pass(router, state, request, entry, started).await;
     };
+    if stub.drops() && !sent.as_ref().is_some_and(|s| s.captured.complete) {
+        // Closed with unread bytes in the socket, a connection is reset, not closed: read
+        // what is left of the body first (within a bound), so that a drop is a drop.
+        drain(request.into_body()).await;
+    }
     let delay = stub.delay();
     if !delay.is_zero() {
         tokio::time::sleep(delay).await;
     }
     let (response, answer) = stub.answer();
+    // A HEAD's answer carries no body (hyper sends none).
+    let answer = answer.filter(|_| entry.method != Method::HEAD);
     entry.stub = Some(stub.id());
     entry.status = match answer {
         Some(_) => response.status().as_u16(),
@@ -131,7 +145,7 @@ async fn stub_or_pass(
             complete: true,
         };
         entry.bodies = Some(Arc::new(Bodies {
-            request: sent,
+            request: sent.map(|s| s.captured),
             response: answer.filter(|a| !a.is_empty()).map(kept),
         }));
     }
@@ -178,9 +192,17 @@ fn probe(
     }
 }
 
+/// What [`buffered`] read of a body.
+struct Read {
+    /// Its first bytes (all of it when `captured.complete`).
+    captured: Captured,
+    /// The body failed before its end (the client left, a broken frame).
+    failed: bool,
+}
+
 /// Reads `body` up to `cap` bytes: what was read (whole, or its first part), and a body that
 /// gives the router all of it again (the rest still streamed, a failure still failed).
-async fn buffered(mut body: Body, cap: usize) -> (Captured, Body) {
+async fn buffered(mut body: Body, cap: usize) -> (Read, Body) {
     use http_body_util::BodyExt;
     let mut kept = bytes::BytesMut::new();
     loop {
@@ -192,7 +214,11 @@ async fn buffered(mut body: Body, cap: usize) -> (Captured, Body) {
                     kept: kept.clone(),
                     complete: true,
                 };
-                return (captured, Body::from(kept));
+                let read = Read {
+                    captured,
+                    failed: false,
+                };
+                return (read, Body::from(kept));
             }
             Some(Ok(frame)) => {
                 if let Some(data) = frame.data_ref() {
@@ -210,7 +236,11 @@ async fn buffered(mut body: Body, cap: usize) -> (Captured, Body) {
                         rest: Some(body),
                         failed: None,
                     };
-                    return (captured, Body::new(replay));
+                    let read = Read {
+                        captured,
+                        failed: false,
+                    };
+                    return (read, Body::new(replay));
                 }
             }
             Some(Err(e)) => {
@@ -225,8 +255,28 @@ async fn buffered(mut body: Body, cap: usize) -> (Captured, Body) {
                     rest: None,
                     failed: Some(e),
                 };
-                return (captured, Body::new(replay));
+                let read = Read {
+                    captured,
+                    failed: true,
+                };
+                return (read, Body::new(replay));
             }
+        }
+    }
+}
+
+/// The most of a body [`drain`] reads: past it, the connection may close with bytes unread.
+const DRAIN_CAP: u64 = 8 * 1024 * 1024;
+
+/// Reads and forgets what is left of `body`, up to [`DRAIN_CAP`] bytes, until it ends or
+/// fails.
+async fn drain(mut body: Body) {
+    use http_body_util::BodyExt;
+    let mut seen = 0u64;
+    while let Some(Ok(frame)) = body.frame().await {
+        seen += frame.data_ref().map_or(0, |d| d.len() as u64);
+        if seen > DRAIN_CAP {
+            return;
         }
     }
 }

@@ -51,6 +51,10 @@ pub struct RequestMatcher {
     any_source: bool,
     /// Answered by this stub (expectations on a stub).
     stub: Option<u64>,
+    /// The stub's number alone decides a match (the other conditions rank the near misses):
+    /// the stub chose its requests as they came, bodies and secrets included, which the
+    /// journal's copy may not show.
+    stub_decides: bool,
 }
 
 /// One condition of a matcher, for the near misses' report.
@@ -212,15 +216,29 @@ impl RequestMatcher {
         self
     }
 
-    /// Requests answered by stub `id` (the expectations on a stub).
+    /// Requests answered by stub `id`, beside the other conditions (the journal's filter).
     pub(crate) fn answered_by(mut self, id: u64) -> Self {
         self.stub = Some(id);
         self
     }
 
+    /// The requests stub `id` answered, whatever the other conditions say of the journal's
+    /// copy of them; the other conditions rank the near misses (the expectations on a stub).
+    pub(crate) fn decided_by_stub(mut self, id: u64) -> Self {
+        self.stub = Some(id);
+        self.stub_decides = true;
+        self
+    }
+
     /// Whether `request` matches every condition.
     pub fn matches(&self, request: &RecordedRequest) -> bool {
-        self.in_window(request) && self.conditions(request).all(|(_, held)| held)
+        if !self.in_window(request) {
+            return false;
+        }
+        match self.stub {
+            Some(id) if self.stub_decides => request.stub == Some(StubId(id)),
+            _ => self.conditions(request).all(|(_, held)| held),
+        }
     }
 
     /// The conditions of a stub, which answers before there is a status: its project, and
@@ -254,7 +272,8 @@ impl RequestMatcher {
 
     /// Whether the matcher asks about bodies.
     pub(crate) fn reads_bodies(&self) -> bool {
-        self.json_body.is_some()
+        // A stub's number decides without the journal's bodies.
+        self.json_body.is_some() && !self.stub_decides
     }
 
     /// The start of the matcher's time window, if any: what the journal need not read before
@@ -626,6 +645,12 @@ pub(crate) fn verify(
     dropped: u64,
     bodies_kept: bool,
 ) -> Result<Vec<RecordedRequest>, UnmetExpectation> {
+    // What the matcher's window and sources hold: the page's requests are not counted, in the
+    // report either, unless the matcher asks for them.
+    let recorded: Vec<_> = recorded
+        .into_iter()
+        .filter(|r| matcher.in_window(r))
+        .collect();
     let total = recorded.len();
     let (matched, others): (Vec<_>, Vec<_>) =
         recorded.into_iter().partition(|r| matcher.matches(r));
