@@ -100,6 +100,35 @@ class ProductsTest(unittest.TestCase):
         )
         self.assertEqual(status, 201, created)
 
+    def test_a_retrieve_that_fails_twice_is_tried_again(self):
+        # The code under test: one product, tried up to three times while the service says 500.
+        def product(pk):
+            for _ in range(3):
+                status, answer = call("GET", "%s/%s" % (self.products, pk))
+                if status != 500:
+                    break
+            return status, answer
+
+        _, page = call("GET", self.products + "?_per_page=1")
+        pk = page["results"][0]["id"]
+        path = "%s/%s" % (self.products, pk)
+        stubs = "/_emulator/projects/%s/stubs" % EMULATOR["project"]
+        status, stub = call(
+            "POST",
+            stubs,
+            {
+                "request": {"method": "GET", "path": path},
+                "response": {"status": 500, "json": {"error": "Server Error (500)"}},
+                "times": 2,
+            },
+        )
+        self.assertEqual(status, 201, stub)
+        status, answer = product(pk)
+        self.assertEqual((status, answer["id"]), (200, pk))
+        # The stub answered twice: the code tried again.
+        status, checked = call("GET", "%s/%s/expect?exactly=2" % (stubs, stub["id"]))
+        self.assertTrue(checked["met"], checked["report"])
+
     def test_a_bad_snapshot_name_is_refused(self):
         status, answer = call(
             "POST", "/_emulator/projects/%s/snapshots" % EMULATOR["project"], {"name": "a/b"}

@@ -25,7 +25,7 @@ fn run_the_python_suite(env: &[(&str, String)]) {
         String::from_utf8_lossy(&out.stderr)
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("Ran 3 tests"), "{stderr}");
+    assert!(stderr.contains("Ran 4 tests"), "{stderr}");
 }
 
 /// docs/testing.md's suite in Python inside `svc emulator exec`: the suite reads the emulator
@@ -43,7 +43,7 @@ fn the_python_suite_of_docs_testing_passes_inside_svc_emulator_exec() {
         .expect("svc runs");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
-    assert!(stderr.contains("Ran 3 tests"), "{stderr}");
+    assert!(stderr.contains("Ran 4 tests"), "{stderr}");
 }
 
 /// docs/testing.md's suite in Python: one `svc emulator` (the demo project), reset before each
