@@ -534,3 +534,40 @@ async fn over_http2_a_cut_resets_the_stream_and_the_connection_serves_on() {
         "the same connection serves the next request"
     );
 }
+
+#[tokio::test]
+async fn a_body_past_what_a_stub_reads_reaches_the_data_whole() {
+    let emu = common::demo().await;
+    // A stub that reads bodies: each create's body is read (its first 64 KiB) to match it.
+    emu.stub(RequestMatcher::post().json_body_includes(json!({"status": "poison"})))
+        .respond(StubResponse::new(422))
+        .unwrap();
+    let note = "n".repeat(200 * 1024);
+    let created = send(
+        &emu,
+        Call::new(Method::POST, "/projects/demo/prod/shop/models/customers")
+            .bearer(emu.api_key())
+            .json(&json!({
+                "name": "Big note",
+                "email": "big@example.com",
+                "created_at": "2026-05-01T10:00:00",
+                "notes": note,
+            })),
+    )
+    .await;
+    assert_eq!(
+        created.status,
+        201,
+        "{:?}",
+        String::from_utf8_lossy(&created.body)
+    );
+    assert_eq!(
+        created.json()["notes"].as_str().map(str::len),
+        Some(note.len())
+    );
+    assert_eq!(
+        emu.stubs()[0].matched,
+        0,
+        "a body it could not read whole never matches"
+    );
+}

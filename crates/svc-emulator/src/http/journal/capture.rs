@@ -200,68 +200,48 @@ struct Read {
     failed: bool,
 }
 
+impl Read {
+    /// What was read, `kept` (its first `cap` bytes kept), ending the body or not, and how.
+    fn of(kept: &Bytes, cap: usize, complete: bool, failed: bool) -> Self {
+        let captured = Captured {
+            seen: kept.len() as u64,
+            kept: kept.slice(..kept.len().min(cap)),
+            complete,
+        };
+        Self { captured, failed }
+    }
+}
+
 /// Reads `body` up to `cap` bytes: what was read (whole, or its first part), and a body that
 /// gives the router all of it again (the rest still streamed, a failure still failed).
 async fn buffered(mut body: Body, cap: usize) -> (Read, Body) {
     use http_body_util::BodyExt;
     let mut kept = bytes::BytesMut::new();
     loop {
-        match body.frame().await {
+        let (rest, failed) = match body.frame().await {
             None => {
                 let kept = kept.freeze();
-                let captured = Captured {
-                    seen: kept.len() as u64,
-                    kept: kept.clone(),
-                    complete: true,
-                };
-                let read = Read {
-                    captured,
-                    failed: false,
-                };
-                return (read, Body::from(kept));
+                return (Read::of(&kept, cap, true, false), Body::from(kept));
             }
             Some(Ok(frame)) => {
                 if let Some(data) = frame.data_ref() {
                     kept.extend_from_slice(data);
                 }
-                if kept.len() > cap {
-                    let kept = kept.freeze();
-                    let captured = Captured {
-                        seen: kept.len() as u64,
-                        kept: kept.slice(..cap),
-                        complete: false,
-                    };
-                    let replay = Replay {
-                        first: Some(kept),
-                        rest: Some(body),
-                        failed: None,
-                    };
-                    let read = Read {
-                        captured,
-                        failed: false,
-                    };
-                    return (read, Body::new(replay));
+                if kept.len() <= cap {
+                    continue;
                 }
+                (Some(body), None)
             }
-            Some(Err(e)) => {
-                let kept = kept.freeze();
-                let captured = Captured {
-                    seen: kept.len() as u64,
-                    kept: kept.clone(),
-                    complete: false,
-                };
-                let replay = Replay {
-                    first: Some(kept),
-                    rest: None,
-                    failed: Some(e),
-                };
-                let read = Read {
-                    captured,
-                    failed: true,
-                };
-                return (read, Body::new(replay));
-            }
-        }
+            Some(Err(e)) => (None, Some(e)),
+        };
+        let kept = kept.freeze();
+        let read = Read::of(&kept, cap, false, failed.is_some());
+        let replay = Replay {
+            first: Some(kept),
+            rest,
+            failed,
+        };
+        return (read, Body::new(replay));
     }
 }
 
