@@ -183,6 +183,16 @@ async fn a_delay_holds_the_answer_back() {
     assert!(started.elapsed() >= Duration::from_millis(300));
     assert_eq!(&r.body[..], b"late");
     assert_eq!(r.headers["content-type"], "text/plain; charset=utf-8");
+    // A HEAD a stub answers has its status in the journal, and no body.
+    emu.stub(RequestMatcher::any().method("HEAD"))
+        .respond(StubResponse::new(200).text("not sent"))
+        .unwrap();
+    let head = send(&emu, Call::new(Method::HEAD, ORDERS).bearer(emu.api_key())).await;
+    assert_eq!(head.status, 200);
+    assert!(head.body.is_empty());
+    let journal = emu.requests_matching(RequestMatcher::any().method("HEAD"));
+    assert_eq!(journal[0].status, 200);
+    assert!(journal[0].stub.is_some());
 }
 
 /// Sends a GET of the orders over a raw socket; what the read of the answer gave.

@@ -133,10 +133,12 @@ async fn stub_or_pass(
     // A HEAD's answer carries no body (hyper sends none).
     let answer = answer.filter(|_| entry.method != Method::HEAD);
     entry.stub = Some(stub.id());
-    entry.status = match answer {
-        Some(_) => response.status().as_u16(),
-        None => 0,
-    };
+    // No status when the stub cuts the connection instead of answering.
+    let cut = response
+        .extensions()
+        .get::<crate::http::stubs::CutConnection>()
+        .is_some();
+    entry.status = if cut { 0 } else { response.status().as_u16() };
     entry.duration = started.elapsed();
     if journal.keeps_bodies() {
         let kept = |bytes: Bytes| Captured {
