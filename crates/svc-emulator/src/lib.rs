@@ -106,7 +106,7 @@ pub use config::lifetimes::TokenLifetimes;
 pub use config::limits::{IDLE_TIMEOUT, Limits};
 pub use config::projects::{ConfigError, ProjectConfig, ProjectsConfig, ResourceConfig};
 pub use config::proxy::ProxyConfig;
-pub use config::stubs::{MAX_STUB_DELAY, StubConfig, StubRequest, StubResponse};
+pub use config::stubs::{MAX_STUB_DELAY, STUB_SHAPE, StubConfig, StubRequest, StubResponse};
 pub use engine::types::{FieldInfo, FilterFamily, ModelInfo};
 pub use http::journal::{
     BodyContent, CapturedBody, RecordedRequest, RequestMatcher, RequestSource, Times,

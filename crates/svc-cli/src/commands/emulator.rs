@@ -56,13 +56,16 @@ pub async fn run(global: &Global, cmd: EmulatorCommand) -> Result<(), Failure> {
 /// A stub's JSON from the command line: the text, or the file after `@`. Read and parsed
 /// before anything is sent.
 fn stub_json(given: &str) -> Result<Value, Failure> {
-    let hint = r#"a stub is {"request": {"method", "path", "model", ...}, "response": {"status", "headers", "json" or "body", "delay_ms"} or {"connection": "drop" or "reset"}, "after", "times"}; see `svc emulator stub --help`"#;
+    let hint = format!(
+        "{}; see `svc emulator stub --help`",
+        svc_emulator::STUB_SHAPE
+    );
     let (text, from) = match given.strip_prefix('@') {
         Some(path) => (
             std::fs::read_to_string(path).map_err(|e| {
                 Failure::usage_hint(
                     format!("cannot read the stub file {path}: {e}; nothing was sent"),
-                    hint,
+                    hint.clone(),
                 )
             })?,
             format!("the stub file {path}"),

@@ -19,7 +19,7 @@ use axum::{Json, Router};
 use serde_json::json;
 
 use super::requests::{TIMES, checked, times};
-use crate::config::stubs::StubConfig;
+use crate::config::stubs::{STUB_SHAPE, StubConfig};
 use crate::http::extract::{BodyLimit, query_pairs, read_body};
 use crate::http::journal::RequestMatcher;
 use crate::http::stubs::StubError;
@@ -76,9 +76,6 @@ async fn list(
     Ok(Json(json!({ "stubs": state.stubs().list(Some(index)) })).into_response())
 }
 
-/// The shape of a stub, for a body that is not one.
-const SHAPE: &str = r#"a stub is {"request": {"method", "path", "path_prefix", "query", "environment", "resource", "model", "body_includes"}, "response": {"status", "headers", "json" or "body", "delay_ms"} or {"connection": "drop" or "reset"}, "after", "times"}"#;
-
 async fn add(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -88,7 +85,7 @@ async fn add(
     let index = named(&state, &headers, path)?;
     let bytes = read_body(body, BodyLimit::ACCOUNT).await?;
     let stub: StubConfig = serde_json::from_slice(&bytes)
-        .map_err(|e| HttpError::invalid(format!("Not a stub ({e}): {SHAPE}.")))?;
+        .map_err(|e| HttpError::invalid(format!("Not a stub ({e}): {STUB_SHAPE}.")))?;
     let info = state.stubs().add(index, stub).map_err(|e| match e {
         StubError::Invalid(message) => HttpError::invalid(format!("{message}.")),
         other => HttpError::invalid(other.to_string()),

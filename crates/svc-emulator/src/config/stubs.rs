@@ -9,6 +9,10 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// What a stub's JSON holds, for the messages about one that is not a stub (the route's, the
+/// command line's).
+pub const STUB_SHAPE: &str = r#"a stub is {"request": {"method", "path", "path_prefix", "query", "environment", "resource", "model", "body_includes"}, "response": {"status", "headers", "json" or "body", "delay_ms"} or {"connection": "drop" or "reset"}, "after", "times"}"#;
+
 /// The longest delay a stub may hold its answer back: ten minutes.
 pub const MAX_STUB_DELAY: Duration = Duration::from_secs(600);
 

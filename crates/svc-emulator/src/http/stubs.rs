@@ -15,7 +15,7 @@
 //! - **Lifetime.** A reset of the project removes the stubs declared while it ran and puts back
 //!   those of the config file, their counts at 0.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 
 use axum::body::Body;
@@ -205,6 +205,9 @@ impl Active {
 #[derive(Debug)]
 pub(crate) struct Stubs {
     active: RwLock<Vec<Arc<Active>>>,
+    /// How many stubs `active` holds, kept by every change of it: every request reads it, and
+    /// a load costs no write to a shared lock as a read lock would.
+    count: AtomicUsize,
     next_id: AtomicU64,
     /// The config file's stubs, by project index, with the numbers they keep: what a reset
     /// puts back.
@@ -232,6 +235,7 @@ impl Stubs {
             .collect();
         let stubs = Self {
             active: RwLock::new(Vec::new()),
+            count: AtomicUsize::new(0),
             next_id: AtomicU64::new(next),
             declared,
             projects,
@@ -250,8 +254,11 @@ impl Stubs {
         self.active.read().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Vec<Arc<Active>>> {
-        self.active.write().unwrap_or_else(|e| e.into_inner())
+    fn write(&self) -> Writing<'_> {
+        Writing {
+            active: self.active.write().unwrap_or_else(|e| e.into_inner()),
+            count: &self.count,
+        }
     }
 
     /// The index of the served project `name`.
@@ -261,7 +268,7 @@ impl Stubs {
 
     /// Whether no stub is declared: the request path skips the rest.
     pub(crate) fn is_empty(&self) -> bool {
-        self.read().is_empty()
+        self.count.load(Ordering::Acquire) == 0
     }
 
     /// Whether a stub of `project` asks about request bodies.
@@ -359,7 +366,7 @@ impl Stubs {
     }
 
     /// Puts `project`'s stubs of the config file back in `active`, after the others.
-    fn put_back_declared(&self, active: &mut Vec<Arc<Active>>, project: usize) {
+    fn put_back_declared(&self, active: &mut Writing<'_>, project: usize) {
         for (id, stub) in self.declared.get(project).into_iter().flatten() {
             let matcher = matcher_of(&stub.request);
             active.push(Arc::new(Active::new(
@@ -395,6 +402,33 @@ impl Stubs {
             return Some(Arc::clone(stub));
         }
         None
+    }
+}
+
+/// The stubs, held for a change: the count follows when the change is done, before the lock
+/// goes.
+struct Writing<'a> {
+    active: std::sync::RwLockWriteGuard<'a, Vec<Arc<Active>>>,
+    count: &'a AtomicUsize,
+}
+
+impl std::ops::Deref for Writing<'_> {
+    type Target = Vec<Arc<Active>>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.active
+    }
+}
+
+impl std::ops::DerefMut for Writing<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.active
+    }
+}
+
+impl Drop for Writing<'_> {
+    fn drop(&mut self) {
+        self.count.store(self.active.len(), Ordering::Release);
     }
 }
 
