@@ -752,11 +752,19 @@ fn backend_features(path: &str, src: &str) -> Vec<(usize, String)> {
 /// these statements; the emulator's own state (`storage/`, `sessions/`: pages, settings,
 /// accounts) is no records flow and is not checked.
 const FLOW_STATEMENTS: &[(&str, &[&str])] = &[
-    ("INSERT INTO", &["flow/write.rs", "flow/saved.rs"]),
+    (
+        "INSERT INTO",
+        &["flow/write.rs", "flow/saved.rs", "flow/export.rs"],
+    ),
     ("UPDATE … SET", &["flow/write.rs", "flow/delete.rs"]),
     (
         "DELETE FROM",
-        &["flow/write.rs", "flow/delete.rs", "flow/saved.rs"],
+        &[
+            "flow/write.rs",
+            "flow/delete.rs",
+            "flow/saved.rs",
+            "flow/export.rs",
+        ],
     ),
     // The lock clause is a word of the dialect (`Dialect::LOCK`), which the write flow adds.
     ("FOR UPDATE", &["dialect/mod.rs"]),
@@ -896,6 +904,12 @@ fn flow_statements_outside_flows(path: &str, src: &str) -> Vec<(usize, String)> 
         let Some(statement) = flow_statement(&text) else {
             continue;
         };
+        // SQLite's own record of its `AUTOINCREMENT` keys is no model: setting it is a
+        // database's side of the generated keys (`Exports::put_keys`), as PostgreSQL's
+        // `setval` and MySQL's `ALTER TABLE` are.
+        if path.starts_with("sqlite/") && text.contains("sqlite_sequence") {
+            continue;
+        }
         let homes = FLOW_STATEMENTS
             .iter()
             .find(|(name, _)| *name == statement)
@@ -1199,7 +1213,7 @@ fn layering(sources: &[(String, String)]) -> Vec<String> {
 
 /// The required methods a new database server writes today: the seam of `postgres/`
 /// ([`seam::seam`]). A ratchet: it may only fall, towards [`SEAM_TARGET`].
-const SEAM_CEILING: usize = 44;
+const SEAM_CEILING: usize = 43;
 
 /// Where the seam is headed: a new database server writes its dialect, its driver, its type
 /// readings and its reflection, and the flows do the rest (issue 64: at most 20 required

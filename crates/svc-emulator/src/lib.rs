@@ -116,5 +116,9 @@ pub use http::stubs::{StubBuilder, StubError, StubId, StubInfo};
 pub use runtime::EmulatorError;
 pub use runtime::faults::{FaultCounts, Faults};
 pub use runtime::handle::{Emulator, StartupInfo};
+pub use snapshot::files::{
+    EXPORT_FORMAT, ImportOnRows, ProjectExport, ResourceExport, write_export,
+};
 pub use snapshot::{SnapshotError, SnapshotInfo};
+pub use storage::StoreRows;
 pub use storage::tools::SEEDED_TEAMS;

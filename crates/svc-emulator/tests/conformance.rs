@@ -17,8 +17,8 @@ use common::{Call, Reply, send};
 use http::Method;
 use serde_json::{Value, json};
 use svc_emulator::{
-    ActionConfig, Emulator, EmulatorConfig, ProjectConfig, ProjectsConfig, ResourceConfig,
-    WorkflowConfig,
+    ActionConfig, Emulator, EmulatorConfig, ImportOnRows, ProjectConfig, ProjectsConfig,
+    ResourceConfig, WorkflowConfig,
 };
 
 const TOKEN: &str = "conformance-token";
@@ -193,6 +193,8 @@ struct Target {
     /// The engine's driver fails on text holding NUL (psycopg2).
     nul_text_fails: bool,
     emulator: Emulator,
+    /// The config it was started with: another emulator on the same database.
+    config: EmulatorConfig,
     /// The number of the database's sessions left inside a transaction (none on SQLite, whose
     /// connections the emulator keeps), asked outside the emulator.
     open_transactions: Option<Box<dyn Fn() -> String + Send + Sync>>,
@@ -219,7 +221,8 @@ impl Target {
                         .step("shop", "duplicate"),
                 ),
         ]);
-        let emulator = Emulator::start(EmulatorConfig::default().projects(projects))
+        let config = EmulatorConfig::default().projects(projects);
+        let emulator = Emulator::start(config.clone())
             .await
             .unwrap_or_else(|e| panic!("{e}"));
         Self {
@@ -239,6 +242,7 @@ impl Target {
             booleans_are_integers: false,
             nul_text_fails: true,
             emulator,
+            config,
             open_transactions: None,
             _database: None,
         }
@@ -487,6 +491,7 @@ conformance!(
     sql_answers_columns_and_rows,
     reload_reads_the_schema_again,
     a_reset_puts_every_tables_rows_and_next_key_back,
+    an_export_imported_by_another_emulator_answers_as_it_did,
     links_keep_the_query_sorted_and_encoded_as_python_does,
     paging_numbers_are_read_as_pythons_int,
     repeated_keys_take_the_first_value_and_in_takes_them_all,
@@ -1235,6 +1240,101 @@ async fn a_reset_puts_every_tables_rows_and_next_key_back(t: &Target) {
     }
     let again = success(&t.call(Method::POST, "models/people", Some(zed)).await);
     assert_eq!(again["id"], first["id"]);
+}
+
+/// Every model's records as the list answers them (count and results, not the links, which
+/// name the emulator's port), the project's page settings and the built-in users.
+async fn state_of(emu: &Emulator) -> Vec<(String, u16, Value)> {
+    let mut paths: Vec<String> = emu
+        .models("demo", "shop")
+        .expect("the resource")
+        .iter()
+        .map(|m| format!("{BASE}/models/{}?_per_page=1000", m.name))
+        .collect();
+    paths.push("/projects/demo/prod/__svc_app__/models/users?_per_page=1000".to_owned());
+    let mut state = Vec::new();
+    for path in paths {
+        let token = if path.contains("__svc_app__") {
+            emu.startup_info().resource_tokens["__svc_app__"].clone()
+        } else {
+            TOKEN.to_owned()
+        };
+        let reply = send(emu, Call::new(Method::GET, path.clone()).auth(token)).await;
+        let body = reply.json();
+        let answer =
+            json!({"count": body["count"], "results": body["results"], "error": body["error"]});
+        state.push((path, reply.status.as_u16(), answer));
+    }
+    let pages = Call::get("/api/projects/demo/prod/view_settings/").bearer(API_KEY);
+    let reply = send(emu, pages).await;
+    state.push(("pages".to_owned(), reply.status.as_u16(), reply.json()));
+    state
+}
+
+/// An export of the emulator's state (`Emulator::export`, as `svc emulator export` writes it),
+/// imported by another emulator on the same database (`--import DIR --import-on-rows
+/// replace`), answers as the exported one did: every model's count and records in order, the
+/// page settings, the users, and the next generated key; without `--import-on-rows` the rows
+/// there stop the start.
+async fn an_export_imported_by_another_emulator_answers_as_it_did(t: &Target) {
+    let zed = json!({"name": "Zed", "city": "Oslo"});
+    success(
+        &t.call(Method::POST, "models/people", Some(zed.clone()))
+            .await,
+    );
+    success(
+        &t.call(Method::PATCH, "models/people/1", Some(json!({"age": 99})))
+            .await,
+    );
+    let deleted = t.call(Method::DELETE, "models/loose/1", None).await;
+    assert_eq!(deleted.status.as_u16(), 204, "{:?}", deleted.body);
+    let page = Call::new(Method::POST, "/api/projects/demo/prod/view_settings/")
+        .bearer(API_KEY)
+        .json(&json!({"name": "Orders"}));
+    assert_eq!(send(&t.emulator, page).await.status.as_u16(), 201);
+    let before = state_of(&t.emulator).await;
+    let dir = common::TempDir::new();
+    let export = dir.join("export");
+    t.emulator
+        .export(&export)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    // What the next create got when the export was made; then a change the import undoes.
+    let next = success(
+        &t.call(Method::POST, "models/people", Some(zed.clone()))
+            .await,
+    );
+
+    let refused = Emulator::start(t.config.clone().import(&export))
+        .await
+        .expect_err("rows there stop the start");
+    assert!(
+        refused.to_string().contains("--import-on-rows"),
+        "{refused}"
+    );
+    let config = t
+        .config
+        .clone()
+        .import(&export)
+        .import_on_rows(ImportOnRows::Replace);
+    let second = Emulator::start(config)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let after = state_of(&second).await;
+
+    for (was, now) in before.iter().zip(&after) {
+        assert_eq!(now, was, "{} after the import", was.0);
+    }
+    assert_eq!(after.len(), before.len());
+    let created = send(
+        &second,
+        Call::new(Method::POST, format!("{BASE}/models/people"))
+            .auth(TOKEN)
+            .json(&zed),
+    )
+    .await;
+    assert_eq!(success(&created)["id"], next["id"], "the next key");
+    second.shutdown().await;
 }
 
 /// A JSON column given `null` on a create is written as JSON's `null` (SQLAlchemy's JSON

@@ -247,6 +247,38 @@ macro_rules! awaited_backend {
                 })
             }
 
+            fn export(
+                self: std::sync::Arc<Self>,
+                hold: $crate::backend::Hold,
+            ) -> $crate::backend::Work<$crate::backend::Exported> {
+                Box::pin(async move {
+                    let _hold = hold;
+                    let (models, keys) = $crate::flow::export::export(&*self).await?;
+                    Ok($crate::backend::Exported { models, keys })
+                })
+            }
+
+            fn import(
+                self: std::sync::Arc<Self>,
+                import: $crate::backend::Import,
+                hold: $crate::backend::Hold,
+            ) -> $crate::backend::Work<usize> {
+                Box::pin(async move {
+                    let _hold = hold;
+                    let written = $crate::flow::export::import(
+                        &*self,
+                        &import.models,
+                        import.replace,
+                        import.keys.as_ref(),
+                    )
+                    .await?;
+                    // What the models know of their rows (a key the rows share) is read
+                    // again, as after a restore.
+                    <$resource>::reload(&self).await?;
+                    Ok(written)
+                })
+            }
+
             fn inputs(
                 &self,
                 statements: &[String],

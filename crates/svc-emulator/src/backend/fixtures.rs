@@ -141,7 +141,7 @@ fn holds_records(resource: &str, first: &FixtureFile, held: &[&FixtureFile]) -> 
 }
 
 /// Whether `model` has a record.
-async fn has_records(db: &Arc<dyn Backend>, model: &str) -> Result<bool, EngineError> {
+pub(crate) async fn has_records(db: &Arc<dyn Backend>, model: &str) -> Result<bool, EngineError> {
     let spec = ListSpec {
         selection: Selection::default(),
         order_by: Vec::new(),

@@ -52,6 +52,29 @@ pub(crate) type Batch =
 /// reads it ([`Backend::restore`]).
 pub(crate) type Saved = Arc<dyn Any + Send + Sync>;
 
+/// A resource's records as an export writes them ([`Backend::export`]): as of one moment.
+#[derive(Debug)]
+pub(crate) struct Exported {
+    /// Each model that holds rows (not views), by name, with its records: a JSON array in
+    /// key order, as the engine's serializer writes them (the fixtures format).
+    pub(crate) models: Vec<(String, Vec<u8>)>,
+    /// What numbers the next generated keys, in the database's own terms (sequences,
+    /// `AUTO_INCREMENT`s, SQLite's `sqlite_sequence`), read back by [`Backend::import`].
+    pub(crate) keys: Value,
+}
+
+/// Records an import writes ([`Backend::import`]).
+#[derive(Debug)]
+pub(crate) struct Import {
+    /// Each model's records, as an export wrote them.
+    pub(crate) models: Vec<(String, Vec<PyJson>)>,
+    /// The models are emptied first.
+    pub(crate) replace: bool,
+    /// What numbers the next generated keys once the records are in (an export's
+    /// [`Exported::keys`]); `None` leaves them to the database.
+    pub(crate) keys: Option<Value>,
+}
+
 /// Something the caller needs kept until the work has ended (its admission turn): a backend
 /// drops it only when the database is done, not when the caller stops waiting.
 pub(crate) type Hold = Box<dyn Any + Send>;
@@ -169,6 +192,15 @@ pub(crate) trait Backend: Send + Sync + Debug + 'static {
     /// Puts back the data that [`save`](Self::save) kept: the rows of every table saved,
     /// written since or not, and the next generated keys; then re-reads the schema.
     fn restore(self: Arc<Self>, saved: Saved, hold: Hold) -> Work<()>;
+
+    /// Every record of every model that holds rows, as of one moment, and what numbers the
+    /// next generated keys: an export (`svc emulator export`).
+    fn export(self: Arc<Self>, hold: Hold) -> Work<Exported>;
+
+    /// Writes an export's records in one transaction (nothing when one is refused), as
+    /// creates read their values but for generated columns; the next generated keys as
+    /// exported when given. The number of records written.
+    fn import(self: Arc<Self>, import: Import, hold: Hold) -> Work<usize>;
 
     /// One read-only query with named parameters: `{"columns", "data", "row_count"}` as JSON.
     /// Dropping the future cancels the query.

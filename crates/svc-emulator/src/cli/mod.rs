@@ -61,6 +61,24 @@ pub struct EmulatorArgs {
     #[arg(long, env = "SVC_EMULATOR_FIXTURES_ON_ROWS", value_name = "WHAT", value_parser = on_rows)]
     pub fixtures_on_rows: Option<crate::FixturesOnRows>,
 
+    /// Start from an export (`svc emulator export DIR`, --export-on-exit DIR): its records,
+    /// page settings and accounts are written into the projects at start, and a reset puts
+    /// them back. A model that already holds rows stops the start (see --import-on-rows).
+    #[arg(long, env = "SVC_EMULATOR_IMPORT", value_name = "DIR")]
+    pub import: Option<PathBuf>,
+
+    /// When a model or project that --import writes to already holds rows (of seed_sql, of
+    /// fixtures, of an earlier start kept in --data or in your own database): `stop` the start
+    /// naming it (the default), `skip` it, `add` the export's records beside them, or `replace`
+    /// them with the export's state.
+    #[arg(long, env = "SVC_EMULATOR_IMPORT_ON_ROWS", value_name = "WHAT", value_parser = import_on_rows)]
+    pub import_on_rows: Option<crate::ImportOnRows>,
+
+    /// On Ctrl-C or SIGTERM, write every project's state to DIR before stopping (a new or empty
+    /// directory, or an earlier export): what --import DIR starts from.
+    #[arg(long, env = "SVC_EMULATOR_EXPORT_ON_EXIT", value_name = "DIR")]
+    pub export_on_exit: Option<PathBuf>,
+
     /// Serve HTTPS with a certificate generated at start; the CA's PEM path is in the startup
     /// line.
     #[arg(
@@ -162,6 +180,15 @@ impl EmulatorArgs {
         if let Some(on_rows) = self.fixtures_on_rows {
             config = config.fixtures_on_rows(on_rows);
         }
+        if let Some(dir) = &self.import {
+            config = config.import(dir);
+        }
+        if let Some(on_rows) = self.import_on_rows {
+            config = config.import_on_rows(on_rows);
+        }
+        if let Some(dir) = &self.export_on_exit {
+            config = config.export_on_exit(dir);
+        }
         if let Some(faults) = self.faults.to_faults() {
             config = config.faults(faults);
         }
@@ -177,6 +204,15 @@ fn on_rows(value: &str) -> Result<crate::FixturesOnRows, String> {
         .find(|(name, _)| name.eq_ignore_ascii_case(value.trim()))
         .map(|&(_, on_rows)| on_rows)
         .ok_or_else(|| format!("{value:?} is none of stop, skip, add"))
+}
+
+/// `--import-on-rows`: `stop`, `skip`, `add` or `replace`.
+fn import_on_rows(value: &str) -> Result<crate::ImportOnRows, String> {
+    crate::ImportOnRows::ALL
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case(value.trim()))
+        .map(|&(_, on_rows)| on_rows)
+        .ok_or_else(|| format!("{value:?} is none of stop, skip, add, replace"))
 }
 
 /// Starts the emulator, prints exactly one JSON line ([`StartupInfo`](crate::StartupInfo)) on
@@ -207,8 +243,18 @@ pub async fn run(args: EmulatorArgs) -> Result<(), EmulatorError> {
         eprintln!("svc-emulator: the web page: {}", emulator.ui_url());
     }
     stop.await;
-    emulator.shutdown().await;
-    Ok(())
+    let export = args.export_on_exit.clone();
+    match emulator.stop().await {
+        Ok(()) => {
+            if let Some(dir) = export {
+                eprintln!("svc-emulator: exported the state to {}", dir.display());
+            }
+            Ok(())
+        }
+        Err(e) => Err(EmulatorError::Io(std::io::Error::other(format!(
+            "the export on exit failed: {e}"
+        )))),
+    }
 }
 
 /// Installs the handlers now and returns a future that resolves on SIGINT (Ctrl-C) or SIGTERM.

@@ -49,6 +49,9 @@ pub struct EmulatorConfig {
     journal_bodies: bool,
     fixtures: Option<PathBuf>,
     fixtures_on_rows: Option<fixtures::FixturesOnRows>,
+    import: Option<PathBuf>,
+    import_on_rows: crate::ImportOnRows,
+    export_on_exit: Option<PathBuf>,
     ui_hosts: Vec<String>,
 }
 
@@ -80,6 +83,9 @@ impl Default for EmulatorConfig {
             ui_hosts: Vec::new(),
             fixtures: None,
             fixtures_on_rows: None,
+            import: None,
+            import_on_rows: crate::ImportOnRows::Stop,
+            export_on_exit: None,
         }
     }
 }
@@ -132,6 +138,58 @@ impl EmulatorConfig {
     pub fn fixtures_on_rows(mut self, on_rows: fixtures::FixturesOnRows) -> Self {
         self.fixtures_on_rows = Some(on_rows);
         self
+    }
+
+    /// An export to start from (`--import DIR`): a directory that
+    /// [`Emulator::export`](crate::Emulator::export), `svc emulator export DIR` or
+    /// [`export_on_exit`](Self::export_on_exit) wrote. Its records, page settings and accounts
+    /// are written into the served projects after their fixtures, before the state at start
+    /// is kept (a reset puts the imported state back). A model or project that already holds
+    /// rows stops the start, unless [`import_on_rows`](Self::import_on_rows) says otherwise.
+    ///
+    /// ```no_run
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use svc_emulator::{Emulator, EmulatorConfig, ImportOnRows};
+    ///
+    /// let config = EmulatorConfig::default()
+    ///     .import("state/")
+    ///     .import_on_rows(ImportOnRows::Replace)
+    ///     .export_on_exit("state/");
+    /// let emulator = Emulator::start(config).await?;
+    /// // ... the suite ...
+    /// emulator.stop().await?; // exports to state/, then shuts down
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn import(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.import = Some(dir.into());
+        self
+    }
+
+    /// What an [`import`](Self::import) does where rows are already (`--import-on-rows`):
+    /// stop the start (the default), skip, add, or replace them.
+    pub fn import_on_rows(mut self, on_rows: crate::ImportOnRows) -> Self {
+        self.import_on_rows = on_rows;
+        self
+    }
+
+    /// Where [`Emulator::stop`](crate::Emulator::stop) (and `svc emulator`, on Ctrl-C or
+    /// SIGTERM) exports every project's state before it shuts down (`--export-on-exit DIR`):
+    /// a new or empty directory, or an earlier export, whose projects are replaced.
+    pub fn export_on_exit(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.export_on_exit = Some(dir.into());
+        self
+    }
+
+    /// The `--import` directory and what to do on rows.
+    pub(crate) fn import_from(&self) -> Option<(&Path, crate::ImportOnRows)> {
+        self.import.as_deref().map(|dir| (dir, self.import_on_rows))
+    }
+
+    /// The `--export-on-exit` directory.
+    pub(crate) fn export_on_exit_dir(&self) -> Option<&Path> {
+        self.export_on_exit.as_deref()
     }
 
     /// The `--fixtures-on-rows` choice, if one was given.

@@ -260,6 +260,16 @@ impl<'m, T: Table> Records<'m, T> {
         }
     }
 
+    /// No records yet, as [`new`](Self::new), but every row is written, also a row that the
+    /// engine's ORM would show as the record of an earlier row with its identity (a key the
+    /// rows share): what an export writes, so that an import gives back every row.
+    pub(crate) fn every_row(model: &'m T, tz: i32, checks: bool) -> Self {
+        Self {
+            seen: None,
+            ..Self::new(model, tz, checks)
+        }
+    }
+
     /// Writes `row`'s record, unless an earlier row was the same record.
     #[inline]
     pub(crate) fn push<R: RecordRow<T::Column> + ?Sized>(&mut self, row: &R) {

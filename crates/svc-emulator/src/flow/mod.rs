@@ -41,6 +41,7 @@ pub(crate) mod action;
 pub(crate) mod aggregate;
 pub(crate) mod delete;
 pub(crate) mod driver;
+pub(crate) mod export;
 pub(crate) mod filter;
 pub(crate) mod read_only_sql;
 pub(crate) mod references;

@@ -91,7 +91,7 @@ pub(crate) async fn list<D: Pages>(
 
 /// `Ok` unless a record read holds a value the engine's serializer cannot write: the engine
 /// fails then (`500`), after its count.
-fn readable<D: Pages>(
+pub(crate) fn readable<D: Pages>(
     model: &D::Model,
     out: &Records<'_, D::Model>,
     lenient: bool,

@@ -42,6 +42,20 @@ impl<F: Column, E> ModelSql for MappedTable<F, E> {
     }
 }
 
+/// A model as a copy or an export sees it: a base table holds rows of its own (not a view, a
+/// foreign table or a partition, whose rows are its parent table's), as the reflection marks
+/// it.
+pub(crate) trait BaseTable {
+    /// The table holds rows of its own: a copy or an export holds them.
+    fn holds_rows(&self) -> bool;
+}
+
+impl<F, E> BaseTable for MappedTable<F, E> {
+    fn holds_rows(&self) -> bool {
+        self.holds_rows
+    }
+}
+
 /// One database's side of the record flows. Every future is `Send`: the flows run on the
 /// async workers, awaited where they are asked for. Its models, columns and bound values are
 /// those of its [`Dialect`].

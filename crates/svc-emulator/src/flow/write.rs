@@ -115,8 +115,20 @@ pub(crate) async fn create<D: Database>(
     lenient: bool,
 ) -> Result<Vec<u8>, EngineError> {
     let model = db.model(model)?;
-    let given = body_values(&*model, body, false)?;
-    let mut values = validate(&*model, &given, true)?;
+    let values = create_values::<D>(&model, body)?;
+    let mut conn = db.connect(None).await?;
+    let tz = db.time_zone(&mut conn).await?;
+    db.insert(&mut conn, &model, &values, tz, lenient).await
+}
+
+/// What a create of `body` writes to `model`, as the engine reads the body: a create's and an
+/// import's (`flow::imported`).
+pub(crate) fn create_values<'m, D: Database>(
+    model: &'m D::Model,
+    body: &'m PyJson,
+) -> Result<Values<'m, D::Field>, EngineError> {
+    let given = body_values(model, body, false)?;
+    let mut values = validate(model, &given, true)?;
     D::writable(&values)?;
     // An autoincrement key sent as 0, "" or null counts as not sent.
     if model.pk_field().autoincrement()
@@ -125,9 +137,7 @@ pub(crate) async fn create<D: Database>(
     {
         values.remove(at);
     }
-    let mut conn = db.connect(None).await?;
-    let tz = db.time_zone(&mut conn).await?;
-    db.insert(&mut conn, &model, &values, tz, lenient).await
+    Ok(values)
 }
 
 /// Updates the record `pk` (which `selection` must select) from a body, and returns it as

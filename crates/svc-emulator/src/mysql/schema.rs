@@ -35,7 +35,7 @@
 use crate::engine::EngineError;
 use crate::engine::table::{MappedColumn, MappedTable, Reflected};
 use crate::flow::driver::Session;
-use crate::flow::saved::{SavedTable, Saves, Store, Suspended};
+use crate::flow::export::{Exports, SavedTable, Store, Suspended};
 use crate::flow::{self, Columns, OnDelete, TableRef};
 use crate::mysql::driver::skip_quoted;
 use crate::mysql::types::MyKind;
@@ -440,7 +440,7 @@ impl MyResource {
     }
 }
 
-impl Saves for MyResource {
+impl Exports for MyResource {
     type Keys = MyKeys;
 
     const KEYS_AFTER_COMMIT: bool = true;

@@ -46,7 +46,7 @@ use crate::dialect::quote_ident;
 use crate::engine::EngineError;
 use crate::engine::table::{MappedColumn, MappedTable, Reflected};
 use crate::flow::driver::Session;
-use crate::flow::saved::{SavedTable, Saves, Store, Suspended};
+use crate::flow::export::{Exports, SavedTable, Store, Suspended};
 use crate::flow::{self, Columns, Locator, OnDelete, TableRef};
 use crate::postgres::types::PgKind;
 use crate::postgres::{PgResource, message};
@@ -386,7 +386,7 @@ fn names(tables: &[SavedTable]) -> Vec<String> {
     tables.iter().map(|t| t.sql.clone()).collect()
 }
 
-impl Saves for PgResource {
+impl Exports for PgResource {
     type Keys = PgKeys;
 
     const OVERRIDING: &'static str = " OVERRIDING SYSTEM VALUE";

@@ -63,6 +63,14 @@ pub enum EmulatorError {
     /// TLS could not be set up.
     #[error("TLS: {0}")]
     Tls(String),
+    /// The export given to `--import` could not be read or written into the projects.
+    #[error("importing {}: {message}", dir.display())]
+    Import {
+        /// The export's directory.
+        dir: PathBuf,
+        /// What went wrong, and what to do.
+        message: String,
+    },
     /// Any other I/O failure (e.g. writing the startup line).
     #[error("I/O error: {0}")]
     Io(#[from] std::io::Error),
@@ -107,6 +115,7 @@ impl Emulator {
         let proxy_secrets: Vec<String> =
             config.proxy_settings().secrets.values().cloned().collect();
         let ui_hosts = config.ui_host_names().to_vec();
+        let export_on_exit = config.export_on_exit_dir().map(ToOwned::to_owned);
         let prepared = tokio::task::spawn_blocking(move || prepare(&config, local_addr))
             .await
             .map_err(|e| EmulatorError::Io(std::io::Error::other(e.to_string())))??;
@@ -202,6 +211,7 @@ impl Emulator {
             server,
             warnings: prepared.warnings,
             state,
+            export_on_exit,
         })
     }
 }
@@ -301,6 +311,17 @@ fn prepare(config: &EmulatorConfig, local_addr: SocketAddr) -> Result<Prepared, 
         None
     };
     let accounts = Accounts::open(&store, config.lifetimes()).map_err(store_err)?;
+    // After the fixtures (an import over them needs --import-on-rows) and the accounts'
+    // tables, before the state at start is kept: a reset puts the imported state back.
+    if let Some((dir, on_rows)) = config.import_from() {
+        crate::snapshot::files::import_dir(dir, &catalog, &store, on_rows).map_err(|e| {
+            EmulatorError::Import {
+                dir: dir.to_owned(),
+                message: e.to_string(),
+            }
+        })?;
+    }
+
     // Every project's state at start, which its resets put back.
     let parts = Parts {
         catalog: &catalog,

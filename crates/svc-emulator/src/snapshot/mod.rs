@@ -7,6 +7,8 @@
 //! Saving or restoring one project waits for any other save or restore of it; requests served
 //! meanwhile see the state before or after, table by table (reset between tests, not during).
 
+pub(crate) mod files;
+
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
@@ -56,6 +58,14 @@ pub enum SnapshotError {
     /// The emulator's own store (page settings, accounts) failed.
     #[error("the emulator's own store: {0}")]
     Store(String),
+    /// A file or folder of an export could not be written or read.
+    #[error("{}: {message}", path.display())]
+    Files {
+        /// The file or folder.
+        path: std::path::PathBuf,
+        /// What went wrong, and what to do.
+        message: String,
+    },
 }
 
 impl From<StoreError> for SnapshotError {
@@ -113,7 +123,7 @@ pub(crate) struct Parts<'a> {
 }
 
 /// The caller holds no admission turn: a snapshot is the emulator's own work.
-fn no_hold() -> Hold {
+pub(crate) fn no_hold() -> Hold {
     Box::new(())
 }
 

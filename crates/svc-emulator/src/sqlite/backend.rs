@@ -48,7 +48,7 @@
 //! its `INSERT`, `UPDATE` and `DELETE`): strict JSON types, required NOT NULL fields, foreign
 //! keys enforced (a user's team must exist), errors as field errors.
 
-use crate::backend::{Backend, Batch, Hold, Saved, ToolsBackend, Update, Work};
+use crate::backend::{Backend, Batch, Exported, Hold, Import, Saved, ToolsBackend, Update, Work};
 use crate::dialect::quote_ident;
 use crate::engine::body::{non_field, summary};
 use crate::engine::python::json::PyJson;
@@ -333,6 +333,14 @@ impl Backend for Resource {
                 )),
             }
         })
+    }
+
+    fn export(self: Arc<Self>, hold: Hold) -> Work<Exported> {
+        on_pool(self, hold, |db| db.export())
+    }
+
+    fn import(self: Arc<Self>, import: Import, hold: Hold) -> Work<usize> {
+        on_pool(self, hold, move |db| db.import(&import))
     }
 
     fn sql(

@@ -124,7 +124,7 @@ mod types;
 #[cfg(test)]
 mod tests;
 
-use crate::backend::{Backend, ToolsBackend};
+use crate::backend::{Backend, Exported, Import, ToolsBackend};
 use crate::engine::body::non_field;
 use crate::engine::error::EngineError;
 use crate::engine::field_input::{InputField, Internal, to_internal};
@@ -1125,6 +1125,32 @@ impl Resource {
         let mut copied = Connection::open_in_memory()?;
         self.with_read(|conn| copy(conn, &mut copied))?;
         Ok(SavedDatabase(Mutex::new(copied), self.origin))
+    }
+
+    /// Every record of every table (not views) and `sqlite_sequence`, in one read snapshot: an
+    /// export (`flow::export`).
+    pub(crate) fn export(&self) -> Result<Exported, EngineError> {
+        let (models, keys) = self.with_read(|conn| {
+            let db = Sqlite::new(self, conn);
+            run_now(flow::export::export(&db))
+        })?;
+        Ok(Exported { models, keys })
+    }
+
+    /// Writes an export's records in one transaction of the writer (`flow::export`), then
+    /// reads the schema again (what the models know of their rows).
+    pub(crate) fn import(&self, import: &Import) -> Result<usize, EngineError> {
+        let written = self.with_writer(|conn| {
+            let db = Sqlite::new(self, conn);
+            run_now(flow::export::import(
+                &db,
+                &import.models,
+                import.replace,
+                import.keys.as_ref(),
+            ))
+        })?;
+        self.reload()?;
+        Ok(written)
     }
 
     /// Puts `saved` back: the database is again what it was when saved, for every connection.

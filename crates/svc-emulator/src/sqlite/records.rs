@@ -58,6 +58,7 @@ use crate::dialect::seek::{self, Nulls};
 use crate::engine::body::{non_field, query_failed};
 use crate::engine::error::EngineError;
 use crate::engine::field_input::{Internal, py_equal};
+use crate::engine::python::json::PyJson;
 use crate::engine::records::RecordRow;
 use crate::engine::records::Records;
 use crate::engine::records::{Models, record_json};
@@ -68,6 +69,7 @@ use crate::flow::Locator;
 use crate::flow::delete::delete_row;
 use crate::flow::driver::Failure;
 use crate::flow::driver::Session;
+use crate::flow::export::{Exports, SavedTable, Suspended};
 use crate::flow::records::{Database, Rows};
 use crate::flow::records::{Page, Pages, counted};
 use crate::flow::references::run_now;
@@ -78,7 +80,7 @@ use crate::sqlite::schema::prepare;
 use crate::sqlite::schema::{self, SqliteConnection, equal_all};
 use crate::sqlite::schema::{Field, Model};
 use crate::sqlite::types::write_field_value;
-use crate::sqlite::types::{bind, never_written};
+use crate::sqlite::types::{bind, json_to_sql, never_written};
 use crate::sqlite::{Resource, db_error, get_by_identity, lookup_value};
 use rusqlite::Connection;
 use rusqlite::params_from_iter;
@@ -246,6 +248,112 @@ impl<'c> Sqlite<'c> {
         self.resource
     }
 }
+
+/// SQLite's side of an export and an import (`flow::export`); its saved copies are its online
+/// backup's (`Resource::save`), not `flow::saved`'s.
+impl<'c> Exports for Sqlite<'c> {
+    /// `sqlite_sequence`'s rows: what numbers the next key of each `AUTOINCREMENT` table (the
+    /// others number theirs past the largest key, which the rows give back).
+    type Keys = Vec<(String, i64)>;
+
+    /// SQLite's `BEGIN` reads as of its first read, to its end (an in-memory database's one
+    /// connection is the emulator's alone meanwhile).
+    const BEGIN_SNAPSHOT: &'static str = "BEGIN";
+
+    async fn read_keys(
+        &self,
+        conn: &mut Session<Self>,
+        _tables: &[SavedTable],
+    ) -> Result<Self::Keys, EngineError> {
+        let unexpected = |e| self.fault(e, Failure::Unexpected);
+        let kept = conn.rows(SEQUENCES_KEPT, &Vec::new()).await;
+        if kept.map_err(unexpected)?.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows = conn.rows(SEQUENCES, &Vec::new()).await;
+        Ok(rows
+            .map_err(unexpected)?
+            .into_iter()
+            .filter_map(|row| match (row.first(), row.get(1)) {
+                (Some(Value::Text(name)), Some(Value::Integer(seq))) => Some((name.clone(), *seq)),
+                _ => None,
+            })
+            .collect())
+    }
+
+    async fn put_keys(
+        &self,
+        conn: &mut Session<Self>,
+        _tables: &[SavedTable],
+        keys: &Self::Keys,
+    ) -> Result<(), EngineError> {
+        for (name, seq) in keys {
+            // `sqlite_sequence` has no key: a table's row is replaced by hand.
+            let forget = vec![Value::Text(name.clone())];
+            let set = vec![Value::Text(name.clone()), Value::Integer(*seq)];
+            for (sql, binds) in [(SEQUENCE_FORGET, forget), (SEQUENCE_SET, set)] {
+                let done = conn.rows(sql, &binds).await;
+                done.map_err(|e| self.fault(e, Failure::Unexpected))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The engine runs SQLite without the foreign keys' checks; a database file whose
+    /// connections turn them on has them checked at the commit, so the models go in in any
+    /// order.
+    async fn suspend_checks(
+        &self,
+        conn: &mut Session<Self>,
+        _tables: &[SavedTable],
+    ) -> Result<Suspended, EngineError> {
+        self.run(conn, "PRAGMA defer_foreign_keys = ON").await?;
+        Ok(Suspended::default())
+    }
+
+    /// The types the engine cannot write on SQLite (`types::never_written`: `DATE`, `TIME`,
+    /// `BLOB`) hold what an export wrote: a date or a time as its text, bytes as base64.
+    fn bind_imported(
+        field: &Field,
+        value: &Internal,
+        given: &PyJson,
+        tz: i32,
+        params: &mut Vec<Value>,
+    ) -> Result<String, EngineError> {
+        if !matches!(
+            field.ty.reflected,
+            Reflected::Date | Reflected::Time | Reflected::Blob
+        ) {
+            return Self::bind(field, value, tz, params);
+        }
+        let json = match given {
+            PyJson::Str(text) => serde_json::Value::String(text.clone()),
+            PyJson::None => serde_json::Value::Null,
+            _ => {
+                return Err(EngineError::field(
+                    &field.name,
+                    "Expected text, as an export writes it.",
+                ));
+            }
+        };
+        params
+            .push(json_to_sql(field.kind, &json).map_err(|m| EngineError::field(&field.name, m))?);
+        Ok("?".to_owned())
+    }
+}
+
+/// Whether the database has `sqlite_sequence` (made with its first `AUTOINCREMENT` table).
+const SEQUENCES_KEPT: &str =
+    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_sequence'";
+
+/// Every `AUTOINCREMENT` table's last key.
+const SEQUENCES: &str = "SELECT name, seq FROM sqlite_sequence ORDER BY name";
+
+/// A table's row of `sqlite_sequence` forgotten (`?1`: the table)...
+const SEQUENCE_FORGET: &str = "DELETE FROM sqlite_sequence WHERE name = ?1";
+
+/// ...then set (`?2`: its last key).
+const SEQUENCE_SET: &str = "INSERT INTO sqlite_sequence (name, seq) VALUES (?1, ?2)";
 
 /// SQLite's side of the record flows' reads and binds.
 impl<'c> Database for Sqlite<'c> {

@@ -24,7 +24,7 @@ use crate::engine::table::index_by_name;
 use crate::engine::table::{BodyColumn, Column, table_of_fields};
 use crate::engine::types::ColumnType;
 use crate::engine::types::{FilterFamily, Reflected, ValueWriter};
-use crate::flow::records::ModelSql;
+use crate::flow::records::{BaseTable, ModelSql};
 use crate::flow::{self, Columns, OnDelete, TableRef};
 use crate::sqlite::db_error;
 use rusqlite::types::Value;
@@ -844,6 +844,13 @@ table_of_fields!(
     |m| m.identity.len() == 1,
     Model::identity_unique
 );
+
+/// A view holds no rows of its own: an export leaves it out.
+impl BaseTable for Model {
+    fn holds_rows(&self) -> bool {
+        !self.view
+    }
+}
 
 impl ModelSql for Model {
     fn table_sql(&self) -> &str {

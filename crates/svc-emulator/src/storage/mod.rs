@@ -21,6 +21,7 @@ use crate::util::timestamp::MonotonicClock;
 
 pub(crate) use pages::{Created, EnvScope, PageSet, StoredPage};
 pub(crate) use project_state::ProjectRows;
+pub use project_state::StoreRows;
 
 /// The schema version written to `PRAGMA user_version`.
 const SCHEMA_VERSION: i64 = 1;

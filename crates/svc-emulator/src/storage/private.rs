@@ -39,7 +39,7 @@ pub(crate) fn prepare_data_dir(data: &Path) -> io::Result<Option<String>> {
 }
 
 /// Creates `dir` and its missing parents, `0700` on Unix.
-fn create_private_dir(dir: &Path) -> io::Result<()> {
+pub(crate) fn create_private_dir(dir: &Path) -> io::Result<()> {
     let mut builder = fs::DirBuilder::new();
     builder.recursive(true);
     #[cfg(unix)]
@@ -149,7 +149,7 @@ pub(crate) fn create_database_if_missing(path: &Path) -> io::Result<()> {
 }
 
 /// A new, empty file, `0600` on Unix; `AlreadyExists` when there is one.
-fn create_private_file(path: &Path) -> io::Result<fs::File> {
+pub(crate) fn create_private_file(path: &Path) -> io::Result<fs::File> {
     let mut options = fs::OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]
