@@ -143,6 +143,14 @@ pub enum EmulatorAction {
         #[arg(long)]
         all: bool,
     },
+    /// Write the project's state to DIR: every record of the resources a reset puts back (each
+    /// model's a JSON file, the fixtures format), their next generated keys, its page settings
+    /// and accounts; files 0600, folders 0700. `svc emulator --import DIR` starts from it. DIR
+    /// is new, empty, or an earlier export (this project's folder is replaced).
+    Export {
+        /// The directory to write.
+        dir: std::path::PathBuf,
+    },
     /// Print the project's request journal: the requests the emulator answered, oldest first,
     /// filtered as its route filters them; with --follow, each new one as it comes (NDJSON).
     Requests(RequestsArgs),

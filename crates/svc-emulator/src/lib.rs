@@ -117,7 +117,7 @@ pub use runtime::EmulatorError;
 pub use runtime::faults::{FaultCounts, Faults};
 pub use runtime::handle::{Emulator, StartupInfo};
 pub use snapshot::files::{
-    EXPORT_FORMAT, ImportOnRows, ProjectExport, ResourceExport, write_export,
+    EXPORT_FORMAT, ImportOnRows, ProjectExport, ResourceExport, check_export_dir, write_export,
 };
 pub use snapshot::{SnapshotError, SnapshotInfo};
 pub use storage::StoreRows;

@@ -309,6 +309,8 @@ CREATE TABLE gen_docs (id INTEGER PRIMARY KEY, doc JSON, copy JSON GENERATED ALW
 CREATE TABLE guarded (id INTEGER PRIMARY KEY, amount INTEGER);
 CREATE TABLE words (id INTEGER PRIMARY KEY, \"order\" TEXT, \"user\" TEXT, \"Mixed\" TEXT);
 CREATE TABLE files (id INTEGER PRIMARY KEY, body BLOB, name TEXT);
+CREATE TABLE blobs (id INTEGER PRIMARY KEY, body BLOB);
+INSERT INTO blobs VALUES (1, X'00FF275C');
 CREATE TRIGGER guard BEFORE INSERT ON guarded WHEN NEW.amount < 0
 BEGIN SELECT RAISE(ABORT, 'amount is negative'); END;
 {SHAPE_ROWS}{REFERENCE_TABLES}{DOCS}"
@@ -349,6 +351,8 @@ CREATE TABLE gen_docs (id integer PRIMARY KEY, doc jsonb, copy jsonb GENERATED A
 CREATE TABLE guarded (id integer PRIMARY KEY, amount integer);
 CREATE TABLE words (id integer PRIMARY KEY, \"order\" text, \"user\" text, \"Mixed\" text);
 CREATE TABLE files (id integer PRIMARY KEY, body bytea, name text);
+CREATE TABLE blobs (id integer PRIMARY KEY, body bytea);
+INSERT INTO blobs VALUES (1, decode('00ff275c', 'hex'));
 CREATE FUNCTION guard() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF NEW.amount < 0 THEN
@@ -403,6 +407,8 @@ async fn mysql() -> Target {
              CREATE TABLE guarded (id INT PRIMARY KEY, amount INT);\n\
              CREATE TABLE words (id INT PRIMARY KEY, `order` TEXT, `user` TEXT, `Mixed` TEXT);\n\
              CREATE TABLE files (id INT PRIMARY KEY, body BLOB, name TEXT);\n\
+             CREATE TABLE blobs (id INT PRIMARY KEY, body BLOB);\n\
+             INSERT INTO blobs VALUES (1, X'00FF275C');\n\
              DELIMITER //\n\
              CREATE TRIGGER guard BEFORE INSERT ON guarded FOR EACH ROW IF NEW.amount < 0 THEN \
              SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'amount is negative'; END IF//\n\

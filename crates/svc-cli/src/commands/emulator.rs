@@ -24,6 +24,7 @@ pub async fn run(global: &Global, cmd: EmulatorCommand) -> Result<(), Failure> {
         EmulatorAction::Requests(args) => return requests(global, args).await,
         EmulatorAction::Exec(args) => return super::exec::run(args).await,
         EmulatorAction::Verify(args) => return crate::verify::run(*args).await,
+        EmulatorAction::Export { dir } => return export(global, &dir).await,
         other => other,
     };
     let (method, tail, body) = match &action {
@@ -45,12 +46,37 @@ pub async fn run(global: &Global, cmd: EmulatorCommand) -> Result<(), Failure> {
             (Method::DELETE, format!("stubs/{id}"), None)
         }
         EmulatorAction::Unstub { id: None, .. } => (Method::DELETE, "stubs".to_owned(), None),
-        EmulatorAction::Requests(_) | EmulatorAction::Exec(_) | EmulatorAction::Verify(_) => {
-            unreachable!("handled above")
-        }
+        EmulatorAction::Requests(_)
+        | EmulatorAction::Exec(_)
+        | EmulatorAction::Verify(_)
+        | EmulatorAction::Export { .. } => unreachable!("handled above"),
     };
     let answer = send(global, method, &tail, body).await?;
     output::value(output::resolve(global.output), &answer)
+}
+
+/// `svc emulator export DIR`: the project's export from the running emulator, written to
+/// `dir` (checked before anything is asked: an export never writes over other files), its
+/// records as the emulator wrote them.
+async fn export(global: &Global, dir: &std::path::Path) -> Result<(), Failure> {
+    svc_emulator::check_export_dir(dir)
+        .map_err(|e| Failure::Usage(format!("{e}; nothing was asked of the emulator")))?;
+    let answer = send_as(global, Method::GET, "export", None, true).await?;
+    let text = answer.as_str().unwrap_or_default();
+    let export: svc_emulator::ProjectExport = serde_json::from_str(text).map_err(|e| {
+        Failure::Other(format!(
+            "the emulator's export is not one this svc reads ({e}): use the svc of the \
+             emulator's version"
+        ))
+    })?;
+    let project = export.project.clone();
+    let dir = dir.to_owned();
+    tokio::task::spawn_blocking(move || svc_emulator::write_export(&dir, &[export]))
+        .await
+        .map_err(|e| Failure::Other(format!("the export's task failed: {e}")))?
+        .map_err(|e| Failure::Other(format!("cannot write the export: {e}")))?;
+    eprintln!("svc: exported project {project:?}");
+    Ok(())
 }
 
 /// A stub's JSON from the command line: the text, or the file after `@`. Read and parsed
@@ -90,6 +116,17 @@ async fn send(
     method: Method,
     tail: &str,
     body: Option<Value>,
+) -> Result<Value, Failure> {
+    send_as(global, method, tail, body, false).await
+}
+
+/// [`send`], with a successful answer's JSON as its text (a `Value::String`) when `raw`.
+async fn send_as(
+    global: &Global,
+    method: Method,
+    tail: &str,
+    body: Option<Value>,
+    raw: bool,
 ) -> Result<Value, Failure> {
     let settings = connect::settings(global)?;
     let hint = "give the running emulator's --api-base-url, the project's --api-key and --project \
@@ -142,15 +179,20 @@ async fn send(
     })?;
     let status = response.status();
     let text = String::from_utf8_lossy(response.body()).into_owned();
+    let not_json = || {
+        Failure::Other(format!(
+            "{url} answered {status} with something other than JSON: is {} an svc emulator?",
+            base.value
+        ))
+    };
     let answer: Value = if text.is_empty() {
         json!({})
+    } else if status.is_success() && raw {
+        // The text as it came (an export's records keep their numbers' forms).
+        serde_json::value::RawValue::from_string(text.clone()).map_err(|_| not_json())?;
+        Value::String(text.clone())
     } else {
-        serde_json::from_str(&text).map_err(|_| {
-            Failure::Other(format!(
-                "{url} answered {status} with something other than JSON: is {} an svc emulator?",
-                base.value
-            ))
-        })?
+        serde_json::from_str(&text).map_err(|_| not_json())?
     };
     if status.is_success() {
         return Ok(answer);

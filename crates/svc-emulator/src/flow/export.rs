@@ -20,12 +20,13 @@ use std::future::Future;
 use crate::engine::EngineError;
 use crate::engine::field_input::Internal;
 use crate::engine::python::json::PyJson;
+use crate::engine::python::text::py_bytes_literal;
 use crate::engine::records::Records;
 use crate::engine::table::{BodyColumn, Column, Table};
 use crate::flow::driver::{Failure, Session};
 use crate::flow::read::readable;
 use crate::flow::records::{BaseTable, Database, ModelSql, Pages};
-use crate::flow::write::{Values, create_values};
+use crate::flow::write::{Values, read_values};
 
 /// A table of a copy.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -188,17 +189,23 @@ pub(crate) trait Exports: Database<Model: BaseTable> + Sized {
     }
 
     /// Binds an imported value for `field` (`given`: the record's JSON, which `value` was read
-    /// from as a create reads it), as [`Database::bind`] does: a database whose engine cannot
-    /// write some of its types (SQLite's `DATE`, `TIME`, `BLOB`) binds what an export wrote.
+    /// from as a create reads it): by default [`bind_imported`], which binds a binary column's
+    /// bytes and the rest as [`Database::bind`] does. A database whose engine cannot write more
+    /// of its types (SQLite's `DATE` and `TIME`) binds what an export wrote there.
     fn bind_imported(
+        &self,
         field: &Self::Field,
         value: &Internal,
-        _given: &PyJson,
+        given: &PyJson,
         tz: i32,
         params: &mut Self::Params,
     ) -> Result<String, EngineError> {
-        Self::bind(field, value, tz, params)
+        bind_imported::<Self>(field, value, given, tz, params)
     }
+
+    /// Binds `bytes` for a binary column ([`Dialect::binary`](crate::dialect::Dialect::binary)),
+    /// an import's: the engine writes no text there.
+    fn bind_bytes(bytes: Vec<u8>, params: &mut Self::Params) -> String;
 }
 
 /// The records of every model of `db` that holds rows as of one moment, and what numbers the
@@ -268,7 +275,7 @@ pub(crate) async fn import<D: Exports>(
             let values =
                 imported_values::<D>(&model, &record).map_err(|e| in_record(name, n, e))?;
             let mut params = D::Params::default();
-            let sql = insert_sql::<D>(&*model, &values, &record, tz, &mut params)
+            let sql = insert_sql(db, &*model, &values, &record, tz, &mut params)
                 .map_err(|e| in_record(name, n, e))?;
             let inserted = conn.rows(&sql, &params).await;
             inserted.map_err(|f| in_record(name, n, db.fault(f, Failure::Write(&*model))))?;
@@ -301,6 +308,7 @@ pub(crate) async fn import<D: Exports>(
 /// bound in `params`; not the create's statement, which reads the row back and, on
 /// PostgreSQL, commits on its own.
 fn insert_sql<D: Exports>(
+    db: &D,
     model: &D::Model,
     values: &Values<'_, D::Field>,
     record: &PyJson,
@@ -322,7 +330,7 @@ fn insert_sql<D: Exports>(
             Internal::None => "NULL".to_owned(),
             value => {
                 let given = record.get(field.name()).unwrap_or(&PyJson::None);
-                D::bind_imported(field, value, given, tz, params)?
+                db.bind_imported(field, value, given, tz, params)?
             }
         });
     }
@@ -333,6 +341,29 @@ fn insert_sql<D: Exports>(
         D::OVERRIDING,
         binds.join(", ")
     ))
+}
+
+/// [`Exports::bind_imported`]'s default: a binary column holds the bytes of the `bytes`
+/// literal a record shows (Python's `str()` of them), the rest is bound as a create binds it.
+pub(crate) fn bind_imported<D: Exports>(
+    field: &D::Field,
+    value: &Internal,
+    given: &PyJson,
+    tz: i32,
+    params: &mut D::Params,
+) -> Result<String, EngineError> {
+    match given {
+        PyJson::Str(text) if D::binary(field) => {
+            let bytes = py_bytes_literal(text).ok_or_else(|| {
+                EngineError::field(
+                    field.name(),
+                    "Expected bytes as a record shows them (b'...').",
+                )
+            })?;
+            Ok(D::bind_bytes(bytes, params))
+        }
+        _ => D::bind(field, value, tz, params),
+    }
 }
 
 /// The tables of the models `names` as a restore names them (no store: nothing is held).
@@ -414,14 +445,16 @@ fn in_record(model: &str, n: usize, e: EngineError) -> EngineError {
     EngineError::Internal(format!("model {model:?}, record {}: {why}", n + 1))
 }
 
-/// What an import writes of `record` to `model`: its values as a create reads them, but a
+/// What an import writes of `record` to `model`: its values as a create reads them (without
+/// the database's refusals of what the engine cannot write: [`Exports::bind_imported`] writes
+/// those as an export wrote them), but a
 /// `null` is SQL's NULL whatever the column (a create reads it as its field does: a boolean's
 /// `false`), since an export writes a stored NULL as `null`.
 fn imported_values<'m, D: Database>(
     model: &'m D::Model,
     record: &'m PyJson,
 ) -> Result<Values<'m, D::Field>, EngineError> {
-    let mut values = create_values::<D>(model, record)?;
+    let mut values = read_values::<D>(model, record)?;
     for (field, value) in &mut values {
         if let Some(PyJson::None) = record.get(field.name()) {
             *value = Internal::None;

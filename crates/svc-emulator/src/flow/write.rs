@@ -127,9 +127,19 @@ pub(crate) fn create_values<'m, D: Database>(
     model: &'m D::Model,
     body: &'m PyJson,
 ) -> Result<Values<'m, D::Field>, EngineError> {
+    let values = read_values::<D>(model, body)?;
+    D::writable(&values)?;
+    Ok(values)
+}
+
+/// A create's body read as the engine reads it, before the database's refusals of what the
+/// engine cannot write ([`Database::writable`]), which an import writes in its own way.
+pub(crate) fn read_values<'m, D: Database>(
+    model: &'m D::Model,
+    body: &'m PyJson,
+) -> Result<Values<'m, D::Field>, EngineError> {
     let given = body_values(model, body, false)?;
     let mut values = validate(model, &given, true)?;
-    D::writable(&values)?;
     // An autoincrement key sent as 0, "" or null counts as not sent.
     if model.pk_field().autoincrement()
         && let Some(at) = values.iter().position(|(f, _)| f.primary_key())

@@ -37,6 +37,7 @@ use crate::engine::table::{MappedColumn, MappedTable, Reflected};
 use crate::flow::driver::Session;
 use crate::flow::export::{Exports, SavedTable, Store, Suspended};
 use crate::flow::{self, Columns, OnDelete, TableRef};
+use crate::mysql::dialect::Params;
 use crate::mysql::driver::skip_quoted;
 use crate::mysql::types::MyKind;
 use crate::mysql::{MyResource, message, server_code};
@@ -442,6 +443,10 @@ impl MyResource {
 
 impl Exports for MyResource {
     type Keys = MyKeys;
+
+    fn bind_bytes(bytes: Vec<u8>, params: &mut Params) -> String {
+        params.bind(Value::Bytes(bytes)).to_owned()
+    }
 
     const KEYS_AFTER_COMMIT: bool = true;
 

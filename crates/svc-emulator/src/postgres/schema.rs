@@ -48,6 +48,7 @@ use crate::engine::table::{MappedColumn, MappedTable, Reflected};
 use crate::flow::driver::Session;
 use crate::flow::export::{Exports, SavedTable, Store, Suspended};
 use crate::flow::{self, Columns, Locator, OnDelete, TableRef};
+use crate::postgres::dialect::Params;
 use crate::postgres::types::PgKind;
 use crate::postgres::{PgResource, message};
 use std::collections::BTreeMap;
@@ -388,6 +389,12 @@ fn names(tables: &[SavedTable]) -> Vec<String> {
 
 impl Exports for PgResource {
     type Keys = PgKeys;
+
+    /// As `bytea`'s hex text (`\\x00ff`).
+    fn bind_bytes(bytes: Vec<u8>, params: &mut Params) -> String {
+        let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        params.cast(Some(format!("\\x{hex}")), "bytea")
+    }
 
     const OVERRIDING: &'static str = " OVERRIDING SYSTEM VALUE";
 

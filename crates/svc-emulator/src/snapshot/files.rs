@@ -36,10 +36,13 @@ use crate::backend::{Backend, Import};
 use crate::catalog::Catalog;
 use crate::config::fixtures::read::read;
 use crate::config::fixtures::{FixtureError, FixtureFile, Format};
+use crate::engine::{ListSpec, Listing, Selection};
 use crate::snapshot::{Parts, SnapshotError, Snapshots, no_hold};
 use crate::storage::private::{create_private_dir, create_private_file};
+use crate::storage::tools::SEEDED_TEAMS;
 use crate::storage::{Store, StoreRows};
 use crate::util::timestamp::{format_millis, now_millis};
+use svc_model::users::{TEAMS_MODEL, TOOLS_RESOURCE};
 
 /// The version of the layout an export writes; an import reads this one only.
 pub const EXPORT_FORMAT: u32 = 1;
@@ -190,24 +193,7 @@ impl Snapshots {
 /// or an earlier export, whose folders of those projects are replaced. Blocking.
 pub fn write_export(dir: &Path, exports: &[ProjectExport]) -> Result<(), SnapshotError> {
     let manifest_path = dir.join(MANIFEST);
-    let mut projects = match fs::read(&manifest_path) {
-        Ok(bytes) => read_manifest(&manifest_path, &bytes)?.projects,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let holds_files = fs::read_dir(dir)
-                .map(|mut entries| entries.next().is_some())
-                .unwrap_or(false);
-            if holds_files {
-                return Err(files_error(
-                    dir,
-                    "the directory holds files and is not an export (it has no \
-                     svc-emulator-export.json): give a new or empty directory, or an earlier \
-                     export's",
-                ));
-            }
-            Vec::new()
-        }
-        Err(e) => return Err(files_error(&manifest_path, format!("cannot read it: {e}"))),
-    };
+    let mut projects = exported_projects(dir)?;
     if !dir.exists() {
         create_private_dir(dir).map_err(|e| files_error(dir, format!("cannot create it: {e}")))?;
     }
@@ -244,6 +230,40 @@ pub fn write_export(dir: &Path, exports: &[ProjectExport]) -> Result<(), Snapsho
     write_private(&partial, &pretty(&manifest)?)?;
     fs::rename(&partial, &manifest_path)
         .map_err(|e| files_error(&manifest_path, format!("cannot write it: {e}")))
+}
+
+/// Whether an export may be written to `dir`: a missing or empty directory, or an earlier
+/// export of this format (its folders of the projects written are replaced). What
+/// [`write_export`] checks first, for a caller that asks before it exports.
+pub fn check_export_dir(dir: &Path) -> Result<(), SnapshotError> {
+    exported_projects(dir).map(drop)
+}
+
+/// The projects of the export in `dir` (none where it is missing or empty), or why no export
+/// may be written there.
+fn exported_projects(dir: &Path) -> Result<Vec<String>, SnapshotError> {
+    let manifest_path = dir.join(MANIFEST);
+    match fs::read(&manifest_path) {
+        Ok(bytes) => Ok(read_manifest(&manifest_path, &bytes)?.projects),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if dir.exists() && !dir.is_dir() {
+                return Err(files_error(dir, "not a directory"));
+            }
+            let holds_files = fs::read_dir(dir)
+                .map(|mut entries| entries.next().is_some())
+                .unwrap_or(false);
+            if holds_files {
+                return Err(files_error(
+                    dir,
+                    "the directory holds files and is not an export (it has no \
+                     svc-emulator-export.json): give a new or empty directory, or an earlier \
+                     export's",
+                ));
+            }
+            Ok(Vec::new())
+        }
+        Err(e) => Err(files_error(&manifest_path, format!("cannot read it: {e}"))),
+    }
 }
 
 /// Writes one project's folder, `folder` (new).
@@ -400,7 +420,7 @@ fn import_resource(
                     resource: resource.to_owned(),
                     error,
                 })?;
-        if rows {
+        if rows && !(resource == TOOLS_RESOURCE && only_seeded_teams(db, model)?) {
             held.push(model.clone());
         }
         models.push((
@@ -408,8 +428,11 @@ fn import_resource(
             records.records.into_iter().map(|r| r.body).collect(),
         ));
     }
+    // The built-in teams every start seeds are the emulator's, and the export's too: written
+    // over, not counted as rows there.
+    let seeded = resource == TOOLS_RESOURCE;
     let replace = match (held.is_empty(), on_rows) {
-        (true, _) => false,
+        (true, _) => seeded,
         (false, ImportOnRows::Stop) => {
             return Err(SnapshotError::Files {
                 path: records_dir.to_owned(),
@@ -446,6 +469,36 @@ fn import_resource(
             error,
         })?;
     Ok(format!("{resource}: {written} record(s)"))
+}
+
+/// Whether `model` of the built-in tools resource is its teams, holding only the teams every
+/// start seeds ([`SEEDED_TEAMS`]).
+fn only_seeded_teams(db: &Arc<dyn Backend>, model: &str) -> Result<bool, SnapshotError> {
+    if model != TEAMS_MODEL {
+        return Ok(false);
+    }
+    let spec = ListSpec {
+        selection: Selection::default(),
+        order_by: Vec::new(),
+        page: 1,
+        per_page: SEEDED_TEAMS.len() as u64 + 1,
+        no_pagination: false,
+    };
+    let listing = tokio::runtime::Handle::current()
+        .block_on(Arc::clone(db).list(model.to_owned(), spec, no_hold()))
+        .map_err(|error| SnapshotError::Resource {
+            resource: TOOLS_RESOURCE.to_owned(),
+            error,
+        })?;
+    let Listing::Page { records, .. } = listing else {
+        return Ok(false);
+    };
+    let teams: Vec<Value> = serde_json::from_slice(&records.0).unwrap_or_default();
+    let mut uids: Vec<&str> = teams.iter().filter_map(|t| t["uid"].as_str()).collect();
+    uids.sort_unstable();
+    let mut seeded: Vec<&str> = SEEDED_TEAMS.iter().map(|(uid, _)| *uid).collect();
+    seeded.sort_unstable();
+    Ok(uids == seeded && teams.len() == SEEDED_TEAMS.len())
 }
 
 /// Imports a project's page settings and accounts.

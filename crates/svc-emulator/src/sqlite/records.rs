@@ -69,7 +69,7 @@ use crate::flow::Locator;
 use crate::flow::delete::delete_row;
 use crate::flow::driver::Failure;
 use crate::flow::driver::Session;
-use crate::flow::export::{Exports, SavedTable, Suspended};
+use crate::flow::export::{Exports, SavedTable, Suspended, bind_imported};
 use crate::flow::records::{Database, Rows};
 use crate::flow::records::{Page, Pages, counted};
 use crate::flow::references::run_now;
@@ -311,24 +311,26 @@ impl<'c> Exports for Sqlite<'c> {
         Ok(Suspended::default())
     }
 
-    /// The types the engine cannot write on SQLite (`types::never_written`: `DATE`, `TIME`,
-    /// `BLOB`) hold what an export wrote: a date or a time as its text, bytes as base64.
+    /// `DATE` and `TIME`, which the engine cannot write on SQLite (`types::never_written`),
+    /// hold the text an export wrote (a `BLOB` its bytes, as on every database). A resource
+    /// whose records show its values as stored (the built-in users and teams, whose contract
+    /// is the emulator's own) stores every value as its strict writes do.
     fn bind_imported(
+        &self,
         field: &Field,
         value: &Internal,
         given: &PyJson,
         tz: i32,
         params: &mut Vec<Value>,
     ) -> Result<String, EngineError> {
-        if !matches!(
-            field.ty.reflected,
-            Reflected::Date | Reflected::Time | Reflected::Blob
-        ) {
-            return Self::bind(field, value, tz, params);
+        let stored_as_shown = self.resource.shows_stored_values();
+        let written_as_text = matches!(field.ty.reflected, Reflected::Date | Reflected::Time);
+        if !stored_as_shown && !written_as_text {
+            return bind_imported::<Self>(field, value, given, tz, params);
         }
-        let json = match given {
-            PyJson::Str(text) => serde_json::Value::String(text.clone()),
-            PyJson::None => serde_json::Value::Null,
+        let given = match given {
+            PyJson::Str(_) | PyJson::None => given.to_json(),
+            _ if stored_as_shown => given.to_json(),
             _ => {
                 return Err(EngineError::field(
                     &field.name,
@@ -337,8 +339,13 @@ impl<'c> Exports for Sqlite<'c> {
             }
         };
         params
-            .push(json_to_sql(field.kind, &json).map_err(|m| EngineError::field(&field.name, m))?);
+            .push(json_to_sql(field.kind, &given).map_err(|m| EngineError::field(&field.name, m))?);
         Ok("?".to_owned())
+    }
+
+    fn bind_bytes(bytes: Vec<u8>, params: &mut Vec<Value>) -> String {
+        params.push(Value::Blob(bytes));
+        "?".to_owned()
     }
 }
 

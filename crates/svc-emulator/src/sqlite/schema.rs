@@ -845,10 +845,12 @@ table_of_fields!(
     Model::identity_unique
 );
 
-/// A view holds no rows of its own: an export leaves it out.
+/// A view holds no rows of its own, and SQLite's own tables (`sqlite_sequence`, the
+/// statistics) hold the database's bookkeeping, not records: an export leaves them out
+/// (`sqlite_sequence` is the next keys it keeps).
 impl BaseTable for Model {
     fn holds_rows(&self) -> bool {
-        !self.view
+        !self.view && !self.name.starts_with("sqlite_")
     }
 }
 

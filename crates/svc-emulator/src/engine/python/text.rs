@@ -142,6 +142,52 @@ pub fn py_bytes_repr(b: &[u8]) -> String {
     s
 }
 
+/// The bytes of a Python `bytes` literal as [`py_bytes_repr`] writes it (`b'\\x00ab'`, or
+/// `b"..."`): what a record shows of a binary column, read back by an import. `None` for text
+/// that is no such literal.
+pub(crate) fn py_bytes_literal(text: &str) -> Option<Vec<u8>> {
+    let quote = match text.as_bytes() {
+        [b'b', q @ (b'\'' | b'"'), .., last] if last == q && text.len() >= 3 => *q,
+        _ => return None,
+    };
+    let inner = &text.as_bytes()[2..text.len() - 1];
+    let mut out = Vec::with_capacity(inner.len());
+    let mut i = 0;
+    while i < inner.len() {
+        let c = inner[i];
+        if c == quote || !(0x20..=0x7e).contains(&c) {
+            return None;
+        }
+        if c != b'\\' {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        let (byte, len) = match inner.get(i + 1)? {
+            b'\\' => (b'\\', 2),
+            b't' => (b'\t', 2),
+            b'n' => (b'\n', 2),
+            b'r' => (b'\r', 2),
+            b'\'' => (b'\'', 2),
+            b'"' => (b'"', 2),
+            b'x' => {
+                let hex = inner.get(i + 2..i + 4)?;
+                if !hex.iter().all(u8::is_ascii_hexdigit) {
+                    return None;
+                }
+                (
+                    u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?,
+                    4,
+                )
+            }
+            _ => return None,
+        };
+        out.push(byte);
+        i += len;
+    }
+    Some(out)
+}
+
 /// `str()` of a Python value, as the engine's text fields write it.
 pub fn py_str(v: &PyValue<'_>) -> Option<String> {
     Some(match v {
@@ -160,4 +206,28 @@ pub fn py_str(v: &PyValue<'_>) -> Option<String> {
             other => return py_str(&other),
         },
     })
+}
+
+#[cfg(test)]
+mod bytes_tests {
+    #[test]
+    fn a_bytes_literal_reads_back_what_its_repr_wrote() {
+        for bytes in [
+            &b""[..],
+            b"\x00\xff\x10",
+            b"it's",
+            b"say \"hi\" it's",
+            b"\\\t\n\r~ ",
+        ] {
+            let repr = super::py_bytes_repr(bytes);
+            assert_eq!(
+                super::py_bytes_literal(&repr).as_deref(),
+                Some(bytes),
+                "{repr}"
+            );
+        }
+        for text in ["abc", "b'", "b'\\q'", "b'\\x0'", "b'a'b'", "'a'"] {
+            assert_eq!(super::py_bytes_literal(text), None, "{text}");
+        }
+    }
 }
