@@ -1308,6 +1308,40 @@ async fn deletes_off_a_terminal_need_yes() {
     ok(&run(&emulator, &["records", "get", "shop", "orders", "7"]).await);
 }
 
+/// `svc emulator export DIR` writes the running emulator's state where an import reads it; a
+/// directory of other files is refused before anything is asked.
+#[tokio::test]
+async fn emulator_export_from_the_command_line_is_what_an_import_starts_from() {
+    let emulator = Emulator::start(EmulatorConfig::default()).await.unwrap();
+    ok(&run(
+        &emulator,
+        &["records", "delete", "shop", "orders", "5", "--yes"],
+    )
+    .await);
+    let temp = TempDir::new("export");
+    let dir = std::path::Path::new(temp.path());
+    std::fs::write(dir.join("notes.txt"), "mine").unwrap();
+    let refused = run(&emulator, &["emulator", "export", temp.path()]).await;
+    code(&refused, 2);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("not an export"), "{stderr}");
+    std::fs::remove_file(dir.join("notes.txt")).unwrap();
+    ok(&run(&emulator, &["emulator", "export", temp.path()]).await);
+    emulator.shutdown().await;
+
+    let config = EmulatorConfig::default()
+        .import(dir)
+        .import_on_rows(svc_emulator::ImportOnRows::Replace);
+    let again = Emulator::start(config).await.unwrap();
+    let gone = run(&again, &["records", "get", "shop", "orders", "5"]).await;
+    assert!(
+        !gone.status.success(),
+        "order 5 was deleted before the export"
+    );
+    ok(&run(&again, &["records", "get", "shop", "orders", "6"]).await);
+    again.shutdown().await;
+}
+
 /// `svc emulator snapshot|restore|reset|snapshots` against a running emulator, for the suites
 /// of other languages.
 #[tokio::test]

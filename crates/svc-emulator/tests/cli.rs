@@ -21,6 +21,10 @@ fn spawn(args: &[&str], envs: &[(&str, &str)]) -> Child {
         "SVC_EMULATOR_CONFIG",
         "SVC_EMULATOR_TLS",
         "SVC_EMULATOR_FIXTURES",
+        "SVC_EMULATOR_FIXTURES_ON_ROWS",
+        "SVC_EMULATOR_IMPORT",
+        "SVC_EMULATOR_IMPORT_ON_ROWS",
+        "SVC_EMULATOR_EXPORT_ON_EXIT",
     ] {
         cmd.env_remove(var);
     }
@@ -145,12 +149,25 @@ fn a_data_directory_others_can_write_is_a_warning_on_stderr() {
 /// `GET path` with a bearer key over a plain HTTP/1.1 connection that closes after the answer:
 /// the status line and the body.
 fn get(api_base_url: &str, path: &str, key: &str) -> (String, String) {
+    request(api_base_url, "GET", path, &format!("Bearer {key}"), "")
+}
+
+/// `method path` with `authorization` and a JSON `body` (none when empty), as [`get`].
+fn request(
+    api_base_url: &str,
+    method: &str,
+    path: &str,
+    authorization: &str,
+    body: &str,
+) -> (String, String) {
     use std::io::Write;
     let addr = api_base_url.trim_start_matches("http://");
     let mut stream = std::net::TcpStream::connect(addr).unwrap();
     write!(
         stream,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {key}\r\nConnection: close\r\n\r\n"
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: {authorization}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
     )
     .unwrap();
     let mut answer = String::new();
@@ -211,4 +228,67 @@ fn the_fixtures_flag_loads_a_folder_per_resource_and_a_bad_fixture_fails_on_stde
         stderr.contains("customers.csv") && stderr.contains("line 4"),
         "{stderr}"
     );
+}
+
+/// A run with `--export-on-exit DIR` writes its state on SIGTERM (and says so on stderr); a run
+/// with `--import DIR` starts from it, once told what to do with the demo's seeded rows.
+#[test]
+fn a_run_exported_on_exit_is_where_the_next_run_starts() {
+    let dir = TempDir::new();
+    let state = dir.join("state");
+    let child = spawn(&["--export-on-exit", state.to_str().unwrap()], &[]);
+    let mut child = child;
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    let info: Value = serde_json::from_str(&line).unwrap();
+    let api = info["api_base_url"].as_str().unwrap().to_owned();
+    let token = info["resource_tokens"]["shop"].as_str().unwrap().to_owned();
+    let orders = "/projects/demo/prod/shop/models/orders";
+    let (status, body) = request(&api, "DELETE", &format!("{orders}/7"), &token, "");
+    assert!(status.contains("204"), "{status}: {body}");
+    let key = info["api_key"].as_str().unwrap();
+    let (status, _) = get(&api, &format!("{orders}/7"), key);
+    assert!(status.contains("404"), "{status}");
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let exit = child.wait().unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(exit.success(), "{exit}: {err}");
+    assert!(err.contains("exported the state to"), "{err}");
+    assert!(state.join("demo/records/shop/orders.json").is_file());
+
+    // Without --import-on-rows the demo's seed stops the start, saying what to do.
+    let output = spawn(&["--import", state.to_str().unwrap()], &[])
+        .wait_with_output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("--import-on-rows"), "{stderr}");
+
+    let state_dir = state.to_str().unwrap();
+    let mut child = spawn(
+        &["--import", state_dir],
+        &[("SVC_EMULATOR_IMPORT_ON_ROWS", "replace")],
+    );
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    let info: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{line:?}: {e}"));
+    let api = info["api_base_url"].as_str().unwrap();
+    let key = info["api_key"].as_str().unwrap();
+    let (deleted, _) = get(api, &format!("{orders}/7"), key);
+    let (kept, _) = get(api, &format!("{orders}/8"), key);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(deleted.contains("404"), "{deleted}");
+    assert!(kept.contains("200"), "{kept}");
 }
