@@ -5,9 +5,9 @@
 
 /// Implements [`Backend`](crate::backend::Backend) for `$resource`, whose inherent async
 /// `reload` reads its schema again. The records operations, read-only SQL and saved copies are
-/// the flows of `flow::read`, `flow::write`, `flow::aggregate`, `flow::read_only_sql`, `flow::action` and `flow::saved`,
+/// the flows of `flow::read`, `flow::write`, `flow::aggregate`, `flow::read_only_sql`, `flow::action`, `flow::saved` and `flow::export`,
 /// over the resource's side of them (`flow::records::Database`,
-/// `flow::aggregate::Summary`, `flow::driver::Driver`, `flow::saved::Saves`); the macro also gives the resource the public methods that run
+/// `flow::aggregate::Summary`, `flow::driver::Driver`, `flow::export::Exports`); the macro also gives the resource the public methods that run
 /// them (`list`, `retrieve_selected`, `delete_selected`, `aggregate`, `group`, `sql`). (Unused
 /// when no such backend is built.)
 #[allow(unused_macros)]

@@ -23,11 +23,13 @@
 //! - `Driver` (`driver`; its `driver.rs`): how it runs statements: a batch, a statement's
 //!   rows, a connection given up; a read-only query's proof of read-only, cancel and cleaning
 //!   ([`read_only_sql`]), and an action's statements in a read-write transaction ([`action`]).
-//! - `Saves` (`saved`): where its saved copy lives and how it is put back.
+//! - `Exports` ([`export`]): its transactions, generated keys and foreign keys' checks, for an
+//!   export and an import (every database) and a saved copy's restore (`saved`, where the copy
+//!   lives: the servers').
 //!
 //! The flows over them: `read` (a list and a retrieve), `write` (a create, an update, a
 //! delete), [`delete`] (what SQLAlchemy's automap relationships do to the rows that refer to a
-//! row being deleted), `aggregate`, `read_only_sql`, `action` and `saved`.
+//! row being deleted), `aggregate`, `read_only_sql`, `action`, `saved` and [`export`].
 //!
 //! SQLite runs its own saved copies (`sqlite/mod.rs`, its online backup, which copies the
 //! database's pages). Through `saved`, SQLite would drop the tables' triggers (it cannot turn
