@@ -1,5 +1,6 @@
 //! Command-line arguments.
 
+use clap_complete::engine::ArgValueCompleter;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// The svc REST API from a shell: page settings, projects, records, SQL, users and teams,
@@ -593,6 +594,7 @@ pub struct RegisterArgs {
 #[derive(Debug, Args)]
 pub struct SqlArgs {
     /// Resource name.
+    #[arg(add = ArgValueCompleter::new(crate::complete::resources))]
     pub resource: String,
     /// One read-only statement (SELECT or WITH ... SELECT); `@file.sql` reads a file, `-` stdin.
     /// Write parameters as `:name`.
@@ -720,6 +722,7 @@ pub enum ActionsCommand {
     #[command(after_help = ACTIONS_EXAMPLES)]
     Run {
         /// Resource name.
+        #[arg(add = ArgValueCompleter::new(crate::complete::resources))]
         resource: String,
         /// The action's name.
         name: String,
@@ -845,8 +848,10 @@ pub struct Yes {
 #[derive(Debug, Args)]
 pub struct Target {
     /// Resource name.
+    #[arg(add = ArgValueCompleter::new(crate::complete::resources))]
     pub resource: String,
     /// Model name.
+    #[arg(add = ArgValueCompleter::new(crate::complete::models))]
     pub model: String,
 }
 

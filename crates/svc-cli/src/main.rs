@@ -3,6 +3,7 @@
 mod args;
 mod canon;
 mod commands;
+mod complete;
 mod connect;
 mod exit;
 mod export;
@@ -28,6 +29,9 @@ use crate::connect::{APP_HINT, DATA_HINT, PROJECT_HINT, SESSION_HINT, TOOLS_HINT
 use crate::exit::Failure;
 
 fn main() -> std::process::ExitCode {
+    // `COMPLETE=bash svc -- WORDS`: the shell asks for completions (resource and model names
+    // among them); answered here, before anything else runs.
+    clap_complete::CompleteEnv::with_factory(help::command).complete();
     let matches = help::command()
         .try_get_matches()
         .unwrap_or_else(|e| help::with_synonym(e, std::env::args_os()).exit());

@@ -129,3 +129,62 @@ fn bash_completes_commands_subcommands_and_values() {
     );
     assert_eq!(complete("svc completions fi"), ["fish"]);
 }
+
+/// What the shell gets when it asks svc for the completions of `words` (as the script that
+/// `COMPLETE=bash svc` prints asks), with `env` as the settings.
+async fn completed(env: &[(&str, String)], words: &[&str]) -> (Vec<String>, String) {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_svc"));
+    cmd.env_clear()
+        .env("COMPLETE", "bash")
+        .env("_CLAP_IFS", "\n")
+        .env("_CLAP_COMPLETE_INDEX", (words.len() - 1).to_string())
+        .env("SVC_CONFIG_DIR", std::env::temp_dir().join("svc-completions-no-config"))
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .arg("--")
+        .args(words)
+        .stdin(Stdio::null());
+    let out = cmd.output().await.expect("svc runs");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    (
+        stdout.lines().map(str::to_owned).collect(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `source <(COMPLETE=bash svc)`: resource names come from the project, model names from the
+/// resource's tables; without a reachable project, none, and no error in the shell.
+#[tokio::test]
+async fn resource_and_model_names_are_completed_from_the_project() {
+    let emulator = svc_emulator::Emulator::start(Default::default())
+        .await
+        .unwrap();
+    let env = [
+        ("SVC_PROJECT", emulator.project().to_string()),
+        ("SVC_API_BASE_URL", emulator.api_base_url().to_owned()),
+        ("SVC_APP_BASE_URL", emulator.app_base_url().to_owned()),
+        ("SVC_API_KEY", emulator.api_key().to_owned()),
+    ];
+    let (names, _) = completed(&env, &["svc", "records", "list", "sh"]).await;
+    assert_eq!(names, ["shop"]);
+    let (names, _) = completed(&env, &["svc", "sql", ""]).await;
+    assert!(names.contains(&"shop".to_owned()), "{names:?}");
+    let (names, _) = completed(&env, &["svc", "records", "list", "shop", ""]).await;
+    for model in ["customers", "orders", "products"] {
+        assert!(names.contains(&model.to_owned()), "{names:?}");
+    }
+    let (names, _) = completed(&env, &["svc", "records", "get", "shop", "or"]).await;
+    assert_eq!(names, ["orders"]);
+    // The registration script the shell sources names svc as its completer.
+    let script = Command::new(env!("CARGO_BIN_EXE_svc"))
+        .env_clear()
+        .env("COMPLETE", "bash")
+        .output()
+        .unwrap();
+    let script = String::from_utf8(script.stdout).unwrap();
+    assert!(script.contains("complete -o nospace"), "{script}");
+    emulator.shutdown().await;
+
+    let (names, stderr) = completed(&[], &["svc", "records", "list", "sh"]).await;
+    assert!(names.is_empty(), "{names:?}");
+    assert!(!stderr.contains("error"), "{stderr}");
+}
