@@ -1,7 +1,7 @@
 //! Command-line arguments.
 
-use clap_complete::engine::ArgValueCompleter;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap_complete::engine::ArgValueCompleter;
 
 /// The svc REST API from a shell: page settings, projects, records, SQL, users and teams,
 /// resources, actions and workflows, sessions; the local emulator; a demo.

@@ -37,7 +37,13 @@ const CATALOG_QUERIES: [&str; 3] = [
 /// The project's resources whose names start with `current`.
 pub fn resources(current: &OsStr) -> Vec<CompletionCandidate> {
     let names = ask(|global| async move {
-        let client = connect::client(&global, Access::App { needs_project: true }).ok()?;
+        let client = connect::client(
+            &global,
+            Access::App {
+                needs_project: true,
+            },
+        )
+        .ok()?;
         let project = client.projects().current().await.ok()?;
         Some(
             project
@@ -153,7 +159,11 @@ mod tests {
 
     #[test]
     fn candidates_are_the_names_that_start_with_the_word() {
-        let names = vec!["orders".to_owned(), "customers".to_owned(), "cu2".to_owned()];
+        let names = vec![
+            "orders".to_owned(),
+            "customers".to_owned(),
+            "cu2".to_owned(),
+        ];
         let got: Vec<String> = candidates(names, OsStr::new("cu"))
             .iter()
             .map(|c| c.get_value().to_string_lossy().into_owned())

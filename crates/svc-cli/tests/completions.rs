@@ -138,7 +138,10 @@ async fn completed(env: &[(&str, String)], words: &[&str]) -> (Vec<String>, Stri
         .env("COMPLETE", "bash")
         .env("_CLAP_IFS", "\n")
         .env("_CLAP_COMPLETE_INDEX", (words.len() - 1).to_string())
-        .env("SVC_CONFIG_DIR", std::env::temp_dir().join("svc-completions-no-config"))
+        .env(
+            "SVC_CONFIG_DIR",
+            std::env::temp_dir().join("svc-completions-no-config"),
+        )
         .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
         .arg("--")
         .args(words)

@@ -224,6 +224,9 @@ pub async fn run(args: EmulatorArgs) -> Result<(), EmulatorError> {
     for warning in emulator.warnings() {
         eprintln!("svc-emulator: warning: {warning}");
     }
+    for line in emulator.imported() {
+        eprintln!("svc-emulator: imported {line}");
+    }
     // Listen for the signals before announcing readiness: a supervisor may stop us as soon as
     // it has read the line.
     let stop = stop_signal();

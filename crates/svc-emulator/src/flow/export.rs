@@ -91,9 +91,9 @@ for_database_servers! {
 }
 
 /// One database's side of an export and an import, and of a database server's restore of a
-/// saved copy (`flow::saved`): its transactions, its generated keys, its foreign keys' checks.
-/// Its statements take no bound values: every name in them comes from the database's own
-/// catalog, quoted. Every future is `Send`.
+/// saved copy (`flow::saved`): its transactions, its generated keys, its foreign keys' checks,
+/// how it binds what an export wrote. Its own statements take no bound values: every name in
+/// them comes from the database's own catalog, quoted. Every future is `Send`.
 pub(crate) trait Exports: Database<Model: BaseTable> + Sized {
     /// What numbers the next generated keys of the saved tables, as saved (and as an export
     /// writes it in its files).
@@ -130,9 +130,10 @@ pub(crate) trait Exports: Database<Model: BaseTable> + Sized {
     }
 
     for_database_servers! {
-        /// Makes the store `name` (unquoted) of a saved copy (`flow::saved`: a database server's),
-        /// or says which privilege the connection lacks for it. By default the database keeps its
-        /// copies itself (SQLite's online backup, `Resource::save`): `flow::saved` never runs on it.
+        /// Makes the store `name` (unquoted) of a saved copy (`flow::saved`: a database
+        /// server's), or says which privilege the connection lacks for it. By default the
+        /// database keeps its copies itself (SQLite's online backup, `Resource::save`):
+        /// `flow::saved` never runs on it.
         fn make_store(
             &self,
             _conn: &mut Session<Self>,
@@ -154,8 +155,8 @@ pub(crate) trait Exports: Database<Model: BaseTable> + Sized {
     ) -> impl Future<Output = Result<Self::Keys, EngineError>> + Send;
 
     /// Makes `keys` number the next generated keys of `tables` again: inside the restore's (or
-    /// import's) transaction, once every row is back and before the `undo` statements run (after the
-    /// commit where [`KEYS_AFTER_COMMIT`](Self::KEYS_AFTER_COMMIT)).
+    /// import's) transaction, once every row is back and before the `undo` statements run
+    /// (after the commit where [`KEYS_AFTER_COMMIT`](Self::KEYS_AFTER_COMMIT)).
     fn put_keys(
         &self,
         conn: &mut Session<Self>,
@@ -163,9 +164,9 @@ pub(crate) trait Exports: Database<Model: BaseTable> + Sized {
         keys: &Self::Keys,
     ) -> impl Future<Output = Result<(), EngineError>> + Send;
 
-    /// Turns off, for the restore's (or import's) transaction, what the database lets the session turn off
-    /// of the foreign keys' checks and of the triggers of `tables`; says which foreign keys
-    /// among them stay checked at each statement (not deferrable).
+    /// Turns off, for the restore's (or import's) transaction, what the database lets the
+    /// session turn off of the foreign keys' checks and of the triggers of `tables`; says which
+    /// foreign keys among them stay checked at each statement (not deferrable).
     fn suspend_checks(
         &self,
         conn: &mut Session<Self>,
@@ -385,8 +386,8 @@ fn saved_tables<'n, D: Database>(
 }
 
 /// Every record of each model of `db` that holds rows (not views), by model name (each model's
-/// records a JSON array in key order, ascending), read on
-/// `conn`: the caller's transaction makes them one moment's. A record the engine's serializer
+/// records a JSON array in key order, ascending), read on `conn`: the caller's transaction
+/// makes them one moment's. A record the engine's serializer
 /// cannot write fails the export, as it fails the engine's list.
 async fn read_all<D: Pages<Model: BaseTable>>(
     db: &D,

@@ -47,6 +47,8 @@ pub struct Emulator {
     pub(super) state: AppState,
     /// Where [`stop`](Self::stop) exports to.
     pub(super) export_on_exit: Option<std::path::PathBuf>,
+    /// What the import wrote.
+    pub(super) imported: Vec<String>,
 }
 
 /// An emulator's [`Emulator::connection`]: what lets `svc_api::Client::builder_for(&emulator)`
@@ -605,6 +607,13 @@ impl Emulator {
         tokio::task::spawn_blocking(move || crate::write_export(&dir, &exports))
             .await
             .map_err(|e| SnapshotError::Store(format!("the export's task failed: {e}")))?
+    }
+
+    /// What the config's [`import`](crate::EmulatorConfig::import) wrote at start, one line a
+    /// project (`project "demo": __svc_app__: 1 record(s); shop: 12001 record(s); 2 page
+    /// setting and account row(s)`); empty without an import.
+    pub fn imported(&self) -> &[String] {
+        &self.imported
     }
 
     /// Exports every project's state where the config's

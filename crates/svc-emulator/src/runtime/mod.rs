@@ -89,6 +89,8 @@ struct Prepared {
     fixtures: Vec<FixturesLoaded>,
     /// Each project's stubs of the config, in the registry's order.
     stubs: Vec<Vec<crate::config::stubs::StubConfig>>,
+    /// What the import wrote, one line a project.
+    imported: Vec<String>,
 }
 
 impl Emulator {
@@ -212,6 +214,7 @@ impl Emulator {
             warnings: prepared.warnings,
             state,
             export_on_exit,
+            imported: prepared.imported,
         })
     }
 }
@@ -313,13 +316,15 @@ fn prepare(config: &EmulatorConfig, local_addr: SocketAddr) -> Result<Prepared, 
     let accounts = Accounts::open(&store, config.lifetimes()).map_err(store_err)?;
     // After the fixtures (an import over them needs --import-on-rows) and the accounts'
     // tables, before the state at start is kept: a reset puts the imported state back.
+    let mut imported = Vec::new();
     if let Some((dir, on_rows)) = config.import_from() {
-        crate::snapshot::files::import_dir(dir, &catalog, &store, on_rows).map_err(|e| {
-            EmulatorError::Import {
-                dir: dir.to_owned(),
-                message: e.to_string(),
-            }
-        })?;
+        imported =
+            crate::snapshot::files::import_dir(dir, &catalog, &store, on_rows).map_err(|e| {
+                EmulatorError::Import {
+                    dir: dir.to_owned(),
+                    message: e.to_string(),
+                }
+            })?;
     }
 
     // Every project's state at start, which its resets put back.
@@ -345,6 +350,7 @@ fn prepare(config: &EmulatorConfig, local_addr: SocketAddr) -> Result<Prepared, 
         warnings,
         fixtures: loaded,
         stubs: projects.projects.iter().map(|p| p.stubs.clone()).collect(),
+        imported,
     })
 }
 

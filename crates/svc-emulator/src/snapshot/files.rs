@@ -302,7 +302,7 @@ fn write_project(folder: &Path, export: &ProjectExport) -> Result<(), SnapshotEr
 
 /// Reads the export in `dir` and writes it into the served projects, before the state at
 /// start is kept (a reset then puts the imported state back). `on_rows` says what to do where
-/// rows are already. Blocking (it waits for the databases on the runtime). What it did, one
+/// rows are already. Blocking (it waits for the databases on the runtime). What it wrote, one
 /// line a project.
 pub(crate) fn import_dir(
     dir: &Path,
