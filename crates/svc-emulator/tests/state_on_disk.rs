@@ -147,7 +147,10 @@ async fn an_export_of_the_demo_is_where_the_next_start_begins() {
     let imported = second.imported().join("\n");
     assert!(imported.starts_with("project \"demo\": "), "{imported}");
     // The seeded teams and the user made, and every record of the shop.
-    assert!(imported.contains("__svc_app__: 4 record(s); shop: "), "{imported}");
+    assert!(
+        imported.contains("__svc_app__: 4 record(s); shop: "),
+        "{imported}"
+    );
     same(&seen(&second).await, &before);
     assert_eq!(login(&second).await, 200, "the account came back");
     // The next key is the one the exported emulator would have given.
