@@ -2,13 +2,14 @@
 //! `cargo xtask features`, `cargo xtask package`, `cargo xtask postgres`, `cargo xtask mysql`,
 //! `cargo xtask bench`,
 //! `cargo xtask load`, `cargo xtask fuzz`, `cargo xtask stress`, `cargo xtask fidelity`,
-//! `cargo xtask contract`, `cargo xtask semver`.
+//! `cargo xtask contract`, `cargo xtask semver`, `cargo xtask dist`.
 //!
 //! `.ci/run` calls `cargo xtask ci`, so CI and a developer's machine run the same steps: the
 //! structural rules (`structure.rs`: the emulator's layering, no reference to a missing file),
 //! fmt, clippy, tests, docs, semver (`semver.rs`: cargo-semver-checks against the commit recorded
 //! in `.ci/semver-baseline`), the tests that need PostgreSQL and MariaDB, the contract test of
-//! the emulator's OpenAPI description (schemathesis), packaging, each svc-api feature alone.
+//! the emulator's OpenAPI description (schemathesis), packaging, the Python and npm packages
+//! installed and tested without a Rust toolchain (`dist.rs`), each svc-api feature alone.
 //!
 //! `cargo xtask fidelity` (`fidelity/`) runs the platform's open-source data engine and the
 //! emulator side by side over copies of the same databases (SQLite files, or PostgreSQL
@@ -20,6 +21,7 @@ use std::process::{Command, ExitCode};
 
 mod abuse;
 mod contract;
+mod dist;
 mod fidelity;
 mod http;
 mod semver;
@@ -183,6 +185,7 @@ fn ci() -> bool {
     let root = workspace_root();
     let ok = times.run("semver", || semver::semver(&root))
         && times.run("docs' examples", docs_examples)
+        && times.run("packages", || dist::dist(&["--check".to_owned()], &root))
         && times.run("PostgreSQL tests", postgres)
         && times.run("MySQL tests", mysql)
         && times.run("browser", browser);
@@ -732,11 +735,15 @@ fn main() -> ExitCode {
         Some("abuse") => abuse::abuse(&args[1..], &workspace_root()),
         Some("contract") => contract::contract(&args[1..], &workspace_root()),
         Some("semver") => semver::semver(&workspace_root()),
+        Some("dist") => dist::dist(&args[1..], &workspace_root()),
         _ => {
             eprintln!(
                 "usage: cargo xtask <task>\n\n\
                  tasks:\n  ci        structure, fmt, clippy, tests, docs, semver, PostgreSQL and MariaDB tests, `svc emulator verify` against the data engine, contract, \
                  packaging, each svc-api feature alone (.ci/run)\n  \
+                 dist      the Python wheel and the npm packages of this platform into \
+                 target/dist/ ([--release] [--check]: installed and tested without a Rust \
+                 toolchain; docs/release.md)\n  \
                  semver    cargo-semver-checks of the library crates against the commit in \
                  .ci/semver-baseline\n            \
                  (installs cargo-semver-checks when missing)\n  \

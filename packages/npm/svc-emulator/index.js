@@ -1,0 +1,201 @@
+"use strict";
+// The svc platform's REST API emulator for JavaScript test suites: the `svc` binary of the
+// platform package npm chose (svc-emulator-<os>-<cpu>), started as `svc emulator`, and its
+// emulator-only routes (resets, the request journal and its expectations). No dependency but
+// the platform package; Node 18 or later (its global fetch).
+
+const { spawn } = require("node:child_process");
+const fs = require("node:fs");
+const os = require("node:os");
+const path = require("node:path");
+const readline = require("node:readline");
+
+/** The platform packages, by `${process.platform}-${process.arch}`. */
+const PLATFORMS = {
+  "darwin-arm64": "svc-emulator-darwin-arm64",
+  "darwin-x64": "svc-emulator-darwin-x64",
+  "linux-arm64": "svc-emulator-linux-arm64",
+  "linux-x64": "svc-emulator-linux-x64",
+  "win32-x64": "svc-emulator-win32-x64",
+};
+
+class EmulatorError extends Error {}
+
+/** The path of the `svc` binary: SVC_BIN when set, else the platform package's. */
+function binaryPath() {
+  if (process.env.SVC_BIN) return process.env.SVC_BIN;
+  const platform = `${process.platform}-${process.arch}`;
+  const name = PLATFORMS[platform];
+  if (!name) {
+    throw new EmulatorError(
+      `svc-emulator has no binary for ${platform} (it has ${Object.keys(PLATFORMS).join(", ")}): ` +
+        "set SVC_BIN to the path of an svc binary",
+    );
+  }
+  const file = process.platform === "win32" ? "svc.exe" : "svc";
+  try {
+    return require.resolve(`${name}/bin/${file}`);
+  } catch {
+    throw new EmulatorError(
+      `the package ${name} is not installed: npm installs it with svc-emulator unless optional ` +
+        "dependencies are left out (--omit=optional, --no-optional); install it, or set SVC_BIN",
+    );
+  }
+}
+
+/** A running `svc emulator`, as its start line describes it. */
+class Emulator {
+  constructor(startup) {
+    this.startup = startup;
+    this.apiBaseUrl = String(startup.api_base_url).replace(/\/$/, "");
+    this.appBaseUrl = String(startup.app_base_url).replace(/\/$/, "");
+    this.project = startup.project;
+    this.environment = startup.environment;
+    this.apiKey = startup.api_key;
+    this.resourceTokens = { ...(startup.resource_tokens || {}) };
+    this.uiUrl = startup.ui_url || "";
+    this.startupFile = null;
+    this._child = null;
+    this._folder = null;
+  }
+
+  /** The variables `svc` and the platform's clients read, as `svc emulator exec` sets them. */
+  env() {
+    const env = {
+      SVC_API_BASE_URL: this.apiBaseUrl,
+      SVC_APP_BASE_URL: this.appBaseUrl,
+      SVC_PROJECT: this.project,
+      SVC_ENVIRONMENT: this.environment,
+      SVC_API_KEY: this.apiKey,
+      SVC_EMULATOR_STARTUP: JSON.stringify(this.startup),
+    };
+    if (this.resourceTokens.__svc_app__) env.SVC_TOOLS_TOKEN = this.resourceTokens.__svc_app__;
+    return env;
+  }
+
+  /** One request to the data host (`/api/...` for the application host) with the API key, or
+   * the Authorization value `auth`: `{status, body}` (`body` null when empty). */
+  async request(method, path_, body, auth) {
+    const response = await fetch(this.apiBaseUrl + path_, {
+      method,
+      headers: {
+        Authorization: auth || `Bearer ${this.apiKey}`,
+        "Content-Type": "application/json",
+      },
+      body: body === undefined || body === null ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : null };
+  }
+
+  async _fixture(method, tail, project) {
+    const route = `/_emulator/projects/${encodeURIComponent(project || this.project)}/${tail}`;
+    const { status, body } = await this.request(method, route);
+    if (status >= 300) {
+      throw new EmulatorError(`${method} ${route} answered ${status}: ${body && body.error}`);
+    }
+    return body;
+  }
+
+  /** Puts the project back in its state at start: what was put back. */
+  reset(project) {
+    return this._fixture("POST", "reset", project);
+  }
+
+  /** A reset, and the project's request journal emptied: what each test starts from. */
+  async startOver(project) {
+    await this.reset(project);
+    await this._fixture("DELETE", "requests", project);
+  }
+
+  /** The project's requests in the journal, oldest first, filtered as its route filters them. */
+  async requests(filters = {}) {
+    const query = new URLSearchParams(filters).toString();
+    const answer = await this._fixture("GET", `requests${query ? `?${query}` : ""}`);
+    return answer.requests;
+  }
+
+  /** An expectation over the journal (the same filters, and at_least, at_most or exactly). */
+  expect(matcher = {}) {
+    const query = new URLSearchParams(matcher).toString();
+    return this._fixture("GET", `requests/expect${query ? `?${query}` : ""}`);
+  }
+
+  /** Throws the expectation's report (its near misses) unless it is met. */
+  async assertReceived(matcher = {}) {
+    const answer = await this.expect(matcher);
+    if (!answer.met) throw new Error(answer.report || answer.expected);
+  }
+
+  /** Stops the emulator this object started, and removes its start-line file. */
+  async stop() {
+    const child = this._child;
+    this._child = null;
+    if (child && child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    if (this._folder) {
+      fs.rmSync(this._folder, { recursive: true, force: true });
+      this._folder = null;
+      this.startupFile = null;
+    }
+  }
+
+  /** Never the key or the tokens: an object printed ends up in test reports. */
+  toJSON() {
+    return { apiBaseUrl: this.apiBaseUrl, project: this.project };
+  }
+
+  [Symbol.for("nodejs.util.inspect.custom")]() {
+    return `Emulator { apiBaseUrl: '${this.apiBaseUrl}', project: '${this.project}' }`;
+  }
+}
+
+/** Starts `svc emulator` (the demo project, or the projects of the JSON `config` file) with its
+ * other flags `args`, and resolves once it accepts connections. */
+function start({ config, args = [], env } = {}) {
+  const command = ["emulator", ...(config ? ["--config", config] : []), ...args];
+  const child = spawn(binaryPath(), command, {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: env || process.env,
+  });
+  let stderr = "";
+  child.stderr.setEncoding("utf8");
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+    process.stderr.write(chunk);
+  });
+  return new Promise((resolve, reject) => {
+    const lines = readline.createInterface({ input: child.stdout });
+    child.once("error", (e) => reject(new EmulatorError(`cannot run svc: ${e.message}`)));
+    child.once("exit", (code) =>
+      reject(new EmulatorError(`svc emulator did not start (exit ${code}): ${stderr.trim()}`)),
+    );
+    lines.once("line", (line) => {
+      const emulator = new Emulator(JSON.parse(line));
+      emulator._child = child;
+      emulator._folder = fs.mkdtempSync(path.join(os.tmpdir(), "svc-emulator-"));
+      emulator.startupFile = path.join(emulator._folder, "startup.json");
+      fs.writeFileSync(emulator.startupFile, line, { mode: 0o600, flag: "wx" });
+      // Stopped with this process, however it ends: no emulator outlives its suite.
+      process.once("exit", () => {
+        if (emulator._child) emulator._child.kill("SIGTERM");
+        if (emulator._folder) fs.rmSync(emulator._folder, { recursive: true, force: true });
+      });
+      resolve(emulator);
+    });
+  });
+}
+
+/** The emulator another process started (`svc emulator exec`, a globalSetup): from its start
+ * line in SVC_EMULATOR_STARTUP; null without one. */
+function connect() {
+  const line = process.env.SVC_EMULATOR_STARTUP;
+  return line ? new Emulator(JSON.parse(line)) : null;
+}
+
+module.exports = { Emulator, EmulatorError, binaryPath, connect, start };

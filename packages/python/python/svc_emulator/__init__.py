@@ -1,0 +1,277 @@
+"""The svc platform's REST API emulator for Python test suites.
+
+The wheel carries the `svc` binary; this module starts it as `svc emulator`, reads its start
+line and talks to its emulator-only routes (resets, the request journal and its expectations)
+with nothing but the standard library::
+
+    from svc_emulator import Emulator
+
+    with Emulator.start() as emulator:          # the demo project
+        status, page = emulator.request("GET", "/projects/demo/prod/shop/models/products")
+        emulator.reset()                          # the project as it was at start
+
+The pytest plugin (``svc_emulator.pytest_plugin``, registered when the wheel is installed) gives
+a test the ``svc_emulator`` fixture: one emulator for the session, put back in its state at
+start before each test.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import threading
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+__all__ = ["Emulator", "EmulatorError", "binary"]
+
+
+class EmulatorError(Exception):
+    """The emulator could not be started, or answered a request of this module with an error."""
+
+
+def binary() -> str:
+    """The path of the ``svc`` binary: ``SVC_BIN`` when set, else the one this wheel installed
+    (beside the interpreter's scripts), else the first on ``PATH``."""
+    given = os.environ.get("SVC_BIN")
+    if given:
+        return given
+    name = "svc.exe" if os.name == "nt" else "svc"
+    installed = os.path.join(sysconfig.get_path("scripts"), name)
+    if os.path.isfile(installed):
+        return installed
+    found = shutil.which(name)
+    if found:
+        return found
+    raise EmulatorError(
+        "no svc binary: install the svc-emulator wheel in this environment, or set SVC_BIN to "
+        "the path of an svc binary"
+    )
+
+
+class Emulator:
+    """A running ``svc emulator``, as its start line describes it.
+
+    Start one with :meth:`start`, or use :meth:`from_startup` for an emulator another process
+    started (``svc emulator exec`` gives its command ``SVC_EMULATOR_STARTUP``). :meth:`stop`
+    ends an emulator this object started; it is also stopped when the interpreter exits.
+    """
+
+    #: The start line, as the emulator printed it.
+    startup: Dict[str, Any]
+    #: The data host's base URL (records, SQL, users and teams, sessions).
+    api_base_url: str
+    #: The application host's base URL, ending in ``/api`` (projects, page settings).
+    app_base_url: str
+    #: The default project.
+    project: str
+    #: The default project's environment.
+    environment: str
+    #: The project's API key (``Authorization: Bearer ...``).
+    api_key: str
+    #: Every resource's static token, by resource name (``__svc_app__``: the built-in tools).
+    resource_tokens: Dict[str, str]
+    #: The web page's sign-in link.
+    ui_url: str
+    #: A file, readable by its owner only, that holds the start line while the emulator runs
+    #: (for processes a test starts); ``None`` for an emulator another process started.
+    startup_file: Optional[str]
+
+    def __init__(self, startup: Mapping[str, Any]) -> None:
+        """An emulator described by its start line (see :meth:`from_startup`)."""
+        self.startup = dict(startup)
+        self.api_base_url = str(startup["api_base_url"]).rstrip("/")
+        self.app_base_url = str(startup["app_base_url"]).rstrip("/")
+        self.project = str(startup["project"])
+        self.environment = str(startup["environment"])
+        self.api_key = str(startup["api_key"])
+        self.resource_tokens = dict(startup.get("resource_tokens") or {})
+        self.ui_url = str(startup.get("ui_url", ""))
+        self.startup_file = None
+        self._process: Optional[subprocess.Popen] = None
+        self._folder: Optional[str] = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_startup(cls, line: str) -> "Emulator":
+        """The emulator whose start line is ``line`` (its JSON), started by someone else: it is
+        not stopped by :meth:`stop`."""
+        return cls(json.loads(line))
+
+    @classmethod
+    def start(
+        cls,
+        config: Optional[str] = None,
+        args: Sequence[str] = (),
+        env: Optional[Mapping[str, str]] = None,
+    ) -> "Emulator":
+        """Starts ``svc emulator`` (the demo project, or the projects of the JSON ``config``
+        file) with its other flags ``args`` (``["--fixtures", "fixtures/"]``), and returns once it
+        accepts connections. ``env`` replaces the process's environment."""
+        command = [binary(), "emulator"]
+        if config is not None:
+            command += ["--config", os.fspath(config)]
+        command += list(args)
+        try:
+            process = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=None if env is None else dict(env),
+                text=True,
+            )
+        except OSError as error:
+            raise EmulatorError(f"cannot run {command[0]}: {error}") from error
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        if not line:
+            process.wait()
+            assert process.stderr is not None
+            raise EmulatorError(
+                f"svc emulator did not start (exit {process.returncode}): "
+                + process.stderr.read().strip()
+            )
+        emulator = cls.from_startup(line)
+        emulator._process = process
+        # The rest of stderr (warnings, the export on exit) is read as it comes, so that a full
+        # pipe never blocks the emulator.
+        threading.Thread(target=_drain, args=(process,), daemon=True).start()
+        emulator._write_startup_file(line)
+        atexit.register(emulator.stop)
+        return emulator
+
+    def _write_startup_file(self, line: str) -> None:
+        self._folder = tempfile.mkdtemp(prefix="svc-emulator-")
+        path = os.path.join(self._folder, "startup.json")
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, stat.S_IRUSR | stat.S_IWUSR)
+        with os.fdopen(descriptor, "w") as file:
+            file.write(line)
+        self.startup_file = path
+
+    def env(self) -> Dict[str, str]:
+        """The variables ``svc`` and the platform's clients read, as ``svc emulator exec`` sets
+        them: the base URLs, the project and its environment, the API key, the tools token and
+        ``SVC_EMULATOR_STARTUP``, the start line."""
+        variables = {
+            "SVC_API_BASE_URL": self.api_base_url,
+            "SVC_APP_BASE_URL": self.app_base_url,
+            "SVC_PROJECT": self.project,
+            "SVC_ENVIRONMENT": self.environment,
+            "SVC_API_KEY": self.api_key,
+            "SVC_EMULATOR_STARTUP": json.dumps(self.startup),
+        }
+        tools = self.resource_tokens.get("__svc_app__")
+        if tools:
+            variables["SVC_TOOLS_TOKEN"] = tools
+        return variables
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        auth: Optional[str] = None,
+    ) -> Tuple[int, Any]:
+        """Sends one request to the data host (``path`` from its root, ``/api/...`` for the
+        application host) with the API key, or the ``Authorization`` value ``auth``: its status
+        and its JSON answer (``None`` when empty)."""
+        request = urllib.request.Request(
+            self.api_base_url + path,
+            method=method,
+            data=None if body is None else json.dumps(body).encode(),
+            headers={
+                "Authorization": auth or "Bearer " + self.api_key,
+                "Content-Type": "application/json",
+            },
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=60) as response:
+                return response.status, _json(response.read())
+        except urllib.error.HTTPError as error:
+            return error.code, _json(error.read())
+
+    def _fixture(self, method: str, tail: str, project: Optional[str] = None) -> Any:
+        path = "/_emulator/projects/%s/%s" % (urllib.parse.quote(project or self.project), tail)
+        status, answer = self.request(method, path)
+        if status >= 300:
+            message = answer.get("error") if isinstance(answer, dict) else answer
+            raise EmulatorError(f"{method} {path} answered {status}: {message}")
+        return answer
+
+    def reset(self, project: Optional[str] = None) -> Dict[str, Any]:
+        """Puts the project back in its state at start (records, page settings, users, accounts;
+        sessions end): what was put back."""
+        return self._fixture("POST", "reset", project)
+
+    def start_over(self, project: Optional[str] = None) -> None:
+        """A reset, and the project's request journal emptied: what each test starts from."""
+        self.reset(project)
+        self._fixture("DELETE", "requests", project)
+
+    def requests(self, **filters: Any) -> List[Dict[str, Any]]:
+        """The project's requests in the journal, oldest first, filtered as the journal's route
+        filters them (``method="POST"``, ``model="orders"``, ``status="4xx"``...)."""
+        query = urllib.parse.urlencode({k: str(v) for k, v in filters.items()})
+        answer = self._fixture("GET", "requests" + ("?" + query if query else ""))
+        return list(answer["requests"])
+
+    def expect(self, **matcher: Any) -> Dict[str, Any]:
+        """Checks an expectation over the journal (the same filters, and one count:
+        ``at_least``, ``at_most`` or ``exactly``): ``{"met", "expected", "matched",
+        "near_misses", "report"}``."""
+        query = urllib.parse.urlencode({k: str(v) for k, v in matcher.items()})
+        return self._fixture("GET", "requests/expect" + ("?" + query if query else ""))
+
+    def assert_received(self, **matcher: Any) -> None:
+        """Fails with the expectation's report (its near misses) unless it is met."""
+        answer = self.expect(**matcher)
+        if not answer["met"]:
+            raise AssertionError(answer.get("report") or answer.get("expected"))
+
+    def stop(self) -> None:
+        """Stops the emulator this object started (SIGTERM, then SIGKILL after 10 s) and removes
+        its start-line file; nothing for one another process started. Safe to call twice."""
+        with self._lock:
+            process, self._process = self._process, None
+            folder, self._folder = self._folder, None
+        if process is not None and process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+            self.startup_file = None
+
+    def __enter__(self) -> "Emulator":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        # Never the key or the tokens: a repr ends up in test reports.
+        return f"Emulator(api_base_url={self.api_base_url!r}, project={self.project!r})"
+
+
+def _json(body: bytes) -> Any:
+    return json.loads(body) if body else None
+
+
+def _drain(process: subprocess.Popen) -> None:
+    """Passes the emulator's stderr (its warnings, its export on exit) on to ours."""
+    assert process.stderr is not None
+    for line in process.stderr:
+        sys.stderr.write(line)

@@ -1,0 +1,83 @@
+"""The pytest plugin of svc-emulator, registered by the wheel (entry point ``pytest11``).
+
+Fixtures:
+
+- ``svc_emulator_session``: one emulator for the whole session, started from
+  ``--svc-emulator-config FILE`` (or the ``svc_emulator_config`` ini option), else the demo
+  project, with ``--svc-emulator-args "..."`` as more flags of ``svc emulator``; stopped, and
+  its start-line file removed, when the session ends, also after Ctrl-C. Under
+  ``svc emulator exec`` (``SVC_EMULATOR_STARTUP`` set) it is exec's emulator.
+- ``svc_emulator``: the same emulator, put back in its state at start and its request journal
+  emptied before the test: what most tests take.
+- ``svc_journal``: the test's requests (a callable: ``svc_journal(method="POST")``), for tests
+  that look at what the code under test sent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from typing import Any, Callable, Dict, Iterator, List
+
+import pytest
+
+from svc_emulator import Emulator
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """The plugin's options: the emulator's config file and its other flags."""
+    group = parser.getgroup("svc-emulator")
+    group.addoption(
+        "--svc-emulator-config",
+        default=None,
+        help="the emulator's JSON config of projects (default: the demo project)",
+    )
+    group.addoption(
+        "--svc-emulator-args",
+        default=None,
+        help='more flags of `svc emulator`, as one string ("--fixtures fixtures/")',
+    )
+    parser.addini("svc_emulator_config", "the emulator's JSON config of projects")
+    parser.addini("svc_emulator_args", "more flags of `svc emulator`, as one string")
+
+
+@pytest.fixture(scope="session")
+def svc_emulator_session(pytestconfig: pytest.Config) -> Iterator[Emulator]:
+    """One emulator for the session (see the module's documentation)."""
+    line = os.environ.get("SVC_EMULATOR_STARTUP")
+    if line:
+        yield Emulator.from_startup(line)
+        return
+    config = pytestconfig.getoption("svc_emulator_config") or pytestconfig.getini(
+        "svc_emulator_config"
+    )
+    args = pytestconfig.getoption("svc_emulator_args") or pytestconfig.getini("svc_emulator_args")
+    emulator = Emulator.start(config=config or None, args=shlex.split(args or ""))
+    try:
+        yield emulator
+    finally:
+        emulator.stop()
+
+
+@pytest.fixture
+def svc_emulator(svc_emulator_session: Emulator) -> Emulator:
+    """The session's emulator, its project as at start and its journal empty."""
+    svc_emulator_session.start_over()
+    return svc_emulator_session
+
+
+@pytest.fixture
+def svc_journal(svc_emulator: Emulator) -> Callable[..., List[Dict[str, Any]]]:
+    """The test's requests in the emulator's journal, filtered as the journal's route filters
+    them: ``svc_journal(method="POST", model="orders")``."""
+    return svc_emulator.requests
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    """Says where the session's emulator comes from."""
+    if os.environ.get("SVC_EMULATOR_STARTUP"):
+        startup = json.loads(os.environ["SVC_EMULATOR_STARTUP"])
+        return f"svc-emulator: the emulator of svc emulator exec, {startup.get('api_base_url')}"
+    config_file = config.getoption("svc_emulator_config") or config.getini("svc_emulator_config")
+    return f"svc-emulator: {config_file or 'the demo project'}, started by the first test that asks"
