@@ -181,11 +181,22 @@ function start({ config, args = [], env } = {}) {
       emulator._folder = fs.mkdtempSync(path.join(os.tmpdir(), "svc-emulator-"));
       emulator.startupFile = path.join(emulator._folder, "startup.json");
       fs.writeFileSync(emulator.startupFile, line, { mode: 0o600, flag: "wx" });
-      // Stopped with this process, however it ends: no emulator outlives its suite.
-      process.once("exit", () => {
+      // Stopped with this process, however it ends (its end, Ctrl-C, SIGTERM): no emulator
+      // outlives its suite, no start-line file stays.
+      const cleanUp = () => {
         if (emulator._child) emulator._child.kill("SIGTERM");
         if (emulator._folder) fs.rmSync(emulator._folder, { recursive: true, force: true });
-      });
+      };
+      process.once("exit", cleanUp);
+      for (const signal of ["SIGINT", "SIGTERM"]) {
+        const onSignal = () => {
+          cleanUp();
+          // The signal's own end, unless someone else (a test runner) handles it.
+          if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+        };
+        process.once(signal, onSignal);
+        child.once("exit", () => process.removeListener(signal, onSignal));
+      }
       resolve(emulator);
     });
   });

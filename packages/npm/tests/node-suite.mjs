@@ -68,3 +68,31 @@ test("a config that does not load is an error that says why", async () => {
     return true;
   });
 });
+
+test("Ctrl-C stops the emulator and removes its start-line file", async () => {
+  const { spawn } = await import("node:child_process");
+  const { once } = await import("node:events");
+  const script = 'import { start } from "svc-emulator"; const e = await start(); ' +
+    'console.log(e.startupFile, e._child.pid); setInterval(() => {}, 1000);';
+  const suite = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+  const [line] = await once(suite.stdout, "data");
+  const [file, pid] = String(line).trim().split(" ");
+  assert.ok(existsSync(file));
+  suite.kill("SIGINT");
+  await once(suite, "exit");
+  assert.ok(!existsSync(file));
+  // The emulator ends with the suite (a bounded wait for the process table, not a timing).
+  let alive = true;
+  for (let i = 0; i < 300 && alive; i++) {
+    try {
+      process.kill(Number(pid), 0);
+      // A process that ended but was not reaped yet (a zombie) ran its end.
+      const { readFileSync } = await import("node:fs");
+      if (readFileSync(`/proc/${pid}/stat`, "utf8").split(" ")[2] === "Z") alive = false;
+      else await new Promise((resolve) => setTimeout(resolve, 100));
+    } catch {
+      alive = false;
+    }
+  }
+  assert.ok(!alive, `the emulator ${pid} still runs`);
+});

@@ -91,3 +91,36 @@ def test_no_rust_toolchain_is_needed():
     import shutil
 
     assert shutil.which("cargo") is None and shutil.which("rustc") is None
+
+
+def test_ctrl_c_stops_the_emulator_and_removes_its_start_line_file(tmp_path):
+    import signal
+    import sys
+    import time
+
+    script = tmp_path / "suite.py"
+    script.write_text(
+        "import time\n"
+        "from svc_emulator import Emulator\n"
+        "emulator = Emulator.start()\n"
+        "print(emulator.startup_file, emulator._process.pid, flush=True)\n"
+        "time.sleep(120)\n"
+    )
+    suite = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    startup_file, pid = suite.stdout.readline().split()
+    assert os.path.isfile(startup_file)
+    suite.send_signal(signal.SIGINT)
+    suite.wait(timeout=30)
+    assert not os.path.exists(startup_file)
+    # The emulator ends with the suite (a bounded wait for the process table, not a timing).
+    for _ in range(300):
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            break
+        with open(f"/proc/{pid}/stat") as stat_file:
+            if stat_file.read().split()[2] == "Z":
+                break
+        time.sleep(0.1)
+    else:
+        raise AssertionError(f"the emulator {pid} still runs")

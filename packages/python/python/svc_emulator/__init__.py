@@ -256,13 +256,15 @@ class Emulator:
             self.startup_file = None
 
     def __enter__(self) -> "Emulator":
+        """The emulator, stopped at the end of the ``with`` block."""
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        """Stops the emulator (:meth:`stop`)."""
         self.stop()
 
     def __repr__(self) -> str:
-        # Never the key or the tokens: a repr ends up in test reports.
+        """Its URL and project; never the key or the tokens (a repr ends up in test reports)."""
         return f"Emulator(api_base_url={self.api_base_url!r}, project={self.project!r})"
 
 
