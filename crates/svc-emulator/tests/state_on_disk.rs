@@ -330,3 +330,53 @@ async fn what_the_emulator_does_not_own_is_left_out_and_imports_are_told_what_to
     assert_eq!(made["id"], 5, "{made}");
     emu.shutdown().await;
 }
+
+/// The count of `model`'s records of resource `own`.
+async fn count(emu: &Emulator, model: &str) -> Value {
+    let list = Call::get(format!("/projects/p/prod/own/models/{model}")).auth("tok_own");
+    send(emu, list).await.json()["count"].clone()
+}
+
+/// A trigger does not write again what an import writes: SQLite's are dropped for the import's
+/// transaction and made again before its commit, and fire afterwards as before.
+#[tokio::test]
+async fn an_import_writes_each_row_once_whatever_the_triggers() {
+    let dir = TempDir::new();
+    let seed = "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); \
+                CREATE TABLE log (id INTEGER PRIMARY KEY, note_id INTEGER, what TEXT); \
+                CREATE TRIGGER logged AFTER INSERT ON notes \
+                BEGIN INSERT INTO log (note_id, what) VALUES (NEW.id, 'created'); END;";
+    let config = || {
+        EmulatorConfig::default().projects(ProjectsConfig::new(vec![
+            ProjectConfig::new("p").api_key("key_p").resource(
+                ResourceConfig::new("own", "tok_own")
+                    .database(dir.join("own.sqlite"))
+                    .seed_sql(seed)
+                    .reset(true),
+            ),
+        ]))
+    };
+    let note = |body: &str| {
+        Call::new(Method::POST, "/projects/p/prod/own/models/notes")
+            .auth("tok_own")
+            .json(&json!({"body": body}))
+    };
+    let emu = Emulator::start(config()).await.unwrap();
+    for body in ["a", "b"] {
+        assert_eq!(send(&emu, note(body)).await.status, 201);
+    }
+    assert_eq!(count(&emu, "log").await, 2);
+    let export = dir.join("state");
+    emu.export(&export).await.unwrap();
+    emu.shutdown().await;
+
+    let replace = config()
+        .import(&export)
+        .import_on_rows(ImportOnRows::Replace);
+    let emu = Emulator::start(replace).await.unwrap();
+    assert_eq!(count(&emu, "notes").await, 2);
+    assert_eq!(count(&emu, "log").await, 2, "each logged row once");
+    assert_eq!(send(&emu, note("c")).await.status, 201);
+    assert_eq!(count(&emu, "log").await, 3, "the trigger is back");
+    emu.shutdown().await;
+}

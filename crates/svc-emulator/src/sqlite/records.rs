@@ -54,6 +54,7 @@
 //! this list reads.
 
 use crate::dialect::clause::Where;
+use crate::dialect::quote_ident;
 use crate::dialect::seek::{self, Nulls};
 use crate::engine::body::{non_field, query_failed};
 use crate::engine::error::EngineError;
@@ -301,14 +302,34 @@ impl<'c> Exports for Sqlite<'c> {
 
     /// The engine runs SQLite without the foreign keys' checks; a database file whose
     /// connections turn them on has them checked at the commit, so the models go in in any
-    /// order.
+    /// order. SQLite cannot turn a trigger off: the tables' triggers are dropped inside the
+    /// transaction and made again before its commit (SQLite's schema changes are transactional),
+    /// so that an imported row is written once, not again by a trigger.
     async fn suspend_checks(
         &self,
         conn: &mut Session<Self>,
-        _tables: &[SavedTable],
+        tables: &[SavedTable],
     ) -> Result<Suspended, EngineError> {
         self.run(conn, "PRAGMA defer_foreign_keys = ON").await?;
-        Ok(Suspended::default())
+        let unexpected = |e| self.fault(e, Failure::Unexpected);
+        let triggers = conn.rows(TRIGGERS, &Vec::new()).await.map_err(unexpected)?;
+        let mut undo = Vec::new();
+        for row in triggers {
+            let (Some(Value::Text(name)), Some(Value::Text(table)), Some(Value::Text(sql))) =
+                (row.first(), row.get(1), row.get(2))
+            else {
+                continue;
+            };
+            if tables.iter().any(|t| t.name == *table) {
+                self.run(conn, &format!("DROP TRIGGER {}", quote_ident(name)))
+                    .await?;
+                undo.push(sql.clone());
+            }
+        }
+        Ok(Suspended {
+            still_checked: Vec::new(),
+            undo,
+        })
     }
 
     /// `DATE` and `TIME`, which the engine cannot write on SQLite (`types::never_written`),
@@ -348,6 +369,10 @@ impl<'c> Exports for Sqlite<'c> {
         "?".to_owned()
     }
 }
+
+/// Every trigger: its name, its table and the statement that makes it.
+const TRIGGERS: &str =
+    "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger' AND sql IS NOT NULL";
 
 /// Whether the database has `sqlite_sequence` (made with its first `AUTOINCREMENT` table).
 const SEQUENCES_KEPT: &str =
