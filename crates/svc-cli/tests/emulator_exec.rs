@@ -427,3 +427,55 @@ fn host(dir: &TempDir, flags: &[&str]) -> (std::process::Child, Vec<(&'static st
         .collect();
     (host, env)
 }
+
+/// `exec --export-on-exit DIR` writes the state the command left, and `exec --import DIR`
+/// starts the next command's emulator from it: a suite run, then run again where it stopped.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_suite_run_exported_on_exit_is_where_the_next_run_starts() {
+    let dir = TempDir::new("exec-state");
+    let state = format!("{}/state", dir.path());
+    // The first run deletes order 3, through the very svc that exec is.
+    let out = svc(
+        vec![],
+        &[
+            "emulator",
+            "exec",
+            "--export-on-exit",
+            &state,
+            "--",
+            SVC,
+            "records",
+            "delete",
+            "shop",
+            "orders",
+            "3",
+            "--yes",
+        ],
+        None,
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("exported the state to"), "{stderr}");
+    // The second starts where it stopped: order 3 is gone, order 4 is there.
+    let out = svc(
+        vec![],
+        &[
+            "emulator",
+            "exec",
+            "--import",
+            &state,
+            "--import-on-rows",
+            "replace",
+            "--",
+            "sh",
+            "-c",
+            &format!("{SVC} records get shop orders 4 && ! {SVC} records get shop orders 3"),
+        ],
+        None,
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("imported project \"demo\""), "{stderr}");
+}

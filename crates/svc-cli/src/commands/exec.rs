@@ -33,7 +33,18 @@ pub async fn run(args: ExecArgs) -> Result<(), Failure> {
         .await
         .map_err(|e| Failure::Other(format!("the emulator did not start: {e}")))?;
     let result = around(&emulator, &args, program, rest).await;
-    emulator.shutdown().await;
+    // `--export-on-exit DIR`: the state the command left, written before the emulator stops.
+    let exported = emulator.stop().await;
+    match (&args.run.export_on_exit, exported) {
+        (Some(dir), Ok(())) => {
+            eprintln!("svc emulator exec: exported the state to {}", dir.display())
+        }
+        (_, Err(e)) if result.is_ok() => {
+            return Err(Failure::Other(format!("the export on exit failed: {e}")));
+        }
+        (_, Err(e)) => eprintln!("svc emulator exec: the export on exit failed: {e}"),
+        (None, Ok(())) => {}
+    }
     result
 }
 
@@ -46,6 +57,9 @@ async fn around(
 ) -> Result<(), Failure> {
     for warning in emulator.warnings() {
         eprintln!("svc emulator exec: warning: {warning}");
+    }
+    for line in emulator.imported() {
+        eprintln!("svc emulator exec: imported {line}");
     }
     if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
         eprintln!("svc emulator exec: the web page: {}", emulator.ui_url());
