@@ -610,8 +610,8 @@ impl Emulator {
     }
 
     /// What the config's [`import`](crate::EmulatorConfig::import) wrote at start, one line a
-    /// project (`project "demo": __svc_app__: 1 record(s); shop: 12001 record(s); 2 page
-    /// setting and account row(s)`); empty without an import.
+    /// project (`project "demo": __svc_app__: 3 record(s); shop: 13050 record(s); 0 page
+    /// setting and account row(s)` for the demo as it starts); empty without an import.
     pub fn imported(&self) -> &[String] {
         &self.imported
     }
