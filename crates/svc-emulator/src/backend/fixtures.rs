@@ -160,7 +160,7 @@ pub(crate) async fn has_records(db: &Arc<dyn Backend>, model: &str) -> Result<bo
 
 /// Strict mode's refusal of fields the model lacks: a CSV header's column on line 1, a JSON
 /// record's key on its line.
-fn check_fields(
+pub(crate) fn check_fields(
     db: &dyn Backend,
     file: &FixtureFile,
     records: &Records,

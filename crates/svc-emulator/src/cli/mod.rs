@@ -199,20 +199,23 @@ impl EmulatorArgs {
 
 /// `--fixtures-on-rows`: `stop`, `skip` or `add`.
 fn on_rows(value: &str) -> Result<crate::FixturesOnRows, String> {
-    crate::FixturesOnRows::ALL
-        .iter()
-        .find(|(name, _)| name.eq_ignore_ascii_case(value.trim()))
-        .map(|&(_, on_rows)| on_rows)
-        .ok_or_else(|| format!("{value:?} is none of stop, skip, add"))
+    choice(&crate::FixturesOnRows::ALL, value)
 }
 
 /// `--import-on-rows`: `stop`, `skip`, `add` or `replace`.
 fn import_on_rows(value: &str) -> Result<crate::ImportOnRows, String> {
-    crate::ImportOnRows::ALL
-        .iter()
+    choice(&crate::ImportOnRows::ALL, value)
+}
+
+/// The choice `value` names among `all` (by name, any case), or the names there are.
+fn choice<T: Copy>(all: &[(&str, T)], value: &str) -> Result<T, String> {
+    all.iter()
         .find(|(name, _)| name.eq_ignore_ascii_case(value.trim()))
-        .map(|&(_, on_rows)| on_rows)
-        .ok_or_else(|| format!("{value:?} is none of stop, skip, add, replace"))
+        .map(|&(_, choice)| choice)
+        .ok_or_else(|| {
+            let names: Vec<&str> = all.iter().map(|(name, _)| *name).collect();
+            format!("{value:?} is none of {}", names.join(", "))
+        })
 }
 
 /// Starts the emulator, prints exactly one JSON line ([`StartupInfo`](crate::StartupInfo)) on

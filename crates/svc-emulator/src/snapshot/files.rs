@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::backend::fixtures::has_records;
+use crate::backend::fixtures::{check_fields, has_records};
 use crate::backend::{Backend, Import};
 use crate::catalog::Catalog;
 use crate::config::fixtures::read::read;
@@ -396,23 +396,7 @@ fn import_resource(
             ));
         }
         let records = read(&fixture).map_err(in_resource)?;
-        let fields = db.field_names(model).unwrap_or_default();
-        for record in &records.records {
-            if let crate::engine::python::json::PyJson::Dict(pairs) = &record.body
-                && let Some((key, _)) = pairs.iter().find(|(k, _)| !fields.contains(k))
-            {
-                return Err(in_resource(
-                    FixtureError::new(&path, "the model has no such field")
-                        .for_model(model)
-                        .at_line(record.line)
-                        .at_field(key)
-                        .hint(format!(
-                            "its fields: {}; import into the schema the export was made from",
-                            fields.join(", ")
-                        )),
-                ));
-            }
-        }
+        check_fields(db.as_ref(), &fixture, &records).map_err(in_resource)?;
         let rows =
             runtime
                 .block_on(has_records(db, model))

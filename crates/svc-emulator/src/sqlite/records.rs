@@ -59,7 +59,7 @@ use crate::dialect::seek::{self, Nulls};
 use crate::engine::body::{non_field, query_failed};
 use crate::engine::error::EngineError;
 use crate::engine::field_input::{Internal, py_equal};
-use crate::engine::python::json::PyJson;
+use crate::engine::python::json::{PyJson, py_json_to_json};
 use crate::engine::records::RecordRow;
 use crate::engine::records::Records;
 use crate::engine::records::{Models, record_json};
@@ -350,8 +350,8 @@ impl<'c> Exports for Sqlite<'c> {
             return bind_imported::<Self>(field, value, given, tz, params);
         }
         let given = match given {
-            PyJson::Str(_) | PyJson::None => given.to_json(),
-            _ if stored_as_shown => given.to_json(),
+            PyJson::Str(_) | PyJson::None => py_json_to_json(given),
+            _ if stored_as_shown => py_json_to_json(given),
             _ => {
                 return Err(EngineError::field(
                     &field.name,

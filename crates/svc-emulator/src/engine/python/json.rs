@@ -41,29 +41,6 @@ impl PyJson {
         }
     }
 
-    /// The value as `serde_json` holds it: an int past 64 bits (which no strict field takes)
-    /// as its nearest float, a float that JSON cannot write as `null`.
-    pub(crate) fn to_json(&self) -> serde_json::Value {
-        use serde_json::Value;
-        match self {
-            PyJson::None => Value::Null,
-            PyJson::Bool(b) => Value::Bool(*b),
-            PyJson::Int(i) => i
-                .parse::<i64>()
-                .map(Value::from)
-                .unwrap_or_else(|_| Value::from(i.parse::<f64>().unwrap_or(f64::NAN))),
-            PyJson::Float(f) => serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number),
-            PyJson::Str(s) => Value::String(s.clone()),
-            PyJson::List(items) => Value::Array(items.iter().map(PyJson::to_json).collect()),
-            PyJson::Dict(pairs) => Value::Object(
-                pairs
-                    .iter()
-                    .map(|(k, v)| (k.clone(), v.to_json()))
-                    .collect(),
-            ),
-        }
-    }
-
     /// The value of key `name` of a dict, `None` when absent or when `self` is not a dict.
     pub(crate) fn get(&self, name: &str) -> Option<&PyJson> {
         match self {
