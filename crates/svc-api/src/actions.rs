@@ -63,6 +63,7 @@ impl Client {
             resource: resource.into(),
             name: name.into(),
             token: None,
+            options: None,
             _result: PhantomData,
         }
     }
@@ -87,6 +88,7 @@ pub struct Action<'c, T = serde_json::Value> {
     resource: String,
     name: String,
     token: Option<Secret>,
+    options: crate::options::HandleOptions,
     _result: PhantomData<fn() -> T>,
 }
 
@@ -97,6 +99,7 @@ impl<T> Clone for Action<'_, T> {
             resource: self.resource.clone(),
             name: self.name.clone(),
             token: self.token.clone(),
+            options: self.options.clone(),
             _result: PhantomData,
         }
     }
@@ -108,6 +111,7 @@ impl<T> std::fmt::Debug for Action<'_, T> {
             .field("resource", &self.resource)
             .field("name", &self.name)
             .field("token", &self.token)
+            .field("options", &self.options)
             .field("result_type", &std::any::type_name::<T>())
             .finish()
     }
@@ -134,9 +138,12 @@ impl<'c, T> Action<'c, T> {
             resource: self.resource,
             name: self.name,
             token: self.token,
+            options: self.options,
             _result: PhantomData,
         }
     }
+
+    crate::options::options_method!();
 
     /// `{data}/{resource}/actions/{name}`, each name checked and encoded as one path segment.
     fn url(&self) -> Result<String> {
@@ -172,13 +179,15 @@ impl<T: DeserializeOwned> Action<'_, T> {
         let what = format!("action {:?} of resource {:?}", self.name, self.resource);
         let body = crate::inputs::body(&what, inputs)?;
         let mut call = Call::new(EXECUTE, Method::POST, url)
+            .options(&self.options)
+            .caller_may_repeat()
             .resource(&self.resource)
             .auth(CallAuth::Data {
                 resource: Some(self.resource.clone()),
                 per_call: self.token.clone(),
             });
         // A POST: `Call::new` leaves it non-idempotent, so it is retried only when it
-        // certainly was not sent (request.rs).
+        // certainly was not sent (request.rs), unless the caller declares it idempotent.
         call.body = Some(body);
         let answer: Answer<T> = self.client.operation(call, decode).await?;
         Ok(answer.data)

@@ -67,6 +67,9 @@ mod prepared;
 #[cfg(feature = "_sends")]
 #[cfg_attr(not(feature = "full"), allow(dead_code))]
 mod name;
+// Per-call options, which only handles that send take.
+#[cfg(feature = "_sends")]
+mod options;
 #[cfg(feature = "_sends")]
 mod request;
 mod retry;
@@ -115,6 +118,8 @@ mod workflows;
 
 pub use client::{Client, ClientBuilder};
 pub use error::{ApiError, DecodeError, Error, InvalidInput, Result, Sent, WorkflowError};
+#[cfg(feature = "_sends")]
+pub use options::CallOptions;
 pub use retry::RetryPolicy;
 pub use sleep::{Sleep, TokioSleep};
 

@@ -41,6 +41,7 @@ impl Client {
             client: self,
             draft: None,
             environment: None,
+            options: None,
         }
     }
 }
@@ -67,6 +68,7 @@ pub struct Pages<'c> {
     client: &'c Client,
     draft: Option<bool>,
     environment: Option<String>,
+    options: crate::options::HandleOptions,
 }
 
 impl Pages<'_> {
@@ -82,6 +84,8 @@ impl Pages<'_> {
         self.environment = Some(environment.into());
         self
     }
+
+    crate::options::options_method!();
 
     fn base(&self) -> Result<Url> {
         // Checked as `EnvironmentName` checks it, and encoded as its `encoded()` does, without
@@ -102,8 +106,9 @@ impl Pages<'_> {
         let key = self.client.api_key().ok_or_else(|| {
             Error::invalid("page settings need an API key: call ClientBuilder::api_key")
         })?;
-        let call =
-            Call::new(op, method, url.slash().build()).credential(Credential::ApiKey(key.clone()));
+        let call = Call::new(op, method, url.slash().build())
+            .options(&self.options)
+            .credential(Credential::ApiKey(key.clone()));
         // This handle's draft switch, else the client's (added by the request pipeline).
         Ok(match self.draft {
             Some(draft) => call.draft(draft),

@@ -24,7 +24,10 @@ impl Client {
     /// ```
     #[cfg_attr(docsrs, doc(cfg(feature = "projects")))]
     pub fn projects(&self) -> Projects<'_> {
-        Projects { client: self }
+        Projects {
+            client: self,
+            options: None,
+        }
     }
 }
 
@@ -37,11 +40,15 @@ impl Client {
 /// # Ok(()) }
 /// ```
 #[derive(Debug, Clone)]
+#[must_use]
 pub struct Projects<'c> {
     client: &'c Client,
+    options: crate::options::HandleOptions,
 }
 
 impl Projects<'_> {
+    crate::options::options_method!();
+
     /// The client's own project.
     pub async fn current(&self) -> Result<Project> {
         let name = self.client.project()?;
@@ -64,6 +71,7 @@ impl Projects<'_> {
             .slash()
             .build();
         let call = Call::new(GET, Method::GET, url)
+            .options(&self.options)
             .project(name.as_str())
             .credential(Credential::ApiKey(key.clone()));
         self.client.send_json(call).await

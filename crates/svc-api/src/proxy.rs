@@ -85,6 +85,7 @@ impl<'c> Proxy<'c> {
             request: ProxyRequest::new(method.as_str(), url),
             method,
             error: None,
+            options: None,
         }
     }
 
@@ -129,6 +130,7 @@ pub struct ProxyRequestBuilder<'c> {
     method: Method,
     /// A body that could not be serialized: reported by `send`, before sending anything.
     error: Option<Error>,
+    options: crate::options::HandleOptions,
 }
 
 impl fmt::Debug for ProxyRequestBuilder<'_> {
@@ -140,6 +142,8 @@ impl fmt::Debug for ProxyRequestBuilder<'_> {
 }
 
 impl ProxyRequestBuilder<'_> {
+    crate::options::options_method!();
+
     /// Appends a query parameter (encoded by the proxy; the URL's own query is kept).
     pub fn query(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.request.query_params.push(NameValue::new(name, value));
@@ -290,6 +294,8 @@ impl ProxyRequestBuilder<'_> {
         // Not retried as a POST would be: the proxied method decides. Every upstream status is
         // the answer; only the proxy's own failures (marked) are errors.
         let call = Call::new(SEND, Method::POST, url)
+            .options(&self.options)
+            .caller_may_repeat()
             .auth(CallAuth::Session)
             .json(&request)?
             .answers(is_upstream_answer);

@@ -18,6 +18,7 @@ use tracing::{Instrument, Span};
 use crate::client::Client;
 use crate::error::{ApiError, Error, Result, is_retryable_status};
 use crate::name::Name;
+use crate::options::HandleOptions;
 use crate::retry::Jitter;
 use crate::spans;
 pub(crate) use crate::spans::Operation;
@@ -97,6 +98,12 @@ pub(crate) struct Call {
     pub(crate) is_answer: fn(&Response<Bytes>) -> bool,
     /// The `Accept` header.
     pub(crate) accept: HeaderValue,
+    /// The handle's [`CallOptions`](crate::CallOptions), if it has any.
+    pub(crate) options: HandleOptions,
+    /// Whether the caller may declare the call idempotent (`CallOptions::idempotent(true)`):
+    /// updates, and operations whose effect only the caller knows (actions, workflows, the
+    /// proxy).
+    pub(crate) caller_may_repeat: bool,
 }
 
 fn is_success(response: &Response<Bytes>) -> bool {
@@ -125,6 +132,7 @@ impl Call {
             method,
             Method::GET | Method::HEAD | Method::PUT | Method::DELETE | Method::OPTIONS
         );
+        let caller_may_repeat = method == Method::PATCH;
         Self {
             op,
             resource: None,
@@ -137,7 +145,52 @@ impl Call {
             draft: None,
             is_answer: is_success,
             accept: HeaderValue::from_static("application/json"),
+            options: None,
+            caller_may_repeat,
         }
+    }
+
+    /// Applies the handle's options (see [`CallOptions`](crate::CallOptions)), checked when the
+    /// call is sent.
+    pub(crate) fn options(mut self, options: &HandleOptions) -> Self {
+        self.options.clone_from(options);
+        self
+    }
+
+    /// Lets the caller declare this call idempotent: its effect is the caller's to know (an
+    /// action, a workflow, a proxied request).
+    #[cfg(any(feature = "actions", feature = "workflows", feature = "proxy"))]
+    pub(crate) fn caller_may_repeat(mut self) -> Self {
+        self.caller_may_repeat = true;
+        self
+    }
+
+    /// Whether sending the call twice does no harm: the caller's word where it may give it,
+    /// else the operation's. A `true` the call cannot take was refused by [`Call::check_options`].
+    fn is_idempotent(&self) -> bool {
+        match self.options.as_ref().and_then(|o| o.idempotent) {
+            Some(said) => said,
+            None => self.idempotent,
+        }
+    }
+
+    /// Refuses options this call cannot take, before anything is sent.
+    fn check_options(&self) -> Result<()> {
+        let Some(options) = &self.options else {
+            return Ok(());
+        };
+        if let Some(why) = &options.invalid {
+            return Err(Error::invalid(why.clone()));
+        }
+        if options.idempotent == Some(true) && !self.idempotent && !self.caller_may_repeat {
+            return Err(Error::invalid(format!(
+                "{} cannot be declared idempotent: sending it twice is not safe (a second \
+                 record, or a one-time token spent); CallOptions::idempotent(true) is taken by \
+                 updates, action and workflow runs and proxied requests",
+                self.op.name
+            )));
+        }
+        Ok(())
     }
 
     /// Names the resource the call is on, for its spans.
@@ -289,9 +342,11 @@ impl Client {
         spans::operation(call, self.inner.project.as_deref())
     }
 
-    /// Sends a call within the overall timeout.
+    /// Sends a call within the overall timeout: the call's own, else the client's.
     async fn send_timed(&self, call: Call, span: &Span) -> Result<Response<Bytes>> {
-        let Some(limit) = self.inner.timeout else {
+        call.check_options()?;
+        let own = call.options.as_ref().and_then(|o| o.timeout);
+        let Some(limit) = own.or(self.inner.timeout) else {
             return self.send_authorized(call, span).await;
         };
         self.within(limit, self.send_authorized(call, span))
@@ -407,7 +462,7 @@ impl Client {
                 Ok(response) if (call.is_answer)(&response) => return Ok(response),
                 Ok(response) => {
                     let error = api_error(call, response);
-                    let retry = call.idempotent && is_retryable_status(error.status);
+                    let retry = call.is_idempotent() && is_retryable_status(error.status);
                     let after = error.retry_after.map(Duration::from_secs);
                     if !retry {
                         return Err(Error::Api(Box::new(error)));
@@ -419,7 +474,7 @@ impl Client {
                     // connect timed out) is safe to retry whatever it is; one that may have
                     // reached the server only when it is idempotent.
                     let not_sent = e.was_sent() == svc_transport::Sent::No;
-                    let retry = e.is_retryable() && (not_sent || call.idempotent);
+                    let retry = e.is_retryable() && (not_sent || call.is_idempotent());
                     if !retry {
                         return Err(Error::Transport(e));
                     }
@@ -427,7 +482,11 @@ impl Client {
                 }
             };
             let jitter = jitter.get_or_insert_with(Jitter::new);
-            match self.inner.retry.delay(attempt, retry_after, jitter) {
+            let policy = call.options.as_ref().and_then(|o| o.retry.as_ref());
+            match policy
+                .unwrap_or(&self.inner.retry)
+                .delay(attempt, retry_after, jitter)
+            {
                 Some(wait) => {
                     tracing::debug!(
                         method = %call.method,
@@ -526,6 +585,15 @@ impl Client {
         }
         if call.body.is_some() {
             headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        }
+        if let Some(options) = &call.options {
+            // Replaces the client's value of each name, and keeps a name given twice twice.
+            for name in options.headers.keys() {
+                headers.remove(name);
+            }
+            for (name, value) in &options.headers {
+                headers.append(name, value.clone());
+            }
         }
         request
     }

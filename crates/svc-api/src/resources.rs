@@ -34,6 +34,7 @@ impl Client {
         Resources {
             client: self,
             token: None,
+            options: None,
         }
     }
 }
@@ -51,6 +52,7 @@ impl Client {
 pub struct Resources<'c> {
     client: &'c Client,
     token: Option<Secret>,
+    options: crate::options::HandleOptions,
 }
 
 /// `{"success": true}`.
@@ -66,6 +68,8 @@ impl Resources<'_> {
         self
     }
 
+    crate::options::options_method!();
+
     /// Reloads the structure of `resource` (`POST /{resource}/reload`). An answer other than
     /// `{"success": true}` is an error.
     pub async fn reload(&self, resource: impl AsRef<str>) -> Result<()> {
@@ -77,6 +81,7 @@ impl Resources<'_> {
             .segment("reload")
             .build();
         let call = Call::new(RELOAD, Method::POST, url)
+            .options(&self.options)
             .resource(name.as_str())
             .auth(CallAuth::data(name.as_str(), self.token.as_ref()))
             .idempotent();

@@ -57,6 +57,7 @@ impl Client {
             client: self,
             resource: resource.into(),
             token: None,
+            options: None,
         }
     }
 }
@@ -87,6 +88,7 @@ pub struct Sql<'c> {
     client: &'c Client,
     resource: String,
     token: Option<Secret>,
+    options: crate::options::HandleOptions,
 }
 
 impl<'c> Sql<'c> {
@@ -95,6 +97,8 @@ impl<'c> Sql<'c> {
         self.token = Some(token.into());
         self
     }
+
+    crate::options::options_method!();
 
     /// Starts a query; bind its parameters, then [`send`](SqlQuery::send) it or read its
     /// [`rows`](SqlQuery::rows).
@@ -127,6 +131,7 @@ impl std::fmt::Debug for SqlQuery<'_> {
                 &self.request.params_obj.keys().collect::<Vec<_>>(),
             )
             .field("token", &self.sql.token)
+            .field("options", &self.sql.options)
             .finish_non_exhaustive()
     }
 }
@@ -207,6 +212,7 @@ impl SqlQuery<'_> {
             .segment("sql_get_query")
             .build();
         Ok(Call::new(QUERY, Method::POST, url)
+            .options(&self.sql.options)
             .resource(&self.sql.resource)
             .auth(CallAuth::data(&self.sql.resource, self.sql.token.as_ref()))
             .json(&self.request)?

@@ -69,6 +69,14 @@ impl Teams<'_> {
         }
     }
 
+    /// Uses these [`CallOptions`](crate::CallOptions) for this handle's calls, over the
+    /// client's settings (timeout, retries, idempotency, extra headers).
+    pub fn options(self, options: crate::CallOptions) -> Self {
+        Self {
+            records: self.records.options(options),
+        }
+    }
+
     /// One page of teams matching `query`.
     pub async fn list(&self, query: &ListQuery) -> Result<ListPage<Team>> {
         self.records.list(query).await

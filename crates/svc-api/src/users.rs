@@ -76,6 +76,14 @@ impl Users<'_> {
         }
     }
 
+    /// Uses these [`CallOptions`](crate::CallOptions) for this handle's calls, over the
+    /// client's settings (timeout, retries, idempotency, extra headers).
+    pub fn options(self, options: crate::CallOptions) -> Self {
+        Self {
+            records: self.records.options(options),
+        }
+    }
+
     /// How many pages [`stream`](Self::stream) fetches ahead of the caller (default 3).
     pub fn prefetch(self, pages: usize) -> Self {
         Self {

@@ -49,6 +49,7 @@ impl Client {
         Workflow {
             client: self,
             uid: uid.into(),
+            options: None,
             _result: PhantomData,
         }
     }
@@ -75,6 +76,7 @@ impl Client {
 pub struct Workflow<'c, T = serde_json::Value> {
     client: &'c Client,
     uid: String,
+    options: crate::options::HandleOptions,
     _result: PhantomData<fn() -> T>,
 }
 
@@ -83,6 +85,7 @@ impl<T> Clone for Workflow<'_, T> {
         Self {
             client: self.client,
             uid: self.uid.clone(),
+            options: self.options.clone(),
             _result: PhantomData,
         }
     }
@@ -92,6 +95,7 @@ impl<T> std::fmt::Debug for Workflow<'_, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Workflow")
             .field("uid", &self.uid)
+            .field("options", &self.options)
             .field("result_type", &std::any::type_name::<T>())
             .finish()
     }
@@ -167,9 +171,12 @@ impl<'c, T> Workflow<'c, T> {
         Workflow {
             client: self.client,
             uid: self.uid,
+            options: self.options,
             _result: PhantomData,
         }
     }
+
+    crate::options::options_method!();
 }
 
 impl<T: DeserializeOwned> Workflow<'_, T> {
@@ -219,12 +226,15 @@ impl<T: DeserializeOwned> Workflow<'_, T> {
         let body = crate::inputs::body(&format!("workflow {:?}", self.uid), inputs)?;
         // The project's own route: no resource, so the API key, else the session or service
         // token (request.rs, `CallAuth::Data`).
-        let mut call = Call::new(RUN, Method::POST, url).auth(CallAuth::Data {
-            resource: None,
-            per_call: None,
-        });
+        let mut call = Call::new(RUN, Method::POST, url)
+            .options(&self.options)
+            .caller_may_repeat()
+            .auth(CallAuth::Data {
+                resource: None,
+                per_call: None,
+            });
         // A POST: `Call::new` leaves it non-idempotent, so it is retried only when it
-        // certainly was not sent.
+        // certainly was not sent, unless the caller declares it idempotent.
         call.body = Some(body);
         Ok(call)
     }

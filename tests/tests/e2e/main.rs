@@ -4,6 +4,7 @@ mod account;
 mod actions;
 mod auth_walk;
 mod bulk;
+mod call_options;
 mod connection;
 mod custom_transport;
 mod faults;

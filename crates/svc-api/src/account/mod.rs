@@ -69,7 +69,10 @@ impl Client {
     /// ```
     #[cfg_attr(docsrs, doc(cfg(feature = "account")))]
     pub fn account(&self) -> Account<'_> {
-        Account { client: self }
+        Account {
+            client: self,
+            options: None,
+        }
     }
 }
 
@@ -95,12 +98,16 @@ pub struct AuthStatus {
 /// client.account().logout()?;
 /// # Ok(()) }
 /// ```
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
+#[must_use]
 pub struct Account<'c> {
     client: &'c Client,
+    options: crate::options::HandleOptions,
 }
 
 impl Account<'_> {
+    crate::options::options_method!();
+
     /// `POST auth/{route}`, operation `op`.
     async fn post<B: Serialize, T: DeserializeOwned>(
         &self,
@@ -115,7 +122,10 @@ impl Account<'_> {
             .segment("auth")
             .segment(route)
             .build();
-        let call = Call::new(op, Method::POST, url).auth(auth).json(body)?;
+        let call = Call::new(op, Method::POST, url)
+            .options(&self.options)
+            .auth(auth)
+            .json(body)?;
         self.client.send_json(call).await
     }
 
@@ -157,7 +167,9 @@ impl Account<'_> {
             .segment("auth")
             .segment("user")
             .build();
-        let call = Call::new(USER, Method::GET, url).auth(CallAuth::Session);
+        let call = Call::new(USER, Method::GET, url)
+            .options(&self.options)
+            .auth(CallAuth::Session);
         let user: UserInfo = self.client.send_json(call).await?;
         Ok(AuthStatus {
             authenticated: true,

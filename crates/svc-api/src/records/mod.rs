@@ -24,6 +24,7 @@ use svc_model::{ListPage, ModelName, ResourceName};
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::name::Name;
+use crate::options::HandleOptions;
 use crate::request::{Call, Operation};
 use crate::url::Url;
 
@@ -158,6 +159,7 @@ pub struct Records<'c, T = Record> {
     model: Name,
     token: Option<Secret>,
     prefetch: usize,
+    options: HandleOptions,
     _record: PhantomData<fn() -> T>,
 }
 
@@ -170,6 +172,7 @@ impl<T> Clone for Records<'_, T> {
             model: self.model.clone(),
             token: self.token.clone(),
             prefetch: self.prefetch,
+            options: self.options.clone(),
             _record: PhantomData,
         }
     }
@@ -181,6 +184,7 @@ impl<T> std::fmt::Debug for Records<'_, T> {
             .field("resource", &self.resource)
             .field("model", &self.model)
             .field("token", &self.token)
+            .field("options", &self.options)
             .field("record_type", &std::any::type_name::<T>())
             .finish()
     }
@@ -202,6 +206,7 @@ impl<'c, T> Records<'c, T> {
             model: Name::new(model),
             token: None,
             prefetch: stream::DEFAULT_PREFETCH,
+            options: None,
             _record: PhantomData,
         }
     }
@@ -211,6 +216,8 @@ impl<'c, T> Records<'c, T> {
         self.token = Some(token.into());
         self
     }
+
+    crate::options::options_method!();
 
     /// Decodes records as `U` (any `serde::de::DeserializeOwned`), straight from the response
     /// bytes.
@@ -223,6 +230,7 @@ impl<'c, T> Records<'c, T> {
             model: self.model,
             token: self.token,
             prefetch: self.prefetch,
+            options: self.options,
             _record: PhantomData,
         }
     }
@@ -285,6 +293,7 @@ impl<'c, T> Records<'c, T> {
 
     fn call(&self, op: Operation, method: Method, url: String) -> Result<Call> {
         Ok(Call::new(op, method, url)
+            .options(&self.options)
             .resource(self.resource.as_str())
             .auth(
                 self.client
@@ -491,6 +500,7 @@ impl<T: DeserializeOwned + Send + 'static> Records<'_, T> {
             crate::request::CallAuth::data(self.resource.as_str(), self.token.as_ref()),
             query,
             self.prefetch,
+            self.options.clone(),
             decode,
         ))
     }

@@ -16,6 +16,7 @@ use svc_transport::BoxFuture;
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::name::Name;
+use crate::options::HandleOptions;
 use crate::request::{Call, CallAuth, Operation};
 use crate::url::Url;
 
@@ -50,6 +51,8 @@ pub struct RecordStream<T> {
     auth: CallAuth,
     query: ListQuery,
     prefetch: usize,
+    /// The handle's call options, for every page.
+    options: HandleOptions,
     decode: PageDecoder<T>,
     in_flight: FuturesOrdered<BoxFuture<'static, Result<Fetched<T>>>>,
     ready: VecDeque<Result<Fetched<T>>>,
@@ -103,6 +106,7 @@ impl<T: Send + 'static> RecordStream<T> {
         auth: CallAuth,
         query: ListQuery,
         prefetch: usize,
+        options: HandleOptions,
         decode: PageDecoder<T>,
     ) -> Self {
         let first = query.page_number().unwrap_or(1);
@@ -114,6 +118,7 @@ impl<T: Send + 'static> RecordStream<T> {
             auth,
             query,
             prefetch: prefetch.max(1),
+            options,
             decode,
             in_flight: FuturesOrdered::new(),
             ready: VecDeque::new(),
@@ -140,6 +145,7 @@ impl<T: Send + 'static> RecordStream<T> {
             .fold(self.base.clone(), |url, (k, v)| url.query(k, v))
             .build();
         let call = Call::new(self.op, Method::GET, url)
+            .options(&self.options)
             .resource(self.resource.as_str())
             .auth(self.auth.clone());
         let client = self.client.clone();
