@@ -81,19 +81,22 @@ const CI: &[Step] = &[
     },
 ];
 
-/// Every operation group of svc-api must build alone, without the default transport.
-const FEATURES: &[&str] = &[
-    "pages",
-    "projects",
-    "records",
-    "sql",
-    "users",
-    "teams",
-    "resources",
-    "actions",
-    "workflows",
-    "proxy",
-    "account",
+/// Every operation group of svc-api, and every optional feature of the SDK's crates, must build
+/// alone, without the default features: `(crate, feature)`.
+const FEATURES: &[(&str, &str)] = &[
+    ("svc-api", "pages"),
+    ("svc-api", "projects"),
+    ("svc-api", "records"),
+    ("svc-api", "sql"),
+    ("svc-api", "users"),
+    ("svc-api", "teams"),
+    ("svc-api", "resources"),
+    ("svc-api", "actions"),
+    ("svc-api", "workflows"),
+    ("svc-api", "proxy"),
+    ("svc-api", "account"),
+    ("svc-api", "tower"),
+    ("svc-transport", "tower"),
 ];
 
 fn cargo(args: &[&str], env: &[(&str, &str)]) -> bool {
@@ -491,13 +494,13 @@ fn package_with(output: Output) -> (bool, String) {
 }
 
 fn features() -> bool {
-    for feature in FEATURES {
+    for (krate, feature) in FEATURES {
         let ok = cargo(
             &[
                 "check",
                 "--quiet",
                 "-p",
-                "svc-api",
+                krate,
                 "--no-default-features",
                 "--features",
                 feature,
@@ -505,11 +508,11 @@ fn features() -> bool {
             &[],
         );
         if !ok {
-            eprintln!("\nci: svc-api does not build with only the `{feature}` feature");
+            eprintln!("\nci: {krate} does not build with only the `{feature}` feature");
             return false;
         }
     }
-    eprintln!("\nci: every feature of svc-api builds alone");
+    eprintln!("\nci: every optional feature of the SDK's crates builds alone");
     true
 }
 

@@ -11,6 +11,8 @@
 //! - [`replay`] holds transports for tests: [`ReplayTransport`](replay::ReplayTransport)
 //!   answers from canned responses and records the requests;
 //!   [`RecordingTransport`](replay::RecordingTransport) records what another transport did.
+//! - the module `tower` (feature `tower`) makes any `tower::Service` a transport, and transports
+//!   services, so that tower's layers (rate limits, concurrency limits, metrics) wrap them.
 //! - [`TransportError`] says what went wrong, whether the request may have been sent
 //!   ([`Sent`]) and whether trying again can help.
 //!
@@ -47,6 +49,8 @@
 //!
 //! - `hyper` (default): [`HyperTransport`], [`HyperTransportBuilder`] and [`BuildError`].
 //!   Sending with it needs a Tokio runtime.
+//! - `tower`: the module `tower`, which joins tower's middleware to the transport
+//!   (`TowerTransport`, `TransportService`, and `HyperTransport` as a `tower::Service`).
 #![cfg_attr(feature = "hyper", doc = "")]
 #![cfg_attr(feature = "hyper", doc = "[`HyperTransport`]: crate::HyperTransport")]
 #![cfg_attr(
@@ -75,6 +79,9 @@ mod error;
 #[cfg(feature = "hyper")]
 mod hyper_transport;
 pub mod replay;
+#[cfg(feature = "tower")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
+pub mod tower;
 mod transport;
 
 pub use error::{Sent, TransportError, TransportErrorKind};

@@ -18,3 +18,4 @@ mod security;
 mod spans;
 mod sql;
 mod tools;
+mod tower;
