@@ -97,6 +97,10 @@ const FEATURES: &[(&str, &str)] = &[
     ("svc-api", "account"),
     ("svc-api", "tower"),
     ("svc-transport", "tower"),
+    ("svc-model", "chrono"),
+    ("svc-model", "time"),
+    ("svc-model", "jiff"),
+    ("svc-model", "rust_decimal"),
 ];
 
 fn cargo(args: &[&str], env: &[(&str, &str)]) -> bool {
@@ -307,6 +311,11 @@ const POSTGRES_TESTS: &[(&[&str], &str)] = &[
         &["-p", "svc-cli", "--test", "actions_databases"],
         "on_postgres",
     ),
+    // chrono's, time's, jiff's and rust_decimal's values through the SDK and the emulator.
+    (
+        &["-p", "svc-tests", "--test", "e2e"],
+        "interop::values_survive_a_round_trip_on_postgres",
+    ),
     // The conformance suite's PostgreSQL half (its SQLite half runs in `cargo test`).
     (
         &["-p", "svc-emulator", "--test", "conformance"],
@@ -354,6 +363,11 @@ const MYSQL_TESTS: &[(&[&str], &str)] = &[
     (
         &["-p", "svc-cli", "--test", "actions_databases"],
         "on_mariadb",
+    ),
+    // chrono's, time's, jiff's and rust_decimal's values through the SDK and the emulator.
+    (
+        &["-p", "svc-tests", "--test", "e2e"],
+        "interop::values_survive_a_round_trip_on_mariadb",
     ),
     // The conformance suite's MySQL half.
     (&["-p", "svc-emulator", "--test", "conformance"], "mysql::"),

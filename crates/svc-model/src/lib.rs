@@ -26,6 +26,7 @@ pub mod account;
 pub mod connection;
 pub mod error_body;
 pub mod ident;
+pub mod interop;
 pub mod list;
 pub mod number;
 mod object;

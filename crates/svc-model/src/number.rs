@@ -127,6 +127,13 @@ impl InvalidNumber {
 }
 
 impl Decimal {
+    /// `text`, which the caller knows is decimal text (another library's formatting).
+    #[cfg(feature = "rust_decimal")]
+    pub(crate) fn from_exact_text(text: String) -> Self {
+        debug_assert!(is_decimal_text(&text), "{text:?}");
+        Self(text)
+    }
+
     /// The exact text, e.g. `"4.1250000000"`.
     pub fn as_str(&self) -> &str {
         &self.0

@@ -11,6 +11,8 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
 const SECONDS_PER_DAY: i64 = 86_400;
+/// The reason of a date-time without an offset, which [`Timestamp::from_record_text`] reads.
+const NO_OFFSET: &str = "expected 'Z' or a UTC offset like +02:00";
 const NANOS_PER_SECOND: u32 = 1_000_000_000;
 /// `0000-01-01T00:00:00Z` in Unix seconds.
 const MIN_UNIX_SECONDS: i64 = -62_167_219_200;
@@ -82,6 +84,12 @@ impl Syntax {
 }
 
 impl InvalidTimestamp {
+    /// An instant outside years 0000 to 9999 (from another library's type).
+    #[cfg(any(feature = "chrono", feature = "time", feature = "jiff"))]
+    pub(crate) fn out_of_range() -> Self {
+        Self::new("instant outside years 0000 to 9999 in UTC")
+    }
+
     fn new(reason: &'static str) -> Self {
         Self {
             reason,
@@ -220,6 +228,46 @@ impl Timestamp {
     /// Formats as RFC 3339 in UTC, e.g. `2026-05-01T10:00:00Z` or `2026-05-01T10:00:00.250Z`.
     pub fn to_rfc3339(self) -> String {
         self.to_string()
+    }
+
+    /// Reads a date-time as the service writes it in a record: RFC 3339 with `Z` or an offset
+    /// (PostgreSQL's `timestamptz`, MySQL's columns), or without an offset (SQLite's
+    /// `DATETIME`, PostgreSQL's `timestamp`), which is read as UTC, the time zone the service
+    /// stores in. `T` or a space between date and time.
+    ///
+    /// ```
+    /// use svc_model::Timestamp;
+    ///
+    /// let naive = Timestamp::from_record_text("2024-03-05T10:11:12.5")?;
+    /// assert_eq!(naive, Timestamp::from_record_text("2024-03-05T11:11:12.500+01:00")?);
+    /// assert_eq!(naive.to_record_text(), "2024-03-05T10:11:12.500000Z");
+    /// # Ok::<(), svc_model::InvalidTimestamp>(())
+    /// ```
+    pub fn from_record_text(text: &str) -> Result<Self, InvalidTimestamp> {
+        match parse_rfc3339(text.as_bytes()) {
+            Ok(t) => Ok(t),
+            // No offset where one was due: read as UTC (text after the time still fails).
+            Err(e) if e.reason == NO_OFFSET => parse_rfc3339(format!("{text}Z").as_bytes()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Writes the instant as the service reads a date-time in a write or a filter:
+    /// `YYYY-MM-DDTHH:MM:SS[.ffffff]Z`, in UTC, with microseconds when there are some. The
+    /// service holds microseconds (Python's `datetime`): digits beyond them are dropped, not
+    /// rounded. This is the text of a `Timestamp` filter value and of the `serde` helpers of
+    /// [`interop`](crate::interop).
+    pub fn to_record_text(self) -> String {
+        let micros = Self {
+            secs: self.secs,
+            nanos: self.nanos - self.nanos % 1_000,
+        };
+        let mut text = micros.to_string();
+        // Display writes 3 digits for whole milliseconds: the service's form has 6.
+        if micros.nanos != 0 && micros.nanos.is_multiple_of(1_000_000) {
+            text.insert_str(text.len() - 1, "000");
+        }
+        text
     }
 
     /// Parses an HTTP-date (RFC 9110 section 5.6.7), the form of `Retry-After`, `Date`,
@@ -529,9 +577,7 @@ fn parse_rfc3339(b: &[u8]) -> Result<Timestamp, InvalidTimestamp> {
             if sign == b'-' { -magnitude } else { magnitude }
         }
         _ => {
-            return Err(InvalidTimestamp::new(
-                "expected 'Z' or a UTC offset like +02:00",
-            ));
+            return Err(InvalidTimestamp::new(NO_OFFSET));
         }
     };
     if at != b.len() {

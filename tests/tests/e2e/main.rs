@@ -8,6 +8,7 @@ mod call_options;
 mod connection;
 mod custom_transport;
 mod faults;
+mod interop;
 mod pages;
 mod properties;
 mod proxy;

@@ -42,6 +42,21 @@ display_value!(
     i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64, char
 );
 
+impl FilterValue for crate::Decimal {
+    /// The exact text (`4.50`, `1e-05`): number filters read it as Python's `float()` does.
+    fn to_query_text(&self) -> String {
+        self.as_str().to_owned()
+    }
+}
+
+impl FilterValue for crate::Timestamp {
+    /// `YYYY-MM-DDTHH:MM:SS[.ffffff]Z` ([`Timestamp::to_record_text`](crate::Timestamp::to_record_text)):
+    /// the instant in UTC, the time zone the service stores date-times without an offset in.
+    fn to_query_text(&self) -> String {
+        self.to_record_text()
+    }
+}
+
 /// A list query was refused before anything was sent.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
