@@ -207,6 +207,13 @@ impl Call {
         self
     }
 
+    /// Names the resource the call is on, already a [`Name`] (copied, not checked again).
+    #[cfg(any(feature = "records", feature = "users", feature = "teams"))]
+    pub(crate) fn resource_name(mut self, resource: Name) -> Self {
+        self.resource = Some(resource);
+        self
+    }
+
     /// Names the project the call is on, for its spans, when it is not the client's.
     #[cfg(feature = "projects")]
     pub(crate) fn project(mut self, project: &str) -> Self {
@@ -332,7 +339,7 @@ impl Client {
         read: impl FnOnce(Response<Bytes>) -> Result<T>,
     ) -> Result<T> {
         let span = self.operation_span(&call);
-        let result = in_span!(span, self.send_timed(call, &span)).and_then(read);
+        let result = in_span!(span, self.send_timed(&call, &span)).and_then(read);
         spans::finish(&span, &result);
         result
     }
@@ -343,7 +350,7 @@ impl Client {
     }
 
     /// Sends a call within the overall timeout: the call's own, else the client's.
-    async fn send_timed(&self, call: Call, span: &Span) -> Result<Response<Bytes>> {
+    async fn send_timed(&self, call: &Call, span: &Span) -> Result<Response<Bytes>> {
         call.check_options()?;
         let own = call.options.as_ref().and_then(|o| o.timeout);
         let Some(limit) = own.or(self.inner.timeout) else {
@@ -362,7 +369,7 @@ impl Client {
 
     /// Resolves the call's credential (refreshing the session if that is what is sent), then
     /// sends with retries.
-    async fn send_authorized(&self, call: Call, span: &Span) -> Result<Response<Bytes>> {
+    async fn send_authorized(&self, call: &Call, span: &Span) -> Result<Response<Bytes>> {
         let authorization = match self.resolve(&call.auth).await? {
             // The client's own API key or resource token: its value was made once.
             Some(credential) => match self.inner.sender.prepared.authorization(&credential) {
@@ -375,7 +382,7 @@ impl Client {
             },
             None => None,
         };
-        self.send_with_retries(&call, authorization, span).await
+        self.send_with_retries(call, authorization, span).await
     }
 
     /// The credential `auth` stands for, refreshing the session first if that is what will be
@@ -574,17 +581,19 @@ impl Client {
         let mut request = Request::new(call.body.clone().unwrap_or_default());
         *request.method_mut() = call.method.clone();
         *request.uri_mut() = uri;
+        // Appended to: the names are distinct, and `append` does not look for a value to
+        // replace.
         let headers = request.headers_mut();
         if let Some(host) = host {
-            headers.insert(HOST, host);
+            headers.append(HOST, host);
         }
-        headers.insert(USER_AGENT, self.inner.sender.user_agent.clone());
-        headers.insert(ACCEPT, call.accept.clone());
+        headers.append(USER_AGENT, self.inner.sender.user_agent.clone());
+        headers.append(ACCEPT, call.accept.clone());
         if let Some(auth) = authorization {
-            headers.insert(AUTHORIZATION, auth.clone());
+            headers.append(AUTHORIZATION, auth.clone());
         }
         if call.body.is_some() {
-            headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            headers.append(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         }
         if let Some(options) = &call.options {
             // Replaces the client's value of each name, and keeps a name given twice twice.

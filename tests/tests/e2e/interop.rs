@@ -97,7 +97,11 @@ fn values() -> Vec<(Timestamp, rust_decimal::Decimal)> {
             _ => (next(&mut state) % 1_000_000_000) as u32,
         };
         let mantissa = (next(&mut state) % 100_000_000_000_000) as i64;
-        let sign = if next(&mut state).is_multiple_of(2) { 1 } else { -1 };
+        let sign = if next(&mut state).is_multiple_of(2) {
+            1
+        } else {
+            -1
+        };
         out.push((
             Timestamp::from_unix(secs, nanos).unwrap(),
             rust_decimal::Decimal::new(sign * mantissa, 4),

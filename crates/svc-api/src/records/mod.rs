@@ -292,13 +292,13 @@ impl<'c, T> Records<'c, T> {
     }
 
     fn call(&self, op: Operation, method: Method, url: String) -> Result<Call> {
+        let auth = self
+            .client
+            .data_auth(self.resource.as_str(), self.token.as_ref());
         Ok(Call::new(op, method, url)
             .options(&self.options)
-            .resource(self.resource.as_str())
-            .auth(
-                self.client
-                    .data_auth(self.resource.as_str(), self.token.as_ref()),
-            ))
+            .resource_name(self.resource.clone())
+            .auth(auth))
     }
 
     fn with_query(url: Url, pairs: &[(String, String)]) -> String {

