@@ -335,8 +335,10 @@ fn run_case(settings: &Settings, case: Case) -> Vec<Row> {
                 "1. client overhead: one-record retrieve, {} byte JSON object",
                 body.len()
             );
-            // Judged by instructions (see instructions.rs): on the wall clock the server's and
-            // the kernel's share of a request, the same for all, pulls every ratio towards 1.
+            // Judged by instructions (see instructions.rs), and at 32 in flight by requests per
+            // second against the bare client (issue 67: at least 0.95x, the median of the
+            // rounds' ratios); one at a time, the server's and the kernel's share of a request,
+            // the same for all, pulls every ratio towards 1.
             ("one-record retrieve", [Target::None, Target::None])
         }
     };
@@ -381,7 +383,10 @@ fn run_case(settings: &Settings, case: Case) -> Vec<Row> {
             figure: format!("SDK {}", per_second(sdk, "req")),
             baseline: format!("hyper-util {}", per_second(bare, "req")),
             ratio: to_bare,
-            target: throughput_targets[0],
+            target: match (case, in_flight) {
+                (Case::Retrieve, 32) => Target::AtLeast(0.95),
+                _ => throughput_targets[0],
+            },
         });
         rows.push(Row {
             benchmark: format!("1. client overhead, {name}, {in_flight} in flight: SDK vs reqwest"),

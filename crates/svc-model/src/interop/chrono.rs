@@ -49,17 +49,9 @@ impl<Tz: TimeZone> FilterValue for DateTime<Tz> {
     /// The instant in UTC with microseconds ([`Timestamp::to_record_text`]). One outside years
     /// 0000 to 9999 is sent in chrono's own form, which the service refuses with a `400`.
     fn to_query_text(&self) -> String {
-        match Timestamp::try_from(self.clone()) {
-            Ok(t) => t.to_record_text(),
-            Err(_) => format!("{:?}", self.with_timezone(&Utc)),
-        }
-    }
-}
-
-impl FilterValue for NaiveDate {
-    /// `YYYY-MM-DD`.
-    fn to_query_text(&self) -> String {
-        ymd(self).text()
+        super::forms::instant_query_text(Timestamp::try_from(self.clone()), || {
+            format!("{:?}", self.with_timezone(&Utc))
+        })
     }
 }
 
@@ -96,11 +88,7 @@ mod tests {
 
     #[test]
     fn instants_convert_both_ways_within_the_services_years() {
-        for text in [
-            "0000-01-01T00:00:00Z",
-            "1969-12-31T23:59:59.999999999Z",
-            "9999-12-31T23:59:59.999999999Z",
-        ] {
+        for text in super::super::forms::EDGES {
             let t = Timestamp::parse_rfc3339(text).unwrap();
             let utc = DateTime::<Utc>::from(t);
             assert_eq!(Timestamp::try_from(utc).unwrap(), t, "{text}");

@@ -199,6 +199,14 @@ macro_rules! date_serde {
                 $crate::interop::forms::write_date(($to)(value), serializer)
             }
 
+            // The date as a filter value: here, where `$to` names the library's function.
+            impl $crate::records::FilterValue for $ty {
+                /// `YYYY-MM-DD`.
+                fn to_query_text(&self) -> String {
+                    ($to)(self).text()
+                }
+            }
+
             /// Reads `YYYY-MM-DD`.
             pub fn deserialize<'de, D: Deserializer<'de>>(
                 deserializer: D,
@@ -237,6 +245,26 @@ macro_rules! date_serde {
 }
 
 pub(crate) use {date_serde, instant_serde};
+
+/// An instant's filter text: the service's form, or, for an instant outside years 0000 to 9999
+/// (which the service refuses with a `400`), the library's own text from `own`.
+pub(crate) fn instant_query_text<E>(
+    instant: Result<Timestamp, E>,
+    own: impl FnOnce() -> String,
+) -> String {
+    match instant {
+        Ok(t) => t.to_record_text(),
+        Err(_) => own(),
+    }
+}
+
+/// Instants at the ends of the service's years and around the epoch, for the libraries' tests.
+#[cfg(all(test, any(feature = "chrono", feature = "time")))]
+pub(crate) const EDGES: [&str; 3] = [
+    "0000-01-01T00:00:00Z",
+    "1969-12-31T23:59:59.999999999Z",
+    "9999-12-31T23:59:59.999999999Z",
+];
 
 /// The instant `secs` seconds and `nanos` nanoseconds after the Unix epoch, a leap second's
 /// `nanos` of a second or more read as the next second (as RFC 3339's `:60`); an error outside

@@ -56,17 +56,7 @@ impl FilterValue for ::jiff::Timestamp {
     /// The instant in UTC with microseconds ([`Timestamp::to_record_text`]). One outside years
     /// 0000 to 9999 is sent in jiff's own form, which the service refuses with a `400`.
     fn to_query_text(&self) -> String {
-        match Timestamp::try_from(*self) {
-            Ok(t) => t.to_record_text(),
-            Err(_) => self.to_string(),
-        }
-    }
-}
-
-impl FilterValue for Date {
-    /// `YYYY-MM-DD`.
-    fn to_query_text(&self) -> String {
-        ymd(self).text()
+        super::forms::instant_query_text(Timestamp::try_from(*self), || self.to_string())
     }
 }
 

@@ -49,17 +49,7 @@ impl FilterValue for OffsetDateTime {
     /// The instant in UTC with microseconds ([`Timestamp::to_record_text`]). One outside years
     /// 0000 to 9999 is sent in time's own form, which the service refuses with a `400`.
     fn to_query_text(&self) -> String {
-        match Timestamp::try_from(*self) {
-            Ok(t) => t.to_record_text(),
-            Err(_) => self.to_string(),
-        }
-    }
-}
-
-impl FilterValue for Date {
-    /// `YYYY-MM-DD`.
-    fn to_query_text(&self) -> String {
-        ymd(self).text()
+        super::forms::instant_query_text(Timestamp::try_from(*self), || self.to_string())
     }
 }
 
@@ -91,11 +81,7 @@ mod tests {
 
     #[test]
     fn instants_convert_both_ways_within_the_services_years() {
-        for text in [
-            "0000-01-01T00:00:00Z",
-            "1969-12-31T23:59:59.999999999Z",
-            "9999-12-31T23:59:59.999999999Z",
-        ] {
+        for text in super::super::forms::EDGES {
             let t = Timestamp::parse_rfc3339(text).unwrap();
             assert_eq!(
                 Timestamp::try_from(OffsetDateTime::from(t)).unwrap(),
