@@ -40,7 +40,13 @@
 //! Errors are one type, [`Error`], which says whether the request was sent, carries the status
 //! and the raw body of error answers, and never prints credentials. Idempotent requests are
 //! retried on connection failures, `429`, `502`, `503` and `504` ([`RetryPolicy`]); creates,
-//! updates, actions and workflow runs only when they certainly were not sent.
+//! updates, actions and workflow runs only when they certainly were not sent. Each handle takes
+//! per-call options over the client's settings: a timeout, a retry policy, an idempotency
+//! override and extra headers (`CallOptions`, through the handle's `options` method).
+//!
+//! More features: `tower` (tower middleware around the transport, `transport::tower`), and
+//! `chrono`, `time`, `jiff` and `rust_decimal` (those crates' types as record fields and filter
+//! values, `model::interop`).
 //!
 //! # Guides
 //!
