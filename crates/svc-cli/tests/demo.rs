@@ -24,11 +24,14 @@ async fn the_tour_runs_to_its_end() {
         // What svc is, first; where to go next, last, with the lines to paste.
         "svc is the REST API of a low-code administration platform",
         "Test your own code against the emulator (docs/testing.md)",
-        "   svc-emulator = \"0.6\"",
         "let client = svc_api::Client::builder_for(&emulator).build()?;",
     ] {
         assert!(stdout.contains(expected), "{expected:?} not in:\n{stdout}");
     }
+    // The dependency line names this release's `major.minor`.
+    let version: Vec<&str> = env!("CARGO_PKG_VERSION").splitn(3, '.').take(2).collect();
+    let line = format!("   svc-emulator = \"{}\"", version.join("."));
+    assert!(stdout.contains(&line), "{line:?} not in:\n{stdout}");
     // The lines to paste are docs/testing.md's, as that guide has them today.
     let guide = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
