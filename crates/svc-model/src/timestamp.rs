@@ -11,8 +11,6 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
 const SECONDS_PER_DAY: i64 = 86_400;
-/// The reason of a date-time without an offset, which [`Timestamp::from_record_text`] reads.
-const NO_OFFSET: &str = "expected 'Z' or a UTC offset like +02:00";
 const NANOS_PER_SECOND: u32 = 1_000_000_000;
 /// `0000-01-01T00:00:00Z` in Unix seconds.
 const MIN_UNIX_SECONDS: i64 = -62_167_219_200;
@@ -222,7 +220,7 @@ impl Timestamp {
 
     /// Parses an RFC 3339 `date-time` (see the type's documentation for what is accepted).
     pub fn parse_rfc3339(text: &str) -> Result<Self, InvalidTimestamp> {
-        parse_rfc3339(text.as_bytes())
+        parse_rfc3339(text.as_bytes(), Offset::Required)
     }
 
     /// Formats as RFC 3339 in UTC, e.g. `2026-05-01T10:00:00Z` or `2026-05-01T10:00:00.250Z`.
@@ -244,12 +242,7 @@ impl Timestamp {
     /// # Ok::<(), svc_model::InvalidTimestamp>(())
     /// ```
     pub fn from_record_text(text: &str) -> Result<Self, InvalidTimestamp> {
-        match parse_rfc3339(text.as_bytes()) {
-            Ok(t) => Ok(t),
-            // No offset where one was due: read as UTC (text after the time still fails).
-            Err(e) if e.reason == NO_OFFSET => parse_rfc3339(format!("{text}Z").as_bytes()),
-            Err(e) => Err(e),
-        }
+        parse_rfc3339(text.as_bytes(), Offset::UtcWhenMissing)
     }
 
     /// Writes the instant as the service reads a date-time in a write or a filter:
@@ -528,7 +521,15 @@ fn expect(
     }
 }
 
-fn parse_rfc3339(b: &[u8]) -> Result<Timestamp, InvalidTimestamp> {
+/// Whether a date-time must end with `Z` or an offset (RFC 3339), or may end after its time,
+/// in UTC ([`Timestamp::from_record_text`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Offset {
+    Required,
+    UtcWhenMissing,
+}
+
+fn parse_rfc3339(b: &[u8], offset: Offset) -> Result<Timestamp, InvalidTimestamp> {
     let year = digits(b, 0, 4)?;
     expect(b, 4, b"-", "expected '-' after the year")?;
     let month = digits(b, 5, 2)?;
@@ -576,8 +577,13 @@ fn parse_rfc3339(b: &[u8]) -> Result<Timestamp, InvalidTimestamp> {
             let magnitude = i64::from(hours * 3600 + minutes * 60);
             if sign == b'-' { -magnitude } else { magnitude }
         }
+        // The text ends after the time: UTC where that is allowed (text after the time is
+        // never an offset, and still fails).
+        None if offset == Offset::UtcWhenMissing => 0,
         _ => {
-            return Err(InvalidTimestamp::new(NO_OFFSET));
+            return Err(InvalidTimestamp::new(
+                "expected 'Z' or a UTC offset like +02:00",
+            ));
         }
     };
     if at != b.len() {
