@@ -189,7 +189,7 @@ impl<T: DeserializeOwned> Action<'_, T> {
         // A POST: `Call::new` leaves it non-idempotent, so it is retried only when it
         // certainly was not sent (request.rs), unless the caller declares it idempotent.
         call.body = Some(body);
-        let answer: Answer<T> = self.client.operation(call, decode).await?;
+        let answer: Answer<T> = self.client.operation(&call, decode).await?;
         Ok(answer.data)
     }
 }

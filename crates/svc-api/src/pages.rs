@@ -124,19 +124,19 @@ impl Pages<'_> {
     /// All pages of the set.
     pub async fn list(&self) -> Result<Vec<PageSettings>> {
         let call = self.call(LIST, Method::GET, self.base()?)?;
-        self.client.send_json(call).await
+        self.client.send_json(&call).await
     }
 
     /// Creates a page. The server assigns `uid` when the page has none, and `date_add`.
     pub async fn create(&self, page: &PageSettings) -> Result<PageSettings> {
         let call = self.call(CREATE, Method::POST, self.base()?)?.json(page)?;
-        self.client.send_json(call).await
+        self.client.send_json(&call).await
     }
 
     /// One page by uid.
     pub async fn get(&self, uid: impl AsRef<str>) -> Result<PageSettings> {
         let call = self.call(GET, Method::GET, self.item(uid.as_ref())?)?;
-        self.client.send_json(call).await
+        self.client.send_json(&call).await
     }
 
     /// Replaces a page's `params`; returns the whole page. An update without `params` changes
@@ -149,12 +149,12 @@ impl Pages<'_> {
         let call = self
             .call(UPDATE, Method::PATCH, self.item(uid.as_ref())?)?
             .json(update)?;
-        self.client.send_json(call).await
+        self.client.send_json(&call).await
     }
 
     /// Deletes a page.
     pub async fn delete(&self, uid: impl AsRef<str>) -> Result<()> {
         let call = self.call(DELETE, Method::DELETE, self.item(uid.as_ref())?)?;
-        self.client.send(call).await.map(drop)
+        self.client.send(&call).await.map(drop)
     }
 }

@@ -74,6 +74,6 @@ impl Projects<'_> {
             .options(&self.options)
             .project(name.as_str())
             .credential(Credential::ApiKey(key.clone()));
-        self.client.send_json(call).await
+        self.client.send_json(&call).await
     }
 }

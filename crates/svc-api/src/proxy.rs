@@ -300,7 +300,7 @@ impl ProxyRequestBuilder<'_> {
             .json(&request)?
             .answers(is_upstream_answer);
         let call = if idempotent { call.idempotent() } else { call };
-        let response = self.client.send(call).await?;
+        let response = self.client.send(&call).await?;
         Ok(ProxyResponse::from_proxy(response))
     }
 }

@@ -127,6 +127,7 @@ impl Call {
     /// A call of operation `op` (see [`Operation`] for adding one), with the idempotency of its
     /// method: `GET`, `PUT`, `DELETE` and `HEAD` are; `POST` and `PATCH` are not (use
     /// [`idempotent`](Self::idempotent) for read-only POSTs).
+    #[inline]
     pub(crate) fn new(op: Operation, method: Method, url: String) -> Self {
         let idempotent = matches!(
             method,
@@ -152,6 +153,7 @@ impl Call {
 
     /// Applies the handle's options (see [`CallOptions`](crate::CallOptions)), checked when the
     /// call is sent.
+    #[inline]
     pub(crate) fn options(mut self, options: &HandleOptions) -> Self {
         self.options.clone_from(options);
         self
@@ -202,15 +204,9 @@ impl Call {
         feature = "resources",
         feature = "actions"
     ))]
+    #[inline]
     pub(crate) fn resource(mut self, resource: &str) -> Self {
         self.resource = Some(Name::new(resource));
-        self
-    }
-
-    /// Names the resource the call is on, already a [`Name`] (copied, not checked again).
-    #[cfg(any(feature = "records", feature = "users", feature = "teams"))]
-    pub(crate) fn resource_name(mut self, resource: Name) -> Self {
-        self.resource = Some(resource);
         self
     }
 
@@ -246,6 +242,7 @@ impl Call {
 
     /// Chooses the credential when the call is sent.
     #[cfg(feature = "_session")]
+    #[inline]
     pub(crate) fn auth(mut self, auth: CallAuth) -> Self {
         self.auth = auth;
         self
@@ -313,7 +310,7 @@ impl Client {
         feature = "resources",
         feature = "proxy"
     ))]
-    pub(crate) async fn send(&self, call: Call) -> Result<Response<Bytes>> {
+    pub(crate) async fn send(&self, call: &Call) -> Result<Response<Bytes>> {
         self.operation(call, Ok).await
     }
 
@@ -327,7 +324,7 @@ impl Client {
         feature = "teams",
         feature = "account"
     ))]
-    pub(crate) async fn send_json<T: DeserializeOwned>(&self, call: Call) -> Result<T> {
+    pub(crate) async fn send_json<T: DeserializeOwned>(&self, call: &Call) -> Result<T> {
         self.operation(call, decode).await
     }
 
@@ -335,11 +332,11 @@ impl Client {
     /// does not decode, or a workflow run that failed, fails the span too).
     pub(crate) async fn operation<T>(
         &self,
-        call: Call,
+        call: &Call,
         read: impl FnOnce(Response<Bytes>) -> Result<T>,
     ) -> Result<T> {
-        let span = self.operation_span(&call);
-        let result = in_span!(span, self.send_timed(&call, &span)).and_then(read);
+        let span = self.operation_span(call);
+        let result = in_span!(span, self.send_timed(call, &span)).and_then(read);
         spans::finish(&span, &result);
         result
     }

@@ -85,7 +85,7 @@ impl Resources<'_> {
             .resource(name.as_str())
             .auth(CallAuth::data(name.as_str(), self.token.as_ref()))
             .idempotent();
-        let response = self.client.send(call).await?;
+        let response = self.client.send(&call).await?;
         let status = response.status();
         let body = response.into_body();
         match serde_json::from_slice::<Reloaded>(&body) {

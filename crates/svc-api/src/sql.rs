@@ -180,7 +180,7 @@ impl SqlQuery<'_> {
     /// [`SqlResponse::maps`] to read them).
     pub async fn send(mut self) -> Result<SqlResponse> {
         let call = self.call()?;
-        self.sql.client.send_json(call).await
+        self.sql.client.send_json(&call).await
     }
 
     /// Runs the query and decodes every row as `T`, straight from the response bytes: by
@@ -193,7 +193,7 @@ impl SqlQuery<'_> {
     /// Like [`rows`](Self::rows), keeping the column names and the row count.
     pub async fn fetch<T: DeserializeOwned>(mut self) -> Result<SqlRows<T>> {
         let call = self.call()?;
-        self.sql.client.send_json(call).await
+        self.sql.client.send_json(&call).await
     }
 
     fn call(&mut self) -> Result<Call> {

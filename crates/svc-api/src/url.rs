@@ -25,6 +25,7 @@ impl Url {
     }
 
     /// Appends `/` and an already encoded segment (from an identifier's `encoded()`).
+    #[inline]
     pub(crate) fn encoded_segment(mut self, segment: &str) -> Self {
         debug_assert!(!self.has_query);
         self.buf.push('/');
@@ -33,6 +34,7 @@ impl Url {
     }
 
     /// Appends `/` and a literal segment, encoding it.
+    #[inline]
     pub(crate) fn segment(mut self, segment: &str) -> Self {
         debug_assert!(!self.has_query);
         self.buf.push('/');

@@ -194,7 +194,7 @@ impl<T: DeserializeOwned> Workflow<'_, T> {
         // Read inside the operation, so that its span records a failed run as a failure.
         let call = self.call(inputs)?;
         self.client
-            .operation(call, |response| self.response(response)?.into_result())
+            .operation(&call, |response| self.response(response)?.into_result())
             .await
     }
 
@@ -204,7 +204,7 @@ impl<T: DeserializeOwned> Workflow<'_, T> {
     pub async fn run_response(&self, inputs: impl Serialize) -> Result<WorkflowResponse<T>> {
         let call = self.call(inputs)?;
         self.client
-            .operation(call, |response| self.response(response))
+            .operation(&call, |response| self.response(response))
             .await
     }
 

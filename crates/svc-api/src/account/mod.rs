@@ -126,7 +126,7 @@ impl Account<'_> {
             .options(&self.options)
             .auth(auth)
             .json(body)?;
-        self.client.send_json(call).await
+        self.client.send_json(&call).await
     }
 
     /// Signs in with email and password; the tokens are saved in the session (and its token
@@ -170,7 +170,7 @@ impl Account<'_> {
         let call = Call::new(USER, Method::GET, url)
             .options(&self.options)
             .auth(CallAuth::Session);
-        let user: UserInfo = self.client.send_json(call).await?;
+        let user: UserInfo = self.client.send_json(&call).await?;
         Ok(AuthStatus {
             authenticated: true,
             user: Some(user),

@@ -241,7 +241,7 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
                         .call(self.ops.update, Method::PATCH, url)?
                         .json(item)?
                         .idempotent();
-                    return self.client.send_json(call).await.map(Written::Updated);
+                    return self.client.send_json(&call).await.map(Written::Updated);
                 }
                 _ => {
                     return Err(Error::invalid(format!(

@@ -295,10 +295,13 @@ impl<'c, T> Records<'c, T> {
         let auth = self
             .client
             .data_auth(self.resource.as_str(), self.token.as_ref());
-        Ok(Call::new(op, method, url)
-            .options(&self.options)
-            .resource_name(self.resource.clone())
-            .auth(auth))
+        // Filled in place: each builder step would move the whole `Call` (a few hundred
+        // bytes), and this runs for every record operation.
+        let mut call = Call::new(op, method, url);
+        call.options.clone_from(&self.options);
+        call.resource = Some(self.resource.clone());
+        call.auth = auth;
+        Ok(call)
     }
 
     fn with_query(url: Url, pairs: &[(String, String)]) -> String {
@@ -322,7 +325,7 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
         check(query)?;
         let url = Self::with_query(self.model_url()?, &query.to_pairs());
         self.client
-            .send_json(self.call(self.ops.list, Method::GET, url)?)
+            .send_json(&self.call(self.ops.list, Method::GET, url)?)
             .await
     }
 
@@ -338,7 +341,7 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
         pairs.push((NO_PAGINATION_PARAM.to_owned(), "1".to_owned()));
         let url = Self::with_query(self.model_url()?, &pairs);
         let call = self.call(self.ops.all, Method::GET, url)?;
-        let all: ArrayOrPage<T> = self.client.send_json(call).await?;
+        let all: ArrayOrPage<T> = self.client.send_json(&call).await?;
         Ok(all.0)
     }
 
@@ -346,11 +349,12 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
     pub async fn get(&self, pk: impl IntoRecordPk) -> Result<T> {
         let url = self.record_url(pk)?;
         self.client
-            .send_json(self.call(self.ops.get, Method::GET, url)?)
+            .send_json(&self.call(self.ops.get, Method::GET, url)?)
             .await
     }
 
     /// The same as [`get`](Self::get), under the name the service's documentation uses.
+    #[cfg(feature = "records")]
     pub async fn retrieve(&self, pk: impl IntoRecordPk) -> Result<T> {
         self.get(pk).await
     }
@@ -362,7 +366,8 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
         let url = self.model_url()?.build();
         self.client
             .send_json(
-                self.call(self.ops.create, Method::POST, url)?
+                &self
+                    .call(self.ops.create, Method::POST, url)?
                     .json(record)?,
             )
             .await
@@ -377,7 +382,8 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
         let url = self.record_url(pk)?;
         self.client
             .send_json(
-                self.call(self.ops.update, Method::PATCH, url)?
+                &self
+                    .call(self.ops.update, Method::PATCH, url)?
                     .json(patch)?,
             )
             .await
@@ -388,7 +394,7 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
     pub async fn delete(&self, pk: impl IntoRecordPk) -> Result<()> {
         let url = self.record_url(pk)?;
         self.client
-            .send(self.call(self.ops.delete, Method::DELETE, url)?)
+            .send(&self.call(self.ops.delete, Method::DELETE, url)?)
             .await
             .map(drop)
     }
@@ -424,7 +430,7 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
             .call(self.ops.aggregate, Method::POST, url)?
             .json(request)?
             .idempotent();
-        let result: AggregateResult<V> = self.client.send_json(call).await?;
+        let result: AggregateResult<V> = self.client.send_json(&call).await?;
         Ok(result.y_func)
     }
 
@@ -443,7 +449,7 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
             .call(self.ops.group, Method::POST, url)?
             .json(request)?
             .idempotent();
-        self.client.send_json(call).await
+        self.client.send_json(&call).await
     }
 }
 

@@ -151,7 +151,7 @@ impl<T: Send + 'static> RecordStream<T> {
         let client = self.client.clone();
         let decode = self.decode;
         self.in_flight.push_back(Box::pin(async move {
-            let response = client.send(call).await?;
+            let response = client.send(&call).await?;
             let body = response.body().clone();
             let page = decode(response)?;
             Ok(Fetched { number, page, body })

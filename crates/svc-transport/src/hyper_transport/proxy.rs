@@ -255,7 +255,11 @@ pub(super) struct ProxyStream {
 
 impl Connection for ProxyStream {
     fn connected(&self) -> Connected {
-        self.io.connected().proxy(self.absolute_form)
+        // Not `self.io.connected()`: that attaches hyper-util's `HttpInfo` (the two socket
+        // addresses), which the client then copies into every response's extensions, a map
+        // made for each answer (about 450 instructions of a one-record retrieve). Nothing
+        // here reads it, and the transport's responses are the SDK's alone.
+        Connected::new().proxy(self.absolute_form)
     }
 }
 
