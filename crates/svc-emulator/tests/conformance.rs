@@ -81,6 +81,12 @@ INSERT INTO events (day, at, amount, ok) VALUES
 /// with and without `ON DELETE`, two levels deep, a self-reference and a key inside the child's
 /// primary key.
 /// The rows of `docs`: a NULL, a JSON `null`, a list.
+/// Two notes, each logged by the `notes` table's trigger (`notes_log`: each backend's DDL
+/// makes both, with an `AFTER INSERT` and an `AFTER DELETE` trigger).
+const NOTES: &str = "
+INSERT INTO notes (body) VALUES ('a'), ('b');
+";
+
 const DOCS: &str = "
 INSERT INTO docs VALUES (1, NULL), (2, 'null'), (3, '[1]');
 ";
@@ -313,7 +319,13 @@ CREATE TABLE blobs (id INTEGER PRIMARY KEY, body BLOB);
 INSERT INTO blobs VALUES (1, X'00FF275C');
 CREATE TRIGGER guard BEFORE INSERT ON guarded WHEN NEW.amount < 0
 BEGIN SELECT RAISE(ABORT, 'amount is negative'); END;
-{SHAPE_ROWS}{REFERENCE_TABLES}{DOCS}"
+CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);
+CREATE TABLE notes_log (id INTEGER PRIMARY KEY, note_id INTEGER, what TEXT);
+CREATE TRIGGER noted AFTER INSERT ON notes
+BEGIN INSERT INTO notes_log (note_id, what) VALUES (NEW.id, 'created'); END;
+CREATE TRIGGER unnoted AFTER DELETE ON notes
+BEGIN INSERT INTO notes_log (note_id, what) VALUES (OLD.id, 'deleted'); END;
+{NOTES}{SHAPE_ROWS}{REFERENCE_TABLES}{DOCS}"
     );
     let mut target = Target::serving(ResourceConfig::new("shop", TOKEN).seed_sql(seed)).await;
     target.enforces_foreign_keys = false;
@@ -361,7 +373,19 @@ BEGIN
   RETURN NEW;
 END $$;
 CREATE TRIGGER guard BEFORE INSERT ON guarded FOR EACH ROW EXECUTE FUNCTION guard();
-{SHAPE_ROWS}{REFERENCE_TABLES}{DOCS}"
+CREATE TABLE notes (id serial PRIMARY KEY, body text);
+CREATE TABLE notes_log (id serial PRIMARY KEY, note_id integer, what text);
+CREATE FUNCTION log_note() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    INSERT INTO notes_log (note_id, what) VALUES (NEW.id, 'created');
+    RETURN NEW;
+  END IF;
+  INSERT INTO notes_log (note_id, what) VALUES (OLD.id, 'deleted');
+  RETURN OLD;
+END $$;
+CREATE TRIGGER noted AFTER INSERT OR DELETE ON notes FOR EACH ROW EXECUTE FUNCTION log_note();
+{NOTES}{SHAPE_ROWS}{REFERENCE_TABLES}{DOCS}"
             ),
         )
         .unwrap_or_else(|e| panic!("{e}"));
@@ -412,7 +436,15 @@ async fn mysql() -> Target {
              DELIMITER //\n\
              CREATE TRIGGER guard BEFORE INSERT ON guarded FOR EACH ROW IF NEW.amount < 0 THEN \
              SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'amount is negative'; END IF//\n\
-             DELIMITER ;\n{SHAPE_ROWS}{REFERENCE_TABLES}{DOCS}"
+             DELIMITER ;\n\
+             CREATE TABLE notes (id INT AUTO_INCREMENT PRIMARY KEY, body TEXT);\n\
+             CREATE TABLE notes_log (id INT AUTO_INCREMENT PRIMARY KEY, note_id INT, \
+             what VARCHAR(20));\n\
+             CREATE TRIGGER noted AFTER INSERT ON notes FOR EACH ROW \
+             INSERT INTO notes_log (note_id, what) VALUES (NEW.id, 'created');\n\
+             CREATE TRIGGER unnoted AFTER DELETE ON notes FOR EACH ROW \
+             INSERT INTO notes_log (note_id, what) VALUES (OLD.id, 'deleted');\n\
+             {NOTES}{SHAPE_ROWS}{REFERENCE_TABLES}{DOCS}"
         ))
         .unwrap_or_else(|e| panic!("{e}"));
     let mut target =
@@ -497,6 +529,7 @@ conformance!(
     sql_answers_columns_and_rows,
     reload_reads_the_schema_again,
     a_reset_puts_every_tables_rows_and_next_key_back,
+    a_reset_and_an_import_write_each_row_once_whatever_the_triggers,
     an_export_imported_by_another_emulator_answers_as_it_did,
     links_keep_the_query_sorted_and_encoded_as_python_does,
     paging_numbers_are_read_as_pythons_int,
@@ -1246,6 +1279,75 @@ async fn a_reset_puts_every_tables_rows_and_next_key_back(t: &Target) {
     }
     let again = success(&t.call(Method::POST, "models/people", Some(zed)).await);
     assert_eq!(again["id"], first["id"]);
+}
+
+/// A reset, and an import of an export, put each row back once: no table's trigger acts on the
+/// rows going back (PostgreSQL turns them off for the transaction, SQLite drops them inside it,
+/// MySQL drops them before it), and every trigger acts again after.
+async fn a_reset_and_an_import_write_each_row_once_whatever_the_triggers(t: &Target) {
+    let log = |t: &'static str| format!("models/{t}?_per_page=100&_order_by=id");
+    let seeded = (t.ok(&log("notes")).await, t.ok(&log("notes_log")).await);
+    assert_eq!(seeded.1["count"], 2, "{}", seeded.1);
+    success(
+        &t.call(Method::POST, "models/notes", Some(json!({"body": "c"})))
+            .await,
+    );
+    let deleted = t.call(Method::DELETE, "models/notes/1", None).await;
+    assert_eq!(deleted.status.as_u16(), 204, "{:?}", deleted.body);
+    let written = (t.ok(&log("notes")).await, t.ok(&log("notes_log")).await);
+    assert_eq!(written.1["count"], 4, "created and deleted: {}", written.1);
+
+    let dir = common::TempDir::new();
+    let export = dir.join("export");
+    t.emulator
+        .export(&export)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let reset =
+        Call::new(Method::POST, "/_emulator/projects/demo/reset").bearer(t.emulator.api_key());
+    success(&send(&t.emulator, reset).await);
+    let now = (t.ok(&log("notes")).await, t.ok(&log("notes_log")).await);
+    assert_eq!(now, seeded, "after the reset");
+    success(
+        &t.call(Method::POST, "models/notes", Some(json!({"body": "d"})))
+            .await,
+    );
+    let logged = t.ok(&log("notes_log")).await;
+    assert_eq!(
+        logged["count"], 3,
+        "the trigger acts after the reset: {logged}"
+    );
+
+    let config = t
+        .config
+        .clone()
+        .import(&export)
+        .import_on_rows(ImportOnRows::Replace);
+    let second = Emulator::start(config)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let list =
+        |table: &'static str| Call::new(Method::GET, format!("{BASE}/{}", log(table))).auth(TOKEN);
+    let imported = (
+        send(&second, list("notes")).await.json(),
+        send(&second, list("notes_log")).await.json(),
+    );
+    let results = |page: &(Value, Value)| (page.0["results"].clone(), page.1["results"].clone());
+    assert_eq!(results(&imported), results(&written), "after the import");
+    let created = send(
+        &second,
+        Call::new(Method::POST, format!("{BASE}/models/notes"))
+            .auth(TOKEN)
+            .json(&json!({"body": "e"})),
+    )
+    .await;
+    success(&created);
+    let logged = send(&second, list("notes_log")).await.json();
+    assert_eq!(
+        logged["count"], 5,
+        "the trigger acts after the import: {logged}"
+    );
+    second.shutdown().await;
 }
 
 /// Every model's records as the list answers them (count and results, not the links, which

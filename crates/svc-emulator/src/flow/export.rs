@@ -55,6 +55,63 @@ pub(crate) struct Suspended {
     pub(crate) undo: Vec<String>,
 }
 
+/// What a restore (or an import) set aside before its transaction, because the database can
+/// neither turn it off for a session nor change it inside a transaction (MySQL's triggers:
+/// `DROP TRIGGER` commits), and the work that puts it back ([`Exports::set_aside`]).
+///
+/// [`put_back`](Self::put_back) is awaited once the transaction has ended, committed or not.
+/// Dropped before that (the restore's future dropped half-way), it puts back on the runtime, as
+/// [`Store`] drops its copy: best effort, a killed emulator leaves the triggers dropped.
+pub(crate) struct Aside {
+    put_back: Option<PutBack>,
+}
+
+/// The work that puts back what an [`Aside`] holds.
+type PutBack = std::pin::Pin<Box<dyn Future<Output = Result<(), EngineError>> + Send>>;
+
+impl Aside {
+    /// Nothing was set aside.
+    pub(crate) fn nothing() -> Self {
+        Aside { put_back: None }
+    }
+
+    /// `put_back` puts back what was set aside, when awaited.
+    #[cfg_attr(
+        not(feature = "mysql"),
+        expect(dead_code, reason = "only MySQL sets triggers aside")
+    )]
+    pub(crate) fn put_back_by(
+        put_back: impl Future<Output = Result<(), EngineError>> + Send + 'static,
+    ) -> Self {
+        Aside {
+            put_back: Some(Box::pin(put_back)),
+        }
+    }
+
+    /// Puts back what was set aside.
+    pub(crate) async fn put_back(mut self) -> Result<(), EngineError> {
+        match self.put_back.take() {
+            Some(put_back) => put_back.await,
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Aside {
+    fn drop(&mut self) {
+        if let Some(put_back) = self.put_back.take()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(async move {
+                if let Err(e) = put_back.await {
+                    // Nowhere else to say it: the request that dropped the work is gone.
+                    eprintln!("svc-emulator: {e}");
+                }
+            });
+        }
+    }
+}
+
 // A database server's saved copies only (`flow::saved`).
 for_database_servers! {
     /// Where a copy lives (a schema, a database of its own), dropped with the copy: the statement
@@ -173,6 +230,19 @@ pub(crate) trait Exports: Database<Model: BaseTable> + Sized {
         tables: &[SavedTable],
     ) -> impl Future<Output = Result<Suspended, EngineError>> + Send;
 
+    /// Sets aside, before the restore's (or import's) transaction begins, what of `tables` the
+    /// database can only change outside a transaction and that would otherwise act as the rows
+    /// go back (MySQL's triggers). By default nothing: a database that can turn its triggers off
+    /// for the transaction does so in [`suspend_checks`](Self::suspend_checks).
+    fn set_aside(
+        &self,
+        conn: &mut Session<Self>,
+        tables: &[SavedTable],
+    ) -> impl Future<Output = Result<Aside, EngineError>> + Send {
+        let _ = (conn, tables);
+        async { Ok(Aside::nothing()) }
+    }
+
     /// Removes every row of `tables`, inside the restore's (or import's) transaction. By
     /// default each table's `DELETE`.
     fn empty(
@@ -251,12 +321,31 @@ pub(crate) async fn import<D: Exports>(
     let tables = saved_tables(db, models.iter().map(|(m, _)| m.as_str()))?;
     let mut conn = Session::new(db.connect(None).await.map_err(failed)?);
     let tz = db.time_zone(conn.conn()).await.map_err(failed)?;
-    begin(db, &mut conn, D::BEGIN).await.map_err(failed)?;
-    let suspended = db
-        .suspend_checks(&mut conn, &tables)
-        .await
-        .map_err(failed)?;
-    let order = parents_first(&tables, &suspended.still_checked).map_err(|cycle| {
+    let aside = db.set_aside(&mut conn, &tables).await.map_err(failed)?;
+    let written = write_imported(db, &mut conn, models, replace, keys, &tables, tz).await;
+    // Given up first: a transaction that failed half-way holds the tables, which putting a
+    // trigger back waits for.
+    drop(conn);
+    let put_back = aside.put_back().await.map_err(failed);
+    let written = written?;
+    put_back?;
+    Ok(written)
+}
+
+/// [`import`]'s transaction, on `conn`.
+async fn write_imported<D: Exports>(
+    db: &D,
+    conn: &mut Session<D>,
+    models: &[(String, Vec<PyJson>)],
+    replace: bool,
+    keys: Option<D::Keys>,
+    tables: &[SavedTable],
+    tz: i32,
+) -> Result<usize, EngineError> {
+    let failed = |e| context("importing the records", e);
+    begin(db, conn, D::BEGIN).await.map_err(failed)?;
+    let suspended = db.suspend_checks(conn, tables).await.map_err(failed)?;
+    let order = parents_first(tables, &suspended.still_checked).map_err(|cycle| {
         EngineError::Internal(format!(
             "cannot import: the models {} refer to each other through foreign keys that are \
              checked at each statement, so no order of them can be written; {}",
@@ -265,7 +354,7 @@ pub(crate) async fn import<D: Exports>(
         ))
     })?;
     if replace {
-        db.empty(&mut conn, &tables).await.map_err(failed)?;
+        db.empty(conn, tables).await.map_err(failed)?;
     }
     let mut written = 0;
     for i in order {
@@ -286,20 +375,16 @@ pub(crate) async fn import<D: Exports>(
     if let Some(keys) = &keys
         && !D::KEYS_AFTER_COMMIT
     {
-        db.put_keys(&mut conn, &tables, keys)
-            .await
-            .map_err(failed)?;
+        db.put_keys(conn, tables, keys).await.map_err(failed)?;
     }
     for undo in &suspended.undo {
-        db.run(&mut conn, undo).await.map_err(failed)?;
+        db.run(conn, undo).await.map_err(failed)?;
     }
-    commit(db, &mut conn).await.map_err(failed)?;
+    commit(db, conn).await.map_err(failed)?;
     if let Some(keys) = &keys
         && D::KEYS_AFTER_COMMIT
     {
-        db.put_keys(&mut conn, &tables, keys)
-            .await
-            .map_err(failed)?;
+        db.put_keys(conn, tables, keys).await.map_err(failed)?;
     }
     Ok(written)
 }

@@ -22,7 +22,8 @@
 //! a table dropped since fails the restore, one added since is left as it is.
 //!
 //! **A restore**, in one transaction: the foreign keys' checks (and the triggers, where the
-//! database lets the session) turned off for it; every saved table emptied; the saved rows put
+//! database lets the session; MySQL's are dropped before the transaction and made again after
+//! it, [`Exports::set_aside`]) turned off for it; every saved table emptied; the saved rows put
 //! back, parents before children where the checks stayed on; the generated keys as saved (after
 //! the commit where the database's statement that sets them commits); what was turned off
 //! turned back on; the commit. The caller reads the schema again after it.
@@ -151,9 +152,26 @@ pub(crate) async fn restore<D: Exports + 'static>(
         ));
     }
     let mut conn = Session::new(db.connect(None).await.map_err(failed)?);
-    begin(db, &mut conn, D::BEGIN).await.map_err(failed)?;
+    let aside = db.set_aside(&mut conn, &copy.tables).await.map_err(failed)?;
+    let put = put_back_rows(db, &mut conn, copy).await;
+    // Given up first: a transaction that failed half-way holds the tables, which putting a
+    // trigger back waits for.
+    drop(conn);
+    let put_back = aside.put_back().await.map_err(failed);
+    put?;
+    put_back
+}
+
+/// [`restore`]'s transaction, on `conn`.
+async fn put_back_rows<D: Exports + 'static>(
+    db: &D,
+    conn: &mut Session<D>,
+    copy: &SavedCopy<D>,
+) -> Result<(), EngineError> {
+    let failed = |e| context("putting back the saved copy of the data", e);
+    begin(db, conn, D::BEGIN).await.map_err(failed)?;
     let suspended = db
-        .suspend_checks(&mut conn, &copy.tables)
+        .suspend_checks(conn, &copy.tables)
         .await
         .map_err(failed)?;
     let order = parents_first(&copy.tables, &suspended.still_checked).map_err(|cycle| {
@@ -165,23 +183,23 @@ pub(crate) async fn restore<D: Exports + 'static>(
             D::CYCLE_HINT
         ))
     })?;
-    db.empty(&mut conn, &copy.tables).await.map_err(failed)?;
+    db.empty(conn, &copy.tables).await.map_err(failed)?;
     for i in order {
         let table = &copy.tables[i];
         let put_back = copy_sql(&table.sql, &table.held, &table.columns, D::OVERRIDING);
-        db.run(&mut conn, &put_back).await.map_err(failed)?;
+        db.run(conn, &put_back).await.map_err(failed)?;
     }
     if !D::KEYS_AFTER_COMMIT {
-        db.put_keys(&mut conn, &copy.tables, &copy.keys)
+        db.put_keys(conn, &copy.tables, &copy.keys)
             .await
             .map_err(failed)?;
     }
     for undo in &suspended.undo {
-        db.run(&mut conn, undo).await.map_err(failed)?;
+        db.run(conn, undo).await.map_err(failed)?;
     }
-    commit(db, &mut conn).await.map_err(failed)?;
+    commit(db, conn).await.map_err(failed)?;
     if D::KEYS_AFTER_COMMIT {
-        db.put_keys(&mut conn, &copy.tables, &copy.keys)
+        db.put_keys(conn, &copy.tables, &copy.keys)
             .await
             .map_err(failed)?;
     }

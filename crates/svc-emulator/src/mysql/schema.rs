@@ -28,14 +28,16 @@
 //! which resets it (`mysql/driver.rs`), so neither setting outlives it. The tables are emptied with `DELETE` rather than
 //! `TRUNCATE`, which commits: the rows go back in one transaction (of InnoDB tables; a table of
 //! another engine, MyISAM, keeps what was done before a failure). MySQL cannot turn a table's
-//! triggers off: a trigger on `DELETE` or `INSERT` of a saved table fires as its rows go back.
+//! triggers off, and `DROP TRIGGER` commits: the saved tables' triggers are dropped before the
+//! transaction and made again after it, failed or not (`set_aside`), so that none fires as the
+//! rows go back.
 //! Setting an `AUTO_INCREMENT` commits too, so the keys are set after the commit, and only
 //! where they moved.
 
 use crate::engine::EngineError;
 use crate::engine::table::{MappedColumn, MappedTable, Reflected};
 use crate::flow::driver::Session;
-use crate::flow::export::{Exports, SavedTable, Store, Suspended};
+use crate::flow::export::{Aside, Exports, SavedTable, Store, Suspended};
 use crate::flow::{self, Columns, OnDelete, TableRef};
 use crate::mysql::dialect::Params;
 use crate::mysql::driver::skip_quoted;
@@ -414,6 +416,109 @@ const AUTO_INCREMENTS: &str = "SELECT TABLE_NAME, AUTO_INCREMENT FROM informatio
 /// The server's errors of a privilege refused: to a database, to an action, to a table.
 const ACCESS_DENIED: [u16; 3] = [1044, 1227, 1142];
 
+/// The triggers of the current database, each with its table, in the order they act on it.
+const TRIGGERS: &str = "SELECT TRIGGER_NAME, EVENT_OBJECT_TABLE FROM information_schema.TRIGGERS \
+     WHERE TRIGGER_SCHEMA = DATABASE() \
+     ORDER BY EVENT_OBJECT_TABLE, EVENT_MANIPULATION, ACTION_TIMING, ACTION_ORDER";
+
+/// A trigger dropped for a restore or an import, and how to make it again.
+struct DroppedTrigger {
+    name: String,
+    /// The `sql_mode` it was made in (its body is read in it).
+    sql_mode: String,
+    /// The statement that made it, as `SHOW CREATE TRIGGER` gives it.
+    create: String,
+}
+
+/// `create` (a `CREATE TRIGGER` as `SHOW CREATE TRIGGER` gives it) without its `FOLLOWS` or
+/// `PRECEDES` clause: the triggers are made again in the order they act, each after those that
+/// act before it, which keeps their order, and a trigger it `PRECEDES` is not made yet.
+/// MariaDB keeps the statement without the clause already; this is for a server that keeps it.
+fn without_order_clause(create: &str) -> String {
+    let b = create.as_bytes();
+    // The header's words and names, up to the clause after `FOR EACH ROW` (the body may hold
+    // anything, but the clause comes before it).
+    let mut words: Vec<(usize, usize)> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            q @ (b'`' | b'\'' | b'"') => {
+                let end = skip_quoted(b, i, q);
+                words.push((i, end));
+                i = end;
+            }
+            c if c.is_ascii_alphanumeric() || c == b'_' || c == b'$' => {
+                let start = i;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'$')
+                {
+                    i += 1;
+                }
+                words.push((start, i));
+            }
+            _ => i += 1,
+        }
+        let word = |n: usize| words.get(n).map(|&(s, e)| &create[s..e]);
+        let n = words.len();
+        let is = |w: Option<&str>, k: &str| w.is_some_and(|w| w.eq_ignore_ascii_case(k));
+        if n >= 5
+            && is(word(n - 5), "FOR")
+            && is(word(n - 4), "EACH")
+            && is(word(n - 3), "ROW")
+            && (is(word(n - 2), "FOLLOWS") || is(word(n - 2), "PRECEDES"))
+        {
+            let (clause, named) = (words[n - 2].0, words[n - 1].1);
+            let rest = create[named..].trim_start();
+            return format!("{}{rest}", &create[..clause]);
+        }
+        if n >= 4
+            && is(word(n - 4), "FOR")
+            && is(word(n - 3), "EACH")
+            && is(word(n - 2), "ROW")
+            && !(is(word(n - 1), "FOLLOWS") || is(word(n - 1), "PRECEDES"))
+        {
+            // `FOR EACH ROW` and then no order clause.
+            break;
+        }
+    }
+    create.to_owned()
+}
+
+/// Makes `triggers` again, in their order, each in its own `sql_mode`, on a connection of
+/// `pool`: the session that dropped them may be in a failed transaction.
+async fn make_triggers(
+    pool: mysql_async::Pool,
+    triggers: Vec<DroppedTrigger>,
+) -> Result<(), EngineError> {
+    let lost = |why: String| {
+        let statements: Vec<&str> = triggers.iter().map(|t| t.create.as_str()).collect();
+        EngineError::Internal(format!(
+            "the tables' triggers were dropped while the rows went back (MySQL cannot turn a \
+             trigger off) and could not be made again ({why}); make them again with: {}",
+            statements.join("; ")
+        ))
+    };
+    let mut conn = match pool.get_conn().await {
+        Ok(conn) => conn,
+        Err(e) => return Err(lost(message(&e))),
+    };
+    let mut failed = Vec::new();
+    for trigger in &triggers {
+        let made = async {
+            conn.exec_drop("SET SESSION sql_mode = ?", (trigger.sql_mode.as_str(),))
+                .await?;
+            conn.query_drop(without_order_clause(&trigger.create)).await
+        };
+        if let Err(e) = made.await {
+            failed.push(format!("{}: {}", trigger.name, message(&e)));
+        }
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(lost(failed.join(", ")))
+    }
+}
+
 impl MyResource {
     /// The next `AUTO_INCREMENT` of each of `tables` that has one, as the server has it now.
     async fn auto_increments(
@@ -513,6 +618,78 @@ impl Exports for MyResource {
         Ok(())
     }
 
+    /// MySQL cannot turn a trigger off, and `DROP TRIGGER` commits: the saved tables' triggers
+    /// are dropped before the transaction and made again after it, from `SHOW CREATE TRIGGER`,
+    /// each in the `sql_mode` it was made in and in the order they act, so that a row put back
+    /// is written once, not again by a trigger. Meanwhile other sessions' writes to those tables
+    /// fire none.
+    async fn set_aside(
+        &self,
+        conn: &mut Session<Self>,
+        tables: &[SavedTable],
+    ) -> Result<Aside, EngineError> {
+        let conn = conn.conn();
+        let all: Vec<(String, String)> =
+            conn.query(TRIGGERS).await.map_err(|e| self.unexpected(e))?;
+        let mut triggers = Vec::new();
+        for (name, table) in all {
+            if !tables.iter().any(|t| t.name == table) {
+                continue;
+            }
+            let shown: Option<Row> = conn
+                .query_first(format!("SHOW CREATE TRIGGER {}", quote_ident(&name)))
+                .await
+                .map_err(|e| {
+                    if !server_code(&e).is_some_and(|code| ACCESS_DENIED.contains(&code)) {
+                        return self.unexpected(e);
+                    }
+                    EngineError::Internal(format!(
+                        "the table {table} has the trigger {name}, which must be set aside while \
+                         the rows go back (MySQL cannot turn a trigger off, so it is dropped and \
+                         made again), and this user may not: grant it the privilege \
+                         (GRANT TRIGGER ON the database's tables) ({})",
+                        message(&e)
+                    ))
+                })?;
+            let text = |row: &Row, i: usize| row.get_opt::<String, usize>(i).and_then(Result::ok);
+            let Some((Some(sql_mode), Some(create))) =
+                shown.map(|row| (text(&row, 1), text(&row, 2)))
+            else {
+                return Err(EngineError::Internal(format!(
+                    "MySQL did not show how the trigger {name} of the table {table} was made \
+                     (SHOW CREATE TRIGGER): it cannot be set aside while the rows go back"
+                )));
+            };
+            triggers.push(DroppedTrigger {
+                name,
+                sql_mode,
+                create,
+            });
+        }
+        let mut dropped = Vec::new();
+        for trigger in triggers {
+            let drop = format!("DROP TRIGGER {}", quote_ident(&trigger.name));
+            if let Err(e) = conn.query_drop(drop).await {
+                let why = message(&e);
+                make_triggers(self.pool.clone(), dropped).await?;
+                return Err(EngineError::Internal(format!(
+                    "cannot drop the trigger {} while the rows go back (MySQL cannot turn a \
+                     trigger off; it is made again after): {why}; grant the TRIGGER privilege \
+                     on the tables",
+                    trigger.name
+                )));
+            }
+            dropped.push(trigger);
+        }
+        if dropped.is_empty() {
+            return Ok(Aside::nothing());
+        }
+        Ok(Aside::put_back_by(make_triggers(
+            self.pool.clone(),
+            dropped,
+        )))
+    }
+
     async fn suspend_checks(
         &self,
         conn: &mut Session<Self>,
@@ -544,6 +721,34 @@ impl Exports for MyResource {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_triggers_order_clause_is_left_out_and_nothing_else() {
+        let cases = [
+            (
+                "CREATE DEFINER=`root`@`localhost` TRIGGER first AFTER INSERT ON ordered FOR EACH \
+                 ROW PRECEDES second INSERT INTO log (what) VALUES ('first')",
+                "CREATE DEFINER=`root`@`localhost` TRIGGER first AFTER INSERT ON ordered FOR EACH \
+                 ROW INSERT INTO log (what) VALUES ('first')",
+            ),
+            (
+                "create trigger `a b` before update on `for each row` for each row follows \
+                 `x``y` set NEW.n = 1",
+                "create trigger `a b` before update on `for each row` for each row set NEW.n = 1",
+            ),
+            (
+                "CREATE TRIGGER t AFTER DELETE ON s FOR EACH ROW INSERT INTO l VALUES ('PRECEDES x')",
+                "CREATE TRIGGER t AFTER DELETE ON s FOR EACH ROW INSERT INTO l VALUES ('PRECEDES x')",
+            ),
+            (
+                "CREATE TRIGGER t AFTER DELETE ON s FOR EACH ROW\nFOLLOWS u\nBEGIN END",
+                "CREATE TRIGGER t AFTER DELETE ON s FOR EACH ROW\nBEGIN END",
+            ),
+        ];
+        for (create, made) in cases {
+            assert_eq!(without_order_clause(create), made);
+        }
+    }
 
     #[test]
     fn defaults_are_read_as_sqlalchemys_pattern_reads_them() {
