@@ -1297,12 +1297,7 @@ async fn a_reset_and_an_import_write_each_row_once_whatever_the_triggers(t: &Tar
     let written = (t.ok(&log("notes")).await, t.ok(&log("notes_log")).await);
     assert_eq!(written.1["count"], 4, "created and deleted: {}", written.1);
 
-    let dir = common::TempDir::new();
-    let export = dir.join("export");
-    t.emulator
-        .export(&export)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let (_dir, export) = exported(t).await;
     let reset =
         Call::new(Method::POST, "/_emulator/projects/demo/reset").bearer(t.emulator.api_key());
     success(&send(&t.emulator, reset).await);
@@ -1318,14 +1313,7 @@ async fn a_reset_and_an_import_write_each_row_once_whatever_the_triggers(t: &Tar
         "the trigger acts after the reset: {logged}"
     );
 
-    let config = t
-        .config
-        .clone()
-        .import(&export)
-        .import_on_rows(ImportOnRows::Replace);
-    let second = Emulator::start(config)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let second = imported(t, &export).await;
     let list =
         |table: &'static str| Call::new(Method::GET, format!("{BASE}/{}", log(table))).auth(TOKEN);
     let imported = (
@@ -1348,6 +1336,29 @@ async fn a_reset_and_an_import_write_each_row_once_whatever_the_triggers(t: &Tar
         "the trigger acts after the import: {logged}"
     );
     second.shutdown().await;
+}
+
+/// An export of `t`'s emulator, in a directory that goes with the first value.
+async fn exported(t: &Target) -> (common::TempDir, std::path::PathBuf) {
+    let dir = common::TempDir::new();
+    let export = dir.join("export");
+    t.emulator
+        .export(&export)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    (dir, export)
+}
+
+/// Another emulator on `t`'s database, started from the export in `export`, replacing the rows.
+async fn imported(t: &Target, export: &std::path::Path) -> Emulator {
+    let config = t
+        .config
+        .clone()
+        .import(export)
+        .import_on_rows(ImportOnRows::Replace);
+    Emulator::start(config)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Every model's records as the list answers them (count and results, not the links, which
@@ -1401,12 +1412,7 @@ async fn an_export_imported_by_another_emulator_answers_as_it_did(t: &Target) {
         .json(&json!({"name": "Orders"}));
     assert_eq!(send(&t.emulator, page).await.status.as_u16(), 201);
     let before = state_of(&t.emulator).await;
-    let dir = common::TempDir::new();
-    let export = dir.join("export");
-    t.emulator
-        .export(&export)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let (_dir, export) = exported(t).await;
     // What the next create got when the export was made; then a change the import undoes.
     let next = success(
         &t.call(Method::POST, "models/people", Some(zed.clone()))
@@ -1420,14 +1426,7 @@ async fn an_export_imported_by_another_emulator_answers_as_it_did(t: &Target) {
         refused.to_string().contains("--import-on-rows"),
         "{refused}"
     );
-    let config = t
-        .config
-        .clone()
-        .import(&export)
-        .import_on_rows(ImportOnRows::Replace);
-    let second = Emulator::start(config)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let second = imported(t, &export).await;
     let after = state_of(&second).await;
 
     for (was, now) in before.iter().zip(&after) {

@@ -608,26 +608,33 @@ INSERT INTO zero VALUES (0, 'zero'), (5, 'five');
         }
     }
 
+    /// A user of its own, `{prefix}_{database}`, with `privileges` on `database` only, and a
+    /// resource on that database as that user.
+    async fn as_user(
+        database: &maria_server::Database<'static>,
+        prefix: &str,
+        privileges: &str,
+    ) -> (User, Arc<dyn Backend>) {
+        let server = maria_server::Server::shared().unwrap_or_else(|e| panic!("{e}"));
+        let user = User(format!("{prefix}_{}", database.name()));
+        let grant = format!(
+            "CREATE USER '{0}'@'127.0.0.1'; GRANT {privileges} ON `{1}`.* TO '{0}'@'127.0.0.1'",
+            user.0,
+            database.name()
+        );
+        server.sql("", &grant).unwrap_or_else(|e| panic!("{e}"));
+        let (_, port) = server.address();
+        let url = format!("mysql://{}@127.0.0.1:{port}/{}", user.0, database.name());
+        let backend = open(ResourceConfig::new("shop", "t").database(url)).await;
+        (user, backend)
+    }
+
     /// A user who may not create a database is told which privileges a copy needs.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     #[ignore = "needs MariaDB: run with --ignored (cargo xtask mysql does)"]
     async fn a_user_without_create_is_told_the_privileges() {
-        let server = maria_server::Server::shared().unwrap_or_else(|e| panic!("{e}"));
         let database = database(&format!("{SCHEMA}{ROWS}"));
-        let user = User(format!("saver_{}", database.name()));
-        server
-            .sql(
-                "",
-                &format!(
-                    "CREATE USER '{0}'@'127.0.0.1'; GRANT ALL ON `{1}`.* TO '{0}'@'127.0.0.1'",
-                    user.0,
-                    database.name()
-                ),
-            )
-            .unwrap_or_else(|e| panic!("{e}"));
-        let (_, port) = server.address();
-        let url = format!("mysql://{}@127.0.0.1:{port}/{}", user.0, database.name());
-        let backend = open(ResourceConfig::new("shop", "t").database(url)).await;
+        let (user, backend) = as_user(&database, "saver", "ALL").await;
         let e = Arc::clone(&backend)
             .save(hold())
             .await
@@ -645,25 +652,16 @@ INSERT INTO zero VALUES (0, 'zero'), (5, 'five');
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     #[ignore = "needs MariaDB: run with --ignored (cargo xtask mysql does)"]
     async fn a_user_without_the_trigger_privilege_is_told_it_and_nothing_changes() {
-        let server = maria_server::Server::shared().unwrap_or_else(|e| panic!("{e}"));
         let database = database(&format!("{SCHEMA}{ROWS}"));
-        let user = User(format!("untriggered_{}", database.name()));
-        server
-            .sql(
-                "",
-                &format!(
-                    "CREATE USER '{0}'@'127.0.0.1'; \
-                     GRANT SELECT, INSERT, UPDATE, DELETE, CREATE, DROP, ALTER, INDEX, \
-                     CREATE VIEW, SHOW VIEW, REFERENCES ON `{1}`.* TO '{0}'@'127.0.0.1'; \
-                     GRANT ALL ON `svc\\_emulator\\_saved\\_%`.* TO '{0}'@'127.0.0.1'",
-                    user.0,
-                    database.name()
-                ),
-            )
-            .unwrap_or_else(|e| panic!("{e}"));
-        let (_, port) = server.address();
-        let url = format!("mysql://{}@127.0.0.1:{port}/{}", user.0, database.name());
-        let backend = open(ResourceConfig::new("shop", "t").database(url)).await;
+        let privileges = "SELECT, INSERT, UPDATE, DELETE, CREATE, DROP, ALTER, INDEX, CREATE VIEW, \
+                          SHOW VIEW, REFERENCES";
+        let (_user, backend) = as_user(&database, "untriggered", privileges).await;
+        let server = maria_server::Server::shared().unwrap_or_else(|e| panic!("{e}"));
+        let granted = format!(
+            "GRANT ALL ON `svc\\_emulator\\_saved\\_%`.* TO 'untriggered_{}'@'127.0.0.1'",
+            database.name()
+        );
+        server.sql("", &granted).unwrap_or_else(|e| panic!("{e}"));
         let saved = save(&backend).await;
         change_everything(&backend).await;
         let changed = contents(&backend).await;
