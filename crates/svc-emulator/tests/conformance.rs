@@ -1313,6 +1313,26 @@ async fn a_reset_and_an_import_write_each_row_once_whatever_the_triggers(t: &Tar
         "the trigger acts after the reset: {logged}"
     );
 
+    // An import that fails half-way (its keys are taken) writes nothing, and every trigger acts
+    // after it.
+    let add = t
+        .config
+        .clone()
+        .import(&export)
+        .import_on_rows(ImportOnRows::Add);
+    let failed = Emulator::start(add).await.expect_err("the keys are taken");
+    assert!(failed.to_string().contains("record 1"), "{failed}");
+    assert_eq!(t.ok(&log("notes_log")).await, logged, "nothing written");
+    success(
+        &t.call(Method::POST, "models/notes", Some(json!({"body": "f"})))
+            .await,
+    );
+    let logged = t.ok(&log("notes_log")).await;
+    assert_eq!(
+        logged["count"], 4,
+        "the trigger acts after a failed import: {logged}"
+    );
+
     let second = imported(t, &export).await;
     let list =
         |table: &'static str| Call::new(Method::GET, format!("{BASE}/{}", log(table))).auth(TOKEN);
