@@ -682,7 +682,8 @@ impl Exports for MyResource {
             dropped.push(trigger);
         }
         if dropped.is_empty() {
-            return Ok(Aside::nothing());
+            // No connection taken to make nothing again.
+            return Ok(Aside::put_back_by(std::future::ready(Ok(()))));
         }
         Ok(Aside::put_back_by(make_triggers(
             self.pool.clone(),
