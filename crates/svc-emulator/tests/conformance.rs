@@ -1285,7 +1285,6 @@ async fn a_reset_puts_every_tables_rows_and_next_key_back(t: &Target) {
 /// rows going back (PostgreSQL turns them off for the transaction, SQLite drops them inside it,
 /// MySQL drops them before it), and every trigger acts again after.
 async fn a_reset_and_an_import_write_each_row_once_whatever_the_triggers(t: &Target) {
-    let log = |t: &'static str| format!("models/{t}?_per_page=100&_order_by=id");
     let seeded = (t.ok(&log("notes")).await, t.ok(&log("notes_log")).await);
     assert_eq!(seeded.1["count"], 2, "{}", seeded.1);
     success(
@@ -1303,15 +1302,7 @@ async fn a_reset_and_an_import_write_each_row_once_whatever_the_triggers(t: &Tar
     success(&send(&t.emulator, reset).await);
     let now = (t.ok(&log("notes")).await, t.ok(&log("notes_log")).await);
     assert_eq!(now, seeded, "after the reset");
-    success(
-        &t.call(Method::POST, "models/notes", Some(json!({"body": "d"})))
-            .await,
-    );
-    let logged = t.ok(&log("notes_log")).await;
-    assert_eq!(
-        logged["count"], 3,
-        "the trigger acts after the reset: {logged}"
-    );
+    let logged = note_logged(t, "d", 3, "after the reset").await;
 
     // An import that fails half-way (its keys are taken) writes nothing, and every trigger acts
     // after it.
@@ -1323,15 +1314,7 @@ async fn a_reset_and_an_import_write_each_row_once_whatever_the_triggers(t: &Tar
     let failed = Emulator::start(add).await.expect_err("the keys are taken");
     assert!(failed.to_string().contains("record 1"), "{failed}");
     assert_eq!(t.ok(&log("notes_log")).await, logged, "nothing written");
-    success(
-        &t.call(Method::POST, "models/notes", Some(json!({"body": "f"})))
-            .await,
-    );
-    let logged = t.ok(&log("notes_log")).await;
-    assert_eq!(
-        logged["count"], 4,
-        "the trigger acts after a failed import: {logged}"
-    );
+    note_logged(t, "f", 4, "after a failed import").await;
 
     let second = imported(t, &export).await;
     let list =
@@ -1356,6 +1339,23 @@ async fn a_reset_and_an_import_write_each_row_once_whatever_the_triggers(t: &Tar
         "the trigger acts after the import: {logged}"
     );
     second.shutdown().await;
+}
+
+/// The path of `table`'s records, all on one page, by key.
+fn log(table: &str) -> String {
+    format!("models/{table}?_per_page=100&_order_by=id")
+}
+
+/// Creates a note on `t` and checks that its trigger logged it: `count` log rows `when`. The
+/// log's page.
+async fn note_logged(t: &Target, body: &str, count: u64, when: &str) -> Value {
+    success(
+        &t.call(Method::POST, "models/notes", Some(json!({"body": body})))
+            .await,
+    );
+    let logged = t.ok(&log("notes_log")).await;
+    assert_eq!(logged["count"], count, "the trigger acts {when}: {logged}");
+    logged
 }
 
 /// An export of `t`'s emulator, in a directory that goes with the first value.

@@ -257,8 +257,8 @@ impl Connection for ProxyStream {
     fn connected(&self) -> Connected {
         // Not `self.io.connected()`: that attaches hyper-util's `HttpInfo` (the two socket
         // addresses), which the client then copies into every response's extensions, a map
-        // made for each answer (about 450 instructions of a one-record retrieve). Nothing
-        // here reads it, and the transport's responses are the SDK's alone.
+        // made for each answer (about 450 instructions of a one-record retrieve). Nothing in
+        // the workspace reads it (CHANGELOG, 0.7.0's Changed, says how to get it back).
         Connected::new().proxy(self.absolute_form)
     }
 }

@@ -151,6 +151,15 @@ async fn assert_as_saved(t: &Target, saved: &[(String, Vec<Value>)]) {
     assert_eq!(contents(&t.backend).await, saved);
 }
 
+/// The error of a restore of `saved` refused after `change_everything`, which it left as it was.
+async fn refused_restore(b: &Arc<dyn Backend>, saved: &Saved) -> String {
+    change_everything(b).await;
+    let changed = contents(b).await;
+    let e = restore(b, saved).await.unwrap_err().to_string();
+    assert_eq!(contents(b).await, changed, "nothing changed");
+    e
+}
+
 async fn the_rows_are_put_back_as_saved(t: &Target) {
     let before = contents(&t.backend).await;
     let models = t.backend.model_names();
@@ -477,14 +486,11 @@ UPDATE cycle_a SET b_id = 1;
         };
         let before = contents(&backend).await;
         let saved = save(&backend).await;
-        change_everything(&backend).await;
-        let changed = contents(&backend).await;
-        let e = restore(&backend, &saved).await.unwrap_err().to_string();
+        let e = refused_restore(&backend, &saved).await;
         assert!(
             e.contains("cycle_a, cycle_b refer to each other") && e.contains("DEFERRABLE"),
             "{e}"
         );
-        assert_eq!(contents(&backend).await, changed, "nothing changed");
         let cluster = pg_cluster::Cluster::shared().unwrap_or_else(|e| panic!("{e}"));
         let name = url_database(&backend).await;
         ok_pg(cluster.psql(
@@ -663,14 +669,11 @@ INSERT INTO zero VALUES (0, 'zero'), (5, 'five');
         );
         server.sql("", &granted).unwrap_or_else(|e| panic!("{e}"));
         let saved = save(&backend).await;
-        change_everything(&backend).await;
-        let changed = contents(&backend).await;
-        let e = restore(&backend, &saved).await.unwrap_err().to_string();
+        let e = refused_restore(&backend, &saved).await;
         assert!(
             e.contains("the table audited has the trigger audit") && e.contains("GRANT TRIGGER"),
             "{e}"
         );
-        assert_eq!(contents(&backend).await, changed, "nothing changed");
         let logged = "SELECT COUNT(*) FROM audit_log";
         let count = query(&backend, logged, Map::new()).await;
         create(&backend, "audited", json!({"id": 9, "n": 90})).await;
