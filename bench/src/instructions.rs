@@ -173,7 +173,7 @@ fn per_request(profile: &str, requests: u64, threads: Threads) -> Result<f64, St
 /// The functions whose inclusive counts make up the JSON a SQLite page writes: `Records::push`
 /// (one record: its keys, and each value read from SQLite's borrowed row and written as the
 /// engine writes it) less what it spends in rusqlite's `value_ref` (SQLite's own value access).
-const JSON_WRITER: &str = "svc_emulator::engine::records::Records<T>::push";
+const JSON_WRITER: &str = "svc_engine::records::Records<T>::push";
 const SQLITE_VALUE: &str = "rusqlite::statement::Statement::value_ref";
 /// Section 5's first page at 10k rows (25 records of 12 fields from a SQLite file, one
 /// request at a time: with 16 in flight, how often the runtime's idle threads park and wake
@@ -342,7 +342,7 @@ mod tests {
         assert_eq!(total_ir("events: Ir\n"), None);
         assert_eq!(label("client-retrieve-sdk-1"), "sdk");
         assert_eq!(label("client-list-bare-32"), "bare");
-        let annotated = "247,547,607 (40.69%)  ???:svc_emulator::engine::records::Records<T>::push [/x/svc-bench]\n\
+        let annotated = "247,547,607 (40.69%)  ???:svc_engine::records::Records<T>::push [/x/svc-bench]\n\
                          50,121,000 ( 8.24%)  ???:rusqlite::statement::Statement::value_ref [/x/svc-bench]\n";
         assert_eq!(inclusive_count(annotated, JSON_WRITER), Some(247_547_607));
         assert_eq!(inclusive_count(annotated, SQLITE_VALUE), Some(50_121_000));

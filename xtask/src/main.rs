@@ -434,6 +434,7 @@ const PUBLISHED: &[&str] = &[
     "svc-transport",
     "svc-auth",
     "svc-api",
+    "svc-engine",
     "svc-emulator",
     "svc-cli",
 ];

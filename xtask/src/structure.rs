@@ -2,16 +2,18 @@
 //! build), so they run first in `cargo xtask ci`.
 //!
 //! - Rule A, the emulator's layering (`crates/svc-emulator/src/`): the modules that know nothing
-//!   of HTTP (`engine/`, `postgres/`, `storage/`, `config/`, `util/`) use neither axum nor `crate::http`; a
+//!   of HTTP (`postgres/`, `storage/`, `config/`, `util/`) use neither axum nor `crate::http`; a
 //!   slice (one per operation group of svc-api) never uses another slice; only `cli/` and
 //!   `main.rs` use clap. References are `crate::X` paths (in `use` trees too, grouped or over
 //!   several lines), `super::X` paths that climb to the crate root, and `axum`/`clap` paths,
 //!   in code only: comments and strings do not count. Test code is left out: `#[cfg(test)] mod`
 //!   blocks, files named `tests.rs` and anything under a `tests/` directory. In the same files,
 //!   a records flow's statement (`INSERT INTO`, `UPDATE ... SET`, `DELETE FROM`, `FOR UPDATE`,
-//!   in a string literal) is written only in its flow's file ([`FLOW_STATEMENTS`]). `engine/`
-//!   writes no SQL text at all ([`engine_sql`]) and none of its files passes
-//!   [`ENGINE_FILE_LINES`] code lines.
+//!   in a string literal) is written only in its flow's file ([`FLOW_STATEMENTS`]). The
+//!   engine's rules (`crates/svc-engine/src/`) write no SQL text at all ([`engine_sql`]) and
+//!   none of their files passes [`ENGINE_FILE_LINES`] code lines. That the engine imports no
+//!   layer of the emulator, no driver and no HTTP is Cargo's to hold: it is a crate of its own
+//!   that depends on none of them.
 //! - Ratchets, printed at the end ([`Figures`]): the seam a new database server writes (the
 //!   required methods of the emulator's traits that `postgres/` implements, `structure/seam.rs`)
 //!   stays under [`SEAM_CEILING`] in [`SEAM_TRAITS_CEILING`] traits, each database folder's
@@ -49,9 +51,10 @@ pub fn structure(root: &Path) -> bool {
             return false;
         }
     };
-    let sources = emulator_sources(root, &files);
+    let sources = sources_under(root, &files, EMULATOR_SRC);
     let figures = Figures::new(&sources);
     let mut violations = layering(&sources);
+    violations.extend(engine_rules(&sources_under(root, &files, ENGINE_SRC)));
     violations.extend(figures.violations());
     let layering_count = violations.len();
     violations.extend(references(root, &files));
@@ -388,8 +391,8 @@ const EMULATOR_SRC: &str = "crates/svc-emulator/src/";
 
 /// Top-level modules of the emulator that are layers: shared code any slice may use.
 const LAYERS: &[&str] = &[
-    "http", "sessions", "snapshot", "catalog", "backend", "flow", "dialect", "engine", "sqlite",
-    "postgres", "mysql", "storage", "runtime", "config", "demo", "util", "cli", "ui",
+    "http", "sessions", "snapshot", "catalog", "backend", "flow", "dialect", "sqlite", "postgres",
+    "mysql", "storage", "runtime", "config", "demo", "util", "cli", "ui",
 ];
 
 /// The emulator's layers, lowest first: a module uses modules of its own rank or below, never
@@ -398,8 +401,6 @@ const RANKS: &[(&str, u8)] = &[
     ("util", 0),
     // The demo resource's name, rows and SQLite seed, which the settings name.
     ("demo", 0),
-    // The engine's rules know no settings and no SQL; the settings borrow its limits.
-    ("engine", 1),
     // SQL text, pure: what every database writes the same way, over the engine's rules.
     ("dialect", 2),
     ("config", 3),
@@ -466,7 +467,7 @@ const SLICES: &[&str] = &[
 
 /// The database driver crates, each with the folders that may name it: its backend's own, and
 /// for SQLite the emulator's own state (pages, accounts, settings), which it keeps in SQLite.
-/// The engine's rules are the same for every database, so `engine/` names none of them.
+/// (The engine's rules are the same for every database: svc-engine depends on none of them.)
 const DRIVERS: &[(&str, &[&str])] = &[
     ("rusqlite", &["sqlite", "storage", "sessions"]),
     ("libsqlite3_sys", &["sqlite"]),
@@ -479,8 +480,8 @@ const DRIVERS: &[(&str, &[&str])] = &[
 
 /// The layers that know nothing of HTTP: no axum, no `crate::http`.
 const NO_HTTP: &[&str] = &[
-    "backend", "sessions", "snapshot", "catalog", "flow", "dialect", "engine", "sqlite",
-    "postgres", "mysql", "storage", "config", "demo", "util",
+    "backend", "sessions", "snapshot", "catalog", "flow", "dialect", "sqlite", "postgres", "mysql",
+    "storage", "config", "demo", "util",
 ];
 
 /// What a line of code refers to.
@@ -770,11 +771,9 @@ const FLOW_STATEMENTS: &[(&str, &[&str])] = &[
     ("FOR UPDATE", &["dialect/mod.rs"]),
 ];
 
-/// The folders whose string literals are read for [`FLOW_STATEMENTS`]: the flows, the engine and
-/// the backends.
-const FLOW_CHECKED: &[&str] = &[
-    "flow", "dialect", "engine", "sqlite", "postgres", "mysql", "backend",
-];
+/// The folders whose string literals are read for [`FLOW_STATEMENTS`]: the flows and the
+/// backends (the engine writes no SQL at all, [`engine_sql`]).
+const FLOW_CHECKED: &[&str] = &["flow", "dialect", "sqlite", "postgres", "mysql", "backend"];
 
 /// Files of those folders whose writes are the emulator's own contract, not the engine's: the
 /// built-in tools resource's strict writes of users and teams (docs/contract.md 5.3).
@@ -1067,18 +1066,18 @@ fn excerpt(text: &str, max: usize) -> String {
     }
 }
 
-/// The SQL text an `engine/` source writes (`path` relative to `crates/svc-emulator/src/`):
+/// The emulator's engine, the crate of its rules.
+const ENGINE_SRC: &str = "crates/svc-engine/src/";
+
+/// The SQL text a source of the engine's rules writes ([`ENGINE_SRC`]):
 /// its non-test string literals that are SQL ([`sql_text`]), and the code that doubles a `"`
 /// char to quote an identifier (`if c == '"' { s.push('"') }`). The engine's rules are the
 /// same for every database; the SQL that carries them out is a database's dialect, or a flow's
 /// statement (`flow/`), and a new database then finds it all in one place.
-fn engine_sql(path: &str, src: &str) -> Vec<(usize, String)> {
-    if !path.starts_with("engine/") {
-        return Vec::new();
-    }
+fn engine_sql(src: &str) -> Vec<(usize, String)> {
     let rule = |what: String| {
         format!(
-            "engine/ writes SQL text ({what}): SQL belongs in dialect/ (what every database writes alike), a database's folder or flow/"
+            "the engine writes SQL text ({what}): SQL belongs in the emulator's dialect/ (what every database writes alike), a database's folder or flow/"
         )
     };
     let mut out: Vec<(usize, String)> = literals(src)
@@ -1130,16 +1129,17 @@ fn code_lines(src: &str) -> usize {
     count
 }
 
-/// The code lines an `engine/` file may have: past them it mixes concerns (reading values,
+/// The code lines a file of the engine may have: past them it mixes concerns (reading values,
 /// writing them, a database's types) that a new database then has to read through.
 const ENGINE_FILE_LINES: usize = 800;
 
-/// The violation of an `engine/` source over [`ENGINE_FILE_LINES`] code lines, if it is.
+/// The violation of an engine source (`path` relative to [`ENGINE_SRC`]) over
+/// [`ENGINE_FILE_LINES`] code lines, if it is.
 fn engine_file_size(path: &str, src: &str) -> Option<String> {
     let lines = code_lines(src);
-    (path.starts_with("engine/") && lines > ENGINE_FILE_LINES).then(|| {
+    (lines > ENGINE_FILE_LINES).then(|| {
         format!(
-            "{EMULATOR_SRC}{path}: {lines} code lines, over engine/'s {ENGINE_FILE_LINES}: \
+            "{ENGINE_SRC}{path}: {lines} code lines, over the engine's {ENGINE_FILE_LINES}: \
              cut it by concern"
         )
     })
@@ -1180,13 +1180,12 @@ fn dead_code_allowances(src: &str) -> usize {
     count
 }
 
-/// The emulator's non-test sources: each path relative to `crates/svc-emulator/src/`, and its
-/// text.
-fn emulator_sources(root: &Path, files: &[String]) -> Vec<(String, String)> {
+/// The non-test sources under `dir` (a crate's `src/`): each path relative to it, and its text.
+fn sources_under(root: &Path, files: &[String], dir: &str) -> Vec<(String, String)> {
     files
         .iter()
         .filter_map(|file| {
-            let path = file.strip_prefix(EMULATOR_SRC)?;
+            let path = file.strip_prefix(dir)?;
             if !path.ends_with(".rs") || is_test_file(path) {
                 return None;
             }
@@ -1202,9 +1201,19 @@ fn layering(sources: &[(String, String)]) -> Vec<String> {
     for (path, src) in sources {
         let mut rules = layering_violations(path, src);
         rules.extend(flow_statements_outside_flows(path, src));
-        rules.extend(engine_sql(path, src));
         for (line, rule) in rules {
             out.push(format!("{EMULATOR_SRC}{path}:{line}: {rule}"));
+        }
+    }
+    out
+}
+
+/// The engine's own rules over its non-test sources: no SQL text, files by concern.
+fn engine_rules(sources: &[(String, String)]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (path, src) in sources {
+        for (line, rule) in engine_sql(src) {
+            out.push(format!("{ENGINE_SRC}{path}:{line}: {rule}"));
         }
         out.extend(engine_file_size(path, src));
     }
@@ -1601,7 +1610,7 @@ fn named_paths(line: &str) -> Vec<Named> {
         let is_path = TOP_DIRS.iter().any(|d| word.starts_with(d))
             || word.starts_with("../")
             || has_extension
-            // A directory in backticks: `records/`, `src/engine/`.
+            // A directory in backticks: `records/`, `src/http/`.
             || (backticked && word.ends_with('/') && word.len() > 1);
         if is_path {
             out.push(Named::Word(word.to_owned()));
@@ -2000,7 +2009,7 @@ mod tests {
     }
 
     fn sql(src: &str) -> Vec<(usize, String)> {
-        engine_sql("engine/x.rs", src)
+        engine_sql(src)
     }
 
     #[test]
@@ -2035,10 +2044,8 @@ mod tests {
         assert!(v[3].1.contains("quotes an identifier"), "{v:?}");
         assert!(
             v[4].1
-                .ends_with("SQL belongs in dialect/ (what every database writes alike), a database's folder or flow/")
+                .ends_with("SQL belongs in the emulator's dialect/ (what every database writes alike), a database's folder or flow/")
         );
-        // Only engine/ is read.
-        assert!(engine_sql("flow/x.rs", src).is_empty());
     }
 
     #[test]
@@ -2086,11 +2093,13 @@ mod tests {
                    }\n";
         // fn f, let s, `lines";` and the `}`; the blank line inside the literal is blank.
         assert_eq!(code_lines(src), 4);
-        assert!(engine_file_size("engine/x.rs", src).is_none());
+        assert!(engine_file_size("x.rs", src).is_none());
         let long = "fn f() {}\n".repeat(ENGINE_FILE_LINES + 1);
-        let v = engine_file_size("engine/x.rs", &long).unwrap_or_default();
-        assert!(v.ends_with("engine/x.rs: 801 code lines, over engine/'s 800: cut it by concern"));
-        assert!(engine_file_size("flow/x.rs", &long).is_none());
+        let v = engine_file_size("x.rs", &long).unwrap_or_default();
+        assert_eq!(
+            v,
+            "crates/svc-engine/src/x.rs: 801 code lines, over the engine's 800: cut it by concern"
+        );
     }
 
     #[test]
@@ -2200,7 +2209,7 @@ mod tests {
     #[test]
     fn a_database_driver_is_named_only_in_its_backend() {
         let src = "use rusqlite::types::ValueRef;\nfn f(e: tokio_postgres::Error) {}\n";
-        let violations = layering_violations("engine/types.rs", src);
+        let violations = layering_violations("dialect/types.rs", src);
         assert_eq!(violations.len(), 2, "{violations:?}");
         assert!(violations[0].1.contains("database driver `rusqlite`"));
         assert_eq!(violations[1].0, 2);
@@ -2215,7 +2224,7 @@ mod tests {
             1
         );
         // A field or method of that name is no use of the crate.
-        assert!(layering_violations("engine/list.rs", "fn f(x: X) { x.rusqlite; }").is_empty());
+        assert!(layering_violations("flow/list.rs", "fn f(x: X) { x.rusqlite; }").is_empty());
     }
 
     #[test]
@@ -2233,13 +2242,11 @@ mod tests {
             layering_violations("http/state.rs", "use crate::proxy::Forwarder;").len(),
             1
         );
-        // Downward is fine: a backend uses the interface, the engine and storage.
+        // Downward is fine: a backend uses the interface, the dialect and storage.
         let src =
-            "use crate::backend::Backend;\nuse crate::engine::X;\nuse crate::storage::private;";
+            "use crate::backend::Backend;\nuse crate::dialect::X;\nuse crate::storage::private;";
         assert!(layering_violations("sqlite/mod.rs", src).is_empty());
-        assert!(
-            layering_violations("config/limits.rs", "crate::engine::SQL_TIME_LIMIT").is_empty()
-        );
+        assert!(layering_violations("config/limits.rs", "crate::util::timestamp::X").is_empty());
     }
 
     #[test]
@@ -2256,7 +2263,7 @@ mod tests {
         // An update over several lines, a delete, a lock: each found where it does not belong.
         let update = "const U: &str = \"UPDATE t\n    SET a = 1\";";
         assert_eq!(
-            flow_statements_outside_flows("engine/x.rs", update).len(),
+            flow_statements_outside_flows("dialect/x.rs", update).len(),
             1
         );
         assert!(flow_statements_outside_flows("flow/delete.rs", update).is_empty());
@@ -2284,7 +2291,7 @@ mod tests {
         for path in [
             "http/backend.rs",
             "records/mod.rs",
-            "engine/filter.rs",
+            "flow/filter.rs",
             "runtime/mod.rs",
         ] {
             let v = layering_violations(path, "use crate::postgres::PgResource;");
@@ -2317,7 +2324,7 @@ mod tests {
 
     #[test]
     fn http_free_layers_and_clap() {
-        let v = layering_violations("engine/sql.rs", "use crate::http::X;\nuse axum::Json;\n");
+        let v = layering_violations("flow/sql.rs", "use crate::http::X;\nuse axum::Json;\n");
         assert_eq!(v.len(), 2, "{v:?}");
         let v = layering_violations(
             "storage/mod.rs",

@@ -7,17 +7,7 @@ use http::{Method, StatusCode};
 use svc_model::ErrorBody;
 use svc_transport::TransportError;
 
-/// Whether a failed request reached the server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Sent {
-    /// Nothing was sent: the input was refused, or the connection never opened.
-    No,
-    /// The request may have reached the server (a timeout or a connection lost mid-way).
-    Maybe,
-    /// The server answered.
-    Yes,
-}
+pub use svc_transport::Sent;
 
 /// Everything that can go wrong with a call. Every variant says whether the request was sent
 /// ([`Error::sent`]); [`Error::status`] and [`Error::api`] give the server's answer when there
@@ -272,10 +262,7 @@ impl Error {
     pub fn sent(&self) -> Sent {
         match self {
             Self::InvalidInput(_) | Self::Auth(_) => Sent::No,
-            Self::Transport(e) => match e.was_sent() {
-                svc_transport::Sent::No => Sent::No,
-                _ => Sent::Maybe,
-            },
+            Self::Transport(e) => e.was_sent(),
             Self::Timeout(_) => Sent::Maybe,
             Self::Api(_) | Self::Decode(_) | Self::Protocol(_) | Self::Workflow(_) => Sent::Yes,
         }
@@ -468,6 +455,24 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_transport_error_says_whether_it_was_sent_in_the_same_words() {
+        use svc_transport::TransportErrorKind::{Connect, Io, ResponseTooLarge};
+        let sent = |kind, sent: Option<Sent>| {
+            let e = TransportError::new(kind, "x");
+            Error::Transport(match sent {
+                Some(sent) => e.with_sent(sent),
+                None => e,
+            })
+            .sent()
+        };
+        assert_eq!(sent(Connect, None), Sent::No);
+        assert_eq!(sent(Io, None), Sent::Maybe);
+        // A transport that read the answer before failing says so, and the error keeps it.
+        assert_eq!(sent(ResponseTooLarge, Some(Sent::Yes)), Sent::Yes);
+        assert_eq!(sent(Io, Some(Sent::No)), Sent::No);
+    }
 
     fn decode_error(body: &str) -> Error {
         let source = serde_json::from_str::<svc_model::LoginResponse>(body).unwrap_err();

@@ -22,7 +22,7 @@ use std::collections::BTreeSet;
 use serde_json::{Map, Value};
 use svc_api::model::records::ListQuery;
 use svc_api::{Records, Sql};
-use svc_emulator::engine::types::{ColumnType, Reflected};
+use svc_engine::types::{ColumnType, Reflected};
 
 use crate::exit::Failure;
 

@@ -62,10 +62,8 @@ mod catalog;
 mod config;
 mod demo;
 mod dialect;
-pub mod engine;
 mod flow;
 mod http;
-pub use engine::inventory;
 mod runtime;
 mod sessions;
 mod snapshot;
@@ -75,12 +73,10 @@ mod util;
 // The backends: one folder per database that serves resources, each implementing
 // `backend::Backend`; only `catalog::open` names them.
 #[cfg(feature = "mysql")]
-#[cfg_attr(docsrs, doc(cfg(feature = "mysql")))]
-pub mod mysql;
+mod mysql;
 #[cfg(feature = "postgres")]
-#[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
-pub mod postgres;
-pub mod sqlite;
+mod postgres;
+mod sqlite;
 
 // Slices: one per operation group.
 mod account;
@@ -107,7 +103,7 @@ pub use config::limits::{IDLE_TIMEOUT, Limits};
 pub use config::projects::{ConfigError, ProjectConfig, ProjectsConfig, ResourceConfig};
 pub use config::proxy::ProxyConfig;
 pub use config::stubs::{MAX_STUB_DELAY, STUB_SHAPE, StubConfig, StubRequest, StubResponse};
-pub use engine::types::{FieldInfo, FilterFamily, ModelInfo};
+pub use demo::demo_seed_sql;
 pub use http::journal::{
     BodyContent, CapturedBody, RecordedRequest, RequestMatcher, RequestSource, Times,
     UnmetExpectation,
@@ -122,3 +118,4 @@ pub use snapshot::files::{
 pub use snapshot::{SnapshotError, SnapshotInfo};
 pub use storage::StoreRows;
 pub use storage::tools::SEEDED_TEAMS;
+pub use svc_engine::types::{FieldInfo, FilterFamily, ModelInfo};

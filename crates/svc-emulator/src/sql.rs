@@ -13,11 +13,11 @@ use axum::response::Response;
 use axum::routing::post;
 use serde_json::{Map, Value};
 
-use crate::engine::SqlLimits;
 use crate::http::AppState;
 use crate::http::HttpError;
 use crate::http::extract::{BodyLimit, ResourceAccess, json_bytes, json_object};
 use crate::http::route_with_optional_slash;
+use svc_engine::SqlLimits;
 
 /// The SQL route, on the data host.
 pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {

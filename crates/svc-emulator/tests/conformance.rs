@@ -173,7 +173,7 @@ struct TextDialect {
 struct Target {
     /// The database enforces foreign keys (the engine runs SQLite without).
     enforces_foreign_keys: bool,
-    /// What the engine does with `tz` on this database (engine/time_zone.rs).
+    /// What the engine does with `tz` on this database (svc-engine/src/time_zone.rs).
     time_zone: TimeZone,
     /// A `JSON` column is text to the engine (MariaDB's `JSON` is `LONGTEXT`): its field is a
     /// `CharField`, and `None` is SQL NULL.
@@ -752,7 +752,7 @@ async fn every_refusal_by_design_is_marked(t: &Target) {
 /// `people`: what is served is answered without a refusal by design, what is stricter is
 /// refused with the marker.
 async fn the_inventorys_examples_are_answered_as_decided(t: &Target) {
-    use svc_emulator::inventory::{Decision, INVENTORY};
+    use svc_engine::inventory::{Decision, INVENTORY};
     let fill = |s: &str| {
         s.replace("{pk}", "3")
             .replace("{key}", "id")
@@ -1662,7 +1662,7 @@ async fn a_generated_column_is_written_only_when_its_value_changes(t: &Target) {
 }
 
 /// `_relation` joins from the model through keys to a column that must hold one of the values
-/// (engine/relation.rs); what the engine fails on or misreads is refused.
+/// (svc-engine/src/relation.rs); what the engine fails on or misreads is refused.
 async fn a_relation_path_selects_through_its_joins(t: &Target) {
     let ids = |query: &'static str| async move {
         let page = t.ok(&format!("models/{query}")).await;
@@ -1729,7 +1729,7 @@ async fn a_relation_path_selects_through_its_joins(t: &Target) {
     }
 }
 
-/// `_m2m` (engine/declared.rs): no comma selects no record, in lists, counts, aggregates and on
+/// `_m2m` (svc-engine/src/declared.rs): no comma selects no record, in lists, counts, aggregates and on
 /// one record; a value with a comma (the engine fails on a model with foreign keys, and selects
 /// nothing on the others) and a repeated `_m2m` are refused.
 async fn the_declared_filters_are_read_as_the_engine_reads_them(t: &Target) {
@@ -1870,7 +1870,7 @@ async fn assert_refused(t: &Target, path: &str) {
     assert_eq!(reply.status, 400, "{path}: {body}");
 }
 
-/// `tz` (engine/time_zone.rs): nothing on SQLite, the session's time zone on PostgreSQL (the
+/// `tz` (svc-engine/src/time_zone.rs): nothing on SQLite, the session's time zone on PostgreSQL (the
 /// `events` table's `at` has no offset, so its values do not move), refused on MySQL; a zone the
 /// engine cannot read, and `tz` on a write, are refused where the engine reads it.
 async fn tz_is_read_as_the_engine_reads_it_on_each_database(t: &Target) {

@@ -76,17 +76,23 @@ pub enum TransportErrorKind {
     Other,
 }
 
-/// Whether the server may have received a request that failed.
+/// Whether the server received a request that failed: the one answer for the transport and for
+/// svc-api's `Error::sent`, which re-exports it.
 ///
 /// A request that was certainly not sent can be retried whatever its method; one that may have
 /// been sent should be retried only if it is idempotent (GET, PUT, DELETE, read-only POSTs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Sent {
-    /// The request certainly did not reach the server.
+    /// The request certainly did not reach the server: the input was refused, or the
+    /// connection never opened.
     No,
-    /// The request may have reached the server, and may have been processed.
+    /// The request may have reached the server, and may have been processed (a timeout or a
+    /// connection lost mid-way).
     Maybe,
+    /// The server answered. No transport error of this crate says it by default; a transport
+    /// that failed after reading an answer may ([`TransportError::with_sent`]).
+    Yes,
 }
 
 impl TransportErrorKind {

@@ -196,7 +196,7 @@ async fn demo_on_file(dir: &TempDir) -> Emulator {
         ProjectConfig::new("demo").api_key("key_demo").resource(
             ResourceConfig::new("shop", "tok_shop")
                 .database(dir.join("shop.sqlite"))
-                .seed_sql(svc_emulator::engine::demo_seed_sql()),
+                .seed_sql(svc_emulator::demo_seed_sql()),
         ),
     ]);
     Emulator::start(EmulatorConfig::default().projects(config))

@@ -113,7 +113,7 @@ pub fn generate(models: &[Sampled], seed: u64, n: usize, writes: bool) -> Vec<Ca
 /// text and a number column put in; `None` when the model lacks one the example needs, or
 /// the example writes and `writes` is off, or is no request a case can hold (`HEAD`).
 fn from_inventory(rng: &mut Rng, model: &Sampled, writes: bool) -> Option<Case> {
-    use svc_emulator::inventory::INVENTORY;
+    use svc_engine::inventory::INVENTORY;
     let examples: Vec<_> = INVENTORY.iter().filter_map(|e| e.example).collect();
     let (method, path, rest) = *rng.pick(&examples);
     let op = match (method, path) {

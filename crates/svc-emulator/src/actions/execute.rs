@@ -18,10 +18,10 @@ use serde_json::{Map, Value};
 
 use crate::config::actions::ActionConfig;
 use crate::config::projects::ResourceConfig;
-use crate::engine::{EngineError, SqlLimits};
 use crate::http::extract::{BodyLimit, authorize, json_object, json_value};
 use crate::http::route_with_optional_slash;
 use crate::http::{AppState, HttpError};
+use svc_engine::{EngineError, SqlLimits};
 
 /// The action route, on the data host.
 pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {

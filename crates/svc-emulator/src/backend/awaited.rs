@@ -26,11 +26,11 @@ macro_rules! awaited_backend {
             }
 
             /// `model` as last read: its key and fields; `None` when there is no such model.
-            pub fn describe(&self, model: &str) -> Option<$crate::engine::types::ModelInfo> {
+            pub fn describe(&self, model: &str) -> Option<::svc_engine::types::ModelInfo> {
                 let model = $crate::flow::records::Database::models(self)
                     .get(model)
                     .ok()?;
-                Some($crate::engine::table::describe(&*model))
+                Some(::svc_engine::table::describe(&*model))
             }
 
             /// One page of records of `model`, or all of them (`no_pagination`), as the engine
@@ -38,8 +38,8 @@ macro_rules! awaited_backend {
             pub async fn list(
                 &self,
                 model: &str,
-                spec: &$crate::engine::ListSpec,
-            ) -> Result<$crate::engine::Listing, $crate::engine::EngineError> {
+                spec: &::svc_engine::ListSpec,
+            ) -> Result<::svc_engine::Listing, ::svc_engine::EngineError> {
                 $crate::flow::read::list(self, model, spec).await
             }
 
@@ -49,8 +49,8 @@ macro_rules! awaited_backend {
                 &self,
                 model: &str,
                 pk: &str,
-                selection: &$crate::engine::Selection,
-            ) -> Result<Vec<u8>, $crate::engine::EngineError> {
+                selection: &::svc_engine::Selection,
+            ) -> Result<Vec<u8>, ::svc_engine::EngineError> {
                 $crate::flow::read::retrieve(self, model, pk, selection).await
             }
 
@@ -60,8 +60,8 @@ macro_rules! awaited_backend {
                 &self,
                 model: &str,
                 pk: &str,
-                selection: &$crate::engine::Selection,
-            ) -> Result<(), $crate::engine::EngineError> {
+                selection: &::svc_engine::Selection,
+            ) -> Result<(), ::svc_engine::EngineError> {
                 $crate::flow::write::delete(self, model, pk, selection).await
             }
 
@@ -69,9 +69,9 @@ macro_rules! awaited_backend {
             pub async fn aggregate(
                 &self,
                 model: &str,
-                req: &$crate::engine::AggregateRequest,
-                selection: &$crate::engine::Selection,
-            ) -> Result<serde_json::Value, $crate::engine::EngineError> {
+                req: &::svc_engine::AggregateRequest,
+                selection: &::svc_engine::Selection,
+            ) -> Result<serde_json::Value, ::svc_engine::EngineError> {
                 $crate::flow::aggregate::aggregate(self, model, req, selection).await
             }
 
@@ -80,9 +80,9 @@ macro_rules! awaited_backend {
             pub async fn group(
                 &self,
                 model: &str,
-                req: &$crate::engine::GroupRequest,
-                selection: &$crate::engine::Selection,
-            ) -> Result<serde_json::Value, $crate::engine::EngineError> {
+                req: &::svc_engine::GroupRequest,
+                selection: &::svc_engine::Selection,
+            ) -> Result<serde_json::Value, ::svc_engine::EngineError> {
                 $crate::flow::aggregate::group(self, model, req, selection).await
             }
 
@@ -94,7 +94,7 @@ macro_rules! awaited_backend {
                 params: &serde_json::Map<String, serde_json::Value>,
                 time: std::time::Duration,
                 answer_bytes: usize,
-            ) -> Result<Vec<u8>, $crate::engine::EngineError> {
+            ) -> Result<Vec<u8>, ::svc_engine::EngineError> {
                 $crate::flow::read_only_sql::read_only(self, query, params, time, answer_bytes)
                     .await
             }
@@ -113,16 +113,16 @@ macro_rules! awaited_backend {
                 <$resource>::model_names(self)
             }
 
-            fn describe(&self, model: &str) -> Option<$crate::engine::types::ModelInfo> {
+            fn describe(&self, model: &str) -> Option<::svc_engine::types::ModelInfo> {
                 <$resource>::describe(self, model)
             }
 
             fn list(
                 self: std::sync::Arc<Self>,
                 model: String,
-                spec: $crate::engine::ListSpec,
+                spec: ::svc_engine::ListSpec,
                 hold: $crate::backend::Hold,
-            ) -> $crate::backend::Work<$crate::engine::Listing> {
+            ) -> $crate::backend::Work<::svc_engine::Listing> {
                 Box::pin(async move {
                     let _hold = hold;
                     <$resource>::list(&self, &model, &spec).await
@@ -133,7 +133,7 @@ macro_rules! awaited_backend {
                 self: std::sync::Arc<Self>,
                 model: String,
                 pk: String,
-                selection: $crate::engine::Selection,
+                selection: ::svc_engine::Selection,
                 hold: $crate::backend::Hold,
             ) -> $crate::backend::Work<Vec<u8>> {
                 Box::pin(async move {
@@ -145,7 +145,7 @@ macro_rules! awaited_backend {
             fn create(
                 self: std::sync::Arc<Self>,
                 model: String,
-                body: $crate::engine::python::json::PyJson,
+                body: ::svc_engine::python::json::PyJson,
                 lenient: bool,
                 hold: $crate::backend::Hold,
             ) -> $crate::backend::Work<Vec<u8>> {
@@ -178,7 +178,7 @@ macro_rules! awaited_backend {
                 self: std::sync::Arc<Self>,
                 model: String,
                 pk: String,
-                selection: $crate::engine::Selection,
+                selection: ::svc_engine::Selection,
                 hold: $crate::backend::Hold,
             ) -> $crate::backend::Work<()> {
                 Box::pin(async move {
@@ -190,8 +190,8 @@ macro_rules! awaited_backend {
             fn aggregate(
                 self: std::sync::Arc<Self>,
                 model: String,
-                request: $crate::engine::AggregateRequest,
-                selection: $crate::engine::Selection,
+                request: ::svc_engine::AggregateRequest,
+                selection: ::svc_engine::Selection,
                 hold: $crate::backend::Hold,
             ) -> $crate::backend::Work<serde_json::Value> {
                 Box::pin(async move {
@@ -203,8 +203,8 @@ macro_rules! awaited_backend {
             fn group(
                 self: std::sync::Arc<Self>,
                 model: String,
-                request: $crate::engine::GroupRequest,
-                selection: $crate::engine::Selection,
+                request: ::svc_engine::GroupRequest,
+                selection: ::svc_engine::Selection,
                 hold: $crate::backend::Hold,
             ) -> $crate::backend::Work<serde_json::Value> {
                 Box::pin(async move {
@@ -282,7 +282,7 @@ macro_rules! awaited_backend {
             fn inputs(
                 &self,
                 statements: &[String],
-            ) -> Result<std::collections::BTreeSet<String>, $crate::engine::EngineError> {
+            ) -> Result<std::collections::BTreeSet<String>, ::svc_engine::EngineError> {
                 $crate::flow::action::inputs::<$resource>(statements)
             }
 
@@ -290,7 +290,7 @@ macro_rules! awaited_backend {
                 self: std::sync::Arc<Self>,
                 statements: Vec<String>,
                 inputs: serde_json::Map<String, serde_json::Value>,
-                limits: $crate::engine::SqlLimits,
+                limits: ::svc_engine::SqlLimits,
                 hold: $crate::backend::Hold,
             ) -> $crate::backend::Work<Vec<u8>> {
                 Box::pin(async move {
@@ -310,7 +310,7 @@ macro_rules! awaited_backend {
                 self: std::sync::Arc<Self>,
                 query: String,
                 params: serde_json::Map<String, serde_json::Value>,
-                limits: $crate::engine::SqlLimits,
+                limits: ::svc_engine::SqlLimits,
                 hold: $crate::backend::Hold,
             ) -> $crate::backend::Work<Vec<u8>> {
                 Box::pin(async move {

@@ -14,8 +14,8 @@ use std::sync::Arc;
 use crate::backend::{Backend, Hold};
 use crate::config::fixtures::read::{Records, read};
 use crate::config::fixtures::{FixtureError, FixtureFile, Fixtures, FixturesOnRows};
-use crate::engine::python::json::PyJson;
-use crate::engine::{EngineError, ListSpec, Listing, Selection};
+use svc_engine::python::json::PyJson;
+use svc_engine::{EngineError, ListSpec, Listing, Selection};
 
 /// What a load did.
 #[derive(Debug, PartialEq, Eq)]

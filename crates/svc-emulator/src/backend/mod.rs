@@ -3,7 +3,7 @@
 //! A connected resource is one database (a SQLite file, a PostgreSQL database, ...). The HTTP
 //! layer and the route slices hold it as an `Arc<dyn Backend>` and never learn which database
 //! it is: the engine's rules (the query grammar, the Python readings of values, the serializer
-//! forms, aggregate planning, errors) live in [`crate::engine`], and each database is a folder
+//! forms, aggregate planning, errors) live in [`svc_engine`], and each database is a folder
 //! of its own that implements [`Backend`] with its dialect (`sqlite/`, `postgres/`). The
 //! catalog (`crate::catalog`) is the one place that names them: it opens each resource's database at start.
 //!
@@ -35,8 +35,8 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::engine::python::json::PyJson;
-use crate::engine::{
+use svc_engine::python::json::PyJson;
+use svc_engine::{
     AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Selection, SqlLimits,
 };
 
@@ -89,7 +89,7 @@ pub(crate) trait Backend: Send + Sync + Debug + 'static {
     fn has_model(&self, name: &str) -> bool;
 
     /// Whether the engine sets a request's `tz` on this database's session
-    /// (`engine::time_zone`): it does on the database servers, not on SQLite.
+    /// (`svc_engine::time_zone`): it does on the database servers, not on SQLite.
     fn sets_time_zone(&self) -> bool {
         false
     }
@@ -100,7 +100,7 @@ pub(crate) trait Backend: Send + Sync + Debug + 'static {
 
     /// `model` as last read (start or reload): its key and fields; `None` when there is no
     /// such model.
-    fn describe(&self, model: &str) -> Option<crate::engine::types::ModelInfo>;
+    fn describe(&self, model: &str) -> Option<svc_engine::types::ModelInfo>;
 
     /// The names of `model`'s fields, in table order; `None` when there is no such model. For
     /// strict mode's refusal of unknown fields on writes.

@@ -6,7 +6,7 @@ use std::future::Future;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::engine::EngineError;
+use svc_engine::EngineError;
 
 /// The unfiltered count at which the engine shows the database's estimate of a table's rows
 /// instead of counting them (jet-bridge's count of a list on PostgreSQL and MySQL).

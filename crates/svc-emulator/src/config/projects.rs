@@ -194,10 +194,10 @@ impl ProjectsConfig {
                 .environments(["prod", "staging"])
                 .resource(
                     ResourceConfig::new(
-                        crate::engine::DEMO_RESOURCE,
+                        crate::demo::DEMO_RESOURCE,
                         format!("svc_tok_{}", uuid::Uuid::new_v4().simple()),
                     )
-                    .seed_sql(crate::engine::demo_seed_sql())
+                    .seed_sql(crate::demo::demo_seed_sql())
                     .action(ActionConfig::sql(
                         "refund",
                         "UPDATE orders SET status = 'refunded' WHERE id = :id \
@@ -218,13 +218,13 @@ impl ProjectsConfig {
                 )
                 .workflow(
                     WorkflowConfig::new("wf-refund")
-                        .step(crate::engine::DEMO_RESOURCE, "refund")
-                        .step(crate::engine::DEMO_RESOURCE, "note"),
+                        .step(crate::demo::DEMO_RESOURCE, "refund")
+                        .step(crate::demo::DEMO_RESOURCE, "note"),
                 )
                 .workflow(
                     WorkflowConfig::new("wf-reopen")
-                        .step(crate::engine::DEMO_RESOURCE, "note")
-                        .step(crate::engine::DEMO_RESOURCE, "set_status"),
+                        .step(crate::demo::DEMO_RESOURCE, "note")
+                        .step(crate::demo::DEMO_RESOURCE, "set_status"),
                 ),
         ])
     }

@@ -1,12 +1,13 @@
 //! The demo resource `shop`: products, customers and orders, generated deterministically by
 //! its seed, SQLite SQL kept beside this file (`shop.sql`). The settings name it (the demo
-//! project's config), so it sits below them; `engine` re-exports it under its published path.
+//! project's config), so it sits below them.
 
 /// The API name of the demo resource.
-pub const DEMO_RESOURCE: &str = "shop";
+pub(crate) const DEMO_RESOURCE: &str = "shop";
 
-/// Rows of the demo tables: `products`, `customers`, `orders`.
-pub const DEMO_ROWS: [(&str, usize); 3] =
+/// Rows of the demo tables: `products`, `customers`, `orders` (the tests count them).
+#[cfg(test)]
+pub(crate) const DEMO_ROWS: [(&str, usize); 3] =
     [("products", 50), ("customers", 1000), ("orders", 12000)];
 
 /// The seed, SQLite's SQL (`printf`, `json_extract`, recursive common table expressions).

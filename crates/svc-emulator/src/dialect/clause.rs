@@ -1,8 +1,8 @@
 //! A selection's `WHERE` clause: the conditions the engine's filter grammar reads
-//! (`engine::filter`), ANDed, with their bound values in the form the database's driver takes.
+//! (`svc_engine::filter`), ANDed, with their bound values in the form the database's driver takes.
 
-use crate::engine::EngineError;
-use crate::engine::table::{OrderBy, Table, order_by};
+use svc_engine::EngineError;
+use svc_engine::table::{OrderBy, Table, order_by};
 
 /// The negation of `condition`: an excluded filter (`exclude__...`).
 pub(crate) fn not(condition: &str) -> String {

@@ -1,8 +1,8 @@
 //! The engine's group statement, and SQLAlchemy's text of the engine's query object (which
 //! the engine's error for an unknown aggregate function shows).
 
-use crate::engine::GroupRequest;
-use crate::engine::aggregate::group_name;
+use svc_engine::GroupRequest;
+use svc_engine::aggregate::group_name;
 
 /// The engine's group statement, whatever the database: `select` (each key `AS` its label,
 /// then `y_func`) from the table and its `WHERE` clause, grouped and ordered by the keys'
@@ -115,7 +115,7 @@ pub(crate) fn group_label(i: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::AggregateFunc;
+    use svc_engine::AggregateFunc;
 
     /// Every function of the SDK's vocabulary is computed here: when svc-model names a new one
     /// (the enum is `#[non_exhaustive]`), this fails until the backends have SQL for it or the

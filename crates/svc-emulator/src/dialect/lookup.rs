@@ -2,11 +2,11 @@
 //! `isempty`, the `LIKE` family, `in`, the comparisons) over its [`Dialect`].
 
 use crate::dialect::Dialect;
-use crate::engine::field_input::InputDateTime;
-use crate::engine::filter::Arg;
-use crate::engine::table::Column;
-use crate::engine::types::FilterFamily;
-use crate::engine::{EngineError, Lookup};
+use svc_engine::field_input::InputDateTime;
+use svc_engine::filter::Arg;
+use svc_engine::table::Column;
+use svc_engine::types::FilterFamily;
+use svc_engine::{EngineError, Lookup};
 
 /// One filter, as its condition is built: the query's key (`age__gt`), the column it names, and
 /// the request's mode.
@@ -27,8 +27,8 @@ impl<F: Column> Filter<'_, F> {
     }
 
     /// The engine's reading of the filter's values, by the column's filter field.
-    pub(crate) fn reader(&self) -> crate::engine::filter::ValueReader<'_> {
-        crate::engine::filter::ValueReader {
+    pub(crate) fn reader(&self) -> svc_engine::filter::ValueReader<'_> {
+        svc_engine::filter::ValueReader {
             key: self.key,
             family: self.field.family(),
             lenient: self.lenient,

@@ -23,15 +23,15 @@ pub(crate) mod seek;
 use crate::dialect::clause::key_is_not_null;
 use crate::dialect::lookup::{Cmp, Filter};
 use crate::dialect::relation::RelationSql;
-use crate::engine::filter::Arg;
-use crate::engine::python::json::{PyJson, parse_py_json};
-use crate::engine::python::text::py_text;
-use crate::engine::relation::Use;
-use crate::engine::sql_params::{block_comment_end, line_end, skip_quoted};
-use crate::engine::table::{Column, Table};
-use crate::engine::time_zone::{TZ_PARAM, tz_of};
-use crate::engine::types::{FilterFamily, Search};
-use crate::engine::{EngineError, Lookup, Selection};
+use svc_engine::filter::Arg;
+use svc_engine::python::json::{PyJson, parse_py_json};
+use svc_engine::python::text::py_text;
+use svc_engine::relation::Use;
+use svc_engine::sql_params::{block_comment_end, line_end, skip_quoted};
+use svc_engine::table::{Column, Table};
+use svc_engine::time_zone::{TZ_PARAM, tz_of};
+use svc_engine::types::{FilterFamily, Search};
+use svc_engine::{EngineError, Lookup, Selection};
 
 /// A database's words in SQL text, pure and synchronous: its quoting and literals, and the SQL
 /// of a selection's parts (each lookup's condition, search, a `_relation`'s tables and
@@ -103,7 +103,7 @@ pub(crate) trait Dialect {
     }
 
     /// Where what starts at byte `i` of a statement and holds no `:name` ends (a string, a
-    /// quoted name, a comment), for a statement's `:name`s (`engine::sql_params::bind_names`);
+    /// quoted name, a comment), for a statement's `:name`s (`svc_engine::sql_params::bind_names`);
     /// `None` where nothing is skipped at `i`, `Err` for what the database's text allows and
     /// the binding cannot read. ANSI: `'...'` strings, `"..."` names, `--` and `/* */` comments.
     fn skip(b: &[u8], i: usize) -> Option<Result<usize, EngineError>> {
@@ -136,7 +136,7 @@ pub(crate) trait Dialect {
         key_is_not_null(Self::column(key))
     }
 
-    /// `tz`, read before the filters (`engine::time_zone`): `Ok` where the database serves it
+    /// `tz`, read before the filters (`svc_engine::time_zone`): `Ok` where the database serves it
     /// for an operation that uses the selection as `use_` says. By default it is refused
     /// ([decision: stricter], docs/contract.md): the engine sets it as its session's time zone,
     /// which stays on its pooled connection for later requests (MySQL's case).

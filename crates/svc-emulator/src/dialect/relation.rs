@@ -1,13 +1,13 @@
-//! The condition a `_relation` path puts on a model's rows ([`crate::engine::relation`] reads
+//! The condition a `_relation` path puts on a model's rows ([`svc_engine::relation`] reads
 //! the parameter), written once over [`Table`] for every database: the first step's column
 //! `IN` a sub-select of the next table's key, and so on, down to the last column `IN` the
 //! values. Each database gives only its SQL of a table, a column and a bound text.
 
 use std::sync::Arc;
 
-use crate::engine::EngineError;
-use crate::engine::relation::{RelationPath, Use, fails, misread};
-use crate::engine::table::Table;
+use svc_engine::EngineError;
+use svc_engine::relation::{RelationPath, Use, fails, misread};
+use svc_engine::table::Table;
 
 /// Finds a model of the resource by name.
 pub(crate) type FindModel<'a, T> = Box<dyn Fn(&str) -> Option<Arc<T>> + Send + Sync + 'a>;

@@ -1,6 +1,6 @@
 //! The condition that selects the rows after a page's last row, in the order of the page's
 //! terms and with NULLs where the database orders them: a page walk's seek past its anchor
-//! (`engine::walks` keeps the anchors).
+//! (`svc_engine::walks` keeps the anchors).
 
 /// Where a database orders NULLs among the other values of a column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,12 +11,12 @@ use std::time::Duration;
 
 use serde_json::{Map, Value as Json};
 
-use crate::engine::EngineError;
-use crate::engine::sql_answer::AnswerRows;
-use crate::engine::sql_params;
 use crate::flow::driver::Driver;
 use crate::flow::read_only_sql::{Access, Opened, Running, answered, conn_gone, give_back, within};
 use crate::flow::records::Database;
+use svc_engine::EngineError;
+use svc_engine::sql_answer::AnswerRows;
+use svc_engine::sql_params;
 
 /// Runs `statements` in order with `inputs` (`:name` values) in one transaction within `time`:
 /// the last statement's answer, `{"columns", "data", "row_count"}` as JSON bytes. Every

@@ -7,13 +7,13 @@ use serde_json::{Map, Value as Json};
 
 use crate::dialect::clause::filtered_order_by;
 use crate::dialect::group::{Quoting, query_text};
-use crate::engine::aggregate::{fails, known, y_func};
-use crate::engine::relation::Use;
-use crate::engine::table::{Column, GroupColumns, OrderBy, Table, aggregate_column, group_columns};
-use crate::engine::time_zone::tz_of;
-use crate::engine::types::Serializer;
-use crate::engine::{AggregateFunc, AggregateRequest, EngineError, GroupRequest, Selection};
 use crate::flow::records::{Database, ModelSql};
+use svc_engine::aggregate::{fails, known, y_func};
+use svc_engine::relation::Use;
+use svc_engine::table::{Column, GroupColumns, OrderBy, Table, aggregate_column, group_columns};
+use svc_engine::time_zone::tz_of;
+use svc_engine::types::Serializer;
+use svc_engine::{AggregateFunc, AggregateRequest, EngineError, GroupRequest, Selection};
 
 /// A database server's side of an aggregate and a group.
 pub(crate) trait Summary: Database {

@@ -20,9 +20,9 @@
 
 use std::collections::HashSet;
 
-use crate::engine::EngineError;
-use crate::engine::body::{non_field, query_failed};
 use crate::flow::references::{Connection, Locator, OnDelete, Reference, TableRef};
+use svc_engine::EngineError;
+use svc_engine::body::{non_field, query_failed};
 
 /// Deletes one row of `table` as the ORM does, by `where_sql` (bound from `row`, which `at`
 /// found it by): first what it does to the rows that refer to it ([`follow_references`]).

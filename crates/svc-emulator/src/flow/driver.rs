@@ -23,9 +23,9 @@ use std::time::Duration;
 
 use serde_json::{Map, Value as Json};
 
-use crate::engine::EngineError;
-use crate::engine::sql_answer::AnswerRows;
 use crate::flow::read_only_sql::{Access, Opened};
+use svc_engine::EngineError;
+use svc_engine::sql_answer::AnswerRows;
 
 /// What a failing statement was doing, which says what its error means to the engine.
 #[derive(Debug, Clone, Copy)]

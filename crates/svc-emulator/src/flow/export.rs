@@ -17,16 +17,16 @@
 use std::collections::BTreeMap;
 use std::future::Future;
 
-use crate::engine::EngineError;
-use crate::engine::field_input::Internal;
-use crate::engine::python::json::PyJson;
-use crate::engine::python::text::py_bytes_literal;
-use crate::engine::records::Records;
-use crate::engine::table::{BodyColumn, Column, Table};
 use crate::flow::driver::{Failure, Session};
 use crate::flow::read::readable;
 use crate::flow::records::{BaseTable, Database, ModelSql, Pages};
 use crate::flow::write::{Values, read_values};
+use svc_engine::EngineError;
+use svc_engine::field_input::Internal;
+use svc_engine::python::json::PyJson;
+use svc_engine::python::text::py_bytes_literal;
+use svc_engine::records::Records;
+use svc_engine::table::{BodyColumn, Column, Table};
 
 /// A table of a copy.
 #[derive(Debug, Clone, PartialEq, Eq)]

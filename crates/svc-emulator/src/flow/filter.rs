@@ -7,9 +7,9 @@ use crate::dialect::Dialect;
 use crate::dialect::clause::{Where, not, where_clause};
 use crate::dialect::lookup::Filter;
 use crate::dialect::relation::{Related, relation_condition};
-use crate::engine::plan::Plan;
-use crate::engine::table::{Column, Table};
-use crate::engine::{EngineError, Selection};
+use svc_engine::plan::Plan;
+use svc_engine::table::{Column, Table};
+use svc_engine::{EngineError, Selection};
 
 /// The `WHERE` clause of a selection, as the engine builds it.
 pub(crate) fn build_where<L: Dialect + ?Sized>(

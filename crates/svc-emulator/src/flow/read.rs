@@ -3,13 +3,13 @@
 //! as its serializer writes them.
 
 use crate::dialect::clause::Where;
-use crate::engine::filter::order_selects_nothing;
-use crate::engine::records::Records;
-use crate::engine::relation::Use;
-use crate::engine::table::{Column, Table};
-use crate::engine::time_zone::tz_of;
-use crate::engine::{EngineError, ListSpec, Listing, MAX_PER_PAGE, Selection};
 use crate::flow::records::{ModelSql, Page, Pages};
+use svc_engine::filter::order_selects_nothing;
+use svc_engine::records::Records;
+use svc_engine::relation::Use;
+use svc_engine::table::{Column, Table};
+use svc_engine::time_zone::tz_of;
+use svc_engine::{EngineError, ListSpec, Listing, MAX_PER_PAGE, Selection};
 
 /// One page of records of `model`, or all of them (`no_pagination`), as the engine lists them.
 pub(crate) async fn list<D: Pages>(

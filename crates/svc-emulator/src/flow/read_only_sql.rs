@@ -14,9 +14,9 @@ use std::time::Duration;
 
 use serde_json::{Map, Value as Json};
 
-use crate::engine::EngineError;
-use crate::engine::sql_answer::{AnswerRows, stopped_after};
 use crate::flow::driver::Driver;
+use svc_engine::EngineError;
+use svc_engine::sql_answer::{AnswerRows, stopped_after};
 
 /// A statement's cancel, sent when awaited ([`Opened::cancel`]).
 pub(crate) type Cancel = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;

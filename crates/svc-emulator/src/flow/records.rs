@@ -11,18 +11,18 @@ use std::sync::Arc;
 use crate::dialect::Dialect;
 use crate::dialect::clause::Where;
 use crate::dialect::relation::Related;
-use crate::engine::body::non_field;
-use crate::engine::field_input::{Internal, to_internal};
-use crate::engine::python::json::PyJson;
-use crate::engine::records::{self, Models, RecordRow, Records};
-use crate::engine::relation::Use;
-use crate::engine::table::BodyColumn;
-use crate::engine::table::{Column, MappedTable, Table};
-use crate::engine::walks::Walks;
-use crate::engine::{EngineError, Selection};
 use crate::flow::driver::{Driver, Failure, Session};
 use crate::flow::filter::build_where;
 use crate::flow::write::Values;
+use svc_engine::body::non_field;
+use svc_engine::field_input::{Internal, to_internal};
+use svc_engine::python::json::PyJson;
+use svc_engine::records::{self, Models, RecordRow, Records};
+use svc_engine::relation::Use;
+use svc_engine::table::BodyColumn;
+use svc_engine::table::{Column, MappedTable, Table};
+use svc_engine::walks::Walks;
+use svc_engine::{EngineError, Selection};
 
 /// A model as its database writes it in SQL.
 pub(crate) trait ModelSql: Table {

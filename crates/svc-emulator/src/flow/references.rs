@@ -4,7 +4,7 @@
 use std::fmt::Debug;
 use std::future::Future;
 
-use crate::engine::EngineError;
+use svc_engine::EngineError;
 
 /// A table, as the flow names it to the connection and writes it in SQL.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

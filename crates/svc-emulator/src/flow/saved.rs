@@ -30,9 +30,9 @@
 
 use std::any::Any;
 
-use crate::engine::EngineError;
-use crate::engine::records::Origin;
-use crate::engine::table::{BodyColumn, Column, Table};
+use svc_engine::EngineError;
+use svc_engine::records::Origin;
+use svc_engine::table::{BodyColumn, Column, Table};
 use crate::flow::driver::Session;
 use crate::flow::export::{Exports, SavedTable, Store, begin, commit, context, parents_first};
 use crate::flow::records::{BaseTable, ModelSql};

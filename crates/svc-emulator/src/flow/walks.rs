@@ -1,4 +1,4 @@
-//! A page walk by anchors (`engine::walks` keeps them), as a database server reads it: a page
+//! A page walk by anchors (`svc_engine::walks` keeps them), as a database server reads it: a page
 //! past the first of an order that reaches the unique key starts from the nearest anchor of the
 //! same walk, seeking past its sort key, else steps over the rows before it by their keys
 //! alone; the end of a full page is kept as the next anchor. What proves that the data is still
@@ -6,10 +6,10 @@
 //! page's rows, MySQL its transaction counter before and after the page's statements, SQLite
 //! its write generation and data version as its snapshot begins.
 
-use crate::engine::EngineError;
-use crate::engine::records::Records;
-use crate::engine::walks::Anchor;
 use crate::flow::records::{Page, Pages};
+use svc_engine::EngineError;
+use svc_engine::records::Records;
+use svc_engine::walks::Anchor;
 
 /// The page's rows where `where_sql` holds, after the first `skip` of them, each with `extra`
 /// read beside its columns: the page's own statement, or the database's keyed one

@@ -9,14 +9,14 @@
 use std::sync::Arc;
 
 use crate::dialect::clause::Where;
-use crate::engine::body::{body_values, keep_changed, loads_none, unchanged_candidates, validate};
-use crate::engine::field_input::Internal;
-use crate::engine::python::json::PyJson;
-use crate::engine::relation::Use;
-use crate::engine::table::{BodyColumn, Column, Table};
-use crate::engine::{EngineError, Selection};
 use crate::flow::driver::{Failure, Session};
 use crate::flow::records::{Database, ModelSql};
+use svc_engine::body::{body_values, keep_changed, loads_none, unchanged_candidates, validate};
+use svc_engine::field_input::Internal;
+use svc_engine::python::json::PyJson;
+use svc_engine::relation::Use;
+use svc_engine::table::{BodyColumn, Column, Table};
+use svc_engine::{EngineError, Selection};
 
 /// The statement of a create: `INSERT INTO` the model's table the `columns` with their
 /// `values` (placeholders, or SQL such as `NULL`), in order; a row of defaults when none is
@@ -350,9 +350,9 @@ fn changes<'m, D: Database>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::field_input::InputField;
-    use crate::engine::table::Column;
-    use crate::engine::types::FilterFamily;
+    use svc_engine::field_input::InputField;
+    use svc_engine::table::Column;
+    use svc_engine::types::FilterFamily;
 
     /// A column with the facts `insert_values` reads.
     struct Col {

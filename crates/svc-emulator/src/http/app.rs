@@ -105,7 +105,7 @@ impl FromRequestParts<AppState> for ProxyCaller {
 
 fn claimed_project(token: &str) -> Option<String> {
     let payload = token.split('.').nth(1)?;
-    let bytes = crate::util::base64::base64url_decode(payload)?;
+    let bytes = svc_engine::base64::base64url_decode(payload)?;
     let claims: Value = serde_json::from_slice(&bytes).ok()?;
     claims.get("project")?.as_str().map(str::to_owned)
 }

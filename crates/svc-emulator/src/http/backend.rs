@@ -7,12 +7,12 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::backend::{Hold, Update};
-use crate::engine::python::json::PyJson;
-use crate::engine::{
-    AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Selection, SqlLimits,
-};
 use crate::http::HttpError;
 use crate::http::admission::Admitted;
+use svc_engine::python::json::PyJson;
+use svc_engine::{
+    AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Selection, SqlLimits,
+};
 
 impl Admitted {
     /// This request's turn, for the backend to keep while the work runs.

@@ -10,8 +10,8 @@ use svc_model::ErrorResponse;
 use svc_model::error_body::codes;
 
 use crate::config::registry::ProjectEntry;
-use crate::engine::EngineError;
 use crate::storage::StoreError;
+use svc_engine::EngineError;
 
 /// An error response of the emulator.
 #[derive(Debug, Clone, PartialEq)]
@@ -290,7 +290,7 @@ mod tests {
         fields.insert("error".to_owned(), vec!["Unknown field".to_owned()]);
         fields.insert("non_field_errors".to_owned(), vec!["other".to_owned()]);
         fields.insert("age".to_owned(), vec!["not a valid integer".to_owned()]);
-        let body = crate::engine::EngineError::fields("Invalid", fields).body();
+        let body = svc_engine::EngineError::fields("Invalid", fields).body();
         let json = serde_json::to_string(&body).unwrap();
         assert_eq!(json.matches("\"error\":").count(), 1, "{json}");
         let value: serde_json::Value = serde_json::from_str(&json).unwrap();

@@ -11,11 +11,11 @@ use svc_model::records::wire::{
     PER_PAGE_PARAM, RESERVED_PARAMS, SEARCH_PARAM,
 };
 
-use crate::engine::declared::{ORDER_BY_EXACT, SEARCH_EXACT, declared_values};
-use crate::engine::json_text::write_json_str;
-use crate::engine::python::numbers::py_int;
-use crate::engine::{ListSpec, Listing, Selection};
 use crate::http::AppState;
+use svc_engine::declared::{ORDER_BY_EXACT, SEARCH_EXACT, declared_values};
+use svc_engine::json_text::write_json_str;
+use svc_engine::python::numbers::py_int;
+use svc_engine::{ListSpec, Listing, Selection};
 
 /// The selection of decoded query pairs: the `_search` values (`declared_values`), and every
 /// parameter that is not reserved as a filter candidate, both in the order given. `_order_by`

@@ -1,7 +1,7 @@
 //! Aggregate and group on a MySQL resource, as the engine answers them there.
 //!
-//! The requests are read as on the other databases ([`crate::engine::AggregateRequest`],
-//! [`crate::engine::GroupRequest`]); the SQL is MySQL's own `count`, `sum`, `min`, `max` and
+//! The requests are read as on the other databases ([`svc_engine::AggregateRequest`],
+//! [`svc_engine::GroupRequest`]); the SQL is MySQL's own `count`, `sum`, `min`, `max` and
 //! `avg` (so `sum` of an `INT` is a `DECIMAL`), and a group's date lookups are the engine's
 //! `DATE_FORMAT` buckets (`second`, `minute`, `hour`, `day`, `month`, `year`, `microseconds`;
 //! anything else groups by the column itself). Each value is read with the Python type PyMySQL
@@ -16,12 +16,6 @@ use serde_json::{Map, Value as Json};
 
 use crate::dialect::Dialect;
 use crate::dialect::group::{Quoting, group_label, group_statement};
-use crate::engine::aggregate::{date_unit, fails, group_name, read_refused, y_func, zero_if_null};
-use crate::engine::python::text::hexlify;
-use crate::engine::python::{Py, time_of_day};
-use crate::engine::table::GroupColumns;
-use crate::engine::types::Serializer;
-use crate::engine::{AggregateFunc, EngineError, GroupRequest};
 use crate::flow::aggregate::Summary;
 use crate::mysql::MyResource;
 use crate::mysql::schema::{MyField, MyModel};
@@ -29,6 +23,12 @@ use crate::mysql::types::{
     MyKind, Offset, bit_value, double_decimal, py_value, set_members, unordered_set, value_bytes,
     value_text,
 };
+use svc_engine::aggregate::{date_unit, fails, group_name, read_refused, y_func, zero_if_null};
+use svc_engine::python::text::hexlify;
+use svc_engine::python::{Py, time_of_day};
+use svc_engine::table::GroupColumns;
+use svc_engine::types::Serializer;
+use svc_engine::{AggregateFunc, EngineError, GroupRequest};
 
 /// How SQLAlchemy 1.4's MySQL dialect writes identifiers: its reserved words, in backquotes.
 const MYSQL_QUOTING: Quoting = Quoting {

@@ -21,20 +21,20 @@ use crate::dialect::Dialect;
 use crate::dialect::clause::Where;
 use crate::dialect::lookup::{Filter, lookup_condition};
 use crate::dialect::relation::RelationSql;
-use crate::engine::EngineError;
-use crate::engine::Lookup;
-use crate::engine::field_input::InputDateTime;
-use crate::engine::filter::{Arg, PyNumber};
-use crate::engine::python::floats::py_float_repr;
-use crate::engine::python::text::unhexlify;
-use crate::engine::sql_answer::query_error;
-use crate::engine::sql_params::{block_comment_end, line_end, starts_name};
-use crate::engine::types::{FilterFamily, Search};
 use crate::mysql::MyResource;
 use crate::mysql::driver::skip_quoted;
 use crate::mysql::schema::quote_ident;
 use crate::mysql::schema::{MyField, MyModel};
 use crate::mysql::types::MyKind;
+use svc_engine::EngineError;
+use svc_engine::Lookup;
+use svc_engine::field_input::InputDateTime;
+use svc_engine::filter::{Arg, PyNumber};
+use svc_engine::python::floats::py_float_repr;
+use svc_engine::python::text::unhexlify;
+use svc_engine::sql_answer::query_error;
+use svc_engine::sql_params::{block_comment_end, line_end, starts_name};
+use svc_engine::types::{FilterFamily, Search};
 
 /// Bound values, in order of their `?`.
 #[derive(Debug, Default, Clone)]
@@ -294,7 +294,7 @@ fn has_name(b: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::field_input::parse_input_datetime;
+    use svc_engine::field_input::parse_input_datetime;
 
     #[test]
     fn values_are_written_as_pymysql_writes_them() {

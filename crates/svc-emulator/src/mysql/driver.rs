@@ -30,10 +30,6 @@
 //! (`flow::action`).
 
 use crate::dialect::Dialect;
-use crate::engine::sql_answer::{
-    AnswerRows, answer_too_large, past_the_cap, query_error, stopped_at_limit,
-};
-use crate::engine::{EngineError, MAX_SQL_ROWS, sql_params};
 use crate::flow::driver::Driver;
 use crate::flow::read_only_sql::{Access, Cancel, Opened};
 use crate::flow::records::Database;
@@ -46,6 +42,10 @@ use mysql_async::{Column, Conn, Row, Value};
 use serde_json::{Map, Value as Json};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
+use svc_engine::sql_answer::{
+    AnswerRows, answer_too_large, past_the_cap, query_error, stopped_at_limit,
+};
+use svc_engine::{EngineError, MAX_SQL_ROWS, sql_params};
 
 /// The name the query's sub-select goes by in the statement that runs it.
 const ROW: &str = "__svc_q";

@@ -41,10 +41,10 @@ use crate::backend::pooled::{CONNECT_TIMEOUT, ForAMinute, POOL_SIZE, seed_failed
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Opts, OptsBuilder, Pool, PoolConstraints, PoolOpts};
 
-use crate::engine::EngineError;
-use crate::engine::records::Models;
-use crate::engine::sql_params::line_end;
 use schema::MyModel;
+use svc_engine::EngineError;
+use svc_engine::records::Models;
+use svc_engine::sql_params::line_end;
 use types::Offset;
 
 /// One resource's MySQL or MariaDB database.

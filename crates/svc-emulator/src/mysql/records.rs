@@ -4,7 +4,7 @@
 //! # Pages
 //!
 //! Pages that never step over the rows before them, with the answers of `LIMIT n OFFSET m`:
-//! MySQL's side of the engine layer's walks (`engine/walks.rs`: the memo of anchors and
+//! MySQL's side of the engine layer's walks (`svc-engine/src/walks.rs`: the memo of anchors and
 //! counts, and the seek condition, which both database servers share).
 //!
 //! - **Keys first.** A page at `OFFSET m` finds the keys of its rows with `OFFSET` over the
@@ -35,14 +35,6 @@
 
 use crate::backend::pooled::ESTIMATE_FROM;
 use crate::dialect::seek::Nulls;
-use crate::engine::EngineError;
-use crate::engine::body::{non_field, query_failed};
-use crate::engine::field_input::Internal;
-use crate::engine::python::json::py_json_dumps;
-use crate::engine::python::text::unhexlify;
-use crate::engine::records::{self, Models, RecordRow, Records, first_record};
-use crate::engine::table::Table;
-use crate::engine::walks as shared;
 use crate::flow::Locator;
 use crate::flow::delete::delete_row;
 use crate::flow::driver::{Failure, Session};
@@ -58,6 +50,14 @@ use crate::mysql::types::{MyKind, Offset, python_date, set_is_unordered, write_v
 use crate::mysql::{MyResource, driver, message, server_code};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Row, Value};
+use svc_engine::EngineError;
+use svc_engine::body::{non_field, query_failed};
+use svc_engine::field_input::Internal;
+use svc_engine::python::json::py_json_dumps;
+use svc_engine::python::text::unhexlify;
+use svc_engine::records::{self, Models, Records, WritesRows, first_record};
+use svc_engine::table::Table;
+use svc_engine::walks as shared;
 
 /// MySQL's error code of a duplicate key.
 const DUPLICATE_ENTRY: u16 = 1062;
@@ -333,14 +333,14 @@ fn not_writable(values: &[(&MyField, Internal)]) -> Result<(), EngineError> {
 }
 
 /// MySQL's rows, in the types the driver reads (`MyKind::select`).
-impl RecordRow<MyField> for Row {
+impl WritesRows<Row, crate::mysql::schema::MyColumn> for MyKind {
     /// `false` for a `DATETIME` or `TIMESTAMP` that is no Python date-time
     /// (`0000-00-00 00:00:00`): PyMySQL keeps its text, which the engine's date-time field
     /// cannot write.
     /// `false` too for a `SET` of two members or more, which the engine writes in an order of
     /// its own (`mysql::types::unordered_set`).
-    fn write_value(&self, buf: &mut Vec<u8>, i: usize, column: &MyField, tz: Offset) -> bool {
-        let value = self.as_ref(i).unwrap_or(&Value::NULL);
+    fn write_value(row: &Row, buf: &mut Vec<u8>, i: usize, column: &MyField, tz: Offset) -> bool {
+        let value = row.as_ref(i).unwrap_or(&Value::NULL);
         write_value(buf, column.kind, &column.members, value, tz);
         match column.kind {
             MyKind::DateTime => !matches!(value, v @ Value::Date(..) if !python_date(v)),
@@ -686,8 +686,8 @@ pub(crate) fn count_key(model: &MyModel, filter: &MyWhere) -> Vec<u8> {
 #[cfg(test)]
 mod pages_tests {
     use super::*;
-    use crate::engine::table::Reflected;
     use crate::mysql::schema::{InnoDb, MyField};
+    use svc_engine::table::Reflected;
 
     #[test]
     fn seeks_follow_mysqls_null_order_and_bind_each_place() {

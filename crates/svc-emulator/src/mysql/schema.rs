@@ -34,8 +34,6 @@
 //! Setting an `AUTO_INCREMENT` commits too, so the keys are set after the commit, and only
 //! where they moved.
 
-use crate::engine::EngineError;
-use crate::engine::table::{MappedColumn, MappedTable, Reflected};
 use crate::flow::driver::Session;
 use crate::flow::export::{Aside, Exports, SavedTable, Store, Suspended};
 use crate::flow::{self, Columns, OnDelete, TableRef};
@@ -47,6 +45,8 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Row, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
+use svc_engine::EngineError;
+use svc_engine::table::{MappedColumn, MappedTable, Reflected};
 
 /// `name` as a MySQL identifier: in backquotes, a backquote doubled.
 pub(crate) fn quote_ident(name: &str) -> String {

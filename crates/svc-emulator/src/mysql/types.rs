@@ -31,16 +31,16 @@
 use mysql_async::Value;
 use mysql_async::consts::ColumnType;
 
-use crate::engine::EngineError;
-use crate::engine::field_input::InputField;
-use crate::engine::json_text::write_json_str;
-use crate::engine::python::floats::py_float_repr;
-use crate::engine::python::offset_text;
-use crate::engine::python::text::hexlify;
-use crate::engine::python::text::py_bytes_repr;
-use crate::engine::python::{Py, set_str as py_set_str, time_of_day};
-use crate::engine::table::ColumnKind;
-use crate::engine::types::{Date, FilterFamily, Search, Serializer, decimal_str, write_float};
+use svc_engine::EngineError;
+use svc_engine::field_input::InputField;
+use svc_engine::json_text::write_json_str;
+use svc_engine::python::floats::py_float_repr;
+use svc_engine::python::offset_text;
+use svc_engine::python::text::hexlify;
+use svc_engine::python::text::py_bytes_repr;
+use svc_engine::python::{Py, set_str as py_set_str, time_of_day};
+use svc_engine::table::ColumnKind;
+use svc_engine::types::{Date, FilterFamily, Search, Serializer, decimal_str, write_float};
 
 /// What the engine makes of a MySQL column type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -1,7 +1,7 @@
 //! Aggregate and group on a PostgreSQL resource, as the engine answers them there.
 //!
-//! The requests are read as on SQLite ([`crate::engine::AggregateRequest`],
-//! [`crate::engine::GroupRequest`]); the SQL is PostgreSQL's own `count`, `sum`, `min`,
+//! The requests are read as on SQLite ([`svc_engine::AggregateRequest`],
+//! [`svc_engine::GroupRequest`]); the SQL is PostgreSQL's own `count`, `sum`, `min`,
 //! `max` and `avg` (so `sum` of a `bigint` is a `numeric`, `avg` of integers a `numeric`), and
 //! a group's date lookups are `date_trunc` with the engine's units (`date_second` truncates
 //! to the minute, as the engine's table says; `week` and `quarter` work). Each value is read
@@ -13,13 +13,6 @@ use serde_json::{Map, Value as Json};
 use tokio_postgres::Row;
 
 use crate::dialect::group::{group_label, group_statement};
-use crate::engine::aggregate::{
-    date_unit, fails, group_name, not_json_refused, read_refused, y_func, zero_if_null,
-};
-use crate::engine::python::Py;
-use crate::engine::table::GroupColumns;
-use crate::engine::types::Serializer;
-use crate::engine::{AggregateFunc, EngineError, GroupRequest};
 use crate::flow::aggregate::Summary;
 use crate::postgres::PgResource;
 use crate::postgres::schema::{PgField, PgModel};
@@ -27,6 +20,13 @@ use crate::postgres::types::{
     Offset, PgKind, date_kind, finite, float_items, hex_bytes, interval, iso_time, parse_float,
     python_cannot_hold, timestamp, timetz,
 };
+use svc_engine::aggregate::{
+    date_unit, fails, group_name, not_json_refused, read_refused, y_func, zero_if_null,
+};
+use svc_engine::python::Py;
+use svc_engine::table::GroupColumns;
+use svc_engine::types::Serializer;
+use svc_engine::{AggregateFunc, EngineError, GroupRequest};
 
 /// [`read`], or the engine's failure (`500`) where psycopg2 cannot read the value: a date or
 /// date-time whose year Python cannot hold (`param` and `field` name where it came from).

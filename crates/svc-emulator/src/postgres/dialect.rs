@@ -15,23 +15,23 @@ use crate::dialect::Dialect;
 use crate::dialect::clause::Where;
 use crate::dialect::lookup::{Cmp, Filter, lookup_condition};
 use crate::dialect::relation::RelationSql;
-use crate::engine::EngineError;
-use crate::engine::Lookup;
-use crate::engine::Selection;
-use crate::engine::field_input::InputDateTime;
-use crate::engine::filter::{Arg, PyNumber, ValueReader};
-use crate::engine::python::floats::py_float_repr;
-use crate::engine::python::json::{PyJson, parse_py_json, py_json_dumps};
-use crate::engine::python::numbers::{py_float, py_strip};
-use crate::engine::python::text::py_text;
-use crate::engine::relation::Use;
-use crate::engine::sql_answer::query_error;
-use crate::engine::sql_params::{line_end, skip_quoted};
-use crate::engine::time_zone::{TZ_PARAM, tz_given, tz_offset, tz_on_write, unreadable_tz};
-use crate::engine::types::{FilterFamily, Search};
 use crate::postgres::PgResource;
-use crate::postgres::schema::{PgField, PgModel};
+use crate::postgres::schema::{PgField, PgModel, compared_as};
 use crate::postgres::types::PgKind;
+use svc_engine::EngineError;
+use svc_engine::Lookup;
+use svc_engine::Selection;
+use svc_engine::field_input::InputDateTime;
+use svc_engine::filter::{Arg, PyNumber, ValueReader};
+use svc_engine::python::floats::py_float_repr;
+use svc_engine::python::json::{PyJson, parse_py_json, py_json_dumps};
+use svc_engine::python::numbers::{py_float, py_strip};
+use svc_engine::python::text::py_text;
+use svc_engine::relation::Use;
+use svc_engine::sql_answer::query_error;
+use svc_engine::sql_params::{line_end, skip_quoted};
+use svc_engine::time_zone::{TZ_PARAM, tz_given, tz_offset, tz_on_write, unreadable_tz};
+use svc_engine::types::{FilterFamily, Search};
 
 /// Bound values, all text: each is written into the SQL as `$n::text`, cast further there.
 #[derive(Debug, Default, Clone)]
@@ -155,7 +155,7 @@ impl Literal {
                 let value = match self {
                     // `col = 'x'` reads the literal as the operator's type, `col IN ('x')` as
                     // the column's.
-                    Literal::Str(s) => params.cast(Some(s.clone()), field.compared_as()),
+                    Literal::Str(s) => params.cast(Some(s.clone()), compared_as(field)),
                     _ => self.bind(params, field),
                 };
                 format!("{} {} {value}", field.sql, op.sql())
@@ -551,11 +551,11 @@ impl Dialect for PgResource {
     }
 
     fn relation_value(field: &PgField, raw: &str, params: &mut Params) -> String {
-        params.cast(Some(raw.to_owned()), field.compared_as())
+        params.cast(Some(raw.to_owned()), compared_as(field))
     }
 }
 
-/// `tz` as the engine reads it on PostgreSQL (engine/time_zone.rs): a UTC offset it sets as the
+/// `tz` as the engine reads it on PostgreSQL (svc-engine/src/time_zone.rs): a UTC offset it sets as the
 /// session's time zone, which the read then runs in (`PgResource::client_in`).
 /// [decision: stricter] An update or a delete with `tz` is refused: the engine commits the
 /// session's zone with it, and its pooled connection answers later requests in that zone. A

@@ -32,9 +32,6 @@
 //! (`flow::action`).
 
 use crate::dialect::Dialect;
-use crate::engine::python::Py;
-use crate::engine::sql_answer::{AnswerRows, past_the_cap, query_error, stopped_at_limit};
-use crate::engine::{EngineError, MAX_SQL_ROWS, sql_params};
 use crate::flow::driver::Driver;
 use crate::flow::read_only_sql::{Access, Cancel, Opened};
 use crate::postgres::dialect::Params;
@@ -46,6 +43,9 @@ use futures_util::TryStreamExt;
 use serde_json::{Map, Value as Json};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
+use svc_engine::python::Py;
+use svc_engine::sql_answer::{AnswerRows, past_the_cap, query_error, stopped_at_limit};
+use svc_engine::{EngineError, MAX_SQL_ROWS, sql_params};
 use tokio_postgres::types::{Format, IsNull, ToSql, Type};
 use tokio_postgres::{Column, NoTls, Row, SimpleQueryMessage, Statement};
 

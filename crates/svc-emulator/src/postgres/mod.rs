@@ -34,10 +34,10 @@ use std::str::FromStr;
 
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime};
 
-use crate::engine::EngineError;
-use crate::engine::records::Models;
-use crate::engine::time_zone::tz_offset;
 use schema::PgModel;
+use svc_engine::EngineError;
+use svc_engine::records::Models;
+use svc_engine::time_zone::tz_offset;
 use types::Offset;
 
 /// Session settings every connection starts with: ISO dates and shortest-exact floats, so
@@ -73,7 +73,7 @@ impl std::fmt::Debug for PgResource {
 /// The engine's text of an offset in hours: `'{:+}'.format(hours).replace('.0', '')`.
 fn engine_hours(seconds: i32) -> String {
     let hours = f64::from(seconds) / 3600.0;
-    let text = crate::engine::python::floats::py_float_repr(hours);
+    let text = svc_engine::python::floats::py_float_repr(hours);
     let signed = if hours >= 0.0 {
         format!("+{text}")
     } else {
@@ -83,11 +83,6 @@ fn engine_hours(seconds: i32) -> String {
 }
 
 pub use crate::config::projects::redacted;
-
-/// Whether `location` names a PostgreSQL database rather than a SQLite file.
-pub fn is_postgres_url(location: &str) -> bool {
-    location.starts_with("postgres://") || location.starts_with("postgresql://")
-}
 
 fn pool(config: &tokio_postgres::Config, recycling: RecyclingMethod) -> Result<Pool, EngineError> {
     let manager = Manager::from_config(
@@ -163,7 +158,7 @@ impl PgResource {
         self.pool.get().await.map_err(|e| self.unreachable(e))
     }
 
-    /// A connection for a read in the time zone `tz` asks for (`engine::time_zone`; checked by
+    /// A connection for a read in the time zone `tz` asks for (`svc_engine::time_zone`; checked by
     /// the filters): the engine's `SET TIME ZONE` with its offset in hours, on a connection of
     /// the pool that is cleaned before each reuse (`RESET ALL`), so the zone never reaches
     /// another request. Without `tz`, a pooled connection as it is.
@@ -393,7 +388,5 @@ mod tests {
             "postgres://a:***@h/db",
             "the host is after the last @"
         );
-        assert!(is_postgres_url("postgresql://h/db"));
-        assert!(!is_postgres_url("shop.sqlite"));
     }
 }

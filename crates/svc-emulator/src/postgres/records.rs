@@ -4,7 +4,7 @@
 //! # Pages
 //!
 //! Pages that never step over the rows before them, with the answers of `LIMIT n OFFSET m`:
-//! PostgreSQL's side of the engine layer's walks (`engine/walks.rs`, the memo and the seek
+//! PostgreSQL's side of the engine layer's walks (`svc-engine/src/walks.rs`, the memo and the seek
 //! condition both backends share), with the statement's snapshot as the token.
 //!
 //! The engine pages with `OFFSET`: PostgreSQL reads, and converts to text, every row before
@@ -40,16 +40,6 @@
 
 use crate::backend::pooled::ESTIMATE_FROM;
 use crate::dialect::seek::Nulls;
-use crate::engine::EngineError;
-use crate::engine::body::{non_field, query_failed};
-use crate::engine::field_input::Internal;
-use crate::engine::python::floats::py_float_repr;
-use crate::engine::python::json::{PyJson, py_json_dumps};
-use crate::engine::python::text::py_text;
-use crate::engine::records::Records;
-use crate::engine::records::{Models, RecordRow, first_record, record_json};
-use crate::engine::table::Table;
-use crate::engine::walks as shared;
 use crate::flow::delete::delete_row;
 use crate::flow::driver::{Failure, Session};
 use crate::flow::records::Database;
@@ -65,6 +55,16 @@ use crate::postgres::types::{Offset, PgKind, python_cannot_hold, write_value};
 use crate::postgres::{PgResource, driver, message};
 use deadpool_postgres::Object;
 use std::collections::HashMap;
+use svc_engine::EngineError;
+use svc_engine::body::{non_field, query_failed};
+use svc_engine::field_input::Internal;
+use svc_engine::python::floats::py_float_repr;
+use svc_engine::python::json::{PyJson, py_json_dumps};
+use svc_engine::python::text::py_text;
+use svc_engine::records::Records;
+use svc_engine::records::{Models, WritesRows, first_record, record_json};
+use svc_engine::table::Table;
+use svc_engine::walks as shared;
 use tokio_postgres::Row;
 use tokio_postgres::error::SqlState;
 
@@ -319,7 +319,7 @@ fn bind_value(field: &PgField, v: &Internal, params: &mut Params) -> String {
         Internal::Float(f) if f.is_infinite() => {
             Some(if *f > 0.0 { "Infinity" } else { "-Infinity" }.to_owned())
         }
-        Internal::Float(f) => Some(crate::engine::python::floats::py_float_repr(*f)),
+        Internal::Float(f) => Some(svc_engine::python::floats::py_float_repr(*f)),
         Internal::Str(s) => Some(s.clone()),
         Internal::DateTime(dt) => {
             let (text, ty) = datetime_literal(dt);
@@ -452,10 +452,10 @@ fn array_text(v: &PyJson, text: &dyn Fn(&PyJson) -> String) -> String {
 }
 
 /// PostgreSQL's rows: every column read as text (the model's select list).
-impl RecordRow<PgField> for Row {
+impl WritesRows<Row, crate::postgres::schema::PgCast> for PgKind {
     /// `false` for a date or date-time psycopg2 cannot read (a year before 1 or past 9999).
-    fn write_value(&self, buf: &mut Vec<u8>, i: usize, column: &PgField, tz: Offset) -> bool {
-        let text: Option<&str> = self.get(i);
+    fn write_value(row: &Row, buf: &mut Vec<u8>, i: usize, column: &PgField, tz: Offset) -> bool {
+        let text: Option<&str> = row.get(i);
         write_value(buf, column.kind, text, tz);
         !(column.kind.holds_dates() && text.is_some_and(python_cannot_hold))
     }
@@ -506,7 +506,7 @@ mod tests {
 pub(crate) const SNAPSHOT: &str = "(SELECT txid_current_snapshot()::text)";
 
 /// Sort keys of pages (each term's value as text), per walk, with the snapshot text as the
-/// token: the engine layer's memo ([`crate::engine::walks`]).
+/// token: the engine layer's memo ([`svc_engine::walks`]).
 pub(crate) type Walks = shared::Walks<String>;
 
 /// A walk key: the SQL text that identifies a selection and its order, then its values.
@@ -753,7 +753,7 @@ impl PgResource {
 #[cfg(test)]
 mod pages_tests {
     use super::*;
-    use crate::engine::table::Reflected;
+    use svc_engine::table::Reflected;
 
     fn field(name: &str, kind: PgKind, cast: &str) -> PgField {
         crate::postgres::schema::test_field(name, kind, cast)

@@ -43,8 +43,6 @@
 //! cannot be written leaves them as saved without the rows).
 
 use crate::dialect::quote_ident;
-use crate::engine::EngineError;
-use crate::engine::table::{MappedColumn, MappedTable, Reflected};
 use crate::flow::driver::Session;
 use crate::flow::export::{Exports, SavedTable, Store, Suspended};
 use crate::flow::{self, Columns, Locator, OnDelete, TableRef};
@@ -53,6 +51,8 @@ use crate::postgres::types::PgKind;
 use crate::postgres::{PgResource, message};
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use svc_engine::EngineError;
+use svc_engine::table::{MappedColumn, MappedTable, Reflected};
 use tokio_postgres::Client;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::ToSql;
@@ -72,17 +72,15 @@ pub(crate) struct PgCast {
 /// A table.
 pub(crate) type PgModel = MappedTable<PgField>;
 
-impl PgField {
-    /// The type an untyped literal compared with the column (`col = 'x'`, `col > 'x'`)
-    /// becomes: the column's own, but `inet` for a `cidr`, which PostgreSQL compares through
-    /// `inet = inet` (so `'1'`, a valid `cidr`, is an invalid `inet` there). In an `IN` list
-    /// the literals take the column's type.
-    pub(crate) fn compared_as(&self) -> &str {
-        if self.kind == PgKind::Inet {
-            "pg_catalog.inet"
-        } else {
-            &self.cast
-        }
+/// The type an untyped literal compared with `column` (`col = 'x'`, `col > 'x'`) becomes: the
+/// column's own, but `inet` for a `cidr`, which PostgreSQL compares through `inet = inet` (so
+/// `'1'`, a valid `cidr`, is an invalid `inet` there). In an `IN` list the literals take the
+/// column's type.
+pub(crate) fn compared_as(column: &PgField) -> &str {
+    if column.kind == PgKind::Inet {
+        "pg_catalog.inet"
+    } else {
+        &column.cast
     }
 }
 

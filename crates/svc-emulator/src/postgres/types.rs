@@ -2,7 +2,7 @@
 //!
 //! The engine reflects a table with SQLAlchemy 1.4's PostgreSQL dialect, reads values through
 //! psycopg2, and writes each in a record with the serializer field it picks by `str(type)`
-//! (the same table as on SQLite, see [`crate::engine::types`]). On PostgreSQL that gives:
+//! (the same table as on SQLite, see [`svc_engine::types`]). On PostgreSQL that gives:
 //!
 //! | Column type | Record value | Filter family | `_search` |
 //! | --- | --- | --- | --- |
@@ -33,14 +33,14 @@
 //! with the session's `DateStyle` set to ISO and shortest-exact floats, and turned into the
 //! engine's forms here.
 
-use crate::engine::field_input::InputField;
-use crate::engine::json_text::write_json_str;
-use crate::engine::python::floats::{py_float_repr, write_py_float_repr};
-use crate::engine::python::offset_text;
-use crate::engine::python::text::py_bytes_repr;
-use crate::engine::python::{MAX_TIMEDELTA_DAYS, Py, decimal_text, timedelta_str};
-use crate::engine::table::ColumnKind;
-use crate::engine::types::{FilterFamily, Search, Serializer, write_float};
+use svc_engine::field_input::InputField;
+use svc_engine::json_text::write_json_str;
+use svc_engine::python::floats::{py_float_repr, write_py_float_repr};
+use svc_engine::python::offset_text;
+use svc_engine::python::text::py_bytes_repr;
+use svc_engine::python::{MAX_TIMEDELTA_DAYS, Py, decimal_text, timedelta_str};
+use svc_engine::table::ColumnKind;
+use svc_engine::types::{FilterFamily, Search, Serializer, write_float};
 
 /// What the engine makes of a PostgreSQL column type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -2,11 +2,11 @@
 
 use serde_json::{Map, Value as Json};
 
-use crate::engine::{AggregateFunc, AggregateRequest, EngineError, GroupLookup, GroupRequest};
+use svc_engine::{AggregateFunc, AggregateRequest, EngineError, GroupLookup, GroupRequest};
 use svc_model::records::wire::ORDER_BY_PARAM;
 
-use crate::engine::declared::{ORDER_BY_EXACT, declared_values};
 use crate::http::list::python_int;
+use svc_engine::declared::{ORDER_BY_EXACT, declared_values};
 
 /// The GET forms' parameters (the engine's names).
 pub(crate) const Y_FUNC: &str = "_y_func";

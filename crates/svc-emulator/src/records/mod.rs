@@ -1,7 +1,7 @@
 //! Records: `/projects/{project}/{environment}/{resource}/models/{model}[/{pk}|/aggregate|/group]`
 //! (docs/contract.md 5.1). The extractors check credentials; handlers read the request into the
 //! engine's typed requests (lists through `crate::http::list`, aggregate and group through
-//! [`forms`]), and hand them to the records engine (`crate::engine`), whose `EngineError`s
+//! [`forms`]), and hand them to the records engine (`svc_engine`), whose `EngineError`s
 //! become HTTP answers in the http layer.
 
 pub(crate) mod forms;
@@ -14,11 +14,6 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::Value;
 
-use crate::engine::body::parse_form;
-use crate::engine::body::unknown_fields;
-use crate::engine::python::json::{PyJson, parse_py_json};
-use crate::engine::time_zone::{tz_of, tz_on_write};
-use crate::engine::{AggregateRequest, EngineError, GroupRequest};
 use crate::http::AppState;
 use crate::http::HttpError;
 use crate::http::extract::{
@@ -28,6 +23,11 @@ use crate::http::extract::{
 use crate::http::list::{list_body, list_spec, list_url, selection};
 use crate::http::route_with_optional_slash;
 use forms::RequestForm;
+use svc_engine::body::parse_form;
+use svc_engine::body::unknown_fields;
+use svc_engine::python::json::{PyJson, parse_py_json};
+use svc_engine::time_zone::{tz_of, tz_on_write};
+use svc_engine::{AggregateRequest, EngineError, GroupRequest};
 
 /// The records routes, on the data host.
 pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
@@ -152,7 +152,7 @@ async fn list(
 }
 
 /// `POST`: `201` with the stored record. Of the query, only `tz` counts (refused where the
-/// engine would set it: `engine::time_zone`).
+/// engine would set it: `svc_engine::time_zone`).
 async fn create(
     State(state): State<AppState>,
     ModelAccess { db, model }: ModelAccess,

@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use svc_model::{EnvironmentName, ProjectName};
 
-use crate::engine::types::ModelInfo;
 use crate::http::AppState;
 use crate::http::journal::{
     self, RecordedRequest, RequestMatcher, RequestSource, Scope, Times, UnmetExpectation,
@@ -18,6 +17,7 @@ use crate::http::stubs::{StubBuilder, StubId, StubInfo};
 use crate::runtime::server::ServerTask;
 use crate::runtime::tls::CaFile;
 use crate::snapshot::{SnapshotError, SnapshotInfo};
+use svc_engine::types::ModelInfo;
 
 /// A running emulator; [`start`](Self::start) runs one. Dropping it stops the server (the
 /// listener closes, open connections finish their request and close);

@@ -8,7 +8,7 @@
 use ring::hmac;
 use serde::{Deserialize, Serialize};
 
-use crate::util::base64::{base64_encode_into, base64url_decode};
+use svc_engine::base64::{base64_encode_into, base64url_decode};
 
 /// What a token is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -8,7 +8,7 @@ use std::num::NonZeroU32;
 use ring::pbkdf2;
 use ring::rand::{SecureRandom, SystemRandom};
 
-use crate::util::base64::{base64_decode, base64_encode_into};
+use svc_engine::base64::{base64_decode, base64_encode_into};
 
 const ALGORITHM: pbkdf2::Algorithm = pbkdf2::PBKDF2_HMAC_SHA256;
 const PREFIX: &str = "pbkdf2_sha256";

@@ -36,12 +36,12 @@ use crate::backend::{Backend, Import};
 use crate::catalog::Catalog;
 use crate::config::fixtures::read::read;
 use crate::config::fixtures::{FixtureError, FixtureFile, Format};
-use crate::engine::{ListSpec, Listing, Selection};
 use crate::snapshot::{Parts, SnapshotError, Snapshots, no_hold};
 use crate::storage::private::{create_private_dir, create_private_file};
 use crate::storage::tools::SEEDED_TEAMS;
 use crate::storage::{Store, StoreRows};
 use crate::util::timestamp::{format_millis, now_millis};
+use svc_engine::{ListSpec, Listing, Selection};
 use svc_model::users::{TEAMS_MODEL, TOOLS_RESOURCE};
 
 /// The version of the layout an export writes; an import reads this one only.

@@ -16,10 +16,10 @@ use serde::Serialize;
 
 use crate::backend::{Hold, Saved};
 use crate::catalog::Catalog;
-use crate::engine::EngineError;
 use crate::sessions::Accounts;
 use crate::storage::{ProjectRows, Store, StoreError};
 use crate::util::timestamp::format_millis;
+use svc_engine::EngineError;
 
 /// The name of every project's state at start: its restore is a reset.
 pub(crate) const START: &str = "start";

@@ -54,16 +54,6 @@ use rusqlite::types::{Value, ValueRef};
 use serde_json::{Map, Value as Json};
 
 use crate::dialect::group::{group_label, group_statement};
-use crate::engine::aggregate::{
-    AggregateFunc, AggregateRequest, GroupRequest, date_unit, fails, group_name, not_computed,
-    not_json_refused, null_is_zero, y_func,
-};
-use crate::engine::error::EngineError;
-use crate::engine::list::Selection;
-use crate::engine::python::json::py_json_to_json;
-use crate::engine::python::text::py_str;
-use crate::engine::table::GroupColumns;
-use crate::engine::types::{PyValue, Reflected, Serializer, plain, read};
 use crate::flow;
 use crate::flow::aggregate::Summary;
 use crate::flow::references::run_now;
@@ -72,6 +62,17 @@ use crate::sqlite::records::Sqlite;
 use crate::sqlite::schema::prepare;
 use crate::sqlite::schema::{Field, Model};
 use crate::sqlite::types::json_column_value;
+use crate::sqlite::types::{engine_error, stored};
+use svc_engine::aggregate::{
+    AggregateFunc, AggregateRequest, GroupRequest, date_unit, fails, group_name, not_computed,
+    not_json_refused, null_is_zero, y_func,
+};
+use svc_engine::error::EngineError;
+use svc_engine::list::Selection;
+use svc_engine::python::json::py_json_to_json;
+use svc_engine::python::text::py_str;
+use svc_engine::table::GroupColumns;
+use svc_engine::types::{PyValue, Reflected, Serializer, plain, read};
 
 /// The name of the emulator's `sum` with SQLite 3.40's arithmetic.
 pub const SUM_FN: &str = "svc_sqlite340_sum";
@@ -403,9 +404,9 @@ fn agg_sql(func: AggregateFunc, col: &str) -> Result<String, EngineError> {
 /// the column's type; NULL is 0 for `count`, `sum` and `avg`.
 fn result_value<'a>(func: AggregateFunc, field: &Field, raw: ValueRef<'a>) -> PyValue<'a> {
     let value = match func {
-        AggregateFunc::Count | AggregateFunc::Avg => plain(raw.into()),
+        AggregateFunc::Count | AggregateFunc::Avg => plain(stored(raw)),
         // `sum`, `min` and `max`: no other function gets here (`agg_sql` refuses it first).
-        _ => read(field.ty, raw.into()),
+        _ => read(field.ty, stored(raw)),
     };
     match value {
         PyValue::None if null_is_zero(func) => PyValue::Int(0),
@@ -428,7 +429,7 @@ fn json_result(func: AggregateFunc, field: &Field, raw: ValueRef<'_>) -> Option<
     {
         return None;
     }
-    Some(json_column_value(raw.into()).map(|v| py_json_to_json(&v)))
+    Some(json_column_value(stored(raw)).map(|v| py_json_to_json(&v)))
 }
 
 /// A float the engine's JSON encoder writes as `Infinity`, `-Infinity` or `NaN`: Python's
@@ -621,8 +622,8 @@ impl Summary for Sqlite<'_> {
         for (i, key) in keys.iter().enumerate() {
             let raw = ValueRef::from(&row[i]);
             let (value, field) = match key {
-                GroupKey::Strftime(_, field) => (plain(raw.into()), field),
-                GroupKey::Column(field) => (read(field.ty, raw.into()), field),
+                GroupKey::Strftime(_, field) => (plain(stored(raw)), field),
+                GroupKey::Column(field) => (read(field.ty, stored(raw)), field),
             };
             if not_json(&value) {
                 return Err(not_json_refused("_x_column", &field.name));
@@ -630,7 +631,7 @@ impl Summary for Sqlite<'_> {
             let json = match key {
                 // The key keeps the column's type: a JSON column's keys are read as JSON.
                 GroupKey::Column(f) if f.ty.reflected == Reflected::Json => {
-                    json_column_value(raw.into()).map(|v| py_json_to_json(&v))
+                    json_column_value(stored(raw)).map(|v| py_json_to_json(&v))
                 }
                 _ => encoded(&value),
             };
@@ -686,7 +687,7 @@ impl Resource {
         selection: &Selection,
     ) -> Result<Json, EngineError> {
         self.with_read(|conn| {
-            register_functions(conn)?;
+            register_functions(conn).map_err(engine_error)?;
             let db = Sqlite::new(self, conn);
             run_now(flow::aggregate::aggregate(&db, model, req, selection))
         })
@@ -701,7 +702,7 @@ impl Resource {
         selection: &Selection,
     ) -> Result<Json, EngineError> {
         self.with_read(|conn| {
-            register_functions(conn)?;
+            register_functions(conn).map_err(engine_error)?;
             let db = Sqlite::new(self, conn);
             run_now(flow::aggregate::group(&db, model, req, selection))
         })

@@ -50,20 +50,13 @@
 
 use crate::backend::{Backend, Batch, Exported, Hold, Import, Saved, ToolsBackend, Update, Work};
 use crate::dialect::quote_ident;
-use crate::engine::body::{non_field, summary};
-use crate::engine::python::json::PyJson;
-use crate::engine::records::record_json;
-use crate::engine::table::describe;
-use crate::engine::types::ModelInfo;
-use crate::engine::{
-    AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Selection, SqlLimits,
-};
 use crate::sqlite::Resource;
 use crate::sqlite::SavedDatabase;
 use crate::sqlite::driver::SqlCancel;
 use crate::sqlite::schema::Field;
 use crate::sqlite::schema::Model;
 use crate::sqlite::schema::prepare;
+use crate::sqlite::types::engine_error;
 use crate::sqlite::types::{json_to_sql, text_to_sql};
 use rusqlite::types::Value;
 use rusqlite::{Connection, ErrorCode, params_from_iter};
@@ -78,6 +71,14 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 use std::time::Instant;
+use svc_engine::body::{non_field, summary};
+use svc_engine::python::json::PyJson;
+use svc_engine::records::record_json;
+use svc_engine::table::describe;
+use svc_engine::types::ModelInfo;
+use svc_engine::{
+    AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Selection, SqlLimits,
+};
 use tokio::sync::Notify;
 
 /// Runs `work` on the blocking pool, keeping `hold` until it has ended.
@@ -855,7 +856,7 @@ impl Resource {
         deleting: bool,
     ) -> EngineError {
         let rusqlite::Error::SqliteFailure(err, msg) = &e else {
-            return e.into();
+            return engine_error(e);
         };
         let msg = msg.clone().unwrap_or_else(|| err.to_string());
         let columns = || -> Vec<String> {
@@ -874,7 +875,7 @@ impl Resource {
             ErrorCode::TypeMismatch => {
                 return non_field(format!("Invalid data: {msg}."));
             }
-            _ => return e.into(),
+            _ => return engine_error(e),
         }
         match err.extended_code {
             rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
@@ -965,11 +966,12 @@ fn with_foreign_keys<R>(
     conn: &Connection,
     f: impl FnOnce() -> Result<R, EngineError>,
 ) -> Result<R, EngineError> {
-    conn.execute_batch("PRAGMA foreign_keys = ON;")?;
+    conn.execute_batch("PRAGMA foreign_keys = ON;")
+        .map_err(engine_error)?;
     let out = f();
     let off = conn.execute_batch("PRAGMA foreign_keys = OFF;");
     let out = out?;
-    off?;
+    off.map_err(engine_error)?;
     Ok(out)
 }
 
@@ -1023,9 +1025,9 @@ fn fetch_one(conn: &Connection, model: &Model, pk: &Value) -> Result<Vec<u8>, En
         model.table_sql,
         model.pk_field().sql
     );
-    let mut stmt = prepare(conn, &sql)?;
-    let mut rows = stmt.query([pk])?;
-    match rows.next()? {
+    let mut stmt = prepare(conn, &sql).map_err(engine_error)?;
+    let mut rows = stmt.query([pk]).map_err(engine_error)?;
+    match rows.next().map_err(engine_error)? {
         Some(row) => Ok(record_json(model, row, 0)),
         None => Err(EngineError::RecordNotFound),
     }

@@ -4,7 +4,7 @@
 //! A list's selection (filters and search) and order as SQLite SQL with bound parameters,
 //! as the data engine (SQLAlchemy's SQLite dialect) builds them. The grammar itself (which
 //! keys name which lookups, how values are read) is the engine's, in
-//! [`crate::engine::filter`]; this file writes each condition in SQLite's SQL.
+//! [`svc_engine::filter`]; this file writes each condition in SQLite's SQL.
 //!
 //! No user text is ever spliced into SQL: field names are checked against the schema and
 //! written from it, values are always bound. SQLite compares, matches and orders exactly as the
@@ -20,15 +20,15 @@ use crate::dialect::Dialect;
 use crate::dialect::clause::key_is_not_null;
 use crate::dialect::lookup::{Filter, lookup_condition};
 use crate::dialect::relation::RelationSql;
-use crate::engine::Lookup;
-use crate::engine::error::EngineError;
-use crate::engine::filter::{Arg, PyNumber};
-use crate::engine::list::Selection;
-use crate::engine::relation::Use;
-use crate::engine::sql_params::{block_comment_end, line_end, skip_quoted};
-use crate::engine::types::{FilterFamily, Reflected, Search};
 use crate::sqlite::records::Sqlite;
 use crate::sqlite::schema::{Field, Model};
+use svc_engine::Lookup;
+use svc_engine::error::EngineError;
+use svc_engine::filter::{Arg, PyNumber};
+use svc_engine::list::Selection;
+use svc_engine::relation::Use;
+use svc_engine::sql_params::{block_comment_end, line_end, skip_quoted};
+use svc_engine::types::{FilterFamily, Reflected, Search};
 
 /// A number filter's value bound as the engine binds it: a Python int or float.
 fn number_value(n: PyNumber) -> Value {

@@ -17,8 +17,6 @@
 //! interrupts the connection) and answer cap; the last statement's rows are written as a
 //! read-only query's are. A statement that fails rolls back them all.
 
-use crate::engine::sql_answer::{AnswerRows, query_error, write_encoder_bytes};
-use crate::engine::{EngineError, MAX_SQL_ROWS, SqlLimits};
 use crate::flow::action::{inputs, run_action};
 use crate::flow::driver::{Driver, Failure};
 use crate::flow::read_only_sql::{Access, Cancel, Opened, read_only};
@@ -29,6 +27,7 @@ use crate::sqlite::records::Sqlite;
 use crate::sqlite::schema::FieldKind;
 use crate::sqlite::schema::prepare;
 use crate::sqlite::types::write_value;
+use crate::sqlite::types::{engine_error, stored};
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 use rusqlite::limits::Limit;
 use rusqlite::types::{Value, ValueRef};
@@ -38,6 +37,8 @@ use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use svc_engine::sql_answer::{AnswerRows, query_error, write_encoder_bytes};
+use svc_engine::{EngineError, MAX_SQL_ROWS, SqlLimits};
 
 /// Stops a query from another thread: the HTTP handler cancels when its client goes away
 /// (its future is dropped), which interrupts the statement if it runs, or keeps it from
@@ -105,6 +106,30 @@ const PROGRESS_STEPS: i32 = 10_000;
 const ONLY_READS: &str = "Only a single read-only statement (SELECT, or WITH ... SELECT) can run";
 
 impl Resource {
+    /// [`sql_with`](Self::sql_with) within the default limits, never cancelled.
+    #[cfg(test)]
+    pub(crate) fn sql(
+        &self,
+        query: &str,
+        params: &Map<String, Json>,
+    ) -> Result<Vec<u8>, EngineError> {
+        self.sql_with(query, params, SqlLimits::default(), &SqlCancel::default())
+    }
+
+    #[cfg(test)]
+    pub(crate) fn sql_with_limit(
+        &self,
+        query: &str,
+        params: &Map<String, Json>,
+        limit: Duration,
+    ) -> Result<Vec<u8>, EngineError> {
+        let limits = SqlLimits {
+            time: limit,
+            ..SqlLimits::default()
+        };
+        self.sql_with(query, params, limits, &SqlCancel::default())
+    }
+
     /// Runs one read-only query with named parameters (`:name`, `@name` or `$name`, valued by
     /// `params` under `name`) and returns `{"columns", "data", "row_count"}` as JSON bytes.
     ///
@@ -132,27 +157,8 @@ impl Resource {
     ///    for attached databases; extension loading is off (SQLite's default).
     ///
     /// At most [`MAX_SQL_ROWS`] rows are returned (`row_count` is the number returned); a query
-    /// running longer than [`SQL_TIME_LIMIT`](crate::engine::SQL_TIME_LIMIT) is interrupted. Every refusal and engine error is
+    /// running longer than `limits` allow is interrupted, and `cancel` stops it early. Every refusal and engine error is
     /// a `400` with a `query` field error, or `params_obj` for a parameter without a value.
-    pub fn sql(&self, query: &str, params: &Map<String, Json>) -> Result<Vec<u8>, EngineError> {
-        self.sql_with(query, params, SqlLimits::default(), &SqlCancel::default())
-    }
-
-    #[cfg(test)]
-    pub(crate) fn sql_with_limit(
-        &self,
-        query: &str,
-        params: &Map<String, Json>,
-        limit: Duration,
-    ) -> Result<Vec<u8>, EngineError> {
-        let limits = SqlLimits {
-            time: limit,
-            ..SqlLimits::default()
-        };
-        self.sql_with(query, params, limits, &SqlCancel::default())
-    }
-
-    /// [`sql`](Self::sql) within `limits`, stopped early by `cancel`.
     pub(crate) fn sql_with(
         &self,
         query: &str,
@@ -283,35 +289,47 @@ impl<'c> ReadOnlyGuard<'c> {
             running: Arc::new(AtomicBool::new(false)),
         };
         let running = guard.running.clone();
-        guard.conn.authorizer(Some(move |ctx: AuthContext<'_>| {
-            match allowed(&ctx.action, running.load(Ordering::Relaxed)) {
-                Ok(()) => Authorization::Allow,
-                Err(what) => {
-                    // Keep the first denial, but prefer what the user wrote ("it creates a
-                    // schema object") to the bookkeeping SQLite does for it ("it inserts into
-                    // sqlite_master"), which the authorizer often sees first.
-                    let mut first = record.lock().unwrap_or_else(|e| e.into_inner());
-                    let bookkeeping = |w: &str| w.contains("\"sqlite_");
-                    match first.as_deref() {
-                        Some(seen) if !bookkeeping(seen) || bookkeeping(&what) => {}
-                        _ => *first = Some(what),
+        guard
+            .conn
+            .authorizer(Some(move |ctx: AuthContext<'_>| {
+                match allowed(&ctx.action, running.load(Ordering::Relaxed)) {
+                    Ok(()) => Authorization::Allow,
+                    Err(what) => {
+                        // Keep the first denial, but prefer what the user wrote ("it creates a
+                        // schema object") to the bookkeeping SQLite does for it ("it inserts into
+                        // sqlite_master"), which the authorizer often sees first.
+                        let mut first = record.lock().unwrap_or_else(|e| e.into_inner());
+                        let bookkeeping = |w: &str| w.contains("\"sqlite_");
+                        match first.as_deref() {
+                            Some(seen) if !bookkeeping(seen) || bookkeeping(&what) => {}
+                            _ => *first = Some(what),
+                        }
+                        Authorization::Deny
                     }
-                    Authorization::Deny
                 }
-            }
-        }))?;
-        guard.attached = Some(guard.conn.set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0)?);
+            }))
+            .map_err(engine_error)?;
+        guard.attached = Some(
+            guard
+                .conn
+                .set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0)
+                .map_err(engine_error)?,
+        );
         let value_bytes = i32::try_from(limits.answer_bytes / 2).unwrap_or(i32::MAX);
         guard.length = Some(
             guard
                 .conn
-                .set_limit(Limit::SQLITE_LIMIT_LENGTH, value_bytes)?,
+                .set_limit(Limit::SQLITE_LIMIT_LENGTH, value_bytes)
+                .map_err(engine_error)?,
         );
         let deadline = Instant::now() + limit;
-        guard.conn.progress_handler(
-            PROGRESS_STEPS,
-            Some(move || Instant::now() > deadline || cancelled.load(Ordering::Relaxed)),
-        )?;
+        guard
+            .conn
+            .progress_handler(
+                PROGRESS_STEPS,
+                Some(move || Instant::now() > deadline || cancelled.load(Ordering::Relaxed)),
+            )
+            .map_err(engine_error)?;
         Ok(guard)
     }
 
@@ -534,7 +552,8 @@ fn bind(stmt: &mut Statement<'_>, params: &Map<String, Json>) -> Result<(), Engi
                 format!("No value for the parameter :{key} of the query."),
             )
         })?;
-        stmt.raw_bind_parameter(index, json_param(value))?;
+        stmt.raw_bind_parameter(index, json_param(value))
+            .map_err(engine_error)?;
     }
     Ok(())
 }
@@ -568,7 +587,7 @@ pub(super) fn write_rows(
         let pushed = rows.push(width, |buf, i| match row.get_ref(i) {
             // The engine's answer writes bytes as UTF-8, or in hex.
             Ok(ValueRef::Blob(b)) => write_encoder_bytes(buf, b),
-            Ok(other) => write_value(buf, FieldKind::Any, other.into()),
+            Ok(other) => write_value(buf, FieldKind::Any, stored(other)),
             Err(e) => {
                 failed.get_or_insert(e);
             }
@@ -742,7 +761,7 @@ mod driver_tests {
     use serde_json::json;
 
     use super::*;
-    use crate::engine::{MAX_SQL_ANSWER_BYTES, SQL_TIME_LIMIT};
+    use svc_engine::{MAX_SQL_ANSWER_BYTES, SQL_TIME_LIMIT};
 
     fn db() -> Resource {
         Resource::in_memory(

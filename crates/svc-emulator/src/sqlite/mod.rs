@@ -29,13 +29,13 @@
 //!   as a read-only integer field `rowid` (or `_rowid_`/`oid` when a column already has that
 //!   name) first in every record. `WITHOUT ROWID` tables with a composite key are skipped.
 //! - **Field kinds** ([`FieldKind`]): from the declared type, see there; they check writes.
-//! - **The engine's view of a column** ([`types`](crate::engine::types)): how the platform's data engine (jet-bridge
+//! - **The engine's view of a column** ([`types`](svc_engine::types)): how the platform's data engine (jet-bridge
 //!   over SQLAlchemy 1.4) reflects the declared type, reads stored values and writes them in
 //!   records. Records are written exactly as the engine writes them: `REAL`, `NUMERIC`,
 //!   `DECIMAL(p, s)`, `DATE`, untyped and `BLOB` columns as text (`"57.0"`,
 //!   `"88378.0000000000"`), `DATETIME` in ISO form with `T`, integers, `FLOAT` and booleans as
 //!   JSON numbers and booleans (docs/contract.md 5.1 has the table).
-//! - **Filters, search and order** (`crate::engine`'s `filter`): built as the engine builds them, SQL and bound
+//! - **Filters, search and order** (`svc_engine`'s `filter`): built as the engine builds them, SQL and bound
 //!   values alike: per-type lookup families, the first value of a repeated key (`in`: the
 //!   list), an empty value is no filter, `NOT (...)` for `exclude__`, `LIKE` wildcards, Python's
 //!   readings of numbers, booleans and dates. What the engine silently ignores (an unknown field
@@ -84,7 +84,7 @@
 //!   table yet.
 //! - **SQL** ([`Resource::sql`]): one statement that SQLite itself reports read-only, run on a
 //!   connection that cannot write. At most
-//!   [`MAX_SQL_ROWS`](crate::engine::MAX_SQL_ROWS) rows; interrupted after [`SQL_TIME_LIMIT`](crate::engine::SQL_TIME_LIMIT).
+//!   [`MAX_SQL_ROWS`](svc_engine::MAX_SQL_ROWS) rows; interrupted after [`SQL_TIME_LIMIT`](svc_engine::SQL_TIME_LIMIT).
 //!
 //! # The resource: a database, its connections, its operations
 //!
@@ -125,14 +125,6 @@ mod types;
 mod tests;
 
 use crate::backend::{Backend, Exported, Import, ToolsBackend};
-use crate::engine::body::non_field;
-use crate::engine::error::EngineError;
-use crate::engine::field_input::{InputField, Internal, to_internal};
-use crate::engine::list::{ListSpec, Listing, Selection};
-use crate::engine::python::json::PyJson;
-use crate::engine::records::Models;
-use crate::engine::records::Origin;
-use crate::engine::types::{Reflected, Stored};
 use crate::flow;
 use crate::flow::references::run_now;
 use crate::flow::write::read_back_sql;
@@ -143,6 +135,7 @@ use crate::sqlite::records::Sqlite;
 use crate::sqlite::records::unreadable;
 use crate::sqlite::schema::{load_schema, prepare};
 use crate::sqlite::types::{bind, write_field_value};
+use crate::sqlite::types::{engine_error, stored};
 use crate::storage::private;
 use crate::storage::tools::TOOLS_SEED_SQL;
 use rusqlite::backup::{Backup, StepResult};
@@ -154,10 +147,20 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::Duration;
+use svc_engine::body::non_field;
+use svc_engine::error::EngineError;
+use svc_engine::field_input::{InputField, Internal, to_internal};
+use svc_engine::list::{ListSpec, Listing, Selection};
+use svc_engine::python::json::PyJson;
+use svc_engine::records::Models;
+use svc_engine::records::Origin;
+use svc_engine::types::Reflected;
 use svc_model::users::TOOLS_RESOURCE;
 use tokio::sync::Notify;
 
-pub use schema::{Field, FieldKind, ForeignKey, Model, Schema};
+#[cfg(test)]
+pub(crate) use schema::FieldKind;
+pub(crate) use schema::{Model, Schema};
 
 /// Reader connections opened next to the writer for a database file in WAL mode.
 const READERS: usize = 4;
@@ -330,19 +333,21 @@ fn open_error(path: &Path, e: rusqlite::Error) -> EngineError {
 }
 
 fn configure(conn: &Connection) -> Result<(), EngineError> {
-    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.busy_timeout(BUSY_TIMEOUT).map_err(engine_error)?;
     // The data engine's SQLite connections never turn foreign keys on: a delete of a
     // referenced row and a dangling reference are both accepted (its ORM handles references,
     // see `Resource::delete_selected`). Off explicitly, whatever SQLite was built with.
-    conn.execute_batch("PRAGMA foreign_keys = OFF;")?;
+    conn.execute_batch("PRAGMA foreign_keys = OFF;")
+        .map_err(engine_error)?;
     // The query planner stability guarantee: a statement keeps the plan it was prepared with,
     // whatever values are bound. Without it, SQLite marks a bound `LIMIT ?`/`OFFSET ?` as
     // "re-prepare when this binding changes", and the statement cache clears every binding
     // when a statement goes back to it, so every list re-parsed and re-planned its SELECT.
     // Plans, hence results, do not depend on bound values anyway: only speed could.
-    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)
+        .map_err(engine_error)?;
     conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
-    crate::sqlite::aggregate::register_sqlite340(conn)?;
+    crate::sqlite::aggregate::register_sqlite340(conn).map_err(engine_error)?;
     Ok(())
 }
 
@@ -362,7 +367,7 @@ impl Resource {
     pub fn seeded(path: Option<&Path>, seed_sql: &str) -> Result<Self, EngineError> {
         match path {
             None => {
-                let mut conn = Connection::open_in_memory()?;
+                let mut conn = Connection::open_in_memory().map_err(engine_error)?;
                 configure(&conn)?;
                 crate::sqlite::seed_in_memory(&mut conn, seed_sql)?;
                 let schema = load_schema(&conn)?;
@@ -375,13 +380,15 @@ impl Resource {
                 let conn =
                     Connection::open_with_flags(path, flags).map_err(|e| open_error(path, e))?;
                 configure(&conn)?;
-                let tables: i64 = conn.query_row(
-                    "SELECT count(*) FROM sqlite_schema WHERE type = 'table'",
-                    [],
-                    |r| r.get(0),
-                )?;
+                let tables: i64 = conn
+                    .query_row(
+                        "SELECT count(*) FROM sqlite_schema WHERE type = 'table'",
+                        [],
+                        |r| r.get(0),
+                    )
+                    .map_err(engine_error)?;
                 if tables == 0 {
-                    conn.execute_batch(seed_sql)?;
+                    conn.execute_batch(seed_sql).map_err(engine_error)?;
                 }
                 Self::from_file_connection(path, conn)
             }
@@ -398,7 +405,8 @@ impl Resource {
         let mode: String = conn
             .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
             .map_err(|e| open_error(path, e))?;
-        conn.execute_batch("PRAGMA synchronous = NORMAL;")?;
+        conn.execute_batch("PRAGMA synchronous = NORMAL;")
+            .map_err(engine_error)?;
         let schema = load_schema(&conn).map_err(|e| match e {
             EngineError::Internal(m) => {
                 EngineError::Internal(format!("cannot read database {}: {m}", path.display()))
@@ -445,7 +453,7 @@ impl Resource {
             runs: RunMemory::default(),
             freed: Notify::new(),
             shows_stored_values: false,
-            origin: Origin::new(),
+            origin: Origin::unique(),
         }
     }
 
@@ -458,7 +466,8 @@ impl Resource {
     }
 
     /// The database file, `None` in memory.
-    pub fn path(&self) -> Option<&Path> {
+    #[cfg(test)]
+    pub(crate) fn path(&self) -> Option<&Path> {
         self.path.as_deref()
     }
 
@@ -471,13 +480,6 @@ impl Resource {
         };
         self.models.replace(schema.models);
         Ok(())
-    }
-
-    /// The schema as last read.
-    pub fn schema(&self) -> Arc<Schema> {
-        Arc::new(Schema {
-            models: (*self.models.current()).clone(),
-        })
     }
 
     /// The models, as last read (start or reload).
@@ -504,7 +506,8 @@ impl Resource {
     /// Runs `f` on a reader connection: one of the read-only readers of a database file, or the
     /// single (writable) connection of an in-memory database. See
     /// [`with_read_only`](Self::with_read_only) for a guarantee.
-    pub fn with_reader<R>(&self, f: impl FnOnce(&mut Connection) -> R) -> R {
+    #[cfg(test)]
+    pub(crate) fn with_reader<R>(&self, f: impl FnOnce(&mut Connection) -> R) -> R {
         let out = self.read(|c| f(&mut c.conn));
         if self.readers.is_empty() {
             // The single connection can write: what `f` did may have changed the data.
@@ -589,7 +592,7 @@ impl Resource {
 
     /// Lists the records of `model` that `spec` selects, in its order: one page with the count
     /// of all matching records, or with `no_pagination` every matching record (at most
-    /// [`MAX_PER_PAGE`](crate::engine::MAX_PER_PAGE)). A page past the last one lists no
+    /// [`MAX_PER_PAGE`](svc_engine::MAX_PER_PAGE)). A page past the last one lists no
     /// records, with the count of all.
     ///
     /// Paging costs what the page costs, not what the table holds: the count of a selection
@@ -636,11 +639,14 @@ impl Resource {
             // Read before the snapshot begins: see `sqlite::records` on validity.
             let generation = self.memo.generation();
             let Conn { conn, seen_version } = reader;
-            let mut snapshot = Snapshot::begin(conn, !self.readers.is_empty())?;
+            let mut snapshot =
+                Snapshot::begin(conn, !self.readers.is_empty()).map_err(engine_error)?;
             // The first statement of the snapshot: it begins the read and says whether any
             // other connection committed since this one last looked.
-            let version: i64 =
-                prepare(&snapshot, "PRAGMA data_version")?.query_row([], |r| r.get(0))?;
+            let version: i64 = prepare(&snapshot, "PRAGMA data_version")
+                .map_err(engine_error)?
+                .query_row([], |r| r.get(0))
+                .map_err(engine_error)?;
             let ticket = self.memo.ticket(generation, seen_version, version);
             if max_skip.is_some() && !ticket.usable() {
                 // Another connection committed since this one last looked: the data is not
@@ -792,7 +798,7 @@ impl Resource {
     ) -> Result<usize, (usize, EngineError)> {
         self.with_writer(|conn| {
             conn.execute_batch("BEGIN IMMEDIATE")
-                .map_err(|e| (0, EngineError::from(e)))?;
+                .map_err(|e| (0, engine_error(e)))?;
             for (i, body) in bodies.iter().enumerate() {
                 let db = Sqlite::new(self, conn);
                 if let Err(e) = run_now(flow::write::create(&db, model, body, false)) {
@@ -803,7 +809,7 @@ impl Resource {
                 }
             }
             conn.execute_batch("COMMIT")
-                .map_err(|e| (bodies.len(), EngineError::from(e)))?;
+                .map_err(|e| (bodies.len(), engine_error(e)))?;
             Ok(bodies.len())
         })
     }
@@ -855,7 +861,7 @@ impl Resource {
 /// the text after the last `.`).
 pub(crate) fn db_error(model: &Model, e: rusqlite::Error) -> EngineError {
     let rusqlite::Error::SqliteFailure(err, msg) = &e else {
-        return e.into();
+        return engine_error(e);
     };
     let msg = msg.clone().unwrap_or_else(|| err.to_string());
     if let Some(at) = msg.to_ascii_lowercase().find("unique constraint failed: ") {
@@ -924,13 +930,14 @@ pub(crate) fn get_by_identity(
         }
     }
     let sql = read_back_sql(model, &conds.join(" AND "));
-    let mut stmt = prepare(conn, &sql)?;
-    let mut rows = stmt.query(params_from_iter(binds))?;
-    match rows.next()? {
+    let mut stmt = prepare(conn, &sql).map_err(engine_error)?;
+    let mut rows = stmt.query(params_from_iter(binds)).map_err(engine_error)?;
+    match rows.next().map_err(engine_error)? {
         Some(row) => Ok(Some(
             (0..model.fields.len())
                 .map(|i| row.get::<_, Value>(i))
-                .collect::<rusqlite::Result<Vec<Value>>>()?,
+                .collect::<rusqlite::Result<Vec<Value>>>()
+                .map_err(engine_error)?,
         )),
         None => Ok(None),
     }
@@ -957,16 +964,17 @@ fn check_readable(model: &Model, row: &[Value], lenient: bool) -> Result<(), Eng
     let mut scratch = Vec::new();
     for (i, (f, v)) in model.fields.iter().zip(row).enumerate() {
         scratch.clear();
-        if !write_field_value(&mut scratch, f, Stored::from(v)) {
+        if !write_field_value(&mut scratch, f, stored(v)) {
             return Err(unreadable(model, i, lenient));
         }
     }
     Ok(())
 }
 
-/// The demo resource `shop` ([`DEMO_RESOURCE`](crate::engine::DEMO_RESOURCE)), in memory.
-pub fn demo_resource() -> Result<Resource, EngineError> {
-    Resource::in_memory(crate::engine::demo_seed_sql())
+/// The demo resource `shop` ([`DEMO_RESOURCE`](crate::demo::DEMO_RESOURCE)), in memory.
+#[cfg(test)]
+pub(crate) fn demo_resource() -> Result<Resource, EngineError> {
+    Resource::in_memory(crate::demo::demo_seed_sql())
 }
 
 /// Opens the SQLite database of resource `resource` of `project` (off the async threads).
@@ -1100,10 +1108,10 @@ const WAIT: Duration = Duration::from_secs(5);
 /// Copies the whole of `from` into `to`, all pages in one step: the copy is taken (or put
 /// back) as one consistent state. A step that finds a database locked is tried again.
 fn copy(from: &Connection, to: &mut Connection) -> Result<(), EngineError> {
-    let backup = Backup::new(from, to)?;
+    let backup = Backup::new(from, to).map_err(engine_error)?;
     let start = std::time::Instant::now();
     loop {
-        match backup.step(-1)? {
+        match backup.step(-1).map_err(engine_error)? {
             StepResult::Done => return Ok(()),
             StepResult::Busy | StepResult::Locked if start.elapsed() < WAIT => {
                 std::thread::sleep(Duration::from_millis(1));
@@ -1122,7 +1130,7 @@ fn copy(from: &Connection, to: &mut Connection) -> Result<(), EngineError> {
 impl Resource {
     /// A copy of the database as it is now, in memory.
     pub(crate) fn save(&self) -> Result<SavedDatabase, EngineError> {
-        let mut copied = Connection::open_in_memory()?;
+        let mut copied = Connection::open_in_memory().map_err(engine_error)?;
         self.with_read(|conn| copy(conn, &mut copied))?;
         Ok(SavedDatabase(Mutex::new(copied), self.origin))
     }
@@ -1197,7 +1205,7 @@ const UNREPEATABLE: &[&str] = &[
 pub(crate) fn seed_in_memory(conn: &mut Connection, seed_sql: &str) -> Result<(), EngineError> {
     let lower = seed_sql.to_ascii_lowercase();
     if seed_sql.trim().is_empty() || UNREPEATABLE.iter().any(|w| lower.contains(w)) {
-        conn.execute_batch(seed_sql)?;
+        conn.execute_batch(seed_sql).map_err(engine_error)?;
         return Ok(());
     }
     let kept = {
@@ -1211,8 +1219,8 @@ pub(crate) fn seed_in_memory(conn: &mut Connection, seed_sql: &str) -> Result<()
         let from = db.lock().unwrap_or_else(|e| e.into_inner());
         return copy(&from, conn);
     }
-    conn.execute_batch(seed_sql)?;
-    let mut copied = Connection::open_in_memory()?;
+    conn.execute_batch(seed_sql).map_err(engine_error)?;
+    let mut copied = Connection::open_in_memory().map_err(engine_error)?;
     copy(conn, &mut copied)?;
     let mut seeded = SEEDED.lock().unwrap_or_else(|e| e.into_inner());
     if !seeded.iter().any(|(seed, _)| seed == seed_sql) {

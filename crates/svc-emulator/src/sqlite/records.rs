@@ -38,7 +38,7 @@
 //! ## Validity
 //!
 //! Both are answers about one snapshot of the database, kept where every database keeps its
-//! own (`engine::walks`) under a token: the generation that names the state they were computed
+//! own (`svc_engine::walks`) under a token: the generation that names the state they were computed
 //! in. Nothing is used across a change:
 //!
 //! - writes through the resource's writer bump the generation ([`ListMemo::bump`]);
@@ -56,16 +56,6 @@
 use crate::dialect::clause::Where;
 use crate::dialect::quote_ident;
 use crate::dialect::seek::{self, Nulls};
-use crate::engine::body::{non_field, query_failed};
-use crate::engine::error::EngineError;
-use crate::engine::field_input::{Internal, py_equal};
-use crate::engine::python::json::{PyJson, py_json_to_json};
-use crate::engine::records::RecordRow;
-use crate::engine::records::Records;
-use crate::engine::records::{Models, record_json};
-use crate::engine::types::Reflected;
-use crate::engine::types::{PyValue, Stored, read};
-use crate::engine::walks::{Anchor, Walks};
 use crate::flow::Locator;
 use crate::flow::delete::delete_row;
 use crate::flow::driver::Failure;
@@ -82,6 +72,7 @@ use crate::sqlite::schema::{self, SqliteConnection, equal_all};
 use crate::sqlite::schema::{Field, Model};
 use crate::sqlite::types::write_field_value;
 use crate::sqlite::types::{bind, json_to_sql, never_written};
+use crate::sqlite::types::{engine_error, stored};
 use crate::sqlite::{Resource, db_error, get_by_identity, lookup_value};
 use rusqlite::Connection;
 use rusqlite::params_from_iter;
@@ -89,6 +80,16 @@ use rusqlite::types::{Value, ValueRef};
 use std::borrow::Cow;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use svc_engine::body::{non_field, query_failed};
+use svc_engine::error::EngineError;
+use svc_engine::field_input::{Internal, py_equal};
+use svc_engine::python::json::{PyJson, py_json_to_json};
+use svc_engine::records::RecordRow;
+use svc_engine::records::Records;
+use svc_engine::records::{Models, record_json};
+use svc_engine::types::Reflected;
+use svc_engine::types::{PyValue, Stored, read};
+use svc_engine::walks::{Anchor, Walks};
 
 /// SQLite's rows: each lent by the driver as it is stepped to.
 impl<'c> Rows for Sqlite<'c> {
@@ -135,7 +136,7 @@ impl RecordRow<Field> for rusqlite::Row<'_> {
     #[inline]
     fn write_value(&self, buf: &mut Vec<u8>, i: usize, column: &Field, _tz: i32) -> bool {
         let stored = match self.get_ref(i) {
-            Ok(v) => Stored::from(v),
+            Ok(v) => stored(v),
             Err(_) => Stored::Null,
         };
         write_field_value(buf, column, stored)
@@ -152,9 +153,7 @@ impl RecordRow<Field> for rusqlite::Row<'_> {
 /// A row read whole (a record read back after a write): each value as stored.
 impl RecordRow<Field> for [Value] {
     fn write_value(&self, buf: &mut Vec<u8>, i: usize, column: &Field, _tz: i32) -> bool {
-        let stored = self
-            .get(i)
-            .map_or(Stored::from(ValueRef::Null), Stored::from);
+        let stored = self.get(i).map_or(Stored::Null, stored);
         write_field_value(buf, column, stored)
     }
 }
@@ -174,7 +173,7 @@ fn identity_key(field: &Field, v: ValueRef<'_>) -> Vec<u8> {
             k
         }
     };
-    match read(field.ty, v.into()) {
+    match read(field.ty, stored(v)) {
         PyValue::None => vec![b'n'],
         PyValue::Bool(b) => number(if b { 1.0 } else { 0.0 }),
         PyValue::Int(i) => {
@@ -452,8 +451,8 @@ impl<'c> Database for Sqlite<'c> {
     fn fault(&self, e: rusqlite::Error, failure: Failure<'_, Model>) -> EngineError {
         match failure {
             Failure::Write(model) => db_error(model, e),
-            Failure::Read { lenient } => EngineError::from(e).unless_lenient(lenient),
-            Failure::Query | Failure::Unexpected => EngineError::from(e),
+            Failure::Read { lenient } => engine_error(e).unless_lenient(lenient),
+            Failure::Query | Failure::Unexpected => engine_error(e),
         }
     }
 
@@ -479,7 +478,7 @@ impl<'c> Database for Sqlite<'c> {
             values
                 .iter()
                 .map(|(f, v)| {
-                    let loaded = read(f.ty, Stored::from(&locked[model_index(model, f)]));
+                    let loaded = read(f.ty, stored(&locked[model_index(model, f)]));
                     py_equal(v, &loaded, f.ty.reflected)
                 })
                 .collect(),
@@ -597,7 +596,7 @@ impl<'c> Database for Sqlite<'c> {
         let mut params = Vec::new();
         let (sql, written) = insert_statement::<Self>(model, values, 0, &mut params)?;
         // A savepoint: a transaction of its own, or one step of `Resource::create_bodies`'s.
-        let tx = conn.savepoint()?;
+        let tx = conn.savepoint().map_err(engine_error)?;
         prepare(&tx, &sql)
             .and_then(|mut s| s.execute(params_from_iter(params.iter())))
             .map_err(|e| db_error(model, e))?;

@@ -17,20 +17,21 @@
 //! through `dialect::quote_ident`.
 
 use crate::dialect::quote_ident;
-use crate::engine::EngineError;
-use crate::engine::field_input::InputField;
-use crate::engine::records::RecordKeys;
-use crate::engine::table::index_by_name;
-use crate::engine::table::{BodyColumn, Column, table_of_fields};
-use crate::engine::types::ColumnType;
-use crate::engine::types::{FilterFamily, Reflected, ValueWriter};
 use crate::flow::records::{BaseTable, ModelSql};
 use crate::flow::{self, Columns, OnDelete, TableRef};
 use crate::sqlite::db_error;
+use crate::sqlite::types::engine_error;
 use rusqlite::types::Value;
 use rusqlite::{Connection, params_from_iter};
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use svc_engine::EngineError;
+use svc_engine::field_input::InputField;
+use svc_engine::records::RecordKeys;
+use svc_engine::table::index_by_name;
+use svc_engine::table::{BodyColumn, Column, Table};
+use svc_engine::types::ColumnType;
+use svc_engine::types::{FilterFamily, Reflected, ValueWriter};
 
 /// Prepares `sql` on `conn` through the connection's statement cache (rusqlite's `cache`
 /// feature): the statements of lists, counts and writes are parsed and planned once.
@@ -56,15 +57,19 @@ pub(crate) fn load_schema(conn: &Connection) -> Result<Schema, EngineError> {
     // serves them as models keyed on their first column.
     let mut tables: Vec<(String, bool)> = Vec::new();
     {
-        let mut stmt = conn.prepare(
-            "SELECT name, type = 'view' FROM pragma_table_list \
+        let mut stmt = conn
+            .prepare(
+                "SELECT name, type = 'view' FROM pragma_table_list \
              WHERE schema = 'main' AND type IN ('table', 'view') ORDER BY name",
-        )?;
-        let rows = stmt.query_map([], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? != 0))
-        })?;
+            )
+            .map_err(engine_error)?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? != 0))
+            })
+            .map_err(engine_error)?;
         for row in rows {
-            let (name, view) = row?;
+            let (name, view) = row.map_err(engine_error)?;
             // SQLAlchemy lists `sqlite_master`'s tables, which include SQLite's own
             // `sqlite_sequence` and `sqlite_stat1` (the engine serves them), not the schema
             // table itself.
@@ -83,13 +88,17 @@ pub(crate) fn load_schema(conn: &Connection) -> Result<Schema, EngineError> {
         }
     }
     // The foreign keys of every table, each of whose ends the ORM maps as a relationship.
-    let mut stmt = conn.prepare(
-        "SELECT m.name, f.\"table\" FROM sqlite_schema AS m \
+    let mut stmt = conn
+        .prepare(
+            "SELECT m.name, f.\"table\" FROM sqlite_schema AS m \
          JOIN pragma_foreign_key_list(m.name) AS f WHERE m.type = 'table'",
-    )?;
+        )
+        .map_err(engine_error)?;
     let foreign_keys = stmt
-        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
+        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+        .map_err(engine_error)?
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .map_err(engine_error)?;
     for (from, to) in &foreign_keys {
         if models.contains_key(from) && models.contains_key(to) {
             for name in [from, to] {
@@ -107,22 +116,26 @@ pub(crate) fn load_schema(conn: &Connection) -> Result<Schema, EngineError> {
 fn load_model(conn: &Connection, table: &str, view: bool) -> Result<Option<Model>, EngineError> {
     let mut columns = Vec::new();
     {
-        let mut stmt = conn.prepare(
-            "SELECT name, type, \"notnull\", dflt_value IS NOT NULL, pk, hidden \
+        let mut stmt = conn
+            .prepare(
+                "SELECT name, type, \"notnull\", dflt_value IS NOT NULL, pk, hidden \
              FROM pragma_table_xinfo(?1) ORDER BY cid",
-        )?;
-        let rows = stmt.query_map([table], |r| {
-            Ok(PragmaColumn {
-                name: r.get(0)?,
-                declared: r.get::<_, Option<String>>(1)?.unwrap_or_default(),
-                not_null: r.get::<_, i64>(2)? != 0,
-                default: r.get::<_, i64>(3)? != 0,
-                pk: r.get(4)?,
-                hidden: r.get(5)?,
+            )
+            .map_err(engine_error)?;
+        let rows = stmt
+            .query_map([table], |r| {
+                Ok(PragmaColumn {
+                    name: r.get(0)?,
+                    declared: r.get::<_, Option<String>>(1)?.unwrap_or_default(),
+                    not_null: r.get::<_, i64>(2)? != 0,
+                    default: r.get::<_, i64>(3)? != 0,
+                    pk: r.get(4)?,
+                    hidden: r.get(5)?,
+                })
             })
-        })?;
+            .map_err(engine_error)?;
         for c in rows {
-            let c = c?;
+            let c = c.map_err(engine_error)?;
             // hidden = 1: hidden column of a virtual table; 2, 3: generated columns.
             if c.hidden == 1 {
                 continue;
@@ -146,8 +159,8 @@ fn load_model(conn: &Connection, table: &str, view: bool) -> Result<Option<Model
     let single_key = identity.len() == 1 && !promoted_key;
     let without_rowid = !view
         && conn
-            .prepare("SELECT coalesce(max(wr), 0) FROM pragma_table_list WHERE schema = 'main' AND name = ?1")?
-            .query_row([table], |r| r.get::<_, i64>(0))?
+            .prepare("SELECT coalesce(max(wr), 0) FROM pragma_table_list WHERE schema = 'main' AND name = ?1").map_err(engine_error)?
+            .query_row([table], |r| r.get::<_, i64>(0)).map_err(engine_error)?
             != 0;
     let mut fields = Vec::with_capacity(columns.len());
     for (i, c) in columns.into_iter().enumerate() {
@@ -177,18 +190,20 @@ fn load_model(conn: &Connection, table: &str, view: bool) -> Result<Option<Model
     {
         let mut stmt = conn.prepare(
             "SELECT id, \"from\", \"table\", \"to\" FROM pragma_foreign_key_list(?1) ORDER BY id, seq",
-        )?;
-        let rows = stmt.query_map([table], |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, Option<String>>(3)?,
-            ))
-        })?;
+        ).map_err(engine_error)?;
+        let rows = stmt
+            .query_map([table], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, Option<String>>(3)?,
+                ))
+            })
+            .map_err(engine_error)?;
         let mut all: Vec<(i64, ForeignKey)> = Vec::new();
         for row in rows {
-            let (id, column, parent_table, parent_column) = row?;
+            let (id, column, parent_table, parent_column) = row.map_err(engine_error)?;
             all.push((
                 id,
                 ForeignKey {
@@ -249,13 +264,16 @@ impl flow::Connection for SqliteConnection<'_> {
     async fn query(&mut self, sql: &str, params: &[Value]) -> Result<Vec<Vec<Value>>, EngineError> {
         let mut stmt = prepare(self.conn, sql).map_err(|e| db_error(self.model, e))?;
         let width = stmt.column_count();
-        let mut rows = stmt.query(params_from_iter(params.iter()))?;
+        let mut rows = stmt
+            .query(params_from_iter(params.iter()))
+            .map_err(engine_error)?;
         let mut all = Vec::new();
-        while let Some(row) = rows.next()? {
+        while let Some(row) = rows.next().map_err(engine_error)? {
             all.push(
                 (0..width)
                     .map(|i| row.get::<_, Value>(i))
-                    .collect::<rusqlite::Result<Vec<Value>>>()?,
+                    .collect::<rusqlite::Result<Vec<Value>>>()
+                    .map_err(engine_error)?,
             );
         }
         Ok(all)
@@ -298,9 +316,12 @@ impl flow::Connection for SqliteConnection<'_> {
             Columns::First => prepare(
                 self.conn,
                 "SELECT name FROM pragma_table_info(?1) WHERE cid = 0",
-            )?
-            .query_map([&table.name], |r| r.get::<_, String>(0))?
-            .collect::<rusqlite::Result<Vec<String>>>()?,
+            )
+            .map_err(engine_error)?
+            .query_map([&table.name], |r| r.get::<_, String>(0))
+            .map_err(engine_error)?
+            .collect::<rusqlite::Result<Vec<String>>>()
+            .map_err(engine_error)?,
         };
         Ok(names
             .iter()
@@ -336,17 +357,18 @@ fn references_to(conn: &Connection, parent: &str) -> Result<Vec<RawReference>, E
          LEFT JOIN pragma_table_info(m.name) AS c ON c.name = f.\"from\" \
          WHERE m.type = 'table' AND f.\"table\" = ?1 \
          ORDER BY m.name, f.id, f.seq",
-    )?;
-    let mut rows = stmt.query([parent])?;
+    )
+    .map_err(engine_error)?;
+    let mut rows = stmt.query([parent]).map_err(engine_error)?;
     let mut refs: Vec<(i64, String, RawReference)> = Vec::new();
-    while let Some(row) = rows.next()? {
-        let child: String = row.get(0)?;
-        let sql: String = row.get(1)?;
-        let id: i64 = row.get(2)?;
-        let from: String = row.get(3)?;
-        let to: Option<String> = row.get(4)?;
-        let not_null = row.get::<_, i64>(5)? != 0;
-        let in_key = row.get::<_, i64>(6)? != 0;
+    while let Some(row) = rows.next().map_err(engine_error)? {
+        let child: String = row.get(0).map_err(engine_error)?;
+        let sql: String = row.get(1).map_err(engine_error)?;
+        let id: i64 = row.get(2).map_err(engine_error)?;
+        let from: String = row.get(3).map_err(engine_error)?;
+        let to: Option<String> = row.get(4).map_err(engine_error)?;
+        let not_null = row.get::<_, i64>(5).map_err(engine_error)? != 0;
+        let in_key = row.get::<_, i64>(6).map_err(engine_error)? != 0;
         match refs.last_mut() {
             Some((i, _, r)) if r.child == child && *i == id => {
                 r.from.push(from);
@@ -612,10 +634,13 @@ fn key_columns(conn: &Connection, table: &str) -> Result<Vec<String>, EngineErro
     let mut stmt = prepare(
         conn,
         "SELECT name FROM pragma_table_info(?1) WHERE pk > 0 ORDER BY pk",
-    )?;
+    )
+    .map_err(engine_error)?;
     let cols = stmt
-        .query_map([table], |r| r.get::<_, String>(0))?
-        .collect::<rusqlite::Result<Vec<String>>>()?;
+        .query_map([table], |r| r.get::<_, String>(0))
+        .map_err(engine_error)?
+        .collect::<rusqlite::Result<Vec<String>>>()
+        .map_err(engine_error)?;
     Ok(cols)
 }
 
@@ -630,7 +655,7 @@ pub(crate) fn equal_all(cols: &[String]) -> String {
 #[cfg(test)]
 mod schema_tests {
     use super::*;
-    use crate::engine::table::Table;
+    use svc_engine::table::Table;
 
     /// A table has relationships where a foreign key joins it to a model, either way: the
     /// engine's `_m2m` fails there (engine/declared.rs).
@@ -838,12 +863,49 @@ impl Column for Field {
     }
 }
 
-table_of_fields!(
-    Model,
-    Field,
-    |m| m.identity.len() == 1,
-    Model::identity_unique
-);
+impl Table for Model {
+    type Column = Field;
+
+    fn table_name(&self) -> &str {
+        &self.name
+    }
+
+    fn columns(&self) -> &[Field] {
+        &self.fields
+    }
+
+    fn key_index(&self) -> usize {
+        self.pk
+    }
+
+    fn column_index(&self) -> &BTreeMap<String, usize> {
+        &self.index
+    }
+
+    fn promoted_key(&self) -> bool {
+        self.promoted_key
+    }
+
+    fn has_relationships(&self) -> bool {
+        self.related
+    }
+
+    fn key_is_whole(&self) -> bool {
+        self.identity.len() == 1
+    }
+
+    fn identity(&self) -> &[usize] {
+        &self.identity
+    }
+
+    fn identity_unique(&self) -> bool {
+        Model::identity_unique(self)
+    }
+
+    fn record_keys(&self) -> &RecordKeys {
+        &self.record_keys
+    }
+}
 
 /// A view holds no rows of its own, and SQLite's own tables (`sqlite_sequence`, the
 /// statistics) hold the database's bookkeeping, not records: an export leaves them out

@@ -14,15 +14,16 @@ use std::time::Instant;
 
 use serde_json::{Value as Json, json};
 
-use crate::engine::field_input::{is_date, is_datetime};
-use crate::engine::*;
+use crate::demo::{DEMO_ROWS, demo_seed_sql};
 use crate::sqlite::{FieldKind, Resource, demo_resource};
+use svc_engine::field_input::{is_date, is_datetime};
+use svc_engine::*;
 // The wire side, as the slices use it: lists read from query pairs and written with their links,
 // aggregate and group forms, and the status and body of each error.
 use crate::http::error::EngineReply;
 use crate::http::list::{list_body, list_spec, selection};
 use crate::records::forms::RequestForm;
-use crate::util::base64::base64_decode;
+use svc_engine::base64::base64_decode;
 
 const FIXTURE: &str = r#"
 CREATE TABLE items (
@@ -91,7 +92,7 @@ fn sel(pairs: &[(&str, &str)]) -> Selection {
 }
 
 /// A list of everything `pairs` selects, read leniently.
-fn lenient_spec(pairs: &[(&str, &str)]) -> crate::engine::ListSpec {
+fn lenient_spec(pairs: &[(&str, &str)]) -> svc_engine::ListSpec {
     let mut all = vec![("_no_pagination", "1")];
     all.extend_from_slice(pairs);
     list_spec(&q(&all), true)
@@ -100,7 +101,7 @@ fn lenient_spec(pairs: &[(&str, &str)]) -> crate::engine::ListSpec {
 /// Ids of the items a lenient list selects, sorted ascending.
 fn lenient_ids(r: &Resource, pairs: &[(&str, &str)]) -> Vec<i64> {
     let listing = r.list("items", &lenient_spec(pairs)).unwrap();
-    let crate::engine::Listing::All(records) = listing else {
+    let svc_engine::Listing::All(records) = listing else {
         panic!("a bare list");
     };
     let mut ids: Vec<i64> = parse(&records.0)
@@ -1798,7 +1799,7 @@ fn base64_round_trip() {
         b"hello world!!",
     ] {
         let mut enc = Vec::new();
-        crate::util::base64::base64_encode_into(&mut enc, data);
+        svc_engine::base64::base64_encode_into(&mut enc, data);
         let enc = String::from_utf8(enc).unwrap();
         assert_eq!(base64_decode(&enc).unwrap(), data, "{enc}");
         assert_eq!(base64_decode(enc.trim_end_matches('=')).unwrap(), data);

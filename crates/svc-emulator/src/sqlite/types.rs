@@ -1,10 +1,5 @@
-//! How SQLAlchemy 1.4's SQLite dialect reflects a column's declared type into the engine's view
-//! of it ([`ColumnType`]): SQLite's declared type, upper-cased, is split into a name (`[\w ]+`)
-//! and arguments; a known name (`INTEGER`, `REAL`, `DATE`, ...) gives its type, otherwise
-//! SQLite's affinity rules do (`INT` -> integer, `CHAR`/`CLOB`/`TEXT` -> text, `BLOB` or nothing
-//! -> untyped, `REAL`/`FLOA`/`DOUB` -> real, anything else -> `NUMERIC`). The serializer, filter
-//! family and search that follow from the reflected type are the engine's
-//! ([`crate::engine::types`]).
+//! SQLite's side of values. How SQLAlchemy 1.4's SQLite dialect reflects a declared type is
+//! the engine's (`svc_engine::types::ColumnType::from_declared`).
 //!
 //! # Values
 //!
@@ -12,205 +7,33 @@
 //! processors, then Python's `sqlite3` adaptation), the driver's values handed to the engine's
 //! readings as [`Stored`], rows written as records, and driver errors as engine errors.
 
-use crate::engine::error::EngineError;
-use crate::engine::field_input::{Internal, is_date, is_datetime};
-use crate::engine::json_text::{write_i64, write_json_str, write_json_text};
-use crate::engine::python::json::{PyJson, parse_py_json, py_json_dumps, write_py_json};
-use crate::engine::python::numbers::{parse_bool, py_float};
-use crate::engine::python::text::py_repr_str;
-use crate::engine::types::{ColumnType, FilterFamily, Reflected, Search, Serializer};
-use crate::engine::types::{Stored, write_with};
 use crate::sqlite::schema::{Field, FieldKind};
-use crate::util::base64::{base64_decode, base64_encode_into};
 use rusqlite::types::{Value, ValueRef};
 use serde_json::Value as Json;
+use svc_engine::base64::{base64_decode, base64_encode_into};
+use svc_engine::error::EngineError;
+use svc_engine::field_input::{Internal, is_date, is_datetime};
+use svc_engine::json_text::{write_i64, write_json_str, write_json_text};
+use svc_engine::python::json::{PyJson, parse_py_json, py_json_dumps, write_py_json};
+use svc_engine::python::numbers::{parse_bool, py_float};
+use svc_engine::python::text::py_repr_str;
+use svc_engine::types::Reflected;
+use svc_engine::types::{Stored, write_with};
 
-impl ColumnType {
-    /// The engine's view of a column declared as `declared` (SQLite's declared type text).
-    pub fn from_declared(declared: &str) -> ColumnType {
-        let upper = declared.to_ascii_uppercase();
-        let (name, args) = split_declared(&upper);
-        let numbers: Vec<u32> = args
-            .split(|c: char| !c.is_ascii_digit())
-            .filter(|s| !s.is_empty())
-            .filter_map(|s| s.parse().ok())
-            .collect();
-        let reflected = match name {
-            "BIGINT" | "INT" | "INTEGER" | "SMALLINT" => Reflected::Integer,
-            "BLOB" => Reflected::Blob,
-            "BOOL" | "BOOLEAN" => Reflected::Boolean,
-            "CHAR" | "NCHAR" | "NVARCHAR" | "TEXT" | "VARCHAR" => Reflected::String,
-            "DATE" | "DATE_CHAR" => Reflected::Date,
-            "DATETIME" | "DATETIME_CHAR" | "TIMESTAMP" => Reflected::DateTime,
-            "DOUBLE" | "FLOAT" | "REAL" => Reflected::Float,
-            "DECIMAL" | "NUMERIC" => Reflected::Numeric {
-                scale: numbers.get(1).map_or(10, |&s| s.min(255) as u8),
-            },
-            "JSON" => Reflected::Json,
-            "TIME" | "TIME_CHAR" => Reflected::Time,
-            n if n.contains("INT") => Reflected::Integer,
-            n if n.contains("CHAR") || n.contains("CLOB") || n.contains("TEXT") => {
-                Reflected::String
-            }
-            n if n.contains("BLOB") || n.is_empty() => Reflected::Untyped,
-            n if n.contains("REAL") || n.contains("FLOA") || n.contains("DOUB") => Reflected::Float,
-            // Arguments of an unknown name go to NUMERIC(precision, scale) too.
-            _ => Reflected::Numeric {
-                scale: numbers.get(1).map_or(10, |&s| s.min(255) as u8),
-            },
-        };
-        // The engine matches `str(type)`: the SQLAlchemy type's name, with its arguments.
-        let text_name = type_text(name, reflected, &numbers);
-        let serializer = match text_name.as_str() {
-            "INTEGER" | "SMALLINT" | "BIGINT" | "BOOLEAN" | "FLOAT" | "DECIMAL" => {
-                Serializer::Value
-            }
-            t if t.starts_with("TIMESTAMP") || t.starts_with("DATETIME") => Serializer::DateTime,
-            _ => Serializer::Text,
-        };
-        let filter = match reflected {
-            Reflected::Integer | Reflected::Numeric { .. } | Reflected::Float => {
-                FilterFamily::Number
-            }
-            Reflected::Boolean => FilterFamily::Boolean,
-            Reflected::Date => FilterFamily::Date,
-            Reflected::DateTime => FilterFamily::DateTime,
-            Reflected::String => FilterFamily::Text,
-            // SQLAlchemy's `JSON`: the engine's JSON lookups, which on SQLite match the text.
-            Reflected::Json => FilterFamily::Json,
-            Reflected::Time | Reflected::Blob | Reflected::Untyped => FilterFamily::Text,
-        };
-        let search = Search::of(
-            filter,
-            matches!(reflected, Reflected::String | Reflected::Json),
-        );
-        ColumnType {
-            reflected,
-            serializer,
-            filter,
-            search,
-        }
+/// A value as SQLite stores it, in the engine's terms.
+pub(crate) fn stored<'a>(v: impl Into<ValueRef<'a>>) -> Stored<'a> {
+    match v.into() {
+        ValueRef::Null => Stored::Null,
+        ValueRef::Integer(i) => Stored::Integer(i),
+        ValueRef::Real(f) => Stored::Real(f),
+        ValueRef::Text(t) => Stored::Text(t),
+        ValueRef::Blob(b) => Stored::Blob(b),
     }
 }
 
-/// SQLAlchemy's `re.match(r"([\w ]+)(\(.*?\))?", type_)`: the name, then the first
-/// parenthesised part (empty when there is none).
-fn split_declared(upper: &str) -> (&str, &str) {
-    let end = upper
-        .char_indices()
-        .find(|&(_, c)| !(c.is_alphanumeric() || c == '_' || c == ' '))
-        .map_or(upper.len(), |(i, _)| i);
-    let name = &upper[..end];
-    let rest = &upper[end..];
-    let args = if rest.starts_with('(') {
-        rest.find(')').map_or("", |close| &rest[..=close])
-    } else {
-        ""
-    };
-    (name, args)
-}
-
-/// `str(type).upper()` of the reflected SQLAlchemy type, as far as the engine's table looks.
-fn type_text(name: &str, reflected: Reflected, numbers: &[u32]) -> String {
-    let args = |n: usize| -> String {
-        let shown: Vec<String> = numbers.iter().take(n).map(u32::to_string).collect();
-        if shown.is_empty() {
-            String::new()
-        } else {
-            format!("({})", shown.join(", "))
-        }
-    };
-    match reflected {
-        Reflected::Integer => match name {
-            "BIGINT" => "BIGINT".to_owned(),
-            "SMALLINT" => "SMALLINT".to_owned(),
-            _ => "INTEGER".to_owned(),
-        },
-        Reflected::Boolean => "BOOLEAN".to_owned(),
-        Reflected::Float => match name {
-            "FLOAT" | "DOUBLE" => format!("FLOAT{}", args(1)),
-            _ => format!("REAL{}", args(1)),
-        },
-        Reflected::Numeric { .. } => match name {
-            "DECIMAL" => format!("DECIMAL{}", args(2)),
-            _ => format!("NUMERIC{}", args(2)),
-        },
-        Reflected::DateTime if name == "TIMESTAMP" => "TIMESTAMP".to_owned(),
-        Reflected::DateTime => "DATETIME".to_owned(),
-        Reflected::Date => "DATE".to_owned(),
-        Reflected::Time => "TIME".to_owned(),
-        Reflected::String => name.to_owned(),
-        Reflected::Json => "JSON".to_owned(),
-        Reflected::Blob => "BLOB".to_owned(),
-        Reflected::Untyped => "NULLTYPE".to_owned(),
-    }
-}
-
-#[cfg(test)]
-mod types_tests {
-    use super::*;
-
-    fn ty(decl: &str) -> ColumnType {
-        ColumnType::from_declared(decl)
-    }
-
-    #[test]
-    fn declared_types_reflect_as_sqlalchemy_does() {
-        use Reflected::*;
-        let cases = [
-            ("INTEGER", Integer),
-            ("int", Integer),
-            ("UNSIGNED BIG INT", Integer),
-            ("TINYINT(1)", Integer),
-            ("REAL", Float),
-            ("DOUBLE PRECISION", Float),
-            ("FLOAT(53)", Float),
-            ("NUMERIC", Numeric { scale: 10 }),
-            ("DECIMAL(10, 2)", Numeric { scale: 2 }),
-            ("NUMERIC(8)", Numeric { scale: 10 }),
-            ("UUID", Numeric { scale: 10 }),
-            ("BOOLEAN", Boolean),
-            ("DATE", Date),
-            ("DATETIME", DateTime),
-            ("TIMESTAMP", DateTime),
-            ("DATETIME2", Numeric { scale: 10 }),
-            ("VARCHAR(80)", String),
-            ("NATIVE CHARACTER(70)", String),
-            ("CLOB", String),
-            ("BLOB", Blob),
-            ("", Untyped),
-            ("MYBLOB", Untyped),
-            ("JSON", Json),
-            ("TIME", Time),
-        ];
-        for (decl, want) in cases {
-            assert_eq!(ty(decl).reflected, want, "{decl:?}");
-        }
-    }
-}
-
-impl<'a> From<ValueRef<'a>> for Stored<'a> {
-    fn from(v: ValueRef<'a>) -> Self {
-        match v {
-            ValueRef::Null => Stored::Null,
-            ValueRef::Integer(i) => Stored::Integer(i),
-            ValueRef::Real(f) => Stored::Real(f),
-            ValueRef::Text(t) => Stored::Text(t),
-            ValueRef::Blob(b) => Stored::Blob(b),
-        }
-    }
-}
-
-impl<'a> From<&'a Value> for Stored<'a> {
-    fn from(v: &'a Value) -> Self {
-        ValueRef::from(v).into()
-    }
-}
-
-impl From<rusqlite::Error> for EngineError {
-    fn from(e: rusqlite::Error) -> Self {
-        Self::Internal(format!("database error: {e}"))
-    }
+/// A SQLite error the engine answers with its own failure.
+pub(crate) fn engine_error(e: rusqlite::Error) -> EngineError {
+    EngineError::Internal(format!("database error: {e}"))
 }
 
 fn number(raw: &str) -> Option<Value> {

@@ -8,7 +8,7 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
 use crate::storage::{Store, StoreError};
-use crate::util::base64::{base64_decode, base64_encode_into};
+use svc_engine::base64::{base64_decode, base64_encode_into};
 
 /// The meta store's tables that hold a project's state, each with a `project` column.
 const PROJECT_TABLES: &[&str] = &[

@@ -9,9 +9,9 @@ use serde_json::{Value, json};
 
 use crate::config::actions::ActionConfig;
 use crate::config::fixtures::Fixtures;
-use crate::engine::filter::{family_lookups, family_name};
-use crate::engine::types::ModelInfo;
 use crate::http::AppState;
+use svc_engine::filter::{family_lookups, family_name};
+use svc_engine::types::ModelInfo;
 
 /// What a start's load of a resource's fixtures did, for the page.
 #[derive(Debug, Clone)]

@@ -1,4 +1,3 @@
-//! Small shared utilities with no HTTP and no storage: base64 and timestamps.
+//! Small shared utilities with no HTTP and no storage: timestamps (base64 is svc-engine's).
 
-pub(crate) mod base64;
 pub(crate) mod timestamp;

@@ -3,9 +3,11 @@
 //! [`ListQuery`] builds the query string of a records list (filters, exclusions, ordering,
 //! search, page and page size) and checks it before anything is sent. [`wire`] owns the records
 //! wire grammar that the SDK and the emulator share: reserved parameters, page-size limits, the
-//! filter-key encoder and decoder, and the percent-encoding of URL components.
+//! filter-key encoder and decoder, and the percent-encoding of URL components. [`csv`] reads
+//! records written as CSV, as `svc records import` and the emulator's fixtures do.
 
 mod aggregate;
+pub mod csv;
 mod query;
 pub mod wire;
 

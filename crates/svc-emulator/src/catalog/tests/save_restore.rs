@@ -15,8 +15,8 @@ use serde_json::{Map, Value, json};
 use crate::backend::{Backend, Saved, Update};
 use crate::catalog::open;
 use crate::config::projects::ResourceConfig;
-use crate::engine::python::json::PyJson;
-use crate::engine::{EngineError, Selection, SqlLimits};
+use svc_engine::python::json::PyJson;
+use svc_engine::{EngineError, Selection, SqlLimits};
 
 /// The tables every database starts with (each in its own DDL): keys the database numbers,
 /// foreign keys nullable and NOT NULL, a self-reference, a table without a key, a generated

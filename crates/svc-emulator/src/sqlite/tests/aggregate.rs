@@ -7,12 +7,12 @@
 
 use serde_json::Value as Json;
 
-use crate::engine::*;
 use crate::http::error::EngineReply;
 use crate::http::extract::query_pairs;
 use crate::http::list::selection;
 use crate::records::forms::RequestForm;
 use crate::sqlite::Resource;
+use svc_engine::*;
 
 const FIXTURE: &str = r#"
 CREATE TABLE t (id INTEGER PRIMARY KEY, i INTEGER, r REAL, n NUMERIC, d DECIMAL(10, 2), dd DECIMAL,

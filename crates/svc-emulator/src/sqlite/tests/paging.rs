@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use super::*;
-use crate::engine::{ListSpec, Listing};
+use svc_engine::{ListSpec, Listing};
 
 /// NULLs, duplicates, mixed storage classes, a NOCASE collation, `-0.0` beside `0.0`, an
 /// index: everything that decides where a row sorts.

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use super::*;
 use crate::backend::{Backend, Hold};
-use crate::engine::{ListSpec, Listing};
 use crate::sqlite::backend::{Mode, Route, route_list, route_retrieve};
+use svc_engine::{ListSpec, Listing};
 
 const KEYS: &str = r#"
 CREATE TABLE byrowid (id INTEGER PRIMARY KEY, v TEXT);

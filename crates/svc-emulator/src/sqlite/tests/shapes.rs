@@ -9,12 +9,12 @@
 
 use serde_json::{Value as Json, json};
 
-use crate::engine::python::json::{PyJson, parse_py_json};
-use crate::engine::{AggregateRequest, EngineError, GroupRequest, Listing, Selection};
 use crate::http::error::EngineReply;
 use crate::http::list::{list_spec, selection};
 use crate::records::forms::RequestForm;
 use crate::sqlite::Resource;
+use svc_engine::python::json::{PyJson, parse_py_json};
+use svc_engine::{AggregateRequest, EngineError, GroupRequest, Listing, Selection};
 
 const FIXTURE: &str = r#"
 CREATE TABLE comp (a INTEGER, b TEXT, v INTEGER, PRIMARY KEY (a, b));

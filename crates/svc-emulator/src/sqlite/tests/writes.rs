@@ -4,14 +4,14 @@
 
 use serde_json::{Value as Json, json};
 
-use crate::engine::body::parse_form;
-use crate::engine::field_input::parse_input_datetime;
-use crate::engine::python::json::{PyJson, parse_py_json, py_json_dumps};
-use crate::engine::python::numbers::{py_float, py_int};
-use crate::engine::python::text::{py_repr, py_text};
-use crate::engine::{EngineError, Selection};
 use crate::http::error::EngineReply;
 use crate::sqlite::Resource;
+use svc_engine::body::parse_form;
+use svc_engine::field_input::parse_input_datetime;
+use svc_engine::python::json::{PyJson, parse_py_json, py_json_dumps};
+use svc_engine::python::numbers::{py_float, py_int};
+use svc_engine::python::text::{py_repr, py_text};
+use svc_engine::{EngineError, Selection};
 
 /// The engine's test schema: one table per column family, foreign keys of every shape.
 const FIXTURE: &str = r#"

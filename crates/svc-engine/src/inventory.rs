@@ -1,0 +1,514 @@
+//! What the data engine (jet-bridge 1.12.13) reads on a model's routes, taken from its source
+//! (its model views and their mixins, its filter classes with `ModelFilterClass`, the
+//! serializers and its router), each with the emulator's one decision. It is data: docs/contract.md's table
+//! "What the engine reads" is written from it (`SVC_BLESS=1 cargo test -p svc-engine --lib
+//! inventory` rewrites it; the test fails while the two differ), the conformance suite sends
+//! every entry's example to every database and checks its decision, and `svc emulator verify`
+//! draws requests from the examples.
+//!
+//! Examples are a method, a path below the model (`""`, `"{pk}"`, `"aggregate"`, ...) and a
+//! query or body, where `{pk}` stands for a record's key, `{key}` for the key column's name,
+//! `{text}` for a text column's name and `{number}` for a number column's.
+
+/// Where the engine reads an entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// A query parameter.
+    Query,
+    /// A key of a JSON body.
+    Body,
+    /// A route (a method and a path below the model).
+    Route,
+    /// A spelling of a value, wherever a column's field reads it.
+    Value,
+}
+
+/// A view of the engine's model routes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    /// `GET models/{model}`.
+    List,
+    /// `GET models/{model}/{pk}`.
+    Retrieve,
+    /// `POST models/{model}`.
+    Create,
+    /// `PATCH` or `PUT models/{model}/{pk}`.
+    Update,
+    /// `DELETE models/{model}/{pk}`.
+    Delete,
+    /// `GET models/{model}/aggregate`.
+    Aggregate,
+    /// `GET models/{model}/group`.
+    Group,
+}
+
+impl View {
+    /// The view's name in docs/contract.md.
+    pub fn name(self) -> &'static str {
+        match self {
+            View::List => "list",
+            View::Retrieve => "retrieve",
+            View::Create => "create",
+            View::Update => "update",
+            View::Delete => "delete",
+            View::Aggregate => "aggregate",
+            View::Group => "group",
+        }
+    }
+}
+
+/// The emulator's one decision on an entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    /// Served as the engine serves it: the same status, rows, order, count and value types.
+    Served,
+    /// Refused with a `4xx` whose body (and `svc-error-decision` header) carries
+    /// `"error_decision": "stricter"`: the engine fails on it (`5xx`) or misreads it, for the
+    /// reason given. `--lenient` answers as the engine does where it can.
+    Stricter(&'static str),
+    /// Answered otherwise than the engine, for the reason given (docs/contract.md says where).
+    Departure(&'static str),
+}
+
+/// One thing the engine reads.
+#[derive(Debug, Clone, Copy)]
+pub struct Entry {
+    /// Where it is read.
+    pub place: Place,
+    /// Its spelling (`{field}` is any field of the model, `{lookup}` a lookup of its family).
+    pub name: &'static str,
+    /// The views that read it.
+    pub views: &'static [View],
+    /// How the engine reads it.
+    pub reading: &'static str,
+    /// The emulator's decision.
+    pub decision: Decision,
+    /// A request that shows the decision: method, path below the model, query or JSON body.
+    pub example: Option<(&'static str, &'static str, &'static str)>,
+}
+
+const FILTERING: &[View] = &[
+    View::List,
+    View::Retrieve,
+    View::Update,
+    View::Delete,
+    View::Aggregate,
+    View::Group,
+];
+const LIST: &[View] = &[View::List];
+const WRITES: &[View] = &[View::Create, View::Update];
+const Y: &[View] = &[View::Aggregate, View::Group];
+const GROUP: &[View] = &[View::Group];
+const NONE: &[View] = &[];
+
+/// Everything the engine reads on a model's routes, with the emulator's decisions.
+pub const INVENTORY: &[Entry] = &[
+    Entry {
+        place: Place::Query,
+        name: "{field}, {field}__exact",
+        views: FILTERING,
+        reading: "equality, through the field's filter field; `__exact` wins over the bare name; an empty value filters nothing",
+        decision: Decision::Served,
+        example: Some(("GET", "", "{text}__exact=zzz")),
+    },
+    Entry {
+        place: Place::Query,
+        name: "{field}__{lookup}",
+        views: FILTERING,
+        reading: "the lookups of the field's family (gt gte lt lte icontains in istartswith iendswith isnull isempty json_icontains)",
+        decision: Decision::Served,
+        example: Some(("GET", "", "{number}__gte=0&{text}__isnull=false")),
+    },
+    Entry {
+        place: Place::Query,
+        name: "exclude__{field}[__{lookup}]",
+        views: FILTERING,
+        reading: "the negation (`NOT`), NULLs matching neither",
+        decision: Decision::Served,
+        example: Some(("GET", "", "exclude__{text}__in=zzz")),
+    },
+    Entry {
+        place: Place::Query,
+        name: "{field}__{lookup} outside the family",
+        views: FILTERING,
+        reading: "ignored",
+        decision: Decision::Stricter(
+            "a filter the engine ignores selects every record: a misspelt lookup would pass unseen",
+        ),
+        example: Some(("GET", "", "{text}__gt=a")),
+    },
+    Entry {
+        place: Place::Query,
+        name: "a name the model lacks",
+        views: FILTERING,
+        reading: "ignored",
+        decision: Decision::Stricter(
+            "a filter the engine ignores selects every record: a misspelt field would pass unseen",
+        ),
+        example: Some(("GET", "", "no_such_field=1")),
+    },
+    Entry {
+        place: Place::Query,
+        name: "isnull, isempty, boolean values outside t y yes true on 1 / f n no false off 0",
+        views: FILTERING,
+        reading: "Python's truth value: any other text is true",
+        decision: Decision::Stricter("`isnull=maybe` would read as true"),
+        example: Some(("GET", "", "{text}__isnull=maybe")),
+    },
+    Entry {
+        place: Place::Query,
+        name: "_order_by, _order_by__exact",
+        views: FILTERING,
+        reading: "comma-separated names, `-` for descending, the key last; one character selects nothing, in every view",
+        decision: Decision::Served,
+        example: Some(("GET", "{pk}", "_order_by__exact=-{key}")),
+    },
+    Entry {
+        place: Place::Query,
+        name: "_order_by with an unknown name, an empty part, or given twice",
+        views: FILTERING,
+        reading: "fails (500)",
+        decision: Decision::Stricter("the engine fails"),
+        example: Some(("GET", "", "_order_by=no_such_field")),
+    },
+    Entry {
+        place: Place::Query,
+        name: "_search, _search__exact",
+        views: FILTERING,
+        reading: "numbers whole, text in part (`LIKE`); `__exact` wins, an empty one searches nothing",
+        decision: Decision::Served,
+        example: Some(("DELETE", "{pk}", "_search__exact=zzz-no-such-text")),
+    },
+    Entry {
+        place: Place::Query,
+        name: "_search given twice",
+        views: FILTERING,
+        reading: "fails (500)",
+        decision: Decision::Stricter("the engine fails"),
+        example: Some(("GET", "", "_search=a&_search=b")),
+    },
+    Entry {
+        place: Place::Query,
+        name: "_search__{other suffix}, _order_by__{other suffix}",
+        views: FILTERING,
+        reading: "no parameter the engine reads: ignored",
+        decision: Decision::Served,
+        example: Some(("GET", "", "_search__icontains=zzz")),
+    },
+    Entry {
+        place: Place::Query,
+        name: "exclude___search, exclude___order_by",
+        views: FILTERING,
+        reading: "a filter on a field the model lacks: ignored",
+        decision: Decision::Stricter("a filter the engine ignores selects every record"),
+        example: Some(("GET", "", "exclude___search=a")),
+    },
+    Entry {
+        place: Place::Query,
+        name: "_relation, _relation__exact",
+        views: FILTERING,
+        reading: "`col.table.col|...|col.v1,v2`: the records a path of joins relates to one of the values",
+        decision: Decision::Served,
+        example: Some(("GET", "", "_relation__exact={key}.{pk}")),
+    },
+    Entry {
+        place: Place::Query,
+        name: "_relation naming what the resource lacks, or with joins in an aggregate or group",
+        views: FILTERING,
+        reading: "fails (500), or counts joined rows",
+        decision: Decision::Stricter("the engine fails or miscounts"),
+        example: Some(("GET", "", "_relation=no_such_column.x")),
+    },
+    Entry {
+        place: Place::Query,
+        name: "_m2m, _m2m__exact",
+        views: FILTERING,
+        reading: "`split(',', 2)`: empty filters nothing, without a comma selects nothing",
+        decision: Decision::Served,
+        example: Some(("GET", "", "_m2m__exact=tags")),
+    },
+    Entry {
+        place: Place::Query,
+        name: "_m2m=relation_table,value",
+        views: FILTERING,
+        reading: "fails (500) on a model with a relationship, selects nothing on others",
+        decision: Decision::Stricter("it can only fail or select nothing"),
+        example: Some(("GET", "", "_m2m=tags,1")),
+    },
+    Entry {
+        place: Place::Query,
+        name: "_segment",
+        views: FILTERING,
+        reading: "reads saved segments from a body the records views do not have: fails (500) on any non-empty value",
+        decision: Decision::Stricter("the engine fails"),
+        example: Some(("GET", "", "_segment=s")),
+    },
+    Entry {
+        place: Place::Query,
+        name: "_semantic_search",
+        views: FILTERING,
+        reading: "text that is not JSON filters nothing; JSON fails unless it names a pgvector column",
+        decision: Decision::Served,
+        example: Some(("GET", "", "_semantic_search=plain")),
+    },
+    Entry {
+        place: Place::Query,
+        name: "page",
+        views: LIST,
+        reading: "Python's `int()`; below 1 is 1; not a number is 1",
+        decision: Decision::Served,
+        example: Some(("GET", "", "page=%2B2&_per_page=1")),
+    },
+    Entry {
+        place: Place::Query,
+        name: "page whose offset passes the database's (2^63 - 1; MySQL 2^64 - 1)",
+        views: LIST,
+        reading: "fails (500)",
+        decision: Decision::Stricter("the engine fails"),
+        example: Some(("GET", "", "page=9223372036854775807")),
+    },
+    Entry {
+        place: Place::Query,
+        name: "_per_page",
+        views: &[View::List, View::Group],
+        reading: "Python's `int()`, clamped to 1..=10000 (group: 1..=100000, default 10000)",
+        decision: Decision::Served,
+        example: Some(("GET", "", "_per_page=0")),
+    },
+    Entry {
+        place: Place::Query,
+        name: "_no_pagination",
+        views: LIST,
+        reading: "any non-empty value: a bare array of at most 10000 records",
+        decision: Decision::Served,
+        example: Some(("GET", "", "_no_pagination=0")),
+    },
+    Entry {
+        place: Place::Query,
+        name: "tz",
+        views: FILTERING,
+        reading: "the session's time zone: PostgreSQL shows date-times in it; SQLite ignores it",
+        decision: Decision::Served,
+        example: None,
+    },
+    Entry {
+        place: Place::Query,
+        name: "tz on MySQL",
+        views: FILTERING,
+        reading: "kept on the pooled connection for later requests",
+        decision: Decision::Stricter("one request would change the answers of the next ones"),
+        example: None, // MySQL only: `tz_is_read_as_the_engine_reads_it_on_each_database`
+    },
+    Entry {
+        place: Place::Query,
+        name: "draft",
+        views: FILTERING,
+        reading: "a filter on a `draft` field",
+        decision: Decision::Departure(
+            "the SDK's draft switch, sent on every request: never a filter (`draft__exact` filters)",
+        ),
+        example: None,
+    },
+    Entry {
+        place: Place::Query,
+        name: "_y_func, _y_column",
+        views: Y,
+        reading: "count sum min max avg (any case, trimmed); the column defaults to the key",
+        decision: Decision::Served,
+        example: Some(("GET", "aggregate", "_y_func=%20COUNT%20")),
+    },
+    Entry {
+        place: Place::Query,
+        name: "_y_column or _x_column the model lacks",
+        views: Y,
+        reading: "fails (500)",
+        decision: Decision::Stricter("the engine fails"),
+        example: Some(("GET", "aggregate", "_y_func=count&_y_column=no_such_field")),
+    },
+    Entry {
+        place: Place::Query,
+        name: "_x_column, _x_lookup",
+        views: GROUP,
+        reading: "repeatable: keys `group`, `group_2`, ...; date lookups by SQL's date functions",
+        decision: Decision::Served,
+        example: Some(("GET", "group", "_x_column={text}&_y_func=count")),
+    },
+    Entry {
+        place: Place::Body,
+        name: "{field}",
+        views: WRITES,
+        reading: "through the column's serializer field",
+        decision: Decision::Served,
+        example: None,
+    },
+    Entry {
+        place: Place::Body,
+        name: "a key the model lacks",
+        views: WRITES,
+        reading: "ignored",
+        decision: Decision::Stricter("a misspelt field would be dropped unseen"),
+        example: Some(("POST", "", r#"{"no_such_field": 1}"#)),
+    },
+    Entry {
+        place: Place::Body,
+        name: "an update's body that is not an object",
+        views: &[View::Update],
+        reading: "fails (500)",
+        decision: Decision::Stricter("the engine fails"),
+        example: Some(("PATCH", "{pk}", "[1]")),
+    },
+    Entry {
+        place: Place::Route,
+        name: "HEAD on a records route",
+        views: NONE,
+        reading: "no `head` action: fails (500)",
+        decision: Decision::Stricter(
+            "the engine fails (the marker is in the `svc-error-decision` header)",
+        ),
+        example: Some(("HEAD", "", "")),
+    },
+    Entry {
+        place: Place::Route,
+        name: "GET {pk}/get_siblings",
+        views: NONE,
+        reading: "the keys before and after the record in the list's order",
+        decision: Decision::Departure(
+            "not a route of the svc API (docs/contract.md section 5.1): `404`",
+        ),
+        example: None,
+    },
+    Entry {
+        place: Place::Route,
+        name: "POST bulk_create, reorder, reset_order",
+        views: NONE,
+        reading: "creates from an array; moves an ordering column's values",
+        decision: Decision::Departure(
+            "not routes of the svc API (docs/contract.md section 5.1): `405`",
+        ),
+        example: None,
+    },
+    Entry {
+        place: Place::Route,
+        name: "OPTIONS, and CORS headers on every answer",
+        views: NONE,
+        reading: "`204` without credentials, on every route (a browser's preflight); `Access-Control-*` headers on every answer",
+        decision: Decision::Served,
+        example: Some(("OPTIONS", "{pk}", "")),
+    },
+    Entry {
+        place: Place::Value,
+        name: "date-times YYYY-MM-DD[THH:MM[:SS[.ffffff]]][Z|±HH:MM]",
+        views: FILTERING,
+        reading: "dateparser",
+        decision: Decision::Served,
+        example: None,
+    },
+    Entry {
+        place: Place::Value,
+        name: "other date-time spellings (5 March 2024 10:11, now, 2024/03/05)",
+        views: FILTERING,
+        reading: "dateparser, by its language detection and the clock",
+        decision: Decision::Stricter(
+            "the reading depends on the language guessed and on today's date",
+        ),
+        example: None,
+    },
+    Entry {
+        place: Place::Value,
+        name: "a date filter's value",
+        views: FILTERING,
+        reading: "`strftime('%Y-%m-%d')` of dateparser's reading, the year not padded (`0099-12-31` is `99-12-31`), read by the database",
+        decision: Decision::Served,
+        example: None,
+    },
+    Entry {
+        place: Place::Value,
+        name: "numbers",
+        views: FILTERING,
+        reading: "Python's `float()` of the trimmed text (`1e2`, `1_000`, `inf`)",
+        decision: Decision::Served,
+        example: None,
+    },
+    Entry {
+        place: Place::Value,
+        name: "integers past 64 bits on SQLite, text holding NUL on PostgreSQL, a JSON object for a boolean",
+        views: FILTERING,
+        reading: "the driver fails (500)",
+        decision: Decision::Stricter("the engine fails"),
+        example: None,
+    },
+];
+
+/// The table of docs/contract.md, written from [`INVENTORY`].
+pub fn contract_table() -> String {
+    let mut out = String::from(
+        "| Where | Name | Views | How the engine reads it | Decision |\n| --- | --- | --- | --- | --- |\n",
+    );
+    for e in INVENTORY {
+        let place = match e.place {
+            Place::Query => "query",
+            Place::Body => "body",
+            Place::Route => "route",
+            Place::Value => "value",
+        };
+        let views = if e.views.is_empty() {
+            "-".to_owned()
+        } else {
+            e.views
+                .iter()
+                .map(|v| v.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let decision = match e.decision {
+            Decision::Served => "served".to_owned(),
+            Decision::Stricter(why) => format!("**stricter**: {why}"),
+            Decision::Departure(why) => format!("departure: {why}"),
+        };
+        let name = e.name.replace('|', "\\|");
+        let reading = e.reading.replace('|', "\\|");
+        out.push_str(&format!(
+            "| {place} | `{name}` | {views} | {reading} | {decision} |\n"
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BEGIN: &str = "<!-- inventory: written from crates/svc-engine/src/inventory.rs -->\n";
+    const END: &str = "<!-- end of inventory -->";
+
+    #[test]
+    fn the_contracts_table_is_written_from_the_inventory() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/contract.md");
+        let doc = std::fs::read_to_string(path).unwrap_or_default();
+        let (Some(begin), Some(end)) = (doc.find(BEGIN), doc.find(END)) else {
+            panic!("docs/contract.md has no inventory markers ({BEGIN:?} ... {END:?})");
+        };
+        let written = &doc[begin + BEGIN.len()..end];
+        let table = contract_table();
+        if written != table {
+            if std::env::var_os("SVC_BLESS").is_some() {
+                let new = format!("{}{BEGIN}{table}{}", &doc[..begin], &doc[end..]);
+                std::fs::write(path, new).unwrap_or_else(|e| panic!("{e}"));
+            } else {
+                panic!(
+                    "docs/contract.md's inventory table differs from crates/svc-engine/src/\
+                     inventory.rs: run `SVC_BLESS=1 cargo test -p svc-engine --lib inventory`"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_refusal_by_design_says_why() {
+        for e in INVENTORY {
+            if let Decision::Stricter(why) | Decision::Departure(why) = e.decision {
+                assert!(!why.trim().is_empty(), "{}", e.name);
+            }
+        }
+    }
+}
