@@ -435,6 +435,7 @@ const PUBLISHED: &[&str] = &[
     "svc-auth",
     "svc-api",
     "svc-engine",
+    "svc-emulator-core",
     "svc-emulator",
     "svc-cli",
 ];

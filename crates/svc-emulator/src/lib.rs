@@ -41,28 +41,14 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-/// Items only a database server uses (PostgreSQL, MySQL: each an optional feature), compiled
-/// when one is built: so no layer below the catalog names a database's feature, and nothing is
-/// dead code without them.
-macro_rules! for_database_servers {
-    ($($item:item)*) => {
-        $(
-            #[cfg(any(feature = "postgres", feature = "mysql"))]
-            $item
-        )*
-    };
-}
-
-// Layers, lowest first. `util`, `config`, `engine` and `storage` import neither axum nor
+// Layers, lowest first, over svc-engine (the engine's rules) and svc-emulator-core (the
+// `Backend` trait, the flows, the shared SQL). `util`, `config` and `storage` import neither axum nor
 // `http`; `http` is the router, app state, errors, extractors and credential checks; the slices
 // (one per operation group, named like svc-api's modules) never import each other; `runtime`
 // starts the server. Only `cli` imports clap.
-mod backend;
 mod catalog;
 mod config;
 mod demo;
-mod dialect;
-mod flow;
 mod http;
 mod runtime;
 mod sessions;
@@ -71,7 +57,7 @@ mod storage;
 mod ui;
 mod util;
 // The backends: one folder per database that serves resources, each implementing
-// `backend::Backend`; only `catalog::open` names them.
+// `svc_emulator_core::backend::Backend`; only `catalog::open` names them.
 #[cfg(feature = "mysql")]
 mod mysql;
 #[cfg(feature = "postgres")]

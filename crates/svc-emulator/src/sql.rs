@@ -1,5 +1,5 @@
 //! `POST /projects/{project}/{environment}/{resource}/sql_get_query` (docs/contract.md 5.2): one
-//! read-only query, run by the resource's backend ([`Backend::sql`](crate::backend::Backend::sql)).
+//! read-only query, run by the resource's backend ([`Backend::sql`](svc_emulator_core::backend::Backend::sql)).
 //!
 //! The body is `{"query", "v"?, "params_obj"?}`: `query` a non-blank string, `v` absent,
 //! `null` or `2` (the only format there is), `params_obj` absent, `null` or an object. Other

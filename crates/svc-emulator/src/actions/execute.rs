@@ -1,6 +1,6 @@
 //! `POST /projects/{project}/{environment}/{resource}/actions/{action}` (docs/contract.md 5.6):
 //! one action of a resource, as the config declares it ([`ActionConfig`]): SQL run by the
-//! resource's backend ([`Backend::execute`](crate::backend::Backend::execute)) with the
+//! resource's backend ([`Backend::execute`](svc_emulator_core::backend::Backend::execute)) with the
 //! request's `data` bound by name, or a fixed answer. The workflows' steps run through
 //! [`run`] too ([`super::workflows`]).
 

@@ -5,6 +5,7 @@
 //! a [`ToolsBackend`]: the records routes see it as any other resource, the users and teams
 //! routes use its strict writes.
 
+pub(crate) mod fixtures;
 pub(crate) mod open;
 #[cfg(test)]
 mod tests;
@@ -15,8 +16,8 @@ use std::sync::Arc;
 
 use svc_model::users::TOOLS_RESOURCE;
 
-use crate::backend::{Backend, ToolsBackend};
 use crate::config::projects::ProjectsConfig;
+use svc_emulator_core::backend::{Backend, ToolsBackend};
 
 /// Every served resource, by project and resource name. Built once at start.
 #[derive(Debug, Default)]

@@ -9,8 +9,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::backend::{Backend, ToolsBackend};
-use crate::config::projects::{Location, ResourceConfig, shown_location};
+use crate::config::projects::{Location, ResourceConfig};
+use svc_emulator_core::backend::{Backend, ToolsBackend};
+use svc_emulator_core::location::shown_location;
 
 /// The databases that serve URLs: the schemes each takes, and the `type` a project shows for
 /// its resources. Files are SQLite's ([`FILE_KIND`]).

@@ -20,9 +20,9 @@ use axum::http::StatusCode;
 use svc_model::error_body::codes;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use crate::backend::Backend;
 use crate::config::limits::Limits;
 use crate::http::HttpError;
+use svc_emulator_core::backend::Backend;
 
 /// The `Retry-After` of a busy resource's `503`, in seconds.
 const RETRY_AFTER_SECONDS: u64 = 1;

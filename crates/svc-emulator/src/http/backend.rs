@@ -1,14 +1,14 @@
 //! The records operations of an admitted resource, whichever database it is: each hands the
-//! work to the resource's [`Backend`](crate::backend::Backend) with this request's turn, which
+//! work to the resource's [`Backend`](svc_emulator_core::backend::Backend) with this request's turn, which
 //! the backend keeps until the work has ended.
 
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::backend::{Hold, Update};
 use crate::http::HttpError;
 use crate::http::admission::Admitted;
+use svc_emulator_core::backend::{Hold, Update};
 use svc_engine::python::json::PyJson;
 use svc_engine::{
     AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Selection, SqlLimits,
@@ -51,7 +51,7 @@ impl Admitted {
             .map_err(|e| self.reply(e))
     }
 
-    /// Creates a record from a body (`lenient`: see [`crate::backend::Backend::create`]).
+    /// Creates a record from a body (`lenient`: see [`svc_emulator_core::backend::Backend::create`]).
     pub(crate) async fn create(
         &self,
         model: String,

@@ -14,11 +14,11 @@ use axum::extract::rejection::PathRejection;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use crate::backend::Backend;
 use crate::http::AppState;
 use crate::http::admission::Admitted;
 use percent_encoding::percent_decode_str;
 use serde_json::{Map, Value};
+use svc_emulator_core::backend::Backend;
 use svc_model::error_body::codes;
 
 use crate::http::HttpError;

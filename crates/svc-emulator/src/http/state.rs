@@ -2,12 +2,12 @@
 
 use std::sync::Arc;
 
-use crate::backend::Backend;
 use crate::catalog::Catalog;
 use crate::config::registry::Registry;
 use crate::sessions::Accounts;
 use crate::snapshot::{Parts, Snapshots};
 use crate::storage::Store;
+use svc_emulator_core::backend::Backend;
 
 /// Shared state of the router; cheap to clone.
 #[derive(Debug, Clone)]

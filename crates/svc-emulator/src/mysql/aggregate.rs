@@ -14,15 +14,15 @@ use mysql_async::consts::ColumnType;
 use mysql_async::{Row, Value};
 use serde_json::{Map, Value as Json};
 
-use crate::dialect::Dialect;
-use crate::dialect::group::{Quoting, group_label, group_statement};
-use crate::flow::aggregate::Summary;
 use crate::mysql::MyResource;
 use crate::mysql::schema::{MyField, MyModel};
 use crate::mysql::types::{
     MyKind, Offset, bit_value, double_decimal, py_value, set_members, unordered_set, value_bytes,
     value_text,
 };
+use svc_emulator_core::dialect::Dialect;
+use svc_emulator_core::dialect::group::{Quoting, group_label, group_statement};
+use svc_emulator_core::flow::aggregate::Summary;
 use svc_engine::aggregate::{date_unit, fails, group_name, read_refused, y_func, zero_if_null};
 use svc_engine::python::text::hexlify;
 use svc_engine::python::{Py, time_of_day};
@@ -332,7 +332,7 @@ impl MyResource {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialect::group::query_text;
+    use svc_emulator_core::dialect::group::query_text;
 
     /// As the engine answered an unknown function on MariaDB: backquotes, and MySQL's or
     /// MariaDB's own reserved words (`user` is neither's).

@@ -1,4 +1,4 @@
-//! MySQL's words (`crate::dialect`): backquotes, `<=>`, `START TRANSACTION`, a JSON value's type,
+//! MySQL's words (`svc_emulator_core::dialect`): backquotes, `<=>`, `START TRANSACTION`, a JSON value's type,
 //! and how its statements' text reads (`#` comments, executable comments, optimizer hints).
 //!
 //! A list's selection and order as the engine builds them on MySQL.
@@ -17,15 +17,15 @@
 
 use mysql_async::Value;
 
-use crate::dialect::Dialect;
-use crate::dialect::clause::Where;
-use crate::dialect::lookup::{Filter, lookup_condition};
-use crate::dialect::relation::RelationSql;
 use crate::mysql::MyResource;
 use crate::mysql::driver::skip_quoted;
 use crate::mysql::schema::quote_ident;
 use crate::mysql::schema::{MyField, MyModel};
 use crate::mysql::types::MyKind;
+use svc_emulator_core::dialect::Dialect;
+use svc_emulator_core::dialect::clause::Where;
+use svc_emulator_core::dialect::lookup::{Filter, lookup_condition};
+use svc_emulator_core::dialect::relation::RelationSql;
 use svc_engine::EngineError;
 use svc_engine::Lookup;
 use svc_engine::field_input::InputDateTime;
@@ -38,7 +38,7 @@ use svc_engine::types::{FilterFamily, Search};
 
 /// Bound values, in order of their `?`.
 #[derive(Debug, Default, Clone)]
-pub(crate) struct Params(pub Vec<Value>);
+pub struct Params(pub Vec<Value>);
 
 impl Params {
     /// Binds `value` and returns `?`.

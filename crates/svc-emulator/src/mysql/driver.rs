@@ -29,10 +29,6 @@
 //! An action's statements run on the same sessions, in a read-write transaction
 //! (`flow::action`).
 
-use crate::dialect::Dialect;
-use crate::flow::driver::Driver;
-use crate::flow::read_only_sql::{Access, Cancel, Opened};
-use crate::flow::records::Database;
 use crate::mysql::dialect::Params;
 use crate::mysql::schema::quote_ident;
 use crate::mysql::types::{Offset, py_value, value_text};
@@ -42,6 +38,10 @@ use mysql_async::{Column, Conn, Row, Value};
 use serde_json::{Map, Value as Json};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
+use svc_emulator_core::dialect::Dialect;
+use svc_emulator_core::flow::driver::Driver;
+use svc_emulator_core::flow::read_only_sql::{Access, Cancel, Opened};
+use svc_emulator_core::flow::records::Database;
 use svc_engine::sql_answer::{
     AnswerRows, answer_too_large, past_the_cap, query_error, stopped_at_limit,
 };

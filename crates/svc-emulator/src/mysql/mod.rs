@@ -36,7 +36,7 @@ pub(crate) mod records;
 pub(crate) mod schema;
 pub(crate) mod types;
 
-use crate::backend::pooled::{CONNECT_TIMEOUT, ForAMinute, POOL_SIZE, seed_failed};
+use svc_emulator_core::backend::pooled::{CONNECT_TIMEOUT, ForAMinute, POOL_SIZE, seed_failed};
 
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Opts, OptsBuilder, Pool, PoolConstraints, PoolOpts};
@@ -63,7 +63,7 @@ pub struct MyResource {
 }
 
 // A `Backend`: the operations are async already, each awaited where it is asked for.
-crate::backend::awaited_backend!(MyResource);
+svc_emulator_core::awaited_backend!(MyResource);
 
 impl std::fmt::Debug for MyResource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -73,7 +73,7 @@ impl std::fmt::Debug for MyResource {
     }
 }
 
-pub use crate::config::projects::redacted;
+pub(crate) use svc_emulator_core::location::redacted;
 
 /// The URL as the driver reads it: `mariadb://` is `mysql://`.
 fn driver_url(url: &str) -> String {

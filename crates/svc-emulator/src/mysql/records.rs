@@ -33,14 +33,6 @@
 //! counts: other engines' writes do not move the counter. A write anywhere on the server costs
 //! the next page its seek and its kept count, never its answer.
 
-use crate::backend::pooled::ESTIMATE_FROM;
-use crate::dialect::seek::Nulls;
-use crate::flow::Locator;
-use crate::flow::delete::delete_row;
-use crate::flow::driver::{Failure, Session};
-use crate::flow::records::{Database, Page, Pages, Rows};
-use crate::flow::walks::{from_anchor, keep_anchor, page_select, read_page};
-use crate::flow::write::{Values, insert_statement, read_back_sql, set_list, update_sql};
 use crate::mysql::dialect::MyWhere;
 use crate::mysql::dialect::{Params, datetime_literal};
 use crate::mysql::schema::{MyConnection, table};
@@ -50,6 +42,16 @@ use crate::mysql::types::{MyKind, Offset, python_date, set_is_unordered, write_v
 use crate::mysql::{MyResource, driver, message, server_code};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Row, Value};
+use svc_emulator_core::backend::pooled::ESTIMATE_FROM;
+use svc_emulator_core::dialect::seek::Nulls;
+use svc_emulator_core::flow::Locator;
+use svc_emulator_core::flow::delete::delete_row;
+use svc_emulator_core::flow::driver::{Failure, Session};
+use svc_emulator_core::flow::records::{Database, Page, Pages, Rows};
+use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, page_select, read_page};
+use svc_emulator_core::flow::write::{
+    Values, insert_statement, read_back_sql, set_list, update_sql,
+};
 use svc_engine::EngineError;
 use svc_engine::body::{non_field, query_failed};
 use svc_engine::field_input::Internal;
@@ -527,7 +529,7 @@ impl Pages for MyResource {
                 .bind(key[i].clone().unwrap_or(Value::NULL))
                 .to_owned()
         };
-        crate::dialect::seek::seek_condition(&columns, key, Nulls::Smallest, &mut bind)
+        svc_emulator_core::dialect::seek::seek_condition(&columns, key, Nulls::Smallest, &mut bind)
     }
 }
 

@@ -11,7 +11,7 @@
 //!
 //! # Foreign keys and identity
 //!
-//! MySQL's side of the flows (`crate::flow`): a write's transaction as `flow::delete` uses it,
+//! MySQL's side of the flows (`svc_emulator_core::flow`): a write's transaction as `flow::delete` uses it,
 //! the foreign keys that refer to a table (as SQLAlchemy's MySQL dialect reflects them: the keys of
 //! the tables of the same database, `ON DELETE` as the server lists it), and how rows are told
 //! apart (the primary key, else the first column, which the engine promotes).
@@ -34,9 +34,6 @@
 //! Setting an `AUTO_INCREMENT` commits too, so the keys are set after the commit, and only
 //! where they moved.
 
-use crate::flow::driver::Session;
-use crate::flow::export::{Aside, Exports, SavedTable, Store, Suspended};
-use crate::flow::{self, Columns, OnDelete, TableRef};
 use crate::mysql::dialect::Params;
 use crate::mysql::driver::skip_quoted;
 use crate::mysql::types::MyKind;
@@ -45,6 +42,9 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Row, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
+use svc_emulator_core::flow::driver::Session;
+use svc_emulator_core::flow::export::{Aside, Exports, SavedTable, Store, Suspended};
+use svc_emulator_core::flow::{self, Columns, OnDelete, TableRef};
 use svc_engine::EngineError;
 use svc_engine::table::{MappedColumn, MappedTable, Reflected};
 
@@ -58,7 +58,7 @@ pub(crate) type MyField = MappedColumn<MyKind, MyColumn>;
 
 /// What a MySQL column keeps beside the engine's reading of it.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct MyColumn {
+pub struct MyColumn {
     /// The members of an `ENUM` or `SET`, in definition order.
     pub members: Vec<String>,
     /// `table`.`column`.
@@ -74,7 +74,7 @@ pub(crate) type MyModel = MappedTable<MyField, InnoDb>;
 
 /// The table is a base table of InnoDB.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct InnoDb(pub bool);
+pub struct InnoDb(pub bool);
 
 /// The columns of every table and view of the current database, in order (the engine's
 /// SQLAlchemy reflects views too: jet-bridge asks for them).
@@ -576,7 +576,7 @@ impl Exports for MyResource {
                 "the copy is kept in a database of its own, named {}..., and user {user} may \
                  not create one: grant it the privileges \
                  (GRANT ALL ON `svc\\_emulator\\_saved\\_%`.* TO '{name}'@'{host}') ({})",
-                crate::flow::saved::STORE_PREFIX,
+                svc_emulator_core::flow::saved::STORE_PREFIX,
                 message(&e)
             )));
         }

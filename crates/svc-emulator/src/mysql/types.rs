@@ -44,7 +44,7 @@ use svc_engine::types::{Date, FilterFamily, Search, Serializer, decimal_str, wri
 
 /// What the engine makes of a MySQL column type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum MyKind {
+pub enum MyKind {
     /// `TINYINT`, `SMALLINT`, `INT`, `BIGINT`: JSON numbers.
     Integer,
     /// `MEDIUMINT`: an int written as text (`str(type)` is not in the engine's table).

@@ -12,14 +12,14 @@
 use serde_json::{Map, Value as Json};
 use tokio_postgres::Row;
 
-use crate::dialect::group::{group_label, group_statement};
-use crate::flow::aggregate::Summary;
 use crate::postgres::PgResource;
 use crate::postgres::schema::{PgField, PgModel};
 use crate::postgres::types::{
     Offset, PgKind, date_kind, finite, float_items, hex_bytes, interval, iso_time, parse_float,
     python_cannot_hold, timestamp, timetz,
 };
+use svc_emulator_core::dialect::group::{group_label, group_statement};
+use svc_emulator_core::flow::aggregate::Summary;
 use svc_engine::aggregate::{
     date_unit, fails, group_name, not_json_refused, read_refused, y_func, zero_if_null,
 };
@@ -296,8 +296,8 @@ fn type_of(expr: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialect::Dialect;
-    use crate::dialect::group::{Quoting, query_text};
+    use svc_emulator_core::dialect::Dialect;
+    use svc_emulator_core::dialect::group::{Quoting, query_text};
 
     /// As the engine answered an unknown function on PostgreSQL: `user`, `analyse` and
     /// `verbose` are reserved there (not on SQLite), `abort` is not.

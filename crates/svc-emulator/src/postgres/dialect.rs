@@ -1,4 +1,4 @@
-//! PostgreSQL's words (`crate::dialect`): `false`, `ILIKE`, a JSON value's text, and how its
+//! PostgreSQL's words (`svc_emulator_core::dialect`): `false`, `ILIKE`, a JSON value's text, and how its
 //! statements' text reads (dollar quotes, `E'...'` strings, nested comments, `::` casts).
 //!
 //! A list's selection and order as the engine builds them on PostgreSQL.
@@ -11,13 +11,13 @@
 //! PostgreSQL compares, matches (`ILIKE`, with its Unicode case folding) and fails exactly as
 //! it does for the engine.
 
-use crate::dialect::Dialect;
-use crate::dialect::clause::Where;
-use crate::dialect::lookup::{Cmp, Filter, lookup_condition};
-use crate::dialect::relation::RelationSql;
 use crate::postgres::PgResource;
 use crate::postgres::schema::{PgField, PgModel, compared_as};
 use crate::postgres::types::PgKind;
+use svc_emulator_core::dialect::Dialect;
+use svc_emulator_core::dialect::clause::Where;
+use svc_emulator_core::dialect::lookup::{Cmp, Filter, lookup_condition};
+use svc_emulator_core::dialect::relation::RelationSql;
 use svc_engine::EngineError;
 use svc_engine::Lookup;
 use svc_engine::Selection;
@@ -35,7 +35,7 @@ use svc_engine::types::{FilterFamily, Search};
 
 /// Bound values, all text: each is written into the SQL as `$n::text`, cast further there.
 #[derive(Debug, Default, Clone)]
-pub(crate) struct Params(pub Vec<Option<String>>);
+pub struct Params(pub Vec<Option<String>>);
 
 impl Params {
     /// Binds `value` and returns `CAST($n::text AS ty)`.

@@ -31,9 +31,6 @@
 //! An action's statements run on the same sessions, in a read-write transaction
 //! (`flow::action`).
 
-use crate::dialect::Dialect;
-use crate::flow::driver::Driver;
-use crate::flow::read_only_sql::{Access, Cancel, Opened};
 use crate::postgres::dialect::Params;
 use crate::postgres::types::{Offset, PgKind, finite, interval, iso_time, parse_float, timestamp};
 use crate::postgres::{PgResource, message};
@@ -43,6 +40,9 @@ use futures_util::TryStreamExt;
 use serde_json::{Map, Value as Json};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
+use svc_emulator_core::dialect::Dialect;
+use svc_emulator_core::flow::driver::Driver;
+use svc_emulator_core::flow::read_only_sql::{Access, Cancel, Opened};
 use svc_engine::python::Py;
 use svc_engine::sql_answer::{AnswerRows, past_the_cap, query_error, stopped_at_limit};
 use svc_engine::{EngineError, MAX_SQL_ROWS, sql_params};
@@ -153,7 +153,7 @@ pub(super) fn refuse_repeated_names(names: &[String]) -> Result<(), EngineError>
 
 /// A statement with its parameters: the text with `$1`, `$2`, ... and a value for each.
 #[derive(Debug, PartialEq)]
-pub(crate) struct Bound {
+pub struct Bound {
     pub(super) text: String,
     params: Vec<Param>,
 }

@@ -29,8 +29,8 @@ pub(crate) mod records;
 pub(crate) mod schema;
 pub(crate) mod types;
 
-use crate::backend::pooled::{CONNECT_TIMEOUT, ForAMinute, POOL_SIZE, seed_failed};
 use std::str::FromStr;
+use svc_emulator_core::backend::pooled::{CONNECT_TIMEOUT, ForAMinute, POOL_SIZE, seed_failed};
 
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime};
 
@@ -60,7 +60,7 @@ pub struct PgResource {
 }
 
 // A `Backend`: the operations are async already, each awaited where it is asked for.
-crate::backend::awaited_backend!(PgResource);
+svc_emulator_core::awaited_backend!(PgResource);
 
 impl std::fmt::Debug for PgResource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -82,7 +82,7 @@ fn engine_hours(seconds: i32) -> String {
     signed.replace(".0", "")
 }
 
-pub use crate::config::projects::redacted;
+pub(crate) use svc_emulator_core::location::redacted;
 
 fn pool(config: &tokio_postgres::Config, recycling: RecyclingMethod) -> Result<Pool, EngineError> {
     let manager = Manager::from_config(

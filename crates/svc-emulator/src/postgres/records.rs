@@ -38,14 +38,6 @@
 //! and the page is read again from the keys, as above. So a write anywhere (any database of
 //! the server) costs the next page a second statement, never a different answer.
 
-use crate::backend::pooled::ESTIMATE_FROM;
-use crate::dialect::seek::Nulls;
-use crate::flow::delete::delete_row;
-use crate::flow::driver::{Failure, Session};
-use crate::flow::records::Database;
-use crate::flow::records::{Page, Pages};
-use crate::flow::walks::{from_anchor, keep_anchor, page_select, sort_key_of};
-use crate::flow::write::{Values, insert_statement, set_list, update_sql};
 use crate::postgres::dialect::PgWhere;
 use crate::postgres::dialect::{Params, datetime_literal};
 use crate::postgres::driver::prepared_rows;
@@ -55,6 +47,14 @@ use crate::postgres::types::{Offset, PgKind, python_cannot_hold, write_value};
 use crate::postgres::{PgResource, driver, message};
 use deadpool_postgres::Object;
 use std::collections::HashMap;
+use svc_emulator_core::backend::pooled::ESTIMATE_FROM;
+use svc_emulator_core::dialect::seek::Nulls;
+use svc_emulator_core::flow::delete::delete_row;
+use svc_emulator_core::flow::driver::{Failure, Session};
+use svc_emulator_core::flow::records::Database;
+use svc_emulator_core::flow::records::{Page, Pages};
+use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, page_select, sort_key_of};
+use svc_emulator_core::flow::write::{Values, insert_statement, set_list, update_sql};
 use svc_engine::EngineError;
 use svc_engine::body::{non_field, query_failed};
 use svc_engine::field_input::Internal;
@@ -626,7 +626,7 @@ impl Pages for PgResource {
                 .or_insert_with(|| params.cast(key[i].clone(), &fields[i].cast))
                 .clone()
         };
-        crate::dialect::seek::seek_condition(&columns, key, Nulls::Largest, &mut bind)
+        svc_emulator_core::dialect::seek::seek_condition(&columns, key, Nulls::Largest, &mut bind)
     }
 
     /// The rows skipped are skipped by their keys alone, which the page's rows are then read

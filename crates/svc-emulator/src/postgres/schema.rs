@@ -12,7 +12,7 @@
 //!
 //! # Foreign keys and identity
 //!
-//! PostgreSQL's side of the flows (`crate::flow`): a write's transaction as `flow::delete` uses
+//! PostgreSQL's side of the flows (`svc_emulator_core::flow`): a write's transaction as `flow::delete` uses
 //! it, the foreign keys that refer to a table (as SQLAlchemy's PostgreSQL dialect reflects them:
 //! every key of the tables in the same schema, `ON DELETE` from the catalog), and how the ORM
 //! tells rows apart (the primary key, else the first column, read as text and bound as text cast
@@ -42,15 +42,15 @@
 //! and after the deferred checks are made (`setval` is not rolled back: only a commit that
 //! cannot be written leaves them as saved without the rows).
 
-use crate::dialect::quote_ident;
-use crate::flow::driver::Session;
-use crate::flow::export::{Exports, SavedTable, Store, Suspended};
-use crate::flow::{self, Columns, Locator, OnDelete, TableRef};
 use crate::postgres::dialect::Params;
 use crate::postgres::types::PgKind;
 use crate::postgres::{PgResource, message};
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use svc_emulator_core::dialect::quote_ident;
+use svc_emulator_core::flow::driver::Session;
+use svc_emulator_core::flow::export::{Exports, SavedTable, Store, Suspended};
+use svc_emulator_core::flow::{self, Columns, Locator, OnDelete, TableRef};
 use svc_engine::EngineError;
 use svc_engine::table::{MappedColumn, MappedTable, Reflected};
 use tokio_postgres::Client;
@@ -64,7 +64,7 @@ pub(crate) type PgField = MappedColumn<PgKind, PgCast>;
 
 /// The type a value for a column is cast to.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct PgCast {
+pub struct PgCast {
     /// The type, schema-qualified (`"pg_catalog"."int4"`, `integer[]`).
     pub cast: String,
 }

@@ -44,7 +44,7 @@ use svc_engine::types::{FilterFamily, Search, Serializer, write_float};
 
 /// What the engine makes of a PostgreSQL column type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum PgKind {
+pub enum PgKind {
     /// `smallint`, `integer`, `bigint`.
     Integer,
     /// `real` (`float4`): a Python float written as text.

@@ -12,8 +12,8 @@ use std::sync::Arc;
 
 use tokio::net::TcpListener;
 
-use crate::backend::fixtures::{self, Loaded};
 use crate::catalog::Catalog;
+use crate::catalog::fixtures::{self, Loaded};
 use crate::config::fixtures::{FixtureError, Fixtures, FixturesOnRows, by_resource};
 use crate::config::projects::{ConfigError, ProjectsConfig};
 use crate::config::registry::Registry;
@@ -251,11 +251,12 @@ fn prepare(config: &EmulatorConfig, local_addr: SocketAddr) -> Result<Prepared, 
         warnings.push(listening_beyond_loopback(local_addr, config.tls_enabled()));
     }
     if let Some(data) = data_path {
-        let dir_warning =
-            crate::storage::private::prepare_data_dir(data).map_err(|e| EmulatorError::Store {
+        let dir_warning = svc_emulator_core::private::prepare_data_dir(data).map_err(|e| {
+            EmulatorError::Store {
                 path: Some(data.to_owned()),
                 message: format!("cannot create its directory: {e}"),
-            })?;
+            }
+        })?;
         warnings.extend(dir_warning);
     }
     let store = Store::open(data_path).map_err(store_err)?;

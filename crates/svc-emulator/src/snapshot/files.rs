@@ -31,16 +31,16 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::backend::fixtures::{check_fields, has_records};
-use crate::backend::{Backend, Import};
 use crate::catalog::Catalog;
+use crate::catalog::fixtures::{check_fields, has_records};
 use crate::config::fixtures::read::read;
 use crate::config::fixtures::{FixtureError, FixtureFile, Format};
 use crate::snapshot::{Parts, SnapshotError, Snapshots, no_hold};
-use crate::storage::private::{create_private_dir, create_private_file};
 use crate::storage::tools::SEEDED_TEAMS;
 use crate::storage::{Store, StoreRows};
 use crate::util::timestamp::{format_millis, now_millis};
+use svc_emulator_core::backend::{Backend, Import};
+use svc_emulator_core::private::{create_private_dir, create_private_file};
 use svc_engine::{ListSpec, Listing, Selection};
 use svc_model::users::{TEAMS_MODEL, TOOLS_RESOURCE};
 

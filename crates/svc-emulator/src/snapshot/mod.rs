@@ -14,11 +14,11 @@ use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 
-use crate::backend::{Hold, Saved};
 use crate::catalog::Catalog;
 use crate::sessions::Accounts;
 use crate::storage::{ProjectRows, Store, StoreError};
 use crate::util::timestamp::format_millis;
+use svc_emulator_core::backend::{Hold, Saved};
 use svc_engine::EngineError;
 
 /// The name of every project's state at start: its restore is a reset.

@@ -53,16 +53,16 @@ use rusqlite::functions::{Aggregate, Context, FunctionFlags, WindowAggregate};
 use rusqlite::types::{Value, ValueRef};
 use serde_json::{Map, Value as Json};
 
-use crate::dialect::group::{group_label, group_statement};
-use crate::flow;
-use crate::flow::aggregate::Summary;
-use crate::flow::references::run_now;
 use crate::sqlite::Resource;
 use crate::sqlite::records::Sqlite;
 use crate::sqlite::schema::prepare;
 use crate::sqlite::schema::{Field, Model};
 use crate::sqlite::types::json_column_value;
 use crate::sqlite::types::{engine_error, stored};
+use svc_emulator_core::dialect::group::{group_label, group_statement};
+use svc_emulator_core::flow;
+use svc_emulator_core::flow::aggregate::Summary;
+use svc_emulator_core::flow::references::run_now;
 use svc_engine::aggregate::{
     AggregateFunc, AggregateRequest, GroupRequest, date_unit, fails, group_name, not_computed,
     not_json_refused, null_is_zero, y_func,

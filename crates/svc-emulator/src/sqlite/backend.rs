@@ -48,8 +48,6 @@
 //! its `INSERT`, `UPDATE` and `DELETE`): strict JSON types, required NOT NULL fields, foreign
 //! keys enforced (a user's team must exist), errors as field errors.
 
-use crate::backend::{Backend, Batch, Exported, Hold, Import, Saved, ToolsBackend, Update, Work};
-use crate::dialect::quote_ident;
 use crate::sqlite::Resource;
 use crate::sqlite::SavedDatabase;
 use crate::sqlite::driver::SqlCancel;
@@ -71,6 +69,10 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 use std::time::Instant;
+use svc_emulator_core::backend::{
+    Backend, Batch, Exported, Hold, Import, Saved, ToolsBackend, Update, Work,
+};
+use svc_emulator_core::dialect::quote_ident;
 use svc_engine::body::{non_field, summary};
 use svc_engine::python::json::PyJson;
 use svc_engine::records::record_json;

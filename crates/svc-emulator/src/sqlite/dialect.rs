@@ -1,4 +1,4 @@
-//! SQLite's words (`crate::dialect`): `IS` for an equality that matches NULLs, no lock clause,
+//! SQLite's words (`svc_emulator_core::dialect`): `IS` for an equality that matches NULLs, no lock clause,
 //! and how its statements' text reads (quoted names in `"`, `` ` `` or `[...]`).
 //!
 //! A list's selection (filters and search) and order as SQLite SQL with bound parameters,
@@ -16,12 +16,12 @@
 
 use rusqlite::types::Value;
 
-use crate::dialect::Dialect;
-use crate::dialect::clause::key_is_not_null;
-use crate::dialect::lookup::{Filter, lookup_condition};
-use crate::dialect::relation::RelationSql;
 use crate::sqlite::records::Sqlite;
 use crate::sqlite::schema::{Field, Model};
+use svc_emulator_core::dialect::Dialect;
+use svc_emulator_core::dialect::clause::key_is_not_null;
+use svc_emulator_core::dialect::lookup::{Filter, lookup_condition};
+use svc_emulator_core::dialect::relation::RelationSql;
 use svc_engine::Lookup;
 use svc_engine::error::EngineError;
 use svc_engine::filter::{Arg, PyNumber};

@@ -17,11 +17,6 @@
 //! interrupts the connection) and answer cap; the last statement's rows are written as a
 //! read-only query's are. A statement that fails rolls back them all.
 
-use crate::flow::action::{inputs, run_action};
-use crate::flow::driver::{Driver, Failure};
-use crate::flow::read_only_sql::{Access, Cancel, Opened, read_only};
-use crate::flow::records::Database;
-use crate::flow::references::run_now;
 use crate::sqlite::Resource;
 use crate::sqlite::records::Sqlite;
 use crate::sqlite::schema::FieldKind;
@@ -37,6 +32,11 @@ use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use svc_emulator_core::flow::action::{inputs, run_action};
+use svc_emulator_core::flow::driver::{Driver, Failure};
+use svc_emulator_core::flow::read_only_sql::{Access, Cancel, Opened, read_only};
+use svc_emulator_core::flow::records::Database;
+use svc_emulator_core::flow::references::run_now;
 use svc_engine::sql_answer::{AnswerRows, query_error, write_encoder_bytes};
 use svc_engine::{EngineError, MAX_SQL_ROWS, SqlLimits};
 

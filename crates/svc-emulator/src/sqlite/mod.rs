@@ -99,7 +99,7 @@
 //! - `database` given: that file (seeded with `seed_sql` when it has no tables yet, else opened
 //!   as it is: an existing database's tables become models);
 //! - no `database`, emulator data on disk: `<data file>.<project>.<resource>.sqlite`, seeded,
-//!   readable by its owner only like the data file (see `storage::private`); a `database` file
+//!   readable by its owner only like the data file (see `svc_emulator_core::private`); a `database` file
 //!   the emulator creates is created so too, an existing one is left as it is;
 //! - everything in memory: an in-memory database, seeded.
 //!
@@ -124,10 +124,6 @@ mod types;
 #[cfg(test)]
 mod tests;
 
-use crate::backend::{Backend, Exported, Import, ToolsBackend};
-use crate::flow;
-use crate::flow::references::run_now;
-use crate::flow::write::read_back_sql;
 use crate::sqlite::backend::{Attempt, ListRun, Mode, Route, RunMemory, route_retrieve};
 use crate::sqlite::records::Budget;
 use crate::sqlite::records::ListMemo;
@@ -136,7 +132,6 @@ use crate::sqlite::records::unreadable;
 use crate::sqlite::schema::{load_schema, prepare};
 use crate::sqlite::types::{bind, write_field_value};
 use crate::sqlite::types::{engine_error, stored};
-use crate::storage::private;
 use crate::storage::tools::TOOLS_SEED_SQL;
 use rusqlite::backup::{Backup, StepResult};
 use rusqlite::config::DbConfig;
@@ -147,6 +142,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::Duration;
+use svc_emulator_core::backend::{Backend, Exported, Import, ToolsBackend};
+use svc_emulator_core::flow;
+use svc_emulator_core::flow::references::run_now;
+use svc_emulator_core::flow::write::read_back_sql;
+use svc_emulator_core::private;
 use svc_engine::body::non_field;
 use svc_engine::error::EngineError;
 use svc_engine::field_input::{InputField, Internal, to_internal};

@@ -53,19 +53,6 @@
 //! this list read it; either way nothing computed before the commit can carry the generation
 //! this list reads.
 
-use crate::dialect::clause::Where;
-use crate::dialect::quote_ident;
-use crate::dialect::seek::{self, Nulls};
-use crate::flow::Locator;
-use crate::flow::delete::delete_row;
-use crate::flow::driver::Failure;
-use crate::flow::driver::Session;
-use crate::flow::export::{Exports, SavedTable, Suspended, bind_imported};
-use crate::flow::records::{Database, Rows};
-use crate::flow::records::{Page, Pages, counted};
-use crate::flow::references::run_now;
-use crate::flow::walks::{from_anchor, keep_anchor, read_page};
-use crate::flow::write::{Values, insert_statement, set_list, update_sql};
 use crate::sqlite::driver::{SqlCancel, Watchdog};
 use crate::sqlite::schema::prepare;
 use crate::sqlite::schema::{self, SqliteConnection, equal_all};
@@ -80,6 +67,19 @@ use rusqlite::types::{Value, ValueRef};
 use std::borrow::Cow;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use svc_emulator_core::dialect::clause::Where;
+use svc_emulator_core::dialect::quote_ident;
+use svc_emulator_core::dialect::seek::{self, Nulls};
+use svc_emulator_core::flow::Locator;
+use svc_emulator_core::flow::delete::delete_row;
+use svc_emulator_core::flow::driver::Failure;
+use svc_emulator_core::flow::driver::Session;
+use svc_emulator_core::flow::export::{Exports, SavedTable, Suspended, bind_imported};
+use svc_emulator_core::flow::records::{Database, Rows};
+use svc_emulator_core::flow::records::{Page, Pages, counted};
+use svc_emulator_core::flow::references::run_now;
+use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, read_page};
+use svc_emulator_core::flow::write::{Values, insert_statement, set_list, update_sql};
 use svc_engine::body::{non_field, query_failed};
 use svc_engine::error::EngineError;
 use svc_engine::field_input::{Internal, py_equal};

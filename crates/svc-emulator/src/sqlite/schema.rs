@@ -4,7 +4,7 @@
 //!
 //! # Foreign keys and identity
 //!
-//! SQLite's side of the flows (`crate::flow`): a connection inside a transaction, its foreign
+//! SQLite's side of the flows (`svc_emulator_core::flow`): a connection inside a transaction, its foreign
 //! keys as SQLAlchemy's SQLite dialect reflects them (the `ON DELETE` action only from a
 //! table-level clause it can parse), and how its rows are told apart (the rowid).
 //!
@@ -16,15 +16,15 @@
 //! Identifiers found by the reflection are the only ones ever written into SQL, always
 //! through `dialect::quote_ident`.
 
-use crate::dialect::quote_ident;
-use crate::flow::records::{BaseTable, ModelSql};
-use crate::flow::{self, Columns, OnDelete, TableRef};
 use crate::sqlite::db_error;
 use crate::sqlite::types::engine_error;
 use rusqlite::types::Value;
 use rusqlite::{Connection, params_from_iter};
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use svc_emulator_core::dialect::quote_ident;
+use svc_emulator_core::flow::records::{BaseTable, ModelSql};
+use svc_emulator_core::flow::{self, Columns, OnDelete, TableRef};
 use svc_engine::EngineError;
 use svc_engine::field_input::InputField;
 use svc_engine::records::RecordKeys;

@@ -7,7 +7,6 @@
 
 pub(crate) mod accounts;
 mod pages;
-pub(crate) mod private;
 mod project_state;
 mod settings;
 pub(crate) mod tools;
@@ -78,7 +77,8 @@ impl Store {
             None => Connection::open_in_memory()?,
             Some(path) => {
                 // The directory was made ready by `private::prepare_data_dir` at start.
-                private::private_database(path).map_err(|e| StoreError::File(e.to_string()))?;
+                svc_emulator_core::private::private_database(path)
+                    .map_err(|e| StoreError::File(e.to_string()))?;
                 let conn = Connection::open(path)?;
                 // WAL lets readers (another emulator, a person with the sqlite3 shell) look in
                 // while we write; NORMAL sync is safe with WAL and much faster.

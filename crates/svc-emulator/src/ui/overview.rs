@@ -143,7 +143,7 @@ fn model(m: &ModelInfo) -> Value {
     json!({ "name": m.name, "key": m.key, "promoted_key": m.promoted_key, "fields": fields })
 }
 
-fn action(a: &ActionConfig, db: Option<&dyn crate::backend::Backend>) -> Value {
+fn action(a: &ActionConfig, db: Option<&dyn svc_emulator_core::backend::Backend>) -> Value {
     let inputs: Vec<String> = match (a.answer.is_some(), db) {
         (false, Some(db)) => db
             .inputs(&a.sql)

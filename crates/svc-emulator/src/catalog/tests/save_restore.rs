@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
-use crate::backend::{Backend, Saved, Update};
 use crate::catalog::open;
 use crate::config::projects::ResourceConfig;
+use svc_emulator_core::backend::{Backend, Saved, Update};
 use svc_engine::python::json::PyJson;
 use svc_engine::{EngineError, Selection, SqlLimits};
 
@@ -60,7 +60,7 @@ struct Target {
     _databases: Vec<maria_server::Database<'static>>,
 }
 
-fn hold() -> crate::backend::Hold {
+fn hold() -> svc_emulator_core::backend::Hold {
     Box::new(())
 }
 
@@ -243,7 +243,10 @@ async fn a_copy_is_out_of_sight_and_goes_with_its_last_handle(t: &Target) {
         return;
     };
     #[cfg(any(feature = "postgres", feature = "mysql"))]
-    assert!(name.starts_with(crate::flow::saved::STORE_PREFIX), "{name}");
+    assert!(
+        name.starts_with(svc_emulator_core::flow::saved::STORE_PREFIX),
+        "{name}"
+    );
     let second = save(&t.backend).await;
     assert_ne!(
         (t.store_of)(&second),
@@ -341,8 +344,8 @@ mod postgres_db {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::*;
-    use crate::flow::saved::SavedCopy;
     use crate::postgres::PgResource;
+    use svc_emulator_core::flow::saved::SavedCopy;
 
     /// Beside the shared tables: keys numbered by identity and by a sequence of its own, and a
     /// partitioned table (its rows saved once, through it) and a materialized view (not saved).
@@ -553,8 +556,8 @@ UPDATE cycle_a SET b_id = 1;
 #[cfg(feature = "mysql")]
 mod mysql_db {
     use super::*;
-    use crate::flow::saved::SavedCopy;
     use crate::mysql::MyResource;
+    use svc_emulator_core::flow::saved::SavedCopy;
 
     const SCHEMA: &str = "
 CREATE TABLE people (id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(50) NOT NULL, age INT);

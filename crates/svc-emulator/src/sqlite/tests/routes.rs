@@ -6,8 +6,8 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use super::*;
-use crate::backend::{Backend, Hold};
 use crate::sqlite::backend::{Mode, Route, route_list, route_retrieve};
+use svc_emulator_core::backend::{Backend, Hold};
 use svc_engine::{ListSpec, Listing};
 
 const KEYS: &str = r#"

@@ -1,0 +1,322 @@
+//! [`Backend`](super::Backend) for a database whose driver is async already (PostgreSQL,
+//! MySQL), written once: each operation is awaited where it is asked for, with the caller's
+//! [`Hold`](super::Hold) kept until it ends. Dropping a future drops its query: a read-only SQL
+//! query is cancelled in the database.
+
+/// Implements [`Backend`](crate::backend::Backend) for `$resource`, whose inherent async
+/// `reload` reads its schema again. The records operations, read-only SQL and saved copies are
+/// the flows of `flow::read`, `flow::write`, `flow::aggregate`, `flow::read_only_sql`, `flow::action`, `flow::saved` and `flow::export`,
+/// over the resource's side of them (`flow::records::Database`,
+/// `flow::aggregate::Summary`, `flow::driver::Driver`, `flow::export::Exports`); the macro also gives the resource the public methods that run
+/// them (`list`, `retrieve_selected`, `delete_selected`, `aggregate`, `group`, `sql`).
+#[macro_export]
+macro_rules! awaited_backend {
+    ($resource:ty) => {
+        // The records operations of the public API, each the flow over this resource.
+        impl $resource {
+            /// The names of the models, sorted.
+            pub fn model_names(&self) -> Vec<String> {
+                $crate::flow::records::Database::models(self).names()
+            }
+
+            /// Whether the resource has a model of that name.
+            pub fn has_model(&self, name: &str) -> bool {
+                $crate::flow::records::Database::models(self).contains(name)
+            }
+
+            /// `model` as last read: its key and fields; `None` when there is no such model.
+            pub fn describe(&self, model: &str) -> Option<::svc_engine::types::ModelInfo> {
+                let model = $crate::flow::records::Database::models(self)
+                    .get(model)
+                    .ok()?;
+                Some(::svc_engine::table::describe(&*model))
+            }
+
+            /// One page of records of `model`, or all of them (`no_pagination`), as the engine
+            /// lists them.
+            pub async fn list(
+                &self,
+                model: &str,
+                spec: &::svc_engine::ListSpec,
+            ) -> Result<::svc_engine::Listing, ::svc_engine::EngineError> {
+                $crate::flow::read::list(self, model, spec).await
+            }
+
+            /// The record of `model` whose key is `pk` and that `selection` selects, as JSON
+            /// bytes.
+            pub async fn retrieve_selected(
+                &self,
+                model: &str,
+                pk: &str,
+                selection: &::svc_engine::Selection,
+            ) -> Result<Vec<u8>, ::svc_engine::EngineError> {
+                $crate::flow::read::retrieve(self, model, pk, selection).await
+            }
+
+            /// Deletes the record `pk` (which `selection` must select), after what the
+            /// engine's ORM does to the rows that refer to it.
+            pub async fn delete_selected(
+                &self,
+                model: &str,
+                pk: &str,
+                selection: &::svc_engine::Selection,
+            ) -> Result<(), ::svc_engine::EngineError> {
+                $crate::flow::write::delete(self, model, pk, selection).await
+            }
+
+            /// `{"y_func": value}` over the records `selection` selects.
+            pub async fn aggregate(
+                &self,
+                model: &str,
+                req: &::svc_engine::AggregateRequest,
+                selection: &::svc_engine::Selection,
+            ) -> Result<serde_json::Value, ::svc_engine::EngineError> {
+                $crate::flow::aggregate::aggregate(self, model, req, selection).await
+            }
+
+            /// Group rows `{"group": key, "group_2": ..., "y_func": value}`, sorted by the
+            /// keys.
+            pub async fn group(
+                &self,
+                model: &str,
+                req: &::svc_engine::GroupRequest,
+                selection: &::svc_engine::Selection,
+            ) -> Result<serde_json::Value, ::svc_engine::EngineError> {
+                $crate::flow::aggregate::group(self, model, req, selection).await
+            }
+
+            /// Runs one read-only query with `params` (`:name` values) within `time` and
+            /// `answer_bytes`; the answer is `{"columns", "data", "row_count"}` as JSON bytes.
+            pub async fn sql(
+                &self,
+                query: &str,
+                params: &serde_json::Map<String, serde_json::Value>,
+                time: std::time::Duration,
+                answer_bytes: usize,
+            ) -> Result<Vec<u8>, ::svc_engine::EngineError> {
+                $crate::flow::read_only_sql::read_only(self, query, params, time, answer_bytes)
+                    .await
+            }
+        }
+
+        impl $crate::backend::Backend for $resource {
+            fn has_model(&self, name: &str) -> bool {
+                <$resource>::has_model(self, name)
+            }
+
+            fn sets_time_zone(&self) -> bool {
+                true
+            }
+
+            fn model_names(&self) -> Vec<String> {
+                <$resource>::model_names(self)
+            }
+
+            fn describe(&self, model: &str) -> Option<::svc_engine::types::ModelInfo> {
+                <$resource>::describe(self, model)
+            }
+
+            fn list(
+                self: std::sync::Arc<Self>,
+                model: String,
+                spec: ::svc_engine::ListSpec,
+                hold: $crate::backend::Hold,
+            ) -> $crate::backend::Work<::svc_engine::Listing> {
+                Box::pin(async move {
+                    let _hold = hold;
+                    <$resource>::list(&self, &model, &spec).await
+                })
+            }
+
+            fn retrieve(
+                self: std::sync::Arc<Self>,
+                model: String,
+                pk: String,
+                selection: ::svc_engine::Selection,
+                hold: $crate::backend::Hold,
+            ) -> $crate::backend::Work<Vec<u8>> {
+                Box::pin(async move {
+                    let _hold = hold;
+                    self.retrieve_selected(&model, &pk, &selection).await
+                })
+            }
+
+            fn create(
+                self: std::sync::Arc<Self>,
+                model: String,
+                body: ::svc_engine::python::json::PyJson,
+                lenient: bool,
+                hold: $crate::backend::Hold,
+            ) -> $crate::backend::Work<Vec<u8>> {
+                Box::pin(async move {
+                    let _hold = hold;
+                    $crate::flow::write::create(&*self, &model, &body, lenient).await
+                })
+            }
+
+            fn update(
+                self: std::sync::Arc<Self>,
+                change: $crate::backend::Update,
+                hold: $crate::backend::Hold,
+            ) -> $crate::backend::Work<Vec<u8>> {
+                Box::pin(async move {
+                    let _hold = hold;
+                    $crate::flow::write::update(
+                        &*self,
+                        &change.model,
+                        &change.pk,
+                        &change.body,
+                        &change.selection,
+                        change.partial,
+                    )
+                    .await
+                })
+            }
+
+            fn delete(
+                self: std::sync::Arc<Self>,
+                model: String,
+                pk: String,
+                selection: ::svc_engine::Selection,
+                hold: $crate::backend::Hold,
+            ) -> $crate::backend::Work<()> {
+                Box::pin(async move {
+                    let _hold = hold;
+                    self.delete_selected(&model, &pk, &selection).await
+                })
+            }
+
+            fn aggregate(
+                self: std::sync::Arc<Self>,
+                model: String,
+                request: ::svc_engine::AggregateRequest,
+                selection: ::svc_engine::Selection,
+                hold: $crate::backend::Hold,
+            ) -> $crate::backend::Work<serde_json::Value> {
+                Box::pin(async move {
+                    let _hold = hold;
+                    <$resource>::aggregate(&self, &model, &request, &selection).await
+                })
+            }
+
+            fn group(
+                self: std::sync::Arc<Self>,
+                model: String,
+                request: ::svc_engine::GroupRequest,
+                selection: ::svc_engine::Selection,
+                hold: $crate::backend::Hold,
+            ) -> $crate::backend::Work<serde_json::Value> {
+                Box::pin(async move {
+                    let _hold = hold;
+                    <$resource>::group(&self, &model, &request, &selection).await
+                })
+            }
+
+            fn reload(
+                self: std::sync::Arc<Self>,
+                hold: $crate::backend::Hold,
+            ) -> $crate::backend::Work<()> {
+                Box::pin(async move {
+                    let _hold = hold;
+                    <$resource>::reload(&self).await
+                })
+            }
+
+            fn save(
+                self: std::sync::Arc<Self>,
+                hold: $crate::backend::Hold,
+            ) -> $crate::backend::Work<$crate::backend::Saved> {
+                Box::pin(async move {
+                    let _hold = hold;
+                    let copy = $crate::flow::saved::save(&*self).await?;
+                    Ok(std::sync::Arc::new(copy) as $crate::backend::Saved)
+                })
+            }
+
+            fn restore(
+                self: std::sync::Arc<Self>,
+                saved: $crate::backend::Saved,
+                hold: $crate::backend::Hold,
+            ) -> $crate::backend::Work<()> {
+                Box::pin(async move {
+                    let _hold = hold;
+                    $crate::flow::saved::restore(&*self, &*saved).await?;
+                    // The tables may have changed since the copy was saved: models as they are.
+                    <$resource>::reload(&self).await
+                })
+            }
+
+            fn export(
+                self: std::sync::Arc<Self>,
+                hold: $crate::backend::Hold,
+            ) -> $crate::backend::Work<$crate::backend::Exported> {
+                Box::pin(async move {
+                    let _hold = hold;
+                    let (models, keys) = $crate::flow::export::export(&*self).await?;
+                    Ok($crate::backend::Exported { models, keys })
+                })
+            }
+
+            fn import(
+                self: std::sync::Arc<Self>,
+                import: $crate::backend::Import,
+                hold: $crate::backend::Hold,
+            ) -> $crate::backend::Work<usize> {
+                Box::pin(async move {
+                    let _hold = hold;
+                    let written = $crate::flow::export::import(
+                        &*self,
+                        &import.models,
+                        import.replace,
+                        import.keys.as_ref(),
+                    )
+                    .await?;
+                    // What the models know of their rows (a key the rows share) is read
+                    // again, as after a restore.
+                    <$resource>::reload(&self).await?;
+                    Ok(written)
+                })
+            }
+
+            fn inputs(
+                &self,
+                statements: &[String],
+            ) -> Result<std::collections::BTreeSet<String>, ::svc_engine::EngineError> {
+                $crate::flow::action::inputs::<$resource>(statements)
+            }
+
+            fn execute(
+                self: std::sync::Arc<Self>,
+                statements: Vec<String>,
+                inputs: serde_json::Map<String, serde_json::Value>,
+                limits: ::svc_engine::SqlLimits,
+                hold: $crate::backend::Hold,
+            ) -> $crate::backend::Work<Vec<u8>> {
+                Box::pin(async move {
+                    let _hold = hold;
+                    $crate::flow::action::run_action(
+                        &*self,
+                        &statements,
+                        &inputs,
+                        limits.time,
+                        limits.answer_bytes,
+                    )
+                    .await
+                })
+            }
+
+            fn sql(
+                self: std::sync::Arc<Self>,
+                query: String,
+                params: serde_json::Map<String, serde_json::Value>,
+                limits: ::svc_engine::SqlLimits,
+                hold: $crate::backend::Hold,
+            ) -> $crate::backend::Work<Vec<u8>> {
+                Box::pin(async move {
+                    let _hold = hold;
+                    <$resource>::sql(&self, &query, &params, limits.time, limits.answer_bytes).await
+                })
+            }
+        }
+    };
+}

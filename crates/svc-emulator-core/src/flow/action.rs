@@ -1,0 +1,60 @@
+//! An action's statements, as every database runs them (docs/contract.md 5.6): each
+//! `:name` bound, one session of the SQL pool inside one read-write transaction, the statements
+//! run in order under one deadline, each one's rows written within the answer cap (the last
+//! one's are the answer), then the transaction committed, or rolled back when a statement
+//! fails. The session is given back
+//! clean, or closed when a statement may still run (the deadline, or the caller went away:
+//! cancelled from outside, as a read-only query is, [`super::read_only_sql`]).
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use serde_json::{Map, Value as Json};
+
+use crate::flow::driver::Driver;
+use crate::flow::read_only_sql::{Access, Opened, Running, answered, conn_gone, give_back, within};
+use crate::flow::records::Database;
+use svc_engine::EngineError;
+use svc_engine::sql_answer::AnswerRows;
+use svc_engine::sql_params;
+
+/// Runs `statements` in order with `inputs` (`:name` values) in one transaction within `time`:
+/// the last statement's answer, `{"columns", "data", "row_count"}` as JSON bytes. Every
+/// statement is bound before the first runs, so an input missing from any of them runs none.
+pub async fn run_action<D: Driver + Database>(
+    db: &D,
+    statements: &[String],
+    inputs: &Map<String, Json>,
+    time: Duration,
+    answer_bytes: usize,
+) -> Result<Vec<u8>, EngineError> {
+    let bound = statements
+        .iter()
+        .map(|s| D::bind_query(s, inputs))
+        .collect::<Result<Vec<_>, _>>()?;
+    let Opened { conn, tz, cancel } = db.open(time, Access::ReadWrite).await?;
+    let mut guard = Running::<D> {
+        cancel: Some(cancel),
+        conn: Some(conn),
+    };
+    let conn = guard.conn.as_mut().ok_or_else(conn_gone)?;
+    let run = async {
+        let mut last = (Vec::new(), AnswerRows::new(answer_bytes));
+        for statement in &bound {
+            last = db.run_statement(conn, statement, answer_bytes, tz).await?;
+        }
+        db.commit_action(conn).await?;
+        Ok::<_, EngineError>(last)
+    };
+    let outcome = within::<D, _>(time, run).await;
+    // Stopped at the deadline, a statement may still run; committed or failed, none does.
+    give_back(guard, outcome.is_none()).await?;
+    answered(outcome, time)
+}
+
+/// The inputs of all of an action's statements.
+pub fn inputs<D: Driver + Database>(
+    statements: &[String],
+) -> Result<BTreeSet<String>, EngineError> {
+    sql_params::parameter_names(statements, D::skip)
+}

@@ -1,0 +1,183 @@
+//! An aggregate and a group, as the engine answers them on any database server: the request
+//! read in the engine's order (model, filters, `_order_by`, columns, function), one statement,
+//! and its values written as the engine writes them. What a database's values are, and how its
+//! statement reads them with their types, is its own ([`Summary`]).
+
+use serde_json::{Map, Value as Json};
+
+use crate::dialect::clause::filtered_order_by;
+use crate::dialect::group::{Quoting, query_text};
+use crate::flow::records::{Database, ModelSql};
+use svc_engine::aggregate::{fails, known, y_func};
+use svc_engine::relation::Use;
+use svc_engine::table::{Column, GroupColumns, OrderBy, Table, aggregate_column, group_columns};
+use svc_engine::time_zone::tz_of;
+use svc_engine::types::Serializer;
+use svc_engine::{AggregateFunc, AggregateRequest, EngineError, GroupRequest, Selection};
+
+/// A database server's side of an aggregate and a group.
+pub trait Summary: Database {
+    /// How the y column's serializer field writes the engine's query object of a function it
+    /// does not know ([`unknown_function`]).
+    fn query_object(field: &Self::Field) -> Serializer;
+
+    /// How the database's SQLAlchemy dialect writes a query's text: its quoting, and the
+    /// condition it folds an always-false filter into. By default the dialect's reserved words
+    /// in `"` ([`RESERVED_WORDS`](crate::dialect::Dialect::RESERVED_WORDS)), and its
+    /// [`QUERY_NEVER`](crate::dialect::Dialect::QUERY_NEVER).
+    fn query_dialect(&self) -> (Quoting, &'static str) {
+        let quoting = Quoting {
+            quote: '"',
+            reserved: Self::RESERVED_WORDS,
+        };
+        (quoting, Self::QUERY_NEVER)
+    }
+
+    /// The select list of an aggregate of `field` (after what the engine fails on is refused).
+    fn aggregate_select(field: &Self::Field, func: AggregateFunc) -> Result<String, EngineError>;
+
+    /// `{"y_func": value}` from the aggregate's row (`None`: no row), in the time zone `tz`.
+    fn aggregate_answer(
+        func: AggregateFunc,
+        field: &Self::Field,
+        row: Option<&Self::Row>,
+        tz: i32,
+    ) -> Result<Json, EngineError>;
+
+    /// The group's statement over the rows `where_sql` selects (after what the engine fails on
+    /// is refused).
+    fn group_statement(
+        model: &Self::Model,
+        columns: &GroupColumns<'_, Self::Field>,
+        req: &GroupRequest,
+        where_sql: &str,
+    ) -> Result<String, EngineError>;
+
+    /// A group's row, `{"group": key, "group_2": ..., "y_func": value}`.
+    fn group_row(
+        columns: &GroupColumns<'_, Self::Field>,
+        req: &GroupRequest,
+        row: &Self::Row,
+    ) -> Result<Map<String, Json>, EngineError>;
+
+    /// The failure of a summary's statement that computes `func` of `field`, in the engine's
+    /// terms (by default the database's own, as [`read`](Database::read) gave it).
+    fn summary_error(
+        error: EngineError,
+        _func: AggregateFunc,
+        _field: &Self::Field,
+    ) -> EngineError {
+        error
+    }
+}
+
+/// `{"y_func": value}` over the records `selection` selects.
+pub async fn aggregate<D: Summary>(
+    db: &D,
+    model: &str,
+    req: &AggregateRequest,
+    selection: &Selection,
+) -> Result<Json, EngineError> {
+    aggregate_as_engine(db, model, req, selection)
+        .await
+        .map_err(|e| e.unless_lenient(selection.lenient))
+}
+
+/// The selected records' groups, sorted by their keys.
+pub async fn group<D: Summary>(
+    db: &D,
+    model: &str,
+    req: &GroupRequest,
+    selection: &Selection,
+) -> Result<Json, EngineError> {
+    group_as_engine(db, model, req, selection)
+        .await
+        .map_err(|e| e.unless_lenient(selection.lenient))
+}
+
+async fn aggregate_as_engine<D: Summary>(
+    db: &D,
+    model: &str,
+    req: &AggregateRequest,
+    selection: &Selection,
+) -> Result<Json, EngineError> {
+    let model = db.model(model)?;
+    let filter = db.filters(&model, selection, Use::Summary)?;
+    let (filter, order) = filtered_order_by(&*model, filter, &req.order_by, D::NEVER)?;
+    let field = aggregate_column(&*model, req)?;
+    let Some(func) = known(&req.func)? else {
+        return unknown_function(db, &*model, field, &order);
+    };
+    let sql = format!(
+        "SELECT {} FROM {}{}",
+        D::aggregate_select(field, func)?,
+        model.table_sql(),
+        filter.sql
+    );
+    let mut conn = db.connect(tz_of(selection)).await?;
+    let tz = db.time_zone(&mut conn).await?;
+    let rows = db
+        .read(&mut conn, &sql, &filter.params, selection.lenient)
+        .await
+        .map_err(|e| D::summary_error(e, func, field))?;
+    D::aggregate_answer(func, field, rows.first(), tz)
+}
+
+/// The engine's answer when the function is not one it knows: its (empty) query object written
+/// by the column's serializer field (`order`: the request's `_order_by`): `{}` by a value
+/// field, a failure of a date-time field, the query's text by a text field.
+fn unknown_function<D: Summary>(
+    db: &D,
+    model: &D::Model,
+    field: &D::Field,
+    order: &OrderBy<'_, D::Field>,
+) -> Result<Json, EngineError> {
+    match D::query_object(field) {
+        Serializer::Value => Ok(y_func(Json::Object(Map::new()))),
+        Serializer::DateTime => Err(fails(
+            "_y_func",
+            format!(
+                "Unknown function on the date-time field {:?} (the data engine fails).",
+                field.name()
+            ),
+        )),
+        Serializer::Text => {
+            let columns: Vec<&str> = model.columns().iter().map(Column::name).collect();
+            let (quoting, never) = db.query_dialect();
+            let order = order.names();
+            let text = query_text(
+                model.table_name(),
+                &columns,
+                order.as_deref(),
+                never,
+                quoting,
+            );
+            Ok(y_func(Json::String(text)))
+        }
+    }
+}
+
+async fn group_as_engine<D: Summary>(
+    db: &D,
+    model: &str,
+    req: &GroupRequest,
+    selection: &Selection,
+) -> Result<Json, EngineError> {
+    let model = db.model(model)?;
+    let filter = db.filters(&model, selection, Use::Summary)?;
+    let (filter, _) = filtered_order_by(&*model, filter, &req.order_by, D::NEVER)?;
+    let Some(columns) = group_columns(&*model, req)? else {
+        return Ok(Json::Array(Vec::new()));
+    };
+    let sql = D::group_statement(&model, &columns, req, &filter.sql)?;
+    let mut conn = db.connect(tz_of(selection)).await?;
+    let rows = db
+        .read(&mut conn, &sql, &filter.params, selection.lenient)
+        .await
+        .map_err(|e| D::summary_error(e, columns.func, columns.y))?;
+    let mut out = Vec::with_capacity(rows.len());
+    for row in &rows {
+        out.push(Json::Object(D::group_row(&columns, req, row)?));
+    }
+    Ok(Json::Array(out))
+}

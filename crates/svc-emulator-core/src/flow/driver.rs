@@ -1,0 +1,237 @@
+//! How a database runs statements ([`Driver`]), and the one shape every flow's transaction
+//! takes ([`Session`]).
+//!
+//! A driver runs a batch of statements that answer no rows (`BEGIN`, `COMMIT`, `SET`, a
+//! restore's statements), runs a statement with bound values and hands back its rows, and gives
+//! up a connection left inside a transaction (or with settings of its own). For a read-only
+//! query and an action's statements (`flow::read_only_sql`, `flow::action`) it also opens a
+//! session with its cancel, runs the user's statements within the answer cap, and cleans the
+//! session for its next query. It never decides what an error means: a flow knows what its statement was doing
+//! ([`Failure`]) and the database reads its driver's error in those terms
+//! (`records::Database::fault`).
+//!
+//! A [`Session`] owns its connection from the moment it may hold state until it is clean again:
+//! a write's transaction, a save's snapshot, a restore with its checks turned off. Dropped before
+//! (a failed step, a caller that stopped waiting), it gives the connection up
+//! ([`Driver::give_up`]) and nothing it began reaches anyone else. It owns the connection, not
+//! a borrow of it: a generic flow holding a driver's borrowed transaction across its steps is a
+//! future the compiler cannot prove `Send`.
+
+use std::future::Future;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use serde_json::{Map, Value as Json};
+
+use crate::flow::read_only_sql::{Access, Opened};
+use svc_engine::EngineError;
+use svc_engine::sql_answer::AnswerRows;
+
+/// What a failing statement was doing, which says what its error means to the engine.
+#[derive(Debug, Clone, Copy)]
+pub enum Failure<'m, M> {
+    /// A read the engine runs too: where the database fails, the engine fails (`500`); strict
+    /// mode answers `400` with the database's message, lenient mode the engine's `500`.
+    Read {
+        /// The request's mode.
+        lenient: bool,
+    },
+    /// A write to `model`: the database's refusal in the model's terms (`400`).
+    Write(&'m M),
+    /// A user's statement (a read-only query, an action's): the database's refusal is the
+    /// query's (`400` naming it).
+    Query,
+    /// A statement the engine never runs as such (a transaction's, a catalog's): a failure is
+    /// the database's, unexpected.
+    Unexpected,
+}
+
+/// A database's driver: its connections, its statements and its rows. Every future is `Send`.
+pub trait Driver: Sync {
+    /// A connection, from the database's pool (or the one an operation holds).
+    type Conn: Send;
+    /// A row as the driver reads it.
+    type Row: Send + Sync;
+    /// The values bound to a statement's placeholders.
+    type Binds: Send + Sync;
+    /// The driver's own error.
+    type Fault: Send;
+
+    /// Runs `sql`, one or more statements without bound values whose rows, if any, are not
+    /// read.
+    fn batch(
+        conn: &mut Self::Conn,
+        sql: &str,
+    ) -> impl Future<Output = Result<(), Self::Fault>> + Send;
+
+    /// The rows of `sql` with `binds` bound.
+    fn rows(
+        conn: &mut Self::Conn,
+        sql: &str,
+        binds: &Self::Binds,
+    ) -> impl Future<Output = Result<Vec<Self::Row>, Self::Fault>> + Send;
+
+    /// The `i`th cell of a row of one of the flows' own statements (a count, a truth written
+    /// `1` or `0`) as text: an integer as its digits, text as it is; `None` for NULL, or a cell
+    /// of another type.
+    fn text(row: &Self::Row, i: usize) -> Option<String>;
+
+    /// Ends a connection at once, never to serve anyone again: a statement may still run on
+    /// it, or a cancel still land on it (a read-only query stopped or left behind). What it had
+    /// not committed is undone by its end. Called where nothing can be awaited (a drop).
+    fn close(conn: Self::Conn);
+
+    /// Gives up a connection left inside a transaction, or with session settings of its own:
+    /// whatever it began is undone before it serves anyone else. Called where nothing can be
+    /// awaited (a drop). By default it is [closed](Self::close); a driver whose pool can undo
+    /// the transaction first keeps the connection.
+    fn give_up(conn: Self::Conn) {
+        Self::close(conn);
+    }
+
+    // A read-only query's session, and an action's (`flow::read_only_sql`, `flow::action`).
+
+    /// A statement with its values bound.
+    type Bound: Send + Sync;
+
+    /// Whether the flow keeps the deadline with a timer: a driver whose statements wait on a
+    /// socket. A blocking driver's `run_query` has ended when it returns, so a timer would never
+    /// fire: it stops its statement at the deadline itself (`false`).
+    const TIMED_BY_FLOW: bool = true;
+
+    /// The query with each `:name` bound to `params[name]`.
+    fn bind_query(query: &str, params: &Map<String, Json>) -> Result<Self::Bound, EngineError>;
+
+    /// A session inside a transaction of `access` (a statement stopped by the database after
+    /// `time`, where it sets the limit there), the engine's default time zone, and what
+    /// cancels the session's statement from outside it (made as the session opens: it needs
+    /// the session's id; it does nothing until awaited).
+    fn open(
+        &self,
+        time: Duration,
+        access: Access,
+    ) -> impl Future<Output = Result<Opened<Self::Conn>, EngineError>> + Send;
+
+    /// Runs the statement within `time`, its rows written within `answer_bytes` in the time
+    /// zone `tz`: the column names and the rows. `left_running` is set when reading stopped
+    /// before the statement's end (the answer cap).
+    fn run_query(
+        &self,
+        conn: &mut Self::Conn,
+        bound: &Self::Bound,
+        time: Duration,
+        answer_bytes: usize,
+        tz: i32,
+        left_running: &AtomicBool,
+    ) -> impl Future<Output = Result<(Vec<String>, AnswerRows), EngineError>> + Send;
+
+    /// Ends the transaction and cleans the session for its next query (closes it when it
+    /// cannot be cleaned). By default the session is [closed](Driver::close): a driver whose
+    /// sessions can be cleaned keeps them.
+    fn clean(conn: Self::Conn) -> impl Future<Output = ()> + Send {
+        Self::close(conn);
+        std::future::ready(())
+    }
+
+    /// Runs one statement of an action (`flow::action`): its column names and rows (none for a
+    /// statement that returns no rows), written within `answer_bytes` in the time zone `tz`.
+    fn run_statement(
+        &self,
+        conn: &mut Self::Conn,
+        bound: &Self::Bound,
+        answer_bytes: usize,
+        tz: i32,
+    ) -> impl Future<Output = Result<(Vec<String>, AnswerRows), EngineError>> + Send;
+
+    /// Commits the transaction: a refusal (a deferred constraint) is the action's.
+    fn commit_action(
+        &self,
+        conn: &mut Self::Conn,
+    ) -> impl Future<Output = Result<(), EngineError>> + Send
+    where
+        Self: crate::flow::records::Database,
+    {
+        async move {
+            Self::batch(conn, "COMMIT")
+                .await
+                .map_err(|e| self.fault(e, Failure::Query))
+        }
+    }
+}
+
+/// A connection whose session may hold state (a transaction, settings): given up when dropped
+/// while it does. Every flow's transaction runs on one.
+pub struct Session<D: Driver + ?Sized> {
+    /// Taken only when the session is dropped.
+    conn: Option<D::Conn>,
+    /// Whether the session may hold state: inside a transaction (or not known to be out).
+    in_transaction: bool,
+}
+
+impl<D: Driver + ?Sized> std::fmt::Debug for Session<D> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("in_transaction", &self.in_transaction)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<D: Driver + ?Sized> Session<D> {
+    /// A session on `conn`, holding no state yet.
+    pub fn new(conn: D::Conn) -> Self {
+        Session {
+            conn: Some(conn),
+            in_transaction: false,
+        }
+    }
+
+    /// A transaction begun on `conn` by `begin`: given up when dropped before its commit.
+    pub async fn begin(conn: D::Conn, begin: &str) -> Result<Self, D::Fault> {
+        let mut session = Session::new(conn);
+        session.start(begin).await?;
+        Ok(session)
+    }
+
+    /// Begins a transaction with `begin`.
+    pub async fn start(&mut self, begin: &str) -> Result<(), D::Fault> {
+        // Marked first: a `BEGIN` whose answer is lost may have begun.
+        self.in_transaction = true;
+        self.batch(begin).await
+    }
+
+    /// Commits the transaction; the session then holds nothing: what a statement inside the
+    /// transaction set for the session (a restore's checks) was set back before.
+    pub async fn commit(&mut self) -> Result<(), D::Fault> {
+        self.batch("COMMIT").await?;
+        self.in_transaction = false;
+        Ok(())
+    }
+
+    /// The connection.
+    pub fn conn(&mut self) -> &mut D::Conn {
+        // `conn` is taken only by `drop`.
+        self.conn
+            .as_mut()
+            .unwrap_or_else(|| unreachable!("a session's connection is taken only when dropped"))
+    }
+
+    /// Runs `sql`, statements without rows ([`Driver::batch`]).
+    pub async fn batch(&mut self, sql: &str) -> Result<(), D::Fault> {
+        D::batch(self.conn(), sql).await
+    }
+
+    /// The rows of `sql` with `binds` ([`Driver::rows`]).
+    pub async fn rows(&mut self, sql: &str, binds: &D::Binds) -> Result<Vec<D::Row>, D::Fault> {
+        D::rows(self.conn(), sql, binds).await
+    }
+}
+
+impl<D: Driver + ?Sized> Drop for Session<D> {
+    fn drop(&mut self) {
+        if let Some(conn) = self.conn.take()
+            && self.in_transaction
+        {
+            D::give_up(conn);
+        }
+    }
+}

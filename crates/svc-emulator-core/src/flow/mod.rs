@@ -1,0 +1,58 @@
+//! Each operation's flow, written once: the steps the data engine's ORM takes, in the order it
+//! takes them, whatever database holds the rows. A flow never names a database, and a database
+//! never repeats a flow.
+//!
+//! A database folder says only what is its own: its binds, casts and orders, its driver's
+//! values and errors, how it reflects a foreign key and tells one row from another. SQLite's
+//! blocking connection joins through `sqlite::records`, its flows run to their end on the thread
+//! that holds the connection.
+//!
+//! What a database gives, by the trait it implements and the file of its folder that does:
+//! - `Dialect` (`crate::dialect`; its `dialect.rs`): its words, its lookups' SQL, search and
+//!   `tz`: a selection's `WHERE` clause ([`filter`]).
+//! - `Database` (`records`; its `records.rs`): its models as SQL names them, binds, reads and
+//!   writes (its locks, inserts, updates and read-backs), each row of a read handed on as the
+//!   driver reads it (`Rows`: a driver whose rows are records' rows, handed over owned, gets
+//!   it for nothing; SQLite's lends them).
+//! - `Pages` (`records`; its `records.rs`): a page and a count, its sort keys and seek, and the
+//!   token that proves an anchor still holds: a page read from the anchor where the page
+//!   before it ended ([`walks`]).
+//! - `Summary` (`aggregate`): its aggregate functions and date buckets: aggregates and groups.
+//! - `Connection` (`references`): a connection inside a write's transaction, its foreign keys
+//!   and a row's identity.
+//! - `Driver` (`driver`; its `driver.rs`): how it runs statements: a batch, a statement's
+//!   rows, a connection given up; a read-only query's proof of read-only, cancel and cleaning
+//!   ([`read_only_sql`]), and an action's statements in a read-write transaction ([`action`]).
+//! - `Exports` ([`export`]): its transactions, generated keys and foreign keys' checks, for an
+//!   export and an import (every database) and a saved copy's restore (`saved`, where the copy
+//!   lives: the servers').
+//!
+//! The flows over them: `read` (a list and a retrieve), `write` (a create, an update, a
+//! delete), [`delete`] (what SQLAlchemy's automap relationships do to the rows that refer to a
+//! row being deleted), `aggregate`, `read_only_sql`, `action`, `saved` and [`export`].
+//!
+//! SQLite runs its own saved copies (`sqlite/mod.rs`, its online backup, which copies the
+//! database's pages). Through `saved`, SQLite would drop the tables' triggers (it cannot turn
+//! one off) and make them again in the restore's transaction, and put 10k rows back in 2.58 ms
+//! where the page copy takes 117 us (`cargo xtask bench --only fixture`, section 12): a reset
+//! would cost more than the start it replaces. So only the database servers run `saved`.
+
+// Every database runs these.
+pub mod action;
+pub mod aggregate;
+pub mod delete;
+pub mod driver;
+pub mod export;
+pub mod filter;
+pub mod read_only_sql;
+pub mod references;
+pub mod write;
+
+// Only the database servers (PostgreSQL, MySQL) run these whole; SQLite implements parts of
+// them (`records::Database`).
+pub mod read;
+pub mod records;
+pub mod saved;
+pub mod walks;
+
+pub use references::{Columns, Connection, Locator, OnDelete, Reference, TableRef};

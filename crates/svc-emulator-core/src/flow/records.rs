@@ -1,0 +1,493 @@
+//! What a database gives the record flows (`flow::read`, `flow::aggregate`, `flow::write`): its
+//! models as SQL names them, its filters, its connections and their reads (SQLite through
+//! `sqlite::records`), and its pages ([`Pages`]). The flows hold
+//! the steps the engine takes and the SQL every database shares; a backend holds only what is
+//! its database's own (how it binds, casts and orders, how it pages and counts, how its driver
+//! reads a row).
+
+use std::future::Future;
+use std::sync::Arc;
+
+use crate::dialect::Dialect;
+use crate::dialect::clause::Where;
+use crate::dialect::relation::Related;
+use crate::flow::driver::{Driver, Failure, Session};
+use crate::flow::filter::build_where;
+use crate::flow::write::Values;
+use svc_engine::body::non_field;
+use svc_engine::field_input::{Internal, to_internal};
+use svc_engine::python::json::PyJson;
+use svc_engine::records::{self, Models, RecordRow, Records};
+use svc_engine::relation::Use;
+use svc_engine::table::BodyColumn;
+use svc_engine::table::{Column, MappedTable, Table};
+use svc_engine::walks::Walks;
+use svc_engine::{EngineError, Selection};
+
+/// A model as its database writes it in SQL.
+pub trait ModelSql: Table {
+    /// The table, quoted (and qualified where the database qualifies it).
+    fn table_sql(&self) -> &str;
+    /// Every column as a record's read takes it, in table order, comma-separated.
+    fn select_list(&self) -> &str;
+}
+
+impl<F: Column, E> ModelSql for MappedTable<F, E> {
+    fn table_sql(&self) -> &str {
+        &self.table_sql
+    }
+
+    fn select_list(&self) -> &str {
+        &self.select_list
+    }
+}
+
+/// A model as a copy or an export sees it: a base table holds rows of its own (not a view, a
+/// foreign table or a partition, whose rows are its parent table's), as the reflection marks
+/// it.
+pub trait BaseTable {
+    /// The table holds rows of its own: a copy or an export holds them.
+    fn holds_rows(&self) -> bool;
+}
+
+impl<F, E> BaseTable for MappedTable<F, E> {
+    fn holds_rows(&self) -> bool {
+        self.holds_rows
+    }
+}
+
+/// One database's side of the record flows. Every future is `Send`: the flows run on the
+/// async workers, awaited where they are asked for. Its models, columns and bound values are
+/// those of its [`Dialect`].
+pub trait Database:
+    Dialect<Model: ModelSql + Send + Sync, Field: BodyColumn + Sync, Params: Clone + Send + Sync>
+    + Driver<Binds = <Self as Dialect>::Params>
+    + Sync
+{
+    /// The models, as last read (start or reload).
+    fn models(&self) -> &Models<Self::Model>;
+
+    /// A value the serializer made, bound for a comparison with (or a write to) `field`, and
+    /// its placeholder (`tz`: the engine's default time zone, as the UTC offset in seconds an
+    /// aware date-time is moved to where the database stores none); `Err` where the column's
+    /// type refuses the value (SQLAlchemy's bind processor), as the engine answers it.
+    fn bind(
+        field: &Self::Field,
+        value: &Internal,
+        tz: i32,
+        params: &mut Self::Params,
+    ) -> Result<String, EngineError>;
+
+    /// The key a statement and its values are remembered by (walks' anchors, counts).
+    fn memo_key(sql: &str, params: &Self::Params) -> Vec<u8>;
+
+    /// The column as a list's `ORDER BY` names it: by default as the conditions write it.
+    fn sort_column(_model: &Self::Model, field: &Self::Field) -> String {
+        Self::column(field).to_owned()
+    }
+
+    /// The model named `name`, else the engine's `404`.
+    fn model(&self, name: &str) -> Result<Arc<Self::Model>, EngineError> {
+        self.models().get(name)
+    }
+
+    /// The models a selection's `_relation` may join, for an operation that uses it as `use_`
+    /// says.
+    fn related(&self, use_: Use) -> Related<'_, Self::Model> {
+        Related {
+            find: Box::new(move |name| self.models().get(name).ok()),
+            use_,
+        }
+    }
+
+    /// The `WHERE` clause of a selection, for an operation that uses it as `use_` says.
+    fn filters(
+        &self,
+        model: &Self::Model,
+        selection: &Selection,
+        use_: Use,
+    ) -> Result<Where<Self::Params>, EngineError> {
+        build_where::<Self>(model, selection, &self.related(use_))
+    }
+
+    /// `key = value` for the key text of a record URL, read by the key column's serializer
+    /// field (`abc` for an integer key is `400 not a valid integer`), its value bound in
+    /// `params`.
+    fn key_condition(
+        model: &Self::Model,
+        raw: &str,
+        params: &mut Self::Params,
+    ) -> Result<String, EngineError> {
+        let pk = model.pk_field();
+        let raw = PyJson::Str(raw.to_owned());
+        let internal = to_internal(pk.input(), &raw).map_err(non_field)?;
+        let value = Self::bind_key(pk, &internal, params)?;
+        Ok(format!("{} = {value}", Self::column(pk)))
+    }
+
+    /// A key compared with the key column `pk`: bound as a value written to it, unless the
+    /// database's driver compares another type (PostgreSQL's `bigint` literal of an int).
+    fn bind_key(
+        pk: &Self::Field,
+        key: &Internal,
+        params: &mut Self::Params,
+    ) -> Result<String, EngineError> {
+        Self::bind(pk, key, 0, params)
+    }
+
+    /// The ` ORDER BY ...` of a list's terms (`(column index, descending)`), in the database's
+    /// own NULL order (the engine's).
+    fn order_sql(model: &Self::Model, terms: &[(usize, bool)]) -> String {
+        // Built by hand, not with `format!`: once per page (docs/performance.md, section 6).
+        let mut sql = String::with_capacity(16 + 24 * terms.len());
+        sql.push_str(" ORDER BY ");
+        for (n, &(i, desc)) in terms.iter().enumerate() {
+            if n > 0 {
+                sql.push_str(", ");
+            }
+            sql.push_str(&Self::sort_column(model, &model.columns()[i]));
+            if desc {
+                sql.push_str(" DESC");
+            }
+        }
+        sql
+    }
+
+    /// A connection for a read, in the time zone a request's `tz` asks for (checked by the
+    /// filters: a database that does not set it has refused it there).
+    fn connect(
+        &self,
+        tz: Option<&str>,
+    ) -> impl Future<Output = Result<Self::Conn, EngineError>> + Send;
+
+    /// The engine's default time zone, as the UTC offset in seconds the values are read in.
+    fn time_zone(
+        &self,
+        conn: &mut Self::Conn,
+    ) -> impl Future<Output = Result<i32, EngineError>> + Send;
+
+    /// The driver's error of a statement that was doing what `failure` says, in the engine's
+    /// terms.
+    fn fault(&self, fault: Self::Fault, failure: Failure<'_, Self::Model>) -> EngineError;
+
+    /// The rows of a read (a database error as [`Failure::Read`] says).
+    fn read(
+        &self,
+        conn: &mut Self::Conn,
+        sql: &str,
+        params: &Self::Params,
+        lenient: bool,
+    ) -> impl Future<Output = Result<Vec<Self::Row>, EngineError>> + Send {
+        async move {
+            let rows = Self::rows(conn, sql, params).await;
+            rows.map_err(|f| self.fault(f, Failure::Read { lenient }))
+        }
+    }
+
+    // The writes (`flow::write`, `flow::delete`).
+
+    /// How the transaction names the row it locked until it ends.
+    type Locked: Send + Sync;
+
+    /// What a lock reads of its row to find it again (its identity, or where it is stored).
+    fn lock_select(model: &Self::Model) -> String;
+
+    /// The locked row, from what [`lock_select`](Self::lock_select) read.
+    fn locked(row: &Self::Row) -> Self::Locked;
+
+    /// `Err` where the engine's ORM fails loading the locked record (a value it cannot read:
+    /// it loads the record before it writes or deletes it); by default it loads.
+    fn loaded(
+        &self,
+        _model: &Self::Model,
+        _locked: &Self::Locked,
+        _lenient: bool,
+    ) -> Result<(), EngineError> {
+        Ok(())
+    }
+
+    /// Which of `values` the locked row holds already, compared as the ORM compares a loaded
+    /// attribute with a given one, where the database read the row whole. `None` (by
+    /// default): the database is asked, in SQL, for the values whose plain write would differ
+    /// from the ORM's (`unchanged_candidates`).
+    fn held(
+        _model: &Self::Model,
+        _locked: &Self::Locked,
+        _values: &Values<'_, Self::Field>,
+    ) -> Option<Vec<bool>> {
+        None
+    }
+
+    /// Values the engine cannot write on this database, refused before anything is sent (by
+    /// default none: a database whose types refuse a value when it is bound).
+    fn writable(_values: &Values<'_, Self::Field>) -> Result<(), EngineError> {
+        Ok(())
+    }
+
+    /// The condition that finds the locked row again, its values bound in `params`.
+    fn at_locked(model: &Self::Model, locked: &Self::Locked, params: &mut Self::Params) -> String;
+
+    /// Writes `values` to the locked row (by identity: a promoted key names every row that
+    /// shares it) and reads the record back as stored.
+    fn update_locked(
+        &self,
+        tx: &mut Session<Self>,
+        model: &Self::Model,
+        values: &Values<'_, Self::Field>,
+        locked: Self::Locked,
+        tz: i32,
+    ) -> impl Future<Output = Result<Vec<u8>, EngineError>> + Send;
+
+    /// Deletes the locked row, after what the engine's ORM does to the rows that refer to it
+    /// (`flow::delete`).
+    fn delete_locked(
+        &self,
+        tx: &mut Session<Self>,
+        model: &Self::Model,
+        locked: Self::Locked,
+    ) -> impl Future<Output = Result<(), EngineError>> + Send;
+
+    /// Inserts the record and reads it back as stored (`lenient`: the request's mode, for a
+    /// record the engine stores but cannot read back).
+    fn insert(
+        &self,
+        conn: &mut Self::Conn,
+        model: &Self::Model,
+        values: &Values<'_, Self::Field>,
+        tz: i32,
+        lenient: bool,
+    ) -> impl Future<Output = Result<Vec<u8>, EngineError>> + Send;
+}
+
+/// The rows of a database's reads, each handed to the flow as the driver reads it.
+pub trait Rows: Database {
+    /// A row as the driver hands it to a read's records: borrowed where the driver lends its
+    /// rows (SQLite's), else the driver's own row.
+    type RowRef<'r>: RecordRow<Self::Field>;
+
+    /// Runs the read `sql` with `params`, each row handed to `sink` as it is read (a database
+    /// error as [`Failure::Read`] says).
+    fn each_row<S>(
+        &self,
+        conn: &mut Self::Conn,
+        sql: &str,
+        params: &Self::Params,
+        lenient: bool,
+        sink: &mut S,
+    ) -> impl Future<Output = Result<(), EngineError>> + Send
+    where
+        S: FnMut(&Self::RowRef<'_>) + Send;
+}
+
+/// A database whose driver hands a read's rows over owned (the database servers'; SQLite lends
+/// them, `sqlite::records`): each row is handed on as the driver's row, once the read has them
+/// all.
+impl<D: Database<Row: RecordRow<D::Field>>> Rows for D {
+    type RowRef<'r> = D::Row;
+
+    async fn each_row<S: FnMut(&D::Row) + Send>(
+        &self,
+        conn: &mut D::Conn,
+        sql: &str,
+        params: &D::Params,
+        lenient: bool,
+        sink: &mut S,
+    ) -> Result<(), EngineError> {
+        for row in &self.read(conn, sql, params, lenient).await? {
+            sink(row);
+        }
+        Ok(())
+    }
+}
+
+/// The rows `filter` selects of `model`, counted by the database (`SELECT count(*)`).
+pub async fn counted<D: Database + ?Sized>(
+    db: &D,
+    conn: &mut D::Conn,
+    model: &D::Model,
+    filter: &Where<D::Params>,
+    lenient: bool,
+) -> Result<u64, EngineError> {
+    let sql = ["SELECT count(*) FROM ", model.table_sql(), &filter.sql].concat();
+    let rows = db.read(conn, &sql, &filter.params, lenient).await?;
+    let count = rows.first().and_then(|row| D::text(row, 0));
+    count.and_then(|n| n.parse().ok()).ok_or_else(|| {
+        EngineError::Internal(format!("the count of {} is no number", model.table_name()))
+    })
+}
+
+/// A database's reads of records (`flow::read`): the pages of a list with their walks, and the
+/// count.
+pub trait Pages: Rows {
+    /// The greatest `OFFSET` the engine's driver passes to this database: 2^63 - 1 by default
+    /// (a signed 64-bit integer: SQLite's binding, PostgreSQL's `bigint`). A page further on
+    /// makes the engine fail (500).
+    const MAX_OFFSET: u64 = i64::MAX as u64;
+
+    /// Writes the records of one page (`LIMIT per_page OFFSET offset` in the list's order) to
+    /// `out`; its count when the database had it at hand (read with the page, or remembered).
+    fn page(
+        &self,
+        conn: &mut Self::Conn,
+        page: &Page<'_, Self>,
+        out: &mut Records<'_, Self::Model>,
+    ) -> impl Future<Output = Result<Option<u64>, EngineError>> + Send;
+
+    /// The engine's count of the rows `filter` selects: by default `count(*)`, as the engine
+    /// counts on every database but PostgreSQL and MySQL, whose unfiltered tables of 10 000 rows
+    /// or more it shows the database's estimate of (they override this).
+    fn count(
+        &self,
+        conn: &mut Self::Conn,
+        model: &Self::Model,
+        filter: &Where<Self::Params>,
+        lenient: bool,
+    ) -> impl Future<Output = Result<u64, EngineError>> + Send {
+        counted(self, conn, model, filter, lenient)
+    }
+
+    /// Whether a value the engine's serializer cannot write fails the read, as on the engine
+    /// (else the stored value is shown: SQLite's `showing_stored_values`).
+    fn checks_readable(&self) -> bool {
+        true
+    }
+
+    /// The failure of a read whose record holds, in column `at`, a value the engine cannot
+    /// write (see [`records::unreadable`]); `None` where the read is answered all the same (a
+    /// value the engine writes in an order of its own, which lenient mode shows).
+    fn unreadable(model: &Self::Model, at: usize, lenient: bool) -> Option<EngineError> {
+        Some(records::unreadable(model, at, lenient))
+    }
+
+    /// A sort key's value as the driver reads it (and binds it again).
+    type Key: Clone + Send + Sync;
+
+    /// Where the walks of the resource's pages ended, and their filtered counts.
+    fn walks(&self) -> &Walks<Self::Key>;
+
+    /// The `i`th cell of a row as a sort key's value (`None`: NULL).
+    fn sort_key(row: &Self::RowRef<'_>, i: usize) -> Option<Self::Key>;
+
+    /// Whether the `i`th cell of a row can be bound again as the value it is (else the page's
+    /// end is kept as no anchor).
+    fn seekable(_row: &Self::RowRef<'_>, _i: usize) -> bool {
+        true
+    }
+
+    /// The select expressions that read a row's sort key after its columns (each with a
+    /// leading `, `): by default each term's column as it is (as the conditions write it).
+    fn sort_key_columns(model: &Self::Model, terms: &[(usize, bool)]) -> String {
+        let columns = model.columns();
+        terms
+            .iter()
+            .map(|&(i, _)| format!(", {}", Self::column(&columns[i])))
+            .collect()
+    }
+
+    /// The condition that selects the rows after a row whose sort key is `key`, in the order of
+    /// `terms` (the last one unique), with its values bound in `params`.
+    fn seek_condition(
+        model: &Self::Model,
+        terms: &[(usize, bool)],
+        key: &[Option<Self::Key>],
+        params: &mut Self::Params,
+    ) -> String;
+
+    /// The page's rows where `where_sql` holds, after the first `skip` of them (at least one),
+    /// each with `extra` read beside its columns ([`page_select`]); the rows skipped are skipped
+    /// by their keys alone. By default the keys are a derived table the page's rows are joined
+    /// to (MySQL takes no `LIMIT` in an `IN` subquery; the key is unique: the walk seeks only
+    /// then).
+    fn keyed_select(page: &Page<'_, Self>, extra: &str, where_sql: &str, skip: u64) -> String {
+        let model = page.model;
+        let key = Self::column(model.pk_field());
+        // The derived table's name, never the table's own.
+        let keys = if model.table_name().eq_ignore_ascii_case("svc_page_keys") {
+            Self::quote("svc_page_keys_")
+        } else {
+            Self::quote("svc_page_keys")
+        };
+        let k = Self::quote("k");
+        format!(
+            "SELECT {list}{extra} FROM {table} JOIN (SELECT {key} AS {k} FROM {table}{where_sql}\
+             {order} LIMIT {per_page} OFFSET {skip}) AS {keys} ON {key} = {keys}.{k}{order}",
+            list = model.select_list(),
+            table = model.table_sql(),
+            order = page.order,
+            per_page = page.per_page,
+        )
+    }
+}
+
+/// One page's request.
+pub struct Page<'a, D: Database + ?Sized> {
+    /// The model listed.
+    pub model: &'a D::Model,
+    /// The selection's clause.
+    pub filter: &'a Where<D::Params>,
+    /// The order's terms, `(column index, descending)`.
+    pub terms: &'a [(usize, bool)],
+    /// The order's SQL.
+    pub order: &'a str,
+    /// The page's number, from 1.
+    pub number: u64,
+    /// Records per page, at least 1.
+    pub per_page: u64,
+    /// The rows before the page.
+    pub offset: u64,
+    /// Lenient mode.
+    pub lenient: bool,
+}
+
+impl<D: Database + ?Sized> std::fmt::Debug for Page<'_, D> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Page")
+            .field("terms", &self.terms)
+            .field("order", &self.order)
+            .field("number", &self.number)
+            .field("per_page", &self.per_page)
+            .field("offset", &self.offset)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<D: Database + ?Sized> Page<'_, D> {
+    /// `SELECT <every column><extra> FROM <table><where_sql><order> LIMIT <per_page>`.
+    pub fn select(&self, extra: &str, where_sql: &str) -> String {
+        self.select_with(extra, where_sql, None)
+    }
+
+    /// [`select`](Self::select), then ` OFFSET <offset>` when there is one. Built by hand, not
+    /// with `format!`, which costs a page of 25 records about 3k instructions more (once per
+    /// page: docs/performance.md, section 6).
+    fn select_with(&self, extra: &str, where_sql: &str, offset: Option<u64>) -> String {
+        let (columns, table) = (self.model.select_list(), self.model.table_sql());
+        let mut sql = String::with_capacity(
+            48 + columns.len() + extra.len() + table.len() + where_sql.len() + self.order.len(),
+        );
+        let mut numbers = itoa::Buffer::new();
+        for part in [
+            "SELECT ", columns, extra, " FROM ", table, where_sql, self.order,
+        ] {
+            sql.push_str(part);
+        }
+        sql.push_str(" LIMIT ");
+        sql.push_str(numbers.format(self.per_page));
+        if let Some(offset) = offset {
+            sql.push_str(" OFFSET ");
+            sql.push_str(numbers.format(offset));
+        }
+        sql
+    }
+
+    /// The key of the page's walk: its table, filters (and their values) and order.
+    pub fn walk_key(&self) -> Vec<u8> {
+        let statement = [self.model.table_sql(), &self.filter.sql, self.order].concat();
+        D::memo_key(&statement, &self.filter.params)
+    }
+
+    /// The engine's own statement of the page: every column, `LIMIT per_page OFFSET offset`.
+    pub fn offset_select(&self) -> String {
+        self.select_with("", &self.filter.sql, Some(self.offset))
+    }
+}

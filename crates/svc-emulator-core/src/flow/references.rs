@@ -1,0 +1,167 @@
+//! The narrow interface a flow runs over: one database connection inside a transaction, the
+//! statements it runs, and what it reflects of the schema at the moment it runs.
+
+use std::fmt::Debug;
+use std::future::Future;
+
+use svc_engine::EngineError;
+
+/// A table, as the flow names it to the connection and writes it in SQL.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TableRef {
+    /// How the connection's reflection finds the table again (its name, or a qualified one).
+    pub name: String,
+    /// The table in SQL, quoted (and qualified where the database qualifies it).
+    pub sql: String,
+}
+
+/// Which of a table's columns [`Connection::columns`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Columns {
+    /// The primary key's, in key order.
+    PrimaryKey,
+    /// The first column, in table order.
+    First,
+}
+
+/// How the engine's ORM tells rows of one table apart (its identity): the expressions a
+/// `SELECT` reads for a row, and the condition that finds the rows with those values again,
+/// bound in order from the first placeholder (`"id"` and `"id" = ?`; on PostgreSQL
+/// `"id"::text` and `"id" = $1::text::integer`). The identity is the primary key, or the first
+/// column of a table without one, which the engine promotes to its key: then it may repeat, and
+/// a statement by identity reaches every row that shares it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Locator {
+    /// The expressions, comma-separated.
+    pub select: String,
+    /// The condition, with one placeholder per expression, numbered from the first.
+    pub condition: String,
+    /// The identity is a promoted first column, which rows may share.
+    pub may_repeat: bool,
+}
+
+/// A foreign key of a table (`child`) that refers to another table, or to itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reference {
+    /// The referring table.
+    pub child: TableRef,
+    /// The referring columns, quoted, in the key's order.
+    pub from: Vec<String>,
+    /// The referred columns of the parent, quoted, in the same order.
+    pub to: Vec<String>,
+    /// The key's `ON DELETE` action, as SQLAlchemy reflects it.
+    pub on_delete: OnDelete,
+    /// Every referring column is nullable (automap's test: a key with a NOT NULL column makes
+    /// the parent's collection `delete-orphan`).
+    pub nullable: bool,
+    /// A referring column is part of the child's primary key, or is the first column of a
+    /// child without one (the engine's promoted key).
+    pub in_child_key: bool,
+}
+
+/// A foreign key's `ON DELETE` action, as far as the ORM reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnDelete {
+    /// `ON DELETE CASCADE`.
+    Cascade,
+    /// `ON DELETE SET NULL`.
+    SetNull,
+    /// Anything else, or none.
+    Other,
+}
+
+impl OnDelete {
+    /// The action as SQL names it (`CASCADE`, `SET NULL`), as MySQL's catalog and SQLite's
+    /// table text write it.
+    pub fn named(rule: &str) -> Self {
+        match rule {
+            "CASCADE" => OnDelete::Cascade,
+            "SET NULL" => OnDelete::SetNull,
+            _ => OnDelete::Other,
+        }
+    }
+}
+
+/// One connection inside a transaction. Every statement's placeholders are bound from
+/// `params` in order; the placeholders are the ones the connection wrote in a [`Locator`].
+///
+/// The futures need not be `Send`: a flow over a blocking driver is run to its end on the
+/// thread that holds the connection ([`run_now`]); over an async driver it is awaited, and is
+/// `Send` when that driver's futures are.
+pub trait Connection {
+    /// A value as the driver reads and binds it; the flow only carries it back.
+    type Value: Clone + Debug;
+
+    /// The rows of a query, each as the values of its columns.
+    fn query(
+        &mut self,
+        sql: &str,
+        params: &[Self::Value],
+    ) -> impl Future<Output = Result<Vec<Vec<Self::Value>>, EngineError>>;
+
+    /// Runs a statement whose rows, if any, are not read (an `UPDATE`, a `DELETE`): by default
+    /// as a query.
+    fn execute(
+        &mut self,
+        sql: &str,
+        params: &[Self::Value],
+    ) -> impl Future<Output = Result<(), EngineError>> {
+        async move { self.query(sql, params).await.map(drop) }
+    }
+
+    /// Every foreign key, of every table the engine maps, that refers to `parent`.
+    fn references_to(
+        &mut self,
+        parent: &TableRef,
+    ) -> impl Future<Output = Result<Vec<Reference>, EngineError>>;
+
+    /// The columns of `table` that `which` names, quoted, each with the type it is bound as
+    /// (what [`Self::identity_sql`] reads): none where it has none.
+    fn columns(
+        &mut self,
+        table: &TableRef,
+        which: Columns,
+    ) -> impl Future<Output = Result<Vec<(String, String)>, EngineError>>;
+
+    /// How a row's identity reads the column `col` (bound as `ty`), and the condition that
+    /// finds it again as the `n`th value (from 1): by default as it is, bound at a `?`.
+    fn identity_sql(col: &str, _ty: &str, _n: usize) -> (String, String) {
+        (col.to_owned(), format!("{col} = ?"))
+    }
+
+    /// How the ORM tells rows of `table` apart: by its primary key, else by its first column,
+    /// which the engine promotes to its key (then rows may share it).
+    fn locator(&mut self, table: &TableRef) -> impl Future<Output = Result<Locator, EngineError>> {
+        async move {
+            let mut columns = self.columns(table, Columns::PrimaryKey).await?;
+            let may_repeat = columns.is_empty();
+            if may_repeat {
+                columns = self.columns(table, Columns::First).await?;
+            }
+            let (select, condition): (Vec<String>, Vec<String>) = columns
+                .iter()
+                .enumerate()
+                .map(|(i, (col, ty))| Self::identity_sql(col, ty, i + 1))
+                .unzip();
+            Ok(Locator {
+                select: select.join(", "),
+                condition: condition.join(" AND "),
+                may_repeat,
+            })
+        }
+    }
+}
+
+/// Runs the future of a flow over a blocking connection, whose every step completes when it is
+/// polled: SQLite's, called on the thread that holds the connection.
+pub fn run_now<T>(work: impl Future<Output = Result<T, EngineError>>) -> Result<T, EngineError> {
+    let mut work = std::pin::pin!(work);
+    let mut context = std::task::Context::from_waker(std::task::Waker::noop());
+    match work.as_mut().poll(&mut context) {
+        std::task::Poll::Ready(out) => out,
+        // A blocking connection never waits: every step ran when it was called.
+        std::task::Poll::Pending => Err(EngineError::Internal(
+            "a step over a blocking connection did not complete when called".to_owned(),
+        )),
+    }
+}

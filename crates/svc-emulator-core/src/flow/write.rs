@@ -1,0 +1,453 @@
+//! A record's create, update and delete, as the engine writes them on every database: the
+//! body read by the serializer's fields, the record selected and locked first (a `404` before
+//! the body is looked at), one transaction, and the record as stored. How a database names the
+//! locked row, writes the values and reads them back is its own (the writes of its [`Database`]).
+//!
+//! The transaction is a [`Session`] of the database's driver: begun with the dialect's
+//! `BEGIN`, rolled back when dropped before its commit.
+
+use std::sync::Arc;
+
+use crate::dialect::clause::Where;
+use crate::flow::driver::{Failure, Session};
+use crate::flow::records::{Database, ModelSql};
+use svc_engine::body::{body_values, keep_changed, loads_none, unchanged_candidates, validate};
+use svc_engine::field_input::Internal;
+use svc_engine::python::json::PyJson;
+use svc_engine::relation::Use;
+use svc_engine::table::{BodyColumn, Column, Table};
+use svc_engine::{EngineError, Selection};
+
+/// The statement of a create: `INSERT INTO` the model's table the `columns` with their
+/// `values` (placeholders, or SQL such as `NULL`), in order; a row of defaults when none is
+/// given. A database that reads the row back in the same statement adds its `RETURNING`.
+pub fn insert_sql<D: Database>(model: &D::Model, columns: &[&str], values: &[String]) -> String {
+    if columns.is_empty() {
+        format!("INSERT INTO {} {}", model.table_sql(), D::DEFAULTS_ONLY)
+    } else {
+        format!(
+            "INSERT INTO {} ({}) VALUES ({})",
+            model.table_sql(),
+            columns.join(", "),
+            values.join(", ")
+        )
+    }
+}
+
+/// The `INSERT` of a create of `values`, and the values it writes ([`insert_values`]), each
+/// bound for its column in `params`, in order (`tz`: as [`Database::bind`] takes it).
+pub fn insert_statement<'m, D: Database>(
+    model: &'m D::Model,
+    values: &Values<'m, D::Field>,
+    tz: i32,
+    params: &mut D::Params,
+) -> Result<(String, Values<'m, D::Field>), EngineError> {
+    let written = insert_values(model.columns(), values);
+    let mut names = Vec::new();
+    let mut binds = Vec::new();
+    for (f, v) in &written {
+        names.push(f.sql());
+        binds.push(D::bind(f, v, tz, params)?);
+    }
+    Ok((insert_sql::<D>(model, &names, &binds), written))
+}
+
+/// The statement of an update: `sets` (`a = $1, b = $2`, as [`set_list`] writes them) on the
+/// rows `at` selects. A database that reads the row back in the same statement adds its
+/// `RETURNING`.
+pub fn update_sql<D: Database>(model: &D::Model, sets: &str, at: &str) -> String {
+    format!("UPDATE {} SET {sets} WHERE {at}", model.table_sql())
+}
+
+/// The statement that reads a written record back as stored where the database's `INSERT` and
+/// `UPDATE` give nothing back (MySQL, SQLite): the model's select list, at `at` (its identity,
+/// as the write left it).
+pub fn read_back_sql(model: &impl ModelSql, at: &str) -> String {
+    format!(
+        "SELECT {} FROM {} WHERE {at} LIMIT 1",
+        model.select_list(),
+        model.table_sql()
+    )
+}
+
+/// A body's values: each given field, as its serializer field made it.
+pub type Values<'m, F> = Vec<(&'m F, Internal)>;
+
+/// The columns a create's `INSERT` writes and their values, in table order, as SQLAlchemy
+/// 1.4's ORM chooses them (`persistence._collect_insert_commands`): each value given, but a
+/// `None` the column's type does not evaluate ([`BodyColumn::evaluates_none`]), which it leaves
+/// out; then an explicit NULL (`Internal::None`) for each column of
+/// `mapper._insert_cols_as_none` without a value: not the key, no default the reflection read,
+/// not generated, not JSON. Where the reflection reads every default the database has, that
+/// NULL is what leaving the column out stores; where it misses one (MySQL's expression
+/// defaults), the NULL overrides it, as the engine's does. (SQLite's model names only the first
+/// column of a composite key its `primary_key`: another key column not given, without a
+/// default, is sent as NULL where the ORM leaves it out, which stores the same row, or is
+/// refused with the same NOT NULL message in a `WITHOUT ROWID` table.)
+pub fn insert_values<'m, F: BodyColumn>(columns: &'m [F], values: &Values<'m, F>) -> Values<'m, F> {
+    let mut written = Vec::new();
+    for f in columns {
+        match values.iter().find(|(g, _)| g.name() == f.name()) {
+            Some((_, v)) if *v != Internal::None || f.evaluates_none() => {
+                written.push((f, v.clone()));
+            }
+            _ if !f.primary_key() && !f.has_default() && !f.generated() && !f.evaluates_none() => {
+                written.push((f, Internal::None));
+            }
+            _ => {}
+        }
+    }
+    written
+}
+
+/// Creates a record from a body as the engine does, and returns it as stored (`201`).
+pub async fn create<D: Database>(
+    db: &D,
+    model: &str,
+    body: &PyJson,
+    lenient: bool,
+) -> Result<Vec<u8>, EngineError> {
+    let model = db.model(model)?;
+    let values = create_values::<D>(&model, body)?;
+    let mut conn = db.connect(None).await?;
+    let tz = db.time_zone(&mut conn).await?;
+    db.insert(&mut conn, &model, &values, tz, lenient).await
+}
+
+/// What a create of `body` writes to `model`, as the engine reads the body: a create's and an
+/// import's (`flow::imported`).
+pub fn create_values<'m, D: Database>(
+    model: &'m D::Model,
+    body: &'m PyJson,
+) -> Result<Values<'m, D::Field>, EngineError> {
+    let values = read_values::<D>(model, body)?;
+    D::writable(&values)?;
+    Ok(values)
+}
+
+/// A create's body read as the engine reads it, before the database's refusals of what the
+/// engine cannot write ([`Database::writable`]), which an import writes in its own way.
+pub fn read_values<'m, D: Database>(
+    model: &'m D::Model,
+    body: &'m PyJson,
+) -> Result<Values<'m, D::Field>, EngineError> {
+    let given = body_values(model, body, false)?;
+    let mut values = validate(model, &given, true)?;
+    // An autoincrement key sent as 0, "" or null counts as not sent.
+    if model.pk_field().autoincrement()
+        && let Some(at) = values.iter().position(|(f, _)| f.primary_key())
+        && !values[at].1.truthy()
+    {
+        values.remove(at);
+    }
+    Ok(values)
+}
+
+/// Updates the record `pk` (which `selection` must select) from a body, and returns it as
+/// stored. The key may change. A `PUT` (`partial` false) needs every column a create needs;
+/// fields not sent are left as they are either way.
+pub async fn update<D: Database>(
+    db: &D,
+    model: &str,
+    pk: &str,
+    body: &PyJson,
+    selection: &Selection,
+    partial: bool,
+) -> Result<Vec<u8>, EngineError> {
+    let Selected { model, filter, key } = selected(db, model, pk, selection)?;
+    let mut conn = db.connect(None).await?;
+    let tz = db.time_zone(&mut conn).await?;
+    let mut tx = begin(db, conn).await?;
+    // The record first (404 before the body is looked at), locked for the update.
+    let locked = lock(db, &mut tx, &model, &filter, &key, selection.lenient).await?;
+    let mut values = changes::<D>(&model, body, partial, selection.lenient)?;
+    // The ORM writes only the attributes that changed.
+    let (candidates, unchanged) = match D::held(&model, &locked, &values) {
+        Some(held) => ((0..values.len()).collect(), held),
+        None => asked_unchanged(db, &mut tx, &model, &locked, &values, tz).await?,
+    };
+    keep_changed(&mut values, &candidates, &unchanged);
+    let bytes = db
+        .update_locked(&mut tx, &model, &values, locked, tz)
+        .await?;
+    commit(db, tx, &model).await?;
+    Ok(bytes)
+}
+
+/// Deletes the record `pk` (which `selection` must select), after what the engine's ORM does to
+/// the rows that refer to it.
+pub async fn delete<D: Database>(
+    db: &D,
+    model: &str,
+    pk: &str,
+    selection: &Selection,
+) -> Result<(), EngineError> {
+    let Selected { model, filter, key } = selected(db, model, pk, selection)?;
+    let conn = db.connect(None).await?;
+    let mut tx = begin(db, conn).await?;
+    let locked = lock(db, &mut tx, &model, &filter, &key, selection.lenient).await?;
+    db.delete_locked(&mut tx, &model, locked).await?;
+    commit(db, tx, &model).await
+}
+
+/// A write's transaction on `conn`.
+async fn begin<D: Database>(db: &D, conn: D::Conn) -> Result<Session<D>, EngineError> {
+    let tx = Session::begin(conn, D::BEGIN).await;
+    tx.map_err(|f| db.fault(f, Failure::Unexpected))
+}
+
+/// Commits a write's transaction (a failure is the write's, in `model`'s terms).
+async fn commit<D: Database>(
+    db: &D,
+    mut tx: Session<D>,
+    model: &D::Model,
+) -> Result<(), EngineError> {
+    let done = tx.commit().await;
+    done.map_err(|f| db.fault(f, Failure::Write(model)))
+}
+
+/// The positions among `values` of those whose plain write would differ from the ORM's
+/// (`unchanged_candidates`), and whether the locked row holds each already, as the ORM
+/// compares (a JSON `None` with what loads as `None`): those it holds are left out, as the
+/// ORM leaves out an unchanged attribute.
+async fn asked_unchanged<D: Database>(
+    db: &D,
+    tx: &mut Session<D>,
+    model: &D::Model,
+    locked: &D::Locked,
+    values: &Values<'_, D::Field>,
+    tz: i32,
+) -> Result<(Vec<usize>, Vec<bool>), EngineError> {
+    let candidates = unchanged_candidates(values);
+    if candidates.is_empty() {
+        return Ok((candidates, Vec::new()));
+    }
+    let mut params = D::Params::default();
+    let mut same = Vec::with_capacity(candidates.len());
+    for &i in &candidates {
+        let (f, v) = &values[i];
+        let holds = if loads_none(*f, v) {
+            D::loads_none(D::column(f))
+        } else {
+            D::same_value(D::column(f), &D::bind(f, v, tz, &mut params)?)
+        };
+        // A truth as `1` or `0` (NULL is not the same): an integer on every database.
+        same.push(format!("CASE WHEN {holds} THEN 1 ELSE 0 END"));
+    }
+    let at = D::at_locked(model, locked, &mut params);
+    let sql = format!(
+        "SELECT {} FROM {} WHERE {at} LIMIT 1",
+        same.join(", "),
+        model.table_sql()
+    );
+    let rows = tx.rows(&sql, &params).await;
+    let rows = rows.map_err(|f| db.fault(f, Failure::Write(model)))?;
+    let unchanged = (0..candidates.len())
+        .map(|i| rows.first().and_then(|row| D::text(row, i)).as_deref() == Some("1"))
+        .collect();
+    Ok((candidates, unchanged))
+}
+
+/// The record `filter` and `key` select, locked until the transaction ends; `404` when there
+/// is none. A database error is a read's (the engine fails there: strict mode answers `400`).
+async fn lock<D: Database>(
+    db: &D,
+    tx: &mut Session<D>,
+    model: &D::Model,
+    filter: &Where<D::Params>,
+    key: &str,
+    lenient: bool,
+) -> Result<D::Locked, EngineError> {
+    let sql = format!(
+        "SELECT {} FROM {}{} LIMIT 1{}",
+        D::lock_select(model),
+        model.table_sql(),
+        filter.and(key),
+        D::LOCK
+    );
+    let rows = tx.rows(&sql, &filter.params).await;
+    let rows = rows.map_err(|f| db.fault(f, Failure::Read { lenient }))?;
+    let locked = rows
+        .first()
+        .map(D::locked)
+        .ok_or(EngineError::RecordNotFound)?;
+    db.loaded(model, &locked, lenient)?;
+    Ok(locked)
+}
+
+/// `col = value, ...` of an `UPDATE` of `values` (not empty), each bound in `params`.
+pub fn set_list<D: Database>(
+    values: &Values<'_, D::Field>,
+    tz: i32,
+    params: &mut D::Params,
+) -> Result<String, EngineError> {
+    let sets = values
+        .iter()
+        .map(|(f, v)| Ok(format!("{} = {}", D::column(f), D::bind(f, v, tz, params)?)))
+        .collect::<Result<Vec<String>, EngineError>>()?;
+    Ok(sets.join(", "))
+}
+
+/// The record a request names: its model, the selection's clause, and the key's condition
+/// (`404` for an unknown model; the filters and the key read as the engine reads them).
+struct Selected<D: Database> {
+    /// The model.
+    model: Arc<D::Model>,
+    /// The selection's clause, with the key's value bound after the filters'.
+    filter: Where<D::Params>,
+    /// `key = value`.
+    key: String,
+}
+
+/// The record `pk` of `model` that `selection` must select, for a write.
+fn selected<D: Database>(
+    db: &D,
+    model: &str,
+    pk: &str,
+    selection: &Selection,
+) -> Result<Selected<D>, EngineError> {
+    let model = db.model(model)?;
+    let mut filter = db.filters(&model, selection, Use::Write)?;
+    let key = D::key_condition(&model, pk, &mut filter.params)?;
+    Ok(Selected { model, filter, key })
+}
+
+/// An update's values, read by the serializer's fields after the record was found: a `PUT`
+/// (`partial` false) needs every column a create needs; fields not sent are left as they are.
+/// A `PATCH` whose body is not an object makes the engine fail (500) on every model (its
+/// partial serializer reads the body as a dict), where a model with required columns would
+/// otherwise find nothing to change: refused (`[decision: stricter]`, lenient mode's `500`).
+fn changes<'m, D: Database>(
+    model: &'m D::Model,
+    body: &'m PyJson,
+    partial: bool,
+    lenient: bool,
+) -> Result<Values<'m, D::Field>, EngineError> {
+    if partial && !matches!(body, PyJson::Dict(_)) {
+        return Err(EngineError::engine_fails(
+            lenient,
+            "non_field_errors",
+            format!(
+                "Invalid data. Expected a JSON object of field values, but got {}: the data \
+                 engine fails (500) on a PATCH whose body is not an object.",
+                body.kind_name()
+            ),
+        ));
+    }
+    let given = body_values(model, body, true)?;
+    let values = validate(model, &given, !partial)?;
+    D::writable(&values)?;
+    Ok(values)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use svc_engine::field_input::InputField;
+    use svc_engine::table::Column;
+    use svc_engine::types::FilterFamily;
+
+    /// A column with the facts `insert_values` reads.
+    struct Col {
+        name: &'static str,
+        key: bool,
+        default: bool,
+        generated: bool,
+        json: bool,
+    }
+
+    impl Column for Col {
+        fn name(&self) -> &str {
+            self.name
+        }
+        fn sql(&self) -> &str {
+            self.name
+        }
+        fn family(&self) -> FilterFamily {
+            FilterFamily::Text
+        }
+    }
+
+    impl BodyColumn for Col {
+        fn input(&self) -> InputField {
+            InputField::Char
+        }
+        fn required(&self) -> bool {
+            false
+        }
+        fn generated(&self) -> bool {
+            self.generated
+        }
+        fn primary_key(&self) -> bool {
+            self.key
+        }
+        fn autoincrement(&self) -> bool {
+            self.key
+        }
+        fn has_default(&self) -> bool {
+            self.default
+        }
+        fn evaluates_none(&self) -> bool {
+            self.json
+        }
+    }
+
+    const fn col(name: &'static str) -> Col {
+        Col {
+            name,
+            key: false,
+            default: false,
+            generated: false,
+            json: false,
+        }
+    }
+
+    /// SQLAlchemy 1.4's `_collect_insert_commands`: a `None` given is left out unless the
+    /// type evaluates it; then NULL for each column not given that is no key, has no default,
+    /// is not generated and does not evaluate `None` (`_insert_cols_as_none`).
+    #[test]
+    fn a_creates_columns_are_those_the_orm_sends() {
+        let columns = [
+            Col {
+                key: true,
+                ..col("id")
+            },
+            col("given"),
+            col("given_none"),
+            col("not_given"),
+            Col {
+                default: true,
+                ..col("defaulted")
+            },
+            Col {
+                generated: true,
+                ..col("computed")
+            },
+            Col {
+                json: true,
+                ..col("doc_none")
+            },
+            Col {
+                json: true,
+                ..col("doc_not_given")
+            },
+        ];
+        let given = Internal::Str("x".to_owned());
+        let values: Values<'_, Col> = vec![
+            (&columns[1], given.clone()),
+            (&columns[2], Internal::None),
+            (&columns[6], Internal::None),
+        ];
+        let written = insert_values(&columns, &values);
+        let sent: Vec<(&str, &Internal)> = written.iter().map(|(f, v)| (f.name, v)).collect();
+        assert_eq!(
+            sent,
+            [
+                ("given", &given),
+                ("given_none", &Internal::None),
+                ("not_given", &Internal::None),
+                ("doc_none", &Internal::None),
+            ]
+        );
+    }
+}
