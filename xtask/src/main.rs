@@ -436,6 +436,8 @@ const PUBLISHED: &[&str] = &[
     "svc-api",
     "svc-engine",
     "svc-emulator-core",
+    "svc-emulator-postgres",
+    "svc-emulator-mysql",
     "svc-emulator",
     "svc-cli",
 ];

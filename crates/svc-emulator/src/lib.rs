@@ -56,12 +56,9 @@ mod snapshot;
 mod storage;
 mod ui;
 mod util;
-// The backends: one folder per database that serves resources, each implementing
-// `svc_emulator_core::backend::Backend`; only `catalog::open` names them.
-#[cfg(feature = "mysql")]
-mod mysql;
-#[cfg(feature = "postgres")]
-mod postgres;
+// The backends, each implementing `svc_emulator_core::backend::Backend`: SQLite's folder, and
+// the database servers' crates (svc-emulator-postgres, svc-emulator-mysql); only
+// `catalog::open` names them.
 mod sqlite;
 
 // Slices: one per operation group.

@@ -1,7 +1,7 @@
 //! How much of the database servers' folders is written twice: the share of their code lines
 //! that stand in a run of [`RUN`] lines found again elsewhere in them (in the other folder, or
 //! in the same one), the same text to the letter once each line is trimmed. What repeats across
-//! `postgres/` and `mysql/` is what a flow or the dialect should say once.
+//! svc-emulator-postgres and svc-emulator-mysql is what a flow or the dialect should say once.
 //!
 //! A code line is a line of non-test code (see [`super::test_lines`]) that holds code once its
 //! comments are blanked ([`super::rust_code`]); it is compared as written, string literals

@@ -82,7 +82,7 @@ pub(crate) async fn open_tools(
 
 #[cfg(feature = "postgres")]
 async fn open_postgres(url: &str, seed_sql: Option<&str>) -> Result<Arc<dyn Backend>, String> {
-    let opened = crate::postgres::PgResource::open(url, seed_sql)
+    let opened = svc_emulator_postgres::PgResource::open(url, seed_sql)
         .await
         .map_err(|e| e.to_string())?;
     Ok(Arc::new(opened))
@@ -100,7 +100,7 @@ async fn open_postgres(_url: &str, _seed_sql: Option<&str>) -> Result<Arc<dyn Ba
 
 #[cfg(feature = "mysql")]
 async fn open_mysql(url: &str, seed_sql: Option<&str>) -> Result<Arc<dyn Backend>, String> {
-    let opened = crate::mysql::MyResource::open(url, seed_sql)
+    let opened = svc_emulator_mysql::MyResource::open(url, seed_sql)
         .await
         .map_err(|e| e.to_string())?;
     Ok(Arc::new(opened))

@@ -4,7 +4,7 @@
 //!
 //! # Files
 //!
-//! The seven roles every database folder has (`postgres/` and `mysql/` too): `dialect` (the
+//! The seven roles every database folder has (`svc-emulator-postgres/` and `svc-emulator-mysql/` too): `dialect` (the
 //! SQL words and lookups), `driver` (rusqlite: statements, read-only SQL, actions), `types`
 //! (the engine's view of a column, and values both ways), `schema` (reflection into models,
 //! foreign keys, identity), `records` (reads of records and their pages, and the write and

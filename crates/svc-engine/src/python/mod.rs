@@ -5,8 +5,8 @@
 //! database's time zone and shows bytes that are not UTF-8 in hex), a serializer field (an
 //! aggregate's value), and `str()`.
 //!
-//! Each backend reads its driver's cells into a [`Py`] (`postgres/aggregate.rs`,
-//! `mysql/types.rs`); what the engine writes of one is written once, here.
+//! Each backend reads its driver's cells into a [`Py`] (`svc-emulator-postgres/src/aggregate.rs`,
+//! `svc-emulator-mysql/src/types.rs`); what the engine writes of one is written once, here.
 
 pub mod floats;
 pub mod json;

@@ -344,8 +344,8 @@ mod postgres_db {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::*;
-    use crate::postgres::PgResource;
     use svc_emulator_core::flow::saved::SavedCopy;
+    use svc_emulator_postgres::PgResource;
 
     /// Beside the shared tables: keys numbered by identity and by a sequence of its own, and a
     /// partitioned table (its rows saved once, through it) and a materialized view (not saved).
@@ -556,8 +556,8 @@ UPDATE cycle_a SET b_id = 1;
 #[cfg(feature = "mysql")]
 mod mysql_db {
     use super::*;
-    use crate::mysql::MyResource;
     use svc_emulator_core::flow::saved::SavedCopy;
+    use svc_emulator_mysql::MyResource;
 
     const SCHEMA: &str = "
 CREATE TABLE people (id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(50) NOT NULL, age INT);

@@ -29,6 +29,22 @@
 //!
 //! The connection URL may carry a password: it is never logged or shown ([`redacted`]).
 
+//!
+//! **An implementation crate of [svc-emulator](https://docs.rs/svc-emulator)**: its catalog
+//! opens a [`MyResource`] for each resource on MySQL and MariaDB, and nothing else names this crate. Its API
+//! follows the emulator's and may change in any release. It reaches no HTTP layer: Cargo holds
+//! that, since it depends on none.
+//!
+//! ```compile_fail
+//! use axum::Router;
+//! ```
+//!
+//! ```compile_fail
+//! use svc_emulator::Emulator;
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
 pub(crate) mod aggregate;
 pub(crate) mod dialect;
 pub(crate) mod driver;

@@ -11,9 +11,9 @@
 //! PostgreSQL compares, matches (`ILIKE`, with its Unicode case folding) and fails exactly as
 //! it does for the engine.
 
-use crate::postgres::PgResource;
-use crate::postgres::schema::{PgField, PgModel, compared_as};
-use crate::postgres::types::PgKind;
+use crate::PgResource;
+use crate::schema::{PgField, PgModel, compared_as};
+use crate::types::PgKind;
 use svc_emulator_core::dialect::Dialect;
 use svc_emulator_core::dialect::clause::Where;
 use svc_emulator_core::dialect::lookup::{Cmp, Filter, lookup_condition};
@@ -631,7 +631,7 @@ mod tests {
         let field = PgField {
             name: "arr".to_owned(),
             kind: PgKind::Array,
-            extra: crate::postgres::schema::PgCast {
+            extra: crate::schema::PgCast {
                 cast: "integer[]".to_owned(),
             },
             not_null: false,
@@ -668,7 +668,7 @@ mod tests {
     }
 
     fn field(kind: PgKind, cast: &str) -> PgField {
-        crate::postgres::schema::test_field("cat", kind, cast)
+        crate::schema::test_field("cat", kind, cast)
     }
 
     #[test]

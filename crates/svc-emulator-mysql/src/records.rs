@@ -33,13 +33,13 @@
 //! counts: other engines' writes do not move the counter. A write anywhere on the server costs
 //! the next page its seek and its kept count, never its answer.
 
-use crate::mysql::dialect::MyWhere;
-use crate::mysql::dialect::{Params, datetime_literal};
-use crate::mysql::schema::{MyConnection, table};
-use crate::mysql::schema::{MyField, MyModel};
-use crate::mysql::types::unordered_set;
-use crate::mysql::types::{MyKind, Offset, python_date, set_is_unordered, write_value};
-use crate::mysql::{MyResource, driver, message, server_code};
+use crate::dialect::MyWhere;
+use crate::dialect::{Params, datetime_literal};
+use crate::schema::{MyConnection, table};
+use crate::schema::{MyField, MyModel};
+use crate::types::unordered_set;
+use crate::types::{MyKind, Offset, python_date, set_is_unordered, write_value};
+use crate::{MyResource, driver, message, server_code};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Row, Value};
 use svc_emulator_core::backend::pooled::ESTIMATE_FROM;
@@ -335,7 +335,7 @@ fn not_writable(values: &[(&MyField, Internal)]) -> Result<(), EngineError> {
 }
 
 /// MySQL's rows, in the types the driver reads (`MyKind::select`).
-impl WritesRows<Row, crate::mysql::schema::MyColumn> for MyKind {
+impl WritesRows<Row, crate::schema::MyColumn> for MyKind {
     /// `false` for a `DATETIME` or `TIMESTAMP` that is no Python date-time
     /// (`0000-00-00 00:00:00`): PyMySQL keeps its text, which the engine's date-time field
     /// cannot write.
@@ -436,7 +436,7 @@ impl Pages for MyResource {
         }
     }
 
-    /// A page past the first reads and converts only its own rows (see `mysql/records.rs`).
+    /// A page past the first reads and converts only its own rows (see `svc-emulator-mysql/src/records.rs`).
     async fn page(
         &self,
         reader: &mut Conn,
@@ -457,7 +457,7 @@ impl Pages for MyResource {
     /// The engine's count: the `EXPLAIN SELECT COUNT(*)` estimate of an unfiltered table when
     /// it is at least 10 000 (its `rows` column), else `COUNT(*)`. A filtered count of 10 000
     /// rows or more is kept under InnoDB's transaction counter and read again only when the
-    /// counter moved (`mysql/records.rs`, [`Kept`]): a page asked again on the same data counts no
+    /// counter moved (`svc-emulator-mysql/src/records.rs`, [`Kept`]): a page asked again on the same data counts no
     /// row again.
     async fn count(
         &self,
@@ -474,7 +474,7 @@ impl Pages for MyResource {
             let estimate = explain
                 .first()
                 .and_then(|r| r.as_ref(8))
-                .and_then(crate::mysql::types::value_text)
+                .and_then(crate::types::value_text)
                 .and_then(|t| t.parse::<u64>().ok());
             if let Some(estimate) = estimate
                 && estimate >= ESTIMATE_FROM
@@ -495,7 +495,7 @@ impl Pages for MyResource {
         let n = rows
             .first()
             .and_then(|r| r.as_ref(0))
-            .and_then(crate::mysql::types::value_text)
+            .and_then(crate::types::value_text)
             .and_then(|t| t.parse().ok())
             .unwrap_or(0);
         if let Some(key) = key {
@@ -688,7 +688,7 @@ pub(crate) fn count_key(model: &MyModel, filter: &MyWhere) -> Vec<u8> {
 #[cfg(test)]
 mod pages_tests {
     use super::*;
-    use crate::mysql::schema::{InnoDb, MyField};
+    use crate::schema::{InnoDb, MyField};
     use svc_engine::table::Reflected;
 
     #[test]
@@ -702,7 +702,7 @@ mod pages_tests {
             autoincrement: false,
             generated: false,
             sql: format!("`{name}`"),
-            extra: crate::mysql::schema::MyColumn {
+            extra: crate::schema::MyColumn {
                 members: Vec::new(),
                 qualified: format!("`t`.`{name}`"),
                 timestamp: false,

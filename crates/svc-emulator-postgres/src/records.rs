@@ -38,13 +38,13 @@
 //! and the page is read again from the keys, as above. So a write anywhere (any database of
 //! the server) costs the next page a second statement, never a different answer.
 
-use crate::postgres::dialect::PgWhere;
-use crate::postgres::dialect::{Params, datetime_literal};
-use crate::postgres::driver::prepared_rows;
-use crate::postgres::schema::{PgConnection, by_ctid, table};
-use crate::postgres::schema::{PgField, PgModel};
-use crate::postgres::types::{Offset, PgKind, python_cannot_hold, write_value};
-use crate::postgres::{PgResource, driver, message};
+use crate::dialect::PgWhere;
+use crate::dialect::{Params, datetime_literal};
+use crate::driver::prepared_rows;
+use crate::schema::{PgConnection, by_ctid, table};
+use crate::schema::{PgField, PgModel};
+use crate::types::{Offset, PgKind, python_cannot_hold, write_value};
+use crate::{PgResource, driver, message};
 use deadpool_postgres::Object;
 use std::collections::HashMap;
 use svc_emulator_core::backend::pooled::ESTIMATE_FROM;
@@ -452,7 +452,7 @@ fn array_text(v: &PyJson, text: &dyn Fn(&PyJson) -> String) -> String {
 }
 
 /// PostgreSQL's rows: every column read as text (the model's select list).
-impl WritesRows<Row, crate::postgres::schema::PgCast> for PgKind {
+impl WritesRows<Row, crate::schema::PgCast> for PgKind {
     /// `false` for a date or date-time psycopg2 cannot read (a year before 1 or past 9999).
     fn write_value(row: &Row, buf: &mut Vec<u8>, i: usize, column: &PgField, tz: Offset) -> bool {
         let text: Option<&str> = row.get(i);
@@ -550,11 +550,11 @@ pub(crate) fn seek_terms(model: &PgModel, terms: &[(usize, bool)]) -> Option<Vec
 }
 
 /// PostgreSQL's side of a page walk (`flow::walks`): its keys found by `= ANY(ARRAY(...))`, its
-/// anchors as text, the snapshot as the token (read beside the page's rows, `postgres/records.rs`).
+/// anchors as text, the snapshot as the token (read beside the page's rows, `svc-emulator-postgres/src/records.rs`).
 impl Pages for PgResource {
     type Key = String;
 
-    /// A page reads and converts only its own rows (see `postgres/records.rs`). The count, when
+    /// A page reads and converts only its own rows (see `svc-emulator-postgres/src/records.rs`). The count, when
     /// it is sure to be needed (any page but the first) or cheap (the catalog's estimate, or a
     /// count of a table too small to have one), goes with the page: both statements are sent
     /// before either answer is awaited.
@@ -756,7 +756,7 @@ mod pages_tests {
     use svc_engine::table::Reflected;
 
     fn field(name: &str, kind: PgKind, cast: &str) -> PgField {
-        crate::postgres::schema::test_field(name, kind, cast)
+        crate::schema::test_field(name, kind, cast)
     }
 
     #[test]

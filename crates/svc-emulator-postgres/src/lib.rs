@@ -4,7 +4,7 @@
 //!
 //! A [`PgResource`] is a pool of connections to one database. Its tables (those of the
 //! connection's current schema, usually `public`) are models, read once at start and again on
-//! reload. The operations are those of the SQLite backend (`crate::sqlite`), with
+//! reload. The operations are those of the SQLite backend (svc-emulator's `sqlite`), with
 //! PostgreSQL's semantics where the engine has them:
 //!
 //! - **Values** (`types`): `numeric` written as text (`"20.50"`), date-times in ISO form with
@@ -21,6 +21,22 @@
 //!   column's type by PostgreSQL; database errors are `400`s with PostgreSQL's message.
 //!
 //! The connection URL may carry a password: it is never logged or shown ([`redacted`]).
+
+//!
+//! **An implementation crate of [svc-emulator](https://docs.rs/svc-emulator)**: its catalog
+//! opens a [`PgResource`] for each resource on PostgreSQL, and nothing else names this crate. Its API
+//! follows the emulator's and may change in any release. It reaches no HTTP layer: Cargo holds
+//! that, since it depends on none.
+//!
+//! ```compile_fail
+//! use axum::Router;
+//! ```
+//!
+//! ```compile_fail
+//! use svc_emulator::Emulator;
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub(crate) mod aggregate;
 pub(crate) mod dialect;

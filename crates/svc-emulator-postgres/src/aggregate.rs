@@ -12,9 +12,9 @@
 use serde_json::{Map, Value as Json};
 use tokio_postgres::Row;
 
-use crate::postgres::PgResource;
-use crate::postgres::schema::{PgField, PgModel};
-use crate::postgres::types::{
+use crate::PgResource;
+use crate::schema::{PgField, PgModel};
+use crate::types::{
     Offset, PgKind, date_kind, finite, float_items, hex_bytes, interval, iso_time, parse_float,
     python_cannot_hold, timestamp, timetz,
 };
@@ -278,7 +278,7 @@ impl PgResource {
     /// A database error of a read: the engine re-raises it (`500`).
     pub(crate) fn read_failure(&self, e: tokio_postgres::Error) -> EngineError {
         match e.as_db_error() {
-            Some(_) => read_refused("PostgreSQL", crate::postgres::message(&e).trim_end()),
+            Some(_) => read_refused("PostgreSQL", crate::message(&e).trim_end()),
             None => self.unexpected(e),
         }
     }

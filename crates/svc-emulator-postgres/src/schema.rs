@@ -42,9 +42,9 @@
 //! and after the deferred checks are made (`setval` is not rolled back: only a commit that
 //! cannot be written leaves them as saved without the rows).
 
-use crate::postgres::dialect::Params;
-use crate::postgres::types::PgKind;
-use crate::postgres::{PgResource, message};
+use crate::dialect::Params;
+use crate::types::PgKind;
+use crate::{PgResource, message};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use svc_emulator_core::dialect::quote_ident;

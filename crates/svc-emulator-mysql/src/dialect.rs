@@ -17,11 +17,11 @@
 
 use mysql_async::Value;
 
-use crate::mysql::MyResource;
-use crate::mysql::driver::skip_quoted;
-use crate::mysql::schema::quote_ident;
-use crate::mysql::schema::{MyField, MyModel};
-use crate::mysql::types::MyKind;
+use crate::MyResource;
+use crate::driver::skip_quoted;
+use crate::schema::quote_ident;
+use crate::schema::{MyField, MyModel};
+use crate::types::MyKind;
 use svc_emulator_core::dialect::Dialect;
 use svc_emulator_core::dialect::clause::Where;
 use svc_emulator_core::dialect::lookup::{Filter, lookup_condition};

@@ -25,7 +25,7 @@
 //! A restore turns the foreign keys' checks off for its session (`FOREIGN_KEY_CHECKS = 0`, no
 //! privilege needed) and writes keys of 0 as given (`NO_AUTO_VALUE_ON_ZERO`), both set back as
 //! they were before the commit; a restore that fails gives its connection back to the pool,
-//! which resets it (`mysql/driver.rs`), so neither setting outlives it. The tables are emptied with `DELETE` rather than
+//! which resets it (`svc-emulator-mysql/src/driver.rs`), so neither setting outlives it. The tables are emptied with `DELETE` rather than
 //! `TRUNCATE`, which commits: the rows go back in one transaction (of InnoDB tables; a table of
 //! another engine, MyISAM, keeps what was done before a failure). MySQL cannot turn a table's
 //! triggers off, and `DROP TRIGGER` commits: the saved tables' triggers are dropped before the
@@ -34,10 +34,10 @@
 //! Setting an `AUTO_INCREMENT` commits too, so the keys are set after the commit, and only
 //! where they moved.
 
-use crate::mysql::dialect::Params;
-use crate::mysql::driver::skip_quoted;
-use crate::mysql::types::MyKind;
-use crate::mysql::{MyResource, message, server_code};
+use crate::dialect::Params;
+use crate::driver::skip_quoted;
+use crate::types::MyKind;
+use crate::{MyResource, message, server_code};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Row, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -285,7 +285,7 @@ fn members(column_type: &str) -> Vec<String> {
 fn internal(e: mysql_async::Error) -> EngineError {
     EngineError::Internal(format!(
         "reading the database's schema: {}",
-        crate::mysql::message(&e)
+        crate::message(&e)
     ))
 }
 

@@ -14,9 +14,9 @@ use mysql_async::consts::ColumnType;
 use mysql_async::{Row, Value};
 use serde_json::{Map, Value as Json};
 
-use crate::mysql::MyResource;
-use crate::mysql::schema::{MyField, MyModel};
-use crate::mysql::types::{
+use crate::MyResource;
+use crate::schema::{MyField, MyModel};
+use crate::types::{
     MyKind, Offset, bit_value, double_decimal, py_value, set_members, unordered_set, value_bytes,
     value_text,
 };
@@ -322,8 +322,8 @@ impl Summary for MyResource {
 impl MyResource {
     /// A database error of a read: the engine re-raises it (`500`).
     pub(crate) fn read_failure(&self, e: mysql_async::Error) -> EngineError {
-        match crate::mysql::server_code(&e) {
-            Some(_) => read_refused("MySQL", &crate::mysql::message(&e)),
+        match crate::server_code(&e) {
+            Some(_) => read_refused("MySQL", &crate::message(&e)),
             None => self.unexpected(e),
         }
     }

@@ -29,10 +29,10 @@
 //! An action's statements run on the same sessions, in a read-write transaction
 //! (`flow::action`).
 
-use crate::mysql::dialect::Params;
-use crate::mysql::schema::quote_ident;
-use crate::mysql::types::{Offset, py_value, value_text};
-use crate::mysql::{MyResource, message, server_code};
+use crate::dialect::Params;
+use crate::schema::quote_ident;
+use crate::types::{Offset, py_value, value_text};
+use crate::{MyResource, message, server_code};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Column, Conn, Row, Value};
 use serde_json::{Map, Value as Json};

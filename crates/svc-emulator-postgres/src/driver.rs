@@ -31,9 +31,9 @@
 //! An action's statements run on the same sessions, in a read-write transaction
 //! (`flow::action`).
 
-use crate::postgres::dialect::Params;
-use crate::postgres::types::{Offset, PgKind, finite, interval, iso_time, parse_float, timestamp};
-use crate::postgres::{PgResource, message};
+use crate::dialect::Params;
+use crate::types::{Offset, PgKind, finite, interval, iso_time, parse_float, timestamp};
+use crate::{PgResource, message};
 use bytes::BytesMut;
 use deadpool_postgres::{ClientWrapper, Object};
 use futures_util::TryStreamExt;
