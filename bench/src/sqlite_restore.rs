@@ -1,5 +1,5 @@
 //! 12, last row: why SQLite puts a saved copy back its own way. The database servers put one
-//! back through the shared flow (`flow/saved.rs`): in one transaction, the foreign keys' checks
+//! back through the shared flow (`flow/snapshot.rs`): in one transaction, the foreign keys' checks
 //! and the triggers off, every table emptied, the rows copied back from a store on the server
 //! by `INSERT ... SELECT`. SQLite cannot turn a trigger off, but its schema changes are
 //! transactional, so the same flow would drop the tables' triggers and make them again inside

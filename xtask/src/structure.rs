@@ -783,7 +783,7 @@ fn backend_features(path: &str, src: &str) -> Vec<(usize, String)> {
 /// The statements of the records' write flows, each with the only files that may write it: a
 /// create, an update and a delete are written once (`flow/write.rs`), and what the ORM does to
 /// the rows that refer to a deleted one once too (`flow/delete.rs`). A saved copy of a
-/// database's data (`flow/saved.rs`) copies every row into its store and empties the tables
+/// database's data (`flow/snapshot.rs`) copies every row into its store and empties the tables
 /// and puts the rows back at a restore: those `INSERT INTO ... SELECT` and `DELETE FROM`
 /// statements are written once there, for every database server, and no backend writes them
 /// either. A database gives its dialect (quoting, binds, `RETURNING` or a read-back), never
@@ -792,7 +792,7 @@ fn backend_features(path: &str, src: &str) -> Vec<(usize, String)> {
 const FLOW_STATEMENTS: &[(&str, &[&str])] = &[
     (
         "INSERT INTO",
-        &["flow/write.rs", "flow/saved.rs", "flow/export.rs"],
+        &["flow/write.rs", "flow/snapshot.rs", "flow/export.rs"],
     ),
     ("UPDATE … SET", &["flow/write.rs", "flow/delete.rs"]),
     (
@@ -800,7 +800,7 @@ const FLOW_STATEMENTS: &[(&str, &[&str])] = &[
         &[
             "flow/write.rs",
             "flow/delete.rs",
-            "flow/saved.rs",
+            "flow/snapshot.rs",
             "flow/export.rs",
         ],
     ),

@@ -22,7 +22,7 @@ use crate::types::{
 };
 use svc_emulator_core::dialect::Dialect;
 use svc_emulator_core::dialect::group::{Quoting, group_label, group_statement};
-use svc_emulator_core::flow::aggregate::Summary;
+use svc_emulator_core::flow::aggregate::Aggregates;
 use svc_engine::aggregate::{date_unit, fails, group_name, read_refused, y_func, zero_if_null};
 use svc_engine::python::text::hexlify;
 use svc_engine::python::{Py, time_of_day};
@@ -203,7 +203,7 @@ fn read_cell(row: &Row, i: usize) -> Py {
 }
 
 /// MySQL's side of an aggregate and a group (`flow::aggregate`).
-impl Summary for MyResource {
+impl Aggregates for MyResource {
     fn query_object(field: &MyField) -> Serializer {
         field.kind.serializer()
     }

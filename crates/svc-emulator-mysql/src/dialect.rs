@@ -108,7 +108,7 @@ impl Dialect for MyResource {
 
     const TEXT_TYPE: &'static str = "CHAR";
 
-    /// MySQL's; MariaDB's differ (`Summary::query_dialect`).
+    /// MySQL's; MariaDB's differ (`Aggregates::query_dialect`).
     const RESERVED_WORDS: &'static str = include_str!("reserved_words_mysql.txt");
 
     const QUERY_NEVER: &'static str = "false = 1";

@@ -18,7 +18,7 @@
 //!
 //! # Saved copies
 //!
-//! MySQL's side of a saved copy (`flow::saved`): the copy lives in a database of its own on the
+//! MySQL's side of a saved copy (`flow::snapshot`): the copy lives in a database of its own on the
 //! same server (the user needs the privilege to create it); the next generated keys are each
 //! table's `AUTO_INCREMENT`.
 //!
@@ -341,7 +341,7 @@ impl MyConnection<'_> {
     }
 }
 
-impl flow::Connection for MyConnection<'_> {
+impl flow::Cascades for MyConnection<'_> {
     type Value = Value;
 
     async fn query(&mut self, sql: &str, params: &[Value]) -> Result<Vec<Vec<Value>>, EngineError> {
@@ -576,7 +576,7 @@ impl Exports for MyResource {
                 "the copy is kept in a database of its own, named {}..., and user {user} may \
                  not create one: grant it the privileges \
                  (GRANT ALL ON `svc\\_emulator\\_saved\\_%`.* TO '{name}'@'{host}') ({})",
-                svc_emulator_core::flow::saved::STORE_PREFIX,
+                svc_emulator_core::flow::snapshot::STORE_PREFIX,
                 message(&e)
             )));
         }

@@ -19,7 +19,7 @@ use crate::types::{
     python_cannot_hold, timestamp, timetz,
 };
 use svc_emulator_core::dialect::group::{group_label, group_statement};
-use svc_emulator_core::flow::aggregate::Summary;
+use svc_emulator_core::flow::aggregate::Aggregates;
 use svc_engine::aggregate::{
     date_unit, fails, group_name, not_json_refused, read_refused, y_func, zero_if_null,
 };
@@ -151,7 +151,7 @@ fn group_key(field: &PgField, raw: Option<&str>) -> Result<String, EngineError> 
 }
 
 /// PostgreSQL's side of an aggregate and a group (`flow::aggregate`).
-impl Summary for PgResource {
+impl Aggregates for PgResource {
     /// The column's serializer field, but an array's, which writes the query's text.
     fn query_object(field: &PgField) -> Serializer {
         match field.kind {

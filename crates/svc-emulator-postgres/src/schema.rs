@@ -20,7 +20,7 @@
 //!
 //! # Saved copies
 //!
-//! PostgreSQL's side of a saved copy (`flow::saved`): the copy lives in a schema of its own of
+//! PostgreSQL's side of a saved copy (`flow::snapshot`): the copy lives in a schema of its own of
 //! the same database (the role needs `CREATE` on the database); the next generated keys are the
 //! sequences the saved tables' columns own (`serial`, identity) or take their defaults from,
 //! each with `last_value` and `is_called`.
@@ -258,7 +258,7 @@ fn binds(params: &[Option<String>]) -> Vec<&(dyn ToSql + Sync)> {
     params.iter().map(|p| p as &(dyn ToSql + Sync)).collect()
 }
 
-impl flow::Connection for PgConnection<'_> {
+impl flow::Cascades for PgConnection<'_> {
     type Value = Option<String>;
 
     async fn query(

@@ -61,7 +61,7 @@ pub enum Use {
     /// An update or a delete of one record.
     Write,
     /// An aggregate or a group.
-    Summary,
+    Aggregate,
 }
 
 /// The engine's failure (`500`) on a `_relation` value; lenient mode answers it as the engine.

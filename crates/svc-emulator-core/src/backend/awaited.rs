@@ -5,9 +5,9 @@
 
 /// Implements [`Backend`](crate::backend::Backend) for `$resource`, whose inherent async
 /// `reload` reads its schema again. The records operations, read-only SQL and saved copies are
-/// the flows of `flow::read`, `flow::write`, `flow::aggregate`, `flow::read_only_sql`, `flow::action`, `flow::saved` and `flow::export`,
+/// the flows of `flow::read`, `flow::write`, `flow::aggregate`, `flow::read_only_sql`, `flow::action`, `flow::snapshot` and `flow::export`,
 /// over the resource's side of them (`flow::records::Database`,
-/// `flow::aggregate::Summary`, `flow::driver::Driver`, `flow::export::Exports`); the macro also gives the resource the public methods that run
+/// `flow::aggregate::Aggregates`, `flow::driver::Driver`, `flow::export::Exports`); the macro also gives the resource the public methods that run
 /// them (`list`, `retrieve_selected`, `delete_selected`, `aggregate`, `group`, `sql`).
 #[macro_export]
 macro_rules! awaited_backend {
@@ -228,7 +228,7 @@ macro_rules! awaited_backend {
             ) -> $crate::backend::Work<$crate::backend::Saved> {
                 Box::pin(async move {
                     let _hold = hold;
-                    let copy = $crate::flow::saved::save(&*self).await?;
+                    let copy = $crate::flow::snapshot::save(&*self).await?;
                     Ok(std::sync::Arc::new(copy) as $crate::backend::Saved)
                 })
             }
@@ -240,7 +240,7 @@ macro_rules! awaited_backend {
             ) -> $crate::backend::Work<()> {
                 Box::pin(async move {
                     let _hold = hold;
-                    $crate::flow::saved::restore(&*self, &*saved).await?;
+                    $crate::flow::snapshot::restore(&*self, &*saved).await?;
                     // The tables may have changed since the copy was saved: models as they are.
                     <$resource>::reload(&self).await
                 })

@@ -53,7 +53,7 @@ pub fn relation_condition<T: Table>(
 ) -> Result<String, EngineError> {
     let use_ = related.use_;
     // A path without joins filters the model's own column, in an aggregate as in a list.
-    if use_ == Use::Summary && !path.hops.is_empty() {
+    if use_ == Use::Aggregate && !path.hops.is_empty() {
         return Err(misread(
             "_relation with joins in an aggregate or a group: the data engine keeps the path's \
              condition but not its joins (every row counts once per row of the joined tables). \

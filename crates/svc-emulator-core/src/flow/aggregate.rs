@@ -1,7 +1,7 @@
 //! An aggregate and a group, as the engine answers them on any database server: the request
 //! read in the engine's order (model, filters, `_order_by`, columns, function), one statement,
 //! and its values written as the engine writes them. What a database's values are, and how its
-//! statement reads them with their types, is its own ([`Summary`]).
+//! statement reads them with their types, is its own ([`Aggregates`]).
 
 use serde_json::{Map, Value as Json};
 
@@ -16,7 +16,7 @@ use svc_engine::types::Serializer;
 use svc_engine::{AggregateFunc, AggregateRequest, EngineError, GroupRequest, Selection};
 
 /// A database server's side of an aggregate and a group.
-pub trait Summary: Database {
+pub trait Aggregates: Database {
     /// How the y column's serializer field writes the engine's query object of a function it
     /// does not know ([`unknown_function`]).
     fn query_object(field: &Self::Field) -> Serializer;
@@ -72,7 +72,7 @@ pub trait Summary: Database {
 }
 
 /// `{"y_func": value}` over the records `selection` selects.
-pub async fn aggregate<D: Summary>(
+pub async fn aggregate<D: Aggregates>(
     db: &D,
     model: &str,
     req: &AggregateRequest,
@@ -84,7 +84,7 @@ pub async fn aggregate<D: Summary>(
 }
 
 /// The selected records' groups, sorted by their keys.
-pub async fn group<D: Summary>(
+pub async fn group<D: Aggregates>(
     db: &D,
     model: &str,
     req: &GroupRequest,
@@ -95,14 +95,14 @@ pub async fn group<D: Summary>(
         .map_err(|e| e.unless_lenient(selection.lenient))
 }
 
-async fn aggregate_as_engine<D: Summary>(
+async fn aggregate_as_engine<D: Aggregates>(
     db: &D,
     model: &str,
     req: &AggregateRequest,
     selection: &Selection,
 ) -> Result<Json, EngineError> {
     let model = db.model(model)?;
-    let filter = db.filters(&model, selection, Use::Summary)?;
+    let filter = db.filters(&model, selection, Use::Aggregate)?;
     let (filter, order) = filtered_order_by(&*model, filter, &req.order_by, D::NEVER)?;
     let field = aggregate_column(&*model, req)?;
     let Some(func) = known(&req.func)? else {
@@ -126,7 +126,7 @@ async fn aggregate_as_engine<D: Summary>(
 /// The engine's answer when the function is not one it knows: its (empty) query object written
 /// by the column's serializer field (`order`: the request's `_order_by`): `{}` by a value
 /// field, a failure of a date-time field, the query's text by a text field.
-fn unknown_function<D: Summary>(
+fn unknown_function<D: Aggregates>(
     db: &D,
     model: &D::Model,
     field: &D::Field,
@@ -157,14 +157,14 @@ fn unknown_function<D: Summary>(
     }
 }
 
-async fn group_as_engine<D: Summary>(
+async fn group_as_engine<D: Aggregates>(
     db: &D,
     model: &str,
     req: &GroupRequest,
     selection: &Selection,
 ) -> Result<Json, EngineError> {
     let model = db.model(model)?;
-    let filter = db.filters(&model, selection, Use::Summary)?;
+    let filter = db.filters(&model, selection, Use::Aggregate)?;
     let (filter, _) = filtered_order_by(&*model, filter, &req.order_by, D::NEVER)?;
     let Some(columns) = group_columns(&*model, req)? else {
         return Ok(Json::Array(Vec::new()));

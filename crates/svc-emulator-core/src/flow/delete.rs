@@ -20,13 +20,13 @@
 
 use std::collections::HashSet;
 
-use crate::flow::references::{Connection, Locator, OnDelete, Reference, TableRef};
+use crate::flow::references::{Cascades, Locator, OnDelete, Reference, TableRef};
 use svc_engine::EngineError;
 use svc_engine::body::{non_field, query_failed};
 
 /// Deletes one row of `table` as the ORM does, by `where_sql` (bound from `row`, which `at`
 /// found it by): first what it does to the rows that refer to it ([`follow_references`]).
-pub async fn delete_row<C: Connection>(
+pub async fn delete_row<C: Cascades>(
     conn: &mut C,
     table: &TableRef,
     at: &Locator,
@@ -42,7 +42,7 @@ pub async fn delete_row<C: Connection>(
 /// Does to the rows that refer to one row of `table` (the row `at` finds from `row`) what the
 /// ORM does before it deletes that row: sets references to NULL, and deletes the rows it must,
 /// each after what refers to it in turn. The row itself is left for the caller to delete.
-pub async fn follow_references<C: Connection>(
+pub async fn follow_references<C: Cascades>(
     conn: &mut C,
     table: &TableRef,
     at: &Locator,
@@ -188,7 +188,7 @@ mod tests {
         }
     }
 
-    impl Connection for Scripted {
+    impl Cascades for Scripted {
         type Value = i64;
 
         async fn query(&mut self, sql: &str, params: &[i64]) -> Result<Vec<Vec<i64>>, EngineError> {

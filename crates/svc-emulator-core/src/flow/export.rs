@@ -1,6 +1,6 @@
 //! A resource's records written out and read back in (`svc emulator export`, `--import`),
 //! written once for every database over its [`Exports`]; and the parts of a restore that an
-//! import shares (`flow::saved`, the database servers' saved copies).
+//! import shares (`flow::snapshot`, the database servers' saved copies).
 //!
 //! **An export** reads every model that holds rows (not views) in one transaction that sees
 //! the data as of one moment: each model's rows in key order, every row (also rows that share a
@@ -150,7 +150,7 @@ impl Drop for Store {
 }
 
 /// One database's side of an export and an import, and of a database server's restore of a
-/// saved copy (`flow::saved`): its transactions, its generated keys, its foreign keys' checks,
+/// saved copy (`flow::snapshot`): its transactions, its generated keys, its foreign keys' checks,
 /// how it binds what an export wrote. Its own statements take no bound values: every name in
 /// them comes from the database's own catalog, quoted. Every future is `Send`.
 pub trait Exports: Database<Model: BaseTable> + Sized {
@@ -188,10 +188,10 @@ pub trait Exports: Database<Model: BaseTable> + Sized {
         }
     }
 
-    /// Makes the store `name` (unquoted) of a saved copy (`flow::saved`: a database
+    /// Makes the store `name` (unquoted) of a saved copy (`flow::snapshot`: a database
     /// server's), or says which privilege the connection lacks for it. By default the
     /// database keeps its copies itself (SQLite's online backup, `Resource::save`):
-    /// `flow::saved` never runs on it.
+    /// `flow::snapshot` never runs on it.
     fn make_store(
         &self,
         _conn: &mut Session<Self>,

@@ -17,25 +17,25 @@
 //! - `Pages` (`records`; its `records.rs`): a page and a count, its sort keys and seek, and the
 //!   token that proves an anchor still holds: a page read from the anchor where the page
 //!   before it ended ([`walks`]).
-//! - `Summary` (`aggregate`): its aggregate functions and date buckets: aggregates and groups.
-//! - `Connection` (`references`): a connection inside a write's transaction, its foreign keys
+//! - `Aggregates` (`aggregate`): its aggregate functions and date buckets: aggregates and groups.
+//! - `Cascades` (`references`): a connection inside a write's transaction, its foreign keys
 //!   and a row's identity.
 //! - `Driver` (`driver`; its `driver.rs`): how it runs statements: a batch, a statement's
 //!   rows, a connection given up; a read-only query's proof of read-only, cancel and cleaning
 //!   ([`read_only_sql`]), and an action's statements in a read-write transaction ([`action`]).
 //! - `Exports` ([`export`]): its transactions, generated keys and foreign keys' checks, for an
-//!   export and an import (every database) and a saved copy's restore (`saved`, where the copy
+//!   export and an import (every database) and a saved copy's restore (`snapshot`, where the copy
 //!   lives: the servers').
 //!
 //! The flows over them: `read` (a list and a retrieve), `write` (a create, an update, a
 //! delete), [`delete`] (what SQLAlchemy's automap relationships do to the rows that refer to a
-//! row being deleted), `aggregate`, `read_only_sql`, `action`, `saved` and [`export`].
+//! row being deleted), `aggregate`, `read_only_sql`, `action`, `snapshot` and [`export`].
 //!
 //! SQLite runs its own saved copies (`sqlite/mod.rs`, its online backup, which copies the
-//! database's pages). Through `saved`, SQLite would drop the tables' triggers (it cannot turn
+//! database's pages). Through `snapshot`, SQLite would drop the tables' triggers (it cannot turn
 //! one off) and make them again in the restore's transaction, and put 10k rows back in 2.58 ms
 //! where the page copy takes 117 us (`cargo xtask bench --only fixture`, section 12): a reset
-//! would cost more than the start it replaces. So only the database servers run `saved`.
+//! would cost more than the start it replaces. So only the database servers run `snapshot`.
 
 // Every database runs these.
 pub mod action;
@@ -52,7 +52,7 @@ pub mod write;
 // them (`records::Database`).
 pub mod read;
 pub mod records;
-pub mod saved;
+pub mod snapshot;
 pub mod walks;
 
-pub use references::{Columns, Connection, Locator, OnDelete, Reference, TableRef};
+pub use references::{Cascades, Columns, Locator, OnDelete, Reference, TableRef};

@@ -15,7 +15,7 @@ pub struct TableRef {
     pub sql: String,
 }
 
-/// Which of a table's columns [`Connection::columns`] reads.
+/// Which of a table's columns [`Cascades::columns`] reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Columns {
     /// The primary key's, in key order.
@@ -82,13 +82,14 @@ impl OnDelete {
     }
 }
 
-/// One connection inside a transaction. Every statement's placeholders are bound from
+/// What a delete's cascade (and a write's reading of a row's identity) runs over: one connection
+/// inside a transaction. Every statement's placeholders are bound from
 /// `params` in order; the placeholders are the ones the connection wrote in a [`Locator`].
 ///
 /// The futures need not be `Send`: a flow over a blocking driver is run to its end on the
 /// thread that holds the connection ([`run_now`]); over an async driver it is awaited, and is
 /// `Send` when that driver's futures are.
-pub trait Connection {
+pub trait Cascades {
     /// A value as the driver reads and binds it; the flow only carries it back.
     type Value: Clone + Debug;
 

@@ -115,10 +115,6 @@ impl Registry {
     }
 
     /// A project by its unique name.
-    #[allow(
-        dead_code,
-        reason = "for the data host routes, which are wired in later"
-    )]
     pub(crate) fn project(&self, name: &str) -> Option<&ProjectEntry> {
         self.projects.iter().find(|p| p.name.as_str() == name)
     }

@@ -133,7 +133,7 @@ impl HttpError {
     }
 
     /// The status code.
-    #[cfg_attr(not(test), allow(dead_code, reason = "only read by tests so far"))]
+    #[cfg(test)]
     pub(crate) fn status(&self) -> StatusCode {
         self.status
     }

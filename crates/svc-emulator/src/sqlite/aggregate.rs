@@ -61,7 +61,7 @@ use crate::sqlite::types::json_column_value;
 use crate::sqlite::types::{engine_error, stored};
 use svc_emulator_core::dialect::group::{group_label, group_statement};
 use svc_emulator_core::flow;
-use svc_emulator_core::flow::aggregate::Summary;
+use svc_emulator_core::flow::aggregate::Aggregates;
 use svc_emulator_core::flow::references::run_now;
 use svc_engine::aggregate::{
     AggregateFunc, AggregateRequest, GroupRequest, date_unit, fails, group_name, not_computed,
@@ -539,7 +539,7 @@ fn group_keys<'m>(
 // The operations
 
 /// SQLite's side of an aggregate and a group (`flow::aggregate`).
-impl Summary for Sqlite<'_> {
+impl Aggregates for Sqlite<'_> {
     /// The engine hands its query object to the y field's serializer; a JSON field keeps it,
     /// and the encoder writes it as `dict(query)`: `{}`, as a value field does.
     fn query_object(field: &Field) -> Serializer {

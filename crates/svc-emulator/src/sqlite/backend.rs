@@ -9,7 +9,7 @@
 //! Where a SQLite operation runs: on the async worker that polls its future (*inline*), or on
 //! tokio's blocking pool (*handed off*).
 //!
-//! The hand-off is not free: on a 2-core machine each one is two futex wake-ups and about four
+//! A move to the blocking pool is not free: on a 2-core machine each one is two futex wake-ups and about four
 //! context switches, some 45 us of kernel time for a 25-record page, more than SQLite's own
 //! part of that page (CHANGELOG.md, "Performance history", issue 29, item 5; the page's figures
 //! now: docs/performance.md, section 4). What it buys is that no SQLite call, however long,
@@ -464,7 +464,7 @@ mod backend_tests {
 
 /// A repeated list runs inline when its last run on the same data took less than this. One
 /// millisecond is about ten warm 25-record pages: the most an inline run delays the other
-/// connections of its worker, while a hand-off costs every request tens of microseconds of
+/// connections of its worker, while a move to the blocking pool costs every request tens of microseconds of
 /// kernel time and a few context switches (two wake-ups on a busy 2-core machine). The long
 /// calls the pool is for are much longer: a count after a write at a million rows takes 4 ms, a
 /// 10000-record `_no_pagination` list 21 ms.
@@ -478,7 +478,7 @@ const MAX_RUNS: usize = 256;
 /// one to be let go and tries again, before it goes to the pool. The wait does not block the
 /// worker (the request is an async task woken by the release, `Resource::freed`): it is what
 /// the pool would do on a thread of its own, without the two wake-ups and the context switches
-/// of a hand-off. The connection is most often busy with the other worker's inline page, tens
+/// of a move to the blocking pool. The connection is most often busy with the other worker's inline page, tens
 /// of microseconds (an in-memory database has one connection for both workers). A few tries,
 /// not one: a release wakes every waiter, and another may take the connection first.
 pub(crate) const INLINE_TRIES: usize = 8;
@@ -648,7 +648,7 @@ pub(crate) enum Mode {
 }
 
 #[cfg(test)]
-mod handoff_tests {
+mod route_tests {
     use super::*;
 
     fn run(generation: u64, micros: u64) -> Option<LastRun> {

@@ -250,7 +250,7 @@ impl<'c> Sqlite<'c> {
 }
 
 /// SQLite's side of an export and an import (`flow::export`); its saved copies are its online
-/// backup's (`Resource::save`), not `flow::saved`'s.
+/// backup's (`Resource::save`), not `flow::snapshot`'s.
 impl<'c> Exports for Sqlite<'c> {
     /// `sqlite_sequence`'s rows: what numbers the next key of each `AUTOINCREMENT` table (the
     /// others number theirs past the largest key, which the rows give back).

@@ -258,7 +258,7 @@ pub(crate) fn table(name: &str) -> TableRef {
     }
 }
 
-impl flow::Connection for SqliteConnection<'_> {
+impl flow::Cascades for SqliteConnection<'_> {
     type Value = Value;
 
     async fn query(&mut self, sql: &str, params: &[Value]) -> Result<Vec<Vec<Value>>, EngineError> {

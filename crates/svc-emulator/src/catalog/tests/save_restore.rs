@@ -151,7 +151,9 @@ async fn assert_as_saved(t: &Target, saved: &[(String, Vec<Value>)]) {
     assert_eq!(contents(&t.backend).await, saved);
 }
 
-/// The error of a restore of `saved` refused after `change_everything`, which it left as it was.
+/// The error of a restore of `saved` refused after `change_everything`, which it left as it was
+/// (the database servers' tests).
+#[cfg(any(feature = "postgres", feature = "mysql"))]
 async fn refused_restore(b: &Arc<dyn Backend>, saved: &Saved) -> String {
     change_everything(b).await;
     let changed = contents(b).await;
@@ -244,7 +246,7 @@ async fn a_copy_is_out_of_sight_and_goes_with_its_last_handle(t: &Target) {
     };
     #[cfg(any(feature = "postgres", feature = "mysql"))]
     assert!(
-        name.starts_with(svc_emulator_core::flow::saved::STORE_PREFIX),
+        name.starts_with(svc_emulator_core::flow::snapshot::STORE_PREFIX),
         "{name}"
     );
     let second = save(&t.backend).await;
@@ -344,7 +346,7 @@ mod postgres_db {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::*;
-    use svc_emulator_core::flow::saved::SavedCopy;
+    use svc_emulator_core::flow::snapshot::SavedCopy;
     use svc_emulator_postgres::PgResource;
 
     /// Beside the shared tables: keys numbered by identity and by a sequence of its own, and a
@@ -556,7 +558,7 @@ UPDATE cycle_a SET b_id = 1;
 #[cfg(feature = "mysql")]
 mod mysql_db {
     use super::*;
-    use svc_emulator_core::flow::saved::SavedCopy;
+    use svc_emulator_core::flow::snapshot::SavedCopy;
     use svc_emulator_mysql::MyResource;
 
     const SCHEMA: &str = "
