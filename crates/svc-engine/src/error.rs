@@ -1,6 +1,6 @@
-//! The error of every engine operation: what went wrong, in the engine's own terms. The HTTP
-//! status and error body of each variant are chosen by the http layer
-//! (svc-emulator's `http::error::EngineReply`), not here. Not `#[non_exhaustive]`: the
+//! The error of every engine operation: what went wrong, in the engine's own terms, and the
+//! status the engine answers it with ([`EngineError::status`]). Its error body is written by
+//! the http layer (svc-emulator's `http::error::EngineReply`). Not `#[non_exhaustive]`: the
 //! emulator, its one user, matches every variant, so a new one is a compile error there.
 
 use std::collections::BTreeMap;
@@ -42,6 +42,16 @@ pub enum EngineError {
 }
 
 impl EngineError {
+    /// The HTTP status the engine answers with: `404` for a missing model or record, `400` for
+    /// an invalid request, `500` for a database failure or where the engine fails.
+    pub fn status(&self) -> u16 {
+        match self {
+            EngineError::ModelNotFound(_) | EngineError::RecordNotFound => 404,
+            EngineError::Invalid { .. } => 400,
+            EngineError::Internal(_) | EngineError::EngineFails { .. } => 500,
+        }
+    }
+
     /// An invalid request, with a message and no input named.
     pub fn invalid(message: impl Into<String>) -> Self {
         Self::Invalid {

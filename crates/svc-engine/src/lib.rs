@@ -10,7 +10,9 @@
 //! each database's own is its folder's.
 //!
 //! By concern:
-//! - requests and answers: [`ListSpec`], [`Selection`], [`Listing`] (`list`),
+//! - requests and answers: a request read from the wire (`request`: the query's pairs, a list's
+//!   [`ListSpec`], the envelope and its links; `forms`: aggregate and group requests),
+//!   [`ListSpec`], [`Selection`], [`Listing`] (`list`),
 //!   [`AggregateRequest`], [`GroupRequest`] (`aggregate`), the errors ([`EngineError`]);
 //! - Python's semantics (`python`): `json.loads` and `json.dumps`, `int()` and `float()` of
 //!   text, `repr()` and `str()`, a float's shortest repr, and the values a database server's
@@ -63,6 +65,7 @@ pub mod declared;
 pub mod error;
 pub mod field_input;
 pub mod filter;
+pub mod forms;
 pub mod inventory;
 pub mod json_text;
 pub mod list;
@@ -71,6 +74,7 @@ pub mod python;
 mod query_limits;
 pub mod records;
 pub mod relation;
+pub mod request;
 pub mod sql_answer;
 pub mod sql_params;
 pub mod table;

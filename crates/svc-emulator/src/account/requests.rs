@@ -13,11 +13,11 @@ use serde::Serialize;
 use svc_model::Timestamp;
 
 use super::ProjectPath;
-use crate::http::extract::query_pairs;
 use crate::http::journal::{
     Journal, Listed, RecordedRequest, RequestMatcher, RequestSource, Scope, Times, verify,
 };
 use crate::http::{AppState, HttpError, auth, route_with_optional_slash};
+use svc_engine::request::query_pairs;
 
 /// The routes.
 pub(super) fn routes(router: Router<AppState>) -> Router<AppState> {

@@ -20,10 +20,11 @@ use serde_json::json;
 
 use super::requests::{TIMES, checked, times};
 use crate::config::stubs::{STUB_SHAPE, StubConfig};
-use crate::http::extract::{BodyLimit, query_pairs, read_body};
+use crate::http::extract::{BodyLimit, read_body};
 use crate::http::journal::RequestMatcher;
 use crate::http::stubs::StubError;
 use crate::http::{AppState, HttpError, auth, route_with_optional_slash};
+use svc_engine::request::query_pairs;
 
 /// The routes.
 pub(super) fn routes(router: Router<AppState>) -> Router<AppState> {

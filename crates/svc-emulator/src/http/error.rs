@@ -177,25 +177,14 @@ impl IntoResponse for HttpError {
     }
 }
 
-/// The status and error body of each [`EngineError`]: the one place where engine failures
-/// become HTTP answers.
+/// The error body of each [`EngineError`] (its status is the engine's, `EngineError::status`):
+/// the one place where engine failures become HTTP answers.
 pub(crate) trait EngineReply {
-    /// `404` for a missing model or record, `400` for an invalid request, `500` for a
-    /// database failure.
-    fn status(&self) -> u16;
     /// `error`, `error_code`, and the field errors of an invalid request.
     fn body(&self) -> ErrorResponse;
 }
 
 impl EngineReply for EngineError {
-    fn status(&self) -> u16 {
-        match self {
-            EngineError::ModelNotFound(_) | EngineError::RecordNotFound => 404,
-            EngineError::Invalid { .. } => 400,
-            EngineError::Internal(_) | EngineError::EngineFails { .. } => 500,
-        }
-    }
-
     fn body(&self) -> ErrorResponse {
         match self {
             EngineError::Invalid {

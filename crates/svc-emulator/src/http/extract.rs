@@ -16,9 +16,9 @@ use axum::response::{IntoResponse, Response};
 
 use crate::http::AppState;
 use crate::http::admission::Admitted;
-use percent_encoding::percent_decode_str;
 use serde_json::{Map, Value};
 use svc_emulator_core::backend::Backend;
+use svc_engine::request::decode_component;
 use svc_model::error_body::codes;
 
 use crate::http::HttpError;
@@ -216,26 +216,6 @@ pub(crate) fn query_values(query: Option<&str>, name: &str) -> Vec<String> {
             (decode_component(key) == name).then(|| decode_component(value))
         })
         .collect()
-}
-
-/// Every `key=value` pair of a raw query, decoded (`+` is a space, as in HTML forms).
-pub(crate) fn query_pairs(query: Option<&str>) -> Vec<(String, String)> {
-    let Some(query) = query else {
-        return Vec::new();
-    };
-    query
-        .split('&')
-        .filter(|pair| !pair.is_empty())
-        .map(|pair| {
-            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-            (decode_component(key), decode_component(value))
-        })
-        .collect()
-}
-
-fn decode_component(raw: &str) -> String {
-    let spaced = raw.replace('+', " ");
-    percent_decode_str(&spaced).decode_utf8_lossy().into_owned()
 }
 
 impl From<PathRejection> for HttpError {

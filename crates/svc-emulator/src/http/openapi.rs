@@ -181,7 +181,7 @@ mod tests {
                 "{id}"
             );
         }
-        // The GET forms of aggregate and group name what `records::forms` reads.
+        // The GET forms of aggregate and group name what `svc_engine::forms` reads.
         let aggregate = BTreeSet::from(["_y_func".to_owned(), "_y_column".to_owned()]);
         assert_eq!(query_params("aggregateRecordsGet"), aggregate);
         let group: BTreeSet<String> = [

@@ -11,10 +11,11 @@ use serde_json::{Map, Value};
 use svc_model::records::wire::ORDER_BY_PARAM;
 use svc_model::users::TOOLS_RESOURCE;
 
-use crate::http::extract::{authorize, blocking, json_bytes, query_pairs};
-use crate::http::list::{list_body, list_spec, list_url};
+use crate::http::extract::{authorize, blocking, json_bytes};
+use crate::http::list::list_url;
 use crate::http::{AppState, HttpError};
 use svc_emulator_core::backend::ToolsBackend;
+use svc_engine::request::{list_body, list_spec, query_pairs};
 
 /// A request on a model of the built-in tools resource (`.../__svc_app__/models/users`,
 /// `.../groups`): its database, checked like [`ModelAccess`](crate::http::extract::ModelAccess).

@@ -1,10 +1,8 @@
 //! Records: `/projects/{project}/{environment}/{resource}/models/{model}[/{pk}|/aggregate|/group]`
 //! (docs/contract.md 5.1). The extractors check credentials; handlers read the request into the
-//! engine's typed requests (lists through `crate::http::list`, aggregate and group through
-//! [`forms`]), and hand them to the records engine (`svc_engine`), whose `EngineError`s
+//! engine's typed requests (`svc_engine::request` for lists and selections, `svc_engine::forms`
+//! for aggregates and groups), and hand them to the databases, whose `EngineError`s
 //! become HTTP answers in the http layer.
-
-pub(crate) mod forms;
 
 use axum::Router;
 use axum::body::Body;
@@ -18,14 +16,15 @@ use crate::http::AppState;
 use crate::http::HttpError;
 use crate::http::extract::{
     BodyLimit, MAX_JSON_VALUES, ModelAccess, RecordAccess, json_bytes, json_object, json_value,
-    json_values_over, query_pairs, read_body,
+    json_values_over, read_body,
 };
-use crate::http::list::{list_body, list_spec, list_url, selection};
+use crate::http::list::list_url;
 use crate::http::route_with_optional_slash;
-use forms::RequestForm;
 use svc_engine::body::parse_form;
 use svc_engine::body::unknown_fields;
+use svc_engine::forms::RequestForm;
 use svc_engine::python::json::{PyJson, parse_py_json};
+use svc_engine::request::{list_body, list_spec, query_pairs, selection};
 use svc_engine::time_zone::{tz_of, tz_on_write};
 use svc_engine::{AggregateRequest, EngineError, GroupRequest};
 

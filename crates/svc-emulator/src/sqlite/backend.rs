@@ -1038,7 +1038,6 @@ fn fetch_one(conn: &Connection, model: &Model, pk: &Value) -> Result<Vec<u8>, En
 #[cfg(test)]
 mod tools_tests {
     use super::*;
-    use crate::http::error::EngineReply;
     use serde_json::json;
 
     /// A foreign key checked at commit: the `RETURNING` row is produced, then the commit fails.

@@ -15,15 +15,15 @@ use std::time::Instant;
 use serde_json::{Value as Json, json};
 
 use crate::demo::{DEMO_ROWS, demo_seed_sql};
+use crate::http::error::EngineReply;
 use crate::sqlite::{FieldKind, Resource, demo_resource};
 use svc_engine::field_input::{is_date, is_datetime};
 use svc_engine::*;
 // The wire side, as the slices use it: lists read from query pairs and written with their links,
 // aggregate and group forms, and the status and body of each error.
-use crate::http::error::EngineReply;
-use crate::http::list::{list_body, list_spec, selection};
-use crate::records::forms::RequestForm;
 use svc_engine::base64::base64_decode;
+use svc_engine::forms::RequestForm;
+use svc_engine::request::{list_body, list_spec, selection};
 
 const FIXTURE: &str = r#"
 CREATE TABLE items (
@@ -814,7 +814,7 @@ fn pagination_envelope_and_links() {
         ("page", "1.5"),
         ("_per_page", "ten"),
     ] {
-        let spec = crate::http::list::list_spec(&q(&[(k, v)]), false);
+        let spec = svc_engine::request::list_spec(&q(&[(k, v)]), false);
         assert_eq!((spec.page, spec.per_page), (1, 25), "{k}={v}");
     }
     // The last value of a repeated parameter counts.

@@ -321,7 +321,7 @@ impl RequestMatcher {
             (
                 Condition::Query,
                 (!self.query.is_empty()).then(|| {
-                    let pairs = crate::http::extract::query_pairs(r.query.as_deref());
+                    let pairs = svc_engine::request::query_pairs(r.query.as_deref());
                     self.query.iter().all(|want| pairs.contains(want))
                 }),
             ),

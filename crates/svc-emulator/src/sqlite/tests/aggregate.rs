@@ -8,10 +8,10 @@
 use serde_json::Value as Json;
 
 use crate::http::error::EngineReply;
-use crate::http::extract::query_pairs;
-use crate::http::list::selection;
-use crate::records::forms::RequestForm;
 use crate::sqlite::Resource;
+use svc_engine::forms::RequestForm;
+use svc_engine::request::query_pairs;
+use svc_engine::request::selection;
 use svc_engine::*;
 
 const FIXTURE: &str = r#"

@@ -10,10 +10,10 @@
 use serde_json::{Value as Json, json};
 
 use crate::http::error::EngineReply;
-use crate::http::list::{list_spec, selection};
-use crate::records::forms::RequestForm;
 use crate::sqlite::Resource;
+use svc_engine::forms::RequestForm;
 use svc_engine::python::json::{PyJson, parse_py_json};
+use svc_engine::request::{list_spec, selection};
 use svc_engine::{AggregateRequest, EngineError, GroupRequest, Listing, Selection};
 
 const FIXTURE: &str = r#"

@@ -987,7 +987,7 @@ fn record_keys_are_read_by_the_key_field() {
 fn list_filters_apply_to_one_record() {
     let r = db();
     let sel = |pairs: &[(&str, &str)]| {
-        crate::http::list::selection(
+        svc_engine::request::selection(
             &pairs
                 .iter()
                 .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))

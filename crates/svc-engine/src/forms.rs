@@ -1,21 +1,22 @@
-//! Aggregate and group requests read from the wire: the POST bodies and the engine's GET forms.
+//! Aggregate and group requests read from the wire: the POST bodies (the SDK's) and the
+//! engine's GET forms.
 
 use serde_json::{Map, Value as Json};
 
-use svc_engine::{AggregateFunc, AggregateRequest, EngineError, GroupLookup, GroupRequest};
+use crate::{AggregateFunc, AggregateRequest, EngineError, GroupLookup, GroupRequest};
 use svc_model::records::wire::ORDER_BY_PARAM;
 
-use crate::http::list::python_int;
-use svc_engine::declared::{ORDER_BY_EXACT, declared_values};
+use crate::declared::{ORDER_BY_EXACT, declared_values};
+use crate::request::python_int;
 
 /// The GET forms' parameters (the engine's names).
-pub(crate) const Y_FUNC: &str = "_y_func";
+pub const Y_FUNC: &str = "_y_func";
 /// The aggregated column.
-pub(crate) const Y_COLUMN: &str = "_y_column";
+pub const Y_COLUMN: &str = "_y_column";
 /// A grouping column (repeatable).
-pub(crate) const X_COLUMN: &str = "_x_column";
+pub const X_COLUMN: &str = "_x_column";
 /// A grouping column's lookup (repeatable, by position).
-pub(crate) const X_LOOKUP: &str = "_x_lookup";
+pub const X_LOOKUP: &str = "_x_lookup";
 
 /// Reading an aggregate or group request (the engine's [`AggregateRequest`] and
 /// [`GroupRequest`]) from a POST body or from the query parameters of the engine's GET form.
@@ -26,7 +27,7 @@ pub(crate) const X_LOOKUP: &str = "_x_lookup";
 /// (required) and `_y_column` by their last value, stripped; `_x_column` and `_x_lookup` by
 /// every value, as given; `_per_page` as Python's `int()` clamped to 1..=100000, 10000 when
 /// absent or not an integer; every `_order_by` (`_order_by__exact`'s when given, as the engine reads it).
-pub(crate) trait RequestForm: Sized {
+pub trait RequestForm: Sized {
     /// Reads the POST body.
     fn from_json(body: &Json) -> Result<Self, EngineError>;
 
