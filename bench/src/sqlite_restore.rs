@@ -4,7 +4,7 @@
 //! by `INSERT ... SELECT`. SQLite cannot turn a trigger off, but its schema changes are
 //! transactional, so the same flow would drop the tables' triggers and make them again inside
 //! the restore's transaction, with `PRAGMA defer_foreign_keys` for the checks and `TEMP` tables
-//! as the store. SQLite's own way (`sqlite/mod.rs`) is its online backup, which copies the
+//! as the store. SQLite's own way (`svc-emulator-sqlite/src/lib.rs`) is its online backup, which copies the
 //! database's pages.
 //!
 //! Both ways run here on the same 10k rows (the fixture rows of [`seed_sql`] and `notes`, with a
@@ -42,7 +42,7 @@ fn writes(conn: &Connection) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// The whole of `from` copied into `to` (SQLite's way, `sqlite/mod.rs`).
+/// The whole of `from` copied into `to` (SQLite's way, `svc-emulator-sqlite/src/lib.rs`).
 fn page_copy(from: &Connection, to: &mut Connection) -> rusqlite::Result<()> {
     let backup = Backup::new(from, to)?;
     while backup.step(-1)? != StepResult::Done {}

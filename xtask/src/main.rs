@@ -436,6 +436,7 @@ const PUBLISHED: &[&str] = &[
     "svc-api",
     "svc-engine",
     "svc-emulator-core",
+    "svc-emulator-sqlite",
     "svc-emulator-postgres",
     "svc-emulator-mysql",
     "svc-emulator",

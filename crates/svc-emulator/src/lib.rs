@@ -56,10 +56,9 @@ mod snapshot;
 mod storage;
 mod ui;
 mod util;
-// The backends, each implementing `svc_emulator_core::backend::Backend`: SQLite's folder, and
-// the database servers' crates (svc-emulator-postgres, svc-emulator-mysql); only
-// `catalog::open` names them.
-mod sqlite;
+// The databases, each a crate implementing `svc_emulator_core::backend::Backend`
+// (svc-emulator-sqlite, and behind their features svc-emulator-postgres and
+// svc-emulator-mysql): only `catalog::open` names them.
 
 // Slices: one per operation group.
 mod account;

@@ -12,7 +12,7 @@ use crate::json_text::write_json_str;
 use crate::table::{Column, MappedColumn, Table};
 
 /// The mark of one resource, unique in the process: a copy of its data (`flow::snapshot`,
-/// `sqlite/mod.rs`) is put back only by the resource that saved it.
+/// `svc-emulator-sqlite/src/lib.rs`) is put back only by the resource that saved it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Origin(u64);
 

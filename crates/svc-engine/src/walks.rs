@@ -1,6 +1,6 @@
 //! Page walks that never step over the rows before them, with the answers of
 //! `LIMIT n OFFSET m`: the parts every database shares (see `svc-emulator-postgres/src/records.rs`,
-//! `svc-emulator-mysql/src/records.rs` and `sqlite/records.rs` for how each proves that nothing changed between two
+//! `svc-emulator-mysql/src/records.rs` and `svc-emulator-sqlite/src/records.rs` for how each proves that nothing changed between two
 //! pages).
 //!
 //! The engine pages with `OFFSET`: the database reads, and converts to text, every row before

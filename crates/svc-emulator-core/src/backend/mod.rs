@@ -4,7 +4,7 @@
 //! layer and the route slices hold it as an `Arc<dyn Backend>` and never learn which database
 //! it is: the engine's rules (the query grammar, the Python readings of values, the serializer
 //! forms, aggregate planning, errors) live in [`svc_engine`], and each database is a folder
-//! of its own that implements [`Backend`] with its dialect (`sqlite/`, `svc-emulator-postgres/`). The
+//! of its own that implements [`Backend`] with its dialect (`svc-emulator-sqlite/`, `svc-emulator-postgres/`). The
 //! emulator's catalog is the one place that names them: it opens each resource's database at
 //! start.
 //!

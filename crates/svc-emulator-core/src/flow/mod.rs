@@ -31,7 +31,7 @@
 //! delete), [`delete`] (what SQLAlchemy's automap relationships do to the rows that refer to a
 //! row being deleted), `aggregate`, `read_only_sql`, `action`, `snapshot` and [`export`].
 //!
-//! SQLite runs its own saved copies (`sqlite/mod.rs`, its online backup, which copies the
+//! SQLite runs its own saved copies (`svc-emulator-sqlite/src/lib.rs`, its online backup, which copies the
 //! database's pages). Through `snapshot`, SQLite would drop the tables' triggers (it cannot turn
 //! one off) and make them again in the restore's transaction, and put 10k rows back in 2.58 ms
 //! where the page copy takes 117 us (`cargo xtask bench --only fixture`, section 12): a reset

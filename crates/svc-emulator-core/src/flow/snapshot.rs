@@ -1,6 +1,6 @@
 //! A copy of a database server's data, and putting it back (`Backend::save` and
 //! `Backend::restore` of the servers' backends; SQLite copies its whole database with its own
-//! backup instead, `sqlite/mod.rs`), written once over a database's [`Exports`].
+//! backup instead, `svc-emulator-sqlite/src/lib.rs`), written once over a database's [`Exports`].
 //!
 //! **Where the copy lives**: in the database itself, in a store of its own (a schema, or a
 //! database) named `svc_emulator_saved_` and 32 random hex digits, so that two emulators on the

@@ -2,7 +2,7 @@
 //! the catalog around it (`catalog/mod.rs`), this is the one place above the databases that
 //! names them; a new database is a folder of its own plus a line here.
 //!
-//! - a file, or no `database` at all: SQLite (`crate::sqlite`), the default;
+//! - a file, or no `database` at all: SQLite (svc-emulator-sqlite), the default;
 //! - `postgres://` and `postgresql://` URLs: PostgreSQL (`crate::postgres`, feature `postgres`);
 //! - `mysql://` and `mariadb://` URLs: MySQL and MariaDB (`crate::mysql`, feature `mysql`).
 
@@ -49,7 +49,7 @@ pub(crate) async fn open(
     let seed_sql = resource.seed_sql.as_deref();
     match resource.location()? {
         Location::File(path) => {
-            let opened = crate::sqlite::open_file(
+            let opened = svc_emulator_sqlite::open_file(
                 project,
                 &resource.name,
                 seed_sql,
@@ -77,7 +77,7 @@ pub(crate) async fn open_tools(
     project: &str,
     data_path: Option<&Path>,
 ) -> Result<Arc<dyn ToolsBackend>, String> {
-    crate::sqlite::open_tools(project, data_path).await
+    svc_emulator_sqlite::open_tools(project, data_path).await
 }
 
 #[cfg(feature = "postgres")]

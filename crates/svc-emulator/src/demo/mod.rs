@@ -5,11 +5,6 @@
 /// The API name of the demo resource.
 pub(crate) const DEMO_RESOURCE: &str = "shop";
 
-/// Rows of the demo tables: `products`, `customers`, `orders` (the tests count them).
-#[cfg(test)]
-pub(crate) const DEMO_ROWS: [(&str, usize); 3] =
-    [("products", 50), ("customers", 1000), ("orders", 12000)];
-
 /// The seed, SQLite's SQL (`printf`, `json_extract`, recursive common table expressions).
 const SEED: &str = include_str!("shop.sql");
 

@@ -172,7 +172,8 @@ mod tests {
 
     fn resource() -> Arc<dyn Backend> {
         Arc::new(
-            crate::sqlite::Resource::in_memory("CREATE TABLE t (id INTEGER PRIMARY KEY);").unwrap(),
+            svc_emulator_sqlite::Resource::in_memory("CREATE TABLE t (id INTEGER PRIMARY KEY);")
+                .unwrap(),
         )
     }
 

@@ -2,7 +2,7 @@
 //! picks from it: its serializer, filter family, search and how its values are written.
 
 /// A column's type as SQLAlchemy 1.4 reflects it. The names below are SQLite's declared types
-/// (`sqlite/types.rs` maps them); each other backend maps its own types onto these.
+/// (`svc-emulator-sqlite/src/types.rs` maps them); each other backend maps its own types onto these.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Reflected {
     /// `INTEGER`, `INT`, `BIGINT`, `SMALLINT`, or any name containing `INT`.

@@ -7,7 +7,7 @@
 //! processors, then Python's `sqlite3` adaptation), the driver's values handed to the engine's
 //! readings as [`Stored`], rows written as records, and driver errors as engine errors.
 
-use crate::sqlite::schema::{Field, FieldKind};
+use crate::schema::{Field, FieldKind};
 use rusqlite::types::{Value, ValueRef};
 use serde_json::Value as Json;
 use svc_engine::base64::{base64_decode, base64_encode_into};

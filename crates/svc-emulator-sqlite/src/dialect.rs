@@ -16,8 +16,8 @@
 
 use rusqlite::types::Value;
 
-use crate::sqlite::records::Sqlite;
-use crate::sqlite::schema::{Field, Model};
+use crate::records::Sqlite;
+use crate::schema::{Field, Model};
 use svc_emulator_core::dialect::Dialect;
 use svc_emulator_core::dialect::clause::key_is_not_null;
 use svc_emulator_core::dialect::lookup::{Filter, lookup_condition};

@@ -53,14 +53,14 @@
 //! this list read it; either way nothing computed before the commit can carry the generation
 //! this list reads.
 
-use crate::sqlite::driver::{SqlCancel, Watchdog};
-use crate::sqlite::schema::prepare;
-use crate::sqlite::schema::{self, SqliteConnection, equal_all};
-use crate::sqlite::schema::{Field, Model};
-use crate::sqlite::types::write_field_value;
-use crate::sqlite::types::{bind, json_to_sql, never_written};
-use crate::sqlite::types::{engine_error, stored};
-use crate::sqlite::{Resource, db_error, get_by_identity, lookup_value};
+use crate::driver::{SqlCancel, Watchdog};
+use crate::schema::prepare;
+use crate::schema::{self, SqliteConnection, equal_all};
+use crate::schema::{Field, Model};
+use crate::types::write_field_value;
+use crate::types::{bind, json_to_sql, never_written};
+use crate::types::{engine_error, stored};
+use crate::{Resource, db_error, get_by_identity, lookup_value};
 use rusqlite::Connection;
 use rusqlite::params_from_iter;
 use rusqlite::types::{Value, ValueRef};
@@ -916,7 +916,7 @@ impl<'c> Pages for Sqlite<'c> {
     }
 
     fn unreadable(model: &Model, at: usize, lenient: bool) -> Option<EngineError> {
-        Some(crate::sqlite::records::unreadable(model, at, lenient))
+        Some(crate::records::unreadable(model, at, lenient))
     }
 
     fn walks(&self) -> &Walks<Value> {

@@ -48,14 +48,14 @@
 //! its `INSERT`, `UPDATE` and `DELETE`): strict JSON types, required NOT NULL fields, foreign
 //! keys enforced (a user's team must exist), errors as field errors.
 
-use crate::sqlite::Resource;
-use crate::sqlite::SavedDatabase;
-use crate::sqlite::driver::SqlCancel;
-use crate::sqlite::schema::Field;
-use crate::sqlite::schema::Model;
-use crate::sqlite::schema::prepare;
-use crate::sqlite::types::engine_error;
-use crate::sqlite::types::{json_to_sql, text_to_sql};
+use crate::Resource;
+use crate::SavedDatabase;
+use crate::driver::SqlCancel;
+use crate::schema::Field;
+use crate::schema::Model;
+use crate::schema::prepare;
+use crate::types::engine_error;
+use crate::types::{json_to_sql, text_to_sql};
 use rusqlite::types::Value;
 use rusqlite::{Connection, ErrorCode, params_from_iter};
 use serde_json::Map;
@@ -82,6 +82,28 @@ use svc_engine::{
     AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Selection, SqlLimits,
 };
 use tokio::sync::Notify;
+
+/// The schema and teams of a new built-in tools database (the teams are svc-emulator's
+/// `SEEDED_TEAMS`, which its tests check against this).
+pub const TOOLS_SEED_SQL: &str = r#"
+CREATE TABLE groups (
+    uid TEXT PRIMARY KEY NOT NULL,
+    name TEXT NOT NULL
+);
+CREATE TABLE users (
+    uid TEXT PRIMARY KEY NOT NULL,
+    email TEXT NOT NULL UNIQUE COLLATE NOCASE,
+    "group" TEXT NOT NULL REFERENCES groups(uid),
+    date_add DATETIME NOT NULL,
+    first_name TEXT,
+    last_name TEXT
+);
+CREATE INDEX users_group ON users("group");
+INSERT INTO groups (uid, name) VALUES
+    ('00000000-0000-4000-8000-000000000001', 'Admins'),
+    ('00000000-0000-4000-8000-000000000002', 'Editors'),
+    ('00000000-0000-4000-8000-000000000003', 'Viewers');
+"#;
 
 /// Runs `work` on the blocking pool, keeping `hold` until it has ended.
 fn on_pool<T: Send + 'static>(

@@ -7,8 +7,8 @@
 
 use serde_json::Value as Json;
 
-use crate::http::error::EngineReply;
-use crate::sqlite::Resource;
+use super::Reply;
+use crate::Resource;
 use svc_engine::forms::RequestForm;
 use svc_engine::request::query_pairs;
 use svc_engine::request::selection;

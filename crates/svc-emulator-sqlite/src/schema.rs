@@ -16,8 +16,8 @@
 //! Identifiers found by the reflection are the only ones ever written into SQL, always
 //! through `dialect::quote_ident`.
 
-use crate::sqlite::db_error;
-use crate::sqlite::types::engine_error;
+use crate::db_error;
+use crate::types::engine_error;
 use rusqlite::types::Value;
 use rusqlite::{Connection, params_from_iter};
 use std::collections::BTreeMap;

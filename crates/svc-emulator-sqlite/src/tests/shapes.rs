@@ -9,8 +9,8 @@
 
 use serde_json::{Value as Json, json};
 
-use crate::http::error::EngineReply;
-use crate::sqlite::Resource;
+use super::Reply;
+use crate::Resource;
 use svc_engine::forms::RequestForm;
 use svc_engine::python::json::{PyJson, parse_py_json};
 use svc_engine::request::{list_spec, selection};

@@ -6,7 +6,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use super::*;
-use crate::sqlite::backend::{Mode, Route, route_list, route_retrieve};
+use crate::backend::{Mode, Route, route_list, route_retrieve};
 use svc_emulator_core::backend::{Backend, Hold};
 use svc_engine::{ListSpec, Listing};
 

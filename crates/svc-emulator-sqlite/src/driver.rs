@@ -17,12 +17,12 @@
 //! interrupts the connection) and answer cap; the last statement's rows are written as a
 //! read-only query's are. A statement that fails rolls back them all.
 
-use crate::sqlite::Resource;
-use crate::sqlite::records::Sqlite;
-use crate::sqlite::schema::FieldKind;
-use crate::sqlite::schema::prepare;
-use crate::sqlite::types::write_value;
-use crate::sqlite::types::{engine_error, stored};
+use crate::Resource;
+use crate::records::Sqlite;
+use crate::schema::FieldKind;
+use crate::schema::prepare;
+use crate::types::write_value;
+use crate::types::{engine_error, stored};
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 use rusqlite::limits::Limit;
 use rusqlite::types::{Value, ValueRef};

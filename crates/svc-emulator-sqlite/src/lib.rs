@@ -113,8 +113,25 @@
 //! holds the whole database: every table, `sqlite_sequence` (the next `AUTOINCREMENT` keys)
 //! and the schema. Only the resource that saved a copy puts it back.
 
+//!
+//! **An implementation crate of [svc-emulator](https://docs.rs/svc-emulator)**: its catalog
+//! opens a [`Resource`] for each resource on SQLite, and nothing else names this crate. Its API
+//! follows the emulator's and may change in any release. It reaches no HTTP layer: Cargo holds
+//! that, since it depends on none.
+//!
+//! ```compile_fail
+//! use axum::Router;
+//! ```
+//!
+//! ```compile_fail
+//! use svc_emulator::Emulator;
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
 pub(crate) mod aggregate;
 mod backend;
+pub use backend::TOOLS_SEED_SQL;
 pub(crate) mod dialect;
 pub(crate) mod driver;
 mod records;
@@ -124,15 +141,14 @@ mod types;
 #[cfg(test)]
 mod tests;
 
-use crate::sqlite::backend::{Attempt, ListRun, Mode, Route, RunMemory, route_retrieve};
-use crate::sqlite::records::Budget;
-use crate::sqlite::records::ListMemo;
-use crate::sqlite::records::Sqlite;
-use crate::sqlite::records::unreadable;
-use crate::sqlite::schema::{load_schema, prepare};
-use crate::sqlite::types::{bind, write_field_value};
-use crate::sqlite::types::{engine_error, stored};
-use crate::storage::tools::TOOLS_SEED_SQL;
+use crate::backend::{Attempt, ListRun, Mode, Route, RunMemory, route_retrieve};
+use crate::records::Budget;
+use crate::records::ListMemo;
+use crate::records::Sqlite;
+use crate::records::unreadable;
+use crate::schema::{load_schema, prepare};
+use crate::types::{bind, write_field_value};
+use crate::types::{engine_error, stored};
 use rusqlite::backup::{Backup, StepResult};
 use rusqlite::config::DbConfig;
 use rusqlite::types::Value;
@@ -249,7 +265,7 @@ pub struct Resource {
     /// (it stores RFC 3339 date-times).
     shows_stored_values: bool,
     /// The mark of the copies of its database it saves (`sqlite`).
-    pub(super) origin: Origin,
+    pub(crate) origin: Origin,
 }
 
 impl fmt::Debug for Resource {
@@ -347,7 +363,7 @@ fn configure(conn: &Connection) -> Result<(), EngineError> {
     conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)
         .map_err(engine_error)?;
     conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
-    crate::sqlite::aggregate::register_sqlite340(conn).map_err(engine_error)?;
+    crate::aggregate::register_sqlite340(conn).map_err(engine_error)?;
     Ok(())
 }
 
@@ -369,7 +385,7 @@ impl Resource {
             None => {
                 let mut conn = Connection::open_in_memory().map_err(engine_error)?;
                 configure(&conn)?;
-                crate::sqlite::seed_in_memory(&mut conn, seed_sql)?;
+                crate::seed_in_memory(&mut conn, seed_sql)?;
                 let schema = load_schema(&conn)?;
                 Ok(Self::of(None, conn, Vec::new(), schema))
             }
@@ -971,14 +987,19 @@ fn check_readable(model: &Model, row: &[Value], lenient: bool) -> Result<(), Eng
     Ok(())
 }
 
-/// The demo resource `shop` ([`DEMO_RESOURCE`](crate::demo::DEMO_RESOURCE)), in memory.
+/// The emulator's demo resource `shop`, in memory: its seed is svc-emulator's (`demo/shop.sql`),
+/// a fixture of these tests.
 #[cfg(test)]
 pub(crate) fn demo_resource() -> Result<Resource, EngineError> {
-    Resource::in_memory(crate::demo::demo_seed_sql())
+    Resource::in_memory(DEMO_SEED_SQL)
 }
 
+/// The emulator's demo seed, read by the tests.
+#[cfg(test)]
+pub(crate) const DEMO_SEED_SQL: &str = include_str!("../../svc-emulator/src/demo/shop.sql");
+
 /// Opens the SQLite database of resource `resource` of `project` (off the async threads).
-pub(crate) async fn open_file(
+pub async fn open_file(
     project: &str,
     resource: &str,
     seed_sql: Option<&str>,
@@ -1005,7 +1026,7 @@ pub(crate) async fn open_file(
 }
 
 /// Opens (or creates and seeds) the tools database of `project`.
-pub(crate) async fn open_tools(
+pub async fn open_tools(
     project: &str,
     data_path: Option<&Path>,
 ) -> Result<Arc<dyn ToolsBackend>, String> {

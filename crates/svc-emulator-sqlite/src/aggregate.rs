@@ -53,12 +53,12 @@ use rusqlite::functions::{Aggregate, Context, FunctionFlags, WindowAggregate};
 use rusqlite::types::{Value, ValueRef};
 use serde_json::{Map, Value as Json};
 
-use crate::sqlite::Resource;
-use crate::sqlite::records::Sqlite;
-use crate::sqlite::schema::prepare;
-use crate::sqlite::schema::{Field, Model};
-use crate::sqlite::types::json_column_value;
-use crate::sqlite::types::{engine_error, stored};
+use crate::Resource;
+use crate::records::Sqlite;
+use crate::schema::prepare;
+use crate::schema::{Field, Model};
+use crate::types::json_column_value;
+use crate::types::{engine_error, stored};
 use svc_emulator_core::dialect::group::{group_label, group_statement};
 use svc_emulator_core::flow;
 use svc_emulator_core::flow::aggregate::Aggregates;
