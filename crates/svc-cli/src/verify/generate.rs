@@ -108,7 +108,7 @@ pub fn generate(models: &[Sampled], seed: u64, n: usize, writes: bool) -> Vec<Ca
         .collect()
 }
 
-/// A request of the inventory of what the engine reads (`svc_emulator::inventory`, the table
+/// A request of the inventory of what the engine reads (`svc_engine::inventory`, the table
 /// of docs/contract.md), on `model`: its example with the model's key, a key of its rows, a
 /// text and a number column put in; `None` when the model lacks one the example needs, or
 /// the example writes and `writes` is off, or is no request a case can hold (`HEAD`).
