@@ -17,7 +17,7 @@ use std::time::Instant;
 use futures_util::StreamExt;
 use serde_json::{Map, Value, json};
 use svc_api::{Bulk, Existing, Record, Records, Written};
-use svc_model::records::csv::CsvRecords;
+use svc_model::records::csv::{CsvError, CsvRecords};
 
 use crate::args::{ExportFormat, Output};
 use crate::exit::Failure;
@@ -288,7 +288,11 @@ fn ndjson_keys(rows: &[Row]) -> Vec<String> {
 /// fixtures use): the header and the rows, each row's record or why it has none.
 fn csv_rows(text: &str) -> Result<(Vec<String>, Vec<Row>), Failure> {
     let csv = CsvRecords::read(text).map_err(|e| {
-        Failure::usage_hint(format!("the CSV file, line {}: {e}", e.line()), e.hint())
+        let message = match e {
+            CsvError::Empty => "the CSV file is empty".to_owned(),
+            _ => format!("the CSV file, line {}: {e}", e.line()),
+        };
+        Failure::usage_hint(message, e.hint())
     })?;
     let rows = csv
         .rows

@@ -265,7 +265,7 @@ impl Driver for MyResource {
         bind_names(query, params)
     }
 
-    /// The time limit is the statement's own (see [`Statement::size_checked`]).
+    /// The time limit is the statement's own (see `Statement::size_checked`).
     /// A read-only query's statement is stopped at `time` by its own hint (`run_query`); an
     /// action's statements, on MariaDB, by the session's `max_statement_time`.
     async fn open(&self, time: Duration, access: Access) -> Result<Opened<Conn>, EngineError> {

@@ -425,7 +425,7 @@ impl Pages for MyResource {
     /// MySQL's `LIMIT` and `OFFSET` are unsigned 64-bit numbers.
     const MAX_OFFSET: u64 = u64::MAX;
 
-    /// A `SET` of two members or more is refused by design ([`unordered_set`]), and shown in
+    /// A `SET` of two members or more is refused by design (`unordered_set`), and shown in
     /// lenient mode; a date Python has no date for fails as the engine fails.
     fn unreadable(model: &MyModel, at: usize, lenient: bool) -> Option<EngineError> {
         let field = &model.columns()[at];
@@ -457,7 +457,7 @@ impl Pages for MyResource {
     /// The engine's count: the `EXPLAIN SELECT COUNT(*)` estimate of an unfiltered table when
     /// it is at least 10 000 (its `rows` column), else `COUNT(*)`. A filtered count of 10 000
     /// rows or more is kept under InnoDB's transaction counter and read again only when the
-    /// counter moved (`svc-emulator-mysql/src/records.rs`, [`Kept`]): a page asked again on the same data counts no
+    /// counter moved (`svc-emulator-mysql/src/records.rs`, `Kept`): a page asked again on the same data counts no
     /// row again.
     async fn count(
         &self,

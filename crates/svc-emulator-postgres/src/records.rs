@@ -631,7 +631,7 @@ impl Pages for PgResource {
 
     /// The rows skipped are skipped by their keys alone, which the page's rows are then read
     /// by: `key = ANY(ARRAY(SELECT key ... LIMIT n OFFSET skip))` (the key is unique:
-    /// [`seek_terms`]).
+    /// `seek_terms`).
     fn keyed_select(page: &Page<'_, Self>, extra: &str, where_sql: &str, skip: u64) -> String {
         let model = page.model;
         let key = &model.pk_field().sql;

@@ -19,8 +19,8 @@
 //! memory or at a path). Its tables are models, their columns fields, and the primary key
 //! addresses records. The operations of docs/contract.md section 5.1 are plain methods returning
 //! JSON (bytes for records and lists, [`serde_json::Value`] for aggregate and group) or an
-//! [`EngineError`], whose HTTP status and body the http layer chooses.
-//! [`demo_resource`] builds the demo `shop`.
+//! [`EngineError`], whose HTTP status is the engine's (`EngineError::status`) and body the
+//! emulator's http layer's.
 //!
 //! # Choices where the contract is silent
 //!
@@ -28,7 +28,7 @@
 //!   not models. A table without a single-column primary key uses its `rowid` as key, shown
 //!   as a read-only integer field `rowid` (or `_rowid_`/`oid` when a column already has that
 //!   name) first in every record. `WITHOUT ROWID` tables with a composite key are skipped.
-//! - **Field kinds** ([`FieldKind`]): from the declared type, see there; they check writes.
+//! - **Field kinds** (`FieldKind`): from the declared type, see there; they check writes.
 //! - **The engine's view of a column** ([`types`](svc_engine::types)): how the platform's data engine (jet-bridge
 //!   over SQLAlchemy 1.4) reflects the declared type, reads stored values and writes them in
 //!   records. Records are written exactly as the engine writes them: `REAL`, `NUMERIC`,

@@ -68,8 +68,9 @@ CREATE VIEW item_names AS SELECT name FROM items;
 "#;
 
 /// What svc-emulator's HTTP layer answers an engine error with, as far as these tests look: its
-/// `error_code` by variant and its field errors (`EngineReply::body` there, which also moves a
-/// field named like a body key under `non_field_errors`; no test here names one).
+/// `error_code` (the engine's, `EngineError::code`) and its field errors (`EngineReply::body`
+/// there also moves a field named like a body key under `non_field_errors`; no test here names
+/// one).
 pub(crate) trait Reply {
     /// The answer's code and field errors.
     fn body(&self) -> Body;
@@ -83,16 +84,14 @@ pub(crate) struct Body {
 
 impl Reply for EngineError {
     fn body(&self) -> Body {
-        use svc_model::error_body::codes;
-        let (error_code, fields) = match self {
-            EngineError::Invalid { fields, .. } => (codes::INVALID, fields.clone()),
-            EngineError::ModelNotFound(_) | EngineError::RecordNotFound => {
-                (codes::NOT_FOUND, Default::default())
-            }
-            EngineError::EngineFails { .. } => (codes::ENGINE_FAILURE, Default::default()),
-            EngineError::Internal(_) => (codes::INTERNAL, Default::default()),
+        let fields = match self {
+            EngineError::Invalid { fields, .. } => fields.clone(),
+            _ => Default::default(),
         };
-        Body { error_code, fields }
+        Body {
+            error_code: self.code(),
+            fields,
+        }
     }
 }
 

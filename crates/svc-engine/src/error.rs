@@ -52,6 +52,17 @@ impl EngineError {
         }
     }
 
+    /// The `error_code` of its answer (svc-model's `error_body::codes`).
+    pub fn code(&self) -> &'static str {
+        use svc_model::error_body::codes;
+        match self {
+            EngineError::ModelNotFound(_) | EngineError::RecordNotFound => codes::NOT_FOUND,
+            EngineError::Invalid { .. } => codes::INVALID,
+            EngineError::Internal(_) => codes::INTERNAL,
+            EngineError::EngineFails { .. } => codes::ENGINE_FAILURE,
+        }
+    }
+
     /// An invalid request, with a message and no input named.
     pub fn invalid(message: impl Into<String>) -> Self {
         Self::Invalid {

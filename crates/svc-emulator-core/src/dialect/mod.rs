@@ -153,7 +153,7 @@ pub trait Dialect {
     }
 
     /// The column is SQLAlchemy's `String` (its `Enum` too): `isempty` matches `''` as well as
-    /// NULL. These are the columns `_search` matches by their text ([`search_kind`]
+    /// NULL. These are the columns `_search` matches by their text (`search_kind`
     /// (Self::search_kind)) but JSON's, which SQLAlchemy does not type as a `String`.
     fn is_text(field: &Self::Field) -> bool {
         Self::search_kind(field) == Search::Contains && field.family() != FilterFamily::Json
@@ -236,7 +236,7 @@ pub trait Dialect {
     }
 
     /// One filter's condition (before `exclude__` negation): the database's own cases, then
-    /// [`lookup_condition`].
+    /// `lookup_condition`.
     fn condition(
         filter: &Filter<'_, Self::Field>,
         lookup: Lookup,

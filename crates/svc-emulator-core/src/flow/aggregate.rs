@@ -18,7 +18,7 @@ use svc_engine::{AggregateFunc, AggregateRequest, EngineError, GroupRequest, Sel
 /// A database server's side of an aggregate and a group.
 pub trait Aggregates: Database {
     /// How the y column's serializer field writes the engine's query object of a function it
-    /// does not know ([`unknown_function`]).
+    /// does not know (`unknown_function`).
     fn query_object(field: &Self::Field) -> Serializer;
 
     /// How the database's SQLAlchemy dialect writes a query's text: its quoting, and the

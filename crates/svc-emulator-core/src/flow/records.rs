@@ -394,7 +394,7 @@ pub trait Pages: Rows {
     ) -> String;
 
     /// The page's rows where `where_sql` holds, after the first `skip` of them (at least one),
-    /// each with `extra` read beside its columns ([`page_select`]); the rows skipped are skipped
+    /// each with `extra` read beside its columns (`page_select`); the rows skipped are skipped
     /// by their keys alone. By default the keys are a derived table the page's rows are joined
     /// to (MySQL takes no `LIMIT` in an `IN` subquery; the key is unique: the walk seeks only
     /// then).

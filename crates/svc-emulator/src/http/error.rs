@@ -190,7 +190,7 @@ impl EngineReply for EngineError {
             EngineError::Invalid {
                 message, fields, ..
             } => {
-                let mut e = ErrorResponse::new(codes::INVALID, message.clone());
+                let mut e = ErrorResponse::new(self.code(), message.clone());
                 for (field, messages) in fields {
                     // A field named like a key of the body itself (a filter `error=1`, a column
                     // `error_code`) goes under `non_field_errors`, as `with_field` does: the
@@ -207,12 +207,12 @@ impl EngineReply for EngineError {
                 }
                 e
             }
-            EngineError::Internal(m) => ErrorResponse::new(codes::INTERNAL, m.clone()),
+            EngineError::Internal(m) => ErrorResponse::new(self.code(), m.clone()),
             EngineError::EngineFails { message: m, .. } => ErrorResponse::new(
-                codes::ENGINE_FAILURE,
+                self.code(),
                 format!("{m} (lenient mode answers 500, as the data engine does)"),
             ),
-            not_found => ErrorResponse::new(codes::NOT_FOUND, not_found.to_string()),
+            not_found => ErrorResponse::new(not_found.code(), not_found.to_string()),
         }
     }
 }
