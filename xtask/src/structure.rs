@@ -814,14 +814,11 @@ const FLOW_STATEMENTS: &[(&str, &[&str])] = &[
 /// backends (the engine writes no SQL at all, [`engine_sql`]).
 const FLOW_CHECKED: &[&str] = &["flow", "dialect", "sqlite", "postgres", "mysql", "backend"];
 
-/// Files of those folders whose writes are the emulator's own contract, not the engine's: the
-/// built-in tools resource's schema, seed and strict writes of users and teams
-/// (docs/contract.md 5.3), in svc-emulator-sqlite's `src/backend.rs` (named under the folder
-/// name of [`DATABASE_CRATES`]).
-const OWN_CONTRACT_WRITES: &[&str] = &[OWN_TOOLS_WRITES];
-
-/// See [`OWN_CONTRACT_WRITES`]: a path of the figures' naming, not of the repository.
-const OWN_TOOLS_WRITES: &str = concat!("sqlite", "/backend.rs");
+/// Files of those folders whose writes are the emulator's own contract, not the engine's, as
+/// (folder, file): the built-in tools resource's schema, seed and strict writes of users and
+/// teams (docs/contract.md 5.3), in svc-emulator-sqlite's `src/backend.rs` (its folder named as
+/// in [`DATABASE_CRATES`]).
+const OWN_CONTRACT_WRITES: &[(&str, &str)] = &[("sqlite", "backend.rs")];
 
 /// The string literals of non-test code, each with the line it starts on and its text with
 /// every run of whitespace (a `\` line continuation included) made one space.
@@ -939,7 +936,10 @@ fn flow_statement(sql: &str) -> Option<&'static str> {
 /// that write a flow's statement outside the flow's own file.
 fn flow_statements_outside_flows(path: &str, src: &str) -> Vec<(usize, String)> {
     let top = path.split('/').next().unwrap_or_default();
-    if !FLOW_CHECKED.contains(&top) || OWN_CONTRACT_WRITES.contains(&path) {
+    let own_contract = OWN_CONTRACT_WRITES.iter().any(|(folder, file)| {
+        path.strip_prefix(folder).and_then(|p| p.strip_prefix('/')) == Some(file)
+    });
+    if !FLOW_CHECKED.contains(&top) || own_contract {
         return Vec::new();
     }
     let mut out = Vec::new();
