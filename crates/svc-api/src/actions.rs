@@ -2,20 +2,18 @@
 
 use std::marker::PhantomData;
 
-use http::Method;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use svc_auth::Secret;
 use svc_model::{ModelName, ResourceName};
 
+use svc_model::routes;
+
 use crate::client::Client;
 use crate::error::Result;
 use crate::request::{Call, CallAuth, Operation, decode};
 
-const EXECUTE: Operation = Operation::new(
-    "actions.execute",
-    "/projects/{project}/{environment}/{resource}/actions/{action}",
-);
+const EXECUTE: Operation = Operation::new("actions.execute", &routes::RUN_ACTION);
 
 impl Client {
     /// The action `name` of `resource`: a statement or some code the service runs on the
@@ -156,10 +154,10 @@ impl<'c, T> Action<'c, T> {
         })?;
         Ok(self
             .client
-            .data_url()?
-            .segment(&self.resource)
-            .segment("actions")
-            .segment(&self.name)
+            .data_route(EXECUTE.route, |name| match name {
+                "resource" => &self.resource,
+                _ => &self.name,
+            })?
             .build())
     }
 }
@@ -178,7 +176,7 @@ impl<T: DeserializeOwned> Action<'_, T> {
         let url = self.url()?;
         let what = format!("action {:?} of resource {:?}", self.name, self.resource);
         let body = crate::inputs::body(&what, inputs)?;
-        let mut call = Call::new(EXECUTE, Method::POST, url)
+        let mut call = Call::new(EXECUTE, url)
             .options(&self.options)
             .caller_may_repeat()
             .resource(&self.resource)

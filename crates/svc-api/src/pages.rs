@@ -1,22 +1,20 @@
 //! Page settings (feature `pages`): list, create, get, update and delete, on the published set
 //! or the draft set.
 
-use http::Method;
 use svc_auth::Credential;
 use svc_model::{EnvironmentName, PageSettings, PageUid, UpdatePageSettings};
+
+use svc_model::routes;
 
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::request::{Call, Operation};
-use crate::url::Url;
 
-const SET: &str = "/projects/{project}/{environment}/view_settings/";
-const PAGE: &str = "/projects/{project}/{environment}/view_settings/{uid}/";
-const LIST: Operation = Operation::new("pages.list", SET);
-const CREATE: Operation = Operation::new("pages.create", SET);
-const GET: Operation = Operation::new("pages.get", PAGE);
-const UPDATE: Operation = Operation::new("pages.update", PAGE);
-const DELETE: Operation = Operation::new("pages.delete", PAGE);
+const LIST: Operation = Operation::new("pages.list", &routes::LIST_PAGES);
+const CREATE: Operation = Operation::new("pages.create", &routes::CREATE_PAGE);
+const GET: Operation = Operation::new("pages.get", &routes::GET_PAGE);
+const UPDATE: Operation = Operation::new("pages.update", &routes::UPDATE_PAGE);
+const DELETE: Operation = Operation::new("pages.delete", &routes::DELETE_PAGE);
 
 impl Client {
     /// Page settings of the client's project and environment.
@@ -87,26 +85,25 @@ impl Pages<'_> {
 
     crate::options::options_method!();
 
-    fn base(&self) -> Result<Url> {
-        // Checked as `EnvironmentName` checks it, and encoded as its `encoded()` does, without
-        // copying it.
+    /// `op`'s call, for the page `uid` where its route has one. The environment is checked as
+    /// `EnvironmentName` checks it, and encoded as its `encoded()` does, without copying it.
+    fn call(&self, op: Operation, uid: &str) -> Result<Call> {
         let environment = self
             .environment
             .as_deref()
             .unwrap_or(&self.client.inner.environment);
         EnvironmentName::check(environment)?;
-        Ok(self
+        let url = self
             .client
-            .app_project_url()?
-            .segment(environment)
-            .segment("view_settings"))
-    }
-
-    fn call(&self, op: Operation, method: Method, url: Url) -> Result<Call> {
+            .app_project_route(op.route, |name| match name {
+                "environment" => environment,
+                _ => uid,
+            })?
+            .build();
         let key = self.client.api_key().ok_or_else(|| {
             Error::invalid("page settings need an API key: call ClientBuilder::api_key")
         })?;
-        let call = Call::new(op, method, url.slash().build())
+        let call = Call::new(op, url)
             .options(&self.options)
             .credential(Credential::ApiKey(key.clone()));
         // This handle's draft switch, else the client's (added by the request pipeline).
@@ -116,26 +113,26 @@ impl Pages<'_> {
         })
     }
 
-    fn item(&self, uid: &str) -> Result<Url> {
+    fn item(&self, op: Operation, uid: &str) -> Result<Call> {
         PageUid::check(uid)?;
-        Ok(self.base()?.segment(uid))
+        self.call(op, uid)
     }
 
     /// All pages of the set.
     pub async fn list(&self) -> Result<Vec<PageSettings>> {
-        let call = self.call(LIST, Method::GET, self.base()?)?;
+        let call = self.call(LIST, "")?;
         self.client.send_json(&call).await
     }
 
     /// Creates a page. The server assigns `uid` when the page has none, and `date_add`.
     pub async fn create(&self, page: &PageSettings) -> Result<PageSettings> {
-        let call = self.call(CREATE, Method::POST, self.base()?)?.json(page)?;
+        let call = self.call(CREATE, "")?.json(page)?;
         self.client.send_json(&call).await
     }
 
     /// One page by uid.
     pub async fn get(&self, uid: impl AsRef<str>) -> Result<PageSettings> {
-        let call = self.call(GET, Method::GET, self.item(uid.as_ref())?)?;
+        let call = self.item(GET, uid.as_ref())?;
         self.client.send_json(&call).await
     }
 
@@ -146,15 +143,13 @@ impl Pages<'_> {
         uid: impl AsRef<str>,
         update: &UpdatePageSettings,
     ) -> Result<PageSettings> {
-        let call = self
-            .call(UPDATE, Method::PATCH, self.item(uid.as_ref())?)?
-            .json(update)?;
+        let call = self.item(UPDATE, uid.as_ref())?.json(update)?;
         self.client.send_json(&call).await
     }
 
     /// Deletes a page.
     pub async fn delete(&self, uid: impl AsRef<str>) -> Result<()> {
-        let call = self.call(DELETE, Method::DELETE, self.item(uid.as_ref())?)?;
+        let call = self.item(DELETE, uid.as_ref())?;
         self.client.send(&call).await.map(drop)
     }
 }

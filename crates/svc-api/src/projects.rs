@@ -1,15 +1,15 @@
 //! Projects (feature `projects`).
 
-use http::Method;
 use svc_auth::Credential;
 use svc_model::{Project, ProjectName};
+
+use svc_model::routes;
 
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::request::{Call, Operation};
-use crate::url::Url;
 
-const GET: Operation = Operation::new("projects.get", "/projects/{project}/");
+const GET: Operation = Operation::new("projects.get", &routes::GET_PROJECT);
 
 impl Client {
     /// Projects on the application host.
@@ -65,12 +65,8 @@ impl Projects<'_> {
         let key = self.client.api_key().ok_or_else(|| {
             Error::invalid("projects need an API key: call ClientBuilder::api_key")
         })?;
-        let url = Url::new(self.client.app_base_url())
-            .segment("projects")
-            .encoded_segment(&name.encoded())
-            .slash()
-            .build();
-        let call = Call::new(GET, Method::GET, url)
+        let url = self.client.app_route(GET.route, |_| name.as_str()).build();
+        let call = Call::new(GET, url)
             .options(&self.options)
             .project(name.as_str())
             .credential(Credential::ApiKey(key.clone()));

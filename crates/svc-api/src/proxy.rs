@@ -18,12 +18,13 @@ use svc_model::proxy::{
     BodyType, NameValue, PROXY_ERROR_HEADER, ProxyRequest, UPSTREAM_HEADER_PREFIX,
 };
 
+use svc_model::routes;
+
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::request::{Call, CallAuth, Operation};
-use crate::url::Url;
 
-const SEND: Operation = Operation::new("proxy.send", "/proxy_request/");
+const SEND: Operation = Operation::new("proxy.send", &routes::PROXY_REQUEST);
 
 impl Client {
     /// The HTTP proxy: requests sent to another service by the svc service, with the user
@@ -287,13 +288,10 @@ impl ProxyRequestBuilder<'_> {
             self.method,
             Method::GET | Method::HEAD | Method::PUT | Method::DELETE | Method::OPTIONS
         );
-        let url = Url::new(self.client.app_base_url())
-            .segment("proxy_request")
-            .slash()
-            .build();
+        let url = self.client.app_route(SEND.route, |_| "").build();
         // Not retried as a POST would be: the proxied method decides. Every upstream status is
         // the answer; only the proxy's own failures (marked) are errors.
-        let call = Call::new(SEND, Method::POST, url)
+        let call = Call::new(SEND, url)
             .options(&self.options)
             .caller_may_repeat()
             .auth(CallAuth::Session)

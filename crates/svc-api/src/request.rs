@@ -128,7 +128,8 @@ impl Call {
     /// method: `GET`, `PUT`, `DELETE` and `HEAD` are; `POST` and `PATCH` are not (use
     /// [`idempotent`](Self::idempotent) for read-only POSTs).
     #[inline]
-    pub(crate) fn new(op: Operation, method: Method, url: String) -> Self {
+    pub(crate) fn new(op: Operation, url: String) -> Self {
+        let method = op.method();
         let idempotent = matches!(
             method,
             Method::GET | Method::HEAD | Method::PUT | Method::DELETE | Method::OPTIONS
@@ -748,17 +749,19 @@ mod tests {
         assert_eq!(retry_after_seconds(&not_text, now), None);
     }
 
-    const TEST: Operation = Operation::new("test.get", "/{anything}");
+    const TEST_ROUTE: svc_model::routes::Route = svc_model::routes::Route::new(
+        "test",
+        svc_model::routes::Method::Get,
+        svc_model::routes::Host::Data,
+        "/{anything}",
+    );
+    const TEST: Operation = Operation::new("test.get", &TEST_ROUTE);
 
     #[test]
     fn path_for_messages_has_no_host_or_query() {
-        let c = Call::new(
-            TEST,
-            Method::GET,
-            "https://h:1/api/projects/p/?draft=1".into(),
-        );
+        let c = Call::new(TEST, "https://h:1/api/projects/p/?draft=1".into());
         assert_eq!(c.path(), "/api/projects/p/");
-        let c = Call::new(TEST, Method::GET, "http://h".into());
+        let c = Call::new(TEST, "http://h".into());
         assert_eq!(c.path(), "/");
         for (url, path) in [
             ("http://h?q=1", "/"),
@@ -766,11 +769,7 @@ mod tests {
             ("https://h/a?next=http://x/y", "/a"),
             ("relative/path?x=1", "relative/path"),
         ] {
-            assert_eq!(
-                Call::new(TEST, Method::GET, url.into()).path(),
-                path,
-                "{url}"
-            );
+            assert_eq!(Call::new(TEST, url.into()).path(), path, "{url}");
         }
     }
 }

@@ -1,19 +1,17 @@
 //! Resources (feature `resources`): reloading a resource's structure.
 
-use http::Method;
 use serde::Deserialize;
 use svc_auth::Secret;
 use svc_model::ResourceName;
 use svc_model::users::TOOLS_RESOURCE;
 
+use svc_model::routes;
+
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::request::{Call, CallAuth, Operation};
 
-const RELOAD: Operation = Operation::new(
-    "resources.reload",
-    "/projects/{project}/{environment}/{resource}/reload",
-);
+const RELOAD: Operation = Operation::new("resources.reload", &routes::RELOAD_RESOURCE);
 
 impl Client {
     /// Resource maintenance: reload a resource's structure after its database changed (new
@@ -76,11 +74,9 @@ impl Resources<'_> {
         let name = ResourceName::new(resource.as_ref())?;
         let url = self
             .client
-            .data_url()?
-            .encoded_segment(&name.encoded())
-            .segment("reload")
+            .data_route(RELOAD.route, |_| name.as_str())?
             .build();
-        let call = Call::new(RELOAD, Method::POST, url)
+        let call = Call::new(RELOAD, url)
             .options(&self.options)
             .resource(name.as_str())
             .auth(CallAuth::data(name.as_str(), self.token.as_ref()))

@@ -1,19 +1,17 @@
 //! Which credential a call carries, and the user session behind `JWT` credentials: the session
 //! is refreshed (once, however many calls wait) when an expiry is less than 30 s away.
 
-use http::Method;
 use svc_auth::{Credential, RefreshError, Secret};
 use svc_model::account::{AuthState, RefreshRequest, Timestamp};
 use tracing::Instrument;
+
+use svc_model::routes;
 
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::request::{Call, Operation, decode};
 
-const REFRESH: Operation = Operation::new(
-    "account.refresh",
-    "/projects/{project}/{environment}/auth/refresh",
-);
+const REFRESH: Operation = Operation::new("account.refresh", &routes::REFRESH);
 
 impl Client {
     #[cfg(feature = "account")]
@@ -173,12 +171,10 @@ impl Client {
     /// `POST auth/refresh`; a `401` answer means the refresh token is no good any more.
     async fn refresh(&self, refresh_token: Secret) -> Result<AuthState, RefreshError> {
         let url = self
-            .data_url()
+            .data_route(REFRESH.route, |_| "")
             .map_err(|e| RefreshError::failed(e.to_string()))?
-            .segment("auth")
-            .segment("refresh")
             .build();
-        let call = Call::new(REFRESH, Method::POST, url)
+        let call = Call::new(REFRESH, url)
             .json(&RefreshRequest::new(refresh_token.expose()))
             .map_err(|e| RefreshError::failed(e.to_string()))?;
         // An operation of its own, inside the one that found the session due.

@@ -13,6 +13,7 @@
 use std::fmt;
 
 use http::{Method, StatusCode, Uri};
+use svc_model::routes::{self, Route};
 use tracing::Span;
 use tracing::field::Empty;
 
@@ -20,37 +21,53 @@ use crate::error::Error;
 use crate::name::Name;
 use crate::request::Call;
 
-/// What an operation is called and where it goes: its spans' `svc.operation`, `otel.name` and
-/// `url.path`.
+/// What an operation is called and where it goes: its spans' `svc.operation` and `otel.name`,
+/// and its route in svc-model's table ([`svc_model::routes`]), which gives the method, the
+/// spans' `url.path` and the template the URL is built from.
 ///
-/// **Adding an operation:** declare one constant next to the code that builds its URL, and pass
-/// it to [`Call::new`]; when the call is on a resource, name it with [`Call::resource`]. The
-/// spans and every field come from there, nothing else is needed. For example:
+/// **Adding an operation:** add its route to `svc_model::routes` (and the emulator's
+/// `openapi.json`), declare one constant next to the code that builds its URL, and pass it to
+/// [`Call::new`]; when the call is on a resource, name it with [`Call::resource`]. The spans
+/// and every field come from there, nothing else is needed. For example:
 ///
 /// ```text
-/// const RUN: Operation = Operation::new(
-///     "actions.run",
-///     "/projects/{project}/{environment}/{resource}/actions/{action}",
-/// );
-/// let call = Call::new(RUN, Method::POST, url).resource(resource).auth(...);
+/// const RUN: Operation = Operation::new("actions.run", &routes::RUN_ACTION);
+/// let url = client.data_route(&routes::RUN_ACTION, |name| ...)?.build();
+/// let call = Call::new(RUN, url).resource(resource).auth(...);
 /// ```
 ///
 /// The name is `group.verb`, lower case, stable across releases (dashboards and alerts key on
-/// it). The template is the path the URL builder makes, relative to the base URL, with each
-/// value the caller chooses (project, environment, resource, model, key, uid, ...) written as
-/// `{name}` and no query: a template has few values, where real paths have one per record and
-/// may hold personal data.
+/// it). The template is relative to the base URL, with each value the caller chooses
+/// (project, environment, resource, model, key, uid, ...) written as `{name}` and no query: a
+/// template has few values, where real paths have one per record and may hold personal data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Operation {
     /// `svc.operation` and the operation span's `otel.name`, e.g. `records.list`.
     pub(crate) name: &'static str,
-    /// `url.path`: the path template, e.g. `/projects/{project}/{environment}/{resource}/models/{model}`.
-    pub(crate) path: &'static str,
+    /// The route: the method, and `url.path`, the path template, e.g.
+    /// `/projects/{project}/{environment}/{resource}/models/{model}`.
+    pub(crate) route: &'static Route,
 }
 
 impl Operation {
-    pub(crate) const fn new(name: &'static str, path: &'static str) -> Self {
-        Self { name, path }
+    pub(crate) const fn new(name: &'static str, route: &'static Route) -> Self {
+        Self { name, route }
+    }
+
+    /// The path template: the spans' `url.path`.
+    pub(crate) const fn path(&self) -> &'static str {
+        self.route.path()
+    }
+
+    /// The route's method.
+    pub(crate) fn method(&self) -> Method {
+        match self.route.method() {
+            routes::Method::Get => Method::GET,
+            routes::Method::Post => Method::POST,
+            routes::Method::Put => Method::PUT,
+            routes::Method::Patch => Method::PATCH,
+            routes::Method::Delete => Method::DELETE,
+        }
     }
 }
 
@@ -69,7 +86,7 @@ pub(crate) fn operation(call: &Call, client_project: Option<&str>) -> Span {
         svc.project = call.project.as_ref().map(Name::as_str).or(client_project),
         svc.resource = call.resource.as_ref().map(Name::as_str),
         http.request.method = call.method.as_str(),
-        url.path = call.op.path,
+        url.path = call.op.path(),
         server.address = Empty,
         server.port = Empty,
         http.response.status_code = Empty,
@@ -84,12 +101,12 @@ pub(crate) fn attempt(operation: &Span, call: &Call, uri: &Uri, attempt: u32) ->
         parent: operation,
         "attempt",
         // OpenTelemetry's HTTP client span name: `{method} {url.template}`.
-        otel.name = %AttemptName { method: &call.method, path: call.op.path },
+        otel.name = %AttemptName { method: &call.method, path: call.op.path() },
         otel.kind = "client",
         otel.status_code = Empty,
         svc.operation = call.op.name,
         http.request.method = call.method.as_str(),
-        url.path = call.op.path,
+        url.path = call.op.path(),
         server.address = Empty,
         server.port = Empty,
         // Set on retries only, as the conventions ask: 1 on the second attempt.

@@ -1,20 +1,18 @@
 //! Read-only SQL queries on a resource (feature `sql`).
 
-use http::Method;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use svc_auth::Secret;
 use svc_model::ResourceName;
 use svc_model::sql::{SqlRequest, SqlResponse, SqlRows, is_param_name};
 
+use svc_model::routes;
+
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::request::{Call, CallAuth, Operation};
 
-const QUERY: Operation = Operation::new(
-    "sql.query",
-    "/projects/{project}/{environment}/{resource}/sql_get_query",
-);
+const QUERY: Operation = Operation::new("sql.query", &routes::SQL_QUERY);
 
 impl Client {
     /// Read-only SQL queries on one resource.
@@ -207,11 +205,9 @@ impl SqlQuery<'_> {
         let url = self
             .sql
             .client
-            .data_url()?
-            .encoded_segment(&resource.encoded())
-            .segment("sql_get_query")
+            .data_route(QUERY.route, |_| resource.as_str())?
             .build();
-        Ok(Call::new(QUERY, Method::POST, url)
+        Ok(Call::new(QUERY, url)
             .options(&self.sql.options)
             .resource(&self.sql.resource)
             .auth(CallAuth::data(&self.sql.resource, self.sql.token.as_ref()))

@@ -5,16 +5,23 @@ use svc_auth::Secret;
 use svc_model::ListPage;
 use svc_model::RecordPk;
 use svc_model::records::ListQuery;
+use svc_model::routes;
 use svc_model::users::{TEAMS_MODEL, TOOLS_RESOURCE, Team};
 
 use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::records::{RecordOps, Records, record_ops};
+use crate::records::{RecordOps, Records};
+use crate::request::Operation;
 
-static TEAMS: RecordOps = record_ops!(
-    "teams",
-    "/projects/{project}/{environment}/__svc_app__/models/groups"
-);
+static TEAMS: RecordOps = RecordOps {
+    list: Operation::new("teams.list", &routes::LIST_TEAMS),
+    all: Operation::new("teams.all", &routes::LIST_TEAMS),
+    stream: Operation::new("teams.stream", &routes::LIST_TEAMS),
+    get: Operation::new("teams.get", &routes::GET_TEAM),
+    create: None,
+    update: Operation::new("teams.update", &routes::UPDATE_TEAM),
+    delete: None,
+};
 
 impl Client {
     /// The project's teams (a user belongs to one). Teams can be listed, read and renamed; the

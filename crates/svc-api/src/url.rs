@@ -1,7 +1,9 @@
-//! Building request URLs: every identifier is one percent-encoded path segment, every query
-//! value is encoded, so no user text can change the path or add parameters.
+//! Building request URLs from svc-model's route table: every value is one percent-encoded
+//! path segment, every query value is encoded, so no user text can change the path or add
+//! parameters.
 
 use svc_model::records::wire::encode_component;
+use svc_model::routes::{Host, Route, Segment};
 
 use crate::client::Client;
 use crate::error::Result;
@@ -24,15 +26,6 @@ impl Url {
         }
     }
 
-    /// Appends `/` and an already encoded segment (from an identifier's `encoded()`).
-    #[inline]
-    pub(crate) fn encoded_segment(mut self, segment: &str) -> Self {
-        debug_assert!(!self.has_query);
-        self.buf.push('/');
-        self.buf.push_str(segment);
-        self
-    }
-
     /// Appends `/` and a literal segment, encoding it.
     #[inline]
     pub(crate) fn segment(mut self, segment: &str) -> Self {
@@ -42,9 +35,27 @@ impl Url {
         self
     }
 
-    /// Ends the path with `/` (the application host's paths do).
-    pub(crate) fn slash(mut self) -> Self {
-        self.buf.push('/');
+    /// Appends `route`'s template after its first `skip` segments (those of a prepared
+    /// prefix): each literal as it is (the table's literals are unreserved), each `{name}` as
+    /// `value(name)`, encoded; then the template's trailing `/`, if it has one.
+    #[inline]
+    pub(crate) fn route<'v>(
+        mut self,
+        route: &Route,
+        skip: usize,
+        value: impl Fn(&'static str) -> &'v str,
+    ) -> Self {
+        debug_assert!(!self.has_query);
+        for segment in route.segments().skip(skip) {
+            self.buf.push('/');
+            match segment {
+                Segment::Literal(text) => self.buf.push_str(text),
+                Segment::Param(name) => push_encoded(&mut self.buf, value(name)),
+            }
+        }
+        if route.trailing_slash() {
+            self.buf.push('/');
+        }
         self
     }
 
@@ -88,9 +99,50 @@ const UNRESERVED: [bool; 256] = {
     table
 };
 
+/// How many segments of a data host route the prepared prefix holds:
+/// `projects/{project}/{environment}`.
+const DATA_PREFIX: usize = 3;
+/// How many segments of an application host route the prepared prefix holds:
+/// `projects/{project}`.
+const APP_PREFIX: usize = 2;
+
 impl Client {
+    /// `route`'s URL on the data host, in the client's project and environment, each other
+    /// value of its template given by `value` (by name).
+    pub(crate) fn data_route<'v>(
+        &self,
+        route: &Route,
+        value: impl Fn(&'static str) -> &'v str,
+    ) -> Result<Url> {
+        debug_assert_eq!(route.host(), Host::Data);
+        Ok(self.data_url()?.route(route, DATA_PREFIX, value))
+    }
+
+    /// `route`'s URL on the application host, in the client's project, each other value of
+    /// its template given by `value` (by name).
+    #[cfg(feature = "pages")]
+    pub(crate) fn app_project_route<'v>(
+        &self,
+        route: &Route,
+        value: impl Fn(&'static str) -> &'v str,
+    ) -> Result<Url> {
+        debug_assert_eq!(route.host(), Host::App);
+        Ok(self.app_project_url()?.route(route, APP_PREFIX, value))
+    }
+
+    /// `route`'s URL on the application host, every value of its template given by `value`.
+    #[cfg(any(feature = "projects", feature = "proxy"))]
+    pub(crate) fn app_route<'v>(
+        &self,
+        route: &Route,
+        value: impl Fn(&'static str) -> &'v str,
+    ) -> Url {
+        debug_assert_eq!(route.host(), Host::App);
+        Url::new(self.app_base_url()).route(route, 0, value)
+    }
+
     /// `{app_base_url}/projects/{project}`.
-    pub(crate) fn app_project_url(&self) -> Result<Url> {
+    fn app_project_url(&self) -> Result<Url> {
         if let Some(prefix) = self.inner.sender.prepared.app_prefix() {
             return Ok(Url::new(prefix));
         }
@@ -101,7 +153,7 @@ impl Client {
     }
 
     /// `{api_base_url}/projects/{project}/{environment}`.
-    pub(crate) fn data_url(&self) -> Result<Url> {
+    fn data_url(&self) -> Result<Url> {
         if let Some(prefix) = self.inner.sender.prepared.data_prefix() {
             return Ok(Url::new(prefix));
         }
@@ -118,16 +170,52 @@ impl Client {
 mod tests {
     use super::*;
     use svc_model::ident::encode_segment;
+    use svc_model::routes;
 
     #[test]
-    fn segments_and_query_are_encoded() {
+    fn values_and_query_are_encoded() {
         let url = Url::new("http://h/api")
-            .segment("a/b")
-            .slash()
+            .route(&routes::GET_PAGE, 0, |name| match name {
+                "uid" => "a/b",
+                _ => name,
+            })
             .query("f__in", "x,y&z=1")
             .query("q", "é")
             .build();
-        assert_eq!(url, "http://h/api/a%2Fb/?f__in=x%2Cy%26z%3D1&q=%C3%A9");
+        assert_eq!(
+            url,
+            "http://h/api/projects/project/environment/view_settings/a%2Fb/?f__in=x%2Cy%26z%3D1&q=%C3%A9"
+        );
+    }
+
+    #[test]
+    fn every_route_is_built_as_its_template_reads() {
+        for route in routes::ALL {
+            let url = Url::new("").route(route, 0, |name| name).build();
+            assert_eq!(url, route.path().replace(['{', '}'], ""), "{route:?}");
+        }
+    }
+
+    #[test]
+    fn the_prepared_prefixes_are_the_first_segments_of_their_routes() {
+        use svc_model::routes::Segment::{Literal, Param};
+        for route in routes::ALL {
+            let first: Vec<_> = route.segments().take(DATA_PREFIX).collect();
+            match route.host() {
+                Host::Data => assert_eq!(
+                    first,
+                    [Literal("projects"), Param("project"), Param("environment")],
+                    "{route:?}"
+                ),
+                // The project's own route and the proxy are built from the base URL alone.
+                Host::App if [routes::GET_PROJECT, routes::PROXY_REQUEST].contains(route) => {}
+                Host::App => assert_eq!(
+                    first[..APP_PREFIX],
+                    [Literal("projects"), Param("project")],
+                    "{route:?}"
+                ),
+            }
+        }
     }
 
     #[test]

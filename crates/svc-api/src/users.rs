@@ -5,16 +5,23 @@ use svc_auth::Secret;
 use svc_model::ListPage;
 use svc_model::RecordPk;
 use svc_model::records::ListQuery;
+use svc_model::routes;
 use svc_model::users::{NewUser, TOOLS_RESOURCE, USERS_MODEL, User};
 
 use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::records::{RecordOps, RecordStream, Records, record_ops};
+use crate::records::{RecordOps, RecordStream, Records};
+use crate::request::Operation;
 
-static USERS: RecordOps = record_ops!(
-    "users",
-    "/projects/{project}/{environment}/__svc_app__/models/users"
-);
+static USERS: RecordOps = RecordOps {
+    list: Operation::new("users.list", &routes::LIST_USERS),
+    all: Operation::new("users.all", &routes::LIST_USERS),
+    stream: Operation::new("users.stream", &routes::LIST_USERS),
+    get: Operation::new("users.get", &routes::GET_USER),
+    create: Some(Operation::new("users.create", &routes::CREATE_USER)),
+    update: Operation::new("users.update", &routes::UPDATE_USER),
+    delete: Some(Operation::new("users.delete", &routes::DELETE_USER)),
+};
 
 impl Client {
     /// The project's application users.

@@ -4,20 +4,19 @@
 use std::marker::PhantomData;
 
 use bytes::Bytes;
-use http::{Method, Response};
+use http::Response;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use svc_model::ModelName;
 
+use svc_model::routes;
+
 use crate::client::Client;
 use crate::error::{Error, Result, WorkflowError};
 use crate::request::{Call, CallAuth, Operation, decode};
 
-const RUN: Operation = Operation::new(
-    "workflows.run",
-    "/projects/{project}/{environment}/workflows/{uid}/run",
-);
+const RUN: Operation = Operation::new("workflows.run", &routes::RUN_WORKFLOW);
 
 impl Client {
     /// The project's workflow `uid`: steps the service runs in order ([`Workflow::run`]).
@@ -216,17 +215,11 @@ impl<T: DeserializeOwned> Workflow<'_, T> {
             e.kind = "workflow uid";
             e
         })?;
-        let url = self
-            .client
-            .data_url()?
-            .segment("workflows")
-            .segment(&self.uid)
-            .segment("run")
-            .build();
+        let url = self.client.data_route(RUN.route, |_| &self.uid)?.build();
         let body = crate::inputs::body(&format!("workflow {:?}", self.uid), inputs)?;
         // The project's own route: no resource, so the API key, else the session or service
         // token (request.rs, `CallAuth::Data`).
-        let mut call = Call::new(RUN, Method::POST, url)
+        let mut call = Call::new(RUN, url)
             .options(&self.options)
             .caller_may_repeat()
             .auth(CallAuth::Data {

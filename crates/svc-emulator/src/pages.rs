@@ -19,10 +19,10 @@ use crate::http::AppState;
 use crate::http::HttpError;
 use crate::http::app::{EnvironmentAccess, PageAccess};
 use crate::http::extract::{BodyLimit, json_object, query_values};
-use crate::http::route_with_optional_slash;
+use crate::http::serve;
 use crate::storage::{Created, PageSet, StoredPage};
 use axum::Router;
-use axum::routing::get;
+use svc_model::routes;
 
 /// The longest page uid a create accepts, in bytes of UTF-8. Real uids are UUIDs (36 bytes);
 /// a much longer one could be stored but, percent-encoded in the path, would make every later
@@ -32,16 +32,11 @@ pub(crate) const MAX_UID_BYTES: usize = 1024;
 
 /// The page settings routes, on the application host (relative to `/api`).
 pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
-    let router = route_with_optional_slash(
-        router,
-        "/projects/{project}/{environment}/view_settings/",
-        get(list).post(create),
-    );
-    route_with_optional_slash(
-        router,
-        "/projects/{project}/{environment}/view_settings/{uid}/",
-        get(get_one).patch(update).delete(delete),
-    )
+    let router = serve(router, &routes::LIST_PAGES, list);
+    let router = serve(router, &routes::CREATE_PAGE, create);
+    let router = serve(router, &routes::GET_PAGE, get_one);
+    let router = serve(router, &routes::UPDATE_PAGE, update);
+    serve(router, &routes::DELETE_PAGE, delete)
 }
 
 /// `GET .../view_settings/`: every page of the set, by `date_add` then `uid`.

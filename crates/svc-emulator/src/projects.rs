@@ -9,13 +9,13 @@ use crate::catalog::open::kind_name;
 use crate::config::registry::ProjectEntry;
 use crate::http::AppState;
 use crate::http::app::ProjectAccess;
-use crate::http::route_with_optional_slash;
+use crate::http::serve;
 use axum::Router;
-use axum::routing::get;
+use svc_model::routes;
 
 /// The project route, on the application host (relative to `/api`).
 pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
-    route_with_optional_slash(router, "/projects/{project}/", get(get_one))
+    serve(router, &routes::GET_PROJECT, get_one)
 }
 
 /// Answers the project of the path, if the API key belongs to it.

@@ -2,21 +2,17 @@
 //! resource's schema, so tables and columns added to its database since become models and
 //! fields. Data is not touched. Works for `__svc_app__` with the built-in tools token too.
 
-use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::{Value, json};
 
 use crate::http::AppState;
 use crate::http::extract::ResourceAccess;
-use crate::http::{HttpError, route_with_optional_slash};
+use crate::http::{HttpError, serve};
+use svc_model::routes;
 
 /// The reload route, on the data host.
 pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
-    route_with_optional_slash(
-        router,
-        "/projects/{project}/{environment}/{resource}/reload",
-        post(reload),
-    )
+    serve(router, &routes::RELOAD_RESOURCE, reload)
 }
 
 /// `200` `{"success": true}` once the new schema is in force.

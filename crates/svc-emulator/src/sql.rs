@@ -10,22 +10,18 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use axum::routing::post;
 use serde_json::{Map, Value};
 
 use crate::http::AppState;
 use crate::http::HttpError;
 use crate::http::extract::{BodyLimit, ResourceAccess, json_bytes, json_object};
-use crate::http::route_with_optional_slash;
+use crate::http::serve;
 use svc_engine::SqlLimits;
+use svc_model::routes;
 
 /// The SQL route, on the data host.
 pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
-    route_with_optional_slash(
-        router,
-        "/projects/{project}/{environment}/{resource}/sql_get_query",
-        post(query),
-    )
+    serve(router, &routes::SQL_QUERY, query)
 }
 
 /// Runs the query: `200` with `{"columns", "data", "row_count"}`, or `400` naming `query`,

@@ -17,27 +17,22 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::http::{StatusCode, Uri};
 use axum::response::Response;
-use axum::routing::get;
 use serde_json::Value;
-use svc_model::users::{TEAMS_MODEL, TOOLS_RESOURCE};
+use svc_model::users::TEAMS_MODEL;
 
 use crate::http::AppState;
 use crate::http::HttpError;
 use crate::http::extract::{BodyLimit, blocking, json_bytes, json_object};
-use crate::http::route_with_optional_slash;
+use crate::http::serve;
 use crate::http::tools::{self, ToolsAccess, ToolsRecordAccess};
+use svc_model::routes;
 
 /// Teams: static routes for `__svc_app__`, which win over the records routes. Teams have no
 /// create or delete, so POST and DELETE there are 405.
 pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
-    let tools_models = format!("/projects/{{project}}/{{environment}}/{TOOLS_RESOURCE}/models");
-    let router =
-        route_with_optional_slash(router, &format!("{tools_models}/{TEAMS_MODEL}"), get(list));
-    route_with_optional_slash(
-        router,
-        &format!("{tools_models}/{TEAMS_MODEL}/{{pk}}"),
-        get(retrieve).patch(update),
-    )
+    let router = serve(router, &routes::LIST_TEAMS, list);
+    let router = serve(router, &routes::GET_TEAM, retrieve);
+    serve(router, &routes::UPDATE_TEAM, update)
 }
 
 /// `GET .../__svc_app__/models/groups`.

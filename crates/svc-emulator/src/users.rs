@@ -21,29 +21,23 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::http::{StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use serde_json::{Map, Value};
-use svc_model::users::{TOOLS_RESOURCE, USERS_MODEL};
+use svc_model::users::USERS_MODEL;
 
 use crate::http::AppState;
 use crate::http::HttpError;
 use crate::http::extract::{BodyLimit, blocking, json_bytes, json_object};
-use crate::http::route_with_optional_slash;
+use crate::http::serve;
 use crate::http::tools::{self, ToolsAccess, ToolsRecordAccess};
+use svc_model::routes;
 
 /// Users: static routes for `__svc_app__`, which win over the records routes.
 pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
-    let tools_models = format!("/projects/{{project}}/{{environment}}/{TOOLS_RESOURCE}/models");
-    let router = route_with_optional_slash(
-        router,
-        &format!("{tools_models}/{USERS_MODEL}"),
-        get(list).post(create),
-    );
-    route_with_optional_slash(
-        router,
-        &format!("{tools_models}/{USERS_MODEL}/{{pk}}"),
-        get(retrieve).patch(update).delete(delete),
-    )
+    let router = serve(router, &routes::LIST_USERS, list);
+    let router = serve(router, &routes::CREATE_USER, create);
+    let router = serve(router, &routes::GET_USER, retrieve);
+    let router = serve(router, &routes::UPDATE_USER, update);
+    serve(router, &routes::DELETE_USER, delete)
 }
 
 /// Whether `email` looks like an address: one `@`, a non-empty local part, a domain of

@@ -34,6 +34,7 @@ pub mod page_settings;
 pub mod project;
 pub mod proxy;
 pub mod records;
+pub mod routes;
 pub mod sql;
 mod timestamp;
 pub mod users;

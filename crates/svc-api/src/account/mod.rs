@@ -6,7 +6,7 @@
 //! `Authorization: JWT <token>` on data host requests that no API key or resource token serves,
 //! and is refreshed, once however many requests wait, when an expiry is less than 30 s away.
 
-use http::{HeaderMap, HeaderValue, Method};
+use http::{HeaderMap, HeaderValue};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use svc_model::account::{
@@ -19,39 +19,23 @@ use svc_model::account::{
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::request::{Call, CallAuth, Operation};
+use svc_model::routes;
 
 // The account routes, under `/projects/{project}/{environment}/auth/`.
-const LOGIN: Operation = Operation::new(
-    "account.login",
-    "/projects/{project}/{environment}/auth/login",
-);
-const USER: Operation = Operation::new(
-    "account.user",
-    "/projects/{project}/{environment}/auth/user",
-);
-const REGISTER: Operation = Operation::new(
-    "account.register",
-    "/projects/{project}/{environment}/auth/register",
-);
-const CHANGE_PASSWORD: Operation = Operation::new(
-    "account.change_password",
-    "/projects/{project}/{environment}/auth/change_password",
-);
-const RESET_PASSWORD: Operation = Operation::new(
-    "account.reset_password",
-    "/projects/{project}/{environment}/auth/reset_password",
-);
+const LOGIN: Operation = Operation::new("account.login", &routes::LOGIN);
+const USER: Operation = Operation::new("account.user", &routes::CURRENT_USER);
+const REGISTER: Operation = Operation::new("account.register", &routes::REGISTER);
+const CHANGE_PASSWORD: Operation =
+    Operation::new("account.change_password", &routes::CHANGE_PASSWORD);
+const RESET_PASSWORD: Operation = Operation::new("account.reset_password", &routes::RESET_PASSWORD);
 const RESET_PASSWORD_COMPLETE: Operation = Operation::new(
     "account.reset_password_complete",
-    "/projects/{project}/{environment}/auth/reset_password_complete",
+    &routes::RESET_PASSWORD_COMPLETE,
 );
-const CHANGE_EMAIL: Operation = Operation::new(
-    "account.change_email",
-    "/projects/{project}/{environment}/auth/change_email",
-);
+const CHANGE_EMAIL: Operation = Operation::new("account.change_email", &routes::CHANGE_EMAIL);
 const CHANGE_EMAIL_COMPLETE: Operation = Operation::new(
     "account.change_email_complete",
-    "/projects/{project}/{environment}/auth/change_email_complete",
+    &routes::CHANGE_EMAIL_COMPLETE,
 );
 
 impl Client {
@@ -108,21 +92,15 @@ pub struct Account<'c> {
 impl Account<'_> {
     crate::options::options_method!();
 
-    /// `POST auth/{route}`, operation `op`.
+    /// Operation `op`'s `POST`, with `body`.
     async fn post<B: Serialize, T: DeserializeOwned>(
         &self,
         op: Operation,
-        route: &str,
         body: &B,
         auth: CallAuth,
     ) -> Result<T> {
-        let url = self
-            .client
-            .data_url()?
-            .segment("auth")
-            .segment(route)
-            .build();
-        let call = Call::new(op, Method::POST, url)
+        let url = self.client.data_route(op.route, |_| "")?.build();
+        let call = Call::new(op, url)
             .options(&self.options)
             .auth(auth)
             .json(body)?;
@@ -137,12 +115,7 @@ impl Account<'_> {
         password: impl Into<String>,
     ) -> Result<LoginResponse> {
         let response: LoginResponse = self
-            .post(
-                LOGIN,
-                "login",
-                &LoginRequest::new(email, password),
-                CallAuth::None,
-            )
+            .post(LOGIN, &LoginRequest::new(email, password), CallAuth::None)
             .await?;
         self.client
             .session()
@@ -161,13 +134,8 @@ impl Account<'_> {
                 user: None,
             });
         }
-        let url = self
-            .client
-            .data_url()?
-            .segment("auth")
-            .segment("user")
-            .build();
-        let call = Call::new(USER, Method::GET, url)
+        let url = self.client.data_route(USER.route, |_| "")?.build();
+        let call = Call::new(USER, url)
             .options(&self.options)
             .auth(CallAuth::Session);
         let user: UserInfo = self.client.send_json(&call).await?;
@@ -187,8 +155,7 @@ impl Account<'_> {
 
     /// Registers a user. Does not sign in: `{result: true, user}` or `{result: false, errors}`.
     pub async fn register(&self, request: &RegisterRequest) -> Result<RegisterResponse> {
-        self.post(REGISTER, "register", request, CallAuth::None)
-            .await
+        self.post(REGISTER, request, CallAuth::None).await
     }
 
     /// Changes the signed-in user's password; the new tokens the server returns are saved.
@@ -200,12 +167,7 @@ impl Account<'_> {
     ) -> Result<ChangePasswordResponse> {
         let request = ChangePasswordRequest::new(new_password, current_password);
         let response: ChangePasswordResponse = self
-            .post(
-                CHANGE_PASSWORD,
-                "change_password",
-                &request,
-                CallAuth::Session,
-            )
+            .post(CHANGE_PASSWORD, &request, CallAuth::Session)
             .await?;
         if let Some(state) = &response.new_state {
             self.client
@@ -220,7 +182,6 @@ impl Account<'_> {
     pub async fn reset_password(&self, email: impl Into<String>) -> Result<ResetPasswordResponse> {
         self.post(
             RESET_PASSWORD,
-            "reset_password",
             &ResetPasswordRequest::new(email),
             CallAuth::None,
         )
@@ -235,12 +196,7 @@ impl Account<'_> {
     ) -> Result<ResetPasswordCompleteResponse> {
         let request = ResetPasswordCompleteRequest::new(code, new_password);
         let response: ResetPasswordCompleteResponse = self
-            .post(
-                RESET_PASSWORD_COMPLETE,
-                "reset_password_complete",
-                &request,
-                CallAuth::None,
-            )
+            .post(RESET_PASSWORD_COMPLETE, &request, CallAuth::None)
             .await?;
         if let Some(state) = &response.new_state {
             self.client
@@ -258,8 +214,7 @@ impl Account<'_> {
         current_password: Option<String>,
     ) -> Result<ChangeEmailResponse> {
         let request = ChangeEmailRequest::new(new_email, current_password);
-        self.post(CHANGE_EMAIL, "change_email", &request, CallAuth::Session)
-            .await
+        self.post(CHANGE_EMAIL, &request, CallAuth::Session).await
     }
 
     /// Confirms an email change with its code.
@@ -269,7 +224,6 @@ impl Account<'_> {
     ) -> Result<ChangeEmailCompleteResponse> {
         self.post(
             CHANGE_EMAIL_COMPLETE,
-            "change_email_complete",
             &ChangeEmailCompleteRequest::new(code),
             CallAuth::None,
         )

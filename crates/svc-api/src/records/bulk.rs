@@ -3,7 +3,6 @@
 
 use futures_core::Stream;
 use futures_util::StreamExt;
-use http::Method;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -236,11 +235,8 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
                             )));
                         }
                     };
-                    let url = self.record_url(pk.as_str())?;
-                    let call = self
-                        .call(self.ops.update, Method::PATCH, url)?
-                        .json(item)?
-                        .idempotent();
+                    let url = self.record_url(self.ops.update, pk.as_str())?;
+                    let call = self.call(self.ops.update, url)?.json(item)?.idempotent();
                     return self.client.send_json(&call).await.map(Written::Updated);
                 }
                 _ => {

@@ -9,7 +9,6 @@ mod text;
 
 use std::marker::PhantomData;
 
-use http::Method;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use svc_auth::Secret;
@@ -19,6 +18,7 @@ use svc_model::records::ListQuery;
 use svc_model::records::wire::{NO_PAGINATION_PARAM, PAGE_PARAM, PER_PAGE_PARAM};
 #[cfg(feature = "records")]
 use svc_model::records::{AggregateRequest, AggregateResult, GroupRequest, GroupRow};
+use svc_model::routes::Route;
 use svc_model::{ListPage, ModelName, ResourceName};
 
 use crate::client::Client;
@@ -34,78 +34,43 @@ pub use stream::RecordStream;
 #[cfg(feature = "records")]
 pub use text::RecordText;
 
-/// The operations of a kind of record handle (records, users, teams), for their spans: one table
-/// per kind, made by [`record_ops!`], so that a users list is `users.list`, not `records.list`.
+/// The operations of a kind of record handle (records, users, teams): each a span name and a
+/// route of svc-model's table, so that a users list is `users.list`, not `records.list`, and
+/// goes to the users' route. Teams have no create or delete route.
 #[derive(Debug)]
 // Teams and users alone use a part of the table.
 #[cfg_attr(not(feature = "records"), allow(dead_code))]
 pub(crate) struct RecordOps {
-    list: Operation,
-    all: Operation,
-    stream: Operation,
-    get: Operation,
-    create: Operation,
-    update: Operation,
-    delete: Operation,
-    aggregate: Operation,
-    group: Operation,
-}
-
-/// The [`RecordOps`] of the group named `$group`, whose model is at the path template `$model`.
-macro_rules! record_ops {
-    ($group:literal, $model:literal) => {
-        $crate::records::RecordOps::new([
-            $crate::request::Operation::new(concat!($group, ".list"), $model),
-            $crate::request::Operation::new(concat!($group, ".all"), $model),
-            $crate::request::Operation::new(concat!($group, ".stream"), $model),
-            $crate::request::Operation::new(concat!($group, ".get"), concat!($model, "/{pk}")),
-            $crate::request::Operation::new(concat!($group, ".create"), $model),
-            $crate::request::Operation::new(concat!($group, ".update"), concat!($model, "/{pk}")),
-            $crate::request::Operation::new(concat!($group, ".delete"), concat!($model, "/{pk}")),
-            $crate::request::Operation::new(
-                concat!($group, ".aggregate"),
-                concat!($model, "/aggregate"),
-            ),
-            $crate::request::Operation::new(concat!($group, ".group"), concat!($model, "/group")),
-        ])
-    };
-}
-#[cfg(any(feature = "users", feature = "teams"))]
-pub(crate) use record_ops;
-
-impl RecordOps {
-    /// In the order `record_ops!` writes them.
-    pub(crate) const fn new(ops: [Operation; 9]) -> Self {
-        let [
-            list,
-            all,
-            stream,
-            get,
-            create,
-            update,
-            delete,
-            aggregate,
-            group,
-        ] = ops;
-        Self {
-            list,
-            all,
-            stream,
-            get,
-            create,
-            update,
-            delete,
-            aggregate,
-            group,
-        }
-    }
+    pub(crate) list: Operation,
+    pub(crate) all: Operation,
+    pub(crate) stream: Operation,
+    pub(crate) get: Operation,
+    pub(crate) create: Option<Operation>,
+    pub(crate) update: Operation,
+    pub(crate) delete: Option<Operation>,
 }
 
 #[cfg(feature = "records")]
-static RECORDS: RecordOps = record_ops!(
-    "records",
-    "/projects/{project}/{environment}/{resource}/models/{model}"
-);
+static RECORDS: RecordOps = RecordOps {
+    list: Operation::new("records.list", &svc_model::routes::LIST_RECORDS),
+    all: Operation::new("records.all", &svc_model::routes::LIST_RECORDS),
+    stream: Operation::new("records.stream", &svc_model::routes::LIST_RECORDS),
+    get: Operation::new("records.get", &svc_model::routes::GET_RECORD),
+    create: Some(Operation::new(
+        "records.create",
+        &svc_model::routes::CREATE_RECORD,
+    )),
+    update: Operation::new("records.update", &svc_model::routes::PATCH_RECORD),
+    delete: Some(Operation::new(
+        "records.delete",
+        &svc_model::routes::DELETE_RECORD,
+    )),
+};
+#[cfg(feature = "records")]
+const AGGREGATE: Operation =
+    Operation::new("records.aggregate", &svc_model::routes::AGGREGATE_RECORDS);
+#[cfg(feature = "records")]
+const GROUP: Operation = Operation::new("records.group", &svc_model::routes::GROUP_RECORDS);
 
 /// A record as an open JSON object, the default record type.
 pub type Record = serde_json::Map<String, serde_json::Value>;
@@ -270,34 +235,51 @@ impl<'c, T> Records<'c, T> {
         self
     }
 
-    /// `{data}/{resource}/models/{model}`.
-    fn model_url(&self) -> Result<Url> {
-        // Checked as `ResourceName` and `ModelName` check them, and encoded as their
-        // `encoded()` does, without copying either name.
+    /// `route`'s URL for this handle's resource and model, and `pk` where the route has a
+    /// key. Both names are checked as `ResourceName` and `ModelName` check them, and encoded
+    /// as their `encoded()` does, without copying either.
+    fn url(&self, route: &Route, pk: &str) -> Result<Url> {
         let (resource, model) = (self.resource.as_str(), self.model.as_str());
         ResourceName::check(resource)?;
         ModelName::check(model)?;
-        Ok(self
-            .client
-            .data_url()?
-            .segment(resource)
-            .encoded_segment("models")
-            .segment(model))
+        self.client.data_route(route, |name| match name {
+            "resource" => resource,
+            "model" => model,
+            _ => pk,
+        })
     }
 
-    /// `{data}/{resource}/models/{model}/{pk}`. The key is checked first; an integer key is
-    /// written into the URL without being made into a `RecordPk`.
-    fn record_url(&self, pk: impl IntoRecordPk) -> Result<String> {
-        pk.with_pk_str(|pk| Ok(self.model_url()?.segment(pk).build()))?
+    /// `op`'s URL without a key: a list, a create, an aggregate.
+    fn model_url(&self, op: Operation) -> Result<Url> {
+        self.url(op.route, "")
     }
 
-    fn call(&self, op: Operation, method: Method, url: String) -> Result<Call> {
+    /// `op`'s URL for the record `pk`. The key is checked first; an integer key is written
+    /// into the URL without being made into a `RecordPk`.
+    fn record_url(&self, op: Operation, pk: impl IntoRecordPk) -> Result<String> {
+        pk.with_pk_str(|pk| Ok(self.url(op.route, pk)?.build()))?
+    }
+
+    #[cfg(any(feature = "records", feature = "users"))]
+    /// `op`, or a clear error when this kind of record has no such route (teams are neither
+    /// created nor deleted through the API).
+    fn served(&self, op: Option<Operation>, what: &str) -> Result<Operation> {
+        op.ok_or_else(|| {
+            Error::invalid(format!(
+                "{}.{} cannot be {what} through the API",
+                self.resource.as_str(),
+                self.model.as_str()
+            ))
+        })
+    }
+
+    fn call(&self, op: Operation, url: String) -> Result<Call> {
         let auth = self
             .client
             .data_auth(self.resource.as_str(), self.token.as_ref());
         // Filled in place: each builder step would move the whole `Call` (a few hundred
         // bytes), and this runs for every record operation.
-        let mut call = Call::new(op, method, url);
+        let mut call = Call::new(op, url);
         call.options.clone_from(&self.options);
         call.resource = Some(self.resource.clone());
         call.auth = auth;
@@ -323,10 +305,8 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
     /// otherwise). A page size outside 1..=10000 or a page 0 is refused before sending.
     pub async fn list(&self, query: &ListQuery) -> Result<ListPage<T>> {
         check(query)?;
-        let url = Self::with_query(self.model_url()?, &query.to_pairs());
-        self.client
-            .send_json(&self.call(self.ops.list, Method::GET, url)?)
-            .await
+        let url = Self::with_query(self.model_url(self.ops.list)?, &query.to_pairs());
+        self.client.send_json(&self.call(self.ops.list, url)?).await
     }
 
     /// Every record matching `query` in one response (`_no_pagination`): at most 10000, so use
@@ -339,18 +319,16 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
             .filter(|(k, _)| k != PAGE_PARAM && k != PER_PAGE_PARAM)
             .collect();
         pairs.push((NO_PAGINATION_PARAM.to_owned(), "1".to_owned()));
-        let url = Self::with_query(self.model_url()?, &pairs);
-        let call = self.call(self.ops.all, Method::GET, url)?;
+        let url = Self::with_query(self.model_url(self.ops.all)?, &pairs);
+        let call = self.call(self.ops.all, url)?;
         let all: ArrayOrPage<T> = self.client.send_json(&call).await?;
         Ok(all.0)
     }
 
     /// One record by primary key (`404` when there is none).
     pub async fn get(&self, pk: impl IntoRecordPk) -> Result<T> {
-        let url = self.record_url(pk)?;
-        self.client
-            .send_json(&self.call(self.ops.get, Method::GET, url)?)
-            .await
+        let url = self.record_url(self.ops.get, pk)?;
+        self.client.send_json(&self.call(self.ops.get, url)?).await
     }
 
     /// The same as [`get`](Self::get), under the name the service's documentation uses.
@@ -363,13 +341,10 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
     /// once it may have been sent.
     #[cfg(any(feature = "records", feature = "users"))]
     pub async fn create<B: Serialize + ?Sized>(&self, record: &B) -> Result<T> {
-        let url = self.model_url()?.build();
+        let op = self.served(self.ops.create, "created")?;
+        let url = self.model_url(op)?.build();
         self.client
-            .send_json(
-                &self
-                    .call(self.ops.create, Method::POST, url)?
-                    .json(record)?,
-            )
+            .send_json(&self.call(op, url)?.json(record)?)
             .await
     }
 
@@ -379,24 +354,18 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
         pk: impl IntoRecordPk,
         patch: &B,
     ) -> Result<T> {
-        let url = self.record_url(pk)?;
+        let url = self.record_url(self.ops.update, pk)?;
         self.client
-            .send_json(
-                &self
-                    .call(self.ops.update, Method::PATCH, url)?
-                    .json(patch)?,
-            )
+            .send_json(&self.call(self.ops.update, url)?.json(patch)?)
             .await
     }
 
     /// Deletes a record.
     #[cfg(any(feature = "records", feature = "users"))]
     pub async fn delete(&self, pk: impl IntoRecordPk) -> Result<()> {
-        let url = self.record_url(pk)?;
-        self.client
-            .send(&self.call(self.ops.delete, Method::DELETE, url)?)
-            .await
-            .map(drop)
+        let op = self.served(self.ops.delete, "deleted")?;
+        let url = self.record_url(op, pk)?;
+        self.client.send(&self.call(op, url)?).await.map(drop)
     }
 
     /// An aggregate (`count`, `sum`, `min`, `max`, `avg`) over the records matching the
@@ -422,14 +391,8 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
         filters: &ListQuery,
     ) -> Result<V> {
         check(filters)?;
-        let url = Self::with_query(
-            self.model_url()?.segment("aggregate"),
-            &filters.filter_pairs(),
-        );
-        let call = self
-            .call(self.ops.aggregate, Method::POST, url)?
-            .json(request)?
-            .idempotent();
+        let url = Self::with_query(self.model_url(AGGREGATE)?, &filters.filter_pairs());
+        let call = self.call(AGGREGATE, url)?.json(request)?.idempotent();
         let result: AggregateResult<V> = self.client.send_json(&call).await?;
         Ok(result.y_func)
     }
@@ -444,11 +407,8 @@ impl<'c, T: DeserializeOwned> Records<'c, T> {
         filters: &ListQuery,
     ) -> Result<Vec<GroupRow<K, V>>> {
         check(filters)?;
-        let url = Self::with_query(self.model_url()?.segment("group"), &filters.filter_pairs());
-        let call = self
-            .call(self.ops.group, Method::POST, url)?
-            .json(request)?
-            .idempotent();
+        let url = Self::with_query(self.model_url(GROUP)?, &filters.filter_pairs());
+        let call = self.call(GROUP, url)?.json(request)?.idempotent();
         self.client.send_json(&call).await
     }
 }
@@ -494,7 +454,7 @@ impl<T: DeserializeOwned + Send + 'static> Records<'_, T> {
         } else {
             query
         };
-        let base = self.model_url()?;
+        let base = self.model_url(self.ops.stream)?;
         // Fail now, not at the first page, when no credential could serve the stream.
         self.client
             .check_data_credential(self.resource.as_str(), self.token.as_ref())?;

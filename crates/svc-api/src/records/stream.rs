@@ -8,7 +8,6 @@ use bytes::Bytes;
 use futures_core::Stream;
 use futures_util::StreamExt;
 use futures_util::stream::FuturesOrdered;
-use http::Method;
 use svc_model::ListPage;
 use svc_model::records::ListQuery;
 use svc_transport::BoxFuture;
@@ -144,7 +143,7 @@ impl<T: Send + 'static> RecordStream<T> {
             .iter()
             .fold(self.base.clone(), |url, (k, v)| url.query(k, v))
             .build();
-        let call = Call::new(self.op, Method::GET, url)
+        let call = Call::new(self.op, url)
             .options(&self.options)
             .resource(self.resource.as_str())
             .auth(self.auth.clone());

@@ -11,7 +11,6 @@ use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -20,43 +19,40 @@ use crate::http::AppState;
 use crate::http::HttpError;
 use crate::http::auth::{self, Credential};
 use crate::http::extract::{BodyLimit, json_object};
-use crate::http::route_with_optional_slash;
+use crate::http::routes as control;
+use crate::http::serve;
 use crate::sessions::{Claims, Refusal, Register, TokenType};
+use svc_model::routes;
 
 type ProjectPath = Result<Path<String>, PathRejection>;
 
 pub(crate) fn router() -> Router<AppState> {
-    let base = "/projects/{project}/{environment}/auth";
-    let routes: [(&str, axum::routing::MethodRouter<AppState>); 9] = [
-        ("login", post(login)),
-        ("refresh", post(refresh)),
-        ("user", get(user)),
-        ("register", post(register)),
-        ("change_password", post(change_password)),
-        ("reset_password", post(reset_password)),
-        ("reset_password_complete", post(reset_password_complete)),
-        ("change_email", post(change_email)),
-        ("change_email_complete", post(change_email_complete)),
-    ];
-    routes
-        .into_iter()
-        .fold(Router::new(), |router, (name, method)| {
-            route_with_optional_slash(router, &format!("{base}/{name}"), method)
-        })
+    let router = Router::new();
+    let router = serve(router, &routes::LOGIN, login);
+    let router = serve(router, &routes::REFRESH, refresh);
+    let router = serve(router, &routes::CURRENT_USER, user);
+    let router = serve(router, &routes::REGISTER, register);
+    let router = serve(router, &routes::CHANGE_PASSWORD, change_password);
+    let router = serve(router, &routes::RESET_PASSWORD, reset_password);
+    let router = serve(
+        router,
+        &routes::RESET_PASSWORD_COMPLETE,
+        reset_password_complete,
+    );
+    let router = serve(router, &routes::CHANGE_EMAIL, change_email);
+    serve(
+        router,
+        &routes::CHANGE_EMAIL_COMPLETE,
+        change_email_complete,
+    )
 }
 
 /// Emulator-only routes, authorized by the project's API key.
 pub(crate) fn emulator_router() -> Router<AppState> {
     let router = Router::new();
-    let router =
-        route_with_optional_slash(router, "/_emulator/projects/{project}/outbox", get(outbox));
-    let router = route_with_optional_slash(
-        router,
-        "/_emulator/projects/{project}/service_token",
-        post(service_token),
-    );
-    let router =
-        route_with_optional_slash(router, "/_emulator/projects/{project}/stats", get(stats));
+    let router = serve(router, &control::OUTBOX, outbox);
+    let router = serve(router, &control::SERVICE_TOKEN, service_token);
+    let router = serve(router, &control::STATS, stats);
     let router = requests::routes(router);
     stubs::routes(router)
 }

@@ -7,7 +7,6 @@
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use axum::{Json, Router};
 use serde::Serialize;
 use svc_model::Timestamp;
@@ -16,21 +15,14 @@ use super::ProjectPath;
 use crate::http::journal::{
     Journal, Listed, RecordedRequest, RequestMatcher, RequestSource, Scope, Times, verify,
 };
-use crate::http::{AppState, HttpError, auth, route_with_optional_slash};
+use crate::http::{AppState, HttpError, auth, routes, serve};
 use svc_engine::request::query_pairs;
 
 /// The routes.
 pub(super) fn routes(router: Router<AppState>) -> Router<AppState> {
-    let router = route_with_optional_slash(
-        router,
-        "/_emulator/projects/{project}/requests",
-        get(list).delete(clear),
-    );
-    route_with_optional_slash(
-        router,
-        "/_emulator/projects/{project}/requests/expect",
-        get(expect),
-    )
+    let router = serve(router, &routes::LIST_RECORDED_REQUESTS, list);
+    let router = serve(router, &routes::CLEAR_RECORDED_REQUESTS, clear);
+    serve(router, &routes::CHECK_RECORDED_REQUESTS, expect)
 }
 
 /// The query parameters the list reads.

@@ -14,7 +14,6 @@ use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{delete, get};
 use axum::{Json, Router};
 use serde_json::json;
 
@@ -23,15 +22,16 @@ use crate::config::stubs::{STUB_SHAPE, StubConfig};
 use crate::http::extract::{BodyLimit, read_body};
 use crate::http::journal::RequestMatcher;
 use crate::http::stubs::StubError;
-use crate::http::{AppState, HttpError, auth, route_with_optional_slash};
+use crate::http::{AppState, HttpError, auth, routes, serve};
 use svc_engine::request::query_pairs;
 
 /// The routes.
 pub(super) fn routes(router: Router<AppState>) -> Router<AppState> {
-    let base = "/_emulator/projects/{project}/stubs";
-    let router = route_with_optional_slash(router, base, get(list).post(add).delete(clear));
-    let router = route_with_optional_slash(router, &format!("{base}/{{id}}"), delete(remove));
-    route_with_optional_slash(router, &format!("{base}/{{id}}/expect"), get(expect))
+    let router = serve(router, &routes::LIST_STUBS, list);
+    let router = serve(router, &routes::CREATE_STUB, add);
+    let router = serve(router, &routes::CLEAR_STUBS, clear);
+    let router = serve(router, &routes::DELETE_STUB, remove);
+    serve(router, &routes::CHECK_STUB, expect)
 }
 
 /// The project named in the path, once its API key is checked: its name and its index.

@@ -11,7 +11,6 @@ use axum::body::Body;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use axum::routing::post;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -19,17 +18,14 @@ use serde_json::{Map, Value};
 use crate::config::actions::ActionConfig;
 use crate::config::projects::ResourceConfig;
 use crate::http::extract::{BodyLimit, authorize, json_object, json_value};
-use crate::http::route_with_optional_slash;
+use crate::http::serve;
 use crate::http::{AppState, HttpError};
 use svc_engine::{EngineError, SqlLimits};
+use svc_model::routes;
 
 /// The action route, on the data host.
 pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
-    route_with_optional_slash(
-        router,
-        "/projects/{project}/{environment}/{resource}/actions/{action}",
-        post(execute),
-    )
+    serve(router, &routes::RUN_ACTION, execute)
 }
 
 /// Runs the action: `200` `{"data": <result>}`.

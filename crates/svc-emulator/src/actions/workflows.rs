@@ -10,7 +10,6 @@ use axum::body::Body;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use axum::routing::post;
 use serde_json::{Map, Value, json};
 
 use super::execute::{self as actions, Inputs};
@@ -18,17 +17,14 @@ use crate::config::actions::WorkflowConfig;
 use crate::config::registry::ProjectEntry;
 use crate::http::auth::authorize_project_data;
 use crate::http::extract::json_value;
-use crate::http::route_with_optional_slash;
+use crate::http::serve;
 use crate::http::{AppState, HttpError};
+use svc_model::routes;
 
 /// The workflow route, on the data host. Its static `workflows` segment wins over a resource
 /// of that name's routes.
 pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
-    route_with_optional_slash(
-        router,
-        "/projects/{project}/{environment}/workflows/{uid}/run",
-        post(run),
-    )
+    serve(router, &routes::RUN_WORKFLOW, run)
 }
 
 /// Runs the workflow: `200` with `{"success": true, "result"}` or `{"success": false,

@@ -6,7 +6,9 @@
 //! decodes each parameter afterwards: a `%2F` inside an identifier never splits it.
 
 use axum::Router;
-use axum::routing::MethodRouter;
+use axum::handler::Handler;
+use axum::routing::{MethodFilter, MethodRouter, on};
+use svc_model::routes::{Method, Route};
 
 pub(crate) mod admission;
 pub(crate) mod app;
@@ -18,6 +20,7 @@ pub(crate) mod extract;
 pub(crate) mod journal;
 pub(crate) mod list;
 pub(crate) mod openapi;
+pub(crate) mod routes;
 pub(crate) mod state;
 pub(crate) mod stubs;
 pub(crate) mod tools;
@@ -25,55 +28,67 @@ pub(crate) mod tools;
 pub(crate) use error::HttpError;
 pub(crate) use state::AppState;
 
-/// Routes `path` (written with a trailing slash) both with and without the trailing slash: the
-/// application host's paths end in `/`, but clients differ and nothing is gained by a 404.
+/// Serves `route` (of svc-model's table, or of the emulator's own, [`routes`]) with `handler`,
+/// for the route's method, with and without a trailing slash; the route is recorded as served.
+pub(crate) fn serve<H, T>(router: Router<AppState>, route: &Route, handler: H) -> Router<AppState>
+where
+    H: Handler<T, AppState>,
+    T: 'static,
+{
+    SERVED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(route.id());
+    let method = match route.method() {
+        Method::Get => MethodFilter::GET,
+        Method::Post => MethodFilter::POST,
+        Method::Put => MethodFilter::PUT,
+        Method::Patch => MethodFilter::PATCH,
+        Method::Delete => MethodFilter::DELETE,
+    };
+    route_with_optional_slash(router, route.path(), on(method, handler))
+}
+
+/// Routes `path` both with and without its trailing slash: the application host's paths end
+/// in `/`, but clients differ and nothing is gained by a 404. Routes of the table go through
+/// [`serve`]; this adds what no table lists (a refusal of `HEAD`).
 pub(crate) fn route_with_optional_slash(
     router: Router<AppState>,
     path: &str,
     method_router: MethodRouter<AppState>,
 ) -> Router<AppState> {
     let bare = path.trim_end_matches('/');
-    ROUTES
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(bare.to_owned());
     router
         .route(&format!("{bare}/"), method_router.clone())
         .route(bare, method_router)
 }
 
-/// Every path template a router was built with (without its trailing slash; app host paths
-/// without their `/api` prefix): what the OpenAPI description must list. Filled as routers are
-/// built (always with the same paths), read by the test that compares the two.
-static ROUTES: std::sync::Mutex<std::collections::BTreeSet<String>> =
+/// The id of every route a router was built with: what the OpenAPI description and the
+/// tables must list. Filled as routers are built (always with the same routes), read by the
+/// test that compares them.
+static SERVED: std::sync::Mutex<std::collections::BTreeSet<&'static str>> =
     std::sync::Mutex::new(std::collections::BTreeSet::new());
 
-/// The path templates recorded in [`ROUTES`].
+/// The route ids recorded in [`SERVED`].
 #[cfg(test)]
-pub(crate) fn route_templates() -> std::collections::BTreeSet<String> {
-    ROUTES.lock().unwrap_or_else(|e| e.into_inner()).clone()
+pub(crate) fn served() -> std::collections::BTreeSet<&'static str> {
+    SERVED.lock().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
 #[cfg(test)]
 mod tests {
     #[tokio::test]
-    async fn every_route_is_recorded_once_the_router_is_built() {
+    async fn every_route_of_both_tables_is_served() {
         let emulator = crate::Emulator::start(crate::EmulatorConfig::default())
             .await
             .unwrap();
-        let routes = super::route_templates();
-        for path in [
-            "/projects/{project}/{environment}/{resource}/models/{model}/{pk}",
-            "/projects/{project}/{environment}/{resource}/sql_get_query",
-            "/projects/{project}/{environment}/auth/login",
-            "/_emulator/projects/{project}/service_token",
-        ] {
-            assert!(routes.contains(path), "{path} in {routes:?}");
-        }
-        assert!(
-            routes.iter().all(|r| !r.ends_with('/')),
-            "recorded without the trailing slash"
-        );
+        let served = super::served();
+        let tables: std::collections::BTreeSet<&str> = svc_model::routes::ALL
+            .iter()
+            .chain(super::routes::ALL)
+            .map(|route| route.id())
+            .collect();
+        assert_eq!(served, tables);
         drop(emulator);
     }
 }

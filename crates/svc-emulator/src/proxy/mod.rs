@@ -33,10 +33,10 @@ use crate::http::AppState;
 use crate::http::HttpError;
 use crate::http::app::ProxyCaller;
 use crate::http::extract::{BodyLimit, json_object};
-use crate::http::route_with_optional_slash;
+use crate::http::serve;
 use axum::Router;
-use axum::routing::post;
 use encode::{component, encode_body, scalar_text};
+use svc_model::routes;
 use upstream::{Answer, Outgoing};
 
 /// The proxy route, on the application host (relative to `/api`), forwarding with `forwarder`
@@ -46,7 +46,7 @@ pub(crate) fn routes(router: Router<AppState>, forwarder: Forwarder) -> Router<A
     let handler = move |state: State<AppState>, caller: Result<ProxyCaller, HttpError>, body| {
         proxy_request(state, caller, body, Arc::clone(&forwarder))
     };
-    route_with_optional_slash(router, "/proxy_request/", post(handler))
+    serve(router, &routes::PROXY_REQUEST, handler)
 }
 
 /// `POST /proxy_request/`. A caller without a valid `JWT` is refused like every other error of

@@ -9,7 +9,6 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use serde_json::Value;
 
 use crate::http::AppState;
@@ -19,7 +18,8 @@ use crate::http::extract::{
     json_values_over, read_body,
 };
 use crate::http::list::list_url;
-use crate::http::route_with_optional_slash;
+use crate::http::{route_with_optional_slash, serve};
+use axum::routing::head;
 use svc_engine::body::parse_form;
 use svc_engine::body::unknown_fields;
 use svc_engine::forms::RequestForm;
@@ -27,31 +27,30 @@ use svc_engine::python::json::{PyJson, parse_py_json};
 use svc_engine::request::{list_body, list_spec, query_pairs, selection};
 use svc_engine::time_zone::{tz_of, tz_on_write};
 use svc_engine::{AggregateRequest, EngineError, GroupRequest};
+use svc_model::routes;
 
 /// The records routes, on the data host.
 pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
-    let models = "/projects/{project}/{environment}/{resource}/models/{model}";
-    let router =
-        route_with_optional_slash(router, models, get(list).post(create).head(head_refused));
-    let router = route_with_optional_slash(
-        router,
-        &format!("{models}/aggregate"),
-        get(aggregate_get).post(aggregate_post).head(head_refused),
-    );
-    let router = route_with_optional_slash(
-        router,
-        &format!("{models}/group"),
-        get(group_get).post(group_post).head(head_refused),
-    );
-    route_with_optional_slash(
-        router,
-        &format!("{models}/{{pk}}"),
-        get(retrieve)
-            .patch(update)
-            .put(update)
-            .delete(delete)
-            .head(head_refused),
-    )
+    let router = serve(router, &routes::LIST_RECORDS, list);
+    let router = serve(router, &routes::CREATE_RECORD, create);
+    let router = serve(router, &routes::AGGREGATE_RECORDS_GET, aggregate_get);
+    let router = serve(router, &routes::AGGREGATE_RECORDS, aggregate_post);
+    let router = serve(router, &routes::GROUP_RECORDS_GET, group_get);
+    let router = serve(router, &routes::GROUP_RECORDS, group_post);
+    let router = serve(router, &routes::GET_RECORD, retrieve);
+    let router = serve(router, &routes::PATCH_RECORD, update);
+    let router = serve(router, &routes::PUT_RECORD, update);
+    let router = serve(router, &routes::DELETE_RECORD, delete);
+    [
+        routes::LIST_RECORDS,
+        routes::AGGREGATE_RECORDS,
+        routes::GROUP_RECORDS,
+        routes::GET_RECORD,
+    ]
+    .iter()
+    .fold(router, |router, route| {
+        route_with_optional_slash(router, route.path(), head(head_refused))
+    })
 }
 
 /// `HEAD` on a records route: the data engine's views have no `head` action and fail (500),

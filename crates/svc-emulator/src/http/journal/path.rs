@@ -1,18 +1,17 @@
 //! What a request's path names: the project, environment, resource and model, read from the
-//! path shapes of both hosts (the router's templates):
+//! route tables the router serves (svc-model's, [`svc_model::routes`]): each `{project}`,
+//! `{environment}`, `{resource}` and `{model}` of the route the path has the shape of, and
+//! around a literal `models`, the resource before it and the model after it
+//! (`__svc_app__/models/users`).
 //!
-//! | Path | Names |
-//! | --- | --- |
-//! | `/projects/{project}/{environment}/{resource}/models/{model}[/...]` | all four |
-//! | `/projects/{project}/{environment}/{resource}/sql_get_query`, `.../reload`, `.../actions/{action}` | project, environment, resource |
-//! | `/projects/{project}/{environment}/...` (`auth/...`, anything else) | project, environment |
-//! | `/api/projects/{project}[/{environment}/...]` | project (and environment) |
-//!
-//! Anything else (`/api/proxy_request`, unknown paths) names nothing.
+//! A path of no route (a 404) under `/projects/{project}/{environment}/...` or
+//! `/api/projects/{project}[/{environment}/...]` names its project and environment; anything
+//! else (`/_emulator/...`, unknown paths) names nothing.
 
 use std::borrow::Cow;
 
 use percent_encoding::percent_decode_str;
+use svc_model::routes::{self, Host, Segment};
 
 /// The names in a path, each still percent-encoded as the path carries it.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -25,37 +24,50 @@ pub(crate) struct Named<'a> {
 
 /// Reads the names of `path` (the path alone, without its query).
 pub(crate) fn names(path: &str) -> Named<'_> {
-    let (rest, app_host) = if let Some(rest) = path.strip_prefix("/projects/") {
-        (rest, false)
-    } else if let Some(rest) = path.strip_prefix("/api/projects/") {
-        (rest, true)
-    } else {
+    let (rest, host) = match path.strip_prefix("/api/") {
+        Some(_) => (&path[4..], Host::App),
+        None => (path, Host::Data),
+    };
+    let route = routes::ALL
+        .iter()
+        .filter(|route| route.host() == host)
+        .find_map(|route| route.captures(rest));
+    let Some(captures) = route else {
+        return prefix_names(rest);
+    };
+    let mut named = Named::default();
+    let mut previous = None;
+    let mut after_models = false;
+    for (template, segment) in captures {
+        match template {
+            Segment::Param("project") => named.project = Some(segment),
+            Segment::Param("environment") => named.environment = Some(segment),
+            Segment::Param("resource") => named.resource = Some(segment),
+            Segment::Param("model") => named.model = Some(segment),
+            Segment::Literal("models") => named.resource = named.resource.or(previous),
+            Segment::Literal(_) if after_models => named.model = named.model.or(Some(segment)),
+            _ => {}
+        }
+        after_models = template == Segment::Literal("models");
+        previous = Some(segment);
+    }
+    named
+}
+
+/// The project and environment of a path that no route has: `/projects/{project}[/{environment}/...]`.
+fn prefix_names(path: &str) -> Named<'_> {
+    let Some(rest) = path.strip_prefix("/projects/") else {
         return Named::default();
     };
     let mut segments = rest.split('/');
     let mut next = || segments.next().filter(|s| !s.is_empty());
-    let Some(project) = next() else {
-        return Named::default();
-    };
-    let environment = next();
-    if app_host || environment.is_none() {
-        return Named {
+    match next() {
+        Some(project) => Named {
             project: Some(project),
-            environment,
+            environment: next(),
             ..Named::default()
-        };
-    }
-    let resource = next();
-    let (resource, model) = match next() {
-        Some("models") => (resource, next()),
-        Some("sql_get_query" | "reload" | "actions") => (resource, None),
-        _ => (None, None),
-    };
-    Named {
-        project: Some(project),
-        environment,
-        resource,
-        model,
+        },
+        None => Named::default(),
     }
 }
 
@@ -138,9 +150,10 @@ mod tests {
             [Some("demo"), Some("prod"), Some("auth"), Some("m")]
         );
         assert_eq!(all("/projects/demo"), [Some("demo"), None, None, None]);
+        // No route has an empty model: the path names what its prefix does.
         assert_eq!(
             all("/projects/demo/prod/shop/models/"),
-            [Some("demo"), Some("prod"), Some("shop"), None]
+            [Some("demo"), Some("prod"), None, None]
         );
     }
 
