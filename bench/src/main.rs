@@ -193,10 +193,12 @@ fn main() -> ExitCode {
                 Ok(())
             }
             ["emulator", kind, size] => scale::profile(&settings, kind, size),
-            _ => Err(format!("unknown profile {what:?}")),
+            _ => Err(format!("unknown profile {what:?}\n{}", usage())),
         };
+        // The message alone as the last line (the instructions' report quotes that line): the
+        // usage only where the profile's name is wrong.
         if let Err(message) = done {
-            eprintln!("{message}\n{}", usage());
+            eprintln!("{message}");
             return ExitCode::from(2);
         }
         return ExitCode::SUCCESS;

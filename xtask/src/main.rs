@@ -177,6 +177,7 @@ fn passed_count(line: &str) -> usize {
 }
 
 fn ci() -> bool {
+    disk_report(&workspace_root());
     let mut times = StepTimes::default();
     // The structural rules first: they read the sources and take well under a second.
     if !times.run("structure", structure) {
@@ -225,6 +226,39 @@ fn ci() -> bool {
     }
     let ok = ok && packaged && times.run("features", features);
     times.report(ok)
+}
+
+/// About what a full `cargo xtask ci` run writes under the workspace, in GB (target/: the
+/// debug build and its test binaries, the packaging check's and semver's own builds, the
+/// engine's venv), with `CARGO_INCREMENTAL=0` as `.ci/run` sets it.
+const CI_DISK_GB: u64 = 14;
+
+/// Says how much disk is free where the build goes, and warns when a full run may not fit: a
+/// full disk otherwise shows as a linker's bus error or "No space left on device" in
+/// whichever step it happens to hit.
+fn disk_report(root: &Path) {
+    let free_kb = Command::new("df")
+        .arg("-Pk")
+        .arg(root)
+        .output()
+        .ok()
+        .and_then(|out| {
+            let text = String::from_utf8_lossy(&out.stdout).into_owned();
+            let line = text.lines().nth(1)?.to_owned();
+            line.split_whitespace().nth(3)?.parse::<u64>().ok()
+        });
+    let Some(free_kb) = free_kb else {
+        eprintln!("ci: could not read the free disk space (df -Pk); going on");
+        return;
+    };
+    let free_gb = free_kb / (1024 * 1024);
+    eprintln!("ci: {free_gb} GB free on the disk of {}", root.display());
+    if free_gb < CI_DISK_GB {
+        eprintln!(
+            "ci: warning: a full run writes about {CI_DISK_GB} GB there; with {free_gb} GB free a \
+             step may fail with \"No space left on device\": free some first"
+        );
+    }
 }
 
 /// Where a step's output goes: shown as it comes, or kept and handed back (a step run beside

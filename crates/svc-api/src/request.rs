@@ -124,17 +124,12 @@ impl std::fmt::Debug for Call {
 }
 
 impl Call {
-    /// A call of operation `op` (see [`Operation`] for adding one), with the idempotency of its
-    /// method: `GET`, `PUT`, `DELETE` and `HEAD` are; `POST` and `PATCH` are not (use
-    /// [`idempotent`](Self::idempotent) for read-only POSTs).
+    /// A call of operation `op` (see [`Operation`] for adding one), with its route's method
+    /// and that method's idempotency: `GET`, `PUT` and `DELETE` are; `POST` and `PATCH` are not
+    /// (use [`idempotent`](Self::idempotent) for read-only POSTs).
     #[inline]
     pub(crate) fn new(op: Operation, url: String) -> Self {
-        let method = op.method();
-        let idempotent = matches!(
-            method,
-            Method::GET | Method::HEAD | Method::PUT | Method::DELETE | Method::OPTIONS
-        );
-        let caller_may_repeat = method == Method::PATCH;
+        let (method, idempotent, caller_may_repeat) = op.method();
         Self {
             op,
             resource: None,

@@ -59,14 +59,15 @@ impl Operation {
         self.route.path()
     }
 
-    /// The route's method.
-    pub(crate) fn method(&self) -> Method {
+    /// The route's method, whether it is idempotent, and whether the caller may declare it
+    /// so (`PATCH`): one match, where comparing `http::Method`s would take several.
+    pub(crate) fn method(&self) -> (Method, bool, bool) {
         match self.route.method() {
-            routes::Method::Get => Method::GET,
-            routes::Method::Post => Method::POST,
-            routes::Method::Put => Method::PUT,
-            routes::Method::Patch => Method::PATCH,
-            routes::Method::Delete => Method::DELETE,
+            routes::Method::Get => (Method::GET, true, false),
+            routes::Method::Post => (Method::POST, false, false),
+            routes::Method::Put => (Method::PUT, true, false),
+            routes::Method::Patch => (Method::PATCH, false, true),
+            routes::Method::Delete => (Method::DELETE, true, false),
         }
     }
 }

@@ -46,9 +46,9 @@ impl Url {
         value: impl Fn(&'static str) -> &'v str,
     ) -> Self {
         debug_assert!(!self.has_query);
-        for segment in route.segments().skip(skip) {
+        for segment in route.segments().get(skip..).unwrap_or_default() {
             self.buf.push('/');
-            match segment {
+            match *segment {
                 Segment::Literal(text) => self.buf.push_str(text),
                 Segment::Param(name) => push_encoded(&mut self.buf, value(name)),
             }
@@ -200,7 +200,7 @@ mod tests {
     fn the_prepared_prefixes_are_the_first_segments_of_their_routes() {
         use svc_model::routes::Segment::{Literal, Param};
         for route in routes::ALL {
-            let first: Vec<_> = route.segments().take(DATA_PREFIX).collect();
+            let first: Vec<_> = route.segments().iter().take(DATA_PREFIX).copied().collect();
             match route.host() {
                 Host::Data => assert_eq!(
                     first,

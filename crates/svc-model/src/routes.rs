@@ -20,7 +20,7 @@
 //!
 //! let found = routes::ALL.iter().find(|r| r.captures("/projects/demo/prod/shop/models/orders/7").is_some());
 //! assert_eq!(found.map(|r| r.id()), Some("getRecord"));
-//! assert_eq!(routes::GET_RECORD.segments().nth(4), Some(Segment::Literal("models")));
+//! assert_eq!(routes::GET_RECORD.segments()[4], Segment::Literal("models"));
 //! ```
 
 use std::fmt;
@@ -81,34 +81,40 @@ pub enum Segment<'a> {
 const MAX_SEGMENTS: usize = 10;
 
 /// One operation: its OpenAPI `operationId`, method, host and path template, with the
-/// template's segments found once, when the constant is made.
+/// template's segments read once, when the constant is made (the SDK walks them for every
+/// URL it builds).
 #[derive(Clone, Copy)]
 pub struct Route {
     id: &'static str,
     method: Method,
     host: Host,
     path: &'static str,
-    /// `(start, end)` of each segment's text in `path`, braces included.
-    bounds: [(u8, u8); MAX_SEGMENTS],
-    len: u8,
+    segments: [Segment<'static>; MAX_SEGMENTS],
+    len: usize,
+}
+
+/// `text[start..end]`, in a constant.
+const fn slice(text: &'static str, start: usize, end: usize) -> &'static str {
+    let (_, rest) = text.split_at(start);
+    rest.split_at(end - start).0
 }
 
 impl Route {
-    /// A route. `path` starts with `/`, has at most ten segments and 255 bytes, and each
-    /// segment is a literal of RFC 3986's unreserved characters or a `{name}`; anything else
-    /// fails to compile where the constant is made.
+    /// A route. `path` starts with `/`, has at most ten segments, and each segment is a
+    /// literal of RFC 3986's unreserved characters or a `{name}`; anything else fails to
+    /// compile where the constant is made.
     pub const fn new(id: &'static str, method: Method, host: Host, path: &'static str) -> Self {
         let bytes = path.as_bytes();
         assert!(
             !bytes.is_empty() && bytes[0] == b'/',
             "a path template starts with /"
         );
-        assert!(bytes.len() < 256, "a path template has at most 255 bytes");
-        let mut bounds = [(0u8, 0u8); MAX_SEGMENTS];
+        let mut segments = [Segment::Literal(""); MAX_SEGMENTS];
         let mut len = 0;
         let mut start = 1;
         while start < bytes.len() {
             let mut end = start;
+            let mut braces = 0;
             while end < bytes.len() && bytes[end] != b'/' {
                 let b = bytes[end];
                 assert!(
@@ -116,11 +122,25 @@ impl Route {
                         || matches!(b, b'-' | b'.' | b'_' | b'~' | b'{' | b'}'),
                     "a template's literal segments are unreserved characters"
                 );
+                if b == b'{' || b == b'}' {
+                    braces += 1;
+                }
                 end += 1;
             }
             assert!(end > start, "a template has no empty segment");
             assert!(len < MAX_SEGMENTS, "a template has at most ten segments");
-            bounds[len] = (start as u8, end as u8);
+            segments[len] = if braces == 0 {
+                Segment::Literal(slice(path, start, end))
+            } else {
+                assert!(
+                    braces == 2
+                        && bytes[start] == b'{'
+                        && bytes[end - 1] == b'}'
+                        && end - start > 2,
+                    "a value is one whole segment, braces around its name"
+                );
+                Segment::Param(slice(path, start + 1, end - 1))
+            };
             len += 1;
             start = end + 1;
         }
@@ -129,8 +149,8 @@ impl Route {
             method,
             host,
             path,
-            bounds,
-            len: len as u8,
+            segments,
+            len,
         }
     }
 
@@ -161,22 +181,13 @@ impl Route {
     }
 
     /// The template's segments, in order.
-    pub fn segments(&self) -> impl Iterator<Item = Segment<'static>> + use<> {
-        let path = self.path;
-        let bounds = self.bounds;
-        (0..usize::from(self.len)).map(move |i| {
-            let (start, end) = bounds[i];
-            let text = &path[usize::from(start)..usize::from(end)];
-            match text.strip_prefix('{').and_then(|t| t.strip_suffix('}')) {
-                Some(name) => Segment::Param(name),
-                None => Segment::Literal(text),
-            }
-        })
+    pub fn segments(&self) -> &[Segment<'static>] {
+        &self.segments[..self.len]
     }
 
     /// The names of the template's values, in order.
-    pub fn params(&self) -> impl Iterator<Item = &'static str> + use<> {
-        self.segments().filter_map(|s| match s {
+    pub fn params(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.segments().iter().filter_map(|s| match *s {
             Segment::Param(name) => Some(name),
             Segment::Literal(_) => None,
         })
@@ -188,18 +199,17 @@ impl Route {
     pub fn captures<'p>(
         &self,
         path: &'p str,
-    ) -> Option<impl Iterator<Item = (Segment<'static>, &'p str)> + use<'p>> {
+    ) -> Option<impl Iterator<Item = (Segment<'static>, &'p str)> + use<'_, 'p>> {
         let rest = path.strip_prefix('/')?;
         let rest = rest.strip_suffix('/').unwrap_or(rest);
-        let matches = rest.split('/').count() == usize::from(self.len)
-            && self
-                .segments()
-                .zip(rest.split('/'))
-                .all(|(template, segment)| match template {
+        let matches = rest.split('/').count() == self.len
+            && self.segments().iter().zip(rest.split('/')).all(
+                |(template, segment)| match *template {
                     Segment::Literal(text) => text == segment,
                     Segment::Param(_) => !segment.is_empty(),
-                });
-        matches.then(|| self.segments().zip(rest.split('/')))
+                },
+            );
+        matches.then(|| self.segments().iter().copied().zip(rest.split('/')))
     }
 }
 
@@ -331,9 +341,8 @@ mod tests {
 
     #[test]
     fn segments_read_the_template() {
-        let segments: Vec<Segment<'_>> = GET_PAGE.segments().collect();
         assert_eq!(
-            segments,
+            GET_PAGE.segments(),
             [
                 Segment::Literal("projects"),
                 Segment::Param("project"),
@@ -346,6 +355,7 @@ mod tests {
         assert!(!GET_RECORD.trailing_slash());
         let rebuilt: String = GET_RECORD
             .segments()
+            .iter()
             .map(|s| match s {
                 Segment::Literal(t) => format!("/{t}"),
                 Segment::Param(n) => format!("/{{{n}}}"),
