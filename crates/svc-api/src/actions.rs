@@ -5,9 +5,8 @@ use std::marker::PhantomData;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use svc_auth::Secret;
-use svc_model::{ModelName, ResourceName};
-
 use svc_model::routes;
+use svc_model::{ModelName, ResourceName};
 
 use crate::client::Client;
 use crate::error::Result;

@@ -2,9 +2,8 @@
 //! or the draft set.
 
 use svc_auth::Credential;
-use svc_model::{EnvironmentName, PageSettings, PageUid, UpdatePageSettings};
-
 use svc_model::routes;
+use svc_model::{EnvironmentName, PageSettings, PageUid, UpdatePageSettings};
 
 use crate::client::Client;
 use crate::error::{Error, Result};

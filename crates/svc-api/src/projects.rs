@@ -1,9 +1,8 @@
 //! Projects (feature `projects`).
 
 use svc_auth::Credential;
-use svc_model::{Project, ProjectName};
-
 use svc_model::routes;
+use svc_model::{Project, ProjectName};
 
 use crate::client::Client;
 use crate::error::{Error, Result};

@@ -17,7 +17,6 @@ use serde_json::{Map, Value};
 use svc_model::proxy::{
     BodyType, NameValue, PROXY_ERROR_HEADER, ProxyRequest, UPSTREAM_HEADER_PREFIX,
 };
-
 use svc_model::routes;
 
 use crate::client::Client;

@@ -3,9 +3,8 @@
 use serde::Deserialize;
 use svc_auth::Secret;
 use svc_model::ResourceName;
-use svc_model::users::TOOLS_RESOURCE;
-
 use svc_model::routes;
+use svc_model::users::TOOLS_RESOURCE;
 
 use crate::client::Client;
 use crate::error::{Error, Result};

@@ -3,9 +3,8 @@
 
 use svc_auth::{Credential, RefreshError, Secret};
 use svc_model::account::{AuthState, RefreshRequest, Timestamp};
-use tracing::Instrument;
-
 use svc_model::routes;
+use tracing::Instrument;
 
 use crate::client::Client;
 use crate::error::{Error, Result};

@@ -4,9 +4,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use svc_auth::Secret;
 use svc_model::ResourceName;
-use svc_model::sql::{SqlRequest, SqlResponse, SqlRows, is_param_name};
-
 use svc_model::routes;
+use svc_model::sql::{SqlRequest, SqlResponse, SqlRows, is_param_name};
 
 use crate::client::Client;
 use crate::error::{Error, Result};

@@ -9,7 +9,6 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use svc_model::ModelName;
-
 use svc_model::routes;
 
 use crate::client::Client;

@@ -15,11 +15,11 @@ use svc_model::account::{
     LoginResponse, RegisterRequest, RegisterResponse, ResetPasswordCompleteRequest,
     ResetPasswordCompleteResponse, ResetPasswordRequest, ResetPasswordResponse, UserInfo,
 };
+use svc_model::routes;
 
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::request::{Call, CallAuth, Operation};
-use svc_model::routes;
 
 // The account routes, under `/projects/{project}/{environment}/auth/`.
 const LOGIN: Operation = Operation::new("account.login", &routes::LOGIN);
