@@ -996,7 +996,7 @@ pub(crate) fn demo_resource() -> Result<Resource, EngineError> {
 
 /// The emulator's demo seed, read by the tests.
 #[cfg(test)]
-pub(crate) const DEMO_SEED_SQL: &str = include_str!("../../svc-emulator/src/demo/shop.sql");
+pub(crate) const DEMO_SEED_SQL: &str = include_str!("../../svc-emulator-state/src/demo/shop.sql");
 
 /// Opens the SQLite database of resource `resource` of `project` (off the async threads).
 pub async fn open_file(

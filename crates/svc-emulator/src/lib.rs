@@ -41,29 +41,22 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-// Layers, lowest first, over svc-engine (the engine's rules) and svc-emulator-core (the
-// `Backend` trait, the flows, the shared SQL). `util`, `config` and `storage` import neither axum nor
-// `http`; `http` is the router, app state, errors, extractors and credential checks; the slices
+// The slices, the web page and the runtime, over the emulator's layers below, each a crate of
+// its own so that Cargo holds their order: svc-engine (the engine's rules), svc-emulator-core
+// (the `Backend` trait, the flows, the shared SQL), the databases (svc-emulator-sqlite, and
+// behind their features svc-emulator-postgres and svc-emulator-mysql), svc-emulator-state
+// (settings, meta store, catalog, sessions, snapshots; the catalog alone names the databases)
+// and svc-emulator-http (app state, errors, extractors, credentials, journal, stubs). The slices
 // (one per operation group, named like svc-api's modules) never import each other; `runtime`
 // starts the server. Only `cli` imports clap.
-mod catalog;
-mod config;
-mod demo;
-mod http;
 mod runtime;
-mod sessions;
-mod snapshot;
-mod storage;
 mod ui;
-mod util;
-// The databases, each a crate implementing `svc_emulator_core::backend::Backend`
-// (svc-emulator-sqlite, and behind their features svc-emulator-postgres and
-// svc-emulator-mysql): only `catalog::open` names them.
 
-// Slices: one per operation group.
+// Slices: one per operation group, and the emulator's description.
 mod account;
 mod actions;
 mod fixture;
+mod openapi;
 mod pages;
 mod projects;
 mod proxy;
@@ -77,27 +70,32 @@ mod users;
 #[cfg_attr(docsrs, doc(cfg(feature = "cli")))]
 pub mod cli;
 
-pub use config::EmulatorConfig;
-pub use config::actions::{ActionConfig, WorkflowConfig, WorkflowStep};
-pub use config::fixtures::{FixtureError, Fixtures, FixturesOnRows};
-pub use config::lifetimes::TokenLifetimes;
-pub use config::limits::{IDLE_TIMEOUT, Limits};
-pub use config::projects::{ConfigError, ProjectConfig, ProjectsConfig, ResourceConfig};
-pub use config::proxy::ProxyConfig;
-pub use config::stubs::{MAX_STUB_DELAY, STUB_SHAPE, StubConfig, StubRequest, StubResponse};
-pub use demo::demo_seed_sql;
-pub use http::journal::{
-    BodyContent, CapturedBody, RecordedRequest, RequestMatcher, RequestSource, Times,
-    UnmetExpectation,
-};
-pub use http::stubs::{StubBuilder, StubError, StubId, StubInfo};
 pub use runtime::EmulatorError;
 pub use runtime::faults::{FaultCounts, Faults};
 pub use runtime::handle::{Emulator, StartupInfo};
-pub use snapshot::files::{
-    EXPORT_FORMAT, ImportOnRows, ProjectExport, ResourceExport, check_export_dir, write_export,
+pub use svc_emulator_http::journal::{
+    BodyContent, CapturedBody, RecordedRequest, RequestMatcher, RequestSource, Times,
+    UnmetExpectation,
 };
-pub use snapshot::{SnapshotError, SnapshotInfo};
-pub use storage::StoreRows;
-pub use storage::tools::SEEDED_TEAMS;
+pub use svc_emulator_http::stubs::{StubBuilder, StubError, StubId, StubInfo};
+pub use svc_emulator_state::config::EmulatorConfig;
+pub use svc_emulator_state::config::actions::{ActionConfig, WorkflowConfig, WorkflowStep};
+pub use svc_emulator_state::config::fixtures::{FixtureError, Fixtures, FixturesOnRows};
+pub use svc_emulator_state::config::import::ImportOnRows;
+pub use svc_emulator_state::config::lifetimes::TokenLifetimes;
+pub use svc_emulator_state::config::limits::{IDLE_TIMEOUT, Limits};
+pub use svc_emulator_state::config::projects::{
+    ConfigError, ProjectConfig, ProjectsConfig, ResourceConfig,
+};
+pub use svc_emulator_state::config::proxy::ProxyConfig;
+pub use svc_emulator_state::config::stubs::{
+    MAX_STUB_DELAY, STUB_SHAPE, StubConfig, StubRequest, StubResponse,
+};
+pub use svc_emulator_state::demo::demo_seed_sql;
+pub use svc_emulator_state::snapshot::files::{
+    EXPORT_FORMAT, ProjectExport, ResourceExport, check_export_dir, write_export,
+};
+pub use svc_emulator_state::snapshot::{SnapshotError, SnapshotInfo};
+pub use svc_emulator_state::storage::StoreRows;
+pub use svc_emulator_state::storage::tools::SEEDED_TEAMS;
 pub use svc_engine::types::{FieldInfo, FilterFamily, ModelInfo};

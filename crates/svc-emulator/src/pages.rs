@@ -15,13 +15,13 @@ use serde::de::IgnoredAny;
 use serde_json::Value;
 use svc_model::PageUid;
 
-use crate::http::AppState;
-use crate::http::HttpError;
-use crate::http::app::{EnvironmentAccess, PageAccess};
-use crate::http::extract::{BodyLimit, json_object, query_values};
-use crate::http::serve;
-use crate::storage::{Created, PageSet, StoredPage};
 use axum::Router;
+use svc_emulator_http::AppState;
+use svc_emulator_http::HttpError;
+use svc_emulator_http::app::{EnvironmentAccess, PageAccess};
+use svc_emulator_http::extract::{BodyLimit, json_object, query_values};
+use svc_emulator_http::serve;
+use svc_emulator_state::storage::{Created, PageSet, StoredPage};
 use svc_model::routes;
 
 /// The longest page uid a create accepts, in bytes of UTF-8. Real uids are UUIDs (36 bytes);

@@ -5,12 +5,12 @@ use axum::extract::State;
 use serde_json::{Value, json};
 use svc_model::Project;
 
-use crate::catalog::open::kind_name;
-use crate::config::registry::ProjectEntry;
-use crate::http::AppState;
-use crate::http::app::ProjectAccess;
-use crate::http::serve;
 use axum::Router;
+use svc_emulator_http::AppState;
+use svc_emulator_http::app::ProjectAccess;
+use svc_emulator_http::serve;
+use svc_emulator_state::catalog::open::kind_name;
+use svc_emulator_state::config::registry::ProjectEntry;
 use svc_model::routes;
 
 /// The project route, on the application host (relative to `/api`).

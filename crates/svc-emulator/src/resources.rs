@@ -5,9 +5,9 @@
 use axum::{Json, Router};
 use serde_json::{Value, json};
 
-use crate::http::AppState;
-use crate::http::extract::ResourceAccess;
-use crate::http::{HttpError, serve};
+use svc_emulator_http::AppState;
+use svc_emulator_http::extract::ResourceAccess;
+use svc_emulator_http::{HttpError, serve};
 use svc_model::routes;
 
 /// The reload route, on the data host.

@@ -12,10 +12,10 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{Map, Value};
 
-use crate::http::AppState;
-use crate::http::HttpError;
-use crate::http::extract::{BodyLimit, ResourceAccess, json_bytes, json_object};
-use crate::http::serve;
+use svc_emulator_http::AppState;
+use svc_emulator_http::HttpError;
+use svc_emulator_http::extract::{BodyLimit, ResourceAccess, json_bytes, json_object};
+use svc_emulator_http::serve;
 use svc_engine::SqlLimits;
 use svc_model::routes;
 

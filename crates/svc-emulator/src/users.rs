@@ -24,11 +24,11 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value};
 use svc_model::users::USERS_MODEL;
 
-use crate::http::AppState;
-use crate::http::HttpError;
-use crate::http::extract::{BodyLimit, blocking, json_bytes, json_object};
-use crate::http::serve;
-use crate::http::tools::{self, ToolsAccess, ToolsRecordAccess};
+use svc_emulator_http::AppState;
+use svc_emulator_http::HttpError;
+use svc_emulator_http::extract::{BodyLimit, blocking, json_bytes, json_object};
+use svc_emulator_http::serve;
+use svc_emulator_http::tools::{self, ToolsAccess, ToolsRecordAccess};
 use svc_model::routes;
 
 /// Users: static routes for `__svc_app__`, which win over the records routes.

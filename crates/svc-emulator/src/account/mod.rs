@@ -15,13 +15,13 @@ use axum::{Json, Router};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use crate::http::AppState;
-use crate::http::HttpError;
-use crate::http::auth::{self, Credential};
-use crate::http::extract::{BodyLimit, json_object};
-use crate::http::routes as control;
-use crate::http::serve;
-use crate::sessions::{Claims, Refusal, Register, TokenType};
+use svc_emulator_http::AppState;
+use svc_emulator_http::HttpError;
+use svc_emulator_http::auth::{self, Credential};
+use svc_emulator_http::extract::{BodyLimit, json_object};
+use svc_emulator_http::routes as control;
+use svc_emulator_http::serve;
+use svc_emulator_state::sessions::{Claims, Refusal, Register, TokenType};
 use svc_model::routes;
 
 type ProjectPath = Result<Path<String>, PathRejection>;

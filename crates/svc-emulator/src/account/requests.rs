@@ -2,7 +2,7 @@
 //! `GET /_emulator/projects/{project}/requests` lists the project's entries (filtered by the
 //! query; the clients' only unless `source=ui` or `source=any`), `DELETE` clears them; `GET /_emulator/projects/{project}/requests/expect` checks an
 //! expectation over them (the same filters, and `at_least`, `at_most` or `exactly`), answering
-//! the near misses when it is not met. The journal itself is `crate::http::journal`.
+//! the near misses when it is not met. The journal itself is `svc_emulator_http::journal`.
 
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -12,10 +12,10 @@ use serde::Serialize;
 use svc_model::Timestamp;
 
 use super::ProjectPath;
-use crate::http::journal::{
+use svc_emulator_http::journal::{
     Journal, Listed, RecordedRequest, RequestMatcher, RequestSource, Scope, Times, verify,
 };
-use crate::http::{AppState, HttpError, auth, routes, serve};
+use svc_emulator_http::{AppState, HttpError, auth, routes, serve};
 use svc_engine::request::query_pairs;
 
 /// The routes.

@@ -1,5 +1,5 @@
 //! The emulator-only stub routes, authorized by the project's API key (the stubs themselves
-//! are `crate::http::stubs`):
+//! are `svc_emulator_http::stubs`):
 //!
 //! - `GET /_emulator/projects/{project}/stubs`: the project's stubs, in order, with their counts;
 //! - `POST` with a stub (`{"request", "response", "after", "times"}`, as the config file's
@@ -18,11 +18,11 @@ use axum::{Json, Router};
 use serde_json::json;
 
 use super::requests::{TIMES, checked, times};
-use crate::config::stubs::{STUB_SHAPE, StubConfig};
-use crate::http::extract::{BodyLimit, read_body};
-use crate::http::journal::RequestMatcher;
-use crate::http::stubs::StubError;
-use crate::http::{AppState, HttpError, auth, routes, serve};
+use svc_emulator_http::extract::{BodyLimit, read_body};
+use svc_emulator_http::journal::RequestMatcher;
+use svc_emulator_http::stubs::StubError;
+use svc_emulator_http::{AppState, HttpError, auth, routes, serve};
+use svc_emulator_state::config::stubs::{STUB_SHAPE, StubConfig};
 use svc_engine::request::query_pairs;
 
 /// The routes.

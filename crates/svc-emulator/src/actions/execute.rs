@@ -15,11 +15,11 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::config::actions::ActionConfig;
-use crate::config::projects::ResourceConfig;
-use crate::http::extract::{BodyLimit, authorize, json_object, json_value};
-use crate::http::serve;
-use crate::http::{AppState, HttpError};
+use svc_emulator_http::extract::{BodyLimit, authorize, json_object, json_value};
+use svc_emulator_http::serve;
+use svc_emulator_http::{AppState, HttpError};
+use svc_emulator_state::config::actions::ActionConfig;
+use svc_emulator_state::config::projects::ResourceConfig;
 use svc_engine::{EngineError, SqlLimits};
 use svc_model::routes;
 

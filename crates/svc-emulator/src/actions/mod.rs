@@ -8,7 +8,7 @@ mod workflows;
 
 use axum::Router;
 
-use crate::http::AppState;
+use svc_emulator_http::AppState;
 
 /// The routes of actions and workflows, on the data host. The workflow route's static
 /// `workflows` segment wins over a resource of that name's routes.

@@ -13,12 +13,12 @@ use axum::response::Response;
 use serde_json::{Map, Value, json};
 
 use super::execute::{self as actions, Inputs};
-use crate::config::actions::WorkflowConfig;
-use crate::config::registry::ProjectEntry;
-use crate::http::auth::authorize_project_data;
-use crate::http::extract::json_value;
-use crate::http::serve;
-use crate::http::{AppState, HttpError};
+use svc_emulator_http::auth::authorize_project_data;
+use svc_emulator_http::extract::json_value;
+use svc_emulator_http::serve;
+use svc_emulator_http::{AppState, HttpError};
+use svc_emulator_state::config::actions::WorkflowConfig;
+use svc_emulator_state::config::registry::ProjectEntry;
 use svc_model::routes;
 
 /// The workflow route, on the data host. Its static `workflows` segment wins over a resource

@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 use svc_model::proxy::BodyType;
 use svc_model::records::wire::encode_component;
 
-use crate::http::HttpError;
+use svc_emulator_http::HttpError;
 
 /// The `application/x-www-form-urlencoded` set (WHATWG URL): everything but `* - . _`
 /// alphanumerics; a space becomes `+` afterwards.

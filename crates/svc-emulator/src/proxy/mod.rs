@@ -29,13 +29,13 @@ use svc_model::proxy::{BodyType, PROXY_ERROR_HEADER, UPSTREAM_HEADER_PREFIX};
 
 pub(crate) use upstream::Forwarder;
 
-use crate::http::AppState;
-use crate::http::HttpError;
-use crate::http::app::ProxyCaller;
-use crate::http::extract::{BodyLimit, json_object};
-use crate::http::serve;
 use axum::Router;
 use encode::{component, encode_body, scalar_text};
+use svc_emulator_http::AppState;
+use svc_emulator_http::HttpError;
+use svc_emulator_http::app::ProxyCaller;
+use svc_emulator_http::extract::{BodyLimit, json_object};
+use svc_emulator_http::serve;
 use svc_model::routes;
 use upstream::{Answer, Outgoing};
 

@@ -22,8 +22,8 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
 
 use super::allow::AllowList;
-use crate::config::proxy::ProxyConfig;
-use crate::http::HttpError;
+use svc_emulator_http::HttpError;
+use svc_emulator_state::config::proxy::ProxyConfig;
 
 /// The largest upstream answer passed on, in bytes; a larger one is a `502`.
 pub(crate) const MAX_RESPONSE_BYTES: usize = 32 * 1024 * 1024;

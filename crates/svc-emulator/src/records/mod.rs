@@ -11,15 +11,15 @@ use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
-use crate::http::AppState;
-use crate::http::HttpError;
-use crate::http::extract::{
+use axum::routing::head;
+use svc_emulator_http::AppState;
+use svc_emulator_http::HttpError;
+use svc_emulator_http::extract::{
     BodyLimit, MAX_JSON_VALUES, ModelAccess, RecordAccess, json_bytes, json_object, json_value,
     json_values_over, read_body,
 };
-use crate::http::list::list_url;
-use crate::http::{route_with_optional_slash, serve};
-use axum::routing::head;
+use svc_emulator_http::list::list_url;
+use svc_emulator_http::{route_with_optional_slash, serve};
 use svc_engine::body::parse_form;
 use svc_engine::body::unknown_fields;
 use svc_engine::forms::RequestForm;

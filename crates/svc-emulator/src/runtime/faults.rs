@@ -50,7 +50,7 @@ use svc_model::error_body::codes;
 
 use crate::ui::Front;
 
-pub use crate::config::faults::Faults;
+pub use svc_emulator_state::config::faults::Faults;
 
 /// The `Retry-After` of a `503` sent at `now`: seconds, or the date that many seconds on.
 fn retry_after_value(faults: &Faults, now: Timestamp) -> HeaderValue {

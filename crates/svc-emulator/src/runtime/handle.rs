@@ -9,14 +9,14 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use svc_model::{EnvironmentName, ProjectName};
 
-use crate::http::AppState;
-use crate::http::journal::{
-    self, RecordedRequest, RequestMatcher, RequestSource, Scope, Times, UnmetExpectation,
-};
-use crate::http::stubs::{StubBuilder, StubId, StubInfo};
 use crate::runtime::server::ServerTask;
 use crate::runtime::tls::CaFile;
-use crate::snapshot::{SnapshotError, SnapshotInfo};
+use svc_emulator_http::AppState;
+use svc_emulator_http::journal::{
+    self, RecordedRequest, RequestMatcher, RequestSource, Scope, Times, UnmetExpectation,
+};
+use svc_emulator_http::stubs::{StubBuilder, StubId, StubInfo};
+use svc_emulator_state::snapshot::{SnapshotError, SnapshotInfo};
 use svc_engine::types::ModelInfo;
 
 /// A running emulator; [`start`](Self::start) runs one. Dropping it stops the server (the

@@ -12,21 +12,21 @@ use std::sync::Arc;
 
 use tokio::net::TcpListener;
 
-use crate::catalog::Catalog;
-use crate::catalog::fixtures::{self, Loaded};
-use crate::config::fixtures::{FixtureError, Fixtures, FixturesOnRows, by_resource};
-use crate::config::projects::{ConfigError, ProjectsConfig};
-use crate::config::registry::Registry;
-use crate::config::{EmulatorConfig, ProjectsSource};
-use crate::http::AppState;
-use crate::http::journal::{Journal, Redactor};
-use crate::http::stubs::Stubs;
 use crate::runtime::handle::{Emulator, StartupInfo};
-use crate::sessions::Accounts;
-use crate::snapshot::{Parts, Snapshots};
-use crate::storage::{Store, StoreError};
 use crate::ui::{FixturesLoaded, Guard, Ui};
 use server::ServerTask;
+use svc_emulator_http::AppState;
+use svc_emulator_http::journal::{Journal, Redactor};
+use svc_emulator_http::stubs::Stubs;
+use svc_emulator_state::catalog::Catalog;
+use svc_emulator_state::catalog::fixtures::{self, Loaded};
+use svc_emulator_state::config::fixtures::{FixtureError, Fixtures, FixturesOnRows, by_resource};
+use svc_emulator_state::config::projects::{ConfigError, ProjectsConfig};
+use svc_emulator_state::config::registry::Registry;
+use svc_emulator_state::config::{EmulatorConfig, ProjectsSource};
+use svc_emulator_state::sessions::Accounts;
+use svc_emulator_state::snapshot::{Parts, Snapshots};
+use svc_emulator_state::storage::{Store, StoreError};
 use tls::{CaFile, TlsError};
 
 /// The emulator could not start.
@@ -88,7 +88,7 @@ struct Prepared {
     /// What each resource's fixtures load did, for the web page.
     fixtures: Vec<FixturesLoaded>,
     /// Each project's stubs of the config, in the registry's order.
-    stubs: Vec<Vec<crate::config::stubs::StubConfig>>,
+    stubs: Vec<Vec<svc_emulator_state::config::stubs::StubConfig>>,
     /// What the import wrote, one line a project.
     imported: Vec<String>,
 }
@@ -187,7 +187,7 @@ impl Emulator {
             prepared.catalog,
             prepared.accounts,
             prepared.snapshots,
-            crate::http::state::Served {
+            svc_emulator_http::state::Served {
                 api_base_url,
                 app_base_url,
                 lenient,
@@ -319,12 +319,10 @@ fn prepare(config: &EmulatorConfig, local_addr: SocketAddr) -> Result<Prepared, 
     // tables, before the state at start is kept: a reset puts the imported state back.
     let mut imported = Vec::new();
     if let Some((dir, on_rows)) = config.import_from() {
-        imported =
-            crate::snapshot::files::import_dir(dir, &catalog, &store, on_rows).map_err(|e| {
-                EmulatorError::Import {
-                    dir: dir.to_owned(),
-                    message: e.to_string(),
-                }
+        imported = svc_emulator_state::snapshot::files::import_dir(dir, &catalog, &store, on_rows)
+            .map_err(|e| EmulatorError::Import {
+                dir: dir.to_owned(),
+                message: e.to_string(),
             })?;
     }
 

@@ -9,14 +9,15 @@ use std::sync::Arc;
 
 use axum::Router;
 
-use crate::http::cors::cors;
-use crate::http::journal::Journaled;
-use crate::http::{AppState, HttpError, openapi};
+use crate::openapi;
 use crate::proxy::Forwarder;
 use crate::ui::{Front, Ui};
 use crate::{
     account, actions, fixture, pages, projects, proxy, records, resources, sql, teams, users,
 };
+use svc_emulator_http::cors::cors;
+use svc_emulator_http::journal::Journaled;
+use svc_emulator_http::{AppState, HttpError};
 
 /// Builds the router of both hosts, with the request journal around it and the web page
 /// (`/_emulator/ui/`) in front.

@@ -30,10 +30,10 @@ use tokio::sync::watch;
 use tokio::task::{AbortHandle, JoinHandle, JoinSet};
 use tokio_rustls::TlsAcceptor;
 
-use crate::config::limits::Limits;
-use crate::http::stubs::CutConnection;
 use crate::runtime::faults::{self, FaultCounts, FaultState, Faults};
 use crate::ui::Front;
+use svc_emulator_http::stubs::CutConnection;
+use svc_emulator_state::config::limits::Limits;
 
 /// How long open connections may take to finish after a stop.
 const GRACE: Duration = Duration::from_secs(5);

@@ -24,10 +24,10 @@ use axum::http::header::{CACHE_CONTROL, X_CONTENT_TYPE_OPTIONS};
 use axum::http::{HeaderValue, Method, Request, Response, StatusCode};
 use hyper::body::Incoming;
 
-use crate::http::AppState;
-use crate::http::journal::Journaled;
 pub(crate) use guard::Guard;
 pub(crate) use overview::FixturesLoaded;
+use svc_emulator_http::AppState;
+use svc_emulator_http::journal::Journaled;
 
 /// Where the page lives.
 pub(crate) const PREFIX: &str = "/_emulator/ui";

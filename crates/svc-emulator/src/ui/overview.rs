@@ -7,9 +7,9 @@ use axum::http::header::CONTENT_TYPE;
 use axum::http::{HeaderValue, Response};
 use serde_json::{Value, json};
 
-use crate::config::actions::ActionConfig;
-use crate::config::fixtures::Fixtures;
-use crate::http::AppState;
+use svc_emulator_http::AppState;
+use svc_emulator_state::config::actions::ActionConfig;
+use svc_emulator_state::config::fixtures::Fixtures;
 use svc_engine::filter::{family_lookups, family_name};
 use svc_engine::types::ModelInfo;
 
@@ -33,14 +33,7 @@ impl FixturesLoaded {
         fixtures: &Fixtures,
         outcome: impl Into<String>,
     ) -> Self {
-        let source = match fixtures {
-            Fixtures::Dir(dir) => format!("directory {}", dir.display()),
-            Fixtures::Files(files) => files
-                .iter()
-                .map(|(model, path)| format!("{model}: {}", path.display()))
-                .collect::<Vec<_>>()
-                .join(", "),
-        };
+        let source = fixtures.source();
         Self {
             project: project.to_owned(),
             resource: resource.to_owned(),

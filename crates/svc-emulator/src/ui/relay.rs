@@ -14,9 +14,9 @@ use http_body_util::BodyExt;
 use hyper::body::Incoming;
 
 use super::guard::json_error;
-use crate::http::AppState;
-use crate::http::journal::{FromPage, Journaled, Redactor};
 use serde_json::Value;
+use svc_emulator_http::AppState;
+use svc_emulator_http::journal::{FromPage, Journaled, Redactor};
 
 /// How much of an answer the page reads: 8 MiB (a page of records is far less).
 const ANSWER_CAP: usize = 8 * 1024 * 1024;

@@ -1,0 +1,337 @@
+//! Stubs as declared: which requests ([`StubRequest`]), what answer ([`StubResponse`]) and
+//! when (`after`, `times`). The same JSON in a project's `"stubs"` of the config file, in the
+//! body of `POST /_emulator/projects/{project}/stubs` and in `svc emulator stub`. The HTTP layer
+//! answers with them (`crate::http::stubs`).
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// What a stub's JSON holds, for the messages about one that is not a stub (the route's, the
+/// command line's).
+pub const STUB_SHAPE: &str = r#"a stub is {"request": {"method", "path", "path_prefix", "query", "environment", "resource", "model", "body_includes"}, "response": {"status", "headers", "json" or "body", "delay_ms"} or {"connection": "drop" or "reset"}, "after", "times"}"#;
+
+/// The longest delay a stub may hold its answer back: ten minutes.
+pub const MAX_STUB_DELAY: Duration = Duration::from_secs(600);
+
+/// One stub: requests that match `request` get `response`, but the first `after` of them, and
+/// only `times` of them when set (else every one after those).
+///
+/// ```
+/// use svc_emulator::StubConfig;
+///
+/// let stub: StubConfig = serde_json::from_str(r#"{
+///     "request": {"method": "GET", "model": "orders"},
+///     "response": {"status": 503, "headers": {"Retry-After": "2"}, "json": {"error": "busy"}},
+///     "after": 2,
+///     "times": 1
+/// }"#)?;
+/// assert_eq!(stub.check(), Ok(()));
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct StubConfig {
+    /// Which requests: every condition set must hold.
+    #[serde(default)]
+    pub request: StubRequest,
+    /// The answer they get.
+    pub response: StubResponse,
+    /// How many matching requests pass untouched first (to a later stub, or to the data).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub after: u64,
+    /// How many matching requests it answers (after `after`); `None`: every one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub times: Option<u64>,
+}
+
+/// Which requests a stub answers: the conditions of the journal's
+/// [`RequestMatcher`](../svc_emulator/struct.RequestMatcher.html) that hold before there is an answer (so no
+/// `status` and no `since`). None set: every request of the project.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct StubRequest {
+    /// The method, e.g. `GET` (ASCII case ignored).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    /// The exact path, as sent (percent-encoded), a trailing `/` ignored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// The start of the path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path_prefix: Option<String>,
+    /// Query parameters the request must carry, with these values (decoded).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub query: BTreeMap<String, String>,
+    /// The environment the path names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment: Option<String>,
+    /// The resource the path names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<String>,
+    /// The model the path names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// A JSON body that includes these values (objects key by key, recursively).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body_includes: Option<Value>,
+}
+
+/// What a stub answers: a status, headers and a body, after a delay; or no answer at all, the
+/// connection dropped or reset. Built in code like wiremock's `ResponseTemplate`, or read from
+/// JSON (`{"status", "headers", "json" | "body", "delay_ms", "connection": "drop" | "reset"}`).
+///
+/// ```
+/// use std::time::Duration;
+/// use serde_json::json;
+/// use svc_emulator::StubResponse;
+///
+/// let busy = StubResponse::new(429)
+///     .header("Retry-After", "2")
+///     .json(json!({"error": "Too many requests."}));
+/// let slow = StubResponse::new(200).text("late").delay(Duration::from_secs(2));
+/// let gone = StubResponse::reset_connection();
+/// assert_eq!(busy.status_code(), Some(429));
+/// assert_eq!(gone.status_code(), None);
+/// # let _ = slow;
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StubResponse {
+    // Read by the HTTP layer (svc-emulator-http), which answers with them; users build a
+    // response with the methods below, so the fields stay out of the docs.
+    #[doc(hidden)]
+    #[serde(default = "ok", skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[doc(hidden)]
+    pub headers: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[doc(hidden)]
+    pub json: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[doc(hidden)]
+    pub body: Option<String>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    #[doc(hidden)]
+    pub delay_ms: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[doc(hidden)]
+    pub connection: Option<Cut>,
+}
+
+/// How a stub ends a connection instead of answering.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Cut {
+    /// Closed without an answer (a FIN): the client reads an early end of the stream.
+    Drop,
+    /// Reset (an RST): the client reads "connection reset by peer".
+    Reset,
+}
+
+fn ok() -> Option<u16> {
+    Some(200)
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl StubResponse {
+    /// An answer with this status code and no body.
+    pub fn new(status: u16) -> Self {
+        Self {
+            status: Some(status),
+            headers: BTreeMap::new(),
+            json: None,
+            body: None,
+            delay_ms: 0,
+            connection: None,
+        }
+    }
+
+    /// No answer: the connection is closed once the request has arrived.
+    pub fn drop_connection() -> Self {
+        Self::cut(Cut::Drop)
+    }
+
+    /// No answer: the connection is reset (TCP RST), as a crashed server's or a proxy's.
+    pub fn reset_connection() -> Self {
+        Self::cut(Cut::Reset)
+    }
+
+    fn cut(cut: Cut) -> Self {
+        Self {
+            status: None,
+            connection: Some(cut),
+            ..Self::new(200)
+        }
+    }
+
+    /// Adds a header (a name given twice keeps the last value).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.insert(name.into(), value.into());
+        self
+    }
+
+    /// A JSON body (`Content-Type: application/json` unless a header says otherwise).
+    pub fn json(mut self, body: Value) -> Self {
+        self.json = Some(body);
+        self.body = None;
+        self
+    }
+
+    /// A text body (`Content-Type: text/plain; charset=utf-8` unless a header says otherwise).
+    pub fn text(mut self, body: impl Into<String>) -> Self {
+        self.body = Some(body.into());
+        self.json = None;
+        self
+    }
+
+    /// Holds the answer (or the cut) back this long, to the millisecond.
+    pub fn delay(mut self, delay: Duration) -> Self {
+        self.delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX);
+        self
+    }
+
+    /// The status code sent; `None` when the connection is dropped or reset instead.
+    pub fn status_code(&self) -> Option<u16> {
+        match self.connection {
+            Some(_) => None,
+            None => self.status,
+        }
+    }
+
+    /// How long the answer is held back.
+    pub fn delay_duration(&self) -> Duration {
+        Duration::from_millis(self.delay_ms)
+    }
+
+    /// What is wrong with the answer, if anything, as a sentence that says what to do.
+    #[doc(hidden)]
+    pub fn check(&self) -> Result<(), String> {
+        if self.delay_duration() > MAX_STUB_DELAY {
+            return Err(format!(
+                "a stub's delay is at most {} seconds (delay_ms {} or less)",
+                MAX_STUB_DELAY.as_secs(),
+                MAX_STUB_DELAY.as_millis()
+            ));
+        }
+        if self.json.is_some() && self.body.is_some() {
+            return Err("give the answer's body as `json` or as `body` (text), not both".into());
+        }
+        if let Some(cut) = self.connection {
+            let name = match cut {
+                Cut::Drop => "drop",
+                Cut::Reset => "reset",
+            };
+            if self.status != Some(200) && self.status.is_some()
+                || !self.headers.is_empty()
+                || self.json.is_some()
+                || self.body.is_some()
+            {
+                return Err(format!(
+                    "a stub with \"connection\": \"{name}\" sends no answer: leave out its status, headers and body"
+                ));
+            }
+            return Ok(());
+        }
+        match self.status {
+            Some(204 | 304) if self.json.is_some() || self.body.is_some() => {
+                return Err(format!(
+                    "a {} answer has no body: leave out its `json` and `body`",
+                    self.status.unwrap_or(204)
+                ));
+            }
+            Some(200..=599) => {}
+            Some(other) => {
+                return Err(format!(
+                    "a stub's status is a final status code from 200 to 599, not {other}"
+                ));
+            }
+            None => return Err("a stub's answer needs a status, e.g. 500".into()),
+        }
+        for (name, value) in &self.headers {
+            check_header(name, value)?;
+        }
+        Ok(())
+    }
+}
+
+/// Header names hyper writes itself, which a stub may not set.
+const FRAMING_HEADERS: [&str; 4] = [
+    "content-length",
+    "transfer-encoding",
+    "connection",
+    "keep-alive",
+];
+
+/// A header name is an RFC 9110 token; a value is visible ASCII, spaces and tabs.
+fn check_header(name: &str, value: &str) -> Result<(), String> {
+    let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+    if name.is_empty() || !name.bytes().all(token) {
+        return Err(format!(
+            "{name:?} is not a header name: letters, digits and !#$%&'*+-.^_`|~ only"
+        ));
+    }
+    if FRAMING_HEADERS.contains(&name.to_ascii_lowercase().as_str()) {
+        return Err(format!(
+            "a stub cannot set {name}: the server writes the framing headers itself"
+        ));
+    }
+    if !value
+        .bytes()
+        .all(|b| b == b'\t' || (b' '..=b'~').contains(&b))
+    {
+        return Err(format!(
+            "the value of header {name} holds a character a header cannot carry (a line break, a control character or non-ASCII text)"
+        ));
+    }
+    Ok(())
+}
+
+impl StubConfig {
+    /// A stub answering every request `request` matches with `response`.
+    pub fn new(request: StubRequest, response: StubResponse) -> Self {
+        Self {
+            request,
+            response,
+            after: 0,
+            times: None,
+        }
+    }
+
+    /// What is wrong with the stub, if anything, as a sentence that says what to do.
+    pub fn check(&self) -> Result<(), String> {
+        if self.times == Some(0) {
+            return Err(
+                "a stub's `times` is at least 1 (leave it out to answer every match)".into(),
+            );
+        }
+        if let Some(method) = &self.request.method
+            && (method.is_empty() || !method.bytes().all(|b| b.is_ascii_alphabetic()))
+        {
+            return Err(format!(
+                "{method:?} is not a method: letters only, e.g. POST"
+            ));
+        }
+        for (name, path) in [
+            ("path", &self.request.path),
+            ("path_prefix", &self.request.path_prefix),
+        ] {
+            if let Some(path) = path
+                && !path.starts_with('/')
+            {
+                return Err(format!(
+                    "a stub's {name} starts with `/`, e.g. /projects/demo/prod/shop/models/orders"
+                ));
+            }
+        }
+        self.response.check()
+    }
+}

@@ -1,0 +1,36 @@
+//! The state of [svc-emulator](https://docs.rs/svc-emulator): its settings, its meta store
+//! (page settings, accounts, project state), the catalog of the resources it serves and the
+//! database each is opened on, user sessions, and snapshots. No HTTP.
+//!
+//! **An implementation crate of svc-emulator**, published so that Cargo holds its layers: its
+//! API follows the emulator's and may change in any release. Depend on `svc-emulator`, not on
+//! this crate.
+//!
+//! Layers, lowest first (each module imports only those before it):
+//! - [`util`] and [`demo`]: timestamps; the demo resource's seed;
+//! - [`config`]: the emulator's settings, as users write them;
+//! - [`storage`]: the meta store (SQLite) of page settings, accounts and project state;
+//! - [`catalog`]: the resources served, and which database crate opens each (the one module
+//!   that names the databases, and the `postgres` and `mysql` features);
+//! - [`sessions`] and [`snapshot`]: user sessions; a project's state saved and put back.
+//!
+//! No HTTP stack: Cargo holds that, since this crate depends on none. The doc tests check that
+//! the HTTP layer and the emulator cannot be named here:
+//!
+//! ```compile_fail
+//! use axum::Router;
+//! ```
+//!
+//! ```compile_fail
+//! use svc_emulator_http::AppState;
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod catalog;
+pub mod config;
+pub mod demo;
+pub mod sessions;
+pub mod snapshot;
+pub mod storage;
+pub mod util;

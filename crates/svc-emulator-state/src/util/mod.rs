@@ -1,0 +1,3 @@
+//! Small shared utilities with no HTTP and no storage: timestamps (base64 is svc-engine's).
+
+pub mod timestamp;
