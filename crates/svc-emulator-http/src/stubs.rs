@@ -9,7 +9,7 @@
 //!   pass (to a later stub or to the data), then answers `times` of them (every one when not
 //!   set), then lets the rest pass again.
 //! - **Answer.** A status, headers and a body after a delay, or no answer: the connection
-//!   dropped (FIN) or reset (RST), which the server does (`crate::runtime::server`) when the
+//!   dropped (FIN) or reset (RST), which the server does (svc-emulator's `runtime::server`) when the
 //!   answer carries [`CutConnection`]. A stubbed request never reaches the data, and the journal
 //!   shows it with the stub's number (status 0 when the connection was cut).
 //! - **Lifetime.** A reset of the project removes the stubs declared while it ran and puts back

@@ -334,7 +334,7 @@ where
     response.map(|body| Body::new(Tee::new(body, Then::Record(Box::new(pending)))))
 }
 
-/// Marks a request the web page sends through the API (`crate::ui::relay`): journaled as the
+/// Marks a request the web page sends through the API (svc-emulator's `ui::relay`): journaled as the
 /// page's, and never answered by a stub.
 #[derive(Debug, Clone, Copy)]
 pub struct FromPage;

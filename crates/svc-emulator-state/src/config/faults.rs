@@ -1,5 +1,5 @@
 //! Which faults an emulator injects (fault mode): the settings. The runtime injects them
-//! (`crate::runtime::faults`).
+//! (svc-emulator's `runtime::faults`).
 
 use std::time::Duration;
 

@@ -1,7 +1,7 @@
 //! Stubs as declared: which requests ([`StubRequest`]), what answer ([`StubResponse`]) and
 //! when (`after`, `times`). The same JSON in a project's `"stubs"` of the config file, in the
 //! body of `POST /_emulator/projects/{project}/stubs` and in `svc emulator stub`. The HTTP layer
-//! answers with them (`crate::http::stubs`).
+//! answers with them (`svc_emulator_http::stubs`).
 
 use std::collections::BTreeMap;
 use std::time::Duration;

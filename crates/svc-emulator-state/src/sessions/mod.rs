@@ -1,7 +1,7 @@
 //! The user sessions service (docs/contract.md 5.5): accounts with password hashes, signed JWTs
 //! with refresh-token rotation, the account methods, the outbox where reset and
 //! email-confirmation codes are delivered, and service tokens. The HTTP layer checks `JWT`
-//! credentials with it; its routes are the account slice's (`crate::account`).
+//! credentials with it; its routes are the account slice's (svc-emulator's `account`).
 //!
 //! Outcomes: malformed bodies are `400`; missing or invalid `JWT` credentials and bad login
 //! credentials are `401`; a business refusal (wrong current password, used or unknown code,
