@@ -363,8 +363,8 @@ const POSTGRES_TESTS: &[(&[&str], &str)] = &[
     // Saved copies of a resource's data, through the crate's own backend interface (the
     // library's tests: `postgres::RULE` and `postgres_db::`; SQLite's run in `cargo test`).
     (
-        &["-p", "svc-emulator-state", "--lib"],
-        "catalog::tests::save_restore::postgres",
+        &["-p", "svc-emulator", "--lib"],
+        "databases::tests::save_restore::postgres",
     ),
 ];
 
@@ -412,8 +412,8 @@ const MYSQL_TESTS: &[(&[&str], &str)] = &[
     (&["-p", "svc-emulator", "--test", "conformance"], "mysql::"),
     // Saved copies of a resource's data (`mysql::RULE` and `mysql_db::`).
     (
-        &["-p", "svc-emulator-state", "--lib"],
-        "catalog::tests::save_restore::mysql",
+        &["-p", "svc-emulator", "--lib"],
+        "databases::tests::save_restore::mysql",
     ),
 ];
 

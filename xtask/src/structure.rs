@@ -25,22 +25,20 @@ type Sources = Vec<(String, String)>;
 const LAYERS: [&str; 3] = [
     "crates/svc-emulator-core/src/: location private < dialect < flow < backend",
     "crates/svc-emulator-state/src/: util demo < config < storage < catalog < sessions < snapshot",
-    "crates/svc-emulator/src/: account actions fixture openapi pages projects proxy records resources sql \
-     teams users < ui < runtime < cli",
+    "crates/svc-emulator/src/: databases < account actions fixture openapi pages projects proxy records \
+     resources sql teams users < ui < runtime < cli",
 ];
 
 /// Words of code only some top-level modules of a crate write, besides its root: clap is the
-/// command line's (library users get none); the catalog opens the databases (`catalog/open.rs`),
-/// nothing else names one or its feature; the meta store and the sessions' are SQLite files.
-const ONLY_IN: [(&str, &str, &[&str]); 9] = [
+/// command line's (library users get none); `databases` opens the catalog's resources, nothing
+/// else names a database crate or its feature; the meta store and the sessions' are SQLite files.
+const ONLY_IN: [(&str, &str, &[&str]); 7] = [
     (EMULATOR_SRC, "clap", &["cli"]),
-    (EMULATOR_SRC, "feature = \"postgres\"", &[]),
-    (EMULATOR_SRC, "feature = \"mysql\"", &[]),
-    (STATE_SRC, "svc_emulator_sqlite", &["catalog"]),
-    (STATE_SRC, "svc_emulator_postgres", &["catalog"]),
-    (STATE_SRC, "svc_emulator_mysql", &["catalog"]),
-    (STATE_SRC, "feature = \"postgres\"", &["catalog"]),
-    (STATE_SRC, "feature = \"mysql\"", &["catalog"]),
+    (EMULATOR_SRC, "svc_emulator_sqlite", &["databases"]),
+    (EMULATOR_SRC, "svc_emulator_postgres", &["databases"]),
+    (EMULATOR_SRC, "svc_emulator_mysql", &["databases"]),
+    (EMULATOR_SRC, "feature = \"postgres\"", &["databases"]),
+    (EMULATOR_SRC, "feature = \"mysql\"", &["databases"]),
     (STATE_SRC, "rusqlite", &["storage", "sessions"]),
 ];
 

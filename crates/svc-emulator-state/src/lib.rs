@@ -10,12 +10,12 @@
 //! - [`util`] and [`demo`]: timestamps; the demo resource's seed;
 //! - [`config`]: the emulator's settings, as users write them;
 //! - [`storage`]: the meta store (SQLite) of page settings, accounts and project state;
-//! - [`catalog`]: the resources served, and which database crate opens each (the one module
-//!   that names the databases, and the `postgres` and `mysql` features);
+//! - [`catalog`]: the resources served, each opened through [`catalog::Databases`] (which
+//!   svc-emulator implements: it names the database crates, this crate does not);
 //! - [`sessions`] and [`snapshot`]: user sessions; a project's state saved and put back.
 //!
-//! No HTTP stack: Cargo holds that, since this crate depends on none. The doc tests check that
-//! the HTTP layer and the emulator cannot be named here:
+//! No HTTP stack and no database crate: Cargo holds that, since this crate depends on none. The
+//! doc tests check that the HTTP layer, the emulator and a database cannot be named here:
 //!
 //! ```compile_fail
 //! use axum::Router;
@@ -23,6 +23,10 @@
 //!
 //! ```compile_fail
 //! use svc_emulator_http::AppState;
+//! ```
+//!
+//! ```compile_fail
+//! use svc_emulator_sqlite::Resource;
 //! ```
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]

@@ -44,11 +44,12 @@
 // The slices, the web page and the runtime, over the emulator's layers below, each a crate of
 // its own so that Cargo holds their order: svc-engine (the engine's rules), svc-emulator-core
 // (the `Backend` trait, the flows, the shared SQL), the databases (svc-emulator-sqlite, and
-// behind their features svc-emulator-postgres and svc-emulator-mysql), svc-emulator-state
-// (settings, meta store, catalog, sessions, snapshots; the catalog alone names the databases)
-// and svc-emulator-http (app state, errors, extractors, credentials, journal, stubs). The slices
+// behind their features svc-emulator-postgres and svc-emulator-mysql, which only `databases`
+// names), svc-emulator-state (settings, meta store, catalog, sessions, snapshots; no database
+// crate: the catalog opens resources through `databases`) and svc-emulator-http (app state, errors, extractors, credentials, journal, stubs). The slices
 // (one per operation group, named like svc-api's modules) never import each other; `runtime`
 // starts the server. Only `cli` imports clap.
+mod databases;
 mod runtime;
 mod ui;
 

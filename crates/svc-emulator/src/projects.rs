@@ -9,7 +9,7 @@ use axum::Router;
 use svc_emulator_http::AppState;
 use svc_emulator_http::app::ProjectAccess;
 use svc_emulator_http::serve;
-use svc_emulator_state::catalog::open::kind_name;
+use svc_emulator_state::catalog::databases::kind_name;
 use svc_emulator_state::config::registry::ProjectEntry;
 use svc_model::routes;
 

@@ -1,14 +1,12 @@
-//! The catalog of served resources: the connected resources of every project, each opened by [`open`]
-//! at start and held as a [`Backend`] trait object.
+//! The catalog of served resources: the connected resources of every project, each opened at
+//! start through [`Databases`] and held as a [`Backend`] trait object.
 //!
 //! Every project also has the built-in tools resource `__svc_app__` (users and teams), which is
 //! a [`ToolsBackend`]: the records routes see it as any other resource, the users and teams
 //! routes use its strict writes.
 
+pub mod databases;
 pub mod fixtures;
-pub mod open;
-#[cfg(test)]
-mod tests;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -18,6 +16,8 @@ use svc_model::users::TOOLS_RESOURCE;
 
 use crate::config::projects::ProjectsConfig;
 use svc_emulator_core::backend::{Backend, ToolsBackend};
+
+pub use databases::Databases;
 
 /// Every served resource, by project and resource name. Built once at start.
 #[derive(Debug, Default)]
@@ -32,8 +32,12 @@ pub struct Catalog {
 
 impl Catalog {
     /// Opens (or creates and seeds) the database of every resource in `config`, and every
-    /// project's tools resource.
-    pub async fn open(config: &ProjectsConfig, data_path: Option<&Path>) -> Result<Self, String> {
+    /// project's tools resource, with `databases`.
+    pub async fn open(
+        config: &ProjectsConfig,
+        data_path: Option<&Path>,
+        databases: &impl Databases,
+    ) -> Result<Self, String> {
         let mut resources = Self::default();
         for project in &config.projects {
             let served = resources
@@ -41,7 +45,8 @@ impl Catalog {
                 .entry(project.name.clone())
                 .or_default();
             for resource in &project.resources {
-                let opened = open::open(&project.name, resource, data_path)
+                let opened = databases
+                    .open(&project.name, resource, data_path)
                     .await
                     .map_err(|e| {
                         format!(
@@ -58,7 +63,8 @@ impl Catalog {
                         .push(resource.name.clone());
                 }
             }
-            let tools = open::open_tools(&project.name, data_path)
+            let tools = databases
+                .open_tools(&project.name, data_path)
                 .await
                 .map_err(|e| {
                     format!(

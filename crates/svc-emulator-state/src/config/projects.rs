@@ -140,8 +140,8 @@ pub struct ResourceConfig {
 }
 
 /// Where a resource's database is, once the config and the environment are read. Which
-/// database serves it is the backend registry's choice (`crate::catalog::open`): a URL by
-/// its scheme, a file (or none) by the default backend.
+/// database serves it follows from it (`crate::catalog::databases::Kind::of`): a URL by its
+/// scheme, a file (or none) by SQLite.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Location {
     /// A database file, or the emulator's own place for one (`None`).

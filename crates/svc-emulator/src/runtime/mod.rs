@@ -284,7 +284,11 @@ fn prepare(config: &EmulatorConfig, local_addr: SocketAddr) -> Result<Prepared, 
     // Backends may connect asynchronously (a database server); this runs on a blocking thread of the
     // runtime, which may wait for them.
     let catalog = tokio::runtime::Handle::current()
-        .block_on(Catalog::open(&projects, data_path))
+        .block_on(Catalog::open(
+            &projects,
+            data_path,
+            &crate::databases::Built,
+        ))
         .map_err(EmulatorError::Resource)?;
     // Before the state at start is kept (below): a reset puts the fixtures back.
     let mut loaded = Vec::new();

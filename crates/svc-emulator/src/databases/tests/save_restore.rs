@@ -12,9 +12,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
-use crate::catalog::open;
-use crate::config::projects::ResourceConfig;
+use crate::databases::Built;
 use svc_emulator_core::backend::{Backend, Saved, Update};
+use svc_emulator_state::catalog::Databases;
+use svc_emulator_state::config::projects::ResourceConfig;
 use svc_engine::python::json::PyJson;
 use svc_engine::{EngineError, Selection, SqlLimits};
 
@@ -310,7 +311,8 @@ on_every_database!(
 );
 
 async fn open(resource: ResourceConfig) -> Arc<dyn Backend> {
-    open::open("saved", &resource, None)
+    Built
+        .open("saved", &resource, None)
         .await
         .unwrap_or_else(|e| panic!("{e}"))
 }
