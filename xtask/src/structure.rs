@@ -23,7 +23,7 @@ type Sources = Vec<(String, String)>;
 /// Each crate's top-level modules in groups, lowest first: a module names (`crate::m`, `super::m`
 /// up to the root) only those of a lower group: the slices never name each other.
 const LAYERS: [&str; 3] = [
-    "crates/svc-emulator-core/src/: location private < dialect < flow < backend",
+    "crates/svc-emulator-core/src/: location private blocking < dialect < flow < backend",
     "crates/svc-emulator-state/src/: util demo < config < storage < catalog < sessions < snapshot",
     "crates/svc-emulator/src/: databases < account actions fixture openapi pages projects proxy records \
      resources sql teams users < ui < runtime < cli",

@@ -11,8 +11,8 @@
 //! - [`flow`]: each operation's flow, written once over the traits a database implements;
 //! - [`backend`]: the `Backend` trait the emulator holds each resource by, and what the
 //!   database servers share (`pooled`, [`awaited_backend!`]);
-//! - beside them, [`private`] (data files only their owner reads) and [`location`] (a
-//!   database's location without its password).
+//! - beside them, [`private`] (data files only their owner reads), [`location`] (a
+//!   database's location without its password) and [`blocking`] (work on the blocking pool).
 //!
 //! No HTTP and no database driver: Cargo holds that, since this crate depends on neither. The
 //! doc tests check that they cannot be named here:
@@ -32,6 +32,7 @@
 #![forbid(unsafe_code)]
 
 pub mod backend;
+pub mod blocking;
 pub mod dialect;
 pub mod flow;
 pub mod location;

@@ -324,7 +324,7 @@ pub fn authorize<'s>(
 pub async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, HttpError> + Send + 'static,
 ) -> Result<T, HttpError> {
-    tokio::task::spawn_blocking(work)
+    svc_emulator_core::blocking::on_blocking_pool(work)
         .await
         .map_err(|e| HttpError::internal(format!("database task failed: {e}")))?
 }

@@ -72,6 +72,7 @@ use std::time::Instant;
 use svc_emulator_core::backend::{
     Backend, Batch, Exported, Hold, Import, Saved, ToolsBackend, Update, Work,
 };
+use svc_emulator_core::blocking::on_blocking_pool;
 use svc_emulator_core::dialect::quote_ident;
 use svc_engine::body::{non_field, summary};
 use svc_engine::python::json::PyJson;
@@ -112,7 +113,7 @@ fn on_pool<T: Send + 'static>(
     work: impl FnOnce(&Resource) -> Result<T, EngineError> + Send + 'static,
 ) -> Work<T> {
     Box::pin(async move {
-        tokio::task::spawn_blocking(move || {
+        on_blocking_pool(move || {
             let _hold = hold;
             work(&db)
         })
@@ -275,7 +276,7 @@ impl Backend for Resource {
     /// On the blocking pool, in one transaction of the writer connection.
     fn create_all(self: Arc<Self>, model: String, bodies: Vec<PyJson>, hold: Hold) -> Batch {
         Box::pin(async move {
-            tokio::task::spawn_blocking(move || {
+            on_blocking_pool(move || {
                 let _hold = hold;
                 self.create_bodies(&model, &bodies)
             })

@@ -159,6 +159,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::Duration;
 use svc_emulator_core::backend::{Backend, Exported, Import, ToolsBackend};
+use svc_emulator_core::blocking::on_blocking_pool;
 use svc_emulator_core::flow;
 use svc_emulator_core::flow::references::run_now;
 use svc_emulator_core::flow::write::read_back_sql;
@@ -1010,7 +1011,7 @@ pub async fn open_file(
     let seed_sql = seed_sql.map(str::to_owned);
     let database = database.map(Path::to_owned);
     let data_path = data_path.map(Path::to_owned);
-    let opened = tokio::task::spawn_blocking(move || {
+    let opened = on_blocking_pool(move || {
         open_one(
             &project,
             &resource,
@@ -1032,7 +1033,7 @@ pub async fn open_tools(
 ) -> Result<Arc<dyn ToolsBackend>, String> {
     let project = project.to_owned();
     let data_path = data_path.map(Path::to_owned);
-    let opened = tokio::task::spawn_blocking(move || {
+    let opened = on_blocking_pool(move || {
         match data_path {
             Some(data) => seeded_beside(&beside(&data, &project, TOOLS_RESOURCE), TOOLS_SEED_SQL),
             None => Resource::in_memory(TOOLS_SEED_SQL),

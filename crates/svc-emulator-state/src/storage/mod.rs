@@ -3,7 +3,7 @@
 //!
 //! One connection behind a mutex: the emulator's write rate is a person's or a test's, and one
 //! connection makes every operation a simple serial transaction. The lock is only ever taken on a
-//! blocking thread (`Store::run` uses `spawn_blocking`), never across an `.await`.
+//! blocking thread (`Store::run` uses the blocking pool), never across an `.await`.
 
 pub(crate) mod accounts;
 mod pages;
@@ -103,9 +103,9 @@ impl Store {
         F: FnOnce(&mut Connection, &MonotonicClock) -> Result<T, StoreError> + Send + 'static,
     {
         let store = self.clone();
-        tokio::task::spawn_blocking(move || store.run_blocking(f))
+        svc_emulator_core::blocking::on_blocking_pool(move || store.run_blocking(f))
             .await
-            .map_err(|e| StoreError::Task(e.to_string()))?
+            .map_err(StoreError::Task)?
     }
 
     /// Runs `f` with the connection on the current thread; for start-up code already on a

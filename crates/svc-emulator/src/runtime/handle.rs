@@ -604,7 +604,7 @@ impl Emulator {
             );
         }
         let dir = dir.as_ref().to_owned();
-        tokio::task::spawn_blocking(move || crate::write_export(&dir, &exports))
+        svc_emulator_core::blocking::on_blocking_pool(move || crate::write_export(&dir, &exports))
             .await
             .map_err(|e| SnapshotError::Store(format!("the export's task failed: {e}")))?
     }

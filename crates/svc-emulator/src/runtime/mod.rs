@@ -15,6 +15,7 @@ use tokio::net::TcpListener;
 use crate::runtime::handle::{Emulator, StartupInfo};
 use crate::ui::{FixturesLoaded, Guard, Ui};
 use server::ServerTask;
+use svc_emulator_core::blocking::on_blocking_pool;
 use svc_emulator_http::AppState;
 use svc_emulator_http::journal::{Journal, Redactor};
 use svc_emulator_http::stubs::Stubs;
@@ -118,9 +119,9 @@ impl Emulator {
             config.proxy_settings().secrets.values().cloned().collect();
         let ui_hosts = config.ui_host_names().to_vec();
         let export_on_exit = config.export_on_exit_dir().map(ToOwned::to_owned);
-        let prepared = tokio::task::spawn_blocking(move || prepare(&config, local_addr))
+        let prepared = on_blocking_pool(move || prepare(&config, local_addr))
             .await
-            .map_err(|e| EmulatorError::Io(std::io::Error::other(e.to_string())))??;
+            .map_err(|e| EmulatorError::Io(std::io::Error::other(e)))??;
 
         let scheme = if prepared.tls.is_some() {
             "https"
