@@ -306,8 +306,14 @@ impl Client {
         feature = "resources",
         feature = "proxy"
     ))]
-    pub(crate) async fn send(&self, call: &Call) -> Result<Response<Bytes>> {
-        self.operation(call, Ok).await
+    // `send` and `send_json` return `operation`'s future itself, not one of their own around
+    // it: an `async fn` wrapper would be one more future that holds and copies the whole call
+    // state (a kilobyte) once per call.
+    pub(crate) fn send<'a>(
+        &'a self,
+        call: &'a Call,
+    ) -> impl Future<Output = Result<Response<Bytes>>> {
+        self.operation(call, Ok)
     }
 
     /// Sends a call and decodes the success body as `T`, straight from the bytes.
@@ -320,8 +326,11 @@ impl Client {
         feature = "teams",
         feature = "account"
     ))]
-    pub(crate) async fn send_json<T: DeserializeOwned>(&self, call: &Call) -> Result<T> {
-        self.operation(call, decode).await
+    pub(crate) fn send_json<'a, T: DeserializeOwned>(
+        &'a self,
+        call: &'a Call,
+    ) -> impl Future<Output = Result<T>> {
+        self.operation(call, decode)
     }
 
     /// One operation in its span: the call sent, its answer read by `read` (so that a body that
@@ -346,18 +355,20 @@ impl Client {
     async fn send_timed(&self, call: &Call, span: &Span) -> Result<Response<Bytes>> {
         call.check_options()?;
         let own = call.options.as_ref().and_then(|o| o.timeout);
+        // One future, pinned here and awaited in place with or without the timeout: awaiting
+        // it in one branch and moving it into `within` in the other kept room for two copies
+        // of its state (a kilobyte each) in this future, which every call carries and copies.
+        let work = std::pin::pin!(self.send_authorized(call, span));
         let Some(limit) = own.or(self.inner.timeout) else {
-            return self.send_authorized(call, span).await;
+            return work.await;
         };
-        self.within(limit, self.send_authorized(call, span))
-            .await
-            .unwrap_or_else(|| {
-                tracing::debug!(
-                    timeout_ms = u64::try_from(limit.as_millis()).unwrap_or(u64::MAX),
-                    "svc-api: the overall timeout ran out"
-                );
-                Err(Error::Timeout(limit))
-            })
+        self.within(limit, work).await.unwrap_or_else(|| {
+            tracing::debug!(
+                timeout_ms = u64::try_from(limit.as_millis()).unwrap_or(u64::MAX),
+                "svc-api: the overall timeout ran out"
+            );
+            Err(Error::Timeout(limit))
+        })
     }
 
     /// Resolves the call's credential (refreshing the session if that is what is sent), then
@@ -427,7 +438,15 @@ impl Client {
             let request = self.build_request(call, uri, host, authorization.as_ref());
             tracing::trace!(method = %call.method, path = %call.path(), attempt, "svc-api: sending");
             let started = tracing::enabled!(tracing::Level::DEBUG).then(Instant::now);
-            let answer = in_span!(attempt_span, self.attempt(request));
+            // The transport is handed the request now (see `attempt`), inside the attempt's
+            // span as it is when the span is entered by polling.
+            let exchange = if attempt_span.is_disabled() {
+                self.attempt(request)
+            } else {
+                let _entered = attempt_span.enter();
+                self.attempt(request)
+            };
+            let answer = in_span!(attempt_span, exchange);
             let elapsed_ms = started.map_or(0, |started| {
                 u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
             });
@@ -521,11 +540,28 @@ impl Client {
     /// One attempt through the transport. With a custom transport and
     /// [`attempt_timeout`](crate::ClientBuilder::attempt_timeout), the client bounds it itself;
     /// the default transport bounds its attempts on its own.
-    async fn attempt(
+    ///
+    /// The request goes to the transport when this is called (its future owns what it needs),
+    /// not when the attempt is first polled: the attempt's future then holds the transport's
+    /// boxed future rather than the request (256 bytes), and every future around it is that
+    /// much smaller, each of which is copied whole once per call.
+    fn attempt(
         &self,
         request: Request<Bytes>,
-    ) -> std::result::Result<Response<Bytes>, TransportError> {
+    ) -> impl Future<Output = std::result::Result<Response<Bytes>, TransportError>> {
         let exchange = self.inner.sender.transport.send(request);
+        self.bounded_attempt(exchange)
+    }
+
+    /// `exchange` (an attempt's transport future), within the client's attempt timeout if it
+    /// enforces one.
+    async fn bounded_attempt(
+        &self,
+        exchange: svc_transport::BoxFuture<
+            'static,
+            std::result::Result<Response<Bytes>, TransportError>,
+        >,
+    ) -> std::result::Result<Response<Bytes>, TransportError> {
         let Some(limit) = self.inner.sender.attempt_timeout else {
             return exchange.await;
         };

@@ -136,7 +136,11 @@ impl Client {
     async fn session_state(&self, now: Timestamp) -> Result<Option<AuthState>> {
         self.inner
             .session
-            .valid_state(now, |refresh_token| self.refresh(refresh_token))
+            // Boxed: the refresh is a whole call (retries, decoding) of a kilobyte or more of
+            // state, which would otherwise sit in the future of every call that may carry the
+            // session (every record call), refresh or not; it is made at most once per
+            // access token, so the allocation is not paid per call.
+            .valid_state(now, |refresh_token| Box::pin(self.refresh(refresh_token)))
             .await
             .map_err(Error::Auth)
     }
