@@ -374,19 +374,28 @@ impl Client {
     /// Resolves the call's credential (refreshing the session if that is what is sent), then
     /// sends with retries.
     async fn send_authorized(&self, call: &Call, span: &Span) -> Result<Response<Bytes>> {
-        let authorization = match self.resolve(&call.auth).await? {
-            // The client's own API key or resource token: its value was made once.
-            Some(credential) => match self.inner.sender.prepared.authorization(&credential) {
-                Some(value) => Some(value),
-                None => Some(
-                    credential
-                        .header_value()
-                        .map_err(|e| Error::invalid_because(e.to_string(), e))?,
-                ),
+        let authorization = match &call.auth {
+            // Chosen when the call was made (an API key, a resource token): read in place,
+            // where `resolve` would hand back a clone of it.
+            #[cfg(feature = "_fixed")]
+            CallAuth::Fixed(credential) => Some(self.authorization(credential)?),
+            auth => match self.resolve(auth).await? {
+                Some(credential) => Some(self.authorization(&credential)?),
+                None => None,
             },
-            None => None,
         };
         self.send_with_retries(call, authorization, span).await
+    }
+
+    /// The `Authorization` value of `credential`: made once for the client's own API key or
+    /// resource token, else now.
+    fn authorization(&self, credential: &Credential) -> Result<HeaderValue> {
+        match self.inner.sender.prepared.authorization(credential) {
+            Some(value) => Ok(value),
+            None => credential
+                .header_value()
+                .map_err(|e| Error::invalid_because(e.to_string(), e)),
+        }
     }
 
     /// The credential `auth` stands for, refreshing the session first if that is what will be
@@ -545,26 +554,29 @@ impl Client {
     /// not when the attempt is first polled: the attempt's future then holds the transport's
     /// boxed future rather than the request (256 bytes), and every future around it is that
     /// much smaller, each of which is copied whole once per call.
+    ///
+    /// Without a limit of the client's (the default transport bounds its own attempts), the
+    /// attempt is the transport's future itself, polled with no state machine around it.
     fn attempt(
         &self,
         request: Request<Bytes>,
     ) -> impl Future<Output = std::result::Result<Response<Bytes>, TransportError>> {
         let exchange = self.inner.sender.transport.send(request);
-        self.bounded_attempt(exchange)
+        match self.inner.sender.attempt_timeout {
+            None => Either::Left(exchange),
+            Some(limit) => Either::Right(self.bounded_attempt(limit, exchange)),
+        }
     }
 
-    /// `exchange` (an attempt's transport future), within the client's attempt timeout if it
-    /// enforces one.
+    /// `exchange` (an attempt's transport future) within the client's attempt timeout.
     async fn bounded_attempt(
         &self,
+        limit: Duration,
         exchange: svc_transport::BoxFuture<
             'static,
             std::result::Result<Response<Bytes>, TransportError>,
         >,
     ) -> std::result::Result<Response<Bytes>, TransportError> {
-        let Some(limit) = self.inner.sender.attempt_timeout else {
-            return exchange.await;
-        };
         self.within(limit, exchange).await.unwrap_or_else(|| {
             Err(TransportError::message(
                 TransportErrorKind::Timeout,
