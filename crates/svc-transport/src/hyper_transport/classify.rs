@@ -14,7 +14,7 @@
 //! | `hyper::Error::is_timeout` | `Timeout` | maybe |
 //! | `hyper::Error::is_parse` (not an HTTP response) | `Other` | maybe |
 //! | `hyper::Error::is_user`, or the client's own "unsupported version/method" errors | `InvalidRequest` | no |
-//! | `http_body_util::LengthLimitError` while reading the body | `ResponseTooLarge` | maybe |
+//! | a body longer than `max_response_bytes` (announced, or counted while reading it) | `ResponseTooLarge` | maybe |
 //!
 //! Messages name the host and port only: never the path, query, headers or body.
 
@@ -26,7 +26,6 @@ use std::time::Duration;
 
 use http::Uri;
 use http::uri::{Authority, Scheme};
-use http_body_util::LengthLimitError;
 
 use crate::{Sent, TransportError, TransportErrorKind};
 
@@ -118,11 +117,8 @@ pub(super) fn client_error(
     TransportError::from_parts(kind, sent, message, Some(source))
 }
 
-/// Maps an error while reading the response body through `Limited`.
-pub(super) fn body_error(err: BoxError, target: &Target, max: usize) -> TransportError {
-    if err.downcast_ref::<LengthLimitError>().is_some() {
-        return too_large(target, max, None);
-    }
+/// Maps an error of the response body while reading it (its size is checked by the caller).
+pub(super) fn body_error(err: BoxError, target: &Target) -> TransportError {
     let source: Arc<dyn StdError + Send + Sync> = Arc::from(err);
     let (kind, message) = {
         let chain = chain(&*source);

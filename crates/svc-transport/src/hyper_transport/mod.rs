@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::{BodyExt, Full};
 use hyper::body::Body as _;
 use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::{Client, ResponseFuture};
@@ -208,34 +208,55 @@ impl Inner {
         }
         // `announced` is at most `max`, a `usize`.
         let expected = usize::try_from(announced).unwrap_or(0);
-        let body = read_whole(Limited::new(body, max), expected)
-            .await
-            .map_err(|e| classify::body_error(e, target, max))?;
+        let body = read_whole(body, max, expected).await.map_err(|e| match e {
+            ReadError::TooLarge => classify::too_large(target, max, None),
+            ReadError::Body(e) => classify::body_error(e.into(), target),
+        })?;
         Ok(http::Response::from_parts(parts, body))
     }
 }
 
-/// `body`'s data read whole, as `body.collect().await?.to_bytes()` reads it (every data frame
-/// in order, trailers left out), `expected` bytes or so.
+/// Why a body could not be read whole.
+#[derive(Debug)]
+enum ReadError<E> {
+    /// More than the transport's `max_response_bytes`.
+    TooLarge,
+    /// The body's own error.
+    Body(E),
+}
+
+/// `body`'s data read whole, as `Limited::new(body, max).collect().await?.to_bytes()` reads it
+/// (every data frame in order, trailers left out, and no more than `max` bytes), `expected`
+/// bytes or so.
 ///
 /// Without the list of frames that `collect` keeps: a small answer arrives as one frame, which
 /// is then the body itself, with nothing allocated or copied, where `collect` put it in a
 /// `VecDeque` it allocated and took it out again (about 500 instructions of a one-record
 /// retrieve, `cargo xtask bench --only instructions`). The frames of a larger answer are
-/// copied into one buffer, as `to_bytes` copies them.
-async fn read_whole<B>(mut body: B, expected: usize) -> Result<Bytes, B::Error>
+/// copied into one buffer, as `to_bytes` copies them. The bytes are counted here, as `Limited`
+/// counted them, without a layer polled around every frame.
+async fn read_whole<B>(
+    mut body: B,
+    max: usize,
+    expected: usize,
+) -> Result<Bytes, ReadError<B::Error>>
 where
     B: hyper::body::Body<Data = Bytes> + Unpin,
 {
     let mut first = Bytes::new();
     let mut joined: Vec<u8> = Vec::new();
+    let mut total = 0usize;
     while let Some(frame) = body.frame().await {
-        let Ok(data) = frame?.into_data() else {
+        let Ok(data) = frame.map_err(ReadError::Body)?.into_data() else {
             // Trailers: not part of the body.
             continue;
         };
         if data.is_empty() {
             continue;
+        }
+        total = total.saturating_add(data.len());
+        if total > max {
+            return Err(ReadError::TooLarge);
         }
         if first.is_empty() {
             first = data;
