@@ -14,7 +14,7 @@ use rustls::RootCertStore;
 use rustls::pki_types::CertificateDer;
 use rustls::pki_types::pem::PemObject;
 
-use super::proxy::{Proxies, ProxyConnector, ProxySettings};
+use super::proxy::{Proxies, ProxyConnector, ProxySettings, SharedConnector};
 use super::{Config, HyperTransport, Inner};
 
 /// Configures and builds a [`HyperTransport`]; from [`HyperTransport::builder`].
@@ -274,7 +274,7 @@ impl HyperTransportBuilder {
             .pool_max_idle_per_host(self.config.pool_max_idle_per_host)
             .pool_timer(TokioTimer::new())
             .timer(TokioTimer::new())
-            .build::<_, Full<bytes::Bytes>>(https);
+            .build::<_, Full<bytes::Bytes>>(SharedConnector::new(https));
 
         Ok(HyperTransport {
             inner: Arc::new(Inner {

@@ -16,7 +16,6 @@ use std::time::Duration;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Body as _;
-use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::{Client, ResponseFuture};
 
 use crate::{BoxFuture, Sent, Transport, TransportError, TransportErrorKind};
@@ -75,7 +74,7 @@ pub struct HyperTransport {
 }
 
 struct Inner {
-    client: Client<HttpsConnector<proxy::ProxyConnector>, Full<Bytes>>,
+    client: Client<proxy::SharedConnector, Full<Bytes>>,
     config: Config,
     /// The request timeout's one timer (see `deadline`).
     deadlines: Deadlines,

@@ -22,6 +22,7 @@ use std::task::{Context, Poll};
 
 use http::{HeaderValue, Uri};
 use hyper::rt::{Read, ReadBufCursor, Write};
+use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::connect::proxy::Tunnel;
 use hyper_util::client::legacy::connect::{Connected, Connection, HttpConnector};
 use hyper_util::client::proxy::matcher::{Intercept, Matcher};
@@ -188,6 +189,58 @@ impl Service<Uri> for ProxyConnector {
                 })
             })
         }
+    }
+}
+
+/// The transport's connector (TLS over [`ProxyConnector`]), shared.
+///
+/// hyper-util's client clones its connector for every request, in case the pool has no
+/// connection to give it, and drops the clone unused when it has one; this connector holds
+/// four `Arc`s (TLS settings, server name resolver, TCP settings, proxies), each counted up
+/// and down per request. Shared, it is one `Arc`; a connector of its own is cloned from it
+/// only when a connection is made.
+pub(super) struct SharedConnector {
+    shared: Arc<HttpsConnector<ProxyConnector>>,
+    /// The connector `poll_ready` readied, for the `call` that follows it.
+    ready: Option<HttpsConnector<ProxyConnector>>,
+}
+
+impl SharedConnector {
+    pub(super) fn new(connector: HttpsConnector<ProxyConnector>) -> Self {
+        Self {
+            shared: Arc::new(connector),
+            ready: None,
+        }
+    }
+}
+
+impl Clone for SharedConnector {
+    fn clone(&self) -> Self {
+        Self {
+            shared: Arc::clone(&self.shared),
+            ready: None,
+        }
+    }
+}
+
+impl Service<Uri> for SharedConnector {
+    type Response = <HttpsConnector<ProxyConnector> as Service<Uri>>::Response;
+    type Error = <HttpsConnector<ProxyConnector> as Service<Uri>>::Error;
+    type Future = <HttpsConnector<ProxyConnector> as Service<Uri>>::Future;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        let shared = &self.shared;
+        self.ready
+            .get_or_insert_with(|| HttpsConnector::clone(shared))
+            .poll_ready(cx)
+    }
+
+    fn call(&mut self, dst: Uri) -> Self::Future {
+        let mut connector = self
+            .ready
+            .take()
+            .unwrap_or_else(|| HttpsConnector::clone(&self.shared));
+        connector.call(dst)
     }
 }
 
