@@ -564,7 +564,10 @@ impl Client {
         let exchange = self.inner.sender.transport.send(request);
         match self.inner.sender.attempt_timeout {
             None => Either::Left(exchange),
-            Some(limit) => Either::Right(self.bounded_attempt(limit, exchange)),
+            // Boxed: only custom transports with an attempt timeout take this way (which
+            // allocates the timer's future already), and unboxed its state would take room in
+            // every call's future.
+            Some(limit) => Either::Right(Box::pin(self.bounded_attempt(limit, exchange))),
         }
     }
 
