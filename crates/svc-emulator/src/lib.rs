@@ -46,9 +46,10 @@
 // (the `Backend` trait, the flows, the shared SQL), the databases (svc-emulator-sqlite, and
 // behind their features svc-emulator-postgres and svc-emulator-mysql, which only `databases`
 // names), svc-emulator-state (settings, meta store, catalog, sessions, snapshots; no database
-// crate: the catalog opens resources through `databases`) and svc-emulator-http (app state, errors, extractors, credentials, journal, stubs). The slices
-// (one per operation group, named like svc-api's modules) never import each other; `runtime`
-// starts the server. Only `cli` imports clap.
+// crate: the catalog opens resources through `databases`) and svc-emulator-http (app state,
+// errors, extractors, credentials, journal, stubs). The slices (one per operation group, named
+// like svc-api's modules) never import each other; `runtime` starts the server. Only `cli`
+// imports clap.
 mod databases;
 mod runtime;
 mod ui;
