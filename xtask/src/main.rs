@@ -195,40 +195,98 @@ fn ci() -> bool {
         }
     }
     let root = workspace_root();
-    let ok = times.run("semver", || semver::semver(&root))
-        && times.run("docs' examples", docs_examples)
+    // From here on the main line spends most of its time waiting on PostgreSQL, MariaDB,
+    // Python, npm and a browser, while semver and packaging compile in target dirs of their
+    // own: run those two beside it, in a process of their own, instead of one after another.
+    let started = std::time::Instant::now();
+    let beside = match Beside::start(&root) {
+        Ok(beside) => beside,
+        Err(e) => {
+            eprintln!("\nci: {e}");
+            return times.report(false);
+        }
+    };
+    let ok = times.run("docs' examples", docs_examples)
         && times.run("packages", || dist::dist(&["--check".to_owned()], &root))
         && times.run("PostgreSQL tests", postgres)
         && times.run("MySQL tests", mysql)
-        && times.run("browser", browser);
-    if !ok {
-        return times.report(false);
-    }
-    // The packaging step compiles every published crate from its tarball in a target dir of
-    // its own (minutes of compiling on two cores), while verify and contract spend most of
-    // theirs in one Python process talking to one emulator: run it beside them, its output
-    // kept until they end, instead of after them.
-    let started = std::time::Instant::now();
-    let packaging = std::thread::spawn(|| package_with(Output::Kept));
-    let ok = times.run("verify", || fidelity::verify::verify(&[], &root))
+        && times.run("browser", browser)
+        && times.run("verify", || fidelity::verify::verify(&[], &root))
         && times.run("contract", || contract::contract(&[], &root));
-    let packaged = match packaging.join() {
-        Ok((packaged, output)) => {
-            eprintln!("\n== cargo package (run beside verify and contract)\n{output}");
-            packaged
-        }
-        Err(_) => {
-            eprintln!("\nci: the packaging step panicked");
-            false
-        }
-    };
-    times
-        .0
-        .push(("package (beside verify and contract)", started.elapsed()));
-    if !packaged {
-        eprintln!("\nci: the packaging step failed");
+    let beside_ok = beside.finish(ok);
+    times.0.push((Beside::WHAT, started.elapsed()));
+    let ok = ok && beside_ok && times.run("features", features);
+    times.report(ok)
+}
+
+/// The steps of [`ci_beside`] (`cargo xtask ci-beside`), run by `cargo xtask ci` as a child
+/// process beside its own steps, their output kept in a file until those end: lines of two
+/// steps interleaved would say nothing.
+struct Beside {
+    child: std::process::Child,
+    log: PathBuf,
+}
+
+impl Beside {
+    /// How the step-time table names it.
+    const WHAT: &'static str = "semver and package (beside docs' examples to contract)";
+
+    fn start(root: &Path) -> Result<Beside, String> {
+        let dir = root.join("target").join("ci");
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let log = dir.join("beside.log");
+        let file = std::fs::File::create(&log)
+            .map_err(|e| format!("cannot create {}: {e}", log.display()))?;
+        let err = file
+            .try_clone()
+            .map_err(|e| format!("cannot share {}: {e}", log.display()))?;
+        let exe = std::env::current_exe()
+            .map_err(|e| format!("cannot find xtask's own binary to run ci-beside: {e}"))?;
+        eprintln!(
+            "\n== semver and cargo package, beside the steps that follow (their output: {})",
+            log.display()
+        );
+        let child = Command::new(exe)
+            .arg("ci-beside")
+            .current_dir(root)
+            .stdin(std::process::Stdio::null())
+            .stdout(file)
+            .stderr(err)
+            .spawn()
+            .map_err(|e| format!("cannot start `xtask ci-beside`: {e}"))?;
+        Ok(Beside { child, log })
     }
-    let ok = ok && packaged && times.run("features", features);
+
+    /// Waits for the steps (or, when the main line failed, stops them: their result would
+    /// change nothing), prints their output, and says whether they passed.
+    fn finish(mut self, wait: bool) -> bool {
+        if !wait {
+            let _ = self.child.kill();
+        }
+        let status = self.child.wait();
+        eprintln!(
+            "\n== semver and cargo package (run beside; {})",
+            self.log.display()
+        );
+        match std::fs::read(&self.log) {
+            Ok(text) => eprintln!("{}", String::from_utf8_lossy(&text)),
+            Err(e) => eprintln!("ci: cannot read {}: {e}", self.log.display()),
+        }
+        let ok = status.is_ok_and(|status| status.success());
+        if wait && !ok {
+            eprintln!("\nci: semver or packaging failed (above)");
+        }
+        ok
+    }
+}
+
+/// `cargo xtask ci-beside`: the steps of `cargo xtask ci` that build in target dirs of their
+/// own, semver (`target/semver`) then packaging (`target/package-verify`), with their times.
+fn ci_beside() -> bool {
+    let root = workspace_root();
+    let mut times = StepTimes::default();
+    let ok = times.run("semver", || semver::semver(&root)) && times.run("package", package);
     times.report(ok)
 }
 
@@ -264,14 +322,6 @@ fn disk_report(root: &Path) {
              step may fail with \"No space left on device\": free some first"
         );
     }
-}
-
-/// Where a step's output goes: shown as it comes, or kept and handed back (a step run beside
-/// another, whose lines would otherwise interleave).
-#[derive(Clone, Copy, PartialEq)]
-enum Output {
-    Shown,
-    Kept,
 }
 
 /// How long each step of `cargo xtask ci` took, printed at its end (pass or fail), so that a
@@ -338,102 +388,94 @@ fn docs_examples() -> bool {
 }
 
 /// The test targets that need PostgreSQL's programs (they start throwaway servers with the
-/// pg-cluster crate), each a `cargo test` selection. Their tests are `#[ignore]`d, so that
+/// pg-cluster crate), each the targets of a `cargo test --workspace --all-features` and the
+/// names of the tests to run in them (all when empty). Their tests are `#[ignore]`d, so that
 /// the README's `cargo test --workspace --all-features` needs no PostgreSQL; [`postgres`] runs
 /// exactly these with `-- --ignored`. A new test target that uses pg-cluster goes here.
-/// Each is a selection and the names of the tests to run in it (all when empty).
+///
+/// Targets, not packages (`-p`): the features of a build follow the packages it selects, so
+/// `-p svc-emulator` alone would build every crate of ours again with other features (minutes
+/// on two cores), where `--workspace --all-features` reuses what the tests step built. Every
+/// target name here is one package's.
 const POSTGRES_TESTS: &[(&[&str], &str)] = &[
-    (&["-p", "pg-cluster"], ""),
-    (&["-p", "svc-emulator", "--test", "postgres"], ""),
+    // pg-cluster's own (its library's tests need no server and run in `cargo test`).
+    (&["--test", "cluster", "--test", "process_exit"], ""),
+    // svc-emulator's.
+    (&["--test", "postgres"], ""),
     // `svc actions run` and `svc workflows run` end to end on a PostgreSQL resource.
-    (
-        &["-p", "svc-cli", "--test", "actions_databases"],
-        "on_postgres",
-    ),
+    (&["--test", "actions_databases"], "on_postgres"),
     // chrono's, time's, jiff's and rust_decimal's values through the SDK and the emulator.
     (
-        &["-p", "svc-tests", "--test", "e2e"],
+        &["--test", "e2e"],
         "interop::values_survive_a_round_trip_on_postgres",
     ),
     // The conformance suite's PostgreSQL half (its SQLite half runs in `cargo test`).
-    (
-        &["-p", "svc-emulator", "--test", "conformance"],
-        "postgres::",
-    ),
-    // Saved copies of a resource's data, through the crate's own backend interface (the
-    // library's tests: `postgres::RULE` and `postgres_db::`; SQLite's run in `cargo test`).
-    (
-        &["-p", "svc-emulator", "--lib"],
-        "databases::tests::save_restore::postgres",
-    ),
+    (&["--test", "conformance"], "postgres::"),
+    // Saved copies of a resource's data, through the crate's own backend interface
+    // (svc-emulator's library; SQLite's run in `cargo test`).
+    (&["--lib"], "databases::tests::save_restore::postgres"),
 ];
 
-/// `cargo test SELECTION --all-features -- --ignored` for each of [`POSTGRES_TESTS`]. A
-/// missing PostgreSQL is a failure, not a skip: the tests fail with the crate's message (what
-/// to install, or `PG_BIN`). `.ci/run` installs PostgreSQL first when there is none.
+/// `cargo test --workspace --all-features TARGETS -- --ignored NAMES` for each of
+/// [`POSTGRES_TESTS`]. A missing PostgreSQL is a failure, not a skip: the tests fail with the
+/// crate's message (what to install, or `PG_BIN`). `.ci/run` installs PostgreSQL first when
+/// there is none.
 fn postgres() -> bool {
-    for (selection, names) in POSTGRES_TESTS {
-        let mut args = vec!["test"];
-        args.extend_from_slice(selection);
-        args.extend(["--all-features", "--", "--ignored"]);
-        if !names.is_empty() {
-            args.push(names);
-        }
-        if !ran_tests(&args) {
-            eprintln!(
-                "\nci: the PostgreSQL tests failed (cargo {}); they need PostgreSQL's programs \
-                 (initdb, postgres, psql): see crates/pg-cluster/README.md",
-                args.join(" ")
-            );
-            return false;
-        }
-    }
-    true
+    ran_selections(POSTGRES_TESTS, |args| {
+        format!(
+            "the PostgreSQL tests failed (cargo {args}); they need PostgreSQL's programs \
+             (initdb, postgres, psql): see crates/pg-cluster/README.md"
+        )
+    })
 }
 
 /// The test targets that need a MariaDB (or MySQL) server (the maria-server crate: the
 /// machine's own on 127.0.0.1:3306, `SVC_TEST_MYSQL_URL`, or a throwaway one it starts), each
-/// a selection and the names of the tests to run in it. Their tests are `#[ignore]`d like the
-/// PostgreSQL ones; [`mysql`] runs exactly these with `-- --ignored`.
+/// the targets and the names of the tests to run in them, as [`POSTGRES_TESTS`]. Their tests
+/// are `#[ignore]`d like the PostgreSQL ones; [`mysql`] runs exactly these with `-- --ignored`.
 const MYSQL_TESTS: &[(&[&str], &str)] = &[
-    (&["-p", "maria-server"], ""),
-    (&["-p", "svc-emulator", "--test", "mysql"], ""),
+    // maria-server's own.
+    (&["--lib"], "tests::a_throwaway_server_starts_and_stops"),
+    // svc-emulator's.
+    (&["--test", "mysql"], ""),
     // `svc actions run` and `svc workflows run` end to end on a MariaDB resource.
-    (
-        &["-p", "svc-cli", "--test", "actions_databases"],
-        "on_mariadb",
-    ),
+    (&["--test", "actions_databases"], "on_mariadb"),
     // chrono's, time's, jiff's and rust_decimal's values through the SDK and the emulator.
     (
-        &["-p", "svc-tests", "--test", "e2e"],
+        &["--test", "e2e"],
         "interop::values_survive_a_round_trip_on_mariadb",
     ),
     // The conformance suite's MySQL half.
-    (&["-p", "svc-emulator", "--test", "conformance"], "mysql::"),
-    // Saved copies of a resource's data (`mysql::RULE` and `mysql_db::`).
-    (
-        &["-p", "svc-emulator", "--lib"],
-        "databases::tests::save_restore::mysql",
-    ),
+    (&["--test", "conformance"], "mysql::"),
+    // Saved copies of a resource's data.
+    (&["--lib"], "databases::tests::save_restore::mysql"),
 ];
 
-/// `cargo test SELECTION --all-features -- --ignored` for each of [`MYSQL_TESTS`]. No server
-/// is a failure, not a skip: the tests fail with maria-server's message (what to install).
+/// `cargo test --workspace --all-features TARGETS -- --ignored NAMES` for each of
+/// [`MYSQL_TESTS`]. No server is a failure, not a skip: the tests fail with maria-server's
+/// message (what to install).
 fn mysql() -> bool {
-    for (selection, names) in MYSQL_TESTS {
-        let mut args = vec!["test"];
-        args.extend_from_slice(selection);
-        args.extend(["--all-features", "--", "--ignored"]);
+    ran_selections(MYSQL_TESTS, |args| {
+        format!(
+            "the MySQL tests failed (cargo {args}); they need a MariaDB server on \
+             127.0.0.1:3306 (root, no password), SVC_TEST_MYSQL_URL, or MariaDB's programs \
+             (mariadb-install-db, mariadbd, mariadb): see crates/maria-server/README.md"
+        )
+    })
+}
+
+/// Runs each selection's ignored tests (see [`POSTGRES_TESTS`]), stopping at the first that
+/// fails or runs none, with the message `failed` makes of its command line.
+fn ran_selections(selections: &[(&[&str], &str)], failed: impl Fn(&str) -> String) -> bool {
+    for (targets, names) in selections {
+        let mut args = vec!["test", "--workspace", "--all-features"];
+        args.extend_from_slice(targets);
+        args.extend(["--", "--ignored"]);
         if !names.is_empty() {
             args.push(names);
         }
         if !ran_tests(&args) {
-            eprintln!(
-                "\nci: the MySQL tests failed (cargo {}); they need a MariaDB server on \
-                 127.0.0.1:3306 (root, no password), SVC_TEST_MYSQL_URL, or MariaDB's programs \
-                 (mariadb-install-db, mariadbd, mariadb): see crates/maria-server/README.md",
-                args.join(" ")
-            );
+            eprintln!("\nci: {}", failed(&args.join(" ")));
             return false;
         }
     }
@@ -447,8 +489,7 @@ fn mysql() -> bool {
 fn browser() -> bool {
     let args = [
         "test",
-        "-p",
-        "svc-emulator",
+        "--workspace",
         "--all-features",
         "--test",
         "ui",
@@ -491,11 +532,6 @@ const PUBLISHED: &[&str] = &[
 /// version only (registry crates never change), so a copy left by an earlier run of the same
 /// version would be reused, stale. Remove them first, and verify in a target dir of its own.
 fn package() -> bool {
-    package_with(Output::Shown).0
-}
-
-/// [`package`], its output shown as it comes or kept and handed back.
-fn package_with(output: Output) -> (bool, String) {
     let cargo_home = std::env::var_os("CARGO_HOME")
         .map(std::path::PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cargo")));
@@ -536,21 +572,11 @@ fn package_with(output: Output) -> (bool, String) {
         "--target-dir",
         &target,
     ];
-    if output == Output::Shown {
-        let ok = cargo(&args, &[]);
-        if !ok {
-            eprintln!("\nci: the packaging step failed");
-        }
-        return (ok, String::new());
+    let ok = cargo(&args, &[]);
+    if !ok {
+        eprintln!("\nci: the packaging step failed");
     }
-    match cargo_command(&args).output() {
-        Ok(out) => {
-            let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
-            text.push_str(&String::from_utf8_lossy(&out.stderr));
-            (out.status.success(), text)
-        }
-        Err(e) => (false, format!("could not run cargo: {e}")),
-    }
+    ok
 }
 
 fn features() -> bool {
@@ -783,6 +809,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let ok = match args.first().map(String::as_str) {
         Some("ci") => ci(),
+        Some("ci-beside") => ci_beside(),
         Some("structure") => structure(),
         Some("features") => features(),
         Some("package") => package(),
@@ -804,6 +831,8 @@ fn main() -> ExitCode {
                 "usage: cargo xtask <task>\n\n\
                  tasks:\n  ci        structure, fmt, clippy, tests, docs, semver, PostgreSQL and MariaDB tests, `svc emulator verify` against the data engine, contract, \
                  packaging, each svc-api feature alone (.ci/run)\n  \
+                 ci-beside semver then package, with their times: what ci runs beside its \
+                 steps from the docs' examples to contract\n  \
                  dist      the Python wheel and the npm packages of this platform into \
                  target/dist/ ([--release] [--check]: installed and tested without a Rust \
                  toolchain; docs/release.md)\n  \

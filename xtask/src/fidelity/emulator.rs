@@ -1,4 +1,4 @@
-//! Our emulator: built with cargo (`-p svc-emulator --features cli --bin svc-emulator`), run with
+//! Our emulator: built with cargo (`--workspace --all-features --bin svc-emulator`), run with
 //! a config file of one project whose one resource is the emulator's copy of the database (an
 //! SQLite path, or a `postgres://USER@HOST:PORT/DB` URL), and known by its one JSON startup line.
 
@@ -19,12 +19,14 @@ const RESOURCE: &str = "db";
 const TOKEN: &str = "tok_fidelity_db_0123456789";
 
 /// Builds the binary (in release mode when `release`) and returns its path (from cargo's JSON
-/// messages).
+/// messages). With the workspace's features, as the tests step of `cargo xtask ci` builds it:
+/// `-p svc-emulator` alone resolves other features and builds every crate of ours again.
 pub fn build(root: &Path, release: bool) -> Result<PathBuf, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let profile = if release { "release" } else { "dev" };
     eprintln!(
-        "building the emulator (cargo build --profile {profile} -p svc-emulator --features cli)"
+        "building the emulator (cargo build --profile {profile} --workspace --all-features --bin \
+         svc-emulator)"
     );
     let output = Command::new(cargo)
         .args([
@@ -32,10 +34,8 @@ pub fn build(root: &Path, release: bool) -> Result<PathBuf, String> {
             "--quiet",
             "--profile",
             profile,
-            "-p",
-            "svc-emulator",
-            "--features",
-            "cli",
+            "--workspace",
+            "--all-features",
             "--bin",
             "svc-emulator",
             "--message-format=json-render-diagnostics",

@@ -89,11 +89,20 @@ pub(crate) fn verify(args: &[String], root: &Path) -> bool {
     }
 }
 
-/// Builds `svc` and returns its path.
+/// Builds `svc` and returns its path. With the workspace's features, as the tests step of `cargo
+/// xtask ci` builds it: `-p svc-cli` alone resolves other features and builds every crate of
+/// ours again.
 fn build(root: &Path) -> Result<PathBuf, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let ok = Command::new(cargo)
-        .args(["build", "--quiet", "-p", "svc-cli", "--bin", "svc"])
+        .args([
+            "build",
+            "--quiet",
+            "--workspace",
+            "--all-features",
+            "--bin",
+            "svc",
+        ])
         .current_dir(root)
         .status()
         .map_err(|e| format!("running cargo: {e}"))?
