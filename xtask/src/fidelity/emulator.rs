@@ -19,27 +19,29 @@ const RESOURCE: &str = "db";
 const TOKEN: &str = "tok_fidelity_db_0123456789";
 
 /// Builds the binary (in release mode when `release`) and returns its path (from cargo's JSON
-/// messages). With the workspace's features, as the tests step of `cargo xtask ci` builds it:
-/// `-p svc-emulator` alone resolves other features and builds every crate of ours again.
+/// messages). With the workspace's features: `-p svc-emulator` alone resolves other features,
+/// and in the dev profile the tests step of `cargo xtask ci` has built it with these (the
+/// examples turn on the dev-dependencies' features, as tests do), so nothing compiles again.
 pub fn build(root: &Path, release: bool) -> Result<PathBuf, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let profile = if release { "release" } else { "dev" };
-    eprintln!(
-        "building the emulator (cargo build --profile {profile} --workspace --all-features --bin \
-         svc-emulator)"
-    );
+    let mut args = vec![
+        "build",
+        "--quiet",
+        "--profile",
+        profile,
+        "--workspace",
+        "--all-features",
+        "--bin",
+        "svc-emulator",
+        "--message-format=json-render-diagnostics",
+    ];
+    if !release {
+        args.push("--examples");
+    }
+    eprintln!("building the emulator (cargo {})", args.join(" "));
     let output = Command::new(cargo)
-        .args([
-            "build",
-            "--quiet",
-            "--profile",
-            profile,
-            "--workspace",
-            "--all-features",
-            "--bin",
-            "svc-emulator",
-            "--message-format=json-render-diagnostics",
-        ])
+        .args(&args)
         .current_dir(root)
         .stderr(Stdio::inherit())
         .output()

@@ -89,9 +89,10 @@ pub(crate) fn verify(args: &[String], root: &Path) -> bool {
     }
 }
 
-/// Builds `svc` and returns its path. With the workspace's features, as the tests step of `cargo
-/// xtask ci` builds it: `-p svc-cli` alone resolves other features and builds every crate of
-/// ours again.
+/// Builds `svc` and returns its path. With the features the tests step of `cargo xtask ci`
+/// builds it with, so that nothing is compiled again: `-p svc-cli` alone resolves other
+/// features, and so does a build without the examples, which turn on the dev-dependencies'
+/// features (tokio's `test-util`).
 fn build(root: &Path) -> Result<PathBuf, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let ok = Command::new(cargo)
@@ -100,6 +101,7 @@ fn build(root: &Path) -> Result<PathBuf, String> {
             "--quiet",
             "--workspace",
             "--all-features",
+            "--examples",
             "--bin",
             "svc",
         ])
