@@ -262,7 +262,7 @@ impl Beside {
     /// change nothing), prints their output, and says whether they passed.
     fn finish(mut self, wait: bool) -> bool {
         if !wait {
-            let _ = self.child.kill();
+            stop_tree(&mut self.child);
         }
         let status = self.child.wait();
         eprintln!(
@@ -279,6 +279,54 @@ impl Beside {
         }
         ok
     }
+}
+
+/// Stops `child` and every process under it (cargo, rustc, cargo-semver-checks): killing the
+/// child alone would leave them compiling for minutes. Linux lists the processes in /proc;
+/// elsewhere only the child is stopped.
+fn stop_tree(child: &mut std::process::Child) {
+    let mut pids = descendants(child.id(), &parents());
+    pids.push(child.id());
+    let pids: Vec<String> = pids.iter().map(u32::to_string).collect();
+    let _ = Command::new("kill")
+        .arg("-TERM")
+        .args(&pids)
+        .stderr(std::process::Stdio::null())
+        .status();
+    let _ = child.kill();
+}
+
+/// Every process's id and its parent's, from /proc (empty where there is none).
+fn parents() -> Vec<(u32, u32)> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let pid = entry.file_name().to_str()?.parse::<u32>().ok()?;
+            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+            // `PID (COMMAND) STATE PPID ...`, where COMMAND may hold spaces and parentheses.
+            let after = &stat[stat.rfind(')')? + 1..];
+            let ppid = after.split_whitespace().nth(1)?.parse::<u32>().ok()?;
+            Some((pid, ppid))
+        })
+        .collect()
+}
+
+/// The processes under `root`, at any depth, given each process's parent.
+fn descendants(root: u32, parents: &[(u32, u32)]) -> Vec<u32> {
+    let mut found = Vec::new();
+    let mut next = vec![root];
+    while let Some(parent) = next.pop() {
+        for &(pid, ppid) in parents {
+            if ppid == parent && pid != root && !found.contains(&pid) {
+                found.push(pid);
+                next.push(pid);
+            }
+        }
+    }
+    found
 }
 
 /// `cargo xtask ci-beside`: the steps of `cargo xtask ci` that build in target dirs of their
@@ -888,7 +936,64 @@ fn main() -> ExitCode {
 
 #[cfg(test)]
 mod tests {
-    use super::passed_count;
+    use super::{descendants, passed_count};
+
+    #[test]
+    fn the_descendants_of_a_process_are_found_at_every_depth() {
+        // 10 -> 11 -> 13 -> 14, 10 -> 12; 20 and 21 are another tree.
+        let parents = [
+            (11, 10),
+            (12, 10),
+            (13, 11),
+            (14, 13),
+            (20, 1),
+            (21, 20),
+            (10, 1),
+        ];
+        let mut found = descendants(10, &parents);
+        found.sort_unstable();
+        assert_eq!(found, [11, 12, 13, 14]);
+        assert_eq!(descendants(14, &parents), Vec::<u32>::new());
+    }
+
+    /// A child and the processes it started are all stopped: none is left running.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn stopping_a_tree_leaves_no_process_of_it_running() {
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "sleep 600 & sleep 600 & echo started; wait"])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("sh runs");
+        // Gate: `started` is printed once both sleeps were spawned.
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.take().expect("piped")),
+            &mut line,
+        )
+        .expect("sh prints");
+        assert_eq!(line.trim(), "started");
+        let under = descendants(child.id(), &super::parents());
+        assert_eq!(under.len(), 2, "the two sleeps: {under:?}");
+        super::stop_tree(&mut child);
+        let _ = child.wait();
+        // A stopped process may stay a zombie until its new parent reaps it: running means
+        // neither gone nor a zombie. Poll, with a deadline far above the time it takes.
+        let running = |pid: &u32| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+                let after = &stat[stat.rfind(')').map_or(0, |i| i + 1)..];
+                after.split_whitespace().next() != Some("Z")
+            })
+        };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while under.iter().any(running) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "still running after 60 s: {under:?}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
 
     #[test]
     fn a_summary_line_tells_how_many_passed() {
