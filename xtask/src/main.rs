@@ -1,4 +1,5 @@
-//! Maintenance jobs of the workspace: `cargo xtask ci`, `cargo xtask structure`,
+//! Maintenance jobs of the workspace: `cargo xtask ci` (and `cargo xtask ci-beside`, what it runs
+//! beside its later steps), `cargo xtask structure`,
 //! `cargo xtask features`, `cargo xtask package`, `cargo xtask postgres`, `cargo xtask mysql`,
 //! `cargo xtask bench`,
 //! `cargo xtask load`, `cargo xtask fuzz`, `cargo xtask stress`, `cargo xtask fidelity`,
