@@ -289,11 +289,18 @@ fn stop_tree(child: &mut std::process::Child) {
     let mut pids = descendants(child.id(), &parents());
     pids.push(child.id());
     let pids: Vec<String> = pids.iter().map(u32::to_string).collect();
-    let _ = Command::new("kill")
+    // `kill` (procps), since std sends a signal only to a child of its own.
+    if let Err(e) = Command::new("kill")
         .arg("-TERM")
         .args(&pids)
         .stderr(std::process::Stdio::null())
-        .status();
+        .status()
+    {
+        eprintln!(
+            "ci: could not run `kill` ({e}): processes under pid {} may still run",
+            child.id()
+        );
+    }
     let _ = child.kill();
 }
 
