@@ -314,12 +314,16 @@ fn parents() -> Vec<(u32, u32)> {
         .filter_map(|entry| {
             let pid = entry.file_name().to_str()?.parse::<u32>().ok()?;
             let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
-            // `PID (COMMAND) STATE PPID ...`, where COMMAND may hold spaces and parentheses.
-            let after = &stat[stat.rfind(')')? + 1..];
-            let ppid = after.split_whitespace().nth(1)?.parse::<u32>().ok()?;
+            let ppid = stat_fields(&stat)?.nth(1)?.parse::<u32>().ok()?;
             Some((pid, ppid))
         })
         .collect()
+}
+
+/// The fields of a /proc/PID/stat line after the command, from the state on: the line is `PID
+/// (COMMAND) STATE PPID ...`, where COMMAND may hold spaces and parentheses.
+fn stat_fields(stat: &str) -> Option<std::str::SplitWhitespace<'_>> {
+    Some(stat[stat.rfind(')')? + 1..].split_whitespace())
 }
 
 /// The processes under `root`, at any depth, given each process's parent.
@@ -988,10 +992,8 @@ mod tests {
         // A stopped process may stay a zombie until its new parent reaps it: running means
         // neither gone nor a zombie. Poll, with a deadline far above the time it takes.
         let running = |pid: &u32| {
-            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-                let after = &stat[stat.rfind(')').map_or(0, |i| i + 1)..];
-                after.split_whitespace().next() != Some("Z")
-            })
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .is_ok_and(|stat| super::stat_fields(&stat).and_then(|mut f| f.next()) != Some("Z"))
         };
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
         while under.iter().any(running) {
