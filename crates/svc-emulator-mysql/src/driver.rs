@@ -148,6 +148,9 @@ const OVERFLOW: &str = "18446744073709551615";
 /// MySQL's code of an integer out of its type's range.
 const OUT_OF_RANGE: u16 = 1690;
 
+/// MySQL's code of a statement the prepared statements' protocol does not take.
+const UNSUPPORTED_PS: u16 = 1295;
+
 /// Whether `e` is the size check's overflow: a row longer than the answer cap.
 pub(super) fn too_large(e: &mysql_async::Error) -> bool {
     server_code(e) == Some(OUT_OF_RANGE)
@@ -224,8 +227,17 @@ impl Driver for MyResource {
     type Binds = Params;
     type Fault = mysql_async::Error;
 
-    async fn batch(conn: &mut Conn, sql: &str) -> Result<(), mysql_async::Error> {
-        conn.query_drop(sql).await
+    /// A prepared statement (the binary protocol), which the server parses as one statement:
+    /// the text protocol runs every statement of a text, since mysql_async always asks for
+    /// `CLIENT_MULTI_STATEMENTS`. A server that cannot prepare the statement
+    /// (`ER_UNSUPPORTED_PS`) has it sent as text only where it holds no `;` at all.
+    async fn execute_one(conn: &mut Conn, sql: &str) -> Result<(), mysql_async::Error> {
+        match conn.exec_drop(sql, ()).await {
+            Err(e) if server_code(&e) == Some(UNSUPPORTED_PS) && !sql.contains(';') => {
+                conn.query_drop(sql).await
+            }
+            done => done,
+        }
     }
 
     async fn rows(

@@ -43,7 +43,9 @@ use mysql_async::{Conn, Row, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use svc_emulator_core::flow::driver::Session;
-use svc_emulator_core::flow::export::{Aside, Exports, SavedTable, Store, Suspended};
+use svc_emulator_core::flow::export::{
+    Aside, Exports, SavedTable, Store, Suspended, foreign_counter,
+};
 use svc_emulator_core::flow::{self, Columns, OnDelete, TableRef};
 use svc_engine::EngineError;
 use svc_engine::table::{MappedColumn, MappedTable, Reflected};
@@ -597,16 +599,33 @@ impl Exports for MyResource {
         self.auto_increments(conn.conn(), tables).await
     }
 
+    fn check_keys(keys: &MyKeys, tables: &[SavedTable]) -> Result<(), EngineError> {
+        match keys
+            .iter()
+            .find(|(named, _)| !tables.iter().any(|t| t.sql == *named))
+        {
+            Some((outside, _)) => Err(foreign_counter("table", outside)),
+            None => Ok(()),
+        }
+    }
+
     async fn put_keys(
         &self,
         conn: &mut Session<Self>,
         tables: &[SavedTable],
         keys: &MyKeys,
     ) -> Result<(), EngineError> {
+        // The table a counter names is one of the tables written, its name as the schema
+        // reflects it and quotes it: a name in an export's file is compared, never written.
+        Self::check_keys(keys, tables)?;
+        let moves = keys.iter().filter_map(|(named, next)| {
+            let table = tables.iter().find(|t| t.sql == *named)?;
+            Some((&table.sql, *next))
+        });
         let now = self.auto_increments(conn.conn(), tables).await?;
-        for (table, next) in keys {
+        for (table, next) in moves {
             // Each `ALTER TABLE` commits and takes its time: only the counters that moved.
-            if now.iter().any(|(t, n)| t == table && n == next) {
+            if now.iter().any(|(t, n)| t == table && *n == next) {
                 continue;
             }
             self.run(

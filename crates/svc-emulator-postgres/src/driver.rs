@@ -255,9 +255,12 @@ impl Driver for PgResource {
     type Binds = Params;
     type Fault = tokio_postgres::Error;
 
-    /// The simple protocol: nothing is prepared, no statement cache fills.
-    async fn batch(conn: &mut Object, sql: &str) -> Result<(), tokio_postgres::Error> {
-        conn.batch_execute(sql).await
+    /// The extended protocol with an unnamed statement, in one round trip: nothing is kept
+    /// prepared, no statement cache fills, and the server refuses a second statement
+    /// ("cannot insert multiple commands into a prepared statement") where the simple
+    /// protocol would run it.
+    async fn execute_one(conn: &mut Object, sql: &str) -> Result<(), tokio_postgres::Error> {
+        conn.execute_typed(sql, &[]).await.map(drop)
     }
 
     async fn rows(

@@ -49,7 +49,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use svc_emulator_core::dialect::quote_ident;
 use svc_emulator_core::flow::driver::Session;
-use svc_emulator_core::flow::export::{Exports, SavedTable, Store, Suspended};
+use svc_emulator_core::flow::export::{Exports, SavedTable, Store, Suspended, foreign_counter};
 use svc_emulator_core::flow::{self, Columns, Locator, OnDelete, TableRef};
 use svc_engine::EngineError;
 use svc_engine::table::{MappedColumn, MappedTable, Reflected};
@@ -385,6 +385,22 @@ fn names(tables: &[SavedTable]) -> Vec<String> {
     tables.iter().map(|t| t.sql.clone()).collect()
 }
 
+impl PgResource {
+    /// The sequences of `tables` (quoted and qualified, as the catalog names them).
+    async fn sequences(
+        &self,
+        conn: &mut Session<Self>,
+        tables: &[SavedTable],
+    ) -> Result<Vec<String>, EngineError> {
+        let rows = conn.conn().query(SEQUENCES, &[&names(tables)]).await;
+        Ok(rows
+            .map_err(|e| self.unexpected(e))?
+            .iter()
+            .map(|r| r.get(0))
+            .collect())
+    }
+}
+
 impl Exports for PgResource {
     type Keys = PgKeys;
 
@@ -439,14 +455,8 @@ impl Exports for PgResource {
         conn: &mut Session<Self>,
         tables: &[SavedTable],
     ) -> Result<PgKeys, EngineError> {
+        let sequences = self.sequences(conn, tables).await?;
         let client = conn.conn();
-        let sequences: Vec<String> = client
-            .query(SEQUENCES, &[&names(tables)])
-            .await
-            .map_err(|e| self.unexpected(e))?
-            .iter()
-            .map(|r| r.get(0))
-            .collect();
         if sequences.is_empty() {
             return Ok(Vec::new());
         }
@@ -470,7 +480,7 @@ impl Exports for PgResource {
     async fn put_keys(
         &self,
         conn: &mut Session<Self>,
-        _tables: &[SavedTable],
+        tables: &[SavedTable],
         keys: &PgKeys,
     ) -> Result<(), EngineError> {
         let client = conn.conn();
@@ -483,6 +493,13 @@ impl Exports for PgResource {
         if keys.is_empty() {
             return Ok(());
         }
+        // Only the sequences of the tables written move: a name in an export's file is
+        // compared with theirs, never cast to a relation of its own choosing.
+        let owned = self.sequences(conn, tables).await?;
+        if let Some((outside, ..)) = keys.iter().find(|k| !owned.contains(&k.0)) {
+            return Err(foreign_counter("sequence", outside));
+        }
+        let client = conn.conn();
         let sequences: Vec<&str> = keys.iter().map(|k| k.0.as_str()).collect();
         let values: Vec<i64> = keys.iter().map(|k| k.1).collect();
         let called: Vec<bool> = keys.iter().map(|k| k.2).collect();
@@ -511,12 +528,15 @@ impl Exports for PgResource {
             (vec!["A", "R"], Vec::new())
         } else {
             // Refused (not a superuser): the transaction goes on as before it was asked.
-            client
-                .batch_execute(
-                    "ROLLBACK TO SAVEPOINT svc_emulator_checks; SET CONSTRAINTS ALL DEFERRED",
-                )
-                .await
-                .map_err(|e| self.unexpected(e))?;
+            for statement in [
+                "ROLLBACK TO SAVEPOINT svc_emulator_checks",
+                "SET CONSTRAINTS ALL DEFERRED",
+            ] {
+                client
+                    .batch_execute(statement)
+                    .await
+                    .map_err(|e| self.unexpected(e))?;
+            }
             let references = client
                 .query(CHECKED_REFERENCES, &[&names(tables)])
                 .await
@@ -541,8 +561,8 @@ impl Exports for PgResource {
             };
             undo.push(format!("ALTER TABLE {table} ENABLE {how}TRIGGER {trigger}"));
         }
-        if !disable.is_empty() {
-            self.run(conn, &disable.join("; ")).await?;
+        for statement in &disable {
+            self.run(conn, statement).await?;
         }
         Ok(Suspended {
             still_checked,

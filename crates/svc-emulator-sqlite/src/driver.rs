@@ -615,8 +615,14 @@ impl<'c> Driver for Sqlite<'c> {
     type Binds = Vec<Value>;
     type Fault = rusqlite::Error;
 
-    async fn batch(conn: &mut &'c mut Connection, sql: &str) -> rusqlite::Result<()> {
-        conn.execute_batch(sql)
+    /// One `sqlite3_prepare`: rusqlite refuses a text with a second statement
+    /// (`MultipleStatement`) before any of it runs. Its rows, if any, are stepped through and
+    /// dropped (a `PRAGMA` may answer one).
+    async fn execute_one(conn: &mut &'c mut Connection, sql: &str) -> rusqlite::Result<()> {
+        let mut stmt = conn.prepare(sql)?;
+        let mut rows = stmt.raw_query();
+        while rows.next()?.is_some() {}
+        Ok(())
     }
 
     /// Each value as stored.

@@ -74,7 +74,9 @@ use svc_emulator_core::flow::Locator;
 use svc_emulator_core::flow::delete::delete_row;
 use svc_emulator_core::flow::driver::Failure;
 use svc_emulator_core::flow::driver::Session;
-use svc_emulator_core::flow::export::{Exports, SavedTable, Suspended, bind_imported};
+use svc_emulator_core::flow::export::{
+    Exports, SavedTable, Suspended, bind_imported, foreign_counter,
+};
 use svc_emulator_core::flow::records::{Database, Rows};
 use svc_emulator_core::flow::records::{Page, Pages, counted};
 use svc_emulator_core::flow::references::run_now;
@@ -263,7 +265,7 @@ impl<'c> Exports for Sqlite<'c> {
     async fn read_keys(
         &self,
         conn: &mut Session<Self>,
-        _tables: &[SavedTable],
+        tables: &[SavedTable],
     ) -> Result<Self::Keys, EngineError> {
         let unexpected = |e| self.fault(e, Failure::Unexpected);
         let kept = conn.rows(SEQUENCES_KEPT, &Vec::new()).await;
@@ -278,15 +280,30 @@ impl<'c> Exports for Sqlite<'c> {
                 (Some(Value::Text(name)), Some(Value::Integer(seq))) => Some((name.clone(), *seq)),
                 _ => None,
             })
+            .filter(|(name, _)| tables.iter().any(|t| t.name == *name))
             .collect())
+    }
+
+    /// The counters of the tables written only, as on every database: a name in an export's
+    /// file that is none of them is refused (it is a bound value here, never written into a
+    /// statement, but it would move another table's counter).
+    fn check_keys(keys: &Self::Keys, tables: &[SavedTable]) -> Result<(), EngineError> {
+        match keys
+            .iter()
+            .find(|(name, _)| !tables.iter().any(|t| t.name == *name))
+        {
+            Some((outside, _)) => Err(foreign_counter("table", outside)),
+            None => Ok(()),
+        }
     }
 
     async fn put_keys(
         &self,
         conn: &mut Session<Self>,
-        _tables: &[SavedTable],
+        tables: &[SavedTable],
         keys: &Self::Keys,
     ) -> Result<(), EngineError> {
+        Self::check_keys(keys, tables)?;
         for (name, seq) in keys {
             // `sqlite_sequence` has no key: a table's row is replaced by hand.
             let forget = vec![Value::Text(name.clone())];

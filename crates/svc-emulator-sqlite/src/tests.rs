@@ -1861,3 +1861,30 @@ fn an_integer_sum_that_overflows_is_refused_naming_the_column() {
         json!([{"group": "a", "y_func": 1}, {"group": "b", "y_func": 2}])
     );
 }
+
+/// The driver runs one statement per call (`Driver::execute_one`): a text that holds a second one
+/// is refused before any of it runs, where `execute_batch` would run both.
+#[test]
+fn a_statement_run_is_one_statement_only() {
+    use crate::records::Sqlite;
+    use svc_emulator_core::flow::driver::Driver;
+    use svc_emulator_core::flow::references::run_now;
+    let r = res();
+    let run = |sql: &str| {
+        r.with_writer(|c| {
+            let mut conn = c;
+            let done = Sqlite::execute_one(&mut conn, sql);
+            run_now(async { done.await.map_err(|e| EngineError::Internal(e.to_string())) })
+        })
+    };
+    let refused = run("UPDATE seqs SET v = 'x'; DROP TABLE codes").unwrap_err();
+    assert!(
+        refused.to_string().contains("Multiple statements"),
+        "{refused}"
+    );
+    run("INSERT INTO seqs (v) VALUES ('one')").unwrap();
+    // A statement that answers a row is run through, its row dropped.
+    run("PRAGMA foreign_keys").unwrap();
+    assert_eq!(list(&r, "codes", &[]).unwrap()["count"], 2);
+    assert_eq!(list(&r, "seqs", &[]).unwrap()["count"], 1);
+}

@@ -531,6 +531,7 @@ conformance!(
     a_reset_puts_every_tables_rows_and_next_key_back,
     a_reset_and_an_import_write_each_row_once_whatever_the_triggers,
     an_export_imported_by_another_emulator_answers_as_it_did,
+    an_exports_counters_name_only_the_imported_tables,
     links_keep_the_query_sorted_and_encoded_as_python_does,
     paging_numbers_are_read_as_pythons_int,
     repeated_keys_take_the_first_value_and_in_takes_them_all,
@@ -1462,6 +1463,59 @@ async fn an_export_imported_by_another_emulator_answers_as_it_did(t: &Target) {
     .await;
     assert_eq!(success(&created)["id"], next["id"], "the next key");
     second.shutdown().await;
+}
+
+/// An export's `project.json` is a file anyone who commits a `state/` folder can change: the
+/// names of its next generated keys (a table's `AUTO_INCREMENT`, a sequence, a row of
+/// `sqlite_sequence`) are compared with the imported tables' counters and never written into a
+/// statement. A name that is none of them, here one that would append statements of its own,
+/// stops the start with a message that says so, before anything is written: the database keeps
+/// its tables and rows.
+async fn an_exports_counters_name_only_the_imported_tables(t: &Target) {
+    let (_dir, export) = exported(t).await;
+    let project_json = export.join("demo").join("project.json");
+    let mut project: Value =
+        serde_json::from_slice(&std::fs::read(&project_json).expect("project.json")).expect("JSON");
+    let keys = project["resources"]["shop"]["keys"]
+        .as_array_mut()
+        .expect("the shop's keys");
+    if keys.is_empty() {
+        // SQLite numbers a table without AUTOINCREMENT past its largest key: no counter.
+        keys.push(json!(["people", 1]));
+    }
+    for key in keys.iter_mut() {
+        let name = key[0].as_str().expect("a counter's name").to_owned();
+        key[0] = json!(format!(
+            "{name} AUTO_INCREMENT = 1; DROP TABLE tags; ALTER TABLE {name}"
+        ));
+    }
+    std::fs::write(&project_json, serde_json::to_vec(&project).expect("JSON"))
+        .expect("project.json written");
+    let before = state_of(&t.emulator).await;
+    let count_tags = json!({"query": "select count(*) from tags"});
+    let tags = success(
+        &t.call(Method::POST, "sql_get_query", Some(count_tags.clone()))
+            .await,
+    );
+
+    let refused = Emulator::start(
+        t.config
+            .clone()
+            .import(&export)
+            .import_on_rows(ImportOnRows::Replace),
+    )
+    .await
+    .expect_err("a counter of no imported table stops the import");
+    let message = refused.to_string();
+    assert!(
+        message.contains("next generated keys name") && message.contains("DROP TABLE tags"),
+        "{message}"
+    );
+    assert_eq!(state_of(&t.emulator).await, before, "nothing was written");
+    let tags_now = t
+        .call(Method::POST, "sql_get_query", Some(count_tags))
+        .await;
+    assert_eq!(success(&tags_now), tags, "tags is still there");
 }
 
 /// A JSON column given `null` on a create is written as JSON's `null` (SQLAlchemy's JSON

@@ -1,8 +1,9 @@
 //! How a database runs statements ([`Driver`]), and the one shape every flow's transaction
 //! takes ([`Session`]).
 //!
-//! A driver runs a batch of statements that answer no rows (`BEGIN`, `COMMIT`, `SET`, a
-//! restore's statements), runs a statement with bound values and hands back its rows, and gives
+//! A driver runs one statement that answers no rows (`BEGIN`, `COMMIT`, `SET`, a restore's
+//! statements; a text of two statements is refused by the database's own parser, never run),
+//! runs a statement with bound values and hands back its rows, and gives
 //! up a connection left inside a transaction (or with settings of its own). For a read-only
 //! query and an action's statements (`flow::read_only_sql`, `flow::action`) it also opens a
 //! session with its cancel, runs the user's statements within the answer cap, and cleans the
@@ -57,9 +58,12 @@ pub trait Driver: Sync {
     /// The driver's own error.
     type Fault: Send;
 
-    /// Runs `sql`, one or more statements without bound values whose rows, if any, are not
-    /// read.
-    fn batch(
+    /// Runs `sql`, exactly one statement without bound values whose rows, if any, are not
+    /// read. A text that holds a second statement is refused, not run: each driver sends it
+    /// where the database parses one statement only (PostgreSQL's extended protocol, MySQL's
+    /// prepared statements, one `sqlite3_prepare`), so that a name that escaped its quoting
+    /// could never append a statement of its own.
+    fn execute_one(
         conn: &mut Self::Conn,
         sql: &str,
     ) -> impl Future<Output = Result<(), Self::Fault>> + Send;
@@ -152,7 +156,7 @@ pub trait Driver: Sync {
         Self: crate::flow::records::Database,
     {
         async move {
-            Self::batch(conn, "COMMIT")
+            Self::execute_one(conn, "COMMIT")
                 .await
                 .map_err(|e| self.fault(e, Failure::Query))
         }
@@ -196,13 +200,13 @@ impl<D: Driver + ?Sized> Session<D> {
     pub async fn start(&mut self, begin: &str) -> Result<(), D::Fault> {
         // Marked first: a `BEGIN` whose answer is lost may have begun.
         self.in_transaction = true;
-        self.batch(begin).await
+        self.execute_one(begin).await
     }
 
     /// Commits the transaction; the session then holds nothing: what a statement inside the
     /// transaction set for the session (a restore's checks) was set back before.
     pub async fn commit(&mut self) -> Result<(), D::Fault> {
-        self.batch("COMMIT").await?;
+        self.execute_one("COMMIT").await?;
         self.in_transaction = false;
         Ok(())
     }
@@ -215,9 +219,9 @@ impl<D: Driver + ?Sized> Session<D> {
             .unwrap_or_else(|| unreachable!("a session's connection is taken only when dropped"))
     }
 
-    /// Runs `sql`, statements without rows ([`Driver::batch`]).
-    pub async fn batch(&mut self, sql: &str) -> Result<(), D::Fault> {
-        D::batch(self.conn(), sql).await
+    /// Runs `sql`, one statement without rows ([`Driver::execute_one`]).
+    pub async fn execute_one(&mut self, sql: &str) -> Result<(), D::Fault> {
+        D::execute_one(self.conn(), sql).await
     }
 
     /// The rows of `sql` with `binds` ([`Driver::rows`]).

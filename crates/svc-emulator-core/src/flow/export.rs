@@ -176,14 +176,14 @@ pub trait Exports: Database<Model: BaseTable> + Sized {
     const CYCLE_HINT: &'static str = "make one of those foreign keys deferrable, or connect as \
         a user that may turn the foreign keys' checks off";
 
-    /// Runs statements without rows (a failure is unexpected).
+    /// Runs one statement without rows ([`Driver::execute_one`]; a failure is unexpected).
     fn run(
         &self,
         conn: &mut Session<Self>,
         sql: &str,
     ) -> impl Future<Output = Result<(), EngineError>> + Send {
         async move {
-            let done = conn.batch(sql).await;
+            let done = conn.execute_one(sql).await;
             done.map_err(|f| self.fault(f, Failure::Unexpected))
         }
     }
@@ -210,6 +210,17 @@ pub trait Exports: Database<Model: BaseTable> + Sized {
         conn: &mut Session<Self>,
         tables: &[SavedTable],
     ) -> impl Future<Output = Result<Self::Keys, EngineError>> + Send;
+
+    /// Refuses `keys` (an export's, read from its file) where they name a counter that is none
+    /// of `tables`' ([`foreign_counter`]), before the import writes anything: a database whose
+    /// counters are its tables' (MySQL's, SQLite's) compares the names here; one whose
+    /// counters must be looked up (PostgreSQL's sequences) does so in
+    /// [`put_keys`](Self::put_keys), inside the import's transaction. By default nothing is
+    /// refused here.
+    fn check_keys(keys: &Self::Keys, tables: &[SavedTable]) -> Result<(), EngineError> {
+        let _ = (keys, tables);
+        Ok(())
+    }
 
     /// Makes `keys` number the next generated keys of `tables` again: inside the restore's (or
     /// import's) transaction, once every row is back and before the `undo` statements run
@@ -319,6 +330,9 @@ pub async fn import<D: Exports>(
             ))
         })?;
     let tables = saved_tables(db, models.iter().map(|(m, _)| m.as_str()))?;
+    if let Some(keys) = &keys {
+        D::check_keys(keys, &tables)?;
+    }
     let mut conn = Session::new(db.connect(None).await.map_err(failed)?);
     let tz = db.time_zone(conn.conn()).await.map_err(failed)?;
     let aside = db.set_aside(&mut conn, &tables).await.map_err(failed)?;
@@ -426,6 +440,19 @@ fn insert_sql<D: Exports>(
         names.join(", "),
         D::OVERRIDING,
         binds.join(", ")
+    ))
+}
+
+/// The refusal of an export's next generated keys (`project.json`) that name `name`, which is
+/// none of the counters of the tables the import writes: the file was changed, or comes from
+/// another schema. A counter's name is only ever compared with those the database reflects,
+/// never written into a statement.
+pub fn foreign_counter(what: &str, name: &str) -> EngineError {
+    let shown: String = name.chars().take(80).collect();
+    EngineError::Internal(format!(
+        "the export's next generated keys name the {what} {shown:?}, which is not one of the \
+         imported tables' (it was changed by hand, or exported from another schema): export \
+         the data again, or remove its \"keys\" from project.json"
     ))
 }
 

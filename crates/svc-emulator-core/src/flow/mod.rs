@@ -20,7 +20,7 @@
 //! - `Aggregates` (`aggregate`): its aggregate functions and date buckets: aggregates and groups.
 //! - `Cascades` (`references`): a connection inside a write's transaction, its foreign keys
 //!   and a row's identity.
-//! - `Driver` (`driver`; its `driver.rs`): how it runs statements: a batch, a statement's
+//! - `Driver` (`driver`; its `driver.rs`): how it runs statements: one without rows, a statement's
 //!   rows, a connection given up; a read-only query's proof of read-only, cancel and cleaning
 //!   ([`read_only_sql`]), and an action's statements in a read-write transaction ([`action`]).
 //! - `Exports` ([`export`]): its transactions, generated keys and foreign keys' checks, for an

@@ -169,7 +169,7 @@ mod tests {
         type Binds = ();
         type Fault = ();
 
-        async fn batch(_: &mut Log, _: &str) -> Result<(), ()> {
+        async fn execute_one(_: &mut Log, _: &str) -> Result<(), ()> {
             Err(())
         }
         async fn rows(_: &mut Log, _: &str, _: &()) -> Result<Vec<()>, ()> {

@@ -445,6 +445,31 @@ CREATE MATERIALIZED VIEW event_count AS SELECT count(*) AS n FROM events;
         }
     }
 
+    /// The driver runs one statement per call (`Driver::execute_one`): a text that holds a second
+    /// one is refused by the server, and neither runs.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    #[ignore = "needs PostgreSQL: run with --ignored (cargo xtask postgres does)"]
+    async fn a_statement_run_is_one_statement_only() {
+        use svc_emulator_core::flow::driver::Driver;
+        use svc_emulator_core::flow::records::Database;
+        let url = database(&format!("{SCHEMA}{ROWS}"), None);
+        let db = ok(PgResource::open(&url, None).await);
+        let mut conn = ok(db.connect(None).await);
+        let two = "UPDATE people SET age = 1; DROP TABLE tags";
+        let refused = PgResource::execute_one(&mut conn, two).await;
+        assert!(refused.is_err(), "two statements ran");
+        ok(
+            PgResource::execute_one(&mut conn, "UPDATE people SET age = age")
+                .await
+                .map_err(|e| EngineError::Internal(e.to_string())),
+        );
+        let people = "SELECT count(*) FROM people WHERE age = 1";
+        let tags = "SELECT count(*) FROM tags";
+        let backend = open(ResourceConfig::new("shop", "t").database(url)).await;
+        assert_eq!(query(&backend, people, Map::new()).await, [json!([0])]);
+        assert_eq!(query(&backend, tags, Map::new()).await, [json!([3])]);
+    }
+
     /// A partitioned table's rows are saved once, through it (its partition holds no rows of
     /// its own), and a materialized view is left as it is.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -607,6 +632,30 @@ INSERT INTO zero VALUES (0, 'zero'), (5, 'five');
                            WHERE SCHEMA_NAME = :name",
             _databases: vec![mine, theirs],
         }
+    }
+
+    /// The driver runs one statement per call (`Driver::execute_one`, a prepared statement): a
+    /// text that holds a second one is refused by the server, and neither runs, where the text
+    /// protocol (which mysql_async opens with multi-statements on) would run both.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    #[ignore = "needs MariaDB: run with --ignored (cargo xtask mysql does)"]
+    async fn a_statement_run_is_one_statement_only() {
+        use svc_emulator_core::flow::driver::Driver;
+        use svc_emulator_core::flow::records::Database;
+        let database = database(&format!("{SCHEMA}{ROWS}"));
+        let db = ok(MyResource::open(&database.url(), None).await);
+        let mut conn = ok(db.connect(None).await);
+        let two = "UPDATE people SET age = 1; DROP TABLE tags";
+        let refused = MyResource::execute_one(&mut conn, two).await;
+        assert!(refused.is_err(), "two statements ran");
+        let one = MyResource::execute_one(&mut conn, "UPDATE people SET age = age").await;
+        ok(one.map_err(|e| EngineError::Internal(e.to_string())));
+        drop(conn);
+        let people = "SELECT COUNT(*) FROM people WHERE age = 1";
+        let tags = "SELECT COUNT(*) FROM tags";
+        let backend = open(ResourceConfig::new("shop", "t").database(database.url())).await;
+        assert_eq!(query(&backend, people, Map::new()).await, [json!([0])]);
+        assert_eq!(query(&backend, tags, Map::new()).await, [json!([3])]);
     }
 
     /// A user of its own on the server, with every privilege on one database only; dropped
