@@ -477,10 +477,11 @@ impl Exports for PgResource {
             .collect())
     }
 
+    /// `written`: the tables the restore or import writes, whose sequences alone may move.
     async fn put_keys(
         &self,
         conn: &mut Session<Self>,
-        tables: &[SavedTable],
+        written: &[SavedTable],
         keys: &PgKeys,
     ) -> Result<(), EngineError> {
         let client = conn.conn();
@@ -495,7 +496,7 @@ impl Exports for PgResource {
         }
         // Only the sequences of the tables written move: a name in an export's file is
         // compared with theirs, never cast to a relation of its own choosing.
-        let owned = self.sequences(conn, tables).await?;
+        let owned = self.sequences(conn, written).await?;
         if let Some((outside, ..)) = keys.iter().find(|k| !owned.contains(&k.0)) {
             return Err(foreign_counter("sequence", outside));
         }

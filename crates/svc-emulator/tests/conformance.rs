@@ -1465,7 +1465,7 @@ async fn an_export_imported_by_another_emulator_answers_as_it_did(t: &Target) {
     second.shutdown().await;
 }
 
-/// An export's `project.json` is a file anyone who commits a `state/` folder can change: the
+/// An export's `project.json` is a file anyone who commits an export to a repository can change: the
 /// names of its next generated keys (a table's `AUTO_INCREMENT`, a sequence, a row of
 /// `sqlite_sequence`) are compared with the imported tables' counters and never written into a
 /// statement. A name that is none of them, here one that would append statements of its own,

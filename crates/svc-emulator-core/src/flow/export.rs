@@ -176,7 +176,8 @@ pub trait Exports: Database<Model: BaseTable> + Sized {
     const CYCLE_HINT: &'static str = "make one of those foreign keys deferrable, or connect as \
         a user that may turn the foreign keys' checks off";
 
-    /// Runs one statement without rows ([`Driver::execute_one`]; a failure is unexpected).
+    /// Runs one statement without rows ([`Driver::execute_one`](crate::flow::driver::Driver::execute_one);
+    /// a failure is unexpected).
     fn run(
         &self,
         conn: &mut Session<Self>,
