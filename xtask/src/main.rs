@@ -542,7 +542,8 @@ fn ran_selections(selections: &[(&[&str], &str)], failed: impl Fn(&str) -> Strin
     true
 }
 
-/// The web page in a real browser (crates/svc-emulator/tests/ui.rs, `in_a_browser`): Debian's
+/// The web page in a real browser (crates/svc-emulator/tests/ui.rs, `in_a_browser`, and
+/// tests/stubs_hardening.rs's stubbed page): Debian's
 /// headless Chromium driven through ChromeDriver. `#[ignore]`d in `cargo test` like the
 /// database tests; no Chromium is a failure, not a skip (the test names what to install).
 /// `.ci/run` installs `chromium` and `chromium-driver` first when they are missing.
@@ -553,12 +554,15 @@ fn browser() -> bool {
         "--all-features",
         "--test",
         "ui",
+        // A stub's page opened by the signed-in browser (issue 83's sandbox).
+        "--test",
+        "stubs_hardening",
         "--",
         "--ignored",
     ];
     if !ran_tests(&args) {
         eprintln!(
-            "\nci: the browser test failed (cargo {}); it needs Chromium and ChromeDriver: \
+            "\nci: the browser tests failed (cargo {}); it needs Chromium and ChromeDriver: \
              apt-get install chromium chromium-driver, or SVC_TEST_CHROMIUM and \
              SVC_TEST_CHROMEDRIVER",
             args.join(" ")

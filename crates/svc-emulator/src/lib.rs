@@ -85,7 +85,7 @@ pub use svc_emulator_state::config::actions::{ActionConfig, WorkflowConfig, Work
 pub use svc_emulator_state::config::fixtures::{FixtureError, Fixtures, FixturesOnRows};
 pub use svc_emulator_state::config::import::ImportOnRows;
 pub use svc_emulator_state::config::lifetimes::TokenLifetimes;
-pub use svc_emulator_state::config::limits::{IDLE_TIMEOUT, Limits};
+pub use svc_emulator_state::config::limits::{IDLE_TIMEOUT, Limits, MAX_STUB_BYTES, MAX_STUBS};
 pub use svc_emulator_state::config::projects::{
     ConfigError, ProjectConfig, ProjectsConfig, ResourceConfig,
 };
@@ -95,7 +95,8 @@ pub use svc_emulator_state::config::stubs::{
 };
 pub use svc_emulator_state::demo::demo_seed_sql;
 pub use svc_emulator_state::snapshot::files::{
-    EXPORT_FORMAT, ProjectExport, ResourceExport, check_export_dir, write_export,
+    EXPORT_FORMAT, ProjectExport, ResourceExport, check_export_dir, export_dir_warning,
+    write_export,
 };
 pub use svc_emulator_state::snapshot::{SnapshotError, SnapshotInfo};
 pub use svc_emulator_state::storage::StoreRows;

@@ -61,6 +61,13 @@ pub async fn run(global: &Global, cmd: EmulatorCommand) -> Result<(), Failure> {
 async fn export(global: &Global, dir: &std::path::Path) -> Result<(), Failure> {
     svc_emulator::check_export_dir(dir)
         .map_err(|e| Failure::Usage(format!("{e}; nothing was asked of the emulator")))?;
+    // As the emulator's --export-on-exit and --data: other users who can write there could
+    // change the export before an import reads it.
+    let warning = svc_emulator::export_dir_warning(dir)
+        .map_err(|e| Failure::Other(format!("{e}; nothing was asked of the emulator")))?;
+    if let Some(warning) = warning {
+        eprintln!("svc: warning: {warning}");
+    }
     let answer = send_as(global, Method::GET, "export", None, true).await?;
     let text = answer.as_str().unwrap_or_default();
     let export: svc_emulator::ProjectExport = serde_json::from_str(text).map_err(|e| {

@@ -71,7 +71,8 @@ impl Journaled {
             stub: None,
         };
         match entry.owner {
-            Some(project) if stubbed => {
+            // A project without stubs takes no lock of them.
+            Some(project) if stubbed && state.stubs().any_of(project) => {
                 stub_or_pass(
                     router,
                     state,

@@ -6,8 +6,14 @@ use std::time::Duration;
 /// The default [`Limits::idle_timeout`]: 30 s, hyper's default for a request's headers.
 pub const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Connection limits of the server. The defaults suit tests and development; lower them to see
-/// the behaviour in a test.
+/// The default [`Limits::max_stubs`]: 500 stubs a project.
+pub const MAX_STUBS: usize = 500;
+
+/// The default [`Limits::max_stub_bytes`]: 4 MiB of stubs a project.
+pub const MAX_STUB_BYTES: usize = 4 * 1024 * 1024;
+
+/// Connection limits of the server, and the bounds on what one client may declare (stubs). The
+/// defaults suit tests and development; lower them to see the behaviour in a test.
 ///
 /// ```
 /// use std::time::Duration;
@@ -16,7 +22,8 @@ pub const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 /// let config = EmulatorConfig::default().limits(
 ///     Limits::default()
 ///         .first_byte_timeout(Duration::from_secs(2))
-///         .max_connections(64),
+///         .max_connections(64)
+///         .max_stubs(1000),
 /// );
 /// # drop(config);
 /// ```
@@ -30,6 +37,8 @@ pub struct Limits {
     resource_jobs: usize,
     resource_queue: usize,
     resource_wait: Duration,
+    max_stubs: usize,
+    max_stub_bytes: usize,
 }
 
 impl Default for Limits {
@@ -43,6 +52,8 @@ impl Default for Limits {
             resource_jobs: 16,
             resource_queue: 256,
             resource_wait: Duration::from_secs(2),
+            max_stubs: MAX_STUBS,
+            max_stub_bytes: MAX_STUB_BYTES,
         }
     }
 }
@@ -111,6 +122,35 @@ impl Limits {
     pub fn resource_wait(mut self, wait: Duration) -> Self {
         self.resource_wait = wait;
         self
+    }
+
+    /// How many stubs one project may hold at once, the config's included (default
+    /// [`MAX_STUBS`], 500; 0: none). Past it a declaration is refused, over HTTP with a `413`
+    /// that names the limit and what the project holds. A project of the config file may set
+    /// its own (its `"max_stubs"`), which wins over this one.
+    pub fn max_stubs(mut self, stubs: usize) -> Self {
+        self.max_stubs = stubs;
+        self
+    }
+
+    /// How many bytes of stubs one project may hold at once, each stub counted as the JSON of
+    /// its declaration (its conditions, headers and body), the config's included (default
+    /// [`MAX_STUB_BYTES`], 4 MiB). Past it a declaration is refused, over HTTP with a `413`
+    /// that names the limit and what the project holds. A project of the config file may set
+    /// its own (its `"max_stub_bytes"`), which wins over this one.
+    pub fn max_stub_bytes(mut self, bytes: usize) -> Self {
+        self.max_stub_bytes = bytes;
+        self
+    }
+
+    /// The stubs per project in force.
+    pub fn stub_count_limit(&self) -> usize {
+        self.max_stubs
+    }
+
+    /// The bytes of stubs per project in force.
+    pub fn stub_bytes_limit(&self) -> usize {
+        self.max_stub_bytes
     }
 
     /// The jobs per resource in force.

@@ -20,7 +20,7 @@ use crate::config::fixtures::{Fixtures, FixturesOnRows};
 use crate::config::stubs::StubConfig;
 
 /// What a config file holds, for the message of one that does not parse.
-const CONFIG_SHAPE: &str = r#"the file is {"projects": [{"name": "demo", "environments": ["prod"], "api_keys": ["..."], "resources": [{"name": "shop", "token": "...", "database": "shop.sqlite" or "postgres://..." or "seed_sql": "CREATE TABLE ...", "fixtures": "fixtures/"}], "workflows": [...], "stubs": [...]}]} (the svc-emulator README, "Config file")"#;
+const CONFIG_SHAPE: &str = r#"the file is {"projects": [{"name": "demo", "environments": ["prod"], "api_keys": ["..."], "resources": [{"name": "shop", "token": "...", "database": "shop.sqlite" or "postgres://..." or "seed_sql": "CREATE TABLE ...", "fixtures": "fixtures/"}], "workflows": [...], "stubs": [...], "max_stubs": 500, "max_stub_bytes": 4194304}]} (the svc-emulator README, "Config file")"#;
 
 /// Every project the emulator serves; the first one is the default project.
 ///
@@ -87,6 +87,17 @@ pub struct ProjectConfig {
     /// (docs/testing.md, "Stubs"). A reset keeps them (and their counts start again).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stubs: Vec<StubConfig>,
+    /// The most stubs the project may hold at once, its `stubs` included: in place of
+    /// [`Limits::max_stubs`](../svc_emulator/struct.Limits.html#method.max_stubs) (500 by default)
+    /// for this project.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_stubs: Option<usize>,
+    /// The most bytes of stubs (each the JSON of its declaration) the project may hold at once,
+    /// its `stubs` included: in place of
+    /// [`Limits::max_stub_bytes`](../svc_emulator/struct.Limits.html#method.max_stub_bytes) (4 MiB
+    /// by default) for this project.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_stub_bytes: Option<usize>,
 }
 
 /// A connected resource: a SQLite or PostgreSQL database whose tables are models.
@@ -309,6 +320,8 @@ impl ProjectConfig {
             tools_token: None,
             workflows: Vec::new(),
             stubs: Vec::new(),
+            max_stubs: None,
+            max_stub_bytes: None,
         }
     }
 
@@ -355,6 +368,20 @@ impl ProjectConfig {
     /// Adds a stub, answering before any stub added later.
     pub fn stub(mut self, stub: StubConfig) -> Self {
         self.stubs.push(stub);
+        self
+    }
+
+    /// Lets the project hold at most `stubs` stubs, in place of the emulator's
+    /// [`Limits::max_stubs`](../svc_emulator/struct.Limits.html#method.max_stubs).
+    pub fn max_stubs(mut self, stubs: usize) -> Self {
+        self.max_stubs = Some(stubs);
+        self
+    }
+
+    /// Lets the project hold at most `bytes` bytes of stubs, in place of the emulator's
+    /// [`Limits::max_stub_bytes`](../svc_emulator/struct.Limits.html#method.max_stub_bytes).
+    pub fn max_stub_bytes(mut self, bytes: usize) -> Self {
+        self.max_stub_bytes = Some(bytes);
         self
     }
 
@@ -648,6 +675,8 @@ impl fmt::Debug for ProjectConfig {
             )
             .field("workflows", &self.workflows)
             .field("stubs", &self.stubs)
+            .field("max_stubs", &self.max_stubs)
+            .field("max_stub_bytes", &self.max_stub_bytes)
             .finish()
     }
 }

@@ -173,7 +173,11 @@ impl StubResponse {
         }
     }
 
-    /// Adds a header (a name given twice keeps the last value).
+    /// Adds a header (a name given twice keeps the last value). Not a framing header, nor a
+    /// `Set-Cookie` of the emulator's own cookies ([`EMULATOR_COOKIE_PREFIX`]), nor
+    /// `Clear-Site-Data`: the stub is refused. The answer carries a sandboxing
+    /// `Content-Security-Policy` and `X-Content-Type-Options: nosniff` whatever its headers say
+    /// (a policy given here is sent beside the sandbox, never in its place).
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.headers.insert(name.into(), value.into());
         self
@@ -271,7 +275,14 @@ const FRAMING_HEADERS: [&str; 4] = [
     "keep-alive",
 ];
 
-/// A header name is an RFC 9110 token; a value is visible ASCII, spaces and tabs.
+/// The start of the names of the emulator's own cookies (the web page's session cookie is
+/// `svc_emulator_ui_{port}`): a stub may not set one in a `Set-Cookie` header.
+pub const EMULATOR_COOKIE_PREFIX: &str = "svc_emulator_";
+
+/// A header name is an RFC 9110 token; a value is visible ASCII, spaces and tabs. A stub answers
+/// on the web page's origin, so it may not touch the page's session: no `Set-Cookie` of the
+/// emulator's own cookies (a name-value pair that holds [`EMULATOR_COOKIE_PREFIX`], in any
+/// case: a cookie without a name is sent as its bare value), and no `Clear-Site-Data`.
 fn check_header(name: &str, value: &str) -> Result<(), String> {
     let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
     if name.is_empty() || !name.bytes().all(token) {
@@ -290,6 +301,19 @@ fn check_header(name: &str, value: &str) -> Result<(), String> {
     {
         return Err(format!(
             "the value of header {name} holds a character a header cannot carry (a line break, a control character or non-ASCII text)"
+        ));
+    }
+    if name.eq_ignore_ascii_case("set-cookie") {
+        let pair = value.split(';').next().unwrap_or_default();
+        if pair.to_ascii_lowercase().contains(EMULATOR_COOKIE_PREFIX) {
+            return Err(format!(
+                "a stub cannot set the emulator's own cookies ({EMULATOR_COOKIE_PREFIX}...): its {name} header names one; a cookie of another name is fine"
+            ));
+        }
+    }
+    if name.eq_ignore_ascii_case("clear-site-data") {
+        return Err(format!(
+            "a stub cannot send {name}: it would clear the emulator's own cookies, and sign its web page out"
         ));
     }
     Ok(())

@@ -8,6 +8,7 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
 use crate::storage::{Store, StoreError};
+use svc_emulator_core::dialect::quote_ident;
 use svc_engine::base64::{base64_decode, base64_encode_into};
 
 /// The meta store's tables that hold a project's state, each with a `project` column.
@@ -131,6 +132,17 @@ impl Store {
         })
     }
 
+    /// Whether `tables` (an export's `store.json`) can be written as a project's rows: tables
+    /// and columns this store keeps, rows as wide as their columns, values it can hold. What
+    /// [`import_project`](Self::import_project) checks first, for an import that checks
+    /// everything before it writes anything. Blocking: for the start.
+    pub(crate) fn check_import(
+        &self,
+        tables: &BTreeMap<String, StoreRows>,
+    ) -> Result<(), StoreError> {
+        self.run_blocking(|conn, _| check_rows(conn, tables))
+    }
+
     /// Writes an export's rows as `project`'s, in one transaction: `replace` removes its rows
     /// of those tables first; else a row whose key is taken is left out. The number written.
     /// Blocking: for the start.
@@ -142,23 +154,20 @@ impl Store {
     ) -> Result<usize, StoreError> {
         self.run_blocking(|conn, _| {
             let tx = conn.transaction()?;
+            check_rows(&tx, tables)?;
             let mut written = 0;
-            for (table, rows) in tables {
-                if !PROJECT_TABLES.contains(&table.as_str()) {
-                    return Err(StoreError::Corrupt(format!(
-                        "the export's store.json has a table {table:?}, which this emulator \
-                         does not keep (its tables: {})",
-                        PROJECT_TABLES.join(", ")
-                    )));
-                }
+            for (named, rows) in tables {
+                // The names written into the statements are the store's own (checked above),
+                // quoted; the file's text is only compared with them.
+                let Some(table) = PROJECT_TABLES.iter().find(|t| **t == named.as_str()) else {
+                    continue;
+                };
                 let known = columns_of(&tx, table)?;
-                if let Some(unknown) = rows.columns.iter().find(|c| !known.contains(c)) {
-                    return Err(StoreError::Corrupt(format!(
-                        "the export's store.json names a column {unknown:?} of {table}, which \
-                         this emulator's store does not have: was it exported by a newer \
-                         version?"
-                    )));
-                }
+                let columns: Vec<String> = rows
+                    .columns
+                    .iter()
+                    .filter_map(|c| known.iter().find(|k| *k == c).map(|k| quote_ident(k)))
+                    .collect();
                 if replace {
                     tx.execute(
                         &format!("DELETE FROM {table} WHERE project = ?1"),
@@ -166,7 +175,7 @@ impl Store {
                     )?;
                 }
                 let at_project = rows.columns.iter().position(|c| c == "project");
-                let marks = vec!["?"; rows.columns.len()].join(", ");
+                let marks = vec!["?"; columns.len()].join(", ");
                 let verb = if replace {
                     "INSERT"
                 } else {
@@ -174,17 +183,9 @@ impl Store {
                 };
                 let mut insert = tx.prepare(&format!(
                     "{verb} INTO {table} ({}) VALUES ({marks})",
-                    rows.columns.join(", ")
+                    columns.join(", ")
                 ))?;
                 for row in &rows.rows {
-                    if row.len() != rows.columns.len() {
-                        return Err(StoreError::Corrupt(format!(
-                            "a row of {table} in the export's store.json has {} values for {} \
-                             columns",
-                            row.len(),
-                            rows.columns.len()
-                        )));
-                    }
                     let mut values = row.iter().map(from_json).collect::<Result<Vec<_>, _>>()?;
                     if let Some(at) = at_project {
                         values[at] = Value::Text(project.to_owned());
@@ -196,6 +197,49 @@ impl Store {
             Ok(written)
         })
     }
+}
+
+/// Why `tables`, an export's `store.json`, cannot be written into this store, if it cannot.
+fn check_rows(conn: &Connection, tables: &BTreeMap<String, StoreRows>) -> Result<(), StoreError> {
+    for (table, rows) in tables {
+        if !PROJECT_TABLES.contains(&table.as_str()) {
+            return Err(StoreError::Corrupt(format!(
+                "the export's store.json has a table {table:?}, which this emulator does not \
+                 keep (its tables: {})",
+                PROJECT_TABLES.join(", ")
+            )));
+        }
+        let known = columns_of(conn, table)?;
+        if let Some(unknown) = rows.columns.iter().find(|c| !known.contains(c)) {
+            return Err(StoreError::Corrupt(format!(
+                "the export's store.json names a column {unknown:?} of {table}, which this \
+                 emulator's store does not have: was it exported by a newer version?"
+            )));
+        }
+        // Each row is written as the importing project's: its `project` column is set, never
+        // read from the file.
+        let once = |c: &String| rows.columns.iter().filter(|d| *d == c).count() == 1;
+        let has_project = rows.columns.iter().any(|c| c == "project");
+        if !rows.rows.is_empty() && !(has_project && rows.columns.iter().all(once)) {
+            return Err(StoreError::Corrupt(format!(
+                "the export's store.json lists the columns of {table} without \"project\", or \
+                 one of them twice: export the data again"
+            )));
+        }
+        for row in &rows.rows {
+            if row.len() != rows.columns.len() {
+                return Err(StoreError::Corrupt(format!(
+                    "a row of {table} in the export's store.json has {} values for {} columns",
+                    row.len(),
+                    rows.columns.len()
+                )));
+            }
+            for value in row {
+                from_json(value)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The column names of `table`, in table order.

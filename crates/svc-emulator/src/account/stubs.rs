@@ -3,7 +3,8 @@
 //!
 //! - `GET /_emulator/projects/{project}/stubs`: the project's stubs, in order, with their counts;
 //! - `POST` with a stub (`{"request", "response", "after", "times"}`, as the config file's
-//!   `"stubs"`): declares it, after the others (`201`);
+//!   `"stubs"`): declares it, after the others (`201`); `413` when the project holds as many
+//!   stubs, or bytes of them, as its limits allow (`max_stubs`, `max_stub_bytes`);
 //! - `DELETE`: removes every stub of the project (a reset puts the config file's back);
 //! - `DELETE /_emulator/projects/{project}/stubs/{id}`: removes one (`204`);
 //! - `GET /_emulator/projects/{project}/stubs/{id}/expect`: checks how many requests it
@@ -24,6 +25,7 @@ use svc_emulator_http::stubs::StubError;
 use svc_emulator_http::{AppState, HttpError, auth, routes, serve};
 use svc_emulator_state::config::stubs::{STUB_SHAPE, StubConfig};
 use svc_engine::request::query_pairs;
+use svc_model::error_body::codes;
 
 /// The routes.
 pub(super) fn routes(router: Router<AppState>) -> Router<AppState> {
@@ -89,6 +91,13 @@ async fn add(
         .map_err(|e| HttpError::invalid(format!("Not a stub ({e}): {STUB_SHAPE}.")))?;
     let info = state.stubs().add(index, stub).map_err(|e| match e {
         StubError::Invalid(message) => HttpError::invalid(format!("{message}.")),
+        // The project's stubs are as many, or as large, as it may hold: too large a request
+        // for it now, as a body past a route's limit is.
+        limit @ StubError::Limit { .. } => HttpError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            codes::INVALID,
+            format!("{limit}."),
+        ),
         other => HttpError::invalid(other.to_string()),
     })?;
     Ok((StatusCode::CREATED, Json(info)).into_response())

@@ -18,7 +18,7 @@ use server::ServerTask;
 use svc_emulator_core::blocking::on_blocking_pool;
 use svc_emulator_http::AppState;
 use svc_emulator_http::journal::{Journal, Redactor};
-use svc_emulator_http::stubs::Stubs;
+use svc_emulator_http::stubs::{StubLimits, Stubs};
 use svc_emulator_state::catalog::Catalog;
 use svc_emulator_state::catalog::fixtures::{self, Loaded};
 use svc_emulator_state::config::fixtures::{FixtureError, Fixtures, FixturesOnRows, by_resource};
@@ -90,6 +90,8 @@ struct Prepared {
     fixtures: Vec<FixturesLoaded>,
     /// Each project's stubs of the config, in the registry's order.
     stubs: Vec<Vec<svc_emulator_state::config::stubs::StubConfig>>,
+    /// Each project's limits on its stubs: its own in the config, else `Limits`'.
+    stub_limits: Vec<StubLimits>,
     /// What the import wrote, one line a project.
     imported: Vec<String>,
 }
@@ -173,7 +175,7 @@ impl Emulator {
 
         let (acceptor, ca_file) = prepared.tls.unzip();
         let journal = journal(&prepared.registry, journal_settings, &proxy_secrets);
-        let stubs = Stubs::new(
+        let stubs = Stubs::with_limits(
             prepared
                 .registry
                 .projects()
@@ -181,7 +183,9 @@ impl Emulator {
                 .map(|p| p.name.as_str().to_owned())
                 .collect(),
             prepared.stubs,
-        );
+            prepared.stub_limits,
+        )
+        .map_err(|e| ConfigError::Invalid(format!("the config's stubs: {e}")))?;
         let state = AppState::new(
             prepared.registry,
             prepared.store,
@@ -258,6 +262,15 @@ fn prepare(config: &EmulatorConfig, local_addr: SocketAddr) -> Result<Prepared, 
                 message: format!("cannot create its directory: {e}"),
             }
         })?;
+        warnings.extend(dir_warning);
+    }
+    // Where the export on exit goes is checked as --data's directory is, at start: before
+    // anything is exported there.
+    if let Some(dir) = config.export_on_exit_dir() {
+        let dir_warning =
+            svc_emulator_state::snapshot::files::export_dir_warning(dir).map_err(|e| {
+                EmulatorError::Io(std::io::Error::other(format!("--export-on-exit: {e}")))
+            })?;
         warnings.extend(dir_warning);
     }
     let store = Store::open(data_path).map_err(store_err)?;
@@ -354,6 +367,17 @@ fn prepare(config: &EmulatorConfig, local_addr: SocketAddr) -> Result<Prepared, 
         warnings,
         fixtures: loaded,
         stubs: projects.projects.iter().map(|p| p.stubs.clone()).collect(),
+        stub_limits: projects
+            .projects
+            .iter()
+            .map(|p| {
+                let limits = config.limit_settings();
+                StubLimits::new(
+                    p.max_stubs.unwrap_or(limits.stub_count_limit()),
+                    p.max_stub_bytes.unwrap_or(limits.stub_bytes_limit()),
+                )
+            })
+            .collect(),
         imported,
     })
 }

@@ -4,7 +4,12 @@
 //! - **Sign-in.** The emulator makes a random token at start and prints it in `ui_url`
 //!   (`.../_emulator/ui/?token=...`). Any page address with `?token=` of this run answers `303`
 //!   to the same address without it, setting a session cookie (`HttpOnly`, `SameSite=Strict`,
-//!   `Path=/_emulator/ui`): the token leaves the address bar and the history at once.
+//!   `Path=/_emulator/ui`): the token leaves the address bar and the history at once. The path
+//!   is exactly what `Front` serves as the page's (its routes and relay), so a browser never
+//!   sends the cookie to an API path, where a stub may answer; and a stub may not set it (its
+//!   name starts with `EMULATOR_COOKIE_PREFIX`, which svc-emulator-state refuses in a stub's
+//!   `Set-Cookie`), nor run on the page's origin (its answers are sandboxed:
+//!   `svc_emulator_http::stubs::STUB_POLICY`).
 //! - **Host.** The page answers only under loopback names (`localhost`, `127.0.0.1`, `[::1]`),
 //!   the address it listens on, and the names given with `--ui-host`: a page of another site
 //!   whose name was made to point at this machine (DNS rebinding) gets `403`.
@@ -333,6 +338,14 @@ mod tests {
 
     fn uri(s: &str) -> Uri {
         s.parse().unwrap()
+    }
+
+    #[test]
+    fn the_session_cookie_is_one_a_stub_may_not_set() {
+        // svc-emulator-state refuses a stub's Set-Cookie of a name with this prefix.
+        assert!(
+            COOKIE_PREFIX.starts_with(svc_emulator_state::config::stubs::EMULATOR_COOKIE_PREFIX)
+        );
     }
 
     #[test]
