@@ -134,6 +134,25 @@ async fn a_command_that_cannot_run_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// The two flags of a helper that starts `svc emulator` and may be killed (`--exit-with-stdin`,
+/// `--remove-on-exit`) are refused by `exec`, whose emulator ends with its command: nothing runs.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_flags_of_a_starter_that_may_be_killed_are_refused() {
+    for flags in [
+        &["--exit-with-stdin"][..],
+        &["--remove-on-exit", "start-line.json"][..],
+    ] {
+        let mut args = vec!["emulator", "exec"];
+        args.extend(flags);
+        args.extend(["--", "sh", "-c", "echo ran"]);
+        let out = svc(vec![], &args, None).await;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("not for `svc emulator exec`"), "{stderr}");
+        assert!(!String::from_utf8_lossy(&out.stdout).contains("ran"));
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn requests_lists_the_journal_with_the_routes_filters() {
     // Two requests, one refused; then the journal three ways, from inside the same exec.

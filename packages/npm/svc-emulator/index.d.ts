@@ -62,10 +62,14 @@ export class Emulator {
   stop(): Promise<void>;
 }
 
-/** The `svc` binary: SVC_BIN, else the platform package's. */
+/** The `svc` binary: SVC_BIN, else the platform package's, looked for in this package's own
+ * install only (its node_modules, else the node_modules folder it is in), never a parent
+ * folder's; throws an EmulatorError naming the missing package otherwise. */
 export function binaryPath(): string;
 
-/** Starts `svc emulator` (the demo project, or the projects of `config`) with more flags. */
+/** Starts `svc emulator` (the demo project, or the projects of `config`) with more flags. The
+ * emulator ends with this process however it ends (SIGKILL included), and removes its
+ * start-line file then. */
 export function start(options?: { config?: string; args?: string[]; env?: NodeJS.ProcessEnv }): Promise<Emulator>;
 
 /** The emulator whose start line is in SVC_EMULATOR_STARTUP (`svc emulator exec`, the global

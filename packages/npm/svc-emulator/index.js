@@ -3,8 +3,13 @@
 // platform package npm chose (svc-emulator-<os>-<cpu>), started as `svc emulator`, and its
 // emulator-only routes (resets, the request journal and its expectations). No dependency but
 // the platform package; Node 18 or later (its global fetch).
+//
+// An emulator `start` starts ends with this process, however it ends: its stdin is a pipe only
+// this process holds (`svc emulator --exit-with-stdin`), and it removes its start-line file
+// itself when it stops (`--remove-on-exit`), SIGKILL of node included.
 
 const { spawn } = require("node:child_process");
+const crypto = require("node:crypto");
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
@@ -21,7 +26,8 @@ const PLATFORMS = {
 
 class EmulatorError extends Error {}
 
-/** The path of the `svc` binary: SVC_BIN when set, else the platform package's. */
+/** The path of the `svc` binary: SVC_BIN when set, else the platform package's, from this
+ * package's own install (see `installedWith`). */
 function binaryPath() {
   if (process.env.SVC_BIN) return process.env.SVC_BIN;
   const platform = `${process.platform}-${process.arch}`;
@@ -33,14 +39,36 @@ function binaryPath() {
     );
   }
   const file = process.platform === "win32" ? "svc.exe" : "svc";
-  try {
-    return require.resolve(`${name}/bin/${file}`);
-  } catch {
-    throw new EmulatorError(
-      `the package ${name} is not installed: npm installs it with svc-emulator unless optional ` +
-        "dependencies are left out (--omit=optional, --no-optional); install it, or set SVC_BIN",
-    );
+  const found = installedWith(`${name}/bin/${file}`);
+  if (found) return found;
+  throw new EmulatorError(
+    `the package ${name} is not installed: npm installs it with svc-emulator unless optional ` +
+      "dependencies are left out (--omit=optional, --no-optional); install it, or set SVC_BIN",
+  );
+}
+
+/** The file `request` (a package's name, then a path in it) of a dependency installed with this
+ * package, or null: in its own node_modules folder, else beside it in the node_modules folder
+ * it is installed in (hoisted, by npm, yarn or pnpm); never in a folder above, where
+ * `require.resolve` would climb to any parent folder's node_modules and run whatever is there.
+ * Under Yarn Plug'n'Play, whose resolution gives a package its own dependencies only, that. */
+function installedWith(request) {
+  if (process.versions.pnp) {
+    try {
+      return require.resolve(request);
+    } catch {
+      return null;
+    }
   }
+  // This file is at the package's root; node resolved the symlinks to it (pnpm's, npm link's).
+  const own = __dirname;
+  const folders = [path.join(own, "node_modules")];
+  if (path.basename(path.dirname(own)) === "node_modules") folders.push(path.dirname(own));
+  for (const folder of folders) {
+    const candidate = path.join(folder, ...request.split("/"));
+    if (fs.existsSync(candidate)) return candidate;
+  }
+  return null;
 }
 
 /** A running `svc emulator`, as its start line describes it. */
@@ -56,7 +84,7 @@ class Emulator {
     this.uiUrl = startup.ui_url || "";
     this.startupFile = null;
     this._child = null;
-    this._folder = null;
+    this._file = null;
   }
 
   /** The variables `svc` and the platform's clients read, as `svc emulator exec` sets them. */
@@ -138,9 +166,10 @@ class Emulator {
       await exited;
       clearTimeout(timer);
     }
-    if (this._folder) {
-      fs.rmSync(this._folder, { recursive: true, force: true });
-      this._folder = null;
+    if (child) child.stdin.destroy();
+    if (this._file) {
+      fs.rmSync(this._file, { force: true });
+      this._file = null;
       this.startupFile = null;
     }
   }
@@ -158,34 +187,79 @@ class Emulator {
 /** Starts `svc emulator` (the demo project, or the projects of the JSON `config` file) with its
  * other flags `args`, and resolves once it accepts connections. */
 function start({ config, args = [], env } = {}) {
-  const command = ["emulator", ...(config ? ["--config", config] : []), ...args];
-  const child = spawn(binaryPath(), command, {
-    stdio: ["ignore", "pipe", "pipe"],
-    env: env || process.env,
-  });
-  let stderr = "";
-  child.stderr.setEncoding("utf8");
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
-    process.stderr.write(chunk);
-  });
   return new Promise((resolve, reject) => {
+    const svc = binaryPath();
+    // The start line's file, made now (empty, readable by its owner only) so that the emulator
+    // is told to remove it when it stops: it is gone even if this process is killed.
+    const file = path.join(
+      os.tmpdir(),
+      `svc-emulator-${process.pid}-${crypto.randomBytes(12).toString("hex")}.json`,
+    );
+    let descriptor = fs.openSync(file, "wx", 0o600);
+    const abandon = () => {
+      if (descriptor !== null) fs.closeSync(descriptor);
+      descriptor = null;
+      fs.rmSync(file, { force: true });
+    };
+    const command = [
+      "emulator",
+      // Stops when its stdin, a pipe only this process holds, ends: when this process ends.
+      "--exit-with-stdin",
+      "--remove-on-exit",
+      file,
+      ...(config ? ["--config", config] : []),
+      ...args,
+    ];
+    let child;
+    try {
+      child = spawn(svc, command, { stdio: ["pipe", "pipe", "pipe"], env: env || process.env });
+    } catch (error) {
+      abandon();
+      throw error;
+    }
+    // Never written to: nothing of it may throw.
+    child.stdin.on("error", () => {});
+    let settled = false;
+    const fail = (error) => {
+      if (settled) return;
+      settled = true;
+      abandon();
+      reject(error);
+    };
+    let stderr = "";
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+      process.stderr.write(chunk);
+    });
     const lines = readline.createInterface({ input: child.stdout });
-    child.once("error", (e) => reject(new EmulatorError(`cannot run svc: ${e.message}`)));
+    child.once("error", (e) => fail(new EmulatorError(`cannot run svc: ${e.message}`)));
     child.once("exit", (code) =>
-      reject(new EmulatorError(`svc emulator did not start (exit ${code}): ${stderr.trim()}`)),
+      fail(new EmulatorError(`svc emulator did not start (exit ${code}): ${stderr.trim()}`)),
     );
     lines.once("line", (line) => {
-      const emulator = new Emulator(JSON.parse(line));
+      if (settled) return;
+      let emulator;
+      try {
+        emulator = new Emulator(JSON.parse(line));
+        fs.writeSync(descriptor, line);
+      } catch (error) {
+        child.kill("SIGKILL");
+        fail(error);
+        return;
+      }
+      settled = true;
+      fs.closeSync(descriptor);
+      descriptor = null;
       emulator._child = child;
-      emulator._folder = fs.mkdtempSync(path.join(os.tmpdir(), "svc-emulator-"));
-      emulator.startupFile = path.join(emulator._folder, "startup.json");
-      fs.writeFileSync(emulator.startupFile, line, { mode: 0o600, flag: "wx" });
+      emulator._file = file;
+      emulator.startupFile = file;
       // Stopped with this process, however it ends (its end, Ctrl-C, SIGTERM): no emulator
-      // outlives its suite, no start-line file stays.
+      // outlives its suite, no start-line file stays. (SIGKILL runs nothing here: the emulator
+      // sees its stdin end, and stops and removes the file itself.)
       const cleanUp = () => {
         if (emulator._child) emulator._child.kill("SIGTERM");
-        if (emulator._folder) fs.rmSync(emulator._folder, { recursive: true, force: true });
+        if (emulator._file) fs.rmSync(emulator._file, { force: true });
       };
       process.once("exit", cleanUp);
       for (const signal of ["SIGINT", "SIGTERM"]) {

@@ -2,8 +2,13 @@
 // Rust toolchain: run with `node --test node-suite.mjs` by `cargo xtask ci` (xtask/src/dist.rs).
 import { test, before, after, beforeEach } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { existsSync, statSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { once } from "node:events";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { createInterface } from "node:readline";
 import { inspect } from "node:util";
 import { binaryPath, start, EmulatorError } from "svc-emulator";
 
@@ -70,29 +75,140 @@ test("a config that does not load is an error that says why", async () => {
 });
 
 test("Ctrl-C stops the emulator and removes its start-line file", async () => {
-  const { spawn } = await import("node:child_process");
-  const { once } = await import("node:events");
   const script = 'import { start } from "svc-emulator"; const e = await start(); ' +
     'console.log(e.startupFile, e._child.pid); setInterval(() => {}, 1000);';
-  const suite = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
-  const [line] = await once(suite.stdout, "data");
-  const [file, pid] = String(line).trim().split(" ");
+  const { suite, file, pid } = await nodeHolding(script);
   assert.ok(existsSync(file));
   suite.kill("SIGINT");
   await once(suite, "exit");
   assert.ok(!existsSync(file));
-  // The emulator ends with the suite (a bounded wait for the process table, not a timing).
-  let alive = true;
-  for (let i = 0; i < 300 && alive; i++) {
-    try {
-      process.kill(Number(pid), 0);
-      // A process that ended but was not reaped yet (a zombie) ran its end.
-      const { readFileSync } = await import("node:fs");
-      if (readFileSync(`/proc/${pid}/stat`, "utf8").split(" ")[2] === "Z") alive = false;
-      else await new Promise((resolve) => setTimeout(resolve, 100));
-    } catch {
-      alive = false;
-    }
-  }
-  assert.ok(!alive, `the emulator ${pid} still runs`);
+  assert.ok(await ended(pid), `the emulator ${pid} still runs`);
 });
+
+// SIGKILL of node runs none of its code: the emulator, whose stdin (a pipe only node held) ends,
+// stops itself and removes the start-line file it was told about.
+for (const [how, script] of [
+  ["start()", 'import { start } from "svc-emulator"; const e = await start(); ' +
+    "console.log(e.startupFile, e._child.pid); setInterval(() => {}, 1000);"],
+  ["the Vitest and Jest global setup", 'import setup from "svc-emulator/global-setup"; ' +
+    "await setup(); const e = globalThis.__svcEmulator; " +
+    "console.log(e.startupFile, e._child.pid); setInterval(() => {}, 1000);"],
+]) {
+  test(`SIGKILL of node ends the emulator of ${how} and its start-line file`, async () => {
+    const { suite, file, pid } = await nodeHolding(script);
+    assert.ok(existsSync(file));
+    suite.kill("SIGKILL");
+    await once(suite, "exit");
+    assert.ok(await ended(pid), `the emulator ${pid} outlived node`);
+    assert.ok(await within(() => !existsSync(file)), `${file} outlived node`);
+  });
+}
+
+test("a program node runs does not keep the emulator running", async () => {
+  const script = 'import { start } from "svc-emulator"; import { spawn } from "node:child_process"; ' +
+    "const e = await start(); " +
+    'const ran = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" }); ' +
+    "console.log(e.startupFile, e._child.pid, ran.pid); setInterval(() => {}, 1000);";
+  const { suite, file, pid, rest } = await nodeHolding(script);
+  const ran = Number(rest[0]);
+  try {
+    suite.kill("SIGKILL");
+    await once(suite, "exit");
+    assert.ok(await ended(pid), `the emulator ${pid} outlived node`);
+    assert.ok(await within(() => !existsSync(file)), `${file} outlived node`);
+    assert.ok(!gone(ran), "the program node ran lives on");
+  } finally {
+    try { process.kill(ran, "SIGKILL"); } catch { /* gone */ }
+  }
+});
+
+test("without its platform package, an svc in a parent folder's node_modules is never run", () => {
+  // root/node_modules/<platform package>: a planted svc that leaves a mark when run;
+  // root/project/node_modules/svc-emulator: the helper, installed without its platform package.
+  const name = `svc-emulator-${process.platform}-${process.arch}`;
+  const root = mkdtempSync(join(tmpdir(), "svc-emulator-parent-"));
+  try {
+    const mark = join(root, "the planted svc ran");
+    const plant = (dir) => {
+      mkdirSync(join(dir, "bin"), { recursive: true });
+      writeFileSync(join(dir, "package.json"), JSON.stringify({ name, version: "0.0.0" }));
+      writeFileSync(join(dir, "bin", "svc"), `#!/bin/sh\ntouch '${mark}'\nexit 3\n`, { mode: 0o755 });
+    };
+    plant(join(root, "node_modules", name));
+    const project = join(root, "project");
+    const helper = join(project, "node_modules", "svc-emulator");
+    const installed = dirname(createRequire(import.meta.url).resolve("svc-emulator/package.json"));
+    cpSync(installed, helper, { recursive: true });
+    const env = { ...process.env };
+    delete env.SVC_BIN;
+    const run = (code) => execFileSync(process.execPath, ["-e", code], { cwd: project, env, encoding: "utf8" });
+    const answer = JSON.parse(run(
+      'const { start, EmulatorError } = require("svc-emulator"); ' +
+      "Promise.resolve().then(() => start()).then(" +
+      "(e) => { e.stop(); console.log(JSON.stringify({ started: true })); }, " +
+      "(e) => console.log(JSON.stringify({ error: e instanceof EmulatorError, message: e.message })));",
+    ));
+    assert.ok(!existsSync(mark), "the parent folder's svc was run");
+    assert.equal(answer.error, true, JSON.stringify(answer));
+    assert.match(answer.message, new RegExp(`the package ${name} is not installed`));
+    assert.match(answer.message, /SVC_BIN/);
+    // Its own install is where it looks: hoisted beside it, and nested in it.
+    const whereFound = () => run('console.log(require("svc-emulator").binaryPath())').trim();
+    plant(join(project, "node_modules", name));
+    assert.equal(whereFound(), join(project, "node_modules", name, "bin", "svc"));
+    plant(join(helper, "node_modules", name));
+    assert.equal(whereFound(), join(helper, "node_modules", name, "bin", "svc"));
+    assert.ok(!existsSync(mark));
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+/** A node process running `script`, which prints the start-line file and the emulator's pid
+ * (and more words: `rest`) once its emulator runs. */
+async function nodeHolding(script) {
+  const suite = spawn(process.execPath, ["--input-type=module", "-e", script], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const lines = createInterface({ input: suite.stdout });
+  const line = await Promise.race([
+    once(lines, "line").then(([first]) => first),
+    once(suite, "exit").then(([code]) => {
+      throw new Error(`node ended (${code}) before its emulator ran`);
+    }),
+  ]);
+  const [file, pid, ...rest] = String(line).trim().split(" ");
+  assert.ok(file && existsSync(file), `a start-line file: ${line}`);
+  return { suite, file, pid: Number(pid), rest };
+}
+
+/** Whether the process `pid` ends within a generous deadline (a bounded wait for the process
+ * table, not a timing). */
+function ended(pid) {
+  return within(() => gone(pid));
+}
+
+/** Gone, or a zombie: a process that ran its end, waiting to be reaped. */
+function gone(pid) {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return true;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0] === "Z";
+  } catch {
+    return true;
+  }
+}
+
+/** Whether `condition()` holds within a minute, asked every 50 ms. */
+async function within(condition, ms = 60_000) {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return true;
+}

@@ -5,8 +5,11 @@ no Rust toolchain on PATH (xtask/src/dist.rs).
 """
 
 import os
+import signal
 import stat
 import subprocess
+import sys
+import time
 
 import pytest
 
@@ -94,10 +97,6 @@ def test_no_rust_toolchain_is_needed():
 
 
 def test_ctrl_c_stops_the_emulator_and_removes_its_start_line_file(tmp_path):
-    import signal
-    import sys
-    import time
-
     script = tmp_path / "suite.py"
     script.write_text(
         "import time\n"
@@ -112,15 +111,137 @@ def test_ctrl_c_stops_the_emulator_and_removes_its_start_line_file(tmp_path):
     suite.send_signal(signal.SIGINT)
     suite.wait(timeout=30)
     assert not os.path.exists(startup_file)
-    # The emulator ends with the suite (a bounded wait for the process table, not a timing).
-    for _ in range(300):
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            break
+    assert _ended(int(pid)), f"the emulator {pid} still runs"
+
+
+# A suite whose one test holds the plugin's emulator until the suite is signalled: it prints the
+# emulator's start-line file and process id. ``conftest`` is the suite's conftest.py, if any.
+INNER_TEST = """
+import os
+import time
+
+def test_holds_the_emulator(svc_emulator_session):
+    emulator = svc_emulator_session
+    os.environ["INNER_STARTUP_FILE"] = emulator.startup_file
+    print("SVC-EMULATOR", emulator.startup_file, emulator._process.pid, flush=True)
+    time.sleep(300)
+"""
+
+
+def _inner_pytest(tmp_path, conftest=None):
+    (tmp_path / "test_inner.py").write_text(INNER_TEST)
+    if conftest is not None:
+        (tmp_path / "conftest.py").write_text(conftest)
+    env = {k: v for k, v in os.environ.items() if k != "SVC_EMULATOR_STARTUP"}
+    suite = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "test_inner.py"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    seen = []
+    for line in suite.stdout:
+        if line.startswith("SVC-EMULATOR "):
+            _, startup_file, pid = line.split()
+            assert os.path.isfile(startup_file)
+            return suite, startup_file, int(pid)
+        seen.append(line)
+    suite.wait()
+    raise AssertionError("the inner suite did not start its emulator: " + "".join(seen))
+
+
+def _ended(pid, seconds=60.0):
+    """Whether process ``pid`` ends within a generous deadline (a bounded wait for the process
+    table, not a timing): gone, or a zombie, which ran its end, waiting to be reaped."""
+    return _within(lambda: _gone(pid), seconds)
+
+
+def _gone(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    try:
         with open(f"/proc/{pid}/stat") as stat_file:
-            if stat_file.read().split()[2] == "Z":
-                break
-        time.sleep(0.1)
-    else:
-        raise AssertionError(f"the emulator {pid} still runs")
+            return stat_file.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def _within(condition, seconds=60.0):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def test_sigterm_to_pytest_stops_the_plugins_emulator_and_removes_its_start_line_file(tmp_path):
+    suite, startup_file, pid = _inner_pytest(tmp_path)
+    suite.send_signal(signal.SIGTERM)
+    # SIGTERM's own end, after the plugin's clean-up: no file left the moment pytest is gone.
+    assert suite.wait(timeout=60) == -signal.SIGTERM
+    assert not os.path.exists(startup_file)
+    assert _ended(pid), f"the emulator {pid} still runs"
+
+
+def test_sigterm_to_pytest_keeps_a_handler_installed_before_the_plugins(tmp_path):
+    # The suite's own handler runs after the plugin's clean-up: it sees the file gone.
+    conftest = (
+        "import os, signal\n"
+        "def _on_term(signum, frame):\n"
+        "    gone = not os.path.exists(os.environ['INNER_STARTUP_FILE'])\n"
+        "    with open('handled', 'w') as file:\n"
+        "        file.write('file gone' if gone else 'file there')\n"
+        "    os._exit(7)\n"
+        "signal.signal(signal.SIGTERM, _on_term)\n"
+    )
+    suite, startup_file, pid = _inner_pytest(tmp_path, conftest)
+    suite.send_signal(signal.SIGTERM)
+    assert suite.wait(timeout=60) == 7
+    assert (tmp_path / "handled").read_text() == "file gone"
+    assert not os.path.exists(startup_file)
+    assert _ended(pid), f"the emulator {pid} still runs"
+
+
+def test_sigkill_of_pytest_ends_the_plugins_emulator_and_its_start_line_file(tmp_path):
+    suite, startup_file, pid = _inner_pytest(tmp_path)
+    suite.kill()
+    suite.wait()
+    # Nothing of pytest runs after SIGKILL: the emulator sees its stdin end and stops itself.
+    assert _ended(pid), f"the emulator {pid} outlived pytest"
+    assert _within(lambda: not os.path.exists(startup_file)), startup_file
+
+
+def test_the_emulator_ends_with_its_starter_not_with_the_starters_children(tmp_path):
+    # Neither a forked child nor a program it ran holds the emulator's stdin: once the process
+    # that started the emulator is gone, the emulator stops though they live on.
+    script = tmp_path / "suite.py"
+    script.write_text(
+        "import os, subprocess, sys, time\n"
+        "from svc_emulator import Emulator\n"
+        "emulator = Emulator.start()\n"
+        "forked = os.fork()\n"
+        "if forked == 0:\n"
+        "    time.sleep(300)\n"
+        "    os._exit(0)\n"
+        "ran = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)'])\n"
+        "print(emulator.startup_file, emulator._process.pid, forked, ran.pid, flush=True)\n"
+        "time.sleep(300)\n"
+    )
+    suite = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    startup_file, pid, forked, ran = suite.stdout.readline().split()
+    try:
+        suite.kill()
+        suite.wait()
+        assert _ended(int(pid)), f"the emulator {pid} outlived its starter"
+        assert _within(lambda: not os.path.exists(startup_file)), startup_file
+        assert not _gone(int(forked)) and not _gone(int(ran))
+    finally:
+        for child in (forked, ran):
+            try:
+                os.kill(int(child), signal.SIGKILL)
+            except ProcessLookupError:
+                pass

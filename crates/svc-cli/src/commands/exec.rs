@@ -25,6 +25,16 @@ pub async fn run(args: ExecArgs) -> Result<(), Failure> {
                 .to_owned(),
         ));
     };
+    // An exec's emulator ends with its command, and the command holds stdin: these two are for
+    // a process that starts `svc emulator` and may be killed before it can stop it.
+    if args.run.exit_with_stdin || args.run.remove_on_exit.is_some() {
+        return Err(Failure::Usage(
+            "--exit-with-stdin and --remove-on-exit (SVC_EMULATOR_EXIT_WITH_STDIN, \
+             SVC_EMULATOR_REMOVE_ON_EXIT) are not for `svc emulator exec`, whose emulator ends \
+             with its command: give them to `svc emulator`"
+                .to_owned(),
+        ));
+    }
     if let Some(file) = &args.startup_file {
         crate::private_file::check_target(file)
             .map_err(|why| Failure::Usage(format!("cannot write the start line: {why}")))?;

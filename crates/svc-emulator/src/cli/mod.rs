@@ -141,6 +141,24 @@ pub struct EmulatorArgs {
     )]
     pub ui_hosts: Vec<String>,
 
+    /// Stop, as on SIGTERM, when stdin reaches its end (or cannot be read): started with stdin
+    /// a pipe whose write end only the starting process holds, the emulator ends with that
+    /// process however it ends, SIGKILL included. What comes on stdin is read and dropped. For
+    /// `svc emulator` and `svc-emulator` (an `exec`'s emulator ends with its command anyway).
+    #[arg(
+        long,
+        env = "SVC_EMULATOR_EXIT_WITH_STDIN",
+        value_parser = clap::builder::BoolishValueParser::new(),
+    )]
+    pub exit_with_stdin: bool,
+
+    /// Remove FILE when the emulator stops (Ctrl-C, SIGTERM, stdin's end with
+    /// --exit-with-stdin) or fails to start: a copy of the start line that the starting process
+    /// wrote, which would otherwise outlive a process that was killed. Only FILE, never a
+    /// folder; a FILE already gone is no error. For `svc emulator` and `svc-emulator`.
+    #[arg(long, env = "SVC_EMULATOR_REMOVE_ON_EXIT", value_name = "FILE")]
+    pub remove_on_exit: Option<PathBuf>,
+
     /// Fault mode: latency, `503`s, dropped connections (`--fault-*`).
     #[command(flatten)]
     pub faults: FaultArgs,
@@ -219,9 +237,17 @@ fn choice<T: Copy>(all: &[(&str, T)], value: &str) -> Result<T, String> {
 }
 
 /// Starts the emulator, prints exactly one JSON line ([`StartupInfo`](crate::StartupInfo)) on
-/// stdout once it accepts connections, then serves until Ctrl-C or SIGTERM and shuts down
-/// cleanly. Nothing else is written to stdout; [`Emulator::warnings`] go to stderr.
+/// stdout once it accepts connections, then serves until Ctrl-C or SIGTERM (or stdin's end,
+/// with `--exit-with-stdin`) and shuts down cleanly. Nothing else is written to stdout;
+/// [`Emulator::warnings`] go to stderr. `--remove-on-exit FILE` is removed however this ends.
 pub async fn run(args: EmulatorArgs) -> Result<(), EmulatorError> {
+    // Removed when this returns, whichever way: stopped, or failed to start or to print.
+    let mut removal = RemoveOnExit(args.remove_on_exit.clone());
+    // Watched from now on: a parent gone during the start stops the emulator as soon as it runs.
+    let stdin_end = match args.exit_with_stdin {
+        true => Some(stdin_end()?),
+        false => None,
+    };
     let emulator = Emulator::start(args.to_config()).await?;
     // Stderr: stdout carries the startup line only.
     for warning in emulator.warnings() {
@@ -232,7 +258,19 @@ pub async fn run(args: EmulatorArgs) -> Result<(), EmulatorError> {
     }
     // Listen for the signals before announcing readiness: a supervisor may stop us as soon as
     // it has read the line.
-    let stop = stop_signal();
+    let signal = stop_signal();
+    let stop = async move {
+        let stdin_end = async {
+            match stdin_end {
+                Some(end) => end.await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            () = signal => {}
+            () = stdin_end => {}
+        }
+    };
     let line = serde_json::to_string(emulator.startup_info())
         .map_err(|e| EmulatorError::Io(std::io::Error::other(e)))?;
     let printed = {
@@ -249,6 +287,9 @@ pub async fn run(args: EmulatorArgs) -> Result<(), EmulatorError> {
         eprintln!("svc-emulator: the web page: {}", emulator.ui_url());
     }
     stop.await;
+    // First: the start line's keys are of no use from here on, and a killed parent's stderr may
+    // be a broken pipe.
+    removal.remove();
     let export = args.export_on_exit.clone();
     match emulator.stop().await {
         Ok(()) => {
@@ -261,6 +302,64 @@ pub async fn run(args: EmulatorArgs) -> Result<(), EmulatorError> {
             "the export on exit failed: {e}"
         )))),
     }
+}
+
+/// `--remove-on-exit FILE`: removed by [`RemoveOnExit::remove`], or when dropped.
+struct RemoveOnExit(Option<PathBuf>);
+
+impl RemoveOnExit {
+    /// Removes the file (once); one already gone is no error, another failure a warning.
+    fn remove(&mut self) {
+        let Some(file) = self.0.take() else {
+            return;
+        };
+        match std::fs::remove_file(&file) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                // Never a panic here (a drop, stderr perhaps a broken pipe): a failed write is
+                // dropped.
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "svc-emulator: warning: cannot remove {} (--remove-on-exit): {e}",
+                    file.display()
+                );
+            }
+        }
+    }
+}
+
+impl Drop for RemoveOnExit {
+    fn drop(&mut self) {
+        self.remove();
+    }
+}
+
+/// Starts a thread that reads stdin to its end, and returns a future that resolves then (or
+/// when stdin cannot be read): `--exit-with-stdin`. A plain thread, not the runtime's blocking
+/// pool, whose shutdown would wait for a read that may never end.
+fn stdin_end() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    use std::io::Read;
+    let (ended, end) = tokio::sync::oneshot::channel::<()>();
+    std::thread::Builder::new()
+        .name("svc-emulator-stdin".into())
+        .spawn(move || {
+            let mut stdin = std::io::stdin().lock();
+            let mut buffer = [0_u8; 512];
+            loop {
+                match stdin.read(&mut buffer) {
+                    Ok(0) => break,
+                    Ok(_) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
+                }
+            }
+            let _ = ended.send(());
+        })?;
+    // A sender gone without a word (the thread failed) counts as the end too.
+    Ok(async move {
+        let _ = end.await;
+    })
 }
 
 /// Installs the handlers now and returns a future that resolves on SIGINT (Ctrl-C) or SIGTERM.

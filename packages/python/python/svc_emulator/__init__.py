@@ -13,15 +13,19 @@ with nothing but the standard library::
 The pytest plugin (``svc_emulator.pytest_plugin``, registered when the wheel is installed) gives
 a test the ``svc_emulator`` fixture: one emulator for the session, put back in its state at
 start before each test.
+
+An emulator this module starts ends with the process that started it, however that ends: its
+stdin is a pipe only that process holds (``svc emulator --exit-with-stdin``), and it removes its
+start-line file itself when it stops (``--remove-on-exit``), SIGKILL of its starter included.
 """
 
 from __future__ import annotations
 
 import atexit
+import functools
 import json
 import os
 import shutil
-import stat
 import subprocess
 import sys
 import sysconfig
@@ -30,6 +34,7 @@ import threading
 import urllib.error
 import urllib.parse
 import urllib.request
+import weakref
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 __all__ = ["Emulator", "EmulatorError", "binary"]
@@ -63,7 +68,9 @@ class Emulator:
 
     Start one with :meth:`start`, or use :meth:`from_startup` for an emulator another process
     started (``svc emulator exec`` gives its command ``SVC_EMULATOR_STARTUP``). :meth:`stop`
-    ends an emulator this object started; it is also stopped when the interpreter exits.
+    ends an emulator this object started; it is also stopped when the interpreter exits, and
+    stops itself when the process that started it is gone (even killed). A child process, forked
+    or run, never holds it: it does not keep it running, and its ``stop`` does nothing.
     """
 
     #: The start line, as the emulator printed it.
@@ -98,8 +105,9 @@ class Emulator:
         self.ui_url = str(startup.get("ui_url", ""))
         self.startup_file = None
         self._process: Optional[subprocess.Popen] = None
-        self._folder: Optional[str] = None
-        self._lock = threading.Lock()
+        self._owned_file: Optional[str] = None
+        # Reentrant: a signal handler may stop the emulator while the main thread is stopping it.
+        self._lock = threading.RLock()
 
     @classmethod
     def from_startup(cls, line: str) -> "Emulator":
@@ -117,46 +125,70 @@ class Emulator:
         """Starts ``svc emulator`` (the demo project, or the projects of the JSON ``config``
         file) with its other flags ``args`` (``["--fixtures", "fixtures/"]``), and returns once it
         accepts connections. ``env`` replaces the process's environment."""
-        command = [binary(), "emulator"]
+        svc = binary()
+        # The start line's file, made now (empty, readable by its owner only) so that the
+        # emulator is told to remove it when it stops: it is gone even if this process is killed.
+        descriptor, startup_file = tempfile.mkstemp(prefix="svc-emulator-", suffix=".json")
+        command = [
+            svc,
+            "emulator",
+            # Stops when its stdin, a pipe only this process holds, ends: when this process ends.
+            "--exit-with-stdin",
+            "--remove-on-exit",
+            startup_file,
+        ]
         if config is not None:
             command += ["--config", os.fspath(config)]
         command += list(args)
+        process: Optional[subprocess.Popen] = None
         try:
-            process = subprocess.Popen(
-                command,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=None if env is None else dict(env),
-                text=True,
-            )
-        except OSError as error:
-            raise EmulatorError(f"cannot run {command[0]}: {error}") from error
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        if not line:
-            process.wait()
-            assert process.stderr is not None
-            raise EmulatorError(
-                f"svc emulator did not start (exit {process.returncode}): "
-                + process.stderr.read().strip()
-            )
-        emulator = cls.from_startup(line)
+            try:
+                process = subprocess.Popen(
+                    command,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    env=None if env is None else dict(env),
+                    text=True,
+                )
+            except OSError as error:
+                raise EmulatorError(f"cannot run {command[0]}: {error}") from error
+            assert process.stdout is not None and process.stderr is not None
+            line = process.stdout.readline()
+            if not line:
+                process.wait()
+                raise EmulatorError(
+                    f"svc emulator did not start (exit {process.returncode}): "
+                    + process.stderr.read().strip()
+                )
+            emulator = cls.from_startup(line)
+            with os.fdopen(descriptor, "w") as file:
+                descriptor = -1
+                file.write(line)
+        except BaseException:
+            if descriptor >= 0:
+                os.close(descriptor)
+            if process is not None:
+                if process.poll() is None:
+                    process.kill()
+                    process.wait()
+                if process.stdin is not None:
+                    process.stdin.close()
+            _remove(startup_file)
+            raise
         emulator._process = process
+        emulator._owned_file = emulator.startup_file = startup_file
         # The rest of stderr (warnings, the export on exit) is read as it comes, so that a full
         # pipe never blocks the emulator.
         threading.Thread(target=_drain, args=(process,), daemon=True).start()
-        emulator._write_startup_file(line)
+        if hasattr(os, "register_at_fork"):
+            # A forked child gets a copy of the pipe's write end: closed there, so that only this
+            # process keeps the emulator running.
+            os.register_at_fork(
+                after_in_child=functools.partial(_forget_in_child, weakref.ref(emulator))
+            )
         atexit.register(emulator.stop)
         return emulator
-
-    def _write_startup_file(self, line: str) -> None:
-        self._folder = tempfile.mkdtemp(prefix="svc-emulator-")
-        path = os.path.join(self._folder, "startup.json")
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, stat.S_IRUSR | stat.S_IWUSR)
-        with os.fdopen(descriptor, "w") as file:
-            file.write(line)
-        self.startup_file = path
 
     def env(self) -> Dict[str, str]:
         """The variables ``svc`` and the platform's clients read, as ``svc emulator exec`` sets
@@ -240,20 +272,36 @@ class Emulator:
 
     def stop(self) -> None:
         """Stops the emulator this object started (SIGTERM, then SIGKILL after 10 s) and removes
-        its start-line file; nothing for one another process started. Safe to call twice."""
+        its start-line file; nothing for one another process started, or in a forked child.
+        Safe to call twice."""
         with self._lock:
             process, self._process = self._process, None
-            folder, self._folder = self._folder, None
-        if process is not None and process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-        if folder is not None:
-            shutil.rmtree(folder, ignore_errors=True)
+            owned_file, self._owned_file = self._owned_file, None
+        if process is not None:
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+            if process.stdin is not None:
+                process.stdin.close()
+        if owned_file is not None:
+            _remove(owned_file)
             self.startup_file = None
+
+    def _forget_after_fork(self) -> None:
+        """In a forked child: closes its copy of the pipe that keeps the emulator running, and
+        leaves the emulator and its file to the process that started it."""
+        with self._lock:
+            process, self._process = self._process, None
+            self._owned_file = None
+        if process is not None and process.stdin is not None:
+            try:
+                process.stdin.close()
+            except OSError:
+                pass
 
     def __enter__(self) -> "Emulator":
         """The emulator, stopped at the end of the ``with`` block."""
@@ -270,6 +318,19 @@ class Emulator:
 
 def _json(body: bytes) -> Any:
     return json.loads(body) if body else None
+
+
+def _remove(path: str) -> None:
+    try:
+        os.remove(path)
+    except FileNotFoundError:
+        pass
+
+
+def _forget_in_child(emulator: "weakref.ref[Emulator]") -> None:
+    started = emulator()
+    if started is not None:
+        started._forget_after_fork()
 
 
 def _drain(process: subprocess.Popen) -> None:

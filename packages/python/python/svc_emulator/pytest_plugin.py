@@ -5,7 +5,9 @@ Fixtures:
 - ``svc_emulator_session``: one emulator for the whole session, started from
   ``--svc-emulator-config FILE`` (or the ``svc_emulator_config`` ini option), else the demo
   project, with ``--svc-emulator-args "..."`` as more flags of ``svc emulator``; stopped, and
-  its start-line file removed, when the session ends, also after Ctrl-C. Under
+  its start-line file removed, when the session ends, also after Ctrl-C or SIGTERM (then
+  SIGTERM goes on to the handler installed before the plugin's, else ends pytest as SIGTERM
+  does); after SIGKILL of pytest the emulator stops, and removes the file, itself. Under
   ``svc emulator exec`` (``SVC_EMULATOR_STARTUP`` set) it is exec's emulator.
 - ``svc_emulator``: the same emulator, put back in its state at start and its request journal
   emptied before the test: what most tests take.
@@ -18,6 +20,8 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import signal
+import threading
 from typing import Any, Callable, Dict, Iterator, List
 
 import pytest
@@ -54,10 +58,41 @@ def svc_emulator_session(pytestconfig: pytest.Config) -> Iterator[Emulator]:
     )
     args = pytestconfig.getoption("svc_emulator_args") or pytestconfig.getini("svc_emulator_args")
     emulator = Emulator.start(config=config or None, args=shlex.split(args or ""))
+    restore = _stop_on_sigterm(emulator)
     try:
         yield emulator
     finally:
+        restore()
         emulator.stop()
+
+
+def _stop_on_sigterm(emulator: Emulator) -> Callable[[], None]:
+    """Stops ``emulator`` (and removes its start-line file) on SIGTERM, which then does what it
+    did before: the handler installed before this one, else its default, pytest's end with
+    SIGTERM's status. Returns what puts the handler before back. Nothing where Python takes no
+    signal (not the main thread), nor where SIGTERM is ignored (the session then goes on) or
+    handled outside Python (unknown to this plugin)."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous is None or previous == signal.SIG_IGN:
+        return lambda: None
+
+    def on_sigterm(signum: int, frame: Any) -> None:
+        emulator.stop()
+        signal.signal(signal.SIGTERM, previous)
+        if callable(previous):
+            previous(signum, frame)
+        else:
+            signal.raise_signal(signum)
+
+    signal.signal(signal.SIGTERM, on_sigterm)
+
+    def restore() -> None:
+        if signal.getsignal(signal.SIGTERM) is on_sigterm:
+            signal.signal(signal.SIGTERM, previous)
+
+    return restore
 
 
 @pytest.fixture
