@@ -218,9 +218,9 @@ fn check_rows(conn: &Connection, tables: &BTreeMap<String, StoreRows>) -> Result
         }
         // Each row is written as the importing project's: its `project` column is set, never
         // read from the file.
-        let once = |c: &String| rows.columns.iter().filter(|d| *d == c).count() == 1;
-        let has_project = rows.columns.iter().any(|c| c == "project");
-        if !rows.rows.is_empty() && !(has_project && rows.columns.iter().all(once)) {
+        let twice = |c: &String| rows.columns.iter().filter(|d| *d == c).count() > 1;
+        let no_project = !rows.columns.iter().any(|c| c == "project");
+        if !rows.rows.is_empty() && (no_project || rows.columns.iter().any(twice)) {
             return Err(StoreError::Corrupt(format!(
                 "the export's store.json lists the columns of {table} without \"project\", or \
                  one of them twice: export the data again"
