@@ -18,8 +18,9 @@
 //!   origin, which neither the page's cookie nor its relay serve) and
 //!   `X-Content-Type-Options: nosniff`, whatever the stub's own headers say (a policy of the
 //!   stub's is sent beside the sandbox, which a browser enforces too: it can only narrow it).
-//!   Nor may a stub set the emulator's own cookies (`StubResponse::check`, for every way of
-//!   declaring one).
+//!   Nor does it leave anything in the browser or move it on by itself: no `Set-Cookie`,
+//!   `Set-Cookie2`, `Refresh`, `Clear-Site-Data` or `Strict-Transport-Security`
+//!   (`StubResponse::check`, for every way of declaring one).
 //! - **Bounds.** A project holds at most [`StubLimits::count`] stubs of at most
 //!   [`StubLimits::bytes`] bytes (as JSON) together, its config's included: past them a
 //!   declaration is refused ([`StubError::Limit`]).

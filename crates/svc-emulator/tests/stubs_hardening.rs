@@ -1,7 +1,8 @@
 //! Stubs against a hostile key holder (issue 83): a stub's answer is data, never a page that
 //! runs on the web page's origin (a sandboxing `Content-Security-Policy` and `nosniff` on every
-//! answer, whatever the stub's own headers say; no `Set-Cookie` of the emulator's own cookies,
-//! however the stub is declared), and a project holds a bounded number and size of stubs.
+//! answer, whatever the stub's own headers say; no cookie set, no `Refresh` to another page, no
+//! `Strict-Transport-Security`, however the stub is declared), and a project holds a bounded
+//! number and size of stubs.
 //!
 //! The browser test is `#[ignore]`d as tests/ui.rs's is (it needs Chromium and ChromeDriver):
 //! `cargo test --workspace --all-features --test stubs_hardening -- --ignored`.
@@ -123,6 +124,39 @@ async fn every_stub_answer_is_sandboxed_and_not_sniffed_whatever_its_own_headers
     );
 }
 
+/// Declares a stub answering with the header `name: value` in Rust, over the route and in a
+/// config file, and returns the three refusals' messages: each must be one.
+async fn refusals(emu: &Emulator, name: &str, value: &str) -> [String; 3] {
+    // In Rust.
+    let rust = match emu
+        .stub(RequestMatcher::get())
+        .respond(StubResponse::new(200).header(name, value))
+    {
+        Err(StubError::Invalid(message)) => message,
+        other => panic!("{name}: {value}: declared in Rust: {other:?}"),
+    };
+    // Over the route: a 400.
+    let r = send(
+        emu,
+        stubs_call("demo", emu.api_key(), Method::POST).json(&json!({
+            "response": {"status": 200, "headers": {name: value}}
+        })),
+    )
+    .await;
+    assert_eq!(r.status, 400, "{name}: {value}: {:?}", r.body);
+    let route = r.json()["error"].as_str().unwrap().to_owned();
+    // In the config file: the start stops.
+    let file = json!({"projects": [{"name": "p", "stubs": [
+        {"response": {"status": 200, "headers": {name: value}}}
+    ]}]});
+    let config = match ProjectsConfig::from_json(&file.to_string()) {
+        Err(error) => error.to_string(),
+        Ok(_) => panic!("{name}: {value}: accepted in a config file"),
+    };
+    assert!(config.contains("stub 1"), "{config}");
+    [rust, route, config]
+}
+
 #[tokio::test]
 async fn no_way_of_declaring_a_stub_sets_the_emulator_s_own_cookie() {
     let emu = common::demo().await;
@@ -137,47 +171,91 @@ async fn no_way_of_declaring_a_stub_sets_the_emulator_s_own_cookie() {
         ),
         // A cookie without a name whose value reads as the page's in a Cookie header.
         ("Set-Cookie", format!("=svc_emulator_ui_{port}=x; Path=/")),
-        // Not a cookie, but it signs the page out all the same.
-        ("Clear-Site-Data", "\"cookies\"".to_owned()),
+        (
+            "Set-Cookie2",
+            format!("svc_emulator_ui_{port}=x; Version=1"),
+        ),
     ];
     for (name, value) in &cases {
-        // In Rust.
-        let error = emu
-            .stub(RequestMatcher::get())
-            .respond(StubResponse::new(200).header(name.to_string(), value.as_str()))
-            .unwrap_err();
-        assert!(
-            matches!(&error, StubError::Invalid(m) if m.contains(*name)),
-            "{name}: {value}: {error}"
-        );
-        // Over the route.
-        let r = send(
-            &emu,
-            stubs_call("demo", emu.api_key(), Method::POST).json(&json!({
-                "response": {"status": 200, "headers": {name.to_string(): value}}
-            })),
-        )
-        .await;
-        assert_eq!(r.status, 400, "{name}: {value}: {:?}", r.body);
-        let said = r.json()["error"].as_str().unwrap().to_owned();
-        assert!(said.contains(*name), "{said}");
-        // In the config file: the start stops.
-        let file = json!({"projects": [{"name": "p", "stubs": [
-            {"response": {"status": 200, "headers": {name.to_string(): value}}}
-        ]}]});
-        let error = ProjectsConfig::from_json(&file.to_string())
-            .unwrap_err()
-            .to_string();
-        assert!(error.contains("stub 1") && error.contains(*name), "{error}");
+        // Refused as any cookie is: the emulator's own are no exception to look for.
+        for said in refusals(&emu, name, value).await {
+            assert!(
+                said.contains(*name) && said.contains("a stub sets no cookie"),
+                "{name}: {value}: {said}"
+            );
+        }
+    }
+    // Not a cookie, but it signs the page out all the same.
+    for said in refusals(&emu, "Clear-Site-Data", "\"cookies\"").await {
+        assert!(said.contains("Clear-Site-Data"), "{said}");
+    }
+    assert!(emu.stubs().is_empty(), "nothing was declared");
+}
+
+#[tokio::test]
+async fn no_way_of_declaring_a_stub_sets_any_cookie_or_makes_the_browser_navigate() {
+    let emu = common::demo().await;
+    let next = "0; url=/projects/demo/prod/shop/models/c1";
+    let cases = [
+        // A cookie of any name: the chain of stubs that filled the browser's jar (and evicted
+        // the page's cookie) or made the page's requests too big to answer (431).
+        ("Set-Cookie", "k=x", "a stub sets no cookie"),
+        (
+            "set-cookie",
+            "k0=x; Path=/_emulator/ui; Max-Age=31536000",
+            "a stub sets no cookie",
+        ),
+        ("Set-Cookie2", "k=x; Version=1", "a stub sets no cookie"),
+        ("SET-COOKIE2", "k=x", "a stub sets no cookie"),
+        // What drove the browser from one stub to the next, with no click.
+        ("Refresh", next, "never makes a browser navigate"),
+        ("refresh", "5", "never makes a browser navigate"),
+        // Kept by a browser for the host name, every port included, for max-age.
+        (
+            "Strict-Transport-Security",
+            "max-age=31536000; includeSubDomains",
+            "Strict-Transport-Security",
+        ),
+    ];
+    for (name, value, why) in cases {
+        for said in refusals(&emu, name, value).await {
+            assert!(
+                said.contains(name) && said.contains(why),
+                "{name}: {value}: {said}"
+            );
+            // And what to do instead.
+            let instead = if why.contains("cookie") {
+                "a server of your own"
+            } else if why.contains("navigate") {
+                "Location"
+            } else {
+                "the API sends none"
+            };
+            assert!(said.contains(instead), "{name}: {value}: {said}");
+        }
     }
     assert!(emu.stubs().is_empty(), "nothing was declared");
 
-    // A cookie of the client's own is a stub's to set.
-    emu.stub(RequestMatcher::get())
-        .respond(StubResponse::new(200).header("Set-Cookie", "session=abc; Path=/"))
+    // A redirect the request itself follows (a 3xx's Location) and headers a browser keeps
+    // nothing of are still a stub's to send.
+    emu.stub(RequestMatcher::get().path(ORDERS))
+        .respond(
+            StubResponse::new(302)
+                .header("Location", "/projects/demo/prod/shop/models/elsewhere")
+                .header("Link", "</x.css>; rel=preload; as=style")
+                .header("Retry-After", "2")
+                .header("Cache-Control", "no-store"),
+        )
         .unwrap();
     let r = send(&emu, Call::get(ORDERS).bearer(emu.api_key())).await;
-    assert_eq!(r.headers["set-cookie"], "session=abc; Path=/");
+    assert_eq!(r.status, 302);
+    assert_eq!(
+        r.headers["location"],
+        "/projects/demo/prod/shop/models/elsewhere"
+    );
+    for never in ["set-cookie", "set-cookie2", "refresh"] {
+        assert!(r.headers.get(never).is_none(), "{never}: {:?}", r.headers);
+    }
 }
 
 #[tokio::test]

@@ -173,9 +173,10 @@ impl StubResponse {
         }
     }
 
-    /// Adds a header (a name given twice keeps the last value). Not a framing header, nor a
-    /// `Set-Cookie` of the emulator's own cookies ([`EMULATOR_COOKIE_PREFIX`]), nor
-    /// `Clear-Site-Data`: the stub is refused. The answer carries a sandboxing
+    /// Adds a header (a name given twice keeps the last value). Not a framing header, nor one
+    /// that leaves something in a browser or moves it on by itself (`Set-Cookie`,
+    /// `Set-Cookie2`, `Refresh`, `Clear-Site-Data`, `Strict-Transport-Security`): the stub is
+    /// refused (a 3xx's `Location` is fine). The answer carries a sandboxing
     /// `Content-Security-Policy` and `X-Content-Type-Options: nosniff` whatever its headers say
     /// (a policy given here is sent beside the sandbox, never in its place).
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
@@ -276,13 +277,24 @@ const FRAMING_HEADERS: [&str; 4] = [
 ];
 
 /// The start of the names of the emulator's own cookies (the web page's session cookie is
-/// `svc_emulator_ui_{port}`): a stub may not set one in a `Set-Cookie` header.
+/// `svc_emulator_ui_{port}`). A stub sets no cookie at all, these included.
 pub const EMULATOR_COOKIE_PREFIX: &str = "svc_emulator_";
 
-/// A header name is an RFC 9110 token; a value is visible ASCII, spaces and tabs. A stub answers
-/// on the web page's origin, so it may not touch the page's session: no `Set-Cookie` of the
-/// emulator's own cookies (a name-value pair that holds [`EMULATOR_COOKIE_PREFIX`], in any
-/// case: a cookie without a name is sent as its bare value), and no `Clear-Site-Data`.
+/// A header name is an RFC 9110 token; a value is visible ASCII, spaces and tabs.
+///
+/// A stub answers on the web page's origin, and a browser may open its answer, so the answer
+/// leaves nothing in the browser and never moves it on by itself:
+///
+/// - no `Set-Cookie` nor `Set-Cookie2`, whatever the cookie's name: the API sets none, and a
+///   browser keeps a stub's cookie in the jar of the emulator's host, which every port shares
+///   with the page's session cookie (a chain of stubs could fill it, evicting the session, or
+///   make every page request too big to answer);
+/// - no `Refresh`: a browser follows it even in the sandboxed document a stub's answer is, so
+///   stubs could drive it from one to the next with no click (a `<meta http-equiv="refresh">`
+///   in the body is not followed there, and a `Location` only moves a 3xx's request along);
+/// - no `Clear-Site-Data`, which would clear the page's cookie;
+/// - no `Strict-Transport-Security`, which a browser keeps for the host name, every port
+///   included, over TLS.
 fn check_header(name: &str, value: &str) -> Result<(), String> {
     let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
     if name.is_empty() || !name.bytes().all(token) {
@@ -290,7 +302,8 @@ fn check_header(name: &str, value: &str) -> Result<(), String> {
             "{name:?} is not a header name: letters, digits and !#$%&'*+-.^_`|~ only"
         ));
     }
-    if FRAMING_HEADERS.contains(&name.to_ascii_lowercase().as_str()) {
+    let lower = name.to_ascii_lowercase();
+    if FRAMING_HEADERS.contains(&lower.as_str()) {
         return Err(format!(
             "a stub cannot set {name}: the server writes the framing headers itself"
         ));
@@ -303,20 +316,21 @@ fn check_header(name: &str, value: &str) -> Result<(), String> {
             "the value of header {name} holds a character a header cannot carry (a line break, a control character or non-ASCII text)"
         ));
     }
-    if name.eq_ignore_ascii_case("set-cookie") {
-        let pair = value.split(';').next().unwrap_or_default();
-        if pair.to_ascii_lowercase().contains(EMULATOR_COOKIE_PREFIX) {
-            return Err(format!(
-                "a stub cannot set the emulator's own cookies ({EMULATOR_COOKIE_PREFIX}...): its {name} header names one; a cookie of another name is fine"
-            ));
-        }
-    }
-    if name.eq_ignore_ascii_case("clear-site-data") {
-        return Err(format!(
+    match lower.as_str() {
+        "set-cookie" | "set-cookie2" => Err(format!(
+            "a stub sets no cookie, so it cannot send {name}: the API sets none, and a stub's cookie would land in the browser's jar of the emulator's host, beside the web page's (for every port); test your client's cookie handling against a server of your own"
+        )),
+        "refresh" => Err(format!(
+            "a stub never makes a browser navigate by itself, so it cannot send {name}: a browser follows it from a stub's answer to the next; to test a redirect, answer a 3xx with a Location header"
+        )),
+        "clear-site-data" => Err(format!(
             "a stub cannot send {name}: it would clear the emulator's own cookies, and sign its web page out"
-        ));
+        )),
+        "strict-transport-security" => Err(format!(
+            "a stub cannot send {name}: a browser would keep it for the emulator's host name, every port included, and stop reaching the emulators served there over plain HTTP; the API sends none"
+        )),
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 impl StubConfig {

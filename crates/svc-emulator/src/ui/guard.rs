@@ -6,10 +6,10 @@
 //!   to the same address without it, setting a session cookie (`HttpOnly`, `SameSite=Strict`,
 //!   `Path=/_emulator/ui`): the token leaves the address bar and the history at once. The path
 //!   is exactly what `Front` serves as the page's (its routes and relay), so a browser never
-//!   sends the cookie to an API path, where a stub may answer; and a stub may not set it (its
-//!   name starts with `EMULATOR_COOKIE_PREFIX`, which svc-emulator-state refuses in a stub's
-//!   `Set-Cookie`), nor run on the page's origin (its answers are sandboxed:
-//!   `svc_emulator_http::stubs::STUB_POLICY`).
+//!   sends the cookie to an API path, where a stub may answer; and a stub sets no cookie at all
+//!   (svc-emulator-state refuses a stub's `Set-Cookie`, `Refresh` and `Clear-Site-Data`: a chain
+//!   of them could evict this one from the jar), nor runs on the page's origin (its answers are
+//!   sandboxed: `svc_emulator_http::stubs::STUB_POLICY`).
 //! - **Host.** The page answers only under loopback names (`localhost`, `127.0.0.1`, `[::1]`),
 //!   the address it listens on, and the names given with `--ui-host`: a page of another site
 //!   whose name was made to point at this machine (DNS rebinding) gets `403`.
