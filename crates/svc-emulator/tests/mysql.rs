@@ -1325,3 +1325,124 @@ async fn sets_of_several_members_are_refused_by_design() {
     let lenient = served_with(SETS, true).await;
     assert_eq!(ok(&lenient.get("models/st/1").await)["s"], "{'x', 'z'}");
 }
+
+/// A fresh database whose one table has a column named after the database: the stores of
+/// saved copies (`svc_emulator_saved_*` databases, shared by every test on the server) that
+/// hold a copy of it are this test's.
+fn marked_database() -> (maria_server::Database<'static>, String) {
+    let server = maria_server::Server::shared().unwrap_or_else(|e| panic!("{e}"));
+    let db = server
+        .database("svc_saved")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mark = format!("mark_{}", db.name());
+    db.sql(&format!(
+        "CREATE TABLE marked (id INT AUTO_INCREMENT PRIMARY KEY, `{mark}` INT); \
+         INSERT INTO marked (`{mark}`) VALUES (1), (2);"
+    ))
+    .unwrap_or_else(|e| panic!("{e}"));
+    (db, mark)
+}
+
+/// How many stores of saved copies hold a copy of the table marked `mark`.
+fn saved_stores(db: &maria_server::Database<'_>, mark: &str) -> usize {
+    let out = db
+        .sql(&format!(
+            r"SELECT COUNT(DISTINCT s.SCHEMA_NAME) FROM information_schema.SCHEMATA s
+              JOIN information_schema.COLUMNS c ON c.TABLE_SCHEMA = s.SCHEMA_NAME
+              WHERE s.SCHEMA_NAME LIKE 'svc\_emulator\_saved\_%' AND c.COLUMN_NAME = '{mark}'"
+        ))
+        .unwrap_or_else(|e| panic!("{e}"));
+    out.trim().parse().unwrap()
+}
+
+/// The config of an emulator serving `url` as resource `shop`, opted in to resets.
+fn reset_config(url: &str) -> EmulatorConfig {
+    EmulatorConfig::default().projects(ProjectsConfig::new(vec![
+        ProjectConfig::new("demo")
+            .api_key(KEY)
+            .resource(ResourceConfig::new("shop", TOKEN).database(url).reset(true)),
+    ]))
+}
+
+/// The saved copies (the state at start, a snapshot) are dropped by the time `stop` or
+/// `shutdown` returns, and by a start that fails after it made them.
+#[tokio::test]
+#[ignore = "needs MariaDB: run with --ignored (cargo xtask ci does)"]
+async fn saved_copies_are_dropped_when_the_emulator_stops() {
+    for stop in [true, false] {
+        let (db, mark) = marked_database();
+        let emu = Emulator::start(reset_config(&db.url()))
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        emu.snapshot("seeded").await.unwrap();
+        assert_eq!(
+            saved_stores(&db, &mark),
+            2,
+            "the state at start and the snapshot"
+        );
+        match stop {
+            true => emu.stop().await.unwrap(),
+            false => emu.shutdown().await,
+        }
+        assert_eq!(saved_stores(&db, &mark), 0, "left behind (stop: {stop})");
+    }
+    // A start that fails after the state at start was kept (an empty --ui-host is refused
+    // then) drops it too.
+    let (db, mark) = marked_database();
+    let failed = Emulator::start(reset_config(&db.url()).ui_host("")).await;
+    assert!(failed.is_err(), "an empty --ui-host is refused");
+    assert_eq!(
+        saved_stores(&db, &mark),
+        0,
+        "left behind by the failed start"
+    );
+}
+
+/// The binary stopped by SIGTERM drops its saved copies before it exits.
+#[test]
+#[ignore = "needs MariaDB: run with --ignored (cargo xtask ci does)"]
+fn a_sigterm_leaves_no_saved_copy_behind() {
+    use std::io::{BufRead, BufReader, Read};
+    let (db, mark) = marked_database();
+    let dir = common::TempDir::new();
+    let config = dir.join("emulator.json");
+    std::fs::write(
+        &config,
+        json!({"projects": [{"name": "demo", "api_keys": [KEY], "resources": [
+            {"name": "shop", "token": TOKEN, "database": db.url(), "reset": true}]}]})
+        .to_string(),
+    )
+    .unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_svc-emulator"))
+        .arg("--config")
+        .arg(&config)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    if serde_json::from_str::<Value>(&line).is_err() {
+        let _ = child.kill();
+        let mut err = String::new();
+        let _ = child.stderr.take().unwrap().read_to_string(&mut err);
+        panic!("no startup line: {line:?} {err}");
+    }
+    assert_eq!(saved_stores(&db, &mark), 1, "the state at start");
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let exit = child.wait().unwrap();
+    let mut err = String::new();
+    let _ = child.stderr.take().unwrap().read_to_string(&mut err);
+    assert!(exit.success(), "exit status {exit}: {err}");
+    assert_eq!(
+        saved_stores(&db, &mark),
+        0,
+        "left behind by the SIGTERM: {err}"
+    );
+}

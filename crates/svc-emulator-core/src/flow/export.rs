@@ -112,8 +112,10 @@ impl Drop for Aside {
 }
 
 /// Where a copy lives (a schema, a database of its own), dropped with the copy: the statement
-/// that drops it, made ready when the store was made, runs on the runtime then (best effort:
-/// without a runtime, or when the database cannot be reached, the store stays).
+/// that drops it, made ready when the store was made, runs on the runtime then, as a task that
+/// [`stores_dropped`] waits for (what an emulator's stop does, so that the runtime's end never
+/// cuts it short). Best effort all the same: without a runtime, or when the database cannot be
+/// reached, the store stays; a killed emulator leaves its stores behind.
 pub struct Store {
     /// In a mutex only to be shared (the copy is): it is taken once, when the store drops.
     drop: std::sync::Mutex<Option<std::pin::Pin<Box<dyn Future<Output = ()> + Send>>>>,
@@ -144,9 +146,46 @@ impl Drop for Store {
         if let Some(drop) = drop
             && let Ok(runtime) = tokio::runtime::Handle::try_current()
         {
-            runtime.spawn(drop);
+            let (done, dropping) = tokio::sync::watch::channel(());
+            {
+                let mut pending = DROPPING.lock().unwrap_or_else(|e| e.into_inner());
+                pending.retain(|d| d.has_changed().is_ok());
+                pending.push(dropping);
+            }
+            runtime.spawn(async move {
+                // Goes with the task, done or cancelled (its runtime shut down).
+                let _done = done;
+                drop.await;
+            });
         }
     }
+}
+
+/// The drops of stores under way in this process, one receiver each: its sender is held by the
+/// drop's task, and goes with it.
+static DROPPING: std::sync::Mutex<Vec<tokio::sync::watch::Receiver<()>>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// Waits until every drop of a [`Store`] begun so far in this process has ended (the store
+/// dropped, or the database's failure given up on), for at most `within`: what an emulator's
+/// stop awaits once it has let go of its copies. Drops on other runtimes are waited for too: a
+/// runtime that shuts down ends its own. How many had not ended in time (`0`: all did).
+pub async fn stores_dropped(within: std::time::Duration) -> usize {
+    let pending = {
+        let mut pending = DROPPING.lock().unwrap_or_else(|e| e.into_inner());
+        pending.retain(|d| d.has_changed().is_ok());
+        pending.clone()
+    };
+    let deadline = tokio::time::Instant::now() + within;
+    let mut left = 0;
+    for mut dropping in pending {
+        // `Err` once the sender is gone: nothing is ever sent.
+        let ended = async { while dropping.changed().await.is_ok() {} };
+        if tokio::time::timeout_at(deadline, ended).await.is_err() {
+            left += 1;
+        }
+    }
+    left
 }
 
 /// One database's side of an export and an import, and of a database server's restore of a
@@ -666,6 +705,25 @@ fn in_cycle(start: usize, waits_for: &[Vec<usize>], done: &[bool]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn a_stores_drop_is_waited_for_and_given_up_on_after_the_bound() {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let (go, wait) = tokio::sync::oneshot::channel::<()>();
+        let dropped = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&dropped);
+        drop(Store::dropped_by(async move {
+            let _ = wait.await;
+            flag.store(true, Ordering::SeqCst);
+        }));
+        // Still under way at the bound (the paused clock runs to it at once).
+        assert!(stores_dropped(std::time::Duration::from_secs(10)).await >= 1);
+        assert!(!dropped.load(Ordering::SeqCst));
+        go.send(()).unwrap();
+        assert_eq!(stores_dropped(std::time::Duration::from_secs(10)).await, 0);
+        assert!(dropped.load(Ordering::SeqCst), "waited for to its end");
+    }
 
     fn tables(names: &[&str]) -> Vec<SavedTable> {
         names

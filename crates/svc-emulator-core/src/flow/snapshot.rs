@@ -10,9 +10,11 @@
 //! 10k-row table (release, on a 2-core machine), the rows go back from the store in 12 to 15 ms
 //! on PostgreSQL and 30 ms on MariaDB, where binding them back from the emulator's memory takes
 //! 84 and 34 ms (PostgreSQL's `COPY` of text held in memory ties, 15 ms; MySQL has no such
-//! statement). The store is dropped with the last handle on the copy ([`SavedCopy`]'s store
-//! is the database's own type, whose `Drop` hands the statement to the runtime: best effort, a
-//! killed emulator leaves it behind).
+//! statement). The store is dropped with the last handle on the copy ([`SavedCopy`]'s
+//! [`Store`], whose `Drop` hands the database's statement to the runtime as a task that
+//! [`stores_dropped`](crate::flow::export::stores_dropped) waits for: an emulator's stop lets
+//! go of its copies and waits, so a clean stop, or a start that fails after it made copies,
+//! leaves none; a killed emulator leaves its stores behind).
 //!
 //! **What is saved**: every base table among the models as last read (not views, which hold no
 //! data; not foreign tables; not partitions, whose rows are their parent table's: as the

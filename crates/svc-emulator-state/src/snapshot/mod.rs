@@ -214,6 +214,16 @@ impl Snapshots {
         Ok(())
     }
 
+    /// Forgets every project's snapshots, the state at start included: what an emulator's stop
+    /// does once it serves no more. The copies a database server keeps in a store of its own
+    /// drop it as they go ([`stores_dropped`](svc_emulator_core::flow::export::stores_dropped)
+    /// waits for that); a reset or restore after it finds no snapshot.
+    pub fn end(&self) {
+        let saved = std::mem::take(&mut *self.saved.lock().unwrap_or_else(|e| e.into_inner()));
+        // Out of the lock: a copy's drop may take its time.
+        drop(saved);
+    }
+
     fn known(&self, parts: Parts<'_>, project: &str) -> Result<(), SnapshotError> {
         if parts.catalog.tools(project).is_none() {
             return Err(SnapshotError::NoProject(project.to_owned()));

@@ -630,14 +630,44 @@ impl Emulator {
     }
 
     /// Stops the server and waits until the listener and every connection are closed, so that
-    /// another emulator can open the same data path. A temporary CA file is removed. Exports
-    /// nothing: [`stop`](Self::stop) does the config's export on exit first.
+    /// another emulator can open the same data path. A temporary CA file is removed. The
+    /// snapshots end, the state at start included: the copies kept in your PostgreSQL or MySQL
+    /// database (the `svc_emulator_saved_*` schemas or databases of resources opted in with
+    /// [`ResourceConfig::reset`](crate::ResourceConfig::reset)) are dropped before this returns
+    /// (waiting at most 10 s; a warning on stderr says how many were left). Exports nothing:
+    /// [`stop`](Self::stop) does the config's export on exit first.
     pub async fn shutdown(self) {
         let Self {
-            server, ca_file, ..
+            server,
+            ca_file,
+            state,
+            ..
         } = self;
         server.stop().await;
         drop(ca_file);
+        state.snapshots().end();
+        drop(state);
+        saved_copies_dropped().await;
+    }
+}
+
+/// How long a stop waits for the stores of its saved copies to drop.
+const STORE_DROPS: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Waits (at most [`STORE_DROPS`]) until the stores of the saved copies let go of so far are
+/// dropped: what a stop, or a start that fails, does last, before the runtime that runs the
+/// drops may end. A warning on stderr says what was left.
+pub(crate) async fn saved_copies_dropped() {
+    let left = svc_emulator_core::flow::export::stores_dropped(STORE_DROPS).await;
+    if left > 0 {
+        eprintln!(
+            "svc-emulator: warning: {left} saved cop{} of a database's data (a schema or \
+             database named svc_emulator_saved_...) not dropped within {} s: drop {} yourself \
+             once no emulator runs on that database",
+            if left == 1 { "y" } else { "ies" },
+            STORE_DROPS.as_secs(),
+            if left == 1 { "it" } else { "them" },
+        );
     }
 }
 

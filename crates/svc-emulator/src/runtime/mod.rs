@@ -103,6 +103,17 @@ impl Emulator {
     /// projects saved in the data path by the last start; else the demo project. The config in
     /// force is saved in the data path.
     pub async fn start(config: EmulatorConfig) -> Result<Emulator, EmulatorError> {
+        let started = Self::start_serving(config).await;
+        if started.is_err() {
+            // The copies of the data it kept (the state at start, an import's) are let go of
+            // by now: their stores are dropped before the failure is answered.
+            handle::saved_copies_dropped().await;
+        }
+        started
+    }
+
+    /// [`start`](Self::start)'s work.
+    async fn start_serving(config: EmulatorConfig) -> Result<Emulator, EmulatorError> {
         let addr = config.listen_addr();
         let listener = TcpListener::bind(addr)
             .await
