@@ -1,5 +1,6 @@
-//! `svc emulator export DIR` where other users can write: the export is written, with a warning
-//! on stderr, as the emulator warns of `--export-on-exit DIR` and `--data FILE` there (issue 83).
+//! `svc emulator export DIR` where other users can write (DIR, or the directory it is, or will
+//! be, made in): the export is written, with a warning on stderr, as the emulator warns of
+//! `--export-on-exit DIR` and `--data FILE` there (issue 83).
 
 mod common;
 
@@ -45,5 +46,18 @@ async fn an_export_directory_others_can_write_is_warned_of() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(!stderr.contains("warning"), "{stderr}");
+
+    // An earlier export, private, in a directory others can write: they could move it aside
+    // and put their own in its place. Warned of, as a missing one is.
+    mode(0o777);
+    let out = svc(env(), &["emulator", "export", state_arg], None).await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!("svc: warning: the directory {} that", temp.path()))
+            && stderr.contains("can be written by other users"),
+        "{stderr}"
+    );
+    mode(0o755);
     emulator.shutdown().await;
 }

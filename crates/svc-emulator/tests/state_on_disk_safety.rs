@@ -187,6 +187,13 @@ async fn an_import_reads_regular_files_only_and_within_their_limits() {
             "larger than 16 MiB",
         ),
         (records, Bad::Sized((1 << 30) + 1), "larger than 1 GiB"),
+        // Finding F6: a file of /proc says it is regular and empty, and may never end
+        // (/proc/kmsg): no file under /proc, /sys or /dev is read.
+        (
+            "q/project.json",
+            Bad::LinkTo("/proc/self/status"),
+            "under /proc: an import reads only the files an export writes",
+        ),
     ];
     for (i, (file, bad, why)) in cases.into_iter().enumerate() {
         let copy = dir.join(&format!("case-{i}"));
@@ -429,4 +436,338 @@ async fn an_export_directory_others_can_write_is_warned_of_at_start() {
         .unwrap();
     assert!(emu.warnings().is_empty(), "{:?}", emu.warnings());
     emu.stop().await.unwrap();
+}
+
+/// Runs the binary with `args` and `--exit-with-stdin` (its stdin is empty: an emulator that
+/// starts stops at once): its exit code and stderr.
+fn binary_started(args: &[&Path]) -> (Option<i32>, String) {
+    let mut all = args.to_vec();
+    all.push(Path::new("--exit-with-stdin"));
+    let out = binary(&all);
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A config whose project `p1` has `mine`, a SQLite file of the user's given without
+/// `"reset": true` (its data is the user's: an export leaves it out, under `kept`), and `own`,
+/// a database the emulator keeps.
+fn kept_config(dir: &TempDir) -> PathBuf {
+    let path = dir.join("kept.json");
+    let config = json!({"projects": [{"name": "p1", "api_keys": ["key_p1"], "resources": [
+        {"name": "mine", "token": "tok_mine", "database": "mine.sqlite",
+         "seed_sql": "CREATE TABLE precious (id INTEGER PRIMARY KEY, v TEXT); \
+                      INSERT INTO precious VALUES (1, 'MINE'), (2, 'MINE TOO');"},
+        {"name": "own", "token": "tok_own",
+         "seed_sql": "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);"}
+    ]}]});
+    std::fs::write(&path, config.to_string()).unwrap();
+    path
+}
+
+/// Finding F1: an import never writes into a database that an export leaves out (one given
+/// without `"reset": true`, listed under `kept`), even when the export was changed to hold
+/// records of it: the start stops (exit 1) naming the resource, before anything is written.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_import_never_writes_a_database_given_without_reset() {
+    let dir = TempDir::new();
+    let config = kept_config(&dir);
+    let export = dir.join("exp");
+    let emu = Emulator::start(
+        EmulatorConfig::default()
+            .config_file(&config)
+            .export_on_exit(&export),
+    )
+    .await
+    .unwrap();
+    emu.stop().await.unwrap();
+    let project_json = export.join("p1/project.json");
+    let mut project: Value =
+        serde_json::from_slice(&std::fs::read(&project_json).unwrap()).unwrap();
+    assert_eq!(project["kept"], json!(["mine"]));
+    assert!(project["resources"].get("mine").is_none());
+
+    // The export, changed: it now says it holds `mine`'s records.
+    project["resources"]["mine"] = json!({"models": ["precious"], "keys": []});
+    std::fs::write(&project_json, project.to_string()).unwrap();
+    let records = export.join("p1/records/mine");
+    std::fs::create_dir_all(&records).unwrap();
+    std::fs::write(
+        records.join("precious.json"),
+        r#"[{"id": 1, "v": "ATTACKER"}]"#,
+    )
+    .unwrap();
+
+    let (code, stderr) = binary_started(&[
+        Path::new("--config"),
+        &config,
+        Path::new("--import"),
+        &export,
+        Path::new("--import-on-rows"),
+        Path::new("replace"),
+    ]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "resource \"mine\" is kept (a database you gave without reset); an import leaves \
+             it as it is"
+        ) && stderr.contains(&project_json.display().to_string()),
+        "{stderr}"
+    );
+
+    let emu = Emulator::start(EmulatorConfig::default().config_file(&config))
+        .await
+        .unwrap();
+    let call = Call::get("/projects/p1/prod/mine/models/precious").auth("tok_mine");
+    let page = send(&emu, call).await.json();
+    let mut values: Vec<&str> = page["results"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{page}"))
+        .iter()
+        .map(|r| r["v"].as_str().unwrap())
+        .collect();
+    values.sort_unstable();
+    assert_eq!(values, ["MINE", "MINE TOO"], "{page}");
+    emu.shutdown().await;
+}
+
+/// Finding F3: an import stopped after any of its writes (nothing after them runs, as after a
+/// SIGKILL: no undo) leaves a `--data` file that no later start serves as it is: a start with
+/// `--data` alone stops (exit 1), saying what happened and what to do; the import run again
+/// with `--import-on-rows replace` writes the whole export and clears that, and a start with
+/// `--data` alone serves it from then on.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_import_stopped_midway_is_refused_until_it_is_run_again() {
+    let dir = TempDir::new();
+    let config = config_file(&dir);
+    let source = Emulator::start(EmulatorConfig::default().config_file(&config))
+        .await
+        .unwrap();
+    for body in ["a", "b"] {
+        note(&source, "p", body).await;
+        note(&source, "q", body).await;
+    }
+    let export = dir.join("export");
+    source.export(&export).await.unwrap();
+    source.shutdown().await;
+
+    let mut writes = 0;
+    loop {
+        let data = dir.join(&format!("data-{writes}.sqlite"));
+        let started = || {
+            EmulatorConfig::default()
+                .config_file(&config)
+                .data_path(&data)
+        };
+        let done = Emulator::import_until(started().import(&export), writes)
+            .await
+            .unwrap();
+        if done {
+            let emu = Emulator::start(started()).await.unwrap();
+            assert_eq!((notes(&emu, "p").await, notes(&emu, "q").await), (2, 2));
+            emu.shutdown().await;
+            break;
+        }
+        let refused = Emulator::start(started()).await.unwrap_err().to_string();
+        assert!(
+            refused.contains("did not end")
+                && refused.contains(&format!(
+                    "--import {} --import-on-rows replace",
+                    export.display()
+                ))
+                && refused.contains("remove the --data file"),
+            "stopped after {writes} write(s): {refused}"
+        );
+        if writes == 1 {
+            let (code, stderr) =
+                binary_started(&[Path::new("--config"), &config, Path::new("--data"), &data]);
+            assert_eq!(code, Some(1), "{stderr}");
+            assert!(stderr.contains("did not end"), "{stderr}");
+        }
+        // Nor another import over it than the whole export's.
+        let added = Emulator::start(
+            started()
+                .import(&export)
+                .import_on_rows(svc_emulator::ImportOnRows::Add),
+        )
+        .await
+        .unwrap_err()
+        .to_string();
+        assert!(added.contains("did not end"), "{added}");
+
+        let again = Emulator::start(
+            started()
+                .import(&export)
+                .import_on_rows(svc_emulator::ImportOnRows::Replace),
+        )
+        .await
+        .unwrap();
+        assert_eq!((notes(&again, "p").await, notes(&again, "q").await), (2, 2));
+        again.shutdown().await;
+        let emu = Emulator::start(started()).await.unwrap();
+        assert_eq!((notes(&emu, "p").await, notes(&emu, "q").await), (2, 2));
+        emu.shutdown().await;
+        writes += 1;
+    }
+    assert!(writes >= 4, "{writes} writes");
+}
+
+/// Finding F5: an export that other users can change is warned of when it is imported, as
+/// `--data`'s directory is (`Emulator::warnings`, stderr): the directory it is in, when others
+/// can write there and move it aside, or a folder or file of it; and an existing export
+/// directory given to `--export-on-exit` is warned of when others can replace it (they can
+/// write in the directory it is in), as a missing one is.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread")]
+async fn an_export_others_can_change_is_warned_of_at_import_and_export() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let mode = |path: &Path, mode: u32| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    let dir = TempDir::new();
+    let config = config_file(&dir);
+    let ww = dir.join("ww");
+    std::fs::create_dir(&ww).unwrap();
+    // Shared: not the export's alone (which the start would make private).
+    std::fs::write(ww.join("notes.txt"), "someone else's").unwrap();
+    let state = ww.join("state");
+    let source = Emulator::start(EmulatorConfig::default().config_file(&config))
+        .await
+        .unwrap();
+    note(&source, "p", "a").await;
+    source.export(&state).await.unwrap();
+    source.shutdown().await;
+    mode(&ww, 0o777);
+    mode(&state, 0o700);
+    let started = || {
+        EmulatorConfig::default()
+            .config_file(&config)
+            .import(&state)
+            .export_on_exit(&state)
+    };
+
+    let emu = Emulator::start(started()).await.unwrap();
+    let warnings = emu.warnings().join("\n");
+    assert!(
+        warnings.contains(&format!(
+            "the export {} can be changed by other users: {} (mode 0777",
+            state.display(),
+            ww.display()
+        )),
+        "the import: {warnings}"
+    );
+    assert!(
+        warnings.contains(&format!("the directory {} that", ww.display()))
+            && warnings.contains("can be written by other users"),
+        "the export on exit: {warnings}"
+    );
+    emu.shutdown().await;
+
+    // A file of it.
+    mode(&ww, 0o755);
+    let records = state.join("p/records/own/notes.json");
+    mode(&records, 0o666);
+    let emu = Emulator::start(started()).await.unwrap();
+    let warnings = emu.warnings().join("\n");
+    assert!(
+        warnings.contains(&format!("{} (mode 0666", records.display())),
+        "{warnings}"
+    );
+    emu.shutdown().await;
+
+    mode(&records, 0o600);
+    let emu = Emulator::start(started()).await.unwrap();
+    assert!(emu.warnings().is_empty(), "{:?}", emu.warnings());
+    emu.shutdown().await;
+}
+
+/// Minor (a): `--export-on-exit DIR` into a directory of other files is refused at start
+/// (exit 1, before the start line), not at the exit, which would lose the session's state.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_export_on_exit_where_no_export_may_go_is_refused_at_start() {
+    let dir = TempDir::new();
+    let others = dir.join("others");
+    std::fs::create_dir(&others).unwrap();
+    std::fs::write(others.join("notes.txt"), "someone's notes").unwrap();
+    let refused = Emulator::start(EmulatorConfig::default().export_on_exit(&others))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.contains("--export-on-exit") && refused.contains("is not an export"),
+        "{refused}"
+    );
+    let out = binary(&[
+        Path::new("--export-on-exit"),
+        &others,
+        Path::new("--exit-with-stdin"),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(out.stdout.is_empty(), "no start line");
+    assert_eq!(
+        std::fs::read_dir(&others).unwrap().count(),
+        1,
+        "nothing written"
+    );
+}
+
+/// Minor (b): the binary says once, on stderr, what the import wrote of each project.
+#[tokio::test(flavor = "multi_thread")]
+async fn what_an_import_wrote_is_said_once() {
+    let dir = TempDir::new();
+    let config = config_file(&dir);
+    let export = dir.join("export");
+    let source = Emulator::start(EmulatorConfig::default().config_file(&config))
+        .await
+        .unwrap();
+    source.export(&export).await.unwrap();
+    source.shutdown().await;
+    let (code, stderr) = binary_started(&[
+        Path::new("--config"),
+        &config,
+        Path::new("--import"),
+        &export,
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    for project in ["p", "q"] {
+        let line = format!("imported project \"{project}\"");
+        assert_eq!(stderr.matches(&line).count(), 1, "{stderr}");
+    }
+}
+
+/// Minor (c): a name in an export that cannot be a file's is reported as the export's: the
+/// message names the export's file that holds it, not the emulator's store.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bad_name_in_an_export_names_the_export_s_file() {
+    let dir = TempDir::new();
+    let config = config_file(&dir);
+    let export = dir.join("export");
+    let source = Emulator::start(EmulatorConfig::default().config_file(&config))
+        .await
+        .unwrap();
+    source.export(&export).await.unwrap();
+    source.shutdown().await;
+    let project_json = export.join("p/project.json");
+    let mut project: Value =
+        serde_json::from_slice(&std::fs::read(&project_json).unwrap()).unwrap();
+    project["resources"]["own"]["models"] = json!(["../../../elsewhere"]);
+    std::fs::write(&project_json, project.to_string()).unwrap();
+    let refused = Emulator::start(
+        EmulatorConfig::default()
+            .config_file(&config)
+            .import(&export),
+    )
+    .await
+    .unwrap_err()
+    .to_string();
+    assert!(
+        refused.contains(&format!(
+            "{}: resource \"own\": the model name \"../../../elsewhere\" cannot be a file's name",
+            project_json.display()
+        )) && !refused.contains("the emulator's own store"),
+        "{refused}"
+    );
 }

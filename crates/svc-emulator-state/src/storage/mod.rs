@@ -6,6 +6,7 @@
 //! blocking thread (`Store::run` uses the blocking pool), never across an `.await`.
 
 pub(crate) mod accounts;
+mod import_mark;
 mod pages;
 mod project_state;
 mod settings;
@@ -18,6 +19,7 @@ use rusqlite::Connection;
 
 use crate::util::timestamp::MonotonicClock;
 
+pub(crate) use import_mark::ImportMark;
 pub use pages::{Created, EnvScope, PageSet, StoredPage};
 pub(crate) use project_state::ProjectRows;
 pub use project_state::StoreRows;

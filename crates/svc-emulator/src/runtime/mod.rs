@@ -26,7 +26,7 @@ use svc_emulator_state::config::projects::{ConfigError, ProjectsConfig};
 use svc_emulator_state::config::registry::Registry;
 use svc_emulator_state::config::{EmulatorConfig, ProjectsSource};
 use svc_emulator_state::sessions::Accounts;
-use svc_emulator_state::snapshot::{Parts, Snapshots};
+use svc_emulator_state::snapshot::{Parts, SnapshotError, Snapshots};
 use svc_emulator_state::storage::{Store, StoreError};
 use tls::{CaFile, TlsError};
 
@@ -132,9 +132,10 @@ impl Emulator {
             config.proxy_settings().secrets.values().cloned().collect();
         let ui_hosts = config.ui_host_names().to_vec();
         let export_on_exit = config.export_on_exit_dir().map(ToOwned::to_owned);
-        let prepared = on_blocking_pool(move || prepare(&config, local_addr))
+        let prepared = on_blocking_pool(move || prepare(&config, local_addr, usize::MAX))
             .await
-            .map_err(|e| EmulatorError::Io(std::io::Error::other(e)))??;
+            .map_err(|e| EmulatorError::Io(std::io::Error::other(e)))??
+            .ok_or_else(|| EmulatorError::Io(std::io::Error::other("the import stopped")))?;
 
         let scheme = if prepared.tls.is_some() {
             "https"
@@ -255,8 +256,32 @@ fn journal(
     Journal::new(capacity, bodies, redactor, projects)
 }
 
-/// The blocking part of the start: store, projects, keys, TLS material.
-fn prepare(config: &EmulatorConfig, local_addr: SocketAddr) -> Result<Prepared, EmulatorError> {
+impl Emulator {
+    /// [`start`](Self::start)'s work as far as the config's import, whose writes stop after
+    /// the first `writes` as a SIGKILL there would stop them: nothing after them runs (nothing
+    /// is undone, and the mark of an import under way stays in the `--data` file). Nothing is
+    /// served. Whether the import ran to its end (and the rest of the start with it). For the
+    /// tests of an import killed midway.
+    #[doc(hidden)]
+    pub async fn import_until(
+        config: EmulatorConfig,
+        writes: usize,
+    ) -> Result<bool, EmulatorError> {
+        let local_addr = config.listen_addr();
+        let prepared = on_blocking_pool(move || prepare(&config, local_addr, writes))
+            .await
+            .map_err(|e| EmulatorError::Io(std::io::Error::other(e)))??;
+        Ok(prepared.is_some())
+    }
+}
+
+/// The blocking part of the start: store, projects, keys, TLS material. `None` when the
+/// import stopped after its first `import_writes` writes ([`Emulator::import_until`]).
+fn prepare(
+    config: &EmulatorConfig,
+    local_addr: SocketAddr,
+    import_writes: usize,
+) -> Result<Option<Prepared>, EmulatorError> {
     let data_path = config.data_location();
     let store_err = |e: StoreError| EmulatorError::Store {
         path: data_path.map(ToOwned::to_owned),
@@ -275,16 +300,30 @@ fn prepare(config: &EmulatorConfig, local_addr: SocketAddr) -> Result<Prepared, 
         })?;
         warnings.extend(dir_warning);
     }
-    // Where the export on exit goes is checked as --data's directory is, at start: before
-    // anything is exported there.
+    // Where the export on exit goes is checked at start, before anything is served: a
+    // directory an export may not be written to stops the start (not the exit, which would
+    // lose the session's state), and one others can write is warned of as --data's is.
     if let Some(dir) = config.export_on_exit_dir() {
+        let export_err = |e: SnapshotError| {
+            EmulatorError::Io(std::io::Error::other(format!("--export-on-exit: {e}")))
+        };
+        svc_emulator_state::snapshot::files::check_export_dir(dir).map_err(export_err)?;
         let dir_warning =
-            svc_emulator_state::snapshot::files::export_dir_warning(dir).map_err(|e| {
-                EmulatorError::Io(std::io::Error::other(format!("--export-on-exit: {e}")))
-            })?;
+            svc_emulator_state::snapshot::files::export_dir_warning(dir).map_err(export_err)?;
         warnings.extend(dir_warning);
     }
     let store = Store::open(data_path).map_err(store_err)?;
+    // A --data file that an import was killed in holds part of it: served only once an import
+    // of the whole export over it (`--import-on-rows replace`) has ended.
+    svc_emulator_state::snapshot::files::check_unfinished_import(
+        &store,
+        data_path,
+        config.import_from(),
+    )
+    .map_err(|message| EmulatorError::Store {
+        path: data_path.map(ToOwned::to_owned),
+        message,
+    })?;
     let mut projects = match config.projects_source() {
         ProjectsSource::File(path) => ProjectsConfig::load(path)?,
         ProjectsSource::Inline(projects) => projects.clone(),
@@ -348,11 +387,23 @@ fn prepare(config: &EmulatorConfig, local_addr: SocketAddr) -> Result<Prepared, 
     // tables, before the state at start is kept: a reset puts the imported state back.
     let mut imported = Vec::new();
     if let Some((dir, on_rows)) = config.import_from() {
-        imported = svc_emulator_state::snapshot::files::import_dir(dir, &catalog, &store, on_rows)
-            .map_err(|e| EmulatorError::Import {
-                dir: dir.to_owned(),
-                message: e.to_string(),
-            })?;
+        let done = svc_emulator_state::snapshot::files::import_dir_until(
+            dir,
+            &catalog,
+            &store,
+            on_rows,
+            import_writes,
+        )
+        .map_err(|e| EmulatorError::Import {
+            dir: dir.to_owned(),
+            message: e.to_string(),
+        })?;
+        let Some(done) = done else {
+            return Ok(None);
+        };
+        imported = done.lines;
+        // Others who can change the export could have changed what was imported.
+        warnings.extend(done.warnings);
     }
 
     // Every project's state at start, which its resets put back.
@@ -368,7 +419,7 @@ fn prepare(config: &EmulatorConfig, local_addr: SocketAddr) -> Result<Prepared, 
             path: data_path.map(ToOwned::to_owned),
             message: format!("keeping the state at start for resets: {e}"),
         })?;
-    Ok(Prepared {
+    Ok(Some(Prepared {
         registry,
         store,
         catalog,
@@ -390,7 +441,7 @@ fn prepare(config: &EmulatorConfig, local_addr: SocketAddr) -> Result<Prepared, 
             })
             .collect(),
         imported,
-    })
+    }))
 }
 
 /// Each resource's fixtures, in config order: its config's, or its folder of `--fixtures DIR`
