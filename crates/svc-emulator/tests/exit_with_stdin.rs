@@ -198,3 +198,63 @@ fn the_help_documents_both_options() {
         assert!(help.contains(option), "{option} in:\n{help}");
     }
 }
+
+/// A parent gone while the emulator is still starting (here a PostgreSQL resource whose server
+/// accepts the connection and never answers) ends the start there: the emulator exits at once,
+/// cleanly and without a start line, instead of waiting out its connection's timeout.
+#[test]
+fn the_end_of_stdin_during_the_start_ends_the_start() {
+    let dir = TempDir::new();
+    // A server that takes connections and says nothing: the gate is its first connection.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    let (accepted, first) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in silent.incoming().flatten() {
+            held.push(stream);
+            let _ = accepted.send(());
+        }
+    });
+    let config = dir.join("config.json");
+    std::fs::write(
+        &config,
+        serde_json::json!({"projects": [{
+            "name": "slow",
+            "api_keys": ["svc_key_slow"],
+            "resources": [{
+                "name": "db",
+                "token": "svc_tok_slow",
+                "database": format!("postgres://nobody@127.0.0.1:{port}/db"),
+            }],
+        }]})
+        .to_string(),
+    )
+    .unwrap();
+    let mut child = spawn(
+        &["--exit-with-stdin", "--config", config.to_str().unwrap()],
+        &[],
+        Stdio::piped(),
+    );
+    first
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the emulator connects to the resource's server while it starts");
+    drop(child.stdin.take());
+    let status = exit_within_a_minute(&mut child);
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(status.success(), "{status}: {err}");
+    assert_eq!(out, "", "no start line: it never served");
+}

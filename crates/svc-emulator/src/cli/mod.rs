@@ -243,12 +243,23 @@ fn choice<T: Copy>(all: &[(&str, T)], value: &str) -> Result<T, String> {
 pub async fn run(args: EmulatorArgs) -> Result<(), EmulatorError> {
     // Removed when this returns, whichever way: stopped, or failed to start or to print.
     let mut removal = RemoveOnExit(args.remove_on_exit.clone());
-    // Watched from now on: a parent gone during the start stops the emulator as soon as it runs.
-    let stdin_end = match args.exit_with_stdin {
-        true => Some(stdin_end()?),
+    // Watched from now on: a parent gone during the start (a database that is slow to answer)
+    // ends the start there, and the process.
+    let mut stdin_end = match args.exit_with_stdin {
+        true => Some(Box::pin(stdin_end()?)),
         false => None,
     };
-    let emulator = Emulator::start(args.to_config()).await?;
+    let emulator = match stdin_end.as_mut() {
+        Some(end) => tokio::select! {
+            started = Emulator::start(args.to_config()) => started?,
+            () = end => {
+                // The start's copies of the data, let go of with its future, are dropped first.
+                crate::runtime::handle::saved_copies_dropped().await;
+                return Ok(());
+            }
+        },
+        None => Emulator::start(args.to_config()).await?,
+    };
     // Stderr: stdout carries the startup line only.
     for warning in emulator.warnings() {
         eprintln!("svc-emulator: warning: {warning}");
