@@ -71,20 +71,48 @@ function installedWith(request) {
   return null;
 }
 
-/** A running `svc emulator`, as its start line describes it. */
+/** A running `svc emulator`, as its start line describes it. The key, the tokens and the start
+ * line itself are private fields behind getters, not own properties: no printer or diff
+ * (util.inspect, node:assert, Vitest's, Jest's) that walks an object's keys shows them. */
 class Emulator {
+  #startup;
+  #apiKey;
+  #resourceTokens;
+  #uiUrl;
+
   constructor(startup) {
-    this.startup = startup;
+    this.#startup = startup;
+    this.#apiKey = startup.api_key;
+    this.#resourceTokens = { ...(startup.resource_tokens || {}) };
+    this.#uiUrl = startup.ui_url || "";
     this.apiBaseUrl = String(startup.api_base_url).replace(/\/$/, "");
     this.appBaseUrl = String(startup.app_base_url).replace(/\/$/, "");
     this.project = startup.project;
     this.environment = startup.environment;
-    this.apiKey = startup.api_key;
-    this.resourceTokens = { ...(startup.resource_tokens || {}) };
-    this.uiUrl = startup.ui_url || "";
     this.startupFile = null;
-    this._child = null;
-    this._file = null;
+    // The process and the file this object started: not printed either.
+    Object.defineProperty(this, "_child", { value: null, writable: true, enumerable: false });
+    Object.defineProperty(this, "_file", { value: null, writable: true, enumerable: false });
+  }
+
+  /** The start line, as the emulator printed it. */
+  get startup() {
+    return this.#startup;
+  }
+
+  /** The project's API key. */
+  get apiKey() {
+    return this.#apiKey;
+  }
+
+  /** Every resource's static token, by resource name. */
+  get resourceTokens() {
+    return this.#resourceTokens;
+  }
+
+  /** The web page's sign-in link (it holds a token). */
+  get uiUrl() {
+    return this.#uiUrl;
   }
 
   /** The variables `svc` and the platform's clients read, as `svc emulator exec` sets them. */
@@ -155,11 +183,15 @@ class Emulator {
     if (!answer.met) throw new Error(answer.report || answer.expected);
   }
 
-  /** Stops the emulator this object started, and removes its start-line file. */
+  /** Stops the emulator this object started, and removes its start-line file (if it is still
+   * the file made at start: one that took its place, someone else's, is left alone; a removal
+   * never fails the stop). */
   async stop() {
     const child = this._child;
     this._child = null;
+    started.delete(this);
     if (child && child.exitCode === null && child.signalCode === null) {
+      child.ref();
       const exited = new Promise((resolve) => child.once("exit", resolve));
       child.kill("SIGTERM");
       const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
@@ -168,7 +200,7 @@ class Emulator {
     }
     if (child) child.stdin.destroy();
     if (this._file) {
-      fs.rmSync(this._file, { force: true });
+      removeOwn(this._file);
       this._file = null;
       this.startupFile = null;
     }
@@ -184,11 +216,115 @@ class Emulator {
   }
 }
 
+/** The start-line files this package and the Python one make: `svc-emulator-<pid>-<random>.json`
+ * in the temporary folder, `<pid>` the starter's. */
+const STARTUP_FILE = /^svc-emulator-([1-9][0-9]*)-[0-9a-f]{24}\.json$/;
+
+/** The emulators `start` started and has not stopped. */
+const started = new Set();
+
+/** A file this package made, by path: its device, inode, owner and change time once written
+ * (an inode number freed is soon another file's; a change time is no one's to set). */
+const madeFiles = new Map();
+
+function identity(stat) {
+  return `${stat.dev}:${stat.ino}:${stat.uid}:${stat.ctimeNs}`;
+}
+
+/** Removes `file` if it is still the file this package made there; never throws. */
+function removeOwn(file) {
+  const made = madeFiles.get(file);
+  madeFiles.delete(file);
+  try {
+    const now = fs.lstatSync(file, { bigint: true });
+    if (made && now.isFile() && identity(now) === made) fs.unlinkSync(file);
+  } catch {
+    // Gone already (the emulator removes it), or not ours to remove.
+  }
+}
+
+/** Removes the start-line files (this user's own regular files, named exactly so) whose starter
+ * no longer runs: those of an emulator killed with its starter (SIGKILL of a process group), which
+ * could not remove its file. Never throws. Not on Windows. */
+function removeStale() {
+  if (process.platform === "win32" || typeof process.getuid !== "function") return;
+  const dir = os.tmpdir();
+  let names;
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const match = STARTUP_FILE.exec(name);
+    if (!match) continue;
+    const pid = Number(match[1]);
+    if (!Number.isSafeInteger(pid) || running(pid)) continue;
+    const file = path.join(dir, name);
+    try {
+      const stat = fs.lstatSync(file);
+      if (stat.isFile() && stat.uid === process.getuid()) fs.unlinkSync(file);
+    } catch {
+      // Gone, or not ours.
+    }
+  }
+}
+
+/** Whether a process `pid` runs (one of another user's included). */
+function running(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === "EPERM";
+  }
+}
+
+/** This process's environment without its SVC_EMULATOR_* variables: the emulator's flags come
+ * from `config` and `args`, never from a variable a user set for something else. */
+function emulatorEnv() {
+  const env = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!name.toUpperCase().startsWith("SVC_EMULATOR_")) env[name] = value;
+  }
+  return env;
+}
+
+let parentWatch = null;
+
+/** Stops the emulators `start` started once this process's parent is gone (a test runner killed
+ * while its worker, this process, lives on): its parent process id changes, or its IPC channel
+ * ends. Neither keeps this process running. */
+function watchParent() {
+  if (parentWatch) return;
+  const parent = process.ppid;
+  const stopAll = () => {
+    for (const emulator of [...started]) emulator.stop().catch(() => {});
+    unwatchParent();
+  };
+  const onDisconnect = () => stopAll();
+  const timer = setInterval(() => {
+    if (process.ppid !== parent) stopAll();
+  }, 500);
+  timer.unref();
+  if (process.connected) process.once("disconnect", onDisconnect);
+  parentWatch = { timer, onDisconnect };
+}
+
+function unwatchParent() {
+  if (!parentWatch) return;
+  clearInterval(parentWatch.timer);
+  process.removeListener("disconnect", parentWatch.onDisconnect);
+  parentWatch = null;
+}
+
 /** Starts `svc emulator` (the demo project, or the projects of the JSON `config` file) with its
- * other flags `args`, and resolves once it accepts connections. */
+ * other flags `args`, and resolves once it accepts connections. Its environment is `env`, else
+ * this process's without its SVC_EMULATOR_* variables. */
 function start({ config, args = [], env } = {}) {
   return new Promise((resolve, reject) => {
     const svc = binaryPath();
+    removeStale();
     // The start line's file, made now (empty, readable by its owner only) so that the emulator
     // is told to remove it when it stops: it is gone even if this process is killed.
     const file = path.join(
@@ -196,10 +332,11 @@ function start({ config, args = [], env } = {}) {
       `svc-emulator-${process.pid}-${crypto.randomBytes(12).toString("hex")}.json`,
     );
     let descriptor = fs.openSync(file, "wx", 0o600);
+    madeFiles.set(file, identity(fs.fstatSync(descriptor, { bigint: true })));
     const abandon = () => {
       if (descriptor !== null) fs.closeSync(descriptor);
       descriptor = null;
-      fs.rmSync(file, { force: true });
+      removeOwn(file);
     };
     const command = [
       "emulator",
@@ -212,7 +349,7 @@ function start({ config, args = [], env } = {}) {
     ];
     let child;
     try {
-      child = spawn(svc, command, { stdio: ["pipe", "pipe", "pipe"], env: env || process.env });
+      child = spawn(svc, command, { stdio: ["pipe", "pipe", "pipe"], env: env || emulatorEnv() });
     } catch (error) {
       abandon();
       throw error;
@@ -243,23 +380,38 @@ function start({ config, args = [], env } = {}) {
       try {
         emulator = new Emulator(JSON.parse(line));
         fs.writeSync(descriptor, line);
+        madeFiles.set(file, identity(fs.fstatSync(descriptor, { bigint: true })));
       } catch (error) {
         child.kill("SIGKILL");
         fail(error);
         return;
       }
       settled = true;
+      stderr = "";
       fs.closeSync(descriptor);
       descriptor = null;
       emulator._child = child;
       emulator._file = file;
       emulator.startupFile = file;
+      // The emulator does not keep this process running (an emulator never stopped, a Jest
+      // run without its globalTeardown): when it ends, the emulator's stdin ends, and so does
+      // the emulator.
+      child.unref();
+      for (const stream of [child.stdin, child.stdout, child.stderr]) {
+        if (stream && typeof stream.unref === "function") stream.unref();
+      }
+      started.add(emulator);
+      watchParent();
+      child.once("exit", () => {
+        started.delete(emulator);
+        if (started.size === 0) unwatchParent();
+      });
       // Stopped with this process, however it ends (its end, Ctrl-C, SIGTERM): no emulator
       // outlives its suite, no start-line file stays. (SIGKILL runs nothing here: the emulator
       // sees its stdin end, and stops and removes the file itself.)
       const cleanUp = () => {
         if (emulator._child) emulator._child.kill("SIGTERM");
-        if (emulator._file) fs.rmSync(emulator._file, { force: true });
+        if (emulator._file) removeOwn(emulator._file);
       };
       process.once("exit", cleanUp);
       for (const signal of ["SIGINT", "SIGTERM"]) {

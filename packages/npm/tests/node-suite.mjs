@@ -2,15 +2,16 @@
 // Rust toolchain: run with `node --test node-suite.mjs` by `cargo xtask ci` (xtask/src/dist.rs).
 import { test, before, after, beforeEach } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { inspect } from "node:util";
-import { binaryPath, start, EmulatorError } from "svc-emulator";
+import { binaryPath, start, Emulator, EmulatorError } from "svc-emulator";
 
 const PRODUCTS = "/projects/demo/prod/shop/models/products";
 let emulator;
@@ -65,6 +66,150 @@ test("an emulator of its own removes its start-line file when stopped", async ()
   assert.ok(!existsSync(file));
   await own.stop();
 });
+
+/** The key, the tokens and the sign-in link's token of `emulator`: never to be printed. */
+function secretsOf(emulator) {
+  const token = /[?&]token=([^&#]+)/.exec(emulator.uiUrl);
+  return [emulator.apiKey, ...Object.values(emulator.resourceTokens), ...(token ? [token[1]] : [])]
+    .filter(Boolean);
+}
+
+test("node:assert's diffs and util.inspect's plain output hold no key or token", () => {
+  const secrets = secretsOf(emulator);
+  assert.ok(secrets.length >= 3, JSON.stringify(secrets.length));
+  const connected = new Emulator(emulator.startup);
+  const printed = [
+    inspect(emulator, { customInspect: false, depth: Infinity }),
+    inspect(connected, { customInspect: false, depth: Infinity }),
+    inspect(connected, { customInspect: false, depth: Infinity, showHidden: true }),
+  ];
+  for (const [actual, expected] of [[emulator, null], [connected, null], [connected, {}]]) {
+    try {
+      assert.deepStrictEqual(actual, expected);
+      assert.fail("equal");
+    } catch (error) {
+      printed.push(String(error.message));
+    }
+    try {
+      assert.deepEqual(actual, expected);
+      assert.fail("equal");
+    } catch (error) {
+      printed.push(String(error.message));
+    }
+  }
+  for (const text of printed) {
+    assert.ok(text.includes(emulator.apiBaseUrl), text);
+    for (const secret of secrets) assert.ok(!text.includes(secret), "a key or token printed");
+  }
+  // The public API is the same.
+  assert.equal(connected.apiKey, emulator.apiKey);
+  assert.deepEqual(connected.resourceTokens, emulator.resourceTokens);
+  assert.equal(connected.uiUrl, emulator.uiUrl);
+  assert.equal(connected.startup.api_key, emulator.apiKey);
+  assert.equal(JSON.parse(connected.env().SVC_EMULATOR_STARTUP).api_key, emulator.apiKey);
+});
+
+test("SVC_EMULATOR_* variables of this process are not the emulator's; an explicit env is", async () => {
+  const missing = join(tmpdir(), `no-such-config-${randomBytes(6).toString("hex")}.json`);
+  const saved = { ...process.env };
+  process.env.SVC_EMULATOR_CONFIG = missing;
+  process.env.SVC_EMULATOR_JOURNAL_CAPACITY = "0";
+  try {
+    const own = await start();
+    try {
+      assert.equal(own.project, "demo");
+      await own.request("GET", PRODUCTS);
+      assert.equal((await own.requests()).length, 1);
+    } finally {
+      await own.stop();
+    }
+    await assert.rejects(start({ env: { ...process.env } }), (error) => {
+      assert.ok(error instanceof EmulatorError);
+      assert.ok(error.message.includes(missing), error.message);
+      return true;
+    });
+  } finally {
+    for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
+  }
+});
+
+test("stop leaves alone a file that replaced the start-line file, and does not fail", async () => {
+  for (const replace of [(file) => writeFileSync(file, "someone else's"), (file) => mkdirSync(file)]) {
+    const own = await start();
+    const file = own.startupFile;
+    try {
+      // The emulator ends (and removes its file), then someone else's file takes the path.
+      process.kill(own._child.pid, "SIGTERM");
+      assert.ok(await ended(own._child.pid));
+      assert.ok(await within(() => !existsSync(file)), file);
+      // The file's inode number, free again, is the next file's: not the replacement's.
+      writeFileSync(`${file}.spacer`, "");
+      replace(file);
+      await own.stop();
+      assert.ok(existsSync(file), "the other file was removed");
+    } finally {
+      rmSync(file, { recursive: true, force: true });
+      rmSync(`${file}.spacer`, { force: true });
+    }
+  }
+});
+
+test("a start removes the start-line files of starters no longer running, and only those", async () => {
+  const dead = spawnSync(process.execPath, ["-e", ""]).pid;
+  assert.ok(gone(dead));
+  const name = (pid) => join(tmpdir(), `svc-emulator-${pid}-${randomBytes(12).toString("hex")}.json`);
+  const stale = name(dead);
+  const live = name(process.pid);
+  const other = `${name(dead)}.kept`;
+  const files = [stale, live, other];
+  for (const file of files) writeFileSync(file, "{}", { mode: 0o600 });
+  try {
+    const own = await start();
+    await own.stop();
+    assert.ok(!existsSync(stale), `${stale} is left`);
+    assert.ok(existsSync(live) && existsSync(other));
+  } finally {
+    for (const file of files) rmSync(file, { force: true });
+  }
+});
+
+test("an emulator never stopped does not keep node running, and ends with it", async () => {
+  const script = 'require("svc-emulator").start().then((e) => console.log(e.startupFile, e._child.pid));';
+  const node = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+  try {
+    const [line] = await once(createInterface({ input: node.stdout }), "line");
+    const [file, pid] = String(line).trim().split(" ");
+    assert.ok(await within(() => node.exitCode !== null || node.signalCode !== null), "node runs on");
+    assert.equal(node.exitCode, 0);
+    assert.ok(await ended(Number(pid)), `the emulator ${pid} outlived node`);
+    assert.ok(await within(() => !existsSync(file)), `${file} outlived node`);
+  } finally {
+    node.kill("SIGKILL");
+  }
+});
+
+// A test runner's worker lives on when the runner is killed: its emulators stop then all the same.
+for (const ipc of [false, true]) {
+  test(`SIGKILL of the runner stops its worker's emulator (${ipc ? "an IPC channel" : "no IPC"})`, async () => {
+    const worker = 'import { start } from "svc-emulator"; const e = await start(); ' +
+      "console.log(e.startupFile, e._child.pid, process.pid); setInterval(() => {}, 1000);";
+    const stdio = JSON.stringify(["ignore", "inherit", "inherit", ...(ipc ? ["ipc"] : [])]);
+    const runner = 'import { spawn } from "node:child_process"; ' +
+      `spawn(process.execPath, ["--input-type=module", "-e", ${JSON.stringify(worker)}], { stdio: ${stdio} }); ` +
+      "setInterval(() => {}, 1000);";
+    const { suite, file, pid, rest } = await nodeHolding(runner);
+    const workerPid = Number(rest[0]);
+    try {
+      suite.kill("SIGKILL");
+      await once(suite, "exit");
+      assert.ok(await ended(pid), `the emulator ${pid} outlived the runner`);
+      assert.ok(await within(() => !existsSync(file)), `${file} outlived the runner`);
+      assert.ok(!gone(workerPid), "the worker ended: the test proves nothing");
+    } finally {
+      try { process.kill(workerPid, "SIGKILL"); } catch { /* gone */ }
+    }
+  });
+}
 
 test("a config that does not load is an error that says why", async () => {
   await assert.rejects(start({ config: "no-such-config.json" }), (error) => {

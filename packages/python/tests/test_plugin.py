@@ -245,3 +245,131 @@ def test_the_emulator_ends_with_its_starter_not_with_the_starters_children(tmp_p
                 os.kill(int(child), signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+
+def test_svc_emulator_variables_of_this_process_are_not_the_emulators(tmp_path, monkeypatch):
+    missing = str(tmp_path / "no-such-config.json")
+    monkeypatch.setenv("SVC_EMULATOR_CONFIG", missing)
+    monkeypatch.setenv("SVC_EMULATOR_JOURNAL_CAPACITY", "0")
+    with Emulator.start() as emulator:
+        assert emulator.project == "demo"
+        emulator.request("GET", PRODUCTS)
+        assert len(emulator.requests()) == 1
+    # An explicit environment is the emulator's, as given.
+    with pytest.raises(EmulatorError) as error:
+        Emulator.start(env=dict(os.environ))
+    assert missing in str(error.value)
+
+
+def test_the_plugin_shows_the_emulators_warnings(tmp_path):
+    (tmp_path / "test_inner.py").write_text(
+        "def test_uses_it(svc_emulator):\n    assert svc_emulator.project == 'demo'\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "SVC_EMULATOR_STARTUP"}
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+         "--svc-emulator-args", "--listen 0.0.0.0:0", "test_inner.py"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "which is not loopback" in out.stdout, out.stdout
+
+
+def test_a_relative_ini_config_is_the_ini_files_neighbour(tmp_path):
+    project = '{"projects": [{"name": "%s", "api_keys": ["key_%s"], "resources": []}]}'
+    (tmp_path / "pytest.ini").write_text("[pytest]\nsvc_emulator_config = emu.json\n")
+    (tmp_path / "emu.json").write_text(project % ("beside", "beside"))
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    (sub / "emu.json").write_text(project % ("cwd", "cwd"))
+    (sub / "test_inner.py").write_text(
+        "def test_project(svc_emulator):\n    assert svc_emulator.project == 'beside'\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "SVC_EMULATOR_STARTUP"}
+    run = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_inner.py"]
+    out = subprocess.run(run, cwd=sub, env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
+    # One that does not load is an error naming the path tried.
+    (tmp_path / "emu.json").unlink()
+    out = subprocess.run(run, cwd=sub, env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode != 0
+    assert str(tmp_path / "emu.json") in out.stdout + out.stderr, out.stdout + out.stderr
+
+
+def test_stop_leaves_alone_a_file_that_replaced_the_start_line_file(tmp_path):
+    replacements = [lambda path: open(path, "w").write("someone else's"), os.mkdir]
+    for replace in replacements:
+        emulator = Emulator.start()
+        path = emulator.startup_file
+        pid = emulator._process.pid
+        try:
+            # The emulator ends (and removes its file), then someone else's file takes the path.
+            os.kill(pid, signal.SIGTERM)
+            emulator._process.wait(timeout=60)
+            assert not os.path.exists(path)
+            # The file's inode number, free again, is the next file's: not the replacement's.
+            open(path + ".spacer", "w").close()
+            replace(path)
+            emulator.stop()
+            assert os.path.exists(path), "the other file was removed"
+        finally:
+            for leftover in (path, path + ".spacer"):
+                if os.path.isdir(leftover):
+                    os.rmdir(leftover)
+                elif os.path.exists(leftover):
+                    os.remove(leftover)
+
+
+def test_a_start_removes_the_start_line_files_of_starters_no_longer_running():
+    import secrets
+    import tempfile
+
+    reaped = subprocess.Popen([sys.executable, "-c", ""])
+    reaped.wait()
+    dead = reaped.pid
+
+    def name(pid):
+        return os.path.join(tempfile.gettempdir(), f"svc-emulator-{pid}-{secrets.token_hex(12)}.json")
+
+    stale, live, other = name(dead), name(os.getpid()), name(dead) + ".kept"
+    for path in (stale, live, other):
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+    try:
+        with Emulator.start() as emulator:
+            assert os.path.basename(emulator.startup_file).startswith(f"svc-emulator-{os.getpid()}-")
+        assert not os.path.exists(stale), stale
+        assert os.path.exists(live) and os.path.exists(other)
+    finally:
+        for path in (stale, live, other):
+            if os.path.exists(path):
+                os.remove(path)
+
+
+def test_the_binary_is_never_an_svc_in_the_cwd_or_on_path(tmp_path, monkeypatch):
+    planted = tmp_path / "planted"
+    planted.mkdir()
+    mark = tmp_path / "the planted svc ran"
+    svc = planted / "svc"
+    svc.write_text(f"#!/bin/sh\ntouch '{mark}'\nexit 3\n")
+    svc.chmod(0o755)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.delenv("SVC_BIN", raising=False)
+    monkeypatch.setenv("PATH", f"{planted}{os.pathsep}{os.pathsep}/usr/bin")
+    monkeypatch.chdir(planted)
+    monkeypatch.setattr(svc_emulator.sysconfig, "get_path", lambda *a, **k: str(empty))
+    with pytest.raises(EmulatorError) as error:
+        Emulator.start()
+    assert "SVC_BIN" in str(error.value)
+    assert not mark.exists()
+    # The user scheme's scripts folder is looked in too.
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / "svc").write_text("#!/bin/sh\nexit 0\n")
+    (user / "svc").chmod(0o755)
+    monkeypatch.setattr(
+        svc_emulator.sysconfig,
+        "get_path",
+        lambda name, scheme=None, *a, **k: str(user if scheme and "user" in scheme else empty),
+    )
+    assert svc_emulator.binary() == str(user / "svc")

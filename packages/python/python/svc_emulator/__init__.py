@@ -25,7 +25,9 @@ import atexit
 import functools
 import json
 import os
-import shutil
+import re
+import secrets
+import stat
 import subprocess
 import sys
 import sysconfig
@@ -45,22 +47,105 @@ class EmulatorError(Exception):
 
 
 def binary() -> str:
-    """The path of the ``svc`` binary: ``SVC_BIN`` when set, else the one this wheel installed
-    (beside the interpreter's scripts), else the first on ``PATH``."""
+    """The path of the ``svc`` binary: ``SVC_BIN`` when set, else the one this wheel installed,
+    in the scripts folder of the interpreter's install scheme, or of its user scheme
+    (``pip install --user``). Never one found on ``PATH`` (nor in the working directory)."""
     given = os.environ.get("SVC_BIN")
     if given:
         return given
     name = "svc.exe" if os.name == "nt" else "svc"
-    installed = os.path.join(sysconfig.get_path("scripts"), name)
-    if os.path.isfile(installed):
-        return installed
-    found = shutil.which(name)
-    if found:
-        return found
+    for folder in _scripts_folders():
+        installed = os.path.join(folder, name)
+        if os.path.isfile(installed):
+            return installed
     raise EmulatorError(
         "no svc binary: install the svc-emulator wheel in this environment, or set SVC_BIN to "
         "the path of an svc binary"
     )
+
+
+def _scripts_folders() -> List[str]:
+    """The scripts folders a wheel's binary is installed in: the default scheme's, the user
+    scheme's."""
+    folders = []
+    user_scheme = (
+        sysconfig.get_preferred_scheme("user")
+        if hasattr(sysconfig, "get_preferred_scheme")
+        else f"{os.name}_user"
+    )
+    for scheme in (None, user_scheme):
+        try:
+            folder = sysconfig.get_path("scripts") if scheme is None else sysconfig.get_path(
+                "scripts", scheme
+            )
+        except KeyError:
+            continue
+        if folder and os.path.isabs(folder) and folder not in folders:
+            folders.append(folder)
+    return folders
+
+
+#: The start-line files this module and the npm package make:
+#: ``svc-emulator-<pid>-<random>.json`` in the temporary folder, ``<pid>`` the starter's.
+_STARTUP_FILE = re.compile(r"svc-emulator-([1-9][0-9]*)-[0-9a-f]{24}\.json")
+
+
+def _identity(status: os.stat_result) -> Tuple[int, int, int, int]:
+    """A file's device, inode, owner and change time: an inode number freed is soon another
+    file's; a change time is no one's to set."""
+    return (status.st_dev, status.st_ino, status.st_uid, status.st_ctime_ns)
+
+
+def _remove_own(path: str, identity: Optional[Tuple[int, int, int, int]]) -> None:
+    """Removes ``path`` if it is still the file made there (``identity``); never raises."""
+    try:
+        now = os.lstat(path)
+        if identity is not None and stat.S_ISREG(now.st_mode) and _identity(now) == identity:
+            os.remove(path)
+    except OSError:
+        pass  # Gone already (the emulator removes it), or not ours to remove.
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's
+    except OverflowError:
+        return False
+    return True
+
+
+def _remove_stale() -> None:
+    """Removes the start-line files (this user's own regular files, named exactly so) whose
+    starter no longer runs: those of an emulator killed with its starter (SIGKILL of a process
+    group), which could not remove its file. Never raises. Not on Windows."""
+    if os.name == "nt" or not hasattr(os, "getuid"):
+        return
+    folder = tempfile.gettempdir()
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        match = _STARTUP_FILE.fullmatch(name)
+        if match is None or _running(int(match.group(1))):
+            continue
+        path = os.path.join(folder, name)
+        try:
+            status = os.lstat(path)
+            if stat.S_ISREG(status.st_mode) and status.st_uid == os.getuid():
+                os.remove(path)
+        except OSError:
+            pass
+
+
+def _emulator_env() -> Dict[str, str]:
+    """This process's environment without its ``SVC_EMULATOR_*`` variables: the emulator's
+    flags come from ``config`` and ``args``, never from a variable set for something else."""
+    return {k: v for k, v in os.environ.items() if not k.upper().startswith("SVC_EMULATOR_")}
 
 
 class Emulator:
@@ -106,6 +191,10 @@ class Emulator:
         self.startup_file = None
         self._process: Optional[subprocess.Popen] = None
         self._owned_file: Optional[str] = None
+        self._file_identity: Optional[Tuple[int, int, int, int]] = None
+        self._drain: Optional[threading.Thread] = None
+        #: What the emulator wrote on stderr (its warnings), for the pytest plugin to show.
+        self._stderr: List[str] = []
         # Reentrant: a signal handler may stop the emulator while the main thread is stopping it.
         self._lock = threading.RLock()
 
@@ -124,11 +213,22 @@ class Emulator:
     ) -> "Emulator":
         """Starts ``svc emulator`` (the demo project, or the projects of the JSON ``config``
         file) with its other flags ``args`` (``["--fixtures", "fixtures/"]``), and returns once it
-        accepts connections. ``env`` replaces the process's environment."""
+        accepts connections. ``env`` replaces the process's environment; without it, the
+        emulator's is this process's without its ``SVC_EMULATOR_*`` variables (the emulator's
+        flags come from ``config`` and ``args``)."""
         svc = binary()
+        _remove_stale()
         # The start line's file, made now (empty, readable by its owner only) so that the
         # emulator is told to remove it when it stops: it is gone even if this process is killed.
-        descriptor, startup_file = tempfile.mkstemp(prefix="svc-emulator-", suffix=".json")
+        startup_file = os.path.join(
+            tempfile.gettempdir(), f"svc-emulator-{os.getpid()}-{secrets.token_hex(12)}.json"
+        )
+        descriptor = os.open(
+            startup_file,
+            os.O_CREAT | os.O_EXCL | os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0),
+            0o600,
+        )
+        identity: Optional[Tuple[int, int, int, int]] = _identity(os.fstat(descriptor))
         command = [
             svc,
             "emulator",
@@ -148,7 +248,7 @@ class Emulator:
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE,
-                    env=None if env is None else dict(env),
+                    env=_emulator_env() if env is None else dict(env),
                     text=True,
                 )
             except OSError as error:
@@ -165,6 +265,8 @@ class Emulator:
             with os.fdopen(descriptor, "w") as file:
                 descriptor = -1
                 file.write(line)
+                file.flush()
+                identity = _identity(os.fstat(file.fileno()))
         except BaseException:
             if descriptor >= 0:
                 os.close(descriptor)
@@ -174,13 +276,17 @@ class Emulator:
                     process.wait()
                 if process.stdin is not None:
                     process.stdin.close()
-            _remove(startup_file)
+            _remove_own(startup_file, identity)
             raise
         emulator._process = process
         emulator._owned_file = emulator.startup_file = startup_file
+        emulator._file_identity = identity
         # The rest of stderr (warnings, the export on exit) is read as it comes, so that a full
         # pipe never blocks the emulator.
-        threading.Thread(target=_drain, args=(process,), daemon=True).start()
+        emulator._drain = threading.Thread(
+            target=_drain, args=(process, emulator._stderr), daemon=True
+        )
+        emulator._drain.start()
         if hasattr(os, "register_at_fork"):
             # A forked child gets a copy of the pipe's write end: closed there, so that only this
             # process keeps the emulator running.
@@ -272,8 +378,9 @@ class Emulator:
 
     def stop(self) -> None:
         """Stops the emulator this object started (SIGTERM, then SIGKILL after 10 s) and removes
-        its start-line file; nothing for one another process started, or in a forked child.
-        Safe to call twice."""
+        its start-line file (if it is still the file made at start: one that took its place,
+        someone else's, is left alone, and a removal never fails the stop); nothing for one
+        another process started, or in a forked child. Safe to call twice."""
         with self._lock:
             process, self._process = self._process, None
             owned_file, self._owned_file = self._owned_file, None
@@ -287,8 +394,11 @@ class Emulator:
                     process.wait()
             if process.stdin is not None:
                 process.stdin.close()
+            # The emulator's last words (the export on exit), for the plugin to show.
+            if self._drain is not None and self._drain is not threading.current_thread():
+                self._drain.join(timeout=10)
         if owned_file is not None:
-            _remove(owned_file)
+            _remove_own(owned_file, self._file_identity)
             self.startup_file = None
 
     def _forget_after_fork(self) -> None:
@@ -320,21 +430,19 @@ def _json(body: bytes) -> Any:
     return json.loads(body) if body else None
 
 
-def _remove(path: str) -> None:
-    try:
-        os.remove(path)
-    except FileNotFoundError:
-        pass
-
-
 def _forget_in_child(emulator: "weakref.ref[Emulator]") -> None:
     started = emulator()
     if started is not None:
         started._forget_after_fork()
 
 
-def _drain(process: subprocess.Popen) -> None:
-    """Passes the emulator's stderr (its warnings, its export on exit) on to ours."""
+def _drain(process: subprocess.Popen, lines: List[str]) -> None:
+    """Passes the emulator's stderr (its warnings, its export on exit) on to ours, and keeps
+    it in ``lines``."""
     assert process.stderr is not None
     for line in process.stderr:
-        sys.stderr.write(line)
+        lines.append(line)
+        try:
+            sys.stderr.write(line)
+        except (OSError, ValueError):
+            pass

@@ -22,7 +22,8 @@ import os
 import shlex
 import signal
 import threading
-from typing import Any, Callable, Dict, Iterator, List
+import warnings
+from typing import Any, Callable, Dict, Iterator, List, Optional
 
 import pytest
 
@@ -42,8 +43,30 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help='more flags of `svc emulator`, as one string ("--fixtures fixtures/")',
     )
-    parser.addini("svc_emulator_config", "the emulator's JSON config of projects")
+    parser.addini(
+        "svc_emulator_config",
+        "the emulator's JSON config of projects (a relative path: from the ini file's folder)",
+    )
     parser.addini("svc_emulator_args", "more flags of `svc emulator`, as one string")
+
+
+class SvcEmulatorWarning(UserWarning):
+    """A warning the session's emulator wrote on its stderr (which pytest captures)."""
+
+
+def _config_file(config: pytest.Config) -> Optional[str]:
+    """The emulator's config file: ``--svc-emulator-config`` (relative to the working
+    directory), else the ini option, a relative path from the ini file's folder."""
+    given = config.getoption("svc_emulator_config")
+    if given:
+        return str(given)
+    ini = config.getini("svc_emulator_config")
+    if not ini:
+        return None
+    ini = str(ini)
+    if not os.path.isabs(ini) and config.inipath is not None:
+        return str(config.inipath.parent / ini)
+    return ini
 
 
 @pytest.fixture(scope="session")
@@ -53,17 +76,19 @@ def svc_emulator_session(pytestconfig: pytest.Config) -> Iterator[Emulator]:
     if line:
         yield Emulator.from_startup(line)
         return
-    config = pytestconfig.getoption("svc_emulator_config") or pytestconfig.getini(
-        "svc_emulator_config"
-    )
+    config = _config_file(pytestconfig)
     args = pytestconfig.getoption("svc_emulator_args") or pytestconfig.getini("svc_emulator_args")
-    emulator = Emulator.start(config=config or None, args=shlex.split(args or ""))
+    emulator = Emulator.start(config=config, args=shlex.split(args or ""))
     restore = _stop_on_sigterm(emulator)
     try:
         yield emulator
     finally:
         restore()
         emulator.stop()
+        # Its warnings (on its stderr, which pytest captures) in pytest's warnings summary.
+        for line in emulator._stderr:
+            if "warning:" in line:
+                warnings.warn(SvcEmulatorWarning(line.strip()), stacklevel=1)
 
 
 def _stop_on_sigterm(emulator: Emulator) -> Callable[[], None]:
@@ -114,5 +139,5 @@ def pytest_report_header(config: pytest.Config) -> str:
     if os.environ.get("SVC_EMULATOR_STARTUP"):
         startup = json.loads(os.environ["SVC_EMULATOR_STARTUP"])
         return f"svc-emulator: the emulator of svc emulator exec, {startup.get('api_base_url')}"
-    config_file = config.getoption("svc_emulator_config") or config.getini("svc_emulator_config")
+    config_file = _config_file(config)
     return f"svc-emulator: {config_file or 'the demo project'}, started by the first test that asks"
