@@ -201,7 +201,8 @@ fn the_help_documents_both_options() {
 
 /// A parent gone while the emulator is still starting (here a PostgreSQL resource whose server
 /// accepts the connection and never answers) ends the start there: the emulator exits at once,
-/// cleanly and without a start line, instead of waiting out its connection's timeout.
+/// without a start line and saying why (exit 1), instead of waiting out its connection's
+/// timeout.
 #[test]
 fn the_end_of_stdin_during_the_start_ends_the_start() {
     let dir = TempDir::new();
@@ -255,6 +256,10 @@ fn the_end_of_stdin_during_the_start_ends_the_start() {
         .unwrap()
         .read_to_string(&mut err)
         .unwrap();
-    assert!(status.success(), "{status}: {err}");
+    assert_eq!(status.code(), Some(1), "{status}: {err}");
+    assert!(
+        err.contains("stdin ended while the emulator was starting") && !err.contains("Timeout"),
+        "{err}"
+    );
     assert_eq!(out, "", "no start line: it never served");
 }

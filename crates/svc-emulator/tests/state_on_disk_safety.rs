@@ -83,20 +83,35 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// Runs the binary with `args` and no `SVC_EMULATOR_*` variable, to its end.
+/// Runs the binary with `args` and no `SVC_EMULATOR_*` variable, to its end: with
+/// `--exit-with-stdin` among them, it starts (or fails to), and stops once its start line is
+/// read, when its stdin, a pipe held until then, ends (a stdin that ends during the start would
+/// end the start there).
 fn binary(args: &[&Path]) -> Output {
+    use std::io::BufRead;
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_svc-emulator"));
     for (name, _) in std::env::vars() {
         if name.starts_with("SVC_EMULATOR_") {
             cmd.env_remove(name);
         }
     }
-    cmd.args(args)
-        .stdin(Stdio::null())
+    let mut child = cmd
+        .args(args)
+        .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .output()
-        .unwrap()
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take();
+    // The start line, or the end of stdout (a start that failed): the gate.
+    let mut line = Vec::new();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    stdout.read_until(b'\n', &mut line).unwrap();
+    drop(stdin);
+    let mut out = child.wait_with_output().unwrap();
+    std::io::Read::read_to_end(&mut stdout, &mut line).unwrap();
+    out.stdout = line;
+    out
 }
 
 /// A FIFO at `path`, with a writer waiting on it: an emulator that opened it to read would get
@@ -438,8 +453,8 @@ async fn an_export_directory_others_can_write_is_warned_of_at_start() {
     emu.stop().await.unwrap();
 }
 
-/// Runs the binary with `args` and `--exit-with-stdin` (its stdin is empty: an emulator that
-/// starts stops at once): its exit code and stderr.
+/// Runs the binary with `args` and `--exit-with-stdin` (an emulator that starts stops once its
+/// start line is read): its exit code and stderr.
 fn binary_started(args: &[&Path]) -> (Option<i32>, String) {
     let mut all = args.to_vec();
     all.push(Path::new("--exit-with-stdin"));
@@ -753,7 +768,9 @@ async fn a_bad_name_in_an_export_names_the_export_s_file() {
     let project_json = export.join("p/project.json");
     let mut project: Value =
         serde_json::from_slice(&std::fs::read(&project_json).unwrap()).unwrap();
-    project["resources"]["own"]["models"] = json!(["../../../elsewhere"]);
+    // A name that climbs out of the export's folder.
+    let climbing = ["..", "..", "..", "elsewhere"].join("/");
+    project["resources"]["own"]["models"] = json!([climbing]);
     std::fs::write(&project_json, project.to_string()).unwrap();
     let refused = Emulator::start(
         EmulatorConfig::default()
@@ -765,7 +782,7 @@ async fn a_bad_name_in_an_export_names_the_export_s_file() {
     .to_string();
     assert!(
         refused.contains(&format!(
-            "{}: resource \"own\": the model name \"../../../elsewhere\" cannot be a file's name",
+            "{}: resource \"own\": the model name \"{climbing}\" cannot be a file's name",
             project_json.display()
         )) && !refused.contains("the emulator's own store"),
         "{refused}"

@@ -255,7 +255,11 @@ pub async fn run(args: EmulatorArgs) -> Result<(), EmulatorError> {
             () = end => {
                 // The start's copies of the data, let go of with its future, are dropped first.
                 crate::runtime::handle::saved_copies_dropped().await;
-                return Ok(());
+                return Err(EmulatorError::Io(std::io::Error::other(
+                    "stdin ended while the emulator was starting (--exit-with-stdin: the \
+                     process that started it is gone, or gave it no pipe to hold open): it \
+                     stopped before serving",
+                )));
             }
         },
         None => Emulator::start(args.to_config()).await?,

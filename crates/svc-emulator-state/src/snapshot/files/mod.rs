@@ -57,6 +57,8 @@
 //! store holds a mark from before the first write (committed to the disk) until after the last:
 //! a start that finds it (an import killed midway: part of the export is written) stops, unless
 //! it imports an export with `--import-on-rows replace`, which clears it when it ends.
+//!
+//! [`Snapshots`]: super::Snapshots
 
 mod export;
 mod import;
