@@ -83,6 +83,15 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// Writes an export of an emulator started from `config` (its seeded state) to `export`.
+async fn export_seeded(config: &Path, export: &Path) {
+    let source = Emulator::start(EmulatorConfig::default().config_file(config))
+        .await
+        .unwrap();
+    source.export(export).await.unwrap();
+    source.shutdown().await;
+}
+
 /// Runs the binary with `args` and no `SVC_EMULATOR_*` variable, to its end: with
 /// `--exit-with-stdin` among them, it starts (or fails to), and stops once its start line is
 /// read, when its stdin, a pipe held until then, ends (a stdin that ends during the start would
@@ -735,11 +744,7 @@ async fn what_an_import_wrote_is_said_once() {
     let dir = TempDir::new();
     let config = config_file(&dir);
     let export = dir.join("export");
-    let source = Emulator::start(EmulatorConfig::default().config_file(&config))
-        .await
-        .unwrap();
-    source.export(&export).await.unwrap();
-    source.shutdown().await;
+    export_seeded(&config, &export).await;
     let (code, stderr) = binary_started(&[
         Path::new("--config"),
         &config,
@@ -760,11 +765,7 @@ async fn a_bad_name_in_an_export_names_the_export_s_file() {
     let dir = TempDir::new();
     let config = config_file(&dir);
     let export = dir.join("export");
-    let source = Emulator::start(EmulatorConfig::default().config_file(&config))
-        .await
-        .unwrap();
-    source.export(&export).await.unwrap();
-    source.shutdown().await;
+    export_seeded(&config, &export).await;
     let project_json = export.join("p/project.json");
     let mut project: Value =
         serde_json::from_slice(&std::fs::read(&project_json).unwrap()).unwrap();
