@@ -27,6 +27,20 @@ pub fn send(
     authorization: Option<&str>,
     body: Option<&[u8]>,
 ) -> Result<Response, String> {
+    let body = body.map(|bytes| ("application/json", bytes));
+    send_with(addr, method, target, authorization, &[], body)
+}
+
+/// Sends one request with extra `headers` and a `body` of the given content type (an empty
+/// content type sends none).
+pub fn send_with(
+    addr: SocketAddr,
+    method: &str,
+    target: &str,
+    authorization: Option<&str>,
+    headers: &[(String, String)],
+    body: Option<(&str, &[u8])>,
+) -> Result<Response, String> {
     let timeout = Duration::from_secs(60);
     let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(10))
         .map_err(|e| format!("connecting to {addr}: {e}"))?;
@@ -38,15 +52,18 @@ pub fn send(
     if let Some(value) = authorization {
         head.push_str(&format!("Authorization: {value}\r\n"));
     }
-    if let Some(body) = body {
-        head.push_str(&format!(
-            "Content-Type: application/json\r\nContent-Length: {}\r\n",
-            body.len()
-        ));
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    if let Some((content_type, bytes)) = body {
+        if !content_type.is_empty() {
+            head.push_str(&format!("Content-Type: {content_type}\r\n"));
+        }
+        head.push_str(&format!("Content-Length: {}\r\n", bytes.len()));
     }
     head.push_str("\r\n");
     let mut bytes = head.into_bytes();
-    bytes.extend_from_slice(body.unwrap_or_default());
+    bytes.extend_from_slice(body.map(|(_, b)| b).unwrap_or_default());
     stream
         .write_all(&bytes)
         .map_err(|e| format!("sending to {addr}: {e}"))?;

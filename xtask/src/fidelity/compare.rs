@@ -347,6 +347,7 @@ mod tests {
 
     fn request(op: Op) -> Request {
         Request {
+            wire: super::super::wire::Wire::default(),
             op,
             table: &TABLES[0],
             pk: None,

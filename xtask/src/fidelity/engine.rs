@@ -146,8 +146,14 @@ pub fn start(
     let log = std::fs::File::create(&log_path)
         .map_err(|e| format!("creating {}: {e}", log_path.display()))?;
     let err = log.try_clone().map_err(|e| e.to_string())?;
-    let child = Command::new(python)
-        .arg(launcher)
+    // Under coverage.py when `--coverage` asked for it (its data saved at the SIGTERM the
+    // server is stopped with).
+    let mut command = Command::new(python);
+    match super::coverage::dir() {
+        Some(coverage) => command.args(super::coverage::run_args(coverage, launcher)),
+        None => command.arg(launcher),
+    };
+    let child = command
         .args(["--address=127.0.0.1".to_owned(), format!("--port={port}")])
         .args(database_args)
         .args([
@@ -163,6 +169,7 @@ pub fn start(
         .spawn()
         .map_err(|e| format!("starting the engine: {e}"))?;
     let mut server = Server::new("engine", child, log_path);
+    server.stop_with_sigterm = super::coverage::dir().is_some();
     let addr = SocketAddr::from(([127, 0, 0, 1], port));
     let deadline = Instant::now() + Duration::from_secs(90);
     loop {

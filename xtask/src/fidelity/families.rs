@@ -10,7 +10,7 @@
 //! sees a database's own error on a create and an update.
 
 use super::dataset::{Backend, Column, Kind, Table, Val};
-use super::requests::{Op, Request, Rng};
+use super::requests::{Op, Request, Rng, Wire};
 
 /// Parents; each child table has [`CHILDREN`] rows.
 const PARENTS: usize = 12;
@@ -269,6 +269,7 @@ pub fn request(r: &mut Rng) -> Request {
         _ => Vec::new(),
     };
     Request {
+        wire: Wire::default(),
         op,
         table,
         pk: pk.map(|k| k.to_string()),

@@ -54,6 +54,7 @@ use std::process::{Child, ExitStatus};
 use serde_json::{Value, json};
 
 mod compare;
+pub(crate) mod coverage;
 mod dataset;
 pub(crate) mod emulator;
 mod engine;
@@ -66,6 +67,7 @@ mod postgres;
 mod requests;
 mod shapes;
 pub(crate) mod verify;
+mod wire;
 
 use compare::Difference;
 use dataset::Backend;
@@ -74,7 +76,8 @@ use requests::Request;
 
 const USAGE: &str = "usage: cargo xtask fidelity [--requests N (1000)] [--seed S (1)] \
                      [--mistakes PER_MILLE (3)] [--lenient] [--postgres] [--mysql] [--json FILE] \
-                     [--min-agreement PCT] [--emulator-bin PATH]";
+                     [--min-agreement PCT] [--emulator-bin PATH] \
+                     [--coverage [--min-coverage PCT]] [--coverage-report]";
 
 /// The engine's bearer key (loopback only).
 const ENGINE_KEY: &str = "fidelity-key";
@@ -96,6 +99,12 @@ struct Options {
     json: Option<PathBuf>,
     min_agreement: Option<f64>,
     emulator_bin: Option<PathBuf>,
+    /// Every differential run under the engine's coverage ([`coverage`]).
+    coverage: bool,
+    /// The report of the last `--coverage` runs' data, without running anything.
+    coverage_report: bool,
+    /// With `coverage`: fail below this figure (%) as well as below the recorded one.
+    min_coverage: Option<f64>,
 }
 
 impl Options {
@@ -122,6 +131,9 @@ fn parse_options(args: &[String]) -> Result<Option<Options>, String> {
         json: None,
         min_agreement: None,
         emulator_bin: None,
+        coverage: false,
+        coverage_report: false,
+        min_coverage: None,
     };
     let mut args = args.iter();
     while let Some(arg) = args.next() {
@@ -157,6 +169,15 @@ fn parse_options(args: &[String]) -> Result<Option<Options>, String> {
                     .map_err(|_| format!("--min-agreement: {v:?} is not a percentage\n{USAGE}"))?;
                 options.min_agreement = Some(pct);
             }
+            "--coverage" => options.coverage = true,
+            "--coverage-report" => options.coverage_report = true,
+            "--min-coverage" => {
+                let v = value(arg)?;
+                let pct = v
+                    .parse::<f64>()
+                    .map_err(|_| format!("--min-coverage: {v:?} is not a percentage\n{USAGE}"))?;
+                options.min_coverage = Some(pct);
+            }
             "-h" | "--help" => return Ok(None),
             other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
         }
@@ -170,11 +191,42 @@ pub struct Server {
     name: &'static str,
     child: Child,
     log: PathBuf,
+    /// Stopped with `SIGTERM` (waiting for it to exit) rather than killed: an engine under
+    /// coverage.py saves its data then.
+    stop_with_sigterm: bool,
 }
 
 impl Server {
     fn new(name: &'static str, child: Child, log: PathBuf) -> Server {
-        Server { name, child, log }
+        Server {
+            name,
+            child,
+            log,
+            stop_with_sigterm: false,
+        }
+    }
+
+    /// Sends `SIGTERM` and waits up to a minute for the process to exit (coverage.py writes
+    /// its data file, which takes a few seconds on a loaded machine).
+    fn terminate(&mut self) {
+        let sent = std::process::Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .is_ok_and(|s| s.success());
+        if !sent {
+            return;
+        }
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while std::time::Instant::now() < deadline {
+            if self.exited().is_some() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        eprintln!(
+            "fidelity: the {} did not stop in 60 s after SIGTERM; killing it",
+            self.name
+        );
     }
 
     /// The process id (for its memory figures in `/proc`).
@@ -198,6 +250,9 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
+        if self.stop_with_sigterm && self.exited().is_none() {
+            self.terminate();
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -344,6 +399,27 @@ pub(crate) fn fidelity(args: &[String], root: &Path) -> bool {
             return false;
         }
     };
+    if options.coverage_report {
+        // The last `--coverage` runs' data again (after a change to the exclusions or the
+        // modules, say), without running anything.
+        let cache = root.join("target").join("fidelity");
+        let python = cache.join("venv").join("bin").join("python");
+        return coverage_report(&python, &cache.join("coverage"), &options, root).unwrap_or_else(
+            |e| {
+                eprintln!("fidelity: {e}");
+                false
+            },
+        );
+    }
+    if options.coverage {
+        return match coverage_runs(&options, root) {
+            Ok(ok) => ok,
+            Err(e) => {
+                eprintln!("fidelity: {e}");
+                false
+            }
+        };
+    }
     match run(&options, root) {
         Ok(agreement) => match options.min_agreement {
             Some(min) if agreement < min => {
@@ -357,6 +433,78 @@ pub(crate) fn fidelity(args: &[String], root: &Path) -> bool {
             false
         }
     }
+}
+
+/// `--coverage`: every differential run of the project with the engine under coverage.py
+/// (the fidelity runs on SQLite, PostgreSQL and MariaDB, strict and `--lenient --mistakes
+/// 100`, then `cargo xtask verify`'s checks), combined; prints the branches of the engine's
+/// records request path reached, each one not reached with its reason, and fails when the
+/// figure is below the recorded one ([`coverage::RECORDED_PER_MILLE`]) or `--min-coverage`.
+fn coverage_runs(options: &Options, root: &Path) -> Result<bool, String> {
+    let cache = root.join("target").join("fidelity");
+    let data = cache.join("coverage");
+    coverage::enable(&data)?;
+    let (python, _) = engine::install(&cache, true, true)?;
+    coverage::install(&python)?;
+    let binary = match &options.emulator_bin {
+        Some(path) => path.clone(),
+        None => emulator::build(root, false)?,
+    };
+    for backend in [Backend::Sqlite, Backend::Postgres, Backend::Mysql] {
+        for lenient in [false, true] {
+            let run_options = Options {
+                postgres: backend == Backend::Postgres,
+                mysql: backend == Backend::Mysql,
+                lenient,
+                mistakes: if lenient { 100 } else { options.mistakes },
+                emulator_bin: Some(binary.clone()),
+                json: None,
+                min_agreement: None,
+                coverage: false,
+                ..options.clone()
+            };
+            run(&run_options, root)?;
+        }
+    }
+    if !verify::verify(&[], root) {
+        return Err("`cargo xtask verify` under coverage failed".to_owned());
+    }
+    coverage_report(&python, &data, options, root)
+}
+
+/// Combines the runs' coverage data in `data` and prints the report; false below the
+/// recorded figure or `--min-coverage`.
+fn coverage_report(
+    python: &Path,
+    data: &Path,
+    options: &Options,
+    root: &Path,
+) -> Result<bool, String> {
+    let json = coverage::combine(python, data)?;
+    let report = coverage::Report::read(&json)?;
+    let docs = std::fs::read_to_string(root.join("docs").join("fidelity.md"))
+        .map_err(|e| format!("reading docs/fidelity.md: {e}"))?;
+    print!("{}", report.render(&coverage::reasons(&docs)));
+    let figure = report.per_mille();
+    let recorded = coverage::RECORDED_PER_MILLE;
+    if figure < recorded {
+        eprintln!(
+            "fidelity: the engine's branches reached fell to {}.{}%, below the recorded {}.{}% \
+             (xtask/src/fidelity/coverage.rs): a request class is no longer sent",
+            figure / 10,
+            figure % 10,
+            recorded / 10,
+            recorded % 10
+        );
+        return Ok(false);
+    }
+    if let Some(min) = options.min_coverage
+        && f64::from(figure) / 10.0 < min
+    {
+        eprintln!("fidelity: the engine's branches reached are below --min-coverage {min}%");
+        return Ok(false);
+    }
+    Ok(true)
 }
 
 /// Sets everything up, sends the requests, prints the report; returns the agreement in %.
@@ -410,23 +558,28 @@ fn run(options: &Options, root: &Path) -> Result<f64, String> {
             requests::generate(options.seed, options.requests, options.mistakes, backend)
         }
     };
+    let mut requests = requests;
+    wire::vary(options.seed, &mut requests);
     for (i, request) in requests.into_iter().enumerate() {
-        let body = request.body.as_ref().map(Value::to_string);
-        let body = body.as_deref().map(str::as_bytes);
-        let method = request.op.method();
-        let engine = http::send(
+        let body = request.body_bytes();
+        let body = body.as_ref().map(|(t, b)| (t.as_str(), b.as_slice()));
+        let method = request.method();
+        let headers = &request.wire.headers;
+        let engine = http::send_with(
             engine_addr,
             method,
             &request.engine_target(),
             Some(&engine_auth),
+            headers,
             body,
         );
         let emulator_target = request.emulator_target(&emu.prefix);
-        let emulator = http::send(
+        let emulator = http::send_with(
             emu.addr,
             method,
             &emulator_target,
             Some(&emu.authorization),
+            headers,
             body,
         );
         for server in [&mut engine_server, &mut emu.server] {
@@ -582,14 +735,28 @@ impl Report {
                     .map_or("", |d| d.detail.as_str());
                 let body = o
                     .request
-                    .body
-                    .as_ref()
-                    .map(|b| format!(" {}", compare::truncate(&b.to_string(), 120)))
+                    .body_bytes()
+                    .map(|(content_type, bytes)| {
+                        let text = String::from_utf8_lossy(&bytes);
+                        let kind = if content_type == "application/json" {
+                            String::new()
+                        } else {
+                            format!(" [{content_type}]")
+                        };
+                        format!("{kind} {}", compare::truncate(&text, 120))
+                    })
                     .unwrap_or_default();
+                let headers: String = o
+                    .request
+                    .wire
+                    .headers
+                    .iter()
+                    .map(|(k, v)| format!(" [{k}: {v}]"))
+                    .collect();
                 let _ = writeln!(
                     out,
-                    "       #{i} {} {}{body}\n         engine {}, emulator {}: {}",
-                    o.request.op.method(),
+                    "       #{i} {} {}{headers}{body}\n         engine {}, emulator {}: {}",
+                    o.request.method(),
                     o.request.engine_target(),
                     status(&o.engine),
                     status(&o.emulator),
@@ -626,7 +793,9 @@ impl Report {
             "results": outcomes.iter().enumerate().map(|(i, o)| json!({
                 "index": i,
                 "kind": o.request.op.name(),
-                "method": o.request.op.method(),
+                "method": o.request.method(),
+                "headers": o.request.wire.headers,
+                "content_type": o.request.body_bytes().map(|(t, _)| t),
                 "engine_target": o.request.engine_target(),
                 "emulator_target": o.emulator_target,
                 "body": o.request.body,

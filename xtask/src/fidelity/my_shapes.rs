@@ -30,7 +30,7 @@
 
 use super::dataset::{self, Backend, Column, Kind, Table, Val};
 use super::families;
-use super::requests::{self, Op, Request, Rng};
+use super::requests::{self, Op, Request, Rng, Wire};
 
 /// The rows of `my_shapes`.
 const ROWS: usize = 40;
@@ -131,6 +131,7 @@ fn zero_date_request(r: &mut Rng) -> Request {
         }
     };
     Request {
+        wire: Wire::default(),
         op,
         table: &ZERO_DATES,
         pk,
@@ -478,6 +479,7 @@ fn mistake(r: &mut Rng) -> Request {
         ),
     };
     Request {
+        wire: Wire::default(),
         op,
         table: &SHAPES,
         pk: None,
@@ -630,6 +632,7 @@ pub fn request(r: &mut Rng, seed: u64, mistakes: u64) -> Request {
         }
     };
     Request {
+        wire: Wire::default(),
         op,
         table: &SHAPES,
         pk,

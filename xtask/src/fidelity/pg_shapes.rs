@@ -34,7 +34,7 @@ use serde_json::json;
 
 use super::dataset::{self, Backend, Column, Kind, TABLES, Table, Val};
 use super::families;
-use super::requests::{self, Op, Request, Rng};
+use super::requests::{self, Op, Request, Rng, Wire};
 
 /// The rows of `shapes`.
 const ROWS: usize = 40;
@@ -644,6 +644,7 @@ fn mistake(r: &mut Rng) -> Request {
         _ => (Op::Aggregate, vec![("_y_func", "min"), ("_y_column", "u")]),
     };
     Request {
+        wire: Wire::default(),
         op,
         table: &SHAPES,
         pk: None,
@@ -709,6 +710,7 @@ fn link_list(r: &mut Rng, table: &'static Table) -> Request {
         query.swap(i, j);
     }
     Request {
+        wire: Wire::default(),
         op: Op::List,
         table,
         pk: None,
@@ -854,6 +856,7 @@ pub fn request(r: &mut Rng, seed: u64, mistakes: u64) -> Request {
             ];
             let body = r.pick(&bodies).clone();
             return Request {
+                wire: Wire::default(),
                 op: Op::Create,
                 table: &SHAPES,
                 pk: None,
@@ -863,6 +866,7 @@ pub fn request(r: &mut Rng, seed: u64, mistakes: u64) -> Request {
         }
     };
     Request {
+        wire: Wire::default(),
         op,
         table: &SHAPES,
         pk: None,

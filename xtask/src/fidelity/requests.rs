@@ -15,6 +15,7 @@
 use serde_json::{Value, json};
 
 use super::dataset::{self, Backend, Column, JSON_WORDS, Kind, TABLES, Table, Val};
+pub use super::wire::Wire;
 
 /// xorshift64*: small, fast, and the same on every platform.
 #[derive(Debug, Clone)]
@@ -114,6 +115,8 @@ pub struct Request {
     pub pk: Option<String>,
     pub query: Vec<(String, String)>,
     pub body: Option<Value>,
+    /// How it is sent (`wire.rs`): the route, headers and the body's spelling.
+    pub wire: Wire,
 }
 
 impl Request {
@@ -132,6 +135,9 @@ impl Request {
 
     /// The part of the path after the model: `""`, `/{pk}`, `/aggregate` or `/group`.
     fn tail(&self) -> String {
+        if self.wire.get_records {
+            return "/get_records".to_owned();
+        }
         match (self.op, &self.pk) {
             (Op::Aggregate, _) => "/aggregate".to_owned(),
             (Op::Group, _) => "/group".to_owned(),
@@ -145,17 +151,43 @@ impl Request {
         // Encoded: the shape tables' names have spaces, quotes and non-ASCII letters.
         format!(
             "/api/models/{}{}/{}",
-            encode(self.table.name),
+            encode(self.model()),
             self.tail(),
             self.query_string()
         )
+    }
+
+    /// The model the path names: the table's, or the one `wire` sends instead.
+    fn model(&self) -> &'static str {
+        self.wire.model.unwrap_or(self.table.name)
+    }
+
+    /// The method it is sent with.
+    pub fn method(&self) -> &'static str {
+        if let Some(method) = self.wire.method {
+            method
+        } else if self.wire.get_records {
+            "POST"
+        } else {
+            self.op.method()
+        }
+    }
+
+    /// The body as sent: its content type and bytes.
+    pub fn body_bytes(&self) -> Option<(String, Vec<u8>)> {
+        if let Some(raw) = &self.wire.raw {
+            return Some(raw.clone());
+        }
+        self.body
+            .as_ref()
+            .map(|b| ("application/json".to_owned(), b.to_string().into_bytes()))
     }
 
     /// The emulator's path and query under `prefix` (`/projects/{p}/{env}/{resource}`).
     pub fn emulator_target(&self, prefix: &str) -> String {
         format!(
             "{prefix}/models/{}{}{}",
-            encode(self.table.name),
+            encode(self.model()),
             self.tail(),
             self.query_string()
         )
@@ -402,6 +434,7 @@ fn one(rng: &mut Rng, keys: &mut Keys, backend: Backend) -> Request {
         _ => Op::Delete,
     };
     let mut req = Request {
+        wire: Wire::default(),
         op,
         table,
         pk: None,
@@ -924,6 +957,7 @@ pub fn key_shape_read(r: &mut Rng, tables: &[&'static Table]) -> Request {
         }
     };
     Request {
+        wire: Wire::default(),
         op,
         table,
         pk,
@@ -1218,6 +1252,7 @@ mod tests {
     #[test]
     fn targets_have_each_servers_shape() {
         let request = Request {
+            wire: Wire::default(),
             op: Op::Retrieve,
             table: &TABLES[2],
             pk: Some("É-007".to_owned()),
@@ -1233,6 +1268,7 @@ mod tests {
             "/projects/p/prod/db/models/codes/%C3%89-007?name__icontains=50%25%20a%26b"
         );
         let group = Request {
+            wire: Wire::default(),
             op: Op::Group,
             pk: None,
             query: Vec::new(),

@@ -27,7 +27,7 @@ use serde_json::{Value, json};
 
 use super::dataset::{self, Backend, Column, Kind, Table, Val};
 use super::families;
-use super::requests::{self, Op, Request, Rng};
+use super::requests::{self, Op, Request, Rng, Wire};
 
 /// What a shape table is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -778,6 +778,7 @@ impl Shapes {
             _ => Op::List,
         };
         let mut request = Request {
+            wire: Wire::default(),
             op,
             table,
             pk: None,
