@@ -17,8 +17,7 @@ use serde_json::{Map, Value as Json};
 use crate::MyResource;
 use crate::schema::{MyField, MyModel};
 use crate::types::{
-    MyKind, Offset, bit_value, double_decimal, py_value, set_members, unordered_set, value_bytes,
-    value_text,
+    MyKind, Offset, bit_value, double_decimal, py_value, set_members, value_bytes, value_text,
 };
 use svc_emulator_core::dialect::Dialect;
 use svc_emulator_core::dialect::group::{Quoting, group_label, group_statement};
@@ -58,15 +57,7 @@ fn typed(v: Py, kind: MyKind) -> Py {
 /// result processing of the column's type: a `BIT` folds the bytes PyMySQL gives (the column's
 /// own bytes, or the digits of the text MySQL gives `max`) into an int, a `SET` splits its
 /// text into a set, bytes stay bytes.
-/// [`typed_cell`], refused by design where it is a set of two members or more, whose order the
-/// engine's set decides ([`unordered_set`]).
-fn ordered_cell(row: &Row, i: usize, field: &MyField, param: &str) -> Result<Py, EngineError> {
-    match typed_cell(row, i, field) {
-        Py::Set(members) if members.len() > 1 => Err(unordered_set(param, &field.name)),
-        value => Ok(value),
-    }
-}
-
+/// A set's members are in the order of this start's Python set (`types::set_members`).
 fn typed_cell(row: &Row, i: usize, field: &MyField) -> Py {
     let raw = row.as_ref(i).unwrap_or(&Value::NULL);
     if *raw == Value::NULL {
@@ -74,10 +65,7 @@ fn typed_cell(row: &Row, i: usize, field: &MyField) -> Py {
     }
     match field.kind {
         MyKind::Bit => Py::Int(bit_value(raw).to_string()),
-        MyKind::Set => Py::Set(set_members(
-            &value_text(raw).unwrap_or_default(),
-            &field.members,
-        )),
+        MyKind::Set => Py::Set(set_members(&value_text(raw).unwrap_or_default())),
         MyKind::Binary | MyKind::Blob => Py::Bytes(value_bytes(raw)),
         kind => typed(read_cell(row, i), kind),
     }
@@ -241,7 +229,7 @@ impl Aggregates for MyResource {
         let value = match (func, row) {
             (_, None) => Py::None,
             (AggregateFunc::Sum | AggregateFunc::Min | AggregateFunc::Max, Some(row)) => {
-                ordered_cell(row, 0, field, "_y_column")?
+                typed_cell(row, 0, field)
             }
             (_, Some(row)) => read_cell(row, 0),
         };
@@ -292,7 +280,7 @@ impl Aggregates for MyResource {
         for (i, x) in xs.iter().enumerate() {
             let (_, plain) = group_key(x, req.x_lookups.get(i).map(String::as_str))?;
             let v = if plain {
-                encodable(&ordered_cell(row, i, x, "_x_column")?, "_x_column", x)?
+                encodable(&typed_cell(row, i, x), "_x_column", x)?
             } else {
                 read_cell(row, i).encoded()
             };
@@ -303,7 +291,7 @@ impl Aggregates for MyResource {
             AggregateFunc::Sum | AggregateFunc::Min | AggregateFunc::Max
         );
         let v = if typed {
-            ordered_cell(row, xs.len(), y, "_y_column")?
+            typed_cell(row, xs.len(), y)
         } else {
             read_cell(row, xs.len())
         };

@@ -11,7 +11,8 @@
 //!   `MEDIUMINT` as text, `TINYINT(1)` as the numbers `0`/`1`, unsigned `BIGINT` beyond 2^63
 //!   as a number, date-times in ISO form with the offset of the database's time zone, `TIME`
 //!   as a time of day, `YEAR` as text, MariaDB's `JSON` (a `LONGTEXT`) as its text, `SET` as
-//!   Python's `str()` of a set, `BIT` as a number, `BINARY`/`VARBINARY` as hex, blobs as
+//!   Python's `str()` of a set (members in the order of a Python set, keyed anew at each start
+//!   as the engine's are: `python_set`), `BIT` as a number, `BINARY`/`VARBINARY` as hex, blobs as
 //!   Python's `repr(bytes)`.
 //! - **Filters** (`filter`): `lower(col) LIKE lower(?)`, so matching is the column's
 //!   collation's (case-insensitive for the usual `_ci` ones); numbers written as PyMySQL writes
@@ -48,6 +49,7 @@
 pub(crate) mod aggregate;
 pub(crate) mod dialect;
 pub(crate) mod driver;
+pub(crate) mod python_set;
 pub(crate) mod records;
 pub(crate) mod schema;
 pub(crate) mod types;

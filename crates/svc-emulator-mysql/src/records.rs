@@ -37,8 +37,7 @@ use crate::dialect::MyWhere;
 use crate::dialect::{Params, datetime_literal};
 use crate::schema::{MyConnection, table};
 use crate::schema::{MyField, MyModel};
-use crate::types::unordered_set;
-use crate::types::{MyKind, Offset, python_date, set_is_unordered, write_value};
+use crate::types::{MyKind, Offset, python_date, write_value};
 use crate::{MyResource, driver, message, server_code};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Row, Value};
@@ -57,7 +56,7 @@ use svc_engine::body::{non_field, query_failed};
 use svc_engine::field_input::Internal;
 use svc_engine::python::json::py_json_dumps;
 use svc_engine::python::text::unhexlify;
-use svc_engine::records::{self, Models, Records, WritesRows, first_record};
+use svc_engine::records::{Models, Records, WritesRows, first_record};
 use svc_engine::table::Table;
 use svc_engine::walks as shared;
 
@@ -339,14 +338,11 @@ impl WritesRows<Row, crate::schema::MyColumn> for MyKind {
     /// `false` for a `DATETIME` or `TIMESTAMP` that is no Python date-time
     /// (`0000-00-00 00:00:00`): PyMySQL keeps its text, which the engine's date-time field
     /// cannot write.
-    /// `false` too for a `SET` of two members or more, which the engine writes in an order of
-    /// its own (`mysql::types::unordered_set`).
     fn write_value(row: &Row, buf: &mut Vec<u8>, i: usize, column: &MyField, tz: Offset) -> bool {
         let value = row.as_ref(i).unwrap_or(&Value::NULL);
-        write_value(buf, column.kind, &column.members, value, tz);
+        write_value(buf, column.kind, value, tz);
         match column.kind {
             MyKind::DateTime => !matches!(value, v @ Value::Date(..) if !python_date(v)),
-            MyKind::Set => !set_is_unordered(value),
             _ => true,
         }
     }
@@ -424,17 +420,6 @@ impl Pages for MyResource {
 
     /// MySQL's `LIMIT` and `OFFSET` are unsigned 64-bit numbers.
     const MAX_OFFSET: u64 = u64::MAX;
-
-    /// A `SET` of two members or more is refused by design (`unordered_set`), and shown in
-    /// lenient mode; a date Python has no date for fails as the engine fails.
-    fn unreadable(model: &MyModel, at: usize, lenient: bool) -> Option<EngineError> {
-        let field = &model.columns()[at];
-        match field.kind {
-            MyKind::Set if lenient => None,
-            MyKind::Set => Some(unordered_set(&field.name, &field.name)),
-            _ => Some(records::unreadable(model, at, lenient)),
-        }
-    }
 
     /// A page past the first reads and converts only its own rows (see `svc-emulator-mysql/src/records.rs`).
     async fn page(

@@ -17,7 +17,7 @@
 //! | `TIME` | a time of day (`"01:00:01"` for `25:00:01`: SQLAlchemy keeps the seconds of the day) | text | no |
 //! | `YEAR` | text `"2024"` | text | no |
 //! | `CHAR`, `VARCHAR`, `TEXT`s, `ENUM`, MariaDB's `JSON` (a `LONGTEXT`) | text | text | contains |
-//! | `SET` | Python's `str(set)`: `"{'x', 'y'}"`, `"set()"` | text | contains |
+//! | `SET` | Python's `str(set)`: `"{'x', 'y'}"` (members in this start's set order, `python_set`), `"set()"` | text | contains |
 //! | MySQL's `JSON` | JSON | JSON | contains |
 //! | `BIT` | JSON number | text | no |
 //! | `BINARY`, `VARBINARY` | hex text: `"0102"` | text, only `isnull`/`isempty` | no |
@@ -31,10 +31,11 @@
 use mysql_async::Value;
 use mysql_async::consts::ColumnType;
 
-use svc_engine::EngineError;
+use crate::python_set::{HashKey, set_order};
 use svc_engine::field_input::InputField;
 use svc_engine::json_text::write_json_str;
 use svc_engine::python::floats::py_float_repr;
+use svc_engine::python::json::{parse_py_json, write_py_json};
 use svc_engine::python::offset_text;
 use svc_engine::python::text::hexlify;
 use svc_engine::python::text::py_bytes_repr;
@@ -169,6 +170,8 @@ impl MyKind {
             MyKind::Bit => InputField::Boolean,
             MyKind::DateTime => InputField::DateTime,
             MyKind::Json => InputField::Json,
+            // `str(type)` is `BINARY(n)` / `VARBINARY(n)`: the engine's `BinaryField`.
+            MyKind::Binary => InputField::Binary,
             _ => InputField::Char,
         }
     }
@@ -400,43 +403,22 @@ pub(crate) fn iso_datetime(v: &Value, tz: Option<Offset>) -> Option<String> {
     Some(iso)
 }
 
-/// [decision: stricter] The refusal of a `SET` value of two members or more, named by `param`
-/// and its column `name`: PyMySQL makes a Python `set` of it, whose order (in a record's
-/// `str()`, a group key's list) follows the string hashes Python seeds anew each time the engine
-/// starts, so no answer here could be the engine's. Lenient mode shows the members in
-/// definition order where it can (records).
-pub(crate) fn unordered_set(param: &str, name: &str) -> EngineError {
-    EngineError::stricter(
-        param,
-        format!(
-            "A value of the SET field {name:?} has two members or more: the data engine writes \
-             them in the order of a Python set, which changes each time the engine starts, so \
-             the order shown here could not be the engine's. Filter such rows out, or compare \
-             the members without their order in your test (lenient mode shows them in the \
-             column's definition order)."
-        ),
-    )
+/// Python's `str()` of the set SQLAlchemy makes of a `SET` value (`"{'a', 'c'}"`, `"set()"`),
+/// members in the order of this start's Python set ([`set_members`]).
+pub(crate) fn set_str(text: &str) -> String {
+    py_set_str(&set_members(text))
 }
 
-/// Whether a `SET` value holds two members or more (see [`unordered_set`]): its text, as the
-/// driver hands it over, has a comma (no member can hold one).
-pub(crate) fn set_is_unordered(value: &Value) -> bool {
-    matches!(value, Value::Bytes(text) if text.contains(&b','))
-}
-
-/// Python's `str()` of the set PyMySQL makes of a `SET` value, members in definition order.
-pub(crate) fn set_str(text: &str, members: &[String]) -> String {
-    py_set_str(&set_members(text, members))
-}
-
-/// The members of a `SET` value's text, in definition order.
-pub(crate) fn set_members(text: &str, members: &[String]) -> Vec<String> {
-    if text.is_empty() {
-        return Vec::new();
-    }
-    let mut items: Vec<String> = text.split(',').map(str::to_owned).collect();
-    items.sort_by_key(|item| members.iter().position(|m| m == item).unwrap_or(usize::MAX));
-    items
+/// The members of a `SET` value's text as the engine's set holds them: SQLAlchemy's
+/// `set(re.findall(r"[^,]+", value))` (no empty member), in the set's iteration order, which
+/// follows Python's string hashes keyed anew at each start ([`crate::python_set`]).
+pub(crate) fn set_members(text: &str) -> Vec<String> {
+    let items = text
+        .split(',')
+        .filter(|item| !item.is_empty())
+        .map(str::to_owned)
+        .collect();
+    set_order(HashKey::of_process(), items)
 }
 
 /// A `BIT` value's bytes as the int SQLAlchemy folds them into.
@@ -455,13 +437,7 @@ pub(crate) fn value_bytes(v: &Value) -> Vec<u8> {
 }
 
 /// Writes a value read from MySQL as the engine writes it in a record.
-pub(crate) fn write_value(
-    buf: &mut Vec<u8>,
-    kind: MyKind,
-    members: &[String],
-    v: &Value,
-    tz: Offset,
-) {
+pub(crate) fn write_value(buf: &mut Vec<u8>, kind: MyKind, v: &Value, tz: Offset) {
     if *v == Value::NULL {
         buf.extend_from_slice(b"null");
         return;
@@ -492,13 +468,13 @@ pub(crate) fn write_value(
             other => write_json_str(buf, &value_text(other).unwrap_or_default()),
         },
         MyKind::Time => write_json_str(buf, &time_text(v).unwrap_or_default()),
-        MyKind::Set => write_json_str(buf, &set_str(&value_text(v).unwrap_or_default(), members)),
+        MyKind::Set => write_json_str(buf, &set_str(&value_text(v).unwrap_or_default())),
+        // SQLAlchemy's MySQL `JSON` reads the text with Python's `json.loads` (an integer of
+        // any size stays exact, `-0` is the int 0), and the encoder writes it.
         MyKind::Json => {
             let text = value_text(v).unwrap_or_default();
-            match serde_json::from_str::<serde_json::Value>(&text) {
-                Ok(j) => {
-                    let _ = serde_json::to_writer(&mut *buf, &j);
-                }
+            match parse_py_json(&text) {
+                Ok(j) => write_py_json(buf, &j),
                 Err(_) => write_json_str(buf, &text),
             }
         }
@@ -517,7 +493,7 @@ mod tests {
 
     fn written(kind: MyKind, v: Value) -> String {
         let mut buf = Vec::new();
-        write_value(&mut buf, kind, &["x".to_owned(), "y".to_owned()], &v, 0);
+        write_value(&mut buf, kind, &v, 0);
         String::from_utf8(buf).unwrap()
     }
 
@@ -573,12 +549,26 @@ mod tests {
             "\"22:30:00\""
         );
         assert_eq!(written(MyKind::Year, Value::Int(2024)), "\"2024\"");
+        // The members in the order of this start's Python set (`python_set`).
+        let set = written(MyKind::Set, Value::Bytes(b"x,y".to_vec()));
+        assert!(
+            ["\"{'x', 'y'}\"", "\"{'y', 'x'}\""].contains(&set.as_str()),
+            "{set}"
+        );
         assert_eq!(
-            written(MyKind::Set, Value::Bytes(b"y,x".to_vec())),
-            "\"{'x', 'y'}\""
+            written(MyKind::Set, Value::Bytes(b"y".to_vec())),
+            "\"{'y'}\""
         );
         assert_eq!(written(MyKind::Set, Value::Bytes(Vec::new())), "\"set()\"");
         assert_eq!(written(MyKind::Bit, Value::Bytes(vec![5])), "5");
+        // MySQL 8's `JSON`, through Python's `json.loads`: integers of any size exact.
+        assert_eq!(
+            written(
+                MyKind::Json,
+                Value::Bytes(br#"[123456789012345678901234567890, -0, 1e2]"#.to_vec())
+            ),
+            "[123456789012345678901234567890,0,100.0]"
+        );
         assert_eq!(
             written(MyKind::Binary, Value::Bytes(vec![1, 2])),
             "\"0102\""

@@ -235,9 +235,13 @@ impl Literals for Ctx<'_> {
             FilterFamily::Number => self.number(raw)?,
             FilterFamily::Boolean => Literal::Bool(self.boolean(raw)?),
             // `safe_date` passes a date column's value on as the text of its date, which
-            // PostgreSQL reads as a date; `in` items are read whole.
-            FilterFamily::Date if !in_list => Literal::Str(self.reader().date_text(raw)?),
-            FilterFamily::Date | FilterFamily::DateTime => Literal::DateTime(self.datetime(raw)?),
+            // PostgreSQL reads as a date. An `in` item is not `safe_date`'s: the column's
+            // field, a `CharField` (`DATE` is not in the engine's type table), passes the text
+            // on as given, an untyped literal PostgreSQL reads as a date
+            // (`2024-01-05T10:00:00` is 2024-01-05), as MySQL and SQLite read theirs.
+            FilterFamily::Date if in_list => Literal::Str(raw.to_owned()),
+            FilterFamily::Date => Literal::Str(self.reader().date_text(raw)?),
+            FilterFamily::DateTime => Literal::DateTime(self.datetime(raw)?),
             FilterFamily::Text | FilterFamily::Json => Literal::Str(raw.to_owned()),
         })
     }

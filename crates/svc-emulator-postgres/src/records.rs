@@ -60,7 +60,7 @@ use svc_engine::body::{non_field, query_failed};
 use svc_engine::field_input::Internal;
 use svc_engine::python::floats::py_float_repr;
 use svc_engine::python::json::{PyJson, py_json_dumps};
-use svc_engine::python::text::py_text;
+use svc_engine::python::text::{py_text, py_uuid};
 use svc_engine::records::Records;
 use svc_engine::records::{Models, WritesRows, first_record, record_json};
 use svc_engine::table::Table;
@@ -313,13 +313,26 @@ impl PgResource {
 fn bind_value(field: &PgField, v: &Internal, params: &mut Params) -> String {
     let text = match v {
         Internal::None => None,
-        Internal::Bool(b) => Some(b.to_string()),
+        // psycopg2 writes a Python bool as `true`/`false`, a boolean literal: a `bit` column
+        // refuses it (`column "..." is of type bit but expression is of type boolean`).
+        Internal::Bool(b) => return params.cast(Some(b.to_string()), "boolean"),
         Internal::Int(i) => Some(i.clone()),
         Internal::Float(f) if f.is_nan() => Some("NaN".to_owned()),
         Internal::Float(f) if f.is_infinite() => {
             Some(if *f > 0.0 { "Infinity" } else { "-Infinity" }.to_owned())
         }
-        Internal::Float(f) => Some(svc_engine::python::floats::py_float_repr(*f)),
+        // psycopg2 writes a float as its `repr`, a numeric literal (` -0.0`), which PostgreSQL
+        // reads as a `numeric` and then assigns to the column: the same number but for the sign
+        // of zero, which a `numeric` has not (`-0.0` is stored as `0` in a `double precision`).
+        Internal::Float(f) => {
+            let literal = params.cast(
+                Some(svc_engine::python::floats::py_float_repr(*f)),
+                "numeric",
+            );
+            return format!("CAST({literal} AS {})", field.cast);
+        }
+        // SQLAlchemy's `UUID` binds `uuid.UUID(text)` (checked by [`not_iterable`]).
+        Internal::Str(s) if is_uuid(field) => Some(py_uuid(s).unwrap_or_else(|_| s.clone())),
         Internal::Str(s) => Some(s.clone()),
         Internal::DateTime(dt) => {
             let (text, ty) = datetime_literal(dt);
@@ -370,6 +383,13 @@ fn not_iterable(values: &[(&PgField, Internal)]) -> Result<(), EngineError> {
                 format!("The data engine cannot write field {:?} {why}.", f.name),
             ));
         }
+        // `uuid.UUID(text)` raises on text it cannot read: the engine's `400`, Python's words.
+        if let Internal::Str(text) = v
+            && is_uuid(f)
+            && let Err(why) = py_uuid(text)
+        {
+            return Err(non_field(why));
+        }
         let type_name = match v {
             Internal::Json(PyJson::Int(_)) => "int",
             Internal::Json(PyJson::Float(_)) => "float",
@@ -381,6 +401,12 @@ fn not_iterable(values: &[(&PgField, Internal)]) -> Result<(), EngineError> {
         }
     }
     Ok(())
+}
+
+/// A `uuid` column (or a domain over `uuid`): SQLAlchemy's `UUID`, which reads the text it is
+/// given with Python's `uuid.UUID` before psycopg2 sends it.
+fn is_uuid(field: &PgField) -> bool {
+    field.kind == PgKind::Other && field.cast == "pg_catalog.uuid"
 }
 
 /// `ARRAY[...]` of a non-empty (nested) list whose items are all finite numbers or `None`, as

@@ -36,6 +36,7 @@
 use svc_engine::field_input::InputField;
 use svc_engine::json_text::write_json_str;
 use svc_engine::python::floats::{py_float_repr, write_py_float_repr};
+use svc_engine::python::json::{parse_py_json, write_py_json};
 use svc_engine::python::offset_text;
 use svc_engine::python::text::py_bytes_repr;
 use svc_engine::python::{MAX_TIMEDELTA_DAYS, Py, decimal_text, timedelta_str};
@@ -206,7 +207,9 @@ impl PgKind {
             PgKind::Integer => InputField::Integer,
             // `MONEY` is a `FloatField` in the engine's type table.
             PgKind::Double | PgKind::Money => InputField::Float,
-            PgKind::Boolean => InputField::Boolean,
+            // `str(type)` is `BIT` for `bit` and `varbit` alike: the engine's table gives it a
+            // `BooleanField`, whose Python bool PostgreSQL refuses for the column (`400`).
+            PgKind::Boolean | PgKind::Bit => InputField::Boolean,
             PgKind::Timestamp | PgKind::TimestampTz => InputField::DateTime,
             PgKind::Json | PgKind::Array | PgKind::NumericArray => InputField::Json,
             _ => InputField::Char,
@@ -527,12 +530,14 @@ pub(crate) fn parse_float(text: &str) -> f64 {
     }
 }
 
-/// JSON text from PostgreSQL, written again (psycopg2 parses it, the engine encodes it).
+/// JSON text from PostgreSQL, written again as the engine does: psycopg2 reads it with
+/// Python's `json.loads` (an integer of any size stays exact, `123456789012345678901234567890`;
+/// a number with a fraction or an exponent is a float, `1e400` an infinite one, which the
+/// encoder writes `null`; `-0` is the int `0`; a repeated key keeps its place and takes the
+/// last value), and the engine's encoder writes it.
 fn write_json_text(buf: &mut Vec<u8>, text: &str) {
-    match serde_json::from_str::<serde_json::Value>(text) {
-        Ok(v) => {
-            let _ = serde_json::to_writer(&mut *buf, &v);
-        }
+    match parse_py_json(text) {
+        Ok(v) => write_py_json(buf, &v),
         Err(_) => write_json_str(buf, text),
     }
 }
@@ -617,8 +622,14 @@ fn micro_digits(fraction: &str) -> String {
 }
 
 /// `HH:MM:SS[.ffffff]`: PostgreSQL drops trailing zeros of the fraction, Python keeps six
-/// digits (and none when the microseconds are zero).
+/// digits (and none when the microseconds are zero). PostgreSQL's end of the day, `24:00:00`
+/// (a `time` or `timetz` may hold it), is Python's `00:00:00`: psycopg2 reads the hour modulo
+/// 24 (checked on the running engine: `'24:00:00'::time` is `"00:00:00"`, `'24:00:00+05'::timetz`
+/// `"00:00:00+05:00"`).
 pub(crate) fn iso_time(time: &str) -> String {
+    if let Some(rest) = time.strip_prefix("24:") {
+        return iso_time(&format!("00:{rest}"));
+    }
     match time.split_once('.') {
         Some((whole, fraction)) => {
             let digits = micro_digits(fraction);
@@ -741,6 +752,35 @@ mod tests {
             "[[1,2],[3,4]]"
         );
         assert_eq!(written(PgKind::Char, Some("ab  ")), r#""ab  ""#);
+    }
+
+    /// psycopg2's readings, as the running engine wrote them: JSON through Python's
+    /// `json.loads` (integers of any size exact, `-0` the int 0, `1e400` an infinite float the
+    /// encoder writes `null`), the end of the day `24:00:00` as `00:00:00`.
+    #[test]
+    fn json_numbers_and_the_end_of_the_day_are_read_as_psycopg2_reads_them() {
+        assert_eq!(
+            written(
+                PgKind::Json,
+                Some(
+                    r#"{"a": 123456789012345678901234567890, "b": -0, "c": 1e2, "d": [1e400, -0.0]}"#
+                )
+            ),
+            r#"{"a":123456789012345678901234567890,"b":0,"c":100.0,"d":[null,-0.0]}"#
+        );
+        assert_eq!(
+            written(PgKind::Json, Some("18446744073709551616")),
+            "18446744073709551616"
+        );
+        assert_eq!(written(PgKind::Time, Some("24:00:00")), r#""00:00:00""#);
+        assert_eq!(
+            written(PgKind::TimeTz, Some("24:00:00+05")),
+            r#""00:00:00+05:00""#
+        );
+        assert_eq!(
+            written(PgKind::Time, Some("23:59:59.5")),
+            r#""23:59:59.500000""#
+        );
     }
 
     #[test]

@@ -2,10 +2,14 @@
 //! JSON object, and each value through its column's serializer field, with every field error at
 //! once.
 
+pub mod form;
+pub mod incoming;
+pub mod multipart;
+
 use std::collections::BTreeMap;
 
 use crate::error::EngineError;
-use crate::field_input::{InputField, Internal, to_internal};
+use crate::field_input::{InputField, Internal, engine_fails, to_internal};
 use crate::python::json::PyJson;
 use crate::table::BodyColumn;
 use crate::table::Column;
@@ -141,9 +145,8 @@ pub fn read_values<'m, F>(
         match to_internal(input, v) {
             Ok(internal) => values.push((*f, internal)),
             Err(m) => {
-                // A JSON object given to a boolean field makes the engine fail (500).
-                by_design |= input == InputField::DateTime
-                    || (input == InputField::Boolean && matches!(v, PyJson::Dict(_)));
+                // Values the engine's field fails on (500): refused by design.
+                by_design |= input == InputField::DateTime || engine_fails(input, v);
                 errors.entry(name.to_owned()).or_default().push(m);
             }
         }
@@ -279,47 +282,25 @@ where
     }
     read_values(given, |c| (c.name(), c.input()), missing)
 }
-/// Parses an `application/x-www-form-urlencoded` body as the engine reads a form: one value
-/// is a string, a repeated key a list of strings, `+` is a space. Keys are read as Latin-1
-/// (Tornado's quirk), values as UTF-8. `None` when a value is not UTF-8 (the engine fails).
+/// Parses an `application/x-www-form-urlencoded` body as the engine reads a form, when every
+/// value is UTF-8 text (a one-value key is a string, a repeated key a list of strings; see
+/// [`form::read`] for the rest): `None` when the engine reads a value as bytes, or no field
+/// at all. Writes read their bodies through [`incoming`], which says what the engine then does.
 pub fn parse_form(body: &[u8]) -> Option<PyJson> {
-    let mut items: Vec<(String, Vec<String>)> = Vec::new();
-    // Python 3.11's parse_qs: `&` only separates, a pair without `=` is a blank value.
-    for pair in body.split(|&b| b == b'&') {
-        if pair.is_empty() {
-            continue;
-        }
-        let (k, v) = match pair.iter().position(|&b| b == b'=') {
-            Some(i) => (&pair[..i], &pair[i + 1..]),
-            None => (pair, &pair[pair.len()..]),
-        };
-        let key: String = form_decode(k).iter().map(|&b| char::from(b)).collect();
-        let value = String::from_utf8(form_decode(v)).ok()?;
-        match items.iter_mut().find(|(existing, _)| *existing == key) {
-            Some((_, values)) => values.push(value),
-            None => items.push((key, vec![value])),
-        }
-    }
-    Some(PyJson::Dict(
-        items
+    let fields = form::read(body).ok()?;
+    let mut items = Vec::with_capacity(fields.len());
+    for (key, values) in fields {
+        let mut texts = values
             .into_iter()
-            .map(|(k, mut values)| {
-                let v = if values.len() == 1 {
-                    PyJson::Str(values.remove(0))
-                } else {
-                    PyJson::List(values.into_iter().map(PyJson::Str).collect())
-                };
-                (k, v)
-            })
-            .collect(),
-    ))
-}
-
-/// `+` to space, then `%XX` to bytes (a malformed escape stays as it is).
-fn form_decode(raw: &[u8]) -> Vec<u8> {
-    let spaced: Vec<u8> = raw
-        .iter()
-        .map(|&b| if b == b'+' { b' ' } else { b })
-        .collect();
-    percent_encoding::percent_decode(&spaced).collect()
+            .map(String::from_utf8)
+            .collect::<Result<Vec<String>, _>>()
+            .ok()?;
+        let value = if texts.len() == 1 {
+            PyJson::Str(texts.remove(0))
+        } else {
+            PyJson::List(texts.into_iter().map(PyJson::Str).collect())
+        };
+        items.push((key, value));
+    }
+    Some(PyJson::Dict(items))
 }

@@ -25,6 +25,7 @@
 use svc_model::records::wire::ORDER_BY_PARAM;
 
 use crate::EngineError;
+use crate::body_filters::declared_not_text;
 use crate::list::Selection;
 use crate::python::json::parse_py_json;
 
@@ -32,14 +33,18 @@ use crate::python::json::parse_py_json;
 pub const M2M_PARAM: &str = "_m2m";
 
 /// The `_segment` parameter's name.
-const SEGMENT_PARAM: &str = "_segment";
+pub const SEGMENT_PARAM: &str = "_segment";
 
 /// The `_semantic_search` parameter's name.
-const SEMANTIC_SEARCH_PARAM: &str = "_semantic_search";
+pub const SEMANTIC_SEARCH_PARAM: &str = "_semantic_search";
 
 /// The one value of the declared filter `name` (`name__exact` read first), if any (an empty
 /// one is none); `Err` where it is given more than once, which the engine fails on.
 pub fn value_of<'s>(selection: &'s Selection, name: &str) -> Result<Option<&'s str>, EngineError> {
+    // A body's value that is not text (its text took the query's place in `filters`).
+    if let Some(json) = body_value(selection, name) {
+        return Err(declared_not_text(name, json, selection.lenient));
+    }
     // Most requests have no such key: nothing is allocated then.
     let values = |suffix: &str| -> Vec<&'s str> {
         selection
@@ -63,6 +68,17 @@ pub fn value_of<'s>(selection: &'s Selection, name: &str) -> Result<Option<&'s s
             ),
         )),
     }
+}
+
+/// The value the body gives the declared filter `name` where it is not text (Python's JSON
+/// text of it): [`crate::request::selection_with_body`] leaves only those in
+/// [`Selection::body`].
+pub fn body_value<'s>(selection: &'s Selection, name: &str) -> Option<&'s str> {
+    selection
+        .body
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
 }
 
 /// `_search__exact`: how the engine's filter machinery first spells `_search`.

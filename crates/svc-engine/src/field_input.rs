@@ -10,6 +10,7 @@ use crate::python::numbers::py_float;
 use crate::python::numbers::py_int;
 use crate::python::numbers::py_strip;
 use crate::python::text::py_text;
+use crate::python::text::unhexlify;
 use crate::types::{ColumnType, Date, PyValue, Reflected, Serializer, Time};
 
 /// Whether `s` is a valid `YYYY-MM-DD` date.
@@ -79,26 +80,72 @@ pub fn is_datetime(s: &str, date_only: bool) -> bool {
     }
 }
 
-/// The serializer field the engine gives a column (`get_column_data_type`, matched on
-/// `str(type)`).
+/// The serializer field the engine gives a column: `get_column_data_type`
+/// (`jet_bridge_base/serializers/model_serializer.py`) matches `str(column.type).upper()`
+/// against its `data_types` table, first rule first ([`InputField::of_type_text`]). The same
+/// field reads a written value in (`to_internal_value`) and writes a record's value
+/// (`to_representation`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InputField {
-    /// `INTEGER`, `SMALLINT`, `BIGINT`: `IntegerField`.
+    /// `INTEGER`, `SMALLINT`, `BIGINT`, `TINYINT`: `IntegerField`.
     Integer,
-    /// `FLOAT` and a bare `DECIMAL`: `FloatField`.
+    /// `FLOAT`, a bare `DECIMAL`, `DOUBLE_PRECISION`, `MONEY`, `SMALLMONEY`: `FloatField`.
     Float,
-    /// `BOOLEAN`: `BooleanField`.
+    /// `BOOLEAN`, `BIT`: `BooleanField`.
     Boolean,
     /// `DATETIME...`, `TIMESTAMP...`: `DateTimeField`.
     DateTime,
-    /// `JSON`: `JSONField`.
+    /// `JSON...` (`JSONB` too) and `ARRAY`: `JSONField`.
     Json,
-    /// Everything else (`REAL`, `NUMERIC`, `DATE`, `TEXT`, `BLOB`, untyped...): `CharField`.
+    /// `BINARY...`, `VARBINARY...` (MySQL's): `BinaryField`, which reads hex text
+    /// (`binascii.unhexlify`); the value is kept as that text ([`Internal::Str`]).
+    Binary,
+    /// Everything else (`REAL`, `NUMERIC...`, `DECIMAL(p, s)`, `DOUBLE`, `MEDIUMINT`, `DATE`,
+    /// `TIME`, `TEXT`, `VARCHAR...`, `UUID`, `BYTEA`, `BLOB`, `NULL`...): `CharField`.
     Char,
 }
 
+/// How a rule of the engine's `data_types` table matches the type's text.
+#[derive(Clone, Copy)]
+enum Match {
+    Equals,
+    StartsWith,
+}
+
+/// The engine's `data_types` table (jet-bridge 1.12.13), in its order: the text, how it
+/// matches, and the field (`None`: `ArrayField` and `WKTField`, which no type reflected by
+/// SQLAlchemy 1.4 on SQLite, PostgreSQL or MySQL reaches: a PostgreSQL array's text is
+/// `ARRAY`, and geometry types need GeoAlchemy2, which the engine does not install).
+const DATA_TYPES: [(&str, Match, Option<InputField>); 24] = [
+    ("VARCHAR", Match::StartsWith, Some(InputField::Char)),
+    ("TEXT", Match::Equals, Some(InputField::Char)),
+    ("BIT", Match::Equals, Some(InputField::Boolean)),
+    ("TINYINT", Match::Equals, Some(InputField::Integer)),
+    ("BOOLEAN", Match::Equals, Some(InputField::Boolean)),
+    ("INTEGER[]", Match::StartsWith, None),
+    ("INTEGER", Match::Equals, Some(InputField::Integer)),
+    ("SMALLINT", Match::Equals, Some(InputField::Integer)),
+    ("BIGINT", Match::Equals, Some(InputField::Integer)),
+    ("FLOAT", Match::Equals, Some(InputField::Float)),
+    ("DECIMAL", Match::Equals, Some(InputField::Float)),
+    ("DOUBLE_PRECISION", Match::Equals, Some(InputField::Float)),
+    ("MONEY", Match::Equals, Some(InputField::Float)),
+    ("SMALLMONEY", Match::Equals, Some(InputField::Float)),
+    ("NUMERIC", Match::StartsWith, Some(InputField::Char)),
+    ("VARCHAR", Match::StartsWith, Some(InputField::Char)),
+    ("TIMESTAMP", Match::StartsWith, Some(InputField::DateTime)),
+    ("DATETIME", Match::StartsWith, Some(InputField::DateTime)),
+    ("JSON", Match::StartsWith, Some(InputField::Json)),
+    ("ARRAY", Match::Equals, Some(InputField::Json)),
+    ("BINARY", Match::StartsWith, Some(InputField::Binary)),
+    ("VARBINARY", Match::StartsWith, Some(InputField::Binary)),
+    ("GEOMETRY", Match::StartsWith, None),
+    ("GEOGRAPHY", Match::StartsWith, None),
+];
+
 impl InputField {
-    /// The field of a column of type `ty`.
+    /// The field of a column of type `ty` (SQLite's reflection: its serializer is already
+    /// the table's answer for the type's text, see `ColumnType::from_declared`).
     pub fn of(ty: ColumnType) -> InputField {
         match (ty.serializer, ty.reflected) {
             (Serializer::Value, Reflected::Integer) => InputField::Integer,
@@ -108,6 +155,24 @@ impl InputField {
             (Serializer::Text, Reflected::Json) => InputField::Json,
             (Serializer::Text, _) => InputField::Char,
         }
+    }
+
+    /// `get_column_data_type` of a column whose SQLAlchemy type prints as `text`
+    /// (`str(column.type)`; upper-cased here): the first rule of the engine's table that
+    /// matches, `CharField` when none does. `None` for the two fields the emulator has no use
+    /// for (see [`DATA_TYPES`]).
+    pub fn of_type_text(text: &str) -> Option<InputField> {
+        let upper = text.to_uppercase();
+        for (query, how, field) in DATA_TYPES {
+            let hit = match how {
+                Match::Equals => upper == query,
+                Match::StartsWith => upper.starts_with(query),
+            };
+            if hit {
+                return field;
+            }
+        }
+        Some(InputField::Char)
     }
 }
 
@@ -292,10 +357,36 @@ pub fn to_internal(field: InputField, v: &PyJson) -> Result<Internal, String> {
             )),
             other => Ok(Internal::Json(other.clone())),
         },
+        InputField::Binary => match v {
+            // `binascii.unhexlify`: ASCII hex digits in pairs, in either case.
+            PyJson::Str(s) if unhexlify(s).is_some() => Ok(Internal::Str(s.clone())),
+            // Anything else raises in `unhexlify` (`TypeError` for a value that is not text,
+            // `binascii.Error` for other text), which the engine answers with a 500.
+            PyJson::Str(_) => Err(
+                "not valid hex: the field takes bytes as hex text, two digits a byte (0a1b)"
+                    .to_owned(),
+            ),
+            other => Err(format!(
+                "not text: the field takes bytes as hex text, two digits a byte (0a1b), not {}",
+                other.kind_name()
+            )),
+        },
         InputField::Char => match v {
             PyJson::None => Ok(Internal::None),
             other => Ok(Internal::Str(py_text(other))),
         },
+    }
+}
+
+/// Whether the engine's field fails on `v` with an exception of its own (the engine answers
+/// 500) rather than its validation error: a JSON object given to a `BooleanField` (`value in
+/// TRUE_VALUES` hashes it), and anything a `BinaryField` cannot unhexlify (`null` among them).
+/// The emulator refuses these by design ([decision: stricter]).
+pub fn engine_fails(field: InputField, v: &PyJson) -> bool {
+    match field {
+        InputField::Boolean => matches!(v, PyJson::Dict(_)),
+        InputField::Binary => to_internal(field, v).is_err(),
+        _ => false,
     }
 }
 
@@ -448,6 +539,8 @@ pub fn parse_input_datetime(text: &str) -> Option<InputDateTime> {
                 }
             };
             let (sign, h, m) = known?;
+            // Python writes a zero offset as `+00:00`, whichever sign it was given with.
+            let sign = if (h, m) == (0, 0) { b'+' } else { sign };
             offset = Some((char::from(sign), h, m));
         }
     } else {
@@ -515,6 +608,10 @@ pub fn py_equal(new: &Internal, old: &PyValue<'_>, reflected: Reflected) -> bool
         },
     }
 }
+
+#[cfg(test)]
+#[path = "field_input_spellings.rs"]
+mod spellings;
 
 #[cfg(test)]
 mod tests {

@@ -15,12 +15,16 @@
 //!   engine. The emulator refuses it with a `400` naming the filter `[decision: stricter]`,
 //!   unless the selection is lenient.
 
+use std::borrow::Cow;
+
+use crate::body_filters::BodyRead;
 use crate::error::EngineError;
 use crate::field_input::{
     FALSE_WORDS, InputDateTime, Internal, TRUE_WORDS, float_field, parse_input_datetime,
 };
 use crate::list::Selection;
 use crate::python::floats::py_float_repr;
+use crate::python::json::parse_py_json;
 use crate::python::numbers::py_strip;
 
 use crate::time_zone::TZ_PARAM;
@@ -30,7 +34,8 @@ use crate::types::FilterFamily;
 // svc-model's, so the SDK and the emulator read it alike.
 pub use svc_model::records::wire::{DEFAULT_PER_PAGE, Lookup, MAX_PER_PAGE};
 use svc_model::records::wire::{
-    EXCLUDE_PREFIX, FilterKeyError, ORDER_BY_PARAM, SEARCH_PARAM, is_filter_param, parse_filter_key,
+    EXCLUDE_PREFIX, FilterKeyError, NO_PAGINATION_PARAM, ORDER_BY_PARAM, PAGE_PARAM,
+    PER_PAGE_PARAM, SEARCH_PARAM, is_filter_param, parse_filter_key,
 };
 
 /// The lookups of a filter family, in the engine's order.
@@ -66,13 +71,15 @@ pub fn family_name(family: FilterFamily) -> &'static str {
     }
 }
 
-/// A filter's value as the engine's `get_argument_safe` reads it.
+/// A filter's value as the engine's `get_argument_safe` reads it (or its `request.data.get`,
+/// as text: `crate::body_filters`).
 #[derive(Debug, Clone, Copy)]
 pub enum Arg<'a> {
     /// The key was given once.
     One(&'a str),
-    /// The key was repeated: every value, in order.
-    Many(&'a [&'a str]),
+    /// The key was repeated (or the body gave a list, or a value that is not text): every
+    /// value, in order.
+    Many(&'a [Cow<'a, str>]),
 }
 
 impl<'a> Arg<'a> {
@@ -80,7 +87,7 @@ impl<'a> Arg<'a> {
     pub fn first(self) -> &'a str {
         match self {
             Arg::One(v) => v,
-            Arg::Many(vs) => vs.first().copied().unwrap_or(""),
+            Arg::Many(vs) => vs.first().map_or("", |v| v.as_ref()),
         }
     }
 
@@ -88,7 +95,7 @@ impl<'a> Arg<'a> {
     pub fn items(self) -> Vec<&'a str> {
         match self {
             Arg::One(v) => v.split(',').collect(),
-            Arg::Many(vs) => vs.to_vec(),
+            Arg::Many(vs) => vs.iter().map(|v| v.as_ref()).collect(),
         }
     }
 }
@@ -259,6 +266,27 @@ fn values_of<'a>(filters: &'a [(String, String)], key: &str) -> Vec<&'a str> {
         .collect()
 }
 
+/// What the engine's `get_filter_value` reads for `key`: the body's value (its JSON text)
+/// when the body has one, else the query's values (none when absent).
+enum Given<'a> {
+    Body(&'a str),
+    Query(Vec<&'a str>),
+}
+
+impl<'a> Given<'a> {
+    fn of(selection: &'a Selection, key: &str) -> Given<'a> {
+        match selection.body.iter().find(|(k, _)| k == key) {
+            Some((_, json)) => Given::Body(json),
+            None => Given::Query(values_of(&selection.filters, key)),
+        }
+    }
+
+    /// Nothing given (`None` to the engine, which then reads the bare name for `exact`).
+    fn absent(&self) -> bool {
+        matches!(self, Given::Query(values) if values.is_empty())
+    }
+}
+
 /// Why a filter key the engine would ignore is refused (strict mode).
 fn ignored_filter(model: &str, fields: &[FilterField<'_>], key: &str) -> EngineError {
     let field = |name: &str| fields.iter().find(|f| f.name == name);
@@ -315,6 +343,9 @@ pub struct FilterField<'a> {
     pub name: &'a str,
     /// Its filter family.
     pub family: FilterFamily,
+    /// A binary column (SQLAlchemy's `LargeBinary` and its kin), whose filter field takes text
+    /// only (`crate::body_filters`); each database's dialect knows which columns are.
+    pub binary: bool,
 }
 
 /// One filter of a request, as the engine reads it: a field's lookup, its values as given (one
@@ -328,8 +359,12 @@ pub struct Condition<'a> {
     pub key: String,
     /// The lookup.
     pub lookup: Lookup,
-    /// Its values, in order (at least one).
-    pub values: Vec<&'a str>,
+    /// Its values, in order (at least one): the query's, or the texts the body's value reads
+    /// as (`crate::body_filters`).
+    pub values: Vec<Cow<'a, str>>,
+    /// The values are a list even when there is one: a body's list or value that is not
+    /// text, which `in` takes as it is (no comma splitting).
+    pub list: bool,
     /// An `exclude__` filter: the condition is negated.
     pub exclude: bool,
 }
@@ -337,9 +372,9 @@ pub struct Condition<'a> {
 impl Condition<'_> {
     /// The values as the engine's `get_argument_safe` gives them: one, or the list.
     pub fn arg(&self) -> Arg<'_> {
-        match self.values.as_slice() {
-            [one] => Arg::One(one),
-            many => Arg::Many(many),
+        match (self.values.as_slice(), self.list) {
+            ([one], false) => Arg::One(one),
+            (many, _) => Arg::Many(many),
         }
     }
 }
@@ -354,47 +389,100 @@ pub fn walk_filters<'a>(
     selection: &'a Selection,
 ) -> (Vec<Condition<'a>>, Result<(), EngineError>) {
     let filters = &selection.filters;
+    let body = &selection.body;
     let mut conds = Vec::new();
     let mut used = vec![false; filters.len()];
+    let mut body_used = vec![false; body.len()];
     let mut mark = |key: &str| {
         for (i, (k, _)) in filters.iter().enumerate() {
             if k == key {
                 used[i] = true;
             }
         }
+        for (i, (k, _)) in body.iter().enumerate() {
+            if k == key {
+                body_used[i] = true;
+            }
+        }
     };
+    // The first body value the engine fails on or misreads (the engine reads the columns'
+    // filters first, so this shows after their values' own errors).
+    let mut refused = None;
     for (index, field) in fields.iter().enumerate() {
         // A field no filter key can name has no values to look up: skipping it changes
         // nothing but the cost (every key of every lookup would be formatted and searched).
-        if !filters.iter().any(|(k, _)| names_field(k, field.name)) {
+        if !filters
+            .iter()
+            .chain(body)
+            .any(|(k, _)| names_field(k, field.name))
+        {
             continue;
         }
         for &lookup in family_lookups(field.family) {
             for exclude in [false, true] {
                 let prefix = if exclude { EXCLUDE_PREFIX } else { "" };
                 let mut key = format!("{prefix}{}__{}", field.name, lookup.as_str());
-                let mut values = values_of(filters, &key);
+                let mut given = Given::of(selection, &key);
                 mark(&key);
                 if lookup == Lookup::Exact {
                     let bare = format!("{prefix}{}", field.name);
-                    if values.is_empty() {
-                        values = values_of(filters, &bare);
+                    if given.absent() {
+                        given = Given::of(selection, &bare);
                         key = bare.clone();
                     }
                     mark(&bare);
                 }
-                if matches!(values.as_slice(), [] | [""]) {
-                    continue;
-                }
+                let (values, list, lookup) = match given {
+                    Given::Query(values) => {
+                        if matches!(values.as_slice(), [] | [""]) {
+                            continue;
+                        }
+                        let list = values.len() > 1;
+                        (
+                            values.into_iter().map(Cow::Borrowed).collect(),
+                            list,
+                            lookup,
+                        )
+                    }
+                    Given::Body(json) => {
+                        let target = crate::body_filters::Target {
+                            key: &key,
+                            family: field.family,
+                            binary: field.binary,
+                            lookup,
+                            exclude,
+                            lenient: selection.lenient,
+                        };
+                        let read = parse_py_json(json)
+                            .map_err(EngineError::invalid)
+                            .and_then(|value| target.read(&value));
+                        match read {
+                            Ok(BodyRead::Empty) => continue,
+                            Ok(BodyRead::Values { texts, list }) => (texts, list, lookup),
+                            // `exact` of `[null]`: the column `IS NULL`, as `isnull=true`.
+                            Ok(BodyRead::IsNull) => {
+                                (vec![Cow::Borrowed("true")], true, Lookup::IsNull)
+                            }
+                            Err(e) => {
+                                refused.get_or_insert(e);
+                                continue;
+                            }
+                        }
+                    }
+                };
                 conds.push(Condition {
                     field: index,
                     key,
                     lookup,
                     values,
+                    list,
                     exclude,
                 });
             }
         }
+    }
+    if let Some(e) = refused {
+        return (conds, Err(e));
     }
     let mut ignored = Ok(());
     if !selection.lenient {
@@ -408,14 +496,47 @@ pub fn walk_filters<'a>(
             .map(|((key, _), _)| key);
         if let Some(key) = unused {
             ignored = Err(ignored_filter(model, fields, key));
+        } else if let Some(((key, _), _)) = body
+            .iter()
+            .zip(&body_used)
+            .find(|((key, _), used)| !**used && unread_in_body(key, has))
+        {
+            ignored = Err(if is_filter_param(key, has) {
+                ignored_filter(model, fields, key)
+            } else {
+                misread(
+                    key,
+                    format!(
+                        "{key} in the body: the data engine reads page, _per_page and \
+                         _no_pagination from the query string only, and would ignore it; send \
+                         it as a query parameter."
+                    ),
+                )
+            });
         }
     }
     (conds, ignored)
 }
 
+/// Whether the engine ignores the body's member `key` where strict mode refuses it: a filter
+/// on a field or lookup the model lacks (as in the query; `tz` too, which the engine reads
+/// from the query only), or a paging parameter, which the engine reads from the query only.
+fn unread_in_body(key: &str, has: impl Fn(&str) -> bool) -> bool {
+    [PAGE_PARAM, PER_PAGE_PARAM, NO_PAGINATION_PARAM].contains(&key) || is_filter_param(key, has)
+}
+
 /// The one `_search` text of a selection: `None` when there is none or it is empty; a repeated
 /// `_search` is where the engine fails.
 pub fn search_text(selection: &Selection) -> Result<Option<&str>, EngineError> {
+    // A body's `_search` that is not text: the engine binds it as it is (PostgreSQL fails, a
+    // list fails everywhere, SQLite compares a number's text).
+    if let Some(json) = crate::declared::body_value(selection, SEARCH_PARAM) {
+        return Err(crate::body_filters::declared_not_text(
+            SEARCH_PARAM,
+            json,
+            selection.lenient,
+        ));
+    }
     match selection.search.as_slice() {
         [] => Ok(None),
         [text] if text.is_empty() => Ok(None),
@@ -516,10 +637,12 @@ mod tests {
             FilterField {
                 name: "total",
                 family: FilterFamily::Number,
+                binary: false,
             },
             FilterField {
                 name: "name",
                 family: FilterFamily::Text,
+                binary: false,
             },
         ];
         let message = |key: &str| ignored_filter("orders", &fields, key).to_string();

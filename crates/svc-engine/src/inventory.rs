@@ -7,8 +7,9 @@
 //! draws requests from the examples.
 //!
 //! Examples are a method, a path below the model (`""`, `"{pk}"`, `"aggregate"`, ...) and a
-//! query or body, where `{pk}` stands for a record's key, `{key}` for the key column's name,
-//! `{text}` for a text column's name and `{number}` for a number column's.
+//! query or body (a JSON body for `POST`, `PATCH` and `PUT`), where `{pk}` stands for a
+//! record's key, `{key}` for the key column's name, `{text}` for a text column's name and
+//! `{number}` for a number column's.
 
 /// Where the engine reads an entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,6 +22,8 @@ pub enum Place {
     Route,
     /// A spelling of a value, wherever a column's field reads it.
     Value,
+    /// A request header.
+    Header,
 }
 
 /// A view of the engine's model routes.
@@ -97,6 +100,15 @@ const FILTERING: &[View] = &[
 ];
 const LIST: &[View] = &[View::List];
 const WRITES: &[View] = &[View::Create, View::Update];
+const VALUES: &[View] = &[
+    View::List,
+    View::Retrieve,
+    View::Create,
+    View::Update,
+    View::Delete,
+    View::Aggregate,
+    View::Group,
+];
 const Y: &[View] = &[View::Aggregate, View::Group];
 const GROUP: &[View] = &[View::Group];
 const NONE: &[View] = &[];
@@ -301,6 +313,14 @@ pub const INVENTORY: &[Entry] = &[
     },
     Entry {
         place: Place::Query,
+        name: "page, _per_page, _no_pagination, tz given twice, or with white space around",
+        views: FILTERING,
+        reading: "`get_argument`: the last value, stripped (Python's `str.strip()`), from the query only, whatever the method",
+        decision: Decision::Served,
+        example: Some(("GET", "", "_per_page=9&_per_page=1&_no_pagination=%20")),
+    },
+    Entry {
+        place: Place::Query,
         name: "draft",
         views: FILTERING,
         reading: "a filter on a `draft` field",
@@ -357,6 +377,227 @@ pub const INVENTORY: &[Entry] = &[
         decision: Decision::Stricter("the engine fails"),
         example: Some(("PATCH", "{pk}", "[1]")),
     },
+    // A write's body by its content type (svc_engine::body::incoming; the examples are JSON
+    // bodies, which these are not or which serde_json cannot hold: tests/write_bodies.rs sends
+    // them to every database).
+    Entry {
+        place: Place::Header,
+        name: "Content-Type, Content_Type of a write",
+        views: WRITES,
+        reading: "JSON when the value starts with `application/json` (case counts: `application/json-patch+json` and `; charset=...` too, not `Application/JSON`; a `Content_Type` header too, the name that came last winning); else the fields Tornado read from `Content-Type`: a form or a multipart body; another type: no field",
+        decision: Decision::Served,
+        example: None,
+    },
+    Entry {
+        place: Place::Body,
+        name: "a JSON body: empty, a byte-order mark, a repeated key, an integer of more than 4300 digits",
+        views: WRITES,
+        reading: "`json.loads`: `{}`; the `400` \"Incorrect JSON body\"; the last value; the `400`",
+        decision: Decision::Served,
+        example: None,
+    },
+    Entry {
+        place: Place::Body,
+        name: "a create's body that is not an object",
+        views: &[View::Create],
+        reading: "no field is read: a record of the columns' defaults",
+        decision: Decision::Served,
+        example: None,
+    },
+    Entry {
+        place: Place::Body,
+        name: "a JSON body that is not UTF-8 (surrogates aside), or nests more than 964 arrays and objects",
+        views: WRITES,
+        reading: "fails (500) before any view runs (`UnicodeDecodeError`, `RecursionError`)",
+        decision: Decision::Stricter("the engine fails"),
+        example: None,
+    },
+    Entry {
+        place: Place::Body,
+        name: "a lone surrogate (\\ud800, or its UTF-8 bytes) in a JSON body",
+        views: WRITES,
+        reading: "kept: a text column fails (500), a JSON column keeps it, a boolean reads it as text, a date parser reads around it; ignored under a key the model lacks",
+        decision: Decision::Stricter(
+            "the emulator cannot hold it as text (lenient: the engine's 500 in a text column, its reading in a boolean, ignored under an unknown key)",
+        ),
+        example: None,
+    },
+    Entry {
+        place: Place::Body,
+        name: "a JSON column's value nesting more than 489 arrays and objects (490 empty ones pass)",
+        views: WRITES,
+        reading: "written, then the answer fails (500): Python's recursion limit in the encoder (as text, deeper still: a 400 or a 500 without writing)",
+        decision: Decision::Stricter("the engine writes and then fails"),
+        example: None,
+    },
+    Entry {
+        place: Place::Body,
+        name: "a form's fields (application/x-www-form-urlencoded)",
+        views: WRITES,
+        reading: "Tornado's `parse_qs_bytes`: `+` a space, `%XX` a byte, a pair without `=` blank, a repeated key a list (a field of one value joins it with `,`, a JSON column keeps it); keys are Latin-1 text (`%C3%A9` is `Ã©`)",
+        decision: Decision::Served,
+        example: None,
+    },
+    Entry {
+        place: Place::Body,
+        name: "a multipart body's fields (multipart/form-data)",
+        views: WRITES,
+        reading: "Tornado's `parse_multipart_form_data`: the first `boundary=` parameter (lowercase, quotes dropped) up to the last `--BOUNDARY--`; each part's `Content-Disposition: form-data; name=...` (RFC 2231 `name*=` decoded), its value as sent; a repeated name a list",
+        decision: Decision::Served,
+        example: None,
+    },
+    Entry {
+        place: Place::Body,
+        name: "a form or multipart body with a Content-Encoding header, a form not UTF-8 or holding raw text beyond Latin-1, a multipart body without a boundary= or its closing boundary, a part Tornado skips (no blank line after its headers, not form-data, no name) or stops at (headers not UTF-8), a file (a part with a filename)",
+        views: WRITES,
+        reading: "no field, or not that part's (a file is not a field of a record)",
+        decision: Decision::Stricter("fields sent would be dropped unseen"),
+        example: None,
+    },
+    Entry {
+        place: Place::Body,
+        name: "a form or multipart value that is not UTF-8 (a form's raw non-ASCII text is read as its Latin-1 bytes)",
+        views: WRITES,
+        reading: "kept as bytes: the serializer fails (500) on one value, joins several with Python's `b'\\xff'` text, a JSON column fails to encode them (400); ignored under a key the model lacks",
+        decision: Decision::Stricter(
+            "the engine fails or writes `b'...'` text (lenient: as the engine)",
+        ),
+        example: None,
+    },
+    Entry {
+        place: Place::Body,
+        name: "a multipart part naming its field in RFC 2231 form in another charset than UTF-8, ASCII or Latin-1",
+        views: WRITES,
+        reading: "the name decoded in that charset",
+        decision: Decision::Stricter("the emulator does not decode that charset (lenient too)"),
+        example: None,
+    },
+    Entry {
+        place: Place::Body,
+        name: "{field}[__{lookup}], exclude__... in a POST's body",
+        views: FILTERING,
+        reading: "when the method the views see is `POST` (`get_records`, or the override): the body's member first (any JSON type; `null` is none), then the query; text as the query's; numbers, booleans, objects as Python's `str()` (a JSON column keeps the value); a list as a repeated key (`in` takes its items unsplit); `[]`, `{}`, `\"\"` filter nothing; `exact` of `[null]` is `IS NULL`",
+        decision: Decision::Served,
+        example: Some((
+            "POST",
+            "get_records",
+            r#"{"{number}": [30, 18], "{text}__in": ["Paris", 5], "exclude__{text}": null, "{number}__isnull": 0}"#,
+        )),
+    },
+    Entry {
+        place: Place::Body,
+        name: "a date's exact gt gte lt lte given what is not text, null in an `in` list, a list whose first item is null for icontains and its kin",
+        views: FILTERING,
+        reading: "the value passed to the database unread, compared with SQL's NULL, or read as the text `None`",
+        decision: Decision::Stricter(
+            "the engine misreads: the answer depends on the database, or matches no row",
+        ),
+        example: Some(("POST", "get_records", r#"{"{text}__in": [null, "Paris"]}"#)),
+    },
+    Entry {
+        place: Place::Body,
+        name: "a list or an object read as a boolean (isnull, isempty, boolean columns), `[null]` for gt gte lt lte, what is not text for a binary column, a body that is not an object",
+        views: FILTERING,
+        reading: "fails (500)",
+        decision: Decision::Stricter("the engine fails"),
+        example: Some(("POST", "get_records", r#"{"{number}__isnull": {"a": 1}}"#)),
+    },
+    Entry {
+        place: Place::Body,
+        name: "_order_by, _search, _relation, _m2m, _segment, _semantic_search (and __exact) in a POST's body",
+        views: FILTERING,
+        reading: "read as filters: from the body first (`NAME__exact`, then `NAME`), as the query's text",
+        decision: Decision::Served,
+        example: Some((
+            "POST",
+            "get_records",
+            r#"{"_order_by": "-{number}", "_search": "a"}"#,
+        )),
+    },
+    Entry {
+        place: Place::Body,
+        name: "_order_by, _search, _relation, _m2m, _segment, _semantic_search in a POST's body, not text",
+        views: FILTERING,
+        reading: "fails (500): `_order_by` of one member selects nothing; `_search` of a number is compared as each database does (PostgreSQL fails)",
+        decision: Decision::Stricter("the engine fails, or answers as the database does"),
+        example: Some(("POST", "get_records", r#"{"_search": 30}"#)),
+    },
+    Entry {
+        place: Place::Body,
+        name: "page, _per_page, _no_pagination, tz, a key the model lacks, in a POST's body",
+        views: FILTERING,
+        reading: "ignored: paging and `tz` are read from the query only",
+        decision: Decision::Stricter(
+            "a page, a time zone or a misspelt filter in the body would pass unseen",
+        ),
+        example: Some(("POST", "get_records", r#"{"page": 2}"#)),
+    },
+    Entry {
+        place: Place::Body,
+        name: "a JSON body on any records view",
+        views: FILTERING,
+        reading: "parsed whatever the method (a `GET`'s too): text that is not JSON is a `400` \"Incorrect JSON body\"",
+        decision: Decision::Served,
+        example: None,
+    },
+    Entry {
+        place: Place::Header,
+        name: "X-HTTP-Method-Override",
+        views: FILTERING,
+        reading: "replaces the method the views see, after routing (any text, exactly; repeated values joined by `,`): `POST` reads the filters from the body (a `GET`'s too); other values change nothing",
+        decision: Decision::Served,
+        example: None, // a header: `the_method_override_changes_only_where_filters_are_read`
+    },
+    Entry {
+        place: Place::Header,
+        name: "X-HTTP-Method-Override: OPTIONS",
+        views: FILTERING,
+        reading: "skips the credential check: served without credentials",
+        decision: Decision::Stricter(
+            "it would let a caller without credentials read, write and delete records (lenient mode too)",
+        ),
+        example: None,
+    },
+    Entry {
+        place: Place::Header,
+        name: "X-HTTP-Method-Override: POST on an update",
+        views: &[View::Update],
+        reading: "the body's fields are filters too: the record is updated only where it already holds the new values",
+        decision: Decision::Stricter("the engine misreads the update's body as filters"),
+        example: None,
+    },
+    Entry {
+        place: Place::Route,
+        name: "POST get_records",
+        views: LIST,
+        reading: "a list (the engine's router maps it to `list`): the filters from the body first, paging from the query; `next` and `previous` link to `get_records`",
+        decision: Decision::Served,
+        example: Some(("POST", "get_records", r#"{"{text}": "Paris"}"#)),
+    },
+    Entry {
+        place: Place::Route,
+        name: "GET, DELETE get_records",
+        views: NONE,
+        reading: "no such action of the view set: `404` (not a record keyed `get_records`)",
+        decision: Decision::Served,
+        example: Some(("GET", "get_records", "")),
+    },
+    Entry {
+        place: Place::Route,
+        name: "PUT, PATCH get_records",
+        views: NONE,
+        reading: "the view set's update runs without a record key: fails (500)",
+        decision: Decision::Stricter("the engine fails: `405`, marked"),
+        example: Some(("PATCH", "get_records", "{}")),
+    },
+    Entry {
+        place: Place::Route,
+        name: "GET get_records/aggregate, get_records/group",
+        views: &[View::Aggregate, View::Group],
+        reading: "the extra actions, which the engine's router also registers under `get_records/`",
+        decision: Decision::Served,
+        example: Some(("GET", "get_records/aggregate", "_y_func=count")),
+    },
     Entry {
         place: Place::Route,
         name: "HEAD on a records route",
@@ -398,18 +639,18 @@ pub const INVENTORY: &[Entry] = &[
     Entry {
         place: Place::Value,
         name: "date-times YYYY-MM-DD[THH:MM[:SS[.ffffff]]][Z|±HH:MM]",
-        views: FILTERING,
+        views: VALUES,
         reading: "dateparser",
         decision: Decision::Served,
         example: None,
     },
     Entry {
         place: Place::Value,
-        name: "other date-time spellings (5 March 2024 10:11, now, 2024/03/05)",
-        views: FILTERING,
-        reading: "dateparser, by its language detection and the clock",
+        name: "other date-time spellings (5 March 2024 10:11, now, 2024/03/05, 2024-13-01, 1704153600)",
+        views: VALUES,
+        reading: "dateparser, by its language detection, its guess of the parts' order, the clock and the engine's time zone (a number is seconds since the epoch there)",
         decision: Decision::Stricter(
-            "the reading depends on the language guessed and on today's date",
+            "the reading depends on the language and order guessed, on today's date and on the engine's own time zone",
         ),
         example: None,
     },
@@ -423,6 +664,14 @@ pub const INVENTORY: &[Entry] = &[
     },
     Entry {
         place: Place::Value,
+        name: "each item of a date filter's in list",
+        views: FILTERING,
+        reading: "the text as given (the column's field is a `CharField`), read by the database (`2024-03-05T10:11:12` is 2024-03-05 to PostgreSQL, no date to SQLite's text, a date-time to MySQL)",
+        decision: Decision::Served,
+        example: None,
+    },
+    Entry {
+        place: Place::Value,
         name: "numbers",
         views: FILTERING,
         reading: "Python's `float()` of the trimmed text (`1e2`, `1_000`, `inf`)",
@@ -431,8 +680,72 @@ pub const INVENTORY: &[Entry] = &[
     },
     Entry {
         place: Place::Value,
+        name: "a written value's field",
+        views: WRITES,
+        reading: "the serializer field `get_column_data_type` picks by `str(column.type).upper()`, first rule of the engine's table first: INTEGER SMALLINT BIGINT TINYINT integer; FLOAT, a bare DECIMAL, DOUBLE_PRECISION, MONEY float; BOOLEAN BIT boolean; TIMESTAMP... DATETIME... date-time; JSON... ARRAY JSON; BINARY... VARBINARY... binary; anything else (REAL, NUMERIC..., DECIMAL(p, s), DOUBLE, MEDIUMINT, DATE, TIME, UUID, text, enums) a CharField; the same field writes the record's value",
+        decision: Decision::Served,
+        example: None,
+    },
+    Entry {
+        place: Place::Value,
+        name: "integers (an integer field)",
+        views: WRITES,
+        reading: "Python's `int()` of the stripped text (`\" 3 \"`, `+3`, `1_000`, digits of any script; `3.0` is a 400), `true`/`false` as 1/0",
+        decision: Decision::Served,
+        example: None,
+    },
+    Entry {
+        place: Place::Value,
+        name: "floats (a float field)",
+        views: WRITES,
+        reading: "Python's `float()` of the stripped text (`1e3`, `nan`, `inf`, `1_0`), `true`/`false` in any case as 1/0",
+        decision: Decision::Served,
+        example: None,
+    },
+    Entry {
+        place: Place::Value,
+        name: "booleans (a boolean field)",
+        views: WRITES,
+        reading: "the words `t T y Y yes YES true True TRUE on On ON 1` and `f F n N no NO false False FALSE off Off OFF 0`, else Python's truth value (`FaLsE` is true, `null` and `\"\"` false); PostgreSQL refuses the bool for a `bit` column",
+        decision: Decision::Served,
+        example: None,
+    },
+    Entry {
+        place: Place::Value,
+        name: "text for the database (a CharField)",
+        views: WRITES,
+        reading: "Python's `str()` of the value (`12` is `12`, `true` is `True`, a list its non-null items joined by commas), then the column's type: SQLAlchemy's `float()` for SQLite's REAL and NUMERIC, Python's `uuid.UUID` for PostgreSQL's `uuid`, else the server's input",
+        decision: Decision::Served,
+        example: None,
+    },
+    Entry {
+        place: Place::Value,
+        name: "JSON (a JSON field)",
+        views: WRITES,
+        reading: "text read as JSON where it is JSON, else kept as text; other values as they are",
+        decision: Decision::Served,
+        example: None,
+    },
+    Entry {
+        place: Place::Value,
+        name: "hex bytes (a binary field: MySQL's BINARY, VARBINARY)",
+        views: WRITES,
+        reading: "`binascii.unhexlify` of the text (two digits a byte, either case)",
+        decision: Decision::Served,
+        example: None,
+    },
+    Entry {
+        place: Place::Value,
+        name: "anything but hex text for a binary field (null, numbers, odd or non-hex text)",
+        views: WRITES,
+        reading: "`binascii.unhexlify` raises: the engine fails (500)",
+        decision: Decision::Stricter("the engine fails"),
+        example: None,
+    },
+    Entry {
+        place: Place::Value,
         name: "integers past 64 bits on SQLite, text holding NUL on PostgreSQL, a JSON object for a boolean",
-        views: FILTERING,
+        views: VALUES,
         reading: "the driver fails (500)",
         decision: Decision::Stricter("the engine fails"),
         example: None,
@@ -450,6 +763,7 @@ pub fn contract_table() -> String {
             Place::Body => "body",
             Place::Route => "route",
             Place::Value => "value",
+            Place::Header => "header",
         };
         let views = if e.views.is_empty() {
             "-".to_owned()

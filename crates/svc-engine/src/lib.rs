@@ -11,7 +11,8 @@
 //!
 //! By concern:
 //! - requests and answers: a request read from the wire (`request`: the query's pairs, a list's
-//!   [`ListSpec`], the envelope and its links; `forms`: aggregate and group requests),
+//!   [`ListSpec`], the envelope and its links; `body_filters`: the filters of a `POST`'s body
+//!   and `X-HTTP-Method-Override`; `forms`: aggregate and group requests),
 //!   [`ListSpec`], [`Selection`], [`Listing`] (`list`),
 //!   [`AggregateRequest`], [`GroupRequest`] (`aggregate`), the errors ([`EngineError`]);
 //! - Python's semantics (`python`): `json.loads` and `json.dumps`, `int()` and `float()` of
@@ -61,6 +62,7 @@
 pub mod aggregate;
 pub mod base64;
 pub mod body;
+pub mod body_filters;
 pub mod declared;
 pub mod error;
 pub mod field_input;

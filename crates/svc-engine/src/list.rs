@@ -12,6 +12,15 @@ pub struct Selection {
     pub filters: Vec<(String, String)>,
     /// `_search` texts, in the order given (the engine reads one; an empty text matches all).
     pub search: Vec<String>,
+    /// The filter values of the request's body, read when the method the engine's views see
+    /// is `POST` (`POST .../get_records`, or `X-HTTP-Method-Override: POST`): each member whose
+    /// value is not `null`, with Python's JSON text of that value, in the body's order
+    /// (`crate::body_filters`). The engine reads a filter's name there first, and in the query
+    /// only when the body has none. The declared filters' (`_order_by`, `_search`, ...) are
+    /// already resolved into [`filters`](Self::filters) and [`search`](Self::search) where
+    /// they are text (`crate::request::selection_with_body`): only one that is not text stays
+    /// here, under the bare name.
+    pub body: Vec<(String, String)>,
     /// Read the selection as the engine does even where it silently ignores or misreads a
     /// caller's mistake (an unknown field or lookup, a boolean word outside its sets), and fail
     /// where it fails; otherwise such requests are refused with a `400`

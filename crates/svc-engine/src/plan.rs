@@ -6,12 +6,14 @@
 //! `Dialect`, and the inventory (`svc-engine/src/inventory.rs`) lists what it reads.
 
 use crate::EngineError;
-use crate::declared::{declared_select_nothing, order_values};
+use crate::body_filters::{declared_not_text, order_of_one};
+use crate::declared::{body_value, declared_select_nothing, order_values};
 use crate::filter::{
     Condition, FilterField, order_selects_nothing, order_terms, search_text, walk_filters,
 };
 use crate::list::Selection;
 use crate::relation::{RelationPath, relation_of};
+use svc_model::records::wire::ORDER_BY_PARAM;
 
 /// What a request selects.
 #[derive(Debug)]
@@ -63,7 +65,15 @@ fn declared<'a>(
 ) -> Result<Declared<'a>, EngineError> {
     let mut nothing = declared_select_nothing(selection, related)?;
     // `_order_by` selects nothing when one character long and fails on an unknown name, in
-    // every view (a retrieve's too).
+    // every view (a retrieve's too). From a body, a list or an object of one member selects
+    // nothing too (the engine measures its length), and any other value that is not text
+    // fails.
+    if let Some(json) = body_value(selection, ORDER_BY_PARAM) {
+        if !order_of_one(json) {
+            return Err(declared_not_text(ORDER_BY_PARAM, json, selection.lenient));
+        }
+        nothing = true;
+    }
     let order = order_values(selection);
     if order_selects_nothing(&order) {
         nothing = true;

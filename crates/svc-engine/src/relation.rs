@@ -148,6 +148,7 @@ mod tests {
                 .collect(),
             search: Vec::new(),
             lenient,
+            body: Vec::new(),
         }
     }
 
@@ -207,6 +208,7 @@ mod tests {
             ],
             search: Vec::new(),
             lenient: false,
+            body: Vec::new(),
         };
         assert_eq!(relation_of(&both).unwrap().unwrap().column, "b");
         // Misreadings: refused in both modes.

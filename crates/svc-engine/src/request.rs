@@ -13,9 +13,13 @@ use svc_model::records::wire::{
     PER_PAGE_PARAM, RESERVED_PARAMS, SEARCH_PARAM,
 };
 
-use crate::declared::{ORDER_BY_EXACT, SEARCH_EXACT, declared_values};
+use crate::declared::{
+    M2M_PARAM, SEARCH_EXACT, SEGMENT_PARAM, SEMANTIC_SEARCH_PARAM, declared_values, order_values,
+};
 use crate::json_text::write_json_str;
-use crate::python::numbers::py_int;
+use crate::python::json::{PyJson, parse_py_json};
+use crate::python::numbers::{py_int, py_strip};
+use crate::relation::RELATION_PARAM;
 use crate::{ListSpec, Listing, Selection};
 
 /// Every `key=value` pair of a raw query, decoded (`+` is a space, as in HTML forms).
@@ -56,7 +60,73 @@ pub fn selection(pairs: &[(String, String)], lenient: bool) -> Selection {
             })
             .cloned()
             .collect(),
+        body: Vec::new(),
     }
+}
+
+/// The declared filters, each read as `NAME__exact` first, then `NAME`.
+const DECLARED: [&str; 6] = [
+    M2M_PARAM,
+    ORDER_BY_PARAM,
+    RELATION_PARAM,
+    SEARCH_PARAM,
+    SEGMENT_PARAM,
+    SEMANTIC_SEARCH_PARAM,
+];
+
+/// The selection of a request whose filters the engine reads from its body too (the method
+/// its views see is `POST`: [`crate::body_filters`]): `body` is [`body_filters`]' reading of
+/// the body. The engine's `get_filter_value` reads each name from the body first (a member
+/// that is not `null`), then from the query; for a declared filter, `NAME__exact` first, then
+/// `NAME`, so `body[NAME__exact]`, `query[NAME__exact]`, `body[NAME]`, `query[NAME]` in that
+/// order. That is decided here, once: a declared filter's text from the body takes the
+/// query's place in [`Selection::filters`] or [`Selection::search`] (`[]`, `{}` and `""`
+/// filter nothing), and one that is not text stays in [`Selection::body`] under the bare name
+/// for the plan to refuse (`crate::body_filters::declared_not_text`). The columns' filters
+/// are read from [`Selection::body`] by `crate::filter::walk_filters`.
+///
+/// [`body_filters`]: crate::body_filters::body_filters
+pub fn selection_with_body(
+    pairs: &[(String, String)],
+    body: Vec<(String, String)>,
+    lenient: bool,
+) -> Selection {
+    let mut selection = selection(pairs, lenient);
+    selection.body = body;
+    for name in DECLARED {
+        let exact = format!("{name}__exact");
+        let in_body = |key: &str| {
+            selection
+                .body
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v.clone())
+        };
+        let in_query = pairs.iter().any(|(k, _)| *k == exact);
+        let from_body = match in_body(&exact) {
+            Some(v) => Some(v),
+            None if in_query => None,
+            None => in_body(name),
+        };
+        selection.body.retain(|(k, _)| *k != exact && k != name);
+        let Some(json) = from_body else {
+            continue;
+        };
+        // The body's value wins: the query's values of both names no longer count.
+        if name == SEARCH_PARAM {
+            selection.search.clear();
+        } else {
+            selection.filters.retain(|(k, _)| *k != exact && k != name);
+        }
+        match parse_py_json(&json) {
+            Ok(PyJson::Str(text)) if name == SEARCH_PARAM => selection.search.push(text),
+            Ok(PyJson::Str(text)) => selection.filters.push((name.to_owned(), text)),
+            Ok(PyJson::List(items)) if items.is_empty() => {}
+            Ok(PyJson::Dict(items)) if items.is_empty() => {}
+            _ => selection.body.push((name.to_owned(), json)),
+        }
+    }
+    selection
 }
 
 /// The last value of `key`: the engine reads a repeated list parameter's last value.
@@ -99,6 +169,23 @@ fn paging_number(pairs: &[(String, String)], param: &str, fallback: i64) -> i64 
 /// repeated paging parameter counts with its last value; one that is not an integer reads as
 /// the default, as in the engine.
 pub fn list_spec(pairs: &[(String, String)], lenient: bool) -> ListSpec {
+    list_spec_of(pairs, selection(pairs, lenient))
+}
+
+/// [`list_spec`] of a request whose filters are read from its body too
+/// ([`selection_with_body`]): paging is read from the query alone (the engine's paginator
+/// reads `request.get_argument`), the order from the selection (`_order_by` is a filter of
+/// the engine's, read from the body first).
+pub fn list_spec_with_body(
+    pairs: &[(String, String)],
+    body: Vec<(String, String)>,
+    lenient: bool,
+) -> ListSpec {
+    list_spec_of(pairs, selection_with_body(pairs, body, lenient))
+}
+
+/// The list of `selection`, paged as the query says.
+fn list_spec_of(pairs: &[(String, String)], selection: Selection) -> ListSpec {
     // The page keeps its size up to `u64::MAX` (beyond, the engine fails anyway: its offset
     // passes SQLite's 64 bits), so that the links of a page past `i64::MAX` name it exactly.
     let page = last_value(pairs, PAGE_PARAM)
@@ -107,11 +194,13 @@ pub fn list_spec(pairs: &[(String, String)], lenient: bool) -> ListSpec {
         .clamp(1, i128::from(u64::MAX)) as u64;
     let per_page = paging_number(pairs, PER_PAGE_PARAM, i64::from(DEFAULT_PER_PAGE))
         .clamp(1, i64::from(MAX_PER_PAGE));
+    // `get_argument` strips the value (Python's `str.strip()`): a value of white space alone
+    // is empty, and pages.
     let no_pagination =
-        last_value(pairs, NO_PAGINATION_PARAM).is_some_and(|v| !v.trim().is_empty());
+        last_value(pairs, NO_PAGINATION_PARAM).is_some_and(|v| !py_strip(v).is_empty());
     ListSpec {
-        selection: selection(pairs, lenient),
-        order_by: declared_values(pairs, ORDER_BY_PARAM, ORDER_BY_EXACT),
+        order_by: order_values(&selection),
+        selection,
         page,
         per_page: per_page.unsigned_abs(),
         no_pagination,

@@ -107,6 +107,8 @@ pub trait Table {
             .map(|c| FilterField {
                 name: c.name(),
                 family: c.family(),
+                // Each database's dialect marks its binary columns (`flow/filter.rs`).
+                binary: false,
             })
             .collect()
     }

@@ -15,15 +15,16 @@ use crate::list::Selection;
 /// The parameter's name.
 pub const TZ_PARAM: &str = "tz";
 
-/// The `tz` a request gives: the last value, as Tornado's `get_argument` reads it, empty
-/// included (on PostgreSQL the engine fails on an empty one).
+/// The `tz` a request gives: the last value, stripped (Python's `str.strip()`), as the
+/// engine's `get_argument` reads it, empty included (on PostgreSQL the engine fails on an
+/// empty one). Read from the query only, whatever the method.
 pub fn tz_given(selection: &Selection) -> Option<&str> {
     selection
         .filters
         .iter()
         .rev()
         .find(|(k, _)| k == TZ_PARAM)
-        .map(|(_, v)| v.as_str())
+        .map(|(_, v)| crate::python::numbers::py_strip(v))
 }
 
 /// The `tz` a request gives, an empty one being none.
@@ -139,8 +140,11 @@ mod tests {
                 .collect(),
             search: Vec::new(),
             lenient: false,
+            body: Vec::new(),
         };
         assert_eq!(tz_of(&selection(&["+01:00", "+02:00"])), Some("+02:00"));
+        assert_eq!(tz_of(&selection(&[" +02:00\u{3000}"])), Some("+02:00"));
+        assert_eq!(tz_given(&selection(&[" "])), Some(""));
         assert_eq!(tz_of(&selection(&[""])), None);
         assert_eq!(tz_given(&selection(&[""])), Some(""));
         assert_eq!(tz_of(&selection(&[])), None);

@@ -263,6 +263,9 @@ routes! {
     LIST_RECORDS = "listRecords", Get Data "/projects/{project}/{environment}/{resource}/models/{model}";
     /// A new record.
     CREATE_RECORD = "createRecord", Post Data "/projects/{project}/{environment}/{resource}/models/{model}";
+    /// A page of a model's records, its filters in the JSON body (the data engine's
+    /// `get_records`: a list whose filters are read from the body first, then the query).
+    LIST_RECORDS_POST = "listRecordsPost", Post Data "/projects/{project}/{environment}/{resource}/models/{model}/get_records";
     /// The aggregate's GET form (query parameters).
     AGGREGATE_RECORDS_GET = "aggregateRecordsGet", Get Data "/projects/{project}/{environment}/{resource}/models/{model}/aggregate";
     /// An aggregate of a model's records.

@@ -61,6 +61,16 @@ pub fn compare(request: &Request, engine: &Response, emulator: &Response) -> Vec
         // Agreement: the same refusal (bodies differ in format by design).
     } else if e >= 500 && (400..500).contains(&m) {
         out.add("stricter refusal (engine 5xx)".to_owned(), bodies());
+    } else if ok(e) && (400..500).contains(&m) {
+        // A refusal where the engine answers: by design only when marked, and named so.
+        let marked = serde_json::from_slice::<Value>(&emulator.body)
+            .is_ok_and(|b| b["error_decision"] == "stricter");
+        let what = if marked {
+            format!("stricter refusal (engine {e}, marked)")
+        } else {
+            format!("status {e} vs {m} (refusal not marked)")
+        };
+        out.add(what, bodies());
     } else {
         out.add(format!("status {e} vs {m}"), bodies());
     }
@@ -101,6 +111,16 @@ impl Diffs {
         };
         let table = request.table.name;
         let pk = request.table.pk();
+        if request.wire.action == Some("bulk_create") {
+            // A list of `{"success": ...}` per record: compared whole.
+            if e != m {
+                self.add(
+                    "bulk_create answer".to_owned(),
+                    format!("{} vs {}", short(&e.to_string()), short(&m.to_string())),
+                );
+            }
+            return;
+        }
         match request.op {
             Op::List => self.list_bodies(table, pk, e, m),
             Op::Aggregate => self.object(&e, &m, ""),
@@ -435,7 +455,15 @@ mod tests {
         );
         assert_eq!(
             classes(Op::Create, (201, "{}"), (400, "{}")),
-            ["create: status 201 vs 400"]
+            ["create: status 201 vs 400 (refusal not marked)"]
+        );
+        assert_eq!(
+            classes(
+                Op::Create,
+                (201, "{}"),
+                (400, r#"{"error":"x","error_decision":"stricter"}"#)
+            ),
+            ["create: stricter refusal (engine 201, marked)"]
         );
         assert_eq!(
             classes(Op::List, (400, "{}"), (500, "")),
@@ -443,7 +471,7 @@ mod tests {
         );
         assert_eq!(
             classes(Op::Put, (200, "{}"), (405, "")),
-            ["update (PUT): status 200 vs 405"]
+            ["update (PUT): status 200 vs 405 (refusal not marked)"]
         );
         assert!(classes(Op::Delete, (204, ""), (204, "")).is_empty());
     }

@@ -67,7 +67,6 @@ pub const MODULES: &[&str] = &[
     "jet_bridge_base/serializers/serializer.py",
     "jet_bridge_base/serializers/model_serializer.py",
     "jet_bridge_base/serializers/model.py",
-    "jet_bridge_base/serializers/model_group.py",
     "jet_bridge_base/paginators/pagination.py",
     "jet_bridge_base/paginators/page_number.py",
     "jet_bridge_base/db_types/queryset.py",
@@ -115,6 +114,15 @@ pub const EXCLUDED: &[(&str, &str)] = &[
          user, SSL, extra options, a saved metadata file), the same for every request of a run",
     ),
     (
+        r"def get_timezone_from_str\(",
+        "dead code: nothing in the engine calls it",
+    ),
+    (
+        r"class ArrayField\(",
+        "no column takes the ArrayField: its rule (`INTEGER[]`) never matches, as SQLAlchemy \
+         prints every array type as `ARRAY`",
+    ),
+    (
         r"if settings\.DEBUG:",
         "the engine's DEBUG setting only changes the page of a 500, not its status",
     ),
@@ -159,13 +167,57 @@ pub const FIXED: &[(&str, &str)] = &[
          requests",
     ),
     (
+        r"if not self\.fields or not isinstance\(self\.fields, Iterable\):|if validate_method is not None:|if 'allow_many' not in kwargs:|if self\.rendered_data is not None:|elif hasattr\(obj, 'tolist'\):",
+        "the engine's own code: a model serializer always has the model's columns as its \
+         fields and no validate_ methods, a JSON field is always made the same way, an answer is \
+         rendered once, and no value is a NumPy array",
+    ),
+    (
+        r"^ {16}if isinstance\(value, bytes\):|elif len\(values\) == 1:",
+        "Tornado gives each form field a list of one or more byte strings",
+    ),
+    (
+        r"if ordering:|elif isinstance\(x, UnaryExpression\):",
+        "a non-empty `_order_by` always splits into one name or more, each a column or its \
+         descending form",
+    ),
+    (
+        r"if callable\(self\.default\):|if foreign_key:",
+        "no field of the records views has a callable default, and a foreign key constraint \
+         always has its columns",
+    ),
+    (
+        r"if isinstance\(row, Row\):|if isinstance\(row, dict\):|if 'group_1' in row:",
+        "an SQL group's rows are always SQLAlchemy rows, named `group`, `group_2`, ...",
+    ),
+    (
+        r"elif hasattr\(queryset, '_order_by'\) and queryset\._order_by:|if hasattr\(queryset, '_limit_clause'\) and queryset\._limit_clause:|elif hasattr\(queryset, '_limit'\) and queryset\._limit:|if get_queryset_limit\(queryset\) is None:",
+        "SQLAlchemy 1.4 keeps a query's ordering in `_order_by_clauses`, and an unpaginated \
+         list's query has no limit yet",
+    ),
+    (
+        r"if len\(table\.primary_key\.columns\) == 0 and table_name not in MappedBase\.classes:",
+        "the engine gives every table without a key one of its columns as key, so none is \
+         left out",
+    ),
+    (
+        r"if hasattr\(e\.orig, 'args'\) and hasattr\(e\.orig\.args, '__getitem__'\):|elif len\(e\.orig\.args\) == 2:",
+        "the drivers' errors always carry one argument (sqlite3, psycopg2) or two (PyMySQL)",
+    ),
+    (
+        r"if kwargs\.get\('exc_info'\):",
+        "Tornado calls `write_error` without `exc_info` only for a request it refuses before \
+         any handler runs (a malformed request line or header), which no HTTP client sends",
+    ),
+    (
         r"elif isinstance\(exc, SqlError\):",
         "raised by the SQL view only (docs/sql.md), never by a records route",
     ),
     (
-        r"if views:|if schema is not None:|if schema is None:|if only is None:|elif callable\(only\):|if missing:|if bind is None:|if pending_connection:|DATABASE_MAX_TABLES|if foreign and hasattr|if database_timezone:|if clear:",
+        r"if views:|if schema is not None:|if schema is None:|if only is None:|elif callable\(only\):|if missing:|if bind is None:|if pending_connection:|DATABASE_MAX_TABLES|if foreign and hasattr|if database_timezone:|if clear:|if mapper\.selectable\.schema:|if name in \['pg_stat_statements'\]:",
         "reflection options fixed at the engine's start (schema, views, only, table limit, \
-         time zone), the same for every request of a run",
+         time zone, PostgreSQL's pg_stat_statements view skipped by name), the same for every \
+         request of a run",
     ),
 ];
 

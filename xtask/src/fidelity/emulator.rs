@@ -74,6 +74,9 @@ pub fn launch(binary: &Path, dir: &Path, args: &[String]) -> Result<(Server, Val
     let log = std::fs::File::create(&log_path)
         .map_err(|e| format!("creating {}: {e}", log_path.display()))?;
     let mut child = Command::new(binary)
+        // The engine's string hashes' seed (`engine::HASH_SEED`): a MySQL `SET`'s members come
+        // out in the same order from both.
+        .env("PYTHONHASHSEED", super::engine::HASH_SEED)
         .arg("--listen")
         .arg("127.0.0.1:0")
         .args(args)

@@ -19,6 +19,11 @@ use super::http;
 
 pub const VERSION: &str = "1.12.13";
 
+/// `PYTHONHASHSEED` for the engine and the emulator: a Python `set` (a MySQL `SET` value) is
+/// written in an order that follows the string hashes, random per process unless seeded; with
+/// one seed for both, the emulator writes the engine's order (docs/mysql.md).
+pub const HASH_SEED: &str = "0";
+
 /// The PostgreSQL driver SQLAlchemy 1.4 loads for `postgresql://` URLs (binary wheels: no
 /// compiler or libpq headers needed).
 const PSYCOPG2: &str = "psycopg2-binary>=2.9,<3";
@@ -154,6 +159,7 @@ pub fn start(
         None => command.arg(launcher),
     };
     let child = command
+        .env("PYTHONHASHSEED", HASH_SEED)
         .args(["--address=127.0.0.1".to_owned(), format!("--port={port}")])
         .args(database_args)
         .args([

@@ -69,7 +69,11 @@ impl Databases {
 
     /// Copies every table from the engine's database into the emulator's.
     pub fn copy_tables(&self) -> Result<(), String> {
-        let mut script = String::from("SET FOREIGN_KEY_CHECKS = 0;\n");
+        // Not strict: `SELECT *` gives the generated columns (`fam_parent.name_len`) values,
+        // which strict mode refuses (ER 1906) and any other mode ignores, computing its own.
+        let mut script = String::from(
+            "SET SESSION sql_mode = 'NO_ENGINE_SUBSTITUTION';\nSET FOREIGN_KEY_CHECKS = 0;\n",
+        );
         for table in TABLES.iter().rev() {
             script.push_str(&format!("DELETE FROM `{}`;\n", table.name));
         }

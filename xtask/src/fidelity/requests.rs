@@ -135,8 +135,8 @@ impl Request {
 
     /// The part of the path after the model: `""`, `/{pk}`, `/aggregate` or `/group`.
     fn tail(&self) -> String {
-        if self.wire.get_records {
-            return "/get_records".to_owned();
+        if let Some(action) = self.wire.action {
+            return format!("/{action}");
         }
         match (self.op, &self.pk) {
             (Op::Aggregate, _) => "/aggregate".to_owned(),
@@ -166,7 +166,7 @@ impl Request {
     pub fn method(&self) -> &'static str {
         if let Some(method) = self.wire.method {
             method
-        } else if self.wire.get_records {
+        } else if self.wire.action.is_some() {
             "POST"
         } else {
             self.op.method()

@@ -158,6 +158,7 @@ fn check(
         let report = dir.join(format!("{label}.json"));
         let mut command = Command::new(svc);
         command
+            .env("PYTHONHASHSEED", engine::HASH_SEED)
             .args(["emulator", "verify", "--config"])
             .arg(&config)
             .args([

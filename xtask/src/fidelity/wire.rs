@@ -18,7 +18,8 @@
 //!   for JSON (`Application/JSON`), or a JSON list (the engine's bulk create);
 //! - a parameter the engine reads once given twice (`page`, `_per_page`, `_y_func`: the last
 //!   wins);
-//! - a model that does not exist.
+//! - a create as `POST .../bulk_create/` (a list of records, or an object);
+//! - a method the route does not take, and a model that does not exist.
 
 use serde_json::{Map, Value};
 
@@ -27,8 +28,9 @@ use super::requests::{Op, Request, Rng};
 /// How a request is sent, beside its op, query and JSON body.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Wire {
-    /// A list sent as `POST .../get_records/`.
-    pub get_records: bool,
+    /// Sent as `POST .../{action}/`: `get_records` (a list) or `bulk_create` (a create of a
+    /// list of records).
+    pub action: Option<&'static str>,
     /// Headers beside `Authorization` and the body's `Content-Type`.
     pub headers: Vec<(String, String)>,
     /// The body as these bytes of this content type, instead of the JSON of `body`.
@@ -90,6 +92,12 @@ fn vary_y(rng: &mut Rng, request: &mut Request) {
                     .push(("_y_column".to_owned(), "no_such_column".to_owned()));
             }
         }
+        3 if request.op == Op::Group && rng.chance(50) => {
+            // A date lookup of a part no database's truncation knows.
+            request
+                .query
+                .push(("_x_lookup".to_owned(), "date_fortnight".to_owned()));
+        }
         _ if request.op == Op::Group => {
             let columns = request.table.columns;
             let column = columns[rng.below(columns.len() as u64) as usize].name;
@@ -106,11 +114,11 @@ fn vary_y(rng: &mut Rng, request: &mut Request) {
 fn vary_list(rng: &mut Rng, request: &mut Request) {
     match rng.below(12) {
         0..=2 => {
-            request.wire.get_records = true;
+            request.wire.action = Some("get_records");
             move_filters_to_body(rng, request);
         }
         3 => {
-            request.wire.get_records = true;
+            request.wire.action = Some("get_records");
             move_filters_to_body(rng, request);
             if let Some(Value::Object(fields)) = request.body.take() {
                 request.wire.raw = if rng.chance(50) {
@@ -301,6 +309,17 @@ fn vary_write(rng: &mut Rng, request: &mut Request) {
             raw("application/json", text.into_bytes())
         }
         8 => raw("Application/JSON", json.into_bytes()),
+        12 if request.op == Op::Create => {
+            // The engine's bulk create: a list of records (one of them empty now and then), or
+            // an object, which it refuses.
+            request.wire.action = Some("bulk_create");
+            let body = match rng.below(3) {
+                0 => format!("[{json}]"),
+                1 => format!("[{json}, {{}}]"),
+                _ => json.clone(),
+            };
+            raw("application/json", body.into_bytes())
+        }
         _ if request.op == Op::Create => raw("application/json", format!("[{json}]").into_bytes()),
         _ => raw("application/json", json.into_bytes()),
     };
@@ -400,7 +419,7 @@ mod tests {
             super::super::requests::generate(5, 4000, 3, Backend::Sqlite);
         vary(5, &mut requests);
         let count = |f: &dyn Fn(&Request) -> bool| requests.iter().filter(|r| f(r)).count();
-        assert!(count(&|r| r.wire.get_records) > 20);
+        assert!(count(&|r| r.wire.action == Some("get_records")) > 20);
         assert!(
             count(&|r| r
                 .wire

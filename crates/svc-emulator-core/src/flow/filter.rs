@@ -19,7 +19,12 @@ pub fn build_where<L: Dialect + ?Sized>(
 ) -> Result<Where<L::Params>, EngineError> {
     L::time_zone(selection, related.use_)?;
     let mut params = L::Params::default();
-    let fields = model.filter_fields();
+    let mut fields = model.filter_fields();
+    // A body's filter value that is not text fails on a binary column (svc-engine's
+    // `body_filters`): only the dialect knows which columns are.
+    for (f, column) in fields.iter_mut().zip(model.columns()) {
+        f.binary = L::binary(column);
+    }
     let plan = Plan::of(
         model.table_name(),
         &fields,

@@ -353,8 +353,8 @@ pub trait Pages: Rows {
     }
 
     /// The failure of a read whose record holds, in column `at`, a value the engine cannot
-    /// write (see [`records::unreadable`]); `None` where the read is answered all the same (a
-    /// value the engine writes in an order of its own, which lenient mode shows).
+    /// write (see [`records::unreadable`]); `None` where a backend answers the read all the
+    /// same.
     fn unreadable(model: &Self::Model, at: usize, lenient: bool) -> Option<EngineError> {
         Some(records::unreadable(model, at, lenient))
     }

@@ -48,8 +48,8 @@ pub enum Py {
     Str(String),
     /// `bytes`.
     Bytes(Vec<u8>),
-    /// A `set` of strings, here in the column's definition order (the engine's order follows
-    /// Python's string hashes, which vary between processes).
+    /// A `set` of strings, in its iteration order (the engine's follows Python's string
+    /// hashes, which vary between processes: the MySQL backend orders them so).
     Set(Vec<String>),
     /// What a JSON column loads as, from its JSON text.
     Json(String),
@@ -76,7 +76,11 @@ impl Py {
             Py::Timedelta(micros) => Json::String(total_seconds(*micros)),
             Py::Bytes(b) => Json::String(String::from_utf8_lossy(b).into_owned()),
             Py::Set(members) => Json::Array(members.iter().cloned().map(Json::String).collect()),
-            Py::Json(text) => serde_json::from_str(text).unwrap_or(Json::Null),
+            // `json.loads` of the text: `-0` is the int 0, `1e400` an infinite float (`null`);
+            // an integer past 64 bits is a float here (a `serde_json` number holds no more).
+            Py::Json(text) => json::parse_py_json(text)
+                .map(|v| json::py_json_to_json(&v))
+                .unwrap_or(Json::Null),
             Py::List(items) => items.clone(),
         }
     }
@@ -157,10 +161,9 @@ impl Py {
                 write_json_str(buf, &format!("{iso}{}", encoder_offset(o.unwrap_or(tz))));
             }
             Py::Bytes(b) => write_encoder_bytes(buf, b),
-            Py::Json(text) => match serde_json::from_str::<Json>(text) {
-                Ok(j) => {
-                    let _ = serde_json::to_writer(&mut *buf, &j);
-                }
+            // `json.loads` of the text (an integer of any size exact), then the encoder.
+            Py::Json(text) => match json::parse_py_json(text) {
+                Ok(v) => json::write_py_json(buf, &v),
                 Err(_) => write_json_str(buf, text),
             },
             Py::Int(s) | Py::Date(s) | Py::Time(s, _) | Py::Str(s) => write_json_str(buf, s),

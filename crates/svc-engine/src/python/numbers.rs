@@ -151,6 +151,30 @@ pub fn py_float(text: &str) -> Option<f64> {
     let f: f64 = plain.parse().ok()?;
     Some(if negative { -f } else { f })
 }
+/// Python's `int(text, 16)`: like [`py_int`], with hex digits (ASCII letters only) and an
+/// optional `0x` prefix, which an underscore may follow. `None` when Python raises, or when
+/// the value needs more than 128 bits (the caller's limit, not Python's); the sign apart.
+pub fn py_int_hex(text: &str) -> Option<(bool, u128)> {
+    let t = py_number_text(text);
+    let (negative, body) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, &t[..]),
+    };
+    let digits = match body.get(..2) {
+        Some("0x" | "0X") => body[2..].strip_prefix('_').unwrap_or(&body[2..]),
+        _ => body,
+    };
+    let plain = without_underscores(digits)?;
+    if plain.is_empty() || !plain.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let value = u128::from_str_radix(plain.trim_start_matches('0'), 16)
+        .ok()
+        .or_else(|| plain.bytes().all(|b| b == b'0').then_some(0))?;
+    Some((negative, value))
+}
+
 /// `-007` -> `-7`, `-0` -> `0`: digits (ASCII, no underscores) with an optional sign.
 pub fn canonical_int(text: &str) -> String {
     let (negative, digits) = match text.strip_prefix('-') {

@@ -103,12 +103,44 @@ pub fn hexlify(bytes: &[u8]) -> String {
 /// The bytes of hex text, as `binascii.unhexlify` reads it (the engine's binary fields).
 pub fn unhexlify(text: &str) -> Option<Vec<u8>> {
     let b = text.as_bytes();
-    if !b.len().is_multiple_of(2) {
+    // `from_str_radix` would also take a sign (`+f`), which `unhexlify` refuses.
+    if !b.len().is_multiple_of(2) || !b.iter().all(u8::is_ascii_hexdigit) {
         return None;
     }
     b.chunks(2)
         .map(|pair| u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok())
         .collect()
+}
+
+/// Python's `str(uuid.UUID(text))`: what SQLAlchemy's PostgreSQL `UUID` type (psycopg2,
+/// `as_uuid=False`) makes of the text a column is given, before PostgreSQL sees it. `urn:`
+/// and `uuid:` anywhere are dropped, then braces around and every `-`; the 32 characters
+/// left are read by `int(hex, 16)` (so `0x`, underscores, white space and digits of any script
+/// pass) and written back lowercase, `8-4-4-4-12`. `Err` holds Python's message.
+pub fn py_uuid(text: &str) -> Result<String, String> {
+    let hex = text.replace("urn:", "").replace("uuid:", "");
+    let hex = hex.trim_matches(['{', '}']).replace('-', "");
+    if hex.chars().count() != 32 {
+        return Err("badly formed hexadecimal UUID string".to_owned());
+    }
+    let Some((negative, value)) = crate::python::numbers::py_int_hex(&hex) else {
+        return Err(format!(
+            "invalid literal for int() with base 16: {}",
+            py_repr_str(&hex)
+        ));
+    };
+    if negative && value != 0 {
+        return Err("int is out of range (need a 128-bit value)".to_owned());
+    }
+    let h = format!("{value:032x}");
+    Ok(format!(
+        "{}-{}-{}-{}-{}",
+        &h[..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..]
+    ))
 }
 
 /// Python's `repr(bytes)`: `b'...'` with `\x..` escapes (double quotes when the bytes hold a

@@ -8,10 +8,12 @@ pub enum Reflected {
     /// `INTEGER`, `INT`, `BIGINT`, `SMALLINT`, or any name containing `INT`.
     Integer,
     /// `FLOAT` and `DOUBLE` (SQLAlchemy's `FLOAT`), `REAL`, and names containing `REAL`,
-    /// `FLOA` or `DOUB`. Read as Python floats.
+    /// `FLOA` or `DOUB`. Read as Python floats. (A `NUMERIC` whose fourth argument, `asdecimal`,
+    /// is 0 is read so too.)
     Float,
     /// `NUMERIC`, `DECIMAL` and any name no other rule takes (`UUID`, `MONEY`, ...): read as a
-    /// `Decimal` rounded to `scale` places.
+    /// `Decimal` rounded to `scale` places. So is a float type called with a true `asdecimal`,
+    /// its second argument (`FLOAT(5, 2)`, `REAL(5, 2)`), to its third argument's places.
     Numeric {
         /// The declared scale (`NUMERIC(10, 2)`), 10 when none is declared.
         scale: u8,
