@@ -590,6 +590,7 @@ conformance!(
     a_body_filter_the_engine_fails_on_or_misreads_is_refused,
     the_method_override_changes_only_where_filters_are_read,
     get_records_answers_post_only,
+    a_method_a_path_does_not_map_is_answered_as_the_engine_answers_it,
     parameters_read_by_get_argument_take_their_last_value_stripped,
     a_json_filter_reads_its_value_as_the_engines_json_field,
     values_at_the_edges_are_read_as_the_engines_drivers_read_them,
@@ -1154,7 +1155,7 @@ async fn a_body_filter_the_engine_fails_on_or_misreads_is_refused(t: &Target) {
         (
             "models/people/get_records",
             json!({"_search": 30}),
-            fails.clone(),
+            refused.clone(),
         ),
         (
             "models/people/get_records",
@@ -1426,6 +1427,139 @@ async fn get_records_answers_post_only(t: &Target) {
         json!([{"group": 30, "y_func": 2}, {"group": 45, "y_func": 1}])
     );
     assert_eq!(t.ids("").await, [5, 4, 3, 2, 1], "nothing was written");
+}
+
+/// What a path of the engine's model routes does not map is answered as the engine answers it
+/// (docs/contract.md 5.1, "Methods"): `GET`, `POST` and `DELETE` are no action of its view set
+/// (`404`, after the body is read and the credentials checked); `PUT` and `PATCH` fail without
+/// a record key, and write then fail on a record's `get_siblings` (refused, marked); `HEAD` and
+/// the methods Tornado does not take fail whatever the credentials (refused, marked, with
+/// `Allow`); lenient mode answers the engine's `500`s. `OPTIONS`, a preflight too, is `204`.
+async fn a_method_a_path_does_not_map_is_answered_as_the_engine_answers_it(t: &Target) {
+    let lenient = Emulator::start(t.config.clone().lenient(true))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let marked = |reply: &Reply, what: &str| {
+        assert_eq!(
+            reply.status,
+            405,
+            "{what}: {}",
+            String::from_utf8_lossy(&reply.body)
+        );
+        assert_eq!(reply.headers["svc-error-decision"], "stricter", "{what}");
+        assert!(reply.headers.contains_key(http::header::ALLOW), "{what}");
+    };
+    let no_action = [
+        (Method::POST, "models/people/3"),
+        (Method::DELETE, "models/people"),
+        (Method::DELETE, "models/people/aggregate"),
+        (Method::DELETE, "models/people/group"),
+        (Method::GET, "models/people/get_records"),
+        (Method::DELETE, "models/people/get_records"),
+        (Method::POST, "models/people/get_records/aggregate"),
+        (Method::DELETE, "models/people/get_records/group"),
+        (Method::POST, "models/nosuch/3"),
+    ];
+    for (method, path) in no_action {
+        let body = (method == Method::POST).then(|| json!({"name": "Zed"}));
+        t.call(method.clone(), path, body)
+            .await
+            .assert_error(404, "not_found");
+        // The credentials are checked first, as the engine checks them.
+        t.emulator_call(Call::new(method.clone(), format!("{BASE}/{path}")))
+            .await
+            .assert_error(401, "not_authenticated");
+    }
+    // And the body read before: one that is not JSON is the engine's `400`.
+    let bad = Call::new(Method::DELETE, format!("{BASE}/models/people"))
+        .auth(TOKEN)
+        .raw_body("{bad");
+    t.emulator_call(bad).await.assert_error(400, "invalid");
+    for path in [
+        "models/people",
+        "models/people/get_records",
+        "models/people/aggregate",
+        "models/people/group",
+        "models/people/get_records/aggregate",
+        "models/people/get_records/group",
+    ] {
+        for method in [Method::PUT, Method::PATCH] {
+            let call = Call::new(method.clone(), format!("{BASE}/{path}"))
+                .auth(TOKEN)
+                .json(&json!({"name": "Zed"}));
+            marked(
+                &t.emulator_call(call.clone()).await,
+                &format!("{method} {path}"),
+            );
+            let failed = send(&lenient, call).await;
+            assert_eq!(failed.status, 500, "lenient {method} {path}");
+        }
+    }
+    // The update looks the model up first.
+    t.call(Method::PUT, "models/nosuch", Some(json!({})))
+        .await
+        .assert_error(404, "not_found");
+    t.emulator_call(Call::new(Method::PUT, format!("{BASE}/models/people")))
+        .await
+        .assert_error(401, "not_authenticated");
+    let siblings = t
+        .call(
+            Method::PATCH,
+            "models/people/3/get_siblings",
+            Some(json!({"name": "Zed"})),
+        )
+        .await;
+    assert_eq!(siblings.status, 405);
+    assert_eq!(siblings.json()["error_decision"], "stricter");
+    for path in [
+        "models/people",
+        "models/people/3",
+        "models/people/get_records",
+        "models/people/aggregate",
+        "models/people/get_records/group",
+    ] {
+        for method in ["HEAD", "TRACE", "FOO"] {
+            let method = Method::from_bytes(method.as_bytes()).unwrap_or(Method::HEAD);
+            for auth in [Some(TOKEN), None] {
+                let mut call = Call::new(method.clone(), format!("{BASE}/{path}"));
+                if let Some(auth) = auth {
+                    call = call.auth(auth);
+                }
+                let reply = t.emulator_call(call.clone()).await;
+                if method == Method::HEAD {
+                    assert_eq!(reply.status, 405, "HEAD {path}");
+                    assert_eq!(reply.headers["svc-error-decision"], "stricter");
+                } else {
+                    marked(&reply, &format!("{method} {path}"));
+                }
+                assert_eq!(
+                    send(&lenient, call).await.status,
+                    500,
+                    "lenient {method} {path}"
+                );
+            }
+        }
+    }
+    // `OPTIONS`, a browser's preflight too: `204` without credentials, the same headers.
+    let preflight = Call::new(
+        Method::OPTIONS,
+        format!("{BASE}/models/people/3/get_siblings"),
+    )
+    .header("origin", "https://app.example")
+    .header("access-control-request-method", "PUT")
+    .header(
+        "access-control-request-headers",
+        "authorization,content-type",
+    );
+    let preflight = t.emulator_call(preflight).await;
+    assert_eq!(preflight.status, 204);
+    assert_eq!(
+        preflight.headers["access-control-allow-methods"],
+        "GET, POST, PUT, PATCH, DELETE, OPTIONS"
+    );
+    assert_eq!(preflight.headers["access-control-allow-origin"], "*");
+    assert_eq!(t.ids("").await, [5, 4, 3, 2, 1], "nothing was written");
+    assert_eq!(t.ok("models/people/3").await["name"], "Carol");
 }
 
 /// `page`, `_per_page`, `_no_pagination` and `tz` are read by `get_argument`: the last value,

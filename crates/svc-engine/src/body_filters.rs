@@ -306,6 +306,20 @@ pub fn declared_not_text(name: &str, json: &str, lenient: bool) -> EngineError {
     let kind = crate::python::json::parse_py_json(json)
         .map(|v| v.kind_name())
         .unwrap_or("a value");
+    if name == "_search" {
+        // The search formats the value into its text patterns and binds it unread against
+        // each number column's text: SQLite reads the bound number as text, MySQL compares
+        // numerically, PostgreSQL fails (`character varying = integer`). An answer that
+        // depends on the database is a misreading: refused in both modes, marked.
+        return EngineError::stricter(
+            name,
+            format!(
+                "{name} in the body is {kind}: the data engine compares it with number columns \
+                 unread, which SQLite and MySQL answer differently and PostgreSQL fails on \
+                 (500); give it as text."
+            ),
+        );
+    }
     EngineError::engine_fails(
         lenient,
         name,
