@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use crate::HttpError;
 use crate::admission::Admitted;
 use svc_emulator_core::backend::{Hold, Update};
+use svc_engine::extra_actions::Created;
 use svc_engine::python::json::PyJson;
 use svc_engine::{
     AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Selection, SqlLimits,
@@ -121,6 +122,46 @@ impl Admitted {
     ) -> Result<Value, HttpError> {
         Arc::clone(&**self)
             .group(model, request, selection, self.hold())
+            .await
+            .map_err(|e| self.reply(e))
+    }
+
+    /// `bulk_create`: what became of each item.
+    pub async fn bulk_create(
+        &self,
+        model: String,
+        items: Vec<PyJson>,
+        lenient: bool,
+    ) -> Result<Vec<Created>, HttpError> {
+        Arc::clone(&**self)
+            .bulk_create(model, items, lenient, self.hold())
+            .await
+            .map_err(|e| self.reply(e))
+    }
+
+    /// `get_siblings` of the record `pk`, which `selection` must select.
+    pub async fn siblings(
+        &self,
+        model: String,
+        pk: String,
+        selection: Selection,
+    ) -> Result<Value, HttpError> {
+        Arc::clone(&**self)
+            .siblings(model, pk, selection, self.hold())
+            .await
+            .map_err(|e| self.reply(e))
+    }
+
+    /// `reorder`, or `reset_order` (`reset`), of the records `selection` selects.
+    pub async fn reorder(
+        &self,
+        model: String,
+        body: PyJson,
+        selection: Selection,
+        reset: bool,
+    ) -> Result<Value, HttpError> {
+        Arc::clone(&**self)
+            .reorder(model, body, selection, reset, self.hold())
             .await
             .map_err(|e| self.reply(e))
     }

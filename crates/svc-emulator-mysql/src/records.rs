@@ -158,7 +158,9 @@ impl Database for MyResource {
     }
 
     fn at_locked(model: &MyModel, identity: &Vec<Value>, params: &mut Params) -> String {
-        params.0.extend(identity.iter().cloned());
+        // The identity's cells only: a flow may read more after them (`flow::extra`).
+        let cells = identity.iter().take(model.identity.len());
+        params.0.extend(cells.cloned());
         at_identity(model)
     }
 

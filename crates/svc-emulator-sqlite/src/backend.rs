@@ -51,6 +51,7 @@
 use crate::Resource;
 use crate::SavedDatabase;
 use crate::driver::SqlCancel;
+use crate::records::Sqlite;
 use crate::schema::Field;
 use crate::schema::Model;
 use crate::schema::prepare;
@@ -74,7 +75,10 @@ use svc_emulator_core::backend::{
 };
 use svc_emulator_core::blocking::on_blocking_pool;
 use svc_emulator_core::dialect::quote_ident;
+use svc_emulator_core::flow;
+use svc_emulator_core::flow::references::run_now;
 use svc_engine::body::{non_field, summary};
+use svc_engine::extra_actions::Created;
 use svc_engine::python::json::PyJson;
 use svc_engine::records::record_json;
 use svc_engine::table::describe;
@@ -338,6 +342,57 @@ impl Backend for Resource {
         hold: Hold,
     ) -> Work<Json> {
         on_pool(self, hold, move |db| db.group(&model, &request, &selection))
+    }
+
+    /// On the blocking pool, on the writer connection: each item a transaction of its own.
+    fn bulk_create(
+        self: Arc<Self>,
+        model: String,
+        items: Vec<PyJson>,
+        lenient: bool,
+        hold: Hold,
+    ) -> Work<Vec<Created>> {
+        on_pool(self, hold, move |db| {
+            db.with_writer(|conn| {
+                let sqlite = Sqlite::new(db, conn);
+                run_now(flow::extra::create_each(&sqlite, &model, &items, lenient))
+            })
+        })
+    }
+
+    fn siblings(
+        self: Arc<Self>,
+        model: String,
+        pk: String,
+        selection: Selection,
+        hold: Hold,
+    ) -> Work<Json> {
+        on_pool(self, hold, move |db| {
+            db.with_read(|conn| {
+                let sqlite = Sqlite::new(db, conn);
+                run_now(flow::extra::siblings(&sqlite, &model, &pk, &selection))
+            })
+        })
+    }
+
+    fn reorder(
+        self: Arc<Self>,
+        model: String,
+        body: PyJson,
+        selection: Selection,
+        reset: bool,
+        hold: Hold,
+    ) -> Work<Json> {
+        on_pool(self, hold, move |db| {
+            db.with_writer(|conn| {
+                let sqlite = Sqlite::new(db, conn);
+                if reset {
+                    run_now(flow::extra::reset_order(&sqlite, &model, &body, &selection))
+                } else {
+                    run_now(flow::extra::reorder(&sqlite, &model, &body, &selection))
+                }
+            })
+        })
     }
 
     fn reload(self: Arc<Self>, hold: Hold) -> Work<()> {

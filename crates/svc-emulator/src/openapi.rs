@@ -165,8 +165,16 @@ mod tests {
                         continue; // the other host's prefix
                     }
                     answered = true;
+                    // On a records path the data engine answers a method it routes nowhere
+                    // there after its credential check (`records::unrouted`): `401` here.
+                    let records = path.contains("/{resource}/models/{model}");
+                    let refused = got == 405 || (records && got == 401);
                     assert_eq!(
-                        got == 405,
+                        if methods.contains(method) {
+                            got == 405
+                        } else {
+                            refused
+                        },
                         !methods.contains(method),
                         "{method} {full}: {got}; described methods {methods:?}"
                     );

@@ -10,6 +10,14 @@
 //! its `Target` maker and one line in [`conformance!`].
 
 mod common;
+#[path = "conformance/extra_actions.rs"]
+mod extra_actions;
+
+use extra_actions::{
+    bulk_create_creates_each_item_on_its_own, get_siblings_are_the_neighbours_in_the_list_order,
+    reorder_moves_an_ordering_column_through_the_filters,
+    reset_order_numbers_the_selected_records_in_order,
+};
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -597,6 +605,10 @@ conformance!(
     tz_is_read_as_the_engine_reads_it_on_each_database,
     actions_run_in_a_transaction_with_their_inputs_bound,
     a_workflow_runs_its_steps_in_order_until_one_fails,
+    bulk_create_creates_each_item_on_its_own,
+    reorder_moves_an_ordering_column_through_the_filters,
+    reset_order_numbers_the_selected_records_in_order,
+    get_siblings_are_the_neighbours_in_the_list_order,
 );
 
 /// A JSON column's `exact` reads its value through the engine's `JSONField` (`json.loads`

@@ -1,3 +1,4 @@
+#![cfg(test)]
 //! The spellings each serializer field of the engine reads, with the engine's own answer:
 //! every row was produced by calling jet-bridge 1.12.13's field classes
 //! (`jet_bridge_base/fields/*.py`) in its venv on the JSON value of the first column

@@ -11,6 +11,8 @@
 //! record's key, `{key}` for the key column's name, `{text}` for a text column's name and
 //! `{number}` for a number column's.
 
+mod extra;
+
 /// Where the engine reads an entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Place {
@@ -43,6 +45,14 @@ pub enum View {
     Aggregate,
     /// `GET models/{model}/group`.
     Group,
+    /// `GET models/{model}/{pk}/get_siblings`.
+    Siblings,
+    /// `POST models/{model}/bulk_create`.
+    BulkCreate,
+    /// `POST models/{model}/reorder`.
+    Reorder,
+    /// `POST models/{model}/reset_order`.
+    ResetOrder,
 }
 
 impl View {
@@ -56,6 +66,10 @@ impl View {
             View::Delete => "delete",
             View::Aggregate => "aggregate",
             View::Group => "group",
+            View::Siblings => "get_siblings",
+            View::BulkCreate => "bulk_create",
+            View::Reorder => "reorder",
+            View::ResetOrder => "reset_order",
         }
     }
 }
@@ -97,9 +111,12 @@ const FILTERING: &[View] = &[
     View::Delete,
     View::Aggregate,
     View::Group,
+    View::Siblings,
+    View::Reorder,
+    View::ResetOrder,
 ];
 const LIST: &[View] = &[View::List];
-const WRITES: &[View] = &[View::Create, View::Update];
+const WRITES: &[View] = &[View::Create, View::Update, View::BulkCreate];
 const VALUES: &[View] = &[
     View::List,
     View::Retrieve,
@@ -108,6 +125,10 @@ const VALUES: &[View] = &[
     View::Delete,
     View::Aggregate,
     View::Group,
+    View::Siblings,
+    View::BulkCreate,
+    View::Reorder,
+    View::ResetOrder,
 ];
 const Y: &[View] = &[View::Aggregate, View::Group];
 const GROUP: &[View] = &[View::Group];
@@ -576,25 +597,35 @@ pub const INVENTORY: &[Entry] = &[
     },
     Entry {
         place: Place::Route,
-        name: "GET, DELETE get_records",
+        name: "GET, POST, DELETE where the path maps no such action (GET, DELETE get_records; POST {pk}; DELETE on the list, aggregate, group; POST get_records/aggregate, get_records/group)",
         views: NONE,
-        reading: "no such action of the view set: `404` (not a record keyed `get_records`)",
+        reading: "the handler's own method runs the view set's `dispatch` of its name, which the view set lacks: `404`, after the credential check (`403`) and the reading of the body (not JSON: `400`); not a record keyed `get_records`",
         decision: Decision::Served,
-        example: Some(("GET", "get_records", "")),
+        example: Some(("POST", "{pk}", "{}")),
     },
     Entry {
         place: Place::Route,
-        name: "PUT, PATCH get_records",
+        name: "PUT, PATCH on a path of no record (the list, get_records, aggregate, group and their get_records forms, bulk_create, reorder, reset_order)",
         views: NONE,
-        reading: "the view set's update runs without a record key: fails (500)",
-        decision: Decision::Stricter("the engine fails: `405`, marked"),
-        example: Some(("PATCH", "get_records", "{}")),
+        reading: "the view set's `put` and `patch` run its update, which fails without a record key (500), after the credential check; an unknown model is `404`",
+        decision: Decision::Stricter("the engine fails: `405`, marked (lenient: `500`)"),
+        example: Some(("PUT", "", "{}")),
+    },
+    Entry {
+        place: Place::Route,
+        name: "PUT, PATCH {pk}/get_siblings",
+        views: NONE,
+        reading: "the view set's update runs on the record: written, then fails (500: `put` and `patch` answer nothing); a missing record is `404`",
+        decision: Decision::Stricter(
+            "the engine writes and then fails: `405`, marked, nothing written",
+        ),
+        example: Some(("PATCH", "{pk}/get_siblings", "{}")),
     },
     Entry {
         place: Place::Route,
         name: "GET get_records/aggregate, get_records/group",
         views: &[View::Aggregate, View::Group],
-        reading: "the extra actions, which the engine's router also registers under `get_records/`",
+        reading: "the extra actions, which the engine's router also registers under `get_records`",
         decision: Decision::Served,
         example: Some(("GET", "get_records/aggregate", "_y_func=count")),
     },
@@ -602,7 +633,7 @@ pub const INVENTORY: &[Entry] = &[
         place: Place::Route,
         name: "HEAD on a records route",
         views: NONE,
-        reading: "no `head` action: fails (500)",
+        reading: "Tornado's own `head` raises its `405`, which the view's error page answers with a `500`, whatever the credentials",
         decision: Decision::Stricter(
             "the engine fails (the marker is in the `svc-error-decision` header)",
         ),
@@ -610,29 +641,29 @@ pub const INVENTORY: &[Entry] = &[
     },
     Entry {
         place: Place::Route,
-        name: "GET {pk}/get_siblings",
+        name: "a method Tornado does not take (TRACE, CONNECT, QUERY, FOO, ...) on a records route",
         views: NONE,
-        reading: "the keys before and after the record in the list's order",
-        decision: Decision::Departure(
-            "not a route of the svc API (docs/contract.md section 5.1): `404`",
-        ),
-        example: None,
+        reading: "Tornado's `405`, which the view's error page answers with a `500`, whatever the credentials",
+        decision: Decision::Stricter("the engine fails: `405`, marked (lenient: `500`)"),
+        example: Some(("TRACE", "", "")),
     },
-    Entry {
-        place: Place::Route,
-        name: "POST bulk_create, reorder, reset_order",
-        views: NONE,
-        reading: "creates from an array; moves an ordering column's values",
-        decision: Decision::Departure(
-            "not routes of the svc API (docs/contract.md section 5.1): `405`",
-        ),
-        example: None,
-    },
+    extra::SIBLINGS,
+    extra::SIBLINGS_SHARED_KEY,
+    extra::BULK_CREATE,
+    extra::BULK_CREATE_REFUSED,
+    extra::REORDER,
+    extra::RESET_ORDER,
+    extra::MOVES_FAIL,
+    extra::MOVES_NOT_NUMBERS,
+    extra::REORDER_UNEVALUABLE,
+    extra::REORDER_LOADED,
+    extra::MOVES_BOTH,
+    extra::RESET_ORDER_NO_KEY,
     Entry {
         place: Place::Route,
         name: "OPTIONS, and CORS headers on every answer",
         views: NONE,
-        reading: "`204` without credentials, on every route (a browser's preflight); `Access-Control-*` headers on every answer",
+        reading: "`204` without credentials, on every route, whatever the request asks (a browser's preflight, with `Origin` and `Access-Control-Request-Method`, gets the same headers); `Access-Control-*` headers on every answer",
         decision: Decision::Served,
         example: Some(("OPTIONS", "{pk}", "")),
     },

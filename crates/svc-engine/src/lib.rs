@@ -65,6 +65,7 @@ pub mod body;
 pub mod body_filters;
 pub mod declared;
 pub mod error;
+pub mod extra_actions;
 pub mod field_input;
 pub mod filter;
 pub mod forms;

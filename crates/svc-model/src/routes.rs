@@ -274,8 +274,20 @@ routes! {
     GROUP_RECORDS_GET = "groupRecordsGet", Get Data "/projects/{project}/{environment}/{resource}/models/{model}/group";
     /// A model's records, grouped.
     GROUP_RECORDS = "groupRecords", Post Data "/projects/{project}/{environment}/{resource}/models/{model}/group";
+    /// Records created from an array, each as a create (the data engine's `bulk_create`): what
+    /// became of each item.
+    BULK_CREATE_RECORDS = "bulkCreateRecords", Post Data "/projects/{project}/{environment}/{resource}/models/{model}/bulk_create";
+    /// An ordering column's values moved within a segment, one record put at its end (the
+    /// data engine's `reorder`).
+    REORDER_RECORDS = "reorderRecords", Post Data "/projects/{project}/{environment}/{resource}/models/{model}/reorder";
+    /// The selected records numbered 1, 2, ... in an ordering column (the data engine's
+    /// `reset_order`).
+    RESET_RECORDS_ORDER = "resetRecordsOrder", Post Data "/projects/{project}/{environment}/{resource}/models/{model}/reset_order";
     /// One record.
     GET_RECORD = "getRecord", Get Data "/projects/{project}/{environment}/{resource}/models/{model}/{pk}";
+    /// The keys of the records before and after one in the list's order (the data engine's
+    /// `get_siblings`).
+    GET_RECORD_SIBLINGS = "getRecordSiblings", Get Data "/projects/{project}/{environment}/{resource}/models/{model}/{pk}/get_siblings";
     /// A change to one record.
     PATCH_RECORD = "patchRecord", Patch Data "/projects/{project}/{environment}/{resource}/models/{model}/{pk}";
     /// A record's fields, all sent.

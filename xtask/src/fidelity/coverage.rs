@@ -268,9 +268,10 @@ pub const FIXED: &[(&str, &str)] = &[
     ),
 ];
 
-/// The figure of the last recorded run (`cargo xtask fidelity --coverage`, docs/fidelity.md):
-/// the check fails when a run reaches fewer branches (in tenths of a percent).
-pub const RECORDED_PER_MILLE: u32 = 0;
+/// The figure of the last recorded run (`cargo xtask fidelity --coverage`, docs/fidelity.md),
+/// in tenths of a percent, less a few branches' margin (a run's figure moves by a branch or two
+/// with its timing): the check fails when a run reaches fewer. Raise it with the figure.
+pub const RECORDED_PER_MILLE: u32 = 970;
 
 static DIR: OnceLock<PathBuf> = OnceLock::new();
 

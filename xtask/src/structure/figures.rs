@@ -14,7 +14,7 @@ const RATCHETS: [(&str, usize, usize); 4] = [
     ("SEAM_CEILING", 41, 20),
     ("SEAM_TRAITS_CEILING", 7, 4),
     ("FILES_PER_DATABASE_CEILING", 8, 8),
-    ("REPEATS_CEILING", 77, 80),
+    ("REPEATS_CEILING", 76, 80),
 ];
 
 /// What to do past each ceiling of [`RATCHETS`].

@@ -212,6 +212,50 @@ macro_rules! awaited_backend {
                 })
             }
 
+            fn bulk_create(
+                self: std::sync::Arc<Self>,
+                model: String,
+                items: Vec<::svc_engine::python::json::PyJson>,
+                lenient: bool,
+                hold: $crate::backend::Hold,
+            ) -> $crate::backend::Work<Vec<::svc_engine::extra_actions::Created>> {
+                Box::pin(async move {
+                    let _hold = hold;
+                    $crate::flow::extra::create_each(&*self, &model, &items, lenient).await
+                })
+            }
+
+            fn siblings(
+                self: std::sync::Arc<Self>,
+                model: String,
+                pk: String,
+                selection: ::svc_engine::Selection,
+                hold: $crate::backend::Hold,
+            ) -> $crate::backend::Work<serde_json::Value> {
+                Box::pin(async move {
+                    let _hold = hold;
+                    $crate::flow::extra::siblings(&*self, &model, &pk, &selection).await
+                })
+            }
+
+            fn reorder(
+                self: std::sync::Arc<Self>,
+                model: String,
+                body: ::svc_engine::python::json::PyJson,
+                selection: ::svc_engine::Selection,
+                reset: bool,
+                hold: $crate::backend::Hold,
+            ) -> $crate::backend::Work<serde_json::Value> {
+                Box::pin(async move {
+                    let _hold = hold;
+                    if reset {
+                        $crate::flow::extra::reset_order(&*self, &model, &body, &selection).await
+                    } else {
+                        $crate::flow::extra::reorder(&*self, &model, &body, &selection).await
+                    }
+                })
+            }
+
             fn reload(
                 self: std::sync::Arc<Self>,
                 hold: $crate::backend::Hold,

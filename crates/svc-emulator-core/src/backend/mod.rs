@@ -27,6 +27,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use svc_engine::extra_actions::Created;
 use svc_engine::python::json::PyJson;
 use svc_engine::{
     AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Selection, SqlLimits,
@@ -170,6 +171,39 @@ pub trait Backend: Send + Sync + Debug + 'static {
         model: String,
         request: GroupRequest,
         selection: Selection,
+        hold: Hold,
+    ) -> Work<Value>;
+
+    /// `bulk_create`: a record created from each item in turn, each as
+    /// [`create`](Self::create) creates one and committed on its own, the engine's refusal of
+    /// one answering that item (`flow::extra::create_each`).
+    fn bulk_create(
+        self: Arc<Self>,
+        model: String,
+        items: Vec<PyJson>,
+        lenient: bool,
+        hold: Hold,
+    ) -> Work<Vec<Created>>;
+
+    /// `get_siblings`: `{"prev": {KEY: value} | null, "next": ...}` around the record with key
+    /// `pk` (which `selection` must select) in the list's order, or `{}`
+    /// (`flow::extra::siblings`).
+    fn siblings(
+        self: Arc<Self>,
+        model: String,
+        pk: String,
+        selection: Selection,
+        hold: Hold,
+    ) -> Work<Value>;
+
+    /// `reorder` (`reset`: `reset_order`) of the records `selection` selects, from its body;
+    /// the validated body (`flow::extra::reorder`, `flow::extra::reset_order`).
+    fn reorder(
+        self: Arc<Self>,
+        model: String,
+        body: PyJson,
+        selection: Selection,
+        reset: bool,
         hold: Hold,
     ) -> Work<Value>;
 

@@ -43,6 +43,7 @@ pub mod aggregate;
 pub mod delete;
 pub mod driver;
 pub mod export;
+pub mod extra;
 pub mod filter;
 pub mod read_only_sql;
 pub mod references;

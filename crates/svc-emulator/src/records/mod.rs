@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use axum::extract::Request;
 use axum::middleware::Next;
-use axum::routing::{get, head};
+use axum::routing::get;
 use svc_emulator_http::AppState;
 use svc_emulator_http::HttpError;
 use svc_emulator_http::extract::{
@@ -40,6 +40,9 @@ use svc_engine::types::ModelInfo;
 use svc_engine::{AggregateRequest, EngineError, GroupRequest};
 use svc_model::routes;
 
+mod extra;
+mod unrouted;
+
 /// The records routes, on the data host, with the refusal of `X-HTTP-Method-Override:
 /// OPTIONS` in front of them ([`refuse_options_override`]).
 pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
@@ -47,29 +50,17 @@ pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
     let records = serve(records, &routes::LIST_RECORDS, list);
     let records = serve(records, &routes::CREATE_RECORD, create);
     let records = serve(records, &routes::LIST_RECORDS_POST, list);
-    // The engine's view set has no `get` nor `destroy` without a key on `get_records/` (404),
-    // and its `put`/`patch` methods fail there for want of one (500): not a record keyed
-    // `get_records`.
-    let records = route_with_optional_slash(
-        records,
-        routes::LIST_RECORDS_POST.path(),
-        get(get_records_not_found)
-            .delete(get_records_not_found)
-            .put(get_records_without_key)
-            .patch(get_records_without_key)
-            .head(head_refused),
-    );
-    // The engine registers its view set's extra actions under `get_records/` too (its router
+    // The engine registers its view set's extra actions under `get_records` too (its router
     // adds them to every route that is not a record's): the GET forms of aggregate and group.
     let records = route_with_optional_slash(
         records,
         &format!("{}/aggregate", routes::LIST_RECORDS_POST.path()),
-        get(aggregate_get).head(head_refused),
+        get(aggregate_get),
     );
     let records = route_with_optional_slash(
         records,
         &format!("{}/group", routes::LIST_RECORDS_POST.path()),
-        get(group_get).head(head_refused),
+        get(group_get),
     );
     let records = serve(records, &routes::AGGREGATE_RECORDS_GET, aggregate_get);
     let records = serve(records, &routes::AGGREGATE_RECORDS, aggregate_post);
@@ -79,16 +70,11 @@ pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
     let records = serve(records, &routes::PATCH_RECORD, update);
     let records = serve(records, &routes::PUT_RECORD, update);
     let records = serve(records, &routes::DELETE_RECORD, delete);
-    let records = [
-        routes::LIST_RECORDS,
-        routes::AGGREGATE_RECORDS,
-        routes::GROUP_RECORDS,
-        routes::GET_RECORD,
-    ]
-    .iter()
-    .fold(records, |records, route| {
-        route_with_optional_slash(records, route.path(), head(head_refused))
-    });
+    // The view set's extra actions (bulk_create, reorder, reset_order, get_siblings).
+    let records = extra::routes(records);
+    // Every other method on the engine's paths, `HEAD` among them, as the engine answers it
+    // (`unrouted`).
+    let records = unrouted::routes(records);
     router.merge(records.route_layer(axum::middleware::from_fn(refuse_options_override)))
 }
 
@@ -116,7 +102,7 @@ async fn refuse_options_override(request: Request, next: Next) -> Response {
 /// The override of the request's method, as the engine reads `X-HTTP-Method-Override`: its
 /// values joined by `,` (Tornado's joining of a repeated header), the name also spelt with
 /// `_` for `-` (Tornado's names are looked up so); of both spellings, the one that comes last.
-fn method_override(headers: &HeaderMap) -> Option<String> {
+pub(super) fn method_override(headers: &HeaderMap) -> Option<String> {
     let mut found: Option<(&str, Vec<&str>)> = None;
     for (name, value) in headers {
         let name = name.as_str();
@@ -167,7 +153,7 @@ async fn filter_body(
 
 /// The selection of a records request: its query's filters, and its body's where the engine
 /// reads them ([`filter_body`]).
-async fn request_selection(
+pub(super) async fn request_selection(
     state: &AppState,
     known: bool,
     method: &Method,
@@ -183,40 +169,10 @@ async fn request_selection(
     )
 }
 
-/// `GET` or `DELETE .../get_records`: the engine's view set has no such action there (`404`);
-/// no credential is read, as for a path of no route.
-async fn get_records_not_found() -> HttpError {
-    HttpError::not_found(
-        "get_records answers POST only (a list whose filters are in the body); GET and DELETE \
-         there are no route of the data engine.",
-    )
-}
-
-/// `PUT` or `PATCH .../get_records`: the engine's update runs without a record key and fails
-/// (500). [decision: stricter] `405`, marked; lenient mode answers the engine's `500`.
-async fn get_records_without_key(State(state): State<AppState>) -> HttpError {
-    let message = "PUT and PATCH on get_records make the data engine fail (500: its update runs \
-                   without a record key); update a record at .../models/{model}/{pk}.";
-    if state.lenient() {
-        return EngineError::engine_fails(true, "non_field_errors", message).into();
-    }
-    HttpError::method_not_allowed()
-        .with_field("non_field_errors", message)
-        .stricter()
-}
-
-/// `HEAD` on a records route: the data engine's views have no `head` action and fail (500),
-/// where a server's default would answer the `GET`'s head (`200`) [decision: stricter]: `405`,
-/// marked; lenient mode answers the engine's `500`.
-async fn head_refused(State(state): State<AppState>) -> HttpError {
-    let message = "HEAD is not answered on records routes: the data engine fails (500) on it. \
-                   Send GET.";
-    if state.lenient() {
-        return EngineError::engine_fails(true, "non_field_errors", message).into();
-    }
-    HttpError::method_not_allowed()
-        .with_field("non_field_errors", message)
-        .stricter()
+/// `HEAD` on an extra action's route that takes `GET` (axum would answer it with the `GET`'s
+/// head): the data engine fails (500) whatever the credentials ([`unrouted::server_fails`]).
+pub(super) async fn head_refused(State(state): State<AppState>) -> HttpError {
+    unrouted::server_fails(&state, &Method::HEAD)
 }
 
 /// The headers that decide how the engine reads a body ([`BodyHeaders`]), in the order they
@@ -235,7 +191,7 @@ fn body_headers(headers: &HeaderMap) -> BodyHeaders {
 /// reads them (their fields; files are not fields); with any other content type no field at
 /// all. A JSON body the engine fails on (not UTF-8, nested too deeply) is its `500` in lenient
 /// mode and a marked `400` in strict mode; one that is not JSON is its `400`.
-async fn read_engine_body(
+pub(super) async fn read_engine_body(
     state: &AppState,
     headers: &HeaderMap,
     body: Body,
@@ -452,7 +408,7 @@ async fn aggregate_post(
 }
 
 /// `GET .../aggregate?_y_func=&_y_column=&{filters}`: the engine's GET form (also under
-/// `get_records/`, as the engine routes it).
+/// `get_records`, as the engine routes it).
 async fn aggregate_get(
     State(state): State<AppState>,
     ModelAccess { db, model }: ModelAccess,
@@ -492,7 +448,7 @@ async fn group_post(
 }
 
 /// `GET .../group?_x_column=&_x_lookup=&_y_func=&_y_column=&{filters}` (also under
-/// `get_records/`).
+/// `get_records`).
 async fn group_get(
     State(state): State<AppState>,
     ModelAccess { db, model }: ModelAccess,

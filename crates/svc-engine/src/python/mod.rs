@@ -8,6 +8,7 @@
 //! Each backend reads its driver's cells into a [`Py`] (`svc-emulator-postgres/src/aggregate.rs`,
 //! `svc-emulator-mysql/src/types.rs`); what the engine writes of one is written once, here.
 
+pub mod codecs;
 pub mod floats;
 pub mod json;
 pub mod numbers;
