@@ -160,7 +160,7 @@ impl InputField {
     /// `get_column_data_type` of a column whose SQLAlchemy type prints as `text`
     /// (`str(column.type)`; upper-cased here): the first rule of the engine's table that
     /// matches, `CharField` when none does. `None` for the two fields the emulator has no use
-    /// for (see [`DATA_TYPES`]).
+    /// for (see `DATA_TYPES`).
     pub fn of_type_text(text: &str) -> Option<InputField> {
         let upper = text.to_uppercase();
         for (query, how, field) in DATA_TYPES {

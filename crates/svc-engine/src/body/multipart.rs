@@ -3,12 +3,14 @@
 //! its `Content-Disposition` read by `_parse_header` with `email.utils`' RFC 2231 decoding).
 //! A part with a `filename` is a file, which no records view reads; the others are fields.
 
-use crate::python::codecs::{Codec, codec};
-
 use std::collections::HashMap;
 
 use crate::body::form::{Fields, push, unquote_latin1};
+use crate::python::codecs::{Codec, codec};
 use crate::python::numbers::{py_is_space, py_strip};
+
+/// A double quote, around a quoted boundary.
+const QUOTE: u8 = b'"';
 
 /// Tornado's boundary of a `multipart/form-data` content type: the first `;`-separated
 /// parameter spelt `boundary=` (in lowercase, no space before `=`) with a value, as UTF-8
@@ -59,14 +61,16 @@ pub struct Multipart {
 pub fn read(boundary: &[u8], data: &[u8]) -> Multipart {
     let mut out = Multipart::default();
     // A quoted boundary loses its quotes (no backslash escapes are read).
-    let boundary =
-        if boundary.len() > 1 && boundary.starts_with(&[b'"']) && boundary.ends_with(&[b'"']) {
-            &boundary[1..boundary.len() - 1]
-        } else if boundary == [b'"'] {
-            &boundary[..0]
-        } else {
-            boundary
-        };
+    let boundary = if boundary.len() > 1
+        && boundary.first() == Some(&QUOTE)
+        && boundary.last() == Some(&QUOTE)
+    {
+        &boundary[1..boundary.len() - 1]
+    } else if boundary == [QUOTE] {
+        &boundary[..0]
+    } else {
+        boundary
+    };
     let closing = [b"--", boundary, b"--"].concat();
     let Some(end) = rfind(data, &closing) else {
         out.skipped.push(Skipped::NoFinalBoundary);
