@@ -476,6 +476,8 @@ const POSTGRES_TESTS: &[(&[&str], &str)] = &[
     ),
     // The conformance suite's PostgreSQL half (its SQLite half runs in `cargo test`).
     (&["--test", "conformance"], "postgres::"),
+    // Create and update bodies read as the engine reads them (forms, multipart, JSON).
+    (&["--test", "write_bodies"], "bodies_on_postgres"),
     // Saved copies of a resource's data, through the crate's own backend interface
     // (svc-emulator's library; SQLite's run in `cargo test`).
     (&["--lib"], "databases::tests::save_restore::postgres"),
@@ -512,6 +514,8 @@ const MYSQL_TESTS: &[(&[&str], &str)] = &[
     ),
     // The conformance suite's MySQL half.
     (&["--test", "conformance"], "mysql::"),
+    // Create and update bodies read as the engine reads them.
+    (&["--test", "write_bodies"], "bodies_on_mysql"),
     // Saved copies of a resource's data.
     (&["--lib"], "databases::tests::save_restore::mysql"),
 ];
