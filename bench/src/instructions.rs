@@ -157,7 +157,7 @@ fn thousands(n: f64) -> String {
 /// `threads` in the measured window. Callgrind dumps only the marking thread's counters when it
 /// keeps threads apart, and every thread's together when it does not: the server's figure is
 /// the second less the first, from two runs.
-fn per_request(profile: &str, requests: u64, threads: Threads) -> Result<f64, String> {
+pub fn per_request(profile: &str, requests: u64, threads: Threads) -> Result<f64, String> {
     let (client, made, _) = window_total(profile, requests, true)?;
     let total = match threads {
         Threads::Client => client,

@@ -4,7 +4,8 @@
 //! 1. Client overhead: the SDK beside a bare hyper-util client and reqwest.
 //! 2. Decoding: the SDK beside `serde_json::from_slice`.
 //! 3. Export: `stream()` beside a sequential loop over pages, and its memory.
-//! 4. Emulator: a list page beside a bare axum handler, and records per second.
+//! 4. Emulator: a list page beside a bare axum handler, and records per second; the
+//!    `_no_pagination` list beside a bare rusqlite loop writing the same JSON (sink.rs).
 //! 5. Emulator at scale: file-backed tables of 10k, 100k and 1M rows; first pages, walks,
 //!    exports, deep pages.
 //! 7. The emulator over PostgreSQL at scale (pg_scale.rs): 10k, 100k and 1M rows in a
@@ -33,8 +34,9 @@
 //! svc-bench --load-child URL AUTHORIZATION IN_FLIGHT MS [BODY]  # the load of sections 9, 10
 //! ```
 //!
-//! Profiles: `client-[list-|retrieve-]{sdk|bare|reqwest}-{N}`, `emulator-page` and
-//! `emulator-{first25|first1000|walk1000}-{10k|1m}` (scale.rs). With
+//! Profiles: `client-[list-|retrieve-]{sdk|bare|reqwest}-{N}`, `emulator-page`,
+//! `emulator-{first25|first1000|walk1000}-{10k|1m}` (scale.rs) and `{emulator|bare}-sink`
+//! (sink.rs: each request one 10000-record list). With
 //! `--requests N` a profile makes exactly N requests (after a warm-up) between two marks that
 //! callgrind zeroes and dumps its counters at: see instructions.rs.
 // The counting allocator (src/alloc.rs) is the one `unsafe` item, allowed there alone.
@@ -56,6 +58,7 @@ mod pg_scale;
 mod pgbench;
 mod report;
 mod scale;
+mod sink;
 mod sqlite_restore;
 
 use std::path::PathBuf;
@@ -93,7 +96,7 @@ struct Args {
 
 fn usage() -> String {
     "usage: svc-bench [--quick] [--out PATH] [--only client,decoding,export,emulator,scale,pgscale,myscale,engine,pgbench,instructions,import,fixture] [--load-ms N]\n       \
-     svc-bench [--load-ms N | --requests N] --profile client-[list-|retrieve-]{sdk|bare|reqwest}-{N}|emulator-page"
+     svc-bench [--load-ms N | --requests N] --profile client-[list-|retrieve-]{sdk|bare|reqwest}-{N}|emulator-page|emulator-sink|bare-sink"
         .to_owned()
 }
 
@@ -192,6 +195,8 @@ fn main() -> ExitCode {
                 emulator::profile_page(&settings);
                 Ok(())
             }
+            ["emulator", "sink"] => sink::profile_emulator(&settings),
+            ["bare", "sink"] => sink::profile_bare(&settings),
             ["emulator", kind, size] => scale::profile(&settings, kind, size),
             _ => Err(format!("unknown profile {what:?}\n{}", usage())),
         };
@@ -219,6 +224,7 @@ fn main() -> ExitCode {
     }
     if wanted("emulator") {
         rows.extend(emulator::run(&settings));
+        rows.extend(sink::run(&settings));
     }
     if wanted("scale") {
         rows.extend(scale::run(&settings));
