@@ -28,10 +28,20 @@
 //!
 //! An action's statements run on the same sessions, in a read-write transaction
 //! (`flow::action`).
+//!
+//! # Statements
+//!
+//! Every statement of the crate runs here, in one of two ways: [`Driver::rows`] prepares it
+//! (the binary protocol) with its values bound to its `?`s from the crate's one bind type,
+//! [`Params`] (a read, a write, a catalog's question about a table; [`Driver::execute_one`]
+//! with none), and [`text_rows`] sends a statement without values as text (the text protocol),
+//! as it always went: the catalog's reads, `SHOW`, `EXPLAIN`, a session's settings, a copy's
+//! `CREATE DATABASE` and triggers, a seed. Both hand back the rows, whose cells
+//! `types::cell` reads.
 
 use crate::dialect::Params;
 use crate::schema::quote_ident;
-use crate::types::{Offset, py_value, value_text};
+use crate::types::{Offset, cell, cell_text, py_value};
 use crate::{MyResource, message, server_code};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Column, Conn, Row, Value};
@@ -56,15 +66,6 @@ const INTERRUPTED: [u16; 3] = [1969, 3024, 1317];
 /// The error code of a write refused in a read-only transaction.
 const READ_ONLY_TRANSACTION: u16 = 1792;
 
-/// `values` as the driver binds them to a prepared statement's `?`s.
-pub(super) fn positional(values: &[Value]) -> mysql_async::Params {
-    if values.is_empty() {
-        mysql_async::Params::Empty
-    } else {
-        mysql_async::Params::Positional(values.to_vec())
-    }
-}
-
 /// One row of an answer, each cell as PyMySQL's Python value written by the engine's encoder;
 /// `Err` when it would pass the answer cap.
 pub(super) fn push_row(
@@ -76,8 +77,7 @@ pub(super) fn push_row(
     rows.push(columns.len(), |buf, i| {
         let c = &columns[i];
         let bytes = c.character_set() == BINARY_CHARSET;
-        let value = row.as_ref(i).unwrap_or(&Value::NULL);
-        py_value(c.column_type(), bytes, c.decimals(), value).write_answer(buf, tz);
+        py_value(c.column_type(), bytes, c.decimals(), cell(row, i)).write_answer(buf, tz);
     })
 }
 
@@ -209,10 +209,19 @@ fn param_value(value: &Json) -> Value {
 pub(super) fn bind_names(
     query: &str,
     params: &Map<String, Json>,
-) -> Result<(String, Vec<Value>), EngineError> {
-    sql_params::bind_names(query, params, MyResource::skip, param_value, |_| {
-        "?".to_owned()
-    })
+) -> Result<(String, Params), EngineError> {
+    let (text, values) =
+        sql_params::bind_names(query, params, MyResource::skip, param_value, |_| {
+            "?".to_owned()
+        })?;
+    Ok((text, Params(values)))
+}
+
+/// The rows of `sql`, a statement without values sent as text (the text protocol, which runs
+/// every statement of a text: its callers send one, written by the crate or read from a seed
+/// split into statements).
+pub(crate) async fn text_rows(conn: &mut Conn, sql: &str) -> Result<Vec<Row>, mysql_async::Error> {
+    conn.query(sql).await
 }
 
 /// The end of a quoted string or name starting at `at`: a doubled quote stays inside, and in
@@ -232,14 +241,16 @@ impl Driver for MyResource {
     /// `CLIENT_MULTI_STATEMENTS`. A server that cannot prepare the statement
     /// (`ER_UNSUPPORTED_PS`) has it sent as text only where it holds no `;` at all.
     async fn execute_one(conn: &mut Conn, sql: &str) -> Result<(), mysql_async::Error> {
-        match conn.exec_drop(sql, ()).await {
+        match Self::rows(conn, sql, &Params::default()).await {
             Err(e) if server_code(&e) == Some(UNSUPPORTED_PS) && !sql.contains(';') => {
-                conn.query_drop(sql).await
+                text_rows(conn, sql).await.map(drop)
             }
-            done => done,
+            done => done.map(drop),
         }
     }
 
+    /// Prepares `sql` and runs it with `binds` (the binary protocol): every statement of the
+    /// crate with values, and those without that [`Driver::execute_one`] runs.
     async fn rows(
         conn: &mut Conn,
         sql: &str,
@@ -249,7 +260,7 @@ impl Driver for MyResource {
     }
 
     fn text(row: &Row, i: usize) -> Option<String> {
-        value_text(row.as_ref(i)?)
+        cell_text(row, i)
     }
 
     /// Dropped, a pooled connection would go back to the pool, where a `KILL QUERY` still on
@@ -271,7 +282,7 @@ impl Driver for MyResource {
 
     // MySQL's side of a read-only query (`flow::read_only_sql`): a connection of the SQL pool, a
     // `START TRANSACTION READ ONLY`, the statement killed from another connection.
-    type Bound = (String, Vec<Value>);
+    type Bound = (String, Params);
 
     fn bind_query(query: &str, params: &Map<String, Json>) -> Result<Self::Bound, EngineError> {
         bind_names(query, params)
@@ -286,7 +297,8 @@ impl Driver for MyResource {
         if access == Access::ReadWrite && self.mariadb {
             // The session's setting goes with the connection's reset (`clean`).
             let seconds = format!("{:.3}", time.as_secs_f64().max(0.001));
-            conn.query_drop(format!("SET SESSION max_statement_time = {seconds}"))
+            let limit = format!("SET SESSION max_statement_time = {seconds}");
+            text_rows(&mut conn, &limit)
                 .await
                 .map_err(|e| self.unexpected(e))?;
         }
@@ -294,14 +306,14 @@ impl Driver for MyResource {
             Access::ReadOnly => "START TRANSACTION READ ONLY",
             Access::ReadWrite => "START TRANSACTION READ WRITE",
         };
-        conn.query_drop(begin)
+        text_rows(&mut conn, begin)
             .await
             .map_err(|e| self.unexpected(e))?;
         // `KILL QUERY id` from another connection.
         let (pool, id) = (self.pool.clone(), conn.id());
         let cancel: Cancel = Box::pin(async move {
             if let Ok(mut conn) = pool.get_conn().await {
-                let _ = conn.query_drop(format!("KILL QUERY {id}")).await;
+                let _ = text_rows(&mut conn, &format!("KILL QUERY {id}")).await;
             }
         });
         Ok(Opened { conn, tz, cancel })
@@ -327,7 +339,7 @@ impl Driver for MyResource {
         let refused = |e| query_failed(self, e);
         let (names, select) = statement.size_checked(conn).await.map_err(refused)?;
         let prepared = conn.prep(select).await.map_err(refused)?;
-        let params = positional(values);
+        let params = values.values();
         let failed = |e: mysql_async::Error| {
             if too_large(&e) {
                 answer_too_large(answer_bytes)
@@ -347,7 +359,7 @@ impl Driver for MyResource {
     }
 
     async fn clean(mut conn: Conn) {
-        let _ = conn.query_drop("ROLLBACK").await;
+        let _ = text_rows(&mut conn, "ROLLBACK").await;
         if conn.reset().await.is_err() {
             let _ = conn.disconnect().await;
         }
@@ -356,14 +368,14 @@ impl Driver for MyResource {
     async fn run_statement(
         &self,
         conn: &mut Conn,
-        (text, values): &(String, Vec<Value>),
+        (text, values): &(String, Params),
         answer_bytes: usize,
         tz: Offset,
     ) -> Result<(Vec<String>, AnswerRows), EngineError> {
         let refused = |e| query_failed(self, e);
         let prepared = conn.prep(text.as_str()).await.map_err(refused)?;
         let mut result = conn
-            .exec_iter(prepared, positional(values))
+            .exec_iter(prepared, values.values())
             .await
             .map_err(refused)?;
         let columns = result.columns().map(|c| c.to_vec()).unwrap_or_default();
@@ -382,7 +394,7 @@ mod tests {
     use serde_json::json;
 
     fn bound(query: &str, params: Json) -> Result<(String, Vec<Value>), EngineError> {
-        bind_names(query, params.as_object().unwrap())
+        bind_names(query, params.as_object().unwrap()).map(|(text, values)| (text, values.0))
     }
 
     #[test]

@@ -12,14 +12,14 @@
 //!   as a number, date-times in ISO form with the offset of the database's time zone, `TIME`
 //!   as a time of day, `YEAR` as text, MariaDB's `JSON` (a `LONGTEXT`) as its text, `SET` as
 //!   Python's `str()` of a set (members in the order of a Python set, keyed anew at each start
-//!   as the engine's are: `python_set`), `BIT` as a number, `BINARY`/`VARBINARY` as hex, blobs as
-//!   Python's `repr(bytes)`.
+//!   as the engine's are: `types::set_members`), `BIT` as a number, `BINARY`/`VARBINARY` as
+//!   hex, blobs as Python's `repr(bytes)`.
 //! - **Filters** (`filter`): `lower(col) LIKE lower(?)`, so matching is the column's
 //!   collation's (case-insensitive for the usual `_ci` ones); numbers written as PyMySQL writes
 //!   them; `NULL`s first in ascending order, as MySQL sorts them.
 //! - **Counts**: an unfiltered list of a table whose `EXPLAIN` estimate is at least 10 000
 //!   shows the estimate, as the engine does; other counts are exact.
-//! - **Group** (`aggregate`): `DATE_FORMAT` buckets (the engine's MySQL formats; `week` and
+//! - **Group** (`dialect`): `DATE_FORMAT` buckets (the engine's MySQL formats; `week` and
 //!   `quarter` group by the column itself).
 //! - **SQL** (`read_only_sql`): proved read-only by the server itself: one prepared statement
 //!   (never several), run inside a sub-select in a `READ ONLY` transaction, with MariaDB's
@@ -46,24 +46,22 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-pub(crate) mod aggregate;
 pub(crate) mod dialect;
 pub(crate) mod driver;
-pub(crate) mod python_set;
 pub(crate) mod records;
 pub(crate) mod schema;
 pub(crate) mod types;
 
 use svc_emulator_core::backend::pooled::{CONNECT_TIMEOUT, ForAMinute, POOL_SIZE, seed_failed};
 
-use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Opts, OptsBuilder, Pool, PoolConstraints, PoolOpts};
 
+use driver::text_rows;
 use schema::MyModel;
 use svc_engine::EngineError;
 use svc_engine::records::Models;
 use svc_engine::sql_params::line_end;
-use types::Offset;
+use types::{Offset, cell_number, cell_text};
 
 /// One resource's MySQL or MariaDB database.
 pub struct MyResource {
@@ -147,23 +145,24 @@ impl MyResource {
             url: shown,
         };
         let mut conn = resource.conn().await?;
-        let version: Option<String> = conn
-            .query_first("SELECT VERSION()")
+        let version = text_rows(&mut conn, "SELECT VERSION()")
             .await
             .map_err(|e| resource.unexpected(e))?;
+        let version = version.first().and_then(|row| cell_text(row, 0));
         resource.mariadb = version.is_some_and(|v| v.to_ascii_lowercase().contains("mariadb"));
         if let Some(seed) = seed_sql {
-            let tables: Option<i64> = conn
-                .query_first(
-                    "SELECT COUNT(*) FROM information_schema.TABLES \
-                     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_TYPE = 'BASE TABLE'",
-                )
-                .await
-                .map_err(|e| resource.unexpected(e))?;
+            let tables = text_rows(
+                &mut conn,
+                "SELECT COUNT(*) FROM information_schema.TABLES \
+                 WHERE TABLE_SCHEMA = DATABASE() AND TABLE_TYPE = 'BASE TABLE'",
+            )
+            .await
+            .map_err(|e| resource.unexpected(e))?;
+            let tables: Option<i64> = tables.first().and_then(|row| cell_number(row, 0));
             if tables == Some(0) {
                 // Statement by statement: the driver sends one at a time.
                 for statement in split_statements(seed) {
-                    conn.query_drop(statement)
+                    text_rows(&mut conn, statement)
                         .await
                         .map_err(|e| seed_failed(&resource.url, &message(&e)))?;
                 }

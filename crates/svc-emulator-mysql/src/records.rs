@@ -35,23 +35,24 @@
 
 use crate::dialect::MyWhere;
 use crate::dialect::{Params, datetime_literal};
+use crate::driver::{self, text_rows};
 use crate::schema::{MyConnection, table};
 use crate::schema::{MyField, MyModel};
-use crate::types::{MyKind, Offset, python_date, write_value};
-use crate::{MyResource, driver, message, server_code};
-use mysql_async::prelude::Queryable;
+use crate::types::{MyKind, Offset, cell, cell_number, cell_text, cells, python_date, write_value};
+use crate::{MyResource, message, server_code};
 use mysql_async::{Conn, Row, Value};
 use svc_emulator_core::backend::pooled::ESTIMATE_FROM;
 use svc_emulator_core::dialect::seek::Nulls;
 use svc_emulator_core::flow::Locator;
 use svc_emulator_core::flow::delete::delete_row;
-use svc_emulator_core::flow::driver::{Failure, Session};
+use svc_emulator_core::flow::driver::{Driver, Failure, Session};
 use svc_emulator_core::flow::records::{Database, Page, Pages, Rows};
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, page_select, read_page};
 use svc_emulator_core::flow::write::{
     Values, insert_statement, read_back_sql, set_list, update_sql,
 };
 use svc_engine::EngineError;
+use svc_engine::aggregate::read_refused;
 use svc_engine::body::{non_field, query_failed};
 use svc_engine::field_input::Internal;
 use svc_engine::python::json::py_json_dumps;
@@ -91,9 +92,9 @@ impl Database for MyResource {
     async fn time_zone(&self, conn: &mut Conn) -> Result<Offset, EngineError> {
         // Built only when polled: the offset is kept for a minute, and most reads find it.
         let read = async {
-            let seconds: Option<i64> = conn
-                .query_first("SELECT TIME_TO_SEC(TIMEDIFF(NOW(), UTC_TIMESTAMP()))")
-                .await?;
+            let sql = "SELECT TIME_TO_SEC(TIMEDIFF(NOW(), UTC_TIMESTAMP()))";
+            let rows = text_rows(conn, sql).await?;
+            let seconds: Option<i64> = rows.first().and_then(|row| cell_number(row, 0));
             Ok(Offset::try_from(seconds.unwrap_or(0)).unwrap_or(0))
         };
         let failed = |e| self.unexpected(e);
@@ -112,17 +113,15 @@ impl Database for MyResource {
     }
 
     // MySQL's side of the writes (`flow::write`).
-    /// The row's identity (see [`MyModel::identity`]).
-    type Locked = Vec<Value>;
+    /// The row's identity (see [`MyModel::identity`]), as it is bound to find the row again.
+    type Locked = Params;
 
     fn lock_select(model: &MyModel) -> String {
         locator(model).select
     }
 
-    fn locked(row: &Row) -> Vec<Value> {
-        (0..row.len())
-            .map(|i| row.as_ref(i).cloned().unwrap_or(Value::NULL))
-            .collect()
+    fn locked(row: &Row) -> Params {
+        Params(cells(row))
     }
 
     fn writable(values: &Values<'_, MyField>) -> Result<(), EngineError> {
@@ -149,17 +148,17 @@ impl Database for MyResource {
                 _ => Value::NULL,
             },
         };
-        let select = read_back_sql(model, &format!("{} = ?", pk.qualified));
-        let rows: Vec<Row> = conn
-            .exec(&select, vec![key])
+        let mut at_key = Params::default();
+        let select = read_back_sql(model, &format!("{} = {}", pk.qualified, at_key.bind(key)));
+        let rows = Self::rows(conn, &select, &at_key)
             .await
             .map_err(|e| self.unexpected(e))?;
         first_record(model, &rows, tz)
     }
 
-    fn at_locked(model: &MyModel, identity: &Vec<Value>, params: &mut Params) -> String {
+    fn at_locked(model: &MyModel, identity: &Params, params: &mut Params) -> String {
         // The identity's cells only: a flow may read more after them (`flow::extra`).
-        let cells = identity.iter().take(model.identity.len());
+        let cells = identity.0.iter().take(model.identity.len());
         params.0.extend(cells.cloned());
         at_identity(model)
     }
@@ -171,7 +170,7 @@ impl Database for MyResource {
         tx: &mut Session<Self>,
         model: &MyModel,
         values: &Values<'_, MyField>,
-        old_identity: Vec<Value>,
+        old_identity: Params,
         tz: i32,
     ) -> Result<Vec<u8>, EngineError> {
         let conn = tx.conn();
@@ -189,7 +188,7 @@ impl Database for MyResource {
                     .iter()
                     .position(|&i| model.fields[i].name == f.name);
                 if let Some(at) = at {
-                    new_identity[at] = bind_param(f, v, tz);
+                    new_identity.0[at] = bind_param(f, v, tz);
                 }
             }
             let mut params = Params::default();
@@ -199,8 +198,7 @@ impl Database for MyResource {
             self.write(conn, model, &sql, &params).await?;
         }
         let select = read_back_sql(model, &at_identity(model));
-        let rows: Vec<Row> = conn
-            .exec(&select, new_identity)
+        let rows = Self::rows(conn, &select, &new_identity)
             .await
             .map_err(|e| self.write_error(model, e))?;
         first_record(model, &rows, tz)
@@ -210,7 +208,7 @@ impl Database for MyResource {
         &self,
         tx: &mut Session<Self>,
         model: &MyModel,
-        identity: Vec<Value>,
+        identity: Params,
     ) -> Result<(), EngineError> {
         let mut conn = MyConnection {
             tx: tx.conn(),
@@ -220,7 +218,14 @@ impl Database for MyResource {
         let at = locator(model);
         // The ORM deletes by identity: the one row of a declared key (every column of it), every
         // row that shares a promoted one.
-        delete_row(&mut conn, &table(&model.name), &at, identity, &at.condition).await
+        delete_row(
+            &mut conn,
+            &table(&model.name),
+            &at,
+            identity.0,
+            &at.condition,
+        )
+        .await
     }
 }
 
@@ -230,18 +235,20 @@ impl MyResource {
         &self,
         tx: &mut Conn,
         model: &MyModel,
-        identity: &[Value],
+        identity: &Params,
     ) -> Result<u64, EngineError> {
         let sql = format!(
             "SELECT COUNT(*) FROM {} WHERE {}",
             model.table_sql,
             at_identity(model)
         );
-        let count: Option<u64> = tx
-            .exec_first(&sql, identity.to_vec())
+        let rows = Self::rows(tx, &sql, identity)
             .await
             .map_err(|e| self.unexpected(e))?;
-        Ok(count.unwrap_or(0))
+        Ok(rows
+            .first()
+            .and_then(|row| cell_number(row, 0))
+            .unwrap_or(0))
     }
 
     /// Runs a write's statement on `conn`; its error as [`Self::write_error`] says.
@@ -252,8 +259,8 @@ impl MyResource {
         sql: &str,
         params: &Params,
     ) -> Result<(), EngineError> {
-        let done = conn.exec_drop(sql, params.values()).await;
-        done.map_err(|e| self.write_error(model, e))
+        let done = Self::rows(conn, sql, params).await;
+        done.map(drop).map_err(|e| self.write_error(model, e))
     }
 
     /// A database error of a write: a `400` with MySQL's message; a duplicate key names its
@@ -273,6 +280,14 @@ impl MyResource {
             return EngineError::duplicate_value(&text, key);
         }
         non_field(text)
+    }
+
+    /// A database error of a read: the engine re-raises it (`500`).
+    fn read_failure(&self, e: mysql_async::Error) -> EngineError {
+        match server_code(&e) {
+            Some(_) => read_refused("MySQL", &message(&e)),
+            None => self.unexpected(e),
+        }
     }
 }
 
@@ -341,7 +356,7 @@ impl WritesRows<Row, crate::schema::MyColumn> for MyKind {
     /// (`0000-00-00 00:00:00`): PyMySQL keeps its text, which the engine's date-time field
     /// cannot write.
     fn write_value(row: &Row, buf: &mut Vec<u8>, i: usize, column: &MyField, tz: Offset) -> bool {
-        let value = row.as_ref(i).unwrap_or(&Value::NULL);
+        let value = cell(row, i);
         write_value(buf, column.kind, value, tz);
         match column.kind {
             MyKind::DateTime => !matches!(value, v @ Value::Date(..) if !python_date(v)),
@@ -454,15 +469,12 @@ impl Pages for MyResource {
         lenient: bool,
     ) -> Result<u64, EngineError> {
         if filter.sql.is_empty() {
-            let explain: Vec<Row> = conn
-                .query(format!("EXPLAIN SELECT COUNT(*) FROM {}", model.table_sql))
+            let explain = format!("EXPLAIN SELECT COUNT(*) FROM {}", model.table_sql);
+            let explain = text_rows(conn, &explain)
                 .await
                 .map_err(|e| self.unexpected(e))?;
-            let estimate = explain
-                .first()
-                .and_then(|r| r.as_ref(8))
-                .and_then(crate::types::value_text)
-                .and_then(|t| t.parse::<u64>().ok());
+            // The estimate is the `rows` column.
+            let estimate = explain.first().and_then(|r| cell_number::<u64>(r, 8));
             if let Some(estimate) = estimate
                 && estimate >= ESTIMATE_FROM
             {
@@ -479,12 +491,7 @@ impl Pages for MyResource {
         }
         let sql = ["SELECT COUNT(*) FROM ", &model.table_sql, &filter.sql].concat();
         let rows = self.read(conn, &sql, &filter.params, lenient).await?;
-        let n = rows
-            .first()
-            .and_then(|r| r.as_ref(0))
-            .and_then(crate::types::value_text)
-            .and_then(|t| t.parse().ok())
-            .unwrap_or(0);
+        let n = rows.first().and_then(|r| cell_number(r, 0)).unwrap_or(0);
         if let Some(key) = key {
             self.keep_count(conn, model, key, kept, n).await;
         }
@@ -496,7 +503,7 @@ impl Pages for MyResource {
     }
 
     fn sort_key(row: &Row, i: usize) -> Option<Value> {
-        row.as_ref(i).cloned().filter(|v| *v != Value::NULL)
+        Some(cell(row, i).clone()).filter(|v| *v != Value::NULL)
     }
 
     /// MySQL orders NULLs before every other value, so they come first ascending and last
@@ -530,8 +537,9 @@ impl MyResource {
         if !model.extra.0 {
             return None;
         }
-        let row: Option<(String, String)> = conn.query_first(TOKEN).await.ok().flatten();
-        row.map(|(_, value)| value)
+        // Its rows are the variable's name and value.
+        let rows = text_rows(conn, TOKEN).await.ok()?;
+        rows.first().and_then(|row| cell_text(row, 1))
     }
 
     /// A page past the first of an order that reaches the unique key (`seek`), and its count: from

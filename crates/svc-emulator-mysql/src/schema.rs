@@ -35,14 +35,13 @@
 //! where they moved.
 
 use crate::dialect::Params;
-use crate::driver::skip_quoted;
-use crate::types::MyKind;
+use crate::driver::{skip_quoted, text_rows};
+use crate::types::{MyKind, cell_number, cell_text, cell_truth, cells};
 use crate::{MyResource, message, server_code};
-use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Row, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
-use svc_emulator_core::flow::driver::Session;
+use svc_emulator_core::flow::driver::{Driver, Session};
 use svc_emulator_core::flow::export::{
     Aside, Exports, SavedTable, Store, Suspended, foreign_counter,
 };
@@ -102,29 +101,52 @@ SELECT TABLE_NAME, COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE \
 WHERE TABLE_SCHEMA = DATABASE() AND CONSTRAINT_NAME = 'PRIMARY' \
 ORDER BY TABLE_NAME, ORDINAL_POSITION";
 
-type ColumnRow = (
-    String,
-    String,
-    String,
-    String,
-    Option<String>,
-    String,
-    i64,
-    i64,
-    i64,
-);
+/// A row of [`COLUMNS`].
+struct ColumnRow {
+    table: String,
+    name: String,
+    data_type: String,
+    column_type: String,
+    default: Option<String>,
+    extra: String,
+    not_null: bool,
+    of_innodb: bool,
+    base: bool,
+}
+
+impl ColumnRow {
+    fn read(row: &Row) -> ColumnRow {
+        let text = |i| cell_text(row, i).unwrap_or_default();
+        ColumnRow {
+            table: text(0),
+            name: text(1),
+            data_type: text(2),
+            column_type: text(3),
+            default: cell_text(row, 4),
+            extra: text(5),
+            not_null: cell_truth(row, 6),
+            of_innodb: cell_truth(row, 7),
+            base: cell_truth(row, 8),
+        }
+    }
+}
+
+/// The first two cells of a row, as text: the catalog's names (a table and a column, a table
+/// and the one it refers to, a trigger and its table).
+fn two_texts(row: &Row) -> (String, String) {
+    let text = |i| cell_text(row, i).unwrap_or_default();
+    (text(0), text(1))
+}
 
 /// Reads the schema.
 pub(crate) async fn load_schema(
     conn: &mut Conn,
 ) -> Result<BTreeMap<String, Arc<MyModel>>, EngineError> {
-    let rows: Vec<ColumnRow> = conn.query(COLUMNS).await.map_err(internal)?;
+    let rows = text_rows(conn, COLUMNS).await.map_err(internal)?;
+    let rows: Vec<ColumnRow> = rows.iter().map(ColumnRow::read).collect();
     let mut keys: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for (table, column) in conn
-        .query::<(String, String), _>(PRIMARY_KEYS)
-        .await
-        .map_err(internal)?
-    {
+    for row in text_rows(conn, PRIMARY_KEYS).await.map_err(internal)? {
+        let (table, column) = two_texts(&row);
         keys.entry(table).or_default().push(column);
     }
     let mut tables: BTreeMap<String, (Vec<MyField>, Reflected<InnoDb>)> = BTreeMap::new();
@@ -135,24 +157,34 @@ pub(crate) async fn load_schema(
     let unsure: BTreeSet<&str> = rows
         .iter()
         .filter(|r| {
-            r.8 != 0
-                && r.4
+            r.base
+                && r.default
                     .as_deref()
                     .is_some_and(|d| d != "NULL" && !read_default(d))
         })
-        .map(|r| r.0.as_str())
+        .map(|r| r.table.as_str())
         .collect();
     let mut read_defaults: BTreeMap<String, BTreeMap<String, bool>> = BTreeMap::new();
     for table in unsure {
-        let create: Option<(String, String)> = conn
-            .query_first(format!("SHOW CREATE TABLE {}", quote_ident(table)))
-            .await
-            .map_err(internal)?;
-        let create = create.map(|(_, text)| text).unwrap_or_default();
+        let show = format!("SHOW CREATE TABLE {}", quote_ident(table));
+        let shown = text_rows(conn, &show).await.map_err(internal)?;
+        // The table's name, then its statement.
+        let create = shown.first().and_then(|row| cell_text(row, 1));
+        let create = create.unwrap_or_default();
         read_defaults.insert(table.to_owned(), reflected_defaults(&create));
     }
     for row in rows {
-        let (table, name, data_type, column_type, default, extra, not_null, of_innodb, base) = row;
+        let ColumnRow {
+            table,
+            name,
+            data_type,
+            column_type,
+            default,
+            extra,
+            not_null,
+            of_innodb,
+            base,
+        } = row;
         let has_default = default.is_some_and(|d| d != "NULL")
             && read_defaults
                 .get(&table)
@@ -173,9 +205,9 @@ pub(crate) async fn load_schema(
         let (fields, _) = tables.entry(table).or_insert_with_key(|t| {
             let table = Reflected {
                 sql: quote_ident(t),
-                holds_rows: base != 0,
+                holds_rows: base,
                 related: false,
-                extra: InnoDb(of_innodb != 0),
+                extra: InnoDb(of_innodb),
             };
             (Vec::new(), table)
         });
@@ -189,14 +221,15 @@ pub(crate) async fn load_schema(
                 timestamp: data_type.eq_ignore_ascii_case("timestamp"),
             },
             has_default: has_default || autoincrement || generated,
-            not_null: not_null != 0,
+            not_null,
             primary_key: false,
             autoincrement,
             generated,
         });
     }
     let select = |f: &MyField| f.kind.select(&f.qualified);
-    let foreign_keys: Vec<(String, String)> = conn.query(FOREIGN_KEYS).await.map_err(internal)?;
+    let foreign_keys = text_rows(conn, FOREIGN_KEYS).await.map_err(internal)?;
+    let foreign_keys: Vec<(String, String)> = foreign_keys.iter().map(two_texts).collect();
     Ok(MyModel::models(tables, &keys, &foreign_keys, select))
 }
 
@@ -346,27 +379,29 @@ impl MyConnection<'_> {
 impl flow::Cascades for MyConnection<'_> {
     type Value = Value;
 
+    /// The flow binds a row's cells, read by an earlier query, in order.
     async fn query(&mut self, sql: &str, params: &[Value]) -> Result<Vec<Vec<Value>>, EngineError> {
-        let rows: Vec<Row> = self
-            .tx
-            .exec(sql, params.to_vec())
+        let params = Params(params.to_vec());
+        let rows = MyResource::rows(self.tx, sql, &params)
             .await
             .map_err(|e| self.error(e))?;
-        Ok(rows.into_iter().map(Row::unwrap).collect())
+        Ok(rows.iter().map(cells).collect())
     }
 
     async fn references_to(
         &mut self,
         parent: &TableRef,
     ) -> Result<Vec<flow::Reference>, EngineError> {
-        type KeyColumn = (String, String, String, String, String, bool, bool);
-        let rows: Vec<KeyColumn> = self
-            .tx
-            .exec(REFERENCES, (parent.name.clone(),))
+        let mut named = Params::default();
+        named.text(parent.name.clone());
+        let rows = MyResource::rows(self.tx, REFERENCES, &named)
             .await
             .map_err(|e| self.resource.unexpected(e))?;
         let mut keys: Vec<(String, flow::Reference)> = Vec::new();
-        for (child, name, from, to, rule, nullable, in_key) in rows {
+        for row in &rows {
+            let text = |i| cell_text(row, i).unwrap_or_default();
+            let (child, name, from, to, rule) = (text(0), text(1), text(2), text(3), text(4));
+            let (nullable, in_key) = (cell_truth(row, 5), cell_truth(row, 6));
             match keys.last_mut() {
                 Some((last, r)) if *last == name && r.child.name == child => {
                     r.from.push(quote_ident(&from));
@@ -399,12 +434,12 @@ impl flow::Cascades for MyConnection<'_> {
             Columns::PrimaryKey => IDENTITY,
             Columns::First => FIRST_COLUMN,
         };
-        let names: Result<Vec<String>, _> = self.tx.exec(sql, (table.name.clone(),)).await;
-        let names = names.map_err(|e| self.resource.unexpected(e))?;
-        Ok(names
-            .iter()
-            .map(|c| (quote_ident(c), String::new()))
-            .collect())
+        let mut named = Params::default();
+        named.text(table.name.clone());
+        let rows = MyResource::rows(self.tx, sql, &named).await;
+        let rows = rows.map_err(|e| self.resource.unexpected(e))?;
+        let name = |row: &Row| quote_ident(&cell_text(row, 0).unwrap_or_default());
+        Ok(rows.iter().map(|row| (name(row), String::new())).collect())
     }
 }
 
@@ -506,9 +541,10 @@ async fn make_triggers(
     let mut failed = Vec::new();
     for trigger in &triggers {
         let made = async {
-            conn.exec_drop("SET SESSION sql_mode = ?", (trigger.sql_mode.as_str(),))
-                .await?;
-            conn.query_drop(without_order_clause(&trigger.create)).await
+            let mut mode = Params::default();
+            mode.text(trigger.sql_mode.clone());
+            MyResource::rows(&mut conn, "SET SESSION sql_mode = ?", &mode).await?;
+            text_rows(&mut conn, &without_order_clause(&trigger.create)).await
         };
         if let Err(e) = made.await {
             failed.push(format!("{}: {}", trigger.name, message(&e)));
@@ -530,14 +566,17 @@ impl MyResource {
     ) -> Result<MyKeys, EngineError> {
         if !self.mariadb {
             // MySQL 8 shows the catalog's statistics as cached for a day by default.
-            conn.query_drop("SET SESSION information_schema_stats_expiry = 0")
+            text_rows(conn, "SET SESSION information_schema_stats_expiry = 0")
                 .await
                 .map_err(|e| self.unexpected(e))?;
         }
-        let rows: Vec<(String, u64)> = conn
-            .query(AUTO_INCREMENTS)
+        let rows = text_rows(conn, AUTO_INCREMENTS)
             .await
             .map_err(|e| self.unexpected(e))?;
+        let rows: Vec<(String, u64)> = rows
+            .iter()
+            .filter_map(|row| Some((cell_text(row, 0)?, cell_number(row, 1)?)))
+            .collect();
         Ok(tables
             .iter()
             .filter_map(|t| {
@@ -564,14 +603,14 @@ impl Exports for MyResource {
     async fn make_store(&self, conn: &mut Session<Self>, name: &str) -> Result<Store, EngineError> {
         let database = quote_ident(name);
         let conn = conn.conn();
-        if let Err(e) = conn.query_drop(format!("CREATE DATABASE {database}")).await {
+        if let Err(e) = text_rows(conn, &format!("CREATE DATABASE {database}")).await {
             if !server_code(&e).is_some_and(|code| ACCESS_DENIED.contains(&code)) {
                 return Err(self.unexpected(e));
             }
-            let user: Option<String> = conn
-                .query_first("SELECT CURRENT_USER()")
+            let user = text_rows(conn, "SELECT CURRENT_USER()")
                 .await
                 .map_err(|e| self.unexpected(e))?;
+            let user = user.first().and_then(|row| cell_text(row, 0));
             let user = user.unwrap_or_default();
             let (name, host) = user.rsplit_once('@').unwrap_or((&user, "%"));
             return Err(EngineError::Internal(format!(
@@ -586,7 +625,7 @@ impl Exports for MyResource {
         let pool = self.pool.clone();
         Ok(Store::dropped_by(async move {
             if let Ok(mut conn) = pool.get_conn().await {
-                let _ = conn.query_drop(drop).await;
+                let _ = text_rows(&mut conn, &drop).await;
             }
         }))
     }
@@ -648,31 +687,31 @@ impl Exports for MyResource {
         tables: &[SavedTable],
     ) -> Result<Aside, EngineError> {
         let conn = conn.conn();
-        let all: Vec<(String, String)> =
-            conn.query(TRIGGERS).await.map_err(|e| self.unexpected(e))?;
+        let all = text_rows(conn, TRIGGERS)
+            .await
+            .map_err(|e| self.unexpected(e))?;
         let mut triggers = Vec::new();
-        for (name, table) in all {
+        for (name, table) in all.iter().map(two_texts) {
             if !tables.iter().any(|t| t.name == table) {
                 continue;
             }
-            let shown: Option<Row> = conn
-                .query_first(format!("SHOW CREATE TRIGGER {}", quote_ident(&name)))
-                .await
-                .map_err(|e| {
-                    if !server_code(&e).is_some_and(|code| ACCESS_DENIED.contains(&code)) {
-                        return self.unexpected(e);
-                    }
-                    EngineError::Internal(format!(
-                        "the table {table} has the trigger {name}, which must be set aside while \
-                         the rows go back (MySQL cannot turn a trigger off, so it is dropped and \
-                         made again), and this user may not: grant it the privilege \
-                         (GRANT TRIGGER ON the database's tables) ({})",
-                        message(&e)
-                    ))
-                })?;
-            let text = |row: &Row, i: usize| row.get_opt::<String, usize>(i).and_then(Result::ok);
-            let Some((Some(sql_mode), Some(create))) =
-                shown.map(|row| (text(&row, 1), text(&row, 2)))
+            let show = format!("SHOW CREATE TRIGGER {}", quote_ident(&name));
+            let shown = text_rows(conn, &show).await.map_err(|e| {
+                if !server_code(&e).is_some_and(|code| ACCESS_DENIED.contains(&code)) {
+                    return self.unexpected(e);
+                }
+                EngineError::Internal(format!(
+                    "the table {table} has the trigger {name}, which must be set aside while \
+                     the rows go back (MySQL cannot turn a trigger off, so it is dropped and \
+                     made again), and this user may not: grant it the privilege \
+                     (GRANT TRIGGER ON the database's tables) ({})",
+                    message(&e)
+                ))
+            })?;
+            // The trigger's name, the `sql_mode` it was made in, the statement that made it.
+            let Some((Some(sql_mode), Some(create))) = shown
+                .first()
+                .map(|row| (cell_text(row, 1), cell_text(row, 2)))
             else {
                 return Err(EngineError::Internal(format!(
                     "MySQL did not show how the trigger {name} of the table {table} was made \
@@ -688,7 +727,7 @@ impl Exports for MyResource {
         let mut dropped = Vec::new();
         for trigger in triggers {
             let drop = format!("DROP TRIGGER {}", quote_ident(&trigger.name));
-            if let Err(e) = conn.query_drop(drop).await {
+            if let Err(e) = text_rows(conn, &drop).await {
                 let why = message(&e);
                 make_triggers(self.pool.clone(), dropped).await?;
                 return Err(EngineError::Internal(format!(

@@ -17,7 +17,7 @@
 //! | `TIME` | a time of day (`"01:00:01"` for `25:00:01`: SQLAlchemy keeps the seconds of the day) | text | no |
 //! | `YEAR` | text `"2024"` | text | no |
 //! | `CHAR`, `VARCHAR`, `TEXT`s, `ENUM`, MariaDB's `JSON` (a `LONGTEXT`) | text | text | contains |
-//! | `SET` | Python's `str(set)`: `"{'x', 'y'}"` (members in this start's set order, `python_set`), `"set()"` | text | contains |
+//! | `SET` | Python's `str(set)`: `"{'x', 'y'}"` (members in this start's set order, `set_members`), `"set()"` | text | contains |
 //! | MySQL's `JSON` | JSON | JSON | contains |
 //! | `BIT` | JSON number | text | no |
 //! | `BINARY`, `VARBINARY` | hex text: `"0102"` | text, only `isnull`/`isempty` | no |
@@ -27,21 +27,33 @@
 //! PyMySQL reads MySQL's text: a `FLOAT` as MySQL prints it (six significant digits), a
 //! `DOUBLE` in its shortest exact form; values here come through the binary protocol and are
 //! rounded the same way ([`float_text`], [`double_text`]).
+//!
+//! An aggregate or a group (`flow::aggregate`) reads each value with the Python type PyMySQL
+//! gives it, through SQLAlchemy's result processing of the column's type for `sum`, `min` and
+//! `max` (a `DOUBLE` becomes a `Decimal` of ten places; `avg` has no type), and writes it as the
+//! engine writes it: an aggregate by the y column's serializer field, group rows by the engine's
+//! JSON encoder (a `Decimal` as a float, date-times naive).
 
-use mysql_async::Value;
+use std::str::FromStr;
+
 use mysql_async::consts::ColumnType;
+use mysql_async::{Row, Value};
+use serde_json::Value as Json;
 
-use crate::python_set::{HashKey, set_order};
+use crate::schema::MyField;
+use svc_engine::aggregate::fails;
 use svc_engine::field_input::InputField;
 use svc_engine::json_text::write_json_str;
 use svc_engine::python::floats::py_float_repr;
 use svc_engine::python::json::{parse_py_json, write_py_json};
 use svc_engine::python::offset_text;
+use svc_engine::python::sets::{HashKey, set_order};
 use svc_engine::python::text::hexlify;
 use svc_engine::python::text::py_bytes_repr;
 use svc_engine::python::{Py, set_str as py_set_str, time_of_day};
 use svc_engine::table::ColumnKind;
 use svc_engine::types::{Date, FilterFamily, Search, Serializer, decimal_str, write_float};
+use svc_engine::{AggregateFunc, EngineError};
 
 /// What the engine makes of a MySQL column type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -229,6 +241,33 @@ pub(crate) fn double_decimal(f: f64) -> String {
     decimal_str(&format!("{f:.10}"))
 }
 
+/// The `i`th cell of a row, as the driver read it (NULL past the row's end): every cell the
+/// crate reads is read here, or through the helpers below.
+pub(crate) fn cell(row: &Row, i: usize) -> &Value {
+    row.as_ref(i).unwrap_or(&Value::NULL)
+}
+
+/// The cells of a row, in order.
+pub(crate) fn cells(row: &Row) -> Vec<Value> {
+    (0..row.len()).map(|i| cell(row, i).clone()).collect()
+}
+
+/// The `i`th cell as text ([`value_text`]); `None` for NULL.
+pub(crate) fn cell_text(row: &Row, i: usize) -> Option<String> {
+    value_text(cell(row, i))
+}
+
+/// The `i`th cell as a number (an integer, or its digits as the text protocol sends them);
+/// `None` for NULL or for another value.
+pub(crate) fn cell_number<N: FromStr>(row: &Row, i: usize) -> Option<N> {
+    cell_text(row, i)?.parse().ok()
+}
+
+/// The `i`th cell as a truth (MySQL's `1` and `0`): a number other than `0`.
+pub(crate) fn cell_truth(row: &Row, i: usize) -> bool {
+    cell_number::<i64>(row, i).is_some_and(|n| n != 0)
+}
+
 /// A value as text: the server's text for strings and decimals, numbers as digits.
 pub(crate) fn value_text(v: &Value) -> Option<String> {
     Some(match v {
@@ -409,9 +448,14 @@ pub(crate) fn set_str(text: &str) -> String {
     py_set_str(&set_members(text))
 }
 
-/// The members of a `SET` value's text as the engine's set holds them: SQLAlchemy's
-/// `set(re.findall(r"[^,]+", value))` (no empty member), in the set's iteration order, which
-/// follows Python's string hashes keyed anew at each start ([`crate::python_set`]).
+/// The members of a `SET` value's text as the engine's set holds them: SQLAlchemy's MySQL
+/// `SET` reads the text into a Python set (`set(re.findall(r"[^,]+", value))`, no empty member;
+/// `sqlalchemy/dialects/mysql/enumerated.py`, `SET.result_processor`), and the engine writes
+/// its members in the set's iteration order: a record's `CharField` with `str()`
+/// (`"{'a', 'c'}"`), a group key or value through its JSON encoder's `clean_obj` as a list. That
+/// order follows Python's string hashes, keyed anew at each start of the engine, so a test that
+/// depends on it fails there now and then; the emulator keys its own at its start
+/// ([`set_order`], [`HashKey::of_process`]).
 pub(crate) fn set_members(text: &str) -> Vec<String> {
     let items = text
         .split(',')
@@ -434,6 +478,127 @@ pub(crate) fn value_bytes(v: &Value) -> Vec<u8> {
         Value::Bytes(b) => b.clone(),
         other => value_text(other).unwrap_or_default().into_bytes(),
     }
+}
+
+/// A result cell as PyMySQL gives it, and SQLAlchemy's `TIME` a time of day of its
+/// `timedelta` (a JSON value stays its text).
+pub(crate) fn read_cell(row: &Row, i: usize) -> Py {
+    let ty = row
+        .columns_ref()
+        .get(i)
+        .map_or(ColumnType::MYSQL_TYPE_VAR_STRING, |c| c.column_type());
+    match py_value(ty, false, 0, cell(row, i)) {
+        Py::Timedelta(micros) => Py::Time(time_of_day(micros), None),
+        Py::Json(text) => Py::Str(text),
+        v => v,
+    }
+}
+
+/// SQLAlchemy's result processing of a value typed as the column `kind` (`sum`, `min`,
+/// `max` and plain group keys): a `DOUBLE` is a `Decimal` of ten places.
+pub(crate) fn typed(v: Py, kind: MyKind) -> Py {
+    match (kind, v) {
+        (MyKind::Double, Py::Float(f)) => Py::Decimal(double_decimal(f)),
+        (MyKind::Double, Py::Decimal(d)) => match d.parse::<f64>() {
+            Ok(f) => Py::Decimal(double_decimal(f)),
+            Err(_) => Py::Decimal(d),
+        },
+        (_, v) => v,
+    }
+}
+
+/// A `sum`, `min`, `max` or plain group key of the column `field`, read through SQLAlchemy's
+/// result processing of the column's type: a `BIT` folds the bytes PyMySQL gives (the column's
+/// own bytes, or the digits of the text MySQL gives `max`) into an int, a `SET` splits its
+/// text into a set, bytes stay bytes.
+/// A set's members are in the order of this start's Python set ([`set_members`]).
+pub(crate) fn typed_cell(row: &Row, i: usize, field: &MyField) -> Py {
+    let raw = cell(row, i);
+    if *raw == Value::NULL {
+        return Py::None;
+    }
+    match field.kind {
+        MyKind::Bit => Py::Int(bit_value(raw).to_string()),
+        MyKind::Set => Py::Set(set_members(&value_text(raw).unwrap_or_default())),
+        MyKind::Binary | MyKind::Blob => Py::Bytes(value_bytes(raw)),
+        kind => typed(read_cell(row, i), kind),
+    }
+}
+
+/// The aggregate's value written by the y column's serializer field (an integer field for
+/// `count`).
+pub(crate) fn serialized(func: AggregateFunc, field: &MyField, v: &Py, tz: Offset) -> Json {
+    match (field.kind, v) {
+        _ if func == AggregateFunc::Count => v.encoded(),
+        // `BINARY`/`VARBINARY` are written as hex, blobs as `repr(bytes)` (as in a record);
+        // the engine's `BinaryField` writes anything but bytes (an `avg`) as `None`.
+        (MyKind::Binary, Py::Bytes(b)) => Json::String(hexlify(b)),
+        (MyKind::Binary, _) => Json::Null,
+        (kind, v) => v.serialized(kind.serializer(), tz),
+    }
+}
+
+/// A group value as the engine's JSON encoder writes it: bytes are decoded as UTF-8, and bytes
+/// that are not UTF-8 make it fail (`500`). (It writes a set as a list.)
+pub(crate) fn encodable(v: &Py, param: &str, field: &MyField) -> Result<Json, EngineError> {
+    v.encodable().ok_or_else(|| {
+        fails(
+            param,
+            format!(
+                "Cannot group by or show the field {:?}: a value's bytes are not UTF-8, which \
+                 the data engine's JSON encoder fails on (500).",
+                field.name
+            ),
+        )
+    })
+}
+
+/// `sum` of an `ENUM`, `SET`, `BIT`, `BINARY`/`VARBINARY`, blob or `TIME` that MySQL made a
+/// number of: SQLAlchemy's result processing of the column's type cannot read it (an enum's
+/// member is looked up, a set split from text, a bit folded from bytes, a time read as a
+/// `timedelta`; the engine fails, `500`). A sum over no row is NULL, which every processor
+/// passes: the engine answers its `0`.
+pub(crate) fn unreadable_sum(
+    field: &MyField,
+    func: AggregateFunc,
+    value: &Py,
+) -> Result<(), EngineError> {
+    if func == AggregateFunc::Sum
+        && *value != Py::None
+        && matches!(
+            field.kind,
+            MyKind::Enum | MyKind::Set | MyKind::Bit | MyKind::Binary | MyKind::Blob | MyKind::Time
+        )
+    {
+        return Err(fails(
+            "_y_func",
+            format!(
+                "sum of the field {:?} is a number, which the data engine's type for the column \
+                 cannot read back (it fails with a 500).",
+                field.name
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `func` of the date-time `field` is `what` the engine's date-time field cannot write (it
+/// fails, `500`): a number, or a date Python has none for.
+pub(crate) fn unwritable_date_time(
+    param: &str,
+    func: AggregateFunc,
+    field: &MyField,
+    what: &str,
+) -> EngineError {
+    fails(
+        param,
+        format!(
+            "{} of the date-time field {:?} is {what} the data engine's date-time field cannot \
+             write (it fails with a 500).",
+            func.as_str(),
+            field.name
+        ),
+    )
 }
 
 /// Writes a value read from MySQL as the engine writes it in a record.
@@ -549,7 +714,7 @@ mod tests {
             "\"22:30:00\""
         );
         assert_eq!(written(MyKind::Year, Value::Int(2024)), "\"2024\"");
-        // The members in the order of this start's Python set (`python_set`).
+        // The members in the order of this start's Python set (`set_members`).
         let set = written(MyKind::Set, Value::Bytes(b"x,y".to_vec()));
         assert!(
             ["\"{'x', 'y'}\"", "\"{'y', 'x'}\""].contains(&set.as_str()),
@@ -589,5 +754,34 @@ mod tests {
         assert_eq!(MyKind::Year.search(), Search::Skip);
         assert_eq!(MyKind::Set.search(), Search::Contains);
         assert_eq!(MyKind::Decimal.input(), InputField::Char);
+    }
+
+    #[test]
+    fn values_are_encoded_as_the_engine_encodes_them() {
+        let v = py_value(
+            ColumnType::MYSQL_TYPE_NEWDECIMAL,
+            false,
+            0,
+            &Value::Bytes(b"20.500000".to_vec()),
+        );
+        assert_eq!(v.encoded(), serde_json::json!(20.5));
+        assert_eq!(v.text().as_deref(), Some("20.500000"));
+        let v = typed(
+            py_value(
+                ColumnType::MYSQL_TYPE_DOUBLE,
+                false,
+                0,
+                &Value::Double(0.1 + 0.2),
+            ),
+            MyKind::Double,
+        );
+        assert_eq!(v.text().as_deref(), Some("0.3000000000"));
+        let v = py_value(
+            ColumnType::MYSQL_TYPE_DATETIME,
+            false,
+            0,
+            &Value::Date(2024, 3, 4, 5, 6, 7, 120_000),
+        );
+        assert_eq!(v.encoded(), serde_json::json!("2024-03-04T05:06:07.120000"));
     }
 }

@@ -1,7 +1,8 @@
 //! PostgreSQL's words (`svc_emulator_core::dialect`): `false`, `ILIKE`, a JSON value's text, and how its
 //! statements' text reads (dollar quotes, `E'...'` strings, nested comments, `::` casts).
 //!
-//! A list's selection and order as the engine builds them on PostgreSQL.
+//! A list's selection and order as the engine builds them on PostgreSQL; an aggregate's and a
+//! group's statements (`flow::aggregate`); the values every statement binds ([`Params`]).
 //!
 //! The engine's SQLAlchemy writes the same expressions as on SQLite, in PostgreSQL's dialect,
 //! and psycopg2 sends each value as a literal typed by its Python type: a float as a numeric
@@ -13,16 +14,22 @@
 
 use crate::PgResource;
 use crate::schema::{PgField, PgModel, compared_as};
-use crate::types::PgKind;
+use crate::types::{Offset, PgKind, read_held};
+use serde_json::{Map, Value as Json};
+use std::borrow::Cow;
 use svc_emulator_core::dialect::Dialect;
 use svc_emulator_core::dialect::clause::Where;
+use svc_emulator_core::dialect::group::{group_label, group_statement};
 use svc_emulator_core::dialect::lookup::{Cmp, Filter, lookup_condition};
 use svc_emulator_core::dialect::relation::RelationSql;
+use svc_emulator_core::flow::aggregate::Aggregates;
 use svc_engine::EngineError;
 use svc_engine::Lookup;
 use svc_engine::Selection;
+use svc_engine::aggregate::{date_unit, fails, group_name, not_json_refused, y_func, zero_if_null};
 use svc_engine::field_input::InputDateTime;
 use svc_engine::filter::{Arg, PyNumber, ValueReader};
+use svc_engine::python::Py;
 use svc_engine::python::floats::py_float_repr;
 use svc_engine::python::json::{PyJson, parse_py_json, py_json_dumps};
 use svc_engine::python::numbers::{py_float, py_strip};
@@ -30,32 +37,61 @@ use svc_engine::python::text::py_text;
 use svc_engine::relation::Use;
 use svc_engine::sql_answer::query_error;
 use svc_engine::sql_params::{line_end, skip_quoted};
+use svc_engine::table::GroupColumns;
 use svc_engine::time_zone::{TZ_PARAM, tz_given, tz_offset, tz_on_write, unreadable_tz};
-use svc_engine::types::{FilterFamily, Search};
+use svc_engine::types::{FilterFamily, Search, Serializer};
+use svc_engine::{AggregateFunc, GroupRequest};
+use tokio_postgres::Row;
+use tokio_postgres::types::Type;
 
-/// Bound values, all text: each is written into the SQL as `$n::text`, cast further there.
-#[derive(Debug, Default, Clone)]
-pub struct Params(pub Vec<Option<String>>);
+/// The values bound to a statement's placeholders, in order: every statement the crate runs
+/// binds its values so (`driver`, the one place they are sent).
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Params(pub Vec<Param>);
+
+/// One bound value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Param {
+    /// Text, or NULL, for a `$n::text` placeholder that the SQL casts further: what the
+    /// selection, the writes, the flows and the catalog's statements bind.
+    Text(Option<String>),
+    /// A value of a user's statement (read-only SQL, an action's) with the type the engine's
+    /// literal would have (`driver::bind_names`), sent as PostgreSQL's text of that type: the
+    /// server reads it as it reads the literal.
+    Literal(Type, Option<String>),
+    /// Texts, for a catalog statement's `$n::text[]` (the saved tables' names).
+    TextArray(Vec<String>),
+    /// Integers, for `$n::int8[]` (the sequences' values).
+    Int8Array(Vec<i64>),
+    /// Truths, for `$n::bool[]`.
+    BoolArray(Vec<bool>),
+}
 
 impl Params {
     /// Binds `value` and returns `CAST($n::text AS ty)`.
     pub(crate) fn cast(&mut self, value: Option<String>, ty: &str) -> String {
-        self.0.push(value);
+        self.0.push(Param::Text(value));
         format!("CAST(${}::text AS {ty})", self.0.len())
     }
 
     /// Binds `value` as text: `$n::text`.
     pub(crate) fn text(&mut self, value: String) -> String {
-        self.0.push(Some(value));
+        self.0.push(Param::Text(Some(value)));
         format!("${}::text", self.0.len())
     }
+}
 
-    /// The values as tokio-postgres parameters.
-    pub(crate) fn refs(&self) -> Vec<&(dyn tokio_postgres::types::ToSql + Sync)> {
-        self.0
-            .iter()
-            .map(|v| v as &(dyn tokio_postgres::types::ToSql + Sync))
-            .collect()
+impl Param {
+    /// The value's text in a walk's memo key (`records::key`): a text's own, a literal's with
+    /// its type, an array's items. The statement's text beside it says how it is bound.
+    pub(crate) fn key_text(&self) -> Option<Cow<'_, str>> {
+        match self {
+            Param::Text(text) => text.as_deref().map(Cow::Borrowed),
+            Param::Literal(ty, text) => text.as_deref().map(|t| Cow::Owned(format!("{t}::{ty}"))),
+            Param::TextArray(items) => Some(Cow::Owned(format!("{items:?}"))),
+            Param::Int8Array(items) => Some(Cow::Owned(format!("{items:?}"))),
+            Param::BoolArray(items) => Some(Cow::Owned(format!("{items:?}"))),
+        }
     }
 }
 
@@ -627,9 +663,224 @@ fn skip_dollar_quote(b: &[u8], at: usize) -> usize {
         .map_or(b.len(), |p| body + p + tag.len())
 }
 
+// Aggregates and groups (`flow::aggregate`): PostgreSQL's own `count`, `sum`, `min`, `max` and
+// `avg` (so `sum` of a `bigint` is a `numeric`, `avg` of integers a `numeric`), and a group's
+// date lookups as `date_trunc` with the engine's units (`date_second` truncates to the minute,
+// as the engine's table says; `week` and `quarter` work). Each value is read as text beside its
+// type, and written as the engine writes the value psycopg2 reads (`types::read_held`): an
+// aggregate by the y column's serializer field, group rows by the engine's JSON encoder (a
+// `Decimal` as a float, an aware date-time in UTC ending in `Z`).
+
+/// The aggregate's value written by the y column's serializer field (an integer field for
+/// `count`).
+fn serialized(func: AggregateFunc, field: &PgField, v: &Py, tz: Offset) -> Json {
+    if func == AggregateFunc::Count {
+        return v.encoded();
+    }
+    v.serialized(field.kind.serializer(), tz)
+}
+
+/// Group values the engine's JSON encoder cannot write whatever they are (it fails, `500`):
+/// aware times (`JSON can't represent timezone-aware times`) and ranges (`Object of type
+/// NumericRange is not JSON serializable`); the `min` or `max` of a `bytea`. `bytea` keys are
+/// written when they are UTF-8 ([`Py::encodable`]).
+fn unencodable(xs: &[&PgField], y: &PgField, func: AggregateFunc) -> Result<(), EngineError> {
+    let y_kept = matches!(func, AggregateFunc::Min | AggregateFunc::Max).then_some(y);
+    for (param, field) in xs
+        .iter()
+        .map(|x| ("_x_column", *x))
+        .chain(y_kept.map(|y| ("_y_column", y)))
+    {
+        let what = match field.kind {
+            PgKind::Bytea if param == "_y_column" => "bytea",
+            PgKind::TimeTz => "time with time zone",
+            PgKind::Range => "range",
+            _ => continue,
+        };
+        return Err(fails(
+            param,
+            format!(
+                "Cannot group by or show the {what} field {:?}: the data engine's JSON encoder \
+                 fails on its values (500).",
+                field.name
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `date_trunc`'s unit for the engine's `date_<unit>` lookups.
+fn trunc_unit(param: &str) -> Option<&'static str> {
+    Some(match param {
+        "microsecond" => "microseconds",
+        "millisecond" => "milliseconds",
+        "second" | "minute" => "minute",
+        "hour" => "hour",
+        "day" => "day",
+        "week" => "week",
+        "month" => "month",
+        "quarter" => "quarter",
+        "year" => "year",
+        _ => return None,
+    })
+}
+
+fn is_date_column(field: &PgField) -> bool {
+    field.kind.holds_dates()
+}
+
+/// The SQL of a group key: `date_trunc('unit', col)` or the column.
+fn group_key(field: &PgField, raw: Option<&str>) -> Result<String, EngineError> {
+    Ok(
+        match date_unit(&field.name, is_date_column(field), raw)?.and_then(trunc_unit) {
+            Some(unit) => format!("date_trunc('{unit}', {})", field.sql),
+            None => field.sql.clone(),
+        },
+    )
+}
+
+/// PostgreSQL's side of an aggregate and a group (`flow::aggregate`).
+impl Aggregates for PgResource {
+    /// The column's serializer field, but an array's, which writes the query's text.
+    fn query_object(field: &PgField) -> Serializer {
+        match field.kind {
+            PgKind::Array | PgKind::NumericArray => Serializer::Text,
+            kind => kind.serializer(),
+        }
+    }
+
+    /// The value as text, and its type. `min` and `max` keep the column's type, read as its
+    /// kind reads it (`char(n)` with its padding, arrays as JSON); other results are numbers or
+    /// intervals.
+    fn aggregate_select(field: &PgField, func: AggregateFunc) -> Result<String, EngineError> {
+        let agg = format!("{}({})", func.as_str(), field.sql);
+        let text = match func {
+            AggregateFunc::Min | AggregateFunc::Max => field.kind.text_of(&agg),
+            _ => format!("({agg})::text"),
+        };
+        Ok(format!("{text}, {}", type_of(&agg)))
+    }
+
+    fn aggregate_answer(
+        func: AggregateFunc,
+        field: &PgField,
+        row: Option<&Row>,
+        tz: Offset,
+    ) -> Result<Json, EngineError> {
+        let value = match row {
+            Some(row) => read_held(
+                &row.get::<_, String>(1),
+                row.get(0),
+                "_y_column",
+                &field.name,
+            )?,
+            None => Py::None,
+        };
+        let value = zero_if_null(func, value);
+        Ok(y_func(serialized(func, field, &value, tz)))
+    }
+
+    /// The engine's statement, with each value also read as text with its type.
+    fn group_statement(
+        model: &PgModel,
+        columns: &GroupColumns<'_, PgField>,
+        req: &GroupRequest,
+        where_sql: &str,
+    ) -> Result<String, EngineError> {
+        let GroupColumns { xs, y, func } = columns;
+        unencodable(xs, y, *func)?;
+        let keys = xs
+            .iter()
+            .enumerate()
+            .map(|(i, x)| group_key(x, req.x_lookups.get(i).map(String::as_str)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut inner = Vec::new();
+        for (i, key) in keys.iter().enumerate() {
+            inner.push(format!("{key} AS {}", group_label(i)));
+        }
+        inner.push(format!("{}({}) AS y_func", func.as_str(), y.sql));
+        let labels: Vec<String> = (0..keys.len()).map(group_label).collect();
+        let mut outer = Vec::new();
+        for (i, label) in labels.iter().enumerate() {
+            // A date bucket is a date-time, read as text; a plain key as its column's kind.
+            let text = if keys[i] == xs[i].sql {
+                xs[i].kind.text_of(&format!("q.{label}"))
+            } else {
+                format!("q.{label}::text")
+            };
+            outer.push(format!("{text}, {}", type_of(&format!("q.{label}"))));
+        }
+        let y_text = match func {
+            AggregateFunc::Min | AggregateFunc::Max => y.kind.text_of("q.y_func"),
+            _ => "q.y_func::text".to_owned(),
+        };
+        outer.push(format!("{y_text}, {}", type_of("q.y_func")));
+        Ok(format!(
+            "SELECT {} FROM ({}) AS q",
+            outer.join(", "),
+            group_statement(&inner, &labels, &model.table_sql, where_sql, req)
+        ))
+    }
+
+    fn group_row(
+        columns: &GroupColumns<'_, PgField>,
+        _req: &GroupRequest,
+        row: &Row,
+    ) -> Result<Map<String, Json>, EngineError> {
+        let mut object = Map::new();
+        for (i, x) in columns.xs.iter().enumerate() {
+            let v = read_held(
+                &row.get::<_, String>(2 * i + 1),
+                row.get(2 * i),
+                "_x_column",
+                &x.name,
+            )?;
+            if v.is_not_json() {
+                return Err(not_json_refused("_x_column", &x.name));
+            }
+            let Some(json) = v.encodable() else {
+                return Err(fails(
+                    "_x_column",
+                    format!(
+                        "Cannot group by the bytea field {:?}: a value is not UTF-8 text, which \
+                         the data engine's JSON encoder fails on (500).",
+                        x.name
+                    ),
+                ));
+            };
+            object.insert(group_name(i), json);
+        }
+        let at = 2 * columns.xs.len();
+        let v = zero_if_null(
+            columns.func,
+            read_held(
+                &row.get::<_, String>(at + 1),
+                row.get(at),
+                "_y_column",
+                &columns.y.name,
+            )?,
+        );
+        if v.is_not_json() {
+            return Err(not_json_refused("_y_column", &columns.y.name));
+        }
+        object.insert("y_func".to_owned(), v.encoded());
+        Ok(object)
+    }
+}
+
+/// The name of the type of `expr` as psycopg2 reads it (`pg_typeof`'s text): a domain's base
+/// type, since PostgreSQL describes a domain's values by their base type.
+fn type_of(expr: &str) -> String {
+    format!(
+        "(SELECT (CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END)::regtype::text \
+         FROM pg_catalog.pg_type t WHERE t.oid = pg_typeof({expr}))"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use svc_emulator_core::dialect::group::{Quoting, query_text};
 
     fn literal(items: &[PyJson]) -> String {
         let field = PgField {
@@ -705,7 +956,7 @@ mod tests {
             let sql = Literal::Float(value).compare(op, &mut params, &int);
             (sql, params.0)
         };
-        let text = |s: &str| vec![Some(s.to_owned())];
+        let text = |s: &str| vec![Param::Text(Some(s.to_owned()))];
         assert_eq!(
             cmp(5.0, Cmp::Eq),
             ("\"cat\" = CAST($1::text AS bigint)".to_owned(), text("5"))
@@ -775,5 +1026,31 @@ mod tests {
             "ARRAY[E'it''s \\\\']"
         );
         assert_eq!(literal(&[]), "'{}'");
+    }
+
+    /// As the engine answered an unknown function on PostgreSQL: `user`, `analyse` and
+    /// `verbose` are reserved there (not on SQLite), `abort` is not.
+    #[test]
+    fn the_query_text_quotes_postgresqls_reserved_words() {
+        let columns = ["id", "order", "user", "Mixed", "analyse", "abort"];
+        let quoting = Quoting {
+            quote: '"',
+            reserved: <PgResource as Dialect>::RESERVED_WORDS,
+        };
+        let never = <PgResource as Dialect>::QUERY_NEVER;
+        let text = query_text("t2", &columns, None, never, quoting);
+        assert_eq!(
+            text,
+            "SELECT t2.id AS t2_id, t2.\"order\" AS t2_order, t2.\"user\" AS t2_user, \
+             t2.\"Mixed\" AS \"t2_Mixed\", t2.\"analyse\" AS t2_analyse, t2.abort AS t2_abort \
+             \nFROM t2 \nWHERE false"
+        );
+    }
+
+    #[test]
+    fn date_units_follow_the_engine() {
+        assert_eq!(trunc_unit("second"), Some("minute"));
+        assert_eq!(trunc_unit("quarter"), Some("quarter"));
+        assert_eq!(trunc_unit("microseconds"), None);
     }
 }

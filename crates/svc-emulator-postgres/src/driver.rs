@@ -31,11 +31,11 @@
 //! An action's statements run on the same sessions, in a read-write transaction
 //! (`flow::action`).
 
-use crate::dialect::Params;
+use crate::dialect::{Param, Params};
 use crate::types::{Offset, PgKind, finite, interval, iso_time, parse_float, timestamp};
 use crate::{PgResource, message};
 use bytes::BytesMut;
-use deadpool_postgres::{ClientWrapper, Object};
+use deadpool_postgres::{ClientWrapper, Object, StatementCache};
 use futures_util::TryStreamExt;
 use serde_json::{Map, Value as Json};
 use std::sync::atomic::AtomicBool;
@@ -47,7 +47,7 @@ use svc_engine::python::Py;
 use svc_engine::sql_answer::{AnswerRows, past_the_cap, query_error, stopped_at_limit};
 use svc_engine::{EngineError, MAX_SQL_ROWS, sql_params};
 use tokio_postgres::types::{Format, IsNull, ToSql, Type};
-use tokio_postgres::{Column, NoTls, Row, SimpleQueryMessage, Statement};
+use tokio_postgres::{Client, Column, NoTls, Row, SimpleQueryMessage, Statement};
 
 /// The name the query's sub-select goes by in the statement that runs it.
 const ROW: &str = "__svc_q";
@@ -66,7 +66,8 @@ impl PgResource {
         sql: &str,
         bound: &Bound,
     ) -> Result<Statement, EngineError> {
-        let prepared = client.prepare_typed(sql, &bound.types()).await;
+        let types: Vec<Type> = bound.values().map(Param::sent_as).collect();
+        let prepared = client.prepare_typed(sql, &types).await;
         prepared.map_err(|e| query_failed(self, e))
     }
 }
@@ -155,91 +156,112 @@ pub(super) fn refuse_repeated_names(names: &[String]) -> Result<(), EngineError>
 #[derive(Debug, PartialEq)]
 pub struct Bound {
     pub(super) text: String,
-    params: Vec<Param>,
-}
-
-/// One bound value: its type as the engine's literal would have it, and its text.
-#[derive(Debug, PartialEq)]
-pub(crate) struct Param {
-    ty: Type,
-    text: Option<String>,
+    params: Params,
 }
 
 impl Bound {
-    pub(super) fn types(&self) -> Vec<Type> {
-        self.params.iter().map(|p| p.ty.clone()).collect()
+    /// Its values, each sent as its kind is (`Param`'s `ToSql`).
+    fn values(&self) -> impl ExactSizeIterator<Item = &Param> {
+        self.params.0.iter()
     }
+}
 
-    pub(super) fn values(&self) -> Vec<TextValue<'_>> {
-        self.params
-            .iter()
-            .map(|p| TextValue(p.text.as_deref()))
-            .collect()
-    }
+/// The engine's driver writes a value as a literal: a string as an untyped literal, a number
+/// as a number literal (`integer` when it fits, then `bigint`, else `numeric`), a boolean as
+/// `true`/`false`; arrays and objects are given as their JSON text (a string).
+fn literal(value: &Json) -> Param {
+    let (ty, text) = match value {
+        Json::Null => (Type::UNKNOWN, None),
+        Json::Bool(b) => (Type::BOOL, Some(b.to_string())),
+        Json::Number(n) => {
+            let ty = match n.as_i64() {
+                Some(i) if i32::try_from(i).is_ok() => Type::INT4,
+                Some(_) => Type::INT8,
+                None => Type::NUMERIC,
+            };
+            (ty, Some(n.to_string()))
+        }
+        Json::String(s) => (Type::UNKNOWN, Some(s.clone())),
+        other => (Type::UNKNOWN, Some(other.to_string())),
+    };
+    Param::Literal(ty, text)
 }
 
 impl Param {
-    /// The engine's driver writes a value as a literal: a string as an untyped literal, a
-    /// number as a number literal (`integer` when it fits, then `bigint`, else `numeric`), a
-    /// boolean as `true`/`false`; arrays and objects are given as their JSON text (a string).
-    fn of(value: &Json) -> Self {
-        let (ty, text) = match value {
-            Json::Null => (Type::UNKNOWN, None),
-            Json::Bool(b) => (Type::BOOL, Some(b.to_string())),
-            Json::Number(n) => {
-                let ty = match n.as_i64() {
-                    Some(i) if i32::try_from(i).is_ok() => Type::INT4,
-                    Some(_) => Type::INT8,
-                    None => Type::NUMERIC,
-                };
-                (ty, Some(n.to_string()))
-            }
-            Json::String(s) => (Type::UNKNOWN, Some(s.clone())),
-            other => (Type::UNKNOWN, Some(other.to_string())),
-        };
-        Self { ty, text }
+    /// The type the value is sent as, which a statement prepared with its values' types
+    /// declares for its placeholder.
+    fn sent_as(&self) -> Type {
+        match self {
+            Param::Text(_) => Type::TEXT,
+            Param::Literal(ty, _) => ty.clone(),
+            Param::TextArray(_) => Type::TEXT_ARRAY,
+            Param::Int8Array(_) => Type::INT8_ARRAY,
+            Param::BoolArray(_) => Type::BOOL_ARRAY,
+        }
     }
 }
 
-/// A parameter value sent in PostgreSQL's text format, which the server reads as it reads a
-/// literal of the parameter's type; `None` is `NULL`.
-#[derive(Debug)]
-pub(super) struct TextValue<'a>(Option<&'a str>);
-
-impl ToSql for TextValue<'_> {
+/// Each value as tokio-postgres sends its kind: text and arrays in PostgreSQL's binary format,
+/// checked against the placeholder's type; a literal in PostgreSQL's text format, which the
+/// server reads as a literal of the placeholder's type (`NULL` for `None`).
+impl ToSql for Param {
     fn to_sql(
         &self,
-        _ty: &Type,
+        ty: &Type,
         out: &mut BytesMut,
     ) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
-        match self.0 {
-            Some(text) => {
+        match self {
+            Param::Text(text) => text.to_sql(ty, out),
+            Param::Literal(_, Some(text)) => {
                 out.extend_from_slice(text.as_bytes());
                 Ok(IsNull::No)
             }
-            None => Ok(IsNull::Yes),
+            Param::Literal(_, None) => Ok(IsNull::Yes),
+            Param::TextArray(items) => items.to_sql(ty, out),
+            Param::Int8Array(items) => items.to_sql(ty, out),
+            Param::BoolArray(items) => items.to_sql(ty, out),
         }
     }
 
+    /// Every type: each kind checks its own in [`ToSql::to_sql_checked`].
     fn accepts(_ty: &Type) -> bool {
         true
     }
 
-    fn encode_format(&self, _ty: &Type) -> Format {
-        Format::Text
+    fn to_sql_checked(
+        &self,
+        ty: &Type,
+        out: &mut BytesMut,
+    ) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
+        match self {
+            Param::Text(text) => text.to_sql_checked(ty, out),
+            // Any type: PostgreSQL reads the text.
+            Param::Literal(..) => self.to_sql(ty, out),
+            Param::TextArray(items) => items.to_sql_checked(ty, out),
+            Param::Int8Array(items) => items.to_sql_checked(ty, out),
+            Param::BoolArray(items) => items.to_sql_checked(ty, out),
+        }
     }
 
-    tokio_postgres::types::to_sql_checked!();
+    fn encode_format(&self, _ty: &Type) -> Format {
+        match self {
+            Param::Literal(..) => Format::Text,
+            _ => Format::Binary,
+        }
+    }
 }
 
 /// Replaces each `:name` outside strings, quoted names, dollar quotes and comments by a
 /// parameter (`$1`, `$2`, ...) bound to `params[name]`; `$1`-style parameters are refused
 /// (there is nothing to bind them to).
 pub(super) fn bind_names(query: &str, params: &Map<String, Json>) -> Result<Bound, EngineError> {
-    let (text, params) = sql_params::bind_names(query, params, PgResource::skip, Param::of, |n| {
+    let (text, params) = sql_params::bind_names(query, params, PgResource::skip, literal, |n| {
         format!("${n}")
     })?;
-    Ok(Bound { text, params })
+    Ok(Bound {
+        text,
+        params: Params(params),
+    })
 }
 
 /// The name of the `WITH` an action's statement runs in.
@@ -260,9 +282,10 @@ impl Driver for PgResource {
     /// ("cannot insert multiple commands into a prepared statement") where the simple
     /// protocol would run it.
     async fn execute_one(conn: &mut Object, sql: &str) -> Result<(), tokio_postgres::Error> {
-        conn.execute_typed(sql, &[]).await.map(drop)
+        run_one(conn, sql).await
     }
 
+    /// Prepared once per connection.
     async fn rows(
         conn: &mut Object,
         sql: &str,
@@ -389,6 +412,11 @@ impl Driver for PgResource {
             // A session that cannot be cleaned must not serve another query: out of the pool,
             // and closed.
             drop(Object::take(client));
+        } else {
+            // `DISCARD ALL` dropped the statements a read in a `tz` had prepared on this
+            // session (it shares the SQL pool): the cache forgets them, so they are prepared
+            // again rather than named and not found.
+            client.statement_cache.clear();
         }
     }
 
@@ -441,18 +469,96 @@ impl Driver for PgResource {
     }
 }
 
-/// The rows of `sql`, a statement prepared once per connection (up to
-/// [`STATEMENTS_PER_CONNECTION`] of them).
+// Every statement of the crate runs here: [`run`] those with values (and rows), [`run_one`]
+// one without, on a connection ([`Driver`]'s, or one that others read from at the same time)
+// or in a create's [`Transaction`]; a resource's seed is a script ([`run_script`]).
+
+/// The rows of `sql` with `params` bound, on `client`: prepared once per connection where
+/// `kept` is the connection's statement cache (up to [`STATEMENTS_PER_CONNECTION`] of them),
+/// else prepared for this run alone.
+async fn run(
+    client: &Client,
+    kept: Option<&StatementCache>,
+    sql: &str,
+    params: &Params,
+) -> Result<Vec<Row>, tokio_postgres::Error> {
+    let binds: Vec<&(dyn ToSql + Sync)> =
+        params.0.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
+    let Some(cache) = kept else {
+        return client.query(sql, &binds).await;
+    };
+    if cache.size() >= STATEMENTS_PER_CONNECTION {
+        cache.clear();
+    }
+    let statement = cache.prepare(client, sql).await?;
+    client.query(&statement, &binds).await
+}
+
+/// Runs `sql`, one statement without values whose rows are not read ([`Driver::execute_one`]).
+async fn run_one(client: &Client, sql: &str) -> Result<(), tokio_postgres::Error> {
+    client.execute_typed(sql, &[]).await.map(drop)
+}
+
+/// The rows of `sql` with `params`, prepared once per connection, on a connection that more
+/// than one statement may use at the same time (a page and its count, sent together).
 pub(crate) async fn prepared_rows(
     client: &ClientWrapper,
     sql: &str,
-    binds: &Params,
+    params: &Params,
 ) -> Result<Vec<Row>, tokio_postgres::Error> {
-    if client.statement_cache.size() >= STATEMENTS_PER_CONNECTION {
-        client.statement_cache.clear();
+    run(client, Some(&client.statement_cache), sql, params).await
+}
+
+/// The rows of `sql` with `params`, prepared for this run alone: on a connection of either
+/// pool, where the SQL pool's sessions end with `DISCARD ALL`, which drops the statements a
+/// connection kept prepared.
+pub(crate) async fn rows_once(
+    client: &Client,
+    sql: &str,
+    params: &Params,
+) -> Result<Vec<Row>, tokio_postgres::Error> {
+    run(client, None, sql, params).await
+}
+
+/// Runs `script`, any number of statements, in PostgreSQL's simple protocol: a resource's seed.
+pub(crate) async fn run_script(client: &Client, script: &str) -> Result<(), tokio_postgres::Error> {
+    client.batch_execute(script).await
+}
+
+/// A create's transaction, on the connection the create's flow holds (a
+/// [`Session`](svc_emulator_core::flow::driver::Session) owns its own): tokio-postgres's, which a
+/// drop before [`commit`](Self::commit) (a failed step, a caller that stopped waiting) rolls
+/// back before the connection serves anyone else.
+pub(crate) struct Transaction<'c>(deadpool_postgres::Transaction<'c>);
+
+impl Transaction<'_> {
+    /// Begins a transaction on `conn`.
+    pub(crate) async fn begin(conn: &mut Object) -> Result<Transaction<'_>, tokio_postgres::Error> {
+        conn.transaction().await.map(Transaction)
     }
-    let statement = client.prepare_cached(sql).await?;
-    client.query(&statement, &binds.refs()).await
+
+    /// Runs `sql`, one statement without values ([`run_one`]).
+    pub(crate) async fn execute_one(&self, sql: &str) -> Result<(), tokio_postgres::Error> {
+        run_one(self.0.client(), sql).await
+    }
+
+    /// The rows of `sql` with `params`, prepared for this run alone: PostgreSQL plans it with
+    /// its values, and reads the text of a value of a type whose input never changes as it
+    /// plans, before an `INSERT` takes a key's `nextval`, as it reads the engine's literals. A
+    /// statement kept prepared may be planned once for any values, which reads them as each
+    /// row is made.
+    pub(crate) async fn rows(
+        &self,
+        sql: &str,
+        params: &Params,
+    ) -> Result<Vec<Row>, tokio_postgres::Error> {
+        run(self.0.client(), None, sql, params).await
+    }
+
+    /// Commits the transaction.
+    pub(crate) async fn commit(self) -> Result<(), tokio_postgres::Error> {
+        self.0.commit().await
+    }
 }
 
 /// Gives back a pooled connection left inside a transaction: the rollback runs before the pool
@@ -481,10 +587,7 @@ mod tests {
     }
 
     fn param(ty: Type, text: Option<&str>) -> Param {
-        Param {
-            ty,
-            text: text.map(str::to_owned),
-        }
+        Param::Literal(ty, text.map(str::to_owned))
     }
 
     #[test]
@@ -500,7 +603,7 @@ mod tests {
         );
         // One parameter per occurrence, each typed as the engine's literal would be.
         assert_eq!(
-            q.params,
+            q.params.0,
             [
                 param(Type::UNKNOWN, Some("it's")),
                 param(Type::INT4, Some("-1")),
@@ -519,7 +622,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            q.params,
+            q.params.0,
             [
                 param(Type::INT4, Some("7")),
                 param(Type::INT8, Some("3000000000")),
@@ -546,7 +649,8 @@ mod tests {
         ] {
             if let Ok(q) = bound(query, json!({ "p": hostile })) {
                 assert!(!q.text.contains("current_user"), "{query}: {}", q.text);
-                assert!(q.params.iter().all(|p| p.text.as_deref() == Some(hostile)));
+                let hostile = Param::Literal(Type::UNKNOWN, Some(hostile.to_owned()));
+                assert!(q.params.0.iter().all(|p| *p == hostile));
             }
         }
     }

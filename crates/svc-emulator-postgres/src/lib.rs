@@ -13,7 +13,7 @@
 //!   as containment, values typed as psycopg2 types them; `NULL`s last in ascending order.
 //! - **Counts**: an unfiltered list of a table whose catalog estimate (`pg_class.reltuples`)
 //!   is at least 10 000 shows the estimate, as the engine does; other counts are exact.
-//! - **Group** (`aggregate`): `date_trunc` buckets, `week` and `quarter` included.
+//! - **Group** (`dialect`): `date_trunc` buckets, `week` and `quarter` included.
 //! - **SQL** (`sql`): proved read-only by PostgreSQL itself: one statement, prepared first,
 //!   run in a `READ ONLY` transaction with a `statement_timeout`, and cancelled from outside at
 //!   the deadline or when the client goes away.
@@ -38,7 +38,6 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-pub(crate) mod aggregate;
 pub(crate) mod dialect;
 pub(crate) mod driver;
 pub(crate) mod records;
@@ -47,8 +46,12 @@ pub(crate) mod types;
 
 use std::str::FromStr;
 use svc_emulator_core::backend::pooled::{CONNECT_TIMEOUT, ForAMinute, POOL_SIZE, seed_failed};
+use svc_emulator_core::flow::driver::Driver;
 
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime};
+use tokio_postgres::Row;
+
+use dialect::Params;
 
 use schema::PgModel;
 use svc_engine::EngineError;
@@ -148,18 +151,18 @@ impl PgResource {
         };
         let client = resource.client().await?;
         if let Some(seed) = seed_sql {
-            let tables: i64 = client
-                .query_one(
-                    "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
-                     WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p')",
-                    &[],
-                )
-                .await
-                .map_err(|e| resource.unexpected(e))?
-                .get(0);
+            // Prepared for this run alone: the seed may drop what the session keeps prepared.
+            let count = driver::rows_once(
+                &client,
+                "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
+                 WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p')",
+                &Params::default(),
+            )
+            .await;
+            let count = count.map_err(|e| resource.unexpected(e))?;
+            let tables: i64 = resource.one_row(count)?.get(0);
             if tables == 0 {
-                client
-                    .batch_execute(seed)
+                driver::run_script(&client, seed)
                     .await
                     .map_err(|e| seed_failed(&resource.url, &message(&e)))?;
             }
@@ -182,13 +185,12 @@ impl PgResource {
         let Some(seconds) = tz.and_then(tz_offset) else {
             return self.client().await;
         };
-        let client = self.sql_client().await?;
+        let mut client = self.sql_client().await?;
         // The engine's default time zone is the database's, read before the session's changes.
         self.timezone(&client).await?;
-        client
-            .batch_execute(&format!("SET TIME ZONE '{}'", engine_hours(seconds)))
-            .await
-            .map_err(|e| self.unexpected(e))?;
+        let set = format!("SET TIME ZONE '{}'", engine_hours(seconds));
+        let set = PgResource::execute_one(&mut client, &set).await;
+        set.map_err(|e| self.unexpected(e))?;
         Ok(client)
     }
 
@@ -206,13 +208,26 @@ impl PgResource {
 
     /// A database error that the request did not cause.
     pub(crate) fn unexpected(&self, e: tokio_postgres::Error) -> EngineError {
-        EngineError::Internal(format!("PostgreSQL database {}: {}", self.url, message(&e)))
+        self.unexpected_text(&message(&e))
+    }
+
+    fn unexpected_text(&self, text: &str) -> EngineError {
+        EngineError::Internal(format!("PostgreSQL database {}: {text}", self.url))
+    }
+
+    /// The one row of a statement that answers one (a `count(*)`, an `INSERT ... RETURNING`):
+    /// any other number of rows is unexpected, in the driver's words.
+    pub(crate) fn one_row(&self, mut rows: Vec<Row>) -> Result<Row, EngineError> {
+        match rows.pop() {
+            Some(row) if rows.is_empty() => Ok(row),
+            _ => Err(self.unexpected_text("query returned an unexpected number of rows")),
+        }
     }
 
     /// Reads the schema again: tables and columns added since become models and fields.
     pub async fn reload(&self) -> Result<(), EngineError> {
-        let client = self.client().await?;
-        let schema = schema::load_schema(&client).await?;
+        let mut client = self.client().await?;
+        let schema = schema::load_schema(&mut client).await?;
         self.schema.replace(schema);
         self.walks.clear();
         // Statements prepared for the old schema: prepared again when next used.
@@ -225,10 +240,13 @@ impl PgResource {
         &self,
         client: &tokio_postgres::Client,
     ) -> Result<Offset, EngineError> {
-        let read = client.query_one("SELECT EXTRACT(TIMEZONE FROM now())::int4", &[]);
-        let read = async { Ok(read.await?.get(0)) };
-        let failed = |e| self.unexpected(e);
-        self.timezone.get_or_read(read, failed).await
+        let sql = "SELECT EXTRACT(TIMEZONE FROM now())::int4";
+        let read = async {
+            let rows = driver::rows_once(client, sql, &Params::default()).await;
+            let rows = rows.map_err(|e| self.unexpected(e))?;
+            Ok(self.one_row(rows)?.get(0))
+        };
+        self.timezone.get_or_read(read, |e| e).await
     }
 }
 

@@ -39,8 +39,8 @@
 //! the server) costs the next page a second statement, never a different answer.
 
 use crate::dialect::PgWhere;
-use crate::dialect::{Params, datetime_literal};
-use crate::driver::prepared_rows;
+use crate::dialect::{Param, Params, datetime_literal};
+use crate::driver::{Transaction, prepared_rows};
 use crate::schema::{PgConnection, by_ctid, table};
 use crate::schema::{PgField, PgModel};
 use crate::types::{Offset, PgKind, python_cannot_hold, write_value};
@@ -56,6 +56,7 @@ use svc_emulator_core::flow::records::{Page, Pages};
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, page_select, sort_key_of};
 use svc_emulator_core::flow::write::{Values, insert_statement, set_list, update_sql};
 use svc_engine::EngineError;
+use svc_engine::aggregate::read_refused;
 use svc_engine::body::{non_field, query_failed};
 use svc_engine::field_input::Internal;
 use svc_engine::python::floats::py_float_repr;
@@ -186,13 +187,14 @@ impl Database for PgResource {
         ctid: String,
     ) -> Result<(), EngineError> {
         let mut conn = PgConnection {
-            tx: tx.conn(),
+            tx,
             resource: self,
             model,
         };
         let at = by_ctid();
         let where_sql = at_identity(model, &at.condition);
-        delete_row(&mut conn, &table(model), &at, vec![Some(ctid)], &where_sql).await
+        let row = vec![Param::Text(Some(ctid))];
+        delete_row(&mut conn, &table(model), &at, row, &where_sql).await
     }
 
     async fn insert(
@@ -209,7 +211,8 @@ impl Database for PgResource {
         let mut params = Params::default();
         let (insert, _) = insert_statement::<Self>(model, values, tz, &mut params)?;
         let sql = format!("{insert} RETURNING {}", model.select_list);
-        let tx = conn.transaction().await.map_err(|e| self.unexpected(e))?;
+        let tx = Transaction::begin(conn).await;
+        let tx = tx.map_err(|e| self.unexpected(e))?;
         if pk.autoincrement && pk_given {
             // A key given for a serial column: the engine sets the sequence to the largest key
             // *before* its ORM flushes the INSERT (its `setval` runs first), so the sequence
@@ -217,29 +220,27 @@ impl Database for PgResource {
             // out: the table is locked against other writers first (inserts in flight finish,
             // new ones wait for this one), so no keyless create of another caller gets a key
             // that a sequence moved back below uncommitted rows hands out again.
-            tx.batch_execute(&format!(
-                "LOCK TABLE {} IN SHARE ROW EXCLUSIVE MODE",
-                model.table_sql
-            ))
-            .await
-            .map_err(|e| self.write_error(model, e))?;
+            let lock = format!("LOCK TABLE {} IN SHARE ROW EXCLUSIVE MODE", model.table_sql);
+            let lock = tx.execute_one(&lock).await;
+            lock.map_err(|e| self.write_error(model, e))?;
             let resync = format!(
                 "SELECT pg_catalog.setval(pg_catalog.pg_get_serial_sequence($1::text, $2::text), \
                  max({})) FROM {}",
                 pk.sql, model.table_sql
             );
-            tx.query(&resync, &[&model.table_sql, &pk.name])
-                .await
-                .map_err(|e| self.write_error(model, e))?;
+            let names = Params(vec![
+                Param::Text(Some(model.table_sql.clone())),
+                Param::Text(Some(pk.name.clone())),
+            ]);
+            let resync = tx.rows(&resync, &names).await;
+            resync.map_err(|e| self.write_error(model, e))?;
         }
         if let Some((check, check_params)) = values_read_first(values) {
-            let read = tx.query(&check, &check_params.refs()).await;
+            let read = tx.rows(&check, &check_params).await;
             read.map_err(|e| self.write_error(model, e))?;
         }
-        let row = tx
-            .query_one(&sql, &params.refs())
-            .await
-            .map_err(|e| self.write_error(model, e))?;
+        let rows = tx.rows(&sql, &params).await;
+        let row = self.one_row(rows.map_err(|e| self.write_error(model, e))?)?;
         tx.commit().await.map_err(|e| self.write_error(model, e))?;
         Ok(record_json(model, &row, tz))
     }
@@ -286,6 +287,14 @@ impl PgResource {
     ) -> Result<Vec<Row>, EngineError> {
         let rows = prepared_rows(client, sql, params).await;
         rows.map_err(|e| self.fault(e, Failure::Read { lenient }))
+    }
+
+    /// A database error of a read: the engine re-raises it (`500`).
+    pub(crate) fn read_failure(&self, e: tokio_postgres::Error) -> EngineError {
+        match e.as_db_error() {
+            Some(_) => read_refused("PostgreSQL", crate::message(&e).trim_end()),
+            None => self.unexpected(e),
+        }
     }
 
     /// A database error of a write: a `400` with PostgreSQL's message; a unique violation
@@ -537,10 +546,8 @@ pub(crate) type Walks = shared::Walks<String>;
 
 /// A walk key: the SQL text that identifies a selection and its order, then its values.
 pub(crate) fn key(sql: &str, params: &Params) -> Vec<u8> {
-    shared::key(
-        sql,
-        params.0.iter().map(|p| p.as_deref().map(str::as_bytes)),
-    )
+    let texts: Vec<_> = params.0.iter().map(Param::key_text).collect();
+    shared::key(sql, texts.iter().map(|t| t.as_deref().map(str::as_bytes)))
 }
 
 /// Whether a value of the kind reads back exactly from its text (`CAST(text AS type)` is the
@@ -745,7 +752,7 @@ impl PgResource {
                  (SELECT count(*) FROM {}))",
                 model.table_sql
             );
-            let params = Params(vec![Some(model.name.clone())]);
+            let params = Params(vec![Param::Text(Some(model.name.clone()))]);
             self.read_rows(client, &sql, &params, lenient).await?
         } else {
             // A filtered count is remembered with the snapshot it was made in, and the
@@ -815,7 +822,8 @@ mod pages_tests {
             "(\"age\" > CAST($1::text AS integer) OR \"age\" IS NULL OR (\"age\" = \
              CAST($1::text AS integer) AND ((\"id\" < CAST($2::text AS integer)))))"
         );
-        assert_eq!(params, [Some("30".to_owned()), Some("7".to_owned())]);
+        let text = |t: &str| Param::Text(Some(t.to_owned()));
+        assert_eq!(params, [text("30"), text("7")]);
         let (sql, _) = seek(&[(0, false), (1, true)], &[None, Some("7")]);
         assert_eq!(
             sql,

@@ -42,20 +42,20 @@
 //! and after the deferred checks are made (`setval` is not rolled back: only a commit that
 //! cannot be written leaves them as saved without the rows).
 
-use crate::dialect::Params;
+use crate::dialect::{Param, Params};
 use crate::types::PgKind;
 use crate::{PgResource, message};
+use deadpool_postgres::Object;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use svc_emulator_core::dialect::quote_ident;
+use svc_emulator_core::flow::driver::Driver;
 use svc_emulator_core::flow::driver::Session;
 use svc_emulator_core::flow::export::{Exports, SavedTable, Store, Suspended, foreign_counter};
 use svc_emulator_core::flow::{self, Columns, Locator, OnDelete, TableRef};
 use svc_engine::EngineError;
 use svc_engine::table::{MappedColumn, MappedTable, Reflected};
-use tokio_postgres::Client;
 use tokio_postgres::error::SqlState;
-use tokio_postgres::types::ToSql;
 
 /// A column, and the type a value for it is cast to where the engine would bind it as a text
 /// literal (an unknown-typed literal takes the column's type): the base type,
@@ -126,11 +126,16 @@ WHERE k.contype = 'f' AND n.nspname = current_schema() AND pn.nspname = current_
 
 /// Reads the schema.
 pub(crate) async fn load_schema(
-    client: &Client,
+    conn: &mut Object,
 ) -> Result<BTreeMap<String, Arc<PgModel>>, EngineError> {
-    let rows = client.query(COLUMNS, &[]).await.map_err(internal)?;
+    let none = Params::default();
+    let rows = PgResource::rows(conn, COLUMNS, &none).await;
+    let rows = rows.map_err(internal)?;
     let mut keys: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for row in client.query(PRIMARY_KEYS, &[]).await.map_err(internal)? {
+    for row in PgResource::rows(conn, PRIMARY_KEYS, &none)
+        .await
+        .map_err(internal)?
+    {
         keys.entry(row.get(0)).or_default().push(row.get(1));
     }
     let mut tables: BTreeMap<String, (Vec<PgField>, Reflected<()>)> = BTreeMap::new();
@@ -170,8 +175,7 @@ pub(crate) async fn load_schema(
         });
     }
     let select = |f: &PgField| f.kind.select(&f.sql);
-    let foreign_keys: Vec<(String, String)> = client
-        .query(FOREIGN_KEYS, &[])
+    let foreign_keys: Vec<(String, String)> = PgResource::rows(conn, FOREIGN_KEYS, &none)
         .await
         .map_err(internal)?
         .iter()
@@ -185,10 +189,10 @@ fn internal(e: tokio_postgres::Error) -> EngineError {
 }
 
 /// A connection inside a write's transaction, as the flows use it. Its values are text (or
-/// NULL): the flows only carry back what they read, and every expression they read is cast to
-/// text.
+/// NULL, [`Param::Text`]): the flows only carry back what they read, and every expression they
+/// read is cast to text.
 pub(crate) struct PgConnection<'a> {
-    pub(crate) tx: &'a tokio_postgres::Client,
+    pub(crate) tx: &'a mut Session<PgResource>,
     pub(crate) resource: &'a PgResource,
     /// The model the request names, whose messages a database error takes.
     pub(crate) model: &'a PgModel,
@@ -254,29 +258,18 @@ impl PgConnection<'_> {
     }
 }
 
-fn binds(params: &[Option<String>]) -> Vec<&(dyn ToSql + Sync)> {
-    params.iter().map(|p| p as &(dyn ToSql + Sync)).collect()
-}
-
 impl flow::Cascades for PgConnection<'_> {
-    type Value = Option<String>;
+    type Value = Param;
 
-    async fn query(
-        &mut self,
-        sql: &str,
-        params: &[Option<String>],
-    ) -> Result<Vec<Vec<Option<String>>>, EngineError> {
-        let rows = self
-            .tx
-            .query(sql, &binds(params))
-            .await
-            .map_err(|e| self.error(e))?;
+    async fn query(&mut self, sql: &str, params: &[Param]) -> Result<Vec<Vec<Param>>, EngineError> {
+        let rows = self.tx.rows(sql, &Params(params.to_vec())).await;
+        let rows = rows.map_err(|e| self.error(e))?;
         rows.iter()
             .map(|row| {
                 (0..row.len())
                     .map(|i| {
-                        row.try_get::<_, Option<String>>(i)
-                            .map_err(|e| self.error(e))
+                        let cell = row.try_get::<_, Option<String>>(i);
+                        cell.map(Param::Text).map_err(|e| self.error(e))
                     })
                     .collect()
             })
@@ -287,11 +280,9 @@ impl flow::Cascades for PgConnection<'_> {
         &mut self,
         parent: &TableRef,
     ) -> Result<Vec<flow::Reference>, EngineError> {
-        let rows = self
-            .tx
-            .query(REFERENCES, &[&parent.name])
-            .await
-            .map_err(|e| self.resource.unexpected(e))?;
+        let name = Params(vec![Param::Text(Some(parent.name.clone()))]);
+        let rows = self.tx.rows(REFERENCES, &name).await;
+        let rows = rows.map_err(|e| self.resource.unexpected(e))?;
         Ok(rows
             .iter()
             .map(|r| {
@@ -324,7 +315,8 @@ impl flow::Cascades for PgConnection<'_> {
             Columns::PrimaryKey => IDENTITY,
             Columns::First => FIRST_COLUMN,
         };
-        let rows = self.tx.query(sql, &[&table.name]).await;
+        let name = Params(vec![Param::Text(Some(table.name.clone()))]);
+        let rows = self.tx.rows(sql, &name).await;
         let rows = rows.map_err(|e| self.resource.unexpected(e))?;
         Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
     }
@@ -381,8 +373,8 @@ WHERE NOT t.tgisinternal AND t.tgenabled::text = ANY($2::text[])
 ORDER BY 1, 2";
 
 /// The SQL names of `tables`, for the statements that take them as an array.
-fn names(tables: &[SavedTable]) -> Vec<String> {
-    tables.iter().map(|t| t.sql.clone()).collect()
+fn names(tables: &[SavedTable]) -> Param {
+    Param::TextArray(tables.iter().map(|t| t.sql.clone()).collect())
 }
 
 impl PgResource {
@@ -392,7 +384,7 @@ impl PgResource {
         conn: &mut Session<Self>,
         tables: &[SavedTable],
     ) -> Result<Vec<String>, EngineError> {
-        let rows = conn.conn().query(SEQUENCES, &[&names(tables)]).await;
+        let rows = conn.rows(SEQUENCES, &Params(vec![names(tables)])).await;
         Ok(rows
             .map_err(|e| self.unexpected(e))?
             .iter()
@@ -419,18 +411,13 @@ impl Exports for PgResource {
 
     async fn make_store(&self, conn: &mut Session<Self>, name: &str) -> Result<Store, EngineError> {
         let schema = quote_ident(name);
-        let client = conn.conn();
-        if let Err(e) = client
-            .batch_execute(&format!("CREATE SCHEMA {schema}"))
-            .await
-        {
+        if let Err(e) = conn.execute_one(&format!("CREATE SCHEMA {schema}")).await {
             if e.code() != Some(&SqlState::INSUFFICIENT_PRIVILEGE) {
                 return Err(self.unexpected(e));
             }
-            let who = client
-                .query_one("SELECT current_user::text, current_database()::text", &[])
-                .await
-                .map_err(|e| self.unexpected(e))?;
+            let who = "SELECT current_user::text, current_database()::text";
+            let who = conn.rows(who, &Params::default()).await;
+            let who = self.one_row(who.map_err(|e| self.unexpected(e))?)?;
             let (role, database): (String, String) = (who.get(0), who.get(1));
             return Err(EngineError::Internal(format!(
                 "the copy is kept in a schema of its own, and role {role} may not create one in \
@@ -444,8 +431,8 @@ impl Exports for PgResource {
         let drop = format!("DROP SCHEMA IF EXISTS {schema} CASCADE");
         let pool = self.pool.clone();
         Ok(Store::dropped_by(async move {
-            if let Ok(client) = pool.get().await {
-                let _ = client.batch_execute(&drop).await;
+            if let Ok(mut client) = pool.get().await {
+                let _ = PgResource::execute_one(&mut client, &drop).await;
             }
         }))
     }
@@ -456,7 +443,6 @@ impl Exports for PgResource {
         tables: &[SavedTable],
     ) -> Result<PgKeys, EngineError> {
         let sequences = self.sequences(conn, tables).await?;
-        let client = conn.conn();
         if sequences.is_empty() {
             return Ok(Vec::new());
         }
@@ -466,10 +452,9 @@ impl Exports for PgResource {
             .enumerate()
             .map(|(i, s)| format!("SELECT {i}, last_value, is_called FROM {s}"))
             .collect();
-        let rows = client
-            .query(&format!("{} ORDER BY 1", reads.join(" UNION ALL ")), &[])
-            .await
-            .map_err(|e| self.unexpected(e))?;
+        let read = format!("{} ORDER BY 1", reads.join(" UNION ALL "));
+        let rows = conn.rows(&read, &Params::default()).await;
+        let rows = rows.map_err(|e| self.unexpected(e))?;
         Ok(sequences
             .into_iter()
             .zip(rows.iter())
@@ -484,13 +469,9 @@ impl Exports for PgResource {
         written: &[SavedTable],
         keys: &PgKeys,
     ) -> Result<(), EngineError> {
-        let client = conn.conn();
         // What would fail at the commit fails here, before the sequences move; and no table
         // keeps checks pending, which the triggers' `ALTER TABLE` after this would refuse.
-        client
-            .batch_execute("SET CONSTRAINTS ALL IMMEDIATE")
-            .await
-            .map_err(|e| self.unexpected(e))?;
+        self.run(conn, "SET CONSTRAINTS ALL IMMEDIATE").await?;
         if keys.is_empty() {
             return Ok(());
         }
@@ -500,14 +481,12 @@ impl Exports for PgResource {
         if let Some((outside, ..)) = keys.iter().find(|k| !owned.contains(&k.0)) {
             return Err(foreign_counter("sequence", outside));
         }
-        let client = conn.conn();
-        let sequences: Vec<&str> = keys.iter().map(|k| k.0.as_str()).collect();
-        let values: Vec<i64> = keys.iter().map(|k| k.1).collect();
-        let called: Vec<bool> = keys.iter().map(|k| k.2).collect();
-        client
-            .query(SET_SEQUENCES, &[&sequences, &values, &called])
-            .await
-            .map_err(|e| self.unexpected(e))?;
+        let sequences = Param::TextArray(keys.iter().map(|k| k.0.clone()).collect());
+        let values = Param::Int8Array(keys.iter().map(|k| k.1).collect());
+        let called = Param::BoolArray(keys.iter().map(|k| k.2).collect());
+        let set = Params(vec![sequences, values, called]);
+        let set = conn.rows(SET_SEQUENCES, &set).await;
+        set.map_err(|e| self.unexpected(e))?;
         Ok(())
     }
 
@@ -516,39 +495,31 @@ impl Exports for PgResource {
         conn: &mut Session<Self>,
         tables: &[SavedTable],
     ) -> Result<Suspended, EngineError> {
-        let client = conn.conn();
-        client
-            .batch_execute("SAVEPOINT svc_emulator_checks")
-            .await
-            .map_err(|e| self.unexpected(e))?;
-        let replica = client
-            .batch_execute("SET LOCAL session_replication_role = replica")
+        self.run(conn, "SAVEPOINT svc_emulator_checks").await?;
+        let replica = conn
+            .execute_one("SET LOCAL session_replication_role = replica")
             .await
             .is_ok();
         let (firing, still_checked) = if replica {
-            (vec!["A", "R"], Vec::new())
+            (["A", "R"], Vec::new())
         } else {
             // Refused (not a superuser): the transaction goes on as before it was asked.
             for statement in [
                 "ROLLBACK TO SAVEPOINT svc_emulator_checks",
                 "SET CONSTRAINTS ALL DEFERRED",
             ] {
-                client
-                    .batch_execute(statement)
-                    .await
-                    .map_err(|e| self.unexpected(e))?;
+                self.run(conn, statement).await?;
             }
-            let references = client
-                .query(CHECKED_REFERENCES, &[&names(tables)])
-                .await
-                .map_err(|e| self.unexpected(e))?;
+            let tables = Params(vec![names(tables)]);
+            let references = conn.rows(CHECKED_REFERENCES, &tables).await;
+            let references = references.map_err(|e| self.unexpected(e))?;
             let still_checked = references.iter().map(|r| (r.get(0), r.get(1))).collect();
-            (vec!["O", "A"], still_checked)
+            (["O", "A"], still_checked)
         };
-        let triggers = client
-            .query(TRIGGERS, &[&names(tables), &firing])
-            .await
-            .map_err(|e| self.unexpected(e))?;
+        let firing = Param::TextArray(firing.map(str::to_owned).to_vec());
+        let tables_firing = Params(vec![names(tables), firing]);
+        let triggers = conn.rows(TRIGGERS, &tables_firing).await;
+        let triggers = triggers.map_err(|e| self.unexpected(e))?;
         let mut disable = Vec::new();
         let mut undo = Vec::new();
         for row in &triggers {
@@ -582,7 +553,7 @@ impl Exports for PgResource {
         }
         let list: Vec<&str> = tables.iter().map(|t| t.sql.as_str()).collect();
         let truncate = format!("TRUNCATE TABLE {}", list.join(", "));
-        match conn.conn().batch_execute(&truncate).await {
+        match conn.execute_one(&truncate).await {
             Ok(()) => Ok(()),
             Err(e) if e.code() == Some(&SqlState::INSUFFICIENT_PRIVILEGE) => {
                 Err(EngineError::Internal(format!(

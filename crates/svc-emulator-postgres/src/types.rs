@@ -31,8 +31,11 @@
 //! Values are read from PostgreSQL as text ([`PgKind::text_of`]: `col::text`, or the type's
 //! output function where the cast differs from it, arrays as `to_json(col)`, `bytea` as hex),
 //! with the session's `DateStyle` set to ISO and shortest-exact floats, and turned into the
-//! engine's forms here.
+//! engine's forms here; an aggregate's and a group's values are read with their type, as
+//! psycopg2 reads them ([`read_held`]).
 
+use svc_engine::EngineError;
+use svc_engine::aggregate::fails;
 use svc_engine::field_input::InputField;
 use svc_engine::json_text::write_json_str;
 use svc_engine::python::floats::{py_float_repr, write_py_float_repr};
@@ -658,6 +661,61 @@ fn parse_offset(text: &str) -> Option<Offset> {
     Some(sign * seconds)
 }
 
+// The values of aggregates and groups, read with their PostgreSQL type as psycopg2 reads them.
+
+/// [`read_typed`], or the engine's failure (`500`) where psycopg2 cannot read the value: a date
+/// or date-time whose year Python cannot hold (`param` and `column` name where it came from).
+pub(crate) fn read_held(
+    ty: &str,
+    text: Option<String>,
+    param: &str,
+    column: &str,
+) -> Result<Py, EngineError> {
+    if !(date_kind(ty).is_some() && text.as_deref().is_some_and(python_cannot_hold)) {
+        return Ok(read_typed(ty, text));
+    }
+    let why = format!(
+        "A value of {column:?} here is a date whose year Python cannot hold (before 1, or past \
+         9999): psycopg2 fails reading it, and the data engine with a 500. Filter such rows out."
+    );
+    Err(fails(param, why))
+}
+
+/// The value of PostgreSQL text `text` of type `ty` (`pg_typeof`) as psycopg2 gives it.
+fn read_typed(ty: &str, text: Option<String>) -> Py {
+    let Some(text) = text else {
+        return Py::None;
+    };
+    match ty {
+        // psycopg2 reads an `oid` as a Python int.
+        "smallint" | "integer" | "bigint" | "oid" => Py::Int(text),
+        "numeric" => Py::Decimal(text),
+        "real" | "double precision" => Py::Float(parse_float(&text)),
+        "boolean" => Py::Bool(matches!(text.as_str(), "t" | "true")),
+        "date" => Py::Date(finite(PgKind::Date, &text).to_owned()),
+        "timestamp without time zone" => timestamp(finite(PgKind::Timestamp, &text)),
+        "timestamp with time zone" => timestamp(finite(PgKind::TimestampTz, &text)),
+        "json" | "jsonb" => Py::Json(text),
+        // `bytea`, from its hex text: bytes, which the engine's encoder decodes as UTF-8.
+        "bytea" => Py::Bytes(hex_bytes(&text)),
+        "interval" => interval(&text),
+        "time without time zone" => Py::Time(iso_time(&text), None),
+        "time with time zone" => timetz(&text),
+        // An array, from `to_json`: its `Decimal`s and floats as floats.
+        array if array.ends_with("[]") => Py::List(
+            if array.starts_with("numeric")
+                || array.starts_with("real")
+                || array.starts_with("double precision")
+            {
+                float_items(&text)
+            } else {
+                serde_json::from_str(&text).unwrap_or(serde_json::Value::Null)
+            },
+        ),
+        _ => Py::Str(text),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -811,5 +869,43 @@ mod tests {
         assert_eq!(PgKind::of("oid", 'N', ""), PgKind::Other);
         assert_eq!(PgKind::Numeric.family(), FilterFamily::Number);
         assert_eq!(PgKind::Json.search(), Search::Contains);
+    }
+
+    #[test]
+    fn values_are_encoded_as_the_engine_encodes_them() {
+        let v = read_typed("numeric", Some("151.48".to_owned()));
+        assert_eq!(v.encoded(), serde_json::json!(151.48));
+        assert_eq!(v.text().as_deref(), Some("151.48"));
+        let v = read_typed("bigint", Some("12".to_owned()));
+        assert_eq!(v.encoded(), serde_json::json!(12));
+        let v = read_typed(
+            "timestamp with time zone",
+            Some("2024-01-01 00:00:00+00".to_owned()),
+        );
+        assert_eq!(v.encoded(), serde_json::json!("2024-01-01T00:00:00Z"));
+        let v = read_typed(
+            "timestamp without time zone",
+            Some("2024-01-01 10:00:00".to_owned()),
+        );
+        assert_eq!(v.encoded(), serde_json::json!("2024-01-01T10:00:00"));
+        assert_eq!(v.text().as_deref(), Some("2024-01-01 10:00:00"));
+        assert_eq!(
+            read_typed("double precision", Some("NaN".to_owned())).encoded(),
+            serde_json::Value::Null
+        );
+        assert_eq!(
+            Py::Decimal("2.50".to_owned()).text().as_deref(),
+            Some("2.50")
+        );
+    }
+
+    /// `sum` of a `bigint` column is a `numeric`, which the engine writes as a float: the
+    /// running engine answered `9007199254740991.0` for the one value 9007199254740991.
+    #[test]
+    fn big_sums_keep_every_digit() {
+        let v = read_typed("numeric", Some("9007199254740991".to_owned())).encoded();
+        assert_eq!(v.to_string(), "9007199254740991.0");
+        let v = read_typed("numeric", Some("9007199254740993".to_owned())).encoded();
+        assert_eq!(v.to_string(), "9007199254740992.0");
     }
 }

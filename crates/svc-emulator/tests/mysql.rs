@@ -1303,7 +1303,7 @@ async fn fixtures_are_created_as_posts_create_records() {
 /// the set's order, which its string hashes decide anew each time it starts (seen: `{'z', 'x'}`
 /// for `x,z` in one run of jet-bridge 1.12.13, `{'x', 'z'}` in another), and the same all
 /// through one run. The emulator orders the members as CPython does under a key drawn at its
-/// start (`svc-emulator-mysql/src/python_set.rs`, whose unit tests pin the order to CPython's
+/// start (`svc-engine/src/python/sets.rs`, whose unit tests pin the order to CPython's
 /// for given seeds): each start answers the same members, in some order of them, the same in a
 /// record, a page, a group and an aggregate; filters compare MySQL's text. Strict and lenient
 /// mode alike.

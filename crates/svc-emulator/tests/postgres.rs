@@ -1131,6 +1131,31 @@ async fn a_query_leaves_no_session_state_behind() {
     }
 }
 
+/// A read in a `tz` and a query share the SQL pool's sessions: the query's session ends with
+/// `DISCARD ALL`, which drops the statements a read had prepared there, so the read prepares
+/// them again (it answered `prepared statement "s4" does not exist`, where the engine answers).
+#[tokio::test]
+#[ignore = "needs PostgreSQL: run with --ignored (cargo xtask ci does)"]
+async fn a_read_in_a_time_zone_after_a_query_prepares_again() {
+    let emu = emulator().await;
+    let list = "models/people?tz=%2B02:00&_order_by=id";
+    let first = ok(&get(&emu, list).await);
+    for _ in 0..3 {
+        let reply = sql(&emu, json!({"query": "select 1 as one"})).await;
+        assert_eq!(
+            reply.status,
+            200,
+            "{}",
+            String::from_utf8_lossy(&reply.body)
+        );
+        assert_eq!(ok(&get(&emu, list).await), first);
+        assert_eq!(
+            ok(&get(&emu, "models/people/1?tz=%2B02:00").await)["id"],
+            json!(1)
+        );
+    }
+}
+
 /// A parameter's value reaches PostgreSQL bound, never as SQL text: statements that a scanner
 /// of quotes reads differently from PostgreSQL's lexer (a word ending in `e` before a quote,
 /// a non-ASCII dollar-quote tag, backslashes with `standard_conforming_strings` off) may

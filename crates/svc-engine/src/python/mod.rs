@@ -5,13 +5,14 @@
 //! database's time zone and shows bytes that are not UTF-8 in hex), a serializer field (an
 //! aggregate's value), and `str()`.
 //!
-//! Each backend reads its driver's cells into a [`Py`] (`svc-emulator-postgres/src/aggregate.rs`,
+//! Each backend reads its driver's cells into a [`Py`] (`svc-emulator-postgres/src/types.rs`,
 //! `svc-emulator-mysql/src/types.rs`); what the engine writes of one is written once, here.
 
 pub mod codecs;
 pub mod floats;
 pub mod json;
 pub mod numbers;
+pub mod sets;
 pub mod text;
 
 use serde_json::Value as Json;
@@ -50,7 +51,7 @@ pub enum Py {
     /// `bytes`.
     Bytes(Vec<u8>),
     /// A `set` of strings, in its iteration order (the engine's follows Python's string
-    /// hashes, which vary between processes: the MySQL backend orders them so).
+    /// hashes, which vary between processes: [`sets::set_order`]).
     Set(Vec<String>),
     /// What a JSON column loads as, from its JSON text.
     Json(String),

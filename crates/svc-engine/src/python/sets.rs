@@ -1,28 +1,22 @@
-//! The order of the members of a `SET` value, as the engine writes them.
+//! The iteration order of a Python set of strings, as CPython 3.11 (the engine's Python) holds
+//! it.
 //!
-//! SQLAlchemy's MySQL `SET` type reads a value's text into a Python set
-//! (`set(re.findall(r"[^,]+", value))`, `sqlalchemy/dialects/mysql/enumerated.py`,
-//! `SET.result_processor`), and the engine writes that set's members in its iteration order:
-//! a record's `CharField` with `str()` (`"{'a', 'c'}"`), a group key or value through its JSON
-//! encoder's `clean_obj` as a list (`["a", "c"]`). That order is CPython's: the slots of the
-//! set's hash table, where each member lands by its string hash, which CPython keys with a
-//! secret drawn at each start of the process (`PYTHONHASHSEED` randomization). So the order
-//! changes from one start of the engine to the next, and a test that depends on it fails there
-//! now and then.
-//!
-//! The emulator does the same: it draws a key at start ([`HashKey::of_process`]) and places the
-//! members as CPython 3.11 (the engine's Python) does: SipHash-1-3 of the string's bytes in
-//! CPython's compact form, then the set's open addressing (`Objects/setobject.c`:
-//! `set_add_entry`, `set_table_resize`, `set_insert_clean`). `PYTHONHASHSEED`, when set for the
-//! emulator, is read as CPython reads it: `0` turns randomization off, another number seeds the
-//! key; under the same value the emulator's order is the engine's.
+//! A set's members are in the slots of its hash table, where each lands by its string hash,
+//! which CPython keys with a secret drawn at each start of the process (`PYTHONHASHSEED`
+//! randomization): the order of the same members changes from one start to the next, and stays
+//! through one run. [`set_order`] places the members as CPython does: SipHash-1-3 of the
+//! string's bytes in CPython's compact form ([`str_hash`]), then the set's open addressing
+//! (`Objects/setobject.c`: `set_add_entry`, `set_table_resize`, `set_insert_clean`), under a
+//! key drawn once a process ([`HashKey::of_process`]). `PYTHONHASHSEED`, when set, is read as
+//! CPython reads it: `0` turns randomization off, another number seeds the key; under the same
+//! value the order is CPython's.
 
 use std::hash::{BuildHasher, Hasher};
 use std::sync::OnceLock;
 
 /// The secret CPython keys its string hashes with (`_Py_HashSecret.siphash`: `k0`, `k1`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct HashKey {
+pub struct HashKey {
     k0: u64,
     k1: u64,
 }
@@ -30,7 +24,7 @@ pub(crate) struct HashKey {
 impl HashKey {
     /// The key of `PYTHONHASHSEED=seed` (`Python/bootstrap_hash.c`): all zero for `0`, else
     /// the bytes of CPython's linear congruential generator (`lcg_urandom`) seeded with it.
-    pub(crate) fn from_seed(seed: u32) -> HashKey {
+    pub fn from_seed(seed: u32) -> HashKey {
         if seed == 0 {
             return HashKey { k0: 0, k1: 0 };
         }
@@ -64,7 +58,7 @@ impl HashKey {
     /// This process's key, drawn once at its first use: `PYTHONHASHSEED`'s when it is set to
     /// a number CPython takes (0 to 4294967295), a random one otherwise (unset, `random`, or
     /// a value CPython would refuse to start with).
-    pub(crate) fn of_process() -> HashKey {
+    pub fn of_process() -> HashKey {
         static KEY: OnceLock<HashKey> = OnceLock::new();
         *KEY.get_or_init(|| {
             std::env::var("PYTHONHASHSEED")
@@ -117,7 +111,7 @@ fn siphash13(key: HashKey, bytes: &[u8]) -> u64 {
 /// CPython's `hash()` of a `str` under `key`: SipHash-1-3 of the string as CPython stores it
 /// (one byte a character when all are below U+0100, two below U+10000, else four; little
 /// endian), `0` for the empty string, `-1` made `-2`.
-pub(crate) fn str_hash(key: HashKey, s: &str) -> i64 {
+pub fn str_hash(key: HashKey, s: &str) -> i64 {
     if s.is_empty() {
         return 0;
     }
@@ -187,7 +181,7 @@ impl Table {
 /// turn (a duplicate once), the table of 8 slots (`PySet_MINSIZE`) grown when three fifths are
 /// used to the smallest power of two above four times the members, the old slots moved in
 /// their order; then the slots read in order.
-pub(crate) fn set_order(key: HashKey, items: Vec<String>) -> Vec<String> {
+pub fn set_order(key: HashKey, items: Vec<String>) -> Vec<String> {
     let mut table = Table::new(8);
     let mut used = 0usize;
     let mut kept: Vec<Option<String>> = Vec::with_capacity(items.len());
