@@ -11,12 +11,24 @@
 //! check-release --baseline-rustdoc ... --current-rustdoc ...`; the versions inside the JSON
 //! decide what may change (the same version: no break).
 //!
+//! The public crates ([`CRATES`]) are checked whole. svc-emulator's API also holds the items it
+//! re-exports from its implementation crates ([`REEXPORTED_FROM`]: `EmulatorConfig`, the
+//! journal's and the stubs' types, `ModelInfo`, ...), which its own check cannot see: each of
+//! those crates is checked on exactly those items, read from svc-emulator's JSON on each side
+//! (`semver/reexported.rs`); the rest of an implementation crate may change in any release.
+//!
 //! Every step fails loudly rather than skip: no baseline file, a baseline commit the clone does
-//! not have (after trying to fetch it: a shallow clone is deepened), or no cargo-semver-checks
-//! (installed here with `cargo install --locked` when missing).
+//! not have (after trying to fetch it: a shallow clone is deepened), no cargo-semver-checks
+//! (installed here with `cargo install --locked` when missing), or an item svc-emulator
+//! re-exports from a crate of the workspace that the check does not build.
 
+mod reexported;
+
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::{Command, Stdio};
+
+use reexported::Item;
 
 /// The file that names the baseline commit (`#` lines are comments).
 pub const BASELINE_FILE: &str = ".ci/semver-baseline";
@@ -24,24 +36,26 @@ pub const BASELINE_FILE: &str = ".ci/semver-baseline";
 /// The version of cargo-semver-checks installed when there is none.
 pub const TOOL_VERSION: &str = "0.51.0";
 
-/// The published crates that have a library (svc-cli is a binary only: it has no API). Not
-/// svc-engine: an implementation crate of svc-emulator and svc-cli, whose API follows theirs
-/// and may change in any release (its crate doc says so).
-///
-/// svc-emulator-state and svc-emulator-http are implementation crates too, but they define
-/// nearly every type svc-emulator exports (`EmulatorConfig`, the stubs, the journal), and
-/// cargo-semver-checks reads no item of another crate, not even one re-exported
-/// (obi1kenobi/cargo-semver-checks#638): svc-emulator's check alone would not see them.
-/// So their whole API is checked, what svc-emulator's users hold with it.
+/// The public crates that have a library (svc-cli is a binary only: it has no API), checked
+/// whole.
 const CRATES: &[&str] = &[
     "svc-model",
     "svc-transport",
     "svc-auth",
     "svc-api",
-    "svc-emulator-state",
-    "svc-emulator-http",
     "svc-emulator",
 ];
+
+/// The implementation crates whose items svc-emulator re-exports: they define nearly every
+/// type it exports (`EmulatorConfig` and the settings, the journal's and the stubs' types,
+/// `ModelInfo`), and cargo-semver-checks reads no item of another crate, not even one
+/// re-exported (obi1kenobi/cargo-semver-checks#638). Each is checked on what svc-emulator
+/// re-exports of it, nothing else: its API beyond that may change in any release (its crate
+/// doc says so; the workspace requires it with `=`).
+const REEXPORTED_FROM: &[&str] = &["svc-engine", "svc-emulator-state", "svc-emulator-http"];
+
+/// The crate whose re-exports say what [`REEXPORTED_FROM`]'s crates are checked on.
+const EMULATOR: &str = "svc-emulator";
 
 /// Runs the check from the workspace root `root`.
 pub fn semver(root: &Path) -> bool {
@@ -66,7 +80,8 @@ pub fn semver(root: &Path) -> bool {
     }
     // The rustdoc JSON of both sides, built here rather than by cargo-semver-checks, which
     // builds each crate's dependencies again in a target dir per crate and side (ten builds):
-    // one target dir, one build of the dependencies for both sides.
+    // one target dir, one build of the dependencies for both sides (the workspace's own crates
+    // are built again for each side: `clean_members`).
     let work = root.join("target").join("semver");
     let baseline_root = work.join("baseline");
     let current_json = work.join("current-json");
@@ -82,8 +97,14 @@ pub fn semver(root: &Path) -> bool {
     if !ok {
         return false;
     }
+    for (json, side) in [(&current_json, "current"), (&baseline_json, "baseline")] {
+        if let Err(e) = cut_to_reexports(json) {
+            eprintln!("semver: svc-emulator's re-exports ({side} tree): {e}");
+            return false;
+        }
+    }
     let mut broken = Vec::new();
-    for c in CRATES {
+    for c in CRATES.iter().chain(REEXPORTED_FROM) {
         let file = format!("{}.json", c.replace('-', "_"));
         eprintln!("\n== {c}: cargo semver-checks check-release (baseline {rev})");
         let ok = Command::new(cargo())
@@ -151,13 +172,17 @@ fn extract(root: &Path, rev: &str, dir: &Path) -> bool {
     untar && archived
 }
 
-/// The rustdoc JSON of each of [`CRATES`] in the workspace at `workspace` (all features, as
-/// docs.rs documents them), copied into `out`. Built in `target_dir` with the current
+/// The rustdoc JSON of each of [`CRATES`] and [`REEXPORTED_FROM`] in the workspace at
+/// `workspace` (all features, as docs.rs documents them), copied into `out`. Built in `target_dir` with the current
 /// toolchain: rustdoc's JSON output is unstable, so `RUSTC_BOOTSTRAP=1` unlocks it, in a target
 /// dir of its own so that the other steps' builds are not touched.
 fn rustdoc_json(workspace: &Path, target_dir: &Path, out: &Path, what: &str) -> bool {
+    if let Err(e) = clean_members(workspace, target_dir) {
+        eprintln!("semver: cannot clean the crates of {what} out of the target dir: {e}");
+        return false;
+    }
     let mut args = vec!["doc", "--no-deps", "--lib", "--all-features", "--quiet"];
-    for c in CRATES {
+    for c in CRATES.iter().chain(REEXPORTED_FROM) {
         args.extend(["--package", c]);
     }
     eprintln!("\n== rustdoc JSON of {what}: cargo {}", args.join(" "));
@@ -181,7 +206,7 @@ fn rustdoc_json(workspace: &Path, target_dir: &Path, out: &Path, what: &str) -> 
         eprintln!("semver: cannot create {}: {e}", out.display());
         return false;
     }
-    for c in CRATES {
+    for c in CRATES.iter().chain(REEXPORTED_FROM) {
         let file = format!("{}.json", c.replace('-', "_"));
         let from = target_dir.join("doc").join(&file);
         if let Err(e) = std::fs::copy(&from, out.join(&file)) {
@@ -190,6 +215,81 @@ fn rustdoc_json(workspace: &Path, target_dir: &Path, out: &Path, what: &str) -> 
         }
     }
     true
+}
+
+/// Removes the workspace at `workspace`'s own crates from `target_dir`, keeping their
+/// dependencies' builds. Both sides build there, and each crate has the same path relative to
+/// its workspace on both: Cargo names the two sides' artifacts alike, and after one side's
+/// build it takes them as fresh for the other (their dep-info names the first side's sources,
+/// which are older than them), so a crate would be documented against the other side's
+/// dependencies.
+fn clean_members(workspace: &Path, target_dir: &Path) -> Result<(), String> {
+    let metadata = Command::new(cargo())
+        .args(["metadata", "--no-deps", "--format-version", "1"])
+        .current_dir(workspace)
+        .output()
+        .map_err(|e| format!("cargo metadata: {e}"))?;
+    if !metadata.status.success() {
+        return Err(String::from_utf8_lossy(&metadata.stderr).into_owned());
+    }
+    let metadata: serde_json::Value =
+        serde_json::from_slice(&metadata.stdout).map_err(|e| format!("cargo metadata: {e}"))?;
+    let packages = metadata["packages"].as_array().into_iter().flatten();
+    let mut args = vec!["clean".to_owned(), "--quiet".to_owned()];
+    for name in packages.filter_map(|p| p["name"].as_str()) {
+        args.extend(["--package".to_owned(), name.to_owned()]);
+    }
+    let cleaned = Command::new(cargo())
+        .args(&args)
+        .current_dir(workspace)
+        .env("CARGO_TARGET_DIR", target_dir)
+        .status()
+        .map_err(|e| format!("cargo clean: {e}"))?;
+    match cleaned.success() {
+        true => Ok(()),
+        false => Err("cargo clean failed (see above)".to_owned()),
+    }
+}
+
+/// The rustdoc JSON file of crate `name` in `dir`.
+fn json_file(dir: &Path, name: &str) -> std::path::PathBuf {
+    dir.join(format!("{}.json", name.replace('-', "_")))
+}
+
+fn read_json(path: &Path) -> Result<serde_json::Value, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Cuts the JSON of each of [`REEXPORTED_FROM`]'s crates in `dir` down to the items that
+/// svc-emulator's JSON in `dir` re-exports ([`reexported::prune`]), and says how many. Fails
+/// on a re-export from another crate of the workspace that is neither public ([`CRATES`]) nor
+/// built here.
+fn cut_to_reexports(dir: &Path) -> Result<(), String> {
+    let emulator = read_json(&json_file(dir, EMULATOR))?;
+    let mut by_crate: BTreeMap<String, BTreeSet<Item>> = reexported::reexported(&emulator)?;
+    let named = |list: &[&str], krate: &str| list.iter().any(|c| c.replace('-', "_") == krate);
+    for krate in by_crate.keys() {
+        if krate.starts_with("svc_") && !named(CRATES, krate) && !named(REEXPORTED_FROM, krate) {
+            return Err(format!(
+                "svc-emulator re-exports items of {krate}, which the check does not build: add \
+                 it to REEXPORTED_FROM in xtask/src/semver.rs"
+            ));
+        }
+    }
+    for c in REEXPORTED_FROM {
+        let wanted = by_crate.remove(&c.replace('-', "_")).unwrap_or_default();
+        let path = json_file(dir, c);
+        let mut doc = read_json(&path)?;
+        reexported::prune(&mut doc, &wanted).map_err(|e| format!("{c}: {e}"))?;
+        let text = serde_json::to_string(&doc).map_err(|e| format!("{c}: {e}"))?;
+        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        eprintln!(
+            "semver: {c} is checked on the {} item(s) svc-emulator re-exports",
+            wanted.len()
+        );
+    }
+    Ok(())
 }
 
 /// The commit named in the baseline file, as a full hash.

@@ -22,9 +22,11 @@ type Sources = Vec<(String, String)>;
 
 /// Each crate's top-level modules in groups, lowest first: a module names (`crate::m`, `super::m`
 /// up to the root) only those of a lower group: the slices never name each other.
-const LAYERS: [&str; 3] = [
+const LAYERS: [&str; 4] = [
     "crates/svc-emulator-core/src/: location private blocking < dialect < flow < backend",
     "crates/svc-emulator-state/src/: util demo < config < storage < catalog < sessions < snapshot",
+    "crates/svc-emulator-http/src/: admission auth cors error list routes < journal < stubs \
+     < backend extract state < app capture tools",
     "crates/svc-emulator/src/: databases < account actions fixture openapi pages projects proxy records \
      resources sql teams users < ui < runtime < cli",
 ];
@@ -53,7 +55,7 @@ pub fn structure(root: &Path) -> bool {
     let crate_dir = |name| format!("crates/svc-emulator-{name}/src/");
     let databases = ["sqlite", "postgres", "mysql"].map(|name| (name, read(&crate_dir(name))));
     let (core, engine) = (read(CORE_SRC), read(ENGINE_SRC));
-    let mut violations = figures::figures(&core, &databases);
+    let mut violations = figures::figures(&read("crates/"), &databases);
     for (dir, order) in LAYERS.iter().filter_map(|layers| layers.split_once(": ")) {
         violations.extend(layering(dir, order, &read(dir)));
     }
@@ -258,9 +260,28 @@ fn holds(sql: &str, statement: &str) -> bool {
     at.is_some_and(|at| sql[at..].contains(&format!(" {b} ")))
 }
 
+/// The calls of the servers' drivers (tokio-postgres, mysql_async) that send a statement: only
+/// a server's `driver.rs` writes them, so every statement it runs has one runner and one bind
+/// type (issue 85). SQLite's crate is not held to it yet: rusqlite runs in most of its files.
+const DRIVER_CALLS: [&str; 12] = [
+    ".query(",
+    ".query_one(",
+    ".query_opt(",
+    ".query_raw(",
+    ".batch_execute(",
+    ".simple_query(",
+    ".prepare(",
+    ".prepare_typed(",
+    ".exec(",
+    ".exec_drop(",
+    ".exec_first(",
+    ".query_iter(",
+];
+
 /// [`FLOW_STATEMENTS`] in the database crates (SQLite's own are exempt: the built-in tools'
 /// schema and writes in `backend.rs`, docs/contract.md 5.3, and `sqlite_sequence`, its next
-/// keys); and dead code allowed in the flows, which serve every database, SQLite included.
+/// keys); [`DRIVER_CALLS`] outside a server's `driver.rs`; and dead code allowed in the flows,
+/// which serve every database, SQLite included.
 fn flow_rules(core: &Sources, databases: &[(&str, Sources)]) -> Vec<String> {
     let mut out = Vec::new();
     for (name, sources) in databases {
@@ -271,6 +292,18 @@ fn flow_rules(core: &Sources, databases: &[(&str, Sources)]) -> Vec<String> {
                     let at = format!("crates/svc-emulator-{name}/src/{path}:{line}");
                     let fix = "a flow's: only svc-emulator-core's flow/ writes it";
                     out.push(format!("{at}: writes `{statement}`, {fix}"));
+                }
+            }
+        }
+    }
+    for (name, sources) in databases.iter().filter(|(name, _)| *name != "sqlite") {
+        for (path, src) in sources.iter().filter(|(path, _)| path != "driver.rs") {
+            let code = code(src);
+            for call in DRIVER_CALLS {
+                for line in code.match_indices(call).map(|(at, _)| line_at(&code, at)) {
+                    let at = format!("crates/svc-emulator-{name}/src/{path}:{line}");
+                    let fix = "run it through the crate's driver.rs, bound with its Params";
+                    out.push(format!("{at}: calls the driver (`{call}`): {fix}"));
                 }
             }
         }
@@ -388,6 +421,12 @@ mod tests {
         let (my, lite) = (sources(&[("db.rs", src)]), sources(&[("backend.rs", src)]));
         let out = flow_rules(&core, &[("mysql", my), ("sqlite", lite)]);
         assert_eq!(places(&out), "db.rs:1 flow/x.rs:2");
+        // A server's statement runs in its driver.rs only; a comment that names a call is none.
+        let call = "// client.query(sql)\nlet r = client\n    .query_one(sql, &[]);\n";
+        let my = sources(&[("driver.rs", call), ("schema.rs", call)]);
+        let lite = sources(&[("lib.rs", call)]);
+        let out = flow_rules(&Vec::new(), &[("mysql", my), ("sqlite", lite)]);
+        assert_eq!(places(&out), "schema.rs:3");
         let sql = "SELECT a FROM t|{} = {}|\"{t}\".\"{}\"|\"\"|UPDATE t SET a|`";
         assert!(sql.split('|').all(|sql| sql_text(sql).is_some()));
         let prose = "the value must be >= 1|SELECTED|said \"hi\" to|\\\"";

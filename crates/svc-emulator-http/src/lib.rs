@@ -4,11 +4,19 @@
 //!
 //! **An implementation crate of svc-emulator**, published so that Cargo holds its layers: its
 //! API follows the emulator's and may change in any release. Depend on `svc-emulator`, not on
-//! this crate.
+//! this crate. The journal's and the stubs' types that svc-emulator re-exports
+//! (`RequestMatcher`, `RecordedRequest`, `StubBuilder`, ...) are svc-emulator's API, which its
+//! semver check holds; the rest of this crate is not.
 //!
 //! Below it, the emulator's state (`svc_emulator_state`); above it, the slices and the runtime,
 //! which it cannot name: svc-emulator is not among its dependencies (only among its
 //! dev-dependencies, for the doc examples of the journal's types).
+//!
+//! Its modules, lowest first, each naming only those below it (`cargo xtask structure`): the
+//! leaves (`admission`, `auth`, `cors`, `error`, `list`, `routes`); `journal`, what was
+//! recorded and how to ask about it; `stubs`, answers for what a journal's matcher matches;
+//! `state`, `backend` and `extract`; then `app`, `tools` and `capture`, which runs each
+//! request through a stub or the router and records it in the journal.
 //!
 //! Matching works on the raw, still percent-encoded path, one segment per parameter, and axum
 //! decodes each parameter afterwards: a `%2F` inside an identifier never splits it.
@@ -24,6 +32,7 @@ pub(crate) mod admission;
 pub mod app;
 pub mod auth;
 pub(crate) mod backend;
+pub mod capture;
 pub mod cors;
 pub(crate) mod error;
 pub mod extract;

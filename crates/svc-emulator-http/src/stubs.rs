@@ -37,8 +37,10 @@ use axum::body::Body;
 use axum::http::{HeaderName, HeaderValue, Response, StatusCode, header};
 use serde::Serialize;
 
-use super::journal::RequestMatcher;
-use svc_emulator_state::config::stubs::{Cut, StubConfig, StubRequest, StubResponse};
+use crate::journal::{RecordedRequest, RequestMatcher, RequestSource};
+use svc_emulator_state::config::stubs::{StubConfig, StubRequest, StubResponse};
+
+pub use crate::journal::StubId;
 
 /// The `Content-Security-Policy` of every stub's answer: a sandbox (no script, no form, no
 /// plugin, and an opaque origin: the document is not the web page's, so the page's cookie and
@@ -68,19 +70,6 @@ impl Default for StubLimits {
     fn default() -> Self {
         let limits = svc_emulator_state::config::limits::Limits::default();
         Self::new(limits.stub_count_limit(), limits.stub_bytes_limit())
-    }
-}
-
-/// A stub's number, from 1 in the order stubs were declared since the emulator started; from
-/// [`StubBuilder::respond`](../svc_emulator/struct.StubBuilder.html#method.respond), and shown in the journal
-/// ([`RecordedRequest::stub`](../svc_emulator/struct.RecordedRequest.html#method.stub)).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(transparent)]
-pub struct StubId(pub u64);
-
-impl std::fmt::Display for StubId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "stub {}", self.0)
     }
 }
 
@@ -216,13 +205,13 @@ impl Active {
 
     /// The matcher of the requests it answered, its own conditions ranking the near misses:
     /// for expectations on it.
-    pub fn answered_matcher(&self) -> RequestMatcher {
+    fn answered_matcher(&self) -> RequestMatcher {
         self.matcher.clone().decided_by_stub(self.id)
     }
 
     /// Whether it closes the connection (a FIN) instead of answering.
     pub(crate) fn drops(&self) -> bool {
-        self.response.connection == Some(Cut::Drop)
+        self.response.drops_connection()
     }
 
     /// How long its answer is held back.
@@ -233,20 +222,20 @@ impl Active {
     /// Its answer: status, headers and body, or an empty answer that carries the cut.
     pub(crate) fn answer(&self) -> (Response<Body>, Option<bytes::Bytes>) {
         let r = &self.response;
-        if let Some(cut) = r.connection {
+        if r.drops_connection() || r.resets_connection() {
             let mut response = Response::new(Body::empty());
             response.extensions_mut().insert(CutConnection {
-                reset: cut == Cut::Reset,
+                reset: r.resets_connection(),
             });
             return (response, None);
         }
-        let (bytes, kind) = match (&r.json, &r.body) {
+        let (bytes, kind) = match (r.json_body(), r.text_body()) {
             (Some(json), _) => (
                 bytes::Bytes::from(json.to_string()),
                 Some("application/json"),
             ),
             (None, Some(text)) => (
-                bytes::Bytes::from(text.clone()),
+                bytes::Bytes::from(text.to_owned()),
                 Some("text/plain; charset=utf-8"),
             ),
             (None, None) => (bytes::Bytes::new(), None),
@@ -254,12 +243,12 @@ impl Active {
         let mut response = Response::new(Body::from(bytes.clone()));
         // Checked when declared: 200 to 599, and headers an HTTP answer can carry.
         *response.status_mut() =
-            StatusCode::from_u16(r.status.unwrap_or(200)).unwrap_or(StatusCode::OK);
+            StatusCode::from_u16(r.status_code().unwrap_or(200)).unwrap_or(StatusCode::OK);
         let headers = response.headers_mut();
         if let Some(kind) = kind {
             headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(kind));
         }
-        for (name, value) in &r.headers {
+        for (name, value) in r.headers() {
             if let (Ok(name), Ok(value)) = (
                 HeaderName::from_bytes(name.as_bytes()),
                 HeaderValue::from_str(value),
@@ -485,7 +474,7 @@ impl Stubs {
         after: u64,
         times: Option<u64>,
     ) -> Result<StubInfo, StubError> {
-        let parts = matcher.stub_parts()?;
+        let parts = parts_of(&matcher)?;
         let project = match &parts.project {
             Some(name) => self
                 .project_index(name)
@@ -546,6 +535,28 @@ impl Stubs {
         all.iter().map(|s| s.info(self.name(s.project))).collect()
     }
 
+    /// A stub of the project `matcher` names (else of `default_project`) being declared:
+    /// [`StubBuilder::respond`] declares it.
+    pub fn declare(&self, default_project: usize, matcher: RequestMatcher) -> StubBuilder<'_> {
+        StubBuilder {
+            stubs: self,
+            default_project,
+            matcher,
+            after: 0,
+            times: None,
+        }
+    }
+
+    /// The matcher of the requests stub `id` answered (of `project`, when given), for
+    /// expectations on it: its own conditions rank the near misses while it is declared;
+    /// once removed, its number alone decides.
+    pub fn answered_matcher(&self, id: u64, project: Option<usize>) -> RequestMatcher {
+        match self.get(id, project) {
+            Some(stub) => stub.answered_matcher(),
+            None => RequestMatcher::any().decided_by_stub(id),
+        }
+    }
+
     /// The stub numbered `id`, if it is still declared (and of `project`, when given).
     pub fn get(&self, id: u64, project: Option<usize>) -> Option<Arc<Active>> {
         self.chosen(project)
@@ -587,11 +598,7 @@ impl Stubs {
 
     /// The stub that answers `request` of `project`, if any: each one that matches counts it,
     /// in order, until one is active for it. A project without stubs takes no lock.
-    pub fn pick(
-        &self,
-        project: usize,
-        request: &crate::journal::RecordedRequest,
-    ) -> Option<Arc<Active>> {
+    pub fn pick(&self, project: usize, request: &RecordedRequest) -> Option<Arc<Active>> {
         let entry = self.projects.get(project).filter(|p| !p.is_empty())?;
         let active = entry.read();
         for stub in active.iter() {
@@ -678,9 +685,42 @@ fn matcher_of(request: &StubRequest) -> RequestMatcher {
 
 /// What a matcher declared in code says of a stub: its project, and the rest in the config's
 /// form.
-pub(crate) struct StubParts {
-    pub(crate) project: Option<String>,
-    pub request: StubRequest,
+struct StubParts {
+    project: Option<String>,
+    request: StubRequest,
+}
+
+/// The conditions of `matcher` as a stub's, which answers before there is a status (or a
+/// stub that answered): its project, and the rest in the config file's form.
+fn parts_of(matcher: &RequestMatcher) -> Result<StubParts, StubError> {
+    if matcher.status.is_some() {
+        return Err(StubError::NotBeforeAnswer("status"));
+    }
+    if matcher.since.is_some() {
+        return Err(StubError::NotBeforeAnswer("since"));
+    }
+    if matcher.stub.is_some() {
+        return Err(StubError::NotBeforeAnswer("answered_by"));
+    }
+    if matcher.source == Some(RequestSource::Ui) {
+        return Err(StubError::Invalid(
+            "stubs answer clients, never the web page: leave .source() out".into(),
+        ));
+    }
+    // `StubRequest` is the settings' (non-exhaustive): filled field by field.
+    let mut request = StubRequest::default();
+    request.method = matcher.method.clone();
+    request.path = matcher.path.clone();
+    request.path_prefix = matcher.path_prefix.clone();
+    request.query = matcher.query.iter().cloned().collect();
+    request.environment = matcher.environment.clone();
+    request.resource = matcher.resource.clone();
+    request.model = matcher.model.clone();
+    request.body_includes = matcher.json_body.clone();
+    Ok(StubParts {
+        project: matcher.project.clone(),
+        request,
+    })
 }
 
 /// A stub being declared in code: [`Emulator::stub`](../svc_emulator/struct.Emulator.html#method.stub), then when it
@@ -695,19 +735,7 @@ pub struct StubBuilder<'a> {
     times: Option<u64>,
 }
 
-impl<'a> StubBuilder<'a> {
-    /// A builder over the emulator's stubs (users get one from `Emulator::stub`).
-    #[doc(hidden)]
-    pub fn new(stubs: &'a Stubs, default_project: usize, matcher: RequestMatcher) -> Self {
-        Self {
-            stubs,
-            default_project,
-            matcher,
-            after: 0,
-            times: None,
-        }
-    }
-
+impl StubBuilder<'_> {
     /// Lets the first `n` matching requests pass untouched (to a later stub, or to the data):
     /// the stub answers the request after them on, e.g. the third page of a walk.
     pub fn after(mut self, n: u64) -> Self {
@@ -748,7 +776,6 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::journal::{RecordedRequest, RequestSource};
 
     fn get(project: &str) -> RecordedRequest {
         RecordedRequest {
@@ -842,5 +869,46 @@ mod tests {
             StubId(3),
             "no number was spent"
         );
+    }
+
+    #[test]
+    fn a_stub_s_matcher_asks_nothing_an_answer_tells() {
+        let stubs = Stubs::new(vec!["p".to_owned()], Vec::new());
+        let declare = |matcher: RequestMatcher| {
+            stubs
+                .declare(0, matcher)
+                .respond(StubResponse::new(418))
+                .unwrap_err()
+        };
+        let answered = declare(RequestMatcher::get().answered_by(StubId(1)));
+        assert_eq!(answered, StubError::NotBeforeAnswer("answered_by"));
+        let status = declare(RequestMatcher::get().status(200));
+        assert_eq!(status, StubError::NotBeforeAnswer("status"));
+        assert!(stubs.list(None).is_empty());
+        let id = stubs.declare(0, RequestMatcher::get()).once();
+        assert_eq!(id.respond(StubResponse::new(418)), Ok(StubId(1)));
+    }
+
+    #[test]
+    fn a_stub_s_answered_matcher_is_its_own_then_its_number_once_removed() {
+        let stubs = Stubs::new(vec!["p".to_owned()], Vec::new());
+        let id = stubs
+            .declare(0, RequestMatcher::get().model("orders"))
+            .respond(StubResponse::new(418))
+            .unwrap();
+        let mut answered = get("p");
+        answered.stub = Some(id);
+        let mut passed = get("p");
+        passed.model = Some("other".to_owned());
+        passed.stub = Some(id);
+        let declared = stubs.answered_matcher(id.0, Some(0));
+        // Its number decides; its own conditions only rank the near misses.
+        assert!(declared.matches(&answered) && declared.matches(&passed));
+        assert!(!declared.matches(&get("p")));
+        assert_eq!(declared.to_string(), "GET model orders answered by stub 1");
+        assert!(stubs.remove(id.0, None));
+        let removed = stubs.answered_matcher(id.0, None);
+        assert!(removed.matches(&answered) && !removed.matches(&get("p")));
+        assert_eq!(removed.to_string(), "answered by stub 1");
     }
 }

@@ -4,7 +4,9 @@
 //!
 //! **An implementation crate of svc-emulator**, published so that Cargo holds its layers: its
 //! API follows the emulator's and may change in any release. Depend on `svc-emulator`, not on
-//! this crate.
+//! this crate. The settings and snapshot types that svc-emulator re-exports (`EmulatorConfig`,
+//! `ProjectConfig`, `StubResponse`, `SnapshotInfo`, ...) are svc-emulator's API, which its
+//! semver check holds; the rest of this crate is not.
 //!
 //! Layers, lowest first (each module imports only those before it):
 //! - [`util`] and [`demo`]: timestamps; the demo resource's seed;

@@ -9,7 +9,7 @@ use axum::Router;
 use svc_emulator_http::AppState;
 use svc_emulator_http::app::ProjectAccess;
 use svc_emulator_http::serve;
-use svc_emulator_state::catalog::databases::kind_name;
+use svc_emulator_state::catalog::databases::{kind_name, location};
 use svc_emulator_state::config::registry::ProjectEntry;
 use svc_model::routes;
 
@@ -39,7 +39,7 @@ fn project_json(entry: &ProjectEntry, app_base_url: &str) -> Project {
             json!({
                 "unique_name": r.name,
                 "name": r.display_name.as_deref().unwrap_or(&r.name),
-                "type": r.location().map_or("sqlite", |l| kind_name(&l)),
+                "type": location(r).map_or("sqlite", |l| kind_name(&l)),
             })
         })
         .collect();

@@ -8,9 +8,7 @@ use std::ops::{RangeFrom, RangeInclusive, RangeToInclusive};
 use serde_json::Value;
 use svc_model::Timestamp;
 
-use super::record::{RecordedRequest, RequestSource};
-use crate::stubs::{StubError, StubId};
-use svc_emulator_state::config::stubs::StubRequest;
+use super::record::{RecordedRequest, RequestSource, StubId};
 
 /// Which recorded requests count: every condition set must hold (none set: every request).
 ///
@@ -35,22 +33,23 @@ use svc_emulator_state::config::stubs::StubRequest;
 #[derive(Debug, Clone, Default, PartialEq)]
 #[must_use]
 pub struct RequestMatcher {
-    method: Option<String>,
-    path: Option<String>,
-    path_prefix: Option<String>,
-    query: Vec<(String, String)>,
-    project: Option<String>,
-    environment: Option<String>,
-    resource: Option<String>,
-    model: Option<String>,
-    status: Option<RangeInclusive<u16>>,
-    since: Option<Timestamp>,
-    json_body: Option<Value>,
+    // The crate's stubs read the conditions a stub can hold (`stubs::parts_of`).
+    pub(crate) method: Option<String>,
+    pub(crate) path: Option<String>,
+    pub(crate) path_prefix: Option<String>,
+    pub(crate) query: Vec<(String, String)>,
+    pub(crate) project: Option<String>,
+    pub(crate) environment: Option<String>,
+    pub(crate) resource: Option<String>,
+    pub(crate) model: Option<String>,
+    pub(crate) status: Option<RangeInclusive<u16>>,
+    pub(crate) since: Option<Timestamp>,
+    pub(crate) json_body: Option<Value>,
     /// Which sources count: the clients' requests only, unless told.
-    source: Option<RequestSource>,
+    pub(crate) source: Option<RequestSource>,
     any_source: bool,
     /// Answered by this stub (expectations on a stub).
-    stub: Option<u64>,
+    pub(crate) stub: Option<u64>,
     /// The stub's number alone decides a match (the other conditions rank the near misses):
     /// the stub chose its requests as they came, bodies and secrets included, which the
     /// journal's copy may not show.
@@ -216,17 +215,25 @@ impl RequestMatcher {
         self
     }
 
-    /// Requests answered by stub `id`, beside the other conditions (the journal's filter).
-    #[doc(hidden)]
-    pub fn answered_by(mut self, id: u64) -> Self {
-        self.stub = Some(id);
+    /// Requests answered by stub `id` (as [`RecordedRequest::stub`] shows it), beside the
+    /// other conditions: the `stub` filter of `GET /_emulator/projects/{project}/requests`.
+    /// Not a condition of a stub's own matcher, which answers before there is an answer
+    /// ([`StubError::NotBeforeAnswer`](../svc_emulator/enum.StubError.html#variant.NotBeforeAnswer)).
+    ///
+    /// ```
+    /// use svc_emulator::{RequestMatcher, StubId};
+    ///
+    /// let answered = RequestMatcher::get().answered_by(StubId(2));
+    /// assert_eq!(answered.to_string(), "GET answered by stub 2");
+    /// ```
+    pub fn answered_by(mut self, id: StubId) -> Self {
+        self.stub = Some(id.0);
         self
     }
 
     /// The requests stub `id` answered, whatever the other conditions say of the journal's
     /// copy of them; the other conditions rank the near misses (the expectations on a stub).
-    #[doc(hidden)]
-    pub fn decided_by_stub(mut self, id: u64) -> Self {
+    pub(crate) fn decided_by_stub(mut self, id: u64) -> Self {
         self.stub = Some(id);
         self.stub_decides = true;
         self
@@ -243,36 +250,6 @@ impl RequestMatcher {
         }
     }
 
-    /// The conditions of a stub, which answers before there is a status: its project, and
-    /// the rest in the config file's form.
-    pub(crate) fn stub_parts(&self) -> Result<crate::stubs::StubParts, StubError> {
-        if self.status.is_some() {
-            return Err(StubError::NotBeforeAnswer("status"));
-        }
-        if self.since.is_some() {
-            return Err(StubError::NotBeforeAnswer("since"));
-        }
-        if self.source == Some(RequestSource::Ui) {
-            return Err(StubError::Invalid(
-                "stubs answer clients, never the web page: leave .source() out".into(),
-            ));
-        }
-        // `StubRequest` is the settings' (non-exhaustive): filled field by field.
-        let mut request = StubRequest::default();
-        request.method = self.method.clone();
-        request.path = self.path.clone();
-        request.path_prefix = self.path_prefix.clone();
-        request.query = self.query.iter().cloned().collect();
-        request.environment = self.environment.clone();
-        request.resource = self.resource.clone();
-        request.model = self.model.clone();
-        request.body_includes = self.json_body.clone();
-        Ok(crate::stubs::StubParts {
-            project: self.project.clone(),
-            request,
-        })
-    }
-
     /// Whether the matcher asks about bodies.
     pub(crate) fn reads_bodies(&self) -> bool {
         // A stub's number decides without the journal's bodies.
@@ -280,9 +257,8 @@ impl RequestMatcher {
     }
 
     /// The start of the matcher's time window, if any: what the journal need not read before
-    /// ([`Journal::records_since`](super::Journal::records_since)).
-    #[doc(hidden)]
-    pub fn arrived_from(&self) -> Option<std::time::SystemTime> {
+    /// ([`Journal::records_for`](super::Journal::records_for)).
+    pub(crate) fn arrived_from(&self) -> Option<std::time::SystemTime> {
         self.since.and_then(Timestamp::to_system_time)
     }
 

@@ -12,7 +12,7 @@
 //!   are dropped too (a path and query past `TARGET_CAP` is redacted and cut when recorded).
 //!   So hostile requests (long URLs, large bodies) cannot make the journal hold more.
 //! - **Bodies** only when `EmulatorConfig::journal_bodies` is on: the first `BODY_CAP` bytes
-//!   of each request and response body, copied as they pass (`capture.rs`). Off, a request costs
+//!   of each request and response body, copied as they pass (the crate's `capture.rs`). Off, a request costs
 //!   the journal two clock readings, a few clones of reference-counted values and one lock.
 //! - **Secrets** never appear (`redact.rs`); the journal keeps what it received and redacts each
 //!   entry when it is read.
@@ -22,9 +22,8 @@
 //!   project in its path, no valid credential) is listed only by `Emulator::requests`.
 //!
 
-mod capture;
 mod matcher;
-mod path;
+pub(crate) mod path;
 mod record;
 mod redact;
 
@@ -38,11 +37,10 @@ use bytes::Bytes;
 use serde_json::Value;
 use svc_model::Timestamp;
 
-pub use capture::{FromPage, Journaled};
 pub use matcher::verify;
 pub use matcher::{RequestMatcher, Times, UnmetExpectation};
 pub use record::Listed;
-pub use record::{BodyContent, CapturedBody, RecordedRequest, RequestSource};
+pub use record::{BodyContent, CapturedBody, RecordedRequest, RequestSource, StubId};
 pub use redact::Redactor;
 
 /// How much of each body the journal keeps: 64 KiB.
@@ -270,9 +268,21 @@ impl Journal {
         self.records_since(scope, bodies, None)
     }
 
+    /// [`records`](Self::records) that arrived in `matcher`'s time window (its
+    /// [`since`](RequestMatcher::since)), which the matcher may then count: what need not be
+    /// read is not.
+    pub fn records_for(
+        &self,
+        scope: Scope,
+        bodies: bool,
+        matcher: &RequestMatcher,
+    ) -> Vec<RecordedRequest> {
+        self.records_since(scope, bodies, matcher.arrived_from())
+    }
+
     /// [`records`](Self::records) that arrived at `since` or later (to the millisecond, as the
     /// journal shows times): a reader that polls for what is new reads only that.
-    pub fn records_since(
+    fn records_since(
         &self,
         scope: Scope,
         bodies: bool,
@@ -381,7 +391,7 @@ impl Journal {
             request_body,
             response_body,
             source: entry.source,
-            stub: entry.stub.map(crate::stubs::StubId),
+            stub: entry.stub.map(StubId),
         }
     }
 

@@ -1,11 +1,22 @@
-//! What the journal shows of one request: [`RecordedRequest`], and its bodies
-//! ([`CapturedBody`]).
+//! What the journal shows of one request: [`RecordedRequest`], its bodies ([`CapturedBody`]),
+//! and the number of the stub that answered it ([`StubId`]).
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 use svc_model::Timestamp;
 
-use crate::stubs::StubId;
+/// A stub's number, from 1 in the order stubs were declared since the emulator started; from
+/// [`StubBuilder::respond`](../svc_emulator/struct.StubBuilder.html#method.respond), and shown in the journal
+/// ([`RecordedRequest::stub`](../svc_emulator/struct.RecordedRequest.html#structfield.stub)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(transparent)]
+pub struct StubId(pub u64);
+
+impl std::fmt::Display for StubId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "stub {}", self.0)
+    }
+}
 
 /// One request the emulator answered, as its request journal shows it, with every credential
 /// and secret token replaced by `***`. From [`Emulator::requests`](../svc_emulator/struct.Emulator.html#method.requests);
@@ -174,15 +185,6 @@ impl RecordedRequest {
             .saturating_add(i64::from(self.time.subsec_nanos() / 1_000_000));
         svc_emulator_state::util::timestamp::format_millis(millis)
     }
-
-    /// The serialized form, with the bodies (`bodies=true`) or without.
-    #[doc(hidden)]
-    pub fn listed(&self, bodies: bool) -> Listed<'_> {
-        Listed {
-            record: self,
-            bodies,
-        }
-    }
 }
 
 /// The JSON of a record, with or without its bodies.
@@ -190,6 +192,13 @@ impl RecordedRequest {
 pub struct Listed<'a> {
     record: &'a RecordedRequest,
     bodies: bool,
+}
+
+impl<'a> Listed<'a> {
+    /// `record`'s serialized form, with its bodies (`bodies=true`) or without.
+    pub fn new(record: &'a RecordedRequest, bodies: bool) -> Self {
+        Self { record, bodies }
+    }
 }
 
 impl Serialize for Listed<'_> {
@@ -221,6 +230,6 @@ impl Serialize for Listed<'_> {
 /// `GET /_emulator/projects/{project}/requests?bodies=true`.
 impl Serialize for RecordedRequest {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.listed(true).serialize(serializer)
+        Listed::new(self, true).serialize(serializer)
     }
 }

@@ -5,10 +5,10 @@
 //! -mysql). So this crate compiles beside the database crates rather than after them.
 
 use std::future::Future;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::config::projects::{Location, ResourceConfig};
+use crate::config::projects::{ResourceConfig, is_url_text};
 use svc_emulator_core::backend::{Backend, ToolsBackend};
 
 /// Opens the databases of resources: SQLite's files, and the servers' URLs its build serves.
@@ -29,6 +29,54 @@ pub trait Databases: Sync {
         project: &str,
         data_path: Option<&Path>,
     ) -> impl Future<Output = Result<Arc<dyn ToolsBackend>, String>> + Send;
+}
+
+/// Where a resource's database is, once the config and the environment are read. Which
+/// database serves it follows from it ([`Kind::of`]): a URL by its scheme, a file (or none) by
+/// SQLite.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    /// A database file, or the emulator's own place for one (`None`).
+    File(Option<PathBuf>),
+    /// A connection URL (`scheme://...`).
+    Url(String),
+}
+
+/// Where `resource`'s database is: from its `database`, or from the environment variable its
+/// `database_env` names.
+pub fn location(resource: &ResourceConfig) -> Result<Location, String> {
+    let from_env;
+    let given = match (&resource.database, &resource.database_env) {
+        (Some(_), Some(_)) => {
+            return Err("give `database` or `database_env`, not both".to_owned());
+        }
+        (Some(db), None) => Some(db.as_os_str()),
+        (None, Some(name)) => {
+            from_env = std::env::var_os(name)
+                .filter(|v| !v.is_empty())
+                .ok_or_else(|| {
+                    format!(
+                        "`database_env` names the environment variable {name:?}, which is not \
+                         set: set it to a postgres:// or mysql:// URL or a SQLite file"
+                    )
+                })?;
+            Some(from_env.as_os_str())
+        }
+        (None, None) => None,
+    };
+    Ok(match given {
+        Some(text) => match text.to_str() {
+            Some(url) if is_url_text(url) => Location::Url(url.to_owned()),
+            _ => Location::File(Some(PathBuf::from(text))),
+        },
+        None => Location::File(None),
+    })
+}
+
+/// Whether the emulator keeps `resource`'s database itself (no `database`, no
+/// `database_env`): in memory or beside its data file. A reset always puts its data back.
+pub fn owned_by_emulator(resource: &ResourceConfig) -> bool {
+    resource.database.is_none() && resource.database_env.is_none()
 }
 
 /// The database a URL names, by its scheme: the schemes each kind takes.

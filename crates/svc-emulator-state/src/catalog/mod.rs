@@ -18,6 +18,7 @@ use crate::config::projects::ProjectsConfig;
 use svc_emulator_core::backend::{Backend, ToolsBackend};
 
 pub use databases::Databases;
+use databases::owned_by_emulator;
 
 /// Every served resource, by project and resource name. Built once at start.
 #[derive(Debug, Default)]
@@ -55,7 +56,7 @@ impl Catalog {
                         )
                     })?;
                 served.insert(resource.name.clone(), opened);
-                if resource.reset || resource.owned_by_emulator() {
+                if resource.reset || owned_by_emulator(resource) {
                     resources
                         .reset
                         .entry(project.name.clone())

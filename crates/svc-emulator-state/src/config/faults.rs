@@ -11,28 +11,17 @@ use std::time::Duration;
 /// another 10% (their sum is capped at 1).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Faults {
-    // Read by svc-emulator's runtime; users set them with the methods below, so the fields
-    // stay out of the docs.
-    #[doc(hidden)]
-    pub latency: Duration,
-    #[doc(hidden)]
-    pub unavailable_share: f64,
-    #[doc(hidden)]
-    pub retry_after: u64,
-    #[doc(hidden)]
-    pub retry_after_date: bool,
-    #[doc(hidden)]
-    pub drop_before_share: f64,
-    #[doc(hidden)]
-    pub drop_midway_share: f64,
-    pub(crate) idle_close: Option<Duration>,
-    #[doc(hidden)]
-    pub seed: Option<u64>,
+    latency: Duration,
+    unavailable_share: f64,
+    retry_after: u64,
+    retry_after_date: bool,
+    drop_before_share: f64,
+    drop_midway_share: f64,
+    idle_close: Option<Duration>,
+    seed: Option<u64>,
     /// Upper-case method names.
-    #[doc(hidden)]
-    pub methods: Option<Vec<String>>,
-    #[doc(hidden)]
-    pub path_contains: Option<String>,
+    methods: Option<Vec<String>>,
+    path_contains: Option<String>,
 }
 
 impl Faults {
@@ -132,10 +121,60 @@ impl Faults {
             || self.idle_close.is_some()
     }
 
-    /// The idle time after which keep-alive connections are closed, if set.
-    #[doc(hidden)]
+    /// The latency of [`latency`](Self::latency): how long each selected request waits.
+    pub fn latency_per_request(&self) -> Duration {
+        self.latency
+    }
+
+    /// The share of requests answered `503` ([`unavailable`](Self::unavailable)), in `0..=1`.
+    pub fn unavailable_share(&self) -> f64 {
+        self.unavailable_share
+    }
+
+    /// The seconds of the `Retry-After` of a `503` ([`unavailable`](Self::unavailable)).
+    pub fn retry_after_secs(&self) -> u64 {
+        self.retry_after
+    }
+
+    /// Whether that `Retry-After` is written as an HTTP-date
+    /// ([`retry_after_as_http_date`](Self::retry_after_as_http_date)).
+    pub fn retry_after_is_http_date(&self) -> bool {
+        self.retry_after_date
+    }
+
+    /// The share of requests whose connection is closed before they run
+    /// ([`drop_before`](Self::drop_before)), in `0..=1`.
+    pub fn drop_before_share(&self) -> f64 {
+        self.drop_before_share
+    }
+
+    /// The share of requests whose answer is cut off ([`drop_midway`](Self::drop_midway)), in
+    /// `0..=1`.
+    pub fn drop_midway_share(&self) -> f64 {
+        self.drop_midway_share
+    }
+
+    /// The idle time after which keep-alive connections are closed
+    /// ([`idle_close`](Self::idle_close)), if set.
     pub fn idle_close_after(&self) -> Option<Duration> {
         self.idle_close
+    }
+
+    /// The seed of [`seed`](Self::seed), if one was given.
+    pub fn fixed_seed(&self) -> Option<u64> {
+        self.seed
+    }
+
+    /// The methods of [`only_methods`](Self::only_methods) (upper case), if the faults are
+    /// limited to some.
+    pub fn selected_methods(&self) -> Option<&[String]> {
+        self.methods.as_deref()
+    }
+
+    /// The fragment of [`only_paths_containing`](Self::only_paths_containing), if the faults
+    /// are limited to the paths that contain it.
+    pub fn selected_path_fragment(&self) -> Option<&str> {
+        self.path_contains.as_deref()
     }
 }
 

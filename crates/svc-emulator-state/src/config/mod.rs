@@ -58,7 +58,7 @@ pub struct EmulatorConfig {
 
 /// Where the projects come from. Setting one source replaces the other.
 #[derive(Debug, Clone)]
-pub enum ProjectsSource {
+enum ProjectsSource {
     /// The projects persisted in the data path, else the demo project.
     Default,
     /// A JSON config file, read at start.
@@ -128,8 +128,7 @@ impl EmulatorConfig {
         self
     }
 
-    /// The `--fixtures` directory, if any.
-    #[doc(hidden)]
+    /// The fixtures directory of [`fixtures_dir`](Self::fixtures_dir) (`--fixtures`), if any.
     pub fn fixtures_location(&self) -> Option<&Path> {
         self.fixtures.as_deref()
     }
@@ -184,20 +183,20 @@ impl EmulatorConfig {
         self
     }
 
-    /// The `--import` directory and what to do on rows.
-    #[doc(hidden)]
+    /// The export of [`import`](Self::import) (`--import`), if any, and what the import
+    /// does where rows are ([`import_on_rows`](Self::import_on_rows)).
     pub fn import_from(&self) -> Option<(&Path, import::ImportOnRows)> {
         self.import.as_deref().map(|dir| (dir, self.import_on_rows))
     }
 
-    /// The `--export-on-exit` directory.
-    #[doc(hidden)]
+    /// The directory of [`export_on_exit`](Self::export_on_exit) (`--export-on-exit`), if
+    /// any.
     pub fn export_on_exit_dir(&self) -> Option<&Path> {
         self.export_on_exit.as_deref()
     }
 
-    /// The `--fixtures-on-rows` choice, if one was given.
-    #[doc(hidden)]
+    /// The choice of [`fixtures_on_rows`](Self::fixtures_on_rows) (`--fixtures-on-rows`) for
+    /// every resource, if one was given (else each resource's own applies).
     pub fn fixtures_on_rows_given(&self) -> Option<fixtures::FixturesOnRows> {
         self.fixtures_on_rows
     }
@@ -345,10 +344,22 @@ impl EmulatorConfig {
         self.tls
     }
 
-    /// Where the projects come from (svc-emulator's runtime reads it; users set it with
-    /// [`EmulatorConfig::projects`] or [`EmulatorConfig::projects_file`]).
-    #[doc(hidden)]
-    pub fn projects_source(&self) -> &ProjectsSource {
-        &self.projects
+    /// The projects' config file of [`config_file`](Self::config_file), if it is their
+    /// source.
+    pub fn config_file_path(&self) -> Option<&Path> {
+        match &self.projects {
+            ProjectsSource::File(path) => Some(path),
+            ProjectsSource::Default | ProjectsSource::Inline(_) => None,
+        }
+    }
+
+    /// The projects of [`projects`](Self::projects), if they are given in code. With neither
+    /// this nor a [`config_file_path`](Self::config_file_path), the emulator serves the
+    /// projects saved in its data path, else the demo project.
+    pub fn projects_given(&self) -> Option<&ProjectsConfig> {
+        match &self.projects {
+            ProjectsSource::Inline(projects) => Some(projects),
+            ProjectsSource::Default | ProjectsSource::File(_) => None,
+        }
     }
 }

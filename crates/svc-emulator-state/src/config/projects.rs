@@ -150,17 +150,6 @@ pub struct ResourceConfig {
     pub actions: Vec<ActionConfig>,
 }
 
-/// Where a resource's database is, once the config and the environment are read. Which
-/// database serves it follows from it (`crate::catalog::databases::Kind::of`): a URL by its
-/// scheme, a file (or none) by SQLite.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Location {
-    /// A database file, or the emulator's own place for one (`None`).
-    File(Option<PathBuf>),
-    /// A connection URL (`scheme://...`).
-    Url(String),
-}
-
 fn default_environments() -> Vec<String> {
     vec!["prod".to_owned()]
 }
@@ -500,37 +489,6 @@ impl ResourceConfig {
         self
     }
 
-    /// Where the database is: from [`database`](Self::database), or from the environment
-    /// variable [`database_env`](Self::database_env) names.
-    #[doc(hidden)]
-    pub fn location(&self) -> Result<Location, String> {
-        let from_env;
-        let given =
-            match (&self.database, &self.database_env) {
-                (Some(_), Some(_)) => {
-                    return Err("give `database` or `database_env`, not both".to_owned());
-                }
-                (Some(db), None) => Some(db.as_os_str()),
-                (None, Some(name)) => {
-                    from_env = std::env::var_os(name).filter(|v| !v.is_empty()).ok_or_else(|| {
-                    format!(
-                        "`database_env` names the environment variable {name:?}, which is not \
-                         set: set it to a postgres:// or mysql:// URL or a SQLite file"
-                    )
-                })?;
-                    Some(from_env.as_os_str())
-                }
-                (None, None) => None,
-            };
-        Ok(match given {
-            Some(text) => match text.to_str() {
-                Some(url) if is_url_text(url) => Location::Url(url.to_owned()),
-                _ => Location::File(Some(PathBuf::from(text))),
-            },
-            None => Location::File(None),
-        })
-    }
-
     /// Sets the SQL run when the database is created.
     pub fn seed_sql(mut self, sql: impl Into<String>) -> Self {
         self.seed_sql = Some(sql.into());
@@ -584,18 +542,11 @@ impl ResourceConfig {
         self.actions.push(action);
         self
     }
-
-    /// Whether the emulator keeps this resource's database itself (no `database`, no
-    /// `database_env`): in memory or beside its data file.
-    #[doc(hidden)]
-    pub fn owned_by_emulator(&self) -> bool {
-        self.database.is_none() && self.database_env.is_none()
-    }
 }
 
 /// Whether `location` is a connection URL (`scheme://...`, the scheme made of letters, digits,
 /// `+`, `-` and `.`, starting with a letter, as RFC 3986 has it) rather than a file.
-fn is_url_text(location: &str) -> bool {
+pub(crate) fn is_url_text(location: &str) -> bool {
     location.split_once("://").is_some_and(|(scheme, _)| {
         scheme.starts_with(|c: char| c.is_ascii_alphabetic())
             && scheme

@@ -40,18 +40,11 @@ pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct ProxyConfig {
-    // Read by svc-emulator's runtime; users set them with the methods below, so the fields
-    // stay out of the docs.
-    #[doc(hidden)]
-    pub allow: Vec<String>,
-    #[doc(hidden)]
-    pub timeout: Duration,
-    #[doc(hidden)]
-    pub secrets: BTreeMap<String, String>,
-    #[doc(hidden)]
-    pub resolve: BTreeMap<String, Vec<IpAddr>>,
-    #[doc(hidden)]
-    pub roots_pem: Vec<Vec<u8>>,
+    allow: Vec<String>,
+    timeout: Duration,
+    secrets: BTreeMap<String, String>,
+    resolve: BTreeMap<String, Vec<IpAddr>>,
+    roots_pem: Vec<Vec<u8>>,
 }
 
 impl Default for ProxyConfig {
@@ -127,6 +120,24 @@ impl ProxyConfig {
     pub fn timeout_limit(&self) -> Duration {
         self.timeout
     }
+
+    /// The secret tokens of [`secret`](Self::secret), by name. Their values are secrets: the
+    /// emulator never logs or prints them (nor does this type's `Debug`).
+    pub fn secrets(&self) -> &BTreeMap<String, String> {
+        &self.secrets
+    }
+
+    /// The host names pinned with [`resolve`](Self::resolve) (lower case, without a trailing
+    /// dot), and their addresses.
+    pub fn pinned_names(&self) -> &BTreeMap<String, Vec<IpAddr>> {
+        &self.resolve
+    }
+
+    /// The root certificates (PEM) added with
+    /// [`root_certificate_pem`](Self::root_certificate_pem).
+    pub fn root_certificates_pem(&self) -> &[Vec<u8>] {
+        &self.roots_pem
+    }
 }
 
 impl fmt::Debug for ProxyConfig {
@@ -144,6 +155,23 @@ impl fmt::Debug for ProxyConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_settings_read_back_as_set() {
+        let ip: IpAddr = "10.1.2.3".parse().unwrap();
+        let c = ProxyConfig::new()
+            .allow(["api.internal"])
+            .timeout(Duration::from_secs(5))
+            .secret("KEY", "v")
+            .resolve("API.Internal.", [ip])
+            .root_certificate_pem("PEM");
+        assert_eq!(c.allow_list(), ["api.internal"]);
+        assert_eq!(c.timeout_limit(), Duration::from_secs(5));
+        assert_eq!(c.secrets()["KEY"], "v");
+        assert_eq!(c.pinned_names()["api.internal"], [ip]);
+        assert_eq!(c.root_certificates_pem(), [b"PEM".to_vec()]);
+        assert_eq!(ProxyConfig::default().allow_list(), ["loopback"]);
+    }
 
     #[test]
     fn debug_hides_secret_values() {

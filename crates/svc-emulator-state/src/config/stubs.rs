@@ -102,32 +102,24 @@ pub struct StubRequest {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StubResponse {
-    // Read by the HTTP layer (svc-emulator-http), which answers with them; users build a
-    // response with the methods below, so the fields stay out of the docs.
-    #[doc(hidden)]
     #[serde(default = "ok", skip_serializing_if = "Option::is_none")]
-    pub status: Option<u16>,
+    status: Option<u16>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    #[doc(hidden)]
-    pub headers: BTreeMap<String, String>,
+    headers: BTreeMap<String, String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[doc(hidden)]
-    pub json: Option<Value>,
+    json: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[doc(hidden)]
-    pub body: Option<String>,
+    body: Option<String>,
     #[serde(default, skip_serializing_if = "is_zero")]
-    #[doc(hidden)]
-    pub delay_ms: u64,
+    delay_ms: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[doc(hidden)]
-    pub connection: Option<Cut>,
+    connection: Option<Cut>,
 }
 
 /// How a stub ends a connection instead of answering.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Cut {
+enum Cut {
     /// Closed without an answer (a FIN): the client reads an early end of the stream.
     Drop,
     /// Reset (an RST): the client reads "connection reset by peer".
@@ -217,9 +209,36 @@ impl StubResponse {
         Duration::from_millis(self.delay_ms)
     }
 
-    /// What is wrong with the answer, if anything, as a sentence that says what to do.
-    #[doc(hidden)]
-    pub fn check(&self) -> Result<(), String> {
+    /// The headers of [`header`](Self::header), by name as given.
+    pub fn headers(&self) -> &BTreeMap<String, String> {
+        &self.headers
+    }
+
+    /// The JSON body of [`json`](Self::json), if any.
+    pub fn json_body(&self) -> Option<&Value> {
+        self.json.as_ref()
+    }
+
+    /// The text body of [`text`](Self::text), if any.
+    pub fn text_body(&self) -> Option<&str> {
+        self.body.as_deref()
+    }
+
+    /// Whether the connection is closed instead of answered
+    /// ([`drop_connection`](Self::drop_connection)).
+    pub fn drops_connection(&self) -> bool {
+        self.connection == Some(Cut::Drop)
+    }
+
+    /// Whether the connection is reset instead of answered
+    /// ([`reset_connection`](Self::reset_connection)).
+    pub fn resets_connection(&self) -> bool {
+        self.connection == Some(Cut::Reset)
+    }
+
+    /// What is wrong with the answer, if anything, as a sentence that says what to do
+    /// ([`StubConfig::check`] checks it with the rest of the stub).
+    fn check(&self) -> Result<(), String> {
         if self.delay_duration() > MAX_STUB_DELAY {
             return Err(format!(
                 "a stub's delay is at most {} seconds (delay_ms {} or less)",
@@ -371,5 +390,34 @@ impl StubConfig {
             }
         }
         self.response.check()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn an_answer_reads_back_as_built_and_as_read_from_json() {
+        let busy = StubResponse::new(429)
+            .header("Retry-After", "2")
+            .json(json!({"error": "busy"}))
+            .delay(Duration::from_millis(20));
+        assert_eq!(busy.status_code(), Some(429));
+        assert_eq!(busy.headers()["Retry-After"], "2");
+        assert_eq!(busy.json_body(), Some(&json!({"error": "busy"})));
+        assert_eq!(busy.text_body(), None);
+        assert_eq!(busy.delay_duration(), Duration::from_millis(20));
+        assert!(!busy.drops_connection() && !busy.resets_connection());
+        let text = StubResponse::new(200).json(json!(1)).text("late");
+        assert_eq!((text.json_body(), text.text_body()), (None, Some("late")));
+        let dropped: StubResponse = serde_json::from_str(r#"{"connection": "drop"}"#).unwrap();
+        assert!(dropped.drops_connection() && !dropped.resets_connection());
+        assert_eq!(dropped.status_code(), None);
+        assert!(StubResponse::drop_connection().drops_connection());
+        assert!(StubResponse::reset_connection().resets_connection());
+        assert_eq!(StubResponse::reset_connection().status_code(), None);
     }
 }

@@ -68,8 +68,10 @@ pub enum SnapshotError {
     },
 }
 
-impl From<StoreError> for SnapshotError {
-    fn from(e: StoreError) -> Self {
+impl SnapshotError {
+    /// The store's failure, as the variant that says so (the store's error type stays this
+    /// crate's own).
+    pub(crate) fn store(e: StoreError) -> Self {
         Self::Store(e.to_string())
     }
 }
@@ -181,8 +183,13 @@ impl Snapshots {
         parts
             .store
             .restore_project(project.to_owned(), state.rows.clone())
-            .await?;
-        parts.accounts.restored(project.to_owned()).await?;
+            .await
+            .map_err(SnapshotError::store)?;
+        parts
+            .accounts
+            .restored(project.to_owned())
+            .await
+            .map_err(SnapshotError::store)?;
         Ok(state.info(parts, project, name))
     }
 
@@ -288,7 +295,11 @@ async fn save(parts: Parts<'_>, project: &str) -> Result<ProjectState, SnapshotE
             })?;
         resources.push((name, saved));
     }
-    let rows = parts.store.save_project(project.to_owned()).await?;
+    let rows = parts
+        .store
+        .save_project(project.to_owned())
+        .await
+        .map_err(SnapshotError::store)?;
     Ok(ProjectState {
         resources,
         rows,

@@ -13,7 +13,7 @@ use svc_model::Timestamp;
 
 use super::ProjectPath;
 use svc_emulator_http::journal::{
-    Journal, Listed, RecordedRequest, RequestMatcher, RequestSource, Scope, Times, verify,
+    Journal, Listed, RecordedRequest, RequestMatcher, RequestSource, Scope, StubId, Times, verify,
 };
 use svc_emulator_http::{AppState, HttpError, auth, routes, serve};
 use svc_engine::request::query_pairs;
@@ -79,7 +79,7 @@ fn filters_of(pairs: Vec<(String, String)>) -> Result<Filters, HttpError> {
                 }
             },
             "stub" => match value.parse::<u64>() {
-                Ok(id) => matcher.answered_by(id),
+                Ok(id) => matcher.answered_by(StubId(id)),
                 Err(_) => {
                     return Err(HttpError::invalid_field(
                         "stub",
@@ -146,12 +146,11 @@ async fn list(
     let Filters { matcher, bodies } = filters(query.as_deref())?;
     let journal = state.journal();
     no_bodies_kept(bodies, journal)?;
-    let (records, dropped) =
-        project_records(journal, entry.name.as_str(), bodies, matcher.arrived_from());
+    let (records, dropped) = project_records(journal, entry.name.as_str(), bodies, &matcher);
     let requests = records
         .iter()
         .filter(|r| matcher.matches(r))
-        .map(|r| r.listed(bodies))
+        .map(|r| Listed::new(r, bodies))
         .collect();
     Ok(Json(Listing { requests, dropped }).into_response())
 }
@@ -215,7 +214,7 @@ pub(super) fn checked(
 ) -> Result<Response, HttpError> {
     let journal = state.journal();
     no_bodies_kept(bodies, journal)?;
-    let (records, dropped) = project_records(journal, project, bodies, matcher.arrived_from());
+    let (records, dropped) = project_records(journal, project, bodies, matcher);
     let expected = format!("{times} matching {matcher}");
     let body = match verify(matcher, times, records, dropped, journal.keeps_bodies()) {
         Ok(matched) => Json(Checked {
@@ -238,17 +237,17 @@ pub(super) fn checked(
     Ok(body)
 }
 
-/// The project's requests in the journal that arrived at `since` or later, oldest first, and
-/// how many of its older ones were dropped.
+/// The project's requests in the journal that arrived in `matcher`'s time window, oldest
+/// first, and how many of its older ones were dropped.
 fn project_records(
     journal: &Journal,
     project: &str,
     bodies: bool,
-    since: Option<std::time::SystemTime>,
+    matcher: &RequestMatcher,
 ) -> (Vec<RecordedRequest>, u64) {
     match journal.project_index(project) {
         Some(index) => (
-            journal.records_since(Scope::Project(index), bodies, since),
+            journal.records_for(Scope::Project(index), bodies, matcher),
             journal.dropped(Scope::Project(index)),
         ),
         None => (Vec::new(), 0),
@@ -268,7 +267,7 @@ fn no_bodies_kept(bodies: bool, journal: &Journal) -> Result<(), HttpError> {
 }
 
 fn listed(all: &[RecordedRequest], bodies: bool) -> Vec<Listed<'_>> {
-    all.iter().map(|r| r.listed(bodies)).collect()
+    all.iter().map(|r| Listed::new(r, bodies)).collect()
 }
 
 async fn clear(

@@ -20,7 +20,6 @@ use serde_json::json;
 
 use super::requests::{TIMES, checked, times};
 use svc_emulator_http::extract::{BodyLimit, read_body};
-use svc_emulator_http::journal::RequestMatcher;
 use svc_emulator_http::stubs::StubError;
 use svc_emulator_http::{AppState, HttpError, auth, routes, serve};
 use svc_emulator_state::config::stubs::{STUB_SHAPE, StubConfig};
@@ -145,9 +144,6 @@ async fn expect(
         )));
     }
     let times = times(&pairs)?;
-    let matcher = match state.stubs().get(id, Some(index)) {
-        Some(stub) => stub.answered_matcher(),
-        None => RequestMatcher::any().decided_by_stub(id),
-    };
+    let matcher = state.stubs().answered_matcher(id, Some(index));
     checked(&state, &name, &matcher, times, false)
 }

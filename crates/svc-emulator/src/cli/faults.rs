@@ -121,16 +121,19 @@ mod tests {
         ])
         .unwrap();
         let f = cli.faults.to_faults().unwrap();
-        assert_eq!((f.retry_after, f.retry_after_date), (5, true));
+        assert_eq!(
+            (f.retry_after_secs(), f.retry_after_is_http_date()),
+            (5, true)
+        );
         let cli = Cli::try_parse_from(["emulator", "--fault-503-share", "1"]).unwrap();
-        assert!(!cli.faults.to_faults().unwrap().retry_after_date);
+        assert!(!cli.faults.to_faults().unwrap().retry_after_is_http_date());
     }
 
     #[test]
     fn shares_are_clamped_and_flags_build_faults() {
         let f = Faults::new().unavailable(7.0, 1).drop_before(f64::NAN);
-        assert_eq!(f.unavailable_share, 1.0);
-        assert_eq!(f.drop_before_share, 0.0);
+        assert_eq!(f.unavailable_share(), 1.0);
+        assert_eq!(f.drop_before_share(), 0.0);
         assert!(!Faults::new().is_active());
         assert!(FaultArgs::default().to_faults().is_none());
         let args = FaultArgs {
@@ -141,9 +144,9 @@ mod tests {
             ..FaultArgs::default()
         };
         let f = args.to_faults().unwrap();
-        assert_eq!(f.latency, Duration::from_millis(5));
-        assert_eq!((f.unavailable_share, f.retry_after), (0.5, 2));
-        assert_eq!(f.methods, Some(vec!["GET".to_owned()]));
+        assert_eq!(f.latency_per_request(), Duration::from_millis(5));
+        assert_eq!((f.unavailable_share(), f.retry_after_secs()), (0.5, 2));
+        assert_eq!(f.selected_methods(), Some(&["GET".to_owned()][..]));
         assert!(parse_share("1.5").is_err());
         assert!(parse_share("x").is_err());
         assert_eq!(parse_share(" 0.3 "), Ok(0.3));

@@ -123,7 +123,7 @@ mod tests {
         let config = cli.proxy.to_proxy_config();
         assert_eq!(config.allow_list(), ["loopback", "api.internal"]);
         assert_eq!(config.timeout_limit(), Duration::from_millis(500));
-        assert_eq!(config.secrets["KEY"], "a=b");
+        assert_eq!(config.secrets()["KEY"], "a=b");
         assert!(!format!("{:?}", cli.proxy).contains("a=b"));
         let defaults = Cli::parse_from(["x"]).proxy.to_proxy_config();
         assert_eq!(defaults, ProxyConfig::default());

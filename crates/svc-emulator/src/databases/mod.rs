@@ -13,8 +13,8 @@ use std::sync::Arc;
 use svc_emulator_core::backend::{Backend, ToolsBackend};
 use svc_emulator_core::location::shown_location;
 use svc_emulator_state::catalog::Databases;
-use svc_emulator_state::catalog::databases::Kind;
-use svc_emulator_state::config::projects::{Location, ResourceConfig};
+use svc_emulator_state::catalog::databases::{Kind, Location, location};
+use svc_emulator_state::config::projects::ResourceConfig;
 
 /// The databases of this build: SQLite always, PostgreSQL and MySQL behind their features.
 #[derive(Debug, Clone, Copy)]
@@ -28,7 +28,7 @@ impl Databases for Built {
         data_path: Option<&Path>,
     ) -> Result<Arc<dyn Backend>, String> {
         let seed_sql = resource.seed_sql.as_deref();
-        let location = resource.location()?;
+        let location = location(resource)?;
         match (Kind::of(&location), location) {
             (_, Location::File(path)) => {
                 let opened = svc_emulator_sqlite::open_file(

@@ -156,10 +156,10 @@ impl<T: AsyncRead + AsyncWrite + Send + Unpin> Io for T {}
 impl Forwarder {
     /// Checks the allow-list and the extra root certificates.
     pub(crate) fn new(config: &ProxyConfig) -> Result<Self, String> {
-        let allow = AllowList::parse(&config.allow)?;
+        let allow = AllowList::parse(config.allow_list())?;
         let mut roots = rustls::RootCertStore::empty();
         roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
-        for (index, pem) in config.roots_pem.iter().enumerate() {
+        for (index, pem) in config.root_certificates_pem().iter().enumerate() {
             let mut found = false;
             for cert in CertificateDer::pem_slice_iter(pem) {
                 let cert = cert.map_err(|e| {
@@ -189,9 +189,9 @@ impl Forwarder {
         tls.alpn_protocols = vec![b"http/1.1".to_vec()];
         Ok(Self {
             allow,
-            timeout: config.timeout,
-            secrets: config.secrets.clone(),
-            resolve: config.resolve.clone(),
+            timeout: config.timeout_limit(),
+            secrets: config.secrets().clone(),
+            resolve: config.pinned_names().clone(),
             tls: Arc::new(tls),
         })
     }

@@ -54,11 +54,11 @@ pub use svc_emulator_state::config::faults::Faults;
 
 /// The `Retry-After` of a `503` sent at `now`: seconds, or the date that many seconds on.
 fn retry_after_value(faults: &Faults, now: Timestamp) -> HeaderValue {
-    if !faults.retry_after_date {
-        return HeaderValue::from(faults.retry_after);
+    if !faults.retry_after_is_http_date() {
+        return HeaderValue::from(faults.retry_after_secs());
     }
     let date = now
-        .checked_add(Duration::from_secs(faults.retry_after))
+        .checked_add(Duration::from_secs(faults.retry_after_secs()))
         // Rounded up: the client never retries before the seconds asked for.
         .and_then(|t| match t.subsec_nanos() {
             0 => Some(t),
@@ -72,12 +72,10 @@ fn retry_after_value(faults: &Faults, now: Timestamp) -> HeaderValue {
 /// Whether the faults apply to a request of `method` on `path`.
 fn selects(faults: &Faults, method: &Method, path: &str) -> bool {
     faults
-        .methods
-        .as_ref()
+        .selected_methods()
         .is_none_or(|m| m.iter().any(|m| m == method.as_str()))
         && faults
-            .path_contains
-            .as_deref()
+            .selected_path_fragment()
             .is_none_or(|f| path.contains(f))
 }
 
@@ -133,7 +131,7 @@ impl fmt::Debug for FaultState {
 
 impl FaultState {
     pub(crate) fn new(faults: Faults) -> Self {
-        let seed = faults.seed.unwrap_or_else(random_seed);
+        let seed = faults.fixed_seed().unwrap_or_else(random_seed);
         Self {
             faults,
             rng: Mutex::new(XorShift::new(seed)),
@@ -168,19 +166,24 @@ impl FaultState {
 
     fn draw(&self) -> Fate {
         let f = &self.faults;
-        if f.unavailable_share + f.drop_before_share + f.drop_midway_share <= 0.0 {
+        let (unavailable, drop_before, drop_midway) = (
+            f.unavailable_share(),
+            f.drop_before_share(),
+            f.drop_midway_share(),
+        );
+        if unavailable + drop_before + drop_midway <= 0.0 {
             return Fate::Serve;
         }
         let r = self.rng.lock().unwrap_or_else(|e| e.into_inner()).unit();
-        let mut bound = f.unavailable_share;
+        let mut bound = unavailable;
         if r < bound {
             return Fate::Unavailable;
         }
-        bound += f.drop_before_share;
+        bound += drop_before;
         if r < bound {
             return Fate::DropBefore;
         }
-        bound += f.drop_midway_share;
+        bound += drop_midway;
         if r < bound {
             return Fate::DropMidway;
         }
@@ -199,8 +202,9 @@ impl FaultState {
             return Ok(run(router, request).await);
         }
         self.selected.fetch_add(1, Ordering::Relaxed);
-        if !self.faults.latency.is_zero() {
-            tokio::time::sleep(self.faults.latency).await;
+        let latency = self.faults.latency_per_request();
+        if !latency.is_zero() {
+            tokio::time::sleep(latency).await;
         }
         match self.draw() {
             Fate::Serve => Ok(run(router, request).await),

@@ -232,7 +232,7 @@ impl Emulator {
     pub fn requests_matching(&self, matcher: impl Borrow<RequestMatcher>) -> Vec<RecordedRequest> {
         let matcher = matcher.borrow();
         let journal = self.state.journal();
-        let mut requests = journal.records_since(Scope::All, true, matcher.arrived_from());
+        let mut requests = journal.records_for(Scope::All, true, matcher);
         requests.retain(|r| matcher.matches(r));
         requests
     }
@@ -278,7 +278,7 @@ impl Emulator {
         let matcher = matcher.borrow();
         let journal = self.state.journal();
         // Every source: the matcher says which it counts (the clients' unless told).
-        let recorded = journal.records_since(Scope::All, true, matcher.arrived_from());
+        let recorded = journal.records_for(Scope::All, true, matcher);
         journal::verify(
             matcher,
             times.into(),
@@ -455,7 +455,7 @@ impl Emulator {
     /// # }
     /// ```
     pub fn stub(&self, matcher: RequestMatcher) -> StubBuilder<'_> {
-        StubBuilder::new(self.state.stubs(), 0, matcher)
+        self.state.stubs().declare(0, matcher)
     }
 
     /// Every project's stubs, in order of declaration, with how many requests each matched
@@ -477,11 +477,7 @@ impl Emulator {
         id: StubId,
         times: impl Into<Times>,
     ) -> Result<Vec<RecordedRequest>, UnmetExpectation> {
-        let matcher = match self.state.stubs().get(id.0, None) {
-            Some(stub) => stub.answered_matcher(),
-            None => RequestMatcher::any().decided_by_stub(id.0),
-        };
-        self.verify(matcher, times)
+        self.verify(self.state.stubs().answered_matcher(id.0, None), times)
     }
 
     /// Asserts that stub `id` answered `times` requests, and returns them.

@@ -21,10 +21,10 @@ use svc_emulator_http::journal::{Journal, Redactor};
 use svc_emulator_http::stubs::{StubLimits, Stubs};
 use svc_emulator_state::catalog::Catalog;
 use svc_emulator_state::catalog::fixtures::{self, Loaded};
+use svc_emulator_state::config::EmulatorConfig;
 use svc_emulator_state::config::fixtures::{FixtureError, Fixtures, FixturesOnRows, by_resource};
 use svc_emulator_state::config::projects::{ConfigError, ProjectsConfig};
 use svc_emulator_state::config::registry::Registry;
-use svc_emulator_state::config::{EmulatorConfig, ProjectsSource};
 use svc_emulator_state::sessions::Accounts;
 use svc_emulator_state::snapshot::{Parts, SnapshotError, Snapshots};
 use svc_emulator_state::storage::{Store, StoreError};
@@ -128,8 +128,12 @@ impl Emulator {
             config.journal_capacity_setting(),
             config.journal_bodies_enabled(),
         );
-        let proxy_secrets: Vec<String> =
-            config.proxy_settings().secrets.values().cloned().collect();
+        let proxy_secrets: Vec<String> = config
+            .proxy_settings()
+            .secrets()
+            .values()
+            .cloned()
+            .collect();
         let ui_hosts = config.ui_host_names().to_vec();
         let export_on_exit = config.export_on_exit_dir().map(ToOwned::to_owned);
         let prepared = on_blocking_pool(move || prepare(&config, local_addr, usize::MAX))
@@ -256,14 +260,14 @@ fn journal(
     Journal::new(capacity, bodies, redactor, projects)
 }
 
+#[cfg(test)]
 impl Emulator {
     /// [`start`](Self::start)'s work as far as the config's import, whose writes stop after
     /// the first `writes` as a SIGKILL there would stop them: nothing after them runs (nothing
     /// is undone, and the mark of an import under way stays in the `--data` file). Nothing is
     /// served. Whether the import ran to its end (and the rest of the start with it). For the
-    /// tests of an import killed midway.
-    #[doc(hidden)]
-    pub async fn import_until(
+    /// tests of an import killed midway (`tests/import_stopped.rs`).
+    pub(crate) async fn import_until(
         config: EmulatorConfig,
         writes: usize,
     ) -> Result<bool, EmulatorError> {
@@ -276,7 +280,7 @@ impl Emulator {
 }
 
 /// The blocking part of the start: store, projects, keys, TLS material. `None` when the
-/// import stopped after its first `import_writes` writes ([`Emulator::import_until`]).
+/// import stopped after its first `import_writes` writes (the tests' `Emulator::import_until`).
 fn prepare(
     config: &EmulatorConfig,
     local_addr: SocketAddr,
@@ -324,10 +328,10 @@ fn prepare(
         path: data_path.map(ToOwned::to_owned),
         message,
     })?;
-    let mut projects = match config.projects_source() {
-        ProjectsSource::File(path) => ProjectsConfig::load(path)?,
-        ProjectsSource::Inline(projects) => projects.clone(),
-        ProjectsSource::Default => store
+    let mut projects = match (config.config_file_path(), config.projects_given()) {
+        (Some(path), _) => ProjectsConfig::load(path)?,
+        (None, Some(projects)) => projects.clone(),
+        (None, None) => store
             .saved_projects()
             .map_err(store_err)?
             .unwrap_or_else(ProjectsConfig::demo),
@@ -510,6 +514,8 @@ fn reachable(addr: SocketAddr) -> SocketAddr {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    mod import_stopped;
 
     #[test]
     fn a_listen_address_beyond_loopback_is_warned_of() {

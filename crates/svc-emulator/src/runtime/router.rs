@@ -15,8 +15,8 @@ use crate::ui::{Front, Ui};
 use crate::{
     account, actions, fixture, pages, projects, proxy, records, resources, sql, teams, users,
 };
+use svc_emulator_http::capture::Journaled;
 use svc_emulator_http::cors::cors;
-use svc_emulator_http::journal::Journaled;
 use svc_emulator_http::{AppState, HttpError};
 
 /// Builds the router of both hosts, with the request journal around it and the web page

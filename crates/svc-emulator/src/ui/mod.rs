@@ -27,7 +27,7 @@ use hyper::body::Incoming;
 pub(crate) use guard::Guard;
 pub(crate) use overview::FixturesLoaded;
 use svc_emulator_http::AppState;
-use svc_emulator_http::journal::Journaled;
+use svc_emulator_http::capture::Journaled;
 
 /// Where the page lives.
 pub(crate) const PREFIX: &str = "/_emulator/ui";

@@ -8,6 +8,7 @@ use axum::http::{HeaderValue, Response};
 use serde_json::{Value, json};
 
 use svc_emulator_http::AppState;
+use svc_emulator_state::catalog::databases::owned_by_emulator;
 use svc_emulator_state::config::actions::ActionConfig;
 use svc_emulator_state::config::fixtures::Fixtures;
 use svc_engine::filter::{family_lookups, family_name};
@@ -33,7 +34,7 @@ impl FixturesLoaded {
         fixtures: &Fixtures,
         outcome: impl Into<String>,
     ) -> Self {
-        let source = fixtures.source();
+        let source = fixtures.to_string();
         Self {
             project: project.to_owned(),
             resource: resource.to_owned(),
@@ -82,7 +83,7 @@ pub(super) fn answer(state: &AppState, fixtures: &[FixturesLoaded]) -> Response<
                         "models": models,
                         "actions": actions,
                         "fixtures": loaded,
-                        "reset": resource.reset || resource.owned_by_emulator(),
+                        "reset": resource.reset || owned_by_emulator(resource),
                     })
                 })
                 .collect();

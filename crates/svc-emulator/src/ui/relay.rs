@@ -16,7 +16,8 @@ use hyper::body::Incoming;
 use super::guard::json_error;
 use serde_json::Value;
 use svc_emulator_http::AppState;
-use svc_emulator_http::journal::{FromPage, Journaled, Redactor};
+use svc_emulator_http::capture::{FromPage, Journaled};
+use svc_emulator_http::journal::Redactor;
 
 /// How much of an answer the page reads: 8 MiB (a page of records is far less).
 const ANSWER_CAP: usize = 8 * 1024 * 1024;

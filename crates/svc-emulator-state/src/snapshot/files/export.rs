@@ -81,7 +81,11 @@ impl Snapshots {
             let keys = exported.keys;
             resources.insert(name, ResourceExport { models, keys });
         }
-        let store = parts.store.export_project(project.to_owned()).await?;
+        let store = parts
+            .store
+            .export_project(project.to_owned())
+            .await
+            .map_err(SnapshotError::store)?;
         Ok(ProjectExport {
             format: EXPORT_FORMAT,
             project: project.to_owned(),

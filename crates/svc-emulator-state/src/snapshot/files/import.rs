@@ -60,8 +60,8 @@ pub fn import_dir(
 
 /// [`import_dir`] stopped after its first `writes` writes, as a SIGKILL there would stop it:
 /// nothing after them runs (nothing is undone, and the store's mark of an import under way
-/// stays). `None` when it stopped so. For the tests of an import killed midway.
-#[doc(hidden)]
+/// stays). `None` when it stopped so. svc-emulator's start runs it with no stop
+/// (`usize::MAX`); its tests, with a stop after each write in turn.
 pub fn import_dir_until(
     dir: &Path,
     catalog: &Catalog,
@@ -185,7 +185,9 @@ fn write_planned(
                 },
                 Write::Store { .. } => Undo::Store {
                     project: project.project.clone(),
-                    rows: runtime.block_on(store.save_project(project.project.clone()))?,
+                    rows: runtime
+                        .block_on(store.save_project(project.project.clone()))
+                        .map_err(SnapshotError::store)?,
                 },
             });
         }
@@ -193,10 +195,12 @@ fn write_planned(
     // The mark, on the disk before the first write: a start finds it if this one is killed
     // before the last. An earlier one (an import killed before this one) is put back if this
     // one's writes are undone.
-    let earlier = store.import_mark()?;
+    let earlier = store.import_mark().map_err(SnapshotError::store)?;
     let marked = !copies.is_empty();
     if marked {
-        store.set_import_mark(Some(mark))?;
+        store
+            .set_import_mark(Some(mark))
+            .map_err(SnapshotError::store)?;
     }
     let mut copies = copies.into_iter();
     let mut tried = Vec::new();
@@ -221,7 +225,9 @@ fn write_planned(
                     let message = match undo(tried, store) {
                         Ok(()) => {
                             // As it was before: no mark, or an earlier import's.
-                            store.set_import_mark(earlier.as_ref())?;
+                            store
+                                .set_import_mark(earlier.as_ref())
+                                .map_err(SnapshotError::store)?;
                             format!(
                                 "project {:?}: {e}; nothing of the export is kept (what the \
                                  import wrote before is undone): mend the export, or export \
@@ -248,7 +254,7 @@ fn write_planned(
         ));
     }
     if marked {
-        store.set_import_mark(None)?;
+        store.set_import_mark(None).map_err(SnapshotError::store)?;
     }
     Ok(Some(done))
 }
@@ -270,7 +276,9 @@ fn run_write(write: Write, project: &str, store: &Store) -> Result<String, Snaps
             Ok(format!("{resource}: {written} record(s)"))
         }
         Write::Store { rows, replace } => {
-            let written = store.import_project(project, &rows, replace)?;
+            let written = store
+                .import_project(project, &rows, replace)
+                .map_err(SnapshotError::store)?;
             Ok(format!("{written} page setting and account row(s)"))
         }
     }
@@ -289,7 +297,9 @@ fn undo(copies: Vec<Undo>, store: &Store) -> Result<(), SnapshotError> {
                 .block_on(db.restore(saved, no_hold()))
                 .map_err(|error| SnapshotError::Resource { resource, error })?,
             Undo::Store { project, rows } => {
-                runtime.block_on(store.restore_project(project, rows))?;
+                runtime
+                    .block_on(store.restore_project(project, rows))
+                    .map_err(SnapshotError::store)?;
             }
         }
     }

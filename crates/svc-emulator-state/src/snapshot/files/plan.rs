@@ -281,7 +281,9 @@ fn plan_store(
     rows: BTreeMap<String, StoreRows>,
     on_rows: ImportOnRows,
 ) -> Result<Result<Write, String>, SnapshotError> {
-    let held = store.project_tables_with_rows(project)?;
+    let held = store
+        .project_tables_with_rows(project)
+        .map_err(SnapshotError::store)?;
     let replace = match (held.is_empty(), on_rows) {
         (true, _) => false,
         (false, ImportOnRows::Stop) => {

@@ -29,8 +29,7 @@ pub fn write_export(dir: &Path, exports: &[ProjectExport]) -> Result<(), Snapsho
 
 /// [`write_export`] stopped after its first `steps` steps, as a SIGKILL there would stop it:
 /// nothing after them runs and nothing is tidied. Whether it finished. For the tests that
-/// check an export killed at any step.
-#[doc(hidden)]
+/// check an export killed at any step (svc-emulator's `tests/state_on_disk_safety.rs`).
 pub fn write_export_until(
     dir: &Path,
     exports: &[ProjectExport],

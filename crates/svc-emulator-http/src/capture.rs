@@ -17,12 +17,13 @@ use axum::http::{HeaderMap, Method, Request, Response};
 use bytes::Bytes;
 use hyper::body::{Frame, SizeHint};
 
-use super::{
+use crate::AppState;
+use crate::auth::{self, Credential};
+use crate::journal::{
     BODY_CAP, Bodies, BodyContent, Captured, CapturedBody, Entry, Journal, RecordedRequest,
     RequestSource, path,
 };
-use crate::AppState;
-use crate::auth::{self, Credential};
+use crate::stubs::CutConnection;
 
 /// The router of both hosts with the request journal around it: what the server runs each
 /// request through.
@@ -135,10 +136,7 @@ async fn stub_or_pass(
     let answer = answer.filter(|_| entry.method != Method::HEAD);
     entry.stub = Some(stub.id());
     // No status when the stub cuts the connection instead of answering.
-    let cut = response
-        .extensions()
-        .get::<crate::stubs::CutConnection>()
-        .is_some();
+    let cut = response.extensions().get::<CutConnection>().is_some();
     entry.status = if cut { 0 } else { response.status().as_u16() };
     entry.duration = started.elapsed();
     if journal.keeps_bodies() {
