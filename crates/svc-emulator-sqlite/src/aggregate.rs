@@ -54,6 +54,7 @@ use rusqlite::types::{Value, ValueRef};
 use serde_json::{Map, Value as Json};
 
 use crate::Resource;
+use crate::driver::StoredRow;
 use crate::records::Sqlite;
 use crate::schema::prepare;
 use crate::schema::{Field, Model};
@@ -406,7 +407,7 @@ fn result_value<'a>(func: AggregateFunc, field: &Field, raw: ValueRef<'a>) -> Py
     let value = match func {
         AggregateFunc::Count | AggregateFunc::Avg => plain(stored(raw)),
         // `sum`, `min` and `max`: no other function gets here (`agg_sql` refuses it first).
-        _ => read(field.ty, stored(raw)),
+        _ => read(field.kind.ty, stored(raw)),
     };
     match value {
         PyValue::None if null_is_zero(func) => PyValue::Int(0),
@@ -420,7 +421,7 @@ fn result_value<'a>(func: AggregateFunc, field: &Field, raw: ValueRef<'a>) -> Py
 /// the engine fails (stored text that is not JSON). Not a JSON column: `None` too, see
 /// [`encoded`].
 fn json_result(func: AggregateFunc, field: &Field, raw: ValueRef<'_>) -> Option<Option<Json>> {
-    if field.ty.reflected != Reflected::Json
+    if field.kind.ty.reflected != Reflected::Json
         || !matches!(
             func,
             AggregateFunc::Sum | AggregateFunc::Min | AggregateFunc::Max
@@ -502,7 +503,10 @@ fn strftime_format(param: &str) -> Option<&'static str> {
 }
 
 fn is_date_column(field: &Field) -> bool {
-    matches!(field.ty.reflected, Reflected::Date | Reflected::DateTime)
+    matches!(
+        field.kind.ty.reflected,
+        Reflected::Date | Reflected::DateTime
+    )
 }
 
 /// One group key: a `strftime` of the column (raw text), or the column itself (read through
@@ -543,10 +547,10 @@ impl Aggregates for Sqlite<'_> {
     /// The engine hands its query object to the y field's serializer; a JSON field keeps it,
     /// and the encoder writes it as `dict(query)`: `{}`, as a value field does.
     fn query_object(field: &Field) -> Serializer {
-        if field.ty.reflected == Reflected::Json {
+        if field.kind.ty.reflected == Reflected::Json {
             Serializer::Value
         } else {
-            field.ty.serializer
+            field.kind.ty.serializer
         }
     }
 
@@ -557,7 +561,7 @@ impl Aggregates for Sqlite<'_> {
     fn aggregate_answer(
         func: AggregateFunc,
         field: &Field,
-        row: Option<&Vec<Value>>,
+        row: Option<&StoredRow>,
         _tz: i32,
     ) -> Result<Json, EngineError> {
         let raw = row
@@ -567,13 +571,13 @@ impl Aggregates for Sqlite<'_> {
             return json.map(y_func).ok_or_else(|| cannot_write(func, field));
         }
         let v = result_value(func, field, raw);
-        let value = if field.ty.reflected == Reflected::Json && func == AggregateFunc::Avg {
+        let value = if field.kind.ty.reflected == Reflected::Json && func == AggregateFunc::Avg {
             // A JSON field writes the number as it is.
             encoded(&v)
         } else {
             let serializer = match func {
                 AggregateFunc::Count => Serializer::Value,
-                _ => field.ty.serializer,
+                _ => field.kind.ty.serializer,
             };
             serialized(serializer, &v)
         };
@@ -614,7 +618,7 @@ impl Aggregates for Sqlite<'_> {
     fn group_row(
         columns: &GroupColumns<'_, Field>,
         req: &GroupRequest,
-        row: &Vec<Value>,
+        row: &StoredRow,
     ) -> Result<Map<String, Json>, EngineError> {
         let GroupColumns { y, func, .. } = *columns;
         let keys = group_keys(columns, req)?;
@@ -623,14 +627,14 @@ impl Aggregates for Sqlite<'_> {
             let raw = ValueRef::from(&row[i]);
             let (value, field) = match key {
                 GroupKey::Strftime(_, field) => (plain(stored(raw)), field),
-                GroupKey::Column(field) => (read(field.ty, stored(raw)), field),
+                GroupKey::Column(field) => (read(field.kind.ty, stored(raw)), field),
             };
             if not_json(&value) {
                 return Err(not_json_refused("_x_column", &field.name));
             }
             let json = match key {
                 // The key keeps the column's type: a JSON column's keys are read as JSON.
-                GroupKey::Column(f) if f.ty.reflected == Reflected::Json => {
+                GroupKey::Column(f) if f.kind.ty.reflected == Reflected::Json => {
                     json_column_value(stored(raw)).map(|v| py_json_to_json(&v))
                 }
                 _ => encoded(&value),

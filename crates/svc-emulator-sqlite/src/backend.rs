@@ -54,7 +54,7 @@ use crate::driver::SqlCancel;
 use crate::records::Sqlite;
 use crate::schema::Field;
 use crate::schema::Model;
-use crate::schema::prepare;
+use crate::schema::{prepare, strictly_required};
 use crate::types::engine_error;
 use crate::types::{json_to_sql, text_to_sql};
 use rusqlite::types::Value;
@@ -81,6 +81,7 @@ use svc_engine::body::{non_field, summary};
 use svc_engine::extra_actions::Created;
 use svc_engine::python::json::PyJson;
 use svc_engine::records::record_json;
+use svc_engine::table::Table;
 use svc_engine::table::describe;
 use svc_engine::types::ModelInfo;
 use svc_engine::{
@@ -615,7 +616,7 @@ pub(crate) fn route_list(last: Option<LastRun>, generation: u64) -> Route {
 /// Where a retrieve of `model` runs: inline when SQLite finds a key in one b-tree lookup (see
 /// the module's documentation).
 pub(crate) fn route_retrieve(model: &Model) -> Route {
-    if !model.view && !model.promoted_key && model.identity.len() == 1 {
+    if !model.extra.view && !model.promoted_key && model.identity.len() == 1 {
         Route::Inline
     } else {
         Route::Pool
@@ -797,14 +798,14 @@ impl Resource {
         let obj = as_object(body)?;
         let mut errors = BTreeMap::new();
         let mut values: Vec<(&Field, Value)> = Vec::new();
-        for f in model.fields.iter().filter(|f| f.writable()) {
+        for f in model.fields.iter().filter(|f| !f.generated) {
             match obj.get(&f.name) {
                 None => {
-                    if f.required() {
+                    if strictly_required(f) {
                         add(&mut errors, &f.name, "This field is required.");
                     }
                 }
-                Some(v) => match json_to_sql(f.kind, v) {
+                Some(v) => match json_to_sql(f.value_kind, v) {
                     Ok(Value::Null) if f.auto => {}
                     Ok(Value::Null) if f.not_null || f.primary_key => {
                         add(&mut errors, &f.name, "This field may not be null.");
@@ -862,10 +863,10 @@ impl Resource {
         let mut values: Vec<(&Field, Value)> = Vec::new();
         for (key, v) in obj {
             let Some(f) = model.field(key) else { continue };
-            if !f.writable() || f.primary_key {
+            if f.generated || f.primary_key {
                 continue;
             }
-            match json_to_sql(f.kind, v) {
+            match json_to_sql(f.value_kind, v) {
                 Ok(Value::Null) if f.not_null => {
                     add(&mut errors, &f.name, "This field may not be null.");
                 }
@@ -981,7 +982,7 @@ impl Resource {
             ),
             rusqlite::ffi::SQLITE_CONSTRAINT_FOREIGNKEY => {
                 let mut errors = BTreeMap::new();
-                for fk in &model.foreign_keys {
+                for fk in &model.extra.foreign_keys {
                     let Some((_, v)) = values.iter().find(|(f, _)| f.name == fk.column) else {
                         continue;
                     };
@@ -1095,7 +1096,7 @@ fn as_object(body: &Json) -> Result<&serde_json::Map<String, Json>, EngineError>
 
 /// The primary key given as text, parsed by the key's kind; `404` when it cannot be one.
 fn pk_value(model: &Model, raw: &str) -> Result<Value, EngineError> {
-    text_to_sql(model.pk_field().kind, raw).ok_or(EngineError::RecordNotFound)
+    text_to_sql(model.pk_field().value_kind, raw).ok_or(EngineError::RecordNotFound)
 }
 
 fn fetch_one(conn: &Connection, model: &Model, pk: &Value) -> Result<Vec<u8>, EngineError> {

@@ -47,7 +47,7 @@ fn number(ctx: &Ctx<'_>, raw: &str) -> Result<PyNumber, EngineError> {
 
 /// A value bound for `exact`, `gt`, `gte`, `lt`, `lte` and each `in` item.
 fn compared(ctx: &Ctx<'_>, raw: &str, in_list: bool) -> Result<Value, EngineError> {
-    Ok(match ctx.field.ty.filter {
+    Ok(match ctx.field.kind.ty.filter {
         FilterFamily::Number => number_value(number(ctx, raw)?),
         FilterFamily::Boolean => Value::Integer(i64::from(ctx.boolean(raw)?)),
         // `in` on a date column compares the raw texts; the other lookups the date.
@@ -106,12 +106,12 @@ impl Dialect for Sqlite<'_> {
 
     /// A column of no declared type is matched by its text, as the engine does.
     fn likes_as_text(field: &Field) -> bool {
-        field.ty.reflected == Reflected::Untyped
+        field.kind.ty.reflected == Reflected::Untyped
     }
 
     /// `'%{}%'.format(value)` after the engine's field.
     fn contained(ctx: &Ctx<'_>, raw: &str) -> Result<String, EngineError> {
-        Ok(match ctx.field.ty.filter {
+        Ok(match ctx.field.kind.ty.filter {
             FilterFamily::Number => number(ctx, raw)?.text(),
             FilterFamily::DateTime => ctx.datetime(raw)?.python_str(),
             FilterFamily::Boolean
@@ -133,11 +133,11 @@ impl Dialect for Sqlite<'_> {
 
     /// Number columns' text equals the search text, text columns' contains it.
     fn binary(field: &Field) -> bool {
-        field.ty.reflected == Reflected::Blob
+        field.kind.ty.reflected == Reflected::Blob
     }
 
     fn search_kind(field: &Field) -> Search {
-        field.ty.search
+        field.kind.ty.search
     }
 
     /// `tz` changes nothing on SQLite, where the engine sets no time zone.
@@ -151,7 +151,7 @@ impl Dialect for Sqlite<'_> {
         arg: Arg<'_>,
         params: &mut Vec<Value>,
     ) -> Result<String, EngineError> {
-        let blob = ctx.field.ty.reflected == Reflected::Blob;
+        let blob = ctx.field.kind.ty.reflected == Reflected::Blob;
         if blob && !matches!(lookup, Lookup::IsNull | Lookup::IsEmpty) {
             // SQLAlchemy's binary type cannot bind text: the engine fails (500).
             return Err(ctx.engine_fails(format!(

@@ -607,11 +607,25 @@ pub(super) fn write_rows(
     Ok(())
 }
 
+/// A row read whole, each value as stored: the driver's rows. A type of this crate, so that
+/// the flows' reading of owned rows as records (the servers') is told apart from SQLite's
+/// lent rows (`sqlite::records`).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct StoredRow(pub(crate) Vec<Value>);
+
+impl std::ops::Deref for StoredRow {
+    type Target = Vec<Value>;
+
+    fn deref(&self) -> &Vec<Value> {
+        &self.0
+    }
+}
+
 /// SQLite's driver: rusqlite on the connection the operation holds, each step done when
 /// called.
 impl<'c> Driver for Sqlite<'c> {
     type Conn = &'c mut Connection;
-    type Row = Vec<Value>;
+    type Row = StoredRow;
     type Binds = Vec<Value>;
     type Fault = rusqlite::Error;
 
@@ -630,18 +644,20 @@ impl<'c> Driver for Sqlite<'c> {
         conn: &mut &'c mut Connection,
         sql: &str,
         binds: &Vec<Value>,
-    ) -> rusqlite::Result<Vec<Vec<Value>>> {
+    ) -> rusqlite::Result<Vec<StoredRow>> {
         let mut stmt = prepare(conn, sql)?;
         let width = stmt.column_count();
         let mut rows = stmt.query(params_from_iter(binds.iter()))?;
         let mut all = Vec::new();
         while let Some(row) = rows.next()? {
-            all.push((0..width).map(|i| row.get(i)).collect::<Result<_, _>>()?);
+            all.push(StoredRow(
+                (0..width).map(|i| row.get(i)).collect::<Result<_, _>>()?,
+            ));
         }
         Ok(all)
     }
 
-    fn text(row: &Vec<Value>, i: usize) -> Option<String> {
+    fn text(row: &StoredRow, i: usize) -> Option<String> {
         match row.get(i)? {
             Value::Integer(n) => Some(n.to_string()),
             Value::Text(t) => Some(t.clone()),

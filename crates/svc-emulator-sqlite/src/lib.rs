@@ -171,6 +171,7 @@ use svc_engine::list::{ListSpec, Listing, Selection};
 use svc_engine::python::json::PyJson;
 use svc_engine::records::Models;
 use svc_engine::records::Origin;
+use svc_engine::table::Table;
 use svc_engine::types::Reflected;
 use svc_model::users::TOOLS_RESOURCE;
 use tokio::sync::Notify;
@@ -848,7 +849,7 @@ impl Resource {
     ) -> Result<Vec<u8>, EngineError> {
         self.with_writer(|conn| {
             let db = Sqlite::new(self, conn);
-            // Partial or not: no SQLite column is required (see `Field`'s `BodyColumn`).
+            // Partial or not: no SQLite column is required (see `SqliteType`'s `ColumnKind`).
             run_now(flow::write::update(&db, model, pk, body, selection, true))
         })
     }
@@ -899,7 +900,7 @@ pub(crate) fn db_error(model: &Model, e: rusqlite::Error) -> EngineError {
 pub(crate) fn lookup_value(model: &Model, raw: &str) -> Result<Value, EngineError> {
     let pk = model.pk_field();
     let internal =
-        to_internal(InputField::of(pk.ty), &PyJson::Str(raw.to_owned())).map_err(non_field)?;
+        to_internal(InputField::of(pk.kind.ty), &PyJson::Str(raw.to_owned())).map_err(non_field)?;
     let by_type = match &internal {
         Internal::DateTime(_) => Reflected::DateTime,
         Internal::Bool(_) => Reflected::Boolean,

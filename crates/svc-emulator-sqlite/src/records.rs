@@ -53,10 +53,10 @@
 //! this list read it; either way nothing computed before the commit can carry the generation
 //! this list reads.
 
-use crate::driver::{SqlCancel, Watchdog};
+use crate::driver::{SqlCancel, StoredRow, Watchdog};
 use crate::schema::prepare;
 use crate::schema::{self, SqliteConnection, equal_all};
-use crate::schema::{Field, Model};
+use crate::schema::{Field, Model, SqliteColumn, SqliteType};
 use crate::types::write_field_value;
 use crate::types::{bind, json_to_sql, never_written};
 use crate::types::{engine_error, stored};
@@ -86,9 +86,10 @@ use svc_engine::body::{non_field, query_failed};
 use svc_engine::error::EngineError;
 use svc_engine::field_input::{Internal, py_equal};
 use svc_engine::python::json::{PyJson, py_json_to_json};
-use svc_engine::records::RecordRow;
 use svc_engine::records::Records;
+use svc_engine::records::WritesRows;
 use svc_engine::records::{Models, record_json};
+use svc_engine::table::Table;
 use svc_engine::types::Reflected;
 use svc_engine::types::{PyValue, Stored, read};
 use svc_engine::walks::{Anchor, Walks};
@@ -134,18 +135,24 @@ pub(crate) fn unreadable(model: &Model, at: usize, lenient: bool) -> EngineError
 }
 
 /// A row as SQLite lends it: each value as stored.
-impl RecordRow<Field> for rusqlite::Row<'_> {
+impl WritesRows<rusqlite::Row<'_>, SqliteColumn> for SqliteType {
     #[inline]
-    fn write_value(&self, buf: &mut Vec<u8>, i: usize, column: &Field, _tz: i32) -> bool {
-        let stored = match self.get_ref(i) {
+    fn write_value(
+        row: &rusqlite::Row<'_>,
+        buf: &mut Vec<u8>,
+        i: usize,
+        column: &Field,
+        _tz: i32,
+    ) -> bool {
+        let stored = match row.get_ref(i) {
             Ok(v) => stored(v),
             Err(_) => Stored::Null,
         };
         write_field_value(buf, column, stored)
     }
 
-    fn key(&self, i: usize, column: &Field) -> Option<Vec<u8>> {
-        match self.get_ref(i).unwrap_or(ValueRef::Null) {
+    fn key(row: &rusqlite::Row<'_>, i: usize, column: &Field) -> Option<Vec<u8>> {
+        match row.get_ref(i).unwrap_or(ValueRef::Null) {
             ValueRef::Null => None,
             v => Some(identity_key(column, v)),
         }
@@ -153,9 +160,9 @@ impl RecordRow<Field> for rusqlite::Row<'_> {
 }
 
 /// A row read whole (a record read back after a write): each value as stored.
-impl RecordRow<Field> for [Value] {
-    fn write_value(&self, buf: &mut Vec<u8>, i: usize, column: &Field, _tz: i32) -> bool {
-        let stored = self.get(i).map_or(Stored::Null, stored);
+impl WritesRows<[Value], SqliteColumn> for SqliteType {
+    fn write_value(row: &[Value], buf: &mut Vec<u8>, i: usize, column: &Field, _tz: i32) -> bool {
+        let stored = row.get(i).map_or(Stored::Null, stored);
         write_field_value(buf, column, stored)
     }
 }
@@ -175,7 +182,7 @@ fn identity_key(field: &Field, v: ValueRef<'_>) -> Vec<u8> {
             k
         }
     };
-    match read(field.ty, stored(v)) {
+    match read(field.kind.ty, stored(v)) {
         PyValue::None => vec![b'n'],
         PyValue::Bool(b) => number(if b { 1.0 } else { 0.0 }),
         PyValue::Int(i) => {
@@ -361,7 +368,7 @@ impl<'c> Exports for Sqlite<'c> {
         params: &mut Vec<Value>,
     ) -> Result<String, EngineError> {
         let stored_as_shown = self.resource.shows_stored_values();
-        let written_as_text = matches!(field.ty.reflected, Reflected::Date | Reflected::Time);
+        let written_as_text = matches!(field.kind.ty.reflected, Reflected::Date | Reflected::Time);
         if !stored_as_shown && !written_as_text {
             return bind_imported::<Self>(field, value, given, tz, params);
         }
@@ -375,8 +382,10 @@ impl<'c> Exports for Sqlite<'c> {
                 ));
             }
         };
-        params
-            .push(json_to_sql(field.kind, &given).map_err(|m| EngineError::field(&field.name, m))?);
+        params.push(
+            json_to_sql(field.value_kind, &given)
+                .map_err(|m| EngineError::field(&field.name, m))?,
+        );
         Ok("?".to_owned())
     }
 
@@ -418,11 +427,11 @@ impl<'c> Database for Sqlite<'c> {
         _tz: i32,
         params: &mut Vec<Value>,
     ) -> Result<String, EngineError> {
-        params.push(bind(field.ty.reflected, value).map_err(|m| {
+        params.push(bind(field.kind.ty.reflected, value).map_err(|m| {
             // An integer past 64 bits: Python's `sqlite3` overflows, the engine fails (500).
             match value {
                 Internal::Int(i) if i.parse::<i64>().is_err() => non_field(m).by_design(),
-                _ => match never_written(field.ty.reflected, &field.name) {
+                _ => match never_written(field.kind.ty.reflected, &field.name) {
                     Some(why) => non_field(m).explained(why),
                     None => non_field(m),
                 },
@@ -482,8 +491,8 @@ impl<'c> Database for Sqlite<'c> {
         model.select_list.clone()
     }
 
-    fn locked(row: &Vec<Value>) -> Vec<Value> {
-        row.clone()
+    fn locked(row: &StoredRow) -> Vec<Value> {
+        row.0.clone()
     }
 
     fn loaded(&self, model: &Model, locked: &Vec<Value>, lenient: bool) -> Result<(), EngineError> {
@@ -495,8 +504,8 @@ impl<'c> Database for Sqlite<'c> {
             values
                 .iter()
                 .map(|(f, v)| {
-                    let loaded = read(f.ty, stored(&locked[model_index(model, f)]));
-                    py_equal(v, &loaded, f.ty.reflected)
+                    let loaded = read(f.kind.ty, stored(&locked[model_index(model, f)]));
+                    py_equal(v, &loaded, f.kind.ty.reflected)
                 })
                 .collect(),
         )
@@ -687,11 +696,15 @@ fn autoincrement_key(model: &Model) -> bool {
     let pk = model.pk_field();
     model.identity.len() == 1
         && matches!(
-            pk.ty.reflected,
+            pk.kind.ty.reflected,
             Reflected::Integer | Reflected::Float | Reflected::Numeric { .. }
         )
         && !pk.has_default
-        && !model.foreign_keys.iter().any(|fk| fk.column == pk.name)
+        && !model
+            .extra
+            .foreign_keys
+            .iter()
+            .any(|fk| fk.column == pk.name)
 }
 
 /// Counts and anchors of one resource's lists, valid for one database state: they are kept
@@ -849,7 +862,7 @@ pub(crate) fn seek_terms<'t>(
     terms: &'t [(usize, bool)],
 ) -> Option<&'t [(usize, bool)]> {
     let pk = model.pk_field();
-    if !(pk.auto || pk.not_null) || model.key_may_repeat() {
+    if !(pk.auto || pk.not_null) || !model.unique_key() {
         return None;
     }
     let end = terms.iter().position(|&(i, _)| i == model.pk)?;

@@ -23,13 +23,11 @@ use rusqlite::{Connection, params_from_iter};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use svc_emulator_core::dialect::quote_ident;
-use svc_emulator_core::flow::records::{BaseTable, ModelSql};
 use svc_emulator_core::flow::{self, Columns, OnDelete, TableRef};
 use svc_engine::EngineError;
 use svc_engine::field_input::InputField;
-use svc_engine::records::RecordKeys;
-use svc_engine::table::index_by_name;
-use svc_engine::table::{BodyColumn, Column, Table};
+use svc_engine::table::Reflected as ReflectedTable;
+use svc_engine::table::{ColumnKind, MappedColumn, MappedTable};
 use svc_engine::types::ColumnType;
 use svc_engine::types::{FilterFamily, Reflected, ValueWriter};
 
@@ -149,14 +147,11 @@ fn load_model(conn: &Connection, table: &str, view: bool) -> Result<Option<Model
     // The mapper's primary key: the declared key's columns in key order (SQLAlchemy's SQLite
     // dialect sorts them by `pk`), else the first column, promoted (jet-bridge's reflection
     // marks it `primary_key` when the table has none; views never have one).
-    let mut identity: Vec<usize> = (0..columns.len()).filter(|&i| columns[i].pk > 0).collect();
-    identity.sort_by_key(|&i| columns[i].pk);
-    let promoted_key = identity.is_empty();
-    if promoted_key {
-        identity.push(0);
-    }
-    let pk = identity[0];
-    let single_key = identity.len() == 1 && !promoted_key;
+    let mut declared: Vec<usize> = (0..columns.len()).filter(|&i| columns[i].pk > 0).collect();
+    declared.sort_by_key(|&i| columns[i].pk);
+    let key: Vec<String> = declared.iter().map(|&i| columns[i].name.clone()).collect();
+    let pk = declared.first().copied().unwrap_or(0);
+    let single_key = declared.len() == 1;
     let without_rowid = !view
         && conn
             .prepare("SELECT coalesce(max(wr), 0) FROM pragma_table_list WHERE schema = 'main' AND name = ?1").map_err(engine_error)?
@@ -164,24 +159,27 @@ fn load_model(conn: &Connection, table: &str, view: bool) -> Result<Option<Model
             != 0;
     let mut fields = Vec::with_capacity(columns.len());
     for (i, c) in columns.into_iter().enumerate() {
-        let is_pk = i == pk;
         // Only a single declared INTEGER key of a rowid table is SQLite's rowid alias.
-        let rowid_alias = is_pk
+        let rowid_alias = i == pk
             && single_key
             && !without_rowid
             && c.declared.trim().eq_ignore_ascii_case("INTEGER");
-        let ty = ColumnType::from_declared(&c.declared);
         fields.push(Field {
-            kind: FieldKind::from_declared(&c.declared),
-            ty,
-            writer: ty.value_writer(),
+            kind: SqliteType::from_declared(&c.declared),
             sql: quote_ident(&c.name),
-            declared_type: c.declared,
             not_null: c.not_null || rowid_alias,
             has_default: c.default,
-            primary_key: is_pk,
-            auto: rowid_alias,
+            // Made the key's alone by `MappedTable::new`.
+            primary_key: false,
+            // SQLAlchemy reflects every SQLite column with autoincrement `auto`: the key keeps
+            // it (`BodyColumn::autoincrement`).
+            autoincrement: true,
             generated: c.hidden == 2 || c.hidden == 3,
+            extra: SqliteColumn {
+                value_kind: FieldKind::from_declared(&c.declared),
+                declared_type: c.declared,
+                auto: rowid_alias,
+            },
             name: c.name,
         });
     }
@@ -220,26 +218,25 @@ fn load_model(conn: &Connection, table: &str, view: bool) -> Result<Option<Model
         }
     }
 
-    let select_list = fields
-        .iter()
-        .map(|f| f.sql.as_str())
-        .collect::<Vec<_>>()
-        .join(", ");
-    let index = index_by_name(&fields);
-    Ok(Some(Model {
-        record_keys: RecordKeys::of(fields.iter().map(|f| f.name.as_str())),
-        name: table.to_owned(),
-        table_sql: quote_ident(table),
-        select_list,
-        fields,
-        pk,
-        identity,
-        promoted_key,
-        view,
-        foreign_keys,
-        index,
+    let reflected = ReflectedTable {
+        sql: quote_ident(table),
+        // A view holds no rows of its own, nor do SQLite's own tables hold records.
+        holds_rows: !view && !table.starts_with("sqlite_"),
+        // Set once every model is read (`load_schema`).
         related: false,
-    }))
+        extra: SqliteTable { view, foreign_keys },
+    };
+    let select = |f: &Field| f.sql.clone();
+    let Some(mut model) = Model::new(table.to_owned(), fields, &key, reflected, select) else {
+        return Ok(None);
+    };
+    // Whether every row has its own identity for the engine's ORM: a single declared key that
+    // cannot be NULL. Otherwise rows may share an identity (a promoted key that repeats, a
+    // composite key with NULLs, which SQLite's uniqueness lets repeat) or have none (a key
+    // that is NULL), and a list shows one record per identity.
+    let identity_unique = model.unique_key() && model.fields[model.pk].not_null;
+    model.set_identity_unique(identity_unique);
+    Ok(Some(model))
 }
 
 /// A connection inside a write's transaction, as the flows use it. Each step runs when it is
@@ -734,43 +731,70 @@ impl FieldKind {
     }
 }
 
-/// One field of a model: a column of its table or view.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Field {
-    /// The column name, which is the record's JSON key.
-    pub name: String,
-    /// The declared SQL type, as written in the schema (may be empty).
-    pub declared_type: String,
-    /// The kind derived from the declared type.
-    pub kind: FieldKind,
-    /// How the data engine types the column (its filters, search and value forms).
+/// One field of a model: a column of its table or view, mapped as svc-engine maps a column of
+/// any database, with what SQLite keeps beside ([`SqliteColumn`], reached through the field).
+pub type Field = MappedColumn<SqliteType, SqliteColumn>;
+
+/// What the engine makes of a SQLite column's declared type: how it types the column (its
+/// filters, search and value forms), and how records write its values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SqliteType {
+    /// How the data engine types the column.
     pub ty: ColumnType,
-    /// Declared `NOT NULL`.
-    pub not_null: bool,
-    /// Has a `DEFAULT`.
-    pub has_default: bool,
-    /// This field is the record's primary key.
-    pub primary_key: bool,
-    /// The database assigns this field when a create omits it (an `INTEGER PRIMARY KEY`).
-    pub auto: bool,
-    /// A generated column: read-only.
-    pub generated: bool,
-    /// SQL expression of the field: the quoted column name.
-    pub(crate) sql: String,
     /// How records write its values (from [`ty`](Self::ty), decided once).
     pub(crate) writer: ValueWriter,
 }
 
-impl Field {
-    /// Whether create and update may set this field.
-    pub fn writable(&self) -> bool {
-        !self.generated
+impl SqliteType {
+    /// The type SQLAlchemy's SQLite dialect reflects from the declared type `declared`.
+    fn from_declared(declared: &str) -> Self {
+        let ty = ColumnType::from_declared(declared);
+        SqliteType {
+            ty,
+            writer: ty.value_writer(),
+        }
+    }
+}
+
+/// The engine's reading of a write's body over SQLite's columns: SQLAlchemy reflects every
+/// SQLite column with autoincrement `auto` (each is made with `autoincrement` set, which only
+/// the key keeps), so its serializer requires none, and a key sent as 0, `""` or `null` counts
+/// as not sent, whatever its type.
+impl ColumnKind for SqliteType {
+    fn family(self) -> FilterFamily {
+        self.ty.filter
     }
 
-    /// Whether a create must give a value for this field.
-    pub fn required(&self) -> bool {
-        self.writable() && !self.auto && !self.has_default && (self.not_null || self.primary_key)
+    fn input(self) -> InputField {
+        InputField::of(self.ty)
     }
+
+    fn may_be_required(self) -> bool {
+        false
+    }
+
+    /// SQLAlchemy's SQLite `JSON`.
+    fn evaluates_none(self) -> bool {
+        self.ty.reflected == Reflected::Json
+    }
+}
+
+/// What SQLite keeps of a column beside svc-engine's mapping of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SqliteColumn {
+    /// The declared SQL type, as written in the schema (may be empty).
+    pub declared_type: String,
+    /// The kind derived from the declared type, which checks the tools' strict writes.
+    pub value_kind: FieldKind,
+    /// The database assigns this field when a create omits it (an `INTEGER PRIMARY KEY`).
+    pub auto: bool,
+}
+
+/// Whether the tools' strict create (`backend.rs`) must give a value for `field`: a writable
+/// one (not generated) that the database does not fill in, and that cannot be NULL or is the
+/// key.
+pub(crate) fn strictly_required(field: &Field) -> bool {
+    !field.generated && !field.auto && !field.has_default && (field.not_null || field.primary_key)
 }
 
 /// A single-column foreign key of a model.
@@ -784,181 +808,24 @@ pub struct ForeignKey {
     pub parent_column: Option<String>,
 }
 
-/// A model: one table or view of the resource, mapped as the data engine's SQLAlchemy automap
-/// maps it.
+/// What SQLite keeps of a table or view beside svc-engine's mapping of it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Model {
-    /// The table name.
-    pub name: String,
-    /// The fields, in table order.
-    pub fields: Vec<Field>,
-    /// Index in [`fields`](Self::fields) of the primary key: the engine's lookup field, the
-    /// first column of its mapper's primary key. Records are retrieved, updated and deleted
-    /// by it, and lists end with it descending.
-    pub pk: usize,
-    /// Indexes in [`fields`](Self::fields) of the mapper's whole primary key, in key order
-    /// (`pk` first): what the engine's ORM tells records apart by (its identity map), and
-    /// what its `UPDATE`s and `DELETE`s name a row by. A composite key has several columns.
-    pub identity: Vec<usize>,
-    /// The table declares no primary key (every view is such a table): the engine promotes
-    /// its first column to the key. Rows where that column is NULL are invisible to every
-    /// operation, and rows that share a value are one record to the ORM (a list shows the
-    /// first one read; a write reaches all of them).
-    pub promoted_key: bool,
+pub struct SqliteTable {
     /// A view: read like a table; SQLite refuses writes to it.
     pub view: bool,
     /// Single-column foreign keys.
     pub foreign_keys: Vec<ForeignKey>,
-    /// `"table"`, quoted.
-    pub(crate) table_sql: String,
-    /// The select list of every field, comma separated.
-    pub(crate) select_list: String,
-    /// Each field's position, by name.
-    pub(crate) index: BTreeMap<String, usize>,
-    /// Each field's key in a record, in field order.
-    pub(crate) record_keys: RecordKeys,
-    /// A foreign key joins it to a model, either way ([`Table::has_relationships`]).
-    pub(crate) related: bool,
 }
 
-impl Model {
-    /// The field named `name`, if the model has it.
-    pub fn field(&self, name: &str) -> Option<&Field> {
-        self.index.get(name).map(|&i| &self.fields[i])
-    }
-
-    /// The primary key field.
-    pub fn pk_field(&self) -> &Field {
-        &self.fields[self.pk]
-    }
-
-    /// Whether two rows may share a value of [`pk`](Self::pk): a promoted key repeats, and so
-    /// does the first column of a composite key. Only a key that does not repeat can end a
-    /// total order or name a single row.
-    pub fn key_may_repeat(&self) -> bool {
-        self.promoted_key || self.identity.len() > 1
-    }
-
-    /// Whether every row has its own identity for the engine's ORM: a single declared key
-    /// that cannot be NULL. Otherwise rows may share an identity (a promoted key that repeats,
-    /// a composite key with NULLs, which SQLite's uniqueness lets repeat) or have none (a key
-    /// that is NULL), and a list shows one record per identity.
-    pub fn identity_unique(&self) -> bool {
-        let pk = self.pk_field();
-        !self.key_may_repeat() && (pk.auto || pk.not_null)
-    }
-}
-
-impl Column for Field {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn sql(&self) -> &str {
-        &self.sql
-    }
-
-    fn family(&self) -> FilterFamily {
-        self.ty.filter
-    }
-}
-
-impl Table for Model {
-    type Column = Field;
-
-    fn table_name(&self) -> &str {
-        &self.name
-    }
-
-    fn columns(&self) -> &[Field] {
-        &self.fields
-    }
-
-    fn key_index(&self) -> usize {
-        self.pk
-    }
-
-    fn column_index(&self) -> &BTreeMap<String, usize> {
-        &self.index
-    }
-
-    fn promoted_key(&self) -> bool {
-        self.promoted_key
-    }
-
-    fn has_relationships(&self) -> bool {
-        self.related
-    }
-
-    fn key_is_whole(&self) -> bool {
-        self.identity.len() == 1
-    }
-
-    fn identity(&self) -> &[usize] {
-        &self.identity
-    }
-
-    fn identity_unique(&self) -> bool {
-        Model::identity_unique(self)
-    }
-
-    fn record_keys(&self) -> &RecordKeys {
-        &self.record_keys
-    }
-}
-
-/// A view holds no rows of its own, and SQLite's own tables (`sqlite_sequence`, the
-/// statistics) hold the database's bookkeeping, not records: an export leaves them out
-/// (`sqlite_sequence` is the next keys it keeps).
-impl BaseTable for Model {
-    fn holds_rows(&self) -> bool {
-        !self.view && !self.name.starts_with("sqlite_")
-    }
-}
-
-impl ModelSql for Model {
-    fn table_sql(&self) -> &str {
-        &self.table_sql
-    }
-
-    fn select_list(&self) -> &str {
-        &self.select_list
-    }
-}
-
-/// The engine's reading of a write's body over SQLite's columns: SQLAlchemy reflects every
-/// SQLite column with autoincrement `auto`, so its serializer requires none, and a key sent as
-/// 0, `""` or `null` counts as not sent, whatever its type.
-impl BodyColumn for Field {
-    fn input(&self) -> InputField {
-        InputField::of(self.ty)
-    }
-
-    fn required(&self) -> bool {
-        false
-    }
-
-    fn generated(&self) -> bool {
-        self.generated
-    }
-
-    fn primary_key(&self) -> bool {
-        self.primary_key
-    }
-
-    fn autoincrement(&self) -> bool {
-        self.primary_key
-    }
-
-    fn has_default(&self) -> bool {
-        self.has_default
-    }
-
-    /// SQLAlchemy's SQLite `JSON`.
-    fn evaluates_none(&self) -> bool {
-        self.ty.reflected == Reflected::Json
-    }
-}
+/// A model: one table or view of the resource, mapped as the data engine's SQLAlchemy automap
+/// maps it, as svc-engine maps a table of any database. A table without a declared key
+/// (every view is such a table) has its first column promoted to the key: rows where that
+/// column is NULL are invisible to every operation, and rows that share a value are one record
+/// to the ORM (a list shows the first one read; a write reaches all of them). A view holds no
+/// rows of its own, and SQLite's own tables (`sqlite_sequence`, the statistics) hold the
+/// database's bookkeeping, not records: an export leaves them out (`sqlite_sequence` is the
+/// next keys it keeps).
+pub type Model = MappedTable<Field, SqliteTable>;
 
 /// Every model of a resource, by table name.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -14,8 +14,10 @@ use std::time::Instant;
 
 use serde_json::{Value as Json, json};
 
+use crate::schema::strictly_required;
 use crate::{FieldKind, Resource, demo_resource};
 use svc_engine::field_input::{is_date, is_datetime};
+use svc_engine::table::Table;
 use svc_engine::*;
 // The wire side, as the slices use it: lists read from query pairs and written with their links,
 // aggregate and group forms, and the status and body of each error.
@@ -269,7 +271,7 @@ fn schema_introspection() {
     let items = r.model("items").unwrap();
     assert_eq!(items.pk_field().name, "id");
     assert!(items.pk_field().auto);
-    let kinds: Vec<FieldKind> = items.fields.iter().map(|f| f.kind).collect();
+    let kinds: Vec<FieldKind> = items.fields.iter().map(|f| f.value_kind).collect();
     assert_eq!(
         kinds,
         [
@@ -285,8 +287,8 @@ fn schema_introspection() {
             FieldKind::Any
         ]
     );
-    assert!(items.field("name").unwrap().required());
-    assert!(!items.field("code").unwrap().required());
+    assert!(strictly_required(items.field("name").unwrap()));
+    assert!(!strictly_required(items.field("code").unwrap()));
 
     // No declared key: the engine promotes the first column (its reflection's warning "Table
     // "tags" is missing PK: "label" column was set as PK", seen on the running engine).
@@ -300,22 +302,22 @@ fn schema_introspection() {
     assert_eq!(links.pk_field().name, "a");
     assert_eq!(links.identity, [0, 1]);
     assert!(!links.promoted_key);
-    assert_eq!(links.field("rowid").unwrap().kind, FieldKind::Text);
+    assert_eq!(links.field("rowid").unwrap().value_kind, FieldKind::Text);
     // A WITHOUT ROWID table with a composite key and a view are models too.
     assert_eq!(r.model("pairs").unwrap().pk_field().name, "a");
     let view = r.model("item_names").unwrap();
-    assert!(view.view && view.promoted_key);
+    assert!(view.extra.view && view.promoted_key);
     assert_eq!(view.pk_field().name, "name");
 
     let codes = r.model("codes").unwrap();
     assert_eq!(codes.pk_field().name, "code");
-    assert!(codes.pk_field().required());
+    assert!(strictly_required(codes.pk_field()));
 
     let gen_model = r.model("gen").unwrap();
     assert!(gen_model.field("y").unwrap().generated);
     let children = r.model("children").unwrap();
-    assert_eq!(children.foreign_keys.len(), 1);
-    assert_eq!(children.foreign_keys[0].parent_table, "parents");
+    assert_eq!(children.extra.foreign_keys.len(), 1);
+    assert_eq!(children.extra.foreign_keys[0].parent_table, "parents");
 }
 
 #[test]

@@ -271,10 +271,10 @@ pub(crate) fn write_value(buf: &mut Vec<u8>, kind: FieldKind, v: Stored<'_>) {
 /// `JSON` column as the JSON value its text holds); `false` when the engine cannot read it.
 #[inline(always)]
 pub(crate) fn write_field_value(buf: &mut Vec<u8>, f: &Field, v: Stored<'_>) -> bool {
-    if f.ty.reflected == Reflected::Json {
+    if f.kind.ty.reflected == Reflected::Json {
         write_json_column(buf, v)
     } else {
-        write_with(buf, f.writer, f.ty, v)
+        write_with(buf, f.kind.writer, f.kind.ty, v)
     }
 }
 

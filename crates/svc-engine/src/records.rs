@@ -143,6 +143,15 @@ pub trait WritesRows<R: ?Sized, E>: Sized {
         column: &MappedColumn<Self, E>,
         tz: i32,
     ) -> bool;
+
+    /// [`RecordRow::key`] of `row`'s `i`th value, of `column`: by default the value as the
+    /// serializer writes it; a database whose written values do not tell Python's values apart
+    /// as `==` does (SQLite's, whose columns hold any storage class) compares its own way.
+    fn key(row: &R, i: usize, column: &MappedColumn<Self, E>) -> Option<Vec<u8>> {
+        let mut written = Vec::new();
+        Self::write_value(row, &mut written, i, column, 0);
+        (written != b"null").then_some(written)
+    }
 }
 
 impl<R: ?Sized, K: WritesRows<R, E>, E> RecordRow<MappedColumn<K, E>> for R {
@@ -155,6 +164,10 @@ impl<R: ?Sized, K: WritesRows<R, E>, E> RecordRow<MappedColumn<K, E>> for R {
         tz: i32,
     ) -> bool {
         K::write_value(self, buf, i, column, tz)
+    }
+
+    fn key(&self, i: usize, column: &MappedColumn<K, E>) -> Option<Vec<u8>> {
+        K::key(self, i, column)
     }
 }
 

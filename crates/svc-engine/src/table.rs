@@ -348,6 +348,7 @@ pub struct MappedTable<F, E = ()> {
     pub extra: E,
     index: BTreeMap<String, usize>,
     record_keys: RecordKeys,
+    identity_unique: bool,
 }
 
 impl<F: KeyColumn, E> MappedTable<F, E> {
@@ -379,6 +380,9 @@ impl<F: KeyColumn, E> MappedTable<F, E> {
             pk,
             identity,
             promoted_key,
+            // A declared key on a database server is never NULL (its columns are `NOT NULL`):
+            // only a promoted key repeats.
+            identity_unique: !promoted_key,
             table_sql: table.sql,
             holds_rows: table.holds_rows,
             related: table.related,
@@ -420,6 +424,13 @@ impl<F: KeyColumn, E> MappedTable<F, E> {
     pub fn unique_key(&self) -> bool {
         !self.promoted_key && self.identity.len() == 1
     }
+
+    /// Says whether every row has an identity of its own ([`Table::identity_unique`]) where
+    /// the database's rule is not a server's: SQLite lets a declared key's column hold NULL
+    /// and a composite key repeat through them, so there only a single `NOT NULL` key is.
+    pub fn set_identity_unique(&mut self, unique: bool) {
+        self.identity_unique = unique;
+    }
 }
 
 impl<F: Column, E> Table for MappedTable<F, E> {
@@ -457,10 +468,10 @@ impl<F: Column, E> Table for MappedTable<F, E> {
         &self.identity
     }
 
-    /// A declared key on a database server is never NULL (its columns are `NOT NULL`): only a
-    /// promoted key repeats.
+    /// Only a promoted key repeats, unless the database said otherwise
+    /// ([`set_identity_unique`](MappedTable::set_identity_unique)).
     fn identity_unique(&self) -> bool {
-        !self.promoted_key
+        self.identity_unique
     }
 
     fn record_keys(&self) -> &RecordKeys {
