@@ -316,6 +316,14 @@ fn sigterm_is_passed_to_the_commands_group_and_the_emulator_stops_after() {
         .expect("the pid")
         .trim()
         .to_owned();
+    // The shell writes `ready` once it has forked the child, which may still be the shell
+    // (dash) until it runs `sleep`: a TERM caught there is dash's, lost at the exec, and the
+    // sleeper would live on. So the signal goes once the child is `sleep`.
+    let cmdline = format!("/proc/{sleeper}/cmdline");
+    wait_until(
+        || std::fs::read(&cmdline).is_ok_and(|c| c.starts_with(b"sleep\0")),
+        "the command's own child runs sleep",
+    );
     let sent = Command::new("kill")
         .args(["-TERM", &exec.id().to_string()])
         .status()
@@ -331,11 +339,13 @@ fn sigterm_is_passed_to_the_commands_group_and_the_emulator_stops_after() {
         serde_json::from_str(&std::fs::read_to_string(&answer).expect("the trap's answer"))
             .expect("a page: the emulator still served the command's trap");
     assert!(page["count"].as_u64().is_some_and(|n| n > 0), "{page}");
-    // The background child got the signal too (gone, or a zombie until init reaps it).
+    // The background child got the signal too (gone, a zombie until init reaps it, or its
+    // number already another process's).
     wait_until(
         || {
-            std::fs::read_to_string(format!("/proc/{sleeper}/stat"))
-                .map_or(true, |stat| stat.split_whitespace().nth(2) == Some("Z"))
+            std::fs::read(&cmdline).map_or(true, |c| !c.starts_with(b"sleep\0"))
+                || std::fs::read_to_string(format!("/proc/{sleeper}/stat"))
+                    .is_ok_and(|stat| stat.split_whitespace().nth(2) == Some("Z"))
         },
         "the command's own child ended",
     );
