@@ -56,17 +56,19 @@ pub fn reexported(emulator: &Value) -> Result<BTreeMap<String, BTreeSet<Item>>, 
             let Some(krate) = emulator["external_crates"][&crate_id]["name"].as_str() else {
                 continue;
             };
-            let segments = path["path"].as_array().into_iter().flatten();
-            let segments = segments
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect();
-            let kind = path["kind"].as_str().unwrap_or_default().to_owned();
             let items: &mut BTreeSet<Item> = out.entry(krate.to_owned()).or_default();
-            items.insert((segments, kind));
+            items.insert(item_of(path));
         }
     }
     Ok(out)
+}
+
+/// The item a rustdoc JSON `paths` entry names: its path's segments and its kind.
+fn item_of(path: &Value) -> Item {
+    let segments = path["path"].as_array().into_iter().flatten();
+    let segments = segments.filter_map(Value::as_str).map(str::to_owned);
+    let kind = path["kind"].as_str().unwrap_or_default().to_owned();
+    (segments.collect(), kind)
 }
 
 /// Cuts `doc` (a crate's rustdoc JSON) down to `wanted` and the modules and re-exports that
@@ -80,15 +82,7 @@ pub fn prune(doc: &mut Value, wanted: &BTreeSet<Item>) -> Result<(), String> {
         if path["crate_id"] != 0 {
             continue;
         }
-        let segments = path["path"].as_array().into_iter().flatten();
-        let segments = segments
-            .filter_map(Value::as_str)
-            .map(str::to_owned)
-            .collect();
-        let item = (
-            segments,
-            path["kind"].as_str().unwrap_or_default().to_owned(),
-        );
+        let item = item_of(path);
         if missing.remove(&item) {
             targets.insert(id.clone());
         }
