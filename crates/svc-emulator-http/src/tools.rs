@@ -11,10 +11,11 @@ use serde_json::{Map, Value};
 use svc_model::records::wire::ORDER_BY_PARAM;
 use svc_model::users::TOOLS_RESOURCE;
 
-use crate::extract::{authorize, blocking, json_bytes};
+use crate::extract::{authorize, json_bytes};
 use crate::list::list_url;
 use crate::{AppState, HttpError};
 use svc_emulator_core::backend::ToolsBackend;
+use svc_engine::Selection;
 use svc_engine::request::{list_body, list_spec, query_pairs};
 
 /// A request on a model of the built-in tools resource (`.../__svc_app__/models/users`,
@@ -85,7 +86,8 @@ pub async fn list(
     }
     let spec = list_spec(&pairs, state.lenient());
     let url = list_url(state, uri);
-    let listing = blocking(move || Ok(db.list_now(model, &spec)?)).await?;
+    // No admission turn (an empty hold): the tools resource is the emulator's own.
+    let listing = db.list(model.to_owned(), spec, Box::new(())).await?;
     Ok(json_bytes(StatusCode::OK, list_body(listing, &url, &pairs)))
 }
 
@@ -95,7 +97,10 @@ pub async fn retrieve(
     uid: String,
     model: &'static str,
 ) -> Result<Response, HttpError> {
-    let bytes = blocking(move || Ok(db.retrieve_now(model, &uid)?)).await?;
+    let selection = Selection::default();
+    let bytes = db
+        .retrieve(model.to_owned(), uid, selection, Box::new(()))
+        .await?;
     Ok(json_bytes(StatusCode::OK, bytes))
 }
 

@@ -52,29 +52,26 @@ pub(crate) mod records;
 pub(crate) mod schema;
 pub(crate) mod types;
 
-use svc_emulator_core::backend::pooled::{CONNECT_TIMEOUT, ForAMinute, POOL_SIZE, seed_failed};
+use svc_emulator_core::backend::pooled::{CONNECT_TIMEOUT, POOL_SIZE, seed_failed};
+use svc_emulator_core::flow::state::State;
 
 use mysql_async::{Conn, Opts, OptsBuilder, Pool, PoolConstraints, PoolOpts};
 
 use driver::text_rows;
 use schema::MyModel;
 use svc_engine::EngineError;
-use svc_engine::records::Models;
 use svc_engine::sql_params::line_end;
-use types::{Offset, cell_number, cell_text};
+use types::{cell_number, cell_text};
 
 /// One resource's MySQL or MariaDB database.
 pub struct MyResource {
     pool: Pool,
     /// For SQL queries: connections of their own, reset after each use.
     sql_pool: Pool,
-    schema: Models<MyModel>,
-    /// The engine's default time zone (the offset of `NOW()` from UTC), refreshed every minute.
-    timezone: ForAMinute<Offset>,
+    /// Its models, walks and time zone, as the core keeps them.
+    state: State<MyModel, mysql_async::Value>,
     /// Whether the server is MariaDB (its statement time limit is `max_statement_time`).
     mariadb: bool,
-    /// Where pages ended, so that the next page of a walk starts there (`walks`).
-    walks: records::Walks,
     url: String,
 }
 
@@ -138,9 +135,7 @@ impl MyResource {
         let mut resource = MyResource {
             pool: pool(&opts)?,
             sql_pool: pool(&opts)?,
-            schema: Models::default(),
-            walks: records::Walks::default(),
-            timezone: ForAMinute::default(),
+            state: State::default(),
             mariadb: false,
             url: shown,
         };
@@ -213,8 +208,8 @@ impl MyResource {
     pub async fn reload(&self) -> Result<(), EngineError> {
         let mut conn = self.conn().await?;
         let schema = schema::load_schema(&mut conn).await?;
-        self.schema.replace(schema);
-        self.walks.clear();
+        self.state.models().replace(schema);
+        self.state.walks().clear();
         Ok(())
     }
 }

@@ -47,6 +47,7 @@ use svc_emulator_core::flow::Locator;
 use svc_emulator_core::flow::delete::delete_row;
 use svc_emulator_core::flow::driver::{Driver, Failure, Session};
 use svc_emulator_core::flow::records::{Database, Page, Pages, Rows};
+use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, page_select, read_page};
 use svc_emulator_core::flow::write::{
     Values, insert_statement, read_back_sql, set_list, update_sql,
@@ -57,7 +58,7 @@ use svc_engine::body::{non_field, query_failed};
 use svc_engine::field_input::Internal;
 use svc_engine::python::json::py_json_dumps;
 use svc_engine::python::text::unhexlify;
-use svc_engine::records::{Models, Records, WritesRows, first_record};
+use svc_engine::records::{Records, WritesRows, first_record};
 use svc_engine::table::Table;
 use svc_engine::walks as shared;
 
@@ -66,9 +67,16 @@ const DUPLICATE_ENTRY: u16 = 1062;
 
 /// MySQL's side of the record flows (`flow::read`).
 impl Database for MyResource {
-    fn models(&self) -> &Models<MyModel> {
-        &self.schema
+    /// A sort key's value as the binary protocol reads it (and binds it again).
+    type Key = Value;
+
+    fn state(&self) -> &State<MyModel, Value> {
+        &self.state
     }
+
+    /// `TIMEDIFF(NOW(), UTC_TIMESTAMP)` on the database, in whole seconds.
+    const TIME_ZONE: Option<&'static str> =
+        Some("SELECT CAST(TIME_TO_SEC(TIMEDIFF(NOW(), UTC_TIMESTAMP())) AS SIGNED)");
 
     fn bind(
         field: &MyField,
@@ -86,19 +94,6 @@ impl Database for MyResource {
     /// A pooled connection: `tz` is refused by the filters on MySQL.
     async fn connect(&self, _tz: Option<&str>) -> Result<Conn, EngineError> {
         self.conn().await
-    }
-
-    /// The engine's default time zone: `TIMEDIFF(NOW(), UTC_TIMESTAMP)` on the database.
-    async fn time_zone(&self, conn: &mut Conn) -> Result<Offset, EngineError> {
-        // Built only when polled: the offset is kept for a minute, and most reads find it.
-        let read = async {
-            let sql = "SELECT TIME_TO_SEC(TIMEDIFF(NOW(), UTC_TIMESTAMP()))";
-            let rows = text_rows(conn, sql).await?;
-            let seconds: Option<i64> = rows.first().and_then(|row| cell_number(row, 0));
-            Ok(Offset::try_from(seconds.unwrap_or(0)).unwrap_or(0))
-        };
-        let failed = |e| self.unexpected(e);
-        self.timezone.get_or_read(read, failed).await
     }
 
     /// A read's error is where the engine fails (`500`): strict mode answers `400` with
@@ -389,10 +384,6 @@ fn at_identity(model: &MyModel) -> String {
         .join(" AND ")
 }
 
-/// Sort keys of pages (each term's value as the driver read it), per walk, with InnoDB's
-/// transaction counter as the token.
-pub(crate) type Walks = shared::Walks<Value>;
-
 /// A walk key: the SQL text that identifies a selection and its order, then its values.
 pub(crate) fn key(sql: &str, params: &Params) -> Vec<u8> {
     let texts: Vec<Option<String>> = params
@@ -433,8 +424,6 @@ pub(crate) fn seek_terms(model: &MyModel, terms: &[(usize, bool)]) -> Option<Vec
 /// MySQL's side of a page walk (`flow::walks`): its keys found in a derived table, its anchors
 /// in the driver's values, InnoDB's transaction counter as the token.
 impl Pages for MyResource {
-    type Key = Value;
-
     /// MySQL's `LIMIT` and `OFFSET` are unsigned 64-bit numbers.
     const MAX_OFFSET: u64 = u64::MAX;
 
@@ -496,10 +485,6 @@ impl Pages for MyResource {
             self.keep_count(conn, model, key, kept, n).await;
         }
         Ok(n)
-    }
-
-    fn walks(&self) -> &Walks {
-        &self.walks
     }
 
     fn sort_key(row: &Row, i: usize) -> Option<Value> {

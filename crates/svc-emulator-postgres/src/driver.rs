@@ -43,6 +43,7 @@ use std::time::Duration;
 use svc_emulator_core::dialect::Dialect;
 use svc_emulator_core::flow::driver::Driver;
 use svc_emulator_core::flow::read_only_sql::{Access, Cancel, Opened};
+use svc_emulator_core::flow::records::Database;
 use svc_engine::python::Py;
 use svc_engine::sql_answer::{AnswerRows, past_the_cap, query_error, stopped_at_limit};
 use svc_engine::{EngineError, MAX_SQL_ROWS, sql_params};
@@ -333,7 +334,8 @@ impl Driver for PgResource {
 
     async fn open(&self, time: Duration, access: Access) -> Result<Opened<Object>, EngineError> {
         let client = self.sql_client().await?;
-        let tz = self.timezone(&client).await?;
+        let mut client = client;
+        let tz = Database::time_zone(self, &mut client).await?;
         let millis = time.as_millis().max(1);
         let access = match access {
             Access::ReadOnly => "READ ONLY",

@@ -45,8 +45,10 @@ pub(crate) mod schema;
 pub(crate) mod types;
 
 use std::str::FromStr;
-use svc_emulator_core::backend::pooled::{CONNECT_TIMEOUT, ForAMinute, POOL_SIZE, seed_failed};
+use svc_emulator_core::backend::pooled::{CONNECT_TIMEOUT, POOL_SIZE, seed_failed};
 use svc_emulator_core::flow::driver::Driver;
+use svc_emulator_core::flow::records::Database;
+use svc_emulator_core::flow::state::State;
 
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime};
 use tokio_postgres::Row;
@@ -55,9 +57,7 @@ use dialect::Params;
 
 use schema::PgModel;
 use svc_engine::EngineError;
-use svc_engine::records::Models;
 use svc_engine::time_zone::tz_offset;
-use types::Offset;
 
 /// Session settings every connection starts with: ISO dates and shortest-exact floats, so
 /// values read as text are unambiguous. The time zone is left as the database sets it, as
@@ -69,12 +69,8 @@ pub struct PgResource {
     pool: Pool,
     /// For the second pool of SQL queries: its own connections, reset after each use.
     sql_pool: Pool,
-    schema: Models<PgModel>,
-    /// The engine's default time zone (the offset of `NOW()`), refreshed every minute as the
-    /// engine refreshes it.
-    timezone: ForAMinute<Offset>,
-    /// Where pages ended, so that the next page of a walk starts there (`walks`).
-    walks: records::Walks,
+    /// Its models, walks and time zone, as the core keeps them.
+    state: State<PgModel, String>,
     url: String,
 }
 
@@ -144,9 +140,7 @@ impl PgResource {
             // SQL queries may leave session state behind (advisory locks, prepared
             // statements): their connections are cleaned before each reuse.
             sql_pool: pool(&config, RecyclingMethod::Clean)?,
-            schema: Models::default(),
-            timezone: ForAMinute::default(),
-            walks: records::Walks::default(),
+            state: State::default(),
             url: shown,
         };
         let client = resource.client().await?;
@@ -187,7 +181,7 @@ impl PgResource {
         };
         let mut client = self.sql_client().await?;
         // The engine's default time zone is the database's, read before the session's changes.
-        self.timezone(&client).await?;
+        Database::time_zone(self, &mut client).await?;
         let set = format!("SET TIME ZONE '{}'", engine_hours(seconds));
         let set = PgResource::execute_one(&mut client, &set).await;
         set.map_err(|e| self.unexpected(e))?;
@@ -228,25 +222,11 @@ impl PgResource {
     pub async fn reload(&self) -> Result<(), EngineError> {
         let mut client = self.client().await?;
         let schema = schema::load_schema(&mut client).await?;
-        self.schema.replace(schema);
-        self.walks.clear();
+        self.state.models().replace(schema);
+        self.state.walks().clear();
         // Statements prepared for the old schema: prepared again when next used.
         self.pool.manager().statement_caches.clear();
         Ok(())
-    }
-
-    /// The engine's default time zone: the UTC offset of `NOW()` on the database.
-    pub(crate) async fn timezone(
-        &self,
-        client: &tokio_postgres::Client,
-    ) -> Result<Offset, EngineError> {
-        let sql = "SELECT EXTRACT(TIMEZONE FROM now())::int4";
-        let read = async {
-            let rows = driver::rows_once(client, sql, &Params::default()).await;
-            let rows = rows.map_err(|e| self.unexpected(e))?;
-            Ok(self.one_row(rows)?.get(0))
-        };
-        self.timezone.get_or_read(read, |e| e).await
     }
 }
 

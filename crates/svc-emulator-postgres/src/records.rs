@@ -53,6 +53,7 @@ use svc_emulator_core::flow::delete::delete_row;
 use svc_emulator_core::flow::driver::{Failure, Session};
 use svc_emulator_core::flow::records::Database;
 use svc_emulator_core::flow::records::{Page, Pages};
+use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, page_select, sort_key_of};
 use svc_emulator_core::flow::write::{Values, insert_statement, set_list, update_sql};
 use svc_engine::EngineError;
@@ -63,7 +64,7 @@ use svc_engine::python::floats::py_float_repr;
 use svc_engine::python::json::{PyJson, py_json_dumps};
 use svc_engine::python::text::{py_text, py_uuid};
 use svc_engine::records::Records;
-use svc_engine::records::{Models, WritesRows, first_record, record_json};
+use svc_engine::records::{WritesRows, first_record, record_json};
 use svc_engine::table::Table;
 use svc_engine::walks as shared;
 use tokio_postgres::Row;
@@ -71,9 +72,16 @@ use tokio_postgres::error::SqlState;
 
 /// PostgreSQL's side of the record flows (`flow::read`).
 impl Database for PgResource {
-    fn models(&self) -> &Models<PgModel> {
-        &self.schema
+    /// A sort key's value as its text (the select list reads every column as text).
+    type Key = String;
+
+    fn state(&self) -> &State<PgModel, String> {
+        &self.state
     }
+
+    /// Read on either pool: kept prepared where the pool keeps its statements, and prepared
+    /// again after a query's session ends with `DISCARD ALL` (`Driver::clean`).
+    const TIME_ZONE: Option<&'static str> = Some("SELECT EXTRACT(TIMEZONE FROM now())::int4");
 
     /// A value as psycopg2 writes its literal, cast to the column's type (PostgreSQL stores
     /// an aware date-time with its offset: `tz` is not needed).
@@ -111,10 +119,6 @@ impl Database for PgResource {
 
     async fn connect(&self, tz: Option<&str>) -> Result<Object, EngineError> {
         self.client_in(tz).await
-    }
-
-    async fn time_zone(&self, conn: &mut Object) -> Result<i32, EngineError> {
-        self.timezone(conn).await
     }
 
     /// A read's error (a value PostgreSQL cannot compare, an operator the column's type lacks)
@@ -540,10 +544,6 @@ mod tests {
 /// The expression that reads the snapshot of the statement it is in, once per statement.
 pub(crate) const SNAPSHOT: &str = "(SELECT txid_current_snapshot()::text)";
 
-/// Sort keys of pages (each term's value as text), per walk, with the snapshot text as the
-/// token: the engine layer's memo ([`svc_engine::walks`]).
-pub(crate) type Walks = shared::Walks<String>;
-
 /// A walk key: the SQL text that identifies a selection and its order, then its values.
 pub(crate) fn key(sql: &str, params: &Params) -> Vec<u8> {
     let texts: Vec<_> = params.0.iter().map(Param::key_text).collect();
@@ -585,8 +585,6 @@ pub(crate) fn seek_terms(model: &PgModel, terms: &[(usize, bool)]) -> Option<Vec
 /// PostgreSQL's side of a page walk (`flow::walks`): its keys found by `= ANY(ARRAY(...))`, its
 /// anchors as text, the snapshot as the token (read beside the page's rows, `svc-emulator-postgres/src/records.rs`).
 impl Pages for PgResource {
-    type Key = String;
-
     /// A page reads and converts only its own rows (see `svc-emulator-postgres/src/records.rs`). The count, when
     /// it is sure to be needed (any page but the first) or cheap (the catalog's estimate, or a
     /// count of a table too small to have one), goes with the page: both statements are sent
@@ -620,10 +618,6 @@ impl Pages for PgResource {
         lenient: bool,
     ) -> Result<u64, EngineError> {
         self.count_rows(reader, model, filter, lenient).await
-    }
-
-    fn walks(&self) -> &Walks {
-        &self.walks
     }
 
     fn sort_key(row: &Row, i: usize) -> Option<String> {
@@ -699,7 +693,7 @@ impl PgResource {
         let extra = format!(", {}{}", SNAPSHOT, Self::sort_key_columns(model, &seek));
         let snapshot_at = model.fields.len();
         if offset > 0
-            && let Some(anchor) = self.walks.anchor(&walk_key, offset)
+            && let Some(anchor) = self.walks().anchor(&walk_key, offset)
         {
             let (sql, params) = from_anchor(page, &seek, &extra, &anchor);
             let rows = self.read_rows(client, &sql, &params, lenient).await?;
@@ -759,7 +753,7 @@ impl PgResource {
             // statement counts again only when its own snapshot differs (see `walks`).
             let count = format!("(SELECT count(*) FROM {}{})", model.table_sql, filter.sql);
             let key = key(&count, &filter.params);
-            let kept = self.walks.count(&key);
+            let kept = self.walks().count(&key);
             let mut params = filter.params.clone();
             let (snapshot, n) = kept.map_or((None, None), |(s, n)| (Some(s), Some(n.to_string())));
             let kept_snapshot = params.cast(snapshot, "text");
@@ -775,7 +769,7 @@ impl PgResource {
                     row.get::<_, Option<String>>(1),
                 )
             {
-                self.walks.keep_count(key, snapshot, n.max(0) as u64);
+                self.walks().keep_count(key, snapshot, n.max(0) as u64);
             }
             rows
         };

@@ -455,14 +455,6 @@ impl Backend for Resource {
 }
 
 impl ToolsBackend for Resource {
-    fn list_now(&self, model: &str, spec: &ListSpec) -> Result<Listing, EngineError> {
-        self.list(model, spec)
-    }
-
-    fn retrieve_now(&self, model: &str, pk: &str) -> Result<Vec<u8>, EngineError> {
-        self.retrieve(model, pk)
-    }
-
     fn create_strict(&self, model: &str, body: &Json) -> Result<Vec<u8>, EngineError> {
         self.create(model, body)
     }

@@ -162,6 +162,7 @@ use svc_emulator_core::backend::{Backend, Exported, Import, ToolsBackend};
 use svc_emulator_core::blocking::on_blocking_pool;
 use svc_emulator_core::flow;
 use svc_emulator_core::flow::references::run_now;
+use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::write::read_back_sql;
 use svc_emulator_core::private;
 use svc_engine::body::non_field;
@@ -169,7 +170,6 @@ use svc_engine::error::EngineError;
 use svc_engine::field_input::{InputField, Internal, to_internal};
 use svc_engine::list::{ListSpec, Listing, Selection};
 use svc_engine::python::json::PyJson;
-use svc_engine::records::Models;
 use svc_engine::records::Origin;
 use svc_engine::table::Table;
 use svc_engine::types::Reflected;
@@ -255,7 +255,8 @@ pub struct Resource {
     writer: Mutex<Conn>,
     readers: Vec<Mutex<Conn>>,
     next_reader: AtomicUsize,
-    models: Models<Model>,
+    /// Its models and walks, as the core keeps them.
+    state: State<Model, Value>,
     memo: ListMemo,
     /// How long recent list requests took, for where the next one runs (`sqlite::backend`).
     runs: RunMemory,
@@ -340,10 +341,10 @@ impl Resource {
 }
 
 /// The models of a schema just read.
-fn models_of(schema: Schema) -> Models<Model> {
-    let models = Models::default();
-    models.replace(schema.models);
-    models
+fn state_of(schema: Schema) -> State<Model, Value> {
+    let state = State::default();
+    state.models().replace(schema.models);
+    state
 }
 
 fn open_error(path: &Path, e: rusqlite::Error) -> EngineError {
@@ -466,7 +467,7 @@ impl Resource {
             writer: Conn::new(conn),
             readers,
             next_reader: AtomicUsize::new(0),
-            models: models_of(schema),
+            state: state_of(schema),
             memo: ListMemo::default(),
             runs: RunMemory::default(),
             freed: Notify::new(),
@@ -496,23 +497,23 @@ impl Resource {
             let w = self.lock(&self.writer);
             load_schema(&w.conn)?
         };
-        self.models.replace(schema.models);
+        self.state.models().replace(schema.models);
         Ok(())
     }
 
-    /// The models, as last read (start or reload).
-    pub(crate) fn models(&self) -> &Models<Model> {
-        &self.models
+    /// The models (as last read: start or reload) and walks, as the core keeps them.
+    pub(crate) fn state(&self) -> &State<Model, Value> {
+        &self.state
     }
 
     /// The names of every model, sorted.
     pub fn model_names(&self) -> Vec<String> {
-        self.models.names()
+        self.state.models().names()
     }
 
     /// The model named `name`, if the schema has it.
     pub fn model(&self, name: &str) -> Option<Arc<Model>> {
-        self.models.get(name).ok()
+        self.state.models().get(name).ok()
     }
 
     /// The model named `name`; the engine's `404` when there is none.

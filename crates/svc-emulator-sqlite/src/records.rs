@@ -80,6 +80,7 @@ use svc_emulator_core::flow::export::{
 use svc_emulator_core::flow::records::{Database, Rows};
 use svc_emulator_core::flow::records::{Page, Pages, counted};
 use svc_emulator_core::flow::references::run_now;
+use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, read_page};
 use svc_emulator_core::flow::write::{Values, insert_statement, set_list, update_sql};
 use svc_engine::body::{non_field, query_failed};
@@ -88,7 +89,7 @@ use svc_engine::field_input::{Internal, py_equal};
 use svc_engine::python::json::{PyJson, py_json_to_json};
 use svc_engine::records::Records;
 use svc_engine::records::WritesRows;
-use svc_engine::records::{Models, record_json};
+use svc_engine::records::record_json;
 use svc_engine::table::Table;
 use svc_engine::types::Reflected;
 use svc_engine::types::{PyValue, Stored, read};
@@ -414,8 +415,14 @@ const SEQUENCE_SET: &str = "INSERT INTO sqlite_sequence (name, seq) VALUES (?1, 
 
 /// SQLite's side of the record flows' reads and binds.
 impl<'c> Database for Sqlite<'c> {
-    fn models(&self) -> &Models<Model> {
-        self.resource.models()
+    /// A sort key's value as SQLite stored it (and binds it again).
+    type Key = Value;
+
+    // The time zone: none (`TIME_ZONE` as the core has it). SQLite stores date-times as the
+    // engine wrote them, and reads them back as they are.
+
+    fn state(&self) -> &State<Model, Value> {
+        self.resource.state()
     }
 
     /// What SQLite is given for the value (SQLAlchemy's bind processor of the column's type,
@@ -465,11 +472,6 @@ impl<'c> Database for Sqlite<'c> {
             .ok_or_else(|| {
                 EngineError::Internal("an operation asked for its connection twice".to_owned())
             })
-    }
-
-    /// SQLite stores date-times as the engine wrote them, and reads them back as they are.
-    async fn time_zone(&self, _conn: &mut &'c mut Connection) -> Result<i32, EngineError> {
-        Ok(0)
     }
 
     /// A read's failure is the database's (`500`), as the engine's: SQLite refuses nothing a
@@ -708,12 +710,11 @@ fn autoincrement_key(model: &Model) -> bool {
 }
 
 /// Counts and anchors of one resource's lists, valid for one database state: they are kept
-/// where every database keeps its own ([`Walks`]), each under the generation it was made in
-/// (its token), and served only to a list of the same generation.
+/// where every database keeps its own (the core's [`Walks`], passed in), each under the
+/// generation it was made in (its token), and served only to a list of the same generation.
 #[derive(Debug, Default)]
 pub(crate) struct ListMemo {
     generation: AtomicU64,
-    walks: Walks<Value>,
     /// Counts answered from the memo, and pages started from an anchor (for tests).
     count_hits: AtomicU64,
     anchor_hits: AtomicU64,
@@ -774,9 +775,9 @@ impl ListMemo {
     }
 
     /// The count kept for `key` in the ticket's generation, if any.
-    pub(crate) fn count(&self, ticket: Ticket, key: &[u8]) -> Option<u64> {
+    pub(crate) fn count(&self, walks: &Walks<Value>, ticket: Ticket, key: &[u8]) -> Option<u64> {
         let token = ticket.token()?;
-        let (kept, n) = self.walks.count(key)?;
+        let (kept, n) = walks.count(key)?;
         (kept == token).then(|| {
             self.count_hits.fetch_add(1, Ordering::Relaxed);
             n
@@ -793,9 +794,9 @@ impl ListMemo {
     }
 
     /// Keeps the count of `key`.
-    pub(crate) fn keep_count(&self, ticket: Ticket, key: Vec<u8>, count: u64) {
+    pub(crate) fn keep_count(&self, walks: &Walks<Value>, ticket: Ticket, key: Vec<u8>, n: u64) {
         if let Some(token) = ticket.token() {
-            self.walks.keep_count(key, token, count);
+            walks.keep_count(key, token, n);
         }
     }
 
@@ -803,21 +804,17 @@ impl ListMemo {
     /// generation: the offset of the row after it, and the anchor.
     pub(crate) fn anchor(
         &self,
+        walks: &Walks<Value>,
         ticket: Ticket,
         key: &[u8],
         offset: u64,
     ) -> Option<(u64, Anchor<Value>)> {
         let token = ticket.token()?;
-        let (at, anchor) = self.walks.anchor(key, offset)?;
+        let (at, anchor) = walks.anchor(key, offset)?;
         (anchor.token == token).then(|| {
             self.anchor_hits.fetch_add(1, Ordering::Relaxed);
             (at, anchor)
         })
-    }
-
-    /// Where the walks ended, and the counts, whatever their generation.
-    pub(crate) fn walks(&self) -> &Walks<Value> {
-        &self.walks
     }
 }
 
@@ -872,8 +869,6 @@ pub(crate) fn seek_terms<'t>(
 /// SQLite's side of a page walk: a sort key is read from the row's own columns, each value as
 /// SQLite stored it, and bound again as it is.
 impl<'c> Pages for Sqlite<'c> {
-    type Key = Value;
-
     /// From the nearest anchor of the same walk kept in this snapshot's generation, else with
     /// `OFFSET`; the end of a full page is kept as an anchor. Inline, a page that would step
     /// over more rows than its budget gives up.
@@ -887,7 +882,9 @@ impl<'c> Pages for Sqlite<'c> {
         let seek = seek_terms(page.model, page.terms);
         let walk_key = page.walk_key();
         let anchor = match seek {
-            Some(_) if page.offset > 0 => memo.anchor(budget.ticket, &walk_key, page.offset),
+            Some(_) if page.offset > 0 => {
+                memo.anchor(self.walks(), budget.ticket, &walk_key, page.offset)
+            }
             _ => None,
         };
         let filter = page.filter;
@@ -928,14 +925,14 @@ impl<'c> Pages for Sqlite<'c> {
         let (budget, memo) = (&self.budget, self.resource().memo());
         let sql = ["SELECT count(*) FROM ", &model.table_sql, &filter.sql].concat();
         let key = key(&sql, &filter.params);
-        if let Some(n) = memo.count(budget.ticket, &key) {
+        if let Some(n) = memo.count(self.walks(), budget.ticket, &key) {
             return Ok(n);
         }
         if budget.max_skip.is_some() {
             return Err(budget.give_up());
         }
         let n = counted(self, conn, model, filter, lenient).await?;
-        memo.keep_count(budget.ticket, key, n);
+        memo.keep_count(self.walks(), budget.ticket, key, n);
         Ok(n)
     }
 
@@ -947,10 +944,6 @@ impl<'c> Pages for Sqlite<'c> {
 
     fn unreadable(model: &Model, at: usize, lenient: bool) -> Option<EngineError> {
         Some(crate::records::unreadable(model, at, lenient))
-    }
-
-    fn walks(&self) -> &Walks<Value> {
-        self.resource().memo().walks()
     }
 
     fn sort_key(row: &rusqlite::Row<'_>, i: usize) -> Option<Value> {

@@ -272,14 +272,11 @@ pub struct Update {
 }
 
 /// The built-in tools resource (`__svc_app__`: users and teams), which the emulator keeps in a
-/// database of its own. Besides the records operations it has strict writes: JSON types as
-/// given, foreign keys enforced, errors by field. These run on the caller's thread (the users
-/// and teams routes call them from the blocking pool).
+/// database of its own. Besides the records operations (read through [`Backend`], with no
+/// admission turn: an empty [`Hold`]) it has strict writes: JSON types as given, foreign keys
+/// enforced, errors by field. These run on the caller's thread (the users and teams routes
+/// call them from the blocking pool).
 pub trait ToolsBackend: Backend {
-    /// A page of `model`'s records (no admission turn: the tools resource is the emulator's own).
-    fn list_now(&self, model: &str, spec: &ListSpec) -> Result<Listing, EngineError>;
-    /// One record by key.
-    fn retrieve_now(&self, model: &str, pk: &str) -> Result<Vec<u8>, EngineError>;
     /// Creates a record, strictly.
     fn create_strict(&self, model: &str, body: &Value) -> Result<Vec<u8>, EngineError>;
     /// Updates a record, strictly.

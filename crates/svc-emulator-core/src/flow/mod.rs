@@ -47,6 +47,7 @@ pub mod extra;
 pub mod filter;
 pub mod read_only_sql;
 pub mod references;
+pub mod state;
 pub mod write;
 
 // Only the database servers (PostgreSQL, MySQL) run these whole; SQLite implements parts of

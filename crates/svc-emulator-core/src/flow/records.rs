@@ -13,6 +13,7 @@ use crate::dialect::clause::Where;
 use crate::dialect::relation::Related;
 use crate::flow::driver::{Driver, Failure, Session};
 use crate::flow::filter::build_where;
+use crate::flow::state::State;
 use crate::flow::write::Values;
 use svc_engine::body::non_field;
 use svc_engine::field_input::{Internal, to_internal};
@@ -64,8 +65,23 @@ pub trait Database:
     + Driver<Binds = <Self as Dialect>::Params>
     + Sync
 {
+    /// A sort key's value as the driver reads it (and binds it again): what a walk's anchor
+    /// keeps ([`Pages`]).
+    type Key: Clone + Send + Sync;
+
+    /// What the core keeps of the resource between its requests: its models, its walks, the
+    /// engine's default time zone.
+    fn state(&self) -> &State<Self::Model, Self::Key>;
+
     /// The models, as last read (start or reload).
-    fn models(&self) -> &Models<Self::Model>;
+    fn models(&self) -> &Models<Self::Model> {
+        self.state().models()
+    }
+
+    /// The statement that reads the engine's default time zone, the UTC offset in seconds of
+    /// the database's `NOW()`, as an integer; `None` (by default) where the database keeps
+    /// no time zone (SQLite's values are read as they are stored: offset 0).
+    const TIME_ZONE: Option<&'static str> = None;
 
     /// A value the serializer made, bound for a comparison with (or a write to) `field`, and
     /// its placeholder (`tz`: the engine's default time zone, as the UTC offset in seconds an
@@ -160,11 +176,30 @@ pub trait Database:
         tz: Option<&str>,
     ) -> impl Future<Output = Result<Self::Conn, EngineError>> + Send;
 
-    /// The engine's default time zone, as the UTC offset in seconds the values are read in.
+    /// The engine's default time zone, as the UTC offset in seconds the values are read in:
+    /// [`TIME_ZONE`](Self::TIME_ZONE)'s answer, read again after a minute as the engine reads
+    /// it (a NULL answer is offset 0).
     fn time_zone(
         &self,
         conn: &mut Self::Conn,
-    ) -> impl Future<Output = Result<i32, EngineError>> + Send;
+    ) -> impl Future<Output = Result<i32, EngineError>> + Send {
+        async move {
+            let Some(sql) = Self::TIME_ZONE else {
+                return Ok(0);
+            };
+            let read = async {
+                let rows = Self::rows(conn, sql, &Self::Params::default()).await;
+                let rows = rows.map_err(|e| self.fault(e, Failure::Unexpected))?;
+                let Some(text) = rows.first().and_then(|row| Self::text(row, 0)) else {
+                    return Ok(0);
+                };
+                text.parse().map_err(|_| {
+                    EngineError::Internal(format!("the time zone's offset {text:?} is no number"))
+                })
+            };
+            self.state().time_zone().get_or_read(read, |e| e).await
+        }
+    }
 
     /// The driver's error of a statement that was doing what `failure` says, in the engine's
     /// terms.
@@ -359,11 +394,10 @@ pub trait Pages: Rows {
         Some(records::unreadable(model, at, lenient))
     }
 
-    /// A sort key's value as the driver reads it (and binds it again).
-    type Key: Clone + Send + Sync;
-
     /// Where the walks of the resource's pages ended, and their filtered counts.
-    fn walks(&self) -> &Walks<Self::Key>;
+    fn walks(&self) -> &Walks<Self::Key> {
+        self.state().walks()
+    }
 
     /// The `i`th cell of a row as a sort key's value (`None`: NULL).
     fn sort_key(row: &Self::RowRef<'_>, i: usize) -> Option<Self::Key>;
