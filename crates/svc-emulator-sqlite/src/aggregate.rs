@@ -59,11 +59,10 @@ use crate::records::Sqlite;
 use crate::schema::prepare;
 use crate::schema::{Field, Model};
 use crate::types::json_column_value;
-use crate::types::{engine_error, stored};
+use crate::types::stored;
+use svc_emulator_core::backend::operation;
 use svc_emulator_core::dialect::group::{group_label, group_statement};
-use svc_emulator_core::flow;
 use svc_emulator_core::flow::aggregate::Aggregates;
-use svc_emulator_core::flow::references::run_now;
 use svc_engine::aggregate::{
     AggregateFunc, AggregateRequest, GroupRequest, date_unit, fails, group_name, not_computed,
     not_json_refused, null_is_zero, y_func,
@@ -690,11 +689,12 @@ impl Resource {
         req: &AggregateRequest,
         selection: &Selection,
     ) -> Result<Json, EngineError> {
-        self.with_read(|conn| {
-            register_functions(conn).map_err(engine_error)?;
-            let db = Sqlite::new(self, conn);
-            run_now(flow::aggregate::aggregate(&db, model, req, selection))
-        })
+        let aggregate = operation::Aggregate {
+            model: model.to_owned(),
+            request: req.clone(),
+            selection: selection.clone(),
+        };
+        self.run_here(&aggregate)
     }
 
     /// Computes `[{"group": x, ..., "y_func": value}, ...]` over the records of `model` in
@@ -705,10 +705,11 @@ impl Resource {
         req: &GroupRequest,
         selection: &Selection,
     ) -> Result<Json, EngineError> {
-        self.with_read(|conn| {
-            register_functions(conn).map_err(engine_error)?;
-            let db = Sqlite::new(self, conn);
-            run_now(flow::aggregate::group(&db, model, req, selection))
-        })
+        let group = operation::Group {
+            model: model.to_owned(),
+            request: req.clone(),
+            selection: selection.clone(),
+        };
+        self.run_here(&group)
     }
 }

@@ -1,4 +1,5 @@
-//! [`Resource`] as a [`Backend`]: SQLite is synchronous, so an operation runs either on the
+//! [`Resource`]'s [`Schedule`] (the core writes its `Backend` over it): SQLite is synchronous, so
+//! an operation runs either on the
 //! async worker that polls it, when its cost is known to be small (a repeated list on
 //! unchanged data that was fast, a retrieve by an indexed key: "Where an operation runs" below
 //! says why), or on tokio's blocking pool. Either way the caller's [`Hold`] is kept until the work has ended
@@ -50,6 +51,7 @@
 
 use crate::Resource;
 use crate::SavedDatabase;
+use crate::aggregate::register_functions;
 use crate::driver::SqlCancel;
 use crate::records::Sqlite;
 use crate::schema::Field;
@@ -70,23 +72,18 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 use std::time::Instant;
+use svc_emulator_core::backend::operation::{Kind, Operation};
 use svc_emulator_core::backend::{
-    Backend, Batch, Exported, Hold, Import, Saved, ToolsBackend, Update, Work,
+    Batch, Exported, Hold, Import, Saved, Schedule, ToolsBackend, Work,
 };
 use svc_emulator_core::blocking::on_blocking_pool;
 use svc_emulator_core::dialect::quote_ident;
-use svc_emulator_core::flow;
 use svc_emulator_core::flow::references::run_now;
 use svc_engine::body::{non_field, summary};
-use svc_engine::extra_actions::Created;
 use svc_engine::python::json::PyJson;
-use svc_engine::records::record_json;
+use svc_engine::records::{Models, record_json};
 use svc_engine::table::Table;
-use svc_engine::table::describe;
-use svc_engine::types::ModelInfo;
-use svc_engine::{
-    AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Selection, SqlLimits,
-};
+use svc_engine::{EngineError, ListSpec, SqlLimits};
 use tokio::sync::Notify;
 
 /// The schema and teams of a new built-in tools database (the teams are svc-emulator's
@@ -127,18 +124,18 @@ fn on_pool<T: Send + 'static>(
     })
 }
 
-/// Runs a list as `mode` says and remembers how long it took (when it ran), tagged with the
-/// `generation` read before it was routed: what the next identical request is routed by.
-fn timed_list(
+/// Runs a list operation as `mode` says and remembers how long it took (when it ran), tagged
+/// with the `generation` read before it was routed: what the next identical request is routed
+/// by.
+fn timed_list<O: Operation>(
     db: &Resource,
     key: u64,
     generation: u64,
-    model: &str,
-    spec: &ListSpec,
+    op: &O,
     mode: Mode,
-) -> Result<Attempt<ListRun>, EngineError> {
+) -> Result<Attempt<ListRun<O::Out>>, EngineError> {
     let start = Instant::now();
-    let ran = db.list_attempt(model, spec, mode)?;
+    let ran = db.list_attempt(op, mode)?;
     if let Attempt::Done(run) = &ran {
         let took = db.runs().took(start);
         db.runs().keep(
@@ -200,25 +197,18 @@ impl Drop for CancelOnDrop {
     }
 }
 
-impl Backend for Resource {
-    fn has_model(&self, name: &str) -> bool {
-        self.model(name).is_some()
-    }
-
-    fn model_names(&self) -> Vec<String> {
-        Resource::model_names(self)
-    }
-
-    fn describe(&self, model: &str) -> Option<ModelInfo> {
-        Some(describe(&*self.model(model)?))
-    }
-
-    fn list(self: Arc<Self>, model: String, spec: ListSpec, hold: Hold) -> Work<Listing> {
+impl Resource {
+    /// A list (`op`, of [`Kind::List`]): inline when the same request ran fast on the same
+    /// data ("Where an operation runs"), else on the pool, which times it.
+    fn list_work<O: Operation>(self: Arc<Self>, op: O, hold: Hold) -> Work<O::Out> {
         Box::pin(async move {
             // Read before the run: what the run is remembered under (a write during it makes
             // the next request miss, and time it again on the pool).
             let generation = self.generation();
-            let key = self.runs().key(&model, &spec);
+            let key = match op.listed() {
+                Some((model, spec)) => self.runs().key(model, spec),
+                None => 0,
+            };
             let last = self.runs().last(key);
             if let (Route::Inline, Some(last)) = (route_list(last, generation), last) {
                 let mode = Mode::Inline {
@@ -226,7 +216,7 @@ impl Backend for Resource {
                 };
                 // `hold` lives until this returns, or goes with the job to the pool.
                 let ran = inline(self.freed(), || {
-                    timed_list(&self, key, generation, &model, &spec, mode)
+                    timed_list(&self, key, generation, &op, mode)
                 })
                 .await;
                 self.runs().count_inline(ran.is_some());
@@ -235,7 +225,7 @@ impl Backend for Resource {
                 }
             }
             on_pool(self, hold, move |db| {
-                timed_list(db, key, generation, &model, &spec, Mode::Pool)?
+                timed_list(db, key, generation, &op, Mode::Pool)?
                     .done()
                     .map(|run| run.listing)
                     .ok_or_else(|| EngineError::Internal("a list on the pool gave up".to_owned()))
@@ -244,38 +234,63 @@ impl Backend for Resource {
         })
     }
 
-    fn retrieve(
-        self: Arc<Self>,
-        model: String,
-        pk: String,
-        selection: Selection,
-        hold: Hold,
-    ) -> Work<Vec<u8>> {
+    /// A retrieve (`op`, of [`Kind::Retrieve`]): inline when SQLite finds its key in one
+    /// lookup and a connection is free, else on the pool.
+    fn retrieve_work<O: Operation>(self: Arc<Self>, op: O, hold: Hold) -> Work<O::Out> {
         Box::pin(async move {
             // `hold` lives until this returns, or goes with the job to the pool.
             let mode = Mode::Inline { max_skip: 0 };
-            if let Some(bytes) = inline(self.freed(), || {
-                self.retrieve_attempt(&model, &pk, &selection, mode)
-            })
-            .await
-            {
-                return bytes;
+            if let Some(out) = inline(self.freed(), || self.retrieve_attempt(&op, mode)).await {
+                return out;
             }
-            on_pool(self, hold, move |db| {
-                db.retrieve_selected(&model, &pk, &selection)
-            })
-            .await
+            on_pool(self, hold, move |db| db.run_here(&op)).await
         })
     }
 
-    fn create(
-        self: Arc<Self>,
-        model: String,
-        body: PyJson,
-        lenient: bool,
-        hold: Hold,
-    ) -> Work<Vec<u8>> {
-        on_pool(self, hold, move |db| db.create_body(&model, &body, lenient))
+    /// Runs `op` on this thread (one that may block), on the connection its kind takes: a
+    /// list or a retrieve on a reader, waiting for one; the other reads on a reader (an
+    /// aggregate's or a group's with SQLite's functions for the engine's); a write on the
+    /// writer.
+    pub(crate) fn run_here<O: Operation>(&self, op: &O) -> Result<O::Out, EngineError> {
+        let gave_up = || EngineError::Internal("an operation that may wait gave up".to_owned());
+        match O::KIND {
+            Kind::List => self
+                .list_attempt(op, Mode::Pool)?
+                .done()
+                .map(|run| run.listing),
+            Kind::Retrieve => self.retrieve_attempt(op, Mode::Pool)?.done(),
+            Kind::Read => return self.with_read(|conn| run_now(op.run(&Sqlite::new(self, conn)))),
+            Kind::Summary => {
+                return self.with_read(|conn| {
+                    register_functions(conn).map_err(engine_error)?;
+                    run_now(op.run(&Sqlite::new(self, conn)))
+                });
+            }
+            Kind::Write => {
+                return self.with_writer(|conn| run_now(op.run(&Sqlite::new(self, conn))));
+            }
+        }
+        .ok_or_else(gave_up)
+    }
+}
+
+impl Schedule for Resource {
+    type Model = Model;
+
+    fn models(&self) -> &Models<Model> {
+        self.state().models()
+    }
+
+    /// A list or a retrieve as "Where an operation runs" says; the rest on the pool
+    /// (`Resource::run_here`).
+    fn run<O: Operation>(self: Arc<Self>, op: O, hold: Hold) -> Work<O::Out> {
+        match O::KIND {
+            Kind::List => self.list_work(op, hold),
+            Kind::Retrieve => self.retrieve_work(op, hold),
+            Kind::Read | Kind::Summary | Kind::Write => {
+                on_pool(self, hold, move |db| db.run_here(&op))
+            }
+        }
     }
 
     /// On the blocking pool, in one transaction of the writer connection.
@@ -292,107 +307,6 @@ impl Backend for Resource {
                     EngineError::Internal(format!("database task failed: {e}")),
                 )
             })?
-        })
-    }
-
-    fn update(self: Arc<Self>, change: Update, hold: Hold) -> Work<Vec<u8>> {
-        let Update {
-            model,
-            pk,
-            body,
-            selection,
-            partial,
-        } = change;
-        // `PUT` is partial like `PATCH` on SQLite, as the engine has it (its serializer requires
-        // no column there): both update the same way.
-        let _ = partial;
-        on_pool(self, hold, move |db| {
-            db.update_body(&model, &pk, &body, &selection)
-        })
-    }
-
-    fn delete(
-        self: Arc<Self>,
-        model: String,
-        pk: String,
-        selection: Selection,
-        hold: Hold,
-    ) -> Work<()> {
-        on_pool(self, hold, move |db| {
-            db.delete_selected(&model, &pk, &selection)
-        })
-    }
-
-    fn aggregate(
-        self: Arc<Self>,
-        model: String,
-        request: AggregateRequest,
-        selection: Selection,
-        hold: Hold,
-    ) -> Work<Json> {
-        on_pool(self, hold, move |db| {
-            db.aggregate(&model, &request, &selection)
-        })
-    }
-
-    fn group(
-        self: Arc<Self>,
-        model: String,
-        request: GroupRequest,
-        selection: Selection,
-        hold: Hold,
-    ) -> Work<Json> {
-        on_pool(self, hold, move |db| db.group(&model, &request, &selection))
-    }
-
-    /// On the blocking pool, on the writer connection: each item a transaction of its own.
-    fn bulk_create(
-        self: Arc<Self>,
-        model: String,
-        items: Vec<PyJson>,
-        lenient: bool,
-        hold: Hold,
-    ) -> Work<Vec<Created>> {
-        on_pool(self, hold, move |db| {
-            db.with_writer(|conn| {
-                let sqlite = Sqlite::new(db, conn);
-                run_now(flow::extra::create_each(&sqlite, &model, &items, lenient))
-            })
-        })
-    }
-
-    fn siblings(
-        self: Arc<Self>,
-        model: String,
-        pk: String,
-        selection: Selection,
-        hold: Hold,
-    ) -> Work<Json> {
-        on_pool(self, hold, move |db| {
-            db.with_read(|conn| {
-                let sqlite = Sqlite::new(db, conn);
-                run_now(flow::extra::siblings(&sqlite, &model, &pk, &selection))
-            })
-        })
-    }
-
-    fn reorder(
-        self: Arc<Self>,
-        model: String,
-        body: PyJson,
-        selection: Selection,
-        reset: bool,
-        hold: Hold,
-    ) -> Work<Json> {
-        on_pool(self, hold, move |db| {
-            db.with_writer(|conn| {
-                let sqlite = Sqlite::new(db, conn);
-                if reset {
-                    run_now(flow::extra::reset_order(&sqlite, &model, &body, &selection))
-                } else {
-                    run_now(flow::extra::reorder(&sqlite, &model, &body, &selection))
-                }
-            })
         })
     }
 
@@ -697,9 +611,9 @@ impl RunMemory {
 
 /// A list's answer and the rows its page stepped over (see [`LastRun::skipped`]).
 #[derive(Debug)]
-pub(crate) struct ListRun {
+pub(crate) struct ListRun<T> {
     /// The answer.
-    pub(crate) listing: Listing,
+    pub(crate) listing: T,
     /// Rows stepped over before the page's first record (0 for `_no_pagination`).
     pub(crate) skipped: u64,
 }

@@ -82,7 +82,7 @@
 //!   engine (the strict writes turn it on while they run).
 //! - **Seeding**: [`Resource::seeded`] with a path runs the seed only when the database has no
 //!   table yet.
-//! - **SQL** ([`Resource::sql`]): one statement that SQLite itself reports read-only, run on a
+//! - **SQL** ([`Schedule::sql`](svc_emulator_core::backend::Schedule::sql)): one statement that SQLite itself reports read-only, run on a
 //!   connection that cannot write. At most
 //!   [`MAX_SQL_ROWS`](svc_engine::MAX_SQL_ROWS) rows; interrupted after [`SQL_TIME_LIMIT`](svc_engine::SQL_TIME_LIMIT).
 //!
@@ -158,7 +158,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::Duration;
+use svc_emulator_core::backend::operation::{Delete, List, Operation, Retrieve};
 use svc_emulator_core::backend::{Backend, Exported, Import, ToolsBackend};
+#[cfg(test)]
+use svc_emulator_core::backend::{
+    Update,
+    operation::{Change, Create},
+};
 use svc_emulator_core::blocking::on_blocking_pool;
 use svc_emulator_core::flow;
 use svc_emulator_core::flow::references::run_now;
@@ -637,51 +643,57 @@ impl Resource {
         model: &str,
         spec: &ListSpec,
         mode: Mode,
-    ) -> Result<Option<ListRun>, EngineError> {
-        self.list_attempt(model, spec, mode).map(Attempt::done)
+    ) -> Result<Option<ListRun<Listing>>, EngineError> {
+        let list = List {
+            model: model.to_owned(),
+            spec: spec.clone(),
+        };
+        self.list_attempt(&list, mode).map(Attempt::done)
     }
 
-    /// [`list_as`](Self::list_as), saying why an inline run did not happen: no connection was
-    /// free ([`Attempt::Busy`]), or it would have done more than its timed run
-    /// ([`Attempt::GaveUp`]).
-    pub(crate) fn list_attempt(
+    /// A list operation (`op`: the core's [`List`]) run as `mode` says, saying why an inline
+    /// run did not happen: no connection was free ([`Attempt::Busy`]), or it would have done
+    /// more than its timed run ([`Attempt::GaveUp`]).
+    pub(crate) fn list_attempt<O: Operation>(
         &self,
-        model: &str,
-        spec: &ListSpec,
+        op: &O,
         mode: Mode,
-    ) -> Result<Attempt<ListRun>, EngineError> {
+    ) -> Result<Attempt<ListRun<O::Out>>, EngineError> {
         let max_skip = match mode {
             Mode::Inline { max_skip } => Some(max_skip),
             Mode::Pool => None,
         };
-        let ran = self.read_as(mode, |reader| -> Result<Option<ListRun>, EngineError> {
-            // Read before the snapshot begins: see `sqlite::records` on validity.
-            let generation = self.memo.generation();
-            let Conn { conn, seen_version } = reader;
-            let mut snapshot =
-                Snapshot::begin(conn, !self.readers.is_empty()).map_err(engine_error)?;
-            // The first statement of the snapshot: it begins the read and says whether any
-            // other connection committed since this one last looked.
-            let version: i64 = prepare(&snapshot, "PRAGMA data_version")
-                .map_err(engine_error)?
-                .query_row([], |r| r.get(0))
-                .map_err(engine_error)?;
-            let ticket = self.memo.ticket(generation, seen_version, version);
-            if max_skip.is_some() && !ticket.usable() {
-                // Another connection committed since this one last looked: the data is not
-                // what the run this one was chosen by saw.
-                return Ok(None);
-            }
-            let db = Sqlite::reading(self, &mut snapshot, Budget::new(ticket, max_skip));
-            match run_now(flow::read::list(&db, model, spec)) {
-                Ok(listing) => Ok(Some(ListRun {
-                    skipped: db.budget.skipped(),
-                    listing,
-                })),
-                Err(_) if db.budget.gave_up() => Ok(None),
-                Err(e) => Err(e),
-            }
-        });
+        let ran = self.read_as(
+            mode,
+            |reader| -> Result<Option<ListRun<O::Out>>, EngineError> {
+                // Read before the snapshot begins: see `sqlite::records` on validity.
+                let generation = self.memo.generation();
+                let Conn { conn, seen_version } = reader;
+                let mut snapshot =
+                    Snapshot::begin(conn, !self.readers.is_empty()).map_err(engine_error)?;
+                // The first statement of the snapshot: it begins the read and says whether any
+                // other connection committed since this one last looked.
+                let version: i64 = prepare(&snapshot, "PRAGMA data_version")
+                    .map_err(engine_error)?
+                    .query_row([], |r| r.get(0))
+                    .map_err(engine_error)?;
+                let ticket = self.memo.ticket(generation, seen_version, version);
+                if max_skip.is_some() && !ticket.usable() {
+                    // Another connection committed since this one last looked: the data is not
+                    // what the run this one was chosen by saw.
+                    return Ok(None);
+                }
+                let db = Sqlite::reading(self, &mut snapshot, Budget::new(ticket, max_skip));
+                match run_now(op.run(&db)) {
+                    Ok(listing) => Ok(Some(ListRun {
+                        skipped: db.budget.skipped(),
+                        listing,
+                    })),
+                    Err(_) if db.budget.gave_up() => Ok(None),
+                    Err(e) => Err(e),
+                }
+            },
+        );
         Ok(match ran.transpose()? {
             None => Attempt::Busy,
             Some(None) => Attempt::GaveUp,
@@ -744,26 +756,31 @@ impl Resource {
         selection: &Selection,
         mode: Mode,
     ) -> Result<Option<Vec<u8>>, EngineError> {
-        self.retrieve_attempt(model, pk, selection, mode)
-            .map(Attempt::done)
+        let retrieve = Retrieve {
+            model: model.to_owned(),
+            pk: pk.to_owned(),
+            selection: selection.clone(),
+        };
+        self.retrieve_attempt(&retrieve, mode).map(Attempt::done)
     }
 
-    /// [`retrieve_as`](Self::retrieve_as), saying why an inline run did not happen: no
-    /// connection was free ([`Attempt::Busy`]), or the key is not one SQLite finds in one
-    /// lookup ([`Attempt::GaveUp`]).
-    pub(crate) fn retrieve_attempt(
+    /// A retrieve operation (`op`: the core's [`Retrieve`]) run as `mode` says, saying why an
+    /// inline run did not happen: no connection was free ([`Attempt::Busy`]), or the key is
+    /// not one SQLite finds in one lookup ([`Attempt::GaveUp`]).
+    pub(crate) fn retrieve_attempt<O: Operation>(
         &self,
-        model: &str,
-        pk: &str,
-        selection: &Selection,
+        op: &O,
         mode: Mode,
-    ) -> Result<Attempt<Vec<u8>>, EngineError> {
-        if mode != Mode::Pool && route_retrieve(&*self.model_or_404(model)?) == Route::Pool {
-            return Ok(Attempt::GaveUp);
+    ) -> Result<Attempt<O::Out>, EngineError> {
+        if mode != Mode::Pool {
+            let model = self.model_or_404(op.retrieved().unwrap_or_default())?;
+            if route_retrieve(&model) == Route::Pool {
+                return Ok(Attempt::GaveUp);
+            }
         }
-        let ran = self.read_as(mode, |reader| -> Result<Vec<u8>, EngineError> {
+        let ran = self.read_as(mode, |reader| -> Result<O::Out, EngineError> {
             let db = Sqlite::new(self, &mut reader.conn);
-            run_now(flow::read::retrieve(&db, model, pk, selection))
+            run_now(op.run(&db))
         });
         Ok(match ran.transpose()? {
             None => Attempt::Busy,
@@ -794,16 +811,19 @@ impl Resource {
     /// the default. A primary key that is false in Python (`0`, `""`, `null`) counts as not
     /// given; only an `INTEGER PRIMARY KEY` is assigned by the database. Database errors are
     /// `400`s (a unique violation names its column).
+    #[cfg(test)]
     pub(crate) fn create_body(
         &self,
         model: &str,
         body: &PyJson,
         lenient: bool,
     ) -> Result<Vec<u8>, EngineError> {
-        self.with_writer(|conn| {
-            let db = Sqlite::new(self, conn);
-            run_now(flow::write::create(&db, model, body, lenient))
-        })
+        let create = Create {
+            model: model.to_owned(),
+            body: body.clone(),
+            lenient,
+        };
+        self.run_here(&create)
     }
 
     /// Creates a record from each body in turn, strictly, each as
@@ -841,6 +861,7 @@ impl Resource {
     /// [`create_body`](Self::create_body); only the columns whose value changes (Python's
     /// `==` against the stored value) are written, the primary key included (the record then
     /// moves to the new key), generated columns included (a changed value is SQLite's `400`).
+    #[cfg(test)]
     pub(crate) fn update_body(
         &self,
         model: &str,
@@ -848,11 +869,15 @@ impl Resource {
         body: &PyJson,
         selection: &Selection,
     ) -> Result<Vec<u8>, EngineError> {
-        self.with_writer(|conn| {
-            let db = Sqlite::new(self, conn);
-            // Partial or not: no SQLite column is required (see `SqliteType`'s `ColumnKind`).
-            run_now(flow::write::update(&db, model, pk, body, selection, true))
-        })
+        // Partial or not: no SQLite column is required (`REQUIRES_NO_COLUMN`).
+        let change = Change(Update {
+            model: model.to_owned(),
+            pk: pk.to_owned(),
+            body: body.clone(),
+            selection: selection.clone(),
+            partial: false,
+        });
+        self.run_here(&change)
     }
 
     /// Deletes the record `pk` (which `selection` must select), as the data engine's ORM does.
@@ -868,10 +893,12 @@ impl Resource {
         pk: &str,
         selection: &Selection,
     ) -> Result<(), EngineError> {
-        self.with_writer(|conn| {
-            let db = Sqlite::new(self, conn);
-            run_now(flow::write::delete(&db, model, pk, selection))
-        })
+        let delete = Delete {
+            model: model.to_owned(),
+            pk: pk.to_owned(),
+            selection: selection.clone(),
+        };
+        self.run_here(&delete)
     }
 }
 

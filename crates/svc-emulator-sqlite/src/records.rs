@@ -418,6 +418,10 @@ impl<'c> Database for Sqlite<'c> {
     /// A sort key's value as SQLite stored it (and binds it again).
     type Key = Value;
 
+    /// SQLAlchemy reflects every SQLite column as autoincrement "auto": the engine's serializer
+    /// requires none, and a `PUT` is partial like a `PATCH`.
+    const REQUIRES_NO_COLUMN: bool = true;
+
     // The time zone: none (`TIME_ZONE` as the core has it). SQLite stores date-times as the
     // engine wrote them, and reads them back as they are.
 

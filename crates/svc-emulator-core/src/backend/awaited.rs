@@ -1,9 +1,9 @@
-//! [`Backend`](super::Backend) for a database whose driver is async already (PostgreSQL,
+//! [`Schedule`](super::Schedule) for a database whose driver is async already (PostgreSQL,
 //! MySQL), written once: each operation is awaited where it is asked for, with the caller's
 //! [`Hold`](super::Hold) kept until it ends. Dropping a future drops its query: a read-only SQL
 //! query is cancelled in the database.
 
-/// Implements [`Backend`](crate::backend::Backend) for `$resource`, whose inherent async
+/// Implements [`Schedule`](crate::backend::Schedule) (and so [`Backend`](crate::backend::Backend)) for `$resource`, whose inherent async
 /// `reload` reads its schema again. The records operations, read-only SQL and saved copies are
 /// the flows of `flow::read`, `flow::write`, `flow::aggregate`, `flow::read_only_sql`, `flow::action`, `flow::snapshot` and `flow::export`,
 /// over the resource's side of them (`flow::records::Database`,
@@ -99,160 +99,25 @@ macro_rules! awaited_backend {
             }
         }
 
-        impl $crate::backend::Backend for $resource {
-            fn has_model(&self, name: &str) -> bool {
-                <$resource>::has_model(self, name)
+        impl $crate::backend::Schedule for $resource {
+            type Model = <$resource as $crate::dialect::Dialect>::Model;
+
+            fn models(&self) -> &::svc_engine::records::Models<Self::Model> {
+                $crate::flow::records::Database::models(self)
             }
 
             fn sets_time_zone(&self) -> bool {
                 true
             }
 
-            fn model_names(&self) -> Vec<String> {
-                <$resource>::model_names(self)
-            }
-
-            fn describe(&self, model: &str) -> Option<::svc_engine::types::ModelInfo> {
-                <$resource>::describe(self, model)
-            }
-
-            fn list(
+            fn run<O: $crate::backend::operation::Operation>(
                 self: std::sync::Arc<Self>,
-                model: String,
-                spec: ::svc_engine::ListSpec,
+                op: O,
                 hold: $crate::backend::Hold,
-            ) -> $crate::backend::Work<::svc_engine::Listing> {
+            ) -> $crate::backend::Work<O::Out> {
                 Box::pin(async move {
                     let _hold = hold;
-                    <$resource>::list(&self, &model, &spec).await
-                })
-            }
-
-            fn retrieve(
-                self: std::sync::Arc<Self>,
-                model: String,
-                pk: String,
-                selection: ::svc_engine::Selection,
-                hold: $crate::backend::Hold,
-            ) -> $crate::backend::Work<Vec<u8>> {
-                Box::pin(async move {
-                    let _hold = hold;
-                    self.retrieve_selected(&model, &pk, &selection).await
-                })
-            }
-
-            fn create(
-                self: std::sync::Arc<Self>,
-                model: String,
-                body: ::svc_engine::python::json::PyJson,
-                lenient: bool,
-                hold: $crate::backend::Hold,
-            ) -> $crate::backend::Work<Vec<u8>> {
-                Box::pin(async move {
-                    let _hold = hold;
-                    $crate::flow::write::create(&*self, &model, &body, lenient).await
-                })
-            }
-
-            fn update(
-                self: std::sync::Arc<Self>,
-                change: $crate::backend::Update,
-                hold: $crate::backend::Hold,
-            ) -> $crate::backend::Work<Vec<u8>> {
-                Box::pin(async move {
-                    let _hold = hold;
-                    $crate::flow::write::update(
-                        &*self,
-                        &change.model,
-                        &change.pk,
-                        &change.body,
-                        &change.selection,
-                        change.partial,
-                    )
-                    .await
-                })
-            }
-
-            fn delete(
-                self: std::sync::Arc<Self>,
-                model: String,
-                pk: String,
-                selection: ::svc_engine::Selection,
-                hold: $crate::backend::Hold,
-            ) -> $crate::backend::Work<()> {
-                Box::pin(async move {
-                    let _hold = hold;
-                    self.delete_selected(&model, &pk, &selection).await
-                })
-            }
-
-            fn aggregate(
-                self: std::sync::Arc<Self>,
-                model: String,
-                request: ::svc_engine::AggregateRequest,
-                selection: ::svc_engine::Selection,
-                hold: $crate::backend::Hold,
-            ) -> $crate::backend::Work<serde_json::Value> {
-                Box::pin(async move {
-                    let _hold = hold;
-                    <$resource>::aggregate(&self, &model, &request, &selection).await
-                })
-            }
-
-            fn group(
-                self: std::sync::Arc<Self>,
-                model: String,
-                request: ::svc_engine::GroupRequest,
-                selection: ::svc_engine::Selection,
-                hold: $crate::backend::Hold,
-            ) -> $crate::backend::Work<serde_json::Value> {
-                Box::pin(async move {
-                    let _hold = hold;
-                    <$resource>::group(&self, &model, &request, &selection).await
-                })
-            }
-
-            fn bulk_create(
-                self: std::sync::Arc<Self>,
-                model: String,
-                items: Vec<::svc_engine::python::json::PyJson>,
-                lenient: bool,
-                hold: $crate::backend::Hold,
-            ) -> $crate::backend::Work<Vec<::svc_engine::extra_actions::Created>> {
-                Box::pin(async move {
-                    let _hold = hold;
-                    $crate::flow::extra::create_each(&*self, &model, &items, lenient).await
-                })
-            }
-
-            fn siblings(
-                self: std::sync::Arc<Self>,
-                model: String,
-                pk: String,
-                selection: ::svc_engine::Selection,
-                hold: $crate::backend::Hold,
-            ) -> $crate::backend::Work<serde_json::Value> {
-                Box::pin(async move {
-                    let _hold = hold;
-                    $crate::flow::extra::siblings(&*self, &model, &pk, &selection).await
-                })
-            }
-
-            fn reorder(
-                self: std::sync::Arc<Self>,
-                model: String,
-                body: ::svc_engine::python::json::PyJson,
-                selection: ::svc_engine::Selection,
-                reset: bool,
-                hold: $crate::backend::Hold,
-            ) -> $crate::backend::Work<serde_json::Value> {
-                Box::pin(async move {
-                    let _hold = hold;
-                    if reset {
-                        $crate::flow::extra::reset_order(&*self, &model, &body, &selection).await
-                    } else {
-                        $crate::flow::extra::reorder(&*self, &model, &body, &selection).await
-                    }
+                    op.run(&*self).await
                 })
             }
 

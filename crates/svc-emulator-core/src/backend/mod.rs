@@ -16,7 +16,11 @@
 //! database allows (a read-only query is cancelled).
 
 mod awaited;
+pub mod operation;
 pub mod pooled;
+mod schedule;
+
+pub use schedule::Schedule;
 
 use std::any::Any;
 use std::collections::BTreeSet;

@@ -221,6 +221,11 @@ pub trait Database:
 
     // The writes (`flow::write`, `flow::delete`).
 
+    /// Whether the engine's serializer requires no column on this database (SQLite, whose
+    /// SQLAlchemy reflects every column as autoincrement "auto"): a `PUT` is then partial, as
+    /// a `PATCH` is (`backend::operation::Change`).
+    const REQUIRES_NO_COLUMN: bool = false;
+
     /// How the transaction names the row it locked until it ends.
     type Locked: Send + Sync;
 

@@ -1,0 +1,301 @@
+//! The records operations of [`Backend`](super::Backend), each the flow it runs over any
+//! database ([`Operation::run`]), written once: a database says only where it runs one
+//! ([`Schedule::run`](super::Schedule::run)), by what the operation does to the data
+//! ([`Kind`]).
+
+use std::future::Future;
+
+use serde_json::Value;
+
+use crate::flow;
+use crate::flow::aggregate::Aggregates;
+use crate::flow::records::Pages;
+use svc_engine::extra_actions::Created;
+use svc_engine::python::json::PyJson;
+use svc_engine::{AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Selection};
+
+use super::Update;
+
+/// What an operation does to the data, which says where a database may run it: SQLite runs a
+/// list or a retrieve on the async worker when it is known to be short, and the rest on the
+/// blocking pool, on a reader or on the writer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A page of records ([`List`]).
+    List,
+    /// One record ([`Retrieve`]).
+    Retrieve,
+    /// Other reads of records ([`Siblings`]).
+    Read,
+    /// An aggregate or a group, which reads every selected row ([`Aggregate`], [`Group`]).
+    Summary,
+    /// A write ([`Create`], [`Change`], [`Delete`], [`BulkCreate`], [`Reorder`]).
+    Write,
+}
+
+/// A records operation: its request, and the flow that answers it over a database.
+pub trait Operation: Send + Sync + 'static {
+    /// The answer.
+    type Out: Send + 'static;
+
+    /// What it does to the data.
+    const KIND: Kind;
+
+    /// Runs the operation's flow over `db`.
+    fn run<'a, D: Pages + Aggregates>(
+        &'a self,
+        db: &'a D,
+    ) -> impl Future<Output = Result<Self::Out, EngineError>> + Send + 'a;
+
+    /// The model and the request of a list, what a database may remember its runs by.
+    fn listed(&self) -> Option<(&str, &ListSpec)> {
+        None
+    }
+
+    /// The model of a retrieve.
+    fn retrieved(&self) -> Option<&str> {
+        None
+    }
+}
+
+/// One page of records of `model`, or all of them (`no_pagination`), as the engine lists them.
+#[derive(Debug)]
+pub struct List {
+    /// The model.
+    pub model: String,
+    /// The request's selection, order and page.
+    pub spec: ListSpec,
+}
+
+impl Operation for List {
+    type Out = Listing;
+    const KIND: Kind = Kind::List;
+
+    fn run<'a, D: Pages + Aggregates>(
+        &'a self,
+        db: &'a D,
+    ) -> impl Future<Output = Result<Listing, EngineError>> + Send + 'a {
+        flow::read::list(db, &self.model, &self.spec)
+    }
+
+    fn listed(&self) -> Option<(&str, &ListSpec)> {
+        Some((&self.model, &self.spec))
+    }
+}
+
+/// The record of `model` whose key is `pk` and that `selection` selects, as JSON bytes.
+#[derive(Debug)]
+pub struct Retrieve {
+    /// The model.
+    pub model: String,
+    /// The key, as the URL gives it.
+    pub pk: String,
+    /// The list filters of the query string, which the engine applies to one record too.
+    pub selection: Selection,
+}
+
+impl Operation for Retrieve {
+    type Out = Vec<u8>;
+    const KIND: Kind = Kind::Retrieve;
+
+    fn run<'a, D: Pages + Aggregates>(
+        &'a self,
+        db: &'a D,
+    ) -> impl Future<Output = Result<Vec<u8>, EngineError>> + Send + 'a {
+        flow::read::retrieve(db, &self.model, &self.pk, &self.selection)
+    }
+
+    fn retrieved(&self) -> Option<&str> {
+        Some(&self.model)
+    }
+}
+
+/// A record created from a body, read back as stored (JSON bytes).
+#[derive(Debug)]
+pub struct Create {
+    /// The model.
+    pub model: String,
+    /// The body.
+    pub body: PyJson,
+    /// The request's mode.
+    pub lenient: bool,
+}
+
+impl Operation for Create {
+    type Out = Vec<u8>;
+    const KIND: Kind = Kind::Write;
+
+    fn run<'a, D: Pages + Aggregates>(
+        &'a self,
+        db: &'a D,
+    ) -> impl Future<Output = Result<Vec<u8>, EngineError>> + Send + 'a {
+        flow::write::create(db, &self.model, &self.body, self.lenient)
+    }
+}
+
+/// An update of a record (`PUT` or `PATCH`), read back as stored.
+#[derive(Debug)]
+pub struct Change(pub Update);
+
+impl Operation for Change {
+    type Out = Vec<u8>;
+    const KIND: Kind = Kind::Write;
+
+    fn run<'a, D: Pages + Aggregates>(
+        &'a self,
+        db: &'a D,
+    ) -> impl Future<Output = Result<Vec<u8>, EngineError>> + Send + 'a {
+        let Update {
+            model,
+            pk,
+            body,
+            selection,
+            partial,
+        } = &self.0;
+        // A `PUT` is partial where the engine's serializer requires no column.
+        let partial = *partial || D::REQUIRES_NO_COLUMN;
+        flow::write::update(db, model, pk, body, selection, partial)
+    }
+}
+
+/// The record `pk` (which `selection` must select) deleted, after what the engine's ORM does to
+/// the rows that refer to it.
+#[derive(Debug)]
+pub struct Delete {
+    /// The model.
+    pub model: String,
+    /// The key, as the URL gives it.
+    pub pk: String,
+    /// The list filters of the query string.
+    pub selection: Selection,
+}
+
+impl Operation for Delete {
+    type Out = ();
+    const KIND: Kind = Kind::Write;
+
+    fn run<'a, D: Pages + Aggregates>(
+        &'a self,
+        db: &'a D,
+    ) -> impl Future<Output = Result<(), EngineError>> + Send + 'a {
+        flow::write::delete(db, &self.model, &self.pk, &self.selection)
+    }
+}
+
+/// `{"y_func": value}` over the records `selection` selects.
+#[derive(Debug)]
+pub struct Aggregate {
+    /// The model.
+    pub model: String,
+    /// The function and its column.
+    pub request: AggregateRequest,
+    /// The records.
+    pub selection: Selection,
+}
+
+impl Operation for Aggregate {
+    type Out = Value;
+    const KIND: Kind = Kind::Summary;
+
+    fn run<'a, D: Pages + Aggregates>(
+        &'a self,
+        db: &'a D,
+    ) -> impl Future<Output = Result<Value, EngineError>> + Send + 'a {
+        flow::aggregate::aggregate(db, &self.model, &self.request, &self.selection)
+    }
+}
+
+/// Group rows `{"group": key, "group_2": ..., "y_func": value}`, sorted by the keys.
+#[derive(Debug)]
+pub struct Group {
+    /// The model.
+    pub model: String,
+    /// The groups' columns and function.
+    pub request: GroupRequest,
+    /// The records.
+    pub selection: Selection,
+}
+
+impl Operation for Group {
+    type Out = Value;
+    const KIND: Kind = Kind::Summary;
+
+    fn run<'a, D: Pages + Aggregates>(
+        &'a self,
+        db: &'a D,
+    ) -> impl Future<Output = Result<Value, EngineError>> + Send + 'a {
+        flow::aggregate::group(db, &self.model, &self.request, &self.selection)
+    }
+}
+
+/// The engine's `bulk_create` action: each item created in a transaction of its own.
+#[derive(Debug)]
+pub struct BulkCreate {
+    /// The model.
+    pub model: String,
+    /// The items.
+    pub items: Vec<PyJson>,
+    /// The request's mode.
+    pub lenient: bool,
+}
+
+impl Operation for BulkCreate {
+    type Out = Vec<Created>;
+    const KIND: Kind = Kind::Write;
+
+    fn run<'a, D: Pages + Aggregates>(
+        &'a self,
+        db: &'a D,
+    ) -> impl Future<Output = Result<Vec<Created>, EngineError>> + Send + 'a {
+        flow::extra::create_each(db, &self.model, &self.items, self.lenient)
+    }
+}
+
+/// The engine's `get_siblings` action: the records before and after `pk` in the list's order.
+#[derive(Debug)]
+pub struct Siblings {
+    /// The model.
+    pub model: String,
+    /// The key, as the URL gives it.
+    pub pk: String,
+    /// The list's selection and order.
+    pub selection: Selection,
+}
+
+impl Operation for Siblings {
+    type Out = Value;
+    const KIND: Kind = Kind::Read;
+
+    fn run<'a, D: Pages + Aggregates>(
+        &'a self,
+        db: &'a D,
+    ) -> impl Future<Output = Result<Value, EngineError>> + Send + 'a {
+        flow::extra::siblings(db, &self.model, &self.pk, &self.selection)
+    }
+}
+
+/// The engine's `reorder` action (`reset`: its `reset_order`).
+#[derive(Debug)]
+pub struct Reorder {
+    /// The model.
+    pub model: String,
+    /// The body.
+    pub body: PyJson,
+    /// The records.
+    pub selection: Selection,
+    /// `reset_order` rather than `reorder`.
+    pub reset: bool,
+}
+
+impl Operation for Reorder {
+    type Out = Value;
+    const KIND: Kind = Kind::Write;
+
+    async fn run<'a, D: Pages + Aggregates>(&'a self, db: &'a D) -> Result<Value, EngineError> {
+        if self.reset {
+            flow::extra::reset_order(db, &self.model, &self.body, &self.selection).await
+        } else {
+            flow::extra::reorder(db, &self.model, &self.body, &self.selection).await
+        }
+    }
+}

@@ -1,0 +1,300 @@
+//! [`Backend`] written once, over what a database says of where it runs its work
+//! ([`Schedule`]): each records operation is an [`Operation`](super::operation::Operation),
+//! the flow it answers by is the core's, and the database only runs it (awaited where it is
+//! asked for on a database server, `awaited_backend!`; on the async worker or the blocking
+//! pool on SQLite, `svc-emulator-sqlite/src/backend.rs`). Its saved copies, exports, reload and
+//! SQL are its own.
+
+use std::collections::BTreeSet;
+use std::fmt::Debug;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use super::operation::{
+    Aggregate, BulkCreate, Change, Create, Delete, Group, List, Operation, Reorder, Retrieve,
+    Siblings,
+};
+use super::{Backend, Batch, Exported, Hold, Import, Saved, Update, Work};
+use svc_engine::extra_actions::Created;
+use svc_engine::python::json::PyJson;
+use svc_engine::records::Models;
+use svc_engine::table::{Table, describe};
+use svc_engine::types::ModelInfo;
+use svc_engine::{
+    AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Selection, SqlLimits,
+};
+
+/// Where a database runs each operation of [`Backend`], which the core writes over it: a
+/// records operation through [`run`](Self::run); its saved copies, exports, reload and SQL as
+/// its own. Every future owns what it needs and keeps the caller's [`Hold`] until the work has
+/// ended.
+pub trait Schedule: Send + Sync + Debug + 'static {
+    /// A model.
+    type Model: Table;
+
+    /// The models, as last read (start or reload).
+    fn models(&self) -> &Models<Self::Model>;
+
+    /// Whether the engine sets a request's `tz` on this database's session: it does on the
+    /// database servers, not on SQLite ([`Backend::sets_time_zone`]).
+    fn sets_time_zone(&self) -> bool {
+        false
+    }
+
+    /// Runs `op`'s flow over the database where it runs work of `op`'s
+    /// [`Kind`](super::operation::Kind).
+    fn run<O: Operation>(self: Arc<Self>, op: O, hold: Hold) -> Work<O::Out>;
+
+    /// Creates each body in turn ([`Backend::create_all`]); by default each create is a
+    /// transaction of its own.
+    fn create_all(self: Arc<Self>, model: String, bodies: Vec<PyJson>, hold: Hold) -> Batch {
+        Box::pin(async move {
+            let _hold = hold;
+            let mut created = 0;
+            for (i, body) in bodies.into_iter().enumerate() {
+                let create = Create {
+                    model: model.clone(),
+                    body,
+                    lenient: false,
+                };
+                let done = Arc::clone(&self).run(create, Box::new(())).await;
+                done.map_err(|e| (i, e))?;
+                created += 1;
+            }
+            Ok(created)
+        })
+    }
+
+    /// Reads the schema again ([`Backend::reload`]).
+    fn reload(self: Arc<Self>, hold: Hold) -> Work<()>;
+
+    /// A copy of the data ([`Backend::save`]).
+    fn save(self: Arc<Self>, hold: Hold) -> Work<Saved>;
+
+    /// Puts a copy back ([`Backend::restore`]).
+    fn restore(self: Arc<Self>, saved: Saved, hold: Hold) -> Work<()>;
+
+    /// The records as of one moment ([`Backend::export`]).
+    fn export(self: Arc<Self>, hold: Hold) -> Work<Exported>;
+
+    /// Writes an export's records ([`Backend::import`]).
+    fn import(self: Arc<Self>, import: Import, hold: Hold) -> Work<usize>;
+
+    /// One read-only query ([`Backend::sql`]).
+    fn sql(
+        self: Arc<Self>,
+        query: String,
+        params: Map<String, Value>,
+        limits: SqlLimits,
+        hold: Hold,
+    ) -> Work<Vec<u8>>;
+
+    /// The inputs an action's statements name ([`Backend::inputs`]).
+    fn inputs(&self, statements: &[String]) -> Result<BTreeSet<String>, EngineError>;
+
+    /// An action's statements ([`Backend::execute`]).
+    fn execute(
+        self: Arc<Self>,
+        statements: Vec<String>,
+        inputs: Map<String, Value>,
+        limits: SqlLimits,
+        hold: Hold,
+    ) -> Work<Vec<u8>>;
+}
+
+impl<S: Schedule> Backend for S {
+    fn has_model(&self, name: &str) -> bool {
+        self.models().contains(name)
+    }
+
+    fn sets_time_zone(&self) -> bool {
+        Schedule::sets_time_zone(self)
+    }
+
+    fn model_names(&self) -> Vec<String> {
+        self.models().names()
+    }
+
+    fn describe(&self, model: &str) -> Option<ModelInfo> {
+        Some(describe(&*self.models().get(model).ok()?))
+    }
+
+    fn list(self: Arc<Self>, model: String, spec: ListSpec, hold: Hold) -> Work<Listing> {
+        self.run(List { model, spec }, hold)
+    }
+
+    fn retrieve(
+        self: Arc<Self>,
+        model: String,
+        pk: String,
+        selection: Selection,
+        hold: Hold,
+    ) -> Work<Vec<u8>> {
+        let op = Retrieve {
+            model,
+            pk,
+            selection,
+        };
+        self.run(op, hold)
+    }
+
+    fn create(
+        self: Arc<Self>,
+        model: String,
+        body: PyJson,
+        lenient: bool,
+        hold: Hold,
+    ) -> Work<Vec<u8>> {
+        let op = Create {
+            model,
+            body,
+            lenient,
+        };
+        self.run(op, hold)
+    }
+
+    fn create_all(self: Arc<Self>, model: String, bodies: Vec<PyJson>, hold: Hold) -> Batch {
+        Schedule::create_all(self, model, bodies, hold)
+    }
+
+    fn update(self: Arc<Self>, change: Update, hold: Hold) -> Work<Vec<u8>> {
+        self.run(Change(change), hold)
+    }
+
+    fn delete(
+        self: Arc<Self>,
+        model: String,
+        pk: String,
+        selection: Selection,
+        hold: Hold,
+    ) -> Work<()> {
+        let op = Delete {
+            model,
+            pk,
+            selection,
+        };
+        self.run(op, hold)
+    }
+
+    fn aggregate(
+        self: Arc<Self>,
+        model: String,
+        request: AggregateRequest,
+        selection: Selection,
+        hold: Hold,
+    ) -> Work<Value> {
+        let op = Aggregate {
+            model,
+            request,
+            selection,
+        };
+        self.run(op, hold)
+    }
+
+    fn group(
+        self: Arc<Self>,
+        model: String,
+        request: GroupRequest,
+        selection: Selection,
+        hold: Hold,
+    ) -> Work<Value> {
+        let op = Group {
+            model,
+            request,
+            selection,
+        };
+        self.run(op, hold)
+    }
+
+    fn bulk_create(
+        self: Arc<Self>,
+        model: String,
+        items: Vec<PyJson>,
+        lenient: bool,
+        hold: Hold,
+    ) -> Work<Vec<Created>> {
+        let op = BulkCreate {
+            model,
+            items,
+            lenient,
+        };
+        self.run(op, hold)
+    }
+
+    fn siblings(
+        self: Arc<Self>,
+        model: String,
+        pk: String,
+        selection: Selection,
+        hold: Hold,
+    ) -> Work<Value> {
+        let op = Siblings {
+            model,
+            pk,
+            selection,
+        };
+        self.run(op, hold)
+    }
+
+    fn reorder(
+        self: Arc<Self>,
+        model: String,
+        body: PyJson,
+        selection: Selection,
+        reset: bool,
+        hold: Hold,
+    ) -> Work<Value> {
+        let op = Reorder {
+            model,
+            body,
+            selection,
+            reset,
+        };
+        self.run(op, hold)
+    }
+
+    fn reload(self: Arc<Self>, hold: Hold) -> Work<()> {
+        Schedule::reload(self, hold)
+    }
+
+    fn save(self: Arc<Self>, hold: Hold) -> Work<Saved> {
+        Schedule::save(self, hold)
+    }
+
+    fn restore(self: Arc<Self>, saved: Saved, hold: Hold) -> Work<()> {
+        Schedule::restore(self, saved, hold)
+    }
+
+    fn export(self: Arc<Self>, hold: Hold) -> Work<Exported> {
+        Schedule::export(self, hold)
+    }
+
+    fn import(self: Arc<Self>, import: Import, hold: Hold) -> Work<usize> {
+        Schedule::import(self, import, hold)
+    }
+
+    fn sql(
+        self: Arc<Self>,
+        query: String,
+        params: Map<String, Value>,
+        limits: SqlLimits,
+        hold: Hold,
+    ) -> Work<Vec<u8>> {
+        Schedule::sql(self, query, params, limits, hold)
+    }
+
+    fn inputs(&self, statements: &[String]) -> Result<BTreeSet<String>, EngineError> {
+        Schedule::inputs(self, statements)
+    }
+
+    fn execute(
+        self: Arc<Self>,
+        statements: Vec<String>,
+        inputs: Map<String, Value>,
+        limits: SqlLimits,
+        hold: Hold,
+    ) -> Work<Vec<u8>> {
+        Schedule::execute(self, statements, inputs, limits, hold)
+    }
+}
