@@ -61,7 +61,6 @@ use crate::types::engine_error;
 use crate::types::{json_to_sql, text_to_sql};
 use rusqlite::types::Value;
 use rusqlite::{Connection, ErrorCode, params_from_iter};
-use serde_json::Map;
 use serde_json::Value as Json;
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;
@@ -83,7 +82,7 @@ use svc_engine::body::{non_field, summary};
 use svc_engine::python::json::PyJson;
 use svc_engine::records::{Models, record_json};
 use svc_engine::table::Table;
-use svc_engine::{EngineError, ListSpec, SqlLimits};
+use svc_engine::{EngineError, ListSpec};
 use tokio::sync::Notify;
 
 /// The schema and teams of a new built-in tools database (the teams are svc-emulator's
@@ -250,7 +249,8 @@ impl Resource {
     /// Runs `op` on this thread (one that may block), on the connection its kind takes: a
     /// list or a retrieve on a reader, waiting for one; the other reads on a reader (an
     /// aggregate's or a group's with SQLite's functions for the engine's); a write on the
-    /// writer.
+    /// writer; a query or an action as [`stoppable`](Self::stoppable) runs it, never
+    /// cancelled.
     pub(crate) fn run_here<O: Operation>(&self, op: &O) -> Result<O::Out, EngineError> {
         let gave_up = || EngineError::Internal("an operation that may wait gave up".to_owned());
         match O::KIND {
@@ -269,6 +269,7 @@ impl Resource {
             Kind::Write => {
                 return self.with_writer(|conn| run_now(op.run(&Sqlite::new(self, conn))));
             }
+            Kind::Query | Kind::Action => return self.stoppable(op, &SqlCancel::default()),
         }
         .ok_or_else(gave_up)
     }
@@ -282,13 +283,16 @@ impl Schedule for Resource {
     }
 
     /// A list or a retrieve as "Where an operation runs" says; the rest on the pool
-    /// (`Resource::run_here`).
+    /// (`Resource::run_here`), a query or an action stopped when its caller goes away.
     fn run<O: Operation>(self: Arc<Self>, op: O, hold: Hold) -> Work<O::Out> {
         match O::KIND {
             Kind::List => self.list_work(op, hold),
             Kind::Retrieve => self.retrieve_work(op, hold),
             Kind::Read | Kind::Summary | Kind::Write => {
                 on_pool(self, hold, move |db| db.run_here(&op))
+            }
+            Kind::Query | Kind::Action => {
+                cancellable(self, hold, move |db, cancel| db.stoppable(&op, cancel))
             }
         }
     }
@@ -339,32 +343,8 @@ impl Schedule for Resource {
         on_pool(self, hold, move |db| db.import(&import))
     }
 
-    fn sql(
-        self: Arc<Self>,
-        query: String,
-        params: Map<String, Json>,
-        limits: SqlLimits,
-        hold: Hold,
-    ) -> Work<Vec<u8>> {
-        cancellable(self, hold, move |db, cancel| {
-            db.sql_with(&query, &params, limits, cancel)
-        })
-    }
-
     fn inputs(&self, statements: &[String]) -> Result<BTreeSet<String>, EngineError> {
         Resource::action_inputs(statements)
-    }
-
-    fn execute(
-        self: Arc<Self>,
-        statements: Vec<String>,
-        inputs: Map<String, Json>,
-        limits: SqlLimits,
-        hold: Hold,
-    ) -> Work<Vec<u8>> {
-        cancellable(self, hold, move |db, cancel| {
-            db.execute_action(&statements, &inputs, limits, cancel)
-        })
     }
 }
 

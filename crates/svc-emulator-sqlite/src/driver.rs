@@ -32,9 +32,14 @@ use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use svc_emulator_core::flow::action::{inputs, run_action};
+#[cfg(test)]
+use svc_emulator_core::backend::operation::Action;
+#[cfg(test)]
+use svc_emulator_core::backend::operation::Query;
+use svc_emulator_core::backend::operation::{Kind, Operation};
+use svc_emulator_core::flow::action::inputs;
 use svc_emulator_core::flow::driver::{Driver, Failure};
-use svc_emulator_core::flow::read_only_sql::{Access, Cancel, Opened, read_only};
+use svc_emulator_core::flow::read_only_sql::{Access, Cancel, Opened};
 use svc_emulator_core::flow::records::Database;
 use svc_emulator_core::flow::references::run_now;
 use svc_engine::sql_answer::{AnswerRows, query_error, write_encoder_bytes};
@@ -130,8 +135,26 @@ impl Resource {
         self.sql_with(query, params, limits, &SqlCancel::default())
     }
 
-    /// Runs one read-only query with named parameters (`:name`, `@name` or `$name`, valued by
-    /// `params` under `name`) and returns `{"columns", "data", "row_count"}` as JSON bytes.
+    /// A read-only query (`Backend::sql`), run as [`stoppable`](Self::stoppable) runs it.
+    #[cfg(test)]
+    pub(crate) fn sql_with(
+        &self,
+        query: &str,
+        params: &Map<String, Json>,
+        limits: SqlLimits,
+        cancel: &SqlCancel,
+    ) -> Result<Vec<u8>, EngineError> {
+        let query = Query {
+            query: query.to_owned(),
+            params: params.clone(),
+            limits,
+        };
+        self.stoppable(&query, cancel)
+    }
+
+    /// Runs a read-only query or an action (`op`) on this thread. A query (of [`Kind::Query`])
+    /// has named parameters (`:name`, `@name` or `$name`, valued by its `params` under `name`)
+    /// and answers `{"columns", "data", "row_count"}` as JSON bytes.
     ///
     /// Values are bound as given: `null`, numbers, strings, booleans as `1`/`0`, and arrays and
     /// objects as their JSON text. Parameters the query does not use are ignored. Result
@@ -157,28 +180,28 @@ impl Resource {
     ///    for attached databases; extension loading is off (SQLite's default).
     ///
     /// At most [`MAX_SQL_ROWS`] rows are returned (`row_count` is the number returned); a query
-    /// running longer than `limits` allow is interrupted, and `cancel` stops it early. Every refusal and engine error is
+    /// running longer than its limits allow is interrupted, and `cancel` stops it early. Every refusal and engine error is
     /// a `400` with a `query` field error, or `params_obj` for a parameter without a value.
-    pub(crate) fn sql_with(
+    ///
+    /// An action (`op` of [`Kind::Action`]) runs in one transaction of the writer, its
+    /// statements in order; each kind is interrupted at its time limit by a watchdog, and
+    /// stopped early by `cancel`.
+    pub(crate) fn stoppable<O: Operation>(
         &self,
-        query: &str,
-        params: &Map<String, Json>,
-        limits: SqlLimits,
+        op: &O,
         cancel: &SqlCancel,
-    ) -> Result<Vec<u8>, EngineError> {
-        self.with_read_only(|conn| {
-            let result = Watchdog::start(conn.get_interrupt_handle(), limits.time, |watchdog| {
+    ) -> Result<O::Out, EngineError> {
+        let time = op.limits().unwrap_or_default().time;
+        let run = |conn: &mut Connection| {
+            Watchdog::start(conn.get_interrupt_handle(), time, |watchdog| {
                 let db = Sqlite::querying(self, conn, cancel, watchdog);
-                run_now(read_only(
-                    &db,
-                    query,
-                    params,
-                    limits.time,
-                    limits.answer_bytes,
-                ))
-            });
-            cancel.settle(result, cancelled)
-        })
+                run_now(op.run(&db))
+            })
+        };
+        match O::KIND {
+            Kind::Action => self.with_writer(|conn| cancel.settle(run(conn), gone)),
+            _ => self.with_read_only(|conn| cancel.settle(run(conn), cancelled)),
+        }
     }
 }
 
@@ -1054,15 +1077,17 @@ mod driver_tests {
 }
 
 impl Resource {
-    /// The `:name` inputs of `statements`, as SQLite reads its text: names inside strings,
-    /// quoted names (`"..."`, `` `...` ``, `[...]`) and comments are none.
+    /// The `:name` inputs of `statements`, as SQLite reads its text (`Backend::inputs`): names
+    /// inside strings, quoted names (`"..."`, `` `...` ``, `[...]`) and comments are none.
     pub(crate) fn action_inputs(statements: &[String]) -> Result<BTreeSet<String>, EngineError> {
         inputs::<Sqlite<'_>>(statements)
     }
 
     /// Runs `statements` in order in one transaction of the writer connection with `inputs`
-    /// bound, within `limits`, stopped early by `cancel`: the last statement's answer
-    /// (`{"columns", "data", "row_count"}`), or the first failure with everything rolled back.
+    /// bound, within `limits`, stopped early by `cancel` (`Backend::execute`): the last
+    /// statement's answer (`{"columns", "data", "row_count"}`), or the first failure with
+    /// everything rolled back.
+    #[cfg(test)]
     pub(crate) fn execute_action(
         &self,
         statements: &[String],
@@ -1070,19 +1095,12 @@ impl Resource {
         limits: SqlLimits,
         cancel: &SqlCancel,
     ) -> Result<Vec<u8>, EngineError> {
-        self.with_writer(|conn| {
-            let result = Watchdog::start(conn.get_interrupt_handle(), limits.time, |watchdog| {
-                let db = Sqlite::querying(self, conn, cancel, watchdog);
-                run_now(run_action(
-                    &db,
-                    statements,
-                    inputs,
-                    limits.time,
-                    limits.answer_bytes,
-                ))
-            });
-            cancel.settle(result, gone)
-        })
+        let action = Action {
+            statements: statements.to_vec(),
+            inputs: inputs.clone(),
+            limits,
+        };
+        self.stoppable(&action, cancel)
     }
 }
 

@@ -82,7 +82,7 @@
 //!   engine (the strict writes turn it on while they run).
 //! - **Seeding**: [`Resource::seeded`] with a path runs the seed only when the database has no
 //!   table yet.
-//! - **SQL** ([`Schedule::sql`](svc_emulator_core::backend::Schedule::sql)): one statement that SQLite itself reports read-only, run on a
+//! - **SQL** ([`Backend::sql`]): one statement that SQLite itself reports read-only, run on a
 //!   connection that cannot write. At most
 //!   [`MAX_SQL_ROWS`](svc_engine::MAX_SQL_ROWS) rows; interrupted after [`SQL_TIME_LIMIT`](svc_engine::SQL_TIME_LIMIT).
 //!

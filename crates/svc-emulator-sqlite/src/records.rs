@@ -92,7 +92,7 @@ use svc_engine::records::WritesRows;
 use svc_engine::records::record_json;
 use svc_engine::table::Table;
 use svc_engine::types::Reflected;
-use svc_engine::types::{PyValue, Stored, read};
+use svc_engine::types::{PyValue, read};
 use svc_engine::walks::{Anchor, Walks};
 
 /// SQLite's rows: each lent by the driver as it is stepped to.
@@ -135,36 +135,40 @@ pub(crate) fn unreadable(model: &Model, at: usize, lenient: bool) -> EngineError
     )
 }
 
-/// A row as SQLite lends it: each value as stored.
-impl WritesRows<rusqlite::Row<'_>, SqliteColumn> for SqliteType {
-    #[inline]
-    fn write_value(
-        row: &rusqlite::Row<'_>,
-        buf: &mut Vec<u8>,
-        i: usize,
-        column: &Field,
-        _tz: i32,
-    ) -> bool {
-        let stored = match row.get_ref(i) {
-            Ok(v) => stored(v),
-            Err(_) => Stored::Null,
-        };
-        write_field_value(buf, column, stored)
-    }
+/// A row SQLite's values are read from, each cell as stored: as the driver lends it, or read
+/// whole (a record read back after a write).
+pub(crate) trait Cells {
+    /// The `i`th value (NULL past the row's end).
+    fn cell(&self, i: usize) -> ValueRef<'_>;
+}
 
-    fn key(row: &rusqlite::Row<'_>, i: usize, column: &Field) -> Option<Vec<u8>> {
-        match row.get_ref(i).unwrap_or(ValueRef::Null) {
-            ValueRef::Null => None,
-            v => Some(identity_key(column, v)),
-        }
+impl Cells for rusqlite::Row<'_> {
+    #[inline]
+    fn cell(&self, i: usize) -> ValueRef<'_> {
+        self.get_ref(i).unwrap_or(ValueRef::Null)
     }
 }
 
-/// A row read whole (a record read back after a write): each value as stored.
-impl WritesRows<[Value], SqliteColumn> for SqliteType {
-    fn write_value(row: &[Value], buf: &mut Vec<u8>, i: usize, column: &Field, _tz: i32) -> bool {
-        let stored = row.get(i).map_or(Stored::Null, stored);
-        write_field_value(buf, column, stored)
+impl Cells for [Value] {
+    #[inline]
+    fn cell(&self, i: usize) -> ValueRef<'_> {
+        self.get(i).map_or(ValueRef::Null, ValueRef::from)
+    }
+}
+
+/// A row's values as stored, written as the engine writes them; a key part compared as Python
+/// compares it.
+impl<R: Cells + ?Sized> WritesRows<R, SqliteColumn> for SqliteType {
+    #[inline]
+    fn write_value(row: &R, buf: &mut Vec<u8>, i: usize, column: &Field, _tz: i32) -> bool {
+        write_field_value(buf, column, stored(row.cell(i)))
+    }
+
+    fn key(row: &R, i: usize, column: &Field) -> Option<Vec<u8>> {
+        match row.cell(i) {
+            ValueRef::Null => None,
+            v => Some(identity_key(column, v)),
+        }
     }
 }
 

@@ -193,39 +193,6 @@ macro_rules! awaited_backend {
             ) -> Result<std::collections::BTreeSet<String>, ::svc_engine::EngineError> {
                 $crate::flow::action::inputs::<$resource>(statements)
             }
-
-            fn execute(
-                self: std::sync::Arc<Self>,
-                statements: Vec<String>,
-                inputs: serde_json::Map<String, serde_json::Value>,
-                limits: ::svc_engine::SqlLimits,
-                hold: $crate::backend::Hold,
-            ) -> $crate::backend::Work<Vec<u8>> {
-                Box::pin(async move {
-                    let _hold = hold;
-                    $crate::flow::action::run_action(
-                        &*self,
-                        &statements,
-                        &inputs,
-                        limits.time,
-                        limits.answer_bytes,
-                    )
-                    .await
-                })
-            }
-
-            fn sql(
-                self: std::sync::Arc<Self>,
-                query: String,
-                params: serde_json::Map<String, serde_json::Value>,
-                limits: ::svc_engine::SqlLimits,
-                hold: $crate::backend::Hold,
-            ) -> $crate::backend::Work<Vec<u8>> {
-                Box::pin(async move {
-                    let _hold = hold;
-                    <$resource>::sql(&self, &query, &params, limits.time, limits.answer_bytes).await
-                })
-            }
         }
     };
 }

@@ -5,14 +5,16 @@
 
 use std::future::Future;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::flow;
 use crate::flow::aggregate::Aggregates;
 use crate::flow::records::Pages;
 use svc_engine::extra_actions::Created;
 use svc_engine::python::json::PyJson;
-use svc_engine::{AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Selection};
+use svc_engine::{
+    AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Selection, SqlLimits,
+};
 
 use super::Update;
 
@@ -31,6 +33,12 @@ pub enum Kind {
     Summary,
     /// A write ([`Create`], [`Change`], [`Delete`], [`BulkCreate`], [`Reorder`]).
     Write,
+    /// A user's read-only query ([`Query`]): stopped at its time limit, or when its caller
+    /// goes away.
+    Query,
+    /// An action's statements in a read-write transaction ([`Action`]): stopped as a query
+    /// is.
+    Action,
 }
 
 /// A records operation: its request, and the flow that answers it over a database.
@@ -54,6 +62,12 @@ pub trait Operation: Send + Sync + 'static {
 
     /// The model of a retrieve.
     fn retrieved(&self) -> Option<&str> {
+        None
+    }
+
+    /// The limits of a query or an action, what a database that stops its statement itself
+    /// stops it by.
+    fn limits(&self) -> Option<SqlLimits> {
         None
     }
 }
@@ -297,5 +311,63 @@ impl Operation for Reorder {
         } else {
             flow::extra::reorder(db, &self.model, &self.body, &self.selection).await
         }
+    }
+}
+
+/// One read-only query with its `:name` values, answered `{"columns", "data", "row_count"}` as
+/// JSON bytes.
+#[derive(Debug)]
+pub struct Query {
+    /// The statement.
+    pub query: String,
+    /// Its values, by name.
+    pub params: Map<String, Value>,
+    /// Its time limit and answer cap.
+    pub limits: SqlLimits,
+}
+
+impl Operation for Query {
+    type Out = Vec<u8>;
+    const KIND: Kind = Kind::Query;
+
+    fn run<'a, D: Pages + Aggregates>(
+        &'a self,
+        db: &'a D,
+    ) -> impl Future<Output = Result<Vec<u8>, EngineError>> + Send + 'a {
+        let SqlLimits { time, answer_bytes } = self.limits;
+        flow::read_only_sql::read_only(db, &self.query, &self.params, time, answer_bytes)
+    }
+
+    fn limits(&self) -> Option<SqlLimits> {
+        Some(self.limits)
+    }
+}
+
+/// An action's statements, run in order in one read-write transaction with its inputs bound:
+/// the last statement's answer, or the first failure with everything rolled back.
+#[derive(Debug)]
+pub struct Action {
+    /// The statements.
+    pub statements: Vec<String>,
+    /// The inputs, by name.
+    pub inputs: Map<String, Value>,
+    /// The time limit and answer cap.
+    pub limits: SqlLimits,
+}
+
+impl Operation for Action {
+    type Out = Vec<u8>;
+    const KIND: Kind = Kind::Action;
+
+    fn run<'a, D: Pages + Aggregates>(
+        &'a self,
+        db: &'a D,
+    ) -> impl Future<Output = Result<Vec<u8>, EngineError>> + Send + 'a {
+        let SqlLimits { time, answer_bytes } = self.limits;
+        flow::action::run_action(db, &self.statements, &self.inputs, time, answer_bytes)
+    }
+
+    fn limits(&self) -> Option<SqlLimits> {
+        Some(self.limits)
     }
 }

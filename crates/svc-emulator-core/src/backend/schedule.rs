@@ -2,8 +2,8 @@
 //! ([`Schedule`]): each records operation is an [`Operation`](super::operation::Operation),
 //! the flow it answers by is the core's, and the database only runs it (awaited where it is
 //! asked for on a database server, `awaited_backend!`; on the async worker or the blocking
-//! pool on SQLite, `svc-emulator-sqlite/src/backend.rs`). Its saved copies, exports, reload and
-//! SQL are its own.
+//! pool on SQLite, `svc-emulator-sqlite/src/backend.rs`). Its saved copies, exports and reload
+//! are its own.
 
 use std::collections::BTreeSet;
 use std::fmt::Debug;
@@ -12,8 +12,8 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::operation::{
-    Aggregate, BulkCreate, Change, Create, Delete, Group, List, Operation, Reorder, Retrieve,
-    Siblings,
+    Action, Aggregate, BulkCreate, Change, Create, Delete, Group, List, Operation, Query, Reorder,
+    Retrieve, Siblings,
 };
 use super::{Backend, Batch, Exported, Hold, Import, Saved, Update, Work};
 use svc_engine::extra_actions::Created;
@@ -26,8 +26,8 @@ use svc_engine::{
 };
 
 /// Where a database runs each operation of [`Backend`], which the core writes over it: a
-/// records operation through [`run`](Self::run); its saved copies, exports, reload and SQL as
-/// its own. Every future owns what it needs and keeps the caller's [`Hold`] until the work has
+/// records operation, a read-only query and an action through [`run`](Self::run); its saved
+/// copies, exports and reload as its own. Every future owns what it needs and keeps the caller's [`Hold`] until the work has
 /// ended.
 pub trait Schedule: Send + Sync + Debug + 'static {
     /// A model.
@@ -81,26 +81,9 @@ pub trait Schedule: Send + Sync + Debug + 'static {
     /// Writes an export's records ([`Backend::import`]).
     fn import(self: Arc<Self>, import: Import, hold: Hold) -> Work<usize>;
 
-    /// One read-only query ([`Backend::sql`]).
-    fn sql(
-        self: Arc<Self>,
-        query: String,
-        params: Map<String, Value>,
-        limits: SqlLimits,
-        hold: Hold,
-    ) -> Work<Vec<u8>>;
-
-    /// The inputs an action's statements name ([`Backend::inputs`]).
+    /// The `:name` inputs of an action's statements, as the database reads its text
+    /// ([`Backend::inputs`]).
     fn inputs(&self, statements: &[String]) -> Result<BTreeSet<String>, EngineError>;
-
-    /// An action's statements ([`Backend::execute`]).
-    fn execute(
-        self: Arc<Self>,
-        statements: Vec<String>,
-        inputs: Map<String, Value>,
-        limits: SqlLimits,
-        hold: Hold,
-    ) -> Work<Vec<u8>>;
 }
 
 impl<S: Schedule> Backend for S {
@@ -281,7 +264,12 @@ impl<S: Schedule> Backend for S {
         limits: SqlLimits,
         hold: Hold,
     ) -> Work<Vec<u8>> {
-        Schedule::sql(self, query, params, limits, hold)
+        let op = Query {
+            query,
+            params,
+            limits,
+        };
+        self.run(op, hold)
     }
 
     fn inputs(&self, statements: &[String]) -> Result<BTreeSet<String>, EngineError> {
@@ -295,6 +283,11 @@ impl<S: Schedule> Backend for S {
         limits: SqlLimits,
         hold: Hold,
     ) -> Work<Vec<u8>> {
-        Schedule::execute(self, statements, inputs, limits, hold)
+        let op = Action {
+            statements,
+            inputs,
+            limits,
+        };
+        self.run(op, hold)
     }
 }

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value as Json};
 
+use crate::dialect::Dialect;
 use crate::flow::driver::Driver;
 use crate::flow::read_only_sql::{Access, Opened, Running, answered, conn_gone, give_back, within};
 use crate::flow::records::Database;
@@ -53,8 +54,6 @@ pub async fn run_action<D: Driver + Database>(
 }
 
 /// The inputs of all of an action's statements.
-pub fn inputs<D: Driver + Database>(
-    statements: &[String],
-) -> Result<BTreeSet<String>, EngineError> {
+pub fn inputs<D: Dialect>(statements: &[String]) -> Result<BTreeSet<String>, EngineError> {
     sql_params::parameter_names(statements, D::skip)
 }
