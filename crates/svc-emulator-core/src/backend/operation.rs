@@ -85,11 +85,8 @@ impl Operation for List {
     type Out = Listing;
     const KIND: Kind = Kind::List;
 
-    fn run<'a, D: Pages + Aggregates>(
-        &'a self,
-        db: &'a D,
-    ) -> impl Future<Output = Result<Listing, EngineError>> + Send + 'a {
-        flow::read::list(db, &self.model, &self.spec)
+    async fn run<'a, D: Pages + Aggregates>(&'a self, db: &'a D) -> Result<Listing, EngineError> {
+        flow::read::list(db, &self.model, &self.spec).await
     }
 
     fn listed(&self) -> Option<(&str, &ListSpec)> {
@@ -112,11 +109,8 @@ impl Operation for Retrieve {
     type Out = Vec<u8>;
     const KIND: Kind = Kind::Retrieve;
 
-    fn run<'a, D: Pages + Aggregates>(
-        &'a self,
-        db: &'a D,
-    ) -> impl Future<Output = Result<Vec<u8>, EngineError>> + Send + 'a {
-        flow::read::retrieve(db, &self.model, &self.pk, &self.selection)
+    async fn run<'a, D: Pages + Aggregates>(&'a self, db: &'a D) -> Result<Vec<u8>, EngineError> {
+        flow::read::retrieve(db, &self.model, &self.pk, &self.selection).await
     }
 
     fn retrieved(&self) -> Option<&str> {
@@ -139,11 +133,8 @@ impl Operation for Create {
     type Out = Vec<u8>;
     const KIND: Kind = Kind::Write;
 
-    fn run<'a, D: Pages + Aggregates>(
-        &'a self,
-        db: &'a D,
-    ) -> impl Future<Output = Result<Vec<u8>, EngineError>> + Send + 'a {
-        flow::write::create(db, &self.model, &self.body, self.lenient)
+    async fn run<'a, D: Pages + Aggregates>(&'a self, db: &'a D) -> Result<Vec<u8>, EngineError> {
+        flow::write::create(db, &self.model, &self.body, self.lenient).await
     }
 }
 
@@ -155,10 +146,7 @@ impl Operation for Change {
     type Out = Vec<u8>;
     const KIND: Kind = Kind::Write;
 
-    fn run<'a, D: Pages + Aggregates>(
-        &'a self,
-        db: &'a D,
-    ) -> impl Future<Output = Result<Vec<u8>, EngineError>> + Send + 'a {
+    async fn run<'a, D: Pages + Aggregates>(&'a self, db: &'a D) -> Result<Vec<u8>, EngineError> {
         let Update {
             model,
             pk,
@@ -168,7 +156,7 @@ impl Operation for Change {
         } = &self.0;
         // A `PUT` is partial where the engine's serializer requires no column.
         let partial = *partial || D::REQUIRES_NO_COLUMN;
-        flow::write::update(db, model, pk, body, selection, partial)
+        flow::write::update(db, model, pk, body, selection, partial).await
     }
 }
 
@@ -188,11 +176,8 @@ impl Operation for Delete {
     type Out = ();
     const KIND: Kind = Kind::Write;
 
-    fn run<'a, D: Pages + Aggregates>(
-        &'a self,
-        db: &'a D,
-    ) -> impl Future<Output = Result<(), EngineError>> + Send + 'a {
-        flow::write::delete(db, &self.model, &self.pk, &self.selection)
+    async fn run<'a, D: Pages + Aggregates>(&'a self, db: &'a D) -> Result<(), EngineError> {
+        flow::write::delete(db, &self.model, &self.pk, &self.selection).await
     }
 }
 
@@ -211,11 +196,8 @@ impl Operation for Aggregate {
     type Out = Value;
     const KIND: Kind = Kind::Summary;
 
-    fn run<'a, D: Pages + Aggregates>(
-        &'a self,
-        db: &'a D,
-    ) -> impl Future<Output = Result<Value, EngineError>> + Send + 'a {
-        flow::aggregate::aggregate(db, &self.model, &self.request, &self.selection)
+    async fn run<'a, D: Pages + Aggregates>(&'a self, db: &'a D) -> Result<Value, EngineError> {
+        flow::aggregate::aggregate(db, &self.model, &self.request, &self.selection).await
     }
 }
 
@@ -234,11 +216,8 @@ impl Operation for Group {
     type Out = Value;
     const KIND: Kind = Kind::Summary;
 
-    fn run<'a, D: Pages + Aggregates>(
-        &'a self,
-        db: &'a D,
-    ) -> impl Future<Output = Result<Value, EngineError>> + Send + 'a {
-        flow::aggregate::group(db, &self.model, &self.request, &self.selection)
+    async fn run<'a, D: Pages + Aggregates>(&'a self, db: &'a D) -> Result<Value, EngineError> {
+        flow::aggregate::group(db, &self.model, &self.request, &self.selection).await
     }
 }
 
@@ -257,11 +236,11 @@ impl Operation for BulkCreate {
     type Out = Vec<Created>;
     const KIND: Kind = Kind::Write;
 
-    fn run<'a, D: Pages + Aggregates>(
+    async fn run<'a, D: Pages + Aggregates>(
         &'a self,
         db: &'a D,
-    ) -> impl Future<Output = Result<Vec<Created>, EngineError>> + Send + 'a {
-        flow::extra::create_each(db, &self.model, &self.items, self.lenient)
+    ) -> Result<Vec<Created>, EngineError> {
+        flow::extra::create_each(db, &self.model, &self.items, self.lenient).await
     }
 }
 
@@ -280,11 +259,8 @@ impl Operation for Siblings {
     type Out = Value;
     const KIND: Kind = Kind::Read;
 
-    fn run<'a, D: Pages + Aggregates>(
-        &'a self,
-        db: &'a D,
-    ) -> impl Future<Output = Result<Value, EngineError>> + Send + 'a {
-        flow::extra::siblings(db, &self.model, &self.pk, &self.selection)
+    async fn run<'a, D: Pages + Aggregates>(&'a self, db: &'a D) -> Result<Value, EngineError> {
+        flow::extra::siblings(db, &self.model, &self.pk, &self.selection).await
     }
 }
 
@@ -330,12 +306,9 @@ impl Operation for Query {
     type Out = Vec<u8>;
     const KIND: Kind = Kind::Query;
 
-    fn run<'a, D: Pages + Aggregates>(
-        &'a self,
-        db: &'a D,
-    ) -> impl Future<Output = Result<Vec<u8>, EngineError>> + Send + 'a {
+    async fn run<'a, D: Pages + Aggregates>(&'a self, db: &'a D) -> Result<Vec<u8>, EngineError> {
         let SqlLimits { time, answer_bytes } = self.limits;
-        flow::read_only_sql::read_only(db, &self.query, &self.params, time, answer_bytes)
+        flow::read_only_sql::read_only(db, &self.query, &self.params, time, answer_bytes).await
     }
 
     fn limits(&self) -> Option<SqlLimits> {
@@ -359,12 +332,9 @@ impl Operation for Action {
     type Out = Vec<u8>;
     const KIND: Kind = Kind::Action;
 
-    fn run<'a, D: Pages + Aggregates>(
-        &'a self,
-        db: &'a D,
-    ) -> impl Future<Output = Result<Vec<u8>, EngineError>> + Send + 'a {
+    async fn run<'a, D: Pages + Aggregates>(&'a self, db: &'a D) -> Result<Vec<u8>, EngineError> {
         let SqlLimits { time, answer_bytes } = self.limits;
-        flow::action::run_action(db, &self.statements, &self.inputs, time, answer_bytes)
+        flow::action::run_action(db, &self.statements, &self.inputs, time, answer_bytes).await
     }
 
     fn limits(&self) -> Option<SqlLimits> {
