@@ -68,6 +68,17 @@ async fn put_and_body_content_types_over_http() {
     assert_eq!(s, 200, "{v}");
     assert_eq!(v["name"], "Renamed");
     assert_eq!(v["price"], before["price"], "PUT is partial");
+    // Partial as a `PATCH` is (SQLite's serializer requires no column,
+    // `Database::REQUIRES_NO_COLUMN`): a body that is not an object makes the engine fail, and
+    // is refused, marked, as a `PATCH`'s is.
+    for method in ["PUT", "PATCH"] {
+        let (s, v) = call(&emu, method, product, json, "[1]").await;
+        assert_eq!(
+            (s, &v["error_decision"]),
+            (400, &json!("stricter")),
+            "{method}: {v}"
+        );
+    }
     // An empty JSON body is `{}`.
     let (s, v) = call(&emu, "PATCH", product, json, "").await;
     assert_eq!((s, &v["name"]), (200, &json!("Renamed")));
