@@ -3,10 +3,11 @@
 //! A connected resource is one database (a SQLite file, a PostgreSQL database, ...). The HTTP
 //! layer and the route slices hold it as an `Arc<dyn Backend>` and never learn which database
 //! it is: the engine's rules (the query grammar, the Python readings of values, the serializer
-//! forms, aggregate planning, errors) live in [`svc_engine`], and each database is a folder
-//! of its own that implements [`Backend`] with its dialect (`svc-emulator-sqlite/`, `svc-emulator-postgres/`). The
-//! emulator's catalog is the one place that names them: it opens each resource's database at
-//! start.
+//! forms, aggregate planning, errors) live in [`svc_engine`], each operation's flow in
+//! [`operation`], and each database is a folder of its own that says where it runs them (its
+//! [`Schedule`], over which [`Backend`] is written once) with its dialect
+//! (`svc-emulator-sqlite/`, `svc-emulator-postgres/`). The emulator's catalog is the one place
+//! that names them: it opens each resource's database at start.
 //!
 //! Every operation is a future that owns what it needs (`'static`), so that a backend may run
 //! the work where it fits: the SQLite backend moves it to the blocking pool (but for short
