@@ -373,10 +373,11 @@ fn engine_rules(sources: &Sources) -> Vec<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn sources(files: &[(&str, &str)]) -> Sources {
+    /// Sources from `(path, text)` pairs (also for the figures' tests).
+    pub(crate) fn sources(files: &[(&str, &str)]) -> Sources {
         let owned = |(p, s): &(&str, &str)| (p.to_string(), s.to_string());
         files.iter().map(owned).collect()
     }

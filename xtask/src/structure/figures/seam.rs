@@ -314,11 +314,7 @@ fn impls(code: &str) -> Vec<(usize, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn sources(files: &[(&str, &str)]) -> Sources {
-        let owned = |(p, s): &(&str, &str)| (p.to_string(), s.to_string());
-        files.iter().map(owned).collect()
-    }
+    use crate::structure::tests::sources;
 
     #[test]
     fn required_items_of_a_trait() {
