@@ -164,7 +164,7 @@ impl MyResource {
             }
         }
         drop(conn);
-        resource.reload().await?;
+        svc_emulator_core::flow::state::reload(&resource).await?;
         Ok(resource)
     }
 
@@ -202,15 +202,6 @@ impl MyResource {
     /// A database error that the request did not cause.
     pub(crate) fn unexpected(&self, e: mysql_async::Error) -> EngineError {
         EngineError::Internal(format!("MySQL database {}: {}", self.url, message(&e)))
-    }
-
-    /// Reads the schema again: tables and columns added since become models and fields.
-    pub async fn reload(&self) -> Result<(), EngineError> {
-        let mut conn = self.conn().await?;
-        let schema = schema::load_schema(&mut conn).await?;
-        self.state.models().replace(schema);
-        self.state.walks().clear();
-        Ok(())
     }
 }
 

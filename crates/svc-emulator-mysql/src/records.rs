@@ -58,6 +58,7 @@ use svc_engine::body::{non_field, query_failed};
 use svc_engine::field_input::Internal;
 use svc_engine::python::json::py_json_dumps;
 use svc_engine::python::text::unhexlify;
+use svc_engine::records::ModelMap;
 use svc_engine::records::{Records, WritesRows, first_record};
 use svc_engine::table::Table;
 use svc_engine::walks as shared;
@@ -94,6 +95,10 @@ impl Database for MyResource {
     /// A pooled connection: `tz` is refused by the filters on MySQL.
     async fn connect(&self, _tz: Option<&str>) -> Result<Conn, EngineError> {
         self.conn().await
+    }
+
+    async fn reflect(&self, conn: &mut Conn) -> Result<ModelMap<MyModel>, EngineError> {
+        crate::schema::load_schema(conn).await
     }
 
     /// A read's error is where the engine fails (`500`): strict mode answers `400` with

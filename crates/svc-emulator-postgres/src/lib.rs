@@ -162,7 +162,7 @@ impl PgResource {
             }
         }
         drop(client);
-        resource.reload().await?;
+        svc_emulator_core::flow::state::reload(&resource).await?;
         Ok(resource)
     }
 
@@ -216,17 +216,6 @@ impl PgResource {
             Some(row) if rows.is_empty() => Ok(row),
             _ => Err(self.unexpected_text("query returned an unexpected number of rows")),
         }
-    }
-
-    /// Reads the schema again: tables and columns added since become models and fields.
-    pub async fn reload(&self) -> Result<(), EngineError> {
-        let mut client = self.client().await?;
-        let schema = schema::load_schema(&mut client).await?;
-        self.state.models().replace(schema);
-        self.state.walks().clear();
-        // Statements prepared for the old schema: prepared again when next used.
-        self.pool.manager().statement_caches.clear();
-        Ok(())
     }
 }
 

@@ -63,6 +63,7 @@ use svc_engine::field_input::Internal;
 use svc_engine::python::floats::py_float_repr;
 use svc_engine::python::json::{PyJson, py_json_dumps};
 use svc_engine::python::text::{py_text, py_uuid};
+use svc_engine::records::ModelMap;
 use svc_engine::records::Records;
 use svc_engine::records::{WritesRows, first_record, record_json};
 use svc_engine::table::Table;
@@ -119,6 +120,13 @@ impl Database for PgResource {
 
     async fn connect(&self, tz: Option<&str>) -> Result<Object, EngineError> {
         self.client_in(tz).await
+    }
+
+    async fn reflect(&self, conn: &mut Object) -> Result<ModelMap<PgModel>, EngineError> {
+        let models = crate::schema::load_schema(conn).await?;
+        // Statements prepared for the old schema: prepared again when next used.
+        self.pool.manager().statement_caches.clear();
+        Ok(models)
     }
 
     /// A read's error (a value PostgreSQL cannot compare, an operator the column's type lacks)

@@ -50,7 +50,6 @@
 //! keys enforced (a user's team must exist), errors as field errors.
 
 use crate::Resource;
-use crate::SavedDatabase;
 use crate::aggregate::register_functions;
 use crate::driver::SqlCancel;
 use crate::records::Sqlite;
@@ -72,9 +71,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 use std::time::Instant;
 use svc_emulator_core::backend::operation::{Kind, Operation};
-use svc_emulator_core::backend::{
-    Batch, Exported, Hold, Import, Saved, Schedule, ToolsBackend, Work,
-};
+use svc_emulator_core::backend::{Batch, Hold, Schedule, ToolsBackend, Work};
 use svc_emulator_core::blocking::on_blocking_pool;
 use svc_emulator_core::dialect::quote_ident;
 use svc_emulator_core::flow::references::run_now;
@@ -297,6 +294,10 @@ impl Schedule for Resource {
         }
     }
 
+    fn inputs(&self, statements: &[String]) -> Result<BTreeSet<String>, EngineError> {
+        Resource::action_inputs(statements)
+    }
+
     /// On the blocking pool, in one transaction of the writer connection.
     fn create_all(self: Arc<Self>, model: String, bodies: Vec<PyJson>, hold: Hold) -> Batch {
         Box::pin(async move {
@@ -312,39 +313,6 @@ impl Schedule for Resource {
                 )
             })?
         })
-    }
-
-    fn reload(self: Arc<Self>, hold: Hold) -> Work<()> {
-        on_pool(self, hold, |db| db.reload())
-    }
-
-    fn save(self: Arc<Self>, hold: Hold) -> Work<Saved> {
-        on_pool(self, hold, |db| Ok(Arc::new(db.save()?) as Saved))
-    }
-
-    fn restore(self: Arc<Self>, saved: Saved, hold: Hold) -> Work<()> {
-        on_pool(self, hold, move |db| {
-            match saved.downcast_ref::<SavedDatabase>() {
-                Some(saved) => db.restore(saved),
-                None => Err(EngineError::Internal(
-                    "this copy of the data was saved from a resource of another kind of \
-                     database: restore it on the resource that saved it"
-                        .to_owned(),
-                )),
-            }
-        })
-    }
-
-    fn export(self: Arc<Self>, hold: Hold) -> Work<Exported> {
-        on_pool(self, hold, |db| db.export())
-    }
-
-    fn import(self: Arc<Self>, import: Import, hold: Hold) -> Work<usize> {
-        on_pool(self, hold, move |db| db.import(&import))
-    }
-
-    fn inputs(&self, statements: &[String]) -> Result<BTreeSet<String>, EngineError> {
-        Resource::action_inputs(statements)
     }
 }
 

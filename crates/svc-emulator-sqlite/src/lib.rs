@@ -158,8 +158,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::Duration;
+use svc_emulator_core::backend::operation::Reload;
 use svc_emulator_core::backend::operation::{Delete, List, Operation, Retrieve};
-use svc_emulator_core::backend::{Backend, Exported, Import, ToolsBackend};
+use svc_emulator_core::backend::{Backend, ToolsBackend};
 #[cfg(test)]
 use svc_emulator_core::backend::{
     Update,
@@ -167,6 +168,7 @@ use svc_emulator_core::backend::{
 };
 use svc_emulator_core::blocking::on_blocking_pool;
 use svc_emulator_core::flow;
+use svc_emulator_core::flow::export::SavedData;
 use svc_emulator_core::flow::references::run_now;
 use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::write::read_back_sql;
@@ -499,12 +501,7 @@ impl Resource {
     /// Re-reads the schema: tables and columns added since become models and fields, dropped
     /// ones disappear. Data is not touched.
     pub fn reload(&self) -> Result<(), EngineError> {
-        let schema = {
-            let w = self.lock(&self.writer);
-            load_schema(&w.conn)?
-        };
-        self.state.models().replace(schema.models);
-        Ok(())
+        self.run_here(&Reload)
     }
 
     /// The models (as last read: start or reload) and walks, as the core keeps them.
@@ -1179,42 +1176,29 @@ fn copy(from: &Connection, to: &mut Connection) -> Result<(), EngineError> {
 }
 
 impl Resource {
-    /// A copy of the database as it is now, in memory.
-    pub(crate) fn save(&self) -> Result<SavedDatabase, EngineError> {
+    /// A copy of the database as it is now, in memory, read on `conn` (a reader: the copy is
+    /// one consistent state of it).
+    pub(crate) fn save_from(&self, conn: &Connection) -> Result<SavedData, EngineError> {
         let mut copied = Connection::open_in_memory().map_err(engine_error)?;
-        self.with_read(|conn| copy(conn, &mut copied))?;
-        Ok(SavedDatabase(Mutex::new(copied), self.origin))
+        copy(conn, &mut copied)?;
+        Ok(Arc::new(SavedDatabase(Mutex::new(copied), self.origin)))
     }
 
-    /// Every record of every table (not views) and `sqlite_sequence`, in one read snapshot: an
-    /// export (`flow::export`).
-    pub(crate) fn export(&self) -> Result<Exported, EngineError> {
-        let (models, keys) = self.with_read(|conn| {
-            let db = Sqlite::new(self, conn);
-            run_now(flow::export::export(&db))
-        })?;
-        Ok(Exported { models, keys })
-    }
-
-    /// Writes an export's records in one transaction of the writer (`flow::export`), then
-    /// reads the schema again (what the models know of their rows).
-    pub(crate) fn import(&self, import: &Import) -> Result<usize, EngineError> {
-        let written = self.with_writer(|conn| {
-            let db = Sqlite::new(self, conn);
-            run_now(flow::export::import(
-                &db,
-                &import.models,
-                import.replace,
-                import.keys.as_ref(),
-            ))
-        })?;
-        self.reload()?;
-        Ok(written)
-    }
-
-    /// Puts `saved` back: the database is again what it was when saved, for every connection.
-    /// The schema is read again (a saved database may have other tables).
-    pub(crate) fn restore(&self, saved: &SavedDatabase) -> Result<(), EngineError> {
+    /// Puts `saved` back through `conn` (the writer): the database is again what it was when
+    /// saved, for every connection. The caller reads the schema again (a saved database may
+    /// have other tables).
+    pub(crate) fn restore_into(
+        &self,
+        saved: &(dyn std::any::Any + Send + Sync),
+        conn: &mut Connection,
+    ) -> Result<(), EngineError> {
+        let Some(saved) = saved.downcast_ref::<SavedDatabase>() else {
+            return Err(EngineError::Internal(
+                "this copy of the data was saved from a resource of another kind of database: \
+                 restore it on the resource that saved it"
+                    .to_owned(),
+            ));
+        };
         if saved.1 != self.origin {
             return Err(EngineError::Internal(
                 "this copy of the data was saved from another resource: restore it on the \
@@ -1224,8 +1208,7 @@ impl Resource {
         }
         // The copy is only read; a panic elsewhere while it was held left it whole.
         let from = saved.0.lock().unwrap_or_else(|e| e.into_inner());
-        self.with_writer(|conn| copy(&from, conn))?;
-        self.reload()
+        copy(&from, conn)
     }
 }
 

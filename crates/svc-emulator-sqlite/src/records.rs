@@ -64,6 +64,7 @@ use crate::{Resource, db_error, get_by_identity, lookup_value};
 use rusqlite::Connection;
 use rusqlite::params_from_iter;
 use rusqlite::types::{Value, ValueRef};
+use std::any::Any;
 use std::borrow::Cow;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -75,7 +76,7 @@ use svc_emulator_core::flow::delete::delete_row;
 use svc_emulator_core::flow::driver::Failure;
 use svc_emulator_core::flow::driver::Session;
 use svc_emulator_core::flow::export::{
-    Exports, SavedTable, Suspended, bind_imported, foreign_counter,
+    Exports, SavedData, SavedTable, Suspended, bind_imported, foreign_counter,
 };
 use svc_emulator_core::flow::records::{Database, Rows};
 use svc_emulator_core::flow::records::{Page, Pages, counted};
@@ -87,9 +88,9 @@ use svc_engine::body::{non_field, query_failed};
 use svc_engine::error::EngineError;
 use svc_engine::field_input::{Internal, py_equal};
 use svc_engine::python::json::{PyJson, py_json_to_json};
-use svc_engine::records::Records;
 use svc_engine::records::WritesRows;
 use svc_engine::records::record_json;
+use svc_engine::records::{ModelMap, Records};
 use svc_engine::table::Table;
 use svc_engine::types::Reflected;
 use svc_engine::types::{PyValue, read};
@@ -264,7 +265,7 @@ impl<'c> Sqlite<'c> {
 }
 
 /// SQLite's side of an export and an import (`flow::export`); its saved copies are its online
-/// backup's (`Resource::save`), not `flow::snapshot`'s.
+/// backup's (`Resource::save_from`), not `flow::snapshot`'s.
 impl<'c> Exports for Sqlite<'c> {
     /// `sqlite_sequence`'s rows: what numbers the next key of each `AUTOINCREMENT` table (the
     /// others number theirs past the largest key, which the rows give back).
@@ -273,6 +274,20 @@ impl<'c> Exports for Sqlite<'c> {
     /// SQLite's `BEGIN` reads as of its first read, to its end (an in-memory database's one
     /// connection is the emulator's alone meanwhile).
     const BEGIN_SNAPSHOT: &'static str = "BEGIN";
+
+    /// The whole database copied into memory by SQLite's online backup, which copies its
+    /// pages: 117 us for 10k rows where `flow::snapshot` would put them back in 2.58 ms
+    /// (`cargo xtask bench --only fixture`, docs/performance.md section 12).
+    async fn save_copy(&self) -> Result<SavedData, EngineError> {
+        let conn = self.connect(None).await?;
+        self.resource.save_from(conn)
+    }
+
+    /// The whole database put back from its copy, on the writer.
+    async fn restore_copy(&self, saved: &(dyn Any + Send + Sync)) -> Result<(), EngineError> {
+        let conn = self.connect(None).await?;
+        self.resource.restore_into(saved, conn)
+    }
 
     async fn read_keys(
         &self,
@@ -480,6 +495,11 @@ impl<'c> Database for Sqlite<'c> {
             .ok_or_else(|| {
                 EngineError::Internal("an operation asked for its connection twice".to_owned())
             })
+    }
+
+    /// Read on the operation's connection (the writer: a reload sees every table made).
+    async fn reflect(&self, conn: &mut &'c mut Connection) -> Result<ModelMap<Model>, EngineError> {
+        Ok(schema::load_schema(conn)?.models)
     }
 
     /// A read's failure is the database's (`500`), as the engine's: SQLite refuses nothing a

@@ -24,6 +24,9 @@ impl Origin {
     }
 }
 
+/// Models by name, as a reflection reads them ([`Models::replace`]).
+pub type ModelMap<M> = BTreeMap<String, Arc<M>>;
+
 /// The models of a resource, by table name, as its database's schema was last read. A new
 /// reading replaces them whole: a request keeps the models it started with.
 #[derive(Debug)]
@@ -51,7 +54,7 @@ impl<M> Models<M> {
 
 impl<M: Table> Models<M> {
     /// Puts a new reading of the schema in place of the last one.
-    pub fn replace(&self, models: BTreeMap<String, Arc<M>>) {
+    pub fn replace(&self, models: ModelMap<M>) {
         *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(models);
     }
 

@@ -3,8 +3,7 @@
 //! [`Hold`](super::Hold) kept until it ends. Dropping a future drops its query: a read-only SQL
 //! query is cancelled in the database.
 
-/// Implements [`Schedule`](crate::backend::Schedule) (and so [`Backend`](crate::backend::Backend)) for `$resource`, whose inherent async
-/// `reload` reads its schema again. The records operations, read-only SQL and saved copies are
+/// Implements [`Schedule`](crate::backend::Schedule) (and so [`Backend`](crate::backend::Backend)) for `$resource`. The records operations, read-only SQL, saved copies and reload are
 /// the flows of `flow::read`, `flow::write`, `flow::aggregate`, `flow::read_only_sql`, `flow::action`, `flow::snapshot` and `flow::export`,
 /// over the resource's side of them (`flow::records::Database`,
 /// `flow::aggregate::Aggregates`, `flow::driver::Driver`, `flow::export::Exports`); the macro also gives the resource the public methods that run
@@ -118,72 +117,6 @@ macro_rules! awaited_backend {
                 Box::pin(async move {
                     let _hold = hold;
                     op.run(&*self).await
-                })
-            }
-
-            fn reload(
-                self: std::sync::Arc<Self>,
-                hold: $crate::backend::Hold,
-            ) -> $crate::backend::Work<()> {
-                Box::pin(async move {
-                    let _hold = hold;
-                    <$resource>::reload(&self).await
-                })
-            }
-
-            fn save(
-                self: std::sync::Arc<Self>,
-                hold: $crate::backend::Hold,
-            ) -> $crate::backend::Work<$crate::backend::Saved> {
-                Box::pin(async move {
-                    let _hold = hold;
-                    let copy = $crate::flow::snapshot::save(&*self).await?;
-                    Ok(std::sync::Arc::new(copy) as $crate::backend::Saved)
-                })
-            }
-
-            fn restore(
-                self: std::sync::Arc<Self>,
-                saved: $crate::backend::Saved,
-                hold: $crate::backend::Hold,
-            ) -> $crate::backend::Work<()> {
-                Box::pin(async move {
-                    let _hold = hold;
-                    $crate::flow::snapshot::restore(&*self, &*saved).await?;
-                    // The tables may have changed since the copy was saved: models as they are.
-                    <$resource>::reload(&self).await
-                })
-            }
-
-            fn export(
-                self: std::sync::Arc<Self>,
-                hold: $crate::backend::Hold,
-            ) -> $crate::backend::Work<$crate::backend::Exported> {
-                Box::pin(async move {
-                    let _hold = hold;
-                    let (models, keys) = $crate::flow::export::export(&*self).await?;
-                    Ok($crate::backend::Exported { models, keys })
-                })
-            }
-
-            fn import(
-                self: std::sync::Arc<Self>,
-                import: $crate::backend::Import,
-                hold: $crate::backend::Hold,
-            ) -> $crate::backend::Work<usize> {
-                Box::pin(async move {
-                    let _hold = hold;
-                    let written = $crate::flow::export::import(
-                        &*self,
-                        &import.models,
-                        import.replace,
-                        import.keys.as_ref(),
-                    )
-                    .await?;
-                    // What the models know of their rows (a key the rows share) is read
-                    // again, as after a restore.
-                    <$resource>::reload(&self).await?;
-                    Ok(written)
                 })
             }
 

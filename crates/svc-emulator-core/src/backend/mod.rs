@@ -48,7 +48,7 @@ pub type Batch =
 
 /// A copy of a resource's data that [`Backend::save`] kept: only the backend that kept it
 /// reads it ([`Backend::restore`]).
-pub type Saved = Arc<dyn Any + Send + Sync>;
+pub type Saved = crate::flow::export::SavedData;
 
 /// A resource's records as an export writes them ([`Backend::export`]): as of one moment.
 #[derive(Debug)]

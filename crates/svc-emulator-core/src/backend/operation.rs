@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::flow;
 use crate::flow::aggregate::Aggregates;
+use crate::flow::export::Exports;
 use crate::flow::records::Pages;
 use svc_engine::extra_actions::Created;
 use svc_engine::python::json::PyJson;
@@ -16,7 +17,8 @@ use svc_engine::{
     AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Selection, SqlLimits,
 };
 
-use super::Update;
+use super::{Exported, Import, Update};
+use crate::flow::export::SavedData;
 
 /// What an operation does to the data, which says where a database may run it: SQLite runs a
 /// list or a retrieve on the async worker when it is known to be short, and the rest on the
@@ -27,11 +29,12 @@ pub enum Kind {
     List,
     /// One record ([`Retrieve`]).
     Retrieve,
-    /// Other reads of records ([`Siblings`]).
+    /// Other reads of records ([`Siblings`]), a copy of them ([`SaveCopy`], [`Export`]).
     Read,
     /// An aggregate or a group, which reads every selected row ([`Aggregate`], [`Group`]).
     Summary,
-    /// A write ([`Create`], [`Change`], [`Delete`], [`BulkCreate`], [`Reorder`]).
+    /// A write ([`Create`], [`Change`], [`Delete`], [`BulkCreate`], [`Reorder`]), data or a
+    /// schema put back ([`RestoreCopy`], [`ImportRecords`], [`Reload`]).
     Write,
     /// A user's read-only query ([`Query`]): stopped at its time limit, or when its caller
     /// goes away.
@@ -50,7 +53,7 @@ pub trait Operation: Send + Sync + 'static {
     const KIND: Kind;
 
     /// Runs the operation's flow over `db`.
-    fn run<'a, D: Pages + Aggregates>(
+    fn run<'a, D: Pages + Aggregates + Exports>(
         &'a self,
         db: &'a D,
     ) -> impl Future<Output = Result<Self::Out, EngineError>> + Send + 'a;
@@ -85,7 +88,10 @@ impl Operation for List {
     type Out = Listing;
     const KIND: Kind = Kind::List;
 
-    async fn run<'a, D: Pages + Aggregates>(&'a self, db: &'a D) -> Result<Listing, EngineError> {
+    async fn run<'a, D: Pages + Aggregates + Exports>(
+        &'a self,
+        db: &'a D,
+    ) -> Result<Listing, EngineError> {
         flow::read::list(db, &self.model, &self.spec).await
     }
 
@@ -109,7 +115,10 @@ impl Operation for Retrieve {
     type Out = Vec<u8>;
     const KIND: Kind = Kind::Retrieve;
 
-    async fn run<'a, D: Pages + Aggregates>(&'a self, db: &'a D) -> Result<Vec<u8>, EngineError> {
+    async fn run<'a, D: Pages + Aggregates + Exports>(
+        &'a self,
+        db: &'a D,
+    ) -> Result<Vec<u8>, EngineError> {
         flow::read::retrieve(db, &self.model, &self.pk, &self.selection).await
     }
 
@@ -133,7 +142,10 @@ impl Operation for Create {
     type Out = Vec<u8>;
     const KIND: Kind = Kind::Write;
 
-    async fn run<'a, D: Pages + Aggregates>(&'a self, db: &'a D) -> Result<Vec<u8>, EngineError> {
+    async fn run<'a, D: Pages + Aggregates + Exports>(
+        &'a self,
+        db: &'a D,
+    ) -> Result<Vec<u8>, EngineError> {
         flow::write::create(db, &self.model, &self.body, self.lenient).await
     }
 }
@@ -146,7 +158,10 @@ impl Operation for Change {
     type Out = Vec<u8>;
     const KIND: Kind = Kind::Write;
 
-    async fn run<'a, D: Pages + Aggregates>(&'a self, db: &'a D) -> Result<Vec<u8>, EngineError> {
+    async fn run<'a, D: Pages + Aggregates + Exports>(
+        &'a self,
+        db: &'a D,
+    ) -> Result<Vec<u8>, EngineError> {
         let Update {
             model,
             pk,
@@ -176,7 +191,10 @@ impl Operation for Delete {
     type Out = ();
     const KIND: Kind = Kind::Write;
 
-    async fn run<'a, D: Pages + Aggregates>(&'a self, db: &'a D) -> Result<(), EngineError> {
+    async fn run<'a, D: Pages + Aggregates + Exports>(
+        &'a self,
+        db: &'a D,
+    ) -> Result<(), EngineError> {
         flow::write::delete(db, &self.model, &self.pk, &self.selection).await
     }
 }
@@ -196,7 +214,10 @@ impl Operation for Aggregate {
     type Out = Value;
     const KIND: Kind = Kind::Summary;
 
-    async fn run<'a, D: Pages + Aggregates>(&'a self, db: &'a D) -> Result<Value, EngineError> {
+    async fn run<'a, D: Pages + Aggregates + Exports>(
+        &'a self,
+        db: &'a D,
+    ) -> Result<Value, EngineError> {
         flow::aggregate::aggregate(db, &self.model, &self.request, &self.selection).await
     }
 }
@@ -216,7 +237,10 @@ impl Operation for Group {
     type Out = Value;
     const KIND: Kind = Kind::Summary;
 
-    async fn run<'a, D: Pages + Aggregates>(&'a self, db: &'a D) -> Result<Value, EngineError> {
+    async fn run<'a, D: Pages + Aggregates + Exports>(
+        &'a self,
+        db: &'a D,
+    ) -> Result<Value, EngineError> {
         flow::aggregate::group(db, &self.model, &self.request, &self.selection).await
     }
 }
@@ -236,7 +260,7 @@ impl Operation for BulkCreate {
     type Out = Vec<Created>;
     const KIND: Kind = Kind::Write;
 
-    async fn run<'a, D: Pages + Aggregates>(
+    async fn run<'a, D: Pages + Aggregates + Exports>(
         &'a self,
         db: &'a D,
     ) -> Result<Vec<Created>, EngineError> {
@@ -259,7 +283,10 @@ impl Operation for Siblings {
     type Out = Value;
     const KIND: Kind = Kind::Read;
 
-    async fn run<'a, D: Pages + Aggregates>(&'a self, db: &'a D) -> Result<Value, EngineError> {
+    async fn run<'a, D: Pages + Aggregates + Exports>(
+        &'a self,
+        db: &'a D,
+    ) -> Result<Value, EngineError> {
         flow::extra::siblings(db, &self.model, &self.pk, &self.selection).await
     }
 }
@@ -281,7 +308,10 @@ impl Operation for Reorder {
     type Out = Value;
     const KIND: Kind = Kind::Write;
 
-    async fn run<'a, D: Pages + Aggregates>(&'a self, db: &'a D) -> Result<Value, EngineError> {
+    async fn run<'a, D: Pages + Aggregates + Exports>(
+        &'a self,
+        db: &'a D,
+    ) -> Result<Value, EngineError> {
         if self.reset {
             flow::extra::reset_order(db, &self.model, &self.body, &self.selection).await
         } else {
@@ -306,7 +336,10 @@ impl Operation for Query {
     type Out = Vec<u8>;
     const KIND: Kind = Kind::Query;
 
-    async fn run<'a, D: Pages + Aggregates>(&'a self, db: &'a D) -> Result<Vec<u8>, EngineError> {
+    async fn run<'a, D: Pages + Aggregates + Exports>(
+        &'a self,
+        db: &'a D,
+    ) -> Result<Vec<u8>, EngineError> {
         let SqlLimits { time, answer_bytes } = self.limits;
         flow::read_only_sql::read_only(db, &self.query, &self.params, time, answer_bytes).await
     }
@@ -332,12 +365,103 @@ impl Operation for Action {
     type Out = Vec<u8>;
     const KIND: Kind = Kind::Action;
 
-    async fn run<'a, D: Pages + Aggregates>(&'a self, db: &'a D) -> Result<Vec<u8>, EngineError> {
+    async fn run<'a, D: Pages + Aggregates + Exports>(
+        &'a self,
+        db: &'a D,
+    ) -> Result<Vec<u8>, EngineError> {
         let SqlLimits { time, answer_bytes } = self.limits;
         flow::action::run_action(db, &self.statements, &self.inputs, time, answer_bytes).await
     }
 
     fn limits(&self) -> Option<SqlLimits> {
         Some(self.limits)
+    }
+}
+
+/// The schema read again: the models as they are now ([`flow::state::reload`]).
+#[derive(Debug)]
+pub struct Reload;
+
+impl Operation for Reload {
+    type Out = ();
+    const KIND: Kind = Kind::Write;
+
+    async fn run<'a, D: Pages + Aggregates + Exports>(
+        &'a self,
+        db: &'a D,
+    ) -> Result<(), EngineError> {
+        flow::state::reload(db).await
+    }
+}
+
+/// A copy of the data as it is now ([`Exports::save_copy`]).
+#[derive(Debug)]
+pub struct SaveCopy;
+
+impl Operation for SaveCopy {
+    type Out = SavedData;
+    const KIND: Kind = Kind::Read;
+
+    async fn run<'a, D: Pages + Aggregates + Exports>(
+        &'a self,
+        db: &'a D,
+    ) -> Result<SavedData, EngineError> {
+        db.save_copy().await
+    }
+}
+
+/// A saved copy put back ([`Exports::restore_copy`]); the schema is read again after it
+/// ([`Reload`]).
+#[derive(Debug)]
+pub struct RestoreCopy(pub SavedData);
+
+impl Operation for RestoreCopy {
+    type Out = ();
+    const KIND: Kind = Kind::Write;
+
+    async fn run<'a, D: Pages + Aggregates + Exports>(
+        &'a self,
+        db: &'a D,
+    ) -> Result<(), EngineError> {
+        db.restore_copy(&*self.0).await
+    }
+}
+
+/// The records of every model as of one moment ([`flow::export::export`]).
+#[derive(Debug)]
+pub struct Export;
+
+impl Operation for Export {
+    type Out = Exported;
+    const KIND: Kind = Kind::Read;
+
+    async fn run<'a, D: Pages + Aggregates + Exports>(
+        &'a self,
+        db: &'a D,
+    ) -> Result<Exported, EngineError> {
+        let (models, keys) = flow::export::export(db).await?;
+        Ok(Exported { models, keys })
+    }
+}
+
+/// An export's records written ([`flow::export::import`]); the schema is read again after it
+/// ([`Reload`]: what the models know of their rows, a key the rows share).
+#[derive(Debug)]
+pub struct ImportRecords(pub Import);
+
+impl Operation for ImportRecords {
+    type Out = usize;
+    const KIND: Kind = Kind::Write;
+
+    async fn run<'a, D: Pages + Aggregates + Exports>(
+        &'a self,
+        db: &'a D,
+    ) -> Result<usize, EngineError> {
+        let Import {
+            models,
+            replace,
+            keys,
+        } = &self.0;
+        flow::export::import(db, models, *replace, keys.as_ref()).await
     }
 }

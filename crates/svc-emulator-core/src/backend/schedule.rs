@@ -2,8 +2,9 @@
 //! ([`Schedule`]): each records operation is an [`Operation`](super::operation::Operation),
 //! the flow it answers by is the core's, and the database only runs it (awaited where it is
 //! asked for on a database server, `awaited_backend!`; on the async worker or the blocking
-//! pool on SQLite, `svc-emulator-sqlite/src/backend.rs`). Its saved copies, exports and reload
-//! are its own.
+//! pool on SQLite, `svc-emulator-sqlite/src/backend.rs`). Its reload, saved copies, exports and
+//! imports are operations too ([`Reload`], [`SaveCopy`], [`RestoreCopy`], [`Export`],
+//! [`ImportRecords`]).
 
 use std::collections::BTreeSet;
 use std::fmt::Debug;
@@ -12,8 +13,8 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::operation::{
-    Action, Aggregate, BulkCreate, Change, Create, Delete, Group, List, Operation, Query, Reorder,
-    Retrieve, Siblings,
+    Action, Aggregate, BulkCreate, Change, Create, Delete, Export, Group, ImportRecords, List,
+    Operation, Query, Reload, Reorder, RestoreCopy, Retrieve, SaveCopy, Siblings,
 };
 use super::{Backend, Batch, Exported, Hold, Import, Saved, Update, Work};
 use svc_engine::extra_actions::Created;
@@ -25,9 +26,8 @@ use svc_engine::{
     AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Selection, SqlLimits,
 };
 
-/// Where a database runs each operation of [`Backend`], which the core writes over it: a
-/// records operation, a read-only query and an action through [`run`](Self::run); its saved
-/// copies, exports and reload as its own. Every future owns what it needs and keeps the caller's [`Hold`] until the work has
+/// Where a database runs each operation of [`Backend`], which the core writes over it: each
+/// through [`run`](Self::run). Every future owns what it needs and keeps the caller's [`Hold`] until the work has
 /// ended.
 pub trait Schedule: Send + Sync + Debug + 'static {
     /// A model.
@@ -65,21 +65,6 @@ pub trait Schedule: Send + Sync + Debug + 'static {
             Ok(created)
         })
     }
-
-    /// Reads the schema again ([`Backend::reload`]).
-    fn reload(self: Arc<Self>, hold: Hold) -> Work<()>;
-
-    /// A copy of the data ([`Backend::save`]).
-    fn save(self: Arc<Self>, hold: Hold) -> Work<Saved>;
-
-    /// Puts a copy back ([`Backend::restore`]).
-    fn restore(self: Arc<Self>, saved: Saved, hold: Hold) -> Work<()>;
-
-    /// The records as of one moment ([`Backend::export`]).
-    fn export(self: Arc<Self>, hold: Hold) -> Work<Exported>;
-
-    /// Writes an export's records ([`Backend::import`]).
-    fn import(self: Arc<Self>, import: Import, hold: Hold) -> Work<usize>;
 
     /// The `:name` inputs of an action's statements, as the database reads its text
     /// ([`Backend::inputs`]).
@@ -238,23 +223,38 @@ impl<S: Schedule> Backend for S {
     }
 
     fn reload(self: Arc<Self>, hold: Hold) -> Work<()> {
-        Schedule::reload(self, hold)
+        self.run(Reload, hold)
     }
 
     fn save(self: Arc<Self>, hold: Hold) -> Work<Saved> {
-        Schedule::save(self, hold)
+        self.run(SaveCopy, hold)
     }
 
+    /// The copy put back, then the schema read again: the tables may have changed since the
+    /// copy was saved.
     fn restore(self: Arc<Self>, saved: Saved, hold: Hold) -> Work<()> {
-        Schedule::restore(self, saved, hold)
+        Box::pin(async move {
+            Arc::clone(&self)
+                .run(RestoreCopy(saved), Box::new(()))
+                .await?;
+            self.run(Reload, hold).await
+        })
     }
 
     fn export(self: Arc<Self>, hold: Hold) -> Work<Exported> {
-        Schedule::export(self, hold)
+        self.run(Export, hold)
     }
 
+    /// The records written, then the schema read again: what the models know of their rows
+    /// (a key the rows share).
     fn import(self: Arc<Self>, import: Import, hold: Hold) -> Work<usize> {
-        Schedule::import(self, import, hold)
+        Box::pin(async move {
+            let written = Arc::clone(&self)
+                .run(ImportRecords(import), Box::new(()))
+                .await?;
+            self.run(Reload, hold).await?;
+            Ok(written)
+        })
     }
 
     fn sql(

@@ -20,6 +20,7 @@ use std::future::Future;
 use crate::flow::driver::{Failure, Session};
 use crate::flow::read::readable;
 use crate::flow::records::{BaseTable, Database, ModelSql, Pages};
+use crate::flow::snapshot;
 use crate::flow::write::{Values, read_values};
 use svc_engine::EngineError;
 use svc_engine::field_input::Internal;
@@ -27,6 +28,10 @@ use svc_engine::python::json::PyJson;
 use svc_engine::python::text::py_bytes_literal;
 use svc_engine::records::Records;
 use svc_engine::table::{BodyColumn, Column, Table};
+
+/// A copy of a resource's data ([`Exports::save_copy`]): only the resource that kept it reads
+/// it.
+pub type SavedData = std::sync::Arc<dyn std::any::Any + Send + Sync>;
 
 /// A table of a copy.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -195,7 +200,7 @@ pub async fn stores_dropped(within: std::time::Duration) -> usize {
 pub trait Exports: Database<Model: BaseTable> + Sized {
     /// What numbers the next generated keys of the saved tables, as saved (and as an export
     /// writes it in its files).
-    type Keys: Send + Sync + serde::Serialize + serde::de::DeserializeOwned;
+    type Keys: Send + Sync + 'static + serde::Serialize + serde::de::DeserializeOwned;
 
     /// The statement that begins a transaction whose reads all see the data as of one moment
     /// (MySQL: `START TRANSACTION WITH CONSISTENT SNAPSHOT`).
@@ -226,6 +231,25 @@ pub trait Exports: Database<Model: BaseTable> + Sized {
             let done = conn.execute_one(sql).await;
             done.map_err(|f| self.fault(f, Failure::Unexpected))
         }
+    }
+
+    /// A copy of the data as it is now, which only this resource reads back
+    /// ([`restore_copy`](Self::restore_copy)): by default [`snapshot::save`], in a store of the
+    /// database's own. SQLite copies its whole database with its online backup instead.
+    fn save_copy(&self) -> impl Future<Output = Result<SavedData, EngineError>> + Send {
+        async move {
+            let copy = snapshot::save(self).await?;
+            Ok(std::sync::Arc::new(copy) as SavedData)
+        }
+    }
+
+    /// Puts back a copy [`save_copy`](Self::save_copy) made: by default [`snapshot::restore`].
+    /// The caller reads the schema again after it.
+    fn restore_copy(
+        &self,
+        saved: &(dyn std::any::Any + Send + Sync),
+    ) -> impl Future<Output = Result<(), EngineError>> + Send {
+        snapshot::restore(self, saved)
     }
 
     /// Makes the store `name` (unquoted) of a saved copy (`flow::snapshot`: a database

@@ -24,15 +24,17 @@
 //!   rows, a connection given up; a read-only query's proof of read-only, cancel and cleaning
 //!   ([`read_only_sql`]), and an action's statements in a read-write transaction ([`action`]).
 //! - `Exports` ([`export`]): its transactions, generated keys and foreign keys' checks, for an
-//!   export and an import (every database) and a saved copy's restore (`snapshot`, where the copy
-//!   lives: the servers').
+//!   export and an import (every database) and a saved copy and its restore (`snapshot`, where
+//!   the copy lives: the servers').
+//! - [`state`]: what the core keeps of a resource, and its reload over the database's
+//!   `Database::reflect`.
 //!
 //! The flows over them: `read` (a list and a retrieve), `write` (a create, an update, a
 //! delete), [`delete`] (what SQLAlchemy's automap relationships do to the rows that refer to a
 //! row being deleted), `aggregate`, `read_only_sql`, `action`, `snapshot` and [`export`].
 //!
-//! SQLite runs its own saved copies (`svc-emulator-sqlite/src/lib.rs`, its online backup, which copies the
-//! database's pages). Through `snapshot`, SQLite would drop the tables' triggers (it cannot turn
+//! SQLite keeps its own saved copies (its `Exports::save_copy` and `restore_copy`, over its
+//! online backup, which copies the database's pages). Through `snapshot`, SQLite would drop the tables' triggers (it cannot turn
 //! one off) and make them again in the restore's transaction, and put 10k rows back in 2.58 ms
 //! where the page copy takes 117 us (`cargo xtask bench --only fixture`, section 12): a reset
 //! would cost more than the start it replaces. So only the database servers run `snapshot`.

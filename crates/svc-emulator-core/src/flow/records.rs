@@ -18,7 +18,7 @@ use crate::flow::write::Values;
 use svc_engine::body::non_field;
 use svc_engine::field_input::{Internal, to_internal};
 use svc_engine::python::json::PyJson;
-use svc_engine::records::{self, Models, RecordRow, Records};
+use svc_engine::records::{self, ModelMap, Models, RecordRow, Records};
 use svc_engine::relation::Use;
 use svc_engine::table::BodyColumn;
 use svc_engine::table::{Column, MappedTable, Table};
@@ -200,6 +200,13 @@ pub trait Database:
             self.state().time_zone().get_or_read(read, |e| e).await
         }
     }
+
+    /// The models as the database's catalog describes them now, read on `conn`: each table
+    /// and view the engine maps, by name (`flow::state::reload`).
+    fn reflect(
+        &self,
+        conn: &mut Self::Conn,
+    ) -> impl Future<Output = Result<ModelMap<Self::Model>, EngineError>> + Send;
 
     /// The driver's error of a statement that was doing what `failure` says, in the engine's
     /// terms.

@@ -1,6 +1,7 @@
 //! A copy of a database server's data, and putting it back (`Backend::save` and
-//! `Backend::restore` of the servers' backends; SQLite copies its whole database with its own
-//! backup instead, `svc-emulator-sqlite/src/lib.rs`), written once over a database's [`Exports`].
+//! `Backend::restore`: [`Exports::save_copy`] and [`Exports::restore_copy`] by default; SQLite
+//! copies its whole database with its own backup instead), written once over a database's
+//! [`Exports`].
 //!
 //! **Where the copy lives**: in the database itself, in a store of its own (a schema, or a
 //! database) named `svc_emulator_saved_` and 32 random hex digits, so that two emulators on the
@@ -42,18 +43,21 @@ use svc_engine::table::{BodyColumn, Column, Table};
 /// The start of every store's name; the rest is random.
 pub const STORE_PREFIX: &str = "svc_emulator_saved_";
 
-/// A copy of a resource's data, in its database's store.
-pub struct SavedCopy<D: Exports + 'static> {
+/// A copy of a resource's data, in its database's store (`K`: its [`Exports::Keys`]).
+pub struct SavedCopy<K> {
     origin: Origin,
     tables: Vec<SavedTable>,
-    keys: D::Keys,
+    keys: K,
     /// Held for its drop: the store goes with the copy.
     _store: Store,
     /// The store's name, unquoted.
     store_name: String,
 }
 
-impl<D: Exports + 'static> SavedCopy<D> {
+/// The copy [`save`] makes of `D`'s data.
+pub type SavedOf<D> = SavedCopy<<D as Exports>::Keys>;
+
+impl<K> SavedCopy<K> {
     /// The name of the store the copy lives in (a schema, a database), unquoted: what a test
     /// looks for in the catalog.
     pub fn store_name(&self) -> &str {
@@ -61,7 +65,7 @@ impl<D: Exports + 'static> SavedCopy<D> {
     }
 }
 
-impl<D: Exports + 'static> std::fmt::Debug for SavedCopy<D> {
+impl<K> std::fmt::Debug for SavedCopy<K> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SavedCopy")
             .field("store", &self.store_name)
@@ -72,7 +76,7 @@ impl<D: Exports + 'static> std::fmt::Debug for SavedCopy<D> {
 
 /// A copy of the data of `db` as it is now, in a store of its own (see the module's
 /// documentation).
-pub async fn save<D: Exports + 'static>(db: &D) -> Result<SavedCopy<D>, EngineError> {
+pub async fn save<D: Exports>(db: &D) -> Result<SavedOf<D>, EngineError> {
     let failed = |e| context("saving a copy of the data", e);
     let models = db.models().current();
     let mut conn = Session::new(db.connect(None).await.map_err(failed)?);
@@ -133,12 +137,12 @@ pub async fn save<D: Exports + 'static>(db: &D) -> Result<SavedCopy<D>, EngineEr
 /// Puts back the copy `saved` (made by [`save`] of this resource): the saved tables hold exactly
 /// their saved rows again, and the generated keys are as saved. The caller reads the schema
 /// again after it.
-pub async fn restore<D: Exports + 'static>(
+pub async fn restore<D: Exports>(
     db: &D,
     saved: &(dyn Any + Send + Sync),
 ) -> Result<(), EngineError> {
     let failed = |e| context("putting back the saved copy of the data", e);
-    let copy = saved.downcast_ref::<SavedCopy<D>>().ok_or_else(|| {
+    let copy = saved.downcast_ref::<SavedOf<D>>().ok_or_else(|| {
         EngineError::Internal(
             "this copy of the data was saved from a resource of another kind of database: \
              restore it on the resource that saved it"
@@ -167,10 +171,10 @@ pub async fn restore<D: Exports + 'static>(
 }
 
 /// [`restore`]'s transaction, on `conn`.
-async fn put_back_rows<D: Exports + 'static>(
+async fn put_back_rows<D: Exports>(
     db: &D,
     conn: &mut Session<D>,
-    copy: &SavedCopy<D>,
+    copy: &SavedOf<D>,
 ) -> Result<(), EngineError> {
     let failed = |e| context("putting back the saved copy of the data", e);
     begin(db, conn, D::BEGIN).await.map_err(failed)?;

@@ -1,15 +1,26 @@
 //! What the core keeps of a resource between its requests ([`State`]): its models as last read,
 //! where its walks' pages ended (with their counts), and the engine's default time zone. A
-//! database holds one and lends it ([`Database::state`](crate::flow::records::Database::state));
+//! database holds one and lends it ([`Database::state`]);
 //! the flows read and keep what is in it, so that no database writes its own memo.
 
 use std::future::Future;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use crate::flow::records::Database;
 use svc_engine::EngineError;
 use svc_engine::records::Models;
 use svc_engine::walks::Walks;
+
+/// Reads the schema of `db` again ([`Database::reflect`]): its models as they are now, and no
+/// walk of the models as they were (a walk's statements name their columns).
+pub async fn reload<D: Database>(db: &D) -> Result<(), EngineError> {
+    let mut conn = db.connect(None).await?;
+    let models = db.reflect(&mut conn).await?;
+    db.state().models().replace(models);
+    db.state().walks().clear();
+    Ok(())
+}
 
 /// What the core keeps of one resource between its requests: `M` its model, `K` a sort key's
 /// value as its driver reads it.

@@ -348,7 +348,7 @@ mod postgres_db {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::*;
-    use svc_emulator_core::flow::snapshot::SavedCopy;
+    use svc_emulator_core::flow::snapshot::SavedOf;
     use svc_emulator_postgres::PgResource;
 
     /// Beside the shared tables: keys numbered by identity and by a sequence of its own, and a
@@ -425,7 +425,7 @@ CREATE MATERIALIZED VIEW event_count AS SELECT count(*) AS n FROM events;
     }
 
     pub(super) fn store_of(saved: &Saved) -> Option<String> {
-        let copy = saved.downcast_ref::<SavedCopy<PgResource>>()?;
+        let copy = saved.downcast_ref::<SavedOf<PgResource>>()?;
         Some(copy.store_name().to_owned())
     }
 
@@ -585,7 +585,7 @@ UPDATE cycle_a SET b_id = 1;
 #[cfg(feature = "mysql")]
 mod mysql_db {
     use super::*;
-    use svc_emulator_core::flow::snapshot::SavedCopy;
+    use svc_emulator_core::flow::snapshot::SavedOf;
     use svc_emulator_mysql::MyResource;
 
     const SCHEMA: &str = "
@@ -625,7 +625,7 @@ INSERT INTO zero VALUES (0, 'zero'), (5, 'five');
                 ("zero", json!({"v": "new"})),
             ],
             store_of: |saved| {
-                let copy = saved.downcast_ref::<SavedCopy<MyResource>>()?;
+                let copy = saved.downcast_ref::<SavedOf<MyResource>>()?;
                 Some(copy.store_name().to_owned())
             },
             stores_named: "SELECT COUNT(*) FROM information_schema.SCHEMATA \
