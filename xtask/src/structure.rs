@@ -262,7 +262,7 @@ fn holds(sql: &str, statement: &str) -> bool {
 
 /// The calls of the servers' drivers (tokio-postgres, mysql_async) that send a statement: only
 /// a server's `driver.rs` writes them, so every statement it runs has one runner and one bind
-/// type (issue 85). SQLite's crate is not held to it yet: rusqlite runs in most of its files.
+/// type (issue 85).
 const DRIVER_CALLS: [&str; 12] = [
     ".query(",
     ".query_one(",
@@ -278,9 +278,25 @@ const DRIVER_CALLS: [&str; 12] = [
     ".query_iter(",
 ];
 
+/// The calls of SQLite's driver (rusqlite) that prepare or run a statement: only its
+/// `driver.rs` writes them, as a server's.
+const SQLITE_DRIVER_CALLS: [&str; 10] = [
+    ".prepare(",
+    ".prepare_cached(",
+    ".execute(",
+    ".execute_batch(",
+    ".query(",
+    ".query_row(",
+    ".query_map(",
+    ".raw_query(",
+    ".savepoint(",
+    "Backup::new(",
+];
+
 /// [`FLOW_STATEMENTS`] in the database crates (SQLite's own are exempt: the built-in tools'
 /// schema and writes in `backend.rs`, docs/contract.md 5.3, and `sqlite_sequence`, its next
-/// keys); [`DRIVER_CALLS`] outside a server's `driver.rs`; and dead code allowed in the flows,
+/// keys); [`DRIVER_CALLS`] outside a server's `driver.rs` ([`SQLITE_DRIVER_CALLS`] outside
+/// SQLite's); and dead code allowed in the flows,
 /// which serve every database, SQLite included.
 fn flow_rules(core: &Sources, databases: &[(&str, Sources)]) -> Vec<String> {
     let mut out = Vec::new();
@@ -296,10 +312,14 @@ fn flow_rules(core: &Sources, databases: &[(&str, Sources)]) -> Vec<String> {
             }
         }
     }
-    for (name, sources) in databases.iter().filter(|(name, _)| *name != "sqlite") {
+    for (name, sources) in databases {
+        let calls: &[&str] = match *name {
+            "sqlite" => &SQLITE_DRIVER_CALLS,
+            _ => &DRIVER_CALLS,
+        };
         for (path, src) in sources.iter().filter(|(path, _)| path != "driver.rs") {
             let code = code(src);
-            for call in DRIVER_CALLS {
+            for call in calls {
                 for line in code.match_indices(call).map(|(at, _)| line_at(&code, at)) {
                     let at = format!("crates/svc-emulator-{name}/src/{path}:{line}");
                     let fix = "run it through the crate's driver.rs, bound with its Params";
@@ -422,12 +442,18 @@ pub(crate) mod tests {
         let (my, lite) = (sources(&[("db.rs", src)]), sources(&[("backend.rs", src)]));
         let out = flow_rules(&core, &[("mysql", my), ("sqlite", lite)]);
         assert_eq!(places(&out), "db.rs:1 flow/x.rs:2");
-        // A server's statement runs in its driver.rs only; a comment that names a call is none.
+        // A statement runs in its database's driver.rs only; a comment that names a call is none.
         let call = "// client.query(sql)\nlet r = client\n    .query_one(sql, &[]);\n";
         let my = sources(&[("driver.rs", call), ("schema.rs", call)]);
-        let lite = sources(&[("lib.rs", call)]);
-        let out = flow_rules(&Vec::new(), &[("mysql", my), ("sqlite", lite)]);
-        assert_eq!(places(&out), "schema.rs:3");
+        // SQLite's are rusqlite's, in its driver.rs only too.
+        let lite_call = "conn.execute_batch(\"BEGIN\")?;\n";
+        let lite = [
+            ("lib.rs", call),
+            ("records.rs", lite_call),
+            ("driver.rs", lite_call),
+        ];
+        let out = flow_rules(&Vec::new(), &[("mysql", my), ("sqlite", sources(&lite))]);
+        assert_eq!(places(&out), "schema.rs:3 records.rs:1");
         let sql = "SELECT a FROM t|{} = {}|\"{t}\".\"{}\"|\"\"|UPDATE t SET a|`";
         assert!(sql.split('|').all(|sql| sql_text(sql).is_some()));
         let prose = "the value must be >= 1|SELECTED|said \"hi\" to|\\\"";

@@ -55,8 +55,8 @@ use serde_json::{Map, Value as Json};
 
 use crate::Resource;
 use crate::driver::StoredRow;
+use crate::driver::prepares;
 use crate::records::Sqlite;
-use crate::schema::prepare;
 use crate::schema::{Field, Model};
 use crate::types::json_column_value;
 use crate::types::stored;
@@ -377,7 +377,7 @@ pub(crate) fn register_sqlite340(conn: &Connection) -> rusqlite::Result<()> {
 /// would expire every cached statement of the connection.
 pub(crate) fn register_functions(conn: &Connection) -> rusqlite::Result<()> {
     let probe = format!("SELECT {SUM_FN}(NULL), {AVG_FN}(NULL)");
-    if prepare(conn, &probe).is_ok() {
+    if prepares(conn, &probe) {
         return Ok(());
     }
     let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;

@@ -52,10 +52,11 @@
 use crate::Resource;
 use crate::aggregate::register_functions;
 use crate::driver::SqlCancel;
+use crate::driver::{changed, each_row, first_row, script};
 use crate::records::Sqlite;
 use crate::schema::Field;
 use crate::schema::Model;
-use crate::schema::{prepare, strictly_required};
+use crate::schema::strictly_required;
 use crate::types::engine_error;
 use crate::types::{json_to_sql, text_to_sql};
 use rusqlite::types::Value;
@@ -687,16 +688,15 @@ impl Resource {
         };
         self.with_writer(|conn| {
             let run = || -> rusqlite::Result<Vec<u8>> {
-                let mut stmt = prepare(conn, &sql)?;
-                let mut rows = stmt.query(params_from_iter(values.iter().map(|(_, v)| v)))?;
-                let buf = match rows.next()? {
-                    Some(row) => record_json(&*model, row, 0),
-                    None => Vec::new(),
-                };
-                // Run the statement to its end: in autocommit mode that is when SQLite commits,
+                // Run to its end (`each_row`): in autocommit mode that is when SQLite commits,
                 // and a commit that fails (a deferred foreign key, an I/O error) must fail the
                 // create, not be lost in the statement's reset after a `201`.
-                finish(&mut rows)?;
+                let mut buf = Vec::new();
+                let binds = params_from_iter(values.iter().map(|(_, v)| v));
+                each_row(conn, &sql, binds, |row| {
+                    buf = record_json(&*model, row, 0);
+                    Ok::<(), rusqlite::Error>(())
+                })?;
                 Ok(buf)
             };
             with_foreign_keys(conn, || {
@@ -745,12 +745,13 @@ impl Resource {
         );
         self.with_writer(|conn| {
             let run = || -> rusqlite::Result<Option<Vec<u8>>> {
-                let mut stmt = prepare(conn, &sql)?;
-                let binds = values.iter().map(|(_, v)| v).chain(std::iter::once(&pk));
-                let mut rows = stmt.query(params_from_iter(binds))?;
-                let buf = rows.next()?.map(|row| record_json(&*model, row, 0));
                 // As in `create`: the commit happens (and can fail) at the end of the statement.
-                finish(&mut rows)?;
+                let mut buf = None;
+                let binds = values.iter().map(|(_, v)| v).chain(std::iter::once(&pk));
+                each_row(conn, &sql, params_from_iter(binds), |row| {
+                    buf = Some(record_json(&*model, row, 0));
+                    Ok::<(), rusqlite::Error>(())
+                })?;
                 Ok(buf)
             };
             with_foreign_keys(conn, || match run() {
@@ -772,7 +773,7 @@ impl Resource {
             model.pk_field().sql
         );
         self.with_writer(|conn| {
-            let run = || -> rusqlite::Result<usize> { prepare(conn, &sql)?.execute([&pk]) };
+            let run = || -> rusqlite::Result<usize> { changed(conn, &sql, [&pk]) };
             with_foreign_keys(conn, || match run() {
                 Ok(0) => Err(EngineError::RecordNotFound),
                 Ok(_) => Ok(()),
@@ -854,9 +855,8 @@ impl Resource {
                         "SELECT 1 FROM {} WHERE {parent_col} = ? LIMIT 1",
                         quote_ident(&fk.parent_table)
                     );
-                    let exists = prepare(conn, &sql)
-                        .and_then(|mut s| s.exists([v]))
-                        .unwrap_or(true);
+                    let exists =
+                        first_row(conn, &sql, [v], |_| Ok(())).map_or(true, |row| row.is_some());
                     if !exists {
                         let shown = match v {
                             Value::Integer(i) => i.to_string(),
@@ -901,20 +901,12 @@ fn with_foreign_keys<R>(
     conn: &Connection,
     f: impl FnOnce() -> Result<R, EngineError>,
 ) -> Result<R, EngineError> {
-    conn.execute_batch("PRAGMA foreign_keys = ON;")
-        .map_err(engine_error)?;
+    script(conn, "PRAGMA foreign_keys = ON;").map_err(engine_error)?;
     let out = f();
-    let off = conn.execute_batch("PRAGMA foreign_keys = OFF;");
+    let off = script(conn, "PRAGMA foreign_keys = OFF;");
     let out = out?;
     off.map_err(engine_error)?;
     Ok(out)
-}
-
-/// Steps a statement to its end, so that an autocommit's error (raised when the statement
-/// completes) is returned instead of being dropped by the statement's reset.
-fn finish(rows: &mut rusqlite::Rows<'_>) -> rusqlite::Result<()> {
-    while rows.next()?.is_some() {}
-    Ok(())
 }
 
 fn add(errors: &mut BTreeMap<String, Vec<String>>, field: &str, message: &str) {
@@ -960,12 +952,10 @@ fn fetch_one(conn: &Connection, model: &Model, pk: &Value) -> Result<Vec<u8>, En
         model.table_sql,
         model.pk_field().sql
     );
-    let mut stmt = prepare(conn, &sql).map_err(engine_error)?;
-    let mut rows = stmt.query([pk]).map_err(engine_error)?;
-    match rows.next().map_err(engine_error)? {
-        Some(row) => Ok(record_json(model, row, 0)),
-        None => Err(EngineError::RecordNotFound),
-    }
+    let record = first_row(conn, &sql, [pk], |row| Ok(record_json(model, row, 0)));
+    record
+        .map_err(engine_error)?
+        .ok_or(EngineError::RecordNotFound)
 }
 
 #[cfg(test)]

@@ -20,7 +20,6 @@
 use crate::Resource;
 use crate::records::Sqlite;
 use crate::schema::FieldKind;
-use crate::schema::prepare;
 use crate::types::write_value;
 use crate::types::{engine_error, stored};
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
@@ -641,6 +640,131 @@ impl std::ops::Deref for StoredRow {
 
     fn deref(&self) -> &Vec<Value> {
         &self.0
+    }
+}
+
+// Every statement the crate runs, through one of these (`cargo xtask structure` holds SQLite
+// to it as it holds the servers): a statement's rows, each handed on as SQLite reads it; the
+// rows it changed; statements without values; a savepoint; the database copied whole.
+
+/// Prepares `sql` on `conn` through the connection's statement cache (rusqlite's `cache`
+/// feature): the statements of lists, counts and writes are parsed and planned once.
+fn prepare<'c>(conn: &'c Connection, sql: &str) -> rusqlite::Result<rusqlite::CachedStatement<'c>> {
+    conn.prepare_cached(sql)
+}
+
+/// Runs `sql` with `params` to its end, each row handed to `row` as SQLite reads it (nothing
+/// collected: a list's records are written from it). In autocommit mode a write commits at
+/// its statement's end, so a commit that fails fails here.
+pub(crate) fn each_row<P, E>(
+    conn: &Connection,
+    sql: &str,
+    params: P,
+    mut row: impl FnMut(&rusqlite::Row<'_>) -> Result<(), E>,
+) -> Result<(), E>
+where
+    P: rusqlite::Params,
+    E: From<rusqlite::Error>,
+{
+    let mut stmt = prepare(conn, sql)?;
+    let mut rows = stmt.query(params)?;
+    while let Some(r) = rows.next()? {
+        row(r)?;
+    }
+    Ok(())
+}
+
+/// The rows of `sql` with `params`, each as `read` reads it.
+pub(crate) fn rows_as<T, P: rusqlite::Params>(
+    conn: &Connection,
+    sql: &str,
+    params: P,
+    mut read: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+) -> rusqlite::Result<Vec<T>> {
+    let mut all = Vec::new();
+    each_row(conn, sql, params, |r| {
+        all.push(read(r)?);
+        Ok::<(), rusqlite::Error>(())
+    })?;
+    Ok(all)
+}
+
+/// The first row of `sql` with `params`, as `read` reads it; `None` when it has none.
+pub(crate) fn first_row<T, P: rusqlite::Params>(
+    conn: &Connection,
+    sql: &str,
+    params: P,
+    read: impl FnOnce(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+) -> rusqlite::Result<Option<T>> {
+    let mut stmt = prepare(conn, sql)?;
+    let mut rows = stmt.query(params)?;
+    rows.next()?.map(read).transpose()
+}
+
+/// The rows of a statement of the catalog (a reflection's `pragma_*`), as `read` reads each:
+/// prepared apart from the statement cache, which they would fill with statements run once.
+pub(crate) fn catalog_rows<T, P: rusqlite::Params>(
+    conn: &Connection,
+    sql: &str,
+    params: P,
+    read: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+) -> rusqlite::Result<Vec<T>> {
+    let mut stmt = conn.prepare(sql)?;
+    let rows = stmt.query_map(params, read)?;
+    rows.collect()
+}
+
+/// Runs `sql` with `params`: how many rows it changed.
+pub(crate) fn changed<P: rusqlite::Params>(
+    conn: &Connection,
+    sql: &str,
+    params: P,
+) -> rusqlite::Result<usize> {
+    prepare(conn, sql)?.execute(params)
+}
+
+/// Runs `sql`, statements without values, one after the other (a seed, a pragma, a
+/// transaction's `BEGIN` or `COMMIT`).
+pub(crate) fn script(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
+    conn.execute_batch(sql)
+}
+
+/// Whether SQLite prepares `sql`: it knows its functions and reads its syntax.
+pub(crate) fn prepares(conn: &Connection, sql: &str) -> bool {
+    prepare(conn, sql).is_ok()
+}
+
+/// A savepoint on `conn`: a transaction of its own, or a step of the one `conn` is in;
+/// released by its commit, rolled back when dropped.
+pub(crate) fn savepoint(conn: &mut Connection) -> rusqlite::Result<rusqlite::Savepoint<'_>> {
+    conn.savepoint()
+}
+
+/// How long a copy waits for a lock another connection holds (as the resource's connections'
+/// busy timeout does).
+const COPY_WAIT: Duration = Duration::from_secs(5);
+
+/// Copies the whole of `from` into `to`, all pages in one step (SQLite's online backup): the
+/// copy is taken (or put back) as one consistent state. A step that finds a database locked
+/// is tried again.
+pub(crate) fn copy(from: &Connection, to: &mut Connection) -> Result<(), EngineError> {
+    use rusqlite::backup::{Backup, StepResult};
+    let backup = Backup::new(from, to).map_err(engine_error)?;
+    let start = Instant::now();
+    loop {
+        match backup.step(-1).map_err(engine_error)? {
+            StepResult::Done => return Ok(()),
+            StepResult::Busy | StepResult::Locked if start.elapsed() < COPY_WAIT => {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            StepResult::More => {}
+            _ => {
+                return Err(EngineError::Internal(format!(
+                    "the database stayed locked for {}s while copying it",
+                    COPY_WAIT.as_secs()
+                )));
+            }
+        }
     }
 }
 

@@ -142,14 +142,14 @@ mod types;
 mod tests;
 
 use crate::backend::{Attempt, ListRun, Mode, Route, RunMemory, route_retrieve};
+use crate::driver::{copy, first_row, script};
 use crate::records::Budget;
 use crate::records::ListMemo;
 use crate::records::Sqlite;
 use crate::records::unreadable;
-use crate::schema::{load_schema, prepare};
+use crate::schema::load_schema;
 use crate::types::{bind, write_field_value};
 use crate::types::{engine_error, stored};
-use rusqlite::backup::{Backup, StepResult};
 use rusqlite::config::DbConfig;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OpenFlags, params_from_iter};
@@ -224,7 +224,7 @@ impl<'c> Snapshot<'c> {
     /// meanwhile).
     fn begin(conn: &'c mut Connection, begin: bool) -> rusqlite::Result<Self> {
         if begin {
-            conn.execute_batch("BEGIN")?;
+            script(conn, "BEGIN")?;
         }
         Ok(Snapshot(conn))
     }
@@ -248,7 +248,7 @@ impl Drop for Snapshot<'_> {
         if !self.0.is_autocommit() {
             // A read has nothing to keep; a connection that cannot roll back fails its next
             // statement.
-            let _ = self.0.execute_batch("ROLLBACK");
+            let _ = script(self.0, "ROLLBACK");
         }
     }
 }
@@ -364,8 +364,7 @@ fn configure(conn: &Connection) -> Result<(), EngineError> {
     // The data engine's SQLite connections never turn foreign keys on: a delete of a
     // referenced row and a dangling reference are both accepted (its ORM handles references,
     // see `Resource::delete_selected`). Off explicitly, whatever SQLite was built with.
-    conn.execute_batch("PRAGMA foreign_keys = OFF;")
-        .map_err(engine_error)?;
+    script(conn, "PRAGMA foreign_keys = OFF;").map_err(engine_error)?;
     // The query planner stability guarantee: a statement keeps the plan it was prepared with,
     // whatever values are bound. Without it, SQLite marks a bound `LIMIT ?`/`OFFSET ?` as
     // "re-prepare when this binding changes", and the statement cache clears every binding
@@ -407,15 +406,14 @@ impl Resource {
                 let conn =
                     Connection::open_with_flags(path, flags).map_err(|e| open_error(path, e))?;
                 configure(&conn)?;
-                let tables: i64 = conn
-                    .query_row(
-                        "SELECT count(*) FROM sqlite_schema WHERE type = 'table'",
-                        [],
-                        |r| r.get(0),
-                    )
-                    .map_err(engine_error)?;
-                if tables == 0 {
-                    conn.execute_batch(seed_sql).map_err(engine_error)?;
+                let tables = first_row(
+                    &conn,
+                    "SELECT count(*) FROM sqlite_schema WHERE type = 'table'",
+                    [],
+                    |r| r.get::<_, i64>(0),
+                );
+                if tables.map_err(engine_error)? == Some(0) {
+                    script(&conn, seed_sql).map_err(engine_error)?;
                 }
                 Self::from_file_connection(path, conn)
             }
@@ -429,11 +427,10 @@ impl Resource {
 
     fn from_file_connection(path: &Path, conn: Connection) -> Result<Self, EngineError> {
         configure(&conn)?;
-        let mode: String = conn
-            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
-            .map_err(|e| open_error(path, e))?;
-        conn.execute_batch("PRAGMA synchronous = NORMAL;")
-            .map_err(engine_error)?;
+        let mode = first_row(&conn, "PRAGMA journal_mode = WAL", [], |r| r.get(0))
+            .map_err(|e| open_error(path, e))?
+            .unwrap_or_else(String::new);
+        script(&conn, "PRAGMA synchronous = NORMAL;").map_err(engine_error)?;
         let schema = load_schema(&conn).map_err(|e| match e {
             EngineError::Internal(m) => {
                 EngineError::Internal(format!("cannot read database {}: {m}", path.display()))
@@ -449,11 +446,8 @@ impl Resource {
                         configure(&r)?;
                         // A mapping is only a speed-up: SQLite reads through the cache when
                         // it cannot map.
-                        let _: rusqlite::Result<i64> = r.query_row(
-                            &format!("PRAGMA mmap_size = {READER_MMAP_BYTES}"),
-                            [],
-                            |row| row.get(0),
-                        );
+                        let mmap = format!("PRAGMA mmap_size = {READER_MMAP_BYTES}");
+                        let _ = first_row(&r, &mmap, [], |row| row.get::<_, i64>(0));
                         readers.push(Conn::new(r));
                     }
                     Err(_) => break,
@@ -593,10 +587,10 @@ impl Resource {
         }
         let mut w = self.lock(&self.writer);
         let conn = &mut w.conn;
-        let on = conn.execute_batch("PRAGMA query_only = 1;");
+        let on = script(conn, "PRAGMA query_only = 1;");
         let out = f(conn);
         if on.is_ok() {
-            let _ = conn.execute_batch("PRAGMA query_only = 0;");
+            let _ = script(conn, "PRAGMA query_only = 0;");
         }
         out
     }
@@ -670,10 +664,8 @@ impl Resource {
                     Snapshot::begin(conn, !self.readers.is_empty()).map_err(engine_error)?;
                 // The first statement of the snapshot: it begins the read and says whether any
                 // other connection committed since this one last looked.
-                let version: i64 = prepare(&snapshot, "PRAGMA data_version")
-                    .map_err(engine_error)?
-                    .query_row([], |r| r.get(0))
-                    .map_err(engine_error)?;
+                let version = first_row(&snapshot, "PRAGMA data_version", [], |r| r.get(0));
+                let version: i64 = version.map_err(engine_error)?.unwrap_or_default();
                 let ticket = self.memo.ticket(generation, seen_version, version);
                 if max_skip.is_some() && !ticket.usable() {
                     // Another connection committed since this one last looked: the data is not
@@ -833,19 +825,17 @@ impl Resource {
         bodies: &[PyJson],
     ) -> Result<usize, (usize, EngineError)> {
         self.with_writer(|conn| {
-            conn.execute_batch("BEGIN IMMEDIATE")
-                .map_err(|e| (0, engine_error(e)))?;
+            script(conn, "BEGIN IMMEDIATE").map_err(|e| (0, engine_error(e)))?;
             for (i, body) in bodies.iter().enumerate() {
                 let db = Sqlite::new(self, conn);
                 if let Err(e) = run_now(flow::write::create(&db, model, body, false)) {
                     // Nothing to answer: the refusal is the answer, and a connection that
                     // cannot roll back fails its next statement.
-                    let _ = conn.execute_batch("ROLLBACK");
+                    let _ = script(conn, "ROLLBACK");
                     return Err((i, e));
                 }
             }
-            conn.execute_batch("COMMIT")
-                .map_err(|e| (bodies.len(), engine_error(e)))?;
+            script(conn, "COMMIT").map_err(|e| (bodies.len(), engine_error(e)))?;
             Ok(bodies.len())
         })
     }
@@ -973,17 +963,12 @@ pub(crate) fn get_by_identity(
         }
     }
     let sql = read_back_sql(model, &conds.join(" AND "));
-    let mut stmt = prepare(conn, &sql).map_err(engine_error)?;
-    let mut rows = stmt.query(params_from_iter(binds)).map_err(engine_error)?;
-    match rows.next().map_err(engine_error)? {
-        Some(row) => Ok(Some(
-            (0..model.fields.len())
-                .map(|i| row.get::<_, Value>(i))
-                .collect::<rusqlite::Result<Vec<Value>>>()
-                .map_err(engine_error)?,
-        )),
-        None => Ok(None),
-    }
+    let row = first_row(conn, &sql, params_from_iter(binds), |row| {
+        (0..model.fields.len())
+            .map(|i| row.get::<_, Value>(i))
+            .collect::<rusqlite::Result<Vec<Value>>>()
+    });
+    row.map_err(engine_error)
 }
 
 impl Resource {
@@ -1149,32 +1134,6 @@ mod open_tests {
 #[derive(Debug)]
 pub(crate) struct SavedDatabase(Mutex<Connection>, Origin);
 
-/// How long a copy waits for a lock another connection holds (as the resource's connections'
-/// busy timeout does).
-const WAIT: Duration = Duration::from_secs(5);
-
-/// Copies the whole of `from` into `to`, all pages in one step: the copy is taken (or put
-/// back) as one consistent state. A step that finds a database locked is tried again.
-fn copy(from: &Connection, to: &mut Connection) -> Result<(), EngineError> {
-    let backup = Backup::new(from, to).map_err(engine_error)?;
-    let start = std::time::Instant::now();
-    loop {
-        match backup.step(-1).map_err(engine_error)? {
-            StepResult::Done => return Ok(()),
-            StepResult::Busy | StepResult::Locked if start.elapsed() < WAIT => {
-                std::thread::sleep(Duration::from_millis(1));
-            }
-            StepResult::More => {}
-            _ => {
-                return Err(EngineError::Internal(format!(
-                    "the database stayed locked for {}s while copying it",
-                    WAIT.as_secs()
-                )));
-            }
-        }
-    }
-}
-
 impl Resource {
     /// A copy of the database as it is now, in memory, read on `conn` (a reader: the copy is
     /// one consistent state of it).
@@ -1239,7 +1198,7 @@ const UNREPEATABLE: &[&str] = &[
 pub(crate) fn seed_in_memory(conn: &mut Connection, seed_sql: &str) -> Result<(), EngineError> {
     let lower = seed_sql.to_ascii_lowercase();
     if seed_sql.trim().is_empty() || UNREPEATABLE.iter().any(|w| lower.contains(w)) {
-        conn.execute_batch(seed_sql).map_err(engine_error)?;
+        script(conn, seed_sql).map_err(engine_error)?;
         return Ok(());
     }
     let kept = {
@@ -1253,7 +1212,7 @@ pub(crate) fn seed_in_memory(conn: &mut Connection, seed_sql: &str) -> Result<()
         let from = db.lock().unwrap_or_else(|e| e.into_inner());
         return copy(&from, conn);
     }
-    conn.execute_batch(seed_sql).map_err(engine_error)?;
+    script(conn, seed_sql).map_err(engine_error)?;
     let mut copied = Connection::open_in_memory().map_err(engine_error)?;
     copy(conn, &mut copied)?;
     let mut seeded = SEEDED.lock().unwrap_or_else(|e| e.into_inner());

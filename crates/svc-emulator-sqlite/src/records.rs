@@ -54,7 +54,7 @@
 //! this list reads.
 
 use crate::driver::{SqlCancel, StoredRow, Watchdog};
-use crate::schema::prepare;
+use crate::driver::{changed, each_row, savepoint};
 use crate::schema::{self, SqliteConnection, equal_all};
 use crate::schema::{Field, Model, SqliteColumn, SqliteType};
 use crate::types::write_field_value;
@@ -108,15 +108,11 @@ impl<'c> Rows for Sqlite<'c> {
         lenient: bool,
         sink: &mut S,
     ) -> Result<(), EngineError> {
-        let mut read = || -> rusqlite::Result<()> {
-            let mut stmt = prepare(conn, sql)?;
-            let mut rows = stmt.query(params_from_iter(params.iter()))?;
-            while let Some(row) = rows.next()? {
-                sink(row);
-            }
-            Ok(())
-        };
-        read().map_err(|e| self.fault(e, Failure::Read { lenient }))
+        let read = each_row(conn, sql, params_from_iter(params.iter()), |row| {
+            sink(row);
+            Ok::<(), rusqlite::Error>(())
+        });
+        read.map_err(|e| self.fault(e, Failure::Read { lenient }))
     }
 }
 
@@ -567,10 +563,9 @@ impl<'c> Database for Sqlite<'c> {
             let old_identity = identity_of(model, &locked)?;
             let sql = update_sql::<Self>(model, &sets, &at_identity(model));
             let binds = bound.iter().chain(old_identity.iter());
-            let changed = prepare(tx.conn(), &sql)
-                .and_then(|mut s| s.execute(params_from_iter(binds)))
+            let written = changed(tx.conn(), &sql, params_from_iter(binds))
                 .map_err(|e| db_error(model, e))?;
-            if changed != 1 {
+            if written != 1 {
                 return Err(query_failed());
             }
             for (at, &i) in identity.iter_mut().zip(&model.identity) {
@@ -652,10 +647,8 @@ impl<'c> Database for Sqlite<'c> {
         let mut params = Vec::new();
         let (sql, written) = insert_statement::<Self>(model, values, 0, &mut params)?;
         // A savepoint: a transaction of its own, or one step of `Resource::create_bodies`'s.
-        let tx = conn.savepoint().map_err(engine_error)?;
-        prepare(&tx, &sql)
-            .and_then(|mut s| s.execute(params_from_iter(params.iter())))
-            .map_err(|e| db_error(model, e))?;
+        let tx = savepoint(conn).map_err(engine_error)?;
+        changed(&tx, &sql, params_from_iter(params.iter())).map_err(|e| db_error(model, e))?;
         let identity: Vec<Value> = model
             .identity
             .iter()

@@ -17,6 +17,7 @@
 //! through `dialect::quote_ident`.
 
 use crate::db_error;
+use crate::driver::{catalog_rows, changed, rows_as};
 use crate::types::engine_error;
 use rusqlite::types::Value;
 use rusqlite::{Connection, params_from_iter};
@@ -31,15 +32,6 @@ use svc_engine::table::{ColumnKind, MappedColumn, MappedTable};
 use svc_engine::types::ColumnType;
 use svc_engine::types::{FilterFamily, Reflected, ValueWriter};
 
-/// Prepares `sql` on `conn` through the connection's statement cache (rusqlite's `cache`
-/// feature): the statements of lists, counts and writes are parsed and planned once.
-pub(crate) fn prepare<'c>(
-    conn: &'c Connection,
-    sql: &str,
-) -> rusqlite::Result<rusqlite::CachedStatement<'c>> {
-    conn.prepare_cached(sql)
-}
-
 struct PragmaColumn {
     name: String,
     declared: String,
@@ -53,32 +45,19 @@ struct PragmaColumn {
 pub(crate) fn load_schema(conn: &Connection) -> Result<Schema, EngineError> {
     // Views too: the engine reflects them like tables (SQLAlchemy's inspector lists them), and
     // serves them as models keyed on their first column.
-    let mut tables: Vec<(String, bool)> = Vec::new();
-    {
-        let mut stmt = conn
-            .prepare(
-                "SELECT name, type = 'view' FROM pragma_table_list \
-             WHERE schema = 'main' AND type IN ('table', 'view') ORDER BY name",
-            )
-            .map_err(engine_error)?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? != 0))
-            })
-            .map_err(engine_error)?;
-        for row in rows {
-            let (name, view) = row.map_err(engine_error)?;
-            // SQLAlchemy lists `sqlite_master`'s tables, which include SQLite's own
-            // `sqlite_sequence` and `sqlite_stat1` (the engine serves them), not the schema
-            // table itself.
-            if name.eq_ignore_ascii_case("sqlite_schema")
-                || name.eq_ignore_ascii_case("sqlite_master")
-            {
-                continue;
-            }
-            tables.push((name, view));
-        }
-    }
+    let listed = catalog_rows(
+        conn,
+        "SELECT name, type = 'view' FROM pragma_table_list \
+         WHERE schema = 'main' AND type IN ('table', 'view') ORDER BY name",
+        [],
+        |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? != 0)),
+    )
+    .map_err(engine_error)?;
+    // SQLAlchemy lists `sqlite_master`'s tables, which include SQLite's own `sqlite_sequence`
+    // and `sqlite_stat1` (the engine serves them), not the schema table itself.
+    let tables = listed.into_iter().filter(|(name, _)| {
+        !name.eq_ignore_ascii_case("sqlite_schema") && !name.eq_ignore_ascii_case("sqlite_master")
+    });
     let mut models = std::collections::BTreeMap::new();
     for (name, view) in tables {
         if let Some(model) = load_model(conn, &name, view)? {
@@ -86,17 +65,14 @@ pub(crate) fn load_schema(conn: &Connection) -> Result<Schema, EngineError> {
         }
     }
     // The foreign keys of every table, each of whose ends the ORM maps as a relationship.
-    let mut stmt = conn
-        .prepare(
-            "SELECT m.name, f.\"table\" FROM sqlite_schema AS m \
+    let foreign_keys = catalog_rows(
+        conn,
+        "SELECT m.name, f.\"table\" FROM sqlite_schema AS m \
          JOIN pragma_foreign_key_list(m.name) AS f WHERE m.type = 'table'",
-        )
-        .map_err(engine_error)?;
-    let foreign_keys = stmt
-        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
-        .map_err(engine_error)?
-        .collect::<rusqlite::Result<Vec<_>>>()
-        .map_err(engine_error)?;
+        [],
+        |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)),
+    )
+    .map_err(engine_error)?;
     for (from, to) in &foreign_keys {
         if models.contains_key(from) && models.contains_key(to) {
             for name in [from, to] {
@@ -112,35 +88,25 @@ pub(crate) fn load_schema(conn: &Connection) -> Result<Schema, EngineError> {
 }
 
 fn load_model(conn: &Connection, table: &str, view: bool) -> Result<Option<Model>, EngineError> {
-    let mut columns = Vec::new();
-    {
-        let mut stmt = conn
-            .prepare(
-                "SELECT name, type, \"notnull\", dflt_value IS NOT NULL, pk, hidden \
-             FROM pragma_table_xinfo(?1) ORDER BY cid",
-            )
-            .map_err(engine_error)?;
-        let rows = stmt
-            .query_map([table], |r| {
-                Ok(PragmaColumn {
-                    name: r.get(0)?,
-                    declared: r.get::<_, Option<String>>(1)?.unwrap_or_default(),
-                    not_null: r.get::<_, i64>(2)? != 0,
-                    default: r.get::<_, i64>(3)? != 0,
-                    pk: r.get(4)?,
-                    hidden: r.get(5)?,
-                })
+    let columns = catalog_rows(
+        conn,
+        "SELECT name, type, \"notnull\", dflt_value IS NOT NULL, pk, hidden \
+         FROM pragma_table_xinfo(?1) ORDER BY cid",
+        [table],
+        |r| {
+            Ok(PragmaColumn {
+                name: r.get(0)?,
+                declared: r.get::<_, Option<String>>(1)?.unwrap_or_default(),
+                not_null: r.get::<_, i64>(2)? != 0,
+                default: r.get::<_, i64>(3)? != 0,
+                pk: r.get(4)?,
+                hidden: r.get(5)?,
             })
-            .map_err(engine_error)?;
-        for c in rows {
-            let c = c.map_err(engine_error)?;
-            // hidden = 1: hidden column of a virtual table; 2, 3: generated columns.
-            if c.hidden == 1 {
-                continue;
-            }
-            columns.push(c);
-        }
-    }
+        },
+    )
+    .map_err(engine_error)?;
+    // hidden = 1: hidden column of a virtual table; 2, 3: generated columns.
+    let columns: Vec<PragmaColumn> = columns.into_iter().filter(|c| c.hidden != 1).collect();
     if columns.is_empty() {
         return Ok(None);
     }
@@ -153,10 +119,15 @@ fn load_model(conn: &Connection, table: &str, view: bool) -> Result<Option<Model
     let pk = declared.first().copied().unwrap_or(0);
     let single_key = declared.len() == 1;
     let without_rowid = !view
-        && conn
-            .prepare("SELECT coalesce(max(wr), 0) FROM pragma_table_list WHERE schema = 'main' AND name = ?1").map_err(engine_error)?
-            .query_row([table], |r| r.get::<_, i64>(0)).map_err(engine_error)?
-            != 0;
+        && catalog_rows(
+            conn,
+            "SELECT coalesce(max(wr), 0) FROM pragma_table_list WHERE schema = 'main' AND name = ?1",
+            [table],
+            |r| r.get::<_, i64>(0),
+        )
+        .map_err(engine_error)?
+        .first()
+        .is_some_and(|&wr| wr != 0);
     let mut fields = Vec::with_capacity(columns.len());
     for (i, c) in columns.into_iter().enumerate() {
         // Only a single declared INTEGER key of a rowid table is SQLite's rowid alias.
@@ -184,39 +155,26 @@ fn load_model(conn: &Connection, table: &str, view: bool) -> Result<Option<Model
         });
     }
 
-    let mut foreign_keys = Vec::new();
-    {
-        let mut stmt = conn.prepare(
-            "SELECT id, \"from\", \"table\", \"to\" FROM pragma_foreign_key_list(?1) ORDER BY id, seq",
-        ).map_err(engine_error)?;
-        let rows = stmt
-            .query_map([table], |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, Option<String>>(3)?,
-                ))
-            })
-            .map_err(engine_error)?;
-        let mut all: Vec<(i64, ForeignKey)> = Vec::new();
-        for row in rows {
-            let (id, column, parent_table, parent_column) = row.map_err(engine_error)?;
-            all.push((
-                id,
-                ForeignKey {
-                    column,
-                    parent_table,
-                    parent_column,
-                },
-            ));
-        }
-        for (id, fk) in &all {
-            if all.iter().filter(|(other, _)| other == id).count() == 1 {
-                foreign_keys.push(fk.clone());
-            }
-        }
-    }
+    let all = catalog_rows(
+        conn,
+        "SELECT id, \"from\", \"table\", \"to\" FROM pragma_foreign_key_list(?1) ORDER BY id, seq",
+        [table],
+        |r| {
+            let key = ForeignKey {
+                column: r.get(1)?,
+                parent_table: r.get(2)?,
+                parent_column: r.get(3)?,
+            };
+            Ok((r.get::<_, i64>(0)?, key))
+        },
+    )
+    .map_err(engine_error)?;
+    // Keys of one column only.
+    let foreign_keys: Vec<ForeignKey> = all
+        .iter()
+        .filter(|(id, _)| all.iter().filter(|(other, _)| other == id).count() == 1)
+        .map(|(_, fk)| fk.clone())
+        .collect();
 
     let reflected = ReflectedTable {
         sql: quote_ident(table),
@@ -259,27 +217,17 @@ impl flow::Cascades for SqliteConnection<'_> {
     type Value = Value;
 
     async fn query(&mut self, sql: &str, params: &[Value]) -> Result<Vec<Vec<Value>>, EngineError> {
-        let mut stmt = prepare(self.conn, sql).map_err(|e| db_error(self.model, e))?;
-        let width = stmt.column_count();
-        let mut rows = stmt
-            .query(params_from_iter(params.iter()))
-            .map_err(engine_error)?;
-        let mut all = Vec::new();
-        while let Some(row) = rows.next().map_err(engine_error)? {
-            all.push(
-                (0..width)
-                    .map(|i| row.get::<_, Value>(i))
-                    .collect::<rusqlite::Result<Vec<Value>>>()
-                    .map_err(engine_error)?,
-            );
-        }
-        Ok(all)
+        let rows = rows_as(self.conn, sql, params_from_iter(params.iter()), |row| {
+            (0..row.as_ref().column_count())
+                .map(|i| row.get::<_, Value>(i))
+                .collect()
+        });
+        rows.map_err(|e| db_error(self.model, e))
     }
 
     /// A refusal (a foreign key's, a constraint's) is the model's, as a write's.
     async fn execute(&mut self, sql: &str, params: &[Value]) -> Result<(), EngineError> {
-        prepare(self.conn, sql)
-            .and_then(|mut s| s.execute(params_from_iter(params.iter())))
+        changed(self.conn, sql, params_from_iter(params.iter()))
             .map_err(|e| db_error(self.model, e))?;
         Ok(())
     }
@@ -310,14 +258,12 @@ impl flow::Cascades for SqliteConnection<'_> {
     ) -> Result<Vec<(String, String)>, EngineError> {
         let names = match which {
             Columns::PrimaryKey => key_columns(self.conn, &table.name)?,
-            Columns::First => prepare(
+            Columns::First => rows_as(
                 self.conn,
                 "SELECT name FROM pragma_table_info(?1) WHERE cid = 0",
+                [&table.name],
+                |r| r.get::<_, String>(0),
             )
-            .map_err(engine_error)?
-            .query_map([&table.name], |r| r.get::<_, String>(0))
-            .map_err(engine_error)?
-            .collect::<rusqlite::Result<Vec<String>>>()
             .map_err(engine_error)?,
         };
         Ok(names
@@ -343,7 +289,7 @@ struct RawReference {
 
 /// Every foreign key of every table that refers to `parent`.
 fn references_to(conn: &Connection, parent: &str) -> Result<Vec<RawReference>, EngineError> {
-    let mut stmt = prepare(
+    let rows = rows_as(
         conn,
         "SELECT m.name, coalesce(m.sql, ''), f.id, f.\"from\", f.\"to\", \
                 coalesce(c.\"notnull\", 0), \
@@ -354,18 +300,22 @@ fn references_to(conn: &Connection, parent: &str) -> Result<Vec<RawReference>, E
          LEFT JOIN pragma_table_info(m.name) AS c ON c.name = f.\"from\" \
          WHERE m.type = 'table' AND f.\"table\" = ?1 \
          ORDER BY m.name, f.id, f.seq",
+        [parent],
+        |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, i64>(2)?,
+                row.get::<_, String>(3)?,
+                row.get::<_, Option<String>>(4)?,
+                row.get::<_, i64>(5)? != 0,
+                row.get::<_, i64>(6)? != 0,
+            ))
+        },
     )
     .map_err(engine_error)?;
-    let mut rows = stmt.query([parent]).map_err(engine_error)?;
     let mut refs: Vec<(i64, String, RawReference)> = Vec::new();
-    while let Some(row) = rows.next().map_err(engine_error)? {
-        let child: String = row.get(0).map_err(engine_error)?;
-        let sql: String = row.get(1).map_err(engine_error)?;
-        let id: i64 = row.get(2).map_err(engine_error)?;
-        let from: String = row.get(3).map_err(engine_error)?;
-        let to: Option<String> = row.get(4).map_err(engine_error)?;
-        let not_null = row.get::<_, i64>(5).map_err(engine_error)? != 0;
-        let in_key = row.get::<_, i64>(6).map_err(engine_error)? != 0;
+    for (child, sql, id, from, to, not_null, in_key) in rows {
         match refs.last_mut() {
             Some((i, _, r)) if r.child == child && *i == id => {
                 r.from.push(from);
@@ -387,8 +337,6 @@ fn references_to(conn: &Connection, parent: &str) -> Result<Vec<RawReference>, E
             )),
         }
     }
-    drop(rows);
-    drop(stmt);
     let parent_key = key_columns(conn, parent)?;
     let mut out = Vec::with_capacity(refs.len());
     for (_, sql, mut r) in refs {
@@ -628,17 +576,13 @@ fn parsed_foreign_keys(sql: &str) -> Vec<ParsedForeignKey> {
 
 /// The primary key columns of `table`, in key order.
 fn key_columns(conn: &Connection, table: &str) -> Result<Vec<String>, EngineError> {
-    let mut stmt = prepare(
+    rows_as(
         conn,
         "SELECT name FROM pragma_table_info(?1) WHERE pk > 0 ORDER BY pk",
+        [table],
+        |r| r.get::<_, String>(0),
     )
-    .map_err(engine_error)?;
-    let cols = stmt
-        .query_map([table], |r| r.get::<_, String>(0))
-        .map_err(engine_error)?
-        .collect::<rusqlite::Result<Vec<String>>>()
-        .map_err(engine_error)?;
-    Ok(cols)
+    .map_err(engine_error)
 }
 
 /// `"c1" = ? AND "c2" = ?`.
