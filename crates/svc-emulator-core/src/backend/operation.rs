@@ -44,6 +44,12 @@ pub enum Kind {
     Action,
 }
 
+/// A database the flows run over: its reads and pages, its summaries, its copies and exports.
+/// Every database is one: a database implements the traits, never this.
+pub trait Flows: Pages + Aggregates + Exports {}
+
+impl<D: Pages + Aggregates + Exports> Flows for D {}
+
 /// A records operation: its request, and the flow that answers it over a database.
 pub trait Operation: Send + Sync + 'static {
     /// The answer.
@@ -53,7 +59,7 @@ pub trait Operation: Send + Sync + 'static {
     const KIND: Kind;
 
     /// Runs the operation's flow over `db`.
-    fn run<'a, D: Pages + Aggregates + Exports>(
+    fn run<'a, D: Flows>(
         &'a self,
         db: &'a D,
     ) -> impl Future<Output = Result<Self::Out, EngineError>> + Send + 'a;
@@ -88,10 +94,7 @@ impl Operation for List {
     type Out = Listing;
     const KIND: Kind = Kind::List;
 
-    async fn run<'a, D: Pages + Aggregates + Exports>(
-        &'a self,
-        db: &'a D,
-    ) -> Result<Listing, EngineError> {
+    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<Listing, EngineError> {
         flow::read::list(db, &self.model, &self.spec).await
     }
 
@@ -115,10 +118,7 @@ impl Operation for Retrieve {
     type Out = Vec<u8>;
     const KIND: Kind = Kind::Retrieve;
 
-    async fn run<'a, D: Pages + Aggregates + Exports>(
-        &'a self,
-        db: &'a D,
-    ) -> Result<Vec<u8>, EngineError> {
+    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<Vec<u8>, EngineError> {
         flow::read::retrieve(db, &self.model, &self.pk, &self.selection).await
     }
 
@@ -142,10 +142,7 @@ impl Operation for Create {
     type Out = Vec<u8>;
     const KIND: Kind = Kind::Write;
 
-    async fn run<'a, D: Pages + Aggregates + Exports>(
-        &'a self,
-        db: &'a D,
-    ) -> Result<Vec<u8>, EngineError> {
+    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<Vec<u8>, EngineError> {
         flow::write::create(db, &self.model, &self.body, self.lenient).await
     }
 }
@@ -158,10 +155,7 @@ impl Operation for Change {
     type Out = Vec<u8>;
     const KIND: Kind = Kind::Write;
 
-    async fn run<'a, D: Pages + Aggregates + Exports>(
-        &'a self,
-        db: &'a D,
-    ) -> Result<Vec<u8>, EngineError> {
+    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<Vec<u8>, EngineError> {
         let Update {
             model,
             pk,
@@ -191,10 +185,7 @@ impl Operation for Delete {
     type Out = ();
     const KIND: Kind = Kind::Write;
 
-    async fn run<'a, D: Pages + Aggregates + Exports>(
-        &'a self,
-        db: &'a D,
-    ) -> Result<(), EngineError> {
+    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<(), EngineError> {
         flow::write::delete(db, &self.model, &self.pk, &self.selection).await
     }
 }
@@ -214,10 +205,7 @@ impl Operation for Aggregate {
     type Out = Value;
     const KIND: Kind = Kind::Summary;
 
-    async fn run<'a, D: Pages + Aggregates + Exports>(
-        &'a self,
-        db: &'a D,
-    ) -> Result<Value, EngineError> {
+    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<Value, EngineError> {
         flow::aggregate::aggregate(db, &self.model, &self.request, &self.selection).await
     }
 }
@@ -237,10 +225,7 @@ impl Operation for Group {
     type Out = Value;
     const KIND: Kind = Kind::Summary;
 
-    async fn run<'a, D: Pages + Aggregates + Exports>(
-        &'a self,
-        db: &'a D,
-    ) -> Result<Value, EngineError> {
+    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<Value, EngineError> {
         flow::aggregate::group(db, &self.model, &self.request, &self.selection).await
     }
 }
@@ -260,10 +245,7 @@ impl Operation for BulkCreate {
     type Out = Vec<Created>;
     const KIND: Kind = Kind::Write;
 
-    async fn run<'a, D: Pages + Aggregates + Exports>(
-        &'a self,
-        db: &'a D,
-    ) -> Result<Vec<Created>, EngineError> {
+    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<Vec<Created>, EngineError> {
         flow::extra::create_each(db, &self.model, &self.items, self.lenient).await
     }
 }
@@ -283,10 +265,7 @@ impl Operation for Siblings {
     type Out = Value;
     const KIND: Kind = Kind::Read;
 
-    async fn run<'a, D: Pages + Aggregates + Exports>(
-        &'a self,
-        db: &'a D,
-    ) -> Result<Value, EngineError> {
+    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<Value, EngineError> {
         flow::extra::siblings(db, &self.model, &self.pk, &self.selection).await
     }
 }
@@ -308,10 +287,7 @@ impl Operation for Reorder {
     type Out = Value;
     const KIND: Kind = Kind::Write;
 
-    async fn run<'a, D: Pages + Aggregates + Exports>(
-        &'a self,
-        db: &'a D,
-    ) -> Result<Value, EngineError> {
+    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<Value, EngineError> {
         if self.reset {
             flow::extra::reset_order(db, &self.model, &self.body, &self.selection).await
         } else {
@@ -336,10 +312,7 @@ impl Operation for Query {
     type Out = Vec<u8>;
     const KIND: Kind = Kind::Query;
 
-    async fn run<'a, D: Pages + Aggregates + Exports>(
-        &'a self,
-        db: &'a D,
-    ) -> Result<Vec<u8>, EngineError> {
+    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<Vec<u8>, EngineError> {
         let SqlLimits { time, answer_bytes } = self.limits;
         flow::read_only_sql::read_only(db, &self.query, &self.params, time, answer_bytes).await
     }
@@ -365,10 +338,7 @@ impl Operation for Action {
     type Out = Vec<u8>;
     const KIND: Kind = Kind::Action;
 
-    async fn run<'a, D: Pages + Aggregates + Exports>(
-        &'a self,
-        db: &'a D,
-    ) -> Result<Vec<u8>, EngineError> {
+    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<Vec<u8>, EngineError> {
         let SqlLimits { time, answer_bytes } = self.limits;
         flow::action::run_action(db, &self.statements, &self.inputs, time, answer_bytes).await
     }
@@ -386,10 +356,7 @@ impl Operation for Reload {
     type Out = ();
     const KIND: Kind = Kind::Write;
 
-    async fn run<'a, D: Pages + Aggregates + Exports>(
-        &'a self,
-        db: &'a D,
-    ) -> Result<(), EngineError> {
+    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<(), EngineError> {
         flow::state::reload(db).await
     }
 }
@@ -402,10 +369,7 @@ impl Operation for SaveCopy {
     type Out = SavedData;
     const KIND: Kind = Kind::Read;
 
-    async fn run<'a, D: Pages + Aggregates + Exports>(
-        &'a self,
-        db: &'a D,
-    ) -> Result<SavedData, EngineError> {
+    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<SavedData, EngineError> {
         db.save_copy().await
     }
 }
@@ -419,10 +383,7 @@ impl Operation for RestoreCopy {
     type Out = ();
     const KIND: Kind = Kind::Write;
 
-    async fn run<'a, D: Pages + Aggregates + Exports>(
-        &'a self,
-        db: &'a D,
-    ) -> Result<(), EngineError> {
+    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<(), EngineError> {
         db.restore_copy(&*self.0).await
     }
 }
@@ -435,10 +396,7 @@ impl Operation for Export {
     type Out = Exported;
     const KIND: Kind = Kind::Read;
 
-    async fn run<'a, D: Pages + Aggregates + Exports>(
-        &'a self,
-        db: &'a D,
-    ) -> Result<Exported, EngineError> {
+    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<Exported, EngineError> {
         let (models, keys) = flow::export::export(db).await?;
         Ok(Exported { models, keys })
     }
@@ -453,10 +411,7 @@ impl Operation for ImportRecords {
     type Out = usize;
     const KIND: Kind = Kind::Write;
 
-    async fn run<'a, D: Pages + Aggregates + Exports>(
-        &'a self,
-        db: &'a D,
-    ) -> Result<usize, EngineError> {
+    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<usize, EngineError> {
         let Import {
             models,
             replace,
