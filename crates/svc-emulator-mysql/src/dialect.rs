@@ -22,7 +22,7 @@
 //! `month`, `year`, `microseconds`; anything else groups by the column itself). Their cells are
 //! read as `types` says.
 
-use mysql_async::{Row, Value};
+use mysql_async::Row;
 use serde_json::{Map, Value as Json};
 
 use crate::MyResource;
@@ -34,6 +34,7 @@ use crate::types::{
     unwritable_date_time,
 };
 use svc_emulator_core::dialect::Dialect;
+use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::dialect::clause::Where;
 use svc_emulator_core::dialect::group::{Quoting, group_label, group_statement};
 use svc_emulator_core::dialect::lookup::{Filter, lookup_condition};
@@ -50,32 +51,6 @@ use svc_engine::sql_params::{block_comment_end, line_end, starts_name};
 use svc_engine::table::GroupColumns;
 use svc_engine::types::{FilterFamily, Search, Serializer};
 use svc_engine::{AggregateFunc, EngineError, GroupRequest, Lookup};
-
-/// Bound values, in order of their `?`.
-#[derive(Debug, Default, Clone)]
-pub struct Params(pub Vec<Value>);
-
-impl Params {
-    /// Binds `value` and returns `?`.
-    pub(crate) fn bind(&mut self, value: Value) -> &'static str {
-        self.0.push(value);
-        "?"
-    }
-
-    /// Binds text and returns `?`.
-    pub(crate) fn text(&mut self, value: String) -> &'static str {
-        self.bind(Value::Bytes(value.into_bytes()))
-    }
-
-    /// The values as the driver's parameters.
-    pub(crate) fn values(&self) -> mysql_async::Params {
-        if self.0.is_empty() {
-            mysql_async::Params::Empty
-        } else {
-            mysql_async::Params::Positional(self.0.clone())
-        }
-    }
-}
 
 /// PyMySQL's literal of a date-time: its `str()` without the offset.
 pub(crate) fn datetime_literal(dt: &InputDateTime) -> String {
@@ -108,14 +83,13 @@ fn number(ctx: &Ctx<'_>, raw: &str) -> Result<String, EngineError> {
     }
 }
 
-/// A `WHERE` clause and its values, as mysql_async binds them.
-pub(crate) type MyWhere = Where<Params>;
+/// A `WHERE` clause and its values (`driver.rs` sends them).
+pub(crate) type MyWhere = Where<Binds>;
 
 /// MySQL's SQL of a selection's parts (`flow::filter`).
 impl Dialect for MyResource {
     type Model = MyModel;
     type Field = MyField;
-    type Params = Params;
 
     const BEGIN: &'static str = "START TRANSACTION";
 
@@ -186,10 +160,6 @@ impl Dialect for MyResource {
         &field.qualified
     }
 
-    fn bind_text(text: String, params: &mut Params) -> String {
-        params.text(text).to_owned()
-    }
-
     /// The text inside `%...%` of `icontains`: `'%{}%'.format(value)` of the field's value
     /// (a date column's is the text as given, as on SQLite).
     fn contained(ctx: &Ctx<'_>, raw: &str) -> Result<String, EngineError> {
@@ -214,13 +184,13 @@ impl Dialect for MyResource {
         ctx: &Ctx<'_>,
         raw: &str,
         in_list: bool,
-        params: &mut Params,
+        params: &mut Binds,
     ) -> Result<String, EngineError> {
         // A `BIT` column's filter values go through its serializer field, a `BooleanField`
         // (`b8=5` is `b8 = 1`), though its lookups are the text ones.
         if ctx.field.kind == MyKind::Bit {
             let b = ctx.boolean(raw)?;
-            return Ok(params.bind(Value::Int(i64::from(b))).to_owned());
+            return Ok(params.bind::<Self>(Bind::Int(i64::from(b))));
         }
         Ok(match ctx.field.kind.family() {
             // An integer is bound as one (MySQL reads `col = ?` of an integer as it reads the
@@ -228,23 +198,23 @@ impl Dialect for MyResource {
             // literal PyMySQL writes (`34.0`, an exact decimal: a bound double would compare
             // as a double).
             FilterFamily::Number => match ctx.reader().number(raw)? {
-                PyNumber::Int(i) => params.bind(Value::Int(i)).to_owned(),
+                PyNumber::Int(i) => params.bind::<Self>(Bind::Int(i)),
                 PyNumber::Float(_) => number(ctx, raw)?,
             },
             FilterFamily::Boolean => {
                 let b = ctx.boolean(raw)?;
-                params.bind(Value::Int(i64::from(b))).to_owned()
+                params.bind::<Self>(Bind::Int(i64::from(b)))
             }
             // `in` items of a date column are sent as given (as on SQLite): MySQL reads the
             // date at the text's start (`2001-12-31,x` is 2001-12-31), never fails.
-            FilterFamily::Date if in_list => params.text(raw.to_owned()).to_owned(),
+            FilterFamily::Date if in_list => Self::bind_text(raw.to_owned(), params),
             // `safe_date` keeps the date of a date column's value.
-            FilterFamily::Date => params.text(ctx.reader().date_text(raw)?).to_owned(),
+            FilterFamily::Date => Self::bind_text(ctx.reader().date_text(raw)?, params),
             FilterFamily::DateTime => {
                 let dt = ctx.datetime(raw)?;
-                params.text(datetime_literal(&dt)).to_owned()
+                Self::bind_text(datetime_literal(&dt), params)
             }
-            FilterFamily::Text | FilterFamily::Json => params.text(raw.to_owned()).to_owned(),
+            FilterFamily::Text | FilterFamily::Json => Self::bind_text(raw.to_owned(), params),
         })
     }
 
@@ -253,7 +223,7 @@ impl Dialect for MyResource {
         ctx: &Ctx<'_>,
         lookup: Lookup,
         arg: Arg<'_>,
-        params: &mut Params,
+        params: &mut Binds,
     ) -> Result<String, EngineError> {
         let field = ctx.field;
         let col = &field.qualified;
@@ -272,7 +242,7 @@ impl Dialect for MyResource {
                         ctx.key
                     ))
                 })?;
-                list.push(params.bind(Value::Bytes(bytes)));
+                list.push(params.bind::<Self>(Bind::Bytes(bytes)));
             }
             return Ok(match lookup {
                 Lookup::In => format!("{col} IN ({})", list.join(", ")),

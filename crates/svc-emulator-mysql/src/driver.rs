@@ -32,14 +32,17 @@
 //! # Statements
 //!
 //! Every statement of the crate runs here, in one of two ways: [`Driver::rows`] prepares it
-//! (the binary protocol) with its values bound to its `?`s from the crate's one bind type,
-//! [`Params`] (a read, a write, a catalog's question about a table; [`Driver::execute_one`]
+//! (the binary protocol) with its values bound to its `?`s from the core's one bind type,
+//! [`Binds`] (a read, a write, a catalog's question about a table; [`Driver::execute_one`]
 //! with none), and [`text_rows`] sends a statement without values as text (the text protocol),
 //! as it always went: the catalog's reads, `SHOW`, `EXPLAIN`, a session's settings, a copy's
 //! `CREATE DATABASE` and triggers, a seed. Both hand back the rows, whose cells
 //! `types::cell` reads.
+//!
+//! Only this file turns a [`Bind`] into the value mysql_async sends ([`sent`]), and a cell
+//! read from a row into a [`Bind`] where it is bound again ([`read_bind`], [`row_binds`]: a
+//! walk's anchor, a locked row's identity, the rows a delete follows).
 
-use crate::dialect::Params;
 use crate::schema::quote_ident;
 use crate::types::{Offset, cell, cell_text, py_value};
 use crate::{MyResource, message, server_code};
@@ -49,6 +52,7 @@ use serde_json::{Map, Value as Json};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 use svc_emulator_core::dialect::Dialect;
+use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::flow::driver::Driver;
 use svc_emulator_core::flow::read_only_sql::{Access, Cancel, Opened};
 use svc_emulator_core::flow::records::Database;
@@ -188,18 +192,18 @@ pub(super) fn query_failed(resource: &MyResource, e: mysql_async::Error) -> Engi
 pub(super) const BINARY_CHARSET: u16 = 63;
 
 /// A parameter value as PyMySQL would write its literal.
-fn param_value(value: &Json) -> Value {
+fn param_value(value: &Json) -> Bind {
     match value {
-        Json::Null => Value::NULL,
-        Json::Bool(b) => Value::Int(i64::from(*b)),
+        Json::Null => Bind::Null,
+        Json::Bool(b) => Bind::Int(i64::from(*b)),
         Json::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
-            (Some(i), _, _) => Value::Int(i),
-            (_, Some(u), _) => Value::UInt(u),
-            (_, _, Some(f)) => Value::Double(f),
-            _ => Value::Bytes(n.to_string().into_bytes()),
+            (Some(i), _, _) => Bind::Int(i),
+            (_, Some(u), _) => Bind::UInt(u),
+            (_, _, Some(f)) => Bind::Float(f),
+            _ => Bind::Text(n.to_string()),
         },
-        Json::String(s) => Value::Bytes(s.clone().into_bytes()),
-        other => Value::Bytes(other.to_string().into_bytes()),
+        Json::String(s) => Bind::Text(s.clone()),
+        other => Bind::Text(other.to_string()),
     }
 }
 
@@ -209,12 +213,63 @@ fn param_value(value: &Json) -> Value {
 pub(super) fn bind_names(
     query: &str,
     params: &Map<String, Json>,
-) -> Result<(String, Params), EngineError> {
+) -> Result<(String, Binds), EngineError> {
     let (text, values) =
         sql_params::bind_names(query, params, MyResource::skip, param_value, |_| {
             "?".to_owned()
         })?;
-    Ok((text, Params(values)))
+    Ok((text, Binds(values)))
+}
+
+/// A bound value as mysql_async sends it (the binary protocol): text as bytes, which the
+/// server reads in the connection's character set, as PyMySQL's quoted literal is read; a
+/// number as the number; a date-time or a time read from a row as it was read.
+fn sent(bind: &Bind) -> Value {
+    match bind {
+        Bind::Null => Value::NULL,
+        Bind::Int(i) => Value::Int(*i),
+        Bind::UInt(u) => Value::UInt(*u),
+        Bind::Float(f) => Value::Double(*f),
+        Bind::Text(text) => Value::Bytes(text.clone().into_bytes()),
+        Bind::Bytes(bytes) => Value::Bytes(bytes.clone()),
+        &Bind::DateTime(y, mo, d, h, mi, s, us) => Value::Date(y, mo, d, h, mi, s, us),
+        &Bind::Time(neg, d, h, mi, s, us) => Value::Time(neg, d, h, mi, s, us),
+        // No statement of this crate binds a list (PostgreSQL's catalog does): one would go
+        // as its JSON text, as a read-only query's array is bound ([`param_value`]).
+        Bind::Texts(items) => Value::Bytes(Json::from(items.clone()).to_string().into_bytes()),
+        Bind::Ints(items) => Value::Bytes(Json::from(items.clone()).to_string().into_bytes()),
+        Bind::Bools(items) => Value::Bytes(Json::from(items.clone()).to_string().into_bytes()),
+    }
+}
+
+/// A statement's values as mysql_async's parameters: none for a statement without values.
+fn sent_params(binds: &Binds) -> mysql_async::Params {
+    if binds.is_empty() {
+        mysql_async::Params::Empty
+    } else {
+        mysql_async::Params::Positional(binds.values().iter().map(sent).collect())
+    }
+}
+
+/// A cell as the binary protocol read it, as a [`Bind`] that [`sent`] sends as the same
+/// value: a row's identity or a sort key, bound again to find the row (a `FLOAT`'s `f32` is
+/// sent as the same number in an `f64`, which the server reads a `FLOAT` parameter as).
+pub(crate) fn read_bind(value: &Value) -> Bind {
+    match value {
+        Value::NULL => Bind::Null,
+        Value::Bytes(bytes) => Bind::Bytes(bytes.clone()),
+        Value::Int(i) => Bind::Int(*i),
+        Value::UInt(u) => Bind::UInt(*u),
+        Value::Float(f) => Bind::Float(f64::from(*f)),
+        Value::Double(f) => Bind::Float(*f),
+        &Value::Date(y, mo, d, h, mi, s, us) => Bind::DateTime(y, mo, d, h, mi, s, us),
+        &Value::Time(neg, d, h, mi, s, us) => Bind::Time(neg, d, h, mi, s, us),
+    }
+}
+
+/// The cells of a row, in order, each as [`read_bind`] binds it again.
+pub(crate) fn row_binds(row: &Row) -> Vec<Bind> {
+    (0..row.len()).map(|i| read_bind(cell(row, i))).collect()
 }
 
 /// The rows of `sql`, a statement without values sent as text (the text protocol, which runs
@@ -233,7 +288,6 @@ pub(crate) fn skip_quoted(b: &[u8], at: usize, quote: u8) -> usize {
 impl Driver for MyResource {
     type Conn = Conn;
     type Row = Row;
-    type Binds = Params;
     type Fault = mysql_async::Error;
 
     /// A prepared statement (the binary protocol), which the server parses as one statement:
@@ -241,7 +295,7 @@ impl Driver for MyResource {
     /// `CLIENT_MULTI_STATEMENTS`. A server that cannot prepare the statement
     /// (`ER_UNSUPPORTED_PS`) has it sent as text only where it holds no `;` at all.
     async fn execute_one(conn: &mut Conn, sql: &str) -> Result<(), mysql_async::Error> {
-        match Self::rows(conn, sql, &Params::default()).await {
+        match Self::rows(conn, sql, &Binds::default()).await {
             Err(e) if server_code(&e) == Some(UNSUPPORTED_PS) && !sql.contains(';') => {
                 text_rows(conn, sql).await.map(drop)
             }
@@ -254,9 +308,9 @@ impl Driver for MyResource {
     async fn rows(
         conn: &mut Conn,
         sql: &str,
-        binds: &Params,
+        binds: &Binds,
     ) -> Result<Vec<Row>, mysql_async::Error> {
-        conn.exec(sql, binds.values()).await
+        conn.exec(sql, sent_params(binds)).await
     }
 
     fn text(row: &Row, i: usize) -> Option<String> {
@@ -282,7 +336,7 @@ impl Driver for MyResource {
 
     // MySQL's side of a read-only query (`flow::read_only_sql`): a connection of the SQL pool, a
     // `START TRANSACTION READ ONLY`, the statement killed from another connection.
-    type Bound = (String, Params);
+    type Bound = (String, Binds);
 
     fn bind_query(query: &str, params: &Map<String, Json>) -> Result<Self::Bound, EngineError> {
         bind_names(query, params)
@@ -339,7 +393,7 @@ impl Driver for MyResource {
         let refused = |e| query_failed(self, e);
         let (names, select) = statement.size_checked(conn).await.map_err(refused)?;
         let prepared = conn.prep(select).await.map_err(refused)?;
-        let params = values.values();
+        let params = sent_params(values);
         let failed = |e: mysql_async::Error| {
             if too_large(&e) {
                 answer_too_large(answer_bytes)
@@ -368,14 +422,14 @@ impl Driver for MyResource {
     async fn run_statement(
         &self,
         conn: &mut Conn,
-        (text, values): &(String, Params),
+        (text, values): &(String, Binds),
         answer_bytes: usize,
         tz: Offset,
     ) -> Result<(Vec<String>, AnswerRows), EngineError> {
         let refused = |e| query_failed(self, e);
         let prepared = conn.prep(text.as_str()).await.map_err(refused)?;
         let mut result = conn
-            .exec_iter(prepared, values.values())
+            .exec_iter(prepared, sent_params(values))
             .await
             .map_err(refused)?;
         let columns = result.columns().map(|c| c.to_vec()).unwrap_or_default();
@@ -393,8 +447,10 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The statement and the values sent on the wire.
     fn bound(query: &str, params: Json) -> Result<(String, Vec<Value>), EngineError> {
-        bind_names(query, params.as_object().unwrap()).map(|(text, values)| (text, values.0))
+        bind_names(query, params.as_object().unwrap())
+            .map(|(text, values)| (text, values.values().iter().map(sent).collect()))
     }
 
     #[test]
@@ -467,6 +523,37 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A cell read from a row is sent again as the value it was read as (a `FLOAT`'s `f32` as
+    /// the same number in an `f64`); text goes as its bytes.
+    #[test]
+    fn read_cells_are_sent_again_as_they_were_read() {
+        let same = [
+            Value::NULL,
+            Value::Bytes(b"x\0y".to_vec()),
+            Value::Int(-3),
+            Value::UInt(u64::MAX),
+            Value::Double(0.1),
+            Value::Date(2024, 1, 5, 10, 0, 0, 500_000),
+            Value::Time(true, 1, 2, 3, 4, 5),
+        ];
+        for value in same {
+            assert_eq!(sent(&read_bind(&value)), value);
+        }
+        assert_eq!(
+            sent(&read_bind(&Value::Float(0.1))),
+            Value::Double(f64::from(0.1_f32))
+        );
+        assert_eq!(
+            sent(&Bind::Text("it's".to_owned())),
+            Value::Bytes(b"it's".to_vec())
+        );
+        assert_eq!(sent(&Bind::Float(1.5)), Value::Double(1.5));
+        assert!(matches!(
+            sent_params(&Binds::default()),
+            mysql_async::Params::Empty
+        ));
     }
 
     #[test]

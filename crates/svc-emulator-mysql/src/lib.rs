@@ -53,6 +53,7 @@ pub(crate) mod schema;
 pub(crate) mod types;
 
 use svc_emulator_core::backend::pooled::{CONNECT_TIMEOUT, POOL_SIZE, seed_failed};
+use svc_emulator_core::dialect::bind::Bind;
 use svc_emulator_core::flow::state::State;
 
 use mysql_async::{Conn, Opts, OptsBuilder, Pool, PoolConstraints, PoolOpts};
@@ -69,7 +70,7 @@ pub struct MyResource {
     /// For SQL queries: connections of their own, reset after each use.
     sql_pool: Pool,
     /// Its models, walks and time zone, as the core keeps them.
-    state: State<MyModel, mysql_async::Value>,
+    state: State<MyModel, Bind>,
     /// Whether the server is MariaDB (its statement time limit is `max_statement_time`).
     mariadb: bool,
     url: String,

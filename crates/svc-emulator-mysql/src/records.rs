@@ -10,11 +10,11 @@
 //! - **Keys first.** A page at `OFFSET m` finds the keys of its rows with `OFFSET` over the
 //!   keys alone, in a derived table (MySQL takes no `LIMIT` in an `IN` subquery), and joins
 //!   the table to them: no value of a skipped row is converted or sent.
-//! - **Anchors and counts.** After each page the sort key of its last row is kept, in MySQL's
-//!   own values (read and bound again by the binary protocol, so they compare as the column's
-//!   values do), with a token. A later page read under the same token seeks past the anchor
-//!   (NULLs first ascending, last descending, as MySQL orders them). A filtered count of 10 000
-//!   rows or more, of any page, is kept with a token too ([`Kept`]).
+//! - **Anchors and counts.** After each page the sort key of its last row is kept, as the
+//!   binary protocol read it (and binds it again: `driver::read_bind`, so it compares as the
+//!   column's values do), with a token. A later page read under the same token seeks past the
+//!   anchor (NULLs first ascending, last descending, as MySQL orders them). A filtered count of
+//!   10 000 rows or more, of any page, is kept with a token too ([`Kept`]).
 //!
 //! ## Validity
 //!
@@ -34,15 +34,15 @@
 //! the next page its seek and its kept count, never its answer.
 
 use crate::dialect::MyWhere;
-use crate::dialect::{Params, datetime_literal};
-use crate::driver::{self, text_rows};
+use crate::dialect::datetime_literal;
+use crate::driver::{self, read_bind, row_binds, text_rows};
 use crate::schema::{MyConnection, table};
 use crate::schema::{MyField, MyModel};
-use crate::types::{MyKind, Offset, cell, cell_number, cell_text, cells, python_date, write_value};
+use crate::types::{MyKind, Offset, cell, cell_number, cell_text, python_date, write_value};
 use crate::{MyResource, message, server_code};
 use mysql_async::{Conn, Row, Value};
 use svc_emulator_core::backend::pooled::ESTIMATE_FROM;
-use svc_emulator_core::dialect::seek::Nulls;
+use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::flow::Locator;
 use svc_emulator_core::flow::delete::delete_row;
 use svc_emulator_core::flow::driver::{Driver, Failure, Session};
@@ -68,10 +68,11 @@ const DUPLICATE_ENTRY: u16 = 1062;
 
 /// MySQL's side of the record flows (`flow::read`).
 impl Database for MyResource {
-    /// A sort key's value as the binary protocol reads it (and binds it again).
-    type Key = Value;
+    /// A sort key's value as the binary protocol reads it, bound again as the same value
+    /// (`driver::read_bind`).
+    type Key = Bind;
 
-    fn state(&self) -> &State<MyModel, Value> {
+    fn state(&self) -> &State<MyModel, Bind> {
         &self.state
     }
 
@@ -83,13 +84,9 @@ impl Database for MyResource {
         field: &MyField,
         value: &Internal,
         tz: Offset,
-        params: &mut Params,
+        params: &mut Binds,
     ) -> Result<String, EngineError> {
-        Ok(params.bind(bind_param(field, value, tz)).to_owned())
-    }
-
-    fn memo_key(sql: &str, params: &Params) -> Vec<u8> {
-        key(sql, params)
+        Ok(params.bind::<Self>(bind_param(field, value, tz)))
     }
 
     /// A pooled connection: `tz` is refused by the filters on MySQL.
@@ -114,14 +111,14 @@ impl Database for MyResource {
 
     // MySQL's side of the writes (`flow::write`).
     /// The row's identity (see [`MyModel::identity`]), as it is bound to find the row again.
-    type Locked = Params;
+    type Locked = Binds;
 
     fn lock_select(model: &MyModel) -> String {
         locator(model).select
     }
 
-    fn locked(row: &Row) -> Params {
-        Params(cells(row))
+    fn locked(row: &Row) -> Binds {
+        Binds(row_binds(row))
     }
 
     fn writable(values: &Values<'_, MyField>) -> Result<(), EngineError> {
@@ -138,25 +135,26 @@ impl Database for MyResource {
         _lenient: bool,
     ) -> Result<Vec<u8>, EngineError> {
         let pk = model.pk_field();
-        let mut params = Params::default();
+        let mut params = Binds::default();
         let (sql, _) = insert_statement::<Self>(model, values, tz, &mut params)?;
         self.write(conn, model, &sql, &params).await?;
         let key = match values.iter().find(|(f, _)| f.primary_key) {
             Some((f, v)) => bind_param(f, v, tz),
             None => match conn.last_insert_id() {
-                Some(id) if pk.autoincrement => Value::UInt(id),
-                _ => Value::NULL,
+                Some(id) if pk.autoincrement => Bind::UInt(id),
+                _ => Bind::Null,
             },
         };
-        let mut at_key = Params::default();
-        let select = read_back_sql(model, &format!("{} = {}", pk.qualified, at_key.bind(key)));
+        let mut at_key = Binds::default();
+        let at = at_key.bind::<Self>(key);
+        let select = read_back_sql(model, &format!("{} = {at}", pk.qualified));
         let rows = Self::rows(conn, &select, &at_key)
             .await
             .map_err(|e| self.unexpected(e))?;
         first_record(model, &rows, tz)
     }
 
-    fn at_locked(model: &MyModel, identity: &Params, params: &mut Params) -> String {
+    fn at_locked(model: &MyModel, identity: &Binds, params: &mut Binds) -> String {
         // The identity's cells only: a flow may read more after them (`flow::extra`).
         let cells = identity.0.iter().take(model.identity.len());
         params.0.extend(cells.cloned());
@@ -170,7 +168,7 @@ impl Database for MyResource {
         tx: &mut Session<Self>,
         model: &MyModel,
         values: &Values<'_, MyField>,
-        old_identity: Params,
+        old_identity: Binds,
         tz: i32,
     ) -> Result<Vec<u8>, EngineError> {
         let conn = tx.conn();
@@ -191,7 +189,7 @@ impl Database for MyResource {
                     new_identity.0[at] = bind_param(f, v, tz);
                 }
             }
-            let mut params = Params::default();
+            let mut params = Binds::default();
             let sets = set_list::<Self>(values, tz, &mut params)?;
             let at = Self::at_locked(model, &old_identity, &mut params);
             let sql = update_sql::<Self>(model, &sets, &at);
@@ -208,7 +206,7 @@ impl Database for MyResource {
         &self,
         tx: &mut Session<Self>,
         model: &MyModel,
-        identity: Params,
+        identity: Binds,
     ) -> Result<(), EngineError> {
         let mut conn = MyConnection {
             tx: tx.conn(),
@@ -235,7 +233,7 @@ impl MyResource {
         &self,
         tx: &mut Conn,
         model: &MyModel,
-        identity: &Params,
+        identity: &Binds,
     ) -> Result<u64, EngineError> {
         let sql = format!(
             "SELECT COUNT(*) FROM {} WHERE {}",
@@ -257,7 +255,7 @@ impl MyResource {
         conn: &mut Conn,
         model: &MyModel,
         sql: &str,
-        params: &Params,
+        params: &Binds,
     ) -> Result<(), EngineError> {
         let done = Self::rows(conn, sql, params).await;
         done.map(drop).map_err(|e| self.write_error(model, e))
@@ -293,28 +291,26 @@ impl MyResource {
 
 /// A value the serializer made, as PyMySQL sends it (`tz`: the engine's default time zone, to
 /// which an aware date-time is moved).
-fn bind_param(field: &MyField, v: &Internal, tz: Offset) -> Value {
+fn bind_param(field: &MyField, v: &Internal, tz: Offset) -> Bind {
     match v {
         // The engine's `BinaryField` reads hex (checked by [`not_writable`]).
         Internal::Str(s) if field.kind == MyKind::Binary => {
-            Value::Bytes(unhexlify(s).unwrap_or_default())
+            Bind::Bytes(unhexlify(s).unwrap_or_default())
         }
-        Internal::None => Value::NULL,
-        Internal::Bool(b) => Value::Int(i64::from(*b)),
+        Internal::None => Bind::Null,
+        Internal::Bool(b) => Bind::Int(i64::from(*b)),
         Internal::Int(i) => match (i.parse::<i64>(), i.parse::<u64>()) {
-            (Ok(n), _) => Value::Int(n),
-            (_, Ok(n)) => Value::UInt(n),
-            _ => Value::Bytes(i.clone().into_bytes()),
+            (Ok(n), _) => Bind::Int(n),
+            (_, Ok(n)) => Bind::UInt(n),
+            _ => Bind::Text(i.clone()),
         },
-        Internal::Float(f) => Value::Double(*f),
-        Internal::Str(s) => Value::Bytes(s.clone().into_bytes()),
+        Internal::Float(f) => Bind::Float(*f),
+        Internal::Str(s) => Bind::Text(s.clone()),
         // PyMySQL writes an aware value's wall time: the engine moves it to its zone first
         // only for a `DATETIME` (`prepare_datetime_timezone_naive`).
-        Internal::DateTime(dt) if field.timestamp => {
-            Value::Bytes(datetime_literal(dt).into_bytes())
-        }
-        Internal::DateTime(dt) => Value::Bytes(datetime_literal(&dt.in_zone(tz)).into_bytes()),
-        Internal::Json(j) => Value::Bytes(py_json_dumps(j).into_bytes()),
+        Internal::DateTime(dt) if field.timestamp => Bind::Text(datetime_literal(dt)),
+        Internal::DateTime(dt) => Bind::Text(datetime_literal(&dt.in_zone(tz))),
+        Internal::Json(j) => Bind::Text(py_json_dumps(j)),
     }
 }
 
@@ -387,16 +383,6 @@ fn at_identity(model: &MyModel) -> String {
         .map(|&i| format!("{} = ?", model.fields[i].qualified))
         .collect::<Vec<_>>()
         .join(" AND ")
-}
-
-/// A walk key: the SQL text that identifies a selection and its order, then its values.
-pub(crate) fn key(sql: &str, params: &Params) -> Vec<u8> {
-    let texts: Vec<Option<String>> = params
-        .0
-        .iter()
-        .map(|v| (*v != Value::NULL).then(|| v.as_sql(false)))
-        .collect();
-    shared::key(sql, texts.iter().map(|t| t.as_deref().map(str::as_bytes)))
 }
 
 /// Whether values of the kind read back from the binary protocol and bound again compare
@@ -492,28 +478,8 @@ impl Pages for MyResource {
         Ok(n)
     }
 
-    fn sort_key(row: &Row, i: usize) -> Option<Value> {
-        Some(cell(row, i).clone()).filter(|v| *v != Value::NULL)
-    }
-
-    /// MySQL orders NULLs before every other value, so they come first ascending and last
-    /// descending.
-    fn seek_condition(
-        model: &MyModel,
-        terms: &[(usize, bool)],
-        key: &[Option<Value>],
-        params: &mut Params,
-    ) -> String {
-        let columns: Vec<(&str, bool)> = terms
-            .iter()
-            .map(|&(i, desc)| (model.fields[i].qualified.as_str(), desc))
-            .collect();
-        let mut bind = |i: usize| {
-            params
-                .bind(key[i].clone().unwrap_or(Value::NULL))
-                .to_owned()
-        };
-        svc_emulator_core::dialect::seek::seek_condition(&columns, key, Nulls::Smallest, &mut bind)
+    fn sort_key(row: &Row, i: usize) -> Option<Bind> {
+        Some(read_bind(cell(row, i))).filter(|v| *v != Bind::Null)
     }
 }
 
@@ -667,7 +633,7 @@ impl MyResource {
 /// The memo's key of the count of `filter`'s rows of `model`.
 pub(crate) fn count_key(model: &MyModel, filter: &MyWhere) -> Vec<u8> {
     let sql = ["COUNT ", &model.table_sql, &filter.sql].concat();
-    MyResource::memo_key(&sql, &filter.params)
+    filter.params.memo_key(&sql)
 }
 
 #[cfg(test)]
@@ -709,23 +675,23 @@ mod pages_tests {
         );
         let model = model.unwrap();
         let seek_condition = <MyResource as Pages>::seek_condition;
-        let mut params = Params::default();
+        let mut params = Binds::default();
         let sql = seek_condition(
             &model,
             &[(0, false), (1, true)],
-            &[Some(Value::Int(30)), Some(Value::Int(7))],
+            &[Some(Bind::Int(30)), Some(Bind::Int(7))],
             &mut params,
         );
         assert_eq!(
             sql,
             "(`t`.`age` > ? OR (`t`.`age` = ? AND ((`t`.`id` < ?))))"
         );
-        assert_eq!(params.0, [Value::Int(30), Value::Int(30), Value::Int(7)]);
-        let mut params = Params::default();
+        assert_eq!(params.0, [Bind::Int(30), Bind::Int(30), Bind::Int(7)]);
+        let mut params = Binds::default();
         let sql = seek_condition(
             &model,
             &[(0, true), (1, true)],
-            &[Some(Value::Int(30)), Some(Value::Int(7))],
+            &[Some(Bind::Int(30)), Some(Bind::Int(7))],
             &mut params,
         );
         assert_eq!(
@@ -736,9 +702,10 @@ mod pages_tests {
 
     #[test]
     fn walk_keys_tell_a_number_from_its_text() {
-        let a = key("q", &Params(vec![Value::Int(1)]));
-        let b = key("q", &Params(vec![Value::Bytes(b"1".to_vec())]));
-        let c = key("q", &Params(vec![Value::NULL]));
+        let key = |value: Bind| Binds(vec![value]).memo_key("q");
+        let a = key(Bind::Int(1));
+        let b = key(Bind::Text("1".to_owned()));
+        let c = key(Bind::Null);
         assert_ne!(a, b);
         assert_ne!(a, c);
     }

@@ -34,13 +34,13 @@
 //! Setting an `AUTO_INCREMENT` commits too, so the keys are set after the commit, and only
 //! where they moved.
 
-use crate::dialect::Params;
-use crate::driver::{skip_quoted, text_rows};
-use crate::types::{MyKind, cell_number, cell_text, cell_truth, cells};
+use crate::driver::{row_binds, skip_quoted, text_rows};
+use crate::types::{MyKind, cell_number, cell_text, cell_truth};
 use crate::{MyResource, message, server_code};
-use mysql_async::{Conn, Row, Value};
+use mysql_async::{Conn, Row};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
+use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::flow::driver::{Driver, Session};
 use svc_emulator_core::flow::export::{
     Aside, Exports, SavedTable, Store, Suspended, foreign_counter,
@@ -377,23 +377,22 @@ impl MyConnection<'_> {
 }
 
 impl flow::Cascades for MyConnection<'_> {
-    type Value = Value;
+    type Value = Bind;
 
     /// The flow binds a row's cells, read by an earlier query, in order.
-    async fn query(&mut self, sql: &str, params: &[Value]) -> Result<Vec<Vec<Value>>, EngineError> {
-        let params = Params(params.to_vec());
+    async fn query(&mut self, sql: &str, params: &[Bind]) -> Result<Vec<Vec<Bind>>, EngineError> {
+        let params = Binds(params.to_vec());
         let rows = MyResource::rows(self.tx, sql, &params)
             .await
             .map_err(|e| self.error(e))?;
-        Ok(rows.iter().map(cells).collect())
+        Ok(rows.iter().map(row_binds).collect())
     }
 
     async fn references_to(
         &mut self,
         parent: &TableRef,
     ) -> Result<Vec<flow::Reference>, EngineError> {
-        let mut named = Params::default();
-        named.text(parent.name.clone());
+        let named = Binds(vec![Bind::Text(parent.name.clone())]);
         let rows = MyResource::rows(self.tx, REFERENCES, &named)
             .await
             .map_err(|e| self.resource.unexpected(e))?;
@@ -434,8 +433,7 @@ impl flow::Cascades for MyConnection<'_> {
             Columns::PrimaryKey => IDENTITY,
             Columns::First => FIRST_COLUMN,
         };
-        let mut named = Params::default();
-        named.text(table.name.clone());
+        let named = Binds(vec![Bind::Text(table.name.clone())]);
         let rows = MyResource::rows(self.tx, sql, &named).await;
         let rows = rows.map_err(|e| self.resource.unexpected(e))?;
         let name = |row: &Row| quote_ident(&cell_text(row, 0).unwrap_or_default());
@@ -541,8 +539,7 @@ async fn make_triggers(
     let mut failed = Vec::new();
     for trigger in &triggers {
         let made = async {
-            let mut mode = Params::default();
-            mode.text(trigger.sql_mode.clone());
+            let mode = Binds(vec![Bind::Text(trigger.sql_mode.clone())]);
             MyResource::rows(&mut conn, "SET SESSION sql_mode = ?", &mode).await?;
             text_rows(&mut conn, &without_order_clause(&trigger.create)).await
         };
@@ -589,10 +586,6 @@ impl MyResource {
 
 impl Exports for MyResource {
     type Keys = MyKeys;
-
-    fn bind_bytes(bytes: Vec<u8>, params: &mut Params) -> String {
-        params.bind(Value::Bytes(bytes)).to_owned()
-    }
 
     const KEYS_AFTER_COMMIT: bool = true;
 

@@ -247,11 +247,6 @@ pub(crate) fn cell(row: &Row, i: usize) -> &Value {
     row.as_ref(i).unwrap_or(&Value::NULL)
 }
 
-/// The cells of a row, in order.
-pub(crate) fn cells(row: &Row) -> Vec<Value> {
-    (0..row.len()).map(|i| cell(row, i).clone()).collect()
-}
-
 /// The `i`th cell as text ([`value_text`]); `None` for NULL.
 pub(crate) fn cell_text(row: &Row, i: usize) -> Option<String> {
     value_text(cell(row, i))

@@ -2,7 +2,8 @@
 //! statements' text reads (dollar quotes, `E'...'` strings, nested comments, `::` casts).
 //!
 //! A list's selection and order as the engine builds them on PostgreSQL; an aggregate's and a
-//! group's statements (`flow::aggregate`); the values every statement binds ([`Params`]).
+//! group's statements (`flow::aggregate`); how every statement binds its values (as text,
+//! [`cast`] to their type).
 //!
 //! The engine's SQLAlchemy writes the same expressions as on SQLite, in PostgreSQL's dialect,
 //! and psycopg2 sends each value as a literal typed by its Python type: a float as a numeric
@@ -16,8 +17,8 @@ use crate::PgResource;
 use crate::schema::{PgField, PgModel, compared_as};
 use crate::types::{Offset, PgKind, read_held};
 use serde_json::{Map, Value as Json};
-use std::borrow::Cow;
 use svc_emulator_core::dialect::Dialect;
+use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::dialect::clause::Where;
 use svc_emulator_core::dialect::group::{group_label, group_statement};
 use svc_emulator_core::dialect::lookup::{Cmp, Filter, lookup_condition};
@@ -42,56 +43,34 @@ use svc_engine::time_zone::{TZ_PARAM, tz_given, tz_offset, tz_on_write, unreadab
 use svc_engine::types::{FilterFamily, Search, Serializer};
 use svc_engine::{AggregateFunc, GroupRequest};
 use tokio_postgres::Row;
-use tokio_postgres::types::Type;
 
-/// The values bound to a statement's placeholders, in order: every statement the crate runs
-/// binds its values so (`driver`, the one place they are sent).
-#[derive(Debug, Default, Clone, PartialEq)]
-pub struct Params(pub Vec<Param>);
-
-/// One bound value.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Param {
-    /// Text, or NULL, for a `$n::text` placeholder that the SQL casts further: what the
-    /// selection, the writes, the flows and the catalog's statements bind.
-    Text(Option<String>),
-    /// A value of a user's statement (read-only SQL, an action's) with the type the engine's
-    /// literal would have (`driver::bind_names`), sent as PostgreSQL's text of that type: the
-    /// server reads it as it reads the literal.
-    Literal(Type, Option<String>),
-    /// Texts, for a catalog statement's `$n::text[]` (the saved tables' names).
-    TextArray(Vec<String>),
-    /// Integers, for `$n::int8[]` (the sequences' values).
-    Int8Array(Vec<i64>),
-    /// Truths, for `$n::bool[]`.
-    BoolArray(Vec<bool>),
+/// Binds `value` (NULL for `None`) as text and returns `CAST($n::text AS ty)`: PostgreSQL reads
+/// the text as it reads a literal of `ty`.
+pub(crate) fn cast(params: &mut Binds, value: Option<String>, ty: &str) -> String {
+    let value = params.bind::<PgResource>(text_or_null(value));
+    format!("CAST({value} AS {ty})")
 }
 
-impl Params {
-    /// Binds `value` and returns `CAST($n::text AS ty)`.
-    pub(crate) fn cast(&mut self, value: Option<String>, ty: &str) -> String {
-        self.0.push(Param::Text(value));
-        format!("CAST(${}::text AS {ty})", self.0.len())
-    }
-
-    /// Binds `value` as text: `$n::text`.
-    pub(crate) fn text(&mut self, value: String) -> String {
-        self.0.push(Param::Text(Some(value)));
-        format!("${}::text", self.0.len())
-    }
+/// A text, or NULL for `None`: a cell read as text, a value bound as text.
+pub(crate) fn text_or_null(value: Option<String>) -> Bind {
+    value.map_or(Bind::Null, Bind::Text)
 }
 
-impl Param {
-    /// The value's text in a walk's memo key (`records::key`): a text's own, a literal's with
-    /// its type, an array's items. The statement's text beside it says how it is bound.
-    pub(crate) fn key_text(&self) -> Option<Cow<'_, str>> {
-        match self {
-            Param::Text(text) => text.as_deref().map(Cow::Borrowed),
-            Param::Literal(ty, text) => text.as_deref().map(|t| Cow::Owned(format!("{t}::{ty}"))),
-            Param::TextArray(items) => Some(Cow::Owned(format!("{items:?}"))),
-            Param::Int8Array(items) => Some(Cow::Owned(format!("{items:?}"))),
-            Param::BoolArray(items) => Some(Cow::Owned(format!("{items:?}"))),
-        }
+/// The PostgreSQL type a value is sent as, which its placeholder names (`$n::type`): text (and
+/// NULL) as `text`, which the statements cast further; bytes as `bytea`; the arrays as the
+/// catalog statements declare them. `driver` sends each value as this type.
+pub(crate) fn sent_as(value: &Bind) -> &'static str {
+    match value {
+        Bind::Null | Bind::Text(_) => "text",
+        Bind::Bytes(_) => "bytea",
+        Bind::Int(_) => "int8",
+        Bind::UInt(_) => "numeric",
+        Bind::Float(_) => "float8",
+        Bind::DateTime(..) => "timestamp",
+        Bind::Time(..) => "interval",
+        Bind::Texts(_) => "text[]",
+        Bind::Ints(_) => "int8[]",
+        Bind::Bools(_) => "bool[]",
     }
 }
 
@@ -181,17 +160,17 @@ impl Literal {
 
     /// `col op value`, with the value bound as the column `field` would receive it; against
     /// an integer column in the column's own type where that gives the same answer.
-    pub(crate) fn compare(&self, op: Cmp, params: &mut Params, field: &PgField) -> String {
+    pub(crate) fn compare(&self, op: Cmp, params: &mut Binds, field: &PgField) -> String {
         match self.integer_comparison(op, field) {
             Some((op, i)) => {
-                let value = params.cast(Some(i.to_string()), "bigint");
+                let value = cast(params, Some(i.to_string()), "bigint");
                 format!("{} {} {value}", field.sql, op.sql())
             }
             None => {
                 let value = match self {
                     // `col = 'x'` reads the literal as the operator's type, `col IN ('x')` as
                     // the column's.
-                    Literal::Str(s) => params.cast(Some(s.clone()), compared_as(field)),
+                    Literal::Str(s) => cast(params, Some(s.clone()), compared_as(field)),
                     _ => self.bind(params, field),
                 };
                 format!("{} {} {value}", field.sql, op.sql())
@@ -201,12 +180,12 @@ impl Literal {
 
     /// Binds the literal as the column `field` would receive it (an `in` item: against an
     /// integer column, a whole number as a `bigint`).
-    pub(crate) fn bind(&self, params: &mut Params, field: &PgField) -> String {
+    pub(crate) fn bind(&self, params: &mut Binds, field: &PgField) -> String {
         if let Some((Cmp::Eq, i)) = self.integer_comparison(Cmp::Eq, field) {
-            return params.cast(Some(i.to_string()), "bigint");
+            return cast(params, Some(i.to_string()), "bigint");
         }
         match self {
-            Literal::Float(f) if f.is_finite() => params.cast(Some(py_float_repr(*f)), "numeric"),
+            Literal::Float(f) if f.is_finite() => cast(params, Some(py_float_repr(*f)), "numeric"),
             Literal::Float(f) => {
                 let text = if f.is_nan() {
                     "NaN"
@@ -215,15 +194,15 @@ impl Literal {
                 } else {
                     "-Infinity"
                 };
-                params.cast(Some(text.to_owned()), "double precision")
+                cast(params, Some(text.to_owned()), "double precision")
             }
-            Literal::Int(i) => params.cast(Some(i.clone()), "numeric"),
-            Literal::Bool(b) => params.cast(Some(b.to_string()), "boolean"),
+            Literal::Int(i) => cast(params, Some(i.clone()), "numeric"),
+            Literal::Bool(b) => cast(params, Some(b.to_string()), "boolean"),
             Literal::DateTime(dt) => {
                 let (text, ty) = datetime_literal(dt);
-                params.cast(Some(text), ty)
+                cast(params, Some(text), ty)
             }
-            Literal::Str(s) => params.cast(Some(s.clone()), &field.cast),
+            Literal::Str(s) => cast(params, Some(s.clone()), &field.cast),
         }
     }
 }
@@ -381,7 +360,7 @@ fn py_literal(ctx: &Ctx<'_>, value: &PyJson) -> Result<String, EngineError> {
 }
 
 /// A `WHERE` clause and its values, as tokio-postgres binds them.
-pub(crate) type PgWhere = Where<Params>;
+pub(crate) type PgWhere = Where<Binds>;
 
 /// PostgreSQL's always-false condition.
 pub(crate) const NEVER: &str = "false";
@@ -390,7 +369,6 @@ pub(crate) const NEVER: &str = "false";
 impl Dialect for PgResource {
     type Model = PgModel;
     type Field = PgField;
-    type Params = Params;
 
     const NEVER: &'static str = NEVER;
 
@@ -436,9 +414,9 @@ impl Dialect for PgResource {
         outer_sql: |f| f.sql.clone(),
     };
 
-    /// As `$n::text`.
-    fn bind_text(text: String, params: &mut Params) -> String {
-        params.text(text)
+    /// `$n::` the type the value is sent as (`sent_as`): every bound text is `$n::text`.
+    fn placeholder(n: usize, value: &Bind) -> String {
+        format!("${n}::{}", sent_as(value))
     }
 
     /// Enums and types SQLAlchemy does not know (`NullType`) are cast to text before `ILIKE`,
@@ -469,7 +447,7 @@ impl Dialect for PgResource {
         ctx: &Ctx<'_>,
         raw: &str,
         in_list: bool,
-        params: &mut Params,
+        params: &mut Binds,
     ) -> Result<String, EngineError> {
         Ok(ctx.literal(raw, in_list)?.bind(params, ctx.field))
     }
@@ -480,7 +458,7 @@ impl Dialect for PgResource {
         ctx: &Ctx<'_>,
         op: Cmp,
         raw: &str,
-        params: &mut Params,
+        params: &mut Binds,
     ) -> Result<String, EngineError> {
         Ok(ctx.literal(raw, false)?.compare(op, params, ctx.field))
     }
@@ -495,7 +473,7 @@ impl Dialect for PgResource {
         ctx: &Ctx<'_>,
         raw: &str,
         in_list: bool,
-        params: &mut Params,
+        params: &mut Binds,
     ) -> Result<String, EngineError> {
         let field = ctx.field;
         if field.kind.is_array() {
@@ -511,7 +489,7 @@ impl Dialect for PgResource {
         } else {
             py_json_dumps(&PyJson::Str(py_text(&value)))
         };
-        let mut parts = vec![format!("{col} @> {}", params.cast(Some(text), "jsonb"))];
+        let mut parts = vec![format!("{col} @> {}", cast(params, Some(text), "jsonb"))];
         match &value {
             PyJson::Int(_) | PyJson::Float(_) | PyJson::Bool(_) => {
                 return Err(ctx.engine_fails(format!(
@@ -524,7 +502,7 @@ impl Dialect for PgResource {
             PyJson::Str(s) if py_float(py_strip(s)).is_some() => {
                 parts.push(format!(
                     "{col} @> {}",
-                    params.cast(Some(s.clone()), "jsonb")
+                    cast(params, Some(s.clone()), "jsonb")
                 ));
             }
             _ => {}
@@ -548,7 +526,7 @@ impl Dialect for PgResource {
         ctx: &Ctx<'_>,
         lookup: Lookup,
         arg: Arg<'_>,
-        params: &mut Params,
+        params: &mut Binds,
     ) -> Result<String, EngineError> {
         let field = ctx.field;
         let col = &field.sql;
@@ -590,8 +568,8 @@ impl Dialect for PgResource {
         field.kind.search()
     }
 
-    fn relation_value(field: &PgField, raw: &str, params: &mut Params) -> String {
-        params.cast(Some(raw.to_owned()), compared_as(field))
+    fn relation_value(field: &PgField, raw: &str, params: &mut Binds) -> String {
+        cast(params, Some(raw.to_owned()), compared_as(field))
     }
 }
 
@@ -952,11 +930,11 @@ mod tests {
     fn integer_columns_are_compared_as_integers() {
         let int = field(PgKind::Integer, "integer");
         let cmp = |value: f64, op: Cmp| {
-            let mut params = Params::default();
+            let mut params = Binds::default();
             let sql = Literal::Float(value).compare(op, &mut params, &int);
             (sql, params.0)
         };
-        let text = |s: &str| vec![Param::Text(Some(s.to_owned()))];
+        let text = |s: &str| vec![Bind::Text(s.to_owned())];
         assert_eq!(
             cmp(5.0, Cmp::Eq),
             ("\"cat\" = CAST($1::text AS bigint)".to_owned(), text("5"))
@@ -993,7 +971,7 @@ mod tests {
             )
         );
         // Other number columns keep the engine's numeric literal.
-        let mut params = Params::default();
+        let mut params = Binds::default();
         let sql = Literal::Float(5.0).compare(
             Cmp::Eq,
             &mut params,
@@ -1045,6 +1023,40 @@ mod tests {
              t2.\"Mixed\" AS \"t2_Mixed\", t2.\"analyse\" AS t2_analyse, t2.abort AS t2_abort \
              \nFROM t2 \nWHERE false"
         );
+    }
+
+    /// Every bound text is `$n::text`, cast as the crate casts it; bytes are `bytea`, the
+    /// arrays as the catalog statements declare them.
+    #[test]
+    fn placeholders_name_the_type_a_value_is_sent_as() {
+        let mut params = Binds::default();
+        assert_eq!(
+            <PgResource as Dialect>::bind_text("a".to_owned(), &mut params),
+            "$1::text"
+        );
+        assert_eq!(
+            cast(&mut params, None, "bigint"),
+            "CAST($2::text AS bigint)"
+        );
+        assert_eq!(
+            cast(&mut params, Some("b".to_owned()), "jsonb"),
+            "CAST($3::text AS jsonb)"
+        );
+        assert_eq!(params.bind::<PgResource>(Bind::Bytes(vec![1])), "$4::bytea");
+        assert_eq!(
+            params.bind::<PgResource>(Bind::Texts(Vec::new())),
+            "$5::text[]"
+        );
+        assert_eq!(
+            params.bind::<PgResource>(Bind::Ints(Vec::new())),
+            "$6::int8[]"
+        );
+        assert_eq!(
+            params.bind::<PgResource>(Bind::Bools(Vec::new())),
+            "$7::bool[]"
+        );
+        let text = |t: &str| Bind::Text(t.to_owned());
+        assert_eq!(params.values()[..3], [text("a"), Bind::Null, text("b")]);
     }
 
     #[test]

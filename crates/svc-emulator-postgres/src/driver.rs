@@ -31,7 +31,6 @@
 //! An action's statements run on the same sessions, in a read-write transaction
 //! (`flow::action`).
 
-use crate::dialect::{Param, Params};
 use crate::types::{Offset, PgKind, finite, interval, iso_time, parse_float, timestamp};
 use crate::{PgResource, message};
 use bytes::BytesMut;
@@ -41,6 +40,7 @@ use serde_json::{Map, Value as Json};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 use svc_emulator_core::dialect::Dialect;
+use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::flow::driver::Driver;
 use svc_emulator_core::flow::read_only_sql::{Access, Cancel, Opened};
 use svc_emulator_core::flow::records::Database;
@@ -67,7 +67,7 @@ impl PgResource {
         sql: &str,
         bound: &Bound,
     ) -> Result<Statement, EngineError> {
-        let types: Vec<Type> = bound.values().map(Param::sent_as).collect();
+        let types: Vec<Type> = bound.params.iter().map(|v| v.ty.clone()).collect();
         let prepared = client.prepare_typed(sql, &types).await;
         prepared.map_err(|e| query_failed(self, e))
     }
@@ -157,20 +157,32 @@ pub(super) fn refuse_repeated_names(names: &[String]) -> Result<(), EngineError>
 #[derive(Debug, PartialEq)]
 pub struct Bound {
     pub(super) text: String,
-    params: Params,
+    params: Vec<QueryLiteral>,
 }
 
 impl Bound {
-    /// Its values, each sent as its kind is (`Param`'s `ToSql`).
-    fn values(&self) -> impl ExactSizeIterator<Item = &Param> {
-        self.params.0.iter()
+    /// Its values, each sent as its literal's text ([`Sent::Literal`]).
+    fn values(&self) -> impl ExactSizeIterator<Item = Sent<'_>> {
+        self.params.iter().map(Sent::Literal)
     }
+}
+
+/// A value of a user's statement (read-only SQL, an action's: [`Bound`] alone) with the type
+/// the engine's literal would have ([`literal`]), sent as PostgreSQL's text of that type: the
+/// server reads it as it reads the literal. The crate's own statements bind
+/// [`Binds`] instead, whose values the statements cast themselves.
+#[derive(Debug, Clone, PartialEq)]
+struct QueryLiteral {
+    /// The type the placeholder is prepared with.
+    ty: Type,
+    /// The literal's text; `None` for NULL.
+    text: Option<String>,
 }
 
 /// The engine's driver writes a value as a literal: a string as an untyped literal, a number
 /// as a number literal (`integer` when it fits, then `bigint`, else `numeric`), a boolean as
 /// `true`/`false`; arrays and objects are given as their JSON text (a string).
-fn literal(value: &Json) -> Param {
+fn literal(value: &Json) -> QueryLiteral {
     let (ty, text) = match value {
         Json::Null => (Type::UNKNOWN, None),
         Json::Bool(b) => (Type::BOOL, Some(b.to_string())),
@@ -185,42 +197,60 @@ fn literal(value: &Json) -> Param {
         Json::String(s) => (Type::UNKNOWN, Some(s.clone())),
         other => (Type::UNKNOWN, Some(other.to_string())),
     };
-    Param::Literal(ty, text)
+    QueryLiteral { ty, text }
 }
 
-impl Param {
-    /// The type the value is sent as, which a statement prepared with its values' types
-    /// declares for its placeholder.
-    fn sent_as(&self) -> Type {
+/// A value as tokio-postgres sends it: one of the crate's own statements ([`Bind`], as the
+/// type its placeholder names, [`sent_as`](crate::dialect::sent_as)), or a literal of a user's
+/// statement ([`QueryLiteral`]).
+///
+/// Text (NULL too), bytes, integers, floats and the arrays go in PostgreSQL's binary format,
+/// checked against the placeholder's type. A literal, a number past `bigint`, a date-time and
+/// a duration go as PostgreSQL's text, which the server reads as the placeholder's type
+/// (tokio-postgres has no binary form of its own for the last three, which the crate's
+/// statements never bind: they are sent so that every value the core may bind has a meaning).
+#[derive(Debug)]
+enum Sent<'a> {
+    /// A value of the crate's own statements.
+    Bound(&'a Bind),
+    /// A literal of a user's statement.
+    Literal(&'a QueryLiteral),
+}
+
+impl Sent<'_> {
+    /// The value's text, when it is sent as text (`None` inside: NULL).
+    fn text(&self) -> Option<Option<String>> {
         match self {
-            Param::Text(_) => Type::TEXT,
-            Param::Literal(ty, _) => ty.clone(),
-            Param::TextArray(_) => Type::TEXT_ARRAY,
-            Param::Int8Array(_) => Type::INT8_ARRAY,
-            Param::BoolArray(_) => Type::BOOL_ARRAY,
+            Sent::Literal(literal) => Some(literal.text.clone()),
+            Sent::Bound(value) => value.sql_text().map(Some),
         }
     }
 }
 
-/// Each value as tokio-postgres sends its kind: text and arrays in PostgreSQL's binary format,
-/// checked against the placeholder's type; a literal in PostgreSQL's text format, which the
-/// server reads as a literal of the placeholder's type (`NULL` for `None`).
-impl ToSql for Param {
+impl ToSql for Sent<'_> {
     fn to_sql(
         &self,
         ty: &Type,
         out: &mut BytesMut,
     ) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
+        if let Some(text) = self.text() {
+            return Ok(match text {
+                Some(text) => {
+                    out.extend_from_slice(text.as_bytes());
+                    IsNull::No
+                }
+                None => IsNull::Yes,
+            });
+        }
         match self {
-            Param::Text(text) => text.to_sql(ty, out),
-            Param::Literal(_, Some(text)) => {
-                out.extend_from_slice(text.as_bytes());
-                Ok(IsNull::No)
-            }
-            Param::Literal(_, None) => Ok(IsNull::Yes),
-            Param::TextArray(items) => items.to_sql(ty, out),
-            Param::Int8Array(items) => items.to_sql(ty, out),
-            Param::BoolArray(items) => items.to_sql(ty, out),
+            Sent::Bound(Bind::Text(text)) => text.to_sql(ty, out),
+            Sent::Bound(Bind::Bytes(bytes)) => bytes.to_sql(ty, out),
+            Sent::Bound(Bind::Int(i)) => i.to_sql(ty, out),
+            Sent::Bound(Bind::Float(f)) => f.to_sql(ty, out),
+            Sent::Bound(Bind::Texts(items)) => items.to_sql(ty, out),
+            Sent::Bound(Bind::Ints(items)) => items.to_sql(ty, out),
+            Sent::Bound(Bind::Bools(items)) => items.to_sql(ty, out),
+            _ => None::<String>.to_sql(ty, out),
         }
     }
 
@@ -235,19 +265,23 @@ impl ToSql for Param {
         out: &mut BytesMut,
     ) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
         match self {
-            Param::Text(text) => text.to_sql_checked(ty, out),
+            Sent::Bound(Bind::Null) => None::<String>.to_sql_checked(ty, out),
+            Sent::Bound(Bind::Text(text)) => text.to_sql_checked(ty, out),
+            Sent::Bound(Bind::Bytes(bytes)) => bytes.to_sql_checked(ty, out),
+            Sent::Bound(Bind::Int(i)) => i.to_sql_checked(ty, out),
+            Sent::Bound(Bind::Float(f)) => f.to_sql_checked(ty, out),
+            Sent::Bound(Bind::Texts(items)) => items.to_sql_checked(ty, out),
+            Sent::Bound(Bind::Ints(items)) => items.to_sql_checked(ty, out),
+            Sent::Bound(Bind::Bools(items)) => items.to_sql_checked(ty, out),
             // Any type: PostgreSQL reads the text.
-            Param::Literal(..) => self.to_sql(ty, out),
-            Param::TextArray(items) => items.to_sql_checked(ty, out),
-            Param::Int8Array(items) => items.to_sql_checked(ty, out),
-            Param::BoolArray(items) => items.to_sql_checked(ty, out),
+            _ => self.to_sql(ty, out),
         }
     }
 
     fn encode_format(&self, _ty: &Type) -> Format {
-        match self {
-            Param::Literal(..) => Format::Text,
-            _ => Format::Binary,
+        match self.text() {
+            Some(_) => Format::Text,
+            None => Format::Binary,
         }
     }
 }
@@ -259,10 +293,7 @@ pub(super) fn bind_names(query: &str, params: &Map<String, Json>) -> Result<Boun
     let (text, params) = sql_params::bind_names(query, params, PgResource::skip, literal, |n| {
         format!("${n}")
     })?;
-    Ok(Bound {
-        text,
-        params: Params(params),
-    })
+    Ok(Bound { text, params })
 }
 
 /// The name of the `WITH` an action's statement runs in.
@@ -275,7 +306,6 @@ const STATEMENTS_PER_CONNECTION: usize = 256;
 impl Driver for PgResource {
     type Conn = Object;
     type Row = Row;
-    type Binds = Params;
     type Fault = tokio_postgres::Error;
 
     /// The extended protocol with an unnamed statement, in one round trip: nothing is kept
@@ -290,7 +320,7 @@ impl Driver for PgResource {
     async fn rows(
         conn: &mut Object,
         sql: &str,
-        binds: &Params,
+        binds: &Binds,
     ) -> Result<Vec<Row>, tokio_postgres::Error> {
         prepared_rows(conn, sql, binds).await
     }
@@ -482,10 +512,10 @@ async fn run(
     client: &Client,
     kept: Option<&StatementCache>,
     sql: &str,
-    params: &Params,
+    params: &Binds,
 ) -> Result<Vec<Row>, tokio_postgres::Error> {
-    let binds: Vec<&(dyn ToSql + Sync)> =
-        params.0.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
+    let sent: Vec<Sent<'_>> = params.values().iter().map(Sent::Bound).collect();
+    let binds: Vec<&(dyn ToSql + Sync)> = sent.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
     let Some(cache) = kept else {
         return client.query(sql, &binds).await;
     };
@@ -506,7 +536,7 @@ async fn run_one(client: &Client, sql: &str) -> Result<(), tokio_postgres::Error
 pub(crate) async fn prepared_rows(
     client: &ClientWrapper,
     sql: &str,
-    params: &Params,
+    params: &Binds,
 ) -> Result<Vec<Row>, tokio_postgres::Error> {
     run(client, Some(&client.statement_cache), sql, params).await
 }
@@ -517,7 +547,7 @@ pub(crate) async fn prepared_rows(
 pub(crate) async fn rows_once(
     client: &Client,
     sql: &str,
-    params: &Params,
+    params: &Binds,
 ) -> Result<Vec<Row>, tokio_postgres::Error> {
     run(client, None, sql, params).await
 }
@@ -552,7 +582,7 @@ impl Transaction<'_> {
     pub(crate) async fn rows(
         &self,
         sql: &str,
-        params: &Params,
+        params: &Binds,
     ) -> Result<Vec<Row>, tokio_postgres::Error> {
         run(self.0.client(), None, sql, params).await
     }
@@ -588,8 +618,11 @@ mod tests {
         bind_names(query, params.as_object().unwrap())
     }
 
-    fn param(ty: Type, text: Option<&str>) -> Param {
-        Param::Literal(ty, text.map(str::to_owned))
+    fn param(ty: Type, text: Option<&str>) -> QueryLiteral {
+        QueryLiteral {
+            ty,
+            text: text.map(str::to_owned),
+        }
     }
 
     #[test]
@@ -605,7 +638,7 @@ mod tests {
         );
         // One parameter per occurrence, each typed as the engine's literal would be.
         assert_eq!(
-            q.params.0,
+            q.params,
             [
                 param(Type::UNKNOWN, Some("it's")),
                 param(Type::INT4, Some("-1")),
@@ -624,7 +657,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            q.params.0,
+            q.params,
             [
                 param(Type::INT4, Some("7")),
                 param(Type::INT8, Some("3000000000")),
@@ -651,8 +684,8 @@ mod tests {
         ] {
             if let Ok(q) = bound(query, json!({ "p": hostile })) {
                 assert!(!q.text.contains("current_user"), "{query}: {}", q.text);
-                let hostile = Param::Literal(Type::UNKNOWN, Some(hostile.to_owned()));
-                assert!(q.params.0.iter().all(|p| *p == hostile));
+                let hostile = param(Type::UNKNOWN, Some(hostile));
+                assert!(q.params.iter().all(|p| *p == hostile));
             }
         }
     }
@@ -663,6 +696,44 @@ mod tests {
         assert!(e.to_string().contains(":nope"), "{e}");
         let e = bound("select $1", json!({})).unwrap_err();
         assert!(e.to_string().contains("Positional"), "{e}");
+    }
+
+    /// What a bound value puts on the wire, and whether in PostgreSQL's text format.
+    fn sent(value: &Bind, ty: &Type) -> (Option<Vec<u8>>, bool) {
+        let mut out = BytesMut::new();
+        let sent = Sent::Bound(value);
+        let null = sent.to_sql_checked(ty, &mut out).unwrap();
+        let bytes = matches!(null, IsNull::No).then(|| out.to_vec());
+        (bytes, matches!(sent.encode_format(ty), Format::Text))
+    }
+
+    #[test]
+    fn binds_are_sent_as_their_placeholders_type() {
+        let text = Bind::Text("it's".to_owned());
+        assert_eq!(sent(&text, &Type::TEXT), (Some(b"it's".to_vec()), false));
+        assert_eq!(sent(&Bind::Null, &Type::TEXT), (None, false));
+        // Text is checked against its placeholder's type, as it always was.
+        assert!(
+            Sent::Bound(&text)
+                .to_sql_checked(&Type::INT8, &mut BytesMut::new())
+                .is_err()
+        );
+        let bytes = Bind::Bytes(vec![0, 255]);
+        assert_eq!(sent(&bytes, &Type::BYTEA), (Some(vec![0, 255]), false));
+        let duration = Bind::Time(true, 1, 2, 3, 4, 5);
+        assert_eq!(
+            sent(&duration, &Type::INTERVAL),
+            (Some(b"-26:03:04.000005".to_vec()), true)
+        );
+        let at = Bind::DateTime(2024, 1, 5, 10, 0, 0, 0);
+        assert_eq!(
+            sent(&at, &Type::TIMESTAMP),
+            (Some(b"2024-01-05 10:00:00.000000".to_vec()), true)
+        );
+        assert_eq!(
+            sent(&Bind::UInt(u64::MAX), &Type::NUMERIC),
+            (Some(b"18446744073709551615".to_vec()), true)
+        );
     }
 
     #[test]

@@ -53,7 +53,7 @@ use svc_emulator_core::flow::state::State;
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime};
 use tokio_postgres::Row;
 
-use dialect::Params;
+use svc_emulator_core::dialect::bind::Binds;
 
 use schema::PgModel;
 use svc_engine::EngineError;
@@ -150,7 +150,7 @@ impl PgResource {
                 &client,
                 "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
                  WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p')",
-                &Params::default(),
+                &Binds::default(),
             )
             .await;
             let count = count.map_err(|e| resource.unexpected(e))?;

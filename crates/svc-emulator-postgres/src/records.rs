@@ -39,7 +39,7 @@
 //! the server) costs the next page a second statement, never a different answer.
 
 use crate::dialect::PgWhere;
-use crate::dialect::{Param, Params, datetime_literal};
+use crate::dialect::{cast, datetime_literal};
 use crate::driver::{Transaction, prepared_rows};
 use crate::schema::{PgConnection, by_ctid, table};
 use crate::schema::{PgField, PgModel};
@@ -48,6 +48,8 @@ use crate::{PgResource, driver, message};
 use deadpool_postgres::Object;
 use std::collections::HashMap;
 use svc_emulator_core::backend::pooled::ESTIMATE_FROM;
+use svc_emulator_core::dialect::Dialect;
+use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::dialect::seek::Nulls;
 use svc_emulator_core::flow::delete::delete_row;
 use svc_emulator_core::flow::driver::{Failure, Session};
@@ -90,23 +92,23 @@ impl Database for PgResource {
         field: &PgField,
         value: &Internal,
         _tz: i32,
-        params: &mut Params,
+        params: &mut Binds,
     ) -> Result<String, EngineError> {
         Ok(bind_value(field, value, params))
-    }
-
-    fn memo_key(sql: &str, params: &Params) -> Vec<u8> {
-        key(sql, params)
     }
 
     /// An integer key is compared as psycopg2 writes a Python int, a `bigint` literal (or a
     /// `numeric` one past 64 bits), never cast to the column's type: a key past an `integer`
     /// column's range finds no record (`404`) instead of failing.
-    fn bind_key(pk: &PgField, key: &Internal, params: &mut Params) -> Result<String, EngineError> {
+    fn bind_key(pk: &PgField, key: &Internal, params: &mut Binds) -> Result<String, EngineError> {
         Ok(match key {
             Internal::Int(i) if pk.kind == PgKind::Integer => {
                 let fits = i.parse::<i64>().is_ok();
-                params.cast(Some(i.clone()), if fits { "bigint" } else { "numeric" })
+                cast(
+                    params,
+                    Some(i.clone()),
+                    if fits { "bigint" } else { "numeric" },
+                )
             }
             _ => bind_value(pk, key, params),
         })
@@ -158,8 +160,8 @@ impl Database for PgResource {
         not_iterable(values)
     }
 
-    fn at_locked(_model: &PgModel, ctid: &String, params: &mut Params) -> String {
-        format!("ctid = {}::tid", params.text(ctid.clone()))
+    fn at_locked(_model: &PgModel, ctid: &String, params: &mut Binds) -> String {
+        format!("ctid = {}::tid", Self::bind_text(ctid.clone(), params))
     }
 
     /// One statement: `UPDATE ... RETURNING` the row (a `SELECT` when nothing is set).
@@ -171,7 +173,7 @@ impl Database for PgResource {
         ctid: String,
         tz: i32,
     ) -> Result<Vec<u8>, EngineError> {
-        let mut params = Params::default();
+        let mut params = Binds::default();
         let sets = set_list::<Self>(values, tz, &mut params)?;
         let at_row = Self::at_locked(model, &ctid, &mut params);
         let (table, list) = (&model.table_sql, &model.select_list);
@@ -205,7 +207,7 @@ impl Database for PgResource {
         };
         let at = by_ctid();
         let where_sql = at_identity(model, &at.condition);
-        let row = vec![Param::Text(Some(ctid))];
+        let row = vec![Bind::Text(ctid)];
         delete_row(&mut conn, &table(model), &at, row, &where_sql).await
     }
 
@@ -220,7 +222,7 @@ impl Database for PgResource {
     ) -> Result<Vec<u8>, EngineError> {
         let pk = model.pk_field();
         let pk_given = values.iter().any(|(f, _)| f.primary_key);
-        let mut params = Params::default();
+        let mut params = Binds::default();
         let (insert, _) = insert_statement::<Self>(model, values, tz, &mut params)?;
         let sql = format!("{insert} RETURNING {}", model.select_list);
         let tx = Transaction::begin(conn).await;
@@ -240,9 +242,9 @@ impl Database for PgResource {
                  max({})) FROM {}",
                 pk.sql, model.table_sql
             );
-            let names = Params(vec![
-                Param::Text(Some(model.table_sql.clone())),
-                Param::Text(Some(pk.name.clone())),
+            let names = Binds(vec![
+                Bind::Text(model.table_sql.clone()),
+                Bind::Text(pk.name.clone()),
             ]);
             let resync = tx.rows(&resync, &names).await;
             resync.map_err(|e| self.write_error(model, e))?;
@@ -264,8 +266,8 @@ impl Database for PgResource {
 /// parses the `INSERT`: a bad one fails before the key's sequence moves. A bound parameter of
 /// such a type is read while the row is made, after `nextval`: the sequence would move on
 /// every refused create and the next record's key differ from the engine's.
-fn values_read_first(values: &Values<'_, PgField>) -> Option<(String, Params)> {
-    let mut params = Params::default();
+fn values_read_first(values: &Values<'_, PgField>) -> Option<(String, Binds)> {
+    let mut params = Binds::default();
     let reads: Vec<String> = values
         .iter()
         .filter(|(f, v)| !matches!(v, Internal::None) && !f.kind.read_when_parsed())
@@ -294,7 +296,7 @@ impl PgResource {
         &self,
         client: &deadpool_postgres::ClientWrapper,
         sql: &str,
-        params: &Params,
+        params: &Binds,
         lenient: bool,
     ) -> Result<Vec<Row>, EngineError> {
         let rows = prepared_rows(client, sql, params).await;
@@ -331,12 +333,12 @@ impl PgResource {
 
 /// A value the serializer made, bound as psycopg2 sends it and cast to the column's type, as
 /// PostgreSQL assigns a literal to a column.
-fn bind_value(field: &PgField, v: &Internal, params: &mut Params) -> String {
+fn bind_value(field: &PgField, v: &Internal, params: &mut Binds) -> String {
     let text = match v {
         Internal::None => None,
         // psycopg2 writes a Python bool as `true`/`false`, a boolean literal: a `bit` column
         // refuses it (`column "..." is of type bit but expression is of type boolean`).
-        Internal::Bool(b) => return params.cast(Some(b.to_string()), "boolean"),
+        Internal::Bool(b) => return cast(params, Some(b.to_string()), "boolean"),
         Internal::Int(i) => Some(i.clone()),
         Internal::Float(f) if f.is_nan() => Some("NaN".to_owned()),
         Internal::Float(f) if f.is_infinite() => {
@@ -346,7 +348,8 @@ fn bind_value(field: &PgField, v: &Internal, params: &mut Params) -> String {
         // reads as a `numeric` and then assigns to the column: the same number but for the sign
         // of zero, which a `numeric` has not (`-0.0` is stored as `0` in a `double precision`).
         Internal::Float(f) => {
-            let literal = params.cast(
+            let literal = cast(
+                params,
                 Some(svc_engine::python::floats::py_float_repr(*f)),
                 "numeric",
             );
@@ -357,7 +360,7 @@ fn bind_value(field: &PgField, v: &Internal, params: &mut Params) -> String {
         Internal::Str(s) => Some(s.clone()),
         Internal::DateTime(dt) => {
             let (text, ty) = datetime_literal(dt);
-            let value = params.cast(Some(text), ty);
+            let value = cast(params, Some(text), ty);
             return format!("CAST({value} AS {})", field.cast);
         }
         // An array column given null is NULL (SQLAlchemy's `ARRAY` binds `None` as it is).
@@ -375,7 +378,7 @@ fn bind_value(field: &PgField, v: &Internal, params: &mut Params) -> String {
         },
         Internal::Json(j) => Some(py_json_dumps(j)),
     };
-    params.cast(text, &field.cast)
+    cast(params, text, &field.cast)
 }
 
 /// Values the engine cannot write. An array column's value that SQLAlchemy's `ARRAY` cannot
@@ -552,12 +555,6 @@ mod tests {
 /// The expression that reads the snapshot of the statement it is in, once per statement.
 pub(crate) const SNAPSHOT: &str = "(SELECT txid_current_snapshot()::text)";
 
-/// A walk key: the SQL text that identifies a selection and its order, then its values.
-pub(crate) fn key(sql: &str, params: &Params) -> Vec<u8> {
-    let texts: Vec<_> = params.0.iter().map(Param::key_text).collect();
-    shared::key(sql, texts.iter().map(|t| t.as_deref().map(str::as_bytes)))
-}
-
 /// Whether a value of the kind reads back exactly from its text (`CAST(text AS type)` is the
 /// value again, and compares as the value does), so that it can be a sort key to seek past.
 fn round_trips(kind: PgKind) -> bool {
@@ -646,7 +643,7 @@ impl Pages for PgResource {
         model: &PgModel,
         terms: &[(usize, bool)],
         key: &[Option<String>],
-        params: &mut Params,
+        params: &mut Binds,
     ) -> String {
         let fields: Vec<&PgField> = terms.iter().map(|&(i, _)| &model.fields[i]).collect();
         let columns: Vec<(&str, bool)> = fields
@@ -658,7 +655,7 @@ impl Pages for PgResource {
         let mut bind = |i: usize| {
             bound
                 .entry(i)
-                .or_insert_with(|| params.cast(key[i].clone(), &fields[i].cast))
+                .or_insert_with(|| cast(params, key[i].clone(), &fields[i].cast))
                 .clone()
         };
         svc_emulator_core::dialect::seek::seek_condition(&columns, key, Nulls::Largest, &mut bind)
@@ -754,18 +751,18 @@ impl PgResource {
                  (SELECT count(*) FROM {}))",
                 model.table_sql
             );
-            let params = Params(vec![Param::Text(Some(model.name.clone()))]);
+            let params = Binds(vec![Bind::Text(model.name.clone())]);
             self.read_rows(client, &sql, &params, lenient).await?
         } else {
             // A filtered count is remembered with the snapshot it was made in, and the
             // statement counts again only when its own snapshot differs (see `walks`).
             let count = format!("(SELECT count(*) FROM {}{})", model.table_sql, filter.sql);
-            let key = key(&count, &filter.params);
+            let key = filter.params.memo_key(&count);
             let kept = self.walks().count(&key);
             let mut params = filter.params.clone();
             let (snapshot, n) = kept.map_or((None, None), |(s, n)| (Some(s), Some(n.to_string())));
-            let kept_snapshot = params.cast(snapshot, "text");
-            let kept_count = params.cast(n, "bigint");
+            let kept_snapshot = cast(&mut params, snapshot, "text");
+            let kept_count = cast(&mut params, n, "bigint");
             let sql = format!(
                 "SELECT CASE WHEN now.snapshot = {kept_snapshot} THEN {kept_count} ELSE {count} \
                  END, now.snapshot FROM (SELECT txid_current_snapshot()::text AS snapshot) now"
@@ -814,7 +811,7 @@ mod pages_tests {
         let model = model.unwrap();
         let seek = |terms: &[(usize, bool)], key: &[Option<&str>]| {
             let key: Vec<Option<String>> = key.iter().map(|k| k.map(str::to_owned)).collect();
-            let mut params = Params::default();
+            let mut params = Binds::default();
             let sql = <PgResource as Pages>::seek_condition(&model, terms, &key, &mut params);
             (sql, params.0)
         };
@@ -824,7 +821,7 @@ mod pages_tests {
             "(\"age\" > CAST($1::text AS integer) OR \"age\" IS NULL OR (\"age\" = \
              CAST($1::text AS integer) AND ((\"id\" < CAST($2::text AS integer)))))"
         );
-        let text = |t: &str| Param::Text(Some(t.to_owned()));
+        let text = |t: &str| Bind::Text(t.to_owned());
         assert_eq!(params, [text("30"), text("7")]);
         let (sql, _) = seek(&[(0, false), (1, true)], &[None, Some("7")]);
         assert_eq!(

@@ -42,12 +42,13 @@
 //! and after the deferred checks are made (`setval` is not rolled back: only a commit that
 //! cannot be written leaves them as saved without the rows).
 
-use crate::dialect::{Param, Params};
+use crate::dialect::text_or_null;
 use crate::types::PgKind;
 use crate::{PgResource, message};
 use deadpool_postgres::Object;
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::dialect::quote_ident;
 use svc_emulator_core::flow::driver::Driver;
 use svc_emulator_core::flow::driver::Session;
@@ -128,7 +129,7 @@ WHERE k.contype = 'f' AND n.nspname = current_schema() AND pn.nspname = current_
 pub(crate) async fn load_schema(
     conn: &mut Object,
 ) -> Result<BTreeMap<String, Arc<PgModel>>, EngineError> {
-    let none = Params::default();
+    let none = Binds::default();
     let rows = PgResource::rows(conn, COLUMNS, &none).await;
     let rows = rows.map_err(internal)?;
     let mut keys: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -189,8 +190,8 @@ fn internal(e: tokio_postgres::Error) -> EngineError {
 }
 
 /// A connection inside a write's transaction, as the flows use it. Its values are text (or
-/// NULL, [`Param::Text`]): the flows only carry back what they read, and every expression they
-/// read is cast to text.
+/// NULL: [`Bind::Text`], [`Bind::Null`]): the flows only carry back what they read, and every
+/// expression they read is cast to text.
 pub(crate) struct PgConnection<'a> {
     pub(crate) tx: &'a mut Session<PgResource>,
     pub(crate) resource: &'a PgResource,
@@ -259,17 +260,17 @@ impl PgConnection<'_> {
 }
 
 impl flow::Cascades for PgConnection<'_> {
-    type Value = Param;
+    type Value = Bind;
 
-    async fn query(&mut self, sql: &str, params: &[Param]) -> Result<Vec<Vec<Param>>, EngineError> {
-        let rows = self.tx.rows(sql, &Params(params.to_vec())).await;
+    async fn query(&mut self, sql: &str, params: &[Bind]) -> Result<Vec<Vec<Bind>>, EngineError> {
+        let rows = self.tx.rows(sql, &Binds(params.to_vec())).await;
         let rows = rows.map_err(|e| self.error(e))?;
         rows.iter()
             .map(|row| {
                 (0..row.len())
                     .map(|i| {
                         let cell = row.try_get::<_, Option<String>>(i);
-                        cell.map(Param::Text).map_err(|e| self.error(e))
+                        cell.map(text_or_null).map_err(|e| self.error(e))
                     })
                     .collect()
             })
@@ -280,7 +281,7 @@ impl flow::Cascades for PgConnection<'_> {
         &mut self,
         parent: &TableRef,
     ) -> Result<Vec<flow::Reference>, EngineError> {
-        let name = Params(vec![Param::Text(Some(parent.name.clone()))]);
+        let name = Binds(vec![Bind::Text(parent.name.clone())]);
         let rows = self.tx.rows(REFERENCES, &name).await;
         let rows = rows.map_err(|e| self.resource.unexpected(e))?;
         Ok(rows
@@ -315,7 +316,7 @@ impl flow::Cascades for PgConnection<'_> {
             Columns::PrimaryKey => IDENTITY,
             Columns::First => FIRST_COLUMN,
         };
-        let name = Params(vec![Param::Text(Some(table.name.clone()))]);
+        let name = Binds(vec![Bind::Text(table.name.clone())]);
         let rows = self.tx.rows(sql, &name).await;
         let rows = rows.map_err(|e| self.resource.unexpected(e))?;
         Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
@@ -373,8 +374,8 @@ WHERE NOT t.tgisinternal AND t.tgenabled::text = ANY($2::text[])
 ORDER BY 1, 2";
 
 /// The SQL names of `tables`, for the statements that take them as an array.
-fn names(tables: &[SavedTable]) -> Param {
-    Param::TextArray(tables.iter().map(|t| t.sql.clone()).collect())
+fn names(tables: &[SavedTable]) -> Bind {
+    Bind::Texts(tables.iter().map(|t| t.sql.clone()).collect())
 }
 
 impl PgResource {
@@ -384,7 +385,7 @@ impl PgResource {
         conn: &mut Session<Self>,
         tables: &[SavedTable],
     ) -> Result<Vec<String>, EngineError> {
-        let rows = conn.rows(SEQUENCES, &Params(vec![names(tables)])).await;
+        let rows = conn.rows(SEQUENCES, &Binds(vec![names(tables)])).await;
         Ok(rows
             .map_err(|e| self.unexpected(e))?
             .iter()
@@ -395,12 +396,6 @@ impl PgResource {
 
 impl Exports for PgResource {
     type Keys = PgKeys;
-
-    /// As `bytea`'s hex text (`\\x00ff`).
-    fn bind_bytes(bytes: Vec<u8>, params: &mut Params) -> String {
-        let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-        params.cast(Some(format!("\\x{hex}")), "bytea")
-    }
 
     const OVERRIDING: &'static str = " OVERRIDING SYSTEM VALUE";
 
@@ -416,7 +411,7 @@ impl Exports for PgResource {
                 return Err(self.unexpected(e));
             }
             let who = "SELECT current_user::text, current_database()::text";
-            let who = conn.rows(who, &Params::default()).await;
+            let who = conn.rows(who, &Binds::default()).await;
             let who = self.one_row(who.map_err(|e| self.unexpected(e))?)?;
             let (role, database): (String, String) = (who.get(0), who.get(1));
             return Err(EngineError::Internal(format!(
@@ -453,7 +448,7 @@ impl Exports for PgResource {
             .map(|(i, s)| format!("SELECT {i}, last_value, is_called FROM {s}"))
             .collect();
         let read = format!("{} ORDER BY 1", reads.join(" UNION ALL "));
-        let rows = conn.rows(&read, &Params::default()).await;
+        let rows = conn.rows(&read, &Binds::default()).await;
         let rows = rows.map_err(|e| self.unexpected(e))?;
         Ok(sequences
             .into_iter()
@@ -481,10 +476,10 @@ impl Exports for PgResource {
         if let Some((outside, ..)) = keys.iter().find(|k| !owned.contains(&k.0)) {
             return Err(foreign_counter("sequence", outside));
         }
-        let sequences = Param::TextArray(keys.iter().map(|k| k.0.clone()).collect());
-        let values = Param::Int8Array(keys.iter().map(|k| k.1).collect());
-        let called = Param::BoolArray(keys.iter().map(|k| k.2).collect());
-        let set = Params(vec![sequences, values, called]);
+        let sequences = Bind::Texts(keys.iter().map(|k| k.0.clone()).collect());
+        let values = Bind::Ints(keys.iter().map(|k| k.1).collect());
+        let called = Bind::Bools(keys.iter().map(|k| k.2).collect());
+        let set = Binds(vec![sequences, values, called]);
         let set = conn.rows(SET_SEQUENCES, &set).await;
         set.map_err(|e| self.unexpected(e))?;
         Ok(())
@@ -510,14 +505,14 @@ impl Exports for PgResource {
             ] {
                 self.run(conn, statement).await?;
             }
-            let tables = Params(vec![names(tables)]);
+            let tables = Binds(vec![names(tables)]);
             let references = conn.rows(CHECKED_REFERENCES, &tables).await;
             let references = references.map_err(|e| self.unexpected(e))?;
             let still_checked = references.iter().map(|r| (r.get(0), r.get(1))).collect();
             (["O", "A"], still_checked)
         };
-        let firing = Param::TextArray(firing.map(str::to_owned).to_vec());
-        let tables_firing = Params(vec![names(tables), firing]);
+        let firing = Bind::Texts(firing.map(str::to_owned).to_vec());
+        let tables_firing = Binds(vec![names(tables), firing]);
         let triggers = conn.rows(TRIGGERS, &tables_firing).await;
         let triggers = triggers.map_err(|e| self.unexpected(e))?;
         let mut disable = Vec::new();

@@ -16,9 +16,11 @@
 
 use rusqlite::types::Value;
 
+use crate::driver::bind_of;
 use crate::records::Sqlite;
 use crate::schema::{Field, Model};
 use svc_emulator_core::dialect::Dialect;
+use svc_emulator_core::dialect::bind::Binds;
 use svc_emulator_core::dialect::clause::key_is_not_null;
 use svc_emulator_core::dialect::lookup::{Filter, lookup_condition};
 use svc_emulator_core::dialect::relation::RelationSql;
@@ -62,7 +64,6 @@ fn compared(ctx: &Ctx<'_>, raw: &str, in_list: bool) -> Result<Value, EngineErro
 impl Dialect for Sqlite<'_> {
     type Model = Model;
     type Field = Field;
-    type Params = Vec<Value>;
 
     const RESERVED_WORDS: &'static str = include_str!("reserved_words.txt");
 
@@ -99,11 +100,6 @@ impl Dialect for Sqlite<'_> {
         key_present(key)
     }
 
-    fn bind_text(text: String, params: &mut Vec<Value>) -> String {
-        params.push(Value::Text(text));
-        "?".to_owned()
-    }
-
     /// A column of no declared type is matched by its text, as the engine does.
     fn likes_as_text(field: &Field) -> bool {
         field.kind.ty.reflected == Reflected::Untyped
@@ -125,10 +121,9 @@ impl Dialect for Sqlite<'_> {
         ctx: &Ctx<'_>,
         raw: &str,
         in_list: bool,
-        params: &mut Vec<Value>,
+        params: &mut Binds,
     ) -> Result<String, EngineError> {
-        params.push(compared(ctx, raw, in_list)?);
-        Ok("?".to_owned())
+        Ok(params.bind::<Self>(bind_of(compared(ctx, raw, in_list)?)))
     }
 
     /// Number columns' text equals the search text, text columns' contains it.
@@ -149,7 +144,7 @@ impl Dialect for Sqlite<'_> {
         ctx: &Ctx<'_>,
         lookup: Lookup,
         arg: Arg<'_>,
-        params: &mut Vec<Value>,
+        params: &mut Binds,
     ) -> Result<String, EngineError> {
         let blob = ctx.field.kind.ty.reflected == Reflected::Blob;
         if blob && !matches!(lookup, Lookup::IsNull | Lookup::IsEmpty) {

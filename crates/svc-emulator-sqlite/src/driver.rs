@@ -36,6 +36,7 @@ use svc_emulator_core::backend::operation::Action;
 #[cfg(test)]
 use svc_emulator_core::backend::operation::Query;
 use svc_emulator_core::backend::operation::{Kind, Operation};
+use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::flow::action::inputs;
 use svc_emulator_core::flow::driver::{Driver, Failure};
 use svc_emulator_core::flow::read_only_sql::{Access, Cancel, Opened};
@@ -643,6 +644,46 @@ impl std::ops::Deref for StoredRow {
     }
 }
 
+/// A bound value as rusqlite sends it, borrowed (no copy of a text or a blob): the one place
+/// a [`Bind`] becomes SQLite's.
+struct Sent<'a>(&'a Bind);
+
+impl rusqlite::ToSql for Sent<'_> {
+    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+        use rusqlite::types::ToSqlOutput::{Borrowed, Owned};
+        Ok(match self.0 {
+            Bind::Null => Borrowed(ValueRef::Null),
+            Bind::Int(i) => Borrowed(ValueRef::Integer(*i)),
+            // SQLite's integers are signed: one past them is its text, as Python's `sqlite3`
+            // would fail to bind it (the flows refuse such a value before it is bound).
+            Bind::UInt(u) => match i64::try_from(*u) {
+                Ok(i) => Borrowed(ValueRef::Integer(i)),
+                Err(_) => Owned(Value::Text(u.to_string())),
+            },
+            Bind::Float(f) => Borrowed(ValueRef::Real(*f)),
+            Bind::Text(t) => Borrowed(ValueRef::Text(t.as_bytes())),
+            Bind::Bytes(b) => Borrowed(ValueRef::Blob(b)),
+            other => Owned(Value::Text(format!("{other:?}"))),
+        })
+    }
+}
+
+/// `binds` as rusqlite's parameters, in order.
+pub(crate) fn sent(binds: &Binds) -> impl rusqlite::Params + '_ {
+    params_from_iter(binds.values().iter().map(Sent))
+}
+
+/// A value as SQLite stored it (a cell read back), bound again as it is.
+pub(crate) fn bind_of(value: Value) -> Bind {
+    match value {
+        Value::Null => Bind::Null,
+        Value::Integer(i) => Bind::Int(i),
+        Value::Real(f) => Bind::Float(f),
+        Value::Text(t) => Bind::Text(t),
+        Value::Blob(b) => Bind::Bytes(b),
+    }
+}
+
 // Every statement the crate runs, through one of these (`cargo xtask structure` holds SQLite
 // to it as it holds the servers): a statement's rows, each handed on as SQLite reads it; the
 // rows it changed; statements without values; a savepoint; the database copied whole.
@@ -773,7 +814,6 @@ pub(crate) fn copy(from: &Connection, to: &mut Connection) -> Result<(), EngineE
 impl<'c> Driver for Sqlite<'c> {
     type Conn = &'c mut Connection;
     type Row = StoredRow;
-    type Binds = Vec<Value>;
     type Fault = rusqlite::Error;
 
     /// One `sqlite3_prepare`: rusqlite refuses a text with a second statement
@@ -790,11 +830,11 @@ impl<'c> Driver for Sqlite<'c> {
     async fn rows(
         conn: &mut &'c mut Connection,
         sql: &str,
-        binds: &Vec<Value>,
+        binds: &Binds,
     ) -> rusqlite::Result<Vec<StoredRow>> {
         let mut stmt = prepare(conn, sql)?;
         let width = stmt.column_count();
-        let mut rows = stmt.query(params_from_iter(binds.iter()))?;
+        let mut rows = stmt.query(sent(binds))?;
         let mut all = Vec::new();
         while let Some(row) = rows.next()? {
             all.push(StoredRow(

@@ -142,7 +142,7 @@ mod types;
 mod tests;
 
 use crate::backend::{Attempt, ListRun, Mode, Route, RunMemory, route_retrieve};
-use crate::driver::{copy, first_row, script};
+use crate::driver::{copy, first_row, script, sent};
 use crate::records::Budget;
 use crate::records::ListMemo;
 use crate::records::Sqlite;
@@ -152,7 +152,7 @@ use crate::types::{bind, write_field_value};
 use crate::types::{engine_error, stored};
 use rusqlite::config::DbConfig;
 use rusqlite::types::Value;
-use rusqlite::{Connection, OpenFlags, params_from_iter};
+use rusqlite::{Connection, OpenFlags};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -167,6 +167,7 @@ use svc_emulator_core::backend::{
     operation::{Change, Create},
 };
 use svc_emulator_core::blocking::on_blocking_pool;
+use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::flow;
 use svc_emulator_core::flow::export::SavedData;
 use svc_emulator_core::flow::references::run_now;
@@ -264,7 +265,7 @@ pub struct Resource {
     readers: Vec<Mutex<Conn>>,
     next_reader: AtomicUsize,
     /// Its models and walks, as the core keeps them.
-    state: State<Model, Value>,
+    state: State<Model, Bind>,
     memo: ListMemo,
     /// How long recent list requests took, for where the next one runs (`sqlite::backend`).
     runs: RunMemory,
@@ -349,7 +350,7 @@ impl Resource {
 }
 
 /// The models of a schema just read.
-fn state_of(schema: Schema) -> State<Model, Value> {
+fn state_of(schema: Schema) -> State<Model, Bind> {
     let state = State::default();
     state.models().replace(schema.models);
     state
@@ -499,7 +500,7 @@ impl Resource {
     }
 
     /// The models (as last read: start or reload) and walks, as the core keeps them.
-    pub(crate) fn state(&self) -> &State<Model, Value> {
+    pub(crate) fn state(&self) -> &State<Model, Bind> {
         &self.state
     }
 
@@ -950,20 +951,20 @@ pub(crate) fn lookup_value(model: &Model, raw: &str) -> Result<Value, EngineErro
 pub(crate) fn get_by_identity(
     conn: &Connection,
     model: &Model,
-    identity: &[Value],
+    identity: &[Bind],
 ) -> Result<Option<Vec<Value>>, EngineError> {
     let mut conds = Vec::with_capacity(identity.len());
-    let mut binds = Vec::with_capacity(identity.len());
+    let mut binds = Binds::default();
     for (&i, v) in model.identity.iter().zip(identity) {
-        if *v == Value::Null {
+        if *v == Bind::Null {
             conds.push(format!("{} IS NULL", model.fields[i].sql));
         } else {
             conds.push(format!("{} = ?", model.fields[i].sql));
-            binds.push(v);
+            binds.push(v.clone());
         }
     }
     let sql = read_back_sql(model, &conds.join(" AND "));
-    let row = first_row(conn, &sql, params_from_iter(binds), |row| {
+    let row = first_row(conn, &sql, sent(&binds), |row| {
         (0..model.fields.len())
             .map(|i| row.get::<_, Value>(i))
             .collect::<rusqlite::Result<Vec<Value>>>()

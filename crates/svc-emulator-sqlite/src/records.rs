@@ -54,7 +54,7 @@
 //! this list reads.
 
 use crate::driver::{SqlCancel, StoredRow, Watchdog};
-use crate::driver::{changed, each_row, savepoint};
+use crate::driver::{bind_of, changed, each_row, savepoint, sent};
 use crate::schema::{self, SqliteConnection, equal_all};
 use crate::schema::{Field, Model, SqliteColumn, SqliteType};
 use crate::types::write_field_value;
@@ -62,15 +62,14 @@ use crate::types::{bind, json_to_sql, never_written};
 use crate::types::{engine_error, stored};
 use crate::{Resource, db_error, get_by_identity, lookup_value};
 use rusqlite::Connection;
-use rusqlite::params_from_iter;
 use rusqlite::types::{Value, ValueRef};
 use std::any::Any;
 use std::borrow::Cow;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::dialect::clause::Where;
 use svc_emulator_core::dialect::quote_ident;
-use svc_emulator_core::dialect::seek::{self, Nulls};
 use svc_emulator_core::flow::Locator;
 use svc_emulator_core::flow::delete::delete_row;
 use svc_emulator_core::flow::driver::Failure;
@@ -104,11 +103,11 @@ impl<'c> Rows for Sqlite<'c> {
         &self,
         conn: &mut &'c mut rusqlite::Connection,
         sql: &str,
-        params: &Vec<Value>,
+        params: &Binds,
         lenient: bool,
         sink: &mut S,
     ) -> Result<(), EngineError> {
-        let read = each_row(conn, sql, params_from_iter(params.iter()), |row| {
+        let read = each_row(conn, sql, sent(params), |row| {
             sink(row);
             Ok::<(), rusqlite::Error>(())
         });
@@ -291,11 +290,11 @@ impl<'c> Exports for Sqlite<'c> {
         tables: &[SavedTable],
     ) -> Result<Self::Keys, EngineError> {
         let unexpected = |e| self.fault(e, Failure::Unexpected);
-        let kept = conn.rows(SEQUENCES_KEPT, &Vec::new()).await;
+        let kept = conn.rows(SEQUENCES_KEPT, &Binds::default()).await;
         if kept.map_err(unexpected)?.is_empty() {
             return Ok(Vec::new());
         }
-        let rows = conn.rows(SEQUENCES, &Vec::new()).await;
+        let rows = conn.rows(SEQUENCES, &Binds::default()).await;
         Ok(rows
             .map_err(unexpected)?
             .into_iter()
@@ -329,8 +328,8 @@ impl<'c> Exports for Sqlite<'c> {
         Self::check_keys(keys, tables)?;
         for (name, seq) in keys {
             // `sqlite_sequence` has no key: a table's row is replaced by hand.
-            let forget = vec![Value::Text(name.clone())];
-            let set = vec![Value::Text(name.clone()), Value::Integer(*seq)];
+            let forget = Binds(vec![Bind::Text(name.clone())]);
+            let set = Binds(vec![Bind::Text(name.clone()), Bind::Int(*seq)]);
             for (sql, binds) in [(SEQUENCE_FORGET, forget), (SEQUENCE_SET, set)] {
                 let done = conn.rows(sql, &binds).await;
                 done.map_err(|e| self.fault(e, Failure::Unexpected))?;
@@ -351,7 +350,10 @@ impl<'c> Exports for Sqlite<'c> {
     ) -> Result<Suspended, EngineError> {
         self.run(conn, "PRAGMA defer_foreign_keys = ON").await?;
         let unexpected = |e| self.fault(e, Failure::Unexpected);
-        let triggers = conn.rows(TRIGGERS, &Vec::new()).await.map_err(unexpected)?;
+        let triggers = conn
+            .rows(TRIGGERS, &Binds::default())
+            .await
+            .map_err(unexpected)?;
         let mut undo = Vec::new();
         for row in triggers {
             let (Some(Value::Text(name)), Some(Value::Text(table)), Some(Value::Text(sql))) =
@@ -381,7 +383,7 @@ impl<'c> Exports for Sqlite<'c> {
         value: &Internal,
         given: &PyJson,
         tz: i32,
-        params: &mut Vec<Value>,
+        params: &mut Binds,
     ) -> Result<String, EngineError> {
         let stored_as_shown = self.resource.shows_stored_values();
         let written_as_text = matches!(field.kind.ty.reflected, Reflected::Date | Reflected::Time);
@@ -398,16 +400,9 @@ impl<'c> Exports for Sqlite<'c> {
                 ));
             }
         };
-        params.push(
-            json_to_sql(field.value_kind, &given)
-                .map_err(|m| EngineError::field(&field.name, m))?,
-        );
-        Ok("?".to_owned())
-    }
-
-    fn bind_bytes(bytes: Vec<u8>, params: &mut Vec<Value>) -> String {
-        params.push(Value::Blob(bytes));
-        "?".to_owned()
+        let value = json_to_sql(field.value_kind, &given);
+        let value = value.map_err(|m| EngineError::field(&field.name, m))?;
+        Ok(params.bind::<Self>(bind_of(value)))
     }
 }
 
@@ -431,7 +426,7 @@ const SEQUENCE_SET: &str = "INSERT INTO sqlite_sequence (name, seq) VALUES (?1, 
 /// SQLite's side of the record flows' reads and binds.
 impl<'c> Database for Sqlite<'c> {
     /// A sort key's value as SQLite stored it (and binds it again).
-    type Key = Value;
+    type Key = Bind;
 
     /// SQLAlchemy reflects every SQLite column as autoincrement "auto": the engine's serializer
     /// requires none, and a `PUT` is partial like a `PATCH`.
@@ -440,7 +435,7 @@ impl<'c> Database for Sqlite<'c> {
     // The time zone: none (`TIME_ZONE` as the core has it). SQLite stores date-times as the
     // engine wrote them, and reads them back as they are.
 
-    fn state(&self) -> &State<Model, Value> {
+    fn state(&self) -> &State<Model, Bind> {
         self.resource.state()
     }
 
@@ -451,9 +446,9 @@ impl<'c> Database for Sqlite<'c> {
         field: &Field,
         value: &Internal,
         _tz: i32,
-        params: &mut Vec<Value>,
+        params: &mut Binds,
     ) -> Result<String, EngineError> {
-        params.push(bind(field.kind.ty.reflected, value).map_err(|m| {
+        let value = bind(field.kind.ty.reflected, value).map_err(|m| {
             // An integer past 64 bits: Python's `sqlite3` overflows, the engine fails (500).
             match value {
                 Internal::Int(i) if i.parse::<i64>().is_err() => non_field(m).by_design(),
@@ -462,23 +457,15 @@ impl<'c> Database for Sqlite<'c> {
                     None => non_field(m),
                 },
             }
-        })?);
-        Ok("?".to_owned())
-    }
-
-    fn memo_key(sql: &str, params: &Vec<Value>) -> Vec<u8> {
-        key(sql, params)
+        })?;
+        Ok(params.bind::<Self>(bind_of(value)))
     }
 
     /// The key bound as SQLAlchemy binds a value compared with the column: by the value's own
     /// type (`sqlite::lookup_value`).
-    fn key_condition(
-        model: &Model,
-        raw: &str,
-        params: &mut Vec<Value>,
-    ) -> Result<String, EngineError> {
-        params.push(lookup_value(model, raw)?);
-        Ok(format!("{} = ?", model.pk_field().sql))
+    fn key_condition(model: &Model, raw: &str, params: &mut Binds) -> Result<String, EngineError> {
+        let key = params.bind::<Self>(bind_of(lookup_value(model, raw)?));
+        Ok(format!("{} = {key}", model.pk_field().sql))
     }
 
     /// The operation's connection (`tz` changes nothing on SQLite, where the engine sets no
@@ -537,8 +524,9 @@ impl<'c> Database for Sqlite<'c> {
         )
     }
 
-    fn at_locked(model: &Model, locked: &Vec<Value>, params: &mut Vec<Value>) -> String {
-        params.extend(model.identity.iter().map(|&i| locked[i].clone()));
+    fn at_locked(model: &Model, locked: &Vec<Value>, params: &mut Binds) -> String {
+        let identity = model.identity.iter().map(|&i| bind_of(locked[i].clone()));
+        params.0.extend(identity);
         at_identity(model)
     }
 
@@ -554,17 +542,21 @@ impl<'c> Database for Sqlite<'c> {
         locked: Vec<Value>,
         tz: i32,
     ) -> Result<Vec<u8>, EngineError> {
-        let mut identity: Vec<Value> = model.identity.iter().map(|&i| locked[i].clone()).collect();
+        let mut identity: Vec<Bind> = model
+            .identity
+            .iter()
+            .map(|&i| bind_of(locked[i].clone()))
+            .collect();
         if !values.is_empty() {
             // One bound value per value, in order: `bound[j]` is `values[j]`'s. A value its
             // column refuses is the field's 400, before the locked row's identity is read.
-            let mut bound = Vec::with_capacity(values.len());
+            let mut bound = Binds::default();
             let sets = set_list::<Self>(values, tz, &mut bound)?;
             let old_identity = identity_of(model, &locked)?;
             let sql = update_sql::<Self>(model, &sets, &at_identity(model));
-            let binds = bound.iter().chain(old_identity.iter());
-            let written = changed(tx.conn(), &sql, params_from_iter(binds))
-                .map_err(|e| db_error(model, e))?;
+            let mut binds = bound.clone();
+            binds.0.extend(old_identity);
+            let written = changed(tx.conn(), &sql, sent(&binds)).map_err(|e| db_error(model, e))?;
             if written != 1 {
                 return Err(query_failed());
             }
@@ -573,7 +565,7 @@ impl<'c> Database for Sqlite<'c> {
                     .iter()
                     .position(|(f, _)| std::ptr::eq(*f, &model.fields[i]));
                 if let Some(j) = set {
-                    *at = bound[j].clone();
+                    *at = bound.values()[j].clone();
                 }
             }
         }
@@ -644,12 +636,12 @@ impl<'c> Database for Sqlite<'c> {
             return Err(EngineError::field(pk_field.name.clone(), no_key()));
         }
         // One value per written column, in order: SQLite binds each at a `?`.
-        let mut params = Vec::new();
+        let mut params = Binds::default();
         let (sql, written) = insert_statement::<Self>(model, values, 0, &mut params)?;
         // A savepoint: a transaction of its own, or one step of `Resource::create_bodies`'s.
         let tx = savepoint(conn).map_err(engine_error)?;
-        changed(&tx, &sql, params_from_iter(params.iter())).map_err(|e| db_error(model, e))?;
-        let identity: Vec<Value> = model
+        changed(&tx, &sql, sent(&params)).map_err(|e| db_error(model, e))?;
+        let identity: Vec<Bind> = model
             .identity
             .iter()
             .map(|&i| {
@@ -657,9 +649,9 @@ impl<'c> Database for Sqlite<'c> {
                     .iter()
                     .position(|(f, _)| std::ptr::eq(*f, &model.fields[i]))
                 {
-                    Some(at) => params[at].clone(),
-                    None if autoincrement_key(model) => Value::Integer(tx.last_insert_rowid()),
-                    None => Value::Null,
+                    Some(at) => params.values()[at].clone(),
+                    None if autoincrement_key(model) => Bind::Int(tx.last_insert_rowid()),
+                    None => Bind::Null,
                 }
             })
             .collect();
@@ -679,12 +671,12 @@ impl<'c> Database for Sqlite<'c> {
 
 /// The identity values of a row as stored, which SQLAlchemy names the row by in its writes;
 /// `Err` where one is NULL (the ORM's flush fails: `400 Query failed`).
-fn identity_of(model: &Model, row: &[Value]) -> Result<Vec<Value>, EngineError> {
+fn identity_of(model: &Model, row: &[Value]) -> Result<Vec<Bind>, EngineError> {
     let key: Vec<Value> = model.identity.iter().map(|&i| row[i].clone()).collect();
     if key.contains(&Value::Null) {
         return Err(query_failed());
     }
-    Ok(key)
+    Ok(key.into_iter().map(bind_of).collect())
 }
 
 /// `"c1" = ? AND ...` over the model's identity columns.
@@ -796,7 +788,7 @@ impl ListMemo {
     }
 
     /// The count kept for `key` in the ticket's generation, if any.
-    pub(crate) fn count(&self, walks: &Walks<Value>, ticket: Ticket, key: &[u8]) -> Option<u64> {
+    pub(crate) fn count(&self, walks: &Walks<Bind>, ticket: Ticket, key: &[u8]) -> Option<u64> {
         let token = ticket.token()?;
         let (kept, n) = walks.count(key)?;
         (kept == token).then(|| {
@@ -815,7 +807,7 @@ impl ListMemo {
     }
 
     /// Keeps the count of `key`.
-    pub(crate) fn keep_count(&self, walks: &Walks<Value>, ticket: Ticket, key: Vec<u8>, n: u64) {
+    pub(crate) fn keep_count(&self, walks: &Walks<Bind>, ticket: Ticket, key: Vec<u8>, n: u64) {
         if let Some(token) = ticket.token() {
             walks.keep_count(key, token, n);
         }
@@ -825,11 +817,11 @@ impl ListMemo {
     /// generation: the offset of the row after it, and the anchor.
     pub(crate) fn anchor(
         &self,
-        walks: &Walks<Value>,
+        walks: &Walks<Bind>,
         ticket: Ticket,
         key: &[u8],
         offset: u64,
-    ) -> Option<(u64, Anchor<Value>)> {
+    ) -> Option<(u64, Anchor<Bind>)> {
         let token = ticket.token()?;
         let (at, anchor) = walks.anchor(key, offset)?;
         (anchor.token == token).then(|| {
@@ -837,38 +829,6 @@ impl ListMemo {
             (at, anchor)
         })
     }
-}
-
-/// A memo key: the SQL text that identifies a selection (and order), then its bound values,
-/// each tagged with its type so that `1`, `1.0` and `'1'` stay apart.
-pub(crate) fn key(sql: &str, params: &[Value]) -> Vec<u8> {
-    let mut k = Vec::with_capacity(sql.len() + 1 + params.len() * 9);
-    k.extend_from_slice(sql.as_bytes());
-    k.push(0);
-    for p in params {
-        match p {
-            Value::Null => k.push(b'n'),
-            Value::Integer(i) => {
-                k.push(b'i');
-                k.extend_from_slice(&i.to_le_bytes());
-            }
-            Value::Real(f) => {
-                k.push(b'r');
-                k.extend_from_slice(&f.to_bits().to_le_bytes());
-            }
-            Value::Text(t) => {
-                k.push(b't');
-                k.extend_from_slice(&(t.len() as u64).to_le_bytes());
-                k.extend_from_slice(t.as_bytes());
-            }
-            Value::Blob(b) => {
-                k.push(b'b');
-                k.extend_from_slice(&(b.len() as u64).to_le_bytes());
-                k.extend_from_slice(b);
-            }
-        }
-    }
-    k
 }
 
 /// The terms of `terms` a seek compares, up to and with the primary key (which makes the order
@@ -940,12 +900,12 @@ impl<'c> Pages for Sqlite<'c> {
         &self,
         conn: &mut &'c mut rusqlite::Connection,
         model: &Model,
-        filter: &Where<Vec<Value>>,
+        filter: &Where<Binds>,
         lenient: bool,
     ) -> Result<u64, EngineError> {
         let (budget, memo) = (&self.budget, self.resource().memo());
         let sql = ["SELECT count(*) FROM ", &model.table_sql, &filter.sql].concat();
-        let key = key(&sql, &filter.params);
+        let key = filter.params.memo_key(&sql);
         if let Some(n) = memo.count(self.walks(), budget.ticket, &key) {
             return Ok(n);
         }
@@ -967,13 +927,13 @@ impl<'c> Pages for Sqlite<'c> {
         Some(crate::records::unreadable(model, at, lenient))
     }
 
-    fn sort_key(row: &rusqlite::Row<'_>, i: usize) -> Option<Value> {
+    fn sort_key(row: &rusqlite::Row<'_>, i: usize) -> Option<Bind> {
         match row.get_ref(i).unwrap_or(ValueRef::Null) {
             ValueRef::Null => None,
-            ValueRef::Integer(i) => Some(Value::Integer(i)),
-            ValueRef::Real(f) => Some(Value::Real(f)),
-            ValueRef::Text(t) => Some(Value::Text(String::from_utf8_lossy(t).into_owned())),
-            ValueRef::Blob(b) => Some(Value::Blob(b.to_vec())),
+            ValueRef::Integer(i) => Some(Bind::Int(i)),
+            ValueRef::Real(f) => Some(Bind::Float(f)),
+            ValueRef::Text(t) => Some(Bind::Text(String::from_utf8_lossy(t).into_owned())),
+            ValueRef::Blob(b) => Some(Bind::Bytes(b.to_vec())),
         }
     }
 
@@ -991,42 +951,11 @@ impl<'c> Pages for Sqlite<'c> {
         String::new()
     }
 
-    /// Each value bound as stored, in SQLite's NULL order (NULL before every other value:
-    /// first ascending, last descending).
-    fn seek_condition(
-        model: &Model,
-        terms: &[(usize, bool)],
-        key: &[Option<Value>],
-        params: &mut Vec<Value>,
-    ) -> String {
-        let columns: Vec<(&str, bool)> = terms
-            .iter()
-            .map(|&(i, desc)| (model.fields[i].sql.as_str(), desc))
-            .collect();
-        seek_condition(&columns, key, params)
-    }
-
     /// The engine's own statement: SQLite steps over the rows before the page in the b-tree
     /// it reads them from, converting nothing, so keys first would only add a second read.
     fn keyed_select(page: &Page<'_, Self>, extra: &str, where_sql: &str, skip: u64) -> String {
         format!("{} OFFSET {skip}", page.select(extra, where_sql))
     }
-}
-
-/// The condition that selects the rows after a row whose sort key is `key`, in the order of
-/// `terms` (`(column SQL, descending)`; the last term is unique and never NULL), with its
-/// bound values appended to `params`: the seek every database writes (`dialect::seek`), in
-/// SQLite's NULL order (NULL before every other value: first ascending, last descending).
-pub(crate) fn seek_condition(
-    terms: &[(&str, bool)],
-    key: &[Option<Value>],
-    params: &mut Vec<Value>,
-) -> String {
-    let mut bind = |i: usize| {
-        params.push(key[i].clone().unwrap_or(Value::Null));
-        "?".to_owned()
-    };
-    seek::seek_condition(terms, key, Nulls::Smallest, &mut bind)
 }
 
 /// What a read may use of the list memo, and how much work it may do: the ticket of its

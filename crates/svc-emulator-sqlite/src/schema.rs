@@ -17,12 +17,13 @@
 //! through `dialect::quote_ident`.
 
 use crate::db_error;
-use crate::driver::{catalog_rows, changed, rows_as};
+use crate::driver::{bind_of, catalog_rows, changed, rows_as, sent};
 use crate::types::engine_error;
+use rusqlite::Connection;
 use rusqlite::types::Value;
-use rusqlite::{Connection, params_from_iter};
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::dialect::quote_ident;
 use svc_emulator_core::flow::{self, Columns, OnDelete, TableRef};
 use svc_engine::EngineError;
@@ -214,21 +215,22 @@ pub(crate) fn table(name: &str) -> TableRef {
 }
 
 impl flow::Cascades for SqliteConnection<'_> {
-    type Value = Value;
+    type Value = Bind;
 
-    async fn query(&mut self, sql: &str, params: &[Value]) -> Result<Vec<Vec<Value>>, EngineError> {
-        let rows = rows_as(self.conn, sql, params_from_iter(params.iter()), |row| {
+    async fn query(&mut self, sql: &str, params: &[Bind]) -> Result<Vec<Vec<Bind>>, EngineError> {
+        let binds = Binds(params.to_vec());
+        let rows = rows_as(self.conn, sql, sent(&binds), |row| {
             (0..row.as_ref().column_count())
-                .map(|i| row.get::<_, Value>(i))
+                .map(|i| row.get::<_, Value>(i).map(bind_of))
                 .collect()
         });
         rows.map_err(|e| db_error(self.model, e))
     }
 
     /// A refusal (a foreign key's, a constraint's) is the model's, as a write's.
-    async fn execute(&mut self, sql: &str, params: &[Value]) -> Result<(), EngineError> {
-        changed(self.conn, sql, params_from_iter(params.iter()))
-            .map_err(|e| db_error(self.model, e))?;
+    async fn execute(&mut self, sql: &str, params: &[Bind]) -> Result<(), EngineError> {
+        let binds = Binds(params.to_vec());
+        changed(self.conn, sql, sent(&binds)).map_err(|e| db_error(self.model, e))?;
         Ok(())
     }
 

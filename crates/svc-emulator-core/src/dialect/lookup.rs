@@ -2,6 +2,7 @@
 //! `isempty`, the `LIKE` family, `in`, the comparisons) over its [`Dialect`].
 
 use crate::dialect::Dialect;
+use crate::dialect::bind::Binds;
 use svc_engine::field_input::InputDateTime;
 use svc_engine::filter::Arg;
 use svc_engine::table::Column;
@@ -138,7 +139,7 @@ pub fn lookup_condition<L: Dialect + ?Sized>(
     filter: &Filter<'_, L::Field>,
     lookup: Lookup,
     arg: Arg<'_>,
-    params: &mut L::Params,
+    params: &mut Binds,
 ) -> Result<String, EngineError> {
     let field = filter.field;
     let col = L::column(field);

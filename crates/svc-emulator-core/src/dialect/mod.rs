@@ -2,6 +2,7 @@
 //! the engine's rules. A database's own words (its quoting, binds, casts, lookups, date
 //! buckets) are its folder's; the flows run the statements.
 //!
+//! - [`bind`]: the values a statement carries, one type for every database.
 //! - [`clause`]: a selection's `WHERE` clause and its bound values, an excluded filter's `NOT`,
 //!   a promoted key's `IS NOT NULL`, and the always-false clause of an `_order_by` that selects
 //!   nothing.
@@ -14,12 +15,14 @@
 //! [`Dialect`] is what a database says in its own words: each item has the ANSI form by
 //! default, and a database overrides only what it writes otherwise.
 
+pub mod bind;
 pub mod clause;
 pub mod group;
 pub mod lookup;
 pub mod relation;
 pub mod seek;
 
+use crate::dialect::bind::{Bind, Binds};
 use crate::dialect::clause::key_is_not_null;
 use crate::dialect::lookup::{Cmp, Filter};
 use crate::dialect::relation::RelationSql;
@@ -119,8 +122,6 @@ pub trait Dialect {
     type Model: Table<Column = Self::Field>;
     /// A column.
     type Field: Column;
-    /// Bound values.
-    type Params: Default;
 
     /// The SQL of the tables and columns a `_relation` path names.
     const RELATED: RelationSql<Self::Model>;
@@ -159,8 +160,16 @@ pub trait Dialect {
         Self::search_kind(field) == Search::Contains && field.family() != FilterFamily::Json
     }
 
+    /// The placeholder of the `n`th value of a statement (from 1), `value`: by default `?`
+    /// (PostgreSQL's is `$n` with the type its driver sends the value as).
+    fn placeholder(_n: usize, _value: &Bind) -> String {
+        "?".to_owned()
+    }
+
     /// `text` bound as a string, and its placeholder.
-    fn bind_text(text: String, params: &mut Self::Params) -> String;
+    fn bind_text(text: String, params: &mut Binds) -> String {
+        params.bind::<Self>(Bind::Text(text))
+    }
 
     /// The column is matched by its text where the engine's `ILIKE` reaches it (a type the
     /// database's `LIKE` does not take); by default, as it is.
@@ -169,7 +178,7 @@ pub trait Dialect {
     }
 
     /// `col ILIKE pattern`, as the engine's SQLAlchemy writes it on the database.
-    fn ilike(field: &Self::Field, pattern: String, params: &mut Self::Params) -> String {
+    fn ilike(field: &Self::Field, pattern: String, params: &mut Binds) -> String {
         if Self::likes_as_text(field) {
             return Self::text_ilike(field, pattern, params);
         }
@@ -178,7 +187,7 @@ pub trait Dialect {
     }
 
     /// The column's text `ILIKE pattern` (`col.cast(Unicode).ilike(...)`).
-    fn text_ilike(field: &Self::Field, pattern: String, params: &mut Self::Params) -> String {
+    fn text_ilike(field: &Self::Field, pattern: String, params: &mut Binds) -> String {
         let pattern = Self::bind_text(pattern, params);
         Self::like_any_case(&Self::text_of(Self::column(field)), &pattern)
     }
@@ -193,14 +202,14 @@ pub trait Dialect {
         filter: &Filter<'_, Self::Field>,
         raw: &str,
         in_list: bool,
-        params: &mut Self::Params,
+        params: &mut Binds,
     ) -> Result<String, EngineError>;
 
     /// An `in` item, bound for the column's list.
     fn in_item(
         filter: &Filter<'_, Self::Field>,
         raw: &str,
-        params: &mut Self::Params,
+        params: &mut Binds,
     ) -> Result<String, EngineError> {
         Self::compared(filter, raw, true, params)
     }
@@ -210,7 +219,7 @@ pub trait Dialect {
         filter: &Filter<'_, Self::Field>,
         op: Cmp,
         raw: &str,
-        params: &mut Self::Params,
+        params: &mut Binds,
     ) -> Result<String, EngineError> {
         let value = Self::compared(filter, raw, false, params)?;
         Ok(format!(
@@ -228,7 +237,7 @@ pub trait Dialect {
         filter: &Filter<'_, Self::Field>,
         raw: &str,
         _in_list: bool,
-        params: &mut Self::Params,
+        params: &mut Binds,
     ) -> Result<String, EngineError> {
         let value = parse_py_json(raw).unwrap_or_else(|_| PyJson::Str(raw.to_owned()));
         let text = py_text(&value);
@@ -241,21 +250,21 @@ pub trait Dialect {
         filter: &Filter<'_, Self::Field>,
         lookup: Lookup,
         arg: Arg<'_>,
-        params: &mut Self::Params,
+        params: &mut Binds,
     ) -> Result<String, EngineError>;
 
     /// How `_search` reaches the column.
     fn search_kind(field: &Self::Field) -> Search;
 
     /// The column's text equals `text` (`_search` of a number column).
-    fn text_equals(field: &Self::Field, text: &str, params: &mut Self::Params) -> String {
+    fn text_equals(field: &Self::Field, text: &str, params: &mut Binds) -> String {
         let text = Self::bind_text(text.to_owned(), params);
         format!("{} = {text}", Self::text_of(Self::column(field)))
     }
 
     /// The `_search` condition over the model's columns, OR-ed in column order, if any column
     /// is searched.
-    fn search(model: &Self::Model, text: &str, params: &mut Self::Params) -> Option<String> {
+    fn search(model: &Self::Model, text: &str, params: &mut Binds) -> Option<String> {
         let mut parts = Vec::new();
         for f in model.columns() {
             match Self::search_kind(f) {
@@ -268,7 +277,7 @@ pub trait Dialect {
     }
 
     /// A `_relation` path's value, bound for a comparison with `field` (by default, as text).
-    fn relation_value(_field: &Self::Field, raw: &str, params: &mut Self::Params) -> String {
+    fn relation_value(_field: &Self::Field, raw: &str, params: &mut Binds) -> String {
         Self::bind_text(raw.to_owned(), params)
     }
 

@@ -24,6 +24,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value as Json};
 
+use crate::dialect::bind::Binds;
 use crate::flow::read_only_sql::{Access, Opened};
 use svc_engine::EngineError;
 use svc_engine::sql_answer::AnswerRows;
@@ -53,8 +54,6 @@ pub trait Driver: Sync {
     type Conn: Send;
     /// A row as the driver reads it.
     type Row: Send + Sync;
-    /// The values bound to a statement's placeholders.
-    type Binds: Send + Sync;
     /// The driver's own error.
     type Fault: Send;
 
@@ -72,7 +71,7 @@ pub trait Driver: Sync {
     fn rows(
         conn: &mut Self::Conn,
         sql: &str,
-        binds: &Self::Binds,
+        binds: &Binds,
     ) -> impl Future<Output = Result<Vec<Self::Row>, Self::Fault>> + Send;
 
     /// The `i`th cell of a row of one of the flows' own statements (a count, a truth written
@@ -225,7 +224,7 @@ impl<D: Driver + ?Sized> Session<D> {
     }
 
     /// The rows of `sql` with `binds` ([`Driver::rows`]).
-    pub async fn rows(&mut self, sql: &str, binds: &D::Binds) -> Result<Vec<D::Row>, D::Fault> {
+    pub async fn rows(&mut self, sql: &str, binds: &Binds) -> Result<Vec<D::Row>, D::Fault> {
         D::rows(self.conn(), sql, binds).await
     }
 }

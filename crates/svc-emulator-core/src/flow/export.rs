@@ -17,6 +17,7 @@
 use std::collections::BTreeMap;
 use std::future::Future;
 
+use crate::dialect::bind::{Bind, Binds};
 use crate::flow::driver::{Failure, Session};
 use crate::flow::read::readable;
 use crate::flow::records::{BaseTable, Database, ModelSql, Pages};
@@ -344,14 +345,16 @@ pub trait Exports: Database<Model: BaseTable> + Sized {
         value: &Internal,
         given: &PyJson,
         tz: i32,
-        params: &mut Self::Params,
+        params: &mut Binds,
     ) -> Result<String, EngineError> {
         bind_imported::<Self>(field, value, given, tz, params)
     }
 
     /// Binds `bytes` for a binary column ([`Dialect::binary`](crate::dialect::Dialect::binary)),
     /// an import's: the engine writes no text there.
-    fn bind_bytes(bytes: Vec<u8>, params: &mut Self::Params) -> String;
+    fn bind_bytes(bytes: Vec<u8>, params: &mut Binds) -> String {
+        params.bind::<Self>(Bind::Bytes(bytes))
+    }
 }
 
 /// The records of every model of `db` that holds rows as of one moment, and what numbers the
@@ -442,7 +445,7 @@ async fn write_imported<D: Exports>(
             let record = without_generated(&*model, record);
             let values =
                 imported_values::<D>(&model, &record).map_err(|e| in_record(name, n, e))?;
-            let mut params = D::Params::default();
+            let mut params = Binds::default();
             let sql = insert_sql(db, &*model, &values, &record, tz, &mut params)
                 .map_err(|e| in_record(name, n, e))?;
             let inserted = conn.rows(&sql, &params).await;
@@ -477,7 +480,7 @@ fn insert_sql<D: Exports>(
     values: &Values<'_, D::Field>,
     record: &PyJson,
     tz: i32,
-    params: &mut D::Params,
+    params: &mut Binds,
 ) -> Result<String, EngineError> {
     if values.is_empty() {
         return Ok(format!(
@@ -527,7 +530,7 @@ pub fn bind_imported<D: Exports>(
     value: &Internal,
     given: &PyJson,
     tz: i32,
-    params: &mut D::Params,
+    params: &mut Binds,
 ) -> Result<String, EngineError> {
     match given {
         PyJson::Str(text) if D::binary(field) => {
@@ -583,7 +586,7 @@ async fn read_all<D: Pages<Model: BaseTable>>(
         );
         let mut out = Records::every_row(&**model, tz, db.checks_readable());
         let mut sink = |row: &D::RowRef<'_>| out.push(row);
-        db.each_row(conn, &sql, &D::Params::default(), false, &mut sink)
+        db.each_row(conn, &sql, &Binds::default(), false, &mut sink)
             .await?;
         readable::<D>(model, &out, false)?;
         all.push((model.table_name().to_owned(), out.into_json().0));

@@ -15,6 +15,7 @@
 
 use serde_json::Value as Json;
 
+use crate::dialect::bind::Binds;
 use crate::dialect::clause::Where;
 use crate::flow::driver::{Failure, Session};
 use crate::flow::records::{Database, ModelSql, Pages};
@@ -62,7 +63,7 @@ pub async fn create_each<D: Database>(
     for (at, item) in items.iter().enumerate() {
         let values = create_values::<D>(&model, item).and_then(|values| {
             // Bound once here for its refusals; the insert binds them again.
-            let mut params = D::Params::default();
+            let mut params = Binds::default();
             insert_statement::<D>(&model, &values, tz, &mut params)?;
             Ok(values)
         });
@@ -508,7 +509,7 @@ async fn end_value<D: Pages>(
     db: &D,
     conn: &mut D::Conn,
     model: &D::Model,
-    filter: &Where<D::Params>,
+    filter: &Where<Binds>,
     ordering: &D::Field,
     key: Option<i64>,
     tz: i32,
@@ -561,7 +562,7 @@ async fn run<D: Database>(
     tx: &mut Session<D>,
     model: &D::Model,
     sql: &str,
-    params: &D::Params,
+    params: &Binds,
     lenient: bool,
 ) -> Result<(), EngineError> {
     let done = tx.rows(sql, params).await;
@@ -731,7 +732,7 @@ pub async fn reset_order<D: Database>(
     let column = D::column(ordering);
     for (i, row) in rows.iter().enumerate() {
         let n = i + 1;
-        let mut params = D::Params::default();
+        let mut params = Binds::default();
         let at = D::at_locked(&model, &D::locked(row), &mut params);
         let sql = format!(
             "UPDATE {} SET {column} = {n} WHERE ({at}) AND ({column} IS NULL OR {column} <> {n})",

@@ -4,6 +4,7 @@
 //! ([`Dialect`]).
 
 use crate::dialect::Dialect;
+use crate::dialect::bind::Binds;
 use crate::dialect::clause::{Where, not, where_clause};
 use crate::dialect::lookup::Filter;
 use crate::dialect::relation::{Related, relation_condition};
@@ -16,9 +17,9 @@ pub fn build_where<L: Dialect + ?Sized>(
     model: &L::Model,
     selection: &Selection,
     related: &Related<'_, L::Model>,
-) -> Result<Where<L::Params>, EngineError> {
+) -> Result<Where<Binds>, EngineError> {
     L::time_zone(selection, related.use_)?;
-    let mut params = L::Params::default();
+    let mut params = Binds::default();
     let mut fields = model.filter_fields();
     // A body's filter value that is not text fails on a binary column (svc-engine's
     // `body_filters`): only the dialect knows which columns are.

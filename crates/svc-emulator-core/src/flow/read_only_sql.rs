@@ -152,6 +152,7 @@ pub(super) fn conn_gone() -> EngineError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dialect::bind::Binds;
     use std::sync::{Arc, Mutex};
 
     /// What the guard did to its session and its cancel.
@@ -166,13 +167,12 @@ mod tests {
     impl Driver for Logged {
         type Conn = Log;
         type Row = ();
-        type Binds = ();
         type Fault = ();
 
         async fn execute_one(_: &mut Log, _: &str) -> Result<(), ()> {
             Err(())
         }
-        async fn rows(_: &mut Log, _: &str, _: &()) -> Result<Vec<()>, ()> {
+        async fn rows(_: &mut Log, _: &str, _: &Binds) -> Result<Vec<()>, ()> {
             Err(())
         }
         fn text(_: &(), _: usize) -> Option<String> {

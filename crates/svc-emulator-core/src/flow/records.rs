@@ -9,8 +9,10 @@ use std::future::Future;
 use std::sync::Arc;
 
 use crate::dialect::Dialect;
+use crate::dialect::bind::{Bind, Binds};
 use crate::dialect::clause::Where;
 use crate::dialect::relation::Related;
+use crate::dialect::seek::{self, Nulls};
 use crate::flow::driver::{Driver, Failure, Session};
 use crate::flow::filter::build_where;
 use crate::flow::state::State;
@@ -61,13 +63,11 @@ impl<F, E> BaseTable for MappedTable<F, E> {
 /// async workers, awaited where they are asked for. Its models, columns and bound values are
 /// those of its [`Dialect`].
 pub trait Database:
-    Dialect<Model: ModelSql + Send + Sync, Field: BodyColumn + Sync, Params: Clone + Send + Sync>
-    + Driver<Binds = <Self as Dialect>::Params>
-    + Sync
+    Dialect<Model: ModelSql + Send + Sync, Field: BodyColumn + Sync> + Driver + Sync
 {
     /// A sort key's value as the driver reads it (and binds it again): what a walk's anchor
     /// keeps ([`Pages`]).
-    type Key: Clone + Send + Sync;
+    type Key: Clone + Send + Sync + Into<Bind>;
 
     /// What the core keeps of the resource between its requests: its models, its walks, the
     /// engine's default time zone.
@@ -91,11 +91,8 @@ pub trait Database:
         field: &Self::Field,
         value: &Internal,
         tz: i32,
-        params: &mut Self::Params,
+        params: &mut Binds,
     ) -> Result<String, EngineError>;
-
-    /// The key a statement and its values are remembered by (walks' anchors, counts).
-    fn memo_key(sql: &str, params: &Self::Params) -> Vec<u8>;
 
     /// The column as a list's `ORDER BY` names it: by default as the conditions write it.
     fn sort_column(_model: &Self::Model, field: &Self::Field) -> String {
@@ -122,7 +119,7 @@ pub trait Database:
         model: &Self::Model,
         selection: &Selection,
         use_: Use,
-    ) -> Result<Where<Self::Params>, EngineError> {
+    ) -> Result<Where<Binds>, EngineError> {
         build_where::<Self>(model, selection, &self.related(use_))
     }
 
@@ -132,7 +129,7 @@ pub trait Database:
     fn key_condition(
         model: &Self::Model,
         raw: &str,
-        params: &mut Self::Params,
+        params: &mut Binds,
     ) -> Result<String, EngineError> {
         let pk = model.pk_field();
         let raw = PyJson::Str(raw.to_owned());
@@ -146,7 +143,7 @@ pub trait Database:
     fn bind_key(
         pk: &Self::Field,
         key: &Internal,
-        params: &mut Self::Params,
+        params: &mut Binds,
     ) -> Result<String, EngineError> {
         Self::bind(pk, key, 0, params)
     }
@@ -188,7 +185,7 @@ pub trait Database:
                 return Ok(0);
             };
             let read = async {
-                let rows = Self::rows(conn, sql, &Self::Params::default()).await;
+                let rows = Self::rows(conn, sql, &Binds::default()).await;
                 let rows = rows.map_err(|e| self.fault(e, Failure::Unexpected))?;
                 let Some(text) = rows.first().and_then(|row| Self::text(row, 0)) else {
                     return Ok(0);
@@ -217,7 +214,7 @@ pub trait Database:
         &self,
         conn: &mut Self::Conn,
         sql: &str,
-        params: &Self::Params,
+        params: &Binds,
         lenient: bool,
     ) -> impl Future<Output = Result<Vec<Self::Row>, EngineError>> + Send {
         async move {
@@ -272,7 +269,7 @@ pub trait Database:
     }
 
     /// The condition that finds the locked row again, its values bound in `params`.
-    fn at_locked(model: &Self::Model, locked: &Self::Locked, params: &mut Self::Params) -> String;
+    fn at_locked(model: &Self::Model, locked: &Self::Locked, params: &mut Binds) -> String;
 
     /// Writes `values` to the locked row (by identity: a promoted key names every row that
     /// shares it) and reads the record back as stored.
@@ -318,7 +315,7 @@ pub trait Rows: Database {
         &self,
         conn: &mut Self::Conn,
         sql: &str,
-        params: &Self::Params,
+        params: &Binds,
         lenient: bool,
         sink: &mut S,
     ) -> impl Future<Output = Result<(), EngineError>> + Send
@@ -336,7 +333,7 @@ impl<D: Database<Row: RecordRow<D::Field>>> Rows for D {
         &self,
         conn: &mut D::Conn,
         sql: &str,
-        params: &D::Params,
+        params: &Binds,
         lenient: bool,
         sink: &mut S,
     ) -> Result<(), EngineError> {
@@ -352,7 +349,7 @@ pub async fn counted<D: Database + ?Sized>(
     db: &D,
     conn: &mut D::Conn,
     model: &D::Model,
-    filter: &Where<D::Params>,
+    filter: &Where<Binds>,
     lenient: bool,
 ) -> Result<u64, EngineError> {
     let sql = ["SELECT count(*) FROM ", model.table_sql(), &filter.sql].concat();
@@ -387,7 +384,7 @@ pub trait Pages: Rows {
         &self,
         conn: &mut Self::Conn,
         model: &Self::Model,
-        filter: &Where<Self::Params>,
+        filter: &Where<Binds>,
         lenient: bool,
     ) -> impl Future<Output = Result<u64, EngineError>> + Send {
         counted(self, conn, model, filter, lenient)
@@ -431,13 +428,26 @@ pub trait Pages: Rows {
     }
 
     /// The condition that selects the rows after a row whose sort key is `key`, in the order of
-    /// `terms` (the last one unique), with its values bound in `params`.
+    /// `terms` (the last one unique), with its values bound in `params`: by default each value
+    /// bound as the driver read it, compared with the column as the conditions write it, NULL
+    /// before every other value (MySQL's and SQLite's order; PostgreSQL writes its own).
     fn seek_condition(
         model: &Self::Model,
         terms: &[(usize, bool)],
         key: &[Option<Self::Key>],
-        params: &mut Self::Params,
-    ) -> String;
+        params: &mut Binds,
+    ) -> String {
+        let columns = model.columns();
+        let terms: Vec<(&str, bool)> = terms
+            .iter()
+            .map(|&(i, desc)| (Self::column(&columns[i]), desc))
+            .collect();
+        let mut bind = |i: usize| {
+            let value = key[i].clone().map_or(Bind::Null, Into::into);
+            params.bind::<Self>(value)
+        };
+        seek::seek_condition(&terms, key, Nulls::Smallest, &mut bind)
+    }
 
     /// The page's rows where `where_sql` holds, after the first `skip` of them (at least one),
     /// each with `extra` read beside its columns (`page_select`); the rows skipped are skipped
@@ -470,7 +480,7 @@ pub struct Page<'a, D: Database + ?Sized> {
     /// The model listed.
     pub model: &'a D::Model,
     /// The selection's clause.
-    pub filter: &'a Where<D::Params>,
+    pub filter: &'a Where<Binds>,
     /// The order's terms, `(column index, descending)`.
     pub terms: &'a [(usize, bool)],
     /// The order's SQL.
@@ -529,7 +539,7 @@ impl<D: Database + ?Sized> Page<'_, D> {
     /// The key of the page's walk: its table, filters (and their values) and order.
     pub fn walk_key(&self) -> Vec<u8> {
         let statement = [self.model.table_sql(), &self.filter.sql, self.order].concat();
-        D::memo_key(&statement, &self.filter.params)
+        self.filter.params.memo_key(&statement)
     }
 
     /// The engine's own statement of the page: every column, `LIMIT per_page OFFSET offset`.

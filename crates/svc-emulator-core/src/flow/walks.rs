@@ -6,6 +6,7 @@
 //! page's rows, MySQL its transaction counter before and after the page's statements, SQLite
 //! its write generation and data version as its snapshot begins.
 
+use crate::dialect::bind::Binds;
 use crate::flow::records::{Page, Pages};
 use svc_engine::EngineError;
 use svc_engine::records::Records;
@@ -34,7 +35,7 @@ pub fn from_anchor<D: Pages>(
     seek: &[(usize, bool)],
     extra: &str,
     (at, anchor): &(u64, Anchor<D::Key>),
-) -> (String, D::Params) {
+) -> (String, Binds) {
     let mut params = page.filter.params.clone();
     let seek_sql = D::seek_condition(page.model, seek, &anchor.sort_key, &mut params);
     let where_sql = page.filter.and(&seek_sql);
@@ -56,7 +57,7 @@ pub fn sort_key_of<D: Pages>(row: &D::RowRef<'_>, cells: &[usize]) -> Option<Vec
 pub async fn read_page<D: Pages>(
     db: &D,
     conn: &mut D::Conn,
-    (sql, params): (&str, &D::Params),
+    (sql, params): (&str, &Binds),
     page: &Page<'_, D>,
     out: &mut Records<'_, D::Model>,
     cells: &[usize],

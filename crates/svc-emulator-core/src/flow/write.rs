@@ -8,6 +8,7 @@
 
 use std::sync::Arc;
 
+use crate::dialect::bind::Binds;
 use crate::dialect::clause::Where;
 use crate::flow::driver::{Failure, Session};
 use crate::flow::records::{Database, ModelSql};
@@ -40,7 +41,7 @@ pub fn insert_statement<'m, D: Database>(
     model: &'m D::Model,
     values: &Values<'m, D::Field>,
     tz: i32,
-    params: &mut D::Params,
+    params: &mut Binds,
 ) -> Result<(String, Values<'m, D::Field>), EngineError> {
     let written = insert_values(model.columns(), values);
     let mut names = Vec::new();
@@ -222,7 +223,7 @@ async fn asked_unchanged<D: Database>(
     if candidates.is_empty() {
         return Ok((candidates, Vec::new()));
     }
-    let mut params = D::Params::default();
+    let mut params = Binds::default();
     let mut same = Vec::with_capacity(candidates.len());
     for &i in &candidates {
         let (f, v) = &values[i];
@@ -254,7 +255,7 @@ async fn lock<D: Database>(
     db: &D,
     tx: &mut Session<D>,
     model: &D::Model,
-    filter: &Where<D::Params>,
+    filter: &Where<Binds>,
     key: &str,
     lenient: bool,
 ) -> Result<D::Locked, EngineError> {
@@ -279,7 +280,7 @@ async fn lock<D: Database>(
 pub fn set_list<D: Database>(
     values: &Values<'_, D::Field>,
     tz: i32,
-    params: &mut D::Params,
+    params: &mut Binds,
 ) -> Result<String, EngineError> {
     let sets = values
         .iter()
@@ -294,7 +295,7 @@ struct Selected<D: Database> {
     /// The model.
     model: Arc<D::Model>,
     /// The selection's clause, with the key's value bound after the filters'.
-    filter: Where<D::Params>,
+    filter: Where<Binds>,
     /// `key = value`.
     key: String,
 }
