@@ -44,7 +44,7 @@
 //! walk's anchor, a locked row's identity, the rows a delete follows).
 
 use crate::schema::quote_ident;
-use crate::types::{Offset, cell, cell_text, py_value};
+use crate::types::{Offset, cell, py_value};
 use crate::{MyResource, message, server_code};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Column, Conn, Row, Value};
@@ -313,8 +313,13 @@ impl Driver for MyResource {
         conn.exec(sql, sent_params(binds)).await
     }
 
-    fn text(row: &Row, i: usize) -> Option<String> {
-        cell_text(row, i)
+    /// Each cell as `read_bind` binds it again (`row_binds`). The core reads a count, a
+    /// truth (`CASE WHEN ... THEN 1 ELSE 0 END`), a sibling's number and the time zone's
+    /// `CAST(... AS SIGNED)` as text from these: every row here comes from [`Driver::rows`],
+    /// the binary protocol, where a column of an integer type is read as `Int` or `UInt` (never
+    /// as bytes), so its digits are those `types::cell_text` gave.
+    fn cells(row: &Row) -> Vec<Bind> {
+        row_binds(row)
     }
 
     /// Dropped, a pooled connection would go back to the pool, where a `KILL QUERY` still on
@@ -554,6 +559,28 @@ mod tests {
             sent_params(&Binds::default()),
             mysql_async::Params::Empty
         ));
+    }
+
+    /// What the core reads as text of a row (a count, a truth, the time zone's offset) is an
+    /// integer column's cell, or NULL: as [`read_bind`] reads it (`Driver::cells`), the core's
+    /// `Driver::text` (an `Int` or `UInt` as its digits) gives what `types::value_text` gave.
+    #[test]
+    fn integer_cells_read_as_the_same_text() {
+        let values = [
+            Value::NULL,
+            Value::Int(0),
+            Value::Int(1),
+            Value::Int(-3600),
+            Value::UInt(u64::MAX),
+        ];
+        for value in values {
+            let digits = match read_bind(&value) {
+                Bind::Int(n) => Some(n.to_string()),
+                Bind::UInt(n) => Some(n.to_string()),
+                _ => None,
+            };
+            assert_eq!(digits, crate::types::value_text(&value));
+        }
     }
 
     #[test]

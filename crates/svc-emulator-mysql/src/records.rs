@@ -35,16 +35,15 @@
 
 use crate::dialect::MyWhere;
 use crate::dialect::datetime_literal;
-use crate::driver::{self, read_bind, row_binds, text_rows};
-use crate::schema::{MyConnection, table};
+use crate::driver::{self, read_bind, text_rows};
+use crate::schema::table;
 use crate::schema::{MyField, MyModel};
 use crate::types::{MyKind, Offset, cell, cell_number, cell_text, python_date, write_value};
 use crate::{MyResource, message, server_code};
 use mysql_async::{Conn, Row, Value};
 use svc_emulator_core::backend::pooled::ESTIMATE_FROM;
 use svc_emulator_core::dialect::bind::{Bind, Binds};
-use svc_emulator_core::flow::Locator;
-use svc_emulator_core::flow::delete::delete_row;
+use svc_emulator_core::flow::delete::delete_locked;
 use svc_emulator_core::flow::driver::{Driver, Failure, Session};
 use svc_emulator_core::flow::records::{Database, Page, Pages, Rows};
 use svc_emulator_core::flow::state::State;
@@ -52,6 +51,7 @@ use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, page_select, read
 use svc_emulator_core::flow::write::{
     Values, insert_statement, read_back_sql, set_list, update_sql,
 };
+use svc_emulator_core::flow::{Columns, Locator, Reference, TableRef};
 use svc_engine::EngineError;
 use svc_engine::aggregate::read_refused;
 use svc_engine::body::{non_field, query_failed};
@@ -110,15 +110,10 @@ impl Database for MyResource {
     }
 
     // MySQL's side of the writes (`flow::write`).
-    /// The row's identity (see [`MyModel::identity`]), as it is bound to find the row again.
-    type Locked = Binds;
-
+    /// The row's identity (see [`MyModel::identity`]): its cells are bound again as they were
+    /// read to find the row (`Driver::cells`).
     fn lock_select(model: &MyModel) -> String {
         locator(model).select
-    }
-
-    fn locked(row: &Row) -> Binds {
-        Binds(row_binds(row))
     }
 
     fn writable(values: &Values<'_, MyField>) -> Result<(), EngineError> {
@@ -154,9 +149,9 @@ impl Database for MyResource {
         first_record(model, &rows, tz)
     }
 
-    fn at_locked(model: &MyModel, identity: &Binds, params: &mut Binds) -> String {
+    fn at_locked(model: &MyModel, identity: &[Bind], params: &mut Binds) -> String {
         // The identity's cells only: a flow may read more after them (`flow::extra`).
-        let cells = identity.0.iter().take(model.identity.len());
+        let cells = identity.iter().take(model.identity.len());
         params.0.extend(cells.cloned());
         at_identity(model)
     }
@@ -168,9 +163,10 @@ impl Database for MyResource {
         tx: &mut Session<Self>,
         model: &MyModel,
         values: &Values<'_, MyField>,
-        old_identity: Binds,
+        old_identity: Vec<Bind>,
         tz: i32,
     ) -> Result<Vec<u8>, EngineError> {
+        let old_identity = Binds(old_identity);
         let conn = tx.conn();
         let mut new_identity = old_identity.clone();
         if !values.is_empty() {
@@ -191,7 +187,7 @@ impl Database for MyResource {
             }
             let mut params = Binds::default();
             let sets = set_list::<Self>(values, tz, &mut params)?;
-            let at = Self::at_locked(model, &old_identity, &mut params);
+            let at = Self::at_locked(model, &old_identity.0, &mut params);
             let sql = update_sql::<Self>(model, &sets, &at);
             self.write(conn, model, &sql, &params).await?;
         }
@@ -202,28 +198,38 @@ impl Database for MyResource {
         first_record(model, &rows, tz)
     }
 
+    /// The foreign keys of the database's tables that refer to `parent`
+    /// (`schema::references_to`).
+    async fn references_to(
+        &self,
+        conn: &mut Conn,
+        parent: &TableRef,
+    ) -> Result<Vec<Reference>, EngineError> {
+        crate::schema::references_to(self, conn, parent).await
+    }
+
+    /// A table's primary key's columns, or its first column, as `which` asks (`schema::columns`).
+    async fn columns(
+        &self,
+        conn: &mut Conn,
+        table: &TableRef,
+        which: Columns,
+    ) -> Result<Vec<(String, String)>, EngineError> {
+        crate::schema::columns(self, conn, table, which).await
+    }
+
     async fn delete_locked(
         &self,
         tx: &mut Session<Self>,
         model: &MyModel,
-        identity: Binds,
+        identity: Vec<Bind>,
     ) -> Result<(), EngineError> {
-        let mut conn = MyConnection {
-            tx: tx.conn(),
-            resource: self,
-            model,
-        };
         let at = locator(model);
         // The ORM deletes by identity: the one row of a declared key (every column of it), every
-        // row that shares a promoted one.
-        delete_row(
-            &mut conn,
-            &table(&model.name),
-            &at,
-            identity.0,
-            &at.condition,
-        )
-        .await
+        // row that shares a promoted one. The cascade's statements fail as the write's
+        // ([`MyResource::write_error`], through `Database::fault`).
+        let table = table(&model.name);
+        delete_locked(self, tx, model, &table, &at, identity, &at.condition).await
     }
 }
 

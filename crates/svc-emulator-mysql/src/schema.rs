@@ -11,10 +11,11 @@
 //!
 //! # Foreign keys and identity
 //!
-//! MySQL's side of the flows (`svc_emulator_core::flow`): a write's transaction as `flow::delete` uses it,
-//! the foreign keys that refer to a table (as SQLAlchemy's MySQL dialect reflects them: the keys of
-//! the tables of the same database, `ON DELETE` as the server lists it), and how rows are told
-//! apart (the primary key, else the first column, which the engine promotes).
+//! MySQL's side of a delete's cascade (`svc_emulator_core::flow::delete`, over the core's
+//! `Cascade` of a write's transaction): the foreign keys that refer to a table (as SQLAlchemy's
+//! MySQL dialect reflects them: the keys of the tables of the same database, `ON DELETE` as the
+//! server lists it), and how rows are told apart (the primary key, else the first column, which
+//! the engine promotes).
 //!
 //! # Saved copies
 //!
@@ -34,7 +35,7 @@
 //! Setting an `AUTO_INCREMENT` commits too, so the keys are set after the commit, and only
 //! where they moved.
 
-use crate::driver::{row_binds, skip_quoted, text_rows};
+use crate::driver::{skip_quoted, text_rows};
 use crate::types::{MyKind, cell_number, cell_text, cell_truth};
 use crate::{MyResource, message, server_code};
 use mysql_async::{Conn, Row};
@@ -324,14 +325,6 @@ fn internal(e: mysql_async::Error) -> EngineError {
     ))
 }
 
-/// A connection inside a write's transaction, as the flows use it.
-pub(crate) struct MyConnection<'a> {
-    pub(crate) tx: &'a mut Conn,
-    pub(crate) resource: &'a MyResource,
-    /// The model the request names, whose messages a database error takes.
-    pub(crate) model: &'a MyModel,
-}
-
 /// A table of the database, by its name.
 pub(crate) fn table(name: &str) -> TableRef {
     TableRef {
@@ -370,75 +363,62 @@ const FIRST_COLUMN: &str = "\
 SELECT COLUMN_NAME FROM information_schema.COLUMNS
 WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION LIMIT 1";
 
-impl MyConnection<'_> {
-    fn error(&self, e: mysql_async::Error) -> EngineError {
-        self.resource.write_error(self.model, e)
+/// Every foreign key of the database's tables that refers to `parent`, read on `tx` (a
+/// write's transaction: `Database::references_to`); a failure is unexpected.
+pub(crate) async fn references_to(
+    resource: &MyResource,
+    tx: &mut Conn,
+    parent: &TableRef,
+) -> Result<Vec<flow::Reference>, EngineError> {
+    let named = Binds(vec![Bind::Text(parent.name.clone())]);
+    let rows = MyResource::rows(tx, REFERENCES, &named)
+        .await
+        .map_err(|e| resource.unexpected(e))?;
+    let mut keys: Vec<(String, flow::Reference)> = Vec::new();
+    for row in &rows {
+        let text = |i| cell_text(row, i).unwrap_or_default();
+        let (child, name, from, to, rule) = (text(0), text(1), text(2), text(3), text(4));
+        let (nullable, in_key) = (cell_truth(row, 5), cell_truth(row, 6));
+        match keys.last_mut() {
+            Some((last, r)) if *last == name && r.child.name == child => {
+                r.from.push(quote_ident(&from));
+                r.to.push(quote_ident(&to));
+                r.nullable &= nullable;
+                r.in_child_key |= in_key;
+            }
+            _ => keys.push((
+                name,
+                flow::Reference {
+                    child: table(&child),
+                    from: vec![quote_ident(&from)],
+                    to: vec![quote_ident(&to)],
+                    on_delete: OnDelete::named(&rule),
+                    nullable,
+                    in_child_key: in_key,
+                },
+            )),
+        }
     }
+    Ok(keys.into_iter().map(|(_, r)| r).collect())
 }
 
-impl flow::Cascades for MyConnection<'_> {
-    type Value = Bind;
-
-    /// The flow binds a row's cells, read by an earlier query, in order.
-    async fn query(&mut self, sql: &str, params: &[Bind]) -> Result<Vec<Vec<Bind>>, EngineError> {
-        let params = Binds(params.to_vec());
-        let rows = MyResource::rows(self.tx, sql, &params)
-            .await
-            .map_err(|e| self.error(e))?;
-        Ok(rows.iter().map(row_binds).collect())
-    }
-
-    async fn references_to(
-        &mut self,
-        parent: &TableRef,
-    ) -> Result<Vec<flow::Reference>, EngineError> {
-        let named = Binds(vec![Bind::Text(parent.name.clone())]);
-        let rows = MyResource::rows(self.tx, REFERENCES, &named)
-            .await
-            .map_err(|e| self.resource.unexpected(e))?;
-        let mut keys: Vec<(String, flow::Reference)> = Vec::new();
-        for row in &rows {
-            let text = |i| cell_text(row, i).unwrap_or_default();
-            let (child, name, from, to, rule) = (text(0), text(1), text(2), text(3), text(4));
-            let (nullable, in_key) = (cell_truth(row, 5), cell_truth(row, 6));
-            match keys.last_mut() {
-                Some((last, r)) if *last == name && r.child.name == child => {
-                    r.from.push(quote_ident(&from));
-                    r.to.push(quote_ident(&to));
-                    r.nullable &= nullable;
-                    r.in_child_key |= in_key;
-                }
-                _ => keys.push((
-                    name,
-                    flow::Reference {
-                        child: table(&child),
-                        from: vec![quote_ident(&from)],
-                        to: vec![quote_ident(&to)],
-                        on_delete: OnDelete::named(&rule),
-                        nullable,
-                        in_child_key: in_key,
-                    },
-                )),
-            }
-        }
-        Ok(keys.into_iter().map(|(_, r)| r).collect())
-    }
-
-    async fn columns(
-        &mut self,
-        table: &TableRef,
-        which: Columns,
-    ) -> Result<Vec<(String, String)>, EngineError> {
-        let sql = match which {
-            Columns::PrimaryKey => IDENTITY,
-            Columns::First => FIRST_COLUMN,
-        };
-        let named = Binds(vec![Bind::Text(table.name.clone())]);
-        let rows = MyResource::rows(self.tx, sql, &named).await;
-        let rows = rows.map_err(|e| self.resource.unexpected(e))?;
-        let name = |row: &Row| quote_ident(&cell_text(row, 0).unwrap_or_default());
-        Ok(rows.iter().map(|row| (name(row), String::new())).collect())
-    }
+/// The columns of `table` that `which` names, quoted, read on `tx` (a write's transaction:
+/// `Database::columns`); each is bound as the value it was read as, so no type goes with it.
+pub(crate) async fn columns(
+    resource: &MyResource,
+    tx: &mut Conn,
+    table: &TableRef,
+    which: Columns,
+) -> Result<Vec<(String, String)>, EngineError> {
+    let sql = match which {
+        Columns::PrimaryKey => IDENTITY,
+        Columns::First => FIRST_COLUMN,
+    };
+    let named = Binds(vec![Bind::Text(table.name.clone())]);
+    let rows = MyResource::rows(tx, sql, &named).await;
+    let rows = rows.map_err(|e| resource.unexpected(e))?;
+    let name = |row: &Row| quote_ident(&cell_text(row, 0).unwrap_or_default());
+    Ok(rows.iter().map(|row| (name(row), String::new())).collect())
 }
 
 /// Each saved table with an `AUTO_INCREMENT` column (by its SQL name), and its next value.

@@ -419,6 +419,11 @@ impl Dialect for PgResource {
         format!("${n}::{}", sent_as(value))
     }
 
+    /// Read as text, found again by the text cast to the column's type.
+    fn identity_sql(col: &str, ty: &str, n: usize) -> (String, String) {
+        (format!("{col}::text"), format!("{col} = ${n}::text::{ty}"))
+    }
+
     /// Enums and types SQLAlchemy does not know (`NullType`) are cast to text before `ILIKE`,
     /// as the engine does.
     fn likes_as_text(field: &PgField) -> bool {

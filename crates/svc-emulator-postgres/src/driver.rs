@@ -325,24 +325,15 @@ impl Driver for PgResource {
         prepared_rows(conn, sql, binds).await
     }
 
-    /// An integer of any width as its digits, text (and `name`) as it is.
-    fn text(row: &Row, i: usize) -> Option<String> {
-        let column = row.columns().get(i)?;
-        match *column.type_() {
-            Type::INT2 => row
-                .try_get::<_, Option<i16>>(i)
-                .ok()?
-                .map(|n| n.to_string()),
-            Type::INT4 => row
-                .try_get::<_, Option<i32>>(i)
-                .ok()?
-                .map(|n| n.to_string()),
-            Type::INT8 => row
-                .try_get::<_, Option<i64>>(i)
-                .ok()?
-                .map(|n| n.to_string()),
-            _ => row.try_get::<_, Option<String>>(i).ok()?,
-        }
+    /// Each cell as the value it is bound again as: an integer of any width (a count, a
+    /// truth written `1` or `0`, the time zone's `::int4`) as [`Bind::Int`], text (and `name`:
+    /// a locked row's `ctid::text`, an identity read as text) as [`Bind::Text`], NULL as
+    /// [`Bind::Null`]. The flows' statements read no other type; a cell of one is read as text
+    /// where tokio-postgres reads that type as text, else as NULL (what the flows make of a
+    /// cell they cannot read).
+    fn cells(row: &Row) -> Vec<Bind> {
+        let types = row.columns().iter().map(Column::type_);
+        types.enumerate().map(|(i, ty)| cell(row, i, ty)).collect()
     }
 
     /// Out of the pool, and closed.
@@ -499,6 +490,20 @@ impl Driver for PgResource {
         }
         Ok((names, rows))
     }
+}
+
+/// The `i`th cell of a row of the crate's own statements, of type `ty` ([`Driver::cells`]).
+fn cell(row: &Row, i: usize, ty: &Type) -> Bind {
+    let int = match *ty {
+        Type::INT2 => row.try_get::<_, Option<i16>>(i).map(|n| n.map(i64::from)),
+        Type::INT4 => row.try_get::<_, Option<i32>>(i).map(|n| n.map(i64::from)),
+        Type::INT8 => row.try_get::<_, Option<i64>>(i),
+        _ => {
+            let text = row.try_get::<_, Option<String>>(i);
+            return text.ok().flatten().map_or(Bind::Null, Bind::Text);
+        }
+    };
+    int.ok().flatten().map_or(Bind::Null, Bind::Int)
 }
 
 // Every statement of the crate runs here: [`run`] those with values (and rows), [`run_one`]

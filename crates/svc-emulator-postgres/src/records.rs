@@ -41,8 +41,8 @@
 use crate::dialect::PgWhere;
 use crate::dialect::{cast, datetime_literal};
 use crate::driver::{Transaction, prepared_rows};
-use crate::schema::{PgConnection, by_ctid, table};
 use crate::schema::{PgField, PgModel};
+use crate::schema::{by_ctid, columns_of, references, table};
 use crate::types::{Offset, PgKind, python_cannot_hold, write_value};
 use crate::{PgResource, driver, message};
 use deadpool_postgres::Object;
@@ -51,10 +51,11 @@ use svc_emulator_core::backend::pooled::ESTIMATE_FROM;
 use svc_emulator_core::dialect::Dialect;
 use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::dialect::seek::Nulls;
-use svc_emulator_core::flow::delete::delete_row;
+use svc_emulator_core::flow::delete::delete_locked;
 use svc_emulator_core::flow::driver::{Failure, Session};
 use svc_emulator_core::flow::records::Database;
 use svc_emulator_core::flow::records::{Page, Pages};
+use svc_emulator_core::flow::references::{Columns, Reference, TableRef};
 use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, page_select, sort_key_of};
 use svc_emulator_core::flow::write::{Values, insert_statement, set_list, update_sql};
@@ -143,8 +144,8 @@ impl Database for PgResource {
     }
 
     // PostgreSQL's side of the writes (`flow::write`). A locked row is named by its `ctid`, since
-    // a key of several columns names a row by all of them and the URL gives the first one only.
-    type Locked = String;
+    // a key of several columns names a row by all of them and the URL gives the first one only:
+    // the locked row is `[Bind::Text(ctid)]`, the cells of `lock_select`.
 
     /// Where the row is stored: a key of several columns names a row by all of them, and the
     /// URL gives the first one only.
@@ -152,16 +153,12 @@ impl Database for PgResource {
         "ctid::text".to_owned()
     }
 
-    fn locked(row: &Row) -> String {
-        row.get::<_, Option<String>>(0).unwrap_or_default()
-    }
-
     fn writable(values: &Values<'_, PgField>) -> Result<(), EngineError> {
         not_iterable(values)
     }
 
-    fn at_locked(_model: &PgModel, ctid: &String, params: &mut Binds) -> String {
-        format!("ctid = {}::tid", Self::bind_text(ctid.clone(), params))
+    fn at_locked(_model: &PgModel, locked: &[Bind], params: &mut Binds) -> String {
+        format!("ctid = {}::tid", Self::bind_text(ctid(locked), params))
     }
 
     /// One statement: `UPDATE ... RETURNING` the row (a `SELECT` when nothing is set).
@@ -170,12 +167,12 @@ impl Database for PgResource {
         tx: &mut Session<Self>,
         model: &PgModel,
         values: &Values<'_, PgField>,
-        ctid: String,
+        locked: Vec<Bind>,
         tz: i32,
     ) -> Result<Vec<u8>, EngineError> {
         let mut params = Binds::default();
         let sets = set_list::<Self>(values, tz, &mut params)?;
-        let at_row = Self::at_locked(model, &ctid, &mut params);
+        let at_row = Self::at_locked(model, &locked, &mut params);
         let (table, list) = (&model.table_sql, &model.select_list);
         let sql = if values.is_empty() {
             format!("SELECT {list} FROM {table} WHERE {at_row}")
@@ -194,21 +191,33 @@ impl Database for PgResource {
         first_record(model, &rows, tz)
     }
 
+    async fn references_to(
+        &self,
+        conn: &mut Object,
+        parent: &TableRef,
+    ) -> Result<Vec<Reference>, EngineError> {
+        references(self, conn, parent).await
+    }
+
+    async fn columns(
+        &self,
+        conn: &mut Object,
+        table: &TableRef,
+        which: Columns,
+    ) -> Result<Vec<(String, String)>, EngineError> {
+        columns_of(self, conn, table, which).await
+    }
+
     async fn delete_locked(
         &self,
         tx: &mut Session<Self>,
         model: &PgModel,
-        ctid: String,
+        locked: Vec<Bind>,
     ) -> Result<(), EngineError> {
-        let mut conn = PgConnection {
-            tx,
-            resource: self,
-            model,
-        };
         let at = by_ctid();
         let where_sql = at_identity(model, &at.condition);
-        let row = vec![Bind::Text(ctid)];
-        delete_row(&mut conn, &table(model), &at, row, &where_sql).await
+        let row = vec![Bind::Text(ctid(&locked))];
+        delete_locked(self, tx, model, &table(model), &at, row, &where_sql).await
     }
 
     async fn insert(
@@ -274,6 +283,15 @@ fn values_read_first(values: &Values<'_, PgField>) -> Option<(String, Binds)> {
         .map(|(f, v)| bind_value(f, v, &mut params))
         .collect();
     (!reads.is_empty()).then(|| (format!("SELECT {}", reads.join(", ")), params))
+}
+
+/// The `ctid` of the locked row, as [`Database::lock_select`] read it (its first cell, text;
+/// empty where it is not, which no row's `ctid` is).
+fn ctid(locked: &[Bind]) -> String {
+    match locked.first() {
+        Some(Bind::Text(ctid)) => ctid.clone(),
+        _ => String::new(),
+    }
 }
 
 /// The condition of a write by identity, from the condition `at_row` on the locked row: the ORM

@@ -12,11 +12,12 @@
 //!
 //! # Foreign keys and identity
 //!
-//! PostgreSQL's side of the flows (`svc_emulator_core::flow`): a write's transaction as `flow::delete` uses
-//! it, the foreign keys that refer to a table (as SQLAlchemy's PostgreSQL dialect reflects them:
-//! every key of the tables in the same schema, `ON DELETE` from the catalog), and how the ORM
-//! tells rows apart (the primary key, else the first column, read as text and bound as text cast
-//! to the column's type).
+//! PostgreSQL's side of a delete's cascade (`flow::delete`, run over the core's
+//! `flow::references::Cascade`): the foreign keys that refer to a table (as SQLAlchemy's
+//! PostgreSQL dialect reflects them: every key of the tables in the same schema, `ON DELETE`
+//! from the catalog), read in the write's transaction, and how the ORM tells rows apart (the
+//! primary key, else the first column, read as text and bound as text cast to the column's
+//! type: `Dialect::identity_sql`).
 //!
 //! # Saved copies
 //!
@@ -42,7 +43,6 @@
 //! and after the deferred checks are made (`setval` is not rolled back: only a commit that
 //! cannot be written leaves them as saved without the rows).
 
-use crate::dialect::text_or_null;
 use crate::types::PgKind;
 use crate::{PgResource, message};
 use deadpool_postgres::Object;
@@ -189,16 +189,6 @@ fn internal(e: tokio_postgres::Error) -> EngineError {
     EngineError::Internal(format!("reading the database's schema: {e}"))
 }
 
-/// A connection inside a write's transaction, as the flows use it. Its values are text (or
-/// NULL: [`Bind::Text`], [`Bind::Null`]): the flows only carry back what they read, and every
-/// expression they read is cast to text.
-pub(crate) struct PgConnection<'a> {
-    pub(crate) tx: &'a mut Session<PgResource>,
-    pub(crate) resource: &'a PgResource,
-    /// The model the request names, whose messages a database error takes.
-    pub(crate) model: &'a PgModel,
-}
-
 /// The row a write locked, by its `ctid`, which names it for as long as the transaction lasts.
 pub(crate) fn by_ctid() -> Locator {
     Locator {
@@ -253,79 +243,55 @@ WHERE k.contype = 'f' AND k.conparentid = 0 AND k.confrelid = $1::text::regclass
   AND c.relnamespace = (SELECT relnamespace FROM pg_class WHERE oid = $1::text::regclass)
 ORDER BY 1, k.conname";
 
-impl PgConnection<'_> {
-    fn error(&self, e: tokio_postgres::Error) -> EngineError {
-        self.resource.write_error(self.model, e)
-    }
+/// Every foreign key that refers to `parent`, read in the write's transaction
+/// (`Database::references_to`); a refusal is unexpected.
+pub(crate) async fn references(
+    resource: &PgResource,
+    conn: &mut Object,
+    parent: &TableRef,
+) -> Result<Vec<flow::Reference>, EngineError> {
+    let name = Binds(vec![Bind::Text(parent.name.clone())]);
+    let rows = PgResource::rows(conn, REFERENCES, &name).await;
+    let rows = rows.map_err(|e| resource.unexpected(e))?;
+    Ok(rows
+        .iter()
+        .map(|r| {
+            let child: String = r.get(0);
+            flow::Reference {
+                child: TableRef {
+                    name: child.clone(),
+                    sql: child,
+                },
+                from: r.get(1),
+                to: r.get(2),
+                on_delete: match r.get::<_, String>(3).as_str() {
+                    "c" => OnDelete::Cascade,
+                    "n" => OnDelete::SetNull,
+                    _ => OnDelete::Other,
+                },
+                nullable: r.get(4),
+                in_child_key: r.get(5),
+            }
+        })
+        .collect())
 }
 
-impl flow::Cascades for PgConnection<'_> {
-    type Value = Bind;
-
-    async fn query(&mut self, sql: &str, params: &[Bind]) -> Result<Vec<Vec<Bind>>, EngineError> {
-        let rows = self.tx.rows(sql, &Binds(params.to_vec())).await;
-        let rows = rows.map_err(|e| self.error(e))?;
-        rows.iter()
-            .map(|row| {
-                (0..row.len())
-                    .map(|i| {
-                        let cell = row.try_get::<_, Option<String>>(i);
-                        cell.map(text_or_null).map_err(|e| self.error(e))
-                    })
-                    .collect()
-            })
-            .collect()
-    }
-
-    async fn references_to(
-        &mut self,
-        parent: &TableRef,
-    ) -> Result<Vec<flow::Reference>, EngineError> {
-        let name = Binds(vec![Bind::Text(parent.name.clone())]);
-        let rows = self.tx.rows(REFERENCES, &name).await;
-        let rows = rows.map_err(|e| self.resource.unexpected(e))?;
-        Ok(rows
-            .iter()
-            .map(|r| {
-                let child: String = r.get(0);
-                flow::Reference {
-                    child: TableRef {
-                        name: child.clone(),
-                        sql: child,
-                    },
-                    from: r.get(1),
-                    to: r.get(2),
-                    on_delete: match r.get::<_, String>(3).as_str() {
-                        "c" => OnDelete::Cascade,
-                        "n" => OnDelete::SetNull,
-                        _ => OnDelete::Other,
-                    },
-                    nullable: r.get(4),
-                    in_child_key: r.get(5),
-                }
-            })
-            .collect())
-    }
-
-    async fn columns(
-        &mut self,
-        table: &TableRef,
-        which: Columns,
-    ) -> Result<Vec<(String, String)>, EngineError> {
-        let sql = match which {
-            Columns::PrimaryKey => IDENTITY,
-            Columns::First => FIRST_COLUMN,
-        };
-        let name = Binds(vec![Bind::Text(table.name.clone())]);
-        let rows = self.tx.rows(sql, &name).await;
-        let rows = rows.map_err(|e| self.resource.unexpected(e))?;
-        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
-    }
-
-    /// Read as text, found again by the text cast to the column's type.
-    fn identity_sql(col: &str, ty: &str, n: usize) -> (String, String) {
-        (format!("{col}::text"), format!("{col} = ${n}::text::{ty}"))
-    }
+/// The columns of `table` that `which` names, quoted, each with its type
+/// (`Database::columns`); a refusal is unexpected.
+pub(crate) async fn columns_of(
+    resource: &PgResource,
+    conn: &mut Object,
+    table: &TableRef,
+    which: Columns,
+) -> Result<Vec<(String, String)>, EngineError> {
+    let sql = match which {
+        Columns::PrimaryKey => IDENTITY,
+        Columns::First => FIRST_COLUMN,
+    };
+    let name = Binds(vec![Bind::Text(table.name.clone())]);
+    let rows = PgResource::rows(conn, sql, &name).await;
+    let rows = rows.map_err(|e| resource.unexpected(e))?;
+    Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
 }
 
 /// A sequence, quoted and qualified, with its `last_value` and `is_called`.

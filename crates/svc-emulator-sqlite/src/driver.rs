@@ -673,6 +673,19 @@ pub(crate) fn sent(binds: &Binds) -> impl rusqlite::Params + '_ {
     params_from_iter(binds.values().iter().map(Sent))
 }
 
+/// A bound value as SQLite's cell it was read from ([`bind_of`]'s way back), borrowed: a
+/// locked row's values, read as the engine's ORM loads them. No SQLite cell reads as an
+/// unsigned integer past `i64`, a MySQL date-time or duration or a list: those are NULL here.
+pub(crate) fn value_ref(value: &Bind) -> ValueRef<'_> {
+    match value {
+        Bind::Int(i) => ValueRef::Integer(*i),
+        Bind::Float(f) => ValueRef::Real(*f),
+        Bind::Text(t) => ValueRef::Text(t.as_bytes()),
+        Bind::Bytes(b) => ValueRef::Blob(b),
+        _ => ValueRef::Null,
+    }
+}
+
 /// A value as SQLite stored it (a cell read back), bound again as it is.
 pub(crate) fn bind_of(value: Value) -> Bind {
     match value {
@@ -844,12 +857,8 @@ impl<'c> Driver for Sqlite<'c> {
         Ok(all)
     }
 
-    fn text(row: &StoredRow, i: usize) -> Option<String> {
-        match row.get(i)? {
-            Value::Integer(n) => Some(n.to_string()),
-            Value::Text(t) => Some(t.clone()),
-            _ => None,
-        }
+    fn cells(row: &StoredRow) -> Vec<Bind> {
+        row.iter().cloned().map(bind_of).collect()
     }
 
     /// Rolled back at once: the connection is the operation's, and stays open for it.

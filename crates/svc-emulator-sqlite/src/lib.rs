@@ -142,7 +142,7 @@ mod types;
 mod tests;
 
 use crate::backend::{Attempt, ListRun, Mode, Route, RunMemory, route_retrieve};
-use crate::driver::{copy, first_row, script, sent};
+use crate::driver::{copy, first_row, script, sent, value_ref};
 use crate::records::Budget;
 use crate::records::ListMemo;
 use crate::records::Sqlite;
@@ -978,7 +978,7 @@ impl Resource {
     pub(crate) fn readable(
         &self,
         model: &Model,
-        row: &[Value],
+        row: &[Bind],
         lenient: bool,
     ) -> Result<(), EngineError> {
         if self.shows_stored_values {
@@ -989,11 +989,11 @@ impl Resource {
 }
 
 /// `Ok` when the engine can read every value of a loaded record, else [`unreadable`].
-fn check_readable(model: &Model, row: &[Value], lenient: bool) -> Result<(), EngineError> {
+fn check_readable(model: &Model, row: &[Bind], lenient: bool) -> Result<(), EngineError> {
     let mut scratch = Vec::new();
     for (i, (f, v)) in model.fields.iter().zip(row).enumerate() {
         scratch.clear();
-        if !write_field_value(&mut scratch, f, stored(v)) {
+        if !write_field_value(&mut scratch, f, stored(value_ref(v))) {
             return Err(unreadable(model, i, lenient));
         }
     }

@@ -53,9 +53,9 @@
 //! this list read it; either way nothing computed before the commit can carry the generation
 //! this list reads.
 
-use crate::driver::{SqlCancel, StoredRow, Watchdog};
-use crate::driver::{bind_of, changed, each_row, savepoint, sent};
-use crate::schema::{self, SqliteConnection, equal_all};
+use crate::driver::{SqlCancel, Watchdog};
+use crate::driver::{bind_of, changed, each_row, savepoint, sent, value_ref};
+use crate::schema::{self, equal_all};
 use crate::schema::{Field, Model, SqliteColumn, SqliteType};
 use crate::types::write_field_value;
 use crate::types::{bind, json_to_sql, never_written};
@@ -70,8 +70,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::dialect::clause::Where;
 use svc_emulator_core::dialect::quote_ident;
-use svc_emulator_core::flow::Locator;
-use svc_emulator_core::flow::delete::delete_row;
+use svc_emulator_core::flow::delete::delete_locked;
 use svc_emulator_core::flow::driver::Failure;
 use svc_emulator_core::flow::driver::Session;
 use svc_emulator_core::flow::export::{
@@ -83,6 +82,7 @@ use svc_emulator_core::flow::references::run_now;
 use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, read_page};
 use svc_emulator_core::flow::write::{Values, insert_statement, set_list, update_sql};
+use svc_emulator_core::flow::{Columns, Locator, Reference, TableRef};
 use svc_engine::body::{non_field, query_failed};
 use svc_engine::error::EngineError;
 use svc_engine::field_input::{Internal, py_equal};
@@ -498,35 +498,32 @@ impl<'c> Database for Sqlite<'c> {
     // SQLite's side of the writes (`flow::write`). The locked row is read whole: the engine's
     // ORM loads the record before it writes, fails on a value it cannot read, and compares each
     // given value with the loaded one in Python.
-    type Locked = Vec<Value>;
 
     fn lock_select(model: &Model) -> String {
         model.select_list.clone()
     }
 
-    fn locked(row: &StoredRow) -> Vec<Value> {
-        row.0.clone()
-    }
-
-    fn loaded(&self, model: &Model, locked: &Vec<Value>, lenient: bool) -> Result<(), EngineError> {
+    fn loaded(&self, model: &Model, locked: &[Bind], lenient: bool) -> Result<(), EngineError> {
         self.resource.readable(model, locked, lenient)
     }
 
-    fn held(model: &Model, locked: &Vec<Value>, values: &Values<'_, Field>) -> Option<Vec<bool>> {
+    fn held(model: &Model, locked: &[Bind], values: &Values<'_, Field>) -> Option<Vec<bool>> {
         Some(
             values
                 .iter()
                 .map(|(f, v)| {
-                    let loaded = read(f.kind.ty, stored(&locked[model_index(model, f)]));
+                    let cell = value_ref(&locked[model_index(model, f)]);
+                    let loaded = read(f.kind.ty, stored(cell));
                     py_equal(v, &loaded, f.kind.ty.reflected)
                 })
                 .collect(),
         )
     }
 
-    fn at_locked(model: &Model, locked: &Vec<Value>, params: &mut Binds) -> String {
-        let identity = model.identity.iter().map(|&i| bind_of(locked[i].clone()));
-        params.0.extend(identity);
+    fn at_locked(model: &Model, locked: &[Bind], params: &mut Binds) -> String {
+        params
+            .0
+            .extend(model.identity.iter().map(|&i| locked[i].clone()));
         at_identity(model)
     }
 
@@ -539,14 +536,10 @@ impl<'c> Database for Sqlite<'c> {
         tx: &mut Session<Self>,
         model: &Model,
         values: &Values<'_, Field>,
-        locked: Vec<Value>,
+        locked: Vec<Bind>,
         tz: i32,
     ) -> Result<Vec<u8>, EngineError> {
-        let mut identity: Vec<Bind> = model
-            .identity
-            .iter()
-            .map(|&i| bind_of(locked[i].clone()))
-            .collect();
+        let mut identity: Vec<Bind> = model.identity.iter().map(|&i| locked[i].clone()).collect();
         if !values.is_empty() {
             // One bound value per value, in order: `bound[j]` is `values[j]`'s. A value its
             // column refuses is the field's 400, before the locked row's identity is read.
@@ -586,7 +579,7 @@ impl<'c> Database for Sqlite<'c> {
         &self,
         tx: &mut Session<Self>,
         model: &Model,
-        locked: Vec<Value>,
+        locked: Vec<Bind>,
     ) -> Result<(), EngineError> {
         let key = identity_of(model, &locked)?;
         let key_cols = identity_columns(model);
@@ -596,13 +589,34 @@ impl<'c> Database for Sqlite<'c> {
             may_repeat: model.promoted_key,
         };
         let table = schema::table(&model.name);
-        let mut flow_conn = SqliteConnection {
-            conn: tx.conn(),
-            model,
-        };
         // Run here, not awaited: the connection is not `Send`, and every step is done when
         // called.
-        run_now(delete_row(&mut flow_conn, &table, &at, key, &at.condition))
+        run_now(delete_locked(
+            self,
+            tx,
+            model,
+            &table,
+            &at,
+            key,
+            &at.condition,
+        ))
+    }
+
+    async fn references_to(
+        &self,
+        conn: &mut &'c mut Connection,
+        parent: &TableRef,
+    ) -> Result<Vec<Reference>, EngineError> {
+        schema::references(conn, parent)
+    }
+
+    async fn columns(
+        &self,
+        conn: &mut &'c mut Connection,
+        table: &TableRef,
+        which: Columns,
+    ) -> Result<Vec<(String, String)>, EngineError> {
+        schema::columns_of(conn, table, which)
     }
 
     /// In one transaction: the row inserted, then read back by its identity as the engine
@@ -671,12 +685,12 @@ impl<'c> Database for Sqlite<'c> {
 
 /// The identity values of a row as stored, which SQLAlchemy names the row by in its writes;
 /// `Err` where one is NULL (the ORM's flush fails: `400 Query failed`).
-fn identity_of(model: &Model, row: &[Value]) -> Result<Vec<Bind>, EngineError> {
-    let key: Vec<Value> = model.identity.iter().map(|&i| row[i].clone()).collect();
-    if key.contains(&Value::Null) {
+fn identity_of(model: &Model, row: &[Bind]) -> Result<Vec<Bind>, EngineError> {
+    let key: Vec<Bind> = model.identity.iter().map(|&i| row[i].clone()).collect();
+    if key.contains(&Bind::Null) {
         return Err(query_failed());
     }
-    Ok(key.into_iter().map(bind_of).collect())
+    Ok(key)
 }
 
 /// `"c1" = ? AND ...` over the model's identity columns.

@@ -16,14 +16,11 @@
 //! Identifiers found by the reflection are the only ones ever written into SQL, always
 //! through `dialect::quote_ident`.
 
-use crate::db_error;
-use crate::driver::{bind_of, catalog_rows, changed, rows_as, sent};
+use crate::driver::{catalog_rows, rows_as};
 use crate::types::engine_error;
 use rusqlite::Connection;
-use rusqlite::types::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::dialect::quote_ident;
 use svc_emulator_core::flow::{self, Columns, OnDelete, TableRef};
 use svc_engine::EngineError;
@@ -198,14 +195,6 @@ fn load_model(conn: &Connection, table: &str, view: bool) -> Result<Option<Model
     Ok(Some(model))
 }
 
-/// A connection inside a write's transaction, as the flows use it. Each step runs when it is
-/// called (SQLite's calls block): run a flow over it with `flow::references::run_now`.
-pub(crate) struct SqliteConnection<'a> {
-    pub(crate) conn: &'a Connection,
-    /// The model the request names, whose messages a database error takes.
-    pub(crate) model: &'a Model,
-}
-
 /// A table of the database, by its name.
 pub(crate) fn table(name: &str) -> TableRef {
     TableRef {
@@ -214,65 +203,48 @@ pub(crate) fn table(name: &str) -> TableRef {
     }
 }
 
-impl flow::Cascades for SqliteConnection<'_> {
-    type Value = Bind;
+/// Every foreign key of every table that refers to `parent`, as SQLAlchemy pairs its columns
+/// up (`Database::references_to`).
+pub(crate) fn references(
+    conn: &Connection,
+    parent: &TableRef,
+) -> Result<Vec<flow::Reference>, EngineError> {
+    Ok(references_to(conn, &parent.name)?
+        .into_iter()
+        // A key whose two sides differ in length is one SQLAlchemy cannot pair up.
+        .filter(|r| !r.to.is_empty() && r.to.len() == r.from.len())
+        .map(|r| flow::Reference {
+            child: table(&r.child),
+            from: r.from.iter().map(|c| quote_ident(c)).collect(),
+            to: r.to.iter().map(|c| quote_ident(c)).collect(),
+            on_delete: OnDelete::named(r.on_delete.as_deref().unwrap_or_default()),
+            nullable: r.nullable,
+            in_child_key: r.in_child_key,
+        })
+        .collect())
+}
 
-    async fn query(&mut self, sql: &str, params: &[Bind]) -> Result<Vec<Vec<Bind>>, EngineError> {
-        let binds = Binds(params.to_vec());
-        let rows = rows_as(self.conn, sql, sent(&binds), |row| {
-            (0..row.as_ref().column_count())
-                .map(|i| row.get::<_, Value>(i).map(bind_of))
-                .collect()
-        });
-        rows.map_err(|e| db_error(self.model, e))
-    }
-
-    /// A refusal (a foreign key's, a constraint's) is the model's, as a write's.
-    async fn execute(&mut self, sql: &str, params: &[Bind]) -> Result<(), EngineError> {
-        let binds = Binds(params.to_vec());
-        changed(self.conn, sql, sent(&binds)).map_err(|e| db_error(self.model, e))?;
-        Ok(())
-    }
-
-    async fn references_to(
-        &mut self,
-        parent: &TableRef,
-    ) -> Result<Vec<flow::Reference>, EngineError> {
-        Ok(references_to(self.conn, &parent.name)?
-            .into_iter()
-            // A key whose two sides differ in length is one SQLAlchemy cannot pair up.
-            .filter(|r| !r.to.is_empty() && r.to.len() == r.from.len())
-            .map(|r| flow::Reference {
-                child: table(&r.child),
-                from: r.from.iter().map(|c| quote_ident(c)).collect(),
-                to: r.to.iter().map(|c| quote_ident(c)).collect(),
-                on_delete: OnDelete::named(r.on_delete.as_deref().unwrap_or_default()),
-                nullable: r.nullable,
-                in_child_key: r.in_child_key,
-            })
-            .collect())
-    }
-
-    async fn columns(
-        &mut self,
-        table: &TableRef,
-        which: Columns,
-    ) -> Result<Vec<(String, String)>, EngineError> {
-        let names = match which {
-            Columns::PrimaryKey => key_columns(self.conn, &table.name)?,
-            Columns::First => rows_as(
-                self.conn,
-                "SELECT name FROM pragma_table_info(?1) WHERE cid = 0",
-                [&table.name],
-                |r| r.get::<_, String>(0),
-            )
-            .map_err(engine_error)?,
-        };
-        Ok(names
-            .iter()
-            .map(|c| (quote_ident(c), String::new()))
-            .collect())
-    }
+/// The columns of `table` that `which` names, quoted (`Database::columns`): SQLite binds a
+/// value as it is, so no type goes with them.
+pub(crate) fn columns_of(
+    conn: &Connection,
+    table: &TableRef,
+    which: Columns,
+) -> Result<Vec<(String, String)>, EngineError> {
+    let names = match which {
+        Columns::PrimaryKey => key_columns(conn, &table.name)?,
+        Columns::First => rows_as(
+            conn,
+            "SELECT name FROM pragma_table_info(?1) WHERE cid = 0",
+            [&table.name],
+            |r| r.get::<_, String>(0),
+        )
+        .map_err(engine_error)?,
+    };
+    Ok(names
+        .iter()
+        .map(|c| (quote_ident(c), String::new()))
+        .collect())
 }
 
 /// A foreign key of another table (`child`) that refers to a table, as SQLite lists it.

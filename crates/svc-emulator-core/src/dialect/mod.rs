@@ -281,6 +281,13 @@ pub trait Dialect {
         Self::bind_text(raw.to_owned(), params)
     }
 
+    /// How a row's identity reads the column `col` (bound as `ty`), and the condition that
+    /// finds it again as the `n`th value (from 1): by default as it is, at a `?`
+    /// (`flow::references::Locator`).
+    fn identity_sql(col: &str, _ty: &str, _n: usize) -> (String, String) {
+        (col.to_owned(), format!("{col} = ?"))
+    }
+
     /// A binary column (SQLAlchemy's `LargeBinary` and its `BINARY`/`VARBINARY`): its bind
     /// processor takes bytes only, so a value given as text fails in the engine (500). By
     /// default none.

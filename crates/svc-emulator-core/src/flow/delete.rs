@@ -20,7 +20,10 @@
 
 use std::collections::HashSet;
 
-use crate::flow::references::{Cascades, Locator, OnDelete, Reference, TableRef};
+use crate::dialect::bind::Bind;
+use crate::flow::driver::Session;
+use crate::flow::records::Database;
+use crate::flow::references::{Cascade, Cascades, Locator, OnDelete, Reference, TableRef};
 use svc_engine::EngineError;
 use svc_engine::body::{non_field, query_failed};
 
@@ -37,6 +40,22 @@ pub async fn delete_row<C: Cascades>(
     let sql = format!("DELETE FROM {} WHERE {where_sql}", table.sql);
     conn.execute(&sql, &row).await?;
     Ok(())
+}
+
+/// Deletes the row a write's transaction `tx` locked, as [`delete_row`] does, over the
+/// database's catalog and the transaction ([`Cascade`]; a refusal is the write's, in `model`'s
+/// terms).
+pub async fn delete_locked<D: Database>(
+    db: &D,
+    tx: &mut Session<D>,
+    model: &D::Model,
+    table: &TableRef,
+    at: &Locator,
+    row: Vec<Bind>,
+    where_sql: &str,
+) -> Result<(), EngineError> {
+    let mut cascade = Cascade { db, tx, model };
+    delete_row(&mut cascade, table, at, row, where_sql).await
 }
 
 /// Does to the rows that refer to one row of `table` (the row `at` finds from `row`) what the

@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value as Json};
 
-use crate::dialect::bind::Binds;
+use crate::dialect::bind::{Bind, Binds};
 use crate::flow::read_only_sql::{Access, Opened};
 use svc_engine::EngineError;
 use svc_engine::sql_answer::AnswerRows;
@@ -74,10 +74,21 @@ pub trait Driver: Sync {
         binds: &Binds,
     ) -> impl Future<Output = Result<Vec<Self::Row>, Self::Fault>> + Send;
 
+    /// The cells of a row of one of the flows' own statements, each as the value it is bound
+    /// again as (a locked row's identity, the rows a delete's cascade reads, a count).
+    fn cells(row: &Self::Row) -> Vec<Bind>;
+
     /// The `i`th cell of a row of one of the flows' own statements (a count, a truth written
     /// `1` or `0`) as text: an integer as its digits, text as it is; `None` for NULL, or a cell
     /// of another type.
-    fn text(row: &Self::Row, i: usize) -> Option<String>;
+    fn text(row: &Self::Row, i: usize) -> Option<String> {
+        match Self::cells(row).into_iter().nth(i)? {
+            Bind::Int(n) => Some(n.to_string()),
+            Bind::UInt(n) => Some(n.to_string()),
+            Bind::Text(text) => Some(text),
+            _ => None,
+        }
+    }
 
     /// Ends a connection at once, never to serve anyone again: a statement may still run on
     /// it, or a cancel still land on it (a read-only query stopped or left behind). What it had

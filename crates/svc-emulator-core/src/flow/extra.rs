@@ -733,7 +733,7 @@ pub async fn reset_order<D: Database>(
     for (i, row) in rows.iter().enumerate() {
         let n = i + 1;
         let mut params = Binds::default();
-        let at = D::at_locked(&model, &D::locked(row), &mut params);
+        let at = D::at_locked(&model, &D::cells(row), &mut params);
         let sql = format!(
             "UPDATE {} SET {column} = {n} WHERE ({at}) AND ({column} IS NULL OR {column} <> {n})",
             model.table_sql()

@@ -18,8 +18,9 @@
 //!   token that proves an anchor still holds: a page read from the anchor where the page
 //!   before it ended ([`walks`]).
 //! - `Aggregates` (`aggregate`): its aggregate functions and date buckets: aggregates and groups.
-//! - `Cascades` (`references`): a connection inside a write's transaction, its foreign keys
-//!   and a row's identity.
+//! - `Cascades` (`references`): what a delete's cascade runs over; the core's `Cascade` is one
+//!   for every database: the write's transaction, and the foreign keys and key columns its
+//!   `Database::references_to` and `columns` read.
 //! - `Driver` (`driver`; its `driver.rs`): how it runs statements: one without rows, a statement's
 //!   rows, a connection given up; a read-only query's proof of read-only, cancel and cleaning
 //!   ([`read_only_sql`]), and an action's statements in a read-write transaction ([`action`]).

@@ -175,8 +175,8 @@ mod tests {
         async fn rows(_: &mut Log, _: &str, _: &Binds) -> Result<Vec<()>, ()> {
             Err(())
         }
-        fn text(_: &(), _: usize) -> Option<String> {
-            None
+        fn cells(_: &()) -> Vec<crate::dialect::bind::Bind> {
+            Vec::new()
         }
         fn close(conn: Log) {
             conn.lock().unwrap().push("close");

@@ -15,6 +15,7 @@ use crate::dialect::relation::Related;
 use crate::dialect::seek::{self, Nulls};
 use crate::flow::driver::{Driver, Failure, Session};
 use crate::flow::filter::build_where;
+use crate::flow::references::{Columns, Reference, TableRef};
 use crate::flow::state::State;
 use crate::flow::write::Values;
 use svc_engine::body::non_field;
@@ -230,21 +231,16 @@ pub trait Database:
     /// a `PATCH` is (`backend::operation::Change`).
     const REQUIRES_NO_COLUMN: bool = false;
 
-    /// How the transaction names the row it locked until it ends.
-    type Locked: Send + Sync;
-
-    /// What a lock reads of its row to find it again (its identity, or where it is stored).
+    /// What a lock reads of its row to find it again (its identity, or where it is stored):
+    /// the locked row is these cells ([`Driver::cells`]) until the transaction ends.
     fn lock_select(model: &Self::Model) -> String;
-
-    /// The locked row, from what [`lock_select`](Self::lock_select) read.
-    fn locked(row: &Self::Row) -> Self::Locked;
 
     /// `Err` where the engine's ORM fails loading the locked record (a value it cannot read:
     /// it loads the record before it writes or deletes it); by default it loads.
     fn loaded(
         &self,
         _model: &Self::Model,
-        _locked: &Self::Locked,
+        _locked: &[Bind],
         _lenient: bool,
     ) -> Result<(), EngineError> {
         Ok(())
@@ -256,7 +252,7 @@ pub trait Database:
     /// from the ORM's (`unchanged_candidates`).
     fn held(
         _model: &Self::Model,
-        _locked: &Self::Locked,
+        _locked: &[Bind],
         _values: &Values<'_, Self::Field>,
     ) -> Option<Vec<bool>> {
         None
@@ -269,7 +265,7 @@ pub trait Database:
     }
 
     /// The condition that finds the locked row again, its values bound in `params`.
-    fn at_locked(model: &Self::Model, locked: &Self::Locked, params: &mut Binds) -> String;
+    fn at_locked(model: &Self::Model, locked: &[Bind], params: &mut Binds) -> String;
 
     /// Writes `values` to the locked row (by identity: a promoted key names every row that
     /// shares it) and reads the record back as stored.
@@ -278,9 +274,26 @@ pub trait Database:
         tx: &mut Session<Self>,
         model: &Self::Model,
         values: &Values<'_, Self::Field>,
-        locked: Self::Locked,
+        locked: Vec<Bind>,
         tz: i32,
     ) -> impl Future<Output = Result<Vec<u8>, EngineError>> + Send;
+
+    /// Every foreign key, of every table the engine maps, that refers to `parent`, read on the
+    /// write's connection, in its transaction (`flow::delete`, through [`Cascade`](crate::flow::references::Cascade)).
+    fn references_to(
+        &self,
+        conn: &mut Self::Conn,
+        parent: &TableRef,
+    ) -> impl Future<Output = Result<Vec<Reference>, EngineError>> + Send;
+
+    /// The columns of `table` that `which` names, quoted, each with the type it is bound as
+    /// ([`Dialect::identity_sql`] reads it): none where it has none.
+    fn columns(
+        &self,
+        conn: &mut Self::Conn,
+        table: &TableRef,
+        which: Columns,
+    ) -> impl Future<Output = Result<Vec<(String, String)>, EngineError>> + Send;
 
     /// Deletes the locked row, after what the engine's ORM does to the rows that refer to it
     /// (`flow::delete`).
@@ -288,7 +301,7 @@ pub trait Database:
         &self,
         tx: &mut Session<Self>,
         model: &Self::Model,
-        locked: Self::Locked,
+        locked: Vec<Bind>,
     ) -> impl Future<Output = Result<(), EngineError>> + Send;
 
     /// Inserts the record and reads it back as stored (`lenient`: the request's mode, for a

@@ -4,6 +4,9 @@
 use std::fmt::Debug;
 use std::future::Future;
 
+use crate::dialect::bind::{Bind, Binds};
+use crate::flow::driver::{Failure, Session};
+use crate::flow::records::Database;
 use svc_engine::EngineError;
 
 /// A table, as the flow names it to the connection and writes it in SQL.
@@ -150,6 +153,51 @@ pub trait Cascades {
                 may_repeat,
             })
         }
+    }
+}
+
+/// A write's transaction as a delete's cascade runs over it, on any database: its statements
+/// run in the transaction (a refusal is the write's, in `model`'s terms), its rows read as the
+/// values they are bound again as ([`Driver::cells`](crate::flow::driver::Driver::cells)), and
+/// its catalog read by the database ([`Database::references_to`], [`Database::columns`]).
+pub struct Cascade<'a, D: Database> {
+    /// The database.
+    pub db: &'a D,
+    /// The write's transaction.
+    pub tx: &'a mut Session<D>,
+    /// The model the request names, whose messages a refusal takes.
+    pub model: &'a D::Model,
+}
+
+impl<D: Database> std::fmt::Debug for Cascade<'_, D> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cascade").finish_non_exhaustive()
+    }
+}
+
+impl<D: Database> Cascades for Cascade<'_, D> {
+    type Value = Bind;
+
+    async fn query(&mut self, sql: &str, params: &[Bind]) -> Result<Vec<Vec<Bind>>, EngineError> {
+        let rows = self.tx.rows(sql, &Binds(params.to_vec())).await;
+        let rows = rows.map_err(|f| self.db.fault(f, Failure::Write(self.model)))?;
+        Ok(rows.iter().map(D::cells).collect())
+    }
+
+    async fn references_to(&mut self, parent: &TableRef) -> Result<Vec<Reference>, EngineError> {
+        self.db.references_to(self.tx.conn(), parent).await
+    }
+
+    async fn columns(
+        &mut self,
+        table: &TableRef,
+        which: Columns,
+    ) -> Result<Vec<(String, String)>, EngineError> {
+        self.db.columns(self.tx.conn(), table, which).await
+    }
+
+    fn identity_sql(col: &str, ty: &str, n: usize) -> (String, String) {
+        D::identity_sql(col, ty, n)
     }
 }
 

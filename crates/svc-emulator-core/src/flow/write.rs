@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use crate::dialect::bind::Binds;
+use crate::dialect::bind::{Bind, Binds};
 use crate::dialect::clause::Where;
 use crate::flow::driver::{Failure, Session};
 use crate::flow::records::{Database, ModelSql};
@@ -215,7 +215,7 @@ async fn asked_unchanged<D: Database>(
     db: &D,
     tx: &mut Session<D>,
     model: &D::Model,
-    locked: &D::Locked,
+    locked: &[Bind],
     values: &Values<'_, D::Field>,
     tz: i32,
 ) -> Result<(Vec<usize>, Vec<bool>), EngineError> {
@@ -258,7 +258,7 @@ async fn lock<D: Database>(
     filter: &Where<Binds>,
     key: &str,
     lenient: bool,
-) -> Result<D::Locked, EngineError> {
+) -> Result<Vec<Bind>, EngineError> {
     let sql = format!(
         "SELECT {} FROM {}{} LIMIT 1{}",
         D::lock_select(model),
@@ -270,7 +270,7 @@ async fn lock<D: Database>(
     let rows = rows.map_err(|f| db.fault(f, Failure::Read { lenient }))?;
     let locked = rows
         .first()
-        .map(D::locked)
+        .map(D::cells)
         .ok_or(EngineError::RecordNotFound)?;
     db.loaded(model, &locked, lenient)?;
     Ok(locked)
