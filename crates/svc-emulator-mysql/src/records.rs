@@ -36,14 +36,12 @@
 use crate::dialect::MyWhere;
 use crate::dialect::datetime_literal;
 use crate::driver::{self, read_bind, text_rows};
-use crate::schema::table;
 use crate::schema::{MyField, MyModel};
 use crate::types::{MyKind, Offset, cell, cell_number, cell_text, python_date, write_value};
 use crate::{MyResource, message, server_code};
 use mysql_async::{Conn, Row, Value};
 use svc_emulator_core::backend::pooled::ESTIMATE_FROM;
 use svc_emulator_core::dialect::bind::{Bind, Binds};
-use svc_emulator_core::flow::delete::delete_locked;
 use svc_emulator_core::flow::driver::{Driver, Failure, Session};
 use svc_emulator_core::flow::records::{Database, Page, Pages, Rows};
 use svc_emulator_core::flow::state::State;
@@ -51,7 +49,7 @@ use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, page_select, read
 use svc_emulator_core::flow::write::{
     Values, insert_statement, read_back_sql, set_list, update_sql,
 };
-use svc_emulator_core::flow::{Columns, Locator, Reference, TableRef};
+use svc_emulator_core::flow::{Columns, Reference, TableRef};
 use svc_engine::EngineError;
 use svc_engine::aggregate::read_refused;
 use svc_engine::body::{non_field, query_failed};
@@ -112,10 +110,6 @@ impl Database for MyResource {
     // MySQL's side of the writes (`flow::write`).
     /// The row's identity (see [`MyModel::identity`]): its cells are bound again as they were
     /// read to find the row (`Driver::cells`).
-    fn lock_select(model: &MyModel) -> String {
-        locator(model).select
-    }
-
     fn writable(values: &Values<'_, MyField>) -> Result<(), EngineError> {
         not_writable(values)
     }
@@ -147,13 +141,6 @@ impl Database for MyResource {
             .await
             .map_err(|e| self.unexpected(e))?;
         first_record(model, &rows, tz)
-    }
-
-    fn at_locked(model: &MyModel, identity: &[Bind], params: &mut Binds) -> String {
-        // The identity's cells only: a flow may read more after them (`flow::extra`).
-        let cells = identity.iter().take(model.identity.len());
-        params.0.extend(cells.cloned());
-        at_identity(model)
     }
 
     /// An `UPDATE` by identity, then the row read again by its new identity (the key may
@@ -216,20 +203,6 @@ impl Database for MyResource {
         which: Columns,
     ) -> Result<Vec<(String, String)>, EngineError> {
         crate::schema::columns(self, conn, table, which).await
-    }
-
-    async fn delete_locked(
-        &self,
-        tx: &mut Session<Self>,
-        model: &MyModel,
-        identity: Vec<Bind>,
-    ) -> Result<(), EngineError> {
-        let at = locator(model);
-        // The ORM deletes by identity: the one row of a declared key (every column of it), every
-        // row that shares a promoted one. The cascade's statements fail as the write's
-        // ([`MyResource::write_error`], through `Database::fault`).
-        let table = table(&model.name);
-        delete_locked(self, tx, model, &table, &at, identity, &at.condition).await
     }
 }
 
@@ -364,20 +337,6 @@ impl WritesRows<Row, crate::schema::MyColumn> for MyKind {
             MyKind::DateTime => !matches!(value, v @ Value::Date(..) if !python_date(v)),
             _ => true,
         }
-    }
-}
-
-/// How the ORM finds a row of the model again: by its identity columns, qualified.
-fn locator(model: &MyModel) -> Locator {
-    let columns: Vec<&str> = model
-        .identity
-        .iter()
-        .map(|&i| model.fields[i].qualified.as_str())
-        .collect();
-    Locator {
-        select: columns.join(", "),
-        condition: at_identity(model),
-        may_repeat: model.promoted_key,
     }
 }
 

@@ -70,7 +70,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::dialect::clause::Where;
 use svc_emulator_core::dialect::quote_ident;
-use svc_emulator_core::flow::delete::delete_locked;
 use svc_emulator_core::flow::driver::Failure;
 use svc_emulator_core::flow::driver::Session;
 use svc_emulator_core::flow::export::{
@@ -78,11 +77,10 @@ use svc_emulator_core::flow::export::{
 };
 use svc_emulator_core::flow::records::{Database, Rows};
 use svc_emulator_core::flow::records::{Page, Pages, counted};
-use svc_emulator_core::flow::references::run_now;
 use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, read_page};
 use svc_emulator_core::flow::write::{Values, insert_statement, set_list, update_sql};
-use svc_emulator_core::flow::{Columns, Locator, Reference, TableRef};
+use svc_emulator_core::flow::{Columns, Reference, TableRef};
 use svc_engine::body::{non_field, query_failed};
 use svc_engine::error::EngineError;
 use svc_engine::field_input::{Internal, py_equal};
@@ -520,6 +518,13 @@ impl<'c> Database for Sqlite<'c> {
         )
     }
 
+    /// By the mapper's identity, picked from the whole row the lock read: every row that
+    /// shares a promoted key goes (SQLAlchemy only warns that it matched more than one); a
+    /// NULL in a composite key is a flush error, `400 Query failed`.
+    fn identity_of(model: &Model, locked: &[Bind]) -> Result<Vec<Bind>, EngineError> {
+        identity_of(model, locked)
+    }
+
     fn at_locked(model: &Model, locked: &[Bind], params: &mut Binds) -> String {
         params
             .0
@@ -575,33 +580,6 @@ impl<'c> Database for Sqlite<'c> {
     /// By the mapper's identity: every row that shares a promoted key goes (SQLAlchemy only
     /// warns that it matched more than one); a NULL in a composite key is a flush error,
     /// `400 Query failed`.
-    async fn delete_locked(
-        &self,
-        tx: &mut Session<Self>,
-        model: &Model,
-        locked: Vec<Bind>,
-    ) -> Result<(), EngineError> {
-        let key = identity_of(model, &locked)?;
-        let key_cols = identity_columns(model);
-        let at = Locator {
-            select: key_cols.join(", "),
-            condition: equal_all(&key_cols),
-            may_repeat: model.promoted_key,
-        };
-        let table = schema::table(&model.name);
-        // Run here, not awaited: the connection is not `Send`, and every step is done when
-        // called.
-        run_now(delete_locked(
-            self,
-            tx,
-            model,
-            &table,
-            &at,
-            key,
-            &at.condition,
-        ))
-    }
-
     async fn references_to(
         &self,
         conn: &mut &'c mut Connection,

@@ -45,7 +45,7 @@ pub async fn delete_row<C: Cascades>(
 /// Deletes the row a write's transaction `tx` locked, as [`delete_row`] does, over the
 /// database's catalog and the transaction ([`Cascade`]; a refusal is the write's, in `model`'s
 /// terms).
-pub async fn delete_locked<D: Database>(
+pub async fn delete_locked<D: Database + ?Sized>(
     db: &D,
     tx: &mut Session<D>,
     model: &D::Model,

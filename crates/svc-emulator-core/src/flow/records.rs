@@ -13,12 +13,13 @@ use crate::dialect::bind::{Bind, Binds};
 use crate::dialect::clause::Where;
 use crate::dialect::relation::Related;
 use crate::dialect::seek::{self, Nulls};
+use crate::flow::delete;
 use crate::flow::driver::{Driver, Failure, Session};
 use crate::flow::filter::build_where;
-use crate::flow::references::{Columns, Reference, TableRef};
+use crate::flow::references::{Columns, Locator, Reference, TableRef};
 use crate::flow::state::State;
 use crate::flow::write::Values;
-use svc_engine::body::non_field;
+use svc_engine::body::{non_field, query_failed};
 use svc_engine::field_input::{Internal, to_internal};
 use svc_engine::python::json::PyJson;
 use svc_engine::records::{self, ModelMap, Models, RecordRow, Records};
@@ -232,8 +233,37 @@ pub trait Database:
     const REQUIRES_NO_COLUMN: bool = false;
 
     /// What a lock reads of its row to find it again (its identity, or where it is stored):
-    /// the locked row is these cells ([`Driver::cells`]) until the transaction ends.
-    fn lock_select(model: &Self::Model) -> String;
+    /// the locked row is these cells ([`Driver::cells`]) until the transaction ends. By default
+    /// its identity (`Table::identity`: the key's columns, or the first column the engine
+    /// promotes), as the conditions write the columns; PostgreSQL reads where the row is
+    /// stored, SQLite the whole row (its ORM compares the loaded record).
+    fn lock_select(model: &Self::Model) -> String {
+        identity_columns::<Self>(model).join(", ")
+    }
+
+    /// The locked row's identity, its values as a statement binds them to find every row that
+    /// shares it: by default the first cells, [`lock_select`](Self::lock_select)'s; `Err` where
+    /// the ORM cannot name the row (a NULL in it: its flush fails, `400 Query failed`).
+    fn identity_of(model: &Self::Model, locked: &[Bind]) -> Result<Vec<Bind>, EngineError> {
+        let identity = &locked[..model.identity().len().min(locked.len())];
+        if identity.contains(&Bind::Null) {
+            return Err(query_failed());
+        }
+        Ok(identity.to_vec())
+    }
+
+    /// The identity's condition (`a = ? AND b = ?`), bound from the first value: how the ORM
+    /// finds a row again, and every row that shares a promoted key.
+    fn identity_condition(model: &Self::Model) -> String {
+        let columns = model.columns();
+        let conditions: Vec<String> = model
+            .identity()
+            .iter()
+            .enumerate()
+            .map(|(n, &i)| Self::identity_sql(Self::column(&columns[i]), "", n + 1).1)
+            .collect();
+        conditions.join(" AND ")
+    }
 
     /// `Err` where the engine's ORM fails loading the locked record (a value it cannot read:
     /// it loads the record before it writes or deletes it); by default it loads.
@@ -264,8 +294,22 @@ pub trait Database:
         Ok(())
     }
 
-    /// The condition that finds the locked row again, its values bound in `params`.
-    fn at_locked(model: &Self::Model, locked: &[Bind], params: &mut Binds) -> String;
+    /// The condition that finds the locked row again, its values bound in `params`: by default
+    /// its identity's ([`identity_of`](Self::identity_of); a flow may read more cells after
+    /// those of the lock, `flow::extra`).
+    fn at_locked(model: &Self::Model, locked: &[Bind], params: &mut Binds) -> String {
+        let columns = model.columns();
+        let conditions: Vec<String> = model
+            .identity()
+            .iter()
+            .zip(locked)
+            .map(|(&i, value)| {
+                let value = params.bind::<Self>(value.clone());
+                format!("{} = {value}", Self::column(&columns[i]))
+            })
+            .collect();
+        conditions.join(" AND ")
+    }
 
     /// Writes `values` to the locked row (by identity: a promoted key names every row that
     /// shares it) and reads the record back as stored.
@@ -296,13 +340,28 @@ pub trait Database:
     ) -> impl Future<Output = Result<Vec<(String, String)>, EngineError>> + Send;
 
     /// Deletes the locked row, after what the engine's ORM does to the rows that refer to it
-    /// (`flow::delete`).
+    /// (`flow::delete`): by default by its identity, as the ORM deletes (the one row of a
+    /// declared key, every row that shares a promoted one).
     fn delete_locked(
         &self,
         tx: &mut Session<Self>,
         model: &Self::Model,
         locked: Vec<Bind>,
-    ) -> impl Future<Output = Result<(), EngineError>> + Send;
+    ) -> impl Future<Output = Result<(), EngineError>> + Send {
+        async move {
+            let identity = Self::identity_of(model, &locked)?;
+            let at = Locator {
+                select: identity_columns::<Self>(model).join(", "),
+                condition: Self::identity_condition(model),
+                may_repeat: model.promoted_key(),
+            };
+            let table = TableRef {
+                name: model.table_name().to_owned(),
+                sql: model.table_sql().to_owned(),
+            };
+            delete::delete_locked(self, tx, model, &table, &at, identity, &at.condition).await
+        }
+    }
 
     /// Inserts the record and reads it back as stored (`lenient`: the request's mode, for a
     /// record the engine stores but cannot read back).
@@ -314,6 +373,15 @@ pub trait Database:
         tz: i32,
         lenient: bool,
     ) -> impl Future<Output = Result<Vec<u8>, EngineError>> + Send;
+}
+
+/// The model's identity columns (`Table::identity`), as the conditions write them.
+fn identity_columns<D: Database + ?Sized>(model: &D::Model) -> Vec<String> {
+    let columns = model.columns();
+    let identity = model.identity().iter();
+    identity
+        .map(|&i| D::column(&columns[i]).to_owned())
+        .collect()
 }
 
 /// The rows of a database's reads, each handed to the flow as the driver reads it.

@@ -160,7 +160,7 @@ pub trait Cascades {
 /// run in the transaction (a refusal is the write's, in `model`'s terms), its rows read as the
 /// values they are bound again as ([`Driver::cells`](crate::flow::driver::Driver::cells)), and
 /// its catalog read by the database ([`Database::references_to`], [`Database::columns`]).
-pub struct Cascade<'a, D: Database> {
+pub struct Cascade<'a, D: Database + ?Sized> {
     /// The database.
     pub db: &'a D,
     /// The write's transaction.
@@ -169,13 +169,13 @@ pub struct Cascade<'a, D: Database> {
     pub model: &'a D::Model,
 }
 
-impl<D: Database> std::fmt::Debug for Cascade<'_, D> {
+impl<D: Database + ?Sized> std::fmt::Debug for Cascade<'_, D> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Cascade").finish_non_exhaustive()
     }
 }
 
-impl<D: Database> Cascades for Cascade<'_, D> {
+impl<D: Database + ?Sized> Cascades for Cascade<'_, D> {
     type Value = Bind;
 
     async fn query(&mut self, sql: &str, params: &[Bind]) -> Result<Vec<Vec<Bind>>, EngineError> {
