@@ -49,7 +49,7 @@ use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, page_select, read
 use svc_emulator_core::flow::write::{
     Values, insert_statement, read_back_sql, set_list, update_sql,
 };
-use svc_emulator_core::flow::{Columns, Reference, TableRef};
+use svc_emulator_core::flow::{Reference, TableRef};
 use svc_engine::EngineError;
 use svc_engine::aggregate::read_refused;
 use svc_engine::body::{non_field, query_failed};
@@ -195,15 +195,8 @@ impl Database for MyResource {
         crate::schema::references_to(self, conn, parent).await
     }
 
-    /// A table's primary key's columns, or its first column, as `which` asks (`schema::columns`).
-    async fn columns(
-        &self,
-        conn: &mut Conn,
-        table: &TableRef,
-        which: Columns,
-    ) -> Result<Vec<(String, String)>, EngineError> {
-        crate::schema::columns(self, conn, table, which).await
-    }
+    const KEY_COLUMNS: &'static str = crate::schema::IDENTITY;
+    const FIRST_COLUMN: &'static str = crate::schema::FIRST_COLUMN;
 }
 
 impl MyResource {

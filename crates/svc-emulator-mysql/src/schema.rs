@@ -46,7 +46,7 @@ use svc_emulator_core::flow::driver::{Driver, Session};
 use svc_emulator_core::flow::export::{
     Aside, Exports, SavedTable, Store, Suspended, foreign_counter,
 };
-use svc_emulator_core::flow::{self, Columns, OnDelete, TableRef};
+use svc_emulator_core::flow::{self, OnDelete, TableRef};
 use svc_engine::EngineError;
 use svc_engine::table::{MappedColumn, MappedTable, Reflected};
 
@@ -354,13 +354,13 @@ WHERE k.REFERENCED_TABLE_SCHEMA = DATABASE() AND k.TABLE_SCHEMA = DATABASE()
 ORDER BY k.TABLE_NAME, k.CONSTRAINT_NAME, k.ORDINAL_POSITION";
 
 /// A table's primary key columns in key order, else its first column.
-const IDENTITY: &str = "\
-SELECT COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE
+pub(crate) const IDENTITY: &str = "\
+SELECT COLUMN_NAME, '' FROM information_schema.KEY_COLUMN_USAGE
 WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND CONSTRAINT_NAME = 'PRIMARY'
 ORDER BY ORDINAL_POSITION";
 
-const FIRST_COLUMN: &str = "\
-SELECT COLUMN_NAME FROM information_schema.COLUMNS
+pub(crate) const FIRST_COLUMN: &str = "\
+SELECT COLUMN_NAME, '' FROM information_schema.COLUMNS
 WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION LIMIT 1";
 
 /// Every foreign key of the database's tables that refers to `parent`, read on `tx` (a
@@ -400,25 +400,6 @@ pub(crate) async fn references_to(
         }
     }
     Ok(keys.into_iter().map(|(_, r)| r).collect())
-}
-
-/// The columns of `table` that `which` names, quoted, read on `tx` (a write's transaction:
-/// `Database::columns`); each is bound as the value it was read as, so no type goes with it.
-pub(crate) async fn columns(
-    resource: &MyResource,
-    tx: &mut Conn,
-    table: &TableRef,
-    which: Columns,
-) -> Result<Vec<(String, String)>, EngineError> {
-    let sql = match which {
-        Columns::PrimaryKey => IDENTITY,
-        Columns::First => FIRST_COLUMN,
-    };
-    let named = Binds(vec![Bind::Text(table.name.clone())]);
-    let rows = MyResource::rows(tx, sql, &named).await;
-    let rows = rows.map_err(|e| resource.unexpected(e))?;
-    let name = |row: &Row| quote_ident(&cell_text(row, 0).unwrap_or_default());
-    Ok(rows.iter().map(|row| (name(row), String::new())).collect())
 }
 
 /// Each saved table with an `AUTO_INCREMENT` column (by its SQL name), and its next value.

@@ -42,7 +42,7 @@ use crate::dialect::PgWhere;
 use crate::dialect::{cast, datetime_literal};
 use crate::driver::{Transaction, prepared_rows};
 use crate::schema::{PgField, PgModel};
-use crate::schema::{by_ctid, columns_of, references, table};
+use crate::schema::{by_ctid, references, table};
 use crate::types::{Offset, PgKind, python_cannot_hold, write_value};
 use crate::{PgResource, driver, message};
 use deadpool_postgres::Object;
@@ -55,7 +55,7 @@ use svc_emulator_core::flow::delete::delete_locked;
 use svc_emulator_core::flow::driver::{Failure, Session};
 use svc_emulator_core::flow::records::Database;
 use svc_emulator_core::flow::records::{Page, Pages};
-use svc_emulator_core::flow::references::{Columns, Reference, TableRef};
+use svc_emulator_core::flow::references::{Reference, TableRef};
 use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, page_select, sort_key_of};
 use svc_emulator_core::flow::write::{Values, insert_statement, set_list, update_sql};
@@ -199,14 +199,8 @@ impl Database for PgResource {
         references(self, conn, parent).await
     }
 
-    async fn columns(
-        &self,
-        conn: &mut Object,
-        table: &TableRef,
-        which: Columns,
-    ) -> Result<Vec<(String, String)>, EngineError> {
-        columns_of(self, conn, table, which).await
-    }
+    const KEY_COLUMNS: &'static str = crate::schema::IDENTITY;
+    const FIRST_COLUMN: &'static str = crate::schema::FIRST_COLUMN;
 
     async fn delete_locked(
         &self,

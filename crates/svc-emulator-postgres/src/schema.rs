@@ -53,7 +53,7 @@ use svc_emulator_core::dialect::quote_ident;
 use svc_emulator_core::flow::driver::Driver;
 use svc_emulator_core::flow::driver::Session;
 use svc_emulator_core::flow::export::{Exports, SavedTable, Store, Suspended, foreign_counter};
-use svc_emulator_core::flow::{self, Columns, Locator, OnDelete, TableRef};
+use svc_emulator_core::flow::{self, Locator, OnDelete, TableRef};
 use svc_engine::EngineError;
 use svc_engine::table::{MappedColumn, MappedTable, Reflected};
 use tokio_postgres::error::SqlState;
@@ -199,14 +199,14 @@ pub(crate) fn by_ctid() -> Locator {
 }
 
 /// A table's primary key columns in key order, else its first column, each with its type.
-const IDENTITY: &str = "\
-SELECT quote_ident(a.attname), format_type(a.atttypid, a.atttypmod)
+pub(crate) const IDENTITY: &str = "\
+SELECT a.attname, format_type(a.atttypid, a.atttypmod)
 FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
 WHERE i.indrelid = $1::text::regclass AND i.indisprimary
 ORDER BY array_position(i.indkey::int2[], a.attnum)";
 
-const FIRST_COLUMN: &str = "\
-SELECT quote_ident(attname), format_type(atttypid, atttypmod) FROM pg_attribute
+pub(crate) const FIRST_COLUMN: &str = "\
+SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute
 WHERE attrelid = $1::text::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum LIMIT 1";
 
 /// A model's table.
@@ -274,24 +274,6 @@ pub(crate) async fn references(
             }
         })
         .collect())
-}
-
-/// The columns of `table` that `which` names, quoted, each with its type
-/// (`Database::columns`); a refusal is unexpected.
-pub(crate) async fn columns_of(
-    resource: &PgResource,
-    conn: &mut Object,
-    table: &TableRef,
-    which: Columns,
-) -> Result<Vec<(String, String)>, EngineError> {
-    let sql = match which {
-        Columns::PrimaryKey => IDENTITY,
-        Columns::First => FIRST_COLUMN,
-    };
-    let name = Binds(vec![Bind::Text(table.name.clone())]);
-    let rows = PgResource::rows(conn, sql, &name).await;
-    let rows = rows.map_err(|e| resource.unexpected(e))?;
-    Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
 }
 
 /// A sequence, quoted and qualified, with its `last_value` and `is_called`.

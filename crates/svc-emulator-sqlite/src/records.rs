@@ -80,7 +80,7 @@ use svc_emulator_core::flow::records::{Page, Pages, counted};
 use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, read_page};
 use svc_emulator_core::flow::write::{Values, insert_statement, set_list, update_sql};
-use svc_emulator_core::flow::{Columns, Reference, TableRef};
+use svc_emulator_core::flow::{Reference, TableRef};
 use svc_engine::body::{non_field, query_failed};
 use svc_engine::error::EngineError;
 use svc_engine::field_input::{Internal, py_equal};
@@ -588,14 +588,9 @@ impl<'c> Database for Sqlite<'c> {
         schema::references(conn, parent)
     }
 
-    async fn columns(
-        &self,
-        conn: &mut &'c mut Connection,
-        table: &TableRef,
-        which: Columns,
-    ) -> Result<Vec<(String, String)>, EngineError> {
-        schema::columns_of(conn, table, which)
-    }
+    const KEY_COLUMNS: &'static str =
+        "SELECT name, '' FROM pragma_table_info(?1) WHERE pk > 0 ORDER BY pk";
+    const FIRST_COLUMN: &'static str = "SELECT name, '' FROM pragma_table_info(?1) WHERE cid = 0";
 
     /// In one transaction: the row inserted, then read back by its identity as the engine
     /// refreshes it (the key given, else SQLite's last rowid, SQLAlchemy's `lastrowid`, which

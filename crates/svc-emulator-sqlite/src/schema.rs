@@ -22,7 +22,7 @@ use rusqlite::Connection;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use svc_emulator_core::dialect::quote_ident;
-use svc_emulator_core::flow::{self, Columns, OnDelete, TableRef};
+use svc_emulator_core::flow::{self, OnDelete, TableRef};
 use svc_engine::EngineError;
 use svc_engine::field_input::InputField;
 use svc_engine::table::Reflected as ReflectedTable;
@@ -221,29 +221,6 @@ pub(crate) fn references(
             nullable: r.nullable,
             in_child_key: r.in_child_key,
         })
-        .collect())
-}
-
-/// The columns of `table` that `which` names, quoted (`Database::columns`): SQLite binds a
-/// value as it is, so no type goes with them.
-pub(crate) fn columns_of(
-    conn: &Connection,
-    table: &TableRef,
-    which: Columns,
-) -> Result<Vec<(String, String)>, EngineError> {
-    let names = match which {
-        Columns::PrimaryKey => key_columns(conn, &table.name)?,
-        Columns::First => rows_as(
-            conn,
-            "SELECT name FROM pragma_table_info(?1) WHERE cid = 0",
-            [&table.name],
-            |r| r.get::<_, String>(0),
-        )
-        .map_err(engine_error)?,
-    };
-    Ok(names
-        .iter()
-        .map(|c| (quote_ident(c), String::new()))
         .collect())
 }
 

@@ -330,14 +330,43 @@ pub trait Database:
         parent: &TableRef,
     ) -> impl Future<Output = Result<Vec<Reference>, EngineError>> + Send;
 
+    /// The statement that reads a table's primary key's columns, in the key's order: given
+    /// the table's name (a [`TableRef`]'s) as its one value, it answers each column's name
+    /// and the type a value of it is bound as (`''` where the database binds a value as it is).
+    const KEY_COLUMNS: &'static str;
+
+    /// The statement that reads a table's first column, as [`KEY_COLUMNS`](Self::KEY_COLUMNS)
+    /// reads the key's.
+    const FIRST_COLUMN: &'static str;
+
     /// The columns of `table` that `which` names, quoted, each with the type it is bound as
-    /// ([`Dialect::identity_sql`] reads it): none where it has none.
+    /// ([`Dialect::identity_sql`] reads it): none where it has none. The database's catalog
+    /// statement ([`KEY_COLUMNS`](Self::KEY_COLUMNS), [`FIRST_COLUMN`](Self::FIRST_COLUMN)),
+    /// run on `conn`; a failure is unexpected.
     fn columns(
         &self,
         conn: &mut Self::Conn,
         table: &TableRef,
         which: Columns,
-    ) -> impl Future<Output = Result<Vec<(String, String)>, EngineError>> + Send;
+    ) -> impl Future<Output = Result<Vec<(String, String)>, EngineError>> + Send {
+        async move {
+            let sql = match which {
+                Columns::PrimaryKey => Self::KEY_COLUMNS,
+                Columns::First => Self::FIRST_COLUMN,
+            };
+            let name = Binds(vec![Bind::Text(table.name.clone())]);
+            let rows = Self::rows(conn, sql, &name).await;
+            let rows = rows.map_err(|f| self.fault(f, Failure::Unexpected))?;
+            Ok(rows
+                .iter()
+                .map(|row| {
+                    let mut cells = Self::cells(row).into_iter().map(catalog_text);
+                    let name = cells.next().unwrap_or_default();
+                    (Self::quote(&name), cells.next().unwrap_or_default())
+                })
+                .collect())
+        }
+    }
 
     /// Deletes the locked row, after what the engine's ORM does to the rows that refer to it
     /// (`flow::delete`): by default by its identity, as the ORM deletes (the one row of a
@@ -373,6 +402,16 @@ pub trait Database:
         tz: i32,
         lenient: bool,
     ) -> impl Future<Output = Result<Vec<u8>, EngineError>> + Send;
+}
+
+/// A catalog's cell as text (a name, a type's): text as it is, bytes as UTF-8 (MySQL's driver
+/// reads `information_schema`'s text so); `''` for anything else.
+fn catalog_text(cell: Bind) -> String {
+    match cell {
+        Bind::Text(text) => text,
+        Bind::Bytes(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        _ => String::new(),
+    }
 }
 
 /// The model's identity columns (`Table::identity`), as the conditions write them.
