@@ -47,7 +47,7 @@ use svc_emulator_core::flow::records::{Database, Page, Pages, Rows};
 use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, page_select, read_page};
 use svc_emulator_core::flow::write::{
-    Values, insert_statement, read_back_sql, set_list, update_sql,
+    ReadBack, Values, insert_statement, read_back_sql, set_list, update_sql,
 };
 use svc_emulator_core::flow::{Reference, TableRef};
 use svc_engine::EngineError;
@@ -57,7 +57,7 @@ use svc_engine::field_input::Internal;
 use svc_engine::python::json::py_json_dumps;
 use svc_engine::python::text::unhexlify;
 use svc_engine::records::ModelMap;
-use svc_engine::records::{Records, WritesRows, first_record};
+use svc_engine::records::{Records, WritesRows, record_json};
 use svc_engine::table::Table;
 use svc_engine::walks as shared;
 
@@ -114,15 +114,16 @@ impl Database for MyResource {
         not_writable(values)
     }
 
+    /// An `INSERT`, then the row read by the key given (bound as PyMySQL writes it), else by
+    /// the one MySQL made.
     async fn insert(
         &self,
-        conn: &mut Conn,
+        tx: &mut Session<Self>,
         model: &MyModel,
         values: &Values<'_, MyField>,
         tz: i32,
-        // A key is never NULL here: nothing is written before a failure.
-        _lenient: bool,
-    ) -> Result<Vec<u8>, EngineError> {
+    ) -> Result<ReadBack, EngineError> {
+        let conn = tx.conn();
         let pk = model.pk_field();
         let mut params = Binds::default();
         let (sql, _) = insert_statement::<Self>(model, values, tz, &mut params)?;
@@ -140,7 +141,7 @@ impl Database for MyResource {
         let rows = Self::rows(conn, &select, &at_key)
             .await
             .map_err(|e| self.unexpected(e))?;
-        first_record(model, &rows, tz)
+        Ok(read_back(model, &rows, tz))
     }
 
     /// An `UPDATE` by identity, then the row read again by its new identity (the key may
@@ -152,7 +153,7 @@ impl Database for MyResource {
         values: &Values<'_, MyField>,
         old_identity: Vec<Bind>,
         tz: i32,
-    ) -> Result<Vec<u8>, EngineError> {
+    ) -> Result<ReadBack, EngineError> {
         let old_identity = Binds(old_identity);
         let conn = tx.conn();
         let mut new_identity = old_identity.clone();
@@ -182,7 +183,7 @@ impl Database for MyResource {
         let rows = Self::rows(conn, &select, &new_identity)
             .await
             .map_err(|e| self.write_error(model, e))?;
-        first_record(model, &rows, tz)
+        Ok(read_back(model, &rows, tz))
     }
 
     /// The foreign keys of the database's tables that refer to `parent`
@@ -592,6 +593,11 @@ impl MyResource {
 pub(crate) fn count_key(model: &MyModel, filter: &MyWhere) -> Vec<u8> {
     let sql = ["COUNT ", &model.table_sql, &filter.sql].concat();
     filter.params.memo_key(&sql)
+}
+
+/// A written record as the engine's ORM reads it back: the first row its identity found.
+fn read_back(model: &MyModel, rows: &[Row], tz: i32) -> ReadBack {
+    ReadBack::of(model, rows.first().map(|row| record_json(model, row, tz)))
 }
 
 #[cfg(test)]

@@ -507,8 +507,8 @@ fn cell(row: &Row, i: usize, ty: &Type) -> Bind {
 }
 
 // Every statement of the crate runs here: [`run`] those with values (and rows), [`run_one`]
-// one without, on a connection ([`Driver`]'s, or one that others read from at the same time)
-// or in a create's [`Transaction`]; a resource's seed is a script ([`run_script`]).
+// one without, on a connection ([`Driver`]'s, or one that others read from at the same time);
+// a resource's seed is a script ([`run_script`]).
 
 /// The rows of `sql` with `params` bound, on `client`: prepared once per connection where
 /// `kept` is the connection's statement cache (up to [`STATEMENTS_PER_CONNECTION`] of them),
@@ -560,42 +560,6 @@ pub(crate) async fn rows_once(
 /// Runs `script`, any number of statements, in PostgreSQL's simple protocol: a resource's seed.
 pub(crate) async fn run_script(client: &Client, script: &str) -> Result<(), tokio_postgres::Error> {
     client.batch_execute(script).await
-}
-
-/// A create's transaction, on the connection the create's flow holds (a
-/// [`Session`](svc_emulator_core::flow::driver::Session) owns its own): tokio-postgres's, which a
-/// drop before [`commit`](Self::commit) (a failed step, a caller that stopped waiting) rolls
-/// back before the connection serves anyone else.
-pub(crate) struct Transaction<'c>(deadpool_postgres::Transaction<'c>);
-
-impl Transaction<'_> {
-    /// Begins a transaction on `conn`.
-    pub(crate) async fn begin(conn: &mut Object) -> Result<Transaction<'_>, tokio_postgres::Error> {
-        conn.transaction().await.map(Transaction)
-    }
-
-    /// Runs `sql`, one statement without values ([`run_one`]).
-    pub(crate) async fn execute_one(&self, sql: &str) -> Result<(), tokio_postgres::Error> {
-        run_one(self.0.client(), sql).await
-    }
-
-    /// The rows of `sql` with `params`, prepared for this run alone: PostgreSQL plans it with
-    /// its values, and reads the text of a value of a type whose input never changes as it
-    /// plans, before an `INSERT` takes a key's `nextval`, as it reads the engine's literals. A
-    /// statement kept prepared may be planned once for any values, which reads them as each
-    /// row is made.
-    pub(crate) async fn rows(
-        &self,
-        sql: &str,
-        params: &Binds,
-    ) -> Result<Vec<Row>, tokio_postgres::Error> {
-        run(self.0.client(), None, sql, params).await
-    }
-
-    /// Commits the transaction.
-    pub(crate) async fn commit(self) -> Result<(), tokio_postgres::Error> {
-        self.0.commit().await
-    }
 }
 
 /// Gives back a pooled connection left inside a transaction: the rollback runs before the pool

@@ -39,8 +39,8 @@
 //! the server) costs the next page a second statement, never a different answer.
 
 use crate::dialect::PgWhere;
-use crate::dialect::{cast, datetime_literal};
-use crate::driver::{Transaction, prepared_rows};
+use crate::dialect::{Literal, cast, datetime_literal};
+use crate::driver::{prepared_rows, rows_once};
 use crate::schema::{PgField, PgModel};
 use crate::schema::{by_ctid, references, table};
 use crate::types::{Offset, PgKind, python_cannot_hold, write_value};
@@ -50,15 +50,16 @@ use std::collections::HashMap;
 use svc_emulator_core::backend::pooled::ESTIMATE_FROM;
 use svc_emulator_core::dialect::Dialect;
 use svc_emulator_core::dialect::bind::{Bind, Binds};
+use svc_emulator_core::dialect::lookup::Cmp;
 use svc_emulator_core::dialect::seek::Nulls;
 use svc_emulator_core::flow::delete::delete_locked;
-use svc_emulator_core::flow::driver::{Failure, Session};
+use svc_emulator_core::flow::driver::{Driver, Failure, Session};
 use svc_emulator_core::flow::records::Database;
 use svc_emulator_core::flow::records::{Page, Pages};
 use svc_emulator_core::flow::references::{Reference, TableRef};
 use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, page_select, sort_key_of};
-use svc_emulator_core::flow::write::{Values, insert_statement, set_list, update_sql};
+use svc_emulator_core::flow::write::{ReadBack, Values, insert_statement, set_list, update_sql};
 use svc_engine::EngineError;
 use svc_engine::aggregate::read_refused;
 use svc_engine::body::{non_field, query_failed};
@@ -68,7 +69,7 @@ use svc_engine::python::json::{PyJson, py_json_dumps};
 use svc_engine::python::text::{py_text, py_uuid};
 use svc_engine::records::ModelMap;
 use svc_engine::records::Records;
-use svc_engine::records::{WritesRows, first_record, record_json};
+use svc_engine::records::{WritesRows, record_json};
 use svc_engine::table::Table;
 use svc_engine::walks as shared;
 use tokio_postgres::Row;
@@ -169,16 +170,18 @@ impl Database for PgResource {
         values: &Values<'_, PgField>,
         locked: Vec<Bind>,
         tz: i32,
-    ) -> Result<Vec<u8>, EngineError> {
+    ) -> Result<ReadBack, EngineError> {
         let mut params = Binds::default();
         let sets = set_list::<Self>(values, tz, &mut params)?;
         let at_row = Self::at_locked(model, &locked, &mut params);
         let (table, list) = (&model.table_sql, &model.select_list);
         let sql = if values.is_empty() {
-            format!("SELECT {list} FROM {table} WHERE {at_row}")
+            format!("SELECT {list}, 1 FROM {table} WHERE {at_row}")
         } else {
             let at = at_identity(model, &at_row);
-            format!("{} RETURNING {list}", update_sql::<Self>(model, &sets, &at))
+            let found = refreshed(model, values, &mut params);
+            let update = update_sql::<Self>(model, &sets, &at);
+            format!("{update} RETURNING {list}, {found}")
         };
         let rows = tx.rows(&sql, &params).await;
         let rows = rows.map_err(|e| self.write_error(model, e))?;
@@ -188,7 +191,12 @@ impl Database for PgResource {
             // the transaction rolls back when dropped).
             return Err(query_failed());
         }
-        first_record(model, &rows, tz)
+        let row = rows.first().ok_or(EngineError::RecordNotFound)?;
+        let found = Self::text(row, model.fields.len()).as_deref() == Some("1");
+        Ok(ReadBack::of(
+            model,
+            found.then(|| record_json(model, row, tz)),
+        ))
     }
 
     async fn references_to(
@@ -214,22 +222,22 @@ impl Database for PgResource {
         delete_locked(self, tx, model, &table(model), &at, row, &where_sql).await
     }
 
+    /// One statement: `INSERT ... RETURNING` the row, with whether the engine's ORM finds it
+    /// again by the key values it was given ([`refreshed`]); a serial key it was not given
+    /// it reads from the `RETURNING`, which finds the row.
     async fn insert(
         &self,
-        conn: &mut Object,
+        tx: &mut Session<Self>,
         model: &PgModel,
         values: &Values<'_, PgField>,
         tz: i32,
-        // A key is never NULL here: nothing is written before a failure.
-        _lenient: bool,
-    ) -> Result<Vec<u8>, EngineError> {
+    ) -> Result<ReadBack, EngineError> {
         let pk = model.pk_field();
         let pk_given = values.iter().any(|(f, _)| f.primary_key);
         let mut params = Binds::default();
         let (insert, _) = insert_statement::<Self>(model, values, tz, &mut params)?;
-        let sql = format!("{insert} RETURNING {}", model.select_list);
-        let tx = Transaction::begin(conn).await;
-        let tx = tx.map_err(|e| self.unexpected(e))?;
+        let found = refreshed(model, values, &mut params);
+        let sql = format!("{insert} RETURNING {}, {found}", model.select_list);
         if pk.autoincrement && pk_given {
             // A key given for a serial column: the engine sets the sequence to the largest key
             // *before* its ORM flushes the INSERT (its `setval` runs first), so the sequence
@@ -256,11 +264,53 @@ impl Database for PgResource {
             let read = tx.rows(&check, &check_params).await;
             read.map_err(|e| self.write_error(model, e))?;
         }
-        let rows = tx.rows(&sql, &params).await;
+        // Prepared for this run alone: PostgreSQL plans it with its values, and reads the text
+        // of a value of a type whose input never changes as it plans, before the key's
+        // `nextval`, as it reads the engine's literals (a statement kept prepared may be
+        // planned once for any values, which reads them as each row is made).
+        let rows = rows_once(tx.conn(), &sql, &params).await;
         let row = self.one_row(rows.map_err(|e| self.write_error(model, e))?)?;
-        tx.commit().await.map_err(|e| self.write_error(model, e))?;
-        Ok(record_json(model, &row, tz))
+        let found = Self::text(&row, model.fields.len()).as_deref() == Some("1");
+        Ok(ReadBack::of(
+            model,
+            found.then(|| record_json(model, &row, tz)),
+        ))
     }
+}
+
+/// Whether the engine's ORM finds a written row again, as a `CASE` of the row's values: `1`
+/// where each key column given in `values` equals the value given, bound as psycopg2 writes
+/// the ORM's key when it reads the record back ([`Literal`]: typed by the Python value, not
+/// cast to the column, whose type may have stored another value: a `timestamp(0)` rounds
+/// fractional seconds, a `numeric(10,2)` a third decimal). `1` when no key column is given.
+fn refreshed(model: &PgModel, values: &Values<'_, PgField>, params: &mut Binds) -> String {
+    let equal: Vec<String> = model
+        .identity
+        .iter()
+        .filter_map(|&i| {
+            let field = &model.fields[i];
+            let (_, value) = values.iter().find(|(f, _)| f.name == field.name)?;
+            Some(key_literal(value)?.compare(Cmp::Eq, params, field))
+        })
+        .collect();
+    if equal.is_empty() {
+        "1".to_owned()
+    } else {
+        format!("CASE WHEN {} THEN 1 ELSE 0 END", equal.join(" AND "))
+    }
+}
+
+/// The literal psycopg2 writes for a key's value as the serializer made it; `None` for a
+/// value the ORM's read-back is not compared with here (`None`, JSON).
+fn key_literal(value: &Internal) -> Option<Literal> {
+    Some(match value {
+        Internal::Int(i) => Literal::Int(i.clone()),
+        Internal::Float(f) => Literal::Float(*f),
+        Internal::Bool(b) => Literal::Bool(*b),
+        Internal::DateTime(dt) => Literal::DateTime(*dt),
+        Internal::Str(s) => Literal::Str(s.clone()),
+        Internal::None | Internal::Json(_) => return None,
+    })
 }
 
 /// `SELECT` of the values whose text PostgreSQL reads by an input function that is not

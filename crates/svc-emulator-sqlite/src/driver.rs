@@ -699,7 +699,7 @@ pub(crate) fn bind_of(value: Value) -> Bind {
 
 // Every statement the crate runs, through one of these (`cargo xtask structure` holds SQLite
 // to it as it holds the servers): a statement's rows, each handed on as SQLite reads it; the
-// rows it changed; statements without values; a savepoint; the database copied whole.
+// rows it changed; statements without values; the database copied whole.
 
 /// Prepares `sql` on `conn` through the connection's statement cache (rusqlite's `cache`
 /// feature): the statements of lists, counts and writes are parsed and planned once.
@@ -786,12 +786,6 @@ pub(crate) fn script(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
 /// Whether SQLite prepares `sql`: it knows its functions and reads its syntax.
 pub(crate) fn prepares(conn: &Connection, sql: &str) -> bool {
     prepare(conn, sql).is_ok()
-}
-
-/// A savepoint on `conn`: a transaction of its own, or a step of the one `conn` is in;
-/// released by its commit, rolled back when dropped.
-pub(crate) fn savepoint(conn: &mut Connection) -> rusqlite::Result<rusqlite::Savepoint<'_>> {
-    conn.savepoint()
 }
 
 /// How long a copy waits for a lock another connection holds (as the resource's connections'

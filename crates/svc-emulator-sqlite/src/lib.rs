@@ -818,26 +818,17 @@ impl Resource {
 
     /// Creates a record from each body in turn, strictly, each as
     /// [`create_body`](Self::create_body) creates it, all in one transaction of the writer
-    /// connection (each create's own is a savepoint inside it): the number created, or the
-    /// index of the first body refused and why, with nothing created.
+    /// connection (`flow::write::create_all`): the number created, or the index of the first
+    /// body refused and why, with nothing created.
     pub(crate) fn create_bodies(
         &self,
         model: &str,
         bodies: &[PyJson],
     ) -> Result<usize, (usize, EngineError)> {
         self.with_writer(|conn| {
-            script(conn, "BEGIN IMMEDIATE").map_err(|e| (0, engine_error(e)))?;
-            for (i, body) in bodies.iter().enumerate() {
-                let db = Sqlite::new(self, conn);
-                if let Err(e) = run_now(flow::write::create(&db, model, body, false)) {
-                    // Nothing to answer: the refusal is the answer, and a connection that
-                    // cannot roll back fails its next statement.
-                    let _ = script(conn, "ROLLBACK");
-                    return Err((i, e));
-                }
-            }
-            script(conn, "COMMIT").map_err(|e| (bodies.len(), engine_error(e)))?;
-            Ok(bodies.len())
+            let db = Sqlite::new(self, conn);
+            let created = run_now(async { Ok(flow::write::create_all(&db, model, bodies).await) });
+            created.unwrap_or_else(|e| Err((0, e)))
         })
     }
 

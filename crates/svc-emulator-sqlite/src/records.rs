@@ -54,7 +54,7 @@
 //! this list reads.
 
 use crate::driver::{SqlCancel, Watchdog};
-use crate::driver::{bind_of, changed, each_row, savepoint, sent, value_ref};
+use crate::driver::{bind_of, changed, each_row, sent, value_ref};
 use crate::schema::{self, equal_all};
 use crate::schema::{Field, Model, SqliteColumn, SqliteType};
 use crate::types::write_field_value;
@@ -79,7 +79,7 @@ use svc_emulator_core::flow::records::{Database, Rows};
 use svc_emulator_core::flow::records::{Page, Pages, counted};
 use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, read_page};
-use svc_emulator_core::flow::write::{Values, insert_statement, set_list, update_sql};
+use svc_emulator_core::flow::write::{ReadBack, Values, insert_statement, set_list, update_sql};
 use svc_emulator_core::flow::{Reference, TableRef};
 use svc_engine::body::{non_field, query_failed};
 use svc_engine::error::EngineError;
@@ -543,7 +543,7 @@ impl<'c> Database for Sqlite<'c> {
         values: &Values<'_, Field>,
         locked: Vec<Bind>,
         tz: i32,
-    ) -> Result<Vec<u8>, EngineError> {
+    ) -> Result<ReadBack, EngineError> {
         let mut identity: Vec<Bind> = model.identity.iter().map(|&i| locked[i].clone()).collect();
         if !values.is_empty() {
             // One bound value per value, in order: `bound[j]` is `values[j]`'s. A value its
@@ -567,14 +567,9 @@ impl<'c> Database for Sqlite<'c> {
                 }
             }
         }
-        let row = get_by_identity(tx.conn(), model, &identity)?.ok_or_else(|| {
-            // The engine fails (500) when the written record cannot be read back by its key.
-            EngineError::Internal(format!(
-                "the record of {} was written but cannot be read back by its key",
-                model.name
-            ))
-        })?;
-        Ok(record_json(model, row.as_slice(), 0))
+        let row = get_by_identity(tx.conn(), model, &identity)?;
+        let record = row.map(|row| record_json(model, row.as_slice(), 0));
+        Ok(ReadBack::of(model, record))
     }
 
     /// By the mapper's identity: every row that shares a promoted key goes (SQLAlchemy only
@@ -592,18 +587,18 @@ impl<'c> Database for Sqlite<'c> {
         "SELECT name, '' FROM pragma_table_info(?1) WHERE pk > 0 ORDER BY pk";
     const FIRST_COLUMN: &'static str = "SELECT name, '' FROM pragma_table_info(?1) WHERE cid = 0";
 
-    /// In one transaction: the row inserted, then read back by its identity as the engine
-    /// refreshes it (the key given, else SQLite's last rowid, SQLAlchemy's `lastrowid`, which
-    /// is the key only for an `INTEGER PRIMARY KEY`: for another integer or numeric key it
-    /// names whichever record has that key, or none).
+    /// The row inserted, then read back by its identity as the engine refreshes it (the key
+    /// given, else SQLite's last rowid, SQLAlchemy's `lastrowid`, which is the key only for an
+    /// `INTEGER PRIMARY KEY`: for another integer or numeric key it names whichever record has
+    /// that key, or none).
     async fn insert(
         &self,
-        conn: &mut &'c mut Connection,
+        tx: &mut Session<Self>,
         model: &Model,
         values: &Values<'_, Field>,
         _tz: i32,
-        lenient: bool,
-    ) -> Result<Vec<u8>, EngineError> {
+    ) -> Result<ReadBack, EngineError> {
+        let conn = &**tx.conn();
         let pk_field = model.pk_field();
         // The new record's identity (the mapper's key columns) comes from the body; a
         // composite key may leave some of them NULL, not all.
@@ -625,9 +620,7 @@ impl<'c> Database for Sqlite<'c> {
         // One value per written column, in order: SQLite binds each at a `?`.
         let mut params = Binds::default();
         let (sql, written) = insert_statement::<Self>(model, values, 0, &mut params)?;
-        // A savepoint: a transaction of its own, or one step of `Resource::create_bodies`'s.
-        let tx = savepoint(conn).map_err(engine_error)?;
-        changed(&tx, &sql, sent(&params)).map_err(|e| db_error(model, e))?;
+        changed(conn, &sql, sent(&params)).map_err(|e| db_error(model, e))?;
         let identity: Vec<Bind> = model
             .identity
             .iter()
@@ -637,22 +630,21 @@ impl<'c> Database for Sqlite<'c> {
                     .position(|(f, _)| std::ptr::eq(*f, &model.fields[i]))
                 {
                     Some(at) => params.values()[at].clone(),
-                    None if autoincrement_key(model) => Bind::Int(tx.last_insert_rowid()),
+                    None if autoincrement_key(model) => Bind::Int(conn.last_insert_rowid()),
                     None => Bind::Null,
                 }
             })
             .collect();
-        let Some(row) = get_by_identity(&tx, model, &identity)? else {
-            // The engine commits the row with a NULL key, then fails (500) reading it back.
-            // Strict mode stores nothing ([decision: stricter]); lenient mode does what the
-            // engine does.
-            if lenient {
-                tx.commit().map_err(|e| db_error(model, e))?;
-            }
-            return Err(EngineError::engine_fails(lenient, &pk_field.name, no_key()));
-        };
-        tx.commit().map_err(|e| db_error(model, e))?;
-        Ok(record_json(model, row.as_slice(), 0))
+        let row = get_by_identity(conn, model, &identity)?;
+        let record = row.map(|row| record_json(model, row.as_slice(), 0));
+        Ok(match record {
+            // The engine stores the row with a NULL key, then fails (500) reading it back.
+            None if !pk_given || identity.contains(&Bind::Null) => ReadBack::Lost {
+                field: pk_field.name.clone(),
+                why: no_key(),
+            },
+            record => ReadBack::of(model, record),
+        })
     }
 }
 

@@ -213,6 +213,9 @@ struct Target {
     booleans_are_integers: bool,
     /// The engine's driver fails on text holding NUL (psycopg2).
     nul_text_fails: bool,
+    /// A `timestamp(0)` key (`stamps.k`) stores fractional seconds as another value
+    /// (PostgreSQL rounds them, MariaDB drops them); SQLite stores the text as given.
+    stores_keys_otherwise: bool,
     /// A `TIME` column holds the end of the day, `24:00:00`, which the engine's driver reads
     /// as a time of day (PostgreSQL, MariaDB); on SQLite the engine cannot read it.
     holds_end_of_day: bool,
@@ -266,6 +269,7 @@ impl Target {
             booleans_are_integers: false,
             nul_text_fails: true,
             holds_end_of_day: true,
+            stores_keys_otherwise: true,
             emulator,
             config,
             open_transactions: None,
@@ -344,6 +348,7 @@ INSERT INTO blobs VALUES (1, X'00FF275C');
 CREATE TABLE typed (id INTEGER PRIMARY KEY, f FLOAT(53), r REAL, n NUMERIC(10, 2), i INTEGER, b BOOLEAN, d52 DOUBLE(5, 2));
 CREATE TABLE edges (id INTEGER PRIMARY KEY, doc JSON, d REAL, t TIME);
 INSERT INTO edges VALUES ({EDGE_DOC}, NULL, NULL);
+CREATE TABLE stamps (k DATETIME PRIMARY KEY, v TEXT);
 CREATE TRIGGER guard BEFORE INSERT ON guarded WHEN NEW.amount < 0
 BEGIN SELECT RAISE(ABORT, 'amount is negative'); END;
 CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);
@@ -361,6 +366,7 @@ BEGIN INSERT INTO notes_log (note_id, what) VALUES (OLD.id, 'deleted'); END;
     target.date_text = DateText::Text;
     target.nul_text_fails = false;
     target.holds_end_of_day = false;
+    target.stores_keys_otherwise = false;
     target
 }
 
@@ -396,6 +402,7 @@ INSERT INTO blobs VALUES (1, decode('00ff275c', 'hex'));
 CREATE TABLE typed (id serial PRIMARY KEY, f float(53), r real, n numeric(10, 2), i integer, b boolean, u uuid, bits bit(3));
 CREATE TABLE edges (id integer PRIMARY KEY, doc json, d double precision, t time);
 INSERT INTO edges VALUES ({EDGE_DOC}, NULL, '24:00:00');
+CREATE TABLE stamps (k timestamp(0) PRIMARY KEY, v text);
 CREATE FUNCTION guard() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF NEW.amount < 0 THEN
@@ -468,6 +475,7 @@ async fn mysql() -> Target {
              n DECIMAL(10, 2), i INT, b BOOLEAN, bin VARBINARY(4));\n\
              CREATE TABLE edges (id INT PRIMARY KEY, doc JSON, d DOUBLE, t TIME);\n\
              INSERT INTO edges VALUES ({EDGE_DOC}, NULL, '24:00:00');\n\
+             CREATE TABLE stamps (k DATETIME(0) PRIMARY KEY, v VARCHAR(10));\n\
              DELIMITER //\n\
              CREATE TRIGGER guard BEFORE INSERT ON guarded FOR EACH ROW IF NEW.amount < 0 THEN \
              SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'amount is negative'; END IF//\n\
@@ -552,6 +560,7 @@ conformance!(
     search_matches_numbers_whole_and_text_in_part,
     a_record_is_retrieved_by_key_or_404,
     create_patch_delete,
+    a_key_stored_as_another_value_is_not_read_back,
     a_refused_write_leaves_no_change_and_no_lock,
     a_json_column_given_null_keeps_what_loads_as_none,
     a_create_leaves_to_the_database_the_defaults_the_engine_reads,
@@ -1936,6 +1945,66 @@ async fn create_patch_delete(t: &Target) {
 /// transaction (its rollback runs before the connection serves anyone else, so it is awaited
 /// here, for as long as the bound), and a write to the same record, which would wait on a
 /// lock left behind, goes through.
+/// The engine reads a written record back by the key values it was given. Where the column
+/// stores a key value as another value (a `timestamp(0)` key given fractional seconds:
+/// PostgreSQL rounds them, MariaDB drops them), nothing has the key given: the engine fails
+/// (500) after its commit, on a create and on an update that sets the key. Strict mode refuses
+/// both, marked, with nothing stored; lenient mode stores the write and answers 500, as the
+/// engine does. SQLite stores the text as given, and finds it.
+async fn a_key_stored_as_another_value_is_not_read_back(t: &Target) {
+    async fn send_to(emulator: &Emulator, method: Method, path: &str, body: Value) -> Reply {
+        let call = Call::new(method, format!("{BASE}/{path}"))
+            .auth(TOKEN)
+            .json(&body);
+        send(emulator, call).await
+    }
+    let first = json!({"k": "2024-01-01T10:00:00", "v": "a"});
+    let created = t.call(Method::POST, "models/stamps", Some(first)).await;
+    let key = success(&created)["k"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let at = format!("models/stamps/{key}");
+    let rounded = json!({"k": "2024-02-01T10:00:00.6", "v": "b"});
+    let created = t
+        .call(Method::POST, "models/stamps", Some(rounded.clone()))
+        .await;
+    let moved = json!({"k": "2024-01-01T10:00:00.6"});
+    let patched = t.call(Method::PATCH, &at, Some(moved.clone())).await;
+    let stored = |page: Value| -> Vec<String> {
+        let rows = page["results"].as_array().cloned().unwrap_or_default();
+        let mut values: Vec<String> = rows.iter().map(|r| r["v"].to_string()).collect();
+        values.sort();
+        values
+    };
+    if !t.stores_keys_otherwise {
+        assert_eq!(created.status, 201, "{:?}", created.body);
+        assert_eq!(patched.status, 200, "{:?}", patched.body);
+        return;
+    }
+    for refused in [&created, &patched] {
+        assert_eq!(refused.status, 400, "{:?}", refused.body);
+        assert_eq!(refused.json()["error_decision"], "stricter");
+        assert!(
+            refused.json()["k"][0]
+                .as_str()
+                .is_some_and(|m| m.contains("Send the key"))
+        );
+    }
+    assert_eq!(stored(t.ok("models/stamps").await), ["\"a\""]);
+    assert_eq!(t.ok(&at).await["v"], "a");
+    let lenient = Emulator::start(t.config.clone().lenient(true))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let created = send_to(&lenient, Method::POST, "models/stamps", rounded).await;
+    assert_eq!(created.status, 500, "{:?}", created.body);
+    let patched = send_to(&lenient, Method::PATCH, &at, moved).await;
+    assert_eq!(patched.status, 500, "{:?}", patched.body);
+    // Both were stored (the update as the column stores it: the key rounded on PostgreSQL,
+    // the same key on MariaDB).
+    assert_eq!(stored(t.ok("models/stamps").await), ["\"a\"", "\"b\""]);
+}
+
 async fn a_refused_write_leaves_no_change_and_no_lock(t: &Target) {
     let before = t.ok("models/people/1").await;
     for _ in 0..40 {

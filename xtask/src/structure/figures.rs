@@ -19,7 +19,7 @@ const RATCHETS: [(&str, usize, usize); 5] = [
     ("SEAM_TRAITS_CEILING", 11, 4),
     ("FILES_PER_DATABASE_CEILING", 8, 8),
     ("FILES_PER_SERVER_CEILING", 6, 6),
-    ("REPEATS_CEILING", 66, 80),
+    ("REPEATS_CEILING", 64, 80),
 ];
 
 /// What to do past each ceiling of [`RATCHETS`].

@@ -221,6 +221,13 @@ impl<D: Driver + ?Sized> Session<D> {
         Ok(())
     }
 
+    /// Rolls the transaction back; the session then holds nothing and may begin another.
+    pub async fn rollback(&mut self) -> Result<(), D::Fault> {
+        self.execute_one("ROLLBACK").await?;
+        self.in_transaction = false;
+        Ok(())
+    }
+
     /// The connection.
     pub fn conn(&mut self) -> &mut D::Conn {
         // `conn` is taken only by `drop`.

@@ -19,7 +19,7 @@ use crate::dialect::bind::Binds;
 use crate::dialect::clause::Where;
 use crate::flow::driver::{Failure, Session};
 use crate::flow::records::{Database, ModelSql, Pages};
-use crate::flow::write::{create_values, insert_statement};
+use crate::flow::write::{create_in, create_values, insert_statement};
 use svc_engine::body::non_field;
 use svc_engine::declared::order_values;
 use svc_engine::extra_actions::{
@@ -76,6 +76,7 @@ pub async fn create_each<D: Database>(
         }
     }
     let mut out = Vec::with_capacity(items.len());
+    let mut session = Session::new(conn);
     for item in read {
         let values = match item {
             Ok(values) => values,
@@ -87,7 +88,7 @@ pub async fn create_each<D: Database>(
         // `lenient`: the engine commits what it cannot read back, and this action reads
         // nothing back.
         out.push(
-            match db.insert(&mut conn, &model, &values, tz, true).await {
+            match create_in(db, &mut session, &model, &values, tz, true).await {
                 Ok(_) | Err(EngineError::EngineFails { .. }) => Created::Yes,
                 Err(e @ (EngineError::Internal(_) | EngineError::ModelNotFound(_))) => {
                     return Err(e);

@@ -18,7 +18,7 @@ use crate::flow::driver::{Driver, Failure, Session};
 use crate::flow::filter::build_where;
 use crate::flow::references::{Columns, Locator, Reference, TableRef};
 use crate::flow::state::State;
-use crate::flow::write::Values;
+use crate::flow::write::{ReadBack, Values};
 use svc_engine::body::{non_field, query_failed};
 use svc_engine::field_input::{Internal, to_internal};
 use svc_engine::python::json::PyJson;
@@ -312,7 +312,8 @@ pub trait Database:
     }
 
     /// Writes `values` to the locked row (by identity: a promoted key names every row that
-    /// shares it) and reads the record back as stored.
+    /// shares it) and reads the record back as the engine's ORM does: by its identity after
+    /// the write (the values given for its columns, the locked row's for the others).
     fn update_locked(
         &self,
         tx: &mut Session<Self>,
@@ -320,7 +321,7 @@ pub trait Database:
         values: &Values<'_, Self::Field>,
         locked: Vec<Bind>,
         tz: i32,
-    ) -> impl Future<Output = Result<Vec<u8>, EngineError>> + Send;
+    ) -> impl Future<Output = Result<ReadBack, EngineError>> + Send;
 
     /// Every foreign key, of every table the engine maps, that refers to `parent`, read on the
     /// write's connection, in its transaction (`flow::delete`, through [`Cascade`](crate::flow::references::Cascade)).
@@ -392,16 +393,17 @@ pub trait Database:
         }
     }
 
-    /// Inserts the record and reads it back as stored (`lenient`: the request's mode, for a
-    /// record the engine stores but cannot read back).
+    /// Inserts the record in the write's transaction `tx` and reads it back as the engine's
+    /// ORM does: by its identity (the key values given, else those the database made), as the
+    /// ORM binds them. The flow commits, or ends the transaction as the engine would where
+    /// nothing has that identity ([`ReadBack::Lost`]).
     fn insert(
         &self,
-        conn: &mut Self::Conn,
+        tx: &mut Session<Self>,
         model: &Self::Model,
         values: &Values<'_, Self::Field>,
         tz: i32,
-        lenient: bool,
-    ) -> impl Future<Output = Result<Vec<u8>, EngineError>> + Send;
+    ) -> impl Future<Output = Result<ReadBack, EngineError>> + Send;
 }
 
 /// A catalog's cell as text (a name, a type's): text as it is, bytes as UTF-8 (MySQL's driver

@@ -112,7 +112,121 @@ pub async fn create<D: Database>(
     let values = create_values::<D>(&model, body)?;
     let mut conn = db.connect(None).await?;
     let tz = db.time_zone(&mut conn).await?;
-    db.insert(&mut conn, &model, &values, tz, lenient).await
+    let mut session = Session::new(conn);
+    create_in(db, &mut session, &model, &values, tz, lenient).await
+}
+
+/// Creates a record of `values` in a transaction of its own on `session` (which holds none),
+/// as [`create`] does: `lenient` as the request's mode. A refusal rolls it back.
+pub async fn create_in<D: Database>(
+    db: &D,
+    session: &mut Session<D>,
+    model: &D::Model,
+    values: &Values<'_, D::Field>,
+    tz: i32,
+    lenient: bool,
+) -> Result<Vec<u8>, EngineError> {
+    let begun = session.start(D::BEGIN).await;
+    begun.map_err(|f| db.fault(f, Failure::Unexpected))?;
+    match db.insert(session, model, values, tz).await {
+        Ok(read) => settle(db, session, model, read, lenient).await,
+        Err(e) => {
+            // Where the rollback fails too, the session gives its connection up when dropped.
+            let _undone = session.rollback().await;
+            Err(e)
+        }
+    }
+}
+
+/// Creates a record from each body in turn, strictly, in one transaction: the number created,
+/// or the index of the first body refused and why, with nothing created.
+pub async fn create_all<D: Database>(
+    db: &D,
+    model: &str,
+    bodies: &[PyJson],
+) -> Result<usize, (usize, EngineError)> {
+    let model = db.model(model).map_err(|e| (0, e))?;
+    let mut conn = db.connect(None).await.map_err(|e| (0, e))?;
+    let tz = db.time_zone(&mut conn).await.map_err(|e| (0, e))?;
+    let mut tx = begin(db, conn).await.map_err(|e| (0, e))?;
+    for (i, body) in bodies.iter().enumerate() {
+        // Refused: the transaction is rolled back when dropped.
+        let values = create_values::<D>(&model, body).map_err(|e| (i, e))?;
+        let read = db.insert(&mut tx, &model, &values, tz).await;
+        if let ReadBack::Lost { field, why } = read.map_err(|e| (i, e))? {
+            return Err((i, EngineError::engine_fails(false, &field, why)));
+        }
+    }
+    commit(db, &mut tx, &model)
+        .await
+        .map_err(|e| (bodies.len(), e))?;
+    Ok(bodies.len())
+}
+
+/// A written record, as the engine's ORM reads it back after its write: by the identity it
+/// was given (the key values sent, or those the database made), not by where the row is.
+#[derive(Debug)]
+pub enum ReadBack {
+    /// The record as stored, written as JSON.
+    Record(Vec<u8>),
+    /// No row has that identity: the column stores a key value differently from the value
+    /// given (rounded, truncated, padded), or the database made none. The engine commits,
+    /// then fails (`500`) reading the record back: `field` and `why` say which and why.
+    Lost {
+        /// The field to name.
+        field: String,
+        /// Why, and what to send instead.
+        why: String,
+    },
+}
+
+impl ReadBack {
+    /// The record read back, or [`Lost`](Self::Lost) naming `model`'s key where there is
+    /// none.
+    pub fn of<T: Table>(model: &T, record: Option<Vec<u8>>) -> Self {
+        match record {
+            Some(record) => ReadBack::Record(record),
+            None => ReadBack::Lost {
+                field: model.pk_field().name().to_owned(),
+                why: format!(
+                    "The record of {} was written, but no record has the key it was given: the \
+                     key's column stores the value sent as another value (rounded, truncated \
+                     or padded to its type). The data engine reads the record back by the \
+                     value sent, and fails (500) after storing it. Send the key as the column \
+                     stores it.",
+                    model.table_name()
+                ),
+            },
+        }
+    }
+}
+
+/// Ends a write's transaction as the engine ends it: committed with the record read back;
+/// where it was [lost](ReadBack::Lost), committed and failed (`500`) in lenient mode, as the
+/// engine does, rolled back and refused (`400`, `[decision: stricter]`: nothing stored) in
+/// strict mode.
+async fn settle<D: Database>(
+    db: &D,
+    tx: &mut Session<D>,
+    model: &D::Model,
+    read: ReadBack,
+    lenient: bool,
+) -> Result<Vec<u8>, EngineError> {
+    match read {
+        ReadBack::Record(record) => {
+            commit(db, tx, model).await?;
+            Ok(record)
+        }
+        ReadBack::Lost { field, why } => {
+            if lenient {
+                commit(db, tx, model).await?;
+            } else {
+                let undone = tx.rollback().await;
+                undone.map_err(|f| db.fault(f, Failure::Unexpected))?;
+            }
+            Err(EngineError::engine_fails(lenient, &field, why))
+        }
+    }
 }
 
 /// What a create of `body` writes to `model`, as the engine reads the body: a create's and an
@@ -168,11 +282,9 @@ pub async fn update<D: Database>(
         None => asked_unchanged(db, &mut tx, &model, &locked, &values, tz).await?,
     };
     keep_changed(&mut values, &candidates, &unchanged);
-    let bytes = db
-        .update_locked(&mut tx, &model, &values, locked, tz)
-        .await?;
-    commit(db, tx, &model).await?;
-    Ok(bytes)
+    let read = db.update_locked(&mut tx, &model, &values, locked, tz);
+    let read = read.await?;
+    settle(db, &mut tx, &model, read, selection.lenient).await
 }
 
 /// Deletes the record `pk` (which `selection` must select), after what the engine's ORM does to
@@ -188,7 +300,7 @@ pub async fn delete<D: Database>(
     let mut tx = begin(db, conn).await?;
     let locked = lock(db, &mut tx, &model, &filter, &key, selection.lenient).await?;
     db.delete_locked(&mut tx, &model, locked).await?;
-    commit(db, tx, &model).await
+    commit(db, &mut tx, &model).await
 }
 
 /// A write's transaction on `conn`.
@@ -200,7 +312,7 @@ async fn begin<D: Database>(db: &D, conn: D::Conn) -> Result<Session<D>, EngineE
 /// Commits a write's transaction (a failure is the write's, in `model`'s terms).
 async fn commit<D: Database>(
     db: &D,
-    mut tx: Session<D>,
+    tx: &mut Session<D>,
     model: &D::Model,
 ) -> Result<(), EngineError> {
     let done = tx.commit().await;
