@@ -128,17 +128,26 @@ impl Database for MyResource {
         let mut params = Binds::default();
         let (sql, _) = insert_statement::<Self>(model, values, tz, &mut params)?;
         self.write(conn, model, &sql, &params).await?;
-        let key = match values.iter().find(|(f, _)| f.primary_key) {
-            Some((f, v)) => bind_param(f, v, tz),
-            None => match conn.last_insert_id() {
-                Some(id) if pk.autoincrement => Bind::UInt(id),
-                _ => Bind::Null,
-            },
-        };
-        let mut at_key = Binds::default();
-        let at = at_key.bind::<Self>(key);
-        let select = read_back_sql(model, &format!("{} = {at}", pk.qualified));
-        let rows = Self::rows(conn, &select, &at_key)
+        // The whole identity, as the ORM names the new row: a composite key's first column
+        // alone may name another row.
+        let made = conn.last_insert_id().filter(|_| pk.autoincrement);
+        let identity = model.identity.iter().map(|&i| {
+            let field = &model.fields[i];
+            match values.iter().find(|(f, _)| f.name == field.name) {
+                Some((f, v)) => bind_param(f, v, tz),
+                None => made.map_or(Bind::Null, Bind::UInt),
+            }
+        });
+        let identity = Binds(identity.collect());
+        if identity.0.iter().all(|v| *v == Bind::Null) {
+            // No key value given nor made by MySQL: the ORM cannot name the new row, its
+            // flush fails, and the engine rolls back (`400 Query failed`). Where only some are
+            // missing (a key column's default), it reads the row back with those NULL, which
+            // finds none: the record is lost, as below.
+            return Err(query_failed());
+        }
+        let select = read_back_sql(model, &at_identity(model));
+        let rows = Self::rows(conn, &select, &identity)
             .await
             .map_err(|e| self.unexpected(e))?;
         Ok(read_back(model, &rows, tz))

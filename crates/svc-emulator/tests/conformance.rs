@@ -561,6 +561,7 @@ conformance!(
     a_record_is_retrieved_by_key_or_404,
     create_patch_delete,
     a_key_stored_as_another_value_is_not_read_back,
+    a_write_answers_the_record_of_its_whole_key,
     a_refused_write_leaves_no_change_and_no_lock,
     a_json_column_given_null_keeps_what_loads_as_none,
     a_create_leaves_to_the_database_the_defaults_the_engine_reads,
@@ -2003,6 +2004,16 @@ async fn a_key_stored_as_another_value_is_not_read_back(t: &Target) {
     // Both were stored (the update as the column stores it: the key rounded on PostgreSQL,
     // the same key on MariaDB).
     assert_eq!(stored(t.ok("models/stamps").await), ["\"a\"", "\"b\""]);
+}
+
+/// A create or an update in a table with a composite key answers the record it wrote, found
+/// by its whole key, as the engine's ORM reads it back: not another row that shares the key's
+/// first column (`pairs` holds `(7, 'm')` and `(7, 'n')`).
+async fn a_write_answers_the_record_of_its_whole_key(t: &Target) {
+    let body = json!({"a": 7, "b": "new", "v": 90});
+    let created = t.call(Method::POST, "models/pairs", Some(body)).await;
+    assert_eq!(created.status, 201, "{:?}", created.body);
+    assert_eq!(created.json(), json!({"a": 7, "b": "new", "v": 90}));
 }
 
 async fn a_refused_write_leaves_no_change_and_no_lock(t: &Target) {
