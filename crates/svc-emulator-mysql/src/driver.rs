@@ -322,6 +322,11 @@ impl Driver for MyResource {
         row_binds(row)
     }
 
+    /// As the server's answer to the `INSERT` carried it.
+    fn last_insert_id(conn: &mut Conn) -> Option<Bind> {
+        conn.last_insert_id().map(Bind::UInt)
+    }
+
     /// Dropped, a pooled connection would go back to the pool, where a `KILL QUERY` still on
     /// its way could stop another caller's statement: it is disconnected instead.
     fn close(conn: Conn) {

@@ -42,22 +42,20 @@ use crate::{MyResource, message, server_code};
 use mysql_async::{Conn, Row, Value};
 use svc_emulator_core::backend::pooled::ESTIMATE_FROM;
 use svc_emulator_core::dialect::bind::{Bind, Binds};
-use svc_emulator_core::flow::driver::{Driver, Failure, Session};
+use svc_emulator_core::flow::driver::{Failure, Session};
 use svc_emulator_core::flow::records::{Database, Page, Pages, Rows};
 use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, page_select, read_page};
-use svc_emulator_core::flow::write::{
-    ReadBack, Values, insert_statement, read_back_sql, set_list, update_sql,
-};
+use svc_emulator_core::flow::write::{ReadBack, Values, insert_by_identity, update_by_identity};
 use svc_emulator_core::flow::{Reference, TableRef};
 use svc_engine::EngineError;
 use svc_engine::aggregate::read_refused;
-use svc_engine::body::{non_field, query_failed};
+use svc_engine::body::non_field;
 use svc_engine::field_input::Internal;
 use svc_engine::python::json::py_json_dumps;
 use svc_engine::python::text::unhexlify;
 use svc_engine::records::ModelMap;
-use svc_engine::records::{Records, WritesRows, record_json};
+use svc_engine::records::{Records, WritesRows};
 use svc_engine::table::Table;
 use svc_engine::walks as shared;
 
@@ -114,8 +112,8 @@ impl Database for MyResource {
         not_writable(values)
     }
 
-    /// An `INSERT`, then the row read by the key given (bound as PyMySQL writes it), else by
-    /// the one MySQL made.
+    /// The `INSERT`, then the row read back by its whole identity, bound as PyMySQL writes
+    /// it (`flow::write::insert_by_identity`).
     async fn insert(
         &self,
         tx: &mut Session<Self>,
@@ -123,76 +121,20 @@ impl Database for MyResource {
         values: &Values<'_, MyField>,
         tz: i32,
     ) -> Result<ReadBack, EngineError> {
-        let conn = tx.conn();
-        let pk = model.pk_field();
-        let mut params = Binds::default();
-        let (sql, _) = insert_statement::<Self>(model, values, tz, &mut params)?;
-        self.write(conn, model, &sql, &params).await?;
-        // The whole identity, as the ORM names the new row: a composite key's first column
-        // alone may name another row.
-        let made = conn.last_insert_id().filter(|_| pk.autoincrement);
-        let identity = model.identity.iter().map(|&i| {
-            let field = &model.fields[i];
-            match values.iter().find(|(f, _)| f.name == field.name) {
-                Some((f, v)) => bind_param(f, v, tz),
-                None => made.map_or(Bind::Null, Bind::UInt),
-            }
-        });
-        let identity = Binds(identity.collect());
-        if identity.0.iter().all(|v| *v == Bind::Null) {
-            // No key value given nor made by MySQL: the ORM cannot name the new row, its
-            // flush fails, and the engine rolls back (`400 Query failed`). Where only some are
-            // missing (a key column's default), it reads the row back with those NULL, which
-            // finds none: the record is lost, as below.
-            return Err(query_failed());
-        }
-        let select = read_back_sql(model, &at_identity(model));
-        let rows = Self::rows(conn, &select, &identity)
-            .await
-            .map_err(|e| self.unexpected(e))?;
-        Ok(read_back(model, &rows, tz))
+        insert_by_identity(self, tx, model, values, tz).await
     }
 
-    /// An `UPDATE` by identity, then the row read again by its new identity (the key may
-    /// change).
+    /// By identity, then the row read again by its new identity (the key may change:
+    /// `flow::write::update_by_identity`).
     async fn update_locked(
         &self,
         tx: &mut Session<Self>,
         model: &MyModel,
         values: &Values<'_, MyField>,
-        old_identity: Vec<Bind>,
+        locked: Vec<Bind>,
         tz: i32,
     ) -> Result<ReadBack, EngineError> {
-        let old_identity = Binds(old_identity);
-        let conn = tx.conn();
-        let mut new_identity = old_identity.clone();
-        if !values.is_empty() {
-            if model.promoted_key && self.rows_of(conn, model, &old_identity).await? > 1 {
-                // Rows that share a promoted key: the ORM's flush expected to update one row
-                // and matched several, which the engine answers `400 Query failed` (nothing
-                // written: the transaction rolls back when dropped).
-                return Err(query_failed());
-            }
-            for (f, v) in values {
-                let at = model
-                    .identity
-                    .iter()
-                    .position(|&i| model.fields[i].name == f.name);
-                if let Some(at) = at {
-                    new_identity.0[at] = bind_param(f, v, tz);
-                }
-            }
-            let mut params = Binds::default();
-            let sets = set_list::<Self>(values, tz, &mut params)?;
-            let at = Self::at_locked(model, &old_identity.0, &mut params);
-            let sql = update_sql::<Self>(model, &sets, &at);
-            self.write(conn, model, &sql, &params).await?;
-        }
-        let select = read_back_sql(model, &at_identity(model));
-        let rows = Self::rows(conn, &select, &new_identity)
-            .await
-            .map_err(|e| self.write_error(model, e))?;
-        Ok(read_back(model, &rows, tz))
+        update_by_identity(self, tx, model, values, locked, tz).await
     }
 
     /// The foreign keys of the database's tables that refer to `parent`
@@ -210,39 +152,6 @@ impl Database for MyResource {
 }
 
 impl MyResource {
-    /// How many rows hold `identity`.
-    async fn rows_of(
-        &self,
-        tx: &mut Conn,
-        model: &MyModel,
-        identity: &Binds,
-    ) -> Result<u64, EngineError> {
-        let sql = format!(
-            "SELECT COUNT(*) FROM {} WHERE {}",
-            model.table_sql,
-            at_identity(model)
-        );
-        let rows = Self::rows(tx, &sql, identity)
-            .await
-            .map_err(|e| self.unexpected(e))?;
-        Ok(rows
-            .first()
-            .and_then(|row| cell_number(row, 0))
-            .unwrap_or(0))
-    }
-
-    /// Runs a write's statement on `conn`; its error as [`Self::write_error`] says.
-    async fn write(
-        &self,
-        conn: &mut Conn,
-        model: &MyModel,
-        sql: &str,
-        params: &Binds,
-    ) -> Result<(), EngineError> {
-        let done = Self::rows(conn, sql, params).await;
-        done.map(drop).map_err(|e| self.write_error(model, e))
-    }
-
     /// A database error of a write: a `400` with MySQL's message; a duplicate key names its
     /// column when the key is named after one, as the engine's pattern (`Duplicate entry '...'
     /// for key '...'`) does.
@@ -341,16 +250,6 @@ impl WritesRows<Row, crate::schema::MyColumn> for MyKind {
             _ => true,
         }
     }
-}
-
-/// `a = ? AND b = ?` over the model's identity columns.
-fn at_identity(model: &MyModel) -> String {
-    model
-        .identity
-        .iter()
-        .map(|&i| format!("{} = ?", model.fields[i].qualified))
-        .collect::<Vec<_>>()
-        .join(" AND ")
 }
 
 /// Whether values of the kind read back from the binary protocol and bound again compare
@@ -602,11 +501,6 @@ impl MyResource {
 pub(crate) fn count_key(model: &MyModel, filter: &MyWhere) -> Vec<u8> {
     let sql = ["COUNT ", &model.table_sql, &filter.sql].concat();
     filter.params.memo_key(&sql)
-}
-
-/// A written record as the engine's ORM reads it back: the first row its identity found.
-fn read_back(model: &MyModel, rows: &[Row], tz: i32) -> ReadBack {
-    ReadBack::of(model, rows.first().map(|row| record_json(model, row, tz)))
 }
 
 #[cfg(test)]

@@ -34,7 +34,7 @@
 use crate::types::{Offset, PgKind, finite, interval, iso_time, parse_float, timestamp};
 use crate::{PgResource, message};
 use bytes::BytesMut;
-use deadpool_postgres::{ClientWrapper, Object, StatementCache};
+use deadpool_postgres::{Object, StatementCache};
 use futures_util::TryStreamExt;
 use serde_json::{Map, Value as Json};
 use std::sync::atomic::AtomicBool;
@@ -322,7 +322,7 @@ impl Driver for PgResource {
         sql: &str,
         binds: &Binds,
     ) -> Result<Vec<Row>, tokio_postgres::Error> {
-        prepared_rows(conn, sql, binds).await
+        run(conn, Some(&conn.statement_cache), sql, binds).await
     }
 
     /// Each cell as the value it is bound again as: an integer of any width (a count, a
@@ -512,8 +512,9 @@ fn cell(row: &Row, i: usize, ty: &Type) -> Bind {
 
 /// The rows of `sql` with `params` bound, on `client`: prepared once per connection where
 /// `kept` is the connection's statement cache (up to [`STATEMENTS_PER_CONNECTION`] of them),
-/// else prepared for this run alone.
-async fn run(
+/// else prepared for this run alone (on a connection of either pool: the SQL pool's sessions
+/// end with `DISCARD ALL`, which drops the statements a connection kept prepared).
+pub(crate) async fn run(
     client: &Client,
     kept: Option<&StatementCache>,
     sql: &str,
@@ -534,27 +535,6 @@ async fn run(
 /// Runs `sql`, one statement without values whose rows are not read ([`Driver::execute_one`]).
 async fn run_one(client: &Client, sql: &str) -> Result<(), tokio_postgres::Error> {
     client.execute_typed(sql, &[]).await.map(drop)
-}
-
-/// The rows of `sql` with `params`, prepared once per connection, on a connection that more
-/// than one statement may use at the same time (a page and its count, sent together).
-pub(crate) async fn prepared_rows(
-    client: &ClientWrapper,
-    sql: &str,
-    params: &Binds,
-) -> Result<Vec<Row>, tokio_postgres::Error> {
-    run(client, Some(&client.statement_cache), sql, params).await
-}
-
-/// The rows of `sql` with `params`, prepared for this run alone: on a connection of either
-/// pool, where the SQL pool's sessions end with `DISCARD ALL`, which drops the statements a
-/// connection kept prepared.
-pub(crate) async fn rows_once(
-    client: &Client,
-    sql: &str,
-    params: &Binds,
-) -> Result<Vec<Row>, tokio_postgres::Error> {
-    run(client, None, sql, params).await
 }
 
 /// Runs `script`, any number of statements, in PostgreSQL's simple protocol: a resource's seed.

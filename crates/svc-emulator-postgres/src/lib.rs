@@ -146,8 +146,9 @@ impl PgResource {
         let client = resource.client().await?;
         if let Some(seed) = seed_sql {
             // Prepared for this run alone: the seed may drop what the session keeps prepared.
-            let count = driver::rows_once(
+            let count = driver::run(
                 &client,
+                None,
                 "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
                  WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p')",
                 &Binds::default(),

@@ -40,7 +40,7 @@
 
 use crate::dialect::PgWhere;
 use crate::dialect::{Literal, cast, datetime_literal};
-use crate::driver::{prepared_rows, rows_once};
+use crate::driver::run;
 use crate::schema::{PgField, PgModel};
 use crate::schema::{by_ctid, references, table};
 use crate::types::{Offset, PgKind, python_cannot_hold, write_value};
@@ -223,7 +223,7 @@ impl Database for PgResource {
     }
 
     /// One statement: `INSERT ... RETURNING` the row, with whether the engine's ORM finds it
-    /// again by the key values it was given ([`refreshed`]); a serial key it was not given
+    /// again by the key values it was given (`refreshed`); a serial key it was not given
     /// it reads from the `RETURNING`, which finds the row.
     async fn insert(
         &self,
@@ -268,7 +268,7 @@ impl Database for PgResource {
         // of a value of a type whose input never changes as it plans, before the key's
         // `nextval`, as it reads the engine's literals (a statement kept prepared may be
         // planned once for any values, which reads them as each row is made).
-        let rows = rows_once(tx.conn(), &sql, &params).await;
+        let rows = run(tx.conn(), None, &sql, &params).await;
         let row = self.one_row(rows.map_err(|e| self.write_error(model, e))?)?;
         let found = Self::text(&row, model.fields.len()).as_deref() == Some("1");
         Ok(ReadBack::of(
@@ -361,7 +361,8 @@ impl PgResource {
         params: &Binds,
         lenient: bool,
     ) -> Result<Vec<Row>, EngineError> {
-        let rows = prepared_rows(client, sql, params).await;
+        // Prepared once per connection, which a page and its count may use at the same time.
+        let rows = run(client, Some(&client.statement_cache), sql, params).await;
         rows.map_err(|e| self.fault(e, Failure::Read { lenient }))
     }
 

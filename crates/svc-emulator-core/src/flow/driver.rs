@@ -90,6 +90,14 @@ pub trait Driver: Sync {
         }
     }
 
+    /// The key the database made for the last row `conn` inserted into a table with an
+    /// auto-increment column (MySQL's `LAST_INSERT_ID()`, as the client's answer to the
+    /// `INSERT` carries it): the ORM's `lastrowid`. By default none (a database whose `INSERT`
+    /// reads the row back itself).
+    fn last_insert_id(_conn: &mut Self::Conn) -> Option<Bind> {
+        None
+    }
+
     /// Ends a connection at once, never to serve anyone again: a statement may still run on
     /// it, or a cancel still land on it (a read-only query stopped or left behind). What it had
     /// not committed is undone by its end. Called where nothing can be awaited (a drop).

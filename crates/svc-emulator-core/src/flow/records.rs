@@ -314,6 +314,7 @@ pub trait Database:
     /// Writes `values` to the locked row (by identity: a promoted key names every row that
     /// shares it) and reads the record back as the engine's ORM does: by its identity after
     /// the write (the values given for its columns, the locked row's for the others).
+    ///
     fn update_locked(
         &self,
         tx: &mut Session<Self>,

@@ -12,9 +12,12 @@ use crate::dialect::bind::{Bind, Binds};
 use crate::dialect::clause::Where;
 use crate::flow::driver::{Failure, Session};
 use crate::flow::records::{Database, ModelSql};
-use svc_engine::body::{body_values, keep_changed, loads_none, unchanged_candidates, validate};
+use svc_engine::body::{
+    body_values, keep_changed, loads_none, query_failed, unchanged_candidates, validate,
+};
 use svc_engine::field_input::Internal;
 use svc_engine::python::json::PyJson;
+use svc_engine::records::{RecordRow, record_json};
 use svc_engine::relation::Use;
 use svc_engine::table::{BodyColumn, Column, Table};
 use svc_engine::{EngineError, Selection};
@@ -22,7 +25,11 @@ use svc_engine::{EngineError, Selection};
 /// The statement of a create: `INSERT INTO` the model's table the `columns` with their
 /// `values` (placeholders, or SQL such as `NULL`), in order; a row of defaults when none is
 /// given. A database that reads the row back in the same statement adds its `RETURNING`.
-pub fn insert_sql<D: Database>(model: &D::Model, columns: &[&str], values: &[String]) -> String {
+pub fn insert_sql<D: Database + ?Sized>(
+    model: &D::Model,
+    columns: &[&str],
+    values: &[String],
+) -> String {
     if columns.is_empty() {
         format!("INSERT INTO {} {}", model.table_sql(), D::DEFAULTS_ONLY)
     } else {
@@ -37,7 +44,7 @@ pub fn insert_sql<D: Database>(model: &D::Model, columns: &[&str], values: &[Str
 
 /// The `INSERT` of a create of `values`, and the values it writes ([`insert_values`]), each
 /// bound for its column in `params`, in order (`tz`: as [`Database::bind`] takes it).
-pub fn insert_statement<'m, D: Database>(
+pub fn insert_statement<'m, D: Database + ?Sized>(
     model: &'m D::Model,
     values: &Values<'m, D::Field>,
     tz: i32,
@@ -56,7 +63,7 @@ pub fn insert_statement<'m, D: Database>(
 /// The statement of an update: `sets` (`a = $1, b = $2`, as [`set_list`] writes them) on the
 /// rows `at` selects. A database that reads the row back in the same statement adds its
 /// `RETURNING`.
-pub fn update_sql<D: Database>(model: &D::Model, sets: &str, at: &str) -> String {
+pub fn update_sql<D: Database + ?Sized>(model: &D::Model, sets: &str, at: &str) -> String {
     format!("UPDATE {} SET {sets} WHERE {at}", model.table_sql())
 }
 
@@ -69,6 +76,138 @@ pub fn read_back_sql(model: &impl ModelSql, at: &str) -> String {
         model.select_list(),
         model.table_sql()
     )
+}
+
+/// A create as the engine's ORM writes it where the `INSERT` answers nothing
+/// ([`Database::insert`], MySQL's): the `INSERT`, then the row read back by its whole identity,
+/// each key column's value as given (bound as the `INSERT` binds it), else the key the database
+/// made for its auto-increment column
+/// ([`Driver::last_insert_id`](crate::flow::driver::Driver::last_insert_id)). Where none of them is known,
+/// the ORM's flush fails and the engine rolls back: `400 Query failed`.
+pub async fn insert_by_identity<D: Database<Row: RecordRow<D::Field>>>(
+    db: &D,
+    tx: &mut Session<D>,
+    model: &D::Model,
+    values: &Values<'_, D::Field>,
+    tz: i32,
+) -> Result<ReadBack, EngineError> {
+    let mut params = Binds::default();
+    let (sql, _) = insert_statement::<D>(model, values, tz, &mut params)?;
+    let done = tx.rows(&sql, &params).await;
+    done.map_err(|f| db.fault(f, Failure::Write(model)))?;
+    let made = D::last_insert_id(tx.conn());
+    let columns = model.columns();
+    let mut identity = Vec::with_capacity(model.identity().len());
+    for &i in model.identity() {
+        let column = &columns[i];
+        identity.push(
+            match values.iter().find(|(f, _)| f.name() == column.name()) {
+                Some((f, v)) => bound::<D>(f, v, tz)?,
+                None if column.autoincrement() => made.clone().unwrap_or(Bind::Null),
+                None => Bind::Null,
+            },
+        );
+    }
+    if identity.iter().all(|v| *v == Bind::Null) {
+        return Err(query_failed());
+    }
+    read_back(db, tx, model, &identity, tz).await
+}
+
+/// An update as the engine's ORM writes it by the locked row's identity
+/// ([`Database::update_locked`], MySQL's): a value its column refuses is the field's `400`
+/// first; where a promoted key names more than one row, the flush matches several and the
+/// engine answers `400 Query failed` (nothing written); the record is read back by its identity
+/// after the write (the key columns set take their new values).
+pub async fn update_by_identity<D: Database<Row: RecordRow<D::Field>>>(
+    db: &D,
+    tx: &mut Session<D>,
+    model: &D::Model,
+    values: &Values<'_, D::Field>,
+    locked: Vec<Bind>,
+    tz: i32,
+) -> Result<ReadBack, EngineError> {
+    if values.is_empty() {
+        let identity = D::identity_of(model, &locked)?;
+        return read_back(db, tx, model, &identity, tz).await;
+    }
+    let mut params = Binds::default();
+    let sets = set_list::<D>(values, tz, &mut params)?;
+    let mut identity = D::identity_of(model, &locked)?;
+    if model.promoted_key() && rows_with(db, tx, model, &identity).await? > 1 {
+        return Err(query_failed());
+    }
+    let at = D::at_locked(model, &locked, &mut params);
+    let done = tx.rows(&update_sql::<D>(model, &sets, &at), &params).await;
+    done.map_err(|f| db.fault(f, Failure::Write(model)))?;
+    let columns = model.columns();
+    for (n, &i) in model.identity().iter().enumerate() {
+        let set = values.iter().find(|(f, _)| f.name() == columns[i].name());
+        if let Some((f, v)) = set {
+            identity[n] = bound::<D>(f, v, tz)?;
+        }
+    }
+    read_back(db, tx, model, &identity, tz).await
+}
+
+/// The value `v` of the column `f` as a statement binds it ([`Database::bind`]): the first
+/// value the binding pushes (`NULL` where it pushes none).
+fn bound<D: Database>(f: &D::Field, v: &Internal, tz: i32) -> Result<Bind, EngineError> {
+    let mut params = Binds::default();
+    D::bind(f, v, tz, &mut params)?;
+    Ok(params.0.into_iter().next().unwrap_or(Bind::Null))
+}
+
+/// How many rows hold `identity` (a promoted key may name several).
+async fn rows_with<D: Database>(
+    db: &D,
+    tx: &mut Session<D>,
+    model: &D::Model,
+    identity: &[Bind],
+) -> Result<u64, EngineError> {
+    let mut params = Binds::default();
+    let at = at_identity::<D>(model, identity, &mut params);
+    let sql = format!("SELECT COUNT(*) FROM {} WHERE {at}", model.table_sql());
+    let rows = tx.rows(&sql, &params).await;
+    let rows = rows.map_err(|f| db.fault(f, Failure::Unexpected))?;
+    let count = rows.first().and_then(|row| D::text(row, 0));
+    Ok(count.and_then(|n| n.parse().ok()).unwrap_or(0))
+}
+
+/// A written record read back as the engine's ORM reads it after its write: the first row
+/// whose identity columns hold `identity` ([`ReadBack::Lost`] where none does).
+async fn read_back<D: Database<Row: RecordRow<D::Field>>>(
+    db: &D,
+    tx: &mut Session<D>,
+    model: &D::Model,
+    identity: &[Bind],
+    tz: i32,
+) -> Result<ReadBack, EngineError> {
+    let mut params = Binds::default();
+    let at = at_identity::<D>(model, identity, &mut params);
+    let rows = tx.rows(&read_back_sql(model, &at), &params).await;
+    let rows = rows.map_err(|f| db.fault(f, Failure::Unexpected))?;
+    let record = rows.first().map(|row| record_json(model, row, tz));
+    Ok(ReadBack::of(model, record))
+}
+
+/// The condition that an identity's columns hold `identity`, each bound in `params`; a NULL
+/// part compared with `IS NULL`, as SQLAlchemy loads an instance by an identity that has one.
+fn at_identity<D: Database>(model: &D::Model, identity: &[Bind], params: &mut Binds) -> String {
+    let columns = model.columns();
+    let conditions: Vec<String> = model
+        .identity()
+        .iter()
+        .zip(identity)
+        .map(|(&i, value)| {
+            let column = D::column(&columns[i]);
+            match value {
+                Bind::Null => format!("{column} IS NULL"),
+                value => format!("{column} = {}", params.bind::<D>(value.clone())),
+            }
+        })
+        .collect();
+    conditions.join(" AND ")
 }
 
 /// A body's values: each given field, as its serializer field made it.
@@ -389,7 +528,7 @@ async fn lock<D: Database>(
 }
 
 /// `col = value, ...` of an `UPDATE` of `values` (not empty), each bound in `params`.
-pub fn set_list<D: Database>(
+pub fn set_list<D: Database + ?Sized>(
     values: &Values<'_, D::Field>,
     tz: i32,
     params: &mut Binds,
