@@ -44,6 +44,7 @@ use svc_emulator_core::backend::pooled::ESTIMATE_FROM;
 use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::flow::driver::{Failure, Session};
 use svc_emulator_core::flow::records::{Database, Page, Pages, Rows};
+use svc_emulator_core::flow::references::catalog_references;
 use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, page_select, read_page};
 use svc_emulator_core::flow::write::{ReadBack, Values, insert_by_identity, update_by_identity};
@@ -144,7 +145,7 @@ impl Database for MyResource {
         conn: &mut Conn,
         parent: &TableRef,
     ) -> Result<Vec<Reference>, EngineError> {
-        crate::schema::references_to(self, conn, parent).await
+        catalog_references(self, conn, crate::schema::REFERENCES, parent).await
     }
 
     const KEY_COLUMNS: &'static str = crate::schema::IDENTITY;

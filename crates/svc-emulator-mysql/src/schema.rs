@@ -46,7 +46,6 @@ use svc_emulator_core::flow::driver::{Driver, Session};
 use svc_emulator_core::flow::export::{
     Aside, Exports, SavedTable, Store, Suspended, foreign_counter,
 };
-use svc_emulator_core::flow::{self, OnDelete, TableRef};
 use svc_engine::EngineError;
 use svc_engine::table::{MappedColumn, MappedTable, Reflected};
 
@@ -325,18 +324,11 @@ fn internal(e: mysql_async::Error) -> EngineError {
     ))
 }
 
-/// A table of the database, by its name.
-pub(crate) fn table(name: &str) -> TableRef {
-    TableRef {
-        name: name.to_owned(),
-        sql: quote_ident(name),
-    }
-}
-
 /// The foreign keys of the database's tables that refer to the table `?`, one row per column
-/// in each key's order.
-const REFERENCES: &str = "\
-SELECT k.TABLE_NAME, k.CONSTRAINT_NAME, k.COLUMN_NAME, k.REFERENCED_COLUMN_NAME, r.DELETE_RULE,
+/// in each key's order, as `flow::catalog_references` reads them.
+pub(crate) const REFERENCES: &str = "\
+SELECT k.TABLE_NAME, CONCAT('`', REPLACE(k.TABLE_NAME, '`', '``'), '`'), k.CONSTRAINT_NAME,
+       k.COLUMN_NAME, k.REFERENCED_COLUMN_NAME, r.DELETE_RULE,
        c.IS_NULLABLE = 'YES',
        c.COLUMN_KEY = 'PRI' OR (c.ORDINAL_POSITION = 1 AND NOT EXISTS
          (SELECT 1 FROM information_schema.TABLE_CONSTRAINTS t
@@ -362,45 +354,6 @@ ORDER BY ORDINAL_POSITION";
 pub(crate) const FIRST_COLUMN: &str = "\
 SELECT COLUMN_NAME, '' FROM information_schema.COLUMNS
 WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION LIMIT 1";
-
-/// Every foreign key of the database's tables that refers to `parent`, read on `tx` (a
-/// write's transaction: `Database::references_to`); a failure is unexpected.
-pub(crate) async fn references_to(
-    resource: &MyResource,
-    tx: &mut Conn,
-    parent: &TableRef,
-) -> Result<Vec<flow::Reference>, EngineError> {
-    let named = Binds(vec![Bind::Text(parent.name.clone())]);
-    let rows = MyResource::rows(tx, REFERENCES, &named)
-        .await
-        .map_err(|e| resource.unexpected(e))?;
-    let mut keys: Vec<(String, flow::Reference)> = Vec::new();
-    for row in &rows {
-        let text = |i| cell_text(row, i).unwrap_or_default();
-        let (child, name, from, to, rule) = (text(0), text(1), text(2), text(3), text(4));
-        let (nullable, in_key) = (cell_truth(row, 5), cell_truth(row, 6));
-        match keys.last_mut() {
-            Some((last, r)) if *last == name && r.child.name == child => {
-                r.from.push(quote_ident(&from));
-                r.to.push(quote_ident(&to));
-                r.nullable &= nullable;
-                r.in_child_key |= in_key;
-            }
-            _ => keys.push((
-                name,
-                flow::Reference {
-                    child: table(&child),
-                    from: vec![quote_ident(&from)],
-                    to: vec![quote_ident(&to)],
-                    on_delete: OnDelete::named(&rule),
-                    nullable,
-                    in_child_key: in_key,
-                },
-            )),
-        }
-    }
-    Ok(keys.into_iter().map(|(_, r)| r).collect())
-}
 
 /// Each saved table with an `AUTO_INCREMENT` column (by its SQL name), and its next value.
 pub(crate) type MyKeys = Vec<(String, u64)>;

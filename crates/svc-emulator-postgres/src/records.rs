@@ -42,7 +42,7 @@ use crate::dialect::PgWhere;
 use crate::dialect::{Literal, cast, datetime_literal};
 use crate::driver::run;
 use crate::schema::{PgField, PgModel};
-use crate::schema::{by_ctid, references, table};
+use crate::schema::{REFERENCES, by_ctid, table};
 use crate::types::{Offset, PgKind, python_cannot_hold, write_value};
 use crate::{PgResource, driver, message};
 use deadpool_postgres::Object;
@@ -56,7 +56,7 @@ use svc_emulator_core::flow::delete::delete_locked;
 use svc_emulator_core::flow::driver::{Driver, Failure, Session};
 use svc_emulator_core::flow::records::Database;
 use svc_emulator_core::flow::records::{Page, Pages};
-use svc_emulator_core::flow::references::{Reference, TableRef};
+use svc_emulator_core::flow::references::{Reference, TableRef, catalog_references};
 use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, page_select, sort_key_of};
 use svc_emulator_core::flow::write::{ReadBack, Values, insert_statement, set_list, update_sql};
@@ -204,7 +204,7 @@ impl Database for PgResource {
         conn: &mut Object,
         parent: &TableRef,
     ) -> Result<Vec<Reference>, EngineError> {
-        references(self, conn, parent).await
+        catalog_references(self, conn, REFERENCES, parent).await
     }
 
     const KEY_COLUMNS: &'static str = crate::schema::IDENTITY;

@@ -53,7 +53,7 @@ use svc_emulator_core::dialect::quote_ident;
 use svc_emulator_core::flow::driver::Driver;
 use svc_emulator_core::flow::driver::Session;
 use svc_emulator_core::flow::export::{Exports, SavedTable, Store, Suspended, foreign_counter};
-use svc_emulator_core::flow::{self, Locator, OnDelete, TableRef};
+use svc_emulator_core::flow::{Locator, TableRef};
 use svc_engine::EngineError;
 use svc_engine::table::{MappedColumn, MappedTable, Reflected};
 use tokio_postgres::error::SqlState;
@@ -218,63 +218,30 @@ pub(crate) fn table(model: &PgModel) -> TableRef {
 }
 
 /// The foreign keys that refer to the table `$1` (its `"schema"."table"`), from tables of the
-/// same schema (the ones the engine maps), each with its columns in the key's order; the
-/// constraints a partition inherits are its parent's, listed once.
-const REFERENCES: &str = "\
+/// same schema (the ones the engine maps), one row per column in each key's order, as
+/// `flow::catalog_references` reads them; the constraints a partition inherits are its
+/// parent's, listed once.
+pub(crate) const REFERENCES: &str = "\
 SELECT quote_ident(cn.nspname) || '.' || quote_ident(c.relname),
-       ARRAY(SELECT quote_ident(a.attname) FROM unnest(k.conkey) WITH ORDINALITY AS u(n, i)
-             JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = u.n ORDER BY u.i),
-       ARRAY(SELECT quote_ident(a.attname) FROM unnest(k.confkey) WITH ORDINALITY AS u(n, i)
-             JOIN pg_attribute a ON a.attrelid = k.confrelid AND a.attnum = u.n ORDER BY u.i),
-       k.confdeltype::text,
-       NOT EXISTS (SELECT 1 FROM unnest(k.conkey) AS u(n)
-                   JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = u.n
-                   WHERE a.attnotnull),
-       EXISTS (SELECT 1 FROM pg_constraint p
-               WHERE p.conrelid = k.conrelid AND p.contype = 'p' AND p.conkey && k.conkey)
-       OR (NOT EXISTS (SELECT 1 FROM pg_constraint p
-                       WHERE p.conrelid = k.conrelid AND p.contype = 'p')
-           AND (SELECT min(attnum) FROM pg_attribute
-                WHERE attrelid = k.conrelid AND attnum > 0 AND NOT attisdropped) = ANY(k.conkey))
+       quote_ident(cn.nspname) || '.' || quote_ident(c.relname),
+       k.conname, a.attname, p.attname,
+       CASE k.confdeltype WHEN 'c' THEN 'CASCADE' WHEN 'n' THEN 'SET NULL' ELSE '' END,
+       (NOT a.attnotnull)::int4,
+       (EXISTS (SELECT 1 FROM pg_constraint pk
+                WHERE pk.conrelid = k.conrelid AND pk.contype = 'p' AND u.f = ANY(pk.conkey))
+        OR (NOT EXISTS (SELECT 1 FROM pg_constraint pk
+                        WHERE pk.conrelid = k.conrelid AND pk.contype = 'p')
+            AND u.f = (SELECT min(attnum) FROM pg_attribute
+                       WHERE attrelid = k.conrelid AND attnum > 0 AND NOT attisdropped)))::int4
 FROM pg_constraint k
 JOIN pg_class c ON c.oid = k.conrelid
 JOIN pg_namespace cn ON cn.oid = c.relnamespace
+CROSS JOIN LATERAL unnest(k.conkey, k.confkey) WITH ORDINALITY AS u(f, t, i)
+JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = u.f
+JOIN pg_attribute p ON p.attrelid = k.confrelid AND p.attnum = u.t
 WHERE k.contype = 'f' AND k.conparentid = 0 AND k.confrelid = $1::text::regclass
   AND c.relnamespace = (SELECT relnamespace FROM pg_class WHERE oid = $1::text::regclass)
-ORDER BY 1, k.conname";
-
-/// Every foreign key that refers to `parent`, read in the write's transaction
-/// (`Database::references_to`); a refusal is unexpected.
-pub(crate) async fn references(
-    resource: &PgResource,
-    conn: &mut Object,
-    parent: &TableRef,
-) -> Result<Vec<flow::Reference>, EngineError> {
-    let name = Binds(vec![Bind::Text(parent.name.clone())]);
-    let rows = PgResource::rows(conn, REFERENCES, &name).await;
-    let rows = rows.map_err(|e| resource.unexpected(e))?;
-    Ok(rows
-        .iter()
-        .map(|r| {
-            let child: String = r.get(0);
-            flow::Reference {
-                child: TableRef {
-                    name: child.clone(),
-                    sql: child,
-                },
-                from: r.get(1),
-                to: r.get(2),
-                on_delete: match r.get::<_, String>(3).as_str() {
-                    "c" => OnDelete::Cascade,
-                    "n" => OnDelete::SetNull,
-                    _ => OnDelete::Other,
-                },
-                nullable: r.get(4),
-                in_child_key: r.get(5),
-            }
-        })
-        .collect())
-}
+ORDER BY 1, k.conname, u.i";
 
 /// A sequence, quoted and qualified, with its `last_value` and `is_called`.
 pub(crate) type PgKeys = Vec<(String, i64, bool)>;

@@ -13,13 +13,14 @@ mod seam;
 /// `SEAM_TRAITS_CEILING`: those traits, the most of the three's; `FILES_PER_DATABASE_CEILING`:
 /// the files of the largest database crate, tests left out; `FILES_PER_SERVER_CEILING`: the
 /// same of postgres's and mysql's (issue 85's: at most 6 each, a driver's roles);
-/// `REPEATS_CEILING`: postgres's and mysql's code lines in a run of [`RUN`] found again, in ‰.
+/// `REPEATS_CEILING`: postgres's and mysql's code lines in a run of [`RUN`] found again (a
+/// count, not a share: code that leaves the crates for the core must not raise it).
 const RATCHETS: [(&str, usize, usize); 5] = [
     ("SEAM_CEILING", 40, 20),
     ("SEAM_TRAITS_CEILING", 11, 4),
     ("FILES_PER_DATABASE_CEILING", 8, 8),
     ("FILES_PER_SERVER_CEILING", 6, 6),
-    ("REPEATS_CEILING", 64, 80),
+    ("REPEATS_CEILING", 304, 200),
 ];
 
 /// What to do past each ceiling of [`RATCHETS`].
@@ -57,8 +58,7 @@ pub(super) fn figures(workspace: &Sources, databases: &[(&str, Sources)]) -> Vec
     eprintln!("structure: postgres and mysql repeat {repeated} of their {lines} code lines");
     let here = "xtask/src/structure/figures.rs";
     eprintln!("structure: the ratchets of {here}, which may only fall:");
-    let repeats = (repeated * 1000).checked_div(lines).unwrap_or(0);
-    let figures = [methods, traits, files, server_files, repeats];
+    let figures = [methods, traits, files, server_files, repeated];
     let ratchets = RATCHETS.iter().zip(FIXES).zip(figures);
     for (((name, ceiling, target), fix), figure) in ratchets {
         let lower = (figure < *ceiling).then(|| format!("; lower it to {figure}"));

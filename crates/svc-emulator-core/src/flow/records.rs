@@ -407,12 +407,15 @@ pub trait Database:
     ) -> impl Future<Output = Result<ReadBack, EngineError>> + Send;
 }
 
-/// A catalog's cell as text (a name, a type's): text as it is, bytes as UTF-8 (MySQL's driver
-/// reads `information_schema`'s text so); `''` for anything else.
-fn catalog_text(cell: Bind) -> String {
+/// A catalog's cell as text (a name, a type's, a truth): text as it is, bytes as UTF-8
+/// (MySQL's driver reads `information_schema`'s text so), an integer as its digits; `''` for
+/// anything else.
+pub(crate) fn catalog_text(cell: Bind) -> String {
     match cell {
         Bind::Text(text) => text,
         Bind::Bytes(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Bind::Int(n) => n.to_string(),
+        Bind::UInt(n) => n.to_string(),
         _ => String::new(),
     }
 }

@@ -6,7 +6,7 @@ use std::future::Future;
 
 use crate::dialect::bind::{Bind, Binds};
 use crate::flow::driver::{Failure, Session};
-use crate::flow::records::Database;
+use crate::flow::records::{Database, catalog_text};
 use svc_engine::EngineError;
 
 /// A table, as the flow names it to the connection and writes it in SQL.
@@ -154,6 +154,57 @@ pub trait Cascades {
             })
         }
     }
+}
+
+/// The foreign keys that refer to `parent`, as the catalog statement `sql` reads them on
+/// `conn` given the parent's name ([`TableRef::name`]) as its one value: a database's
+/// [`Database::references_to`]. One row per pair of columns, in each key's order, the rows of
+/// one key together: the referring table's name and SQL (a [`TableRef`]), the key's name, the
+/// referring and the referred column's names (quoted here, as the dialect quotes), the key's
+/// `ON DELETE` rule as SQL writes it (`CASCADE`, `SET NULL`), and whether the referring column
+/// is nullable and whether it is part of the child's key (or the first column of a child
+/// without one), each `1` or `0`. A failure is unexpected.
+pub async fn catalog_references<D: Database + ?Sized>(
+    db: &D,
+    conn: &mut D::Conn,
+    sql: &str,
+    parent: &TableRef,
+) -> Result<Vec<Reference>, EngineError> {
+    let name = Binds(vec![Bind::Text(parent.name.clone())]);
+    let rows = D::rows(conn, sql, &name).await;
+    let rows = rows.map_err(|f| db.fault(f, Failure::Unexpected))?;
+    let mut keys: Vec<(String, Reference)> = Vec::new();
+    for row in &rows {
+        let mut cells = D::cells(row).into_iter();
+        let mut text = || cells.next().map(catalog_text).unwrap_or_default();
+        let (child, child_sql, key, from, to) = (text(), text(), text(), text(), text());
+        let on_delete = OnDelete::named(&text());
+        let (nullable, in_key) = (text() == "1", text() == "1");
+        let (from, to) = (D::quote(&from), D::quote(&to));
+        match keys.last_mut() {
+            Some((last, r)) if *last == key && r.child.name == child => {
+                r.from.push(from);
+                r.to.push(to);
+                r.nullable &= nullable;
+                r.in_child_key |= in_key;
+            }
+            _ => keys.push((
+                key,
+                Reference {
+                    child: TableRef {
+                        name: child,
+                        sql: child_sql,
+                    },
+                    from: vec![from],
+                    to: vec![to],
+                    on_delete,
+                    nullable,
+                    in_child_key: in_key,
+                },
+            )),
+        }
+    }
+    Ok(keys.into_iter().map(|(_, r)| r).collect())
 }
 
 /// A write's transaction as a delete's cascade runs over it, on any database: its statements
