@@ -823,17 +823,9 @@ impl<'c> Driver for Sqlite<'c> {
     type Row = StoredRow;
     type Fault = rusqlite::Error;
 
-    /// One `sqlite3_prepare`: rusqlite refuses a text with a second statement
-    /// (`MultipleStatement`) before any of it runs. Its rows, if any, are stepped through and
-    /// dropped (a `PRAGMA` may answer one).
-    async fn execute_one(conn: &mut &'c mut Connection, sql: &str) -> rusqlite::Result<()> {
-        let mut stmt = conn.prepare(sql)?;
-        let mut rows = stmt.raw_query();
-        while rows.next()?.is_some() {}
-        Ok(())
-    }
-
-    /// Each value as stored.
+    /// Each value as stored. One `sqlite3_prepare` (through the statement cache): rusqlite
+    /// refuses a text with a second statement (`MultipleStatement`) before any of it runs,
+    /// which is what `Driver::execute_one` needs of it too.
     async fn rows(
         conn: &mut &'c mut Connection,
         sql: &str,

@@ -61,11 +61,14 @@ pub trait Driver: Sync {
     /// read. A text that holds a second statement is refused, not run: each driver sends it
     /// where the database parses one statement only (PostgreSQL's extended protocol, MySQL's
     /// prepared statements, one `sqlite3_prepare`), so that a name that escaped its quoting
-    /// could never append a statement of its own.
+    /// could never append a statement of its own. By default as [`rows`](Self::rows) runs a
+    /// statement, its rows dropped.
     fn execute_one(
         conn: &mut Self::Conn,
         sql: &str,
-    ) -> impl Future<Output = Result<(), Self::Fault>> + Send;
+    ) -> impl Future<Output = Result<(), Self::Fault>> + Send {
+        async move { Self::rows(conn, sql, &Binds::default()).await.map(drop) }
+    }
 
     /// The rows of `sql` with `binds` bound.
     fn rows(
