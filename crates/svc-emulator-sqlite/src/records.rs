@@ -55,7 +55,7 @@
 
 use crate::driver::{SqlCancel, Watchdog};
 use crate::driver::{bind_of, changed, each_row, sent, value_ref};
-use crate::schema::{self, equal_all};
+use crate::schema;
 use crate::schema::{Field, Model, SqliteColumn, SqliteType};
 use crate::types::write_field_value;
 use crate::types::{bind, json_to_sql, never_written};
@@ -79,9 +79,9 @@ use svc_emulator_core::flow::records::{Database, Rows};
 use svc_emulator_core::flow::records::{Page, Pages, counted};
 use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, read_page};
-use svc_emulator_core::flow::write::{ReadBack, Values, insert_statement, set_list, update_sql};
+use svc_emulator_core::flow::write::{ReadBack, Values, insert_statement, update_by_identity};
 use svc_emulator_core::flow::{Reference, TableRef};
-use svc_engine::body::{non_field, query_failed};
+use svc_engine::body::non_field;
 use svc_engine::error::EngineError;
 use svc_engine::field_input::{Internal, py_equal};
 use svc_engine::python::json::{PyJson, py_json_to_json};
@@ -518,24 +518,15 @@ impl<'c> Database for Sqlite<'c> {
         )
     }
 
-    /// By the mapper's identity, picked from the whole row the lock read: every row that
-    /// shares a promoted key goes (SQLAlchemy only warns that it matched more than one); a
-    /// NULL in a composite key is a flush error, `400 Query failed`.
-    fn identity_of(model: &Model, locked: &[Bind]) -> Result<Vec<Bind>, EngineError> {
-        identity_of(model, locked)
+    /// The mapper's identity, picked from the whole row the lock read.
+    fn identity_cells(model: &Model, locked: &[Bind]) -> Vec<Bind> {
+        model.identity.iter().map(|&i| locked[i].clone()).collect()
     }
 
-    fn at_locked(model: &Model, locked: &[Bind], params: &mut Binds) -> String {
-        params
-            .0
-            .extend(model.identity.iter().map(|&i| locked[i].clone()));
-        at_identity(model)
-    }
-
-    /// By the mapper's identity, as SQLAlchemy names the row: a NULL in it is a flush error,
-    /// and a statement that reaches another number of rows than one (a promoted key that
-    /// repeats) a stale-data error; the engine rolls back and answers `400 Query failed` to
-    /// both. The record is read back by its identity, the key columns set included.
+    /// By the mapper's identity, as SQLAlchemy names the row (`flow::write::update_by_identity`):
+    /// a NULL in it is a flush error, and a promoted key that repeats a stale-data error; the
+    /// engine rolls back and answers `400 Query failed` to both. The record is read back by its
+    /// identity, the key columns set included.
     async fn update_locked(
         &self,
         tx: &mut Session<Self>,
@@ -544,32 +535,7 @@ impl<'c> Database for Sqlite<'c> {
         locked: Vec<Bind>,
         tz: i32,
     ) -> Result<ReadBack, EngineError> {
-        let mut identity: Vec<Bind> = model.identity.iter().map(|&i| locked[i].clone()).collect();
-        if !values.is_empty() {
-            // One bound value per value, in order: `bound[j]` is `values[j]`'s. A value its
-            // column refuses is the field's 400, before the locked row's identity is read.
-            let mut bound = Binds::default();
-            let sets = set_list::<Self>(values, tz, &mut bound)?;
-            let old_identity = identity_of(model, &locked)?;
-            let sql = update_sql::<Self>(model, &sets, &at_identity(model));
-            let mut binds = bound.clone();
-            binds.0.extend(old_identity);
-            let written = changed(tx.conn(), &sql, sent(&binds)).map_err(|e| db_error(model, e))?;
-            if written != 1 {
-                return Err(query_failed());
-            }
-            for (at, &i) in identity.iter_mut().zip(&model.identity) {
-                let set = values
-                    .iter()
-                    .position(|(f, _)| std::ptr::eq(*f, &model.fields[i]));
-                if let Some(j) = set {
-                    *at = bound.values()[j].clone();
-                }
-            }
-        }
-        let row = get_by_identity(tx.conn(), model, &identity)?;
-        let record = row.map(|row| record_json(model, row.as_slice(), 0));
-        Ok(ReadBack::of(model, record))
+        update_by_identity(self, tx, model, values, locked, tz).await
     }
 
     /// By the mapper's identity: every row that shares a promoted key goes (SQLAlchemy only
@@ -646,30 +612,6 @@ impl<'c> Database for Sqlite<'c> {
             record => ReadBack::of(model, record),
         })
     }
-}
-
-/// The identity values of a row as stored, which SQLAlchemy names the row by in its writes;
-/// `Err` where one is NULL (the ORM's flush fails: `400 Query failed`).
-fn identity_of(model: &Model, row: &[Bind]) -> Result<Vec<Bind>, EngineError> {
-    let key: Vec<Bind> = model.identity.iter().map(|&i| row[i].clone()).collect();
-    if key.contains(&Bind::Null) {
-        return Err(query_failed());
-    }
-    Ok(key)
-}
-
-/// `"c1" = ? AND ...` over the model's identity columns.
-fn at_identity(model: &Model) -> String {
-    equal_all(&identity_columns(model))
-}
-
-/// The model's identity columns, quoted.
-fn identity_columns(model: &Model) -> Vec<String> {
-    model
-        .identity
-        .iter()
-        .map(|&i| model.fields[i].sql.clone())
-        .collect()
 }
 
 /// The index of a field in its model.

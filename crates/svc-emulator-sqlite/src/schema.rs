@@ -536,14 +536,6 @@ fn key_columns(conn: &Connection, table: &str) -> Result<Vec<String>, EngineErro
     .map_err(engine_error)
 }
 
-/// `"c1" = ? AND "c2" = ?`.
-pub(crate) fn equal_all(cols: &[String]) -> String {
-    cols.iter()
-        .map(|c| format!("{c} = ?"))
-        .collect::<Vec<_>>()
-        .join(" AND ")
-}
-
 #[cfg(test)]
 mod schema_tests {
     use super::*;

@@ -242,14 +242,20 @@ pub trait Database:
     }
 
     /// The locked row's identity, its values as a statement binds them to find every row that
-    /// shares it: by default the first cells, [`lock_select`](Self::lock_select)'s; `Err` where
-    /// the ORM cannot name the row (a NULL in it: its flush fails, `400 Query failed`).
+    /// shares it: by default the first cells, [`lock_select`](Self::lock_select)'s; SQLite's
+    /// are picked from the whole row.
+    fn identity_cells(model: &Self::Model, locked: &[Bind]) -> Vec<Bind> {
+        locked[..model.identity().len().min(locked.len())].to_vec()
+    }
+
+    /// The locked row's identity ([`identity_cells`](Self::identity_cells)); `Err` where the
+    /// ORM cannot name the row (a NULL in it: its flush fails, `400 Query failed`).
     fn identity_of(model: &Self::Model, locked: &[Bind]) -> Result<Vec<Bind>, EngineError> {
-        let identity = &locked[..model.identity().len().min(locked.len())];
+        let identity = Self::identity_cells(model, locked);
         if identity.contains(&Bind::Null) {
             return Err(query_failed());
         }
-        Ok(identity.to_vec())
+        Ok(identity)
     }
 
     /// The identity's condition (`a = ? AND b = ?`), bound from the first value: how the ORM
@@ -295,16 +301,16 @@ pub trait Database:
     }
 
     /// The condition that finds the locked row again, its values bound in `params`: by default
-    /// its identity's ([`identity_of`](Self::identity_of); a flow may read more cells after
-    /// those of the lock, `flow::extra`).
+    /// its identity's ([`identity_cells`](Self::identity_cells); a flow may read more cells
+    /// after those of the lock, `flow::extra`).
     fn at_locked(model: &Self::Model, locked: &[Bind], params: &mut Binds) -> String {
         let columns = model.columns();
         let conditions: Vec<String> = model
             .identity()
             .iter()
-            .zip(locked)
+            .zip(Self::identity_cells(model, locked))
             .map(|(&i, value)| {
-                let value = params.bind::<Self>(value.clone());
+                let value = params.bind::<Self>(value);
                 format!("{} = {value}", Self::column(&columns[i]))
             })
             .collect();

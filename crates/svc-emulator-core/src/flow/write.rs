@@ -11,13 +11,13 @@ use std::sync::Arc;
 use crate::dialect::bind::{Bind, Binds};
 use crate::dialect::clause::Where;
 use crate::flow::driver::{Failure, Session};
-use crate::flow::records::{Database, ModelSql};
+use crate::flow::records::{Database, ModelSql, Rows};
 use svc_engine::body::{
     body_values, keep_changed, loads_none, query_failed, unchanged_candidates, validate,
 };
 use svc_engine::field_input::Internal;
 use svc_engine::python::json::PyJson;
-use svc_engine::records::{RecordRow, record_json};
+use svc_engine::records::record_json;
 use svc_engine::relation::Use;
 use svc_engine::table::{BodyColumn, Column, Table};
 use svc_engine::{EngineError, Selection};
@@ -84,7 +84,7 @@ pub fn read_back_sql(model: &impl ModelSql, at: &str) -> String {
 /// made for its auto-increment column
 /// ([`Driver::last_insert_id`](crate::flow::driver::Driver::last_insert_id)). Where none of them is known,
 /// the ORM's flush fails and the engine rolls back: `400 Query failed`.
-pub async fn insert_by_identity<D: Database<Row: RecordRow<D::Field>>>(
+pub async fn insert_by_identity<D: Rows>(
     db: &D,
     tx: &mut Session<D>,
     model: &D::Model,
@@ -115,11 +115,11 @@ pub async fn insert_by_identity<D: Database<Row: RecordRow<D::Field>>>(
 }
 
 /// An update as the engine's ORM writes it by the locked row's identity
-/// ([`Database::update_locked`], MySQL's): a value its column refuses is the field's `400`
+/// ([`Database::update_locked`], MySQL's and SQLite's): a value its column refuses is the field's `400`
 /// first; where a promoted key names more than one row, the flush matches several and the
 /// engine answers `400 Query failed` (nothing written); the record is read back by its identity
 /// after the write (the key columns set take their new values).
-pub async fn update_by_identity<D: Database<Row: RecordRow<D::Field>>>(
+pub async fn update_by_identity<D: Rows>(
     db: &D,
     tx: &mut Session<D>,
     model: &D::Model,
@@ -128,7 +128,9 @@ pub async fn update_by_identity<D: Database<Row: RecordRow<D::Field>>>(
     tz: i32,
 ) -> Result<ReadBack, EngineError> {
     if values.is_empty() {
-        let identity = D::identity_of(model, &locked)?;
+        // Nothing is written: the record is read back by its identity as loaded (a NULL part
+        // with `IS NULL`), which the ORM does not need to name a row by.
+        let identity = D::identity_cells(model, &locked);
         return read_back(db, tx, model, &identity, tz).await;
     }
     let mut params = Binds::default();
@@ -176,7 +178,7 @@ async fn rows_with<D: Database>(
 
 /// A written record read back as the engine's ORM reads it after its write: the first row
 /// whose identity columns hold `identity` ([`ReadBack::Lost`] where none does).
-async fn read_back<D: Database<Row: RecordRow<D::Field>>>(
+async fn read_back<D: Rows>(
     db: &D,
     tx: &mut Session<D>,
     model: &D::Model,
@@ -185,9 +187,15 @@ async fn read_back<D: Database<Row: RecordRow<D::Field>>>(
 ) -> Result<ReadBack, EngineError> {
     let mut params = Binds::default();
     let at = at_identity::<D>(model, identity, &mut params);
-    let rows = tx.rows(&read_back_sql(model, &at), &params).await;
-    let rows = rows.map_err(|f| db.fault(f, Failure::Unexpected))?;
-    let record = rows.first().map(|row| record_json(model, row, tz));
+    let mut record = None;
+    let mut sink = |row: &D::RowRef<'_>| {
+        if record.is_none() {
+            record = Some(record_json(model, row, tz));
+        }
+    };
+    let sql = read_back_sql(model, &at);
+    db.each_row(tx.conn(), &sql, &params, false, &mut sink)
+        .await?;
     Ok(ReadBack::of(model, record))
 }
 
