@@ -191,6 +191,11 @@ impl Database for PgResource {
             // the transaction rolls back when dropped).
             return Err(query_failed());
         }
+        if !values.is_empty() && key_set_to_null(model, values) {
+            // Written, but the ORM cannot name the record after its flush (a NULL identity):
+            // the engine rolls back (`400 Query failed`).
+            return Err(query_failed());
+        }
         let row = rows.first().ok_or(EngineError::RecordNotFound)?;
         let found = Self::text(row, model.fields.len()).as_deref() == Some("1");
         Ok(ReadBack::of(
@@ -298,6 +303,17 @@ fn refreshed(model: &PgModel, values: &Values<'_, PgField>, params: &mut Binds) 
     } else {
         format!("CASE WHEN {} THEN 1 ELSE 0 END", equal.join(" AND "))
     }
+}
+
+/// Whether `values` set every column of the model's identity to NULL (a promoted key: a
+/// declared one is `NOT NULL`).
+fn key_set_to_null(model: &PgModel, values: &Values<'_, PgField>) -> bool {
+    model.identity.iter().all(|&i| {
+        let name = &model.fields[i].name;
+        values
+            .iter()
+            .any(|(f, v)| f.name == *name && *v == Internal::None)
+    })
 }
 
 /// The literal psycopg2 writes for a key's value as the serializer made it; `None` for a

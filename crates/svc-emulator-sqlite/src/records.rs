@@ -59,7 +59,7 @@ use crate::schema;
 use crate::schema::{Field, Model, SqliteColumn, SqliteType};
 use crate::types::write_field_value;
 use crate::types::{bind, json_to_sql, never_written};
-use crate::types::{engine_error, stored};
+use crate::types::{engine_error, rebound, stored};
 use crate::{Resource, db_error, get_by_identity, lookup_value};
 use rusqlite::Connection;
 use rusqlite::types::{Value, ValueRef};
@@ -518,9 +518,14 @@ impl<'c> Database for Sqlite<'c> {
         )
     }
 
-    /// The mapper's identity, picked from the whole row the lock read.
+    /// The mapper's identity, picked from the whole row the lock read, as the ORM binds it
+    /// again once loaded (`types::rebound`: a `NUMERIC(10, 2)` key stored with three decimals
+    /// is looked for rounded, and found by nothing).
     fn identity_cells(model: &Model, locked: &[Bind]) -> Vec<Bind> {
-        model.identity.iter().map(|&i| locked[i].clone()).collect()
+        let identity = model.identity.iter();
+        identity
+            .map(|&i| rebound(model.fields[i].kind.ty, &locked[i]))
+            .collect()
     }
 
     /// By the mapper's identity, as SQLAlchemy names the row (`flow::write::update_by_identity`):

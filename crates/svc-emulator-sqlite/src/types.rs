@@ -7,9 +7,11 @@
 //! processors, then Python's `sqlite3` adaptation), the driver's values handed to the engine's
 //! readings as [`Stored`], rows written as records, and driver errors as engine errors.
 
+use crate::driver::value_ref;
 use crate::schema::{Field, FieldKind};
 use rusqlite::types::{Value, ValueRef};
 use serde_json::Value as Json;
+use svc_emulator_core::dialect::bind::Bind;
 use svc_engine::base64::{base64_decode, base64_encode_into};
 use svc_engine::error::EngineError;
 use svc_engine::field_input::{Internal, is_date, is_datetime};
@@ -18,7 +20,38 @@ use svc_engine::python::json::{PyJson, parse_py_json, py_json_dumps, write_py_js
 use svc_engine::python::numbers::{parse_bool, py_float};
 use svc_engine::python::text::py_repr_str;
 use svc_engine::types::Reflected;
-use svc_engine::types::{Stored, write_with};
+use svc_engine::types::{ColumnType, PyValue, Stored, Time, read, write_with};
+
+/// A stored value of a column of type `ty` as the engine's ORM binds it again once it has
+/// loaded it (a record's identity, which it names the row by in its writes): SQLAlchemy's
+/// result processor, then its bind processor. A `NUMERIC(p, s)` value is rounded to `s` places
+/// and bound as a float; a date, a time and a date-time are written in SQLAlchemy's own format
+/// (six digits of microseconds); a boolean as 1 or 0; anything else as it is stored. Where
+/// that is not the stored value, the row is not found by it (the engine's `400 Query failed`).
+pub(crate) fn rebound(ty: ColumnType, cell: &Bind) -> Bind {
+    match read(ty, stored(value_ref(cell))) {
+        PyValue::Decimal(_, float) => Bind::Float(float),
+        PyValue::Bool(b) => Bind::Int(i64::from(b)),
+        PyValue::Date(d) => Bind::Text(format!("{:04}-{:02}-{:02}", d.year, d.month, d.day)),
+        PyValue::Time(t) => Bind::Text(time_text(t)),
+        PyValue::DateTime(d, t) => Bind::Text(format!(
+            "{:04}-{:02}-{:02} {}",
+            d.year,
+            d.month,
+            d.day,
+            time_text(t)
+        )),
+        _ => cell.clone(),
+    }
+}
+
+/// SQLAlchemy's SQLite text of a time: `HH:MM:SS.ffffff`.
+fn time_text(t: Time) -> String {
+    format!(
+        "{:02}:{:02}:{:02}.{:06}",
+        t.hour, t.minute, t.second, t.micro
+    )
+}
 
 /// A value as SQLite stores it, in the engine's terms.
 pub(crate) fn stored<'a>(v: impl Into<ValueRef<'a>>) -> Stored<'a> {

@@ -349,6 +349,10 @@ CREATE TABLE typed (id INTEGER PRIMARY KEY, f FLOAT(53), r REAL, n NUMERIC(10, 2
 CREATE TABLE edges (id INTEGER PRIMARY KEY, doc JSON, d REAL, t TIME);
 INSERT INTO edges VALUES ({EDGE_DOC}, NULL, NULL);
 CREATE TABLE stamps (k DATETIME PRIMARY KEY, v TEXT);
+CREATE TABLE nums (k NUMERIC(10, 2) PRIMARY KEY, v TEXT);
+INSERT INTO nums VALUES (20420.328, 'a');
+CREATE TABLE codes_null (code TEXT PRIMARY KEY, v TEXT);
+INSERT INTO codes_null VALUES ('c1', 'a');
 CREATE TRIGGER guard BEFORE INSERT ON guarded WHEN NEW.amount < 0
 BEGIN SELECT RAISE(ABORT, 'amount is negative'); END;
 CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);
@@ -403,6 +407,10 @@ CREATE TABLE typed (id serial PRIMARY KEY, f float(53), r real, n numeric(10, 2)
 CREATE TABLE edges (id integer PRIMARY KEY, doc json, d double precision, t time);
 INSERT INTO edges VALUES ({EDGE_DOC}, NULL, '24:00:00');
 CREATE TABLE stamps (k timestamp(0) PRIMARY KEY, v text);
+CREATE TABLE nums (k numeric(10, 2) PRIMARY KEY, v text);
+INSERT INTO nums VALUES (20420.328, 'a');
+CREATE TABLE codes_null (code text PRIMARY KEY, v text);
+INSERT INTO codes_null VALUES ('c1', 'a');
 CREATE FUNCTION guard() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF NEW.amount < 0 THEN
@@ -476,6 +484,10 @@ async fn mysql() -> Target {
              CREATE TABLE edges (id INT PRIMARY KEY, doc JSON, d DOUBLE, t TIME);\n\
              INSERT INTO edges VALUES ({EDGE_DOC}, NULL, '24:00:00');\n\
              CREATE TABLE stamps (k DATETIME(0) PRIMARY KEY, v VARCHAR(10));\n\
+             CREATE TABLE nums (k DECIMAL(10, 2) PRIMARY KEY, v VARCHAR(10));\n\
+             INSERT INTO nums VALUES (20420.328, 'a');\n\
+             CREATE TABLE codes_null (code VARCHAR(10) PRIMARY KEY, v VARCHAR(10));\n\
+             INSERT INTO codes_null VALUES ('c1', 'a');\n\
              DELIMITER //\n\
              CREATE TRIGGER guard BEFORE INSERT ON guarded FOR EACH ROW IF NEW.amount < 0 THEN \
              SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'amount is negative'; END IF//\n\
@@ -562,6 +574,7 @@ conformance!(
     create_patch_delete,
     a_key_stored_as_another_value_is_not_read_back,
     a_write_answers_the_record_of_its_whole_key,
+    a_write_names_the_record_by_its_key_as_loaded,
     a_refused_write_leaves_no_change_and_no_lock,
     a_json_column_given_null_keeps_what_loads_as_none,
     a_create_leaves_to_the_database_the_defaults_the_engine_reads,
@@ -2016,6 +2029,41 @@ async fn a_write_answers_the_record_of_its_whole_key(t: &Target) {
     assert_eq!(created.json(), json!({"a": 7, "b": "new", "v": 90}));
 }
 
+/// The engine's ORM names a record in its writes by its key as it loaded it, bound again, and
+/// expects its `UPDATE` to match one row. SQLite keeps a `NUMERIC(10, 2)` key's third decimal,
+/// which the ORM loads rounded (`20420.33`): its `UPDATE` matches nothing, `400 Query failed`,
+/// nothing written (the servers rounded the key when it was stored: nothing has the key given,
+/// `404`). A key set to NULL is written where the database lets it (SQLite's text key), and
+/// the ORM cannot name the record after: `400 Query failed` too, nothing written (the servers
+/// refuse the NULL: `400` with their message).
+async fn a_write_names_the_record_by_its_key_as_loaded(t: &Target) {
+    let patched = t
+        .call(
+            Method::PATCH,
+            "models/nums/20420.328",
+            Some(json!({"v": "b"})),
+        )
+        .await;
+    let nulled = t
+        .call(
+            Method::PATCH,
+            "models/codes_null/c1",
+            Some(json!({"code": null})),
+        )
+        .await;
+    assert_eq!(nulled.status, 400, "{:?}", nulled.body);
+    if t.stores_keys_otherwise {
+        assert_eq!(patched.status, 404, "{:?}", patched.body);
+    } else {
+        for refused in [&patched, &nulled] {
+            assert_eq!(refused.status, 400, "{:?}", refused.body);
+            assert_eq!(refused.json()["non_field_errors"][0], "Query failed");
+        }
+        assert_eq!(t.ok("models/nums/20420.328").await["v"], "a");
+    }
+    assert_eq!(t.ok("models/codes_null/c1").await["v"], "a");
+}
+
 async fn a_refused_write_leaves_no_change_and_no_lock(t: &Target) {
     let before = t.ok("models/people/1").await;
     for _ in 0..40 {
@@ -3187,7 +3235,12 @@ async fn a_composite_key_is_keyed_on_its_first_column(t: &Target) {
     };
     assert_eq!(sevens["results"], json!([other, {"a": 7, "b": b, "v": 1}]));
     let deleted = t.call(Method::DELETE, "models/pairs/7", None).await;
-    assert_eq!(deleted.status, 204);
+    assert_eq!(
+        deleted.status,
+        204,
+        "{:?}",
+        String::from_utf8_lossy(&deleted.body)
+    );
     assert_eq!(t.ok("models/pairs?a=7").await["count"], 1);
     assert_eq!(t.ok("models/pairs").await["count"], 5);
 }

@@ -116,7 +116,7 @@ pub async fn insert_by_identity<D: Rows>(
 
 /// An update as the engine's ORM writes it by the locked row's identity
 /// ([`Database::update_locked`], MySQL's and SQLite's): a value its column refuses is the field's `400`
-/// first; where a promoted key names more than one row, the flush matches several and the
+/// first; where the identity names another number of rows than one, the flush fails and the
 /// engine answers `400 Query failed` (nothing written); the record is read back by its identity
 /// after the write (the key columns set take their new values).
 pub async fn update_by_identity<D: Rows>(
@@ -136,7 +136,10 @@ pub async fn update_by_identity<D: Rows>(
     let mut params = Binds::default();
     let sets = set_list::<D>(values, tz, &mut params)?;
     let mut identity = D::identity_of(model, &locked)?;
-    if model.promoted_key() && rows_with(db, tx, model, &identity).await? > 1 {
+    // The flush expects its UPDATE to match one row: a promoted key may name several, and an
+    // identity the ORM binds otherwise than it is stored none (SQLite's `NUMERIC(10, 2)` key
+    // stored with three decimals). Either is the engine's `400 Query failed`, nothing written.
+    if rows_with(db, tx, model, &identity).await? != 1 {
         return Err(query_failed());
     }
     let at = D::at_locked(model, &locked, &mut params);
@@ -148,6 +151,11 @@ pub async fn update_by_identity<D: Rows>(
         if let Some((f, v)) = set {
             identity[n] = bound::<D>(f, v, tz)?;
         }
+    }
+    if identity.iter().all(|v| *v == Bind::Null) {
+        // The key set to NULL: the ORM cannot name the record after its flush, and the
+        // engine rolls back (`400 Query failed`).
+        return Err(query_failed());
     }
     read_back(db, tx, model, &identity, tz).await
 }
