@@ -30,6 +30,11 @@
 //! database's `mysql://` URL. The generator is the SQLite run's, without its shape tables; about
 //! one request in six is over MySQL's own types and key shapes (`my_shapes.rs`).
 //!
+//! On every database, about three requests in a hundred write and read two small tables keyed
+//! on a column that stores some values as others (`rounded_keys.rs`: a `timestamp(0)` or
+//! `DATETIME(0)` key given fractional seconds, a `numeric(10,2)` one given a third decimal),
+//! which the engine commits and then fails (500) to read back; the resync copies them.
+//!
 //! It is a measuring tool, not a gate: it exits 0 whatever the agreement, unless the harness
 //! itself failed, or `--min-agreement PCT` is given and the agreement is below it.
 //!
@@ -65,6 +70,7 @@ mod mysql;
 mod pg_shapes;
 mod postgres;
 mod requests;
+mod rounded_keys;
 mod shapes;
 pub(crate) mod verify;
 mod wire;
@@ -360,19 +366,23 @@ impl Store {
         }
     }
 
-    /// Copies the engine's tables over the emulator's (scripts kept in `dir`).
-    fn copy_tables(&self, dir: &Path) -> Result<(), String> {
+    /// Copies the engine's tables over the emulator's (scripts kept in `dir`): every table, or
+    /// `only` these (tables no foreign key refers to).
+    fn copy_tables(&self, dir: &Path, only: Option<&[&str]>) -> Result<(), String> {
         match self {
             Store::Sqlite {
                 engine_db,
                 emulator_db,
                 shapes,
-            } => {
-                dataset::copy_tables(dir, engine_db, emulator_db)?;
-                shapes.copy_tables(dir, engine_db, emulator_db)
-            }
-            Store::Postgres(databases) => databases.copy_tables(),
-            Store::Mysql(databases) => databases.copy_tables(),
+            } => match only {
+                Some(names) => shapes::copy_named(dir, engine_db, emulator_db, names),
+                None => {
+                    dataset::copy_tables(dir, engine_db, emulator_db)?;
+                    shapes.copy_tables(dir, engine_db, emulator_db)
+                }
+            },
+            Store::Postgres(databases) => databases.copy_tables(only),
+            Store::Mysql(databases) => databases.copy_tables(only),
         }
     }
 }
@@ -608,7 +618,13 @@ fn run(options: &Options, root: &Path) -> Result<f64, String> {
         };
         let resynced = needs_resync(&request, &engine, &emulator);
         if resynced {
-            store.copy_tables(&dir)?;
+            // A write to the tables whose key stores a value as another changes only them: the
+            // others are left as they are (a copy rewrites a table, which changes the order a
+            // scan reads its rows in, and with it a float sum's last digits on PostgreSQL).
+            let only = rounded_keys::TABLE_NAMES
+                .contains(&request.table.name)
+                .then_some(rounded_keys::TABLE_NAMES);
+            store.copy_tables(&dir, only)?;
         }
         if (i + 1) % 250 == 0 {
             eprintln!("fidelity: {} requests sent", i + 1);

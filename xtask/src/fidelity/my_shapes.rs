@@ -30,6 +30,7 @@
 use super::dataset::{self, Backend, Column, Kind, Table, Val};
 use super::families;
 use super::requests::{self, Op, Request, Rng, Wire};
+use super::rounded_keys;
 
 /// The rows of `my_shapes`.
 const ROWS: usize = 40;
@@ -405,6 +406,7 @@ pub fn sql(seed: u64) -> String {
         ));
     }
     out.push_str(&families::sql(seed, Backend::Mysql));
+    out.push_str(&rounded_keys::sql(seed, Backend::Mysql));
     out.push_str("COMMIT;\n");
     out
 }

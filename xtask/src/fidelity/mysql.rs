@@ -8,8 +8,11 @@
 //!
 //! The copy after a write that left the databases apart: on the emulator's database, with
 //! foreign key checks off, every table emptied and filled again from the engine's
-//! (`INSERT ... SELECT` across the two databases of the server), then `AUTO_INCREMENT = 1`,
-//! which InnoDB raises to the largest key plus one, as the engine's table has it.
+//! (`INSERT ... SELECT` across the two databases of the server), then each table's
+//! `AUTO_INCREMENT` set to the engine's table's (read from `information_schema.TABLES`, which
+//! MariaDB reads live): a create the database refused (a foreign key, a trigger) has used a
+//! value up, so the next key is not always the largest one plus one. InnoDB raises a value below
+//! the largest key plus one to it.
 
 use maria_server::{Database, Server};
 
@@ -17,6 +20,7 @@ use super::dataset::{self, TABLES};
 use super::engine;
 use super::families;
 use super::my_shapes;
+use super::rounded_keys;
 
 /// The server's two databases: the engine's (the reference copy) and the emulator's.
 #[derive(Debug)]
@@ -67,21 +71,42 @@ impl Databases {
         self.emulator.url()
     }
 
-    /// Copies every table from the engine's database into the emulator's.
-    pub fn copy_tables(&self) -> Result<(), String> {
+    /// Copies every table from the engine's database into the emulator's, or `only` these
+    /// (tables no foreign key refers to).
+    pub fn copy_tables(&self, only: Option<&[&str]>) -> Result<(), String> {
         // Not strict: `SELECT *` gives the generated columns (`fam_parent.name_len`) values,
         // which strict mode refuses (ER 1906) and any other mode ignores, computing its own.
         let mut script = String::from(
             "SET SESSION sql_mode = 'NO_ENGINE_SUBSTITUTION';\nSET FOREIGN_KEY_CHECKS = 0;\n",
         );
+        if let Some(names) = only {
+            for name in names {
+                script.push_str(&format!(
+                    "DELETE FROM `{name}`;\nINSERT INTO `{name}` SELECT * FROM `{engine}`.`{name}`;\n",
+                    engine = self.engine.name(),
+                ));
+            }
+            script.push_str("SET FOREIGN_KEY_CHECKS = 1;\n");
+            return self
+                .emulator
+                .sql(&script)
+                .map(drop)
+                .map_err(|e| format!("copying the tables into the emulator's database: {e}"));
+        }
         for table in TABLES.iter().rev() {
             script.push_str(&format!("DELETE FROM `{}`;\n", table.name));
         }
-        // The families' tables too (writes change them), children first out, parents first in.
-        for name in families::TABLE_NAMES.iter().rev() {
+        // The families' tables too (writes change them), children first out, parents first in,
+        // and the tables whose key stores a value as another (`rounded_keys`).
+        let names: Vec<&str> = families::TABLE_NAMES
+            .iter()
+            .chain(rounded_keys::TABLE_NAMES)
+            .copied()
+            .collect();
+        for name in names.iter().rev() {
             script.push_str(&format!("DELETE FROM `{name}`;\n"));
         }
-        for name in families::TABLE_NAMES {
+        for name in &names {
             script.push_str(&format!(
                 "INSERT INTO `{name}` SELECT * FROM `{engine}`.`{name}`;\n",
                 engine = self.engine.name(),
@@ -90,7 +115,10 @@ impl Databases {
         for table in TABLES {
             script.push_str(&format!(
                 "INSERT INTO `{name}` SELECT * FROM `{engine}`.`{name}`;\n\
-                 ALTER TABLE `{name}` AUTO_INCREMENT = 1;\n",
+                 SET @next = (SELECT COALESCE(MAX(AUTO_INCREMENT), 1) FROM information_schema.TABLES \
+                 WHERE TABLE_SCHEMA = '{engine}' AND TABLE_NAME = '{name}');\n\
+                 SET @alter = CONCAT('ALTER TABLE `{name}` AUTO_INCREMENT = ', @next);\n\
+                 PREPARE copy_next FROM @alter;\nEXECUTE copy_next;\nDEALLOCATE PREPARE copy_next;\n",
                 name = table.name,
                 engine = self.engine.name(),
             ));

@@ -35,6 +35,7 @@ use serde_json::json;
 use super::dataset::{self, Backend, Column, Kind, TABLES, Table, Val};
 use super::families;
 use super::requests::{self, Op, Request, Rng, Wire};
+use super::rounded_keys;
 
 /// The rows of `shapes`.
 const ROWS: usize = 40;
@@ -523,6 +524,7 @@ pub fn sql(seed: u64) -> String {
     }
     out.push_str(&key_sql(seed));
     out.push_str(&families::sql(seed, Backend::Postgres));
+    out.push_str(&rounded_keys::sql(seed, Backend::Postgres));
     out.push_str("COMMIT;\n");
     out
 }

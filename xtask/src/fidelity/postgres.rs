@@ -26,6 +26,7 @@ use pg_cluster::Cluster;
 use super::dataset::{self, TABLES};
 use super::engine;
 use super::pg_shapes;
+use super::rounded_keys;
 
 /// The engine's database (the reference copy).
 const ENGINE_DB: &str = "fidelity_engine";
@@ -161,15 +162,20 @@ impl Databases {
         self.cluster.url(EMULATOR_DB)
     }
 
-    /// Copies every table (rows and sequences) from the engine's database into the emulator's.
-    pub fn copy_tables(&self) -> Result<(), String> {
+    /// Copies every table (rows and sequences) from the engine's database into the emulator's,
+    /// or `only` these.
+    pub fn copy_tables(&self, only: Option<&[&str]>) -> Result<(), String> {
         let mut dump = Command::new(program("pg_dump"));
         dump.args(["--data-only", "--no-owner", "--no-privileges"]);
-        let names: Vec<&str> = TABLES
-            .iter()
-            .map(|t| t.name)
-            .chain(pg_shapes::TABLE_NAMES.iter().copied())
-            .collect();
+        let names: Vec<&str> = match only {
+            Some(names) => names.to_vec(),
+            None => TABLES
+                .iter()
+                .map(|t| t.name)
+                .chain(pg_shapes::TABLE_NAMES.iter().copied())
+                .chain(rounded_keys::TABLE_NAMES.iter().copied())
+                .collect(),
+        };
         for name in &names {
             dump.arg(format!("--table=public.{name}"));
         }

@@ -11,6 +11,10 @@
 //! number. Those are caller mistakes on PostgreSQL (see [`add_mistake`]). A date `in` key with a
 //! comma list is given once there ([`keep_date_lists_whole`]), and half the PUTs carry every NOT
 //! NULL column ([`complete_put`]), which the engine requires on PostgreSQL.
+//!
+//! On every database about three requests in a hundred, drawn from a generator of their own,
+//! write and read two small tables whose key column stores some values as others (a date-time
+//! or numeric key rounded or truncated: `rounded_keys.rs`).
 
 use serde_json::{Value, json};
 
@@ -305,8 +309,15 @@ pub fn generate(seed: u64, n: usize, mistakes: u64, backend: Backend) -> Vec<Req
     // About one list, aggregate or group in thirty-three gets a declared filter (`_m2m`,
     // `_segment`, `_semantic_search`), drawn from a generator of its own too.
     let mut declared = Rng::new(seed ^ 0x0000_0A2A);
+    // About three requests in a hundred write or read the tables whose key column stores a
+    // value as another (`rounded_keys`), drawn from a generator of their own too.
+    let mut keyed = Rng::new(seed ^ 0x0000_4B3D);
+    let mut keyed_keys = super::rounded_keys::Keys::new(seed);
     (0..n)
         .map(|_| {
+            if keyed.below(100) < 3 {
+                return super::rounded_keys::request(&mut keyed, &mut keyed_keys);
+            }
             if backend == Backend::Postgres && shapes.below(100) < 16 {
                 return super::pg_shapes::request(&mut shapes, seed, mistakes);
             }
@@ -1098,11 +1109,12 @@ mod tests {
     #[test]
     fn the_sqlite_requests_are_those_of_before_the_postgres_mode() {
         // Pins seed 1's SQLite stream, so that runs before and after compare like with like. A
-        // deliberate change to the generator updates it: last, the declared filters' values (drawn apart,
-        // the other requests are those of before).
+        // deliberate change to the generator updates it: last, the requests over the tables whose
+        // key stores a value as another (`rounded_keys`, drawn apart: the others are those of
+        // before, in their order, with these among them).
         assert_eq!(
             digest(&generate(1, 2000, 100, Backend::Sqlite)),
-            0x265d_b507_6f9e_bc41
+            0x91d6_5faf_06ce_4701
         );
     }
 

@@ -28,6 +28,7 @@ use serde_json::{Value, json};
 use super::dataset::{self, Backend, Column, Kind, Table, Val};
 use super::families;
 use super::requests::{self, Op, Request, Rng, Wire};
+use super::rounded_keys;
 
 /// What a shape table is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -701,6 +702,7 @@ impl Shapes {
             }
         }
         sql.push_str(&families::sql(seed, Backend::Sqlite));
+        sql.push_str(&rounded_keys::sql(seed, Backend::Sqlite));
         sql.push_str("COMMIT;\n");
         Shapes { shapes, sql }
     }
@@ -735,10 +737,19 @@ impl Shapes {
             .filter(|s| s.form != Form::View)
             .map(|s| s.table.name)
             .chain(families::TABLE_NAMES.iter().copied())
+            .chain(rounded_keys::TABLE_NAMES.iter().copied())
             .collect();
-        run_python(dir, "copy_shapes.py", COPY_SCRIPT, &[from, to], &names)
+        copy_named(dir, from, to, &names)
     }
+}
 
+/// Copies the tables `names` from the SQLite database `from` into `to` (the script is kept in
+/// `dir`).
+pub fn copy_named(dir: &Path, from: &Path, to: &Path, names: &[&str]) -> Result<(), String> {
+    run_python(dir, "copy_shapes.py", COPY_SCRIPT, &[from, to], names)
+}
+
+impl Shapes {
     /// `n` requests for `seed`: the main generator's and, at positions drawn from the seed, a
     /// fifth of them over the shape tables.
     pub fn generate(&self, seed: u64, n: usize, mistakes: u64) -> Vec<Request> {
