@@ -14,7 +14,7 @@ use svc_model::users::TOOLS_RESOURCE;
 use crate::extract::{authorize, json_bytes};
 use crate::list::list_url;
 use crate::{AppState, HttpError};
-use svc_emulator_core::backend::ToolsBackend;
+use svc_emulator_core::backend::Backend;
 use svc_engine::Selection;
 use svc_engine::request::{list_body, list_spec, query_pairs};
 
@@ -23,7 +23,7 @@ use svc_engine::request::{list_body, list_spec, query_pairs};
 #[derive(Debug)]
 pub struct ToolsAccess {
     /// The tools resource's database.
-    pub db: Arc<dyn ToolsBackend>,
+    pub db: Arc<dyn Backend>,
 }
 
 impl FromRequestParts<AppState> for ToolsAccess {
@@ -42,7 +42,7 @@ impl FromRequestParts<AppState> for ToolsAccess {
 #[derive(Debug)]
 pub struct ToolsRecordAccess {
     /// The tools resource's database.
-    pub db: Arc<dyn ToolsBackend>,
+    pub db: Arc<dyn Backend>,
     /// The user's or team's primary key, as the path carries it.
     pub pk: String,
 }
@@ -64,7 +64,7 @@ fn tools_database(
     headers: &axum::http::HeaderMap,
     project: &str,
     environment: &str,
-) -> Result<Arc<dyn ToolsBackend>, HttpError> {
+) -> Result<Arc<dyn Backend>, HttpError> {
     let access = authorize(state, headers, project, environment, TOOLS_RESOURCE)?;
     state
         .catalog()
@@ -75,7 +75,7 @@ fn tools_database(
 /// A list of `model`, ordered by `default_order` unless the query orders it.
 pub async fn list(
     state: &AppState,
-    db: Arc<dyn ToolsBackend>,
+    db: Arc<dyn Backend>,
     uri: &Uri,
     model: &'static str,
     default_order: &'static str,
@@ -93,7 +93,7 @@ pub async fn list(
 
 /// One record of `model`.
 pub async fn retrieve(
-    db: Arc<dyn ToolsBackend>,
+    db: Arc<dyn Backend>,
     uid: String,
     model: &'static str,
 ) -> Result<Response, HttpError> {

@@ -63,7 +63,6 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, ErrorCode, params_from_iter};
 use serde_json::Value as Json;
 use std::collections::BTreeMap;
-use std::collections::BTreeSet;
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hash, Hasher, RandomState};
 use std::sync::Arc;
@@ -72,9 +71,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 use std::time::Instant;
 use svc_emulator_core::backend::operation::{Kind, Operation};
-use svc_emulator_core::backend::{Batch, Hold, Schedule, ToolsBackend, Work};
+use svc_emulator_core::backend::{Batch, Hold, Schedule, Work};
 use svc_emulator_core::blocking::on_blocking_pool;
-use svc_emulator_core::dialect::quote_ident;
+use svc_emulator_core::dialect::{Dialect, Skip, quote_ident};
 use svc_emulator_core::flow::references::run_now;
 use svc_engine::body::{non_field, summary};
 use svc_engine::python::json::PyJson;
@@ -276,6 +275,8 @@ impl Resource {
 impl Schedule for Resource {
     type Model = Model;
 
+    const SKIP: Skip = <Sqlite<'static> as Dialect>::skip;
+
     fn models(&self) -> &Models<Model> {
         self.state().models()
     }
@@ -295,10 +296,6 @@ impl Schedule for Resource {
         }
     }
 
-    fn inputs(&self, statements: &[String]) -> Result<BTreeSet<String>, EngineError> {
-        Resource::action_inputs(statements)
-    }
-
     /// On the blocking pool, in one transaction of the writer connection.
     fn create_all(self: Arc<Self>, model: String, bodies: Vec<PyJson>, hold: Hold) -> Batch {
         Box::pin(async move {
@@ -314,20 +311,6 @@ impl Schedule for Resource {
                 )
             })?
         })
-    }
-}
-
-impl ToolsBackend for Resource {
-    fn create_strict(&self, model: &str, body: &Json) -> Result<Vec<u8>, EngineError> {
-        self.create(model, body)
-    }
-
-    fn update_strict(&self, model: &str, pk: &str, body: &Json) -> Result<Vec<u8>, EngineError> {
-        self.update(model, pk, body)
-    }
-
-    fn delete_strict(&self, model: &str, pk: &str) -> Result<(), EngineError> {
-        self.delete(model, pk)
     }
 }
 

@@ -27,7 +27,6 @@ use rusqlite::limits::Limit;
 use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, ErrorCode, Statement, params_from_iter};
 use serde_json::{Map, Value as Json};
-use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -37,7 +36,6 @@ use svc_emulator_core::backend::operation::Action;
 use svc_emulator_core::backend::operation::Query;
 use svc_emulator_core::backend::operation::{Kind, Operation};
 use svc_emulator_core::dialect::bind::{Bind, Binds};
-use svc_emulator_core::flow::action::inputs;
 use svc_emulator_core::flow::driver::{Driver, Failure};
 use svc_emulator_core::flow::read_only_sql::{Access, Cancel, Opened};
 use svc_emulator_core::flow::records::Database;
@@ -1236,12 +1234,6 @@ mod driver_tests {
 }
 
 impl Resource {
-    /// The `:name` inputs of `statements`, as SQLite reads its text (`Backend::inputs`): names
-    /// inside strings, quoted names (`"..."`, `` `...` ``, `[...]`) and comments are none.
-    pub(crate) fn action_inputs(statements: &[String]) -> Result<BTreeSet<String>, EngineError> {
-        inputs::<Sqlite<'_>>(statements)
-    }
-
     /// Runs `statements` in order in one transaction of the writer connection with `inputs`
     /// bound, within `limits`, stopped early by `cancel` (`Backend::execute`): the last
     /// statement's answer (`{"columns", "data", "row_count"}`), or the first failure with
@@ -1311,9 +1303,13 @@ pub(super) fn bind_inputs(
 #[cfg(test)]
 mod action_tests {
     use super::*;
+    use svc_emulator_core::dialect::Dialect;
+    use svc_engine::sql_params::parameter_names;
 
+    /// The `:name` inputs as SQLite reads its text (`Backend::inputs`): names inside strings,
+    /// quoted names (`"..."`, `` `...` ``, `[...]`) and comments are none.
     fn names(s: &str) -> Vec<String> {
-        Resource::action_inputs(&[s.to_owned()])
+        parameter_names(&[s.to_owned()], <Sqlite<'_> as Dialect>::skip)
             .unwrap()
             .into_iter()
             .collect()

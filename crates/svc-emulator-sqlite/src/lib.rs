@@ -143,10 +143,9 @@ mod tests;
 
 use crate::backend::{Attempt, ListRun, Mode, Route, RunMemory, route_retrieve};
 use crate::driver::{copy, first_row, script, sent, value_ref};
-use crate::records::Budget;
 use crate::records::ListMemo;
-use crate::records::Sqlite;
 use crate::records::unreadable;
+use crate::records::{Budget, Sqlite};
 use crate::schema::load_schema;
 use crate::types::{bind, write_field_value};
 use crate::types::{engine_error, stored};
@@ -158,9 +157,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::Duration;
+use svc_emulator_core::backend::Backend;
 use svc_emulator_core::backend::operation::Reload;
 use svc_emulator_core::backend::operation::{Delete, List, Operation, Retrieve};
-use svc_emulator_core::backend::{Backend, ToolsBackend};
 #[cfg(test)]
 use svc_emulator_core::backend::{
     Update,
@@ -1033,7 +1032,7 @@ pub async fn open_file(
 pub async fn open_tools(
     project: &str,
     data_path: Option<&Path>,
-) -> Result<Arc<dyn ToolsBackend>, String> {
+) -> Result<Arc<dyn Backend>, String> {
     let project = project.to_owned();
     let data_path = data_path.map(Path::to_owned);
     let opened = on_blocking_pool(move || {

@@ -24,6 +24,9 @@ use svc_emulator_http::AppState;
 use svc_emulator_http::HttpError;
 use svc_emulator_http::extract::{BodyLimit, blocking, json_bytes, json_object};
 use svc_emulator_http::serve;
+use svc_emulator_sqlite::Resource;
+
+use crate::databases::tools_store;
 use svc_emulator_http::tools::{self, ToolsAccess, ToolsRecordAccess};
 use svc_model::routes;
 
@@ -75,7 +78,15 @@ async fn update(
         }
         Some(_) => return Err(HttpError::invalid_field("name", "Not a valid string.")),
     }
-    let bytes =
-        blocking(move || Ok(db.update_strict(TEAMS_MODEL, &uid, &Value::Object(body))?)).await?;
+    let db = tools_store(db)?;
+    let bytes = blocking(move || {
+        Ok(Resource::update(
+            &db,
+            TEAMS_MODEL,
+            &uid,
+            &Value::Object(body),
+        )?)
+    })
+    .await?;
     Ok(json_bytes(StatusCode::OK, bytes))
 }

@@ -101,6 +101,8 @@ macro_rules! awaited_backend {
         impl $crate::backend::Schedule for $resource {
             type Model = <$resource as $crate::dialect::Dialect>::Model;
 
+            const SKIP: $crate::dialect::Skip = <$resource as $crate::dialect::Dialect>::skip;
+
             fn models(&self) -> &::svc_engine::records::Models<Self::Model> {
                 $crate::flow::records::Database::models(self)
             }
@@ -118,13 +120,6 @@ macro_rules! awaited_backend {
                     let _hold = hold;
                     op.run(&*self).await
                 })
-            }
-
-            fn inputs(
-                &self,
-                statements: &[String],
-            ) -> Result<std::collections::BTreeSet<String>, ::svc_engine::EngineError> {
-                $crate::flow::action::inputs::<$resource>(statements)
             }
         }
     };

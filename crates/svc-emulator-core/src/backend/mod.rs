@@ -81,8 +81,10 @@ pub type Hold = Box<dyn Any + Send>;
 ///
 /// Each operation answers as the platform's data engine answers over that database
 /// (docs/contract.md 5.1 and 5.2); errors are [`EngineError`]s, whose status the HTTP layer
-/// chooses.
-pub trait Backend: Send + Sync + Debug + 'static {
+/// chooses. A backend is [`Any`]: the built-in tools resource (users and teams) is always
+/// SQLite's, whose strict writes its routes reach by downcasting it (`svc-emulator-http`'s
+/// `tools`).
+pub trait Backend: Any + Send + Sync + Debug {
     /// Whether the resource has a model of that name (as last read: start or reload).
     fn has_model(&self, name: &str) -> bool;
 
@@ -274,18 +276,4 @@ pub struct Update {
     pub selection: Selection,
     /// `PATCH` (only the given fields) rather than `PUT`.
     pub partial: bool,
-}
-
-/// The built-in tools resource (`__svc_app__`: users and teams), which the emulator keeps in a
-/// database of its own. Besides the records operations (read through [`Backend`], with no
-/// admission turn: an empty [`Hold`]) it has strict writes: JSON types as given, foreign keys
-/// enforced, errors by field. These run on the caller's thread (the users and teams routes
-/// call them from the blocking pool).
-pub trait ToolsBackend: Backend {
-    /// Creates a record, strictly.
-    fn create_strict(&self, model: &str, body: &Value) -> Result<Vec<u8>, EngineError>;
-    /// Updates a record, strictly.
-    fn update_strict(&self, model: &str, pk: &str, body: &Value) -> Result<Vec<u8>, EngineError>;
-    /// Deletes a record, strictly.
-    fn delete_strict(&self, model: &str, pk: &str) -> Result<(), EngineError>;
 }

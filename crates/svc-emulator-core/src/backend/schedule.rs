@@ -17,9 +17,11 @@ use super::operation::{
     Operation, Query, Reload, Reorder, RestoreCopy, Retrieve, SaveCopy, Siblings,
 };
 use super::{Backend, Batch, Exported, Hold, Import, Saved, Update, Work};
+use crate::dialect::Skip;
 use svc_engine::extra_actions::Created;
 use svc_engine::python::json::PyJson;
 use svc_engine::records::Models;
+use svc_engine::sql_params;
 use svc_engine::table::{Table, describe};
 use svc_engine::types::ModelInfo;
 use svc_engine::{
@@ -32,6 +34,10 @@ use svc_engine::{
 pub trait Schedule: Send + Sync + Debug + 'static {
     /// A model.
     type Model: Table;
+
+    /// How the database reads a statement's text: where a string, a quoted name or a comment
+    /// starts at a byte, the byte after it ([`Dialect::skip`](crate::dialect::Dialect::skip)).
+    const SKIP: Skip;
 
     /// The models, as last read (start or reload).
     fn models(&self) -> &Models<Self::Model>;
@@ -67,8 +73,11 @@ pub trait Schedule: Send + Sync + Debug + 'static {
     }
 
     /// The `:name` inputs of an action's statements, as the database reads its text
-    /// ([`Backend::inputs`]).
-    fn inputs(&self, statements: &[String]) -> Result<BTreeSet<String>, EngineError>;
+    /// ([`Backend::inputs`]): outside its strings, quoted names and comments
+    /// ([`Dialect::skip`](crate::dialect::Dialect::skip)).
+    fn inputs(&self, statements: &[String]) -> Result<BTreeSet<String>, EngineError> {
+        sql_params::parameter_names(statements, Self::SKIP)
+    }
 }
 
 impl<S: Schedule> Backend for S {

@@ -36,6 +36,9 @@ use svc_engine::time_zone::{TZ_PARAM, tz_of};
 use svc_engine::types::{FilterFamily, Search};
 use svc_engine::{EngineError, Lookup, Selection};
 
+/// Where what starts at a byte of a statement and holds no `:name` ends ([`Dialect::skip`]).
+pub type Skip = fn(&[u8], usize) -> Option<Result<usize, EngineError>>;
+
 /// A database's words in SQL text, pure and synchronous: its quoting and literals, and the SQL
 /// of a selection's parts (each lookup's condition, search, a `_relation`'s tables and
 /// columns). Each item is written as ANSI SQL by default (the form at least one served

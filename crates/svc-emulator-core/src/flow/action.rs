@@ -6,18 +6,15 @@
 //! clean, or closed when a statement may still run (the deadline, or the caller went away:
 //! cancelled from outside, as a read-only query is, [`super::read_only_sql`]).
 
-use std::collections::BTreeSet;
 use std::time::Duration;
 
 use serde_json::{Map, Value as Json};
 
-use crate::dialect::Dialect;
 use crate::flow::driver::Driver;
 use crate::flow::read_only_sql::{Access, Opened, Running, answered, conn_gone, give_back, within};
 use crate::flow::records::Database;
 use svc_engine::EngineError;
 use svc_engine::sql_answer::AnswerRows;
-use svc_engine::sql_params;
 
 /// Runs `statements` in order with `inputs` (`:name` values) in one transaction within `time`:
 /// the last statement's answer, `{"columns", "data", "row_count"}` as JSON bytes. Every
@@ -51,9 +48,4 @@ pub async fn run_action<D: Driver + Database>(
     // Stopped at the deadline, a statement may still run; committed or failed, none does.
     give_back(guard, outcome.is_none()).await?;
     answered(outcome, time)
-}
-
-/// The inputs of all of an action's statements.
-pub fn inputs<D: Dialect>(statements: &[String]) -> Result<BTreeSet<String>, EngineError> {
-    sql_params::parameter_names(statements, D::skip)
 }

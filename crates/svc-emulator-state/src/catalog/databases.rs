@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::config::projects::{ResourceConfig, is_url_text};
-use svc_emulator_core::backend::{Backend, ToolsBackend};
+use svc_emulator_core::backend::Backend;
 
 /// Opens the databases of resources: SQLite's files, and the servers' URLs its build serves.
 pub trait Databases: Sync {
@@ -28,7 +28,7 @@ pub trait Databases: Sync {
         &self,
         project: &str,
         data_path: Option<&Path>,
-    ) -> impl Future<Output = Result<Arc<dyn ToolsBackend>, String>> + Send;
+    ) -> impl Future<Output = Result<Arc<dyn Backend>, String>> + Send;
 }
 
 /// Where a resource's database is, once the config and the environment are read. Which

@@ -2,8 +2,8 @@
 //! start through [`Databases`] and held as a [`Backend`] trait object.
 //!
 //! Every project also has the built-in tools resource `__svc_app__` (users and teams), which is
-//! a [`ToolsBackend`]: the records routes see it as any other resource, the users and teams
-//! routes use its strict writes.
+//! always SQLite's: the records routes see it as any other resource, the users and teams
+//! routes use its strict writes (svc-emulator-http's `tools`).
 
 pub mod databases;
 pub mod fixtures;
@@ -15,7 +15,7 @@ use std::sync::Arc;
 use svc_model::users::TOOLS_RESOURCE;
 
 use crate::config::projects::ProjectsConfig;
-use svc_emulator_core::backend::{Backend, ToolsBackend};
+use svc_emulator_core::backend::Backend;
 
 pub use databases::Databases;
 use databases::owned_by_emulator;
@@ -24,7 +24,6 @@ use databases::owned_by_emulator;
 #[derive(Debug, Default)]
 pub struct Catalog {
     by_project: HashMap<String, HashMap<String, Arc<dyn Backend>>>,
-    tools: HashMap<String, Arc<dyn ToolsBackend>>,
     /// The resources of each project that its resets put back, by name, sorted: the tools
     /// resource, every resource whose database the emulator keeps, and those opted in
     /// (`ResourceConfig::reset`). The others a reset leaves as they are.
@@ -73,9 +72,7 @@ impl Catalog {
                         project.name
                     )
                 })?;
-            let as_resource: Arc<dyn Backend> = Arc::clone(&tools) as Arc<dyn Backend>;
-            served.insert(TOOLS_RESOURCE.to_owned(), as_resource);
-            resources.tools.insert(project.name.clone(), tools);
+            served.insert(TOOLS_RESOURCE.to_owned(), tools);
             let reset = resources.reset.entry(project.name.clone()).or_default();
             reset.push(TOOLS_RESOURCE.to_owned());
             reset.sort();
@@ -122,7 +119,7 @@ impl Catalog {
     }
 
     /// The built-in tools resource of `project`.
-    pub fn tools(&self, project: &str) -> Option<Arc<dyn ToolsBackend>> {
-        self.tools.get(project).cloned()
+    pub fn tools(&self, project: &str) -> Option<Arc<dyn Backend>> {
+        self.get(project, TOOLS_RESOURCE)
     }
 }

@@ -10,7 +10,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use svc_emulator_core::backend::{Backend, ToolsBackend};
+use svc_emulator_core::backend::Backend;
 use svc_emulator_core::location::shown_location;
 use svc_emulator_state::catalog::Databases;
 use svc_emulator_state::catalog::databases::{Kind, Location, location};
@@ -55,7 +55,7 @@ impl Databases for Built {
         &self,
         project: &str,
         data_path: Option<&Path>,
-    ) -> Result<Arc<dyn ToolsBackend>, String> {
+    ) -> Result<Arc<dyn Backend>, String> {
         svc_emulator_sqlite::open_tools(project, data_path).await
     }
 }
@@ -138,4 +138,15 @@ mod tests {
         assert!(err.contains("mongodb://u:***@h/db"), "{err}");
         assert!(!err.contains("Secret4pw"), "{err}");
     }
+}
+
+/// The built-in tools resource `db` as the SQLite resource it always is (`open_tools`), for
+/// the strict writes of the users and teams routes.
+pub(crate) fn tools_store(
+    db: Arc<dyn Backend>,
+) -> Result<Arc<svc_emulator_sqlite::Resource>, svc_emulator_http::HttpError> {
+    let db: Arc<dyn std::any::Any + Send + Sync> = db;
+    db.downcast().map_err(|_| {
+        svc_emulator_http::HttpError::internal("the built-in tools resource is not SQLite's")
+    })
 }
