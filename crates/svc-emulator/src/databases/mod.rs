@@ -96,6 +96,17 @@ async fn open_mysql(_url: &str, _seed_sql: Option<&str>) -> Result<Arc<dyn Backe
     )
 }
 
+/// The built-in tools resource `db` as the SQLite resource it always is (`open_tools`), for
+/// the strict writes of the users and teams routes.
+pub(crate) fn tools_store(
+    db: Arc<dyn Backend>,
+) -> Result<Arc<svc_emulator_sqlite::Resource>, svc_emulator_http::HttpError> {
+    let db: Arc<dyn std::any::Any + Send + Sync> = db;
+    db.downcast().map_err(|_| {
+        svc_emulator_http::HttpError::internal("the built-in tools resource is not SQLite's")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,15 +149,4 @@ mod tests {
         assert!(err.contains("mongodb://u:***@h/db"), "{err}");
         assert!(!err.contains("Secret4pw"), "{err}");
     }
-}
-
-/// The built-in tools resource `db` as the SQLite resource it always is (`open_tools`), for
-/// the strict writes of the users and teams routes.
-pub(crate) fn tools_store(
-    db: Arc<dyn Backend>,
-) -> Result<Arc<svc_emulator_sqlite::Resource>, svc_emulator_http::HttpError> {
-    let db: Arc<dyn std::any::Any + Send + Sync> = db;
-    db.downcast().map_err(|_| {
-        svc_emulator_http::HttpError::internal("the built-in tools resource is not SQLite's")
-    })
 }
