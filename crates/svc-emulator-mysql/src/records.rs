@@ -44,11 +44,9 @@ use svc_emulator_core::backend::pooled::ESTIMATE_FROM;
 use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::flow::driver::{Failure, Session};
 use svc_emulator_core::flow::records::{Database, Page, Pages, Rows};
-use svc_emulator_core::flow::references::catalog_references;
 use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, page_select, read_page};
 use svc_emulator_core::flow::write::{ReadBack, Values, insert_by_identity, update_by_identity};
-use svc_emulator_core::flow::{Reference, TableRef};
 use svc_engine::EngineError;
 use svc_engine::aggregate::read_refused;
 use svc_engine::body::non_field;
@@ -138,16 +136,7 @@ impl Database for MyResource {
         update_by_identity(self, tx, model, values, locked, tz).await
     }
 
-    /// The foreign keys of the database's tables that refer to `parent`
-    /// (`schema::references_to`).
-    async fn references_to(
-        &self,
-        conn: &mut Conn,
-        parent: &TableRef,
-    ) -> Result<Vec<Reference>, EngineError> {
-        catalog_references(self, conn, crate::schema::REFERENCES, parent).await
-    }
-
+    const REFERENCES: &'static str = crate::schema::REFERENCES;
     const KEY_COLUMNS: &'static str = crate::schema::IDENTITY;
     const FIRST_COLUMN: &'static str = crate::schema::FIRST_COLUMN;
 }

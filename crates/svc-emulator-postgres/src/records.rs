@@ -56,7 +56,6 @@ use svc_emulator_core::flow::delete::delete_locked;
 use svc_emulator_core::flow::driver::{Driver, Failure, Session};
 use svc_emulator_core::flow::records::Database;
 use svc_emulator_core::flow::records::{Page, Pages};
-use svc_emulator_core::flow::references::{Reference, TableRef, catalog_references};
 use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, page_select, sort_key_of};
 use svc_emulator_core::flow::write::{ReadBack, Values, insert_statement, set_list, update_sql};
@@ -204,14 +203,7 @@ impl Database for PgResource {
         ))
     }
 
-    async fn references_to(
-        &self,
-        conn: &mut Object,
-        parent: &TableRef,
-    ) -> Result<Vec<Reference>, EngineError> {
-        catalog_references(self, conn, REFERENCES, parent).await
-    }
-
+    const REFERENCES: &'static str = REFERENCES;
     const KEY_COLUMNS: &'static str = crate::schema::IDENTITY;
     const FIRST_COLUMN: &'static str = crate::schema::FIRST_COLUMN;
 

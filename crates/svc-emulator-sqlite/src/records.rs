@@ -546,6 +546,8 @@ impl<'c> Database for Sqlite<'c> {
     /// By the mapper's identity: every row that shares a promoted key goes (SQLAlchemy only
     /// warns that it matched more than one); a NULL in a composite key is a flush error,
     /// `400 Query failed`.
+    const REFERENCES: &'static str = schema::REFERENCES;
+
     async fn references_to(
         &self,
         conn: &mut &'c mut Connection,

@@ -238,32 +238,34 @@ struct RawReference {
     in_child_key: bool,
 }
 
+/// Every foreign key of every table that refers to `?1`, one row per pair of columns: the
+/// referring table's name and SQL, the key's id, the referring column, the referred one (NULL:
+/// the parent's key's, in order), whether the referring column is `NOT NULL`, and whether it is
+/// part of the child's key (or the first column of a child without one). SQLite lists no
+/// `ON DELETE` as SQLAlchemy reads it: that is parsed from the child's SQL.
+pub(crate) const REFERENCES: &str = "\
+SELECT m.name, coalesce(m.sql, ''), f.id, f.\"from\", f.\"to\", coalesce(c.\"notnull\", 0),
+       coalesce(c.pk, 0) > 0 OR (coalesce(c.cid, -1) = 0 AND NOT EXISTS
+         (SELECT 1 FROM pragma_table_info(m.name) WHERE pk > 0))
+FROM sqlite_schema AS m
+JOIN pragma_foreign_key_list(m.name) AS f
+LEFT JOIN pragma_table_info(m.name) AS c ON c.name = f.\"from\"
+WHERE m.type = 'table' AND f.\"table\" = ?1
+ORDER BY m.name, f.id, f.seq";
+
 /// Every foreign key of every table that refers to `parent`.
 fn references_to(conn: &Connection, parent: &str) -> Result<Vec<RawReference>, EngineError> {
-    let rows = rows_as(
-        conn,
-        "SELECT m.name, coalesce(m.sql, ''), f.id, f.\"from\", f.\"to\", \
-                coalesce(c.\"notnull\", 0), \
-                coalesce(c.pk, 0) > 0 OR (coalesce(c.cid, -1) = 0 AND NOT EXISTS \
-                  (SELECT 1 FROM pragma_table_info(m.name) WHERE pk > 0)) \
-         FROM sqlite_schema AS m \
-         JOIN pragma_foreign_key_list(m.name) AS f \
-         LEFT JOIN pragma_table_info(m.name) AS c ON c.name = f.\"from\" \
-         WHERE m.type = 'table' AND f.\"table\" = ?1 \
-         ORDER BY m.name, f.id, f.seq",
-        [parent],
-        |row| {
-            Ok((
-                row.get::<_, String>(0)?,
-                row.get::<_, String>(1)?,
-                row.get::<_, i64>(2)?,
-                row.get::<_, String>(3)?,
-                row.get::<_, Option<String>>(4)?,
-                row.get::<_, i64>(5)? != 0,
-                row.get::<_, i64>(6)? != 0,
-            ))
-        },
-    )
+    let rows = rows_as(conn, REFERENCES, [parent], |row| {
+        Ok((
+            row.get::<_, String>(0)?,
+            row.get::<_, String>(1)?,
+            row.get::<_, i64>(2)?,
+            row.get::<_, String>(3)?,
+            row.get::<_, Option<String>>(4)?,
+            row.get::<_, i64>(5)? != 0,
+            row.get::<_, i64>(6)? != 0,
+        ))
+    })
     .map_err(engine_error)?;
     let mut refs: Vec<(i64, String, RawReference)> = Vec::new();
     for (child, sql, id, from, to, not_null, in_key) in rows {

@@ -20,13 +20,11 @@ use axum::response::Response;
 use serde_json::Value;
 use svc_model::users::TEAMS_MODEL;
 
+use crate::databases::ToolsStore;
 use svc_emulator_http::AppState;
 use svc_emulator_http::HttpError;
 use svc_emulator_http::extract::{BodyLimit, blocking, json_bytes, json_object};
 use svc_emulator_http::serve;
-use svc_emulator_sqlite::Resource;
-
-use crate::databases::tools_store;
 use svc_emulator_http::tools::{self, ToolsAccess, ToolsRecordAccess};
 use svc_model::routes;
 
@@ -78,15 +76,7 @@ async fn update(
         }
         Some(_) => return Err(HttpError::invalid_field("name", "Not a valid string.")),
     }
-    let db = tools_store(db)?;
-    let bytes = blocking(move || {
-        Ok(Resource::update(
-            &db,
-            TEAMS_MODEL,
-            &uid,
-            &Value::Object(body),
-        )?)
-    })
-    .await?;
+    let db = ToolsStore::of(db)?;
+    let bytes = blocking(move || Ok(db.update(TEAMS_MODEL, &uid, &Value::Object(body))?)).await?;
     Ok(json_bytes(StatusCode::OK, bytes))
 }

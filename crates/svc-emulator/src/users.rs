@@ -24,13 +24,11 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value};
 use svc_model::users::USERS_MODEL;
 
+use crate::databases::ToolsStore;
 use svc_emulator_http::AppState;
 use svc_emulator_http::HttpError;
 use svc_emulator_http::extract::{BodyLimit, blocking, json_bytes, json_object};
 use svc_emulator_http::serve;
-use svc_emulator_sqlite::Resource;
-
-use crate::databases::tools_store;
 use svc_emulator_http::tools::{self, ToolsAccess, ToolsRecordAccess};
 use svc_model::routes;
 
@@ -88,7 +86,7 @@ async fn create(
         ));
     }
     let store = state.store().clone();
-    let db = tools_store(db)?;
+    let db = ToolsStore::of(db)?;
     let bytes = blocking(move || {
         let date_add = store.run_blocking(|_, clock| Ok(clock.next()))?;
         user.insert(
@@ -96,7 +94,7 @@ async fn create(
             Value::String(uuid::Uuid::new_v4().to_string()),
         );
         user.insert("date_add".to_owned(), Value::String(date_add));
-        Ok(Resource::create(&db, USERS_MODEL, &Value::Object(user))?)
+        Ok(db.create(USERS_MODEL, &Value::Object(user))?)
     })
     .await?;
     Ok(json_bytes(StatusCode::CREATED, bytes))
@@ -116,16 +114,8 @@ async fn update(
 ) -> Result<Response, HttpError> {
     let body = json_object(body, BodyLimit::DATA).await?;
     tools::only(&body, "group")?;
-    let db = tools_store(db)?;
-    let bytes = blocking(move || {
-        Ok(Resource::update(
-            &db,
-            USERS_MODEL,
-            &uid,
-            &Value::Object(body),
-        )?)
-    })
-    .await?;
+    let db = ToolsStore::of(db)?;
+    let bytes = blocking(move || Ok(db.update(USERS_MODEL, &uid, &Value::Object(body))?)).await?;
     Ok(json_bytes(StatusCode::OK, bytes))
 }
 
@@ -133,8 +123,8 @@ async fn update(
 async fn delete(
     ToolsRecordAccess { db, pk: uid }: ToolsRecordAccess,
 ) -> Result<Response, HttpError> {
-    let db = tools_store(db)?;
-    blocking(move || Ok(Resource::delete(&db, USERS_MODEL, &uid)?)).await?;
+    let db = ToolsStore::of(db)?;
+    blocking(move || Ok(db.delete(USERS_MODEL, &uid)?)).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 

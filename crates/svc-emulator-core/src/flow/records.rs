@@ -16,7 +16,7 @@ use crate::dialect::seek::{self, Nulls};
 use crate::flow::delete;
 use crate::flow::driver::{Driver, Failure, Session};
 use crate::flow::filter::build_where;
-use crate::flow::references::{Columns, Locator, Reference, TableRef};
+use crate::flow::references::{Columns, Locator, Reference, TableRef, catalog_references};
 use crate::flow::state::State;
 use crate::flow::write::{ReadBack, Values};
 use svc_engine::body::{non_field, query_failed};
@@ -330,13 +330,23 @@ pub trait Database:
         tz: i32,
     ) -> impl Future<Output = Result<ReadBack, EngineError>> + Send;
 
+    /// The statement that reads every foreign key that refers to a table, given the table's
+    /// name (a [`TableRef`]'s) as its one value: one row per pair of columns, in the shape
+    /// [`catalog_references`] reads.
+    const REFERENCES: &'static str;
+
     /// Every foreign key, of every table the engine maps, that refers to `parent`, read on the
-    /// write's connection, in its transaction (`flow::delete`, through [`Cascade`](crate::flow::references::Cascade)).
+    /// write's connection, in its transaction (`flow::delete`, through
+    /// [`Cascade`](crate::flow::references::Cascade)): by default as the database's
+    /// [`REFERENCES`](Self::REFERENCES) reads them. SQLite reads each key's `ON DELETE` from
+    /// its table's SQL, as SQLAlchemy does.
     fn references_to(
         &self,
         conn: &mut Self::Conn,
         parent: &TableRef,
-    ) -> impl Future<Output = Result<Vec<Reference>, EngineError>> + Send;
+    ) -> impl Future<Output = Result<Vec<Reference>, EngineError>> + Send {
+        catalog_references(self, conn, Self::REFERENCES, parent)
+    }
 
     /// The statement that reads a table's primary key's columns, in the key's order: given
     /// the table's name (a [`TableRef`]'s) as its one value, it answers each column's name

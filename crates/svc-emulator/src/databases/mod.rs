@@ -10,11 +10,13 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use serde_json::Value;
 use svc_emulator_core::backend::Backend;
 use svc_emulator_core::location::shown_location;
 use svc_emulator_state::catalog::Databases;
 use svc_emulator_state::catalog::databases::{Kind, Location, location};
 use svc_emulator_state::config::projects::ResourceConfig;
+use svc_engine::EngineError;
 
 /// The databases of this build: SQLite always, PostgreSQL and MySQL behind their features.
 #[derive(Debug, Clone, Copy)]
@@ -96,15 +98,39 @@ async fn open_mysql(_url: &str, _seed_sql: Option<&str>) -> Result<Arc<dyn Backe
     )
 }
 
-/// The built-in tools resource `db` as the SQLite resource it always is (`open_tools`), for
-/// the strict writes of the users and teams routes.
-pub(crate) fn tools_store(
-    db: Arc<dyn Backend>,
-) -> Result<Arc<svc_emulator_sqlite::Resource>, svc_emulator_http::HttpError> {
-    let db: Arc<dyn std::any::Any + Send + Sync> = db;
-    db.downcast().map_err(|_| {
-        svc_emulator_http::HttpError::internal("the built-in tools resource is not SQLite's")
-    })
+/// The built-in tools resource of a project, as the SQLite resource it always is
+/// (`open_tools`): its strict writes, for the users and teams routes (docs/contract.md 5.3).
+/// They run on the caller's thread: call them from the blocking pool.
+pub(crate) struct ToolsStore(Arc<svc_emulator_sqlite::Resource>);
+
+impl ToolsStore {
+    /// The tools resource `db`, as the catalog holds it.
+    pub(crate) fn of(db: Arc<dyn Backend>) -> Result<Self, svc_emulator_http::HttpError> {
+        let db: Arc<dyn std::any::Any + Send + Sync> = db;
+        db.downcast().map(Self).map_err(|_| {
+            svc_emulator_http::HttpError::internal("the built-in tools resource is not SQLite's")
+        })
+    }
+
+    /// Creates a record of `model`, strictly; the record as JSON bytes.
+    pub(crate) fn create(&self, model: &str, body: &Value) -> Result<Vec<u8>, EngineError> {
+        svc_emulator_sqlite::Resource::create(&self.0, model, body)
+    }
+
+    /// Updates the record `pk` of `model` from a partial body, strictly; the record.
+    pub(crate) fn update(
+        &self,
+        model: &str,
+        pk: &str,
+        body: &Value,
+    ) -> Result<Vec<u8>, EngineError> {
+        svc_emulator_sqlite::Resource::update(&self.0, model, pk, body)
+    }
+
+    /// Deletes the record `pk` of `model`.
+    pub(crate) fn delete(&self, model: &str, pk: &str) -> Result<(), EngineError> {
+        svc_emulator_sqlite::Resource::delete(&self.0, model, pk)
+    }
 }
 
 #[cfg(test)]
