@@ -52,6 +52,19 @@ impl Admitted {
             .map_err(|e| self.reply(e))
     }
 
+    /// Checks the filters an update of `model` reads before it looks a record up
+    /// ([`Backend::check_filters`](svc_emulator_core::backend::Backend::check_filters)).
+    pub async fn check_filters(
+        &self,
+        model: String,
+        selection: Selection,
+    ) -> Result<(), HttpError> {
+        Arc::clone(&**self)
+            .check_filters(model, selection, self.hold())
+            .await
+            .map_err(|e| self.reply(e))
+    }
+
     /// Creates a record from a body (`lenient`: see [`svc_emulator_core::backend::Backend::create`]).
     pub async fn create(
         &self,

@@ -69,17 +69,18 @@ pub(crate) fn float_literal(f: f64) -> Option<String> {
 /// One filter on MySQL.
 type Ctx<'a> = Filter<'a, MyField>;
 
-/// A number of the filter, as PyMySQL writes it.
+/// A number of the filter, as PyMySQL writes it (it cannot write one that is not finite: the
+/// statement fails when it runs).
 fn number(ctx: &Ctx<'_>, raw: &str) -> Result<String, EngineError> {
     match ctx.reader().number(raw)? {
         PyNumber::Int(i) => Ok(i.to_string()),
-        PyNumber::Float(f) => float_literal(f).ok_or_else(|| {
-            ctx.engine_fails(format!(
+        PyNumber::Float(f) => Ok(float_literal(f).unwrap_or_else(|| {
+            ctx.fails_when_run(format!(
                 "Filter {:?}: {raw:?} is not a finite number, which the data engine \
                  cannot send to MySQL (it fails with a 500).",
                 ctx.key
             ))
-        }),
+        })),
     }
 }
 
@@ -250,8 +251,9 @@ impl Dialect for MyResource {
             });
         }
         if field.kind.is_bytes() && !matches!(lookup, Lookup::IsNull | Lookup::IsEmpty) {
-            // SQLAlchemy's binary types hand PyMySQL `bytes(value)` of the text, which fails.
-            return Err(ctx.engine_fails(format!(
+            // SQLAlchemy's binary types hand PyMySQL `bytes(value)` of the text, which fails
+            // when the statement runs.
+            return Ok(ctx.fails_when_run(format!(
                 "Filter {:?} compares a binary field with a value, which the data engine cannot \
                  do on MySQL (it fails with a 500); only isnull and isempty work.",
                 ctx.key

@@ -325,10 +325,11 @@ fn array_literal(ctx: &Ctx<'_>, items: &[PyJson]) -> Result<String, EngineError>
     Ok(format!("'{{{}}}'", inner.join(",")))
 }
 
-/// One Python value as psycopg2 writes it into SQL.
+/// One Python value as psycopg2 writes it into SQL (a value it cannot write fails when the
+/// statement runs: [`Filter::fails_when_run`](svc_emulator_core::dialect::lookup::Filter::fails_when_run)).
 fn py_literal(ctx: &Ctx<'_>, value: &PyJson) -> Result<String, EngineError> {
     let fails = |why: &str| {
-        ctx.engine_fails(format!(
+        ctx.fails_when_run(format!(
             "Filter {:?}: {why}, which the data engine cannot send to PostgreSQL (it fails \
              with a 500).",
             ctx.key
@@ -347,15 +348,11 @@ fn py_literal(ctx: &Ctx<'_>, value: &PyJson) -> Result<String, EngineError> {
         }
         .to_owned(),
         PyJson::Float(f) => format!("({})", py_float_repr(*f)),
-        PyJson::Str(s) => {
-            if s.contains('\0') {
-                return Err(fails("a NUL character in a value"));
-            }
-            // `E'...'` reads the same whatever `standard_conforming_strings` says.
-            format!("E'{}'", s.replace('\\', "\\\\").replace('\'', "''"))
-        }
+        PyJson::Str(s) if s.contains('\0') => fails("a NUL character in a value"),
+        // `E'...'` reads the same whatever `standard_conforming_strings` says.
+        PyJson::Str(s) => format!("E'{}'", s.replace('\\', "\\\\").replace('\'', "''")),
         PyJson::List(items) => array_literal(ctx, items)?,
-        PyJson::Dict(_) => return Err(fails("a JSON object as an array item")),
+        PyJson::Dict(_) => fails("a JSON object as an array item"),
     })
 }
 
@@ -497,7 +494,8 @@ impl Dialect for PgResource {
         let mut parts = vec![format!("{col} @> {}", cast(params, Some(text), "jsonb"))];
         match &value {
             PyJson::Int(_) | PyJson::Float(_) | PyJson::Bool(_) => {
-                return Err(ctx.engine_fails(format!(
+                // PostgreSQL refuses the statement when it runs.
+                return Ok(ctx.fails_when_run(format!(
                     "Filter {:?} compares a JSON field with a number or a boolean, which the \
                      data engine cannot do on PostgreSQL (jsonb @> integer: it fails with a 500); \
                      JSON filters match strings.",
@@ -544,7 +542,8 @@ impl Dialect for PgResource {
             _ => None,
         };
         if let Some(ty) = unusable.filter(|_| !matches!(lookup, Lookup::IsNull | Lookup::IsEmpty)) {
-            return Err(ctx.engine_fails(format!(
+            // PostgreSQL refuses the statement (or psycopg2 the value) when it runs.
+            return Ok(ctx.fails_when_run(format!(
                 "Filter {:?} compares a {ty} field with a value, which the data engine cannot \
                  do on PostgreSQL (it fails with a 500); only isnull and isempty work.",
                 ctx.key
@@ -883,6 +882,7 @@ mod tests {
             key: "arr",
             field: &field,
             lenient: false,
+            fails_when_run: &std::cell::RefCell::new(None),
         };
         array_literal(&ctx, items).unwrap()
     }

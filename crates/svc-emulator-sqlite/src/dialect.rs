@@ -148,8 +148,9 @@ impl Dialect for Sqlite<'_> {
     ) -> Result<String, EngineError> {
         let blob = ctx.field.kind.ty.reflected == Reflected::Blob;
         if blob && !matches!(lookup, Lookup::IsNull | Lookup::IsEmpty) {
-            // SQLAlchemy's binary type cannot bind text: the engine fails (500).
-            return Err(ctx.engine_fails(format!(
+            // SQLAlchemy's binary type cannot bind text: the engine fails (500) when the
+            // statement runs.
+            return Ok(ctx.fails_when_run(format!(
                 "Binary field {:?} can only be filtered with isnull and isempty (the data \
                  engine fails on {:?}).",
                 ctx.field.name, ctx.key

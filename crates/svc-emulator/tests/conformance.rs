@@ -601,6 +601,7 @@ conformance!(
     a_composite_key_is_keyed_on_its_first_column,
     a_key_several_rows_share_is_refused_where_the_planner_picks_the_row,
     a_relation_ending_on_a_binary_column_is_refused,
+    a_selection_of_nothing_sends_no_condition_that_would_fail,
     a_view_is_a_model,
     values_are_written_in_the_engines_forms,
     sql_parameters_are_values_never_sql,
@@ -1534,6 +1535,32 @@ async fn a_method_a_path_does_not_map_is_answered_as_the_engine_answers_it(t: &T
     t.call(Method::PUT, "models/nosuch", Some(json!({})))
         .await
         .assert_error(404, "not_found");
+    // Then reads the request's filters as a list does (its `get_object`), before it misses the
+    // key: a filter the engine refuses is its answer, in both modes.
+    let refused = t
+        .call(Method::GET, "models/people/?age__gte=abc", None)
+        .await;
+    assert_eq!(
+        refused.status,
+        400,
+        "{}",
+        String::from_utf8_lossy(&refused.body)
+    );
+    for method in [Method::PUT, Method::PATCH] {
+        let call = Call::new(
+            method.clone(),
+            format!("{BASE}/models/people/?age__gte=abc"),
+        )
+        .auth(TOKEN)
+        .json(&json!({"name": "Zed"}));
+        for reply in [
+            t.emulator_call(call.clone()).await,
+            send(&lenient, call).await,
+        ] {
+            assert_eq!(reply.status, 400, "{method}");
+            assert_eq!(reply.json(), refused.json(), "{method}");
+        }
+    }
     t.emulator_call(Call::new(Method::PUT, format!("{BASE}/models/people")))
         .await
         .assert_error(401, "not_authenticated");
@@ -3292,6 +3319,37 @@ async fn a_relation_ending_on_a_binary_column_is_refused(t: &Target) {
         }
     }
     assert_eq!(t.ok("models/files?_relation=name.b").await["count"], 1);
+}
+
+/// SQLAlchemy writes a selection whose declared filters select nothing (`_order_by` of one
+/// character, `_m2m` without a comma) as `WHERE false` alone: a condition the database (or the
+/// driver's binding) would refuse when the statement runs is never sent, and the engine
+/// answers. A value the engine's filter field refuses as it reads the request is still its
+/// `400`.
+async fn a_selection_of_nothing_sends_no_condition_that_would_fail(t: &Target) {
+    for path in ["models/files?body=x", "models/files?_relation=body.x"] {
+        let reply = t.get(path).await;
+        let body = reply.json();
+        assert_eq!(reply.status, 400, "{path}: {body}");
+        assert_eq!(body["error_decision"], "stricter", "{path}: {body}");
+        let nothing = t.ok(&format!("{path}&_order_by=-")).await;
+        assert_eq!(nothing["count"], 0, "{path}: {nothing}");
+        assert_eq!(nothing["results"], json!([]), "{path}: {nothing}");
+        let one = t
+            .get(&format!(
+                "{}&_order_by=-",
+                path.replacen("files", "files/1", 1)
+            ))
+            .await;
+        assert_eq!(one.status, 404, "{path}: {}", one.json());
+    }
+    let misread = t.get("models/files?id=abc&_order_by=-").await;
+    assert_eq!(misread.status, 400, "{}", misread.json());
+    assert!(
+        misread.json().get("error_decision").is_none(),
+        "{}",
+        misread.json()
+    );
 }
 
 async fn a_view_is_a_model(t: &Target) {

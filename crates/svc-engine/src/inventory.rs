@@ -607,7 +607,7 @@ pub const INVENTORY: &[Entry] = &[
         place: Place::Route,
         name: "PUT, PATCH on a path of no record (the list, get_records, aggregate, group and their get_records forms, bulk_create, reorder, reset_order)",
         views: NONE,
-        reading: "the view set's `put` and `patch` run its update, which fails without a record key (500), after the credential check; an unknown model is `404`",
+        reading: "the view set's `put` and `patch` run its update, which reads the filters as a list does and then fails without a record key (500), after the credential check; an unknown model is `404`",
         decision: Decision::Stricter("the engine fails: `405`, marked (lenient: `500`)"),
         example: Some(("PUT", "", "{}")),
     },

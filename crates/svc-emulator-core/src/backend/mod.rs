@@ -163,6 +163,12 @@ pub trait Backend: Any + Send + Sync + Debug {
         hold: Hold,
     ) -> Work<()>;
 
+    /// Checks the filters of `selection` on `model` as the engine's update reads them before
+    /// it looks the record up (its `get_object`: the list's filters, first): `Ok` where they
+    /// hold; a filter the engine refuses is its answer (a `PUT` or `PATCH` on a path without a
+    /// record key fails after them).
+    fn check_filters(self: Arc<Self>, model: String, selection: Selection, hold: Hold) -> Work<()>;
+
     /// `{"y_func": ...}` over the selected records.
     fn aggregate(
         self: Arc<Self>,

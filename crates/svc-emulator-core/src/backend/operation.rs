@@ -13,6 +13,7 @@ use crate::flow::export::Exports;
 use crate::flow::records::Pages;
 use svc_engine::extra_actions::Created;
 use svc_engine::python::json::PyJson;
+use svc_engine::relation::Use;
 use svc_engine::{
     AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Selection, SqlLimits,
 };
@@ -124,6 +125,26 @@ impl Operation for Retrieve {
 
     fn retrieved(&self) -> Option<&str> {
         Some(&self.model)
+    }
+}
+
+/// The filters of `selection` on `model`, as an update of one record reads them before it looks
+/// the record up (the engine's `get_object`); nothing is read.
+#[derive(Debug)]
+pub struct Filters {
+    /// The model.
+    pub model: String,
+    /// The list filters of the query string.
+    pub selection: Selection,
+}
+
+impl Operation for Filters {
+    type Out = ();
+    const KIND: Kind = Kind::Read;
+
+    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<(), EngineError> {
+        let model = db.model(&self.model)?;
+        db.filters(&model, &self.selection, Use::Write).map(drop)
     }
 }
 

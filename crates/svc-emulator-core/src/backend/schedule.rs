@@ -13,8 +13,8 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::operation::{
-    Action, Aggregate, BulkCreate, Change, Create, Delete, Export, Group, ImportRecords, List,
-    Operation, Query, Reload, Reorder, RestoreCopy, Retrieve, SaveCopy, Siblings,
+    Action, Aggregate, BulkCreate, Change, Create, Delete, Export, Filters, Group, ImportRecords,
+    List, Operation, Query, Reload, Reorder, RestoreCopy, Retrieve, SaveCopy, Siblings,
 };
 use super::{Backend, Batch, Exported, Hold, Import, Saved, Update, Work};
 use crate::dialect::Skip;
@@ -152,6 +152,10 @@ impl<S: Schedule> Backend for S {
             selection,
         };
         self.run(op, hold)
+    }
+
+    fn check_filters(self: Arc<Self>, model: String, selection: Selection, hold: Hold) -> Work<()> {
+        self.run(Filters { model, selection }, hold)
     }
 
     fn aggregate(

@@ -1,6 +1,8 @@
 //! One filter's condition, as every database writes the lookups it shares (`isnull`,
 //! `isempty`, the `LIKE` family, `in`, the comparisons) over its [`Dialect`].
 
+use std::cell::RefCell;
+
 use crate::dialect::Dialect;
 use crate::dialect::bind::Binds;
 use svc_engine::field_input::InputDateTime;
@@ -9,8 +11,10 @@ use svc_engine::table::Column;
 use svc_engine::types::FilterFamily;
 use svc_engine::{EngineError, Lookup};
 
-/// One filter, as its condition is built: the query's key (`age__gt`), the column it names, and
-/// the request's mode.
+/// One filter, as its condition is built: the query's key (`age__gt`), the column it names, the
+/// request's mode, and where a failure of its statement is kept ([`fails_when_run`]).
+///
+/// [`fails_when_run`]: Filter::fails_when_run
 #[derive(Debug)]
 pub struct Filter<'a, F> {
     /// The query's key, which an error names.
@@ -19,13 +23,28 @@ pub struct Filter<'a, F> {
     pub field: &'a F,
     /// Lenient mode.
     pub lenient: bool,
+    /// The first failure of the selection's statement when it runs, if one fails.
+    pub fails_when_run: &'a RefCell<Option<EngineError>>,
 }
 
 impl<F: Column> Filter<'_, F> {
-    /// The engine fails on this filter (`500`): strict mode refuses it naming the filter
-    /// (`[decision: stricter]`), lenient mode answers the engine's `500`.
+    /// The engine fails on this filter as it reads it (`500`): strict mode refuses it naming
+    /// the filter (`[decision: stricter]`), lenient mode answers the engine's `500`.
     pub fn engine_fails(&self, message: String) -> EngineError {
         EngineError::engine_fails(self.lenient, self.key, message)
+    }
+
+    /// The engine fails on this filter only when its statement runs (the database refuses the
+    /// condition, or the driver the value): kept until the whole selection is read, since
+    /// SQLAlchemy writes a selection that selects nothing (`_order_by` of one character) as
+    /// `WHERE false` alone, and the engine then answers. Answers the text that stands in for
+    /// the condition, never sent: the failure is answered unless the selection folds.
+    pub fn fails_when_run(&self, message: String) -> String {
+        let mut failed = self.fails_when_run.borrow_mut();
+        if failed.is_none() {
+            *failed = Some(self.engine_fails(message));
+        }
+        "NULL".to_owned()
     }
 
     /// The engine's reading of the filter's values, by the column's filter field.

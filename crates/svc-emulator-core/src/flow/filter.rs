@@ -3,6 +3,8 @@
 //! and `tz` read before any of them. What a lookup is in a database's SQL is its own
 //! ([`Dialect`]).
 
+use std::cell::RefCell;
+
 use crate::dialect::Dialect;
 use crate::dialect::bind::Binds;
 use crate::dialect::clause::{Where, not, where_clause};
@@ -39,11 +41,14 @@ pub fn build_where<L: Dialect + ?Sized>(
         .then(|| L::key_present(model.pk_field()))
         .into_iter()
         .collect();
+    // What fails only when the statement runs (`Filter::fails_when_run`).
+    let fails_when_run = RefCell::new(None);
     for c in &plan.conditions {
         let filter = Filter {
             key: &c.key,
             field: &model.columns()[c.field],
             lenient: selection.lenient,
+            fails_when_run: &fails_when_run,
         };
         let condition = L::condition(&filter, c.lookup, c.arg(), &mut params)?;
         conds.push(if c.exclude {
@@ -53,9 +58,6 @@ pub fn build_where<L: Dialect + ?Sized>(
         });
     }
     let declared = plan.declared?;
-    if declared.nothing {
-        conds.push(L::NEVER.to_owned());
-    }
     if let Some(text) = declared.search {
         conds.extend(L::search(model, text, &mut params));
     }
@@ -68,20 +70,33 @@ pub fn build_where<L: Dialect + ?Sized>(
             &L::RELATED,
             |f, raw| {
                 if L::binary(f) {
-                    return Err(EngineError::engine_fails(
-                        selection.lenient,
-                        "_relation",
-                        format!(
-                            "_relation compares the binary field {:?} with a text, which the \
-                             data engine cannot send to the database (it fails with a 500).",
-                            f.name()
-                        ),
-                    ));
+                    // The driver refuses the value when the statement runs.
+                    fails_when_run.borrow_mut().get_or_insert_with(|| {
+                        EngineError::engine_fails(
+                            selection.lenient,
+                            "_relation",
+                            format!(
+                                "_relation compares the binary field {:?} with a text, which \
+                                 the data engine cannot send to the database (it fails with a \
+                                 500).",
+                                f.name()
+                            ),
+                        )
+                    });
+                    return Ok("NULL".to_owned());
                 }
                 Ok(L::relation_value(f, raw, &mut params))
             },
         )?;
         conds.push(condition);
+    }
+    // SQLAlchemy writes `... AND false` as `false`: a selection that selects nothing sends
+    // none of its conditions, and none of them fails.
+    if declared.nothing {
+        return Ok(Where::nothing(L::NEVER));
+    }
+    if let Some(failure) = fails_when_run.into_inner() {
+        return Err(failure);
     }
     Ok(Where {
         sql: where_clause(&conds),

@@ -253,10 +253,13 @@ async fn on_model(
     if !is_update(&method) {
         return Err(no_action(&method, path));
     }
-    // The update looks the model up before it misses the key.
+    // The update looks the model up, then reads the request's filters as a list does (its
+    // `get_object`), before it misses the key: a filter the engine refuses is its answer.
     if !db.has_model(&model) {
         return Err(db.reply(EngineError::ModelNotFound(model)));
     }
+    let selection = super::selection(&query_pairs(parts.uri.query()), state.lenient());
+    db.check_filters(model, selection).await?;
     let message = format!(
         "{method} on .../models/{{model}}/{} makes the data engine fail (500: its update runs \
          without a record key); update a record at .../models/{{model}}/{{pk}}.",
