@@ -43,7 +43,7 @@ use mysql_async::{Conn, Row, Value};
 use svc_emulator_core::backend::pooled::ESTIMATE_FROM;
 use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::flow::driver::{Failure, Session};
-use svc_emulator_core::flow::records::{Database, Page, Pages, Rows};
+use svc_emulator_core::flow::records::{Database, Page, Pages};
 use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, page_select, read_page};
 use svc_emulator_core::flow::write::{ReadBack, Values, insert_by_identity, update_by_identity};
@@ -288,7 +288,7 @@ impl Pages for MyResource {
         }
         let sql = page.offset_select();
         let mut sink = |row: &Row| out.push(row);
-        self.each_row(reader, &sql, &page.filter.params, page.lenient, &mut sink)
+        self.read_rows(reader, &sql, &page.filter.params, page.lenient, &mut sink)
             .await?;
         Ok(None)
     }
@@ -327,8 +327,11 @@ impl Pages for MyResource {
             return Ok(n);
         }
         let sql = ["SELECT COUNT(*) FROM ", &model.table_sql, &filter.sql].concat();
-        let rows = self.read(conn, &sql, &filter.params, lenient).await?;
-        let n = rows.first().and_then(|r| cell_number(r, 0)).unwrap_or(0);
+        let mut n = None;
+        let mut sink = |row: &Row| n = n.or_else(|| cell_number(row, 0));
+        self.read_rows(conn, &sql, &filter.params, lenient, &mut sink)
+            .await?;
+        let n = n.unwrap_or(0);
         if let Some(key) = key {
             self.keep_count(conn, model, key, kept, n).await;
         }

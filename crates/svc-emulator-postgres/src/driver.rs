@@ -303,9 +303,18 @@ const ROWS: &str = "__svc_action";
 /// (filters, order, paging) is a statement of its own.
 const STATEMENTS_PER_CONNECTION: usize = 256;
 
+/// The rows of one of the crate's own statements, prepared once per connection.
+pub(crate) async fn rows(
+    conn: &mut Object,
+    sql: &str,
+    binds: &Binds,
+) -> Result<Vec<Row>, tokio_postgres::Error> {
+    run(conn, Some(&conn.statement_cache), sql, binds).await
+}
+
 impl Driver for PgResource {
     type Conn = Object;
-    type Row = Row;
+    type Row<'r> = Row;
     type Fault = tokio_postgres::Error;
 
     /// The extended protocol with an unnamed statement, in one round trip: nothing is kept
@@ -316,13 +325,15 @@ impl Driver for PgResource {
         run_one(conn, sql).await
     }
 
-    /// Prepared once per connection.
-    async fn rows(
+    /// Prepared once per connection; the rows handed on once the statement has them all.
+    async fn each_row<S: FnMut(&Row) + Send>(
         conn: &mut Object,
         sql: &str,
         binds: &Binds,
-    ) -> Result<Vec<Row>, tokio_postgres::Error> {
-        run(conn, Some(&conn.statement_cache), sql, binds).await
+        sink: &mut S,
+    ) -> Result<(), tokio_postgres::Error> {
+        rows(conn, sql, binds).await?.iter().for_each(sink);
+        Ok(())
     }
 
     /// Each cell as the value it is bound again as: an integer of any width (a count, a

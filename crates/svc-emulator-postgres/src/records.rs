@@ -182,7 +182,7 @@ impl Database for PgResource {
             let update = update_sql::<Self>(model, &sets, &at);
             format!("{update} RETURNING {list}, {found}")
         };
-        let rows = tx.rows(&sql, &params).await;
+        let rows = driver::rows(tx.conn(), &sql, &params).await;
         let rows = rows.map_err(|e| self.write_error(model, e))?;
         if !values.is_empty() && rows.len() > 1 {
             // Rows that share a promoted key: the ORM's flush expected to update one row and
@@ -254,11 +254,11 @@ impl Database for PgResource {
                 Bind::Text(model.table_sql.clone()),
                 Bind::Text(pk.name.clone()),
             ]);
-            let resync = tx.rows(&resync, &names).await;
+            let resync = driver::rows(tx.conn(), &resync, &names).await;
             resync.map_err(|e| self.write_error(model, e))?;
         }
         if let Some((check, check_params)) = values_read_first(values) {
-            let read = tx.rows(&check, &check_params).await;
+            let read = driver::rows(tx.conn(), &check, &check_params).await;
             read.map_err(|e| self.write_error(model, e))?;
         }
         // Prepared for this run alone: PostgreSQL plans it with its values, and reads the text

@@ -43,6 +43,7 @@
 //! and after the deferred checks are made (`setval` is not rolled back: only a commit that
 //! cannot be written leaves them as saved without the rows).
 
+use crate::driver;
 use crate::types::PgKind;
 use crate::{PgResource, message};
 use deadpool_postgres::Object;
@@ -130,10 +131,10 @@ pub(crate) async fn load_schema(
     conn: &mut Object,
 ) -> Result<BTreeMap<String, Arc<PgModel>>, EngineError> {
     let none = Binds::default();
-    let rows = PgResource::rows(conn, COLUMNS, &none).await;
+    let rows = driver::rows(conn, COLUMNS, &none).await;
     let rows = rows.map_err(internal)?;
     let mut keys: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for row in PgResource::rows(conn, PRIMARY_KEYS, &none)
+    for row in driver::rows(conn, PRIMARY_KEYS, &none)
         .await
         .map_err(internal)?
     {
@@ -176,7 +177,7 @@ pub(crate) async fn load_schema(
         });
     }
     let select = |f: &PgField| f.kind.select(&f.sql);
-    let foreign_keys: Vec<(String, String)> = PgResource::rows(conn, FOREIGN_KEYS, &none)
+    let foreign_keys: Vec<(String, String)> = driver::rows(conn, FOREIGN_KEYS, &none)
         .await
         .map_err(internal)?
         .iter()
@@ -300,7 +301,7 @@ impl PgResource {
         conn: &mut Session<Self>,
         tables: &[SavedTable],
     ) -> Result<Vec<String>, EngineError> {
-        let rows = conn.rows(SEQUENCES, &Binds(vec![names(tables)])).await;
+        let rows = driver::rows(conn.conn(), SEQUENCES, &Binds(vec![names(tables)])).await;
         Ok(rows
             .map_err(|e| self.unexpected(e))?
             .iter()
@@ -326,7 +327,7 @@ impl Exports for PgResource {
                 return Err(self.unexpected(e));
             }
             let who = "SELECT current_user::text, current_database()::text";
-            let who = conn.rows(who, &Binds::default()).await;
+            let who = driver::rows(conn.conn(), who, &Binds::default()).await;
             let who = self.one_row(who.map_err(|e| self.unexpected(e))?)?;
             let (role, database): (String, String) = (who.get(0), who.get(1));
             return Err(EngineError::Internal(format!(
@@ -363,7 +364,7 @@ impl Exports for PgResource {
             .map(|(i, s)| format!("SELECT {i}, last_value, is_called FROM {s}"))
             .collect();
         let read = format!("{} ORDER BY 1", reads.join(" UNION ALL "));
-        let rows = conn.rows(&read, &Binds::default()).await;
+        let rows = driver::rows(conn.conn(), &read, &Binds::default()).await;
         let rows = rows.map_err(|e| self.unexpected(e))?;
         Ok(sequences
             .into_iter()
@@ -395,7 +396,7 @@ impl Exports for PgResource {
         let values = Bind::Ints(keys.iter().map(|k| k.1).collect());
         let called = Bind::Bools(keys.iter().map(|k| k.2).collect());
         let set = Binds(vec![sequences, values, called]);
-        let set = conn.rows(SET_SEQUENCES, &set).await;
+        let set = driver::rows(conn.conn(), SET_SEQUENCES, &set).await;
         set.map_err(|e| self.unexpected(e))?;
         Ok(())
     }
@@ -421,14 +422,14 @@ impl Exports for PgResource {
                 self.run(conn, statement).await?;
             }
             let tables = Binds(vec![names(tables)]);
-            let references = conn.rows(CHECKED_REFERENCES, &tables).await;
+            let references = driver::rows(conn.conn(), CHECKED_REFERENCES, &tables).await;
             let references = references.map_err(|e| self.unexpected(e))?;
             let still_checked = references.iter().map(|r| (r.get(0), r.get(1))).collect();
             (["O", "A"], still_checked)
         };
         let firing = Bind::Texts(firing.map(str::to_owned).to_vec());
         let tables_firing = Binds(vec![names(tables), firing]);
-        let triggers = conn.rows(TRIGGERS, &tables_firing).await;
+        let triggers = driver::rows(conn.conn(), TRIGGERS, &tables_firing).await;
         let triggers = triggers.map_err(|e| self.unexpected(e))?;
         let mut disable = Vec::new();
         let mut undo = Vec::new();

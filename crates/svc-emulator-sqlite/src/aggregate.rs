@@ -54,7 +54,6 @@ use rusqlite::types::{Value, ValueRef};
 use serde_json::{Map, Value as Json};
 
 use crate::Resource;
-use crate::driver::StoredRow;
 use crate::driver::prepares;
 use crate::records::Sqlite;
 use crate::schema::{Field, Model};
@@ -560,12 +559,10 @@ impl Aggregates for Sqlite<'_> {
     fn aggregate_answer(
         func: AggregateFunc,
         field: &Field,
-        row: Option<&StoredRow>,
+        row: Option<&rusqlite::Row<'_>>,
         _tz: i32,
     ) -> Result<Json, EngineError> {
-        let raw = row
-            .and_then(|r| r.first())
-            .map_or(ValueRef::Null, ValueRef::from);
+        let raw = row.map_or(ValueRef::Null, |r| r.get_ref(0).unwrap_or(ValueRef::Null));
         if let Some(json) = json_result(func, field, raw) {
             return json.map(y_func).ok_or_else(|| cannot_write(func, field));
         }
@@ -617,13 +614,13 @@ impl Aggregates for Sqlite<'_> {
     fn group_row(
         columns: &GroupColumns<'_, Field>,
         req: &GroupRequest,
-        row: &StoredRow,
+        row: &rusqlite::Row<'_>,
     ) -> Result<Map<String, Json>, EngineError> {
         let GroupColumns { y, func, .. } = *columns;
         let keys = group_keys(columns, req)?;
         let mut item = Map::new();
         for (i, key) in keys.iter().enumerate() {
-            let raw = ValueRef::from(&row[i]);
+            let raw = row.get_ref(i).unwrap_or(ValueRef::Null);
             let (value, field) = match key {
                 GroupKey::Strftime(_, field) => (plain(stored(raw)), field),
                 GroupKey::Column(field) => (read(field.kind.ty, stored(raw)), field),
@@ -649,7 +646,7 @@ impl Aggregates for Sqlite<'_> {
             })?;
             item.insert(group_name(i), json);
         }
-        let raw = ValueRef::from(&row[keys.len()]);
+        let raw = row.get_ref(keys.len()).unwrap_or(ValueRef::Null);
         let json = match json_result(func, y, raw) {
             Some(json) => json,
             None => {

@@ -816,33 +816,50 @@ pub(crate) fn copy(from: &Connection, to: &mut Connection) -> Result<(), EngineE
 
 /// SQLite's driver: rusqlite on the connection the operation holds, each step done when
 /// called.
+/// The rows of one of the crate's own statements, each value as stored (`rows_as`).
+pub(crate) fn stored_rows(
+    conn: &Connection,
+    sql: &str,
+    binds: &Binds,
+) -> rusqlite::Result<Vec<StoredRow>> {
+    let mut stmt = prepare(conn, sql)?;
+    let width = stmt.column_count();
+    let mut rows = stmt.query(sent(binds))?;
+    let mut all = Vec::new();
+    while let Some(row) = rows.next()? {
+        all.push(StoredRow(
+            (0..width).map(|i| row.get(i)).collect::<Result<_, _>>()?,
+        ));
+    }
+    Ok(all)
+}
+
 impl<'c> Driver for Sqlite<'c> {
     type Conn = &'c mut Connection;
-    type Row = StoredRow;
+    type Row<'r> = rusqlite::Row<'r>;
     type Fault = rusqlite::Error;
 
-    /// Each value as stored. One `sqlite3_prepare` (through the statement cache): rusqlite
-    /// refuses a text with a second statement (`MultipleStatement`) before any of it runs,
-    /// which is what `Driver::execute_one` needs of it too.
-    async fn rows(
+    /// Each row lent as it is stepped to. One `sqlite3_prepare` (through the statement cache):
+    /// rusqlite refuses a text with a second statement (`MultipleStatement`) before any of it
+    /// runs, which is what `Driver::execute_one` needs of it too.
+    async fn each_row<S: FnMut(&rusqlite::Row<'_>) + Send>(
         conn: &mut &'c mut Connection,
         sql: &str,
         binds: &Binds,
-    ) -> rusqlite::Result<Vec<StoredRow>> {
-        let mut stmt = prepare(conn, sql)?;
-        let width = stmt.column_count();
-        let mut rows = stmt.query(sent(binds))?;
-        let mut all = Vec::new();
-        while let Some(row) = rows.next()? {
-            all.push(StoredRow(
-                (0..width).map(|i| row.get(i)).collect::<Result<_, _>>()?,
-            ));
-        }
-        Ok(all)
+        sink: &mut S,
+    ) -> rusqlite::Result<()> {
+        each_row(conn, sql, sent(binds), |row| {
+            sink(row);
+            Ok::<(), rusqlite::Error>(())
+        })
     }
 
-    fn cells(row: &StoredRow) -> Vec<Bind> {
-        row.iter().cloned().map(bind_of).collect()
+    /// Each value as stored.
+    fn cells(row: &rusqlite::Row<'_>) -> Vec<Bind> {
+        let width = row.as_ref().column_count();
+        (0..width)
+            .map(|i| bind_of(row.get(i).unwrap_or(Value::Null)))
+            .collect()
     }
 
     /// Rolled back at once: the connection is the operation's, and stays open for it.

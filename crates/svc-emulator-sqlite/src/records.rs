@@ -54,7 +54,7 @@
 //! this list reads.
 
 use crate::driver::{SqlCancel, Watchdog};
-use crate::driver::{bind_of, changed, each_row, sent, value_ref};
+use crate::driver::{bind_of, changed, sent, stored_rows, value_ref};
 use crate::schema;
 use crate::schema::{Field, Model, SqliteColumn, SqliteType};
 use crate::types::write_field_value;
@@ -75,7 +75,7 @@ use svc_emulator_core::flow::driver::Session;
 use svc_emulator_core::flow::export::{
     Exports, SavedData, SavedTable, Suspended, bind_imported, foreign_counter,
 };
-use svc_emulator_core::flow::records::{Database, Rows};
+use svc_emulator_core::flow::records::Database;
 use svc_emulator_core::flow::records::{Page, Pages, counted};
 use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, read_page};
@@ -92,26 +92,6 @@ use svc_engine::table::Table;
 use svc_engine::types::Reflected;
 use svc_engine::types::{PyValue, read};
 use svc_engine::walks::{Anchor, Walks};
-
-/// SQLite's rows: each lent by the driver as it is stepped to.
-impl<'c> Rows for Sqlite<'c> {
-    type RowRef<'r> = rusqlite::Row<'r>;
-
-    async fn each_row<S: FnMut(&rusqlite::Row<'_>) + Send>(
-        &self,
-        conn: &mut &'c mut rusqlite::Connection,
-        sql: &str,
-        params: &Binds,
-        lenient: bool,
-        sink: &mut S,
-    ) -> Result<(), EngineError> {
-        let read = each_row(conn, sql, sent(params), |row| {
-            sink(row);
-            Ok::<(), rusqlite::Error>(())
-        });
-        read.map_err(|e| self.fault(e, Failure::Read { lenient }))
-    }
-}
 
 /// A record with a value the engine cannot read: it fails (500) on every read of the record
 /// ([decision: stricter]: strict mode refuses with a `400` naming the field).
@@ -288,11 +268,11 @@ impl<'c> Exports for Sqlite<'c> {
         tables: &[SavedTable],
     ) -> Result<Self::Keys, EngineError> {
         let unexpected = |e| self.fault(e, Failure::Unexpected);
-        let kept = conn.rows(SEQUENCES_KEPT, &Binds::default()).await;
+        let kept = stored_rows(conn.conn(), SEQUENCES_KEPT, &Binds::default());
         if kept.map_err(unexpected)?.is_empty() {
             return Ok(Vec::new());
         }
-        let rows = conn.rows(SEQUENCES, &Binds::default()).await;
+        let rows = stored_rows(conn.conn(), SEQUENCES, &Binds::default());
         Ok(rows
             .map_err(unexpected)?
             .into_iter()
@@ -329,7 +309,7 @@ impl<'c> Exports for Sqlite<'c> {
             let forget = Binds(vec![Bind::Text(name.clone())]);
             let set = Binds(vec![Bind::Text(name.clone()), Bind::Int(*seq)]);
             for (sql, binds) in [(SEQUENCE_FORGET, forget), (SEQUENCE_SET, set)] {
-                let done = conn.rows(sql, &binds).await;
+                let done = conn.execute(sql, &binds).await;
                 done.map_err(|e| self.fault(e, Failure::Unexpected))?;
             }
         }
@@ -348,10 +328,7 @@ impl<'c> Exports for Sqlite<'c> {
     ) -> Result<Suspended, EngineError> {
         self.run(conn, "PRAGMA defer_foreign_keys = ON").await?;
         let unexpected = |e| self.fault(e, Failure::Unexpected);
-        let triggers = conn
-            .rows(TRIGGERS, &Binds::default())
-            .await
-            .map_err(unexpected)?;
+        let triggers = stored_rows(conn.conn(), TRIGGERS, &Binds::default()).map_err(unexpected)?;
         let mut undo = Vec::new();
         for row in triggers {
             let (Some(Value::Text(name)), Some(Value::Text(table)), Some(Value::Text(sql))) =

@@ -40,7 +40,7 @@ pub trait Aggregates: Database {
     fn aggregate_answer(
         func: AggregateFunc,
         field: &Self::Field,
-        row: Option<&Self::Row>,
+        row: Option<&Self::Row<'_>>,
         tz: i32,
     ) -> Result<Json, EngineError>;
 
@@ -57,11 +57,11 @@ pub trait Aggregates: Database {
     fn group_row(
         columns: &GroupColumns<'_, Self::Field>,
         req: &GroupRequest,
-        row: &Self::Row,
+        row: &Self::Row<'_>,
     ) -> Result<Map<String, Json>, EngineError>;
 
     /// The failure of a summary's statement that computes `func` of `field`, in the engine's
-    /// terms (by default the database's own, as [`read`](Database::read) gave it).
+    /// terms (by default the database's own, as [`read_rows`](Database::read_rows) gave it).
     fn summary_error(
         error: EngineError,
         _func: AggregateFunc,
@@ -116,11 +116,23 @@ async fn aggregate_as_engine<D: Aggregates>(
     );
     let mut conn = db.connect(tz_of(selection)).await?;
     let tz = db.time_zone(&mut conn).await?;
-    let rows = db
-        .read(&mut conn, &sql, &filter.params, selection.lenient)
-        .await
-        .map_err(|e| D::summary_error(e, func, field))?;
-    D::aggregate_answer(func, field, rows.first(), tz)
+    // The answer is the first row's (an aggregate has one).
+    let mut answer = None;
+    let mut sink = |row: &D::Row<'_>| {
+        if answer.is_none() {
+            answer = Some(D::aggregate_answer(func, field, Some(row), tz));
+        }
+    };
+    db.read_rows(
+        &mut conn,
+        &sql,
+        &filter.params,
+        selection.lenient,
+        &mut sink,
+    )
+    .await
+    .map_err(|e| D::summary_error(e, func, field))?;
+    answer.unwrap_or_else(|| D::aggregate_answer(func, field, None, tz))
 }
 
 /// The engine's answer when the function is not one it knows: its (empty) query object written
@@ -171,13 +183,24 @@ async fn group_as_engine<D: Aggregates>(
     };
     let sql = D::group_statement(&model, &columns, req, &filter.sql)?;
     let mut conn = db.connect(tz_of(selection)).await?;
-    let rows = db
-        .read(&mut conn, &sql, &filter.params, selection.lenient)
-        .await
-        .map_err(|e| D::summary_error(e, columns.func, columns.y))?;
-    let mut out = Vec::with_capacity(rows.len());
-    for row in &rows {
-        out.push(Json::Object(D::group_row(&columns, req, row)?));
-    }
-    Ok(Json::Array(out))
+    // Each row written as it is read, until one fails.
+    let mut out = Ok(Vec::new());
+    let mut sink = |row: &D::Row<'_>| {
+        if let Ok(groups) = &mut out {
+            match D::group_row(&columns, req, row) {
+                Ok(group) => groups.push(Json::Object(group)),
+                Err(e) => out = Err(e),
+            }
+        }
+    };
+    db.read_rows(
+        &mut conn,
+        &sql,
+        &filter.params,
+        selection.lenient,
+        &mut sink,
+    )
+    .await
+    .map_err(|e| D::summary_error(e, columns.func, columns.y))?;
+    out.map(Json::Array)
 }

@@ -24,9 +24,11 @@ use std::time::Duration;
 
 use serde_json::{Map, Value as Json};
 
+use crate::dialect::Dialect;
 use crate::dialect::bind::{Bind, Binds};
 use crate::flow::read_only_sql::{Access, Opened};
 use svc_engine::EngineError;
+use svc_engine::records::RecordRow;
 use svc_engine::sql_answer::AnswerRows;
 
 /// What a failing statement was doing, which says what its error means to the engine.
@@ -48,12 +50,14 @@ pub enum Failure<'m, M> {
     Unexpected,
 }
 
-/// A database's driver: its connections, its statements and its rows. Every future is `Send`.
-pub trait Driver: Sync {
+/// A database's driver: its connections, its statements and its rows, each handed to the
+/// core's sink as it is read. Every future is `Send`.
+pub trait Driver: Dialect + Sync {
     /// A connection, from the database's pool (or the one an operation holds).
     type Conn: Send;
-    /// A row as the driver reads it.
-    type Row: Send + Sync;
+    /// A row as the driver hands it to a sink: borrowed where the driver lends its rows
+    /// (SQLite's), else its own; its cells are written as the dialect's fields' values.
+    type Row<'r>: RecordRow<Self::Field>;
     /// The driver's own error.
     type Fault: Send;
 
@@ -61,30 +65,47 @@ pub trait Driver: Sync {
     /// read. A text that holds a second statement is refused, not run: each driver sends it
     /// where the database parses one statement only (PostgreSQL's extended protocol, MySQL's
     /// prepared statements, one `sqlite3_prepare`), so that a name that escaped its quoting
-    /// could never append a statement of its own. By default as [`rows`](Self::rows) runs a
-    /// statement, its rows dropped.
+    /// could never append a statement of its own. By default as
+    /// [`each_row`](Self::each_row) runs a statement, its rows dropped.
     fn execute_one(
         conn: &mut Self::Conn,
         sql: &str,
     ) -> impl Future<Output = Result<(), Self::Fault>> + Send {
-        async move { Self::rows(conn, sql, &Binds::default()).await.map(drop) }
+        async move { Self::each_row(conn, sql, &Binds::default(), &mut |_| {}).await }
     }
 
-    /// The rows of `sql` with `binds` bound.
-    fn rows(
+    /// Runs `sql` with `binds` bound, each row handed to `sink` as it is read.
+    fn each_row<S>(
         conn: &mut Self::Conn,
         sql: &str,
         binds: &Binds,
-    ) -> impl Future<Output = Result<Vec<Self::Row>, Self::Fault>> + Send;
+        sink: &mut S,
+    ) -> impl Future<Output = Result<(), Self::Fault>> + Send
+    where
+        S: FnMut(&Self::Row<'_>) + Send;
+
+    /// The cells of every row of `sql` with `binds` bound ([`each_row`](Self::each_row),
+    /// [`cells`](Self::cells)): one of the flows' own statements.
+    fn cell_rows(
+        conn: &mut Self::Conn,
+        sql: &str,
+        binds: &Binds,
+    ) -> impl Future<Output = Result<Vec<Vec<Bind>>, Self::Fault>> + Send {
+        async move {
+            let mut rows = Vec::new();
+            Self::each_row(conn, sql, binds, &mut |row| rows.push(Self::cells(row))).await?;
+            Ok(rows)
+        }
+    }
 
     /// The cells of a row of one of the flows' own statements, each as the value it is bound
     /// again as (a locked row's identity, the rows a delete's cascade reads, a count).
-    fn cells(row: &Self::Row) -> Vec<Bind>;
+    fn cells(row: &Self::Row<'_>) -> Vec<Bind>;
 
     /// The `i`th cell of a row of one of the flows' own statements (a count, a truth written
     /// `1` or `0`) as text: an integer as its digits, text as it is; `None` for NULL, or a cell
     /// of another type.
-    fn text(row: &Self::Row, i: usize) -> Option<String> {
+    fn text(row: &Self::Row<'_>, i: usize) -> Option<String> {
         match Self::cells(row).into_iter().nth(i)? {
             Bind::Int(n) => Some(n.to_string()),
             Bind::UInt(n) => Some(n.to_string()),
@@ -252,9 +273,18 @@ impl<D: Driver + ?Sized> Session<D> {
         D::execute_one(self.conn(), sql).await
     }
 
-    /// The rows of `sql` with `binds` ([`Driver::rows`]).
-    pub async fn rows(&mut self, sql: &str, binds: &Binds) -> Result<Vec<D::Row>, D::Fault> {
-        D::rows(self.conn(), sql, binds).await
+    /// Runs `sql` with `binds`, its rows (if any) dropped.
+    pub async fn execute(&mut self, sql: &str, binds: &Binds) -> Result<(), D::Fault> {
+        D::each_row(self.conn(), sql, binds, &mut |_| {}).await
+    }
+
+    /// The cells of every row of `sql` with `binds` ([`Driver::cell_rows`]).
+    pub async fn cell_rows(
+        &mut self,
+        sql: &str,
+        binds: &Binds,
+    ) -> Result<Vec<Vec<Bind>>, D::Fault> {
+        D::cell_rows(self.conn(), sql, binds).await
     }
 }
 

@@ -448,7 +448,7 @@ async fn write_imported<D: Exports>(
             let mut params = Binds::default();
             let sql = insert_sql(db, &*model, &values, &record, tz, &mut params)
                 .map_err(|e| in_record(name, n, e))?;
-            let inserted = conn.rows(&sql, &params).await;
+            let inserted = conn.execute(&sql, &params).await;
             inserted.map_err(|f| in_record(name, n, db.fault(f, Failure::Write(&*model))))?;
             written += 1;
         }
@@ -585,8 +585,8 @@ async fn read_all<D: Pages<Model: BaseTable>>(
             D::order_sql(model, &terms)
         );
         let mut out = Records::every_row(&**model, tz, db.checks_readable());
-        let mut sink = |row: &D::RowRef<'_>| out.push(row);
-        db.each_row(conn, &sql, &Binds::default(), false, &mut sink)
+        let mut sink = |row: &D::Row<'_>| out.push(row);
+        db.read_rows(conn, &sql, &Binds::default(), false, &mut sink)
             .await?;
         readable::<D>(model, &out, false)?;
         all.push((model.table_name().to_owned(), out.into_json().0));

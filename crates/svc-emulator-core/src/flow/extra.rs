@@ -148,7 +148,10 @@ pub async fn siblings<D: Pages>(
         model.table_sql(),
         filter.and(&key)
     );
-    if db.read(&mut conn, &sql, &at_key, lenient).await?.is_empty() {
+    let mut found = false;
+    db.read_rows(&mut conn, &sql, &at_key, lenient, &mut |_| found = true)
+        .await?;
+    if !found {
         return Err(EngineError::RecordNotFound);
     }
     let pk_field = model.pk_field();
@@ -171,7 +174,11 @@ pub async fn siblings<D: Pages>(
         filters = filter.sql,
         rows = D::quote("svc_siblings"),
     );
-    let rows = db.read(&mut conn, &sql, &params, lenient).await?;
+    // Each row's number, as text (at most two rows).
+    let mut rows = Vec::new();
+    let mut sink = |row: &D::Row<'_>| rows.push(D::text(row, 0));
+    db.read_rows(&mut conn, &sql, &params, lenient, &mut sink)
+        .await?;
     if rows.len() > 1 {
         // `.scalar()` of several rows: `MultipleResultsFound`.
         return Err(EngineError::engine_fails(
@@ -186,8 +193,9 @@ pub async fn siblings<D: Pages>(
         ));
     }
     let Some(number) = rows
-        .first()
-        .and_then(|row| D::text(row, 0))
+        .into_iter()
+        .next()
+        .flatten()
         .and_then(|n| n.parse::<u64>().ok())
         .filter(|&n| n > 0)
     else {
@@ -209,8 +217,8 @@ pub async fn siblings<D: Pages>(
     );
     // Every row, as the ORM's `all()` of one entity gives them.
     let mut out = Records::every_row(&*model, tz, false);
-    let mut sink = |row: &D::RowRef<'_>| out.push(row);
-    db.each_row(&mut conn, &sql, &filter.params, lenient, &mut sink)
+    let mut sink = |row: &D::Row<'_>| out.push(row);
+    db.read_rows(&mut conn, &sql, &filter.params, lenient, &mut sink)
         .await?;
     let records: Vec<Json> = match serde_json::from_slice(&out.into_json().0) {
         Ok(Json::Array(records)) => records,
@@ -527,8 +535,8 @@ async fn end_value<D: Pages>(
         filter.and(&key)
     );
     let mut out = Records::every_row(model, tz, false);
-    let mut sink = |row: &D::RowRef<'_>| out.push(row);
-    db.each_row(conn, &sql, &filter.params, lenient, &mut sink)
+    let mut sink = |row: &D::Row<'_>| out.push(row);
+    db.read_rows(conn, &sql, &filter.params, lenient, &mut sink)
         .await?;
     let record = match serde_json::from_slice(&out.into_json().0) {
         Ok(Json::Array(mut records)) if !records.is_empty() => records.swap_remove(0),
@@ -566,9 +574,8 @@ async fn run<D: Database>(
     params: &Binds,
     lenient: bool,
 ) -> Result<(), EngineError> {
-    let done = tx.rows(sql, params).await;
-    done.map(drop)
-        .map_err(|f| refused_statement(db.fault(f, Failure::Write(model)), lenient))
+    let done = tx.execute(sql, params).await;
+    done.map_err(|f| refused_statement(db.fault(f, Failure::Write(model)), lenient))
 }
 
 /// Whether the ORM's `Query.update` can run with the request's filters (its `evaluate`
@@ -728,13 +735,13 @@ pub async fn reset_order<D: Database>(
     let mut tx = Session::<D>::begin(conn, D::BEGIN)
         .await
         .map_err(|f| db.fault(f, Failure::Unexpected))?;
-    let rows = tx.rows(&sql, &params).await;
+    let rows = tx.cell_rows(&sql, &params).await;
     let rows = rows.map_err(|f| db.fault(f, Failure::Read { lenient }))?;
     let column = D::column(ordering);
     for (i, row) in rows.iter().enumerate() {
         let n = i + 1;
         let mut params = Binds::default();
-        let at = D::at_locked(&model, &D::cells(row), &mut params);
+        let at = D::at_locked(&model, row, &mut params);
         let sql = format!(
             "UPDATE {} SET {column} = {n} WHERE ({at}) AND ({column} IS NULL OR {column} <> {n})",
             model.table_sql()

@@ -11,9 +11,8 @@
 //! - `Dialect` (`crate::dialect`; its `dialect.rs`): its words, its lookups' SQL, search and
 //!   `tz`: a selection's `WHERE` clause ([`filter`]).
 //! - `Database` (`records`; its `records.rs`): its models as SQL names them, binds, reads and
-//!   writes (its locks, inserts, updates and read-backs), each row of a read handed on as the
-//!   driver reads it (`Rows`: a driver whose rows are records' rows, handed over owned, gets
-//!   it for nothing; SQLite's lends them).
+//!   writes (its locks, inserts, updates and read-backs), each row of a read handed to the
+//!   flow's sink as the driver reads it (`Database::read_rows` over `Driver::each_row`).
 //! - `Pages` (`records`; its `records.rs`): a page and a count, its sort keys and seek, and the
 //!   token that proves an anchor still holds: a page read from the anchor where the page
 //!   before it ended ([`walks`]).
@@ -21,8 +20,9 @@
 //! - `Cascades` (`references`): what a delete's cascade runs over; the core's `Cascade` is one
 //!   for every database: the write's transaction, and the foreign keys and key columns its
 //!   `Database::references_to` and `columns` read.
-//! - `Driver` (`driver`; its `driver.rs`): how it runs statements: one without rows, a statement's
-//!   rows, a connection given up; a read-only query's proof of read-only, cancel and cleaning
+//! - `Driver` (`driver`; its `driver.rs`): how it runs statements: one without rows, a statement
+//!   with each row handed to the core's sink (borrowed where the driver lends its rows, as
+//!   SQLite's does), a connection given up; a read-only query's proof of read-only, cancel and cleaning
 //!   ([`read_only_sql`]), and an action's statements in a read-write transaction ([`action`]).
 //! - `Exports` ([`export`]): its transactions, generated keys and foreign keys' checks, for an
 //!   export and an import (every database) and a saved copy and its restore (`snapshot`, where

@@ -31,8 +31,8 @@ pub async fn list<D: Pages>(db: &D, model: &str, spec: &ListSpec) -> Result<List
             model.table_sql(),
             filter.sql
         );
-        let mut sink = |row: &D::RowRef<'_>| out.push(row);
-        db.each_row(&mut conn, &sql, &filter.params, lenient, &mut sink)
+        let mut sink = |row: &D::Row<'_>| out.push(row);
+        db.read_rows(&mut conn, &sql, &filter.params, lenient, &mut sink)
             .await?;
         readable::<D>(&model, &out, lenient)?;
         one_row_each::<D>(&*model, &out, lenient)?;
@@ -125,8 +125,8 @@ pub async fn retrieve<D: Pages>(
         if refuse_ties { 2 } else { 1 }
     );
     let mut out = Records::new(&*model, tz, db.checks_readable());
-    let mut sink = |row: &D::RowRef<'_>| out.push(row);
-    db.each_row(
+    let mut sink = |row: &D::Row<'_>| out.push(row);
+    db.read_rows(
         &mut conn,
         &sql,
         &filter.params,

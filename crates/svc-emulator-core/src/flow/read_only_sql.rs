@@ -152,8 +152,17 @@ pub(super) fn conn_gone() -> EngineError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dialect::Dialect;
     use crate::dialect::bind::Binds;
+    use crate::dialect::lookup::Filter;
+    use crate::dialect::relation::RelationSql;
     use std::sync::{Arc, Mutex};
+    use svc_engine::field_input::InputField;
+    use svc_engine::filter::Arg;
+    use svc_engine::records::WritesRows;
+    use svc_engine::table::{ColumnKind, MappedColumn, MappedTable};
+    use svc_engine::types::{FilterFamily, Search};
+    use svc_engine::{EngineError, Lookup};
 
     /// What the guard did to its session and its cancel.
     type Log = Arc<Mutex<Vec<&'static str>>>;
@@ -163,16 +172,85 @@ mod tests {
     #[derive(Default)]
     struct Logged(Log, bool);
 
+    /// The kind of the double's columns: it has none, and no flow here writes a row.
+    #[derive(Debug, Clone, Copy)]
+    struct NoKind;
+
+    impl ColumnKind for NoKind {
+        fn family(self) -> FilterFamily {
+            FilterFamily::Text
+        }
+        fn input(self) -> InputField {
+            InputField::Char
+        }
+    }
+
+    impl WritesRows<(), ()> for NoKind {
+        fn write_value(
+            _: &(),
+            _: &mut Vec<u8>,
+            _: usize,
+            _: &MappedColumn<NoKind>,
+            _: i32,
+        ) -> bool {
+            false
+        }
+    }
+
+    /// Its words: no flow here builds a filter, so each one refuses.
+    impl Dialect for Logged {
+        type Model = MappedTable<MappedColumn<NoKind>>;
+        type Field = MappedColumn<NoKind>;
+        const RESERVED_WORDS: &'static str = "";
+        const RELATED: RelationSql<Self::Model> = RelationSql {
+            table_sql: |_| String::new(),
+            column_sql: |_| String::new(),
+            outer_sql: |_| String::new(),
+        };
+
+        fn contained(_: &Filter<'_, Self::Field>, _: &str) -> Result<String, EngineError> {
+            Err(no_filters())
+        }
+        fn compared(
+            _: &Filter<'_, Self::Field>,
+            _: &str,
+            _: bool,
+            _: &mut Binds,
+        ) -> Result<String, EngineError> {
+            Err(no_filters())
+        }
+        fn condition(
+            _: &Filter<'_, Self::Field>,
+            _: Lookup,
+            _: Arg<'_>,
+            _: &mut Binds,
+        ) -> Result<String, EngineError> {
+            Err(no_filters())
+        }
+        fn search_kind(_: &Self::Field) -> Search {
+            Search::Contains
+        }
+    }
+
+    fn no_filters() -> EngineError {
+        EngineError::Internal("the read-only query's double builds no filter".to_owned())
+    }
+
     /// A driver whose one session is the log; no flow here runs its statements.
     impl Driver for Logged {
         type Conn = Log;
-        type Row = ();
+        type Row<'r> = ();
         type Fault = ();
 
         async fn execute_one(_: &mut Log, _: &str) -> Result<(), ()> {
             Err(())
         }
-        async fn rows(_: &mut Log, _: &str, _: &Binds) -> Result<Vec<()>, ()> {
+        async fn each_row<S: FnMut(&()) + Send>(
+            _: &mut Log,
+            _: &str,
+            _: &Binds,
+            _: &mut S,
+        ) -> Result<(), ()> {
             Err(())
         }
         fn cells(_: &()) -> Vec<crate::dialect::bind::Bind> {

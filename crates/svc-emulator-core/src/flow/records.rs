@@ -22,7 +22,7 @@ use crate::flow::write::{ReadBack, Values};
 use svc_engine::body::{non_field, query_failed};
 use svc_engine::field_input::{Internal, to_internal};
 use svc_engine::python::json::PyJson;
-use svc_engine::records::{self, ModelMap, Models, RecordRow, Records};
+use svc_engine::records::{self, ModelMap, Models, Records};
 use svc_engine::relation::Use;
 use svc_engine::table::BodyColumn;
 use svc_engine::table::{Column, MappedTable, Table};
@@ -187,9 +187,15 @@ pub trait Database:
                 return Ok(0);
             };
             let read = async {
-                let rows = Self::rows(conn, sql, &Binds::default()).await;
-                let rows = rows.map_err(|e| self.fault(e, Failure::Unexpected))?;
-                let Some(text) = rows.first().and_then(|row| Self::text(row, 0)) else {
+                let mut first = None;
+                let mut sink = |row: &Self::Row<'_>| {
+                    if first.is_none() {
+                        first = Some(Self::text(row, 0));
+                    }
+                };
+                let read = Self::each_row(conn, sql, &Binds::default(), &mut sink).await;
+                read.map_err(|e| self.fault(e, Failure::Unexpected))?;
+                let Some(text) = first.flatten() else {
                     return Ok(0);
                 };
                 text.parse().map_err(|_| {
@@ -211,17 +217,22 @@ pub trait Database:
     /// terms.
     fn fault(&self, fault: Self::Fault, failure: Failure<'_, Self::Model>) -> EngineError;
 
-    /// The rows of a read (a database error as [`Failure::Read`] says).
-    fn read(
+    /// Runs the read `sql` with `params`, each row handed to `sink` as it is read (a database
+    /// error as [`Failure::Read`] says).
+    fn read_rows<S>(
         &self,
         conn: &mut Self::Conn,
         sql: &str,
         params: &Binds,
         lenient: bool,
-    ) -> impl Future<Output = Result<Vec<Self::Row>, EngineError>> + Send {
+        sink: &mut S,
+    ) -> impl Future<Output = Result<(), EngineError>> + Send
+    where
+        S: FnMut(&Self::Row<'_>) + Send,
+    {
         async move {
-            let rows = Self::rows(conn, sql, params).await;
-            rows.map_err(|f| self.fault(f, Failure::Read { lenient }))
+            let read = Self::each_row(conn, sql, params, sink).await;
+            read.map_err(|f| self.fault(f, Failure::Read { lenient }))
         }
     }
 
@@ -373,12 +384,12 @@ pub trait Database:
                 Columns::First => Self::FIRST_COLUMN,
             };
             let name = Binds(vec![Bind::Text(table.name.clone())]);
-            let rows = Self::rows(conn, sql, &name).await;
+            let rows = Self::cell_rows(conn, sql, &name).await;
             let rows = rows.map_err(|f| self.fault(f, Failure::Unexpected))?;
             Ok(rows
-                .iter()
+                .into_iter()
                 .map(|row| {
-                    let mut cells = Self::cells(row).into_iter().map(catalog_text);
+                    let mut cells = row.into_iter().map(catalog_text);
                     let name = cells.next().unwrap_or_default();
                     (Self::quote(&name), cells.next().unwrap_or_default())
                 })
@@ -445,47 +456,6 @@ fn identity_columns<D: Database + ?Sized>(model: &D::Model) -> Vec<String> {
         .collect()
 }
 
-/// The rows of a database's reads, each handed to the flow as the driver reads it.
-pub trait Rows: Database {
-    /// A row as the driver hands it to a read's records: borrowed where the driver lends its
-    /// rows (SQLite's), else the driver's own row.
-    type RowRef<'r>: RecordRow<Self::Field>;
-
-    /// Runs the read `sql` with `params`, each row handed to `sink` as it is read (a database
-    /// error as [`Failure::Read`] says).
-    fn each_row<S>(
-        &self,
-        conn: &mut Self::Conn,
-        sql: &str,
-        params: &Binds,
-        lenient: bool,
-        sink: &mut S,
-    ) -> impl Future<Output = Result<(), EngineError>> + Send
-    where
-        S: FnMut(&Self::RowRef<'_>) + Send;
-}
-
-/// A database whose driver hands a read's rows over owned (the database servers'; SQLite lends
-/// them, `sqlite::records`): each row is handed on as the driver's row, once the read has them
-/// all.
-impl<D: Database<Row: RecordRow<D::Field>>> Rows for D {
-    type RowRef<'r> = D::Row;
-
-    async fn each_row<S: FnMut(&D::Row) + Send>(
-        &self,
-        conn: &mut D::Conn,
-        sql: &str,
-        params: &Binds,
-        lenient: bool,
-        sink: &mut S,
-    ) -> Result<(), EngineError> {
-        for row in &self.read(conn, sql, params, lenient).await? {
-            sink(row);
-        }
-        Ok(())
-    }
-}
-
 /// The rows `filter` selects of `model`, counted by the database (`SELECT count(*)`).
 pub async fn counted<D: Database + ?Sized>(
     db: &D,
@@ -495,16 +465,22 @@ pub async fn counted<D: Database + ?Sized>(
     lenient: bool,
 ) -> Result<u64, EngineError> {
     let sql = ["SELECT count(*) FROM ", model.table_sql(), &filter.sql].concat();
-    let rows = db.read(conn, &sql, &filter.params, lenient).await?;
-    let count = rows.first().and_then(|row| D::text(row, 0));
-    count.and_then(|n| n.parse().ok()).ok_or_else(|| {
+    let mut count = None;
+    let mut sink = |row: &D::Row<'_>| {
+        if count.is_none() {
+            count = Some(D::text(row, 0));
+        }
+    };
+    db.read_rows(conn, &sql, &filter.params, lenient, &mut sink)
+        .await?;
+    count.flatten().and_then(|n| n.parse().ok()).ok_or_else(|| {
         EngineError::Internal(format!("the count of {} is no number", model.table_name()))
     })
 }
 
 /// A database's reads of records (`flow::read`): the pages of a list with their walks, and the
 /// count.
-pub trait Pages: Rows {
+pub trait Pages: Database {
     /// The greatest `OFFSET` the engine's driver passes to this database: 2^63 - 1 by default
     /// (a signed 64-bit integer: SQLite's binding, PostgreSQL's `bigint`). A page further on
     /// makes the engine fail (500).
@@ -551,11 +527,11 @@ pub trait Pages: Rows {
     }
 
     /// The `i`th cell of a row as a sort key's value (`None`: NULL).
-    fn sort_key(row: &Self::RowRef<'_>, i: usize) -> Option<Self::Key>;
+    fn sort_key(row: &Self::Row<'_>, i: usize) -> Option<Self::Key>;
 
     /// Whether the `i`th cell of a row can be bound again as the value it is (else the page's
     /// end is kept as no anchor).
-    fn seekable(_row: &Self::RowRef<'_>, _i: usize) -> bool {
+    fn seekable(_row: &Self::Row<'_>, _i: usize) -> bool {
         true
     }
 

@@ -171,11 +171,11 @@ pub async fn catalog_references<D: Database + ?Sized>(
     parent: &TableRef,
 ) -> Result<Vec<Reference>, EngineError> {
     let name = Binds(vec![Bind::Text(parent.name.clone())]);
-    let rows = D::rows(conn, sql, &name).await;
+    let rows = D::cell_rows(conn, sql, &name).await;
     let rows = rows.map_err(|f| db.fault(f, Failure::Unexpected))?;
     let mut keys: Vec<(String, Reference)> = Vec::new();
-    for row in &rows {
-        let mut cells = D::cells(row).into_iter();
+    for row in rows {
+        let mut cells = row.into_iter();
         let mut text = || cells.next().map(catalog_text).unwrap_or_default();
         let (child, child_sql, key, from, to) = (text(), text(), text(), text(), text());
         let on_delete = OnDelete::named(&text());
@@ -230,9 +230,8 @@ impl<D: Database + ?Sized> Cascades for Cascade<'_, D> {
     type Value = Bind;
 
     async fn query(&mut self, sql: &str, params: &[Bind]) -> Result<Vec<Vec<Bind>>, EngineError> {
-        let rows = self.tx.rows(sql, &Binds(params.to_vec())).await;
-        let rows = rows.map_err(|f| self.db.fault(f, Failure::Write(self.model)))?;
-        Ok(rows.iter().map(D::cells).collect())
+        let rows = self.tx.cell_rows(sql, &Binds(params.to_vec())).await;
+        rows.map_err(|f| self.db.fault(f, Failure::Write(self.model)))
     }
 
     async fn references_to(&mut self, parent: &TableRef) -> Result<Vec<Reference>, EngineError> {

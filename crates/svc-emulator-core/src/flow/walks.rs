@@ -45,7 +45,7 @@ pub fn from_anchor<D: Pages>(
 
 /// The sort key of `row` read in its `cells`; `None` where one cannot be bound again
 /// ([`Pages::seekable`]).
-pub fn sort_key_of<D: Pages>(row: &D::RowRef<'_>, cells: &[usize]) -> Option<Vec<Option<D::Key>>> {
+pub fn sort_key_of<D: Pages>(row: &D::Row<'_>, cells: &[usize]) -> Option<Vec<Option<D::Key>>> {
     if !cells.iter().all(|&c| D::seekable(row, c)) {
         return None;
     }
@@ -64,13 +64,13 @@ pub async fn read_page<D: Pages>(
 ) -> Result<Option<Vec<Option<D::Key>>>, EngineError> {
     let mut end = None;
     let full = out.rows() + page.per_page;
-    let mut sink = |row: &D::RowRef<'_>| {
+    let mut sink = |row: &D::Row<'_>| {
         out.push(row);
         if out.rows() == full && !cells.is_empty() {
             end = sort_key_of::<D>(row, cells);
         }
     };
-    db.each_row(conn, sql, params, page.lenient, &mut sink)
+    db.read_rows(conn, sql, params, page.lenient, &mut sink)
         .await?;
     Ok(end)
 }

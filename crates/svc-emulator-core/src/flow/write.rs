@@ -11,7 +11,7 @@ use std::sync::Arc;
 use crate::dialect::bind::{Bind, Binds};
 use crate::dialect::clause::Where;
 use crate::flow::driver::{Failure, Session};
-use crate::flow::records::{Database, ModelSql, Rows};
+use crate::flow::records::{Database, ModelSql, catalog_text};
 use svc_engine::body::{
     body_values, keep_changed, loads_none, query_failed, unchanged_candidates, validate,
 };
@@ -84,7 +84,7 @@ pub fn read_back_sql(model: &impl ModelSql, at: &str) -> String {
 /// made for its auto-increment column
 /// ([`Driver::last_insert_id`](crate::flow::driver::Driver::last_insert_id)). Where none of them is known,
 /// the ORM's flush fails and the engine rolls back: `400 Query failed`.
-pub async fn insert_by_identity<D: Rows>(
+pub async fn insert_by_identity<D: Database>(
     db: &D,
     tx: &mut Session<D>,
     model: &D::Model,
@@ -93,7 +93,7 @@ pub async fn insert_by_identity<D: Rows>(
 ) -> Result<ReadBack, EngineError> {
     let mut params = Binds::default();
     let (sql, _) = insert_statement::<D>(model, values, tz, &mut params)?;
-    let done = tx.rows(&sql, &params).await;
+    let done = tx.execute(&sql, &params).await;
     done.map_err(|f| db.fault(f, Failure::Write(model)))?;
     let made = D::last_insert_id(tx.conn());
     let columns = model.columns();
@@ -119,7 +119,7 @@ pub async fn insert_by_identity<D: Rows>(
 /// first; where the identity names another number of rows than one, the flush fails and the
 /// engine answers `400 Query failed` (nothing written); the record is read back by its identity
 /// after the write (the key columns set take their new values).
-pub async fn update_by_identity<D: Rows>(
+pub async fn update_by_identity<D: Database>(
     db: &D,
     tx: &mut Session<D>,
     model: &D::Model,
@@ -143,7 +143,9 @@ pub async fn update_by_identity<D: Rows>(
         return Err(query_failed());
     }
     let at = D::at_locked(model, &locked, &mut params);
-    let done = tx.rows(&update_sql::<D>(model, &sets, &at), &params).await;
+    let done = tx
+        .execute(&update_sql::<D>(model, &sets, &at), &params)
+        .await;
     done.map_err(|f| db.fault(f, Failure::Write(model)))?;
     let columns = model.columns();
     for (n, &i) in model.identity().iter().enumerate() {
@@ -178,15 +180,18 @@ async fn rows_with<D: Database>(
     let mut params = Binds::default();
     let at = at_identity::<D>(model, identity, &mut params);
     let sql = format!("SELECT COUNT(*) FROM {} WHERE {at}", model.table_sql());
-    let rows = tx.rows(&sql, &params).await;
+    let rows = tx.cell_rows(&sql, &params).await;
     let rows = rows.map_err(|f| db.fault(f, Failure::Unexpected))?;
-    let count = rows.first().and_then(|row| D::text(row, 0));
-    Ok(count.and_then(|n| n.parse().ok()).unwrap_or(0))
+    let count = rows
+        .into_iter()
+        .next()
+        .and_then(|row| row.into_iter().next());
+    Ok(count.map_or(0, |n| catalog_text(n).parse().unwrap_or(0)))
 }
 
 /// A written record read back as the engine's ORM reads it after its write: the first row
 /// whose identity columns hold `identity` ([`ReadBack::Lost`] where none does).
-async fn read_back<D: Rows>(
+async fn read_back<D: Database>(
     db: &D,
     tx: &mut Session<D>,
     model: &D::Model,
@@ -196,13 +201,13 @@ async fn read_back<D: Rows>(
     let mut params = Binds::default();
     let at = at_identity::<D>(model, identity, &mut params);
     let mut record = None;
-    let mut sink = |row: &D::RowRef<'_>| {
+    let mut sink = |row: &D::Row<'_>| {
         if record.is_none() {
             record = Some(record_json(model, row, tz));
         }
     };
     let sql = read_back_sql(model, &at);
-    db.each_row(tx.conn(), &sql, &params, false, &mut sink)
+    db.read_rows(tx.conn(), &sql, &params, false, &mut sink)
         .await?;
     Ok(ReadBack::of(model, record))
 }
@@ -508,10 +513,21 @@ async fn asked_unchanged<D: Database>(
         same.join(", "),
         model.table_sql()
     );
-    let rows = tx.rows(&sql, &params).await;
-    let rows = rows.map_err(|f| db.fault(f, Failure::Write(model)))?;
+    let mut first = None;
+    let mut sink = |row: &D::Row<'_>| {
+        if first.is_none() {
+            first = Some(
+                (0..candidates.len())
+                    .map(|i| D::text(row, i))
+                    .collect::<Vec<_>>(),
+            );
+        }
+    };
+    let read = D::each_row(tx.conn(), &sql, &params, &mut sink).await;
+    read.map_err(|f| db.fault(f, Failure::Write(model)))?;
+    let first = first.unwrap_or_default();
     let unchanged = (0..candidates.len())
-        .map(|i| rows.first().and_then(|row| D::text(row, i)).as_deref() == Some("1"))
+        .map(|i| first.get(i).cloned().flatten().as_deref() == Some("1"))
         .collect();
     Ok((candidates, unchanged))
 }
@@ -533,12 +549,15 @@ async fn lock<D: Database>(
         filter.and(key),
         D::LOCK
     );
-    let rows = tx.rows(&sql, &filter.params).await;
-    let rows = rows.map_err(|f| db.fault(f, Failure::Read { lenient }))?;
-    let locked = rows
-        .first()
-        .map(D::cells)
-        .ok_or(EngineError::RecordNotFound)?;
+    let mut locked = None;
+    let mut sink = |row: &D::Row<'_>| {
+        if locked.is_none() {
+            locked = Some(D::cells(row));
+        }
+    };
+    let read = D::each_row(tx.conn(), &sql, &filter.params, &mut sink).await;
+    read.map_err(|f| db.fault(f, Failure::Read { lenient }))?;
+    let locked = locked.ok_or(EngineError::RecordNotFound)?;
     db.loaded(model, &locked, lenient)?;
     Ok(locked)
 }
