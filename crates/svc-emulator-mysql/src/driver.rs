@@ -31,7 +31,7 @@
 //!
 //! # Statements
 //!
-//! Every statement of the crate runs here, in one of two ways: [`rows`] prepares it
+//! Every statement of the crate runs here, in one of two ways: [`Driver::each_row`] prepares it
 //! (the binary protocol) with its values bound to its `?`s from the core's one bind type,
 //! [`Binds`] (a read, a write, a catalog's question about a table; [`Driver::execute_one`]
 //! with none), and [`text_rows`] sends a statement without values as text (the text protocol),
@@ -285,16 +285,6 @@ pub(crate) fn skip_quoted(b: &[u8], at: usize, quote: u8) -> usize {
     sql_params::skip_quoted(b, at, quote, quote != b'`')
 }
 
-/// Prepares `sql` and runs it with `binds` (the binary protocol): every statement of the crate
-/// with values, and those without that [`Driver::execute_one`] runs.
-pub(crate) async fn rows(
-    conn: &mut Conn,
-    sql: &str,
-    binds: &Binds,
-) -> Result<Vec<Row>, mysql_async::Error> {
-    conn.exec(sql, sent_params(binds)).await
-}
-
 impl Driver for MyResource {
     type Conn = Conn;
     type Row<'r> = Row;
@@ -305,28 +295,31 @@ impl Driver for MyResource {
     /// `CLIENT_MULTI_STATEMENTS`. A server that cannot prepare the statement
     /// (`ER_UNSUPPORTED_PS`) has it sent as text only where it holds no `;` at all.
     async fn execute_one(conn: &mut Conn, sql: &str) -> Result<(), mysql_async::Error> {
-        match rows(conn, sql, &Binds::default()).await {
+        match conn.exec_drop(sql, mysql_async::Params::Empty).await {
             Err(e) if server_code(&e) == Some(UNSUPPORTED_PS) && !sql.contains(';') => {
                 text_rows(conn, sql).await.map(drop)
             }
-            done => done.map(drop),
+            done => done,
         }
     }
 
-    /// As `rows` runs it; the rows handed on once the statement has them all.
+    /// Prepares `sql` and runs it with `binds` (the binary protocol): every statement of the
+    /// crate with values, and those without that [`Driver::execute_one`] runs. The rows are
+    /// handed on once the statement has them all.
     async fn each_row<S: FnMut(&Row) + Send>(
         conn: &mut Conn,
         sql: &str,
         binds: &Binds,
         sink: &mut S,
     ) -> Result<(), mysql_async::Error> {
-        rows(conn, sql, binds).await?.iter().for_each(sink);
+        let rows: Vec<Row> = conn.exec(sql, sent_params(binds)).await?;
+        rows.iter().for_each(sink);
         Ok(())
     }
 
     /// Each cell as `read_bind` binds it again (`row_binds`). The core reads a count, a
     /// truth (`CASE WHEN ... THEN 1 ELSE 0 END`), a sibling's number and the time zone's
-    /// `CAST(... AS SIGNED)` as text from these: every row here comes from `rows`,
+    /// `CAST(... AS SIGNED)` as text from these: every row here comes from [`Driver::each_row`],
     /// the binary protocol, where a column of an integer type is read as `Int` or `UInt` (never
     /// as bytes), so its digits are those `types::cell_text` gave.
     fn cells(row: &Row) -> Vec<Bind> {

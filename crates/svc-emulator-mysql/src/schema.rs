@@ -42,7 +42,7 @@ use mysql_async::{Conn, Row};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use svc_emulator_core::dialect::bind::{Bind, Binds};
-use svc_emulator_core::flow::driver::Session;
+use svc_emulator_core::flow::driver::{Driver, Session};
 use svc_emulator_core::flow::export::{
     Aside, Exports, SavedTable, Store, Suspended, foreign_counter,
 };
@@ -454,7 +454,7 @@ async fn make_triggers(
     for trigger in &triggers {
         let made = async {
             let mode = Binds(vec![Bind::Text(trigger.sql_mode.clone())]);
-            crate::driver::rows(&mut conn, "SET SESSION sql_mode = ?", &mode).await?;
+            MyResource::each_row(&mut conn, "SET SESSION sql_mode = ?", &mode, &mut |_| {}).await?;
             text_rows(&mut conn, &without_order_clause(&trigger.create)).await
         };
         if let Err(e) = made.await {

@@ -305,7 +305,7 @@ const STATEMENTS_PER_CONNECTION: usize = 256;
 
 /// The rows of one of the crate's own statements, prepared once per connection.
 pub(crate) async fn rows(
-    conn: &mut Object,
+    conn: &Object,
     sql: &str,
     binds: &Binds,
 ) -> Result<Vec<Row>, tokio_postgres::Error> {
@@ -325,14 +325,20 @@ impl Driver for PgResource {
         run_one(conn, sql).await
     }
 
-    /// Prepared once per connection; the rows handed on once the statement has them all.
+    /// Prepared once per connection; each row handed on as it arrives.
     async fn each_row<S: FnMut(&Row) + Send>(
         conn: &mut Object,
         sql: &str,
         binds: &Binds,
         sink: &mut S,
     ) -> Result<(), tokio_postgres::Error> {
-        rows(conn, sql, binds).await?.iter().for_each(sink);
+        let statement = prepared(conn, &conn.statement_cache, sql).await?;
+        let values = binds.values().iter().map(Sent::Bound);
+        let rows = conn.query_raw(&statement, values).await?;
+        futures_util::pin_mut!(rows);
+        while let Some(row) = rows.try_next().await? {
+            sink(&row);
+        }
         Ok(())
     }
 
@@ -536,11 +542,22 @@ pub(crate) async fn run(
     let Some(cache) = kept else {
         return client.query(sql, &binds).await;
     };
+    client
+        .query(&prepared(client, cache, sql).await?, &binds)
+        .await
+}
+
+/// `sql` prepared on `client` once, kept in its statement `cache` (which starts afresh past
+/// [`STATEMENTS_PER_CONNECTION`]).
+async fn prepared(
+    client: &Client,
+    cache: &StatementCache,
+    sql: &str,
+) -> Result<Statement, tokio_postgres::Error> {
     if cache.size() >= STATEMENTS_PER_CONNECTION {
         cache.clear();
     }
-    let statement = cache.prepare(client, sql).await?;
-    client.query(&statement, &binds).await
+    cache.prepare(client, sql).await
 }
 
 /// Runs `sql`, one statement without values whose rows are not read ([`Driver::execute_one`]).

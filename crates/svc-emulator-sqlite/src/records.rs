@@ -309,7 +309,7 @@ impl<'c> Exports for Sqlite<'c> {
             let forget = Binds(vec![Bind::Text(name.clone())]);
             let set = Binds(vec![Bind::Text(name.clone()), Bind::Int(*seq)]);
             for (sql, binds) in [(SEQUENCE_FORGET, forget), (SEQUENCE_SET, set)] {
-                let done = conn.execute(sql, &binds).await;
+                let done = conn.write(sql, &binds).await;
                 done.map_err(|e| self.fault(e, Failure::Unexpected))?;
             }
         }

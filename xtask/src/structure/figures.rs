@@ -14,13 +14,15 @@ mod seam;
 /// the files of the largest database crate, tests left out; `FILES_PER_SERVER_CEILING`: the
 /// same of postgres's and mysql's (issue 85's: at most 6 each, a driver's roles);
 /// `REPEATS_CEILING`: postgres's and mysql's code lines in a run of [`RUN`] found again (a
-/// count, not a share: code that leaves the crates for the core must not raise it).
+/// count, not a share: code that leaves the crates for the core must not raise it; a
+/// function's parameter lines are no code lines, [`repeats`]: its target, 83, asks the same 104
+/// lines said once that the target of 200 asked when they counted, at 304 and 187).
 const RATCHETS: [(&str, usize, usize); 5] = [
-    ("SEAM_CEILING", 34, 20),
-    ("SEAM_TRAITS_CEILING", 10, 4),
+    ("SEAM_CEILING", 33, 20),
+    ("SEAM_TRAITS_CEILING", 9, 4),
     ("FILES_PER_DATABASE_CEILING", 8, 8),
     ("FILES_PER_SERVER_CEILING", 6, 6),
-    ("REPEATS_CEILING", 292, 200),
+    ("REPEATS_CEILING", 187, 83),
 ];
 
 /// What to do past each ceiling of [`RATCHETS`].
@@ -75,15 +77,22 @@ pub(super) fn figures(workspace: &Sources, databases: &[(&str, Sources)]) -> Vec
 
 /// The code lines in a run of [`RUN`] found again, and in all. A run counts when two of its lines
 /// hold a letter or a digit (closing braces repeat everywhere); `use` items and `mod` lines are
-/// no code lines: each crate names what it uses, alike.
+/// no code lines: each crate names what it uses, alike; nor are a function's parameters written
+/// one per line (`sql: &str,`): a trait's method restates its trait's, which is said once, in
+/// the core (its first line and its `) -> ... {` are code lines).
 fn repeats(sources: &[(String, String)]) -> (usize, usize) {
     let code_lines = |src: &String| -> Vec<String> {
-        let (code, mut in_use) = (code(src), false);
+        let (code, mut in_use, mut in_parameters) = (code(src), false, false);
         let lines = src.lines().zip(code.lines()).filter(|(_, code)| {
             let code = code.trim();
+            if in_parameters && !code.starts_with(')') {
+                return false;
+            }
             let pubs = ["pub(crate) ", "pub(super) ", "pub "];
             let item = pubs.iter().find_map(|p| code.strip_prefix(p));
             let item = item.unwrap_or(code);
+            let function = ["fn ", "async fn "].iter().any(|f| item.starts_with(f));
+            in_parameters = function && code.ends_with('(');
             let mod_line = item.starts_with("mod ") && item.ends_with(';');
             let declaration = in_use || item.starts_with("use ") || mod_line;
             in_use = declaration && !code.ends_with(';');
@@ -123,5 +132,12 @@ mod tests {
         let my = format!("fn g() {{\n{twice}other();\n}}\n}}\n}}\n");
         let sources = [pg, my].map(|src| ("x.rs".to_owned(), src));
         assert_eq!(repeats(&sources), (6, 15));
+        // A trait's method restated: its parameters are none of its lines, its body is.
+        let pg =
+            "fn run(\n    sql: &str,\n    binds: &Binds,\n    sink: &mut S,\n) {\n    a(sql);\n}\n";
+        let my =
+            "fn run(\n    sql: &str,\n    binds: &Binds,\n    sink: &mut S,\n) {\n    b(sql);\n}\n";
+        let sources = [pg, my].map(|src| ("x.rs".to_owned(), src.to_owned()));
+        assert_eq!(repeats(&sources), (0, 8));
     }
 }

@@ -273,8 +273,8 @@ impl<D: Driver + ?Sized> Session<D> {
         D::execute_one(self.conn(), sql).await
     }
 
-    /// Runs `sql` with `binds`, its rows (if any) dropped.
-    pub async fn execute(&mut self, sql: &str, binds: &Binds) -> Result<(), D::Fault> {
+    /// Runs `sql` with `binds`, a write: its rows (if any) dropped.
+    pub async fn write(&mut self, sql: &str, binds: &Binds) -> Result<(), D::Fault> {
         D::each_row(self.conn(), sql, binds, &mut |_| {}).await
     }
 

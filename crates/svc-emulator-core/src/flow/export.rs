@@ -448,7 +448,7 @@ async fn write_imported<D: Exports>(
             let mut params = Binds::default();
             let sql = insert_sql(db, &*model, &values, &record, tz, &mut params)
                 .map_err(|e| in_record(name, n, e))?;
-            let inserted = conn.execute(&sql, &params).await;
+            let inserted = conn.write(&sql, &params).await;
             inserted.map_err(|f| in_record(name, n, db.fault(f, Failure::Write(&*model))))?;
             written += 1;
         }

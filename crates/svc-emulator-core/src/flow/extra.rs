@@ -574,7 +574,7 @@ async fn run<D: Database>(
     params: &Binds,
     lenient: bool,
 ) -> Result<(), EngineError> {
-    let done = tx.execute(sql, params).await;
+    let done = tx.write(sql, params).await;
     done.map_err(|f| refused_statement(db.fault(f, Failure::Write(model)), lenient))
 }
 

@@ -93,7 +93,7 @@ pub async fn insert_by_identity<D: Database>(
 ) -> Result<ReadBack, EngineError> {
     let mut params = Binds::default();
     let (sql, _) = insert_statement::<D>(model, values, tz, &mut params)?;
-    let done = tx.execute(&sql, &params).await;
+    let done = tx.write(&sql, &params).await;
     done.map_err(|f| db.fault(f, Failure::Write(model)))?;
     let made = D::last_insert_id(tx.conn());
     let columns = model.columns();
@@ -144,7 +144,7 @@ pub async fn update_by_identity<D: Database>(
     }
     let at = D::at_locked(model, &locked, &mut params);
     let done = tx
-        .execute(&update_sql::<D>(model, &sets, &at), &params)
+        .write(&update_sql::<D>(model, &sets, &at), &params)
         .await;
     done.map_err(|f| db.fault(f, Failure::Write(model)))?;
     let columns = model.columns();
