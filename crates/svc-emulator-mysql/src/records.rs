@@ -42,7 +42,7 @@ use crate::{MyResource, message, server_code};
 use mysql_async::{Conn, Row, Value};
 use svc_emulator_core::backend::pooled::ESTIMATE_FROM;
 use svc_emulator_core::dialect::bind::{Bind, Binds};
-use svc_emulator_core::flow::driver::{Failure, Session};
+use svc_emulator_core::flow::driver::{Driver, Failure, Session};
 use svc_emulator_core::flow::records::{Database, Page, Pages};
 use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, page_select, read_page};
@@ -327,11 +327,9 @@ impl Pages for MyResource {
             return Ok(n);
         }
         let sql = ["SELECT COUNT(*) FROM ", &model.table_sql, &filter.sql].concat();
-        let mut n = None;
-        let mut sink = |row: &Row| n = n.or_else(|| cell_number(row, 0));
-        self.read_rows(conn, &sql, &filter.params, lenient, &mut sink)
-            .await?;
-        let n = n.unwrap_or(0);
+        let n = Self::first_row(conn, &sql, &filter.params, |row| cell_number(row, 0)).await;
+        let n = n.map_err(|f| self.fault(f, Failure::Read { lenient }))?;
+        let n = n.flatten().unwrap_or(0);
         if let Some(key) = key {
             self.keep_count(conn, model, key, kept, n).await;
         }

@@ -7,6 +7,7 @@ use serde_json::{Map, Value as Json};
 
 use crate::dialect::clause::filtered_order_by;
 use crate::dialect::group::{Quoting, query_text};
+use crate::flow::driver::Failure;
 use crate::flow::records::{Database, ModelSql};
 use svc_engine::aggregate::{fails, known, y_func};
 use svc_engine::relation::Use;
@@ -117,21 +118,11 @@ async fn aggregate_as_engine<D: Aggregates>(
     let mut conn = db.connect(tz_of(selection)).await?;
     let tz = db.time_zone(&mut conn).await?;
     // The answer is the first row's (an aggregate has one).
-    let mut answer = None;
-    let mut sink = |row: &D::Row<'_>| {
-        if answer.is_none() {
-            answer = Some(D::aggregate_answer(func, field, Some(row), tz));
-        }
-    };
-    db.read_rows(
-        &mut conn,
-        &sql,
-        &filter.params,
-        selection.lenient,
-        &mut sink,
-    )
-    .await
-    .map_err(|e| D::summary_error(e, func, field))?;
+    let read = |row: &D::Row<'_>| D::aggregate_answer(func, field, Some(row), tz);
+    let answer = D::first_row(&mut conn, &sql, &filter.params, read).await;
+    let lenient = selection.lenient;
+    let answer = answer
+        .map_err(|f| D::summary_error(db.fault(f, Failure::Read { lenient }), func, field))?;
     answer.unwrap_or_else(|| D::aggregate_answer(func, field, None, tz))
 }
 

@@ -84,6 +84,26 @@ pub trait Driver: Dialect + Sync {
     where
         S: FnMut(&Self::Row<'_>) + Send;
 
+    /// What `read` makes of the first row of `sql` with `binds` bound (`None`: it has none); the
+    /// other rows are read and dropped.
+    fn first_row<T: Send>(
+        conn: &mut Self::Conn,
+        sql: &str,
+        binds: &Binds,
+        read: impl FnOnce(&Self::Row<'_>) -> T + Send,
+    ) -> impl Future<Output = Result<Option<T>, Self::Fault>> + Send {
+        async move {
+            let (mut read, mut first) = (Some(read), None);
+            let mut sink = |row: &Self::Row<'_>| {
+                if let Some(read) = read.take() {
+                    first = Some(read(row));
+                }
+            };
+            Self::each_row(conn, sql, binds, &mut sink).await?;
+            Ok(first)
+        }
+    }
+
     /// The cells of every row of `sql` with `binds` bound ([`each_row`](Self::each_row),
     /// [`cells`](Self::cells)): one of the flows' own statements.
     fn cell_rows(

@@ -187,14 +187,9 @@ pub trait Database:
                 return Ok(0);
             };
             let read = async {
-                let mut first = None;
-                let mut sink = |row: &Self::Row<'_>| {
-                    if first.is_none() {
-                        first = Some(Self::text(row, 0));
-                    }
-                };
-                let read = Self::each_row(conn, sql, &Binds::default(), &mut sink).await;
-                read.map_err(|e| self.fault(e, Failure::Unexpected))?;
+                let text_of = |row: &Self::Row<'_>| Self::text(row, 0);
+                let first = Self::first_row(conn, sql, &Binds::default(), text_of).await;
+                let first = first.map_err(|e| self.fault(e, Failure::Unexpected))?;
                 let Some(text) = first.flatten() else {
                     return Ok(0);
                 };
@@ -465,14 +460,8 @@ pub async fn counted<D: Database + ?Sized>(
     lenient: bool,
 ) -> Result<u64, EngineError> {
     let sql = ["SELECT count(*) FROM ", model.table_sql(), &filter.sql].concat();
-    let mut count = None;
-    let mut sink = |row: &D::Row<'_>| {
-        if count.is_none() {
-            count = Some(D::text(row, 0));
-        }
-    };
-    db.read_rows(conn, &sql, &filter.params, lenient, &mut sink)
-        .await?;
+    let count = D::first_row(conn, &sql, &filter.params, |row| D::text(row, 0)).await;
+    let count = count.map_err(|f| db.fault(f, Failure::Read { lenient }))?;
     count.flatten().and_then(|n| n.parse().ok()).ok_or_else(|| {
         EngineError::Internal(format!("the count of {} is no number", model.table_name()))
     })

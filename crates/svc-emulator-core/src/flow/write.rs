@@ -143,9 +143,7 @@ pub async fn update_by_identity<D: Database>(
         return Err(query_failed());
     }
     let at = D::at_locked(model, &locked, &mut params);
-    let done = tx
-        .write(&update_sql::<D>(model, &sets, &at), &params)
-        .await;
+    let done = tx.write(&update_sql::<D>(model, &sets, &at), &params).await;
     done.map_err(|f| db.fault(f, Failure::Write(model)))?;
     let columns = model.columns();
     for (n, &i) in model.identity().iter().enumerate() {
@@ -513,18 +511,10 @@ async fn asked_unchanged<D: Database>(
         same.join(", "),
         model.table_sql()
     );
-    let mut first = None;
-    let mut sink = |row: &D::Row<'_>| {
-        if first.is_none() {
-            first = Some(
-                (0..candidates.len())
-                    .map(|i| D::text(row, i))
-                    .collect::<Vec<_>>(),
-            );
-        }
-    };
-    let read = D::each_row(tx.conn(), &sql, &params, &mut sink).await;
-    read.map_err(|f| db.fault(f, Failure::Write(model)))?;
+    let texts = |row: &D::Row<'_>| (0..candidates.len()).map(|i| D::text(row, i)).collect();
+    let first: Option<Vec<_>> = D::first_row(tx.conn(), &sql, &params, texts)
+        .await
+        .map_err(|f| db.fault(f, Failure::Write(model)))?;
     let first = first.unwrap_or_default();
     let unchanged = (0..candidates.len())
         .map(|i| first.get(i).cloned().flatten().as_deref() == Some("1"))
@@ -549,14 +539,8 @@ async fn lock<D: Database>(
         filter.and(key),
         D::LOCK
     );
-    let mut locked = None;
-    let mut sink = |row: &D::Row<'_>| {
-        if locked.is_none() {
-            locked = Some(D::cells(row));
-        }
-    };
-    let read = D::each_row(tx.conn(), &sql, &filter.params, &mut sink).await;
-    read.map_err(|f| db.fault(f, Failure::Read { lenient }))?;
+    let locked = D::first_row(tx.conn(), &sql, &filter.params, D::cells).await;
+    let locked = locked.map_err(|f| db.fault(f, Failure::Read { lenient }))?;
     let locked = locked.ok_or(EngineError::RecordNotFound)?;
     db.loaded(model, &locked, lenient)?;
     Ok(locked)
