@@ -42,11 +42,11 @@ use crate::{MyResource, message, server_code};
 use mysql_async::{Conn, Row, Value};
 use svc_emulator_core::backend::pooled::ESTIMATE_FROM;
 use svc_emulator_core::dialect::bind::{Bind, Binds};
-use svc_emulator_core::flow::driver::{Driver, Failure, Session};
+use svc_emulator_core::flow::driver::{Driver, Failure};
 use svc_emulator_core::flow::records::{Database, Page, Pages};
 use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, page_select, read_page};
-use svc_emulator_core::flow::write::{ReadBack, Values, insert_by_identity, update_by_identity};
+use svc_emulator_core::flow::write::Values;
 use svc_engine::EngineError;
 use svc_engine::aggregate::read_refused;
 use svc_engine::body::non_field;
@@ -109,31 +109,6 @@ impl Database for MyResource {
     /// read to find the row (`Driver::cells`).
     fn writable(values: &Values<'_, MyField>) -> Result<(), EngineError> {
         not_writable(values)
-    }
-
-    /// The `INSERT`, then the row read back by its whole identity, bound as PyMySQL writes
-    /// it (`flow::write::insert_by_identity`).
-    async fn insert(
-        &self,
-        tx: &mut Session<Self>,
-        model: &MyModel,
-        values: &Values<'_, MyField>,
-        tz: i32,
-    ) -> Result<ReadBack, EngineError> {
-        insert_by_identity(self, tx, model, values, tz).await
-    }
-
-    /// By identity, then the row read again by its new identity (the key may change:
-    /// `flow::write::update_by_identity`).
-    async fn update_locked(
-        &self,
-        tx: &mut Session<Self>,
-        model: &MyModel,
-        values: &Values<'_, MyField>,
-        locked: Vec<Bind>,
-        tz: i32,
-    ) -> Result<ReadBack, EngineError> {
-        update_by_identity(self, tx, model, values, locked, tz).await
     }
 
     const REFERENCES: &'static str = crate::schema::REFERENCES;

@@ -79,7 +79,7 @@ use svc_emulator_core::flow::records::Database;
 use svc_emulator_core::flow::records::{Page, Pages, counted};
 use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, read_page};
-use svc_emulator_core::flow::write::{ReadBack, Values, insert_statement, update_by_identity};
+use svc_emulator_core::flow::write::{ReadBack, Values, insert_statement};
 use svc_emulator_core::flow::{Reference, TableRef};
 use svc_engine::body::non_field;
 use svc_engine::error::EngineError;
@@ -503,21 +503,6 @@ impl<'c> Database for Sqlite<'c> {
         identity
             .map(|&i| rebound(model.fields[i].kind.ty, &locked[i]))
             .collect()
-    }
-
-    /// By the mapper's identity, as SQLAlchemy names the row (`flow::write::update_by_identity`):
-    /// a NULL in it is a flush error, and a promoted key that repeats a stale-data error; the
-    /// engine rolls back and answers `400 Query failed` to both. The record is read back by its
-    /// identity, the key columns set included.
-    async fn update_locked(
-        &self,
-        tx: &mut Session<Self>,
-        model: &Model,
-        values: &Values<'_, Field>,
-        locked: Vec<Bind>,
-        tz: i32,
-    ) -> Result<ReadBack, EngineError> {
-        update_by_identity(self, tx, model, values, locked, tz).await
     }
 
     /// By the mapper's identity: every row that shares a promoted key goes (SQLAlchemy only

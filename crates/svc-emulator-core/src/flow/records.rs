@@ -18,7 +18,7 @@ use crate::flow::driver::{Driver, Failure, Session};
 use crate::flow::filter::build_where;
 use crate::flow::references::{Columns, Locator, Reference, TableRef, catalog_references};
 use crate::flow::state::State;
-use crate::flow::write::{ReadBack, Values};
+use crate::flow::write::{ReadBack, Values, insert_by_identity, update_by_identity};
 use svc_engine::body::{non_field, query_failed};
 use svc_engine::field_input::{Internal, to_internal};
 use svc_engine::python::json::PyJson;
@@ -325,8 +325,9 @@ pub trait Database:
 
     /// Writes `values` to the locked row (by identity: a promoted key names every row that
     /// shares it) and reads the record back as the engine's ORM does: by its identity after
-    /// the write (the values given for its columns, the locked row's for the others).
-    ///
+    /// the write (the values given for its columns, the locked row's for the others). By
+    /// default the core's statements by identity ([`update_by_identity`]); PostgreSQL checks
+    /// the key in its `UPDATE`'s own `RETURNING`.
     fn update_locked(
         &self,
         tx: &mut Session<Self>,
@@ -334,7 +335,9 @@ pub trait Database:
         values: &Values<'_, Self::Field>,
         locked: Vec<Bind>,
         tz: i32,
-    ) -> impl Future<Output = Result<ReadBack, EngineError>> + Send;
+    ) -> impl Future<Output = Result<ReadBack, EngineError>> + Send {
+        update_by_identity(self, tx, model, values, locked, tz)
+    }
 
     /// The statement that reads every foreign key that refers to a table, given the table's
     /// name (a [`TableRef`]'s) as its one value: one row per pair of columns, in the shape
@@ -419,14 +422,18 @@ pub trait Database:
     /// Inserts the record in the write's transaction `tx` and reads it back as the engine's
     /// ORM does: by its identity (the key values given, else those the database made), as the
     /// ORM binds them. The flow commits, or ends the transaction as the engine would where
-    /// nothing has that identity ([`ReadBack::Lost`]).
+    /// nothing has that identity ([`ReadBack::Lost`]). By default the core's statements by
+    /// identity ([`insert_by_identity`]); PostgreSQL checks the key in its `INSERT`'s own
+    /// `RETURNING`, SQLite reads its last rowid.
     fn insert(
         &self,
         tx: &mut Session<Self>,
         model: &Self::Model,
         values: &Values<'_, Self::Field>,
         tz: i32,
-    ) -> impl Future<Output = Result<ReadBack, EngineError>> + Send;
+    ) -> impl Future<Output = Result<ReadBack, EngineError>> + Send {
+        insert_by_identity(self, tx, model, values, tz)
+    }
 }
 
 /// A catalog's cell as text (a name, a type's, a truth): text as it is, bytes as UTF-8

@@ -84,7 +84,7 @@ pub fn read_back_sql(model: &impl ModelSql, at: &str) -> String {
 /// made for its auto-increment column
 /// ([`Driver::last_insert_id`](crate::flow::driver::Driver::last_insert_id)). Where none of them is known,
 /// the ORM's flush fails and the engine rolls back: `400 Query failed`.
-pub async fn insert_by_identity<D: Database>(
+pub async fn insert_by_identity<D: Database + ?Sized>(
     db: &D,
     tx: &mut Session<D>,
     model: &D::Model,
@@ -119,7 +119,7 @@ pub async fn insert_by_identity<D: Database>(
 /// first; where the identity names another number of rows than one, the flush fails and the
 /// engine answers `400 Query failed` (nothing written); the record is read back by its identity
 /// after the write (the key columns set take their new values).
-pub async fn update_by_identity<D: Database>(
+pub async fn update_by_identity<D: Database + ?Sized>(
     db: &D,
     tx: &mut Session<D>,
     model: &D::Model,
@@ -162,14 +162,14 @@ pub async fn update_by_identity<D: Database>(
 
 /// The value `v` of the column `f` as a statement binds it ([`Database::bind`]): the first
 /// value the binding pushes (`NULL` where it pushes none).
-fn bound<D: Database>(f: &D::Field, v: &Internal, tz: i32) -> Result<Bind, EngineError> {
+fn bound<D: Database + ?Sized>(f: &D::Field, v: &Internal, tz: i32) -> Result<Bind, EngineError> {
     let mut params = Binds::default();
     D::bind(f, v, tz, &mut params)?;
     Ok(params.0.into_iter().next().unwrap_or(Bind::Null))
 }
 
 /// How many rows hold `identity` (a promoted key may name several).
-async fn rows_with<D: Database>(
+async fn rows_with<D: Database + ?Sized>(
     db: &D,
     tx: &mut Session<D>,
     model: &D::Model,
@@ -189,7 +189,7 @@ async fn rows_with<D: Database>(
 
 /// A written record read back as the engine's ORM reads it after its write: the first row
 /// whose identity columns hold `identity` ([`ReadBack::Lost`] where none does).
-async fn read_back<D: Database>(
+async fn read_back<D: Database + ?Sized>(
     db: &D,
     tx: &mut Session<D>,
     model: &D::Model,
@@ -212,7 +212,11 @@ async fn read_back<D: Database>(
 
 /// The condition that an identity's columns hold `identity`, each bound in `params`; a NULL
 /// part compared with `IS NULL`, as SQLAlchemy loads an instance by an identity that has one.
-fn at_identity<D: Database>(model: &D::Model, identity: &[Bind], params: &mut Binds) -> String {
+fn at_identity<D: Database + ?Sized>(
+    model: &D::Model,
+    identity: &[Bind],
+    params: &mut Binds,
+) -> String {
     let columns = model.columns();
     let conditions: Vec<String> = model
         .identity()
