@@ -264,6 +264,22 @@ impl Keys {
         }
     }
 
+    /// The body of a create or an update of `table`: a key of [`write_key`](Self::write_key),
+    /// remembered as live or only given, and a value `v` `v_chance` times in a hundred.
+    fn key_body(&mut self, r: &mut Rng, table: &'static Table, v_chance: u64) -> Value {
+        let (key, whole) = self.write_key(r, table);
+        let mut body = serde_json::Map::new();
+        body.insert("k".to_owned(), key.clone());
+        if r.chance(v_chance) {
+            body.insert("v".to_owned(), word(r));
+        }
+        match whole {
+            Some(whole) => self.live(table).push(whole),
+            None => self.given.push((table, key_text(&key))),
+        }
+        Value::Object(body)
+    }
+
     /// A key value for a write to `table` and whether every database stores it as given (then
     /// it is live afterwards, under the text of [`Stamp::iso`] or [`Number::text`]): a fresh
     /// key, whole or not, or (one time in ten) an existing key with a fraction that rounds and
@@ -376,36 +392,16 @@ pub fn request(r: &mut Rng, keys: &mut Keys) -> Request {
     let has_live = !keys.live(table).is_empty();
     match roll {
         0..35 => {
-            let (key, whole) = keys.write_key(r, table);
-            let mut body = serde_json::Map::new();
-            body.insert("k".to_owned(), key.clone());
-            if r.chance(85) {
-                body.insert("v".to_owned(), word(r));
-            }
-            match whole {
-                Some(whole) => keys.live(table).push(whole),
-                None => keys.given.push((table, key_text(&key))),
-            }
             request.op = Op::Create;
-            request.body = Some(Value::Object(body));
+            request.body = Some(keys.key_body(r, table, 85));
         }
         35..55 if has_live => {
             // The row moves: its old key is gone on every database.
             let at = r.below(keys.live(table).len() as u64) as usize;
             let old = keys.live(table).swap_remove(at);
-            let (key, whole) = keys.write_key(r, table);
-            let mut body = serde_json::Map::new();
-            body.insert("k".to_owned(), key.clone());
-            if r.chance(30) {
-                body.insert("v".to_owned(), word(r));
-            }
-            match whole {
-                Some(whole) => keys.live(table).push(whole),
-                None => keys.given.push((table, key_text(&key))),
-            }
             request.op = Op::Patch;
             request.pk = Some(old);
-            request.body = Some(Value::Object(body));
+            request.body = Some(keys.key_body(r, table, 30));
         }
         55..70 => {
             request.op = Op::Patch;

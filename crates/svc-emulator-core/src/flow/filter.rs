@@ -71,19 +71,17 @@ pub fn build_where<L: Dialect + ?Sized>(
             |f, raw| {
                 if L::binary(f) {
                     // The driver refuses the value when the statement runs.
-                    fails_when_run.borrow_mut().get_or_insert_with(|| {
-                        EngineError::engine_fails(
-                            selection.lenient,
-                            "_relation",
-                            format!(
-                                "_relation compares the binary field {:?} with a text, which \
-                                 the data engine cannot send to the database (it fails with a \
-                                 500).",
-                                f.name()
-                            ),
-                        )
-                    });
-                    return Ok("NULL".to_owned());
+                    let filter = Filter {
+                        key: "_relation",
+                        field: f,
+                        lenient: selection.lenient,
+                        fails_when_run: &fails_when_run,
+                    };
+                    return Ok(filter.fails_when_run(format!(
+                        "_relation compares the binary field {:?} with a text, which the data \
+                         engine cannot send to the database (it fails with a 500).",
+                        f.name()
+                    )));
                 }
                 Ok(L::relation_value(f, raw, &mut params))
             },
