@@ -22,35 +22,27 @@
 //! `month`, `year`, `microseconds`; anything else groups by the column itself). Their cells are
 //! read as `types` says.
 
-use mysql_async::Row;
-use serde_json::{Map, Value as Json};
-
 use crate::MyResource;
 use crate::driver::skip_quoted;
 use crate::schema::quote_ident;
 use crate::schema::{MyField, MyModel};
-use crate::types::{
-    MyKind, Offset, encodable, read_cell, serialized, typed_cell, unreadable_sum,
-    unwritable_date_time,
-};
+use crate::types::MyKind;
 use svc_emulator_core::dialect::Dialect;
 use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::dialect::clause::Where;
-use svc_emulator_core::dialect::group::{Quoting, group_label, group_statement};
+use svc_emulator_core::dialect::group::Quoting;
 use svc_emulator_core::dialect::lookup::{Filter, lookup_condition};
 use svc_emulator_core::dialect::relation::RelationSql;
-use svc_emulator_core::flow::aggregate::Aggregates;
-use svc_engine::aggregate::{date_unit, group_name, y_func, zero_if_null};
+
+use svc_engine::aggregate::date_unit;
 use svc_engine::field_input::InputDateTime;
 use svc_engine::filter::{Arg, PyNumber};
-use svc_engine::python::Py;
 use svc_engine::python::floats::py_float_repr;
 use svc_engine::python::text::unhexlify;
 use svc_engine::sql_answer::query_error;
 use svc_engine::sql_params::{block_comment_end, line_end, starts_name};
-use svc_engine::table::GroupColumns;
-use svc_engine::types::{FilterFamily, Search, Serializer};
-use svc_engine::{AggregateFunc, EngineError, GroupRequest, Lookup};
+use svc_engine::types::{FilterFamily, Search};
+use svc_engine::{EngineError, Lookup};
 
 /// PyMySQL's literal of a date-time: its `str()` without the offset.
 pub(crate) fn datetime_literal(dt: &InputDateTime) -> String {
@@ -98,7 +90,7 @@ impl Dialect for MyResource {
 
     const TEXT_TYPE: &'static str = "CHAR";
 
-    /// MySQL's; MariaDB's differ (`Aggregates::query_dialect`).
+    /// MySQL's; MariaDB's differ (`Database::query_dialect`).
     const RESERVED_WORDS: &'static str = include_str!("reserved_words_mysql.txt");
 
     const QUERY_NEVER: &'static str = "false = 1";
@@ -274,13 +266,13 @@ impl Dialect for MyResource {
 }
 
 /// How SQLAlchemy 1.4's MySQL dialect writes identifiers: its reserved words, in backquotes.
-const MYSQL_QUOTING: Quoting = Quoting {
+pub(crate) const MYSQL_QUOTING: Quoting = Quoting {
     quote: '`',
     reserved: <MyResource as Dialect>::RESERVED_WORDS,
 };
 
 /// The same on MariaDB, whose reserved words SQLAlchemy lists apart.
-const MARIADB_QUOTING: Quoting = Quoting {
+pub(crate) const MARIADB_QUOTING: Quoting = Quoting {
     quote: '`',
     reserved: include_str!("reserved_words_mariadb.txt"),
 };
@@ -306,7 +298,7 @@ fn is_date_column(field: &MyField) -> bool {
 
 /// The SQL of a group key: `DATE_FORMAT(col, '...')` (a string) or the column; and whether
 /// it is the column.
-fn group_key(field: &MyField, raw: Option<&str>) -> Result<(String, bool), EngineError> {
+pub(crate) fn group_key(field: &MyField, raw: Option<&str>) -> Result<(String, bool), EngineError> {
     Ok(
         match date_unit(&field.name, is_date_column(field), raw)?.and_then(date_format) {
             Some(format) => (
@@ -316,123 +308,6 @@ fn group_key(field: &MyField, raw: Option<&str>) -> Result<(String, bool), Engin
             None => (field.qualified.clone(), true),
         },
     )
-}
-
-/// MySQL's side of an aggregate and a group (`flow::aggregate`).
-impl Aggregates for MyResource {
-    fn query_object(field: &MyField) -> Serializer {
-        field.kind.serializer()
-    }
-
-    /// MariaDB's reserved words are SQLAlchemy's MariaDB dialect's.
-    fn query_dialect(&self) -> (Quoting, &'static str) {
-        let quoting = if self.mariadb {
-            MARIADB_QUOTING
-        } else {
-            MYSQL_QUOTING
-        };
-        (quoting, Self::QUERY_NEVER)
-    }
-
-    fn aggregate_select(field: &MyField, func: AggregateFunc) -> Result<String, EngineError> {
-        if matches!(func, AggregateFunc::Sum | AggregateFunc::Avg)
-            && matches!(field.kind, MyKind::DateTime)
-        {
-            return Err(unwritable_date_time(
-                "_y_func",
-                func,
-                field,
-                "a number, which",
-            ));
-        }
-        Ok(format!("{}({})", func.as_str(), field.qualified))
-    }
-
-    fn aggregate_answer(
-        func: AggregateFunc,
-        field: &MyField,
-        row: Option<&Row>,
-        tz: Offset,
-    ) -> Result<Json, EngineError> {
-        let value = match (func, row) {
-            (_, None) => Py::None,
-            (AggregateFunc::Sum | AggregateFunc::Min | AggregateFunc::Max, Some(row)) => {
-                typed_cell(row, 0, field)
-            }
-            (_, Some(row)) => read_cell(row, 0),
-        };
-        unreadable_sum(field, func, &value)?;
-        let value = zero_if_null(func, value);
-        // A date-time Python has no date for is PyMySQL's text.
-        if let Py::Str(text) = &value
-            && field.kind == MyKind::DateTime
-        {
-            let what = format!("{text:?}, a date");
-            return Err(unwritable_date_time("_y_column", func, field, &what));
-        }
-        Ok(y_func(serialized(func, field, &value, tz)))
-    }
-
-    fn group_statement(
-        model: &MyModel,
-        columns: &GroupColumns<'_, MyField>,
-        req: &GroupRequest,
-        where_sql: &str,
-    ) -> Result<String, EngineError> {
-        let GroupColumns { xs, y, func } = columns;
-        let mut select = Vec::new();
-        for (i, x) in xs.iter().enumerate() {
-            let (key, _) = group_key(x, req.x_lookups.get(i).map(String::as_str))?;
-            select.push(format!("{key} AS {}", group_label(i).replace('"', "`")));
-        }
-        select.push(format!("{}({}) AS y_func", func.as_str(), y.qualified));
-        let labels: Vec<String> = (0..xs.len())
-            .map(|i| group_label(i).replace('"', "`"))
-            .collect();
-        Ok(group_statement(
-            &select,
-            &labels,
-            &model.table_sql,
-            where_sql,
-            req,
-        ))
-    }
-
-    fn group_row(
-        columns: &GroupColumns<'_, MyField>,
-        req: &GroupRequest,
-        row: &Row,
-    ) -> Result<Map<String, Json>, EngineError> {
-        let GroupColumns { xs, y, func } = columns;
-        let mut object = Map::new();
-        for (i, x) in xs.iter().enumerate() {
-            let (_, plain) = group_key(x, req.x_lookups.get(i).map(String::as_str))?;
-            let v = if plain {
-                encodable(&typed_cell(row, i, x), "_x_column", x)?
-            } else {
-                read_cell(row, i).encoded()
-            };
-            object.insert(group_name(i), v);
-        }
-        let typed = matches!(
-            func,
-            AggregateFunc::Sum | AggregateFunc::Min | AggregateFunc::Max
-        );
-        let v = if typed {
-            typed_cell(row, xs.len(), y)
-        } else {
-            read_cell(row, xs.len())
-        };
-        unreadable_sum(y, *func, &v)?;
-        let v = zero_if_null(*func, v);
-        let v = if typed {
-            encodable(&v, "_y_column", y)?
-        } else {
-            v.encoded()
-        };
-        object.insert("y_func".to_owned(), v);
-        Ok(object)
-    }
 }
 
 /// Whether `b` holds a `:name`.

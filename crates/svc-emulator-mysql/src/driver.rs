@@ -53,9 +53,9 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 use svc_emulator_core::dialect::Dialect;
 use svc_emulator_core::dialect::bind::{Bind, Binds};
+use svc_emulator_core::flow::database::Database;
 use svc_emulator_core::flow::driver::Driver;
 use svc_emulator_core::flow::read_only_sql::{Access, Cancel, Opened};
-use svc_emulator_core::flow::records::Database;
 use svc_engine::sql_answer::{
     AnswerRows, answer_too_large, past_the_cap, query_error, stopped_at_limit,
 };

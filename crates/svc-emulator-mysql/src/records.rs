@@ -26,37 +26,61 @@
 //! read is the data of that counter value, and two pages with the same counter value saw the
 //! same committed rows (a transaction still open at both is invisible to both). Unequal, and
 //! a page read from an anchor is read again from the keys and counted again, as two
-//! statements of the engine would be. A kept count ([`Kept`], read by `Pages::count` for page 1
+//! statements of the engine would be. A kept count ([`Kept`], read by `Database::count` for page 1
 //! and for a walk's pages alike) follows the same rule on its own: it is kept under the token
 //! read before and after its `COUNT`, when they are equal, and answered only while a fresh
 //! reading of the token is still that token. Only base tables of InnoDB have anchors and kept
 //! counts: other engines' writes do not move the counter. A write anywhere on the server costs
 //! the next page its seek and its kept count, never its answer.
 
+use crate::dialect::MARIADB_QUOTING;
+use crate::dialect::MYSQL_QUOTING;
 use crate::dialect::MyWhere;
 use crate::dialect::datetime_literal;
+use crate::dialect::group_key;
 use crate::driver::{self, read_bind, text_rows};
+use crate::schema::ACCESS_DENIED;
+use crate::schema::MyKeys;
+use crate::schema::quote_ident;
+use crate::schema::set_aside_triggers;
 use crate::schema::{MyField, MyModel};
+use crate::types::encodable;
+use crate::types::read_cell;
+use crate::types::serialized;
+use crate::types::typed_cell;
+use crate::types::unreadable_sum;
+use crate::types::unwritable_date_time;
 use crate::types::{MyKind, Offset, cell, cell_number, cell_text, python_date, write_value};
 use crate::{MyResource, message, server_code};
 use mysql_async::{Conn, Row, Value};
+use serde_json::{Map, Value as Json};
 use svc_emulator_core::backend::pooled::ESTIMATE_FROM;
+use svc_emulator_core::dialect::Dialect;
 use svc_emulator_core::dialect::bind::{Bind, Binds};
+use svc_emulator_core::dialect::group::{Quoting, group_label, group_statement};
+use svc_emulator_core::flow::database::Database;
+use svc_emulator_core::flow::driver::Session;
 use svc_emulator_core::flow::driver::{Driver, Failure};
-use svc_emulator_core::flow::records::{Database, Page, Pages};
+use svc_emulator_core::flow::export::{Aside, SavedTable, Store, Suspended, foreign_counter};
+use svc_emulator_core::flow::records::Page;
 use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, page_select, read_page};
 use svc_emulator_core::flow::write::Values;
 use svc_engine::EngineError;
 use svc_engine::aggregate::read_refused;
+use svc_engine::aggregate::{group_name, y_func, zero_if_null};
 use svc_engine::body::non_field;
 use svc_engine::field_input::Internal;
+use svc_engine::python::Py;
 use svc_engine::python::json::py_json_dumps;
 use svc_engine::python::text::unhexlify;
 use svc_engine::records::ModelMap;
 use svc_engine::records::{Records, WritesRows};
+use svc_engine::table::GroupColumns;
 use svc_engine::table::Table;
+use svc_engine::types::Serializer;
 use svc_engine::walks as shared;
+use svc_engine::{AggregateFunc, GroupRequest};
 
 /// MySQL's error code of a duplicate key.
 const DUPLICATE_ENTRY: u16 = 1062;
@@ -114,6 +138,321 @@ impl Database for MyResource {
     const REFERENCES: &'static str = crate::schema::REFERENCES;
     const KEY_COLUMNS: &'static str = crate::schema::IDENTITY;
     const FIRST_COLUMN: &'static str = crate::schema::FIRST_COLUMN;
+
+    // A list's pages and its count.
+    // MySQL's side of a page walk (`flow::walks`): its keys found in a derived table, its anchors
+    // in the driver's values, InnoDB's transaction counter as the token.
+
+    /// MySQL's `LIMIT` and `OFFSET` are unsigned 64-bit numbers.
+    const MAX_OFFSET: u64 = u64::MAX;
+
+    /// A page past the first reads and converts only its own rows (see `svc-emulator-mysql/src/records.rs`).
+    async fn page(
+        &self,
+        reader: &mut Conn,
+        page: &Page<'_, Self>,
+        out: &mut Records<'_, MyModel>,
+    ) -> Result<Option<u64>, EngineError> {
+        if let Some(seek) = seek_terms(page.model, page.terms).filter(|_| page.number > 1) {
+            let count = self.walk_between_tokens(reader, page, &seek, out).await?;
+            return Ok(Some(count));
+        }
+        let sql = page.offset_select();
+        let mut sink = |row: &Row| out.push(row);
+        self.read_rows(reader, &sql, &page.filter.params, page.lenient, &mut sink)
+            .await?;
+        Ok(None)
+    }
+
+    /// The engine's count: the `EXPLAIN SELECT COUNT(*)` estimate of an unfiltered table when
+    /// it is at least 10 000 (its `rows` column), else `COUNT(*)`. A filtered count of 10 000
+    /// rows or more is kept under InnoDB's transaction counter and read again only when the
+    /// counter moved (`svc-emulator-mysql/src/records.rs`, `Kept`): a page asked again on the same data counts no
+    /// row again.
+    async fn count(
+        &self,
+        conn: &mut Conn,
+        model: &MyModel,
+        filter: &MyWhere,
+        lenient: bool,
+    ) -> Result<u64, EngineError> {
+        if filter.sql.is_empty() {
+            let explain = format!("EXPLAIN SELECT COUNT(*) FROM {}", model.table_sql);
+            let explain = text_rows(conn, &explain)
+                .await
+                .map_err(|e| self.unexpected(e))?;
+            // The estimate is the `rows` column.
+            let estimate = explain.first().and_then(|r| cell_number::<u64>(r, 8));
+            if let Some(estimate) = estimate
+                && estimate >= ESTIMATE_FROM
+            {
+                return Ok(estimate);
+            }
+        }
+        let key = (!filter.sql.is_empty()).then(|| count_key(model, filter));
+        let kept = match &key {
+            Some(key) => self.kept_count(conn, model, key).await,
+            None => Kept::Nothing,
+        };
+        if let Kept::Count(n) = kept {
+            return Ok(n);
+        }
+        let sql = ["SELECT COUNT(*) FROM ", &model.table_sql, &filter.sql].concat();
+        let n = Self::first_row(conn, &sql, &filter.params, |row| cell_number(row, 0)).await;
+        let n = n.map_err(|f| self.fault(f, Failure::Read { lenient }))?;
+        let n = n.flatten().unwrap_or(0);
+        if let Some(key) = key {
+            self.keep_count(conn, model, key, kept, n).await;
+        }
+        Ok(n)
+    }
+
+    fn sort_key(row: &Row, i: usize) -> Option<Bind> {
+        Some(read_bind(cell(row, i))).filter(|v| *v != Bind::Null)
+    }
+
+    // An export, an import and a saved copy.
+
+    type Keys = MyKeys;
+
+    const KEYS_AFTER_COMMIT: bool = true;
+
+    // InnoDB reads the rows an `INSERT ... SELECT` copies with shared locks, held to the
+    // commit: the tables are copied as of one moment all the same.
+    const BEGIN_SNAPSHOT: &'static str = "START TRANSACTION WITH CONSISTENT SNAPSHOT";
+
+    async fn make_store(&self, conn: &mut Session<Self>, name: &str) -> Result<Store, EngineError> {
+        let database = quote_ident(name);
+        let conn = conn.conn();
+        if let Err(e) = text_rows(conn, &format!("CREATE DATABASE {database}")).await {
+            if !server_code(&e).is_some_and(|code| ACCESS_DENIED.contains(&code)) {
+                return Err(self.unexpected(e));
+            }
+            let user = text_rows(conn, "SELECT CURRENT_USER()")
+                .await
+                .map_err(|e| self.unexpected(e))?;
+            let user = user.first().and_then(|row| cell_text(row, 0));
+            let user = user.unwrap_or_default();
+            let (name, host) = user.rsplit_once('@').unwrap_or((&user, "%"));
+            return Err(EngineError::Internal(format!(
+                "the copy is kept in a database of its own, named {}..., and user {user} may \
+                 not create one: grant it the privileges \
+                 (GRANT ALL ON `svc\\_emulator\\_saved\\_%`.* TO '{name}'@'{host}') ({})",
+                svc_emulator_core::flow::snapshot::STORE_PREFIX,
+                message(&e)
+            )));
+        }
+        let drop = format!("DROP DATABASE IF EXISTS {database}");
+        let pool = self.pool.clone();
+        Ok(Store::dropped_by(async move {
+            if let Ok(mut conn) = pool.get_conn().await {
+                let _ = text_rows(&mut conn, &drop).await;
+            }
+        }))
+    }
+
+    async fn read_keys(
+        &self,
+        conn: &mut Session<Self>,
+        tables: &[SavedTable],
+    ) -> Result<MyKeys, EngineError> {
+        self.auto_increments(conn.conn(), tables).await
+    }
+
+    fn check_keys(keys: &MyKeys, tables: &[SavedTable]) -> Result<(), EngineError> {
+        match keys
+            .iter()
+            .find(|(named, _)| !tables.iter().any(|t| t.sql == *named))
+        {
+            Some((outside, _)) => Err(foreign_counter("table", outside)),
+            None => Ok(()),
+        }
+    }
+
+    async fn put_keys(
+        &self,
+        conn: &mut Session<Self>,
+        tables: &[SavedTable],
+        keys: &MyKeys,
+    ) -> Result<(), EngineError> {
+        // The table a counter names is one of the tables written, its name as the schema
+        // reflects it and quotes it: a name in an export's file is compared, never written.
+        Self::check_keys(keys, tables)?;
+        let moves = keys.iter().filter_map(|(named, next)| {
+            let table = tables.iter().find(|t| t.sql == *named)?;
+            Some((&table.sql, *next))
+        });
+        let now = self.auto_increments(conn.conn(), tables).await?;
+        for (table, next) in moves {
+            // Each `ALTER TABLE` commits and takes its time: only the counters that moved.
+            if now.iter().any(|(t, n)| t == table && *n == next) {
+                continue;
+            }
+            self.run(
+                conn,
+                &format!("ALTER TABLE {table} AUTO_INCREMENT = {next}"),
+            )
+            .await?;
+        }
+        Ok(())
+    }
+
+    /// MySQL cannot turn a trigger off, and `DROP TRIGGER` commits: the saved tables' triggers
+    /// are dropped before the transaction and made again after it, from `SHOW CREATE TRIGGER`,
+    /// each in the `sql_mode` it was made in and in the order they act, so that a row put back
+    /// is written once, not again by a trigger. Meanwhile other sessions' writes to those tables
+    /// fire none.
+    async fn set_aside(
+        &self,
+        conn: &mut Session<Self>,
+        tables: &[SavedTable],
+    ) -> Result<Aside, EngineError> {
+        set_aside_triggers(self, conn, tables).await
+    }
+
+    async fn suspend_checks(
+        &self,
+        conn: &mut Session<Self>,
+        _tables: &[SavedTable],
+    ) -> Result<Suspended, EngineError> {
+        self.run(
+            conn,
+            "SET @svc_emulator_checks = @@SESSION.foreign_key_checks, \
+             @svc_emulator_mode = @@SESSION.sql_mode",
+        )
+        .await?;
+        self.run(
+            conn,
+            "SET SESSION foreign_key_checks = 0, SESSION sql_mode = \
+             CONCAT_WS(',', NULLIF(@@SESSION.sql_mode, ''), 'NO_AUTO_VALUE_ON_ZERO')",
+        )
+        .await?;
+        Ok(Suspended {
+            still_checked: Vec::new(),
+            undo: vec![
+                "SET SESSION foreign_key_checks = @svc_emulator_checks, \
+                 SESSION sql_mode = @svc_emulator_mode"
+                    .to_owned(),
+            ],
+        })
+    }
+
+    // An aggregate and a group.
+    // MySQL's side of an aggregate and a group (`flow::aggregate`).
+
+    fn query_object(field: &MyField) -> Serializer {
+        field.kind.serializer()
+    }
+
+    /// MariaDB's reserved words are SQLAlchemy's MariaDB dialect's.
+    fn query_dialect(&self) -> (Quoting, &'static str) {
+        let quoting = if self.mariadb {
+            MARIADB_QUOTING
+        } else {
+            MYSQL_QUOTING
+        };
+        (quoting, Self::QUERY_NEVER)
+    }
+
+    fn aggregate_select(field: &MyField, func: AggregateFunc) -> Result<String, EngineError> {
+        if matches!(func, AggregateFunc::Sum | AggregateFunc::Avg)
+            && matches!(field.kind, MyKind::DateTime)
+        {
+            return Err(unwritable_date_time(
+                "_y_func",
+                func,
+                field,
+                "a number, which",
+            ));
+        }
+        Ok(format!("{}({})", func.as_str(), field.qualified))
+    }
+
+    fn aggregate_answer(
+        func: AggregateFunc,
+        field: &MyField,
+        row: Option<&Row>,
+        tz: Offset,
+    ) -> Result<Json, EngineError> {
+        let value = match (func, row) {
+            (_, None) => Py::None,
+            (AggregateFunc::Sum | AggregateFunc::Min | AggregateFunc::Max, Some(row)) => {
+                typed_cell(row, 0, field)
+            }
+            (_, Some(row)) => read_cell(row, 0),
+        };
+        unreadable_sum(field, func, &value)?;
+        let value = zero_if_null(func, value);
+        // A date-time Python has no date for is PyMySQL's text.
+        if let Py::Str(text) = &value
+            && field.kind == MyKind::DateTime
+        {
+            let what = format!("{text:?}, a date");
+            return Err(unwritable_date_time("_y_column", func, field, &what));
+        }
+        Ok(y_func(serialized(func, field, &value, tz)))
+    }
+
+    fn group_statement(
+        model: &MyModel,
+        columns: &GroupColumns<'_, MyField>,
+        req: &GroupRequest,
+        where_sql: &str,
+    ) -> Result<String, EngineError> {
+        let GroupColumns { xs, y, func } = columns;
+        let mut select = Vec::new();
+        for (i, x) in xs.iter().enumerate() {
+            let (key, _) = group_key(x, req.x_lookups.get(i).map(String::as_str))?;
+            select.push(format!("{key} AS {}", group_label(i).replace('"', "`")));
+        }
+        select.push(format!("{}({}) AS y_func", func.as_str(), y.qualified));
+        let labels: Vec<String> = (0..xs.len())
+            .map(|i| group_label(i).replace('"', "`"))
+            .collect();
+        Ok(group_statement(
+            &select,
+            &labels,
+            &model.table_sql,
+            where_sql,
+            req,
+        ))
+    }
+
+    fn group_row(
+        columns: &GroupColumns<'_, MyField>,
+        req: &GroupRequest,
+        row: &Row,
+    ) -> Result<Map<String, Json>, EngineError> {
+        let GroupColumns { xs, y, func } = columns;
+        let mut object = Map::new();
+        for (i, x) in xs.iter().enumerate() {
+            let (_, plain) = group_key(x, req.x_lookups.get(i).map(String::as_str))?;
+            let v = if plain {
+                encodable(&typed_cell(row, i, x), "_x_column", x)?
+            } else {
+                read_cell(row, i).encoded()
+            };
+            object.insert(group_name(i), v);
+        }
+        let typed = matches!(
+            func,
+            AggregateFunc::Sum | AggregateFunc::Min | AggregateFunc::Max
+        );
+        let v = if typed {
+            typed_cell(row, xs.len(), y)
+        } else {
+            read_cell(row, xs.len())
+        };
+        unreadable_sum(y, *func, &v)?;
+        let v = zero_if_null(*func, v);
+        let v = if typed {
+            encodable(&v, "_y_column", y)?
+        } else {
+            v.encoded()
+        };
+        object.insert("y_func".to_owned(), v);
+        Ok(object)
+    }
 }
 
 impl MyResource {
@@ -244,78 +583,6 @@ pub(crate) fn seek_terms(model: &MyModel, terms: &[(usize, bool)]) -> Option<Vec
     })
 }
 
-/// MySQL's side of a page walk (`flow::walks`): its keys found in a derived table, its anchors
-/// in the driver's values, InnoDB's transaction counter as the token.
-impl Pages for MyResource {
-    /// MySQL's `LIMIT` and `OFFSET` are unsigned 64-bit numbers.
-    const MAX_OFFSET: u64 = u64::MAX;
-
-    /// A page past the first reads and converts only its own rows (see `svc-emulator-mysql/src/records.rs`).
-    async fn page(
-        &self,
-        reader: &mut Conn,
-        page: &Page<'_, Self>,
-        out: &mut Records<'_, MyModel>,
-    ) -> Result<Option<u64>, EngineError> {
-        if let Some(seek) = seek_terms(page.model, page.terms).filter(|_| page.number > 1) {
-            let count = self.walk_between_tokens(reader, page, &seek, out).await?;
-            return Ok(Some(count));
-        }
-        let sql = page.offset_select();
-        let mut sink = |row: &Row| out.push(row);
-        self.read_rows(reader, &sql, &page.filter.params, page.lenient, &mut sink)
-            .await?;
-        Ok(None)
-    }
-
-    /// The engine's count: the `EXPLAIN SELECT COUNT(*)` estimate of an unfiltered table when
-    /// it is at least 10 000 (its `rows` column), else `COUNT(*)`. A filtered count of 10 000
-    /// rows or more is kept under InnoDB's transaction counter and read again only when the
-    /// counter moved (`svc-emulator-mysql/src/records.rs`, `Kept`): a page asked again on the same data counts no
-    /// row again.
-    async fn count(
-        &self,
-        conn: &mut Conn,
-        model: &MyModel,
-        filter: &MyWhere,
-        lenient: bool,
-    ) -> Result<u64, EngineError> {
-        if filter.sql.is_empty() {
-            let explain = format!("EXPLAIN SELECT COUNT(*) FROM {}", model.table_sql);
-            let explain = text_rows(conn, &explain)
-                .await
-                .map_err(|e| self.unexpected(e))?;
-            // The estimate is the `rows` column.
-            let estimate = explain.first().and_then(|r| cell_number::<u64>(r, 8));
-            if let Some(estimate) = estimate
-                && estimate >= ESTIMATE_FROM
-            {
-                return Ok(estimate);
-            }
-        }
-        let key = (!filter.sql.is_empty()).then(|| count_key(model, filter));
-        let kept = match &key {
-            Some(key) => self.kept_count(conn, model, key).await,
-            None => Kept::Nothing,
-        };
-        if let Kept::Count(n) = kept {
-            return Ok(n);
-        }
-        let sql = ["SELECT COUNT(*) FROM ", &model.table_sql, &filter.sql].concat();
-        let n = Self::first_row(conn, &sql, &filter.params, |row| cell_number(row, 0)).await;
-        let n = n.map_err(|f| self.fault(f, Failure::Read { lenient }))?;
-        let n = n.flatten().unwrap_or(0);
-        if let Some(key) = key {
-            self.keep_count(conn, model, key, kept, n).await;
-        }
-        Ok(n)
-    }
-
-    fn sort_key(row: &Row, i: usize) -> Option<Bind> {
-        Some(read_bind(cell(row, i))).filter(|v| *v != Bind::Null)
-    }
-}
-
 /// The statement that reads the token.
 const TOKEN: &str = "SHOW GLOBAL STATUS LIKE 'Innodb_max_trx_id'";
 
@@ -334,7 +601,7 @@ impl MyResource {
     /// A page past the first of an order that reaches the unique key (`seek`), and its count: from
     /// the nearest anchor of the same walk when the data is still that of the anchor, else with
     /// `OFFSET` over the keys alone; the end of a full page is kept as an anchor. The page and
-    /// its count (`Pages::count`, which keeps a large one itself) are read between two readings
+    /// its count (`Database::count`, which keeps a large one itself) are read between two readings
     /// of the token: when they differ, a page read from an anchor is read again.
     pub(crate) async fn walk_between_tokens(
         &self,
@@ -373,7 +640,7 @@ impl MyResource {
                 .await?
             }
         };
-        // The count keeps itself (`Pages::count`, [`Kept`]): it is read between the page's two
+        // The count keeps itself (`Database::count`, [`Kept`]): it is read between the page's two
         // readings of the token, so a write it missed moves the token.
         let mut count = self.count(conn, model, filter, lenient).await?;
         let after = match before {
@@ -507,7 +774,7 @@ mod pages_tests {
             select,
         );
         let model = model.unwrap();
-        let seek_condition = <MyResource as Pages>::seek_condition;
+        let seek_condition = <MyResource as Database>::seek_condition;
         let mut params = Binds::default();
         let sql = seek_condition(
             &model,

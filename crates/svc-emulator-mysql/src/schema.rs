@@ -43,9 +43,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::flow::driver::{Driver, Session};
-use svc_emulator_core::flow::export::{
-    Aside, Exports, SavedTable, Store, Suspended, foreign_counter,
-};
+use svc_emulator_core::flow::export::{Aside, SavedTable};
 use svc_engine::EngineError;
 use svc_engine::table::{MappedColumn, MappedTable, Reflected};
 
@@ -363,7 +361,7 @@ const AUTO_INCREMENTS: &str = "SELECT TABLE_NAME, AUTO_INCREMENT FROM informatio
      WHERE TABLE_SCHEMA = DATABASE() AND AUTO_INCREMENT IS NOT NULL";
 
 /// The server's errors of a privilege refused: to a database, to an action, to a table.
-const ACCESS_DENIED: [u16; 3] = [1044, 1227, 1142];
+pub(crate) const ACCESS_DENIED: [u16; 3] = [1044, 1227, 1142];
 
 /// The triggers of the current database, each with its table, in the order they act on it.
 const TRIGGERS: &str = "SELECT TRIGGER_NAME, EVENT_OBJECT_TABLE FROM information_schema.TRIGGERS \
@@ -470,7 +468,7 @@ async fn make_triggers(
 
 impl MyResource {
     /// The next `AUTO_INCREMENT` of each of `tables` that has one, as the server has it now.
-    async fn auto_increments(
+    pub(crate) async fn auto_increments(
         &self,
         conn: &mut Conn,
         tables: &[SavedTable],
@@ -498,190 +496,74 @@ impl MyResource {
     }
 }
 
-impl Exports for MyResource {
-    type Keys = MyKeys;
-
-    const KEYS_AFTER_COMMIT: bool = true;
-
-    // InnoDB reads the rows an `INSERT ... SELECT` copies with shared locks, held to the
-    // commit: the tables are copied as of one moment all the same.
-    const BEGIN_SNAPSHOT: &'static str = "START TRANSACTION WITH CONSISTENT SNAPSHOT";
-
-    async fn make_store(&self, conn: &mut Session<Self>, name: &str) -> Result<Store, EngineError> {
-        let database = quote_ident(name);
-        let conn = conn.conn();
-        if let Err(e) = text_rows(conn, &format!("CREATE DATABASE {database}")).await {
+/// MySQL cannot turn a trigger off, and `DROP TRIGGER` commits: the saved tables' triggers
+/// are dropped before the transaction and made again after it, from `SHOW CREATE TRIGGER`,
+/// each in the `sql_mode` it was made in and in the order they act, so that a row put back
+/// is written once, not again by a trigger. Meanwhile other sessions' writes to those tables
+/// fire none.
+pub(crate) async fn set_aside_triggers(
+    db: &MyResource,
+    conn: &mut Session<MyResource>,
+    tables: &[SavedTable],
+) -> Result<Aside, EngineError> {
+    let conn = conn.conn();
+    let all = text_rows(conn, TRIGGERS)
+        .await
+        .map_err(|e| db.unexpected(e))?;
+    let mut triggers = Vec::new();
+    for (name, table) in all.iter().map(two_texts) {
+        if !tables.iter().any(|t| t.name == table) {
+            continue;
+        }
+        let show = format!("SHOW CREATE TRIGGER {}", quote_ident(&name));
+        let shown = text_rows(conn, &show).await.map_err(|e| {
             if !server_code(&e).is_some_and(|code| ACCESS_DENIED.contains(&code)) {
-                return Err(self.unexpected(e));
+                return db.unexpected(e);
             }
-            let user = text_rows(conn, "SELECT CURRENT_USER()")
-                .await
-                .map_err(|e| self.unexpected(e))?;
-            let user = user.first().and_then(|row| cell_text(row, 0));
-            let user = user.unwrap_or_default();
-            let (name, host) = user.rsplit_once('@').unwrap_or((&user, "%"));
-            return Err(EngineError::Internal(format!(
-                "the copy is kept in a database of its own, named {}..., and user {user} may \
-                 not create one: grant it the privileges \
-                 (GRANT ALL ON `svc\\_emulator\\_saved\\_%`.* TO '{name}'@'{host}') ({})",
-                svc_emulator_core::flow::snapshot::STORE_PREFIX,
+            EngineError::Internal(format!(
+                "the table {table} has the trigger {name}, which must be set aside while \
+                 the rows go back (MySQL cannot turn a trigger off, so it is dropped and \
+                 made again), and this user may not: grant it the privilege \
+                 (GRANT TRIGGER ON the database's tables) ({})",
                 message(&e)
+            ))
+        })?;
+        // The trigger's name, the `sql_mode` it was made in, the statement that made it.
+        let Some((Some(sql_mode), Some(create))) = shown
+            .first()
+            .map(|row| (cell_text(row, 1), cell_text(row, 2)))
+        else {
+            return Err(EngineError::Internal(format!(
+                "MySQL did not show how the trigger {name} of the table {table} was made \
+                 (SHOW CREATE TRIGGER): it cannot be set aside while the rows go back"
+            )));
+        };
+        triggers.push(DroppedTrigger {
+            name,
+            sql_mode,
+            create,
+        });
+    }
+    let mut dropped = Vec::new();
+    for trigger in triggers {
+        let drop = format!("DROP TRIGGER {}", quote_ident(&trigger.name));
+        if let Err(e) = text_rows(conn, &drop).await {
+            let why = message(&e);
+            make_triggers(db.pool.clone(), dropped).await?;
+            return Err(EngineError::Internal(format!(
+                "cannot drop the trigger {} while the rows go back (MySQL cannot turn a \
+                 trigger off; it is made again after): {why}; grant the TRIGGER privilege \
+                 on the tables",
+                trigger.name
             )));
         }
-        let drop = format!("DROP DATABASE IF EXISTS {database}");
-        let pool = self.pool.clone();
-        Ok(Store::dropped_by(async move {
-            if let Ok(mut conn) = pool.get_conn().await {
-                let _ = text_rows(&mut conn, &drop).await;
-            }
-        }))
+        dropped.push(trigger);
     }
-
-    async fn read_keys(
-        &self,
-        conn: &mut Session<Self>,
-        tables: &[SavedTable],
-    ) -> Result<MyKeys, EngineError> {
-        self.auto_increments(conn.conn(), tables).await
+    if dropped.is_empty() {
+        // No connection taken to make nothing again.
+        return Ok(Aside::put_back_by(std::future::ready(Ok(()))));
     }
-
-    fn check_keys(keys: &MyKeys, tables: &[SavedTable]) -> Result<(), EngineError> {
-        match keys
-            .iter()
-            .find(|(named, _)| !tables.iter().any(|t| t.sql == *named))
-        {
-            Some((outside, _)) => Err(foreign_counter("table", outside)),
-            None => Ok(()),
-        }
-    }
-
-    async fn put_keys(
-        &self,
-        conn: &mut Session<Self>,
-        tables: &[SavedTable],
-        keys: &MyKeys,
-    ) -> Result<(), EngineError> {
-        // The table a counter names is one of the tables written, its name as the schema
-        // reflects it and quotes it: a name in an export's file is compared, never written.
-        Self::check_keys(keys, tables)?;
-        let moves = keys.iter().filter_map(|(named, next)| {
-            let table = tables.iter().find(|t| t.sql == *named)?;
-            Some((&table.sql, *next))
-        });
-        let now = self.auto_increments(conn.conn(), tables).await?;
-        for (table, next) in moves {
-            // Each `ALTER TABLE` commits and takes its time: only the counters that moved.
-            if now.iter().any(|(t, n)| t == table && *n == next) {
-                continue;
-            }
-            self.run(
-                conn,
-                &format!("ALTER TABLE {table} AUTO_INCREMENT = {next}"),
-            )
-            .await?;
-        }
-        Ok(())
-    }
-
-    /// MySQL cannot turn a trigger off, and `DROP TRIGGER` commits: the saved tables' triggers
-    /// are dropped before the transaction and made again after it, from `SHOW CREATE TRIGGER`,
-    /// each in the `sql_mode` it was made in and in the order they act, so that a row put back
-    /// is written once, not again by a trigger. Meanwhile other sessions' writes to those tables
-    /// fire none.
-    async fn set_aside(
-        &self,
-        conn: &mut Session<Self>,
-        tables: &[SavedTable],
-    ) -> Result<Aside, EngineError> {
-        let conn = conn.conn();
-        let all = text_rows(conn, TRIGGERS)
-            .await
-            .map_err(|e| self.unexpected(e))?;
-        let mut triggers = Vec::new();
-        for (name, table) in all.iter().map(two_texts) {
-            if !tables.iter().any(|t| t.name == table) {
-                continue;
-            }
-            let show = format!("SHOW CREATE TRIGGER {}", quote_ident(&name));
-            let shown = text_rows(conn, &show).await.map_err(|e| {
-                if !server_code(&e).is_some_and(|code| ACCESS_DENIED.contains(&code)) {
-                    return self.unexpected(e);
-                }
-                EngineError::Internal(format!(
-                    "the table {table} has the trigger {name}, which must be set aside while \
-                     the rows go back (MySQL cannot turn a trigger off, so it is dropped and \
-                     made again), and this user may not: grant it the privilege \
-                     (GRANT TRIGGER ON the database's tables) ({})",
-                    message(&e)
-                ))
-            })?;
-            // The trigger's name, the `sql_mode` it was made in, the statement that made it.
-            let Some((Some(sql_mode), Some(create))) = shown
-                .first()
-                .map(|row| (cell_text(row, 1), cell_text(row, 2)))
-            else {
-                return Err(EngineError::Internal(format!(
-                    "MySQL did not show how the trigger {name} of the table {table} was made \
-                     (SHOW CREATE TRIGGER): it cannot be set aside while the rows go back"
-                )));
-            };
-            triggers.push(DroppedTrigger {
-                name,
-                sql_mode,
-                create,
-            });
-        }
-        let mut dropped = Vec::new();
-        for trigger in triggers {
-            let drop = format!("DROP TRIGGER {}", quote_ident(&trigger.name));
-            if let Err(e) = text_rows(conn, &drop).await {
-                let why = message(&e);
-                make_triggers(self.pool.clone(), dropped).await?;
-                return Err(EngineError::Internal(format!(
-                    "cannot drop the trigger {} while the rows go back (MySQL cannot turn a \
-                     trigger off; it is made again after): {why}; grant the TRIGGER privilege \
-                     on the tables",
-                    trigger.name
-                )));
-            }
-            dropped.push(trigger);
-        }
-        if dropped.is_empty() {
-            // No connection taken to make nothing again.
-            return Ok(Aside::put_back_by(std::future::ready(Ok(()))));
-        }
-        Ok(Aside::put_back_by(make_triggers(
-            self.pool.clone(),
-            dropped,
-        )))
-    }
-
-    async fn suspend_checks(
-        &self,
-        conn: &mut Session<Self>,
-        _tables: &[SavedTable],
-    ) -> Result<Suspended, EngineError> {
-        self.run(
-            conn,
-            "SET @svc_emulator_checks = @@SESSION.foreign_key_checks, \
-             @svc_emulator_mode = @@SESSION.sql_mode",
-        )
-        .await?;
-        self.run(
-            conn,
-            "SET SESSION foreign_key_checks = 0, SESSION sql_mode = \
-             CONCAT_WS(',', NULLIF(@@SESSION.sql_mode, ''), 'NO_AUTO_VALUE_ON_ZERO')",
-        )
-        .await?;
-        Ok(Suspended {
-            still_checked: Vec::new(),
-            undo: vec![
-                "SET SESSION foreign_key_checks = @svc_emulator_checks, \
-                 SESSION sql_mode = @svc_emulator_mode"
-                    .to_owned(),
-            ],
-        })
-    }
+    Ok(Aside::put_back_by(make_triggers(db.pool.clone(), dropped)))
 }
 
 #[cfg(test)]

@@ -15,19 +15,19 @@
 
 use crate::PgResource;
 use crate::schema::{PgField, PgModel, compared_as};
-use crate::types::{Offset, PgKind, read_held};
-use serde_json::{Map, Value as Json};
+use crate::types::{Offset, PgKind};
+use serde_json::Value as Json;
 use svc_emulator_core::dialect::Dialect;
 use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::dialect::clause::Where;
-use svc_emulator_core::dialect::group::{group_label, group_statement};
 use svc_emulator_core::dialect::lookup::{Cmp, Filter, lookup_condition};
 use svc_emulator_core::dialect::relation::RelationSql;
-use svc_emulator_core::flow::aggregate::Aggregates;
+
+use svc_engine::AggregateFunc;
 use svc_engine::EngineError;
 use svc_engine::Lookup;
 use svc_engine::Selection;
-use svc_engine::aggregate::{date_unit, fails, group_name, not_json_refused, y_func, zero_if_null};
+use svc_engine::aggregate::{date_unit, fails};
 use svc_engine::field_input::InputDateTime;
 use svc_engine::filter::{Arg, PyNumber, ValueReader};
 use svc_engine::python::Py;
@@ -38,11 +38,8 @@ use svc_engine::python::text::py_text;
 use svc_engine::relation::Use;
 use svc_engine::sql_answer::query_error;
 use svc_engine::sql_params::{line_end, skip_quoted};
-use svc_engine::table::GroupColumns;
 use svc_engine::time_zone::{TZ_PARAM, tz_given, tz_offset, tz_on_write, unreadable_tz};
-use svc_engine::types::{FilterFamily, Search, Serializer};
-use svc_engine::{AggregateFunc, GroupRequest};
-use tokio_postgres::Row;
+use svc_engine::types::{FilterFamily, Search};
 
 /// Binds `value` (NULL for `None`) as text and returns `CAST($n::text AS ty)`: PostgreSQL reads
 /// the text as it reads a literal of `ty`.
@@ -655,7 +652,7 @@ fn skip_dollar_quote(b: &[u8], at: usize) -> usize {
 
 /// The aggregate's value written by the y column's serializer field (an integer field for
 /// `count`).
-fn serialized(func: AggregateFunc, field: &PgField, v: &Py, tz: Offset) -> Json {
+pub(crate) fn serialized(func: AggregateFunc, field: &PgField, v: &Py, tz: Offset) -> Json {
     if func == AggregateFunc::Count {
         return v.encoded();
     }
@@ -666,7 +663,11 @@ fn serialized(func: AggregateFunc, field: &PgField, v: &Py, tz: Offset) -> Json 
 /// aware times (`JSON can't represent timezone-aware times`) and ranges (`Object of type
 /// NumericRange is not JSON serializable`); the `min` or `max` of a `bytea`. `bytea` keys are
 /// written when they are UTF-8 ([`Py::encodable`]).
-fn unencodable(xs: &[&PgField], y: &PgField, func: AggregateFunc) -> Result<(), EngineError> {
+pub(crate) fn unencodable(
+    xs: &[&PgField],
+    y: &PgField,
+    func: AggregateFunc,
+) -> Result<(), EngineError> {
     let y_kept = matches!(func, AggregateFunc::Min | AggregateFunc::Max).then_some(y);
     for (param, field) in xs
         .iter()
@@ -712,7 +713,7 @@ fn is_date_column(field: &PgField) -> bool {
 }
 
 /// The SQL of a group key: `date_trunc('unit', col)` or the column.
-fn group_key(field: &PgField, raw: Option<&str>) -> Result<String, EngineError> {
+pub(crate) fn group_key(field: &PgField, raw: Option<&str>) -> Result<String, EngineError> {
     Ok(
         match date_unit(&field.name, is_date_column(field), raw)?.and_then(trunc_unit) {
             Some(unit) => format!("date_trunc('{unit}', {})", field.sql),
@@ -721,138 +722,9 @@ fn group_key(field: &PgField, raw: Option<&str>) -> Result<String, EngineError> 
     )
 }
 
-/// PostgreSQL's side of an aggregate and a group (`flow::aggregate`).
-impl Aggregates for PgResource {
-    /// The column's serializer field, but an array's, which writes the query's text.
-    fn query_object(field: &PgField) -> Serializer {
-        match field.kind {
-            PgKind::Array | PgKind::NumericArray => Serializer::Text,
-            kind => kind.serializer(),
-        }
-    }
-
-    /// The value as text, and its type. `min` and `max` keep the column's type, read as its
-    /// kind reads it (`char(n)` with its padding, arrays as JSON); other results are numbers or
-    /// intervals.
-    fn aggregate_select(field: &PgField, func: AggregateFunc) -> Result<String, EngineError> {
-        let agg = format!("{}({})", func.as_str(), field.sql);
-        let text = match func {
-            AggregateFunc::Min | AggregateFunc::Max => field.kind.text_of(&agg),
-            _ => format!("({agg})::text"),
-        };
-        Ok(format!("{text}, {}", type_of(&agg)))
-    }
-
-    fn aggregate_answer(
-        func: AggregateFunc,
-        field: &PgField,
-        row: Option<&Row>,
-        tz: Offset,
-    ) -> Result<Json, EngineError> {
-        let value = match row {
-            Some(row) => read_held(
-                &row.get::<_, String>(1),
-                row.get(0),
-                "_y_column",
-                &field.name,
-            )?,
-            None => Py::None,
-        };
-        let value = zero_if_null(func, value);
-        Ok(y_func(serialized(func, field, &value, tz)))
-    }
-
-    /// The engine's statement, with each value also read as text with its type.
-    fn group_statement(
-        model: &PgModel,
-        columns: &GroupColumns<'_, PgField>,
-        req: &GroupRequest,
-        where_sql: &str,
-    ) -> Result<String, EngineError> {
-        let GroupColumns { xs, y, func } = columns;
-        unencodable(xs, y, *func)?;
-        let keys = xs
-            .iter()
-            .enumerate()
-            .map(|(i, x)| group_key(x, req.x_lookups.get(i).map(String::as_str)))
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut inner = Vec::new();
-        for (i, key) in keys.iter().enumerate() {
-            inner.push(format!("{key} AS {}", group_label(i)));
-        }
-        inner.push(format!("{}({}) AS y_func", func.as_str(), y.sql));
-        let labels: Vec<String> = (0..keys.len()).map(group_label).collect();
-        let mut outer = Vec::new();
-        for (i, label) in labels.iter().enumerate() {
-            // A date bucket is a date-time, read as text; a plain key as its column's kind.
-            let text = if keys[i] == xs[i].sql {
-                xs[i].kind.text_of(&format!("q.{label}"))
-            } else {
-                format!("q.{label}::text")
-            };
-            outer.push(format!("{text}, {}", type_of(&format!("q.{label}"))));
-        }
-        let y_text = match func {
-            AggregateFunc::Min | AggregateFunc::Max => y.kind.text_of("q.y_func"),
-            _ => "q.y_func::text".to_owned(),
-        };
-        outer.push(format!("{y_text}, {}", type_of("q.y_func")));
-        Ok(format!(
-            "SELECT {} FROM ({}) AS q",
-            outer.join(", "),
-            group_statement(&inner, &labels, &model.table_sql, where_sql, req)
-        ))
-    }
-
-    fn group_row(
-        columns: &GroupColumns<'_, PgField>,
-        _req: &GroupRequest,
-        row: &Row,
-    ) -> Result<Map<String, Json>, EngineError> {
-        let mut object = Map::new();
-        for (i, x) in columns.xs.iter().enumerate() {
-            let v = read_held(
-                &row.get::<_, String>(2 * i + 1),
-                row.get(2 * i),
-                "_x_column",
-                &x.name,
-            )?;
-            if v.is_not_json() {
-                return Err(not_json_refused("_x_column", &x.name));
-            }
-            let Some(json) = v.encodable() else {
-                return Err(fails(
-                    "_x_column",
-                    format!(
-                        "Cannot group by the bytea field {:?}: a value is not UTF-8 text, which \
-                         the data engine's JSON encoder fails on (500).",
-                        x.name
-                    ),
-                ));
-            };
-            object.insert(group_name(i), json);
-        }
-        let at = 2 * columns.xs.len();
-        let v = zero_if_null(
-            columns.func,
-            read_held(
-                &row.get::<_, String>(at + 1),
-                row.get(at),
-                "_y_column",
-                &columns.y.name,
-            )?,
-        );
-        if v.is_not_json() {
-            return Err(not_json_refused("_y_column", &columns.y.name));
-        }
-        object.insert("y_func".to_owned(), v.encoded());
-        Ok(object)
-    }
-}
-
 /// The name of the type of `expr` as psycopg2 reads it (`pg_typeof`'s text): a domain's base
 /// type, since PostgreSQL describes a domain's values by their base type.
-fn type_of(expr: &str) -> String {
+pub(crate) fn type_of(expr: &str) -> String {
     format!(
         "(SELECT (CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END)::regtype::text \
          FROM pg_catalog.pg_type t WHERE t.oid = pg_typeof({expr}))"

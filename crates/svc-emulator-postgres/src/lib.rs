@@ -46,8 +46,8 @@ pub(crate) mod types;
 
 use std::str::FromStr;
 use svc_emulator_core::backend::pooled::{CONNECT_TIMEOUT, POOL_SIZE, seed_failed};
+use svc_emulator_core::flow::database::Database;
 use svc_emulator_core::flow::driver::Driver;
-use svc_emulator_core::flow::records::Database;
 use svc_emulator_core::flow::state::State;
 
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime};

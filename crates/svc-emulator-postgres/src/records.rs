@@ -39,38 +39,57 @@
 //! the server) costs the next page a second statement, never a different answer.
 
 use crate::dialect::PgWhere;
+use crate::dialect::group_key;
+use crate::dialect::serialized;
+use crate::dialect::type_of;
+use crate::dialect::unencodable;
 use crate::dialect::{Literal, cast, datetime_literal};
 use crate::driver::run;
+use crate::schema::CHECKED_REFERENCES;
+use crate::schema::PgKeys;
+use crate::schema::SET_SEQUENCES;
+use crate::schema::TRIGGERS;
+use crate::schema::names;
 use crate::schema::{PgField, PgModel};
 use crate::schema::{REFERENCES, by_ctid, table};
+use crate::types::read_held;
 use crate::types::{Offset, PgKind, python_cannot_hold, write_value};
 use crate::{PgResource, driver, message};
 use deadpool_postgres::Object;
+use serde_json::{Map, Value as Json};
 use std::collections::HashMap;
 use svc_emulator_core::backend::pooled::ESTIMATE_FROM;
 use svc_emulator_core::dialect::Dialect;
 use svc_emulator_core::dialect::bind::{Bind, Binds};
+use svc_emulator_core::dialect::group::{group_label, group_statement};
 use svc_emulator_core::dialect::lookup::Cmp;
+use svc_emulator_core::dialect::quote_ident;
 use svc_emulator_core::dialect::seek::Nulls;
+use svc_emulator_core::flow::database::Database;
 use svc_emulator_core::flow::delete::delete_locked;
 use svc_emulator_core::flow::driver::{Driver, Failure, Session};
-use svc_emulator_core::flow::records::Database;
-use svc_emulator_core::flow::records::{Page, Pages};
+use svc_emulator_core::flow::export::{SavedTable, Store, Suspended, foreign_counter};
+use svc_emulator_core::flow::records::Page;
 use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, page_select, sort_key_of};
 use svc_emulator_core::flow::write::{ReadBack, Values, insert_statement, set_list, update_sql};
 use svc_engine::EngineError;
 use svc_engine::aggregate::read_refused;
+use svc_engine::aggregate::{fails, group_name, not_json_refused, y_func, zero_if_null};
 use svc_engine::body::{non_field, query_failed};
 use svc_engine::field_input::Internal;
+use svc_engine::python::Py;
 use svc_engine::python::floats::py_float_repr;
 use svc_engine::python::json::{PyJson, py_json_dumps};
 use svc_engine::python::text::{py_text, py_uuid};
 use svc_engine::records::ModelMap;
 use svc_engine::records::Records;
 use svc_engine::records::{WritesRows, record_json};
+use svc_engine::table::GroupColumns;
 use svc_engine::table::Table;
+use svc_engine::types::Serializer;
 use svc_engine::walks as shared;
+use svc_engine::{AggregateFunc, GroupRequest};
 use tokio_postgres::Row;
 use tokio_postgres::error::SqlState;
 
@@ -272,6 +291,394 @@ impl Database for PgResource {
             model,
             found.then(|| record_json(model, &row, tz)),
         ))
+    }
+
+    // A list's pages and its count.
+    // PostgreSQL's side of a page walk (`flow::walks`): its keys found by `= ANY(ARRAY(...))`, its
+    // anchors as text, the snapshot as the token (read beside the page's rows, `svc-emulator-postgres/src/records.rs`).
+
+    /// A page reads and converts only its own rows (see `svc-emulator-postgres/src/records.rs`). The count, when
+    /// it is sure to be needed (any page but the first) or cheap (the catalog's estimate, or a
+    /// count of a table too small to have one), goes with the page: both statements are sent
+    /// before either answer is awaited.
+    async fn page(
+        &self,
+        reader: &mut Object,
+        page: &Page<'_, Self>,
+        out: &mut Records<'_, PgModel>,
+    ) -> Result<Option<u64>, EngineError> {
+        let client = &*reader;
+        let (rows, count) = if page.number > 1 || page.filter.sql.is_empty() {
+            let (rows, count) = futures_util::future::try_join(
+                self.page_rows(client, page),
+                self.count_rows(client, page.model, page.filter, page.lenient),
+            )
+            .await?;
+            (rows, Some(count))
+        } else {
+            (self.page_rows(client, page).await?, None)
+        };
+        rows.iter().for_each(|row| out.push(row));
+        Ok(count)
+    }
+
+    async fn count(
+        &self,
+        reader: &mut Object,
+        model: &PgModel,
+        filter: &PgWhere,
+        lenient: bool,
+    ) -> Result<u64, EngineError> {
+        self.count_rows(reader, model, filter, lenient).await
+    }
+
+    fn sort_key(row: &Row, i: usize) -> Option<String> {
+        row.get(i)
+    }
+
+    /// Each term's column as text.
+    fn sort_key_columns(model: &PgModel, terms: &[(usize, bool)]) -> String {
+        terms
+            .iter()
+            .map(|&(i, _)| format!(", ({})::text", model.fields[i].sql))
+            .collect()
+    }
+
+    /// Each value bound once, cast to its column's type. PostgreSQL orders NULLs after every
+    /// other value, so they come last ascending and first descending.
+    fn seek_condition(
+        model: &PgModel,
+        terms: &[(usize, bool)],
+        key: &[Option<String>],
+        params: &mut Binds,
+    ) -> String {
+        let fields: Vec<&PgField> = terms.iter().map(|&(i, _)| &model.fields[i]).collect();
+        let columns: Vec<(&str, bool)> = fields
+            .iter()
+            .zip(terms)
+            .map(|(f, &(_, desc))| (f.sql.as_str(), desc))
+            .collect();
+        let mut bound: HashMap<usize, String> = HashMap::new();
+        let mut bind = |i: usize| {
+            bound
+                .entry(i)
+                .or_insert_with(|| cast(params, key[i].clone(), &fields[i].cast))
+                .clone()
+        };
+        svc_emulator_core::dialect::seek::seek_condition(&columns, key, Nulls::Largest, &mut bind)
+    }
+
+    /// The rows skipped are skipped by their keys alone, which the page's rows are then read
+    /// by: `key = ANY(ARRAY(SELECT key ... LIMIT n OFFSET skip))` (the key is unique:
+    /// `seek_terms`).
+    fn keyed_select(page: &Page<'_, Self>, extra: &str, where_sql: &str, skip: u64) -> String {
+        let model = page.model;
+        let key = &model.pk_field().sql;
+        format!(
+            "SELECT {list}{extra} FROM {table} WHERE {key} = ANY(ARRAY(SELECT {key} FROM \
+             {table}{where_sql}{order} LIMIT {per_page} OFFSET {skip})){order}",
+            list = model.select_list,
+            table = model.table_sql,
+            order = page.order,
+            per_page = page.per_page,
+        )
+    }
+
+    // An export, an import and a saved copy.
+
+    type Keys = PgKeys;
+
+    const OVERRIDING: &'static str = " OVERRIDING SYSTEM VALUE";
+
+    const CYCLE_HINT: &'static str = "make one of those foreign keys DEFERRABLE (ALTER TABLE ... \
+        ALTER CONSTRAINT ... DEFERRABLE), or connect as a role that may set \
+        session_replication_role (a superuser, or GRANT SET ON PARAMETER \
+        session_replication_role TO the role)";
+
+    async fn make_store(&self, conn: &mut Session<Self>, name: &str) -> Result<Store, EngineError> {
+        let schema = quote_ident(name);
+        if let Err(e) = conn.execute_one(&format!("CREATE SCHEMA {schema}")).await {
+            if e.code() != Some(&SqlState::INSUFFICIENT_PRIVILEGE) {
+                return Err(self.unexpected(e));
+            }
+            let who = "SELECT current_user::text, current_database()::text";
+            let who = driver::rows(conn.conn(), who, &Binds::default()).await;
+            let who = self.one_row(who.map_err(|e| self.unexpected(e))?)?;
+            let (role, database): (String, String) = (who.get(0), who.get(1));
+            return Err(EngineError::Internal(format!(
+                "the copy is kept in a schema of its own, and role {role} may not create one in \
+                 database {database}: grant it the privilege (GRANT CREATE ON DATABASE {} TO \
+                 {}) ({})",
+                quote_ident(&database),
+                quote_ident(&role),
+                message(&e).trim_end()
+            )));
+        }
+        let drop = format!("DROP SCHEMA IF EXISTS {schema} CASCADE");
+        let pool = self.pool.clone();
+        Ok(Store::dropped_by(async move {
+            if let Ok(mut client) = pool.get().await {
+                let _ = PgResource::execute_one(&mut client, &drop).await;
+            }
+        }))
+    }
+
+    async fn read_keys(
+        &self,
+        conn: &mut Session<Self>,
+        tables: &[SavedTable],
+    ) -> Result<PgKeys, EngineError> {
+        let sequences = self.sequences(conn, tables).await?;
+        if sequences.is_empty() {
+            return Ok(Vec::new());
+        }
+        // One statement reads them all; each is a relation of its own.
+        let reads: Vec<String> = sequences
+            .iter()
+            .enumerate()
+            .map(|(i, s)| format!("SELECT {i}, last_value, is_called FROM {s}"))
+            .collect();
+        let read = format!("{} ORDER BY 1", reads.join(" UNION ALL "));
+        let rows = driver::rows(conn.conn(), &read, &Binds::default()).await;
+        let rows = rows.map_err(|e| self.unexpected(e))?;
+        Ok(sequences
+            .into_iter()
+            .zip(rows.iter())
+            .map(|(s, r)| (s, r.get(1), r.get(2)))
+            .collect())
+    }
+
+    /// `written`: the tables the restore or import writes, whose sequences alone may move.
+    async fn put_keys(
+        &self,
+        conn: &mut Session<Self>,
+        written: &[SavedTable],
+        keys: &PgKeys,
+    ) -> Result<(), EngineError> {
+        // What would fail at the commit fails here, before the sequences move; and no table
+        // keeps checks pending, which the triggers' `ALTER TABLE` after this would refuse.
+        self.run(conn, "SET CONSTRAINTS ALL IMMEDIATE").await?;
+        if keys.is_empty() {
+            return Ok(());
+        }
+        // Only the sequences of the tables written move: a name in an export's file is
+        // compared with theirs, never cast to a relation of its own choosing.
+        let owned = self.sequences(conn, written).await?;
+        if let Some((outside, ..)) = keys.iter().find(|k| !owned.contains(&k.0)) {
+            return Err(foreign_counter("sequence", outside));
+        }
+        let sequences = Bind::Texts(keys.iter().map(|k| k.0.clone()).collect());
+        let values = Bind::Ints(keys.iter().map(|k| k.1).collect());
+        let called = Bind::Bools(keys.iter().map(|k| k.2).collect());
+        let set = Binds(vec![sequences, values, called]);
+        let set = driver::rows(conn.conn(), SET_SEQUENCES, &set).await;
+        set.map_err(|e| self.unexpected(e))?;
+        Ok(())
+    }
+
+    async fn suspend_checks(
+        &self,
+        conn: &mut Session<Self>,
+        tables: &[SavedTable],
+    ) -> Result<Suspended, EngineError> {
+        self.run(conn, "SAVEPOINT svc_emulator_checks").await?;
+        let replica = conn
+            .execute_one("SET LOCAL session_replication_role = replica")
+            .await
+            .is_ok();
+        let (firing, still_checked) = if replica {
+            (["A", "R"], Vec::new())
+        } else {
+            // Refused (not a superuser): the transaction goes on as before it was asked.
+            for statement in [
+                "ROLLBACK TO SAVEPOINT svc_emulator_checks",
+                "SET CONSTRAINTS ALL DEFERRED",
+            ] {
+                self.run(conn, statement).await?;
+            }
+            let tables = Binds(vec![names(tables)]);
+            let references = driver::rows(conn.conn(), CHECKED_REFERENCES, &tables).await;
+            let references = references.map_err(|e| self.unexpected(e))?;
+            let still_checked = references.iter().map(|r| (r.get(0), r.get(1))).collect();
+            (["O", "A"], still_checked)
+        };
+        let firing = Bind::Texts(firing.map(str::to_owned).to_vec());
+        let tables_firing = Binds(vec![names(tables), firing]);
+        let triggers = driver::rows(conn.conn(), TRIGGERS, &tables_firing).await;
+        let triggers = triggers.map_err(|e| self.unexpected(e))?;
+        let mut disable = Vec::new();
+        let mut undo = Vec::new();
+        for row in &triggers {
+            let (table, trigger, enabled): (String, String, String) =
+                (row.get(0), row.get(1), row.get(2));
+            disable.push(format!("ALTER TABLE {table} DISABLE TRIGGER {trigger}"));
+            let how = match enabled.as_str() {
+                "A" => "ALWAYS ",
+                "R" => "REPLICA ",
+                _ => "",
+            };
+            undo.push(format!("ALTER TABLE {table} ENABLE {how}TRIGGER {trigger}"));
+        }
+        for statement in &disable {
+            self.run(conn, statement).await?;
+        }
+        Ok(Suspended {
+            still_checked,
+            undo,
+        })
+    }
+
+    /// One `TRUNCATE` of them all: the foreign keys among them need no order.
+    async fn empty(
+        &self,
+        conn: &mut Session<Self>,
+        tables: &[SavedTable],
+    ) -> Result<(), EngineError> {
+        if tables.is_empty() {
+            return Ok(());
+        }
+        let list: Vec<&str> = tables.iter().map(|t| t.sql.as_str()).collect();
+        let truncate = format!("TRUNCATE TABLE {}", list.join(", "));
+        match conn.execute_one(&truncate).await {
+            Ok(()) => Ok(()),
+            Err(e) if e.code() == Some(&SqlState::INSUFFICIENT_PRIVILEGE) => {
+                Err(EngineError::Internal(format!(
+                    "{}: the saved tables are emptied with TRUNCATE, which needs that privilege \
+                     on each (GRANT TRUNCATE ON ALL TABLES IN SCHEMA ... TO the role)",
+                    message(&e).trim_end()
+                )))
+            }
+            Err(e) => Err(self.unexpected(e)),
+        }
+    }
+
+    // An aggregate and a group.
+    // PostgreSQL's side of an aggregate and a group (`flow::aggregate`).
+
+    /// The column's serializer field, but an array's, which writes the query's text.
+    fn query_object(field: &PgField) -> Serializer {
+        match field.kind {
+            PgKind::Array | PgKind::NumericArray => Serializer::Text,
+            kind => kind.serializer(),
+        }
+    }
+
+    /// The value as text, and its type. `min` and `max` keep the column's type, read as its
+    /// kind reads it (`char(n)` with its padding, arrays as JSON); other results are numbers or
+    /// intervals.
+    fn aggregate_select(field: &PgField, func: AggregateFunc) -> Result<String, EngineError> {
+        let agg = format!("{}({})", func.as_str(), field.sql);
+        let text = match func {
+            AggregateFunc::Min | AggregateFunc::Max => field.kind.text_of(&agg),
+            _ => format!("({agg})::text"),
+        };
+        Ok(format!("{text}, {}", type_of(&agg)))
+    }
+
+    fn aggregate_answer(
+        func: AggregateFunc,
+        field: &PgField,
+        row: Option<&Row>,
+        tz: Offset,
+    ) -> Result<Json, EngineError> {
+        let value = match row {
+            Some(row) => read_held(
+                &row.get::<_, String>(1),
+                row.get(0),
+                "_y_column",
+                &field.name,
+            )?,
+            None => Py::None,
+        };
+        let value = zero_if_null(func, value);
+        Ok(y_func(serialized(func, field, &value, tz)))
+    }
+
+    /// The engine's statement, with each value also read as text with its type.
+    fn group_statement(
+        model: &PgModel,
+        columns: &GroupColumns<'_, PgField>,
+        req: &GroupRequest,
+        where_sql: &str,
+    ) -> Result<String, EngineError> {
+        let GroupColumns { xs, y, func } = columns;
+        unencodable(xs, y, *func)?;
+        let keys = xs
+            .iter()
+            .enumerate()
+            .map(|(i, x)| group_key(x, req.x_lookups.get(i).map(String::as_str)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut inner = Vec::new();
+        for (i, key) in keys.iter().enumerate() {
+            inner.push(format!("{key} AS {}", group_label(i)));
+        }
+        inner.push(format!("{}({}) AS y_func", func.as_str(), y.sql));
+        let labels: Vec<String> = (0..keys.len()).map(group_label).collect();
+        let mut outer = Vec::new();
+        for (i, label) in labels.iter().enumerate() {
+            // A date bucket is a date-time, read as text; a plain key as its column's kind.
+            let text = if keys[i] == xs[i].sql {
+                xs[i].kind.text_of(&format!("q.{label}"))
+            } else {
+                format!("q.{label}::text")
+            };
+            outer.push(format!("{text}, {}", type_of(&format!("q.{label}"))));
+        }
+        let y_text = match func {
+            AggregateFunc::Min | AggregateFunc::Max => y.kind.text_of("q.y_func"),
+            _ => "q.y_func::text".to_owned(),
+        };
+        outer.push(format!("{y_text}, {}", type_of("q.y_func")));
+        Ok(format!(
+            "SELECT {} FROM ({}) AS q",
+            outer.join(", "),
+            group_statement(&inner, &labels, &model.table_sql, where_sql, req)
+        ))
+    }
+
+    fn group_row(
+        columns: &GroupColumns<'_, PgField>,
+        _req: &GroupRequest,
+        row: &Row,
+    ) -> Result<Map<String, Json>, EngineError> {
+        let mut object = Map::new();
+        for (i, x) in columns.xs.iter().enumerate() {
+            let v = read_held(
+                &row.get::<_, String>(2 * i + 1),
+                row.get(2 * i),
+                "_x_column",
+                &x.name,
+            )?;
+            if v.is_not_json() {
+                return Err(not_json_refused("_x_column", &x.name));
+            }
+            let Some(json) = v.encodable() else {
+                return Err(fails(
+                    "_x_column",
+                    format!(
+                        "Cannot group by the bytea field {:?}: a value is not UTF-8 text, which \
+                         the data engine's JSON encoder fails on (500).",
+                        x.name
+                    ),
+                ));
+            };
+            object.insert(group_name(i), json);
+        }
+        let at = 2 * columns.xs.len();
+        let v = zero_if_null(
+            columns.func,
+            read_held(
+                &row.get::<_, String>(at + 1),
+                row.get(at),
+                "_y_column",
+                &columns.y.name,
+            )?,
+        );
+        if v.is_not_json() {
+            return Err(not_json_refused("_y_column", &columns.y.name));
+        }
+        object.insert("y_func".to_owned(), v.encoded());
+        Ok(object)
     }
 }
 
@@ -658,97 +1065,6 @@ pub(crate) fn seek_terms(model: &PgModel, terms: &[(usize, bool)]) -> Option<Vec
     })
 }
 
-/// PostgreSQL's side of a page walk (`flow::walks`): its keys found by `= ANY(ARRAY(...))`, its
-/// anchors as text, the snapshot as the token (read beside the page's rows, `svc-emulator-postgres/src/records.rs`).
-impl Pages for PgResource {
-    /// A page reads and converts only its own rows (see `svc-emulator-postgres/src/records.rs`). The count, when
-    /// it is sure to be needed (any page but the first) or cheap (the catalog's estimate, or a
-    /// count of a table too small to have one), goes with the page: both statements are sent
-    /// before either answer is awaited.
-    async fn page(
-        &self,
-        reader: &mut Object,
-        page: &Page<'_, Self>,
-        out: &mut Records<'_, PgModel>,
-    ) -> Result<Option<u64>, EngineError> {
-        let client = &*reader;
-        let (rows, count) = if page.number > 1 || page.filter.sql.is_empty() {
-            let (rows, count) = futures_util::future::try_join(
-                self.page_rows(client, page),
-                self.count_rows(client, page.model, page.filter, page.lenient),
-            )
-            .await?;
-            (rows, Some(count))
-        } else {
-            (self.page_rows(client, page).await?, None)
-        };
-        rows.iter().for_each(|row| out.push(row));
-        Ok(count)
-    }
-
-    async fn count(
-        &self,
-        reader: &mut Object,
-        model: &PgModel,
-        filter: &PgWhere,
-        lenient: bool,
-    ) -> Result<u64, EngineError> {
-        self.count_rows(reader, model, filter, lenient).await
-    }
-
-    fn sort_key(row: &Row, i: usize) -> Option<String> {
-        row.get(i)
-    }
-
-    /// Each term's column as text.
-    fn sort_key_columns(model: &PgModel, terms: &[(usize, bool)]) -> String {
-        terms
-            .iter()
-            .map(|&(i, _)| format!(", ({})::text", model.fields[i].sql))
-            .collect()
-    }
-
-    /// Each value bound once, cast to its column's type. PostgreSQL orders NULLs after every
-    /// other value, so they come last ascending and first descending.
-    fn seek_condition(
-        model: &PgModel,
-        terms: &[(usize, bool)],
-        key: &[Option<String>],
-        params: &mut Binds,
-    ) -> String {
-        let fields: Vec<&PgField> = terms.iter().map(|&(i, _)| &model.fields[i]).collect();
-        let columns: Vec<(&str, bool)> = fields
-            .iter()
-            .zip(terms)
-            .map(|(f, &(_, desc))| (f.sql.as_str(), desc))
-            .collect();
-        let mut bound: HashMap<usize, String> = HashMap::new();
-        let mut bind = |i: usize| {
-            bound
-                .entry(i)
-                .or_insert_with(|| cast(params, key[i].clone(), &fields[i].cast))
-                .clone()
-        };
-        svc_emulator_core::dialect::seek::seek_condition(&columns, key, Nulls::Largest, &mut bind)
-    }
-
-    /// The rows skipped are skipped by their keys alone, which the page's rows are then read
-    /// by: `key = ANY(ARRAY(SELECT key ... LIMIT n OFFSET skip))` (the key is unique:
-    /// `seek_terms`).
-    fn keyed_select(page: &Page<'_, Self>, extra: &str, where_sql: &str, skip: u64) -> String {
-        let model = page.model;
-        let key = &model.pk_field().sql;
-        format!(
-            "SELECT {list}{extra} FROM {table} WHERE {key} = ANY(ARRAY(SELECT {key} FROM \
-             {table}{where_sql}{order} LIMIT {per_page} OFFSET {skip})){order}",
-            list = model.select_list,
-            table = model.table_sql,
-            order = page.order,
-            per_page = page.per_page,
-        )
-    }
-}
-
 /// A page's statements.
 impl PgResource {
     /// The rows of one page: those of `LIMIT per_page OFFSET offset`, read from the nearest
@@ -883,7 +1199,7 @@ mod pages_tests {
         let seek = |terms: &[(usize, bool)], key: &[Option<&str>]| {
             let key: Vec<Option<String>> = key.iter().map(|k| k.map(str::to_owned)).collect();
             let mut params = Binds::default();
-            let sql = <PgResource as Pages>::seek_condition(&model, terms, &key, &mut params);
+            let sql = <PgResource as Database>::seek_condition(&model, terms, &key, &mut params);
             (sql, params.0)
         };
         let (sql, params) = seek(&[(0, false), (1, true)], &[Some("30"), Some("7")]);

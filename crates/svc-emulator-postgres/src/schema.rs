@@ -43,21 +43,19 @@
 //! and after the deferred checks are made (`setval` is not rolled back: only a commit that
 //! cannot be written leaves them as saved without the rows).
 
+use crate::PgResource;
 use crate::driver;
 use crate::types::PgKind;
-use crate::{PgResource, message};
 use deadpool_postgres::Object;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::dialect::quote_ident;
-use svc_emulator_core::flow::driver::Driver;
 use svc_emulator_core::flow::driver::Session;
-use svc_emulator_core::flow::export::{Exports, SavedTable, Store, Suspended, foreign_counter};
+use svc_emulator_core::flow::export::SavedTable;
 use svc_emulator_core::flow::{Locator, TableRef};
 use svc_engine::EngineError;
 use svc_engine::table::{MappedColumn, MappedTable, Reflected};
-use tokio_postgres::error::SqlState;
 
 /// A column, and the type a value for it is cast to where the engine would bind it as a text
 /// literal (an unknown-typed literal takes the column's type): the base type,
@@ -264,13 +262,13 @@ WHERE d.refclassid = 'pg_class'::regclass
 ORDER BY 1";
 
 /// Sets each sequence `$1` to its `last_value` `$2` and `is_called` `$3`.
-const SET_SEQUENCES: &str = "\
+pub(crate) const SET_SEQUENCES: &str = "\
 SELECT pg_catalog.setval(s::regclass, v, c)
 FROM unnest($1::text[], $2::int8[], $3::bool[]) AS u(s, v, c)";
 
 /// The foreign keys among the tables `$1` checked at each statement (not deferrable), by the
 /// names of the referring and the referred table; a partition's, inherited, counts once.
-const CHECKED_REFERENCES: &str = "\
+pub(crate) const CHECKED_REFERENCES: &str = "\
 SELECT c.relname, p.relname FROM pg_constraint k
 JOIN pg_class c ON c.oid = k.conrelid JOIN pg_class p ON p.oid = k.confrelid
 WHERE k.contype = 'f' AND NOT k.condeferrable AND k.conparentid = 0
@@ -280,7 +278,7 @@ WHERE k.contype = 'f' AND NOT k.condeferrable AND k.conparentid = 0
 /// The user's triggers of the tables `$1` that fire in the session's role (their `tgenabled`
 /// among `$2`) and that the current role may disable (it owns their table): the table, the
 /// trigger, how it is enabled.
-const TRIGGERS: &str = "\
+pub(crate) const TRIGGERS: &str = "\
 SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname), quote_ident(t.tgname),
        t.tgenabled::text
 FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -290,13 +288,13 @@ WHERE NOT t.tgisinternal AND t.tgenabled::text = ANY($2::text[])
 ORDER BY 1, 2";
 
 /// The SQL names of `tables`, for the statements that take them as an array.
-fn names(tables: &[SavedTable]) -> Bind {
+pub(crate) fn names(tables: &[SavedTable]) -> Bind {
     Bind::Texts(tables.iter().map(|t| t.sql.clone()).collect())
 }
 
 impl PgResource {
     /// The sequences of `tables` (quoted and qualified, as the catalog names them).
-    async fn sequences(
+    pub(crate) async fn sequences(
         &self,
         conn: &mut Session<Self>,
         tables: &[SavedTable],
@@ -307,174 +305,6 @@ impl PgResource {
             .iter()
             .map(|r| r.get(0))
             .collect())
-    }
-}
-
-impl Exports for PgResource {
-    type Keys = PgKeys;
-
-    const OVERRIDING: &'static str = " OVERRIDING SYSTEM VALUE";
-
-    const CYCLE_HINT: &'static str = "make one of those foreign keys DEFERRABLE (ALTER TABLE ... \
-        ALTER CONSTRAINT ... DEFERRABLE), or connect as a role that may set \
-        session_replication_role (a superuser, or GRANT SET ON PARAMETER \
-        session_replication_role TO the role)";
-
-    async fn make_store(&self, conn: &mut Session<Self>, name: &str) -> Result<Store, EngineError> {
-        let schema = quote_ident(name);
-        if let Err(e) = conn.execute_one(&format!("CREATE SCHEMA {schema}")).await {
-            if e.code() != Some(&SqlState::INSUFFICIENT_PRIVILEGE) {
-                return Err(self.unexpected(e));
-            }
-            let who = "SELECT current_user::text, current_database()::text";
-            let who = driver::rows(conn.conn(), who, &Binds::default()).await;
-            let who = self.one_row(who.map_err(|e| self.unexpected(e))?)?;
-            let (role, database): (String, String) = (who.get(0), who.get(1));
-            return Err(EngineError::Internal(format!(
-                "the copy is kept in a schema of its own, and role {role} may not create one in \
-                 database {database}: grant it the privilege (GRANT CREATE ON DATABASE {} TO \
-                 {}) ({})",
-                quote_ident(&database),
-                quote_ident(&role),
-                message(&e).trim_end()
-            )));
-        }
-        let drop = format!("DROP SCHEMA IF EXISTS {schema} CASCADE");
-        let pool = self.pool.clone();
-        Ok(Store::dropped_by(async move {
-            if let Ok(mut client) = pool.get().await {
-                let _ = PgResource::execute_one(&mut client, &drop).await;
-            }
-        }))
-    }
-
-    async fn read_keys(
-        &self,
-        conn: &mut Session<Self>,
-        tables: &[SavedTable],
-    ) -> Result<PgKeys, EngineError> {
-        let sequences = self.sequences(conn, tables).await?;
-        if sequences.is_empty() {
-            return Ok(Vec::new());
-        }
-        // One statement reads them all; each is a relation of its own.
-        let reads: Vec<String> = sequences
-            .iter()
-            .enumerate()
-            .map(|(i, s)| format!("SELECT {i}, last_value, is_called FROM {s}"))
-            .collect();
-        let read = format!("{} ORDER BY 1", reads.join(" UNION ALL "));
-        let rows = driver::rows(conn.conn(), &read, &Binds::default()).await;
-        let rows = rows.map_err(|e| self.unexpected(e))?;
-        Ok(sequences
-            .into_iter()
-            .zip(rows.iter())
-            .map(|(s, r)| (s, r.get(1), r.get(2)))
-            .collect())
-    }
-
-    /// `written`: the tables the restore or import writes, whose sequences alone may move.
-    async fn put_keys(
-        &self,
-        conn: &mut Session<Self>,
-        written: &[SavedTable],
-        keys: &PgKeys,
-    ) -> Result<(), EngineError> {
-        // What would fail at the commit fails here, before the sequences move; and no table
-        // keeps checks pending, which the triggers' `ALTER TABLE` after this would refuse.
-        self.run(conn, "SET CONSTRAINTS ALL IMMEDIATE").await?;
-        if keys.is_empty() {
-            return Ok(());
-        }
-        // Only the sequences of the tables written move: a name in an export's file is
-        // compared with theirs, never cast to a relation of its own choosing.
-        let owned = self.sequences(conn, written).await?;
-        if let Some((outside, ..)) = keys.iter().find(|k| !owned.contains(&k.0)) {
-            return Err(foreign_counter("sequence", outside));
-        }
-        let sequences = Bind::Texts(keys.iter().map(|k| k.0.clone()).collect());
-        let values = Bind::Ints(keys.iter().map(|k| k.1).collect());
-        let called = Bind::Bools(keys.iter().map(|k| k.2).collect());
-        let set = Binds(vec![sequences, values, called]);
-        let set = driver::rows(conn.conn(), SET_SEQUENCES, &set).await;
-        set.map_err(|e| self.unexpected(e))?;
-        Ok(())
-    }
-
-    async fn suspend_checks(
-        &self,
-        conn: &mut Session<Self>,
-        tables: &[SavedTable],
-    ) -> Result<Suspended, EngineError> {
-        self.run(conn, "SAVEPOINT svc_emulator_checks").await?;
-        let replica = conn
-            .execute_one("SET LOCAL session_replication_role = replica")
-            .await
-            .is_ok();
-        let (firing, still_checked) = if replica {
-            (["A", "R"], Vec::new())
-        } else {
-            // Refused (not a superuser): the transaction goes on as before it was asked.
-            for statement in [
-                "ROLLBACK TO SAVEPOINT svc_emulator_checks",
-                "SET CONSTRAINTS ALL DEFERRED",
-            ] {
-                self.run(conn, statement).await?;
-            }
-            let tables = Binds(vec![names(tables)]);
-            let references = driver::rows(conn.conn(), CHECKED_REFERENCES, &tables).await;
-            let references = references.map_err(|e| self.unexpected(e))?;
-            let still_checked = references.iter().map(|r| (r.get(0), r.get(1))).collect();
-            (["O", "A"], still_checked)
-        };
-        let firing = Bind::Texts(firing.map(str::to_owned).to_vec());
-        let tables_firing = Binds(vec![names(tables), firing]);
-        let triggers = driver::rows(conn.conn(), TRIGGERS, &tables_firing).await;
-        let triggers = triggers.map_err(|e| self.unexpected(e))?;
-        let mut disable = Vec::new();
-        let mut undo = Vec::new();
-        for row in &triggers {
-            let (table, trigger, enabled): (String, String, String) =
-                (row.get(0), row.get(1), row.get(2));
-            disable.push(format!("ALTER TABLE {table} DISABLE TRIGGER {trigger}"));
-            let how = match enabled.as_str() {
-                "A" => "ALWAYS ",
-                "R" => "REPLICA ",
-                _ => "",
-            };
-            undo.push(format!("ALTER TABLE {table} ENABLE {how}TRIGGER {trigger}"));
-        }
-        for statement in &disable {
-            self.run(conn, statement).await?;
-        }
-        Ok(Suspended {
-            still_checked,
-            undo,
-        })
-    }
-
-    /// One `TRUNCATE` of them all: the foreign keys among them need no order.
-    async fn empty(
-        &self,
-        conn: &mut Session<Self>,
-        tables: &[SavedTable],
-    ) -> Result<(), EngineError> {
-        if tables.is_empty() {
-            return Ok(());
-        }
-        let list: Vec<&str> = tables.iter().map(|t| t.sql.as_str()).collect();
-        let truncate = format!("TRUNCATE TABLE {}", list.join(", "));
-        match conn.execute_one(&truncate).await {
-            Ok(()) => Ok(()),
-            Err(e) if e.code() == Some(&SqlState::INSUFFICIENT_PRIVILEGE) => {
-                Err(EngineError::Internal(format!(
-                    "{}: the saved tables are emptied with TRUNCATE, which needs that privilege \
-                     on each (GRANT TRUNCATE ON ALL TABLES IN SCHEMA ... TO the role)",
-                    message(&e).trim_end()
-                )))
-            }
-            Err(e) => Err(self.unexpected(e)),
-        }
     }
 }
 

@@ -51,20 +51,17 @@
 use rusqlite::Connection;
 use rusqlite::functions::{Aggregate, Context, FunctionFlags, WindowAggregate};
 use rusqlite::types::{Value, ValueRef};
-use serde_json::{Map, Value as Json};
+use serde_json::Value as Json;
 
 use crate::Resource;
 use crate::driver::prepares;
-use crate::records::Sqlite;
-use crate::schema::{Field, Model};
+use crate::schema::Field;
 use crate::types::json_column_value;
 use crate::types::stored;
 use svc_emulator_core::backend::operation;
-use svc_emulator_core::dialect::group::{group_label, group_statement};
-use svc_emulator_core::flow::aggregate::Aggregates;
+
 use svc_engine::aggregate::{
-    AggregateFunc, AggregateRequest, GroupRequest, date_unit, fails, group_name, not_computed,
-    not_json_refused, null_is_zero, y_func,
+    AggregateFunc, AggregateRequest, GroupRequest, date_unit, fails, not_computed, null_is_zero,
 };
 use svc_engine::error::EngineError;
 use svc_engine::list::Selection;
@@ -80,7 +77,7 @@ pub const SUM_FN: &str = "svc_sqlite340_sum";
 pub const AVG_FN: &str = "svc_sqlite340_avg";
 
 /// The error text of an integer `sum` overflow (SQLite's own words).
-const OVERFLOW: &str = "integer overflow";
+pub(crate) const OVERFLOW: &str = "integer overflow";
 
 // ---------------------------------------------------------------------------------------------
 // SQLite 3.40's sum and avg
@@ -388,7 +385,7 @@ pub(crate) fn register_functions(conn: &Connection) -> rusqlite::Result<()> {
 // Shared steps
 
 /// The SQL of `func` over `col` (a 400 for a function the emulator does not compute).
-fn agg_sql(func: AggregateFunc, col: &str) -> Result<String, EngineError> {
+pub(crate) fn agg_sql(func: AggregateFunc, col: &str) -> Result<String, EngineError> {
     Ok(match func {
         AggregateFunc::Count => format!("count({col})"),
         AggregateFunc::Sum => format!("{SUM_FN}({col})"),
@@ -401,7 +398,11 @@ fn agg_sql(func: AggregateFunc, col: &str) -> Result<String, EngineError> {
 
 /// The value of `func` as the engine holds it: `count` and `avg` raw, the others read through
 /// the column's type; NULL is 0 for `count`, `sum` and `avg`.
-fn result_value<'a>(func: AggregateFunc, field: &Field, raw: ValueRef<'a>) -> PyValue<'a> {
+pub(crate) fn result_value<'a>(
+    func: AggregateFunc,
+    field: &Field,
+    raw: ValueRef<'a>,
+) -> PyValue<'a> {
     let value = match func {
         AggregateFunc::Count | AggregateFunc::Avg => plain(stored(raw)),
         // `sum`, `min` and `max`: no other function gets here (`agg_sql` refuses it first).
@@ -418,7 +419,11 @@ fn result_value<'a>(func: AggregateFunc, field: &Field, raw: ValueRef<'a>) -> Py
 /// they are) and the JSON field writes the value; `count` and `avg` are numbers. `None` where
 /// the engine fails (stored text that is not JSON). Not a JSON column: `None` too, see
 /// [`encoded`].
-fn json_result(func: AggregateFunc, field: &Field, raw: ValueRef<'_>) -> Option<Option<Json>> {
+pub(crate) fn json_result(
+    func: AggregateFunc,
+    field: &Field,
+    raw: ValueRef<'_>,
+) -> Option<Option<Json>> {
     if field.kind.ty.reflected != Reflected::Json
         || !matches!(
             func,
@@ -433,13 +438,13 @@ fn json_result(func: AggregateFunc, field: &Field, raw: ValueRef<'_>) -> Option<
 
 /// A float the engine's JSON encoder writes as `Infinity`, `-Infinity` or `NaN`: Python's
 /// `json.dumps` allows them, but they are not JSON, and no JSON reader but Python's takes them.
-fn not_json(v: &PyValue<'_>) -> bool {
+pub(crate) fn not_json(v: &PyValue<'_>) -> bool {
     // A float's are `null` (see `Py::is_not_json`).
     matches!(v, PyValue::Decimal(_, f) if !f.is_finite())
 }
 
 /// A Python value as the engine's JSON encoder writes it (`None` for a value it cannot hold).
-fn encoded(v: &PyValue<'_>) -> Option<Json> {
+pub(crate) fn encoded(v: &PyValue<'_>) -> Option<Json> {
     Some(match v {
         PyValue::None => Json::Null,
         PyValue::Bool(b) => Json::Bool(*b),
@@ -458,7 +463,7 @@ fn encoded(v: &PyValue<'_>) -> Option<Json> {
 }
 
 /// A value through a serializer field (`None` where the engine fails).
-fn serialized(serializer: Serializer, v: &PyValue<'_>) -> Option<Json> {
+pub(crate) fn serialized(serializer: Serializer, v: &PyValue<'_>) -> Option<Json> {
     match (serializer, v) {
         (_, PyValue::Unreadable(_)) => None,
         (_, PyValue::None) => Some(Json::Null),
@@ -472,7 +477,7 @@ fn serialized(serializer: Serializer, v: &PyValue<'_>) -> Option<Json> {
     }
 }
 
-fn cannot_write(func: AggregateFunc, field: &Field) -> EngineError {
+pub(crate) fn cannot_write(func: AggregateFunc, field: &Field) -> EngineError {
     fails(
         "_y_column",
         format!(
@@ -509,7 +514,7 @@ fn is_date_column(field: &Field) -> bool {
 
 /// One group key: a `strftime` of the column (raw text), or the column itself (read through
 /// its type).
-enum GroupKey<'m> {
+pub(crate) enum GroupKey<'m> {
     Strftime(&'static str, &'m Field),
     Column(&'m Field),
 }
@@ -525,7 +530,7 @@ fn group_key<'m>(field: &'m Field, raw: Option<&str>) -> Result<GroupKey<'m>, En
 }
 
 /// The group keys of `columns`, by the request's lookups.
-fn group_keys<'m>(
+pub(crate) fn group_keys<'m>(
     columns: &GroupColumns<'m, Field>,
     req: &GroupRequest,
 ) -> Result<Vec<GroupKey<'m>>, EngineError> {
@@ -539,143 +544,6 @@ fn group_keys<'m>(
 
 // ---------------------------------------------------------------------------------------------
 // The operations
-
-/// SQLite's side of an aggregate and a group (`flow::aggregate`).
-impl Aggregates for Sqlite<'_> {
-    /// The engine hands its query object to the y field's serializer; a JSON field keeps it,
-    /// and the encoder writes it as `dict(query)`: `{}`, as a value field does.
-    fn query_object(field: &Field) -> Serializer {
-        if field.kind.ty.reflected == Reflected::Json {
-            Serializer::Value
-        } else {
-            field.kind.ty.serializer
-        }
-    }
-
-    fn aggregate_select(field: &Field, func: AggregateFunc) -> Result<String, EngineError> {
-        agg_sql(func, &field.sql)
-    }
-
-    fn aggregate_answer(
-        func: AggregateFunc,
-        field: &Field,
-        row: Option<&rusqlite::Row<'_>>,
-        _tz: i32,
-    ) -> Result<Json, EngineError> {
-        let raw = row.map_or(ValueRef::Null, |r| r.get_ref(0).unwrap_or(ValueRef::Null));
-        if let Some(json) = json_result(func, field, raw) {
-            return json.map(y_func).ok_or_else(|| cannot_write(func, field));
-        }
-        let v = result_value(func, field, raw);
-        let value = if field.kind.ty.reflected == Reflected::Json && func == AggregateFunc::Avg {
-            // A JSON field writes the number as it is.
-            encoded(&v)
-        } else {
-            let serializer = match func {
-                AggregateFunc::Count => Serializer::Value,
-                _ => field.kind.ty.serializer,
-            };
-            serialized(serializer, &v)
-        };
-        value.map(y_func).ok_or_else(|| cannot_write(func, field))
-    }
-
-    /// The engine's statement; a date lookup's `strftime` format is one of the engine's own
-    /// constants, written as a literal.
-    fn group_statement(
-        model: &Model,
-        columns: &GroupColumns<'_, Field>,
-        req: &GroupRequest,
-        where_sql: &str,
-    ) -> Result<String, EngineError> {
-        let keys = group_keys(columns, req)?;
-        let mut select = Vec::new();
-        for (i, key) in keys.iter().enumerate() {
-            let expr = match key {
-                GroupKey::Strftime(format, field) => format!("strftime('{format}', {})", field.sql),
-                GroupKey::Column(field) => field.sql.clone(),
-            };
-            select.push(format!("{expr} AS {}", group_label(i)));
-        }
-        select.push(format!(
-            "{} AS y_func",
-            agg_sql(columns.func, &columns.y.sql)?
-        ));
-        let labels: Vec<String> = (0..keys.len()).map(group_label).collect();
-        Ok(group_statement(
-            &select,
-            &labels,
-            &model.table_sql,
-            where_sql,
-            req,
-        ))
-    }
-
-    fn group_row(
-        columns: &GroupColumns<'_, Field>,
-        req: &GroupRequest,
-        row: &rusqlite::Row<'_>,
-    ) -> Result<Map<String, Json>, EngineError> {
-        let GroupColumns { y, func, .. } = *columns;
-        let keys = group_keys(columns, req)?;
-        let mut item = Map::new();
-        for (i, key) in keys.iter().enumerate() {
-            let raw = row.get_ref(i).unwrap_or(ValueRef::Null);
-            let (value, field) = match key {
-                GroupKey::Strftime(_, field) => (plain(stored(raw)), field),
-                GroupKey::Column(field) => (read(field.kind.ty, stored(raw)), field),
-            };
-            if not_json(&value) {
-                return Err(not_json_refused("_x_column", &field.name));
-            }
-            let json = match key {
-                // The key keeps the column's type: a JSON column's keys are read as JSON.
-                GroupKey::Column(f) if f.kind.ty.reflected == Reflected::Json => {
-                    json_column_value(stored(raw)).map(|v| py_json_to_json(&v))
-                }
-                _ => encoded(&value),
-            };
-            let json = json.ok_or_else(|| {
-                fails(
-                    "_x_column",
-                    format!(
-                        "Cannot group by field {:?}: the data engine fails on a stored value.",
-                        field.name
-                    ),
-                )
-            })?;
-            item.insert(group_name(i), json);
-        }
-        let raw = row.get_ref(keys.len()).unwrap_or(ValueRef::Null);
-        let json = match json_result(func, y, raw) {
-            Some(json) => json,
-            None => {
-                let value = result_value(func, y, raw);
-                if not_json(&value) {
-                    return Err(not_json_refused("_y_column", &y.name));
-                }
-                encoded(&value)
-            }
-        }
-        .ok_or_else(|| cannot_write(func, y))?;
-        item.insert("y_func".to_owned(), json);
-        Ok(item)
-    }
-
-    /// The overflow of an integer `sum` is the request's fault.
-    fn summary_error(error: EngineError, func: AggregateFunc, field: &Field) -> EngineError {
-        match &error {
-            EngineError::Internal(message) if message.contains(OVERFLOW) => fails(
-                "_y_column",
-                format!(
-                    "Cannot compute {func} of field {:?}: integer overflow.",
-                    field.name
-                ),
-            ),
-            _ => error,
-        }
-    }
-}
 
 impl Resource {
     /// Computes `{"y_func": value}` over the records of `model` in `selection`, as the engine

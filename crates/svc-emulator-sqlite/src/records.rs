@@ -1,4 +1,4 @@
-//! SQLite's reads of records (`flow::records::Pages`, run by `flow::read`): each row lent by
+//! SQLite's reads of records (`flow::database::Database`, run by `flow::read`): each row lent by
 //! rusqlite to the records it makes (no row is copied), a list's pages from the memo's anchors
 //! ("Page walks" below), its count, and the budget of a read run on an async worker
 //! (`sqlite::backend`).
@@ -53,34 +53,50 @@
 //! this list read it; either way nothing computed before the commit can carry the generation
 //! this list reads.
 
+use crate::aggregate::GroupKey;
+use crate::aggregate::OVERFLOW;
+use crate::aggregate::agg_sql;
+use crate::aggregate::cannot_write;
+use crate::aggregate::encoded;
+use crate::aggregate::group_keys;
+use crate::aggregate::json_result;
+use crate::aggregate::not_json;
+use crate::aggregate::result_value;
+use crate::aggregate::serialized;
 use crate::driver::{SqlCancel, Watchdog};
 use crate::driver::{bind_of, changed, sent, stored_rows, value_ref};
 use crate::schema;
 use crate::schema::{Field, Model, SqliteColumn, SqliteType};
+use crate::types::json_column_value;
 use crate::types::write_field_value;
 use crate::types::{bind, json_to_sql, never_written};
 use crate::types::{engine_error, rebound, stored};
 use crate::{Resource, db_error, get_by_identity, lookup_value};
 use rusqlite::Connection;
 use rusqlite::types::{Value, ValueRef};
+use serde_json::{Map, Value as Json};
 use std::any::Any;
 use std::borrow::Cow;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::dialect::clause::Where;
+use svc_emulator_core::dialect::group::{group_label, group_statement};
 use svc_emulator_core::dialect::quote_ident;
+use svc_emulator_core::flow::database::Database;
 use svc_emulator_core::flow::driver::Failure;
 use svc_emulator_core::flow::driver::Session;
 use svc_emulator_core::flow::export::{
-    Exports, SavedData, SavedTable, Suspended, bind_imported, foreign_counter,
+    SavedData, SavedTable, Suspended, bind_imported, foreign_counter,
 };
-use svc_emulator_core::flow::records::Database;
-use svc_emulator_core::flow::records::{Page, Pages, counted};
+use svc_emulator_core::flow::records::{Page, counted};
 use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, read_page};
 use svc_emulator_core::flow::write::{ReadBack, Values, insert_statement};
 use svc_emulator_core::flow::{Reference, TableRef};
+use svc_engine::aggregate::{
+    AggregateFunc, GroupRequest, fails, group_name, not_json_refused, y_func,
+};
 use svc_engine::body::non_field;
 use svc_engine::error::EngineError;
 use svc_engine::field_input::{Internal, py_equal};
@@ -88,9 +104,11 @@ use svc_engine::python::json::{PyJson, py_json_to_json};
 use svc_engine::records::WritesRows;
 use svc_engine::records::record_json;
 use svc_engine::records::{ModelMap, Records};
+use svc_engine::table::GroupColumns;
 use svc_engine::table::Table;
 use svc_engine::types::Reflected;
 use svc_engine::types::{PyValue, read};
+use svc_engine::types::{Serializer, plain};
 use svc_engine::walks::{Anchor, Walks};
 
 /// A record with a value the engine cannot read: it fails (500) on every read of the record
@@ -234,150 +252,6 @@ impl<'c> Sqlite<'c> {
     /// The resource.
     pub(crate) fn resource(&self) -> &'c Resource {
         self.resource
-    }
-}
-
-/// SQLite's side of an export and an import (`flow::export`); its saved copies are its online
-/// backup's (`Resource::save_from`), not `flow::snapshot`'s.
-impl<'c> Exports for Sqlite<'c> {
-    /// `sqlite_sequence`'s rows: what numbers the next key of each `AUTOINCREMENT` table (the
-    /// others number theirs past the largest key, which the rows give back).
-    type Keys = Vec<(String, i64)>;
-
-    /// SQLite's `BEGIN` reads as of its first read, to its end (an in-memory database's one
-    /// connection is the emulator's alone meanwhile).
-    const BEGIN_SNAPSHOT: &'static str = "BEGIN";
-
-    /// The whole database copied into memory by SQLite's online backup, which copies its
-    /// pages: 117 us for 10k rows where `flow::snapshot` would put them back in 2.58 ms
-    /// (`cargo xtask bench --only fixture`, docs/performance.md section 12).
-    async fn save_copy(&self) -> Result<SavedData, EngineError> {
-        let conn = self.connect(None).await?;
-        self.resource.save_from(conn)
-    }
-
-    /// The whole database put back from its copy, on the writer.
-    async fn restore_copy(&self, saved: &(dyn Any + Send + Sync)) -> Result<(), EngineError> {
-        let conn = self.connect(None).await?;
-        self.resource.restore_into(saved, conn)
-    }
-
-    async fn read_keys(
-        &self,
-        conn: &mut Session<Self>,
-        tables: &[SavedTable],
-    ) -> Result<Self::Keys, EngineError> {
-        let unexpected = |e| self.fault(e, Failure::Unexpected);
-        let kept = stored_rows(conn.conn(), SEQUENCES_KEPT, &Binds::default());
-        if kept.map_err(unexpected)?.is_empty() {
-            return Ok(Vec::new());
-        }
-        let rows = stored_rows(conn.conn(), SEQUENCES, &Binds::default());
-        Ok(rows
-            .map_err(unexpected)?
-            .into_iter()
-            .filter_map(|row| match (row.first(), row.get(1)) {
-                (Some(Value::Text(name)), Some(Value::Integer(seq))) => Some((name.clone(), *seq)),
-                _ => None,
-            })
-            .filter(|(name, _)| tables.iter().any(|t| t.name == *name))
-            .collect())
-    }
-
-    /// The counters of the tables written only, as on every database: a name in an export's
-    /// file that is none of them is refused (it is a bound value here, never written into a
-    /// statement, but it would move another table's counter).
-    fn check_keys(keys: &Self::Keys, tables: &[SavedTable]) -> Result<(), EngineError> {
-        match keys
-            .iter()
-            .find(|(name, _)| !tables.iter().any(|t| t.name == *name))
-        {
-            Some((outside, _)) => Err(foreign_counter("table", outside)),
-            None => Ok(()),
-        }
-    }
-
-    async fn put_keys(
-        &self,
-        conn: &mut Session<Self>,
-        tables: &[SavedTable],
-        keys: &Self::Keys,
-    ) -> Result<(), EngineError> {
-        Self::check_keys(keys, tables)?;
-        for (name, seq) in keys {
-            // `sqlite_sequence` has no key: a table's row is replaced by hand.
-            let forget = Binds(vec![Bind::Text(name.clone())]);
-            let set = Binds(vec![Bind::Text(name.clone()), Bind::Int(*seq)]);
-            for (sql, binds) in [(SEQUENCE_FORGET, forget), (SEQUENCE_SET, set)] {
-                let done = conn.write(sql, &binds).await;
-                done.map_err(|e| self.fault(e, Failure::Unexpected))?;
-            }
-        }
-        Ok(())
-    }
-
-    /// The engine runs SQLite without the foreign keys' checks; a database file whose
-    /// connections turn them on has them checked at the commit, so the models go in in any
-    /// order. SQLite cannot turn a trigger off: the tables' triggers are dropped inside the
-    /// transaction and made again before its commit (SQLite's schema changes are transactional),
-    /// so that an imported row is written once, not again by a trigger.
-    async fn suspend_checks(
-        &self,
-        conn: &mut Session<Self>,
-        tables: &[SavedTable],
-    ) -> Result<Suspended, EngineError> {
-        self.run(conn, "PRAGMA defer_foreign_keys = ON").await?;
-        let unexpected = |e| self.fault(e, Failure::Unexpected);
-        let triggers = stored_rows(conn.conn(), TRIGGERS, &Binds::default()).map_err(unexpected)?;
-        let mut undo = Vec::new();
-        for row in triggers {
-            let (Some(Value::Text(name)), Some(Value::Text(table)), Some(Value::Text(sql))) =
-                (row.first(), row.get(1), row.get(2))
-            else {
-                continue;
-            };
-            if tables.iter().any(|t| t.name == *table) {
-                self.run(conn, &format!("DROP TRIGGER {}", quote_ident(name)))
-                    .await?;
-                undo.push(sql.clone());
-            }
-        }
-        Ok(Suspended {
-            still_checked: Vec::new(),
-            undo,
-        })
-    }
-
-    /// `DATE` and `TIME`, which the engine cannot write on SQLite (`types::never_written`),
-    /// hold the text an export wrote (a `BLOB` its bytes, as on every database). A resource
-    /// whose records show its values as stored (the built-in users and teams, whose contract
-    /// is the emulator's own) stores every value as its strict writes do.
-    fn bind_imported(
-        &self,
-        field: &Field,
-        value: &Internal,
-        given: &PyJson,
-        tz: i32,
-        params: &mut Binds,
-    ) -> Result<String, EngineError> {
-        let stored_as_shown = self.resource.shows_stored_values();
-        let written_as_text = matches!(field.kind.ty.reflected, Reflected::Date | Reflected::Time);
-        if !stored_as_shown && !written_as_text {
-            return bind_imported::<Self>(field, value, given, tz, params);
-        }
-        let given = match given {
-            PyJson::Str(_) | PyJson::None => py_json_to_json(given),
-            _ if stored_as_shown => py_json_to_json(given),
-            _ => {
-                return Err(EngineError::field(
-                    &field.name,
-                    "Expected text, as an export writes it.",
-                ));
-            }
-        };
-        let value = json_to_sql(field.value_kind, &given);
-        let value = value.map_err(|m| EngineError::field(&field.name, m))?;
-        Ok(params.bind::<Self>(bind_of(value)))
     }
 }
 
@@ -581,6 +455,398 @@ impl<'c> Database for Sqlite<'c> {
             record => ReadBack::of(model, record),
         })
     }
+
+    // A list's pages and its count.
+    // SQLite's side of a page walk: a sort key is read from the row's own columns, each value as
+    // SQLite stored it, and bound again as it is.
+
+    /// From the nearest anchor of the same walk kept in this snapshot's generation, else with
+    /// `OFFSET`; the end of a full page is kept as an anchor. Inline, a page that would step
+    /// over more rows than its budget gives up.
+    async fn page(
+        &self,
+        conn: &mut &'c mut rusqlite::Connection,
+        page: &Page<'_, Self>,
+        out: &mut Records<'_, Model>,
+    ) -> Result<Option<u64>, EngineError> {
+        let (budget, memo) = (&self.budget, self.resource().memo());
+        let seek = seek_terms(page.model, page.terms);
+        let walk_key = page.walk_key();
+        let anchor = match seek {
+            Some(_) if page.offset > 0 => {
+                memo.anchor(self.walks(), budget.ticket, &walk_key, page.offset)
+            }
+            _ => None,
+        };
+        let filter = page.filter;
+        let (sql, params, skip) = match (&anchor, seek) {
+            (Some(anchor), Some(seek)) => {
+                let extra = Self::sort_key_columns(page.model, seek);
+                let (sql, params) = from_anchor(page, seek, &extra, anchor);
+                (sql, Cow::Owned(params), page.offset - anchor.0)
+            }
+            _ => (
+                page.offset_select(),
+                Cow::Borrowed(&filter.params),
+                page.offset,
+            ),
+        };
+        if budget.max_skip.is_some_and(|max| skip > max) {
+            return Err(budget.give_up());
+        }
+        budget.skipped.store(skip, Ordering::Relaxed);
+        // The sort key is read from the row's own columns.
+        let cells: Vec<usize> = seek.map_or_else(Vec::new, |t| t.iter().map(|&(i, _)| i).collect());
+        let end = read_page(self, conn, (&sql, &params), page, out, &cells).await?;
+        if let Some(token) = budget.ticket.token() {
+            keep_anchor(self, &walk_key, page, end, token);
+        }
+        Ok(None)
+    }
+
+    /// Remembered in this snapshot's generation, else counted (`SELECT count(*)`, every
+    /// selected row visited) and remembered. Inline, only a remembered count.
+    async fn count(
+        &self,
+        conn: &mut &'c mut rusqlite::Connection,
+        model: &Model,
+        filter: &Where<Binds>,
+        lenient: bool,
+    ) -> Result<u64, EngineError> {
+        let (budget, memo) = (&self.budget, self.resource().memo());
+        let sql = ["SELECT count(*) FROM ", &model.table_sql, &filter.sql].concat();
+        let key = filter.params.memo_key(&sql);
+        if let Some(n) = memo.count(self.walks(), budget.ticket, &key) {
+            return Ok(n);
+        }
+        if budget.max_skip.is_some() {
+            return Err(budget.give_up());
+        }
+        let n = counted(self, conn, model, filter, lenient).await?;
+        memo.keep_count(self.walks(), budget.ticket, key, n);
+        Ok(n)
+    }
+
+    /// Not for the built-in tools resource, which shows what it stores (see
+    /// `Resource::showing_stored_values`).
+    fn checks_readable(&self) -> bool {
+        !self.resource().shows_stored_values()
+    }
+
+    fn unreadable(model: &Model, at: usize, lenient: bool) -> Option<EngineError> {
+        Some(crate::records::unreadable(model, at, lenient))
+    }
+
+    fn sort_key(row: &rusqlite::Row<'_>, i: usize) -> Option<Bind> {
+        match row.get_ref(i).unwrap_or(ValueRef::Null) {
+            ValueRef::Null => None,
+            ValueRef::Integer(i) => Some(Bind::Int(i)),
+            ValueRef::Real(f) => Some(Bind::Float(f)),
+            ValueRef::Text(t) => Some(Bind::Text(String::from_utf8_lossy(t).into_owned())),
+            ValueRef::Blob(b) => Some(Bind::Bytes(b.to_vec())),
+        }
+    }
+
+    /// Not a text that is not UTF-8: bound again as text it would not be the same value.
+    fn seekable(row: &rusqlite::Row<'_>, i: usize) -> bool {
+        match row.get_ref(i) {
+            Ok(ValueRef::Text(t)) => std::str::from_utf8(t).is_ok(),
+            Ok(_) => true,
+            Err(_) => false,
+        }
+    }
+
+    /// None: the sort key's cells are the row's own columns.
+    fn sort_key_columns(_model: &Model, _terms: &[(usize, bool)]) -> String {
+        String::new()
+    }
+
+    /// The engine's own statement: SQLite steps over the rows before the page in the b-tree
+    /// it reads them from, converting nothing, so keys first would only add a second read.
+    fn keyed_select(page: &Page<'_, Self>, extra: &str, where_sql: &str, skip: u64) -> String {
+        format!("{} OFFSET {skip}", page.select(extra, where_sql))
+    }
+
+    // An export, an import and a saved copy.
+    // SQLite's side of an export and an import (`flow::export`); its saved copies are its online
+    // backup's (`Resource::save_from`), not `flow::snapshot`'s.
+
+    /// `sqlite_sequence`'s rows: what numbers the next key of each `AUTOINCREMENT` table (the
+    /// others number theirs past the largest key, which the rows give back).
+    type Keys = Vec<(String, i64)>;
+
+    /// SQLite's `BEGIN` reads as of its first read, to its end (an in-memory database's one
+    /// connection is the emulator's alone meanwhile).
+    const BEGIN_SNAPSHOT: &'static str = "BEGIN";
+
+    /// The whole database copied into memory by SQLite's online backup, which copies its
+    /// pages: 117 us for 10k rows where `flow::snapshot` would put them back in 2.58 ms
+    /// (`cargo xtask bench --only fixture`, docs/performance.md section 12).
+    async fn save_copy(&self) -> Result<SavedData, EngineError> {
+        let conn = self.connect(None).await?;
+        self.resource.save_from(conn)
+    }
+
+    /// The whole database put back from its copy, on the writer.
+    async fn restore_copy(&self, saved: &(dyn Any + Send + Sync)) -> Result<(), EngineError> {
+        let conn = self.connect(None).await?;
+        self.resource.restore_into(saved, conn)
+    }
+
+    async fn read_keys(
+        &self,
+        conn: &mut Session<Self>,
+        tables: &[SavedTable],
+    ) -> Result<Self::Keys, EngineError> {
+        let unexpected = |e| self.fault(e, Failure::Unexpected);
+        let kept = stored_rows(conn.conn(), SEQUENCES_KEPT, &Binds::default());
+        if kept.map_err(unexpected)?.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows = stored_rows(conn.conn(), SEQUENCES, &Binds::default());
+        Ok(rows
+            .map_err(unexpected)?
+            .into_iter()
+            .filter_map(|row| match (row.first(), row.get(1)) {
+                (Some(Value::Text(name)), Some(Value::Integer(seq))) => Some((name.clone(), *seq)),
+                _ => None,
+            })
+            .filter(|(name, _)| tables.iter().any(|t| t.name == *name))
+            .collect())
+    }
+
+    /// The counters of the tables written only, as on every database: a name in an export's
+    /// file that is none of them is refused (it is a bound value here, never written into a
+    /// statement, but it would move another table's counter).
+    fn check_keys(keys: &Self::Keys, tables: &[SavedTable]) -> Result<(), EngineError> {
+        match keys
+            .iter()
+            .find(|(name, _)| !tables.iter().any(|t| t.name == *name))
+        {
+            Some((outside, _)) => Err(foreign_counter("table", outside)),
+            None => Ok(()),
+        }
+    }
+
+    async fn put_keys(
+        &self,
+        conn: &mut Session<Self>,
+        tables: &[SavedTable],
+        keys: &Self::Keys,
+    ) -> Result<(), EngineError> {
+        Self::check_keys(keys, tables)?;
+        for (name, seq) in keys {
+            // `sqlite_sequence` has no key: a table's row is replaced by hand.
+            let forget = Binds(vec![Bind::Text(name.clone())]);
+            let set = Binds(vec![Bind::Text(name.clone()), Bind::Int(*seq)]);
+            for (sql, binds) in [(SEQUENCE_FORGET, forget), (SEQUENCE_SET, set)] {
+                let done = conn.write(sql, &binds).await;
+                done.map_err(|e| self.fault(e, Failure::Unexpected))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The engine runs SQLite without the foreign keys' checks; a database file whose
+    /// connections turn them on has them checked at the commit, so the models go in in any
+    /// order. SQLite cannot turn a trigger off: the tables' triggers are dropped inside the
+    /// transaction and made again before its commit (SQLite's schema changes are transactional),
+    /// so that an imported row is written once, not again by a trigger.
+    async fn suspend_checks(
+        &self,
+        conn: &mut Session<Self>,
+        tables: &[SavedTable],
+    ) -> Result<Suspended, EngineError> {
+        self.run(conn, "PRAGMA defer_foreign_keys = ON").await?;
+        let unexpected = |e| self.fault(e, Failure::Unexpected);
+        let triggers = stored_rows(conn.conn(), TRIGGERS, &Binds::default()).map_err(unexpected)?;
+        let mut undo = Vec::new();
+        for row in triggers {
+            let (Some(Value::Text(name)), Some(Value::Text(table)), Some(Value::Text(sql))) =
+                (row.first(), row.get(1), row.get(2))
+            else {
+                continue;
+            };
+            if tables.iter().any(|t| t.name == *table) {
+                self.run(conn, &format!("DROP TRIGGER {}", quote_ident(name)))
+                    .await?;
+                undo.push(sql.clone());
+            }
+        }
+        Ok(Suspended {
+            still_checked: Vec::new(),
+            undo,
+        })
+    }
+
+    /// `DATE` and `TIME`, which the engine cannot write on SQLite (`types::never_written`),
+    /// hold the text an export wrote (a `BLOB` its bytes, as on every database). A resource
+    /// whose records show its values as stored (the built-in users and teams, whose contract
+    /// is the emulator's own) stores every value as its strict writes do.
+    fn bind_imported(
+        &self,
+        field: &Field,
+        value: &Internal,
+        given: &PyJson,
+        tz: i32,
+        params: &mut Binds,
+    ) -> Result<String, EngineError> {
+        let stored_as_shown = self.resource.shows_stored_values();
+        let written_as_text = matches!(field.kind.ty.reflected, Reflected::Date | Reflected::Time);
+        if !stored_as_shown && !written_as_text {
+            return bind_imported::<Self>(field, value, given, tz, params);
+        }
+        let given = match given {
+            PyJson::Str(_) | PyJson::None => py_json_to_json(given),
+            _ if stored_as_shown => py_json_to_json(given),
+            _ => {
+                return Err(EngineError::field(
+                    &field.name,
+                    "Expected text, as an export writes it.",
+                ));
+            }
+        };
+        let value = json_to_sql(field.value_kind, &given);
+        let value = value.map_err(|m| EngineError::field(&field.name, m))?;
+        Ok(params.bind::<Self>(bind_of(value)))
+    }
+
+    // An aggregate and a group.
+    // SQLite's side of an aggregate and a group (`flow::aggregate`).
+
+    /// The engine hands its query object to the y field's serializer; a JSON field keeps it,
+    /// and the encoder writes it as `dict(query)`: `{}`, as a value field does.
+    fn query_object(field: &Field) -> Serializer {
+        if field.kind.ty.reflected == Reflected::Json {
+            Serializer::Value
+        } else {
+            field.kind.ty.serializer
+        }
+    }
+
+    fn aggregate_select(field: &Field, func: AggregateFunc) -> Result<String, EngineError> {
+        agg_sql(func, &field.sql)
+    }
+
+    fn aggregate_answer(
+        func: AggregateFunc,
+        field: &Field,
+        row: Option<&rusqlite::Row<'_>>,
+        _tz: i32,
+    ) -> Result<Json, EngineError> {
+        let raw = row.map_or(ValueRef::Null, |r| r.get_ref(0).unwrap_or(ValueRef::Null));
+        if let Some(json) = json_result(func, field, raw) {
+            return json.map(y_func).ok_or_else(|| cannot_write(func, field));
+        }
+        let v = result_value(func, field, raw);
+        let value = if field.kind.ty.reflected == Reflected::Json && func == AggregateFunc::Avg {
+            // A JSON field writes the number as it is.
+            encoded(&v)
+        } else {
+            let serializer = match func {
+                AggregateFunc::Count => Serializer::Value,
+                _ => field.kind.ty.serializer,
+            };
+            serialized(serializer, &v)
+        };
+        value.map(y_func).ok_or_else(|| cannot_write(func, field))
+    }
+
+    /// The engine's statement; a date lookup's `strftime` format is one of the engine's own
+    /// constants, written as a literal.
+    fn group_statement(
+        model: &Model,
+        columns: &GroupColumns<'_, Field>,
+        req: &GroupRequest,
+        where_sql: &str,
+    ) -> Result<String, EngineError> {
+        let keys = group_keys(columns, req)?;
+        let mut select = Vec::new();
+        for (i, key) in keys.iter().enumerate() {
+            let expr = match key {
+                GroupKey::Strftime(format, field) => format!("strftime('{format}', {})", field.sql),
+                GroupKey::Column(field) => field.sql.clone(),
+            };
+            select.push(format!("{expr} AS {}", group_label(i)));
+        }
+        select.push(format!(
+            "{} AS y_func",
+            agg_sql(columns.func, &columns.y.sql)?
+        ));
+        let labels: Vec<String> = (0..keys.len()).map(group_label).collect();
+        Ok(group_statement(
+            &select,
+            &labels,
+            &model.table_sql,
+            where_sql,
+            req,
+        ))
+    }
+
+    fn group_row(
+        columns: &GroupColumns<'_, Field>,
+        req: &GroupRequest,
+        row: &rusqlite::Row<'_>,
+    ) -> Result<Map<String, Json>, EngineError> {
+        let GroupColumns { y, func, .. } = *columns;
+        let keys = group_keys(columns, req)?;
+        let mut item = Map::new();
+        for (i, key) in keys.iter().enumerate() {
+            let raw = row.get_ref(i).unwrap_or(ValueRef::Null);
+            let (value, field) = match key {
+                GroupKey::Strftime(_, field) => (plain(stored(raw)), field),
+                GroupKey::Column(field) => (read(field.kind.ty, stored(raw)), field),
+            };
+            if not_json(&value) {
+                return Err(not_json_refused("_x_column", &field.name));
+            }
+            let json = match key {
+                // The key keeps the column's type: a JSON column's keys are read as JSON.
+                GroupKey::Column(f) if f.kind.ty.reflected == Reflected::Json => {
+                    json_column_value(stored(raw)).map(|v| py_json_to_json(&v))
+                }
+                _ => encoded(&value),
+            };
+            let json = json.ok_or_else(|| {
+                fails(
+                    "_x_column",
+                    format!(
+                        "Cannot group by field {:?}: the data engine fails on a stored value.",
+                        field.name
+                    ),
+                )
+            })?;
+            item.insert(group_name(i), json);
+        }
+        let raw = row.get_ref(keys.len()).unwrap_or(ValueRef::Null);
+        let json = match json_result(func, y, raw) {
+            Some(json) => json,
+            None => {
+                let value = result_value(func, y, raw);
+                if not_json(&value) {
+                    return Err(not_json_refused("_y_column", &y.name));
+                }
+                encoded(&value)
+            }
+        }
+        .ok_or_else(|| cannot_write(func, y))?;
+        item.insert("y_func".to_owned(), json);
+        Ok(item)
+    }
+
+    /// The overflow of an integer `sum` is the request's fault.
+    fn summary_error(error: EngineError, func: AggregateFunc, field: &Field) -> EngineError {
+        match &error {
+            EngineError::Internal(message) if message.contains(OVERFLOW) => fails(
+                "_y_column",
+                format!(
+                    "Cannot compute {func} of field {:?}: integer overflow.",
+                    field.name
+                ),
+            ),
+            _ => error,
+        }
+    }
 }
 
 /// The index of a field in its model.
@@ -735,117 +1001,6 @@ pub(crate) fn seek_terms<'t>(
     }
     let end = terms.iter().position(|&(i, _)| i == model.pk)?;
     Some(&terms[..=end])
-}
-
-/// SQLite's side of a page walk: a sort key is read from the row's own columns, each value as
-/// SQLite stored it, and bound again as it is.
-impl<'c> Pages for Sqlite<'c> {
-    /// From the nearest anchor of the same walk kept in this snapshot's generation, else with
-    /// `OFFSET`; the end of a full page is kept as an anchor. Inline, a page that would step
-    /// over more rows than its budget gives up.
-    async fn page(
-        &self,
-        conn: &mut &'c mut rusqlite::Connection,
-        page: &Page<'_, Self>,
-        out: &mut Records<'_, Model>,
-    ) -> Result<Option<u64>, EngineError> {
-        let (budget, memo) = (&self.budget, self.resource().memo());
-        let seek = seek_terms(page.model, page.terms);
-        let walk_key = page.walk_key();
-        let anchor = match seek {
-            Some(_) if page.offset > 0 => {
-                memo.anchor(self.walks(), budget.ticket, &walk_key, page.offset)
-            }
-            _ => None,
-        };
-        let filter = page.filter;
-        let (sql, params, skip) = match (&anchor, seek) {
-            (Some(anchor), Some(seek)) => {
-                let extra = Self::sort_key_columns(page.model, seek);
-                let (sql, params) = from_anchor(page, seek, &extra, anchor);
-                (sql, Cow::Owned(params), page.offset - anchor.0)
-            }
-            _ => (
-                page.offset_select(),
-                Cow::Borrowed(&filter.params),
-                page.offset,
-            ),
-        };
-        if budget.max_skip.is_some_and(|max| skip > max) {
-            return Err(budget.give_up());
-        }
-        budget.skipped.store(skip, Ordering::Relaxed);
-        // The sort key is read from the row's own columns.
-        let cells: Vec<usize> = seek.map_or_else(Vec::new, |t| t.iter().map(|&(i, _)| i).collect());
-        let end = read_page(self, conn, (&sql, &params), page, out, &cells).await?;
-        if let Some(token) = budget.ticket.token() {
-            keep_anchor(self, &walk_key, page, end, token);
-        }
-        Ok(None)
-    }
-
-    /// Remembered in this snapshot's generation, else counted (`SELECT count(*)`, every
-    /// selected row visited) and remembered. Inline, only a remembered count.
-    async fn count(
-        &self,
-        conn: &mut &'c mut rusqlite::Connection,
-        model: &Model,
-        filter: &Where<Binds>,
-        lenient: bool,
-    ) -> Result<u64, EngineError> {
-        let (budget, memo) = (&self.budget, self.resource().memo());
-        let sql = ["SELECT count(*) FROM ", &model.table_sql, &filter.sql].concat();
-        let key = filter.params.memo_key(&sql);
-        if let Some(n) = memo.count(self.walks(), budget.ticket, &key) {
-            return Ok(n);
-        }
-        if budget.max_skip.is_some() {
-            return Err(budget.give_up());
-        }
-        let n = counted(self, conn, model, filter, lenient).await?;
-        memo.keep_count(self.walks(), budget.ticket, key, n);
-        Ok(n)
-    }
-
-    /// Not for the built-in tools resource, which shows what it stores (see
-    /// `Resource::showing_stored_values`).
-    fn checks_readable(&self) -> bool {
-        !self.resource().shows_stored_values()
-    }
-
-    fn unreadable(model: &Model, at: usize, lenient: bool) -> Option<EngineError> {
-        Some(crate::records::unreadable(model, at, lenient))
-    }
-
-    fn sort_key(row: &rusqlite::Row<'_>, i: usize) -> Option<Bind> {
-        match row.get_ref(i).unwrap_or(ValueRef::Null) {
-            ValueRef::Null => None,
-            ValueRef::Integer(i) => Some(Bind::Int(i)),
-            ValueRef::Real(f) => Some(Bind::Float(f)),
-            ValueRef::Text(t) => Some(Bind::Text(String::from_utf8_lossy(t).into_owned())),
-            ValueRef::Blob(b) => Some(Bind::Bytes(b.to_vec())),
-        }
-    }
-
-    /// Not a text that is not UTF-8: bound again as text it would not be the same value.
-    fn seekable(row: &rusqlite::Row<'_>, i: usize) -> bool {
-        match row.get_ref(i) {
-            Ok(ValueRef::Text(t)) => std::str::from_utf8(t).is_ok(),
-            Ok(_) => true,
-            Err(_) => false,
-        }
-    }
-
-    /// None: the sort key's cells are the row's own columns.
-    fn sort_key_columns(_model: &Model, _terms: &[(usize, bool)]) -> String {
-        String::new()
-    }
-
-    /// The engine's own statement: SQLite steps over the rows before the page in the b-tree
-    /// it reads them from, converting nothing, so keys first would only add a second read.
-    fn keyed_select(page: &Page<'_, Self>, extra: &str, where_sql: &str, skip: u64) -> String {
-        format!("{} OFFSET {skip}", page.select(extra, where_sql))
-    }
 }
 
 /// What a read may use of the list memo, and how much work it may do: the ticket of its

@@ -5,8 +5,8 @@
 
 /// Implements [`Schedule`](crate::backend::Schedule) (and so [`Backend`](crate::backend::Backend)) for `$resource`. The records operations, read-only SQL, saved copies and reload are
 /// the flows of `flow::read`, `flow::write`, `flow::aggregate`, `flow::read_only_sql`, `flow::action`, `flow::snapshot` and `flow::export`,
-/// over the resource's side of them (`flow::records::Database`,
-/// `flow::aggregate::Aggregates`, `flow::driver::Driver`, `flow::export::Exports`); the macro also gives the resource the public methods that run
+/// over the resource's side of them (`flow::database::Database`,
+/// `flow::driver::Driver`); the macro also gives the resource the public methods that run
 /// them (`list`, `retrieve_selected`, `delete_selected`, `aggregate`, `group`, `sql`).
 #[macro_export]
 macro_rules! awaited_backend {
@@ -15,17 +15,17 @@ macro_rules! awaited_backend {
         impl $resource {
             /// The names of the models, sorted.
             pub fn model_names(&self) -> Vec<String> {
-                $crate::flow::records::Database::models(self).names()
+                $crate::flow::database::Database::models(self).names()
             }
 
             /// Whether the resource has a model of that name.
             pub fn has_model(&self, name: &str) -> bool {
-                $crate::flow::records::Database::models(self).contains(name)
+                $crate::flow::database::Database::models(self).contains(name)
             }
 
             /// `model` as last read: its key and fields; `None` when there is no such model.
             pub fn describe(&self, model: &str) -> Option<::svc_engine::types::ModelInfo> {
-                let model = $crate::flow::records::Database::models(self)
+                let model = $crate::flow::database::Database::models(self)
                     .get(model)
                     .ok()?;
                 Some(::svc_engine::table::describe(&*model))
@@ -104,7 +104,7 @@ macro_rules! awaited_backend {
             const SKIP: $crate::dialect::Skip = <$resource as $crate::dialect::Dialect>::skip;
 
             fn models(&self) -> &::svc_engine::records::Models<Self::Model> {
-                $crate::flow::records::Database::models(self)
+                $crate::flow::database::Database::models(self)
             }
 
             fn sets_time_zone(&self) -> bool {

@@ -8,9 +8,7 @@ use std::future::Future;
 use serde_json::{Map, Value};
 
 use crate::flow;
-use crate::flow::aggregate::Aggregates;
-use crate::flow::export::Exports;
-use crate::flow::records::Pages;
+use crate::flow::database::Database;
 use svc_engine::extra_actions::Created;
 use svc_engine::python::json::PyJson;
 use svc_engine::relation::Use;
@@ -45,12 +43,6 @@ pub enum Kind {
     Action,
 }
 
-/// A database the flows run over: its reads and pages, its summaries, its copies and exports.
-/// Every database is one: a database implements the traits, never this.
-pub trait Flows: Pages + Aggregates + Exports {}
-
-impl<D: Pages + Aggregates + Exports> Flows for D {}
-
 /// A records operation: its request, and the flow that answers it over a database.
 pub trait Operation: Send + Sync + 'static {
     /// The answer.
@@ -60,7 +52,7 @@ pub trait Operation: Send + Sync + 'static {
     const KIND: Kind;
 
     /// Runs the operation's flow over `db`.
-    fn run<'a, D: Flows>(
+    fn run<'a, D: Database>(
         &'a self,
         db: &'a D,
     ) -> impl Future<Output = Result<Self::Out, EngineError>> + Send + 'a;
@@ -95,7 +87,7 @@ impl Operation for List {
     type Out = Listing;
     const KIND: Kind = Kind::List;
 
-    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<Listing, EngineError> {
+    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<Listing, EngineError> {
         flow::read::list(db, &self.model, &self.spec).await
     }
 
@@ -119,7 +111,7 @@ impl Operation for Retrieve {
     type Out = Vec<u8>;
     const KIND: Kind = Kind::Retrieve;
 
-    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<Vec<u8>, EngineError> {
+    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<Vec<u8>, EngineError> {
         flow::read::retrieve(db, &self.model, &self.pk, &self.selection).await
     }
 
@@ -142,7 +134,7 @@ impl Operation for Filters {
     type Out = ();
     const KIND: Kind = Kind::Read;
 
-    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<(), EngineError> {
+    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<(), EngineError> {
         let model = db.model(&self.model)?;
         db.filters(&model, &self.selection, Use::Write).map(drop)
     }
@@ -163,7 +155,7 @@ impl Operation for Create {
     type Out = Vec<u8>;
     const KIND: Kind = Kind::Write;
 
-    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<Vec<u8>, EngineError> {
+    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<Vec<u8>, EngineError> {
         flow::write::create(db, &self.model, &self.body, self.lenient).await
     }
 }
@@ -176,7 +168,7 @@ impl Operation for Change {
     type Out = Vec<u8>;
     const KIND: Kind = Kind::Write;
 
-    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<Vec<u8>, EngineError> {
+    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<Vec<u8>, EngineError> {
         let Update {
             model,
             pk,
@@ -206,7 +198,7 @@ impl Operation for Delete {
     type Out = ();
     const KIND: Kind = Kind::Write;
 
-    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<(), EngineError> {
+    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<(), EngineError> {
         flow::write::delete(db, &self.model, &self.pk, &self.selection).await
     }
 }
@@ -226,7 +218,7 @@ impl Operation for Aggregate {
     type Out = Value;
     const KIND: Kind = Kind::Summary;
 
-    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<Value, EngineError> {
+    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<Value, EngineError> {
         flow::aggregate::aggregate(db, &self.model, &self.request, &self.selection).await
     }
 }
@@ -246,7 +238,7 @@ impl Operation for Group {
     type Out = Value;
     const KIND: Kind = Kind::Summary;
 
-    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<Value, EngineError> {
+    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<Value, EngineError> {
         flow::aggregate::group(db, &self.model, &self.request, &self.selection).await
     }
 }
@@ -266,7 +258,7 @@ impl Operation for BulkCreate {
     type Out = Vec<Created>;
     const KIND: Kind = Kind::Write;
 
-    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<Vec<Created>, EngineError> {
+    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<Vec<Created>, EngineError> {
         flow::extra::create_each(db, &self.model, &self.items, self.lenient).await
     }
 }
@@ -286,7 +278,7 @@ impl Operation for Siblings {
     type Out = Value;
     const KIND: Kind = Kind::Read;
 
-    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<Value, EngineError> {
+    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<Value, EngineError> {
         flow::extra::siblings(db, &self.model, &self.pk, &self.selection).await
     }
 }
@@ -308,7 +300,7 @@ impl Operation for Reorder {
     type Out = Value;
     const KIND: Kind = Kind::Write;
 
-    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<Value, EngineError> {
+    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<Value, EngineError> {
         if self.reset {
             flow::extra::reset_order(db, &self.model, &self.body, &self.selection).await
         } else {
@@ -333,7 +325,7 @@ impl Operation for Query {
     type Out = Vec<u8>;
     const KIND: Kind = Kind::Query;
 
-    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<Vec<u8>, EngineError> {
+    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<Vec<u8>, EngineError> {
         let SqlLimits { time, answer_bytes } = self.limits;
         flow::read_only_sql::read_only(db, &self.query, &self.params, time, answer_bytes).await
     }
@@ -359,7 +351,7 @@ impl Operation for Action {
     type Out = Vec<u8>;
     const KIND: Kind = Kind::Action;
 
-    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<Vec<u8>, EngineError> {
+    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<Vec<u8>, EngineError> {
         let SqlLimits { time, answer_bytes } = self.limits;
         flow::action::run_action(db, &self.statements, &self.inputs, time, answer_bytes).await
     }
@@ -377,12 +369,12 @@ impl Operation for Reload {
     type Out = ();
     const KIND: Kind = Kind::Write;
 
-    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<(), EngineError> {
+    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<(), EngineError> {
         flow::state::reload(db).await
     }
 }
 
-/// A copy of the data as it is now ([`Exports::save_copy`]).
+/// A copy of the data as it is now ([`Database::save_copy`]).
 #[derive(Debug)]
 pub struct SaveCopy;
 
@@ -390,12 +382,12 @@ impl Operation for SaveCopy {
     type Out = SavedData;
     const KIND: Kind = Kind::Read;
 
-    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<SavedData, EngineError> {
+    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<SavedData, EngineError> {
         db.save_copy().await
     }
 }
 
-/// A saved copy put back ([`Exports::restore_copy`]); the schema is read again after it
+/// A saved copy put back ([`Database::restore_copy`]); the schema is read again after it
 /// ([`Reload`]).
 #[derive(Debug)]
 pub struct RestoreCopy(pub SavedData);
@@ -404,7 +396,7 @@ impl Operation for RestoreCopy {
     type Out = ();
     const KIND: Kind = Kind::Write;
 
-    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<(), EngineError> {
+    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<(), EngineError> {
         db.restore_copy(&*self.0).await
     }
 }
@@ -417,7 +409,7 @@ impl Operation for Export {
     type Out = Exported;
     const KIND: Kind = Kind::Read;
 
-    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<Exported, EngineError> {
+    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<Exported, EngineError> {
         let (models, keys) = flow::export::export(db).await?;
         Ok(Exported { models, keys })
     }
@@ -432,7 +424,7 @@ impl Operation for ImportRecords {
     type Out = usize;
     const KIND: Kind = Kind::Write;
 
-    async fn run<'a, D: Flows>(&'a self, db: &'a D) -> Result<usize, EngineError> {
+    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<usize, EngineError> {
         let Import {
             models,
             replace,

@@ -10,9 +10,9 @@ use std::time::Duration;
 
 use serde_json::{Map, Value as Json};
 
+use crate::flow::database::Database;
 use crate::flow::driver::Driver;
 use crate::flow::read_only_sql::{Access, Opened, Running, answered, conn_gone, give_back, within};
-use crate::flow::records::Database;
 use svc_engine::EngineError;
 use svc_engine::sql_answer::AnswerRows;
 

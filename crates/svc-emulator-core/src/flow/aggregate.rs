@@ -1,79 +1,24 @@
 //! An aggregate and a group, as the engine answers them on any database server: the request
 //! read in the engine's order (model, filters, `_order_by`, columns, function), one statement,
 //! and its values written as the engine writes them. What a database's values are, and how its
-//! statement reads them with their types, is its own ([`Aggregates`]).
+//! statement reads them with their types, is its own ([`Database`]'s aggregate words).
 
 use serde_json::{Map, Value as Json};
 
 use crate::dialect::clause::filtered_order_by;
-use crate::dialect::group::{Quoting, query_text};
+use crate::dialect::group::query_text;
+use crate::flow::database::Database;
 use crate::flow::driver::Failure;
-use crate::flow::records::{Database, ModelSql};
+use crate::flow::records::ModelSql;
 use svc_engine::aggregate::{fails, known, y_func};
 use svc_engine::relation::Use;
-use svc_engine::table::{Column, GroupColumns, OrderBy, Table, aggregate_column, group_columns};
+use svc_engine::table::{Column, OrderBy, Table, aggregate_column, group_columns};
 use svc_engine::time_zone::tz_of;
 use svc_engine::types::Serializer;
-use svc_engine::{AggregateFunc, AggregateRequest, EngineError, GroupRequest, Selection};
-
-/// A database server's side of an aggregate and a group.
-pub trait Aggregates: Database {
-    /// How the y column's serializer field writes the engine's query object of a function it
-    /// does not know (`unknown_function`).
-    fn query_object(field: &Self::Field) -> Serializer;
-
-    /// How the database's SQLAlchemy dialect writes a query's text: its quoting, and the
-    /// condition it folds an always-false filter into. By default the dialect's reserved words
-    /// in `"` ([`RESERVED_WORDS`](crate::dialect::Dialect::RESERVED_WORDS)), and its
-    /// [`QUERY_NEVER`](crate::dialect::Dialect::QUERY_NEVER).
-    fn query_dialect(&self) -> (Quoting, &'static str) {
-        let quoting = Quoting {
-            quote: '"',
-            reserved: Self::RESERVED_WORDS,
-        };
-        (quoting, Self::QUERY_NEVER)
-    }
-
-    /// The select list of an aggregate of `field` (after what the engine fails on is refused).
-    fn aggregate_select(field: &Self::Field, func: AggregateFunc) -> Result<String, EngineError>;
-
-    /// `{"y_func": value}` from the aggregate's row (`None`: no row), in the time zone `tz`.
-    fn aggregate_answer(
-        func: AggregateFunc,
-        field: &Self::Field,
-        row: Option<&Self::Row<'_>>,
-        tz: i32,
-    ) -> Result<Json, EngineError>;
-
-    /// The group's statement over the rows `where_sql` selects (after what the engine fails on
-    /// is refused).
-    fn group_statement(
-        model: &Self::Model,
-        columns: &GroupColumns<'_, Self::Field>,
-        req: &GroupRequest,
-        where_sql: &str,
-    ) -> Result<String, EngineError>;
-
-    /// A group's row, `{"group": key, "group_2": ..., "y_func": value}`.
-    fn group_row(
-        columns: &GroupColumns<'_, Self::Field>,
-        req: &GroupRequest,
-        row: &Self::Row<'_>,
-    ) -> Result<Map<String, Json>, EngineError>;
-
-    /// The failure of a summary's statement that computes `func` of `field`, in the engine's
-    /// terms (by default the database's own, as [`read_rows`](Database::read_rows) gave it).
-    fn summary_error(
-        error: EngineError,
-        _func: AggregateFunc,
-        _field: &Self::Field,
-    ) -> EngineError {
-        error
-    }
-}
+use svc_engine::{AggregateRequest, EngineError, GroupRequest, Selection};
 
 /// `{"y_func": value}` over the records `selection` selects.
-pub async fn aggregate<D: Aggregates>(
+pub async fn aggregate<D: Database>(
     db: &D,
     model: &str,
     req: &AggregateRequest,
@@ -85,7 +30,7 @@ pub async fn aggregate<D: Aggregates>(
 }
 
 /// The selected records' groups, sorted by their keys.
-pub async fn group<D: Aggregates>(
+pub async fn group<D: Database>(
     db: &D,
     model: &str,
     req: &GroupRequest,
@@ -96,7 +41,7 @@ pub async fn group<D: Aggregates>(
         .map_err(|e| e.unless_lenient(selection.lenient))
 }
 
-async fn aggregate_as_engine<D: Aggregates>(
+async fn aggregate_as_engine<D: Database>(
     db: &D,
     model: &str,
     req: &AggregateRequest,
@@ -129,7 +74,7 @@ async fn aggregate_as_engine<D: Aggregates>(
 /// The engine's answer when the function is not one it knows: its (empty) query object written
 /// by the column's serializer field (`order`: the request's `_order_by`): `{}` by a value
 /// field, a failure of a date-time field, the query's text by a text field.
-fn unknown_function<D: Aggregates>(
+fn unknown_function<D: Database>(
     db: &D,
     model: &D::Model,
     field: &D::Field,
@@ -160,7 +105,7 @@ fn unknown_function<D: Aggregates>(
     }
 }
 
-async fn group_as_engine<D: Aggregates>(
+async fn group_as_engine<D: Database>(
     db: &D,
     model: &str,
     req: &GroupRequest,

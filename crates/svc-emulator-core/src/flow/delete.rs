@@ -21,8 +21,8 @@
 use std::collections::HashSet;
 
 use crate::dialect::bind::Bind;
+use crate::flow::database::Database;
 use crate::flow::driver::Session;
-use crate::flow::records::Database;
 use crate::flow::references::{Cascade, Cascades, Locator, OnDelete, Reference, TableRef};
 use svc_engine::EngineError;
 use svc_engine::body::{non_field, query_failed};
@@ -45,7 +45,7 @@ pub async fn delete_row<C: Cascades>(
 /// Deletes the row a write's transaction `tx` locked, as [`delete_row`] does, over the
 /// database's catalog and the transaction ([`Cascade`]; a refusal is the write's, in `model`'s
 /// terms).
-pub async fn delete_locked<D: Database + ?Sized>(
+pub async fn delete_locked<D: Database>(
     db: &D,
     tx: &mut Session<D>,
     model: &D::Model,

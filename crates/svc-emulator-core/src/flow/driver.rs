@@ -9,7 +9,7 @@
 //! session with its cancel, runs the user's statements within the answer cap, and cleans the
 //! session for its next query. It never decides what an error means: a flow knows what its statement was doing
 //! ([`Failure`]) and the database reads its driver's error in those terms
-//! (`records::Database::fault`).
+//! (`database::Database::fault`).
 //!
 //! A [`Session`] owns its connection from the moment it may hold state until it is clean again:
 //! a write's transaction, a save's snapshot, a restore with its checks turned off. Dropped before
@@ -215,7 +215,7 @@ pub trait Driver: Dialect + Sync {
         conn: &mut Self::Conn,
     ) -> impl Future<Output = Result<(), EngineError>> + Send
     where
-        Self: crate::flow::records::Database,
+        Self: crate::flow::database::Database,
     {
         async move {
             Self::execute_one(conn, "COMMIT")

@@ -1,5 +1,5 @@
 //! A resource's records written out and read back in (`svc emulator export`, `--import`),
-//! written once for every database over its [`Exports`]; and the parts of a restore that an
+//! written once for every database over its [`Database`]; and the parts of a restore that an
 //! import shares (`flow::snapshot`, the database servers' saved copies).
 //!
 //! **An export** reads every model that holds rows (not views) in one transaction that sees
@@ -17,11 +17,11 @@
 use std::collections::BTreeMap;
 use std::future::Future;
 
-use crate::dialect::bind::{Bind, Binds};
+use crate::dialect::bind::Binds;
+use crate::flow::database::Database;
 use crate::flow::driver::{Failure, Session};
 use crate::flow::read::readable;
-use crate::flow::records::{BaseTable, Database, ModelSql, Pages};
-use crate::flow::snapshot;
+use crate::flow::records::{BaseTable, ModelSql};
 use crate::flow::write::{Values, read_values};
 use svc_engine::EngineError;
 use svc_engine::field_input::Internal;
@@ -30,7 +30,7 @@ use svc_engine::python::text::py_bytes_literal;
 use svc_engine::records::Records;
 use svc_engine::table::{BodyColumn, Column, Table};
 
-/// A copy of a resource's data ([`Exports::save_copy`]): only the resource that kept it reads
+/// A copy of a resource's data ([`Database::save_copy`]): only the resource that kept it reads
 /// it.
 pub type SavedData = std::sync::Arc<dyn std::any::Any + Send + Sync>;
 
@@ -48,7 +48,7 @@ pub struct SavedTable {
     pub held: String,
 }
 
-/// What a restore turned off in its transaction ([`Exports::suspend_checks`]), and what it left
+/// What a restore turned off in its transaction ([`Database::suspend_checks`]), and what it left
 /// on.
 #[derive(Debug, Default)]
 pub struct Suspended {
@@ -63,7 +63,7 @@ pub struct Suspended {
 
 /// What a restore (or an import) set aside before its transaction, because the database can
 /// neither turn it off for a session nor change it inside a transaction (MySQL's triggers:
-/// `DROP TRIGGER` commits), and the work that puts it back ([`Exports::set_aside`]).
+/// `DROP TRIGGER` commits), and the work that puts it back ([`Database::set_aside`]).
 ///
 /// [`put_back`](Self::put_back) is awaited once the transaction has ended, committed or not.
 /// Dropped before that (the restore's future dropped half-way), it puts back on the runtime, as
@@ -194,172 +194,9 @@ pub async fn stores_dropped(within: std::time::Duration) -> usize {
     left
 }
 
-/// One database's side of an export and an import, and of a database server's restore of a
-/// saved copy (`flow::snapshot`): its transactions, its generated keys, its foreign keys' checks,
-/// how it binds what an export wrote. Its own statements take no bound values: every name in
-/// them comes from the database's own catalog, quoted. Every future is `Send`.
-pub trait Exports: Database<Model: BaseTable> + Sized {
-    /// What numbers the next generated keys of the saved tables, as saved (and as an export
-    /// writes it in its files).
-    type Keys: Send + Sync + 'static + serde::Serialize + serde::de::DeserializeOwned;
-
-    /// The statement that begins a transaction whose reads all see the data as of one moment
-    /// (MySQL: `START TRANSACTION WITH CONSISTENT SNAPSHOT`).
-    const BEGIN_SNAPSHOT: &'static str = "BEGIN ISOLATION LEVEL REPEATABLE READ";
-
-    /// What follows the column list of the statements that put saved rows back: PostgreSQL's
-    /// `OVERRIDING SYSTEM VALUE`, which writes a column `GENERATED ALWAYS AS IDENTITY`.
-    const OVERRIDING: &'static str = "";
-
-    /// The generated keys are put back after the commit: the database's statement that sets
-    /// them commits (MySQL's `ALTER TABLE`).
-    const KEYS_AFTER_COMMIT: bool = false;
-
-    /// What to do when the saved tables refer to each other in a cycle of foreign keys that the
-    /// restore cannot order (the keys [`suspend_checks`](Self::suspend_checks) left checked),
-    /// ending the refusal's message.
-    const CYCLE_HINT: &'static str = "make one of those foreign keys deferrable, or connect as \
-        a user that may turn the foreign keys' checks off";
-
-    /// Runs one statement without rows ([`Driver::execute_one`](crate::flow::driver::Driver::execute_one);
-    /// a failure is unexpected).
-    fn run(
-        &self,
-        conn: &mut Session<Self>,
-        sql: &str,
-    ) -> impl Future<Output = Result<(), EngineError>> + Send {
-        async move {
-            let done = conn.execute_one(sql).await;
-            done.map_err(|f| self.fault(f, Failure::Unexpected))
-        }
-    }
-
-    /// A copy of the data as it is now, which only this resource reads back
-    /// ([`restore_copy`](Self::restore_copy)): by default [`snapshot::save`], in a store of the
-    /// database's own. SQLite copies its whole database with its online backup instead.
-    fn save_copy(&self) -> impl Future<Output = Result<SavedData, EngineError>> + Send {
-        async move {
-            let copy = snapshot::save(self).await?;
-            Ok(std::sync::Arc::new(copy) as SavedData)
-        }
-    }
-
-    /// Puts back a copy [`save_copy`](Self::save_copy) made: by default [`snapshot::restore`].
-    /// The caller reads the schema again after it.
-    fn restore_copy(
-        &self,
-        saved: &(dyn std::any::Any + Send + Sync),
-    ) -> impl Future<Output = Result<(), EngineError>> + Send {
-        snapshot::restore(self, saved)
-    }
-
-    /// Makes the store `name` (unquoted) of a saved copy (`flow::snapshot`: a database
-    /// server's), or says which privilege the connection lacks for it. By default the
-    /// database keeps its copies itself (SQLite's online backup, `Resource::save`):
-    /// `flow::snapshot` never runs on it.
-    fn make_store(
-        &self,
-        _conn: &mut Session<Self>,
-        _name: &str,
-    ) -> impl Future<Output = Result<Store, EngineError>> + Send {
-        async {
-            Err(EngineError::Internal(
-                "this database keeps its saved copies itself, not in a store".to_owned(),
-            ))
-        }
-    }
-
-    /// What numbers the next generated keys of `tables` now.
-    fn read_keys(
-        &self,
-        conn: &mut Session<Self>,
-        tables: &[SavedTable],
-    ) -> impl Future<Output = Result<Self::Keys, EngineError>> + Send;
-
-    /// Refuses `keys` (an export's, read from its file) where they name a counter that is none
-    /// of `tables`' ([`foreign_counter`]), before the import writes anything: a database whose
-    /// counters are its tables' (MySQL's, SQLite's) compares the names here; one whose
-    /// counters must be looked up (PostgreSQL's sequences) does so in
-    /// [`put_keys`](Self::put_keys), inside the import's transaction. By default nothing is
-    /// refused here.
-    fn check_keys(keys: &Self::Keys, tables: &[SavedTable]) -> Result<(), EngineError> {
-        let _ = (keys, tables);
-        Ok(())
-    }
-
-    /// Makes `keys` number the next generated keys of `tables` again: inside the restore's (or
-    /// import's) transaction, once every row is back and before the `undo` statements run
-    /// (after the commit where [`KEYS_AFTER_COMMIT`](Self::KEYS_AFTER_COMMIT)).
-    fn put_keys(
-        &self,
-        conn: &mut Session<Self>,
-        tables: &[SavedTable],
-        keys: &Self::Keys,
-    ) -> impl Future<Output = Result<(), EngineError>> + Send;
-
-    /// Turns off, for the restore's (or import's) transaction, what the database lets the
-    /// session turn off of the foreign keys' checks and of the triggers of `tables`; says which
-    /// foreign keys among them stay checked at each statement (not deferrable).
-    fn suspend_checks(
-        &self,
-        conn: &mut Session<Self>,
-        tables: &[SavedTable],
-    ) -> impl Future<Output = Result<Suspended, EngineError>> + Send;
-
-    /// Sets aside, before the restore's (or import's) transaction begins, what of `tables` the
-    /// database can only change outside a transaction and that would otherwise act as the rows
-    /// go back (MySQL's triggers). By default nothing: a database that can turn its triggers off
-    /// for the transaction does so in [`suspend_checks`](Self::suspend_checks).
-    fn set_aside(
-        &self,
-        conn: &mut Session<Self>,
-        tables: &[SavedTable],
-    ) -> impl Future<Output = Result<Aside, EngineError>> + Send {
-        let _ = (conn, tables);
-        async { Ok(Aside::put_back_by(std::future::ready(Ok(())))) }
-    }
-
-    /// Removes every row of `tables`, inside the restore's (or import's) transaction. By
-    /// default each table's `DELETE`.
-    fn empty(
-        &self,
-        conn: &mut Session<Self>,
-        tables: &[SavedTable],
-    ) -> impl Future<Output = Result<(), EngineError>> + Send {
-        async move {
-            for table in tables {
-                self.run(conn, &format!("DELETE FROM {}", table.sql))
-                    .await?;
-            }
-            Ok(())
-        }
-    }
-
-    /// Binds an imported value for `field` (`given`: the record's JSON, which `value` was read
-    /// from as a create reads it): by default [`bind_imported`], which binds a binary column's
-    /// bytes and the rest as [`Database::bind`] does. A database whose engine cannot write more
-    /// of its types (SQLite's `DATE` and `TIME`) binds what an export wrote there.
-    fn bind_imported(
-        &self,
-        field: &Self::Field,
-        value: &Internal,
-        given: &PyJson,
-        tz: i32,
-        params: &mut Binds,
-    ) -> Result<String, EngineError> {
-        bind_imported::<Self>(field, value, given, tz, params)
-    }
-
-    /// Binds `bytes` for a binary column ([`Dialect::binary`](crate::dialect::Dialect::binary)),
-    /// an import's: the engine writes no text there.
-    fn bind_bytes(bytes: Vec<u8>, params: &mut Binds) -> String {
-        params.bind::<Self>(Bind::Bytes(bytes))
-    }
-}
-
 /// The records of every model of `db` that holds rows as of one moment, and what numbers the
 /// next generated keys then (JSON, read back by [`import`]).
-pub async fn export<D: Exports + Pages>(
+pub async fn export<D: Database>(
     db: &D,
 ) -> Result<(Vec<(String, Vec<u8>)>, serde_json::Value), EngineError> {
     let failed = |e| context("exporting the records", e);
@@ -380,7 +217,7 @@ pub async fn export<D: Exports + Pages>(
 /// `replace` empties those models first; `keys` (an export's) numbers the next generated keys
 /// once the records are in. The number of records written; `Err` names the model and the
 /// record (from 1) that failed, and nothing is written.
-pub async fn import<D: Exports>(
+pub async fn import<D: Database>(
     db: &D,
     models: &[(String, Vec<PyJson>)],
     replace: bool,
@@ -414,7 +251,7 @@ pub async fn import<D: Exports>(
 }
 
 /// [`import`]'s transaction, on `conn`.
-async fn write_imported<D: Exports>(
+async fn write_imported<D: Database>(
     db: &D,
     conn: &mut Session<D>,
     models: &[(String, Vec<PyJson>)],
@@ -474,7 +311,7 @@ async fn write_imported<D: Exports>(
 /// the column's default), `D::OVERRIDING` a column `GENERATED ALWAYS AS IDENTITY`, the values
 /// bound in `params`; not the create's statement, which reads the row back and, on
 /// PostgreSQL, commits on its own.
-fn insert_sql<D: Exports>(
+fn insert_sql<D: Database>(
     db: &D,
     model: &D::Model,
     values: &Values<'_, D::Field>,
@@ -523,9 +360,9 @@ pub fn foreign_counter(what: &str, name: &str) -> EngineError {
     ))
 }
 
-/// [`Exports::bind_imported`]'s default: a binary column holds the bytes of the `bytes`
+/// [`Database::bind_imported`]'s default: a binary column holds the bytes of the `bytes`
 /// literal a record shows (Python's `str()` of them), the rest is bound as a create binds it.
-pub fn bind_imported<D: Exports>(
+pub fn bind_imported<D: Database>(
     field: &D::Field,
     value: &Internal,
     given: &PyJson,
@@ -568,7 +405,7 @@ fn saved_tables<'n, D: Database>(
 /// records a JSON array in key order, ascending), read on `conn`: the caller's transaction
 /// makes them one moment's. A record the engine's serializer
 /// cannot write fails the export, as it fails the engine's list.
-async fn read_all<D: Pages<Model: BaseTable>>(
+async fn read_all<D: Database>(
     db: &D,
     conn: &mut D::Conn,
 ) -> Result<Vec<(String, Vec<u8>)>, EngineError> {
@@ -626,7 +463,7 @@ fn in_record(model: &str, n: usize, e: EngineError) -> EngineError {
 }
 
 /// What an import writes of `record` to `model`: its values as a create reads them (without
-/// the database's refusals of what the engine cannot write: [`Exports::bind_imported`] writes
+/// the database's refusals of what the engine cannot write: [`Database::bind_imported`] writes
 /// those as an export wrote them), but a
 /// `null` is SQL's NULL whatever the column (a create reads it as its field does: a boolean's
 /// `false`), since an export writes a stored NULL as `null`.
@@ -644,7 +481,7 @@ fn imported_values<'m, D: Database>(
 }
 
 /// Begins the transaction `begin` on `conn`.
-pub async fn begin<D: Exports>(
+pub async fn begin<D: Database>(
     db: &D,
     conn: &mut Session<D>,
     begin: &str,
@@ -654,7 +491,7 @@ pub async fn begin<D: Exports>(
 }
 
 /// Commits the transaction on `conn`.
-pub async fn commit<D: Exports>(db: &D, conn: &mut Session<D>) -> Result<(), EngineError> {
+pub async fn commit<D: Database>(db: &D, conn: &mut Session<D>) -> Result<(), EngineError> {
     let done = conn.commit().await;
     done.map_err(|f| db.fault(f, Failure::Unexpected))
 }

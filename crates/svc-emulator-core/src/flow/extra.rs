@@ -17,8 +17,9 @@ use serde_json::Value as Json;
 
 use crate::dialect::bind::Binds;
 use crate::dialect::clause::Where;
+use crate::flow::database::Database;
 use crate::flow::driver::{Failure, Session};
-use crate::flow::records::{Database, ModelSql, Pages};
+use crate::flow::records::ModelSql;
 use crate::flow::write::{create_in, create_values, insert_statement};
 use svc_engine::body::non_field;
 use svc_engine::declared::order_values;
@@ -127,7 +128,7 @@ fn at_item(at: usize, e: EngineError) -> EngineError {
 /// (the list's filters and `_order_by`, then the key descending unless named), as
 /// `{"prev": {KEY: value} | null, "next": ...}`; `{}` when the selection counts more than
 /// 10 000 records. `404` when the filters do not select the record.
-pub async fn siblings<D: Pages>(
+pub async fn siblings<D: Database>(
     db: &D,
     model: &str,
     pk: &str,
@@ -337,7 +338,7 @@ fn refused_statement(e: EngineError, lenient: bool) -> EngineError {
 /// The engine runs both `UPDATE`s through its ORM's `Query.update`, which evaluates the
 /// filters in Python for the records it has loaded: a filter it cannot evaluate (`ILIKE`, a
 /// cast, a subquery) or an `_order_by` makes it fail (500), which lenient mode answers.
-pub async fn reorder<D: Pages>(
+pub async fn reorder<D: Database>(
     db: &D,
     model: &str,
     body: &PyJson,
@@ -514,7 +515,7 @@ fn number_literal(text: &str) -> bool {
 /// ORM loads it, written as a SQL number (`Some(None)`: NULL); `None` when there is no such
 /// record.
 #[allow(clippy::too_many_arguments)]
-async fn end_value<D: Pages>(
+async fn end_value<D: Database>(
     db: &D,
     conn: &mut D::Conn,
     model: &D::Model,

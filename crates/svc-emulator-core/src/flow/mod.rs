@@ -10,23 +10,20 @@
 //! What a database gives, by the trait it implements and the file of its folder that does:
 //! - `Dialect` (`crate::dialect`; its `dialect.rs`): its words, its lookups' SQL, search and
 //!   `tz`: a selection's `WHERE` clause ([`filter`]).
-//! - `Database` (`records`; its `records.rs`): its models as SQL names them, binds, reads and
-//!   writes (its locks, inserts, updates and read-backs), each row of a read handed to the
-//!   flow's sink as the driver reads it (`Database::read_rows` over `Driver::each_row`).
-//! - `Pages` (`records`; its `records.rs`): a page and a count, its sort keys and seek, and the
-//!   token that proves an anchor still holds: a page read from the anchor where the page
-//!   before it ended ([`walks`]).
-//! - `Aggregates` (`aggregate`): its aggregate functions and date buckets: aggregates and groups.
-//! - `Cascades` (`references`): what a delete's cascade runs over; the core's `Cascade` is one
-//!   for every database: the write's transaction, and the foreign keys and key columns its
-//!   `Database::references_to` and `columns` read.
+//! - `Database` ([`database`]; its `records.rs`): its models as SQL names them, binds, reads
+//!   and writes (its locks, inserts, updates and read-backs), each row of a read handed to the
+//!   flow's sink as the driver reads it (`Database::read_rows` over `Driver::each_row`); a page
+//!   and a count, its sort keys and seek, and the token that proves an anchor still holds
+//!   ([`walks`]); its transactions, generated keys and foreign keys' checks for an export, an
+//!   import and a server's saved copy ([`export`], `snapshot`); its aggregate functions and
+//!   date buckets ([`aggregate`]).
 //! - `Driver` (`driver`; its `driver.rs`): how it runs statements: one without rows, a statement
 //!   with each row handed to the core's sink (borrowed where the driver lends its rows, as
 //!   SQLite's does), a connection given up; a read-only query's proof of read-only, cancel and cleaning
 //!   ([`read_only_sql`]), and an action's statements in a read-write transaction ([`action`]).
-//! - `Exports` ([`export`]): its transactions, generated keys and foreign keys' checks, for an
-//!   export and an import (every database) and a saved copy and its restore (`snapshot`, where
-//!   the copy lives: the servers').
+//! - `Cascades` (`references`): what a delete's cascade runs over; the core's `Cascade` is one
+//!   for every database, over the write's transaction and its `Database::references_to` and
+//!   `columns`.
 //! - [`state`]: what the core keeps of a resource, and its reload over the database's
 //!   `Database::reflect`.
 //!
@@ -34,7 +31,7 @@
 //! delete), [`delete`] (what SQLAlchemy's automap relationships do to the rows that refer to a
 //! row being deleted), `aggregate`, `read_only_sql`, `action`, `snapshot` and [`export`].
 //!
-//! SQLite keeps its own saved copies (its `Exports::save_copy` and `restore_copy`, over its
+//! SQLite keeps its own saved copies (its `Database::save_copy` and `restore_copy`, over its
 //! online backup, which copies the database's pages). Through `snapshot`, SQLite would drop the tables' triggers (it cannot turn
 //! one off) and make them again in the restore's transaction, and put 10k rows back in 2.58 ms
 //! where the page copy takes 117 us (`cargo xtask bench --only fixture`, section 12): a reset
@@ -43,6 +40,7 @@
 // Every database runs these.
 pub mod action;
 pub mod aggregate;
+pub mod database;
 pub mod delete;
 pub mod driver;
 pub mod export;

@@ -3,7 +3,8 @@
 //! as its serializer writes them.
 
 use crate::dialect::clause::Where;
-use crate::flow::records::{ModelSql, Page, Pages};
+use crate::flow::database::Database;
+use crate::flow::records::{ModelSql, Page};
 use svc_engine::filter::order_selects_nothing;
 use svc_engine::records::Records;
 use svc_engine::relation::Use;
@@ -12,7 +13,11 @@ use svc_engine::time_zone::tz_of;
 use svc_engine::{EngineError, ListSpec, Listing, MAX_PER_PAGE, Selection};
 
 /// One page of records of `model`, or all of them (`no_pagination`), as the engine lists them.
-pub async fn list<D: Pages>(db: &D, model: &str, spec: &ListSpec) -> Result<Listing, EngineError> {
+pub async fn list<D: Database>(
+    db: &D,
+    model: &str,
+    spec: &ListSpec,
+) -> Result<Listing, EngineError> {
     let model = db.model(model)?;
     let lenient = spec.selection.lenient;
     let mut filter = db.filters(&model, &spec.selection, Use::List)?;
@@ -87,7 +92,7 @@ pub async fn list<D: Pages>(db: &D, model: &str, spec: &ListSpec) -> Result<List
 
 /// `Ok` unless a record read holds a value the engine's serializer cannot write: the engine
 /// fails then (`500`), after its count.
-pub fn readable<D: Pages>(
+pub fn readable<D: Database>(
     model: &D::Model,
     out: &Records<'_, D::Model>,
     lenient: bool,
@@ -102,7 +107,7 @@ pub fn readable<D: Pages>(
 }
 
 /// The record of `model` whose key is `pk` and that `selection` selects, as JSON bytes.
-pub async fn retrieve<D: Pages>(
+pub async fn retrieve<D: Database>(
     db: &D,
     model: &str,
     pk: &str,
@@ -145,7 +150,7 @@ pub async fn retrieve<D: Pages>(
 /// [decision: stricter] `Ok` unless, where the database's planner picks among rows that tie, a
 /// dropped row of a record shown (a promoted key that repeats) had other values: the engine
 /// shows whichever it reads first, which changes with the table's statistics.
-fn one_row_each<D: Pages>(
+fn one_row_each<D: Database>(
     model: &D::Model,
     out: &Records<'_, D::Model>,
     lenient: bool,

@@ -5,8 +5,9 @@ use std::fmt::Debug;
 use std::future::Future;
 
 use crate::dialect::bind::{Bind, Binds};
+use crate::flow::database::Database;
 use crate::flow::driver::{Failure, Session};
-use crate::flow::records::{Database, catalog_text};
+use crate::flow::records::catalog_text;
 use svc_engine::EngineError;
 
 /// A table, as the flow names it to the connection and writes it in SQL.
@@ -164,7 +165,7 @@ pub trait Cascades {
 /// `ON DELETE` rule as SQL writes it (`CASCADE`, `SET NULL`), and whether the referring column
 /// is nullable and whether it is part of the child's key (or the first column of a child
 /// without one), each `1` or `0`. A failure is unexpected.
-pub async fn catalog_references<D: Database + ?Sized>(
+pub async fn catalog_references<D: Database>(
     db: &D,
     conn: &mut D::Conn,
     sql: &str,
@@ -211,7 +212,7 @@ pub async fn catalog_references<D: Database + ?Sized>(
 /// run in the transaction (a refusal is the write's, in `model`'s terms), its rows read as the
 /// values they are bound again as ([`Driver::cells`](crate::flow::driver::Driver::cells)), and
 /// its catalog read by the database ([`Database::references_to`], [`Database::columns`]).
-pub struct Cascade<'a, D: Database + ?Sized> {
+pub struct Cascade<'a, D: Database> {
     /// The database.
     pub db: &'a D,
     /// The write's transaction.
@@ -220,13 +221,13 @@ pub struct Cascade<'a, D: Database + ?Sized> {
     pub model: &'a D::Model,
 }
 
-impl<D: Database + ?Sized> std::fmt::Debug for Cascade<'_, D> {
+impl<D: Database> std::fmt::Debug for Cascade<'_, D> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Cascade").finish_non_exhaustive()
     }
 }
 
-impl<D: Database + ?Sized> Cascades for Cascade<'_, D> {
+impl<D: Database> Cascades for Cascade<'_, D> {
     type Value = Bind;
 
     async fn query(&mut self, sql: &str, params: &[Bind]) -> Result<Vec<Vec<Bind>>, EngineError> {

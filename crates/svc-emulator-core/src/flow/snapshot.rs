@@ -1,7 +1,7 @@
 //! A copy of a database server's data, and putting it back (`Backend::save` and
-//! `Backend::restore`: [`Exports::save_copy`] and [`Exports::restore_copy`] by default; SQLite
+//! `Backend::restore`: [`Database::save_copy`] and [`Database::restore_copy`] by default; SQLite
 //! copies its whole database with its own backup instead), written once over a database's
-//! [`Exports`].
+//! [`Database`].
 //!
 //! **Where the copy lives**: in the database itself, in a store of its own (a schema, or a
 //! database) named `svc_emulator_saved_` and 32 random hex digits, so that two emulators on the
@@ -21,20 +21,21 @@
 //! data; not foreign tables; not partitions, whose rows are their parent table's: as the
 //! reflection marks them, [`BaseTable`]), all its rows, every column but the
 //! generated ones (the database computes them again), and what numbers the next generated key
-//! of each (sequences, `AUTO_INCREMENT`: the database's [`Exports::Keys`]). The schema is not:
+//! of each (sequences, `AUTO_INCREMENT`: the database's [`Database::Keys`]). The schema is not:
 //! a table dropped since fails the restore, one added since is left as it is.
 //!
 //! **A restore**, in one transaction: the foreign keys' checks (and the triggers, where the
 //! database lets the session; MySQL's are dropped before the transaction and made again after
-//! it, [`Exports::set_aside`]) turned off for it; every saved table emptied; the saved rows put
+//! it, [`Database::set_aside`]) turned off for it; every saved table emptied; the saved rows put
 //! back, parents before children where the checks stayed on; the generated keys as saved (after
 //! the commit where the database's statement that sets them commits); what was turned off
 //! turned back on; the commit. The caller reads the schema again after it.
 
 use std::any::Any;
 
+use crate::flow::database::Database;
 use crate::flow::driver::Session;
-use crate::flow::export::{Exports, SavedTable, Store, begin, commit, context, parents_first};
+use crate::flow::export::{SavedTable, Store, begin, commit, context, parents_first};
 use crate::flow::records::{BaseTable, ModelSql};
 use svc_engine::EngineError;
 use svc_engine::records::Origin;
@@ -43,7 +44,7 @@ use svc_engine::table::{BodyColumn, Column, Table};
 /// The start of every store's name; the rest is random.
 pub const STORE_PREFIX: &str = "svc_emulator_saved_";
 
-/// A copy of a resource's data, in its database's store (`K`: its [`Exports::Keys`]).
+/// A copy of a resource's data, in its database's store (`K`: its [`Database::Keys`]).
 pub struct SavedCopy<K> {
     origin: Origin,
     tables: Vec<SavedTable>,
@@ -55,7 +56,7 @@ pub struct SavedCopy<K> {
 }
 
 /// The copy [`save`] makes of `D`'s data.
-pub type SavedOf<D> = SavedCopy<<D as Exports>::Keys>;
+pub type SavedOf<D> = SavedCopy<<D as Database>::Keys>;
 
 impl<K> SavedCopy<K> {
     /// The name of the store the copy lives in (a schema, a database), unquoted: what a test
@@ -76,7 +77,7 @@ impl<K> std::fmt::Debug for SavedCopy<K> {
 
 /// A copy of the data of `db` as it is now, in a store of its own (see the module's
 /// documentation).
-pub async fn save<D: Exports>(db: &D) -> Result<SavedOf<D>, EngineError> {
+pub async fn save<D: Database>(db: &D) -> Result<SavedOf<D>, EngineError> {
     let failed = |e| context("saving a copy of the data", e);
     let models = db.models().current();
     let mut conn = Session::new(db.connect(None).await.map_err(failed)?);
@@ -137,7 +138,7 @@ pub async fn save<D: Exports>(db: &D) -> Result<SavedOf<D>, EngineError> {
 /// Puts back the copy `saved` (made by [`save`] of this resource): the saved tables hold exactly
 /// their saved rows again, and the generated keys are as saved. The caller reads the schema
 /// again after it.
-pub async fn restore<D: Exports>(
+pub async fn restore<D: Database>(
     db: &D,
     saved: &(dyn Any + Send + Sync),
 ) -> Result<(), EngineError> {
@@ -171,7 +172,7 @@ pub async fn restore<D: Exports>(
 }
 
 /// [`restore`]'s transaction, on `conn`.
-async fn put_back_rows<D: Exports>(
+async fn put_back_rows<D: Database>(
     db: &D,
     conn: &mut Session<D>,
     copy: &SavedOf<D>,

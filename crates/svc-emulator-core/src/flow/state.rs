@@ -7,7 +7,7 @@ use std::future::Future;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::flow::records::Database;
+use crate::flow::database::Database;
 use svc_engine::EngineError;
 use svc_engine::records::Models;
 use svc_engine::walks::Walks;

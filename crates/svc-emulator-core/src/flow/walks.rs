@@ -7,15 +7,16 @@
 //! its write generation and data version as its snapshot begins.
 
 use crate::dialect::bind::Binds;
-use crate::flow::records::{Page, Pages};
+use crate::flow::database::Database;
+use crate::flow::records::Page;
 use svc_engine::EngineError;
 use svc_engine::records::Records;
 use svc_engine::walks::Anchor;
 
 /// The page's rows where `where_sql` holds, after the first `skip` of them, each with `extra`
 /// read beside its columns: the page's own statement, or the database's keyed one
-/// ([`Pages::keyed_select`]) past the first row.
-pub fn page_select<D: Pages>(
+/// ([`Database::keyed_select`]) past the first row.
+pub fn page_select<D: Database>(
     page: &Page<'_, D>,
     extra: &str,
     where_sql: &str,
@@ -30,7 +31,7 @@ pub fn page_select<D: Pages>(
 
 /// The statement, and its values, of a page read from `anchor` (at row `at` of the same
 /// selection): past the anchor's sort key, then over the rows between.
-pub fn from_anchor<D: Pages>(
+pub fn from_anchor<D: Database>(
     page: &Page<'_, D>,
     seek: &[(usize, bool)],
     extra: &str,
@@ -44,8 +45,8 @@ pub fn from_anchor<D: Pages>(
 }
 
 /// The sort key of `row` read in its `cells`; `None` where one cannot be bound again
-/// ([`Pages::seekable`]).
-pub fn sort_key_of<D: Pages>(row: &D::Row<'_>, cells: &[usize]) -> Option<Vec<Option<D::Key>>> {
+/// ([`Database::seekable`]).
+pub fn sort_key_of<D: Database>(row: &D::Row<'_>, cells: &[usize]) -> Option<Vec<Option<D::Key>>> {
     if !cells.iter().all(|&c| D::seekable(row, c)) {
         return None;
     }
@@ -54,7 +55,7 @@ pub fn sort_key_of<D: Pages>(row: &D::Row<'_>, cells: &[usize]) -> Option<Vec<Op
 
 /// Reads a page's rows (`sql` with `params`) into `out`; the sort key of its last row, read in
 /// its `cells`, when the rows fill the page (its end is then an anchor of the walk).
-pub async fn read_page<D: Pages>(
+pub async fn read_page<D: Database>(
     db: &D,
     conn: &mut D::Conn,
     (sql, params): (&str, &Binds),
@@ -77,7 +78,7 @@ pub async fn read_page<D: Pages>(
 
 /// Keeps the end of a full page, whose last row's sort key is `sort_key`, as an anchor of its
 /// walk, under `token`.
-pub fn keep_anchor<D: Pages>(
+pub fn keep_anchor<D: Database>(
     db: &D,
     walk_key: &[u8],
     page: &Page<'_, D>,

@@ -10,8 +10,9 @@ use std::sync::Arc;
 
 use crate::dialect::bind::{Bind, Binds};
 use crate::dialect::clause::Where;
+use crate::flow::database::Database;
 use crate::flow::driver::{Failure, Session};
-use crate::flow::records::{Database, ModelSql, catalog_text};
+use crate::flow::records::{ModelSql, catalog_text};
 use svc_engine::body::{
     body_values, keep_changed, loads_none, query_failed, unchanged_candidates, validate,
 };
@@ -25,11 +26,7 @@ use svc_engine::{EngineError, Selection};
 /// The statement of a create: `INSERT INTO` the model's table the `columns` with their
 /// `values` (placeholders, or SQL such as `NULL`), in order; a row of defaults when none is
 /// given. A database that reads the row back in the same statement adds its `RETURNING`.
-pub fn insert_sql<D: Database + ?Sized>(
-    model: &D::Model,
-    columns: &[&str],
-    values: &[String],
-) -> String {
+pub fn insert_sql<D: Database>(model: &D::Model, columns: &[&str], values: &[String]) -> String {
     if columns.is_empty() {
         format!("INSERT INTO {} {}", model.table_sql(), D::DEFAULTS_ONLY)
     } else {
@@ -44,7 +41,7 @@ pub fn insert_sql<D: Database + ?Sized>(
 
 /// The `INSERT` of a create of `values`, and the values it writes ([`insert_values`]), each
 /// bound for its column in `params`, in order (`tz`: as [`Database::bind`] takes it).
-pub fn insert_statement<'m, D: Database + ?Sized>(
+pub fn insert_statement<'m, D: Database>(
     model: &'m D::Model,
     values: &Values<'m, D::Field>,
     tz: i32,
@@ -63,7 +60,7 @@ pub fn insert_statement<'m, D: Database + ?Sized>(
 /// The statement of an update: `sets` (`a = $1, b = $2`, as [`set_list`] writes them) on the
 /// rows `at` selects. A database that reads the row back in the same statement adds its
 /// `RETURNING`.
-pub fn update_sql<D: Database + ?Sized>(model: &D::Model, sets: &str, at: &str) -> String {
+pub fn update_sql<D: Database>(model: &D::Model, sets: &str, at: &str) -> String {
     format!("UPDATE {} SET {sets} WHERE {at}", model.table_sql())
 }
 
@@ -84,7 +81,7 @@ pub fn read_back_sql(model: &impl ModelSql, at: &str) -> String {
 /// made for its auto-increment column
 /// ([`Driver::last_insert_id`](crate::flow::driver::Driver::last_insert_id)). Where none of them is known,
 /// the ORM's flush fails and the engine rolls back: `400 Query failed`.
-pub async fn insert_by_identity<D: Database + ?Sized>(
+pub async fn insert_by_identity<D: Database>(
     db: &D,
     tx: &mut Session<D>,
     model: &D::Model,
@@ -119,7 +116,7 @@ pub async fn insert_by_identity<D: Database + ?Sized>(
 /// first; where the identity names another number of rows than one, the flush fails and the
 /// engine answers `400 Query failed` (nothing written); the record is read back by its identity
 /// after the write (the key columns set take their new values).
-pub async fn update_by_identity<D: Database + ?Sized>(
+pub async fn update_by_identity<D: Database>(
     db: &D,
     tx: &mut Session<D>,
     model: &D::Model,
@@ -162,14 +159,14 @@ pub async fn update_by_identity<D: Database + ?Sized>(
 
 /// The value `v` of the column `f` as a statement binds it ([`Database::bind`]): the first
 /// value the binding pushes (`NULL` where it pushes none).
-fn bound<D: Database + ?Sized>(f: &D::Field, v: &Internal, tz: i32) -> Result<Bind, EngineError> {
+fn bound<D: Database>(f: &D::Field, v: &Internal, tz: i32) -> Result<Bind, EngineError> {
     let mut params = Binds::default();
     D::bind(f, v, tz, &mut params)?;
     Ok(params.0.into_iter().next().unwrap_or(Bind::Null))
 }
 
 /// How many rows hold `identity` (a promoted key may name several).
-async fn rows_with<D: Database + ?Sized>(
+async fn rows_with<D: Database>(
     db: &D,
     tx: &mut Session<D>,
     model: &D::Model,
@@ -189,7 +186,7 @@ async fn rows_with<D: Database + ?Sized>(
 
 /// A written record read back as the engine's ORM reads it after its write: the first row
 /// whose identity columns hold `identity` ([`ReadBack::Lost`] where none does).
-async fn read_back<D: Database + ?Sized>(
+async fn read_back<D: Database>(
     db: &D,
     tx: &mut Session<D>,
     model: &D::Model,
@@ -212,11 +209,7 @@ async fn read_back<D: Database + ?Sized>(
 
 /// The condition that an identity's columns hold `identity`, each bound in `params`; a NULL
 /// part compared with `IS NULL`, as SQLAlchemy loads an instance by an identity that has one.
-fn at_identity<D: Database + ?Sized>(
-    model: &D::Model,
-    identity: &[Bind],
-    params: &mut Binds,
-) -> String {
+fn at_identity<D: Database>(model: &D::Model, identity: &[Bind], params: &mut Binds) -> String {
     let columns = model.columns();
     let conditions: Vec<String> = model
         .identity()
@@ -551,7 +544,7 @@ async fn lock<D: Database>(
 }
 
 /// `col = value, ...` of an `UPDATE` of `values` (not empty), each bound in `params`.
-pub fn set_list<D: Database + ?Sized>(
+pub fn set_list<D: Database>(
     values: &Values<'_, D::Field>,
     tz: i32,
     params: &mut Binds,

@@ -450,8 +450,8 @@ CREATE MATERIALIZED VIEW event_count AS SELECT count(*) AS n FROM events;
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     #[ignore = "needs PostgreSQL: run with --ignored (cargo xtask postgres does)"]
     async fn a_statement_run_is_one_statement_only() {
+        use svc_emulator_core::flow::database::Database;
         use svc_emulator_core::flow::driver::Driver;
-        use svc_emulator_core::flow::records::Database;
         let url = database(&format!("{SCHEMA}{ROWS}"), None);
         let db = ok(PgResource::open(&url, None).await);
         let mut conn = ok(db.connect(None).await);
@@ -640,8 +640,8 @@ INSERT INTO zero VALUES (0, 'zero'), (5, 'five');
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     #[ignore = "needs MariaDB: run with --ignored (cargo xtask mysql does)"]
     async fn a_statement_run_is_one_statement_only() {
+        use svc_emulator_core::flow::database::Database;
         use svc_emulator_core::flow::driver::Driver;
-        use svc_emulator_core::flow::records::Database;
         let database = database(&format!("{SCHEMA}{ROWS}"));
         let db = ok(MyResource::open(&database.url(), None).await);
         let mut conn = ok(db.connect(None).await);
