@@ -43,8 +43,9 @@
 //! read from a row into a [`Bind`] where it is bound again ([`read_bind`], [`row_binds`]: a
 //! walk's anchor, a locked row's identity, the rows a delete follows).
 
+use crate::schema::MyField;
 use crate::schema::quote_ident;
-use crate::types::{Offset, cell, py_value};
+use crate::types::{MyKind, Offset, cell, py_value, python_date, write_value};
 use crate::{MyResource, message, server_code};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Column, Conn, Row, Value};
@@ -289,6 +290,18 @@ impl Driver for MyResource {
     type Conn = Conn;
     type Row<'r> = Row;
     type Fault = mysql_async::Error;
+
+    /// `false` for a `DATETIME` or `TIMESTAMP` that is no Python date-time
+    /// (`0000-00-00 00:00:00`): PyMySQL keeps its text, which the engine's date-time field
+    /// cannot write.
+    fn write_value(row: &Row, buf: &mut Vec<u8>, i: usize, column: &MyField, tz: Offset) -> bool {
+        let value = cell(row, i);
+        write_value(buf, column.kind, value, tz);
+        match column.kind {
+            MyKind::DateTime => !matches!(value, v @ Value::Date(..) if !python_date(v)),
+            _ => true,
+        }
+    }
 
     /// A prepared statement (the binary protocol), which the server parses as one statement:
     /// the text protocol runs every statement of a text, since mysql_async always asks for

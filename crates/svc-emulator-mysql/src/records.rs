@@ -50,15 +50,16 @@ use crate::types::serialized;
 use crate::types::typed_cell;
 use crate::types::unreadable_sum;
 use crate::types::unwritable_date_time;
-use crate::types::{MyKind, Offset, cell, cell_number, cell_text, python_date, write_value};
+use crate::types::{MyKind, Offset, cell, cell_number, cell_text};
 use crate::{MyResource, message, server_code};
-use mysql_async::{Conn, Row, Value};
+use mysql_async::{Conn, Row};
 use serde_json::{Map, Value as Json};
 use svc_emulator_core::backend::pooled::ESTIMATE_FROM;
 use svc_emulator_core::dialect::Dialect;
 use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::dialect::group::{Quoting, group_label, group_statement};
 use svc_emulator_core::flow::database::Database;
+use svc_emulator_core::flow::driver::DriverRow;
 use svc_emulator_core::flow::driver::Session;
 use svc_emulator_core::flow::driver::{Driver, Failure};
 use svc_emulator_core::flow::export::{Aside, SavedTable, Store, Suspended, foreign_counter};
@@ -75,7 +76,7 @@ use svc_engine::python::Py;
 use svc_engine::python::json::py_json_dumps;
 use svc_engine::python::text::unhexlify;
 use svc_engine::records::ModelMap;
-use svc_engine::records::{Records, WritesRows};
+use svc_engine::records::Records;
 use svc_engine::table::GroupColumns;
 use svc_engine::table::Table;
 use svc_engine::types::Serializer;
@@ -158,7 +159,7 @@ impl Database for MyResource {
             return Ok(Some(count));
         }
         let sql = page.offset_select();
-        let mut sink = |row: &Row| out.push(row);
+        let mut sink = |row: &Row| out.push(&DriverRow::<Self>(row));
         self.read_rows(reader, &sql, &page.filter.params, page.lenient, &mut sink)
             .await?;
         Ok(None)
@@ -539,21 +540,6 @@ fn not_writable(values: &[(&MyField, Internal)]) -> Result<(), EngineError> {
         }
     }
     Ok(())
-}
-
-/// MySQL's rows, in the types the driver reads (`MyKind::select`).
-impl WritesRows<Row, crate::schema::MyColumn> for MyKind {
-    /// `false` for a `DATETIME` or `TIMESTAMP` that is no Python date-time
-    /// (`0000-00-00 00:00:00`): PyMySQL keeps its text, which the engine's date-time field
-    /// cannot write.
-    fn write_value(row: &Row, buf: &mut Vec<u8>, i: usize, column: &MyField, tz: Offset) -> bool {
-        let value = cell(row, i);
-        write_value(buf, column.kind, value, tz);
-        match column.kind {
-            MyKind::DateTime => !matches!(value, v @ Value::Date(..) if !python_date(v)),
-            _ => true,
-        }
-    }
 }
 
 /// Whether values of the kind read back from the binary protocol and bound again compare

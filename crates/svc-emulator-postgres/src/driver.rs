@@ -31,7 +31,11 @@
 //! An action's statements run on the same sessions, in a read-write transaction
 //! (`flow::action`).
 
-use crate::types::{Offset, PgKind, finite, interval, iso_time, parse_float, timestamp};
+use crate::schema::PgField;
+use crate::types::{
+    Offset, PgKind, finite, interval, iso_time, parse_float, python_cannot_hold, timestamp,
+    write_value,
+};
 use crate::{PgResource, message};
 use bytes::BytesMut;
 use deadpool_postgres::{Object, StatementCache};
@@ -316,6 +320,13 @@ impl Driver for PgResource {
     type Conn = Object;
     type Row<'r> = Row;
     type Fault = tokio_postgres::Error;
+
+    /// `false` for a date or date-time psycopg2 cannot read (a year before 1 or past 9999).
+    fn write_value(row: &Row, buf: &mut Vec<u8>, i: usize, column: &PgField, tz: Offset) -> bool {
+        let text: Option<&str> = row.get(i);
+        write_value(buf, column.kind, text, tz);
+        !(column.kind.holds_dates() && text.is_some_and(python_cannot_hold))
+    }
 
     /// The extended protocol with an unnamed statement, in one round trip: nothing is kept
     /// prepared, no statement cache fills, and the server refuses a second statement

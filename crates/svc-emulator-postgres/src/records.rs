@@ -53,7 +53,7 @@ use crate::schema::names;
 use crate::schema::{PgField, PgModel};
 use crate::schema::{REFERENCES, by_ctid, table};
 use crate::types::read_held;
-use crate::types::{Offset, PgKind, python_cannot_hold, write_value};
+use crate::types::{Offset, PgKind};
 use crate::{PgResource, driver, message};
 use deadpool_postgres::Object;
 use serde_json::{Map, Value as Json};
@@ -67,6 +67,7 @@ use svc_emulator_core::dialect::quote_ident;
 use svc_emulator_core::dialect::seek::Nulls;
 use svc_emulator_core::flow::database::Database;
 use svc_emulator_core::flow::delete::delete_locked;
+use svc_emulator_core::flow::driver::DriverRow;
 use svc_emulator_core::flow::driver::{Driver, Failure, Session};
 use svc_emulator_core::flow::export::{SavedTable, Store, Suspended, foreign_counter};
 use svc_emulator_core::flow::records::Page;
@@ -84,7 +85,7 @@ use svc_engine::python::json::{PyJson, py_json_dumps};
 use svc_engine::python::text::{py_text, py_uuid};
 use svc_engine::records::ModelMap;
 use svc_engine::records::Records;
-use svc_engine::records::{WritesRows, record_json};
+use svc_engine::records::record_json;
 use svc_engine::table::GroupColumns;
 use svc_engine::table::Table;
 use svc_engine::types::Serializer;
@@ -218,7 +219,7 @@ impl Database for PgResource {
         let found = Self::text(row, model.fields.len()).as_deref() == Some("1");
         Ok(ReadBack::of(
             model,
-            found.then(|| record_json(model, row, tz)),
+            found.then(|| record_json(model, &DriverRow::<Self>(row), tz)),
         ))
     }
 
@@ -289,7 +290,7 @@ impl Database for PgResource {
         let found = Self::text(&row, model.fields.len()).as_deref() == Some("1");
         Ok(ReadBack::of(
             model,
-            found.then(|| record_json(model, &row, tz)),
+            found.then(|| record_json(model, &DriverRow::<Self>(&row), tz)),
         ))
     }
 
@@ -318,7 +319,8 @@ impl Database for PgResource {
         } else {
             (self.page_rows(client, page).await?, None)
         };
-        rows.iter().for_each(|row| out.push(row));
+        rows.iter()
+            .for_each(|row| out.push(&DriverRow::<Self>(row)));
         Ok(count)
     }
 
@@ -976,16 +978,6 @@ fn array_text(v: &PyJson, text: &dyn Fn(&PyJson) -> String) -> String {
             format!("{{{}}}", parts.join(","))
         }
         other => py_text(other),
-    }
-}
-
-/// PostgreSQL's rows: every column read as text (the model's select list).
-impl WritesRows<Row, crate::schema::PgCast> for PgKind {
-    /// `false` for a date or date-time psycopg2 cannot read (a year before 1 or past 9999).
-    fn write_value(row: &Row, buf: &mut Vec<u8>, i: usize, column: &PgField, tz: Offset) -> bool {
-        let text: Option<&str> = row.get(i);
-        write_value(buf, column.kind, text, tz);
-        !(column.kind.holds_dates() && text.is_some_and(python_cannot_hold))
     }
 }
 

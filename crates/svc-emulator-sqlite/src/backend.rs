@@ -74,6 +74,7 @@ use svc_emulator_core::backend::operation::{Kind, Operation};
 use svc_emulator_core::backend::{Batch, Hold, Schedule, Work};
 use svc_emulator_core::blocking::on_blocking_pool;
 use svc_emulator_core::dialect::{Dialect, Skip, quote_ident};
+use svc_emulator_core::flow::driver::DriverRow;
 use svc_emulator_core::flow::references::run_now;
 use svc_engine::body::{non_field, summary};
 use svc_engine::python::json::PyJson;
@@ -677,7 +678,7 @@ impl Resource {
                 let mut buf = Vec::new();
                 let binds = params_from_iter(values.iter().map(|(_, v)| v));
                 each_row(conn, &sql, binds, |row| {
-                    buf = record_json(&*model, row, 0);
+                    buf = record_json(&*model, &DriverRow::<Sqlite<'_>>(row), 0);
                     Ok::<(), rusqlite::Error>(())
                 })?;
                 Ok(buf)
@@ -732,7 +733,7 @@ impl Resource {
                 let mut buf = None;
                 let binds = values.iter().map(|(_, v)| v).chain(std::iter::once(&pk));
                 each_row(conn, &sql, params_from_iter(binds), |row| {
-                    buf = Some(record_json(&*model, row, 0));
+                    buf = Some(record_json(&*model, &DriverRow::<Sqlite<'_>>(row), 0));
                     Ok::<(), rusqlite::Error>(())
                 })?;
                 Ok(buf)
@@ -935,7 +936,9 @@ fn fetch_one(conn: &Connection, model: &Model, pk: &Value) -> Result<Vec<u8>, En
         model.table_sql,
         model.pk_field().sql
     );
-    let record = first_row(conn, &sql, [pk], |row| Ok(record_json(model, row, 0)));
+    let record = first_row(conn, &sql, [pk], |row| {
+        Ok(record_json(model, &DriverRow::<Sqlite<'_>>(row), 0))
+    });
     record
         .map_err(engine_error)?
         .ok_or(EngineError::RecordNotFound)

@@ -19,9 +19,10 @@
 
 use crate::Resource;
 use crate::records::Sqlite;
-use crate::schema::FieldKind;
+use crate::records::identity_key;
+use crate::schema::{Field, FieldKind};
 use crate::types::write_value;
-use crate::types::{engine_error, stored};
+use crate::types::{engine_error, stored, write_field_value};
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 use rusqlite::limits::Limit;
 use rusqlite::types::{Value, ValueRef};
@@ -30,6 +31,13 @@ use serde_json::{Map, Value as Json};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+/// The `i`th value of a row, as stored (NULL past the row's end).
+#[inline]
+fn cell<'r>(row: &'r rusqlite::Row<'_>, i: usize) -> ValueRef<'r> {
+    row.get_ref(i).unwrap_or(ValueRef::Null)
+}
+
 #[cfg(test)]
 use svc_emulator_core::backend::operation::Action;
 #[cfg(test)]
@@ -838,6 +846,26 @@ impl<'c> Driver for Sqlite<'c> {
     type Conn = &'c mut Connection;
     type Row<'r> = rusqlite::Row<'r>;
     type Fault = rusqlite::Error;
+
+    /// Each value as stored, written as the engine writes it.
+    #[inline]
+    fn write_value(
+        row: &rusqlite::Row<'_>,
+        buf: &mut Vec<u8>,
+        i: usize,
+        field: &Field,
+        _: i32,
+    ) -> bool {
+        write_field_value(buf, field, stored(cell(row, i)))
+    }
+
+    /// A key part compared as Python compares it ([`identity_key`]).
+    fn identity_key(row: &rusqlite::Row<'_>, i: usize, field: &Field) -> Option<Vec<u8>> {
+        match cell(row, i) {
+            ValueRef::Null => None,
+            v => Some(identity_key(field, v)),
+        }
+    }
 
     /// Each row lent as it is stepped to. One `sqlite3_prepare` (through the statement cache):
     /// rusqlite refuses a text with a second statement (`MultipleStatement`) before any of it

@@ -168,6 +168,7 @@ use svc_emulator_core::backend::{
 use svc_emulator_core::blocking::on_blocking_pool;
 use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::flow;
+use svc_emulator_core::flow::driver::DriverRow;
 use svc_emulator_core::flow::export::SavedData;
 use svc_emulator_core::flow::references::run_now;
 use svc_emulator_core::flow::state::State;
@@ -179,6 +180,7 @@ use svc_engine::field_input::{InputField, Internal, to_internal};
 use svc_engine::list::{ListSpec, Listing, Selection};
 use svc_engine::python::json::PyJson;
 use svc_engine::records::Origin;
+use svc_engine::records::record_json;
 use svc_engine::table::Table;
 use svc_engine::types::Reflected;
 use svc_model::users::TOOLS_RESOURCE;
@@ -937,12 +939,12 @@ pub(crate) fn lookup_value(model: &Model, raw: &str) -> Result<Value, EngineErro
 }
 
 /// The first record whose identity columns hold `identity`, as SQLAlchemy loads an instance
-/// by its identity (a NULL part compared with `IS NULL`), as its stored values.
+/// by its identity (a NULL part compared with `IS NULL`), written as the engine writes it.
 pub(crate) fn get_by_identity(
     conn: &Connection,
     model: &Model,
     identity: &[Bind],
-) -> Result<Option<Vec<Value>>, EngineError> {
+) -> Result<Option<Vec<u8>>, EngineError> {
     let mut conds = Vec::with_capacity(identity.len());
     let mut binds = Binds::default();
     for (&i, v) in model.identity.iter().zip(identity) {
@@ -954,12 +956,10 @@ pub(crate) fn get_by_identity(
         }
     }
     let sql = read_back_sql(model, &conds.join(" AND "));
-    let row = first_row(conn, &sql, sent(&binds), |row| {
-        (0..model.fields.len())
-            .map(|i| row.get::<_, Value>(i))
-            .collect::<rusqlite::Result<Vec<Value>>>()
+    let record = first_row(conn, &sql, sent(&binds), |row| {
+        Ok(record_json(model, &DriverRow::<Sqlite<'_>>(row), 0))
     });
-    row.map_err(engine_error)
+    record.map_err(engine_error)
 }
 
 impl Resource {

@@ -66,9 +66,8 @@ use crate::aggregate::serialized;
 use crate::driver::{SqlCancel, Watchdog};
 use crate::driver::{bind_of, changed, sent, stored_rows, value_ref};
 use crate::schema;
-use crate::schema::{Field, Model, SqliteColumn, SqliteType};
+use crate::schema::{Field, Model};
 use crate::types::json_column_value;
-use crate::types::write_field_value;
 use crate::types::{bind, json_to_sql, never_written};
 use crate::types::{engine_error, rebound, stored};
 use crate::{Resource, db_error, get_by_identity, lookup_value};
@@ -101,8 +100,6 @@ use svc_engine::body::non_field;
 use svc_engine::error::EngineError;
 use svc_engine::field_input::{Internal, py_equal};
 use svc_engine::python::json::{PyJson, py_json_to_json};
-use svc_engine::records::WritesRows;
-use svc_engine::records::record_json;
 use svc_engine::records::{ModelMap, Records};
 use svc_engine::table::GroupColumns;
 use svc_engine::table::Table;
@@ -127,47 +124,10 @@ pub(crate) fn unreadable(model: &Model, at: usize, lenient: bool) -> EngineError
     )
 }
 
-/// A row SQLite's values are read from, each cell as stored: as the driver lends it, or read
-/// whole (a record read back after a write).
-pub(crate) trait Cells {
-    /// The `i`th value (NULL past the row's end).
-    fn cell(&self, i: usize) -> ValueRef<'_>;
-}
-
-impl Cells for rusqlite::Row<'_> {
-    #[inline]
-    fn cell(&self, i: usize) -> ValueRef<'_> {
-        self.get_ref(i).unwrap_or(ValueRef::Null)
-    }
-}
-
-impl Cells for [Value] {
-    #[inline]
-    fn cell(&self, i: usize) -> ValueRef<'_> {
-        self.get(i).map_or(ValueRef::Null, ValueRef::from)
-    }
-}
-
-/// A row's values as stored, written as the engine writes them; a key part compared as Python
-/// compares it.
-impl<R: Cells + ?Sized> WritesRows<R, SqliteColumn> for SqliteType {
-    #[inline]
-    fn write_value(row: &R, buf: &mut Vec<u8>, i: usize, column: &Field, _tz: i32) -> bool {
-        write_field_value(buf, column, stored(row.cell(i)))
-    }
-
-    fn key(row: &R, i: usize, column: &Field) -> Option<Vec<u8>> {
-        match row.cell(i) {
-            ValueRef::Null => None,
-            v => Some(identity_key(column, v)),
-        }
-    }
-}
-
 /// One part of a record's identity, the value `v` of key column `field`, as Python compares
 /// it: numbers by value whatever their storage class (`1 == 1.0 == True`), text and bytes by
 /// content (never equal to each other), dates and decimals by their value's text.
-fn identity_key(field: &Field, v: ValueRef<'_>) -> Vec<u8> {
+pub(crate) fn identity_key(field: &Field, v: ValueRef<'_>) -> Vec<u8> {
     let number = |f: f64| -> Vec<u8> {
         if f.fract() == 0.0 && f.abs() < 9.2e18 {
             let mut k = vec![b'i'];
@@ -444,8 +404,7 @@ impl<'c> Database for Sqlite<'c> {
                 }
             })
             .collect();
-        let row = get_by_identity(conn, model, &identity)?;
-        let record = row.map(|row| record_json(model, row.as_slice(), 0));
+        let record = get_by_identity(conn, model, &identity)?;
         Ok(match record {
             // The engine stores the row with a NULL key, then fails (500) reading it back.
             None if !pk_given || identity.contains(&Bind::Null) => ReadBack::Lost {

@@ -9,7 +9,7 @@ use std::sync::{Arc, RwLock};
 use crate::EngineError;
 use crate::RecordsJson;
 use crate::json_text::write_json_str;
-use crate::table::{Column, MappedColumn, Table};
+use crate::table::{Column, Table};
 
 /// The mark of one resource, unique in the process: a copy of its data (`flow::snapshot`,
 /// `svc-emulator-sqlite/src/lib.rs`) is put back only by the resource that saved it.
@@ -129,48 +129,6 @@ pub trait RecordRow<C> {
         }
         buf.push(b'}');
         (unreadable != usize::MAX).then_some(unreadable)
-    }
-}
-
-/// How a database server's column kind (the `K` of its [`MappedColumn`]s) writes a value of
-/// its driver's row type `R`: each such row is then a [`RecordRow`] of those columns. The kind
-/// carries the impl because it is the database's own type, where the row is the driver's and
-/// the column this crate's (Rust lets a crate implement a trait of another only for a type of
-/// its own).
-pub trait WritesRows<R: ?Sized, E>: Sized {
-    /// [`RecordRow::write_value`] of `row`'s `i`th value, of `column`.
-    fn write_value(
-        row: &R,
-        buf: &mut Vec<u8>,
-        i: usize,
-        column: &MappedColumn<Self, E>,
-        tz: i32,
-    ) -> bool;
-
-    /// [`RecordRow::key`] of `row`'s `i`th value, of `column`: by default the value as the
-    /// serializer writes it; a database whose written values do not tell Python's values apart
-    /// as `==` does (SQLite's, whose columns hold any storage class) compares its own way.
-    fn key(row: &R, i: usize, column: &MappedColumn<Self, E>) -> Option<Vec<u8>> {
-        let mut written = Vec::new();
-        Self::write_value(row, &mut written, i, column, 0);
-        (written != b"null").then_some(written)
-    }
-}
-
-impl<R: ?Sized, K: WritesRows<R, E>, E> RecordRow<MappedColumn<K, E>> for R {
-    #[inline]
-    fn write_value(
-        &self,
-        buf: &mut Vec<u8>,
-        i: usize,
-        column: &MappedColumn<K, E>,
-        tz: i32,
-    ) -> bool {
-        K::write_value(self, buf, i, column, tz)
-    }
-
-    fn key(&self, i: usize, column: &MappedColumn<K, E>) -> Option<Vec<u8>> {
-        K::key(self, i, column)
     }
 }
 

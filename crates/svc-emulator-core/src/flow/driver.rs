@@ -56,8 +56,9 @@ pub trait Driver: Dialect + Sync {
     /// A connection, from the database's pool (or the one an operation holds).
     type Conn: Send;
     /// A row as the driver hands it to a sink: borrowed where the driver lends its rows
-    /// (SQLite's), else its own; its cells are written as the dialect's fields' values.
-    type Row<'r>: RecordRow<Self::Field>;
+    /// (SQLite's), else its own; its cells are written as the dialect's fields' values
+    /// ([`write_value`](Self::write_value)).
+    type Row<'r>;
     /// The driver's own error.
     type Fault: Send;
 
@@ -116,6 +117,28 @@ pub trait Driver: Dialect + Sync {
             Self::each_row(conn, sql, binds, &mut |row| rows.push(Self::cells(row))).await?;
             Ok(rows)
         }
+    }
+
+    /// Writes `row`'s `i`th cell, of `field`, as the engine's serializer writes it, in the time
+    /// zone `tz` (the UTC offset in seconds of a date-time stored without one); `false` when the
+    /// serializer cannot write it (the engine fails on every read of the record), and what is
+    /// written then is the stored value ([`RecordRow::write_value`]).
+    fn write_value(
+        row: &Self::Row<'_>,
+        buf: &mut Vec<u8>,
+        i: usize,
+        field: &Self::Field,
+        tz: i32,
+    ) -> bool;
+
+    /// `row`'s `i`th cell, of `field`, as the ORM's identity map compares it (`None` for NULL;
+    /// [`RecordRow::key`]): by default the value as the serializer writes it; a database whose
+    /// written values do not tell Python's values apart as `==` does (SQLite's, whose columns
+    /// hold any storage class) compares its own way.
+    fn identity_key(row: &Self::Row<'_>, i: usize, field: &Self::Field) -> Option<Vec<u8>> {
+        let mut written = Vec::new();
+        Self::write_value(row, &mut written, i, field, 0);
+        (written != b"null").then_some(written)
     }
 
     /// The cells of a row of one of the flows' own statements, each as the value it is bound
@@ -222,6 +245,27 @@ pub trait Driver: Dialect + Sync {
                 .await
                 .map_err(|e| self.fault(e, Failure::Query))
         }
+    }
+}
+
+/// A driver's row as the engine's records read it ([`Driver::write_value`]).
+pub struct DriverRow<'a, 'r, D: Driver>(pub &'a D::Row<'r>);
+
+impl<D: Driver> std::fmt::Debug for DriverRow<'_, '_, D> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DriverRow").finish_non_exhaustive()
+    }
+}
+
+impl<D: Driver> RecordRow<D::Field> for DriverRow<'_, '_, D> {
+    #[inline]
+    fn write_value(&self, buf: &mut Vec<u8>, i: usize, field: &D::Field, tz: i32) -> bool {
+        D::write_value(self.0, buf, i, field, tz)
+    }
+
+    #[inline]
+    fn key(&self, i: usize, field: &D::Field) -> Option<Vec<u8>> {
+        D::identity_key(self.0, i, field)
     }
 }
 

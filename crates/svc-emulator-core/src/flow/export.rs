@@ -19,6 +19,7 @@ use std::future::Future;
 
 use crate::dialect::bind::Binds;
 use crate::flow::database::Database;
+use crate::flow::driver::DriverRow;
 use crate::flow::driver::{Failure, Session};
 use crate::flow::read::readable;
 use crate::flow::records::{BaseTable, ModelSql};
@@ -422,7 +423,7 @@ async fn read_all<D: Database>(
             D::order_sql(model, &terms)
         );
         let mut out = Records::every_row(&**model, tz, db.checks_readable());
-        let mut sink = |row: &D::Row<'_>| out.push(row);
+        let mut sink = |row: &D::Row<'_>| out.push(&DriverRow::<D>(row));
         db.read_rows(conn, &sql, &Binds::default(), false, &mut sink)
             .await?;
         readable::<D>(model, &out, false)?;

@@ -18,6 +18,7 @@ use serde_json::Value as Json;
 use crate::dialect::bind::Binds;
 use crate::dialect::clause::Where;
 use crate::flow::database::Database;
+use crate::flow::driver::DriverRow;
 use crate::flow::driver::{Failure, Session};
 use crate::flow::records::ModelSql;
 use crate::flow::write::{create_in, create_values, insert_statement};
@@ -218,7 +219,7 @@ pub async fn siblings<D: Database>(
     );
     // Every row, as the ORM's `all()` of one entity gives them.
     let mut out = Records::every_row(&*model, tz, false);
-    let mut sink = |row: &D::Row<'_>| out.push(row);
+    let mut sink = |row: &D::Row<'_>| out.push(&DriverRow::<D>(row));
     db.read_rows(&mut conn, &sql, &filter.params, lenient, &mut sink)
         .await?;
     let records: Vec<Json> = match serde_json::from_slice(&out.into_json().0) {
@@ -536,7 +537,7 @@ async fn end_value<D: Database>(
         filter.and(&key)
     );
     let mut out = Records::every_row(model, tz, false);
-    let mut sink = |row: &D::Row<'_>| out.push(row);
+    let mut sink = |row: &D::Row<'_>| out.push(&DriverRow::<D>(row));
     db.read_rows(conn, &sql, &filter.params, lenient, &mut sink)
         .await?;
     let record = match serde_json::from_slice(&out.into_json().0) {

@@ -4,6 +4,7 @@
 
 use crate::dialect::clause::Where;
 use crate::flow::database::Database;
+use crate::flow::driver::DriverRow;
 use crate::flow::records::{ModelSql, Page};
 use svc_engine::filter::order_selects_nothing;
 use svc_engine::records::Records;
@@ -36,7 +37,7 @@ pub async fn list<D: Database>(
             model.table_sql(),
             filter.sql
         );
-        let mut sink = |row: &D::Row<'_>| out.push(row);
+        let mut sink = |row: &D::Row<'_>| out.push(&DriverRow::<D>(row));
         db.read_rows(&mut conn, &sql, &filter.params, lenient, &mut sink)
             .await?;
         readable::<D>(&model, &out, lenient)?;
@@ -130,7 +131,7 @@ pub async fn retrieve<D: Database>(
         if refuse_ties { 2 } else { 1 }
     );
     let mut out = Records::new(&*model, tz, db.checks_readable());
-    let mut sink = |row: &D::Row<'_>| out.push(row);
+    let mut sink = |row: &D::Row<'_>| out.push(&DriverRow::<D>(row));
     db.read_rows(
         &mut conn,
         &sql,

@@ -159,7 +159,6 @@ mod tests {
     use std::sync::{Arc, Mutex};
     use svc_engine::field_input::InputField;
     use svc_engine::filter::Arg;
-    use svc_engine::records::WritesRows;
     use svc_engine::table::{ColumnKind, MappedColumn, MappedTable};
     use svc_engine::types::{FilterFamily, Search};
     use svc_engine::{EngineError, Lookup};
@@ -182,18 +181,6 @@ mod tests {
         }
         fn input(self) -> InputField {
             InputField::Char
-        }
-    }
-
-    impl WritesRows<(), ()> for NoKind {
-        fn write_value(
-            _: &(),
-            _: &mut Vec<u8>,
-            _: usize,
-            _: &MappedColumn<NoKind>,
-            _: i32,
-        ) -> bool {
-            false
         }
     }
 
@@ -241,6 +228,16 @@ mod tests {
         type Conn = Log;
         type Row<'r> = ();
         type Fault = ();
+
+        fn write_value(
+            _: &(),
+            _: &mut Vec<u8>,
+            _: usize,
+            _: &MappedColumn<NoKind>,
+            _: i32,
+        ) -> bool {
+            false
+        }
 
         async fn execute_one(_: &mut Log, _: &str) -> Result<(), ()> {
             Err(())

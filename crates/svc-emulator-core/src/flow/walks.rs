@@ -8,6 +8,7 @@
 
 use crate::dialect::bind::Binds;
 use crate::flow::database::Database;
+use crate::flow::driver::DriverRow;
 use crate::flow::records::Page;
 use svc_engine::EngineError;
 use svc_engine::records::Records;
@@ -66,7 +67,7 @@ pub async fn read_page<D: Database>(
     let mut end = None;
     let full = out.rows() + page.per_page;
     let mut sink = |row: &D::Row<'_>| {
-        out.push(row);
+        out.push(&DriverRow::<D>(row));
         if out.rows() == full && !cells.is_empty() {
             end = sort_key_of::<D>(row, cells);
         }

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use crate::dialect::bind::{Bind, Binds};
 use crate::dialect::clause::Where;
 use crate::flow::database::Database;
+use crate::flow::driver::DriverRow;
 use crate::flow::driver::{Failure, Session};
 use crate::flow::records::{ModelSql, catalog_text};
 use svc_engine::body::{
@@ -198,7 +199,7 @@ async fn read_back<D: Database>(
     let mut record = None;
     let mut sink = |row: &D::Row<'_>| {
         if record.is_none() {
-            record = Some(record_json(model, row, tz));
+            record = Some(record_json(model, &DriverRow::<D>(row), tz));
         }
     };
     let sql = read_back_sql(model, &at);
