@@ -38,7 +38,7 @@ use crate::dialect::MYSQL_QUOTING;
 use crate::dialect::MyWhere;
 use crate::dialect::datetime_literal;
 use crate::dialect::group_key;
-use crate::driver::{self, read_bind, text_rows};
+use crate::driver::{self, text_rows};
 use crate::schema::ACCESS_DENIED;
 use crate::schema::MyKeys;
 use crate::schema::quote_ident;
@@ -50,7 +50,7 @@ use crate::types::serialized;
 use crate::types::typed_cell;
 use crate::types::unreadable_sum;
 use crate::types::unwritable_date_time;
-use crate::types::{MyKind, Offset, cell, cell_number, cell_text};
+use crate::types::{MyKind, Offset, cell_number, cell_text};
 use crate::{MyResource, message, server_code};
 use mysql_async::{Conn, Row};
 use serde_json::{Map, Value as Json};
@@ -88,10 +88,6 @@ const DUPLICATE_ENTRY: u16 = 1062;
 
 /// MySQL's side of the record flows (`flow::read`).
 impl Database for MyResource {
-    /// A sort key's value as the binary protocol reads it, bound again as the same value
-    /// (`driver::read_bind`).
-    type Key = Bind;
-
     fn state(&self) -> &State<MyModel, Bind> {
         &self.state
     }
@@ -206,10 +202,6 @@ impl Database for MyResource {
             self.keep_count(conn, model, key, kept, n).await;
         }
         Ok(n)
-    }
-
-    fn sort_key(row: &Row, i: usize) -> Option<Bind> {
-        Some(read_bind(cell(row, i))).filter(|v| *v != Bind::Null)
     }
 
     // An export, an import and a saved copy.

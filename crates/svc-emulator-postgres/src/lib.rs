@@ -46,6 +46,7 @@ pub(crate) mod types;
 
 use std::str::FromStr;
 use svc_emulator_core::backend::pooled::{CONNECT_TIMEOUT, POOL_SIZE, seed_failed};
+use svc_emulator_core::dialect::bind::Bind;
 use svc_emulator_core::flow::database::Database;
 use svc_emulator_core::flow::driver::Driver;
 use svc_emulator_core::flow::state::State;
@@ -70,7 +71,7 @@ pub struct PgResource {
     /// For the second pool of SQL queries: its own connections, reset after each use.
     sql_pool: Pool,
     /// Its models, walks and time zone, as the core keeps them.
-    state: State<PgModel, String>,
+    state: State<PgModel, Bind>,
     url: String,
 }
 

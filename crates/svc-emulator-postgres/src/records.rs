@@ -96,10 +96,7 @@ use tokio_postgres::error::SqlState;
 
 /// PostgreSQL's side of the record flows (`flow::read`).
 impl Database for PgResource {
-    /// A sort key's value as its text (the select list reads every column as text).
-    type Key = String;
-
-    fn state(&self) -> &State<PgModel, String> {
+    fn state(&self) -> &State<PgModel, Bind> {
         &self.state
     }
 
@@ -334,10 +331,6 @@ impl Database for PgResource {
         self.count_rows(reader, model, filter, lenient).await
     }
 
-    fn sort_key(row: &Row, i: usize) -> Option<String> {
-        row.get(i)
-    }
-
     /// Each term's column as text.
     fn sort_key_columns(model: &PgModel, terms: &[(usize, bool)]) -> String {
         terms
@@ -351,7 +344,7 @@ impl Database for PgResource {
     fn seek_condition(
         model: &PgModel,
         terms: &[(usize, bool)],
-        key: &[Option<String>],
+        key: &[Option<Bind>],
         params: &mut Binds,
     ) -> String {
         let fields: Vec<&PgField> = terms.iter().map(|&(i, _)| &model.fields[i]).collect();
@@ -364,7 +357,7 @@ impl Database for PgResource {
         let mut bind = |i: usize| {
             bound
                 .entry(i)
-                .or_insert_with(|| cast(params, key[i].clone(), &fields[i].cast))
+                .or_insert_with(|| cast(params, key_text(&key[i]), &fields[i].cast))
                 .clone()
         };
         svc_emulator_core::dialect::seek::seek_condition(&columns, key, Nulls::Largest, &mut bind)
@@ -981,6 +974,16 @@ fn array_text(v: &PyJson, text: &dyn Fn(&PyJson) -> String) -> String {
     }
 }
 
+/// A sort key's value as its text: its columns are read as text (`sort_key_columns`), each
+/// cell a `Bind::Text` (`driver::cell`); NULL is `None`.
+fn key_text(key: &Option<Bind>) -> Option<String> {
+    match key {
+        Some(Bind::Text(text)) => Some(text.clone()),
+        Some(Bind::Int(n)) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1189,7 +1192,10 @@ mod pages_tests {
         );
         let model = model.unwrap();
         let seek = |terms: &[(usize, bool)], key: &[Option<&str>]| {
-            let key: Vec<Option<String>> = key.iter().map(|k| k.map(str::to_owned)).collect();
+            let key: Vec<Option<Bind>> = key
+                .iter()
+                .map(|k| k.map(|k| Bind::Text(k.to_owned())))
+                .collect();
             let mut params = Binds::default();
             let sql = <PgResource as Database>::seek_condition(&model, terms, &key, &mut params);
             (sql, params.0)

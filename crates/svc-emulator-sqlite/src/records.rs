@@ -235,8 +235,6 @@ const SEQUENCE_SET: &str = "INSERT INTO sqlite_sequence (name, seq) VALUES (?1, 
 /// SQLite's side of the record flows' reads and binds.
 impl<'c> Database for Sqlite<'c> {
     /// A sort key's value as SQLite stored it (and binds it again).
-    type Key = Bind;
-
     /// SQLAlchemy reflects every SQLite column as autoincrement "auto": the engine's serializer
     /// requires none, and a `PUT` is partial like a `PATCH`.
     const REQUIRES_NO_COLUMN: bool = true;
@@ -494,16 +492,6 @@ impl<'c> Database for Sqlite<'c> {
 
     fn unreadable(model: &Model, at: usize, lenient: bool) -> Option<EngineError> {
         Some(crate::records::unreadable(model, at, lenient))
-    }
-
-    fn sort_key(row: &rusqlite::Row<'_>, i: usize) -> Option<Bind> {
-        match row.get_ref(i).unwrap_or(ValueRef::Null) {
-            ValueRef::Null => None,
-            ValueRef::Integer(i) => Some(Bind::Int(i)),
-            ValueRef::Real(f) => Some(Bind::Float(f)),
-            ValueRef::Text(t) => Some(Bind::Text(String::from_utf8_lossy(t).into_owned())),
-            ValueRef::Blob(b) => Some(Bind::Bytes(b.to_vec())),
-        }
     }
 
     /// Not a text that is not UTF-8: bound again as text it would not be the same value.

@@ -41,13 +41,9 @@ use svc_engine::{AggregateFunc, EngineError, GroupRequest, Selection};
 pub trait Database:
     Dialect<Model: ModelSql + BaseTable + Send + Sync, Field: BodyColumn + Sync> + Driver + Sized + Sync
 {
-    /// A sort key's value as the driver reads it (and binds it again): what a walk's anchor
-    /// keeps (`flow::walks`).
-    type Key: Clone + Send + Sync + Into<Bind>;
-
     /// What the core keeps of the resource between its requests: its models, its walks, the
     /// engine's default time zone.
-    fn state(&self) -> &State<Self::Model, Self::Key>;
+    fn state(&self) -> &State<Self::Model, Bind>;
 
     /// The models, as last read (start or reload).
     fn models(&self) -> &Models<Self::Model> {
@@ -452,12 +448,16 @@ pub trait Database:
     }
 
     /// Where the walks of the resource's pages ended, and their filtered counts.
-    fn walks(&self) -> &Walks<Self::Key> {
+    fn walks(&self) -> &Walks<Bind> {
         self.state().walks()
     }
 
-    /// The `i`th cell of a row as a sort key's value (`None`: NULL).
-    fn sort_key(row: &Self::Row<'_>, i: usize) -> Option<Self::Key>;
+    /// The `i`th cell of a row as a sort key's value, bound again as it is (`None`: NULL): by
+    /// default the cell as [`Driver::cells`] reads it (once per page: of its last row).
+    fn sort_key(row: &Self::Row<'_>, i: usize) -> Option<Bind> {
+        let cell = Self::cells(row).into_iter().nth(i)?;
+        (cell != Bind::Null).then_some(cell)
+    }
 
     /// Whether the `i`th cell of a row can be bound again as the value it is (else the page's
     /// end is kept as no anchor).
@@ -482,7 +482,7 @@ pub trait Database:
     fn seek_condition(
         model: &Self::Model,
         terms: &[(usize, bool)],
-        key: &[Option<Self::Key>],
+        key: &[Option<Bind>],
         params: &mut Binds,
     ) -> String {
         let columns = model.columns();
@@ -491,7 +491,7 @@ pub trait Database:
             .map(|&(i, desc)| (Self::column(&columns[i]), desc))
             .collect();
         let mut bind = |i: usize| {
-            let value = key[i].clone().map_or(Bind::Null, Into::into);
+            let value = key[i].clone().unwrap_or(Bind::Null);
             params.bind::<Self>(value)
         };
         seek::seek_condition(&terms, key, Nulls::Smallest, &mut bind)

@@ -6,7 +6,7 @@
 //! page's rows, MySQL its transaction counter before and after the page's statements, SQLite
 //! its write generation and data version as its snapshot begins.
 
-use crate::dialect::bind::Binds;
+use crate::dialect::bind::{Bind, Binds};
 use crate::flow::database::Database;
 use crate::flow::driver::DriverRow;
 use crate::flow::records::Page;
@@ -36,7 +36,7 @@ pub fn from_anchor<D: Database>(
     page: &Page<'_, D>,
     seek: &[(usize, bool)],
     extra: &str,
-    (at, anchor): &(u64, Anchor<D::Key>),
+    (at, anchor): &(u64, Anchor<Bind>),
 ) -> (String, Binds) {
     let mut params = page.filter.params.clone();
     let seek_sql = D::seek_condition(page.model, seek, &anchor.sort_key, &mut params);
@@ -47,7 +47,7 @@ pub fn from_anchor<D: Database>(
 
 /// The sort key of `row` read in its `cells`; `None` where one cannot be bound again
 /// ([`Database::seekable`]).
-pub fn sort_key_of<D: Database>(row: &D::Row<'_>, cells: &[usize]) -> Option<Vec<Option<D::Key>>> {
+pub fn sort_key_of<D: Database>(row: &D::Row<'_>, cells: &[usize]) -> Option<Vec<Option<Bind>>> {
     if !cells.iter().all(|&c| D::seekable(row, c)) {
         return None;
     }
@@ -63,7 +63,7 @@ pub async fn read_page<D: Database>(
     page: &Page<'_, D>,
     out: &mut Records<'_, D::Model>,
     cells: &[usize],
-) -> Result<Option<Vec<Option<D::Key>>>, EngineError> {
+) -> Result<Option<Vec<Option<Bind>>>, EngineError> {
     let mut end = None;
     let full = out.rows() + page.per_page;
     let mut sink = |row: &D::Row<'_>| {
@@ -83,7 +83,7 @@ pub fn keep_anchor<D: Database>(
     db: &D,
     walk_key: &[u8],
     page: &Page<'_, D>,
-    sort_key: Option<Vec<Option<D::Key>>>,
+    sort_key: Option<Vec<Option<Bind>>>,
     token: String,
 ) {
     if let Some(sort_key) = sort_key {
