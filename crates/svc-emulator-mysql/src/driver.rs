@@ -339,6 +339,10 @@ impl Driver for MyResource {
         row_binds(row)
     }
 
+    fn cell(row: &Row, i: usize) -> Bind {
+        read_bind(cell(row, i))
+    }
+
     /// As the server's answer to the `INSERT` carried it.
     fn last_insert_id(conn: &mut Conn) -> Option<Bind> {
         conn.last_insert_id().map(Bind::UInt)

@@ -885,9 +885,11 @@ impl<'c> Driver for Sqlite<'c> {
     /// Each value as stored.
     fn cells(row: &rusqlite::Row<'_>) -> Vec<Bind> {
         let width = row.as_ref().column_count();
-        (0..width)
-            .map(|i| bind_of(row.get(i).unwrap_or(Value::Null)))
-            .collect()
+        (0..width).map(|i| Self::cell(row, i)).collect()
+    }
+
+    fn cell(row: &rusqlite::Row<'_>, i: usize) -> Bind {
+        bind_of(row.get(i).unwrap_or(Value::Null))
     }
 
     /// Rolled back at once: the connection is the operation's, and stays open for it.

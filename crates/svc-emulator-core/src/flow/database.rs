@@ -453,9 +453,9 @@ pub trait Database:
     }
 
     /// The `i`th cell of a row as a sort key's value, bound again as it is (`None`: NULL): by
-    /// default the cell as [`Driver::cells`] reads it (once per page: of its last row).
+    /// default the cell as [`Driver::cell`] reads it (once per page: of its last row).
     fn sort_key(row: &Self::Row<'_>, i: usize) -> Option<Bind> {
-        let cell = Self::cells(row).into_iter().nth(i)?;
+        let cell = Self::cell(row, i);
         (cell != Bind::Null).then_some(cell)
     }
 

@@ -145,11 +145,18 @@ pub trait Driver: Dialect + Sync {
     /// again as (a locked row's identity, the rows a delete's cascade reads, a count).
     fn cells(row: &Self::Row<'_>) -> Vec<Bind>;
 
+    /// The `i`th cell of a row of one of the flows' own statements, as [`cells`](Self::cells)
+    /// reads it (NULL past the row's end): by default read out of the whole row; a driver that
+    /// reads a cell alone does so.
+    fn cell(row: &Self::Row<'_>, i: usize) -> Bind {
+        Self::cells(row).into_iter().nth(i).unwrap_or(Bind::Null)
+    }
+
     /// The `i`th cell of a row of one of the flows' own statements (a count, a truth written
     /// `1` or `0`) as text: an integer as its digits, text as it is; `None` for NULL, or a cell
     /// of another type.
     fn text(row: &Self::Row<'_>, i: usize) -> Option<String> {
-        match Self::cells(row).into_iter().nth(i)? {
+        match Self::cell(row, i) {
             Bind::Int(n) => Some(n.to_string()),
             Bind::UInt(n) => Some(n.to_string()),
             Bind::Text(text) => Some(text),
