@@ -221,17 +221,15 @@ async fn engine_body(
     Ok(read.into_data(state.lenient())?)
 }
 
-/// A create's or update's body, read as the engine reads it and settled with the model's
-/// fields (`described`: `None` when there is no such model; [`BodyRead::resolve`]), then
-/// strict mode's check of its keys ([`strict_fields`]).
-async fn write_body(
+/// A create's or update's body, read as the engine reads it ([`read_engine_body`]), settled
+/// with the model's fields (`described`: `None` when there is no such model;
+/// [`BodyRead::resolve`]), then strict mode's check of its keys ([`strict_fields`]).
+fn write_body(
     state: &AppState,
     model: &str,
     described: Option<ModelInfo>,
-    headers: &HeaderMap,
-    body: Body,
+    read: BodyRead,
 ) -> Result<Resolved, HttpError> {
-    let read = read_engine_body(state, headers, body).await?;
     let fields = described.map(|m| m.fields);
     let resolved = read.resolve(fields.as_deref(), state.lenient())?;
     let names = || Some(fields?.into_iter().map(|f| f.name).collect());
@@ -297,7 +295,8 @@ async fn create(
     {
         return Err(db.reply(tz_on_write()));
     }
-    let written = write_body(&state, &model, db.describe(&model), &headers, body).await?;
+    let read = read_engine_body(&state, &headers, body).await?;
+    let written = write_body(&state, &model, db.describe(&model), read)?;
     let bytes = db.create(model, written.body, state.lenient()).await?;
     // Lenient mode: where the engine writes and then fails, so does the emulator.
     if let Some(failure) = written.fails_after_write {
@@ -354,9 +353,25 @@ async fn update(
         )
         .stricter());
     }
-    let written = write_body(&state, &model, db.describe(&model), &headers, body).await?;
-    let fields = written.body;
+    // The engine parses the body with the request, before its view runs.
+    let read = read_engine_body(&state, &headers, body).await?;
     let pairs = query_pairs(uri.query());
+    let written = match write_body(&state, &model, db.describe(&model), read) {
+        Ok(written) => written,
+        // Its update looks the record up (`get_object`, the request's filters read as a list
+        // reads them) before its serializer reads a field: where no record is selected, its
+        // `404` (or a filter's refusal) is the answer, not what the emulator refuses of the
+        // body. The body's filters (`X-HTTP-Method-Override: POST`, lenient mode) are in the
+        // body refused.
+        Err(refused) => {
+            if !filters_in_body {
+                db.retrieve(model, pk, selection(&pairs, state.lenient()))
+                    .await?;
+            }
+            return Err(refused);
+        }
+    };
+    let fields = written.body;
     let selection = if filters_in_body {
         selection_with_body(&pairs, body_filters(&fields, true)?, true)
     } else {
