@@ -43,8 +43,7 @@
 //! read from a row into a [`Bind`] where it is bound again ([`read_bind`], [`row_binds`]: a
 //! walk's anchor, a locked row's identity, the rows a delete follows).
 
-use crate::schema::MyField;
-use crate::schema::quote_ident;
+use crate::schema::{MyField, quote_ident};
 use crate::types::{MyKind, Offset, cell, py_value, python_date, write_value};
 use crate::{MyResource, message, server_code};
 use mysql_async::prelude::Queryable;

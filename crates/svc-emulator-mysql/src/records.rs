@@ -33,24 +33,13 @@
 //! counts: other engines' writes do not move the counter. A write anywhere on the server costs
 //! the next page its seek and its kept count, never its answer.
 
-use crate::dialect::MARIADB_QUOTING;
-use crate::dialect::MYSQL_QUOTING;
-use crate::dialect::MyWhere;
-use crate::dialect::datetime_literal;
-use crate::dialect::group_key;
+use crate::dialect::{MARIADB_QUOTING, MYSQL_QUOTING, MyWhere, datetime_literal, group_key};
 use crate::driver::{self, text_rows};
-use crate::schema::ACCESS_DENIED;
-use crate::schema::MyKeys;
-use crate::schema::quote_ident;
-use crate::schema::set_aside_triggers;
-use crate::schema::{MyField, MyModel};
-use crate::types::encodable;
-use crate::types::read_cell;
-use crate::types::serialized;
-use crate::types::typed_cell;
-use crate::types::unreadable_sum;
-use crate::types::unwritable_date_time;
-use crate::types::{MyKind, Offset, cell_number, cell_text};
+use crate::schema::{ACCESS_DENIED, MyField, MyKeys, MyModel, quote_ident, set_aside_triggers};
+use crate::types::{
+    MyKind, Offset, cell_number, cell_text, encodable, read_cell, serialized, typed_cell,
+    unreadable_sum, unwritable_date_time,
+};
 use crate::{MyResource, message, server_code};
 use mysql_async::{Conn, Row};
 use serde_json::{Map, Value as Json};
@@ -59,29 +48,22 @@ use svc_emulator_core::dialect::Dialect;
 use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::dialect::group::{Quoting, group_label, group_statement};
 use svc_emulator_core::flow::database::Database;
-use svc_emulator_core::flow::driver::DriverRow;
-use svc_emulator_core::flow::driver::Session;
-use svc_emulator_core::flow::driver::{Driver, Failure};
+use svc_emulator_core::flow::driver::{Driver, DriverRow, Failure, Session};
 use svc_emulator_core::flow::export::{Aside, SavedTable, Store, Suspended, foreign_counter};
 use svc_emulator_core::flow::records::Page;
 use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, page_select, read_page};
 use svc_emulator_core::flow::write::Values;
-use svc_engine::EngineError;
-use svc_engine::aggregate::read_refused;
-use svc_engine::aggregate::{group_name, y_func, zero_if_null};
+use svc_engine::aggregate::{group_name, read_refused, y_func, zero_if_null};
 use svc_engine::body::non_field;
 use svc_engine::field_input::Internal;
 use svc_engine::python::Py;
 use svc_engine::python::json::py_json_dumps;
 use svc_engine::python::text::unhexlify;
-use svc_engine::records::ModelMap;
-use svc_engine::records::Records;
-use svc_engine::table::GroupColumns;
-use svc_engine::table::Table;
+use svc_engine::records::{ModelMap, Records};
+use svc_engine::table::{GroupColumns, Table};
 use svc_engine::types::Serializer;
-use svc_engine::walks as shared;
-use svc_engine::{AggregateFunc, GroupRequest};
+use svc_engine::{AggregateFunc, EngineError, GroupRequest, walks as shared};
 
 /// MySQL's error code of a duplicate key.
 const DUPLICATE_ENTRY: u16 = 1062;

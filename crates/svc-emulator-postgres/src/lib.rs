@@ -44,21 +44,17 @@ pub(crate) mod records;
 pub(crate) mod schema;
 pub(crate) mod types;
 
+use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime};
+use schema::PgModel;
 use std::str::FromStr;
 use svc_emulator_core::backend::pooled::{CONNECT_TIMEOUT, POOL_SIZE, seed_failed};
-use svc_emulator_core::dialect::bind::Bind;
+use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::flow::database::Database;
 use svc_emulator_core::flow::driver::Driver;
 use svc_emulator_core::flow::state::State;
-
-use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime};
-use tokio_postgres::Row;
-
-use svc_emulator_core::dialect::bind::Binds;
-
-use schema::PgModel;
 use svc_engine::EngineError;
 use svc_engine::time_zone::tz_offset;
+use tokio_postgres::Row;
 
 /// Session settings every connection starts with: ISO dates and shortest-exact floats, so
 /// values read as text are unambiguous. The time zone is left as the database sets it, as

@@ -38,59 +38,46 @@
 //! and the page is read again from the keys, as above. So a write anywhere (any database of
 //! the server) costs the next page a second statement, never a different answer.
 
-use crate::dialect::PgWhere;
-use crate::dialect::group_key;
-use crate::dialect::serialized;
-use crate::dialect::type_of;
-use crate::dialect::unencodable;
-use crate::dialect::{Literal, cast, datetime_literal};
+use crate::dialect::{
+    Literal, PgWhere, cast, datetime_literal, group_key, serialized, type_of, unencodable,
+};
 use crate::driver::run;
-use crate::schema::CHECKED_REFERENCES;
-use crate::schema::PgKeys;
-use crate::schema::SET_SEQUENCES;
-use crate::schema::TRIGGERS;
-use crate::schema::names;
-use crate::schema::{PgField, PgModel};
-use crate::schema::{REFERENCES, by_ctid, table};
-use crate::types::read_held;
-use crate::types::{Offset, PgKind};
+use crate::schema::{
+    CHECKED_REFERENCES, PgField, PgKeys, PgModel, REFERENCES, SET_SEQUENCES, TRIGGERS, by_ctid,
+    names, table,
+};
+use crate::types::{Offset, PgKind, read_held};
 use crate::{PgResource, driver, message};
 use deadpool_postgres::Object;
 use serde_json::{Map, Value as Json};
 use std::collections::HashMap;
 use svc_emulator_core::backend::pooled::ESTIMATE_FROM;
-use svc_emulator_core::dialect::Dialect;
 use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::dialect::group::{group_label, group_statement};
 use svc_emulator_core::dialect::lookup::Cmp;
-use svc_emulator_core::dialect::quote_ident;
 use svc_emulator_core::dialect::seek::Nulls;
+use svc_emulator_core::dialect::{Dialect, quote_ident};
 use svc_emulator_core::flow::database::Database;
 use svc_emulator_core::flow::delete::delete_locked;
-use svc_emulator_core::flow::driver::DriverRow;
-use svc_emulator_core::flow::driver::{Driver, Failure, Session};
+use svc_emulator_core::flow::driver::{Driver, DriverRow, Failure, Session};
 use svc_emulator_core::flow::export::{SavedTable, Store, Suspended, foreign_counter};
 use svc_emulator_core::flow::records::Page;
 use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, page_select, sort_key_of};
 use svc_emulator_core::flow::write::{ReadBack, Values, insert_statement, set_list, update_sql};
-use svc_engine::EngineError;
-use svc_engine::aggregate::read_refused;
-use svc_engine::aggregate::{fails, group_name, not_json_refused, y_func, zero_if_null};
+use svc_engine::aggregate::{
+    fails, group_name, not_json_refused, read_refused, y_func, zero_if_null,
+};
 use svc_engine::body::{non_field, query_failed};
 use svc_engine::field_input::Internal;
 use svc_engine::python::Py;
 use svc_engine::python::floats::py_float_repr;
 use svc_engine::python::json::{PyJson, py_json_dumps};
 use svc_engine::python::text::{py_text, py_uuid};
-use svc_engine::records::ModelMap;
-use svc_engine::records::Records;
-use svc_engine::records::record_json;
-use svc_engine::table::GroupColumns;
-use svc_engine::table::Table;
+use svc_engine::records::{ModelMap, Records, record_json};
+use svc_engine::table::{GroupColumns, Table};
 use svc_engine::types::Serializer;
-use svc_engine::walks as shared;
-use svc_engine::{AggregateFunc, GroupRequest};
+use svc_engine::{AggregateFunc, EngineError, GroupRequest, walks as shared};
 use tokio_postgres::Row;
 use tokio_postgres::error::SqlState;
 

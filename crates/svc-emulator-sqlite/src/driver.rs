@@ -18,11 +18,9 @@
 //! read-only query's are. A statement that fails rolls back them all.
 
 use crate::Resource;
-use crate::records::Sqlite;
-use crate::records::identity_key;
+use crate::records::{Sqlite, identity_key};
 use crate::schema::{Field, FieldKind};
-use crate::types::write_value;
-use crate::types::{engine_error, stored, write_field_value};
+use crate::types::{engine_error, stored, write_field_value, write_value};
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 use rusqlite::limits::Limit;
 use rusqlite::types::{Value, ValueRef};
@@ -31,12 +29,6 @@ use serde_json::{Map, Value as Json};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-/// The `i`th value of a row, as stored (NULL past the row's end).
-#[inline]
-fn cell<'r>(row: &'r rusqlite::Row<'_>, i: usize) -> ValueRef<'r> {
-    row.get_ref(i).unwrap_or(ValueRef::Null)
-}
 
 #[cfg(test)]
 use svc_emulator_core::backend::operation::Action;
@@ -840,6 +832,12 @@ pub(crate) fn stored_rows(
         ));
     }
     Ok(all)
+}
+
+/// The `i`th value of a row, as stored (NULL past the row's end).
+#[inline]
+fn cell<'r>(row: &'r rusqlite::Row<'_>, i: usize) -> ValueRef<'r> {
+    row.get_ref(i).unwrap_or(ValueRef::Null)
 }
 
 impl<'c> Driver for Sqlite<'c> {

@@ -143,12 +143,9 @@ mod tests;
 
 use crate::backend::{Attempt, ListRun, Mode, Route, RunMemory, route_retrieve};
 use crate::driver::{copy, first_row, script, sent, value_ref};
-use crate::records::ListMemo;
-use crate::records::unreadable;
-use crate::records::{Budget, Sqlite};
+use crate::records::{Budget, ListMemo, Sqlite, unreadable};
 use crate::schema::load_schema;
-use crate::types::{bind, write_field_value};
-use crate::types::{engine_error, stored};
+use crate::types::{bind, engine_error, stored, write_field_value};
 use rusqlite::config::DbConfig;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OpenFlags};
@@ -158,8 +155,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::Duration;
 use svc_emulator_core::backend::Backend;
-use svc_emulator_core::backend::operation::Reload;
-use svc_emulator_core::backend::operation::{Delete, List, Operation, Retrieve};
+use svc_emulator_core::backend::operation::{Delete, List, Operation, Reload, Retrieve};
+
 #[cfg(test)]
 use svc_emulator_core::backend::{
     Update,

@@ -53,24 +53,16 @@
 //! this list read it; either way nothing computed before the commit can carry the generation
 //! this list reads.
 
-use crate::aggregate::GroupKey;
-use crate::aggregate::OVERFLOW;
-use crate::aggregate::agg_sql;
-use crate::aggregate::cannot_write;
-use crate::aggregate::encoded;
-use crate::aggregate::group_keys;
-use crate::aggregate::json_result;
-use crate::aggregate::not_json;
-use crate::aggregate::result_value;
-use crate::aggregate::serialized;
-use crate::driver::{SqlCancel, Watchdog};
-use crate::driver::{bind_of, changed, sent, stored_rows, value_ref};
-use crate::schema;
+use crate::aggregate::{
+    GroupKey, OVERFLOW, agg_sql, cannot_write, encoded, group_keys, json_result, not_json,
+    result_value, serialized,
+};
+use crate::driver::{SqlCancel, Watchdog, bind_of, changed, sent, stored_rows, value_ref};
 use crate::schema::{Field, Model};
-use crate::types::json_column_value;
-use crate::types::{bind, json_to_sql, never_written};
-use crate::types::{engine_error, rebound, stored};
-use crate::{Resource, db_error, get_by_identity, lookup_value};
+use crate::types::{
+    bind, engine_error, json_column_value, json_to_sql, never_written, rebound, stored,
+};
+use crate::{Resource, db_error, get_by_identity, lookup_value, schema};
 use rusqlite::Connection;
 use rusqlite::types::{Value, ValueRef};
 use serde_json::{Map, Value as Json};
@@ -83,8 +75,7 @@ use svc_emulator_core::dialect::clause::Where;
 use svc_emulator_core::dialect::group::{group_label, group_statement};
 use svc_emulator_core::dialect::quote_ident;
 use svc_emulator_core::flow::database::Database;
-use svc_emulator_core::flow::driver::Failure;
-use svc_emulator_core::flow::driver::Session;
+use svc_emulator_core::flow::driver::{Failure, Session};
 use svc_emulator_core::flow::export::{
     SavedData, SavedTable, Suspended, bind_imported, foreign_counter,
 };
@@ -101,11 +92,8 @@ use svc_engine::error::EngineError;
 use svc_engine::field_input::{Internal, py_equal};
 use svc_engine::python::json::{PyJson, py_json_to_json};
 use svc_engine::records::{ModelMap, Records};
-use svc_engine::table::GroupColumns;
-use svc_engine::table::Table;
-use svc_engine::types::Reflected;
-use svc_engine::types::{PyValue, read};
-use svc_engine::types::{Serializer, plain};
+use svc_engine::table::{GroupColumns, Table};
+use svc_engine::types::{PyValue, Reflected, Serializer, plain, read};
 use svc_engine::walks::{Anchor, Walks};
 
 /// A record with a value the engine cannot read: it fails (500) on every read of the record

@@ -1,8 +1,8 @@
 //! The seam of a database crate: what a new database writes for the rest of the workspace. Every
 //! trait a workspace crate defines (`crates/*/src/`) that the database implements, counted by
 //! its required methods (no default body) once per impl: an impl for two types is written twice
-//! (SQLite's `RecordRow` for its rows and for its cells), a generic impl once. Its own traits are
-//! its inside, and std's and its driver's (`Drop`, `Deref`, `ToSql`) no seam of this workspace;
+//! (a trait for a driver's row and for a slice of values), a generic impl once. Its own traits
+//! are its inside, and std's and its driver's (`Drop`, `Deref`, `ToSql`) no seam of this workspace;
 //! an impl a workspace macro writes (`awaited_backend!`) is the macro's. Associated types and
 //! consts without a default are printed, not counted: each is a line naming a type the database
 //! has anyway (its connection, its row) or a word of its dialect, no code path to write or test.
