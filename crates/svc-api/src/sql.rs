@@ -135,8 +135,11 @@ impl std::fmt::Debug for SqlQuery<'_> {
 
 impl SqlQuery<'_> {
     /// Binds `value` (anything serializable: numbers, strings, booleans, `None` for NULL) to
-    /// the parameter written `:name` in the query. Arrays and objects arrive as their JSON text,
-    /// for SQLite's JSON functions (`where id in (select value from json_each(:ids))`).
+    /// the parameter written `:name` in the query. Arrays and objects are sent as JSON values,
+    /// which the data engine's SQLite driver cannot bind (a `400` naming `query`): for SQLite's
+    /// JSON functions bind their JSON text, a string
+    /// (`.bind("ids", serde_json::json!(ids).to_string())` for
+    /// `where id in (select value from json_each(:ids))`).
     ///
     /// `name` may be given with or without its `:`. A name that is not letters, digits and `_`
     /// (not starting with a digit), or a value that cannot be serialized, makes the query fail

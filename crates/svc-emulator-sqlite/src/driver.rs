@@ -41,6 +41,7 @@ use svc_emulator_core::flow::driver::{Driver, Failure};
 use svc_emulator_core::flow::read_only_sql::{Access, Cancel, Opened};
 use svc_emulator_core::flow::references::run_now;
 use svc_engine::sql_answer::{AnswerRows, query_error, write_encoder_bytes};
+use svc_engine::sql_params;
 use svc_engine::{EngineError, MAX_SQL_ROWS, SqlLimits};
 
 /// Stops a query from another thread: the HTTP handler cancels when its client goes away
@@ -441,11 +442,12 @@ fn run(
     watchdog: &Watchdog,
     cancel: &SqlCancel,
 ) -> Result<(Vec<String>, AnswerRows), EngineError> {
-    let mut stmt = match conn.prepare(query) {
+    // As the engine runs it: the text as SQLAlchemy's `text()` compiles it for pysqlite (each
+    // `:name` a `?`, wherever it stands), inside its sub-select, each value bound by position.
+    let (text, names) = sql_params::sqlalchemy_positional(query);
+    let values = engine_values(&names, params)?;
+    let mut stmt = match conn.prepare(&format!("SELECT * \nFROM ({text}) AS __jet_q2")) {
         Ok(stmt) => stmt,
-        Err(rusqlite::Error::MultipleStatement) => {
-            return Err(refused("the query holds more than one statement"));
-        }
         Err(e) => {
             return Err(match conn.denied() {
                 Some(what) => refused(&what),
@@ -453,22 +455,13 @@ fn run(
             });
         }
     };
-    if stmt.expanded_sql().is_none() && stmt.column_count() == 0 {
-        return Err(query_error("The query holds no statement, only comments."));
-    }
     if let Some(what) = conn.denied() {
         return Err(refused(&what));
     }
     if !stmt.readonly() {
         return Err(refused("it would change the database"));
     }
-    if stmt.is_explain() != 0 {
-        return Err(refused("EXPLAIN is not run"));
-    }
-    if stmt.column_count() == 0 {
-        return Err(refused("it returns no rows"));
-    }
-    bind(&mut stmt, params)?;
+    bind_positions(&mut stmt, values)?;
     // A cancel that came while the query was prepared found no statement to interrupt.
     if cancel.cancelled() {
         return Err(cancelled());
@@ -551,29 +544,55 @@ impl From<rusqlite::Error> for Stop {
     }
 }
 
-fn bind(stmt: &mut Statement<'_>, params: &Map<String, Json>) -> Result<(), EngineError> {
-    for index in 1..=stmt.parameter_count() {
-        let name = stmt.parameter_name(index).map(str::to_owned);
-        let key = match name.as_deref() {
-            Some(n) if n.starts_with([':', '@', '$']) => &n[1..],
-            Some(n) => {
-                return Err(query_error(format!(
-                    "The parameter {n} has no name: write parameters as :name and give their values in params_obj."
-                )));
-            }
-            None => {
-                return Err(query_error(
-                    "Positional parameters (?) cannot be given values: write parameters as :name and give their values in params_obj.",
-                ));
-            }
-        };
-        let value = params.get(key).ok_or_else(|| {
+/// The values of a read-only query's parameters (`names`, in their order in its text), as the
+/// engine's SQLite driver (Python's `sqlite3`) binds `params_obj`'s: a number, text, a boolean
+/// (`1`, `0`) or `null`; a list or an object is its `400` (`type 'list' is not supported`), and
+/// so is an integer beyond 64 bits. A name without a value is refused, naming it.
+fn engine_values(names: &[String], params: &Map<String, Json>) -> Result<Vec<Value>, EngineError> {
+    let mut values = Vec::with_capacity(names.len());
+    for (n, name) in names.iter().enumerate() {
+        let value = params.get(name).ok_or_else(|| {
             EngineError::field(
                 "params_obj",
-                format!("No value for the parameter :{key} of the query."),
+                format!("No value for the parameter :{name} of the query."),
             )
         })?;
-        stmt.raw_bind_parameter(index, json_param(value))
+        let refused = |what: &str| {
+            query_error(format!(
+                "The parameter :{name} is {what}, which the data engine's SQLite driver cannot \
+                 bind (error binding parameter {}): give a number, text, a boolean or null (for \
+                 SQLite's JSON functions, the JSON text as a string).",
+                n + 1
+            ))
+        };
+        values.push(match value {
+            Json::Array(_) => return Err(refused("a list")),
+            Json::Object(_) => return Err(refused("an object")),
+            Json::Number(n) if n.as_i64().is_none() && n.as_u64().is_some() => {
+                return Err(refused("an integer beyond 64 bits"));
+            }
+            value => json_param(value),
+        });
+    }
+    Ok(values)
+}
+
+/// Binds `values` by position, as Python's `sqlite3` binds a sequence: the statement's
+/// parameters must be as many (a `?` SQLAlchemy put in a string, or a `@name` or `$name` of
+/// SQLite's own, makes them fewer or more: the engine's `400`).
+fn bind_positions(stmt: &mut Statement<'_>, values: Vec<Value>) -> Result<(), EngineError> {
+    let uses = stmt.parameter_count();
+    if uses != values.len() {
+        return Err(query_error(format!(
+            "Incorrect number of bindings supplied: the statement uses {uses}, and there are {} \
+             supplied. The data engine binds each :name wherever it stands (in a string or a \
+             comment too) and no @name, $name or ?: write each parameter as :name, outside \
+             strings and comments.",
+            values.len()
+        )));
+    }
+    for (i, value) in values.into_iter().enumerate() {
+        stmt.raw_bind_parameter(i + 1, value)
             .map_err(engine_error)?;
     }
     Ok(())
@@ -1053,18 +1072,48 @@ mod driver_tests {
         let db = db();
         let out = ok(
             &db,
-            "select id, name, data, 1.5 as r, :flag as f, :obj as o from t where id >= :min order by id",
-            json!({"min": 1, "flag": true, "obj": {"k": [1]}, "unused": 0}),
+            "select id, name, data, 1.5 as r, :flag as f, :min as m from t where id >= :min order by id",
+            json!({"min": 1, "flag": true, "unused": 0}),
         );
-        assert_eq!(out["columns"], json!(["id", "name", "data", "r", "f", "o"]));
-        assert_eq!(
-            out["data"][0],
-            json!([1, "a", "00ff", 1.5, 1, "{\"k\":[1]}"])
-        );
+        assert_eq!(out["columns"], json!(["id", "name", "data", "r", "f", "m"]));
+        assert_eq!(out["data"][0], json!([1, "a", "00ff", 1.5, 1, 1]));
         assert_eq!(out["data"][1][2], Json::Null);
         assert_eq!(out["row_count"], 2);
-        let out = ok(&db, "select @a || $b as s", json!({"a": "x", "b": "y"}));
-        assert_eq!(out["data"], json!([["xy"]]));
+        // As the engine's SQLite answered each (jet-bridge 1.12.13: SQLAlchemy's `text()`, then
+        // Python's `sqlite3`): a `400` naming `query`.
+        let refused = |q: &str, p: Json| {
+            let err = db.sql(q, &params(p)).unwrap_err();
+            let EngineError::Invalid { fields, .. } = &err else {
+                panic!("{q}: {err:?}")
+            };
+            assert!(fields.contains_key("query"), "{q}: {err:?}");
+            fields["query"][0].clone()
+        };
+        let list = refused("select :o as o", json!({"o": [1]}));
+        assert!(list.contains(":o is a list"), "{list}");
+        refused("select :o as o", json!({"o": {"k": 1}}));
+        refused(
+            "select :n as n",
+            json!({"n": 9_223_372_036_854_775_808_u64}),
+        );
+        // SQLite's own parameters are none of the engine's; a `:name` in a string or a comment
+        // is one (SQLAlchemy reads no SQL), which SQLite does not count.
+        let count = refused("select @a || $b as s", json!({"a": "x", "b": "y"}));
+        assert!(
+            count.contains("uses 2, and there are 0 supplied"),
+            "{count}"
+        );
+        refused("select ':a' as s", json!({"a": 1}));
+        refused("select 1 as x -- :a", json!({"a": 1}));
+        // The query runs inside the engine's sub-select: a `;` or a line comment at its end
+        // breaks it, a block comment does not.
+        refused("select 1 as x;", json!({}));
+        refused("select 1 as x -- the end", json!({}));
+        let out = ok(&db, "select 1 as x /* the end */", json!({}));
+        assert_eq!(out["data"], json!([[1]]));
+        // `\\:a` is the text `:a`.
+        let out = ok(&db, "select '\\:a' as s, :a as a", json!({"a": 2}));
+        assert_eq!(out["data"], json!([[":a", 2]]));
         // Bytes that are UTF-8 are their text, as the engine decodes them.
         let out = ok(&db, "select x'6869' as b", json!({}));
         assert_eq!(out["data"], json!([["hi"]]));

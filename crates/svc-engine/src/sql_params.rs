@@ -86,6 +86,53 @@ fn scan_names(
     Ok(())
 }
 
+/// A query's text as SQLAlchemy's `text()` compiles it for a driver of positional parameters
+/// (pysqlite's `?`), and the parameters' names in their order: each `:name` (its name of word
+/// characters and `$`, not after a `:`, a word character, a `$` or a backslash, not before a
+/// `:`) becomes `?`, wherever it stands, in a string, a quoted name or a comment too (SQLAlchemy
+/// does not read SQL); then `\:` loses its backslash (`BIND_PARAMS` and `BIND_PARAMS_ESC` of
+/// SQLAlchemy 1.4's compiler). A `?` left in a string is its text: the driver then counts
+/// fewer parameters than values, and fails, as the engine fails.
+pub fn sqlalchemy_positional(query: &str) -> (String, Vec<String>) {
+    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let chars: Vec<(usize, char)> = query.char_indices().collect();
+    let (mut out, mut names) = (String::with_capacity(query.len()), Vec::new());
+    let mut k = 0;
+    while k < chars.len() {
+        let (at, c) = chars[k];
+        let before = k.checked_sub(1).map(|p| chars[p].1);
+        let free = !before.is_some_and(|b| b == ':' || b == '\\' || word(b));
+        if c == ':' && free {
+            let mut end = k + 1;
+            while end < chars.len() && word(chars[end].1) {
+                end += 1;
+            }
+            let after = chars.get(end).map(|&(_, c)| c);
+            if end > k + 1 && after != Some(':') {
+                let stop = chars.get(end).map_or(query.len(), |&(i, _)| i);
+                names.push(query[at + 1..stop].to_owned());
+                out.push('?');
+                k = end;
+                continue;
+            }
+        }
+        // `\:name` (or a `\:` alone) is the name's text, unescaped.
+        if c == '\\' && chars.get(k + 1).is_some_and(|&(_, n)| n == ':') {
+            let mut end = k + 2;
+            while end < chars.len() && word(chars[end].1) {
+                end += 1;
+            }
+            if chars.get(end).map(|&(_, c)| c) != Some(':') {
+                k += 1;
+                continue;
+            }
+        }
+        out.push(c);
+        k += 1;
+    }
+    (out, names)
+}
+
 /// Whether `c` may start a parameter's name (after its `:`).
 pub fn starts_name(c: u8) -> bool {
     c.is_ascii_alphabetic() || c == b'_'
@@ -134,6 +181,33 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn sqlalchemys_text_binds_every_name_wherever_it_stands() {
+        let compiled = |q: &str| sqlalchemy_positional(q);
+        assert_eq!(
+            compiled("SELECT :a, ':a', \"x:b\" -- :c"),
+            (
+                "SELECT ?, '?', \"x:b\" -- ?".to_owned(),
+                vec!["a".into(), "a".into(), "c".into()]
+            )
+        );
+        // Not after a word character, a `:` or a `$`; not before a `:`.
+        assert_eq!(
+            compiled("a:b ::c :d: $:e"),
+            ("a:b ::c :d: $:e".to_owned(), vec![])
+        );
+        // A name of word characters and `$`, Unicode letters too.
+        assert_eq!(
+            compiled("SELECT :é1, :a$b"),
+            ("SELECT ?, ?".to_owned(), vec!["é1".into(), "a$b".into()])
+        );
+        // `\:name` is its text without the backslash; `@a` and `$a` stay.
+        assert_eq!(
+            compiled("SELECT '\\:a', @a, $a, :"),
+            ("SELECT ':a', @a, $a, :".to_owned(), vec![])
+        );
+    }
 
     #[test]
     fn names_become_placeholders_outside_what_the_database_skips() {

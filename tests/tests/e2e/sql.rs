@@ -271,7 +271,7 @@ async fn harmless_statements_that_look_dangerous_run() {
             json!([[1, "insert"], [2, "drop"]]),
         ),
         (
-            "select 1 as one -- ; delete from orders",
+            "select 1 as one /* ; delete from orders */",
             vec!["one"],
             json!([[1]]),
         ),
@@ -280,7 +280,6 @@ async fn harmless_statements_that_look_dangerous_run() {
             vec!["two"],
             json!([[2]]),
         ),
-        ("select 3 as three;", vec!["three"], json!([[3]])),
         (
             "select replace('update me', 'update', 'read') as r",
             vec!["r"],
@@ -308,6 +307,22 @@ async fn harmless_statements_that_look_dangerous_run() {
         ),
     ];
     assert!(cases.len() >= 10);
+    // The query runs inside the engine's sub-select, as the engine runs it: a `;` or a line
+    // comment at its end breaks it there (the engine's SQLite answers "near \";\"" and
+    // "incomplete input"), a `400` naming `query`.
+    for query in [
+        "select 3 as three;",
+        "select 1 as one -- ; delete from orders",
+    ] {
+        let err = c.sql("shop").query(query).send().await.expect_err(query);
+        assert_eq!(
+            err.status().map(|s| s.as_u16()),
+            Some(400),
+            "{query}: {err}"
+        );
+        let body = err.body().expect("an error body");
+        assert!(body.field_errors().contains_key("query"), "{query}");
+    }
     for (query, columns, data) in cases {
         let response = c
             .sql("shop")
@@ -408,7 +423,7 @@ async fn parameters_round_trip_and_rows_decode() {
     let customers: Vec<Customer> = c
         .sql("shop")
         .query("select vip, city, name, id from customers where id in (select value from json_each(:ids)) order by id")
-        .bind("ids", [1, 2, 3])
+        .bind("ids", serde_json::json!([1, 2, 3]).to_string())
         .rows()
         .await
         .unwrap();
