@@ -59,6 +59,7 @@ use svc_emulator_core::flow::read_only_sql::{Access, Cancel, Opened};
 use svc_engine::sql_answer::{
     AnswerRows, answer_too_large, past_the_cap, query_error, stopped_at_limit,
 };
+use svc_engine::sql_params::Reading;
 use svc_engine::{EngineError, MAX_SQL_ROWS, sql_params};
 
 /// The name the query's sub-select goes by in the statement that runs it.
@@ -207,17 +208,24 @@ fn param_value(value: &Json) -> Bind {
     }
 }
 
-/// Replaces each `:name` outside strings, quoted names and comments by a `?` bound to
-/// `params[name]`; `?` placeholders of the query itself are refused (there is nothing to bind
-/// them to).
+/// Replaces each `:name` (read as `reading` says: outside strings, quoted names and comments,
+/// or as the engine reads a query's) by a `?` bound to `params[name]`; `?` placeholders of the
+/// query itself are refused (there is nothing to bind them to).
 pub(super) fn bind_names(
     query: &str,
     params: &Map<String, Json>,
+    reading: Reading,
 ) -> Result<(String, Binds), EngineError> {
-    let (text, values) =
-        sql_params::bind_names(query, params, MyResource::skip, param_value, |_| {
-            "?".to_owned()
-        })?;
+    let placeholder = |_| "?".to_owned();
+    let bound = sql_params::bind_names(
+        query,
+        params,
+        reading,
+        MyResource::skip,
+        param_value,
+        placeholder,
+    );
+    let (text, values) = bound?;
     Ok((text, Binds(values)))
 }
 
@@ -368,8 +376,12 @@ impl Driver for MyResource {
     // `START TRANSACTION READ ONLY`, the statement killed from another connection.
     type Bound = (String, Binds);
 
-    fn bind_query(query: &str, params: &Map<String, Json>) -> Result<Self::Bound, EngineError> {
-        bind_names(query, params)
+    fn bind_query(
+        query: &str,
+        params: &Map<String, Json>,
+        reading: Reading,
+    ) -> Result<Self::Bound, EngineError> {
+        bind_names(query, params, reading)
     }
 
     /// The time limit is the statement's own (see `Statement::size_checked`).
@@ -479,7 +491,7 @@ mod tests {
 
     /// The statement and the values sent on the wire.
     fn bound(query: &str, params: Json) -> Result<(String, Vec<Value>), EngineError> {
-        bind_names(query, params.as_object().unwrap())
+        bind_names(query, params.as_object().unwrap(), Reading::Engine)
             .map(|(text, values)| (text, values.values().iter().map(sent).collect()))
     }
 
@@ -499,15 +511,14 @@ mod tests {
 
     #[test]
     fn names_become_parameters_outside_quotes_and_comments() {
+        // As the engine's SQLAlchemy finds them; in a comment a name needs its value and stays
+        // text (the engine writes the value into the comment).
         let (text, values) = bound(
-            "select :a, ':b', \":c\", `:d`, 'it\\':e' -- :f\n # :g\n /* :h */ :i, :a, @x := 1",
-            json!({"a": "it's", "i": -1}),
+            "select :a -- :f\n # :g\n /* :h */, :i, :a, @x := 1",
+            json!({"a": "it's", "i": -1, "f": 1, "g": 2, "h": 3}),
         )
         .unwrap();
-        assert_eq!(
-            text,
-            "select ?, ':b', \":c\", `:d`, 'it\\':e' -- :f\n # :g\n /* :h */ ?, ?, @x := 1"
-        );
+        assert_eq!(text, "select ? -- :f\n # :g\n /* :h */, ?, ?, @x := 1");
         assert_eq!(
             values,
             [
@@ -516,6 +527,20 @@ mod tests {
                 Value::Bytes(b"it's".to_vec())
             ]
         );
+        assert!(bound("select 1 -- :f", json!({})).is_err());
+        // In a string or a quoted name, refused by design: the engine writes the value there.
+        for q in [
+            "select ':b'",
+            "select \":c\"",
+            "select `:d`",
+            "select 'it\\':e'",
+        ] {
+            let refused = bound(q, json!({"b": 1, "c": 1, "d": 1, "e": 1})).unwrap_err();
+            assert!(
+                refused.to_string().contains("inside a string"),
+                "{q}: {refused}"
+            );
+        }
         let (_, values) = bound(
             "select :n, :huge, :f, :t, :z, :v",
             json!({"n": 7, "huge": 18_446_744_073_709_551_615_u64, "f": 1.5, "t": true,

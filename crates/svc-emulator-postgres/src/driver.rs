@@ -50,6 +50,7 @@ use svc_emulator_core::flow::driver::Driver;
 use svc_emulator_core::flow::read_only_sql::{Access, Cancel, Opened};
 use svc_engine::python::Py;
 use svc_engine::sql_answer::{AnswerRows, past_the_cap, query_error, stopped_at_limit};
+use svc_engine::sql_params::Reading;
 use svc_engine::{EngineError, MAX_SQL_ROWS, sql_params};
 use tokio_postgres::types::{Format, IsNull, ToSql, Type};
 use tokio_postgres::{Client, Column, NoTls, Row, SimpleQueryMessage, Statement};
@@ -290,13 +291,24 @@ impl ToSql for Sent<'_> {
     }
 }
 
-/// Replaces each `:name` outside strings, quoted names, dollar quotes and comments by a
-/// parameter (`$1`, `$2`, ...) bound to `params[name]`; `$1`-style parameters are refused
-/// (there is nothing to bind them to).
-pub(super) fn bind_names(query: &str, params: &Map<String, Json>) -> Result<Bound, EngineError> {
-    let (text, params) = sql_params::bind_names(query, params, PgResource::skip, literal, |n| {
-        format!("${n}")
-    })?;
+/// Replaces each `:name` (read as `reading` says: outside strings, quoted names, dollar quotes
+/// and comments, or as the engine reads a query's) by a parameter (`$1`, `$2`, ...) bound to
+/// `params[name]`; `$1`-style parameters are refused (there is nothing to bind them to).
+pub(super) fn bind_names(
+    query: &str,
+    params: &Map<String, Json>,
+    reading: Reading,
+) -> Result<Bound, EngineError> {
+    let placeholder = |n| format!("${n}");
+    let bound = sql_params::bind_names(
+        query,
+        params,
+        reading,
+        PgResource::skip,
+        literal,
+        placeholder,
+    );
+    let (text, params) = bound?;
     Ok(Bound { text, params })
 }
 
@@ -377,8 +389,12 @@ impl Driver for PgResource {
     // `READ ONLY` transaction with its `statement_timeout`, the statement cancelled by PostgreSQL.
     type Bound = Bound;
 
-    fn bind_query(query: &str, params: &Map<String, Json>) -> Result<Bound, EngineError> {
-        bind_names(query, params)
+    fn bind_query(
+        query: &str,
+        params: &Map<String, Json>,
+        reading: Reading,
+    ) -> Result<Bound, EngineError> {
+        bind_names(query, params, reading)
     }
 
     async fn open(&self, time: Duration, access: Access) -> Result<Opened<Object>, EngineError> {
@@ -603,7 +619,7 @@ mod tests {
     use serde_json::json;
 
     fn bound(query: &str, params: Json) -> Result<Bound, EngineError> {
-        bind_names(query, params.as_object().unwrap())
+        bind_names(query, params.as_object().unwrap(), Reading::Engine)
     }
 
     fn param(ty: Type, text: Option<&str>) -> QueryLiteral {
@@ -615,14 +631,16 @@ mod tests {
 
     #[test]
     fn names_become_parameters_outside_quotes_and_comments() {
+        // As the engine's SQLAlchemy finds them; in a comment a name needs its value and stays
+        // text (the engine writes the value into the comment); `:x::int` is no parameter.
         let q = bound(
-            "select :a, ':b', \":c\", x::int, $$ :d $$, $t$ :e $t$ -- :f\n /* :g /* :h */ */ :i, :a",
-            json!({"a": "it's", "i": -1}),
+            "select :a, x::int, :y::int -- :f\n /* :g /* :h */ */ :i, :a",
+            json!({"a": "it's", "i": -1, "f": 1, "g": 2, "h": 3}),
         )
         .unwrap();
         assert_eq!(
             q.text,
-            "select $1, ':b', \":c\", x::int, $$ :d $$, $t$ :e $t$ -- :f\n /* :g /* :h */ */ $2, $3"
+            "select $1, x::int, :y::int -- :f\n /* :g /* :h */ */ $2, $3"
         );
         // One parameter per occurrence, each typed as the engine's literal would be.
         assert_eq!(
@@ -633,11 +651,22 @@ mod tests {
                 param(Type::UNKNOWN, Some("it's")),
             ]
         );
-        assert_eq!(
-            bound("select E'\\' :x'", json!({})).unwrap().text,
+        // In a string, a quoted name or a dollar quote, refused by design: the engine writes
+        // the value there. An escaped quote does not end an E string.
+        let all = json!({"b": 1, "c": 1, "d": 1, "e": 1, "x": 1});
+        for q in [
+            "select ':b'",
+            "select \":c\"",
+            "select $$ :d $$",
+            "select $t$ :e $t$",
             "select E'\\' :x'",
-            "an escaped quote does not end an E string"
-        );
+        ] {
+            let refused = bound(q, all.clone()).unwrap_err();
+            assert!(
+                refused.to_string().contains("inside a string"),
+                "{q}: {refused}"
+            );
+        }
         let q = bound(
             "select :n, :big, :huge, :f, :t, :z, :v",
             json!({"n": 7, "big": 3_000_000_000_i64, "huge": 18_446_744_073_709_551_615_u64,

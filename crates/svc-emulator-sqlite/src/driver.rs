@@ -42,6 +42,7 @@ use svc_emulator_core::flow::read_only_sql::{Access, Cancel, Opened};
 use svc_emulator_core::flow::references::run_now;
 use svc_engine::sql_answer::{AnswerRows, query_error, write_encoder_bytes};
 use svc_engine::sql_params;
+use svc_engine::sql_params::Reading;
 use svc_engine::{EngineError, MAX_SQL_ROWS, SqlLimits};
 
 /// Stops a query from another thread: the HTTP handler cancels when its client goes away
@@ -924,7 +925,13 @@ impl<'c> Driver for Sqlite<'c> {
     type Bound = SqliteQuery;
     const TIMED_BY_FLOW: bool = false;
 
-    fn bind_query(query: &str, params: &Map<String, Json>) -> Result<SqliteQuery, EngineError> {
+    /// Kept as given: a read-only query is compiled as the engine compiles it when it runs
+    /// (`run`), an action's statement binds SQLite's own `:name`s (`bind_inputs`).
+    fn bind_query(
+        query: &str,
+        params: &Map<String, Json>,
+        _: Reading,
+    ) -> Result<SqliteQuery, EngineError> {
         if query.trim().is_empty() {
             return Err(query_error("The query is empty."));
         }

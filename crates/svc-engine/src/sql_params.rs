@@ -7,14 +7,44 @@ use serde_json::{Map, Value as Json};
 
 use crate::EngineError;
 
-/// Replaces each `:name` of a read-only query by a parameter bound to `params[name]`: `bind`
+/// How a statement's `:name`s are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reading {
+    /// A read-only query's, as the data engine's SQLAlchemy `text()` reads them: every
+    /// `:name`, in strings and comments too.
+    Engine,
+    /// An action's statement's: outside the database's strings, quoted names and comments.
+    Action,
+}
+
+/// Replaces each `:name` of a statement, read as `reading` says, by a parameter bound to
+/// `params[name]`: `bind` makes the value, `placeholder` the text of the `n`th parameter (from
+/// 1); `skip` knows the database's text (what holds no parameter: a string, a quoted name, a
+/// comment, an operator with a `:` in it; `Err` for what the emulator refuses). No value is
+/// ever part of the statement's text.
+pub fn bind_names<V>(
+    query: &str,
+    params: &Map<String, Json>,
+    reading: Reading,
+    skip: impl Fn(&[u8], usize) -> Option<Result<usize, EngineError>>,
+    bind: impl FnMut(&Json) -> V,
+    placeholder: impl Fn(usize) -> String,
+) -> Result<(String, Vec<V>), EngineError> {
+    match reading {
+        Reading::Engine => bind_as_engine(query, params, skip, bind, placeholder),
+        Reading::Action => bind_outside(query, params, skip, bind, placeholder),
+    }
+}
+
+/// [`bind_names`] of an action's statement: each `:name` replaced by a parameter bound to
+/// `params[name]` where the database reads one; `bind`
 /// makes the value, `placeholder` the text of the `n`th parameter (from 1). `skip` knows the
 /// database's text: given a position, the end of what starts there and holds no parameter (a
 /// string, a quoted name, a comment, an operator with a `:` in it), `Err` for what the emulator
 /// refuses (a positional parameter), `None` elsewhere. A scanner that misjudged where a string
 /// ends could only put a placeholder inside a string (text, not a parameter) or leave a `:name`
 /// as it is: the statement then fails in the database, and no value is ever part of its text.
-pub fn bind_names<V>(
+fn bind_outside<V>(
     query: &str,
     params: &Map<String, Json>,
     skip: impl Fn(&[u8], usize) -> Option<Result<usize, EngineError>>,
@@ -39,6 +69,100 @@ pub fn bind_names<V>(
     })?;
     out.push_str(&query[copied..]);
     Ok((out, bound))
+}
+
+/// [`bind_names`] of a read-only query: each `:name` replaced by a parameter bound to
+/// `params[name]`, where the engine's SQLAlchemy `text()` finds one ([`sqlalchemy_positional`]'s rule: a name
+/// followed by a `:` is none, so `:a::int` is no parameter); `\:name` loses its backslash, as
+/// the engine sends it. `bind` makes the value, `placeholder` the text of the `n`th parameter
+/// (from 1). `skip` knows the database's text: given a position, the end of what starts there
+/// and holds no parameter (a string, a quoted name, a comment, an operator with a `:` in it),
+/// `Err` for what the emulator refuses (a positional parameter), `None` elsewhere. A `:name`
+/// that the database reads inside a comment needs its value and stays text; inside a string
+/// or a quoted name (or in a comment its value would end) it is refused by design: the
+/// engine's driver writes its value there, into the text (or fails). No value is ever part of
+/// the statement's text.
+fn bind_as_engine<V>(
+    query: &str,
+    params: &Map<String, Json>,
+    skip: impl Fn(&[u8], usize) -> Option<Result<usize, EngineError>>,
+    mut bind: impl FnMut(&Json) -> V,
+    placeholder: impl Fn(usize) -> String,
+) -> Result<(String, Vec<V>), EngineError> {
+    let (marks, escapes) = sqlalchemy_marks(query);
+    let b = query.as_bytes();
+    // Each replacement: the bytes it takes the place of, and its text.
+    let mut replaced: Vec<(usize, usize, String)> = Vec::new();
+    let mut bound = Vec::new();
+    let mut next = marks.iter().peekable();
+    let mut i = 0;
+    while i < b.len() {
+        if let Some(end) = skip(b, i) {
+            let end = end?;
+            let comment = b[i..].starts_with(b"--") || b[i..].starts_with(b"/*") || b[i] == b'#';
+            while let Some((_, _, name)) = next.next_if(|(at, _, _)| *at < end) {
+                // SQLAlchemy reads no SQL: the engine's driver writes the value into the text
+                // where the name stands. In a comment that changes nothing, unless the value
+                // ends the comment; in a string or a quoted name it changes the text.
+                let value = value_of(params, name)?;
+                let ends_comment = value
+                    .as_str()
+                    .is_some_and(|text| text.contains('\n') || text.contains("*/"));
+                if !comment || ends_comment {
+                    let (where_, what) = match comment {
+                        true => ("a comment", "ends the comment with its value"),
+                        false => ("a string or a quoted name", "writes its value there"),
+                    };
+                    return Err(EngineError::stricter(
+                        "query",
+                        format!(
+                            "The query holds :{name} inside {where_}: the data engine \
+                             (SQLAlchemy, which reads no SQL) takes it for a parameter and \
+                             {what}, or fails. Write the parameter outside it, or \\:{name} \
+                             for the text."
+                        ),
+                    ));
+                }
+            }
+            i = end;
+            continue;
+        }
+        match next.peek() {
+            Some(&&(at, end, ref name)) if at == i => {
+                bound.push(bind(value_of(params, name)?));
+                replaced.push((at, end, placeholder(bound.len())));
+                next.next();
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    replaced.extend(escapes.into_iter().map(|at| (at, at + 1, String::new())));
+    Ok((replace(query, replaced), bound))
+}
+
+/// `params[name]`, else the engine's refusal of a parameter without a value, naming it.
+fn value_of<'p>(params: &'p Map<String, Json>, name: &str) -> Result<&'p Json, EngineError> {
+    params.get(name).ok_or_else(|| {
+        EngineError::field(
+            "params_obj",
+            format!("No value for the parameter :{name}: add it to params_obj."),
+        )
+    })
+}
+
+/// `query` with each byte range given replaced by its text (the ranges in any order, apart).
+fn replace<T: AsRef<str>>(query: &str, mut replaced: Vec<(usize, usize, T)>) -> String {
+    replaced.sort_unstable_by_key(|r| r.0);
+    let mut out = String::with_capacity(query.len() + 16);
+    let mut copied = 0;
+    for (at, end, text) in replaced {
+        out.push_str(&query[copied..at]);
+        out.push_str(text.as_ref());
+        copied = end;
+    }
+    out.push_str(&query[copied..]);
+    out
 }
 
 /// The names of the `:name` parameters of `statements`, each once, read as [`bind_names`]
@@ -94,43 +218,48 @@ fn scan_names(
 /// SQLAlchemy 1.4's compiler). A `?` left in a string is its text: the driver then counts
 /// fewer parameters than values, and fails, as the engine fails.
 pub fn sqlalchemy_positional(query: &str) -> (String, Vec<String>) {
+    let (marks, escapes) = sqlalchemy_marks(query);
+    let mut replaced: Vec<(usize, usize, &str)> = marks.iter().map(|m| (m.0, m.1, "?")).collect();
+    replaced.extend(escapes.into_iter().map(|at| (at, at + 1, "")));
+    let text = replace(query, replaced);
+    (text, marks.into_iter().map(|m| m.2).collect())
+}
+
+/// Where SQLAlchemy's `text()` finds each `:name` of `query` (the byte range of the `:` and
+/// the name, and the name), and each backslash it drops (`\:`), in byte order
+/// ([`sqlalchemy_positional`] says the rule).
+fn sqlalchemy_marks(query: &str) -> (Vec<(usize, usize, String)>, Vec<usize>) {
     let word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
     let chars: Vec<(usize, char)> = query.char_indices().collect();
-    let (mut out, mut names) = (String::with_capacity(query.len()), Vec::new());
+    let byte_at = |k: usize| chars.get(k).map_or(query.len(), |&(i, _)| i);
+    // The end of the run of word characters from `k`, and whether a `:` follows it.
+    let run = |k: usize| {
+        let mut end = k;
+        while end < chars.len() && word(chars[end].1) {
+            end += 1;
+        }
+        (end, chars.get(end).is_some_and(|&(_, c)| c == ':'))
+    };
+    let (mut marks, mut escapes) = (Vec::new(), Vec::new());
     let mut k = 0;
     while k < chars.len() {
         let (at, c) = chars[k];
         let before = k.checked_sub(1).map(|p| chars[p].1);
-        let free = !before.is_some_and(|b| b == ':' || b == '\\' || word(b));
-        if c == ':' && free {
-            let mut end = k + 1;
-            while end < chars.len() && word(chars[end].1) {
-                end += 1;
-            }
-            let after = chars.get(end).map(|&(_, c)| c);
-            if end > k + 1 && after != Some(':') {
-                let stop = chars.get(end).map_or(query.len(), |&(i, _)| i);
-                names.push(query[at + 1..stop].to_owned());
-                out.push('?');
+        if c == ':' && !before.is_some_and(|b| b == ':' || b == '\\' || word(b)) {
+            let (end, colon) = run(k + 1);
+            if end > k + 1 && !colon {
+                marks.push((at, byte_at(end), query[at + 1..byte_at(end)].to_owned()));
                 k = end;
                 continue;
             }
         }
         // `\:name` (or a `\:` alone) is the name's text, unescaped.
-        if c == '\\' && chars.get(k + 1).is_some_and(|&(_, n)| n == ':') {
-            let mut end = k + 2;
-            while end < chars.len() && word(chars[end].1) {
-                end += 1;
-            }
-            if chars.get(end).map(|&(_, c)| c) != Some(':') {
-                k += 1;
-                continue;
-            }
+        if c == '\\' && chars.get(k + 1).is_some_and(|&(_, n)| n == ':') && !run(k + 2).1 {
+            escapes.push(at);
         }
-        out.push(c);
         k += 1;
     }
-    (out, names)
+    (marks, escapes)
 }
 
 /// Whether `c` may start a parameter's name (after its `:`).
@@ -220,7 +349,7 @@ mod tests {
             b'$' => Some(Err(EngineError::field("query", "no $"))),
             _ => None,
         };
-        let bound = |q: &str| bind_names(q, params, skip, Json::clone, |n| format!("?{n}"));
+        let bound = |q: &str| bind_outside(q, params, skip, Json::clone, |n| format!("?{n}"));
         let (text, values) =
             bound("SELECT :a, ':a', :b_2, :a::int, a:b_2, :1, 'it''s :a'").unwrap();
         assert_eq!(text, "SELECT ?1, ':a', ?2, ?3::int, a?4, :1, 'it''s :a'");
@@ -233,5 +362,59 @@ mod tests {
         assert!(bound("SELECT $1").is_err());
         // An unterminated string runs to the end: nothing after it is bound.
         assert_eq!(bound("x ':a").unwrap(), ("x ':a".to_owned(), Vec::new()));
+    }
+
+    #[test]
+    fn names_are_bound_where_sqlalchemy_finds_them() {
+        let params = serde_json::json!({"a": 1, "b_2": "x"});
+        let params = params.as_object().unwrap();
+        // A toy dialect: '...' strings, `::` casts, and `$` refused.
+        let skip = |b: &[u8], i: usize| match b[i] {
+            b'\'' => Some(Ok(skip_quoted(b, i, b'\'', false))),
+            b'-' if b.get(i + 1) == Some(&b'-') => Some(Ok(line_end(b, i))),
+            b':' if b.get(i + 1) == Some(&b':') => Some(Ok(i + 2)),
+            b'$' => Some(Err(EngineError::field("query", "no $"))),
+            _ => None,
+        };
+        let bound = |q: &str| bind_as_engine(q, params, skip, Json::clone, |n| format!("?{n}"));
+        // As SQLAlchemy's `text()` finds them: not before a `:` (`:a::int` is none), not after
+        // a word character; `\\:a` is the text `:a`.
+        let (text, values) = bound("SELECT :a, :b_2, :a::int, a:b_2, \\:a, :a").unwrap();
+        assert_eq!(text, "SELECT ?1, ?2, :a::int, a:b_2, :a, ?3");
+        assert_eq!(values, [json!(1), json!("x"), json!(1)]);
+        let missing = bound("SELECT :c").unwrap_err().to_string();
+        assert!(
+            missing.contains("No value for the parameter :c"),
+            "{missing}"
+        );
+        // A name of digits is one too (the engine asks for its value).
+        assert!(bound("SELECT :1").is_err());
+        assert!(bound("SELECT $1").is_err());
+        // A `:name` the database reads as text (a string, an unterminated one too) is refused
+        // by design: the engine's driver would write its value there; `'\\:a'` is `':a'`.
+        // In a comment it needs its value, and stays text, unless its value ends the comment.
+        assert_eq!(
+            bound("SELECT 1 -- :a").unwrap(),
+            ("SELECT 1 -- :a".to_owned(), vec![])
+        );
+        assert!(bound("SELECT 1 -- :c").is_err());
+        assert!(
+            bind_as_engine(
+                "-- :a",
+                &json!({"a": "x\ny"}).as_object().unwrap().clone(),
+                skip,
+                Json::clone,
+                |n| n.to_string()
+            )
+            .is_err()
+        );
+        for q in ["SELECT ':a'", "SELECT 'it''s :a'", "x ':a"] {
+            let refused = bound(q).unwrap_err();
+            assert!(
+                refused.to_string().contains("inside a string"),
+                "{q}: {refused}"
+            );
+        }
+        assert_eq!(bound("SELECT '\\:a'").unwrap().0, "SELECT ':a'");
     }
 }

@@ -15,6 +15,7 @@ use crate::flow::driver::Driver;
 use crate::flow::read_only_sql::{Access, Opened, Running, answered, conn_gone, give_back, within};
 use svc_engine::EngineError;
 use svc_engine::sql_answer::AnswerRows;
+use svc_engine::sql_params::Reading;
 
 /// Runs `statements` in order with `inputs` (`:name` values) in one transaction within `time`:
 /// the last statement's answer, `{"columns", "data", "row_count"}` as JSON bytes. Every
@@ -28,7 +29,7 @@ pub async fn run_action<D: Driver + Database>(
 ) -> Result<Vec<u8>, EngineError> {
     let bound = statements
         .iter()
-        .map(|s| D::bind_query(s, inputs))
+        .map(|s| D::bind_query(s, inputs, Reading::Action))
         .collect::<Result<Vec<_>, _>>()?;
     let Opened { conn, tz, cancel } = db.open(time, Access::ReadWrite).await?;
     let mut guard = Running::<D> {

@@ -30,6 +30,7 @@ use crate::flow::read_only_sql::{Access, Opened};
 use svc_engine::EngineError;
 use svc_engine::records::RecordRow;
 use svc_engine::sql_answer::AnswerRows;
+use svc_engine::sql_params::Reading;
 
 /// What a failing statement was doing, which says what its error means to the engine.
 #[derive(Debug, Clone, Copy)]
@@ -195,8 +196,13 @@ pub trait Driver: Dialect + Sync {
     /// fire: it stops its statement at the deadline itself (`false`).
     const TIMED_BY_FLOW: bool = true;
 
-    /// The query with each `:name` bound to `params[name]`.
-    fn bind_query(query: &str, params: &Map<String, Json>) -> Result<Self::Bound, EngineError>;
+    /// The query with each `:name` bound to `params[name]`, its names read as `reading` says
+    /// (a read-only query's as the engine reads them, an action's outside strings).
+    fn bind_query(
+        query: &str,
+        params: &Map<String, Json>,
+        reading: Reading,
+    ) -> Result<Self::Bound, EngineError>;
 
     /// A session inside a transaction of `access` (a statement stopped by the database after
     /// `time`, where it sets the limit there), the engine's default time zone, and what

@@ -17,6 +17,7 @@ use serde_json::{Map, Value as Json};
 use crate::flow::driver::Driver;
 use svc_engine::EngineError;
 use svc_engine::sql_answer::{AnswerRows, stopped_after};
+use svc_engine::sql_params::Reading;
 
 /// A statement's cancel, sent when awaited ([`Opened::cancel`]).
 pub type Cancel = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
@@ -80,7 +81,7 @@ pub async fn read_only<D: Driver>(
     time: Duration,
     answer_bytes: usize,
 ) -> Result<Vec<u8>, EngineError> {
-    let bound = D::bind_query(query, params)?;
+    let bound = D::bind_query(query, params, Reading::Engine)?;
     let Opened { conn, tz, cancel } = db.open(time, Access::ReadOnly).await?;
     let mut guard = Running::<D> {
         cancel: Some(cancel),
@@ -259,7 +260,7 @@ mod tests {
 
         type Bound = ();
 
-        fn bind_query(_: &str, _: &Map<String, Json>) -> Result<(), EngineError> {
+        fn bind_query(_: &str, _: &Map<String, Json>, _: Reading) -> Result<(), EngineError> {
             Ok(())
         }
         async fn open(&self, _: Duration, _: Access) -> Result<Opened<Log>, EngineError> {
