@@ -299,17 +299,14 @@ pub(super) fn bind_names(
     params: &Map<String, Json>,
     reading: Reading,
 ) -> Result<Bound, EngineError> {
-    let placeholder = |n| format!("${n}");
-    let bound = sql_params::bind_names(
-        query,
-        params,
-        reading,
-        PgResource::skip,
-        literal,
-        placeholder,
-    );
-    let (text, params) = bound?;
+    let skip = PgResource::skip;
+    let (text, params) = sql_params::bind_names(query, params, reading, skip, literal, dollar)?;
     Ok(Bound { text, params })
+}
+
+/// PostgreSQL's placeholder of the `n`th parameter.
+fn dollar(n: usize) -> String {
+    format!("${n}")
 }
 
 /// The name of the `WITH` an action's statement runs in.

@@ -3480,6 +3480,21 @@ async fn sql_parameters_are_values_never_sql(t: &Target) {
     });
     let answer = success(&t.call(Method::POST, "sql_get_query", Some(body)).await);
     assert_eq!(answer["data"], json!([["Eve"]]));
+    // The engine's SQLAlchemy takes a `:name` in a string for a parameter too: its driver
+    // writes the value there (PostgreSQL, MySQL: refused by design) or counts one parameter
+    // fewer than it is given (SQLite: its `400`). Either way a `400` naming `query`.
+    let body = json!({
+        "query": "select count(*) as n from people where name <> ':name'",
+        "params_obj": {"name": "Eve"},
+    });
+    let in_string = t.call(Method::POST, "sql_get_query", Some(body)).await;
+    assert_eq!(
+        in_string.status,
+        400,
+        "{}",
+        String::from_utf8_lossy(&in_string.body)
+    );
+    assert!(in_string.json()["query"].is_array(), "{}", in_string.json());
     // A parameter the query does not give is refused, naming it.
     let body = json!({"query": "select name from people where name = :who", "params_obj": {}});
     let refused = t.call(Method::POST, "sql_get_query", Some(body)).await;
