@@ -230,34 +230,32 @@ pub fn sqlalchemy_positional(query: &str) -> (String, Vec<String>) {
 /// ([`sqlalchemy_positional`] says the rule).
 fn sqlalchemy_marks(query: &str) -> (Vec<(usize, usize, String)>, Vec<usize>) {
     let word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
-    let chars: Vec<(usize, char)> = query.char_indices().collect();
-    let byte_at = |k: usize| chars.get(k).map_or(query.len(), |&(i, _)| i);
-    // The end of the run of word characters from `k`, and whether a `:` follows it.
-    let run = |k: usize| {
-        let mut end = k;
-        while end < chars.len() && word(chars[end].1) {
-            end += 1;
+    let char_at = |i: usize| query[i..].chars().next();
+    // The end of the run of word characters from byte `i`.
+    let run_end = |mut i: usize| {
+        while let Some(c) = char_at(i).filter(|&c| word(c)) {
+            i += c.len_utf8();
         }
-        (end, chars.get(end).is_some_and(|&(_, c)| c == ':'))
+        i
     };
     let (mut marks, mut escapes) = (Vec::new(), Vec::new());
-    let mut k = 0;
-    while k < chars.len() {
-        let (at, c) = chars[k];
-        let before = k.checked_sub(1).map(|p| chars[p].1);
+    let (mut i, mut before) = (0, None::<char>);
+    while let Some(c) = char_at(i) {
         if c == ':' && !before.is_some_and(|b| b == ':' || b == '\\' || word(b)) {
-            let (end, colon) = run(k + 1);
-            if end > k + 1 && !colon {
-                marks.push((at, byte_at(end), query[at + 1..byte_at(end)].to_owned()));
-                k = end;
+            let end = run_end(i + 1);
+            if end > i + 1 && char_at(end) != Some(':') {
+                marks.push((i, end, query[i + 1..end].to_owned()));
+                before = query[..end].chars().next_back();
+                i = end;
                 continue;
             }
         }
-        // `\:name` (or a `\:` alone) is the name's text, unescaped.
-        if c == '\\' && chars.get(k + 1).is_some_and(|&(_, n)| n == ':') && !run(k + 2).1 {
-            escapes.push(at);
+        // `\\:name` (or a `\\:` alone) is the name's text, unescaped.
+        if c == '\\' && char_at(i + 1) == Some(':') && char_at(run_end(i + 2)) != Some(':') {
+            escapes.push(i);
         }
-        k += 1;
+        before = Some(c);
+        i += c.len_utf8();
     }
     (marks, escapes)
 }
