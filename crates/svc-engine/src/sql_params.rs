@@ -36,14 +36,10 @@ pub fn bind_names<V>(
     }
 }
 
-/// [`bind_names`] of an action's statement: each `:name` replaced by a parameter bound to
-/// `params[name]` where the database reads one; `bind`
-/// makes the value, `placeholder` the text of the `n`th parameter (from 1). `skip` knows the
-/// database's text: given a position, the end of what starts there and holds no parameter (a
-/// string, a quoted name, a comment, an operator with a `:` in it), `Err` for what the emulator
-/// refuses (a positional parameter), `None` elsewhere. A scanner that misjudged where a string
-/// ends could only put a placeholder inside a string (text, not a parameter) or leave a `:name`
-/// as it is: the statement then fails in the database, and no value is ever part of its text.
+/// [`bind_names`] of an action's statement: each `:name` outside what `skip` skips. A scanner
+/// that misjudged where a string ends could only put a placeholder inside a string (text, not a
+/// parameter) or leave a `:name` as it is: the statement then fails in the database, and no
+/// value is ever part of its text.
 fn bind_outside<V>(
     query: &str,
     params: &Map<String, Json>,
@@ -55,13 +51,7 @@ fn bind_outside<V>(
     let mut bound = Vec::new();
     let mut copied = 0;
     scan_names(query, skip, |at, end, name| {
-        let value = params.get(name).ok_or_else(|| {
-            EngineError::field(
-                "params_obj",
-                format!("No value for the parameter :{name}: add it to params_obj."),
-            )
-        })?;
-        bound.push(bind(value));
+        bound.push(bind(value_of(params, name)?));
         out.push_str(&query[copied..at]);
         out.push_str(&placeholder(bound.len()));
         copied = end;
@@ -71,17 +61,12 @@ fn bind_outside<V>(
     Ok((out, bound))
 }
 
-/// [`bind_names`] of a read-only query: each `:name` replaced by a parameter bound to
-/// `params[name]`, where the engine's SQLAlchemy `text()` finds one ([`sqlalchemy_positional`]'s rule: a name
-/// followed by a `:` is none, so `:a::int` is no parameter); `\:name` loses its backslash, as
-/// the engine sends it. `bind` makes the value, `placeholder` the text of the `n`th parameter
-/// (from 1). `skip` knows the database's text: given a position, the end of what starts there
-/// and holds no parameter (a string, a quoted name, a comment, an operator with a `:` in it),
-/// `Err` for what the emulator refuses (a positional parameter), `None` elsewhere. A `:name`
-/// that the database reads inside a comment needs its value and stays text; inside a string
-/// or a quoted name (or in a comment its value would end) it is refused by design: the
-/// engine's driver writes its value there, into the text (or fails). No value is ever part of
-/// the statement's text.
+/// [`bind_names`] of a read-only query: each `:name` where the engine's SQLAlchemy `text()`
+/// finds one ([`sqlalchemy_positional`]'s rule: a name followed by a `:` is none, so `:a::int`
+/// is no parameter); `\:name` loses its backslash, as the engine sends it. A `:name` that the
+/// database reads inside a comment (`skip`) needs its value and stays text; inside a string or
+/// a quoted name (or in a comment its value would end) it is refused by design: the engine's
+/// driver writes its value there, into the text (or fails).
 fn bind_as_engine<V>(
     query: &str,
     params: &Map<String, Json>,
