@@ -135,9 +135,10 @@ impl std::fmt::Debug for SqlQuery<'_> {
 
 impl SqlQuery<'_> {
     /// Binds `value` (anything serializable: numbers, strings, booleans, `None` for NULL) to
-    /// the parameter written `:name` in the query. Arrays and objects are sent as JSON values,
-    /// which the data engine's SQLite driver cannot bind (a `400` naming `query`): for SQLite's
-    /// JSON functions bind their JSON text, a string
+    /// the parameter written `:name` in the query. An array is sent as a list, which the data
+    /// engine's driver writes as PostgreSQL's `ARRAY[...]` (`= ANY(:ids)`) or MySQL's `(1, 2)`
+    /// (`IN :ids`); its SQLite driver cannot bind one, nor does any driver write an object (a
+    /// `400` naming `query`): for SQLite's JSON functions bind the JSON text, a string
     /// (`.bind("ids", serde_json::json!(ids).to_string())` for
     /// `where id in (select value from json_each(:ids))`).
     ///

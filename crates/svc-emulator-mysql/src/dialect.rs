@@ -33,6 +33,7 @@ use svc_emulator_core::dialect::clause::Where;
 use svc_emulator_core::dialect::group::Quoting;
 use svc_emulator_core::dialect::lookup::{Filter, lookup_condition};
 use svc_emulator_core::dialect::relation::RelationSql;
+use svc_emulator_core::dialect::user_statement::EngineDriver;
 
 use svc_engine::aggregate::date_unit;
 use svc_engine::field_input::InputDateTime;
@@ -92,6 +93,7 @@ impl Dialect for MyResource {
 
     /// MySQL's; MariaDB's differ (`Database::query_dialect`).
     const RESERVED_WORDS: &'static str = include_str!("reserved_words_mysql.txt");
+    const ENGINE_DRIVER: EngineDriver = EngineDriver::PyMySql;
 
     const QUERY_NEVER: &'static str = "false = 1";
 

@@ -48,18 +48,17 @@ use crate::types::{MyKind, Offset, cell, py_value, python_date, write_value};
 use crate::{MyResource, message, server_code};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Column, Conn, Row, Value};
-use serde_json::{Map, Value as Json};
+use serde_json::Value as Json;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
-use svc_emulator_core::dialect::Dialect;
 use svc_emulator_core::dialect::bind::{Bind, Binds};
+use svc_emulator_core::dialect::user_statement::UserStatement;
 use svc_emulator_core::flow::database::Database;
 use svc_emulator_core::flow::driver::Driver;
 use svc_emulator_core::flow::read_only_sql::{Access, Cancel, Opened};
 use svc_engine::sql_answer::{
     AnswerRows, answer_too_large, past_the_cap, query_error, stopped_at_limit,
 };
-use svc_engine::sql_params::Reading;
 use svc_engine::{EngineError, MAX_SQL_ROWS, sql_params};
 
 /// The name the query's sub-select goes by in the statement that runs it.
@@ -192,46 +191,13 @@ pub(super) fn query_failed(resource: &MyResource, e: mysql_async::Error) -> Engi
 /// MySQL's number of the `binary` character set: the column's values are bytes to PyMySQL.
 pub(super) const BINARY_CHARSET: u16 = 63;
 
-/// A parameter value as PyMySQL would write its literal.
-fn param_value(value: &Json) -> Bind {
-    match value {
-        Json::Null => Bind::Null,
-        Json::Bool(b) => Bind::Int(i64::from(*b)),
-        Json::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
-            (Some(i), _, _) => Bind::Int(i),
-            (_, Some(u), _) => Bind::UInt(u),
-            (_, _, Some(f)) => Bind::Float(f),
-            _ => Bind::Text(n.to_string()),
-        },
-        Json::String(s) => Bind::Text(s.clone()),
-        other => Bind::Text(other.to_string()),
-    }
-}
-
-/// Replaces each `:name` (read as `reading` says: outside strings, quoted names and comments,
-/// or as the engine reads a query's) by a `?` bound to `params[name]`; `?` placeholders of the
-/// query itself are refused (there is nothing to bind them to).
-pub(super) fn bind_names(
-    query: &str,
-    params: &Map<String, Json>,
-    reading: Reading,
-) -> Result<(String, Binds), EngineError> {
-    let skip = MyResource::skip;
-    let (text, values) = sql_params::bind_names(query, params, reading, skip, param_value, mark)?;
-    Ok((text, Binds(values)))
-}
-
-/// MySQL's placeholder, of any parameter.
-fn mark(_: usize) -> String {
-    "?".to_owned()
-}
-
 /// A bound value as mysql_async sends it (the binary protocol): text as bytes, which the
 /// server reads in the connection's character set, as PyMySQL's quoted literal is read; a
 /// number as the number; a date-time or a time read from a row as it was read.
 fn sent(bind: &Bind) -> Value {
     match bind {
         Bind::Null => Value::NULL,
+        Bind::Bool(b) => Value::Int(i64::from(*b)),
         Bind::Int(i) => Value::Int(*i),
         Bind::UInt(u) => Value::UInt(*u),
         Bind::Float(f) => Value::Double(*f),
@@ -371,16 +337,6 @@ impl Driver for MyResource {
 
     // MySQL's side of a read-only query (`flow::read_only_sql`): a connection of the SQL pool, a
     // `START TRANSACTION READ ONLY`, the statement killed from another connection.
-    type Bound = (String, Binds);
-
-    fn bind_query(
-        query: &str,
-        params: &Map<String, Json>,
-        reading: Reading,
-    ) -> Result<Self::Bound, EngineError> {
-        bind_names(query, params, reading)
-    }
-
     /// The time limit is the statement's own (see `Statement::size_checked`).
     /// A read-only query's statement is stopped at `time` by its own hint (`run_query`); an
     /// action's statements, on MariaDB, by the session's `max_statement_time`.
@@ -417,7 +373,7 @@ impl Driver for MyResource {
     async fn run_query(
         &self,
         conn: &mut Conn,
-        (text, values): &Self::Bound,
+        UserStatement { text, binds }: &UserStatement,
         time: Duration,
         answer_bytes: usize,
         tz: Offset,
@@ -432,7 +388,7 @@ impl Driver for MyResource {
         let refused = |e| query_failed(self, e);
         let (names, select) = statement.size_checked(conn).await.map_err(refused)?;
         let prepared = conn.prep(select).await.map_err(refused)?;
-        let params = sent_params(values);
+        let params = sent_params(binds);
         let failed = |e: mysql_async::Error| {
             if too_large(&e) {
                 answer_too_large(answer_bytes)
@@ -461,14 +417,14 @@ impl Driver for MyResource {
     async fn run_statement(
         &self,
         conn: &mut Conn,
-        (text, values): &(String, Binds),
+        UserStatement { text, binds }: &UserStatement,
         answer_bytes: usize,
         tz: Offset,
     ) -> Result<(Vec<String>, AnswerRows), EngineError> {
         let refused = |e| query_failed(self, e);
         let prepared = conn.prep(text.as_str()).await.map_err(refused)?;
         let mut result = conn
-            .exec_iter(prepared, sent_params(values))
+            .exec_iter(prepared, sent_params(binds))
             .await
             .map_err(refused)?;
         let columns = result.columns().map(|c| c.to_vec()).unwrap_or_default();
@@ -485,11 +441,14 @@ impl Driver for MyResource {
 mod tests {
     use super::*;
     use serde_json::json;
+    use svc_emulator_core::dialect::user_statement::bind_user_statement;
+    use svc_engine::sql_params::Reading;
 
     /// The statement and the values sent on the wire.
     fn bound(query: &str, params: Json) -> Result<(String, Vec<Value>), EngineError> {
-        bind_names(query, params.as_object().unwrap(), Reading::Engine)
-            .map(|(text, values)| (text, values.values().iter().map(sent).collect()))
+        let params = params.as_object().unwrap();
+        let user = bind_user_statement::<MyResource>(query, params, Reading::Engine)?;
+        Ok((user.text, user.binds.values().iter().map(sent).collect()))
     }
 
     #[test]
@@ -525,7 +484,7 @@ mod tests {
             ]
         );
         assert!(bound("select 1 -- :f", json!({})).is_err());
-        let (_, values) = bound(
+        let (text, values) = bound(
             "select :n, :huge, :f, :t, :z, :v",
             json!({"n": 7, "huge": 18_446_744_073_709_551_615_u64, "f": 1.5, "t": true,
                    "z": null, "v": [1, "x"]}),
@@ -539,9 +498,12 @@ mod tests {
                 Value::Double(1.5),
                 Value::Int(1),
                 Value::NULL,
-                Value::Bytes(b"[1,\"x\"]".to_vec()),
+                Value::Int(1),
+                Value::Bytes(b"x".to_vec()),
             ]
         );
+        // A list is PyMySQL's `(1, 'x')`, which `IN :v` takes.
+        assert!(text.ends_with("?, (?, ?)"), "{text}");
     }
 
     #[test]

@@ -62,7 +62,6 @@ use svc_engine::python::json::py_json_dumps;
 use svc_engine::python::text::unhexlify;
 use svc_engine::records::{ModelMap, Records};
 use svc_engine::table::{GroupColumns, Table};
-use svc_engine::types::Serializer;
 use svc_engine::{AggregateFunc, EngineError, GroupRequest, walks as shared};
 
 /// MySQL's error code of a duplicate key.
@@ -314,10 +313,6 @@ impl Database for MyResource {
 
     // An aggregate and a group.
     // MySQL's side of an aggregate and a group (`flow::aggregate`).
-
-    fn query_object(field: &MyField) -> Serializer {
-        field.kind.serializer()
-    }
 
     /// MariaDB's reserved words are SQLAlchemy's MariaDB dialect's.
     fn query_dialect(&self) -> (Quoting, &'static str) {
@@ -707,6 +702,7 @@ mod pages_tests {
         let field = |name: &str| MyField {
             name: name.to_owned(),
             kind: MyKind::Integer,
+            engine: MyKind::Integer.engine_type(),
             has_default: false,
             not_null: false,
             primary_key: false,

@@ -218,6 +218,7 @@ pub(crate) async fn load_schema(
                 qualified,
                 timestamp: data_type.eq_ignore_ascii_case("timestamp"),
             },
+            engine: kind.engine_type(),
             has_default: has_default || autoincrement || generated,
             not_null,
             primary_key: false,

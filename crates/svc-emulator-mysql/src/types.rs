@@ -51,7 +51,7 @@ use svc_engine::python::sets::{HashKey, set_order};
 use svc_engine::python::text::hexlify;
 use svc_engine::python::text::py_bytes_repr;
 use svc_engine::python::{Py, set_str as py_set_str, time_of_day};
-use svc_engine::table::ColumnKind;
+use svc_engine::table::EngineType;
 use svc_engine::types::{Date, FilterFamily, Search, Serializer, decimal_str, write_float};
 use svc_engine::{AggregateFunc, EngineError};
 
@@ -94,31 +94,25 @@ pub enum MyKind {
     Other,
 }
 
-impl ColumnKind for MyKind {
-    fn family(self) -> FilterFamily {
-        MyKind::family(self)
-    }
-
-    fn input(self) -> InputField {
-        MyKind::input(self)
-    }
-
+impl MyKind {
+    /// What the engine makes of the type ([`EngineType`]).
+    ///
     /// SQLAlchemy's MySQL reflection marks only integer columns as not autoincrement, and the
     /// serializer requires a column that is not autoincrement, has no default and is
     /// `NOT NULL`; every other column's `autoincrement` is SQLAlchemy's truthy `"auto"`.
-    fn may_be_required(self) -> bool {
-        matches!(self, MyKind::Integer | MyKind::MediumInt)
-    }
-
+    ///
     /// MySQL 8's `JSON` reflects as SQLAlchemy's `mysql.JSON`, which evaluates `None` (it is
     /// among the mapper's `_insert_cols_evaluating_none`, SQLAlchemy 1.4.54). MariaDB's `JSON`
     /// is a `LONGTEXT` and reflects as text.
-    fn evaluates_none(self) -> bool {
-        self == MyKind::Json
+    pub(crate) fn engine_type(self) -> EngineType {
+        let plain = EngineType::new(self.family(), self.input(), self.serializer());
+        EngineType {
+            may_be_required: matches!(self, MyKind::Integer | MyKind::MediumInt),
+            evaluates_none: self == MyKind::Json,
+            ..plain
+        }
     }
-}
 
-impl MyKind {
     /// The kind of a column from `information_schema.COLUMNS`: `DATA_TYPE` and `COLUMN_TYPE`.
     pub(crate) fn of(data_type: &str, _column_type: &str) -> MyKind {
         match data_type.to_ascii_lowercase().as_str() {

@@ -22,6 +22,7 @@ use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::dialect::clause::Where;
 use svc_emulator_core::dialect::lookup::{Cmp, Filter, lookup_condition};
 use svc_emulator_core::dialect::relation::RelationSql;
+use svc_emulator_core::dialect::user_statement::EngineDriver;
 
 use svc_engine::AggregateFunc;
 use svc_engine::EngineError;
@@ -60,6 +61,7 @@ pub(crate) fn sent_as(value: &Bind) -> &'static str {
     match value {
         Bind::Null | Bind::Text(_) => "text",
         Bind::Bytes(_) => "bytea",
+        Bind::Bool(_) => "bool",
         Bind::Int(_) => "int8",
         Bind::UInt(_) => "numeric",
         Bind::Float(_) => "float8",
@@ -367,6 +369,7 @@ impl Dialect for PgResource {
     const NEVER: &'static str = NEVER;
 
     const RESERVED_WORDS: &'static str = include_str!("reserved_words.txt");
+    const ENGINE_DRIVER: EngineDriver = EngineDriver::Psycopg2;
 
     fn like_any_case(text: &str, pattern: &str) -> String {
         format!("{text} ILIKE {pattern}")
@@ -740,6 +743,7 @@ mod tests {
         let field = PgField {
             name: "arr".to_owned(),
             kind: PgKind::Array,
+            engine: PgKind::Array.engine_type(),
             extra: crate::schema::PgCast {
                 cast: "integer[]".to_owned(),
             },

@@ -40,18 +40,16 @@ use crate::{PgResource, message};
 use bytes::BytesMut;
 use deadpool_postgres::{Object, StatementCache};
 use futures_util::TryStreamExt;
-use serde_json::{Map, Value as Json};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
-use svc_emulator_core::dialect::Dialect;
 use svc_emulator_core::dialect::bind::{Bind, Binds};
+use svc_emulator_core::dialect::user_statement::UserStatement;
 use svc_emulator_core::flow::database::Database;
 use svc_emulator_core::flow::driver::Driver;
 use svc_emulator_core::flow::read_only_sql::{Access, Cancel, Opened};
 use svc_engine::python::Py;
 use svc_engine::sql_answer::{AnswerRows, past_the_cap, query_error, stopped_at_limit};
-use svc_engine::sql_params::Reading;
-use svc_engine::{EngineError, MAX_SQL_ROWS, sql_params};
+use svc_engine::{EngineError, MAX_SQL_ROWS};
 use tokio_postgres::types::{Format, IsNull, ToSql, Type};
 use tokio_postgres::{Client, Column, NoTls, Row, SimpleQueryMessage, Statement};
 
@@ -65,14 +63,14 @@ const CURSOR: &str = "__svc_rows";
 const TOO_LARGE: &str = "svc: a row of the answer is too large, bytes: ";
 
 impl PgResource {
-    /// `sql` prepared with the types of `bound`'s values; a refusal is the query's.
+    /// `sql` prepared with the types of `literals`; a refusal is the query's.
     pub(super) async fn prepare_query(
         &self,
         client: &Object,
         sql: &str,
-        bound: &Bound,
+        literals: &[QueryLiteral],
     ) -> Result<Statement, EngineError> {
-        let types: Vec<Type> = bound.params.iter().map(|v| v.ty.clone()).collect();
+        let types: Vec<Type> = literals.iter().map(|v| v.ty.clone()).collect();
         let prepared = client.prepare_typed(sql, &types).await;
         prepared.map_err(|e| query_failed(self, e))
     }
@@ -124,6 +122,11 @@ pub(super) fn write_cell(buf: &mut Vec<u8>, ty: &str, text: Option<&str>, tz: Of
     let Some(text) = text else {
         return Py::None.write_answer(buf, tz);
     };
+    if let Some(item) = ty.strip_prefix('_') {
+        // An array, read as `to_json` writes it (`answer_select`): psycopg2's list.
+        let kind = PgKind::of(ty, 'A', item);
+        return crate::types::write_value(buf, kind, Some(text), tz);
+    }
     let value = match ty {
         "int2" | "int4" | "int8" | "oid" => Py::Int(text.to_owned()),
         "float4" | "float8" | "numeric" => Py::Float(parse_float(text)),
@@ -158,51 +161,48 @@ pub(super) fn refuse_repeated_names(names: &[String]) -> Result<(), EngineError>
     Ok(())
 }
 
-/// A statement with its parameters: the text with `$1`, `$2`, ... and a value for each.
-#[derive(Debug, PartialEq)]
-pub struct Bound {
-    pub(super) text: String,
-    params: Vec<QueryLiteral>,
+/// The values of a user's statement, each sent as its literal's text ([`Sent::Literal`]).
+fn sent_literals(literals: &[QueryLiteral]) -> impl ExactSizeIterator<Item = Sent<'_>> {
+    literals.iter().map(Sent::Literal)
 }
 
-impl Bound {
-    /// Its values, each sent as its literal's text ([`Sent::Literal`]).
-    fn values(&self) -> impl ExactSizeIterator<Item = Sent<'_>> {
-        self.params.iter().map(Sent::Literal)
-    }
-}
-
-/// A value of a user's statement (read-only SQL, an action's: [`Bound`] alone) with the type
+/// A value of a user's statement (read-only SQL, an action's) with the type
 /// the engine's literal would have ([`literal`]), sent as PostgreSQL's text of that type: the
 /// server reads it as it reads the literal. The crate's own statements bind
 /// [`Binds`] instead, whose values the statements cast themselves.
 #[derive(Debug, Clone, PartialEq)]
-struct QueryLiteral {
+pub(super) struct QueryLiteral {
     /// The type the placeholder is prepared with.
     ty: Type,
     /// The literal's text; `None` for NULL.
     text: Option<String>,
 }
 
-/// The engine's driver writes a value as a literal: a string as an untyped literal, a number
-/// as a number literal (`integer` when it fits, then `bigint`, else `numeric`), a boolean as
-/// `true`/`false`; arrays and objects are given as their JSON text (a string).
-fn literal(value: &Json) -> QueryLiteral {
+/// psycopg2 writes a value as a literal (`dialect::user_statement`, whose items of a list are
+/// values of their own): a string as an untyped literal, a number as a number literal
+/// (`integer` when it fits, then `bigint`, else `numeric`), a boolean as `true`/`false`.
+fn literal(value: &Bind) -> QueryLiteral {
     let (ty, text) = match value {
-        Json::Null => (Type::UNKNOWN, None),
-        Json::Bool(b) => (Type::BOOL, Some(b.to_string())),
-        Json::Number(n) => {
-            let ty = match n.as_i64() {
-                Some(i) if i32::try_from(i).is_ok() => Type::INT4,
-                Some(_) => Type::INT8,
-                None => Type::NUMERIC,
-            };
-            (ty, Some(n.to_string()))
+        Bind::Null => (Type::UNKNOWN, None),
+        Bind::Bool(b) => (Type::BOOL, Some(b.to_string())),
+        Bind::Int(i) if i32::try_from(*i).is_ok() => (Type::INT4, Some(i.to_string())),
+        Bind::Int(i) => (Type::INT8, Some(i.to_string())),
+        Bind::UInt(u) => (Type::NUMERIC, Some(u.to_string())),
+        // As JSON writes the number (`1.0` stays `1.0`), which `numeric` keeps.
+        Bind::Float(f) => {
+            let text =
+                serde_json::Number::from_f64(*f).map_or_else(|| f.to_string(), |n| n.to_string());
+            (Type::NUMERIC, Some(text))
         }
-        Json::String(s) => (Type::UNKNOWN, Some(s.clone())),
-        other => (Type::UNKNOWN, Some(other.to_string())),
+        Bind::Text(text) => (Type::UNKNOWN, Some(text.clone())),
+        other => (Type::UNKNOWN, other.sql_text()),
     };
     QueryLiteral { ty, text }
+}
+
+/// Each value of a user's statement as its literal.
+pub(super) fn literals(statement: &UserStatement) -> Vec<QueryLiteral> {
+    statement.binds.values().iter().map(literal).collect()
 }
 
 /// A value as tokio-postgres sends it: one of the crate's own statements ([`Bind`], as the
@@ -251,6 +251,7 @@ impl ToSql for Sent<'_> {
             Sent::Bound(Bind::Text(text)) => text.to_sql(ty, out),
             Sent::Bound(Bind::Bytes(bytes)) => bytes.to_sql(ty, out),
             Sent::Bound(Bind::Int(i)) => i.to_sql(ty, out),
+            Sent::Bound(Bind::Bool(b)) => b.to_sql(ty, out),
             Sent::Bound(Bind::Float(f)) => f.to_sql(ty, out),
             Sent::Bound(Bind::Texts(items)) => items.to_sql(ty, out),
             Sent::Bound(Bind::Ints(items)) => items.to_sql(ty, out),
@@ -274,6 +275,7 @@ impl ToSql for Sent<'_> {
             Sent::Bound(Bind::Text(text)) => text.to_sql_checked(ty, out),
             Sent::Bound(Bind::Bytes(bytes)) => bytes.to_sql_checked(ty, out),
             Sent::Bound(Bind::Int(i)) => i.to_sql_checked(ty, out),
+            Sent::Bound(Bind::Bool(b)) => b.to_sql_checked(ty, out),
             Sent::Bound(Bind::Float(f)) => f.to_sql_checked(ty, out),
             Sent::Bound(Bind::Texts(items)) => items.to_sql_checked(ty, out),
             Sent::Bound(Bind::Ints(items)) => items.to_sql_checked(ty, out),
@@ -289,24 +291,6 @@ impl ToSql for Sent<'_> {
             None => Format::Binary,
         }
     }
-}
-
-/// Replaces each `:name` (read as `reading` says: outside strings, quoted names, dollar quotes
-/// and comments, or as the engine reads a query's) by a parameter (`$1`, `$2`, ...) bound to
-/// `params[name]`; `$1`-style parameters are refused (there is nothing to bind them to).
-pub(super) fn bind_names(
-    query: &str,
-    params: &Map<String, Json>,
-    reading: Reading,
-) -> Result<Bound, EngineError> {
-    let skip = PgResource::skip;
-    let (text, params) = sql_params::bind_names(query, params, reading, skip, literal, dollar)?;
-    Ok(Bound { text, params })
-}
-
-/// PostgreSQL's placeholder of the `n`th parameter.
-fn dollar(n: usize) -> String {
-    format!("${n}")
 }
 
 /// The name of the `WITH` an action's statement runs in.
@@ -384,16 +368,6 @@ impl Driver for PgResource {
 
     // PostgreSQL's side of a read-only query (`flow::read_only_sql`): a connection of the SQL pool, a
     // `READ ONLY` transaction with its `statement_timeout`, the statement cancelled by PostgreSQL.
-    type Bound = Bound;
-
-    fn bind_query(
-        query: &str,
-        params: &Map<String, Json>,
-        reading: Reading,
-    ) -> Result<Bound, EngineError> {
-        bind_names(query, params, reading)
-    }
-
     async fn open(&self, time: Duration, access: Access) -> Result<Opened<Object>, EngineError> {
         let client = self.sql_client().await?;
         let mut client = client;
@@ -423,29 +397,27 @@ impl Driver for PgResource {
     async fn run_query(
         &self,
         client: &mut Object,
-        bound: &Bound,
+        user: &UserStatement,
         _time: Duration,
         answer_bytes: usize,
         tz: Offset,
         left_running: &AtomicBool,
     ) -> Result<(Vec<String>, AnswerRows), EngineError> {
-        // As the engine runs it: a sub-select, here with one more column that fails in
-        // PostgreSQL when a row is larger than the answer cap (its text is the measure). The
-        // failing cast takes the row's size, so the planner cannot fold it.
-        let select = format!(
-            "SELECT {ROW}.*, CASE WHEN octet_length({ROW}::text) > {answer_bytes} \
-             THEN ('{TOO_LARGE}' || octet_length({ROW}::text))::int END \
-             FROM ({}) AS {ROW}",
-            bound.text
-        );
-        let statement = self.prepare_query(client, &select, bound).await?;
+        let literals = literals(user);
+        let select = answer_select(&user.text, answer_bytes, None);
+        let statement = self.prepare_query(client, &select, &literals).await?;
         // The user's columns: all but the size check.
         let columns = &statement.columns()[..statement.columns().len().saturating_sub(1)];
         let (names, types) = names_and_types(columns)?;
+        // An array is read as JSON: psycopg2 makes a list of it.
+        let select = match types.iter().any(|ty| ty.starts_with('_')) {
+            true => answer_select(&user.text, answer_bytes, Some(&types)),
+            false => select,
+        };
         let declare = format!("DECLARE {CURSOR} NO SCROLL CURSOR FOR {select}");
-        let declare = self.prepare_query(client, &declare, bound).await?;
+        let declare = self.prepare_query(client, &declare, &literals).await?;
         client
-            .execute_raw(&declare, bound.values())
+            .execute_raw(&declare, sent_literals(&literals))
             .await
             .map_err(|e| query_failed(self, e))?;
         // Rows come back as PostgreSQL's text, one at a time.
@@ -487,16 +459,17 @@ impl Driver for PgResource {
     async fn run_statement(
         &self,
         client: &mut Object,
-        bound: &Bound,
+        user: &UserStatement,
         answer_bytes: usize,
         tz: Offset,
     ) -> Result<(Vec<String>, AnswerRows), EngineError> {
+        let literals = literals(user);
         // Prepared, not run: its columns say how to read its rows.
-        let statement = self.prepare_query(client, &bound.text, bound).await?;
+        let statement = self.prepare_query(client, &user.text, &literals).await?;
         let mut rows = AnswerRows::new(answer_bytes);
         if statement.columns().is_empty() {
             client
-                .execute_raw(&statement, bound.values())
+                .execute_raw(&statement, sent_literals(&literals))
                 .await
                 .map_err(|e| query_failed(self, e))?;
             return Ok((Vec::new(), rows));
@@ -511,17 +484,19 @@ impl Driver for PgResource {
             .zip(&column_types)
             .map(|(a, ty)| match ty.as_str() {
                 "bool" => format!("CASE WHEN {a} THEN 't' WHEN NOT {a} THEN 'f' END"),
+                // As a read-only query reads an array (`answer_select`).
+                ty if ty.starts_with('_') => format!("to_json({a})::text"),
                 _ => format!("{a}::text"),
             })
             .collect();
         let select = format!(
             "WITH {ROWS}({}) AS ({}) SELECT {} FROM {ROWS}",
             aliases.join(", "),
-            bound.text,
+            user.text,
             texts.join(", ")
         );
-        let statement = self.prepare_query(client, &select, bound).await?;
-        let stream = client.query_raw(&statement, bound.values()).await;
+        let statement = self.prepare_query(client, &select, &literals).await?;
+        let stream = client.query_raw(&statement, sent_literals(&literals)).await;
         let stream = stream.map_err(|e| query_failed(self, e))?;
         futures_util::pin_mut!(stream);
         while let Some(row) = stream.try_next().await.map_err(|e| query_failed(self, e))? {
@@ -531,6 +506,30 @@ impl Driver for PgResource {
         }
         Ok((names, rows))
     }
+}
+
+/// A read-only query as the engine runs it: a sub-select, here with one more column that fails
+/// in PostgreSQL when a row is larger than the answer cap (its text is the measure; the
+/// failing cast takes the row's size, so the planner cannot fold it). Given the columns'
+/// `types`, each array column is read as its `to_json` text (the others as they are).
+fn answer_select(text: &str, answer_bytes: usize, types: Option<&[String]>) -> String {
+    let (columns, aliases) = match types {
+        None => (format!("{ROW}.*"), String::new()),
+        Some(types) => {
+            let read = |(i, ty): (usize, &String)| match ty.starts_with('_') {
+                true => format!("to_json({ROW}.c{i})::text"),
+                false => format!("{ROW}.c{i}"),
+            };
+            let columns: Vec<String> = types.iter().enumerate().map(read).collect();
+            let aliases: Vec<String> = (0..types.len()).map(|i| format!("c{i}")).collect();
+            (columns.join(", "), format!("({})", aliases.join(", ")))
+        }
+    };
+    format!(
+        "SELECT {columns}, CASE WHEN octet_length({ROW}::text) > {answer_bytes} \
+         THEN ('{TOO_LARGE}' || octet_length({ROW}::text))::int END \
+         FROM ({text}) AS {ROW}{aliases}"
+    )
 }
 
 /// The `i`th cell of a row of the crate's own statements, of type `ty` ([`Driver::cells`]).
@@ -613,10 +612,24 @@ pub(crate) fn roll_back(client: Object) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value as Json, json};
+    use svc_emulator_core::dialect::user_statement::bind_user_statement;
+    use svc_engine::sql_params::Reading;
+
+    /// A read-only query's text and its values as PostgreSQL receives them.
+    #[derive(Debug)]
+    struct Bound {
+        text: String,
+        params: Vec<QueryLiteral>,
+    }
 
     fn bound(query: &str, params: Json) -> Result<Bound, EngineError> {
-        bind_names(query, params.as_object().unwrap(), Reading::Engine)
+        let params = params.as_object().unwrap();
+        let user = bind_user_statement::<PgResource>(query, params, Reading::Engine)?;
+        Ok(Bound {
+            params: literals(&user),
+            text: user.text,
+        })
     }
 
     fn param(ty: Type, text: Option<&str>) -> QueryLiteral {
@@ -679,9 +692,12 @@ mod tests {
                 param(Type::NUMERIC, Some("1.5")),
                 param(Type::BOOL, Some("true")),
                 param(Type::UNKNOWN, None),
-                param(Type::UNKNOWN, Some("[1,\"x\"]")),
+                param(Type::INT4, Some("1")),
+                param(Type::UNKNOWN, Some("x")),
             ]
         );
+        // A list is psycopg2's `ARRAY[...]`, each item typed as its literal.
+        assert!(q.text.ends_with("$6, ARRAY[$7, $8]"), "{}", q.text);
     }
 
     /// Statements that the scanner reads wrong (a word ending in `e` before a quote, a

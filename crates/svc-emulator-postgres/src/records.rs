@@ -76,7 +76,6 @@ use svc_engine::python::json::{PyJson, py_json_dumps};
 use svc_engine::python::text::{py_text, py_uuid};
 use svc_engine::records::{ModelMap, Records, record_json};
 use svc_engine::table::{GroupColumns, Table};
-use svc_engine::types::Serializer;
 use svc_engine::{AggregateFunc, EngineError, GroupRequest, walks as shared};
 use tokio_postgres::Row;
 use tokio_postgres::error::SqlState;
@@ -536,14 +535,6 @@ impl Database for PgResource {
 
     // An aggregate and a group.
     // PostgreSQL's side of an aggregate and a group (`flow::aggregate`).
-
-    /// The column's serializer field, but an array's, which writes the query's text.
-    fn query_object(field: &PgField) -> Serializer {
-        match field.kind {
-            PgKind::Array | PgKind::NumericArray => Serializer::Text,
-            kind => kind.serializer(),
-        }
-    }
 
     /// The value as text, and its type. `min` and `max` keep the column's type, read as its
     /// kind reads it (`char(n)` with its padding, arrays as JSON); other results are numbers or

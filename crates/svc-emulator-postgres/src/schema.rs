@@ -161,6 +161,7 @@ pub(crate) async fn load_schema(
             sql: quote_ident(&name),
             name,
             kind,
+            engine: kind.engine_type(),
             // An array is cast as SQLAlchemy casts an array value: to the column's declared
             // type with its modifiers (`integer[]`, `numeric(10,2)[]`).
             extra: PgCast {
@@ -314,6 +315,7 @@ pub(crate) fn test_field(name: &str, kind: PgKind, cast: &str) -> PgField {
     PgField {
         name: name.to_owned(),
         kind,
+        engine: kind.engine_type(),
         extra: PgCast {
             cast: cast.to_owned(),
         },

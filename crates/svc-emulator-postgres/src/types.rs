@@ -43,7 +43,7 @@ use svc_engine::python::json::{parse_py_json, write_py_json};
 use svc_engine::python::offset_text;
 use svc_engine::python::text::py_bytes_repr;
 use svc_engine::python::{MAX_TIMEDELTA_DAYS, Py, decimal_text, timedelta_str};
-use svc_engine::table::ColumnKind;
+use svc_engine::table::EngineType;
 use svc_engine::types::{FilterFamily, Search, Serializer, write_float};
 
 /// What the engine makes of a PostgreSQL column type.
@@ -103,24 +103,23 @@ pub enum PgKind {
     Other,
 }
 
-/// On PostgreSQL SQLAlchemy reflects any `NOT NULL` column without a default (nor identity, nor
-/// generation) as required: [`ColumnKind::may_be_required`] as it is.
-impl ColumnKind for PgKind {
-    fn family(self) -> FilterFamily {
-        PgKind::family(self)
-    }
-
-    fn input(self) -> InputField {
-        PgKind::input(self)
-    }
-
-    /// SQLAlchemy's PostgreSQL `JSON` and `JSONB`.
-    fn evaluates_none(self) -> bool {
-        self == PgKind::Json
-    }
-}
-
 impl PgKind {
+    /// What the engine makes of the type ([`EngineType`]). On PostgreSQL SQLAlchemy reflects
+    /// any `NOT NULL` column without a default (nor identity, nor generation) as required;
+    /// its `JSON` and `JSONB` evaluate `None`.
+    pub(crate) fn engine_type(self) -> EngineType {
+        // An array's field writes the query's text.
+        let query_object = match self {
+            PgKind::Array | PgKind::NumericArray => Serializer::Text,
+            kind => kind.serializer(),
+        };
+        let evaluates_none = self == PgKind::Json;
+        EngineType {
+            evaluates_none,
+            ..EngineType::new(self.family(), self.input(), query_object)
+        }
+    }
+
     /// A `date`, `timestamp` or `timestamptz`: what psycopg2 reads as a Python date.
     pub(crate) fn holds_dates(self) -> bool {
         matches!(self, PgKind::Date | PgKind::Timestamp | PgKind::TimestampTz)

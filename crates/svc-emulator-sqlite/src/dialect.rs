@@ -24,6 +24,7 @@ use svc_emulator_core::dialect::bind::Binds;
 use svc_emulator_core::dialect::clause::key_is_not_null;
 use svc_emulator_core::dialect::lookup::{Filter, lookup_condition};
 use svc_emulator_core::dialect::relation::RelationSql;
+use svc_emulator_core::dialect::user_statement::EngineDriver;
 use svc_engine::Lookup;
 use svc_engine::error::EngineError;
 use svc_engine::filter::{Arg, PyNumber};
@@ -66,6 +67,7 @@ impl Dialect for Sqlite<'_> {
     type Field = Field;
 
     const RESERVED_WORDS: &'static str = include_str!("reserved_words.txt");
+    const ENGINE_DRIVER: EngineDriver = EngineDriver::Sqlite3;
 
     /// The resource's one writer connection is held for the whole flow (`with_writer`), so no
     /// other write can come between the read of the row and its write: a `SELECT` needs no

@@ -25,6 +25,7 @@ use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 use rusqlite::limits::Limit;
 use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, ErrorCode, Statement, params_from_iter};
+#[cfg(test)]
 use serde_json::{Map, Value as Json};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -36,13 +37,12 @@ use svc_emulator_core::backend::operation::Action;
 use svc_emulator_core::backend::operation::Query;
 use svc_emulator_core::backend::operation::{Kind, Operation};
 use svc_emulator_core::dialect::bind::{Bind, Binds};
+use svc_emulator_core::dialect::user_statement::UserStatement;
 use svc_emulator_core::flow::database::Database;
 use svc_emulator_core::flow::driver::{Driver, Failure};
 use svc_emulator_core::flow::read_only_sql::{Access, Cancel, Opened};
 use svc_emulator_core::flow::references::run_now;
 use svc_engine::sql_answer::{AnswerRows, query_error, write_encoder_bytes};
-use svc_engine::sql_params;
-use svc_engine::sql_params::Reading;
 use svc_engine::{EngineError, MAX_SQL_ROWS, SqlLimits};
 
 /// Stops a query from another thread: the HTTP handler cancels when its client goes away
@@ -153,11 +153,12 @@ impl Resource {
     }
 
     /// Runs a read-only query or an action (`op`) on this thread. A query (of [`Kind::Query`])
-    /// has named parameters (`:name`, `@name` or `$name`, valued by its `params` under `name`)
-    /// and answers `{"columns", "data", "row_count"}` as JSON bytes.
+    /// has `:name` parameters, valued by its `params` under `name`, and answers `{"columns",
+    /// "data", "row_count"}` as JSON bytes.
     ///
-    /// Values are bound as given: `null`, numbers, strings, booleans as `1`/`0`, and arrays and
-    /// objects as their JSON text. Parameters the query does not use are ignored. Result
+    /// Values are bound as the engine's `sqlite3` binds them (`dialect::user_statement`):
+    /// `null`, numbers, strings, booleans as `1`/`0`; a list or an object is refused (an
+    /// action's input is its JSON text). Parameters the query does not use are ignored. Result
     /// values are written like record fields without a declared type: numbers, strings, `null`,
     /// BLOBs as UTF-8 text, or in hex when they are not UTF-8 (the engine's answer).
     ///
@@ -203,13 +204,6 @@ impl Resource {
             _ => self.with_read_only(|conn| cancel.settle(run(conn), cancelled)),
         }
     }
-}
-
-/// A query and its values, bound on the statement SQLite prepares (`run_query`, or an action's
-/// `run_statement`).
-pub(crate) struct SqliteQuery {
-    pub(super) query: String,
-    pub(super) params: Map<String, Json>,
 }
 
 fn cancelled() -> EngineError {
@@ -437,16 +431,17 @@ fn allowed(action: &AuthAction<'_>, running: bool) -> Result<(), String> {
 
 fn run(
     conn: &ReadOnlyGuard<'_>,
-    query: &str,
-    params: &Map<String, Json>,
+    UserStatement { text, binds }: &UserStatement,
     limits: SqlLimits,
     watchdog: &Watchdog,
     cancel: &SqlCancel,
 ) -> Result<(Vec<String>, AnswerRows), EngineError> {
+    if text.trim().is_empty() {
+        return Err(query_error("The query is empty."));
+    }
     // As the engine runs it: the text as SQLAlchemy's `text()` compiles it for pysqlite (each
-    // `:name` a `?`, wherever it stands), inside its sub-select, each value bound by position.
-    let (text, names) = sql_params::sqlalchemy_positional(query);
-    let values = engine_values(&names, params)?;
+    // `:name` a `?`, wherever it stands: `dialect::user_statement`), inside its sub-select,
+    // each value bound by position.
     let mut stmt = match conn.prepare(&format!("SELECT * \nFROM ({text}) AS __jet_q2")) {
         Ok(stmt) => stmt,
         Err(e) => {
@@ -462,7 +457,7 @@ fn run(
     if !stmt.readonly() {
         return Err(refused("it would change the database"));
     }
-    bind_positions(&mut stmt, values)?;
+    bind_positions(&mut stmt, binds)?;
     // A cancel that came while the query was prepared found no statement to interrupt.
     if cancel.cancelled() {
         return Err(cancelled());
@@ -549,67 +544,25 @@ impl From<rusqlite::Error> for Stop {
 /// engine's SQLite driver (Python's `sqlite3`) binds `params_obj`'s: a number, text, a boolean
 /// (`1`, `0`) or `null`; a list or an object is its `400` (`type 'list' is not supported`), and
 /// so is an integer beyond 64 bits. A name without a value is refused, naming it.
-fn engine_values(names: &[String], params: &Map<String, Json>) -> Result<Vec<Value>, EngineError> {
-    let mut values = Vec::with_capacity(names.len());
-    for (n, name) in names.iter().enumerate() {
-        let value = params.get(name).ok_or_else(|| {
-            EngineError::field(
-                "params_obj",
-                format!("No value for the parameter :{name} of the query."),
-            )
-        })?;
-        let refused = |what: &str| {
-            query_error(format!(
-                "The parameter :{name} is {what}, which the data engine's SQLite driver cannot \
-                 bind (error binding parameter {}): give a number, text, a boolean or null (for \
-                 SQLite's JSON functions, the JSON text as a string).",
-                n + 1
-            ))
-        };
-        values.push(match value {
-            Json::Array(_) => return Err(refused("a list")),
-            Json::Object(_) => return Err(refused("an object")),
-            Json::Number(n) if n.as_i64().is_none() && n.as_u64().is_some() => {
-                return Err(refused("an integer beyond 64 bits"));
-            }
-            value => json_param(value),
-        });
-    }
-    Ok(values)
-}
-
 /// Binds `values` by position, as Python's `sqlite3` binds a sequence: the statement's
 /// parameters must be as many (a `?` SQLAlchemy put in a string, or a `@name` or `$name` of
 /// SQLite's own, makes them fewer or more: the engine's `400`).
-fn bind_positions(stmt: &mut Statement<'_>, values: Vec<Value>) -> Result<(), EngineError> {
+fn bind_positions(stmt: &mut Statement<'_>, values: &Binds) -> Result<(), EngineError> {
     let uses = stmt.parameter_count();
-    if uses != values.len() {
+    if uses != values.values().len() {
         return Err(query_error(format!(
             "Incorrect number of bindings supplied: the statement uses {uses}, and there are {} \
              supplied. The data engine binds each :name wherever it stands (in a string or a \
              comment too) and no @name, $name or ?: write each parameter as :name, outside \
              strings and comments.",
-            values.len()
+            values.values().len()
         )));
     }
-    for (i, value) in values.into_iter().enumerate() {
-        stmt.raw_bind_parameter(i + 1, value)
+    for (i, value) in values.values().iter().enumerate() {
+        stmt.raw_bind_parameter(i + 1, Sent(value))
             .map_err(engine_error)?;
     }
     Ok(())
-}
-
-pub(super) fn json_param(value: &Json) -> Value {
-    match value {
-        Json::Null => Value::Null,
-        Json::Bool(b) => Value::Integer(i64::from(*b)),
-        Json::Number(n) => match n.as_i64() {
-            Some(i) => Value::Integer(i),
-            None => Value::Real(n.as_f64().unwrap_or(f64::NAN)),
-        },
-        Json::String(s) => Value::Text(s.clone()),
-        other => Value::Text(other.to_string()),
-    }
 }
 
 /// The rows of `stmt`, `width` values each, into `rows`: at most [`MAX_SQL_ROWS`], stopped at
@@ -671,6 +624,7 @@ impl rusqlite::ToSql for Sent<'_> {
         use rusqlite::types::ToSqlOutput::{Borrowed, Owned};
         Ok(match self.0 {
             Bind::Null => Borrowed(ValueRef::Null),
+            Bind::Bool(b) => Borrowed(ValueRef::Integer(i64::from(*b))),
             Bind::Int(i) => Borrowed(ValueRef::Integer(*i)),
             // SQLite's integers are signed: one past them is its text, as Python's `sqlite3`
             // would fail to bind it (the flows refuse such a value before it is bound).
@@ -922,24 +876,7 @@ impl<'c> Driver for Sqlite<'c> {
     // (or the one connection with `query_only` on), the statement proven read-only as it is
     // prepared, stopped at the deadline by the operation's [`Watchdog`], and by [`SqlCancel`]
     // when the client goes away.
-    type Bound = SqliteQuery;
     const TIMED_BY_FLOW: bool = false;
-
-    /// Kept as given: a read-only query is compiled as the engine compiles it when it runs
-    /// (`run`), an action's statement binds SQLite's own `:name`s (`bind_inputs`).
-    fn bind_query(
-        query: &str,
-        params: &Map<String, Json>,
-        _: Reading,
-    ) -> Result<SqliteQuery, EngineError> {
-        if query.trim().is_empty() {
-            return Err(query_error("The query is empty."));
-        }
-        Ok(SqliteQuery {
-            query: query.to_owned(),
-            params: params.clone(),
-        })
-    }
 
     /// The operation's connection: a query's is read-only already
     /// (`Resource::with_read_only`), an action's is the writer, in `BEGIN IMMEDIATE`.
@@ -970,7 +907,7 @@ impl<'c> Driver for Sqlite<'c> {
     async fn run_query(
         &self,
         conn: &mut &'c mut Connection,
-        bound: &SqliteQuery,
+        user: &UserStatement,
         time: Duration,
         answer_bytes: usize,
         _tz: i32,
@@ -979,14 +916,7 @@ impl<'c> Driver for Sqlite<'c> {
         let limits = SqlLimits { time, answer_bytes };
         let (cancel, watchdog) = self.stop.ok_or_else(unstoppable)?;
         let guard = ReadOnlyGuard::install(conn, limits, Arc::clone(&cancel.cancelled))?;
-        let result = run(
-            &guard,
-            &bound.query,
-            &bound.params,
-            limits,
-            watchdog,
-            cancel,
-        );
+        let result = run(&guard, user, limits, watchdog, cancel);
         // The statement is finished (dropped in `run_query`); then the guard's settings go.
         drop(guard);
         result
@@ -999,12 +929,12 @@ impl<'c> Driver for Sqlite<'c> {
     async fn run_statement(
         &self,
         conn: &mut &'c mut Connection,
-        bound: &SqliteQuery,
+        user: &UserStatement,
         answer_bytes: usize,
         _tz: i32,
     ) -> Result<(Vec<String>, AnswerRows), EngineError> {
         let (_, watchdog) = self.stop.ok_or_else(unstoppable)?;
-        let mut stmt = match conn.prepare(&bound.query) {
+        let mut stmt = match conn.prepare(&user.text) {
             Ok(stmt) => stmt,
             Err(rusqlite::Error::MultipleStatement) => {
                 return Err(query_error(
@@ -1014,7 +944,7 @@ impl<'c> Driver for Sqlite<'c> {
             }
             Err(e) => return Err(failed(e)),
         };
-        bind_inputs(&mut stmt, &bound.params)?;
+        bind_inputs(&mut stmt, &user.binds)?;
         let columns: Vec<String> = stmt.column_names().map(str::to_owned).collect();
         let mut rows = AnswerRows::new(answer_bytes);
         write_rows(&mut stmt, columns.len(), &mut rows, watchdog).map_err(|e| match e {
@@ -1379,23 +1309,20 @@ pub(super) fn failed(e: rusqlite::Error) -> EngineError {
     }
 }
 
-/// Binds each `:name` to `inputs[name]` as a read-only query binds its parameters.
-pub(super) fn bind_inputs(
-    stmt: &mut Statement<'_>,
-    inputs: &Map<String, Json>,
-) -> Result<(), EngineError> {
-    for index in 1..=stmt.parameter_count() {
-        let name = stmt.parameter_name(index).map(str::to_owned);
-        let Some(key) = name.as_deref().and_then(|n| n.strip_prefix(':')) else {
-            return Err(query_error(format!(
-                "The parameter {} is not an input: write inputs as :name.",
-                name.as_deref().unwrap_or("?")
-            )));
-        };
-        let value = inputs
-            .get(key)
-            .ok_or_else(|| EngineError::field("data", format!("Missing input: {key}.")))?;
-        stmt.raw_bind_parameter(index, json_param(value))
+/// Binds an action's inputs, each `:name` a `?` already (`dialect::user_statement`): a
+/// parameter of another form (`?`, `@name`, `$name`) is refused, as it would be bound to nothing.
+fn bind_inputs(stmt: &mut Statement<'_>, inputs: &Binds) -> Result<(), EngineError> {
+    let count = stmt.parameter_count();
+    if count != inputs.values().len() {
+        // SQLite names each parameter but a bare `?`; the inputs' are bare.
+        let other = (1..=count).find_map(|i| stmt.parameter_name(i).map(str::to_owned));
+        return Err(query_error(format!(
+            "The parameter {} is not an input: write inputs as :name.",
+            other.as_deref().unwrap_or("?")
+        )));
+    }
+    for (i, value) in inputs.values().iter().enumerate() {
+        stmt.raw_bind_parameter(i + 1, Sent(value))
             .map_err(failed)?;
     }
     Ok(())

@@ -651,14 +651,6 @@ impl<'c> Database for Sqlite<'c> {
 
     /// The engine hands its query object to the y field's serializer; a JSON field keeps it,
     /// and the encoder writes it as `dict(query)`: `{}`, as a value field does.
-    fn query_object(field: &Field) -> Serializer {
-        if field.kind.ty.reflected == Reflected::Json {
-            Serializer::Value
-        } else {
-            field.kind.ty.serializer
-        }
-    }
-
     fn aggregate_select(field: &Field, func: AggregateFunc) -> Result<String, EngineError> {
         agg_sql(func, &field.sql)
     }

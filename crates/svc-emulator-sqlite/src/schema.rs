@@ -26,9 +26,9 @@ use svc_emulator_core::flow::{self, OnDelete, TableRef};
 use svc_engine::EngineError;
 use svc_engine::field_input::InputField;
 use svc_engine::table::Reflected as ReflectedTable;
-use svc_engine::table::{ColumnKind, MappedColumn, MappedTable};
+use svc_engine::table::{EngineType, MappedColumn, MappedTable};
 use svc_engine::types::ColumnType;
-use svc_engine::types::{FilterFamily, Reflected, ValueWriter};
+use svc_engine::types::{Reflected, Serializer, ValueWriter};
 
 struct PragmaColumn {
     name: String,
@@ -133,8 +133,10 @@ fn load_model(conn: &Connection, table: &str, view: bool) -> Result<Option<Model
             && single_key
             && !without_rowid
             && c.declared.trim().eq_ignore_ascii_case("INTEGER");
+        let kind = SqliteType::from_declared(&c.declared);
         fields.push(Field {
-            kind: SqliteType::from_declared(&c.declared),
+            kind,
+            engine: kind.engine_type(),
             sql: quote_ident(&c.name),
             not_null: c.not_null || rowid_alias,
             has_default: c.default,
@@ -645,26 +647,23 @@ impl SqliteType {
     }
 }
 
-/// The engine's reading of a write's body over SQLite's columns: SQLAlchemy reflects every
-/// SQLite column with autoincrement `auto` (each is made with `autoincrement` set, which only
-/// the key keeps), so its serializer requires none, and a key sent as 0, `""` or `null` counts
-/// as not sent, whatever its type.
-impl ColumnKind for SqliteType {
-    fn family(self) -> FilterFamily {
-        self.ty.filter
-    }
-
-    fn input(self) -> InputField {
-        InputField::of(self.ty)
-    }
-
-    fn may_be_required(self) -> bool {
-        false
-    }
-
-    /// SQLAlchemy's SQLite `JSON`.
-    fn evaluates_none(self) -> bool {
-        self.ty.reflected == Reflected::Json
+impl SqliteType {
+    /// What the engine makes of the type ([`EngineType`]). SQLAlchemy reflects every SQLite
+    /// column with autoincrement `auto` (each is made with `autoincrement` set, which only the
+    /// key keeps), so its serializer requires none, and a key sent as 0, `""` or `null` counts
+    /// as not sent, whatever its type. SQLAlchemy's SQLite `JSON` evaluates `None`.
+    pub fn engine_type(self) -> EngineType {
+        let json = self.ty.reflected == Reflected::Json;
+        let query_object = if json {
+            Serializer::Value
+        } else {
+            self.ty.serializer
+        };
+        EngineType {
+            may_be_required: false,
+            evaluates_none: json,
+            ..EngineType::new(self.ty.filter, InputField::of(self.ty), query_object)
+        }
     }
 }
 

@@ -185,6 +185,17 @@ struct TextDialect {
     reserves_user: bool,
 }
 
+/// A list as a read-only query's parameter, as the engine's driver writes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ListParameters {
+    /// psycopg2: `ARRAY[...]`.
+    Array,
+    /// PyMySQL: `(...)`, for `IN`.
+    Row,
+    /// Python's `sqlite3` cannot bind one.
+    Refused,
+}
+
 struct Target {
     /// The database enforces foreign keys (the engine runs SQLite without).
     enforces_foreign_keys: bool,
@@ -219,6 +230,8 @@ struct Target {
     /// A `TIME` column holds the end of the day, `24:00:00`, which the engine's driver reads
     /// as a time of day (PostgreSQL, MariaDB); on SQLite the engine cannot read it.
     holds_end_of_day: bool,
+    /// How the engine's driver writes a list given as a read-only query's parameter.
+    list_parameters: ListParameters,
     emulator: Emulator,
     /// The config it was started with: another emulator on the same database.
     config: EmulatorConfig,
@@ -269,6 +282,7 @@ impl Target {
             booleans_are_integers: false,
             nul_text_fails: true,
             holds_end_of_day: true,
+            list_parameters: ListParameters::Array,
             stores_keys_otherwise: true,
             emulator,
             config,
@@ -370,6 +384,7 @@ BEGIN INSERT INTO notes_log (note_id, what) VALUES (OLD.id, 'deleted'); END;
     target.date_text = DateText::Text;
     target.nul_text_fails = false;
     target.holds_end_of_day = false;
+    target.list_parameters = ListParameters::Refused;
     target.stores_keys_otherwise = false;
     target
 }
@@ -521,6 +536,7 @@ async fn mysql() -> Target {
     target.date_text = DateText::TwoDigitYear;
     target.max_offset = u64::MAX;
     target.booleans_are_integers = true;
+    target.list_parameters = ListParameters::Row;
     target.nul_text_fails = false;
     target.reads_expression_defaults = false;
     target.text_dialect = TextDialect {
@@ -605,6 +621,7 @@ conformance!(
     a_view_is_a_model,
     values_are_written_in_the_engines_forms,
     sql_parameters_are_values_never_sql,
+    sql_lists_are_written_as_the_engines_driver_writes_them,
     write_bodies_are_read_as_the_engines_fields_read_them,
     values_are_read_by_the_field_the_types_text_picks,
     a_delete_does_what_the_orm_does_to_the_rows_that_refer_to_it,
@@ -3504,6 +3521,44 @@ async fn sql_parameters_are_values_never_sql(t: &Target) {
         "{}",
         String::from_utf8_lossy(&refused.body)
     );
+}
+
+/// A list given as a read-only query's parameter is what the engine's driver makes of it: an
+/// array on PostgreSQL (psycopg2's `ARRAY[...]`), a row for `IN` on MySQL (PyMySQL's `(...)`), a
+/// refusal on SQLite (Python's `sqlite3` cannot bind it). No driver writes an object.
+async fn sql_lists_are_written_as_the_engines_driver_writes_them(t: &Target) {
+    let sql = |query: &str, params: Value| {
+        let body = json!({"query": query, "params_obj": params});
+        t.call(Method::POST, "sql_get_query", Some(body))
+    };
+    let refused = |reply: &Reply| {
+        let body = String::from_utf8_lossy(&reply.body).into_owned();
+        assert_eq!(reply.status, 400, "{body}");
+        assert!(reply.json()["query"].is_array(), "{body}");
+    };
+    let ids = json!({"ids": [1, 3]});
+    match t.list_parameters {
+        ListParameters::Array => {
+            let answer = success(&sql("select :ids as ids", ids.clone()).await);
+            assert_eq!(answer["data"], json!([[[1, 3]]]));
+            let query = "select name from people where id = any(:ids) order by id";
+            let answer = success(&sql(query, ids).await);
+            assert_eq!(answer["data"].as_array().map(Vec::len), Some(2), "{answer}");
+            // Text items are untyped literals: PostgreSQL reads them as the array's context asks.
+            let texts = json!({"v": ["a", "b"]});
+            let answer = success(&sql("select array_length(:v, 1) as n", texts).await);
+            assert_eq!(answer["data"], json!([[2]]));
+        }
+        ListParameters::Row => {
+            let query = "select name from people where id in :ids order by id";
+            let answer = success(&sql(query, ids).await);
+            assert_eq!(answer["data"].as_array().map(Vec::len), Some(2), "{answer}");
+            // `()` is no row: MySQL refuses it, as it does the engine's.
+            refused(&sql(query, json!({"ids": []})).await);
+        }
+        ListParameters::Refused => refused(&sql("select :ids as ids", ids).await),
+    }
+    refused(&sql("select :o as o", json!({"o": {"a": 1}})).await);
 }
 
 /// A written value is read by the serializer field the engine picks by the text of the

@@ -17,9 +17,10 @@ pub enum Reading {
     Action,
 }
 
-/// Replaces each `:name` of a statement, read as `reading` says, by a parameter bound to
-/// `params[name]`: `bind` makes the value, `placeholder` the text of the `n`th parameter (from
-/// 1); `skip` knows the database's text (what holds no parameter: a string, a quoted name, a
+/// Replaces each `:name` of a statement, read as `reading` says, by what `bind` makes of
+/// `params[name]`: it pushes the values it binds (one for a plain value, one per item of a list
+/// a driver writes out) and answers the text that takes the name's place (its placeholders), or
+/// refuses the value, given its name; `skip` knows the database's text (what holds no parameter: a string, a quoted name, a
 /// comment, an operator with a `:` in it; `Err` for what the emulator refuses). No value is
 /// ever part of the statement's text.
 pub fn bind_names<V>(
@@ -27,12 +28,11 @@ pub fn bind_names<V>(
     params: &Map<String, Json>,
     reading: Reading,
     skip: impl Fn(&[u8], usize) -> Option<Result<usize, EngineError>>,
-    bind: impl FnMut(&Json) -> V,
-    placeholder: impl Fn(usize) -> String,
+    bind: impl FnMut(&str, &Json, &mut Vec<V>) -> Result<String, EngineError>,
 ) -> Result<(String, Vec<V>), EngineError> {
     match reading {
-        Reading::Engine => bind_as_engine(query, params, skip, bind, placeholder),
-        Reading::Action => bind_outside(query, params, skip, bind, placeholder),
+        Reading::Engine => bind_as_engine(query, params, skip, bind),
+        Reading::Action => bind_outside(query, params, skip, bind),
     }
 }
 
@@ -44,16 +44,16 @@ fn bind_outside<V>(
     query: &str,
     params: &Map<String, Json>,
     skip: impl Fn(&[u8], usize) -> Option<Result<usize, EngineError>>,
-    mut bind: impl FnMut(&Json) -> V,
-    placeholder: impl Fn(usize) -> String,
+    mut bind: impl FnMut(&str, &Json, &mut Vec<V>) -> Result<String, EngineError>,
 ) -> Result<(String, Vec<V>), EngineError> {
     let mut out = String::with_capacity(query.len() + 16);
     let mut bound = Vec::new();
     let mut copied = 0;
     scan_names(query, skip, |at, end, name| {
-        bound.push(bind(value_of(params, name)?));
+        let value = params.get(name).ok_or_else(|| missing_input(name))?;
+        let text = bind(name, value, &mut bound)?;
         out.push_str(&query[copied..at]);
-        out.push_str(&placeholder(bound.len()));
+        out.push_str(&text);
         copied = end;
         Ok(())
     })?;
@@ -71,8 +71,7 @@ fn bind_as_engine<V>(
     query: &str,
     params: &Map<String, Json>,
     skip: impl Fn(&[u8], usize) -> Option<Result<usize, EngineError>>,
-    mut bind: impl FnMut(&Json) -> V,
-    placeholder: impl Fn(usize) -> String,
+    mut bind: impl FnMut(&str, &Json, &mut Vec<V>) -> Result<String, EngineError>,
 ) -> Result<(String, Vec<V>), EngineError> {
     let (marks, escapes) = sqlalchemy_marks(query);
     let b = query.as_bytes();
@@ -114,8 +113,8 @@ fn bind_as_engine<V>(
         }
         match next.peek() {
             Some(&&(at, end, ref name)) if at == i => {
-                bound.push(bind(value_of(params, name)?));
-                replaced.push((at, end, placeholder(bound.len())));
+                let text = bind(name, value_of(params, name)?, &mut bound)?;
+                replaced.push((at, end, text));
                 next.next();
                 i = end;
             }
@@ -126,8 +125,14 @@ fn bind_as_engine<V>(
     Ok((replace(query, replaced), bound))
 }
 
+/// The refusal of an action's statement whose `:name` has no input: the action's `data` lacks
+/// it.
+fn missing_input(name: &str) -> EngineError {
+    EngineError::field("data", format!("Missing input: {name}."))
+}
+
 /// `params[name]`, else the engine's refusal of a parameter without a value, naming it.
-fn value_of<'p>(params: &'p Map<String, Json>, name: &str) -> Result<&'p Json, EngineError> {
+pub fn value_of<'p>(params: &'p Map<String, Json>, name: &str) -> Result<&'p Json, EngineError> {
     params.get(name).ok_or_else(|| {
         EngineError::field(
             "params_obj",
@@ -321,6 +326,12 @@ mod tests {
         );
     }
 
+    /// A toy binder: each value as it is, its placeholder `?n`.
+    fn numbered(_: &str, value: &Json, bound: &mut Vec<Json>) -> Result<String, EngineError> {
+        bound.push(value.clone());
+        Ok(format!("?{}", bound.len()))
+    }
+
     #[test]
     fn names_become_placeholders_outside_what_the_database_skips() {
         let params = serde_json::json!({"a": 1, "b_2": "x"});
@@ -332,16 +343,13 @@ mod tests {
             b'$' => Some(Err(EngineError::field("query", "no $"))),
             _ => None,
         };
-        let bound = |q: &str| bind_outside(q, params, skip, Json::clone, |n| format!("?{n}"));
+        let bound = |q: &str| bind_outside(q, params, skip, numbered);
         let (text, values) =
             bound("SELECT :a, ':a', :b_2, :a::int, a:b_2, :1, 'it''s :a'").unwrap();
         assert_eq!(text, "SELECT ?1, ':a', ?2, ?3::int, a?4, :1, 'it''s :a'");
         assert_eq!(values, [json!(1), json!("x"), json!(1), json!("x")]);
         let missing = bound("SELECT :c").unwrap_err().to_string();
-        assert!(
-            missing.contains("No value for the parameter :c"),
-            "{missing}"
-        );
+        assert_eq!(missing, "Missing input: c.");
         assert!(bound("SELECT $1").is_err());
         // An unterminated string runs to the end: nothing after it is bound.
         assert_eq!(bound("x ':a").unwrap(), ("x ':a".to_owned(), Vec::new()));
@@ -359,7 +367,7 @@ mod tests {
             b'$' => Some(Err(EngineError::field("query", "no $"))),
             _ => None,
         };
-        let bound = |q: &str| bind_as_engine(q, params, skip, Json::clone, |n| format!("?{n}"));
+        let bound = |q: &str| bind_as_engine(q, params, skip, numbered);
         // As SQLAlchemy's `text()` finds them: not before a `:` (`:a::int` is none), not after
         // a word character; `\\:a` is the text `:a`.
         let (text, values) = bound("SELECT :a, :b_2, :a::int, a:b_2, \\:a, :a").unwrap();
@@ -386,8 +394,7 @@ mod tests {
                 "-- :a",
                 &json!({"a": "x\ny"}).as_object().unwrap().clone(),
                 skip,
-                Json::clone,
-                |n| n.to_string()
+                numbered
             )
             .is_err()
         );

@@ -11,7 +11,7 @@ use crate::aggregate::{AggregateFunc, AggregateRequest, GroupRequest, fails, kno
 use crate::field_input::InputField;
 use crate::filter::FilterField;
 use crate::records::RecordKeys;
-use crate::types::{FieldInfo, FilterFamily, ModelInfo};
+use crate::types::{FieldInfo, FilterFamily, ModelInfo, Serializer};
 
 /// A column of a [`Table`].
 pub trait Column {
@@ -184,25 +184,47 @@ pub trait BodyColumn: Column {
     /// `None` is JSON's `null`): the ORM writes a `None` given for it, and sends no NULL for
     /// it when it is not given.
     fn evaluates_none(&self) -> bool;
+    /// How its serializer field writes the engine's query object ([`EngineType::query_object`]).
+    fn query_object(&self) -> Serializer;
 }
 
-/// A column's type, as the engine reads it on one database server.
-pub trait ColumnKind: Copy {
+/// What the engine makes of a column's type on one database server, read once with the
+/// catalog: each database's reflection maps its own kind of type to it (`PgKind`, `MyKind`,
+/// SQLite's declared type), so that the rules written over [`Column`] and [`BodyColumn`] read
+/// data, not a callback into the database's crate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EngineType {
     /// The lookups its filters take.
-    fn family(self) -> FilterFamily;
+    pub family: FilterFamily,
     /// The serializer field that reads a value given for it.
-    fn input(self) -> InputField;
+    pub input: InputField,
     /// Whether the database's SQLAlchemy reflection lets the serializer require a `NOT NULL`
-    /// column of this type that has no default. By default every type may be (SQLAlchemy's
-    /// reflection marks only the key's column autoincrement, as on PostgreSQL); on MySQL, only
-    /// integer columns.
-    fn may_be_required(self) -> bool {
-        true
-    }
-    /// SQLAlchemy's type of the dialect evaluates `None` ([`BodyColumn::evaluates_none`]); by
-    /// default not (MySQL's types as this backend reads them).
-    fn evaluates_none(self) -> bool {
-        false
+    /// column of this type that has no default: every type on PostgreSQL (its reflection marks
+    /// only the key's column autoincrement); on MySQL, only integer columns; on SQLite none.
+    pub may_be_required: bool,
+    /// SQLAlchemy's type of the dialect evaluates `None` ([`BodyColumn::evaluates_none`]): the
+    /// JSON types of PostgreSQL and SQLite, none of MySQL's as the engine reads them.
+    pub evaluates_none: bool,
+    /// How the column's serializer field writes an object that is none of its values: the
+    /// engine's query object, which an aggregate of a function the engine does not know
+    /// answers (`{}` by a value field, a failure of a date-time field, the query's text by a
+    /// text field, and by a PostgreSQL array's).
+    pub query_object: Serializer,
+}
+
+impl EngineType {
+    /// A type of filter `family`, read by the serializer field `input`, whose field writes a
+    /// query object as `query_object` says; required where a column of it is `NOT NULL` without
+    /// a default, and evaluating no `None` (override those where the database's SQLAlchemy
+    /// does otherwise).
+    pub fn new(family: FilterFamily, input: InputField, query_object: Serializer) -> Self {
+        EngineType {
+            family,
+            input,
+            may_be_required: true,
+            evaluates_none: false,
+            query_object,
+        }
     }
 }
 
@@ -213,8 +235,10 @@ pub trait ColumnKind: Copy {
 pub struct MappedColumn<K, E = ()> {
     /// The column name, the record's JSON key.
     pub name: String,
-    /// What the engine makes of its type.
+    /// The database's own kind of type: how its SQL casts, binds and reads the column.
     pub kind: K,
+    /// What the engine makes of the type: [`EngineType`], read with `kind`.
+    pub engine: EngineType,
     /// The quoted name.
     pub sql: String,
     /// `NOT NULL`.
@@ -239,7 +263,7 @@ impl<K, E> std::ops::Deref for MappedColumn<K, E> {
     }
 }
 
-impl<K: ColumnKind, E> Column for MappedColumn<K, E> {
+impl<K, E> Column for MappedColumn<K, E> {
     fn name(&self) -> &str {
         &self.name
     }
@@ -249,20 +273,20 @@ impl<K: ColumnKind, E> Column for MappedColumn<K, E> {
     }
 
     fn family(&self) -> FilterFamily {
-        self.kind.family()
+        self.engine.family
     }
 }
 
-impl<K: ColumnKind, E> KeyColumn for MappedColumn<K, E> {
+impl<K, E> KeyColumn for MappedColumn<K, E> {
     fn set_key(&mut self, key: bool) {
         self.primary_key = key;
         self.autoincrement &= key;
     }
 }
 
-impl<K: ColumnKind, E> BodyColumn for MappedColumn<K, E> {
+impl<K, E> BodyColumn for MappedColumn<K, E> {
     fn input(&self) -> InputField {
-        self.kind.input()
+        self.engine.input
     }
 
     /// SQLAlchemy's reflection makes a `NOT NULL` column without a default (nor sequence, nor
@@ -272,7 +296,7 @@ impl<K: ColumnKind, E> BodyColumn for MappedColumn<K, E> {
             && !self.has_default
             && !self.autoincrement
             && !self.generated
-            && self.kind.may_be_required()
+            && self.engine.may_be_required
     }
 
     fn generated(&self) -> bool {
@@ -292,7 +316,11 @@ impl<K: ColumnKind, E> BodyColumn for MappedColumn<K, E> {
     }
 
     fn evaluates_none(&self) -> bool {
-        self.kind.evaluates_none()
+        self.engine.evaluates_none
+    }
+
+    fn query_object(&self) -> Serializer {
+        self.engine.query_object
     }
 }
 

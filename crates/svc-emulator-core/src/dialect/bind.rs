@@ -9,6 +9,9 @@ use crate::dialect::Dialect;
 pub enum Bind {
     /// NULL.
     Null,
+    /// A truth, where a database has a boolean type the value is sent as (PostgreSQL's; a user's
+    /// statement on the others binds `1` or `0`, as their engine's drivers write it).
+    Bool(bool),
     /// A signed integer.
     Int(i64),
     /// An unsigned integer past `i64` (MySQL's `BIGINT UNSIGNED`).
@@ -112,6 +115,10 @@ impl Bind {
         };
         match self {
             Bind::Null => k.push(b'n'),
+            Bind::Bool(b) => {
+                k.push(b'o');
+                k.push(u8::from(*b));
+            }
             Bind::Int(i) => {
                 k.push(b'i');
                 k.extend_from_slice(&i.to_le_bytes());

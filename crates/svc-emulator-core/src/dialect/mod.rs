@@ -11,6 +11,8 @@
 //! - [`lookup`]: one filter's condition, as every database writes the lookups it shares.
 //! - [`group`]: the engine's group statement, and SQLAlchemy's text of its query object (for
 //!   the engine's message about an unknown aggregate function).
+//! - [`user_statement`]: a user's statement (read-only SQL, an action's) with its `:name`s
+//!   bound as the engine's database driver writes their values.
 //!
 //! [`Dialect`] is what a database says in its own words: each item has the ANSI form by
 //! default, and a database overrides only what it writes otherwise.
@@ -21,11 +23,13 @@ pub mod group;
 pub mod lookup;
 pub mod relation;
 pub mod seek;
+pub mod user_statement;
 
 use crate::dialect::bind::{Bind, Binds};
 use crate::dialect::clause::key_is_not_null;
 use crate::dialect::lookup::{Cmp, Filter};
 use crate::dialect::relation::RelationSql;
+use crate::dialect::user_statement::EngineDriver;
 use svc_engine::filter::Arg;
 use svc_engine::python::json::{PyJson, parse_py_json};
 use svc_engine::python::text::py_text;
@@ -46,6 +50,10 @@ pub type Skip = fn(&[u8], usize) -> Option<Result<usize, EngineError>>;
 /// placeholder is the database's [`Dialect::bind_text`] or `Database::bind`, which add the
 /// value to the statement's binds.
 pub trait Dialect {
+    /// The engine's driver of the database, which writes a user's statement's values
+    /// ([`user_statement`]).
+    const ENGINE_DRIVER: EngineDriver;
+
     /// The always-false condition, as SQLAlchemy writes `false()` on the database: `0 = 1`
     /// where the database has no boolean literal the engine's SQLAlchemy uses (PostgreSQL
     /// writes `false`).

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value as Json};
 
+use crate::dialect::user_statement::bind_user_statement;
 use crate::flow::database::Database;
 use crate::flow::driver::Driver;
 use crate::flow::read_only_sql::{Access, Opened, Running, answered, conn_gone, give_back, within};
@@ -29,7 +30,7 @@ pub async fn run_action<D: Driver + Database>(
 ) -> Result<Vec<u8>, EngineError> {
     let bound = statements
         .iter()
-        .map(|s| D::bind_query(s, inputs, Reading::Action))
+        .map(|s| bind_user_statement::<D>(s, inputs, Reading::Action))
         .collect::<Result<Vec<_>, _>>()?;
     let Opened { conn, tz, cancel } = db.open(time, Access::ReadWrite).await?;
     let mut guard = Running::<D> {

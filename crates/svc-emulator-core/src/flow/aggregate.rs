@@ -12,7 +12,7 @@ use crate::flow::driver::Failure;
 use crate::flow::records::ModelSql;
 use svc_engine::aggregate::{fails, known, y_func};
 use svc_engine::relation::Use;
-use svc_engine::table::{Column, OrderBy, Table, aggregate_column, group_columns};
+use svc_engine::table::{BodyColumn, Column, OrderBy, Table, aggregate_column, group_columns};
 use svc_engine::time_zone::tz_of;
 use svc_engine::types::Serializer;
 use svc_engine::{AggregateRequest, EngineError, GroupRequest, Selection};
@@ -80,7 +80,7 @@ fn unknown_function<D: Database>(
     field: &D::Field,
     order: &OrderBy<'_, D::Field>,
 ) -> Result<Json, EngineError> {
-    match D::query_object(field) {
+    match field.query_object() {
         Serializer::Value => Ok(y_func(Json::Object(Map::new()))),
         Serializer::DateTime => Err(fails(
             "_y_func",

@@ -31,7 +31,6 @@ use svc_engine::python::json::PyJson;
 use svc_engine::records::{self, ModelMap, Models, Records};
 use svc_engine::relation::Use;
 use svc_engine::table::{BodyColumn, GroupColumns, Table};
-use svc_engine::types::Serializer;
 use svc_engine::walks::Walks;
 use svc_engine::{AggregateFunc, EngineError, GroupRequest, Selection};
 
@@ -685,10 +684,6 @@ pub trait Database:
 
     // An aggregate and a group (`flow::aggregate`): what a database's values are, and how
     // its statement reads them with their types.
-
-    /// How the y column's serializer field writes the engine's query object of a function it
-    /// does not know (`unknown_function`).
-    fn query_object(field: &Self::Field) -> Serializer;
 
     /// How the database's SQLAlchemy dialect writes a query's text: its quoting, and the
     /// condition it folds an always-false filter into. By default the dialect's reserved words

@@ -22,15 +22,13 @@ use std::future::Future;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use serde_json::{Map, Value as Json};
-
 use crate::dialect::Dialect;
 use crate::dialect::bind::{Bind, Binds};
+use crate::dialect::user_statement::UserStatement;
 use crate::flow::read_only_sql::{Access, Opened};
 use svc_engine::EngineError;
 use svc_engine::records::RecordRow;
 use svc_engine::sql_answer::AnswerRows;
-use svc_engine::sql_params::Reading;
 
 /// What a failing statement was doing, which says what its error means to the engine.
 #[derive(Debug, Clone, Copy)]
@@ -188,21 +186,10 @@ pub trait Driver: Dialect + Sync {
 
     // A read-only query's session, and an action's (`flow::read_only_sql`, `flow::action`).
 
-    /// A statement with its values bound.
-    type Bound: Send + Sync;
-
     /// Whether the flow keeps the deadline with a timer: a driver whose statements wait on a
     /// socket. A blocking driver's `run_query` has ended when it returns, so a timer would never
     /// fire: it stops its statement at the deadline itself (`false`).
     const TIMED_BY_FLOW: bool = true;
-
-    /// The query with each `:name` bound to `params[name]`, its names read as `reading` says
-    /// (a read-only query's as the engine reads them, an action's outside strings).
-    fn bind_query(
-        query: &str,
-        params: &Map<String, Json>,
-        reading: Reading,
-    ) -> Result<Self::Bound, EngineError>;
 
     /// A session inside a transaction of `access` (a statement stopped by the database after
     /// `time`, where it sets the limit there), the engine's default time zone, and what
@@ -214,13 +201,14 @@ pub trait Driver: Dialect + Sync {
         access: Access,
     ) -> impl Future<Output = Result<Opened<Self::Conn>, EngineError>> + Send;
 
-    /// Runs the statement within `time`, its rows written within `answer_bytes` in the time
-    /// zone `tz`: the column names and the rows. `left_running` is set when reading stopped
+    /// Runs the read-only query `statement` (its values bound as the engine's driver writes
+    /// them, `dialect::user_statement`) within `time`, its rows written within `answer_bytes`
+    /// in the time zone `tz`: the column names and the rows. `left_running` is set when reading stopped
     /// before the statement's end (the answer cap).
     fn run_query(
         &self,
         conn: &mut Self::Conn,
-        bound: &Self::Bound,
+        statement: &UserStatement,
         time: Duration,
         answer_bytes: usize,
         tz: i32,
@@ -240,7 +228,7 @@ pub trait Driver: Dialect + Sync {
     fn run_statement(
         &self,
         conn: &mut Self::Conn,
-        bound: &Self::Bound,
+        statement: &UserStatement,
         answer_bytes: usize,
         tz: i32,
     ) -> impl Future<Output = Result<(Vec<String>, AnswerRows), EngineError>> + Send;

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value as Json};
 
+use crate::dialect::user_statement::bind_user_statement;
 use crate::flow::driver::Driver;
 use svc_engine::EngineError;
 use svc_engine::sql_answer::{AnswerRows, stopped_after};
@@ -81,7 +82,7 @@ pub async fn read_only<D: Driver>(
     time: Duration,
     answer_bytes: usize,
 ) -> Result<Vec<u8>, EngineError> {
-    let bound = D::bind_query(query, params, Reading::Engine)?;
+    let statement = bind_user_statement::<D>(query, params, Reading::Engine)?;
     let Opened { conn, tz, cancel } = db.open(time, Access::ReadOnly).await?;
     let mut guard = Running::<D> {
         cancel: Some(cancel),
@@ -89,7 +90,7 @@ pub async fn read_only<D: Driver>(
     };
     let left_running = AtomicBool::new(false);
     let conn = guard.conn.as_mut().ok_or_else(conn_gone)?;
-    let run = db.run_query(conn, &bound, time, answer_bytes, tz, &left_running);
+    let run = db.run_query(conn, &statement, time, answer_bytes, tz, &left_running);
     let outcome = within::<D, _>(time, run).await;
     // Left behind at the answer cap, the statement may still be running too.
     let still_running = outcome.is_none() || left_running.load(Ordering::Relaxed);
@@ -157,11 +158,11 @@ mod tests {
     use crate::dialect::bind::Binds;
     use crate::dialect::lookup::Filter;
     use crate::dialect::relation::RelationSql;
+    use crate::dialect::user_statement::{EngineDriver, UserStatement};
     use std::sync::{Arc, Mutex};
-    use svc_engine::field_input::InputField;
     use svc_engine::filter::Arg;
-    use svc_engine::table::{ColumnKind, MappedColumn, MappedTable};
-    use svc_engine::types::{FilterFamily, Search};
+    use svc_engine::table::{MappedColumn, MappedTable};
+    use svc_engine::types::Search;
     use svc_engine::{EngineError, Lookup};
 
     /// What the guard did to its session and its cancel.
@@ -173,23 +174,11 @@ mod tests {
     struct Logged(Log, bool);
 
     /// The kind of the double's columns: it has none, and no flow here writes a row.
-    #[derive(Debug, Clone, Copy)]
-    struct NoKind;
-
-    impl ColumnKind for NoKind {
-        fn family(self) -> FilterFamily {
-            FilterFamily::Text
-        }
-        fn input(self) -> InputField {
-            InputField::Char
-        }
-    }
-
-    /// Its words: no flow here builds a filter, so each one refuses.
     impl Dialect for Logged {
-        type Model = MappedTable<MappedColumn<NoKind>>;
-        type Field = MappedColumn<NoKind>;
+        type Model = MappedTable<MappedColumn<()>>;
+        type Field = MappedColumn<()>;
         const RESERVED_WORDS: &'static str = "";
+        const ENGINE_DRIVER: EngineDriver = EngineDriver::PyMySql;
         const RELATED: RelationSql<Self::Model> = RelationSql {
             table_sql: |_| String::new(),
             column_sql: |_| String::new(),
@@ -230,13 +219,7 @@ mod tests {
         type Row<'r> = ();
         type Fault = ();
 
-        fn write_value(
-            _: &(),
-            _: &mut Vec<u8>,
-            _: usize,
-            _: &MappedColumn<NoKind>,
-            _: i32,
-        ) -> bool {
+        fn write_value(_: &(), _: &mut Vec<u8>, _: usize, _: &MappedColumn<()>, _: i32) -> bool {
             false
         }
 
@@ -258,11 +241,6 @@ mod tests {
             conn.lock().unwrap().push("close");
         }
 
-        type Bound = ();
-
-        fn bind_query(_: &str, _: &Map<String, Json>, _: Reading) -> Result<(), EngineError> {
-            Ok(())
-        }
         async fn open(&self, _: Duration, _: Access) -> Result<Opened<Log>, EngineError> {
             Ok(Opened {
                 conn: self.0.clone(),
@@ -273,7 +251,7 @@ mod tests {
         async fn run_query(
             &self,
             _: &mut Log,
-            _: &(),
+            _: &UserStatement,
             _: Duration,
             _: usize,
             _: i32,
@@ -290,7 +268,7 @@ mod tests {
         async fn run_statement(
             &self,
             _: &mut Log,
-            _: &(),
+            _: &UserStatement,
             _: usize,
             _: i32,
         ) -> Result<(Vec<String>, AnswerRows), EngineError> {

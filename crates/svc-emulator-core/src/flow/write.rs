@@ -614,7 +614,7 @@ mod tests {
     use super::*;
     use svc_engine::field_input::InputField;
     use svc_engine::table::Column;
-    use svc_engine::types::FilterFamily;
+    use svc_engine::types::{FilterFamily, Serializer};
 
     /// A column with the facts `insert_values` reads.
     struct Col {
@@ -658,6 +658,9 @@ mod tests {
         }
         fn evaluates_none(&self) -> bool {
             self.json
+        }
+        fn query_object(&self) -> Serializer {
+            Serializer::Text
         }
     }
 

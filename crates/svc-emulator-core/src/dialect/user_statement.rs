@@ -1,0 +1,299 @@
+//! A user's statement (a read-only query, an action's) with its `:name`s bound, as the
+//! engine's database driver (a Python DB-API module) writes their values: one text and the
+//! core's [`Binds`] for every database, which its driver sends as it sends any statement's.
+//!
+//! The engine's drivers differ, and each database names its own ([`EngineDriver`]):
+//! - psycopg2 and PyMySQL write each value into the text, as a literal: a `:name` inside a
+//!   string would change the string (refused by design, `svc_engine::sql_params`); a list is
+//!   written out, item by item (psycopg2's `ARRAY[1, 2]`, PyMySQL's `(1, 2)`, which `IN :ids`
+//!   takes). Here each item is a parameter of its own, typed as its literal would be, so that
+//!   the database reads the same values and types.
+//! - Python's `sqlite3` binds each value by position (SQLAlchemy's `?`, wherever a `:name`
+//!   stands, strings included); it cannot bind a list.
+//!
+//! None of them writes an object (a `dict`): psycopg2 cannot adapt it, PyMySQL and `sqlite3`
+//! fail on it. An action's inputs are not the engine's: a list or an object is bound as its JSON
+//! text there, as it always was.
+
+use serde_json::{Map, Value as Json};
+
+use crate::dialect::bind::{Bind, Binds};
+use crate::dialect::{Dialect, Skip};
+use svc_engine::EngineError;
+use svc_engine::sql_answer::query_error;
+use svc_engine::sql_params::{self, Reading};
+
+/// The engine's driver of a database: how it writes a statement's values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EngineDriver {
+    /// psycopg2 (PostgreSQL): literals in the text; a list is `ARRAY[...]` (an empty one the
+    /// text `'{}'`); `$n` placeholders.
+    Psycopg2,
+    /// PyMySQL (MySQL, MariaDB): literals in the text, a boolean as `1` or `0`; a list is
+    /// `(...)`; `?` placeholders.
+    PyMySql,
+    /// Python's `sqlite3`: values bound by position (`?`), a boolean as `1` or `0`; no list,
+    /// no integer past 64 bits.
+    Sqlite3,
+}
+
+/// A user's statement with its values: its text holds the database's placeholders.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UserStatement {
+    /// The text, each `:name` replaced by its placeholders.
+    pub text: String,
+    /// The values, in the order of the placeholders.
+    pub binds: Binds,
+}
+
+/// `query` with each `:name` bound to `params[name]`, read as `reading` says: its text, with the
+/// database's placeholders, and its values ([`EngineDriver`]).
+pub fn bind_user_statement<D: Dialect + ?Sized>(
+    query: &str,
+    params: &Map<String, Json>,
+    reading: Reading,
+) -> Result<UserStatement, EngineError> {
+    let (text, binds) = bind_as(D::ENGINE_DRIVER, D::skip, query, params, reading)?;
+    Ok(UserStatement { text, binds })
+}
+
+/// [`bind_user_statement`] for `driver`, whose database's text `skip` reads.
+fn bind_as(
+    driver: EngineDriver,
+    skip: Skip,
+    query: &str,
+    params: &Map<String, Json>,
+    reading: Reading,
+) -> Result<(String, Binds), EngineError> {
+    let (text, values) = match (driver, reading) {
+        // SQLAlchemy's `text()` compiled for pysqlite: a `?` wherever a `:name` stands, each
+        // value by position; the database counts the `?`s it reads (a string's are text).
+        (EngineDriver::Sqlite3, Reading::Engine) => {
+            let (text, names) = sql_params::sqlalchemy_positional(query);
+            let mut values = Vec::with_capacity(names.len());
+            for name in &names {
+                let value = sql_params::value_of(params, name)?;
+                bind_value(driver, reading, name, value, &mut values)?;
+            }
+            (text, values)
+        }
+        _ => sql_params::bind_names(query, params, reading, skip, |name, value, values| {
+            bind_value(driver, reading, name, value, values)
+        })?,
+    };
+    Ok((text, Binds(values)))
+}
+
+/// Binds `value` of `:name`, as `driver` writes it: the text that takes the name's place.
+fn bind_value(
+    driver: EngineDriver,
+    reading: Reading,
+    name: &str,
+    value: &Json,
+    values: &mut Vec<Bind>,
+) -> Result<String, EngineError> {
+    let items = match value {
+        Json::Array(items) if reading == Reading::Engine => items,
+        Json::Object(_) if reading == Reading::Engine => {
+            return Err(unwritable(driver, name, "an object"));
+        }
+        Json::Array(_) | Json::Object(_) => {
+            return Ok(placeholder(driver, values, Bind::Text(value.to_string())));
+        }
+        scalar => {
+            let bind = scalar_value(driver, name, scalar)?;
+            return Ok(placeholder(driver, values, bind));
+        }
+    };
+    match driver {
+        EngineDriver::Sqlite3 => Err(unwritable(driver, name, "a list")),
+        EngineDriver::Psycopg2 => psycopg2_array(reading, name, items, values),
+        EngineDriver::PyMySql => {
+            let mut text = String::from("(");
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    text.push_str(", ");
+                }
+                text.push_str(&bind_value(driver, reading, name, item, values)?);
+            }
+            text.push(')');
+            Ok(text)
+        }
+    }
+}
+
+/// A list as psycopg2 writes it (its `list_quote`, as `svc-emulator-postgres` writes a
+/// filter's): `ARRAY[...]` of its items; an empty list is the text `'{}'`, and an empty list
+/// inside another `ARRAY[]`; a list of nothing but NULLs (or of such lists) is the text
+/// `'{NULL,...}'`, which the `ARRAY` constructor could not type.
+fn psycopg2_array(
+    reading: Reading,
+    name: &str,
+    items: &[Json],
+    values: &mut Vec<Bind>,
+) -> Result<String, EngineError> {
+    let driver = EngineDriver::Psycopg2;
+    if items.is_empty() {
+        return Ok(placeholder(driver, values, Bind::Text("{}".to_owned())));
+    }
+    if let Some(text) = nulls_text(items) {
+        return Ok(placeholder(driver, values, Bind::Text(text)));
+    }
+    let mut text = String::from("ARRAY[");
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            text.push_str(", ");
+        }
+        match item {
+            Json::Array(inner) if inner.is_empty() => text.push_str("ARRAY[]"),
+            Json::Array(inner) => text.push_str(&psycopg2_array(reading, name, inner, values)?),
+            item => text.push_str(&bind_value(driver, reading, name, item, values)?),
+        }
+    }
+    text.push(']');
+    Ok(text)
+}
+
+/// psycopg2's text of a list of nothing but NULLs and such lists (`{NULL,{NULL}}`); `None` for
+/// any other list.
+fn nulls_text(items: &[Json]) -> Option<String> {
+    let mut parts = Vec::with_capacity(items.len());
+    for item in items {
+        parts.push(match item {
+            Json::Null => "NULL".to_owned(),
+            Json::Array(inner) if !inner.is_empty() => nulls_text(inner)?,
+            _ => return None,
+        });
+    }
+    Some(format!("{{{}}}", parts.join(",")))
+}
+
+/// A value that is no list nor object, as `driver` sends it.
+fn scalar_value(driver: EngineDriver, name: &str, value: &Json) -> Result<Bind, EngineError> {
+    Ok(match value {
+        Json::Null => Bind::Null,
+        Json::Bool(b) if driver == EngineDriver::Psycopg2 => Bind::Bool(*b),
+        Json::Bool(b) => Bind::Int(i64::from(*b)),
+        Json::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+            (Some(i), _, _) => Bind::Int(i),
+            (_, Some(_), _) if driver == EngineDriver::Sqlite3 => {
+                return Err(unwritable(driver, name, "an integer beyond 64 bits"));
+            }
+            (_, Some(u), _) => Bind::UInt(u),
+            (_, _, Some(f)) => Bind::Float(f),
+            _ => Bind::Text(n.to_string()),
+        },
+        Json::String(s) => Bind::Text(s.clone()),
+        // A list's item that is a list or an object: written out, or refused, by the caller.
+        other => Bind::Text(other.to_string()),
+    })
+}
+
+/// Binds `value`: its placeholder as `driver`'s database writes it.
+fn placeholder(driver: EngineDriver, values: &mut Vec<Bind>, value: Bind) -> String {
+    values.push(value);
+    match driver {
+        EngineDriver::Psycopg2 => format!("${}", values.len()),
+        EngineDriver::PyMySql | EngineDriver::Sqlite3 => "?".to_owned(),
+    }
+}
+
+/// The engine's failure to write `what`, the value of `:name`: its driver's error, the query's.
+fn unwritable(driver: EngineDriver, name: &str, what: &str) -> EngineError {
+    let (module, fix) = match driver {
+        EngineDriver::Psycopg2 => ("psycopg2", "a list is an ARRAY"),
+        EngineDriver::PyMySql => ("PyMySQL", "a list is written (1, 2), for IN :name"),
+        EngineDriver::Sqlite3 => (
+            "sqlite3",
+            "for SQLite's JSON functions, give the JSON text as a string",
+        ),
+    };
+    query_error(format!(
+        "The parameter :{name} is {what}, which the data engine's driver ({module}) cannot \
+         write: give a number, text, a boolean or null ({fix})."
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn bound(
+        driver: EngineDriver,
+        reading: Reading,
+        query: &str,
+        params: Json,
+    ) -> Result<(String, Vec<Bind>), EngineError> {
+        let params = params.as_object().cloned().unwrap_or_default();
+        let (text, values) = bind_as(driver, |_, _| None, query, &params, reading)?;
+        Ok((text, values.0))
+    }
+
+    #[test]
+    fn lists_are_written_out_as_the_engines_driver_writes_them() {
+        let ids = json!({"ids": [1, "a", null, true], "e": []});
+        let (text, values) = bound(
+            EngineDriver::Psycopg2,
+            Reading::Engine,
+            "SELECT :ids, :e",
+            ids.clone(),
+        )
+        .unwrap();
+        assert_eq!(text, "SELECT ARRAY[$1, $2, $3, $4], $5");
+        assert_eq!(
+            values,
+            [
+                Bind::Int(1),
+                Bind::Text("a".into()),
+                Bind::Null,
+                Bind::Bool(true),
+                Bind::Text("{}".into())
+            ]
+        );
+        let (text, values) =
+            bound(EngineDriver::PyMySql, Reading::Engine, "x IN :ids", ids).unwrap();
+        assert_eq!(text, "x IN (?, ?, ?, ?)");
+        assert_eq!(values[3], Bind::Int(1));
+        let nested = json!({"m": [[1, 2], [], [null]], "n": [null, [null]]});
+        let (text, values) =
+            bound(EngineDriver::Psycopg2, Reading::Engine, ":m, :n", nested).unwrap();
+        assert_eq!(text, "ARRAY[ARRAY[$1, $2], ARRAY[], $3], $4");
+        assert_eq!(values[2], Bind::Text("{NULL}".into()));
+        assert_eq!(values[3], Bind::Text("{NULL,{NULL}}".into()));
+    }
+
+    #[test]
+    fn what_no_engine_driver_writes_is_refused() {
+        let object = json!({"o": {"a": 1}});
+        for driver in [
+            EngineDriver::Psycopg2,
+            EngineDriver::PyMySql,
+            EngineDriver::Sqlite3,
+        ] {
+            let refused = bound(driver, Reading::Engine, "SELECT :o", object.clone());
+            assert!(refused.unwrap_err().to_string().contains("an object"));
+        }
+        let sqlite = |params| bound(EngineDriver::Sqlite3, Reading::Engine, "SELECT :v", params);
+        assert!(sqlite(json!({"v": [1]})).is_err());
+        assert!(sqlite(json!({"v": u64::MAX})).is_err());
+        assert_eq!(
+            sqlite(json!({"v": true})).unwrap(),
+            ("SELECT ?".to_owned(), vec![Bind::Int(1)])
+        );
+        // An action's inputs: a list or an object is its JSON text.
+        let action = bound(
+            EngineDriver::Sqlite3,
+            Reading::Action,
+            "SELECT :v",
+            json!({"v": {"a": [1]}}),
+        );
+        assert_eq!(
+            action.unwrap(),
+            (
+                "SELECT ?".to_owned(),
+                vec![Bind::Text("{\"a\":[1]}".into())]
+            )
+        );
+    }
+}
