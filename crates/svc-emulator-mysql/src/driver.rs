@@ -6,11 +6,12 @@
 //! Read-only SQL on a MySQL resource (docs/contract.md 5.2), proved read-only by the server
 //! itself, never by a word list:
 //!
-//! 1. Each `:name` outside strings, quoted names and comments becomes a `?` parameter, one per
-//!    occurrence: values are **bound**, never written into the statement's text, so no value
-//!    can run as SQL. A string is bound as a string, a whole number as an integer, another
-//!    number as a double, a boolean as `1`/`0` (PyMySQL's literals), arrays and objects as
-//!    their JSON text.
+//! 1. The core binds each `:name` where the engine's SQLAlchemy finds one, as PyMySQL writes
+//!    its value (`svc_emulator_core::dialect::user_statement`): a `?` parameter, one per
+//!    occurrence, a list `(?, ?)`; an object, or a name inside a string, is refused. Values are
+//!    **bound**, never written into the statement's text, so no value can run as SQL. A string
+//!    is bound as a string, a whole number as an integer, another number as a double, a
+//!    boolean as `1`/`0` (PyMySQL's literals).
 //! 2. The statement is **prepared**, which MySQL does for exactly one statement: `;` cannot
 //!    add a second. It runs as the engine runs it, inside a sub-select (`SELECT * FROM
 //!    (<query>) AS __svc_q`), so a statement that is not a query (`DELETE`, `SET`, `COMMIT`,
@@ -205,8 +206,8 @@ fn sent(bind: &Bind) -> Value {
         Bind::Bytes(bytes) => Value::Bytes(bytes.clone()),
         &Bind::DateTime(y, mo, d, h, mi, s, us) => Value::Date(y, mo, d, h, mi, s, us),
         &Bind::Time(neg, d, h, mi, s, us) => Value::Time(neg, d, h, mi, s, us),
-        // No statement of this crate binds a list (PostgreSQL's catalog does): one would go
-        // as its JSON text, as a read-only query's array is bound ([`param_value`]).
+        // No statement of this crate binds a list (PostgreSQL's catalog does; a user's list is
+        // written out, one `?` per item): one would go as its JSON text.
         Bind::Texts(items) => Value::Bytes(Json::from(items.clone()).to_string().into_bytes()),
         Bind::Ints(items) => Value::Bytes(Json::from(items.clone()).to_string().into_bytes()),
         Bind::Bools(items) => Value::Bytes(Json::from(items.clone()).to_string().into_bytes()),

@@ -49,7 +49,7 @@ use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::dialect::group::{Quoting, group_label, group_statement};
 use svc_emulator_core::flow::database::Database;
 use svc_emulator_core::flow::driver::{Driver, DriverRow, Failure, Session};
-use svc_emulator_core::flow::export::{Aside, SavedTable, Store, Suspended, foreign_counter};
+use svc_emulator_core::flow::export::{Aside, SavedTable, Store, Suspended, only_owned_counters};
 use svc_emulator_core::flow::records::Page;
 use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, page_select, read_page};
@@ -234,13 +234,8 @@ impl Database for MyResource {
     }
 
     fn check_keys(keys: &MyKeys, tables: &[SavedTable]) -> Result<(), EngineError> {
-        match keys
-            .iter()
-            .find(|(named, _)| !tables.iter().any(|t| t.sql == *named))
-        {
-            Some((outside, _)) => Err(foreign_counter("table", outside)),
-            None => Ok(()),
-        }
+        let named = keys.iter().map(|(named, _)| named.as_str());
+        only_owned_counters("table", named, |n| tables.iter().any(|t| t.sql == n))
     }
 
     async fn put_keys(

@@ -22,7 +22,7 @@ use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::dialect::clause::Where;
 use svc_emulator_core::dialect::lookup::{Cmp, Filter, lookup_condition};
 use svc_emulator_core::dialect::relation::RelationSql;
-use svc_emulator_core::dialect::user_statement::EngineDriver;
+use svc_emulator_core::dialect::user_statement::{EngineDriver, ListItem, psycopg2_list};
 
 use svc_engine::AggregateFunc;
 use svc_engine::EngineError;
@@ -282,46 +282,22 @@ impl Literals for Ctx<'_> {
 /// the text `'{NULL,...}'`, which the `ARRAY` constructor could not type. A `dict` cannot be
 /// written (the engine fails).
 fn array_literal(ctx: &Ctx<'_>, items: &[PyJson]) -> Result<String, EngineError> {
-    if items.is_empty() {
-        return Ok("'{}'".to_owned());
+    psycopg2_list(
+        items,
+        py_item,
+        &mut (),
+        &mut |item, _| py_literal(ctx, item),
+        &mut |text, _| format!("'{text}'"),
+    )
+}
+
+/// A Python value as [`psycopg2_list`] sees it.
+fn py_item(item: &PyJson) -> ListItem<'_, PyJson> {
+    match item {
+        PyJson::None => ListItem::Null,
+        PyJson::List(inner) => ListItem::List(inner),
+        _ => ListItem::Value,
     }
-    let mut all_nulls = true;
-    let mut quoted = Vec::with_capacity(items.len());
-    for item in items {
-        let q = match item {
-            PyJson::None => "NULL".to_owned(),
-            PyJson::List(inner) => {
-                let q = array_literal(ctx, inner)?;
-                if q.starts_with('A') {
-                    all_nulls = false;
-                    q
-                } else if q == "'{}'" {
-                    all_nulls = false;
-                    "ARRAY[]".to_owned()
-                } else {
-                    q
-                }
-            }
-            other => {
-                all_nulls = false;
-                py_literal(ctx, other)?
-            }
-        };
-        quoted.push(q);
-    }
-    if !all_nulls {
-        return Ok(format!("ARRAY[{}]", quoted.join(",")));
-    }
-    // Only `NULL`s and `'{...}'` texts: one text, the inner quotes dropped.
-    let inner: Vec<&str> = quoted
-        .iter()
-        .map(|q| {
-            q.strip_prefix('\'')
-                .and_then(|q| q.strip_suffix('\''))
-                .unwrap_or(q)
-        })
-        .collect();
-    Ok(format!("'{{{}}}'", inner.join(",")))
 }
 
 /// One Python value as psycopg2 writes it into SQL (a value it cannot write fails when the

@@ -6,13 +6,14 @@
 //! Read-only SQL on a PostgreSQL resource (docs/contract.md 5.2), proved read-only by
 //! PostgreSQL itself, never by a word list:
 //!
-//! 1. Each `:name` outside strings, quoted names, dollar quotes and comments becomes a
-//!    parameter (`$1`, `$2`, ... one per occurrence, so that each is typed by its own context,
-//!    as the engine's literals are): values are **bound**, never written into the statement's
-//!    text, so no value can run as SQL whatever the statement or the session's settings. A
-//!    string is bound as text of unknown type (PostgreSQL types it as it would the engine's
-//!    untyped literal), a number as `integer`, `bigint` or `numeric` (the types PostgreSQL
-//!    gives the engine's number literals), a boolean as `boolean`.
+//! 1. The core binds each `:name` where the engine's SQLAlchemy finds one, as psycopg2 writes
+//!    its value (`svc_emulator_core::dialect::user_statement`): a parameter (`$1`, `$2`, ...
+//!    one per occurrence, so that each is typed by its own context, as the engine's literals
+//!    are), a list `ARRAY[$1,$2]`; an object, or a name inside a string, is refused. Values are
+//!    **bound**, never written into the statement's text, so no value can run as SQL whatever
+//!    the statement or the session's settings. Here each is typed as psycopg2's literal
+//!    ([`literal`]): text of unknown type (PostgreSQL types it as it would the engine's
+//!    untyped literal), a number as `integer`, `bigint` or `numeric`, a boolean as `boolean`.
 //! 2. The connection rolls back anything left over, then begins a `READ ONLY` transaction
 //!    with `SET LOCAL statement_timeout`.
 //! 3. The query runs as the engine runs it, inside a sub-select (`SELECT * FROM (<query>) AS
@@ -20,7 +21,8 @@
 //!    statements) fails there, and every write inside a query (`nextval`, `SELECT ... FOR
 //!    UPDATE`, data-modifying `WITH`) is refused by the read-only transaction. Its rows are read
 //!    through a cursor, and PostgreSQL checks each row's size before it sends it: a row larger
-//!    than the answer cap fails in the database and never reaches the emulator's memory.
+//!    than the answer cap fails in the database and never reaches the emulator's memory. An
+//!    array column is read as its `to_json` text: psycopg2 reads it as a list.
 //! 4. The transaction is rolled back and the session discarded (`DISCARD ALL`, sent on its
 //!    own: settings, the role, advisory locks, `LISTEN`, prepared statements, cursors,
 //!    temporary tables); a connection that cannot be discarded is closed. SQL connections have
@@ -122,9 +124,8 @@ pub(super) fn write_cell(buf: &mut Vec<u8>, ty: &str, text: Option<&str>, tz: Of
     let Some(text) = text else {
         return Py::None.write_answer(buf, tz);
     };
-    if let Some(item) = ty.strip_prefix('_') {
-        // An array, read as `to_json` writes it (`answer_select`): psycopg2's list.
-        let kind = PgKind::of(ty, 'A', item);
+    if let Some(kind) = array_kind(ty) {
+        // Read as `to_json` writes it (`answer_select`): psycopg2's list.
         return crate::types::write_value(buf, kind, Some(text), tz);
     }
     let value = match ty {
@@ -141,6 +142,11 @@ pub(super) fn write_cell(buf: &mut Vec<u8>, ty: &str, text: Option<&str>, tz: Of
         _ => Py::Str(text.to_owned()),
     };
     value.write_answer(buf, tz);
+}
+
+/// The kind of an array type, by its name (`_int4`); `None` for any other type.
+fn array_kind(ty: &str) -> Option<PgKind> {
+    ty.strip_prefix('_').map(|item| PgKind::of(ty, 'A', item))
 }
 
 /// [decision: stricter] Columns that share a name: the engine reads each row by name, so
@@ -357,6 +363,12 @@ impl Driver for PgResource {
         types.enumerate().map(|(i, ty)| cell(row, i, ty)).collect()
     }
 
+    /// The one cell (a sort key's), as [`cells`](Self::cells) reads it.
+    fn cell(row: &Row, i: usize) -> Bind {
+        let ty = row.columns().get(i).map(Column::type_);
+        ty.map_or(Bind::Null, |ty| cell(row, i, ty))
+    }
+
     /// Out of the pool, and closed.
     fn close(conn: Object) {
         drop(Object::take(conn));
@@ -410,7 +422,7 @@ impl Driver for PgResource {
         let columns = &statement.columns()[..statement.columns().len().saturating_sub(1)];
         let (names, types) = names_and_types(columns)?;
         // An array is read as JSON: psycopg2 makes a list of it.
-        let select = match types.iter().any(|ty| ty.starts_with('_')) {
+        let select = match types.iter().any(|ty| array_kind(ty).is_some()) {
             true => answer_select(&user.text, answer_bytes, Some(&types)),
             false => select,
         };
@@ -485,8 +497,10 @@ impl Driver for PgResource {
             .map(|(a, ty)| match ty.as_str() {
                 "bool" => format!("CASE WHEN {a} THEN 't' WHEN NOT {a} THEN 'f' END"),
                 // As a read-only query reads an array (`answer_select`).
-                ty if ty.starts_with('_') => format!("to_json({a})::text"),
-                _ => format!("{a}::text"),
+                ty => match array_kind(ty) {
+                    Some(kind) => kind.text_of(a),
+                    None => format!("{a}::text"),
+                },
             })
             .collect();
         let select = format!(
@@ -516,9 +530,12 @@ fn answer_select(text: &str, answer_bytes: usize, types: Option<&[String]>) -> S
     let (columns, aliases) = match types {
         None => (format!("{ROW}.*"), String::new()),
         Some(types) => {
-            let read = |(i, ty): (usize, &String)| match ty.starts_with('_') {
-                true => format!("to_json({ROW}.c{i})::text"),
-                false => format!("{ROW}.c{i}"),
+            let read = |(i, ty): (usize, &String)| {
+                let column = format!("{ROW}.c{i}");
+                match array_kind(ty) {
+                    Some(kind) => kind.text_of(&column),
+                    None => column,
+                }
             };
             let columns: Vec<String> = types.iter().enumerate().map(read).collect();
             let aliases: Vec<String> = (0..types.len()).map(|i| format!("c{i}")).collect();
@@ -697,7 +714,7 @@ mod tests {
             ]
         );
         // A list is psycopg2's `ARRAY[...]`, each item typed as its literal.
-        assert!(q.text.ends_with("$6, ARRAY[$7, $8]"), "{}", q.text);
+        assert!(q.text.ends_with("$6, ARRAY[$7,$8]"), "{}", q.text);
     }
 
     /// Statements that the scanner reads wrong (a word ending in `e` before a quote, a

@@ -60,7 +60,7 @@ use svc_emulator_core::dialect::{Dialect, quote_ident};
 use svc_emulator_core::flow::database::Database;
 use svc_emulator_core::flow::delete::delete_locked;
 use svc_emulator_core::flow::driver::{Driver, DriverRow, Failure, Session};
-use svc_emulator_core::flow::export::{SavedTable, Store, Suspended, foreign_counter};
+use svc_emulator_core::flow::export::{SavedTable, Store, Suspended, only_owned_counters};
 use svc_emulator_core::flow::records::Page;
 use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, page_select, sort_key_of};
@@ -445,9 +445,8 @@ impl Database for PgResource {
         // Only the sequences of the tables written move: a name in an export's file is
         // compared with theirs, never cast to a relation of its own choosing.
         let owned = self.sequences(conn, written).await?;
-        if let Some((outside, ..)) = keys.iter().find(|k| !owned.contains(&k.0)) {
-            return Err(foreign_counter("sequence", outside));
-        }
+        let named = keys.iter().map(|k| k.0.as_str());
+        only_owned_counters("sequence", named, |n| owned.iter().any(|o| o == n))?;
         let sequences = Bind::Texts(keys.iter().map(|k| k.0.clone()).collect());
         let values = Bind::Ints(keys.iter().map(|k| k.1).collect());
         let called = Bind::Bools(keys.iter().map(|k| k.2).collect());

@@ -165,17 +165,16 @@ impl Resource {
     /// No keyword list is involved: the text is handed to SQLite, and the query runs only when
     /// all of these hold, each reported by the engine:
     ///
-    /// 1. **One statement.** `Connection::prepare` fails when anything but whitespace and
-    ///    comments follows the first statement.
+    /// 1. **One query.** It runs as the engine runs it, inside a sub-select (`SELECT * FROM
+    ///    (<query>) AS __jet_q2`): a second statement, a `;` or a `--` comment at its end, a
+    ///    statement that is not a query (`EXPLAIN`, `PRAGMA`, a write) fail to prepare there.
     /// 2. **Nothing but reading.** While the statement is prepared, an authorizer allows only
     ///    `SELECT`, reading columns, calling functions (except `load_extension`) and recursive
     ///    CTEs. Writes, DDL, `PRAGMA` (the table-valued `pragma_*` functions, which SQLite
     ///    offers only for pragmas without side effects, stay readable),
     ///    `ATTACH`/`DETACH`, transactions and savepoints, `ANALYZE` and `REINDEX` are denied,
     ///    wherever they hide (behind comments, in CTEs).
-    /// 3. **Read-only and returning rows.** `sqlite3_stmt_readonly` must be true (it is false
-    ///    for `VACUUM`, `VACUUM INTO` and journal mode changes), the statement must return
-    ///    columns, and it must not be an `EXPLAIN`.
+    /// 3. **Read-only.** `sqlite3_stmt_readonly` must be true.
     /// 4. **A connection that cannot write.** It runs on a reader opened read-only (database
     ///    files) or on the one connection with `PRAGMA query_only` on (in memory), with no room
     ///    for attached databases; extension loading is off (SQLite's default).
@@ -540,27 +539,38 @@ impl From<rusqlite::Error> for Stop {
     }
 }
 
-/// The values of a read-only query's parameters (`names`, in their order in its text), as the
-/// engine's SQLite driver (Python's `sqlite3`) binds `params_obj`'s: a number, text, a boolean
-/// (`1`, `0`) or `null`; a list or an object is its `400` (`type 'list' is not supported`), and
-/// so is an integer beyond 64 bits. A name without a value is refused, naming it.
 /// Binds `values` by position, as Python's `sqlite3` binds a sequence: the statement's
 /// parameters must be as many (a `?` SQLAlchemy put in a string, or a `@name` or `$name` of
 /// SQLite's own, makes them fewer or more: the engine's `400`).
 fn bind_positions(stmt: &mut Statement<'_>, values: &Binds) -> Result<(), EngineError> {
-    let uses = stmt.parameter_count();
-    if uses != values.values().len() {
-        return Err(query_error(format!(
-            "Incorrect number of bindings supplied: the statement uses {uses}, and there are {} \
-             supplied. The data engine binds each :name wherever it stands (in a string or a \
-             comment too) and no @name, $name or ?: write each parameter as :name, outside \
-             strings and comments.",
-            values.values().len()
-        )));
+    let supplied = values.values().len();
+    let miscounted = |stmt: &Statement<'_>| {
+        query_error(format!(
+            "Incorrect number of bindings supplied: the statement uses {}, and there are \
+             {supplied} supplied. The data engine binds each :name wherever it stands (in a \
+             string or a comment too) and no @name, $name or ?: write each parameter as :name, \
+             outside strings and comments.",
+            stmt.parameter_count()
+        ))
+    };
+    bind_by_position(stmt, values, miscounted, engine_error)
+}
+
+/// Binds `values` to `stmt`'s parameters, in order; `miscounted` when they are not as many as
+/// its parameters (one of SQLite's own: `?`, `@name`, `$name`), and a value SQLite refuses
+/// (one past its length limit) as `refused` says.
+fn bind_by_position(
+    stmt: &mut Statement<'_>,
+    values: &Binds,
+    miscounted: impl FnOnce(&Statement<'_>) -> EngineError,
+    refused: fn(rusqlite::Error) -> EngineError,
+) -> Result<(), EngineError> {
+    if stmt.parameter_count() != values.values().len() {
+        return Err(miscounted(stmt));
     }
     for (i, value) in values.values().iter().enumerate() {
         stmt.raw_bind_parameter(i + 1, Sent(value))
-            .map_err(engine_error)?;
+            .map_err(refused)?;
     }
     Ok(())
 }
@@ -1312,20 +1322,16 @@ pub(super) fn failed(e: rusqlite::Error) -> EngineError {
 /// Binds an action's inputs, each `:name` a `?` already (`dialect::user_statement`): a
 /// parameter of another form (`?`, `@name`, `$name`) is refused, as it would be bound to nothing.
 fn bind_inputs(stmt: &mut Statement<'_>, inputs: &Binds) -> Result<(), EngineError> {
-    let count = stmt.parameter_count();
-    if count != inputs.values().len() {
+    let not_an_input = |stmt: &Statement<'_>| {
         // SQLite names each parameter but a bare `?`; the inputs' are bare.
-        let other = (1..=count).find_map(|i| stmt.parameter_name(i).map(str::to_owned));
-        return Err(query_error(format!(
+        let count = stmt.parameter_count();
+        let other = (1..=count).find_map(|i| stmt.parameter_name(i));
+        query_error(format!(
             "The parameter {} is not an input: write inputs as :name.",
-            other.as_deref().unwrap_or("?")
-        )));
-    }
-    for (i, value) in inputs.values().iter().enumerate() {
-        stmt.raw_bind_parameter(i + 1, Sent(value))
-            .map_err(failed)?;
-    }
-    Ok(())
+            other.unwrap_or("?")
+        ))
+    };
+    bind_by_position(stmt, inputs, not_an_input, failed)
 }
 
 #[cfg(test)]

@@ -77,7 +77,7 @@ use svc_emulator_core::dialect::quote_ident;
 use svc_emulator_core::flow::database::Database;
 use svc_emulator_core::flow::driver::{Failure, Session};
 use svc_emulator_core::flow::export::{
-    SavedData, SavedTable, Suspended, bind_imported, foreign_counter,
+    SavedData, SavedTable, Suspended, bind_imported, only_owned_counters,
 };
 use svc_emulator_core::flow::records::{Page, counted};
 use svc_emulator_core::flow::state::State;
@@ -222,7 +222,6 @@ const SEQUENCE_SET: &str = "INSERT INTO sqlite_sequence (name, seq) VALUES (?1, 
 
 /// SQLite's side of the record flows' reads and binds.
 impl<'c> Database for Sqlite<'c> {
-    /// A sort key's value as SQLite stored it (and binds it again).
     /// SQLAlchemy reflects every SQLite column as autoincrement "auto": the engine's serializer
     /// requires none, and a `PUT` is partial like a `PATCH`.
     const REQUIRES_NO_COLUMN: bool = true;
@@ -554,13 +553,8 @@ impl<'c> Database for Sqlite<'c> {
     /// file that is none of them is refused (it is a bound value here, never written into a
     /// statement, but it would move another table's counter).
     fn check_keys(keys: &Self::Keys, tables: &[SavedTable]) -> Result<(), EngineError> {
-        match keys
-            .iter()
-            .find(|(name, _)| !tables.iter().any(|t| t.name == *name))
-        {
-            Some((outside, _)) => Err(foreign_counter("table", outside)),
-            None => Ok(()),
-        }
+        let named = keys.iter().map(|(name, _)| name.as_str());
+        only_owned_counters("table", named, |n| tables.iter().any(|t| t.name == n))
     }
 
     async fn put_keys(

@@ -1,5 +1,8 @@
-//! The `:name` parameters of a query's text: found, and bound as the database's placeholders,
-//! outside what the database's own scanner skips (strings, quoted names, comments).
+//! The `:name` parameters of a statement's text, found and replaced by the text a binder gives
+//! (the database's placeholders): an action's outside what the database's own scanner skips
+//! (strings, quoted names, comments, [`Reading::Action`]); a read-only query's where the
+//! engine's SQLAlchemy `text()` finds them ([`Reading::Engine`]; [`bind_everywhere`] for a
+//! driver that binds by position).
 
 use std::collections::BTreeSet;
 
@@ -62,7 +65,7 @@ fn bind_outside<V>(
 }
 
 /// [`bind_names`] of a read-only query: each `:name` where the engine's SQLAlchemy `text()`
-/// finds one ([`sqlalchemy_positional`]'s rule: a name followed by a `:` is none, so `:a::int`
+/// finds one ([`bind_everywhere`]'s rule: a name followed by a `:` is none, so `:a::int`
 /// is no parameter); `\:name` loses its backslash, as the engine sends it. A `:name` that the
 /// database reads inside a comment (`skip`) needs its value and stays text; inside a string or
 /// a quoted name (or in a comment its value would end) it is refused by design: the engine's
@@ -132,7 +135,7 @@ fn missing_input(name: &str) -> EngineError {
 }
 
 /// `params[name]`, else the engine's refusal of a parameter without a value, naming it.
-pub fn value_of<'p>(params: &'p Map<String, Json>, name: &str) -> Result<&'p Json, EngineError> {
+fn value_of<'p>(params: &'p Map<String, Json>, name: &str) -> Result<&'p Json, EngineError> {
     params.get(name).ok_or_else(|| {
         EngineError::field(
             "params_obj",
@@ -200,24 +203,33 @@ fn scan_names(
     Ok(())
 }
 
-/// A query's text as SQLAlchemy's `text()` compiles it for a driver of positional parameters
-/// (pysqlite's `?`), and the parameters' names in their order: each `:name` (its name of word
-/// characters and `$`, not after a `:`, a word character, a `$` or a backslash, not before a
-/// `:`) becomes `?`, wherever it stands, in a string, a quoted name or a comment too (SQLAlchemy
-/// does not read SQL); then `\:` loses its backslash (`BIND_PARAMS` and `BIND_PARAMS_ESC` of
-/// SQLAlchemy 1.4's compiler). A `?` left in a string is its text: the driver then counts
-/// fewer parameters than values, and fails, as the engine fails.
-pub fn sqlalchemy_positional(query: &str) -> (String, Vec<String>) {
+/// A read-only query as SQLAlchemy's `text()` compiles it for a driver of positional
+/// parameters (pysqlite's `?`), each `:name` replaced by what `bind` makes of `params[name]`
+/// (as [`bind_names`]' binder): each `:name` (its name of word characters and `$`, not after a
+/// `:`, a word character, a `$` or a backslash, not before a `:`) wherever it stands, in a
+/// string, a quoted name or a comment too (SQLAlchemy does not read SQL); then `\:` loses its
+/// backslash (`BIND_PARAMS` and `BIND_PARAMS_ESC` of SQLAlchemy 1.4's compiler). A `?` left in
+/// a string is its text: the driver then counts fewer parameters than values, and fails, as
+/// the engine fails.
+pub fn bind_everywhere<V>(
+    query: &str,
+    params: &Map<String, Json>,
+    mut bind: impl FnMut(&str, &Json, &mut Vec<V>) -> Result<String, EngineError>,
+) -> Result<(String, Vec<V>), EngineError> {
     let (marks, escapes) = sqlalchemy_marks(query);
-    let mut replaced: Vec<(usize, usize, &str)> = marks.iter().map(|m| (m.0, m.1, "?")).collect();
-    replaced.extend(escapes.into_iter().map(|at| (at, at + 1, "")));
-    let text = replace(query, replaced);
-    (text, marks.into_iter().map(|m| m.2).collect())
+    let mut bound = Vec::with_capacity(marks.len());
+    let mut replaced = Vec::with_capacity(marks.len() + escapes.len());
+    for (at, end, name) in marks {
+        let text = bind(&name, value_of(params, &name)?, &mut bound)?;
+        replaced.push((at, end, text));
+    }
+    replaced.extend(escapes.into_iter().map(|at| (at, at + 1, String::new())));
+    Ok((replace(query, replaced), bound))
 }
 
 /// Where SQLAlchemy's `text()` finds each `:name` of `query` (the byte range of the `:` and
 /// the name, and the name), and each backslash it drops (`\:`), in byte order
-/// ([`sqlalchemy_positional`] says the rule).
+/// ([`bind_everywhere`] says the rule).
 fn sqlalchemy_marks(query: &str) -> (Vec<(usize, usize, String)>, Vec<usize>) {
     let word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
     let char_at = |i: usize| query[i..].chars().next();
@@ -301,7 +313,16 @@ mod tests {
 
     #[test]
     fn sqlalchemys_text_binds_every_name_wherever_it_stands() {
-        let compiled = |q: &str| sqlalchemy_positional(q);
+        // Each name's `?`, and the names in their order.
+        let compiled = |q: &str| {
+            let (marks, _) = sqlalchemy_marks(q);
+            let params: Map<String, Json> = marks.into_iter().map(|m| (m.2, Json::Null)).collect();
+            let name = |name: &str, _: &Json, names: &mut Vec<String>| {
+                names.push(name.to_owned());
+                Ok("?".to_owned())
+            };
+            bind_everywhere(q, &params, name).unwrap()
+        };
         assert_eq!(
             compiled("SELECT :a, ':a', \"x:b\" -- :c"),
             (

@@ -65,21 +65,16 @@ fn bind_as(
     params: &Map<String, Json>,
     reading: Reading,
 ) -> Result<(String, Binds), EngineError> {
+    let bind = |name: &str, value: &Json, values: &mut Vec<Bind>| {
+        bind_value(driver, reading, name, value, values)
+    };
     let (text, values) = match (driver, reading) {
         // SQLAlchemy's `text()` compiled for pysqlite: a `?` wherever a `:name` stands, each
         // value by position; the database counts the `?`s it reads (a string's are text).
         (EngineDriver::Sqlite3, Reading::Engine) => {
-            let (text, names) = sql_params::sqlalchemy_positional(query);
-            let mut values = Vec::with_capacity(names.len());
-            for name in &names {
-                let value = sql_params::value_of(params, name)?;
-                bind_value(driver, reading, name, value, &mut values)?;
-            }
-            (text, values)
+            sql_params::bind_everywhere(query, params, bind)?
         }
-        _ => sql_params::bind_names(query, params, reading, skip, |name, value, values| {
-            bind_value(driver, reading, name, value, values)
-        })?,
+        _ => sql_params::bind_names(query, params, reading, skip, bind)?,
     };
     Ok((text, Binds(values)))
 }
@@ -92,85 +87,34 @@ fn bind_value(
     value: &Json,
     values: &mut Vec<Bind>,
 ) -> Result<String, EngineError> {
-    let items = match value {
-        Json::Array(items) if reading == Reading::Engine => items,
-        Json::Object(_) if reading == Reading::Engine => {
-            return Err(unwritable(driver, name, "an object"));
+    let bind = match value {
+        Json::Array(_) | Json::Object(_) if reading == Reading::Action => {
+            Bind::Text(value.to_string())
         }
-        Json::Array(_) | Json::Object(_) => {
-            return Ok(placeholder(driver, values, Bind::Text(value.to_string())));
-        }
-        scalar => {
-            let bind = scalar_value(driver, name, scalar)?;
-            return Ok(placeholder(driver, values, bind));
-        }
-    };
-    match driver {
-        EngineDriver::Sqlite3 => Err(unwritable(driver, name, "a list")),
-        EngineDriver::Psycopg2 => psycopg2_array(reading, name, items, values),
-        EngineDriver::PyMySql => {
-            let mut text = String::from("(");
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    text.push_str(", ");
+        Json::Object(_) => return Err(unwritable(driver, name, "an object")),
+        Json::Array(items) => {
+            return match driver {
+                EngineDriver::Sqlite3 => Err(unwritable(driver, name, "a list")),
+                EngineDriver::Psycopg2 => psycopg2_list(
+                    items,
+                    json_item,
+                    values,
+                    &mut |item, values| bind_value(driver, reading, name, item, values),
+                    &mut |text, values| placeholder(driver, values, Bind::Text(text)),
+                ),
+                EngineDriver::PyMySql => {
+                    let mut text = String::from("(");
+                    for (i, item) in items.iter().enumerate() {
+                        if i > 0 {
+                            text.push_str(", ");
+                        }
+                        text.push_str(&bind_value(driver, reading, name, item, values)?);
+                    }
+                    text.push(')');
+                    Ok(text)
                 }
-                text.push_str(&bind_value(driver, reading, name, item, values)?);
-            }
-            text.push(')');
-            Ok(text)
+            };
         }
-    }
-}
-
-/// A list as psycopg2 writes it (its `list_quote`, as `svc-emulator-postgres` writes a
-/// filter's): `ARRAY[...]` of its items; an empty list is the text `'{}'`, and an empty list
-/// inside another `ARRAY[]`; a list of nothing but NULLs (or of such lists) is the text
-/// `'{NULL,...}'`, which the `ARRAY` constructor could not type.
-fn psycopg2_array(
-    reading: Reading,
-    name: &str,
-    items: &[Json],
-    values: &mut Vec<Bind>,
-) -> Result<String, EngineError> {
-    let driver = EngineDriver::Psycopg2;
-    if items.is_empty() {
-        return Ok(placeholder(driver, values, Bind::Text("{}".to_owned())));
-    }
-    if let Some(text) = nulls_text(items) {
-        return Ok(placeholder(driver, values, Bind::Text(text)));
-    }
-    let mut text = String::from("ARRAY[");
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
-            text.push_str(", ");
-        }
-        match item {
-            Json::Array(inner) if inner.is_empty() => text.push_str("ARRAY[]"),
-            Json::Array(inner) => text.push_str(&psycopg2_array(reading, name, inner, values)?),
-            item => text.push_str(&bind_value(driver, reading, name, item, values)?),
-        }
-    }
-    text.push(']');
-    Ok(text)
-}
-
-/// psycopg2's text of a list of nothing but NULLs and such lists (`{NULL,{NULL}}`); `None` for
-/// any other list.
-fn nulls_text(items: &[Json]) -> Option<String> {
-    let mut parts = Vec::with_capacity(items.len());
-    for item in items {
-        parts.push(match item {
-            Json::Null => "NULL".to_owned(),
-            Json::Array(inner) if !inner.is_empty() => nulls_text(inner)?,
-            _ => return None,
-        });
-    }
-    Some(format!("{{{}}}", parts.join(",")))
-}
-
-/// A value that is no list nor object, as `driver` sends it.
-fn scalar_value(driver: EngineDriver, name: &str, value: &Json) -> Result<Bind, EngineError> {
-    Ok(match value {
         Json::Null => Bind::Null,
         Json::Bool(b) if driver == EngineDriver::Psycopg2 => Bind::Bool(*b),
         Json::Bool(b) => Bind::Int(i64::from(*b)),
@@ -184,9 +128,79 @@ fn scalar_value(driver: EngineDriver, name: &str, value: &Json) -> Result<Bind, 
             _ => Bind::Text(n.to_string()),
         },
         Json::String(s) => Bind::Text(s.clone()),
-        // A list's item that is a list or an object: written out, or refused, by the caller.
-        other => Bind::Text(other.to_string()),
-    })
+    };
+    Ok(placeholder(driver, values, bind))
+}
+
+/// What psycopg2's list rule ([`psycopg2_list`]) sees in an item.
+#[derive(Debug)]
+pub enum ListItem<'a, T> {
+    /// `None`.
+    Null,
+    /// A list.
+    List(&'a [T]),
+    /// Any other value.
+    Value,
+}
+
+/// A list as psycopg2 writes it (its `list_quote`), the one rule for a read-only query's list
+/// parameter and a PostgreSQL filter's list: `ARRAY[...]` of its items, each as `item` writes
+/// it (`kind` tells a list, a `None` and a value apart); an empty list is the text `{}` and one
+/// of nothing but NULLs (or of such lists) the text `{NULL,...}`, which the `ARRAY`
+/// constructor could not type, each as `text` writes a text (a quoted literal, or a bound
+/// value); an empty list inside another is `ARRAY[]`. `state` is what `item` and `text` write
+/// to (a statement's values).
+pub fn psycopg2_list<T, S>(
+    items: &[T],
+    kind: fn(&T) -> ListItem<'_, T>,
+    state: &mut S,
+    item: &mut impl FnMut(&T, &mut S) -> Result<String, EngineError>,
+    text: &mut impl FnMut(String, &mut S) -> String,
+) -> Result<String, EngineError> {
+    if items.is_empty() {
+        return Ok(text("{}".to_owned(), state));
+    }
+    if let Some(nulls) = nulls_text(items, kind) {
+        return Ok(text(nulls, state));
+    }
+    let mut out = String::from("ARRAY[");
+    for (i, it) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        match kind(it) {
+            ListItem::List([]) => out.push_str("ARRAY[]"),
+            ListItem::List(inner) => {
+                out.push_str(&psycopg2_list(inner, kind, state, item, text)?);
+            }
+            ListItem::Null | ListItem::Value => out.push_str(&item(it, state)?),
+        }
+    }
+    out.push(']');
+    Ok(out)
+}
+
+/// psycopg2's text of a list of nothing but NULLs and such lists (`{NULL,{NULL}}`); `None` for
+/// any other list.
+fn nulls_text<T>(items: &[T], kind: fn(&T) -> ListItem<'_, T>) -> Option<String> {
+    let mut parts = Vec::with_capacity(items.len());
+    for item in items {
+        parts.push(match kind(item) {
+            ListItem::Null => "NULL".to_owned(),
+            ListItem::List(inner) if !inner.is_empty() => nulls_text(inner, kind)?,
+            _ => return None,
+        });
+    }
+    Some(format!("{{{}}}", parts.join(",")))
+}
+
+/// A JSON value as [`psycopg2_list`] sees it.
+fn json_item(item: &Json) -> ListItem<'_, Json> {
+    match item {
+        Json::Null => ListItem::Null,
+        Json::Array(inner) => ListItem::List(inner),
+        _ => ListItem::Value,
+    }
 }
 
 /// Binds `value`: its placeholder as `driver`'s database writes it.
@@ -240,7 +254,7 @@ mod tests {
             ids.clone(),
         )
         .unwrap();
-        assert_eq!(text, "SELECT ARRAY[$1, $2, $3, $4], $5");
+        assert_eq!(text, "SELECT ARRAY[$1,$2,$3,$4], $5");
         assert_eq!(
             values,
             [
@@ -258,7 +272,7 @@ mod tests {
         let nested = json!({"m": [[1, 2], [], [null]], "n": [null, [null]]});
         let (text, values) =
             bound(EngineDriver::Psycopg2, Reading::Engine, ":m, :n", nested).unwrap();
-        assert_eq!(text, "ARRAY[ARRAY[$1, $2], ARRAY[], $3], $4");
+        assert_eq!(text, "ARRAY[ARRAY[$1,$2],ARRAY[],$3], $4");
         assert_eq!(values[2], Bind::Text("{NULL}".into()));
         assert_eq!(values[3], Bind::Text("{NULL,{NULL}}".into()));
     }

@@ -348,6 +348,19 @@ fn insert_sql<D: Database>(
     ))
 }
 
+/// Refuses the first of `named` (the counters, each a `what`, an export's next generated keys
+/// name) that is none of the tables' the import writes (`owned`): [`foreign_counter`].
+pub fn only_owned_counters<'a>(
+    what: &str,
+    mut named: impl Iterator<Item = &'a str>,
+    owned: impl Fn(&str) -> bool,
+) -> Result<(), EngineError> {
+    match named.find(|name| !owned(name)) {
+        Some(outside) => Err(foreign_counter(what, outside)),
+        None => Ok(()),
+    }
+}
+
 /// The refusal of an export's next generated keys (`project.json`) that name `name`, which is
 /// none of the counters of the tables the import writes: the file was changed, or comes from
 /// another schema. A counter's name is only ever compared with those the database reflects,
