@@ -42,7 +42,7 @@ use svc_engine::python::floats::py_float_repr;
 use svc_engine::python::text::unhexlify;
 use svc_engine::sql_answer::query_error;
 use svc_engine::sql_params::{block_comment_end, line_end, starts_name};
-use svc_engine::types::{FilterFamily, Search};
+use svc_engine::types::FilterFamily;
 use svc_engine::{EngineError, Lookup};
 
 /// PyMySQL's literal of a date-time: its `str()` without the offset.
@@ -260,10 +260,6 @@ impl Dialect for MyResource {
     /// contains it.
     fn binary(field: &MyField) -> bool {
         matches!(field.kind, MyKind::Binary | MyKind::Blob)
-    }
-
-    fn search_kind(field: &MyField) -> Search {
-        field.kind.search()
     }
 }
 

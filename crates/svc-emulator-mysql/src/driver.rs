@@ -60,7 +60,8 @@ use svc_emulator_core::flow::read_only_sql::{Access, Cancel, Opened};
 use svc_engine::sql_answer::{
     AnswerRows, answer_too_large, past_the_cap, query_error, stopped_at_limit,
 };
-use svc_engine::{EngineError, MAX_SQL_ROWS, sql_params};
+use svc_engine::sql_params::Reading;
+use svc_engine::{EngineError, MAX_SQL_ROWS, SqlLimits, sql_params};
 
 /// The name the query's sub-select goes by in the statement that runs it.
 const ROW: &str = "__svc_q";
@@ -371,25 +372,34 @@ impl Driver for MyResource {
 
     /// Prepares and runs the statement, reading its rows as JSON (the query's columns, without
     /// the size check after them).
-    async fn run_query(
+    /// A read-only query runs inside the engine's sub-select, each row's size checked by
+    /// MySQL (`Statement::size_checked`); an action's statement as it is.
+    async fn run_user(
         &self,
         conn: &mut Conn,
-        UserStatement { text, binds }: &UserStatement,
-        time: Duration,
-        answer_bytes: usize,
+        UserStatement {
+            text,
+            binds,
+            reading,
+        }: &UserStatement,
+        SqlLimits { time, answer_bytes }: SqlLimits,
         tz: Offset,
         left_running: &AtomicBool,
     ) -> Result<(Vec<String>, AnswerRows), EngineError> {
-        let statement = Statement {
-            text,
-            mariadb: self.mariadb,
-            time,
-            answer_bytes,
-        };
         let refused = |e| query_failed(self, e);
-        let (names, select) = statement.size_checked(conn).await.map_err(refused)?;
-        let prepared = conn.prep(select).await.map_err(refused)?;
-        let params = sent_params(binds);
+        let (names, prepared) = match reading {
+            Reading::Engine => {
+                let statement = Statement {
+                    text,
+                    mariadb: self.mariadb,
+                    time,
+                    answer_bytes,
+                };
+                let (names, select) = statement.size_checked(conn).await.map_err(refused)?;
+                (Some(names), conn.prep(select).await.map_err(refused)?)
+            }
+            Reading::Action => (None, conn.prep(text.as_str()).await.map_err(refused)?),
+        };
         let failed = |e: mysql_async::Error| {
             if too_large(&e) {
                 answer_too_large(answer_bytes)
@@ -397,8 +407,16 @@ impl Driver for MyResource {
                 query_failed(self, e)
             }
         };
-        let mut result = conn.exec_iter(prepared, params).await.map_err(failed)?;
+        let mut result = conn
+            .exec_iter(prepared, sent_params(binds))
+            .await
+            .map_err(failed)?;
         let columns = result.columns().map(|c| c.to_vec()).unwrap_or_default();
+        // A query's columns but the size check's; an action's, as it names them.
+        let names = names.unwrap_or_else(|| {
+            let names = columns.iter().map(|c| c.name_str().into_owned());
+            names.collect()
+        });
         let columns = &columns[..names.len().min(columns.len())];
         let mut rows = AnswerRows::new(answer_bytes);
         while let Some(row) = result.next().await.map_err(failed)? {
@@ -413,28 +431,6 @@ impl Driver for MyResource {
         if conn.reset().await.is_err() {
             let _ = conn.disconnect().await;
         }
-    }
-
-    async fn run_statement(
-        &self,
-        conn: &mut Conn,
-        UserStatement { text, binds }: &UserStatement,
-        answer_bytes: usize,
-        tz: Offset,
-    ) -> Result<(Vec<String>, AnswerRows), EngineError> {
-        let refused = |e| query_failed(self, e);
-        let prepared = conn.prep(text.as_str()).await.map_err(refused)?;
-        let mut result = conn
-            .exec_iter(prepared, sent_params(binds))
-            .await
-            .map_err(refused)?;
-        let columns = result.columns().map(|c| c.to_vec()).unwrap_or_default();
-        let names: Vec<String> = columns.iter().map(|c| c.name_str().into_owned()).collect();
-        let mut rows = AnswerRows::new(answer_bytes);
-        while let Some(row) = result.next().await.map_err(refused)? {
-            push_row(&mut rows, &columns, &row, tz)?;
-        }
-        Ok((names, rows))
     }
 }
 

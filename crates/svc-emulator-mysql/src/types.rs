@@ -105,7 +105,12 @@ impl MyKind {
     /// among the mapper's `_insert_cols_evaluating_none`, SQLAlchemy 1.4.54). MariaDB's `JSON`
     /// is a `LONGTEXT` and reflects as text.
     pub(crate) fn engine_type(self) -> EngineType {
-        let plain = EngineType::new(self.family(), self.input(), self.serializer());
+        let plain = EngineType::new(
+            self.family(),
+            self.input(),
+            self.serializer(),
+            self.search(),
+        );
         EngineType {
             may_be_required: matches!(self, MyKind::Integer | MyKind::MediumInt),
             evaluates_none: self == MyKind::Json,

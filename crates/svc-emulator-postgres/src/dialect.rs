@@ -40,7 +40,7 @@ use svc_engine::relation::Use;
 use svc_engine::sql_answer::query_error;
 use svc_engine::sql_params::{line_end, skip_quoted};
 use svc_engine::time_zone::{TZ_PARAM, tz_given, tz_offset, tz_on_write, unreadable_tz};
-use svc_engine::types::{FilterFamily, Search};
+use svc_engine::types::FilterFamily;
 
 /// Binds `value` (NULL for `None`) as text and returns `CAST($n::text AS ty)`: PostgreSQL reads
 /// the text as it reads a literal of `ty`.
@@ -542,10 +542,6 @@ impl Dialect for PgResource {
     /// (`ILIKE`).
     fn binary(field: &PgField) -> bool {
         field.kind == PgKind::Bytea
-    }
-
-    fn search_kind(field: &PgField) -> Search {
-        field.kind.search()
     }
 
     fn relation_value(field: &PgField, raw: &str, params: &mut Binds) -> String {

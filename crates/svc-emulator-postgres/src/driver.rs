@@ -51,7 +51,8 @@ use svc_emulator_core::flow::driver::Driver;
 use svc_emulator_core::flow::read_only_sql::{Access, Cancel, Opened};
 use svc_engine::python::Py;
 use svc_engine::sql_answer::{AnswerRows, past_the_cap, query_error, stopped_at_limit};
-use svc_engine::{EngineError, MAX_SQL_ROWS};
+use svc_engine::sql_params::Reading;
+use svc_engine::{EngineError, MAX_SQL_ROWS, SqlLimits};
 use tokio_postgres::types::{Format, IsNull, ToSql, Type};
 use tokio_postgres::{Client, Column, NoTls, Row, SimpleQueryMessage, Statement};
 
@@ -406,18 +407,62 @@ impl Driver for PgResource {
         })
     }
 
-    async fn run_query(
+    /// A read-only query is read through a cursor, each row's size checked by PostgreSQL
+    /// before it is sent; an action's statement runs as it is.
+    async fn run_user(
         &self,
         client: &mut Object,
         user: &UserStatement,
-        _time: Duration,
-        answer_bytes: usize,
+        limits: SqlLimits,
         tz: Offset,
         left_running: &AtomicBool,
     ) -> Result<(Vec<String>, AnswerRows), EngineError> {
         let literals = literals(user);
+        let answer_bytes = limits.answer_bytes;
+        match user.reading {
+            Reading::Engine => {
+                self.query_rows(client, user, &literals, answer_bytes, tz, left_running)
+                    .await
+            }
+            Reading::Action => {
+                self.statement_rows(client, user, &literals, answer_bytes, tz)
+                    .await
+            }
+        }
+    }
+
+    /// The connection goes back as it was found: no transaction, no settings, no advisory
+    /// locks, no prepared statements, no temporary tables. Two messages: a batch of both is
+    /// one implicit transaction, inside which PostgreSQL refuses `DISCARD ALL`.
+    async fn clean(client: Object) {
+        let _ = client.batch_execute("ROLLBACK").await;
+        if client.batch_execute("DISCARD ALL").await.is_err() {
+            // A session that cannot be cleaned must not serve another query: out of the pool,
+            // and closed.
+            drop(Object::take(client));
+        } else {
+            // `DISCARD ALL` dropped the statements a read in a `tz` had prepared on this
+            // session (it shares the SQL pool): the cache forgets them, so they are prepared
+            // again rather than named and not found.
+            client.statement_cache.clear();
+        }
+    }
+}
+
+// A user's statement's two ways ([`Driver::run_user`]).
+impl PgResource {
+    /// A read-only query's rows ([`Driver::run_user`]).
+    async fn query_rows(
+        &self,
+        client: &mut Object,
+        user: &UserStatement,
+        literals: &[QueryLiteral],
+        answer_bytes: usize,
+        tz: Offset,
+        left_running: &AtomicBool,
+    ) -> Result<(Vec<String>, AnswerRows), EngineError> {
         let select = answer_select(&user.text, answer_bytes, None);
-        let statement = self.prepare_query(client, &select, &literals).await?;
+        let statement = self.prepare_query(client, &select, literals).await?;
         // The user's columns: all but the size check.
         let columns = &statement.columns()[..statement.columns().len().saturating_sub(1)];
         let (names, types) = names_and_types(columns)?;
@@ -427,9 +472,9 @@ impl Driver for PgResource {
             false => select,
         };
         let declare = format!("DECLARE {CURSOR} NO SCROLL CURSOR FOR {select}");
-        let declare = self.prepare_query(client, &declare, &literals).await?;
+        let declare = self.prepare_query(client, &declare, literals).await?;
         client
-            .execute_raw(&declare, sent_literals(&literals))
+            .execute_raw(&declare, sent_literals(literals))
             .await
             .map_err(|e| query_failed(self, e))?;
         // Rows come back as PostgreSQL's text, one at a time.
@@ -451,37 +496,21 @@ impl Driver for PgResource {
         Ok((names, rows))
     }
 
-    /// The connection goes back as it was found: no transaction, no settings, no advisory
-    /// locks, no prepared statements, no temporary tables. Two messages: a batch of both is
-    /// one implicit transaction, inside which PostgreSQL refuses `DISCARD ALL`.
-    async fn clean(client: Object) {
-        let _ = client.batch_execute("ROLLBACK").await;
-        if client.batch_execute("DISCARD ALL").await.is_err() {
-            // A session that cannot be cleaned must not serve another query: out of the pool,
-            // and closed.
-            drop(Object::take(client));
-        } else {
-            // `DISCARD ALL` dropped the statements a read in a `tz` had prepared on this
-            // session (it shares the SQL pool): the cache forgets them, so they are prepared
-            // again rather than named and not found.
-            client.statement_cache.clear();
-        }
-    }
-
-    async fn run_statement(
+    /// An action's statement's rows, none where it returns none ([`Driver::run_user`]).
+    async fn statement_rows(
         &self,
         client: &mut Object,
         user: &UserStatement,
+        literals: &[QueryLiteral],
         answer_bytes: usize,
         tz: Offset,
     ) -> Result<(Vec<String>, AnswerRows), EngineError> {
-        let literals = literals(user);
         // Prepared, not run: its columns say how to read its rows.
-        let statement = self.prepare_query(client, &user.text, &literals).await?;
+        let statement = self.prepare_query(client, &user.text, literals).await?;
         let mut rows = AnswerRows::new(answer_bytes);
         if statement.columns().is_empty() {
             client
-                .execute_raw(&statement, sent_literals(&literals))
+                .execute_raw(&statement, sent_literals(literals))
                 .await
                 .map_err(|e| query_failed(self, e))?;
             return Ok((Vec::new(), rows));
@@ -509,8 +538,8 @@ impl Driver for PgResource {
             user.text,
             texts.join(", ")
         );
-        let statement = self.prepare_query(client, &select, &literals).await?;
-        let stream = client.query_raw(&statement, sent_literals(&literals)).await;
+        let statement = self.prepare_query(client, &select, literals).await?;
+        let stream = client.query_raw(&statement, sent_literals(literals)).await;
         let stream = stream.map_err(|e| query_failed(self, e))?;
         futures_util::pin_mut!(stream);
         while let Some(row) = stream.try_next().await.map_err(|e| query_failed(self, e))? {

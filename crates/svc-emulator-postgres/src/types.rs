@@ -116,7 +116,7 @@ impl PgKind {
         let evaluates_none = self == PgKind::Json;
         EngineType {
             evaluates_none,
-            ..EngineType::new(self.family(), self.input(), query_object)
+            ..EngineType::new(self.family(), self.input(), query_object, self.search())
         }
     }
 

@@ -31,7 +31,7 @@ use svc_engine::filter::{Arg, PyNumber};
 use svc_engine::list::Selection;
 use svc_engine::relation::Use;
 use svc_engine::sql_params::{block_comment_end, line_end, skip_quoted};
-use svc_engine::types::{FilterFamily, Reflected, Search};
+use svc_engine::types::{FilterFamily, Reflected};
 
 /// A number filter's value bound as the engine binds it: a Python int or float.
 fn number_value(n: PyNumber) -> Value {
@@ -128,13 +128,9 @@ impl Dialect for Sqlite<'_> {
         Ok(params.bind::<Self>(bind_of(compared(ctx, raw, in_list)?)))
     }
 
-    /// Number columns' text equals the search text, text columns' contains it.
+    /// A `BLOB` column: SQLAlchemy's binary type, which binds no text.
     fn binary(field: &Field) -> bool {
         field.kind.ty.reflected == Reflected::Blob
-    }
-
-    fn search_kind(field: &Field) -> Search {
-        field.kind.ty.search
     }
 
     /// `tz` changes nothing on SQLite, where the engine sets no time zone.

@@ -7,7 +7,7 @@
 //! (see [`Resource::sql`]). The query runs the shared flow (`flow::read_only_sql`) on the
 //! connection the operation holds; SQLite's side of it ([`Driver`]) keeps the deadline
 //! itself (a watchdog thread and the progress handler), since its statement has ended when
-//! `run_query` returns.
+//! `run_user` returns.
 //!
 //! # Actions
 //!
@@ -43,6 +43,7 @@ use svc_emulator_core::flow::driver::{Driver, Failure};
 use svc_emulator_core::flow::read_only_sql::{Access, Cancel, Opened};
 use svc_emulator_core::flow::references::run_now;
 use svc_engine::sql_answer::{AnswerRows, query_error, write_encoder_bytes};
+use svc_engine::sql_params::Reading;
 use svc_engine::{EngineError, MAX_SQL_ROWS, SqlLimits};
 
 /// Stops a query from another thread: the HTTP handler cancels when its client goes away
@@ -430,7 +431,7 @@ fn allowed(action: &AuthAction<'_>, running: bool) -> Result<(), String> {
 
 fn run(
     conn: &ReadOnlyGuard<'_>,
-    UserStatement { text, binds }: &UserStatement,
+    UserStatement { text, binds, .. }: &UserStatement,
     limits: SqlLimits,
     watchdog: &Watchdog,
     cancel: &SqlCancel,
@@ -914,59 +915,62 @@ impl<'c> Driver for Sqlite<'c> {
         })
     }
 
-    async fn run_query(
+    /// A read-only query runs behind its [`ReadOnlyGuard`] (nothing but reading, within
+    /// `limits`); an action's statement as it is, on the writer, in the action's transaction.
+    /// Either has ended when this returns (SQLite runs it on this thread to its end or its
+    /// interrupt); the session is cleaned by closing it (`Driver::close`: an action's open
+    /// transaction is rolled back, and the connection goes back when the operation ends).
+    async fn run_user(
         &self,
         conn: &mut &'c mut Connection,
         user: &UserStatement,
-        time: Duration,
-        answer_bytes: usize,
+        limits: SqlLimits,
         _tz: i32,
         _left_running: &AtomicBool,
     ) -> Result<(Vec<String>, AnswerRows), EngineError> {
-        let limits = SqlLimits { time, answer_bytes };
         let (cancel, watchdog) = self.stop.ok_or_else(unstoppable)?;
-        let guard = ReadOnlyGuard::install(conn, limits, Arc::clone(&cancel.cancelled))?;
-        let result = run(&guard, user, limits, watchdog, cancel);
-        // The statement is finished (dropped in `run_query`); then the guard's settings go.
-        drop(guard);
-        result
-    }
-
-    // Cleaned by closing it (`Driver::close`): an action's open transaction is rolled back,
-    // and the connection goes back when the operation ends; its statement ended when `run_query`
-    // returned (SQLite runs it on this thread to its end or its interrupt).
-
-    async fn run_statement(
-        &self,
-        conn: &mut &'c mut Connection,
-        user: &UserStatement,
-        answer_bytes: usize,
-        _tz: i32,
-    ) -> Result<(Vec<String>, AnswerRows), EngineError> {
-        let (_, watchdog) = self.stop.ok_or_else(unstoppable)?;
-        let mut stmt = match conn.prepare(&user.text) {
-            Ok(stmt) => stmt,
-            Err(rusqlite::Error::MultipleStatement) => {
-                return Err(query_error(
-                    "An action's statement holds more than one statement: give them as a list \
-                     (\"sql\": [\"...\", \"...\"]).",
-                ));
+        match user.reading {
+            Reading::Engine => {
+                let guard = ReadOnlyGuard::install(conn, limits, Arc::clone(&cancel.cancelled))?;
+                let result = run(&guard, user, limits, watchdog, cancel);
+                // The statement is finished (dropped in `run`); then the guard's settings go.
+                drop(guard);
+                result
             }
-            Err(e) => return Err(failed(e)),
-        };
-        bind_inputs(&mut stmt, &user.binds)?;
-        let columns: Vec<String> = stmt.column_names().map(str::to_owned).collect();
-        let mut rows = AnswerRows::new(answer_bytes);
-        write_rows(&mut stmt, columns.len(), &mut rows, watchdog).map_err(|e| match e {
-            Stop::Deadline => too_long(watchdog.limit()),
-            Stop::TooLarge => query_error(format!(
-                "The answer is larger than {} MiB; return fewer rows or columns.",
-                answer_bytes / (1024 * 1024)
-            )),
-            Stop::Sqlite(e) => failed(e),
-        })?;
-        Ok((columns, rows))
+            Reading::Action => run_action_statement(conn, user, limits.answer_bytes, watchdog),
+        }
     }
+}
+
+/// An action's statement, its rows written within `answer_bytes` ([`Driver::run_user`]).
+fn run_action_statement(
+    conn: &Connection,
+    user: &UserStatement,
+    answer_bytes: usize,
+    watchdog: &Watchdog,
+) -> Result<(Vec<String>, AnswerRows), EngineError> {
+    let mut stmt = match conn.prepare(&user.text) {
+        Ok(stmt) => stmt,
+        Err(rusqlite::Error::MultipleStatement) => {
+            return Err(query_error(
+                "An action's statement holds more than one statement: give them as a list \
+                 (\"sql\": [\"...\", \"...\"]).",
+            ));
+        }
+        Err(e) => return Err(failed(e)),
+    };
+    bind_inputs(&mut stmt, &user.binds)?;
+    let columns: Vec<String> = stmt.column_names().map(str::to_owned).collect();
+    let mut rows = AnswerRows::new(answer_bytes);
+    write_rows(&mut stmt, columns.len(), &mut rows, watchdog).map_err(|e| match e {
+        Stop::Deadline => too_long(watchdog.limit()),
+        Stop::TooLarge => query_error(format!(
+            "The answer is larger than {} MiB; return fewer rows or columns.",
+            answer_bytes / (1024 * 1024)
+        )),
+        Stop::Sqlite(e) => failed(e),
+    })?;
+    Ok((columns, rows))
 }
 
 #[cfg(test)]

@@ -662,7 +662,12 @@ impl SqliteType {
         EngineType {
             may_be_required: false,
             evaluates_none: json,
-            ..EngineType::new(self.ty.filter, InputField::of(self.ty), query_object)
+            ..EngineType::new(
+                self.ty.filter,
+                InputField::of(self.ty),
+                query_object,
+                self.ty.search,
+            )
         }
     }
 }

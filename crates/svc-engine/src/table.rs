@@ -11,7 +11,7 @@ use crate::aggregate::{AggregateFunc, AggregateRequest, GroupRequest, fails, kno
 use crate::field_input::InputField;
 use crate::filter::FilterField;
 use crate::records::RecordKeys;
-use crate::types::{FieldInfo, FilterFamily, ModelInfo, Serializer};
+use crate::types::{FieldInfo, FilterFamily, ModelInfo, Search, Serializer};
 
 /// A column of a [`Table`].
 pub trait Column {
@@ -21,6 +21,8 @@ pub trait Column {
     fn sql(&self) -> &str;
     /// The lookups its filters take.
     fn family(&self) -> FilterFamily;
+    /// How `_search` reaches it.
+    fn search(&self) -> Search;
 }
 
 /// What a request generator needs of `table` ([`ModelInfo`]).
@@ -210,20 +212,30 @@ pub struct EngineType {
     /// answers (`{}` by a value field, a failure of a date-time field, the query's text by a
     /// text field, and by a PostgreSQL array's).
     pub query_object: Serializer,
+    /// How `_search` reaches a column of the type: its text equals the search text (numbers),
+    /// contains it (the types SQLAlchemy reads as text or JSON), or it is skipped
+    /// ([`Search::of`]).
+    pub search: Search,
 }
 
 impl EngineType {
     /// A type of filter `family`, read by the serializer field `input`, whose field writes a
-    /// query object as `query_object` says; required where a column of it is `NOT NULL` without
-    /// a default, and evaluating no `None` (override those where the database's SQLAlchemy
-    /// does otherwise).
-    pub fn new(family: FilterFamily, input: InputField, query_object: Serializer) -> Self {
+    /// query object as `query_object` says, searched as `search` says; required where a column
+    /// of it is `NOT NULL` without a default, and evaluating no `None` (override those where
+    /// the database's SQLAlchemy does otherwise).
+    pub fn new(
+        family: FilterFamily,
+        input: InputField,
+        query_object: Serializer,
+        search: Search,
+    ) -> Self {
         EngineType {
             family,
             input,
             may_be_required: true,
             evaluates_none: false,
             query_object,
+            search,
         }
     }
 }
@@ -274,6 +286,10 @@ impl<K, E> Column for MappedColumn<K, E> {
 
     fn family(&self) -> FilterFamily {
         self.engine.family
+    }
+
+    fn search(&self) -> Search {
+        self.engine.search
     }
 }
 

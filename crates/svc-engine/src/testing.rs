@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::records::RecordKeys;
 use crate::table::{Column, Table, index_by_name};
-use crate::types::FilterFamily;
+use crate::types::{FilterFamily, Search};
 
 /// A text column: its name is its SQL.
 #[derive(Debug)]
@@ -20,6 +20,9 @@ impl Column for Col {
     }
     fn family(&self) -> FilterFamily {
         FilterFamily::Text
+    }
+    fn search(&self) -> Search {
+        Search::Contains
     }
 }
 

@@ -165,10 +165,11 @@ pub trait Dialect {
     }
 
     /// The column is SQLAlchemy's `String` (its `Enum` too): `isempty` matches `''` as well as
-    /// NULL. These are the columns `_search` matches by their text (`search_kind`
-    /// (Self::search_kind)) but JSON's, which SQLAlchemy does not type as a `String`.
+    /// NULL. These are the columns `_search` matches by their text
+    /// ([`Column::search`](svc_engine::table::Column::search)) but JSON's, which SQLAlchemy
+    /// does not type as a `String`.
     fn is_text(field: &Self::Field) -> bool {
-        Self::search_kind(field) == Search::Contains && field.family() != FilterFamily::Json
+        field.search() == Search::Contains && field.family() != FilterFamily::Json
     }
 
     /// The placeholder of the `n`th value of a statement (from 1), `value`: by default `?`
@@ -264,9 +265,6 @@ pub trait Dialect {
         params: &mut Binds,
     ) -> Result<String, EngineError>;
 
-    /// How `_search` reaches the column.
-    fn search_kind(field: &Self::Field) -> Search;
-
     /// The column's text equals `text` (`_search` of a number column).
     fn text_equals(field: &Self::Field, text: &str, params: &mut Binds) -> String {
         let text = Self::bind_text(text.to_owned(), params);
@@ -278,7 +276,7 @@ pub trait Dialect {
     fn search(model: &Self::Model, text: &str, params: &mut Binds) -> Option<String> {
         let mut parts = Vec::new();
         for f in model.columns() {
-            match Self::search_kind(f) {
+            match f.search() {
                 Search::Equal => parts.push(Self::text_equals(f, text, params)),
                 Search::Contains => parts.push(Self::text_ilike(f, format!("%{text}%"), params)),
                 Search::Skip => {}

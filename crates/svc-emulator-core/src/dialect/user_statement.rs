@@ -44,6 +44,12 @@ pub struct UserStatement {
     pub text: String,
     /// The values, in the order of the placeholders.
     pub binds: Binds,
+    /// What the statement is, which says how it runs ([`Driver::run_user`]): a read-only
+    /// query ([`Reading::Engine`]) inside the engine's sub-select, its answer checked for size
+    /// as it is read; an action's statement ([`Reading::Action`]) as it is.
+    ///
+    /// [`Driver::run_user`]: crate::flow::driver::Driver::run_user
+    pub reading: Reading,
 }
 
 /// `query` with each `:name` bound to `params[name]`, read as `reading` says: its text, with the
@@ -54,7 +60,11 @@ pub fn bind_user_statement<D: Dialect + ?Sized>(
     reading: Reading,
 ) -> Result<UserStatement, EngineError> {
     let (text, binds) = bind_as(D::ENGINE_DRIVER, D::skip, query, params, reading)?;
-    Ok(UserStatement { text, binds })
+    Ok(UserStatement {
+        text,
+        binds,
+        reading,
+    })
 }
 
 /// [`bind_user_statement`] for `driver`, whose database's text `skip` reads.

@@ -6,6 +6,7 @@
 //! clean, or closed when a statement may still run (the deadline, or the caller went away:
 //! cancelled from outside, as a read-only query is, [`super::read_only_sql`]).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde_json::{Map, Value as Json};
@@ -14,9 +15,9 @@ use crate::dialect::user_statement::bind_user_statement;
 use crate::flow::database::Database;
 use crate::flow::driver::Driver;
 use crate::flow::read_only_sql::{Access, Opened, Running, answered, conn_gone, give_back, within};
-use svc_engine::EngineError;
 use svc_engine::sql_answer::AnswerRows;
 use svc_engine::sql_params::Reading;
+use svc_engine::{EngineError, SqlLimits};
 
 /// Runs `statements` in order with `inputs` (`:name` values) in one transaction within `time`:
 /// the last statement's answer, `{"columns", "data", "row_count"}` as JSON bytes. Every
@@ -38,16 +39,21 @@ pub async fn run_action<D: Driver + Database>(
         conn: Some(conn),
     };
     let conn = guard.conn.as_mut().ok_or_else(conn_gone)?;
+    let (limits, left_running) = (SqlLimits { time, answer_bytes }, AtomicBool::new(false));
     let run = async {
         let mut last = (Vec::new(), AnswerRows::new(answer_bytes));
         for statement in &bound {
-            last = db.run_statement(conn, statement, answer_bytes, tz).await?;
+            last = db
+                .run_user(conn, statement, limits, tz, &left_running)
+                .await?;
         }
         db.commit_action(conn).await?;
         Ok::<_, EngineError>(last)
     };
     let outcome = within::<D, _>(time, run).await;
-    // Stopped at the deadline, a statement may still run; committed or failed, none does.
-    give_back(guard, outcome.is_none()).await?;
+    // Stopped at the deadline, or left behind at the answer cap, a statement may still run;
+    // committed or failed otherwise, none does.
+    let still_running = outcome.is_none() || left_running.load(Ordering::Relaxed);
+    give_back(guard, still_running).await?;
     answered(outcome, time)
 }

@@ -6,8 +6,9 @@
 //! runs a statement with bound values and hands back its rows, and gives
 //! up a connection left inside a transaction (or with settings of its own). For a read-only
 //! query and an action's statements (`flow::read_only_sql`, `flow::action`) it also opens a
-//! session with its cancel, runs the user's statements within the answer cap, and cleans the
-//! session for its next query. It never decides what an error means: a flow knows what its statement was doing
+//! session with its cancel, runs a user's statement within the answer cap (one way for both,
+//! [`Driver::run_user`]: the statement says what it is), and cleans the session for its next
+//! query. It never decides what an error means: a flow knows what its statement was doing
 //! ([`Failure`]) and the database reads its driver's error in those terms
 //! (`database::Database::fault`).
 //!
@@ -26,9 +27,9 @@ use crate::dialect::Dialect;
 use crate::dialect::bind::{Bind, Binds};
 use crate::dialect::user_statement::UserStatement;
 use crate::flow::read_only_sql::{Access, Opened};
-use svc_engine::EngineError;
 use svc_engine::records::RecordRow;
 use svc_engine::sql_answer::AnswerRows;
+use svc_engine::{EngineError, SqlLimits};
 
 /// What a failing statement was doing, which says what its error means to the engine.
 #[derive(Debug, Clone, Copy)]
@@ -187,7 +188,7 @@ pub trait Driver: Dialect + Sync {
     // A read-only query's session, and an action's (`flow::read_only_sql`, `flow::action`).
 
     /// Whether the flow keeps the deadline with a timer: a driver whose statements wait on a
-    /// socket. A blocking driver's `run_query` has ended when it returns, so a timer would never
+    /// socket. A blocking driver's `run_user` has ended when it returns, so a timer would never
     /// fire: it stops its statement at the deadline itself (`false`).
     const TIMED_BY_FLOW: bool = true;
 
@@ -201,16 +202,18 @@ pub trait Driver: Dialect + Sync {
         access: Access,
     ) -> impl Future<Output = Result<Opened<Self::Conn>, EngineError>> + Send;
 
-    /// Runs the read-only query `statement` (its values bound as the engine's driver writes
-    /// them, `dialect::user_statement`) within `time`, its rows written within `answer_bytes`
-    /// in the time zone `tz`: the column names and the rows. `left_running` is set when reading stopped
-    /// before the statement's end (the answer cap).
-    fn run_query(
+    /// Runs a user's `statement` as its [`reading`](UserStatement::reading) says (a read-only
+    /// query inside the engine's sub-select, stopped at `limits.time` where the driver keeps
+    /// its own deadline; an action's statement as it is), its values bound as the engine's
+    /// driver writes them (`dialect::user_statement`), its rows written within
+    /// `limits.answer_bytes` in the time zone `tz`: the column names (none for a statement
+    /// that returns no rows) and the rows. `left_running` is set when reading stopped before
+    /// the statement's end (the answer cap): the flow then cancels it and closes the session.
+    fn run_user(
         &self,
         conn: &mut Self::Conn,
         statement: &UserStatement,
-        time: Duration,
-        answer_bytes: usize,
+        limits: SqlLimits,
         tz: i32,
         left_running: &AtomicBool,
     ) -> impl Future<Output = Result<(Vec<String>, AnswerRows), EngineError>> + Send;
@@ -222,16 +225,6 @@ pub trait Driver: Dialect + Sync {
         Self::close(conn);
         std::future::ready(())
     }
-
-    /// Runs one statement of an action (`flow::action`): its column names and rows (none for a
-    /// statement that returns no rows), written within `answer_bytes` in the time zone `tz`.
-    fn run_statement(
-        &self,
-        conn: &mut Self::Conn,
-        statement: &UserStatement,
-        answer_bytes: usize,
-        tz: i32,
-    ) -> impl Future<Output = Result<(Vec<String>, AnswerRows), EngineError>> + Send;
 
     /// Commits the transaction: a refusal (a deferred constraint) is the action's.
     fn commit_action(

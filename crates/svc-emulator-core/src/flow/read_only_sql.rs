@@ -16,9 +16,9 @@ use serde_json::{Map, Value as Json};
 
 use crate::dialect::user_statement::bind_user_statement;
 use crate::flow::driver::Driver;
-use svc_engine::EngineError;
 use svc_engine::sql_answer::{AnswerRows, stopped_after};
 use svc_engine::sql_params::Reading;
+use svc_engine::{EngineError, SqlLimits};
 
 /// A statement's cancel, sent when awaited ([`Opened::cancel`]).
 pub type Cancel = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
@@ -90,7 +90,8 @@ pub async fn read_only<D: Driver>(
     };
     let left_running = AtomicBool::new(false);
     let conn = guard.conn.as_mut().ok_or_else(conn_gone)?;
-    let run = db.run_query(conn, &statement, time, answer_bytes, tz, &left_running);
+    let limits = SqlLimits { time, answer_bytes };
+    let run = db.run_user(conn, &statement, limits, tz, &left_running);
     let outcome = within::<D, _>(time, run).await;
     // Left behind at the answer cap, the statement may still be running too.
     let still_running = outcome.is_none() || left_running.load(Ordering::Relaxed);
@@ -162,7 +163,6 @@ mod tests {
     use std::sync::{Arc, Mutex};
     use svc_engine::filter::Arg;
     use svc_engine::table::{MappedColumn, MappedTable};
-    use svc_engine::types::Search;
     use svc_engine::{EngineError, Lookup};
 
     /// What the guard did to its session and its cancel.
@@ -203,9 +203,6 @@ mod tests {
             _: &mut Binds,
         ) -> Result<String, EngineError> {
             Err(no_filters())
-        }
-        fn search_kind(_: &Self::Field) -> Search {
-            Search::Contains
         }
     }
 
@@ -248,31 +245,21 @@ mod tests {
                 cancel: logs_cancel(self.0.clone()),
             })
         }
-        async fn run_query(
+        async fn run_user(
             &self,
             _: &mut Log,
-            _: &UserStatement,
-            _: Duration,
-            _: usize,
+            statement: &UserStatement,
+            _: SqlLimits,
             _: i32,
             _: &AtomicBool,
         ) -> Result<(Vec<String>, AnswerRows), EngineError> {
-            if self.1 {
+            if self.1 && statement.reading == Reading::Engine {
                 std::future::pending::<()>().await;
             }
             Ok((Vec::new(), AnswerRows::new(0)))
         }
         async fn clean(conn: Log) {
             conn.lock().unwrap().push("clean");
-        }
-        async fn run_statement(
-            &self,
-            _: &mut Log,
-            _: &UserStatement,
-            _: usize,
-            _: i32,
-        ) -> Result<(Vec<String>, AnswerRows), EngineError> {
-            Ok((Vec::new(), AnswerRows::new(0)))
         }
     }
 

@@ -614,7 +614,7 @@ mod tests {
     use super::*;
     use svc_engine::field_input::InputField;
     use svc_engine::table::Column;
-    use svc_engine::types::{FilterFamily, Serializer};
+    use svc_engine::types::{FilterFamily, Search, Serializer};
 
     /// A column with the facts `insert_values` reads.
     struct Col {
@@ -634,6 +634,9 @@ mod tests {
         }
         fn family(&self) -> FilterFamily {
             FilterFamily::Text
+        }
+        fn search(&self) -> Search {
+            Search::Contains
         }
     }
 
