@@ -146,7 +146,7 @@ pub use records::{Bulk, Existing, Outcome, RawRecord, Record, RecordText, Record
 #[cfg(feature = "resources")]
 pub use resources::Resources;
 #[cfg(feature = "sql")]
-pub use sql::{Sql, SqlQuery};
+pub use sql::{MAX_SQL_LIMIT, Sql, SqlQuery};
 #[cfg(feature = "teams")]
 pub use teams::Teams;
 #[cfg(feature = "users")]

@@ -103,6 +103,7 @@ impl<'c> Sql<'c> {
         SqlQuery {
             sql: self.clone(),
             request: SqlRequest::new(query),
+            paging: Paging::default(),
             error: None,
         }
     }
@@ -113,9 +114,32 @@ impl<'c> Sql<'c> {
 pub struct SqlQuery<'c> {
     sql: Sql<'c>,
     request: SqlRequest,
+    paging: Paging,
     /// The first bind that failed: reported by `send`, before anything is sent.
     error: Option<Error>,
 }
+
+/// The rows of the answer the body asks for: the data engine's `limit` and `offset`, which it
+/// writes after its sub-select of the query.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+struct Paging {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    limit: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    offset: Option<u64>,
+}
+
+/// The body sent: the request and its paging.
+#[derive(Serialize)]
+struct Body<'a> {
+    #[serde(flatten)]
+    request: &'a SqlRequest,
+    #[serde(flatten)]
+    paging: Paging,
+}
+
+/// The most rows the data engine answers of one query given a `limit`.
+pub const MAX_SQL_LIMIT: u64 = 1000;
 
 impl std::fmt::Debug for SqlQuery<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -127,6 +151,8 @@ impl std::fmt::Debug for SqlQuery<'_> {
                 "params",
                 &self.request.params_obj.keys().collect::<Vec<_>>(),
             )
+            .field("limit", &self.paging.limit)
+            .field("offset", &self.paging.offset)
             .field("token", &self.sql.token)
             .field("options", &self.sql.options)
             .finish_non_exhaustive()
@@ -177,6 +203,28 @@ impl SqlQuery<'_> {
         self
     }
 
+    /// Answers at most `rows` rows, `1` to [`MAX_SQL_LIMIT`] (1000). Without it the data
+    /// engine answers **at most 100 rows** of a query (a `LIMIT` inside the query cannot raise
+    /// that: the engine pages the query's answer); `0` asks for every row (the emulator stops
+    /// at 10000). A limit over 1000 makes the query fail before anything is sent: the engine
+    /// would answer 1000 rows.
+    pub fn limit(mut self, rows: u64) -> Self {
+        if rows > MAX_SQL_LIMIT && self.error.is_none() {
+            self.error = Some(Error::invalid(format!(
+                "limit({rows}) is over {MAX_SQL_LIMIT}, the most rows the data engine answers of one query: page with offset, or by key (docs/sql.md, Limits)"
+            )));
+        }
+        self.paging.limit = Some(rows);
+        self
+    }
+
+    /// Skips the first `rows` rows of the query's answer (give the query an `ORDER BY`, so that
+    /// pages follow one order).
+    pub fn offset(mut self, rows: u64) -> Self {
+        self.paging.offset = Some(rows);
+        self
+    }
+
     /// Runs the query: columns and rows as JSON values (see [`SqlResponse::rows`] and
     /// [`SqlResponse::maps`] to read them).
     pub async fn send(mut self) -> Result<SqlResponse> {
@@ -214,7 +262,10 @@ impl SqlQuery<'_> {
             .options(&self.sql.options)
             .resource(&self.sql.resource)
             .auth(CallAuth::data(&self.sql.resource, self.sql.token.as_ref()))
-            .json(&self.request)?
+            .json(&Body {
+                request: &self.request,
+                paging: self.paging,
+            })?
             .idempotent())
     }
 }

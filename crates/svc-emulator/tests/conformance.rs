@@ -622,6 +622,7 @@ conformance!(
     values_are_written_in_the_engines_forms,
     sql_parameters_are_values_never_sql,
     sql_lists_are_written_as_the_engines_driver_writes_them,
+    sql_bodies_are_read_as_the_engine_reads_them,
     write_bodies_are_read_as_the_engines_fields_read_them,
     values_are_read_by_the_field_the_types_text_picks,
     a_delete_does_what_the_orm_does_to_the_rows_that_refer_to_it,
@@ -3008,7 +3009,7 @@ async fn groups_sorted_by_key(t: &Target) {
 async fn sql_answers_columns_and_rows(t: &Target) {
     let body = json!({
         "query": "select name from people where age >= :a order by id",
-        "params_obj": {"a": 30},
+        "v": 2, "params_obj": {"a": 30},
     });
     let answer = success(&t.call(Method::POST, "sql_get_query", Some(body)).await);
     assert_eq!(answer["columns"], json!(["name"]));
@@ -3487,13 +3488,13 @@ async fn values_are_written_in_the_engines_forms(t: &Target) {
 async fn sql_parameters_are_values_never_sql(t: &Target) {
     let body = json!({
         "query": "select count(*) as n from people where name = :name",
-        "params_obj": {"name": "x' or '1'='1"},
+        "v": 2, "params_obj": {"name": "x' or '1'='1"},
     });
     let answer = success(&t.call(Method::POST, "sql_get_query", Some(body)).await);
     assert_eq!(answer["data"], json!([[0]]));
     let body = json!({
         "query": "select name from people where name = :name",
-        "params_obj": {"name": "Eve"},
+        "v": 2, "params_obj": {"name": "Eve"},
     });
     let answer = success(&t.call(Method::POST, "sql_get_query", Some(body)).await);
     assert_eq!(answer["data"], json!([["Eve"]]));
@@ -3502,7 +3503,7 @@ async fn sql_parameters_are_values_never_sql(t: &Target) {
     // fewer than it is given (SQLite: its `400`). Either way a `400` naming `query`.
     let body = json!({
         "query": "select count(*) as n from people where name <> ':name'",
-        "params_obj": {"name": "Eve"},
+        "v": 2, "params_obj": {"name": "Eve"},
     });
     let in_string = t.call(Method::POST, "sql_get_query", Some(body)).await;
     assert_eq!(
@@ -3513,7 +3514,8 @@ async fn sql_parameters_are_values_never_sql(t: &Target) {
     );
     assert!(in_string.json()["query"].is_array(), "{}", in_string.json());
     // A parameter the query does not give is refused, naming it.
-    let body = json!({"query": "select name from people where name = :who", "params_obj": {}});
+    let body =
+        json!({"query": "select name from people where name = :who", "v": 2, "params_obj": {}});
     let refused = t.call(Method::POST, "sql_get_query", Some(body)).await;
     assert_eq!(
         refused.status,
@@ -3528,7 +3530,7 @@ async fn sql_parameters_are_values_never_sql(t: &Target) {
 /// refusal on SQLite (Python's `sqlite3` cannot bind it). No driver writes an object.
 async fn sql_lists_are_written_as_the_engines_driver_writes_them(t: &Target) {
     let sql = |query: &str, params: Value| {
-        let body = json!({"query": query, "params_obj": params});
+        let body = json!({"query": query, "v": 2, "params_obj": params});
         t.call(Method::POST, "sql_get_query", Some(body))
     };
     let refused = |reply: &Reply| {
@@ -3559,6 +3561,58 @@ async fn sql_lists_are_written_as_the_engines_driver_writes_them(t: &Target) {
         ListParameters::Refused => refused(&sql("select :ids as ids", ids).await),
     }
     refused(&sql("select :o as o", json!({"o": {"a": 1}})).await);
+}
+
+/// A read-only query's body, as the engine's serializer reads it (checked against the engine
+/// on each database): from format 2 on, at most 100 rows unless `limit` says otherwise (1000
+/// at most, `0` none), `offset` skipping; without `v`, the first format (`%s` and `params`,
+/// `params_obj` ignored); a forbidden word between spaces refused; a key the emulator does not
+/// run refused, named.
+async fn sql_bodies_are_read_as_the_engine_reads_them(t: &Target) {
+    let rows = |body: Value| async move {
+        let reply = t.call(Method::POST, "sql_get_query", Some(body)).await;
+        success(&reply)["data"].as_array().map_or(0, Vec::len)
+    };
+    let refused = |body: Value, field: &'static str| async move {
+        let reply = t.call(Method::POST, "sql_get_query", Some(body)).await;
+        let text = String::from_utf8_lossy(&reply.body).into_owned();
+        assert_eq!(reply.status, 400, "{text}");
+        assert!(reply.json()[field].is_array(), "{field}: {text}");
+    };
+    let many = "with recursive n(i) as (select 1 union all select i + 1 from n where i < 150) \
+                select i from n";
+    assert_eq!(rows(json!({"query": many, "v": 2})).await, 100);
+    assert_eq!(rows(json!({"query": many})).await, 150);
+    assert_eq!(rows(json!({"query": many, "v": 2, "limit": 0})).await, 150);
+    assert_eq!(
+        rows(json!({"query": many, "v": 2, "limit": 5000})).await,
+        150
+    );
+    assert_eq!(rows(json!({"query": many, "v": 2, "limit": "7"})).await, 7);
+    assert_eq!(rows(json!({"query": many, "v": 2, "limit": -1})).await, 100);
+    let skipped = json!({"query": many, "v": 2, "limit": 1000, "offset": 140});
+    assert_eq!(rows(skipped).await, 10);
+    assert_eq!(rows(json!({"query": many, "offset": 145})).await, 5);
+    // The first format: `%s` in order, `params` split at `,`, each value a string.
+    let first = json!({"query": "select %s as a, %s as b", "params": "x,y"});
+    let reply = t.call(Method::POST, "sql_get_query", Some(first)).await;
+    assert_eq!(success(&reply)["data"], json!([["x", "y"]]));
+    refused(
+        json!({"query": "select :a as a", "params_obj": {"a": 1}}),
+        "params_obj",
+    )
+    .await;
+    refused(
+        json!({"query": "select 'an update here' as a", "v": 2}),
+        "query",
+    )
+    .await;
+    refused(
+        json!({"query": "select 1 as a", "v": 2, "order_by": ["a"]}),
+        "order_by",
+    )
+    .await;
+    refused(json!({"query": "select 1 as a", "v": "two"}), "v").await;
 }
 
 /// A written value is read by the serializer field the engine picks by the text of the

@@ -107,7 +107,15 @@ impl Served {
             .collect()
     }
 
-    async fn sql(&self, body: Value) -> Reply {
+    /// A read-only query; where `body` has values and names no format, in format 2 (`:name`
+    /// and `params_obj`, as the SDK sends it): without `v` the engine reads the first format,
+    /// which ignores `params_obj`.
+    async fn sql(&self, mut body: Value) -> Reply {
+        if let Some(object) = body.as_object_mut()
+            && object.contains_key("params_obj")
+        {
+            object.entry("v").or_insert(json!(2));
+        }
         self.call(Method::POST, "sql_get_query", body).await
     }
 }

@@ -1072,6 +1072,7 @@ async fn aggregates_and_groups_use_postgresqls_functions() {
 }
 
 async fn sql(emu: &Emulator, body: Value) -> Reply {
+    let body = format_two(body);
     send(
         emu,
         Call::new(Method::POST, format!("{BASE}/sql_get_query"))
@@ -1079,6 +1080,17 @@ async fn sql(emu: &Emulator, body: Value) -> Reply {
             .json(&body),
     )
     .await
+}
+
+/// `body` in format 2 (`:name` and `params_obj`, as the SDK sends it) where it has values and
+/// names no format: without `v`, the engine reads the first format, which ignores `params_obj`.
+fn format_two(mut body: Value) -> Value {
+    if let Some(body) = body.as_object_mut()
+        && body.contains_key("params_obj")
+    {
+        body.entry("v").or_insert(json!(2));
+    }
+    body
 }
 
 /// What a query leaves in its session is gone when the next one starts: an advisory lock taken

@@ -80,6 +80,7 @@ pub mod relation;
 pub mod request;
 pub mod sql_answer;
 pub mod sql_params;
+pub mod sql_request;
 pub mod table;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

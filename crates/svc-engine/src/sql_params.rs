@@ -139,7 +139,11 @@ fn value_of<'p>(params: &'p Map<String, Json>, name: &str) -> Result<&'p Json, E
     params.get(name).ok_or_else(|| {
         EngineError::field(
             "params_obj",
-            format!("No value for the parameter :{name}: add it to params_obj."),
+            format!(
+                "No value for the parameter :{name}: add it to params_obj, with \"v\": 2 (without \
+                 v the data engine reads the first format, whose values are params, and ignores \
+                 params_obj)."
+            ),
         )
     })
 }

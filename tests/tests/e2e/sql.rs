@@ -271,7 +271,7 @@ async fn harmless_statements_that_look_dangerous_run() {
             json!([[1, "insert"], [2, "drop"]]),
         ),
         (
-            "select 1 as one /* ; delete from orders */",
+            "select 1 as one /* ; drop table orders */",
             vec!["one"],
             json!([[1]]),
         ),
@@ -472,14 +472,27 @@ async fn parameters_round_trip_and_rows_decode() {
         .unwrap();
     assert_eq!(rows, vec![(None, 1, 0.5)]);
 
-    // At most 10000 rows.
-    let ids: Vec<i64> = c
-        .sql("shop")
-        .query("select id from orders")
-        .rows()
-        .await
-        .unwrap();
-    assert_eq!(ids.len(), 10_000);
+    // At most 100 rows: the engine's page of a query in format 2 without a `limit`; a limit
+    // up to 1000 and an offset page it; `limit(0)` is every row, the emulator's 10000 at most.
+    let ids = |limit: Option<u64>, offset: Option<u64>| {
+        let mut query = c.sql("shop").query("select id from orders order by id");
+        if let Some(limit) = limit {
+            query = query.limit(limit);
+        }
+        if let Some(offset) = offset {
+            query = query.offset(offset);
+        }
+        query.rows::<i64>()
+    };
+    assert_eq!(ids(None, None).await.unwrap().len(), 100);
+    assert_eq!(ids(Some(1000), None).await.unwrap().len(), 1000);
+    assert_eq!(ids(Some(0), None).await.unwrap().len(), 10_000);
+    let page = ids(Some(3), Some(2)).await.unwrap();
+    let first = ids(Some(5), None).await.unwrap();
+    assert_eq!(page, first[2..5]);
+    let err = ids(Some(1001), None).await.unwrap_err();
+    assert!(matches!(err, Error::InvalidInput(_)), "{err}");
+    assert_eq!(err.sent(), Sent::No, "{err}");
 }
 
 #[tokio::test]
@@ -562,15 +575,17 @@ async fn bad_input() {
         (json!({"query": ""}), "query"),
         (json!({"query": 1}), "query"),
         (json!({"query": null}), "query"),
-        (json!({"query": "select 1", "v": 1}), "v"),
+        (json!({"query": "select 1", "v": "two"}), "v"),
         (
-            json!({"query": "select 1", "params_obj": [1]}),
+            json!({"query": "select 1", "v": 2, "params_obj": [1]}),
             "params_obj",
         ),
         (
-            json!({"query": "select 1", "params_obj": "x"}),
+            json!({"query": "select 1", "v": 2, "params_obj": "x"}),
             "params_obj",
         ),
+        (json!({"query": "select 1", "order_by": ["a"]}), "order_by"),
+        (json!({"query": "select 'an update here'"}), "query"),
     ] {
         let (status, reply) = raw(&emulator, "POST", &url, Some(&token), &body.to_string()).await;
         assert_eq!(status, 400, "{body}: {reply}");

@@ -118,7 +118,7 @@ impl Databases {
         p: Option<&str>,
     ) -> Result<http::Response, String> {
         let body = match p {
-            Some(p) => json!({"query": query, "params_obj": {"p": p}}),
+            Some(p) => json!({"query": query, "v": 2, "params_obj": {"p": p}}),
             None => json!({ "query": query }),
         };
         self.send("POST", &format!("{resource}/sql_get_query"), Some(body))

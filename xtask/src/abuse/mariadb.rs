@@ -72,7 +72,7 @@ impl Maria {
 
     fn sql(&self, query: &str, p: Option<Value>) -> Result<http::Response, String> {
         let body = match p {
-            Some(p) => json!({"query": query, "params_obj": {"p": p}}),
+            Some(p) => json!({"query": query, "v": 2, "params_obj": {"p": p}}),
             None => json!({ "query": query }),
         };
         self.send("POST", "sql_get_query", Some(&body))

@@ -123,6 +123,19 @@ impl Case {
         }
     }
 
+    /// A read-only SQL query of format 2 with its `:name` values (`params`, an object: the
+    /// body's `params_obj`) and the body's other keys (`extra`, an object: `limit`, ...).
+    pub fn sql_with(text: &str, params: Value, extra: Value) -> Case {
+        let mut body = json!({ "query": text, "v": 2, "params_obj": params });
+        if let (Some(body), Value::Object(extra)) = (body.as_object_mut(), extra) {
+            body.extend(extra);
+        }
+        Case {
+            body: Some(body),
+            ..Case::sql(text)
+        }
+    }
+
     /// The HTTP method.
     pub fn method(&self) -> Method {
         match self.op {
@@ -194,8 +207,15 @@ impl Case {
     /// One line for people: `GET books?price__gt=3`, `SQL select ...`.
     pub fn describe(&self) -> String {
         if self.op == Op::Sql {
-            let text = self.body.as_ref().and_then(|b| b["query"].as_str());
-            return format!("SQL {}", text.unwrap_or_default());
+            let body = self.body.as_ref();
+            let text = body.and_then(|b| b["query"].as_str()).unwrap_or_default();
+            // The body's other keys (`v`, `params_obj`, `limit`, ...) after the text.
+            let mut rest = body.and_then(Value::as_object).cloned().unwrap_or_default();
+            rest.remove("query");
+            return match rest.is_empty() {
+                true => format!("SQL {text}"),
+                false => format!("SQL {text} {}", Value::Object(rest)),
+            };
         }
         let key = self
             .key

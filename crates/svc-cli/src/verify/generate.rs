@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 use svc_emulator::{FieldInfo, FilterFamily, ModelInfo};
 
 use crate::url;
@@ -526,6 +526,9 @@ fn sql(rng: &mut Rng, model: &Sampled) -> Case {
         false => &rng.pick(&others).name,
     };
     let numbers = numbers(model);
+    if rng.chance(50) {
+        return sql_with_params(rng, model, field);
+    }
     let text = match rng.below(4) {
         0 => format!("select count(*) as n from {table}"),
         1 if field != key => format!("select {key}, {field} from {table} order by {key} limit 10"),
@@ -539,6 +542,80 @@ fn sql(rng: &mut Rng, model: &Sampled) -> Case {
         },
     };
     Case::sql(&text)
+}
+
+/// A read-only query over one model with values, each written as the reference's database
+/// driver writes it (format 2, `:name` and `params_obj`, as the SDK sends them): a value of
+/// the rows compared with a column; values of each JSON type, whose answer's types are the
+/// driver's; a list (`IN :keys`: a row on MySQL, an array on PostgreSQL, refused on SQLite); a
+/// name inside a string (which the engine's SQLAlchemy replaces there too). Or the body's
+/// paging (at most 100 rows in format 2 unless `limit` says otherwise), or the first format
+/// (`%s` and `params`, a text of values split at `,`).
+fn sql_with_params(rng: &mut Rng, model: &Sampled, field: &str) -> Case {
+    let table = &model.info.name;
+    let key = &model.info.key;
+    let key_values = || -> Vec<Value> {
+        let rows = model.rows.iter().filter_map(|row| row.get(key.as_str()));
+        rows.filter(|v| !v.is_null()).take(3).cloned().collect()
+    };
+    let none = json!({});
+    match rng.below(6) {
+        0 => {
+            let value = model.rows.iter().find_map(|row| {
+                let value = row.get(field)?;
+                (value.is_number() || value.is_string()).then(|| value.clone())
+            });
+            let value = value.unwrap_or(Value::from(1));
+            Case::sql_with(
+                &format!("select {key} from {table} where {field} = :v order by {key} limit 10"),
+                json!({ "v": value }),
+                none,
+            )
+        }
+        1 => Case::sql_with(
+            &format!(
+                "select :t as t, :n as n, :big as big, :f as f, :b as b, :z as z, \
+                 count(*) as rows_counted from {table}"
+            ),
+            json!({"t": "it's", "n": 7, "big": 1_u64 << 40, "f": 1.5, "b": true, "z": null}),
+            none,
+        ),
+        2 => Case::sql_with(
+            &format!("select count(*) as n from {table} where {key} in :keys"),
+            json!({ "keys": key_values() }),
+            none,
+        ),
+        3 => Case::sql_with(
+            &format!("select ':k' as s, count(*) as n from {table} where {key} <> :k"),
+            json!({ "k": key_values().first().cloned().unwrap_or(Value::from(0)) }),
+            none,
+        ),
+        4 => {
+            let paging = match rng.below(3) {
+                0 => json!({}),
+                1 => json!({ "limit": rng.below(12) }),
+                _ => json!({ "limit": 5, "offset": rng.below(8) }),
+            };
+            Case::sql_with(
+                &format!("select {key} from {table} order by {key}"),
+                json!({}),
+                paging,
+            )
+        }
+        _ => {
+            let first = key_values().first().map(|v| match v {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            });
+            Case {
+                body: Some(json!({
+                    "query": format!("select {key} from {table} where {key} <> %s order by {key} limit 10"),
+                    "params": first.unwrap_or_default(),
+                })),
+                ..Case::sql("")
+            }
+        }
+    }
 }
 
 /// A write (`--writes`): an update of one field to the value it holds (the answer is the whole

@@ -4,7 +4,7 @@
 //! otherwise. A create, update or delete is a write. SQL is sent to the reference's SQL route,
 //! which on the data engine runs whatever it is given, so a SQL case is a read only when its
 //! text is one plain `SELECT` that this module can read whole: words, numbers, `'...'`
-//! literals and operators; no comment, no `;`, no quoted name, no word that writes or locks
+//! literals, operators and `:name` parameters (a value the reference binds); no comment, no `;`, no quoted name, no word that writes or locks
 //! (`insert`, `into`, `for`, `set`, ...), and no function but the few that only compute
 //! (`count`, `min`, `lower`, ...): `pg_sleep`, `setval` and `get_lock` act. The generator's own
 //! SQL is of that shape; anything else needs `--writes`.
@@ -154,6 +154,20 @@ fn tokens(sql: &str) -> Result<Vec<Token>, String> {
                 }
                 out.push(Token::Other);
             }
+            // A parameter: the reference binds a value in its place. Not `::` (a cast) nor
+            // `:=` (MySQL's assignment, which writes a session variable).
+            ':' if chars
+                .peek()
+                .is_some_and(|n| n.is_ascii_alphabetic() || *n == '_') =>
+            {
+                while chars
+                    .peek()
+                    .is_some_and(|n| n.is_ascii_alphanumeric() || *n == '_')
+                {
+                    chars.next();
+                }
+                out.push(Token::Other);
+            }
             '(' => out.push(Token::Open),
             '-' if chars.peek() == Some(&'-') => return Err("SQL with a comment".to_owned()),
             '/' if chars.peek() == Some(&'*') => return Err("SQL with a comment".to_owned()),
@@ -180,6 +194,7 @@ mod tests {
             "select title, count(*) as n from books group by title order by count(*) desc, title limit 10",
             "select min(price) as lo, max(price) as hi from books",
             "select id from books where title = 'it''s' and price >= 1.5",
+            "select id from books where id in :ids and title <> ':x'",
         ] {
             assert_eq!(plain_select(sql), Ok(()), "{sql}");
         }
@@ -196,6 +211,8 @@ mod tests {
             ("select setval('s', 1)", "calls setval()"),
             ("select get_lock ('x', 1)", "calls get_lock()"),
             ("select 1 -- x", "comment"),
+            ("select @a := 1", "'@'"),
+            ("select 1 :: text", "':'"),
             ("select /* x */ 1", "comment"),
             ("select \"a\" from b", "'\"'"),
             ("select `a` from b", "'`'"),
