@@ -11,6 +11,7 @@ use crate::admission::Admitted;
 use svc_emulator_core::backend::{Hold, Update};
 use svc_engine::extra_actions::Created;
 use svc_engine::python::json::PyJson;
+use svc_engine::sql_request::SqlRequest;
 use svc_engine::{
     AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Selection, SqlLimits,
 };
@@ -185,14 +186,9 @@ impl Admitted {
     }
 
     /// One read-only query; dropping this future cancels it.
-    pub async fn sql(
-        &self,
-        query: String,
-        params: Map<String, Value>,
-        limits: SqlLimits,
-    ) -> Result<Vec<u8>, HttpError> {
+    pub async fn sql(&self, request: SqlRequest, limits: SqlLimits) -> Result<Vec<u8>, HttpError> {
         Ok(Arc::clone(&**self)
-            .sql(query, params, limits, self.hold())
+            .sql(request, limits, self.hold())
             .await?)
     }
 

@@ -340,7 +340,7 @@ impl Driver for MyResource {
     // MySQL's side of a read-only query (`flow::read_only_sql`): a connection of the SQL pool, a
     // `START TRANSACTION READ ONLY`, the statement killed from another connection.
     /// The time limit is the statement's own (see `Statement::size_checked`).
-    /// A read-only query's statement is stopped at `time` by its own hint (`run_query`); an
+    /// A read-only query's statement is stopped at `time` by its own hint (`run_user`); an
     /// action's statements, on MariaDB, by the session's `max_statement_time`.
     async fn open(&self, time: Duration, access: Access) -> Result<Opened<Conn>, EngineError> {
         let mut conn = self.sql_conn().await?;
@@ -400,8 +400,9 @@ impl Driver for MyResource {
             }
             Reading::Action => (None, conn.prep(text.as_str()).await.map_err(refused)?),
         };
+        // Only a query's size check raises the cap's error (an action's statement runs as it is).
         let failed = |e: mysql_async::Error| {
-            if too_large(&e) {
+            if *reading == Reading::Engine && too_large(&e) {
                 answer_too_large(answer_bytes)
             } else {
                 query_failed(self, e)

@@ -425,7 +425,7 @@ impl Driver for PgResource {
                     .await
             }
             Reading::Action => {
-                self.statement_rows(client, user, &literals, answer_bytes, tz)
+                self.statement_rows(client, user, &literals, answer_bytes, tz, left_running)
                     .await
             }
         }
@@ -504,6 +504,7 @@ impl PgResource {
         literals: &[QueryLiteral],
         answer_bytes: usize,
         tz: Offset,
+        left_running: &AtomicBool,
     ) -> Result<(Vec<String>, AnswerRows), EngineError> {
         // Prepared, not run: its columns say how to read its rows.
         let statement = self.prepare_query(client, &user.text, literals).await?;
@@ -543,9 +544,11 @@ impl PgResource {
         let stream = stream.map_err(|e| query_failed(self, e))?;
         futures_util::pin_mut!(stream);
         while let Some(row) = stream.try_next().await.map_err(|e| query_failed(self, e))? {
-            rows.push(column_types.len(), |buf, i| {
+            let written = rows.push(column_types.len(), |buf, i| {
                 write_cell(buf, &column_types[i], row.get::<_, Option<&str>>(i), tz);
-            })?;
+            });
+            // Left behind at the cap, the statement may still run: the flow closes its session.
+            written.map_err(|too_large| past_the_cap(left_running, too_large))?;
         }
         Ok((names, rows))
     }

@@ -146,8 +146,7 @@ impl Resource {
         cancel: &SqlCancel,
     ) -> Result<Vec<u8>, EngineError> {
         let query = Query {
-            query: query.to_owned(),
-            params: params.clone(),
+            request: svc_engine::sql_request::SqlRequest::new(query, params.clone()),
             limits,
         };
         self.stoppable(&query, cancel)

@@ -16,7 +16,7 @@ use svc_emulator_http::HttpError;
 use svc_emulator_http::extract::{BodyLimit, ResourceAccess, json_bytes, json_object};
 use svc_emulator_http::serve;
 use svc_engine::SqlLimits;
-use svc_engine::sql_request::{SqlRequest, read_sql_request};
+use svc_engine::sql_request::read_sql_request;
 use svc_model::routes;
 
 /// The SQL route, on the data host.
@@ -32,13 +32,13 @@ async fn query(
     body: Body,
 ) -> Result<Response, HttpError> {
     let body = json_object(body, BodyLimit::DATA).await?;
-    let SqlRequest { query, params } = read_sql_request(body)?;
+    let request = read_sql_request(body)?;
     let limits = SqlLimits {
         time: state.limits().sql_time(),
         answer_bytes: state.limits().sql_answer(),
     };
     // When the client goes away, this future is dropped before the query ends, and the
     // backend cancels it: the resource's connection is freed at once.
-    let bytes = db.sql(query, params, limits).await?;
+    let bytes = db.sql(request, limits).await?;
     Ok(json_bytes(StatusCode::OK, bytes))
 }

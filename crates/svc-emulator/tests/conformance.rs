@@ -3613,6 +3613,13 @@ async fn sql_bodies_are_read_as_the_engine_reads_them(t: &Target) {
     )
     .await;
     refused(json!({"query": "select 1 as a", "v": "two"}), "v").await;
+    // The engine's SQLAlchemy names the limit's value `param_1`: a parameter of that name fails.
+    let clash = json!({"query": "select :param_1 as x", "v": 2, "params_obj": {"param_1": 5}});
+    refused(clash, "query").await;
+    let unpaged = json!({"query": "select :param_1 as x", "v": 2, "limit": 0,
+                         "params_obj": {"param_1": 5}});
+    let reply = t.call(Method::POST, "sql_get_query", Some(unpaged)).await;
+    assert_eq!(success(&reply)["data"], json!([[5]]));
 }
 
 /// A written value is read by the serializer field the engine picks by the text of the

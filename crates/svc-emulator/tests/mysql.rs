@@ -717,7 +717,7 @@ async fn sql_is_read_only_because_mysql_says_so() {
         ]])
     );
     for (query, says) in [
-        ("delete from people", "syntax"),
+        ("delete from people", "forbidden query"),
         ("select 1; drop table people", "syntax"),
         ("select * from people for update", ""),
         ("select ?", "Positional"),

@@ -231,6 +231,12 @@ pub fn bind_everywhere<V>(
     Ok((replace(query, replaced), bound))
 }
 
+/// The names of the `:name`s SQLAlchemy's `text()` finds in `query`, wherever they stand
+/// ([`bind_everywhere`] says the rule), in order.
+pub fn engine_names(query: &str) -> Vec<String> {
+    sqlalchemy_marks(query).0.into_iter().map(|m| m.2).collect()
+}
+
 /// Where SQLAlchemy's `text()` finds each `:name` of `query` (the byte range of the `:` and
 /// the name, and the name), and each backslash it drops (`\:`), in byte order
 /// ([`bind_everywhere`] says the rule).

@@ -8,16 +8,19 @@
 //!   `:param_1`, ... in order, and their values are `params`, a text split at each `,` (a list
 //!   is joined with `,` first, its nulls left out), each value a string; `params_obj` is
 //!   ignored.
-//! - **Paging.** `limit` over 1000 is 1000; a negative one is none given; `0` is no limit at
-//!   all. `offset` skips rows. The engine writes them after its sub-select of the query
-//!   (`SELECT * FROM (<query>) AS __jet_q2 LIMIT n OFFSET m`).
+//! - **Paging** ([`SqlPaging`]). `limit` over 1000 is 1000; a negative one is none given; `0`
+//!   is no limit at all. `offset` skips rows. The engine writes them after its sub-select of
+//!   the query, as values its SQLAlchemy names `param_1` and `param_2`: a query's own
+//!   parameter of one of those names then fails (the core checks it, knowing the database).
 //! - **A forbidden word.** A query whose lower-case text, between spaces, holds `insert`,
 //!   `update`, `delete`, `grant` or `show` (or the word after a `(`) is refused, a string's
 //!   words included: `400` naming `query`, as the engine answers.
 //! - The body's other keys the engine reads (`order_by`, `count`, `filters`, `columns`,
 //!   `aggregate`, `group`, `groups`, `timezone`, `schema`, and `queries`, a batch) change its
-//!   answer: the emulator does not run them, and refuses such a body naming the key rather than
-//!   answer it as if the key were not there.
+//!   answer, or make it fail: the emulator does not run them, and refuses such a body naming
+//!   the key rather than answer it as if the key were not there. What changes nothing passes:
+//!   an empty `order_by`, `filters` or `columns`, a false `count`, a `null` `timezone` or
+//!   `schema`.
 
 use serde_json::{Map, Value as Json};
 
@@ -36,6 +39,7 @@ const FORBIDDEN: [&str; 5] = ["insert", "update", "delete", "grant", "show"];
 
 /// The keys of the body the engine reads and the emulator does not run.
 const NOT_RUN: [&str; 10] = [
+    "queries",
     "order_by",
     "count",
     "filters",
@@ -45,50 +49,126 @@ const NOT_RUN: [&str; 10] = [
     "groups",
     "timezone",
     "schema",
-    "queries",
 ];
 
 /// What a read-only query's body asks to run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SqlRequest {
-    /// The query as the engine runs it: its first format's `%s` named, and its paging around
-    /// it.
+    /// The query: its first format's `%s` named.
     pub query: String,
     /// The `:name` values.
     pub params: Map<String, Json>,
+    /// The rows of its answer.
+    pub paging: SqlPaging,
+}
+
+impl SqlRequest {
+    /// `query` with `params`, every row of its answer (no paging).
+    pub fn new(query: impl Into<String>, params: Map<String, Json>) -> Self {
+        SqlRequest {
+            query: query.into(),
+            params,
+            paging: SqlPaging::default(),
+        }
+    }
+}
+
+/// The rows of a query's answer the engine pages out of it: at most `limit` (none: every row)
+/// after the first `offset`. Values past 128 bits saturate (a database refuses them alike).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SqlPaging {
+    /// The most rows.
+    pub limit: Option<i128>,
+    /// The rows skipped.
+    pub offset: Option<i128>,
+}
+
+impl SqlPaging {
+    /// `query` as the engine runs it: inside its sub-select, with its `LIMIT` and `OFFSET`
+    /// where it has either, each on a line of its own as SQLAlchemy writes them (a comment at
+    /// the query's end stops at its line; an offset without a limit takes the greatest limit
+    /// every database reads).
+    pub fn around(&self, query: &str) -> String {
+        if self.limit.is_none() && self.offset.is_none() {
+            return query.to_owned();
+        }
+        let limit = self.limit.unwrap_or(i128::from(i64::MAX));
+        let mut paged = format!("SELECT * \nFROM ({query}) AS __jet_q2\n LIMIT {limit}");
+        if let Some(offset) = self.offset {
+            paged.push_str(&format!(" OFFSET {offset}"));
+        }
+        paged
+    }
+
+    /// The names the engine's SQLAlchemy gives the paging's bound values, which a query's own
+    /// parameter may not take: `param_1` for the first written, `param_2` for the second; on
+    /// a database whose dialect writes both whenever it pages (`both_always`: SQLite's
+    /// `LIMIT ? OFFSET ?`), both.
+    pub fn engine_binds(&self, both_always: bool) -> &'static [&'static str] {
+        let written = usize::from(self.limit.is_some()) + usize::from(self.offset.is_some());
+        match (written, both_always) {
+            (0, _) => &[],
+            (_, true) | (2, false) => &["param_1", "param_2"],
+            (_, false) => &["param_1"],
+        }
+    }
 }
 
 /// Reads `body` (a JSON object) as the engine's serializer does; `Err` is the engine's `400`
 /// (or the emulator's refusal of what it does not run, or of what the engine fails on).
 pub fn read_sql_request(mut body: Map<String, Json>) -> Result<SqlRequest, EngineError> {
+    // A text field: a number's or a list's text is the query, as the engine reads it.
     let query = match body.remove("query") {
-        Some(Json::String(q)) if !q.trim().is_empty() => q,
-        Some(Json::String(_)) => {
-            return Err(EngineError::field("query", "This field may not be blank."));
+        None => return Err(EngineError::field("query", "This field is required.")),
+        Some(Json::Null) => {
+            return Err(EngineError::stricter(
+                "query",
+                "The query is null, which the data engine fails on (500): give its text.",
+            ));
         }
-        None | Some(Json::Null) => {
-            return Err(EngineError::field("query", "This field is required."));
+        Some(Json::String(q)) => q,
+        Some(value) => {
+            field_text(&value).ok_or_else(|| EngineError::field("query", "Not a valid string."))?
         }
-        Some(_) => return Err(EngineError::field("query", "Not a valid string.")),
     };
-    if let Some(key) = NOT_RUN.iter().find(|k| changes_answer(k, body.get(**k))) {
-        return Err(EngineError::field(
-            *key,
-            format!(
-                "The emulator does not run a query with {key:?} (the data engine would change \
-                 its answer by it): leave it out, or write it in the query's SQL."
-            ),
-        ));
+    if query.trim().is_empty() {
+        return Err(EngineError::field("query", "This field may not be blank."));
+    }
+    for key in NOT_RUN {
+        let Some(value) = body.get(key) else { continue };
+        if let Some(fails) = not_run(key, value) {
+            let what = format!(
+                "The emulator does not run a query with {key:?}: leave it out, or write it in \
+                 the query's SQL"
+            );
+            return Err(match fails {
+                true => EngineError::stricter(
+                    key,
+                    format!("{what} (as given, the data engine fails on it, 500)."),
+                ),
+                false => EngineError::field(
+                    key,
+                    format!("{what} (the data engine would change its answer by it)."),
+                ),
+            });
+        }
     }
     let v = integer_field(&body, "v", true)?.unwrap_or(1);
     let limit = integer_field(&body, "limit", true)?;
     let offset = integer_field(&body, "offset", false)?;
     refuse_forbidden(&query)?;
     let (query, params) = if v >= 2 {
+        // A JSON field: a text holding JSON is read as that JSON.
         let params = match body.remove("params_obj") {
-            None | Some(Json::Null) => Map::new(),
-            Some(Json::Object(params)) => params,
-            Some(_) => {
+            Some(Json::String(text)) => serde_json::from_str(&text).unwrap_or(Json::String(text)),
+            Some(other) => other,
+            None => Json::Null,
+        };
+        let params = match params {
+            Json::Null => Map::new(),
+            Json::Array(items) if items.is_empty() => Map::new(),
+            Json::Object(params) => params,
+            _ => {
                 return Err(EngineError::field(
                     "params_obj",
                     "Expected an object of parameter values by name.",
@@ -111,23 +191,48 @@ pub fn read_sql_request(mut body: Map<String, Json>) -> Result<SqlRequest, Engin
         (None, true) => Some(i128::from(DEFAULT_LIMIT)),
     };
     Ok(SqlRequest {
-        query: paged(&query, limit, offset),
+        query,
         params,
+        paging: SqlPaging { limit, offset },
     })
 }
 
-/// Whether `key`'s `value` would change the engine's answer (an empty list, `false` or `null`
-/// does not).
-fn changes_answer(key: &str, value: Option<&Json>) -> bool {
-    match value {
-        None | Some(Json::Null) => false,
-        Some(Json::Bool(b)) => *b,
-        Some(Json::Array(items)) => !items.is_empty(),
-        Some(Json::String(s)) if key == "count" => {
-            !matches!(s.trim().to_lowercase().as_str(), "" | "false" | "0")
+/// Whether the engine answers a body with `key`'s `value` otherwise than without the key:
+/// `None` when it does not (an empty list of order terms, filters or columns, a false `count`,
+/// a `null` `timezone` or `schema`), else whether the engine then fails (`Some(true)`: a
+/// `null` or `false` where it iterates a list, a `null` or `false` batch) or answers
+/// otherwise (`Some(false)`).
+fn not_run(key: &str, value: &Json) -> Option<bool> {
+    match (key, value) {
+        ("count", value) => python_truth(value).then_some(false),
+        ("order_by" | "filters" | "columns", Json::Array(items)) if items.is_empty() => None,
+        ("order_by" | "filters" | "columns" | "queries", Json::Null | Json::Bool(false)) => {
+            Some(true)
         }
-        Some(Json::Number(n)) if key == "count" => n.as_f64() != Some(0.0),
-        Some(_) => true,
+        ("timezone" | "schema", Json::Null) => None,
+        _ => Some(false),
+    }
+}
+
+/// Whether the engine's boolean field reads `value` as true: its words (`t`, `yes`, `on`, `1`,
+/// ... and their false ones, case as listed), else Python's truth of the value (a list's items
+/// joined with `,` first).
+fn python_truth(value: &Json) -> bool {
+    const TRUE: [&str; 13] = [
+        "t", "T", "y", "Y", "yes", "YES", "true", "True", "TRUE", "on", "On", "ON", "1",
+    ];
+    const FALSE: [&str; 13] = [
+        "f", "F", "n", "N", "no", "NO", "false", "False", "FALSE", "off", "Off", "OFF", "0",
+    ];
+    match value {
+        Json::Null => false,
+        Json::Bool(b) => *b,
+        Json::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
+        Json::String(s) if TRUE.contains(&s.as_str()) => true,
+        Json::String(s) if FALSE.contains(&s.as_str()) => false,
+        Json::String(s) => !s.is_empty(),
+        Json::Array(_) => field_text(value).is_some_and(|t| python_truth(&Json::String(t))),
+        Json::Object(o) => !o.is_empty(),
     }
 }
 
@@ -155,12 +260,18 @@ fn integer_field(
         Some(Json::Bool(b)) => return Ok(Some(i128::from(*b))),
         Some(value) => field_text(value),
     };
-    let number = text.as_deref().and_then(py_int);
-    let number = number.map(|n| n.parse::<i128>());
-    match number {
-        Some(Ok(n)) => Ok(Some(n)),
-        _ => Err(EngineError::field(key, "not a valid integer")),
-    }
+    // Python's integers have no bound: past 128 bits the value saturates, which every use
+    // here reads alike (a limit over 1000, an offset no database takes).
+    let number = text.as_deref().and_then(py_int).map(|n| {
+        n.parse::<i128>().unwrap_or(if n.starts_with('-') {
+            i128::MIN
+        } else {
+            i128::MAX
+        })
+    });
+    number
+        .map(Some)
+        .ok_or_else(|| EngineError::field(key, "not a valid integer"))
 }
 
 /// The engine's refusal of a query that holds a forbidden word between spaces.
@@ -240,25 +351,19 @@ fn python_text(value: &Json) -> Option<String> {
         Json::String(s) => Some(s.clone()),
         Json::Bool(true) => Some("True".to_owned()),
         Json::Bool(false) => Some("False".to_owned()),
-        Json::Number(n) if n.is_f64() => n.as_f64().map(py_float_repr),
+        // An integer past 64 bits reaches here as a float (Python's JSON reads it exactly):
+        // written as the integer it was.
+        Json::Number(n) if n.is_f64() => {
+            n.as_f64()
+                .map(|f| match f.fract() == 0.0 && f.abs() >= 1e19 {
+                    true => format!("{f:.0}"),
+                    false => py_float_repr(f),
+                })
+        }
         Json::Number(n) => Some(n.to_string()),
         Json::Null => Some("None".to_owned()),
         Json::Array(_) | Json::Object(_) => None,
     }
-}
-
-/// `query` inside the engine's sub-select with its `LIMIT` and `OFFSET`, where it has either
-/// (an offset without a limit takes the greatest limit every database reads).
-fn paged(query: &str, limit: Option<i128>, offset: Option<i128>) -> String {
-    if limit.is_none() && offset.is_none() {
-        return query.to_owned();
-    }
-    let limit = limit.unwrap_or(i128::from(i64::MAX));
-    let mut paged = format!("SELECT * FROM ({query}) AS __jet_q2 LIMIT {limit}");
-    if let Some(offset) = offset {
-        paged.push_str(&format!(" OFFSET {offset}"));
-    }
-    paged
 }
 
 #[cfg(test)]
@@ -278,28 +383,54 @@ mod tests {
         }
     }
 
+    fn paging(limit: Option<i128>, offset: Option<i128>) -> SqlPaging {
+        SqlPaging { limit, offset }
+    }
+
     #[test]
     fn format_two_reads_params_obj_and_pages_by_100_unless_told() {
         let r = read(json!({"query": "select :a", "v": 2, "params_obj": {"a": 1}})).unwrap();
-        assert_eq!(r.query, "SELECT * FROM (select :a) AS __jet_q2 LIMIT 100");
+        assert_eq!(r.query, "select :a");
+        assert_eq!(r.paging, paging(Some(100), None));
         assert_eq!(r.params, *json!({"a": 1}).as_object().unwrap());
         for (limit, want) in [
-            (json!(5), " LIMIT 5"),
-            (json!("7"), " LIMIT 7"),
-            (json!(5000), " LIMIT 1000"),
-            (json!(-3), " LIMIT 100"),
+            (json!(5), 5),
+            (json!("7"), 7),
+            (json!(5000), 1000),
+            (json!(-3), 100),
+            (json!(100_000_000_000_000_000_000.0), 1000),
+            (json!(format!("1{}", "0".repeat(43))), 1000),
         ] {
             let r = read(json!({"query": "q", "v": "2", "limit": limit})).unwrap();
-            assert!(r.query.ends_with(want), "{limit}: {}", r.query);
+            assert_eq!(r.paging.limit, Some(want), "{limit}");
         }
         let unlimited = read(json!({"query": "q", "v": 3, "limit": 0})).unwrap();
-        assert_eq!(unlimited.query, "q");
+        assert_eq!(unlimited.paging, SqlPaging::default());
         let skipped = read(json!({"query": "q", "v": 2, "offset": 4})).unwrap();
-        assert!(
-            skipped.query.ends_with(" LIMIT 100 OFFSET 4"),
-            "{}",
-            skipped.query
+        assert_eq!(skipped.paging, paging(Some(100), Some(4)));
+    }
+
+    #[test]
+    fn paging_is_written_after_the_engines_sub_select_on_lines_of_its_own() {
+        assert_eq!(SqlPaging::default().around("q"), "q");
+        assert_eq!(
+            paging(Some(5), Some(2)).around("select 1 -- c"),
+            "SELECT * \nFROM (select 1 -- c) AS __jet_q2\n LIMIT 5 OFFSET 2"
         );
+        let offset_only = paging(None, Some(3)).around("q");
+        assert!(offset_only.ends_with(&format!(" LIMIT {} OFFSET 3", i64::MAX)));
+        // SQLAlchemy's names for the paging's values: SQLite writes both whenever it pages.
+        assert_eq!(paging(Some(1), None).engine_binds(false), ["param_1"]);
+        assert_eq!(paging(None, Some(1)).engine_binds(false), ["param_1"]);
+        assert_eq!(
+            paging(Some(1), Some(1)).engine_binds(false),
+            ["param_1", "param_2"]
+        );
+        assert_eq!(
+            paging(Some(1), None).engine_binds(true),
+            ["param_1", "param_2"]
+        );
+        assert!(SqlPaging::default().engine_binds(true).is_empty());
     }
 
     #[test]
@@ -311,6 +442,7 @@ mod tests {
             r.params,
             *json!({"param_0": "a", "param_1": "b"}).as_object().unwrap()
         );
+        assert_eq!(r.paging, SqlPaging::default());
         let listed = read(json!({"query": "q", "v": 1, "params": [1, null, true, 1.5]})).unwrap();
         let want = json!({"param_0": "1", "param_1": "True", "param_2": "1.5"});
         assert_eq!(listed.params, *want.as_object().unwrap());
@@ -319,10 +451,7 @@ mod tests {
         assert!(none.params.is_empty());
         assert_eq!(none.query, "select :a");
         let paged = read(json!({"query": "q", "offset": 2})).unwrap();
-        assert_eq!(
-            paged.query,
-            format!("SELECT * FROM (q) AS __jet_q2 LIMIT {} OFFSET 2", i64::MAX)
-        );
+        assert_eq!(paged.paging, paging(None, Some(2)));
     }
 
     #[test]
@@ -347,45 +476,59 @@ mod tests {
 
     #[test]
     fn keys_the_emulator_does_not_run_are_named_and_others_read_as_the_engine_does() {
-        for key in ["order_by", "filters", "aggregate", "timezone", "queries"] {
-            let body = json!({"query": "q", key: ["x"]});
-            assert_eq!(field_of(&read(body).unwrap_err()), key);
-        }
-        assert_eq!(
-            field_of(&read(json!({"query": "q", "count": true})).unwrap_err()),
-            "count"
-        );
-        for quiet in [
-            json!({"count": false}),
-            json!({"order_by": []}),
-            json!({"count": "0"}),
+        for (key, value) in [
+            ("order_by", json!(["x"])),
+            ("order_by", json!(null)),
+            ("filters", json!(false)),
+            ("aggregate", json!(null)),
+            ("group", json!([])),
+            ("timezone", json!("+02:00")),
+            ("schema", json!("other")),
+            ("queries", json!([])),
+            ("count", json!(true)),
+            ("count", json!(" 0")),
+            ("count", json!("fAlse")),
+            ("count", json!(2)),
         ] {
-            let mut body = quiet.as_object().cloned().unwrap();
-            body.insert("query".into(), json!("q"));
-            assert!(read_sql_request(body).is_ok(), "{quiet}");
+            let body = json!({"query": "q", key: value});
+            assert_eq!(field_of(&read(body).unwrap_err()), key, "{key}: {value}");
         }
-        assert_eq!(
-            field_of(&read(json!({"query": "q", "v": "two"})).unwrap_err()),
-            "v"
-        );
-        assert_eq!(
-            field_of(&read(json!({"query": "q", "v": null})).unwrap_err()),
-            "v"
-        );
-        assert_eq!(
-            field_of(&read(json!({"query": "q", "limit": 1.5})).unwrap_err()),
-            "limit"
-        );
-        assert_eq!(
-            field_of(&read(json!({"query": "q", "limit": null})).unwrap_err()),
-            "limit"
-        );
+        for (key, value) in [
+            ("count", json!(false)),
+            ("count", json!("no")),
+            ("count", json!("OFF")),
+            ("count", json!(["0"])),
+            ("count", json!(0.0)),
+            ("count", json!(null)),
+            ("order_by", json!([])),
+            ("filters", json!([])),
+            ("timezone", json!(null)),
+            ("schema", json!(null)),
+        ] {
+            let body = json!({"query": "q", key: value});
+            assert!(read(body).is_ok(), "{key}: {value}");
+        }
+        for (body, field) in [
+            (json!({"query": "q", "v": "two"}), "v"),
+            (json!({"query": "q", "v": null}), "v"),
+            (json!({"query": "q", "limit": 1.5}), "limit"),
+            (json!({"query": "q", "limit": null}), "limit"),
+            (json!({"query": " "}), "query"),
+            (json!({"query": "q", "params": {}}), "params"),
+            (json!({"query": null}), "query"),
+            (
+                json!({"query": "q", "v": 2, "params_obj": "[1]"}),
+                "params_obj",
+            ),
+        ] {
+            assert_eq!(field_of(&read(body.clone()).unwrap_err()), field, "{body}");
+        }
+        let joined = read(json!({"query": ["select a", "1 from t"], "v": 2})).unwrap();
+        assert_eq!(joined.query, "select a,1 from t");
+        let text = read(json!({"query": "q", "v": 2, "params_obj": "{\"a\": 1}"})).unwrap();
+        assert_eq!(text.params, *json!({"a": 1}).as_object().unwrap());
+        assert!(read(json!({"query": "q", "v": 2, "params_obj": []})).is_ok());
         let listed = read(json!({"query": "q", "v": ["2"], "offset": null})).unwrap();
-        assert_eq!(listed.query, "SELECT * FROM (q) AS __jet_q2 LIMIT 100");
-        assert_eq!(field_of(&read(json!({"query": " "})).unwrap_err()), "query");
-        assert_eq!(
-            field_of(&read(json!({"query": "q", "params": {}})).unwrap_err()),
-            "params"
-        );
+        assert_eq!(listed.paging, paging(Some(100), None));
     }
 }

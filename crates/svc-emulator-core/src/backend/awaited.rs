@@ -84,17 +84,15 @@ macro_rules! awaited_backend {
                 $crate::flow::aggregate::group(self, model, req, selection).await
             }
 
-            /// Runs one read-only query with `params` (`:name` values) within `time` and
+            /// Runs one read-only query (its `:name` values, its paging) within `time` and
             /// `answer_bytes`; the answer is `{"columns", "data", "row_count"}` as JSON bytes.
             pub async fn sql(
                 &self,
-                query: &str,
-                params: &serde_json::Map<String, serde_json::Value>,
+                request: &::svc_engine::sql_request::SqlRequest,
                 time: std::time::Duration,
                 answer_bytes: usize,
             ) -> Result<Vec<u8>, ::svc_engine::EngineError> {
-                $crate::flow::read_only_sql::read_only(self, query, params, time, answer_bytes)
-                    .await
+                $crate::flow::read_only_sql::read_only(self, request, time, answer_bytes).await
             }
         }
 

@@ -34,6 +34,7 @@ use serde_json::{Map, Value};
 
 use svc_engine::extra_actions::Created;
 use svc_engine::python::json::PyJson;
+use svc_engine::sql_request::SqlRequest;
 use svc_engine::{
     AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Selection, SqlLimits,
 };
@@ -241,15 +242,9 @@ pub trait Backend: Any + Send + Sync + Debug {
     /// exported when given. The number of records written.
     fn import(self: Arc<Self>, import: Import, hold: Hold) -> Work<usize>;
 
-    /// One read-only query with named parameters: `{"columns", "data", "row_count"}` as JSON.
-    /// Dropping the future cancels the query.
-    fn sql(
-        self: Arc<Self>,
-        query: String,
-        params: Map<String, Value>,
-        limits: SqlLimits,
-        hold: Hold,
-    ) -> Work<Vec<u8>>;
+    /// One read-only query with named parameters, paged as its request says:
+    /// `{"columns", "data", "row_count"}` as JSON. Dropping the future cancels the query.
+    fn sql(self: Arc<Self>, request: SqlRequest, limits: SqlLimits, hold: Hold) -> Work<Vec<u8>>;
 
     /// The names of the `:name` inputs of an action's statements (docs/contract.md 5.6), read
     /// as this database reads its SQL text: a name inside a string, a quoted name or a comment

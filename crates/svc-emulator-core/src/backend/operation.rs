@@ -12,6 +12,7 @@ use crate::flow::database::Database;
 use svc_engine::extra_actions::Created;
 use svc_engine::python::json::PyJson;
 use svc_engine::relation::Use;
+use svc_engine::sql_request::SqlRequest;
 use svc_engine::{
     AggregateRequest, EngineError, GroupRequest, ListSpec, Listing, Selection, SqlLimits,
 };
@@ -313,10 +314,8 @@ impl Operation for Reorder {
 /// JSON bytes.
 #[derive(Debug)]
 pub struct Query {
-    /// The statement.
-    pub query: String,
-    /// Its values, by name.
-    pub params: Map<String, Value>,
+    /// The statement, its values by name and its paging.
+    pub request: SqlRequest,
     /// Its time limit and answer cap.
     pub limits: SqlLimits,
 }
@@ -327,7 +326,7 @@ impl Operation for Query {
 
     async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<Vec<u8>, EngineError> {
         let SqlLimits { time, answer_bytes } = self.limits;
-        flow::read_only_sql::read_only(db, &self.query, &self.params, time, answer_bytes).await
+        flow::read_only_sql::read_only(db, &self.request, time, answer_bytes).await
     }
 
     fn limits(&self) -> Option<SqlLimits> {

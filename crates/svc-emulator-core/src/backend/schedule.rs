@@ -22,6 +22,7 @@ use svc_engine::extra_actions::Created;
 use svc_engine::python::json::PyJson;
 use svc_engine::records::Models;
 use svc_engine::sql_params;
+use svc_engine::sql_request::SqlRequest;
 use svc_engine::table::{Table, describe};
 use svc_engine::types::ModelInfo;
 use svc_engine::{
@@ -270,19 +271,8 @@ impl<S: Schedule> Backend for S {
         })
     }
 
-    fn sql(
-        self: Arc<Self>,
-        query: String,
-        params: Map<String, Value>,
-        limits: SqlLimits,
-        hold: Hold,
-    ) -> Work<Vec<u8>> {
-        let op = Query {
-            query,
-            params,
-            limits,
-        };
-        self.run(op, hold)
+    fn sql(self: Arc<Self>, request: SqlRequest, limits: SqlLimits, hold: Hold) -> Work<Vec<u8>> {
+        self.run(Query { request, limits }, hold)
     }
 
     fn inputs(&self, statements: &[String]) -> Result<BTreeSet<String>, EngineError> {

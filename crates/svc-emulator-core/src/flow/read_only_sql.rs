@@ -12,12 +12,11 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use serde_json::{Map, Value as Json};
-
-use crate::dialect::user_statement::bind_user_statement;
+use crate::dialect::user_statement::{EngineDriver, bind_user_statement};
 use crate::flow::driver::Driver;
 use svc_engine::sql_answer::{AnswerRows, stopped_after};
-use svc_engine::sql_params::Reading;
+use svc_engine::sql_params::{self, Reading};
+use svc_engine::sql_request::SqlRequest;
 use svc_engine::{EngineError, SqlLimits};
 
 /// A statement's cancel, sent when awaited ([`Opened::cancel`]).
@@ -73,16 +72,38 @@ impl<D: Driver> Drop for Running<D> {
     }
 }
 
-/// Runs one read-only query with `params` (`:name` values) within `time` and `answer_bytes`;
-/// the answer is `{"columns", "data", "row_count"}` as JSON bytes.
+/// Runs one read-only query (`:name` values, paging: `request`) within `time` and
+/// `answer_bytes`; the answer is `{"columns", "data", "row_count"}` as JSON bytes.
 pub async fn read_only<D: Driver>(
     db: &D,
-    query: &str,
-    params: &Map<String, Json>,
+    request: &SqlRequest,
     time: Duration,
     answer_bytes: usize,
 ) -> Result<Vec<u8>, EngineError> {
-    let statement = bind_user_statement::<D>(query, params, Reading::Engine)?;
+    let SqlRequest {
+        query,
+        params,
+        paging,
+    } = request;
+    // The engine's SQLAlchemy names the paging's values itself: a parameter of the query that
+    // takes one of those names fails there.
+    let sqlite = D::ENGINE_DRIVER == EngineDriver::Sqlite3;
+    let names = sql_params::engine_names(query);
+    if let Some(taken) = paging
+        .engine_binds(sqlite)
+        .iter()
+        .find(|n| names.iter().any(|name| name == *n))
+    {
+        return Err(EngineError::field(
+            "query",
+            format!(
+                "The parameter :{taken} has the name the data engine gives the value of the \
+                 answer's limit or offset: it fails (\"conflicts with unique bind parameter\"). \
+                 Rename it."
+            ),
+        ));
+    }
+    let statement = bind_user_statement::<D>(&paging.around(query), params, Reading::Engine)?;
     let Opened { conn, tz, cancel } = db.open(time, Access::ReadOnly).await?;
     let mut guard = Running::<D> {
         cancel: Some(cancel),
@@ -289,7 +310,13 @@ mod tests {
         assert_eq!(*log.lock().unwrap(), ["close"]);
         // A query that ended: its session is cleaned for the next one, never given up.
         let db = Logged::default();
-        let answer = read_only(&db, "select 1", &Map::new(), Duration::from_secs(5), 0).await;
+        let answer = read_only(
+            &db,
+            &SqlRequest::new("select 1", Default::default()),
+            Duration::from_secs(5),
+            0,
+        )
+        .await;
         assert!(answer.is_ok(), "{answer:?}");
         assert_eq!(*db.0.lock().unwrap(), ["clean"]);
     }
@@ -297,7 +324,13 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_statement_past_its_deadline_is_cancelled_and_its_session_closed() {
         let db = Logged(Log::default(), true);
-        let answer = read_only(&db, "select 1", &Map::new(), Duration::from_secs(5), 0).await;
+        let answer = read_only(
+            &db,
+            &SqlRequest::new("select 1", Default::default()),
+            Duration::from_secs(5),
+            0,
+        )
+        .await;
         let Err(e) = answer else {
             panic!("a statement that never ends answered {answer:?}");
         };

@@ -17,6 +17,7 @@ use svc_emulator_core::backend::{Backend, Saved, Update};
 use svc_emulator_state::catalog::Databases;
 use svc_emulator_state::config::projects::ResourceConfig;
 use svc_engine::python::json::PyJson;
+use svc_engine::sql_request::SqlRequest;
 use svc_engine::{EngineError, Selection, SqlLimits};
 
 /// The tables every database starts with (each in its own DDL): keys the database numbers,
@@ -72,7 +73,7 @@ fn ok<T>(result: Result<T, EngineError>) -> T {
 /// The rows of a query, as the backend's read-only SQL answers them.
 async fn query(b: &Arc<dyn Backend>, sql: &str, params: Map<String, Value>) -> Vec<Value> {
     let bytes = ok(Arc::clone(b)
-        .sql(sql.to_owned(), params, SqlLimits::default(), hold())
+        .sql(SqlRequest::new(sql, params), SqlLimits::default(), hold())
         .await);
     let answer: Value = serde_json::from_slice(&bytes).unwrap();
     answer["data"].as_array().unwrap().clone()
