@@ -3608,11 +3608,25 @@ async fn sql_bodies_are_read_as_the_engine_reads_them(t: &Target) {
     )
     .await;
     refused(
-        json!({"query": "select 1 as a", "v": 2, "order_by": ["a"]}),
-        "order_by",
+        json!({"query": "select 1 as a", "v": 2, "count": true}),
+        "count",
     )
     .await;
     refused(json!({"query": "select 1 as a", "v": "two"}), "v").await;
+    // `order_by`: the answer's columns, `-` for a descending order, after the query's own.
+    let data = |body: Value| async move {
+        let reply = t.call(Method::POST, "sql_get_query", Some(body)).await;
+        success(&reply)["data"].clone()
+    };
+    let ordered = json!({"query": "select name, age from people", "v": 2,
+                         "order_by": ["-age", "name"]});
+    let by_sql = json!({"query": "select name, age from people order by age desc, name", "v": 2});
+    assert_eq!(data(ordered).await, data(by_sql).await);
+    refused(
+        json!({"query": "select 1 as a", "order_by": null}),
+        "order_by",
+    )
+    .await;
     // The engine's SQLAlchemy names the limit's value `param_1`: a parameter of that name fails.
     let clash = json!({"query": "select :param_1 as x", "v": 2, "params_obj": {"param_1": 5}});
     refused(clash, "query").await;

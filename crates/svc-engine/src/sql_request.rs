@@ -15,12 +15,15 @@
 //! - **A forbidden word.** A query whose lower-case text, between spaces, holds `insert`,
 //!   `update`, `delete`, `grant` or `show` (or the word after a `(`) is refused, a string's
 //!   words included: `400` naming `query`, as the engine answers.
-//! - The body's other keys the engine reads (`order_by`, `count`, `filters`, `columns`,
-//!   `aggregate`, `group`, `groups`, `timezone`, `schema`, and `queries`, a batch) change its
-//!   answer, or make it fail: the emulator does not run them, and refuses such a body naming
-//!   the key rather than answer it as if the key were not there. What changes nothing passes:
-//!   an empty `order_by`, `filters` or `columns`, a false `count`, a `null` `timezone` or
-//!   `schema`.
+//! - **Order** (`order_by`, a list of the answer's column names, `-` before one for a
+//!   descending order): the engine orders its sub-select by each, named as its SQLAlchemy
+//!   writes a column (quoted where the database's dialect must); a text is read as the list of
+//!   its characters, as the engine's list field iterates it.
+//! - The body's other keys the engine reads (`count`, `filters`, `columns`, `aggregate`,
+//!   `group`, `groups`, `timezone`, `schema`, and `queries`, a batch) change its answer, or
+//!   make it fail: the emulator does not run them, and refuses such a body naming the key
+//!   rather than answer it as if the key were not there. What changes nothing passes: an
+//!   empty `filters` or `columns`, a false `count`, a `null` `timezone` or `schema`.
 
 use serde_json::{Map, Value as Json};
 
@@ -38,9 +41,8 @@ pub const DEFAULT_LIMIT: u64 = 100;
 const FORBIDDEN: [&str; 5] = ["insert", "update", "delete", "grant", "show"];
 
 /// The keys of the body the engine reads and the emulator does not run.
-const NOT_RUN: [&str; 10] = [
+const NOT_RUN: [&str; 9] = [
     "queries",
-    "order_by",
     "count",
     "filters",
     "columns",
@@ -60,16 +62,51 @@ pub struct SqlRequest {
     pub params: Map<String, Json>,
     /// The rows of its answer.
     pub paging: SqlPaging,
+    /// The answer's order: column names, each descending where `true`.
+    pub order_by: Vec<(String, bool)>,
 }
 
 impl SqlRequest {
-    /// `query` with `params`, every row of its answer (no paging).
+    /// `query` with `params`, every row of its answer (no paging), in its own order.
     pub fn new(query: impl Into<String>, params: Map<String, Json>) -> Self {
         SqlRequest {
             query: query.into(),
             params,
             paging: SqlPaging::default(),
+            order_by: Vec::new(),
         }
+    }
+
+    /// The query as the engine runs it: where it orders or pages the answer, inside its
+    /// sub-select, with its `ORDER BY` (each column named as `ident` writes a name: the
+    /// database's SQLAlchemy dialect's quoting) then its `LIMIT` and `OFFSET`, each on a line
+    /// of its own as SQLAlchemy writes them (a comment at the query's end stops at its line;
+    /// an offset without a limit takes the greatest limit every database reads).
+    pub fn statement(&self, ident: impl Fn(&str) -> String) -> String {
+        let SqlPaging { limit, offset } = self.paging;
+        if limit.is_none() && offset.is_none() && self.order_by.is_empty() {
+            return self.query.clone();
+        }
+        let mut sql = format!("SELECT * \nFROM ({}) AS __jet_q2", self.query);
+        if !self.order_by.is_empty() {
+            let terms: Vec<String> = self
+                .order_by
+                .iter()
+                .map(|(name, desc)| match desc {
+                    true => format!("{} DESC", ident(name)),
+                    false => ident(name),
+                })
+                .collect();
+            sql.push_str(&format!(" ORDER BY {}", terms.join(", ")));
+        }
+        if limit.is_some() || offset.is_some() {
+            let limit = limit.unwrap_or(i128::from(i64::MAX));
+            sql.push_str(&format!("\n LIMIT {limit}"));
+        }
+        if let Some(offset) = offset {
+            sql.push_str(&format!(" OFFSET {offset}"));
+        }
+        sql
     }
 }
 
@@ -84,22 +121,6 @@ pub struct SqlPaging {
 }
 
 impl SqlPaging {
-    /// `query` as the engine runs it: inside its sub-select, with its `LIMIT` and `OFFSET`
-    /// where it has either, each on a line of its own as SQLAlchemy writes them (a comment at
-    /// the query's end stops at its line; an offset without a limit takes the greatest limit
-    /// every database reads).
-    pub fn around(&self, query: &str) -> String {
-        if self.limit.is_none() && self.offset.is_none() {
-            return query.to_owned();
-        }
-        let limit = self.limit.unwrap_or(i128::from(i64::MAX));
-        let mut paged = format!("SELECT * \nFROM ({query}) AS __jet_q2\n LIMIT {limit}");
-        if let Some(offset) = self.offset {
-            paged.push_str(&format!(" OFFSET {offset}"));
-        }
-        paged
-    }
-
     /// The names the engine's SQLAlchemy gives the paging's bound values, which a query's own
     /// parameter may not take: `param_1` for the first written, `param_2` for the second; on
     /// a database whose dialect writes both whenever it pages (`both_always`: SQLite's
@@ -194,7 +215,56 @@ pub fn read_sql_request(mut body: Map<String, Json>) -> Result<SqlRequest, Engin
         query,
         params,
         paging: SqlPaging { limit, offset },
+        order_by: order_by(body.get("order_by"))?,
     })
+}
+
+/// The order terms of `order_by`, as the engine's list field reads them: each item's text
+/// (a text is the list of its characters), `-` first for a descending order; `Err` where the
+/// engine fails (not a list, an item `null`: `500`, refused by design) or reads an item's
+/// Python text (a list or an object in the list).
+fn order_by(value: Option<&Json>) -> Result<Vec<(String, bool)>, EngineError> {
+    let fails = |what: &str| {
+        EngineError::stricter(
+            "order_by",
+            format!(
+                "order_by is {what}, which the data engine fails on (500): give a list of the \
+                 answer's column names, \"-name\" for a descending order."
+            ),
+        )
+    };
+    let items: Vec<String> = match value {
+        None => return Ok(Vec::new()),
+        Some(Json::String(text)) => text.chars().map(String::from).collect(),
+        Some(Json::Array(items)) => items
+            .iter()
+            .map(|item| match item {
+                Json::Null => Err(fails("a list holding null")),
+                Json::Array(_) | Json::Object(_) => Err(EngineError::stricter(
+                    "order_by",
+                    "order_by holds a list or an object, which the data engine reads as its \
+                     Python text: give column names.",
+                )),
+                scalar => Ok(python_text(scalar).unwrap_or_default()),
+            })
+            .collect::<Result<_, _>>()?,
+        Some(Json::Object(_)) => {
+            return Err(EngineError::stricter(
+                "order_by",
+                "order_by is an object, whose keys the data engine would read as column names: \
+                 give a list of the answer's column names.",
+            ));
+        }
+        Some(Json::Null) => return Err(fails("null")),
+        Some(_) => return Err(fails("no list")),
+    };
+    Ok(items
+        .into_iter()
+        .map(|item| match item.strip_prefix('-') {
+            Some(name) => (name.to_owned(), true),
+            None => (item, false),
+        })
+        .collect())
 }
 
 /// Whether the engine answers a body with `key`'s `value` otherwise than without the key:
@@ -205,10 +275,8 @@ pub fn read_sql_request(mut body: Map<String, Json>) -> Result<SqlRequest, Engin
 fn not_run(key: &str, value: &Json) -> Option<bool> {
     match (key, value) {
         ("count", value) => python_truth(value).then_some(false),
-        ("order_by" | "filters" | "columns", Json::Array(items)) if items.is_empty() => None,
-        ("order_by" | "filters" | "columns" | "queries", Json::Null | Json::Bool(false)) => {
-            Some(true)
-        }
+        ("filters" | "columns", Json::Array(items)) if items.is_empty() => None,
+        ("filters" | "columns" | "queries", Json::Null | Json::Bool(false)) => Some(true),
         ("timezone" | "schema", Json::Null) => None,
         _ => Some(false),
     }
@@ -412,12 +480,28 @@ mod tests {
 
     #[test]
     fn paging_is_written_after_the_engines_sub_select_on_lines_of_its_own() {
-        assert_eq!(SqlPaging::default().around("q"), "q");
+        let request = |paging: SqlPaging, order_by: &[(&str, bool)]| SqlRequest {
+            paging,
+            order_by: order_by
+                .iter()
+                .map(|(n, d)| ((*n).to_owned(), *d))
+                .collect(),
+            ..SqlRequest::new("select 1 -- c", Map::new())
+        };
+        let quoted = |name: &str| format!("\"{name}\"");
         assert_eq!(
-            paging(Some(5), Some(2)).around("select 1 -- c"),
+            request(SqlPaging::default(), &[]).statement(quoted),
+            "select 1 -- c"
+        );
+        assert_eq!(
+            request(paging(Some(5), Some(2)), &[]).statement(quoted),
             "SELECT * \nFROM (select 1 -- c) AS __jet_q2\n LIMIT 5 OFFSET 2"
         );
-        let offset_only = paging(None, Some(3)).around("q");
+        assert_eq!(
+            request(SqlPaging::default(), &[("a", false), ("B", true)]).statement(quoted),
+            "SELECT * \nFROM (select 1 -- c) AS __jet_q2 ORDER BY \"a\", \"B\" DESC"
+        );
+        let offset_only = request(paging(None, Some(3)), &[]).statement(quoted);
         assert!(offset_only.ends_with(&format!(" LIMIT {} OFFSET 3", i64::MAX)));
         // SQLAlchemy's names for the paging's values: SQLite writes both whenever it pages.
         assert_eq!(paging(Some(1), None).engine_binds(false), ["param_1"]);
@@ -477,8 +561,9 @@ mod tests {
     #[test]
     fn keys_the_emulator_does_not_run_are_named_and_others_read_as_the_engine_does() {
         for (key, value) in [
-            ("order_by", json!(["x"])),
             ("order_by", json!(null)),
+            ("order_by", json!([null])),
+            ("order_by", json!(5)),
             ("filters", json!(false)),
             ("aggregate", json!(null)),
             ("group", json!([])),
@@ -528,6 +613,18 @@ mod tests {
         let text = read(json!({"query": "q", "v": 2, "params_obj": "{\"a\": 1}"})).unwrap();
         assert_eq!(text.params, *json!({"a": 1}).as_object().unwrap());
         assert!(read(json!({"query": "q", "v": 2, "params_obj": []})).is_ok());
+        let ordered = read(json!({"query": "q", "order_by": ["-b", "a", 5]})).unwrap();
+        let want = [
+            ("b".to_owned(), true),
+            ("a".to_owned(), false),
+            ("5".to_owned(), false),
+        ];
+        assert_eq!(ordered.order_by, want);
+        let chars = read(json!({"query": "q", "order_by": "-a"})).unwrap();
+        assert_eq!(
+            chars.order_by,
+            [(String::new(), true), ("a".to_owned(), false)]
+        );
         let listed = read(json!({"query": "q", "v": ["2"], "offset": null})).unwrap();
         assert_eq!(listed.paging, paging(Some(100), None));
     }

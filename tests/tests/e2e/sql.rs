@@ -584,7 +584,11 @@ async fn bad_input() {
             json!({"query": "select 1", "v": 2, "params_obj": "x"}),
             "params_obj",
         ),
-        (json!({"query": "select 1", "order_by": ["a"]}), "order_by"),
+        (
+            json!({"query": "select 1", "filters": [{"name": "a"}]}),
+            "filters",
+        ),
+        (json!({"query": "select 1", "order_by": null}), "order_by"),
         (json!({"query": "select 'an update here'"}), "query"),
     ] {
         let (status, reply) = raw(&emulator, "POST", &url, Some(&token), &body.to_string()).await;

@@ -591,15 +591,26 @@ fn sql_with_params(rng: &mut Rng, model: &Sampled, field: &str) -> Case {
             none,
         ),
         4 => {
-            let paging = match rng.below(3) {
-                0 => json!({}),
-                1 => json!({ "limit": rng.below(12) }),
-                _ => json!({ "limit": 5, "offset": rng.below(8) }),
+            let (order, extra) = match rng.below(4) {
+                0 => (format!(" order by {key}"), json!({})),
+                1 => (
+                    format!(" order by {key}"),
+                    json!({ "limit": rng.below(12) }),
+                ),
+                2 => (
+                    format!(" order by {key}"),
+                    json!({ "limit": 5, "offset": rng.below(8) }),
+                ),
+                // The engine orders its sub-select of the query by the answer's columns.
+                _ => (
+                    String::new(),
+                    json!({ "order_by": [format!("-{key}")], "limit": 7 }),
+                ),
             };
             Case::sql_with(
-                &format!("select {key} from {table} order by {key}"),
+                &format!("select {key} from {table}{order}"),
                 json!({}),
-                paging,
+                extra,
             )
         }
         _ => {

@@ -92,7 +92,9 @@ macro_rules! awaited_backend {
                 time: std::time::Duration,
                 answer_bytes: usize,
             ) -> Result<Vec<u8>, ::svc_engine::EngineError> {
-                $crate::flow::read_only_sql::read_only(self, request, time, answer_bytes).await
+                let (quoting, _) = $crate::flow::database::Database::query_dialect(self);
+                $crate::flow::read_only_sql::read_only(self, request, quoting, time, answer_bytes)
+                    .await
             }
         }
 

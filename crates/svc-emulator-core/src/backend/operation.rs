@@ -326,7 +326,8 @@ impl Operation for Query {
 
     async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<Vec<u8>, EngineError> {
         let SqlLimits { time, answer_bytes } = self.limits;
-        flow::read_only_sql::read_only(db, &self.request, time, answer_bytes).await
+        let (quoting, _) = db.query_dialect();
+        flow::read_only_sql::read_only(db, &self.request, quoting, time, answer_bytes).await
     }
 
     fn limits(&self) -> Option<SqlLimits> {

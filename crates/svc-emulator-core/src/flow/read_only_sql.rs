@@ -12,6 +12,7 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use crate::dialect::group::Quoting;
 use crate::dialect::user_statement::{EngineDriver, bind_user_statement};
 use crate::flow::driver::Driver;
 use svc_engine::sql_answer::{AnswerRows, stopped_after};
@@ -72,11 +73,12 @@ impl<D: Driver> Drop for Running<D> {
     }
 }
 
-/// Runs one read-only query (`:name` values, paging: `request`) within `time` and
-/// `answer_bytes`; the answer is `{"columns", "data", "row_count"}` as JSON bytes.
+/// Runs one read-only query (`:name` values, order and paging: `request`, its order's names
+/// written as `quoting` writes them) within `time` and `answer_bytes`; the answer is `{"columns", "data", "row_count"}` as JSON bytes.
 pub async fn read_only<D: Driver>(
     db: &D,
     request: &SqlRequest,
+    quoting: Quoting,
     time: Duration,
     answer_bytes: usize,
 ) -> Result<Vec<u8>, EngineError> {
@@ -84,6 +86,7 @@ pub async fn read_only<D: Driver>(
         query,
         params,
         paging,
+        ..
     } = request;
     // The engine's SQLAlchemy names the paging's values itself: a parameter of the query that
     // takes one of those names fails there.
@@ -103,7 +106,9 @@ pub async fn read_only<D: Driver>(
             ),
         ));
     }
-    let statement = bind_user_statement::<D>(&paging.around(query), params, Reading::Engine)?;
+    // Ordered by the answer's column names, as the database's SQLAlchemy dialect writes them.
+    let text = request.statement(|name| quoting.ident(name));
+    let statement = bind_user_statement::<D>(&text, params, Reading::Engine)?;
     let Opened { conn, tz, cancel } = db.open(time, Access::ReadOnly).await?;
     let mut guard = Running::<D> {
         cancel: Some(cancel),
@@ -188,6 +193,12 @@ mod tests {
 
     /// What the guard did to its session and its cancel.
     type Log = Arc<Mutex<Vec<&'static str>>>;
+
+    /// Names in `"`, none reserved.
+    const QUOTING: Quoting = Quoting {
+        quote: '"',
+        reserved: "",
+    };
 
     /// A database that only logs what is done to its one session; its statements never end
     /// when `.1` is set.
@@ -313,6 +324,7 @@ mod tests {
         let answer = read_only(
             &db,
             &SqlRequest::new("select 1", Default::default()),
+            QUOTING,
             Duration::from_secs(5),
             0,
         )
@@ -327,6 +339,7 @@ mod tests {
         let answer = read_only(
             &db,
             &SqlRequest::new("select 1", Default::default()),
+            QUOTING,
             Duration::from_secs(5),
             0,
         )
