@@ -418,16 +418,16 @@ impl Driver for PgResource {
         left_running: &AtomicBool,
     ) -> Result<(Vec<String>, AnswerRows), EngineError> {
         let literals = literals(user);
-        let answer_bytes = limits.answer_bytes;
+        let run = Run {
+            user,
+            literals: &literals,
+            answer_bytes: limits.answer_bytes,
+            tz,
+            left_running,
+        };
         match user.reading {
-            Reading::Engine => {
-                self.query_rows(client, user, &literals, answer_bytes, tz, left_running)
-                    .await
-            }
-            Reading::Action => {
-                self.statement_rows(client, user, &literals, answer_bytes, tz, left_running)
-                    .await
-            }
+            Reading::Engine => self.query_rows(client, run).await,
+            Reading::Action => self.statement_rows(client, run).await,
         }
     }
 
@@ -449,32 +449,44 @@ impl Driver for PgResource {
     }
 }
 
+/// A user's statement to run: its values as sent, what its answer may take, and how its cells
+/// are written.
+#[derive(Clone, Copy)]
+struct Run<'a> {
+    /// The statement.
+    user: &'a UserStatement,
+    /// Its values, as sent.
+    literals: &'a [QueryLiteral],
+    /// The answer cap.
+    answer_bytes: usize,
+    /// The engine's default time zone.
+    tz: Offset,
+    /// Set when reading stopped before the statement's end.
+    left_running: &'a AtomicBool,
+}
+
 // A user's statement's two ways ([`Driver::run_user`]).
 impl PgResource {
     /// A read-only query's rows ([`Driver::run_user`]).
     async fn query_rows(
         &self,
         client: &mut Object,
-        user: &UserStatement,
-        literals: &[QueryLiteral],
-        answer_bytes: usize,
-        tz: Offset,
-        left_running: &AtomicBool,
+        run: Run<'_>,
     ) -> Result<(Vec<String>, AnswerRows), EngineError> {
-        let select = answer_select(&user.text, answer_bytes, None);
-        let statement = self.prepare_query(client, &select, literals).await?;
+        let select = answer_select(&run.user.text, run.answer_bytes, None);
+        let statement = self.prepare_query(client, &select, run.literals).await?;
         // The user's columns: all but the size check.
         let columns = &statement.columns()[..statement.columns().len().saturating_sub(1)];
         let (names, types) = names_and_types(columns)?;
         // An array is read as JSON: psycopg2 makes a list of it.
         let select = match types.iter().any(|ty| array_kind(ty).is_some()) {
-            true => answer_select(&user.text, answer_bytes, Some(&types)),
+            true => answer_select(&run.user.text, run.answer_bytes, Some(&types)),
             false => select,
         };
         let declare = format!("DECLARE {CURSOR} NO SCROLL CURSOR FOR {select}");
-        let declare = self.prepare_query(client, &declare, literals).await?;
+        let declare = self.prepare_query(client, &declare, run.literals).await?;
         client
-            .execute_raw(&declare, sent_literals(literals))
+            .execute_raw(&declare, sent_literals(run.literals))
             .await
             .map_err(|e| query_failed(self, e))?;
         // Rows come back as PostgreSQL's text, one at a time.
@@ -483,15 +495,15 @@ impl PgResource {
             .await
             .map_err(|e| query_failed(self, e))?;
         futures_util::pin_mut!(stream);
-        let mut rows = AnswerRows::new(answer_bytes);
+        let mut rows = AnswerRows::new(run.answer_bytes);
         while let Some(message) = stream.try_next().await.map_err(|e| query_failed(self, e))? {
             let SimpleQueryMessage::Row(row) = message else {
                 continue;
             };
             let written = rows.push(types.len(), |buf, i| {
-                write_cell(buf, &types[i], row.get(i), tz);
+                write_cell(buf, &types[i], row.get(i), run.tz);
             });
-            written.map_err(|too_large| past_the_cap(left_running, too_large))?;
+            written.map_err(|too_large| past_the_cap(run.left_running, too_large))?;
         }
         Ok((names, rows))
     }
@@ -500,18 +512,16 @@ impl PgResource {
     async fn statement_rows(
         &self,
         client: &mut Object,
-        user: &UserStatement,
-        literals: &[QueryLiteral],
-        answer_bytes: usize,
-        tz: Offset,
-        left_running: &AtomicBool,
+        run: Run<'_>,
     ) -> Result<(Vec<String>, AnswerRows), EngineError> {
         // Prepared, not run: its columns say how to read its rows.
-        let statement = self.prepare_query(client, &user.text, literals).await?;
-        let mut rows = AnswerRows::new(answer_bytes);
+        let statement = self
+            .prepare_query(client, &run.user.text, run.literals)
+            .await?;
+        let mut rows = AnswerRows::new(run.answer_bytes);
         if statement.columns().is_empty() {
             client
-                .execute_raw(&statement, sent_literals(literals))
+                .execute_raw(&statement, sent_literals(run.literals))
                 .await
                 .map_err(|e| query_failed(self, e))?;
             return Ok((Vec::new(), rows));
@@ -536,19 +546,21 @@ impl PgResource {
         let select = format!(
             "WITH {ROWS}({}) AS ({}) SELECT {} FROM {ROWS}",
             aliases.join(", "),
-            user.text,
+            run.user.text,
             texts.join(", ")
         );
-        let statement = self.prepare_query(client, &select, literals).await?;
-        let stream = client.query_raw(&statement, sent_literals(literals)).await;
+        let statement = self.prepare_query(client, &select, run.literals).await?;
+        let stream = client
+            .query_raw(&statement, sent_literals(run.literals))
+            .await;
         let stream = stream.map_err(|e| query_failed(self, e))?;
         futures_util::pin_mut!(stream);
         while let Some(row) = stream.try_next().await.map_err(|e| query_failed(self, e))? {
             let written = rows.push(column_types.len(), |buf, i| {
-                write_cell(buf, &column_types[i], row.get::<_, Option<&str>>(i), tz);
+                write_cell(buf, &column_types[i], row.get::<_, Option<&str>>(i), run.tz);
             });
             // Left behind at the cap, the statement may still run: the flow closes its session.
-            written.map_err(|too_large| past_the_cap(left_running, too_large))?;
+            written.map_err(|too_large| past_the_cap(run.left_running, too_large))?;
         }
         Ok((names, rows))
     }

@@ -76,38 +76,6 @@ impl SqlRequest {
             order_by: Vec::new(),
         }
     }
-
-    /// The query as the engine runs it: where it orders or pages the answer, inside its
-    /// sub-select, with its `ORDER BY` (each column named as `ident` writes a name: the
-    /// database's SQLAlchemy dialect's quoting) then its `LIMIT` and `OFFSET`, each on a line
-    /// of its own as SQLAlchemy writes them (a comment at the query's end stops at its line;
-    /// an offset without a limit takes the greatest limit every database reads).
-    pub fn statement(&self, ident: impl Fn(&str) -> String) -> String {
-        let SqlPaging { limit, offset } = self.paging;
-        if limit.is_none() && offset.is_none() && self.order_by.is_empty() {
-            return self.query.clone();
-        }
-        let mut sql = format!("SELECT * \nFROM ({}) AS __jet_q2", self.query);
-        if !self.order_by.is_empty() {
-            let terms: Vec<String> = self
-                .order_by
-                .iter()
-                .map(|(name, desc)| match desc {
-                    true => format!("{} DESC", ident(name)),
-                    false => ident(name),
-                })
-                .collect();
-            sql.push_str(&format!(" ORDER BY {}", terms.join(", ")));
-        }
-        if limit.is_some() || offset.is_some() {
-            let limit = limit.unwrap_or(i128::from(i64::MAX));
-            sql.push_str(&format!("\n LIMIT {limit}"));
-        }
-        if let Some(offset) = offset {
-            sql.push_str(&format!(" OFFSET {offset}"));
-        }
-        sql
-    }
 }
 
 /// The rows of a query's answer the engine pages out of it: at most `limit` (none: every row)
@@ -479,30 +447,7 @@ mod tests {
     }
 
     #[test]
-    fn paging_is_written_after_the_engines_sub_select_on_lines_of_its_own() {
-        let request = |paging: SqlPaging, order_by: &[(&str, bool)]| SqlRequest {
-            paging,
-            order_by: order_by
-                .iter()
-                .map(|(n, d)| ((*n).to_owned(), *d))
-                .collect(),
-            ..SqlRequest::new("select 1 -- c", Map::new())
-        };
-        let quoted = |name: &str| format!("\"{name}\"");
-        assert_eq!(
-            request(SqlPaging::default(), &[]).statement(quoted),
-            "select 1 -- c"
-        );
-        assert_eq!(
-            request(paging(Some(5), Some(2)), &[]).statement(quoted),
-            "SELECT * \nFROM (select 1 -- c) AS __jet_q2\n LIMIT 5 OFFSET 2"
-        );
-        assert_eq!(
-            request(SqlPaging::default(), &[("a", false), ("B", true)]).statement(quoted),
-            "SELECT * \nFROM (select 1 -- c) AS __jet_q2 ORDER BY \"a\", \"B\" DESC"
-        );
-        let offset_only = request(paging(None, Some(3)), &[]).statement(quoted);
-        assert!(offset_only.ends_with(&format!(" LIMIT {} OFFSET 3", i64::MAX)));
+    fn the_paging_values_take_the_names_sqlalchemy_gives_them() {
         // SQLAlchemy's names for the paging's values: SQLite writes both whenever it pages.
         assert_eq!(paging(Some(1), None).engine_binds(false), ["param_1"]);
         assert_eq!(paging(None, Some(1)).engine_binds(false), ["param_1"]);

@@ -18,10 +18,12 @@
 use serde_json::{Map, Value as Json};
 
 use crate::dialect::bind::{Bind, Binds};
+use crate::dialect::group::Quoting;
 use crate::dialect::{Dialect, Skip};
 use svc_engine::EngineError;
 use svc_engine::sql_answer::query_error;
 use svc_engine::sql_params::{self, Reading};
+use svc_engine::sql_request::{SqlPaging, SqlRequest};
 
 /// The engine's driver of a database: how it writes a statement's values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,6 +67,38 @@ pub fn bind_user_statement<D: Dialect + ?Sized>(
         binds,
         reading,
     })
+}
+
+/// A read-only query as the engine runs it (`svc_engine::sql_request`): where the request
+/// orders or pages its answer, inside the engine's sub-select, with its `ORDER BY` (each column
+/// named as `quoting`, the database's SQLAlchemy dialect, writes a name) then its `LIMIT` and
+/// `OFFSET`, each on a line of its own as SQLAlchemy writes them (a comment at the query's end
+/// stops at its line; an offset without a limit takes the greatest limit every database reads).
+pub fn engine_query(request: &SqlRequest, quoting: Quoting) -> String {
+    let SqlPaging { limit, offset } = request.paging;
+    if limit.is_none() && offset.is_none() && request.order_by.is_empty() {
+        return request.query.clone();
+    }
+    let mut sql = format!("SELECT * \nFROM ({}) AS __jet_q2", request.query);
+    if !request.order_by.is_empty() {
+        let terms: Vec<String> = request
+            .order_by
+            .iter()
+            .map(|(name, desc)| match desc {
+                true => format!("{} DESC", quoting.ident(name)),
+                false => quoting.ident(name),
+            })
+            .collect();
+        sql.push_str(&format!(" ORDER BY {}", terms.join(", ")));
+    }
+    if limit.is_some() || offset.is_some() {
+        let limit = limit.unwrap_or(i128::from(i64::MAX));
+        sql.push_str(&format!("\n LIMIT {limit}"));
+    }
+    if let Some(offset) = offset {
+        sql.push_str(&format!(" OFFSET {offset}"));
+    }
+    sql
 }
 
 /// [`bind_user_statement`] for `driver`, whose database's text `skip` reads.
@@ -240,6 +274,39 @@ fn unwritable(driver: EngineDriver, name: &str, what: &str) -> EngineError {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_ordered_or_paged_query_runs_inside_the_engines_sub_select_on_lines_of_its_own() {
+        use super::*;
+        let request = |limit, offset, order_by: &[(&str, bool)]| SqlRequest {
+            paging: SqlPaging { limit, offset },
+            order_by: order_by
+                .iter()
+                .map(|(n, d)| ((*n).to_owned(), *d))
+                .collect(),
+            ..SqlRequest::new("select 1 -- c", Map::new())
+        };
+        let quoting = Quoting {
+            quote: '"',
+            reserved: "order",
+        };
+        let query = |r: &SqlRequest| engine_query(r, quoting);
+        assert_eq!(query(&request(None, None, &[])), "select 1 -- c");
+        assert_eq!(
+            query(&request(Some(5), Some(2), &[])),
+            "SELECT * \nFROM (select 1 -- c) AS __jet_q2\n LIMIT 5 OFFSET 2"
+        );
+        assert_eq!(
+            query(&request(
+                None,
+                None,
+                &[("a", false), ("B", true), ("order", false)]
+            )),
+            "SELECT * \nFROM (select 1 -- c) AS __jet_q2 ORDER BY a, \"B\" DESC, \"order\""
+        );
+        let offset_only = query(&request(None, Some(3), &[]));
+        assert!(offset_only.ends_with(&format!(" LIMIT {} OFFSET 3", i64::MAX)));
+    }
+
     use super::*;
     use serde_json::json;
 

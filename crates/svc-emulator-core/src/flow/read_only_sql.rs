@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use crate::dialect::group::Quoting;
-use crate::dialect::user_statement::{EngineDriver, bind_user_statement};
+use crate::dialect::user_statement::{EngineDriver, bind_user_statement, engine_query};
 use crate::flow::driver::Driver;
 use svc_engine::sql_answer::{AnswerRows, stopped_after};
 use svc_engine::sql_params::{self, Reading};
@@ -107,7 +107,7 @@ pub async fn read_only<D: Driver>(
         ));
     }
     // Ordered by the answer's column names, as the database's SQLAlchemy dialect writes them.
-    let text = request.statement(|name| quoting.ident(name));
+    let text = engine_query(request, quoting);
     let statement = bind_user_statement::<D>(&text, params, Reading::Engine)?;
     let Opened { conn, tz, cancel } = db.open(time, Access::ReadOnly).await?;
     let mut guard = Running::<D> {
@@ -193,6 +193,12 @@ mod tests {
 
     /// What the guard did to its session and its cancel.
     type Log = Arc<Mutex<Vec<&'static str>>>;
+
+    /// `select 1` on `db`, within 5 s.
+    async fn select_one(db: &Logged) -> Result<Vec<u8>, EngineError> {
+        let request = SqlRequest::new("select 1", Default::default());
+        read_only(db, &request, QUOTING, Duration::from_secs(5), 0).await
+    }
 
     /// Names in `"`, none reserved.
     const QUOTING: Quoting = Quoting {
@@ -321,14 +327,7 @@ mod tests {
         assert_eq!(*log.lock().unwrap(), ["close"]);
         // A query that ended: its session is cleaned for the next one, never given up.
         let db = Logged::default();
-        let answer = read_only(
-            &db,
-            &SqlRequest::new("select 1", Default::default()),
-            QUOTING,
-            Duration::from_secs(5),
-            0,
-        )
-        .await;
+        let answer = select_one(&db).await;
         assert!(answer.is_ok(), "{answer:?}");
         assert_eq!(*db.0.lock().unwrap(), ["clean"]);
     }
@@ -336,14 +335,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_statement_past_its_deadline_is_cancelled_and_its_session_closed() {
         let db = Logged(Log::default(), true);
-        let answer = read_only(
-            &db,
-            &SqlRequest::new("select 1", Default::default()),
-            QUOTING,
-            Duration::from_secs(5),
-            0,
-        )
-        .await;
+        let answer = select_one(&db).await;
         let Err(e) = answer else {
             panic!("a statement that never ends answered {answer:?}");
         };
