@@ -3618,10 +3618,12 @@ async fn sql_bodies_are_read_as_the_engine_reads_them(t: &Target) {
         let reply = t.call(Method::POST, "sql_get_query", Some(body)).await;
         success(&reply)["data"].clone()
     };
-    let ordered = json!({"query": "select name, age from people", "v": 2,
-                         "order_by": ["-age", "name"]});
-    let by_sql = json!({"query": "select name, age from people order by age desc, name", "v": 2});
-    assert_eq!(data(ordered).await, data(by_sql).await);
+    // (The query's own `ORDER BY` may not reach the answer: MariaDB drops it in the engine's
+    // sub-select, on the engine too.)
+    let ordered = json!({"query": "select id from people", "v": 2, "order_by": ["-id"]});
+    assert_eq!(data(ordered).await, json!([[5], [4], [3], [2], [1]]));
+    let first = json!({"query": "select id from people", "v": 2, "order_by": ["id"], "limit": 2});
+    assert_eq!(data(first).await, json!([[1], [2]]));
     refused(
         json!({"query": "select 1 as a", "order_by": null}),
         "order_by",
