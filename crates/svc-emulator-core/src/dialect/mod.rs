@@ -165,9 +165,8 @@ pub trait Dialect {
     }
 
     /// The column is SQLAlchemy's `String` (its `Enum` too): `isempty` matches `''` as well as
-    /// NULL. These are the columns `_search` matches by their text
-    /// ([`Column::search`](svc_engine::table::Column::search)) but JSON's, which SQLAlchemy
-    /// does not type as a `String`.
+    /// NULL. These are the columns `_search` matches by their text ([`Column::search`]) but
+    /// JSON's, which SQLAlchemy does not type as a `String`.
     fn is_text(field: &Self::Field) -> bool {
         field.search() == Search::Contains && field.family() != FilterFamily::Json
     }
