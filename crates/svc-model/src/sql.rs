@@ -45,7 +45,9 @@ use serde::de::{
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-/// The most rows one query returns; the emulator stops reading after this many.
+/// The most rows the emulator reads of one query, where its request asks for every row (a
+/// `limit` of 0); otherwise the data engine answers at most 100 rows of a query in format 2, or
+/// its request's `limit` (1000 at most).
 pub const MAX_SQL_ROWS: usize = 10_000;
 
 /// The request format version the SDK sends (`v`): rows as arrays, columns once.
