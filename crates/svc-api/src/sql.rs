@@ -138,8 +138,7 @@ struct Body<'a> {
     paging: Paging,
 }
 
-/// The most rows the data engine answers of one query given a `limit`.
-pub const MAX_SQL_LIMIT: u64 = 1000;
+pub use svc_model::sql::MAX_SQL_LIMIT;
 
 impl std::fmt::Debug for SqlQuery<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -146,7 +146,7 @@ pub fn python_int(text: &str) -> Option<i64> {
 }
 
 /// [`python_int`] over 128 bits (saturating there): a page number may pass `i64::MAX`.
-fn python_int_wide(text: &str) -> Option<i128> {
+pub(crate) fn python_int_wide(text: &str) -> Option<i128> {
     let canonical = py_int(text)?;
     Some(canonical.parse().unwrap_or(if canonical.starts_with('-') {
         i128::MIN

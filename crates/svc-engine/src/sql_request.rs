@@ -28,11 +28,12 @@
 use serde_json::{Map, Value as Json};
 
 use crate::EngineError;
-use crate::python::floats::py_float_repr;
-use crate::python::numbers::py_int;
+use crate::python::json::PyJson;
+use crate::python::text::py_text;
+use crate::request::python_int_wide;
 
 /// The most rows the engine answers when `limit` asks for more.
-pub const MAX_LIMIT: u64 = 1000;
+pub const MAX_LIMIT: u64 = svc_model::sql::MAX_SQL_LIMIT;
 
 /// The rows the engine answers, from format 2 on, when no `limit` is given.
 pub const DEFAULT_LIMIT: u64 = 100;
@@ -298,13 +299,7 @@ fn integer_field(
     };
     // Python's integers have no bound: past 128 bits the value saturates, which every use
     // here reads alike (a limit over 1000, an offset no database takes).
-    let number = text.as_deref().and_then(py_int).map(|n| {
-        n.parse::<i128>().unwrap_or(if n.starts_with('-') {
-            i128::MIN
-        } else {
-            i128::MAX
-        })
-    });
+    let number = text.as_deref().and_then(python_int_wide);
     number
         .map(Some)
         .ok_or_else(|| EngineError::field(key, "not a valid integer"))
@@ -384,21 +379,16 @@ fn field_text(value: &Json) -> Option<String> {
 /// Python's `str()` of a JSON scalar: `None` for an object or a list.
 fn python_text(value: &Json) -> Option<String> {
     match value {
-        Json::String(s) => Some(s.clone()),
-        Json::Bool(true) => Some("True".to_owned()),
-        Json::Bool(false) => Some("False".to_owned()),
+        Json::Array(_) | Json::Object(_) => None,
         // An integer past 64 bits reaches here as a float (Python's JSON reads it exactly):
         // written as the integer it was.
-        Json::Number(n) if n.is_f64() => {
-            n.as_f64()
-                .map(|f| match f.fract() == 0.0 && f.abs() >= 1e19 {
-                    true => format!("{f:.0}"),
-                    false => py_float_repr(f),
-                })
+        Json::Number(n)
+            if n.as_f64()
+                .is_some_and(|f| f.fract() == 0.0 && f.abs() >= 1e19) =>
+        {
+            n.as_f64().map(|f| format!("{f:.0}"))
         }
-        Json::Number(n) => Some(n.to_string()),
-        Json::Null => Some("None".to_owned()),
-        Json::Array(_) | Json::Object(_) => None,
+        scalar => Some(py_text(&PyJson::from(scalar))),
     }
 }
 

@@ -50,6 +50,10 @@ use serde_json::{Map, Value};
 /// its request's `limit` (1000 at most).
 pub const MAX_SQL_ROWS: usize = 10_000;
 
+/// The most rows the data engine answers of one query given a `limit` (a greater one is read
+/// as this); without one it answers at most 100 of a query in format 2.
+pub const MAX_SQL_LIMIT: u64 = 1000;
+
 /// The request format version the SDK sends (`v`): rows as arrays, columns once.
 pub const SQL_FORMAT_VERSION: u32 = 2;
 

@@ -90,13 +90,12 @@ pub async fn read_only<D: Driver>(
     } = request;
     // The engine's SQLAlchemy names the paging's values itself: a parameter of the query that
     // takes one of those names fails there.
+    // (A name without a value fails anyway: the query is read only where one has a value.)
     let sqlite = D::ENGINE_DRIVER == EngineDriver::Sqlite3;
-    let names = sql_params::engine_names(query);
-    if let Some(taken) = paging
-        .engine_binds(sqlite)
-        .iter()
-        .find(|n| names.iter().any(|name| name == *n))
-    {
+    let taken = |name: &&&str| {
+        params.contains_key(**name) && sql_params::engine_names(query).iter().any(|n| n == **name)
+    };
+    if let Some(taken) = paging.engine_binds(sqlite).iter().find(taken) {
         return Err(EngineError::field(
             "query",
             format!(
