@@ -42,11 +42,11 @@ use crate::types::{
 };
 use crate::{MyResource, message, server_code};
 use mysql_async::{Conn, Row};
-use serde_json::{Map, Value as Json};
 use svc_emulator_core::backend::pooled::ESTIMATE_FROM;
 use svc_emulator_core::dialect::Dialect;
 use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::dialect::group::{Quoting, group_label, group_statement};
+use svc_emulator_core::flow::aggregate::SummaryRow;
 use svc_emulator_core::flow::database::Database;
 use svc_emulator_core::flow::driver::{Driver, DriverRow, Failure, Session};
 use svc_emulator_core::flow::export::{Aside, SavedTable, Store, Suspended, only_owned_counters};
@@ -54,15 +54,15 @@ use svc_emulator_core::flow::records::Page;
 use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, page_select, read_page};
 use svc_emulator_core::flow::write::Values;
-use svc_engine::aggregate::{group_name, read_refused, y_func, zero_if_null};
+use svc_engine::aggregate::{read_refused, zero_if_null};
 use svc_engine::body::non_field;
 use svc_engine::field_input::Internal;
 use svc_engine::python::Py;
 use svc_engine::python::json::py_json_dumps;
 use svc_engine::python::text::unhexlify;
 use svc_engine::records::{ModelMap, Records};
-use svc_engine::table::{GroupColumns, Table};
-use svc_engine::{AggregateFunc, EngineError, GroupRequest, walks as shared};
+use svc_engine::table::{GroupColumns, Summary, Table, Written};
+use svc_engine::{AggregateFunc, EngineError, walks as shared};
 
 /// MySQL's error code of a duplicate key.
 const DUPLICATE_ENTRY: u16 = 1062;
@@ -319,86 +319,50 @@ impl Database for MyResource {
         (quoting, Self::QUERY_NEVER)
     }
 
-    fn aggregate_select(field: &MyField, func: AggregateFunc) -> Result<String, EngineError> {
-        if matches!(func, AggregateFunc::Sum | AggregateFunc::Avg)
-            && matches!(field.kind, MyKind::DateTime)
-        {
-            return Err(unwritable_date_time(
-                "_y_func",
-                func,
-                field,
-                "a number, which",
-            ));
-        }
-        Ok(format!("{}({})", func.as_str(), field.qualified))
-    }
-
-    fn aggregate_answer(
-        func: AggregateFunc,
-        field: &MyField,
-        row: Option<&Row>,
-        tz: Offset,
-    ) -> Result<Json, EngineError> {
-        let value = match (func, row) {
-            (_, None) => Py::None,
-            (AggregateFunc::Sum | AggregateFunc::Min | AggregateFunc::Max, Some(row)) => {
-                typed_cell(row, 0, field)
-            }
-            (_, Some(row)) => read_cell(row, 0),
-        };
-        unreadable_sum(field, func, &value)?;
-        let value = zero_if_null(func, value);
-        // A date-time Python has no date for is PyMySQL's text.
-        if let Py::Str(text) = &value
-            && field.kind == MyKind::DateTime
-        {
-            let what = format!("{text:?}, a date");
-            return Err(unwritable_date_time("_y_column", func, field, &what));
-        }
-        Ok(y_func(serialized(func, field, &value, tz)))
-    }
-
-    fn group_statement(
+    fn summary_statement(
         model: &MyModel,
-        columns: &GroupColumns<'_, MyField>,
-        req: &GroupRequest,
+        summary: &Summary<'_, MyField>,
         where_sql: &str,
     ) -> Result<String, EngineError> {
-        let GroupColumns { xs, y, func } = columns;
+        let GroupColumns { ref xs, y, func } = summary.columns;
+        // A date-time field's serializer cannot write the number MySQL computes.
+        if !summary.encoded()
+            && matches!(func, AggregateFunc::Sum | AggregateFunc::Avg)
+            && matches!(y.kind, MyKind::DateTime)
+        {
+            return Err(unwritable_date_time("_y_func", func, y, "a number, which"));
+        }
         let mut select = Vec::new();
         for (i, x) in xs.iter().enumerate() {
-            let (key, _) = group_key(x, req.x_lookups.get(i).map(String::as_str))?;
+            let (key, _) = group_key(x, summary.lookup(i))?;
             select.push(format!("{key} AS {}", group_label(i).replace('"', "`")));
         }
         select.push(format!("{}({}) AS y_func", func.as_str(), y.qualified));
         let labels: Vec<String> = (0..xs.len())
             .map(|i| group_label(i).replace('"', "`"))
             .collect();
+        let table = &model.table_sql;
         Ok(group_statement(
             &select,
             &labels,
-            &model.table_sql,
+            table,
             where_sql,
-            req,
+            summary.limit,
         ))
     }
 
-    fn group_row(
-        columns: &GroupColumns<'_, MyField>,
-        req: &GroupRequest,
+    fn summary_row(
+        summary: &Summary<'_, MyField>,
         row: &Row,
-    ) -> Result<Map<String, Json>, EngineError> {
-        let GroupColumns { xs, y, func } = columns;
-        let mut object = Map::new();
-        for (i, x) in xs.iter().enumerate() {
-            let (_, plain) = group_key(x, req.x_lookups.get(i).map(String::as_str))?;
-            let v = if plain {
-                encodable(&typed_cell(row, i, x), "_x_column", x)?
-            } else {
-                read_cell(row, i).encoded()
-            };
-            object.insert(group_name(i), v);
-        }
+        tz: Offset,
+    ) -> Result<SummaryRow, EngineError> {
+        let GroupColumns { ref xs, y, func } = summary.columns;
+        let key = |(i, x): (usize, &&MyField)| match group_key(x, summary.lookup(i))? {
+            (_, true) => encodable(&typed_cell(row, i, x), "_x_column", x),
+            (_, false) => Ok(read_cell(row, i).encoded()),
+        };
+        let keys = xs.iter().enumerate().map(key).collect::<Result<_, _>>()?;
+        // `sum`, `min` and `max` keep the column's type; `count` and `avg` are numbers.
         let typed = matches!(
             func,
             AggregateFunc::Sum | AggregateFunc::Min | AggregateFunc::Max
@@ -408,15 +372,19 @@ impl Database for MyResource {
         } else {
             read_cell(row, xs.len())
         };
-        unreadable_sum(y, *func, &v)?;
-        let v = zero_if_null(*func, v);
-        let v = if typed {
-            encodable(&v, "_y_column", y)?
-        } else {
-            v.encoded()
+        unreadable_sum(y, func, &v)?;
+        let v = zero_if_null(func, v);
+        let value = match (summary.written, &v) {
+            // A date-time Python has no date for is PyMySQL's text.
+            (Written::Serialized, Py::Str(text)) if y.kind == MyKind::DateTime => {
+                let what = format!("{text:?}, a date");
+                return Err(unwritable_date_time("_y_column", func, y, &what));
+            }
+            (Written::Serialized, _) => serialized(func, y, &v, tz),
+            (Written::Encoded, _) if typed => encodable(&v, "_y_column", y)?,
+            (Written::Encoded, _) => v.encoded(),
         };
-        object.insert("y_func".to_owned(), v);
-        Ok(object)
+        Ok(SummaryRow { keys, value })
     }
 }
 

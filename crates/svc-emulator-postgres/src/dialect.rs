@@ -637,13 +637,14 @@ pub(crate) fn serialized(func: AggregateFunc, field: &PgField, v: &Py, tz: Offse
 /// Group values the engine's JSON encoder cannot write whatever they are (it fails, `500`):
 /// aware times (`JSON can't represent timezone-aware times`) and ranges (`Object of type
 /// NumericRange is not JSON serializable`); the `min` or `max` of a `bytea`. `bytea` keys are
-/// written when they are UTF-8 ([`Py::encodable`]).
+/// written when they are UTF-8 ([`Py::encodable`]). `y`: the value's column where the encoder
+/// writes the value (a group's), not a serializer.
 pub(crate) fn unencodable(
     xs: &[&PgField],
-    y: &PgField,
+    y: Option<&PgField>,
     func: AggregateFunc,
 ) -> Result<(), EngineError> {
-    let y_kept = matches!(func, AggregateFunc::Min | AggregateFunc::Max).then_some(y);
+    let y_kept = y.filter(|_| matches!(func, AggregateFunc::Min | AggregateFunc::Max));
     for (param, field) in xs
         .iter()
         .map(|x| ("_x_column", *x))

@@ -49,7 +49,6 @@ use crate::schema::{
 use crate::types::{Offset, PgKind, read_held};
 use crate::{PgResource, driver, message};
 use deadpool_postgres::Object;
-use serde_json::{Map, Value as Json};
 use std::collections::HashMap;
 use svc_emulator_core::backend::pooled::ESTIMATE_FROM;
 use svc_emulator_core::dialect::bind::{Bind, Binds};
@@ -57,6 +56,7 @@ use svc_emulator_core::dialect::group::{group_label, group_statement};
 use svc_emulator_core::dialect::lookup::Cmp;
 use svc_emulator_core::dialect::seek::Nulls;
 use svc_emulator_core::dialect::{Dialect, quote_ident};
+use svc_emulator_core::flow::aggregate::SummaryRow;
 use svc_emulator_core::flow::database::Database;
 use svc_emulator_core::flow::delete::delete_locked;
 use svc_emulator_core::flow::driver::{Driver, DriverRow, Failure, Session};
@@ -65,18 +65,15 @@ use svc_emulator_core::flow::records::Page;
 use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, page_select, sort_key_of};
 use svc_emulator_core::flow::write::{ReadBack, Values, insert_statement, set_list, update_sql};
-use svc_engine::aggregate::{
-    fails, group_name, not_json_refused, read_refused, y_func, zero_if_null,
-};
+use svc_engine::aggregate::{fails, not_json_refused, read_refused, zero_if_null};
 use svc_engine::body::{non_field, query_failed};
 use svc_engine::field_input::Internal;
-use svc_engine::python::Py;
 use svc_engine::python::floats::py_float_repr;
 use svc_engine::python::json::{PyJson, py_json_dumps};
 use svc_engine::python::text::{py_text, py_uuid};
 use svc_engine::records::{ModelMap, Records, record_json};
-use svc_engine::table::{GroupColumns, Table};
-use svc_engine::{AggregateFunc, EngineError, GroupRequest, walks as shared};
+use svc_engine::table::{GroupColumns, Summary, Table, Written};
+use svc_engine::{AggregateFunc, EngineError, walks as shared};
 use tokio_postgres::Row;
 use tokio_postgres::error::SqlState;
 
@@ -535,50 +532,21 @@ impl Database for PgResource {
     // An aggregate and a group.
     // PostgreSQL's side of an aggregate and a group (`flow::aggregate`).
 
-    /// The value as text, and its type. `min` and `max` keep the column's type, read as its
-    /// kind reads it (`char(n)` with its padding, arrays as JSON); other results are numbers or
-    /// intervals.
-    fn aggregate_select(field: &PgField, func: AggregateFunc) -> Result<String, EngineError> {
-        let agg = format!("{}({})", func.as_str(), field.sql);
-        let text = match func {
-            AggregateFunc::Min | AggregateFunc::Max => field.kind.text_of(&agg),
-            _ => format!("({agg})::text"),
-        };
-        Ok(format!("{text}, {}", type_of(&agg)))
-    }
-
-    fn aggregate_answer(
-        func: AggregateFunc,
-        field: &PgField,
-        row: Option<&Row>,
-        tz: Offset,
-    ) -> Result<Json, EngineError> {
-        let value = match row {
-            Some(row) => read_held(
-                &row.get::<_, String>(1),
-                row.get(0),
-                "_y_column",
-                &field.name,
-            )?,
-            None => Py::None,
-        };
-        let value = zero_if_null(func, value);
-        Ok(y_func(serialized(func, field, &value, tz)))
-    }
-
-    /// The engine's statement, with each value also read as text with its type.
-    fn group_statement(
+    /// The engine's statement, with each value also read as text with its type. `min` and
+    /// `max` keep the column's type, read as its kind reads it (`char(n)` with its padding,
+    /// arrays as JSON); other results are numbers or intervals.
+    fn summary_statement(
         model: &PgModel,
-        columns: &GroupColumns<'_, PgField>,
-        req: &GroupRequest,
+        summary: &Summary<'_, PgField>,
         where_sql: &str,
     ) -> Result<String, EngineError> {
-        let GroupColumns { xs, y, func } = columns;
-        unencodable(xs, y, *func)?;
+        let GroupColumns { ref xs, y, func } = summary.columns;
+        // A serializer writes what the encoder cannot.
+        unencodable(xs, summary.encoded().then_some(y), func)?;
         let keys = xs
             .iter()
             .enumerate()
-            .map(|(i, x)| group_key(x, req.x_lookups.get(i).map(String::as_str)))
+            .map(|(i, x)| group_key(x, summary.lookup(i)))
             .collect::<Result<Vec<_>, _>>()?;
         let mut inner = Vec::new();
         for (i, key) in keys.iter().enumerate() {
@@ -601,20 +569,22 @@ impl Database for PgResource {
             _ => "q.y_func::text".to_owned(),
         };
         outer.push(format!("{y_text}, {}", type_of("q.y_func")));
+        let table = &model.table_sql;
         Ok(format!(
             "SELECT {} FROM ({}) AS q",
             outer.join(", "),
-            group_statement(&inner, &labels, &model.table_sql, where_sql, req)
+            group_statement(&inner, &labels, table, where_sql, summary.limit)
         ))
     }
 
-    fn group_row(
-        columns: &GroupColumns<'_, PgField>,
-        _req: &GroupRequest,
+    fn summary_row(
+        summary: &Summary<'_, PgField>,
         row: &Row,
-    ) -> Result<Map<String, Json>, EngineError> {
-        let mut object = Map::new();
-        for (i, x) in columns.xs.iter().enumerate() {
+        tz: Offset,
+    ) -> Result<SummaryRow, EngineError> {
+        let GroupColumns { ref xs, y, func } = summary.columns;
+        let mut keys = Vec::with_capacity(xs.len());
+        for (i, x) in xs.iter().enumerate() {
             let v = read_held(
                 &row.get::<_, String>(2 * i + 1),
                 row.get(2 * i),
@@ -634,23 +604,24 @@ impl Database for PgResource {
                     ),
                 ));
             };
-            object.insert(group_name(i), json);
+            keys.push(json);
         }
-        let at = 2 * columns.xs.len();
-        let v = zero_if_null(
-            columns.func,
-            read_held(
-                &row.get::<_, String>(at + 1),
-                row.get(at),
-                "_y_column",
-                &columns.y.name,
-            )?,
+        let at = 2 * xs.len();
+        let held = read_held(
+            &row.get::<_, String>(at + 1),
+            row.get(at),
+            "_y_column",
+            &y.name,
         );
-        if v.is_not_json() {
-            return Err(not_json_refused("_y_column", &columns.y.name));
-        }
-        object.insert("y_func".to_owned(), v.encoded());
-        Ok(object)
+        let v = zero_if_null(func, held?);
+        let value = match summary.written {
+            Written::Serialized => serialized(func, y, &v, tz),
+            Written::Encoded if v.is_not_json() => {
+                return Err(not_json_refused("_y_column", &y.name));
+            }
+            Written::Encoded => v.encoded(),
+        };
+        Ok(SummaryRow { keys, value })
     }
 }
 

@@ -61,13 +61,14 @@ use crate::types::stored;
 use svc_emulator_core::backend::operation;
 
 use svc_engine::aggregate::{
-    AggregateFunc, AggregateRequest, GroupRequest, date_unit, fails, not_computed, null_is_zero,
+    AggregateFunc, AggregateRequest, GroupRequest, date_unit, fails, not_computed,
+    not_json_refused, null_is_zero,
 };
 use svc_engine::error::EngineError;
 use svc_engine::list::Selection;
 use svc_engine::python::json::py_json_to_json;
 use svc_engine::python::text::py_str;
-use svc_engine::table::GroupColumns;
+use svc_engine::table::{GroupColumns, Summary, Written};
 use svc_engine::types::{PyValue, Reflected, Serializer, plain, read};
 
 /// The name of the emulator's `sum` with SQLite 3.40's arithmetic.
@@ -529,17 +530,44 @@ fn group_key<'m>(field: &'m Field, raw: Option<&str>) -> Result<GroupKey<'m>, En
     )
 }
 
-/// The group keys of `columns`, by the request's lookups.
+/// The group keys of `summary`, by the request's lookups (none for an aggregate).
 pub(crate) fn group_keys<'m>(
-    columns: &GroupColumns<'m, Field>,
-    req: &GroupRequest,
+    summary: &Summary<'m, Field>,
 ) -> Result<Vec<GroupKey<'m>>, EngineError> {
-    columns
+    summary
+        .columns
         .xs
         .iter()
         .enumerate()
-        .map(|(i, x)| group_key(x, req.x_lookups.get(i).map(String::as_str)))
+        .map(|(i, x)| group_key(x, summary.lookup(i)))
         .collect()
+}
+
+/// A summary's value (not a JSON column's [`json_result`]) as its plan writes it: an
+/// aggregate's by the value column's serializer field (`count`'s by an integer field, a JSON
+/// field's `avg` as the number it is), a group's by the engine's JSON encoder, which refuses
+/// what is not JSON. `Ok(None)` where the engine fails on the value.
+pub(crate) fn y_value(
+    summary: &Summary<'_, Field>,
+    v: PyValue<'_>,
+) -> Result<Option<Json>, EngineError> {
+    let GroupColumns { y, func, .. } = summary.columns;
+    Ok(match summary.written {
+        Written::Serialized
+            if y.kind.ty.reflected == Reflected::Json && func == AggregateFunc::Avg =>
+        {
+            encoded(&v)
+        }
+        Written::Serialized => {
+            let serializer = match func {
+                AggregateFunc::Count => Serializer::Value,
+                _ => y.kind.ty.serializer,
+            };
+            serialized(serializer, &v)
+        }
+        Written::Encoded if not_json(&v) => return Err(not_json_refused("_y_column", &y.name)),
+        Written::Encoded => encoded(&v),
+    })
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -55,7 +55,7 @@
 
 use crate::aggregate::{
     GroupKey, OVERFLOW, agg_sql, cannot_write, encoded, group_keys, json_result, not_json,
-    result_value, serialized,
+    result_value, y_value,
 };
 use crate::driver::{SqlCancel, Watchdog, bind_of, changed, sent, stored_rows, value_ref};
 use crate::schema::{Field, Model};
@@ -65,7 +65,6 @@ use crate::types::{
 use crate::{Resource, db_error, get_by_identity, lookup_value, schema};
 use rusqlite::Connection;
 use rusqlite::types::{Value, ValueRef};
-use serde_json::{Map, Value as Json};
 use std::any::Any;
 use std::borrow::Cow;
 use std::sync::Mutex;
@@ -74,6 +73,7 @@ use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::dialect::clause::Where;
 use svc_emulator_core::dialect::group::{group_label, group_statement};
 use svc_emulator_core::dialect::quote_ident;
+use svc_emulator_core::flow::aggregate::SummaryRow;
 use svc_emulator_core::flow::database::Database;
 use svc_emulator_core::flow::driver::{Failure, Session};
 use svc_emulator_core::flow::export::{
@@ -84,16 +84,14 @@ use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, read_page};
 use svc_emulator_core::flow::write::{ReadBack, Values, insert_statement};
 use svc_emulator_core::flow::{Reference, TableRef};
-use svc_engine::aggregate::{
-    AggregateFunc, GroupRequest, fails, group_name, not_json_refused, y_func,
-};
+use svc_engine::aggregate::{AggregateFunc, fails, not_json_refused};
 use svc_engine::body::non_field;
 use svc_engine::error::EngineError;
 use svc_engine::field_input::{Internal, py_equal};
 use svc_engine::python::json::{PyJson, py_json_to_json};
 use svc_engine::records::{ModelMap, Records};
-use svc_engine::table::{GroupColumns, Table};
-use svc_engine::types::{PyValue, Reflected, Serializer, plain, read};
+use svc_engine::table::{GroupColumns, Summary, Table};
+use svc_engine::types::{PyValue, Reflected, plain, read};
 use svc_engine::walks::{Anchor, Walks};
 
 /// A record with a value the engine cannot read: it fails (500) on every read of the record
@@ -643,45 +641,14 @@ impl<'c> Database for Sqlite<'c> {
     // An aggregate and a group.
     // SQLite's side of an aggregate and a group (`flow::aggregate`).
 
-    /// The engine hands its query object to the y field's serializer; a JSON field keeps it,
-    /// and the encoder writes it as `dict(query)`: `{}`, as a value field does.
-    fn aggregate_select(field: &Field, func: AggregateFunc) -> Result<String, EngineError> {
-        agg_sql(func, &field.sql)
-    }
-
-    fn aggregate_answer(
-        func: AggregateFunc,
-        field: &Field,
-        row: Option<&rusqlite::Row<'_>>,
-        _tz: i32,
-    ) -> Result<Json, EngineError> {
-        let raw = row.map_or(ValueRef::Null, |r| r.get_ref(0).unwrap_or(ValueRef::Null));
-        if let Some(json) = json_result(func, field, raw) {
-            return json.map(y_func).ok_or_else(|| cannot_write(func, field));
-        }
-        let v = result_value(func, field, raw);
-        let value = if field.kind.ty.reflected == Reflected::Json && func == AggregateFunc::Avg {
-            // A JSON field writes the number as it is.
-            encoded(&v)
-        } else {
-            let serializer = match func {
-                AggregateFunc::Count => Serializer::Value,
-                _ => field.kind.ty.serializer,
-            };
-            serialized(serializer, &v)
-        };
-        value.map(y_func).ok_or_else(|| cannot_write(func, field))
-    }
-
     /// The engine's statement; a date lookup's `strftime` format is one of the engine's own
     /// constants, written as a literal.
-    fn group_statement(
+    fn summary_statement(
         model: &Model,
-        columns: &GroupColumns<'_, Field>,
-        req: &GroupRequest,
+        summary: &Summary<'_, Field>,
         where_sql: &str,
     ) -> Result<String, EngineError> {
-        let keys = group_keys(columns, req)?;
+        let keys = group_keys(summary)?;
         let mut select = Vec::new();
         for (i, key) in keys.iter().enumerate() {
             let expr = match key {
@@ -690,29 +657,29 @@ impl<'c> Database for Sqlite<'c> {
             };
             select.push(format!("{expr} AS {}", group_label(i)));
         }
-        select.push(format!(
-            "{} AS y_func",
-            agg_sql(columns.func, &columns.y.sql)?
-        ));
+        let GroupColumns { y, func, .. } = summary.columns;
+        select.push(format!("{} AS y_func", agg_sql(func, &y.sql)?));
         let labels: Vec<String> = (0..keys.len()).map(group_label).collect();
+        let table = &model.table_sql;
         Ok(group_statement(
             &select,
             &labels,
-            &model.table_sql,
+            table,
             where_sql,
-            req,
+            summary.limit,
         ))
     }
 
-    fn group_row(
-        columns: &GroupColumns<'_, Field>,
-        req: &GroupRequest,
+    /// SQLite keeps no time zone: its values are written as stored.
+    fn summary_row(
+        summary: &Summary<'_, Field>,
         row: &rusqlite::Row<'_>,
-    ) -> Result<Map<String, Json>, EngineError> {
-        let GroupColumns { y, func, .. } = *columns;
-        let keys = group_keys(columns, req)?;
-        let mut item = Map::new();
-        for (i, key) in keys.iter().enumerate() {
+        _tz: i32,
+    ) -> Result<SummaryRow, EngineError> {
+        let GroupColumns { y, func, .. } = summary.columns;
+        let groups = group_keys(summary)?;
+        let mut keys = Vec::with_capacity(summary.columns.xs.len());
+        for (i, key) in groups.iter().enumerate() {
             let raw = row.get_ref(i).unwrap_or(ValueRef::Null);
             let (value, field) = match key {
                 GroupKey::Strftime(_, field) => (plain(stored(raw)), field),
@@ -737,22 +704,16 @@ impl<'c> Database for Sqlite<'c> {
                     ),
                 )
             })?;
-            item.insert(group_name(i), json);
+            keys.push(json);
         }
-        let raw = row.get_ref(keys.len()).unwrap_or(ValueRef::Null);
+        let raw = row.get_ref(groups.len()).unwrap_or(ValueRef::Null);
+        // A JSON column's `sum`, `min` and `max` are JSON, whoever writes them.
         let json = match json_result(func, y, raw) {
             Some(json) => json,
-            None => {
-                let value = result_value(func, y, raw);
-                if not_json(&value) {
-                    return Err(not_json_refused("_y_column", &y.name));
-                }
-                encoded(&value)
-            }
-        }
-        .ok_or_else(|| cannot_write(func, y))?;
-        item.insert("y_func".to_owned(), json);
-        Ok(item)
+            None => y_value(summary, result_value(func, y, raw))?,
+        };
+        let value = json.ok_or_else(|| cannot_write(func, y))?;
+        Ok(SummaryRow { keys, value })
     }
 
     /// The overflow of an integer `sum` is the request's fault.

@@ -587,6 +587,69 @@ pub fn group_columns<'m, T: Table>(
     Ok(known(&req.y_func)?.map(|func| GroupColumns { xs, y, func }))
 }
 
+/// How a summary's value is written ([`Summary::written`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Written {
+    /// By the value column's serializer field (an integer field for `count`), in the engine's
+    /// time zone: an aggregate's value, which a field may fail to write.
+    Serialized,
+    /// By the engine's JSON encoder, as the database's driver read it: a group's keys and
+    /// values.
+    Encoded,
+}
+
+/// What the engine computes of the selected records in one statement: an aggregate (no key,
+/// one row, its value written by the column's serializer) or a group (a row per key, at most
+/// [`limit`](Self::limit), written as read). A database renders its statement and reads its
+/// rows; the flow does the rest (`flow::aggregate`).
+#[derive(Debug)]
+pub struct Summary<'m, C> {
+    /// The key columns (none for an aggregate), the value column and the function.
+    pub columns: GroupColumns<'m, C>,
+    /// Each key's lookup (`_x_lookup`), by position; a key without one is the column itself.
+    pub lookups: Vec<String>,
+    /// The most rows answered (`None`: an aggregate, whose statement has one row).
+    pub limit: Option<u64>,
+    /// How the value is written.
+    pub written: Written,
+}
+
+impl<'m, C> Summary<'m, C> {
+    /// An aggregate's: `func` of `y` over every selected record.
+    pub fn aggregate(y: &'m C, func: AggregateFunc) -> Self {
+        Self {
+            columns: GroupColumns {
+                xs: Vec::new(),
+                y,
+                func,
+            },
+            lookups: Vec::new(),
+            limit: None,
+            written: Written::Serialized,
+        }
+    }
+
+    /// A group's, as `req` asks for it (`_per_page` within 1 and [`GroupRequest::MAX_LIMIT`]).
+    pub fn group(columns: GroupColumns<'m, C>, req: &GroupRequest) -> Self {
+        Self {
+            columns,
+            lookups: req.x_lookups.clone(),
+            limit: Some(req.limit.clamp(1, GroupRequest::MAX_LIMIT)),
+            written: Written::Encoded,
+        }
+    }
+
+    /// The lookup of the `i`th key, if the request gave one.
+    pub fn lookup(&self, i: usize) -> Option<&str> {
+        self.lookups.get(i).map(String::as_str)
+    }
+
+    /// Whether the value is written as the engine's encoder writes it (a group's).
+    pub fn encoded(&self) -> bool {
+        self.written == Written::Encoded
+    }
+}
+
 /// What an aggregate's or a group's `_order_by` does to the selection.
 #[derive(Debug)]
 pub enum OrderBy<'m, C> {
@@ -698,6 +761,33 @@ mod tests {
         // An unknown column fails even with an unknown function.
         req.x_columns = vec!["nope".to_owned()];
         assert!(group_columns(&t, &req).is_err());
+    }
+
+    #[test]
+    fn a_summary_says_how_many_rows_and_how_its_value_is_written() {
+        let t = table();
+        let mut req = GroupRequest::new("b", AggregateFunc::Sum);
+        req.x_lookups = vec!["date_day".to_owned()];
+        let group =
+            |req: &GroupRequest| Summary::group(group_columns(&t, req).unwrap().unwrap(), req);
+        let g = group(&req);
+        assert_eq!(
+            (g.limit, g.lookup(0), g.lookup(1)),
+            (Some(10_000), Some("date_day"), None)
+        );
+        assert!(g.encoded());
+        // `_per_page` is kept within 1 and the engine's most.
+        req.limit = 0;
+        assert_eq!(group(&req).limit, Some(1));
+        req.limit = u64::MAX;
+        assert_eq!(group(&req).limit, Some(GroupRequest::MAX_LIMIT));
+        let a = Summary::aggregate(t.pk_field(), AggregateFunc::Max);
+        assert_eq!(
+            (a.columns.xs.len(), a.columns.y.0, a.limit),
+            (0, "id", None)
+        );
+        assert_eq!(a.written, Written::Serialized);
+        assert!(!a.encoded());
     }
 
     #[test]

@@ -1,19 +1,18 @@
 //! The engine's group statement, and SQLAlchemy's text of the engine's query object (which
 //! the engine's error for an unknown aggregate function shows).
 
-use svc_engine::GroupRequest;
 use svc_engine::aggregate::group_name;
 
-/// The engine's group statement, whatever the database: `select` (each key `AS` its label,
-/// then `y_func`) from the table and its `WHERE` clause, grouped and ordered by the keys'
-/// `labels`, and at most the request's number of rows (`_per_page`, 1 to
-/// [`GroupRequest::MAX_LIMIT`]).
+/// The engine's statement of a summary ([`Summary`](svc_engine::table::Summary)), whatever
+/// the database: `select` (each key `AS` its label, then `y_func`) from the table and its
+/// `WHERE` clause, grouped and ordered by the keys' `labels`, and at most `limit` rows (a
+/// group's; an aggregate's has one row and no `LIMIT`).
 pub fn group_statement(
     select: &[String],
     labels: &[String],
     table_sql: &str,
     where_sql: &str,
-    req: &GroupRequest,
+    limit: Option<u64>,
 ) -> String {
     let grouping = if labels.is_empty() {
         String::new()
@@ -21,9 +20,9 @@ pub fn group_statement(
         let labels = labels.join(", ");
         format!(" GROUP BY {labels} ORDER BY {labels}")
     };
-    let limit = req.limit.clamp(1, GroupRequest::MAX_LIMIT);
+    let limit = limit.map(|n| format!(" LIMIT {n}")).unwrap_or_default();
     format!(
-        "SELECT {} FROM {table_sql}{where_sql}{grouping} LIMIT {limit}",
+        "SELECT {} FROM {table_sql}{where_sql}{grouping}{limit}",
         select.join(", ")
     )
 }
@@ -115,25 +114,20 @@ pub fn group_label(i: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use svc_engine::AggregateFunc;
 
-    /// Every function of the SDK's vocabulary is computed here: when svc-model names a new one
-    /// (the enum is `#[non_exhaustive]`), this fails until the backends have SQL for it or the
-    /// new function is meant to be refused with `not_computed`'s 400.
     #[test]
     fn the_group_statement_groups_and_orders_by_every_key_within_its_limit() {
-        let mut req = GroupRequest::new("a", AggregateFunc::Count);
         let select = ["a AS \"group\"".to_owned(), "count(b) AS y_func".to_owned()];
         let labels = ["\"group\"".to_owned()];
         assert_eq!(
-            group_statement(&select, &labels, "t", " WHERE x = 1", &req),
+            group_statement(&select, &labels, "t", " WHERE x = 1", Some(10_000)),
             "SELECT a AS \"group\", count(b) AS y_func FROM t WHERE x = 1 GROUP BY \"group\" \
              ORDER BY \"group\" LIMIT 10000"
         );
-        req.limit = 0;
-        let none = group_statement(&select[1..], &[], "t", "", &req);
+        let none = group_statement(&select[1..], &[], "t", "", Some(1));
         assert_eq!(none, "SELECT count(b) AS y_func FROM t LIMIT 1");
-        req.limit = u64::MAX;
-        assert!(group_statement(&select, &labels, "t", "", &req).ends_with(" LIMIT 100000"));
+        // An aggregate's: one row over every selected record, no `LIMIT`.
+        let aggregate = group_statement(&select[1..], &[], "t", " WHERE x = 1", None);
+        assert_eq!(aggregate, "SELECT count(b) AS y_func FROM t WHERE x = 1");
     }
 }

@@ -5,14 +5,16 @@
 
 use serde_json::{Map, Value as Json};
 
-use crate::dialect::clause::filtered_order_by;
+use crate::dialect::bind::Binds;
+use crate::dialect::clause::{Where, filtered_order_by};
 use crate::dialect::group::query_text;
 use crate::flow::database::Database;
-use crate::flow::driver::Failure;
-use crate::flow::records::ModelSql;
-use svc_engine::aggregate::{fails, known, y_func};
+use svc_engine::aggregate::{fails, group_name, known, y_func};
 use svc_engine::relation::Use;
-use svc_engine::table::{BodyColumn, Column, OrderBy, Table, aggregate_column, group_columns};
+use svc_engine::table::{
+    BodyColumn, Column, GroupColumns, OrderBy, Summary, Table, Written, aggregate_column,
+    group_columns,
+};
 use svc_engine::time_zone::tz_of;
 use svc_engine::types::Serializer;
 use svc_engine::{AggregateRequest, EngineError, GroupRequest, Selection};
@@ -54,21 +56,33 @@ async fn aggregate_as_engine<D: Database>(
     let Some(func) = known(&req.func)? else {
         return unknown_function(db, &*model, field, &order);
     };
-    let sql = format!(
-        "SELECT {} FROM {}{}",
-        D::aggregate_select(field, func)?,
-        model.table_sql(),
-        filter.sql
-    );
-    let mut conn = db.connect(tz_of(selection)).await?;
-    let tz = db.time_zone(&mut conn).await?;
-    // The answer is the first row's (an aggregate has one).
-    let read = |row: &D::Row<'_>| D::aggregate_answer(func, field, Some(row), tz);
-    let answer = D::first_row(&mut conn, &sql, &filter.params, read).await;
-    let lenient = selection.lenient;
-    let answer = answer
-        .map_err(|f| D::summary_error(db.fault(f, Failure::Read { lenient }), func, field))?;
-    answer.unwrap_or_else(|| D::aggregate_answer(func, field, None, tz))
+    let summary = Summary::aggregate(field, func);
+    let rows = summarize(db, &model, &summary, &filter, selection).await?;
+    // An aggregate's statement has one row whatever it selects: SQL's.
+    let row = rows.into_iter().next().ok_or_else(|| {
+        EngineError::Internal("the aggregate's statement answered no row".to_owned())
+    })?;
+    Ok(Json::Object(row))
+}
+
+/// A row of a summary's statement, its values written as the engine writes them
+/// ([`Database::summary_row`]).
+#[derive(Debug)]
+pub struct SummaryRow {
+    /// Each key's value, in the keys' order (none for an aggregate).
+    pub keys: Vec<Json>,
+    /// The function's value.
+    pub value: Json,
+}
+
+impl SummaryRow {
+    /// The row as the engine answers it: `{"group": key, "group_2": ..., "y_func": value}`.
+    fn answer(self) -> Map<String, Json> {
+        let keys = self.keys.into_iter().enumerate();
+        let mut row: Map<String, Json> = keys.map(|(i, key)| (group_name(i), key)).collect();
+        row.insert("y_func".to_owned(), self.value);
+        row
+    }
 }
 
 /// The engine's answer when the function is not one it knows: its (empty) query object written
@@ -117,18 +131,37 @@ async fn group_as_engine<D: Database>(
     let Some(columns) = group_columns(&*model, req)? else {
         return Ok(Json::Array(Vec::new()));
     };
-    let sql = D::group_statement(&model, &columns, req, &filter.sql)?;
+    let summary = Summary::group(columns, req);
+    let rows = summarize(db, &model, &summary, &filter, selection).await?;
+    Ok(Json::Array(rows.into_iter().map(Json::Object).collect()))
+}
+
+/// The rows of `summary`'s statement over the records `filter` selects, each written as the
+/// summary says, until one fails.
+async fn summarize<D: Database>(
+    db: &D,
+    model: &D::Model,
+    summary: &Summary<'_, D::Field>,
+    filter: &Where<Binds>,
+    selection: &Selection,
+) -> Result<Vec<Map<String, Json>>, EngineError> {
+    let sql = D::summary_statement(model, summary, &filter.sql)?;
     let mut conn = db.connect(tz_of(selection)).await?;
-    // Each row written as it is read, until one fails.
+    // Only a serializer writes in the engine's time zone.
+    let tz = match summary.written {
+        Written::Serialized => db.time_zone(&mut conn).await?,
+        Written::Encoded => 0,
+    };
     let mut out = Ok(Vec::new());
     let mut sink = |row: &D::Row<'_>| {
-        if let Ok(groups) = &mut out {
-            match D::group_row(&columns, req, row) {
-                Ok(group) => groups.push(Json::Object(group)),
+        if let Ok(rows) = &mut out {
+            match D::summary_row(summary, row, tz) {
+                Ok(row) => rows.push(row.answer()),
                 Err(e) => out = Err(e),
             }
         }
     };
+    let GroupColumns { func, y, .. } = summary.columns;
     db.read_rows(
         &mut conn,
         &sql,
@@ -137,6 +170,6 @@ async fn group_as_engine<D: Database>(
         &mut sink,
     )
     .await
-    .map_err(|e| D::summary_error(e, columns.func, columns.y))?;
-    out.map(Json::Array)
+    .map_err(|e| D::summary_error(e, func, y))?;
+    out
 }

@@ -8,14 +8,13 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use serde_json::{Map, Value as Json};
-
 use crate::dialect::Dialect;
 use crate::dialect::bind::{Bind, Binds};
 use crate::dialect::clause::Where;
 use crate::dialect::group::Quoting;
 use crate::dialect::relation::Related;
 use crate::dialect::seek::{self, Nulls};
+use crate::flow::aggregate::SummaryRow;
 use crate::flow::delete;
 use crate::flow::driver::{Driver, Failure, Session};
 use crate::flow::export::{Aside, SavedData, SavedTable, Store, Suspended, bind_imported};
@@ -30,9 +29,9 @@ use svc_engine::field_input::{Internal, to_internal};
 use svc_engine::python::json::PyJson;
 use svc_engine::records::{self, ModelMap, Models, Records};
 use svc_engine::relation::Use;
-use svc_engine::table::{BodyColumn, GroupColumns, Table};
+use svc_engine::table::{BodyColumn, Summary, Table};
 use svc_engine::walks::Walks;
-use svc_engine::{AggregateFunc, EngineError, GroupRequest, Selection};
+use svc_engine::{AggregateFunc, EngineError, Selection};
 
 /// One database's side of the record flows. Every future is `Send`: the flows run on the
 /// async workers, awaited where they are asked for. Its models, columns and bound values are
@@ -697,32 +696,23 @@ pub trait Database:
         (quoting, Self::QUERY_NEVER)
     }
 
-    /// The select list of an aggregate of `field` (after what the engine fails on is refused).
-    fn aggregate_select(field: &Self::Field, func: AggregateFunc) -> Result<String, EngineError>;
-
-    /// `{"y_func": value}` from the aggregate's row (`None`: no row), in the time zone `tz`.
-    fn aggregate_answer(
-        func: AggregateFunc,
-        field: &Self::Field,
-        row: Option<&Self::Row<'_>>,
-        tz: i32,
-    ) -> Result<Json, EngineError>;
-
-    /// The group's statement over the rows `where_sql` selects (after what the engine fails on
-    /// is refused).
-    fn group_statement(
+    /// The statement of `summary` over the rows `where_sql` selects (after what the engine
+    /// fails on is refused): each key `AS` its label, then the value `AS y_func`, as
+    /// [`group_statement`](crate::dialect::group::group_statement) writes them.
+    fn summary_statement(
         model: &Self::Model,
-        columns: &GroupColumns<'_, Self::Field>,
-        req: &GroupRequest,
+        summary: &Summary<'_, Self::Field>,
         where_sql: &str,
     ) -> Result<String, EngineError>;
 
-    /// A group's row, `{"group": key, "group_2": ..., "y_func": value}`.
-    fn group_row(
-        columns: &GroupColumns<'_, Self::Field>,
-        req: &GroupRequest,
+    /// The values of a row of `summary`'s statement (each key's, none for an aggregate, then
+    /// the function's), each written as [`Summary::written`] says (in the time zone `tz`, a
+    /// serializer's).
+    fn summary_row(
+        summary: &Summary<'_, Self::Field>,
         row: &Self::Row<'_>,
-    ) -> Result<Map<String, Json>, EngineError>;
+        tz: i32,
+    ) -> Result<SummaryRow, EngineError>;
 
     /// The failure of a summary's statement that computes `func` of `field`, in the engine's
     /// terms (by default the database's own, as [`read_rows`](Database::read_rows) gave it).
