@@ -11,7 +11,7 @@
 //! - [`flow`]: each operation's flow, written once over the traits a database implements;
 //! - [`backend`]: the `Backend` trait the emulator holds each resource by, written once over
 //!   a database's `Schedule` (where it runs each `Operation` and its flow), and what the
-//!   database servers share (`pooled`, [`awaited_backend!`]);
+//!   database servers share (`pooled`, [`Awaited`](backend::Awaited));
 //! - beside them, [`private`] (data files only their owner reads), [`location`] (a
 //!   database's location without its password) and [`blocking`] (work on the blocking pool).
 //!

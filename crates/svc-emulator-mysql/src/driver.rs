@@ -54,7 +54,6 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::dialect::user_statement::UserStatement;
-use svc_emulator_core::flow::database::Database;
 use svc_emulator_core::flow::driver::Driver;
 use svc_emulator_core::flow::read_only_sql::{Access, Cancel, Opened};
 use svc_engine::sql_answer::{
@@ -344,7 +343,6 @@ impl Driver for MyResource {
     /// action's statements, on MariaDB, by the session's `max_statement_time`.
     async fn open(&self, time: Duration, access: Access) -> Result<Opened<Conn>, EngineError> {
         let mut conn = self.sql_conn().await?;
-        let tz = self.time_zone(&mut conn).await?;
         if access == Access::ReadWrite && self.mariadb {
             // The session's setting goes with the connection's reset (`clean`).
             let seconds = format!("{:.3}", time.as_secs_f64().max(0.001));
@@ -367,7 +365,7 @@ impl Driver for MyResource {
                 let _ = text_rows(&mut conn, &format!("KILL QUERY {id}")).await;
             }
         });
-        Ok(Opened { conn, tz, cancel })
+        Ok(Opened { conn, cancel })
     }
 
     /// Prepares and runs the statement, reading its rows as JSON (the query's columns, without

@@ -52,14 +52,12 @@ pub(crate) mod records;
 pub(crate) mod schema;
 pub(crate) mod types;
 
+use svc_emulator_core::backend::Awaited;
 use svc_emulator_core::backend::pooled::{CONNECT_TIMEOUT, POOL_SIZE, seed_failed};
-use svc_emulator_core::dialect::bind::Bind;
-use svc_emulator_core::flow::state::State;
 
 use mysql_async::{Conn, Opts, OptsBuilder, Pool, PoolConstraints, PoolOpts};
 
 use driver::text_rows;
-use schema::MyModel;
 use svc_engine::EngineError;
 use svc_engine::sql_params::line_end;
 use types::{cell_number, cell_text};
@@ -69,15 +67,10 @@ pub struct MyResource {
     pool: Pool,
     /// For SQL queries: connections of their own, reset after each use.
     sql_pool: Pool,
-    /// Its models, walks and time zone, as the core keeps them.
-    state: State<MyModel, Bind>,
     /// Whether the server is MariaDB (its statement time limit is `max_statement_time`).
     mariadb: bool,
     url: String,
 }
-
-// A `Backend`: the operations are async already, each awaited where it is asked for.
-svc_emulator_core::awaited_backend!(MyResource);
 
 impl std::fmt::Debug for MyResource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -119,8 +112,9 @@ fn pool(opts: &Opts) -> Result<Pool, EngineError> {
 
 impl MyResource {
     /// Connects to the database at `url` (`mysql://user:password@host:port/name`), runs
-    /// `seed_sql` when it has no table yet, and reads its tables.
-    pub async fn open(url: &str, seed_sql: Option<&str>) -> Result<Self, EngineError> {
+    /// `seed_sql` when it has no table yet, and reads its tables: the resource as the core
+    /// serves it.
+    pub async fn open(url: &str, seed_sql: Option<&str>) -> Result<Awaited<Self>, EngineError> {
         let shown = redacted(url);
         let opts = Opts::from_url(&driver_url(url)).map_err(|e| {
             EngineError::Internal(format!(
@@ -136,7 +130,6 @@ impl MyResource {
         let mut resource = MyResource {
             pool: pool(&opts)?,
             sql_pool: pool(&opts)?,
-            state: State::default(),
             mariadb: false,
             url: shown,
         };
@@ -165,8 +158,7 @@ impl MyResource {
             }
         }
         drop(conn);
-        svc_emulator_core::flow::state::reload(&resource).await?;
-        Ok(resource)
+        Awaited::new(resource).await
     }
 
     /// A pooled connection.

@@ -51,7 +51,6 @@ use svc_emulator_core::flow::database::Database;
 use svc_emulator_core::flow::driver::{Driver, DriverRow, Failure, Session};
 use svc_emulator_core::flow::export::{Aside, SavedTable, Store, Suspended, only_owned_counters};
 use svc_emulator_core::flow::records::Page;
-use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, page_select, read_page};
 use svc_emulator_core::flow::write::Values;
 use svc_engine::aggregate::{read_refused, zero_if_null};
@@ -62,6 +61,7 @@ use svc_engine::python::json::py_json_dumps;
 use svc_engine::python::text::unhexlify;
 use svc_engine::records::{ModelMap, Records};
 use svc_engine::table::{GroupColumns, Summary, Table, Written};
+use svc_engine::walks::Walks;
 use svc_engine::{AggregateFunc, EngineError, walks as shared};
 
 /// MySQL's error code of a duplicate key.
@@ -69,10 +69,6 @@ const DUPLICATE_ENTRY: u16 = 1062;
 
 /// MySQL's side of the record flows (`flow::read`).
 impl Database for MyResource {
-    fn state(&self) -> &State<MyModel, Bind> {
-        &self.state
-    }
-
     /// `TIMEDIFF(NOW(), UTC_TIMESTAMP)` on the database, in whole seconds.
     const TIME_ZONE: Option<&'static str> =
         Some("SELECT CAST(TIME_TO_SEC(TIMEDIFF(NOW(), UTC_TIMESTAMP())) AS SIGNED)");
@@ -153,6 +149,7 @@ impl Database for MyResource {
         model: &MyModel,
         filter: &MyWhere,
         lenient: bool,
+        walks: &Walks<Bind>,
     ) -> Result<u64, EngineError> {
         if filter.sql.is_empty() {
             let explain = format!("EXPLAIN SELECT COUNT(*) FROM {}", model.table_sql);
@@ -169,7 +166,7 @@ impl Database for MyResource {
         }
         let key = (!filter.sql.is_empty()).then(|| count_key(model, filter));
         let kept = match &key {
-            Some(key) => self.kept_count(conn, model, key).await,
+            Some(key) => self.kept_count(conn, model, key, walks).await,
             None => Kept::Nothing,
         };
         if let Kept::Count(n) = kept {
@@ -180,7 +177,7 @@ impl Database for MyResource {
         let n = n.map_err(|f| self.fault(f, Failure::Read { lenient }))?;
         let n = n.flatten().unwrap_or(0);
         if let Some(key) = key {
-            self.keep_count(conn, model, key, kept, n).await;
+            self.keep_count(conn, (model, walks), key, kept, n).await;
         }
         Ok(n)
     }
@@ -532,7 +529,7 @@ impl MyResource {
         let before = self.token(conn, model).await;
         let walk_key = page.walk_key();
         let anchor = before.as_ref().and_then(|token| {
-            self.walks()
+            page.walks
                 .anchor(&walk_key, offset)
                 .filter(|(_, a)| &a.token == token)
         });
@@ -560,21 +557,21 @@ impl MyResource {
         };
         // The count keeps itself (`Database::count`, [`Kept`]): it is read between the page's two
         // readings of the token, so a write it missed moves the token.
-        let mut count = self.count(conn, model, filter, lenient).await?;
+        let mut count = self.count(conn, model, filter, lenient, page.walks).await?;
         let after = match before {
             Some(_) => self.token(conn, model).await,
             None => None,
         };
         match (before, after) {
             (Some(before), Some(after)) if before == after => {
-                keep_anchor(self, &walk_key, page, end, before);
+                keep_anchor(&walk_key, page, end, before);
             }
             _ if anchor.is_some() => {
                 // A write committed while the page was read: the anchor may be stale, so the
                 // page and its count are read afresh, as the engine reads them.
                 out.clear();
                 read_page(self, conn, (&from_offset, &filter.params), page, out, &[]).await?;
-                count = self.count(conn, model, filter, lenient).await?;
+                count = self.count(conn, model, filter, lenient, page.walks).await?;
             }
             _ => {}
         }
@@ -606,12 +603,14 @@ pub(crate) enum Kept {
 impl MyResource {
     /// What the memo holds of the filtered count of `model` whose memo key is `key`
     /// ([`count_key`]). The token is read only for a count worth keeping.
-    pub(crate) async fn kept_count(&self, conn: &mut Conn, model: &MyModel, key: &[u8]) -> Kept {
-        let Some((token, n)) = self
-            .walks()
-            .count(key)
-            .filter(|&(_, n)| n >= KEEP_COUNTS_FROM)
-        else {
+    pub(crate) async fn kept_count(
+        &self,
+        conn: &mut Conn,
+        model: &MyModel,
+        key: &[u8],
+        walks: &Walks<Bind>,
+    ) -> Kept {
+        let Some((token, n)) = walks.count(key).filter(|&(_, n)| n >= KEEP_COUNTS_FROM) else {
             return Kept::Nothing;
         };
         match self.token(conn, model).await {
@@ -628,7 +627,7 @@ impl MyResource {
     pub(crate) async fn keep_count(
         &self,
         conn: &mut Conn,
-        model: &MyModel,
+        (model, walks): (&MyModel, &Walks<Bind>),
         key: Vec<u8>,
         kept: Kept,
         n: u64,
@@ -639,10 +638,10 @@ impl MyResource {
         match kept {
             Kept::Since(before) => {
                 if self.token(conn, model).await.as_ref() == Some(&before) {
-                    self.walks().keep_count(key, before, n);
+                    walks.keep_count(key, before, n);
                 }
             }
-            Kept::Nothing if model.extra.0 => self.walks().keep_count(key, String::new(), n),
+            Kept::Nothing if model.extra.0 => walks.keep_count(key, String::new(), n),
             Kept::Count(_) | Kept::Nothing => {}
         }
     }

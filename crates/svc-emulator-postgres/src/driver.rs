@@ -46,7 +46,6 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 use svc_emulator_core::dialect::bind::{Bind, Binds};
 use svc_emulator_core::dialect::user_statement::UserStatement;
-use svc_emulator_core::flow::database::Database;
 use svc_emulator_core::flow::driver::Driver;
 use svc_emulator_core::flow::read_only_sql::{Access, Cancel, Opened};
 use svc_engine::python::Py;
@@ -383,8 +382,6 @@ impl Driver for PgResource {
     // `READ ONLY` transaction with its `statement_timeout`, the statement cancelled by PostgreSQL.
     async fn open(&self, time: Duration, access: Access) -> Result<Opened<Object>, EngineError> {
         let client = self.sql_client().await?;
-        let mut client = client;
-        let tz = Database::time_zone(self, &mut client).await?;
         let millis = time.as_millis().max(1);
         let access = match access {
             Access::ReadOnly => "READ ONLY",
@@ -402,7 +399,6 @@ impl Driver for PgResource {
         });
         Ok(Opened {
             conn: client,
-            tz,
             cancel,
         })
     }

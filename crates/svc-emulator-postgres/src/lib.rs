@@ -45,13 +45,11 @@ pub(crate) mod schema;
 pub(crate) mod types;
 
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime};
-use schema::PgModel;
 use std::str::FromStr;
+use svc_emulator_core::backend::Awaited;
 use svc_emulator_core::backend::pooled::{CONNECT_TIMEOUT, POOL_SIZE, seed_failed};
-use svc_emulator_core::dialect::bind::{Bind, Binds};
-use svc_emulator_core::flow::database::Database;
+use svc_emulator_core::dialect::bind::Binds;
 use svc_emulator_core::flow::driver::Driver;
-use svc_emulator_core::flow::state::State;
 use svc_engine::EngineError;
 use svc_engine::time_zone::tz_offset;
 use tokio_postgres::Row;
@@ -66,13 +64,8 @@ pub struct PgResource {
     pool: Pool,
     /// For the second pool of SQL queries: its own connections, reset after each use.
     sql_pool: Pool,
-    /// Its models, walks and time zone, as the core keeps them.
-    state: State<PgModel, Bind>,
     url: String,
 }
-
-// A `Backend`: the operations are async already, each awaited where it is asked for.
-svc_emulator_core::awaited_backend!(PgResource);
 
 impl std::fmt::Debug for PgResource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -116,8 +109,9 @@ fn pool(config: &tokio_postgres::Config, recycling: RecyclingMethod) -> Result<P
 
 impl PgResource {
     /// Connects to the database at `url` (`postgres://user:password@host:port/name`), runs
-    /// `seed_sql` when its schema has no table yet, and reads its tables.
-    pub async fn open(url: &str, seed_sql: Option<&str>) -> Result<Self, EngineError> {
+    /// `seed_sql` when its schema has no table yet, and reads its tables: the resource as the
+    /// core serves it.
+    pub async fn open(url: &str, seed_sql: Option<&str>) -> Result<Awaited<Self>, EngineError> {
         let shown = redacted(url);
         let mut config = tokio_postgres::Config::from_str(url).map_err(|e| {
             EngineError::Internal(format!(
@@ -137,7 +131,6 @@ impl PgResource {
             // SQL queries may leave session state behind (advisory locks, prepared
             // statements): their connections are cleaned before each reuse.
             sql_pool: pool(&config, RecyclingMethod::Clean)?,
-            state: State::default(),
             url: shown,
         };
         let client = resource.client().await?;
@@ -160,8 +153,7 @@ impl PgResource {
             }
         }
         drop(client);
-        svc_emulator_core::flow::state::reload(&resource).await?;
-        Ok(resource)
+        Awaited::new(resource).await
     }
 
     /// A pooled connection.
@@ -177,9 +169,8 @@ impl PgResource {
         let Some(seconds) = tz.and_then(tz_offset) else {
             return self.client().await;
         };
+        // The engine's default time zone was read before (`Served::connect`).
         let mut client = self.sql_client().await?;
-        // The engine's default time zone is the database's, read before the session's changes.
-        Database::time_zone(self, &mut client).await?;
         let set = format!("SET TIME ZONE '{}'", engine_hours(seconds));
         let set = PgResource::execute_one(&mut client, &set).await;
         set.map_err(|e| self.unexpected(e))?;

@@ -62,7 +62,6 @@ use svc_emulator_core::flow::delete::delete_locked;
 use svc_emulator_core::flow::driver::{Driver, DriverRow, Failure, Session};
 use svc_emulator_core::flow::export::{SavedTable, Store, Suspended, only_owned_counters};
 use svc_emulator_core::flow::records::Page;
-use svc_emulator_core::flow::state::State;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, page_select, sort_key_of};
 use svc_emulator_core::flow::write::{ReadBack, Values, insert_statement, set_list, update_sql};
 use svc_engine::aggregate::{fails, not_json_refused, read_refused, zero_if_null};
@@ -73,16 +72,13 @@ use svc_engine::python::json::{PyJson, py_json_dumps};
 use svc_engine::python::text::{py_text, py_uuid};
 use svc_engine::records::{ModelMap, Records, record_json};
 use svc_engine::table::{GroupColumns, Summary, Table, Written};
+use svc_engine::walks::Walks;
 use svc_engine::{AggregateFunc, EngineError, walks as shared};
 use tokio_postgres::Row;
 use tokio_postgres::error::SqlState;
 
 /// PostgreSQL's side of the record flows (`flow::read`).
 impl Database for PgResource {
-    fn state(&self) -> &State<PgModel, Bind> {
-        &self.state
-    }
-
     /// Read on either pool: kept prepared where the pool keeps its statements, and prepared
     /// again after a query's session ends with `DISCARD ALL` (`Driver::clean`).
     const TIME_ZONE: Option<&'static str> = Some("SELECT EXTRACT(TIMEZONE FROM now())::int4");
@@ -292,7 +288,7 @@ impl Database for PgResource {
         let (rows, count) = if page.number > 1 || page.filter.sql.is_empty() {
             let (rows, count) = futures_util::future::try_join(
                 self.page_rows(client, page),
-                self.count_rows(client, page.model, page.filter, page.lenient),
+                self.count_rows(client, page.model, page.filter, page.lenient, page.walks),
             )
             .await?;
             (rows, Some(count))
@@ -310,8 +306,9 @@ impl Database for PgResource {
         model: &PgModel,
         filter: &PgWhere,
         lenient: bool,
+        walks: &Walks<Bind>,
     ) -> Result<u64, EngineError> {
-        self.count_rows(reader, model, filter, lenient).await
+        self.count_rows(reader, model, filter, lenient, walks).await
     }
 
     /// Each term's column as text.
@@ -1028,7 +1025,7 @@ impl PgResource {
         let extra = format!(", {}{}", SNAPSHOT, Self::sort_key_columns(model, &seek));
         let snapshot_at = model.fields.len();
         if offset > 0
-            && let Some(anchor) = self.walks().anchor(&walk_key, offset)
+            && let Some(anchor) = page.walks.anchor(&walk_key, offset)
         {
             let (sql, params) = from_anchor(page, &seek, &extra, &anchor);
             let rows = self.read_rows(client, &sql, &params, lenient).await?;
@@ -1058,7 +1055,7 @@ impl PgResource {
         if let Some(snapshot) = last.get::<_, Option<String>>(at) {
             let cells: Vec<usize> = (at + 1..at + 1 + terms).collect();
             let sort_key = sort_key_of::<Self>(last, &cells);
-            keep_anchor(self, walk_key, page, sort_key, snapshot);
+            keep_anchor(walk_key, page, sort_key, snapshot);
         }
     }
 
@@ -1073,6 +1070,7 @@ impl PgResource {
         model: &PgModel,
         filter: &PgWhere,
         lenient: bool,
+        walks: &Walks<Bind>,
     ) -> Result<u64, EngineError> {
         let rows = if filter.sql.is_empty() {
             let sql = format!(
@@ -1088,7 +1086,7 @@ impl PgResource {
             // statement counts again only when its own snapshot differs (see `walks`).
             let count = format!("(SELECT count(*) FROM {}{})", model.table_sql, filter.sql);
             let key = filter.params.memo_key(&count);
-            let kept = self.walks().count(&key);
+            let kept = walks.count(&key);
             let mut params = filter.params.clone();
             let (snapshot, n) = kept.map_or((None, None), |(s, n)| (Some(s), Some(n.to_string())));
             let kept_snapshot = cast(&mut params, snapshot, "text");
@@ -1104,7 +1102,7 @@ impl PgResource {
                     row.get::<_, Option<String>>(1),
                 )
             {
-                self.walks().keep_count(key, snapshot, n.max(0) as u64);
+                walks.keep_count(key, snapshot, n.max(0) as u64);
             }
             rows
         };

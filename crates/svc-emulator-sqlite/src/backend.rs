@@ -250,15 +250,17 @@ impl Resource {
                 .done()
                 .map(|run| run.listing),
             Kind::Retrieve => self.retrieve_attempt(op, Mode::Pool)?.done(),
-            Kind::Read => return self.with_read(|conn| run_now(op.run(&Sqlite::new(self, conn)))),
+            Kind::Read => {
+                return self.with_read(|conn| run_now(op.run(&Sqlite::new(self, conn).served())));
+            }
             Kind::Summary => {
                 return self.with_read(|conn| {
                     register_functions(conn).map_err(engine_error)?;
-                    run_now(op.run(&Sqlite::new(self, conn)))
+                    run_now(op.run(&Sqlite::new(self, conn).served()))
                 });
             }
             Kind::Write => {
-                return self.with_writer(|conn| run_now(op.run(&Sqlite::new(self, conn))));
+                return self.with_writer(|conn| run_now(op.run(&Sqlite::new(self, conn).served())));
             }
             Kind::Query | Kind::Action => return self.stoppable(op, &SqlCancel::default()),
         }

@@ -195,7 +195,7 @@ impl Resource {
         let run = |conn: &mut Connection| {
             Watchdog::start(conn.get_interrupt_handle(), time, |watchdog| {
                 let db = Sqlite::querying(self, conn, cancel, watchdog);
-                run_now(op.run(&db))
+                run_now(op.run(&db.served()))
             })
         };
         match O::KIND {
@@ -907,11 +907,7 @@ impl<'c> Driver for Sqlite<'c> {
         }
         let handle = conn.get_interrupt_handle();
         let cancel: Cancel = Box::pin(async move { handle.interrupt() });
-        Ok(Opened {
-            conn,
-            tz: 0,
-            cancel,
-        })
+        Ok(Opened { conn, cancel })
     }
 
     /// A read-only query runs behind its [`ReadOnlyGuard`] (nothing but reading, within

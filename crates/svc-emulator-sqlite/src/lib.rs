@@ -672,7 +672,7 @@ impl Resource {
                     return Ok(None);
                 }
                 let db = Sqlite::reading(self, &mut snapshot, Budget::new(ticket, max_skip));
-                match run_now(op.run(&db)) {
+                match run_now(op.run(&db.served())) {
                     Ok(listing) => Ok(Some(ListRun {
                         skipped: db.budget.skipped(),
                         listing,
@@ -768,7 +768,7 @@ impl Resource {
         }
         let ran = self.read_as(mode, |reader| -> Result<O::Out, EngineError> {
             let db = Sqlite::new(self, &mut reader.conn);
-            run_now(op.run(&db))
+            run_now(op.run(&db.served()))
         });
         Ok(match ran.transpose()? {
             None => Attempt::Busy,
@@ -825,7 +825,8 @@ impl Resource {
     ) -> Result<usize, (usize, EngineError)> {
         self.with_writer(|conn| {
             let db = Sqlite::new(self, conn);
-            let created = run_now(async { Ok(flow::write::create_all(&db, model, bodies).await) });
+            let created =
+                run_now(async { Ok(flow::write::create_all(&db.served(), model, bodies).await) });
             created.unwrap_or_else(|e| Err((0, e)))
         })
     }

@@ -80,7 +80,7 @@ use svc_emulator_core::flow::export::{
     SavedData, SavedTable, Suspended, bind_imported, only_owned_counters,
 };
 use svc_emulator_core::flow::records::{Page, counted};
-use svc_emulator_core::flow::state::State;
+use svc_emulator_core::flow::state::Served;
 use svc_emulator_core::flow::walks::{from_anchor, keep_anchor, read_page};
 use svc_emulator_core::flow::write::{ReadBack, Values, insert_statement};
 use svc_emulator_core::flow::{Reference, TableRef};
@@ -162,6 +162,11 @@ pub(crate) struct Sqlite<'c> {
 }
 
 impl<'c> Sqlite<'c> {
+    /// The view with what the core keeps of its resource, as a flow serves it.
+    pub(crate) fn served(&self) -> Served<'_, Self> {
+        Served::new(self, self.resource.state())
+    }
+
     /// `resource`, whose operation runs on `conn`, using nothing of the list memo.
     pub(crate) fn new(resource: &'c Resource, conn: &'c mut Connection) -> Self {
         Self::reading(resource, conn, Budget::default())
@@ -226,10 +231,6 @@ impl<'c> Database for Sqlite<'c> {
 
     // The time zone: none (`TIME_ZONE` as the core has it). SQLite stores date-times as the
     // engine wrote them, and reads them back as they are.
-
-    fn state(&self) -> &State<Model, Bind> {
-        self.resource.state()
-    }
 
     /// What SQLite is given for the value (SQLAlchemy's bind processor of the column's type,
     /// then Python's `sqlite3`); a value the type refuses is the engine's `400`. SQLite keeps
@@ -416,7 +417,7 @@ impl<'c> Database for Sqlite<'c> {
         let walk_key = page.walk_key();
         let anchor = match seek {
             Some(_) if page.offset > 0 => {
-                memo.anchor(self.walks(), budget.ticket, &walk_key, page.offset)
+                memo.anchor(page.walks, budget.ticket, &walk_key, page.offset)
             }
             _ => None,
         };
@@ -441,7 +442,7 @@ impl<'c> Database for Sqlite<'c> {
         let cells: Vec<usize> = seek.map_or_else(Vec::new, |t| t.iter().map(|&(i, _)| i).collect());
         let end = read_page(self, conn, (&sql, &params), page, out, &cells).await?;
         if let Some(token) = budget.ticket.token() {
-            keep_anchor(self, &walk_key, page, end, token);
+            keep_anchor(&walk_key, page, end, token);
         }
         Ok(None)
     }
@@ -454,18 +455,19 @@ impl<'c> Database for Sqlite<'c> {
         model: &Model,
         filter: &Where<Binds>,
         lenient: bool,
+        walks: &Walks<Bind>,
     ) -> Result<u64, EngineError> {
         let (budget, memo) = (&self.budget, self.resource().memo());
         let sql = ["SELECT count(*) FROM ", &model.table_sql, &filter.sql].concat();
         let key = filter.params.memo_key(&sql);
-        if let Some(n) = memo.count(self.walks(), budget.ticket, &key) {
+        if let Some(n) = memo.count(walks, budget.ticket, &key) {
             return Ok(n);
         }
         if budget.max_skip.is_some() {
             return Err(budget.give_up());
         }
         let n = counted(self, conn, model, filter, lenient).await?;
-        memo.keep_count(self.walks(), budget.ticket, key, n);
+        memo.keep_count(walks, budget.ticket, key, n);
         Ok(n)
     }
 
@@ -514,15 +516,18 @@ impl<'c> Database for Sqlite<'c> {
     /// The whole database copied into memory by SQLite's online backup, which copies its
     /// pages: 117 us for 10k rows where `flow::snapshot` would put them back in 2.58 ms
     /// (`cargo xtask bench --only fixture`, docs/performance.md section 12).
-    async fn save_copy(&self) -> Result<SavedData, EngineError> {
-        let conn = self.connect(None).await?;
-        self.resource.save_from(conn)
+    async fn save_copy(db: &Served<'_, Self>) -> Result<SavedData, EngineError> {
+        let conn = db.connect(None).await?;
+        db.resource.save_from(conn)
     }
 
     /// The whole database put back from its copy, on the writer.
-    async fn restore_copy(&self, saved: &(dyn Any + Send + Sync)) -> Result<(), EngineError> {
-        let conn = self.connect(None).await?;
-        self.resource.restore_into(saved, conn)
+    async fn restore_copy(
+        db: &Served<'_, Self>,
+        saved: &(dyn Any + Send + Sync),
+    ) -> Result<(), EngineError> {
+        let conn = db.connect(None).await?;
+        db.resource.restore_into(saved, conn)
     }
 
     async fn read_keys(

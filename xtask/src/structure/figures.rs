@@ -18,11 +18,11 @@ mod seam;
 /// function's parameter lines are no code lines, [`repeats`]: its target, 83, asks the same 104
 /// lines said once that the target of 200 asked when they counted, at 304 and 187).
 const RATCHETS: [(&str, usize, usize); 5] = [
-    ("SEAM_CEILING", 22, 20),
+    ("SEAM_CEILING", 21, 20),
     ("SEAM_TRAITS_CEILING", 4, 4),
     ("FILES_PER_DATABASE_CEILING", 8, 8),
     ("FILES_PER_SERVER_CEILING", 6, 6),
-    ("REPEATS_CEILING", 169, 83),
+    ("REPEATS_CEILING", 163, 83),
 ];
 
 /// What to do past each ceiling of [`RATCHETS`].

@@ -21,6 +21,7 @@ pub mod operation;
 pub mod pooled;
 mod schedule;
 
+pub use awaited::Awaited;
 pub use schedule::Schedule;
 
 use std::any::Any;

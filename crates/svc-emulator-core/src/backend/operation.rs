@@ -3,6 +3,7 @@
 //! ([`Schedule::run`](super::Schedule::run)), by what the operation does to the data
 //! ([`Kind`]).
 
+use crate::flow::state::Served;
 use std::future::Future;
 
 use serde_json::{Map, Value};
@@ -55,7 +56,7 @@ pub trait Operation: Send + Sync + 'static {
     /// Runs the operation's flow over `db`.
     fn run<'a, D: Database>(
         &'a self,
-        db: &'a D,
+        db: &'a Served<'a, D>,
     ) -> impl Future<Output = Result<Self::Out, EngineError>> + Send + 'a;
 
     /// The model and the request of a list, what a database may remember its runs by.
@@ -88,7 +89,7 @@ impl Operation for List {
     type Out = Listing;
     const KIND: Kind = Kind::List;
 
-    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<Listing, EngineError> {
+    async fn run<'a, D: Database>(&'a self, db: &'a Served<'a, D>) -> Result<Listing, EngineError> {
         flow::read::list(db, &self.model, &self.spec).await
     }
 
@@ -112,7 +113,7 @@ impl Operation for Retrieve {
     type Out = Vec<u8>;
     const KIND: Kind = Kind::Retrieve;
 
-    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<Vec<u8>, EngineError> {
+    async fn run<'a, D: Database>(&'a self, db: &'a Served<'a, D>) -> Result<Vec<u8>, EngineError> {
         flow::read::retrieve(db, &self.model, &self.pk, &self.selection).await
     }
 
@@ -135,7 +136,7 @@ impl Operation for Filters {
     type Out = ();
     const KIND: Kind = Kind::Read;
 
-    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<(), EngineError> {
+    async fn run<'a, D: Database>(&'a self, db: &'a Served<'a, D>) -> Result<(), EngineError> {
         let model = db.model(&self.model)?;
         db.filters(&model, &self.selection, Use::Write).map(drop)
     }
@@ -156,7 +157,7 @@ impl Operation for Create {
     type Out = Vec<u8>;
     const KIND: Kind = Kind::Write;
 
-    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<Vec<u8>, EngineError> {
+    async fn run<'a, D: Database>(&'a self, db: &'a Served<'a, D>) -> Result<Vec<u8>, EngineError> {
         flow::write::create(db, &self.model, &self.body, self.lenient).await
     }
 }
@@ -169,7 +170,7 @@ impl Operation for Change {
     type Out = Vec<u8>;
     const KIND: Kind = Kind::Write;
 
-    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<Vec<u8>, EngineError> {
+    async fn run<'a, D: Database>(&'a self, db: &'a Served<'a, D>) -> Result<Vec<u8>, EngineError> {
         let Update {
             model,
             pk,
@@ -199,7 +200,7 @@ impl Operation for Delete {
     type Out = ();
     const KIND: Kind = Kind::Write;
 
-    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<(), EngineError> {
+    async fn run<'a, D: Database>(&'a self, db: &'a Served<'a, D>) -> Result<(), EngineError> {
         flow::write::delete(db, &self.model, &self.pk, &self.selection).await
     }
 }
@@ -219,7 +220,7 @@ impl Operation for Aggregate {
     type Out = Value;
     const KIND: Kind = Kind::Summary;
 
-    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<Value, EngineError> {
+    async fn run<'a, D: Database>(&'a self, db: &'a Served<'a, D>) -> Result<Value, EngineError> {
         flow::aggregate::aggregate(db, &self.model, &self.request, &self.selection).await
     }
 }
@@ -239,7 +240,7 @@ impl Operation for Group {
     type Out = Value;
     const KIND: Kind = Kind::Summary;
 
-    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<Value, EngineError> {
+    async fn run<'a, D: Database>(&'a self, db: &'a Served<'a, D>) -> Result<Value, EngineError> {
         flow::aggregate::group(db, &self.model, &self.request, &self.selection).await
     }
 }
@@ -259,7 +260,10 @@ impl Operation for BulkCreate {
     type Out = Vec<Created>;
     const KIND: Kind = Kind::Write;
 
-    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<Vec<Created>, EngineError> {
+    async fn run<'a, D: Database>(
+        &'a self,
+        db: &'a Served<'a, D>,
+    ) -> Result<Vec<Created>, EngineError> {
         flow::extra::create_each(db, &self.model, &self.items, self.lenient).await
     }
 }
@@ -279,7 +283,7 @@ impl Operation for Siblings {
     type Out = Value;
     const KIND: Kind = Kind::Read;
 
-    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<Value, EngineError> {
+    async fn run<'a, D: Database>(&'a self, db: &'a Served<'a, D>) -> Result<Value, EngineError> {
         flow::extra::siblings(db, &self.model, &self.pk, &self.selection).await
     }
 }
@@ -301,7 +305,7 @@ impl Operation for Reorder {
     type Out = Value;
     const KIND: Kind = Kind::Write;
 
-    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<Value, EngineError> {
+    async fn run<'a, D: Database>(&'a self, db: &'a Served<'a, D>) -> Result<Value, EngineError> {
         if self.reset {
             flow::extra::reset_order(db, &self.model, &self.body, &self.selection).await
         } else {
@@ -324,7 +328,7 @@ impl Operation for Query {
     type Out = Vec<u8>;
     const KIND: Kind = Kind::Query;
 
-    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<Vec<u8>, EngineError> {
+    async fn run<'a, D: Database>(&'a self, db: &'a Served<'a, D>) -> Result<Vec<u8>, EngineError> {
         let SqlLimits { time, answer_bytes } = self.limits;
         let (quoting, _) = db.query_dialect();
         flow::read_only_sql::read_only(db, &self.request, quoting, time, answer_bytes).await
@@ -351,7 +355,7 @@ impl Operation for Action {
     type Out = Vec<u8>;
     const KIND: Kind = Kind::Action;
 
-    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<Vec<u8>, EngineError> {
+    async fn run<'a, D: Database>(&'a self, db: &'a Served<'a, D>) -> Result<Vec<u8>, EngineError> {
         let SqlLimits { time, answer_bytes } = self.limits;
         flow::action::run_action(db, &self.statements, &self.inputs, time, answer_bytes).await
     }
@@ -369,7 +373,7 @@ impl Operation for Reload {
     type Out = ();
     const KIND: Kind = Kind::Write;
 
-    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<(), EngineError> {
+    async fn run<'a, D: Database>(&'a self, db: &'a Served<'a, D>) -> Result<(), EngineError> {
         flow::state::reload(db).await
     }
 }
@@ -382,8 +386,11 @@ impl Operation for SaveCopy {
     type Out = SavedData;
     const KIND: Kind = Kind::Read;
 
-    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<SavedData, EngineError> {
-        db.save_copy().await
+    async fn run<'a, D: Database>(
+        &'a self,
+        db: &'a Served<'a, D>,
+    ) -> Result<SavedData, EngineError> {
+        D::save_copy(db).await
     }
 }
 
@@ -396,8 +403,8 @@ impl Operation for RestoreCopy {
     type Out = ();
     const KIND: Kind = Kind::Write;
 
-    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<(), EngineError> {
-        db.restore_copy(&*self.0).await
+    async fn run<'a, D: Database>(&'a self, db: &'a Served<'a, D>) -> Result<(), EngineError> {
+        D::restore_copy(db, &*self.0).await
     }
 }
 
@@ -409,7 +416,10 @@ impl Operation for Export {
     type Out = Exported;
     const KIND: Kind = Kind::Read;
 
-    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<Exported, EngineError> {
+    async fn run<'a, D: Database>(
+        &'a self,
+        db: &'a Served<'a, D>,
+    ) -> Result<Exported, EngineError> {
         let (models, keys) = flow::export::export(db).await?;
         Ok(Exported { models, keys })
     }
@@ -424,7 +434,7 @@ impl Operation for ImportRecords {
     type Out = usize;
     const KIND: Kind = Kind::Write;
 
-    async fn run<'a, D: Database>(&'a self, db: &'a D) -> Result<usize, EngineError> {
+    async fn run<'a, D: Database>(&'a self, db: &'a Served<'a, D>) -> Result<usize, EngineError> {
         let Import {
             models,
             replace,

@@ -1,7 +1,7 @@
 //! [`Backend`] written once, over what a database says of where it runs its work
 //! ([`Schedule`]): each records operation is an [`Operation`](super::operation::Operation),
 //! the flow it answers by is the core's, and the database only runs it (awaited where it is
-//! asked for on a database server, `awaited_backend!`; on the async worker or the blocking
+//! asked for on a database server, [`Awaited`](super::Awaited); on the async worker or the blocking
 //! pool on SQLite, `svc-emulator-sqlite/src/backend.rs`). Its reload, saved copies, exports and
 //! imports are operations too ([`Reload`], [`SaveCopy`], [`RestoreCopy`], [`Export`],
 //! [`ImportRecords`]).

@@ -6,6 +6,7 @@
 //! clean, or closed when a statement may still run (the deadline, or the caller went away:
 //! cancelled from outside, as a read-only query is, [`super::read_only_sql`]).
 
+use crate::flow::state::Served;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -13,7 +14,6 @@ use serde_json::{Map, Value as Json};
 
 use crate::dialect::user_statement::bind_user_statement;
 use crate::flow::database::Database;
-use crate::flow::driver::Driver;
 use crate::flow::read_only_sql::{Access, Opened, Running, answered, conn_gone, give_back, within};
 use svc_engine::sql_answer::AnswerRows;
 use svc_engine::sql_params::Reading;
@@ -22,8 +22,8 @@ use svc_engine::{EngineError, SqlLimits};
 /// Runs `statements` in order with `inputs` (`:name` values) in one transaction within `time`:
 /// the last statement's answer, `{"columns", "data", "row_count"}` as JSON bytes. Every
 /// statement is bound before the first runs, so an input missing from any of them runs none.
-pub async fn run_action<D: Driver + Database>(
-    db: &D,
+pub async fn run_action<D: Database>(
+    db: &Served<'_, D>,
     statements: &[String],
     inputs: &Map<String, Json>,
     time: Duration,
@@ -33,7 +33,8 @@ pub async fn run_action<D: Driver + Database>(
         .iter()
         .map(|s| bind_user_statement::<D>(s, inputs, Reading::Action))
         .collect::<Result<Vec<_>, _>>()?;
-    let Opened { conn, tz, cancel } = db.open(time, Access::ReadWrite).await?;
+    let tz = db.default_time_zone().await?;
+    let Opened { conn, cancel } = db.open(time, Access::ReadWrite).await?;
     let mut guard = Running::<D> {
         cancel: Some(cancel),
         conn: Some(conn),

@@ -3,6 +3,7 @@
 //! and its values written as the engine writes them. What a database's values are, and how its
 //! statement reads them with their types, is its own ([`Database`]'s aggregate words).
 
+use crate::flow::state::Served;
 use serde_json::{Map, Value as Json};
 
 use crate::dialect::bind::Binds;
@@ -21,7 +22,7 @@ use svc_engine::{AggregateRequest, EngineError, GroupRequest, Selection};
 
 /// `{"y_func": value}` over the records `selection` selects.
 pub async fn aggregate<D: Database>(
-    db: &D,
+    db: &Served<'_, D>,
     model: &str,
     req: &AggregateRequest,
     selection: &Selection,
@@ -33,7 +34,7 @@ pub async fn aggregate<D: Database>(
 
 /// The selected records' groups, sorted by their keys.
 pub async fn group<D: Database>(
-    db: &D,
+    db: &Served<'_, D>,
     model: &str,
     req: &GroupRequest,
     selection: &Selection,
@@ -44,7 +45,7 @@ pub async fn group<D: Database>(
 }
 
 async fn aggregate_as_engine<D: Database>(
-    db: &D,
+    db: &Served<'_, D>,
     model: &str,
     req: &AggregateRequest,
     selection: &Selection,
@@ -89,7 +90,7 @@ impl SummaryRow {
 /// by the column's serializer field (`order`: the request's `_order_by`): `{}` by a value
 /// field, a failure of a date-time field, the query's text by a text field.
 fn unknown_function<D: Database>(
-    db: &D,
+    db: &Served<'_, D>,
     model: &D::Model,
     field: &D::Field,
     order: &OrderBy<'_, D::Field>,
@@ -120,7 +121,7 @@ fn unknown_function<D: Database>(
 }
 
 async fn group_as_engine<D: Database>(
-    db: &D,
+    db: &Served<'_, D>,
     model: &str,
     req: &GroupRequest,
     selection: &Selection,
@@ -139,7 +140,7 @@ async fn group_as_engine<D: Database>(
 /// The rows of `summary`'s statement over the records `filter` selects, each written as the
 /// summary says, until one fails.
 async fn summarize<D: Database>(
-    db: &D,
+    db: &Served<'_, D>,
     model: &D::Model,
     summary: &Summary<'_, D::Field>,
     filter: &Where<Binds>,

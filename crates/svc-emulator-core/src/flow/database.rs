@@ -6,32 +6,28 @@
 //! ([`Driver`]) and its column types.
 
 use std::future::Future;
-use std::sync::Arc;
 
 use crate::dialect::Dialect;
 use crate::dialect::bind::{Bind, Binds};
 use crate::dialect::clause::Where;
 use crate::dialect::group::Quoting;
-use crate::dialect::relation::Related;
 use crate::dialect::seek::{self, Nulls};
 use crate::flow::aggregate::SummaryRow;
 use crate::flow::delete;
 use crate::flow::driver::{Driver, Failure, Session};
 use crate::flow::export::{Aside, SavedData, SavedTable, Store, Suspended, bind_imported};
-use crate::flow::filter::build_where;
 use crate::flow::records::{BaseTable, ModelSql, Page, catalog_text, counted, identity_columns};
 use crate::flow::references::{Columns, Locator, Reference, TableRef, catalog_references};
 use crate::flow::snapshot;
-use crate::flow::state::State;
+use crate::flow::state::Served;
 use crate::flow::write::{ReadBack, Values, insert_by_identity, update_by_identity};
 use svc_engine::body::{non_field, query_failed};
 use svc_engine::field_input::{Internal, to_internal};
 use svc_engine::python::json::PyJson;
-use svc_engine::records::{self, ModelMap, Models, Records};
-use svc_engine::relation::Use;
+use svc_engine::records::{self, ModelMap, Records};
 use svc_engine::table::{BodyColumn, Summary, Table};
 use svc_engine::walks::Walks;
-use svc_engine::{AggregateFunc, EngineError, Selection};
+use svc_engine::{AggregateFunc, EngineError};
 
 /// One database's side of the record flows. Every future is `Send`: the flows run on the
 /// async workers, awaited where they are asked for. Its models, columns and bound values are
@@ -39,15 +35,6 @@ use svc_engine::{AggregateFunc, EngineError, Selection};
 pub trait Database:
     Dialect<Model: ModelSql + BaseTable + Send + Sync, Field: BodyColumn + Sync> + Driver + Sized + Sync
 {
-    /// What the core keeps of the resource between its requests: its models, its walks, the
-    /// engine's default time zone.
-    fn state(&self) -> &State<Self::Model, Bind>;
-
-    /// The models, as last read (start or reload).
-    fn models(&self) -> &Models<Self::Model> {
-        self.state().models()
-    }
-
     /// The statement that reads the engine's default time zone, the UTC offset in seconds of
     /// the database's `NOW()`, as an integer; `None` (by default) where the database keeps
     /// no time zone (SQLite's values are read as they are stored: offset 0).
@@ -67,30 +54,6 @@ pub trait Database:
     /// The column as a list's `ORDER BY` names it: by default as the conditions write it.
     fn sort_column(_model: &Self::Model, field: &Self::Field) -> String {
         Self::column(field).to_owned()
-    }
-
-    /// The model named `name`, else the engine's `404`.
-    fn model(&self, name: &str) -> Result<Arc<Self::Model>, EngineError> {
-        self.models().get(name)
-    }
-
-    /// The models a selection's `_relation` may join, for an operation that uses it as `use_`
-    /// says.
-    fn related(&self, use_: Use) -> Related<'_, Self::Model> {
-        Related {
-            find: Box::new(move |name| self.models().get(name).ok()),
-            use_,
-        }
-    }
-
-    /// The `WHERE` clause of a selection, for an operation that uses it as `use_` says.
-    fn filters(
-        &self,
-        model: &Self::Model,
-        selection: &Selection,
-        use_: Use,
-    ) -> Result<Where<Binds>, EngineError> {
-        build_where::<Self>(model, selection, &self.related(use_))
     }
 
     /// `key = value` for the key text of a record URL, read by the key column's serializer
@@ -142,32 +105,6 @@ pub trait Database:
         &self,
         tz: Option<&str>,
     ) -> impl Future<Output = Result<Self::Conn, EngineError>> + Send;
-
-    /// The engine's default time zone, as the UTC offset in seconds the values are read in:
-    /// [`TIME_ZONE`](Self::TIME_ZONE)'s answer, read again after a minute as the engine reads
-    /// it (a NULL answer is offset 0).
-    fn time_zone(
-        &self,
-        conn: &mut Self::Conn,
-    ) -> impl Future<Output = Result<i32, EngineError>> + Send {
-        async move {
-            let Some(sql) = Self::TIME_ZONE else {
-                return Ok(0);
-            };
-            let read = async {
-                let text_of = |row: &Self::Row<'_>| Self::text(row, 0);
-                let first = Self::first_row(conn, sql, &Binds::default(), text_of).await;
-                let first = first.map_err(|e| self.fault(e, Failure::Unexpected))?;
-                let Some(text) = first.flatten() else {
-                    return Ok(0);
-                };
-                text.parse().map_err(|_| {
-                    EngineError::Internal(format!("the time zone's offset {text:?} is no number"))
-                })
-            };
-            self.state().time_zone().get_or_read(read, |e| e).await
-        }
-    }
 
     /// The models as the database's catalog describes them now, read on `conn`: each table
     /// and view the engine maps, by name (`flow::state::reload`).
@@ -422,13 +359,17 @@ pub trait Database:
     /// The engine's count of the rows `filter` selects: by default `count(*)`, as the engine
     /// counts on every database but PostgreSQL and MySQL, whose unfiltered tables of 10 000 rows
     /// or more it shows the database's estimate of (they override this).
+    /// `walks`: the counts the resource's walks kept, which a database that remembers its
+    /// estimates reads.
     fn count(
         &self,
         conn: &mut Self::Conn,
         model: &Self::Model,
         filter: &Where<Binds>,
         lenient: bool,
+        walks: &Walks<Bind>,
     ) -> impl Future<Output = Result<u64, EngineError>> + Send {
+        let _ = walks;
         counted(self, conn, model, filter, lenient)
     }
 
@@ -443,11 +384,6 @@ pub trait Database:
     /// same.
     fn unreadable(model: &Self::Model, at: usize, lenient: bool) -> Option<EngineError> {
         Some(records::unreadable(model, at, lenient))
-    }
-
-    /// Where the walks of the resource's pages ended, and their filtered counts.
-    fn walks(&self) -> &Walks<Bind> {
-        self.state().walks()
     }
 
     /// The `i`th cell of a row as a sort key's value, bound again as it is (`None`: NULL): by
@@ -562,9 +498,11 @@ pub trait Database:
     /// A copy of the data as it is now, which only this resource reads back
     /// ([`restore_copy`](Self::restore_copy)): by default [`snapshot::save`], in a store of the
     /// database's own. SQLite copies its whole database with its online backup instead.
-    fn save_copy(&self) -> impl Future<Output = Result<SavedData, EngineError>> + Send {
+    fn save_copy(
+        db: &Served<'_, Self>,
+    ) -> impl Future<Output = Result<SavedData, EngineError>> + Send {
         async move {
-            let copy = snapshot::save(self).await?;
+            let copy = snapshot::save(db).await?;
             Ok(std::sync::Arc::new(copy) as SavedData)
         }
     }
@@ -572,10 +510,10 @@ pub trait Database:
     /// Puts back a copy [`save_copy`](Self::save_copy) made: by default [`snapshot::restore`].
     /// The caller reads the schema again after it.
     fn restore_copy(
-        &self,
+        db: &Served<'_, Self>,
         saved: &(dyn std::any::Any + Send + Sync),
     ) -> impl Future<Output = Result<(), EngineError>> + Send {
-        snapshot::restore(self, saved)
+        snapshot::restore(db, saved)
     }
 
     /// Makes the store `name` (unquoted) of a saved copy (`flow::snapshot`: a database

@@ -193,7 +193,7 @@ pub trait Driver: Dialect + Sync {
     const TIMED_BY_FLOW: bool = true;
 
     /// A session inside a transaction of `access` (a statement stopped by the database after
-    /// `time`, where it sets the limit there), the engine's default time zone, and what
+    /// `time`, where it sets the limit there), and what
     /// cancels the session's statement from outside it (made as the session opens: it needs
     /// the session's id; it does nothing until awaited).
     fn open(

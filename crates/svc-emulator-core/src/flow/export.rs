@@ -14,6 +14,7 @@
 //! create reads them but for the generated columns, which the database computes again; the next
 //! generated keys as exported, when the models held only the imported rows; the commit.
 
+use crate::flow::state::Served;
 use std::collections::BTreeMap;
 use std::future::Future;
 
@@ -198,7 +199,7 @@ pub async fn stores_dropped(within: std::time::Duration) -> usize {
 /// The records of every model of `db` that holds rows as of one moment, and what numbers the
 /// next generated keys then (JSON, read back by [`import`]).
 pub async fn export<D: Database>(
-    db: &D,
+    db: &Served<'_, D>,
 ) -> Result<(Vec<(String, Vec<u8>)>, serde_json::Value), EngineError> {
     let failed = |e| context("exporting the records", e);
     let mut conn = Session::new(db.connect(None).await.map_err(failed)?);
@@ -219,7 +220,7 @@ pub async fn export<D: Database>(
 /// once the records are in. The number of records written; `Err` names the model and the
 /// record (from 1) that failed, and nothing is written.
 pub async fn import<D: Database>(
-    db: &D,
+    db: &Served<'_, D>,
     models: &[(String, Vec<PyJson>)],
     replace: bool,
     keys: Option<&serde_json::Value>,
@@ -253,7 +254,7 @@ pub async fn import<D: Database>(
 
 /// [`import`]'s transaction, on `conn`.
 async fn write_imported<D: Database>(
-    db: &D,
+    db: &Served<'_, D>,
     conn: &mut Session<D>,
     models: &[(String, Vec<PyJson>)],
     replace: bool,
@@ -313,7 +314,7 @@ async fn write_imported<D: Database>(
 /// bound in `params`; not the create's statement, which reads the row back and, on
 /// PostgreSQL, commits on its own.
 fn insert_sql<D: Database>(
-    db: &D,
+    db: &Served<'_, D>,
     model: &D::Model,
     values: &Values<'_, D::Field>,
     record: &PyJson,
@@ -399,7 +400,7 @@ pub fn bind_imported<D: Database>(
 
 /// The tables of the models `names` as a restore names them (no store: nothing is held).
 fn saved_tables<'n, D: Database>(
-    db: &D,
+    db: &Served<'_, D>,
     names: impl Iterator<Item = &'n str>,
 ) -> Result<Vec<SavedTable>, EngineError> {
     names
@@ -420,7 +421,7 @@ fn saved_tables<'n, D: Database>(
 /// makes them one moment's. A record the engine's serializer
 /// cannot write fails the export, as it fails the engine's list.
 async fn read_all<D: Database>(
-    db: &D,
+    db: &Served<'_, D>,
     conn: &mut D::Conn,
 ) -> Result<Vec<(String, Vec<u8>)>, EngineError> {
     let models = db.models().current();
@@ -496,7 +497,7 @@ fn imported_values<'m, D: Database>(
 
 /// Begins the transaction `begin` on `conn`.
 pub async fn begin<D: Database>(
-    db: &D,
+    db: &Served<'_, D>,
     conn: &mut Session<D>,
     begin: &str,
 ) -> Result<(), EngineError> {
@@ -505,7 +506,10 @@ pub async fn begin<D: Database>(
 }
 
 /// Commits the transaction on `conn`.
-pub async fn commit<D: Database>(db: &D, conn: &mut Session<D>) -> Result<(), EngineError> {
+pub async fn commit<D: Database>(
+    db: &Served<'_, D>,
+    conn: &mut Session<D>,
+) -> Result<(), EngineError> {
     let done = conn.commit().await;
     done.map_err(|f| db.fault(f, Failure::Unexpected))
 }

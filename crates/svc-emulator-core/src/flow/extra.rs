@@ -13,6 +13,7 @@
 //!
 //! Each runs through the request's filters as every other view does (`Database::filters`).
 
+use crate::flow::state::Served;
 use serde_json::Value as Json;
 
 use crate::dialect::bind::Binds;
@@ -49,7 +50,7 @@ use svc_engine::{EngineError, Lookup, Selection};
 /// item the engine stores but cannot read back (SQLite's `NULL` key) is a success here: the
 /// action reads nothing back.
 pub async fn create_each<D: Database>(
-    db: &D,
+    db: &Served<'_, D>,
     model: &str,
     items: &[PyJson],
     lenient: bool,
@@ -130,7 +131,7 @@ fn at_item(at: usize, e: EngineError) -> EngineError {
 /// `{"prev": {KEY: value} | null, "next": ...}`; `{}` when the selection counts more than
 /// 10 000 records. `404` when the filters do not select the record.
 pub async fn siblings<D: Database>(
-    db: &D,
+    db: &Served<'_, D>,
     model: &str,
     pk: &str,
     selection: &Selection,
@@ -157,7 +158,9 @@ pub async fn siblings<D: Database>(
         return Err(EngineError::RecordNotFound);
     }
     let pk_field = model.pk_field();
-    let count = db.count(&mut conn, &model, &filter, lenient).await?;
+    let count = db
+        .count(&mut conn, &model, &filter, lenient, db.walks())
+        .await?;
     if count > MAX_SIBLINGS_COUNT {
         return Ok(siblings_answer(pk_field.name(), None));
     }
@@ -340,7 +343,7 @@ fn refused_statement(e: EngineError, lenient: bool) -> EngineError {
 /// filters in Python for the records it has loaded: a filter it cannot evaluate (`ILIKE`, a
 /// cast, a subquery) or an `_order_by` makes it fail (500), which lenient mode answers.
 pub async fn reorder<D: Database>(
-    db: &D,
+    db: &Served<'_, D>,
     model: &str,
     body: &PyJson,
     selection: &Selection,
@@ -517,7 +520,7 @@ fn number_literal(text: &str) -> bool {
 /// record.
 #[allow(clippy::too_many_arguments)]
 async fn end_value<D: Database>(
-    db: &D,
+    db: &Served<'_, D>,
     conn: &mut D::Conn,
     model: &D::Model,
     filter: &Where<Binds>,
@@ -569,7 +572,7 @@ async fn end_value<D: Database>(
 
 /// Runs one of an action's statements in its transaction.
 async fn run<D: Database>(
-    db: &D,
+    db: &Served<'_, D>,
     tx: &mut Session<D>,
     model: &D::Model,
     sql: &str,
@@ -665,7 +668,7 @@ where
 /// that holds its number already is not written (the ORM writes changed attributes only).
 /// The answer is the validated body.
 pub async fn reset_order<D: Database>(
-    db: &D,
+    db: &Served<'_, D>,
     model: &str,
     body: &PyJson,
     selection: &Selection,

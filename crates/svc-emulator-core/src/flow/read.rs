@@ -6,6 +6,7 @@ use crate::dialect::clause::Where;
 use crate::flow::database::Database;
 use crate::flow::driver::DriverRow;
 use crate::flow::records::{ModelSql, Page};
+use crate::flow::state::Served;
 use svc_engine::filter::order_selects_nothing;
 use svc_engine::records::Records;
 use svc_engine::relation::Use;
@@ -15,7 +16,7 @@ use svc_engine::{EngineError, ListSpec, Listing, MAX_PER_PAGE, Selection};
 
 /// One page of records of `model`, or all of them (`no_pagination`), as the engine lists them.
 pub async fn list<D: Database>(
-    db: &D,
+    db: &Served<'_, D>,
     model: &str,
     spec: &ListSpec,
 ) -> Result<Listing, EngineError> {
@@ -70,6 +71,7 @@ pub async fn list<D: Database>(
         per_page,
         offset,
         lenient,
+        walks: db.walks(),
     };
     let counted = db.page(&mut conn, &page, &mut out).await?;
     let len = out.len();
@@ -78,7 +80,10 @@ pub async fn list<D: Database>(
     let count = match counted {
         _ if page.number == 1 && len < per_page => len,
         Some(count) => count,
-        None => db.count(&mut conn, &model, &filter, lenient).await?,
+        None => {
+            db.count(&mut conn, &model, &filter, lenient, db.walks())
+                .await?
+        }
     };
     readable::<D>(&model, &out, lenient)?;
     one_row_each::<D>(&*model, &out, lenient)?;
@@ -109,7 +114,7 @@ pub fn readable<D: Database>(
 
 /// The record of `model` whose key is `pk` and that `selection` selects, as JSON bytes.
 pub async fn retrieve<D: Database>(
-    db: &D,
+    db: &Served<'_, D>,
     model: &str,
     pk: &str,
     selection: &Selection,

@@ -7,6 +7,8 @@
 //! was sent for never serves another query. How a database proves a query read-only, runs it,
 //! cancels it and reads its cells is its own ([`Driver`]).
 
+use crate::flow::database::Database;
+use crate::flow::state::Served;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -27,17 +29,13 @@ pub type Cancel = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
 pub struct Opened<C> {
     /// The session: one of the driver's connections, inside its transaction.
     pub conn: C,
-    /// The engine's default time zone, as the UTC offset in seconds.
-    pub tz: i32,
     /// What cancels the session's statement from outside it, when awaited.
     pub cancel: Cancel,
 }
 
 impl<C> std::fmt::Debug for Opened<C> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Opened")
-            .field("tz", &self.tz)
-            .finish_non_exhaustive()
+        f.debug_struct("Opened").finish_non_exhaustive()
     }
 }
 
@@ -75,10 +73,22 @@ impl<D: Driver> Drop for Running<D> {
 
 /// Runs one read-only query (`:name` values, order and paging: `request`, its order's names
 /// written as `quoting` writes them) within `time` and `answer_bytes`; the answer is `{"columns", "data", "row_count"}` as JSON bytes.
-pub async fn read_only<D: Driver>(
-    db: &D,
+pub async fn read_only<D: Database>(
+    db: &Served<'_, D>,
     request: &SqlRequest,
     quoting: Quoting,
+    time: Duration,
+    answer_bytes: usize,
+) -> Result<Vec<u8>, EngineError> {
+    let tz = db.default_time_zone().await?;
+    read_only_in(db.db(), request, (quoting, tz), time, answer_bytes).await
+}
+
+/// [`read_only`] on a session of `db`, its values written in the time zone `tz`.
+async fn read_only_in<D: Driver>(
+    db: &D,
+    request: &SqlRequest,
+    (quoting, tz): (Quoting, i32),
     time: Duration,
     answer_bytes: usize,
 ) -> Result<Vec<u8>, EngineError> {
@@ -108,7 +118,7 @@ pub async fn read_only<D: Driver>(
     // Ordered by the answer's column names, as the database's SQLAlchemy dialect writes them.
     let text = engine_query(request, quoting);
     let statement = bind_user_statement::<D>(&text, params, Reading::Engine)?;
-    let Opened { conn, tz, cancel } = db.open(time, Access::ReadOnly).await?;
+    let Opened { conn, cancel } = db.open(time, Access::ReadOnly).await?;
     let mut guard = Running::<D> {
         cancel: Some(cancel),
         conn: Some(conn),
@@ -196,7 +206,7 @@ mod tests {
     /// `select 1` on `db`, within 5 s.
     async fn select_one(db: &Logged) -> Result<Vec<u8>, EngineError> {
         let request = SqlRequest::new("select 1", Default::default());
-        read_only(db, &request, QUOTING, Duration::from_secs(5), 0).await
+        read_only_in(db, &request, (QUOTING, 0), Duration::from_secs(5), 0).await
     }
 
     /// Names in `"`, none reserved.
@@ -278,7 +288,6 @@ mod tests {
         async fn open(&self, _: Duration, _: Access) -> Result<Opened<Log>, EngineError> {
             Ok(Opened {
                 conn: self.0.clone(),
-                tz: 0,
                 cancel: logs_cancel(self.0.clone()),
             })
         }

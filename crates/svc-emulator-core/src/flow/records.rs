@@ -9,6 +9,7 @@ use crate::flow::database::Database;
 use crate::flow::driver::Failure;
 use svc_engine::EngineError;
 use svc_engine::table::{Column, MappedTable, Table};
+use svc_engine::walks::Walks;
 
 /// A model as its database writes it in SQL.
 pub trait ModelSql: Table {
@@ -98,6 +99,8 @@ pub struct Page<'a, D: Database> {
     pub offset: u64,
     /// Lenient mode.
     pub lenient: bool,
+    /// Where the resource's walks ended, and their counts: what a page may start from.
+    pub walks: &'a Walks<Bind>,
 }
 
 impl<D: Database> std::fmt::Debug for Page<'_, D> {

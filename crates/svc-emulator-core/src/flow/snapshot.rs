@@ -31,6 +31,7 @@
 //! the commit where the database's statement that sets them commits); what was turned off
 //! turned back on; the commit. The caller reads the schema again after it.
 
+use crate::flow::state::Served;
 use std::any::Any;
 
 use crate::flow::database::Database;
@@ -77,7 +78,7 @@ impl<K> std::fmt::Debug for SavedCopy<K> {
 
 /// A copy of the data of `db` as it is now, in a store of its own (see the module's
 /// documentation).
-pub async fn save<D: Database>(db: &D) -> Result<SavedOf<D>, EngineError> {
+pub async fn save<D: Database>(db: &Served<'_, D>) -> Result<SavedOf<D>, EngineError> {
     let failed = |e| context("saving a copy of the data", e);
     let models = db.models().current();
     let mut conn = Session::new(db.connect(None).await.map_err(failed)?);
@@ -139,7 +140,7 @@ pub async fn save<D: Database>(db: &D) -> Result<SavedOf<D>, EngineError> {
 /// their saved rows again, and the generated keys are as saved. The caller reads the schema
 /// again after it.
 pub async fn restore<D: Database>(
-    db: &D,
+    db: &Served<'_, D>,
     saved: &(dyn Any + Send + Sync),
 ) -> Result<(), EngineError> {
     let failed = |e| context("putting back the saved copy of the data", e);
@@ -173,7 +174,7 @@ pub async fn restore<D: Database>(
 
 /// [`restore`]'s transaction, on `conn`.
 async fn put_back_rows<D: Database>(
-    db: &D,
+    db: &Served<'_, D>,
     conn: &mut Session<D>,
     copy: &SavedOf<D>,
 ) -> Result<(), EngineError> {

@@ -1,25 +1,149 @@
 //! What the core keeps of a resource between its requests ([`State`]): its models as last read,
-//! where its walks' pages ended (with their counts), and the engine's default time zone. A
-//! database holds one and lends it ([`Database::state`]);
-//! the flows read and keep what is in it, so that no database writes its own memo.
+//! where its walks' pages ended (with their counts), and the engine's default time zone. No
+//! database holds or lends it: a flow serves a database with its state beside it ([`Served`]),
+//! and reads and keeps what is in it, so that no database writes its own memo.
 
 use std::future::Future;
-use std::sync::Mutex;
+use std::ops::Deref;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::dialect::bind::{Bind, Binds};
+use crate::dialect::clause::Where;
+use crate::dialect::relation::Related;
 use crate::flow::database::Database;
-use svc_engine::EngineError;
+use crate::flow::driver::Failure;
+use crate::flow::filter::build_where;
 use svc_engine::records::Models;
+use svc_engine::relation::Use;
 use svc_engine::walks::Walks;
+use svc_engine::{EngineError, Selection};
 
 /// Reads the schema of `db` again ([`Database::reflect`]): its models as they are now, and no
 /// walk of the models as they were (a walk's statements name their columns).
-pub async fn reload<D: Database>(db: &D) -> Result<(), EngineError> {
+pub async fn reload<D: Database>(db: &Served<'_, D>) -> Result<(), EngineError> {
     let mut conn = db.connect(None).await?;
     let models = db.reflect(&mut conn).await?;
-    db.state().models().replace(models);
-    db.state().walks().clear();
+    db.state.models().replace(models);
+    db.state.walks().clear();
     Ok(())
+}
+
+/// A database as a flow serves it: its side of the flows ([`Database`], which it derefs to) and
+/// what the core keeps of its resource between requests ([`State`]).
+pub struct Served<'r, D: Database> {
+    db: &'r D,
+    state: &'r State<D::Model, Bind>,
+}
+
+impl<D: Database> Clone for Served<'_, D> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<D: Database> Copy for Served<'_, D> {}
+
+impl<D: Database> std::fmt::Debug for Served<'_, D> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Served").finish_non_exhaustive()
+    }
+}
+
+impl<D: Database> Deref for Served<'_, D> {
+    type Target = D;
+
+    fn deref(&self) -> &D {
+        self.db
+    }
+}
+
+impl<'r, D: Database> Served<'r, D> {
+    /// `db`, with what the core keeps of its resource.
+    pub fn new(db: &'r D, state: &'r State<D::Model, Bind>) -> Self {
+        Served { db, state }
+    }
+
+    /// The database's side of the flows.
+    pub fn db(&self) -> &'r D {
+        self.db
+    }
+
+    /// The models, as last read (start or reload).
+    pub fn models(&self) -> &'r Models<D::Model> {
+        self.state.models()
+    }
+
+    /// The model named `name`, else the engine's `404`.
+    pub fn model(&self, name: &str) -> Result<Arc<D::Model>, EngineError> {
+        self.models().get(name)
+    }
+
+    /// Where the walks of the resource's pages ended, and their filtered counts.
+    pub fn walks(&self) -> &'r Walks<Bind> {
+        self.state.walks()
+    }
+
+    /// The models a selection's `_relation` may join, for an operation that uses it as `use_`
+    /// says.
+    pub fn related(&self, use_: Use) -> Related<'r, D::Model> {
+        let models = self.models();
+        Related {
+            find: Box::new(move |name| models.get(name).ok()),
+            use_,
+        }
+    }
+
+    /// The `WHERE` clause of a selection, for an operation that uses it as `use_` says.
+    pub fn filters(
+        &self,
+        model: &D::Model,
+        selection: &Selection,
+        use_: Use,
+    ) -> Result<Where<Binds>, EngineError> {
+        build_where::<D>(model, selection, &self.related(use_))
+    }
+
+    /// A connection for a read, in the time zone a request's `tz` asks for
+    /// ([`Database::connect`]). The engine's default time zone is the database's: read before
+    /// a session sets its own, on a connection as the pool gives it.
+    pub async fn connect(&self, tz: Option<&str>) -> Result<D::Conn, EngineError> {
+        if tz.is_some() {
+            self.default_time_zone().await?;
+        }
+        self.db.connect(tz).await
+    }
+
+    /// The engine's default time zone ([`time_zone`](Self::time_zone)), read on a connection
+    /// of its own when it is not known.
+    pub async fn default_time_zone(&self) -> Result<i32, EngineError> {
+        match self.state.time_zone().get() {
+            Some(tz) => Ok(tz),
+            None if D::TIME_ZONE.is_none() => Ok(0),
+            None => self.time_zone(&mut self.db.connect(None).await?).await,
+        }
+    }
+
+    /// The engine's default time zone, as the UTC offset in seconds the values are read in:
+    /// [`Database::TIME_ZONE`]'s answer on `conn`, read again after a minute as the engine reads
+    /// it (a NULL answer is offset 0).
+    pub async fn time_zone(&self, conn: &mut D::Conn) -> Result<i32, EngineError> {
+        let Some(sql) = D::TIME_ZONE else {
+            return Ok(0);
+        };
+        let read = async {
+            let text_of = |row: &D::Row<'_>| D::text(row, 0);
+            let first = D::first_row(conn, sql, &Binds::default(), text_of).await;
+            let first = first.map_err(|e| self.fault(e, Failure::Unexpected))?;
+            let Some(text) = first.flatten() else {
+                return Ok(0);
+            };
+            text.parse().map_err(|_| {
+                EngineError::Internal(format!("the time zone's offset {text:?} is no number"))
+            })
+        };
+        self.state.time_zone().get_or_read(read, |e| e).await
+    }
 }
 
 /// What the core keeps of one resource between its requests: `M` its model, `K` a sort key's

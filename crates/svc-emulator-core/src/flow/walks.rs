@@ -80,7 +80,6 @@ pub async fn read_page<D: Database>(
 /// Keeps the end of a full page, whose last row's sort key is `sort_key`, as an anchor of its
 /// walk, under `token`.
 pub fn keep_anchor<D: Database>(
-    db: &D,
     walk_key: &[u8],
     page: &Page<'_, D>,
     sort_key: Option<Vec<Option<Bind>>>,
@@ -88,6 +87,6 @@ pub fn keep_anchor<D: Database>(
 ) {
     if let Some(sort_key) = sort_key {
         let end = page.offset + page.per_page;
-        db.walks().keep(walk_key, end, token, sort_key);
+        page.walks.keep(walk_key, end, token, sort_key);
     }
 }

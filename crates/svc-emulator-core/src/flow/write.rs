@@ -6,6 +6,7 @@
 //! The transaction is a [`Session`] of the database's driver: begun with the dialect's
 //! `BEGIN`, rolled back when dropped before its commit.
 
+use crate::flow::state::Served;
 use std::sync::Arc;
 
 use crate::dialect::bind::{Bind, Binds};
@@ -259,7 +260,7 @@ pub fn insert_values<'m, F: BodyColumn>(columns: &'m [F], values: &Values<'m, F>
 
 /// Creates a record from a body as the engine does, and returns it as stored (`201`).
 pub async fn create<D: Database>(
-    db: &D,
+    db: &Served<'_, D>,
     model: &str,
     body: &PyJson,
     lenient: bool,
@@ -275,7 +276,7 @@ pub async fn create<D: Database>(
 /// Creates a record of `values` in a transaction of its own on `session` (which holds none),
 /// as [`create`] does: `lenient` as the request's mode. A refusal rolls it back.
 pub async fn create_in<D: Database>(
-    db: &D,
+    db: &Served<'_, D>,
     session: &mut Session<D>,
     model: &D::Model,
     values: &Values<'_, D::Field>,
@@ -297,7 +298,7 @@ pub async fn create_in<D: Database>(
 /// Creates a record from each body in turn, strictly, in one transaction: the number created,
 /// or the index of the first body refused and why, with nothing created.
 pub async fn create_all<D: Database>(
-    db: &D,
+    db: &Served<'_, D>,
     model: &str,
     bodies: &[PyJson],
 ) -> Result<usize, (usize, EngineError)> {
@@ -362,7 +363,7 @@ impl ReadBack {
 /// engine does, rolled back and refused (`400`, `[decision: stricter]`: nothing stored) in
 /// strict mode.
 async fn settle<D: Database>(
-    db: &D,
+    db: &Served<'_, D>,
     tx: &mut Session<D>,
     model: &D::Model,
     read: ReadBack,
@@ -418,7 +419,7 @@ pub fn read_values<'m, D: Database>(
 /// stored. The key may change. A `PUT` (`partial` false) needs every column a create needs;
 /// fields not sent are left as they are either way.
 pub async fn update<D: Database>(
-    db: &D,
+    db: &Served<'_, D>,
     model: &str,
     pk: &str,
     body: &PyJson,
@@ -446,7 +447,7 @@ pub async fn update<D: Database>(
 /// Deletes the record `pk` (which `selection` must select), after what the engine's ORM does to
 /// the rows that refer to it.
 pub async fn delete<D: Database>(
-    db: &D,
+    db: &Served<'_, D>,
     model: &str,
     pk: &str,
     selection: &Selection,
@@ -460,14 +461,14 @@ pub async fn delete<D: Database>(
 }
 
 /// A write's transaction on `conn`.
-async fn begin<D: Database>(db: &D, conn: D::Conn) -> Result<Session<D>, EngineError> {
+async fn begin<D: Database>(db: &Served<'_, D>, conn: D::Conn) -> Result<Session<D>, EngineError> {
     let tx = Session::begin(conn, D::BEGIN).await;
     tx.map_err(|f| db.fault(f, Failure::Unexpected))
 }
 
 /// Commits a write's transaction (a failure is the write's, in `model`'s terms).
 async fn commit<D: Database>(
-    db: &D,
+    db: &Served<'_, D>,
     tx: &mut Session<D>,
     model: &D::Model,
 ) -> Result<(), EngineError> {
@@ -480,7 +481,7 @@ async fn commit<D: Database>(
 /// compares (a JSON `None` with what loads as `None`): those it holds are left out, as the
 /// ORM leaves out an unchanged attribute.
 async fn asked_unchanged<D: Database>(
-    db: &D,
+    db: &Served<'_, D>,
     tx: &mut Session<D>,
     model: &D::Model,
     locked: &[Bind],
@@ -523,7 +524,7 @@ async fn asked_unchanged<D: Database>(
 /// The record `filter` and `key` select, locked until the transaction ends; `404` when there
 /// is none. A database error is a read's (the engine fails there: strict mode answers `400`).
 async fn lock<D: Database>(
-    db: &D,
+    db: &Served<'_, D>,
     tx: &mut Session<D>,
     model: &D::Model,
     filter: &Where<Binds>,
@@ -570,7 +571,7 @@ struct Selected<D: Database> {
 
 /// The record `pk` of `model` that `selection` must select, for a write.
 fn selected<D: Database>(
-    db: &D,
+    db: &Served<'_, D>,
     model: &str,
     pk: &str,
     selection: &Selection,

@@ -3,7 +3,7 @@
 //! its required methods (no default body) once per impl: an impl for two types is written twice
 //! (a trait for a driver's row and for a slice of values), a generic impl once. Its own traits
 //! are its inside, and std's and its driver's (`Drop`, `Deref`, `ToSql`) no seam of this workspace;
-//! an impl a workspace macro writes (`awaited_backend!`) is the macro's. Associated types and
+//! an impl the core writes for any database (`Awaited<D>`'s `Schedule`) is the core's. Associated types and
 //! consts without a default are printed, not counted: each is a line naming a type the database
 //! has anyway (its connection, its row) or a word of its dialect, no code path to write or test.
 
