@@ -517,7 +517,7 @@ impl<'c> Database for Sqlite<'c> {
     /// pages: 117 us for 10k rows where `flow::snapshot` would put them back in 2.58 ms
     /// (`cargo xtask bench --only fixture`, docs/performance.md section 12).
     async fn save_copy(db: &Served<'_, Self>) -> Result<SavedData, EngineError> {
-        let conn = db.connect(None).await?;
+        let conn = db.connect().await?;
         db.resource.save_from(conn)
     }
 
@@ -526,7 +526,7 @@ impl<'c> Database for Sqlite<'c> {
         db: &Served<'_, Self>,
         saved: &(dyn Any + Send + Sync),
     ) -> Result<(), EngineError> {
-        let conn = db.connect(None).await?;
+        let conn = db.connect().await?;
         db.resource.restore_into(saved, conn)
     }
 

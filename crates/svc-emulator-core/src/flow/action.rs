@@ -33,13 +33,14 @@ pub async fn run_action<D: Database>(
         .iter()
         .map(|s| bind_user_statement::<D>(s, inputs, Reading::Action))
         .collect::<Result<Vec<_>, _>>()?;
-    let tz = db.default_time_zone().await?;
     let Opened { conn, cancel } = db.open(time, Access::ReadWrite).await?;
     let mut guard = Running::<D> {
         cancel: Some(cancel),
         conn: Some(conn),
     };
     let conn = guard.conn.as_mut().ok_or_else(conn_gone)?;
+    // Read on the session, as its statements' values are.
+    let tz = db.time_zone(conn).await?;
     let (limits, left_running) = (SqlLimits { time, answer_bytes }, AtomicBool::new(false));
     let run = async {
         let mut last = (Vec::new(), AnswerRows::new(answer_bytes));

@@ -13,8 +13,7 @@ use crate::flow::database::Database;
 use svc_engine::aggregate::{fails, group_name, known, y_func};
 use svc_engine::relation::Use;
 use svc_engine::table::{
-    BodyColumn, Column, GroupColumns, OrderBy, Summary, Table, Written, aggregate_column,
-    group_columns,
+    BodyColumn, Column, GroupColumns, OrderBy, Summary, Table, aggregate_column, group_columns,
 };
 use svc_engine::time_zone::tz_of;
 use svc_engine::types::Serializer;
@@ -147,12 +146,8 @@ async fn summarize<D: Database>(
     selection: &Selection,
 ) -> Result<Vec<Map<String, Json>>, EngineError> {
     let sql = D::summary_statement(model, summary, &filter.sql)?;
-    let mut conn = db.connect(tz_of(selection)).await?;
-    // Only a serializer writes in the engine's time zone.
-    let tz = match summary.written {
-        Written::Serialized => db.time_zone(&mut conn).await?,
-        Written::Encoded => 0,
-    };
+    // Only a serializer writes in the engine's time zone (an aggregate's value).
+    let (mut conn, tz) = db.reading(tz_of(selection)).await?;
     let mut out = Ok(Vec::new());
     let mut sink = |row: &D::Row<'_>| {
         if let Ok(rows) = &mut out {

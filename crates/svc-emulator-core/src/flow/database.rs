@@ -100,7 +100,9 @@ pub trait Database:
     }
 
     /// A connection for a read, in the time zone a request's `tz` asks for (checked by the
-    /// filters: a database that does not set it has refused it there).
+    /// filters: a database that does not set it has refused it there). The flows connect
+    /// through [`Served`] (`connect`, `reading`), which reads the engine's default time zone
+    /// before a session sets its own.
     fn connect(
         &self,
         tz: Option<&str>,
@@ -643,9 +645,9 @@ pub trait Database:
         where_sql: &str,
     ) -> Result<String, EngineError>;
 
-    /// The values of a row of `summary`'s statement (each key's, none for an aggregate, then
-    /// the function's), each written as [`Summary::written`] says (in the time zone `tz`, a
-    /// serializer's).
+    /// The values of a row of `summary`'s statement: each key's (none for an aggregate), as
+    /// the engine's JSON encoder writes it, then the function's, as [`Summary::written`] says
+    /// (in the time zone `tz`, a serializer's).
     fn summary_row(
         summary: &Summary<'_, Self::Field>,
         row: &Self::Row<'_>,

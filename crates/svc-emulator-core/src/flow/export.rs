@@ -202,7 +202,7 @@ pub async fn export<D: Database>(
     db: &Served<'_, D>,
 ) -> Result<(Vec<(String, Vec<u8>)>, serde_json::Value), EngineError> {
     let failed = |e| context("exporting the records", e);
-    let mut conn = Session::new(db.connect(None).await.map_err(failed)?);
+    let mut conn = Session::new(db.connect().await.map_err(failed)?);
     begin(db, &mut conn, D::BEGIN_SNAPSHOT)
         .await
         .map_err(failed)?;
@@ -239,7 +239,7 @@ pub async fn import<D: Database>(
     if let Some(keys) = &keys {
         D::check_keys(keys, &tables)?;
     }
-    let mut conn = Session::new(db.connect(None).await.map_err(failed)?);
+    let mut conn = Session::new(db.connect().await.map_err(failed)?);
     let tz = db.time_zone(conn.conn()).await.map_err(failed)?;
     let aside = db.set_aside(&mut conn, &tables).await.map_err(failed)?;
     let written = write_imported(db, &mut conn, models, replace, keys, &tables, tz).await;

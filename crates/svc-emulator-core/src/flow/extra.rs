@@ -11,7 +11,7 @@
 //!   in an order and numbered 1, 2, ... in the ordering column, one `UPDATE` each where the
 //!   value changes, as the ORM flushes them.
 //!
-//! Each runs through the request's filters as every other view does (`Database::filters`).
+//! Each runs through the request's filters as every other view does (`Served::filters`).
 
 use crate::flow::state::Served;
 use serde_json::Value as Json;
@@ -60,7 +60,7 @@ pub async fn create_each<D: Database>(
         return Ok(Vec::new());
     }
     let model = db.model(model)?;
-    let mut conn = db.connect(None).await?;
+    let mut conn = db.connect().await?;
     let tz = db.time_zone(&mut conn).await?;
     let mut read = Vec::with_capacity(items.len());
     for (at, item) in items.iter().enumerate() {
@@ -144,7 +144,7 @@ pub async fn siblings<D: Database>(
     let order = D::order_sql(&model, &terms);
     let mut at_key = filter.params.clone();
     let key = D::key_condition(&model, pk, &mut at_key)?;
-    let mut conn = db.connect(tz_of(selection)).await?;
+    let (mut conn, tz) = db.reading(tz_of(selection)).await?;
     // The record, as `get_object` finds it.
     let sql = format!(
         "SELECT 1 FROM {}{} LIMIT 1",
@@ -213,7 +213,6 @@ pub async fn siblings<D: Database>(
     } else {
         (number - 1, 2)
     };
-    let tz = db.time_zone(&mut conn).await?;
     let sql = format!(
         "SELECT {} FROM {}{}{order} LIMIT {limit} OFFSET {offset}",
         model.select_list(),
@@ -385,7 +384,7 @@ pub async fn reorder<D: Database>(
             ),
         ));
     }
-    let mut conn = db.connect(None).await?;
+    let mut conn = db.connect().await?;
     let tz = db.time_zone(&mut conn).await?;
     let column = D::column(ordering);
     // The segment's ends: values as given, or the values of the records with those keys, as
@@ -736,7 +735,7 @@ pub async fn reset_order<D: Database>(
         filter.sql,
         D::LOCK
     );
-    let conn = db.connect(None).await?;
+    let conn = db.connect().await?;
     let mut tx = Session::<D>::begin(conn, D::BEGIN)
         .await
         .map_err(|f| db.fault(f, Failure::Unexpected))?;

@@ -28,8 +28,7 @@ pub async fn list<D: Database>(
     if order_selects_nothing(&spec.order_by) {
         filter = Where::nothing(D::NEVER);
     }
-    let mut conn = db.connect(tz_of(&spec.selection)).await?;
-    let tz = db.time_zone(&mut conn).await?;
+    let (mut conn, tz) = db.reading(tz_of(&spec.selection)).await?;
     let mut out = Records::new(&*model, tz, db.checks_readable());
     if spec.no_pagination {
         let sql = format!(
@@ -122,8 +121,7 @@ pub async fn retrieve<D: Database>(
     let model = db.model(model)?;
     let mut filter = db.filters(&model, selection, Use::Record)?;
     let key = D::key_condition(&model, pk, &mut filter.params)?;
-    let mut conn = db.connect(tz_of(selection)).await?;
-    let tz = db.time_zone(&mut conn).await?;
+    let (mut conn, tz) = db.reading(tz_of(selection)).await?;
     // Where rows may share the key and the database's planner picks among them, a second row
     // says the engine's answer is whichever it reads first: refused in strict mode.
     let shared = model.promoted_key() || !model.key_is_whole();

@@ -80,15 +80,29 @@ pub async fn read_only<D: Database>(
     time: Duration,
     answer_bytes: usize,
 ) -> Result<Vec<u8>, EngineError> {
-    let tz = db.default_time_zone().await?;
-    read_only_in(db.db(), request, (quoting, tz), time, answer_bytes).await
+    read_only_in(db.db(), request, (quoting, db), time, answer_bytes).await
 }
 
-/// [`read_only`] on a session of `db`, its values written in the time zone `tz`.
+/// The engine's default time zone, being read on a session.
+type ZoneRead<'c> = Pin<Box<dyn Future<Output = Result<i32, EngineError>> + Send + 'c>>;
+
+/// What reads the engine's default time zone on a query's session, as its values are read.
+trait ReadsZone<C>: Sync {
+    /// The zone, read on `conn`.
+    fn zone<'c>(&'c self, conn: &'c mut C) -> ZoneRead<'c>;
+}
+
+impl<D: Database> ReadsZone<D::Conn> for Served<'_, D> {
+    fn zone<'c>(&'c self, conn: &'c mut D::Conn) -> ZoneRead<'c> {
+        Box::pin(self.time_zone(conn))
+    }
+}
+
+/// [`read_only`] on a session of `db`, its values written in the time zone `zone` reads on it.
 async fn read_only_in<D: Driver>(
     db: &D,
     request: &SqlRequest,
-    (quoting, tz): (Quoting, i32),
+    (quoting, zone): (Quoting, &impl ReadsZone<D::Conn>),
     time: Duration,
     answer_bytes: usize,
 ) -> Result<Vec<u8>, EngineError> {
@@ -125,6 +139,7 @@ async fn read_only_in<D: Driver>(
     };
     let left_running = AtomicBool::new(false);
     let conn = guard.conn.as_mut().ok_or_else(conn_gone)?;
+    let tz = zone.zone(conn).await?;
     let limits = SqlLimits { time, answer_bytes };
     let run = db.run_user(conn, &statement, limits, tz, &left_running);
     let outcome = within::<D, _>(time, run).await;
@@ -206,7 +221,16 @@ mod tests {
     /// `select 1` on `db`, within 5 s.
     async fn select_one(db: &Logged) -> Result<Vec<u8>, EngineError> {
         let request = SqlRequest::new("select 1", Default::default());
-        read_only_in(db, &request, (QUOTING, 0), Duration::from_secs(5), 0).await
+        read_only_in(db, &request, (QUOTING, &Utc), Duration::from_secs(5), 0).await
+    }
+
+    /// The double's time zone: UTC.
+    struct Utc;
+
+    impl ReadsZone<Log> for Utc {
+        fn zone<'c>(&'c self, _: &'c mut Log) -> ZoneRead<'c> {
+            Box::pin(std::future::ready(Ok(0)))
+        }
     }
 
     /// Names in `"`, none reserved.

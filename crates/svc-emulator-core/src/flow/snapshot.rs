@@ -81,7 +81,7 @@ impl<K> std::fmt::Debug for SavedCopy<K> {
 pub async fn save<D: Database>(db: &Served<'_, D>) -> Result<SavedOf<D>, EngineError> {
     let failed = |e| context("saving a copy of the data", e);
     let models = db.models().current();
-    let mut conn = Session::new(db.connect(None).await.map_err(failed)?);
+    let mut conn = Session::new(db.connect().await.map_err(failed)?);
     let store_name = format!("{STORE_PREFIX}{}", uuid::Uuid::new_v4().simple());
     let store = db
         .make_store(&mut conn, &store_name)
@@ -158,7 +158,7 @@ pub async fn restore<D: Database>(
                 .to_owned(),
         ));
     }
-    let mut conn = Session::new(db.connect(None).await.map_err(failed)?);
+    let mut conn = Session::new(db.connect().await.map_err(failed)?);
     let aside = db
         .set_aside(&mut conn, &copy.tables)
         .await

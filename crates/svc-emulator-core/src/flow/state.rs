@@ -22,7 +22,7 @@ use svc_engine::{EngineError, Selection};
 /// Reads the schema of `db` again ([`Database::reflect`]): its models as they are now, and no
 /// walk of the models as they were (a walk's statements name their columns).
 pub async fn reload<D: Database>(db: &Served<'_, D>) -> Result<(), EngineError> {
-    let mut conn = db.connect(None).await?;
+    let mut conn = db.connect().await?;
     let models = db.reflect(&mut conn).await?;
     db.state.models().replace(models);
     db.state.walks().clear();
@@ -104,19 +104,30 @@ impl<'r, D: Database> Served<'r, D> {
         build_where::<D>(model, selection, &self.related(use_))
     }
 
+    /// A connection as the database's pool gives it ([`Database::connect`], no time zone of
+    /// its own).
+    pub async fn connect(&self) -> Result<D::Conn, EngineError> {
+        self.db.connect(None).await
+    }
+
     /// A connection for a read, in the time zone a request's `tz` asks for
-    /// ([`Database::connect`]). The engine's default time zone is the database's: read before
-    /// a session sets its own, on a connection as the pool gives it.
-    pub async fn connect(&self, tz: Option<&str>) -> Result<D::Conn, EngineError> {
-        if tz.is_some() {
-            self.default_time_zone().await?;
+    /// ([`Database::connect`]), and the engine's default time zone, which the read's values are
+    /// written in. The default is the database's: read before a session sets its own zone
+    /// (on a connection of its own when it is not known), and never again on that session, so
+    /// that the zone a request asks for is never kept as the database's.
+    pub async fn reading(&self, tz: Option<&str>) -> Result<(D::Conn, i32), EngineError> {
+        if tz.is_none() {
+            let mut conn = self.db.connect(None).await?;
+            let zone = self.time_zone(&mut conn).await?;
+            return Ok((conn, zone));
         }
-        self.db.connect(tz).await
+        let zone = self.default_time_zone().await?;
+        Ok((self.db.connect(tz).await?, zone))
     }
 
     /// The engine's default time zone ([`time_zone`](Self::time_zone)), read on a connection
     /// of its own when it is not known.
-    pub async fn default_time_zone(&self) -> Result<i32, EngineError> {
+    async fn default_time_zone(&self) -> Result<i32, EngineError> {
         match self.state.time_zone().get() {
             Some(tz) => Ok(tz),
             None if D::TIME_ZONE.is_none() => Ok(0),

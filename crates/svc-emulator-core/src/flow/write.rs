@@ -267,7 +267,7 @@ pub async fn create<D: Database>(
 ) -> Result<Vec<u8>, EngineError> {
     let model = db.model(model)?;
     let values = create_values::<D>(&model, body)?;
-    let mut conn = db.connect(None).await?;
+    let mut conn = db.connect().await?;
     let tz = db.time_zone(&mut conn).await?;
     let mut session = Session::new(conn);
     create_in(db, &mut session, &model, &values, tz, lenient).await
@@ -303,7 +303,7 @@ pub async fn create_all<D: Database>(
     bodies: &[PyJson],
 ) -> Result<usize, (usize, EngineError)> {
     let model = db.model(model).map_err(|e| (0, e))?;
-    let mut conn = db.connect(None).await.map_err(|e| (0, e))?;
+    let mut conn = db.connect().await.map_err(|e| (0, e))?;
     let tz = db.time_zone(&mut conn).await.map_err(|e| (0, e))?;
     let mut tx = begin(db, conn).await.map_err(|e| (0, e))?;
     for (i, body) in bodies.iter().enumerate() {
@@ -427,7 +427,7 @@ pub async fn update<D: Database>(
     partial: bool,
 ) -> Result<Vec<u8>, EngineError> {
     let Selected { model, filter, key } = selected(db, model, pk, selection)?;
-    let mut conn = db.connect(None).await?;
+    let mut conn = db.connect().await?;
     let tz = db.time_zone(&mut conn).await?;
     let mut tx = begin(db, conn).await?;
     // The record first (404 before the body is looked at), locked for the update.
@@ -453,7 +453,7 @@ pub async fn delete<D: Database>(
     selection: &Selection,
 ) -> Result<(), EngineError> {
     let Selected { model, filter, key } = selected(db, model, pk, selection)?;
-    let conn = db.connect(None).await?;
+    let conn = db.connect().await?;
     let mut tx = begin(db, conn).await?;
     let locked = lock(db, &mut tx, &model, &filter, &key, selection.lenient).await?;
     db.delete_locked(&mut tx, &model, locked).await?;
