@@ -130,6 +130,7 @@ impl<'r, D: Database> Served<'r, D> {
     async fn default_time_zone(&self) -> Result<i32, EngineError> {
         match self.state.time_zone().get() {
             Some(tz) => Ok(tz),
+            // Before any connection: SQLite's view connects once per operation.
             None if D::TIME_ZONE.is_none() => Ok(0),
             None => self.time_zone(&mut self.db.connect(None).await?).await,
         }
